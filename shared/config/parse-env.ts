@@ -1,0 +1,35 @@
+import { z } from 'zod';
+
+/** A configuration problem found at start-up. The message names every bad variable on one line. */
+export class ConfigError extends Error {
+  readonly code = 'CONFIG_INVALID';
+  readonly variables: readonly string[];
+
+  constructor(problems: readonly { variable: string; message: string }[]) {
+    super(`Invalid configuration: ${problems.map((p) => `${p.variable}: ${p.message}`).join('; ')}`);
+    this.name = 'ConfigError';
+    this.variables = problems.map((p) => p.variable);
+  }
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Validates an environment record against a schema whose keys are variable names.
+ * Empty strings count as unset, so `FOO=` falls back to the default instead of failing oddly.
+ */
+export function parseEnv<S extends z.ZodRawShape>(shape: S, env: Env): z.infer<z.ZodObject<S>> {
+  const input: Record<string, string> = {};
+  for (const key of Object.keys(shape)) {
+    const value = env[key];
+    if (value !== undefined && value.trim() !== '') input[key] = value.trim();
+  }
+  const result = z.object(shape).safeParse(input);
+  if (result.success) return result.data;
+  throw new ConfigError(
+    result.error.issues.map((issue) => ({
+      variable: String(issue.path[0] ?? '(unknown)'),
+      message: issue.message,
+    })),
+  );
+}

@@ -1,0 +1,52 @@
+/**
+ * Every failure a client can see. The class fixes the HTTP status and a stable numeric code;
+ * `code` numbers are part of the public API (README, "Error codes"). 400311 is the platform's own
+ * rate-limit code (platform document, section 7), kept so existing clients recognise it.
+ */
+export const errorCodes = {
+  BAD_REQUEST: { status: 400, code: 400000 },
+  VALIDATION: { status: 400, code: 400001 },
+  UNAUTHORIZED: { status: 401, code: 401000 },
+  FORBIDDEN: { status: 403, code: 403000 },
+  NOT_FOUND: { status: 404, code: 404000 },
+  METHOD_NOT_ALLOWED: { status: 405, code: 405000 },
+  GONE: { status: 410, code: 410000 },
+  PAYLOAD_TOO_LARGE: { status: 413, code: 413000 },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, code: 415000 },
+  RATE_LIMITED: { status: 429, code: 400311 },
+  INTERNAL: { status: 500, code: 500000 },
+  UNAVAILABLE: { status: 503, code: 503000 },
+} as const;
+
+export type ErrorKind = keyof typeof errorCodes;
+
+export class AppError extends Error {
+  readonly kind: ErrorKind;
+  readonly status: number;
+  readonly code: number;
+  /** Extra response headers (Retry-After, Allow, ...). */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    kind: ErrorKind,
+    message: string,
+    options: { headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.kind = kind;
+    this.status = errorCodes[kind].status;
+    this.code = errorCodes[kind].code;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export interface ErrorBody {
+  status: 'error';
+  code: number;
+  message: string;
+}
+
+export function errorBody(error: AppError): ErrorBody {
+  return { status: 'error', code: error.code, message: error.message };
+}
