@@ -1,0 +1,61 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError, errorBody } from '../errors/app-error.ts';
+import type { Logger } from '../logging/create-logger.ts';
+
+/** Errors raised by Express's own body parsers carry a `type` and an HTTP status. */
+interface BodyParserError {
+  type: string;
+  status?: number;
+}
+
+function isBodyParserError(error: unknown): error is BodyParserError {
+  return (
+    typeof error === 'object' && error !== null && typeof (error as { type?: unknown }).type === 'string'
+  );
+}
+
+/** Maps anything thrown to the one JSON error shape. Unknown errors become a bare 500: no stack, no detail. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (isBodyParserError(error)) {
+    switch (error.type) {
+      case 'entity.too.large':
+        return new AppError('PAYLOAD_TOO_LARGE', 'request body is too large');
+      case 'entity.parse.failed':
+        return new AppError('BAD_REQUEST', 'request body is not valid JSON');
+      case 'encoding.unsupported':
+        return new AppError('UNSUPPORTED_MEDIA_TYPE', 'content encoding is not supported');
+      case 'charset.unsupported':
+        return new AppError('UNSUPPORTED_MEDIA_TYPE', 'charset is not supported');
+      case 'request.aborted':
+        return new AppError('BAD_REQUEST', 'request was aborted');
+    }
+  }
+  return new AppError('INTERNAL', 'internal error', { cause: error });
+}
+
+export function errorMiddleware(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    const appError = toAppError(error);
+    if (appError.status >= 500) {
+      logger.error({ err: appError.cause ?? appError, method: req.method, path: req.path }, appError.message);
+    }
+    if (res.headersSent) return;
+    res.status(appError.status).set(appError.headers).json(errorBody(appError));
+  };
+}
+
+export const notFound: RequestHandler = (req, _res, next) => {
+  next(new AppError('NOT_FOUND', `no route for ${req.method} ${req.path}`));
+};
+
+/** Answers 405 with the allowed methods, for a path that exists but not with this method. */
+export function methodNotAllowed(allowed: readonly string[]): RequestHandler {
+  return (req, _res, next) => {
+    next(
+      new AppError('METHOD_NOT_ALLOWED', `method ${req.method} is not allowed here`, {
+        headers: { Allow: allowed.join(', ') },
+      }),
+    );
+  };
+}

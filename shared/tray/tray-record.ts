@@ -1,0 +1,91 @@
+/**
+ * Stored shapes of the tray, shared by the worker (writes) and the API (reads).
+ * The public NotificationRecord (platform document 2.1) is derived from TrayRecordDoc by the API.
+ */
+
+export const TRAY_RECORDS = 'tray_records';
+export const MEMBERSHIPS = 'community_members';
+export const USER_PROFILES = 'user_profiles';
+export const EVENTS = 'events';
+
+/** Record verbs: the four of section 4.1 plus the mention verbs of section 2.3 (v3 only). */
+export const trayVerbs = ['post', 'comment', 'reaction', 'mentreply', 'mention', 'mentreact'] as const;
+export type TrayVerb = (typeof trayVerbs)[number];
+
+/** An actor as they were when they acted (platform document 2.3.7: later renames do not change it). */
+export interface ActorSnapshot {
+  userId: string;
+  name: string;
+  imageUrl?: string;
+  avatarCustomUrl?: string;
+  /** Epoch ms of this actor's latest activity on the record. */
+  at: number;
+}
+
+/** Where the activity happened; decides the message shape (community feed vs user feed). */
+export type FeedRef =
+  | { kind: 'community'; id: string; name: string }
+  /** A user feed; `name` is the feed owner's display name ("... in Ana feed"). */
+  | { kind: 'user'; id: string; name: string };
+
+export interface TrayRecordDoc {
+  /** v_tarid_uid: `${verb}_${targetId}_${userId}`; for mentions the target is the mentioning post/comment. */
+  _id: string;
+  /** The recipient. */
+  userId: string;
+  verb: TrayVerb;
+  targetId: string;
+  targetType: 'community' | 'post';
+  targetName: string;
+  parentTargetId?: string;
+  lastActionId: string;
+  lastActionSegmentNo?: number;
+  feed: FeedRef;
+  /** For `mention` records: whether the mention was in a post or a comment. */
+  mentionIn?: 'post' | 'comment';
+  /** Latest distinct actors, newest first, at most 3. */
+  actors: ActorSnapshot[];
+  /** Number of distinct actors. */
+  actorsCount: number;
+  /** Epoch ms of the newest activity; never moves backwards. */
+  lastUpdate: number;
+  hasRead: boolean;
+  /** lastUpdate + TRAY_RETENTION_DAYS; TTL index where supported, purge + read filter everywhere. */
+  expiresAt: Date;
+  /** Compare-and-set counter for concurrent workers. */
+  version: number;
+}
+
+/** community_members: one document per (community, user); drives post fan-out (2.3.6). */
+export interface MembershipDoc {
+  /** membershipId(communityId, userId) */
+  _id: string;
+  communityId: string;
+  userId: string;
+  active: boolean;
+  /** Epoch ms of the latest join; posts created before it are not fanned out to this member. */
+  since: number;
+  /** Epoch ms of the latest join/leave applied; older join/leave deliveries are ignored. */
+  updatedAt: number;
+}
+
+export function membershipId(communityId: string, userId: string): string {
+  // JSON keeps the two ids apart whatever characters they contain.
+  return JSON.stringify([communityId, userId]);
+}
+
+/** events: every verified delivery, for moderation and analytics (issue 7 reads it). */
+export interface StoredEventDoc {
+  /** The receiver's dedupe key (lowercase hex SHA-256 of the raw body). */
+  _id: string;
+  event: string;
+  data: Record<string, unknown>;
+  webhook: string;
+  receivedAt: Date;
+  storedAt: Date;
+  /** receivedAt + EVENTS_RETENTION_DAYS. */
+  expiresAt: Date;
+  /** `unknown`: a name the mapping does not know; `invalid`: known name, payload failed validation. */
+  status: 'applied' | 'stored' | 'unknown' | 'invalid';
+  error?: string;
+}
