@@ -1,0 +1,156 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, openSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { join } from 'node:path';
+
+/** A server process this project started, with what is needed to stop or restart it. */
+export interface LocalServer {
+  readonly name: string;
+  readonly url: string;
+  readonly port: number;
+  readonly dir: string;
+  readonly process: ChildProcess;
+  /** SIGTERM, then SIGKILL after a grace period; resolves when the process has exited. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function waitForPort(
+  name: string,
+  port: number,
+  child: ChildProcess,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null)
+      throw new Error(`${name} exited with code ${child.exitCode} during start-up`);
+    if (await canConnect(port)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${name} did not listen on port ${port} within ${timeoutMs} ms`);
+}
+
+function stopper(child: ChildProcess, graceMs = 5_000) {
+  return async (signal: NodeJS.Signals = 'SIGTERM'): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+}
+
+function launch(name: string, command: string, args: string[], dir: string): ChildProcess {
+  mkdirSync(dir, { recursive: true });
+  const log = openSync(join(dir, `${name}.log`), 'a');
+  // Its own process group is not used: children must die with the parent when it is killed.
+  return spawn(command, args, { stdio: ['ignore', log, log] });
+}
+
+export interface RedisOptions {
+  dir: string;
+  port?: number;
+  /** Append-only file with fsync every second, so data survives a restart (dev stack, fault tests). */
+  persistent?: boolean;
+}
+
+export async function startRedis(options: RedisOptions): Promise<LocalServer> {
+  const port = options.port ?? (await freePort());
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    options.dir,
+    '--save',
+    '',
+    '--appendonly',
+    options.persistent ? 'yes' : 'no',
+    '--appendfsync',
+    'everysec',
+    // Queue data must never be evicted (bull's documented requirement).
+    '--maxmemory-policy',
+    'noeviction',
+    '--daemonize',
+    'no',
+  ];
+  const child = launch('redis', 'redis-server', args, options.dir);
+  await waitForPort('redis-server', port, child, 10_000);
+  return {
+    name: 'redis',
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    dir: options.dir,
+    process: child,
+    stop: stopper(child),
+  };
+}
+
+/** The FerretDB binary: FERRETDB_BIN, then PATH, then where `go install` puts it (scripts/setup.sh). */
+export function ferretdbBinary(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.FERRETDB_BIN) return env.FERRETDB_BIN;
+  const onPath = spawnSync('sh', ['-c', 'command -v ferretdb'], { encoding: 'utf8' }).stdout.trim();
+  if (onPath) return onPath;
+  const gopath = spawnSync('go', ['env', 'GOPATH'], { encoding: 'utf8' }).stdout.trim();
+  const candidate = join(gopath, 'bin', 'ferretdb');
+  if (gopath && existsSync(candidate)) return candidate;
+  throw new Error('ferretdb not found: run `npm run setup` (or set FERRETDB_BIN or MONGODB_URI)');
+}
+
+export interface FerretOptions {
+  dir: string;
+  port?: number;
+}
+
+export async function startFerret(options: FerretOptions): Promise<LocalServer> {
+  const port = options.port ?? (await freePort());
+  const dataDir = join(options.dir, 'sqlite');
+  mkdirSync(dataDir, { recursive: true });
+  const args = [
+    '--handler=sqlite',
+    `--sqlite-url=file:${dataDir}/`,
+    `--listen-addr=127.0.0.1:${port}`,
+    `--state-dir=${options.dir}`,
+    // The default debug port (8088) collides when two servers run at once.
+    '--debug-addr=-',
+    '--telemetry=disable',
+    '--log-level=warn',
+  ];
+  const child = launch('ferretdb', ferretdbBinary(), args, options.dir);
+  await waitForPort('ferretdb', port, child, 20_000);
+  return {
+    name: 'ferretdb',
+    url: `mongodb://127.0.0.1:${port}/`,
+    port,
+    dir: options.dir,
+    process: child,
+    stop: stopper(child),
+  };
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Installs what the product and its tests need, only what is missing; a second run does nothing
+# and takes about a second. Used by `npm start` and `npm test` (prestart/pretest) and by CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+FERRETDB_VERSION="v1.24.2"
+FERRETDB_MODULE="github.com/FerretDB/FerretDB"
+
+say() { printf '[setup] %s\n' "$*" >&2; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# 1. npm packages (includes the pinned Node 24 runtime in node_modules/.bin).
+if [ ! -x node_modules/.bin/node ] || [ ! -f node_modules/.package-lock.json ] \
+  || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing npm packages (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+# 2. redis-server from Debian.
+if ! command -v redis-server >/dev/null 2>&1; then
+  say "installing redis-server (apt)"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq redis-server >/dev/null
+  # Debian's package starts a system instance on 6379; the project starts its own servers.
+  as_root service redis-server stop >/dev/null 2>&1 || true
+fi
+
+# 3. FerretDB (MongoDB wire protocol over SQLite), built from source with Go.
+ferretdb_bin() {
+  if [ -n "${FERRETDB_BIN:-}" ]; then echo "$FERRETDB_BIN"; return; fi
+  echo "$(go env GOPATH)/bin/ferretdb"
+}
+ferretdb_ok() {
+  local bin; bin="$(ferretdb_bin)"
+  [ -x "$bin" ] && "$bin" --version 2>&1 | grep -q "version: ${FERRETDB_VERSION}"
+}
+if ! ferretdb_ok; then
+  command -v go >/dev/null 2>&1 || { say "Go is required to build FerretDB (install golang)"; exit 1; }
+  say "building FerretDB ${FERRETDB_VERSION} (first run only, a few minutes)"
+  # Not `go install ...@version`: the module as published lacks build/version/version.txt, so the
+  # binary `go install` makes panics at start-up, and some proxies refuse its version-list lookup.
+  # Instead: download that exact version, copy it, write the version file, build with its go.sum.
+  work="${TMPDIR:-/tmp}/ferretdb-build-${FERRETDB_VERSION}"
+  rm -rf "$work" && mkdir -p "$work/dl"
+  (cd "$work/dl" && go mod init ferretdb-download >/dev/null 2>&1 \
+    && go mod download "${FERRETDB_MODULE}@${FERRETDB_VERSION}")
+  src="$(go env GOMODCACHE)/github.com/!ferret!d!b/!ferret!d!b@${FERRETDB_VERSION}"
+  cp -r "$src" "$work/src" && chmod -R u+w "$work/src"
+  echo "${FERRETDB_VERSION}" >"$work/src/build/version/version.txt"
+  out="$(ferretdb_bin)"
+  mkdir -p "$(dirname "$out")"
+  (cd "$work/src" && go build -trimpath -o "$out" ./cmd/ferretdb)
+  rm -rf "$work"
+  ferretdb_ok || { say "FerretDB build did not produce ${FERRETDB_VERSION} at $(ferretdb_bin)"; exit 1; }
+fi

@@ -1,0 +1,37 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../../scripts/lib/local-servers.ts';
+import { cleanEnv, startScript } from '../support/run-script.ts';
+
+describe('npm start (scripts/dev-stack.ts)', function () {
+  this.timeout(90_000);
+  let dataDir: string;
+  before(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'stack-test-'));
+  });
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('starts its own servers and both services, reports ready, and stops everything on Ctrl-C', async () => {
+    const [receiverPort, trayPort] = [await freePort(), await freePort()];
+    const { child, output } = await startScript(
+      'scripts/dev-stack.ts',
+      cleanEnv({ STACK_DATA_DIR: dataDir, RECEIVER_PORT: String(receiverPort), TRAY_PORT: String(trayPort) }),
+      /ready\. Press Ctrl-C/,
+    );
+    const receiver = await fetch(`http://127.0.0.1:${receiverPort}/healthz`);
+    const tray = await fetch(`http://127.0.0.1:${trayPort}/healthz`);
+    expect(receiver.status).to.equal(200);
+    expect(tray.status).to.equal(200);
+    expect(await tray.json()).to.deep.equal({ status: 'ok' });
+    expect(output()).to.match(new RegExp(`receiver http://localhost:${receiverPort}`));
+
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGINT');
+    expect(await exited).to.equal(0);
+    await expect(fetch(`http://127.0.0.1:${receiverPort}/healthz`)).to.be.rejected;
+    await expect(fetch(`http://127.0.0.1:${trayPort}/healthz`)).to.be.rejected;
+    expect(output()).to.include('[stack] stopped');
+  });
+});

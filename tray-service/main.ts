@@ -1,0 +1,31 @@
+import { loadOrExit } from '../shared/config/load-or-exit.ts';
+import { loadTrayConfig } from '../shared/config/tray-config.ts';
+import { closeServer, listen } from '../shared/http/listen.ts';
+import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
+import { createLogger } from '../shared/logging/create-logger.ts';
+import { connectMongo } from '../shared/mongo/connect-mongo.ts';
+import { onShutdown } from '../shared/process/on-shutdown.ts';
+import { createWebhookQueue } from '../shared/queue/webhook-queue.ts';
+import { createRedis } from '../shared/redis/create-redis.ts';
+import { createTrayApi } from './api/create-tray-api.ts';
+import { startWorker } from './worker/start-worker.ts';
+
+const config = loadOrExit(() => loadTrayConfig(process.env));
+const logger = createLogger({ name: 'tray-service', level: config.LOG_LEVEL });
+const registry = createMetricsRegistry('tray-service');
+const { client, db } = await connectMongo(config.MONGODB_URI, config.MONGODB_DB, { appName: 'tray-service' });
+const redis = createRedis(config.REDIS_URL);
+redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
+const queue = createWebhookQueue({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
+
+const worker = await startWorker({ queue, db, logger, registry });
+const server = await listen(createTrayApi({ logger, db, redis, registry }), { port: config.TRAY_PORT });
+logger.info({ port: config.TRAY_PORT }, 'tray service listening');
+
+onShutdown(logger, async () => {
+  await closeServer(server);
+  await worker.close();
+  await queue.close();
+  redis.disconnect();
+  await client.close();
+});
