@@ -13,8 +13,11 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 # 1. npm packages (includes the pinned Node 24 runtime in node_modules/.bin).
 if [ ! -x node_modules/.bin/node ] || [ ! -f node_modules/.package-lock.json ] \
   || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  say "installing npm packages (npm ci)"
-  npm ci --no-audit --no-fund --loglevel=error
+  say "installing npm packages"
+  # Not `npm ci`: registries that serve only the Linux builds of optional native packages
+  # (msgpackr-extract) leave the others out of the lock, and `npm ci` then refuses the lock as out
+  # of sync. `npm install` installs the same locked versions and tolerates that.
+  npm install --no-audit --no-fund --loglevel=error
 fi
 
 # 2. redis-server from Debian.
