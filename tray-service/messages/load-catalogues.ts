@@ -30,6 +30,7 @@ export interface LoadCataloguesOptions {
 interface MessageSource {
   template: string;
   file: string;
+  variable?: string;
 }
 
 interface LocaleSources {
@@ -43,9 +44,10 @@ function compileLocale(locale: string, entries: Map<string, MessageSource>, prob
   const handlebars = Handlebars.create();
   handlebars.registerHelper(createMessageHelpers(locale));
   const compiled = new Map<string, RenderMessage>();
-  for (const [key, { template, file }] of entries) {
+  for (const [key, { template, file, variable }] of entries) {
+    const where = { file, key, ...(variable ? { variable } : {}) };
     const checked = checkTemplate(template, messageKeys.get(key) ?? [], locale);
-    problems.push(...checked.problems.map((message) => ({ file, key, message })));
+    problems.push(...checked.problems.map((message) => ({ ...where, message })));
     if (!checked.ast) continue;
     const render = handlebars.compile<MessageValues>(checked.ast, {
       strict: true,
@@ -58,7 +60,7 @@ function compileLocale(locale: string, entries: Map<string, MessageSource>, prob
       render(sampleValues); // Handlebars compiles lazily; do it now, at start-up.
       compiled.set(key, render);
     } catch (error) {
-      problems.push({ file, key, message: `cannot render: ${(error as Error).message}` });
+      problems.push({ ...where, message: `cannot render: ${(error as Error).message}` });
     }
   }
   return compiled;
@@ -82,7 +84,7 @@ export function loadCatalogues(options: LoadCataloguesOptions): LoadedCatalogues
     const locale: LocaleSources = byLocale.get(catalogue.locale) ?? { files: [], entries: new Map() };
     locale.files.push(catalogue.file);
     for (const [key, template] of catalogue.messages)
-      locale.entries.set(key, { template, file: catalogue.file });
+      locale.entries.set(key, { template, file: catalogue.file, variable: catalogue.variable });
     byLocale.set(catalogue.locale, locale);
   }
 

@@ -1,9 +1,9 @@
 import type { HelperOptions } from 'handlebars';
 
-/** CLDR plural categories, the only keys `{{plural}}` accepts. */
-export const pluralCategories = ['zero', 'one', 'two', 'few', 'many', 'other'] as const;
-
-/** The categories a locale's rules can choose, e.g. ja: other; ru: one, few, many, other. */
+/**
+ * The CLDR categories (zero, one, two, few, many, other) a locale's rules can choose, e.g.
+ * ja: other; ru: one, few, many, other. `{{plural}}` must give a form for each, and no other.
+ */
 export function pluralCategoriesOf(locale: string): readonly string[] {
   return new Intl.PluralRules(locale).resolvedOptions().pluralCategories;
 }

@@ -8,6 +8,8 @@ export interface CatalogueFile {
   locale: string;
   file: string;
   messages: ReadonlyMap<string, string>;
+  /** TRAY_MESSAGES_DIR for an override file, so errors name the variable that brought it in. */
+  variable?: string;
 }
 
 /** A path as an operator would type it: relative to the working directory when inside it. */
@@ -83,7 +85,7 @@ export function readCatalogueDir(
       else if (typeof template !== 'string') problem(file, 'expected a text template', key);
       else messages.set(key, template);
     }
-    catalogues.push({ locale, file, messages });
+    catalogues.push({ locale, file, messages, ...(variable ? { variable } : {}) });
   }
   return { catalogues, problems };
 }
