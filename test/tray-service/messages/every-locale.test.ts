@@ -47,9 +47,15 @@ describe('tray messages in every shipped locale', () => {
             if (uses.includes('others')) {
               const others = actors - 2;
               const category = new Intl.PluralRules(locale).select(others);
-              const form = pluralFormsOf(locale, key)[category];
-              expect(form, `${locale}.json ${key} has a "${category}" form`).to.be.a('string');
-              expect(text).to.include(form!.replaceAll('#', new Intl.NumberFormat(locale).format(others)));
+              const number = new Intl.NumberFormat(locale).format(others);
+              const forms = Object.entries(pluralFormsOf(locale, key)).map(
+                ([name, form]) => [name, form.replaceAll('#', number)] as const,
+              );
+              const chosen = forms.find(([name]) => name === category)?.[1];
+              expect(chosen, `${locale}.json ${key} has a "${category}" form`).to.be.a('string');
+              expect(text).to.include(chosen);
+              // "1 other" is inside "1 others": the other categories' texts must be absent, not just this one present.
+              for (const [, form] of forms) if (!chosen!.includes(form)) expect(text).not.to.include(form);
             }
           });
         }
