@@ -58,7 +58,10 @@ export async function startTestReceiver(
     registry,
     drainIntervalMs: options.drainIntervalMs ?? 200,
   });
-  await receiver.queue.queue.isReady();
+  // The receiver starts without waiting for Redis (it spools until then); tests start with it connected.
+  if (receiver.queue.client.status !== 'ready') {
+    await new Promise((resolve) => receiver.queue.client.once('ready', resolve));
+  }
   return { ...receiver, prefix, spoolDir, registry };
 }
 
