@@ -28,7 +28,8 @@ function sourceSuite(
     for (const { forwardedFor, status, rule } of cases) {
       it(rule, async () => {
         const before = await queuedJobIds(receiver());
-        const headers = forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor };
+        const headers: Record<string, string> =
+          forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor };
         const res = await deliver(receiver().app, headers).expect(status);
         const after = await queuedJobIds(receiver());
         if (status === 403) {
