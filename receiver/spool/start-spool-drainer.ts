@@ -39,7 +39,9 @@ export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
     if (deps.spool.depth() === 0) return;
     try {
       const moved = await deps.spool.drain(async (job) => {
-        deps.onDrained?.(await withTimeout(deps.enqueue(job), enqueueTimeoutMs));
+        // Not `onDrained?.(await ...)`: optional chaining would skip evaluating the argument.
+        const outcome = await withTimeout(deps.enqueue(job), enqueueTimeoutMs);
+        deps.onDrained?.(outcome);
       });
       if (failing || moved > 0) deps.logger.info({ moved, depth: deps.spool.depth() }, 'spool drained');
       failing = false;

@@ -30,6 +30,7 @@ export function createReceiverQueue(redisUrl: string, prefix: string): ReceiverQ
       if (type === 'client') return client;
       // Never used by a producer, but bull requires these options if it ever asks.
       const other = new Redis(redisUrl, { maxRetriesPerRequest: null, enableReadyCheck: false });
+      other.on('error', () => undefined);
       others.push(other);
       return other;
     },

@@ -21,6 +21,8 @@ export interface ReceiverOptions {
   redisUrl?: string;
   spoolDir?: string;
   drainIntervalMs?: number;
+  /** Resolve before Redis answers (default: wait until the queue connection is ready). */
+  noWait?: boolean;
 }
 
 /** Settings as main.ts builds them from configuration, with test defaults. */
@@ -54,12 +56,12 @@ export async function startTestReceiver(
     webhookPath: '/webhooks',
     dedupeSeconds: 86_400,
     settings: testSettings(options),
-    logger: createLogger({ name: 'test', level: 'silent' }),
+    logger: createLogger({ name: 'test', level: (process.env.TEST_LOG as 'debug') ?? 'silent' }),
     registry,
     drainIntervalMs: options.drainIntervalMs ?? 200,
   });
   // The receiver starts without waiting for Redis (it spools until then); tests start with it connected.
-  if (receiver.queue.client.status !== 'ready') {
+  if (!options.noWait && receiver.queue.client.status !== 'ready') {
     await new Promise((resolve) => receiver.queue.client.once('ready', resolve));
   }
   return { ...receiver, prefix, spoolDir, registry };
