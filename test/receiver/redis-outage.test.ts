@@ -47,10 +47,15 @@ async function consumeAll(redisUrl: string, prefix: string, expected: number): P
   } finally {
     await queue.close();
     // bull does not close connections made by a createClient option (shared/queue/webhook-queue.ts).
-    const flags = queue as unknown as Record<string, boolean | undefined>;
-    if (flags.clientInitialized) queue.client.disconnect();
-    if (flags.bclientInitialized) queue.bclient.disconnect();
-    if (flags.subscriberInitialized) queue.eclient.disconnect();
+    const internals = queue as unknown as Record<string, { disconnect(): void } | boolean | undefined>;
+    for (const [flag, client] of [
+      ['clientInitialized', 'client'],
+      ['bclientInitialized', 'bclient'],
+      ['subscriberInitialized', 'eclient'],
+    ]) {
+      const connection = internals[client!];
+      if (internals[flag!] === true && typeof connection === 'object') connection.disconnect();
+    }
   }
 }
 
