@@ -1,0 +1,96 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../../scripts/lib/local-servers.ts';
+import { cleanEnv, runScript, startScript } from '../support/run-script.ts';
+import { useQueuePrefix } from '../support/suite-resources.ts';
+import { testStack } from '../support/test-stack.ts';
+import { channelDidCreate } from './support/signed-request.ts';
+
+const secret = 'main-test-secret-value';
+
+describe('receiver/main.ts', function () {
+  this.timeout(30_000);
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'receiver-main-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  describe('with a non-canonical address in WEBHOOK_ALLOW_CIDRS', () => {
+    it('stops start-up with one line naming the variable and the entry', async () => {
+      const result = await runScript(
+        'receiver/main.ts',
+        [],
+        cleanEnv({ WEBHOOK_SECRETS: secret, WEBHOOK_ALLOW_CIDRS: '192.0.2.0/24,010.0.0.1' }),
+      );
+      expect(result.code).to.equal(1);
+      expect(result.stderr.trim().split('\n')).to.have.lengthOf(1);
+      expect(result.stderr).to.include('WEBHOOK_ALLOW_CIDRS: "010.0.0.1" is not an IP address');
+    });
+  });
+
+  describe('without WEBHOOK_SECRETS', () => {
+    it('stops start-up naming WEBHOOK_SECRETS', async () => {
+      const result = await runScript('receiver/main.ts', [], cleanEnv());
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.include('WEBHOOK_SECRETS: required');
+    });
+  });
+
+  describe('with TRUST_PROXY=true', () => {
+    it('stops start-up: trusting every proxy is refused', async () => {
+      const result = await runScript(
+        'receiver/main.ts',
+        [],
+        cleanEnv({ WEBHOOK_SECRETS: secret, TRUST_PROXY: 'true' }),
+      );
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.include('TRUST_PROXY: trusting every proxy');
+    });
+  });
+
+  describe('started with the allowlist off', () => {
+    it('warns, accepts a delivery sent by scripts/sign-and-send, stops on SIGTERM, and never logs the secret', async () => {
+      const port = await freePort();
+      const { child, output } = await startScript(
+        'receiver/main.ts',
+        cleanEnv({
+          REDIS_URL: testStack().redisUrl,
+          QUEUE_PREFIX: useQueuePrefix(),
+          RECEIVER_PORT: String(port),
+          WEBHOOK_SECRETS: `eu=${secret}`,
+          WEBHOOK_ALLOWLIST: 'off',
+          SPOOL_DIR: join(dir, 'spool'),
+        }),
+        /receiver listening/,
+      );
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      try {
+        expect(output()).to.include('WEBHOOK_ALLOWLIST=off');
+        const file = join(dir, 'event.json');
+        writeFileSync(file, channelDidCreate('main-1'));
+        const sent = await runScript(
+          'scripts/sign-and-send.ts',
+          [file, '--url', `http://127.0.0.1:${port}/webhooks`],
+          cleanEnv({ WEBHOOK_SECRET: secret }),
+        );
+        expect(sent.stdout.trim()).to.equal('200 {}');
+        expect(sent.code).to.equal(0);
+        const wrong = await runScript(
+          'scripts/sign-and-send.ts',
+          [file, '--url', `http://127.0.0.1:${port}/webhooks`],
+          cleanEnv({ WEBHOOK_SECRET: 'wrong' }),
+        );
+        expect(wrong.stdout).to.match(/^401 /);
+        expect(wrong.code).to.equal(1);
+      } finally {
+        child.kill('SIGTERM');
+      }
+      expect(await exited).to.equal(0);
+      expect(output()).to.include('stopped');
+      expect(output()).not.to.include(secret);
+    });
+  });
+});
