@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../scripts/lib/local-servers.ts';
@@ -52,7 +53,7 @@ describe('receiver/main.ts', function () {
   });
 
   describe('started with the allowlist off', () => {
-    it('warns, accepts a delivery sent by scripts/sign-and-send, stops on SIGTERM, and never logs the secret', async () => {
+    it('warns, accepts a delivery from scripts/sign-and-send, cuts off a slowloris client, stops on SIGTERM, never logs the secret', async () => {
       const port = await freePort();
       const { child, output } = await startScript(
         'receiver/main.ts',
@@ -67,6 +68,16 @@ describe('receiver/main.ts', function () {
         /receiver listening/,
       );
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      // A slowloris client: starts a request and never finishes its headers.
+      const slowClientStarted = Date.now();
+      const slowClient = new Promise<{ answer: string; heldMs: number }>((resolve) => {
+        let answer = '';
+        const socket = connect(port, '127.0.0.1', () =>
+          socket.write('POST /webhooks HTTP/1.1\r\nHost: x\r\n'),
+        );
+        socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+        socket.on('close', () => resolve({ answer, heldMs: Date.now() - slowClientStarted }));
+      });
       try {
         expect(output()).to.include('WEBHOOK_ALLOWLIST=off');
         const file = join(dir, 'event.json');
@@ -85,6 +96,10 @@ describe('receiver/main.ts', function () {
         );
         expect(wrong.stdout).to.match(/^401 /);
         expect(wrong.code).to.equal(1);
+        const slow = await slowClient;
+        expect(slow.answer).to.match(/^HTTP\/1\.1 408/);
+        // Headers are due within 5 s; the connection sweep runs every second.
+        expect(slow.heldMs).to.be.below(10_000);
       } finally {
         child.kill('SIGTERM');
       }
