@@ -48,6 +48,7 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
   let flushQueued = false;
   let chain: Promise<unknown> = Promise.resolve();
   let draining: Promise<number> | undefined;
+  let probes = 0;
 
   /** Runs `task` after every earlier one: appends and rotations never interleave. */
   const exclusive = <T>(task: () => Promise<T>): Promise<T> => {
@@ -139,7 +140,8 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
       return draining;
     },
     async checkWritable() {
-      const probe = segmentPath(dir, '.write-probe');
+      // A name per probe: concurrent /readyz calls must not delete each other's file.
+      const probe = segmentPath(dir, `.write-probe-${process.pid}-${(probes += 1)}`);
       const handle = await open(probe, 'w');
       try {
         await handle.writeFile('ok');

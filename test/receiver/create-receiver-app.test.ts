@@ -148,6 +148,37 @@ describe('receiver app', () => {
       });
     });
 
+    describe('order of checks', () => {
+      it('drops the legacy duplicate before looking at its content type', async () => {
+        const body = channelDidCreate('order-1');
+        await expectNothingQueued(receiver(), () =>
+          post(body, { 'content-type': 'text/plain', 'x-legacy-signature': 'x' }).expect(200),
+        );
+      });
+
+      it('checks the content type before the signature (415, not 401)', async () => {
+        await post('{}', { 'content-type': 'text/plain', 'x-service-signature': 'bad' }).expect(415);
+      });
+
+      it('checks the signature before the envelope (401, not 400)', async () => {
+        await post('[]', { 'content-type': 'application/json', 'x-service-signature': sign('other') }).expect(
+          401,
+        );
+      });
+    });
+
+    describe('with Content-Type application/json; charset=UTF-8 and Content-Encoding identity', () => {
+      it('responds 200 and queues it', async () => {
+        const body = channelDidCreate('charset-1');
+        await post(body, {
+          ...signedHeaders(body),
+          'content-type': 'application/json; charset=UTF-8',
+          'content-encoding': 'identity',
+        }).expect(200);
+        expect(await receiver().queue.queue.getJob(sha256(body))).to.not.equal(null);
+      });
+    });
+
     const rejections: {
       name: string;
       status: number;
