@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,10 @@ import { testStack } from '../support/test-stack.ts';
 import { channelDidCreate } from './support/signed-request.ts';
 
 const secret = 'main-test-secret-value';
+
+async function waitForOutput(output: () => string, pattern: RegExp): Promise<void> {
+  while (!pattern.test(output())) await new Promise((resolve) => setTimeout(resolve, 20));
+}
 
 describe('receiver/main.ts', function () {
   this.timeout(30_000);
@@ -53,7 +58,7 @@ describe('receiver/main.ts', function () {
   });
 
   describe('started with the allowlist off', () => {
-    it('warns, accepts a delivery from scripts/sign-and-send, cuts off a slowloris client, stops on SIGTERM, never logs the secret', async () => {
+    it('warns, accepts a delivery from scripts/sign-and-send, cuts off a slowloris client, finishes in-flight requests on SIGTERM, never logs the secret', async () => {
       const port = await freePort();
       const { child, output } = await startScript(
         'receiver/main.ts',
@@ -100,6 +105,27 @@ describe('receiver/main.ts', function () {
         expect(slow.answer).to.match(/^HTTP\/1\.1 408/);
         // Headers are due within 5 s; the connection sweep runs every second.
         expect(slow.heldMs).to.be.below(10_000);
+
+        // A request in flight when SIGTERM arrives is still answered.
+        const inFlightBody = channelDidCreate('main-in-flight');
+        const signature = createHmac('sha256', secret).update(inFlightBody).digest('base64');
+        let answer = '';
+        const socket = connect(port, '127.0.0.1');
+        socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+        const closed = new Promise((resolve) => socket.on('close', resolve));
+        await new Promise((resolve) => socket.once('connect', resolve));
+        socket.write(
+          `POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+            `x-service-signature: ${signature}\r\nContent-Length: ${Buffer.byteLength(inFlightBody)}\r\n` +
+            `Connection: close\r\n\r\n${inFlightBody.slice(0, 50)}`,
+        );
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        child.kill('SIGTERM');
+        await waitForOutput(output, /shutting down/);
+        socket.write(inFlightBody.slice(50));
+        await closed;
+        expect(answer).to.match(/^HTTP\/1\.1 200 /);
+        expect(answer.endsWith('{}')).to.equal(true);
       } finally {
         child.kill('SIGTERM');
       }
