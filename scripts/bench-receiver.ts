@@ -91,6 +91,8 @@ async function serve(mode: string, port: number, redisUrl: string, spoolDir: str
     );
     await listen(receiver.app, { port, host: '127.0.0.1' });
   }
+  // Exit normally on SIGTERM, so `node --cpu-prof` can write its profile.
+  process.once('SIGTERM', () => process.exit(0));
   process.stdout.write('listening\n');
 }
 

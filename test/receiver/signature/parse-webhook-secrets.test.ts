@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import { parseWebhookSecrets } from '../../../receiver/signature/parse-webhook-secrets.ts';
 
 const names = (text: string) =>
-  parseWebhookSecrets(text).map((secret) => `${secret.name}:${secret.keys.map(String).join('|')}`);
+  parseWebhookSecrets(text).map(
+    (secret) => `${secret.name}:${secret.keys.map((key) => key.export().toString('utf8')).join('|')}`,
+  );
 
 describe('parseWebhookSecrets', () => {
   it('names a bare secret "default"', () => {

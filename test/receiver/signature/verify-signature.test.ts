@@ -11,7 +11,7 @@ const vectors = JSON.parse(
   readFileSync(new URL('../../fixtures/signatures.json', import.meta.url), 'utf8'),
 ) as Vectors;
 
-const secretsFor = (secret: string) => [{ name: 'default', keys: [Buffer.from(secret, 'utf8')] }];
+const secretsFor = (secret: string) => parseWebhookSecrets(`default=${secret}`);
 
 describe('verifySignature', () => {
   it('has vectors to check', () => {
