@@ -28,6 +28,8 @@ export interface ReceiverDeps {
 export function createReceiverApp(deps: ReceiverDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // An acknowledgement is never cached; hashing every body for an ETag is wasted work.
+  app.disable('etag');
   app.use(helmet());
   const metrics = createReceiverMetrics(deps.registry, () => deps.spool.depth());
   app.post(

@@ -5,7 +5,6 @@
 // so the receiver runs the whole path (allowlist, signature, envelope, dedupe, enqueue) each time
 // instead of answering redeliveries from the dedupe check.
 // BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 100) tune the run.
-import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -91,8 +90,15 @@ async function serve(mode: string, port: number, redisUrl: string, spoolDir: str
     );
     await listen(receiver.app, { port, host: '127.0.0.1' });
   }
-  // Exit normally on SIGTERM, so `node --cpu-prof` can write its profile.
-  process.once('SIGTERM', () => process.exit(0));
+  // Exit normally on SIGTERM, so `node --cpu-prof` can write its profile; report how busy the
+  // server's event loop was (near 100% means the server itself, not the load, set the pace).
+  const { performance } = await import('node:perf_hooks');
+  const started = performance.eventLoopUtilization();
+  process.once('SIGTERM', () => {
+    const busy = performance.eventLoopUtilization(started).utilization;
+    process.stderr.write(`[bench] ${mode}: event loop busy ${(busy * 100).toFixed(0)}% of the run\n`);
+    process.exit(0);
+  });
   process.stdout.write('listening\n');
 }
 
@@ -126,6 +132,8 @@ interface Figures {
 let n = 0;
 
 async function load(mode: string, port: number, seconds: number): Promise<Figures> {
+  // Imported here, not at the top: the server child processes should not load it.
+  const { default: autocannon } = await import('autocannon');
   const result = await autocannon({
     url: `http://127.0.0.1:${port}/webhooks`,
     connections,

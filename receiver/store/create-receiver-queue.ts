@@ -22,6 +22,8 @@ export function createReceiverQueue(redisUrl: string, prefix: string): ReceiverQ
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+    // Commands of concurrent requests issued in the same tick go out in one write.
+    enableAutoPipelining: true,
   });
   const others: Redis[] = [];
   const queue = new Bull<WebhookJobData>(WEBHOOK_QUEUE_NAME, {
