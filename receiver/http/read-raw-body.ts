@@ -2,18 +2,22 @@ import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../shared/errors/app-error.ts';
 
 /**
- * Reads the request body as the exact bytes sent (the signature covers them), stopping as soon as
- * more than `limit` bytes arrive, whether or not a Content-Length was given (chunked bodies have
- * none). A declared length above the limit is refused before anything is read. Compressed bodies
- * are refused: inflating them would need its own limit and nothing the platform sends is compressed.
+ * Reads the request body as the exact bytes sent (the signature covers them), keeping at most
+ * `limit` bytes whether or not a Content-Length was given (chunked bodies have none). Compressed
+ * bodies are refused: inflating them would need its own limit and the platform sends none.
+ *
+ * A body over the limit is refused, but only after the rest of it was read and thrown away (as
+ * body-parser does): closing a socket with unread data makes the kernel send a reset, and the client
+ * may then never see the 413. Nothing is buffered while draining, and the server's requestTimeout
+ * bounds how long a client can keep sending.
  */
 export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   if (encoding !== 'identity') {
-    return Promise.reject(new AppError('UNSUPPORTED_MEDIA_TYPE', 'content encoding is not supported'));
+    return drainThenReject(req, new AppError('UNSUPPORTED_MEDIA_TYPE', 'content encoding is not supported'));
   }
   const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit));
+  if (declared !== undefined && Number(declared) > limit) return drainThenReject(req, tooLarge(limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
@@ -27,9 +31,8 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer
       received += chunk.length;
       if (received > limit) {
         cleanup();
-        // Stop reading: the rest is never buffered; the error handler closes the connection.
-        req.pause();
-        reject(tooLarge(limit));
+        chunks.length = 0;
+        drainThenReject(req, tooLarge(limit)).catch(reject);
         return;
       }
       chunks.push(chunk);
@@ -52,8 +55,18 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer
   });
 }
 
-function tooLarge(limit: number): AppError {
-  return new AppError('PAYLOAD_TOO_LARGE', `request body is larger than ${limit} bytes`, {
-    headers: { Connection: 'close' },
+/** Discards the rest of the body, then rejects with `error` (also if the client goes away). */
+function drainThenReject(req: IncomingMessage, error: AppError): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    if (req.complete) return reject(error);
+    const settle = () => reject(error);
+    req.once('end', settle);
+    req.once('close', settle);
+    req.once('error', settle);
+    req.resume();
   });
+}
+
+function tooLarge(limit: number): AppError {
+  return new AppError('PAYLOAD_TOO_LARGE', `request body is larger than ${limit} bytes`);
 }
