@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { request as httpRequest } from 'node:http';
 
 export interface RawResponse {
   /** HTTP status of the first response on the connection, or undefined if none came back. */
@@ -34,4 +35,50 @@ export function rawRequest(port: number, raw: string | Buffer, timeoutMs = 10_00
 export function requestHead(path: string, headers: readonly (readonly [string, string])[]): string {
   const lines = [`POST ${path} HTTP/1.1`, 'Host: 127.0.0.1', ...headers.map(([n, v]) => `${n}: ${v}`)];
   return `${lines.join('\r\n')}\r\n\r\n`;
+}
+
+export interface PostResult {
+  readonly status: number;
+  /** The parsed JSON body, or undefined when the body is not JSON. */
+  readonly json: unknown;
+}
+
+/**
+ * POSTs the exact bytes with node:http (supertest JSON-serialises Buffers sent as application/json,
+ * and fetch refuses some headers), so hostile bodies and headers arrive as generated.
+ */
+export function httpPost(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<PostResult> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        headers: { ...headers, 'content-length': body.length },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, json });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }
