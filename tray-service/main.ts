@@ -7,6 +7,7 @@ import { connectMongo } from '../shared/mongo/connect-mongo.ts';
 import { onShutdown } from '../shared/process/on-shutdown.ts';
 import { createWebhookQueue } from '../shared/queue/webhook-queue.ts';
 import { createRedis } from '../shared/redis/create-redis.ts';
+import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
 import { createTrayApi } from './api/create-tray-api.ts';
 import { createMessageRenderer } from './messages/create-message-renderer.ts';
 import { startWorker } from './worker/start-worker.ts';
@@ -22,6 +23,8 @@ const registry = createMetricsRegistry('tray-service');
 const { client, db } = await connectMongo(config.MONGODB_URI, config.MONGODB_DB, { appName: 'tray-service' });
 const redis = createRedis(config.REDIS_URL);
 redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
+// A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.
+await refuseEvictingRedis(redis, { logger });
 const queue = createWebhookQueue({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
 
 const worker = await startWorker({ queue, db, logger, registry });
