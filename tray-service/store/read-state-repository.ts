@@ -1,0 +1,30 @@
+import type { Db } from 'mongodb';
+
+export const TRAY_READ_STATE = 'tray_read_state';
+
+/** One document per user: the "Last Read" level of platform document 2.4. */
+export interface ReadStateDoc {
+  _id: string;
+  /** Epoch ms; records updated after it (and not marked read) count as unread. */
+  lastReadAt: number;
+}
+
+export interface ReadStateRepository {
+  /** 0 when the user never called last-read: every unread record counts. */
+  lastReadAt(userId: string): Promise<number>;
+  markLastRead(userId: string, at: number): Promise<void>;
+}
+
+export function createReadStateRepository(db: Db): ReadStateRepository {
+  const states = db.collection<ReadStateDoc>(TRAY_READ_STATE);
+  return {
+    // Served by the _id index.
+    async lastReadAt(userId) {
+      return (await states.findOne({ _id: userId }))?.lastReadAt ?? 0;
+    },
+    async markLastRead(userId, at) {
+      // $max: two instances answering concurrent calls never move the time backwards.
+      await states.updateOne({ _id: userId }, { $max: { lastReadAt: at } }, { upsert: true });
+    },
+  };
+}
