@@ -1,4 +1,4 @@
-import type { Db } from 'mongodb';
+import { MongoServerError, type Db } from 'mongodb';
 
 export const TRAY_READ_STATE = 'tray_read_state';
 
@@ -8,6 +8,8 @@ export interface ReadStateDoc {
   /** Epoch ms; records updated after it (and not marked read) count as unread. */
   lastReadAt: number;
 }
+
+const DUPLICATE_KEY = 11000;
 
 export interface ReadStateRepository {
   /** 0 when the user never called last-read: every unread record counts. */
@@ -24,7 +26,14 @@ export function createReadStateRepository(db: Db): ReadStateRepository {
     },
     async markLastRead(userId, at) {
       // $max: two instances answering concurrent calls never move the time backwards.
-      await states.updateOne({ _id: userId }, { $max: { lastReadAt: at } }, { upsert: true });
+      const update = () => states.updateOne({ _id: userId }, { $max: { lastReadAt: at } }, { upsert: true });
+      try {
+        await update();
+      } catch (error) {
+        // Two first-time upserts raced and this one lost the insert: the document exists now.
+        if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw error;
+        await update();
+      }
     },
   };
 }
