@@ -1,6 +1,6 @@
 import type { Db, Filter } from 'mongodb';
 import { TRAY_RECORDS, type TrayRecordDoc, type TrayVerb } from '../../shared/tray/tray-record.ts';
-import { cutPage, NO_MORE_PAGES, startAfterRange } from './timestamp-page.ts';
+import { cutPage, NO_MORE_PAGES, pageFetchLimit, startAfterRange } from './timestamp-page.ts';
 
 export interface HistoryPage {
   records: TrayRecordDoc[];
@@ -61,21 +61,22 @@ export function createRecordQueries(db: Db): RecordQueries {
       const range = startAfterRange(startAfter);
       if (range === 'empty') return { records: [], nextPage: NO_MORE_PAGES };
       const base = live(userId, now);
+      const limit = pageFetchLimit(pageSize);
       const rows = await records
         .find(range === 'all' ? base : { ...base, lastUpdate: range })
         .sort(newestFirst)
-        .limit(pageSize + 1)
+        .limit(limit)
         .toArray();
-      const cut = cutPage(rows, pageSize);
+      const cut = cutPage(rows, pageSize, limit);
       if (cut.kind === 'complete') return { records: cut.records, nextPage: cut.nextPage };
-      const rest = await records
-        .find({ ...base, lastUpdate: cut.boundary, _id: { $lt: cut.afterId } })
-        .sort(newestFirst)
-        .toArray();
-      const older = await records.findOne(
-        { ...base, lastUpdate: { $lt: cut.boundary } },
-        { projection: { _id: 1 } },
-      );
+      // A group of equal lastUpdate larger than the over-fetch: read the rest of it.
+      const [rest, older] = await Promise.all([
+        records
+          .find({ ...base, lastUpdate: cut.boundary, _id: { $lt: cut.afterId } })
+          .sort(newestFirst)
+          .toArray(),
+        records.findOne({ ...base, lastUpdate: { $lt: cut.boundary } }, { projection: { _id: 1 } }),
+      ]);
       return { records: [...cut.records, ...rest], nextPage: older ? cut.boundary : NO_MORE_PAGES };
     },
 

@@ -22,18 +22,34 @@ export type PageCut<T> =
   | { kind: 'extend'; records: T[]; boundary: number; afterId: string };
 
 /**
- * Cuts the first `pageSize` rows out of `rows`, which hold up to `pageSize + 1` rows in
- * (lastUpdate desc, _id desc) order; the extra row tells whether more follow and whether the
- * page ends inside a group of equal timestamps.
+ * Rows to fetch for one page: the page plus as many again, so a group of equal timestamps that
+ * straddles the page end is almost always completed by the same query (one round trip; on
+ * FerretDB, where every query scans, one scan), and the row after the group shows whether more
+ * pages follow.
  */
-export function cutPage<T extends Timestamped>(rows: readonly T[], pageSize: number): PageCut<T> {
+export const pageFetchLimit = (pageSize: number) => pageSize * 2 + 1;
+
+/**
+ * Cuts a page out of `rows`, fetched in (lastUpdate desc, _id desc) order with
+ * `limit = pageFetchLimit(pageSize)`: the first `pageSize` rows, then every following row with the
+ * same `lastUpdate` as the last of them.
+ */
+export function cutPage<T extends Timestamped>(
+  rows: readonly T[],
+  pageSize: number,
+  limit: number,
+): PageCut<T> {
   if (rows.length <= pageSize) return { kind: 'complete', records: [...rows], nextPage: NO_MORE_PAGES };
-  const records = rows.slice(0, pageSize);
-  const last = records[pageSize - 1];
-  const peek = rows[pageSize];
-  if (last === undefined || peek === undefined) throw new Error('cutPage: pageSize must be at least 1');
-  if (peek.lastUpdate < last.lastUpdate) return { kind: 'complete', records, nextPage: last.lastUpdate };
-  return { kind: 'extend', records, boundary: last.lastUpdate, afterId: last._id };
+  const boundary = rows[pageSize - 1]?.lastUpdate;
+  if (boundary === undefined) throw new Error('cutPage: pageSize must be at least 1');
+  let end = pageSize;
+  while (end < rows.length && rows[end]?.lastUpdate === boundary) end++;
+  const records = rows.slice(0, end);
+  if (end < rows.length) return { kind: 'complete', records, nextPage: boundary };
+  // Every fetched row after the page shares the boundary: only more rows can tell what follows.
+  if (rows.length < limit) return { kind: 'complete', records, nextPage: NO_MORE_PAGES };
+  const last = records[records.length - 1] as T;
+  return { kind: 'extend', records, boundary, afterId: last._id };
 }
 
 /** The `lastUpdate` range a `startAfter` value selects, or `empty` for a walk that has ended. */

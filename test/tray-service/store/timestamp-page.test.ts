@@ -1,11 +1,15 @@
 import { expect } from 'chai';
-import { cutPage, startAfterRange } from '../../../tray-service/store/timestamp-page.ts';
+import { cutPage, pageFetchLimit, startAfterRange } from '../../../tray-service/store/timestamp-page.ts';
 
 const row = (_id: string, lastUpdate: number) => ({ _id, lastUpdate });
 
 describe('cutPage', () => {
+  it('fetches the page and as many again, plus one', () => {
+    expect(pageFetchLimit(10)).to.equal(21);
+  });
+
   it('ends the walk (nextPage 0) when no row follows the page', () => {
-    expect(cutPage([row('b', 5), row('a', 4)], 2)).to.deep.equal({
+    expect(cutPage([row('b', 5), row('a', 4)], 2, 5)).to.deep.equal({
       kind: 'complete',
       records: [row('b', 5), row('a', 4)],
       nextPage: 0,
@@ -13,18 +17,33 @@ describe('cutPage', () => {
   });
 
   it('points at the last timestamp when the next row is older', () => {
-    expect(cutPage([row('c', 6), row('b', 5), row('a', 4)], 2)).to.deep.include({
+    expect(cutPage([row('c', 6), row('b', 5), row('a', 4)], 2, 5)).to.deep.include({
       kind: 'complete',
       nextPage: 5,
     });
   });
 
-  it('asks for the rest of the group when the next row shares the last timestamp', () => {
-    expect(cutPage([row('c', 6), row('b', 5), row('a', 5)], 2)).to.deep.equal({
+  it('extends the page over the rest of a group of equal timestamps', () => {
+    expect(cutPage([row('d', 6), row('c', 5), row('b', 5), row('a', 4)], 2, 5)).to.deep.equal({
+      kind: 'complete',
+      records: [row('d', 6), row('c', 5), row('b', 5)],
+      nextPage: 5,
+    });
+  });
+
+  it('ends the walk when the group runs to the last row and fewer rows than the limit came back', () => {
+    expect(cutPage([row('c', 6), row('b', 5), row('a', 5)], 2, 5)).to.deep.include({
+      kind: 'complete',
+      nextPage: 0,
+    });
+  });
+
+  it('asks for the rest of the group when every fetched row after the page shares its last timestamp', () => {
+    expect(cutPage([row('e', 6), row('d', 5), row('c', 5), row('b', 5), row('a', 5)], 2, 5)).to.deep.equal({
       kind: 'extend',
-      records: [row('c', 6), row('b', 5)],
+      records: [row('e', 6), row('d', 5), row('c', 5), row('b', 5), row('a', 5)],
       boundary: 5,
-      afterId: 'b',
+      afterId: 'a',
     });
   });
 });

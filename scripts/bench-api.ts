@@ -1,0 +1,199 @@
+// `npm run bench:api`: latency of GET /notifications/v3/history for one user with many records
+// among many more, against the same server's plain indexed find for that user, in the same run.
+// Options: --total <n> (default 1000000) --user-records <n> (10000) --pages <n> (300) --keep <dir>.
+import { SignJWT } from 'jose';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { resolveJwtConfig } from '../shared/config/tray-api-config.ts';
+import { closeServer, listen } from '../shared/http/listen.ts';
+import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
+import { createLogger } from '../shared/logging/create-logger.ts';
+import { connectMongo } from '../shared/mongo/connect-mongo.ts';
+import { createRedis } from '../shared/redis/create-redis.ts';
+import { TRAY_RECORDS, type TrayRecordDoc } from '../shared/tray/tray-record.ts';
+import { createTokenVerifier } from '../tray-service/api/auth/create-token-verifier.ts';
+import { createTrayApi } from '../tray-service/api/create-tray-api.ts';
+import { createRateLimiter } from '../tray-service/api/rate-limit/create-rate-limiter.ts';
+import { englishFallback } from '../tray-service/messages/english-fallback.ts';
+import { ensureApiIndexes } from '../tray-service/store/ensure-api-indexes.ts';
+import { startFerret, startRedis, type LocalServer } from './lib/local-servers.ts';
+
+const { values } = parseArgs({
+  options: {
+    total: { type: 'string', default: '1000000' },
+    'user-records': { type: 'string', default: '10000' },
+    pages: { type: 'string', default: '300' },
+    keep: { type: 'string' },
+  },
+});
+const TOTAL = Number(values.total);
+const USER_RECORDS = Number(values['user-records']);
+const PAGES = Number(values.pages);
+const PAGE_SIZE = 10;
+const BATCH = 10_000;
+const OTHER_USERS = 10_000;
+const SECRET = 'bench-secret-of-at-least-32-characters';
+const DAY_MS = 86_400_000;
+
+const say = (line: string) => process.stdout.write(`[bench:api] ${line}\n`);
+const dir = values.keep ?? mkdtempSync(join(tmpdir(), 'bench-api-'));
+const servers: LocalServer[] = [];
+
+function record(userId: string, i: number, now: number): TrayRecordDoc {
+  // Timestamps repeat (every 3 records share one), like bursts of activity in the same millisecond.
+  const lastUpdate = now - Math.floor(i / 3) * 1000;
+  const verb = i % 7 === 0 ? 'mention' : 'comment';
+  return {
+    _id: `${verb}_t${i}_${userId}`,
+    userId,
+    verb,
+    targetId: `t${i}`,
+    targetType: 'post',
+    targetName: `Post ${i}`,
+    lastActionId: `c${i}`,
+    feed: { kind: 'community', id: 'c1', name: 'Hiking Club' },
+    actors: [
+      { userId: 'a', name: 'Ana', imageUrl: 'https://img.example/a.png', at: lastUpdate },
+      { userId: 'b', name: 'Ben', at: lastUpdate - 1 },
+    ],
+    actorsCount: 2 + (i % 5),
+    lastUpdate,
+    hasRead: i % 4 === 0,
+    expiresAt: new Date(lastUpdate + 90 * DAY_MS),
+    version: 1,
+  };
+}
+
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+const ms = (n: number) => `${n.toFixed(2)} ms`;
+
+try {
+  const [redisServer, ferret] = await Promise.all([
+    process.env.REDIS_URL ? undefined : startRedis({ dir: join(dir, 'redis') }),
+    process.env.MONGODB_URI ? undefined : startFerret({ dir: join(dir, 'ferretdb') }),
+  ]);
+  for (const server of [redisServer, ferret]) if (server) servers.push(server);
+  const mongoUri = ferret?.url ?? process.env.MONGODB_URI ?? '';
+  const { client, db } = await connectMongo(mongoUri, 'bench_api', {
+    appName: 'bench-api',
+    serverSelectionTimeoutMS: 10_000,
+  });
+  const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
+  const now = Date.now();
+  const user = 'bench-user';
+
+  const existing = await records.estimatedDocumentCount();
+  if (existing >= TOTAL) {
+    say(`reusing ${existing} records in ${dir}`);
+  } else {
+    await records.deleteMany({});
+    say(
+      `seeding ${TOTAL} records (${USER_RECORDS} for ${user}, the rest over ${OTHER_USERS} users) in batches of ${BATCH}`,
+    );
+    const started = Date.now();
+    let inserted = 0;
+    while (inserted < TOTAL) {
+      const batch: TrayRecordDoc[] = [];
+      for (let k = 0; k < BATCH && inserted + k < TOTAL; k++) {
+        const n = inserted + k;
+        batch.push(n < USER_RECORDS ? record(user, n, now) : record(`u${n % OTHER_USERS}`, n, now));
+      }
+      await records.insertMany(batch, { ordered: false });
+      inserted += batch.length;
+      if (inserted % (BATCH * 10) === 0 || inserted === TOTAL) {
+        const seconds = (Date.now() - started) / 1000;
+        say(`  ${inserted} inserted, ${seconds.toFixed(0)} s, ${(inserted / seconds).toFixed(0)} records/s`);
+      }
+    }
+    say(`seeding took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+  const indexStart = Date.now();
+  await ensureApiIndexes(db);
+  say(`indexes ready in ${((Date.now() - indexStart) / 1000).toFixed(1)} s`);
+
+  const redis = createRedis(redisServer?.url ?? process.env.REDIS_URL ?? '');
+  const app = createTrayApi({
+    logger: createLogger({ name: 'bench', level: 'silent' }),
+    db,
+    redis,
+    registry: createMetricsRegistry('bench', false),
+    verifyToken: createTokenVerifier(resolveJwtConfig({ JWT_SECRET: SECRET })),
+    rateLimiter: createRateLimiter({ redis, points: 1_000_000, windowMs: 60_000, keyPrefix: 'bench-rl' }),
+    messages: englishFallback,
+    settings: { pageSize: PAGE_SIZE, networkId: 'bench', blockApi: true },
+  });
+  const server = await listen(app, { port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const token = await new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(user)
+    .setExpirationTime('1h')
+    .sign(new TextEncoder().encode(SECRET));
+
+  // The page boundaries of a walk, so both sides read the same pages (first page, then deeper).
+  const api: number[] = [];
+  const boundaries: (number | undefined)[] = [];
+  let startAfter: number | undefined;
+  // Warm-up: connections, JIT, server caches, for both sides.
+  for (let i = 0; i < 20; i++) {
+    await fetch(`${base}/notifications/v3/history`, { headers: { authorization: `Bearer ${token}` } }).then(
+      (r) => r.json(),
+    );
+    await records
+      .find({ userId: user, expiresAt: { $gt: new Date() } })
+      .sort({ lastUpdate: -1, _id: -1 })
+      .limit(PAGE_SIZE)
+      .toArray();
+  }
+  for (let page = 0; page < PAGES; page++) {
+    boundaries.push(startAfter);
+    const t0 = performance.now();
+    const res = await fetch(
+      `${base}/notifications/v3/history${startAfter === undefined ? '' : `?startAfter=${startAfter}`}`,
+      {
+        headers: { authorization: `Bearer ${token}` },
+      },
+    );
+    const body = (await res.json()) as { nextPage: number; data: unknown[] };
+    api.push(performance.now() - t0);
+    if (res.status !== 200 || body.data.length === 0)
+      throw new Error(`unexpected answer ${res.status} on page ${page + 1}`);
+    startAfter = body.nextPage === 0 ? undefined : body.nextPage;
+  }
+  const baseline: number[] = [];
+  for (const boundary of boundaries) {
+    const t0 = performance.now();
+    await records
+      .find({ userId: user, ...(boundary === undefined ? {} : { lastUpdate: { $lt: boundary } }) })
+      .sort({ lastUpdate: -1, _id: -1 })
+      .limit(PAGE_SIZE)
+      .toArray();
+    baseline.push(performance.now() - t0);
+  }
+  const [a, b] = [api.sort((x, y) => x - y), baseline.sort((x, y) => x - y)];
+  const ratio50 = quantile(a, 0.5) / quantile(b, 0.5);
+  const ratio99 = quantile(a, 0.99) / quantile(b, 0.99);
+  say(
+    `server: ${ferret ? 'FerretDB 1.24 (SQLite), started by this run' : mongoUri.replace(/\/\/[^@]*@/, '//')}`,
+  );
+  say(
+    `records: ${await records.estimatedDocumentCount()} total, ${USER_RECORDS} for the user; ${PAGES} pages of ${PAGE_SIZE}`,
+  );
+  say(`API GET /notifications/v3/history  p50 ${ms(quantile(a, 0.5))}  p99 ${ms(quantile(a, 0.99))}`);
+  say(`baseline indexed find (driver)     p50 ${ms(quantile(b, 0.5))}  p99 ${ms(quantile(b, 0.99))}`);
+  say(
+    `ratio API / baseline               p50 ${ratio50.toFixed(2)}x  p99 ${ratio99.toFixed(2)}x  (limit 3x)`,
+  );
+  await closeServer(server);
+  redis.disconnect();
+  await client.close();
+  process.exitCode = ratio50 <= 3 && ratio99 <= 3 ? 0 : 1;
+  if (process.exitCode) say('FAIL: the API is slower than 3x the baseline');
+} finally {
+  await Promise.all(servers.map((server) => server.stop()));
+  if (!values.keep) rmSync(dir, { recursive: true, force: true });
+}
