@@ -1,6 +1,7 @@
 // `npm run bench:api`: latency of GET /notifications/v3/history for one user with many records
 // among many more, against the same server's plain indexed find for that user, in the same run.
-// Options: --total <n> (default 1000000) --user-records <n> (10000) --pages <n> (300) --keep <dir>.
+// Options: --total <n> (default 1000000) --user-records <n> (10000) --pages <n> (20) --keep <dir>
+// (keep the servers' data there and reuse it on the next run).
 import { SignJWT } from 'jose';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -25,7 +26,7 @@ const { values } = parseArgs({
   options: {
     total: { type: 'string', default: '1000000' },
     'user-records': { type: 'string', default: '10000' },
-    pages: { type: 'string', default: '300' },
+    pages: { type: 'string', default: '20' },
     keep: { type: 'string' },
   },
 });
@@ -41,6 +42,10 @@ const DAY_MS = 86_400_000;
 const say = (line: string) => process.stdout.write(`[bench:api] ${line}\n`);
 const dir = values.keep ?? mkdtempSync(join(tmpdir(), 'bench-api-'));
 const servers: LocalServer[] = [];
+const stopServers = () => Promise.all(servers.map((server) => server.stop()));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void stopServers().then(() => process.exit(130)));
+}
 
 function record(userId: string, i: number, now: number): TrayRecordDoc {
   // Timestamps repeat (every 3 records share one), like bursts of activity in the same millisecond.
@@ -139,7 +144,7 @@ try {
   const boundaries: (number | undefined)[] = [];
   let startAfter: number | undefined;
   // Warm-up: connections, JIT, server caches, for both sides.
-  for (let i = 0; i < 20; i++) {
+  for (let i = 0; i < 2; i++) {
     await fetch(`${base}/notifications/v3/history`, { headers: { authorization: `Bearer ${token}` } }).then(
       (r) => r.json(),
     );
@@ -160,6 +165,7 @@ try {
     );
     const body = (await res.json()) as { nextPage: number; data: unknown[] };
     api.push(performance.now() - t0);
+    if ((page + 1) % 5 === 0) say(`  API page ${page + 1}: ${ms(api.at(-1) ?? 0)}`);
     if (res.status !== 200 || body.data.length === 0)
       throw new Error(`unexpected answer ${res.status} on page ${page + 1}`);
     startAfter = body.nextPage === 0 ? undefined : body.nextPage;
@@ -173,6 +179,7 @@ try {
       .limit(PAGE_SIZE)
       .toArray();
     baseline.push(performance.now() - t0);
+    if (baseline.length % 5 === 0) say(`  baseline page ${baseline.length}: ${ms(baseline.at(-1) ?? 0)}`);
   }
   const [a, b] = [api.sort((x, y) => x - y), baseline.sort((x, y) => x - y)];
   const ratio50 = quantile(a, 0.5) / quantile(b, 0.5);
@@ -194,6 +201,6 @@ try {
   process.exitCode = ratio50 <= 3 && ratio99 <= 3 ? 0 : 1;
   if (process.exitCode) say('FAIL: the API is slower than 3x the baseline');
 } finally {
-  await Promise.all(servers.map((server) => server.stop()));
+  await stopServers();
   if (!values.keep) rmSync(dir, { recursive: true, force: true });
 }
