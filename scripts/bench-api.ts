@@ -18,7 +18,7 @@ import { TRAY_RECORDS, type TrayRecordDoc } from '../shared/tray/tray-record.ts'
 import { createTokenVerifier } from '../tray-service/api/auth/create-token-verifier.ts';
 import { createTrayApi } from '../tray-service/api/create-tray-api.ts';
 import { createRateLimiter } from '../tray-service/api/rate-limit/create-rate-limiter.ts';
-import { englishFallback } from '../tray-service/messages/english-fallback.ts';
+import { createMessageRenderer } from '../tray-service/messages/create-message-renderer.ts';
 import { ensureApiIndexes } from '../tray-service/store/ensure-api-indexes.ts';
 import { startFerret, startRedis, type LocalServer } from './lib/local-servers.ts';
 
@@ -128,7 +128,7 @@ try {
     registry: createMetricsRegistry('bench', false),
     verifyToken: createTokenVerifier(resolveJwtConfig({ JWT_SECRET: SECRET })),
     rateLimiter: createRateLimiter({ redis, points: 1_000_000, windowMs: 60_000, keyPrefix: 'bench-rl' }),
-    messages: englishFallback,
+    messages: createMessageRenderer({ defaultLocale: 'en' }),
     settings: { pageSize: PAGE_SIZE, networkId: 'bench', blockApi: true },
   });
   const server = await listen(app, { port: 0, host: '127.0.0.1' });

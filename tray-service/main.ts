@@ -11,13 +11,18 @@ import { resolveJwtConfig } from '../shared/config/tray-api-config.ts';
 import { createTokenVerifier } from './api/auth/create-token-verifier.ts';
 import { createTrayApi } from './api/create-tray-api.ts';
 import { createRateLimiter } from './api/rate-limit/create-rate-limiter.ts';
-import { englishFallback } from './messages/english-fallback.ts';
+import { createMessageRenderer } from './messages/create-message-renderer.ts';
 import { ensureApiIndexes } from './store/ensure-api-indexes.ts';
 import { startWorker } from './worker/start-worker.ts';
 
 const config = loadOrExit(() => loadTrayConfig(process.env));
 const jwtConfig = loadOrExit(() => resolveJwtConfig(config));
 const logger = createLogger({ name: 'tray-service', level: config.LOG_LEVEL });
+// Catalogues are checked and compiled before anything connects: a broken one stops start-up (issue 6).
+const messages = loadOrExit(() =>
+  createMessageRenderer({ defaultLocale: config.DEFAULT_LOCALE, overrideDir: config.TRAY_MESSAGES_DIR }),
+);
+logger.info({ locales: messages.locales, defaultLocale: messages.defaultLocale }, 'tray messages loaded');
 const registry = createMetricsRegistry('tray-service');
 const { client, db } = await connectMongo(config.MONGODB_URI, config.MONGODB_DB, { appName: 'tray-service' });
 const redis = createRedis(config.REDIS_URL);
@@ -39,7 +44,7 @@ const api = createTrayApi({
     windowMs: config.RATE_LIMIT_WINDOW_MS,
     keyPrefix: config.RATE_LIMIT_PREFIX,
   }),
-  messages: englishFallback,
+  messages,
   settings: {
     pageSize: config.TRAY_PAGE_SIZE,
     networkId: config.NETWORK_ID,

@@ -9,10 +9,13 @@ import { createRedis } from '../../../../shared/redis/create-redis.ts';
 import { createTokenVerifier } from '../../../../tray-service/api/auth/create-token-verifier.ts';
 import { createTrayApi, type TrayApiDeps } from '../../../../tray-service/api/create-tray-api.ts';
 import { createRateLimiter } from '../../../../tray-service/api/rate-limit/create-rate-limiter.ts';
-import { englishFallback } from '../../../../tray-service/messages/english-fallback.ts';
+import { createMessageRenderer } from '../../../../tray-service/messages/create-message-renderer.ts';
 import { ensureApiIndexes } from '../../../../tray-service/store/ensure-api-indexes.ts';
 import { uniqueName, useMongo } from '../../../support/suite-resources.ts';
 import { testStack } from '../../../support/test-stack.ts';
+
+/** The real renderer with the shipped catalogues (issue 6), loaded once. */
+const messages = createMessageRenderer({ defaultLocale: 'en' });
 
 export const TEST_SECRET = 'test-secret-of-at-least-32-characters!!';
 
@@ -69,7 +72,7 @@ export function useTrayApi(options: { rateLimit?: number } = {}): TrayApiHarness
           windowMs: 60_000,
           keyPrefix,
         }),
-        messages: englishFallback,
+        messages,
         settings: { pageSize: 10, networkId: 'net1', blockApi: true },
         ...overrides,
       });

@@ -120,6 +120,29 @@ describe('tray endpoints (platform document 4.1)', () => {
       expect(after.body).to.deep.equal({ totalPages: 2, nextPage: 0, data: [] });
     });
 
+    it('renders descriptions in the ?locale= language and says so in Content-Language', async () => {
+      const en = await request(app())
+        .get('/notifications/v3/history')
+        .set('Authorization', await bearer(user));
+      const res = await request(app())
+        .get('/notifications/v3/history?locale=de')
+        .set('Authorization', await bearer(user))
+        .expect(200);
+      expect(res.headers['content-language']).to.equal('de');
+      expect(res.body.data[0].description).to.be.a('string').and.not.equal(en.body.data[0].description);
+      expect(res.body.data[0].description).to.include('Ana');
+    });
+
+    it('negotiates the language from Accept-Language when there is no ?locale=', async () => {
+      const res = await request(app())
+        .get('/notifications/v3/history')
+        .set('Authorization', await bearer(user))
+        .set('Accept-Language', 'xx, fr;q=0.8, en;q=0.5')
+        .expect(200);
+      expect(res.headers['content-language']).to.equal('fr');
+      expect(res.headers.vary).to.match(/Accept-Language/i);
+    });
+
     for (const bad of ['abc', '-5', '1.5', '']) {
       it(`answers startAfter=${bad} with 400 naming startAfter`, async () => {
         const res = await request(app())
