@@ -8,6 +8,7 @@ import type { RecordQueries } from '../../store/record-queries.ts';
 import { callerId } from '../auth/require-user.ts';
 import { jsonBody } from '../http/require-json.ts';
 import { parseInput } from '../http/parse-input.ts';
+import { createCountCache } from './count-cache.ts';
 import { toNotificationRecord } from './to-notification-record.ts';
 import { historyV2Query, historyV3Query, readBody } from './tray-inputs.ts';
 
@@ -20,6 +21,9 @@ export interface TrayRouterDeps {
   /** Auth and rate limit, run before every tray route. */
   guard: RequestHandler[];
 }
+
+/** How long a user's record count is reused for `totalPages` (see count-cache.ts). */
+const COUNT_TTL_MS = 5_000;
 
 /** v2 has no mention support (9.1); `mentreact` is a reaction to a comment, not a mention, so v2 keeps it. */
 export const V2_EXCLUDED_VERBS: readonly TrayVerb[] = ['mention'];
@@ -52,6 +56,9 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
   const router = Router();
   const { records, readState, messages, pageSize, now } = deps;
   const totalPages = (count: number) => Math.ceil(count / pageSize);
+  const counts = createCountCache(COUNT_TTL_MS);
+  // JSON keeps the user id and the version apart whatever characters the id contains.
+  const countKey = (userId: string, version: 'v2' | 'v3') => JSON.stringify([userId, version]);
 
   router
     .route('/v3')
@@ -70,7 +77,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
       const at = now();
       const [page, count] = await Promise.all([
         records.pageAfter(userId, query.startAfter, pageSize, at),
-        records.count(userId, at),
+        counts.get(countKey(userId, 'v3'), at, () => records.count(userId, at)),
       ]);
       const data = renderPage(req, res, messages, query.locale, page.records);
       res.json({ totalPages: totalPages(count), nextPage: page.nextPage, data });
@@ -85,7 +92,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
       const at = now();
       const [rows, count] = await Promise.all([
         records.pageNumber(userId, query.page ?? 1, pageSize, at, V2_EXCLUDED_VERBS),
-        records.count(userId, at, V2_EXCLUDED_VERBS),
+        counts.get(countKey(userId, 'v2'), at, () => records.count(userId, at, V2_EXCLUDED_VERBS)),
       ]);
       res.json({ totalPages: totalPages(count), data: renderPage(req, res, messages, query.locale, rows) });
     })
@@ -120,7 +127,9 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
   router
     .route('/v3/delete-all')
     .delete(...deps.guard, async (_req, res) => {
-      await records.deleteAll(callerId(res));
+      const userId = callerId(res);
+      await records.deleteAll(userId);
+      counts.forget(JSON.stringify([userId]).slice(0, -1));
       res.json({ data: 'success' });
     })
     .all(methodNotAllowed(['DELETE']));

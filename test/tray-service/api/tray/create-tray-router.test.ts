@@ -305,6 +305,18 @@ describe('tray endpoints (platform document 4.1)', () => {
   });
 
   describe('DELETE /notifications/v3/delete-all', () => {
+    it('resets totalPages at once on the same instance', async () => {
+      const user = 'delete-count-user';
+      await insertRecords(api.db, [aTrayRecord({ userId: user, targetId: 'a', lastUpdate: NOW - MIN })]);
+      const same = app();
+      const auth = await bearer(user);
+      const before = await request(same).get('/notifications/v3/history').set('Authorization', auth);
+      expect(before.body.totalPages).to.equal(1);
+      await request(same).delete('/notifications/v3/delete-all').set('Authorization', auth).expect(200);
+      const after = await request(same).get('/notifications/v3/history').set('Authorization', auth);
+      expect(after.body).to.deep.equal({ totalPages: 0, nextPage: 0, data: [] });
+    });
+
     it('removes every record of the caller and only theirs', async () => {
       const user = 'delete-user';
       await insertRecords(api.db, [
