@@ -16,13 +16,14 @@ import { ensureApiIndexes } from './store/ensure-api-indexes.ts';
 import { startWorker } from './worker/start-worker.ts';
 
 const config = loadOrExit(() => loadTrayConfig(process.env));
-const jwtConfig = loadOrExit(() => resolveJwtConfig(config));
 const logger = createLogger({ name: 'tray-service', level: config.LOG_LEVEL });
 // Catalogues are checked and compiled before anything connects: a broken one stops start-up (issue 6).
 const messages = loadOrExit(() =>
   createMessageRenderer({ defaultLocale: config.DEFAULT_LOCALE, overrideDir: config.TRAY_MESSAGES_DIR }),
 );
 logger.info({ locales: messages.locales, defaultLocale: messages.defaultLocale }, 'tray messages loaded');
+// API token keys (issue 5): exactly one key source, checked before anything connects.
+const jwtConfig = loadOrExit(() => resolveJwtConfig(config));
 const registry = createMetricsRegistry('tray-service');
 const { client, db } = await connectMongo(config.MONGODB_URI, config.MONGODB_DB, { appName: 'tray-service' });
 const redis = createRedis(config.REDIS_URL);
