@@ -14,6 +14,11 @@ const devDefaults: Record<string, string> = {
   LOG_LEVEL: 'info',
   // Tray API tokens: `npm run mint-token -- --user <id>` signs with this (same default).
   JWT_SECRET: 'dev-only-secret-do-not-use-in-production',
+  // Receiver (README, "Receiver"): accept webhooks from any address, signed with the documented
+  // development secret `dev-secret` (webhook `dev`), spooled under the stack's data directory.
+  WEBHOOK_ALLOWLIST: 'off',
+  WEBHOOK_SECRETS: 'dev=dev-secret',
+  SPOOL_DIR: join(dataDir, 'receiver-spool'),
 };
 
 const say = (line: string) => process.stdout.write(`[stack] ${line}\n`);
