@@ -1,6 +1,7 @@
 import { MongoServerError, type Collection, type Db, type IndexSpecification } from 'mongodb';
 import { TRAY_RECORDS } from '../../shared/tray/tray-record.ts';
 import { BLOCK_LIST } from './block-list-repository.ts';
+import { TRAY_READ_STATE } from './read-state-repository.ts';
 
 /** IndexOptionsConflict / IndexKeySpecsConflict: the same keys exist under another name (e.g. the worker's). */
 const ALREADY_SERVED = new Set([85, 86]);
@@ -40,5 +41,10 @@ export async function ensureApiIndexes(db: Db): Promise<void> {
     { netid_uid: 1, blocked_userId: 1 },
     { name: 'api_block_owner', unique: true },
   );
-  // tray_read_state is read and written by _id (the user id) only: the built-in _id index serves it.
+  // GET /notifications/v3 (the caller's latest last-read time) and the prune after POST v2/last-read.
+  await ensure(
+    db.collection(TRAY_READ_STATE),
+    { userId: 1, lastReadAt: -1 },
+    { name: 'api_read_state_user' },
+  );
 }

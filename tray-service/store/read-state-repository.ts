@@ -1,15 +1,18 @@
-import { MongoServerError, type Db } from 'mongodb';
+import type { Db } from 'mongodb';
 
 export const TRAY_READ_STATE = 'tray_read_state';
 
-/** One document per user: the "Last Read" level of platform document 2.4. */
+/**
+ * The "Last Read" level of platform document 2.4. Each call of last-read inserts one document and
+ * then prunes the user's older ones; the user's last-read time is the largest left. Inserts and
+ * deletes only, because FerretDB applies update operators as read-modify-write, so two
+ * concurrent `$max` updates can lose the larger value (seen in the concurrency test).
+ */
 export interface ReadStateDoc {
-  _id: string;
+  userId: string;
   /** Epoch ms; records updated after it (and not marked read) count as unread. */
   lastReadAt: number;
 }
-
-const DUPLICATE_KEY = 11000;
 
 export interface ReadStateRepository {
   /** 0 when the user never called last-read: every unread record counts. */
@@ -20,20 +23,15 @@ export interface ReadStateRepository {
 export function createReadStateRepository(db: Db): ReadStateRepository {
   const states = db.collection<ReadStateDoc>(TRAY_READ_STATE);
   return {
-    // Served by the _id index.
     async lastReadAt(userId) {
-      return (await states.findOne({ _id: userId }))?.lastReadAt ?? 0;
+      const [latest] = await states.find({ userId }).sort({ lastReadAt: -1 }).limit(1).toArray();
+      return latest?.lastReadAt ?? 0;
     },
     async markLastRead(userId, at) {
-      // $max: two instances answering concurrent calls never move the time backwards.
-      const update = () => states.updateOne({ _id: userId }, { $max: { lastReadAt: at } }, { upsert: true });
-      try {
-        await update();
-      } catch (error) {
-        // Two first-time upserts raced and this one lost the insert: the document exists now.
-        if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw error;
-        await update();
-      }
+      await states.insertOne({ userId, lastReadAt: at });
+      // Never deletes the largest value (nothing deletes values >= any inserted one), whatever
+      // the interleaving of concurrent calls.
+      await states.deleteMany({ userId, lastReadAt: { $lt: at } });
     },
   };
 }
