@@ -33,6 +33,13 @@ export interface RecordQueries {
   deleteAll(userId: string): Promise<number>;
 }
 
+/**
+ * Marks read and moves `version` on, so a worker's compare-and-set on `version` (issue 4) that
+ * read the record before this write fails and recomputes from the read state instead of
+ * overwriting it.
+ */
+const markedRead = { $set: { hasRead: true }, $inc: { version: 1 } };
+
 /** Newest first; `_id` breaks ties so every page of the order is deterministic. */
 const newestFirst = { lastUpdate: -1, _id: -1 } as const;
 
@@ -89,15 +96,12 @@ export function createRecordQueries(db: Db): RecordQueries {
         .toArray(),
 
     async markAllRead(userId) {
-      const result = await records.updateMany({ userId, hasRead: false }, { $set: { hasRead: true } });
+      const result = await records.updateMany({ userId, hasRead: false }, markedRead);
       return result.modifiedCount;
     },
 
     async markRead(userId, verb, targetId, now) {
-      const result = await records.updateOne(
-        { ...live(userId, now), verb, targetId },
-        { $set: { hasRead: true } },
-      );
+      const result = await records.updateOne({ ...live(userId, now), verb, targetId }, markedRead);
       return result.matchedCount > 0;
     },
 

@@ -244,6 +244,8 @@ describe('tray endpoints (platform document 4.1)', () => {
         expect(res.body).to.deep.equal({ data: 'success' });
         const stored = await api.db.collection(TRAY_RECORDS).findOne({ userId: user, verb, targetId });
         expect(stored?.hasRead).to.equal(true);
+        // The worker's compare-and-set on version must see that the record changed.
+        expect(stored?.version).to.equal(2);
       });
     }
 
