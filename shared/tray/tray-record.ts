@@ -28,6 +28,23 @@ export type FeedRef =
   /** A user feed; `name` is the feed owner's display name ("... in Ana feed"). */
   | { kind: 'user'; id: string; name: string };
 
+/** Internal (worker only): one distinct actor's latest action on a record. */
+export interface ActorLogEntry {
+  userId: string;
+  /** Epoch ms of this actor's latest action on the record. */
+  at: number;
+  /** Id of that action (post, comment or reaction id); breaks ties between equal times. */
+  actionId: string;
+}
+
+/**
+ * Written only by the tray worker (tray-service/worker). Field decisions (README, "Tray engine"):
+ * - `imageUrl` / `avatarCustomUrl` of the public record are those of `actors[0]` (the latest actor).
+ * - `targetName` is the feed's name for every verb: the community's display name, or on a user
+ *   feed the feed owner's display name (payloads carry no post title).
+ * - A deleted user's snapshots in `actors` are rewritten to `Deleted user` (platform document 2.8);
+ *   a plain rename never changes stored snapshots (2.3.7).
+ */
 export interface TrayRecordDoc {
   /** v_tarid_uid: `${verb}_${targetId}_${userId}`; for mentions the target is the mentioning post/comment. */
   _id: string;
@@ -54,6 +71,12 @@ export interface TrayRecordDoc {
   expiresAt: Date;
   /** Compare-and-set counter for concurrent workers. */
   version: number;
+  /**
+   * Internal (worker only, not part of the public record): every distinct actor with their latest
+   * action, in no particular order. Its length is `actorsCount`; it lets an actor who acts again
+   * move to the front without being counted twice, and makes re-applying an action a no-op.
+   */
+  actorLog: ActorLogEntry[];
 }
 
 /** community_members: one document per (community, user); drives post fan-out (2.3.6). */
