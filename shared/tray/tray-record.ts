@@ -7,6 +7,8 @@ export const TRAY_RECORDS = 'tray_records';
 export const MEMBERSHIPS = 'community_members';
 export const USER_PROFILES = 'user_profiles';
 export const EVENTS = 'events';
+/** Internal (worker only): write claims that make compare-and-set safe on FerretDB (claim-versions.ts). */
+export const TRAY_RECORD_CLAIMS = 'tray_record_claims';
 
 /** Record verbs: the four of section 4.1 plus the mention verbs of section 2.3 (v3 only). */
 export const trayVerbs = ['post', 'comment', 'reaction', 'mentreply', 'mention', 'mentreact'] as const;
@@ -69,7 +71,11 @@ export interface TrayRecordDoc {
   hasRead: boolean;
   /** lastUpdate + TRAY_RETENTION_DAYS; TTL index where supported, purge + read filter everywhere. */
   expiresAt: Date;
-  /** Compare-and-set counter for concurrent workers. */
+  /**
+   * Compare-and-set counter for concurrent workers. Any other writer (the API setting `hasRead`)
+   * must also `$inc` it, so a worker that read the record before that write retries instead of
+   * overwriting it.
+   */
   version: number;
   /**
    * Internal (worker only, not part of the public record): every distinct actor with their latest

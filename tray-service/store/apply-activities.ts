@@ -1,13 +1,15 @@
 import type { Db } from 'mongodb';
-import { membershipId } from '../../shared/tray/tray-record.ts';
 import { recordKey, type Activity } from '../worker/activity.ts';
 import { applyActivity, type ApplyOptions } from '../worker/apply-activity.ts';
+import type { KeyedLock } from '../worker/keyed-lock.ts';
 import { casUpdateRecords } from './cas-update-records.ts';
-import { memberAt, membershipsOf, postRecipients } from './membership-store.ts';
+import { postRecipients } from './membership-store.ts';
 
 export interface ApplyActivitiesOptions extends ApplyOptions {
   /** Recipients per read-compute-write round of a fan-out (TRAY_FANOUT_BATCH). */
   fanOutBatch: number;
+  /** The worker's in-process lock: its own jobs queue up on a hot record instead of colliding. */
+  lock?: KeyedLock;
 }
 
 interface Delivery {
@@ -17,8 +19,10 @@ interface Delivery {
 
 /**
  * Turns activities into record writes. Personal activities (comment, reply, reaction, mention)
- * cost one membership read and one compare-and-set round; a community post streams the members
- * in large batches, each batch one compare-and-set round (one `$in` read, one bulkWrite).
+ * cost one compare-and-set round; a community post streams the members in large batches, each
+ * batch one compare-and-set round. Memberships (2.3.6) gate the community's own target, the
+ * `post` record: a comment on a user's post reaches its owner whether or not they still belong to
+ * the community (the record's target is the post, not the community).
  */
 export async function applyActivities(
   db: Db,
@@ -31,7 +35,7 @@ export async function applyActivities(
       ? [{ recipientId: activity.audience.userId, activity }]
       : [],
   );
-  await writeDeliveries(db, await stillMembers(db, personal), options);
+  await writeDeliveries(db, personal, options);
 
   for (const activity of activities) {
     if (activity.audience.kind !== 'community') continue;
@@ -49,25 +53,20 @@ export async function applyActivities(
   }
 }
 
-/**
- * A user who left a community gets nothing more from its targets, and after rejoining nothing
- * that happened while away (platform document 2.3.6).
- */
-async function stillMembers(db: Db, deliveries: Delivery[]): Promise<Delivery[]> {
-  const inCommunity = deliveries.filter((delivery) => delivery.activity.feed.kind === 'community');
-  const docs = await membershipsOf(
-    db,
-    inCommunity.map((delivery) => ({ communityId: delivery.activity.feed.id, userId: delivery.recipientId })),
-  );
-  return deliveries.filter(
-    (delivery) =>
-      delivery.activity.feed.kind !== 'community' ||
-      memberAt(docs.get(membershipId(delivery.activity.feed.id, delivery.recipientId)), delivery.activity.at),
-  );
-}
-
-async function writeDeliveries(db: Db, deliveries: Delivery[], options: ApplyOptions): Promise<void> {
+async function writeDeliveries(
+  db: Db,
+  deliveries: Delivery[],
+  options: ApplyActivitiesOptions,
+): Promise<void> {
   if (deliveries.length === 0) return;
+  if (options.lock) {
+    const { lock, ...unlocked } = options;
+    const keys = deliveries.map(({ activity, recipientId }) =>
+      recordKey(activity.verb, activity.targetId, recipientId),
+    );
+    await lock.run(keys, () => writeDeliveries(db, deliveries, unlocked));
+    return;
+  }
   // Several deliveries of one job may share a record (a user mentioned twice): fold them in order.
   const byKey = new Map<string, Delivery[]>();
   for (const delivery of deliveries) {

@@ -1,10 +1,18 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MongoBulkWriteError, type AnyBulkWriteOperation, type Db } from 'mongodb';
 import { TRAY_RECORDS, type TrayRecordDoc } from '../../shared/tray/tray-record.ts';
+import { claimVersions } from './claim-versions.ts';
 
 const DUPLICATE_KEY = 11000;
 
 /** Computes a record's next state from its current one (undefined: no record yet). Must be pure. */
 export type ComputeRecord = (key: string, current: TrayRecordDoc | undefined) => TrayRecordDoc | 'unchanged';
+
+export interface CasOptions {
+  maxRounds?: number;
+  /** See ClaimOptions.takeoverMs. */
+  claimTakeoverMs?: number;
+}
 
 export interface CasResult {
   /** Records inserted or replaced. */
@@ -15,18 +23,20 @@ export interface CasResult {
 
 /**
  * Optimistic compare-and-set over many records at once (DESIGN.md "Storage rules": no
- * transactions or update pipelines on FerretDB). One round = one `$in` read, a pure compute, one
- * unordered bulkWrite: inserts for new records (a concurrent insert fails with a duplicate key) and
- * replaces filtered on {_id, version} (a concurrent update makes the filter miss). Collided keys
- * are read again and recomputed; because `compute` is idempotent, records whose write did land
- * come out 'unchanged', so nothing is applied twice.
+ * transactions or update pipelines on FerretDB). One round: one `$in` read, a pure compute, then
+ * - new records: one unordered insert (a concurrent insert of the same record fails on `_id`);
+ * - changed records: one unordered claim insert of `record#nextVersion` (claimVersions), then one
+ *   unordered replace filtered on {_id, version} for the claims won.
+ * Keys that lost a race are read again and recomputed; `compute` is idempotent, so a record whose
+ * write did land comes out 'unchanged' and nothing is applied twice.
  */
 export async function casUpdateRecords(
   db: Db,
   keys: readonly string[],
   compute: ComputeRecord,
-  maxRounds = 20,
+  options: CasOptions = {},
 ): Promise<CasResult> {
+  const maxRounds = options.maxRounds ?? 50;
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
   let pending = [...new Set(keys)];
   let written = 0;
@@ -36,32 +46,46 @@ export async function casUpdateRecords(
       // Thrown, so bull retries the job later: a record this contended is a transient state.
       throw new Error(`tray records still contended after ${maxRounds} rounds (${pending.length} records)`);
     }
+    // Spread colliding writers apart instead of letting them collide again at once.
+    if (rounds > 1) await sleep(Math.random() * Math.min(5 * rounds, 100));
     const current = await records
       .find({ _id: { $in: pending } }, { batchSize: pending.length + 1 })
       .toArray();
     const byKey = new Map(current.map((doc) => [doc._id, doc]));
-    const ops: AnyBulkWriteOperation<TrayRecordDoc>[] = [];
-    const opKeys: string[] = [];
+    const inserts: TrayRecordDoc[] = [];
+    const updates: { before: TrayRecordDoc; next: TrayRecordDoc }[] = [];
     for (const key of pending) {
       const before = byKey.get(key);
       const next = compute(key, before);
       if (next === 'unchanged') continue;
-      opKeys.push(key);
-      if (before) {
-        const { _id, ...replacement } = next;
-        ops.push({ replaceOne: { filter: { _id, version: before.version }, replacement } });
-      } else {
-        ops.push({ insertOne: { document: next } });
-      }
+      if (before) updates.push({ before, next });
+      else inserts.push(next);
     }
-    if (ops.length === 0) break;
-    const outcome = await writeAll(db, ops);
-    const replaces = ops.filter((op) => 'replaceOne' in op).length;
-    written += outcome.inserted + outcome.matched;
-    const retry = new Set(outcome.failedIndexes.map((index) => opKeys[index] ?? ''));
-    // A replace that missed its filter does not say which one; re-read every replaced key.
-    if (outcome.matched < replaces)
-      opKeys.forEach((key, index) => 'replaceOne' in ops[index]! && retry.add(key));
+    const won = await claimVersions(
+      db,
+      updates.map(({ before, next }) => ({ recordId: before._id, version: next.version })),
+      // After a few lost rounds, check whether the claim's writer died (see claimVersions).
+      { takeoverMs: options.claimTakeoverMs ?? 60_000, takeOver: rounds % 5 === 0 },
+    );
+    const ops: AnyBulkWriteOperation<TrayRecordDoc>[] = [
+      ...inserts.map((document) => ({ insertOne: { document } })),
+      ...updates
+        .filter(({ before }) => won.has(before._id))
+        .map(({ before, next }) => {
+          const { _id, ...replacement } = next;
+          return { replaceOne: { filter: { _id, version: before.version }, replacement } };
+        }),
+    ];
+    const retry = new Set(
+      updates.filter(({ before }) => !won.has(before._id)).map(({ before }) => before._id),
+    );
+    if (ops.length > 0) {
+      const outcome = await writeAll(db, ops);
+      written += outcome.inserted + outcome.matched;
+      for (const index of outcome.failedIndexes) retry.add(inserts[index]?._id ?? '');
+      // A replace that missed its filter does not say which one: re-read every replaced key.
+      if (outcome.matched < ops.length - inserts.length) for (const key of won) retry.add(key);
+    }
     retry.delete('');
     pending = [...retry];
   }
@@ -71,7 +95,7 @@ export async function casUpdateRecords(
 interface WriteOutcome {
   inserted: number;
   matched: number;
-  /** Indexes (in `ops`) of inserts that lost a race to a concurrent insert. */
+  /** Indexes (in `ops`, inserts first) of inserts that lost a race to a concurrent insert. */
   failedIndexes: number[];
 }
 

@@ -1,5 +1,5 @@
 import type { Db, IndexSpecification } from 'mongodb';
-import { EVENTS, MEMBERSHIPS, TRAY_RECORDS } from '../../shared/tray/tray-record.ts';
+import { EVENTS, MEMBERSHIPS, TRAY_RECORD_CLAIMS, TRAY_RECORDS } from '../../shared/tray/tray-record.ts';
 
 export interface WorkerIndexes {
   /** Whether the server accepted TTL indexes (MongoDB does; FerretDB 1.24 does not). */
@@ -24,6 +24,8 @@ export async function ensureWorkerIndexes(db: Db): Promise<WorkerIndexes> {
   // Retention: deleteMany({expiresAt <= now}) in purgeExpired, and the server's own TTL deletes.
   const ttlRecords = await expiryIndex(db, TRAY_RECORDS);
   const ttlEvents = await expiryIndex(db, EVENTS);
+  // Write claims: deleteMany({expiresAt <= now}) in purgeExpired.
+  await expiryIndex(db, TRAY_RECORD_CLAIMS);
   return { ttl: ttlRecords && ttlEvents };
 }
 

@@ -66,29 +66,6 @@ export function postRecipients(
     .map((doc) => ({ userId: doc.userId }));
 }
 
-/** The membership documents of (community, user) pairs, keyed by membershipId. */
-export async function membershipsOf(
-  db: Db,
-  pairs: readonly { communityId: string; userId: string }[],
-): Promise<Map<string, MembershipDoc>> {
-  if (pairs.length === 0) return new Map();
-  const ids = [...new Set(pairs.map((pair) => membershipId(pair.communityId, pair.userId)))];
-  const docs = await db
-    .collection<MembershipDoc>(MEMBERSHIPS)
-    .find({ _id: { $in: ids } })
-    .toArray();
-  return new Map(docs.map((doc) => [doc._id, doc]));
-}
-
-/**
- * Whether a user's records may be updated with a community's target at time `at` (2.3.6). No
- * membership document means the tray has not seen this user join or leave (no import yet): the
- * notification is delivered rather than silently lost.
- */
-export function memberAt(doc: MembershipDoc | undefined, at: number): boolean {
-  return doc === undefined || (doc.active && doc.since <= at);
-}
-
 /** A deleted user's memberships end, so post fan-outs stop creating records for them. */
 export async function endMemberships(db: Db, userIds: readonly string[], at: number): Promise<void> {
   if (userIds.length === 0) return;

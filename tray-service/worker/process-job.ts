@@ -5,12 +5,14 @@ import { applyActivities } from '../store/apply-activities.ts';
 import { applyMembershipChanges } from '../store/membership-store.ts';
 import { storeEvent } from '../store/store-event.ts';
 import { applyProfileChanges } from '../store/user-profile-store.ts';
+import type { KeyedLock } from './keyed-lock.ts';
 import { mapEvent } from './map-event.ts';
 
 export interface ProcessOptions {
   eventsRetentionDays: number;
   trayRetentionDays: number;
   fanOutBatch: number;
+  lock?: KeyedLock;
   /**
    * Runs after the event is stored and applied (DESIGN.md data flow, step d: moderation rules).
    * Must be idempotent: a job that throws is retried and the hook sees the event again.
@@ -41,6 +43,7 @@ export async function processJob(
   await applyActivities(db, mapped.activities, {
     retentionDays: options.trayRetentionDays,
     fanOutBatch: options.fanOutBatch,
+    ...(options.lock ? { lock: options.lock } : {}),
   });
   if (options.onStored) await options.onStored(stored);
   return stored;

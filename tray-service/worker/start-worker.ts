@@ -6,6 +6,7 @@ import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
 import { ensureWorkerIndexes } from '../store/ensure-worker-indexes.ts';
 import { purgeExpired } from '../store/purge-expired.ts';
+import { KeyedLock } from './keyed-lock.ts';
 import { processJob } from './process-job.ts';
 import { createWorkerMetrics } from './worker-metrics.ts';
 
@@ -38,6 +39,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     eventsRetentionDays: deps.eventsRetentionDays ?? 30,
     trayRetentionDays: deps.trayRetentionDays ?? 90,
     fanOutBatch: deps.fanOutBatch ?? 10_000,
+    lock: new KeyedLock(),
     ...(deps.onStored ? { onStored: deps.onStored } : {}),
   };
 

@@ -192,20 +192,6 @@ describe('tray worker: grouping rules (platform document 2.3)', () => {
       await worker.deliver(post('p-r5', 21));
       expect(await worker.record('post_c-run_u-cid')).to.equal(null);
     });
-
-    it('does not update a member who left with comments on their post in that community', async () => {
-      await worker.deliver(membershipEvent('leave', ['u-gil'], 'c-run'), { receivedAt: minute(30) });
-      await worker.deliver(
-        commentEvent({
-          postId: 'p-r6',
-          postOwner: 'u-gil',
-          communityId: 'c-run',
-          communityName: 'Run Club',
-          createdAt: minute(31),
-        }),
-      );
-      expect(await worker.record('comment_p-r6_u-gil')).to.equal(null);
-    });
   });
 
   describe('2.3.7 a display name change', () => {

@@ -30,6 +30,8 @@ export interface WorkerHarness {
   readonly db: Db;
   readonly queue: Bull.Queue<WebhookJobData>;
   readonly registry: Registry;
+  /** The suite's bull prefix (another worker instance on it consumes the same queue). */
+  readonly prefix: string;
   /** Queues one event like the receiver does and waits until the worker completed it. */
   deliver(envelope: TestEnvelope, options?: DeliverOptions): Promise<Bull.Job<WebhookJobData>>;
   /** Queues all at once (processed concurrently) and waits for every one. */
@@ -65,6 +67,8 @@ export function useWorker(
 
   before(async () => {
     queue = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix });
+    // Every waiting test adds a completion listener.
+    queue.setMaxListeners(1_000);
     worker = await startWorker({
       queue,
       db: mongo.db,
@@ -99,6 +103,7 @@ export function useWorker(
       return theQueue();
     },
     registry,
+    prefix,
     async deliver(envelope, options) {
       const job = await add(envelope, options);
       await job.finished();
