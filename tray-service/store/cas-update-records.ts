@@ -15,7 +15,7 @@ export interface CasOptions {
 }
 
 export interface CasResult {
-  /** Records inserted or replaced. */
+  /** Records inserted or updated. */
   written: number;
   /** Read-compute-write rounds; more than 1 means concurrent writers collided and were retried. */
   rounds: number;
@@ -26,7 +26,7 @@ export interface CasResult {
  * transactions or update pipelines on FerretDB). One round: one `$in` read, a pure compute, then
  * - new records: one unordered insert (a concurrent insert of the same record fails on `_id`);
  * - changed records: one unordered claim insert of `record#nextVersion` (claimVersions), then one
- *   unordered replace filtered on {_id, version} for the claims won.
+ *   `updateMany` per group of records moving to the same state, filtered on {_id: {$in}, version}.
  * Keys that lost a race are read again and recomputed; `compute` is idempotent, so a record whose
  * write did land comes out 'unchanged' and nothing is applied twice.
  */
@@ -67,14 +67,10 @@ export async function casUpdateRecords(
       // After a few lost rounds, check whether the claim's writer died (see claimVersions).
       { takeoverMs: options.claimTakeoverMs ?? 60_000, takeOver: rounds % 5 === 0 },
     );
+    const wonUpdates = updates.filter(({ before }) => won.has(before._id));
     const ops: AnyBulkWriteOperation<TrayRecordDoc>[] = [
       ...inserts.map((document) => ({ insertOne: { document } })),
-      ...updates
-        .filter(({ before }) => won.has(before._id))
-        .map(({ before, next }) => {
-          const { _id, ...replacement } = next;
-          return { replaceOne: { filter: { _id, version: before.version }, replacement } };
-        }),
+      ...groupedUpdates(wonUpdates),
     ];
     const retry = new Set(
       updates.filter(({ before }) => !won.has(before._id)).map(({ before }) => before._id),
@@ -83,13 +79,44 @@ export async function casUpdateRecords(
       const outcome = await writeAll(db, ops);
       written += outcome.inserted + outcome.matched;
       for (const index of outcome.failedIndexes) retry.add(inserts[index]?._id ?? '');
-      // A replace that missed its filter does not say which one: re-read every replaced key.
-      if (outcome.matched < ops.length - inserts.length) for (const key of won) retry.add(key);
+      // An update that missed its filter does not say which record: re-read every updated key.
+      if (outcome.matched < wonUpdates.length) for (const key of won) retry.add(key);
     }
     retry.delete('');
     pending = [...retry];
   }
   return { written, rounds };
+}
+
+/**
+ * One `updateMany` per group of records whose next state is the same apart from `_id` and
+ * `userId`: a post fanned out to a community typically moves thousands of member records the same
+ * way. FerretDB runs every update statement in its own transaction (about as slow as a disk sync),
+ * so 10,000 replaces would take minutes where one grouped statement takes one. The filter keeps
+ * compare-and-set per document: `{_id: {$in}, version}`.
+ */
+function groupedUpdates(
+  updates: { before: TrayRecordDoc; next: TrayRecordDoc }[],
+): AnyBulkWriteOperation<TrayRecordDoc>[] {
+  const groups = new Map<
+    string,
+    { ids: string[]; version: number; $set: Partial<TrayRecordDoc>; $unset: Record<string, ''> }
+  >();
+  for (const { before, next } of updates) {
+    const { _id, userId: _userId, ...$set } = next;
+    const $unset: Record<string, ''> = {};
+    for (const field of Object.keys(before)) if (!(field in next)) $unset[field] = '';
+    const key = JSON.stringify([before.version, $set, $unset]);
+    const group = groups.get(key);
+    if (group) group.ids.push(_id);
+    else groups.set(key, { ids: [_id], version: before.version, $set, $unset });
+  }
+  return [...groups.values()].map(({ ids, version, $set, $unset }) => ({
+    updateMany: {
+      filter: { _id: { $in: ids }, version },
+      update: Object.keys($unset).length > 0 ? { $set, $unset } : { $set },
+    },
+  }));
 }
 
 interface WriteOutcome {
