@@ -72,9 +72,10 @@ export interface TrayRecordDoc {
   /** lastUpdate + TRAY_RETENTION_DAYS; TTL index where supported, purge + read filter everywhere. */
   expiresAt: Date;
   /**
-   * Compare-and-set counter for concurrent workers. Any other writer (the API setting `hasRead`)
-   * must also `$inc` it, so a worker that read the record before that write retries instead of
-   * overwriting it.
+   * Compare-and-set counter, owned by the worker (each worker write claims `${_id}#${version}` in
+   * tray_record_claims first). Other writers (the API setting `hasRead`) must not change it: they
+   * `$set` hasRead only. A worker write that races with it keeps the worker's hasRead, which is
+   * false exactly when the write brings new activity.
    */
   version: number;
   /**
