@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import type { TrayRecordDoc } from '../../shared/tray/tray-record.ts';
 import { recordKey, type Activity } from '../worker/activity.ts';
 import { applyActivity, type ApplyOptions } from '../worker/apply-activity.ts';
 import type { KeyedLock } from '../worker/keyed-lock.ts';
@@ -8,6 +9,8 @@ import { postRecipients } from './membership-store.ts';
 export interface ApplyActivitiesOptions extends ApplyOptions {
   /** Recipients per read-compute-write round of a fan-out (TRAY_FANOUT_BATCH). */
   fanOutBatch: number;
+  /** The job's dedupe key (owner of its write claims). */
+  owner: string;
   /** The worker's in-process lock: its own jobs queue up on a hot record instead of colliding. */
   lock?: KeyedLock;
 }
@@ -73,12 +76,14 @@ async function writeDeliveries(
     const key = recordKey(delivery.activity.verb, delivery.activity.targetId, delivery.recipientId);
     byKey.set(key, [...(byKey.get(key) ?? []), delivery]);
   }
-  await casUpdateRecords(db, [...byKey.keys()], (key, current) => {
+  const keys = [...byKey.keys()];
+  const compute = (key: string, current: TrayRecordDoc | undefined) => {
     let next = current;
     for (const { activity, recipientId } of byKey.get(key) ?? []) {
       const applied = applyActivity(next, activity, recipientId, options);
       if (applied !== 'unchanged') next = applied;
     }
     return next === current || next === undefined ? 'unchanged' : next;
-  });
+  };
+  await casUpdateRecords(db, keys, compute, { owner: options.owner });
 }

@@ -9,6 +9,8 @@ const DUPLICATE_KEY = 11000;
 export type ComputeRecord = (key: string, current: TrayRecordDoc | undefined) => TrayRecordDoc | 'unchanged';
 
 export interface CasOptions {
+  /** The job's dedupe key, recorded on its claims (see claimVersions). */
+  owner: string;
   maxRounds?: number;
   /** See ClaimOptions.takeoverMs. */
   claimTakeoverMs?: number;
@@ -34,7 +36,7 @@ export async function casUpdateRecords(
   db: Db,
   keys: readonly string[],
   compute: ComputeRecord,
-  options: CasOptions = {},
+  options: CasOptions,
 ): Promise<CasResult> {
   const maxRounds = options.maxRounds ?? 50;
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
@@ -64,8 +66,7 @@ export async function casUpdateRecords(
     const won = await claimVersions(
       db,
       updates.map(({ before, next }) => ({ recordId: before._id, version: next.version })),
-      // After a few lost rounds, check whether the claim's writer died (see claimVersions).
-      { takeoverMs: options.claimTakeoverMs ?? 60_000, takeOver: rounds % 5 === 0 },
+      { takeoverMs: options.claimTakeoverMs ?? 60_000, owner: options.owner },
     );
     const wonUpdates = updates.filter(({ before }) => won.has(before._id));
     const ops: AnyBulkWriteOperation<TrayRecordDoc>[] = [

@@ -7,6 +7,8 @@ const DUPLICATE_KEY = 11000;
 export interface RecordClaimDoc {
   /** `${recordId}#${version}`: the version the claimant is about to write. */
   _id: string;
+  /** The job that claimed it (its dedupe key): a retry of that job may go on with its own claim. */
+  owner: string;
   claimedAt: Date;
   /** Claims are only needed for the instant of a write; purged (or TTL-deleted) after this. */
   expiresAt: Date;
@@ -15,8 +17,8 @@ export interface RecordClaimDoc {
 export interface ClaimOptions {
   /** A claim older than this whose version was never written is taken over (its writer died). */
   takeoverMs: number;
-  /** Whether to look for such claims now (costs a command; only worth it after repeated losses). */
-  takeOver: boolean;
+  /** Who claims: the job's dedupe key. */
+  owner: string;
   now?: Date;
 }
 
@@ -36,8 +38,9 @@ export async function claimVersions(
   if (wanted.length === 0) return new Set();
   const now = options.now ?? new Date();
   const claims = db.collection<RecordClaimDoc>(TRAY_RECORD_CLAIMS);
-  const docs = wanted.map(({ recordId, version }) => ({
+  const docs: RecordClaimDoc[] = wanted.map(({ recordId, version }) => ({
     _id: `${recordId}#${version}`,
+    owner: options.owner,
     claimedAt: now,
     expiresAt: new Date(now.getTime() + 24 * 3600 * 1000),
   }));
@@ -50,14 +53,25 @@ export async function claimVersions(
     if (error.err || writeErrors.length === 0 || writeErrors.some((w) => w.code !== DUPLICATE_KEY))
       throw error;
     for (const w of writeErrors) lost.add(w.index);
-    if (!options.takeOver)
-      return new Set(wanted.filter((_, index) => !lost.has(index)).map((c) => c.recordId));
-    // A writer that claimed a version and died before writing it would block the record forever:
-    // after takeoverMs its claim is removed and the next round claims again.
-    await claims.deleteMany({
-      _id: { $in: [...lost].map((index) => docs[index]?._id ?? '') },
-      claimedAt: { $lt: new Date(now.getTime() - options.takeoverMs) },
-    });
+    // One more read, only when claims were lost. A claim of this same job (a retry after a failure
+    // between claim and write) is ours to use: the retry computes the same next state. A claim
+    // whose writer died before writing would block the record forever: after takeoverMs it is
+    // removed and the next round claims again.
+    const held = await claims
+      .find({ _id: { $in: [...lost].map((index) => docs[index]?._id ?? '') } })
+      .toArray();
+    const heldById = new Map(held.map((claim) => [claim._id, claim]));
+    const stale: string[] = [];
+    for (const index of [...lost]) {
+      const claim = heldById.get(docs[index]?._id ?? '');
+      if (claim?.owner === options.owner) lost.delete(index);
+      else if (claim && claim.claimedAt.getTime() < now.getTime() - options.takeoverMs) stale.push(claim._id);
+    }
+    if (stale.length > 0)
+      await claims.deleteMany({
+        _id: { $in: stale },
+        claimedAt: { $lt: new Date(now.getTime() - options.takeoverMs) },
+      });
   }
   return new Set(wanted.filter((_, index) => !lost.has(index)).map((claim) => claim.recordId));
 }

@@ -25,7 +25,11 @@ export interface UserProfileDoc {
  * every record to `Deleted user` (FerretDB has no positional `$` update, so records are rewritten
  * with compare-and-set), removes the deleted user's own tray and ends their memberships.
  */
-export async function applyProfileChanges(db: Db, changes: readonly ProfileChange[]): Promise<void> {
+export async function applyProfileChanges(
+  db: Db,
+  changes: readonly ProfileChange[],
+  owner: string,
+): Promise<void> {
   if (changes.length === 0) return;
   const ops: AnyBulkWriteOperation<UserProfileDoc>[] = changes.map((change) => ({
     updateOne: {
@@ -42,7 +46,7 @@ export async function applyProfileChanges(db: Db, changes: readonly ProfileChang
     if (error.err || writeErrors.some((w) => w.code !== DUPLICATE_KEY)) throw error;
   }
   const deleted = changes.filter((change) => change.deleted);
-  if (deleted.length > 0) await forgetDeletedUsers(db, deleted);
+  if (deleted.length > 0) await forgetDeletedUsers(db, deleted, owner);
 }
 
 /** Sets the new profile; an image the new profile lacks is removed, not kept from the old one. */
@@ -60,7 +64,7 @@ function profileUpdate(change: ProfileChange) {
   return Object.keys($unset).length > 0 ? { $set, $unset } : { $set };
 }
 
-async function forgetDeletedUsers(db: Db, deleted: readonly ProfileChange[]): Promise<void> {
+async function forgetDeletedUsers(db: Db, deleted: readonly ProfileChange[], owner: string): Promise<void> {
   const ids = deleted.map((change) => change.userId);
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
   await records.deleteMany({ userId: { $in: ids } });
@@ -79,6 +83,7 @@ async function forgetDeletedUsers(db: Db, deleted: readonly ProfileChange[]): Pr
       }
       return next === current ? 'unchanged' : next;
     },
+    { owner },
   );
   await endMemberships(db, ids, Math.max(...deleted.map((change) => change.at)));
 }

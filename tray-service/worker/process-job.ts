@@ -39,10 +39,11 @@ export async function processJob(
     options.eventsRetentionDays,
   );
   await applyMembershipChanges(db, mapped.memberships);
-  await applyProfileChanges(db, mapped.profiles);
+  await applyProfileChanges(db, mapped.profiles, job.dedupeKey);
   await applyActivities(db, mapped.activities, {
     retentionDays: options.trayRetentionDays,
     fanOutBatch: options.fanOutBatch,
+    owner: job.dedupeKey,
     ...(options.lock ? { lock: options.lock } : {}),
   });
   if (options.onStored) await options.onStored(stored);
