@@ -81,7 +81,11 @@ try {
     );
     await Promise.all(jobs.map((job) => job.finished()));
     // Commands counted by the monitored client are the worker's only (bull talks to Redis).
-    return { ms: performance.now() - started, commands };
+    const result = { ms: performance.now() - started, commands };
+    process.stderr.write(
+      `[bench] ${envelopes.length} jobs: ${(result.ms / 1000).toFixed(1)} s, ${commands} commands\n`,
+    );
+    return result;
   }
 
   const comment = (index: number, author: string, minute: number) => ({
