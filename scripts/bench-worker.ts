@@ -45,7 +45,8 @@ const cleanup = async () => {
   await Promise.all(servers.map((server) => server.stop()));
   rmSync(dir, { recursive: true, force: true });
 };
-process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.on(signal, () => void cleanup().then(() => process.exit(130)));
 
 try {
   const redisUrl = process.env.REDIS_URL ?? (await startRedis({ dir: join(dir, 'redis') }).then(keep)).url;

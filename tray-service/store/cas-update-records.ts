@@ -50,9 +50,9 @@ export async function casUpdateRecords(
     }
     // Spread colliding writers apart instead of letting them collide again at once.
     if (rounds > 1) await sleep(Math.random() * Math.min(5 * rounds, 100));
-    const current = await records
-      .find({ _id: { $in: pending } }, { batchSize: pending.length + 1 })
-      .toArray();
+    // A single key is read with a plain `_id` filter, the one filter FerretDB serves from its index.
+    const filter = pending.length === 1 ? { _id: pending[0] ?? '' } : { _id: { $in: pending } };
+    const current = await records.find(filter, { batchSize: pending.length + 1 }).toArray();
     const byKey = new Map(current.map((doc) => [doc._id, doc]));
     const inserts: TrayRecordDoc[] = [];
     const updates: { before: TrayRecordDoc; next: TrayRecordDoc }[] = [];
