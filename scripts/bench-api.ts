@@ -65,6 +65,11 @@ function record(userId: string, i: number, now: number): TrayRecordDoc {
       { userId: 'b', name: 'Ben', at: lastUpdate - 1 },
     ],
     actorsCount: 2 + (i % 5),
+    actorLog: Array.from({ length: 2 + (i % 5) }, (_, k) => ({
+      userId: `u${k}`,
+      at: lastUpdate - k,
+      actionId: `c${i}-${k}`,
+    })),
     lastUpdate,
     hasRead: i % 4 === 0,
     expiresAt: new Date(lastUpdate + 90 * DAY_MS),

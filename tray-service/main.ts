@@ -30,7 +30,17 @@ const redis = createRedis(config.REDIS_URL);
 redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
 const queue = createWebhookQueue({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
 
-const worker = await startWorker({ queue, db, logger, registry });
+const worker = await startWorker({
+  queue,
+  db,
+  logger,
+  registry,
+  concurrency: config.TRAY_WORKER_CONCURRENCY,
+  eventsRetentionDays: config.EVENTS_RETENTION_DAYS,
+  trayRetentionDays: config.TRAY_RETENTION_DAYS,
+  purgeIntervalMs: config.TRAY_PURGE_INTERVAL_MS,
+  fanOutBatch: config.TRAY_FANOUT_BATCH,
+});
 // Tray API (issue 5): indexes, token verifier, shared per-user rate limit, message renderer.
 await ensureApiIndexes(db);
 const api = createTrayApi({

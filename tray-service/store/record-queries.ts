@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { Db, Filter } from 'mongodb';
 import { TRAY_RECORDS, type TrayRecordDoc, type TrayVerb } from '../../shared/tray/tray-record.ts';
+import { casUpdateRecords, type ComputeRecord } from './cas-update-records.ts';
 import { cutPage, NO_MORE_PAGES, pageFetchLimit, startAfterRange } from './timestamp-page.ts';
 
 export interface HistoryPage {
@@ -34,11 +36,16 @@ export interface RecordQueries {
 }
 
 /**
- * Marks read and moves `version` on, so a worker's compare-and-set on `version` (issue 4) that
- * read the record before this write fails and recomputes from the read state instead of
- * overwriting it.
+ * Marking read is a record write like the worker's, so it goes through the same compare-and-set
+ * (claim `${_id}#${version}`, then write filtered on version). A plain `$set` is not enough: on
+ * FerretDB updates are read-modify-write and not atomic, so it could silently undo a concurrent
+ * worker write (new actors lost), and on MongoDB the worker could overwrite the read flag.
  */
-const markedRead = { $set: { hasRead: true }, $inc: { version: 1 } };
+const markRead: ComputeRecord = (_key, current) =>
+  current && !current.hasRead ? { ...current, hasRead: true, version: current.version + 1 } : 'unchanged';
+
+/** Claims of the API are owned by the request; a retry of a request is a new request. */
+const apiWriter = () => ({ owner: `api:${randomUUID()}` });
 
 /** Newest first; `_id` breaks ties so every page of the order is deterministic. */
 const newestFirst = { lastUpdate: -1, _id: -1 } as const;
@@ -96,13 +103,28 @@ export function createRecordQueries(db: Db): RecordQueries {
         .toArray(),
 
     async markAllRead(userId) {
-      const result = await records.updateMany({ userId, hasRead: false }, markedRead);
-      return result.modifiedCount;
+      const unread = await records.find({ userId, hasRead: false }, { projection: { _id: 1 } }).toArray();
+      const { written } = await casUpdateRecords(
+        db,
+        unread.map((r) => r._id),
+        markRead,
+        apiWriter(),
+      );
+      return written;
     },
 
     async markRead(userId, verb, targetId, now) {
-      const result = await records.updateOne({ ...live(userId, now), verb, targetId }, markedRead);
-      return result.matchedCount > 0;
+      const found = await records
+        .find({ ...live(userId, now), verb, targetId }, { projection: { _id: 1 } })
+        .toArray();
+      if (found.length === 0) return false;
+      await casUpdateRecords(
+        db,
+        found.map((r) => r._id),
+        markRead,
+        apiWriter(),
+      );
+      return true;
     },
 
     async deleteAll(userId) {

@@ -8,7 +8,15 @@ export function aTrayRecord(overrides: Partial<TrayRecordDoc> & { userId: string
   const verb: TrayVerb = overrides.verb ?? 'comment';
   const targetId = overrides.targetId ?? `post-${Math.random().toString(36).slice(2, 10)}`;
   const lastUpdate = overrides.lastUpdate ?? Date.now();
+  const actors = overrides.actors ?? [
+    { userId: 'ana', name: 'Ana', imageUrl: 'https://img.example/ana.png', at: lastUpdate },
+  ];
   return {
+    actorLog: actors.map((actor, index) => ({
+      userId: actor.userId,
+      at: actor.at,
+      actionId: `action-${index}`,
+    })),
     _id: `${verb}_${targetId}_${overrides.userId}`,
     verb,
     targetId,
@@ -16,8 +24,8 @@ export function aTrayRecord(overrides: Partial<TrayRecordDoc> & { userId: string
     targetName: 'A day out',
     lastActionId: 'comment-1',
     feed: { kind: 'community', id: 'c1', name: 'Hiking Club' },
-    actors: [{ userId: 'ana', name: 'Ana', imageUrl: 'https://img.example/ana.png', at: lastUpdate }],
-    actorsCount: 1,
+    actors,
+    actorsCount: actors.length,
     lastUpdate,
     hasRead: false,
     expiresAt: new Date(lastUpdate + 90 * DAY_MS),
