@@ -85,6 +85,7 @@ describe('refuseEvictingRedis against a real redis-server', function () {
             REDIS_URL: lru.url,
             MONGODB_URI: testStack().mongoUri,
             WEBHOOK_SECRETS: 'eviction-test-secret',
+            JWT_SECRET: 'eviction-test-jwt-secret-of-32-characters',
             SPOOL_DIR: join(dir, 'spool'),
             RECEIVER_PORT: port,
             TRAY_PORT: port,
