@@ -73,6 +73,74 @@ describe('faults end to end: receiver -> queue -> worker -> events collection (r
     rmSync(dir, { recursive: true, force: true });
   });
 
+  describe('when the worker process is SIGKILLed mid-batch and another one is started', () => {
+    it('recovers the stalled jobs and stores every acknowledged event exactly once', async () => {
+      const prefix = useQueuePrefix();
+      const dbName = uniqueName('e2e');
+      const { client, db } = await connectMongo(testStack().mongoUri, dbName, { appName: 'reliability' });
+      try {
+        const receiver = await startReceiverProcess({
+          redisUrl: redis.url,
+          prefix,
+          spoolDir: join(dir, 'spool'),
+        });
+        processes.push(receiver);
+        const trayOptions = { redisUrl: redis.url, mongoUri: testStack().mongoUri, db: dbName, prefix };
+        const first = await startTrayProcess(trayOptions);
+        processes.push(first);
+        const events = db.collection<{ _id: string }>(EVENTS);
+        const count = Math.round(burstSize / 2);
+        const started = performance.now();
+        const deliveries = await sendBurst({
+          urls: [receiver.url],
+          secret: faultSecret,
+          count,
+          concurrency: 16,
+          tag: 'e2e-worker-kill',
+        });
+        // Kill the worker once it is well into the batch (bounded wait), with jobs still active.
+        for (let n = 0; n < 600 && (await events.countDocuments({})) < count * 0.2; n += 1) await sleep(100);
+        const storedAtKill = await events.countDocuments({});
+        await first.kill();
+        const second = await startTrayProcess(trayOptions);
+        processes.push(second);
+        await waitUntilQueueEmpty(redis.url, prefix, 300_000);
+        const endToEndMs = performance.now() - started;
+
+        const acked = new Set(deliveries.filter((d) => d.status === 200).map((d) => d.id));
+        const sent = new Set(deliveries.map((d) => d.id));
+        const stored = new Set(
+          (await events.find({}, { projection: { _id: 1 } }).toArray()).map((e) => e._id),
+        );
+        const figures = {
+          sent: deliveries.length,
+          statuses: tally(deliveries.map((d) => d.status)),
+          acknowledged: acked.size,
+          storedWhenKilled: storedAtKill,
+          storedInEvents: stored.size,
+          lost: [...acked].filter((id) => !stored.has(id)).length,
+          duplicated: (await events.countDocuments({})) - stored.size,
+          unknown: [...stored].filter((id) => !sent.has(id)).length,
+          failedJobs: await failedJobs(redis.url, prefix),
+          ackLatencyMs: latencySummary(deliveries.filter((d) => d.status === 200).map((d) => d.ms)),
+          endToEndMs: Math.round(endToEndMs),
+        };
+        reportFigures('e2e worker SIGKILL mid-batch', figures);
+        expect(storedAtKill, 'events stored before the kill').to.be.below(count);
+        expect(figures).to.deep.include({
+          lost: 0,
+          duplicated: 0,
+          unknown: 0,
+          failedJobs: 0,
+          acknowledged: count,
+        });
+      } finally {
+        await db.dropDatabase().catch(() => undefined);
+        await client.close();
+      }
+    });
+  });
+
   describe('when Redis is SIGKILLed during a burst while the worker runs, and restarted 1.5 s later', () => {
     it('stores every acknowledged event in the events collection exactly once', async () => {
       const prefix = useQueuePrefix();
