@@ -57,6 +57,12 @@ const userIdInput = {
   description: 'A user id; numbers are read as their decimal string',
 };
 
+/** Body of block and unblock: one user per call (platform document 4.2, rule 1). */
+const blockUserBody = {
+  required: true,
+  content: json({ type: 'object', required: ['blockUserId'], properties: { blockUserId: userIdInput } }),
+};
+
 const localeParam = {
   name: 'locale',
   in: 'query',
@@ -309,14 +315,7 @@ export const openApiDocument = {
       post: {
         summary: 'Block one user (idempotent)',
         deprecated: true,
-        requestBody: {
-          required: true,
-          content: json({
-            type: 'object',
-            required: ['blockUserId'],
-            properties: { blockUserId: userIdInput },
-          }),
-        },
+        requestBody: blockUserBody,
         responses: withBlockHeaders({
           200: { description: 'Blocked', content: json(ref('BlockStatus')) },
           ...blockErrors,
@@ -325,14 +324,7 @@ export const openApiDocument = {
       delete: {
         summary: 'Unblock one user (idempotent)',
         deprecated: true,
-        requestBody: {
-          required: true,
-          content: json({
-            type: 'object',
-            required: ['blockUserId'],
-            properties: { blockUserId: userIdInput },
-          }),
-        },
+        requestBody: blockUserBody,
         responses: withBlockHeaders({
           200: { description: 'Not blocked', content: json(ref('BlockStatus')) },
           ...blockErrors,

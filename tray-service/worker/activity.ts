@@ -1,4 +1,4 @@
-import type { FeedRef, TrayVerb } from '../../shared/tray/tray-record.ts';
+import type { TrayRecordDoc, TrayVerb } from '../../shared/tray/tray-record.ts';
 
 /** A user as the event showed them when they acted (platform document 2.3.7). */
 export interface ActorInfo {
@@ -14,18 +14,23 @@ export interface ActorInfo {
  */
 export type Audience = { kind: 'user'; userId: string } | { kind: 'community'; communityId: string };
 
-/** One action's contribution to the record(s) of its audience; produced only by mapEvent. */
-export interface Activity {
-  verb: TrayVerb;
-  targetId: string;
-  targetType: 'community' | 'post';
-  targetName: string;
-  parentTargetId?: string;
-  /** Post, comment or reaction id: also what makes re-applying the same action a no-op. */
-  lastActionId: string;
-  lastActionSegmentNo?: number;
-  feed: FeedRef;
-  mentionIn?: 'post' | 'comment';
+/**
+ * One action's contribution to the record(s) of its audience; produced only by mapEvent. The
+ * record-level fields are the record's own (lastActionId, a post, comment or reaction id, is also
+ * what makes re-applying the same action a no-op).
+ */
+export interface Activity extends Pick<
+  TrayRecordDoc,
+  | 'verb'
+  | 'targetId'
+  | 'targetType'
+  | 'targetName'
+  | 'parentTargetId'
+  | 'lastActionId'
+  | 'lastActionSegmentNo'
+  | 'feed'
+  | 'mentionIn'
+> {
   actor: ActorInfo;
   /** Epoch ms the action happened (the payload's createdAt). */
   at: number;
