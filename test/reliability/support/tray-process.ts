@@ -2,6 +2,9 @@ import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../../../scripts/lib/local-servers.ts';
 import { cleanEnv, startScript } from '../../support/run-script.ts';
 
+/** The JWT_SECRET the tray process is started with, so tests can mint tokens it accepts. */
+export const trayJwtSecret = 'reliability-fault-jwt-secret-32-characters';
+
 export interface TrayProcess {
   readonly child: ChildProcess;
   readonly port: number;
@@ -15,6 +18,8 @@ export async function startTrayProcess(options: {
   mongoUri: string;
   db: string;
   prefix: string;
+  /** Extra variables, e.g. RATE_LIMIT_CALLS. */
+  env?: NodeJS.ProcessEnv;
 }): Promise<TrayProcess> {
   const port = await freePort();
   const { child, output } = await startScript(
@@ -25,8 +30,9 @@ export async function startTrayProcess(options: {
       MONGODB_DB: options.db,
       QUEUE_PREFIX: options.prefix,
       TRAY_PORT: String(port),
-      JWT_SECRET: 'reliability-fault-jwt-secret-32-characters',
+      JWT_SECRET: trayJwtSecret,
       LOG_LEVEL: 'info',
+      ...options.env,
     }),
     /tray service listening/,
   );
