@@ -7,7 +7,10 @@ import { connectMongo } from '../shared/mongo/connect-mongo.ts';
 import { onShutdown } from '../shared/process/on-shutdown.ts';
 import { createWebhookQueue } from '../shared/queue/webhook-queue.ts';
 import { createRedis } from '../shared/redis/create-redis.ts';
+import { adminDepsFromConfig } from './admin/admin-deps-from-config.ts';
 import { createTrayApi } from './api/create-tray-api.ts';
+import { setupModeration } from './moderation/setup-moderation.ts';
+import { createEventsQueries } from './store/events-queries.ts';
 import { startWorker } from './worker/start-worker.ts';
 
 const config = loadOrExit(() => loadTrayConfig(process.env));
@@ -18,13 +21,27 @@ const redis = createRedis(config.REDIS_URL);
 redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
 const queue = createWebhookQueue({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
 
+// Admin API, moderation, queue dashboard (issue 7).
+const moderation = await setupModeration(config, { db, logger });
+await createEventsQueries(db).ensureIndexes();
+const adminQueues = moderation.queue ? [queue, moderation.queue] : [queue];
+const admin = adminDepsFromConfig(config, {
+  db,
+  logger,
+  decisions: moderation.decisions,
+  queues: adminQueues,
+});
+
 const worker = await startWorker({ queue, db, logger, registry });
-const server = await listen(createTrayApi({ logger, db, redis, registry }), { port: config.TRAY_PORT });
+const server = await listen(createTrayApi({ logger, db, redis, registry, admin }), {
+  port: config.TRAY_PORT,
+});
 logger.info({ port: config.TRAY_PORT }, 'tray service listening');
 
 onShutdown(logger, async () => {
   await closeServer(server);
   await worker.close();
+  await moderation.close();
   await queue.close();
   redis.disconnect();
   await client.close();

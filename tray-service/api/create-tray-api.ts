@@ -9,12 +9,15 @@ import { createMetricsRouter } from '../../shared/http/metrics-router.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import { pingMongo } from '../../shared/mongo/connect-mongo.ts';
 import { pingRedis } from '../../shared/redis/create-redis.ts';
+import { createAdminRouter, type AdminRouterDeps } from '../admin/create-admin-router.ts';
 
 export interface TrayApiDeps {
   logger: Logger;
   db: Db;
   redis: Redis;
   registry: Registry;
+  /** Admin API, moderation decisions and queue dashboard under /admin (issue 7). */
+  admin?: AdminRouterDeps;
 }
 
 export function createTrayApi(deps: TrayApiDeps): Express {
@@ -28,6 +31,7 @@ export function createTrayApi(deps: TrayApiDeps): Express {
     }),
   );
   app.use(createMetricsRouter(deps.registry));
+  if (deps.admin) app.use('/admin', createAdminRouter(deps.admin));
   app.use(notFound);
   app.use(errorMiddleware(deps.logger));
   return app;
