@@ -126,9 +126,9 @@ describe('admin events API', () => {
       const seen: string[] = [];
       let cursor: string | null = '';
       while (cursor !== null) {
-        const res = await list(`?limit=1${cursor ? `&cursor=${cursor}` : ''}`).expect(200);
+        const res: request.Response = await list(`?limit=1${cursor ? `&cursor=${cursor}` : ''}`).expect(200);
         seen.push(...keys(res.body));
-        cursor = res.body.nextCursor;
+        cursor = res.body.nextCursor as string | null;
       }
       expect(seen).to.deep.equal(['e5', 'e4', 'e3', 'e2', 'e1']);
     });
