@@ -39,7 +39,14 @@ export function createDecisionsRepository(db: Db) {
       const ops: AnyBulkWriteOperation<ModerationDecisionDoc>[] = docs.map(({ _id, ...rest }) => ({
         updateOne: { filter: { _id }, update: { $setOnInsert: rest }, upsert: true },
       }));
-      await decisions.bulkWrite(ops, { ordered: false });
+      try {
+        await decisions.bulkWrite(ops, { ordered: false });
+      } catch (error) {
+        // Two workers upserting the same new decision at once: one insert loses the race on _id,
+        // and the decision is stored either way.
+        const writeErrors = (error as { writeErrors?: { code?: number }[] }).writeErrors;
+        if (!writeErrors?.length || writeErrors.some((e) => e.code !== 11000)) throw error;
+      }
     },
 
     /** Of these ids, those still waiting for delivery (to re-enqueue after a crash between save and enqueue). */
