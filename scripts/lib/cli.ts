@@ -1,6 +1,6 @@
 import { SingleBar, Presets } from 'cli-progress';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { parseEnv, ConfigError } from '../../shared/config/parse-env.ts';
 
 /** A mistake of the operator's (bad flag, missing file): printed as one line, exit code 2. */

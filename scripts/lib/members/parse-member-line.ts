@@ -42,7 +42,8 @@ function parseTime(value: unknown): number | undefined | 'invalid' {
   return Number.isNaN(ms) ? 'invalid' : ms;
 }
 
-const idPattern = /^[^\s\u0000-\u001f]{1,200}$/;
+// No whitespace or control characters (\p{Cc}): ids are matched exactly by the worker.
+const idPattern = /^[^\s\p{Cc}]{1,200}$/u;
 
 export function toMemberRow(communityId: unknown, userId: unknown, joinedAt: unknown): LineResult {
   if (typeof communityId !== 'string' || !idPattern.test(communityId)) {
