@@ -9,11 +9,20 @@ import { createWebhookQueue } from '../shared/queue/webhook-queue.ts';
 import { createRedis } from '../shared/redis/create-redis.ts';
 import { adminDepsFromConfig } from './admin/admin-deps-from-config.ts';
 import { createTrayApi } from './api/create-tray-api.ts';
+import { loadBlockedWords } from './moderation/load-blocked-words.ts';
 import { setupModeration } from './moderation/setup-moderation.ts';
 import { createEventsQueries } from './store/events-queries.ts';
 import { startWorker } from './worker/start-worker.ts';
 
 const config = loadOrExit(() => loadTrayConfig(process.env));
+// Blocklisted words are read at start-up, so a missing MODERATION_WORDS_FILE stops it at once.
+const words = loadOrExit(() =>
+  loadBlockedWords({
+    words: config.MODERATION_WORDS,
+    file: config.MODERATION_WORDS_FILE,
+    mode: config.MODERATION_MATCH,
+  }),
+);
 const logger = createLogger({ name: 'tray-service', level: config.LOG_LEVEL });
 const registry = createMetricsRegistry('tray-service');
 const { client, db } = await connectMongo(config.MONGODB_URI, config.MONGODB_DB, { appName: 'tray-service' });
@@ -22,7 +31,7 @@ redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connecti
 const queue = createWebhookQueue({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
 
 // Admin API, moderation, queue dashboard (issue 7).
-const moderation = await setupModeration(config, { db, logger });
+const moderation = await setupModeration(config, { db, logger, words });
 await createEventsQueries(db).ensureIndexes();
 const adminQueues = moderation.queue ? [queue, moderation.queue] : [queue];
 const admin = adminDepsFromConfig(config, {

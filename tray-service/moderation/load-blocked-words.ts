@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { ConfigError } from '../../shared/config/parse-env.ts';
 import { parseBlockedWords, type BlockedWord, type MatchMode } from './blocked-words.ts';
 
 /** Reads MODERATION_WORDS (comma list) and MODERATION_WORDS_FILE (one per line) once at start-up. */
@@ -9,9 +10,11 @@ export function loadBlockedWords(options: { words?: string; file?: string; mode:
     try {
       text = readFileSync(options.file, 'utf8');
     } catch (error) {
-      throw new Error(`MODERATION_WORDS_FILE: cannot read ${options.file}: ${(error as Error).message}`, {
-        cause: error,
-      });
+      // A ConfigError, so start-up stops with one line naming the variable (shared/config/load-or-exit.ts).
+      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      throw new ConfigError([
+        { variable: 'MODERATION_WORDS_FILE', message: `cannot read ${options.file} (${reason})` },
+      ]);
     }
     entries.push(...text.split(/\r?\n/));
   }

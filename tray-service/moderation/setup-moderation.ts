@@ -11,7 +11,7 @@ import {
   type DecisionJobData,
 } from './decision-delivery.ts';
 import { createDecisionsRepository, type DecisionsRepository } from './decisions-repository.ts';
-import { loadBlockedWords } from './load-blocked-words.ts';
+import type { BlockedWord } from './blocked-words.ts';
 import type { ModerationRule } from './moderation-rule.ts';
 
 export interface Moderation {
@@ -25,13 +25,9 @@ export interface Moderation {
 /** Wires rules, storage and delivery from the configuration (tray-service/main.ts). */
 export async function setupModeration(
   config: TrayConfig,
-  deps: { db: Db; logger: Logger; extraRules?: readonly ModerationRule[] },
+  deps: { db: Db; logger: Logger; words: readonly BlockedWord[]; extraRules?: readonly ModerationRule[] },
 ): Promise<Moderation> {
-  const words = loadBlockedWords({
-    words: config.MODERATION_WORDS,
-    file: config.MODERATION_WORDS_FILE,
-    mode: config.MODERATION_MATCH,
-  });
+  const { words } = deps;
   const rules = [createBlockedWordsRule(words), ...(deps.extraRules ?? [])];
   const decisions = createDecisionsRepository(deps.db);
   await decisions.ensureIndexes();
