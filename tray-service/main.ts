@@ -9,6 +9,7 @@ import { createWebhookQueue } from '../shared/queue/webhook-queue.ts';
 import { createRedis } from '../shared/redis/create-redis.ts';
 import { adminDepsFromConfig } from './admin/admin-deps-from-config.ts';
 import { createTrayApi } from './api/create-tray-api.ts';
+import { createMessageRenderer } from './messages/create-message-renderer.ts';
 import { loadBlockedWords } from './moderation/load-blocked-words.ts';
 import { setupModeration } from './moderation/setup-moderation.ts';
 import { createEventsQueries } from './store/events-queries.ts';
@@ -24,6 +25,11 @@ const words = loadOrExit(() =>
   }),
 );
 const logger = createLogger({ name: 'tray-service', level: config.LOG_LEVEL });
+// Catalogues are checked and compiled before anything connects: a broken one stops start-up (issue 6).
+const messages = loadOrExit(() =>
+  createMessageRenderer({ defaultLocale: config.DEFAULT_LOCALE, overrideDir: config.TRAY_MESSAGES_DIR }),
+);
+logger.info({ locales: messages.locales, defaultLocale: messages.defaultLocale }, 'tray messages loaded');
 const registry = createMetricsRegistry('tray-service');
 const { client, db } = await connectMongo(config.MONGODB_URI, config.MONGODB_DB, { appName: 'tray-service' });
 const redis = createRedis(config.REDIS_URL);

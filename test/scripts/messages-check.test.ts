@@ -1,0 +1,62 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cleanEnv, runScript } from '../support/run-script.ts';
+
+describe('npm run messages:check (scripts/messages-check.ts)', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'messages-check-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  describe('on the shipped catalogues', () => {
+    it('exits 0 and lists the locales', async () => {
+      const result = await runScript('scripts/messages-check.ts', [], cleanEnv());
+      expect(result.stderr).to.equal('');
+      expect(result.code).to.equal(0);
+      expect(result.stdout).to.include('ok, 8 locales (de, en, es, fr, ja, pt-BR, ru, th), 31 messages');
+    });
+  });
+
+  describe('with TRAY_MESSAGES_DIR holding broken catalogues', () => {
+    it('exits 1 with one line per problem, each naming file and key', async () => {
+      writeFileSync(
+        join(dir, 'de.json'),
+        JSON.stringify({
+          'post.community.1': '{{actor1}} hat in {{comunity}} gepostet',
+          'mentreply.1': '{{actor1}} hat {{#if x}}geantwortet',
+        }),
+      );
+      writeFileSync(join(dir, 'nl.json'), JSON.stringify({ 'mentreply.1': '{{actor1}} heeft gereageerd' }));
+      const result = await runScript('scripts/messages-check.ts', [], cleanEnv({ TRAY_MESSAGES_DIR: dir }));
+      expect(result.code).to.equal(1);
+      const lines = result.stderr.trim().split('\n');
+      const file = join(dir, 'de.json');
+      expect(lines.slice(0, 2)).to.deep.equal([
+        `${file}: post.community.1: unknown placeholder {{comunity}}; this message can use {{actor1}}, {{community}}`,
+        `${file}: post.community.1: does not use {{community}}, which this message must show`,
+      ]);
+      expect(lines[2]).to.satisfy((line: string) =>
+        line.startsWith(`${file}: mentreply.1: Handlebars syntax error: Parse error on line 1:`),
+      );
+      expect(lines).to.have.lengthOf(4);
+      expect(lines.at(-1)).to.equal('messages:check: 3 problem(s)');
+      // nl has one message; the rest fall back to en, which is a note, not a problem.
+      expect(result.stdout).to.include('note: nl: post.community.1: missing, shows the en message');
+    });
+  });
+
+  describe('with an invalid DEFAULT_LOCALE', () => {
+    it('exits 1 naming the variable', async () => {
+      const result = await runScript(
+        'scripts/messages-check.ts',
+        [],
+        cleanEnv({ DEFAULT_LOCALE: 'no locale' }),
+      );
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.include('DEFAULT_LOCALE: expected a BCP 47 locale');
+    });
+  });
+});

@@ -1,0 +1,85 @@
+import { expect } from 'chai';
+import { negotiateLocale, parseAcceptLanguage } from '../../../tray-service/messages/negotiate-locale.ts';
+
+const shipped = ['de', 'en', 'es', 'fr', 'ja', 'pt-BR', 'ru', 'th'];
+const negotiate = (query: string | undefined, acceptLanguage: string | undefined) =>
+  negotiateLocale(shipped, 'en', query, acceptLanguage);
+
+describe('locale negotiation', () => {
+  describe('with ?locale=', () => {
+    it('uses a shipped locale, whatever the header says', () => {
+      expect(negotiate('ru', 'fr-CA,fr;q=0.9')).to.equal('ru');
+    });
+    it('matches case-insensitively and answers the canonical tag', () => {
+      expect(negotiate('pt-br', undefined)).to.equal('pt-BR');
+      expect(negotiate('PT_br', undefined)).to.equal('pt-BR');
+      expect(negotiate('JA', undefined)).to.equal('ja');
+    });
+    it('falls back to the language of a regional tag (fr-CA -> fr)', () => {
+      expect(negotiate('fr-CA', undefined)).to.equal('fr');
+      expect(negotiate('de-Latn-AT', undefined)).to.equal('de');
+    });
+    it('takes another region of the same language before giving up (pt, pt-PT -> pt-BR)', () => {
+      expect(negotiate('pt', undefined)).to.equal('pt-BR');
+      expect(negotiate('pt-PT', 'de')).to.equal('pt-BR');
+    });
+    it('passes an unknown locale on to Accept-Language', () => {
+      expect(negotiate('xx', 'de')).to.equal('de');
+      expect(negotiate('not a locale!', 'ja')).to.equal('ja');
+    });
+  });
+
+  describe('with Accept-Language only', () => {
+    it('picks fr from "fr-CA,fr;q=0.9,en;q=0.5"', () => {
+      expect(negotiate(undefined, 'fr-CA,fr;q=0.9,en;q=0.5')).to.equal('fr');
+    });
+    it('orders by q-value, not by position', () => {
+      expect(negotiate(undefined, 'en;q=0.2, ru;q=0.8, de;q=0.5')).to.equal('ru');
+    });
+    it('skips ranges with q=0 and unknown languages', () => {
+      expect(negotiate(undefined, 'ru;q=0, xx, de;q=0.1')).to.equal('de');
+    });
+    it('prefers a lower-weighted exact language over another region of a higher one', () => {
+      expect(negotiate(undefined, 'pt-PT, es;q=0.8')).to.equal('es');
+      expect(negotiate(undefined, 'pt-PT')).to.equal('pt-BR');
+    });
+    it('answers the default for "*"', () => {
+      expect(negotiate(undefined, 'xx, *;q=0.5, de;q=0.1')).to.equal('en');
+    });
+  });
+
+  describe('with nothing usable', () => {
+    it('answers DEFAULT_LOCALE for no query and no header', () => {
+      expect(negotiate(undefined, undefined)).to.equal('en');
+      expect(negotiateLocale(shipped, 'de', '', '')).to.equal('de');
+    });
+    it('answers the default for an unknown locale', () => {
+      expect(negotiate('tlh', 'x-klingon')).to.equal('en');
+    });
+    for (const garbage of [
+      ';;;,,,',
+      'q=1',
+      'de;q=banana',
+      'de;q=2',
+      '\u0000\u00ff\ud800',
+      '*;q=0',
+      `${'a-'.repeat(5000)}de`,
+      'en-US-'.repeat(1000),
+    ]) {
+      it(`survives Accept-Language ${JSON.stringify(garbage.slice(0, 24))}`, () => {
+        expect(negotiate(undefined, garbage)).to.equal('en');
+      });
+    }
+  });
+
+  describe('parseAcceptLanguage', () => {
+    it('keeps the client order between equal weights and ignores malformed ranges', () => {
+      expect(parseAcceptLanguage('da, en-GB;q=0.8, en;q=0.8, x y;q=0.9, de;q=0.9;level=1')).to.deep.equal([
+        'da',
+        'de',
+        'en-GB',
+        'en',
+      ]);
+    });
+  });
+});

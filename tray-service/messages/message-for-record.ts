@@ -1,0 +1,40 @@
+import type { TrayRecordDoc } from '../../shared/tray/tray-record.ts';
+import type { ActorForm, Placeholder } from './message-keys.ts';
+import { sanitizeName } from './sanitize-name.ts';
+
+export type MessageValues = Readonly<Record<Placeholder, string | number>>;
+
+export interface RecordMessage {
+  /** A key of `messageKeys`. */
+  key: string;
+  values: MessageValues;
+}
+
+/**
+ * Which message a stored record shows, and the values of its placeholders (platform document 2.3).
+ * Pure: the record stores names as they were (2.3.7); nothing here reads other data.
+ */
+export function messageForRecord(record: TrayRecordDoc): RecordMessage {
+  // The worker keeps actors.length === min(actorsCount, 3); trusting the larger of the two keeps an
+  // inconsistent record renderable instead of printing "undefined".
+  const count = Math.max(record.actorsCount, record.actors.length, 1);
+  const form: ActorForm = count === 1 ? '1' : count === 2 ? '2' : '3+';
+  const values: MessageValues = {
+    actor1: sanitizeName(record.actors[0]?.name ?? ''),
+    actor2: sanitizeName(record.actors[1]?.name ?? ''),
+    // 2.3: "'others' count is the number of actors not named" (two are named in the 3+ form).
+    others: Math.max(count - 2, 0),
+    community: record.feed.kind === 'community' ? sanitizeName(record.feed.name) : '',
+    feedOwner: record.feed.kind === 'user' ? sanitizeName(record.feed.name) : '',
+  };
+  const feed = record.feed.kind;
+  switch (record.verb) {
+    case 'mention':
+      // A record without mentionIn predates the field; a post is the platform's first mention target.
+      return { key: `mention.${record.mentionIn ?? 'post'}.${feed}`, values };
+    case 'mentreply':
+      return { key: `mentreply.${form}`, values };
+    default:
+      return { key: `${record.verb}.${feed}.${form}`, values };
+  }
+}
