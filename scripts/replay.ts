@@ -2,7 +2,8 @@
  * Operator tool (issue 7): puts events back on the webhook queue, from its failed set (the dead
  * letter) or from a receiver's spool file, without processing any of them twice.
  */
-import { statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { commonShape } from '../shared/config/common-config.ts';
 import { createWebhookQueue, WEBHOOK_QUEUE_NAME } from '../shared/queue/webhook-queue.ts';
 import { parseCli, progressBar, runCli, scriptEnv, UsageError } from './lib/cli.ts';
@@ -12,13 +13,14 @@ import { requeueSpool } from './lib/replay/requeue-spool.ts';
 const usage = `
 Usage:
   npm run replay -- failed [--queue <name>] [--limit <n>] [--dry-run]
-  npm run replay -- spool <file>
+  npm run replay -- spool <file or spool directory>
 
 failed   Moves the queue's failed jobs back to waiting (bull's job.retry()), each exactly once:
          a job another operator or run already moved back is skipped. Only jobs failed when the
          command starts are moved, so a job that fails again is not looped.
-spool    Queues the events of a receiver spool file (NDJSON, one queued event per line), e.g. a
-         segment copied from a receiver that will not come back. Nothing is verified again (the
+spool    Queues the events of a receiver spool file (NDJSON, one queued event per line), or of
+         every segment-*.ndjson file of a spool directory, e.g. copied from a receiver that will
+         not come back (a running receiver drains its own spool). Nothing is verified again (the
          receiver verified each event before spooling it); an event already in the queue (same
          dedupe key) is not queued twice, so replaying a file twice is harmless.
 
@@ -31,6 +33,15 @@ Options:
 Environment: REDIS_URL, QUEUE_PREFIX (as for the services).
 Exit code: 0 done, 1 failed, 2 bad arguments or configuration, 3 done with errors or invalid lines.
 `;
+
+/** A spool file, or every segment of a spool directory in append order (receiver/spool, issue 3). */
+function spoolFiles(path: string): string[] {
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path)
+    .filter((name) => /^segment-\d{12}\.ndjson$/.test(name))
+    .sort()
+    .map((name) => join(path, name));
+}
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -58,9 +69,9 @@ async function main(): Promise<number> {
   }
   const file = rest[0];
   if (command === 'spool') {
-    if (!file || rest.length > 1) throw new UsageError('spool: expected exactly one file');
+    if (!file || rest.length > 1) throw new UsageError('spool: expected exactly one file or directory');
     try {
-      if (!statSync(file).isFile()) throw new Error('not a file');
+      statSync(file);
     } catch {
       throw new UsageError(`cannot read ${file}: no such file`);
     }
@@ -73,16 +84,35 @@ async function main(): Promise<number> {
   try {
     await withTimeout(queue.isReady(), 5_000, `cannot reach Redis at ${new URL(env.REDIS_URL).host}`);
     if (command === 'spool' && file) {
+      const files = spoolFiles(file);
+      const sizes = files.map((f) => statSync(f).size);
       const bar = progressBar('replaying', 'bytes');
-      bar.start(statSync(file).size, 0);
-      const counts = await requeueSpool(queue, file, (bytes) => bar.update(bytes)).finally(() => bar.stop());
-      if (counts.invalid > 0)
-        process.stderr.write(`invalid lines in ${file}: ${counts.invalidLines.join(', ')}\n`);
-      process.stdout.write(
-        `replayed ${file} into ${queueName}: ${counts.queued} queued, ${counts.alreadyQueued} already queued, ` +
-          `${counts.invalid} invalid\n`,
+      bar.start(
+        sizes.reduce((a, b) => a + b, 0),
+        0,
       );
-      return counts.invalid > 0 ? 3 : 0;
+      const totals = { queued: 0, alreadyQueued: 0, invalid: 0 };
+      const problems: string[] = [];
+      try {
+        let done = 0;
+        for (const [index, path] of files.entries()) {
+          const counts = await requeueSpool(queue, path, (bytes) => bar.update(done + bytes));
+          done += sizes[index] ?? 0;
+          totals.queued += counts.queued;
+          totals.alreadyQueued += counts.alreadyQueued;
+          totals.invalid += counts.invalid;
+          if (counts.invalid > 0)
+            problems.push(`invalid lines in ${path}: ${counts.invalidLines.join(', ')}`);
+        }
+      } finally {
+        bar.stop();
+      }
+      for (const problem of problems) process.stderr.write(`${problem}\n`);
+      process.stdout.write(
+        `replayed ${file} (${files.length} ${files.length === 1 ? 'file' : 'files'}) into ${queueName}: ` +
+          `${totals.queued} queued, ${totals.alreadyQueued} already queued, ${totals.invalid} invalid\n`,
+      );
+      return totals.invalid > 0 ? 3 : 0;
     }
     const ids = await failedJobIds(queue, values.limit === undefined ? Infinity : Number(values.limit));
     if (values['dry-run']) {

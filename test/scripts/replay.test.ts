@@ -1,7 +1,7 @@
 import type Bull from 'bull';
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWebhookQueue, type WebhookJobData } from '../../shared/queue/webhook-queue.ts';
@@ -100,13 +100,28 @@ describe('scripts/replay.ts', function () {
       writeFileSync(file, `${lines.join('\n')}\n{"dedupeKey":"short"}\n`);
       const first = await runScript('scripts/replay.ts', ['spool', file], env);
       expect(first.code).to.equal(3);
-      expect(first.stdout).to.include('2 queued, 1 already queued, 1 invalid');
+      expect(first.stdout).to.include('(1 file) into webhook-events: 2 queued, 1 already queued, 1 invalid');
       expect(first.stderr).to.include('invalid lines in');
       const second = await runScript('scripts/replay.ts', ['spool', file], env);
       expect(second.stdout).to.include('0 queued, 3 already queued, 1 invalid');
       const waiting = await queue.getWaiting(0, -1);
       expect(waiting.map((j) => j.id).sort()).to.deep.equal([job(10).dedupeKey, job(11).dedupeKey].sort());
       expect(waiting.find((j) => j.id === job(11).dedupeKey)?.data).to.deep.equal(job(11));
+    });
+
+    it('replays every segment-*.ndjson file of a spool directory and ignores other files', async () => {
+      const spoolDir = join(dir, 'spool');
+      mkdirSync(spoolDir);
+      writeFileSync(join(spoolDir, 'segment-000000000001.ndjson'), `${JSON.stringify(job(20))}\n`);
+      writeFileSync(join(spoolDir, 'segment-000000000002.ndjson'), `${JSON.stringify(job(21))}\n`);
+      writeFileSync(join(spoolDir, 'notes.txt'), 'not a segment');
+      const result = await runScript('scripts/replay.ts', ['spool', spoolDir], env);
+      expect(result.code).to.equal(0);
+      expect(result.stdout).to.include(
+        '(2 files) into webhook-events: 2 queued, 0 already queued, 0 invalid',
+      );
+      const ids = (await queue.getWaiting(0, -1)).map((j) => j.id);
+      expect(ids).to.include.members([job(20).dedupeKey, job(21).dedupeKey]);
     });
   });
 
