@@ -2,23 +2,64 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
-import { errorMiddleware, notFound } from '../shared/http/error-middleware.ts';
+import { errorMiddleware, methodNotAllowed, notFound } from '../shared/http/error-middleware.ts';
 import { createHealthRouter } from '../shared/http/health-router.ts';
 import { createMetricsRouter } from '../shared/http/metrics-router.ts';
 import type { Logger } from '../shared/logging/create-logger.ts';
+import type { WebhookJobData } from '../shared/queue/webhook-queue.ts';
 import { pingRedis } from '../shared/redis/create-redis.ts';
+import { createWebhookHandler, type WebhookSettings } from './http/create-webhook-handler.ts';
+import { createReceiverMetrics } from './receiver-metrics.ts';
+import type { Spool } from './spool/open-spool.ts';
+import type { EnqueueOutcome } from './store/enqueue-once.ts';
 
 export interface ReceiverDeps {
   logger: Logger;
+  /** Checked by /readyz. */
   redis: Redis;
   registry: Registry;
+  spool: Spool;
+  /** Dedupe check + bull add (enqueueOnce bound to the receiver's queue). */
+  enqueue: (job: WebhookJobData) => Promise<EnqueueOutcome>;
+  webhookPath: string;
+  settings: WebhookSettings;
 }
 
 export function createReceiverApp(deps: ReceiverDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // An acknowledgement is never cached; hashing every body for an ETag is wasted work.
+  app.disable('etag');
   app.use(helmet());
-  app.use(createHealthRouter({ redis: async () => (await pingRedis(deps.redis), { ok: true }) }));
+  const metrics = createReceiverMetrics(deps.registry, () => deps.spool.depth());
+  app.post(
+    deps.webhookPath,
+    createWebhookHandler({
+      settings: deps.settings,
+      enqueue: deps.enqueue,
+      spool: deps.spool,
+      metrics,
+      logger: deps.logger,
+    }),
+  );
+  app.all(deps.webhookPath, methodNotAllowed(['POST']));
+  app.use(
+    createHealthRouter({
+      redis: async () => (await pingRedis(deps.redis), { ok: true }),
+      spool: async () => {
+        const depth = deps.spool.depth();
+        try {
+          await deps.spool.checkWritable();
+        } catch (error) {
+          return {
+            ok: false,
+            error: `not writable (${(error as NodeJS.ErrnoException).code ?? 'error'}); depth ${depth}`,
+          };
+        }
+        return { ok: true, detail: { depth } };
+      },
+    }),
+  );
   app.use(createMetricsRouter(deps.registry));
   app.use(notFound);
   app.use(errorMiddleware(deps.logger));

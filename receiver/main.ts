@@ -4,20 +4,54 @@ import { closeServer, listen } from '../shared/http/listen.ts';
 import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
 import { createLogger } from '../shared/logging/create-logger.ts';
 import { onShutdown } from '../shared/process/on-shutdown.ts';
-import { createRedis } from '../shared/redis/create-redis.ts';
-import { createReceiverApp } from './create-receiver-app.ts';
+import { createAllowlist } from './allowlist/create-allowlist.ts';
+import { wireReceiver } from './wire-receiver.ts';
 
 const config = loadOrExit(() => loadReceiverConfig(process.env));
 const logger = createLogger({ name: 'receiver', level: config.LOG_LEVEL });
-const redis = createRedis(config.REDIS_URL);
-redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
-const registry = createMetricsRegistry('receiver');
+if (config.WEBHOOK_ALLOWLIST === 'off') {
+  logger.warn('WEBHOOK_ALLOWLIST=off: webhooks are accepted from any address (local development only)');
+}
 
-const app = createReceiverApp({ logger, redis, registry });
-const server = await listen(app, { port: config.RECEIVER_PORT });
-logger.info({ port: config.RECEIVER_PORT }, 'receiver listening');
+const receiver = await wireReceiver({
+  redisUrl: config.REDIS_URL,
+  queuePrefix: config.QUEUE_PREFIX,
+  spoolDir: config.SPOOL_DIR,
+  webhookPath: config.WEBHOOK_PATH,
+  dedupeSeconds: config.WEBHOOK_DEDUPE_SECONDS,
+  settings: {
+    allowlist:
+      config.WEBHOOK_ALLOWLIST === 'on'
+        ? createAllowlist(config.WEBHOOK_REGIONS, config.WEBHOOK_ALLOW_CIDRS)
+        : undefined,
+    trustProxy: config.TRUST_PROXY,
+    secrets: config.WEBHOOK_SECRETS,
+    maxBodyBytes: config.WEBHOOK_MAX_BODY_BYTES,
+    enqueueTimeoutMs: config.WEBHOOK_ENQUEUE_TIMEOUT_MS,
+  },
+  logger,
+  registry: createMetricsRegistry('receiver'),
+});
+
+// Slowloris: headers within 5 s, the whole request (at most WEBHOOK_MAX_BODY_BYTES) within 15 s.
+const server = await listen(receiver.app, {
+  port: config.RECEIVER_PORT,
+  headersTimeoutMs: 5_000,
+  requestTimeoutMs: 15_000,
+});
+logger.info(
+  {
+    port: config.RECEIVER_PORT,
+    path: config.WEBHOOK_PATH,
+    webhooks: config.WEBHOOK_SECRETS.map((secret) => secret.name),
+    regions: config.WEBHOOK_ALLOWLIST === 'on' ? config.WEBHOOK_REGIONS : 'off',
+    spoolDir: config.SPOOL_DIR,
+  },
+  'receiver listening',
+);
 
 onShutdown(logger, async () => {
+  // Stop accepting and finish in-flight requests first: each may still append to the spool.
   await closeServer(server);
-  redis.disconnect();
+  await receiver.close();
 });

@@ -12,6 +12,11 @@ const trayPort = process.env.TRAY_PORT ?? '8081';
 /** Development defaults, only where the operator set nothing. Never use these in production. */
 const devDefaults: Record<string, string> = {
   LOG_LEVEL: 'info',
+  // Receiver (README, "Receiver"): accept webhooks from any address, signed with the documented
+  // development secret `dev-secret` (webhook `dev`), spooled under the stack's data directory.
+  WEBHOOK_ALLOWLIST: 'off',
+  WEBHOOK_SECRETS: 'dev=dev-secret',
+  SPOOL_DIR: join(dataDir, 'receiver-spool'),
 };
 
 const say = (line: string) => process.stdout.write(`[stack] ${line}\n`);

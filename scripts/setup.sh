@@ -36,7 +36,10 @@ ferretdb_bin() {
 }
 ferretdb_ok() {
   local bin; bin="$(ferretdb_bin)"
-  [ -x "$bin" ] && "$bin" --version 2>&1 | grep -q "version: ${FERRETDB_VERSION}"
+  [ -x "$bin" ] || return 1
+  # Capture first: `... | grep -q` under pipefail can fail by SIGPIPE and trigger a needless rebuild.
+  local out; out="$("$bin" --version 2>&1)" || return 1
+  [[ "$out" == *"version: ${FERRETDB_VERSION}"* ]]
 }
 if ! ferretdb_ok; then
   command -v go >/dev/null 2>&1 || { say "Go is required to build FerretDB (install golang)"; exit 1; }

@@ -1,10 +1,47 @@
+import { z } from 'zod';
+import { parseCidrList } from '../../receiver/address/parse-cidr.ts';
+import { parseTrustProxy } from '../../receiver/address/parse-trust-proxy.ts';
+import { parseRegions } from '../../receiver/allowlist/parse-regions.ts';
+import { parseWebhookSecrets } from '../../receiver/signature/parse-webhook-secrets.ts';
 import { commonShape } from './common-config.ts';
-import { port } from './env-types.ts';
+import { onOff, port, positiveInt } from './env-types.ts';
 import { parseEnv, type Env } from './parse-env.ts';
+
+/** A variable parsed by one of the receiver's pure parsers; their error messages name the bad entry. */
+const parsedWith = <T>(parse: (text: string) => T, missing?: string) => {
+  const text = missing === undefined ? z.string() : z.string({ error: missing });
+  return text.transform((value, ctx) => {
+    try {
+      return parse(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
+};
 
 export const receiverShape = {
   ...commonShape,
   RECEIVER_PORT: port(8080),
+  WEBHOOK_PATH: z
+    .string()
+    .regex(/^\/[A-Za-z0-9/_.-]*$/, {
+      error: 'expected a path starting with "/" (letters, digits, "/", "_", ".", "-")',
+    })
+    .default('/webhooks'),
+  WEBHOOK_SECRETS: parsedWith(
+    parseWebhookSecrets,
+    'required: comma-separated name=secret entries or a bare secret (the webhook secret from the admin panel)',
+  ),
+  WEBHOOK_ALLOWLIST: onOff('on'),
+  WEBHOOK_REGIONS: parsedWith(parseRegions).default(['sg', 'eu', 'us']),
+  WEBHOOK_ALLOW_CIDRS: parsedWith(parseCidrList).default([]),
+  TRUST_PROXY: parsedWith(parseTrustProxy).default({ kind: 'none' }),
+  WEBHOOK_MAX_BODY_BYTES: positiveInt(1024 * 1024, 64 * 1024 * 1024),
+  WEBHOOK_DEDUPE_SECONDS: positiveInt(86_400, 30 * 86_400),
+  /** At most 1 s, so an answer (after a spool write) stays well inside the platform's 1.5 s. */
+  WEBHOOK_ENQUEUE_TIMEOUT_MS: positiveInt(300, 1_000),
+  SPOOL_DIR: z.string().default('.data/receiver-spool'),
 };
 
 export type ReceiverConfig = ReturnType<typeof loadReceiverConfig>;

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
 
 export interface ListenOptions {
@@ -11,7 +11,10 @@ export interface ListenOptions {
 }
 
 export async function listen(app: Express, options: ListenOptions): Promise<Server> {
-  const server = app.listen(options.port, options.host ?? '0.0.0.0');
+  // Node enforces headersTimeout/requestTimeout only when it sweeps connections, every 30 s by
+  // default; a 1 s sweep makes the slowloris limits hold to about a second.
+  const server = createServer({ connectionsCheckingInterval: 1_000 }, app);
+  server.listen(options.port, options.host ?? '0.0.0.0');
   server.headersTimeout = options.headersTimeoutMs ?? 10_000;
   server.requestTimeout = options.requestTimeoutMs ?? 30_000;
   server.keepAliveTimeout = 5_000;

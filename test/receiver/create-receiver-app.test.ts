@@ -1,39 +1,360 @@
 import { expect } from 'chai';
+import { createHash } from 'node:crypto';
 import request from 'supertest';
-import { createReceiverApp } from '../../receiver/create-receiver-app.ts';
-import { createMetricsRegistry } from '../../shared/http/metrics-router.ts';
-import { createLogger } from '../../shared/logging/create-logger.ts';
-import { createRedis } from '../../shared/redis/create-redis.ts';
-import { testStack } from '../support/test-stack.ts';
-import type { Redis } from 'ioredis';
+import { webhookJobOptions } from '../../shared/queue/webhook-queue.ts';
+import { channelDidCreate, sign, signedHeaders, testSecret } from './support/signed-request.ts';
+import { queuedJobIds, useReceiver, type TestReceiver } from './support/use-receiver.ts';
 
-describe('receiver app (operations)', () => {
-  let redis: Redis;
-  before(() => {
-    redis = createRedis(testStack().redisUrl);
-  });
-  after(() => redis.disconnect());
-  const app = () =>
-    createReceiverApp({
-      logger: createLogger({ name: 'test', level: 'silent' }),
-      redis,
-      registry: createMetricsRegistry('receiver', false),
+/** Runs `action` and asserts that the queue and the spool hold no more events afterwards. */
+async function expectNothingQueued(receiver: TestReceiver, action: () => Promise<unknown>) {
+  const before = await queuedJobIds(receiver);
+  await action();
+  expect(await queuedJobIds(receiver)).to.deep.equal(before);
+  expect(receiver.spool.depth()).to.equal(0);
+}
+
+const sha256 = (body: string) => createHash('sha256').update(body).digest('hex');
+
+describe('receiver app', () => {
+  describe('operations', () => {
+    const receiver = useReceiver();
+
+    it('GET /healthz answers 200 { status: "ok" }', async () => {
+      const res = await request(receiver().app).get('/healthz').expect(200);
+      expect(res.body).to.deep.equal({ status: 'ok' });
     });
 
-  it('GET /healthz answers 200 { status: "ok" }', async () => {
-    const res = await request(app()).get('/healthz').expect(200);
-    expect(res.body).to.deep.equal({ status: 'ok' });
+    it('GET /readyz reports Redis reachable, the spool writable and its depth', async () => {
+      const res = await request(receiver().app).get('/readyz').expect(200);
+      expect(res.body).to.deep.include({ status: 'ready' });
+      expect(res.body.checks.redis).to.deep.equal({ ok: true });
+      expect(res.body.checks.spool).to.deep.equal({ ok: true, detail: { depth: 0 } });
+    });
+
+    it('answers an unknown path with 404 and the JSON error shape, without x-powered-by', async () => {
+      const res = await request(receiver().app).get('/nope').expect(404);
+      expect(res.body).to.deep.equal({ status: 'error', code: 404000, message: 'no route for GET /nope' });
+      expect(res.headers).not.to.have.property('x-powered-by');
+    });
+
+    it('sets helmet headers', async () => {
+      const res = await request(receiver().app).get('/healthz');
+      expect(res.headers['x-content-type-options']).to.equal('nosniff');
+      expect(res.headers).to.have.property('content-security-policy');
+    });
+
+    for (const method of ['get', 'put', 'delete', 'patch'] as const) {
+      it(`answers ${method.toUpperCase()} /webhooks with 405, Allow: POST and the JSON error shape`, async () => {
+        const res = await request(receiver().app)[method]('/webhooks').expect(405);
+        expect(res.headers.allow).to.equal('POST');
+        expect(res.body).to.deep.include({ status: 'error', code: 405000 });
+      });
+    }
+
+    it('exposes the receiver metrics in Prometheus format', async () => {
+      const body = channelDidCreate('metrics-1');
+      await request(receiver().app).post('/webhooks').set(signedHeaders(body)).send(body).expect(200);
+      const res = await request(receiver().app).get('/metrics').expect(200);
+      for (const name of [
+        'webhook_received_total',
+        'webhook_accepted_total{stored_in="queue"',
+        'webhook_enqueue_duration_seconds_bucket',
+        'webhook_ack_duration_seconds_bucket',
+        'webhook_spool_depth',
+      ]) {
+        expect(res.text).to.include(name);
+      }
+    });
   });
 
-  it('GET /readyz reports Redis reachable', async () => {
-    const res = await request(app()).get('/readyz').expect(200);
-    expect(res.body).to.deep.include({ status: 'ready' });
-    expect(res.body.checks.redis).to.deep.equal({ ok: true });
+  describe('POST /webhooks', () => {
+    const receiver = useReceiver({ secrets: `frankfurt=${testSecret},singapore=sg-old,singapore=sg-new` });
+    const post = (body: string | Buffer, headers: Record<string, string>) =>
+      request(receiver().app).post('/webhooks').set(headers).send(body);
+
+    describe('with a valid signed channel.didCreate', () => {
+      it('responds 200 {} and queues one job whose id is the SHA-256 of the body', async () => {
+        const body = channelDidCreate('valid-1');
+        const res = await post(body, signedHeaders(body)).expect(200);
+        expect(res.body).to.deep.equal({});
+        expect(res.headers['content-type']).to.match(/^application\/json/);
+        const job = await receiver().queue.queue.getJob(sha256(body));
+        expect(job?.data).to.deep.include({
+          dedupeKey: sha256(body),
+          webhook: 'frankfurt',
+          event: 'channel.didCreate',
+          data: JSON.parse(body).data,
+        });
+        expect(job?.opts).to.deep.include({
+          attempts: webhookJobOptions.attempts,
+          backoff: webhookJobOptions.backoff,
+        });
+      });
+    });
+
+    describe('signed with the second secret of a rotated webhook', () => {
+      it('responds 200 and the job names that webhook', async () => {
+        const body = channelDidCreate('rotated-1');
+        await post(body, signedHeaders(body, 'sg-new')).expect(200);
+        expect((await receiver().queue.queue.getJob(sha256(body)))?.data.webhook).to.equal('singapore');
+      });
+    });
+
+    describe('with a chunked body (no Content-Length)', () => {
+      it('responds 200 and queues it', async () => {
+        const body = channelDidCreate('chunked-1');
+        const req = request(receiver().app).post('/webhooks').set(signedHeaders(body));
+        req.write(body.slice(0, 100));
+        req.write(body.slice(100));
+        await req.expect(200);
+        expect(await receiver().queue.queue.getJob(sha256(body))).to.not.equal(null);
+      });
+    });
+
+    describe('with an x-legacy-signature header (the legacy duplicate)', () => {
+      it('responds 200 {}, queues nothing and counts it', async () => {
+        const body = channelDidCreate('legacy-1');
+        await expectNothingQueued(receiver(), async () => {
+          const res = await post(body, { ...signedHeaders(body), 'x-legacy-signature': 'anything' }).expect(
+            200,
+          );
+          expect(res.body).to.deep.equal({});
+        });
+        const metrics = await receiver().registry.metrics();
+        expect(metrics).to.match(/webhook_dropped_total\{reason="legacy"[^}]*\} 1/);
+      });
+    });
+
+    describe('redelivered with an identical body', () => {
+      it('responds 200 {}, queues it once and counts the duplicate', async () => {
+        const body = channelDidCreate('dedupe-1');
+        await post(body, signedHeaders(body)).expect(200);
+        const before = await queuedJobIds(receiver());
+        const res = await post(body, signedHeaders(body)).expect(200);
+        expect(res.body).to.deep.equal({});
+        expect(await queuedJobIds(receiver())).to.deep.equal(before);
+        expect(await receiver().registry.metrics()).to.match(
+          /webhook_dropped_total\{reason="duplicate"[^}]*\} 1/,
+        );
+      });
+    });
+
+    describe('redelivered after the job was processed and removed', () => {
+      it('responds 200 and does not queue it again (the dedupe mark outlives the job)', async () => {
+        const body = channelDidCreate('dedupe-2');
+        await post(body, signedHeaders(body)).expect(200);
+        await (await receiver().queue.queue.getJob(sha256(body)))?.remove();
+        await expectNothingQueued(receiver(), () => post(body, signedHeaders(body)).expect(200));
+      });
+    });
+
+    describe('order of checks', () => {
+      it('drops the legacy duplicate before looking at its content type', async () => {
+        const body = channelDidCreate('order-1');
+        await expectNothingQueued(receiver(), () =>
+          post(body, { 'content-type': 'text/plain', 'x-legacy-signature': 'x' }).expect(200),
+        );
+      });
+
+      it('checks the content type before the signature (415, not 401)', async () => {
+        await post('{}', { 'content-type': 'text/plain', 'x-service-signature': 'bad' }).expect(415);
+      });
+
+      it('checks the signature before the envelope (401, not 400)', async () => {
+        await post('[]', { 'content-type': 'application/json', 'x-service-signature': sign('other') }).expect(
+          401,
+        );
+      });
+    });
+
+    describe('with Content-Type application/json; charset=UTF-8 and Content-Encoding identity', () => {
+      it('responds 200 and queues it', async () => {
+        const body = channelDidCreate('charset-1');
+        await post(body, {
+          ...signedHeaders(body),
+          'content-type': 'application/json; charset=UTF-8',
+          'content-encoding': 'identity',
+        }).expect(200);
+        expect(await receiver().queue.queue.getJob(sha256(body))).to.not.equal(null);
+      });
+    });
+
+    const rejections: {
+      name: string;
+      status: number;
+      code: number;
+      build: () => { body: string | Buffer; headers: Record<string, string> };
+    }[] = [
+      {
+        name: 'without a content type',
+        status: 415,
+        code: 415000,
+        build: () => {
+          const body = channelDidCreate('r-ct-1');
+          return { body: Buffer.from(body), headers: { 'x-service-signature': sign(body) } };
+        },
+      },
+      {
+        name: 'with Content-Type text/plain',
+        status: 415,
+        code: 415000,
+        build: () => {
+          const body = channelDidCreate('r-ct-2');
+          return { body, headers: { ...signedHeaders(body), 'content-type': 'text/plain' } };
+        },
+      },
+      {
+        name: 'with a charset other than UTF-8',
+        status: 415,
+        code: 415000,
+        build: () => {
+          const body = channelDidCreate('r-ct-3');
+          return {
+            body,
+            headers: { ...signedHeaders(body), 'content-type': 'application/json; charset=latin1' },
+          };
+        },
+      },
+      {
+        name: 'with Content-Encoding gzip',
+        status: 415,
+        code: 415000,
+        build: () => {
+          const body = channelDidCreate('r-ce-1');
+          return { body, headers: { ...signedHeaders(body), 'content-encoding': 'gzip' } };
+        },
+      },
+      {
+        name: 'without x-service-signature',
+        status: 401,
+        code: 401000,
+        build: () => ({ body: channelDidCreate('r-sig-1'), headers: { 'content-type': 'application/json' } }),
+      },
+      {
+        name: 'with a signature that is not Base64 of 32 bytes',
+        status: 401,
+        code: 401000,
+        build: () => {
+          const body = channelDidCreate('r-sig-2');
+          return {
+            body,
+            headers: { ...signedHeaders(body), 'x-service-signature': sign(body).slice(0, 20) },
+          };
+        },
+      },
+      {
+        name: 'signed with a wrong secret',
+        status: 401,
+        code: 401000,
+        build: () => {
+          const body = channelDidCreate('r-sig-3');
+          return { body, headers: signedHeaders(body, 'not-the-secret') };
+        },
+      },
+      {
+        name: 'with a re-serialised body',
+        status: 401,
+        code: 401000,
+        build: () => {
+          const body = channelDidCreate('r-sig-4');
+          return { body: JSON.stringify(JSON.parse(body), null, 2), headers: signedHeaders(body) };
+        },
+      },
+      {
+        name: 'with one flipped byte',
+        status: 401,
+        code: 401000,
+        build: () => {
+          const body = channelDidCreate('r-sig-5');
+          const flipped = Buffer.from(body);
+          flipped[40] = (flipped[40] ?? 0) ^ 0x01;
+          return { body: flipped, headers: signedHeaders(body) };
+        },
+      },
+      {
+        name: 'with a JSON array body',
+        status: 400,
+        code: 400000,
+        build: () => ({ body: '[1,2]', headers: signedHeaders('[1,2]') }),
+      },
+      {
+        name: 'with invalid JSON',
+        status: 400,
+        code: 400000,
+        build: () => ({ body: '{"event":', headers: signedHeaders('{"event":') }),
+      },
+      {
+        name: 'without a string event',
+        status: 400,
+        code: 400000,
+        build: () => {
+          const body = '{"event":5,"data":{}}';
+          return { body, headers: signedHeaders(body) };
+        },
+      },
+      {
+        name: 'with data that is not an object',
+        status: 400,
+        code: 400000,
+        build: () => {
+          const body = '{"event":"post.didCreate","data":[]}';
+          return { body, headers: signedHeaders(body) };
+        },
+      },
+      {
+        name: 'nested deeper than the limit',
+        status: 400,
+        code: 400000,
+        build: () => {
+          const body = `{"event":"x","data":{"a":${'['.repeat(100)}${']'.repeat(100)}}}`;
+          return { body, headers: signedHeaders(body) };
+        },
+      },
+    ];
+    for (const rejection of rejections) {
+      describe(rejection.name, () => {
+        it(`responds ${rejection.status} with the JSON error shape and queues nothing`, async () => {
+          const { body, headers } = rejection.build();
+          await expectNothingQueued(receiver(), async () => {
+            const res = await post(body, headers).expect(rejection.status);
+            expect(res.body).to.have.keys(['status', 'code', 'message']);
+            expect(res.body).to.deep.include({ status: 'error', code: rejection.code });
+            const signature = headers['x-service-signature'];
+            if (signature) expect(res.text).not.to.include(signature);
+            expect(res.text).not.to.include(testSecret);
+          });
+        });
+      });
+    }
   });
 
-  it('answers an unknown path with 404 and the JSON error shape', async () => {
-    const res = await request(app()).get('/nope').expect(404);
-    expect(res.body).to.deep.equal({ status: 'error', code: 404000, message: 'no route for GET /nope' });
-    expect(res.headers).not.to.have.property('x-powered-by');
+  describe('POST /webhooks with a 1 KiB body limit', () => {
+    const receiver = useReceiver({ maxBodyBytes: 1024 });
+    // Far over the limit, so the client is still sending when the receiver decides.
+    const big = JSON.stringify({ event: 'x', data: { pad: 'a'.repeat(512 * 1024) } });
+
+    describe('with a declared Content-Length over the limit', () => {
+      it('responds 413 and queues nothing', async () => {
+        await expectNothingQueued(receiver(), async () => {
+          const res = await request(receiver().app)
+            .post('/webhooks')
+            .set(signedHeaders(big))
+            .send(big)
+            .expect(413);
+          expect(res.body).to.deep.include({ status: 'error', code: 413000 });
+        });
+      });
+    });
+
+    describe('with a chunked body that grows over the limit', () => {
+      it('responds 413 and queues nothing', async () => {
+        await expectNothingQueued(receiver(), async () => {
+          const req = request(receiver().app).post('/webhooks').set(signedHeaders(big));
+          for (let i = 0; i < big.length; i += 16 * 1024) req.write(big.slice(i, i + 16 * 1024));
+          const res = await req.catch((error: { response?: request.Response }) => error.response);
+          expect(res?.status).to.equal(413);
+        });
+      });
+    });
   });
 });

@@ -3,10 +3,13 @@ import { ConfigError } from '../../../shared/config/parse-env.ts';
 import { loadReceiverConfig } from '../../../shared/config/receiver-config.ts';
 import { loadTrayConfig } from '../../../shared/config/tray-config.ts';
 
+/** Variables without a default (the receiver cannot run without its webhook secrets). */
+const required = { WEBHOOK_SECRETS: 'some-secret' };
+
 describe('configuration', () => {
   describe('with nothing set', () => {
     it('uses the documented defaults', () => {
-      const receiver = loadReceiverConfig({});
+      const receiver = loadReceiverConfig({ ...required });
       const tray = loadTrayConfig({});
       expect(receiver.RECEIVER_PORT).to.equal(8080);
       expect(tray.TRAY_PORT).to.equal(8081);
@@ -19,7 +22,7 @@ describe('configuration', () => {
 
   describe('with RECEIVER_PORT=abc', () => {
     it('fails with one line naming RECEIVER_PORT', () => {
-      expect(() => loadReceiverConfig({ RECEIVER_PORT: 'abc' }))
+      expect(() => loadReceiverConfig({ ...required, RECEIVER_PORT: 'abc' }))
         .to.throw(ConfigError)
         .with.property('message')
         .that.matches(/^Invalid configuration: RECEIVER_PORT: expected a TCP port number \(1-65535\)$/);
@@ -43,7 +46,7 @@ describe('configuration', () => {
 
   describe('with an empty value', () => {
     it('treats it as unset', () => {
-      expect(loadReceiverConfig({ RECEIVER_PORT: '' }).RECEIVER_PORT).to.equal(8080);
+      expect(loadReceiverConfig({ ...required, RECEIVER_PORT: '' }).RECEIVER_PORT).to.equal(8080);
     });
   });
 });

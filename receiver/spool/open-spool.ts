@@ -1,0 +1,159 @@
+import { mkdir, open, readFile, unlink, type FileHandle } from 'node:fs/promises';
+import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
+import { listSegments, segmentName, segmentPath, splitLines, syncDirectory } from './segment-files.ts';
+
+/**
+ * The durable local spool (issue 3, item 2): events the queue could not take in time, one JSON line
+ * each, appended and fsynced before the request is acknowledged. Appends that arrive while an fsync
+ * runs are written together with the next one (group commit), so an outage does not cost one disk
+ * flush per request. One receiver process per SPOOL_DIR.
+ */
+export interface Spool {
+  readonly dir: string;
+  /** Resolves once the event is on disk (write + fsync); rejects if it is not. */
+  append(job: WebhookJobData): Promise<void>;
+  /** Events spooled and not yet drained. */
+  depth(): number;
+  /**
+   * Hands every spooled event, oldest first, to `handler`; a segment file is deleted once all its
+   * events were handled. Stops at the first handler error and rethrows it; the next call resumes.
+   * Crash-safe only if the handler is idempotent: a crash before the delete replays the segment.
+   */
+  drain(handler: (job: WebhookJobData) => Promise<void>): Promise<number>;
+  /** Throws if the spool directory cannot be written (readiness). */
+  checkWritable(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SpoolOptions {
+  /** A segment is closed once it grows past this, so a drain never reads a huge file. */
+  maxSegmentBytes?: number;
+  /** Called for every line that is not a complete event (a torn write); never with its content. */
+  onCorruptLine?: (segment: string) => void;
+}
+
+export async function openSpool(dir: string, options: SpoolOptions = {}): Promise<Spool> {
+  const maxSegmentBytes = options.maxSegmentBytes ?? 64 * 1024 * 1024;
+  await mkdir(dir, { recursive: true });
+  const existing = await listSegments(dir);
+  let depth = 0;
+  for (const segment of existing) {
+    depth += splitLines(await readFile(segmentPath(dir, segment.name), 'utf8')).lines.length;
+  }
+  let nextSeq = (existing.at(-1)?.seq ?? 0) + 1;
+  let active: { handle: FileHandle; seq: number; bytes: number } | undefined;
+  /** Lines already handled per segment, so a drain resumed after an error skips them. */
+  const progress = new Map<string, number>();
+  let pending: { line: string; done: () => void; fail: (error: unknown) => void }[] = [];
+  let flushQueued = false;
+  let chain: Promise<unknown> = Promise.resolve();
+  let draining: Promise<number> | undefined;
+  let probes = 0;
+
+  /** Runs `task` after every earlier one: appends and rotations never interleave. */
+  const exclusive = <T>(task: () => Promise<T>): Promise<T> => {
+    const run = chain.then(task);
+    chain = run.catch(() => undefined);
+    return run;
+  };
+
+  const closeActive = async () => {
+    const current = active;
+    active = undefined;
+    await current?.handle.close().catch(() => undefined);
+  };
+
+  const flush = async () => {
+    flushQueued = false;
+    const batch = pending;
+    pending = [];
+    try {
+      if (!active) {
+        const seq = nextSeq++;
+        active = { handle: await open(segmentPath(dir, segmentName(seq)), 'a'), seq, bytes: 0 };
+        await syncDirectory(dir);
+      }
+      const data = Buffer.from(batch.map((entry) => entry.line).join(''), 'utf8');
+      await active.handle.appendFile(data);
+      await active.handle.sync();
+      active.bytes += data.length;
+      depth += batch.length;
+      if (active.bytes >= maxSegmentBytes) await closeActive();
+      for (const entry of batch) entry.done();
+    } catch (error) {
+      // The file may now end in a partial line: never append behind it.
+      await closeActive();
+      for (const entry of batch) entry.fail(error);
+    }
+  };
+
+  const drainOnce = async (handler: (job: WebhookJobData) => Promise<void>): Promise<number> => {
+    // Close the active segment so the drain sees a fixed set of files; new appends open a new one.
+    const below = await exclusive(async () => {
+      await closeActive();
+      return nextSeq;
+    });
+    let handled = 0;
+    for (const segment of await listSegments(dir)) {
+      if (segment.seq >= below) break;
+      const path = segmentPath(dir, segment.name);
+      const { lines, torn } = splitLines(await readFile(path, 'utf8'));
+      let done = progress.get(segment.name) ?? 0;
+      for (const line of lines.slice(done)) {
+        let job: WebhookJobData | undefined;
+        try {
+          job = JSON.parse(line) as WebhookJobData;
+        } catch {
+          options.onCorruptLine?.(segment.name);
+        }
+        if (job) await handler(job);
+        done += 1;
+        progress.set(segment.name, done);
+        depth -= 1;
+        handled += 1;
+      }
+      if (torn > 0) options.onCorruptLine?.(segment.name);
+      await unlink(path);
+      await syncDirectory(dir);
+      progress.delete(segment.name);
+    }
+    return handled;
+  };
+
+  return {
+    dir,
+    append(job) {
+      return new Promise<void>((done, fail) => {
+        pending.push({ line: `${JSON.stringify(job)}\n`, done, fail });
+        if (!flushQueued) {
+          flushQueued = true;
+          void exclusive(flush);
+        }
+      });
+    },
+    depth: () => depth,
+    drain(handler) {
+      // One drain at a time: a second caller waits for the running one instead of replaying it.
+      draining ??= drainOnce(handler).finally(() => {
+        draining = undefined;
+      });
+      return draining;
+    },
+    async checkWritable() {
+      // A name per probe: concurrent /readyz calls must not delete each other's file.
+      const probe = segmentPath(dir, `.write-probe-${process.pid}-${(probes += 1)}`);
+      const handle = await open(probe, 'w');
+      try {
+        await handle.writeFile('ok');
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await unlink(probe);
+    },
+    async close() {
+      await draining?.catch(() => undefined);
+      await exclusive(closeActive);
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import { open, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * Spool segment files are named by a sequence number, zero-padded so that name order is append
+ * order (also across restarts: a new process continues after the highest number it finds).
+ */
+const segmentPattern = /^segment-(\d{12})\.ndjson$/;
+
+export const segmentName = (seq: number) => `segment-${String(seq).padStart(12, '0')}.ndjson`;
+
+export interface SegmentFile {
+  readonly name: string;
+  readonly seq: number;
+}
+
+export async function listSegments(dir: string): Promise<SegmentFile[]> {
+  const names = await readdir(dir);
+  return names
+    .map((name) => ({ name, match: segmentPattern.exec(name) }))
+    .filter((entry) => entry.match !== null)
+    .map((entry) => ({ name: entry.name, seq: Number(entry.match?.[1]) }))
+    .sort((a, b) => a.seq - b.seq);
+}
+
+/** Makes a created or removed directory entry durable (fsync of the directory itself). */
+export async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export const segmentPath = (dir: string, name: string) => join(dir, name);
+
+/** The complete lines of a segment; a torn last line (a crash during an append) is dropped. */
+export function splitLines(content: string): { lines: string[]; torn: number } {
+  const parts = content.split('\n');
+  const tail = parts.pop() ?? '';
+  const lines = parts.filter((line) => line !== '');
+  return { lines, torn: tail === '' ? 0 : 1 };
+}

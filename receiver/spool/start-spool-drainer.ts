@@ -1,0 +1,78 @@
+import type { Logger } from '../../shared/logging/create-logger.ts';
+import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
+import type { EnqueueOutcome } from '../store/enqueue-once.ts';
+import { withTimeout } from '../store/with-timeout.ts';
+import type { Spool } from './open-spool.ts';
+
+export interface SpoolDrainerDeps {
+  spool: Spool;
+  /** Must be idempotent per event (enqueueOnce: dedupe mark + job id). */
+  enqueue: (job: WebhookJobData) => Promise<EnqueueOutcome>;
+  logger: Logger;
+  /** How often to retry while events wait in the spool. */
+  intervalMs?: number;
+  /** Budget of one enqueue; a hung Redis must not hold the drainer (or shutdown) forever. */
+  enqueueTimeoutMs?: number;
+  onDrained?: (outcome: EnqueueOutcome) => void;
+}
+
+export interface SpoolDrainer {
+  /** Drains now (also what the timer does); resolves when this pass ends, successful or not. */
+  runOnce(): Promise<void>;
+  /** Stops the timer and waits for a running pass. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Moves spooled events into the queue, oldest first: at start-up and then every `intervalMs` while
+ * the spool is not empty. A failed enqueue ends the pass; the next pass resumes where it stopped.
+ */
+export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
+  const intervalMs = deps.intervalMs ?? 1_000;
+  const enqueueTimeoutMs = deps.enqueueTimeoutMs ?? 5_000;
+  let failing = false;
+  let stopped = false;
+  let running: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+
+  const pass = async () => {
+    if (deps.spool.depth() === 0) return;
+    try {
+      const moved = await deps.spool.drain(async (job) => {
+        // Not `onDrained?.(await ...)`: optional chaining would skip evaluating the argument.
+        const outcome = await withTimeout(deps.enqueue(job), enqueueTimeoutMs);
+        deps.onDrained?.(outcome);
+      });
+      if (failing || moved > 0) deps.logger.info({ moved, depth: deps.spool.depth() }, 'spool drained');
+      failing = false;
+    } catch (error) {
+      // Logged once per outage, not once per second.
+      if (!failing) {
+        deps.logger.warn({ err: (error as Error).message, depth: deps.spool.depth() }, 'spool drain paused');
+      }
+      failing = true;
+    }
+  };
+
+  const runOnce = () => {
+    running ??= pass().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => void runOnce().then(schedule), intervalMs);
+  };
+  void runOnce().then(schedule);
+
+  return {
+    runOnce,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

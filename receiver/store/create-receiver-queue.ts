@@ -1,0 +1,48 @@
+import Bull from 'bull';
+import { Redis } from 'ioredis';
+import { WEBHOOK_QUEUE_NAME, type WebhookJobData } from '../../shared/queue/webhook-queue.ts';
+
+export interface ReceiverQueue {
+  readonly queue: Bull.Queue<WebhookJobData>;
+  /** The connection bull adds jobs with; the dedupe marks use it too. */
+  readonly client: Redis;
+  close(): Promise<void>;
+}
+
+/**
+ * The receiver's producer-only bull queue. Its command connection has no offline queue and one try
+ * per command: while Redis is down an add fails at once (and the event goes to the spool) instead
+ * of waiting in ioredis's memory and landing in the queue later behind the spool's back. A command
+ * already on the wire may still complete after the receiver gave up on it; the job id (the dedupe
+ * key) makes the spool drainer's later add of the same event a no-op.
+ */
+export function createReceiverQueue(redisUrl: string, prefix: string): ReceiverQueue {
+  const client = new Redis(redisUrl, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+    // Commands of concurrent requests issued in the same tick go out in one write.
+    enableAutoPipelining: true,
+  });
+  const others: Redis[] = [];
+  const queue = new Bull<WebhookJobData>(WEBHOOK_QUEUE_NAME, {
+    prefix,
+    createClient: (type) => {
+      if (type === 'client') return client;
+      // Never used by a producer, but bull requires these options if it ever asks.
+      const other = new Redis(redisUrl, { maxRetriesPerRequest: null, enableReadyCheck: false });
+      other.on('error', () => undefined);
+      others.push(other);
+      return other;
+    },
+  });
+  return {
+    queue,
+    client,
+    async close() {
+      await queue.close().catch(() => undefined);
+      for (const connection of [client, ...others]) connection.disconnect();
+    },
+  };
+}

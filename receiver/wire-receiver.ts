@@ -1,0 +1,76 @@
+import type { Express } from 'express';
+import type { Registry } from 'prom-client';
+import type { Logger } from '../shared/logging/create-logger.ts';
+import type { WebhookJobData } from '../shared/queue/webhook-queue.ts';
+import { createReceiverApp } from './create-receiver-app.ts';
+import type { WebhookSettings } from './http/create-webhook-handler.ts';
+import { openSpool, type Spool } from './spool/open-spool.ts';
+import { startSpoolDrainer, type SpoolDrainer } from './spool/start-spool-drainer.ts';
+import { createReceiverQueue, type ReceiverQueue } from './store/create-receiver-queue.ts';
+import { enqueueOnce } from './store/enqueue-once.ts';
+
+export interface ReceiverWiring {
+  redisUrl: string;
+  queuePrefix: string;
+  spoolDir: string;
+  webhookPath: string;
+  dedupeSeconds: number;
+  settings: WebhookSettings;
+  logger: Logger;
+  registry: Registry;
+  /** How often the drainer retries while the spool holds events. */
+  drainIntervalMs?: number;
+}
+
+export interface Receiver {
+  app: Express;
+  spool: Spool;
+  drainer: SpoolDrainer;
+  queue: ReceiverQueue;
+  /** Stops the drainer, closes the spool and Redis. Call after the HTTP server has closed. */
+  close(): Promise<void>;
+}
+
+/** Real dependencies of the receiver: its queue connection, spool and drainer (main.ts, tests, bench). */
+export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
+  const { logger } = wiring;
+  const queue = createReceiverQueue(wiring.redisUrl, wiring.queuePrefix);
+  // Without a listener an 'error' event would crash the process; ioredis reconnects by itself.
+  queue.queue.on('error', (error: Error) => logger.debug({ err: error.message }, 'queue connection error'));
+  queue.client.on('error', (error: Error) => logger.debug({ err: error.message }, 'redis connection error'));
+  const spool = await openSpool(wiring.spoolDir, {
+    onCorruptLine: (segment) => logger.warn({ segment }, 'skipped an incomplete spool line (torn write)'),
+  });
+  if (spool.depth() > 0) logger.info({ depth: spool.depth() }, 'spool holds events from an earlier run');
+  const enqueue = (job: WebhookJobData) =>
+    enqueueOnce(
+      {
+        queue: queue.queue,
+        redis: queue.client,
+        markPrefix: wiring.queuePrefix,
+        dedupeSeconds: wiring.dedupeSeconds,
+      },
+      job,
+    );
+  const app = createReceiverApp({
+    logger,
+    redis: queue.client,
+    registry: wiring.registry,
+    spool,
+    enqueue,
+    webhookPath: wiring.webhookPath,
+    settings: wiring.settings,
+  });
+  const drainer = startSpoolDrainer({ spool, enqueue, logger, intervalMs: wiring.drainIntervalMs });
+  return {
+    app,
+    spool,
+    drainer,
+    queue,
+    async close() {
+      await drainer.stop();
+      await spool.close();
+      await queue.close();
+    },
+  };
+}

@@ -1,0 +1,225 @@
+// `npm run bench:receiver`: the same load against (a) a bare Express 5 app answering 200 {} and
+// (b) the full receiver over a real redis-server, in one run (BENCHMARKS.md, "Receiver").
+// Each server runs in its own child process so the load generator (this process) does not share
+// its event loop. Every request carries a distinct, freshly signed ~1.5 KB channel.didCreate body,
+// so the receiver runs the whole path (allowlist, signature, envelope, dedupe, enqueue) each time
+// instead of answering redeliveries from the dedupe check.
+// BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 100) tune the run.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, startRedis } from './lib/local-servers.ts';
+
+const secret = 'bench-secret';
+const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
+
+/** A channel.didCreate delivery of about 1.5 KB, unique per `n`. */
+function body(n: number): string {
+  const user = (i: number) => ({
+    displayName: `Member ${i}`,
+    updatedAt: '2026-11-20T09:00:00.000Z',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    userId: `u-${i}`,
+    roles: ['member'],
+    flagCount: 0,
+    hashflag: { bits: 64, hashes: 3, hash: [1, 2] },
+  });
+  return JSON.stringify({
+    event: 'channel.didCreate',
+    data: {
+      userIds: ['u-1', 'u-2', 'u-3', 'u-4', 'u-5', 'u-6'],
+      channel: {
+        isDistinct: false,
+        type: 'standard',
+        metadata: { topic: 'bench' },
+        tags: ['bench'],
+        isMuted: false,
+        lastActivity: '2026-11-20T09:00:00.000Z',
+        updatedAt: '2026-11-20T09:00:00.000Z',
+        createdAt: '2026-11-20T09:00:00.000Z',
+        isRateLimited: false,
+        rateLimitWindow: 1000,
+        channelId: `bench-${process.pid}-${n}`,
+        memberCount: 6,
+        messageCount: 0,
+      },
+      users: [1, 2, 3, 4, 5, 6].map(user),
+    },
+  });
+}
+
+async function serve(mode: string, port: number, redisUrl: string, spoolDir: string): Promise<void> {
+  const { listen } = await import('../shared/http/listen.ts');
+  if (mode === 'bare') {
+    const { default: express } = await import('express');
+    const app = express();
+    app.post('/webhooks', (_req, res) => {
+      res.status(200).json({});
+    });
+    await listen(app, { port, host: '127.0.0.1' });
+  } else {
+    const { wireReceiver } = await import('../receiver/wire-receiver.ts');
+    const { parseCidrList } = await import('../receiver/address/parse-cidr.ts');
+    const { parseWebhookSecrets } = await import('../receiver/signature/parse-webhook-secrets.ts');
+    const { createMetricsRegistry } = await import('../shared/http/metrics-router.ts');
+    const { createLogger } = await import('../shared/logging/create-logger.ts');
+    const receiver = await wireReceiver({
+      redisUrl,
+      queuePrefix: 'bench',
+      spoolDir,
+      webhookPath: '/webhooks',
+      dedupeSeconds: 86_400,
+      settings: {
+        // The allowlist check runs (and passes) for the loopback load generator.
+        allowlist: parseCidrList('52.77.130.167,3.127.106.141,52.70.191.115,127.0.0.1'),
+        trustProxy: { kind: 'none' },
+        secrets: parseWebhookSecrets(`eu=${secret},us=other-secret`),
+        maxBodyBytes: 1024 * 1024,
+        enqueueTimeoutMs: 300,
+      },
+      logger: createLogger({ name: 'bench', level: 'warn' }),
+      registry: createMetricsRegistry('receiver'),
+    });
+    await new Promise((resolve) =>
+      receiver.queue.client.status === 'ready'
+        ? resolve(undefined)
+        : receiver.queue.client.once('ready', resolve),
+    );
+    await listen(receiver.app, { port, host: '127.0.0.1' });
+  }
+  // Exit normally on SIGTERM, so `node --cpu-prof` can write its profile; report how busy the
+  // server's event loop was (near 100% means the server itself, not the load, set the pace).
+  const { performance } = await import('node:perf_hooks');
+  const started = performance.eventLoopUtilization();
+  process.once('SIGTERM', () => {
+    const busy = performance.eventLoopUtilization(started).utilization;
+    process.stderr.write(`[bench] ${mode}: event loop busy ${(busy * 100).toFixed(0)}% of the run\n`);
+    process.exit(0);
+  });
+  process.stdout.write('listening\n');
+}
+
+function startServer(mode: string, port: number, redisUrl: string, spoolDir: string): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    [import.meta.filename, 'serve', mode, String(port), redisUrl, spoolDir],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('listening')) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`${mode} server exited (${code})`)));
+  });
+}
+
+interface Figures {
+  mode: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  total: number;
+}
+
+/** Never reset, so no body repeats across warm-up and runs (a repeat would be a dedupe drop). */
+let n = 0;
+
+async function load(mode: string, port: number, seconds: number): Promise<Figures> {
+  // Imported here, not at the top: the server child processes should not load it.
+  const { default: autocannon } = await import('autocannon');
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}/webhooks`,
+    connections,
+    duration: seconds,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (request) => {
+          const payload = body((n += 1));
+          const signature = createHmac('sha256', secret).update(payload).digest('base64');
+          return {
+            ...request,
+            body: payload,
+            headers: { 'content-type': 'application/json', 'x-service-signature': signature },
+          };
+        },
+      },
+    ],
+  });
+  return {
+    mode,
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    total: result.requests.total,
+  };
+}
+
+async function spoolDepth(port: number): Promise<string> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => /^webhook_(accepted_total|spool_depth|dropped_total)/.test(line))
+    .join('\n');
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-receiver-'));
+  const redis = await startRedis({ dir: join(dir, 'redis') });
+  const results: Figures[] = [];
+  try {
+    for (const mode of ['bare', 'receiver']) {
+      const port = await freePort();
+      const server = await startServer(mode, port, redis.url, join(dir, 'spool'));
+      try {
+        process.stdout.write(
+          `[bench] ${mode}: warm-up 2 s, then ${durationSeconds} s at ${connections} connections\n`,
+        );
+        await load(mode, port, 2);
+        results.push(await load(mode, port, durationSeconds));
+        if (mode === 'receiver') process.stdout.write(`${await spoolDepth(port)}\n`);
+      } finally {
+        server.kill('SIGTERM');
+        await new Promise((resolve) => server.once('exit', resolve));
+      }
+    }
+  } finally {
+    await redis.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+  process.stdout.write(
+    [
+      '',
+      line(['server', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx', 'errors']),
+      line(['---', '---:', '---:', '---:', '---:', '---:', '---:']),
+      ...results.map((r) =>
+        line([r.mode, Math.round(r.requestsPerSecond), r.p50, r.p99, r.total, r.non2xx, r.errors]),
+      ),
+      '',
+    ].join('\n'),
+  );
+  const [bare, receiver] = results;
+  if (bare && receiver) {
+    const ratio = receiver.requestsPerSecond / bare.requestsPerSecond;
+    process.stdout.write(
+      `receiver/bare throughput: ${(ratio * 100).toFixed(1)}% (target >= 50%); receiver p99 ${receiver.p99} ms (target < 100 ms)\n`,
+    );
+  }
+}
+
+if (process.argv[2] === 'serve') {
+  const [, , , mode = 'bare', port = '0', redisUrl = '', spoolDir = ''] = process.argv;
+  await serve(mode, Number(port), redisUrl, spoolDir);
+} else {
+  await main();
+}

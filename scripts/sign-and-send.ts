@@ -1,0 +1,33 @@
+// Signs a JSON file exactly as the platform does and POSTs it to a receiver (README, "Receiver").
+//   npm run sign-and-send -- event.json [--url http://127.0.0.1:8080/webhooks] [--secret S]
+// The secret comes from --secret or the WEBHOOK_SECRET environment variable (prefer the variable:
+// command lines are visible to other users in `ps`). The file's bytes are sent unchanged, because
+// the signature covers the exact bytes.
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+const usage =
+  'usage: sign-and-send <file.json> [--url URL] [--secret SECRET]  (or WEBHOOK_SECRET=... in the environment)';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { url: { type: 'string' }, secret: { type: 'string' }, help: { type: 'boolean' } },
+});
+const file = positionals[0];
+const secret = values.secret ?? process.env.WEBHOOK_SECRET;
+if (values.help || !file || !secret) {
+  process.stderr.write(`${usage}\n`);
+  process.exit(values.help ? 0 : 2);
+}
+const url = values.url ?? `http://127.0.0.1:${process.env.RECEIVER_PORT ?? '8080'}/webhooks`;
+const body = readFileSync(file);
+const signature = createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('base64');
+
+const response = await fetch(url, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json', 'x-service-signature': signature },
+  body,
+});
+process.stdout.write(`${response.status} ${await response.text()}\n`);
+process.exit(response.status === 200 ? 0 : 1);

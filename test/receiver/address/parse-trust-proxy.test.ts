@@ -1,0 +1,28 @@
+import { expect } from 'chai';
+import { parseTrustProxy } from '../../../receiver/address/parse-trust-proxy.ts';
+
+describe('parseTrustProxy', () => {
+  it('reads off, 0 and empty as no trusted proxy', () => {
+    for (const text of ['', 'off', '0']) expect(parseTrustProxy(text)).to.deep.equal({ kind: 'none' });
+  });
+
+  it('reads a hop count', () => {
+    expect(parseTrustProxy('2')).to.deep.equal({ kind: 'hops', hops: 2 });
+  });
+
+  it('reads loopback and CIDR lists', () => {
+    const trust = parseTrustProxy('loopback, 10.0.0.0/8');
+    expect(trust.kind).to.equal('cidrs');
+    expect(trust.kind === 'cidrs' && trust.cidrs).to.have.lengthOf(3);
+  });
+
+  for (const text of ['true', 'all', '*', '0.0.0.0/0', '::/0']) {
+    it(`refuses "${text}" (trusting everything)`, () => {
+      expect(() => parseTrustProxy(text)).to.throw(/every/);
+    });
+  }
+
+  it('refuses a malformed proxy address, naming it', () => {
+    expect(() => parseTrustProxy('10.0.0.01')).to.throw('"10.0.0.01"');
+  });
+});

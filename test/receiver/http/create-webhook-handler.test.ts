@@ -1,0 +1,115 @@
+import { expect } from 'chai';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { channelDidCreate, signedHeaders } from '../support/signed-request.ts';
+import { queuedJobIds, useReceiver, type ReceiverOptions } from '../support/use-receiver.ts';
+
+// The test client always connects from loopback; "the platform" is simulated with a regional
+// address (Frankfurt, platform document 5.10) that only a trusted proxy can report.
+const frankfurt = '3.127.106.141';
+
+let counter = 0;
+/** Posts a fresh signed event with extra headers; resolves to the status. */
+function deliver(app: Parameters<typeof request>[0], headers: Record<string, string> = {}) {
+  const body = channelDidCreate(`source-${(counter += 1)}`);
+  return request(app)
+    .post('/webhooks')
+    .set({ ...signedHeaders(body), ...headers })
+    .send(body);
+}
+
+function sourceSuite(
+  title: string,
+  options: ReceiverOptions,
+  cases: { forwardedFor?: string; status: 200 | 403; rule: string }[],
+) {
+  describe(title, () => {
+    const receiver = useReceiver(options);
+    for (const { forwardedFor, status, rule } of cases) {
+      it(rule, async () => {
+        const before = await queuedJobIds(receiver());
+        const headers: Record<string, string> =
+          forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor };
+        const res = await deliver(receiver().app, headers).expect(status);
+        const after = await queuedJobIds(receiver());
+        if (status === 403) {
+          expect(res.body).to.deep.equal({
+            status: 'error',
+            code: 403000,
+            message: 'source address is not allowed',
+          });
+          expect(after).to.deep.equal(before);
+        } else {
+          expect(after).to.have.lengthOf(before.length + 1);
+        }
+      });
+    }
+  });
+}
+
+describe('POST /webhooks source address', () => {
+  sourceSuite('with the allowlist holding only a regional address and no TRUST_PROXY', { allow: frankfurt }, [
+    { status: 403, rule: 'refuses a socket address outside the allowlist with 403 and queues nothing' },
+    {
+      forwardedFor: frankfurt,
+      status: 403,
+      rule: 'refuses a spoofed X-Forwarded-For naming an allowed address',
+    },
+  ]);
+
+  sourceSuite('with the socket address (loopback) in the allowlist', { allow: '127.0.0.1' }, [
+    { status: 200, rule: 'accepts the delivery' },
+    { forwardedFor: '9.9.9.9', status: 200, rule: 'ignores X-Forwarded-For without TRUST_PROXY' },
+  ]);
+
+  sourceSuite('with TRUST_PROXY=loopback', { allow: `${frankfurt},2001:db8::/32`, trustProxy: 'loopback' }, [
+    { forwardedFor: frankfurt, status: 200, rule: 'accepts an allowed address reported by the proxy' },
+    { forwardedFor: `::ffff:${frankfurt}`, status: 200, rule: 'counts an IPv4-mapped IPv6 address as IPv4' },
+    { forwardedFor: '2001:db8::5', status: 200, rule: 'accepts an IPv6 address inside an allowed CIDR' },
+    { forwardedFor: '9.9.9.9', status: 403, rule: 'refuses an address outside the allowlist' },
+    {
+      forwardedFor: `${frankfurt}, 9.9.9.9`,
+      status: 403,
+      rule: 'uses the nearest untrusted hop, not the first',
+    },
+    {
+      forwardedFor: '003.127.106.141',
+      status: 403,
+      rule: 'fails closed on leading zeros (octal in inet_aton)',
+    },
+    { forwardedFor: '58682765', status: 403, rule: 'fails closed on a single-number address' },
+    { forwardedFor: `${frankfurt}:443`, status: 403, rule: 'fails closed on an address with a port' },
+    { forwardedFor: `garbage, ${frankfurt}`, status: 403, rule: 'fails closed on any malformed entry' },
+    { status: 403, rule: 'uses the socket address when the header is absent' },
+  ]);
+
+  sourceSuite('with TRUST_PROXY=1 (one proxy hop)', { allow: frankfurt, trustProxy: '1' }, [
+    { forwardedFor: `9.9.9.9, ${frankfurt}`, status: 200, rule: 'uses the entry the proxy appended' },
+    { forwardedFor: `${frankfurt}, 9.9.9.9`, status: 403, rule: 'ignores entries a client prepended' },
+  ]);
+
+  sourceSuite('with WEBHOOK_ALLOWLIST=off', { allow: 'off' }, [
+    { status: 200, rule: 'accepts any source address' },
+  ]);
+
+  describe('from a socket address in IPv4-mapped IPv6 form (dual-stack listener)', () => {
+    const receiver = useReceiver({ allow: '127.0.0.1' });
+    it('counts it as the IPv4 address', async () => {
+      const server = receiver().app.listen(0, '::');
+      try {
+        await new Promise((resolve) => server.once('listening', resolve));
+        const { port, family } = server.address() as AddressInfo;
+        expect(family).to.equal('IPv6');
+        const body = channelDidCreate('mapped-socket');
+        const res = await fetch(`http://127.0.0.1:${port}/webhooks`, {
+          method: 'POST',
+          headers: signedHeaders(body),
+          body,
+        });
+        expect(res.status).to.equal(200);
+      } finally {
+        server.close();
+      }
+    });
+  });
+});

@@ -1,0 +1,137 @@
+import { expect } from 'chai';
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../../scripts/lib/local-servers.ts';
+import { cleanEnv, runScript, startScript } from '../support/run-script.ts';
+import { useQueuePrefix } from '../support/suite-resources.ts';
+import { testStack } from '../support/test-stack.ts';
+import { channelDidCreate } from './support/signed-request.ts';
+
+const secret = 'main-test-secret-value';
+
+async function waitForOutput(output: () => string, pattern: RegExp): Promise<void> {
+  while (!pattern.test(output())) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+describe('receiver/main.ts', function () {
+  this.timeout(30_000);
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'receiver-main-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  describe('with a non-canonical address in WEBHOOK_ALLOW_CIDRS', () => {
+    it('stops start-up with one line naming the variable and the entry', async () => {
+      const result = await runScript(
+        'receiver/main.ts',
+        [],
+        cleanEnv({ WEBHOOK_SECRETS: secret, WEBHOOK_ALLOW_CIDRS: '192.0.2.0/24,010.0.0.1' }),
+      );
+      expect(result.code).to.equal(1);
+      expect(result.stderr.trim().split('\n')).to.have.lengthOf(1);
+      expect(result.stderr).to.include('WEBHOOK_ALLOW_CIDRS: "010.0.0.1" is not an IP address');
+    });
+  });
+
+  describe('without WEBHOOK_SECRETS', () => {
+    it('stops start-up naming WEBHOOK_SECRETS', async () => {
+      const result = await runScript('receiver/main.ts', [], cleanEnv());
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.include('WEBHOOK_SECRETS: required');
+    });
+  });
+
+  describe('with TRUST_PROXY=true', () => {
+    it('stops start-up: trusting every proxy is refused', async () => {
+      const result = await runScript(
+        'receiver/main.ts',
+        [],
+        cleanEnv({ WEBHOOK_SECRETS: secret, TRUST_PROXY: 'true' }),
+      );
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.include('TRUST_PROXY: trusting every proxy');
+    });
+  });
+
+  describe('started with the allowlist off', () => {
+    it('warns, accepts a delivery from scripts/sign-and-send, cuts off a slowloris client, finishes in-flight requests on SIGTERM, never logs the secret', async () => {
+      const port = await freePort();
+      const { child, output } = await startScript(
+        'receiver/main.ts',
+        cleanEnv({
+          REDIS_URL: testStack().redisUrl,
+          QUEUE_PREFIX: useQueuePrefix(),
+          RECEIVER_PORT: String(port),
+          WEBHOOK_SECRETS: `eu=${secret}`,
+          WEBHOOK_ALLOWLIST: 'off',
+          SPOOL_DIR: join(dir, 'spool'),
+        }),
+        /receiver listening/,
+      );
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      // A slowloris client: starts a request and never finishes its headers.
+      const slowClientStarted = Date.now();
+      const slowClient = new Promise<{ answer: string; heldMs: number }>((resolve) => {
+        let answer = '';
+        const socket = connect(port, '127.0.0.1', () =>
+          socket.write('POST /webhooks HTTP/1.1\r\nHost: x\r\n'),
+        );
+        socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+        socket.on('close', () => resolve({ answer, heldMs: Date.now() - slowClientStarted }));
+      });
+      try {
+        expect(output()).to.include('WEBHOOK_ALLOWLIST=off');
+        const file = join(dir, 'event.json');
+        writeFileSync(file, channelDidCreate('main-1'));
+        const sent = await runScript(
+          'scripts/sign-and-send.ts',
+          [file, '--url', `http://127.0.0.1:${port}/webhooks`],
+          cleanEnv({ WEBHOOK_SECRET: secret }),
+        );
+        expect(sent.stdout.trim()).to.equal('200 {}');
+        expect(sent.code).to.equal(0);
+        const wrong = await runScript(
+          'scripts/sign-and-send.ts',
+          [file, '--url', `http://127.0.0.1:${port}/webhooks`],
+          cleanEnv({ WEBHOOK_SECRET: 'wrong' }),
+        );
+        expect(wrong.stdout).to.match(/^401 /);
+        expect(wrong.code).to.equal(1);
+        const slow = await slowClient;
+        expect(slow.answer).to.match(/^HTTP\/1\.1 408/);
+        // Headers are due within 5 s; the connection sweep runs every second.
+        expect(slow.heldMs).to.be.below(10_000);
+
+        // A request in flight when SIGTERM arrives is still answered.
+        const inFlightBody = channelDidCreate('main-in-flight');
+        const signature = createHmac('sha256', secret).update(inFlightBody).digest('base64');
+        let answer = '';
+        const socket = connect(port, '127.0.0.1');
+        socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+        const closed = new Promise((resolve) => socket.on('close', resolve));
+        await new Promise((resolve) => socket.once('connect', resolve));
+        socket.write(
+          `POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+            `x-service-signature: ${signature}\r\nContent-Length: ${Buffer.byteLength(inFlightBody)}\r\n` +
+            `Connection: close\r\n\r\n${inFlightBody.slice(0, 50)}`,
+        );
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        child.kill('SIGTERM');
+        await waitForOutput(output, /shutting down/);
+        socket.write(inFlightBody.slice(50));
+        await closed;
+        expect(answer).to.match(/^HTTP\/1\.1 200 /);
+        expect(answer.endsWith('{}')).to.equal(true);
+      } finally {
+        child.kill('SIGTERM');
+      }
+      expect(await exited).to.equal(0);
+      expect(output()).to.include('stopped');
+      expect(output()).not.to.include(secret);
+    });
+  });
+});

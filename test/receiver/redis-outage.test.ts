@@ -1,0 +1,194 @@
+import { expect } from 'chai';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { dedupeKey } from '../../receiver/dedupe-key.ts';
+import { freePort, startRedis, type LocalServer } from '../../scripts/lib/local-servers.ts';
+import { createWebhookQueue } from '../../shared/queue/webhook-queue.ts';
+import { useQueuePrefix } from '../support/suite-resources.ts';
+import { channelDidCreate, signedHeaders } from './support/signed-request.ts';
+import { startTestReceiver, type TestReceiver } from './support/use-receiver.ts';
+
+/** The platform's deadline (section 4.3) is a contract, checked per request; not a benchmark. */
+const ackDeadlineMs = 1_500;
+
+async function deliverTimed(receiver: TestReceiver, body: string): Promise<number> {
+  const started = performance.now();
+  const res = await request(receiver.app).post('/webhooks').set(signedHeaders(body)).send(body);
+  const elapsed = performance.now() - started;
+  expect(res.status, `status of ${body.slice(0, 80)}`).to.equal(200);
+  expect(res.body).to.deep.equal({});
+  expect(elapsed, 'answer time in ms').to.be.below(ackDeadlineMs);
+  return elapsed;
+}
+
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * Consumes the whole queue with a real bull worker and returns every job id it processed, in
+ * processing order, once `expected` jobs were seen (plus a short wait for any extra one).
+ */
+async function consumeAll(redisUrl: string, prefix: string, expected: number): Promise<string[]> {
+  const queue = createWebhookQueue({ redisUrl, prefix });
+  queue.on('error', () => undefined);
+  const processed: string[] = [];
+  void queue.process(async (job) => void processed.push(String(job.id)));
+  try {
+    await waitFor(() => processed.length >= expected, 10_000, `${expected} processed jobs`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return processed;
+  } finally {
+    await queue.close();
+    // bull does not close connections made by a createClient option (shared/queue/webhook-queue.ts).
+    const internals = queue as unknown as Record<string, { disconnect(): void } | boolean | undefined>;
+    for (const [flag, client] of [
+      ['clientInitialized', 'client'],
+      ['bclientInitialized', 'bclient'],
+      ['subscriberInitialized', 'eclient'],
+    ]) {
+      const connection = internals[client!];
+      if (internals[flag!] === true && typeof connection === 'object') connection.disconnect();
+    }
+  }
+}
+
+describe('receiver while Redis is down', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let redis: LocalServer;
+  let port: number;
+  const receivers: TestReceiver[] = [];
+  const start = async (prefix: string, spoolDir: string, noWait = false) => {
+    const receiver = await startTestReceiver(prefix, {
+      redisUrl: redis.url,
+      spoolDir,
+      noWait,
+      drainIntervalMs: 100,
+    });
+    receivers.push(receiver);
+    return receiver;
+  };
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'redis-outage-'));
+    port = await freePort();
+    redis = await startRedis({ dir: join(dir, 'redis'), port, persistent: true });
+  });
+  afterEach(async () => {
+    for (const receiver of receivers.splice(0)) await receiver.close();
+    await redis.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('when Redis stops while signed events arrive', () => {
+    it('answers each 200 within 1.5 s, spools, and after the restart queues every event exactly once', async () => {
+      const prefix = useQueuePrefix();
+      const receiver = await start(prefix, join(dir, 'spool'));
+      const bodies = Array.from({ length: 30 }, (_, n) => channelDidCreate(`outage-${n}`));
+
+      for (const body of bodies.slice(0, 10)) await deliverTimed(receiver, body);
+      expect(receiver.spool.depth()).to.equal(0);
+      // Stop Redis while a batch of deliveries is in flight.
+      const inFlight = Promise.all(bodies.slice(10, 20).map((body) => deliverTimed(receiver, body)));
+      await redis.stop();
+      await inFlight;
+      for (const body of bodies.slice(20)) await deliverTimed(receiver, body);
+      // Redeliveries during the outage: one of an event queued before, one of a spooled event.
+      await deliverTimed(receiver, bodies[0]!);
+      await deliverTimed(receiver, bodies[25]!);
+      expect(receiver.spool.depth()).to.be.at.least(10);
+      expect((await request(receiver.app).get('/readyz')).status).to.equal(503);
+
+      redis = await startRedis({ dir: join(dir, 'redis'), port, persistent: true });
+      await waitFor(() => receiver.spool.depth() === 0, 15_000, 'the spool to drain');
+
+      const processed = await consumeAll(redis.url, prefix, bodies.length);
+      expect([...processed].sort()).to.deep.equal(bodies.map((body) => dedupeKey(Buffer.from(body))).sort());
+      expect(readdirSync(join(dir, 'spool'))).to.deep.equal([]);
+    });
+  });
+
+  describe('when Redis hangs (SIGSTOP) so enqueues time out but complete later', () => {
+    it('answers each 200 within 1.5 s and, once Redis resumes, holds every event exactly once', async () => {
+      const prefix = useQueuePrefix();
+      const receiver = await start(prefix, join(dir, 'spool'));
+      const bodies = Array.from({ length: 8 }, (_, n) => channelDidCreate(`hang-${n}`));
+      redis.process.kill('SIGSTOP');
+      try {
+        await Promise.all(bodies.map((body) => deliverTimed(receiver, body)));
+        expect(receiver.spool.depth()).to.equal(bodies.length);
+      } finally {
+        redis.process.kill('SIGCONT');
+      }
+      // The timed-out commands were already on the wire and now run too; the job id and the
+      // dedupe mark keep the drainer's adds of the same events from queueing them again.
+      await waitFor(() => receiver.spool.depth() === 0, 15_000, 'the spool to drain');
+      const processed = await consumeAll(redis.url, prefix, bodies.length);
+      expect([...processed].sort()).to.deep.equal(bodies.map((body) => dedupeKey(Buffer.from(body))).sort());
+    });
+  });
+
+  describe('when the receiver restarts with a non-empty spool', () => {
+    it('drains the spool of the previous instance into the queue exactly once, also after a crash before the spool was deleted', async () => {
+      const prefix = useQueuePrefix();
+      const spoolDir = join(dir, 'spool');
+      const first = await start(prefix, spoolDir);
+      await redis.stop();
+      const bodies = Array.from({ length: 12 }, (_, n) => channelDidCreate(`restart-${n}`));
+      for (const body of bodies) await deliverTimed(first, body);
+      expect(first.spool.depth()).to.equal(bodies.length);
+      await first.close();
+
+      // Keep a copy of the spool as it was, to replay a crash after the enqueue but before the delete.
+      const snapshot = join(dir, 'snapshot');
+      cpSync(spoolDir, snapshot, { recursive: true });
+
+      redis = await startRedis({ dir: join(dir, 'redis'), port, persistent: true });
+      const second = await start(prefix, spoolDir);
+      await waitFor(() => second.spool.depth() === 0, 15_000, 'the second instance to drain the spool');
+      await second.close();
+
+      expect(readdirSync(spoolDir)).to.deep.equal([]);
+      cpSync(snapshot, spoolDir, { recursive: true });
+      expect(readdirSync(spoolDir)).to.not.deep.equal([]);
+      const third = await start(prefix, spoolDir);
+      await waitFor(
+        () => third.spool.depth() === 0,
+        15_000,
+        'the third instance to drain the replayed spool',
+      );
+      expect(readdirSync(spoolDir)).to.deep.equal([]);
+
+      const processed = await consumeAll(redis.url, prefix, bodies.length);
+      expect([...processed].sort()).to.deep.equal(bodies.map((body) => dedupeKey(Buffer.from(body))).sort());
+    });
+  });
+
+  describe('when Redis is down and the spool cannot be written', () => {
+    it('responds 503 with the JSON error shape', async () => {
+      await redis.stop();
+      const spoolDir = join(dir, 'spool');
+      const receiver = await start(useQueuePrefix(), spoolDir, true);
+      rmSync(spoolDir, { recursive: true });
+      writeFileSync(spoolDir, 'a file where the spool directory was');
+      const body = channelDidCreate('no-spool');
+      const res = await request(receiver.app)
+        .post('/webhooks')
+        .set(signedHeaders(body))
+        .send(body)
+        .expect(503);
+      expect(res.body).to.deep.equal({
+        status: 'error',
+        code: 503000,
+        message: 'the event could not be stored; retry later',
+      });
+    });
+  });
+});

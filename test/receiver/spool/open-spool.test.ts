@@ -1,0 +1,92 @@
+import { expect } from 'chai';
+import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSpool } from '../../../receiver/spool/open-spool.ts';
+import type { WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
+
+const job = (n: number): WebhookJobData => ({
+  dedupeKey: `key-${n}`,
+  webhook: 'default',
+  receivedAt: '2026-11-21T00:00:00.000Z',
+  event: 'post.didCreate',
+  data: { n },
+});
+
+describe('the spool', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'spool-test-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  describe('after concurrent appends and a restart', () => {
+    it('drains every event once, in append order, and deletes the drained files', async () => {
+      const first = await openSpool(dir);
+      await Promise.all(Array.from({ length: 50 }, (_, n) => first.append(job(n))));
+      expect(first.depth()).to.equal(50);
+      await first.close();
+
+      const second = await openSpool(dir);
+      expect(second.depth()).to.equal(50);
+      const seen: string[] = [];
+      expect(await second.drain(async (event) => void seen.push(event.dedupeKey))).to.equal(50);
+      expect(seen).to.deep.equal(Array.from({ length: 50 }, (_, n) => `key-${n}`));
+      expect(second.depth()).to.equal(0);
+      expect(readdirSync(dir)).to.deep.equal([]);
+      await second.close();
+    });
+  });
+
+  describe('when the handler fails part-way', () => {
+    it('stops, keeps the rest, and the next drain resumes after the last handled event', async () => {
+      const spool = await openSpool(dir);
+      for (let n = 0; n < 5; n += 1) await spool.append(job(n));
+      const seen: string[] = [];
+      let failOn: string | undefined = 'key-3';
+      const handler = async (event: WebhookJobData) => {
+        if (event.dedupeKey === failOn) throw new Error('redis is down');
+        seen.push(event.dedupeKey);
+      };
+      await expect(spool.drain(handler)).to.be.rejectedWith('redis is down');
+      expect(spool.depth()).to.equal(2);
+      await spool.append(job(5));
+      failOn = undefined;
+      await spool.drain(handler);
+      expect(seen).to.deep.equal(['key-0', 'key-1', 'key-2', 'key-3', 'key-4', 'key-5']);
+      expect(spool.depth()).to.equal(0);
+      await spool.close();
+    });
+  });
+
+  describe('with a torn last line (a crash during an append)', () => {
+    it('skips the incomplete line, reports it, and drains the complete ones', async () => {
+      const first = await openSpool(dir);
+      await first.append(job(1));
+      await first.close();
+      const [segment] = readdirSync(dir);
+      appendFileSync(join(dir, segment!), '{"dedupeKey":"key-2","webh');
+
+      const corrupt: string[] = [];
+      const second = await openSpool(dir, { onCorruptLine: (name) => corrupt.push(name) });
+      expect(second.depth()).to.equal(1);
+      const seen: string[] = [];
+      await second.drain(async (event) => void seen.push(event.dedupeKey));
+      expect(seen).to.deep.equal(['key-1']);
+      expect(corrupt).to.deep.equal([segment]);
+      await second.close();
+    });
+  });
+
+  describe('when the directory cannot be written', () => {
+    it('rejects the append and the writability check', async () => {
+      const spool = await openSpool(join(dir, 'sub'));
+      rmSync(join(dir, 'sub'), { recursive: true });
+      appendFileSync(join(dir, 'sub'), 'a file where the directory was');
+      await expect(spool.append(job(1))).to.be.rejected;
+      await expect(spool.checkWritable()).to.be.rejected;
+      expect(spool.depth()).to.equal(0);
+      await spool.close();
+    });
+  });
+});

@@ -1,0 +1,98 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseCidrList } from '../../../receiver/address/parse-cidr.ts';
+import { parseTrustProxy } from '../../../receiver/address/parse-trust-proxy.ts';
+import type { WebhookSettings } from '../../../receiver/http/create-webhook-handler.ts';
+import { parseWebhookSecrets } from '../../../receiver/signature/parse-webhook-secrets.ts';
+import { wireReceiver, type Receiver } from '../../../receiver/wire-receiver.ts';
+import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
+import { createLogger } from '../../../shared/logging/create-logger.ts';
+import { useQueuePrefix } from '../../support/suite-resources.ts';
+import { testStack } from '../../support/test-stack.ts';
+import { testSecret } from './signed-request.ts';
+
+export interface ReceiverOptions {
+  /** Comma-separated CIDRs; the default lets the test client (loopback) in. `off` disables the check. */
+  allow?: string;
+  trustProxy?: string;
+  secrets?: string;
+  maxBodyBytes?: number;
+  redisUrl?: string;
+  spoolDir?: string;
+  drainIntervalMs?: number;
+  /** Resolve before Redis answers (default: wait until the queue connection is ready). */
+  noWait?: boolean;
+}
+
+/** Settings as main.ts builds them from configuration, with test defaults. */
+export function testSettings(options: ReceiverOptions = {}): WebhookSettings {
+  return {
+    allowlist: options.allow === 'off' ? undefined : parseCidrList(options.allow ?? '127.0.0.1'),
+    trustProxy: parseTrustProxy(options.trustProxy ?? 'off'),
+    secrets: parseWebhookSecrets(options.secrets ?? testSecret),
+    maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+    enqueueTimeoutMs: 300,
+  };
+}
+
+export interface TestReceiver extends Receiver {
+  readonly prefix: string;
+  readonly spoolDir: string;
+  readonly registry: ReturnType<typeof createMetricsRegistry>;
+}
+
+/** A fully wired receiver over real Redis with its own queue prefix and spool directory. */
+export async function startTestReceiver(
+  prefix: string,
+  options: ReceiverOptions = {},
+): Promise<TestReceiver> {
+  const spoolDir = options.spoolDir ?? mkdtempSync(join(tmpdir(), 'receiver-spool-'));
+  const registry = createMetricsRegistry('receiver', false);
+  const receiver = await wireReceiver({
+    redisUrl: options.redisUrl ?? testStack().redisUrl,
+    queuePrefix: prefix,
+    spoolDir,
+    webhookPath: '/webhooks',
+    dedupeSeconds: 86_400,
+    settings: testSettings(options),
+    logger: createLogger({ name: 'test', level: (process.env.TEST_LOG as 'debug') ?? 'silent' }),
+    registry,
+    drainIntervalMs: options.drainIntervalMs ?? 200,
+  });
+  // The receiver starts without waiting for Redis (it spools until then); tests start with it connected.
+  if (!options.noWait && receiver.queue.client.status !== 'ready') {
+    await new Promise((resolve) => receiver.queue.client.once('ready', resolve));
+  }
+  return { ...receiver, prefix, spoolDir, registry };
+}
+
+/** Registers hooks giving the enclosing `describe` a receiver (fresh queue prefix, own spool). */
+export function useReceiver(options: ReceiverOptions = {}): () => TestReceiver {
+  let receiver: TestReceiver | undefined;
+  before(async () => {
+    receiver = await startTestReceiver(useQueuePrefix(), options);
+  });
+  after(async () => {
+    if (!receiver) return;
+    await receiver.close();
+    rmSync(receiver.spoolDir, { recursive: true, force: true });
+  });
+  return () => {
+    if (!receiver) throw new Error('useReceiver: used before the suite started');
+    return receiver;
+  };
+}
+
+/** Ids of every job in the receiver's queue, whatever its state. */
+export async function queuedJobIds(receiver: Receiver): Promise<string[]> {
+  const jobs = await receiver.queue.queue.getJobs([
+    'waiting',
+    'active',
+    'delayed',
+    'completed',
+    'failed',
+    'paused',
+  ]);
+  return jobs.map((job) => String(job.id)).sort();
+}
