@@ -2,8 +2,8 @@
  * Operator tool (issue 7): puts events back on the webhook queue, from its failed set (the dead
  * letter) or from a receiver's spool file, without processing any of them twice.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { statSync } from 'node:fs';
+import { listSegments, segmentPath } from '../receiver/spool/segment-files.ts';
 import { commonShape } from '../shared/config/common-config.ts';
 import { createWebhookQueue, WEBHOOK_QUEUE_NAME } from '../shared/queue/webhook-queue.ts';
 import { parseCli, progressBar, runCli, scriptEnv, UsageError } from './lib/cli.ts';
@@ -34,13 +34,10 @@ Environment: REDIS_URL, QUEUE_PREFIX (as for the services).
 Exit code: 0 done, 1 failed, 2 bad arguments or configuration, 3 done with errors or invalid lines.
 `;
 
-/** A spool file, or every segment of a spool directory in append order (receiver/spool, issue 3). */
-function spoolFiles(path: string): string[] {
+/** A spool file, or every segment of a spool directory in append order (the receiver's own listing). */
+async function spoolFiles(path: string): Promise<string[]> {
   if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path)
-    .filter((name) => /^segment-\d{12}\.ndjson$/.test(name))
-    .sort()
-    .map((name) => join(path, name));
+  return (await listSegments(path)).map((segment) => segmentPath(path, segment.name));
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
@@ -84,7 +81,7 @@ async function main(): Promise<number> {
   try {
     await withTimeout(queue.isReady(), 5_000, `cannot reach Redis at ${new URL(env.REDIS_URL).host}`);
     if (command === 'spool' && file) {
-      const files = spoolFiles(file);
+      const files = await spoolFiles(file);
       const sizes = files.map((f) => statSync(f).size);
       const bar = progressBar('replaying', 'bytes');
       bar.start(

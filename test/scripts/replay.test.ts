@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openSpool } from '../../receiver/spool/open-spool.ts';
 import { createWebhookQueue, type WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import { cleanEnv, runScript } from '../support/run-script.ts';
 import { useQueuePrefix } from '../support/suite-resources.ts';
@@ -107,6 +108,22 @@ describe('scripts/replay.ts', function () {
       const waiting = await queue.getWaiting(0, -1);
       expect(waiting.map((j) => j.id).sort()).to.deep.equal([job(10).dedupeKey, job(11).dedupeKey].sort());
       expect(waiting.find((j) => j.id === job(11).dedupeKey)?.data).to.deep.equal(job(11));
+    });
+
+    it('replays a spool directory the receiver wrote (its own format, every segment)', async () => {
+      const spoolDir = join(dir, 'receiver-spool');
+      const spool = await openSpool(spoolDir, { maxSegmentBytes: 1 });
+      for (const n of [30, 31, 32]) await spool.append(job(n));
+      await spool.close();
+      const result = await runScript('scripts/replay.ts', ['spool', spoolDir], env);
+      expect(result.code).to.equal(0);
+      expect(result.stdout).to.include(
+        '(3 files) into webhook-events: 3 queued, 0 already queued, 0 invalid',
+      );
+      const waiting = await queue.getWaiting(0, -1);
+      for (const n of [30, 31, 32]) {
+        expect(waiting.find((j) => j.id === job(n).dedupeKey)?.data).to.deep.equal(job(n));
+      }
     });
 
     it('replays every segment-*.ndjson file of a spool directory and ignores other files', async () => {
