@@ -8,11 +8,15 @@ import { onShutdown } from '../shared/process/on-shutdown.ts';
 import { createWebhookQueue } from '../shared/queue/webhook-queue.ts';
 import { createRedis } from '../shared/redis/create-redis.ts';
 import { adminDepsFromConfig } from './admin/admin-deps-from-config.ts';
+import { resolveJwtConfig } from '../shared/config/tray-api-config.ts';
+import { createTokenVerifier } from './api/auth/create-token-verifier.ts';
 import { createTrayApi } from './api/create-tray-api.ts';
+import { createRateLimiter } from './api/rate-limit/create-rate-limiter.ts';
 import { createMessageRenderer } from './messages/create-message-renderer.ts';
 import { loadBlockedWords } from './moderation/load-blocked-words.ts';
 import { setupModeration } from './moderation/setup-moderation.ts';
 import { createEventsQueries } from './store/events-queries.ts';
+import { ensureApiIndexes } from './store/ensure-api-indexes.ts';
 import { startWorker } from './worker/start-worker.ts';
 
 const config = loadOrExit(() => loadTrayConfig(process.env));
@@ -30,6 +34,8 @@ const messages = loadOrExit(() =>
   createMessageRenderer({ defaultLocale: config.DEFAULT_LOCALE, overrideDir: config.TRAY_MESSAGES_DIR }),
 );
 logger.info({ locales: messages.locales, defaultLocale: messages.defaultLocale }, 'tray messages loaded');
+// API token keys (issue 5): exactly one key source, checked before anything connects.
+const jwtConfig = loadOrExit(() => resolveJwtConfig(config));
 const registry = createMetricsRegistry('tray-service');
 const { client, db } = await connectMongo(config.MONGODB_URI, config.MONGODB_DB, { appName: 'tray-service' });
 const redis = createRedis(config.REDIS_URL);
@@ -39,18 +45,50 @@ const queue = createWebhookQueue({ redisUrl: config.REDIS_URL, prefix: config.QU
 // Admin API, moderation, queue dashboard (issue 7).
 const moderation = await setupModeration(config, { db, logger, words });
 await createEventsQueries(db).ensureIndexes();
-const adminQueues = moderation.queue ? [queue, moderation.queue] : [queue];
+const verifyToken = createTokenVerifier(jwtConfig);
 const admin = adminDepsFromConfig(config, {
   db,
   logger,
   decisions: moderation.decisions,
-  queues: adminQueues,
+  queues: moderation.queue ? [queue, moderation.queue] : [queue],
+  verifyToken,
 });
 
-const worker = await startWorker({ queue, db, logger, registry });
-const server = await listen(createTrayApi({ logger, db, redis, registry, admin }), {
-  port: config.TRAY_PORT,
+const worker = await startWorker({
+  queue,
+  db,
+  logger,
+  registry,
+  concurrency: config.TRAY_WORKER_CONCURRENCY,
+  eventsRetentionDays: config.EVENTS_RETENTION_DAYS,
+  trayRetentionDays: config.TRAY_RETENTION_DAYS,
+  purgeIntervalMs: config.TRAY_PURGE_INTERVAL_MS,
+  fanOutBatch: config.TRAY_FANOUT_BATCH,
+  onStored: moderation.step,
 });
+// Tray API (issue 5): indexes, token verifier, shared per-user rate limit, message renderer.
+await ensureApiIndexes(db);
+const api = createTrayApi({
+  logger,
+  db,
+  redis,
+  registry,
+  verifyToken,
+  rateLimiter: createRateLimiter({
+    redis,
+    points: config.RATE_LIMIT_CALLS,
+    windowMs: config.RATE_LIMIT_WINDOW_MS,
+    keyPrefix: config.RATE_LIMIT_PREFIX,
+  }),
+  messages,
+  settings: {
+    pageSize: config.TRAY_PAGE_SIZE,
+    networkId: config.NETWORK_ID,
+    blockApi: config.BLOCK_API === 'on',
+  },
+  admin,
+});
+const server = await listen(api, { port: config.TRAY_PORT });
 logger.info({ port: config.TRAY_PORT }, 'tray service listening');
 
 onShutdown(logger, async () => {

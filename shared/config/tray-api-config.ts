@@ -1,2 +1,151 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { z } from 'zod';
+import { identifier, onOff, positiveInt, url } from './env-types.ts';
+import { ConfigError } from './parse-env.ts';
+
+const asymmetricAlgorithms = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
+const hmacAlgorithms = ['HS256', 'HS384', 'HS512'];
+
+/** A comma-separated list of JWS algorithms; `none` is not a signature algorithm and is never accepted. */
+const algorithmList = z
+  .string()
+  .transform((value) => value.split(',').map((item) => item.trim()))
+  .refine(
+    (items) =>
+      items.length > 0 && items.every((item) => [...hmacAlgorithms, ...asymmetricAlgorithms].includes(item)),
+    {
+      error: `expected a comma-separated list of ${[...hmacAlgorithms, ...asymmetricAlgorithms].join(', ')}`,
+    },
+  );
+
 /** Variables of the tray service's tray and block-list HTTP API: auth, rate limits (issue 5). */
-export const trayApiShape = {};
+export const trayApiShape = {
+  /** HS256 shared secret (platform document, section 5). Exactly one of the three key sources is set. */
+  JWT_SECRET: z.string().min(32, { error: 'expected a secret of at least 32 characters' }).optional(),
+  /** PEM public key (SPKI) for RS*, PS*, ES* or EdDSA tokens; `\n` escapes are accepted for one-line env files. */
+  JWT_PUBLIC_KEY: z.string().optional(),
+  /** JWKS endpoint of the token issuer; keys are fetched and cached by jose. */
+  JWT_JWKS_URL: url(['https', 'http']).optional(),
+  /** Accepted algorithms; default: HS256 for JWT_SECRET, the key's own for JWT_PUBLIC_KEY, RS256,ES256 for JWKS. */
+  JWT_ALGORITHMS: algorithmList.optional(),
+  JWT_ISSUER: z.string().optional(),
+  JWT_AUDIENCE: z.string().optional(),
+  /** Calls per user per window, shared by every API instance through Redis (platform document, section 8). */
+  RATE_LIMIT_CALLS: positiveInt(100, 1_000_000),
+  RATE_LIMIT_WINDOW_MS: positiveInt(5_000, 86_400_000).refine((ms) => ms % 1000 === 0, {
+    error: 'expected a whole number of seconds in milliseconds (1000, 5000, ...)',
+  }),
+  /** Prefix of the rate limiter's Redis keys. */
+  RATE_LIMIT_PREFIX: identifier('tray-rl'),
+  TRAY_PAGE_SIZE: positiveInt(10, 100),
+  /** First half of a block-list entry's `netid_uid` (platform document, section 2.5). */
+  NETWORK_ID: identifier('default'),
+  /** The legacy block list (section 4.2); `off` answers 410 Gone after its sunset. */
+  BLOCK_API: onOff('on'),
+};
+
+export type JwtKeySource =
+  | { kind: 'secret'; secret: Uint8Array; algorithms: string[] }
+  | { kind: 'publicKey'; key: KeyObject; algorithms: string[] }
+  | { kind: 'jwks'; url: URL; algorithms: string[] };
+
+export interface JwtConfig {
+  source: JwtKeySource;
+  issuer?: string;
+  audience?: string;
+}
+
+interface JwtVariables {
+  JWT_SECRET?: string | undefined;
+  JWT_PUBLIC_KEY?: string | undefined;
+  JWT_JWKS_URL?: string | undefined;
+  JWT_ALGORITHMS?: string[] | undefined;
+  JWT_ISSUER?: string | undefined;
+  JWT_AUDIENCE?: string | undefined;
+}
+
+function fail(variable: string, message: string): never {
+  throw new ConfigError([{ variable, message }]);
+}
+
+function defaultAlgorithm(key: KeyObject): string {
+  switch (key.asymmetricKeyType) {
+    case 'rsa':
+      return 'RS256';
+    case 'rsa-pss':
+      return 'PS256';
+    case 'ec': {
+      const curve = key.asymmetricKeyDetails?.namedCurve;
+      return curve === 'secp384r1' ? 'ES384' : curve === 'secp521r1' ? 'ES512' : 'ES256';
+    }
+    case 'ed25519':
+      return 'EdDSA';
+    default:
+      return fail('JWT_PUBLIC_KEY', `unsupported key type ${key.asymmetricKeyType ?? 'unknown'}`);
+  }
+}
+
+/**
+ * Resolves the one JWT key source. Kept out of the schema so the rest of the tray config (and
+ * tools that need only part of it) parse without auth settings; main.ts runs it at start-up.
+ */
+export function resolveJwtConfig(vars: JwtVariables): JwtConfig {
+  const set = (['JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_JWKS_URL'] as const).filter(
+    (name) => vars[name] !== undefined,
+  );
+  if (set.length !== 1) {
+    fail(
+      set.length === 0 ? 'JWT_SECRET' : set.join(', '),
+      set.length === 0
+        ? 'no token key: set exactly one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL'
+        : 'set exactly one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL, not several',
+    );
+  }
+  const requested = vars.JWT_ALGORITHMS;
+  const extra = { issuer: vars.JWT_ISSUER, audience: vars.JWT_AUDIENCE };
+  const clean = (config: JwtConfig): JwtConfig => ({
+    source: config.source,
+    ...(extra.issuer === undefined ? {} : { issuer: extra.issuer }),
+    ...(extra.audience === undefined ? {} : { audience: extra.audience }),
+  });
+  if (vars.JWT_SECRET !== undefined) {
+    const algorithms = requested ?? ['HS256'];
+    const wrong = algorithms.find((alg) => !hmacAlgorithms.includes(alg));
+    if (wrong)
+      fail('JWT_ALGORITHMS', `${wrong} needs a public key; with JWT_SECRET use HS256, HS384 or HS512`);
+    return clean({
+      source: { kind: 'secret', secret: new TextEncoder().encode(vars.JWT_SECRET), algorithms },
+    });
+  }
+  const wrongAsymmetric = requested?.find((alg) => !asymmetricAlgorithms.includes(alg));
+  if (wrongAsymmetric) {
+    fail('JWT_ALGORITHMS', `${wrongAsymmetric} is an HMAC algorithm; it needs JWT_SECRET, not a public key`);
+  }
+  if (vars.JWT_PUBLIC_KEY !== undefined) {
+    let key: KeyObject;
+    try {
+      key = createPublicKey(vars.JWT_PUBLIC_KEY.replaceAll('\\n', '\n'));
+    } catch {
+      return fail('JWT_PUBLIC_KEY', 'expected a PEM public key (-----BEGIN PUBLIC KEY----- ...)');
+    }
+    return clean({ source: { kind: 'publicKey', key, algorithms: requested ?? [defaultAlgorithm(key)] } });
+  }
+  return clean({
+    source: {
+      kind: 'jwks',
+      url: new URL(vars.JWT_JWKS_URL ?? ''),
+      algorithms: requested ?? ['RS256', 'ES256'],
+    },
+  });
+}

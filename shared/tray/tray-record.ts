@@ -7,6 +7,8 @@ export const TRAY_RECORDS = 'tray_records';
 export const MEMBERSHIPS = 'community_members';
 export const USER_PROFILES = 'user_profiles';
 export const EVENTS = 'events';
+/** Internal (worker only): write claims that make compare-and-set safe on FerretDB (claim-versions.ts). */
+export const TRAY_RECORD_CLAIMS = 'tray_record_claims';
 
 /** Record verbs: the four of section 4.1 plus the mention verbs of section 2.3 (v3 only). */
 export const trayVerbs = ['post', 'comment', 'reaction', 'mentreply', 'mention', 'mentreact'] as const;
@@ -28,6 +30,23 @@ export type FeedRef =
   /** A user feed; `name` is the feed owner's display name ("... in Ana feed"). */
   | { kind: 'user'; id: string; name: string };
 
+/** Internal (worker only): one distinct actor's latest action on a record. */
+export interface ActorLogEntry {
+  userId: string;
+  /** Epoch ms of this actor's latest action on the record. */
+  at: number;
+  /** Id of that action (post, comment or reaction id); breaks ties between equal times. */
+  actionId: string;
+}
+
+/**
+ * Written only by the tray worker (tray-service/worker). Field decisions (README, "Tray engine"):
+ * - `imageUrl` / `avatarCustomUrl` of the public record are those of `actors[0]` (the latest actor).
+ * - `targetName` is the feed's name for every verb: the community's display name, or on a user
+ *   feed the feed owner's display name (payloads carry no post title).
+ * - A deleted user's snapshots in `actors` are rewritten to `Deleted user` (platform document 2.8);
+ *   a plain rename never changes stored snapshots (2.3.7).
+ */
 export interface TrayRecordDoc {
   /** v_tarid_uid: `${verb}_${targetId}_${userId}`; for mentions the target is the mentioning post/comment. */
   _id: string;
@@ -52,8 +71,19 @@ export interface TrayRecordDoc {
   hasRead: boolean;
   /** lastUpdate + TRAY_RETENTION_DAYS; TTL index where supported, purge + read filter everywhere. */
   expiresAt: Date;
-  /** Compare-and-set counter for concurrent workers. */
+  /**
+   * Compare-and-set counter. Every write to an existing record, the worker's and the API's
+   * (marking read), goes through casUpdateRecords: it claims `${_id}#${nextVersion}` in
+   * tray_record_claims, then writes filtered on `version`, so concurrent writers never undo each
+   * other, also on FerretDB whose updates are not atomic.
+   */
   version: number;
+  /**
+   * Internal (worker only, not part of the public record): every distinct actor with their latest
+   * action, in no particular order. Its length is `actorsCount`; it lets an actor who acts again
+   * move to the front without being counted twice, and makes re-applying an action a no-op.
+   */
+  actorLog: ActorLogEntry[];
 }
 
 /** community_members: one document per (community, user); drives post fan-out (2.3.6). */

@@ -28,6 +28,11 @@ export function buildTrayRecord(spec: TrayRecordSpec): TrayRecordDoc {
   const userId = spec.userId ?? 'reader';
   const now = Date.UTC(2026, 0, 15, 12);
   const stored = Math.min(spec.actors, 3);
+  const actors = Array.from({ length: stored }, (_, index) => ({
+    userId: `user-${index}`,
+    name: names[index] ?? `Actor ${index + 1}`,
+    at: now - index * 60_000,
+  }));
   return {
     _id: `${spec.verb}_${targetId}_${userId}`,
     userId,
@@ -41,12 +46,14 @@ export function buildTrayRecord(spec: TrayRecordSpec): TrayRecordDoc {
         ? { kind: 'community', id: 'community-hiking', name: feedName }
         : { kind: 'user', id: 'user-feed-owner', name: feedName },
     ...(spec.mentionIn ? { mentionIn: spec.mentionIn } : {}),
-    actors: Array.from({ length: stored }, (_, index) => ({
-      userId: `user-${index}`,
-      name: names[index] ?? `Actor ${index + 1}`,
-      at: now - index * 60_000,
-    })),
+    actors,
     actorsCount: spec.actors,
+    // Every distinct actor; the ones not stored in `actors` acted earlier.
+    actorLog: Array.from({ length: spec.actors }, (_, index) => ({
+      userId: `user-${index}`,
+      at: now - index * 60_000,
+      actionId: `action-${index}`,
+    })),
     lastUpdate: now,
     hasRead: false,
     expiresAt: new Date(now + 90 * 86_400_000),

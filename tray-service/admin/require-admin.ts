@@ -2,8 +2,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
 
-/** Verifies a user's access token (issue 5's verifier); rejects when the token is not valid. */
-export type TokenVerifier = (token: string) => Promise<{ userId: string; claims: Record<string, unknown> }>;
+import type { TokenVerifier } from '../api/auth/create-token-verifier.ts';
+
+/** The tray API's token verifier (issue 5): the admin API accepts the same user tokens. */
+export type { TokenVerifier };
 
 export interface AdminAuthOptions {
   /** The operators' shared token; undefined: only admin JWTs are admitted. */
@@ -44,7 +46,8 @@ export async function authenticateAdmin(token: string, options: AdminAuthOptions
   try {
     user = await options.verifyToken(token);
   } catch (error) {
-    if (error instanceof AppError && error.status >= 500) throw error;
+    // The verifier's own 401 (with its reason) or 503 (token keys unavailable) stands.
+    if (error instanceof AppError) throw error;
     throw new AppError('UNAUTHORIZED', 'invalid or expired token', { cause: error });
   }
   if (!hasRole(user.claims, options.roleClaim, options.role)) {

@@ -3,6 +3,7 @@ import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
 import type { Registry } from 'prom-client';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { errorMiddleware, notFound } from '../../shared/http/error-middleware.ts';
 import { createHealthRouter } from '../../shared/http/health-router.ts';
 import { createMetricsRouter } from '../../shared/http/metrics-router.ts';
@@ -10,12 +11,39 @@ import type { Logger } from '../../shared/logging/create-logger.ts';
 import { pingMongo } from '../../shared/mongo/connect-mongo.ts';
 import { pingRedis } from '../../shared/redis/create-redis.ts';
 import { createAdminRouter, type AdminRouterDeps } from '../admin/create-admin-router.ts';
+import type { MessageRenderer } from '../messages/message-renderer.ts';
+import { createBlockListRepository } from '../store/block-list-repository.ts';
+import { createReadStateRepository } from '../store/read-state-repository.ts';
+import { createRecordQueries } from '../store/record-queries.ts';
+import type { TokenVerifier } from './auth/create-token-verifier.ts';
+import { requireUser } from './auth/require-user.ts';
+import { blockPaths, createBlockRouter } from './block/create-block-router.ts';
+import { mapStoreErrors } from './http/map-store-errors.ts';
+import { requestMetrics } from './http/request-metrics.ts';
+import { openApiDocument } from './openapi.ts';
+import { limitPerUser } from './rate-limit/limit-per-user.ts';
+import { createTrayRouter, trayPaths } from './tray/create-tray-router.ts';
+
+export interface TrayApiSettings {
+  /** TRAY_PAGE_SIZE: records per history page (platform document 2.3.2: 10). */
+  pageSize: number;
+  /** NETWORK_ID: first half of a block entry's netid_uid. */
+  networkId: string;
+  /** BLOCK_API: false answers 410 Gone on every block path. */
+  blockApi: boolean;
+}
 
 export interface TrayApiDeps {
   logger: Logger;
   db: Db;
   redis: Redis;
   registry: Registry;
+  verifyToken: TokenVerifier;
+  rateLimiter: RateLimiterAbstract;
+  messages: MessageRenderer;
+  settings: TrayApiSettings;
+  /** Epoch ms; tests pin it. */
+  now?: () => number;
   /** Admin API, moderation decisions and queue dashboard under /admin (issue 7). */
   admin?: AdminRouterDeps;
 }
@@ -23,7 +51,14 @@ export interface TrayApiDeps {
 export function createTrayApi(deps: TrayApiDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  app.set('query parser', 'simple'); // repeated keys become arrays, never nested objects
   app.use(helmet());
+  const routes = new Set([
+    ...trayPaths.map((path) => `/notifications${path}`),
+    ...blockPaths.map((path) => `/block${path}`),
+    '/openapi.json',
+  ]);
+  app.use(requestMetrics(deps.registry, routes));
   app.use(
     createHealthRouter({
       mongodb: async () => (await pingMongo(deps.db), { ok: true }),
@@ -31,8 +66,36 @@ export function createTrayApi(deps: TrayApiDeps): Express {
     }),
   );
   app.use(createMetricsRouter(deps.registry));
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openApiDocument);
+  });
+
+  // Every tray and block call: the caller comes from the bearer token only, then the per-user limit.
+  const guard = [requireUser(deps.verifyToken), limitPerUser(deps.rateLimiter)];
+  const now = deps.now ?? Date.now;
+  app.use(
+    '/notifications',
+    createTrayRouter({
+      records: createRecordQueries(deps.db),
+      readState: createReadStateRepository(deps.db),
+      messages: deps.messages,
+      pageSize: deps.settings.pageSize,
+      now,
+      guard,
+    }),
+  );
+  app.use(
+    '/block',
+    createBlockRouter({
+      blocks: createBlockListRepository(deps.db),
+      networkId: deps.settings.networkId,
+      enabled: deps.settings.blockApi,
+      guard,
+    }),
+  );
   if (deps.admin) app.use('/admin', createAdminRouter(deps.admin));
   app.use(notFound);
+  app.use(mapStoreErrors);
   app.use(errorMiddleware(deps.logger));
   return app;
 }

@@ -4,22 +4,36 @@ import { EVENTS, type StoredEventDoc } from '../../shared/tray/tray-record.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
 
-/** Stores a delivery once: `_id` is the dedupe key, so a redelivered job keeps one document. */
-export async function storeEvent(db: Db, job: WebhookJobData, retentionDays = 30): Promise<void> {
+export interface EventOutcome {
+  status: StoredEventDoc['status'];
+  error?: string;
+}
+
+/**
+ * Stores a delivery once, with what the mapping made of it: `_id` is the receiver's dedupe key and
+ * every field is set only on insert, so a redelivered or retried job keeps one unchanged document.
+ * One command. Returns the document as stored by this call (for the moderation hook).
+ */
+export async function storeEvent(
+  db: Db,
+  job: WebhookJobData,
+  outcome: EventOutcome,
+  retentionDays: number,
+  now = new Date(),
+): Promise<StoredEventDoc> {
   const receivedAt = new Date(job.receivedAt);
-  await db.collection<StoredEventDoc>(EVENTS).updateOne(
-    { _id: job.dedupeKey },
-    {
-      $setOnInsert: {
-        event: job.event,
-        data: job.data,
-        webhook: job.webhook,
-        receivedAt,
-        storedAt: new Date(),
-        expiresAt: new Date(receivedAt.getTime() + retentionDays * DAY_MS),
-        status: 'stored',
-      },
-    },
-    { upsert: true },
-  );
+  const doc: StoredEventDoc = {
+    _id: job.dedupeKey,
+    event: job.event,
+    data: job.data,
+    webhook: job.webhook,
+    receivedAt,
+    storedAt: now,
+    expiresAt: new Date(receivedAt.getTime() + retentionDays * DAY_MS),
+    status: outcome.status,
+    ...(outcome.error === undefined ? {} : { error: outcome.error }),
+  };
+  const { _id, ...fields } = doc;
+  await db.collection<StoredEventDoc>(EVENTS).updateOne({ _id }, { $setOnInsert: fields }, { upsert: true });
+  return doc;
 }

@@ -3,26 +3,88 @@ import type { Db } from 'mongodb';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
-import { storeEvent } from '../store/store-event.ts';
+import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
+import { ensureWorkerIndexes } from '../store/ensure-worker-indexes.ts';
+import { purgeExpired } from '../store/purge-expired.ts';
+import { KeyedLock } from './keyed-lock.ts';
+import { processJob } from './process-job.ts';
+import { createWorkerMetrics } from './worker-metrics.ts';
 
 export interface WorkerDeps {
   queue: Bull.Queue<WebhookJobData>;
   db: Db;
   logger: Logger;
   registry: Registry;
+  /** TRAY_WORKER_CONCURRENCY. */
   concurrency?: number;
+  eventsRetentionDays?: number;
+  trayRetentionDays?: number;
+  /** TRAY_PURGE_INTERVAL_MS; 0 turns the periodic purge off (tests call purgeExpired directly). */
+  purgeIntervalMs?: number;
+  fanOutBatch?: number;
+  /** The moderation step (issue 7) plugs in here: called once per processed job, after the event is stored. */
+  onStored?: (event: StoredEventDoc) => Promise<void>;
 }
 
 export interface RunningWorker {
+  /** Whether the server accepted TTL indexes (else only the periodic purge removes expired data). */
+  readonly ttl: boolean;
   close(): Promise<void>;
 }
 
 export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
+  const { ttl } = await ensureWorkerIndexes(deps.db);
+  const metrics = createWorkerMetrics(deps.registry);
+  const options = {
+    eventsRetentionDays: deps.eventsRetentionDays ?? 30,
+    trayRetentionDays: deps.trayRetentionDays ?? 90,
+    fanOutBatch: deps.fanOutBatch ?? 10_000,
+    lock: new KeyedLock(),
+    ...(deps.onStored ? { onStored: deps.onStored } : {}),
+  };
+
   void deps.queue.process(deps.concurrency ?? 4, async (job) => {
-    await storeEvent(deps.db, job.data);
+    const stopTimer = metrics.duration.startTimer();
+    try {
+      const stored = await processJob(deps.db, job.data, options);
+      metrics.jobs.inc({ outcome: 'completed' });
+      metrics.events.inc({ status: stored.status });
+      if (stored.status === 'invalid') {
+        deps.logger.warn(
+          { event: stored.event, key: stored._id, error: stored.error },
+          'invalid event payload stored',
+        );
+      }
+      return { status: stored.status };
+    } catch (error) {
+      metrics.jobs.inc({ outcome: 'failed' });
+      deps.logger.warn(
+        { key: job.data.dedupeKey, attempt: job.attemptsMade + 1, err: (error as Error).message },
+        'job failed; bull retries it with backoff',
+      );
+      throw error;
+    } finally {
+      stopTimer();
+    }
   });
+
+  const purgeIntervalMs = deps.purgeIntervalMs ?? 3_600_000;
+  const purge = async () => {
+    try {
+      const purged = await purgeExpired(deps.db);
+      if (purged.records + purged.events > 0) deps.logger.info(purged, 'purged expired records and events');
+    } catch (error) {
+      deps.logger.warn({ err: (error as Error).message }, 'purge failed; retried at the next interval');
+    }
+  };
+  if (purgeIntervalMs > 0) void purge();
+  const timer = purgeIntervalMs > 0 ? setInterval(() => void purge(), purgeIntervalMs) : undefined;
+  timer?.unref();
+
   return {
+    ttl,
     close: async () => {
+      clearInterval(timer);
       // Waits for in-flight jobs; unfinished ones are picked up again as stalled jobs.
       await deps.queue.close();
     },

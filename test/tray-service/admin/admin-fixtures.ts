@@ -1,25 +1,26 @@
 import type Bull from 'bull';
 import type { Express } from 'express';
-import { SignJWT, jwtVerify } from 'jose';
+import { SignJWT } from 'jose';
 import type { Db } from 'mongodb';
 import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { createRedis } from '../../../shared/redis/create-redis.ts';
 import type { StoredEventDoc } from '../../../shared/tray/tray-record.ts';
-import type { TokenVerifier } from '../../../tray-service/admin/require-admin.ts';
+import { resolveJwtConfig } from '../../../shared/config/tray-api-config.ts';
+import { createTokenVerifier } from '../../../tray-service/api/auth/create-token-verifier.ts';
 import { createTrayApi } from '../../../tray-service/api/create-tray-api.ts';
+import { createRateLimiter } from '../../../tray-service/api/rate-limit/create-rate-limiter.ts';
+import { createMessageRenderer } from '../../../tray-service/messages/create-message-renderer.ts';
 import { createDecisionsRepository } from '../../../tray-service/moderation/decisions-repository.ts';
 import { testStack } from '../../support/test-stack.ts';
 
 export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
-const jwtKey = new TextEncoder().encode('jwt-secret-for-admin-tests-0123456789');
+const JWT_SECRET = 'jwt-secret-for-admin-tests-0123456789';
+const jwtKey = new TextEncoder().encode(JWT_SECRET);
 
-/** A real HS256 verifier, standing in for issue 5's until it is merged. */
-export const verifyToken: TokenVerifier = async (token) => {
-  const { payload } = await jwtVerify(token, jwtKey, { algorithms: ['HS256'] });
-  if (typeof payload.sub !== 'string') throw new Error('token without sub');
-  return { userId: payload.sub, claims: payload as Record<string, unknown> };
-};
+/** The tray API's own verifier (issue 5): the admin API takes the same user tokens. */
+export const verifyToken = createTokenVerifier(resolveJwtConfig({ JWT_SECRET }));
+const messages = createMessageRenderer({ defaultLocale: 'en' });
 
 export function userToken(userId: string, claims: Record<string, unknown> = {}): Promise<string> {
   return new SignJWT(claims)
@@ -59,6 +60,10 @@ export function adminApp(
     db,
     redis,
     registry: createMetricsRegistry('test', false),
+    verifyToken,
+    rateLimiter: createRateLimiter({ redis, points: 10_000, windowMs: 60_000, keyPrefix: 'admin-tests' }),
+    messages,
+    settings: { pageSize: 10, networkId: 'net1', blockApi: true },
     admin: {
       db,
       logger,

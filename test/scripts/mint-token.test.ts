@@ -1,0 +1,56 @@
+import { expect } from 'chai';
+import { exportPKCS8, exportSPKI, generateKeyPair } from 'jose';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resolveJwtConfig } from '../../shared/config/tray-api-config.ts';
+import { createTokenVerifier } from '../../tray-service/api/auth/create-token-verifier.ts';
+import { cleanEnv, runScript } from '../support/run-script.ts';
+
+const SECRET = 'mint-token-test-secret-of-32-chars-plus';
+
+describe('scripts/mint-token.ts', () => {
+  it('--help prints the usage and exits 0', async () => {
+    const result = await runScript('scripts/mint-token.ts', ['--help'], cleanEnv());
+    expect(result.code).to.equal(0);
+    expect(result.stdout).to.match(/^Usage: npm run mint-token -- --user <id>/);
+  });
+
+  it('without --user exits 2 with the usage on stderr', async () => {
+    const result = await runScript('scripts/mint-token.ts', [], cleanEnv());
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.include('--user is required');
+  });
+
+  it('mints an HS256 token with JWT_SECRET, issuer and audience that the API accepts', async () => {
+    const env = cleanEnv({ JWT_SECRET: SECRET, JWT_ISSUER: 'dev', JWT_AUDIENCE: 'tray' });
+    const result = await runScript('scripts/mint-token.ts', ['--user', 'alice', '--ttl', '5m'], env);
+    expect(result.code).to.equal(0);
+    const verify = createTokenVerifier(
+      resolveJwtConfig({ JWT_SECRET: SECRET, JWT_ISSUER: 'dev', JWT_AUDIENCE: 'tray' }),
+    );
+    const { userId, claims } = await verify(result.stdout.trim());
+    expect(userId).to.equal('alice');
+    expect(claims.exp! - claims.iat!).to.equal(300);
+  });
+
+  it('mints an RS256 token with --private-key', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mint-'));
+    try {
+      const keys = await generateKeyPair('RS256', { extractable: true });
+      writeFileSync(join(dir, 'key.pem'), await exportPKCS8(keys.privateKey));
+      const result = await runScript(
+        'scripts/mint-token.ts',
+        ['--user', 'bob', '--private-key', join(dir, 'key.pem')],
+        cleanEnv(),
+      );
+      expect(result.code).to.equal(0);
+      const verify = createTokenVerifier(
+        resolveJwtConfig({ JWT_PUBLIC_KEY: await exportSPKI(keys.publicKey) }),
+      );
+      expect((await verify(result.stdout.trim())).userId).to.equal('bob');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,90 @@
+import { expect } from 'chai';
+import { generateKeyPairSync } from 'node:crypto';
+import { ConfigError } from '../../../shared/config/parse-env.ts';
+import { resolveJwtConfig } from '../../../shared/config/tray-api-config.ts';
+import { loadTrayConfig } from '../../../shared/config/tray-config.ts';
+
+const SECRET = 'a-secret-of-at-least-32-characters-long';
+const rsaPem = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({
+  type: 'spki',
+  format: 'pem',
+});
+
+describe('tray API configuration', () => {
+  describe('with nothing set', () => {
+    it('uses the platform defaults: 100 calls per 5 s, 10 records per page, block list on', () => {
+      const config = loadTrayConfig({});
+      expect(config).to.include({
+        RATE_LIMIT_CALLS: 100,
+        RATE_LIMIT_WINDOW_MS: 5000,
+        TRAY_PAGE_SIZE: 10,
+        BLOCK_API: 'on',
+        NETWORK_ID: 'default',
+      });
+    });
+  });
+
+  describe('resolveJwtConfig', () => {
+    it('fails naming the three variables when no key source is set', () => {
+      expect(() => resolveJwtConfig({}))
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.matches(
+          /JWT_SECRET: no token key: set exactly one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL$/,
+        );
+    });
+
+    it('fails naming both when two key sources are set', () => {
+      expect(() => resolveJwtConfig({ JWT_SECRET: SECRET, JWT_JWKS_URL: 'https://idp/jwks' }))
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.includes('JWT_SECRET, JWT_JWKS_URL: set exactly one');
+    });
+
+    it('defaults to HS256 for a secret', () => {
+      expect(resolveJwtConfig({ JWT_SECRET: SECRET }).source.algorithms).to.deep.equal(['HS256']);
+    });
+
+    it('takes the algorithm from the key type of a PEM key, also with \\n escapes', () => {
+      const oneLine = String(rsaPem).replaceAll('\n', '\\n');
+      expect(resolveJwtConfig({ JWT_PUBLIC_KEY: oneLine }).source.algorithms).to.deep.equal(['RS256']);
+    });
+
+    it('refuses an RS algorithm with a secret', () => {
+      expect(() => resolveJwtConfig({ JWT_SECRET: SECRET, JWT_ALGORITHMS: ['RS256'] }))
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.includes('JWT_ALGORITHMS: RS256 needs a public key');
+    });
+
+    it('refuses an HS algorithm with a public key', () => {
+      expect(() => resolveJwtConfig({ JWT_PUBLIC_KEY: String(rsaPem), JWT_ALGORITHMS: ['HS256'] }))
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.includes('JWT_ALGORITHMS: HS256 is an HMAC algorithm');
+    });
+
+    it('refuses a PEM that is not a public key', () => {
+      expect(() => resolveJwtConfig({ JWT_PUBLIC_KEY: 'not a key' }))
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.includes('JWT_PUBLIC_KEY: expected a PEM public key');
+    });
+  });
+
+  describe('with bad values', () => {
+    it('names each variable', () => {
+      expect(() =>
+        loadTrayConfig({
+          JWT_SECRET: 'short',
+          JWT_ALGORITHMS: 'none',
+          RATE_LIMIT_WINDOW_MS: '1500',
+          TRAY_PAGE_SIZE: '0',
+        }),
+      )
+        .to.throw(ConfigError)
+        .with.property('variables')
+        .that.has.members(['JWT_SECRET', 'JWT_ALGORITHMS', 'RATE_LIMIT_WINDOW_MS', 'TRAY_PAGE_SIZE']);
+    });
+  });
+});

@@ -1,0 +1,223 @@
+import { expect } from 'chai';
+import { exportSPKI, generateKeyPair, SignJWT, UnsecuredJWT, type JWTPayload } from 'jose';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK } from 'jose';
+import request from 'supertest';
+import { resolveJwtConfig } from '../../../../shared/config/tray-api-config.ts';
+import { AppError } from '../../../../shared/errors/app-error.ts';
+import { createTokenVerifier } from '../../../../tray-service/api/auth/create-token-verifier.ts';
+import { TEST_SECRET, tokenFor, useTrayApi } from '../support/api-harness.ts';
+
+const secret = new TextEncoder().encode(TEST_SECRET);
+const sign = (claims: JWTPayload, alg = 'HS256') =>
+  new SignJWT(claims).setProtectedHeader({ alg }).setIssuedAt();
+
+describe('createTokenVerifier (platform document, section 5)', () => {
+  describe('with JWT_SECRET (HS256)', () => {
+    const verify = createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET }));
+
+    it('returns the user id from sub', async () => {
+      const token = await tokenFor('user-1');
+      expect((await verify(token)).userId).to.equal('user-1');
+    });
+
+    it('takes a userId claim when there is no sub', async () => {
+      const token = await sign({ userId: 42 }).setExpirationTime('1h').sign(secret);
+      expect((await verify(token)).userId).to.equal('42');
+    });
+
+    it('rejects a token naming no user', async () => {
+      const token = await sign({}).setExpirationTime('1h').sign(secret);
+      await expect(verify(token)).to.be.rejectedWith(AppError, 'token names no user');
+    });
+
+    it('rejects an expired token', async () => {
+      const token = await sign({ sub: 'u' })
+        .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
+        .sign(secret);
+      await expect(verify(token)).to.be.rejectedWith(AppError, 'token has expired');
+    });
+
+    it('rejects a token without exp', async () => {
+      const token = await sign({ sub: 'u' }).sign(secret);
+      await expect(verify(token)).to.be.rejectedWith(AppError, 'token claim "exp" is invalid');
+    });
+
+    it('rejects a tampered payload', async () => {
+      const [header, , signature] = (await tokenFor('user-1')).split('.');
+      const forged = Buffer.from(JSON.stringify({ sub: 'admin', exp: 9_999_999_999 })).toString('base64url');
+      await expect(verify(`${header}.${forged}.${signature}`)).to.be.rejectedWith(
+        AppError,
+        'signature is invalid',
+      );
+    });
+
+    it('rejects a token signed with another secret', async () => {
+      const token = await tokenFor('user-1', {}, 'another-secret-of-at-least-32-characters');
+      await expect(verify(token)).to.be.rejectedWith(AppError, 'signature is invalid');
+    });
+
+    it('rejects alg: none', async () => {
+      const token = new UnsecuredJWT({ sub: 'user-1' }).setExpirationTime('1h').encode();
+      await expect(verify(token)).to.be.rejectedWith(AppError, 'token algorithm is not accepted');
+    });
+
+    it('rejects an algorithm outside the list (HS512 when HS256 is configured)', async () => {
+      const token = await sign({ sub: 'u' }, 'HS512').setExpirationTime('1h').sign(secret);
+      await expect(verify(token)).to.be.rejectedWith(AppError, 'algorithm is not accepted');
+    });
+  });
+
+  describe('with JWT_ISSUER and JWT_AUDIENCE set', () => {
+    const verify = createTokenVerifier(
+      resolveJwtConfig({ JWT_SECRET: TEST_SECRET, JWT_ISSUER: 'https://issuer', JWT_AUDIENCE: 'tray' }),
+    );
+    const base = () => sign({ sub: 'u' }).setExpirationTime('1h');
+
+    it('accepts a token with both', async () => {
+      const token = await base().setIssuer('https://issuer').setAudience('tray').sign(secret);
+      expect((await verify(token)).userId).to.equal('u');
+    });
+
+    it('rejects a wrong issuer', async () => {
+      const token = await base().setIssuer('https://evil').setAudience('tray').sign(secret);
+      await expect(verify(token)).to.be.rejectedWith(AppError, 'token claim "iss" is invalid');
+    });
+
+    it('rejects a wrong audience', async () => {
+      const token = await base().setIssuer('https://issuer').setAudience('other').sign(secret);
+      await expect(verify(token)).to.be.rejectedWith(AppError, 'token claim "aud" is invalid');
+    });
+  });
+
+  describe('with JWT_PUBLIC_KEY (RS256)', () => {
+    let keys: Awaited<ReturnType<typeof generateKeyPair>>;
+    let verify: ReturnType<typeof createTokenVerifier>;
+    before(async () => {
+      keys = await generateKeyPair('RS256', { extractable: true });
+      verify = createTokenVerifier(resolveJwtConfig({ JWT_PUBLIC_KEY: await exportSPKI(keys.publicKey) }));
+    });
+
+    it('accepts a token signed with the private key', async () => {
+      const token = await sign({ sub: 'rs-user' }, 'RS256').setExpirationTime('1h').sign(keys.privateKey);
+      expect((await verify(token)).userId).to.equal('rs-user');
+    });
+
+    it('rejects an HS256 token signed with the public key as secret (algorithm confusion)', async () => {
+      const pem = new TextEncoder().encode(await exportSPKI(keys.publicKey));
+      const token = await sign({ sub: 'u' }).setExpirationTime('1h').sign(pem);
+      await expect(verify(token)).to.be.rejectedWith(AppError, 'algorithm is not accepted');
+    });
+
+    it('rejects a token signed with another key', async () => {
+      const other = await generateKeyPair('RS256');
+      const token = await sign({ sub: 'u' }, 'RS256').setExpirationTime('1h').sign(other.privateKey);
+      await expect(verify(token)).to.be.rejectedWith(AppError, 'signature is invalid');
+    });
+  });
+
+  describe('with JWT_PUBLIC_KEY (ES256)', () => {
+    it('accepts a token signed with the private key', async () => {
+      const keys = await generateKeyPair('ES256', { extractable: true });
+      const verify = createTokenVerifier(
+        resolveJwtConfig({ JWT_PUBLIC_KEY: await exportSPKI(keys.publicKey) }),
+      );
+      const token = await sign({ sub: 'es-user' }, 'ES256').setExpirationTime('1h').sign(keys.privateKey);
+      expect((await verify(token)).userId).to.equal('es-user');
+    });
+  });
+
+  describe('with JWT_JWKS_URL', () => {
+    let server: Server;
+    let keys: Awaited<ReturnType<typeof generateKeyPair>>;
+    before(async () => {
+      keys = await generateKeyPair('RS256', { extractable: true });
+      const jwk = { ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+      server = createServer((_req, res) => {
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ keys: [jwk] }));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    });
+    after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+    it('verifies with the key the JWKS names', async () => {
+      const { port } = server.address() as AddressInfo;
+      const verify = createTokenVerifier(
+        resolveJwtConfig({ JWT_JWKS_URL: `http://127.0.0.1:${port}/jwks.json` }),
+      );
+      const token = await new SignJWT({ sub: 'jwks-user' })
+        .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+        .setExpirationTime('1h')
+        .sign(keys.privateKey);
+      expect((await verify(token)).userId).to.equal('jwks-user');
+    });
+  });
+});
+
+describe('tray API authentication', () => {
+  const api = useTrayApi();
+
+  it('answers a request without a token with 401 and WWW-Authenticate', async () => {
+    const res = await request(api.app()).get('/notifications/v3').expect(401);
+    expect(res.body).to.deep.equal({
+      status: 'error',
+      code: 401000,
+      message: 'missing bearer token (Authorization: Bearer <JWT>)',
+    });
+    expect(res.headers['www-authenticate']).to.equal('Bearer');
+  });
+
+  it('serves a caller with an RS256 token when configured with JWT_PUBLIC_KEY', async () => {
+    const keys = await generateKeyPair('RS256', { extractable: true });
+    const app = api.app({
+      verifyToken: createTokenVerifier(
+        resolveJwtConfig({ JWT_PUBLIC_KEY: await exportSPKI(keys.publicKey) }),
+      ),
+    });
+    const token = await sign({ sub: 'rs-caller' }, 'RS256').setExpirationTime('1h').sign(keys.privateKey);
+    const res = await request(app)
+      .get('/notifications/v3')
+      .set('Authorization', `Bearer ${token}`)
+      .expect(200);
+    expect(res.body).to.deep.equal({ data: { totalUnreadCount: 0 } });
+    await request(app)
+      .get('/notifications/v3')
+      .set('Authorization', `Bearer ${await tokenFor('u')}`)
+      .expect(401);
+  });
+
+  it('answers a tampered token with 401', async () => {
+    const [header, , signature] = (await tokenFor('user-1')).split('.');
+    const forged = Buffer.from(JSON.stringify({ sub: 'admin', exp: 9_999_999_999 })).toString('base64url');
+    await request(api.app())
+      .get('/notifications/v3')
+      .set('Authorization', `Bearer ${header}.${forged}.${signature}`)
+      .expect(401);
+  });
+
+  it('answers an expired token with 401', async () => {
+    const token = await sign({ sub: 'u' })
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
+      .sign(secret);
+    const res = await request(api.app())
+      .get('/notifications/v3')
+      .set('Authorization', `Bearer ${token}`)
+      .expect(401);
+    expect(res.body.message).to.equal('token has expired');
+  });
+
+  it('answers alg: none with 401', async () => {
+    const token = new UnsecuredJWT({ sub: 'u' }).setExpirationTime('1h').encode();
+    await request(api.app()).get('/notifications/v3').set('Authorization', `Bearer ${token}`).expect(401);
+  });
+
+  it('ignores a user id in the query or body: the token decides', async () => {
+    const res = await request(api.app())
+      .get('/notifications/v3?userId=victim')
+      .set('Authorization', `Bearer ${await tokenFor('caller')}`)
+      .expect(200);
+    expect(res.body.data.totalUnreadCount).to.equal(0);
+  });
+});

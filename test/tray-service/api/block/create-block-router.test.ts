@@ -1,0 +1,244 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { bearer, useTrayApi } from '../support/api-harness.ts';
+
+const SUNSET = 'Wed, 28 Feb 2024 00:00:00 GMT';
+
+describe('block list (platform document 4.2)', () => {
+  const api = useTrayApi();
+  const app = () => api.app();
+
+  describe('POST /block/members', () => {
+    it('blocks a user, idempotently, with Deprecation and Sunset headers', async () => {
+      const auth = await bearer('owner-1');
+      for (let i = 0; i < 2; i++) {
+        const res = await request(app())
+          .post('/block/members')
+          .set('Authorization', auth)
+          .send({ blockUserId: 'u2' })
+          .expect(200);
+        expect(res.body).to.deep.equal({ status: 'success' });
+        expect(res.headers.sunset).to.equal(SUNSET);
+        expect(res.headers.deprecation).to.equal('@1709078400');
+      }
+      const list = await request(app()).post('/block').set('Authorization', auth).send({}).expect(200);
+      expect(list.body).to.deep.equal({
+        results: [{ blocked_userId: 'u2', netid_uid: 'net1_owner-1' }],
+        paginationToken: null,
+      });
+    });
+
+    it('accepts a numeric user id as the same id in string form', async () => {
+      const auth = await bearer('owner-2');
+      await request(app())
+        .post('/block/members')
+        .set('Authorization', auth)
+        .send({ blockUserId: 77 })
+        .expect(200);
+      const check = await request(app())
+        .get('/block/members?checkList=77')
+        .set('Authorization', auth)
+        .expect(200);
+      expect(check.body).to.deep.equal({ 77: true });
+    });
+
+    it('answers blocking yourself with 400 naming blockUserId', async () => {
+      const res = await request(app())
+        .post('/block/members')
+        .set('Authorization', await bearer('owner-3'))
+        .send({ blockUserId: 'owner-3' })
+        .expect(400);
+      expect(res.body.message).to.match(/^blockUserId: /);
+      expect(res.headers.sunset).to.equal(SUNSET);
+    });
+
+    for (const [label, body] of [
+      ['an object', { blockUserId: { $gt: '' } }],
+      ['no blockUserId', {}],
+      ['an empty string', { blockUserId: '' }],
+    ] as const) {
+      it(`answers ${label} with 400 naming blockUserId`, async () => {
+        const res = await request(app())
+          .post('/block/members')
+          .set('Authorization', await bearer('owner-3'))
+          .send(body)
+          .expect(400);
+        expect(res.body).to.include({ status: 'error', code: 400001 });
+        expect(res.body.message).to.match(/^blockUserId: /);
+      });
+    }
+
+    it('answers 401 without a token, still with the deprecation headers', async () => {
+      const res = await request(app()).post('/block/members').send({ blockUserId: 'x' }).expect(401);
+      expect(res.headers.sunset).to.equal(SUNSET);
+    });
+  });
+
+  describe('DELETE /block/members', () => {
+    it('unblocks, and unblocking again still succeeds', async () => {
+      const auth = await bearer('owner-4');
+      await request(app())
+        .post('/block/members')
+        .set('Authorization', auth)
+        .send({ blockUserId: 'u9' })
+        .expect(200);
+      for (let i = 0; i < 2; i++) {
+        const res = await request(app())
+          .delete('/block/members')
+          .set('Authorization', auth)
+          .send({ blockUserId: 'u9' })
+          .expect(200);
+        expect(res.body).to.deep.equal({ status: 'success' });
+      }
+      const check = await request(app())
+        .get('/block/members?checkList=u9')
+        .set('Authorization', auth)
+        .expect(200);
+      expect(check.body).to.deep.equal({ u9: false });
+    });
+  });
+
+  describe('POST /block with 45 entries', () => {
+    const owner = 'owner-45';
+    const blocked = Array.from({ length: 45 }, (_, i) => `b${String(i).padStart(2, '0')}`);
+    before(async () => {
+      const auth = await bearer(owner);
+      for (const id of blocked) {
+        await request(app())
+          .post('/block/members')
+          .set('Authorization', auth)
+          .send({ blockUserId: id })
+          .expect(200);
+      }
+    });
+
+    it('pages 20, 20, 5 with a token object and null on the last page', async () => {
+      const auth = await bearer(owner);
+      const seen: string[] = [];
+      const sizes: number[] = [];
+      let token: unknown = undefined;
+      do {
+        const res = await request(app())
+          .post('/block')
+          .set('Authorization', auth)
+          .send(token === undefined ? {} : { paginationToken: token })
+          .expect(200);
+        sizes.push(res.body.results.length);
+        for (const entry of res.body.results) {
+          expect(entry.netid_uid).to.equal(`net1_${owner}`);
+          seen.push(entry.blocked_userId);
+        }
+        token = res.body.paginationToken;
+        if (token !== null) expect(token).to.have.all.keys('netid_uid', 'blocked_userId');
+      } while (token !== null);
+      expect(sizes).to.deep.equal([20, 20, 5]);
+      expect(seen).to.deep.equal(blocked);
+    });
+
+    it('accepts a request without a body for the first page', async () => {
+      const res = await request(app())
+        .post('/block')
+        .set('Authorization', await bearer(owner))
+        .expect(200);
+      expect(res.body.results).to.have.lengthOf(20);
+    });
+
+    it("answers another user's token with 400 naming paginationToken.netid_uid", async () => {
+      const res = await request(app())
+        .post('/block')
+        .set('Authorization', await bearer('intruder'))
+        .send({ paginationToken: { netid_uid: `net1_${owner}`, blocked_userId: 'b00' } })
+        .expect(400);
+      expect(res.body.message).to.match(/^paginationToken\.netid_uid: /);
+    });
+
+    it('answers a token of the wrong shape with 400 naming it', async () => {
+      const res = await request(app())
+        .post('/block')
+        .set('Authorization', await bearer(owner))
+        .send({ paginationToken: 'abc' })
+        .expect(400);
+      expect(res.body.message).to.match(/^paginationToken: /);
+    });
+  });
+
+  describe('GET /block/members?checkList', () => {
+    const owner = 'owner-check';
+    before(async () => {
+      const auth = await bearer(owner);
+      for (const id of ['c1', 'c3']) {
+        await request(app())
+          .post('/block/members')
+          .set('Authorization', auth)
+          .send({ blockUserId: id })
+          .expect(200);
+      }
+    });
+
+    it('maps each id to whether the caller blocked it', async () => {
+      const res = await request(app())
+        .get('/block/members?checkList=c1&checkList=c2&checkList=c3&checkList=__proto__')
+        .set('Authorization', await bearer(owner))
+        .expect(200);
+      expect(res.body).to.deep.equal({ c1: true, c2: false, c3: true, ['__proto__']: false });
+    });
+
+    it('answers for another owner that nothing is blocked', async () => {
+      const res = await request(app())
+        .get('/block/members?checkList=c1')
+        .set('Authorization', await bearer('not-owner'))
+        .expect(200);
+      expect(res.body).to.deep.equal({ c1: false });
+    });
+
+    it('answers 20 ids', async () => {
+      const ids = Array.from({ length: 20 }, (_, i) => `c${i}`);
+      const res = await request(app())
+        .get(`/block/members?${ids.map((id) => `checkList=${id}`).join('&')}`)
+        .set('Authorization', await bearer(owner))
+        .expect(200);
+      expect(Object.keys(res.body)).to.have.lengthOf(20);
+    });
+
+    it('answers 21 ids with 400 naming checkList', async () => {
+      const ids = Array.from({ length: 21 }, (_, i) => `c${i}`);
+      const res = await request(app())
+        .get(`/block/members?${ids.map((id) => `checkList=${id}`).join('&')}`)
+        .set('Authorization', await bearer(owner))
+        .expect(400);
+      expect(res.body.message).to.match(/^checkList: expected 1 to 20 user ids/);
+      expect(res.headers.sunset).to.equal(SUNSET);
+    });
+
+    it('answers no checkList with 400 naming checkList', async () => {
+      const res = await request(app())
+        .get('/block/members')
+        .set('Authorization', await bearer(owner))
+        .expect(400);
+      expect(res.body.message).to.match(/^checkList: /);
+    });
+  });
+
+  describe('with BLOCK_API=off', () => {
+    it('answers every block path with 410 and the deprecation headers', async () => {
+      const off = api.app({ settings: { pageSize: 10, networkId: 'net1', blockApi: false } });
+      for (const call of [
+        request(off).post('/block/members').send({ blockUserId: 'x' }),
+        request(off).post('/block').send({}),
+        request(off).get('/block/members?checkList=a'),
+        request(off).delete('/block/members').send({ blockUserId: 'x' }),
+      ]) {
+        const res = await call.expect(410);
+        expect(res.body).to.include({ status: 'error', code: 410000 });
+        expect(res.headers.sunset).to.equal(SUNSET);
+      }
+    });
+  });
+
+  describe('with a method the path does not allow', () => {
+    it('answers 405 with Allow', async () => {
+      const res = await request(app()).put('/block').expect(405);
+      expect(res.headers.allow).to.equal('POST');
+    });
+  });
+});

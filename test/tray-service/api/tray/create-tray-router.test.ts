@@ -1,0 +1,346 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { TRAY_RECORDS } from '../../../../shared/tray/tray-record.ts';
+import { bearer, useTrayApi } from '../support/api-harness.ts';
+import { aTrayRecord, insertRecords } from '../support/tray-record-builder.ts';
+
+const NOW = Date.UTC(2026, 0, 15, 12);
+const MIN = 60_000;
+
+describe('tray endpoints (platform document 4.1)', () => {
+  const api = useTrayApi();
+  const app = () => api.app({ now: () => NOW });
+
+  describe('GET /notifications/v3', () => {
+    const user = 'unread-user';
+    before(async () => {
+      await insertRecords(api.db, [
+        aTrayRecord({ userId: user, targetId: 'old', lastUpdate: NOW - 60 * MIN }),
+        aTrayRecord({ userId: user, targetId: 'new', lastUpdate: NOW - 10 * MIN }),
+        aTrayRecord({ userId: user, targetId: 'read', lastUpdate: NOW - 5 * MIN, hasRead: true }),
+        aTrayRecord({
+          userId: user,
+          targetId: 'expired',
+          lastUpdate: NOW - 5 * MIN,
+          expiresAt: new Date(NOW - 1),
+        }),
+        aTrayRecord({ userId: 'someone-else', targetId: 'theirs', lastUpdate: NOW - 5 * MIN }),
+      ]);
+    });
+
+    it('counts the caller’s unexpired records not marked read', async () => {
+      const res = await request(app())
+        .get('/notifications/v3')
+        .set('Authorization', await bearer(user))
+        .expect(200);
+      expect(res.body).to.deep.equal({ data: { totalUnreadCount: 2 } });
+    });
+
+    describe('after POST /notifications/v2/last-read', () => {
+      it('counts only records updated after the last-read time', async () => {
+        const lastRead = NOW - 30 * MIN;
+        const res = await request(api.app({ now: () => lastRead }))
+          .post('/notifications/v2/last-read')
+          .set('Authorization', await bearer(user))
+          .expect(200);
+        expect(res.body).to.deep.equal({ data: 'success' });
+        const count = await request(app())
+          .get('/notifications/v3')
+          .set('Authorization', await bearer(user));
+        expect(count.body).to.deep.equal({ data: { totalUnreadCount: 1 } });
+      });
+    });
+  });
+
+  describe('GET /notifications/v3/history', () => {
+    const user = 'history-user';
+    before(async () => {
+      await insertRecords(api.db, [
+        ...Array.from({ length: 12 }, (_, i) =>
+          aTrayRecord({
+            userId: user,
+            targetId: `t${String(i).padStart(2, '0')}`,
+            lastUpdate: NOW - i * MIN,
+          }),
+        ),
+        aTrayRecord({
+          userId: user,
+          targetId: 'expired',
+          lastUpdate: NOW - 90 * MIN,
+          expiresAt: new Date(NOW - 1),
+        }),
+      ]);
+    });
+
+    it('answers the first page newest first with totalPages and nextPage', async () => {
+      const res = await request(app())
+        .get('/notifications/v3/history')
+        .set('Authorization', await bearer(user))
+        .expect(200);
+      expect(res.body.totalPages).to.equal(2);
+      expect(res.body.nextPage).to.equal(NOW - 9 * MIN);
+      expect(res.body.data.map((r: { targetId: string }) => r.targetId)).to.deep.equal(
+        Array.from({ length: 10 }, (_, i) => `t${String(i).padStart(2, '0')}`),
+      );
+      expect(res.headers['content-language']).to.equal('en');
+    });
+
+    it('maps each record to the public NotificationRecord shape', async () => {
+      const res = await request(app())
+        .get('/notifications/v3/history?startAfter=1')
+        .set('Authorization', await bearer(user))
+        .expect(200);
+      expect(res.body.data[0]).to.deep.equal({
+        v_tarid_uid: `comment_t00_${user}`,
+        description: 'Ana commented on your post in Hiking Club',
+        verb: 'comment',
+        imageUrl: 'https://img.example/ana.png',
+        targetType: 'post',
+        targetName: 'A day out',
+        hasRead: false,
+        lastUpdate: NOW,
+        actors: [{ name: 'Ana' }],
+        actorsCount: 1,
+        targetId: 't00',
+        lastActionId: 'comment-1',
+      });
+    });
+
+    it('answers the last page with nextPage 0, and an empty page after it', async () => {
+      const auth = await bearer(user);
+      const second = await request(app())
+        .get(`/notifications/v3/history?startAfter=${NOW - 9 * MIN}`)
+        .set('Authorization', auth)
+        .expect(200);
+      expect(second.body.data.map((r: { targetId: string }) => r.targetId)).to.deep.equal(['t10', 't11']);
+      expect(second.body.nextPage).to.equal(0);
+      const after = await request(app())
+        .get('/notifications/v3/history?startAfter=0')
+        .set('Authorization', auth);
+      expect(after.body).to.deep.equal({ totalPages: 2, nextPage: 0, data: [] });
+    });
+
+    it('renders descriptions in the ?locale= language and says so in Content-Language', async () => {
+      const en = await request(app())
+        .get('/notifications/v3/history')
+        .set('Authorization', await bearer(user));
+      const res = await request(app())
+        .get('/notifications/v3/history?locale=de')
+        .set('Authorization', await bearer(user))
+        .expect(200);
+      expect(res.headers['content-language']).to.equal('de');
+      expect(res.body.data[0].description).to.be.a('string').and.not.equal(en.body.data[0].description);
+      expect(res.body.data[0].description).to.include('Ana');
+    });
+
+    it('negotiates the language from Accept-Language when there is no ?locale=', async () => {
+      const res = await request(app())
+        .get('/notifications/v3/history')
+        .set('Authorization', await bearer(user))
+        .set('Accept-Language', 'xx, fr;q=0.8, en;q=0.5')
+        .expect(200);
+      expect(res.headers['content-language']).to.equal('fr');
+      expect(res.headers.vary).to.match(/Accept-Language/i);
+    });
+
+    for (const bad of ['abc', '-5', '1.5', '']) {
+      it(`answers startAfter=${bad} with 400 naming startAfter`, async () => {
+        const res = await request(app())
+          .get(`/notifications/v3/history?startAfter=${bad}`)
+          .set('Authorization', await bearer(user))
+          .expect(400);
+        expect(res.body).to.include({ status: 'error', code: 400001 });
+        expect(res.body.message).to.match(/^startAfter: /);
+      });
+    }
+
+    it('answers a repeated startAfter with 400 naming it', async () => {
+      const res = await request(app())
+        .get('/notifications/v3/history?startAfter=5&startAfter=6')
+        .set('Authorization', await bearer(user))
+        .expect(400);
+      expect(res.body.message).to.match(/^startAfter: /);
+    });
+  });
+
+  describe('GET /notifications/v2/history', () => {
+    const user = 'v2-user';
+    before(async () => {
+      await insertRecords(api.db, [
+        aTrayRecord({ userId: user, targetId: 'p1', verb: 'post', lastUpdate: NOW - 1 * MIN }),
+        aTrayRecord({
+          userId: user,
+          targetId: 'm1',
+          verb: 'mention',
+          mentionIn: 'post',
+          lastUpdate: NOW - 2 * MIN,
+        }),
+        aTrayRecord({ userId: user, targetId: 'r1', verb: 'mentreact', lastUpdate: NOW - 3 * MIN }),
+      ]);
+    });
+
+    it('pages by page number without nextPage and leaves mentions out', async () => {
+      const res = await request(app())
+        .get('/notifications/v2/history?page=1')
+        .set('Authorization', await bearer(user))
+        .expect(200);
+      expect(res.body).to.have.all.keys('totalPages', 'data');
+      expect(res.body.totalPages).to.equal(1);
+      expect(res.body.data.map((r: { targetId: string }) => r.targetId)).to.deep.equal(['p1', 'r1']);
+    });
+
+    it('answers page=0 with 400 naming page', async () => {
+      const res = await request(app())
+        .get('/notifications/v2/history?page=0')
+        .set('Authorization', await bearer(user))
+        .expect(400);
+      expect(res.body.message).to.match(/^page: /);
+    });
+  });
+
+  describe('GET /notifications/v3/mark-all-as-read', () => {
+    it('marks every record of the caller read and only theirs', async () => {
+      const user = 'mark-all-user';
+      await insertRecords(api.db, [
+        aTrayRecord({ userId: user, targetId: 'a', lastUpdate: NOW - MIN }),
+        aTrayRecord({ userId: user, targetId: 'b', lastUpdate: NOW - MIN }),
+        aTrayRecord({ userId: 'bystander-1', targetId: 'a', lastUpdate: NOW - MIN }),
+      ]);
+      const res = await request(app())
+        .get('/notifications/v3/mark-all-as-read')
+        .set('Authorization', await bearer(user))
+        .expect(200);
+      expect(res.body.data.message).to.be.a('string');
+      const count = await request(app())
+        .get('/notifications/v3')
+        .set('Authorization', await bearer(user));
+      expect(count.body.data.totalUnreadCount).to.equal(0);
+      const other = await request(app())
+        .get('/notifications/v3')
+        .set('Authorization', await bearer('bystander-1'));
+      expect(other.body.data.totalUnreadCount).to.equal(1);
+    });
+  });
+
+  describe('POST /notifications/v2/read', () => {
+    const user = 'read-user';
+    before(async () => {
+      await insertRecords(api.db, [
+        aTrayRecord({ userId: user, verb: 'reaction', targetId: 'x1', lastUpdate: NOW - MIN }),
+        aTrayRecord({ userId: user, verb: 'mention', targetId: 'x2', lastUpdate: NOW - MIN }),
+      ]);
+    });
+
+    for (const [verb, targetId] of [
+      ['reaction', 'x1'],
+      ['mention', 'x2'],
+    ] as const) {
+      it(`marks the ${verb} record read`, async () => {
+        const res = await request(app())
+          .post('/notifications/v2/read')
+          .set('Authorization', await bearer(user))
+          .send({ verb, targetId })
+          .expect(200);
+        expect(res.body).to.deep.equal({ data: 'success' });
+        const stored = await api.db.collection(TRAY_RECORDS).findOne({ userId: user, verb, targetId });
+        expect(stored?.hasRead).to.equal(true);
+        // The worker's compare-and-set on version must see that the record changed.
+        expect(stored?.version).to.equal(2);
+      });
+    }
+
+    it('answers 404 when the caller has no such record (even if another user has)', async () => {
+      const res = await request(app())
+        .post('/notifications/v2/read')
+        .set('Authorization', await bearer('read-user-2'))
+        .send({ verb: 'reaction', targetId: 'x1' })
+        .expect(404);
+      expect(res.body).to.include({ status: 'error', code: 404000 });
+    });
+
+    it('answers an object where targetId should be a string with 400 naming targetId', async () => {
+      const res = await request(app())
+        .post('/notifications/v2/read')
+        .set('Authorization', await bearer(user))
+        .send({ verb: 'reaction', targetId: { $ne: null } })
+        .expect(400);
+      expect(res.body.message).to.match(/^targetId: /);
+    });
+
+    it('answers an unknown verb with 400 naming verb', async () => {
+      const res = await request(app())
+        .post('/notifications/v2/read')
+        .set('Authorization', await bearer(user))
+        .send({ verb: 'like', targetId: 'x1' })
+        .expect(400);
+      expect(res.body.message).to.match(/^verb: /);
+    });
+
+    it('answers a non-JSON body with 415', async () => {
+      const res = await request(app())
+        .post('/notifications/v2/read')
+        .set('Authorization', await bearer(user))
+        .set('Content-Type', 'text/plain')
+        .send('verb=post')
+        .expect(415);
+      expect(res.body.code).to.equal(415000);
+    });
+
+    it('answers a body over 16 kB with 413', async () => {
+      const res = await request(app())
+        .post('/notifications/v2/read')
+        .set('Authorization', await bearer(user))
+        .send({ verb: 'post', targetId: 'x'.repeat(20_000) })
+        .expect(413);
+      expect(res.body.code).to.equal(413000);
+    });
+
+    it('answers malformed JSON with 400', async () => {
+      const res = await request(app())
+        .post('/notifications/v2/read')
+        .set('Authorization', await bearer(user))
+        .set('Content-Type', 'application/json')
+        .send('{"verb":')
+        .expect(400);
+      expect(res.body.code).to.equal(400000);
+    });
+  });
+
+  describe('DELETE /notifications/v3/delete-all', () => {
+    it('resets totalPages at once on the same instance', async () => {
+      const user = 'delete-count-user';
+      await insertRecords(api.db, [aTrayRecord({ userId: user, targetId: 'a', lastUpdate: NOW - MIN })]);
+      const same = app();
+      const auth = await bearer(user);
+      const before = await request(same).get('/notifications/v3/history').set('Authorization', auth);
+      expect(before.body.totalPages).to.equal(1);
+      await request(same).delete('/notifications/v3/delete-all').set('Authorization', auth).expect(200);
+      const after = await request(same).get('/notifications/v3/history').set('Authorization', auth);
+      expect(after.body).to.deep.equal({ totalPages: 0, nextPage: 0, data: [] });
+    });
+
+    it('removes every record of the caller and only theirs', async () => {
+      const user = 'delete-user';
+      await insertRecords(api.db, [
+        aTrayRecord({ userId: user, targetId: 'a' }),
+        aTrayRecord({ userId: user, targetId: 'b' }),
+        aTrayRecord({ userId: 'bystander-2', targetId: 'a' }),
+      ]);
+      const res = await request(app())
+        .delete('/notifications/v3/delete-all')
+        .set('Authorization', await bearer(user))
+        .expect(200);
+      expect(res.body).to.deep.equal({ data: 'success' });
+      expect(await api.db.collection(TRAY_RECORDS).countDocuments({ userId: user })).to.equal(0);
+      expect(await api.db.collection(TRAY_RECORDS).countDocuments({ userId: 'bystander-2' })).to.equal(1);
+    });
+  });
+
+  describe('with a method the path does not allow', () => {
+    it('answers 405 with Allow', async () => {
+      const res = await request(app()).put('/notifications/v3/delete-all').expect(405);
+      expect(res.headers.allow).to.equal('DELETE');
+      expect(res.body.code).to.equal(405000);
+    });
+  });
+});

@@ -1,0 +1,110 @@
+import { expect } from 'chai';
+import { TRAY_RECORDS } from '../../../shared/tray/tray-record.ts';
+import {
+  commentEvent,
+  dedupeKeyOf,
+  membershipEvent,
+  minute,
+  postEvent,
+  reactionEvent,
+} from './event-builder.ts';
+import { useWorker } from './worker-harness.ts';
+
+describe('tray worker: job outcomes', () => {
+  const worker = useWorker();
+
+  describe('the same job delivered twice (at-least-once)', () => {
+    it('leaves exactly the same records and one stored event', async () => {
+      await worker.deliver(membershipEvent('join', ['u-ben', 'u-cid'], 'c-same'), { receivedAt: minute(-5) });
+      const events = [
+        postEvent({ postId: 'p-i1', communityId: 'c-same', mentions: ['u-dee'] }),
+        commentEvent({ postId: 'p-i1', commentId: 'cm-i1', communityId: 'c-same', mentions: ['u-eve'] }),
+        commentEvent({
+          postId: 'p-i1',
+          commentId: 'cm-i2',
+          author: 'u-dee',
+          parent: { commentId: 'cm-i1', userId: 'u-cid' },
+          communityId: 'c-same',
+        }),
+        reactionEvent({ postId: 'p-i1', reactionId: 'r-i1' }),
+      ];
+      for (const event of events) await worker.deliver(event, { receivedAt: minute(1) });
+      const snapshot = async () => worker.db.collection(TRAY_RECORDS).find({}).sort({ _id: 1 }).toArray();
+      const before = await snapshot();
+      for (const event of events) await worker.deliver(event, { receivedAt: minute(1) });
+      expect(await snapshot()).to.deep.equal(before);
+      expect(
+        await worker.db.collection('events').countDocuments({ _id: dedupeKeyOf(events[0]!) as never }),
+      ).to.equal(1);
+    });
+  });
+
+  describe('an unknown event name', () => {
+    it('is stored with status `unknown`, counted, and the job completes', async () => {
+      const envelope = { event: 'poll.didVote', data: { pollId: 'pl-1' } };
+      const job = await worker.deliver(envelope);
+      expect(await job.getState()).to.equal('completed');
+      expect(await worker.event(dedupeKeyOf(envelope))).to.deep.include({
+        event: 'poll.didVote',
+        status: 'unknown',
+        webhook: 'test-hook',
+      });
+      const metrics = await worker.registry.getSingleMetricAsString('tray_worker_events_total');
+      expect(metrics).to.match(/tray_worker_events_total\{status="unknown"[^}]*\} 1/);
+    });
+  });
+
+  describe('a known store-only event', () => {
+    it('is stored with status `stored` and changes no record', async () => {
+      const envelope = {
+        event: 'channel.didCreate',
+        data: { userIds: ['u-ana'], channel: { channelId: 'ch-1' } },
+      };
+      await worker.deliver(envelope);
+      expect(await worker.event(dedupeKeyOf(envelope))).to.have.property('status', 'stored');
+    });
+  });
+
+  describe('a known event with an invalid payload', () => {
+    it('is stored with the validation error and completes without a retry', async () => {
+      const envelope = commentEvent({ commentId: 'cm-bad' });
+      delete (envelope.data.comment as Record<string, unknown>).userId;
+      const job = await worker.deliver(envelope);
+      expect(await job.getState()).to.equal('completed');
+      expect(job.attemptsMade).to.equal(0);
+      const stored = await worker.event(dedupeKeyOf(envelope));
+      expect(stored).to.have.property('status', 'invalid');
+      expect(stored?.error).to.match(/data\.comment\.userId/);
+    });
+
+    it('reports a reply without its parent comment as invalid', async () => {
+      const envelope = commentEvent({ commentId: 'cm-bad2', parent: { commentId: 'cm-1', userId: 'u-cid' } });
+      envelope.data.parentComment = null;
+      await worker.deliver(envelope);
+      expect(await worker.event(dedupeKeyOf(envelope))).to.deep.include({
+        status: 'invalid',
+        error: 'data.parentComment: required when comment.parentId is set',
+      });
+    });
+  });
+
+  describe('a stored event', () => {
+    it('keeps the envelope, webhook, receive time and an expiry of EVENTS_RETENTION_DAYS', async () => {
+      const envelope = reactionEvent({ reactionId: 'r-s1' });
+      await worker.deliver(envelope, { receivedAt: minute(2) });
+      const stored = await worker.event(dedupeKeyOf(envelope));
+      expect(stored).to.deep.include({ event: 'reaction.didAdd', data: envelope.data, status: 'applied' });
+      expect(stored?.receivedAt.toISOString()).to.equal(minute(2));
+      expect(stored?.expiresAt.getTime()).to.equal(Date.parse(minute(2)) + 30 * 24 * 3600 * 1000);
+    });
+  });
+
+  describe('metrics', () => {
+    it('counts completed jobs and observes their duration', async () => {
+      const jobs = await worker.registry.getSingleMetricAsString('tray_worker_jobs_total');
+      expect(jobs).to.match(/tray_worker_jobs_total\{outcome="completed"[^}]*\} [1-9]/);
+      const duration = await worker.registry.getSingleMetricAsString('tray_worker_job_duration_seconds');
+      expect(duration).to.match(/tray_worker_job_duration_seconds_count\{[^}]*\} [1-9]/);
+    });
+  });
+});

@@ -1,0 +1,44 @@
+import type { RequestHandler } from 'express';
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+/**
+ * Request count and latency per route. The route label is one of the API's fixed paths (none has
+ * parameters) or "unmatched", so a client cannot grow the label set.
+ */
+export function requestMetrics(registry: Registry, routes: ReadonlySet<string>): RequestHandler {
+  const labelNames = ['method', 'route', 'status'] as const;
+  const count =
+    (registry.getSingleMetric('tray_api_requests_total') as
+      Counter<(typeof labelNames)[number]> | undefined) ??
+    new Counter({
+      name: 'tray_api_requests_total',
+      help: 'HTTP requests by method, route and status',
+      labelNames,
+      registers: [registry],
+    });
+  const latency =
+    (registry.getSingleMetric('tray_api_request_duration_seconds') as
+      Histogram<(typeof labelNames)[number]> | undefined) ??
+    new Histogram({
+      name: 'tray_api_request_duration_seconds',
+      help: 'HTTP request latency by method, route and status',
+      labelNames,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    });
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    // Read now: mounted routers rewrite req.url while they handle the request.
+    const route = routes.has(req.path) ? req.path : 'unmatched';
+    res.once('finish', () => {
+      const labels = {
+        method: req.method,
+        route,
+        status: String(res.statusCode),
+      };
+      count.inc(labels);
+      latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    next();
+  };
+}

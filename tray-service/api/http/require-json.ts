@@ -1,0 +1,21 @@
+import express, { type RequestHandler } from 'express';
+import { AppError } from '../../../shared/errors/app-error.ts';
+
+/** Small bodies only: the largest valid body ({verb, targetId} or a block token) is far below this. */
+const BODY_LIMIT = '16kb';
+
+const hasBody = (headers: Record<string, unknown>) =>
+  headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
+
+/** A body, when sent, must be JSON (415 otherwise); then it is parsed, 413 above the limit. */
+export function jsonBody(): RequestHandler[] {
+  return [
+    (req, _res, next) => {
+      if (hasBody(req.headers) && !req.is('application/json')) {
+        throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'request body must be application/json');
+      }
+      next();
+    },
+    express.json({ limit: BODY_LIMIT, strict: true }),
+  ];
+}

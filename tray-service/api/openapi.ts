@@ -1,0 +1,394 @@
+import { trayVerbs } from '../../shared/tray/tray-record.ts';
+
+/**
+ * The OpenAPI 3.1 description of the tray API, served at GET /openapi.json. Hand-written so that
+ * it says what the platform document says (section numbers in descriptions); tests validate real
+ * responses against these schemas, so it cannot drift silently.
+ */
+
+type Schema = Record<string, unknown>;
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: Schema) => ({ 'application/json': { schema } });
+const errorResponse = (description: string) => ({ description, content: json(ref('Error')) });
+
+const errors = {
+  400: errorResponse('A field failed validation (the message names it) or the body is malformed'),
+  401: errorResponse('Missing, expired or invalid bearer token'),
+  405: errorResponse('Method not allowed on this path (Allow lists the allowed ones)'),
+  429: {
+    ...errorResponse(
+      'More than RATE_LIMIT_CALLS calls in RATE_LIMIT_WINDOW_MS; code 400311, message "RateLimit Exceed"',
+    ),
+    headers: {
+      'Retry-After': { description: 'Seconds until the window resets', schema: { type: 'integer' } },
+    },
+  },
+  500: errorResponse('Internal error (no details)'),
+  503: errorResponse('MongoDB (or the token key set) is unavailable'),
+};
+const bodyErrors = {
+  ...errors,
+  413: errorResponse('Body larger than 16 kB'),
+  415: errorResponse('Body is not application/json'),
+};
+
+const blockHeaders = {
+  Deprecation: { description: 'RFC 9745: the block list is deprecated', schema: { type: 'string' } },
+  Sunset: { description: 'RFC 8594: Wed, 28 Feb 2024 00:00:00 GMT', schema: { type: 'string' } },
+};
+const withBlockHeaders = (responses: Record<string, Schema>) =>
+  Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => [
+      status,
+      { ...response, headers: { ...blockHeaders, ...(response.headers as Schema | undefined) } },
+    ]),
+  );
+const blockErrors = withBlockHeaders({
+  ...bodyErrors,
+  410: errorResponse('BLOCK_API=off: the beta is gone'),
+});
+
+const userIdInput = {
+  oneOf: [
+    { type: 'string', minLength: 1, maxLength: 256 },
+    { type: 'integer', minimum: 0 },
+  ],
+  description: 'A user id; numbers are read as their decimal string',
+};
+
+/** Body of block and unblock: one user per call (platform document 4.2, rule 1). */
+const blockUserBody = {
+  required: true,
+  content: json({ type: 'object', required: ['blockUserId'], properties: { blockUserId: userIdInput } }),
+};
+
+const localeParam = {
+  name: 'locale',
+  in: 'query',
+  required: false,
+  schema: { type: 'string', maxLength: 35 },
+  description:
+    'Locale of `description`; else Accept-Language, else the default. The chosen one is in Content-Language.',
+};
+
+const security = [{ bearerAuth: [] }];
+
+export const openApiDocument = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Notification tray and block-list API',
+    version: '3.0.0',
+    description:
+      'The tray (platform document 4.1) and legacy block list (4.2). Every call needs `Authorization: Bearer <JWT>`; the caller is the token\'s `sub` (or `userId` claim). Errors share one shape: `{status:"error", code, message}`.',
+  },
+  servers: [{ url: '/' }],
+  security,
+  components: {
+    securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+    schemas: {
+      Error: {
+        type: 'object',
+        required: ['status', 'code', 'message'],
+        additionalProperties: false,
+        properties: {
+          status: { const: 'error' },
+          code: { type: 'integer', examples: [400001, 401000, 400311] },
+          message: { type: 'string' },
+        },
+      },
+      NotificationRecord: {
+        type: 'object',
+        description: 'Platform document 2.1',
+        required: [
+          'v_tarid_uid',
+          'description',
+          'verb',
+          'imageUrl',
+          'targetType',
+          'targetName',
+          'hasRead',
+          'lastUpdate',
+          'actors',
+          'actorsCount',
+          'targetId',
+          'lastActionId',
+        ],
+        additionalProperties: false,
+        properties: {
+          v_tarid_uid: { type: 'string', description: 'Primary key of the record' },
+          description: { type: 'string', description: 'Rendered tray message, in Content-Language' },
+          verb: { enum: [...trayVerbs] },
+          imageUrl: { type: 'string', description: "Latest actor's profile image ('' when none)" },
+          avatarCustomUrl: {
+            type: 'string',
+            description: 'Present only when the latest actor has a custom avatar',
+          },
+          targetType: { enum: ['community', 'post'] },
+          targetName: { type: 'string' },
+          hasRead: { type: 'boolean' },
+          lastUpdate: { type: 'integer', description: 'Epoch milliseconds of the latest activity' },
+          actors: {
+            type: 'array',
+            maxItems: 3,
+            items: {
+              type: 'object',
+              required: ['name'],
+              additionalProperties: false,
+              properties: { name: { type: 'string' } },
+            },
+          },
+          actorsCount: { type: 'integer', minimum: 0 },
+          parentTargetId: { type: 'string' },
+          targetId: { type: 'string' },
+          lastActionId: { type: 'string' },
+          lastActionSegmentNo: { type: 'number' },
+        },
+      },
+      NotificationHistory: {
+        type: 'object',
+        required: ['totalPages', 'nextPage', 'data'],
+        additionalProperties: false,
+        properties: {
+          totalPages: { type: 'integer', minimum: 0, description: 'ceil(records / TRAY_PAGE_SIZE)' },
+          nextPage: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Pass as startAfter for the next page; 0 when this is the last page',
+          },
+          data: { type: 'array', items: ref('NotificationRecord') },
+        },
+      },
+      NotificationHistoryV2: {
+        type: 'object',
+        required: ['totalPages', 'data'],
+        additionalProperties: false,
+        properties: {
+          totalPages: { type: 'integer', minimum: 0 },
+          data: { type: 'array', items: ref('NotificationRecord') },
+        },
+      },
+      NotificationTotalUnread: {
+        type: 'object',
+        required: ['data'],
+        additionalProperties: false,
+        properties: {
+          data: {
+            type: 'object',
+            required: ['totalUnreadCount'],
+            additionalProperties: false,
+            properties: { totalUnreadCount: { type: 'integer', minimum: 0 } },
+          },
+        },
+      },
+      NotificationMarkAllAsRead: {
+        type: 'object',
+        required: ['data'],
+        additionalProperties: false,
+        properties: {
+          data: {
+            type: 'object',
+            required: ['message'],
+            additionalProperties: false,
+            properties: { message: { type: 'string' } },
+          },
+        },
+      },
+      DataString: {
+        type: 'object',
+        description: 'NotificationHasRead / NotificationDeleteAll (2.2)',
+        required: ['data'],
+        additionalProperties: false,
+        properties: { data: { type: 'string', examples: ['success'] } },
+      },
+      BlockEntry: {
+        type: 'object',
+        required: ['blocked_userId', 'netid_uid'],
+        additionalProperties: false,
+        properties: {
+          blocked_userId: { type: 'string' },
+          netid_uid: { type: 'string', description: '`${NETWORK_ID}_${ownerUserId}`' },
+        },
+      },
+      BlockList: {
+        type: 'object',
+        required: ['results', 'paginationToken'],
+        additionalProperties: false,
+        properties: {
+          results: { type: 'array', maxItems: 20, items: ref('BlockEntry') },
+          paginationToken: {
+            oneOf: [ref('BlockEntry'), { type: 'null' }],
+            description: 'null on the last page',
+          },
+        },
+      },
+      BlockStatus: {
+        type: 'object',
+        required: ['status'],
+        additionalProperties: false,
+        properties: { status: { const: 'success' } },
+      },
+      CheckList: {
+        type: 'object',
+        description: 'Each given user id mapped to true when the caller has blocked that user',
+        additionalProperties: { type: 'boolean' },
+      },
+    },
+  },
+  paths: {
+    '/notifications/v3': {
+      get: {
+        summary: 'Total unread count',
+        description:
+          'Records updated after the last-read time (POST /notifications/v2/last-read) and not marked read.',
+        responses: { 200: { description: 'OK', content: json(ref('NotificationTotalUnread')) }, ...errors },
+      },
+    },
+    '/notifications/v3/history': {
+      get: {
+        summary: 'History page (v3, timestamp cursor)',
+        description:
+          'Newest first (lastUpdate desc, then v_tarid_uid desc). A page never splits records sharing one lastUpdate, so walking nextPage returns every record once; see README "Tray API".',
+        parameters: [
+          {
+            name: 'startAfter',
+            in: 'query',
+            required: false,
+            schema: { type: 'integer', minimum: 0 },
+            description: 'Omit or 1 for the first page; then the previous nextPage',
+          },
+          localeParam,
+        ],
+        responses: { 200: { description: 'OK', content: json(ref('NotificationHistory')) }, ...errors },
+      },
+    },
+    '/notifications/v2/history': {
+      get: {
+        summary: 'History page (v2, page number; no mentions)',
+        parameters: [
+          { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, default: 1 } },
+          localeParam,
+        ],
+        responses: { 200: { description: 'OK', content: json(ref('NotificationHistoryV2')) }, ...errors },
+      },
+    },
+    '/notifications/v3/mark-all-as-read': {
+      get: {
+        summary: 'Mark every record of the caller read',
+        responses: { 200: { description: 'OK', content: json(ref('NotificationMarkAllAsRead')) }, ...errors },
+      },
+    },
+    '/notifications/v2/last-read': {
+      post: {
+        summary: "Set the caller's last-read time to now (resets the unread count)",
+        responses: { 200: { description: 'OK', content: json(ref('DataString')) }, ...errors },
+      },
+    },
+    '/notifications/v2/read': {
+      post: {
+        summary: 'Mark one record read',
+        requestBody: {
+          required: true,
+          content: json({
+            type: 'object',
+            required: ['verb', 'targetId'],
+            properties: {
+              verb: { enum: [...trayVerbs] },
+              targetId: { type: 'string', minLength: 1, maxLength: 512 },
+            },
+          }),
+        },
+        responses: {
+          200: { description: 'OK', content: json(ref('DataString')) },
+          404: errorResponse('The caller has no record with this verb and target'),
+          ...bodyErrors,
+        },
+      },
+    },
+    '/notifications/v3/delete-all': {
+      delete: {
+        summary: 'Delete every record of the caller',
+        responses: { 200: { description: 'OK', content: json(ref('DataString')) }, ...errors },
+      },
+    },
+    '/block/members': {
+      post: {
+        summary: 'Block one user (idempotent)',
+        deprecated: true,
+        requestBody: blockUserBody,
+        responses: withBlockHeaders({
+          200: { description: 'Blocked', content: json(ref('BlockStatus')) },
+          ...blockErrors,
+        }),
+      },
+      delete: {
+        summary: 'Unblock one user (idempotent)',
+        deprecated: true,
+        requestBody: blockUserBody,
+        responses: withBlockHeaders({
+          200: { description: 'Not blocked', content: json(ref('BlockStatus')) },
+          ...blockErrors,
+        }),
+      },
+      get: {
+        summary: 'Which of the given users the caller has blocked',
+        deprecated: true,
+        parameters: [
+          {
+            name: 'checkList',
+            in: 'query',
+            required: true,
+            style: 'form',
+            explode: true,
+            schema: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string', minLength: 1 } },
+          },
+        ],
+        responses: withBlockHeaders({
+          200: { description: 'OK', content: json(ref('CheckList')) },
+          ...blockErrors,
+        }),
+      },
+    },
+    '/block': {
+      post: {
+        summary: "The caller's block list, 20 per page",
+        deprecated: true,
+        requestBody: {
+          required: false,
+          content: json({
+            type: 'object',
+            properties: { paginationToken: { oneOf: [ref('BlockEntry'), { type: 'null' }] } },
+          }),
+        },
+        responses: withBlockHeaders({
+          200: { description: 'OK', content: json(ref('BlockList')) },
+          ...blockErrors,
+        }),
+      },
+    },
+    '/healthz': {
+      get: {
+        summary: 'The process is alive',
+        security: [],
+        responses: { 200: { description: '{"status":"ok"}' } },
+      },
+    },
+    '/readyz': {
+      get: {
+        summary: 'MongoDB and Redis answer',
+        security: [],
+        responses: { 200: { description: 'Ready' }, 503: { description: 'A dependency is unavailable' } },
+      },
+    },
+    '/metrics': {
+      get: { summary: 'Prometheus metrics', security: [], responses: { 200: { description: 'text/plain' } } },
+    },
+    '/openapi.json': {
+      get: {
+        summary: 'This document',
+        security: [],
+        responses: { 200: { description: 'OpenAPI 3.1 document' } },
+      },
+    },
+  },
+} as const;

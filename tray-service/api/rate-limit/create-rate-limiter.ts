@@ -1,0 +1,31 @@
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
+
+export interface RateLimiterOptions {
+  redis: Redis;
+  /** Calls per user per window (platform document, section 8: 100 per 5 s). */
+  points: number;
+  windowMs: number;
+  keyPrefix: string;
+}
+
+/**
+ * One counter per user in Redis, so every API instance shares the limit. While Redis is not
+ * ready the limit falls back to an in-process counter per instance (the API keeps serving; the
+ * effective limit is then per instance until Redis is back).
+ */
+export function createRateLimiter(options: RateLimiterOptions): RateLimiterAbstract {
+  const duration = Math.max(1, Math.round(options.windowMs / 1000));
+  return new RateLimiterRedis({
+    storeClient: options.redis,
+    keyPrefix: options.keyPrefix,
+    points: options.points,
+    duration,
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: new RateLimiterMemory({
+      keyPrefix: options.keyPrefix,
+      points: options.points,
+      duration,
+    }),
+  });
+}

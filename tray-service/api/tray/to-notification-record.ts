@@ -1,0 +1,44 @@
+import type { TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
+
+/** The public record (platform document 2.1). Optional fields are absent rather than null. */
+export interface NotificationRecord {
+  v_tarid_uid: string;
+  description: string;
+  verb: string;
+  imageUrl: string;
+  avatarCustomUrl?: string;
+  targetType: string;
+  targetName: string;
+  hasRead: boolean;
+  lastUpdate: number;
+  actors: { name: string }[];
+  actorsCount: number;
+  parentTargetId?: string;
+  targetId: string;
+  lastActionId: string;
+  lastActionSegmentNo?: number;
+}
+
+/** Maps a stored record to its public shape; `description` is rendered by the caller (per locale). */
+export function toNotificationRecord(record: TrayRecordDoc, description: string): NotificationRecord {
+  const latest = record.actors[0];
+  return {
+    v_tarid_uid: record._id,
+    description,
+    verb: record.verb,
+    // 2.3.4: the profile image of the latest actor; '' when that actor has none.
+    imageUrl: latest?.imageUrl ?? '',
+    ...(latest?.avatarCustomUrl ? { avatarCustomUrl: latest.avatarCustomUrl } : {}),
+    targetType: record.targetType,
+    targetName: record.targetName,
+    hasRead: record.hasRead,
+    lastUpdate: record.lastUpdate,
+    // 2.1: up to 3 latest actors, newest first; only their names are public.
+    actors: record.actors.slice(0, 3).map((actor) => ({ name: actor.name })),
+    actorsCount: record.actorsCount,
+    ...(record.parentTargetId === undefined ? {} : { parentTargetId: record.parentTargetId }),
+    targetId: record.targetId,
+    lastActionId: record.lastActionId,
+    ...(record.lastActionSegmentNo === undefined ? {} : { lastActionSegmentNo: record.lastActionSegmentNo }),
+  };
+}

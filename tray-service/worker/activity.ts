@@ -1,0 +1,73 @@
+import type { TrayRecordDoc, TrayVerb } from '../../shared/tray/tray-record.ts';
+
+/** A user as the event showed them when they acted (platform document 2.3.7). */
+export interface ActorInfo {
+  userId: string;
+  name: string;
+  imageUrl?: string;
+  avatarCustomUrl?: string;
+}
+
+/**
+ * Who an activity is for: one user (post owner, comment owner, mentioned user), or every current
+ * member of a community (a community post, fanned out by the store).
+ */
+export type Audience = { kind: 'user'; userId: string } | { kind: 'community'; communityId: string };
+
+/**
+ * One action's contribution to the record(s) of its audience; produced only by mapEvent. The
+ * record-level fields are the record's own (lastActionId, a post, comment or reaction id, is also
+ * what makes re-applying the same action a no-op).
+ */
+export interface Activity extends Pick<
+  TrayRecordDoc,
+  | 'verb'
+  | 'targetId'
+  | 'targetType'
+  | 'targetName'
+  | 'parentTargetId'
+  | 'lastActionId'
+  | 'lastActionSegmentNo'
+  | 'feed'
+  | 'mentionIn'
+> {
+  actor: ActorInfo;
+  /** Epoch ms the action happened (the payload's createdAt). */
+  at: number;
+  audience: Audience;
+}
+
+/** community.didJoin / didLeave for one user; `at` is the job's receivedAt (the envelope has no time). */
+export interface MembershipChange {
+  communityId: string;
+  userId: string;
+  active: boolean;
+  at: number;
+}
+
+/** user.didUpdate / user.didDelete for one user. */
+export interface ProfileChange {
+  userId: string;
+  displayName: string;
+  imageUrl?: string;
+  avatarCustomUrl?: string;
+  deleted: boolean;
+  at: number;
+}
+
+/** What an event means for the tray; `status` is stored with the event. */
+export interface MappedEvent {
+  status: 'applied' | 'stored' | 'unknown' | 'invalid';
+  error?: string;
+  activities: Activity[];
+  memberships: MembershipChange[];
+  profiles: ProfileChange[];
+}
+
+/** The stable record key v_tarid_uid (platform document 2.1). */
+export function recordKey(verb: TrayVerb, targetId: string, userId: string): string {
+  return `${verb}_${targetId}_${userId}`;
+}
+
+/** The display name of a deleted user (platform document 2.8). */
+export const DELETED_USER_NAME = 'Deleted user';

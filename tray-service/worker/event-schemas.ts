@@ -1,0 +1,77 @@
+import { z } from 'zod';
+
+// Payload schemas of the events that change the tray (shared/spec/events.md). Unknown extra
+// fields are allowed: the platform may add fields without breaking the tray.
+
+const id = z.string().min(1);
+const time = z.iso.datetime({ offset: true });
+
+export const userProfileSchema = z.object({
+  userId: id,
+  displayName: z.string(),
+  avatarFileUrl: z.string().nullish(),
+  avatarCustomUrl: z.string().nullish(),
+});
+export type UserProfile = z.infer<typeof userProfileSchema>;
+
+const users = z.array(userProfileSchema).default([]);
+const mentionees = z.array(z.object({ type: z.string(), userIds: z.array(id) })).nullish();
+const community = z.object({ communityId: id, displayName: z.string() });
+
+/** The post a comment or reaction belongs to; decides the feed (community or user). */
+export const postRefSchema = z.object({
+  postId: id,
+  postedUserId: id,
+  targetType: z.enum(['community', 'user']),
+  targetId: id,
+});
+
+export const postDidCreate = z.object({
+  post: postRefSchema.extend({ text: z.string().nullish(), createdAt: time, mentionees }),
+  community: community.nullish(),
+  users,
+});
+
+export const commentDidCreate = z.object({
+  comment: z.object({
+    commentId: id,
+    userId: id,
+    referenceId: id,
+    parentId: id.nullish(),
+    segmentNumber: z.number().int().nonnegative().nullish(),
+    createdAt: time,
+    mentionees,
+  }),
+  post: postRefSchema,
+  parentComment: z.object({ commentId: id, userId: id }).nullish(),
+  community: community.nullish(),
+  users,
+});
+
+export const reactionDidAdd = z.object({
+  reaction: z.object({
+    reactionId: id,
+    userId: id,
+    referenceType: z.enum(['post', 'comment']),
+    referenceId: id,
+    createdAt: time,
+  }),
+  post: postRefSchema,
+  comment: z.object({ commentId: id, userId: id }).nullish(),
+  community: community.nullish(),
+  users,
+});
+
+export const communityMembership = z.object({
+  community: z.object({ communityId: id }),
+  userIds: z.array(id).min(1),
+});
+
+export const userDidUpdate = z.object({ users: z.array(userProfileSchema).min(1) });
+
+/** A delete may carry the profiles or only the ids. */
+export const userDidDelete = z
+  .object({ users: z.array(z.object({ userId: id })).nullish(), userIds: z.array(id).nullish() })
+  .refine((data) => (data.users?.length ?? 0) + (data.userIds?.length ?? 0) > 0, {
+    error: 'expected users or userIds to name at least one user',
+  });

@@ -1,0 +1,39 @@
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+export interface WorkerMetrics {
+  jobs: Counter<'outcome'>;
+  events: Counter<'status'>;
+  duration: Histogram;
+}
+
+/** Worker metrics on the service's registry (served at /metrics). Safe to call once per registry. */
+export function createWorkerMetrics(registry: Registry): WorkerMetrics {
+  const existing = registry.getSingleMetric('tray_worker_jobs_total');
+  if (existing) {
+    return {
+      jobs: existing as Counter<'outcome'>,
+      events: registry.getSingleMetric('tray_worker_events_total') as Counter<'status'>,
+      duration: registry.getSingleMetric('tray_worker_job_duration_seconds') as Histogram,
+    };
+  }
+  return {
+    jobs: new Counter({
+      name: 'tray_worker_jobs_total',
+      help: 'Queue jobs handled by the tray worker, by outcome (completed, failed: will be retried or dead-lettered)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    events: new Counter({
+      name: 'tray_worker_events_total',
+      help: 'Events stored by the tray worker, by status (applied, stored, unknown, invalid)',
+      labelNames: ['status'],
+      registers: [registry],
+    }),
+    duration: new Histogram({
+      name: 'tray_worker_job_duration_seconds',
+      help: 'Time to process one queue job (store, map, apply)',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+  };
+}
