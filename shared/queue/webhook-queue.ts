@@ -41,14 +41,29 @@ export function createWebhookQueue(
   connection: QueueConnection,
   name = WEBHOOK_QUEUE_NAME,
 ): Bull.Queue<WebhookJobData> {
-  return new Bull<WebhookJobData>(name, {
+  const clients: Redis[] = [];
+  const queue = new Bull<WebhookJobData>(name, {
     prefix: connection.prefix,
-    createClient: (type) =>
-      new Redis(connection.redisUrl, {
+    createClient: (type) => {
+      const client = new Redis(connection.redisUrl, {
         maxRetriesPerRequest: type === 'client' ? 1 : null,
         enableReadyCheck: type === 'client',
         connectTimeout: 2_000,
         retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-      }),
+      });
+      clients.push(client);
+      return client;
+    },
   });
+  // Bull disconnects only the clients it created itself; without this, every closed queue would
+  // leave its three connections reconnecting for the life of the process.
+  const close = queue.close.bind(queue);
+  queue.close = async (doNotWaitJobs?: boolean) => {
+    try {
+      await close(doNotWaitJobs);
+    } finally {
+      for (const client of clients) client.disconnect();
+    }
+  };
+  return queue;
 }

@@ -1,0 +1,38 @@
+import { expect } from 'chai';
+import type { Redis } from 'ioredis';
+import { createRedis } from '../../../shared/redis/create-redis.ts';
+import { createWebhookQueue } from '../../../shared/queue/webhook-queue.ts';
+import { useQueuePrefix } from '../../support/suite-resources.ts';
+import { testStack } from '../../support/test-stack.ts';
+
+async function connectedClients(admin: Redis): Promise<number> {
+  const info = await admin.info('clients');
+  return Number(/connected_clients:(\d+)/.exec(info)?.[1]);
+}
+
+describe('createWebhookQueue', () => {
+  const prefix = useQueuePrefix();
+  let admin: Redis;
+  before(() => {
+    admin = createRedis(testStack().redisUrl);
+  });
+  after(() => admin.disconnect());
+
+  it('closes every Redis connection it opened when the queue is closed', async () => {
+    const before = await connectedClients(admin);
+    const queue = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix });
+    const processed = new Promise<void>((resolve) => void queue.process(async () => resolve()));
+    await queue.add({
+      dedupeKey: 'k',
+      webhook: 'w',
+      receivedAt: new Date().toISOString(),
+      event: 'e',
+      data: {},
+    });
+    await processed;
+    expect(await connectedClients(admin)).to.be.greaterThan(before);
+    await queue.close();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await connectedClients(admin)).to.equal(before);
+  });
+});
