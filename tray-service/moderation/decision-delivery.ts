@@ -15,16 +15,30 @@ export interface DecisionJobData {
 
 export function createDecisionsQueue(connection: QueueConnection): Bull.Queue<DecisionJobData> {
   // Same connection rules as the webhook queue (shared/queue/webhook-queue.ts).
-  return new Bull<DecisionJobData>(DECISIONS_QUEUE_NAME, {
+  const clients: Redis[] = [];
+  const queue = new Bull<DecisionJobData>(DECISIONS_QUEUE_NAME, {
     prefix: connection.prefix,
-    createClient: (type) =>
-      new Redis(connection.redisUrl, {
+    createClient: (type) => {
+      const client = new Redis(connection.redisUrl, {
         maxRetriesPerRequest: type === 'client' ? 1 : null,
         enableReadyCheck: type === 'client',
         connectTimeout: 2_000,
         retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-      }),
+      });
+      clients.push(client);
+      return client;
+    },
   });
+  // Bull disconnects only the clients it created itself (as in createWebhookQueue).
+  const close = queue.close.bind(queue);
+  queue.close = async (doNotWaitJobs?: boolean) => {
+    try {
+      await close(doNotWaitJobs);
+    } finally {
+      for (const client of clients) client.disconnect();
+    }
+  };
+  return queue;
 }
 
 export interface DeliveryOptions {
