@@ -60,3 +60,11 @@ if ! ferretdb_ok; then
   rm -rf "$work"
   ferretdb_ok || { say "FerretDB build did not produce ${FERRETDB_VERSION} at $(ferretdb_bin)"; exit 1; }
 fi
+
+# 4. chromium from Debian, for the queue dashboard's browser test (driven by playwright-core with
+#    executablePath; `npx playwright install` is not used: it downloads browsers from the internet).
+if [ ! -x /usr/bin/chromium ]; then
+  say "installing chromium (apt)"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium >/dev/null
+fi

@@ -8,15 +8,27 @@ import { onShutdown } from '../shared/process/on-shutdown.ts';
 import { createWebhookQueue } from '../shared/queue/webhook-queue.ts';
 import { createRedis } from '../shared/redis/create-redis.ts';
 import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
+import { adminDepsFromConfig } from './admin/admin-deps-from-config.ts';
 import { resolveJwtConfig } from '../shared/config/tray-api-config.ts';
 import { createTokenVerifier } from './api/auth/create-token-verifier.ts';
 import { createTrayApi } from './api/create-tray-api.ts';
 import { createRateLimiter } from './api/rate-limit/create-rate-limiter.ts';
 import { createMessageRenderer } from './messages/create-message-renderer.ts';
+import { loadBlockedWords } from './moderation/load-blocked-words.ts';
+import { setupModeration } from './moderation/setup-moderation.ts';
+import { createEventsQueries } from './store/events-queries.ts';
 import { ensureApiIndexes } from './store/ensure-api-indexes.ts';
 import { startWorker } from './worker/start-worker.ts';
 
 const config = loadOrExit(() => loadTrayConfig(process.env));
+// Blocklisted words are read at start-up, so a missing MODERATION_WORDS_FILE stops it at once.
+const words = loadOrExit(() =>
+  loadBlockedWords({
+    words: config.MODERATION_WORDS,
+    file: config.MODERATION_WORDS_FILE,
+    mode: config.MODERATION_MATCH,
+  }),
+);
 const logger = createLogger({ name: 'tray-service', level: config.LOG_LEVEL });
 // Catalogues are checked and compiled before anything connects: a broken one stops start-up (issue 6).
 const messages = loadOrExit(() =>
@@ -33,6 +45,18 @@ redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connecti
 await refuseEvictingRedis(redis, { logger });
 const queue = createWebhookQueue({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
 
+// Admin API, moderation, queue dashboard (issue 7).
+const moderation = await setupModeration(config, { db, logger, words });
+await createEventsQueries(db).ensureIndexes();
+const verifyToken = createTokenVerifier(jwtConfig);
+const admin = adminDepsFromConfig(config, {
+  db,
+  logger,
+  decisions: moderation.decisions,
+  queues: moderation.queue ? [queue, moderation.queue] : [queue],
+  verifyToken,
+});
+
 const worker = await startWorker({
   queue,
   db,
@@ -43,6 +67,7 @@ const worker = await startWorker({
   trayRetentionDays: config.TRAY_RETENTION_DAYS,
   purgeIntervalMs: config.TRAY_PURGE_INTERVAL_MS,
   fanOutBatch: config.TRAY_FANOUT_BATCH,
+  onStored: moderation.step,
 });
 // Tray API (issue 5): indexes, token verifier, shared per-user rate limit, message renderer.
 await ensureApiIndexes(db);
@@ -51,7 +76,7 @@ const api = createTrayApi({
   db,
   redis,
   registry,
-  verifyToken: createTokenVerifier(jwtConfig),
+  verifyToken,
   rateLimiter: createRateLimiter({
     redis,
     points: config.RATE_LIMIT_CALLS,
@@ -64,6 +89,7 @@ const api = createTrayApi({
     networkId: config.NETWORK_ID,
     blockApi: config.BLOCK_API === 'on',
   },
+  admin,
 });
 const server = await listen(api, { port: config.TRAY_PORT });
 logger.info({ port: config.TRAY_PORT }, 'tray service listening');
@@ -71,6 +97,7 @@ logger.info({ port: config.TRAY_PORT }, 'tray service listening');
 onShutdown(logger, async () => {
   await closeServer(server);
   await worker.close();
+  await moderation.close();
   await queue.close();
   redis.disconnect();
   await client.close();

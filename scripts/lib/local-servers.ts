@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, openSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readdirSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** A server process this project started, with what is needed to stop or restart it. */
 export interface LocalServer {
@@ -129,15 +129,23 @@ export function ferretdbBinary(env: NodeJS.ProcessEnv = process.env): string {
 export interface FerretOptions {
   dir: string;
   port?: number;
+  /**
+   * Storage: SQLite (default; what tests use) or a PostgreSQL database URL. On SQLite FerretDB 1.24
+   * serves only `_id` lookups from an index and scans the whole collection for anything else; on
+   * PostgreSQL it pushes filters down to SQL, which makes million-record benchmarks practical.
+   */
+  postgresUrl?: string;
 }
 
 export async function startFerret(options: FerretOptions): Promise<LocalServer> {
   const port = options.port ?? (await freePort());
   const dataDir = join(options.dir, 'sqlite');
   mkdirSync(dataDir, { recursive: true });
+  const storage = options.postgresUrl
+    ? ['--handler=postgresql', `--postgresql-url=${options.postgresUrl}`]
+    : ['--handler=sqlite', `--sqlite-url=file:${dataDir}/`];
   const args = [
-    '--handler=sqlite',
-    `--sqlite-url=file:${dataDir}/`,
+    ...storage,
     `--listen-addr=127.0.0.1:${port}`,
     `--state-dir=${options.dir}`,
     // The default debug port (8088) collides when two servers run at once.
@@ -155,4 +163,54 @@ export async function startFerret(options: FerretOptions): Promise<LocalServer> 
     process: child,
     stop: stopper(child),
   };
+}
+
+/** Debian's PostgreSQL server binaries (package postgresql), newest major version first. */
+function postgresBin(tool: string): string {
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
+  const found = versions.map((v) => join(root, v, 'bin', tool)).find((path) => existsSync(path));
+  if (!found) throw new Error('PostgreSQL server not found: apt-get install postgresql');
+  return found;
+}
+
+/**
+ * A throwaway PostgreSQL server (for FerretDB's PostgreSQL backend in benchmarks): trust auth on
+ * 127.0.0.1, fsync off. PostgreSQL refuses to run as root, so as root it runs as `postgres`.
+ */
+export async function startPostgres(options: { dir: string; port?: number }): Promise<LocalServer> {
+  const port = options.port ?? (await freePort());
+  const data = join(options.dir, 'data');
+  const asRoot = process.getuid?.() === 0;
+  const run = (command: string, args: string[]) =>
+    asRoot ? { command: 'runuser', args: ['-u', 'postgres', '--', command, ...args] } : { command, args };
+  mkdirSync(options.dir, { recursive: true });
+  if (asRoot) {
+    spawnSync('chown', ['-R', 'postgres', options.dir]);
+    // A mkdtemp parent is 0700: let `postgres` traverse it (search only, no listing).
+    spawnSync('chmod', ['o+x', dirname(options.dir)]);
+  }
+  if (!existsSync(join(data, 'PG_VERSION'))) {
+    const init = run(postgresBin('initdb'), ['-D', data, '-U', 'postgres', '--auth=trust']);
+    const result = spawnSync(init.command, init.args, { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`initdb failed: ${result.stderr}`);
+  }
+  const server = run(postgresBin('postgres'), [
+    '-D',
+    data,
+    '-p',
+    String(port),
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-k',
+    options.dir,
+    '-c',
+    'fsync=off',
+  ]);
+  const child = launch('postgres', server.command, server.args, options.dir);
+  await waitForPort('postgres', port, child, 20_000);
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  // The port opens before the server accepts queries; FerretDB's first connection may retry.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  return { name: 'postgres', url, port, dir: options.dir, process: child, stop: stopper(child) };
 }

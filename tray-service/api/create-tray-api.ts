@@ -10,6 +10,7 @@ import { createMetricsRouter } from '../../shared/http/metrics-router.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import { pingMongo } from '../../shared/mongo/connect-mongo.ts';
 import { pingRedis } from '../../shared/redis/create-redis.ts';
+import { createAdminRouter, type AdminRouterDeps } from '../admin/create-admin-router.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import { createBlockListRepository } from '../store/block-list-repository.ts';
 import { createReadStateRepository } from '../store/read-state-repository.ts';
@@ -43,6 +44,8 @@ export interface TrayApiDeps {
   settings: TrayApiSettings;
   /** Epoch ms; tests pin it. */
   now?: () => number;
+  /** Admin API, moderation decisions and queue dashboard under /admin (issue 7). */
+  admin?: AdminRouterDeps;
 }
 
 export function createTrayApi(deps: TrayApiDeps): Express {
@@ -90,7 +93,7 @@ export function createTrayApi(deps: TrayApiDeps): Express {
       guard,
     }),
   );
-
+  if (deps.admin) app.use('/admin', createAdminRouter(deps.admin));
   app.use(notFound);
   app.use(mapStoreErrors);
   app.use(errorMiddleware(deps.logger));

@@ -1,0 +1,119 @@
+/**
+ * Operator tool (issue 7): writes stored events to an NDJSON file, the same lines as
+ * GET /admin/events/export, straight from MongoDB (no running tray service needed).
+ */
+import { createWriteStream, renameSync, rmSync } from 'node:fs';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { commonShape } from '../shared/config/common-config.ts';
+import { connectMongo } from '../shared/mongo/connect-mongo.ts';
+import type { StoredEventDoc } from '../shared/tray/tray-record.ts';
+import { toEventView } from '../tray-service/admin/event-view.ts';
+import { ndjsonStream } from '../tray-service/admin/ndjson-stream.ts';
+import { createEventsQueries, type EventsFilter } from '../tray-service/store/events-queries.ts';
+import { parseCli, progressBar, runCli, scriptEnv, UsageError } from './lib/cli.ts';
+
+const usage = `
+Usage: npm run export-events -- --out <file> [filters]
+
+Writes every stored event matching the filters to <file>, one JSON object per line, newest first
+(the shape of GET /admin/events/export). The file appears only when the export is complete.
+
+Filters:
+  --event <name>      e.g. post.didCreate
+  --webhook <name>    the webhook that delivered it
+  --status <status>   applied, stored, unknown or invalid
+  --since <time>      received at or after (ISO 8601)
+  --until <time>      received before (ISO 8601)
+
+Options:
+  --out <file>        output file (required)
+  -h, --help          show this help
+
+Environment: MONGODB_URI, MONGODB_DB (as for the tray service).
+Exit code: 0 done, 1 failed, 2 bad arguments or configuration.
+`;
+
+const statuses = ['applied', 'stored', 'unknown', 'invalid'] as const;
+
+function time(value: string | undefined, name: string): Date | undefined {
+  if (value === undefined) return undefined;
+  const date = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime())) {
+    throw new UsageError(`--${name}: expected an ISO 8601 time`);
+  }
+  return date;
+}
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseCli(
+    {
+      args: process.argv.slice(2),
+      options: {
+        out: { type: 'string' },
+        event: { type: 'string' },
+        webhook: { type: 'string' },
+        status: { type: 'string' },
+        since: { type: 'string' },
+        until: { type: 'string' },
+      },
+      allowPositionals: true,
+    },
+    usage,
+  );
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}\n${usage}`);
+  if (!values.out) throw new UsageError(`--out: the output file is required\n${usage}`);
+  const status = values.status;
+  if (status !== undefined && !statuses.includes(status as (typeof statuses)[number])) {
+    throw new UsageError(`--status: expected ${statuses.join(', ')}`);
+  }
+  const filter: EventsFilter = {};
+  if (values.event) filter.event = values.event;
+  if (values.webhook) filter.webhook = values.webhook;
+  if (status) filter.status = status as EventsFilter['status'];
+  const since = time(values.since, 'since');
+  const until = time(values.until, 'until');
+  if (since) filter.since = since;
+  if (until) filter.until = until;
+  if (since && until && since >= until) throw new UsageError('--until: must be later than --since');
+
+  const env = scriptEnv({ MONGODB_URI: commonShape.MONGODB_URI, MONGODB_DB: commonShape.MONGODB_DB });
+  const { client, db } = await connectMongo(env.MONGODB_URI, env.MONGODB_DB, { appName: 'export-events' });
+  const out = values.out;
+  const partial = `${out}.partial`;
+  const started = Date.now();
+  const events = createEventsQueries(db);
+  const bar = progressBar('exporting', 'events');
+  let written = 0;
+  try {
+    bar.start(await events.count(filter), 0);
+    const counter = new Transform({
+      objectMode: true,
+      transform(doc: StoredEventDoc, _encoding, callback) {
+        written += 1;
+        if (written % 500 === 0) bar.update(written);
+        callback(null, doc);
+      },
+    });
+    await pipeline(
+      events.openCursor(filter).stream(),
+      counter,
+      ndjsonStream(toEventView),
+      createWriteStream(partial),
+    );
+    bar.update(written);
+    renameSync(partial, out);
+  } catch (error) {
+    rmSync(partial, { force: true });
+    throw error;
+  } finally {
+    bar.stop();
+    await client.close();
+  }
+  process.stdout.write(
+    `exported ${written} events to ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  );
+  return 0;
+}
+
+runCli(main);

@@ -1,0 +1,143 @@
+/**
+ * Loads current community memberships so a new deployment knows who is in which community before
+ * any join event arrives (issue 7). Idempotent: re-importing the same file changes nothing.
+ */
+import { createReadStream, statSync } from 'node:fs';
+import { extname } from 'node:path';
+import { createInterface } from 'node:readline';
+import { commonShape } from '../shared/config/common-config.ts';
+import { connectMongo } from '../shared/mongo/connect-mongo.ts';
+import { MEMBERSHIPS, type MembershipDoc } from '../shared/tray/tray-record.ts';
+import { parseCli, progressBar, runCli, scriptEnv, UsageError } from './lib/cli.ts';
+import { applyMemberBatch, loadInactiveMembers, type BatchCounts } from './lib/members/apply-member-batch.ts';
+import {
+  csvColumns,
+  parseCsvLine,
+  parseNdjsonLine,
+  type LineResult,
+  type MemberRow,
+} from './lib/members/parse-member-line.ts';
+
+const usage = `
+Usage: npm run import-members -- <file> [options]
+
+Imports community memberships from a CSV file (header: communityId,userId[,joinedAt]) or an
+NDJSON file (one {"communityId","userId"[,"joinedAt"]} object per line). Each listed user becomes
+an active member; joinedAt (ISO 8601 or epoch ms) sets from when posts reach them, else --as-of.
+A membership the tray changed after --as-of (a later join or leave) is left as it is, and an
+active member keeps the join time the tray already has: re-importing a file changes nothing.
+
+Options:
+  --format csv|ndjson   file format (default: from the extension .csv/.ndjson/.jsonl)
+  --as-of <time>        when the list was taken, ISO 8601 (default: now)
+  --batch-size <n>      documents per database round trip (default: 1000)
+  --max-errors <n>      invalid lines to print before only counting them (default: 20)
+  -h, --help            show this help
+
+Environment: MONGODB_URI, MONGODB_DB (as for the tray service).
+Exit code: 0 done, 1 failed, 2 bad arguments or configuration, 3 done but some lines were invalid.
+`;
+
+function positiveInt(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new UsageError(`--${name}: expected a whole number >= 1`);
+  return Number(value);
+}
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseCli(
+    {
+      args: process.argv.slice(2),
+      options: {
+        format: { type: 'string' },
+        'as-of': { type: 'string' },
+        'batch-size': { type: 'string' },
+        'max-errors': { type: 'string' },
+      },
+      allowPositionals: true,
+    },
+    usage,
+  );
+  const [file, ...extra] = positionals;
+  if (!file || extra.length > 0) throw new UsageError(`expected exactly one file\n${usage}`);
+  const format = values.format ?? { '.csv': 'csv', '.ndjson': 'ndjson', '.jsonl': 'ndjson' }[extname(file)];
+  if (format !== 'csv' && format !== 'ndjson') {
+    throw new UsageError('--format: expected csv or ndjson (cannot tell from the file name)');
+  }
+  const asOf = values['as-of'] === undefined ? Date.now() : Date.parse(values['as-of']);
+  if (Number.isNaN(asOf)) throw new UsageError('--as-of: expected an ISO 8601 time');
+  const batchSize = positiveInt(values['batch-size'], 'batch-size', 1000);
+  const maxErrors = positiveInt(values['max-errors'], 'max-errors', 20);
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch {
+    throw new UsageError(`cannot read ${file}: no such file`);
+  }
+
+  const env = scriptEnv({ MONGODB_URI: commonShape.MONGODB_URI, MONGODB_DB: commonShape.MONGODB_DB });
+  const { client, db } = await connectMongo(env.MONGODB_URI, env.MONGODB_DB, { appName: 'import-members' });
+  const members = db.collection<MembershipDoc>(MEMBERSHIPS);
+  const totals: BatchCounts & { invalid: number; lines: number } = {
+    inserted: 0,
+    updated: 0,
+    unchanged: 0,
+    invalid: 0,
+    lines: 0,
+  };
+  const started = Date.now();
+  const inactive = await loadInactiveMembers(members, asOf);
+  const problems: string[] = [];
+  const bar = progressBar('importing', 'bytes');
+  bar.start(size, 0);
+  try {
+    const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+    let columns: ReturnType<typeof csvColumns> | undefined;
+    let batch: MemberRow[] = [];
+    let lineNo = 0;
+    let bytes = 0;
+    const flush = async () => {
+      const counts = await applyMemberBatch(members, batch, inactive, asOf);
+      totals.inserted += counts.inserted;
+      totals.updated += counts.updated;
+      totals.unchanged += counts.unchanged;
+      batch = [];
+      bar.update(bytes);
+    };
+    for await (const line of lines) {
+      lineNo += 1;
+      bytes += Buffer.byteLength(line) + 1;
+      if (line.trim() === '') continue;
+      if (format === 'csv' && !columns) {
+        columns = csvColumns(line);
+        continue;
+      }
+      totals.lines += 1;
+      const result: LineResult = columns ? parseCsvLine(line, columns) : parseNdjsonLine(line);
+      if (!result.ok) {
+        totals.invalid += 1;
+        // Printed after the bar, which owns the terminal line while it runs.
+        if (totals.invalid <= maxErrors) problems.push(`${file}:${lineNo}: ${result.reason}`);
+        continue;
+      }
+      batch.push(result.row);
+      if (batch.length >= batchSize) await flush();
+    }
+    if (batch.length > 0) await flush();
+    bar.update(size);
+  } finally {
+    bar.stop();
+    await client.close();
+  }
+  for (const problem of problems) process.stderr.write(`${problem}\n`);
+  if (totals.invalid > maxErrors)
+    process.stderr.write(`... ${totals.invalid - maxErrors} more invalid lines\n`);
+  process.stdout.write(
+    `imported ${file}: ${totals.lines} lines, ${totals.inserted} inserted, ${totals.updated} updated, ` +
+      `${totals.unchanged} unchanged, ${totals.invalid} invalid (${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
+  );
+  return totals.invalid > 0 ? 3 : 0;
+}
+
+runCli(main);

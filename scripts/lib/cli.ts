@@ -1,0 +1,67 @@
+import { SingleBar, Presets } from 'cli-progress';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { z } from 'zod';
+import { parseEnv, ConfigError } from '../../shared/config/parse-env.ts';
+
+/** A mistake of the operator's (bad flag, missing file): printed as one line, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** `--help`/`-h` anywhere in argv: print the usage and exit 0 (before any other check). */
+export function helpRequested(argv: readonly string[], usage: string): void {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${usage.trim()}\n`);
+    process.exit(0);
+  }
+}
+
+/** node:util parseArgs, with its errors turned into a UsageError that repeats the usage. */
+export function parseCli<const T extends ParseArgsConfig>(
+  config: T,
+  usage: string,
+): ReturnType<typeof parseArgs<T>> {
+  helpRequested(config.args ?? [], usage);
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n\n${usage.trim()}`);
+  }
+}
+
+/**
+ * Runs a CLI's main function: operator mistakes and bad configuration print one line and exit 2,
+ * anything else prints `error: <message>` and exits 1 (no stack trace unless DEBUG is set).
+ */
+export function runCli(main: () => Promise<number>): void {
+  main()
+    .then((code) => process.exit(code))
+    .catch((error: unknown) => {
+      if (error instanceof UsageError || error instanceof ConfigError) {
+        process.stderr.write(`${error.message}\n`);
+        process.exit(2);
+      }
+      process.stderr.write(`error: ${(error as Error).message ?? String(error)}\n`);
+      if (process.env.DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
+      process.exit(1);
+    });
+}
+
+/** Only the variables a script needs, validated like the services' (shared/config). */
+export function scriptEnv<S extends z.ZodRawShape>(shape: S): z.infer<z.ZodObject<S>> {
+  return parseEnv(shape, process.env);
+}
+
+/** A progress bar on stderr when it is a terminal; silent otherwise (the summary is printed either way). */
+export function progressBar(label: string, unit: string): SingleBar {
+  return new SingleBar(
+    {
+      format: `${label} [{bar}] {percentage}% | {value}/{total} ${unit} | {eta_formatted} left`,
+      stream: process.stderr,
+      hideCursor: true,
+      etaBuffer: 50,
+      fps: 5,
+    },
+    Presets.shades_classic,
+  );
+}

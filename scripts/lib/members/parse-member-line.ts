@@ -1,0 +1,94 @@
+/** One membership from an import file: the community's member list as the platform knows it. */
+export interface MemberRow {
+  communityId: string;
+  userId: string;
+  /** Epoch ms the user joined, when the file says. */
+  joinedAt?: number;
+}
+
+export type LineResult = { ok: true; row: MemberRow } | { ok: false; reason: string };
+
+/** Splits one CSV line (RFC 4180 quoting: "a,b" and "" for a quote inside quotes). */
+export function splitCsvLine(line: string): string[] | undefined {
+  const fields: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i += 1) {
+    const char = line[i];
+    if (quoted) {
+      if (char === '"' && line[i + 1] === '"') {
+        field += '"';
+        i += 1;
+      } else if (char === '"') quoted = false;
+      else field += char;
+    } else if (char === '"' && field === '') quoted = true;
+    else if (char === ',') {
+      fields.push(field);
+      field = '';
+    } else field += char;
+  }
+  if (quoted) return undefined;
+  fields.push(field);
+  return fields;
+}
+
+function parseTime(value: unknown): number | undefined | 'invalid' {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? value : 'invalid';
+  if (typeof value !== 'string') return 'invalid';
+  if (/^\d{1,15}$/.test(value)) return Number(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value)) return 'invalid';
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? 'invalid' : ms;
+}
+
+// No whitespace or control characters (\p{Cc}): ids are matched exactly by the worker.
+const idPattern = /^[^\s\p{Cc}]{1,200}$/u;
+
+export function toMemberRow(communityId: unknown, userId: unknown, joinedAt: unknown): LineResult {
+  if (typeof communityId !== 'string' || !idPattern.test(communityId)) {
+    return { ok: false, reason: 'communityId: expected a non-empty id without spaces' };
+  }
+  if (typeof userId !== 'string' || !idPattern.test(userId)) {
+    return { ok: false, reason: 'userId: expected a non-empty id without spaces' };
+  }
+  const time = parseTime(joinedAt);
+  if (time === 'invalid')
+    return { ok: false, reason: 'joinedAt: expected an ISO 8601 time or epoch milliseconds' };
+  return { ok: true, row: { communityId, userId, ...(time === undefined ? {} : { joinedAt: time }) } };
+}
+
+/** Columns of a CSV file, from its header: communityId and userId are required, joinedAt optional. */
+export function csvColumns(header: string): { communityId: number; userId: number; joinedAt?: number } {
+  const names = (splitCsvLine(header.replace(/^\uFEFF/, '')) ?? []).map((name) => name.trim());
+  const communityId = names.indexOf('communityId');
+  const userId = names.indexOf('userId');
+  if (communityId < 0 || userId < 0) {
+    throw new Error(
+      `the CSV header must name communityId and userId (optional joinedAt); found: ${header.slice(0, 200)}`,
+    );
+  }
+  const joinedAt = names.indexOf('joinedAt');
+  return { communityId, userId, ...(joinedAt < 0 ? {} : { joinedAt }) };
+}
+
+export function parseCsvLine(line: string, columns: ReturnType<typeof csvColumns>): LineResult {
+  const fields = splitCsvLine(line);
+  if (!fields) return { ok: false, reason: 'unterminated quoted field' };
+  const at = (index: number | undefined) => (index === undefined ? undefined : fields[index]?.trim());
+  return toMemberRow(at(columns.communityId), at(columns.userId), at(columns.joinedAt));
+}
+
+export function parseNdjsonLine(line: string): LineResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { ok: false, reason: 'not valid JSON' };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, reason: 'expected a JSON object' };
+  }
+  const record = value as Record<string, unknown>;
+  return toMemberRow(record.communityId, record.userId, record.joinedAt);
+}

@@ -1,0 +1,132 @@
+/**
+ * Operator tool (issue 7): puts events back on the webhook queue, from its failed set (the dead
+ * letter) or from a receiver's spool file, without processing any of them twice.
+ */
+import { statSync } from 'node:fs';
+import { listSegments, segmentPath } from '../receiver/spool/segment-files.ts';
+import { commonShape } from '../shared/config/common-config.ts';
+import { createWebhookQueue, WEBHOOK_QUEUE_NAME } from '../shared/queue/webhook-queue.ts';
+import { parseCli, progressBar, runCli, scriptEnv, UsageError } from './lib/cli.ts';
+import { failedJobIds, retryFailedJobs } from './lib/replay/retry-failed-jobs.ts';
+import { requeueSpool } from './lib/replay/requeue-spool.ts';
+
+const usage = `
+Usage:
+  npm run replay -- failed [--queue <name>] [--limit <n>] [--dry-run]
+  npm run replay -- spool <file or spool directory>
+
+failed   Moves the queue's failed jobs back to waiting (bull's job.retry()), each exactly once:
+         a job another operator or run already moved back is skipped. Only jobs failed when the
+         command starts are moved, so a job that fails again is not looped.
+spool    Queues the events of a receiver spool file (NDJSON, one queued event per line), or of
+         every segment-*.ndjson file of a spool directory, e.g. copied from a receiver that will
+         not come back (a running receiver drains its own spool). Nothing is verified again (the
+         receiver verified each event before spooling it); an event already in the queue (same
+         dedupe key) is not queued twice, so replaying a file twice is harmless.
+
+Options:
+  --queue <name>   queue to replay (default: ${WEBHOOK_QUEUE_NAME}; also moderation-decisions)
+  --limit <n>      move at most n failed jobs, oldest failures first (default: all)
+  --dry-run        only count the failed jobs
+  -h, --help       show this help
+
+Environment: REDIS_URL, QUEUE_PREFIX (as for the services).
+Exit code: 0 done, 1 failed, 2 bad arguments or configuration, 3 done with errors or invalid lines.
+`;
+
+/** A spool file, or every segment of a spool directory in append order (the receiver's own listing). */
+async function spoolFiles(path: string): Promise<string[]> {
+  if (!statSync(path).isDirectory()) return [path];
+  return (await listSegments(path)).map((segment) => segmentPath(path, segment.name));
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseCli(
+    {
+      args: process.argv.slice(2),
+      options: { queue: { type: 'string' }, limit: { type: 'string' }, 'dry-run': { type: 'boolean' } },
+      allowPositionals: true,
+    },
+    usage,
+  );
+  const [command, ...rest] = positionals;
+  if (command !== 'failed' && command !== 'spool') {
+    throw new UsageError(`expected a command, "failed" or "spool"\n${usage}`);
+  }
+  if (values.limit !== undefined && !/^[1-9]\d*$/.test(values.limit)) {
+    throw new UsageError('--limit: expected a whole number >= 1');
+  }
+  const file = rest[0];
+  if (command === 'spool') {
+    if (!file || rest.length > 1) throw new UsageError('spool: expected exactly one file or directory');
+    try {
+      statSync(file);
+    } catch {
+      throw new UsageError(`cannot read ${file}: no such file`);
+    }
+  } else if (rest.length > 0) {
+    throw new UsageError(`failed: unexpected argument ${rest[0]}`);
+  }
+  const env = scriptEnv({ REDIS_URL: commonShape.REDIS_URL, QUEUE_PREFIX: commonShape.QUEUE_PREFIX });
+  const queueName = values.queue ?? WEBHOOK_QUEUE_NAME;
+  const queue = createWebhookQueue({ redisUrl: env.REDIS_URL, prefix: env.QUEUE_PREFIX }, queueName);
+  try {
+    await withTimeout(queue.isReady(), 5_000, `cannot reach Redis at ${new URL(env.REDIS_URL).host}`);
+    if (command === 'spool' && file) {
+      const files = await spoolFiles(file);
+      const sizes = files.map((f) => statSync(f).size);
+      const bar = progressBar('replaying', 'bytes');
+      bar.start(
+        sizes.reduce((a, b) => a + b, 0),
+        0,
+      );
+      const totals = { queued: 0, alreadyQueued: 0, invalid: 0 };
+      const problems: string[] = [];
+      try {
+        let done = 0;
+        for (const [index, path] of files.entries()) {
+          const counts = await requeueSpool(queue, path, (bytes) => bar.update(done + bytes));
+          done += sizes[index] ?? 0;
+          totals.queued += counts.queued;
+          totals.alreadyQueued += counts.alreadyQueued;
+          totals.invalid += counts.invalid;
+          if (counts.invalid > 0)
+            problems.push(`invalid lines in ${path}: ${counts.invalidLines.join(', ')}`);
+        }
+      } finally {
+        bar.stop();
+      }
+      for (const problem of problems) process.stderr.write(`${problem}\n`);
+      process.stdout.write(
+        `replayed ${file} (${files.length} ${files.length === 1 ? 'file' : 'files'}) into ${queueName}: ` +
+          `${totals.queued} queued, ${totals.alreadyQueued} already queued, ${totals.invalid} invalid\n`,
+      );
+      return totals.invalid > 0 ? 3 : 0;
+    }
+    const ids = await failedJobIds(queue, values.limit === undefined ? Infinity : Number(values.limit));
+    if (values['dry-run']) {
+      process.stdout.write(`${ids.length} failed jobs in ${queueName} would be moved back to waiting\n`);
+      return 0;
+    }
+    const bar = progressBar('retrying', 'jobs');
+    bar.start(ids.length, 0);
+    const counts = await retryFailedJobs(queue, ids, (done) => bar.update(done)).finally(() => bar.stop());
+    process.stdout.write(
+      `${queueName}: ${counts.moved} failed jobs moved back to waiting, ${counts.skipped} skipped ` +
+        `(no longer failed), ${counts.errors} errors\n`,
+    );
+    return counts.errors > 0 ? 3 : 0;
+  } finally {
+    await queue.close();
+  }
+}
+
+runCli(main);

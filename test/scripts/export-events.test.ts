@@ -1,0 +1,97 @@
+import { expect } from 'chai';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EVENTS, type StoredEventDoc } from '../../shared/tray/tray-record.ts';
+import { cleanEnv, runScript } from '../support/run-script.ts';
+import { useMongo } from '../support/suite-resources.ts';
+import { testStack } from '../support/test-stack.ts';
+import { eventDoc } from '../tray-service/admin/admin-fixtures.ts';
+
+describe('scripts/export-events.ts', function () {
+  this.timeout(60_000);
+  const mongo = useMongo();
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'export-events-'));
+    env = cleanEnv({ MONGODB_URI: testStack().mongoUri, MONGODB_DB: mongo.dbName });
+    const docs: StoredEventDoc[] = [];
+    for (let n = 0; n < 1200; n += 1) {
+      docs.push(
+        eventDoc({
+          _id: `x-${String(n).padStart(5, '0')}`,
+          event: n % 3 === 0 ? 'comment.didCreate' : 'post.didCreate',
+          receivedAt: new Date(Date.UTC(2026, 10, 20) + n * 60_000),
+        }),
+      );
+    }
+    await mongo.db.collection<StoredEventDoc>(EVENTS).insertMany(docs);
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  const readLines = (file: string) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { key: string; event: string; receivedAt: string });
+
+  it('writes every stored event as NDJSON, newest first, and prints a summary', async () => {
+    const out = join(dir, 'all.ndjson');
+    const result = await runScript('scripts/export-events.ts', ['--out', out], env);
+    expect(result.code).to.equal(0);
+    expect(result.stdout).to.match(new RegExp(`^exported 1200 events to ${out} in \\d+\\.\\d s\\n$`));
+    const lines = readLines(out);
+    expect(lines).to.have.lengthOf(1200);
+    expect(lines[0]).to.include({
+      key: 'x-01199',
+      event: 'post.didCreate',
+      receivedAt: '2026-11-20T19:59:00.000Z',
+    });
+    expect(lines.at(-1)?.key).to.equal('x-00000');
+    expect(existsSync(`${out}.partial`)).to.equal(false);
+  });
+
+  it('applies the filters', async () => {
+    const out = join(dir, 'comments.ndjson');
+    const result = await runScript(
+      'scripts/export-events.ts',
+      [
+        '--out',
+        out,
+        '--event',
+        'comment.didCreate',
+        '--since',
+        '2026-11-20T00:00:00Z',
+        '--until',
+        '2026-11-20T01:00:00Z',
+      ],
+      env,
+    );
+    expect(result.code).to.equal(0);
+    // Minutes 0..59, every third one is a comment.
+    expect(readLines(out).map((line) => line.key)).to.have.lengthOf(20);
+    expect(readLines(out).every((line) => line.event === 'comment.didCreate')).to.equal(true);
+  });
+
+  describe('with bad arguments', () => {
+    const cases: [string[], string][] = [
+      [[], '--out: the output file is required'],
+      [['--out', 'x', '--since', 'today'], '--since: expected an ISO 8601 time'],
+      [['--out', 'x', '--status', 'gone'], '--status: expected applied, stored, unknown, invalid'],
+      [['--out', 'x', '--bogus'], "Unknown option '--bogus'"],
+    ];
+    for (const [args, message] of cases) {
+      it(`${args.join(' ') || '(none)'} exits 2: ${message}`, async () => {
+        const result = await runScript('scripts/export-events.ts', args, env);
+        expect(result.code).to.equal(2);
+        expect(result.stderr).to.include(message);
+      });
+    }
+    it('--help prints the usage', async () => {
+      const result = await runScript('scripts/export-events.ts', ['--help'], env);
+      expect(result.code).to.equal(0);
+      expect(result.stdout).to.include('Usage: npm run export-events');
+    });
+  });
+});

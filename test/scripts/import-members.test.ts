@@ -1,0 +1,140 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MEMBERSHIPS, membershipId, type MembershipDoc } from '../../shared/tray/tray-record.ts';
+import { cleanEnv, runScript } from '../support/run-script.ts';
+import { useMongo } from '../support/suite-resources.ts';
+import { testStack } from '../support/test-stack.ts';
+
+describe('scripts/import-members.ts', function () {
+  this.timeout(180_000);
+  const mongo = useMongo();
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'import-members-'));
+    env = cleanEnv({ MONGODB_URI: testStack().mongoUri, MONGODB_DB: mongo.dbName });
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  const members = () => mongo.db.collection<MembershipDoc>(MEMBERSHIPS);
+  const run = (args: string[]) => runScript('scripts/import-members.ts', args, env, 170_000);
+
+  describe('with a 50,000-member CSV file', () => {
+    it('inserts every membership, and a re-run changes nothing', async () => {
+      const file = join(dir, 'members.csv');
+      const lines = ['communityId,userId'];
+      for (let i = 0; i < 50_000; i += 1) lines.push(`c-${i % 100},u-${i}`);
+      writeFileSync(file, `${lines.join('\n')}\n`);
+
+      const first = await run([file, '--as-of', '2026-11-20T00:00:00Z']);
+      expect(first.stderr).to.equal('');
+      expect(first.code).to.equal(0);
+      expect(first.stdout).to.include('50000 lines, 50000 inserted, 0 updated, 0 unchanged, 0 invalid');
+      expect(await members().countDocuments({ communityId: { $regex: '^c-' } })).to.equal(50_000);
+      expect(await members().findOne({ _id: membershipId('c-7', 'u-107') })).to.deep.equal({
+        _id: membershipId('c-7', 'u-107'),
+        communityId: 'c-7',
+        userId: 'u-107',
+        active: true,
+        since: Date.parse('2026-11-20T00:00:00Z'),
+        updatedAt: Date.parse('2026-11-20T00:00:00Z'),
+      });
+      const snapshot = await members().find({}).sort({ _id: 1 }).toArray();
+
+      const second = await run([file]);
+      expect(second.code).to.equal(0);
+      expect(second.stdout).to.include('50000 lines, 0 inserted, 0 updated, 50000 unchanged, 0 invalid');
+      expect(await members().find({}).sort({ _id: 1 }).toArray()).to.deep.equal(snapshot);
+    });
+  });
+
+  describe('with NDJSON, join times and existing memberships', () => {
+    it('reactivates older leaves, never downgrades newer states, and counts invalid lines', async () => {
+      const asOf = Date.parse('2026-11-20T00:00:00Z');
+      await members().insertMany([
+        // Left before the snapshot: the snapshot says member again.
+        {
+          _id: membershipId('n-1', 'old-leave'),
+          communityId: 'n-1',
+          userId: 'old-leave',
+          active: false,
+          since: 1,
+          updatedAt: asOf - 1000,
+        },
+        // Left after the snapshot: stays left.
+        {
+          _id: membershipId('n-1', 'new-leave'),
+          communityId: 'n-1',
+          userId: 'new-leave',
+          active: false,
+          since: 1,
+          updatedAt: asOf + 1000,
+        },
+        // Already a member since earlier: keeps its since.
+        {
+          _id: membershipId('n-1', 'member'),
+          communityId: 'n-1',
+          userId: 'member',
+          active: true,
+          since: 5,
+          updatedAt: 5,
+        },
+      ]);
+      const file = join(dir, 'members.ndjson');
+      writeFileSync(
+        file,
+        [
+          '{"communityId":"n-1","userId":"old-leave"}',
+          '{"communityId":"n-1","userId":"new-leave"}',
+          '{"communityId":"n-1","userId":"member"}',
+          '{"communityId":"n-1","userId":"fresh","joinedAt":"2026-01-01T00:00:00Z"}',
+          '{"communityId":"n-1","userId":"fresh"}',
+          '{"communityId":"n-1"}',
+          'not json',
+          '',
+        ].join('\n'),
+      );
+      const result = await run([file, '--as-of', '2026-11-20T00:00:00Z']);
+      expect(result.code).to.equal(3);
+      expect(result.stdout).to.include('7 lines, 1 inserted, 1 updated, 3 unchanged, 2 invalid');
+      expect(result.stderr).to.include(`${file}:6: userId: expected a non-empty id without spaces`);
+      expect(result.stderr).to.include(`${file}:7: not valid JSON`);
+      const byUser = new Map(
+        (await members().find({ communityId: 'n-1' }).toArray()).map((d) => [d.userId, d]),
+      );
+      expect(byUser.get('old-leave')).to.include({ active: true, since: asOf, updatedAt: asOf });
+      expect(byUser.get('new-leave')).to.include({ active: false, updatedAt: asOf + 1000 });
+      expect(byUser.get('member')).to.include({ active: true, since: 5 });
+      expect(byUser.get('fresh')).to.include({ active: true, since: Date.parse('2026-01-01T00:00:00Z') });
+    });
+  });
+
+  describe('with bad arguments', () => {
+    it('--help prints the usage and exits 0', async () => {
+      const result = await run(['--help']);
+      expect(result.code).to.equal(0);
+      expect(result.stdout).to.include('Usage: npm run import-members');
+    });
+    it('a missing file exits 2 with one clear line', async () => {
+      const result = await run([join(dir, 'nope.csv')]);
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.equal(`cannot read ${join(dir, 'nope.csv')}: no such file\n`);
+    });
+    it('an unknown format exits 2', async () => {
+      const file = join(dir, 'members.txt');
+      writeFileSync(file, 'x');
+      const result = await run([file]);
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.include('--format: expected csv or ndjson');
+    });
+    it('a CSV without the required header exits 1 naming the columns', async () => {
+      const file = join(dir, 'bad-header.csv');
+      writeFileSync(file, 'community,user\nc,u\n');
+      const result = await run([file]);
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.include('the CSV header must name communityId and userId');
+    });
+  });
+});

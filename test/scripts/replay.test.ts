@@ -1,0 +1,173 @@
+import type Bull from 'bull';
+import { expect } from 'chai';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSpool } from '../../receiver/spool/open-spool.ts';
+import { createWebhookQueue, type WebhookJobData } from '../../shared/queue/webhook-queue.ts';
+import { cleanEnv, runScript } from '../support/run-script.ts';
+import { useQueuePrefix } from '../support/suite-resources.ts';
+import { testStack } from '../support/test-stack.ts';
+
+const job = (n: number): WebhookJobData => ({
+  dedupeKey: createHash('sha256').update(`event-${n}`).digest('hex'),
+  webhook: 'main',
+  receivedAt: '2026-11-20T10:00:00.000Z',
+  event: 'post.didCreate',
+  data: { n },
+});
+
+/** Redis list/set membership of a job id, to prove no id is queued twice. */
+async function occurrences(queue: Bull.Queue, ids: string[]) {
+  const waiting = (await queue.getWaiting(0, -1)).map((j) => String(j.id));
+  return ids.map((id) => waiting.filter((w) => w === id).length);
+}
+
+describe('scripts/replay.ts', function () {
+  this.timeout(60_000);
+
+  describe('failed', () => {
+    const prefix = useQueuePrefix();
+    let queue: Bull.Queue<WebhookJobData>;
+    let env: NodeJS.ProcessEnv;
+    let ids: string[];
+
+    before(async () => {
+      env = cleanEnv({ REDIS_URL: testStack().redisUrl, QUEUE_PREFIX: prefix });
+      // Five jobs fail for good in a worker, the way a poisoned event ends in the dead letter.
+      const worker = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix });
+      const failed = new Promise<void>((resolve) => {
+        let count = 0;
+        worker.on('failed', () => (count += 1) === 5 && resolve());
+      });
+      void worker.process(async () => {
+        throw new Error('MongoDB was down');
+      });
+      for (let n = 0; n < 5; n += 1) await worker.add(job(n), { jobId: job(n).dedupeKey, attempts: 1 });
+      await failed;
+      await worker.close();
+      queue = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix });
+      ids = (await queue.getFailed()).map((j) => String(j.id));
+      expect(ids).to.have.lengthOf(5);
+    });
+    after(() => queue.close());
+
+    it('--dry-run counts the failed jobs and moves nothing', async () => {
+      const result = await runScript('scripts/replay.ts', ['failed', '--dry-run'], env);
+      expect(result.code).to.equal(0);
+      expect(result.stdout).to.equal('5 failed jobs in webhook-events would be moved back to waiting\n');
+      expect(await queue.getFailedCount()).to.equal(5);
+    });
+
+    it('moves every failed job back to waiting exactly once, even with two runs at the same time', async () => {
+      const [a, b] = await Promise.all([
+        runScript('scripts/replay.ts', ['failed'], env),
+        runScript('scripts/replay.ts', ['failed'], env),
+      ]);
+      expect([a.code, b.code]).to.deep.equal([0, 0]);
+      const moved = [a, b].map((r) => Number(/(\d+) failed jobs moved back/.exec(r.stdout)?.[1]));
+      expect(moved[0]! + moved[1]!).to.equal(5);
+      expect(await queue.getFailedCount()).to.equal(0);
+      expect(await occurrences(queue, ids)).to.deep.equal([1, 1, 1, 1, 1]);
+    });
+
+    it('a later run finds nothing to move', async () => {
+      const result = await runScript('scripts/replay.ts', ['failed'], env);
+      expect(result.code).to.equal(0);
+      expect(result.stdout).to.include('webhook-events: 0 failed jobs moved back to waiting, 0 skipped');
+      expect(await occurrences(queue, ids)).to.deep.equal([1, 1, 1, 1, 1]);
+    });
+  });
+
+  describe('spool', () => {
+    const prefix = useQueuePrefix();
+    let dir: string;
+    let queue: Bull.Queue<WebhookJobData>;
+    let env: NodeJS.ProcessEnv;
+    before(() => {
+      dir = mkdtempSync(join(tmpdir(), 'replay-spool-'));
+      env = cleanEnv({ REDIS_URL: testStack().redisUrl, QUEUE_PREFIX: prefix });
+      queue = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix });
+    });
+    after(async () => {
+      rmSync(dir, { recursive: true, force: true });
+      await queue.close();
+    });
+
+    it('queues each spooled event once, keyed by its dedupe key, and reports bad lines', async () => {
+      const file = join(dir, 'segment-000000000001.ndjson');
+      const lines = [job(10), job(11), job(10)].map((j) => JSON.stringify(j));
+      writeFileSync(file, `${lines.join('\n')}\n{"dedupeKey":"short"}\n`);
+      const first = await runScript('scripts/replay.ts', ['spool', file], env);
+      expect(first.code).to.equal(3);
+      expect(first.stdout).to.include('(1 file) into webhook-events: 2 queued, 1 already queued, 1 invalid');
+      expect(first.stderr).to.include('invalid lines in');
+      const second = await runScript('scripts/replay.ts', ['spool', file], env);
+      expect(second.stdout).to.include('0 queued, 3 already queued, 1 invalid');
+      const waiting = await queue.getWaiting(0, -1);
+      expect(waiting.map((j) => j.id).sort()).to.deep.equal([job(10).dedupeKey, job(11).dedupeKey].sort());
+      expect(waiting.find((j) => j.id === job(11).dedupeKey)?.data).to.deep.equal(job(11));
+    });
+
+    it('replays a spool directory the receiver wrote (its own format, every segment)', async () => {
+      const spoolDir = join(dir, 'receiver-spool');
+      const spool = await openSpool(spoolDir, { maxSegmentBytes: 1 });
+      for (const n of [30, 31, 32]) await spool.append(job(n));
+      await spool.close();
+      const result = await runScript('scripts/replay.ts', ['spool', spoolDir], env);
+      expect(result.code).to.equal(0);
+      expect(result.stdout).to.include(
+        '(3 files) into webhook-events: 3 queued, 0 already queued, 0 invalid',
+      );
+      const waiting = await queue.getWaiting(0, -1);
+      for (const n of [30, 31, 32]) {
+        expect(waiting.find((j) => j.id === job(n).dedupeKey)?.data).to.deep.equal(job(n));
+      }
+    });
+
+    it('replays every segment-*.ndjson file of a spool directory and ignores other files', async () => {
+      const spoolDir = join(dir, 'spool');
+      mkdirSync(spoolDir);
+      writeFileSync(join(spoolDir, 'segment-000000000001.ndjson'), `${JSON.stringify(job(20))}\n`);
+      writeFileSync(join(spoolDir, 'segment-000000000002.ndjson'), `${JSON.stringify(job(21))}\n`);
+      writeFileSync(join(spoolDir, 'notes.txt'), 'not a segment');
+      const result = await runScript('scripts/replay.ts', ['spool', spoolDir], env);
+      expect(result.code).to.equal(0);
+      expect(result.stdout).to.include(
+        '(2 files) into webhook-events: 2 queued, 0 already queued, 0 invalid',
+      );
+      const ids = (await queue.getWaiting(0, -1)).map((j) => j.id);
+      expect(ids).to.include.members([job(20).dedupeKey, job(21).dedupeKey]);
+    });
+  });
+
+  describe('with bad arguments', () => {
+    const env = () => cleanEnv({ REDIS_URL: testStack().redisUrl });
+    it('--help prints the usage and exits 0', async () => {
+      const result = await runScript('scripts/replay.ts', ['--help'], env());
+      expect(result.code).to.equal(0);
+      expect(result.stdout).to.include('npm run replay -- failed');
+    });
+    it('no command exits 2', async () => {
+      const result = await runScript('scripts/replay.ts', [], env());
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.include('expected a command, "failed" or "spool"');
+    });
+    it('an unknown option exits 2 naming it', async () => {
+      const result = await runScript('scripts/replay.ts', ['failed', '--force'], env());
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.include("Unknown option '--force'");
+    });
+    it('a missing spool file exits 2', async () => {
+      const result = await runScript('scripts/replay.ts', ['spool', '/nonexistent/spool.ndjson'], env());
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.equal('cannot read /nonexistent/spool.ndjson: no such file\n');
+    });
+    it('a bad REDIS_URL exits 2 naming the variable', async () => {
+      const result = await runScript('scripts/replay.ts', ['failed'], cleanEnv({ REDIS_URL: 'http://x' }));
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.include('REDIS_URL: expected a URL starting with redis://');
+    });
+  });
+});

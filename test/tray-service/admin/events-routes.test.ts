@@ -1,0 +1,227 @@
+import { expect } from 'chai';
+import type { Express } from 'express';
+import request from 'supertest';
+import { EVENTS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
+import { useMongo } from '../../support/suite-resources.ts';
+import { ADMIN_TOKEN, adminApp, eventDoc, userToken } from './admin-fixtures.ts';
+
+const t = (iso: string) => new Date(iso);
+const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+
+describe('admin events API', () => {
+  const mongo = useMongo();
+  let app: Express;
+  let close: () => void;
+  const docs: StoredEventDoc[] = [
+    eventDoc({ _id: 'e1', event: 'post.didCreate', webhook: 'main', receivedAt: t('2026-11-20T10:00:00Z') }),
+    eventDoc({
+      _id: 'e2',
+      event: 'comment.didCreate',
+      webhook: 'main',
+      receivedAt: t('2026-11-20T11:00:00Z'),
+    }),
+    eventDoc({
+      _id: 'e3',
+      event: 'post.didCreate',
+      webhook: 'backup',
+      receivedAt: t('2026-11-20T12:00:00Z'),
+    }),
+    // Same millisecond as e3: the _id decides the order.
+    eventDoc({
+      _id: 'e4',
+      event: 'follow.didCreate',
+      webhook: 'main',
+      receivedAt: t('2026-11-20T12:00:00Z'),
+      status: 'unknown',
+    }),
+    eventDoc({
+      _id: 'e5',
+      event: 'post.didCreate',
+      webhook: 'main',
+      receivedAt: t('2026-11-20T13:00:00Z'),
+      status: 'applied',
+    }),
+    eventDoc({
+      _id: 'expired',
+      event: 'post.didCreate',
+      receivedAt: t('2026-11-20T14:00:00Z'),
+      expiresAt: new Date(Date.now() - 1000),
+    }),
+  ];
+
+  before(async () => {
+    await mongo.db.collection<StoredEventDoc>(EVENTS).insertMany(docs);
+    ({ app, close } = adminApp(mongo.db, { maxLimit: 3 }));
+  });
+  after(() => close());
+
+  const keys = (body: { items: { key: string }[] }) => body.items.map((item) => item.key);
+  const list = (query: string) => request(app).get(`/admin/events${query}`).set(admin);
+
+  describe('authentication (every admin route)', () => {
+    for (const path of [
+      '/admin/events',
+      '/admin/events/e1',
+      '/admin/events/export',
+      '/admin/moderation/decisions',
+    ]) {
+      describe(`GET ${path}`, () => {
+        it('responds 401 without a token', async () => {
+          const res = await request(app).get(path).expect(401);
+          expect(res.body).to.deep.equal({ status: 'error', code: 401000, message: 'missing bearer token' });
+        });
+        it('responds 401 with a wrong admin token', async () => {
+          await request(app).get(path).set('Authorization', `Bearer ${ADMIN_TOKEN}x`).expect(401);
+        });
+        it('responds 403 to an ordinary user token', async () => {
+          const res = await request(app)
+            .get(path)
+            .set('Authorization', `Bearer ${await userToken('u-ana', { role: 'member' })}`)
+            .expect(403);
+          expect(res.body.code).to.equal(403000);
+        });
+        it('admits a user token carrying the admin role', async () => {
+          await request(app)
+            .get(path)
+            .set('Authorization', `Bearer ${await userToken('u-root', { role: 'admin' })}`)
+            .expect(200);
+        });
+      });
+    }
+    it('admits a role claim given as an array', async () => {
+      const token = await userToken('u-root', { role: ['member', 'admin'] });
+      await request(app).get('/admin/events').set('Authorization', `Bearer ${token}`).expect(200);
+    });
+    it('responds 401 to a token that is not a valid JWT', async () => {
+      await request(app).get('/admin/events').set('Authorization', 'Bearer not.a.jwt').expect(401);
+    });
+  });
+
+  describe('GET /admin/events', () => {
+    it('lists unexpired events newest first, ties broken by key, with a cursor for the next page', async () => {
+      const first = await list('').expect(200);
+      expect(keys(first.body)).to.deep.equal(['e5', 'e4', 'e3']);
+      expect(first.body.nextCursor).to.be.a('string');
+      const second = await list(`?cursor=${first.body.nextCursor}`).expect(200);
+      expect(keys(second.body)).to.deep.equal(['e2', 'e1']);
+      expect(second.body.nextCursor).to.equal(null);
+    });
+
+    it('shows the stored fields, with the dedupe key as `key`', async () => {
+      const res = await list('?limit=1').expect(200);
+      const e5 = docs[4]!;
+      expect(res.body.items[0]).to.deep.equal({
+        key: 'e5',
+        event: 'post.didCreate',
+        webhook: 'main',
+        status: 'applied',
+        receivedAt: '2026-11-20T13:00:00.000Z',
+        storedAt: e5.storedAt.toISOString(),
+        expiresAt: e5.expiresAt.toISOString(),
+        data: e5.data,
+      });
+    });
+
+    it('pages one at a time through every event exactly once', async () => {
+      const seen: string[] = [];
+      let cursor: string | null = '';
+      while (cursor !== null) {
+        const res: request.Response = await list(`?limit=1${cursor ? `&cursor=${cursor}` : ''}`).expect(200);
+        seen.push(...keys(res.body));
+        cursor = res.body.nextCursor as string | null;
+      }
+      expect(seen).to.deep.equal(['e5', 'e4', 'e3', 'e2', 'e1']);
+    });
+
+    describe('filters', () => {
+      const cases: [string, string[]][] = [
+        ['?event=post.didCreate', ['e5', 'e3', 'e1']],
+        ['?webhook=backup', ['e3']],
+        ['?status=unknown', ['e4']],
+        ['?since=2026-11-20T12:00:00Z', ['e5', 'e4', 'e3']],
+        ['?until=2026-11-20T12:00:00Z', ['e2', 'e1']],
+        ['?since=2026-11-20T11:00:00Z&until=2026-11-20T13:00:00Z', ['e4', 'e3', 'e2']],
+        ['?event=post.didCreate&webhook=main', ['e5', 'e1']],
+        ['?event=post.didCreate&since=2026-11-20T10:30:00%2B00:00', ['e5', 'e3']],
+        ['?event=no.such', []],
+      ];
+      for (const [query, expected] of cases) {
+        it(`${query} returns ${expected.join(', ') || 'nothing'}`, async () => {
+          const res = await list(`${query}${query ? '&' : '?'}limit=3`).expect(200);
+          const all = [...keys(res.body)];
+          let cursor = res.body.nextCursor as string | null;
+          while (cursor) {
+            const more = await list(`${query}&limit=3&cursor=${cursor}`).expect(200);
+            all.push(...keys(more.body));
+            cursor = more.body.nextCursor;
+          }
+          expect(all).to.deep.equal(expected);
+        });
+      }
+    });
+
+    describe('with invalid parameters', () => {
+      const cases: [string, string][] = [
+        ['?limit=4', 'limit: expected a whole number from 1 to 3'],
+        ['?limit=0', 'limit: expected a whole number from 1 to 3'],
+        ['?limit=abc', 'limit: expected a whole number from 1 to 3'],
+        ['?since=yesterday', 'since: expected an ISO 8601 time'],
+        ['?until=2026-13-45', 'until: expected an ISO 8601 time'],
+        ['?since=2026-11-21&until=2026-11-20', 'until: must be later than since'],
+        ['?status=deleted', 'status: expected applied, stored, unknown or invalid'],
+        ['?cursor=garbage', 'cursor: not a cursor this API returned'],
+        ['?evnt=post.didCreate', 'evnt: unknown query parameter'],
+        ['?event=a&event=b', 'event: expected an event name such as post.didCreate'],
+      ];
+      for (const [query, message] of cases) {
+        it(`${query} responds 400 naming the field`, async () => {
+          const res = await list(query).expect(400);
+          expect(res.body).to.deep.equal({ status: 'error', code: 400001, message });
+        });
+      }
+    });
+  });
+
+  describe('GET /admin/events/:key', () => {
+    it('returns the stored event', async () => {
+      const res = await request(app).get('/admin/events/e2').set(admin).expect(200);
+      expect(res.body).to.include({ key: 'e2', event: 'comment.didCreate', webhook: 'main' });
+    });
+    it('responds 404 for an unknown key', async () => {
+      const res = await request(app).get('/admin/events/nope').set(admin).expect(404);
+      expect(res.body.code).to.equal(404000);
+    });
+    it('responds 404 for an expired event', async () => {
+      await request(app).get('/admin/events/expired').set(admin).expect(404);
+    });
+  });
+
+  describe('GET /admin/events/export', () => {
+    it('streams every matching event as NDJSON, newest first, without paging limits', async () => {
+      const res = await request(app).get('/admin/events/export?event=post.didCreate').set(admin).expect(200);
+      expect(res.headers['content-type']).to.match(/^application\/x-ndjson/);
+      const lines = res.text.split('\n');
+      expect(lines.pop()).to.equal('');
+      expect(lines.map((line) => (JSON.parse(line) as { key: string }).key)).to.deep.equal([
+        'e5',
+        'e3',
+        'e1',
+      ]);
+    });
+    it('applies since/until like the list', async () => {
+      const res = await request(app)
+        .get('/admin/events/export?since=2026-11-20T11:00:00Z&until=2026-11-20T13:00:00Z')
+        .set(admin)
+        .expect(200);
+      expect(res.text.trim().split('\n')).to.have.lengthOf(3);
+    });
+    it('responds 400 naming a bad filter before streaming anything', async () => {
+      const res = await request(app).get('/admin/events/export?since=nope').set(admin).expect(400);
+      expect(res.body.message).to.equal('since: expected an ISO 8601 time');
+    });
+    it('answers an empty body when nothing matches', async () => {
+      const res = await request(app).get('/admin/events/export?webhook=none').set(admin).expect(200);
+      expect(res.text).to.equal('');
+    });
+  });
+});

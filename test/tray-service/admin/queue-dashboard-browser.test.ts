@@ -1,0 +1,96 @@
+import type Bull from 'bull';
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { closeServer, listen } from '../../../shared/http/listen.ts';
+import { createWebhookQueue, type WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
+import { useMongo, useQueuePrefix } from '../../support/suite-resources.ts';
+import { testStack } from '../../support/test-stack.ts';
+import { ADMIN_TOKEN, adminApp } from './admin-fixtures.ts';
+
+/** Debian's chromium (scripts/setup.sh installs it); never a browser downloaded by playwright. */
+const CHROMIUM = '/usr/bin/chromium';
+
+describe('queue dashboard in a real browser (headless Chromium)', function () {
+  this.timeout(90_000);
+  const mongo = useMongo();
+  const prefix = useQueuePrefix();
+  let queue: Bull.Queue<WebhookJobData>;
+  let server: Server;
+  let base: string;
+  let closeApp: () => void;
+  let context: BrowserContext;
+  let profileDir: string;
+
+  before(async () => {
+    queue = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix });
+    for (let i = 0; i < 3; i += 1) {
+      const job = {
+        dedupeKey: `k${i}`,
+        webhook: 'main',
+        receivedAt: new Date().toISOString(),
+        event: 'x',
+        data: {},
+      };
+      await queue.add(job, { jobId: job.dedupeKey });
+    }
+    const { app, close } = adminApp(mongo.db, { queues: [queue] });
+    closeApp = close;
+    server = await listen(app, { port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    profileDir = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
+    context = await chromium.launchPersistentContext(profileDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    // Only 127.0.0.1: the dashboard's web-font link must not leave the machine.
+    await context.route('**/*', (route) =>
+      new URL(route.request().url()).hostname === '127.0.0.1' ? route.continue() : route.abort(),
+    );
+  });
+
+  after(async () => {
+    await context?.close();
+    if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+    if (server) await closeServer(server);
+    closeApp?.();
+    await queue?.close();
+  });
+
+  it('refuses the page without the admin token', async () => {
+    const page = await context.newPage();
+    const response = await page.goto(`${base}/admin/queues`);
+    expect(response?.status()).to.equal(401);
+    expect(await page.textContent('body')).to.include('"code":401000');
+    await page.close();
+  });
+
+  it('loads with the admin token and shows the queue and its counts', async () => {
+    const page = await context.newPage();
+    const response = await page.goto(`${base}/admin/queues?token=${ADMIN_TOKEN}`);
+    expect(response?.status()).to.equal(200);
+    // The redirect dropped the token from the address bar.
+    expect(page.url()).to.equal(`${base}/admin/queues`);
+    await page.getByText('webhook-events').first().waitFor({ timeout: 30_000 });
+    // The counts arrive from the dashboard's API after the first paint.
+    await page.getByText('3 Jobs').waitFor({ timeout: 30_000 });
+    const text = await page.locator('body').innerText();
+    expect(text).to.match(/\bWAITING\s*3\b/i);
+    expect(text).to.include('3 Jobs');
+    await page.close();
+  });
+});

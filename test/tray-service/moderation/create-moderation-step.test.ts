@@ -1,0 +1,113 @@
+import { expect } from 'chai';
+import { createLogger } from '../../../shared/logging/create-logger.ts';
+import { parseBlockedWords } from '../../../tray-service/moderation/blocked-words.ts';
+import { createBlockedWordsRule } from '../../../tray-service/moderation/blocked-words-rule.ts';
+import { createModerationStep } from '../../../tray-service/moderation/create-moderation-step.ts';
+import {
+  createDecisionEnqueuer,
+  createDecisionsQueue,
+  type DecisionJobData,
+} from '../../../tray-service/moderation/decision-delivery.ts';
+import { MODERATION_DECISIONS, decisionId } from '../../../tray-service/moderation/decision-doc.ts';
+import { createDecisionsRepository } from '../../../tray-service/moderation/decisions-repository.ts';
+import type { ModerationRule } from '../../../tray-service/moderation/moderation-rule.ts';
+import { useMongo, useQueuePrefix } from '../../support/suite-resources.ts';
+import { testStack } from '../../support/test-stack.ts';
+import { eventDoc } from '../admin/admin-fixtures.ts';
+import type Bull from 'bull';
+
+const logger = createLogger({ name: 'test', level: 'silent' });
+const rule = createBlockedWordsRule(parseBlockedWords(['spam'], 'exact'));
+const spamPost = () =>
+  eventDoc({
+    event: 'post.didCreate',
+    data: { post: { postId: 'p-9', postedUserId: 'u-ana', text: 'spam here' } },
+  });
+
+describe('moderation step (worker step d)', () => {
+  const mongo = useMongo();
+  const prefix = useQueuePrefix();
+  let queue: Bull.Queue<DecisionJobData>;
+  before(() => {
+    queue = createDecisionsQueue({ redisUrl: testStack().redisUrl, prefix });
+  });
+  after(() => queue.close());
+
+  describe('with delivery configured', () => {
+    it('stores each decision once and queues it once, however often the event is moderated', async () => {
+      const decisions = createDecisionsRepository(mongo.db);
+      const step = createModerationStep({
+        rules: [rule],
+        decisions,
+        enqueue: createDecisionEnqueuer(queue, { attempts: 3, backoffMs: 10 }),
+        logger,
+      });
+      const event = spamPost();
+      await step(event);
+      await step(event);
+      await Promise.all([step(event), step(event)]);
+      const stored = await mongo.db.collection(MODERATION_DECISIONS).find({ eventKey: event._id }).toArray();
+      expect(stored).to.have.lengthOf(1);
+      expect(stored[0]).to.include({
+        _id: decisionId(event._id, 'blocked-words', { type: 'post', id: 'p-9' }),
+        rule: 'blocked-words',
+        action: 'flag',
+        userId: 'u-ana',
+        delivery: 'pending',
+        event: 'post.didCreate',
+      });
+      const waiting = await queue.getWaiting();
+      expect(waiting.map((job) => job.data.decisionId)).to.deep.equal([stored[0]!._id]);
+    });
+  });
+
+  describe('without delivery', () => {
+    it('stores decisions marked `off` and queues nothing', async () => {
+      const step = createModerationStep({
+        rules: [rule],
+        decisions: createDecisionsRepository(mongo.db),
+        logger,
+      });
+      const event = spamPost();
+      await step(event);
+      const doc = await mongo.db.collection(MODERATION_DECISIONS).findOne({ eventKey: event._id });
+      expect(doc?.delivery).to.equal('off');
+    });
+  });
+
+  describe('with a rule that throws', () => {
+    it('still stores the other rules\u2019 decisions', async () => {
+      const broken: ModerationRule = {
+        name: 'broken',
+        evaluate: () => {
+          throw new Error('plugin bug');
+        },
+      };
+      const step = createModerationStep({
+        rules: [broken, rule],
+        decisions: createDecisionsRepository(mongo.db),
+        logger,
+      });
+      const event = spamPost();
+      await step(event);
+      expect(
+        await mongo.db.collection(MODERATION_DECISIONS).countDocuments({ eventKey: event._id }),
+      ).to.equal(1);
+    });
+  });
+
+  describe('with a clean event', () => {
+    it('stores nothing', async () => {
+      const step = createModerationStep({
+        rules: [rule],
+        decisions: createDecisionsRepository(mongo.db),
+        logger,
+      });
+      const event = eventDoc({ data: { post: { postId: 'p-0', text: 'all good' } } });
+      await step(event);
+      expect(
+        await mongo.db.collection(MODERATION_DECISIONS).countDocuments({ eventKey: event._id }),
+      ).to.equal(0);
+    });
+  });
+});

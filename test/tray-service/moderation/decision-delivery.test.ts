@@ -1,0 +1,110 @@
+import type Bull from 'bull';
+import { expect } from 'chai';
+import { createLogger } from '../../../shared/logging/create-logger.ts';
+import { parseBlockedWords } from '../../../tray-service/moderation/blocked-words.ts';
+import { createBlockedWordsRule } from '../../../tray-service/moderation/blocked-words-rule.ts';
+import { createModerationStep } from '../../../tray-service/moderation/create-moderation-step.ts';
+import {
+  createDecisionEnqueuer,
+  createDecisionsQueue,
+  startDecisionDelivery,
+  type DecisionJobData,
+} from '../../../tray-service/moderation/decision-delivery.ts';
+import { createDecisionsRepository } from '../../../tray-service/moderation/decisions-repository.ts';
+import { useMongo, useQueuePrefix } from '../../support/suite-resources.ts';
+import { testStack } from '../../support/test-stack.ts';
+import { eventDoc } from '../admin/admin-fixtures.ts';
+import { eventually, startStatusServer } from './moderation-fixtures.ts';
+
+const logger = createLogger({ name: 'test', level: 'silent' });
+const rule = createBlockedWordsRule(parseBlockedWords(['spam'], 'exact'));
+
+describe('moderation decision delivery', () => {
+  const mongo = useMongo();
+
+  async function setup(statuses: (number | 'hang')[], attempts: number) {
+    const server = await startStatusServer(statuses);
+    const queue: Bull.Queue<DecisionJobData> = createDecisionsQueue({
+      redisUrl: testStack().redisUrl,
+      prefix: useQueuePrefix(),
+    });
+    const decisions = createDecisionsRepository(mongo.db);
+    const delivery = startDecisionDelivery({ queue, decisions, url: server.url, timeoutMs: 2_000, logger });
+    const step = createModerationStep({
+      rules: [rule],
+      decisions,
+      enqueue: createDecisionEnqueuer(queue, { attempts, backoffMs: 20 }),
+      logger,
+    });
+    const close = async () => {
+      await delivery.close();
+      await server.close();
+    };
+    return { server, decisions, step, close };
+  }
+
+  describe('to an endpoint that fails twice, then succeeds', () => {
+    it('retries with backoff and records the delivery after the third attempt', async () => {
+      const { server, decisions, step, close } = await setup([500, 503, 200], 5);
+      try {
+        const event = eventDoc({ data: { post: { postId: 'p-1', postedUserId: 'u-x', text: 'spam' } } });
+        await step(event);
+        const [pending] = (await decisions.list({ eventKey: event._id }, 10)).items;
+        const delivered = await eventually(async () => {
+          const doc = await decisions.get(pending!._id);
+          return doc?.delivery === 'delivered' ? doc : undefined;
+        });
+        expect(delivered.deliveryAttempts).to.equal(3);
+        expect(delivered.lastError).to.equal(undefined);
+        expect(server.requests).to.have.lengthOf(3);
+        for (const req of server.requests) {
+          expect(req.headers['idempotency-key']).to.equal(pending!._id);
+          expect(req.headers['content-type']).to.equal('application/json');
+          expect(JSON.parse(req.body)).to.include({
+            id: pending!._id,
+            eventKey: event._id,
+            rule: 'blocked-words',
+            action: 'flag',
+            reason: 'blocklisted word: "spam"',
+            userId: 'u-x',
+          });
+        }
+      } finally {
+        await close();
+      }
+    });
+  });
+
+  describe('to an endpoint that always fails', () => {
+    it('gives up after the configured attempts and marks the decision failed', async () => {
+      const { server, decisions, step, close } = await setup([500], 2);
+      try {
+        const event = eventDoc({ data: { post: { postId: 'p-2', text: 'spam' } } });
+        await step(event);
+        const [pending] = (await decisions.list({ eventKey: event._id }, 10)).items;
+        const failed = await eventually(async () => {
+          const doc = await decisions.get(pending!._id);
+          return doc?.delivery === 'failed' ? doc : undefined;
+        });
+        expect(failed).to.include({ deliveryAttempts: 2, lastError: 'moderation webhook answered HTTP 500' });
+        expect(server.requests).to.have.lengthOf(2);
+      } finally {
+        await close();
+      }
+    });
+  });
+
+  describe('to an endpoint that never answers', () => {
+    it('does not hold up the moderation step (the tray worker)', async () => {
+      const { server, step, close } = await setup(['hang'], 1);
+      try {
+        const event = eventDoc({ data: { post: { postId: 'p-3', text: 'spam' } } });
+        // The step only stores and enqueues: it resolves while the delivery request is still open.
+        await step(event);
+        await eventually(async () => (server.requests.length > 0 ? true : undefined));
+      } finally {
+        await close();
+      }
+    });
+  });
+});

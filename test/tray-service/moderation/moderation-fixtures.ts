@@ -1,0 +1,44 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+/** A real HTTP server on 127.0.0.1 answering each request with the next status of `statuses` (the last repeats). */
+export async function startStatusServer(
+  statuses: readonly (number | 'hang')[],
+): Promise<{ url: string; requests: RecordedRequest[]; close(): Promise<void> }> {
+  const requests: RecordedRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      requests.push({ headers: req.headers, body });
+      const status = statuses[Math.min(requests.length - 1, statuses.length - 1)]!;
+      if (status === 'hang') return;
+      res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/decisions`,
+    requests,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Polls until `check` returns a value (not a timed assertion: the test's own timeout bounds it). */
+export async function eventually<T>(check: () => Promise<T | undefined>, intervalMs = 50): Promise<T> {
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}

@@ -1,0 +1,36 @@
+import type Bull from 'bull';
+import type { Db } from 'mongodb';
+import type { TrayConfig } from '../../shared/config/tray-config.ts';
+import type { Logger } from '../../shared/logging/create-logger.ts';
+import type { DecisionsRepository } from '../moderation/decisions-repository.ts';
+import type { AdminRouterDeps } from './create-admin-router.ts';
+import type { TokenVerifier } from './require-admin.ts';
+
+/** Builds the admin router's dependencies from the configuration (tray-service/main.ts). */
+export function adminDepsFromConfig(
+  config: TrayConfig,
+  deps: {
+    db: Db;
+    logger: Logger;
+    decisions: DecisionsRepository;
+    queues: readonly Bull.Queue[];
+    verifyToken?: TokenVerifier;
+  },
+): AdminRouterDeps {
+  return {
+    db: deps.db,
+    logger: deps.logger,
+    decisions: deps.decisions,
+    queues: deps.queues,
+    auth: {
+      adminToken: config.ADMIN_TOKEN,
+      verifyToken: deps.verifyToken,
+      roleClaim: config.ADMIN_ROLE_CLAIM,
+      role: config.ADMIN_ROLE,
+    },
+    limits: {
+      defaultLimit: config.ADMIN_LIST_DEFAULT_LIMIT,
+      maxLimit: config.ADMIN_LIST_MAX_LIMIT,
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import type Bull from 'bull';
+import { Router } from 'express';
+import type { Db } from 'mongodb';
+import type { Logger } from '../../shared/logging/create-logger.ts';
+import type { DecisionsRepository } from '../moderation/decisions-repository.ts';
+import { createEventsQueries } from '../store/events-queries.ts';
+import { createDecisionsRouter } from './decisions-router.ts';
+import { createEventsRouter } from './events-router.ts';
+import { createQueueDashboard } from './queue-dashboard.ts';
+import { requireAdmin, type AdminAuthOptions } from './require-admin.ts';
+
+export interface AdminRouterDeps {
+  db: Db;
+  logger: Logger;
+  auth: AdminAuthOptions;
+  decisions: DecisionsRepository;
+  /** Queues shown on the dashboard (the webhook queue, moderation-decisions). */
+  queues: readonly Bull.Queue[];
+  limits: { defaultLimit: number; maxLimit: number };
+  /** Where the router is mounted; the dashboard's pages link to `${mountPath}/queues`. */
+  mountPath?: string;
+}
+
+/** Everything under /admin (issue 7); every route needs ADMIN_TOKEN or an admin JWT. */
+export function createAdminRouter(deps: AdminRouterDeps): Router {
+  const router = Router();
+  const mountPath = deps.mountPath ?? '/admin';
+  // The dashboard has its own auth adapter (a browser cannot send a bearer header): mounted first.
+  router.use(
+    '/queues',
+    createQueueDashboard({ queues: deps.queues, auth: deps.auth, basePath: `${mountPath}/queues` }),
+  );
+  router.use(requireAdmin(deps.auth));
+  const limits = {
+    maxLimit: deps.limits.maxLimit,
+    defaultLimit: Math.min(deps.limits.defaultLimit, deps.limits.maxLimit),
+  };
+  router.use(createEventsRouter({ events: createEventsQueries(deps.db), logger: deps.logger, ...limits }));
+  router.use(createDecisionsRouter({ decisions: deps.decisions, ...limits }));
+  return router;
+}

@@ -1,0 +1,56 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { AppError } from '../../shared/errors/app-error.ts';
+import { toDecisionView } from '../moderation/decision-doc.ts';
+import type { DecisionsFilter, DecisionsRepository } from '../moderation/decisions-repository.ts';
+import { moderationActions } from '../moderation/moderation-rule.ts';
+import { decodeCursor, encodeCursor } from './page-cursor.ts';
+import { isoTime, nonEmpty, pageLimit, parseQuery } from './parse-query.ts';
+
+export interface DecisionsRouterDeps {
+  decisions: DecisionsRepository;
+  defaultLimit: number;
+  maxLimit: number;
+}
+
+/** GET /admin/moderation/decisions: newest first, the same paging as /admin/events. */
+export function createDecisionsRouter(deps: DecisionsRouterDeps): Router {
+  const router = Router();
+  const schema = z
+    .object({
+      rule: nonEmpty('a rule name').optional(),
+      action: z.enum(moderationActions, { error: `expected ${moderationActions.join(' or ')}` }).optional(),
+      userId: nonEmpty('a user id').optional(),
+      eventKey: nonEmpty('a stored event key').optional(),
+      delivery: z
+        .enum(['off', 'pending', 'delivered', 'failed'], {
+          error: 'expected off, pending, delivered or failed',
+        })
+        .optional(),
+      since: isoTime.optional(),
+      until: isoTime.optional(),
+      limit: pageLimit(deps.defaultLimit, deps.maxLimit),
+      cursor: z.string().optional(),
+    })
+    .strict();
+
+  router.get('/moderation/decisions', async (req, res) => {
+    const { limit, cursor, ...rest } = parseQuery(schema, req.query);
+    if (rest.since && rest.until && rest.since >= rest.until) {
+      throw new AppError('VALIDATION', 'until: must be later than since');
+    }
+    const filter: DecisionsFilter = Object.fromEntries(
+      Object.entries(rest).filter(([, v]) => v !== undefined),
+    );
+    const page = await deps.decisions.list(
+      filter,
+      limit,
+      cursor === undefined ? undefined : decodeCursor(cursor),
+    );
+    res.json({
+      items: page.items.map(toDecisionView),
+      nextCursor: page.next ? encodeCursor(page.next) : null,
+    });
+  });
+  return router;
+}

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { AppError } from '../../shared/errors/app-error.ts';
+
+/** Validates a query string; a failure is a 400 whose message names the field (README, "Errors"). */
+export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.infer<S> {
+  const result = schema.safeParse(query);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field =
+    issue?.code === 'unrecognized_keys' ? issue.keys.join(', ') : String(issue?.path[0] ?? 'query');
+  const message = issue?.code === 'unrecognized_keys' ? 'unknown query parameter' : issue?.message;
+  throw new AppError('VALIDATION', `${field}: ${message ?? 'invalid'}`);
+}
+
+/** An ISO 8601 time such as 2026-11-20 or 2026-11-20T10:00:00Z. */
+export const isoTime = z
+  .string({ error: 'expected an ISO 8601 time' })
+  .regex(/^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/, { error: 'expected an ISO 8601 time' })
+  .transform((value) => new Date(value))
+  .refine((date) => !Number.isNaN(date.getTime()), { error: 'expected an ISO 8601 time' });
+
+/** A page size from 1 to `max`. */
+export const pageLimit = (fallback: number, max: number) =>
+  z.coerce
+    .number({ error: `expected a whole number from 1 to ${max}` })
+    .int({ error: `expected a whole number from 1 to ${max}` })
+    .min(1, { error: `expected a whole number from 1 to ${max}` })
+    .max(max, { error: `expected a whole number from 1 to ${max}` })
+    .default(fallback);
+
+export const nonEmpty = (what: string) =>
+  z
+    .string({ error: `expected ${what}` })
+    .min(1)
+    .max(200);

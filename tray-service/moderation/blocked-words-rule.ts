@@ -1,0 +1,61 @@
+import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
+import { compileBlockedWords, type BlockedWord } from './blocked-words.ts';
+import type { ModerationDecision, ModerationRule } from './moderation-rule.ts';
+
+interface TextContent {
+  type: 'post' | 'comment';
+  id: string;
+  text: string;
+  userId?: string;
+}
+
+const record = (value: unknown): Record<string, unknown> | undefined =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/**
+ * The text an event carries (spec/events.md): a post's text in `post.*` events, a comment's in
+ * `comment.*` events. Other events quote content only as references, so judging them would flag
+ * the same post again for every reaction to it.
+ */
+export function contentOf(event: StoredEventDoc): TextContent[] {
+  const [resource] = event.event.split('.');
+  if (resource === 'post') {
+    const post = record(event.data.post);
+    const id = text(post?.postId);
+    const body = text(post?.text);
+    if (id && body) return [{ type: 'post', id, text: body, userId: text(post?.postedUserId) }];
+  }
+  if (resource === 'comment') {
+    const comment = record(event.data.comment);
+    const id = text(comment?.commentId);
+    const body = text(comment?.text);
+    if (id && body) return [{ type: 'comment', id, text: body, userId: text(comment?.userId) }];
+  }
+  return [];
+}
+
+/** Built-in rule: flags posts and comments containing blocklisted words (issue 7). */
+export function createBlockedWordsRule(words: readonly BlockedWord[]): ModerationRule {
+  const find = compileBlockedWords(words);
+  return {
+    name: 'blocked-words',
+    evaluate(event) {
+      if (words.length === 0) return [];
+      const decisions: ModerationDecision[] = [];
+      for (const content of contentOf(event)) {
+        const found = find(content.text);
+        if (found.length === 0) continue;
+        decisions.push({
+          action: 'flag',
+          reason: `blocklisted ${found.length === 1 ? 'word' : 'words'}: ${found.map((w) => `"${w}"`).join(', ')}`,
+          subject: { type: content.type, id: content.id },
+          ...(content.userId === undefined ? {} : { userId: content.userId }),
+        });
+      }
+      return decisions;
+    },
+  };
+}

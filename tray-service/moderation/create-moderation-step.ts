@@ -1,0 +1,47 @@
+import type { Logger } from '../../shared/logging/create-logger.ts';
+import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
+import { toDecisionDoc } from './decision-doc.ts';
+import type { DecisionsRepository } from './decisions-repository.ts';
+import type { ModerationRule } from './moderation-rule.ts';
+
+export interface ModerationStepDeps {
+  rules: readonly ModerationRule[];
+  decisions: DecisionsRepository;
+  /** Queues decisions for delivery; undefined when MODERATION_WEBHOOK_URL is unset. */
+  enqueue?: (decisionIds: readonly string[]) => Promise<void>;
+  logger: Logger;
+  clock?: () => Date;
+}
+
+/**
+ * Step d of the worker (DESIGN.md, data flow): runs every rule on a stored event, stores each
+ * decision once, and queues delivery. Safe to run twice on the same event (at-least-once queue):
+ * decision ids are deterministic and delivery jobs are keyed by them.
+ */
+export function createModerationStep(deps: ModerationStepDeps) {
+  const clock = deps.clock ?? (() => new Date());
+  return async (event: StoredEventDoc): Promise<void> => {
+    const now = clock();
+    const docs = deps.rules.flatMap((rule) => {
+      let decisions;
+      try {
+        decisions = rule.evaluate(event);
+      } catch (error) {
+        // A broken plugin must not stop the tray: log it and let the other rules decide.
+        deps.logger.error({ err: error, rule: rule.name, eventKey: event._id }, 'moderation rule failed');
+        return [];
+      }
+      return decisions.map((decision) =>
+        toDecisionDoc(event, rule.name, decision, { now, delivery: deps.enqueue ? 'pending' : 'off' }),
+      );
+    });
+    if (docs.length === 0) return;
+    await deps.decisions.saveAll(docs);
+    if (deps.enqueue) {
+      const pending = await deps.decisions.pendingAmong(docs.map((doc) => doc._id));
+      if (pending.length > 0) await deps.enqueue(pending);
+    }
+  };
+}
+
+export type ModerationStep = ReturnType<typeof createModerationStep>;

@@ -1,0 +1,114 @@
+import Bull from 'bull';
+import { Redis } from 'ioredis';
+import type { Logger } from '../../shared/logging/create-logger.ts';
+import type { QueueConnection } from '../../shared/queue/webhook-queue.ts';
+import { toDecisionView } from './decision-doc.ts';
+import type { DecisionsRepository } from './decisions-repository.ts';
+
+/** Decisions travel to MODERATION_WEBHOOK_URL through their own queue, so a slow or failing
+ * moderation endpoint never holds up the webhook queue (issue 7: "never blocking the tray"). */
+export const DECISIONS_QUEUE_NAME = 'moderation-decisions';
+
+export interface DecisionJobData {
+  decisionId: string;
+}
+
+export function createDecisionsQueue(connection: QueueConnection): Bull.Queue<DecisionJobData> {
+  // Same connection rules as the webhook queue (shared/queue/webhook-queue.ts).
+  const clients: Redis[] = [];
+  const queue = new Bull<DecisionJobData>(DECISIONS_QUEUE_NAME, {
+    prefix: connection.prefix,
+    createClient: (type) => {
+      const client = new Redis(connection.redisUrl, {
+        maxRetriesPerRequest: type === 'client' ? 1 : null,
+        enableReadyCheck: type === 'client',
+        connectTimeout: 2_000,
+        retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+      });
+      clients.push(client);
+      return client;
+    },
+  });
+  // Bull disconnects only the clients it created itself (as in createWebhookQueue).
+  const close = queue.close.bind(queue);
+  queue.close = async (doNotWaitJobs?: boolean) => {
+    try {
+      await close(doNotWaitJobs);
+    } finally {
+      for (const client of clients) client.disconnect();
+    }
+  };
+  return queue;
+}
+
+export interface DeliveryOptions {
+  attempts: number;
+  backoffMs: number;
+}
+
+/** Enqueues decisions; the job id is the decision id, so enqueuing one twice queues it once. */
+export function createDecisionEnqueuer(queue: Bull.Queue<DecisionJobData>, options: DeliveryOptions) {
+  return async (decisionIds: readonly string[]): Promise<void> => {
+    await Promise.all(
+      decisionIds.map((decisionId) =>
+        queue.add(
+          { decisionId },
+          {
+            jobId: decisionId,
+            attempts: options.attempts,
+            backoff: { type: 'exponential', delay: options.backoffMs },
+            // Kept a week after success so a re-moderated event does not deliver again.
+            removeOnComplete: { age: 7 * 24 * 3600 },
+            removeOnFail: false,
+          },
+        ),
+      ),
+    );
+  };
+}
+
+export interface DecisionDeliveryDeps {
+  queue: Bull.Queue<DecisionJobData>;
+  decisions: DecisionsRepository;
+  url: string;
+  timeoutMs: number;
+  logger: Logger;
+  clock?: () => Date;
+  concurrency?: number;
+}
+
+/**
+ * POSTs each decision as JSON. Any answer but 2xx, a timeout or a network error fails the attempt
+ * and bull retries it with exponential backoff; the receiver can drop repeats by `Idempotency-Key`.
+ */
+export function startDecisionDelivery(deps: DecisionDeliveryDeps): { close(): Promise<void> } {
+  const clock = deps.clock ?? (() => new Date());
+  void deps.queue.process(deps.concurrency ?? 2, async (job) => {
+    const doc = await deps.decisions.get(job.data.decisionId);
+    if (!doc || doc.delivery === 'delivered') return;
+    const response = await fetch(deps.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': doc._id },
+      body: JSON.stringify(toDecisionView(doc)),
+      signal: AbortSignal.timeout(deps.timeoutMs),
+      redirect: 'error',
+    });
+    await response.body?.cancel();
+    if (!response.ok) throw new Error(`moderation webhook answered HTTP ${response.status}`);
+    await deps.decisions.markDelivered(doc._id, job.attemptsMade + 1, clock());
+  });
+  deps.queue.on('failed', (job, error) => {
+    const attempts = job.attemptsMade;
+    const final = attempts >= (job.opts.attempts ?? 1);
+    deps.logger[final ? 'error' : 'warn'](
+      { decisionId: job.data.decisionId, attempts, err: error.message },
+      'decision delivery failed',
+    );
+    void deps.decisions
+      .markAttemptFailed(job.data.decisionId, attempts, error.message, final)
+      .catch((markError: unknown) =>
+        deps.logger.warn({ err: markError }, 'could not record a delivery failure'),
+      );
+  });
+  return { close: () => deps.queue.close() };
+}

@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import type { ModerationAction, ModerationDecision } from './moderation-rule.ts';
+
+export const MODERATION_DECISIONS = 'moderation_decisions';
+
+/** `off`: no MODERATION_WEBHOOK_URL when decided; `failed`: every delivery attempt failed. */
+export type DeliveryState = 'off' | 'pending' | 'delivered' | 'failed';
+
+export interface ModerationDecisionDoc {
+  /** decisionId(): the same rule deciding about the same content of the same event gives the same id. */
+  _id: string;
+  eventKey: string;
+  event: string;
+  eventReceivedAt: Date;
+  rule: string;
+  action: ModerationAction;
+  reason: string;
+  subject: { type: string; id: string };
+  userId?: string;
+  decidedAt: Date;
+  delivery: DeliveryState;
+  deliveryAttempts: number;
+  deliveredAt?: Date;
+  lastError?: string;
+}
+
+/** Deterministic, so storing a re-moderated event's decisions is idempotent (at-least-once delivery). */
+export function decisionId(eventKey: string, rule: string, subject: { type: string; id: string }): string {
+  return createHash('sha256')
+    .update(JSON.stringify([eventKey, rule, subject.type, subject.id]))
+    .digest('hex')
+    .slice(0, 32);
+}
+
+export function toDecisionDoc(
+  event: { _id: string; event: string; receivedAt: Date },
+  rule: string,
+  decision: ModerationDecision,
+  options: { now: Date; delivery: 'off' | 'pending' },
+): ModerationDecisionDoc {
+  return {
+    _id: decisionId(event._id, rule, decision.subject),
+    eventKey: event._id,
+    event: event.event,
+    eventReceivedAt: event.receivedAt,
+    rule,
+    action: decision.action,
+    reason: decision.reason,
+    subject: decision.subject,
+    ...(decision.userId === undefined ? {} : { userId: decision.userId }),
+    decidedAt: options.now,
+    delivery: options.delivery,
+    deliveryAttempts: 0,
+  };
+}
+
+/** The public shape, in the admin API and in deliveries to MODERATION_WEBHOOK_URL. */
+export function toDecisionView(doc: ModerationDecisionDoc) {
+  return {
+    id: doc._id,
+    eventKey: doc.eventKey,
+    event: doc.event,
+    eventReceivedAt: doc.eventReceivedAt.toISOString(),
+    rule: doc.rule,
+    action: doc.action,
+    reason: doc.reason,
+    subject: doc.subject,
+    ...(doc.userId === undefined ? {} : { userId: doc.userId }),
+    decidedAt: doc.decidedAt.toISOString(),
+    delivery: doc.delivery,
+    deliveryAttempts: doc.deliveryAttempts,
+    ...(doc.deliveredAt === undefined ? {} : { deliveredAt: doc.deliveredAt.toISOString() }),
+    ...(doc.lastError === undefined ? {} : { lastError: doc.lastError }),
+  };
+}

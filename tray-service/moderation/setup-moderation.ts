@@ -1,0 +1,63 @@
+import type Bull from 'bull';
+import type { Db } from 'mongodb';
+import type { TrayConfig } from '../../shared/config/tray-config.ts';
+import type { Logger } from '../../shared/logging/create-logger.ts';
+import { createBlockedWordsRule } from './blocked-words-rule.ts';
+import { createModerationStep, type ModerationStep } from './create-moderation-step.ts';
+import {
+  createDecisionEnqueuer,
+  createDecisionsQueue,
+  startDecisionDelivery,
+  type DecisionJobData,
+} from './decision-delivery.ts';
+import { createDecisionsRepository, type DecisionsRepository } from './decisions-repository.ts';
+import type { BlockedWord } from './blocked-words.ts';
+import type { ModerationRule } from './moderation-rule.ts';
+
+export interface Moderation {
+  step: ModerationStep;
+  decisions: DecisionsRepository;
+  /** The delivery queue, when MODERATION_WEBHOOK_URL is set (shown on the dashboard). */
+  queue?: Bull.Queue<DecisionJobData>;
+  close(): Promise<void>;
+}
+
+/** Wires rules, storage and delivery from the configuration (tray-service/main.ts). */
+export async function setupModeration(
+  config: TrayConfig,
+  deps: { db: Db; logger: Logger; words: readonly BlockedWord[]; extraRules?: readonly ModerationRule[] },
+): Promise<Moderation> {
+  const { words } = deps;
+  const rules = [createBlockedWordsRule(words), ...(deps.extraRules ?? [])];
+  const decisions = createDecisionsRepository(deps.db);
+  await decisions.ensureIndexes();
+  deps.logger.info(
+    { words: words.length, webhook: Boolean(config.MODERATION_WEBHOOK_URL) },
+    'moderation ready',
+  );
+  if (!config.MODERATION_WEBHOOK_URL) {
+    return {
+      step: createModerationStep({ rules, decisions, logger: deps.logger }),
+      decisions,
+      close: async () => {},
+    };
+  }
+  const queue = createDecisionsQueue({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
+  const delivery = startDecisionDelivery({
+    queue,
+    decisions,
+    url: config.MODERATION_WEBHOOK_URL,
+    timeoutMs: config.MODERATION_WEBHOOK_TIMEOUT_MS,
+    logger: deps.logger,
+  });
+  const enqueue = createDecisionEnqueuer(queue, {
+    attempts: config.MODERATION_WEBHOOK_ATTEMPTS,
+    backoffMs: config.MODERATION_WEBHOOK_BACKOFF_MS,
+  });
+  return {
+    step: createModerationStep({ rules, decisions, enqueue, logger: deps.logger }),
+    decisions,
+    queue,
+    close: () => delivery.close(),
+  };
+}
