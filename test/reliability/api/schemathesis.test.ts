@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { SignJWT } from 'jose';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectMongo } from '../../../shared/mongo/connect-mongo.ts';
 import { repoRoot } from '../../support/run-script.ts';
@@ -22,16 +23,16 @@ function run(
   timeoutMs: number,
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, {
-      cwd: repoRoot,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME },
-    });
+    // Hypothesis keeps its example database in the working directory: a temporary one, not the repo.
+    const cwd = mkdtempSync(join(tmpdir(), 'schemathesis-'));
+    const child = spawn(command, args, { cwd, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('exit', (code) => {
       clearTimeout(timer);
+      rmSync(cwd, { recursive: true, force: true });
       resolve({ code, output });
     });
   });
