@@ -1,4 +1,5 @@
-import type { Db, Filter, FindCursor, IndexDescription } from 'mongodb';
+import type { Db, Filter, FindCursor } from 'mongodb';
+import { createMissingIndexes } from '../../shared/mongo/create-missing-indexes.ts';
 import { EVENTS, type StoredEventDoc } from '../../shared/tray/tray-record.ts';
 import { afterKeyQuery, type PageKey } from '../admin/page-cursor.ts';
 
@@ -65,27 +66,15 @@ export function createEventsQueries(db: Db, clock: () => Date = () => new Date()
     },
 
     async ensureIndexes(): Promise<void> {
-      const indexes: IndexDescription[] = [
+      // Only the missing ones (see createMissingIndexes).
+      await createMissingIndexes(events, [
         // list/export without filters, and since/until ranges: newest first.
         { key: { receivedAt: -1, _id: -1 }, name: 'admin_received_desc' },
         // list/export filtered by event name (the commonest analytics query).
         { key: { event: 1, receivedAt: -1, _id: -1 }, name: 'admin_event_received_desc' },
         // list/export filtered by webhook.
         { key: { webhook: 1, receivedAt: -1, _id: -1 }, name: 'admin_webhook_received_desc' },
-      ];
-      // Only the missing ones: FerretDB 1.24 panics and drops the connection when createIndexes is
-      // sent these existing indexes again, which crashed every tray-service start after the first
-      // (found by the reliability suite, issue 8).
-      const existing = new Set(
-        (
-          await events
-            .listIndexes()
-            .toArray()
-            .catch(() => [])
-        ).map((index: { name?: string }) => index.name),
-      );
-      const missing = indexes.filter((index) => !existing.has(index.name));
-      if (missing.length > 0) await events.createIndexes(missing);
+      ]);
     },
   };
 }

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { EVENTS } from '../../../shared/tray/tray-record.ts';
+import { MODERATION_DECISIONS } from '../../../tray-service/moderation/decision-doc.ts';
+import { createDecisionsRepository } from '../../../tray-service/moderation/decisions-repository.ts';
 import { createEventsQueries } from '../../../tray-service/store/events-queries.ts';
 import { useMongo } from '../../support/suite-resources.ts';
 
@@ -19,5 +21,13 @@ describe('createEventsQueries(db).ensureIndexes run again (a restart)', () => {
       'admin_received_desc',
       'admin_webhook_received_desc',
     ]);
+  });
+
+  it('does the same for the moderation decisions indexes', async () => {
+    for (let n = 0; n < 3; n += 1) await createDecisionsRepository(mongo.db).ensureIndexes();
+    const names = (await mongo.db.collection(MODERATION_DECISIONS).listIndexes().toArray()).map((index) =>
+      String(index.name),
+    );
+    expect(names.filter((name) => name !== '_id_')).to.have.lengthOf(6);
   });
 });
