@@ -62,15 +62,24 @@ describe('two receivers and two workers at once, the MongoDB-compatible server s
   it('stores every acknowledged event exactly once, with no failed job', async () => {
     const prefix = useQueuePrefix();
     const dbName = uniqueName('two');
-    const receivers = await Promise.all(
-      ['a', 'b'].map((name) =>
-        startReceiverProcess({ redisUrl: redis.url, prefix, spoolDir: join(dir, `spool-${name}`) }),
-      ),
-    );
-    processes.push(...receivers);
+    // Each child is registered as soon as it runs, so a failed start never leaves one behind.
+    const receivers: ReceiverProcess[] = [];
+    for (const name of ['a', 'b']) {
+      const receiver = await startReceiverProcess({
+        redisUrl: redis.url,
+        prefix,
+        spoolDir: join(dir, `spool-${name}`),
+      });
+      processes.push(receiver);
+      receivers.push(receiver);
+    }
     const trayOptions = { redisUrl: redis.url, mongoUri: ferret.url, db: dbName, prefix };
-    const workers = [await startTrayProcess(trayOptions), await startTrayProcess(trayOptions)];
-    processes.push(...workers);
+    const workers: TrayProcess[] = [];
+    for (let n = 0; n < 2; n += 1) {
+      const worker = await startTrayProcess(trayOptions);
+      processes.push(worker);
+      workers.push(worker);
+    }
 
     const started = performance.now();
     let outage: Promise<void> | undefined;
