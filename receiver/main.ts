@@ -4,6 +4,7 @@ import { closeServer, listen } from '../shared/http/listen.ts';
 import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
 import { createLogger } from '../shared/logging/create-logger.ts';
 import { onShutdown } from '../shared/process/on-shutdown.ts';
+import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
 import { createAllowlist } from './allowlist/create-allowlist.ts';
 import { wireReceiver } from './wire-receiver.ts';
 
@@ -32,6 +33,9 @@ const receiver = await wireReceiver({
   logger,
   registry: createMetricsRegistry('receiver'),
 });
+
+// A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.
+await refuseEvictingRedis(receiver.queue.client, { logger });
 
 // Slowloris: headers within 5 s, the whole request (at most WEBHOOK_MAX_BODY_BYTES) within 15 s.
 const server = await listen(receiver.app, {

@@ -7,6 +7,7 @@ import { connectMongo } from '../shared/mongo/connect-mongo.ts';
 import { onShutdown } from '../shared/process/on-shutdown.ts';
 import { createWebhookQueue } from '../shared/queue/webhook-queue.ts';
 import { createRedis } from '../shared/redis/create-redis.ts';
+import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
 import { adminDepsFromConfig } from './admin/admin-deps-from-config.ts';
 import { resolveJwtConfig } from '../shared/config/tray-api-config.ts';
 import { createTokenVerifier } from './api/auth/create-token-verifier.ts';
@@ -40,6 +41,8 @@ const registry = createMetricsRegistry('tray-service');
 const { client, db } = await connectMongo(config.MONGODB_URI, config.MONGODB_DB, { appName: 'tray-service' });
 const redis = createRedis(config.REDIS_URL);
 redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
+// A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.
+await refuseEvictingRedis(redis, { logger });
 const queue = createWebhookQueue({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
 
 // Admin API, moderation, queue dashboard (issue 7).

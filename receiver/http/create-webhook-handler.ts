@@ -84,8 +84,10 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
       metrics.dropped.inc({ reason: 'legacy' });
       return ok(res);
     }
-    // 3. JSON only, size-limited while streaming.
-    if (!isJsonContentType(req.headers['content-type'])) {
+    // 3. JSON only, size-limited while streaming. Node keeps only the first of repeated
+    // Content-Type lines; two of them are ambiguous (a proxy may have read the other), so refused.
+    const contentTypes = req.headersDistinct['content-type'];
+    if (contentTypes?.length !== 1 || !isJsonContentType(contentTypes[0])) {
       return reject(
         'unsupported_media_type',
         new AppError('UNSUPPORTED_MEDIA_TYPE', 'content type must be application/json'),

@@ -78,6 +78,8 @@ export interface RedisOptions {
   port?: number;
   /** Append-only file with fsync every second, so data survives a restart (dev stack, fault tests). */
   persistent?: boolean;
+  /** Default `noeviction`; tests of the start-up check pass an evicting policy. */
+  maxmemoryPolicy?: string;
 }
 
 export async function startRedis(options: RedisOptions): Promise<LocalServer> {
@@ -97,7 +99,7 @@ export async function startRedis(options: RedisOptions): Promise<LocalServer> {
     'everysec',
     // Queue data must never be evicted (bull's documented requirement).
     '--maxmemory-policy',
-    'noeviction',
+    options.maxmemoryPolicy ?? 'noeviction',
     '--daemonize',
     'no',
   ];

@@ -2,6 +2,7 @@ import type { AnyBulkWriteOperation, Db, Filter } from 'mongodb';
 import { afterKeyQuery, type PageKey } from '../admin/page-cursor.ts';
 import { MODERATION_DECISIONS, type DeliveryState, type ModerationDecisionDoc } from './decision-doc.ts';
 import type { ModerationAction } from './moderation-rule.ts';
+import { createMissingIndexes } from '../../shared/mongo/create-missing-indexes.ts';
 
 export interface DecisionsFilter {
   rule?: string;
@@ -97,7 +98,8 @@ export function createDecisionsRepository(db: Db) {
     },
 
     async ensureIndexes(): Promise<void> {
-      await decisions.createIndexes([
+      // Only the missing ones (see createMissingIndexes): FerretDB panics on existing ones.
+      await createMissingIndexes(decisions, [
         // GET /admin/moderation/decisions without filters, and since/until.
         { key: { decidedAt: -1, _id: -1 }, name: 'decided_desc' },
         // ... ?userId= (everything decided about one user: the basis of a ban).

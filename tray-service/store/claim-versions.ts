@@ -75,3 +75,22 @@ export async function claimVersions(
   }
   return new Set(wanted.filter((_, index) => !lost.has(index)).map((claim) => claim.recordId));
 }
+
+/**
+ * Removes the claims a deleted record could still hold: `${_id}#2` up to two past its last version
+ * (one claimed by a write in flight, one of margin). A record re-created under the same `_id`
+ * starts again at version 1, and a young claim of its previous life would make every write to it
+ * lose until takeoverMs (found by the reliability suite, issue 8). Batched, one command per 1,000.
+ */
+export async function releaseClaims(
+  db: Db,
+  deleted: readonly { _id: string; version: number }[],
+): Promise<void> {
+  const ids = deleted.flatMap(({ _id, version }) =>
+    Array.from({ length: Math.max(0, version + 1) }, (_, n) => `${_id}#${n + 2}`),
+  );
+  const claims = db.collection<RecordClaimDoc>(TRAY_RECORD_CLAIMS);
+  for (let start = 0; start < ids.length; start += 1_000) {
+    await claims.deleteMany({ _id: { $in: ids.slice(start, start + 1_000) } });
+  }
+}

@@ -1,4 +1,5 @@
 import type { Db, Filter, FindCursor } from 'mongodb';
+import { createMissingIndexes } from '../../shared/mongo/create-missing-indexes.ts';
 import { EVENTS, type StoredEventDoc } from '../../shared/tray/tray-record.ts';
 import { afterKeyQuery, type PageKey } from '../admin/page-cursor.ts';
 
@@ -65,7 +66,8 @@ export function createEventsQueries(db: Db, clock: () => Date = () => new Date()
     },
 
     async ensureIndexes(): Promise<void> {
-      await events.createIndexes([
+      // Only the missing ones (see createMissingIndexes).
+      await createMissingIndexes(events, [
         // list/export without filters, and since/until ranges: newest first.
         { key: { receivedAt: -1, _id: -1 }, name: 'admin_received_desc' },
         // list/export filtered by event name (the commonest analytics query).

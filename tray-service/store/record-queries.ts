@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db, Filter } from 'mongodb';
 import { TRAY_RECORDS, type TrayRecordDoc, type TrayVerb } from '../../shared/tray/tray-record.ts';
 import { casUpdateRecords, type ComputeRecord } from './cas-update-records.ts';
+import { releaseClaims } from './claim-versions.ts';
 import { cutPage, NO_MORE_PAGES, pageFetchLimit, startAfterRange } from './timestamp-page.ts';
 
 export interface HistoryPage {
@@ -128,7 +129,11 @@ export function createRecordQueries(db: Db): RecordQueries {
     },
 
     async deleteAll(userId) {
-      return (await records.deleteMany({ userId })).deletedCount;
+      // Their claims go too: a record re-created under the same _id restarts at version 1.
+      const deleted = await records.find({ userId }, { projection: { _id: 1, version: 1 } }).toArray();
+      const { deletedCount } = await records.deleteMany({ userId });
+      await releaseClaims(db, deleted);
+      return deletedCount;
     },
   };
 }

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs schemathesis (PyPI) into .tools/schemathesis for the reliability suite's OpenAPI fuzzing
+# (test/reliability/api/schemathesis.test.ts). Only what is missing; a second run does nothing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Pinned together: schemathesis 3.39 breaks with hypothesis 6.131+ ("'many' object has no attribute 'more'").
+SCHEMATHESIS_VERSION="3.39.16"
+HYPOTHESIS_VERSION="6.130.13"
+VENV=".tools/schemathesis"
+
+if [ -x "$VENV/bin/st" ] && "$VENV/bin/st" --version 2>/dev/null | grep -q "$SCHEMATHESIS_VERSION"; then
+  exit 0
+fi
+printf '[setup] installing schemathesis %s into %s\n' "$SCHEMATHESIS_VERSION" "$VENV" >&2
+python3 -m venv "$VENV"
+"$VENV/bin/pip" install --quiet --disable-pip-version-check \
+  "schemathesis==$SCHEMATHESIS_VERSION" "hypothesis==$HYPOTHESIS_VERSION"

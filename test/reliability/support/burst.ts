@@ -1,0 +1,70 @@
+import { createHmac } from 'node:crypto';
+import { dedupeKey } from '../../../receiver/dedupe-key.ts';
+import { channelDidCreate } from '../../receiver/support/signed-request.ts';
+
+export interface Delivery {
+  readonly id: string;
+  /** HTTP status, or 0 when the connection failed (receiver killed or not listening). */
+  status: number;
+  ms: number;
+}
+
+export interface BurstOptions {
+  /** Receiver URLs; each event goes to every one of them at once (a redelivery racing itself). */
+  urls: readonly string[];
+  secret: string;
+  count: number;
+  concurrency: number;
+  tag: string;
+  /** Called after every answer with the number of 200s so far; may inject a fault (awaited). */
+  onAck?: (acked: number) => void | Promise<void>;
+}
+
+/** Signed, distinct channel.didCreate bodies; the id is the dedupe key (= bull job id). */
+export function burstBodies(tag: string, count: number): { id: string; body: string }[] {
+  return Array.from({ length: count }, (_, n) => {
+    const body = channelDidCreate(`${tag}-${n}`);
+    return { id: dedupeKey(Buffer.from(body)), body };
+  });
+}
+
+/**
+ * Sends `count` signed events with at most `concurrency` requests in flight, each attempted once
+ * (the ledger then says what an acknowledgement was worth). Bounded: every request has a timeout.
+ */
+export async function sendBurst(options: BurstOptions): Promise<Delivery[]> {
+  const events = burstBodies(options.tag, options.count);
+  const deliveries: Delivery[] = [];
+  let next = 0;
+  let acked = 0;
+  const worker = async () => {
+    while (next < events.length) {
+      const event = events[next]!;
+      next += 1;
+      const signature = createHmac('sha256', options.secret).update(event.body).digest('base64');
+      await Promise.all(
+        options.urls.map(async (url) => {
+          const started = performance.now();
+          let status = 0;
+          try {
+            const res = await fetch(url, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'x-service-signature': signature },
+              body: event.body,
+              signal: AbortSignal.timeout(10_000),
+            });
+            await res.arrayBuffer();
+            status = res.status;
+          } catch {
+            status = 0;
+          }
+          deliveries.push({ id: event.id, status, ms: performance.now() - started });
+          if (status === 200) acked += 1;
+          await options.onAck?.(acked);
+        }),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, worker));
+  return deliveries;
+}

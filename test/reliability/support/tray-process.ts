@@ -1,0 +1,52 @@
+import type { ChildProcess } from 'node:child_process';
+import { freePort } from '../../../scripts/lib/local-servers.ts';
+import { cleanEnv, startScript } from '../../support/run-script.ts';
+
+/** The JWT_SECRET the tray process is started with, so tests can mint tokens it accepts. */
+export const trayJwtSecret = 'reliability-fault-jwt-secret-32-characters';
+
+export interface TrayProcess {
+  readonly child: ChildProcess;
+  readonly port: number;
+  output(): string;
+  kill(): Promise<void>;
+}
+
+/** tray-service/main.ts (worker + API) as its own process, so a fault test can SIGKILL it. */
+export async function startTrayProcess(options: {
+  redisUrl: string;
+  mongoUri: string;
+  db: string;
+  prefix: string;
+  /** Extra variables, e.g. RATE_LIMIT_CALLS. */
+  env?: NodeJS.ProcessEnv;
+}): Promise<TrayProcess> {
+  const port = await freePort();
+  const { child, output } = await startScript(
+    'tray-service/main.ts',
+    cleanEnv({
+      REDIS_URL: options.redisUrl,
+      MONGODB_URI: options.mongoUri,
+      MONGODB_DB: options.db,
+      QUEUE_PREFIX: options.prefix,
+      TRAY_PORT: String(port),
+      JWT_SECRET: trayJwtSecret,
+      LOG_LEVEL: 'info',
+      ...options.env,
+    }),
+    /tray service listening/,
+  );
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+  return {
+    child,
+    port,
+    output,
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,101 @@
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
+import { evictionProblem, refuseEvictingRedis } from '../../../shared/redis/refuse-evicting-redis.ts';
+import { cleanEnv, runScript } from '../../support/run-script.ts';
+import { testStack } from '../../support/test-stack.ts';
+
+const fix = 'CONFIG SET maxmemory-policy noeviction';
+
+describe('evictionProblem', () => {
+  it('accepts noeviction', () => {
+    expect(evictionProblem('# Memory\r\nmaxmemory:0\r\nmaxmemory_policy:noeviction\r\n')).to.equal(undefined);
+  });
+  for (const policy of ['allkeys-lru', 'volatile-lru', 'allkeys-lfu', 'allkeys-random', 'volatile-ttl']) {
+    it(`refuses ${policy} in one line naming the policy and the fix`, () => {
+      const message = evictionProblem(`# Memory\r\nmaxmemory_policy:${policy}\r\nother:1\r\n`);
+      expect(message).to.include(`"${policy}"`).and.to.include(fix);
+      expect(message).not.to.include('\n');
+    });
+  }
+  it('has nothing to say when the policy is not reported', () => {
+    expect(evictionProblem('# Memory\r\nused_memory:1\r\n')).to.equal(undefined);
+  });
+});
+
+describe('refuseEvictingRedis against a real redis-server', function () {
+  this.timeout(30_000);
+  let dir: string;
+  let lru: LocalServer;
+  let safe: LocalServer;
+  const clients: Redis[] = [];
+  const connect = (url: string) => {
+    const client = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => 100 });
+    client.on('error', () => undefined);
+    clients.push(client);
+    return client;
+  };
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'evicting-redis-'));
+    [lru, safe] = await Promise.all([
+      startRedis({ dir: join(dir, 'lru'), maxmemoryPolicy: 'allkeys-lru' }),
+      startRedis({ dir: join(dir, 'safe') }),
+    ]);
+  });
+  after(async () => {
+    for (const client of clients.splice(0)) client.disconnect();
+    await Promise.all([lru.stop(), safe.stop()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a server started with --maxmemory-policy allkeys-lru before start-up goes on', async () => {
+    const messages: string[] = [];
+    await refuseEvictingRedis(connect(lru.url), { onEvicting: (message) => messages.push(message) });
+    expect(messages).to.have.lengthOf(1);
+    expect(messages[0]).to.include('"allkeys-lru"').and.to.include(fix);
+  });
+
+  it('accepts a noeviction server, and refuses once it reconnects after a switch to volatile-lru', async () => {
+    const messages: string[] = [];
+    const admin = connect(safe.url);
+    const client = connect(safe.url);
+    await refuseEvictingRedis(client, { onEvicting: (message) => messages.push(message) });
+    expect(messages).to.deep.equal([]);
+    await admin.config('SET', 'maxmemory-policy', 'volatile-lru');
+    const reconnected = new Promise((resolve) => client.once('ready', resolve));
+    await admin.client('KILL', 'ID', String(await client.client('ID')));
+    await reconnected;
+    // The check runs on 'ready'; give its INFO a bounded number of round trips.
+    for (let n = 0; n < 100 && messages.length === 0; n += 1) await new Promise((r) => setTimeout(r, 20));
+    expect(messages).to.have.lengthOf(1);
+    expect(messages[0]).to.include('"volatile-lru"');
+  });
+
+  for (const script of ['receiver/main.ts', 'tray-service/main.ts']) {
+    describe(`${script} pointed at it`, () => {
+      it('stops start-up with code 1 and one line naming the policy and the fix', async () => {
+        const port = String(await freePort());
+        const result = await runScript(
+          script,
+          [],
+          cleanEnv({
+            REDIS_URL: lru.url,
+            MONGODB_URI: testStack().mongoUri,
+            WEBHOOK_SECRETS: 'eviction-test-secret',
+            JWT_SECRET: 'eviction-test-jwt-secret-of-32-characters',
+            SPOOL_DIR: join(dir, 'spool'),
+            RECEIVER_PORT: port,
+            TRAY_PORT: port,
+            LOG_LEVEL: 'silent',
+          }),
+        );
+        expect(result.code, result.stderr).to.equal(1);
+        expect(result.stderr.trim().split('\n')).to.have.lengthOf(1);
+        expect(result.stderr).to.include('"allkeys-lru"').and.to.include(fix);
+      });
+    });
+  }
+});
