@@ -9,7 +9,8 @@ SCHEMATHESIS_VERSION="3.39.16"
 HYPOTHESIS_VERSION="6.130.13"
 VENV=".tools/schemathesis"
 
-if [ -x "$VENV/bin/st" ] && "$VENV/bin/st" --version 2>/dev/null | grep -q "$SCHEMATHESIS_VERSION"; then
+# Capture first: `... | grep -q` under pipefail can fail by SIGPIPE and reinstall needlessly.
+if [ -x "$VENV/bin/st" ] && [[ "$("$VENV/bin/st" --version 2>/dev/null)" == *"$SCHEMATHESIS_VERSION"* ]]; then
   exit 0
 fi
 printf '[setup] installing schemathesis %s into %s\n' "$SCHEMATHESIS_VERSION" "$VENV" >&2
