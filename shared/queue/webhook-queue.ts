@@ -1,5 +1,5 @@
-import Bull from 'bull';
-import { Redis } from 'ioredis';
+import type Bull from 'bull';
+import { createBullQueue, type QueueConnection } from './create-bull-queue.ts';
 
 /** The one queue between receiver and worker. README, "Queue", documents name and options. */
 export const WEBHOOK_QUEUE_NAME = 'webhook-events';
@@ -28,42 +28,11 @@ export const webhookJobOptions: Bull.JobOptions = {
   removeOnFail: false,
 };
 
-export interface QueueConnection {
-  redisUrl: string;
-  prefix: string;
-}
+export type { QueueConnection };
 
-/**
- * Bull needs three connections; the blocking and subscriber ones must never time out requests
- * (bull's documented requirement: maxRetriesPerRequest null, enableReadyCheck false).
- */
 export function createWebhookQueue(
   connection: QueueConnection,
   name = WEBHOOK_QUEUE_NAME,
 ): Bull.Queue<WebhookJobData> {
-  const clients: Redis[] = [];
-  const queue = new Bull<WebhookJobData>(name, {
-    prefix: connection.prefix,
-    createClient: (type) => {
-      const client = new Redis(connection.redisUrl, {
-        maxRetriesPerRequest: type === 'client' ? 1 : null,
-        enableReadyCheck: type === 'client',
-        connectTimeout: 2_000,
-        retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-      });
-      clients.push(client);
-      return client;
-    },
-  });
-  // Bull disconnects only the clients it created itself; without this, every closed queue would
-  // leave its three connections reconnecting for the life of the process.
-  const close = queue.close.bind(queue);
-  queue.close = async (doNotWaitJobs?: boolean) => {
-    try {
-      await close(doNotWaitJobs);
-    } finally {
-      for (const client of clients) client.disconnect();
-    }
-  };
-  return queue;
+  return createBullQueue<WebhookJobData>(name, connection);
 }

@@ -1,7 +1,6 @@
-import Bull from 'bull';
-import { Redis } from 'ioredis';
+import type Bull from 'bull';
 import type { Logger } from '../../shared/logging/create-logger.ts';
-import type { QueueConnection } from '../../shared/queue/webhook-queue.ts';
+import { createBullQueue, type QueueConnection } from '../../shared/queue/create-bull-queue.ts';
 import { toDecisionView } from './decision-doc.ts';
 import type { DecisionsRepository } from './decisions-repository.ts';
 
@@ -14,31 +13,7 @@ export interface DecisionJobData {
 }
 
 export function createDecisionsQueue(connection: QueueConnection): Bull.Queue<DecisionJobData> {
-  // Same connection rules as the webhook queue (shared/queue/webhook-queue.ts).
-  const clients: Redis[] = [];
-  const queue = new Bull<DecisionJobData>(DECISIONS_QUEUE_NAME, {
-    prefix: connection.prefix,
-    createClient: (type) => {
-      const client = new Redis(connection.redisUrl, {
-        maxRetriesPerRequest: type === 'client' ? 1 : null,
-        enableReadyCheck: type === 'client',
-        connectTimeout: 2_000,
-        retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-      });
-      clients.push(client);
-      return client;
-    },
-  });
-  // Bull disconnects only the clients it created itself (as in createWebhookQueue).
-  const close = queue.close.bind(queue);
-  queue.close = async (doNotWaitJobs?: boolean) => {
-    try {
-      await close(doNotWaitJobs);
-    } finally {
-      for (const client of clients) client.disconnect();
-    }
-  };
-  return queue;
+  return createBullQueue<DecisionJobData>(DECISIONS_QUEUE_NAME, connection);
 }
 
 export interface DeliveryOptions {
