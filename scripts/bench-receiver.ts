@@ -6,11 +6,11 @@
 // instead of answering redeliveries from the dedupe check.
 // BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 100) tune the run.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startRedis } from './lib/local-servers.ts';
+import { signBody } from '../receiver/signature/sign-body.ts';
 
 const secret = 'bench-secret';
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
@@ -143,7 +143,7 @@ async function load(mode: string, port: number, seconds: number): Promise<Figure
         method: 'POST',
         setupRequest: (request) => {
           const payload = body((n += 1));
-          const signature = createHmac('sha256', secret).update(payload).digest('base64');
+          const signature = signBody(payload, secret);
           return {
             ...request,
             body: payload,

@@ -3,9 +3,9 @@
 // The secret comes from --secret or the WEBHOOK_SECRET environment variable (prefer the variable:
 // command lines are visible to other users in `ps`). The file's bytes are sent unchanged, because
 // the signature covers the exact bytes.
-import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { signBody } from '../receiver/signature/sign-body.ts';
 
 const usage =
   'usage: sign-and-send <file.json> [--url URL] [--secret SECRET]  (or WEBHOOK_SECRET=... in the environment)';
@@ -22,7 +22,7 @@ if (values.help || !file || !secret) {
 }
 const url = values.url ?? `http://127.0.0.1:${process.env.RECEIVER_PORT ?? '8080'}/webhooks`;
 const body = readFileSync(file);
-const signature = createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('base64');
+const signature = signBody(body, secret);
 
 const response = await fetch(url, {
   method: 'POST',

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,7 +7,7 @@ import { freePort } from '../../scripts/lib/local-servers.ts';
 import { cleanEnv, runScript, startScript } from '../support/run-script.ts';
 import { useQueuePrefix } from '../support/suite-resources.ts';
 import { testStack } from '../support/test-stack.ts';
-import { channelDidCreate } from './support/signed-request.ts';
+import { channelDidCreate, sign } from './support/signed-request.ts';
 
 const secret = 'main-test-secret-value';
 
@@ -108,7 +107,7 @@ describe('receiver/main.ts', function () {
 
         // A request in flight when SIGTERM arrives is still answered.
         const inFlightBody = channelDidCreate('main-in-flight');
-        const signature = createHmac('sha256', secret).update(inFlightBody).digest('base64');
+        const signature = sign(inFlightBody, secret);
         let answer = '';
         const socket = connect(port, '127.0.0.1');
         socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));

@@ -1,11 +1,11 @@
-import { createHmac } from 'node:crypto';
+import { signBody } from '../../../receiver/signature/sign-body.ts';
 
 /** The secret the receiver under test is configured with (`default` webhook). */
 export const testSecret = 'test-secret-do-not-use';
 
 /** Base64 HMAC-SHA256 of the exact bytes, as the platform signs (platform document, section 5.8). */
 export function sign(body: string | Buffer, secret = testSecret): string {
-  return createHmac('sha256', secret).update(body).digest('base64');
+  return signBody(body, secret);
 }
 
 /** A valid `channel.didCreate` body (platform document, section 2.6); `channelId` makes it unique. */

@@ -1,6 +1,5 @@
-import { createHmac } from 'node:crypto';
 import { dedupeKey } from '../../../receiver/dedupe-key.ts';
-import { channelDidCreate } from '../../receiver/support/signed-request.ts';
+import { channelDidCreate, sign } from '../../receiver/support/signed-request.ts';
 
 export interface Delivery {
   readonly id: string;
@@ -41,7 +40,7 @@ export async function sendBurst(options: BurstOptions): Promise<Delivery[]> {
     while (next < events.length) {
       const event = events[next]!;
       next += 1;
-      const signature = createHmac('sha256', options.secret).update(event.body).digest('base64');
+      const signature = sign(event.body, options.secret);
       await Promise.all(
         options.urls.map(async (url) => {
           const started = performance.now();
