@@ -1,8 +1,13 @@
+import Bull from 'bull';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { createReceiverQueue, type ReceiverQueue } from '../../../receiver/store/create-receiver-queue.ts';
 import { dedupeMarkKey, enqueueOnce, type EnqueueTarget } from '../../../receiver/store/enqueue-once.ts';
-import type { WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
+import {
+  WEBHOOK_QUEUE_NAME,
+  webhookJobOptions,
+  type WebhookJobData,
+} from '../../../shared/queue/webhook-queue.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 
@@ -39,13 +44,80 @@ describe('enqueueOnce', () => {
     expect(ttl).to.be.within(1, 60);
   });
 
-  describe('after a crash between the add and the mark', () => {
-    it('adding the event again keeps one job (the job id makes the add a no-op)', async () => {
+  describe('when the job is still queued but its mark is gone (expired)', () => {
+    it('keeps the one job and writes the mark again', async () => {
       await enqueueOnce(target, job('a3'));
       await redis.del(dedupeMarkKey(prefix, 'a3'));
       const before = await receiverQueue.queue.getWaitingCount();
       expect(await enqueueOnce(target, job('a3'))).to.equal('queued');
       expect(await receiverQueue.queue.getWaitingCount()).to.equal(before);
+      expect(await redis.exists(dedupeMarkKey(prefix, 'a3'))).to.equal(1);
+    });
+  });
+
+  describe("compared with bull 4 adding the same job itself (the script writes bull's layout)", () => {
+    const jobKey = (id: string) => `${prefix}:${WEBHOOK_QUEUE_NAME}:${id}`;
+    const parsedJobHash = async (id: string) => {
+      const { opts = '{}', data = '{}', ...rest } = await redis.hgetall(jobKey(id));
+      const { timestamp: optsTimestamp, jobId, ...options } = JSON.parse(opts) as Record<string, unknown>;
+      return { rest, data: JSON.parse(data) as unknown, options, optsTimestamp, jobId };
+    };
+
+    it('writes the same hash fields, options and data', async () => {
+      const ours = job('b1');
+      const theirs = { ...job('b2'), dedupeKey: 'b1' };
+      await enqueueOnce(target, ours);
+      await receiverQueue.queue.add(theirs, { ...webhookJobOptions, jobId: 'b2' });
+      const a = await parsedJobHash('b1');
+      const b = await parsedJobHash('b2');
+      expect(Object.keys(a.rest).sort()).to.deep.equal(Object.keys(b.rest).sort());
+      expect({ ...a.rest, timestamp: 'x' }).to.deep.equal({ ...b.rest, timestamp: 'x' });
+      expect(a.options).to.deep.equal(b.options);
+      expect(a.data).to.deep.equal(b.data);
+      expect([a.jobId, b.jobId]).to.deep.equal(['b1', 'b2']);
+      expect(a.optsTimestamp).to.equal(Number(a.rest.timestamp));
+      const waiting = await redis.lrange(`${prefix}:${WEBHOOK_QUEUE_NAME}:wait`, 0, -1);
+      expect(waiting.slice(0, 2)).to.deep.equal(['b2', 'b1']);
+    });
+
+    it('puts the job in the paused list while the queue is paused, as bull does', async () => {
+      await receiverQueue.queue.pause();
+      try {
+        await enqueueOnce(target, job('b3'));
+        const paused = await redis.lrange(`${prefix}:${WEBHOOK_QUEUE_NAME}:paused`, 0, -1);
+        expect(paused).to.include('b3');
+      } finally {
+        await receiverQueue.queue.resume();
+      }
+    });
+
+    it("is processed by a bull worker with the queue's retry options, and announced as waiting", async () => {
+      const worker = new Bull<WebhookJobData>(WEBHOOK_QUEUE_NAME, testStack().redisUrl, { prefix });
+      try {
+        await worker.empty();
+        // bull subscribes to its event channel asynchronously and says so with 'registered:...'.
+        const registered = new Promise((resolve) => worker.once('registered:global:waiting', resolve));
+        const announced = new Promise<string>((resolve) =>
+          worker.on('global:waiting', (id: string) => resolve(id)),
+        );
+        await registered;
+        const seen = new Promise<Bull.Job<WebhookJobData>>((resolve, reject) => {
+          void worker.process(async (processed) => {
+            if (processed.attemptsMade === 0) throw new Error('first attempt fails');
+            resolve(processed);
+          });
+          worker.on('error', reject);
+        });
+        await enqueueOnce(target, job('c1'));
+        expect(await announced).to.equal('c1');
+        const processed = await seen;
+        expect(processed.id).to.equal('c1');
+        expect(processed.data).to.deep.equal(job('c1'));
+        expect(processed.attemptsMade).to.equal(1);
+        expect(processed.opts).to.deep.include({ attempts: 10, backoff: webhookJobOptions.backoff });
+      } finally {
+        await worker.close();
+      }
     });
   });
 
