@@ -4,8 +4,10 @@
 // its event loop. Every request carries a distinct, freshly signed ~1.5 KB channel.didCreate body,
 // so the receiver runs the whole path (allowlist, signature, envelope, dedupe, enqueue) each time
 // instead of answering redeliveries from the dedupe check.
-// BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 100) tune the run.
+// BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 100) tune the run;
+// BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of each server there (open in Chrome DevTools).
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +17,7 @@ import { signBody } from '../receiver/signature/sign-body.ts';
 const secret = 'bench-secret';
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
+const cpuProfDir = process.env.BENCH_CPU_PROF_DIR;
 
 /** A channel.didCreate delivery of about 1.5 KB, unique per `n`. */
 function body(n: number): string {
@@ -51,15 +54,21 @@ function body(n: number): string {
   });
 }
 
+interface Sample {
+  cpuMicros: number;
+  requests: number;
+}
+
 async function serve(mode: string, port: number, redisUrl: string, spoolDir: string): Promise<void> {
   const { listen } = await import('../shared/http/listen.ts');
+  let server: Server;
   if (mode === 'bare') {
     const { default: express } = await import('express');
     const app = express();
     app.post('/webhooks', (_req, res) => {
       res.status(200).json({});
     });
-    await listen(app, { port, host: '127.0.0.1' });
+    server = await listen(app, { port, host: '127.0.0.1' });
   } else {
     const { wireReceiver } = await import('../receiver/wire-receiver.ts');
     const { parseCidrList } = await import('../receiver/address/parse-cidr.ts');
@@ -88,8 +97,18 @@ async function serve(mode: string, port: number, redisUrl: string, spoolDir: str
         ? resolve(undefined)
         : receiver.queue.client.once('ready', resolve),
     );
-    await listen(receiver.app, { port, host: '127.0.0.1' });
+    server = await listen(receiver.app, { port, host: '127.0.0.1' });
   }
+  // The parent asks for CPU time and request count before and after a measured run, so the cost
+  // of one request is known even when other work on the machine makes req/s noisy.
+  let requests = 0;
+  server.on('request', () => {
+    requests += 1;
+  });
+  process.on('message', () => {
+    const { user, system } = process.cpuUsage();
+    process.send?.({ cpuMicros: user + system, requests } satisfies Sample);
+  });
   // Exit normally on SIGTERM, so `node --cpu-prof` can write its profile; report how busy the
   // server's event loop was (near 100% means the server itself, not the load, set the pace).
   const { performance } = await import('node:perf_hooks');
@@ -105,9 +124,17 @@ async function serve(mode: string, port: number, redisUrl: string, spoolDir: str
 function startServer(mode: string, port: number, redisUrl: string, spoolDir: string): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    [import.meta.filename, 'serve', mode, String(port), redisUrl, spoolDir],
+    [
+      ...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []),
+      import.meta.filename,
+      'serve',
+      mode,
+      String(port),
+      redisUrl,
+      spoolDir,
+    ],
     {
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     },
   );
   return new Promise((resolve, reject) => {
@@ -126,6 +153,45 @@ interface Figures {
   non2xx: number;
   errors: number;
   total: number;
+  /** CPU time per request of the server process, and of redis-server, over the measured run. */
+  serverCpuMicros?: number;
+  redisCpuMicros?: number;
+}
+
+/** Asks a server child for its CPU time and request count. */
+function sample(child: ChildProcess): Promise<Sample> {
+  return new Promise((resolve) => {
+    child.once('message', (message) => resolve(message as Sample));
+    child.send('sample');
+  });
+}
+
+/** redis-server's own CPU seconds (user + system), from INFO. */
+async function redisCpuSeconds(redisUrl: string): Promise<number> {
+  const { Redis } = await import('ioredis');
+  const client = new Redis(redisUrl);
+  try {
+    const info = await client.info('cpu');
+    const field = (name: string) => Number(new RegExp(`${name}:([0-9.]+)`).exec(info)?.[1] ?? 0);
+    return field('used_cpu_user') + field('used_cpu_sys');
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** One measured run, with the CPU each server process and Redis spent per request. */
+async function measure(mode: string, port: number, child: ChildProcess, redisUrl: string): Promise<Figures> {
+  const before = await sample(child);
+  const redisBefore = await redisCpuSeconds(redisUrl);
+  const figures = await load(mode, port, durationSeconds);
+  const after = await sample(child);
+  const redisAfter = await redisCpuSeconds(redisUrl);
+  const served = Math.max(after.requests - before.requests, 1);
+  return {
+    ...figures,
+    serverCpuMicros: (after.cpuMicros - before.cpuMicros) / served,
+    redisCpuMicros: ((redisAfter - redisBefore) * 1e6) / served,
+  };
 }
 
 /** Never reset, so no body repeats across warm-up and runs (a repeat would be a dedupe drop). */
@@ -185,7 +251,7 @@ async function main(): Promise<void> {
           `[bench] ${mode}: warm-up 2 s, then ${durationSeconds} s at ${connections} connections\n`,
         );
         await load(mode, port, 2);
-        results.push(await load(mode, port, durationSeconds));
+        results.push(await measure(mode, port, server, redis.url));
         if (mode === 'receiver') process.stdout.write(`${await spoolDepth(port)}\n`);
       } finally {
         server.kill('SIGTERM');
@@ -200,10 +266,30 @@ async function main(): Promise<void> {
   process.stdout.write(
     [
       '',
-      line(['server', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx', 'errors']),
-      line(['---', '---:', '---:', '---:', '---:', '---:', '---:']),
+      line([
+        'server',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'requests',
+        'non-2xx',
+        'errors',
+        'server CPU us/req',
+        'redis CPU us/req',
+      ]),
+      line(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
       ...results.map((r) =>
-        line([r.mode, Math.round(r.requestsPerSecond), r.p50, r.p99, r.total, r.non2xx, r.errors]),
+        line([
+          r.mode,
+          Math.round(r.requestsPerSecond),
+          r.p50,
+          r.p99,
+          r.total,
+          r.non2xx,
+          r.errors,
+          Math.round(r.serverCpuMicros ?? 0),
+          Math.round(r.redisCpuMicros ?? 0),
+        ]),
       ),
       '',
     ].join('\n'),
@@ -213,6 +299,10 @@ async function main(): Promise<void> {
     const ratio = receiver.requestsPerSecond / bare.requestsPerSecond;
     process.stdout.write(
       `receiver/bare throughput: ${(ratio * 100).toFixed(1)}% (target >= 50%); receiver p99 ${receiver.p99} ms (target < 100 ms)\n`,
+    );
+    const cpu = (r: Figures) => (r.serverCpuMicros ?? 0) + (r.redisCpuMicros ?? 0);
+    process.stdout.write(
+      `CPU per request (server + redis-server): receiver ${Math.round(cpu(receiver))} us, bare ${Math.round(cpu(bare))} us (${(cpu(receiver) / cpu(bare)).toFixed(2)}x)\n`,
     );
   }
 }
