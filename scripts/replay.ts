@@ -5,6 +5,7 @@
 import { statSync } from 'node:fs';
 import { listSegments, segmentPath } from '../receiver/spool/segment-files.ts';
 import { commonShape } from '../shared/config/common-config.ts';
+import { receiverShape } from '../shared/config/receiver-config.ts';
 import { createWebhookQueue, WEBHOOK_QUEUE_NAME } from '../shared/queue/webhook-queue.ts';
 import { parseCli, progressBar, runCli, scriptEnv, UsageError } from './lib/cli.ts';
 import { failedJobIds, retryFailedJobs } from './lib/replay/retry-failed-jobs.ts';
@@ -21,8 +22,9 @@ failed   Moves the queue's failed jobs back to waiting (bull's job.retry()), eac
 spool    Queues the events of a receiver spool file (NDJSON, one queued event per line), or of
          every segment-*.ndjson file of a spool directory, e.g. copied from a receiver that will
          not come back (a running receiver drains its own spool). Nothing is verified again (the
-         receiver verified each event before spooling it); an event already in the queue (same
-         dedupe key) is not queued twice, so replaying a file twice is harmless.
+         receiver verified each event before spooling it); an event queued within the dedupe
+         window or still in the queue (same dedupe key) is not queued twice, so replaying a file
+         twice is harmless.
 
 Options:
   --queue <name>   queue to replay (default: ${WEBHOOK_QUEUE_NAME}; also moderation-decisions)
@@ -30,7 +32,7 @@ Options:
   --dry-run        only count the failed jobs
   -h, --help       show this help
 
-Environment: REDIS_URL, QUEUE_PREFIX (as for the services).
+Environment: REDIS_URL, QUEUE_PREFIX, WEBHOOK_DEDUPE_SECONDS (as for the services).
 Exit code: 0 done, 1 failed, 2 bad arguments or configuration, 3 done with errors or invalid lines.
 `;
 
@@ -75,7 +77,11 @@ async function main(): Promise<number> {
   } else if (rest.length > 0) {
     throw new UsageError(`failed: unexpected argument ${rest[0]}`);
   }
-  const env = scriptEnv({ REDIS_URL: commonShape.REDIS_URL, QUEUE_PREFIX: commonShape.QUEUE_PREFIX });
+  const env = scriptEnv({
+    REDIS_URL: commonShape.REDIS_URL,
+    QUEUE_PREFIX: commonShape.QUEUE_PREFIX,
+    WEBHOOK_DEDUPE_SECONDS: receiverShape.WEBHOOK_DEDUPE_SECONDS,
+  });
   const queueName = values.queue ?? WEBHOOK_QUEUE_NAME;
   const queue = createWebhookQueue({ redisUrl: env.REDIS_URL, prefix: env.QUEUE_PREFIX }, queueName);
   try {
@@ -93,7 +99,13 @@ async function main(): Promise<number> {
       try {
         let done = 0;
         for (const [index, path] of files.entries()) {
-          const counts = await requeueSpool(queue, path, (bytes) => bar.update(done + bytes));
+          const target = {
+            queue,
+            redis: queue.client,
+            markPrefix: env.QUEUE_PREFIX,
+            dedupeSeconds: env.WEBHOOK_DEDUPE_SECONDS,
+          };
+          const counts = await requeueSpool(target, path, (bytes) => bar.update(done + bytes));
           done += sizes[index] ?? 0;
           totals.queued += counts.queued;
           totals.alreadyQueued += counts.alreadyQueued;

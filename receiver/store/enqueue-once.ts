@@ -26,13 +26,15 @@ export const dedupeMarkKey = (markPrefix: string, key: string) => `${markPrefix}
  *
  * Because all three steps are one script, a mark exists only together with its job: a crash can
  * never turn a real event into a "duplicate". A job still present without a mark (its mark expired
- * while it sat in the failed set) is kept as it is, as bull does for an existing custom id.
+ * while it sat in the failed set) is kept as it is, as bull does for an existing custom id; the
+ * mark is written again and the delivery counts as a duplicate.
  *
  * KEYS: mark, wait, paused, meta-paused, id counter, job hash.
  * ARGV: mark seconds, job id, job name, data JSON, opts JSON, timestamp, queue token.
  */
 const enqueueScript = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local added = 0
 if redis.call('EXISTS', KEYS[6]) == 0 then
   redis.call('INCR', KEYS[5])
   redis.call('HSET', KEYS[6], 'name', ARGV[3], 'data', ARGV[4], 'opts', ARGV[5],
@@ -41,9 +43,10 @@ if redis.call('EXISTS', KEYS[6]) == 0 then
   if redis.call('EXISTS', KEYS[4]) == 1 then target = KEYS[3] end
   redis.call('LPUSH', target, ARGV[2])
   redis.call('PUBLISH', KEYS[2] .. 'ing@' .. ARGV[7], ARGV[2])
+  added = 1
 end
 redis.call('SET', KEYS[1], '1', 'EX', ARGV[1])
-return 1
+return added
 `;
 
 const commandName = 'webhookEnqueueOnce';

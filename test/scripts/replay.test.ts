@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSpool } from '../../receiver/spool/open-spool.ts';
+import { enqueueOnce } from '../../receiver/store/enqueue-once.ts';
 import { createWebhookQueue, type WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import { cleanEnv, runScript } from '../support/run-script.ts';
 import { useQueuePrefix } from '../support/suite-resources.ts';
@@ -139,6 +140,20 @@ describe('scripts/replay.ts', function () {
       );
       const ids = (await queue.getWaiting(0, -1)).map((j) => j.id);
       expect(ids).to.include.members([job(20).dedupeKey, job(21).dedupeKey]);
+    });
+
+    describe('with an event the receiver queued and the worker already finished (job trimmed)', () => {
+      it("does not queue it again: the receiver's dedupe mark still holds it", async () => {
+        const target = { queue, redis: queue.client, markPrefix: prefix, dedupeSeconds: 600 };
+        expect(await enqueueOnce(target, job(40))).to.equal('queued');
+        await (await queue.getJob(job(40).dedupeKey))?.remove();
+        const file = join(dir, 'segment-000000000040.ndjson');
+        writeFileSync(file, `${JSON.stringify(job(40))}\n${JSON.stringify(job(41))}\n`);
+        const result = await runScript('scripts/replay.ts', ['spool', file], env);
+        expect(result.stdout).to.include('1 queued, 1 already queued, 0 invalid');
+        const ids = (await queue.getWaiting(0, -1)).map((j) => j.id);
+        expect(ids).to.include(job(41).dedupeKey).and.not.include(job(40).dedupeKey);
+      });
     });
   });
 

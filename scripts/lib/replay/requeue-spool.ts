@@ -1,8 +1,10 @@
 import type Bull from 'bull';
+import type { Redis } from 'ioredis';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
-import { webhookJobOptions, type WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
+import { enqueueOnce } from '../../../receiver/store/enqueue-once.ts';
+import type { WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
 
 /** A spool line: the WebhookJobData the receiver would have queued (receiver/spool, issue 3). */
 const spoolLine = z.object({
@@ -15,20 +17,30 @@ const spoolLine = z.object({
 
 export interface SpoolCounts {
   queued: number;
-  /** Already in the queue under the same dedupe key (bull keeps one job per id). */
+  /** Queued before: within the dedupe window, or still in the queue under the same job id. */
   alreadyQueued: number;
   invalid: number;
   /** Line numbers of invalid lines (the first few), for the operator. */
   invalidLines: number[];
 }
 
+export interface SpoolTarget {
+  readonly queue: Bull.Queue<WebhookJobData>;
+  readonly redis: Redis;
+  /** The receivers' QUEUE_PREFIX (their dedupe marks live under it) and WEBHOOK_DEDUPE_SECONDS. */
+  readonly markPrefix: string;
+  readonly dedupeSeconds: number;
+}
+
 /**
  * Queues each event of a spool file. Spooled events were verified when received and carry no
- * signature, so nothing is verified again; the job id is the dedupe key, so an event already in
- * the queue is not queued twice, and replaying a file twice queues nothing new the second time.
+ * signature, so nothing is verified again. Each goes through the receiver's own dedupe-and-enqueue
+ * step, so an event queued within the dedupe window (even one whose job was already processed and
+ * trimmed from the completed set) is not queued again, and replaying a file twice queues nothing
+ * new the second time.
  */
 export async function requeueSpool(
-  queue: Bull.Queue<WebhookJobData>,
+  target: SpoolTarget,
   file: string,
   onBytes: (bytes: number) => void,
 ): Promise<SpoolCounts> {
@@ -53,12 +65,8 @@ export async function requeueSpool(
       continue;
     }
     const job = result.data as WebhookJobData;
-    if (await queue.getJob(job.dedupeKey)) {
-      counts.alreadyQueued += 1;
-    } else {
-      await queue.add(job, { ...webhookJobOptions, jobId: job.dedupeKey });
-      counts.queued += 1;
-    }
+    if ((await enqueueOnce(target, job)) === 'queued') counts.queued += 1;
+    else counts.alreadyQueued += 1;
     onBytes(bytes);
   }
   return counts;

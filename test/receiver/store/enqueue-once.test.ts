@@ -45,11 +45,11 @@ describe('enqueueOnce', () => {
   });
 
   describe('when the job is still queued but its mark is gone (expired)', () => {
-    it('keeps the one job and writes the mark again', async () => {
+    it('keeps the one job, writes the mark again and reports a duplicate', async () => {
       await enqueueOnce(target, job('a3'));
       await redis.del(dedupeMarkKey(prefix, 'a3'));
       const before = await receiverQueue.queue.getWaitingCount();
-      expect(await enqueueOnce(target, job('a3'))).to.equal('queued');
+      expect(await enqueueOnce(target, job('a3'))).to.equal('duplicate');
       expect(await receiverQueue.queue.getWaitingCount()).to.equal(before);
       expect(await redis.exists(dedupeMarkKey(prefix, 'a3'))).to.equal(1);
     });
