@@ -68,3 +68,13 @@ if [ ! -x /usr/bin/chromium ]; then
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium >/dev/null
 fi
+
+# 5. PostgreSQL server from Debian: FerretDB's PostgreSQL backend, for `npm run bench:api` and the
+#    reliability suite's sustained-load scenario (scripts/lib/local-servers.ts startPostgres).
+if ! compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null; then
+  say "installing postgresql (apt)"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq postgresql >/dev/null
+  # Debian's package starts a cluster on 5432; the project starts its own servers.
+  as_root service postgresql stop >/dev/null 2>&1 || true
+fi
