@@ -12,10 +12,16 @@ export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.in
   throw new AppError('VALIDATION', `${field}: ${message ?? 'invalid'}`);
 }
 
-/** An ISO 8601 time such as 2026-11-20 or 2026-11-20T10:00:00Z. */
+/**
+ * The shape of an ISO 8601 time such as 2026-11-20 or 2026-11-20T10:00:00Z; the OpenAPI document
+ * publishes the same pattern (ASCII digits spelled out, as other regex dialects read `\d` wider).
+ */
+export const isoTimePattern = /^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9:.]+(Z|[+-][0-9]{2}:?[0-9]{2})?)?$/;
+
+/** An ISO 8601 time that is also a real date (2026-13-45 matches the pattern but is refused). */
 export const isoTime = z
   .string({ error: 'expected an ISO 8601 time' })
-  .regex(/^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/, { error: 'expected an ISO 8601 time' })
+  .regex(isoTimePattern, { error: 'expected an ISO 8601 time' })
   .transform((value) => new Date(value))
   .refine((date) => !Number.isNaN(date.getTime()), { error: 'expected an ISO 8601 time' });
 
@@ -28,8 +34,11 @@ export const pageLimit = (fallback: number, max: number) =>
     .max(max, { error: `expected a whole number from 1 to ${max}` })
     .default(fallback);
 
+/** Longest accepted filter value (names, ids, keys). */
+export const textMaxLength = 200;
+
 export const nonEmpty = (what: string) =>
   z
     .string({ error: `expected ${what}` })
     .min(1)
-    .max(200);
+    .max(textMaxLength);
