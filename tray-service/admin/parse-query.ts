@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../shared/errors/app-error.ts';
+import { parseIsoTime } from './parse-iso-time.ts';
 
 /** Validates a query string; a failure is a 400 whose message names the field (README, "Errors"). */
 export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.infer<S> {
@@ -12,18 +13,12 @@ export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.in
   throw new AppError('VALIDATION', `${field}: ${message ?? 'invalid'}`);
 }
 
-/**
- * The shape of an ISO 8601 time such as 2026-11-20 or 2026-11-20T10:00:00Z; the OpenAPI document
- * publishes the same pattern (ASCII digits spelled out, as other regex dialects read `\d` wider).
- */
-export const isoTimePattern = /^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9:.]+(Z|[+-][0-9]{2}:?[0-9]{2})?)?$/;
-
-/** An ISO 8601 time that is also a real date (2026-13-45 matches the pattern but is refused). */
-export const isoTime = z
-  .string({ error: 'expected an ISO 8601 time' })
-  .regex(isoTimePattern, { error: 'expected an ISO 8601 time' })
-  .transform((value) => new Date(value))
-  .refine((date) => !Number.isNaN(date.getTime()), { error: 'expected an ISO 8601 time' });
+/** An ISO 8601 time that is also a real date (see parseIsoTime: 2026-02-30 is refused, not rolled over). */
+export const isoTime = z.string({ error: 'expected an ISO 8601 time' }).transform((value, context) => {
+  const date = parseIsoTime(value);
+  if (date === undefined) context.addIssue({ code: 'custom', message: 'expected an ISO 8601 time' });
+  return date ?? new Date(Number.NaN);
+});
 
 /** A page size from 1 to `max`. */
 export const pageLimit = (fallback: number, max: number) =>
