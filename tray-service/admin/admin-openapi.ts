@@ -1,7 +1,8 @@
 import { deliveryStates } from '../moderation/decision-doc.ts';
 import { moderationActions } from '../moderation/moderation-rule.ts';
 import { eventStatuses } from './events-router.ts';
-import { isoTimePattern, textMaxLength } from './parse-query.ts';
+import { isoTimePattern } from './parse-iso-time.ts';
+import { textMaxLength } from './parse-query.ts';
 
 /**
  * The admin API's part of GET /openapi.json (issue 7 routes; issue 8 asks schemathesis to cover
@@ -38,23 +39,33 @@ const adminErrors = {
 const isoTime = (bound: string) => ({
   type: 'string',
   pattern: isoTimePattern.source,
-  description: `${bound}; ISO 8601 date or date-time (2026-11-20, 2026-11-20T10:00:00Z). Must be a real date, and since < until.`,
+  description: `${bound}; ISO 8601 date or date-time (2026-11-20, 2026-11-20T10:00:00Z; UTC when no offset is given). The day must exist (2026-02-30 is a 400), and since < until.`,
 });
-const text = (description: string) => ({
+const text = (description: string, example: string) => ({
   type: 'string',
   minLength: 1,
   maxLength: textMaxLength,
   description,
+  examples: [example],
 });
 const query = (name: string, schema: Schema) => ({ name, in: 'query', required: false, schema });
+
+/** A dedupe key as the receiver makes them (SHA-256 hex); the reliability suite stores an event under it. */
+export const exampleEventKey = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
+
+/** Where a page's first item leads (OpenAPI links; schemathesis follows them with --stateful=links). */
+const toEvent = (field: string) => ({
+  operationId: 'getAdminEvent',
+  parameters: { key: `$response.body#/items/0/${field}` },
+});
 
 const timeRange = [
   query('since', isoTime('Inclusive lower bound')),
   query('until', isoTime('Exclusive upper bound')),
 ];
 const eventFilters = [
-  query('event', text('Event name, e.g. post.didCreate')),
-  query('webhook', text('Webhook name the event was received on')),
+  query('event', text('Event name', 'post.didCreate')),
+  query('webhook', text('Name of the webhook the event came in on', 'main')),
   query('status', { enum: [...eventStatuses] }),
   ...timeRange,
 ];
@@ -164,16 +175,25 @@ export function adminOpenApi(options: AdminOpenApiOptions) {
       '/admin/events': {
         get: {
           tags: ['admin'],
+          operationId: 'listAdminEvents',
           summary: 'Stored events, newest first (receivedAt, then key), one page',
           description,
           security,
           parameters: [...eventFilters, ...paging],
-          responses: { 200: { description: 'OK', content: json(ref('AdminEventPage')) }, ...adminErrors },
+          responses: {
+            200: {
+              description: 'OK',
+              content: json(ref('AdminEventPage')),
+              links: { FirstEvent: toEvent('key') },
+            },
+            ...adminErrors,
+          },
         },
       },
       '/admin/events/export': {
         get: {
           tags: ['admin'],
+          operationId: 'exportAdminEvents',
           summary: 'Every matching event as NDJSON, newest first, streamed',
           description: `${description} A failure after the first line can only cut the stream short.`,
           security,
@@ -201,9 +221,17 @@ export function adminOpenApi(options: AdminOpenApiOptions) {
       '/admin/events/{key}': {
         get: {
           tags: ['admin'],
+          operationId: 'getAdminEvent',
           summary: 'One stored event by its key',
           security,
-          parameters: [{ name: 'key', in: 'path', required: true, schema: { type: 'string', minLength: 1 } }],
+          parameters: [
+            {
+              name: 'key',
+              in: 'path',
+              required: true,
+              schema: { type: 'string', minLength: 1, examples: [exampleEventKey] },
+            },
+          ],
           responses: {
             200: { description: 'OK', content: json(ref('AdminEvent')) },
             404: error('No unexpired event with this key'),
@@ -214,20 +242,25 @@ export function adminOpenApi(options: AdminOpenApiOptions) {
       '/admin/moderation/decisions': {
         get: {
           tags: ['admin'],
+          operationId: 'listModerationDecisions',
           summary: 'Moderation decisions, newest first (decidedAt, then id), one page',
           description: 'Unknown query parameters and repeated ones answer 400.',
           security,
           parameters: [
-            query('rule', text('Rule name, e.g. blocked-words')),
+            query('rule', text('Rule name', 'blocked-words')),
             query('action', { enum: [...moderationActions] }),
-            query('userId', text('The user the decision is about')),
-            query('eventKey', text('Key of the stored event')),
+            query('userId', text('The user the decision is about', 'u-1234')),
+            query('eventKey', text('Key of the stored event', exampleEventKey)),
             query('delivery', { enum: [...deliveryStates] }),
             ...timeRange,
             ...paging,
           ],
           responses: {
-            200: { description: 'OK', content: json(ref('ModerationDecisionPage')) },
+            200: {
+              description: 'OK',
+              content: json(ref('ModerationDecisionPage')),
+              links: { DecidedEvent: toEvent('eventKey') },
+            },
             ...adminErrors,
           },
         },
