@@ -1,0 +1,136 @@
+import { expect } from 'chai';
+import { existsSync } from 'node:fs';
+import { connectMongo } from '../../../shared/mongo/connect-mongo.ts';
+import { EVENTS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
+import { exampleEventKey } from '../../../tray-service/admin/admin-openapi.ts';
+import {
+  MODERATION_DECISIONS,
+  toDecisionDoc,
+  type ModerationDecisionDoc,
+} from '../../../tray-service/moderation/decision-doc.ts';
+import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
+import { testStack } from '../../support/test-stack.ts';
+import { eventDoc } from '../../tray-service/admin/admin-fixtures.ts';
+import { reportFigures, tally } from '../support/report-figures.ts';
+import {
+  conformanceChecks,
+  runSchemathesis,
+  schemathesisBin,
+  schemathesisExamples,
+} from '../support/run-schemathesis.ts';
+import { startTrayProcess, type TrayProcess } from '../support/tray-process.ts';
+
+const adminToken = 'schemathesis-admin-token-0123456789abcdef';
+const adminOperations = [
+  '/admin/events',
+  '/admin/events/export',
+  '/admin/events/{key}',
+  '/admin/moderation/decisions',
+];
+const operationOf = (path: string) =>
+  /^\/admin\/events\/(?!export$)[^/]+$/.test(path) ? '/admin/events/{key}' : path;
+
+/**
+ * Stored events the fuzzer can find: the document's examples (event post.didCreate, webhook main,
+ * the example key) match some of them, so list, filter and by-key calls return real documents.
+ */
+function storedEvents(): StoredEventDoc[] {
+  const statuses = ['applied', 'stored', 'unknown', 'invalid'] as const;
+  const now = Date.now();
+  return Array.from({ length: 40 }, (_, n) => {
+    const status = statuses[n % 4]!;
+    return eventDoc({
+      ...(n === 0 ? { _id: exampleEventKey } : {}),
+      event: n % 3 ? 'post.didCreate' : 'comment.didCreate',
+      webhook: n % 5 ? 'main' : 'backup',
+      status,
+      ...(status === 'unknown' || status === 'invalid' ? { error: `${status} event` } : {}),
+      receivedAt: new Date(now - n * 60_000),
+    });
+  });
+}
+
+function decisions(events: readonly StoredEventDoc[]): ModerationDecisionDoc[] {
+  return events.slice(0, 12).map((event, n) => ({
+    ...toDecisionDoc(
+      event,
+      n % 2 ? 'blocked-words' : 'repeat-offender',
+      {
+        action: n % 3 ? 'flag' : 'ban-request',
+        reason: 'blocklisted words: "spam"',
+        subject: { type: 'post', id: `p-${n}` },
+        ...(n % 4 ? { userId: 'u-1234' } : {}),
+      },
+      { now: new Date(event.receivedAt.getTime() + 1000), delivery: n % 2 ? 'off' : 'pending' },
+    ),
+    ...(n % 4 === 2 ? { delivery: 'delivered' as const, deliveryAttempts: 1, deliveredAt: new Date() } : {}),
+    ...(n % 4 === 0 ? { delivery: 'failed' as const, deliveryAttempts: 10, lastError: 'HTTP 502' } : {}),
+  }));
+}
+
+describe('admin API against its OpenAPI document (schemathesis)', function () {
+  this.timeout(600_000);
+  let tray: TrayProcess | undefined;
+  const dbName = uniqueName('schemathesis_admin');
+  after(async () => {
+    await tray?.kill();
+    const { client, db } = await connectMongo(testStack().mongoUri, dbName, { appName: 'reliability' });
+    await db.dropDatabase().catch(() => undefined);
+    await client.close();
+  });
+
+  it(`answers no 5xx, matches the document, rejects invalid input with 4xx and refuses calls without the token (${schemathesisExamples} examples per operation)`, async () => {
+    expect(
+      existsSync(schemathesisBin),
+      `${schemathesisBin} is missing: run npm run setup:schemathesis`,
+    ).to.equal(true);
+    const { client, db } = await connectMongo(testStack().mongoUri, dbName, { appName: 'reliability' });
+    try {
+      const events = storedEvents();
+      await db.collection<StoredEventDoc>(EVENTS).insertMany(events);
+      await db.collection<ModerationDecisionDoc>(MODERATION_DECISIONS).insertMany(decisions(events));
+    } finally {
+      await client.close();
+    }
+    tray = await startTrayProcess({
+      redisUrl: testStack().redisUrl,
+      mongoUri: testStack().mongoUri,
+      db: dbName,
+      prefix: useQueuePrefix(),
+      env: { ADMIN_TOKEN: adminToken, ADMIN_LIST_MAX_LIMIT: '50', ADMIN_LIST_DEFAULT_LIMIT: '20' },
+    });
+    const checks = [...conformanceChecks, 'negative_data_rejection', 'ignored_auth'];
+    const result = await runSchemathesis({
+      base: `http://127.0.0.1:${tray.port}`,
+      token: adminToken,
+      checks,
+      // Valid and invalid data; then the document's links (a page's first item -> GET by key).
+      extra: ['--include-path-regex', '^/admin/', '--data-generation-method', 'all', '--stateful', 'links'],
+      timeoutMs: 540_000,
+    });
+    const byOperation: Record<string, Record<string, number>> = {};
+    for (const request of result.requests) {
+      const operation = `${request.method} ${operationOf(request.path)} ${request.generation}`;
+      const statuses = (byOperation[operation] ??= {});
+      statuses[request.status] = (statuses[request.status] ?? 0) + 1;
+    }
+    reportFigures('api schemathesis admin', {
+      examplesPerOperation: schemathesisExamples,
+      operations: result.operations,
+      requests: result.requests.length,
+      statuses: tally(result.requests.map((request) => request.status)),
+      byOperation,
+      checks: result.checks,
+      summary: result.summary,
+    });
+    expect(result.code, result.output).to.equal(0);
+    expect(
+      result.checks.map((check) => check.check),
+      result.output,
+    ).to.have.members(checks);
+    // Real documents came back from every operation, not only errors.
+    for (const operation of adminOperations) {
+      expect(byOperation[`GET ${operation} positive`]?.['200'], `${operation}: no 200`).to.be.greaterThan(0);
+    }
+  });
+});
