@@ -1,9 +1,12 @@
 /**
- * The shape of an ISO 8601 time such as 2026-11-20 or 2026-11-20T10:00:00Z; the OpenAPI document
- * publishes the same pattern (ASCII digits spelled out, as other regex dialects read `\d` wider).
+ * An ISO 8601 date or date-time such as 2026-11-20 or 2026-11-20T10:00:00Z, with each field in its
+ * range. The OpenAPI document publishes this same pattern, so the fuzzer's "valid" times are valid
+ * here too; ASCII digits are spelled out because other regex dialects read `\d` more widely.
  */
-export const isoTimePattern =
-  /^([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[T ]([0-9:.]+)(Z|[+-][0-9]{2}:?[0-9]{2})?)?$/;
+const date = '([0-9]{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])';
+const time = '((?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\\.[0-9]{1,9})?)?)';
+const offset = '(Z|[+-](?:[01][0-9]|2[0-3]):?[0-5][0-9])';
+export const isoTimePattern = new RegExp(`^${date}(?:[T ]${time}${offset}?)?$`);
 
 /**
  * An admin filter time (since/until), or undefined when it is not one. Stricter than `new Date()`:
