@@ -20,7 +20,9 @@ export const conformanceChecks = [
 /** One request schemathesis made, from its network log (--cassette-path). */
 export interface RecordedRequest {
   method: string;
+  /** As sent (percent-encoded), and the query string with its `?`. */
   path: string;
+  search: string;
   /** `positive` (data the document calls valid) or `negative` (data it calls invalid). */
   generation: string;
   status: number;
@@ -40,16 +42,24 @@ function readCassette(text: string): RecordedRequest[] {
   return text
     .split(/^- id: /m)
     .slice(1)
-    .map((entry) => ({
-      method: /^\s+method: '(\w+)'/m.exec(entry)?.[1] ?? '?',
-      path: new URL(/^\s+uri: '([^']*)'/m.exec(entry)?.[1] ?? 'http://invalid/').pathname,
-      generation: /^\s+data_generation_method: '(\w+)'/m.exec(entry)?.[1] ?? '?',
-      status: Number(/^\s+code: '(\d+)'/m.exec(entry)?.[1] ?? 0),
-    }));
+    .map((entry) => {
+      // YAML single-quoted scalar: a quote inside is written twice.
+      const uri = (/^\s+uri: '((?:[^']|'')*)'/m.exec(entry)?.[1] ?? '/').replaceAll("''", "'");
+      const url = new URL(uri, 'http://invalid');
+      return {
+        method: /^\s+method: '(\w+)'/m.exec(entry)?.[1] ?? '?',
+        path: url.pathname,
+        search: url.search,
+        generation: /^\s+data_generation_method: '(\w+)'/m.exec(entry)?.[1] ?? '?',
+        status: Number(/^\s+code: '(\d+)'/m.exec(entry)?.[1] ?? 0),
+      };
+    });
 }
 
 /** `st run` against `base`/openapi.json with one bearer token; `extra` adds filters, checks, modes. */
 export function runSchemathesis(options: {
+  /** Tells the scenarios' kept network logs apart (SCHEMATHESIS_CASSETTE). */
+  name?: string;
   base: string;
   token: string;
   checks: readonly string[];
@@ -58,7 +68,11 @@ export function runSchemathesis(options: {
 }): Promise<SchemathesisResult> {
   // Hypothesis keeps its example database in the working directory: a temporary one, not the repo.
   const cwd = mkdtempSync(join(tmpdir(), 'schemathesis-'));
-  const cassette = join(cwd, 'cassette.yaml');
+  // SCHEMATHESIS_CASSETTE keeps the network log (every request and response) at that path.
+  const kept = process.env.SCHEMATHESIS_CASSETTE;
+  const cassette = kept
+    ? `${kept}${options.name ? `.${options.name}` : ''}.yaml`
+    : join(cwd, 'cassette.yaml');
   const args = [
     'run',
     `${options.base}/openapi.json`,
