@@ -8,8 +8,10 @@ import { textMaxLength } from './parse-query.ts';
  * The admin API's part of GET /openapi.json (issue 7 routes; issue 8 asks schemathesis to cover
  * them), composed into the tray API's document by tray-service/api/openapi.ts. Parameter
  * constraints are the ones the routers validate (the patterns, enums and lengths are imported from
- * them), so a generated request the document calls valid is valid for the code too. The queue
- * dashboard (/admin/queues) is an HTML application, not an API, and is left out (README, "Admin").
+ * them): what the document calls invalid the code refuses, and what it calls valid the code accepts
+ * except for rules a schema cannot state (opaque cursors, since < until, month lengths). The queue
+ * dashboard (/admin/queues) is an HTML application, not an API, and is left out (README, "Admin
+ * API description (OpenAPI)").
  */
 
 type Schema = Record<string, unknown>;
@@ -59,15 +61,15 @@ const toEvent = (field: string) => ({
   parameters: { key: `$response.body#/items/0/${field}` },
 });
 
-const timeRange = [
-  query('since', isoTime('Inclusive lower bound')),
-  query('until', isoTime('Exclusive upper bound')),
+const timeRange = (field: string) => [
+  query('since', isoTime(`Inclusive lower bound on ${field}`)),
+  query('until', isoTime(`Exclusive upper bound on ${field}`)),
 ];
 const eventFilters = [
   query('event', text('Event name', 'post.didCreate')),
   query('webhook', text('Name of the webhook the event came in on', 'main')),
   query('status', { enum: [...eventStatuses] }),
-  ...timeRange,
+  ...timeRange('receivedAt'),
 ];
 
 export interface AdminOpenApiOptions {
@@ -252,7 +254,7 @@ export function adminOpenApi(options: AdminOpenApiOptions) {
             query('userId', text('The user the decision is about', 'u-1234')),
             query('eventKey', text('Key of the stored event', exampleEventKey)),
             query('delivery', { enum: [...deliveryStates] }),
-            ...timeRange,
+            ...timeRange('decidedAt'),
             ...paging,
           ],
           responses: {
