@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { AppError } from '../../shared/errors/app-error.ts';
-import { toDecisionView } from '../moderation/decision-doc.ts';
+import { deliveryStates, toDecisionView } from '../moderation/decision-doc.ts';
 import type { DecisionsFilter, DecisionsRepository } from '../moderation/decisions-repository.ts';
 import { moderationActions } from '../moderation/moderation-rule.ts';
 import { decodeCursor, encodeCursor } from './page-cursor.ts';
@@ -23,7 +23,7 @@ export function createDecisionsRouter(deps: DecisionsRouterDeps): Router {
       userId: nonEmpty('a user id').optional(),
       eventKey: nonEmpty('a stored event key').optional(),
       delivery: z
-        .enum(['off', 'pending', 'delivered', 'failed'], {
+        .enum(deliveryStates, {
           error: 'expected off, pending, delivered or failed',
         })
         .optional(),

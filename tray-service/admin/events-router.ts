@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { AppError } from '../../shared/errors/app-error.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
+import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
 import type { EventsFilter, EventsQueries } from '../store/events-queries.ts';
 import { toEventView } from './event-view.ts';
 import { ndjsonStream } from './ndjson-stream.ts';
@@ -16,11 +17,19 @@ export interface EventsRouterDeps {
   maxLimit: number;
 }
 
+/** Values of `status` (StoredEventDoc); the OpenAPI document lists the same. */
+export const eventStatuses = [
+  'applied',
+  'stored',
+  'unknown',
+  'invalid',
+] as const satisfies readonly StoredEventDoc['status'][];
+
 const filterShape = {
   event: nonEmpty('an event name such as post.didCreate').optional(),
   webhook: nonEmpty('a webhook name').optional(),
   status: z
-    .enum(['applied', 'stored', 'unknown', 'invalid'], {
+    .enum(eventStatuses, {
       error: 'expected applied, stored, unknown or invalid',
     })
     .optional(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../shared/errors/app-error.ts';
+import { parseIsoTime } from './parse-iso-time.ts';
 
 /** Validates a query string; a failure is a 400 whose message names the field (README, "Errors"). */
 export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.infer<S> {
@@ -12,12 +13,12 @@ export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.in
   throw new AppError('VALIDATION', `${field}: ${message ?? 'invalid'}`);
 }
 
-/** An ISO 8601 time such as 2026-11-20 or 2026-11-20T10:00:00Z. */
-export const isoTime = z
-  .string({ error: 'expected an ISO 8601 time' })
-  .regex(/^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/, { error: 'expected an ISO 8601 time' })
-  .transform((value) => new Date(value))
-  .refine((date) => !Number.isNaN(date.getTime()), { error: 'expected an ISO 8601 time' });
+/** An ISO 8601 time that is also a real date (see parseIsoTime: 2026-02-30 is refused, not rolled over). */
+export const isoTime = z.string({ error: 'expected an ISO 8601 time' }).transform((value, context) => {
+  const date = parseIsoTime(value);
+  if (date === undefined) context.addIssue({ code: 'custom', message: 'expected an ISO 8601 time' });
+  return date ?? new Date(Number.NaN);
+});
 
 /** A page size from 1 to `max`. */
 export const pageLimit = (fallback: number, max: number) =>
@@ -28,8 +29,11 @@ export const pageLimit = (fallback: number, max: number) =>
     .max(max, { error: `expected a whole number from 1 to ${max}` })
     .default(fallback);
 
+/** Longest accepted filter value (names, ids, keys). */
+export const textMaxLength = 200;
+
 export const nonEmpty = (what: string) =>
   z
     .string({ error: `expected ${what}` })
     .min(1)
-    .max(200);
+    .max(textMaxLength);

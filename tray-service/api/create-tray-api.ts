@@ -20,7 +20,7 @@ import { requireUser } from './auth/require-user.ts';
 import { blockPaths, createBlockRouter } from './block/create-block-router.ts';
 import { mapStoreErrors } from './http/map-store-errors.ts';
 import { requestMetrics } from './http/request-metrics.ts';
-import { openApiDocument } from './openapi.ts';
+import { createOpenApiDocument } from './openapi.ts';
 import { limitPerUser } from './rate-limit/limit-per-user.ts';
 import { createTrayRouter, trayPaths } from './tray/create-tray-router.ts';
 
@@ -66,8 +66,9 @@ export function createTrayApi(deps: TrayApiDeps): Express {
     }),
   );
   app.use(createMetricsRouter(deps.registry));
+  const openApi = createOpenApiDocument(deps.admin?.limits); // admin paths only when mounted
   app.get('/openapi.json', (_req, res) => {
-    res.json(openApiDocument);
+    res.json(openApi);
   });
 
   // Every tray and block call: the caller comes from the bearer token only, then the per-user limit.

@@ -1,9 +1,11 @@
 import { trayVerbs } from '../../shared/tray/tray-record.ts';
+import { adminOpenApi, type AdminOpenApiOptions } from '../admin/admin-openapi.ts';
 
 /**
  * The OpenAPI 3.1 description of the tray API, served at GET /openapi.json. Hand-written so that
  * it says what the platform document says (section numbers in descriptions); tests validate real
- * responses against these schemas, so it cannot drift silently.
+ * responses against these schemas, so it cannot drift silently. The admin API's part is in
+ * tray-service/admin/admin-openapi.ts; createOpenApiDocument composes the two.
  */
 
 type Schema = Record<string, unknown>;
@@ -74,7 +76,7 @@ const localeParam = {
 
 const security = [{ bearerAuth: [] }];
 
-export const openApiDocument = {
+export const trayOpenApiDocument = {
   openapi: '3.1.0',
   info: {
     title: 'Notification tray and block-list API',
@@ -392,3 +394,22 @@ export const openApiDocument = {
     },
   },
 } as const;
+
+/** The served document: the tray API, plus the admin API (with its real page limits) when mounted. */
+export function createOpenApiDocument(admin?: AdminOpenApiOptions) {
+  if (!admin) return trayOpenApiDocument;
+  const part = adminOpenApi(admin);
+  const tray = trayOpenApiDocument;
+  return {
+    ...tray,
+    info: {
+      ...tray.info,
+      description: `${tray.info.description} The /admin paths (tag \`admin\`) take ADMIN_TOKEN or an admin JWT instead (README, "Admin and operators").`,
+    },
+    components: {
+      securitySchemes: { ...tray.components.securitySchemes, ...part.securitySchemes },
+      schemas: { ...tray.components.schemas, ...part.schemas },
+    },
+    paths: { ...tray.paths, ...part.paths },
+  };
+}

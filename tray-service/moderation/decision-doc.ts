@@ -4,7 +4,8 @@ import type { ModerationAction, ModerationDecision } from './moderation-rule.ts'
 export const MODERATION_DECISIONS = 'moderation_decisions';
 
 /** `off`: no MODERATION_WEBHOOK_URL when decided; `failed`: every delivery attempt failed. */
-export type DeliveryState = 'off' | 'pending' | 'delivered' | 'failed';
+export const deliveryStates = ['off', 'pending', 'delivered', 'failed'] as const;
+export type DeliveryState = (typeof deliveryStates)[number];
 
 export interface ModerationDecisionDoc {
   /** decisionId(): the same rule deciding about the same content of the same event gives the same id. */

@@ -143,6 +143,8 @@ describe('admin events API', () => {
         ['?since=2026-11-20T11:00:00Z&until=2026-11-20T13:00:00Z', ['e4', 'e3', 'e2']],
         ['?event=post.didCreate&webhook=main', ['e5', 'e1']],
         ['?event=post.didCreate&since=2026-11-20T10:30:00%2B00:00', ['e5', 'e3']],
+        // No offset: UTC, whatever the server's time zone.
+        ['?since=2026-11-20T12:00&until=2026-11-20T13:00', ['e4', 'e3']],
         ['?event=no.such', []],
       ];
       for (const [query, expected] of cases) {
@@ -167,6 +169,8 @@ describe('admin events API', () => {
         ['?limit=abc', 'limit: expected a whole number from 1 to 3'],
         ['?since=yesterday', 'since: expected an ISO 8601 time'],
         ['?until=2026-13-45', 'until: expected an ISO 8601 time'],
+        // A day that does not exist is refused, not rolled over to March 2.
+        ['?since=2026-02-30', 'since: expected an ISO 8601 time'],
         ['?since=2026-11-21&until=2026-11-20', 'until: must be later than since'],
         ['?status=deleted', 'status: expected applied, stored, unknown or invalid'],
         ['?cursor=garbage', 'cursor: not a cursor this API returned'],

@@ -1,5 +1,17 @@
 import { expect } from 'chai';
+import type { Express } from 'express';
+import { MongoClient } from 'mongodb';
 import request from 'supertest';
+import { freePort } from '../../../scripts/lib/local-servers.ts';
+import { EVENTS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
+import { createOpenApiDocument } from '../../../tray-service/api/openapi.ts';
+import {
+  MODERATION_DECISIONS,
+  toDecisionDoc,
+  type ModerationDecisionDoc,
+} from '../../../tray-service/moderation/decision-doc.ts';
+import { useMongo } from '../../support/suite-resources.ts';
+import { ADMIN_TOKEN, adminApp, eventDoc, userToken } from '../admin/admin-fixtures.ts';
 import { bearer, useTrayApi } from './support/api-harness.ts';
 import { expectMatchesOpenApi } from './support/openapi-validator.ts';
 import { aTrayRecord, insertRecords } from './support/tray-record-builder.ts';
@@ -183,5 +195,211 @@ describe('GET /openapi.json', () => {
     while (res.status === 200) res = await request(app).get('/notifications/v3').set('Authorization', auth);
     expect(res.status).to.equal(429);
     expectMatchesOpenApi(res, 'GET', '/notifications/v3');
+  });
+});
+
+describe('GET /openapi.json with the admin API mounted', () => {
+  const mongo = useMongo();
+  let app: Express;
+  let close: () => void;
+  const admin = `Bearer ${ADMIN_TOKEN}`;
+  const decided = new Date(Date.UTC(2026, 10, 20, 9));
+
+  before(async () => {
+    const events = [
+      eventDoc({ _id: 'oa-applied', status: 'applied' }),
+      eventDoc({
+        _id: 'oa-unknown',
+        event: 'thing.didHappen',
+        status: 'unknown',
+        error: 'unknown event name',
+      }),
+      eventDoc({ _id: 'oa-invalid', status: 'invalid', error: 'data.post.postId: expected a string' }),
+      eventDoc({ _id: 'oa-stored', event: 'comment.didCreate', webhook: 'backup' }),
+    ];
+    await mongo.db.collection<StoredEventDoc>(EVENTS).insertMany(events);
+    const decision = (id: string, delivery: 'off' | 'pending') =>
+      toDecisionDoc(
+        events[0]!,
+        'blocked-words',
+        {
+          action: 'flag',
+          reason: 'blocklisted words: "spam"',
+          subject: { type: 'post', id },
+          userId: 'u-ana',
+        },
+        { now: decided, delivery },
+      );
+    await mongo.db.collection<ModerationDecisionDoc>(MODERATION_DECISIONS).insertMany([
+      decision('p-off', 'off'),
+      {
+        ...decision('p-delivered', 'pending'),
+        delivery: 'delivered' as const,
+        deliveryAttempts: 2,
+        deliveredAt: decided,
+      },
+      {
+        ...decision('p-failed', 'pending'),
+        delivery: 'failed' as const,
+        deliveryAttempts: 10,
+        lastError: 'HTTP 502',
+      },
+      toDecisionDoc(
+        events[1]!,
+        'repeat',
+        { action: 'ban-request', reason: 'r', subject: { type: 'event', id: 'e' } },
+        { now: decided, delivery: 'off' },
+      ),
+    ]);
+    ({ app, close } = adminApp(mongo.db, { maxLimit: 3 }));
+  });
+  after(() => close());
+
+  it('documents every admin JSON endpoint and the export, not the HTML queue dashboard', async () => {
+    const res = await request(app).get('/openapi.json').expect(200);
+    const paths = Object.keys(res.body.paths);
+    expect(paths).to.include.members([
+      '/admin/events',
+      '/admin/events/export',
+      '/admin/events/{key}',
+      '/admin/moderation/decisions',
+      '/notifications/v3',
+    ]);
+    expect(paths.filter((path) => path.startsWith('/admin/queues'))).to.deep.equal([]);
+    expect(res.body.components.securitySchemes.adminAuth).to.include({ type: 'http', scheme: 'bearer' });
+    expect(res.body.paths['/admin/events'].get.security).to.deep.equal([{ adminAuth: [] }]);
+  });
+
+  it('gives the page limit this app enforces (ADMIN_LIST_MAX_LIMIT), not a fixed one', async () => {
+    const res = await request(app).get('/openapi.json').expect(200);
+    expect(res.body).to.deep.equal(
+      JSON.parse(JSON.stringify(createOpenApiDocument({ defaultLimit: 50, maxLimit: 3 }))),
+    );
+    const limit = (res.body.paths['/admin/events'].get.parameters as { name: string; schema: object }[]).find(
+      (parameter) => parameter.name === 'limit',
+    );
+    expect(limit?.schema).to.deep.equal({ type: 'integer', minimum: 1, maximum: 3, default: 3 });
+    await request(app).get('/admin/events?limit=4').set('Authorization', admin).expect(400);
+  });
+
+  it('leaves the admin paths out when the admin API is not mounted', () => {
+    expect(
+      Object.keys(createOpenApiDocument().paths).filter((path) => path.startsWith('/admin')),
+    ).to.deep.equal([]);
+  });
+
+  it('describes the real responses of every admin endpoint, success and errors', async () => {
+    const memberToken = `Bearer ${await userToken('u-ben', { role: 'member' })}`;
+    const adminJwt = `Bearer ${await userToken('u-root', { role: 'admin' })}`;
+    const first = await request(app).get('/admin/events').set('Authorization', admin);
+    const calls: [string, string, request.Test][] = [
+      ['GET', '/admin/events', request(app).get('/admin/events').set('Authorization', admin)],
+      [
+        'GET',
+        '/admin/events',
+        request(app).get(`/admin/events?cursor=${first.body.nextCursor}`).set('Authorization', admin),
+      ],
+      [
+        'GET',
+        '/admin/events',
+        request(app).get('/admin/events?status=unknown&since=2026-01-01').set('Authorization', adminJwt),
+      ],
+      ['GET', '/admin/events', request(app).get('/admin/events?since=yesterday').set('Authorization', admin)],
+      ['GET', '/admin/events', request(app).get('/admin/events?evnt=x').set('Authorization', admin)],
+      ['GET', '/admin/events', request(app).get('/admin/events')],
+      ['GET', '/admin/events', request(app).get('/admin/events').set('Authorization', 'Bearer wrong')],
+      ['GET', '/admin/events', request(app).get('/admin/events').set('Authorization', memberToken)],
+      [
+        'GET',
+        '/admin/events/{key}',
+        request(app).get('/admin/events/oa-unknown').set('Authorization', admin),
+      ],
+      [
+        'GET',
+        '/admin/events/{key}',
+        request(app).get('/admin/events/no-such-key').set('Authorization', admin),
+      ],
+      [
+        'GET',
+        '/admin/events/{key}',
+        request(app).get('/admin/events/oa-unknown').set('Authorization', memberToken),
+      ],
+      ['GET', '/admin/events/export', request(app).get('/admin/events/export').set('Authorization', admin)],
+      [
+        'GET',
+        '/admin/events/export',
+        request(app).get('/admin/events/export?webhook=none').set('Authorization', admin),
+      ],
+      [
+        'GET',
+        '/admin/events/export',
+        request(app).get('/admin/events/export?limit=1').set('Authorization', admin),
+      ],
+      ['GET', '/admin/events/export', request(app).get('/admin/events/export')],
+      [
+        'GET',
+        '/admin/moderation/decisions',
+        request(app).get('/admin/moderation/decisions').set('Authorization', admin),
+      ],
+      [
+        'GET',
+        '/admin/moderation/decisions',
+        request(app)
+          .get('/admin/moderation/decisions?delivery=failed&action=flag')
+          .set('Authorization', admin),
+      ],
+      [
+        'GET',
+        '/admin/moderation/decisions',
+        request(app).get('/admin/moderation/decisions?action=ban').set('Authorization', admin),
+      ],
+      [
+        'GET',
+        '/admin/moderation/decisions',
+        request(app).get('/admin/moderation/decisions').set('Authorization', memberToken),
+      ],
+    ];
+    const statuses: number[] = [];
+    for (const [method, path, call] of calls) {
+      const res = await call;
+      statuses.push(res.status);
+      expectMatchesOpenApi(res, method, path);
+    }
+    expect(statuses).to.include.members([200, 400, 401, 403, 404]);
+  });
+
+  it('describes every optional field the admin views can carry', async () => {
+    const events = await request(app).get('/admin/events?status=unknown').set('Authorization', admin);
+    expect(events.body.items[0]).to.have.property('error');
+    expectMatchesOpenApi(events, 'GET', '/admin/events');
+    const decisions = await request(app).get('/admin/moderation/decisions').set('Authorization', admin);
+    const fields = (decisions.body.items as object[]).flatMap((item) => Object.keys(item));
+    expect(fields).to.include.members(['userId', 'deliveredAt', 'lastError']);
+    expectMatchesOpenApi(decisions, 'GET', '/admin/moderation/decisions');
+  });
+
+  it('describes the NDJSON export line by line', async () => {
+    const res = await request(app).get('/admin/events/export').set('Authorization', admin).expect(200);
+    expect(res.text.trim().split('\n')).to.have.lengthOf(4);
+    expectMatchesOpenApi(res, 'GET', '/admin/events/export');
+  });
+
+  describe('when MongoDB cannot be reached', () => {
+    it('describes the 503 answer of every admin endpoint', async () => {
+      // Nothing listens on this port: every query fails server selection after 300 ms.
+      const client = new MongoClient(`mongodb://127.0.0.1:${await freePort()}`, {
+        serverSelectionTimeoutMS: 300,
+      });
+      const down = adminApp(client.db('down'));
+      try {
+        for (const path of ['/admin/events', '/admin/events/some-key', '/admin/moderation/decisions']) {
+          const res = await request(down.app).get(path).set('Authorization', admin).expect(503);
+          expectMatchesOpenApi(res, 'GET', path === '/admin/events/some-key' ? '/admin/events/{key}' : path);
+        }
+      } finally {
+        down.close();
+        await client.close();
+      }
+    });
   });
 });
