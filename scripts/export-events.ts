@@ -12,6 +12,7 @@ import { toEventView } from '../tray-service/admin/event-view.ts';
 import { ndjsonStream } from '../tray-service/admin/ndjson-stream.ts';
 import { createEventsQueries, type EventsFilter } from '../tray-service/store/events-queries.ts';
 import { parseCli, progressBar, runCli, scriptEnv, UsageError } from './lib/cli.ts';
+import { parseIsoTime } from '../tray-service/admin/parse-iso-time.ts';
 
 const usage = `
 Usage: npm run export-events -- --out <file> [filters]
@@ -38,10 +39,9 @@ const statuses = ['applied', 'stored', 'unknown', 'invalid'] as const;
 
 function time(value: string | undefined, name: string): Date | undefined {
   if (value === undefined) return undefined;
-  const date = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime())) {
-    throw new UsageError(`--${name}: expected an ISO 8601 time`);
-  }
+  // The admin API's parser: a day that does not exist is refused, a time without offset is UTC.
+  const date = parseIsoTime(value);
+  if (!date) throw new UsageError(`--${name}: expected an ISO 8601 time`);
   return date;
 }
 

@@ -78,6 +78,7 @@ describe('scripts/export-events.ts', function () {
     const cases: [string[], string][] = [
       [[], '--out: the output file is required'],
       [['--out', 'x', '--since', 'today'], '--since: expected an ISO 8601 time'],
+      [['--out', 'x', '--until', '2026-02-30'], '--until: expected an ISO 8601 time'],
       [['--out', 'x', '--status', 'gone'], '--status: expected applied, stored, unknown, invalid'],
       [['--out', 'x', '--bogus'], "Unknown option '--bogus'"],
     ];
