@@ -21,6 +21,20 @@ import { startTrayProcess, type TrayProcess } from '../support/tray-process.ts';
 const count = Number(process.env.RELIABILITY_E2E_BURST ?? 1_000);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The `err` of each "job failed" log line (pino JSON) of a tray-service process. */
+function failureReasons(output: string): string[] {
+  return output
+    .split('\n')
+    .filter((line) => line.includes('job failed'))
+    .map((line) => {
+      try {
+        return String((JSON.parse(line) as { err?: unknown }).err ?? 'no err').slice(0, 60);
+      } catch {
+        return 'unparsed log line';
+      }
+    });
+}
+
 describe('two receivers and two workers at once, the MongoDB-compatible server stopped during processing', function () {
   this.timeout(900_000);
   let dir: string;
@@ -104,6 +118,8 @@ describe('two receivers and two workers at once, the MongoDB-compatible server s
           (sum, worker) => sum + (worker.output().match(/job failed/g) ?? []).length,
           0,
         ),
+        // Why they failed (first 60 characters of each error), so a slow or stuck run explains itself.
+        failureReasons: tally(workers.flatMap((worker) => failureReasons(worker.output()))),
         pendingJobs: counts.pending,
         failedJobs: counts.failed,
         recoveredStalledJobs: await recoveredStalledJobs(redis.url, prefix),
