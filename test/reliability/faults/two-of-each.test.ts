@@ -125,6 +125,7 @@ describe('two receivers and two workers at once, the MongoDB-compatible server s
         recoveredStalledJobs: await recoveredStalledJobs(redis.url, prefix),
         ackLatencyMs: latencySummary(deliveries.filter((d) => d.status === 200).map((d) => d.ms)),
         outageAfterMs: Math.round((outage.startedAt() ?? started) - started),
+        databaseDownForMs: outage.downForMs(),
         endToEndMs: Math.round(endToEndMs),
       };
       reportFigures('two receivers, two workers, database stopped 3 s', figures);

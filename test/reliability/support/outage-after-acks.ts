@@ -16,6 +16,8 @@ export interface Outage {
   done(): Promise<void>;
   /** performance.now() when the outage began. */
   startedAt(): number | undefined;
+  /** How long the server was down (stop + downMs + start), once it is back. */
+  downForMs(): number | undefined;
 }
 
 /**
@@ -25,6 +27,7 @@ export interface Outage {
 export function outageAfterAcks(options: OutageOptions): Outage {
   let outage: Promise<void> | undefined;
   let started: number | undefined;
+  let ended: number | undefined;
   return {
     onAck(acked) {
       if (outage || acked < options.acks) return;
@@ -33,6 +36,7 @@ export function outageAfterAcks(options: OutageOptions): Outage {
         await options.stop();
         await new Promise((resolve) => setTimeout(resolve, options.downMs));
         await options.start();
+        ended = performance.now();
       })();
     },
     async done() {
@@ -40,5 +44,6 @@ export function outageAfterAcks(options: OutageOptions): Outage {
       await outage;
     },
     startedAt: () => started,
+    downForMs: () => (started === undefined || ended === undefined ? undefined : Math.round(ended - started)),
   };
 }
