@@ -1,15 +1,20 @@
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { connectMongo } from '../../../shared/mongo/connect-mongo.ts';
-import { WEBHOOK_QUEUE_NAME } from '../../../shared/queue/webhook-queue.ts';
 import { EVENTS } from '../../../shared/tray/tray-record.ts';
 import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { sendBurst } from '../support/burst.ts';
+import {
+  queueCounts,
+  readEndToEndLedger,
+  recoveredStalledJobs,
+  waitUntilQueueEmpty,
+} from '../support/end-to-end-ledger.ts';
+import { outageAfterAcks } from '../support/outage-after-acks.ts';
 import {
   faultSecret,
   startReceiverProcess,
@@ -17,44 +22,14 @@ import {
   type ReceiverProcess,
 } from '../support/receiver-process.ts';
 import { latencySummary, reportFigures, tally } from '../support/report-figures.ts';
+import { socialBurstBodies } from '../support/social-burst.ts';
 import { startTrayProcess, type TrayProcess } from '../support/tray-process.ts';
 
 const burstSize = Number(process.env.RELIABILITY_E2E_BURST ?? 1_000);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Jobs bull still has to run (waiting, active, delayed); bounded wait until none are left. */
-async function waitUntilQueueEmpty(redisUrl: string, prefix: string, timeoutMs: number): Promise<number> {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
-  const base = `${prefix}:${WEBHOOK_QUEUE_NAME}`;
-  const started = performance.now();
-  try {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const [wait, active, delayed] = await Promise.all([
-        redis.llen(`${base}:wait`),
-        redis.llen(`${base}:active`),
-        redis.zcard(`${base}:delayed`),
-      ]);
-      if (wait + active + delayed === 0) return performance.now() - started;
-      await sleep(200);
-    }
-    throw new Error(`the worker did not empty the queue within ${timeoutMs} ms`);
-  } finally {
-    redis.disconnect();
-  }
-}
-
-async function failedJobs(redisUrl: string, prefix: string): Promise<number> {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
-  try {
-    return await redis.zcard(`${prefix}:${WEBHOOK_QUEUE_NAME}:failed`);
-  } finally {
-    redis.disconnect();
-  }
-}
-
-describe('faults end to end: receiver -> queue -> worker -> events collection (real processes)', function () {
-  this.timeout(600_000);
+describe('faults end to end: receiver -> queue -> worker -> events and tray (real processes)', function () {
+  this.timeout(900_000);
   let dir: string;
   let redisPort: number;
   let redis: LocalServer;
@@ -74,7 +49,7 @@ describe('faults end to end: receiver -> queue -> worker -> events collection (r
   });
 
   describe('when the worker process is SIGKILLed mid-batch and another one is started', () => {
-    it('recovers the stalled jobs and stores every acknowledged event exactly once', async () => {
+    it('recovers the stalled jobs, stores every acknowledged event once and the tray equals the model (side effects once)', async () => {
       const prefix = useQueuePrefix();
       const dbName = uniqueName('e2e');
       const { client, db } = await connectMongo(testStack().mongoUri, dbName, { appName: 'reliability' });
@@ -89,50 +64,50 @@ describe('faults end to end: receiver -> queue -> worker -> events collection (r
         const first = await startTrayProcess(trayOptions);
         processes.push(first);
         const events = db.collection<{ _id: string }>(EVENTS);
-        const count = Math.round(burstSize / 2);
+        const bodies = socialBurstBodies('e2e-worker-kill', Math.round(burstSize / 2));
         const started = performance.now();
         const deliveries = await sendBurst({
           urls: [receiver.url],
           secret: faultSecret,
-          count,
+          bodies,
           concurrency: 16,
-          tag: 'e2e-worker-kill',
         });
         // Kill the worker once it is well into the batch (bounded wait), with jobs still active.
-        for (let n = 0; n < 600 && (await events.countDocuments({})) < count * 0.2; n += 1) await sleep(100);
+        for (let n = 0; n < 600 && (await events.countDocuments({})) < bodies.length * 0.2; n += 1) {
+          await sleep(100);
+        }
         const storedAtKill = await events.countDocuments({});
         await first.kill();
         const second = await startTrayProcess(trayOptions);
         processes.push(second);
-        await waitUntilQueueEmpty(redis.url, prefix, 300_000);
+        await waitUntilQueueEmpty(redis.url, prefix, 480_000);
         const endToEndMs = performance.now() - started;
 
-        const acked = new Set(deliveries.filter((d) => d.status === 200).map((d) => d.id));
-        const sent = new Set(deliveries.map((d) => d.id));
-        const stored = new Set(
-          (await events.find({}, { projection: { _id: 1 } }).toArray()).map((e) => e._id),
-        );
+        const { ledger, firstMismatches } = await readEndToEndLedger(db, bodies, deliveries, second.port);
         const figures = {
           sent: deliveries.length,
           statuses: tally(deliveries.map((d) => d.status)),
-          acknowledged: acked.size,
           storedWhenKilled: storedAtKill,
-          storedInEvents: stored.size,
-          lost: [...acked].filter((id) => !stored.has(id)).length,
-          duplicated: (await events.countDocuments({})) - stored.size,
-          unknown: [...stored].filter((id) => !sent.has(id)).length,
-          failedJobs: await failedJobs(redis.url, prefix),
+          ...ledger,
+          failedJobs: (await queueCounts(redis.url, prefix)).failed,
+          recoveredStalledJobs: await recoveredStalledJobs(redis.url, prefix),
           ackLatencyMs: latencySummary(deliveries.filter((d) => d.status === 200).map((d) => d.ms)),
           endToEndMs: Math.round(endToEndMs),
         };
         reportFigures('e2e worker SIGKILL mid-batch', figures);
-        expect(storedAtKill, 'events stored before the kill').to.be.below(count);
+        expect(storedAtKill, 'events stored before the kill').to.be.below(bodies.length);
+        // Jobs the killed worker had started ran again in the new one: the tray check below is what
+        // shows their side effects happened once.
+        expect(figures.recoveredStalledJobs, 'jobs run twice').to.be.above(0);
+        expect(firstMismatches, 'tray records differing from the model').to.deep.equal([]);
         expect(figures).to.deep.include({
           lost: 0,
           duplicated: 0,
           unknown: 0,
           failedJobs: 0,
-          acknowledged: count,
+          trayMismatches: 0,
+          unreadMismatches: 0,
+          acknowledged: bodies.length,
         });
       } finally {
         await db.dropDatabase().catch(() => undefined);
@@ -142,7 +117,7 @@ describe('faults end to end: receiver -> queue -> worker -> events collection (r
   });
 
   describe('when Redis is SIGKILLed during a burst while the worker runs, and restarted 1.5 s later', () => {
-    it('stores every acknowledged event in the events collection exactly once', async () => {
+    it('stores every acknowledged event in the events collection exactly once and the tray equals the model', async () => {
       const prefix = useQueuePrefix();
       const dbName = uniqueName('e2e');
       const { client, db } = await connectMongo(testStack().mongoUri, dbName, { appName: 'reliability' });
@@ -160,59 +135,48 @@ describe('faults end to end: receiver -> queue -> worker -> events collection (r
           prefix,
         });
         processes.push(tray);
-        let fault: Promise<void> | undefined;
+        const bodies = socialBurstBodies('e2e-redis-kill', burstSize);
+        const outage = outageAfterAcks({
+          acks: burstSize * 0.3,
+          downMs: 1_500,
+          stop: () => redis.stop('SIGKILL'),
+          start: startOwnRedis,
+        });
         const started = performance.now();
         const deliveries = await sendBurst({
           urls: [receiver.url],
           secret: faultSecret,
-          count: burstSize,
+          bodies,
           concurrency: 16,
-          tag: 'e2e-redis-kill',
-          onAck: (acked) => {
-            if (fault || acked < burstSize * 0.3) return;
-            fault = (async () => {
-              await redis.stop('SIGKILL');
-              await sleep(1_500);
-              await startOwnRedis();
-            })();
-          },
+          onAck: outage.onAck,
         });
-        await fault;
+        await outage.done();
         await waitUntilDrained(receiver.port);
-        await waitUntilQueueEmpty(redis.url, prefix, 300_000);
+        await waitUntilQueueEmpty(redis.url, prefix, 480_000);
         const endToEndMs = performance.now() - started;
 
-        const acked = new Set(deliveries.filter((d) => d.status === 200).map((d) => d.id));
-        const sent = new Set(deliveries.map((d) => d.id));
-        const events = db.collection<{ _id: string }>(EVENTS);
-        const stored = new Set(
-          (await events.find({}, { projection: { _id: 1 } }).toArray()).map((e) => e._id),
-        );
-        const lost = [...acked].filter((id) => !stored.has(id)).length;
-        const unknown = [...stored].filter((id) => !sent.has(id)).length;
-        const failed = await failedJobs(redis.url, prefix);
+        const { ledger, firstMismatches } = await readEndToEndLedger(db, bodies, deliveries, tray.port);
         const figures = {
           sent: deliveries.length,
           statuses: tally(deliveries.map((d) => d.status)),
-          acknowledged: acked.size,
-          storedInEvents: stored.size,
-          lost,
-          // _id is the dedupe key: a second document of one event cannot exist; counted anyway.
-          duplicated: (await events.countDocuments({})) - stored.size,
-          unknown,
-          failedJobs: failed,
+          ...ledger,
+          failedJobs: (await queueCounts(redis.url, prefix)).failed,
+          recoveredStalledJobs: await recoveredStalledJobs(redis.url, prefix),
           ackLatencyMs: latencySummary(deliveries.filter((d) => d.status === 200).map((d) => d.ms)),
           endToEndMs: Math.round(endToEndMs),
         };
         reportFigures('e2e redis SIGKILL with the worker running', figures);
+        expect(firstMismatches, 'tray records differing from the model').to.deep.equal([]);
         expect(figures).to.deep.include({
           lost: 0,
           duplicated: 0,
           unknown: 0,
           failedJobs: 0,
+          trayMismatches: 0,
+          unreadMismatches: 0,
           acknowledged: burstSize,
+          storedInEvents: burstSize,
         });
-        expect(stored.size).to.equal(burstSize);
       } finally {
         await db.dropDatabase().catch(() => undefined);
         await client.close();

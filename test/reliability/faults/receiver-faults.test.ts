@@ -3,8 +3,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
-import { useQueuePrefix } from '../../support/suite-resources.ts';
+import { connectMongo } from '../../../shared/mongo/connect-mongo.ts';
+import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
+import { testStack } from '../../support/test-stack.ts';
 import { sendBurst, type Delivery } from '../support/burst.ts';
+import {
+  queueCounts,
+  readEndToEndLedger,
+  recoveredStalledJobs,
+  waitUntilQueueEmpty,
+} from '../support/end-to-end-ledger.ts';
+import { outageAfterAcks } from '../support/outage-after-acks.ts';
 import { checkLedger, readQueueLedger } from '../support/queue-ledger.ts';
 import {
   faultSecret,
@@ -14,12 +23,12 @@ import {
   type ReceiverProcess,
 } from '../support/receiver-process.ts';
 import { latencySummary, reportFigures, tally } from '../support/report-figures.ts';
+import { socialBurstBodies } from '../support/social-burst.ts';
+import { startTrayProcess, type TrayProcess } from '../support/tray-process.ts';
 
 /** The platform's deadline for an answer (platform document, section 4.3). */
 const ackDeadlineMs = 1_500;
 const burstSize = Number(process.env.RELIABILITY_BURST ?? 2_000);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Figures of a burst; acknowledged = answered 200. */
 function summarise(deliveries: readonly Delivery[]) {
@@ -28,16 +37,17 @@ function summarise(deliveries: readonly Delivery[]) {
   return { acked, statuses: tally(deliveries.map((d) => d.status)), ackLatencyMs: latencySummary(ackMs) };
 }
 
-describe('faults on the receiver path (real processes, ledger check on the queue)', function () {
-  this.timeout(300_000);
+describe('faults on the receiver path (real processes, ledger check on the queue; with a worker, on events and tray)', function () {
+  this.timeout(900_000);
   let dir: string;
   let redisPort: number;
   let redis: LocalServer;
-  const receivers: ReceiverProcess[] = [];
+  const processes: (ReceiverProcess | TrayProcess)[] = [];
   const redisDir = () => join(dir, 'redis');
   const startOwnRedis = async () => {
     redis = await startRedis({ dir: redisDir(), port: redisPort, persistent: true });
   };
+  const killRedis = () => redis.stop('SIGKILL');
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'reliability-faults-'));
@@ -45,7 +55,7 @@ describe('faults on the receiver path (real processes, ledger check on the queue
     await startOwnRedis();
   });
   afterEach(async () => {
-    for (const receiver of receivers.splice(0)) await receiver.kill();
+    for (const child of processes.splice(0)) await child.kill();
     await redis.stop('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   });
@@ -58,24 +68,22 @@ describe('faults on the receiver path (real processes, ledger check on the queue
         prefix,
         spoolDir: join(dir, 'spool'),
       });
-      receivers.push(receiver);
-      let fault: Promise<void> | undefined;
+      processes.push(receiver);
+      const outage = outageAfterAcks({
+        acks: burstSize * 0.3,
+        downMs: 1_500,
+        stop: killRedis,
+        start: startOwnRedis,
+      });
       const deliveries = await sendBurst({
         urls: [receiver.url],
         secret: faultSecret,
         count: burstSize,
         concurrency: 16,
         tag: 'redis-kill',
-        onAck: (acked) => {
-          if (fault || acked < burstSize * 0.3) return;
-          fault = (async () => {
-            await redis.stop('SIGKILL');
-            await sleep(1_500);
-            await startOwnRedis();
-          })();
-        },
+        onAck: outage.onAck,
       });
-      await fault;
+      await outage.done();
       const drainMs = await waitUntilDrained(receiver.port);
       const spooled = await metricValue(receiver.port, 'webhook_accepted_total', 'stored_in="spool"');
       const { acked, statuses, ackLatencyMs } = summarise(deliveries);
@@ -99,44 +107,85 @@ describe('faults on the receiver path (real processes, ledger check on the queue
     });
   });
 
-  describe('when the receiver is SIGKILLed during a burst while Redis is down (spool filling), then restarted', () => {
-    it('the new process drains the spool and every acknowledged event is queued exactly once', async () => {
+  describe('when the receiver is SIGKILLed during a burst while Redis is down (spool filling), then restarted, with a tray-service process running', () => {
+    it('the new process drains the spool; every acknowledged event is queued once, stored in events once, and the tray equals the model', async () => {
       const prefix = useQueuePrefix();
       const spoolDir = join(dir, 'spool');
-      const first = await startReceiverProcess({ redisUrl: redis.url, prefix, spoolDir });
-      receivers.push(first);
-      await redis.stop('SIGKILL');
-      let killed: Promise<void> | undefined;
-      const deliveries = await sendBurst({
-        urls: [first.url],
-        secret: faultSecret,
-        count: Math.round(burstSize / 2),
-        concurrency: 16,
-        tag: 'receiver-kill',
-        onAck: (acked) => {
-          if (!killed && acked >= burstSize / 4) killed = first.kill();
-        },
-      });
-      await killed;
-      await startOwnRedis();
-      const second = await startReceiverProcess({ redisUrl: redis.url, prefix, spoolDir, port: first.port });
-      receivers.push(second);
-      const drainMs = await waitUntilDrained(second.port);
-      const { acked, statuses, ackLatencyMs } = summarise(deliveries);
-      const ledger = checkLedger(
-        await readQueueLedger(redis.url, prefix),
-        deliveries.map((d) => d.id),
-        acked,
-      );
-      reportFigures('receiver SIGKILL with a filling spool', {
-        sent: deliveries.length,
-        statuses,
-        ...ledger,
-        ackLatencyMs,
-        drainAfterRestartMs: Math.round(drainMs),
-      });
-      expect(acked.size, 'acknowledged before the kill').to.be.at.least(burstSize / 4);
-      expect(ledger).to.deep.include({ lost: 0, duplicated: 0, unknown: 0, storedAcknowledged: acked.size });
+      const dbName = uniqueName('rkill');
+      const { client, db } = await connectMongo(testStack().mongoUri, dbName, { appName: 'reliability' });
+      try {
+        // The worker starts first (it checks Redis at start-up) and keeps running through the fault.
+        const tray = await startTrayProcess({
+          redisUrl: redis.url,
+          mongoUri: testStack().mongoUri,
+          db: dbName,
+          prefix,
+        });
+        processes.push(tray);
+        const first = await startReceiverProcess({ redisUrl: redis.url, prefix, spoolDir });
+        processes.push(first);
+        await redis.stop('SIGKILL');
+        const bodies = socialBurstBodies('receiver-kill', Math.round(burstSize / 2));
+        let killed: Promise<void> | undefined;
+        const deliveries = await sendBurst({
+          urls: [first.url],
+          secret: faultSecret,
+          bodies,
+          concurrency: 16,
+          onAck: (acked) => {
+            if (!killed && acked >= burstSize / 4) killed = first.kill();
+          },
+        });
+        await killed;
+        await startOwnRedis();
+        const second = await startReceiverProcess({
+          redisUrl: redis.url,
+          prefix,
+          spoolDir,
+          port: first.port,
+        });
+        processes.push(second);
+        const drainMs = await waitUntilDrained(second.port);
+        const queueEmptyMs = await waitUntilQueueEmpty(redis.url, prefix, 480_000);
+        const { acked, statuses, ackLatencyMs } = summarise(deliveries);
+        // Read once the worker is done: jobs move between bull's lists while it runs.
+        const queue = checkLedger(
+          await readQueueLedger(redis.url, prefix),
+          deliveries.map((d) => d.id),
+          acked,
+        );
+        const { ledger, firstMismatches } = await readEndToEndLedger(db, bodies, deliveries, tray.port);
+        const figures = {
+          sent: deliveries.length,
+          statuses,
+          queue,
+          ...ledger,
+          failedJobs: (await queueCounts(redis.url, prefix)).failed,
+          recoveredStalledJobs: await recoveredStalledJobs(redis.url, prefix),
+          trayProcessAlive: tray.child.exitCode === null && tray.child.signalCode === null,
+          ackLatencyMs,
+          drainAfterRestartMs: Math.round(drainMs),
+          queueEmptyAfterDrainMs: Math.round(queueEmptyMs),
+        };
+        reportFigures('receiver SIGKILL with a filling spool, worker running', figures);
+        expect(acked.size, 'acknowledged before the kill').to.be.at.least(burstSize / 4);
+        expect(queue).to.deep.include({ lost: 0, duplicated: 0, unknown: 0, storedAcknowledged: acked.size });
+        expect(firstMismatches, 'tray records differing from the model').to.deep.equal([]);
+        expect(figures).to.deep.include({
+          lost: 0,
+          duplicated: 0,
+          unknown: 0,
+          failedJobs: 0,
+          trayMismatches: 0,
+          unreadMismatches: 0,
+          trayProcessAlive: true,
+          // Every job the queue holds (acknowledged or not) reached the events store, and only those.
+          storedInEvents: queue.storedAcknowledged + queue.storedUnacknowledged,
+        });
+      } finally {
+        await db.dropDatabase().catch(() => undefined);
+        await client.close();
+      }
     });
   });
 
@@ -145,25 +194,23 @@ describe('faults on the receiver path (real processes, ledger check on the queue
       const prefix = useQueuePrefix();
       const a = await startReceiverProcess({ redisUrl: redis.url, prefix, spoolDir: join(dir, 'spool-a') });
       const b = await startReceiverProcess({ redisUrl: redis.url, prefix, spoolDir: join(dir, 'spool-b') });
-      receivers.push(a, b);
-      let fault: Promise<void> | undefined;
+      processes.push(a, b);
       const count = Math.round(burstSize / 2);
+      const outage = outageAfterAcks({
+        acks: count * 0.6,
+        downMs: 1_500,
+        stop: killRedis,
+        start: startOwnRedis,
+      });
       const deliveries = await sendBurst({
         urls: [a.url, b.url],
         secret: faultSecret,
         count,
         concurrency: 8,
         tag: 'two-receivers',
-        onAck: (acked) => {
-          if (fault || acked < count * 0.6) return;
-          fault = (async () => {
-            await redis.stop('SIGKILL');
-            await sleep(1_500);
-            await startOwnRedis();
-          })();
-        },
+        onAck: outage.onAck,
       });
-      await fault;
+      await outage.done();
       await Promise.all([waitUntilDrained(a.port), waitUntilDrained(b.port)]);
       const { acked, statuses, ackLatencyMs } = summarise(deliveries);
       const ledger = checkLedger(

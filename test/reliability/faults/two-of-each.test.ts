@@ -1,14 +1,13 @@
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startFerret, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { connectMongo } from '../../../shared/mongo/connect-mongo.ts';
-import { WEBHOOK_QUEUE_NAME } from '../../../shared/queue/webhook-queue.ts';
-import { EVENTS } from '../../../shared/tray/tray-record.ts';
 import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
 import { sendBurst } from '../support/burst.ts';
+import { queueCounts, readEndToEndLedger, recoveredStalledJobs } from '../support/end-to-end-ledger.ts';
+import { outageAfterAcks } from '../support/outage-after-acks.ts';
 import {
   faultSecret,
   startReceiverProcess,
@@ -16,29 +15,28 @@ import {
   type ReceiverProcess,
 } from '../support/receiver-process.ts';
 import { latencySummary, reportFigures, tally } from '../support/report-figures.ts';
+import { socialBurstBodies } from '../support/social-burst.ts';
 import { startTrayProcess, type TrayProcess } from '../support/tray-process.ts';
 
 const count = Number(process.env.RELIABILITY_E2E_BURST ?? 1_000);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function queueCounts(redisUrl: string, prefix: string) {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
-  const base = `${prefix}:${WEBHOOK_QUEUE_NAME}`;
-  try {
-    const [wait, active, delayed, failed] = await Promise.all([
-      redis.llen(`${base}:wait`),
-      redis.llen(`${base}:active`),
-      redis.zcard(`${base}:delayed`),
-      redis.zcard(`${base}:failed`),
-    ]);
-    return { pending: wait + active + delayed, failed };
-  } finally {
-    redis.disconnect();
-  }
+/** The `err` of each "job failed" log line (pino JSON) of a tray-service process. */
+function failureReasons(output: string): string[] {
+  return output
+    .split('\n')
+    .filter((line) => line.includes('job failed'))
+    .map((line) => {
+      try {
+        return String((JSON.parse(line) as { err?: unknown }).err ?? 'no err').slice(0, 60);
+      } catch {
+        return 'unparsed log line';
+      }
+    });
 }
 
 describe('two receivers and two workers at once, the MongoDB-compatible server stopped during processing', function () {
-  this.timeout(600_000);
+  this.timeout(900_000);
   let dir: string;
   let redis: LocalServer;
   let ferret: LocalServer;
@@ -59,7 +57,7 @@ describe('two receivers and two workers at once, the MongoDB-compatible server s
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('stores every acknowledged event exactly once, with no failed job', async () => {
+  it('stores every acknowledged event exactly once, with no failed job, and the tray equals the model', async () => {
     const prefix = useQueuePrefix();
     const dbName = uniqueName('two');
     // Each child is registered as soon as it runs, so a failed start never leaves one behind.
@@ -81,29 +79,25 @@ describe('two receivers and two workers at once, the MongoDB-compatible server s
       workers.push(worker);
     }
 
+    const bodies = socialBurstBodies('two-of-each', count);
+    // Every event goes to both receivers: stop the database (SIGTERM) 60 % of the way in, for 3 s.
+    const outage = outageAfterAcks({
+      acks: count * 0.6,
+      downMs: 3_000,
+      stop: () => ferret.stop(),
+      start: startOwnFerret,
+    });
     const started = performance.now();
-    let outage: Promise<void> | undefined;
-    let outageStartedAt = 0;
     const deliveries = await sendBurst({
       urls: receivers.map((receiver) => receiver.url),
       secret: faultSecret,
-      count,
+      bodies,
       concurrency: 8,
-      tag: 'two-of-each',
-      onAck: (acked) => {
-        // Every event goes to both receivers: stop the database a third of the way in, for 3 s.
-        if (outage || acked < count * 0.6) return;
-        outageStartedAt = performance.now();
-        outage = (async () => {
-          await ferret.stop();
-          await sleep(3_000);
-          await startOwnFerret();
-        })();
-      },
+      onAck: outage.onAck,
     });
-    await outage;
+    await outage.done();
     await Promise.all(receivers.map((receiver) => waitUntilDrained(receiver.port)));
-    const deadline = Date.now() + 400_000;
+    const deadline = Date.now() + 480_000;
     let counts = await queueCounts(redis.url, prefix);
     while (counts.pending > 0 && Date.now() < deadline) {
       await sleep(500);
@@ -113,31 +107,29 @@ describe('two receivers and two workers at once, the MongoDB-compatible server s
 
     const { client, db } = await connectMongo(ferret.url, dbName, { appName: 'reliability' });
     try {
-      const acked = new Set(deliveries.filter((d) => d.status === 200).map((d) => d.id));
-      const sent = new Set(deliveries.map((d) => d.id));
-      const events = db.collection<{ _id: string }>(EVENTS);
-      const stored = new Set((await events.find({}, { projection: { _id: 1 } }).toArray()).map((e) => e._id));
+      const { ledger, firstMismatches } = await readEndToEndLedger(db, bodies, deliveries, workers[0]!.port);
       const figures = {
         events: count,
         requests: deliveries.length,
         statuses: tally(deliveries.map((d) => d.status)),
-        acknowledged: acked.size,
-        storedInEvents: stored.size,
-        lost: [...acked].filter((id) => !stored.has(id)).length,
-        duplicated: (await events.countDocuments({})) - stored.size,
-        unknown: [...stored].filter((id) => !sent.has(id)).length,
+        ...ledger,
         // Attempts the workers logged as failed (bull retries them): shows the outage was felt.
         failedAttempts: workers.reduce(
           (sum, worker) => sum + (worker.output().match(/job failed/g) ?? []).length,
           0,
         ),
+        // Why they failed (first 60 characters of each error), so a slow or stuck run explains itself.
+        failureReasons: tally(workers.flatMap((worker) => failureReasons(worker.output()))),
         pendingJobs: counts.pending,
         failedJobs: counts.failed,
+        recoveredStalledJobs: await recoveredStalledJobs(redis.url, prefix),
         ackLatencyMs: latencySummary(deliveries.filter((d) => d.status === 200).map((d) => d.ms)),
-        outageAfterMs: Math.round(outageStartedAt - started),
+        outageAfterMs: Math.round((outage.startedAt() ?? started) - started),
+        databaseDownForMs: outage.downForMs(),
         endToEndMs: Math.round(endToEndMs),
       };
       reportFigures('two receivers, two workers, database stopped 3 s', figures);
+      expect(firstMismatches, 'tray records differing from the model').to.deep.equal([]);
       expect(figures).to.deep.include({
         acknowledged: count,
         lost: 0,
@@ -145,6 +137,8 @@ describe('two receivers and two workers at once, the MongoDB-compatible server s
         unknown: 0,
         pendingJobs: 0,
         failedJobs: 0,
+        trayMismatches: 0,
+        unreadMismatches: 0,
       });
     } finally {
       await db.dropDatabase().catch(() => undefined);

@@ -8,19 +8,24 @@ export interface Delivery {
   ms: number;
 }
 
-export interface BurstOptions {
+/** One signed delivery's body; `id` is its dedupe key (= bull job id = `_id` in events). */
+export interface BurstBody {
+  readonly id: string;
+  readonly body: string;
+}
+
+/** Either `count` distinct channel.didCreate bodies made from `tag`, or prepared `bodies`. */
+export type BurstOptions = {
   /** Receiver URLs; each event goes to every one of them at once (a redelivery racing itself). */
   urls: readonly string[];
   secret: string;
-  count: number;
   concurrency: number;
-  tag: string;
   /** Called after every answer with the number of 200s so far; may inject a fault (awaited). */
   onAck?: (acked: number) => void | Promise<void>;
-}
+} & ({ count: number; tag: string } | { bodies: readonly BurstBody[] });
 
 /** Signed, distinct channel.didCreate bodies; the id is the dedupe key (= bull job id). */
-export function burstBodies(tag: string, count: number): { id: string; body: string }[] {
+export function burstBodies(tag: string, count: number): BurstBody[] {
   return Array.from({ length: count }, (_, n) => {
     const body = channelDidCreate(`${tag}-${n}`);
     return { id: dedupeKey(Buffer.from(body)), body };
@@ -28,11 +33,11 @@ export function burstBodies(tag: string, count: number): { id: string; body: str
 }
 
 /**
- * Sends `count` signed events with at most `concurrency` requests in flight, each attempted once
+ * Sends the signed events with at most `concurrency` requests in flight, each attempted once
  * (the ledger then says what an acknowledgement was worth). Bounded: every request has a timeout.
  */
 export async function sendBurst(options: BurstOptions): Promise<Delivery[]> {
-  const events = burstBodies(options.tag, options.count);
+  const events = 'bodies' in options ? options.bodies : burstBodies(options.tag, options.count);
   const deliveries: Delivery[] = [];
   let next = 0;
   let acked = 0;

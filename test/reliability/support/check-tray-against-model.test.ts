@@ -1,0 +1,45 @@
+import { expect } from 'chai';
+import { TRAY_RECORDS, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
+import { useWorker } from '../../tray-service/worker/worker-harness.ts';
+import type { TestEnvelope } from '../../tray-service/worker/event-builder.ts';
+import { checkTrayAgainstModel } from './check-tray-against-model.ts';
+import { reportFigures } from './report-figures.ts';
+import { socialBurstBodies } from './social-burst.ts';
+
+// The control for the fault scenarios: the same event mix through the real worker (in process,
+// concurrency 8, no fault) must match the reference model, and the check must see a change.
+describe('checkTrayAgainstModel on the social burst, no fault (real worker, concurrency 8)', function () {
+  this.timeout(300_000);
+  const worker = useWorker({ concurrency: 8 });
+  const bodies = socialBurstBodies('baseline', 400);
+
+  before(async () => {
+    await worker.deliverAll(bodies.map((event) => JSON.parse(event.body) as TestEnvelope));
+  });
+
+  it('finds the tray equal to the model', async () => {
+    const check = await checkTrayAgainstModel(worker.db, bodies);
+    reportFigures('tray vs model, no fault', {
+      events: bodies.length,
+      trayRecords: check.records,
+      trayUsers: check.users,
+      trayMismatches: check.mismatches.length,
+    });
+    expect(check.mismatches.slice(0, 10)).to.deep.equal([]);
+    expect(check.records, 'records the mix makes').to.be.above(50);
+  });
+
+  it('reports a double-counted actor, a lost record and a record nobody caused', async () => {
+    const records = worker.db.collection<TrayRecordDoc>(TRAY_RECORDS);
+    const [first, second] = await records.find({}).sort({ _id: 1 }).limit(2).toArray();
+    await records.updateOne({ _id: first!._id }, { $inc: { actorsCount: 1 } });
+    await records.deleteOne({ _id: second!._id });
+    await records.insertOne({ ...second!, _id: 'comment_nobody_u-x', userId: 'u-x' });
+    const check = await checkTrayAgainstModel(worker.db, bodies);
+    expect(check.mismatches).to.have.deep.members([
+      { key: first!._id, field: 'actorsCount', expected: first!.actorsCount, actual: first!.actorsCount + 1 },
+      { key: second!._id, field: 'record', expected: 'present', actual: 'absent' },
+      { key: 'comment_nobody_u-x', field: 'record', expected: 'absent', actual: 'present' },
+    ]);
+  });
+});

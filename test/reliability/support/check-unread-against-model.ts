@@ -1,0 +1,43 @@
+import { SignJWT } from 'jose';
+import type { BurstBody } from './burst.ts';
+import { referenceTray, type ModelEnvelope } from './reference-tray-model.ts';
+import { trayJwtSecret } from './tray-process.ts';
+
+export interface UnreadMismatch {
+  readonly userId: string;
+  readonly expected: number;
+  readonly actual: number | string;
+}
+
+/**
+ * The tray counts as each user sees them: `GET /notifications/v3` (totalUnreadCount, platform
+ * document 4.1) of a running tray-service process, one call per user the model expects records
+ * for. Nobody read anything or set a last-read time, so every record of the model is unread.
+ */
+export async function checkUnreadAgainstModel(
+  trayPort: number,
+  events: readonly BurstBody[],
+): Promise<{ users: number; mismatches: readonly UnreadMismatch[] }> {
+  const expected = new Map<string, number>();
+  for (const record of referenceTray(
+    events.map((event) => JSON.parse(event.body) as ModelEnvelope),
+  ).values()) {
+    if (!record.hasRead) expected.set(record.userId, (expected.get(record.userId) ?? 0) + 1);
+  }
+  const mismatches: UnreadMismatch[] = [];
+  for (const [userId, count] of expected) {
+    const token = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(userId)
+      .setExpirationTime('10m')
+      .sign(new TextEncoder().encode(trayJwtSecret));
+    const res = await fetch(`http://127.0.0.1:${trayPort}/notifications/v3`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(10_000),
+    });
+    const body = (await res.json()) as { data?: { totalUnreadCount?: number } };
+    const actual = res.status === 200 ? (body.data?.totalUnreadCount ?? 'none') : `HTTP ${res.status}`;
+    if (actual !== count) mismatches.push({ userId, expected: count, actual });
+  }
+  return { users: expected.size, mismatches };
+}

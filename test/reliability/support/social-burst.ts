@@ -1,0 +1,146 @@
+import { dedupeKey } from '../../../receiver/dedupe-key.ts';
+import { channelDidCreate } from '../../receiver/support/signed-request.ts';
+import type { BurstBody } from './burst.ts';
+
+/**
+ * A burst of tray events (payloads as in shared/spec/events.md) whose final tray does not depend on
+ * the order they are processed in: comments, replies and reactions by a small pool of actors (so
+ * actors repeat and records group many actions) on a set of posts, mentions in comments and in
+ * user-feed posts, and a tenth of store-only channel.didCreate events. Every action has its own
+ * id and its own time, and the times are a shuffle of the send order, so "newest" is decided by
+ * the payload, never by arrival. No community post (its fan-out depends on when joins were
+ * processed, 2.3.6) and no rename or delete (they rewrite what earlier events wrote).
+ * Deterministic for a tag: the same tag gives the same bodies.
+ */
+export function socialBurstBodies(tag: string, count: number): BurstBody[] {
+  const random = seededRandom(tag);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+  const users = Array.from({ length: 12 }, (_, n) => ({ userId: `${tag}-u${n}`, displayName: `User ${n}` }));
+  const ids = users.map((user) => user.userId);
+  const communities = [0, 1].map((n) => ({ communityId: `${tag}-c${n}`, displayName: `Community ${n}` }));
+  const posts = Array.from({ length: Math.max(6, Math.round(count / 25)) }, (_, n) => {
+    const owner = ids[n % ids.length]!;
+    const community = n % 3 === 2 ? undefined : communities[n % 2]!;
+    return {
+      post: {
+        postId: `${tag}-p${n}`,
+        postedUserId: owner,
+        targetType: community ? 'community' : 'user',
+        // A user feed: the owner's own or another user's (the feed owner is the parent target).
+        targetId: community?.communityId ?? ids[(n * 5) % ids.length]!,
+      },
+      community,
+    };
+  });
+  const comments: { commentId: string; userId: string; post: (typeof posts)[number] }[] = [];
+  // Action times: a shuffle of 0..count-1 seconds after a base a day ago (nothing expires).
+  const base = Math.floor((Date.now() - 24 * 3600_000) / 1000) * 1000;
+  const times = shuffle(
+    Array.from({ length: count }, (_, n) => n),
+    random,
+  ).map((n) => new Date(base + n * 1000).toISOString());
+  const profilesOf = (...userIds: string[]) => users.filter((user) => userIds.includes(user.userId));
+
+  const envelopes = Array.from({ length: count }, (_, n): unknown => {
+    const createdAt = times[n]!;
+    const actor = pick(ids);
+    const target = pick(posts);
+    const roll = random();
+    const mention = random() < 0.2 ? [pick(ids)] : [];
+    if (roll < 0.1) return JSON.parse(channelDidCreate(`${tag}-ch${n}`)) as unknown;
+    if (roll < 0.15) {
+      const feedOwner = pick(ids);
+      return {
+        event: 'post.didCreate',
+        data: {
+          post: {
+            postId: `${tag}-up${n}`,
+            postedUserId: actor,
+            targetType: 'user',
+            targetId: feedOwner,
+            text: 'hello',
+            createdAt,
+            mentionees: [{ type: 'user', userIds: mention.length > 0 ? mention : [pick(ids)] }],
+          },
+          users: profilesOf(actor, feedOwner, ...mention),
+        },
+      };
+    }
+    if (roll < 0.65 || comments.length === 0) {
+      const parent = roll >= 0.5 && comments.length > 0 ? pick(comments) : undefined;
+      const on = parent?.post ?? target;
+      const commentId = `${tag}-cm${n}`;
+      comments.push({ commentId, userId: actor, post: on });
+      return {
+        event: 'comment.didCreate',
+        data: {
+          comment: {
+            commentId,
+            userId: actor,
+            referenceType: 'post',
+            referenceId: on.post.postId,
+            parentId: parent?.commentId ?? null,
+            segmentNumber: n,
+            text: 'nice',
+            createdAt,
+            mentionees: mention.length > 0 ? [{ type: 'user', userIds: mention }] : [],
+          },
+          post: on.post,
+          ...(on.community ? { community: on.community } : {}),
+          parentComment: parent ? { commentId: parent.commentId, userId: parent.userId } : null,
+          users: profilesOf(actor, on.post.postedUserId, parent?.userId ?? '', ...mention),
+        },
+      };
+    }
+    const onComment = roll >= 0.88 ? pick(comments) : undefined;
+    const on = onComment?.post ?? target;
+    return {
+      event: 'reaction.didAdd',
+      data: {
+        reaction: {
+          reactionId: `${tag}-r${n}`,
+          reactionName: 'like',
+          userId: actor,
+          referenceType: onComment ? 'comment' : 'post',
+          referenceId: onComment?.commentId ?? on.post.postId,
+          createdAt,
+        },
+        post: on.post,
+        ...(onComment
+          ? {
+              comment: {
+                commentId: onComment.commentId,
+                userId: onComment.userId,
+                referenceId: on.post.postId,
+              },
+            }
+          : {}),
+        ...(on.community ? { community: on.community } : {}),
+        users: profilesOf(actor),
+      },
+    };
+  });
+  return envelopes.map((envelope) => {
+    const body = JSON.stringify(envelope);
+    return { id: dedupeKey(Buffer.from(body)), body };
+  });
+}
+
+/** mulberry32 seeded from the tag: reproducible bursts without a dependency. */
+function seededRandom(tag: string): () => number {
+  let seed = [...tag].reduce((hash, char) => Math.imul(hash ^ char.charCodeAt(0), 16777619), 2166136261);
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function shuffle<T>(list: T[], random: () => number): T[] {
+  for (let n = list.length - 1; n > 0; n -= 1) {
+    const other = Math.floor(random() * (n + 1));
+    [list[n], list[other]] = [list[other]!, list[n]!];
+  }
+  return list;
+}
