@@ -12,10 +12,15 @@ export interface QueueConnection {
  * null, enableReadyCheck false), while the command one fails fast so callers can fall back (the
  * receiver's spool) instead of waiting on ioredis's offline queue.
  */
-export function createBullQueue<T>(name: string, connection: QueueConnection): Bull.Queue<T> {
+export function createBullQueue<T>(
+  name: string,
+  connection: QueueConnection,
+  settings?: Bull.AdvancedSettings,
+): Bull.Queue<T> {
   const clients: Redis[] = [];
   const queue = new Bull<T>(name, {
     prefix: connection.prefix,
+    ...(settings ? { settings } : {}),
     createClient: (type) => {
       const client = new Redis(connection.redisUrl, {
         maxRetriesPerRequest: type === 'client' ? 1 : null,

@@ -1,4 +1,5 @@
 import type Bull from 'bull';
+import { CAPPED_EXPONENTIAL, cappedExponentialDelay } from './capped-exponential-backoff.ts';
 import { createBullQueue, type QueueConnection } from './create-bull-queue.ts';
 
 /** The one queue between receiver and worker. README, "Queue", documents name and options. */
@@ -16,14 +17,18 @@ export interface WebhookJobData {
   data: Record<string, unknown>;
 }
 
+/** Waits between attempts of a webhook job: 1 s, 2 s, 4 s, 8 s, 16 s, then every 30 s. */
+export const webhookRetryDelays = { firstMs: 1_000, maxMs: 30_000 } as const;
+
 /**
- * Job options for every webhook job. Jobs are retried with exponential backoff (1 s, 2 s, 4 s, ...)
- * so a MongoDB outage of a few minutes costs nothing; after the last attempt the job stays in the
- * failed set (the dead letter) until `scripts/replay` moves it back.
+ * Job options for every webhook job. 20 attempts with capped exponential backoff
+ * (webhookRetryDelays) span about 7.5 minutes, so a MongoDB outage of a few minutes costs nothing,
+ * and once it ends every waiting job is retried within 30 s. After the last attempt the job stays
+ * in the failed set (the dead letter) until `scripts/replay` moves it back.
  */
 export const webhookJobOptions: Bull.JobOptions = {
-  attempts: 10,
-  backoff: { type: 'exponential', delay: 1_000 },
+  attempts: 20,
+  backoff: { type: CAPPED_EXPONENTIAL },
   removeOnComplete: { age: 24 * 3600, count: 10_000 },
   removeOnFail: false,
 };
@@ -34,5 +39,11 @@ export function createWebhookQueue(
   connection: QueueConnection,
   name = WEBHOOK_QUEUE_NAME,
 ): Bull.Queue<WebhookJobData> {
-  return createBullQueue<WebhookJobData>(name, connection);
+  // Every instance registers the strategy: bull computes a retry's delay in the process whose
+  // worker ran the failed attempt, from the job's stored `backoff.type`.
+  return createBullQueue<WebhookJobData>(name, connection, {
+    backoffStrategies: {
+      [CAPPED_EXPONENTIAL]: (attemptsMade) => cappedExponentialDelay(attemptsMade, webhookRetryDelays),
+    },
+  });
 }

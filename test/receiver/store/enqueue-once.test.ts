@@ -1,9 +1,10 @@
-import Bull from 'bull';
+import type Bull from 'bull';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { createReceiverQueue, type ReceiverQueue } from '../../../receiver/store/create-receiver-queue.ts';
 import { dedupeMarkKey, enqueueOnce, type EnqueueTarget } from '../../../receiver/store/enqueue-once.ts';
 import {
+  createWebhookQueue,
   WEBHOOK_QUEUE_NAME,
   webhookJobOptions,
   type WebhookJobData,
@@ -92,7 +93,7 @@ describe('enqueueOnce', () => {
     });
 
     it("is processed by a bull worker with the queue's retry options, and announced as waiting", async () => {
-      const worker = new Bull<WebhookJobData>(WEBHOOK_QUEUE_NAME, testStack().redisUrl, { prefix });
+      const worker = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix });
       try {
         await worker.empty();
         // bull subscribes to its event channel asynchronously and says so with 'registered:...'.
@@ -114,7 +115,10 @@ describe('enqueueOnce', () => {
         expect(processed.id).to.equal('c1');
         expect(processed.data).to.deep.equal(job('c1'));
         expect(processed.attemptsMade).to.equal(1);
-        expect(processed.opts).to.deep.include({ attempts: 10, backoff: webhookJobOptions.backoff });
+        expect(processed.opts).to.deep.include({
+          attempts: webhookJobOptions.attempts,
+          backoff: webhookJobOptions.backoff,
+        });
       } finally {
         await worker.close();
       }

@@ -1,7 +1,11 @@
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { createRedis } from '../../../shared/redis/create-redis.ts';
-import { createWebhookQueue } from '../../../shared/queue/webhook-queue.ts';
+import {
+  createWebhookQueue,
+  webhookJobOptions,
+  webhookRetryDelays,
+} from '../../../shared/queue/webhook-queue.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 
@@ -34,5 +38,30 @@ describe('createWebhookQueue', () => {
     await queue.close();
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await connectedClients(admin)).to.equal(before);
+  });
+
+  it("retries a failed job after the policy's first wait (the backoff strategy is registered)", async function () {
+    this.timeout(10_000);
+    const queue = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix: `${prefix}-retry` });
+    try {
+      const attemptsAt: number[] = [];
+      const done = new Promise<void>((resolve) => {
+        void queue.process(async () => {
+          attemptsAt.push(Date.now());
+          if (attemptsAt.length === 1) throw new Error('first attempt fails');
+          resolve();
+        });
+      });
+      await queue.add(
+        { dedupeKey: 'r', webhook: 'w', receivedAt: new Date().toISOString(), event: 'e', data: {} },
+        webhookJobOptions,
+      );
+      await done;
+      const [first = 0, second = 0] = attemptsAt;
+      // At least the first wait (1 s); bull promotes delayed jobs on a timer, so not exactly.
+      expect(second - first).to.be.at.least(webhookRetryDelays.firstMs);
+    } finally {
+      await queue.close();
+    }
   });
 });

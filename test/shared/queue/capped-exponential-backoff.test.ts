@@ -1,0 +1,26 @@
+import { expect } from 'chai';
+import { cappedExponentialDelay } from '../../../shared/queue/capped-exponential-backoff.ts';
+import { webhookJobOptions, webhookRetryDelays } from '../../../shared/queue/webhook-queue.ts';
+
+describe('cappedExponentialDelay', () => {
+  it('doubles from the first wait and then stays at the cap', () => {
+    const delays = [1, 2, 3, 4, 5, 6, 7, 8, 40].map((attempts) =>
+      cappedExponentialDelay(attempts, { firstMs: 1_000, maxMs: 30_000 }),
+    );
+    expect(delays).to.deep.equal([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000, 30_000]);
+  });
+
+  it('stays finite for any attempt count', () => {
+    expect(cappedExponentialDelay(10_000, { firstMs: 1_000, maxMs: 30_000 })).to.equal(30_000);
+  });
+
+  describe("with the webhook queue's policy", () => {
+    it('retries a job for several minutes in all, so a short database outage costs nothing', () => {
+      const attempts = webhookJobOptions.attempts ?? 1;
+      let totalMs = 0;
+      for (let made = 1; made < attempts; made += 1)
+        totalMs += cappedExponentialDelay(made, webhookRetryDelays);
+      expect(totalMs).to.be.within(5 * 60_000, 10 * 60_000);
+    });
+  });
+});
