@@ -6,17 +6,22 @@ export interface Delivery {
   /** HTTP status, or 0 when the connection failed (receiver killed or not listening). */
   status: number;
   ms: number;
+  /** performance.now() when the answer arrived. */
+  answeredAt: number;
 }
 
-export interface BurstOptions {
+export interface SendOptions {
   /** Receiver URLs; each event goes to every one of them at once (a redelivery racing itself). */
   urls: readonly string[];
   secret: string;
-  count: number;
   concurrency: number;
-  tag: string;
   /** Called after every answer with the number of 200s so far; may inject a fault (awaited). */
   onAck?: (acked: number) => void | Promise<void>;
+}
+
+export interface BurstOptions extends SendOptions {
+  count: number;
+  tag: string;
 }
 
 /** Signed, distinct channel.didCreate bodies; the id is the dedupe key (= bull job id). */
@@ -32,7 +37,14 @@ export function burstBodies(tag: string, count: number): { id: string; body: str
  * (the ledger then says what an acknowledgement was worth). Bounded: every request has a timeout.
  */
 export async function sendBurst(options: BurstOptions): Promise<Delivery[]> {
-  const events = burstBodies(options.tag, options.count);
+  return sendEvents(burstBodies(options.tag, options.count), options);
+}
+
+/** Sends the given signed events in order, as sendBurst does (each attempted once, bounded). */
+export async function sendEvents(
+  events: readonly { id: string; body: string }[],
+  options: SendOptions,
+): Promise<Delivery[]> {
   const deliveries: Delivery[] = [];
   let next = 0;
   let acked = 0;
@@ -57,7 +69,8 @@ export async function sendBurst(options: BurstOptions): Promise<Delivery[]> {
           } catch {
             status = 0;
           }
-          deliveries.push({ id: event.id, status, ms: performance.now() - started });
+          const answeredAt = performance.now();
+          deliveries.push({ id: event.id, status, ms: answeredAt - started, answeredAt });
           if (status === 200) acked += 1;
           await options.onAck?.(acked);
         }),
