@@ -61,6 +61,11 @@ export function buildLoadSequence(options: {
   const user = () => social.uid(Math.floor(next() * world.users));
   // Squaring skews towards low indexes: post 0 is the hottest.
   const post = () => Math.floor(next() * next() * world.posts);
+  // Replies and reactions go to the 200 latest comments: people answer what is on screen.
+  const recentComment = () => {
+    const from = Math.max(0, world.comments.length - 200);
+    return world.comments[from + Math.floor(next() * (world.comments.length - from))]!;
+  };
 
   add('community.didJoin', social.join());
   for (let n = 1; n < options.count - 1; n += 1) {
@@ -70,14 +75,12 @@ export function buildLoadSequence(options: {
     else if (r < 0.3) add('follow.didCreate', social.follow(n, user(), user(), at));
     else if (r < 0.35) add('post.didFlag', social.flag(n, post(), user(), at));
     else if (r < 0.63) add('comment.didCreate', ...social.comment(n, user(), post(), at, next() < 0.12));
-    else if (r < 0.7 && world.comments.length > 0) {
-      const parent = world.comments[Math.floor(next() * world.comments.length)]!;
-      add('comment.didCreate', ...social.reply(n, user(), parent, at));
-    } else if (r < 0.88) add('reaction.didAdd', ...social.reactToPost(n, user(), post(), at));
-    else if (r < 0.95 && world.comments.length > 0) {
-      const comment = world.comments[Math.floor(next() * world.comments.length)]!;
-      add('reaction.didAdd', ...social.reactToComment(n, user(), comment, at));
-    } else if (r < 0.99 || n < 500) add('post.didCreate', ...social.userFeedPost(n, user(), user(), at));
+    else if (r < 0.7 && world.comments.length > 0)
+      add('comment.didCreate', ...social.reply(n, user(), recentComment(), at));
+    else if (r < 0.88) add('reaction.didAdd', ...social.reactToPost(n, user(), post(), at));
+    else if (r < 0.95 && world.comments.length > 0)
+      add('reaction.didAdd', ...social.reactToComment(n, user(), recentComment(), at));
+    else if (r < 0.99 || n < 500) add('post.didCreate', ...social.userFeedPost(n, user(), user(), at));
     // Community posts only once the join (event 0) is long processed: a member's fan-out starts at
     // the join (platform document 2.3.6), and the worker runs several jobs at once.
     else add('post.didCreate', ...social.communityPost(n, Math.floor(next() * world.members), at));
