@@ -28,8 +28,13 @@ import {
 } from './support/expected-tray.ts';
 import { buildLoadSequence, type LoadSequence } from './support/load-sequence.ts';
 
-/** RELIABILITY_LOAD_EVENTS: events in the sequence (issue 8: 20,000). */
-const eventCount = Number(process.env.RELIABILITY_LOAD_EVENTS ?? 20_000);
+/**
+ * RELIABILITY_LOAD_EVENTS: events in the sequence. Issue 8 names 20,000; run that with
+ * RELIABILITY_LOAD_EVENTS=20000 (RELIABILITY.md has its figures). The default is smaller because
+ * CI runs this file: the worker on FerretDB drains 20,000 events in over an hour on the shared
+ * 2-core machine (its cost per job grows with the collections, see `backend`), 2,000 in 3 minutes.
+ */
+const eventCount = Number(process.env.RELIABILITY_LOAD_EVENTS ?? 2_000);
 /** RELIABILITY_LOAD_CONCURRENCY: requests in flight; enough to keep the receiver saturated. */
 const concurrency = Number(process.env.RELIABILITY_LOAD_CONCURRENCY ?? 48);
 /**
@@ -101,6 +106,20 @@ describe(`sustained load: ${eventCount} signed events through receiver -> queue 
     // that the whole sequence reached the tray, and the lag is measured from its acknowledgement.
     const [last] = await sendEvents([sequence.last.event], { ...options, concurrency: 1 });
     deliveries.push(last!);
+    const acked = deliveries.filter((d) => d.status === 200);
+    const first = Math.min(...deliveries.map((d) => d.answeredAt - d.ms));
+    const sendSeconds = (Math.max(...deliveries.slice(0, -1).map((d) => d.answeredAt)) - first) / 1000;
+    const acknowledgements = {
+      events: eventCount,
+      concurrency,
+      statuses: tally(deliveries.map((d) => d.status)),
+      ackedPerSecond: Math.round((acked.length - 1) / sendSeconds),
+      ackLatencyMs: latencySummary(acked.map((d) => d.ms)),
+      spooled: await metricValue(receiver.port, 'webhook_accepted_total', 'stored_in="spool"'),
+      sendSeconds: Math.round(sendSeconds * 10) / 10,
+    };
+    // Printed at once: the receiver's figures stand even if the worker cannot drain in time.
+    reportFigures('sustained load, acknowledgements', acknowledgements);
 
     const records = mongo.db.collection<StoredRecord>(TRAY_RECORDS);
     const deadline = Date.now() + 3_300_000;
@@ -124,6 +143,7 @@ describe(`sustained load: ${eventCount} signed events through receiver -> queue 
       await sleep(200);
       queue = await queueCounts(redisUrl, prefix);
     }
+    const drainedAt = performance.now();
 
     const token = await new SignJWT({})
       .setProtectedHeader({ alg: 'HS256' })
@@ -153,20 +173,12 @@ describe(`sustained load: ${eventCount} signed events through receiver -> queue 
         : undefined,
     };
 
-    const acked = deliveries.filter((d) => d.status === 200);
-    const first = Math.min(...deliveries.map((d) => d.answeredAt - d.ms));
-    const sendSeconds = (Math.max(...deliveries.slice(0, -1).map((d) => d.answeredAt)) - first) / 1000;
     const storedIds = new Set(stored.map((doc) => doc._id));
     reportFigures('sustained load', {
-      events: eventCount,
+      ...acknowledgements,
       backend,
       mix: sequence.mix,
-      concurrency,
-      statuses: tally(deliveries.map((d) => d.status)),
       acknowledged: acked.length,
-      ackedPerSecond: Math.round((acked.length - 1) / sendSeconds),
-      ackLatencyMs: latencySummary(acked.map((d) => d.ms)),
-      spooled: await metricValue(receiver.port, 'webhook_accepted_total', 'stored_in="spool"'),
       storedInEvents: storedIds.size,
       lost: acked.filter((d) => !storedIds.has(d.id)).length,
       duplicated: run.storedDocuments - storedIds.size,
@@ -175,9 +187,8 @@ describe(`sustained load: ${eventCount} signed events through receiver -> queue 
       pendingJobs: queue.pending,
       trayRecords: { ...run.tray, examples: undefined },
       lastEventLagMs: Math.round(run.lagMs),
-      firstRequestToQueueEmptyS: Math.round((performance.now() - first) / 100) / 10,
-      workerEventsPerSecond: Math.round(storedIds.size / ((performance.now() - first) / 1000)),
-      sendSeconds: Math.round(sendSeconds * 10) / 10,
+      firstRequestToQueueEmptyS: Math.round((drainedAt - first) / 100) / 10,
+      workerEventsPerSecond: Math.round((storedIds.size / ((drainedAt - first) / 1000)) * 10) / 10,
       receiverRssMb: run.memory.receiver,
       trayRssMb: run.memory.tray,
     });
