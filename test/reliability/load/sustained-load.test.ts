@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { SignJWT } from 'jose';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Db, MongoClient } from 'mongodb';
@@ -38,13 +38,24 @@ const eventCount = Number(process.env.RELIABILITY_LOAD_EVENTS ?? 2_000);
 /** RELIABILITY_LOAD_CONCURRENCY: requests in flight; enough to keep the receiver saturated. */
 const concurrency = Number(process.env.RELIABILITY_LOAD_CONCURRENCY ?? 48);
 /**
- * RELIABILITY_LOAD_BACKEND: `postgresql` (default) runs the worker against a FerretDB of this test's
+ * RELIABILITY_LOAD_BACKEND: `postgresql` (default when installed) runs the worker against a FerretDB of this test's
  * own on PostgreSQL; `sqlite` against the test stack's FerretDB (SQLite). FerretDB 1.24 answers even
  * `_id` lookups with a table scan on both, so the worker slows as the collections grow; the SQLite
  * scan (JSON text parsed per row) is the slower by far: 2 events/s against 12 at 2,000 events
  * (RELIABILITY.md). With MONGODB_URI set, the test stack's server (a real MongoDB) is used.
  */
-const backend = process.env.MONGODB_URI ? 'stack' : (process.env.RELIABILITY_LOAD_BACKEND ?? 'postgresql');
+const backend = process.env.MONGODB_URI
+  ? 'stack'
+  : (process.env.RELIABILITY_LOAD_BACKEND ?? (postgresInstalled() ? 'postgresql' : 'sqlite'));
+
+/** Debian's `postgresql` package (scripts/lib/local-servers.ts starts it); setup.sh does not install it. */
+function postgresInstalled(): boolean {
+  const root = '/usr/lib/postgresql';
+  return (
+    existsSync(root) &&
+    readdirSync(root).some((version) => existsSync(join(root, version, 'bin', 'postgres')))
+  );
+}
 /** The platform's acknowledgement contract (platform document 4.3): answer within 1.5 s. */
 const ACK_LIMIT_MS = 1_500;
 const MB = 1_048_576;
