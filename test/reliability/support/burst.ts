@@ -6,6 +6,8 @@ export interface Delivery {
   /** HTTP status, or 0 when the connection failed (receiver killed or not listening). */
   status: number;
   ms: number;
+  /** performance.now() when the answer arrived. */
+  answeredAt: number;
 }
 
 /** One signed delivery's body; `id` is its dedupe key (= bull job id = `_id` in events). */
@@ -14,15 +16,17 @@ export interface BurstBody {
   readonly body: string;
 }
 
-/** Either `count` distinct channel.didCreate bodies made from `tag`, or prepared `bodies`. */
-export type BurstOptions = {
+export interface SendOptions {
   /** Receiver URLs; each event goes to every one of them at once (a redelivery racing itself). */
   urls: readonly string[];
   secret: string;
   concurrency: number;
   /** Called after every answer with the number of 200s so far; may inject a fault (awaited). */
   onAck?: (acked: number) => void | Promise<void>;
-} & ({ count: number; tag: string } | { bodies: readonly BurstBody[] });
+}
+
+/** Either `count` distinct channel.didCreate bodies made from `tag`, or prepared `bodies`. */
+export type BurstOptions = SendOptions & ({ count: number; tag: string } | { bodies: readonly BurstBody[] });
 
 /** Signed, distinct channel.didCreate bodies; the id is the dedupe key (= bull job id). */
 export function burstBodies(tag: string, count: number): BurstBody[] {
@@ -38,6 +42,11 @@ export function burstBodies(tag: string, count: number): BurstBody[] {
  */
 export async function sendBurst(options: BurstOptions): Promise<Delivery[]> {
   const events = 'bodies' in options ? options.bodies : burstBodies(options.tag, options.count);
+  return sendEvents(events, options);
+}
+
+/** Sends the given signed events in order, as sendBurst does (each attempted once, bounded). */
+export async function sendEvents(events: readonly BurstBody[], options: SendOptions): Promise<Delivery[]> {
   const deliveries: Delivery[] = [];
   let next = 0;
   let acked = 0;
@@ -62,7 +71,8 @@ export async function sendBurst(options: BurstOptions): Promise<Delivery[]> {
           } catch {
             status = 0;
           }
-          deliveries.push({ id: event.id, status, ms: performance.now() - started });
+          const answeredAt = performance.now();
+          deliveries.push({ id: event.id, status, ms: answeredAt - started, answeredAt });
           if (status === 200) acked += 1;
           await options.onAck?.(acked);
         }),
