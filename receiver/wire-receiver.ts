@@ -42,16 +42,13 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
     onCorruptLine: (segment) => logger.warn({ segment }, 'skipped an incomplete spool line (torn write)'),
   });
   if (spool.depth() > 0) logger.info({ depth: spool.depth() }, 'spool holds events from an earlier run');
-  const enqueue = (job: WebhookJobData) =>
-    enqueueOnce(
-      {
-        queue: queue.queue,
-        redis: queue.client,
-        markPrefix: wiring.queuePrefix,
-        dedupeSeconds: wiring.dedupeSeconds,
-      },
-      job,
-    );
+  const target = {
+    queue: queue.queue,
+    redis: queue.client,
+    markPrefix: wiring.queuePrefix,
+    dedupeSeconds: wiring.dedupeSeconds,
+  };
+  const enqueue = (job: WebhookJobData) => enqueueOnce(target, job);
   const app = createReceiverApp({
     logger,
     redis: queue.client,

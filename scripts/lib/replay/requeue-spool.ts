@@ -1,9 +1,7 @@
-import type Bull from 'bull';
-import type { Redis } from 'ioredis';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
-import { enqueueOnce } from '../../../receiver/store/enqueue-once.ts';
+import { enqueueOnce, type EnqueueTarget } from '../../../receiver/store/enqueue-once.ts';
 import type { WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
 
 /** A spool line: the WebhookJobData the receiver would have queued (receiver/spool, issue 3). */
@@ -24,14 +22,6 @@ export interface SpoolCounts {
   invalidLines: number[];
 }
 
-export interface SpoolTarget {
-  readonly queue: Bull.Queue<WebhookJobData>;
-  readonly redis: Redis;
-  /** The receivers' QUEUE_PREFIX (their dedupe marks live under it) and WEBHOOK_DEDUPE_SECONDS. */
-  readonly markPrefix: string;
-  readonly dedupeSeconds: number;
-}
-
 /**
  * Queues each event of a spool file. Spooled events were verified when received and carry no
  * signature, so nothing is verified again. Each goes through the receiver's own dedupe-and-enqueue
@@ -40,7 +30,7 @@ export interface SpoolTarget {
  * new the second time.
  */
 export async function requeueSpool(
-  target: SpoolTarget,
+  target: EnqueueTarget,
   file: string,
   onBytes: (bytes: number) => void,
 ): Promise<SpoolCounts> {

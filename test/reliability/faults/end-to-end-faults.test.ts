@@ -9,11 +9,11 @@ import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { sendBurst } from '../support/burst.ts';
 import {
-  queueCounts,
   readEndToEndLedger,
   recoveredStalledJobs,
   waitUntilQueueEmpty,
 } from '../support/end-to-end-ledger.ts';
+import { queueCounts } from '../support/queue-counts.ts';
 import { outageAfterAcks } from '../support/outage-after-acks.ts';
 import {
   faultSecret,

@@ -8,11 +8,11 @@ import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { sendBurst, type Delivery } from '../support/burst.ts';
 import {
-  queueCounts,
   readEndToEndLedger,
   recoveredStalledJobs,
   waitUntilQueueEmpty,
 } from '../support/end-to-end-ledger.ts';
+import { queueCounts } from '../support/queue-counts.ts';
 import { outageAfterAcks } from '../support/outage-after-acks.ts';
 import { checkLedger, readQueueLedger } from '../support/queue-ledger.ts';
 import {

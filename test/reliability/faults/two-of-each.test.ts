@@ -6,7 +6,8 @@ import { freePort, startFerret, startRedis, type LocalServer } from '../../../sc
 import { connectMongo } from '../../../shared/mongo/connect-mongo.ts';
 import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
 import { sendBurst } from '../support/burst.ts';
-import { queueCounts, readEndToEndLedger, recoveredStalledJobs } from '../support/end-to-end-ledger.ts';
+import { readEndToEndLedger, recoveredStalledJobs } from '../support/end-to-end-ledger.ts';
+import { queueCounts } from '../support/queue-counts.ts';
 import { outageAfterAcks } from '../support/outage-after-acks.ts';
 import {
   faultSecret,

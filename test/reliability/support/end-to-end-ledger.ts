@@ -5,26 +5,7 @@ import { EVENTS } from '../../../shared/tray/tray-record.ts';
 import type { BurstBody, Delivery } from './burst.ts';
 import { checkTrayAgainstModel, type TrayMismatch } from './check-tray-against-model.ts';
 import { checkUnreadAgainstModel, type UnreadMismatch } from './check-unread-against-model.ts';
-
-/** Bull's job counts of the webhook queue: pending = waiting + active + delayed. */
-export async function queueCounts(
-  redisUrl: string,
-  prefix: string,
-): Promise<{ pending: number; active: number; failed: number }> {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
-  const base = `${prefix}:${WEBHOOK_QUEUE_NAME}`;
-  try {
-    const [wait, active, delayed, failed] = await Promise.all([
-      redis.llen(`${base}:wait`),
-      redis.llen(`${base}:active`),
-      redis.zcard(`${base}:delayed`),
-      redis.zcard(`${base}:failed`),
-    ]);
-    return { pending: wait + active + delayed, active, failed };
-  } finally {
-    redis.disconnect();
-  }
-}
+import { queueCounts } from './queue-counts.ts';
 
 /** Bounded wait until the worker(s) ran every job (none waiting, active or delayed). Returns the wait in ms. */
 export async function waitUntilQueueEmpty(
