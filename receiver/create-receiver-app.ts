@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { errorMiddleware, methodNotAllowed, notFound } from '../shared/http/error-middleware.ts';
 import { createHealthRouter } from '../shared/http/health-router.ts';
+import { helmetHeaders } from '../shared/http/helmet-headers.ts';
 import { createMetricsRouter } from '../shared/http/metrics-router.ts';
 import type { Logger } from '../shared/logging/create-logger.ts';
 import type { WebhookJobData } from '../shared/queue/webhook-queue.ts';
@@ -30,8 +31,8 @@ export function createReceiverApp(deps: ReceiverDeps): Express {
   app.disable('x-powered-by');
   // An acknowledgement is never cached; hashing every body for an ETag is wasted work.
   app.disable('etag');
-  app.use(helmet());
   const metrics = createReceiverMetrics(deps.registry, () => deps.spool.depth());
+  // Before helmet's middleware: the webhook handler sends the same headers, computed once by helmet.
   app.post(
     deps.webhookPath,
     createWebhookHandler({
@@ -40,8 +41,10 @@ export function createReceiverApp(deps: ReceiverDeps): Express {
       spool: deps.spool,
       metrics,
       logger: deps.logger,
+      securityHeaders: helmetHeaders(),
     }),
   );
+  app.use(helmet());
   app.all(deps.webhookPath, methodNotAllowed(['POST']));
   app.use(
     createHealthRouter({

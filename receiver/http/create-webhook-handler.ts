@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import type { Socket } from 'node:net';
 import { AppError, type ErrorKind } from '../../shared/errors/app-error.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
@@ -33,6 +34,8 @@ export interface WebhookHandlerDeps {
   spool: Spool;
   metrics: ReceiverMetrics;
   logger: Logger;
+  /** helmet's headers (helmetHeaders()), sent on every answer of this path. */
+  securityHeaders: ReadonlyMap<string, string>;
   now?: () => Date;
 }
 
@@ -51,40 +54,53 @@ const reasonOf: Partial<Record<ErrorKind, RejectReason>> = {
  * the body, so neither a signature nor a secret can come back in a response or a log line.
  */
 export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
-  const { settings, metrics, logger } = deps;
+  const { settings, metrics, logger, securityHeaders } = deps;
   const now = deps.now ?? (() => new Date());
   let enqueueFailing = false;
 
-  // The acknowledgement's bytes, written directly: express's json() would stringify `{}` and run
-  // its send() negotiation on every request of the hottest path (BENCHMARKS.md, "Receiver").
+  // The acknowledgement's bytes, written directly and in one call: express's json() would
+  // stringify `{}` and run its send() negotiation, and a setHeader per header costs more than one
+  // writeHead with a flat list, on every request of the hottest path (BENCHMARKS.md, "Receiver").
+  // writeHead stores the headers at once, so the length must be in the list.
+  const okHeaders = [
+    ...[...securityHeaders].flat(),
+    'content-type',
+    'application/json; charset=utf-8',
+    'content-length',
+    String(Buffer.byteLength(emptyObject)),
+  ];
+  // Refusals are rare and go through the error middleware, which adds its own headers.
+  const setSecurityHeaders = (res: Parameters<RequestHandler>[1]) => {
+    for (const [name, value] of securityHeaders) res.setHeader(name, value);
+  };
   const ok = (res: Parameters<RequestHandler>[1]) => {
-    res.statusCode = 200;
-    res.setHeader('content-type', 'application/json; charset=utf-8');
+    res.writeHead(200, okHeaders);
     res.end(emptyObject);
   };
+  const allowed = allowedSource(settings);
+  const ackSeconds = boundByStatus(metrics.ackSeconds);
+  const enqueueSeconds = {
+    queued: metrics.enqueueSeconds.labels('queued'),
+    duplicate: metrics.enqueueSeconds.labels('duplicate'),
+    failed: metrics.enqueueSeconds.labels('failed'),
+  };
 
-  return async (req, res, next) => {
+  const handle: RequestHandler = async (req, res, next) => {
     const started = performance.now();
     metrics.received.inc();
     res.once('finish', () => {
-      metrics.ackSeconds.observe({ status: String(res.statusCode) }, (performance.now() - started) / 1000);
+      ackSeconds(res.statusCode).observe((performance.now() - started) / 1000);
     });
     const reject = (reason: RejectReason, error: AppError) => {
       metrics.rejected.inc({ reason });
       logger.debug({ reason, status: error.status }, 'webhook refused');
+      setSecurityHeaders(res);
       next(error);
     };
 
     // 1. Source address (platform document, section 5.10).
-    if (settings.allowlist) {
-      const client = clientAddress(
-        req.socket.remoteAddress,
-        req.headers['x-forwarded-for'],
-        settings.trustProxy,
-      );
-      if (!client.ok || !isAllowed(settings.allowlist, client.address)) {
-        return reject('forbidden', new AppError('FORBIDDEN', 'source address is not allowed'));
-      }
+    if (!allowed(req.socket, req.headers['x-forwarded-for'])) {
+      return reject('forbidden', new AppError('FORBIDDEN', 'source address is not allowed'));
     }
     // 2. The legacy duplicate (section 5.9): acknowledged, never queued.
     if (req.headers['x-legacy-signature'] !== undefined) {
@@ -137,10 +153,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
       if (!enqueueFailing) logger.warn({ err: (error as Error).message }, 'enqueue failed; spooling events');
       enqueueFailing = true;
     }
-    metrics.enqueueSeconds.observe(
-      { outcome: outcome ?? 'failed' },
-      (performance.now() - enqueueStarted) / 1000,
-    );
+    enqueueSeconds[outcome ?? 'failed'].observe((performance.now() - enqueueStarted) / 1000);
     if (outcome === 'duplicate') {
       metrics.dropped.inc({ reason: 'duplicate' });
       return ok(res);
@@ -157,5 +170,53 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
     }
     metrics.accepted.inc({ stored_in: outcome === 'queued' ? 'queue' : 'spool' });
     ok(res);
+  };
+  // An unexpected throw still answers with the security headers (through the error middleware).
+  return async (req, res, next) => {
+    try {
+      await handle(req, res, next);
+    } catch (error) {
+      if (!res.headersSent) setSecurityHeaders(res);
+      next(error);
+    }
+  };
+}
+
+/**
+ * The allowlist decision for a request. Without trusted proxies it depends on the socket's address
+ * alone, which never changes, so it is taken once per connection: a platform delivering over a
+ * kept-alive connection skips parsing and matching the address on every later request.
+ */
+function allowedSource(
+  settings: WebhookSettings,
+): (socket: Socket, forwardedFor: string | readonly string[] | undefined) => boolean {
+  const { allowlist, trustProxy } = settings;
+  if (!allowlist) return () => true;
+  const decide = (socket: Socket, forwardedFor: string | readonly string[] | undefined) => {
+    const client = clientAddress(socket.remoteAddress, forwardedFor, trustProxy);
+    return client.ok && isAllowed(allowlist, client.address);
+  };
+  if (trustProxy.kind !== 'none') return decide;
+  const bySocket = new WeakMap<Socket, boolean>();
+  return (socket) => {
+    let decision = bySocket.get(socket);
+    if (decision === undefined) {
+      decision = decide(socket, undefined);
+      bySocket.set(socket, decision);
+    }
+    return decision;
+  };
+}
+
+/** prom-client hashes a label object on every observe; a child per status code is hashed once. */
+function boundByStatus(histogram: ReceiverMetrics['ackSeconds']) {
+  const children = new Map<number, ReturnType<typeof histogram.labels>>();
+  return (status: number) => {
+    let child = children.get(status);
+    if (!child) {
+      child = histogram.labels(String(status));
+      children.set(status, child);
+    }
+    return child;
   };
 }

@@ -67,6 +67,13 @@ const defined = new WeakSet<Redis>();
 /** Bull's name for jobs added without one (Job.DEFAULT_JOB_NAME). */
 const defaultJobName = '__default__';
 
+// The options bull's Job would store: the queue's options plus the id, delay and timestamp, in
+// that key order. Only the id and the time vary, so the rest is serialised once; the contract test
+// compares the result with what queue.add stores.
+const optsPrefix = `${JSON.stringify(webhookJobOptions).slice(0, -1)},"jobId":`;
+const optsJson = (jobId: string, timestamp: number) =>
+  `${optsPrefix}${JSON.stringify(jobId)},"delay":0,"timestamp":${timestamp}}`;
+
 /**
  * Puts one event into the queue unless it was queued within the dedupe window (README,
  * "Receiver": dedupe). The job id is the dedupe key, so the spool drainer re-adding an event whose
@@ -80,8 +87,6 @@ export async function enqueueOnce(target: EnqueueTarget, job: WebhookJobData): P
     defined.add(redis);
   }
   const timestamp = Date.now();
-  // The options bull's Job would store: the queue's options plus the id, delay and timestamp.
-  const opts = { ...webhookJobOptions, jobId: job.dedupeKey, delay: 0, timestamp };
   const { keys } = queue;
   const added = await (redis as unknown as WithEnqueueCommand)[commandName](
     dedupeMarkKey(target.markPrefix, job.dedupeKey),
@@ -94,7 +99,7 @@ export async function enqueueOnce(target: EnqueueTarget, job: WebhookJobData): P
     job.dedupeKey,
     defaultJobName,
     JSON.stringify(job),
-    JSON.stringify(opts),
+    optsJson(job.dedupeKey, timestamp),
     timestamp,
     queue.token,
   );

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import request from 'supertest';
+import { helmetHeaders } from '../../shared/http/helmet-headers.ts';
 import { webhookJobOptions } from '../../shared/queue/webhook-queue.ts';
 import { channelDidCreate, sign, signedHeaders, testSecret } from './support/signed-request.ts';
 import { queuedJobIds, useReceiver, type TestReceiver } from './support/use-receiver.ts';
@@ -41,6 +42,30 @@ describe('receiver app', () => {
       const res = await request(receiver().app).get('/healthz');
       expect(res.headers['x-content-type-options']).to.equal('nosniff');
       expect(res.headers).to.have.property('content-security-policy');
+    });
+
+    it('sends the same helmet headers on every answer of POST /webhooks: ack, legacy drop, refusal', async () => {
+      const helmetNames = [...helmetHeaders().keys()];
+      const securityHeaders = (res: request.Response) =>
+        Object.fromEntries(helmetNames.map((name) => [name, res.headers[name]]));
+      const expected = securityHeaders(await request(receiver().app).get('/healthz').expect(200));
+      expect(Object.values(expected)).to.not.include(undefined);
+      const body = channelDidCreate('headers-1');
+      const post = () => request(receiver().app).post('/webhooks');
+      const answers = [
+        await post().set(signedHeaders(body)).send(body).expect(200),
+        await post()
+          .set({ ...signedHeaders(body), 'x-legacy-signature': 'x' })
+          .send(body)
+          .expect(200),
+        await post().set(signedHeaders(body, 'wrong-secret')).send(body).expect(401),
+        await post().set('content-type', 'text/plain').send('x').expect(415),
+      ];
+      for (const res of answers) {
+        expect(securityHeaders(res)).to.deep.equal(expected);
+        expect(res.headers).not.to.have.property('x-powered-by');
+      }
+      expect(answers[0]?.headers['content-length']).to.equal('2');
     });
 
     for (const method of ['get', 'put', 'delete', 'patch'] as const) {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { Agent, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { channelDidCreate, signedHeaders } from '../support/signed-request.ts';
@@ -91,6 +92,57 @@ describe('POST /webhooks source address', () => {
   sourceSuite('with WEBHOOK_ALLOWLIST=off', { allow: 'off' }, [
     { status: 200, rule: 'accepts any source address' },
   ]);
+
+  for (const [allow, status] of [
+    ['127.0.0.1', 200],
+    [frankfurt, 403],
+  ] as const) {
+    describe(`with ${allow} allowed, several deliveries on one kept-alive connection`, () => {
+      const receiver = useReceiver({ allow });
+      it(`answers each of them ${status} (the decision is the socket's, taken once)`, async () => {
+        const server = receiver().app.listen(0, '127.0.0.1');
+        const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+        try {
+          await new Promise((resolve) => server.once('listening', resolve));
+          const { port } = server.address() as AddressInfo;
+          const before = await queuedJobIds(receiver());
+          const answers: { status?: number; reused: boolean }[] = [];
+          for (let i = 0; i < 3; i += 1) {
+            const body = channelDidCreate(`kept-alive-${allow}-${i}`);
+            answers.push(
+              await new Promise((resolve, reject) => {
+                const req = httpRequest(
+                  {
+                    port,
+                    host: '127.0.0.1',
+                    method: 'POST',
+                    path: '/webhooks',
+                    agent,
+                    headers: signedHeaders(body),
+                  },
+                  (res) => {
+                    res.resume();
+                    res.once('end', () => resolve({ status: res.statusCode, reused: req.reusedSocket }));
+                  },
+                );
+                req.once('error', reject);
+                req.end(body);
+              }),
+            );
+          }
+          expect(answers).to.deep.equal([
+            { status, reused: false },
+            { status, reused: true },
+            { status, reused: true },
+          ]);
+          expect(await queuedJobIds(receiver())).to.have.lengthOf(before.length + (status === 200 ? 3 : 0));
+        } finally {
+          agent.destroy();
+          server.close();
+        }
+      });
+    });
+  }
 
   describe('from a socket address in IPv4-mapped IPv6 form (dual-stack listener)', () => {
     const receiver = useReceiver({ allow: '127.0.0.1' });
