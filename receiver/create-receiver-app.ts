@@ -7,7 +7,7 @@ import { createHealthRouter } from '../shared/http/health-router.ts';
 import { helmetHeaders } from '../shared/http/helmet-headers.ts';
 import { createMetricsRouter } from '../shared/http/metrics-router.ts';
 import type { Logger } from '../shared/logging/create-logger.ts';
-import type { WebhookJobData } from '../shared/queue/webhook-queue.ts';
+import type { EncodedWebhookJob } from '../shared/queue/webhook-queue.ts';
 import { pingRedis } from '../shared/redis/create-redis.ts';
 import { createWebhookHandler, type WebhookSettings } from './http/create-webhook-handler.ts';
 import { createReceiverMetrics } from './receiver-metrics.ts';
@@ -21,7 +21,7 @@ export interface ReceiverDeps {
   registry: Registry;
   spool: Spool;
   /** Dedupe check + bull add (enqueueOnce bound to the receiver's queue). */
-  enqueue: (job: WebhookJobData) => Promise<EnqueueOutcome>;
+  enqueue: (job: EncodedWebhookJob) => Promise<EnqueueOutcome>;
   webhookPath: string;
   settings: WebhookSettings;
 }

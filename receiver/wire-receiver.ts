@@ -1,13 +1,14 @@
 import type { Express } from 'express';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../shared/logging/create-logger.ts';
-import type { WebhookJobData } from '../shared/queue/webhook-queue.ts';
+import type { EncodedWebhookJob } from '../shared/queue/webhook-queue.ts';
 import { createReceiverApp } from './create-receiver-app.ts';
 import type { WebhookSettings } from './http/create-webhook-handler.ts';
 import { openSpool, type Spool } from './spool/open-spool.ts';
 import { startSpoolDrainer, type SpoolDrainer } from './spool/start-spool-drainer.ts';
 import { createReceiverQueue, type ReceiverQueue } from './store/create-receiver-queue.ts';
-import { enqueueOnce } from './store/enqueue-once.ts';
+import { batchPerTick } from './store/batch-per-tick.ts';
+import { enqueueMany } from './store/enqueue-once.ts';
 
 export interface ReceiverWiring {
   redisUrl: string;
@@ -48,7 +49,8 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
     markPrefix: wiring.queuePrefix,
     dedupeSeconds: wiring.dedupeSeconds,
   };
-  const enqueue = (job: WebhookJobData) => enqueueOnce(target, job);
+  // The events of one turn of the event loop go to Redis in one script call.
+  const enqueue = batchPerTick((jobs: readonly EncodedWebhookJob[]) => enqueueMany(target, jobs), 100);
   const app = createReceiverApp({
     logger,
     redis: queue.client,

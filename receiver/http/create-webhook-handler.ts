@@ -2,12 +2,13 @@ import type { RequestHandler } from 'express';
 import type { Socket } from 'node:net';
 import { AppError, type ErrorKind } from '../../shared/errors/app-error.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
-import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
+import type { EncodedWebhookJob } from '../../shared/queue/webhook-queue.ts';
 import { clientAddress } from '../address/client-address.ts';
 import type { Cidr } from '../address/parse-cidr.ts';
 import type { TrustProxy } from '../address/parse-trust-proxy.ts';
 import { isAllowed } from '../allowlist/is-allowed.ts';
 import { dedupeKey } from '../dedupe-key.ts';
+import { deliveryJob } from '../delivery-job.ts';
 import { validateEnvelope } from '../envelope/validate-envelope.ts';
 import type { ReceiverMetrics, RejectReason } from '../receiver-metrics.ts';
 import type { WebhookSecret } from '../signature/parse-webhook-secrets.ts';
@@ -30,7 +31,7 @@ export interface WebhookSettings {
 export interface WebhookHandlerDeps {
   settings: WebhookSettings;
   /** Dedupe check + bull add (enqueueOnce); idempotent per event. */
-  enqueue: (job: WebhookJobData) => Promise<EnqueueOutcome>;
+  enqueue: (job: EncodedWebhookJob) => Promise<EnqueueOutcome>;
   spool: Spool;
   metrics: ReceiverMetrics;
   logger: Logger;
@@ -137,13 +138,12 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
     if (!envelope.ok) return reject('bad_envelope', new AppError('BAD_REQUEST', envelope.message));
 
     // 6 + 7. Dedupe and enqueue within the budget, else the durable spool.
-    const job: WebhookJobData = {
+    const job = deliveryJob({
       dedupeKey: dedupeKey(rawBody),
       webhook: signature.webhook,
-      receivedAt: now().toISOString(),
-      event: envelope.envelope.event,
-      data: envelope.envelope.data,
-    };
+      receivedAt: now(),
+      envelope: envelope.envelope,
+    });
     const enqueueStarted = performance.now();
     let outcome: EnqueueOutcome | undefined;
     try {

@@ -1,5 +1,5 @@
 import { mkdir, open, readFile, unlink, type FileHandle } from 'node:fs/promises';
-import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
+import type { EncodedWebhookJob } from '../../shared/queue/webhook-queue.ts';
 import { listSegments, segmentName, segmentPath, splitLines, syncDirectory } from './segment-files.ts';
 
 /**
@@ -11,7 +11,7 @@ import { listSegments, segmentName, segmentPath, splitLines, syncDirectory } fro
 export interface Spool {
   readonly dir: string;
   /** Resolves once the event is on disk (write + fsync); rejects if it is not. */
-  append(job: WebhookJobData): Promise<void>;
+  append(job: EncodedWebhookJob): Promise<void>;
   /** Events spooled and not yet drained. */
   depth(): number;
   /**
@@ -19,7 +19,7 @@ export interface Spool {
    * events were handled. Stops at the first handler error and rethrows it; the next call resumes.
    * Crash-safe only if the handler is idempotent: a crash before the delete replays the segment.
    */
-  drain(handler: (job: WebhookJobData) => Promise<void>): Promise<number>;
+  drain(handler: (job: EncodedWebhookJob) => Promise<void>): Promise<number>;
   /** Throws if the spool directory cannot be written (readiness). */
   checkWritable(): Promise<void>;
   close(): Promise<void>;
@@ -87,7 +87,7 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
     }
   };
 
-  const drainOnce = async (handler: (job: WebhookJobData) => Promise<void>): Promise<number> => {
+  const drainOnce = async (handler: (job: EncodedWebhookJob) => Promise<void>): Promise<number> => {
     // Close the active segment so the drain sees a fixed set of files; new appends open a new one.
     const below = await exclusive(async () => {
       await closeActive();
@@ -100,13 +100,9 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
       const { lines, torn } = splitLines(await readFile(path, 'utf8'));
       let done = progress.get(segment.name) ?? 0;
       for (const line of lines.slice(done)) {
-        let job: WebhookJobData | undefined;
-        try {
-          job = JSON.parse(line) as WebhookJobData;
-        } catch {
-          options.onCorruptLine?.(segment.name);
-        }
+        const job = decodeLine(line);
         if (job) await handler(job);
+        else options.onCorruptLine?.(segment.name);
         done += 1;
         progress.set(segment.name, done);
         depth -= 1;
@@ -124,7 +120,7 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
     dir,
     append(job) {
       return new Promise<void>((done, fail) => {
-        pending.push({ line: `${JSON.stringify(job)}\n`, done, fail });
+        pending.push({ line: `${job.json}\n`, done, fail });
         if (!flushQueued) {
           flushQueued = true;
           void exclusive(flush);
@@ -156,4 +152,16 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
       await exclusive(closeActive);
     },
   };
+}
+
+/** A spool line back into a job; undefined for a line that is not a job's JSON (a damaged file). */
+function decodeLine(line: string): EncodedWebhookJob | undefined {
+  try {
+    const parsed: unknown = JSON.parse(line);
+    if (typeof parsed !== 'object' || parsed === null) return undefined;
+    const { dedupeKey } = parsed as { dedupeKey?: unknown };
+    return typeof dedupeKey === 'string' ? { dedupeKey, json: line } : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '../../shared/logging/create-logger.ts';
-import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
+import type { EncodedWebhookJob } from '../../shared/queue/webhook-queue.ts';
 import type { EnqueueOutcome } from '../store/enqueue-once.ts';
 import { withTimeout } from '../store/with-timeout.ts';
 import type { Spool } from './open-spool.ts';
@@ -7,7 +7,7 @@ import type { Spool } from './open-spool.ts';
 export interface SpoolDrainerDeps {
   spool: Spool;
   /** Must be idempotent per event (enqueueOnce: dedupe mark + job id). */
-  enqueue: (job: WebhookJobData) => Promise<EnqueueOutcome>;
+  enqueue: (job: EncodedWebhookJob) => Promise<EnqueueOutcome>;
   logger: Logger;
   /** How often to retry while events wait in the spool. */
   intervalMs?: number;

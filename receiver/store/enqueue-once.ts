@@ -1,6 +1,10 @@
 import type Bull from 'bull';
 import type { Redis } from 'ioredis';
-import { webhookJobOptions, type WebhookJobData } from '../../shared/queue/webhook-queue.ts';
+import {
+  webhookJobOptions,
+  type EncodedWebhookJob,
+  type WebhookJobData,
+} from '../../shared/queue/webhook-queue.ts';
 
 export interface EnqueueTarget {
   /** Supplies bull's key names and the queue's event token; jobs are written by the script below. */
@@ -16,43 +20,53 @@ export type EnqueueOutcome = 'queued' | 'duplicate';
 export const dedupeMarkKey = (markPrefix: string, key: string) => `${markPrefix}:webhook-dedupe:${key}`;
 
 /**
- * Dedupe check, job write and dedupe mark in one atomic script and one round trip. The job is
- * written exactly as bull 4's own addJob script writes a non-delayed, non-prioritised job with a
- * custom id (node_modules/bull/lib/commands/addJob-6.lua: same hash fields, wait or paused list,
- * `waiting` notification), so bull's workers, retries and dashboards see an ordinary job;
- * test/receiver/store/enqueue-once.test.ts compares the two field by field, so a bull upgrade that
- * changes the layout fails there. Why not `queue.add`: it cost ~80 us of CPU per event in Node plus
- * two more round trips for the mark, a third of the receiver's budget (BENCHMARKS.md, "Receiver").
+ * Dedupe check, job write and dedupe mark in one atomic script and one round trip, for one event or
+ * a batch of them. Each job is written exactly as bull 4's own addJob script writes a non-delayed,
+ * non-prioritised job with a custom id (node_modules/bull/lib/commands/addJob-6.lua: same hash
+ * fields, wait or paused list, `waiting` notification), so bull's workers, retries and dashboards
+ * see an ordinary job; test/receiver/store/enqueue-once.test.ts compares the two field by field,
+ * so a bull upgrade that changes the layout fails there. Why not `queue.add`: it cost ~80 us of CPU
+ * per event in Node plus two more round trips for the mark (BENCHMARKS.md, "Receiver").
  *
  * Because all three steps are one script, a mark exists only together with its job: a crash can
  * never turn a real event into a "duplicate". A job still present without a mark (its mark expired
  * while it sat in the failed set) is kept as it is, as bull does for an existing custom id; the
- * mark is written again and the delivery counts as a duplicate.
+ * mark is written again and the delivery counts as a duplicate. Jobs of a batch are handled in
+ * order, so the same event twice in one batch is queued once.
  *
- * KEYS: mark, wait, paused, meta-paused, id counter, job hash.
- * ARGV: mark seconds, job id, job name, data JSON, opts JSON, timestamp, queue token.
+ * KEYS: wait, paused, meta-paused, id counter, then per job: mark, job hash.
+ * ARGV: mark seconds, job name, timestamp, queue token, then per job: job id, data JSON, opts JSON.
+ * Returns one 1 (queued) or 0 (duplicate) per job.
  */
 const enqueueScript = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local added = 0
-if redis.call('EXISTS', KEYS[6]) == 0 then
-  redis.call('INCR', KEYS[5])
-  redis.call('HSET', KEYS[6], 'name', ARGV[3], 'data', ARGV[4], 'opts', ARGV[5],
-    'timestamp', ARGV[6], 'delay', '0', 'priority', '0')
-  local target = KEYS[2]
-  if redis.call('EXISTS', KEYS[4]) == 1 then target = KEYS[3] end
-  redis.call('LPUSH', target, ARGV[2])
-  redis.call('PUBLISH', KEYS[2] .. 'ing@' .. ARGV[7], ARGV[2])
-  added = 1
+local target = KEYS[1]
+if redis.call('EXISTS', KEYS[3]) == 1 then target = KEYS[2] end
+local channel = KEYS[1] .. 'ing@' .. ARGV[4]
+local results = {}
+for j = 1, (#KEYS - 4) / 2 do
+  local mark, jobKey = KEYS[3 + 2 * j], KEYS[4 + 2 * j]
+  local id = ARGV[2 + 3 * j]
+  local added = 0
+  if redis.call('EXISTS', mark) == 0 then
+    if redis.call('EXISTS', jobKey) == 0 then
+      redis.call('INCR', KEYS[4])
+      redis.call('HSET', jobKey, 'name', ARGV[2], 'data', ARGV[3 + 3 * j], 'opts', ARGV[4 + 3 * j],
+        'timestamp', ARGV[3], 'delay', '0', 'priority', '0')
+      redis.call('LPUSH', target, id)
+      redis.call('PUBLISH', channel, id)
+      added = 1
+    end
+    redis.call('SET', mark, '1', 'EX', ARGV[1])
+  end
+  results[j] = added
 end
-redis.call('SET', KEYS[1], '1', 'EX', ARGV[1])
-return added
+return results
 `;
 
-const commandName = 'webhookEnqueueOnce';
+const commandName = 'webhookEnqueue';
 
 interface WithEnqueueCommand {
-  [commandName](...keysAndArgs: (string | number)[]): Promise<number>;
+  [commandName](numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>;
 }
 
 /** The parts of bull's Queue its type declarations leave out: key names and the event token. */
@@ -75,33 +89,40 @@ const optsJson = (jobId: string, timestamp: number) =>
   `${optsPrefix}${JSON.stringify(jobId)},"delay":0,"timestamp":${timestamp}}`;
 
 /**
- * Puts one event into the queue unless it was queued within the dedupe window (README,
- * "Receiver": dedupe). The job id is the dedupe key, so the spool drainer re-adding an event whose
- * earlier add did complete after a timeout is a no-op.
+ * Puts events into the queue unless each was queued within the dedupe window (README, "Receiver":
+ * dedupe), in one script call. The job id is the dedupe key, so the spool drainer re-adding an
+ * event whose earlier add did complete after a timeout is a no-op.
  */
-export async function enqueueOnce(target: EnqueueTarget, job: WebhookJobData): Promise<EnqueueOutcome> {
+export async function enqueueMany(
+  target: EnqueueTarget,
+  jobs: readonly EncodedWebhookJob[],
+): Promise<EnqueueOutcome[]> {
+  if (jobs.length === 0) return [];
   const { redis } = target;
   const queue = target.queue as unknown as BullQueueInternals;
   if (!defined.has(redis)) {
-    redis.defineCommand(commandName, { numberOfKeys: 6, lua: enqueueScript });
+    redis.defineCommand(commandName, { lua: enqueueScript });
     defined.add(redis);
   }
   const timestamp = Date.now();
   const { keys } = queue;
+  const keyList: string[] = [keys.wait, keys.paused, keys['meta-paused'], keys.id];
+  const argList: (string | number)[] = [target.dedupeSeconds, defaultJobName, timestamp, queue.token];
+  for (const job of jobs) {
+    keyList.push(dedupeMarkKey(target.markPrefix, job.dedupeKey), queue.toKey(job.dedupeKey));
+    argList.push(job.dedupeKey, job.json, optsJson(job.dedupeKey, timestamp));
+  }
   const added = await (redis as unknown as WithEnqueueCommand)[commandName](
-    dedupeMarkKey(target.markPrefix, job.dedupeKey),
-    keys.wait,
-    keys.paused,
-    keys['meta-paused'],
-    keys.id,
-    queue.toKey(job.dedupeKey),
-    target.dedupeSeconds,
-    job.dedupeKey,
-    defaultJobName,
-    JSON.stringify(job),
-    optsJson(job.dedupeKey, timestamp),
-    timestamp,
-    queue.token,
+    keyList.length,
+    ...keyList,
+    ...argList,
   );
-  return added === 1 ? 'queued' : 'duplicate';
+  return added.map((flag) => (flag === 1 ? 'queued' : 'duplicate'));
+}
+
+/** enqueueMany for one event. */
+export async function enqueueOnce(target: EnqueueTarget, job: EncodedWebhookJob): Promise<EnqueueOutcome> {
+  const [outcome] = await enqueueMany(target, [job]);
+  if (outcome === undefined) throw new Error('the enqueue script returned no outcome');
+  return outcome;
 }

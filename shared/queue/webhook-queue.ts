@@ -17,6 +17,21 @@ export interface WebhookJobData {
   data: Record<string, unknown>;
 }
 
+/**
+ * A webhook job's data already serialised: the JSON of a WebhookJobData on one line (the spool is
+ * one job a line), with its key. The receiver builds the text without building the object
+ * (receiver/delivery-job.ts); everything else encodes a WebhookJobData with encodeWebhookJob.
+ */
+export interface EncodedWebhookJob {
+  readonly dedupeKey: string;
+  readonly json: string;
+}
+
+export const encodeWebhookJob = (job: WebhookJobData): EncodedWebhookJob => ({
+  dedupeKey: job.dedupeKey,
+  json: JSON.stringify(job),
+});
+
 /** Waits between attempts of a webhook job: 1 s, 2 s, 4 s, 8 s, 16 s, then every 30 s. */
 export const webhookRetryDelays = { firstMs: 1_000, maxMs: 30_000 } as const;
 

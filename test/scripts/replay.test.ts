@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSpool } from '../../receiver/spool/open-spool.ts';
 import { enqueueOnce } from '../../receiver/store/enqueue-once.ts';
-import { createWebhookQueue, type WebhookJobData } from '../../shared/queue/webhook-queue.ts';
+import { createWebhookQueue, encodeWebhookJob, type WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import { cleanEnv, runScript } from '../support/run-script.ts';
 import { useQueuePrefix } from '../support/suite-resources.ts';
 import { testStack } from '../support/test-stack.ts';
@@ -114,7 +114,7 @@ describe('scripts/replay.ts', function () {
     it('replays a spool directory the receiver wrote (its own format, every segment)', async () => {
       const spoolDir = join(dir, 'receiver-spool');
       const spool = await openSpool(spoolDir, { maxSegmentBytes: 1 });
-      for (const n of [30, 31, 32]) await spool.append(job(n));
+      for (const n of [30, 31, 32]) await spool.append(encodeWebhookJob(job(n)));
       await spool.close();
       const result = await runScript('scripts/replay.ts', ['spool', spoolDir], env);
       expect(result.code).to.equal(0);
@@ -145,7 +145,7 @@ describe('scripts/replay.ts', function () {
     describe('with an event the receiver queued and the worker already finished (job trimmed)', () => {
       it("does not queue it again: the receiver's dedupe mark still holds it", async () => {
         const target = { queue, redis: queue.client, markPrefix: prefix, dedupeSeconds: 600 };
-        expect(await enqueueOnce(target, job(40))).to.equal('queued');
+        expect(await enqueueOnce(target, encodeWebhookJob(job(40)))).to.equal('queued');
         await (await queue.getJob(job(40).dedupeKey))?.remove();
         const file = join(dir, 'segment-000000000040.ndjson');
         writeFileSync(file, `${JSON.stringify(job(40))}\n${JSON.stringify(job(41))}\n`);

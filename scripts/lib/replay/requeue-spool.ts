@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { enqueueOnce, type EnqueueTarget } from '../../../receiver/store/enqueue-once.ts';
-import type { WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
+import { encodeWebhookJob, type WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
 
 /** A spool line: the WebhookJobData the receiver would have queued (receiver/spool, issue 3). */
 const spoolLine = z.object({
@@ -55,7 +55,7 @@ export async function requeueSpool(
       continue;
     }
     const job = result.data as WebhookJobData;
-    if ((await enqueueOnce(target, job)) === 'queued') counts.queued += 1;
+    if ((await enqueueOnce(target, encodeWebhookJob(job))) === 'queued') counts.queued += 1;
     else counts.alreadyQueued += 1;
     onBytes(bytes);
   }

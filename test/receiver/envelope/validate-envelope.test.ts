@@ -1,27 +1,49 @@
 import { expect } from 'chai';
-import { jsonDepth } from '../../../receiver/envelope/json-depth.ts';
-import { maxJsonDepth, validateEnvelope } from '../../../receiver/envelope/validate-envelope.ts';
+import fc from 'fast-check';
+import {
+  maxJsonDepth,
+  validateEnvelope,
+  type EnvelopeResult,
+} from '../../../receiver/envelope/validate-envelope.ts';
 
 const check = (text: string | Buffer) => validateEnvelope(Buffer.isBuffer(text) ? text : Buffer.from(text));
 
+/** The data the job will carry, as the worker's JSON.parse reads it. */
+const dataOf = (result: EnvelopeResult) => {
+  if (!result.ok) throw new Error(`refused: ${result.message}`);
+  return JSON.parse(result.envelope.dataJson) as unknown;
+};
+
 describe('validateEnvelope', () => {
   it('accepts an object with a string event and an object data', () => {
-    expect(check('{"event":"post.didCreate","data":{"a":[1]}}')).to.deep.equal({
-      ok: true,
-      envelope: { event: 'post.didCreate', data: { a: [1] } },
-    });
+    const result = check('{"event":"post.didCreate","data":{"a":[1]}}');
+    expect(result).to.deep.equal({ ok: true, envelope: { event: 'post.didCreate', dataJson: '{"a":[1]}' } });
   });
 
   for (const [text, message] of [
     ['null', 'must be a JSON object'],
+    ['[1]', 'must be a JSON object'],
     ['{"data":{}}', '"event"'],
     ['{"event":"","data":{}}', '"event"'],
+    ['{"event":1,"data":{}}', '"event"'],
+    [`{"event":"${'e'.repeat(201)}","data":{}}`, '"event"'],
     ['{"event":"x"}', '"data"'],
     ['{"event":"x","data":null}', '"data"'],
     ['{"event":"x","data":"s"}', '"data"'],
+    ['{"event":"x","data":[]}', '"data"'],
     ['{"event":"x","data":{}', 'not valid JSON'],
+    ['{"event":"x","data":{}} x', 'not valid JSON'],
+    ['{"event":"x","data":{"a":01}}', 'not valid JSON'],
+    ['{"event":"x","data":{"a":"\u0001"}}', 'not valid JSON'],
+    ['{"event":"x","data":{"a":"\u001f"}}', 'not valid JSON'],
+    ['{"event":"x","data":{"a":"\u007f"}}', 'ok'],
+    ['{"event":"x","data":{"a":"\\x"}}', 'not valid JSON'],
+    ['{"event":"x","data":{"a":[1,]}}', 'not valid JSON'],
+    ['{"event":"x","data":{"a":tru}}', 'not valid JSON'],
+    ['', 'not valid JSON'],
   ] as const) {
-    it(`refuses ${text}`, () => {
+    it(`${message === 'ok' ? 'accepts' : 'refuses'} ${JSON.stringify(text.slice(0, 40))}`, () => {
+      if (message === 'ok') return void expect(check(text).ok).to.equal(true);
       expect(check(text))
         .to.deep.include({ ok: false })
         .and.to.have.property('message')
@@ -30,7 +52,10 @@ describe('validateEnvelope', () => {
   }
 
   it('refuses invalid UTF-8', () => {
-    expect(check(Buffer.from([0x7b, 0xff, 0x7d])).ok).to.equal(false);
+    expect(check(Buffer.from([0x7b, 0xff, 0x7d]))).to.deep.equal({
+      ok: false,
+      message: 'request body is not valid UTF-8',
+    });
   });
 
   it(`accepts nesting up to ${maxJsonDepth} levels and refuses one more`, () => {
@@ -39,10 +64,156 @@ describe('validateEnvelope', () => {
     expect(check(nested(maxJsonDepth)).ok).to.equal(true);
     expect(check(nested(maxJsonDepth + 1))).to.deep.include({ ok: false });
   });
+
+  it('refuses a million opening brackets as too deep, without exhausting the stack', () => {
+    expect(check('['.repeat(1_000_000)))
+      .to.have.property('message')
+      .that.includes('nested deeper');
+    expect(check(`{"a":${'['.repeat(1_000_000)}`))
+      .to.have.property('message')
+      .that.includes('nested deeper');
+  });
+
+  it('ignores brackets and quotes inside strings, also after escaped quotes', () => {
+    const result = check('{"event":"x","data":{"a":"[[[\\"{{{"}}');
+    expect(dataOf(result)).to.deep.equal({ a: '[[["{{{' });
+  });
+
+  it('takes the last of repeated keys, and keys written with escapes, as JSON.parse does', () => {
+    const result = check('{"event":"a","data":{"n":1},"\\u0065vent":"b","dat\\u0061":{"n":2}}');
+    expect(result.ok && result.envelope.event).to.equal('b');
+    expect(dataOf(result)).to.deep.equal({ n: 2 });
+  });
+
+  it('ignores a leading byte order mark and decodes escapes in the event name', () => {
+    const body = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from('{"event":"p\\u00f6st","data":{}}'),
+    ]);
+    expect(check(body)).to.deep.equal({ ok: true, envelope: { event: 'pöst', dataJson: '{}' } });
+  });
+
+  it('hands on a pretty-printed body on one line, and large numbers as the sender wrote them', () => {
+    const body =
+      '{\r\n  "event": "x",\n  "data": {\n    "id": 12345678901234567890123,\n    "s": "a b"\n  }\n}';
+    const result = check(body);
+    expect(result.ok && result.envelope.dataJson).to.not.match(/[\r\n]/);
+    expect(result.ok && result.envelope.dataJson).to.include('12345678901234567890123');
+    expect(dataOf(result)).to.deep.equal(JSON.parse(body).data);
+  });
 });
 
-describe('jsonDepth', () => {
-  it('ignores brackets inside strings, also after escaped quotes', () => {
-    expect(jsonDepth('{"a":"[[[\\"{{{"}', 10)).to.equal(1);
+/**
+ * The oracle: the envelope rules written with TextDecoder and JSON.parse (how the receiver checked
+ * bodies before the scanner). Undefined means "too deep" (the scanner may say so before it finds a
+ * syntax error further on, so that verdict is compared separately).
+ */
+function oracle(body: Buffer): { ok: true; event: string; data: unknown } | { ok: false; message: string } {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+  } catch {
+    return { ok: false, message: 'request body is not valid UTF-8' };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { ok: false, message: 'request body is not valid JSON' };
+  }
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isObject(parsed)) return { ok: false, message: 'request body must be a JSON object' };
+  const { event, data } = parsed;
+  if (typeof event !== 'string' || event === '' || event.length > 200) {
+    return { ok: false, message: '"event" must be a non-empty string of at most 200 characters' };
+  }
+  if (!isObject(data)) return { ok: false, message: '"data" must be a JSON object' };
+  return { ok: true, event, data };
+}
+
+const depthOf = (value: unknown): number =>
+  typeof value === 'object' && value !== null ? 1 + Math.max(0, ...Object.values(value).map(depthOf)) : 0;
+
+/** Same verdict as the oracle; for accepted bodies, the same event and data. */
+function agreesWithOracle(body: Buffer): void {
+  const ours = validateEnvelope(body);
+  const theirs = oracle(body);
+  if (!ours.ok && ours.message.includes('nested deeper')) {
+    // Too deep: then the text, as far as it is valid, goes deeper than the limit.
+    if (theirs.ok)
+      expect(depthOf({ event: theirs.event, data: theirs.data })).to.be.greaterThan(maxJsonDepth);
+    return;
+  }
+  if (theirs.ok) {
+    expect(ours.ok, `accepted by JSON.parse: ${body.toString().slice(0, 200)}`).to.equal(true);
+    if (!ours.ok) return;
+    expect(ours.envelope.event).to.equal(theirs.event);
+    expect(JSON.parse(ours.envelope.dataJson)).to.deep.equal(theirs.data);
+    expect(ours.envelope.dataJson).to.not.match(/[\r\n]/);
+  } else {
+    expect(ours, body.toString().slice(0, 200)).to.deep.equal(theirs);
+  }
+}
+
+/** Envelope-like values: mostly valid envelopes, some with wrong event or data, some other JSON. */
+const envelopeLike = fc.oneof(
+  fc.record(
+    {
+      event: fc.oneof(fc.string({ unit: 'binary', maxLength: 30 }), fc.jsonValue({ maxDepth: 1 })),
+      data: fc.oneof(
+        { weight: 5, arbitrary: fc.dictionary(fc.string({ unit: 'binary' }), fc.jsonValue({ maxDepth: 6 })) },
+        { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
+      ),
+      extra: fc.jsonValue({ maxDepth: 3 }),
+    },
+    { requiredKeys: [] },
+  ),
+  fc.jsonValue({ maxDepth: 3 }),
+);
+const indent = fc.constantFrom(undefined, 0, 2, '\t', '\r\n ');
+const serialised = fc.tuple(envelopeLike, indent).map(([value, space]) => JSON.stringify(value, null, space));
+
+/** One edit that often breaks JSON, sometimes not: delete, insert or replace one character. */
+const mutation = fc.record({
+  at: fc.nat(),
+  kind: fc.constantFrom('delete', 'insert', 'replace'),
+  char: fc.constantFrom(...'{}[]",:\\ 0123456789eE+-.tfnrualsx\u00e9\u0001\t\n\r\f\v\u00a0\ufeff/'.split('')),
+});
+const mutate = (text: string, edit: { at: number; kind: string; char: string }) => {
+  const at = text.length === 0 ? 0 : edit.at % text.length;
+  if (edit.kind === 'delete') return text.slice(0, at) + text.slice(at + 1);
+  if (edit.kind === 'insert') return text.slice(0, at) + edit.char + text.slice(at);
+  return text.slice(0, at) + edit.char + text.slice(at + 1);
+};
+
+describe('validateEnvelope against JSON.parse (properties)', () => {
+  it('agrees on generated envelopes and other JSON, compact or pretty-printed', () => {
+    fc.assert(
+      fc.property(serialised, (text) => agreesWithOracle(Buffer.from(text))),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('agrees after one or two edits of such a text (mostly invalid JSON)', () => {
+    fc.assert(
+      fc.property(serialised, fc.array(mutation, { minLength: 1, maxLength: 2 }), (text, edits) =>
+        agreesWithOracle(Buffer.from(edits.reduce(mutate, text))),
+      ),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it('agrees on arbitrary bytes and arbitrary strings (UTF-8 checks included)', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)),
+          fc.string({ unit: 'binary', maxLength: 64 }).map((text) => Buffer.from(text)),
+        ),
+        agreesWithOracle,
+      ),
+      { numRuns: 3_000 },
+    );
   });
 });

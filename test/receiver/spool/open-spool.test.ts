@@ -3,15 +3,16 @@ import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSpool } from '../../../receiver/spool/open-spool.ts';
-import type { WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
+import { encodeWebhookJob, type EncodedWebhookJob } from '../../../shared/queue/webhook-queue.ts';
 
-const job = (n: number): WebhookJobData => ({
-  dedupeKey: `key-${n}`,
-  webhook: 'default',
-  receivedAt: '2026-11-21T00:00:00.000Z',
-  event: 'post.didCreate',
-  data: { n },
-});
+const job = (n: number): EncodedWebhookJob =>
+  encodeWebhookJob({
+    dedupeKey: `key-${n}`,
+    webhook: 'default',
+    receivedAt: '2026-11-21T00:00:00.000Z',
+    event: 'post.didCreate',
+    data: { n },
+  });
 
 describe('the spool', () => {
   let dir: string;
@@ -44,7 +45,7 @@ describe('the spool', () => {
       for (let n = 0; n < 5; n += 1) await spool.append(job(n));
       const seen: string[] = [];
       let failOn: string | undefined = 'key-3';
-      const handler = async (event: WebhookJobData) => {
+      const handler = async (event: EncodedWebhookJob) => {
         if (event.dedupeKey === failOn) throw new Error('redis is down');
         seen.push(event.dedupeKey);
       };
@@ -73,6 +74,28 @@ describe('the spool', () => {
       const seen: string[] = [];
       await second.drain(async (event) => void seen.push(event.dedupeKey));
       expect(seen).to.deep.equal(['key-1']);
+      expect(corrupt).to.deep.equal([segment]);
+      await second.close();
+    });
+  });
+
+  describe('with a line that is JSON but not a job, and a job whose data held line breaks', () => {
+    it('skips and reports the first, and hands back the second as one line, as written', async () => {
+      const first = await openSpool(dir);
+      const multiLine: EncodedWebhookJob = {
+        dedupeKey: 'key-7',
+        json: '{"dedupeKey":"key-7","data":{ "a": 1 }}',
+      };
+      await first.append(multiLine);
+      await first.close();
+      const [segment] = readdirSync(dir);
+      appendFileSync(join(dir, segment!), '["not","a","job"]\n');
+
+      const corrupt: string[] = [];
+      const second = await openSpool(dir, { onCorruptLine: (name) => corrupt.push(name) });
+      const seen: EncodedWebhookJob[] = [];
+      await second.drain(async (event) => void seen.push(event));
+      expect(seen).to.deep.equal([multiLine]);
       expect(corrupt).to.deep.equal([segment]);
       await second.close();
     });

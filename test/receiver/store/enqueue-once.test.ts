@@ -2,9 +2,15 @@ import type Bull from 'bull';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { createReceiverQueue, type ReceiverQueue } from '../../../receiver/store/create-receiver-queue.ts';
-import { dedupeMarkKey, enqueueOnce, type EnqueueTarget } from '../../../receiver/store/enqueue-once.ts';
+import {
+  dedupeMarkKey,
+  enqueueMany,
+  enqueueOnce as enqueueDecoded,
+  type EnqueueTarget,
+} from '../../../receiver/store/enqueue-once.ts';
 import {
   createWebhookQueue,
+  encodeWebhookJob,
   WEBHOOK_QUEUE_NAME,
   webhookJobOptions,
   type WebhookJobData,
@@ -19,6 +25,9 @@ const job = (key: string): WebhookJobData => ({
   event: 'post.didCreate',
   data: {},
 });
+
+const enqueueOnce = (target: EnqueueTarget, data: WebhookJobData) =>
+  enqueueDecoded(target, encodeWebhookJob(data));
 
 describe('enqueueOnce', () => {
   const prefix = useQueuePrefix();
@@ -122,6 +131,29 @@ describe('enqueueOnce', () => {
       } finally {
         await worker.close();
       }
+    });
+  });
+
+  describe('enqueueMany, several events in one script call', () => {
+    it('answers per event in order: queued, a repeat within the batch and an earlier event are duplicates', async () => {
+      await enqueueOnce(target, job('m0'));
+      const waitKey = `${prefix}:${WEBHOOK_QUEUE_NAME}:wait`;
+      const before = await redis.lrange(waitKey, 0, -1);
+      const outcomes = await enqueueMany(
+        target,
+        ['m1', 'm2', 'm1', 'm0', 'm3'].map((key) => encodeWebhookJob(job(key))),
+      );
+      expect(outcomes).to.deep.equal(['queued', 'queued', 'duplicate', 'duplicate', 'queued']);
+      // Pushed on the left in call order, as separate adds would be; each job is bull's usual hash.
+      expect(await redis.lrange(waitKey, 0, -1)).to.deep.equal(['m3', 'm2', 'm1', ...before]);
+      for (const key of ['m1', 'm2', 'm3']) {
+        expect((await receiverQueue.queue.getJob(key))?.data).to.deep.equal(job(key));
+        expect(await redis.exists(dedupeMarkKey(prefix, key))).to.equal(1);
+      }
+    });
+
+    it('does nothing for an empty batch', async () => {
+      expect(await enqueueMany(target, [])).to.deep.equal([]);
     });
   });
 
