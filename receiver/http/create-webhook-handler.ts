@@ -16,6 +16,7 @@ import { verifySignature } from '../signature/verify-signature.ts';
 import type { Spool } from '../spool/open-spool.ts';
 import type { EnqueueOutcome } from '../store/enqueue-once.ts';
 import { withTimeout } from '../store/with-timeout.ts';
+import { headerLines } from './header-lines.ts';
 import { isJsonContentType } from './is-json-content-type.ts';
 import { readRawBody } from './read-raw-body.ts';
 
@@ -110,8 +111,8 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
     }
     // 3. JSON only, size-limited while streaming. Node keeps only the first of repeated
     // Content-Type lines; two of them are ambiguous (a proxy may have read the other), so refused.
-    const contentTypes = req.headersDistinct['content-type'];
-    if (contentTypes?.length !== 1 || !isJsonContentType(contentTypes[0])) {
+    const contentTypes = headerLines(req.rawHeaders, 'content-type');
+    if (contentTypes.length !== 1 || !isJsonContentType(contentTypes[0])) {
       return reject(
         'unsupported_media_type',
         new AppError('UNSUPPORTED_MEDIA_TYPE', 'content type must be application/json'),
