@@ -4,6 +4,9 @@
 // its event loop. Every request carries a distinct, freshly signed ~1.5 KB channel.didCreate body,
 // so the receiver runs the whole path (allowlist, signature, envelope, dedupe, enqueue) each time
 // instead of answering redeliveries from the dedupe check.
+// The two are measured alternately, BENCH_ROUNDS times (default 3), and the summary takes the
+// median of the rounds: the host's speed drifts by 2x over minutes here, and a bare run and a
+// receiver run minutes apart are not comparable.
 // BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 100) tune the run;
 // BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of each server there (open in Chrome DevTools).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -17,6 +20,7 @@ import { signBody } from '../receiver/signature/sign-body.ts';
 const secret = 'bench-secret';
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const cpuProfDir = process.env.BENCH_CPU_PROF_DIR;
 
 /** A channel.didCreate delivery of about 1.5 KB, unique per `n`. */
@@ -57,6 +61,9 @@ function body(n: number): string {
 interface Sample {
   cpuMicros: number;
   requests: number;
+  /** The event loop's busy and idle time so far (performance.eventLoopUtilization), in ms. */
+  active: number;
+  idle: number;
 }
 
 async function serve(mode: string, port: number, redisUrl: string, spoolDir: string): Promise<void> {
@@ -105,19 +112,14 @@ async function serve(mode: string, port: number, redisUrl: string, spoolDir: str
   server.on('request', () => {
     requests += 1;
   });
+  const { performance } = await import('node:perf_hooks');
   process.on('message', () => {
     const { user, system } = process.cpuUsage();
-    process.send?.({ cpuMicros: user + system, requests } satisfies Sample);
+    const { active, idle } = performance.eventLoopUtilization();
+    process.send?.({ cpuMicros: user + system, requests, active, idle } satisfies Sample);
   });
-  // Exit normally on SIGTERM, so `node --cpu-prof` can write its profile; report how busy the
-  // server's event loop was (near 100% means the server itself, not the load, set the pace).
-  const { performance } = await import('node:perf_hooks');
-  const started = performance.eventLoopUtilization();
-  process.once('SIGTERM', () => {
-    const busy = performance.eventLoopUtilization(started).utilization;
-    process.stderr.write(`[bench] ${mode}: event loop busy ${(busy * 100).toFixed(0)}% of the run\n`);
-    process.exit(0);
-  });
+  // Exit normally on SIGTERM, so `node --cpu-prof` can write its profile.
+  process.once('SIGTERM', () => process.exit(0));
   process.stdout.write('listening\n');
 }
 
@@ -156,6 +158,10 @@ interface Figures {
   /** CPU time per request of the server process, and of redis-server, over the measured run. */
   serverCpuMicros?: number;
   redisCpuMicros?: number;
+  /** Share of the run the server's event loop was busy: near 1, the server set the pace. */
+  serverBusy?: number;
+  /** The same for the load generator (this process): near 1, it did. */
+  generatorBusy?: number;
 }
 
 /** Asks a server child for its CPU time and request count. */
@@ -187,10 +193,12 @@ async function measure(mode: string, port: number, child: ChildProcess, redisUrl
   const after = await sample(child);
   const redisAfter = await redisCpuSeconds(redisUrl);
   const served = Math.max(after.requests - before.requests, 1);
+  const active = after.active - before.active;
   return {
     ...figures,
     serverCpuMicros: (after.cpuMicros - before.cpuMicros) / served,
     redisCpuMicros: ((redisAfter - redisBefore) * 1e6) / served,
+    serverBusy: active / Math.max(active + after.idle - before.idle, 1),
   };
 }
 
@@ -251,12 +259,10 @@ async function load(mode: string, port: number, seconds: number, measured = fals
       },
     ],
   });
-  const busy = performance.eventLoopUtilization(started).utilization;
-  if (measured) {
+  const generatorBusy = performance.eventLoopUtilization(started).utilization;
+  if (measured && signedDuringRun > 0) {
     process.stdout.write(
-      `[bench] ${mode}: load generator busy ${(busy * 100).toFixed(0)}%` +
-        (signedDuringRun > 0 ? `; ${signedDuringRun} bodies signed during the run` : '') +
-        '\n',
+      `[bench] ${mode}: ran out of prepared bodies; ${signedDuringRun} signed during the run\n`,
     );
   }
   return {
@@ -267,6 +273,7 @@ async function load(mode: string, port: number, seconds: number, measured = fals
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     total: result.requests.total,
+    generatorBusy,
   };
 }
 
@@ -278,27 +285,42 @@ async function spoolDepth(port: number): Promise<string> {
     .join('\n');
 }
 
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+};
+const percent = (ratio: number | undefined) => `${((ratio ?? 0) * 100).toFixed(0)}%`;
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-receiver-'));
   const redis = await startRedis({ dir: join(dir, 'redis') });
-  const results: Figures[] = [];
+  const results: (Figures & { round: number })[] = [];
+  const servers: { mode: string; port: number; child: ChildProcess }[] = [];
   try {
     for (const mode of ['bare', 'receiver']) {
       const port = await freePort();
-      const server = await startServer(mode, port, redis.url, join(dir, 'spool'));
-      try {
-        process.stdout.write(
-          `[bench] ${mode}: warm-up 2 s, then ${durationSeconds} s at ${connections} connections\n`,
-        );
-        await load(mode, port, 2);
-        results.push(await measure(mode, port, server, redis.url));
-        if (mode === 'receiver') process.stdout.write(`${await spoolDepth(port)}\n`);
-      } finally {
-        server.kill('SIGTERM');
-        await new Promise((resolve) => server.once('exit', resolve));
+      servers.push({ mode, port, child: await startServer(mode, port, redis.url, join(dir, 'spool')) });
+    }
+    process.stdout.write(
+      `[bench] ${rounds} rounds of ${durationSeconds} s per server at ${connections} connections, after a 2 s warm-up each\n`,
+    );
+    for (const { mode, port } of servers) await load(mode, port, 2);
+    for (let round = 1; round <= rounds; round += 1) {
+      for (const { mode, port, child } of servers) {
+        results.push({ ...(await measure(mode, port, child, redis.url)), round });
+        process.stdout.write(`[bench] round ${round}: ${mode} done\n`);
       }
     }
+    const receiver = servers.find((server) => server.mode === 'receiver');
+    if (receiver) process.stdout.write(`${await spoolDepth(receiver.port)}\n`);
   } finally {
+    for (const { child } of servers) {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
     await redis.stop();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -307,6 +329,7 @@ async function main(): Promise<void> {
     [
       '',
       line([
+        'round',
         'server',
         'req/s',
         'p50 ms',
@@ -316,10 +339,13 @@ async function main(): Promise<void> {
         'errors',
         'server CPU us/req',
         'redis CPU us/req',
+        'server busy',
+        'generator busy',
       ]),
-      line(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
+      line(['---:', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
       ...results.map((r) =>
         line([
+          r.round,
           r.mode,
           Math.round(r.requestsPerSecond),
           r.p50,
@@ -329,22 +355,31 @@ async function main(): Promise<void> {
           r.errors,
           Math.round(r.serverCpuMicros ?? 0),
           Math.round(r.redisCpuMicros ?? 0),
+          percent(r.serverBusy),
+          percent(r.generatorBusy),
         ]),
       ),
       '',
     ].join('\n'),
   );
-  const [bare, receiver] = results;
-  if (bare && receiver) {
-    const ratio = receiver.requestsPerSecond / bare.requestsPerSecond;
-    process.stdout.write(
-      `receiver/bare throughput: ${(ratio * 100).toFixed(1)}% (target >= 50%); receiver p99 ${receiver.p99} ms (target < 100 ms)\n`,
-    );
-    const cpu = (r: Figures) => (r.serverCpuMicros ?? 0) + (r.redisCpuMicros ?? 0);
-    process.stdout.write(
-      `CPU per request (server + redis-server): receiver ${Math.round(cpu(receiver))} us, bare ${Math.round(cpu(bare))} us (${(cpu(receiver) / cpu(bare)).toFixed(2)}x)\n`,
-    );
+  const ratios: number[] = [];
+  const cpuRatios: number[] = [];
+  const receiverP99: number[] = [];
+  const cpu = (r: Figures) => (r.serverCpuMicros ?? 0) + (r.redisCpuMicros ?? 0);
+  for (let round = 1; round <= rounds; round += 1) {
+    const bare = results.find((r) => r.round === round && r.mode === 'bare');
+    const receiver = results.find((r) => r.round === round && r.mode === 'receiver');
+    if (!bare || !receiver) continue;
+    ratios.push(receiver.requestsPerSecond / bare.requestsPerSecond);
+    cpuRatios.push(cpu(receiver) / cpu(bare));
+    receiverP99.push(receiver.p99);
   }
+  const list = (values: number[], format: (value: number) => string) => values.map(format).join(', ');
+  process.stdout.write(
+    `receiver/bare throughput: median ${(median(ratios) * 100).toFixed(1)}% (target >= 50%; rounds ${list(ratios, (r) => `${(r * 100).toFixed(1)}%`)})\n` +
+      `receiver p99: median ${median(receiverP99)} ms (target < 100 ms; rounds ${list(receiverP99, (p) => `${p} ms`)})\n` +
+      `CPU per request (server + redis-server), receiver/bare: median ${median(cpuRatios).toFixed(2)}x (rounds ${list(cpuRatios, (r) => `${r.toFixed(2)}x`)})\n`,
+  );
 }
 
 if (process.argv[2] === 'serve') {

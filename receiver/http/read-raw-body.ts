@@ -39,7 +39,8 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer
     };
     const onEnd = () => {
       cleanup();
-      resolve(Buffer.concat(chunks, received));
+      // A body of one read (nearly every webhook) is used as it came, without a copy.
+      resolve(chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, received));
     };
     const onError = (error: Error) => {
       cleanup();
