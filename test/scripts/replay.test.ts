@@ -6,7 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSpool } from '../../receiver/spool/open-spool.ts';
 import { enqueueOnce } from '../../receiver/store/enqueue-once.ts';
-import { createWebhookQueue, encodeWebhookJob, type WebhookJobData } from '../../shared/queue/webhook-queue.ts';
+import {
+  createWebhookQueue,
+  encodeWebhookJob,
+  type WebhookJobData,
+} from '../../shared/queue/webhook-queue.ts';
 import { cleanEnv, runScript } from '../support/run-script.ts';
 import { useQueuePrefix } from '../support/suite-resources.ts';
 import { testStack } from '../support/test-stack.ts';
