@@ -49,8 +49,13 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
     markPrefix: wiring.queuePrefix,
     dedupeSeconds: wiring.dedupeSeconds,
   };
-  // The events of one turn of the event loop go to Redis in one script call.
-  const enqueue = batchPerTick((jobs: readonly EncodedWebhookJob[]) => enqueueMany(target, jobs), 100);
+  // The events of one turn of the event loop go to Redis in one script call, up to 100 events or
+  // 1 MiB of job data, so one call never holds Redis for long (bodies may be up to 1 MiB each).
+  const enqueue = batchPerTick((jobs: readonly EncodedWebhookJob[]) => enqueueMany(target, jobs), {
+    maxItems: 100,
+    maxWeight: 1024 * 1024,
+    weight: (job) => job.json.length,
+  });
   const app = createReceiverApp({
     logger,
     redis: queue.client,

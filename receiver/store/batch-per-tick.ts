@@ -1,6 +1,14 @@
+export interface BatchLimits<T> {
+  /** Items per batch at most. */
+  maxItems: number;
+  /** A batch closes before the item that would take its total weight past this (one item always fits). */
+  maxWeight?: number;
+  weight?: (item: T) => number;
+}
+
 /**
- * Wraps a batch operation so that single calls made during one turn of the event loop run as one
- * batch (at most `maxBatch` items each), after the turn's I/O callbacks. Each caller gets its own
+ * Wraps a batch operation so that single calls made during one turn of the event loop run as
+ * batches (within `limits`), after the turn's I/O callbacks. Each caller gets its own
  * item's result, in call order; if the batch fails, every caller in it gets the error.
  *
  * Why: the receiver enqueues one event per request, and a burst of requests completes in the same
@@ -10,8 +18,9 @@
  */
 export function batchPerTick<T, R>(
   run: (items: readonly T[]) => Promise<readonly R[]>,
-  maxBatch: number,
+  limits: BatchLimits<T>,
 ): (item: T) => Promise<R> {
+  const { maxItems, maxWeight = Infinity, weight = () => 0 } = limits;
   interface Waiting {
     item: T;
     resolve: (result: R) => void;
@@ -34,9 +43,19 @@ export function batchPerTick<T, R>(
   const flush = () => {
     const all = waiting;
     waiting = [];
-    for (let start = 0; start < all.length; start += maxBatch) {
-      void runBatch(all.slice(start, start + maxBatch));
+    let batch: Waiting[] = [];
+    let batchWeight = 0;
+    for (const entry of all) {
+      const itemWeight = weight(entry.item);
+      if (batch.length > 0 && (batch.length === maxItems || batchWeight + itemWeight > maxWeight)) {
+        void runBatch(batch);
+        batch = [];
+        batchWeight = 0;
+      }
+      batch.push(entry);
+      batchWeight += itemWeight;
     }
+    if (batch.length > 0) void runBatch(batch);
   };
 
   return (item) =>
