@@ -20,7 +20,7 @@ export interface ReceiverDeps {
   redis: Redis;
   registry: Registry;
   spool: Spool;
-  /** Dedupe check + bull add (enqueueOnce bound to the receiver's queue). */
+  /** Dedupe check + bull add (enqueueMany on the receiver's queue, batched per turn). */
   enqueue: (job: EncodedWebhookJob) => Promise<EnqueueOutcome>;
   webhookPath: string;
   settings: WebhookSettings;

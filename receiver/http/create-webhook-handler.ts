@@ -31,7 +31,7 @@ export interface WebhookSettings {
 
 export interface WebhookHandlerDeps {
   settings: WebhookSettings;
-  /** Dedupe check + bull add (enqueueOnce); idempotent per event. */
+  /** Dedupe check + bull add (enqueueMany, batched per turn); idempotent per event. */
   enqueue: (job: EncodedWebhookJob) => Promise<EnqueueOutcome>;
   spool: Spool;
   metrics: ReceiverMetrics;
@@ -71,7 +71,8 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
     'content-length',
     String(Buffer.byteLength(emptyObject)),
   ];
-  // Refusals are rare and go through the error middleware, which adds its own headers.
+  // Refusals are answered by the error middleware; helmet's middleware comes after this route and
+  // never runs for them, so its headers are set here first.
   const setSecurityHeaders = (res: Parameters<RequestHandler>[1]) => {
     for (const [name, value] of securityHeaders) res.setHeader(name, value);
   };
