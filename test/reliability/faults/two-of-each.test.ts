@@ -121,6 +121,8 @@ describe('two receivers and two workers at once, the MongoDB-compatible server s
         ),
         // Why they failed (first 60 characters of each error), so a slow or stuck run explains itself.
         failureReasons: tally(workers.flatMap((worker) => failureReasons(worker.output()))),
+        // Per process: one CI run had a process failing every job with the same closed connection.
+        failedAttemptsPerProcess: workers.map((worker) => failureReasons(worker.output()).length),
         pendingJobs: counts.pending,
         failedJobs: counts.failed,
         recoveredStalledJobs: await recoveredStalledJobs(redis.url, prefix),
@@ -130,6 +132,13 @@ describe('two receivers and two workers at once, the MongoDB-compatible server s
         endToEndMs: Math.round(endToEndMs),
       };
       reportFigures('two receivers, two workers, database stopped 3 s', figures);
+      if (ledger.trayMismatches > 0 || ledger.unreadMismatches > 0) {
+        // Evidence for the next occurrence: what each tray process logged last.
+        workers.forEach((worker, n) => {
+          const tail = worker.output().trimEnd().split('\n').slice(-40).join('\n');
+          process.stderr.write(`[two-of-each] tray process ${n}, last log lines:\n${tail}\n`);
+        });
+      }
       expect(firstMismatches, 'tray records differing from the model').to.deep.equal([]);
       expect(figures).to.deep.include({
         acknowledged: count,
