@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { errorMiddleware, methodNotAllowed, notFound } from '../shared/http/error-middleware.ts';
 import { createHealthRouter } from '../shared/http/health-router.ts';
-import { helmetHeaders } from '../shared/http/helmet-headers.ts';
+import { helmetHeaders, helmetHeadersOnError } from '../shared/http/helmet-headers.ts';
 import { createMetricsRouter } from '../shared/http/metrics-router.ts';
 import type { Logger } from '../shared/logging/create-logger.ts';
 import type { EncodedWebhookJob } from '../shared/queue/webhook-queue.ts';
@@ -32,7 +32,8 @@ export function createReceiverApp(deps: ReceiverDeps): Express {
   // An acknowledgement is never cached; hashing every body for an ETag is wasted work.
   app.disable('etag');
   const metrics = createReceiverMetrics(deps.registry, () => deps.spool.depth());
-  // Before helmet's middleware: the webhook handler sends the same headers, computed once by helmet.
+  // Before helmet's middleware: the webhook route sends the same headers, computed once by helmet.
+  const securityHeaders = helmetHeaders();
   app.post(
     deps.webhookPath,
     createWebhookHandler({
@@ -41,8 +42,9 @@ export function createReceiverApp(deps: ReceiverDeps): Express {
       spool: deps.spool,
       metrics,
       logger: deps.logger,
-      securityHeaders: helmetHeaders(),
+      securityHeaders,
     }),
+    helmetHeadersOnError(securityHeaders),
   );
   app.use(helmet());
   app.all(deps.webhookPath, methodNotAllowed(['POST']));

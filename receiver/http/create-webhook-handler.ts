@@ -36,7 +36,7 @@ export interface WebhookHandlerDeps {
   spool: Spool;
   metrics: ReceiverMetrics;
   logger: Logger;
-  /** helmet's headers (helmetHeaders()), sent on every answer of this path. */
+  /** helmet's headers (helmetHeaders()), sent with every acknowledgement. */
   securityHeaders: ReadonlyMap<string, string>;
   now?: () => Date;
 }
@@ -71,11 +71,6 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
     'content-length',
     String(Buffer.byteLength(emptyObject)),
   ];
-  // Refusals are answered by the error middleware; helmet's middleware comes after this route and
-  // never runs for them, so its headers are set here first.
-  const setSecurityHeaders = (res: Parameters<RequestHandler>[1]) => {
-    for (const [name, value] of securityHeaders) res.setHeader(name, value);
-  };
   const ok = (res: Parameters<RequestHandler>[1]) => {
     res.writeHead(200, okHeaders);
     res.end(emptyObject);
@@ -88,7 +83,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
     failed: metrics.enqueueSeconds.labels('failed'),
   };
 
-  const handle: RequestHandler = async (req, res, next) => {
+  return async (req, res, next) => {
     const started = performance.now();
     metrics.received.inc();
     res.once('finish', () => {
@@ -97,7 +92,6 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
     const reject = (reason: RejectReason, error: AppError) => {
       metrics.rejected.inc({ reason });
       logger.debug({ reason, status: error.status }, 'webhook refused');
-      setSecurityHeaders(res);
       next(error);
     };
 
@@ -172,15 +166,6 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
     }
     metrics.accepted.inc({ stored_in: outcome === 'queued' ? 'queue' : 'spool' });
     ok(res);
-  };
-  // An unexpected throw still answers with the security headers (through the error middleware).
-  return async (req, res, next) => {
-    try {
-      await handle(req, res, next);
-    } catch (error) {
-      if (!res.headersSent) setSecurityHeaders(res);
-      next(error);
-    }
   };
 }
 
