@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
-import { connectMongo } from '../../../shared/mongo/connect-mongo.ts';
 import { EVENTS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
 import { exampleEventKey } from '../../../tray-service/admin/admin-openapi.ts';
 import {
@@ -8,7 +7,7 @@ import {
   toDecisionDoc,
   type ModerationDecisionDoc,
 } from '../../../tray-service/moderation/decision-doc.ts';
-import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
+import { useMongo, useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { eventDoc } from '../../tray-service/admin/admin-fixtures.ts';
 import { reportFigures, tally } from '../support/report-figures.ts';
@@ -70,31 +69,23 @@ function decisions(events: readonly StoredEventDoc[]): ModerationDecisionDoc[] {
 describe('admin API against its OpenAPI document (schemathesis)', function () {
   this.timeout(600_000);
   let tray: TrayProcess | undefined;
-  const dbName = uniqueName('schemathesis_admin');
-  after(async () => {
-    await tray?.kill();
-    const { client, db } = await connectMongo(testStack().mongoUri, dbName, { appName: 'reliability' });
-    await db.dropDatabase().catch(() => undefined);
-    await client.close();
-  });
+  // Registered before useMongo's hooks, so the tray process is gone before its database is dropped.
+  after(() => tray?.kill());
+  const mongo = useMongo();
 
   it(`answers no 5xx, matches the document, rejects invalid input with 4xx and refuses calls without the token (${schemathesisExamples} examples per operation)`, async () => {
     expect(
       existsSync(schemathesisBin),
       `${schemathesisBin} is missing: run npm run setup:schemathesis`,
     ).to.equal(true);
-    const { client, db } = await connectMongo(testStack().mongoUri, dbName, { appName: 'reliability' });
-    try {
-      const events = storedEvents();
-      await db.collection<StoredEventDoc>(EVENTS).insertMany(events);
-      await db.collection<ModerationDecisionDoc>(MODERATION_DECISIONS).insertMany(decisions(events));
-    } finally {
-      await client.close();
-    }
+    const { db } = mongo;
+    const events = storedEvents();
+    await db.collection<StoredEventDoc>(EVENTS).insertMany(events);
+    await db.collection<ModerationDecisionDoc>(MODERATION_DECISIONS).insertMany(decisions(events));
     tray = await startTrayProcess({
       redisUrl: testStack().redisUrl,
       mongoUri: testStack().mongoUri,
-      db: dbName,
+      db: mongo.dbName,
       prefix: useQueuePrefix(),
       env: { ADMIN_TOKEN: adminToken, ADMIN_LIST_MAX_LIMIT: '50', ADMIN_LIST_DEFAULT_LIMIT: '20' },
     });

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import { SignJWT } from 'jose';
 import { existsSync } from 'node:fs';
-import { connectMongo } from '../../../shared/mongo/connect-mongo.ts';
-import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
+import { useMongo, useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { aTrayRecord, insertRecords } from '../../tray-service/api/support/tray-record-builder.ts';
 import { reportFigures, tally } from '../support/report-figures.ts';
@@ -19,40 +18,32 @@ const user = 'schemathesis-user';
 describe('tray API against its own OpenAPI document (schemathesis)', function () {
   this.timeout(600_000);
   let tray: TrayProcess | undefined;
-  const dbName = uniqueName('schemathesis');
-  after(async () => {
-    await tray?.kill();
-    const { client, db } = await connectMongo(testStack().mongoUri, dbName, { appName: 'reliability' });
-    await db.dropDatabase().catch(() => undefined);
-    await client.close();
-  });
+  // Registered before useMongo's hooks, so the tray process is gone before its database is dropped.
+  after(() => tray?.kill());
+  const mongo = useMongo();
 
   it(`answers no 5xx and matches the document in status, content type, headers and body (${schemathesisExamples} examples per operation)`, async () => {
     expect(
       existsSync(schemathesisBin),
       `${schemathesisBin} is missing: run npm run setup:schemathesis`,
     ).to.equal(true);
-    const { client, db } = await connectMongo(testStack().mongoUri, dbName, { appName: 'reliability' });
-    try {
-      // Records to page through, so the history schemas are checked on real items, not empty lists.
-      await insertRecords(
-        db,
-        Array.from({ length: 25 }, (_, n) =>
-          aTrayRecord({
-            userId: user,
-            targetId: `st-${n}`,
-            verb: n % 2 ? 'comment' : 'post',
-            lastUpdate: Date.now() - n * 1000,
-          }),
-        ),
-      );
-    } finally {
-      await client.close();
-    }
+    const { db } = mongo;
+    // Records to page through, so the history schemas are checked on real items, not empty lists.
+    await insertRecords(
+      db,
+      Array.from({ length: 25 }, (_, n) =>
+        aTrayRecord({
+          userId: user,
+          targetId: `st-${n}`,
+          verb: n % 2 ? 'comment' : 'post',
+          lastUpdate: Date.now() - n * 1000,
+        }),
+      ),
+    );
     tray = await startTrayProcess({
       redisUrl: testStack().redisUrl,
       mongoUri: testStack().mongoUri,
-      db: dbName,
+      db: mongo.dbName,
       prefix: useQueuePrefix(),
       // The fuzzer is one client sending thousands of calls: the per-user limit would answer 429.
       env: { RATE_LIMIT_CALLS: '1000000' },
