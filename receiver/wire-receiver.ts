@@ -8,7 +8,8 @@ import { openSpool, type Spool } from './spool/open-spool.ts';
 import { startSpoolDrainer, type SpoolDrainer } from './spool/start-spool-drainer.ts';
 import { createReceiverQueue, type ReceiverQueue } from './store/create-receiver-queue.ts';
 import { batchPerTick } from './store/batch-per-tick.ts';
-import { enqueueMany } from './store/enqueue-once.ts';
+import { enqueueMany, enqueueOnce } from './store/enqueue-once.ts';
+import { withTimeout } from './store/with-timeout.ts';
 
 export interface ReceiverWiring {
   redisUrl: string;
@@ -51,11 +52,14 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
   };
   // The events of one turn of the event loop go to Redis in one script call, up to 100 events or
   // 1 MiB of job data, so one call never holds Redis for long (bodies may be up to 1 MiB each).
-  const enqueue = batchPerTick((jobs: readonly EncodedWebhookJob[]) => enqueueMany(target, jobs), {
-    maxItems: 100,
-    maxWeight: 1024 * 1024,
-    weight: (job) => job.json.length,
-  });
+  // The acknowledgement budget is kept per call, not per request: one timer per batch instead of
+  // one per event (BENCHMARKS.md, "Receiver"). A batch that times out may still complete in Redis;
+  // its events are spooled too, and the job id makes the drainer's later add of them a no-op.
+  const { enqueueTimeoutMs } = wiring.settings;
+  const enqueue = batchPerTick(
+    (jobs: readonly EncodedWebhookJob[]) => withTimeout(enqueueMany(target, jobs), enqueueTimeoutMs),
+    { maxItems: 100, maxWeight: 1024 * 1024, weight: (job) => job.json.length },
+  );
   const app = createReceiverApp({
     logger,
     redis: queue.client,
@@ -65,7 +69,13 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
     webhookPath: wiring.webhookPath,
     settings: wiring.settings,
   });
-  const drainer = startSpoolDrainer({ spool, enqueue, logger, intervalMs: wiring.drainIntervalMs });
+  // The drainer adds one event at a time, in spool order, under its own (longer) budget.
+  const drainer = startSpoolDrainer({
+    spool,
+    enqueue: (job) => enqueueOnce(target, job),
+    logger,
+    intervalMs: wiring.drainIntervalMs,
+  });
   return {
     app,
     spool,

@@ -15,7 +15,6 @@ import type { WebhookSecret } from '../signature/parse-webhook-secrets.ts';
 import { verifySignature } from '../signature/verify-signature.ts';
 import type { Spool } from '../spool/open-spool.ts';
 import type { EnqueueOutcome } from '../store/enqueue-once.ts';
-import { withTimeout } from '../store/with-timeout.ts';
 import { headerLines } from './header-lines.ts';
 import { isJsonContentType } from './is-json-content-type.ts';
 import { readRawBody } from './read-raw-body.ts';
@@ -26,12 +25,16 @@ export interface WebhookSettings {
   trustProxy: TrustProxy;
   secrets: readonly WebhookSecret[];
   maxBodyBytes: number;
+  /** Budget of one enqueue call; kept by the wiring's enqueue (wire-receiver.ts), one timer per batch. */
   enqueueTimeoutMs: number;
 }
 
 export interface WebhookHandlerDeps {
   settings: WebhookSettings;
-  /** Dedupe check + bull add (enqueueMany, batched per turn); idempotent per event. */
+  /**
+   * Dedupe check + bull add (enqueueMany, batched per turn); idempotent per event. Must settle
+   * within settings.enqueueTimeoutMs: a rejection sends the event to the spool.
+   */
   enqueue: (job: EncodedWebhookJob) => Promise<EnqueueOutcome>;
   spool: Spool;
   metrics: ReceiverMetrics;
@@ -71,25 +74,33 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
     'content-length',
     String(Buffer.byteLength(emptyObject)),
   ];
-  const ok = (res: Parameters<RequestHandler>[1]) => {
-    res.writeHead(200, okHeaders);
-    res.end(emptyObject);
-  };
   const allowed = allowedSource(settings);
   const ackSeconds = boundByStatus(metrics.ackSeconds);
+  const ackedSeconds = ackSeconds(200);
+  // An ack's latency is taken when its bytes are handed to the socket, without a 'finish' listener
+  // per request; refusals, written later by the error middleware, are timed by 'finish'.
+  const ok = (res: Parameters<RequestHandler>[1], started: number) => {
+    res.writeHead(200, okHeaders);
+    res.end(emptyObject);
+    ackedSeconds.observe((performance.now() - started) / 1000);
+  };
   const enqueueSeconds = {
     queued: metrics.enqueueSeconds.labels('queued'),
     duplicate: metrics.enqueueSeconds.labels('duplicate'),
     failed: metrics.enqueueSeconds.labels('failed'),
   };
+  const acceptedIntoQueue = metrics.accepted.labels('queue');
+  const acceptedIntoSpool = metrics.accepted.labels('spool');
+  const droppedDuplicate = metrics.dropped.labels('duplicate');
+  const droppedLegacy = metrics.dropped.labels('legacy');
 
   return async (req, res, next) => {
     const started = performance.now();
     metrics.received.inc();
-    res.once('finish', () => {
-      ackSeconds(res.statusCode).observe((performance.now() - started) / 1000);
-    });
     const reject = (reason: RejectReason, error: AppError) => {
+      res.once('finish', () => {
+        ackSeconds(res.statusCode).observe((performance.now() - started) / 1000);
+      });
       metrics.rejected.inc({ reason });
       logger.debug({ reason, status: error.status }, 'webhook refused');
       next(error);
@@ -101,8 +112,8 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
     }
     // 2. The legacy duplicate (section 5.9): acknowledged, never queued.
     if (req.headers['x-legacy-signature'] !== undefined) {
-      metrics.dropped.inc({ reason: 'legacy' });
-      return ok(res);
+      droppedLegacy.inc();
+      return ok(res, started);
     }
     // 3. JSON only, size-limited while streaming. Node keeps only the first of repeated
     // Content-Type lines; two of them are ambiguous (a proxy may have read the other), so refused.
@@ -143,7 +154,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
     const enqueueStarted = performance.now();
     let outcome: EnqueueOutcome | undefined;
     try {
-      outcome = await withTimeout(deps.enqueue(job), settings.enqueueTimeoutMs);
+      outcome = await deps.enqueue(job);
       enqueueFailing = false;
     } catch (error) {
       if (!enqueueFailing) logger.warn({ err: (error as Error).message }, 'enqueue failed; spooling events');
@@ -151,8 +162,8 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
     }
     enqueueSeconds[outcome ?? 'failed'].observe((performance.now() - enqueueStarted) / 1000);
     if (outcome === 'duplicate') {
-      metrics.dropped.inc({ reason: 'duplicate' });
-      return ok(res);
+      droppedDuplicate.inc();
+      return ok(res, started);
     }
     if (outcome === undefined) {
       try {
@@ -164,8 +175,8 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
         );
       }
     }
-    metrics.accepted.inc({ stored_in: outcome === 'queued' ? 'queue' : 'spool' });
-    ok(res);
+    (outcome === 'queued' ? acceptedIntoQueue : acceptedIntoSpool).inc();
+    ok(res, started);
   };
 }
 

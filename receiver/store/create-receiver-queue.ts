@@ -22,8 +22,9 @@ export function createReceiverQueue(redisUrl: string, prefix: string): ReceiverQ
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
-    // Commands of concurrent requests issued in the same tick go out in one write.
-    enableAutoPipelining: true,
+    // No auto-pipelining: the receiver already sends one script call per turn of the event loop
+    // (batchPerTick), and ioredis's pipeline per turn only added a Pipeline object, its promise
+    // plumbing and a second pass over the command (BENCHMARKS.md, "Receiver").
   });
   const others: Redis[] = [];
   const queue = new Bull<WebhookJobData>(WEBHOOK_QUEUE_NAME, {

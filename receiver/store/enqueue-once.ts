@@ -32,7 +32,9 @@ export const dedupeMarkKey = (markPrefix: string, key: string) => `${markPrefix}
  * never turn a real event into a "duplicate". A job still present without a mark (its mark expired
  * while it sat in the failed set) is kept as it is, as bull does for an existing custom id; the
  * mark is written again and the delivery counts as a duplicate. Jobs of a batch are handled in
- * order, so the same event twice in one batch is queued once.
+ * order, so the same event twice in one batch is queued once. The mark is checked and written by
+ * one `SET NX` (an existing mark is left as it is, its expiry included): one Redis call per event
+ * fewer than EXISTS then SET.
  *
  * KEYS: wait, paused, meta-paused, id counter, then per job: mark, job hash.
  * ARGV: mark seconds, job name, timestamp, queue token, then per job: job id, data JSON, opts JSON.
@@ -47,16 +49,13 @@ for j = 1, (#KEYS - 4) / 2 do
   local mark, jobKey = KEYS[3 + 2 * j], KEYS[4 + 2 * j]
   local id = ARGV[2 + 3 * j]
   local added = 0
-  if redis.call('EXISTS', mark) == 0 then
-    if redis.call('EXISTS', jobKey) == 0 then
-      redis.call('INCR', KEYS[4])
-      redis.call('HSET', jobKey, 'name', ARGV[2], 'data', ARGV[3 + 3 * j], 'opts', ARGV[4 + 3 * j],
-        'timestamp', ARGV[3], 'delay', '0', 'priority', '0')
-      redis.call('LPUSH', target, id)
-      redis.call('PUBLISH', channel, id)
-      added = 1
-    end
-    redis.call('SET', mark, '1', 'EX', ARGV[1])
+  if redis.call('SET', mark, '1', 'EX', ARGV[1], 'NX') and redis.call('EXISTS', jobKey) == 0 then
+    redis.call('INCR', KEYS[4])
+    redis.call('HSET', jobKey, 'name', ARGV[2], 'data', ARGV[3 + 3 * j], 'opts', ARGV[4 + 3 * j],
+      'timestamp', ARGV[3], 'delay', '0', 'priority', '0')
+    redis.call('LPUSH', target, id)
+    redis.call('PUBLISH', channel, id)
+    added = 1
   end
   results[j] = added
 end

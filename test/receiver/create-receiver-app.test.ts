@@ -76,18 +76,53 @@ describe('receiver app', () => {
       });
     }
 
-    it('exposes the receiver metrics in Prometheus format', async () => {
+    it('exposes the receiver metrics in Prometheus format, counting each answer once', async () => {
+      const series = async () => {
+        const { text } = await request(receiver().app).get('/metrics').expect(200);
+        const value = (name: string, labels: string) => {
+          const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels));
+          return Number(line?.split(' ').at(-1) ?? 0);
+        };
+        return {
+          text,
+          received: value('webhook_received_total', ''),
+          queued: value('webhook_accepted_total', 'stored_in="queue"'),
+          duplicates: value('webhook_dropped_total', 'reason="duplicate"'),
+          badSignatures: value('webhook_rejected_total', 'reason="bad_signature"'),
+          acked200: value('webhook_ack_duration_seconds_count', 'status="200"'),
+          answered401: value('webhook_ack_duration_seconds_count', 'status="401"'),
+          enqueuedQueued: value('webhook_enqueue_duration_seconds_count', 'outcome="queued"'),
+        };
+      };
+      const before = await series();
       const body = channelDidCreate('metrics-1');
       await request(receiver().app).post('/webhooks').set(signedHeaders(body)).send(body).expect(200);
-      const res = await request(receiver().app).get('/metrics').expect(200);
-      for (const name of [
-        'webhook_received_total',
-        'webhook_accepted_total{stored_in="queue"',
-        'webhook_enqueue_duration_seconds_bucket',
-        'webhook_ack_duration_seconds_bucket',
-        'webhook_spool_depth',
-      ]) {
-        expect(res.text).to.include(name);
+      await request(receiver().app).post('/webhooks').set(signedHeaders(body)).send(body).expect(200);
+      await request(receiver().app)
+        .post('/webhooks')
+        .set(signedHeaders(body, 'wrong'))
+        .send(body)
+        .expect(401);
+      const after = await series();
+      expect({
+        received: after.received - before.received,
+        queued: after.queued - before.queued,
+        duplicates: after.duplicates - before.duplicates,
+        badSignatures: after.badSignatures - before.badSignatures,
+        acked200: after.acked200 - before.acked200,
+        answered401: after.answered401 - before.answered401,
+        enqueuedQueued: after.enqueuedQueued - before.enqueuedQueued,
+      }).to.deep.equal({
+        received: 3,
+        queued: 1,
+        duplicates: 1,
+        badSignatures: 1,
+        acked200: 2,
+        answered401: 1,
+        enqueuedQueued: 1,
+      });
+      for (const name of ['webhook_enqueue_duration_seconds_bucket', 'webhook_spool_depth']) {
+        expect(after.text).to.include(name);
       }
     });
   });

@@ -54,6 +54,13 @@ describe('enqueueOnce', () => {
     expect(ttl).to.be.within(1, 60);
   });
 
+  it('leaves the mark of a duplicate as it was: a redelivery does not extend the window', async () => {
+    await enqueueOnce(target, job('a4'));
+    await redis.expire(dedupeMarkKey(prefix, 'a4'), 5);
+    expect(await enqueueOnce(target, job('a4'))).to.equal('duplicate');
+    expect(await redis.ttl(dedupeMarkKey(prefix, 'a4'))).to.be.within(1, 5);
+  });
+
   describe('when the job is still queued but its mark is gone (expired)', () => {
     it('keeps the one job, writes the mark again and reports a duplicate', async () => {
       await enqueueOnce(target, job('a3'));
