@@ -40,6 +40,10 @@ describe('validateEnvelope', () => {
     ['{"event":"x","data":{"a":"\\x"}}', 'not valid JSON'],
     ['{"event":"x","data":{"a":[1,]}}', 'not valid JSON'],
     ['{"event":"x","data":{"a":tru}}', 'not valid JSON'],
+    ['{"event":"x","data":{"a":[1}}}', 'not valid JSON'],
+    ['{"event":"x","data":{"a":{"b":1]]}', 'not valid JSON'],
+    ['{"event":"x","data":{"a":"\\u00fg"}}', 'not valid JSON'],
+    ['{"event":"x","data":{"a":"\\u00FF\\u00ff"}}', 'ok'],
     ['', 'not valid JSON'],
   ] as const) {
     it(`${message === 'ok' ? 'accepts' : 'refuses'} ${JSON.stringify(text.slice(0, 40))}`, () => {
