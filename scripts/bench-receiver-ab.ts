@@ -1,0 +1,194 @@
+// `npm run bench:receiver-ab -- <other checkout>`: the receiver's CPU cost per request in two
+// versions of the code, measured at the same time (BENCHMARKS.md, "Receiver").
+//
+// Why: this host's speed drifts by up to 2x within minutes, so two runs of bench:receiver minutes
+// apart cannot tell a 10% change from the drift. Here both receivers (A: the other checkout, B:
+// this one) run side by side, each with its own redis-server, under the same fixed request rate,
+// and each round compares the CPU both spent per request in the same seconds. The rate is kept
+// below what either can serve, so both do the same work and the ratio is of cost, not of speed.
+//
+// The other checkout needs its own node_modules, e.g.
+//   git worktree add /tmp/base <rev> && cp -al node_modules /tmp/base/
+// It is started with its own `scripts/bench-receiver.ts serve receiver ...`, so both sides are
+// configured by their own code. AB_RATE (requests/s per receiver, default 1500), AB_SECONDS
+// (default 15) and AB_ROUNDS (default 4) tune the run.
+import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { signBody } from '../receiver/signature/sign-body.ts';
+import { benchBody, benchSecret } from './lib/bench-body.ts';
+import { freePort, startRedis, type LocalServer } from './lib/local-servers.ts';
+
+const rate = Number(process.env.AB_RATE ?? 1500);
+const seconds = Number(process.env.AB_SECONDS ?? 15);
+const rounds = Number(process.env.AB_ROUNDS ?? 4);
+const connections = 50;
+
+interface Side {
+  name: 'A' | 'B';
+  tree: string;
+  child: ChildProcess;
+  port: number;
+  redis: LocalServer;
+}
+
+interface Usage {
+  requests: number;
+  /** Clock ticks of the server process (user, system) and redis-server's CPU seconds. */
+  userTicks: number;
+  systemTicks: number;
+  redisSeconds: number;
+}
+
+/** Linux reports process CPU in clock ticks of 10 ms (USER_HZ = 100 on every mainstream build). */
+const tickMicros = 10_000;
+
+function processTicks(pid: number): { user: number; system: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { user: Number(fields[11]), system: Number(fields[12]) };
+}
+
+async function redisCpuSeconds(url: string): Promise<number> {
+  const client = new Redis(url);
+  try {
+    const info = await client.info('cpu');
+    const field = (name: string) => Number(new RegExp(`${name}:([0-9.]+)`).exec(info)?.[1] ?? 0);
+    return field('used_cpu_user') + field('used_cpu_sys');
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** The server child's request count (its bench serve mode answers any IPC message with it). */
+function requestCount(child: ChildProcess): Promise<number> {
+  return new Promise((resolveCount) => {
+    child.once('message', (message) => resolveCount((message as { requests: number }).requests));
+    child.send('sample');
+  });
+}
+
+async function usage(side: Side): Promise<Usage> {
+  const { user, system } = processTicks(side.child.pid ?? 0);
+  return {
+    requests: await requestCount(side.child),
+    userTicks: user,
+    systemTicks: system,
+    redisSeconds: await redisCpuSeconds(side.redis.url),
+  };
+}
+
+async function startSide(name: Side['name'], tree: string, dir: string): Promise<Side> {
+  const redis = await startRedis({ dir: mkdtempSync(join(dir, `redis-${name}-`)) });
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [
+      join(tree, 'scripts/bench-receiver.ts'),
+      'serve',
+      'receiver',
+      String(port),
+      redis.url,
+      mkdtempSync(join(dir, `spool-${name}-`)),
+    ],
+    { cwd: tree, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] },
+  );
+  await new Promise<void>((ready, fail) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('listening')) ready();
+    });
+    child.once('exit', (code) => fail(new Error(`receiver ${name} (${tree}) exited (${code})`)));
+  });
+  return { name, tree, child, port, redis };
+}
+
+let sent = 0;
+
+/** Distinct signed bodies, made before the clock starts so signing does not slow the generator. */
+function signedBodies(count: number): { payload: string; signature: string }[] {
+  return Array.from({ length: count }, () => {
+    const payload = benchBody((sent += 1));
+    return { payload, signature: signBody(payload, benchSecret) };
+  });
+}
+
+function load(side: Side, durationSeconds: number, bodies: { payload: string; signature: string }[]) {
+  let next = 0;
+  return autocannon({
+    url: `http://127.0.0.1:${side.port}/webhooks`,
+    connections,
+    overallRate: rate,
+    duration: durationSeconds,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (request) => {
+          const item = bodies[next] ?? signedBodies(1)[0];
+          next += 1;
+          return {
+            ...request,
+            body: item?.payload,
+            headers: { 'content-type': 'application/json', 'x-service-signature': item?.signature ?? '' },
+          };
+        },
+      },
+    ],
+  });
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+async function main(): Promise<void> {
+  const other = process.argv[2];
+  if (!other || !existsSync(join(resolve(other), 'scripts/bench-receiver.ts'))) {
+    throw new Error('usage: npm run bench:receiver-ab -- <other checkout with node_modules>');
+  }
+  const here = resolve(dirname(import.meta.filename), '..');
+  const dir = mkdtempSync(join(tmpdir(), 'bench-receiver-ab-'));
+  const sides = [await startSide('A', resolve(other), dir), await startSide('B', here, dir)];
+  const ratios: number[] = [];
+  try {
+    process.stdout.write(
+      `[ab] A = ${resolve(other)}, B = ${here}; ${rate} req/s each, ${rounds} rounds of ${seconds} s\n`,
+    );
+    await Promise.all(sides.map((side) => load(side, 3, signedBodies(rate * 3))));
+    const rows: string[] = [];
+    for (let round = 1; round <= rounds; round += 1) {
+      const bodies = sides.map(() => signedBodies(Math.ceil(rate * seconds * 1.05)));
+      const before = await Promise.all(sides.map(usage));
+      const results = await Promise.all(sides.map((side, k) => load(side, seconds, bodies[k] ?? [])));
+      const after = await Promise.all(sides.map(usage));
+      const perRequest = sides.map((side, k) => {
+        const b = before[k] as Usage;
+        const a = after[k] as Usage;
+        const served = Math.max(a.requests - b.requests, 1);
+        const user = ((a.userTicks - b.userTicks) * tickMicros) / served;
+        const system = ((a.systemTicks - b.systemTicks) * tickMicros) / served;
+        const redis = ((a.redisSeconds - b.redisSeconds) * 1e6) / served;
+        const result = results[k];
+        rows.push(
+          `| ${round} | ${side.name} | ${served} | ${result?.latency.p99 ?? '-'} | ${(result?.non2xx ?? 0) + (result?.errors ?? 0)} | ${user.toFixed(0)} | ${system.toFixed(0)} | ${redis.toFixed(0)} | ${(user + system + redis).toFixed(0)} |`,
+        );
+        return user + system + redis;
+      });
+      ratios.push((perRequest[1] ?? 0) / (perRequest[0] ?? 1));
+      process.stdout.write(`[ab] round ${round}: B/A ${ratios.at(-1)?.toFixed(3)}\n`);
+    }
+    process.stdout.write(
+      `\n| round | side | requests | p99 ms | failed | server user us/req | server system us/req | redis us/req | total us/req |\n` +
+        `| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n${rows.join('\n')}\n` +
+        `CPU per request (server + redis-server), B/A: median ${median(ratios).toFixed(3)} (rounds ${ratios.map((r) => r.toFixed(3)).join(', ')})\n`,
+    );
+  } finally {
+    for (const side of sides) {
+      side.child.kill('SIGTERM');
+      await side.redis.stop();
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
