@@ -38,7 +38,8 @@ logger.info({ locales: messages.locales, defaultLocale: messages.defaultLocale }
 // API token keys (issue 5): exactly one key source, checked before anything connects.
 const jwtConfig = loadOrExit(() => resolveJwtConfig(config));
 const registry = createMetricsRegistry('tray-service');
-const { client, db } = await connectMongo(config.MONGODB_URI, config.MONGODB_DB, { appName: 'tray-service' });
+const mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB, { appName: 'tray-service', logger });
+const { db } = mongo;
 const redis = createRedis(config.REDIS_URL);
 redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
 // A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.
@@ -100,5 +101,5 @@ onShutdown(logger, async () => {
   await moderation.close();
   await queue.close();
   redis.disconnect();
-  await client.close();
+  await mongo.close();
 });

@@ -1,26 +1,70 @@
 import { MongoClient, type Db } from 'mongodb';
+import type { Logger } from '../logging/create-logger.ts';
+import { watchHeartbeats } from './watch-heartbeats.ts';
 
 export interface MongoConnection {
   client: MongoClient;
   db: Db;
+  /** Stops the heartbeat watch and closes the client: use this, not client.close(), to shut down. */
+  close(): Promise<void>;
 }
+
+const connectTimeoutMS = 2_000;
+/** The driver's default; an awaited (streaming) heartbeat lasts up to this long. */
+const heartbeatFrequencyMS = 10_000;
+/**
+ * Longer than any healthy heartbeat: an awaited hello, plus a connect and a handshake that are each
+ * bounded by connectTimeoutMS, plus slack for a busy event loop.
+ */
+export const stuckHeartbeatMs = heartbeatFrequencyMS + 2 * connectTimeoutMS + 6_000;
 
 /**
  * Connects with short server-selection timeouts: when MongoDB is down an API request fails with
  * 503 in about a second instead of hanging for the driver's default 30 s.
+ *
+ * The client is reconnected (closed and connected again; `db` stays valid) when a server's
+ * heartbeat is stuck, which otherwise leaves the client failing every operation until the process
+ * restarts (watch-heartbeats.ts). Operations in flight then fail once; jobs are retried by bull and
+ * API requests answer 503, as during any database outage.
  */
 export async function connectMongo(
   uri: string,
   dbName: string,
-  options: { appName: string; serverSelectionTimeoutMS?: number },
+  options: { appName: string; serverSelectionTimeoutMS?: number; logger?: Logger; stuckHeartbeatMs?: number },
 ): Promise<MongoConnection> {
   const client = new MongoClient(uri, {
     appName: options.appName,
     serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 2_000,
-    connectTimeoutMS: 2_000,
+    connectTimeoutMS,
+    heartbeatFrequencyMS,
   });
   await client.connect();
-  return { client, db: client.db(dbName) };
+  const { logger } = options;
+  const watch = watchHeartbeats(client, {
+    stuckAfterMs: options.stuckHeartbeatMs ?? stuckHeartbeatMs,
+    onStuck: async (servers) => {
+      logger?.warn({ servers }, 'MongoDB server monitor stuck; reconnecting the client');
+      await client.close();
+      for (let attempt = 1; !watch.stopped; attempt += 1) {
+        try {
+          await client.connect();
+          logger?.info({ attempt }, 'MongoDB client reconnected');
+          return;
+        } catch (error) {
+          logger?.warn({ attempt, err: (error as Error).message }, 'MongoDB reconnect failed; retrying');
+          await new Promise((resolve) => setTimeout(resolve, Math.min(attempt * 1_000, 5_000)));
+        }
+      }
+    },
+  });
+  return {
+    client,
+    db: client.db(dbName),
+    async close() {
+      watch.stop();
+      await client.close();
+    },
+  };
 }
 
 export async function pingMongo(db: Db): Promise<void> {
