@@ -13,7 +13,6 @@
 // configured by their own code. AB_RATE (requests/s per receiver, default 1500), AB_SECONDS
 // (default 15) and AB_ROUNDS (default 4) tune the run.
 import autocannon from 'autocannon';
-import { Redis } from 'ioredis';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +20,7 @@ import { dirname, join, resolve } from 'node:path';
 import { signBody } from '../receiver/signature/sign-body.ts';
 import { benchBody, benchSecret } from './lib/bench-body.ts';
 import { freePort, startRedis, type LocalServer } from './lib/local-servers.ts';
+import { redisCpuSeconds } from './lib/redis-cpu-seconds.ts';
 
 const rate = Number(process.env.AB_RATE ?? 1500);
 const seconds = Number(process.env.AB_SECONDS ?? 15);
@@ -50,17 +50,6 @@ function processTicks(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return { user: Number(fields[11]), system: Number(fields[12]) };
-}
-
-async function redisCpuSeconds(url: string): Promise<number> {
-  const client = new Redis(url);
-  try {
-    const info = await client.info('cpu');
-    const field = (name: string) => Number(new RegExp(`${name}:([0-9.]+)`).exec(info)?.[1] ?? 0);
-    return field('used_cpu_user') + field('used_cpu_sys');
-  } finally {
-    client.disconnect();
-  }
 }
 
 /** The server child's request count (its bench serve mode answers any IPC message with it). */

@@ -137,17 +137,10 @@ function sample(child: ChildProcess): Promise<Sample> {
   });
 }
 
-/** redis-server's own CPU seconds (user + system), from INFO. */
+/** redis-server's own CPU seconds. Imported on first use: this file is also the server children's entry. */
 async function redisCpuSeconds(redisUrl: string): Promise<number> {
-  const { Redis } = await import('ioredis');
-  const client = new Redis(redisUrl);
-  try {
-    const info = await client.info('cpu');
-    const field = (name: string) => Number(new RegExp(`${name}:([0-9.]+)`).exec(info)?.[1] ?? 0);
-    return field('used_cpu_user') + field('used_cpu_sys');
-  } finally {
-    client.disconnect();
-  }
+  const { redisCpuSeconds: read } = await import('./lib/redis-cpu-seconds.ts');
+  return read(redisUrl);
 }
 
 /** One measured run, with the CPU each server process and Redis spent per request. */
