@@ -48,6 +48,8 @@ export async function connectMongo(
       for (let attempt = 1; !watch.stopped; attempt += 1) {
         try {
           await client.connect();
+          // Shut down while this connect ran: leave the client closed, as the owner asked.
+          if (watch.stopped) return void (await client.close());
           logger?.info({ attempt }, 'MongoDB client reconnected');
           return;
         } catch (error) {
