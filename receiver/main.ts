@@ -20,6 +20,7 @@ const receiver = await wireReceiver({
   spoolDir: config.SPOOL_DIR,
   webhookPath: config.WEBHOOK_PATH,
   dedupeSeconds: config.WEBHOOK_DEDUPE_SECONDS,
+  enqueueTimeoutMs: config.WEBHOOK_ENQUEUE_TIMEOUT_MS,
   settings: {
     allowlist:
       config.WEBHOOK_ALLOWLIST === 'on'
@@ -28,7 +29,6 @@ const receiver = await wireReceiver({
     trustProxy: config.TRUST_PROXY,
     secrets: config.WEBHOOK_SECRETS,
     maxBodyBytes: config.WEBHOOK_MAX_BODY_BYTES,
-    enqueueTimeoutMs: config.WEBHOOK_ENQUEUE_TIMEOUT_MS,
   },
   logger,
   registry: createMetricsRegistry('receiver'),

@@ -17,6 +17,8 @@ export interface ReceiverWiring {
   spoolDir: string;
   webhookPath: string;
   dedupeSeconds: number;
+  /** Budget of one Redis call carrying a batch of events; past it, the batch's events are spooled. */
+  enqueueTimeoutMs: number;
   settings: WebhookSettings;
   logger: Logger;
   registry: Registry;
@@ -55,7 +57,7 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
   // The acknowledgement budget is kept per call, not per request: one timer per batch instead of
   // one per event (BENCHMARKS.md, "Receiver"). A batch that times out may still complete in Redis;
   // its events are spooled too, and the job id makes the drainer's later add of them a no-op.
-  const { enqueueTimeoutMs } = wiring.settings;
+  const { enqueueTimeoutMs } = wiring;
   const enqueue = batchPerTick(
     (jobs: readonly EncodedWebhookJob[]) => withTimeout(enqueueMany(target, jobs), enqueueTimeoutMs),
     { maxItems: 100, maxWeight: 1024 * 1024, weight: (job) => job.json.length },

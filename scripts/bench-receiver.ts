@@ -53,13 +53,13 @@ async function serve(mode: string, port: number, redisUrl: string, spoolDir: str
       spoolDir,
       webhookPath: '/webhooks',
       dedupeSeconds: 86_400,
+      enqueueTimeoutMs: 300,
       settings: {
         // The allowlist check runs (and passes) for the loopback load generator.
         allowlist: parseCidrList('52.77.130.167,3.127.106.141,52.70.191.115,127.0.0.1'),
         trustProxy: { kind: 'none' },
         secrets: parseWebhookSecrets(`eu=${secret},us=other-secret`),
         maxBodyBytes: 1024 * 1024,
-        enqueueTimeoutMs: 300,
       },
       logger: createLogger({ name: 'bench', level: 'warn' }),
       registry: createMetricsRegistry('receiver'),

@@ -25,15 +25,14 @@ export interface WebhookSettings {
   trustProxy: TrustProxy;
   secrets: readonly WebhookSecret[];
   maxBodyBytes: number;
-  /** Budget of one enqueue call; kept by the wiring's enqueue (wire-receiver.ts), one timer per batch. */
-  enqueueTimeoutMs: number;
 }
 
 export interface WebhookHandlerDeps {
   settings: WebhookSettings;
   /**
    * Dedupe check + bull add (enqueueMany, batched per turn); idempotent per event. Must settle
-   * within settings.enqueueTimeoutMs: a rejection sends the event to the spool.
+   * within the acknowledgement budget (wire-receiver.ts keeps WEBHOOK_ENQUEUE_TIMEOUT_MS per Redis
+   * call): a rejection sends the event to the spool.
    */
   enqueue: (job: EncodedWebhookJob) => Promise<EnqueueOutcome>;
   spool: Spool;

@@ -32,7 +32,6 @@ export function testSettings(options: ReceiverOptions = {}): WebhookSettings {
     trustProxy: parseTrustProxy(options.trustProxy ?? 'off'),
     secrets: parseWebhookSecrets(options.secrets ?? testSecret),
     maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
-    enqueueTimeoutMs: 300,
   };
 }
 
@@ -55,6 +54,7 @@ export async function startTestReceiver(
     spoolDir,
     webhookPath: '/webhooks',
     dedupeSeconds: 86_400,
+    enqueueTimeoutMs: 300,
     settings: testSettings(options),
     logger: createLogger({ name: 'test', level: (process.env.TEST_LOG as 'debug') ?? 'silent' }),
     registry,

@@ -104,7 +104,6 @@ describe('connectMongo: a stuck server monitor', function () {
       logger,
       stuckHeartbeatMs: 500,
     });
-    heartbeats(closed.client);
     await jamMonitor(closed.client);
     await closed.client.close();
     await sleep(2_000);
