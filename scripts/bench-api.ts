@@ -15,6 +15,7 @@ import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
 import { createLogger } from '../shared/logging/create-logger.ts';
 import { connectMongo } from '../shared/mongo/connect-mongo.ts';
 import { createRedis } from '../shared/redis/create-redis.ts';
+import { recordStorageKeys } from '../shared/tray/storage-keys.ts';
 import { TRAY_RECORDS, type TrayRecordDoc } from '../shared/tray/tray-record.ts';
 import { createTokenVerifier } from '../tray-service/api/auth/create-token-verifier.ts';
 import { createTrayApi } from '../tray-service/api/create-tray-api.ts';
@@ -53,6 +54,7 @@ function record(userId: string, i: number, now: number): TrayRecordDoc {
   // Timestamps repeat (every 3 records share one), like bursts of activity in the same millisecond.
   const lastUpdate = now - Math.floor(i / 3) * 1000;
   const verb = i % 7 === 0 ? 'mention' : 'comment';
+  const expiresAt = new Date(lastUpdate + 90 * DAY_MS);
   return {
     _id: `${verb}_t${i}_${userId}`,
     userId,
@@ -66,15 +68,14 @@ function record(userId: string, i: number, now: number): TrayRecordDoc {
       { userId: 'a', name: 'Ana', imageUrl: 'https://img.example/a.png', at: lastUpdate },
       { userId: 'b', name: 'Ben', at: lastUpdate - 1 },
     ],
+    actorIds: ['a', 'b'],
     actorsCount: 2 + (i % 5),
-    actorLog: Array.from({ length: 2 + (i % 5) }, (_, k) => ({
-      userId: `u${k}`,
-      at: lastUpdate - k,
-      actionId: `c${i}-${k}`,
-    })),
+    countFrom: lastUpdate - 5,
     lastUpdate,
     hasRead: i % 4 === 0,
-    expiresAt: new Date(lastUpdate + 90 * DAY_MS),
+    unreadAt: lastUpdate,
+    expiresAt,
+    ...recordStorageKeys({ userId, verb, targetId: `t${i}`, lastUpdate, expiresAt }, now),
     version: 1,
   };
 }

@@ -9,6 +9,8 @@ export const USER_PROFILES = 'user_profiles';
 export const EVENTS = 'events';
 /** Internal (worker only): write claims that make compare-and-set safe on FerretDB (claim-versions.ts). */
 export const TRAY_RECORD_CLAIMS = 'tray_record_claims';
+/** Internal (worker only): the distinct actors of each record group, kept once per target (target-actors-store.ts). */
+export const TRAY_TARGET_ACTORS = 'tray_target_actors';
 
 /** Record verbs: the four of section 4.1 plus the mention verbs of section 2.3 (v3 only). */
 export const trayVerbs = ['post', 'comment', 'reaction', 'mentreply', 'mention', 'mentreact'] as const;
@@ -30,15 +32,14 @@ export type FeedRef =
   /** A user feed; `name` is the feed owner's display name ("... in Ana feed"). */
   | { kind: 'user'; id: string; name: string };
 
-/** Internal (worker only): one distinct actor's latest action on a record. */
-export interface ActorLogEntry {
-  userId: string;
-  /** Epoch ms of this actor's latest action on the record. */
+/** One actor's latest action on a record group (tray_target_actors), what grouping is computed from. */
+export interface ActorAction {
+  actor: Omit<ActorSnapshot, 'at'>;
+  /** Epoch ms of the action (the payload's createdAt). */
   at: number;
   /** Id of that action (post, comment or reaction id); breaks ties between equal times. */
   actionId: string;
 }
-
 /**
  * Written only by the tray worker (tray-service/worker). Field decisions (README, "Tray engine"):
  * - `imageUrl` / `avatarCustomUrl` of the public record are those of `actors[0]` (the latest actor).
@@ -64,26 +65,41 @@ export interface TrayRecordDoc {
   mentionIn?: 'post' | 'comment';
   /** Latest distinct actors, newest first, at most 3. */
   actors: ActorSnapshot[];
-  /** Number of distinct actors. */
+  /** The user ids of `actors`: a top-level field, so a deleted user's records are found by equality. */
+  actorIds: string[];
+  /** Number of distinct actors who acted at or after `countFrom`, the recipient excluded. */
   actorsCount: number;
-  /** Epoch ms of the newest activity; never moves backwards. */
+  /**
+   * The earliest action this record has counted. Actors whose latest action is older are not its
+   * actors: a record re-created after delete-all or expiry, or a member's record for a community
+   * they joined later, starts counting afresh.
+   */
+  countFrom: number;
+  /** Epoch ms of the newest activity (platform time; display and order); never moves backwards. */
   lastUpdate: number;
   hasRead: boolean;
+  /**
+   * Epoch ms on the tray's own clock of the last change that made the record unread: what the
+   * unread count compares with the last-read time, so an activity delivered late is still unread.
+   */
+  unreadAt: number;
+  /** recordGroup(verb, targetId): every recipient's record of one target, read by equality in a fan-out. */
+  group: string;
+  /** historyBucket(userId, lastUpdate): the history page reads a user's records one bucket at a time. */
+  bucket: string;
   /** lastUpdate + TRAY_RETENTION_DAYS; TTL index where supported, purge + read filter everywhere. */
   expiresAt: Date;
+  /** The UTC day of expiresAt: the purge deletes one whole day by equality. */
+  expiresDay: string;
   /**
    * Compare-and-set counter. Every write to an existing record, the worker's and the API's
    * (marking read), goes through casUpdateRecords: it claims `${_id}#${nextVersion}` in
    * tray_record_claims, then writes filtered on `version`, so concurrent writers never undo each
-   * other, also on FerretDB whose updates are not atomic.
+   * other, also on FerretDB whose updates are not atomic. A new record starts at its creation time
+   * on the tray's clock, so a record re-created under the same `_id` never meets a claim of its
+   * previous life.
    */
   version: number;
-  /**
-   * Internal (worker only, not part of the public record): every distinct actor with their latest
-   * action, in no particular order. Its length is `actorsCount`; it lets an actor who acts again
-   * move to the front without being counted twice, and makes re-applying an action a no-op.
-   */
-  actorLog: ActorLogEntry[];
 }
 
 /** community_members: one document per (community, user); drives post fan-out (2.3.6). */
@@ -115,6 +131,8 @@ export interface StoredEventDoc {
   storedAt: Date;
   /** receivedAt + EVENTS_RETENTION_DAYS. */
   expiresAt: Date;
+  /** The UTC day of expiresAt: the purge deletes one whole day by equality. */
+  expiresDay: string;
   /** `unknown`: a name the mapping does not know; `invalid`: known name, payload failed validation. */
   status: 'applied' | 'stored' | 'unknown' | 'invalid';
   error?: string;

@@ -1,3 +1,4 @@
+import { recordStorageKeys } from '../../shared/tray/storage-keys.ts';
 import type { TrayRecordDoc, TrayVerb } from '../../shared/tray/tray-record.ts';
 
 /** Actor names in the order of messages-en.md: the latest actor first. */
@@ -28,6 +29,7 @@ export function buildTrayRecord(spec: TrayRecordSpec): TrayRecordDoc {
   const userId = spec.userId ?? 'reader';
   const now = Date.UTC(2026, 0, 15, 12);
   const stored = Math.min(spec.actors, 3);
+  const expiresAt = new Date(now + 90 * 86_400_000);
   const actors = Array.from({ length: stored }, (_, index) => ({
     userId: `user-${index}`,
     name: names[index] ?? `Actor ${index + 1}`,
@@ -48,15 +50,13 @@ export function buildTrayRecord(spec: TrayRecordSpec): TrayRecordDoc {
     ...(spec.mentionIn ? { mentionIn: spec.mentionIn } : {}),
     actors,
     actorsCount: spec.actors,
-    // Every distinct actor; the ones not stored in `actors` acted earlier.
-    actorLog: Array.from({ length: spec.actors }, (_, index) => ({
-      userId: `user-${index}`,
-      at: now - index * 60_000,
-      actionId: `action-${index}`,
-    })),
+    actorIds: actors.map((actor) => actor.userId),
+    countFrom: now - spec.actors * 60_000,
+    unreadAt: now,
+    ...recordStorageKeys({ userId, verb: spec.verb, targetId, lastUpdate: now, expiresAt }, now),
     lastUpdate: now,
     hasRead: false,
-    expiresAt: new Date(now + 90 * 86_400_000),
+    expiresAt,
     version: 1,
   };
 }

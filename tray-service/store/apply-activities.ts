@@ -1,18 +1,23 @@
 import type { Db } from 'mongodb';
-import type { TrayRecordDoc } from '../../shared/tray/tray-record.ts';
+import { DAY_MS, recordGroup } from '../../shared/tray/storage-keys.ts';
+import { TRAY_RECORDS, type TrayRecordDoc } from '../../shared/tray/tray-record.ts';
 import { recordKey, type Activity } from '../worker/activity.ts';
 import { applyActivity, type ApplyOptions } from '../worker/apply-activity.ts';
+import type { GroupActors } from '../worker/group-actors.ts';
 import type { KeyedLock } from '../worker/keyed-lock.ts';
-import { casUpdateRecords } from './cas-update-records.ts';
+import { casUpdateRecords, type RecordSnapshot } from './cas-update-records.ts';
 import { postRecipients } from './membership-store.ts';
+import { readGroupActors, recordGroupAction } from './target-actors-store.ts';
 
 export interface ApplyActivitiesOptions extends ApplyOptions {
-  /** Recipients per read-compute-write round of a fan-out (TRAY_FANOUT_BATCH). */
+  /** Recipients per compare-and-set call of a fan-out (TRAY_FANOUT_BATCH). */
   fanOutBatch: number;
   /** The job's dedupe key (owner of its write claims). */
   owner: string;
   /** The worker's in-process lock: its own jobs queue up on a hot record instead of colliding. */
   lock?: KeyedLock;
+  /** The tray's clock (epoch ms); tests pin it. */
+  now?: () => number;
 }
 
 interface Delivery {
@@ -21,17 +26,27 @@ interface Delivery {
 }
 
 /**
- * Turns activities into record writes. Personal activities (comment, reply, reaction, mention)
- * cost one compare-and-set round; a community post streams the members in large batches, each
- * batch one compare-and-set round. Memberships (2.3.6) gate the community's own target, the
- * `post` record: a comment on a user's post reaches its owner whether or not they still belong to
- * the community (the record's target is the post, not the community).
+ * Turns activities into record writes. Each activity's action is first added to its record
+ * group's actors (kept once per target), then every recipient's record is recomputed from them:
+ * personal activities (comment, reply, reaction, mention) cost one compare-and-set round on one
+ * or two records; a community post reads the community's members and the group's records by
+ * equality and rewrites them in bulk. Memberships gate the community's own target, the `post`
+ * record: a comment on a user's post reaches its owner whether or not they still belong to the
+ * community (the record's target is the post, not the community).
  */
 export async function applyActivities(
   db: Db,
   activities: readonly Activity[],
   options: ApplyActivitiesOptions,
 ): Promise<void> {
+  for (const activity of activities) {
+    await recordGroupAction(
+      db,
+      recordGroup(activity.verb, activity.targetId),
+      { actor: activity.actor, at: activity.at, actionId: activity.lastActionId },
+      new Date(activity.at + options.retentionDays * DAY_MS),
+    );
+  }
   // An author is never notified of their own action.
   const personal: Delivery[] = activities.flatMap((activity) =>
     activity.audience.kind === 'user' && activity.audience.userId !== activity.actor.userId
@@ -42,24 +57,31 @@ export async function applyActivities(
 
   for (const activity of activities) {
     if (activity.audience.kind !== 'community') continue;
-    const cursor = postRecipients(db, activity.audience.communityId, activity.at, options.fanOutBatch);
-    let batch: Delivery[] = [];
-    for await (const { userId } of cursor) {
-      if (userId === activity.actor.userId) continue;
-      batch.push({ recipientId: userId, activity });
-      if (batch.length >= options.fanOutBatch) {
-        await writeDeliveries(db, batch, options);
-        batch = [];
-      }
+    const members = await postRecipients(db, activity.audience.communityId, activity.at);
+    const recipients = members.filter((userId) => userId !== activity.actor.userId);
+    const group = recordGroup(activity.verb, activity.targetId);
+    const readGroup = () => readRecordGroup(db, group);
+    const first = await readGroup();
+    for (let start = 0; start < recipients.length; start += options.fanOutBatch) {
+      const batch = recipients
+        .slice(start, start + options.fanOutBatch)
+        .map((recipientId) => ({ recipientId, activity }));
+      await writeDeliveries(db, batch, options, { read: readGroup, first });
     }
-    await writeDeliveries(db, batch, options);
   }
+}
+
+/** Every recipient's record of one group, by equality on `group` (one index lookup). */
+async function readRecordGroup(db: Db, group: string): Promise<RecordSnapshot> {
+  const docs = await db.collection<TrayRecordDoc>(TRAY_RECORDS).find({ group }).toArray();
+  return new Map(docs.map((doc) => [doc._id, doc]));
 }
 
 async function writeDeliveries(
   db: Db,
   deliveries: Delivery[],
   options: ApplyActivitiesOptions,
+  reads: { read: () => Promise<RecordSnapshot>; first: RecordSnapshot } | undefined = undefined,
 ): Promise<void> {
   if (deliveries.length === 0) return;
   if (options.lock) {
@@ -67,7 +89,7 @@ async function writeDeliveries(
     const keys = deliveries.map(({ activity, recipientId }) =>
       recordKey(activity.verb, activity.targetId, recipientId),
     );
-    await lock.run(keys, () => writeDeliveries(db, deliveries, unlocked));
+    await lock.run(keys, () => writeDeliveries(db, deliveries, unlocked, reads));
     return;
   }
   // Several deliveries of one job may share a record (a user mentioned twice): fold them in order.
@@ -76,14 +98,32 @@ async function writeDeliveries(
     const key = recordKey(delivery.activity.verb, delivery.activity.targetId, delivery.recipientId);
     byKey.set(key, [...(byKey.get(key) ?? []), delivery]);
   }
-  const keys = [...byKey.keys()];
+  const groups = new Set(deliveries.map(({ activity }) => recordGroup(activity.verb, activity.targetId)));
+  const actors = new Map<string, GroupActors>();
+  const now = options.now ?? Date.now;
+  let at = now();
   const compute = (key: string, current: TrayRecordDoc | undefined) => {
     let next = current;
     for (const { activity, recipientId } of byKey.get(key) ?? []) {
-      const applied = applyActivity(next, activity, recipientId, options);
+      const group = actors.get(recordGroup(activity.verb, activity.targetId));
+      if (!group) throw new Error(`record group of ${key} was not read`);
+      const applied = applyActivity(next, activity, recipientId, {
+        retentionDays: options.retentionDays,
+        actors: group,
+        now: at,
+      });
       if (applied !== 'unchanged') next = applied;
     }
-    return next === current || next === undefined ? 'unchanged' : next;
+    if (next === current || next === undefined) return 'unchanged';
+    // One version step however many deliveries were folded: the claim is for exactly the next one.
+    return { ...next, version: current ? current.version + 1 : at };
   };
-  await casUpdateRecords(db, keys, compute, { owner: options.owner });
+  await casUpdateRecords(db, [...byKey.keys()], compute, {
+    owner: options.owner,
+    ...(reads ? { read: reads.read, first: reads.first } : {}),
+    refresh: async () => {
+      at = now();
+      for (const group of groups) actors.set(group, await readGroupActors(db, group));
+    },
+  });
 }

@@ -1,12 +1,22 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MongoBulkWriteError, type AnyBulkWriteOperation, type Db } from 'mongodb';
+import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { TRAY_RECORDS, type TrayRecordDoc } from '../../shared/tray/tray-record.ts';
 import { claimVersions } from './claim-versions.ts';
-
-const DUPLICATE_KEY = 11000;
+import { ignoreDuplicates } from './ignore-duplicates.ts';
+import { readByIds } from './read-by-ids.ts';
 
 /** Computes a record's next state from its current one (undefined: no record yet). Must be pure. */
 export type ComputeRecord = (key: string, current: TrayRecordDoc | undefined) => TrayRecordDoc | 'unchanged';
+
+/** Current records by key; a key without an entry has no record. */
+export type RecordSnapshot = ReadonlyMap<string, TrayRecordDoc>;
+
+/**
+ * Single-record updates per bulkWrite. Each is an `updateMany` filtered on `{_id, version}`:
+ * FerretDB 1.24 on PostgreSQL hangs on a bulkWrite of 50 or more matching `updateOne`s (each
+ * leaves a cursor open), while a thousand single-document `updateMany`s run in about a second.
+ */
+export const UPDATES_PER_BULK = 1_000;
 
 export interface CasOptions {
   /** The job's dedupe key, recorded on its claims (see claimVersions). */
@@ -14,6 +24,18 @@ export interface CasOptions {
   maxRounds?: number;
   /** See ClaimOptions.takeoverMs. */
   claimTakeoverMs?: number;
+  /**
+   * Reads the current records of `keys` (default: by `_id`, a few at a time). A fan-out passes a
+   * read of the whole record group by equality instead; `first` spares the first round's read.
+   */
+  read?: (keys: readonly string[]) => Promise<RecordSnapshot>;
+  first?: RecordSnapshot;
+  /**
+   * Runs after each round's read and before its compute: re-reads what `compute` depends on (the
+   * group's actors). Reading it after the records makes every write that a round's read saw
+   * include the actors it was made from.
+   */
+  refresh?: () => Promise<void>;
 }
 
 export interface CasResult {
@@ -24,11 +46,11 @@ export interface CasResult {
 }
 
 /**
- * Optimistic compare-and-set over many records at once (DESIGN.md "Storage rules": no
- * transactions or update pipelines on FerretDB). One round: one `$in` read, a pure compute, then
- * - new records: one unordered insert (a concurrent insert of the same record fails on `_id`);
- * - changed records: one unordered claim insert of `record#nextVersion` (claimVersions), then one
- *   `updateMany` per group of records moving to the same state, filtered on {_id: {$in}, version}.
+ * Optimistic compare-and-set over many records at once (no transactions or update pipelines on
+ * FerretDB; docs/storage.md). One round: a read, a pure compute, then
+ * - new records: one unordered insertMany (a concurrent insert of the same record fails on `_id`);
+ * - changed records: one unordered claim insert of `record#nextVersion` (claimVersions), then
+ *   single-record updates filtered on `{_id, version}`, a thousand per bulkWrite.
  * Keys that lost a race are read again and recomputed; `compute` is idempotent, so a record whose
  * write did land comes out 'unchanged' and nothing is applied twice.
  */
@@ -39,8 +61,9 @@ export async function casUpdateRecords(
   options: CasOptions,
 ): Promise<CasResult> {
   const maxRounds = options.maxRounds ?? 50;
-  const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
+  const read = options.read ?? ((wanted: readonly string[]) => readByIds(db, wanted));
   let pending = [...new Set(keys)];
+  let snapshot = options.first;
   let written = 0;
   let rounds = 0;
   while (pending.length > 0) {
@@ -50,14 +73,13 @@ export async function casUpdateRecords(
     }
     // Spread colliding writers apart instead of letting them collide again at once.
     if (rounds > 1) await sleep(Math.random() * Math.min(5 * rounds, 100));
-    // A single key is read with a plain `_id` filter, the one filter FerretDB serves from its index.
-    const filter = pending.length === 1 ? { _id: pending[0] ?? '' } : { _id: { $in: pending } };
-    const current = await records.find(filter, { batchSize: pending.length + 1 }).toArray();
-    const byKey = new Map(current.map((doc) => [doc._id, doc]));
+    const current = snapshot ?? (await read(pending));
+    snapshot = undefined;
+    if (options.refresh) await options.refresh();
     const inserts: TrayRecordDoc[] = [];
     const updates: { before: TrayRecordDoc; next: TrayRecordDoc }[] = [];
     for (const key of pending) {
-      const before = byKey.get(key);
+      const before = current.get(key);
       const next = compute(key, before);
       if (next === 'unchanged') continue;
       if (before) updates.push({ before, next });
@@ -68,79 +90,54 @@ export async function casUpdateRecords(
       updates.map(({ before, next }) => ({ recordId: before._id, version: next.version })),
       { takeoverMs: options.claimTakeoverMs ?? 60_000, owner: options.owner },
     );
-    const wonUpdates = updates.filter(({ before }) => won.has(before._id));
-    const ops: AnyBulkWriteOperation<TrayRecordDoc>[] = [
-      ...inserts.map((document) => ({ insertOne: { document } })),
-      ...groupedUpdates(wonUpdates),
-    ];
     const retry = new Set(
       updates.filter(({ before }) => !won.has(before._id)).map(({ before }) => before._id),
     );
-    if (ops.length > 0) {
-      const outcome = await writeAll(db, ops);
-      written += outcome.inserted + outcome.matched;
-      for (const index of outcome.failedIndexes) retry.add(inserts[index]?._id ?? '');
-      // An update that missed its filter does not say which record: re-read every updated key.
-      if (outcome.matched < wonUpdates.length) for (const key of won) retry.add(key);
+    const inserted = await insertRecords(db, inserts);
+    written += inserted.count;
+    for (const key of inserted.lost) retry.add(key);
+    const wonUpdates = updates.filter(({ before }) => won.has(before._id));
+    for (let start = 0; start < wonUpdates.length; start += UPDATES_PER_BULK) {
+      const chunk = wonUpdates.slice(start, start + UPDATES_PER_BULK);
+      const result = await db
+        .collection<TrayRecordDoc>(TRAY_RECORDS)
+        .bulkWrite(chunk.map(updateOperation), { ordered: false });
+      written += result.matchedCount;
+      // An update that missed its filter does not say which record: re-read every key of the chunk.
+      if (result.matchedCount < chunk.length) for (const { before } of chunk) retry.add(before._id);
     }
-    retry.delete('');
     pending = [...retry];
   }
   return { written, rounds };
 }
 
-/**
- * One `updateMany` per group of records whose next state is the same apart from `_id` and
- * `userId`: a post fanned out to a community typically moves thousands of member records the same
- * way. FerretDB runs every update statement in its own transaction (about as slow as a disk sync),
- * so 10,000 replaces would take minutes where one grouped statement takes one. The filter keeps
- * compare-and-set per document: `{_id: {$in}, version}`.
- */
-function groupedUpdates(
-  updates: { before: TrayRecordDoc; next: TrayRecordDoc }[],
-): AnyBulkWriteOperation<TrayRecordDoc>[] {
-  const groups = new Map<
-    string,
-    { ids: string[]; version: number; $set: Partial<TrayRecordDoc>; $unset: Record<string, ''> }
-  >();
-  for (const { before, next } of updates) {
-    const { _id, userId: _userId, ...$set } = next;
-    const $unset: Record<string, ''> = {};
-    for (const field of Object.keys(before)) if (!(field in next)) $unset[field] = '';
-    const key = JSON.stringify([before.version, $set, $unset]);
-    const group = groups.get(key);
-    if (group) group.ids.push(_id);
-    else groups.set(key, { ids: [_id], version: before.version, $set, $unset });
-  }
-  return [...groups.values()].map(({ ids, version, $set, $unset }) => ({
+/** The whole next state, filtered on the version it was computed from. */
+function updateOperation({
+  before,
+  next,
+}: {
+  before: TrayRecordDoc;
+  next: TrayRecordDoc;
+}): AnyBulkWriteOperation<TrayRecordDoc> {
+  const { _id, ...$set } = next;
+  const $unset: Record<string, ''> = {};
+  for (const field of Object.keys(before)) if (!(field in next)) $unset[field] = '';
+  return {
     updateMany: {
-      filter: { _id: { $in: ids }, version },
+      filter: { _id, version: before.version },
       update: Object.keys($unset).length > 0 ? { $set, $unset } : { $set },
     },
-  }));
+  };
 }
 
-interface WriteOutcome {
-  inserted: number;
-  matched: number;
-  /** Indexes (in `ops`, inserts first) of inserts that lost a race to a concurrent insert. */
-  failedIndexes: number[];
-}
-
-async function writeAll(db: Db, ops: AnyBulkWriteOperation<TrayRecordDoc>[]): Promise<WriteOutcome> {
-  try {
-    const result = await db.collection<TrayRecordDoc>(TRAY_RECORDS).bulkWrite(ops, { ordered: false });
-    return { inserted: result.insertedCount, matched: result.matchedCount, failedIndexes: [] };
-  } catch (error) {
-    if (!(error instanceof MongoBulkWriteError)) throw error;
-    const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-    // Only a lost insert race is expected; anything else (or a write concern error) is retried by bull.
-    if (error.err || writeErrors.length === 0 || writeErrors.some((w) => w.code !== DUPLICATE_KEY))
-      throw error;
-    return {
-      inserted: error.result.insertedCount,
-      matched: error.result.matchedCount,
-      failedIndexes: writeErrors.map((w) => w.index),
-    };
-  }
+/** Inserts new records; the ids that a concurrent writer inserted first are returned as lost. */
+async function insertRecords(db: Db, inserts: TrayRecordDoc[]): Promise<{ count: number; lost: string[] }> {
+  if (inserts.length === 0) return { count: 0, lost: [] };
+  const duplicates = await ignoreDuplicates(
+    db.collection<TrayRecordDoc>(TRAY_RECORDS).insertMany(inserts, { ordered: false }),
+  );
+  return {
+    count: inserts.length - duplicates.length,
+    lost: duplicates.map((index) => inserts[index]?._id ?? '').filter((id) => id !== ''),
+  };
 }

@@ -1,7 +1,7 @@
-import { MongoBulkWriteError, type Db } from 'mongodb';
+import type { Db } from 'mongodb';
+import { DAY_MS, dayOf } from '../../shared/tray/storage-keys.ts';
 import { TRAY_RECORD_CLAIMS } from '../../shared/tray/tray-record.ts';
-
-const DUPLICATE_KEY = 11000;
+import { ignoreDuplicates } from './ignore-duplicates.ts';
 
 /** tray_record_claims: who may move a record to a version (see claimVersions). */
 export interface RecordClaimDoc {
@@ -12,6 +12,8 @@ export interface RecordClaimDoc {
   claimedAt: Date;
   /** Claims are only needed for the instant of a write; purged (or TTL-deleted) after this. */
   expiresAt: Date;
+  /** The UTC day of expiresAt: the purge deletes a whole day by equality. */
+  expiresDay: string;
 }
 
 export interface ClaimOptions {
@@ -38,59 +40,25 @@ export async function claimVersions(
   if (wanted.length === 0) return new Set();
   const now = options.now ?? new Date();
   const claims = db.collection<RecordClaimDoc>(TRAY_RECORD_CLAIMS);
+  const expiresAt = new Date(now.getTime() + DAY_MS);
   const docs: RecordClaimDoc[] = wanted.map(({ recordId, version }) => ({
     _id: `${recordId}#${version}`,
     owner: options.owner,
     claimedAt: now,
-    expiresAt: new Date(now.getTime() + 24 * 3600 * 1000),
+    expiresAt,
+    expiresDay: dayOf(expiresAt),
   }));
-  const lost = new Set<number>();
-  try {
-    await claims.insertMany(docs, { ordered: false });
-  } catch (error) {
-    if (!(error instanceof MongoBulkWriteError)) throw error;
-    const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-    if (error.err || writeErrors.length === 0 || writeErrors.some((w) => w.code !== DUPLICATE_KEY))
-      throw error;
-    for (const w of writeErrors) lost.add(w.index);
-    // One more read, only when claims were lost. A claim of this same job (a retry after a failure
-    // between claim and write) is ours to use: the retry computes the same next state. A claim
-    // whose writer died before writing would block the record forever: after takeoverMs it is
-    // removed and the next round claims again.
-    const held = await claims
-      .find({ _id: { $in: [...lost].map((index) => docs[index]?._id ?? '') } })
-      .toArray();
-    const heldById = new Map(held.map((claim) => [claim._id, claim]));
-    const stale: string[] = [];
-    for (const index of [...lost]) {
-      const claim = heldById.get(docs[index]?._id ?? '');
-      if (claim?.owner === options.owner) lost.delete(index);
-      else if (claim && claim.claimedAt.getTime() < now.getTime() - options.takeoverMs) stale.push(claim._id);
-    }
-    if (stale.length > 0)
-      await claims.deleteMany({
-        _id: { $in: stale },
-        claimedAt: { $lt: new Date(now.getTime() - options.takeoverMs) },
-      });
+  const lost = new Set(await ignoreDuplicates(claims.insertMany(docs, { ordered: false })));
+  // One more read per lost claim (they are few: only records a concurrent writer is moving). A
+  // claim of this same job (a retry after a failure between claim and write) is ours to use: the
+  // retry computes the same next state. A claim whose writer died before writing would block the
+  // record forever: after takeoverMs it is removed and the next round claims again.
+  for (const index of [...lost]) {
+    const _id = docs[index]?._id ?? '';
+    const claim = await claims.findOne({ _id });
+    if (claim?.owner === options.owner) lost.delete(index);
+    else if (claim && claim.claimedAt.getTime() < now.getTime() - options.takeoverMs)
+      await claims.deleteOne({ _id, claimedAt: claim.claimedAt });
   }
   return new Set(wanted.filter((_, index) => !lost.has(index)).map((claim) => claim.recordId));
-}
-
-/**
- * Removes the claims a deleted record could still hold: `${_id}#2` up to two past its last version
- * (one claimed by a write in flight, one of margin). A record re-created under the same `_id`
- * starts again at version 1, and a young claim of its previous life would make every write to it
- * lose until takeoverMs (found by the reliability suite, issue 8). Batched, one command per 1,000.
- */
-export async function releaseClaims(
-  db: Db,
-  deleted: readonly { _id: string; version: number }[],
-): Promise<void> {
-  const ids = deleted.flatMap(({ _id, version }) =>
-    Array.from({ length: Math.max(0, version + 1) }, (_, n) => `${_id}#${n + 2}`),
-  );
-  const claims = db.collection<RecordClaimDoc>(TRAY_RECORD_CLAIMS);
-  for (let start = 0; start < ids.length; start += 1_000) {
-    await claims.deleteMany({ _id: { $in: ids.slice(start, start + 1_000) } });
-  }
 }

@@ -1,8 +1,8 @@
-import { MongoBulkWriteError, type AnyBulkWriteOperation, type Db, type FindCursor } from 'mongodb';
+import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { MEMBERSHIPS, membershipId, type MembershipDoc } from '../../shared/tray/tray-record.ts';
 import type { MembershipChange } from '../worker/activity.ts';
-
-const DUPLICATE_KEY = 11000;
+import { UPDATES_PER_BULK } from './cas-update-records.ts';
+import { ignoreDuplicates } from './ignore-duplicates.ts';
 
 /**
  * Applies joins and leaves (platform document 2.3.6) in one unordered bulkWrite. The filter
@@ -14,7 +14,7 @@ const DUPLICATE_KEY = 11000;
 export async function applyMembershipChanges(db: Db, changes: readonly MembershipChange[]): Promise<void> {
   if (changes.length === 0) return;
   const ops: AnyBulkWriteOperation<MembershipDoc>[] = changes.map((change) => ({
-    updateOne: {
+    updateMany: {
       filter: { _id: membershipId(change.communityId, change.userId), updatedAt: { $lt: change.at } },
       update: change.active
         ? {
@@ -38,41 +38,36 @@ export async function applyMembershipChanges(db: Db, changes: readonly Membershi
       upsert: true,
     },
   }));
-  try {
-    await db.collection<MembershipDoc>(MEMBERSHIPS).bulkWrite(ops, { ordered: false });
-  } catch (error) {
-    if (!(error instanceof MongoBulkWriteError)) throw error;
-    const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-    if (error.err || writeErrors.some((w) => w.code !== DUPLICATE_KEY)) throw error;
+  // Single-document updateMany, not updateOne: see UPDATES_PER_BULK (cas-update-records.ts).
+  for (let start = 0; start < ops.length; start += UPDATES_PER_BULK) {
+    await ignoreDuplicates(
+      db
+        .collection<MembershipDoc>(MEMBERSHIPS)
+        .bulkWrite(ops.slice(start, start + UPDATES_PER_BULK), { ordered: false }),
+    );
   }
 }
 
 /**
- * Members a community post reaches: active, and joined no later than the post was created.
- * Read in large batches so a 10,000-member fan-out costs one or two commands.
+ * Members a community post reaches: active, and joined no later than the post was created. The
+ * community's memberships are read by equality on communityId (one index lookup on FerretDB,
+ * which does not push ranges down) and the rest is decided here.
  */
-export function postRecipients(
-  db: Db,
-  communityId: string,
-  createdAt: number,
-  batchSize: number,
-): FindCursor<Pick<MembershipDoc, 'userId'>> {
-  return db
+export async function postRecipients(db: Db, communityId: string, createdAt: number): Promise<string[]> {
+  const members = await db
     .collection<MembershipDoc>(MEMBERSHIPS)
-    .find(
-      { communityId, active: true, since: { $lte: createdAt } },
-      { projection: { _id: 0, userId: 1 }, batchSize },
-    )
-    .map((doc) => ({ userId: doc.userId }));
+    .find({ communityId }, { projection: { _id: 0, userId: 1, active: 1, since: 1 } })
+    .toArray();
+  return members
+    .filter((member) => member.active && member.since <= createdAt)
+    .map((member) => member.userId);
 }
 
 /** A deleted user's memberships end, so post fan-outs stop creating records for them. */
 export async function endMemberships(db: Db, userIds: readonly string[], at: number): Promise<void> {
-  if (userIds.length === 0) return;
-  await db
-    .collection<MembershipDoc>(MEMBERSHIPS)
-    .updateMany(
-      { userId: { $in: [...userIds] }, updatedAt: { $lt: at } },
-      { $set: { active: false, updatedAt: at } },
-    );
+  for (const userId of userIds) {
+    await db
+      .collection<MembershipDoc>(MEMBERSHIPS)
+      .updateMany({ userId, updatedAt: { $lt: at } }, { $set: { active: false, updatedAt: at } });
+  }
 }

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, Filter } from 'mongodb';
 import { TRAY_RECORDS, type TrayRecordDoc, type TrayVerb } from '../../shared/tray/tray-record.ts';
+import { historyBucket } from '../../shared/tray/storage-keys.ts';
+import { recordKey } from '../worker/activity.ts';
 import { casUpdateRecords, type ComputeRecord } from './cas-update-records.ts';
-import { releaseClaims } from './claim-versions.ts';
-import { cutPage, NO_MORE_PAGES, pageFetchLimit, startAfterRange } from './timestamp-page.ts';
+import { historyBuckets } from './history-walk.ts';
+import { cutPage, NO_MORE_PAGES, startAfterRange } from './timestamp-page.ts';
 
 export interface HistoryPage {
   records: TrayRecordDoc[];
@@ -49,22 +51,65 @@ const markRead: ComputeRecord = (_key, current) =>
 const apiWriter = () => ({ owner: `api:${randomUUID()}` });
 
 /** Newest first; `_id` breaks ties so every page of the order is deterministic. */
-const newestFirst = { lastUpdate: -1, _id: -1 } as const;
+const newestFirst = (a: TrayRecordDoc, b: TrayRecordDoc) =>
+  b.lastUpdate - a.lastUpdate || (a._id < b._id ? 1 : a._id > b._id ? -1 : 0);
+
+/** History buckets read at once: a sparse history walks several empty weeks per page. */
+const PARALLEL_BUCKETS = 4;
+
+export interface RecordQueryOptions {
+  /** Days a record lives after lastUpdate (TRAY_RETENTION_DAYS): how far back a page may look. */
+  retentionDays: number;
+}
 
 /**
  * Read side of `tray_records` (written by the worker). Every query takes the user id as a required
- * argument and filters out expired records: the purge/TTL may lag (DESIGN.md, "Storage rules").
+ * argument and selects by an equality an index serves (docs/storage.md): the user id, a history
+ * bucket or the record's `_id`. Expired records are filtered out here too: the purge may lag.
  */
-export function createRecordQueries(db: Db): RecordQueries {
+export function createRecordQueries(
+  db: Db,
+  options: RecordQueryOptions = { retentionDays: 90 },
+): RecordQueries {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
   const live = (userId: string, now: number): Filter<TrayRecordDoc> => ({
     userId,
     expiresAt: { $gt: new Date(now) },
   });
 
+  /**
+   * The user's records newest first, read one history bucket (a week) at a time from the page's
+   * upper bound down, until `enough` says the rows read so far settle the page. Every record of
+   * a bucket is read, so rows are complete down to the oldest bucket read.
+   */
+  async function walk(
+    userId: string,
+    upper: number | undefined,
+    now: number,
+    keep: (record: TrayRecordDoc) => boolean,
+    enough: (rows: TrayRecordDoc[]) => boolean,
+  ): Promise<{ rows: TrayRecordDoc[]; exhausted: boolean }> {
+    const buckets = historyBuckets(upper, now, options.retentionDays);
+    const rows: TrayRecordDoc[] = [];
+    for (let start = 0; start < buckets.length; start += PARALLEL_BUCKETS) {
+      const found = await Promise.all(
+        buckets
+          .slice(start, start + PARALLEL_BUCKETS)
+          .map((bucket) => records.find({ bucket: historyBucket(userId, bucket) }).toArray()),
+      );
+      for (const doc of found.flat()) {
+        if (doc.expiresAt.getTime() > now && (upper === undefined || doc.lastUpdate < upper) && keep(doc))
+          rows.push(doc);
+      }
+      rows.sort(newestFirst);
+      if (enough(rows)) return { rows, exhausted: start + PARALLEL_BUCKETS >= buckets.length };
+    }
+    return { rows, exhausted: true };
+  }
+
   return {
     countUnread: (userId, lastReadAt, now) =>
-      records.countDocuments({ ...live(userId, now), lastUpdate: { $gt: lastReadAt }, hasRead: false }),
+      records.countDocuments({ ...live(userId, now), hasRead: false, unreadAt: { $gt: lastReadAt } }),
 
     count: (userId, now, excludeVerbs = []) =>
       records.countDocuments({
@@ -75,65 +120,50 @@ export function createRecordQueries(db: Db): RecordQueries {
     async pageAfter(userId, startAfter, pageSize, now) {
       const range = startAfterRange(startAfter);
       if (range === 'empty') return { records: [], nextPage: NO_MORE_PAGES };
-      const base = live(userId, now);
-      const limit = pageFetchLimit(pageSize);
-      const rows = await records
-        .find(range === 'all' ? base : { ...base, lastUpdate: range })
-        .sort(newestFirst)
-        .limit(limit)
-        .toArray();
-      const cut = cutPage(rows, pageSize, limit);
-      if (cut.kind === 'complete') return { records: cut.records, nextPage: cut.nextPage };
-      // A group of equal lastUpdate larger than the over-fetch: read the rest of it.
-      const [rest, older] = await Promise.all([
-        records
-          .find({ ...base, lastUpdate: cut.boundary, _id: { $lt: cut.afterId } })
-          .sort(newestFirst)
-          .toArray(),
-        records.findOne({ ...base, lastUpdate: { $lt: cut.boundary } }, { projection: { _id: 1 } }),
-      ]);
-      return { records: [...cut.records, ...rest], nextPage: older ? cut.boundary : NO_MORE_PAGES };
+      const upper = range === 'all' ? undefined : range.$lt;
+      // Settled once the page's last timestamp group is complete and one older row is known.
+      const settled = (rows: TrayRecordDoc[]) => {
+        const boundary = rows[pageSize - 1]?.lastUpdate;
+        return boundary !== undefined && rows.some((row) => row.lastUpdate < boundary);
+      };
+      const { rows } = await walk(userId, upper, now, () => true, settled);
+      const cut = cutPage(rows, pageSize, rows.length + 1);
+      return { records: cut.records, nextPage: cut.kind === 'complete' ? cut.nextPage : NO_MORE_PAGES };
     },
 
-    pageNumber: (userId, page, pageSize, now, excludeVerbs) =>
-      records
-        .find({ ...live(userId, now), ...(excludeVerbs.length ? { verb: { $nin: [...excludeVerbs] } } : {}) })
-        .sort(newestFirst)
-        .skip((page - 1) * pageSize)
-        .limit(pageSize)
-        .toArray(),
+    async pageNumber(userId, page, pageSize, now, excludeVerbs) {
+      const excluded = new Set<string>(excludeVerbs);
+      const { rows } = await walk(
+        userId,
+        undefined,
+        now,
+        (record) => !excluded.has(record.verb),
+        (found) => found.length >= page * pageSize,
+      );
+      return rows.slice((page - 1) * pageSize, page * pageSize);
+    },
 
     async markAllRead(userId) {
-      const unread = await records.find({ userId, hasRead: false }, { projection: { _id: 1 } }).toArray();
+      const unread = await records.find({ userId, hasRead: false }).toArray();
       const { written } = await casUpdateRecords(
         db,
         unread.map((r) => r._id),
         markRead,
-        apiWriter(),
+        { ...apiWriter(), first: new Map(unread.map((r) => [r._id, r])) },
       );
       return written;
     },
 
     async markRead(userId, verb, targetId, now) {
-      const found = await records
-        .find({ ...live(userId, now), verb, targetId }, { projection: { _id: 1 } })
-        .toArray();
-      if (found.length === 0) return false;
-      await casUpdateRecords(
-        db,
-        found.map((r) => r._id),
-        markRead,
-        apiWriter(),
-      );
+      const key = recordKey(verb, targetId, userId);
+      const found = await records.findOne({ _id: key });
+      if (!found || found.expiresAt.getTime() <= now) return false;
+      await casUpdateRecords(db, [key], markRead, { ...apiWriter(), first: new Map([[key, found]]) });
       return true;
     },
 
-    async deleteAll(userId) {
-      // Their claims go too: a record re-created under the same _id restarts at version 1.
-      const deleted = await records.find({ userId }, { projection: { _id: 1, version: 1 } }).toArray();
-      const { deletedCount } = await records.deleteMany({ userId });
-      await releaseClaims(db, deleted);
-      return deletedCount;
-    },
+    // A record re-created under the same _id starts at a new version (its creation time), so the
+    // claims of the deleted ones need no clean-up: they expire with the purge.
+    deleteAll: async (userId) => (await records.deleteMany({ userId })).deletedCount,
   };
 }

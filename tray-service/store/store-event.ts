@@ -1,8 +1,7 @@
 import type { Db } from 'mongodb';
 import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import { EVENTS, type StoredEventDoc } from '../../shared/tray/tray-record.ts';
-
-const DAY_MS = 24 * 3600 * 1000;
+import { DAY_MS, dayOf } from '../../shared/tray/storage-keys.ts';
 
 export interface EventOutcome {
   status: StoredEventDoc['status'];
@@ -22,6 +21,7 @@ export async function storeEvent(
   now = new Date(),
 ): Promise<StoredEventDoc> {
   const receivedAt = new Date(job.receivedAt);
+  const expiresAt = new Date(receivedAt.getTime() + retentionDays * DAY_MS);
   const doc: StoredEventDoc = {
     _id: job.dedupeKey,
     event: job.event,
@@ -29,7 +29,8 @@ export async function storeEvent(
     webhook: job.webhook,
     receivedAt,
     storedAt: now,
-    expiresAt: new Date(receivedAt.getTime() + retentionDays * DAY_MS),
+    expiresAt,
+    expiresDay: dayOf(expiresAt),
     status: outcome.status,
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
   };

@@ -1,11 +1,11 @@
-import { MongoBulkWriteError, type AnyBulkWriteOperation, type Db } from 'mongodb';
+import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { TRAY_RECORDS, USER_PROFILES, type TrayRecordDoc } from '../../shared/tray/tray-record.ts';
 import { DELETED_USER_NAME, type ProfileChange } from '../worker/activity.ts';
 import { renameActor } from '../worker/apply-activity.ts';
-import { casUpdateRecords } from './cas-update-records.ts';
+import { casUpdateRecords, UPDATES_PER_BULK } from './cas-update-records.ts';
+import { ignoreDuplicates } from './ignore-duplicates.ts';
+import { renameGroupActor } from './target-actors-store.ts';
 import { endMemberships } from './membership-store.ts';
-
-const DUPLICATE_KEY = 11000;
 
 /** user_profiles: the latest known profile of each user (user.didUpdate / user.didDelete). */
 export interface UserProfileDoc {
@@ -32,18 +32,19 @@ export async function applyProfileChanges(
 ): Promise<void> {
   if (changes.length === 0) return;
   const ops: AnyBulkWriteOperation<UserProfileDoc>[] = changes.map((change) => ({
-    updateOne: {
+    updateMany: {
       filter: { _id: change.userId, updatedAt: { $lt: change.at } },
       update: profileUpdate(change),
       upsert: true,
     },
   }));
-  try {
-    await db.collection<UserProfileDoc>(USER_PROFILES).bulkWrite(ops, { ordered: false });
-  } catch (error) {
-    if (!(error instanceof MongoBulkWriteError)) throw error;
-    const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-    if (error.err || writeErrors.some((w) => w.code !== DUPLICATE_KEY)) throw error;
+  // Single-document updateMany, not updateOne: see UPDATES_PER_BULK (cas-update-records.ts).
+  for (let start = 0; start < ops.length; start += UPDATES_PER_BULK) {
+    await ignoreDuplicates(
+      db
+        .collection<UserProfileDoc>(USER_PROFILES)
+        .bulkWrite(ops.slice(start, start + UPDATES_PER_BULK), { ordered: false }),
+    );
   }
   const deleted = changes.filter((change) => change.deleted);
   if (deleted.length > 0) await forgetDeletedUsers(db, deleted, owner);
@@ -65,25 +66,22 @@ function profileUpdate(change: ProfileChange) {
 }
 
 async function forgetDeletedUsers(db: Db, deleted: readonly ProfileChange[], owner: string): Promise<void> {
-  const ids = deleted.map((change) => change.userId);
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
-  await records.deleteMany({ userId: { $in: ids } });
-  const touched = await records.find({ 'actors.userId': { $in: ids } }, { projection: { _id: 1 } }).toArray();
-  const idSet = new Set(ids);
-  await casUpdateRecords(
+  for (const { userId } of deleted) {
+    await records.deleteMany({ userId });
+    // Their snapshot in every group first, so records recomputed later keep the new name too.
+    await renameGroupActor(db, userId, DELETED_USER_NAME);
+    const touched = await records.find({ actorIds: userId }).toArray();
+    await casUpdateRecords(
+      db,
+      touched.map((doc) => doc._id),
+      (_key, current) => (current ? renameActor(current, userId, DELETED_USER_NAME) : 'unchanged'),
+      { owner, first: new Map(touched.map((doc) => [doc._id, doc])) },
+    );
+  }
+  await endMemberships(
     db,
-    touched.map((doc) => doc._id),
-    (_key, current) => {
-      if (!current) return 'unchanged';
-      let next: TrayRecordDoc = current;
-      for (const actor of current.actors) {
-        if (!idSet.has(actor.userId)) continue;
-        const renamed = renameActor(next, actor.userId, DELETED_USER_NAME);
-        if (renamed !== 'unchanged') next = renamed;
-      }
-      return next === current ? 'unchanged' : next;
-    },
-    { owner },
+    deleted.map((change) => change.userId),
+    Math.max(...deleted.map((change) => change.at)),
   );
-  await endMemberships(db, ids, Math.max(...deleted.map((change) => change.at)));
 }

@@ -1,55 +1,85 @@
-import type { ActorLogEntry, ActorSnapshot, TrayRecordDoc } from '../../shared/tray/tray-record.ts';
+import { isDeepStrictEqual } from 'node:util';
+import type { TrayRecordDoc } from '../../shared/tray/tray-record.ts';
+import { DAY_MS, recordStorageKeys } from '../../shared/tray/storage-keys.ts';
 import { recordKey, type Activity } from './activity.ts';
-
-const DAY_MS = 24 * 3600 * 1000;
-const MAX_NAMED_ACTORS = 3;
+import { compareActions, countedActors, type GroupActors } from './group-actors.ts';
 
 export interface ApplyOptions {
   /** Days a record lives after lastUpdate (TRAY_RETENTION_DAYS). */
   retentionDays: number;
 }
 
+export interface ApplyContext extends ApplyOptions {
+  /** The record group's actors as stored, read after the record (see applyActivities). */
+  actors: GroupActors;
+  /** The tray's clock (epoch ms): when this change is made. */
+  now: number;
+}
+
 /**
- * The grouping core (platform document 2.3): folds one activity into a recipient's record. Pure.
- * Returns 'unchanged' when the record already holds this action or a later one by the same actor,
- * so a redelivered job writes nothing and a record the user has read stays read.
+ * The grouping core (docs/tray-engine.md): folds one activity into a recipient's record. Pure.
+ * The record's actors and count come from its group's actors (kept once per target, not per
+ * recipient, so a record stays the same size however many people act on its target); the
+ * activity itself decides the "latest action" fields when it is the newest. Returns 'unchanged'
+ * when nothing the recipient sees would change, so a redelivered job writes nothing and a record
+ * the user has read stays read.
  */
 export function applyActivity(
   record: TrayRecordDoc | undefined,
   activity: Activity,
   recipientId: string,
-  options: ApplyOptions,
+  context: ApplyContext,
 ): TrayRecordDoc | 'unchanged' {
-  const entry: ActorLogEntry = {
-    userId: activity.actor.userId,
-    at: activity.at,
-    actionId: activity.lastActionId,
-  };
-  const previous = record?.actorLog.find((logged) => logged.userId === entry.userId);
-  if (previous && compare(previous, entry) >= 0) return 'unchanged';
-
-  const actorLog = [...(record?.actorLog ?? []).filter((logged) => logged.userId !== entry.userId), entry];
-  const newest = !record || compare(entry, { at: record.lastUpdate, actionId: record.lastActionId }) > 0;
+  // An older action delivered late widens what the record counts; nothing narrows it.
+  const countFrom = record ? Math.min(record.countFrom, activity.at) : activity.at;
+  const { named, count } = countedActors(context.actors, countFrom, recipientId);
+  const newest =
+    !record ||
+    compareActions(
+      { at: activity.at, actionId: activity.lastActionId },
+      {
+        at: record.lastUpdate,
+        actionId: record.lastActionId,
+      },
+    ) > 0;
   // Fields that describe "the latest action" come from the newest activity; an older one delivered
   // late only adds its actor (out-of-order delivery never moves lastUpdate backwards).
   const latest = newest ? describe(activity) : describeRecord(record);
   const lastUpdate = newest ? activity.at : (record?.lastUpdate ?? activity.at);
-  return {
-    _id: recordKey(activity.verb, activity.targetId, recipientId),
-    userId: recipientId,
+  const seen = {
     verb: activity.verb,
     targetId: activity.targetId,
     targetType: activity.targetType,
     ...latest,
-    actors: namedActors(actorLog, record?.actors ?? [], activity),
-    actorsCount: actorLog.length,
+    actors: named,
+    actorsCount: count,
+    countFrom,
     lastUpdate,
+  };
+  if (record && sameAsRecord(seen, record)) return 'unchanged';
+  const expiresAt = new Date(lastUpdate + context.retentionDays * DAY_MS);
+  return {
+    _id: recordKey(activity.verb, activity.targetId, recipientId),
+    userId: recipientId,
+    ...seen,
+    actorIds: named.map((actor) => actor.userId),
     // New activity makes a read record unread again; a new record starts unread.
     hasRead: false,
-    expiresAt: new Date(lastUpdate + options.retentionDays * DAY_MS),
-    version: (record?.version ?? 0) + 1,
-    actorLog,
+    unreadAt: context.now,
+    expiresAt,
+    ...recordStorageKeys({ userId: recipientId, ...seen, expiresAt }, context.now),
+    version: record ? record.version + 1 : context.now,
   };
+}
+
+const OPTIONAL_FIELDS = ['parentTargetId', 'lastActionSegmentNo', 'mentionIn'] as const;
+
+/** Whether the fields a reader sees (and countFrom) are those the record already has. */
+function sameAsRecord(seen: Partial<TrayRecordDoc>, record: TrayRecordDoc): boolean {
+  if (OPTIONAL_FIELDS.some((field) => field in seen !== field in record)) return false;
+  return (Object.keys(seen) as (keyof TrayRecordDoc)[]).every((field) =>
+    isDeepStrictEqual(seen[field], record[field]),
+  );
 }
 
 type Latest = Pick<
@@ -81,33 +111,6 @@ function describeRecord(record: TrayRecordDoc | undefined): Latest {
     feed,
     ...(mentionIn === undefined ? {} : { mentionIn }),
   };
-}
-
-/**
- * The newest three distinct actors, newest first (2.3.3). Only the acting user can enter the top
- * three, so every name needed is either already in `actors` or comes with the activity.
- */
-function namedActors(log: ActorLogEntry[], actors: ActorSnapshot[], activity: Activity): ActorSnapshot[] {
-  return [...log]
-    .sort((a, b) => compare(b, a))
-    .slice(0, MAX_NAMED_ACTORS)
-    .map((entry) => {
-      if (entry.userId === activity.actor.userId) return { ...activity.actor, at: entry.at };
-      // Unreachable for records this core wrote; the id stands in rather than failing the job.
-      return (
-        actors.find((actor) => actor.userId === entry.userId) ?? {
-          userId: entry.userId,
-          name: entry.userId,
-          at: entry.at,
-        }
-      );
-    });
-}
-
-/** Orders actions by time, then by id so equal times still have one order. */
-function compare(a: { at: number; actionId: string }, b: { at: number; actionId: string }): number {
-  if (a.at !== b.at) return a.at - b.at;
-  return a.actionId < b.actionId ? -1 : a.actionId > b.actionId ? 1 : 0;
 }
 
 /** Rewrites a user's snapshots in a record (user.didDelete), or 'unchanged' when there are none. */

@@ -1,3 +1,4 @@
+import { dayOf } from '../../../shared/tray/storage-keys.ts';
 import type Bull from 'bull';
 import type { Express } from 'express';
 import { SignJWT } from 'jose';
@@ -43,6 +44,7 @@ export function eventDoc(overrides: Partial<StoredEventDoc> = {}): StoredEventDo
     receivedAt,
     storedAt: new Date(receivedAt.getTime() + 50),
     expiresAt: new Date(Date.now() + 30 * 24 * 3600 * 1000),
+    expiresDay: dayOf(Date.now() + 30 * 24 * 3600 * 1000),
     status: 'stored',
     ...overrides,
   };

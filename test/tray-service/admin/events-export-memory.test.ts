@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { get, type IncomingMessage } from 'node:http';
 import { resolve } from 'node:path';
+import { dayOf } from '../../../shared/tray/storage-keys.ts';
 import { EVENTS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
 import { repoRoot } from '../../support/run-script.ts';
 import { useMongo } from '../../support/suite-resources.ts';
@@ -53,6 +54,7 @@ describe('GET /admin/events/export with 100,000 events and a slow reader', funct
           receivedAt,
           storedAt: receivedAt,
           expiresAt: new Date(Date.now() + 24 * 3600 * 1000),
+          expiresDay: dayOf(Date.now() + 24 * 3600 * 1000),
           status: 'stored',
         });
       }

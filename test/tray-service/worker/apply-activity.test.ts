@@ -3,8 +3,9 @@ import fc from 'fast-check';
 import type { TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
 import type { Activity } from '../../../tray-service/worker/activity.ts';
 import { applyActivity } from '../../../tray-service/worker/apply-activity.ts';
+import { groupActors } from '../../../tray-service/worker/group-actors.ts';
 
-const options = { retentionDays: 90 };
+const NOW = Date.UTC(2026, 10, 22, 12);
 
 function activity(actor: string, at: number, actionId = `cm-${actor}-${at}`): Activity {
   return {
@@ -22,19 +23,42 @@ function activity(actor: string, at: number, actionId = `cm-${actor}-${at}`): Ac
   };
 }
 
-function fold(activities: Activity[], start?: TrayRecordDoc): TrayRecordDoc | undefined {
+/** The store's part, in memory: each action joins the group's actors before the record is recomputed. */
+function fold(
+  activities: Activity[],
+  start?: TrayRecordDoc,
+  known: Activity[] = [],
+): TrayRecordDoc | undefined {
   let record = start;
+  const seen = [...known];
   for (const next of activities) {
-    const applied = applyActivity(record, next, 'u-owner', options);
+    seen.push(next);
+    const actors = groupActors(seen.map((a) => ({ actor: a.actor, at: a.at, actionId: a.lastActionId })));
+    const applied = applyActivity(record, next, 'u-owner', { retentionDays: 90, actors, now: NOW });
     if (applied !== 'unchanged') record = applied;
   }
   return record;
 }
 
 const activities = fc.array(
-  fc.record({ actor: fc.constantFrom('a', 'b', 'c', 'd', 'e'), at: fc.integer({ min: 0, max: 50 }) }),
+  fc.record({
+    actor: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'u-owner'),
+    at: fc.integer({ min: 0, max: 50 }),
+  }),
   { minLength: 1, maxLength: 25 },
 );
+
+/** Distinct actors other than the owner, each at their latest action, newest first. */
+function expectedActors(acts: Activity[]): Activity[] {
+  const latest = new Map<string, Activity>();
+  for (const act of acts) {
+    if (act.actor.userId === 'u-owner') continue;
+    const seen = latest.get(act.actor.userId);
+    if (!seen || act.at > seen.at || (act.at === seen.at && act.lastActionId > seen.lastActionId))
+      latest.set(act.actor.userId, act);
+  }
+  return [...latest.values()].sort((x, y) => y.at - x.at || (y.lastActionId > x.lastActionId ? 1 : -1));
+}
 
 // The grouping core alone (no I/O): properties the queue tests cannot cover exhaustively.
 describe('applyActivity (grouping core)', () => {
@@ -42,8 +66,13 @@ describe('applyActivity (grouping core)', () => {
     fc.assert(
       fc.property(activities, fc.nat(), (list, pick) => {
         const acts = list.map(({ actor, at }) => activity(actor, at));
-        const record = fold(acts)!;
-        expect(applyActivity(record, acts[pick % acts.length]!, 'u-owner', options)).to.equal('unchanged');
+        const record = fold(acts);
+        if (!record) return;
+        const again = acts[pick % acts.length]!;
+        const actors = groupActors(acts.map((a) => ({ actor: a.actor, at: a.at, actionId: a.lastActionId })));
+        expect(applyActivity(record, again, 'u-owner', { retentionDays: 90, actors, now: NOW + 1 })).to.equal(
+          'unchanged',
+        );
       }),
     );
   });
@@ -53,39 +82,64 @@ describe('applyActivity (grouping core)', () => {
       fc.property(activities, (list) => {
         const acts = list.map(({ actor, at }) => activity(actor, at));
         const strip = (record: TrayRecordDoc | undefined) => {
-          const { version: _version, actorLog, ...rest } = record!;
-          return { ...rest, actorLog: [...actorLog].sort((x, y) => x.userId.localeCompare(y.userId)) };
+          if (!record) return undefined;
+          const { version: _version, ...rest } = record;
+          return rest;
         };
         expect(strip(fold([...acts].reverse()))).to.deep.equal(strip(fold(acts)));
       }),
     );
   });
 
-  it('keeps actorsCount = distinct actors, and the 3 newest distinct actors newest first', () => {
+  it('keeps actorsCount = distinct actors but the recipient, and the 3 newest of them newest first', () => {
     fc.assert(
       fc.property(activities, (list) => {
         const acts = list.map(({ actor, at }) => activity(actor, at));
-        const record = fold(acts)!;
-        const latest = new Map<string, Activity>();
-        for (const act of acts) {
-          const seen = latest.get(act.actor.userId);
-          if (!seen || act.at > seen.at || (act.at === seen.at && act.lastActionId > seen.lastActionId))
-            latest.set(act.actor.userId, act);
-        }
-        const expected = [...latest.values()]
-          .sort((x, y) => y.at - x.at || (y.lastActionId > x.lastActionId ? 1 : -1))
-          .slice(0, 3)
-          .map((act) => act.actor.userId);
-        expect(record.actorsCount).to.equal(latest.size);
-        expect(record.actors.map((actor) => actor.userId)).to.deep.equal(expected);
-        expect(record.lastUpdate).to.equal(Math.max(...acts.map((act) => act.at)));
+        const record = fold(acts);
+        const expected = expectedActors(acts);
+        if (expected.length === 0) return;
+        expect(record?.actorsCount).to.equal(expected.length);
+        expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(
+          expected.slice(0, 3).map((act) => act.actor.userId),
+        );
+        expect(record?.actorIds).to.deep.equal(record?.actors.map((actor) => actor.userId));
+        expect(record?.lastUpdate).to.equal(Math.max(...acts.map((act) => act.at)));
       }),
     );
   });
 
   it('never flips a read record back to unread on a replay, but does on a new actor', () => {
     const read = { ...fold([activity('a', 1)])!, hasRead: true };
-    expect(applyActivity(read, activity('a', 1), 'u-owner', options)).to.equal('unchanged');
-    expect(applyActivity(read, activity('b', 0), 'u-owner', options)).to.have.property('hasRead', false);
+    const actors = groupActors([{ actor: { userId: 'a', name: 'A' }, at: 1, actionId: 'cm-a-1' }]);
+    expect(
+      applyActivity(read, activity('a', 1), 'u-owner', { retentionDays: 90, actors, now: NOW }),
+    ).to.equal('unchanged');
+    const withB = groupActors([
+      { actor: { userId: 'a', name: 'A' }, at: 1, actionId: 'cm-a-1' },
+      { actor: { userId: 'b', name: 'B' }, at: 0, actionId: 'cm-b-0' },
+    ]);
+    expect(
+      applyActivity(read, activity('b', 0), 'u-owner', { retentionDays: 90, actors: withB, now: NOW }),
+    ).to.include({ hasRead: false, actorsCount: 2 });
+  });
+
+  it('does not count actors whose latest action is older than the record (a record re-created after delete-all)', () => {
+    const earlier = [activity('a', 1), activity('b', 2)];
+    const record = fold([activity('c', 10)], undefined, earlier);
+    expect(record).to.include({ actorsCount: 1, countFrom: 10 });
+    expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['c']);
+  });
+
+  it('stamps unreadAt with the tray clock, not the activity time (a late activity is still unread)', () => {
+    const record = fold([activity('a', 5)]);
+    expect(record).to.include({ unreadAt: NOW, lastUpdate: 5, hasRead: false });
+  });
+
+  it('keeps a record the same size however many actors its target has', () => {
+    const many = Array.from({ length: 500 }, (_, index) => activity(`x${index}`, index));
+    const record = fold(many);
+    expect(record?.actorsCount).to.equal(500);
+    expect(record?.actors).to.have.length(3);
+    expect(JSON.stringify(record).length).to.be.below(1_500);
   });
 });

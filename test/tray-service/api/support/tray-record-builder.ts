@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import { recordStorageKeys } from '../../../../shared/tray/storage-keys.ts';
 import { TRAY_RECORDS, type TrayRecordDoc, type TrayVerb } from '../../../../shared/tray/tray-record.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -11,12 +12,9 @@ export function aTrayRecord(overrides: Partial<TrayRecordDoc> & { userId: string
   const actors = overrides.actors ?? [
     { userId: 'ana', name: 'Ana', imageUrl: 'https://img.example/ana.png', at: lastUpdate },
   ];
+  const expiresAt = overrides.expiresAt ?? new Date(lastUpdate + 90 * DAY_MS);
+  const keyed = { userId: overrides.userId, verb, targetId, lastUpdate, expiresAt };
   return {
-    actorLog: actors.map((actor, index) => ({
-      userId: actor.userId,
-      at: actor.at,
-      actionId: `action-${index}`,
-    })),
     _id: `${verb}_${targetId}_${overrides.userId}`,
     verb,
     targetId,
@@ -25,11 +23,17 @@ export function aTrayRecord(overrides: Partial<TrayRecordDoc> & { userId: string
     lastActionId: 'comment-1',
     feed: { kind: 'community', id: 'c1', name: 'Hiking Club' },
     actors,
+    actorIds: actors.map((actor) => actor.userId),
     actorsCount: actors.length,
+    countFrom: Math.min(...actors.map((actor) => actor.at)),
     lastUpdate,
     hasRead: false,
-    expiresAt: new Date(lastUpdate + 90 * DAY_MS),
-    version: 1,
+    unreadAt: overrides.unreadAt ?? lastUpdate,
+    expiresAt,
+    ...recordStorageKeys(keyed, Date.now()),
+    // As the worker does: a record starts at its creation time, so a re-created one never meets
+    // the claims of its previous life.
+    version: Date.now(),
     ...overrides,
   };
 }

@@ -1,0 +1,63 @@
+import type { ActorAction, ActorSnapshot } from '../../shared/tray/tray-record.ts';
+
+const MAX_NAMED_ACTORS = 3;
+
+/**
+ * The distinct actors of one record group, each at their latest action, newest first: what every
+ * recipient's record of the group is computed from. Pure.
+ */
+export interface GroupActors {
+  readonly actions: readonly ActorAction[];
+  /** Each actor's position in `actions`. */
+  readonly rank: ReadonlyMap<string, number>;
+}
+
+/** Orders actions by time, then by id so equal times still have one order. */
+export function compareActions(
+  a: { at: number; actionId: string },
+  b: { at: number; actionId: string },
+): number {
+  if (a.at !== b.at) return a.at - b.at;
+  return a.actionId < b.actionId ? -1 : a.actionId > b.actionId ? 1 : 0;
+}
+
+/** Keeps each actor's latest action (the store may briefly hold older ones) and sorts newest first. */
+export function groupActors(actions: Iterable<ActorAction>): GroupActors {
+  const latest = new Map<string, ActorAction>();
+  for (const action of actions) {
+    const seen = latest.get(action.actor.userId);
+    if (!seen || compareActions(action, seen) > 0) latest.set(action.actor.userId, action);
+  }
+  const sorted = [...latest.values()].sort((a, b) => compareActions(b, a));
+  return { actions: sorted, rank: new Map(sorted.map((action, index) => [action.actor.userId, index])) };
+}
+
+export interface CountedActors {
+  /** The newest three, newest first, as snapshots for the record. */
+  named: ActorSnapshot[];
+  count: number;
+}
+
+/**
+ * The actors a recipient's record counts: those whose latest action is at or after `countFrom`,
+ * the recipient excluded (nobody is notified of their own action). A binary search finds the cut,
+ * so a fan-out to thousands of members costs a few steps per member, not a pass over the group.
+ */
+export function countedActors(group: GroupActors, countFrom: number, recipientId: string): CountedActors {
+  const { actions, rank } = group;
+  // Newest first: find the first action older than countFrom.
+  let low = 0;
+  let high = actions.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((actions[mid] as ActorAction).at >= countFrom) low = mid + 1;
+    else high = mid;
+  }
+  const named: ActorSnapshot[] = [];
+  for (let index = 0; index < low && named.length < MAX_NAMED_ACTORS; index++) {
+    const action = actions[index] as ActorAction;
+    if (action.actor.userId !== recipientId) named.push({ ...action.actor, at: action.at });
+  }
+  const own = rank.get(recipientId);
+  return { named, count: low - (own !== undefined && own < low ? 1 : 0) };
+}
