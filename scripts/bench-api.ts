@@ -20,7 +20,8 @@ import { createTokenVerifier } from '../tray-service/api/auth/create-token-verif
 import { createTrayApi } from '../tray-service/api/create-tray-api.ts';
 import { createRateLimiter } from '../tray-service/api/rate-limit/create-rate-limiter.ts';
 import { createMessageRenderer } from '../tray-service/messages/create-message-renderer.ts';
-import { ensureApiIndexes } from '../tray-service/store/ensure-api-indexes.ts';
+import { apiCollections } from '../tray-service/store/tray-collections.ts';
+import { ensureCollections } from '../shared/mongo/ensure-collections.ts';
 import { startFerretOnPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
 
 const { values } = parseArgs({
@@ -128,7 +129,11 @@ try {
     say(`seeding took ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
   const indexStart = Date.now();
-  await ensureApiIndexes(db);
+  const { storage } = await ensureCollections(db, apiCollections, {
+    logger: createLogger({ name: 'bench', level: 'warn' }),
+    postgresUrl: mongo?.postgres.url ?? process.env.FERRETDB_POSTGRESQL_URL,
+  });
+  say(`storage: ${storage}`);
   say(`indexes ready in ${((Date.now() - indexStart) / 1000).toFixed(1)} s`);
 
   const redis = createRedis(redisServer?.url ?? process.env.REDIS_URL ?? '');

@@ -69,6 +69,7 @@ try {
     registry: createMetricsRegistry('bench', false),
     concurrency,
     purgeIntervalMs: 0,
+    postgresUrl: mongo?.postgres.url ?? process.env.FERRETDB_POSTGRESQL_URL,
   });
   const t0 = Date.parse('2026-11-20T10:00:00.000Z');
   const iso = (ms: number) => new Date(t0 + ms).toISOString();
