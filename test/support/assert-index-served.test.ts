@@ -20,16 +20,14 @@ describe('assertIndexServed (FerretDB on PostgreSQL)', () => {
       logger: pino({ level: 'silent' }),
       postgresUrl: ferret.postgresUrl,
     });
-    await ferret.db
-      .collection('items')
-      .insertMany(
-        Array.from({ length: 50 }, (_, n) => ({
-          _id: `i${n}` as never,
-          userId: `u${n % 5}`,
-          a: { b: n },
-          other: n,
-        })),
-      );
+    await ferret.db.collection('items').insertMany(
+      Array.from({ length: 50 }, (_, n) => ({
+        _id: `i${n}` as never,
+        userId: `u${n % 5}`,
+        a: { b: n },
+        other: n,
+      })),
+    );
   });
 
   it('passes a top-level equality on an equality field, also with a further condition', async () => {
