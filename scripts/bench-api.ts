@@ -1,8 +1,8 @@
 // `npm run bench:api`: latency of GET /notifications/v3/history for one user with many records
 // among many more, against the same server's plain indexed find for that user, in the same run.
 // Options: --total <n> (default 1000000) --user-records <n> (10000) --pages <n> (20) --keep <dir>
-// (keep the servers' data there and reuse it on the next run) --backend sqlite|postgresql (the
-// storage of the FerretDB it starts; postgresql pushes filters down and makes 1M records practical).
+// (keep the servers' data there and reuse it on the next run). Starts its own redis-server and
+// FerretDB on a throwaway PostgreSQL cluster unless REDIS_URL / MONGODB_URI point elsewhere.
 import { SignJWT } from 'jose';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -21,8 +21,9 @@ import { createTokenVerifier } from '../tray-service/api/auth/create-token-verif
 import { createTrayApi } from '../tray-service/api/create-tray-api.ts';
 import { createRateLimiter } from '../tray-service/api/rate-limit/create-rate-limiter.ts';
 import { createMessageRenderer } from '../tray-service/messages/create-message-renderer.ts';
-import { ensureApiIndexes } from '../tray-service/store/ensure-api-indexes.ts';
-import { startFerret, startPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
+import { apiCollections } from '../tray-service/store/tray-collections.ts';
+import { ensureCollections } from '../shared/mongo/ensure-collections.ts';
+import { startFerretOnPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
 
 const { values } = parseArgs({
   options: {
@@ -30,7 +31,6 @@ const { values } = parseArgs({
     'user-records': { type: 'string', default: '10000' },
     pages: { type: 'string', default: '20' },
     keep: { type: 'string' },
-    backend: { type: 'string', default: 'postgresql' },
   },
 });
 const TOTAL = Number(values.total);
@@ -45,7 +45,10 @@ const DAY_MS = 86_400_000;
 const say = (line: string) => process.stdout.write(`[bench:api] ${line}\n`);
 const dir = values.keep ?? mkdtempSync(join(tmpdir(), 'bench-api-'));
 const servers: LocalServer[] = [];
-const stopServers = () => Promise.all(servers.map((server) => server.stop()));
+// In reverse: FerretDB before the PostgreSQL it holds connections to.
+const stopServers = async () => {
+  for (const server of servers.splice(0).reverse()) await server.stop();
+};
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => void stopServers().then(() => process.exit(130)));
 }
@@ -85,21 +88,12 @@ const quantile = (sorted: number[], q: number) =>
 const ms = (n: number) => `${n.toFixed(2)} ms`;
 
 try {
-  if (values.backend !== 'sqlite' && values.backend !== 'postgresql') {
-    throw new Error(`--backend must be sqlite or postgresql, not ${values.backend}`);
-  }
-  const postgres =
-    process.env.MONGODB_URI || values.backend !== 'postgresql'
-      ? undefined
-      : await startPostgres({ dir: join(dir, 'postgres') });
-  if (postgres) servers.push(postgres);
-  const [redisServer, ferret] = await Promise.all([
+  const [redisServer, mongo] = await Promise.all([
     process.env.REDIS_URL ? undefined : startRedis({ dir: join(dir, 'redis') }),
-    process.env.MONGODB_URI
-      ? undefined
-      : startFerret({ dir: join(dir, 'ferretdb'), ...(postgres ? { postgresUrl: postgres.url } : {}) }),
+    process.env.MONGODB_URI ? undefined : startFerretOnPostgres({ dir }),
   ]);
-  for (const server of [redisServer, ferret]) if (server) servers.push(server);
+  const ferret = mongo?.ferret;
+  for (const server of [redisServer, mongo?.postgres, ferret]) if (server) servers.push(server);
   const mongoUri = ferret?.url ?? process.env.MONGODB_URI ?? '';
   const { client, db } = await connectMongo(mongoUri, 'bench_api', {
     appName: 'bench-api',
@@ -136,7 +130,11 @@ try {
     say(`seeding took ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
   const indexStart = Date.now();
-  await ensureApiIndexes(db);
+  const { storage } = await ensureCollections(db, apiCollections, {
+    logger: createLogger({ name: 'bench', level: 'warn' }),
+    postgresUrl: mongo?.postgres.url ?? process.env.FERRETDB_POSTGRESQL_URL,
+  });
+  say(`storage: ${storage}`);
   say(`indexes ready in ${((Date.now() - indexStart) / 1000).toFixed(1)} s`);
 
   const redis = createRedis(redisServer?.url ?? process.env.REDIS_URL ?? '');
@@ -201,7 +199,7 @@ try {
   const ratio50 = quantile(a, 0.5) / quantile(b, 0.5);
   const ratio99 = quantile(a, 0.99) / quantile(b, 0.99);
   say(
-    `server: ${ferret ? `FerretDB 1.24 (${values.backend}), started by this run` : mongoUri.replace(/\/\/[^@]*@/, '//')}`,
+    `server: ${ferret ? `FerretDB 1.24 on PostgreSQL, started by this run` : mongoUri.replace(/\/\/[^@]*@/, '//')}`,
   );
   say(
     `records: ${Math.max(existing, TOTAL)} total, ${USER_RECORDS} for the user; ${PAGES} pages of ${PAGE_SIZE}`,

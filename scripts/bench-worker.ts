@@ -4,7 +4,8 @@
 //   2. one post fanned out to a community of --members (default 10,000): time and commands
 //      (target: at most 30), first into new records, then grouped into the existing ones.
 // Commands are counted with the driver's command monitoring (`commandStarted`). Starts its own
-// redis-server and FerretDB in a temp dir unless REDIS_URL / MONGODB_URI point elsewhere.
+// redis-server and FerretDB on a throwaway PostgreSQL cluster in a temp dir unless REDIS_URL /
+// MONGODB_URI point elsewhere.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -16,7 +17,7 @@ import { createLogger } from '../shared/logging/create-logger.ts';
 import { createWebhookQueue, webhookJobOptions, type WebhookJobData } from '../shared/queue/webhook-queue.ts';
 import { MEMBERSHIPS, membershipId, type MembershipDoc } from '../shared/tray/tray-record.ts';
 import { startWorker } from '../tray-service/worker/start-worker.ts';
-import { startFerret, startRedis, type LocalServer } from './lib/local-servers.ts';
+import { startFerretOnPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -42,7 +43,8 @@ for (const [name, value] of Object.entries({ comments, members, concurrency })) 
 const dir = mkdtempSync(join(tmpdir(), 'bench-worker-'));
 const servers: LocalServer[] = [];
 const cleanup = async () => {
-  await Promise.all(servers.map((server) => server.stop()));
+  // In reverse: FerretDB before the PostgreSQL it holds connections to.
+  for (const server of servers.splice(0).reverse()) await server.stop();
   rmSync(dir, { recursive: true, force: true });
 };
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
@@ -50,8 +52,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
 
 try {
   const redisUrl = process.env.REDIS_URL ?? (await startRedis({ dir: join(dir, 'redis') }).then(keep)).url;
-  const mongoUri =
-    process.env.MONGODB_URI ?? (await startFerret({ dir: join(dir, 'ferretdb') }).then(keep)).url;
+  const mongo = process.env.MONGODB_URI ? undefined : await startFerretOnPostgres({ dir });
+  if (mongo) [mongo.postgres, mongo.ferret].forEach(keep);
+  const mongoUri = mongo?.ferret.url ?? process.env.MONGODB_URI ?? '';
   const client = new MongoClient(mongoUri, { monitorCommands: true });
   let commands = 0;
   client.on('commandStarted', () => commands++);
@@ -66,6 +69,7 @@ try {
     registry: createMetricsRegistry('bench', false),
     concurrency,
     purgeIntervalMs: 0,
+    postgresUrl: mongo?.postgres.url ?? process.env.FERRETDB_POSTGRESQL_URL,
   });
   const t0 = Date.parse('2026-11-20T10:00:00.000Z');
   const iso = (ms: number) => new Date(t0 + ms).toISOString();
@@ -178,7 +182,7 @@ try {
   const out = [
     `baselines (plain driver, same server, same run): ${rate(baseComments)} comment-equivalents/s; insertMany ${members} docs ${(baseInsert.ms / 1000).toFixed(2)} s; updateMany ${members} docs ${(baseUpdate.ms / 1000).toFixed(2)} s`,
     `ratios: comments new ${(Number(rate(fresh)) / Number(rate(baseComments))).toFixed(2)}x and grouped ${(Number(rate(grouped)) / Number(rate(baseComments))).toFixed(2)}x the baseline rate; fan-out new ${(fanOut.ms / baseInsert.ms).toFixed(2)}x and grouped ${(fanOutGrouped.ms / baseUpdate.ms).toFixed(2)}x the baseline time`,
-    `bench:worker  comments=${comments} members=${members} concurrency=${concurrency}  node ${process.version}, ${cpus().length} CPUs, MongoDB server: ${process.env.MONGODB_URI ? 'MONGODB_URI' : 'FerretDB 1.24 (SQLite)'}`,
+    `bench:worker  comments=${comments} members=${members} concurrency=${concurrency}  node ${process.version}, ${cpus().length} CPUs, MongoDB server: ${process.env.MONGODB_URI ? 'MONGODB_URI' : 'FerretDB 1.24 on PostgreSQL'}`,
     line('measure', 'result', 'target'),
     line('---', '---', '---'),
     line(`comment events, new record each: events/s`, rate(fresh)),

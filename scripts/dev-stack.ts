@@ -1,8 +1,9 @@
-// The quick-start command (`npm start`): Redis and FerretDB with data under .data/ (kept between
-// runs), then the receiver and the tray service (API + worker). Ctrl-C stops every child.
+// The quick-start command (`npm start`): Redis, PostgreSQL and FerretDB on it, with data under
+// .data/ (kept between runs; no system service is touched), then the receiver and the tray service
+// (API + worker). Ctrl-C stops every child.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { startFerret, startRedis, type LocalServer } from './lib/local-servers.ts';
+import { startFerretOnPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const dataDir = process.env.STACK_DATA_DIR ?? join(root, '.data');
@@ -40,7 +41,8 @@ async function stopAll(code: number): Promise<never> {
         }),
     ),
   );
-  await Promise.all(servers.map((server) => server.stop()));
+  // In reverse: FerretDB before the PostgreSQL it holds connections to.
+  for (const server of servers.splice(0).reverse()) await server.stop();
   say('stopped');
   process.exit(code);
 }
@@ -76,21 +78,27 @@ process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
 try {
-  const [redis, ferret] = await Promise.all([
+  const [redis, mongo] = await Promise.all([
     process.env.REDIS_URL ? undefined : startRedis({ dir: join(dataDir, 'redis'), persistent: true }),
-    process.env.MONGODB_URI ? undefined : startFerret({ dir: join(dataDir, 'ferretdb') }),
+    // The user's data: fsync stays on (durability 'persistent').
+    process.env.MONGODB_URI ? undefined : startFerretOnPostgres({ dir: dataDir, durability: 'persistent' }),
   ]);
-  for (const server of [redis, ferret]) if (server) servers.push(server);
+  const ferret = mongo?.ferret;
+  for (const server of [redis, mongo?.postgres, ferret]) if (server) servers.push(server);
   const env: NodeJS.ProcessEnv = {
     ...devDefaults,
     ...process.env,
     REDIS_URL: redis?.url ?? process.env.REDIS_URL,
     MONGODB_URI: ferret?.url ?? process.env.MONGODB_URI,
+    // The tray service creates the GIN indexes that serve FerretDB's pushed-down filters there.
+    ...(mongo ? { FERRETDB_POSTGRESQL_URL: mongo.postgres.url } : {}),
     RECEIVER_PORT: receiverPort,
     TRAY_PORT: trayPort,
   };
   say(`redis    ${env.REDIS_URL}${redis ? ` (data in ${redis.dir})` : ''}`);
-  say(`mongodb  ${env.MONGODB_URI}${ferret ? ` (FerretDB, data in ${ferret.dir})` : ''}`);
+  say(
+    `mongodb  ${env.MONGODB_URI}${mongo ? ` (FerretDB on PostgreSQL, data in ${mongo.postgres.dir})` : ''}`,
+  );
   run('receiver', 'receiver/main.ts', env);
   run('tray-service', 'tray-service/main.ts', env);
   await Promise.all([

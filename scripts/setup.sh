@@ -29,7 +29,7 @@ if ! command -v redis-server >/dev/null 2>&1; then
   as_root service redis-server stop >/dev/null 2>&1 || true
 fi
 
-# 3. FerretDB (MongoDB wire protocol over SQLite), built from source with Go.
+# 3. FerretDB (MongoDB wire protocol over PostgreSQL), built from source with Go.
 ferretdb_bin() {
   if [ -n "${FERRETDB_BIN:-}" ]; then echo "$FERRETDB_BIN"; return; fi
   echo "$(go env GOPATH)/bin/ferretdb"
@@ -69,8 +69,9 @@ if [ ! -x /usr/bin/chromium ]; then
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium >/dev/null
 fi
 
-# 5. PostgreSQL server from Debian: FerretDB's PostgreSQL backend, for `npm run bench:api` and the
-#    reliability suite's sustained-load scenario (scripts/lib/local-servers.ts startPostgres).
+# 5. PostgreSQL server from Debian: FerretDB's storage everywhere the project starts servers
+#    (`npm start`, the tests, the benches; scripts/lib/local-servers.ts startPostgres runs a cluster
+#    of the project's own under its data directory or a temp dir).
 if ! compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null; then
   say "installing postgresql (apt)"
   as_root apt-get update -qq

@@ -4,6 +4,7 @@ import { closeServer, listen } from '../shared/http/listen.ts';
 import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
 import { createLogger } from '../shared/logging/create-logger.ts';
 import { connectMongo } from '../shared/mongo/connect-mongo.ts';
+import { ensureCollections } from '../shared/mongo/ensure-collections.ts';
 import { onShutdown } from '../shared/process/on-shutdown.ts';
 import { createWebhookQueue } from '../shared/queue/webhook-queue.ts';
 import { createRedis } from '../shared/redis/create-redis.ts';
@@ -16,8 +17,7 @@ import { createRateLimiter } from './api/rate-limit/create-rate-limiter.ts';
 import { createMessageRenderer } from './messages/create-message-renderer.ts';
 import { loadBlockedWords } from './moderation/load-blocked-words.ts';
 import { setupModeration } from './moderation/setup-moderation.ts';
-import { createEventsQueries } from './store/events-queries.ts';
-import { ensureApiIndexes } from './store/ensure-api-indexes.ts';
+import { trayCollections } from './store/tray-collections.ts';
 import { startWorker } from './worker/start-worker.ts';
 
 const config = loadOrExit(() => loadTrayConfig(process.env));
@@ -40,6 +40,11 @@ const jwtConfig = loadOrExit(() => resolveJwtConfig(config));
 const registry = createMetricsRegistry('tray-service');
 const mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB, { appName: 'tray-service', logger });
 const { db } = mongo;
+// Every collection with the indexes its queries need on this server (MongoDB or FerretDB), once.
+const storage = await ensureCollections(db, trayCollections, {
+  logger,
+  postgresUrl: config.FERRETDB_POSTGRESQL_URL,
+});
 const redis = createRedis(config.REDIS_URL);
 redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
 // A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.
@@ -48,7 +53,6 @@ const queue = createWebhookQueue({ redisUrl: config.REDIS_URL, prefix: config.QU
 
 // Admin API, moderation, queue dashboard (issue 7).
 const moderation = await setupModeration(config, { db, logger, words });
-await createEventsQueries(db).ensureIndexes();
 const verifyToken = createTokenVerifier(jwtConfig);
 const admin = adminDepsFromConfig(config, {
   db,
@@ -69,9 +73,9 @@ const worker = await startWorker({
   purgeIntervalMs: config.TRAY_PURGE_INTERVAL_MS,
   fanOutBatch: config.TRAY_FANOUT_BATCH,
   onStored: moderation.step,
+  storage,
 });
-// Tray API (issue 5): indexes, token verifier, shared per-user rate limit, message renderer.
-await ensureApiIndexes(db);
+// Tray API (issue 5): token verifier, shared per-user rate limit, message renderer.
 const api = createTrayApi({
   logger,
   db,

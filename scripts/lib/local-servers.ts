@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readdirSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { dirname, join } from 'node:path';
+import pg from 'pg';
 
 /** A server process this project started, with what is needed to stop or restart it. */
 export interface LocalServer {
@@ -66,11 +67,28 @@ function stopper(child: ChildProcess, graceMs = 5_000) {
   };
 }
 
-function launch(name: string, command: string, args: string[], dir: string): ChildProcess {
+function launch(
+  name: string,
+  command: string,
+  args: string[],
+  dir: string,
+  user: { uid?: number; gid?: number } = {},
+): ChildProcess {
   mkdirSync(dir, { recursive: true });
   const log = openSync(join(dir, `${name}.log`), 'a');
   // Its own process group is not used: children must die with the parent when it is killed.
-  return spawn(command, args, { stdio: ['ignore', log, log] });
+  return spawn(command, args, { stdio: ['ignore', log, log], ...user });
+}
+
+/** The `postgres` account (Debian's package creates it): PostgreSQL refuses to run as root. */
+function postgresUser(): { uid: number; gid: number } {
+  const id = (flag: string) =>
+    Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim() || Number.NaN);
+  const ids = { uid: id('-u'), gid: id('-g') };
+  if (!Number.isInteger(ids.uid) || !Number.isInteger(ids.gid)) {
+    throw new Error('running as root, but there is no `postgres` account to run PostgreSQL as');
+  }
+  return ids;
 }
 
 export interface RedisOptions {
@@ -130,22 +148,20 @@ export interface FerretOptions {
   dir: string;
   port?: number;
   /**
-   * Storage: SQLite (default; what tests use) or a PostgreSQL database URL. On SQLite FerretDB 1.24
-   * serves only `_id` lookups from an index and scans the whole collection for anything else; on
-   * PostgreSQL it pushes filters down to SQL, which makes million-record benchmarks practical.
+   * The PostgreSQL database FerretDB stores its data in (startPostgres's `ferretUrl`). PostgreSQL is
+   * the only backend the project runs: it pushes top-level equality filters down to SQL, where GIN
+   * expression indexes serve them (shared/mongo/ensure-collections.ts). FerretDB's SQLite backend
+   * pushes down only `_id` equality, and even that scans without an extra index, so it is not
+   * offered.
    */
-  postgresUrl?: string;
+  postgresUrl: string;
 }
 
 export async function startFerret(options: FerretOptions): Promise<LocalServer> {
   const port = options.port ?? (await freePort());
-  const dataDir = join(options.dir, 'sqlite');
-  mkdirSync(dataDir, { recursive: true });
-  const storage = options.postgresUrl
-    ? ['--handler=postgresql', `--postgresql-url=${options.postgresUrl}`]
-    : ['--handler=sqlite', `--sqlite-url=file:${dataDir}/`];
   const args = [
-    ...storage,
+    '--handler=postgresql',
+    `--postgresql-url=${options.postgresUrl}`,
     `--listen-addr=127.0.0.1:${port}`,
     `--state-dir=${options.dir}`,
     // The default debug port (8088) collides when two servers run at once.
@@ -153,6 +169,7 @@ export async function startFerret(options: FerretOptions): Promise<LocalServer> 
     '--telemetry=disable',
     '--log-level=warn',
   ];
+  mkdirSync(options.dir, { recursive: true });
   const child = launch('ferretdb', ferretdbBinary(), args, options.dir);
   await waitForPort('ferretdb', port, child, 20_000);
   return {
@@ -174,28 +191,57 @@ function postgresBin(tool: string): string {
   return found;
 }
 
+/** A PostgreSQL server this project started, with the URLs its clients use. */
+export interface PostgresServer extends LocalServer {
+  /** The database FerretDB stores its data in; what the tray service's FERRETDB_POSTGRESQL_URL names. */
+  readonly url: string;
+  /**
+   * The same database for FerretDB itself: `plan_cache_mode=force_custom_plan`, so a generic plan
+   * of one of FerretDB's prepared statements never hides a GIN expression index from the planner.
+   */
+  readonly ferretUrl: string;
+}
+
+export interface PostgresOptions {
+  dir: string;
+  port?: number;
+  /**
+   * `throwaway` (tests, benches): fsync off, a crash may lose the cluster. `persistent` (the dev
+   * stack, the user's data): fsync stays on; only synchronous_commit is off, so a crash loses at
+   * most the last fraction of a second of commits, never consistency.
+   */
+  durability?: 'throwaway' | 'persistent';
+}
+
 /**
- * A throwaway PostgreSQL server (for FerretDB's PostgreSQL backend in benchmarks): trust auth on
- * 127.0.0.1, fsync off. PostgreSQL refuses to run as root, so as root it runs as `postgres`.
+ * A PostgreSQL server of the project's own (FerretDB's storage): a cluster under `dir` created on
+ * first use (kept between runs when `dir` is), trust auth on 127.0.0.1 only, no system service
+ * touched.
  */
-export async function startPostgres(options: { dir: string; port?: number }): Promise<LocalServer> {
+export async function startPostgres(options: PostgresOptions): Promise<PostgresServer> {
   const port = options.port ?? (await freePort());
   const data = join(options.dir, 'data');
-  const asRoot = process.getuid?.() === 0;
-  const run = (command: string, args: string[]) =>
-    asRoot ? { command: 'runuser', args: ['-u', 'postgres', '--', command, ...args] } : { command, args };
+  // Spawned as `postgres` directly (not through runuser): the child is the postmaster itself, so a
+  // signal (a fault test's SIGKILL, a fast shutdown) reaches it and nothing is left orphaned.
+  const user = process.getuid?.() === 0 ? postgresUser() : {};
   mkdirSync(options.dir, { recursive: true });
-  if (asRoot) {
+  if ('uid' in user) {
     spawnSync('chown', ['-R', 'postgres', options.dir]);
     // A mkdtemp parent is 0700: let `postgres` traverse it (search only, no listing).
     spawnSync('chmod', ['o+x', dirname(options.dir)]);
   }
   if (!existsSync(join(data, 'PG_VERSION'))) {
-    const init = run(postgresBin('initdb'), ['-D', data, '-U', 'postgres', '--auth=trust']);
-    const result = spawnSync(init.command, init.args, { encoding: 'utf8' });
+    const result = spawnSync(postgresBin('initdb'), ['-D', data, '-U', 'postgres', '--auth=trust'], {
+      encoding: 'utf8',
+      ...user,
+    });
     if (result.status !== 0) throw new Error(`initdb failed: ${result.stderr}`);
   }
-  const server = run(postgresBin('postgres'), [
+  const durability =
+    options.durability === 'persistent'
+      ? ['-c', 'synchronous_commit=off']
+      : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
+  const args = [
     '-D',
     data,
     '-p',
@@ -204,13 +250,84 @@ export async function startPostgres(options: { dir: string; port?: number }): Pr
     'listen_addresses=127.0.0.1',
     '-k',
     options.dir,
+    ...durability,
+    // Modest: the machine runs Redis, FerretDB and the services beside it.
     '-c',
-    'fsync=off',
-  ]);
-  const child = launch('postgres', server.command, server.args, options.dir);
+    'shared_buffers=128MB',
+    // FerretDB's pool holds up to 50 connections; tests run several FerretDB servers on one cluster.
+    '-c',
+    'max_connections=300',
+  ];
+  const child = launch('postgres', postgresBin('postgres'), args, options.dir, user);
   await waitForPort('postgres', port, child, 20_000);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  // The port opens before the server accepts queries; FerretDB's first connection may retry.
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  return { name: 'postgres', url, port, dir: options.dir, process: child, stop: stopper(child) };
+  await waitForQueries(url, child);
+  return {
+    name: 'postgres',
+    url,
+    ferretUrl: `${url}?plan_cache_mode=force_custom_plan`,
+    port,
+    dir: options.dir,
+    process: child,
+    // SIGINT is PostgreSQL's fast shutdown; SIGTERM would wait for FerretDB's connections to end.
+    stop: (signal = 'SIGINT') => stopper(child, 30_000)(signal),
+  };
+}
+
+/** The port opens before the server accepts queries (recovery after an unclean stop can take a while). */
+async function waitForQueries(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+      return;
+    } catch (error) {
+      if (child.exitCode !== null)
+        throw new Error(`postgres exited with code ${child.exitCode} during start-up`);
+      if (Date.now() > deadline)
+        throw new Error(`postgres did not accept queries: ${(error as Error).message}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+}
+
+/** PostgreSQL and a FerretDB on it: the project's MongoDB-compatible server. */
+export interface FerretOnPostgres {
+  readonly postgres: PostgresServer;
+  readonly ferret: LocalServer;
+  /** Stops FerretDB, then PostgreSQL. */
+  stop(): Promise<void>;
+}
+
+export async function startFerretOnPostgres(options: {
+  dir: string;
+  ferretPort?: number;
+  durability?: PostgresOptions['durability'];
+}): Promise<FerretOnPostgres> {
+  const postgres = await startPostgres({
+    dir: join(options.dir, 'postgres'),
+    ...(options.durability ? { durability: options.durability } : {}),
+  });
+  try {
+    const ferret = await startFerret({
+      dir: join(options.dir, 'ferretdb'),
+      postgresUrl: postgres.ferretUrl,
+      ...(options.ferretPort ? { port: options.ferretPort } : {}),
+    });
+    return {
+      postgres,
+      ferret,
+      async stop() {
+        await ferret.stop();
+        await postgres.stop();
+      },
+    };
+  } catch (error) {
+    await postgres.stop();
+    throw error;
+  }
 }

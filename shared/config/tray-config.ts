@@ -1,5 +1,5 @@
 import { commonShape } from './common-config.ts';
-import { port } from './env-types.ts';
+import { port, url } from './env-types.ts';
 import { parseEnv, type Env } from './parse-env.ts';
 import { trayAdminShape } from './tray-admin-config.ts';
 import { trayApiShape } from './tray-api-config.ts';
@@ -9,6 +9,12 @@ import { trayWorkerShape } from './tray-worker-config.ts';
 export const trayShape = {
   ...commonShape,
   TRAY_PORT: port(8081),
+  /**
+   * The PostgreSQL database a FerretDB at MONGODB_URI stores its data in. FerretDB pushes
+   * equality filters down to SQL but builds no index that serves them; with this set the tray
+   * service creates those (GIN expression indexes) itself. Unused on MongoDB.
+   */
+  FERRETDB_POSTGRESQL_URL: url(['postgres', 'postgresql']).optional(),
   ...trayWorkerShape,
   ...trayApiShape,
   ...trayMessagesShape,

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { ensureApiIndexes } from '../../tray-service/store/ensure-api-indexes.ts';
+import { apiCollections } from '../../tray-service/store/tray-collections.ts';
+import { ensureTestCollections } from '../support/ensure-test-collections.ts';
 import { messagesEnRows } from '../support/messages-en-rows.ts';
 import { buildTrayRecord } from '../support/tray-record-builder.ts';
 import { bearer, useTrayApi } from './api/support/api-harness.ts';
@@ -12,7 +13,7 @@ describe('tray service end to end: queue -> worker -> API', () => {
   const worker = useWorker();
   const api = useTrayApi();
   const app = () => api.app({ db: worker.db });
-  before(() => ensureApiIndexes(worker.db));
+  before(() => ensureTestCollections(worker.db, apiCollections));
 
   const history = async (user: string, query = '') =>
     request(app())

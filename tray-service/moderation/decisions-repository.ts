@@ -2,7 +2,6 @@ import type { AnyBulkWriteOperation, Db, Filter } from 'mongodb';
 import { afterKeyQuery, type PageKey } from '../admin/page-cursor.ts';
 import { MODERATION_DECISIONS, type DeliveryState, type ModerationDecisionDoc } from './decision-doc.ts';
 import type { ModerationAction } from './moderation-rule.ts';
-import { createMissingIndexes } from '../../shared/mongo/create-missing-indexes.ts';
 
 export interface DecisionsFilter {
   rule?: string;
@@ -95,23 +94,6 @@ export function createDecisionsRepository(db: Db) {
           },
         },
       );
-    },
-
-    async ensureIndexes(): Promise<void> {
-      // Only the missing ones (see createMissingIndexes): FerretDB panics on existing ones.
-      await createMissingIndexes(decisions, [
-        // GET /admin/moderation/decisions without filters, and since/until.
-        { key: { decidedAt: -1, _id: -1 }, name: 'decided_desc' },
-        // ... ?userId= (everything decided about one user: the basis of a ban).
-        { key: { userId: 1, decidedAt: -1, _id: -1 }, name: 'user_decided_desc' },
-        // ... ?rule= and ?action=.
-        { key: { rule: 1, decidedAt: -1, _id: -1 }, name: 'rule_decided_desc' },
-        { key: { action: 1, decidedAt: -1, _id: -1 }, name: 'action_decided_desc' },
-        // ... ?delivery= (e.g. failed deliveries an operator should look at).
-        { key: { delivery: 1, decidedAt: -1, _id: -1 }, name: 'delivery_decided_desc' },
-        // ... ?eventKey= (the decisions about one stored event).
-        { key: { eventKey: 1 }, name: 'event_key' },
-      ]);
     },
   };
 }

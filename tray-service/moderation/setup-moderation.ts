@@ -30,7 +30,6 @@ export async function setupModeration(
   const { words } = deps;
   const rules = [createBlockedWordsRule(words), ...(deps.extraRules ?? [])];
   const decisions = createDecisionsRepository(deps.db);
-  await decisions.ensureIndexes();
   deps.logger.info(
     { words: words.length, webhook: Boolean(config.MODERATION_WEBHOOK_URL) },
     'moderation ready',

@@ -1,5 +1,4 @@
 import type { Db, Filter, FindCursor } from 'mongodb';
-import { createMissingIndexes } from '../../shared/mongo/create-missing-indexes.ts';
 import { EVENTS, type StoredEventDoc } from '../../shared/tray/tray-record.ts';
 import { afterKeyQuery, type PageKey } from '../admin/page-cursor.ts';
 
@@ -63,18 +62,6 @@ export function createEventsQueries(db: Db, clock: () => Date = () => new Date()
 
     count(filter: EventsFilter): Promise<number> {
       return events.countDocuments(eventsQuery(filter, clock()));
-    },
-
-    async ensureIndexes(): Promise<void> {
-      // Only the missing ones (see createMissingIndexes).
-      await createMissingIndexes(events, [
-        // list/export without filters, and since/until ranges: newest first.
-        { key: { receivedAt: -1, _id: -1 }, name: 'admin_received_desc' },
-        // list/export filtered by event name (the commonest analytics query).
-        { key: { event: 1, receivedAt: -1, _id: -1 }, name: 'admin_event_received_desc' },
-        // list/export filtered by webhook.
-        { key: { webhook: 1, receivedAt: -1, _id: -1 }, name: 'admin_webhook_received_desc' },
-      ]);
     },
   };
 }

@@ -4,7 +4,8 @@ import type { Registry } from 'prom-client';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
-import { ensureWorkerIndexes } from '../store/ensure-worker-indexes.ts';
+import { ensureCollections, type EnsuredStorage } from '../../shared/mongo/ensure-collections.ts';
+import { workerCollections } from '../store/tray-collections.ts';
 import { purgeExpired } from '../store/purge-expired.ts';
 import { KeyedLock } from './keyed-lock.ts';
 import { processJob } from './process-job.ts';
@@ -24,6 +25,10 @@ export interface WorkerDeps {
   fanOutBatch?: number;
   /** The moderation step (issue 7) plugs in here: called once per processed job, after the event is stored. */
   onStored?: (event: StoredEventDoc) => Promise<void>;
+  /** The service's start-up ensureCollections result; without it the worker ensures its own collections. */
+  storage?: EnsuredStorage;
+  /** FERRETDB_POSTGRESQL_URL, for the worker's own ensureCollections. */
+  postgresUrl?: string | undefined;
 }
 
 export interface RunningWorker {
@@ -33,7 +38,12 @@ export interface RunningWorker {
 }
 
 export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
-  const { ttl } = await ensureWorkerIndexes(deps.db);
+  const { ttl } =
+    deps.storage ??
+    (await ensureCollections(deps.db, workerCollections, {
+      logger: deps.logger,
+      postgresUrl: deps.postgresUrl,
+    }));
   const metrics = createWorkerMetrics(deps.registry);
   const options = {
     eventsRetentionDays: deps.eventsRetentionDays ?? 30,

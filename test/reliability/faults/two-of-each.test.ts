@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startFerret, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { connectMongo } from '../../../shared/mongo/connect-mongo.ts';
+import { testPostgres } from '../../support/test-stack.ts';
 import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
 import { sendBurst } from '../support/burst.ts';
 import { readEndToEndLedger, recoveredStalledJobs } from '../support/end-to-end-ledger.ts';
@@ -42,9 +43,15 @@ describe('two receivers and two workers at once, the MongoDB-compatible server s
   let redis: LocalServer;
   let ferret: LocalServer;
   let ferretPort: number;
+  let postgresUrl: string;
   const processes: (ReceiverProcess | TrayProcess)[] = [];
   const startOwnFerret = async () => {
-    ferret = await startFerret({ dir: join(dir, 'ferret'), port: ferretPort });
+    postgresUrl = (await testPostgres()).url;
+    ferret = await startFerret({
+      dir: join(dir, 'ferret'),
+      port: ferretPort,
+      postgresUrl: (await testPostgres()).ferretUrl,
+    });
   };
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'reliability-two-'));
@@ -72,7 +79,7 @@ describe('two receivers and two workers at once, the MongoDB-compatible server s
       processes.push(receiver);
       receivers.push(receiver);
     }
-    const trayOptions = { redisUrl: redis.url, mongoUri: ferret.url, db: dbName, prefix };
+    const trayOptions = { redisUrl: redis.url, mongoUri: ferret.url, postgresUrl, db: dbName, prefix };
     const workers: TrayProcess[] = [];
     for (let n = 0; n < 2; n += 1) {
       const worker = await startTrayProcess(trayOptions);

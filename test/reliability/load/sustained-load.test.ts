@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { SignJWT } from 'jose';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Db, MongoClient } from 'mongodb';
-import { startFerret, startPostgres, type LocalServer } from '../../../scripts/lib/local-servers.ts';
+import { startFerretOnPostgres, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { connectMongo } from '../../../shared/mongo/connect-mongo.ts';
 import { EVENTS, TRAY_RECORDS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
 import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
@@ -32,30 +32,18 @@ import { buildLoadSequence, type LoadSequence } from './support/load-sequence.ts
  * RELIABILITY_LOAD_EVENTS: events in the sequence. Issue 8 names 20,000; run that with
  * RELIABILITY_LOAD_EVENTS=20000 (RELIABILITY.md has its figures). The default is smaller because
  * CI runs this file: the worker on FerretDB drains 20,000 events in over an hour on the shared
- * 2-core machine (its cost per job grows with the collections, see `backend`), 2,000 in 3 minutes.
+ * 2-core machine, 2,000 in 3 minutes.
  */
 const eventCount = Number(process.env.RELIABILITY_LOAD_EVENTS ?? 2_000);
 /** RELIABILITY_LOAD_CONCURRENCY: requests in flight; enough to keep the receiver saturated. */
 const concurrency = Number(process.env.RELIABILITY_LOAD_CONCURRENCY ?? 48);
 /**
- * RELIABILITY_LOAD_BACKEND: `postgresql` (default when installed) runs the worker against a FerretDB of this test's
- * own on PostgreSQL; `sqlite` against the test stack's FerretDB (SQLite). FerretDB 1.24 answers even
- * `_id` lookups with a table scan on both, so the worker slows as the collections grow; the SQLite
- * scan (JSON text parsed per row) is the slower by far: 2 events/s against 12 at 2,000 events
- * (RELIABILITY.md). With MONGODB_URI set, the test stack's server (a real MongoDB) is used.
+ * The worker runs against a FerretDB of this test's own on its own PostgreSQL cluster (the
+ * project's embedded default), so the load does not share a server with the rest of the suite.
+ * With MONGODB_URI set, the test stack's server (a real MongoDB) is used.
  */
-const backend = process.env.MONGODB_URI
-  ? 'stack'
-  : (process.env.RELIABILITY_LOAD_BACKEND ?? (postgresInstalled() ? 'postgresql' : 'sqlite'));
+const backend = process.env.MONGODB_URI ? 'stack' : 'ferretdb-postgresql';
 
-/** Debian's `postgresql` package (installed by setup.sh; scripts/lib/local-servers.ts starts it). */
-function postgresInstalled(): boolean {
-  const root = '/usr/lib/postgresql';
-  return (
-    existsSync(root) &&
-    readdirSync(root).some((version) => existsSync(join(root, version, 'bin', 'postgres')))
-  );
-}
 /** The platform's acknowledgement contract (platform document 4.3): answer within 1.5 s. */
 const ACK_LIMIT_MS = 1_500;
 const MB = 1_048_576;
@@ -90,17 +78,17 @@ describe(`sustained load: ${eventCount} signed events through receiver -> queue 
     const dbName = uniqueName('load');
     const { redisUrl } = testStack();
     let mongoUri = testStack().mongoUri;
-    if (backend === 'postgresql') {
-      const postgres = await startPostgres({ dir: join(dir, 'postgres') });
-      servers.push(postgres);
-      const ferret = await startFerret({ dir: join(dir, 'ferret'), postgresUrl: postgres.url });
-      servers.push(ferret);
-      mongoUri = ferret.url;
+    let postgresUrl: string | undefined;
+    if (backend === 'ferretdb-postgresql') {
+      const own = await startFerretOnPostgres({ dir });
+      servers.push(own.postgres, own.ferret);
+      mongoUri = own.ferret.url;
+      postgresUrl = own.postgres.url;
     }
     mongo = await connectMongo(mongoUri, dbName, { appName: 'reliability' });
     const receiver = await startReceiverProcess({ redisUrl, prefix, spoolDir: join(dir, 'spool') });
     processes.push(receiver);
-    const tray = await startTrayProcess({ redisUrl, mongoUri, db: dbName, prefix });
+    const tray = await startTrayProcess({ redisUrl, mongoUri, postgresUrl, db: dbName, prefix });
     processes.push(tray);
 
     // Action times start a minute ahead: the community's join (event 0) is stamped with the

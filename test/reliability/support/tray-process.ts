@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../../../scripts/lib/local-servers.ts';
 import { cleanEnv, startScript } from '../../support/run-script.ts';
+import { testStack } from '../../support/test-stack.ts';
 
 /** The JWT_SECRET the tray process is started with, so tests can mint tokens it accepts. */
 export const trayJwtSecret = 'reliability-fault-jwt-secret-32-characters';
@@ -16,18 +17,27 @@ export interface TrayProcess {
 export async function startTrayProcess(options: {
   redisUrl: string;
   mongoUri: string;
+  /**
+   * The PostgreSQL database behind the FerretDB at mongoUri (FERRETDB_POSTGRESQL_URL), for its GIN
+   * indexes; defaults to the test stack's when mongoUri is the stack's server.
+   */
+  postgresUrl?: string | undefined;
   db: string;
   prefix: string;
   /** Extra variables, e.g. RATE_LIMIT_CALLS. */
   env?: NodeJS.ProcessEnv;
 }): Promise<TrayProcess> {
   const port = await freePort();
+  const stack = testStack();
+  const postgresUrl =
+    options.postgresUrl ?? (options.mongoUri === stack.mongoUri ? stack.postgresUrl : undefined);
   const { child, output } = await startScript(
     'tray-service/main.ts',
     cleanEnv({
       REDIS_URL: options.redisUrl,
       MONGODB_URI: options.mongoUri,
       MONGODB_DB: options.db,
+      ...(postgresUrl ? { FERRETDB_POSTGRESQL_URL: postgresUrl } : {}),
       QUEUE_PREFIX: options.prefix,
       TRAY_PORT: String(port),
       JWT_SECRET: trayJwtSecret,

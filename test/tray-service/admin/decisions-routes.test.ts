@@ -3,6 +3,8 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { toDecisionDoc } from '../../../tray-service/moderation/decision-doc.ts';
 import { createDecisionsRepository } from '../../../tray-service/moderation/decisions-repository.ts';
+import { moderationDecisionsCollection } from '../../../tray-service/moderation/moderation-decisions-collection.ts';
+import { ensureTestCollections } from '../../support/ensure-test-collections.ts';
 import { useMongo } from '../../support/suite-resources.ts';
 import { ADMIN_TOKEN, adminApp, eventDoc, userToken } from './admin-fixtures.ts';
 
@@ -17,7 +19,7 @@ describe('GET /admin/moderation/decisions', () => {
 
   before(async () => {
     const repo = createDecisionsRepository(mongo.db);
-    await repo.ensureIndexes();
+    await ensureTestCollections(mongo.db, [moderationDecisionsCollection]);
     const make = (
       name: string,
       hour: number,

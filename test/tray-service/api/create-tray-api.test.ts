@@ -6,6 +6,7 @@ import request from 'supertest';
 import { startFerret, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { connectMongo, type MongoConnection } from '../../../shared/mongo/connect-mongo.ts';
 import { bearer, useTrayApi } from './support/api-harness.ts';
+import { testPostgres } from '../../support/test-stack.ts';
 import { aTrayRecord, insertRecords } from './support/tray-record-builder.ts';
 
 describe('tray API (operations)', () => {
@@ -55,7 +56,7 @@ describe('tray API (operations)', () => {
     let connection: MongoConnection;
     before(async () => {
       dir = mkdtempSync(join(tmpdir(), 'tray-api-down-'));
-      ferret = await startFerret({ dir });
+      ferret = await startFerret({ dir, postgresUrl: (await testPostgres()).ferretUrl });
       connection = await connectMongo(ferret.url, 'down', {
         appName: 'tests',
         serverSelectionTimeoutMS: 500,

@@ -1,11 +1,12 @@
 import { expect } from 'chai';
 import { createBlockListRepository } from '../../../tray-service/store/block-list-repository.ts';
-import { ensureApiIndexes } from '../../../tray-service/store/ensure-api-indexes.ts';
+import { blockListCollection } from '../../../tray-service/store/block-list-collection.ts';
+import { ensureTestCollections } from '../../support/ensure-test-collections.ts';
 import { useMongo } from '../../support/suite-resources.ts';
 
 describe('block list repository', () => {
   const mongo = useMongo();
-  before(() => ensureApiIndexes(mongo.db));
+  before(() => ensureTestCollections(mongo.db, [blockListCollection]));
 
   it('keeps one entry when the same block arrives concurrently', async () => {
     const repo = createBlockListRepository(mongo.db);
@@ -13,11 +14,5 @@ describe('block list repository', () => {
     expect((await repo.page('n_owner', undefined, 20)).results).to.deep.equal([
       { netid_uid: 'n_owner', blocked_userId: 'target' },
     ]);
-  });
-
-  it('creates its indexes again without error (start-up is repeatable)', async () => {
-    await ensureApiIndexes(mongo.db);
-    const names = (await mongo.db.collection('tray_records').indexes()).map((index) => index.name);
-    expect(names).to.include.members(['api_user_history', 'api_user_target_verb']);
   });
 });

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { MongoClient, type Db } from 'mongodb';
 import { MEMBERSHIPS, membershipId, type MembershipDoc } from '../../../shared/tray/tray-record.ts';
-import { ensureWorkerIndexes } from '../../../tray-service/store/ensure-worker-indexes.ts';
+import { workerCollections } from '../../../tray-service/store/tray-collections.ts';
+import { ensureTestCollections } from '../../support/ensure-test-collections.ts';
 import { processJob, type ProcessOptions } from '../../../tray-service/worker/process-job.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
@@ -33,7 +34,7 @@ describe('database commands per event (command monitoring)', () => {
     client.on('commandStarted', (event) => commands.push(event.commandName));
     await client.connect();
     db = client.db(dbName);
-    await ensureWorkerIndexes(db);
+    await ensureTestCollections(db, workerCollections);
     const members: MembershipDoc[] = Array.from({ length: 300 }, (_, index) => ({
       _id: membershipId('c-big', `u-m${index}`),
       communityId: 'c-big',

@@ -42,6 +42,7 @@ describe('tray worker with concurrency 8', () => {
         registry: createMetricsRegistry('test2', false),
         concurrency: 8,
         purgeIntervalMs: 0,
+        postgresUrl: testStack().postgresUrl,
       });
     });
     after(async () => second?.close());

@@ -15,7 +15,7 @@ import {
 import { TRAY_RECORDS } from '../../../shared/tray/tray-record.ts';
 import { startWorker, type RunningWorker } from '../../../tray-service/worker/start-worker.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
-import { testStack } from '../../support/test-stack.ts';
+import { testPostgres, testStack } from '../../support/test-stack.ts';
 import { commentEvent } from './event-builder.ts';
 import { jobDataOf } from './worker-harness.ts';
 
@@ -38,7 +38,7 @@ describe('tray worker when MongoDB is unavailable', () => {
   before(async function () {
     this.timeout(60_000);
     dir = mkdtempSync(join(tmpdir(), 'tray-worker-failures-'));
-    ferret = await startFerret({ dir });
+    ferret = await startFerret({ dir, postgresUrl: (await testPostgres()).ferretUrl });
     mongo = await connectMongo(ferret.url, 'failures', { appName: 'tests', serverSelectionTimeoutMS: 300 });
     queue = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix });
     worker = await startWorker({
@@ -76,7 +76,7 @@ describe('tray worker when MongoDB is unavailable', () => {
     expect(failed!.finishedOn! - failed!.timestamp).to.be.at.least(600);
 
     // Dead letter is replayable: once MongoDB is back, retrying the job applies it.
-    ferret = await startFerret({ dir, port: ferret!.port });
+    ferret = await startFerret({ dir, port: ferret!.port, postgresUrl: (await testPostgres()).ferretUrl });
     await failed!.retry();
     expect(await settled(failed!)).to.equal('completed');
     expect(

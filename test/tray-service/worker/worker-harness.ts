@@ -75,6 +75,7 @@ export function useWorker(
       logger: createLogger({ name: 'test', level: 'silent' }),
       registry,
       purgeIntervalMs: 0,
+      postgresUrl: testStack().postgresUrl,
       ...overrides,
     });
   });

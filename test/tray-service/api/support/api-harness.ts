@@ -10,7 +10,8 @@ import { createTokenVerifier } from '../../../../tray-service/api/auth/create-to
 import { createTrayApi, type TrayApiDeps } from '../../../../tray-service/api/create-tray-api.ts';
 import { createRateLimiter } from '../../../../tray-service/api/rate-limit/create-rate-limiter.ts';
 import { createMessageRenderer } from '../../../../tray-service/messages/create-message-renderer.ts';
-import { ensureApiIndexes } from '../../../../tray-service/store/ensure-api-indexes.ts';
+import { apiCollections } from '../../../../tray-service/store/tray-collections.ts';
+import { ensureTestCollections } from '../../../support/ensure-test-collections.ts';
 import { uniqueName, useMongo } from '../../../support/suite-resources.ts';
 import { testStack } from '../../../support/test-stack.ts';
 
@@ -48,7 +49,7 @@ export function useTrayApi(options: { rateLimit?: number } = {}): TrayApiHarness
   let redis: Redis | undefined;
   before(async () => {
     redis = createRedis(testStack().redisUrl);
-    await ensureApiIndexes(mongo.db);
+    await ensureTestCollections(mongo.db, apiCollections);
   });
   after(() => redis?.disconnect());
   const harness: TrayApiHarness = {

@@ -1,0 +1,54 @@
+import { expect } from 'chai';
+import { pino } from 'pino';
+import type { CollectionSpec } from '../../shared/mongo/collection-spec.ts';
+import { ensureCollections } from '../../shared/mongo/ensure-collections.ts';
+import { assertIndexServed } from './assert-index-served.ts';
+import { useFerretOnPostgres } from './use-ferret-on-postgres.ts';
+
+const items: CollectionSpec = { name: 'items', indexes: [], equalityFields: ['userId'] };
+
+describe('assertIndexServed (FerretDB on PostgreSQL)', () => {
+  const ferret = useFerretOnPostgres();
+  const served = (filter: Record<string, unknown>, command?: 'find' | 'count' | 'update' | 'delete') =>
+    assertIndexServed(ferret.db, 'items', filter, {
+      postgresUrl: ferret.postgresUrl,
+      ...(command ? { command } : {}),
+    });
+
+  before(async () => {
+    await ensureCollections(ferret.db, [items], {
+      logger: pino({ level: 'silent' }),
+      postgresUrl: ferret.postgresUrl,
+    });
+    await ferret.db.collection('items').insertMany(
+      Array.from({ length: 50 }, (_, n) => ({
+        _id: `i${n}` as never,
+        userId: `u${n % 5}`,
+        a: { b: n },
+        other: n,
+      })),
+    );
+  });
+
+  it('passes a top-level equality on an equality field, also with a further condition', async () => {
+    await served({ userId: 'u1' });
+    await served({ userId: 'u1', other: { $gt: 3 } });
+  });
+
+  it('passes an `_id` equality, and the same filter of a count, an update and a delete', async () => {
+    await served({ _id: 'i3' });
+    for (const command of ['count', 'update', 'delete'] as const) await served({ userId: 'u2' }, command);
+  });
+
+  it('fails `{_id: {$in: [...]}}`: FerretDB does not push $in down', async () => {
+    await expect(served({ _id: { $in: ['i1', 'i2'] } })).to.be.rejectedWith(/not served by an index.*push/);
+  });
+
+  it('fails a dotted path', async () => {
+    await expect(served({ 'a.b': 3 })).to.be.rejectedWith(/not served by an index/);
+  });
+
+  it('fails an equality on a field without a GIN index (pushed down, but scanned)', async () => {
+    await expect(served({ other: 3 })).to.be.rejectedWith(/not served by an index: PostgreSQL scans/);
+  });
+});

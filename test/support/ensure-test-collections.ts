@@ -1,0 +1,13 @@
+import type { Db } from 'mongodb';
+import { pino } from 'pino';
+import type { CollectionSpec } from '../../shared/mongo/collection-spec.ts';
+import { ensureCollections, type EnsuredStorage } from '../../shared/mongo/ensure-collections.ts';
+import { testStack } from './test-stack.ts';
+
+/** ensureCollections as a service's start-up runs it, on the test stack's server (GIN indexes included). */
+export function ensureTestCollections(db: Db, specs: readonly CollectionSpec[]): Promise<EnsuredStorage> {
+  return ensureCollections(db, specs, {
+    logger: pino({ level: 'silent' }),
+    postgresUrl: testStack().postgresUrl,
+  });
+}

@@ -1,0 +1,34 @@
+import type { CollectionSpec } from '../../shared/mongo/collection-spec.ts';
+import { moderationDecisionsCollection } from '../moderation/moderation-decisions-collection.ts';
+import { blockListCollection } from './block-list-collection.ts';
+import { eventsCollection } from './events-collection.ts';
+import { membershipsCollection } from './memberships-collection.ts';
+import { trayReadStateCollection } from './tray-read-state-collection.ts';
+import { trayRecordClaimsCollection } from './tray-record-claims-collection.ts';
+import { trayRecordsCollection } from './tray-records-collection.ts';
+import { trayTargetActorsCollection } from './tray-target-actors-collection.ts';
+import { userProfilesCollection } from './user-profiles-collection.ts';
+
+/** The collections the worker writes and reads (startWorker ensures them when run on its own). */
+export const workerCollections: readonly CollectionSpec[] = [
+  trayRecordsCollection,
+  membershipsCollection,
+  eventsCollection,
+  trayRecordClaimsCollection,
+  trayTargetActorsCollection,
+  userProfilesCollection,
+];
+
+/** The collections the tray API and the admin API read. */
+export const apiCollections: readonly CollectionSpec[] = [
+  trayRecordsCollection,
+  blockListCollection,
+  trayReadStateCollection,
+  eventsCollection,
+  moderationDecisionsCollection,
+];
+
+/** Every collection of the tray service: its one start-up call (tray-service/main.ts). */
+export const trayCollections: readonly CollectionSpec[] = [
+  ...new Set([...workerCollections, ...apiCollections]),
+];
