@@ -16,7 +16,7 @@ export interface EventsFilter {
 /** Newest first; _id breaks ties between events received in the same millisecond. */
 const newestFirst = { receivedAt: -1, _id: -1 } as const;
 
-/** Pure: the MongoDB filter for `filter`, never matching expired events (DESIGN.md, "Storage rules"). */
+/** Pure: the MongoDB filter for `filter`, never matching expired events. */
 export function eventsQuery(filter: EventsFilter, now: Date, after?: PageKey): Filter<StoredEventDoc> {
   const receivedAt: Record<string, Date> = {};
   if (filter.since) receivedAt.$gte = filter.since;
@@ -26,8 +26,9 @@ export function eventsQuery(filter: EventsFilter, now: Date, after?: PageKey): F
   if (filter.webhook !== undefined) query.webhook = filter.webhook;
   if (filter.status !== undefined) query.status = filter.status;
   if (Object.keys(receivedAt).length > 0) query.receivedAt = receivedAt;
-  if (after) return { $and: [query, afterKeyQuery('receivedAt', after)] } as Filter<StoredEventDoc>;
-  return query as Filter<StoredEventDoc>;
+  // Beside the other conditions, not under a top-level `$and`: FerretDB pushes down the top-level
+  // equalities (event, webhook, status) only when they stand at the top.
+  return (after ? { ...query, ...afterKeyQuery('receivedAt', after) } : query) as Filter<StoredEventDoc>;
 }
 
 export interface EventsPage {
