@@ -65,6 +65,8 @@ export async function ensureCollection(
   const wanted = storage === 'mongodb' ? spec.indexes : spec.indexes.filter((index) => index.unique);
   let ttl = storage === 'mongodb';
   for (const index of wanted) {
+    // Only missing ones, by name: FerretDB 1.24 panics and drops the connection when createIndexes
+    // is sent compound indexes that already exist (every start after the first crashed).
     if (existing.has(index.name)) continue;
     const created = await createIndex(db, spec.name, index, logger);
     if (index.expireAfterSeconds !== undefined && !created.ttl) ttl = false;
