@@ -3,6 +3,7 @@ import { port } from './env-types.ts';
 import { parseEnv, type Env } from './parse-env.ts';
 import { trayAdminShape } from './tray-admin-config.ts';
 import { trayApiShape } from './tray-api-config.ts';
+import { trayBanShape } from './tray-ban-config.ts';
 import { trayMessagesShape } from './tray-messages-config.ts';
 import { trayWorkerShape } from './tray-worker-config.ts';
 
@@ -11,6 +12,7 @@ export const trayShape = {
   TRAY_PORT: port(8081),
   ...trayWorkerShape,
   ...trayApiShape,
+  ...trayBanShape,
   ...trayMessagesShape,
   ...trayAdminShape,
 };
