@@ -49,8 +49,8 @@ function score(module: string, results: readonly MutantResult[]): Score {
 }
 
 const scores: Score[] = [];
-for (const module of requested.length > 0 ? requested : Object.keys(mutationModules)) {
-  const { mutate, spec } = mutationModules[module]!;
+for (const [module, { mutate, spec }] of Object.entries(mutationModules)) {
+  if (requested.length > 0 && !requested.includes(module)) continue;
   const started = Date.now();
   const results = await new Stryker({
     configFile: 'stryker.config.mjs',
