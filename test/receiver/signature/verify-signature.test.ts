@@ -78,6 +78,16 @@ describe('verifySignature', () => {
     });
   });
 
+  it('refuses a valid digest with anything in front of it as malformed, not as a match', () => {
+    const vector = vectors.cases[0]!;
+    for (const prefix of ['!', ' ', 'A', '==']) {
+      expect(
+        verifySignature(Buffer.from(vector.body), `${prefix}${vector.signature}`, secretsFor(vector.secret)),
+        JSON.stringify(prefix),
+      ).to.deep.equal({ ok: false, reason: 'malformed' });
+    }
+  });
+
   for (const [header, reason] of [
     [undefined, 'missing'],
     ['', 'missing'],
