@@ -56,6 +56,7 @@ describe('block list (platform document 4.2)', () => {
       ['an object', { blockUserId: { $gt: '' } }],
       ['no blockUserId', {}],
       ['an empty string', { blockUserId: '' }],
+      ['two users in one call (one user per call)', { blockUserId: ['u-1', 'u-2'] }],
     ] as const) {
       it(`answers ${label} with 400 naming blockUserId`, async () => {
         const res = await request(app())
