@@ -17,6 +17,7 @@ import { connectMongo } from '../shared/mongo/connect-mongo.ts';
 import { createRedis } from '../shared/redis/create-redis.ts';
 import { recordStorageKeys } from '../shared/tray/storage-keys.ts';
 import { TRAY_RECORDS, type TrayRecordDoc } from '../shared/tray/tray-record.ts';
+import { startBanCache } from '../tray-service/api/auth/ban-cache.ts';
 import { createTokenVerifier } from '../tray-service/api/auth/create-token-verifier.ts';
 import { createTrayApi } from '../tray-service/api/create-tray-api.ts';
 import { createRateLimiter } from '../tray-service/api/rate-limit/create-rate-limiter.ts';
@@ -144,6 +145,12 @@ try {
     redis,
     registry: createMetricsRegistry('bench', false),
     verifyToken: createTokenVerifier(resolveJwtConfig({ JWT_SECRET: SECRET })),
+    // As in production: the hot path consults this in-memory set on every request.
+    bans: await startBanCache(redis, {
+      prefix: 'bench-bans',
+      refreshMs: 500,
+      logger: createLogger({ name: 'bench', level: 'silent' }),
+    }),
     rateLimiter: createRateLimiter({ redis, points: 1_000_000, windowMs: 60_000, keyPrefix: 'bench-rl' }),
     messages: createMessageRenderer({ defaultLocale: 'en' }),
     settings: { pageSize: PAGE_SIZE, networkId: 'bench', blockApi: true },

@@ -11,6 +11,7 @@ import { createRedis } from '../shared/redis/create-redis.ts';
 import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
 import { adminDepsFromConfig } from './admin/admin-deps-from-config.ts';
 import { resolveJwtConfig } from '../shared/config/tray-api-config.ts';
+import { startBanCache } from './api/auth/ban-cache.ts';
 import { createTokenVerifier } from './api/auth/create-token-verifier.ts';
 import { createTrayApi } from './api/create-tray-api.ts';
 import { createRateLimiter } from './api/rate-limit/create-rate-limiter.ts';
@@ -72,16 +73,24 @@ const worker = await startWorker({
   trayRetentionDays: config.TRAY_RETENTION_DAYS,
   purgeIntervalMs: config.TRAY_PURGE_INTERVAL_MS,
   fanOutBatch: config.TRAY_FANOUT_BATCH,
+  bans: { prefix: config.BAN_REDIS_PREFIX, redis },
   onStored: moderation.step,
   storage,
 });
-// Tray API (issue 5): token verifier, shared per-user rate limit, message renderer.
+// Tray API: token verifier, shared per-user rate limit, message renderer.
+// Global bans: this instance's copy of the banned set, at most BAN_REFRESH_MS behind the worker.
+const bans = await startBanCache(redis, {
+  prefix: config.BAN_REDIS_PREFIX,
+  refreshMs: config.BAN_REFRESH_MS,
+  logger,
+});
 const api = createTrayApi({
   logger,
   db,
   redis,
   registry,
   verifyToken,
+  bans,
   rateLimiter: createRateLimiter({
     redis,
     points: config.RATE_LIMIT_CALLS,
@@ -101,6 +110,7 @@ logger.info({ port: config.TRAY_PORT }, 'tray service listening');
 
 onShutdown(logger, async () => {
   await closeServer(server);
+  bans.stop();
   await worker.close();
   await moderation.close();
   await queue.close();

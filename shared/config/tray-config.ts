@@ -3,6 +3,7 @@ import { port, url } from './env-types.ts';
 import { parseEnv, type Env } from './parse-env.ts';
 import { trayAdminShape } from './tray-admin-config.ts';
 import { trayApiShape } from './tray-api-config.ts';
+import { trayBanShape } from './tray-ban-config.ts';
 import { trayMessagesShape } from './tray-messages-config.ts';
 import { trayWorkerShape } from './tray-worker-config.ts';
 
@@ -17,6 +18,7 @@ export const trayShape = {
   FERRETDB_POSTGRESQL_URL: url(['postgres', 'postgresql']).optional(),
   ...trayWorkerShape,
   ...trayApiShape,
+  ...trayBanShape,
   ...trayMessagesShape,
   ...trayAdminShape,
 };

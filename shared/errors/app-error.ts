@@ -1,11 +1,14 @@
 /**
  * Every failure a client can see. The class fixes the HTTP status and a stable numeric code;
  * `code` numbers are part of the public API (README, "Error codes"). 400311 is the platform's own
- * rate-limit code (platform document, section 7), kept so existing clients recognise it.
+ * rate-limit code (platform document, section 7), kept so existing clients recognise it; an
+ * invalid page cursor carries the platform's own message too (see invalidQueryToken).
  */
 export const errorCodes = {
   BAD_REQUEST: { status: 400, code: 400000 },
   VALIDATION: { status: 400, code: 400001 },
+  /** A page cursor (`startAfter`, `paginationToken`) that no earlier page handed out. */
+  INVALID_QUERY_TOKEN: { status: 400, code: 400002 },
   UNAUTHORIZED: { status: 401, code: 401000 },
   FORBIDDEN: { status: 403, code: 403000 },
   NOT_FOUND: { status: 404, code: 404000 },
@@ -49,4 +52,18 @@ export interface ErrorBody {
 
 export function errorBody(error: AppError): ErrorBody {
   return { status: 'error', code: error.code, message: error.message };
+}
+
+/**
+ * The platform's wording for a page token that is wrong, kept word for word so clients written
+ * against the platform recognise it: whatever is wrong with the cursor, the answer is the same.
+ */
+export const INVALID_QUERY_TOKEN_MESSAGE = 'Query Token is invalid';
+
+export function invalidQueryToken(cause?: unknown): AppError {
+  return new AppError(
+    'INVALID_QUERY_TOKEN',
+    INVALID_QUERY_TOKEN_MESSAGE,
+    cause === undefined ? {} : { cause },
+  );
 }

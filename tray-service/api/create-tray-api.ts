@@ -15,7 +15,9 @@ import type { MessageRenderer } from '../messages/message-renderer.ts';
 import { createBlockListRepository } from '../store/block-list-repository.ts';
 import { createReadStateRepository } from '../store/read-state-repository.ts';
 import { createRecordQueries } from '../store/record-queries.ts';
+import type { BanView } from './auth/ban-cache.ts';
 import type { TokenVerifier } from './auth/create-token-verifier.ts';
+import { refuseBanned } from './auth/refuse-banned.ts';
 import { requireUser } from './auth/require-user.ts';
 import { blockPaths, createBlockRouter } from './block/create-block-router.ts';
 import { mapStoreErrors } from './http/map-store-errors.ts';
@@ -39,6 +41,8 @@ export interface TrayApiDeps {
   redis: Redis;
   registry: Registry;
   verifyToken: TokenVerifier;
+  /** Globally banned users (startBanCache): refused on every tray and block call. */
+  bans: BanView;
   rateLimiter: RateLimiterAbstract;
   messages: MessageRenderer;
   settings: TrayApiSettings;
@@ -71,8 +75,9 @@ export function createTrayApi(deps: TrayApiDeps): Express {
     res.json(openApi);
   });
 
-  // Every tray and block call: the caller comes from the bearer token only, then the per-user limit.
-  const guard = [requireUser(deps.verifyToken), limitPerUser(deps.rateLimiter)];
+  // Every tray and block call: the caller comes from the bearer token only, is not banned, then
+  // the per-user limit.
+  const guard = [requireUser(deps.verifyToken), refuseBanned(deps.bans), limitPerUser(deps.rateLimiter)];
   const now = deps.now ?? Date.now;
   app.use(
     '/notifications',

@@ -15,8 +15,10 @@ const json = (schema: Schema) => ({ 'application/json': { schema } });
 const errorResponse = (description: string) => ({ description, content: json(ref('Error')) });
 
 const errors = {
-  400: errorResponse('A field failed validation (the message names it) or the body is malformed'),
-  401: errorResponse('Missing, expired or invalid bearer token'),
+  400: errorResponse(
+    'A field failed validation (code 400001, the message names it), the body is malformed, or a page cursor (startAfter, paginationToken) is invalid (code 400002, message "Query Token is invalid")',
+  ),
+  401: errorResponse('Missing, expired or invalid bearer token, or the user is globally banned'),
   405: errorResponse('Method not allowed on this path (Allow lists the allowed ones)'),
   429: {
     ...errorResponse(
@@ -95,7 +97,7 @@ export const trayOpenApiDocument = {
         additionalProperties: false,
         properties: {
           status: { const: 'error' },
-          code: { type: 'integer', examples: [400001, 401000, 400311] },
+          code: { type: 'integer', examples: [400001, 400002, 401000, 400311] },
           message: { type: 'string' },
         },
       },

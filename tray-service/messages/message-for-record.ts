@@ -31,7 +31,12 @@ export function messageForRecord(record: TrayRecordDoc): RecordMessage {
   switch (record.verb) {
     case 'mention':
       // A record without mentionIn predates the field; a post is the platform's first mention target.
-      return { key: `mention.${record.mentionIn ?? 'post'}.${feed}`, values };
+      // On a user feed the platform names the mentioning user's feed ("A has mentioned you on a
+      // comment in A feed"), whoever owns the feed: docs/tray-rules.md, "Mentions on a user feed".
+      return {
+        key: `mention.${record.mentionIn ?? 'post'}.${feed}`,
+        values: feed === 'user' ? { ...values, feedOwner: values.actor1 } : values,
+      };
     case 'mentreply':
       return { key: `mentreply.${form}`, values };
     default:

@@ -1,4 +1,5 @@
 import { MongoServerError, type Db } from 'mongodb';
+import { blockFetchLimit, cutBlockPage } from './block-list-page.ts';
 
 export const BLOCK_LIST = 'block_list';
 
@@ -62,25 +63,20 @@ export function createBlockListRepository(db: Db): BlockListRepository {
             : { netid_uid: netidUid, blocked_userId: { $gt: after } },
         )
         .sort({ netid_uid: 1, blocked_userId: 1 })
-        .limit(pageSize + 1)
+        .limit(blockFetchLimit(pageSize))
         .project<BlockEntry>({ _id: 0, netid_uid: 1, blocked_userId: 1 })
         .toArray();
-      const results = rows.slice(0, pageSize);
-      const last = results.at(-1);
-      return {
-        results,
-        paginationToken:
-          rows.length > pageSize && last
-            ? { netid_uid: last.netid_uid, blocked_userId: last.blocked_userId }
-            : null,
-      };
+      return cutBlockPage(rows, pageSize);
     },
     async blockedAmong(netidUid, userIds) {
+      // The owner's whole list by equality, then the check here: FerretDB would filter a `$in` in
+      // memory after the same index lookup anyway, and a long checkList never reaches the server.
+      const wanted = new Set(userIds);
       const rows = await entries
-        .find({ netid_uid: netidUid, blocked_userId: { $in: [...userIds] } })
+        .find({ netid_uid: netidUid })
         .project<{ blocked_userId: string }>({ _id: 0, blocked_userId: 1 })
         .toArray();
-      return new Set(rows.map((row) => row.blocked_userId));
+      return new Set(rows.map((row) => row.blocked_userId).filter((id) => wanted.has(id)));
     },
   };
 }

@@ -7,6 +7,7 @@ import { trayReadStateCollection } from './tray-read-state-collection.ts';
 import { trayRecordClaimsCollection } from './tray-record-claims-collection.ts';
 import { trayRecordsCollection } from './tray-records-collection.ts';
 import { trayTargetActorsCollection } from './tray-target-actors-collection.ts';
+import { userBansCollection } from './user-bans-collection.ts';
 import { userProfilesCollection } from './user-profiles-collection.ts';
 
 /** The collections the worker writes and reads (startWorker ensures them when run on its own). */
@@ -17,6 +18,7 @@ export const workerCollections: readonly CollectionSpec[] = [
   trayRecordClaimsCollection,
   trayTargetActorsCollection,
   userProfilesCollection,
+  userBansCollection,
 ];
 
 /** The collections the tray API and the admin API read. */

@@ -1,4 +1,5 @@
 import type { TrayRecordDoc, TrayVerb } from '../../shared/tray/tray-record.ts';
+import type { BanChange } from '../bans/ban-change.ts';
 
 /** A user as the event showed them when they acted (platform document 2.3.7). */
 export interface ActorInfo {
@@ -62,6 +63,8 @@ export interface MappedEvent {
   activities: Activity[];
   memberships: MembershipChange[];
   profiles: ProfileChange[];
+  /** user.didGlobalBan / didGlobalUnban; absent for every other event. */
+  bans?: BanChange[];
 }
 
 /** The stable record key v_tarid_uid (platform document 2.1). */

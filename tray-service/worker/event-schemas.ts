@@ -75,3 +75,6 @@ export const userDidDelete = z
   .refine((data) => (data.users?.length ?? 0) + (data.userIds?.length ?? 0) > 0, {
     error: 'expected users or userIds to name at least one user',
   });
+
+/** user.didGlobalBan / user.didGlobalUnban: ordered by `createdAt`, so it is required. */
+export const userGlobalBan = z.object({ userIds: z.array(id).min(1), createdAt: time, users });

@@ -7,6 +7,7 @@ import {
   reactionDidAdd,
   userDidDelete,
   userDidUpdate,
+  userGlobalBan,
 } from './event-schemas.ts';
 import { mapComment, mapPost, mapReaction } from './map-social-events.ts';
 import { PayloadError } from './payload-error.ts';
@@ -69,6 +70,18 @@ export function mapEvent(envelope: Envelope): MappedEvent {
         profiles: [
           ...new Set([...(payload.users ?? []).map((user) => user.userId), ...(payload.userIds ?? [])]),
         ].map((userId) => ({ userId, displayName: DELETED_USER_NAME, deleted: true, at: receivedAt })),
+      }));
+    case 'user.didGlobalBan':
+    case 'user.didGlobalUnban':
+      // A ban changes who may authenticate, nothing else: records, posts and memberships stay.
+      return parsed(userGlobalBan, data, (payload) => ({
+        ...none,
+        status: 'applied',
+        bans: [...new Set(payload.userIds)].map((userId) => ({
+          userId,
+          banned: event === 'user.didGlobalBan',
+          at: Date.parse(payload.createdAt),
+        })),
       }));
     default:
       return { ...none, status: storeOnly.has(event) ? 'stored' : 'unknown' };

@@ -1,7 +1,10 @@
+import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
 import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
+import { publishBans } from '../bans/publish-bans.ts';
 import { applyActivities } from '../store/apply-activities.ts';
+import { applyBanChanges } from '../store/ban-store.ts';
 import { applyMembershipChanges } from '../store/membership-store.ts';
 import { storeEvent } from '../store/store-event.ts';
 import { applyProfileChanges } from '../store/user-profile-store.ts';
@@ -13,6 +16,11 @@ export interface ProcessOptions {
   trayRetentionDays: number;
   fanOutBatch: number;
   lock?: KeyedLock;
+  /**
+   * Where ban changes are published for the API (BAN_REDIS_PREFIX) once stored; startWorker always
+   * sets it. Without it a ban event fails its job rather than be stored but never enforced.
+   */
+  bans?: { redis: Redis; prefix: string };
   /**
    * Runs after the event is stored and applied (DESIGN.md data flow, step d: moderation rules).
    * Must be idempotent: a job that throws is retried and the hook sees the event again.
@@ -38,6 +46,13 @@ export async function processJob(
     { status: mapped.status, ...(mapped.error === undefined ? {} : { error: mapped.error }) },
     options.eventsRetentionDays,
   );
+  if (mapped.bans) {
+    if (!options.bans) throw new Error('processJob: a ban event needs options.bans to publish it');
+    // Durable first: a crash between the two leaves the job to be retried, and both steps
+    // keep only the newest change, so the retry publishes what the store holds.
+    await applyBanChanges(db, mapped.bans);
+    await publishBans(options.bans.redis, options.bans.prefix, mapped.bans);
+  }
   await applyMembershipChanges(db, mapped.memberships);
   await applyProfileChanges(db, mapped.profiles, job.dedupeKey);
   await applyActivities(db, mapped.activities, {

@@ -1,10 +1,13 @@
 import type Bull from 'bull';
+import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
 import { ensureCollections, type EnsuredStorage } from '../../shared/mongo/ensure-collections.ts';
+import { publishBans } from '../bans/publish-bans.ts';
+import { storedBanChanges } from '../store/ban-store.ts';
 import { workerCollections } from '../store/tray-collections.ts';
 import { purgeExpired } from '../store/purge-expired.ts';
 import { KeyedLock } from './keyed-lock.ts';
@@ -23,6 +26,11 @@ export interface WorkerDeps {
   /** TRAY_PURGE_INTERVAL_MS; 0 turns the periodic purge off (tests call purgeExpired directly). */
   purgeIntervalMs?: number;
   fanOutBatch?: number;
+  /**
+   * Where stored ban changes are published for the API: BAN_REDIS_PREFIX on the queue's Redis
+   * unless a connection is given. Default prefix `tray-bans`.
+   */
+  bans?: { prefix: string; redis?: Redis };
   /** The moderation step (issue 7) plugs in here: called once per processed job, after the event is stored. */
   onStored?: (event: StoredEventDoc) => Promise<void>;
   /** The service's start-up ensureCollections result; without it the worker ensures its own collections. */
@@ -44,12 +52,17 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       logger: deps.logger,
       postgresUrl: deps.postgresUrl,
     }));
+  const bans = { redis: deps.bans?.redis ?? deps.queue.client, prefix: deps.bans?.prefix ?? 'tray-bans' };
+  // Redis may have lost the published set (a restart without persistence, a new instance): the
+  // durable store holds every ban, and republishing keeps whatever newer change Redis has.
+  await publishBans(bans.redis, bans.prefix, await storedBanChanges(deps.db));
   const metrics = createWorkerMetrics(deps.registry);
   const options = {
     eventsRetentionDays: deps.eventsRetentionDays ?? 30,
     trayRetentionDays: deps.trayRetentionDays ?? 90,
     fanOutBatch: deps.fanOutBatch ?? 10_000,
     lock: new KeyedLock(),
+    bans,
     ...(deps.onStored ? { onStored: deps.onStored } : {}),
   };
 

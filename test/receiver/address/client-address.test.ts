@@ -29,4 +29,29 @@ describe('clientAddress', () => {
   it('refuses an unknown socket address', () => {
     expect(clientAddress(undefined, undefined, { kind: 'none' }).ok).to.equal(false);
   });
+
+  it('says why it refuses: an unknown socket, or a malformed forwarded address', () => {
+    expect(clientAddress(undefined, '1.1.1.1', parseTrustProxy('1'))).to.deep.equal({
+      ok: false,
+      reason: 'socket address is unknown',
+    });
+    expect(clientAddress('127.0.0.1', 'nonsense', parseTrustProxy('1'))).to.deep.equal({
+      ok: false,
+      reason: 'X-Forwarded-For holds a malformed address',
+    });
+  });
+
+  it('is the socket address when proxies are trusted but no header came', () => {
+    expect(resolve('10.0.0.1', undefined, '2')).to.equal('10.0.0.1');
+    expect(resolve('10.0.0.1', undefined, '10.0.0.0/8')).to.equal('10.0.0.1');
+  });
+
+  it('reads several X-Forwarded-For header lines as one list, in order', () => {
+    const result = clientAddress('10.0.0.1', ['1.1.1.1, 2.2.2.2', '3.3.3.3'], parseTrustProxy('2'));
+    expect(result.ok && result.address.toString()).to.equal('2.2.2.2');
+  });
+
+  it('with CIDRs trusting every hop, is the furthest hop the header names', () => {
+    expect(resolve('10.0.0.1', '10.0.0.7, 10.0.0.5', '10.0.0.0/8')).to.equal('10.0.0.7');
+  });
 });

@@ -40,4 +40,11 @@ describe('parseCidrList', () => {
   it('reads a comma-separated list and ignores empty entries', () => {
     expect(parseCidrList(' 10.0.0.0/8, ,::1 ')).to.have.lengthOf(2);
   });
+
+  it('refuses an IPv4-mapped range shorter than the mapping prefix, naming the IPv6 bounds', () => {
+    expect(() => parseCidr('::ffff:10.0.0.0/8')).to.throw(
+      '"::ffff:10.0.0.0/8" has a prefix length outside 0-128',
+    );
+    expect(() => parseCidr('10.0.0.0/33')).to.throw('"10.0.0.0/33" has a prefix length outside 0-32');
+  });
 });

@@ -25,4 +25,26 @@ describe('parseTrustProxy', () => {
   it('refuses a malformed proxy address, naming it', () => {
     expect(() => parseTrustProxy('10.0.0.01')).to.throw('"10.0.0.01"');
   });
+
+  it('reads "false" in any case, and surrounding spaces, as no trusted proxy', () => {
+    for (const text of ['false', 'FALSE', ' off ', ' 0 ']) {
+      expect(parseTrustProxy(text), text).to.deep.equal({ kind: 'none' });
+    }
+  });
+
+  it('reads hop counts up to 10 and refuses 11, naming the value', () => {
+    expect(parseTrustProxy(' 10 ')).to.deep.equal({ kind: 'hops', hops: 10 });
+    expect(() => parseTrustProxy('11')).to.throw('"11" hops: expected a hop count from 1 to 10');
+  });
+
+  it('reads loopback anywhere in a list with spaces', () => {
+    const trust = parseTrustProxy('10.0.0.0/8, loopback');
+    expect(
+      trust.kind === 'cidrs' && trust.cidrs.map((cidr) => `${cidr.address.toString()}/${cidr.prefix}`),
+    ).to.deep.equal(['10.0.0.0/8', '127.0.0.0/8', '::1/128']);
+  });
+
+  it('refuses a list in which any one range is /0', () => {
+    expect(() => parseTrustProxy('10.0.0.0/8, 0.0.0.0/0')).to.throw(/every address/);
+  });
 });

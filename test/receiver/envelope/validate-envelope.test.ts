@@ -105,6 +105,59 @@ describe('validateEnvelope', () => {
     expect(result.ok && result.envelope.dataJson).to.include('12345678901234567890123');
     expect(dataOf(result)).to.deep.equal(JSON.parse(body).data);
   });
+
+  it('refuses a body whose first character merely resembles a byte order mark in its UTF-8 bytes', () => {
+    const rest = '{"event":"x","data":{}}';
+    // U+1EFF (e1 bb bf), U+F03F (ef 80 bf), U+FEC0 (ef bb 80), and "x¿" (78 c2 bf): each shares
+    // one or two of the mark's three bytes.
+    for (const lookalike of ['\u1eff', '\uf03f', '\ufec0', 'x\u00bf']) {
+      expect(check(`${lookalike}${rest}`), JSON.stringify(lookalike)).to.deep.equal({
+        ok: false,
+        message: 'request body is not valid JSON',
+      });
+    }
+  });
+
+  it('accepts an event name of exactly 200 characters', () => {
+    const event = 'e'.repeat(200);
+    expect(check(`{"event":"${event}","data":{}}`)).to.deep.equal({
+      ok: true,
+      envelope: { event, dataJson: '{}' },
+    });
+  });
+
+  it('turns each line break in data into one space, keeping every other byte', () => {
+    const result = check('{"event":"x","data":{"a":\n1,\r"b":\r\n2}}');
+    expect(result.ok && result.envelope.dataJson).to.equal('{"a": 1, "b":  2}');
+  });
+
+  for (const [escape, ok] of [
+    ['\\u0039', true],
+    ['\\u00A0', true],
+    ['\\u00a0', true],
+    ['\\u00F0', true],
+    ['\\u00f0', true],
+    ['\\u00/0', false],
+    ['\\u00:0', false],
+    ['\\u00@0', false],
+    ['\\u00G0', false],
+    ['\\u00`0', false],
+    ['\\u00g0', false],
+    ['\\/', true],
+    ['\\b\\f\\n\\r\\t\\"\\\\', true],
+  ] as const) {
+    it(`${ok ? 'accepts' : 'refuses'} the escape ${escape} in a string`, () => {
+      const text = `{"event":"x","data":{"a":"${escape}"}}`;
+      expect(check(text).ok).to.equal(ok);
+      if (ok) expect(dataOf(check(text))).to.deep.equal(JSON.parse(`{"a":"${escape}"}`));
+    });
+  }
+
+  for (const number of ['1e5', '1E5', '1e+5', '1E-5', '-0.5e1', '0']) {
+    it(`accepts the number ${number}`, () => {
+      expect(dataOf(check(`{"event":"x","data":{"n":${number}}}`))).to.deep.equal({ n: Number(number) });
+    });
+  }
 });
 
 /**

@@ -165,3 +165,47 @@ describe('POST /webhooks source address', () => {
     });
   });
 });
+
+describe('POST /webhooks with two Content-Type header lines', () => {
+  const receiver = useReceiver({ allow: '127.0.0.1' });
+
+  /** Sends a correctly signed body with `contentTypes` as separate header lines; resolves to the status. */
+  async function send(contentTypes: string[], body: string): Promise<number | undefined> {
+    const server = receiver().app.listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => server.once('listening', resolve));
+      const { port } = server.address() as AddressInfo;
+      return await new Promise((resolve, reject) => {
+        const req = httpRequest({ port, host: '127.0.0.1', method: 'POST', path: '/webhooks' }, (res) => {
+          res.resume();
+          res.once('end', () => resolve(res.statusCode));
+        });
+        req.once('error', reject);
+        req.setHeader('x-service-signature', signedHeaders(body)['x-service-signature']!);
+        // An array is written as one header line per value.
+        req.setHeader('Content-Type', contentTypes);
+        req.end(body);
+      });
+    } finally {
+      server.close();
+    }
+  }
+
+  for (const pair of [
+    ['application/json', 'application/json'],
+    ['application/json', 'text/plain'],
+    ['text/plain', 'application/json'],
+  ]) {
+    it(`answers ${pair.join(' + ')} with 415 and queues nothing, even when both say JSON`, async () => {
+      const before = await queuedJobIds(receiver());
+      expect(await send(pair, channelDidCreate(`two-types-${pair.join('-')}`))).to.equal(415);
+      expect(await queuedJobIds(receiver())).to.deep.equal(before);
+    });
+  }
+
+  it('accepts the same delivery with one Content-Type line (the control)', async () => {
+    const before = await queuedJobIds(receiver());
+    expect(await send(['application/json'], channelDidCreate('one-type'))).to.equal(200);
+    expect(await queuedJobIds(receiver())).to.have.lengthOf(before.length + 1);
+  });
+});

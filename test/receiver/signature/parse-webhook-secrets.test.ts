@@ -30,4 +30,17 @@ describe('parseWebhookSecrets', () => {
       .with.property('message')
       .that.does.not.include('topsecret');
   });
+
+  it('trims spaces between the name and its secret', () => {
+    expect(names('eu=  s3cret')).to.deep.equal(['eu:s3cret']);
+  });
+
+  it('reads an entry whose text before "=" is not a name as one bare secret', () => {
+    expect(names('my key=s3cret')).to.deep.equal(['default:my key=s3cret']);
+  });
+
+  it('accepts exactly 10 webhook names', () => {
+    const text = Array.from({ length: 10 }, (_, i) => `w${i}=s`).join(',');
+    expect(parseWebhookSecrets(text)).to.have.lengthOf(10);
+  });
 });

@@ -49,6 +49,20 @@ describe('verifySignature', () => {
         }
       });
 
+      it('does not verify a well-formed digest that differs only in one of its last 16 bytes', () => {
+        const digest = Buffer.from(vector.signature, 'base64');
+        for (let i = 16; i < digest.length; i += 1) {
+          const forged = Buffer.from(digest);
+          forged[i] = (forged[i] ?? 0) ^ 0x80;
+          const header = forged.toString('base64');
+          expect(header).to.match(/^[A-Za-z0-9+/]{43}=$/);
+          expect(verifySignature(body, header, secretsFor(vector.secret)), `byte ${i}`).to.deep.equal({
+            ok: false,
+            reason: 'mismatch',
+          });
+        }
+      });
+
       it('does not verify with a wrong secret', () => {
         expect(verifySignature(body, vector.signature, secretsFor(`${vector.secret}x`)).ok).to.equal(false);
       });
@@ -62,6 +76,16 @@ describe('verifySignature', () => {
       ok: true,
       webhook: 'b',
     });
+  });
+
+  it('refuses a valid digest with anything in front of it as malformed, not as a match', () => {
+    const vector = vectors.cases[0]!;
+    for (const prefix of ['!', ' ', 'A', '==']) {
+      expect(
+        verifySignature(Buffer.from(vector.body), `${prefix}${vector.signature}`, secretsFor(vector.secret)),
+        JSON.stringify(prefix),
+      ).to.deep.equal({ ok: false, reason: 'malformed' });
+    }
   });
 
   for (const [header, reason] of [

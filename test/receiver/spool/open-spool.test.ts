@@ -101,6 +101,25 @@ describe('the spool', () => {
     });
   });
 
+  describe('with two drains started at once (the drainer timer and a shutdown, say)', () => {
+    it('hands every event to a handler exactly once, and both callers get the one count', async () => {
+      const spool = await openSpool(dir);
+      for (let n = 0; n < 20; n += 1) await spool.append(job(n));
+      const seen: string[] = [];
+      // A handler that yields, as enqueueing to Redis does, so two drains would interleave.
+      const handler = async (event: EncodedWebhookJob) => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        seen.push(event.dedupeKey);
+      };
+      const counts = await Promise.all([spool.drain(handler), spool.drain(handler)]);
+      expect(seen).to.deep.equal(Array.from({ length: 20 }, (_, n) => `key-${n}`));
+      expect(counts).to.deep.equal([20, 20]);
+      expect(spool.depth()).to.equal(0);
+      expect(await spool.drain(handler)).to.equal(0);
+      await spool.close();
+    });
+  });
+
   describe('when the directory cannot be written', () => {
     it('rejects the append and the writability check', async () => {
       const spool = await openSpool(join(dir, 'sub'));

@@ -8,6 +8,7 @@ import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { createRedis } from '../../../shared/redis/create-redis.ts';
 import type { StoredEventDoc } from '../../../shared/tray/tray-record.ts';
 import { resolveJwtConfig } from '../../../shared/config/tray-api-config.ts';
+import { createBanCache } from '../../../tray-service/api/auth/ban-cache.ts';
 import { createTokenVerifier } from '../../../tray-service/api/auth/create-token-verifier.ts';
 import { createTrayApi } from '../../../tray-service/api/create-tray-api.ts';
 import { createRateLimiter } from '../../../tray-service/api/rate-limit/create-rate-limiter.ts';
@@ -57,12 +58,15 @@ export function adminApp(
 ): { app: Express; close(): void } {
   const logger = createLogger({ name: 'test', level: 'silent' });
   const redis = createRedis(testStack().redisUrl);
+  // No admin test bans anyone: the real cache, never started, holds an empty set.
+  const bans = createBanCache(redis, { prefix: 'admin-tests-bans', refreshMs: 500, logger });
   const app = createTrayApi({
     logger,
     db,
     redis,
     registry: createMetricsRegistry('test', false),
     verifyToken,
+    bans,
     rateLimiter: createRateLimiter({ redis, points: 10_000, windowMs: 60_000, keyPrefix: 'admin-tests' }),
     messages,
     settings: { pageSize: 10, networkId: 'net1', blockApi: true },

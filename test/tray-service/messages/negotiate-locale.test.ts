@@ -39,6 +39,12 @@ describe('locale negotiation', () => {
     it('skips ranges with q=0 and unknown languages', () => {
       expect(negotiate(undefined, 'ru;q=0, xx, de;q=0.1')).to.equal('de');
     });
+    it('never chooses a range refused with q=0, even when it is the only one', () => {
+      expect(negotiate(undefined, 'ru;q=0')).to.equal('en');
+      expect(negotiate(undefined, 'ru;q=0.000')).to.equal('en');
+      expect(negotiate(undefined, 'de;q=0, pt-PT;q=0')).to.equal('en');
+      expect(negotiate('xx', 'fr;q=0')).to.equal('en');
+    });
     it('prefers a lower-weighted exact language over another region of a higher one', () => {
       expect(negotiate(undefined, 'pt-PT, es;q=0.8')).to.equal('es');
       expect(negotiate(undefined, 'pt-PT')).to.equal('pt-BR');

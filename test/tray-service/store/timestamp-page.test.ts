@@ -55,4 +55,22 @@ describe('startAfterRange', () => {
     expect(startAfterRange(0)).to.equal('empty');
     expect(startAfterRange(1_700_000_000_000)).to.deep.equal({ $lt: 1_700_000_000_000 });
   });
+
+  it('ends the walk with a page shorter than the page size', () => {
+    const rows = [
+      { _id: 'b', lastUpdate: 20 },
+      { _id: 'a', lastUpdate: 10 },
+    ];
+    expect(cutPage(rows, 3, pageFetchLimit(3))).to.deep.equal({
+      kind: 'complete',
+      records: rows,
+      nextPage: 0,
+    });
+  });
+
+  it('refuses a page size of 0 with its own message', () => {
+    expect(() => cutPage([{ _id: 'a', lastUpdate: 1 }], 0, 1)).to.throw(
+      'cutPage: pageSize must be at least 1',
+    );
+  });
 });

@@ -1,5 +1,5 @@
 import { Router, type RequestHandler } from 'express';
-import { AppError } from '../../../shared/errors/app-error.ts';
+import { AppError, invalidQueryToken } from '../../../shared/errors/app-error.ts';
 import { methodNotAllowed } from '../../../shared/http/error-middleware.ts';
 import type { BlockListRepository } from '../../store/block-list-repository.ts';
 import { callerId } from '../auth/require-user.ts';
@@ -63,11 +63,10 @@ export function createBlockRouter(deps: BlockRouterDeps): Router {
   router
     .route('/')
     .post(...deps.guard, ...jsonBody(), async (req, res) => {
-      const { paginationToken } = parseInput(blockListBody, req.body ?? {}, 'body');
+      const { paginationToken } = parseInput(blockListBody, req.body ?? {}, 'body', ['paginationToken']);
       const mine = owner(callerId(res));
-      if (paginationToken && paginationToken.netid_uid !== mine) {
-        throw new AppError('VALIDATION', "paginationToken.netid_uid: not the caller's block list");
-      }
+      // Another user's cursor is as invalid as a malformed one, and says nothing about that list.
+      if (paginationToken && paginationToken.netid_uid !== mine) throw invalidQueryToken();
       res.json(await blocks.page(mine, paginationToken?.blocked_userId, BLOCK_PAGE_SIZE));
     })
     .all(methodNotAllowed(['POST']));

@@ -72,7 +72,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
   router
     .route('/v3/history')
     .get(...deps.guard, async (req, res) => {
-      const query = parseInput(historyV3Query, req.query, 'query');
+      const query = parseInput(historyV3Query, req.query, 'query', ['startAfter']);
       const userId = callerId(res);
       const at = now();
       const [page, count] = await Promise.all([

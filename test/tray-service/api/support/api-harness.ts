@@ -6,6 +6,7 @@ import { resolveJwtConfig } from '../../../../shared/config/tray-api-config.ts';
 import { createMetricsRegistry } from '../../../../shared/http/metrics-router.ts';
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createRedis } from '../../../../shared/redis/create-redis.ts';
+import { startBanCache, type BanCache } from '../../../../tray-service/api/auth/ban-cache.ts';
 import { createTokenVerifier } from '../../../../tray-service/api/auth/create-token-verifier.ts';
 import { createTrayApi, type TrayApiDeps } from '../../../../tray-service/api/create-tray-api.ts';
 import { createRateLimiter } from '../../../../tray-service/api/rate-limit/create-rate-limiter.ts';
@@ -35,6 +36,8 @@ export const bearer = async (sub: string) => `Bearer ${await tokenFor(sub)}`;
 export interface TrayApiHarness {
   readonly db: Db;
   readonly redis: Redis;
+  /** The suite's own BAN_REDIS_PREFIX (the worker publishes there; the apps' ban cache reads it). */
+  readonly banPrefix: string;
   /** A new app over the suite's database and Redis; options override the deps. */
   app(overrides?: Partial<TrayApiDeps>): Express;
 }
@@ -46,12 +49,26 @@ export interface TrayApiHarness {
 export function useTrayApi(options: { rateLimit?: number } = {}): TrayApiHarness {
   const mongo = useMongo();
   const keyPrefix = uniqueName('rl');
+  const banPrefix = uniqueName('bans');
   let redis: Redis | undefined;
+  let bans: BanCache | undefined;
   before(async () => {
     redis = createRedis(testStack().redisUrl);
     await ensureTestCollections(mongo.db, apiCollections);
+    bans = await startBanCache(redis, {
+      prefix: banPrefix,
+      refreshMs: 200,
+      logger: createLogger({ name: 'test', level: 'silent' }),
+    });
   });
-  after(() => redis?.disconnect());
+  after(() => {
+    bans?.stop();
+    redis?.disconnect();
+  });
+  const theBans = () => {
+    if (!bans) throw new Error('useTrayApi: used before the suite started');
+    return bans;
+  };
   const harness: TrayApiHarness = {
     get db() {
       return mongo.db;
@@ -60,6 +77,7 @@ export function useTrayApi(options: { rateLimit?: number } = {}): TrayApiHarness
       if (!redis) throw new Error('useTrayApi: used before the suite started');
       return redis;
     },
+    banPrefix,
     app(overrides = {}) {
       return createTrayApi({
         logger: createLogger({ name: 'test', level: 'silent' }),
@@ -67,6 +85,7 @@ export function useTrayApi(options: { rateLimit?: number } = {}): TrayApiHarness
         redis: harness.redis,
         registry: createMetricsRegistry('tray-service', false),
         verifyToken: createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET })),
+        bans: theBans(),
         rateLimiter: createRateLimiter({
           redis: harness.redis,
           points: options.rateLimit ?? 10_000,

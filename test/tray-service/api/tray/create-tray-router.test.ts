@@ -143,23 +143,32 @@ describe('tray endpoints (platform document 4.1)', () => {
       expect(res.headers.vary).to.match(/Accept-Language/i);
     });
 
-    for (const bad of ['abc', '-5', '1.5', '']) {
-      it(`answers startAfter=${bad} with 400 naming startAfter`, async () => {
+    const invalidToken = { status: 'error', code: 400002, message: 'Query Token is invalid' };
+    for (const bad of ['abc', '-5', '1.5', '', '1e3', '99999999999999999', '%7B%22%24gt%22%3A0%7D']) {
+      it(`answers startAfter=${bad} with 400 'Query Token is invalid'`, async () => {
         const res = await request(app())
           .get(`/notifications/v3/history?startAfter=${bad}`)
           .set('Authorization', await bearer(user))
           .expect(400);
-        expect(res.body).to.include({ status: 'error', code: 400001 });
-        expect(res.body.message).to.match(/^startAfter: /);
+        expect(res.body).to.deep.equal(invalidToken);
       });
     }
 
-    it('answers a repeated startAfter with 400 naming it', async () => {
+    it("answers a repeated startAfter with 400 'Query Token is invalid'", async () => {
       const res = await request(app())
         .get('/notifications/v3/history?startAfter=5&startAfter=6')
         .set('Authorization', await bearer(user))
         .expect(400);
-      expect(res.body.message).to.match(/^startAfter: /);
+      expect(res.body).to.deep.equal(invalidToken);
+    });
+
+    it('still names any other bad parameter, with the validation code', async () => {
+      const res = await request(app())
+        .get(`/notifications/v3/history?startAfter=5&locale=${'x'.repeat(40)}`)
+        .set('Authorization', await bearer(user))
+        .expect(400);
+      expect(res.body).to.include({ status: 'error', code: 400001 });
+      expect(res.body.message).to.match(/^locale: /);
     });
   });
 
@@ -226,8 +235,8 @@ describe('tray endpoints (platform document 4.1)', () => {
     const user = 'read-user';
     before(async () => {
       await insertRecords(api.db, [
-        aTrayRecord({ userId: user, verb: 'reaction', targetId: 'x1', lastUpdate: NOW - MIN }),
-        aTrayRecord({ userId: user, verb: 'mention', targetId: 'x2', lastUpdate: NOW - MIN }),
+        aTrayRecord({ userId: user, verb: 'reaction', targetId: 'x1', lastUpdate: NOW - MIN, version: 1 }),
+        aTrayRecord({ userId: user, verb: 'mention', targetId: 'x2', lastUpdate: NOW - MIN, version: 1 }),
       ]);
     });
 

@@ -1,0 +1,45 @@
+export interface MutationModule {
+  /** Source files whose mutants this module counts. */
+  mutate: string[];
+  /** The fast, server-free unit tests that must kill them. */
+  spec: string[];
+}
+
+/**
+ * The pure cores under mutation testing, each with only its own unit tests, so a run is bounded
+ * and a score says how well those tests pin that code down.
+ */
+export const mutationModules: Record<string, MutationModule> = {
+  signature: {
+    mutate: ['receiver/signature/*.ts'],
+    spec: ['test/receiver/signature/*.test.ts'],
+  },
+  'address-allowlist': {
+    mutate: ['receiver/address/*.ts', 'receiver/allowlist/*.ts'],
+    spec: ['test/receiver/address/*.test.ts', 'test/receiver/allowlist/*.test.ts'],
+  },
+  envelope: {
+    mutate: ['receiver/envelope/*.ts'],
+    spec: ['test/receiver/envelope/*.test.ts'],
+  },
+  grouping: {
+    mutate: ['tray-service/worker/apply-activity.ts'],
+    spec: ['test/tray-service/worker/apply-activity.test.ts'],
+  },
+  paging: {
+    mutate: ['tray-service/store/timestamp-page.ts', 'tray-service/store/block-list-page.ts'],
+    spec: [
+      'test/tray-service/store/timestamp-page.test.ts',
+      'test/tray-service/store/block-list-page.test.ts',
+    ],
+  },
+  messages: {
+    mutate: ['tray-service/messages/*.ts'],
+    spec: [
+      'test/tray-service/messages/create-message-renderer.test.ts',
+      'test/tray-service/messages/every-locale.test.ts',
+      'test/tray-service/messages/messages-en.test.ts',
+      'test/tray-service/messages/negotiate-locale.test.ts',
+    ],
+  },
+};

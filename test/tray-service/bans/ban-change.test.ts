@@ -1,0 +1,19 @@
+import { expect } from 'chai';
+import { banRank } from '../../../tray-service/bans/ban-change.ts';
+
+describe('banRank', () => {
+  const at = Date.parse('2026-11-20T11:00:00.000Z');
+
+  it('orders changes by their platform time first', () => {
+    expect(banRank({ banned: false, at: at + 1 })).to.be.greaterThan(banRank({ banned: true, at }));
+    expect(banRank({ banned: true, at: at + 1 })).to.be.greaterThan(banRank({ banned: false, at }));
+  });
+
+  it('puts a ban above an unban of the same time, so a tie keeps the user out', () => {
+    expect(banRank({ banned: true, at })).to.be.greaterThan(banRank({ banned: false, at }));
+  });
+
+  it('is the same number for a redelivery of one change', () => {
+    expect(banRank({ banned: true, at })).to.equal(banRank({ banned: true, at }));
+  });
+});

@@ -1,0 +1,267 @@
+import { expect } from 'chai';
+import type { Express } from 'express';
+import request from 'supertest';
+import { createLogger } from '../../../shared/logging/create-logger.ts';
+import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
+import { createWebhookQueue } from '../../../shared/queue/webhook-queue.ts';
+import { startBanCache, type BanCache } from '../../../tray-service/api/auth/ban-cache.ts';
+import { banKeys } from '../../../tray-service/bans/ban-keys.ts';
+import { USER_BANS, type UserBanDoc } from '../../../tray-service/store/ban-store.ts';
+import { apiCollections } from '../../../tray-service/store/tray-collections.ts';
+import { ensureTestCollections } from '../../support/ensure-test-collections.ts';
+import { startWorker } from '../../../tray-service/worker/start-worker.ts';
+import { useQueuePrefix } from '../../support/suite-resources.ts';
+import { testStack } from '../../support/test-stack.ts';
+import { bearer, useTrayApi } from '../api/support/api-harness.ts';
+import { commentEvent, membershipEvent, minute, postEvent } from '../worker/event-builder.ts';
+import { useWorker } from '../worker/worker-harness.ts';
+import { banEvent } from './ban-events.ts';
+
+/** The bound the tray promises between a stored ban (or unban) and every instance enforcing it. */
+const BOUND_MS = 2_000;
+
+/** Every tray and block call a user can make, each as its own request. */
+const calls: Array<[string, (app: Express, auth: string) => request.Test]> = [
+  ['GET /notifications/v3', (app, auth) => request(app).get('/notifications/v3').set('Authorization', auth)],
+  [
+    'GET /notifications/v3/history',
+    (app, auth) => request(app).get('/notifications/v3/history').set('Authorization', auth),
+  ],
+  [
+    'GET /notifications/v2/history',
+    (app, auth) => request(app).get('/notifications/v2/history').set('Authorization', auth),
+  ],
+  [
+    'GET /notifications/v3/mark-all-as-read',
+    (app, auth) => request(app).get('/notifications/v3/mark-all-as-read').set('Authorization', auth),
+  ],
+  [
+    'POST /notifications/v2/last-read',
+    (app, auth) => request(app).post('/notifications/v2/last-read').set('Authorization', auth),
+  ],
+  [
+    'POST /notifications/v2/read',
+    (app, auth) =>
+      request(app)
+        .post('/notifications/v2/read')
+        .set('Authorization', auth)
+        .send({ verb: 'comment', targetId: 'p-eve' }),
+  ],
+  [
+    'DELETE /notifications/v3/delete-all',
+    (app, auth) => request(app).delete('/notifications/v3/delete-all').set('Authorization', auth),
+  ],
+  ['POST /block', (app, auth) => request(app).post('/block').set('Authorization', auth).send({})],
+  [
+    'GET /block/members',
+    (app, auth) => request(app).get('/block/members?checkList=u-ana').set('Authorization', auth),
+  ],
+  [
+    'POST /block/members',
+    (app, auth) =>
+      request(app).post('/block/members').set('Authorization', auth).send({ blockUserId: 'u-ana' }),
+  ],
+  [
+    'DELETE /block/members',
+    (app, auth) =>
+      request(app).delete('/block/members').set('Authorization', auth).send({ blockUserId: 'u-ana' }),
+  ],
+];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('global bans: queue -> worker -> MongoDB and Redis -> two API instances', () => {
+  const api = useTrayApi();
+  const worker = useWorker({ bans: { prefix: api.banPrefix } });
+  let second: BanCache | undefined;
+  /** Two instances: their own app and their own ban cache, sharing Redis and the database. */
+  const instances: Array<[string, () => Express]> = [
+    ['instance one', () => api.app({ db: worker.db })],
+    [
+      'instance two',
+      () => {
+        if (!second) throw new Error('second instance used before the suite started');
+        return api.app({ db: worker.db, bans: second });
+      },
+    ],
+  ];
+
+  before(async () => {
+    await ensureTestCollections(worker.db, apiCollections);
+    second = await startBanCache(api.redis, {
+      prefix: api.banPrefix,
+      refreshMs: 500,
+      logger: createLogger({ name: 'test', level: 'silent' }),
+    });
+  });
+  after(() => second?.stop());
+
+  const status = async (app: Express, user: string) =>
+    (
+      await request(app)
+        .get('/notifications/v3')
+        .set('Authorization', await bearer(user))
+    ).status;
+
+  /** Milliseconds until `app` answers `expected` for `user`; fails past the bound. */
+  async function timeUntil(app: Express, user: string, expected: number): Promise<number> {
+    const started = Date.now();
+    while (Date.now() - started <= BOUND_MS) {
+      if ((await status(app, user)) === expected) return Date.now() - started;
+      await sleep(25);
+    }
+    throw new Error(`still not ${expected} for ${user} after ${BOUND_MS} ms`);
+  }
+
+  /** Both instances answer `expected` for `user` within the bound of the last stored change. */
+  async function bothWithinBound(user: string, expected: number): Promise<void> {
+    const elapsed = await Promise.all(instances.map(([, app]) => timeUntil(app(), user, expected)));
+    for (const ms of elapsed) expect(ms).to.be.at.most(BOUND_MS);
+  }
+
+  /** Both instances still answer `expected` after a full refresh of each cache has passed. */
+  async function bothStill(user: string, expected: number): Promise<void> {
+    await sleep(700);
+    for (const [, app] of instances) expect(await status(app(), user)).to.equal(expected);
+  }
+
+  const storedBan = (userId: string) => worker.db.collection<UserBanDoc>(USER_BANS).findOne({ _id: userId });
+
+  describe('a user with a tray, a membership and a post of their own is banned', () => {
+    before(async () => {
+      await worker.deliver(membershipEvent('join', ['u-eve']));
+      await worker.deliver(postEvent({ postId: 'p-eve', author: 'u-eve', createdAt: minute(1) }));
+      await worker.deliver(
+        commentEvent({
+          postId: 'p-eve',
+          postOwner: 'u-eve',
+          author: 'u-cid',
+          commentId: 'cm-e1',
+          createdAt: minute(2),
+        }),
+      );
+      for (const [, app] of instances) expect(await status(app(), 'u-eve')).to.equal(200);
+      await worker.deliver(banEvent('ban', ['u-eve'], minute(60)));
+    });
+
+    it('is refused by both instances within 2 s of the ban being stored', async () => {
+      await bothWithinBound('u-eve', 401);
+    });
+
+    for (const [name, call] of calls) {
+      it(`answers ${name} with 401 invalid_token in the JSON error shape, on both instances`, async () => {
+        for (const [, app] of instances) {
+          const res = await call(app(), await bearer('u-eve'));
+          expect(res.status).to.equal(401);
+          expect(res.headers['www-authenticate']).to.equal('Bearer error="invalid_token"');
+          expect(res.body).to.deep.equal({
+            status: 'error',
+            code: 401000,
+            message: 'user is globally banned',
+          });
+        }
+      });
+    }
+
+    it('keeps serving everybody else', async () => {
+      for (const [, app] of instances) expect(await status(app(), 'u-cid')).to.equal(200);
+    });
+
+    it('leaves the user’s records and membership as they were, and stores the ban durably', async () => {
+      expect((await worker.records('u-eve')).map((record) => record._id)).to.deep.equal([
+        'comment_p-eve_u-eve',
+      ]);
+      // Still a member: a community post made after the join and the ban still reaches the banned user.
+      const now = new Date().toISOString();
+      await worker.deliver(postEvent({ postId: 'p-ana', author: 'u-ana', createdAt: now }));
+      expect((await worker.records('u-eve')).map((record) => record._id)).to.deep.equal([
+        'comment_p-eve_u-eve',
+        'post_c-hike_u-eve',
+      ]);
+      expect(await storedBan('u-eve')).to.include({ banned: true, changedAt: Date.parse(minute(60)) });
+    });
+
+    it('ignores an unban older than the ban that arrives after it, on both instances', async () => {
+      await worker.deliver(banEvent('unban', ['u-eve'], minute(30)));
+      await bothStill('u-eve', 401);
+      expect(await storedBan('u-eve')).to.include({ banned: true, changedAt: Date.parse(minute(60)) });
+    });
+
+    it('lifts the ban on both instances within 2 s of a newer unban, with the tray intact', async () => {
+      await worker.deliver(banEvent('unban', ['u-eve'], minute(90)));
+      await bothWithinBound('u-eve', 200);
+      const res = await request(instances[1]![1]())
+        .get('/notifications/v3/history')
+        .set('Authorization', await bearer('u-eve'))
+        .expect(200);
+      expect(res.body.data.map((record: { v_tarid_uid: string }) => record.v_tarid_uid)).to.have.members([
+        'comment_p-eve_u-eve',
+        'post_c-hike_u-eve',
+      ]);
+    });
+
+    it('does not ban again when the older ban is delivered once more (a redelivery)', async () => {
+      await worker.deliver(banEvent('ban', ['u-eve'], minute(60)));
+      await bothStill('u-eve', 200);
+      expect(await storedBan('u-eve')).to.include({ banned: false, changedAt: Date.parse(minute(90)) });
+    });
+  });
+
+  describe('bans and unbans delivered in every order, all at once', () => {
+    it('end in the state of the newest createdAt, in MongoDB and on both instances', async () => {
+      await worker.deliverAll([
+        banEvent('unban', ['u-fay', 'u-gus'], minute(40)),
+        banEvent('ban', ['u-fay'], minute(10)),
+        banEvent('ban', ['u-fay', 'u-gus'], minute(30)),
+        banEvent('unban', ['u-fay'], minute(20)),
+        banEvent('ban', ['u-fay'], minute(50)),
+      ]);
+      await bothWithinBound('u-fay', 401);
+      await bothWithinBound('u-gus', 200);
+      expect(await storedBan('u-fay')).to.include({ banned: true, changedAt: Date.parse(minute(50)) });
+      expect(await storedBan('u-gus')).to.include({ banned: false, changedAt: Date.parse(minute(40)) });
+    });
+
+    it('keep the user banned when a ban and an unban share one createdAt, whichever comes last', async () => {
+      await worker.deliver(banEvent('ban', ['u-hal'], minute(70)));
+      await worker.deliver(banEvent('unban', ['u-hal'], minute(70)));
+      await worker.deliver(banEvent('unban', ['u-ivy'], minute(70)));
+      await worker.deliver(banEvent('ban', ['u-ivy'], minute(70)));
+      await bothWithinBound('u-hal', 401);
+      await bothWithinBound('u-ivy', 401);
+    });
+  });
+
+  describe('a ban event without createdAt', () => {
+    it('is stored as invalid and bans nobody', async () => {
+      const envelope = { event: 'user.didGlobalBan', data: { userIds: ['u-jon'] } };
+      const job = await worker.deliver(envelope);
+      expect(await worker.event(job.data.dedupeKey)).to.include({ status: 'invalid' });
+      expect(await storedBan('u-jon')).to.equal(null);
+      await bothStill('u-jon', 200);
+    });
+  });
+
+  describe('Redis losing the published set', () => {
+    it('is repaired by the next worker start from the stored bans, within 2 s on both instances', async () => {
+      await worker.deliver(banEvent('ban', ['u-kim'], minute(80)));
+      await bothWithinBound('u-kim', 401);
+      const keys = banKeys(api.banPrefix);
+      await api.redis.del(keys.rank, keys.banned);
+      await api.redis.incr(keys.version);
+      await bothWithinBound('u-kim', 200);
+
+      const queue = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix: useQueuePrefix() });
+      const restarted = await startWorker({
+        queue,
+        db: worker.db,
+        logger: createLogger({ name: 'test', level: 'silent' }),
+        registry: createMetricsRegistry('test', false),
+        purgeIntervalMs: 0,
+        bans: { prefix: api.banPrefix },
+      });
+      await restarted.close();
+      await bothWithinBound('u-kim', 401);
+    });
+  });
+});

@@ -1,0 +1,41 @@
+import { expect } from 'chai';
+import { messageForRecord } from '../../../tray-service/messages/message-for-record.ts';
+import { buildTrayRecord } from '../../support/tray-record-builder.ts';
+
+describe('messageForRecord', () => {
+  describe('a mention on a user feed', () => {
+    it("names the mentioning user's feed, as the platform words it, also on someone else's feed", () => {
+      const record = buildTrayRecord({
+        verb: 'mention',
+        feed: 'user',
+        actors: 1,
+        mentionIn: 'comment',
+        feedName: 'Ana',
+        names: ['Cid'],
+      });
+      expect(messageForRecord(record)).to.deep.include({ key: 'mention.comment.user' });
+      expect(messageForRecord(record).values).to.include({ actor1: 'Cid', feedOwner: 'Cid' });
+    });
+  });
+
+  describe('a mention in a community', () => {
+    it('names the community and no feed owner', () => {
+      const record = buildTrayRecord({ verb: 'mention', feed: 'community', actors: 1, mentionIn: 'post' });
+      expect(messageForRecord(record)).to.deep.include({ key: 'mention.post.community' });
+      expect(messageForRecord(record).values).to.include({ community: 'Hiking Club', feedOwner: '' });
+    });
+  });
+
+  describe('a post on a user feed', () => {
+    it('still names the feed owner (only mentions follow the mentioning user)', () => {
+      const record = buildTrayRecord({
+        verb: 'post',
+        feed: 'user',
+        actors: 1,
+        feedName: 'Ana',
+        names: ['Cid'],
+      });
+      expect(messageForRecord(record).values).to.include({ actor1: 'Cid', feedOwner: 'Ana' });
+    });
+  });
+});

@@ -1,0 +1,78 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '../../../shared/logging/create-logger.ts';
+import { banKeys } from '../../bans/ban-keys.ts';
+
+/** What a request needs to know: read from memory, so the hot path makes no database call. */
+export interface BanView {
+  isBanned(userId: string): boolean;
+}
+
+export interface BanCache extends BanView {
+  /** Loads the set once, then keeps it fresh every `refreshMs` until stop(). */
+  start(): Promise<void>;
+  /** Reloads the set if its published version changed. */
+  refresh(): Promise<void>;
+  stop(): void;
+}
+
+export interface BanCacheOptions {
+  /** BAN_REDIS_PREFIX: where the worker publishes the banned set. */
+  prefix: string;
+  /** BAN_REFRESH_MS: the bound on how long a stored ban or unban can go unseen here. */
+  refreshMs: number;
+  logger: Logger;
+}
+
+/** A started cache: what a server must use, so it never serves a request before loading the bans. */
+export async function startBanCache(redis: Redis, options: BanCacheOptions): Promise<BanCache> {
+  const cache = createBanCache(redis, options);
+  await cache.start();
+  return cache;
+}
+
+/**
+ * This instance's copy of the banned set. Every `refreshMs` it reads one counter; only when the
+ * worker has published a change does it load the set again, so an idle ban list costs one GET per
+ * interval per instance. When Redis is unreachable the last loaded set stays in force
+ * (the rate limiter needs Redis anyway, so such requests fail there) and the next interval retries.
+ */
+export function createBanCache(redis: Redis, options: BanCacheOptions): BanCache {
+  const keys = banKeys(options.prefix);
+  let banned = new Set<string>();
+  let version: string | null | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+
+  const refresh = async () => {
+    const latest = await redis.get(keys.version);
+    if (version !== undefined && latest === version) return;
+    // The version is read before the set: a change landing in between is loaded now and its
+    // version bump triggers one more (harmless) load next time, never a missed change.
+    banned = new Set(await redis.smembers(keys.banned));
+    version = latest;
+  };
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      refresh()
+        .catch((error: unknown) => {
+          options.logger.warn({ err: (error as Error).message }, 'ban list refresh failed; retried');
+        })
+        .finally(schedule);
+    }, options.refreshMs);
+    timer.unref();
+  };
+
+  return {
+    isBanned: (userId) => banned.has(userId),
+    async start() {
+      await refresh();
+      schedule();
+    },
+    refresh,
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
