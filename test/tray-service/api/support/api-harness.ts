@@ -1,11 +1,10 @@
 import { SignJWT, type JWTPayload } from 'jose';
-import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
 import type { Express } from 'express';
 import { resolveJwtConfig } from '../../../../shared/config/tray-api-config.ts';
 import { createMetricsRegistry } from '../../../../shared/http/metrics-router.ts';
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
-import { createRedis } from '../../../../shared/redis/create-redis.ts';
+import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
 import { createTokenVerifier } from '../../../../tray-service/api/auth/create-token-verifier.ts';
 import { createTrayApi, type TrayApiDeps } from '../../../../tray-service/api/create-tray-api.ts';
 import { createRateLimiter } from '../../../../tray-service/api/rate-limit/create-rate-limiter.ts';
@@ -33,7 +32,7 @@ export const bearer = async (sub: string) => `Bearer ${await tokenFor(sub)}`;
 
 export interface TrayApiHarness {
   readonly db: Db;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** A new app over the suite's database and Redis; options override the deps. */
   app(overrides?: Partial<TrayApiDeps>): Express;
 }
@@ -45,7 +44,7 @@ export interface TrayApiHarness {
 export function useTrayApi(options: { rateLimit?: number } = {}): TrayApiHarness {
   const mongo = useMongo();
   const keyPrefix = uniqueName('rl');
-  let redis: Redis | undefined;
+  let redis: RedisClient | undefined;
   before(async () => {
     redis = createRedis(testStack().redisUrl);
     await ensureApiIndexes(mongo.db);
