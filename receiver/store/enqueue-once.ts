@@ -1,4 +1,5 @@
 import type Bull from 'bull';
+import { Cluster } from 'ioredis';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import {
   webhookJobOptions,
@@ -162,7 +163,16 @@ async function fencedCall(
   (pipeline as unknown as WithEnqueueCommand)[commandName](...(keysAndArgs as [number, ...string[]]));
   if (waitFor > 0) pipeline.call('WAIT', waitFor, fence.waitMs);
   const replies = (await pipeline.exec()) ?? [];
-  for (const [error] of replies) if (error) throw error;
+  const failed = replies.find(([error]) => error)?.[0];
+  if (failed) {
+    // ioredis retries a cluster pipeline only when every command failed alike; here ROLE still
+    // answers on a demoted master (and WAIT fails differently), so nothing would ever re-read the
+    // slot map and every later call would go to the old node. Re-read it for the next call.
+    if (redis instanceof Cluster && /^(MOVED|ASK|READONLY|CLUSTERDOWN|TRYAGAIN)\b/.test(failed.message)) {
+      redis.refreshSlotsCache();
+    }
+    throw failed;
+  }
   const role = replies[0]?.[1] as [string, number, unknown[]] | undefined;
   if (role?.[0] === 'master') fence.replicas = Math.min(1, role[2].length);
   if (waitFor > 0 && Number(replies[2]?.[1]) < waitFor) throw new NotReplicatedError(fence.waitMs);

@@ -4,7 +4,11 @@ import { Redis } from 'ioredis';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startRedisCluster, type LocalRedisCluster } from '../../../scripts/lib/redis-cluster.ts';
+import {
+  planFailover,
+  startRedisCluster,
+  type LocalRedisCluster,
+} from '../../../scripts/lib/redis-cluster.ts';
 import { createReceiverQueue, type ReceiverQueue } from '../../../receiver/store/create-receiver-queue.ts';
 import {
   dedupeMarkKey,
@@ -260,6 +264,45 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       const messages: string[] = [];
       await refuseEvictingRedis(connect(), { onEvicting: (message) => messages.push(message) });
       expect(messages).to.deep.equal([]);
+    });
+  });
+  // Last: it moves the queue's slot to another node.
+  describe('the enqueue script across a planned failover (CLUSTER FAILOVER)', () => {
+    it('reaches the promoted master within a few calls: a failed call re-reads the slot map', async () => {
+      const prefix = taggedPrefix();
+      const receiverQueue = createReceiverQueue(target, prefix);
+      receiverQueue.client.on('error', () => undefined);
+      try {
+        await ready(receiverQueue.client);
+        const enqueue: EnqueueTarget = {
+          queue: receiverQueue.queue,
+          redis: receiverQueue.client,
+          markPrefix: prefix,
+          dedupeSeconds: 60,
+          fence: new ReplicaFence(100),
+        };
+        const before = await cluster.masterOf(`${prefix}:x`);
+        const promoted = await cluster.replicaOf(before);
+        expect(await enqueueMany(enqueue, [encodeWebhookJob(job('f0'))])).to.deep.equal(['queued']);
+        await planFailover(promoted);
+        // The first call after the switch may still go to the demoted node and fail (the receiver
+        // spools that batch); the ones after it must reach the promoted master.
+        const outcomes: string[] = [];
+        for (let n = 1; n <= 10; n += 1) {
+          outcomes.push(
+            await enqueueMany(enqueue, [encodeWebhookJob(job(`f${n}`))]).then(
+              ([outcome]) => String(outcome),
+              (error: Error) => error.message.split(' ')[0] ?? 'error',
+            ),
+          );
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        expect(outcomes.slice(2), outcomes.join(',')).to.deep.equal(Array(8).fill('queued'));
+        expect((await cluster.masterOf(`${prefix}:x`)).address).to.equal(promoted.address);
+        expect(await receiverQueue.queue.getJob('f10')).to.not.equal(null);
+      } finally {
+        await receiverQueue.close();
+      }
     });
   });
 });
