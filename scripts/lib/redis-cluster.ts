@@ -164,22 +164,29 @@ async function withNode<T>(port: number, use: (redis: Redis) => Promise<T>): Pro
   }
 }
 
+/** `127.0.0.1:7000@17000` (address and cluster bus port) without the bus port. */
+const withoutBusPort = (field: string) => field.replace(/@.*$/, '');
+
 /** CLUSTER NODES lines as roles. `myself` and `noaddr` flags are irrelevant here. */
 function parseClusterNodes(text: string): (ClusterNodeRole & { id: string; slots: boolean })[] {
-  const lines = text.trim().split('\n').filter(Boolean);
-  const byId = new Map(lines.map((line) => [line.split(' ')[0]!, line]));
-  return lines.map((line) => {
-    const [id = '', addressField = '', flags = '', masterId = '-', , , , , ...slots] = line.split(' ');
-    const address = addressField.split('@')[0]!;
-    const role = flags.includes('master') ? ('master' as const) : ('replica' as const);
-    const masterLine = masterId === '-' ? undefined : byId.get(masterId);
+  const rows = text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [id = '', address = '', flags = '', masterId = '-', , , , , ...slots] = line.split(' ');
+      return { id, address: withoutBusPort(address), flags: flags.split(','), masterId, slots };
+    });
+  const addressOf = new Map(rows.map((row) => [row.id, row.address]));
+  return rows.map((row) => {
+    const masterAddress = row.masterId === '-' ? undefined : addressOf.get(row.masterId);
     return {
-      id,
-      address,
-      role,
-      ...(masterLine ? { masterAddress: masterLine.split(' ')[1]!.split('@')[0]! } : {}),
-      failed: flags.split(',').includes('fail'),
-      slots: slots.length > 0,
+      id: row.id,
+      address: row.address,
+      role: row.flags.includes('master') ? ('master' as const) : ('replica' as const),
+      ...(masterAddress ? { masterAddress } : {}),
+      failed: row.flags.includes('fail'),
+      slots: row.slots.length > 0,
     };
   });
 }
