@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { ConfigError } from '../../../shared/config/parse-env.ts';
 import { loadReceiverConfig } from '../../../shared/config/receiver-config.ts';
 import { loadTrayConfig } from '../../../shared/config/tray-config.ts';
+import { cleanEnv, runScript } from '../../support/run-script.ts';
 
 const secrets = { WEBHOOK_SECRETS: 's1' };
 
@@ -46,4 +47,16 @@ describe('the Redis target (REDIS_URL or REDIS_CLUSTER_NODES)', () => {
       .with.property('message')
       .that.includes('REDIS_CLUSTER_NODES: "b" is not host:port');
   });
+  for (const script of ['receiver/main.ts', 'tray-service/main.ts']) {
+    it(`${script} refuses to start on a cluster with an untagged QUEUE_PREFIX, in one line naming it`, async () => {
+      const result = await runScript(
+        script,
+        [],
+        cleanEnv({ WEBHOOK_SECRETS: 's1', REDIS_CLUSTER_NODES: '127.0.0.1:7000', QUEUE_PREFIX: 'bull' }),
+      );
+      expect(result.code).to.equal(1);
+      expect(result.stderr.trim().split('\n')).to.have.lengthOf(1);
+      expect(result.stderr).to.include('QUEUE_PREFIX: "bull" has no hash tag');
+    });
+  }
 });
