@@ -1,6 +1,5 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { errorMiddleware, methodNotAllowed, notFound } from '../shared/http/error-middleware.ts';
 import { createHealthRouter } from '../shared/http/health-router.ts';
@@ -8,7 +7,7 @@ import { helmetHeaders, helmetHeadersOnError } from '../shared/http/helmet-heade
 import { createMetricsRouter } from '../shared/http/metrics-router.ts';
 import type { Logger } from '../shared/logging/create-logger.ts';
 import type { EncodedWebhookJob } from '../shared/queue/webhook-queue.ts';
-import { pingRedis } from '../shared/redis/create-redis.ts';
+import { pingRedis, type RedisClient } from '../shared/redis/create-redis.ts';
 import { createWebhookHandler, type WebhookSettings } from './http/create-webhook-handler.ts';
 import { createReceiverMetrics } from './receiver-metrics.ts';
 import type { Spool } from './spool/open-spool.ts';
@@ -17,7 +16,7 @@ import type { EnqueueOutcome } from './store/enqueue-once.ts';
 export interface ReceiverDeps {
   logger: Logger;
   /** Checked by /readyz. */
-  redis: Redis;
+  redis: RedisClient;
   registry: Registry;
   spool: Spool;
   /** Dedupe check + bull add (enqueueMany on the receiver's queue, batched per turn). */

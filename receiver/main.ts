@@ -15,7 +15,7 @@ if (config.WEBHOOK_ALLOWLIST === 'off') {
 }
 
 const receiver = await wireReceiver({
-  redisUrl: config.REDIS_URL,
+  redis: config.redis,
   queuePrefix: config.QUEUE_PREFIX,
   spoolDir: config.SPOOL_DIR,
   webhookPath: config.WEBHOOK_PATH,

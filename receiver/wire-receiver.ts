@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../shared/logging/create-logger.ts';
+import { isCluster, type RedisTarget } from '../shared/redis/redis-target.ts';
 import type { EncodedWebhookJob } from '../shared/queue/webhook-queue.ts';
 import { createReceiverApp } from './create-receiver-app.ts';
 import type { WebhookSettings } from './http/create-webhook-handler.ts';
@@ -8,11 +9,12 @@ import { openSpool, type Spool } from './spool/open-spool.ts';
 import { startSpoolDrainer, type SpoolDrainer } from './spool/start-spool-drainer.ts';
 import { createReceiverQueue, type ReceiverQueue } from './store/create-receiver-queue.ts';
 import { batchPerTick } from './store/batch-per-tick.ts';
-import { enqueueMany, enqueueOnce } from './store/enqueue-once.ts';
+import { enqueueMany, enqueueOnce, ReplicaFence } from './store/enqueue-once.ts';
 import { withTimeout } from './store/with-timeout.ts';
 
 export interface ReceiverWiring {
-  redisUrl: string;
+  /** A Redis URL or a cluster; on a cluster, enqueues wait for a replica (ReplicaFence). */
+  redis: RedisTarget;
   queuePrefix: string;
   spoolDir: string;
   webhookPath: string;
@@ -38,7 +40,7 @@ export interface Receiver {
 /** Real dependencies of the receiver: its queue connection, spool and drainer (main.ts, tests, bench). */
 export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
   const { logger } = wiring;
-  const queue = createReceiverQueue(wiring.redisUrl, wiring.queuePrefix);
+  const queue = createReceiverQueue(wiring.redis, wiring.queuePrefix);
   // Without a listener an 'error' event would crash the process; ioredis reconnects by itself.
   queue.queue.on('error', (error: Error) => logger.debug({ err: error.message }, 'queue connection error'));
   queue.client.on('error', (error: Error) => logger.debug({ err: error.message }, 'redis connection error'));
@@ -51,6 +53,11 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
     redis: queue.client,
     markPrefix: wiring.queuePrefix,
     dedupeSeconds: wiring.dedupeSeconds,
+    // A third of the enqueue budget for the replica's confirmation: on loopback or in one data
+    // centre it takes well under a millisecond, and a missing one must leave time to spool.
+    ...(isCluster(wiring.redis)
+      ? { fence: new ReplicaFence(Math.max(10, Math.round(wiring.enqueueTimeoutMs / 3))) }
+      : {}),
   };
   // The events of one turn of the event loop go to Redis in one script call, up to 100 events or
   // 1 MiB of job data, so one call never holds Redis for long (bodies may be up to 1 MiB each).

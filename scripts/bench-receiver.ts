@@ -48,7 +48,7 @@ async function serve(mode: string, port: number, redisUrl: string, spoolDir: str
     const { createMetricsRegistry } = await import('../shared/http/metrics-router.ts');
     const { createLogger } = await import('../shared/logging/create-logger.ts');
     const receiver = await wireReceiver({
-      redisUrl,
+      redis: redisUrl,
       queuePrefix: 'bench',
       spoolDir,
       webhookPath: '/webhooks',

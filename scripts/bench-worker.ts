@@ -60,7 +60,7 @@ try {
   client.on('commandStarted', () => commands++);
   await client.connect();
   const db = client.db(`bench_worker_${Date.now()}`);
-  const queue = createWebhookQueue({ redisUrl, prefix: `bench${Date.now()}` });
+  const queue = createWebhookQueue({ redis: redisUrl, prefix: `bench${Date.now()}` });
   queue.setMaxListeners(0);
   const worker = await startWorker({
     queue,

@@ -4,9 +4,10 @@
  */
 import { statSync } from 'node:fs';
 import { listSegments, segmentPath } from '../receiver/spool/segment-files.ts';
-import { commonShape } from '../shared/config/common-config.ts';
+import { commonShape, withRedisTarget } from '../shared/config/common-config.ts';
 import { receiverShape } from '../shared/config/receiver-config.ts';
 import { createWebhookQueue, WEBHOOK_QUEUE_NAME } from '../shared/queue/webhook-queue.ts';
+import { describeRedisTarget } from '../shared/redis/redis-target.ts';
 import { parseCli, progressBar, runCli, scriptEnv, UsageError } from './lib/cli.ts';
 import { failedJobIds, retryFailedJobs } from './lib/replay/retry-failed-jobs.ts';
 import { requeueSpool } from './lib/replay/requeue-spool.ts';
@@ -32,7 +33,7 @@ Options:
   --dry-run        only count the failed jobs
   -h, --help       show this help
 
-Environment: REDIS_URL, QUEUE_PREFIX, WEBHOOK_DEDUPE_SECONDS (as for the services).
+Environment: REDIS_URL or REDIS_CLUSTER_NODES, QUEUE_PREFIX, WEBHOOK_DEDUPE_SECONDS (as for the services).
 Exit code: 0 done, 1 failed, 2 bad arguments or configuration, 3 done with errors or invalid lines.
 `;
 
@@ -77,15 +78,18 @@ async function main(): Promise<number> {
   } else if (rest.length > 0) {
     throw new UsageError(`failed: unexpected argument ${rest[0]}`);
   }
-  const env = scriptEnv({
-    REDIS_URL: commonShape.REDIS_URL,
-    QUEUE_PREFIX: commonShape.QUEUE_PREFIX,
-    WEBHOOK_DEDUPE_SECONDS: receiverShape.WEBHOOK_DEDUPE_SECONDS,
-  });
+  const env = withRedisTarget(
+    scriptEnv({
+      REDIS_URL: commonShape.REDIS_URL,
+      REDIS_CLUSTER_NODES: commonShape.REDIS_CLUSTER_NODES,
+      QUEUE_PREFIX: commonShape.QUEUE_PREFIX,
+      WEBHOOK_DEDUPE_SECONDS: receiverShape.WEBHOOK_DEDUPE_SECONDS,
+    }),
+  );
   const queueName = values.queue ?? WEBHOOK_QUEUE_NAME;
-  const queue = createWebhookQueue({ redisUrl: env.REDIS_URL, prefix: env.QUEUE_PREFIX }, queueName);
+  const queue = createWebhookQueue({ redis: env.redis, prefix: env.QUEUE_PREFIX }, queueName);
   try {
-    await withTimeout(queue.isReady(), 5_000, `cannot reach Redis at ${new URL(env.REDIS_URL).host}`);
+    await withTimeout(queue.isReady(), 5_000, `cannot reach Redis at ${describeRedisTarget(env.redis)}`);
     if (command === 'spool' && file) {
       const files = await spoolFiles(file);
       const sizes = files.map((f) => statSync(f).size);

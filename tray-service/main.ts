@@ -46,11 +46,11 @@ const storage = await ensureCollections(db, trayCollections, {
   logger,
   postgresUrl: config.FERRETDB_POSTGRESQL_URL,
 });
-const redis = createRedis(config.REDIS_URL);
+const redis = createRedis(config.redis);
 redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
 // A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.
 await refuseEvictingRedis(redis, { logger });
-const queue = createWebhookQueue({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
+const queue = createWebhookQueue({ redis: config.redis, prefix: config.QUEUE_PREFIX });
 
 // Admin API, moderation, queue dashboard (issue 7).
 const moderation = await setupModeration(config, { db, logger, words });

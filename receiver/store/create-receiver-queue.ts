@@ -1,11 +1,12 @@
 import Bull from 'bull';
-import { Redis } from 'ioredis';
+import { createRedis, type RedisClient } from '../../shared/redis/create-redis.ts';
+import type { RedisTarget } from '../../shared/redis/redis-target.ts';
 import { WEBHOOK_QUEUE_NAME, type WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 
 export interface ReceiverQueue {
   readonly queue: Bull.Queue<WebhookJobData>;
   /** The connection bull adds jobs with; the dedupe marks use it too. */
-  readonly client: Redis;
+  readonly client: RedisClient;
   close(): Promise<void>;
 }
 
@@ -16,23 +17,22 @@ export interface ReceiverQueue {
  * already on the wire may still complete after the receiver gave up on it; the job id (the dedupe
  * key) makes the spool drainer's later add of the same event a no-op.
  */
-export function createReceiverQueue(redisUrl: string, prefix: string): ReceiverQueue {
-  const client = new Redis(redisUrl, {
+export function createReceiverQueue(redis: RedisTarget, prefix: string): ReceiverQueue {
+  const client = createRedis(redis, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
-    connectTimeout: 2_000,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
     // No auto-pipelining: the receiver already sends one script call per turn of the event loop
     // (batchPerTick), and ioredis's pipeline per turn only added a Pipeline object, its promise
     // plumbing and a second pass over the command (BENCHMARKS.md, "Receiver").
   });
-  const others: Redis[] = [];
+  const others: RedisClient[] = [];
   const queue = new Bull<WebhookJobData>(WEBHOOK_QUEUE_NAME, {
     prefix,
     createClient: (type) => {
       if (type === 'client') return client;
       // Never used by a producer, but bull requires these options if it ever asks.
-      const other = new Redis(redisUrl, { maxRetriesPerRequest: null, enableReadyCheck: false });
+      const other = createRedis(redis, { maxRetriesPerRequest: null, enableReadyCheck: false });
       other.on('error', () => undefined);
       others.push(other);
       return other;

@@ -1,5 +1,6 @@
 import type Bull from 'bull';
-import type { Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
+import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import {
   webhookJobOptions,
   type EncodedWebhookJob,
@@ -9,10 +10,43 @@ import {
 export interface EnqueueTarget {
   /** Supplies bull's key names and the queue's event token; jobs are written by the script below. */
   readonly queue: Bull.Queue<WebhookJobData>;
-  readonly redis: Redis;
-  /** Key prefix of the dedupe marks (the queue prefix keeps deployments and test suites apart). */
+  readonly redis: RedisClient;
+  /**
+   * Key prefix of the dedupe marks: the queue prefix, which keeps deployments and test suites apart
+   * and, on a cluster, carries the hash tag that puts each mark in its job's slot.
+   */
   readonly markPrefix: string;
   readonly dedupeSeconds: number;
+  /** On a cluster: an enqueue counts only once a replica has it (ReplicaFence). */
+  readonly fence?: ReplicaFence;
+}
+
+/**
+ * Replication is asynchronous: a master killed right after answering takes the writes its replica
+ * had not received yet, and the promoted replica never saw them. With a fence, each enqueue call is
+ * followed by `WAIT` on the same connection (one pipeline, so the same node), and an event only
+ * counts as queued once a replica acknowledged it; otherwise the call fails and the receiver
+ * spools the event (its later replay is a no-op if the write did survive). `ROLE` in the same
+ * pipeline tells how many replicas the master has: without one there is nothing a failover could
+ * promote, and waiting would only stall every enqueue, so the next calls skip the wait until a
+ * replica is attached again.
+ */
+export class ReplicaFence {
+  /** Replicas to wait for in the next call: at most 1; starts at 1 so the first call finds out. */
+  replicas = 1;
+  readonly waitMs: number;
+  constructor(waitMs: number) {
+    this.waitMs = waitMs;
+  }
+}
+
+/** An enqueue the master applied but no replica confirmed within the fence's wait. */
+export class NotReplicatedError extends Error {
+  readonly code = 'NOT_REPLICATED';
+  constructor(waitMs: number) {
+    super(`no replica confirmed the enqueue within ${waitMs} ms`);
+    this.name = 'NotReplicatedError';
+  }
 }
 
 export type EnqueueOutcome = 'queued' | 'duplicate';
@@ -75,7 +109,7 @@ interface BullQueueInternals {
   toKey(id: string): string;
 }
 
-const defined = new WeakSet<Redis>();
+const defined = new WeakSet<RedisClient>();
 
 /** Bull's name for jobs added without one (Job.DEFAULT_JOB_NAME). */
 const defaultJobName = '__default__';
@@ -111,12 +145,38 @@ export async function enqueueMany(
     keyList.push(dedupeMarkKey(target.markPrefix, job.dedupeKey), queue.toKey(job.dedupeKey));
     argList.push(job.dedupeKey, job.json, optsJson(job.dedupeKey, timestamp));
   }
-  const added = await (redis as unknown as WithEnqueueCommand)[commandName](
-    keyList.length,
-    ...keyList,
-    ...argList,
-  );
+  const added = target.fence
+    ? await fencedCall(target.redis, target.fence, [keyList.length, ...keyList, ...argList])
+    : await (redis as unknown as WithEnqueueCommand)[commandName](keyList.length, ...keyList, ...argList);
   return added.map((flag) => (flag === 1 ? 'queued' : 'duplicate'));
+}
+
+/** ROLE, the enqueue script and (when the master has a replica) WAIT, in one pipeline. */
+async function fencedCall(
+  redis: RedisClient,
+  fence: ReplicaFence,
+  keysAndArgs: readonly (string | number)[],
+): Promise<number[]> {
+  const waitFor = fence.replicas;
+  const pipeline = redis.pipeline();
+  pipeline.call('ROLE');
+  (pipeline as unknown as WithEnqueueCommand)[commandName](...(keysAndArgs as [number, ...string[]]));
+  if (waitFor > 0) pipeline.call('WAIT', waitFor, fence.waitMs);
+  const replies = (await pipeline.exec()) ?? [];
+  const failed = replies.find(([error]) => error)?.[0];
+  if (failed) {
+    // ioredis retries a cluster pipeline only when every command failed alike; here ROLE still
+    // answers on a demoted master (and WAIT fails differently), so nothing would ever re-read the
+    // slot map and every later call would go to the old node. Re-read it for the next call.
+    if (redis instanceof Cluster && /^(MOVED|ASK|READONLY|CLUSTERDOWN|TRYAGAIN)\b/.test(failed.message)) {
+      redis.refreshSlotsCache();
+    }
+    throw failed;
+  }
+  const role = replies[0]?.[1] as [string, number, unknown[]] | undefined;
+  if (role?.[0] === 'master') fence.replicas = Math.min(1, role[2].length);
+  if (waitFor > 0 && Number(replies[2]?.[1]) < waitFor) throw new NotReplicatedError(fence.waitMs);
+  return replies[1]?.[1] as number[];
 }
 
 /** enqueueMany for one event. */

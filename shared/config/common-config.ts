@@ -1,11 +1,57 @@
+import { z } from 'zod';
+import { hashTagOf, type RedisTarget } from '../redis/redis-target.ts';
 import { identifier, logLevel, url } from './env-types.ts';
+import { parseClusterNodes } from './parse-cluster-nodes.ts';
+import { ConfigError } from './parse-env.ts';
 
 /** Variables both services read. */
 export const commonShape = {
   REDIS_URL: url(['redis', 'rediss'], 'redis://127.0.0.1:6379'),
+  /** Seed nodes of a Redis Cluster; when set, REDIS_URL is not used. */
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .transform((value, ctx) => {
+      try {
+        return parseClusterNodes(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    })
+    .optional(),
   MONGODB_URI: url(['mongodb', 'mongodb+srv'], 'mongodb://127.0.0.1:27017'),
   MONGODB_DB: identifier('tray'),
-  /** Prefix of every bull key in Redis; lets several deployments (or test suites) share one Redis. */
-  QUEUE_PREFIX: identifier('bull'),
+  /**
+   * Prefix of every bull key in Redis; lets several deployments (or test suites) share one Redis.
+   * Braces are allowed for a cluster's hash tag, e.g. `{bull}`.
+   */
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_{}-]{1,63}$/, { error: 'expected 1-63 letters, digits, "_", "-", "{" or "}"' })
+    .default('bull'),
   LOG_LEVEL: logLevel,
 };
+
+/**
+ * Adds `redis`, the one Redis target every connection is made from: the cluster when
+ * REDIS_CLUSTER_NODES is set, otherwise REDIS_URL. On a cluster, QUEUE_PREFIX must carry a hash
+ * tag: bull's scripts and the receiver's enqueue script touch several keys at once, which a
+ * cluster only allows within one slot (otherwise every enqueue fails with CROSSSLOT).
+ */
+export function withRedisTarget<C extends { REDIS_URL: string; QUEUE_PREFIX: string }>(
+  config: C & { REDIS_CLUSTER_NODES?: readonly { host: string; port: number }[] | undefined },
+): C & { redis: RedisTarget } {
+  const nodes = config.REDIS_CLUSTER_NODES;
+  if (nodes === undefined) return { ...config, redis: config.REDIS_URL };
+  if (hashTagOf(config.QUEUE_PREFIX) === undefined) {
+    throw new ConfigError([
+      {
+        variable: 'QUEUE_PREFIX',
+        message:
+          `"${config.QUEUE_PREFIX}" has no hash tag, which a Redis Cluster (REDIS_CLUSTER_NODES) needs ` +
+          `so each queue's keys share one slot; use e.g. "{${config.QUEUE_PREFIX.replace(/[{}]/g, '') || 'bull'}}"`,
+      },
+    ]);
+  }
+  return { ...config, redis: { clusterNodes: nodes } };
+}

@@ -3,7 +3,7 @@ import { parseCidrList } from '../../receiver/address/parse-cidr.ts';
 import { parseTrustProxy } from '../../receiver/address/parse-trust-proxy.ts';
 import { parseRegions } from '../../receiver/allowlist/parse-regions.ts';
 import { parseWebhookSecrets } from '../../receiver/signature/parse-webhook-secrets.ts';
-import { commonShape } from './common-config.ts';
+import { commonShape, withRedisTarget } from './common-config.ts';
 import { onOff, port, positiveInt } from './env-types.ts';
 import { parseEnv, type Env } from './parse-env.ts';
 
@@ -47,5 +47,5 @@ export const receiverShape = {
 export type ReceiverConfig = ReturnType<typeof loadReceiverConfig>;
 
 export function loadReceiverConfig(env: Env) {
-  return parseEnv(receiverShape, env);
+  return withRedisTarget(parseEnv(receiverShape, env));
 }

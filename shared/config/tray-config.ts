@@ -1,4 +1,4 @@
-import { commonShape } from './common-config.ts';
+import { commonShape, withRedisTarget } from './common-config.ts';
 import { port, url } from './env-types.ts';
 import { parseEnv, type Env } from './parse-env.ts';
 import { trayAdminShape } from './tray-admin-config.ts';
@@ -26,5 +26,5 @@ export const trayShape = {
 export type TrayConfig = ReturnType<typeof loadTrayConfig>;
 
 export function loadTrayConfig(env: Env) {
-  return parseEnv(trayShape, env);
+  return withRedisTarget(parseEnv(trayShape, env));
 }

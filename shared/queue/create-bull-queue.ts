@@ -1,8 +1,10 @@
 import Bull from 'bull';
-import { Redis } from 'ioredis';
+import { createRedis, type RedisClient } from '../redis/create-redis.ts';
+import type { RedisTarget } from '../redis/redis-target.ts';
 
 export interface QueueConnection {
-  redisUrl: string;
+  /** A Redis URL or a cluster; on a cluster `prefix` must carry a hash tag (shared/config checks). */
+  redis: RedisTarget;
   prefix: string;
 }
 
@@ -17,16 +19,14 @@ export function createBullQueue<T>(
   connection: QueueConnection,
   settings?: Bull.AdvancedSettings,
 ): Bull.Queue<T> {
-  const clients: Redis[] = [];
+  const clients: RedisClient[] = [];
   const queue = new Bull<T>(name, {
     prefix: connection.prefix,
     ...(settings ? { settings } : {}),
     createClient: (type) => {
-      const client = new Redis(connection.redisUrl, {
+      const client = createRedis(connection.redis, {
         maxRetriesPerRequest: type === 'client' ? 1 : null,
         enableReadyCheck: type === 'client',
-        connectTimeout: 2_000,
-        retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
       });
       clients.push(client);
       return client;

@@ -36,7 +36,7 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: n
  * processing order, once `expected` jobs were seen (plus a short wait for any extra one).
  */
 async function consumeAll(redisUrl: string, prefix: string, expected: number): Promise<string[]> {
-  const queue = createWebhookQueue({ redisUrl, prefix });
+  const queue = createWebhookQueue({ redis: redisUrl, prefix });
   queue.on('error', () => undefined);
   const processed: string[] = [];
   void queue.process(async (job) => void processed.push(String(job.id)));

@@ -41,7 +41,7 @@ describe('scripts/replay.ts', function () {
     before(async () => {
       env = cleanEnv({ REDIS_URL: testStack().redisUrl, QUEUE_PREFIX: prefix });
       // Five jobs fail for good in a worker, the way a poisoned event ends in the dead letter.
-      const worker = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix });
+      const worker = createWebhookQueue({ redis: testStack().redisUrl, prefix });
       const failed = new Promise<void>((resolve) => {
         let count = 0;
         worker.on('failed', () => (count += 1) === 5 && resolve());
@@ -52,7 +52,7 @@ describe('scripts/replay.ts', function () {
       for (let n = 0; n < 5; n += 1) await worker.add(job(n), { jobId: job(n).dedupeKey, attempts: 1 });
       await failed;
       await worker.close();
-      queue = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix });
+      queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
       ids = (await queue.getFailed()).map((j) => String(j.id));
       expect(ids).to.have.lengthOf(5);
     });
@@ -93,7 +93,7 @@ describe('scripts/replay.ts', function () {
     before(() => {
       dir = mkdtempSync(join(tmpdir(), 'replay-spool-'));
       env = cleanEnv({ REDIS_URL: testStack().redisUrl, QUEUE_PREFIX: prefix });
-      queue = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix });
+      queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
     });
     after(async () => {
       rmSync(dir, { recursive: true, force: true });

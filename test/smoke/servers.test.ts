@@ -26,8 +26,8 @@ describe('the started servers', () => {
     const prefix = useQueuePrefix();
 
     it('round-trips a job from producer to consumer', async () => {
-      const producer = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix });
-      const consumer = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix });
+      const producer = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+      const consumer = createWebhookQueue({ redis: testStack().redisUrl, prefix });
       try {
         const received = new Promise<WebhookJobData>((resolve) => {
           void consumer.process(async (job) => resolve(job.data));

@@ -1,6 +1,5 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
 import type { Registry } from 'prom-client';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
@@ -9,7 +8,7 @@ import { createHealthRouter } from '../../shared/http/health-router.ts';
 import { createMetricsRouter } from '../../shared/http/metrics-router.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import { pingMongo } from '../../shared/mongo/connect-mongo.ts';
-import { pingRedis } from '../../shared/redis/create-redis.ts';
+import { pingRedis, type RedisClient } from '../../shared/redis/create-redis.ts';
 import { createAdminRouter, type AdminRouterDeps } from '../admin/create-admin-router.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import { createBlockListRepository } from '../store/block-list-repository.ts';
@@ -38,7 +37,7 @@ export interface TrayApiSettings {
 export interface TrayApiDeps {
   logger: Logger;
   db: Db;
-  redis: Redis;
+  redis: RedisClient;
   registry: Registry;
   verifyToken: TokenVerifier;
   /** Globally banned users (startBanCache): refused on every tray and block call. */

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import { banRank, type BanChange } from './ban-change.ts';
 import { banKeys } from './ban-keys.ts';
 
@@ -25,7 +25,7 @@ return 1
  * changes are stored durably; a failure throws so the job is retried, and republishing is harmless.
  */
 export async function publishBans(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   changes: readonly BanChange[],
 ): Promise<void> {

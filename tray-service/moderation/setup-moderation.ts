@@ -41,7 +41,7 @@ export async function setupModeration(
       close: async () => {},
     };
   }
-  const queue = createDecisionsQueue({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
+  const queue = createDecisionsQueue({ redis: config.redis, prefix: config.QUEUE_PREFIX });
   const delivery = startDecisionDelivery({
     queue,
     decisions,

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import type { Db } from 'mongodb';
 import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
@@ -20,7 +20,7 @@ export interface ProcessOptions {
    * Where ban changes are published for the API (BAN_REDIS_PREFIX) once stored; startWorker always
    * sets it. Without it a ban event fails its job rather than be stored but never enforced.
    */
-  bans?: { redis: Redis; prefix: string };
+  bans?: { redis: RedisClient; prefix: string };
   /**
    * Runs after the event is stored and applied (DESIGN.md data flow, step d: moderation rules).
    * Must be idempotent: a job that throws is retried and the hook sees the event again.

@@ -1,5 +1,5 @@
 import type Bull from 'bull';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import type { Db } from 'mongodb';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../../shared/logging/create-logger.ts';
@@ -30,7 +30,7 @@ export interface WorkerDeps {
    * Where stored ban changes are published for the API: BAN_REDIS_PREFIX on the queue's Redis
    * unless a connection is given. Default prefix `tray-bans`.
    */
-  bans?: { prefix: string; redis?: Redis };
+  bans?: { prefix: string; redis?: RedisClient };
   /** The moderation step (issue 7) plugs in here: called once per processed job, after the event is stored. */
   onStored?: (event: StoredEventDoc) => Promise<void>;
   /** The service's start-up ensureCollections result; without it the worker ensures its own collections. */

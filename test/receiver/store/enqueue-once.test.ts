@@ -1,6 +1,6 @@
 import type Bull from 'bull';
 import { expect } from 'chai';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../shared/redis/create-redis.ts';
 import { createReceiverQueue, type ReceiverQueue } from '../../../receiver/store/create-receiver-queue.ts';
 import {
   dedupeMarkKey,
@@ -33,7 +33,7 @@ describe('enqueueOnce', () => {
   const prefix = useQueuePrefix();
   let receiverQueue: ReceiverQueue;
   let target: EnqueueTarget;
-  let redis: Redis;
+  let redis: RedisClient;
   before(async () => {
     receiverQueue = createReceiverQueue(testStack().redisUrl, prefix);
     redis = receiverQueue.client;
@@ -109,7 +109,7 @@ describe('enqueueOnce', () => {
     });
 
     it("is processed by a bull worker with the queue's retry options, and announced as waiting", async () => {
-      const worker = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix });
+      const worker = createWebhookQueue({ redis: testStack().redisUrl, prefix });
       try {
         await worker.empty();
         // bull subscribes to its event channel asynchronously and says so with 'registered:...'.

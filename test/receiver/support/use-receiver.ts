@@ -49,7 +49,7 @@ export async function startTestReceiver(
   const spoolDir = options.spoolDir ?? mkdtempSync(join(tmpdir(), 'receiver-spool-'));
   const registry = createMetricsRegistry('receiver', false);
   const receiver = await wireReceiver({
-    redisUrl: options.redisUrl ?? testStack().redisUrl,
+    redis: options.redisUrl ?? testStack().redisUrl,
     queuePrefix: prefix,
     spoolDir,
     webhookPath: '/webhooks',

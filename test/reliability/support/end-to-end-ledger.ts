@@ -1,6 +1,8 @@
-import { Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 import type { Db } from 'mongodb';
 import { WEBHOOK_QUEUE_NAME } from '../../../shared/queue/webhook-queue.ts';
+import { createRedis } from '../../../shared/redis/create-redis.ts';
+import type { RedisTarget } from '../../../shared/redis/redis-target.ts';
 import { EVENTS } from '../../../shared/tray/tray-record.ts';
 import type { BurstBody, Delivery } from './burst.ts';
 import { checkTrayAgainstModel, type TrayMismatch } from './check-tray-against-model.ts';
@@ -9,7 +11,7 @@ import { queueCounts } from './queue-counts.ts';
 
 /** Bounded wait until the worker(s) ran every job (none waiting, active or delayed). Returns the wait in ms. */
 export async function waitUntilQueueEmpty(
-  redisUrl: string,
+  redisUrl: RedisTarget,
   prefix: string,
   timeoutMs: number,
 ): Promise<number> {
@@ -85,20 +87,27 @@ export async function readEndToEndLedger(
  * Jobs bull recovered as stalled (their `stalledCounter` is set): each was started by a worker
  * that died or lost Redis, then run again from the start, so its side effects were attempted twice.
  */
-export async function recoveredStalledJobs(redisUrl: string, prefix: string): Promise<number> {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
+export async function recoveredStalledJobs(redisUrl: RedisTarget, prefix: string): Promise<number> {
+  const redis = createRedis(redisUrl, { maxRetriesPerRequest: 3 });
   const base = `${prefix}:${WEBHOOK_QUEUE_NAME}`;
   try {
+    // SCAN is per node: on a cluster, every master (the queue's keys are on one of them).
+    if (redis instanceof Cluster && redis.status !== 'ready') {
+      await new Promise((resolve) => redis.once('ready', resolve));
+    }
+    const nodes: Redis[] = redis instanceof Cluster ? redis.nodes('master') : [redis];
     let recovered = 0;
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${base}:*`, 'COUNT', 1000);
-      cursor = next;
-      const jobKeys = keys.filter((key) => /^[0-9a-f]{64}$/.test(key.slice(base.length + 1)));
-      for (const key of jobKeys) {
-        if (Number((await redis.hget(key, 'stalledCounter')) ?? 0) > 0) recovered += 1;
-      }
-    } while (cursor !== '0');
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await node.scan(cursor, 'MATCH', `${base}:*`, 'COUNT', 1000);
+        cursor = next;
+        const jobKeys = keys.filter((key) => /^[0-9a-f]{64}$/.test(key.slice(base.length + 1)));
+        for (const key of jobKeys) {
+          if (Number((await node.hget(key, 'stalledCounter')) ?? 0) > 0) recovered += 1;
+        }
+      } while (cursor !== '0');
+    }
     return recovered;
   } finally {
     redis.disconnect();

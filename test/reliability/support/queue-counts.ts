@@ -1,5 +1,6 @@
-import { Redis } from 'ioredis';
 import { WEBHOOK_QUEUE_NAME } from '../../../shared/queue/webhook-queue.ts';
+import { createRedis } from '../../../shared/redis/create-redis.ts';
+import type { RedisTarget } from '../../../shared/redis/redis-target.ts';
 
 export interface QueueCounts {
   /** Jobs bull still has to run: waiting, active or delayed (a retry's backoff). */
@@ -9,8 +10,8 @@ export interface QueueCounts {
 }
 
 /** The webhook queue's job counts, read straight from bull's keys (bull 4 layout). */
-export async function queueCounts(redisUrl: string, prefix: string): Promise<QueueCounts> {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
+export async function queueCounts(redisUrl: RedisTarget, prefix: string): Promise<QueueCounts> {
+  const redis = createRedis(redisUrl, { maxRetriesPerRequest: 3 });
   const base = `${prefix}:${WEBHOOK_QUEUE_NAME}`;
   try {
     const [wait, active, delayed, failed, completed] = await Promise.all([

@@ -18,6 +18,8 @@ export interface ReceiverProcess {
 /** receiver/main.ts as its own process, so a fault test can SIGKILL it. 127.0.0.1 only. */
 export async function startReceiverProcess(options: {
   redisUrl: string;
+  /** REDIS_CLUSTER_NODES: when set, the process uses the cluster instead of redisUrl. */
+  clusterSeeds?: string;
   prefix: string;
   spoolDir: string;
   port?: number;
@@ -27,6 +29,7 @@ export async function startReceiverProcess(options: {
     'receiver/main.ts',
     cleanEnv({
       REDIS_URL: options.redisUrl,
+      ...(options.clusterSeeds ? { REDIS_CLUSTER_NODES: options.clusterSeeds } : {}),
       QUEUE_PREFIX: options.prefix,
       RECEIVER_PORT: String(port),
       WEBHOOK_SECRETS: `fault=${faultSecret}`,

@@ -16,6 +16,8 @@ export interface TrayProcess {
 /** tray-service/main.ts (worker + API) as its own process, so a fault test can SIGKILL it. */
 export async function startTrayProcess(options: {
   redisUrl: string;
+  /** REDIS_CLUSTER_NODES: when set, the process uses the cluster instead of redisUrl. */
+  clusterSeeds?: string;
   mongoUri: string;
   /**
    * The PostgreSQL database behind the FerretDB at mongoUri (FERRETDB_POSTGRESQL_URL), for its GIN
@@ -35,6 +37,7 @@ export async function startTrayProcess(options: {
     'tray-service/main.ts',
     cleanEnv({
       REDIS_URL: options.redisUrl,
+      ...(options.clusterSeeds ? { REDIS_CLUSTER_NODES: options.clusterSeeds } : {}),
       MONGODB_URI: options.mongoUri,
       MONGODB_DB: options.db,
       ...(postgresUrl ? { FERRETDB_POSTGRESQL_URL: postgresUrl } : {}),

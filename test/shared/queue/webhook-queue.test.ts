@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import type { Redis } from 'ioredis';
-import { createRedis } from '../../../shared/redis/create-redis.ts';
+import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
 import {
   createWebhookQueue,
   webhookJobOptions,
@@ -9,14 +8,14 @@ import {
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 
-async function connectedClients(admin: Redis): Promise<number> {
+async function connectedClients(admin: RedisClient): Promise<number> {
   const info = await admin.info('clients');
   return Number(/connected_clients:(\d+)/.exec(info)?.[1]);
 }
 
 describe('createWebhookQueue', () => {
   const prefix = useQueuePrefix();
-  let admin: Redis;
+  let admin: RedisClient;
   before(() => {
     admin = createRedis(testStack().redisUrl);
   });
@@ -24,7 +23,7 @@ describe('createWebhookQueue', () => {
 
   it('closes every Redis connection it opened when the queue is closed', async () => {
     const before = await connectedClients(admin);
-    const queue = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix });
+    const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
     const processed = new Promise<void>((resolve) => void queue.process(async () => resolve()));
     await queue.add({
       dedupeKey: 'k',
@@ -42,7 +41,7 @@ describe('createWebhookQueue', () => {
 
   it("retries a failed job after the policy's first wait (the backoff strategy is registered)", async function () {
     this.timeout(10_000);
-    const queue = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix: `${prefix}-retry` });
+    const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix: `${prefix}-retry` });
     try {
       const attemptsAt: number[] = [];
       const done = new Promise<void>((resolve) => {

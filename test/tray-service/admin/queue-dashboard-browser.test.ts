@@ -27,7 +27,7 @@ describe('queue dashboard in a real browser (headless Chromium)', function () {
   let profileDir: string;
 
   before(async () => {
-    queue = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix });
+    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
     for (let i = 0; i < 3; i += 1) {
       const job = {
         dedupeKey: `k${i}`,

@@ -16,7 +16,7 @@ describe('GET /admin/queues (queue dashboard)', () => {
   let close: () => void;
 
   before(async () => {
-    queue = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix });
+    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
     await queue.add({
       dedupeKey: 'k1',
       webhook: 'main',

@@ -251,7 +251,7 @@ describe('global bans: queue -> worker -> MongoDB and Redis -> two API instances
       await api.redis.incr(keys.version);
       await bothWithinBound('u-kim', 200);
 
-      const queue = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix: useQueuePrefix() });
+      const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix: useQueuePrefix() });
       const restarted = await startWorker({
         queue,
         db: worker.db,

@@ -29,7 +29,7 @@ describe('moderation step (worker step d)', () => {
   const prefix = useQueuePrefix();
   let queue: Bull.Queue<DecisionJobData>;
   before(() => {
-    queue = createDecisionsQueue({ redisUrl: testStack().redisUrl, prefix });
+    queue = createDecisionsQueue({ redis: testStack().redisUrl, prefix });
   });
   after(() => queue.close());
 

@@ -25,7 +25,7 @@ describe('moderation decision delivery', () => {
   async function setup(statuses: (number | 'hang')[], attempts: number) {
     const server = await startStatusServer(statuses);
     const queue: Bull.Queue<DecisionJobData> = createDecisionsQueue({
-      redisUrl: testStack().redisUrl,
+      redis: testStack().redisUrl,
       prefix: useQueuePrefix(),
     });
     const decisions = createDecisionsRepository(mongo.db);

@@ -36,7 +36,7 @@ describe('tray worker with concurrency 8', () => {
     let second: RunningWorker | undefined;
     before(async () => {
       second = await startWorker({
-        queue: createWebhookQueue({ redisUrl: testStack().redisUrl, prefix: worker.prefix }),
+        queue: createWebhookQueue({ redis: testStack().redisUrl, prefix: worker.prefix }),
         db: worker.db,
         logger: createLogger({ name: 'test', level: 'silent' }),
         registry: createMetricsRegistry('test2', false),

@@ -40,7 +40,7 @@ describe('tray worker when MongoDB is unavailable', () => {
     dir = mkdtempSync(join(tmpdir(), 'tray-worker-failures-'));
     ferret = await startFerret({ dir, postgresUrl: (await testPostgres()).ferretUrl });
     mongo = await connectMongo(ferret.url, 'failures', { appName: 'tests', serverSelectionTimeoutMS: 300 });
-    queue = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix });
+    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
     worker = await startWorker({
       queue,
       db: mongo.db,

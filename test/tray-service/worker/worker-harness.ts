@@ -66,7 +66,7 @@ export function useWorker(
   let sequence = 0;
 
   before(async () => {
-    queue = createWebhookQueue({ redisUrl: testStack().redisUrl, prefix });
+    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
     // Every waiting test adds a completion listener.
     queue.setMaxListeners(1_000);
     worker = await startWorker({

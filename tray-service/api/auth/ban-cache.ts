@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../shared/redis/create-redis.ts';
 import type { Logger } from '../../../shared/logging/create-logger.ts';
 import { banKeys } from '../../bans/ban-keys.ts';
 
@@ -24,7 +24,7 @@ export interface BanCacheOptions {
 }
 
 /** A started cache: what a server must use, so it never serves a request before loading the bans. */
-export async function startBanCache(redis: Redis, options: BanCacheOptions): Promise<BanCache> {
+export async function startBanCache(redis: RedisClient, options: BanCacheOptions): Promise<BanCache> {
   const cache = createBanCache(redis, options);
   await cache.start();
   return cache;
@@ -36,7 +36,7 @@ export async function startBanCache(redis: Redis, options: BanCacheOptions): Pro
  * interval per instance. When Redis is unreachable the last loaded set stays in force
  * (the rate limiter needs Redis anyway, so such requests fail there) and the next interval retries.
  */
-export function createBanCache(redis: Redis, options: BanCacheOptions): BanCache {
+export function createBanCache(redis: RedisClient, options: BanCacheOptions): BanCache {
   const keys = banKeys(options.prefix);
   let banned = new Set<string>();
   let version: string | null | undefined;

@@ -1,8 +1,8 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../shared/redis/create-redis.ts';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
 export interface RateLimiterOptions {
-  redis: Redis;
+  redis: RedisClient;
   /** Calls per user per window (platform document, section 8: 100 per 5 s). */
   points: number;
   windowMs: number;

@@ -1,11 +1,10 @@
 import { SignJWT, type JWTPayload } from 'jose';
-import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
 import type { Express } from 'express';
 import { resolveJwtConfig } from '../../../../shared/config/tray-api-config.ts';
 import { createMetricsRegistry } from '../../../../shared/http/metrics-router.ts';
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
-import { createRedis } from '../../../../shared/redis/create-redis.ts';
+import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
 import { startBanCache, type BanCache } from '../../../../tray-service/api/auth/ban-cache.ts';
 import { createTokenVerifier } from '../../../../tray-service/api/auth/create-token-verifier.ts';
 import { createTrayApi, type TrayApiDeps } from '../../../../tray-service/api/create-tray-api.ts';
@@ -35,7 +34,7 @@ export const bearer = async (sub: string) => `Bearer ${await tokenFor(sub)}`;
 
 export interface TrayApiHarness {
   readonly db: Db;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** The suite's own BAN_REDIS_PREFIX (the worker publishes there; the apps' ban cache reads it). */
   readonly banPrefix: string;
   /** A new app over the suite's database and Redis; options override the deps. */
@@ -50,7 +49,7 @@ export function useTrayApi(options: { rateLimit?: number } = {}): TrayApiHarness
   const mongo = useMongo();
   const keyPrefix = uniqueName('rl');
   const banPrefix = uniqueName('bans');
-  let redis: Redis | undefined;
+  let redis: RedisClient | undefined;
   let bans: BanCache | undefined;
   before(async () => {
     redis = createRedis(testStack().redisUrl);

@@ -1,0 +1,333 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, openSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { freePort } from './local-servers.ts';
+
+/** One redis-server of a local cluster. */
+export interface ClusterNode {
+  readonly port: number;
+  /** `127.0.0.1:<port>`, as it appears in REDIS_CLUSTER_NODES and CLUSTER NODES. */
+  readonly address: string;
+  readonly dir: string;
+  readonly process: ChildProcess;
+  /** True once the process has exited (a fault test killed it). */
+  exited(): boolean;
+  /** SIGTERM, then SIGKILL after a grace period; resolves when the process has exited. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** A node's role as the cluster itself reports it (CLUSTER NODES, seen from a live node). */
+export interface ClusterNodeRole {
+  readonly address: string;
+  readonly role: 'master' | 'replica';
+  /** Address of the master a replica follows. */
+  readonly masterAddress?: string;
+  readonly failed: boolean;
+}
+
+export interface LocalRedisCluster {
+  readonly nodes: readonly ClusterNode[];
+  /** Every node's address, comma-separated: the value for REDIS_CLUSTER_NODES. */
+  readonly seeds: string;
+  /** Roles seen from the first live node. */
+  roles(): Promise<ClusterNodeRole[]>;
+  /** The node serving `key`'s slot as master right now. */
+  masterOf(key: string): Promise<ClusterNode>;
+  /** A live replica of `master`. */
+  replicaOf(master: ClusterNode): Promise<ClusterNode>;
+  /**
+   * Resolves once every live node reports `cluster_state:ok`, all slots served, and every master
+   * (as the cluster sees it) is served by a live node; throws after `timeoutMs`.
+   */
+  waitUntilOk(timeoutMs?: number): Promise<void>;
+  /** Stops every node (SIGKILL: nothing of a test cluster is kept). */
+  stop(): Promise<void>;
+}
+
+export interface RedisClusterOptions {
+  dir: string;
+  masters?: number;
+  replicasPerMaster?: number;
+  /**
+   * `cluster-node-timeout`: how long a master may be unreachable before its replica takes over.
+   * Redis's default is 15 s; tests use 1 s so a failover completes within a couple of seconds.
+   */
+  nodeTimeoutMs?: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function startNode(port: number, dir: string, nodeTimeoutMs: number): Promise<ClusterNode> {
+  mkdirSync(dir, { recursive: true });
+  const log = openSync(join(dir, 'redis.log'), 'a');
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--cluster-enabled',
+    'yes',
+    '--cluster-config-file',
+    join(dir, 'nodes.conf'),
+    '--cluster-node-timeout',
+    String(nodeTimeoutMs),
+    // A replica whose link to its master broke a while ago still takes over: in a test cluster
+    // losing availability would only hide what a failover costs.
+    '--cluster-replica-validity-factor',
+    '0',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    // Queue data must never be evicted (bull's documented requirement), on any node.
+    '--maxmemory-policy',
+    'noeviction',
+    '--daemonize',
+    'no',
+  ];
+  const child = spawn('redis-server', args, { stdio: ['ignore', log, log] });
+  const deadline = Date.now() + 10_000;
+  while (!(await canConnect(port))) {
+    if (child.exitCode !== null) throw new Error(`redis-server on port ${port} exited during start-up`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`redis-server did not listen on port ${port} within 10 s`);
+    }
+    await sleep(50);
+  }
+  const exited = () => child.exitCode !== null || child.signalCode !== null;
+  return {
+    port,
+    address: `127.0.0.1:${port}`,
+    dir,
+    process: child,
+    exited,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (exited()) return;
+      const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await done;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Runs redis-cli and resolves with its output, or rejects with it when the exit code is not 0. */
+function redisCli(args: readonly string[], timeoutMs = 30_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('redis-cli', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(output);
+      else reject(new Error(`redis-cli ${args.join(' ')} failed (${code}):\n${output}`));
+    });
+  });
+}
+
+/** One short-lived connection to one node (not cluster-aware), for administrative commands. */
+async function withNode<T>(port: number, use: (redis: Redis) => Promise<T>): Promise<T> {
+  const redis = new Redis({
+    host: '127.0.0.1',
+    port,
+    lazyConnect: true,
+    connectTimeout: 1_000,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    return await use(redis);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** `127.0.0.1:7000@17000` (address and cluster bus port) without the bus port. */
+const withoutBusPort = (field: string) => field.replace(/@.*$/, '');
+
+/** CLUSTER NODES lines as roles. `myself` and `noaddr` flags are irrelevant here. */
+function parseClusterNodes(text: string): (ClusterNodeRole & { id: string; slots: boolean })[] {
+  const rows = text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [id = '', address = '', flags = '', masterId = '-', , , , , ...slots] = line.split(' ');
+      return { id, address: withoutBusPort(address), flags: flags.split(','), masterId, slots };
+    });
+  const addressOf = new Map(rows.map((row) => [row.id, row.address]));
+  return rows.map((row) => {
+    const masterAddress = row.masterId === '-' ? undefined : addressOf.get(row.masterId);
+    return {
+      id: row.id,
+      address: row.address,
+      role: row.flags.includes('master') ? ('master' as const) : ('replica' as const),
+      ...(masterAddress ? { masterAddress } : {}),
+      failed: row.flags.includes('fail'),
+      slots: row.slots.length > 0,
+    };
+  });
+}
+
+/**
+ * A Redis Cluster of `masters` masters with `replicasPerMaster` replicas each, on 127.0.0.1 and
+ * free ports, created with `redis-cli --cluster create`. Every node is stopped again if start-up
+ * fails, and when the calling process exits.
+ */
+export async function startRedisCluster(options: RedisClusterOptions): Promise<LocalRedisCluster> {
+  const masters = options.masters ?? 3;
+  const replicas = options.replicasPerMaster ?? 1;
+  const nodeTimeoutMs = options.nodeTimeoutMs ?? 1_000;
+  const nodes: ClusterNode[] = [];
+  const killAll = () => {
+    for (const node of nodes) if (!node.exited()) node.process.kill('SIGKILL');
+  };
+  process.on('exit', killAll);
+
+  const firstLive = () => {
+    const node = nodes.find((candidate) => !candidate.exited());
+    if (!node) throw new Error('no node of the cluster is running');
+    return node;
+  };
+  const byAddress = (address: string) => {
+    const node = nodes.find((candidate) => candidate.address === address);
+    if (!node) throw new Error(`the cluster reports a node this topology did not start: ${address}`);
+    return node;
+  };
+  const roles = async () =>
+    parseClusterNodes(
+      await withNode(firstLive().port, (redis) => redis.call('CLUSTER', 'NODES') as Promise<string>),
+    );
+
+  const cluster: LocalRedisCluster = {
+    nodes,
+    get seeds() {
+      return nodes.map((node) => node.address).join(',');
+    },
+    roles: async () =>
+      (await roles()).map(({ address, role, masterAddress, failed }) => ({
+        address,
+        role,
+        ...(masterAddress ? { masterAddress } : {}),
+        failed,
+      })),
+    async masterOf(key) {
+      const slot = Number(await withNode(firstLive().port, (redis) => redis.call('CLUSTER', 'KEYSLOT', key)));
+      const ranges = (await withNode(firstLive().port, (redis) => redis.call('CLUSTER', 'SLOTS'))) as [
+        number,
+        number,
+        [string, number, ...unknown[]],
+        ...unknown[],
+      ][];
+      const range = ranges.find(([from, to]) => slot >= from && slot <= to);
+      if (!range) throw new Error(`no node serves slot ${slot}`);
+      return byAddress(`127.0.0.1:${range[2][1]}`);
+    },
+    async replicaOf(master) {
+      const replica = (await roles()).find(
+        (node) => node.role === 'replica' && node.masterAddress === master.address && !node.failed,
+      );
+      if (!replica) throw new Error(`${master.address} has no live replica`);
+      return byAddress(replica.address);
+    },
+    async waitUntilOk(timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      let last = '';
+      while (Date.now() < deadline) {
+        try {
+          const live = nodes.filter((node) => !node.exited());
+          const infos = await Promise.all(
+            live.map((node) =>
+              withNode(node.port, (redis) => redis.call('CLUSTER', 'INFO') as Promise<string>),
+            ),
+          );
+          const allOk = infos.every(
+            (info) => info.includes('cluster_state:ok') && info.includes('cluster_slots_ok:16384'),
+          );
+          const servingMasters = (await roles()).filter((node) => node.role === 'master' && node.slots);
+          const mastersLive = servingMasters.every(
+            (node) => !node.failed && !byAddress(node.address).exited(),
+          );
+          if (allOk && mastersLive && servingMasters.length === masters) return;
+          last = `${servingMasters.length} serving masters; states ${infos.map((info) => /cluster_state:(\w+)/.exec(info)?.[1]).join(',')}`;
+        } catch (error) {
+          last = (error as Error).message;
+        }
+        await sleep(100);
+      }
+      throw new Error(`the Redis Cluster was not ok within ${timeoutMs} ms: ${last}`);
+    },
+    async stop() {
+      await Promise.all(nodes.map((node) => node.stop('SIGKILL')));
+      process.off('exit', killAll);
+    },
+  };
+
+  try {
+    for (let n = 0; n < masters * (1 + replicas); n += 1) {
+      const port = await freePort();
+      nodes.push(await startNode(port, join(options.dir, `node-${port}`), nodeTimeoutMs));
+    }
+    await redisCli([
+      '--cluster',
+      'create',
+      ...nodes.map((node) => node.address),
+      '--cluster-replicas',
+      String(replicas),
+      '--cluster-yes',
+    ]);
+    await cluster.waitUntilOk();
+    // Replicas are ok for the cluster before their first sync has finished; a failover test needs it.
+    for (const node of nodes) {
+      const deadline = Date.now() + 20_000;
+      while (Date.now() < deadline) {
+        const info = await withNode(node.port, (redis) => redis.info('replication'));
+        if (!info.includes('role:slave') || info.includes('master_link_status:up')) break;
+        await sleep(100);
+      }
+    }
+    return cluster;
+  } catch (error) {
+    await cluster.stop();
+    throw error;
+  }
+}
+
+/**
+ * Promotes `replica` to master with its master's agreement (`CLUSTER FAILOVER`, a planned switch)
+ * and resolves once it serves as master; the command itself only starts the switch.
+ */
+export async function planFailover(replica: ClusterNode, timeoutMs = 10_000): Promise<void> {
+  await withNode(replica.port, async (redis) => {
+    await redis.call('CLUSTER', 'FAILOVER');
+  });
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const info = await withNode(replica.port, (redis) => redis.info('replication'));
+    if (info.includes('role:master')) return;
+    await sleep(50);
+  }
+  throw new Error(`${replica.address} did not become master within ${timeoutMs} ms`);
+}

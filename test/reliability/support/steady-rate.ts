@@ -1,0 +1,58 @@
+import { sign } from '../../receiver/support/signed-request.ts';
+import type { BurstBody, Delivery } from './burst.ts';
+
+export interface SteadyRateOptions {
+  /** Receiver URLs; each event goes to every one of them at once (a redelivery racing itself). */
+  urls: readonly string[];
+  secret: string;
+  /** Events started per second, evenly spaced, whatever the answers take. */
+  perSecond: number;
+  /** Called once event `index` has been started (e.g. to inject a fault part-way). */
+  onStarted?: (index: number) => void;
+}
+
+/**
+ * Sends the signed events at a steady rate, as the platform does, instead of as fast as answers
+ * come back: a slow answer (an enqueue that timed out into the spool) then shows in its own
+ * latency and does not hold back the events after it. Each request is attempted once and bounded.
+ */
+export async function sendAtSteadyRate(
+  events: readonly BurstBody[],
+  options: SteadyRateOptions,
+): Promise<Delivery[]> {
+  const deliveries: Delivery[] = [];
+  const intervalMs = 1_000 / options.perSecond;
+  const started = performance.now();
+  const inFlight: Promise<void>[] = [];
+  for (const [index, event] of events.entries()) {
+    const due = started + index * intervalMs;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const signature = sign(event.body, options.secret);
+    for (const url of options.urls) {
+      inFlight.push(
+        (async () => {
+          const sent = performance.now();
+          let status = 0;
+          try {
+            const res = await fetch(url, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'x-service-signature': signature },
+              body: event.body,
+              signal: AbortSignal.timeout(10_000),
+            });
+            await res.arrayBuffer();
+            status = res.status;
+          } catch {
+            status = 0;
+          }
+          const answeredAt = performance.now();
+          deliveries.push({ id: event.id, status, ms: answeredAt - sent, answeredAt });
+        })(),
+      );
+    }
+    options.onStarted?.(index);
+  }
+  await Promise.all(inFlight);
+  return deliveries;
+}

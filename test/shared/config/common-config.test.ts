@@ -1,0 +1,62 @@
+import { expect } from 'chai';
+import { ConfigError } from '../../../shared/config/parse-env.ts';
+import { loadReceiverConfig } from '../../../shared/config/receiver-config.ts';
+import { loadTrayConfig } from '../../../shared/config/tray-config.ts';
+import { cleanEnv, runScript } from '../../support/run-script.ts';
+
+const secrets = { WEBHOOK_SECRETS: 's1' };
+
+describe('the Redis target (REDIS_URL or REDIS_CLUSTER_NODES)', () => {
+  it('is REDIS_URL when no cluster is configured', () => {
+    expect(loadReceiverConfig({ ...secrets, REDIS_URL: 'redis://10.0.0.9:6380' }).redis).to.equal(
+      'redis://10.0.0.9:6380',
+    );
+  });
+
+  it('is the cluster when REDIS_CLUSTER_NODES is set, for both services, and REDIS_URL is not used', () => {
+    const env = { REDIS_CLUSTER_NODES: 'a:7000,b:7001', QUEUE_PREFIX: '{bull}', REDIS_URL: 'redis://x:1' };
+    const expected = {
+      clusterNodes: [
+        { host: 'a', port: 7000 },
+        { host: 'b', port: 7001 },
+      ],
+    };
+    expect(loadReceiverConfig({ ...secrets, ...env }).redis).to.deep.equal(expected);
+    expect(loadTrayConfig(env).redis).to.deep.equal(expected);
+  });
+
+  for (const prefix of ['bull', '{}bull', 'bull{', 'bull{}']) {
+    it(`refuses QUEUE_PREFIX=${prefix} on a cluster, naming the variable and a tagged example`, () => {
+      expect(() => loadTrayConfig({ REDIS_CLUSTER_NODES: 'a:7000', QUEUE_PREFIX: prefix }))
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.matches(
+          /^Invalid configuration: QUEUE_PREFIX: .* has no hash tag, .*REDIS_CLUSTER_NODES.*"\{bull\}"/,
+        );
+    });
+  }
+
+  it('accepts a tagged prefix with text around the tag', () => {
+    const config = loadTrayConfig({ REDIS_CLUSTER_NODES: 'a:7000', QUEUE_PREFIX: 'prod-{webhooks}' });
+    expect(config.QUEUE_PREFIX).to.equal('prod-{webhooks}');
+  });
+
+  it('names REDIS_CLUSTER_NODES when a seed is malformed', () => {
+    expect(() => loadTrayConfig({ REDIS_CLUSTER_NODES: 'a:7000,b', QUEUE_PREFIX: '{bull}' }))
+      .to.throw(ConfigError)
+      .with.property('message')
+      .that.includes('REDIS_CLUSTER_NODES: "b" is not host:port');
+  });
+  for (const script of ['receiver/main.ts', 'tray-service/main.ts']) {
+    it(`${script} refuses to start on a cluster with an untagged QUEUE_PREFIX, in one line naming it`, async () => {
+      const result = await runScript(
+        script,
+        [],
+        cleanEnv({ WEBHOOK_SECRETS: 's1', REDIS_CLUSTER_NODES: '127.0.0.1:7000', QUEUE_PREFIX: 'bull' }),
+      );
+      expect(result.code).to.equal(1);
+      expect(result.stderr.trim().split('\n')).to.have.lengthOf(1);
+      expect(result.stderr).to.include('QUEUE_PREFIX: "bull" has no hash tag');
+    });
+  }
+});

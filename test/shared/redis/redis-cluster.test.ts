@@ -1,0 +1,308 @@
+import type Bull from 'bull';
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  planFailover,
+  startRedisCluster,
+  type LocalRedisCluster,
+} from '../../../scripts/lib/redis-cluster.ts';
+import { createReceiverQueue, type ReceiverQueue } from '../../../receiver/store/create-receiver-queue.ts';
+import {
+  dedupeMarkKey,
+  enqueueMany,
+  ReplicaFence,
+  type EnqueueTarget,
+} from '../../../receiver/store/enqueue-once.ts';
+import {
+  createWebhookQueue,
+  encodeWebhookJob,
+  WEBHOOK_QUEUE_NAME,
+  webhookJobOptions,
+  type WebhookJobData,
+} from '../../../shared/queue/webhook-queue.ts';
+import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
+import { refuseEvictingRedis } from '../../../shared/redis/refuse-evicting-redis.ts';
+import type { RedisClusterTarget } from '../../../shared/redis/redis-target.ts';
+import { createRateLimiter } from '../../../tray-service/api/rate-limit/create-rate-limiter.ts';
+import { uniqueName } from '../../support/suite-resources.ts';
+
+const job = (key: string): WebhookJobData => ({
+  dedupeKey: key,
+  webhook: 'default',
+  receivedAt: '2026-11-21T00:00:00.000Z',
+  event: 'post.didCreate',
+  data: { n: key },
+});
+
+/** Resolves with the first value `probe` returns that is not undefined (bounded). */
+async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Resolves once `client` is connected (a cluster: once it has the slot map). */
+async function ready(client: RedisClient): Promise<void> {
+  if (client.status !== 'ready') await new Promise((resolve) => client.once('ready', resolve));
+}
+
+describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let cluster: LocalRedisCluster;
+  let target: RedisClusterTarget;
+  const clients: RedisClient[] = [];
+  const queues: Bull.Queue[] = [];
+  const connect = () => {
+    const client = createRedis(target);
+    client.on('error', () => undefined);
+    clients.push(client);
+    return client;
+  };
+  /** A queue prefix with a hash tag of its own, so each test uses a fresh slot's keys. */
+  const taggedPrefix = () => `{${uniqueName('c')}}`;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'redis-cluster-'));
+    cluster = await startRedisCluster({ dir });
+    target = {
+      clusterNodes: cluster.nodes.map((node) => ({ host: '127.0.0.1', port: node.port })),
+    };
+  });
+  after(async () => {
+    for (const queue of queues.splice(0)) await queue.close().catch(() => undefined);
+    for (const client of clients.splice(0)) client.disconnect();
+    await cluster?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('the test topology', () => {
+    it('has 3 masters serving every slot, each with one replica', async () => {
+      const roles = await cluster.roles();
+      const masters = roles.filter((node) => node.role === 'master');
+      expect(masters).to.have.lengthOf(3);
+      for (const master of masters) {
+        expect(roles.filter((node) => node.masterAddress === master.address)).to.have.lengthOf(1);
+      }
+      const info = String(await connect().call('CLUSTER', 'INFO'));
+      expect(info).to.include('cluster_state:ok').and.to.include('cluster_slots_ok:16384');
+    });
+  });
+
+  describe("the receiver's enqueue script (dedupe marks and jobs in one call)", () => {
+    let receiverQueue: ReceiverQueue;
+    let enqueue: EnqueueTarget;
+    const prefix = taggedPrefix();
+    before(async () => {
+      receiverQueue = createReceiverQueue(target, prefix);
+      receiverQueue.client.on('error', () => undefined);
+      await ready(receiverQueue.client);
+      enqueue = {
+        queue: receiverQueue.queue,
+        redis: receiverQueue.client,
+        markPrefix: prefix,
+        dedupeSeconds: 60,
+        fence: new ReplicaFence(100),
+      };
+    });
+    after(() => receiverQueue.close());
+
+    it('keeps each mark in its job slot, so a batch is one call on one master', async () => {
+      const marks = ['d1', 'd2', 'd3'].map((key) => dedupeMarkKey(prefix, key));
+      const jobKey = `${prefix}:${WEBHOOK_QUEUE_NAME}:d1`;
+      const slots = await Promise.all(
+        [...marks, jobKey, `${prefix}:${WEBHOOK_QUEUE_NAME}:wait`].map(
+          async (key) => (await cluster.masterOf(key)).address,
+        ),
+      );
+      expect(new Set(slots).size).to.equal(1);
+      const outcomes = await enqueueMany(
+        enqueue,
+        ['d1', 'd2', 'd1', 'd3'].map((k) => encodeWebhookJob(job(k))),
+      );
+      expect(outcomes).to.deep.equal(['queued', 'queued', 'duplicate', 'queued']);
+      expect(await receiverQueue.queue.getWaitingCount()).to.equal(3);
+    });
+
+    it('waits for the replica (WAIT in the same pipeline): the replica holds the job when the call returns', async () => {
+      const [outcome] = await enqueueMany(enqueue, [encodeWebhookJob(job('r1'))]);
+      expect(outcome).to.equal('queued');
+      expect(enqueue.fence?.replicas).to.equal(1);
+      const master = await cluster.masterOf(`${prefix}:x`);
+      const replica = await cluster.replicaOf(master);
+      const direct = new Redis({ host: '127.0.0.1', port: replica.port, lazyConnect: true });
+      try {
+        await direct.connect();
+        await direct.call('READONLY');
+        expect(
+          await direct.exists(`${prefix}:${WEBHOOK_QUEUE_NAME}:r1`, dedupeMarkKey(prefix, 'r1')),
+        ).to.equal(2);
+      } finally {
+        direct.disconnect();
+      }
+    });
+
+    it('fails with CROSSSLOT when the prefix has no hash tag (why start-up refuses one)', async () => {
+      const untagged = uniqueName('plain');
+      const plainQueue = createReceiverQueue(target, untagged);
+      plainQueue.client.on('error', () => undefined);
+      try {
+        await ready(plainQueue.client);
+        await expect(
+          enqueueMany(
+            { queue: plainQueue.queue, redis: plainQueue.client, markPrefix: untagged, dedupeSeconds: 60 },
+            [encodeWebhookJob(job('x1')), encodeWebhookJob(job('x2'))],
+          ),
+        ).to.be.rejectedWith(/CROSSSLOT/);
+      } finally {
+        await plainQueue.close();
+      }
+    });
+  });
+
+  describe("bull's own scripts with a hash-tagged prefix", () => {
+    it('adds, fails, backs off, retries, completes, replays a failed job, cleans, pauses and removes', async () => {
+      const prefix = taggedPrefix();
+      const queue = createWebhookQueue({ redis: target, prefix });
+      queues.push(queue);
+      queue.on('error', () => undefined);
+      const attempts = new Map<string, number>();
+      void queue.process(async (processed) => {
+        const id = String(processed.id);
+        attempts.set(id, (attempts.get(id) ?? 0) + 1);
+        if (id === 'flaky' && processed.attemptsMade === 0) throw new Error('first attempt fails');
+        if (id === 'doomed' && attempts.get(id) === 1) throw new Error('always fails');
+      });
+      // addJob, moveToActive, moveToFinished (completed).
+      await queue.add(job('ok'), { ...webhookJobOptions, jobId: 'ok' });
+      // retryJob into the delayed set with the capped exponential backoff, then updateDelaySet.
+      await queue.add(job('flaky'), { ...webhookJobOptions, jobId: 'flaky' });
+      // One attempt only: lands in the failed set (moveToFinished, failed).
+      await queue.add(job('doomed'), { attempts: 1, jobId: 'doomed' });
+      await eventually(async () => ((await queue.getCompletedCount()) >= 2 ? true : undefined));
+      await eventually(async () => ((await queue.getFailedCount()) === 1 ? true : undefined));
+      expect(attempts.get('flaky')).to.equal(2);
+      // reprocessJob (scripts/replay's "failed" command).
+      const doomed = await queue.getJob('doomed');
+      await doomed?.retry();
+      await eventually(async () => ((await queue.getCompletedCount()) === 3 ? true : undefined));
+      expect(await queue.getJobCounts()).to.deep.include({ waiting: 0, active: 0, delayed: 0, failed: 0 });
+      // pause/resume, removeJob, cleanJobsInSet.
+      await queue.pause();
+      await queue.add(job('held'), { jobId: 'held' });
+      expect(await queue.getJobCounts()).to.deep.include({ paused: 1 });
+      await (await queue.getJob('held'))?.remove();
+      await queue.resume();
+      const cleaned = await queue.clean(0, 'completed');
+      expect(cleaned.map(String).sort()).to.deep.equal(['doomed', 'flaky', 'ok']);
+    });
+
+    it('recovers a stalled job (moveStalledJobsToWait) after its worker vanished', async () => {
+      const prefix = taggedPrefix();
+      const producer = createWebhookQueue({ redis: target, prefix });
+      queues.push(producer);
+      await producer.add(job('stalls'), { ...webhookJobOptions, jobId: 'stalls' });
+      // Take the job as a worker would, then "die": its lock expires and nobody renews it.
+      const taken = (await producer.getNextJob()) as Bull.Job | undefined;
+      expect(taken?.id).to.equal('stalls');
+      await connect().del(`${prefix}:${WEBHOOK_QUEUE_NAME}:stalls:lock`);
+      const recovering = producer as unknown as { moveUnlockedJobsToWait(): Promise<unknown> };
+      // The first pass marks the active job as suspect; the second moves it back.
+      await recovering.moveUnlockedJobsToWait();
+      // bull runs the check at most once per stalled interval, remembered in this key.
+      await connect().del(`${prefix}:${WEBHOOK_QUEUE_NAME}:stalled-check`);
+      await recovering.moveUnlockedJobsToWait();
+      expect(await producer.getJobCounts()).to.deep.include({ waiting: 1, active: 0 });
+    });
+  });
+
+  describe('the rate limiter', () => {
+    it('counts one user across two connections (one key, one slot, a MULTI on it)', async () => {
+      const keyPrefix = uniqueName('rl');
+      const [first, second] = [connect(), connect()];
+      await Promise.all([ready(first), ready(second)]);
+      // Without Redis the limiter falls back to a counter per process, which would not see both.
+      const a = createRateLimiter({ redis: first, points: 3, windowMs: 10_000, keyPrefix });
+      const b = createRateLimiter({ redis: second, points: 3, windowMs: 10_000, keyPrefix });
+      await a.consume('user-1');
+      await b.consume('user-1');
+      await a.consume('user-1');
+      await expect(b.consume('user-1')).to.be.rejected;
+      const state = await a.get('user-1');
+      expect(state?.consumedPoints).to.equal(4);
+      await a.delete('user-1');
+      expect(await a.get('user-1')).to.equal(null);
+    });
+  });
+
+  describe('the eviction check', () => {
+    it('reads every master and names the one that may evict', async () => {
+      const masters = (await cluster.roles()).filter((node) => node.role === 'master');
+      const evicting = masters[2]!.address;
+      const port = Number(evicting.split(':')[1]);
+      const admin = new Redis({ host: '127.0.0.1', port });
+      try {
+        await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+        const messages: string[] = [];
+        await refuseEvictingRedis(connect(), { onEvicting: (message) => messages.push(message) });
+        expect(messages).to.have.lengthOf(1);
+        expect(messages[0]).to.include('"allkeys-lru"').and.to.include(`(master ${evicting})`);
+      } finally {
+        await admin.config('SET', 'maxmemory-policy', 'noeviction');
+        admin.disconnect();
+      }
+    });
+
+    it('accepts a cluster whose masters all use noeviction', async () => {
+      const messages: string[] = [];
+      await refuseEvictingRedis(connect(), { onEvicting: (message) => messages.push(message) });
+      expect(messages).to.deep.equal([]);
+    });
+  });
+  // Last: it moves the queue's slot to another node.
+  describe('the enqueue script across a planned failover (CLUSTER FAILOVER)', () => {
+    it('reaches the promoted master within a few calls: a failed call re-reads the slot map', async () => {
+      const prefix = taggedPrefix();
+      const receiverQueue = createReceiverQueue(target, prefix);
+      receiverQueue.client.on('error', () => undefined);
+      try {
+        await ready(receiverQueue.client);
+        const enqueue: EnqueueTarget = {
+          queue: receiverQueue.queue,
+          redis: receiverQueue.client,
+          markPrefix: prefix,
+          dedupeSeconds: 60,
+          fence: new ReplicaFence(100),
+        };
+        const before = await cluster.masterOf(`${prefix}:x`);
+        const promoted = await cluster.replicaOf(before);
+        expect(await enqueueMany(enqueue, [encodeWebhookJob(job('f0'))])).to.deep.equal(['queued']);
+        await planFailover(promoted);
+        // The first call after the switch may still go to the demoted node and fail (the receiver
+        // spools that batch); the ones after it must reach the promoted master.
+        const outcomes: string[] = [];
+        for (let n = 1; n <= 10; n += 1) {
+          outcomes.push(
+            await enqueueMany(enqueue, [encodeWebhookJob(job(`f${n}`))]).then(
+              ([outcome]) => String(outcome),
+              (error: Error) => error.message.split(' ')[0] ?? 'error',
+            ),
+          );
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        expect(outcomes.slice(2), outcomes.join(',')).to.deep.equal(Array(8).fill('queued'));
+        expect((await cluster.masterOf(`${prefix}:x`)).address).to.equal(promoted.address);
+        expect(await receiverQueue.queue.getJob('f10')).to.not.equal(null);
+      } finally {
+        await receiverQueue.close();
+      }
+    });
+  });
+});
