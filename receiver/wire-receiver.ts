@@ -9,7 +9,7 @@ import { startSpoolDrainer, type SpoolDrainer } from './spool/start-spool-draine
 import { createReceiverQueue, type ReceiverQueue } from './store/create-receiver-queue.ts';
 import { batchPerTick } from './store/batch-per-tick.ts';
 import { enqueueMany, enqueueOnce } from './store/enqueue-once.ts';
-import { withTimeout } from './store/with-timeout.ts';
+import { withTimeout } from '../shared/time/with-timeout.ts';
 
 export interface ReceiverWiring {
   redisUrl: string;

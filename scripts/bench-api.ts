@@ -21,6 +21,7 @@ import { createTrayApi } from '../tray-service/api/create-tray-api.ts';
 import { createRateLimiter } from '../tray-service/api/rate-limit/create-rate-limiter.ts';
 import { createMessageRenderer } from '../tray-service/messages/create-message-renderer.ts';
 import { ensureApiIndexes } from '../tray-service/store/ensure-api-indexes.ts';
+import { DAY_MS } from '../shared/time/durations.ts';
 import { startFerret, startPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
 
 const { values } = parseArgs({
@@ -39,7 +40,6 @@ const PAGE_SIZE = 10;
 const BATCH = 10_000;
 const OTHER_USERS = 10_000;
 const SECRET = 'bench-secret-of-at-least-32-characters';
-const DAY_MS = 86_400_000;
 
 const say = (line: string) => process.stdout.write(`[bench:api] ${line}\n`);
 const dir = values.keep ?? mkdtempSync(join(tmpdir(), 'bench-api-'));

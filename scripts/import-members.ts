@@ -8,7 +8,8 @@ import { createInterface } from 'node:readline';
 import { commonShape } from '../shared/config/common-config.ts';
 import { connectMongo } from '../shared/mongo/connect-mongo.ts';
 import { MEMBERSHIPS, type MembershipDoc } from '../shared/tray/tray-record.ts';
-import { parseCli, progressBar, runCli, scriptEnv, UsageError } from './lib/cli.ts';
+import { UsageError } from '../shared/errors/usage-error.ts';
+import { parseCli, progressBar, runCli, scriptEnv } from './lib/cli.ts';
 import { applyMemberBatch, loadInactiveMembers, type BatchCounts } from './lib/members/apply-member-batch.ts';
 import {
   csvColumns,

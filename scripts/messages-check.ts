@@ -7,7 +7,7 @@
 import { loadOrExit } from '../shared/config/load-or-exit.ts';
 import { parseEnv } from '../shared/config/parse-env.ts';
 import { trayMessagesShape } from '../shared/config/tray-messages-config.ts';
-import { formatProblem } from '../tray-service/messages/catalogue-error.ts';
+import { formatProblem } from '../shared/errors/catalogue-error.ts';
 import { loadCatalogues } from '../tray-service/messages/load-catalogues.ts';
 import { messageKeys } from '../tray-service/messages/message-keys.ts';
 

@@ -1,7 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import { identifier, onOff, positiveInt, url } from './env-types.ts';
-import { ConfigError } from './parse-env.ts';
+import { ConfigError } from '../errors/config-error.ts';
 
 const asymmetricAlgorithms = [
   'RS256',

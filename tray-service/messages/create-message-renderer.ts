@@ -1,4 +1,4 @@
-import { CatalogueError } from './catalogue-error.ts';
+import { CatalogueError } from '../../shared/errors/catalogue-error.ts';
 import { loadCatalogues, type LoadCataloguesOptions } from './load-catalogues.ts';
 import { messageForRecord } from './message-for-record.ts';
 import type { MessageRenderer } from './message-renderer.ts';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import Handlebars from 'handlebars';
-import type { CatalogueProblem } from './catalogue-error.ts';
+import type { CatalogueProblem } from '../../shared/errors/catalogue-error.ts';
 import { checkTemplate } from './check-template.ts';
 import { createMessageHelpers } from './message-helpers.ts';
 import type { MessageValues } from './message-for-record.ts';

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
-import type { CatalogueProblem } from './catalogue-error.ts';
+import type { CatalogueProblem } from '../../shared/errors/catalogue-error.ts';
 import { messageKeys } from './message-keys.ts';
 
 /** One `<locale>.json` file: message key -> Handlebars template. */
