@@ -2,9 +2,8 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { ensureApiIndexes } from '../../tray-service/store/ensure-api-indexes.ts';
 import { messagesEnRows } from '../support/messages-en-rows.ts';
-import { buildTrayRecord } from '../support/tray-record-builder.ts';
+import { buildTrayRecord, insertRecords } from '../support/tray-record-builder.ts';
 import { bearer, useTrayApi } from './api/support/api-harness.ts';
-import { insertRecords } from './api/support/tray-record-builder.ts';
 import { commentEvent, minute } from './worker/event-builder.ts';
 import { useWorker } from './worker/worker-harness.ts';
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { TRAY_RECORDS } from '../../../../shared/tray/tray-record.ts';
 import { bearer, useTrayApi } from '../support/api-harness.ts';
-import { aTrayRecord, insertRecords } from '../support/tray-record-builder.ts';
+import { aTrayRecord, insertRecords } from '../../../support/tray-record-builder.ts';
 
 const NOW = Date.UTC(2026, 0, 15, 12);
 const MIN = 60_000;
