@@ -1,5 +1,5 @@
 /**
- * Operator tool (issue 7): writes stored events to an NDJSON file, the same lines as
+ * Operator tool: writes stored events to an NDJSON file, the same lines as
  * GET /admin/events/export, straight from MongoDB (no running tray service needed).
  */
 import { createWriteStream, renameSync, rmSync } from 'node:fs';

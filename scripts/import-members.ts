@@ -1,6 +1,6 @@
 /**
  * Loads current community memberships so a new deployment knows who is in which community before
- * any join event arrives (issue 7). Idempotent: re-importing the same file changes nothing.
+ * any join event arrives. Idempotent: re-importing the same file changes nothing.
  */
 import { createReadStream, statSync } from 'node:fs';
 import { extname } from 'node:path';

@@ -1,6 +1,6 @@
 /**
  * `npm run messages:check`: lints the shipped catalogues plus TRAY_MESSAGES_DIR with exactly the
- * checks the tray service runs at start-up (issue 6, point 6). Every problem is one line,
+ * checks the tray service runs at start-up. Every problem is one line,
  * `file: key: problem`; exit 1 if there is any. Messages a locale lacks (it shows the default
  * locale's text) are listed as notes and do not fail the check.
  */

@@ -1,5 +1,5 @@
 /**
- * Operator tool (issue 7): puts events back on the webhook queue, from its failed set (the dead
+ * Operator tool: puts events back on the webhook queue, from its failed set (the dead
  * letter) or from a receiver's spool file, without processing any of them twice.
  */
 import { statSync } from 'node:fs';

@@ -30,12 +30,12 @@ const words = loadOrExit(() =>
   }),
 );
 const logger = createLogger({ name: 'tray-service', level: config.LOG_LEVEL });
-// Catalogues are checked and compiled before anything connects: a broken one stops start-up (issue 6).
+// Catalogues are checked and compiled before anything connects: a broken one stops start-up.
 const messages = loadOrExit(() =>
   createMessageRenderer({ defaultLocale: config.DEFAULT_LOCALE, overrideDir: config.TRAY_MESSAGES_DIR }),
 );
 logger.info({ locales: messages.locales, defaultLocale: messages.defaultLocale }, 'tray messages loaded');
-// API token keys (issue 5): exactly one key source, checked before anything connects.
+// API token keys: exactly one key source, checked before anything connects.
 const jwtConfig = loadOrExit(() => resolveJwtConfig(config));
 const registry = createMetricsRegistry('tray-service');
 const mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB, { appName: 'tray-service', logger });
@@ -46,7 +46,7 @@ redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connecti
 await refuseEvictingRedis(redis, { logger });
 const queue = createWebhookQueue({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
 
-// Admin API, moderation, queue dashboard (issue 7).
+// Admin API, moderation, queue dashboard.
 const moderation = await setupModeration(config, { db, logger, words });
 await createEventsQueries(db).ensureIndexes();
 const verifyToken = createTokenVerifier(jwtConfig);
@@ -70,7 +70,7 @@ const worker = await startWorker({
   fanOutBatch: config.TRAY_FANOUT_BATCH,
   onStored: moderation.step,
 });
-// Tray API (issue 5): indexes, token verifier, shared per-user rate limit, message renderer.
+// Tray API: indexes, token verifier, shared per-user rate limit, message renderer.
 await ensureApiIndexes(db);
 const api = createTrayApi({
   logger,

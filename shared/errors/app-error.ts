@@ -1,7 +1,7 @@
 /**
  * Every failure a client can see. The class fixes the HTTP status and a stable numeric code;
- * `code` numbers are part of the public API (README, "Error codes"). 400311 is the platform's own
- * rate-limit code (platform document, section 7), kept so existing clients recognise it.
+ * `code` numbers are part of the public API (docs/contract.md#errors). 400311 is the platform's own
+ * rate-limit code (docs/contract.md#errors), kept so existing clients recognise it.
  */
 export const errorCodes = {
   BAD_REQUEST: { status: 400, code: 400000 },

@@ -10,7 +10,7 @@ import { useQueuePrefix } from '../support/suite-resources.ts';
 import { channelDidCreate, signedHeaders } from './support/signed-request.ts';
 import { startTestReceiver, type TestReceiver } from './support/use-receiver.ts';
 
-/** The platform's deadline (section 4.3) is a contract, checked per request; not a benchmark. */
+/** The platform's deadline (docs/contract.md#answer) is a contract, checked per request; not a benchmark. */
 const ackDeadlineMs = 1_500;
 
 async function deliverTimed(receiver: TestReceiver, body: string): Promise<number> {

@@ -73,7 +73,7 @@ describe('tray service end to end: queue -> worker -> API', () => {
   });
 });
 
-describe('every row of messages-en.md through the API’s description', () => {
+describe('every row of the English reference table through the API’s description', () => {
   const api = useTrayApi();
   before(async () => {
     await insertRecords(

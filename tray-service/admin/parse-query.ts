@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { parseIsoTime } from './parse-iso-time.ts';
 
-/** Validates a query string; a failure is a 400 whose message names the field (README, "Errors"). */
+/** Validates a query string; a failure is a 400 whose message names the field (docs/contract.md#errors). */
 export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.infer<S> {
   const result = schema.safeParse(query);
   if (result.success) return result.data;

@@ -16,7 +16,7 @@ import { jobDataOf } from '../worker/worker-harness.ts';
 
 const options: ProcessOptions = { eventsRetentionDays: 30, trayRetentionDays: 90, fanOutBatch: 10_000 };
 
-// Issue 4 targets, counted with the driver's command monitoring: a comment event costs at most 4
+// The worker's targets, counted with the driver's command monitoring: a comment event costs at most 4
 // database commands; a post fanned out to a large community at most 30 (bench:worker measures
 // the 10,000-member case; 300 members here keep the suite fast, since FerretDB updates each matched document in its own transaction; one batch either way).
 describe('database commands per event (command monitoring)', () => {

@@ -5,7 +5,7 @@ import { createDecisionsRepository } from '../../../tray-service/moderation/deci
 import { createEventsQueries } from '../../../tray-service/store/events-queries.ts';
 import { useMongo } from '../../support/suite-resources.ts';
 
-// Found by the reliability suite (issue 8): sent again for existing indexes, createIndexes made
+// Found by the reliability suite: sent again for existing indexes, createIndexes made
 // FerretDB 1.24 panic and drop the connection, so every tray-service start after the first crashed.
 describe('createEventsQueries(db).ensureIndexes run again (a restart)', () => {
   const mongo = useMongo();

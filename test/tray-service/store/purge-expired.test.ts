@@ -9,7 +9,7 @@ describe('purgeExpired', () => {
   const mongo = useMongo();
 
   describe('with records and events past and before their expiry', () => {
-    it('deletes only the expired ones (platform document 2.3.5)', async () => {
+    it('deletes only the expired ones (docs/contract.md#tray-records)', async () => {
       const now = new Date();
       const expiresIn = (days: number) => new Date(now.getTime() + days * DAY_MS);
       await mongo.db.collection(TRAY_RECORDS).insertMany([

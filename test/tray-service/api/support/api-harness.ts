@@ -14,7 +14,7 @@ import { ensureApiIndexes } from '../../../../tray-service/store/ensure-api-inde
 import { uniqueName, useMongo } from '../../../support/suite-resources.ts';
 import { testStack } from '../../../support/test-stack.ts';
 
-/** The real renderer with the shipped catalogues (issue 6), loaded once. */
+/** The real renderer with the shipped catalogues, loaded once. */
 const messages = createMessageRenderer({ defaultLocale: 'en' });
 
 export const TEST_SECRET = 'test-secret-of-at-least-32-characters!!';

@@ -7,7 +7,7 @@ import { aTrayRecord, insertRecords } from '../../../support/tray-record-builder
 const NOW = Date.UTC(2026, 0, 15, 12);
 const MIN = 60_000;
 
-describe('tray endpoints (platform document 4.1)', () => {
+describe('tray endpoints (docs/contract.md#tray)', () => {
   const api = useTrayApi();
   const app = () => api.app({ now: () => NOW });
 

@@ -4,7 +4,7 @@ import { TRAY_RECORDS, type TrayRecordDoc } from '../../../../shared/tray/tray-r
 import { bearer, useTrayApi } from '../support/api-harness.ts';
 import { aTrayRecord, insertRecords } from '../../../support/tray-record-builder.ts';
 
-// Found by the reliability suite (issue 8): a record re-created under the same _id after delete-all
+// Found by the reliability suite: a record re-created under the same _id after delete-all
 // starts again at version 1, and the claims of its previous life (`_id#2`, ...) made every write to
 // it lose for the claim takeover time (60 s): the API answered 500 after 50 CAS rounds.
 describe('POST /notifications/v2/read on a record re-created after delete-all', function () {
