@@ -9,15 +9,7 @@ import { channelDidCreate, signedHeaders } from '../../receiver/support/signed-r
 import { useReceiver } from '../../receiver/support/use-receiver.ts';
 import { cleanEnv, startScript } from '../../support/run-script.ts';
 import { testStack } from '../../support/test-stack.ts';
-
-/** Polls `probe` until it returns true, or fails after `ms`. */
-async function eventually(probe: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { waitFor } from '../../support/wait-for.ts';
 
 describe('the example consumer (examples/consumer) on the receiver’s real queue', () => {
   const receiver = useReceiver();
@@ -40,7 +32,7 @@ describe('the example consumer (examples/consumer) on the receiver’s real queu
       const bodies = [channelDidCreate('consumer-1'), channelDidCreate('consumer-2')];
       for (const body of bodies) await deliver(body);
       await deliver(bodies[0] ?? ''); // a redelivery: the receiver drops it, so the consumer never sees it
-      await eventually(() => seen.length >= 2, 10_000, 'two events');
+      await waitFor(() => seen.length >= 2, 10_000, 'two events');
       await new Promise((resolve) => setTimeout(resolve, 300));
 
       expect(seen).to.have.lengthOf(2);
@@ -65,14 +57,12 @@ describe('the example consumer (examples/consumer) on the receiver’s real queu
       });
       const completedBefore = await consumer.queue.getCompletedCount();
       await deliver(channelDidCreate('consumer-retry'));
-      await eventually(() => attempts.length >= 2, 10_000, 'the retry');
+      await waitFor(() => attempts.length >= 2, 10_000, 'the retry');
       expect(attempts).to.deep.equal([1, 2]);
-      const deadline = Date.now() + 5_000;
-      while ((await consumer.queue.getCompletedCount()) === completedBefore && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      expect(await consumer.queue.getCompletedCount()).to.equal(completedBefore + 1);
-      expect(await consumer.queue.getFailedCount()).to.equal(0);
+      const queue = consumer.queue;
+      await waitFor(async () => (await queue.getCompletedCount()) > completedBefore, 5_000, 'the completion');
+      expect(await queue.getCompletedCount()).to.equal(completedBefore + 1);
+      expect(await queue.getFailedCount()).to.equal(0);
     });
   });
 
@@ -85,7 +75,7 @@ describe('the example consumer (examples/consumer) on the receiver’s real queu
       );
       try {
         await deliver(channelDidCreate('consumer-program'));
-        await eventually(
+        await waitFor(
           () => /channel\.didCreate [0-9a-f]{64} \(attempt 1\)/.test(output()),
           10_000,
           'the line',
