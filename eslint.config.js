@@ -12,7 +12,7 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      // Only config modules may read the environment (DESIGN.md, "Config read once").
+      // Only config modules may read the environment (docs/configuration.md).
       'no-restricted-properties': [
         'error',
         { object: 'process', property: 'env', message: 'Read configuration through shared/config.' },

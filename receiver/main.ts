@@ -1,5 +1,5 @@
 import { loadOrExit } from '../shared/config/load-or-exit.ts';
-import { loadReceiverConfig } from '../shared/config/receiver-config.ts';
+import { loadReceiverConfig } from './receiver-config.ts';
 import { closeServer, listen } from '../shared/http/listen.ts';
 import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
 import { createLogger } from '../shared/logging/create-logger.ts';

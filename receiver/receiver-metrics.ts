@@ -21,7 +21,7 @@ export interface ReceiverMetrics {
   spoolDrained: Counter<'outcome'>;
 }
 
-/** The receiver's metrics, on the app's own registry (README, "Receiver": metrics). */
+/** The receiver's metrics, on the app's own registry (docs/receiver.md#metrics-readiness-and-shutdown). */
 export function createReceiverMetrics(registry: Registry, spoolDepth: () => number): ReceiverMetrics {
   const registers = [registry];
   new Gauge({

@@ -10,7 +10,7 @@ import { startSpoolDrainer, type SpoolDrainer } from './spool/start-spool-draine
 import { createReceiverQueue, type ReceiverQueue } from './store/create-receiver-queue.ts';
 import { batchPerTick } from './store/batch-per-tick.ts';
 import { enqueueMany, enqueueOnce, ReplicaFence } from './store/enqueue-once.ts';
-import { withTimeout } from './store/with-timeout.ts';
+import { withTimeout } from '../shared/time/with-timeout.ts';
 
 export interface ReceiverWiring {
   /** A Redis URL or a cluster; on a cluster, enqueues wait for a replica (ReplicaFence). */

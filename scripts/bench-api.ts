@@ -24,6 +24,7 @@ import { createRateLimiter } from '../tray-service/api/rate-limit/create-rate-li
 import { createMessageRenderer } from '../tray-service/messages/create-message-renderer.ts';
 import { apiCollections } from '../tray-service/store/tray-collections.ts';
 import { ensureCollections } from '../shared/mongo/ensure-collections.ts';
+import { DAY_MS } from '../shared/time/durations.ts';
 import { startFerretOnPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
 
 const { values } = parseArgs({
@@ -41,7 +42,6 @@ const PAGE_SIZE = 10;
 const BATCH = 10_000;
 const OTHER_USERS = 10_000;
 const SECRET = 'bench-secret-of-at-least-32-characters';
-const DAY_MS = 86_400_000;
 
 const say = (line: string) => process.stdout.write(`[bench:api] ${line}\n`);
 const dir = values.keep ?? mkdtempSync(join(tmpdir(), 'bench-api-'));

@@ -1,5 +1,5 @@
 /**
- * Operator tool (issue 7): writes stored events to an NDJSON file, the same lines as
+ * Operator tool: writes stored events to an NDJSON file, the same lines as
  * GET /admin/events/export, straight from MongoDB (no running tray service needed).
  */
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
@@ -11,7 +11,8 @@ import type { StoredEventDoc } from '../shared/tray/tray-record.ts';
 import { toEventView } from '../tray-service/admin/event-view.ts';
 import { ndjsonStream } from '../tray-service/admin/ndjson-stream.ts';
 import { createEventsQueries, type EventsFilter } from '../tray-service/store/events-queries.ts';
-import { parseCli, progressBar, runCli, scriptEnv, UsageError } from './lib/cli.ts';
+import { UsageError } from '../shared/errors/usage-error.ts';
+import { parseCli, progressBar, runCli, scriptEnv } from './lib/cli.ts';
 import { parseIsoTime } from '../tray-service/admin/parse-iso-time.ts';
 
 const usage = `

@@ -1,6 +1,6 @@
 /**
  * Loads current community memberships so a new deployment knows who is in which community before
- * any join event arrives (issue 7). Idempotent: re-importing the same file changes nothing.
+ * any join event arrives. Idempotent: re-importing the same file changes nothing.
  */
 import { createReadStream, statSync } from 'node:fs';
 import { extname } from 'node:path';
@@ -8,7 +8,8 @@ import { createInterface } from 'node:readline';
 import { commonShape } from '../shared/config/common-config.ts';
 import { connectMongo } from '../shared/mongo/connect-mongo.ts';
 import { MEMBERSHIPS, type MembershipDoc } from '../shared/tray/tray-record.ts';
-import { parseCli, progressBar, runCli, scriptEnv, UsageError } from './lib/cli.ts';
+import { UsageError } from '../shared/errors/usage-error.ts';
+import { parseCli, progressBar, runCli, scriptEnv } from './lib/cli.ts';
 import { applyMemberBatch, loadInactiveMembers, type BatchCounts } from './lib/members/apply-member-batch.ts';
 import {
   csvColumns,

@@ -1,13 +1,13 @@
 /**
  * `npm run messages:check`: lints the shipped catalogues plus TRAY_MESSAGES_DIR with exactly the
- * checks the tray service runs at start-up (issue 6, point 6). Every problem is one line,
+ * checks the tray service runs at start-up. Every problem is one line,
  * `file: key: problem`; exit 1 if there is any. Messages a locale lacks (it shows the default
  * locale's text) are listed as notes and do not fail the check.
  */
 import { loadOrExit } from '../shared/config/load-or-exit.ts';
 import { parseEnv } from '../shared/config/parse-env.ts';
 import { trayMessagesShape } from '../shared/config/tray-messages-config.ts';
-import { formatProblem } from '../tray-service/messages/catalogue-error.ts';
+import { formatProblem } from '../shared/errors/catalogue-error.ts';
 import { loadCatalogues } from '../tray-service/messages/load-catalogues.ts';
 import { messageKeys } from '../tray-service/messages/message-keys.ts';
 

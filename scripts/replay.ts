@@ -1,14 +1,16 @@
 /**
- * Operator tool (issue 7): puts events back on the webhook queue, from its failed set (the dead
+ * Operator tool: puts events back on the webhook queue, from its failed set (the dead
  * letter) or from a receiver's spool file, without processing any of them twice.
  */
 import { statSync } from 'node:fs';
 import { listSegments, segmentPath } from '../receiver/spool/segment-files.ts';
 import { commonShape, withRedisTarget } from '../shared/config/common-config.ts';
-import { receiverShape } from '../shared/config/receiver-config.ts';
+import { receiverShape } from '../receiver/receiver-config.ts';
 import { createWebhookQueue, WEBHOOK_QUEUE_NAME } from '../shared/queue/webhook-queue.ts';
 import { describeRedisTarget } from '../shared/redis/redis-target.ts';
-import { parseCli, progressBar, runCli, scriptEnv, UsageError } from './lib/cli.ts';
+import { UsageError } from '../shared/errors/usage-error.ts';
+import { withTimeout } from '../shared/time/with-timeout.ts';
+import { parseCli, progressBar, runCli, scriptEnv } from './lib/cli.ts';
 import { failedJobIds, retryFailedJobs } from './lib/replay/retry-failed-jobs.ts';
 import { requeueSpool } from './lib/replay/requeue-spool.ts';
 
@@ -41,14 +43,6 @@ Exit code: 0 done, 1 failed, 2 bad arguments or configuration, 3 done with error
 async function spoolFiles(path: string): Promise<string[]> {
   if (!statSync(path).isDirectory()) return [path];
   return (await listSegments(path)).map((segment) => segmentPath(path, segment.name));
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 async function main(): Promise<number> {

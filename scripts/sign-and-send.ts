@@ -1,4 +1,4 @@
-// Signs a JSON file exactly as the platform does and POSTs it to a receiver (README, "Receiver").
+// Signs a JSON file exactly as the platform does and POSTs it to a receiver (docs/receiver.md).
 //   npm run sign-and-send -- event.json [--url http://127.0.0.1:8080/webhooks] [--secret S]
 // The secret comes from --secret or the WEBHOOK_SECRET environment variable (prefer the variable:
 // command lines are visible to other users in `ps`). The file's bytes are sent unchanged, because

@@ -31,12 +31,12 @@ const words = loadOrExit(() =>
   }),
 );
 const logger = createLogger({ name: 'tray-service', level: config.LOG_LEVEL });
-// Catalogues are checked and compiled before anything connects: a broken one stops start-up (issue 6).
+// Catalogues are checked and compiled before anything connects: a broken one stops start-up.
 const messages = loadOrExit(() =>
   createMessageRenderer({ defaultLocale: config.DEFAULT_LOCALE, overrideDir: config.TRAY_MESSAGES_DIR }),
 );
 logger.info({ locales: messages.locales, defaultLocale: messages.defaultLocale }, 'tray messages loaded');
-// API token keys (issue 5): exactly one key source, checked before anything connects.
+// API token keys: exactly one key source, checked before anything connects.
 const jwtConfig = loadOrExit(() => resolveJwtConfig(config));
 const registry = createMetricsRegistry('tray-service');
 const mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB, { appName: 'tray-service', logger });
@@ -52,7 +52,7 @@ redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connecti
 await refuseEvictingRedis(redis, { logger });
 const queue = createWebhookQueue({ redis: config.redis, prefix: config.QUEUE_PREFIX });
 
-// Admin API, moderation, queue dashboard (issue 7).
+// Admin API, moderation, queue dashboard.
 const moderation = await setupModeration(config, { db, logger, words });
 const verifyToken = createTokenVerifier(jwtConfig);
 const admin = adminDepsFromConfig(config, {

@@ -6,7 +6,7 @@ export type IpAddress = ipaddr.IPv4 | ipaddr.IPv6;
  * Parses one IP address in its plain textual form, or returns undefined. Deliberately stricter than
  * `ipaddr.parse`, which accepts what `inet_aton` accepts (`010.0.0.1` is octal 8.0.0.1, `2130706433`
  * is 127.0.0.1): an allowlist that compares such forms can be tricked, so anything but four decimal
- * parts (no leading zeros) or a plain IPv6 address without a zone is refused (issue 3, "fail closed").
+ * parts (no leading zeros) or a plain IPv6 address without a zone is refused (fail closed).
  * An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) is the IPv4 address it carries.
  */
 export function parseAddress(text: string): IpAddress | undefined {

@@ -1,6 +1,5 @@
 /**
- * The platform's webhook source addresses per application region (platform document, section
- * 5.10). The previous set stopped working after 9 June 2025, so only the new set is listed.
+ * The platform's webhook source addresses per application region (docs/contract.md#source-addresses). The previous set stopped working after 9 June 2025, so only the new set is listed.
  */
 export const regionalAddresses = {
   sg: ['52.77.130.167', '54.251.77.74', '54.255.59.189', '18.142.212.217'],

@@ -13,7 +13,7 @@ export interface Envelope {
 export type EnvelopeResult =
   { readonly ok: true; readonly envelope: Envelope } | { readonly ok: false; readonly message: string };
 
-/** Deep enough for every payload in spec/events.md (about 5 levels), far from a parser's limits. */
+/** Deep enough for every payload in docs/contract.md#event-catalogue (about 5 levels), far from a parser's limits. */
 export const maxJsonDepth = 32;
 const maxEventNameLength = 200;
 
@@ -23,7 +23,7 @@ const tooDeep = fail(`request body is nested deeper than ${maxJsonDepth} levels`
 const eventMessage = `"event" must be a non-empty string of at most ${maxEventNameLength} characters`;
 
 /**
- * The delivery envelope (platform document, section 2.6): a JSON object with a string `event` and
+ * The delivery envelope (docs/contract.md#envelope): a JSON object with a string `event` and
  * an object `data`. The body must be valid UTF-8 JSON (RFC 8259) nested at most `maxJsonDepth`
  * levels. As with JSON.parse, a key given twice counts with its last value, and a leading byte
  * order mark is ignored. Messages name the problem without echoing the body.

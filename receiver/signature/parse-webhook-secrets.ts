@@ -16,7 +16,7 @@ const namedEntry = /^([A-Za-z0-9_.-]{1,64})=(.+)$/s;
 /**
  * Parses WEBHOOK_SECRETS: comma-separated `name=secret` entries or bare secrets (named `default`).
  * Repeating a name adds a secret to that webhook, so old and new secret both verify during a
- * rotation. The platform recommends at most 10 webhooks per network (platform document, section 8).
+ * rotation. The platform recommends at most 10 webhooks per network (docs/contract.md#limits).
  * Error messages name the entry by position only: a secret must never reach a log or a terminal.
  * A bare secret that itself looks like `word=...` must be written as `default=word=...`.
  */

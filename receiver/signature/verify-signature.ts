@@ -9,8 +9,7 @@ export type SignatureResult =
 const base64Sha256 = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
 
 /**
- * Checks `x-service-signature`: Base64(HMAC-SHA256(secret, raw body bytes)) (platform document,
- * section 5.8). The header must be exactly one canonical Base64 digest; it is compared with each
+ * Checks `x-service-signature`: Base64(HMAC-SHA256(secret, raw body bytes)) (docs/contract.md#signature). The header must be exactly one canonical Base64 digest; it is compared with each
  * secret of each webhook in constant time, and the first webhook with a matching secret is the
  * sender. The search stops at that match: the time taken then only tells which secret matched,
  * which a sender holding a valid signature knows anyway, and a refused request is checked against

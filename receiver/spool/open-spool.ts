@@ -3,7 +3,7 @@ import type { EncodedWebhookJob } from '../../shared/queue/webhook-queue.ts';
 import { listSegments, segmentName, segmentPath, splitLines, syncDirectory } from './segment-files.ts';
 
 /**
- * The durable local spool (issue 3, item 2): events the queue could not take in time, one JSON line
+ * The durable local spool: events the queue could not take in time, one JSON line
  * each, appended and fsynced before the request is acknowledged. Appends that arrive while an fsync
  * runs are written together with the next one (group commit), so an outage does not cost one disk
  * flush per request. One receiver process per SPOOL_DIR.

@@ -1,7 +1,7 @@
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { EncodedWebhookJob } from '../../shared/queue/webhook-queue.ts';
 import type { EnqueueOutcome } from '../store/enqueue-once.ts';
-import { withTimeout } from '../store/with-timeout.ts';
+import { withTimeout } from '../../shared/time/with-timeout.ts';
 import type { Spool } from './open-spool.ts';
 
 export interface SpoolDrainerDeps {

@@ -122,7 +122,7 @@ const optsJson = (jobId: string, timestamp: number) =>
   `${optsPrefix}${JSON.stringify(jobId)},"delay":0,"timestamp":${timestamp}}`;
 
 /**
- * Puts events into the queue unless each was queued within the dedupe window (README, "Receiver":
+ * Puts events into the queue unless each was queued within the dedupe window (docs/receiver.md#dedupe-in-one-step-with-the-enqueue;
  * dedupe), in one script call. The job id is the dedupe key, so the spool drainer re-adding an
  * event whose earlier add did complete after a timeout is a no-op.
  */

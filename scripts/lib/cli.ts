@@ -1,12 +1,9 @@
 import { SingleBar, Presets } from 'cli-progress';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { z } from 'zod';
-import { parseEnv, ConfigError } from '../../shared/config/parse-env.ts';
-
-/** A mistake of the operator's (bad flag, missing file): printed as one line, exit code 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+import { parseEnv } from '../../shared/config/parse-env.ts';
+import { ConfigError } from '../../shared/errors/config-error.ts';
+import { UsageError } from '../../shared/errors/usage-error.ts';
 
 /** `--help`/`-h` anywhere in argv: print the usage and exit 0 (before any other check). */
 export function helpRequested(argv: readonly string[], usage: string): void {

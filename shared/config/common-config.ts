@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { hashTagOf, type RedisTarget } from '../redis/redis-target.ts';
 import { identifier, logLevel, url } from './env-types.ts';
 import { parseClusterNodes } from './parse-cluster-nodes.ts';
-import { ConfigError } from './parse-env.ts';
+import { ConfigError } from '../errors/config-error.ts';
 
 /** Variables both services read. */
 export const commonShape = {

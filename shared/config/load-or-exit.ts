@@ -1,4 +1,4 @@
-import { ConfigError } from './parse-env.ts';
+import { ConfigError } from '../errors/config-error.ts';
 
 /**
  * Runs a config loader at start-up. A bad value ends the process with one line naming the

@@ -7,7 +7,7 @@ const optionalText = (what: string, min = 1) =>
     .min(min, { error: `expected ${what}` })
     .optional();
 
-/** Variables of the tray service's admin API, moderation, operator tools (issue 7). */
+/** Variables of the tray service's admin API, moderation, operator tools. */
 export const trayAdminShape = {
   /**
    * Shared secret for operators and scripts (`Authorization: Bearer <ADMIN_TOKEN>`). Unset: only
@@ -28,7 +28,7 @@ export const trayAdminShape = {
   MODERATION_WORDS: z.string().optional(),
   /** A UTF-8 file with one blocklisted word per line (`#` starts a comment). */
   MODERATION_WORDS_FILE: optionalText('a file path'),
-  /** Default matching mode of blocklisted words (platform document 4.4, `isMatchExactWord`). */
+  /** Default matching mode of blocklisted words (docs/operations.md#moderation, `isMatchExactWord`). */
   MODERATION_MATCH: z
     .enum(['exact', 'contains'], { error: 'expected "exact" (whole words) or "contains" (anywhere in text)' })
     .default('exact'),

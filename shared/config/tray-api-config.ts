@@ -1,7 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import { identifier, onOff, positiveInt, url } from './env-types.ts';
-import { ConfigError } from './parse-env.ts';
+import { ConfigError } from '../errors/config-error.ts';
 
 const asymmetricAlgorithms = [
   'RS256',
@@ -29,9 +29,9 @@ const algorithmList = z
     },
   );
 
-/** Variables of the tray service's tray and block-list HTTP API: auth, rate limits (issue 5). */
+/** Variables of the tray service's tray and block-list HTTP API: auth, rate limits. */
 export const trayApiShape = {
-  /** HS256 shared secret (platform document, section 5). Exactly one of the three key sources is set. */
+  /** HS256 shared secret (docs/contract.md#api-served). Exactly one of the three key sources is set. */
   JWT_SECRET: z.string().min(32, { error: 'expected a secret of at least 32 characters' }).optional(),
   /** PEM public key (SPKI) for RS*, PS*, ES* or EdDSA tokens; `\n` escapes are accepted for one-line env files. */
   JWT_PUBLIC_KEY: z.string().optional(),
@@ -41,7 +41,7 @@ export const trayApiShape = {
   JWT_ALGORITHMS: algorithmList.optional(),
   JWT_ISSUER: z.string().optional(),
   JWT_AUDIENCE: z.string().optional(),
-  /** Calls per user per window, shared by every API instance through Redis (platform document, section 8). */
+  /** Calls per user per window, shared by every API instance through Redis (docs/contract.md#limits). */
   RATE_LIMIT_CALLS: positiveInt(100, 1_000_000),
   RATE_LIMIT_WINDOW_MS: positiveInt(5_000, 86_400_000).refine((ms) => ms % 1000 === 0, {
     error: 'expected a whole number of seconds in milliseconds (1000, 5000, ...)',
@@ -49,9 +49,9 @@ export const trayApiShape = {
   /** Prefix of the rate limiter's Redis keys. */
   RATE_LIMIT_PREFIX: identifier('tray-rl'),
   TRAY_PAGE_SIZE: positiveInt(10, 100),
-  /** First half of a block-list entry's `netid_uid` (platform document, section 2.5). */
+  /** First half of a block-list entry's `netid_uid` (docs/contract.md#block-list-legacy-beta-deprecated). */
   NETWORK_ID: identifier('default'),
-  /** The legacy block list (section 4.2); `off` answers 410 Gone after its sunset. */
+  /** The legacy block list (docs/contract.md#block-list-legacy-beta-deprecated); `off` answers 410 Gone after its sunset. */
   BLOCK_API: onOff('on'),
 };
 

@@ -16,7 +16,7 @@ const locale = (fallback: string) =>
     })
     .default(fallback);
 
-/** Variables of the tray service's localised messages (issue 6; README "Localised messages"). */
+/** Variables of the tray service's localised messages (docs/messages.md). */
 export const trayMessagesShape = {
   /** Locale of `description` when neither `?locale=` nor Accept-Language names a shipped one. */
   DEFAULT_LOCALE: locale('en'),

@@ -1,12 +1,12 @@
 import { positiveInt } from './env-types.ts';
 
-/** Variables of the tray service's queue consumer, events store, tray records (issue 4). */
+/** Variables of the tray service's queue consumer, events store, tray records. */
 export const trayWorkerShape = {
   /** Jobs one worker process handles at once; records stay correct at any value (compare-and-set). */
   TRAY_WORKER_CONCURRENCY: positiveInt(4, 256),
   /** Days a stored event is kept after it was received. */
   EVENTS_RETENTION_DAYS: positiveInt(30, 3650),
-  /** Days a tray record is kept after its lastUpdate (platform document 2.3.5: 90). */
+  /** Days a tray record is kept after its lastUpdate (docs/contract.md#tray-records: 90). */
   TRAY_RETENTION_DAYS: positiveInt(90, 3650),
   /** Milliseconds between purges of expired records and events (servers without TTL indexes need them). */
   TRAY_PURGE_INTERVAL_MS: positiveInt(3_600_000, 7 * 24 * 3_600_000),

@@ -1,8 +1,8 @@
 /**
  * Every failure a client can see. The class fixes the HTTP status and a stable numeric code;
- * `code` numbers are part of the public API (README, "Error codes"). 400311 is the platform's own
- * rate-limit code (platform document, section 7), kept so existing clients recognise it; an
- * invalid page cursor carries the platform's own message too (see invalidQueryToken).
+ * `code` numbers are part of the public API (docs/contract.md#errors). 400311 is the platform's own
+ * rate-limit code (docs/contract.md#errors), kept so existing clients recognise it; an invalid page
+ * cursor carries the platform's own message too (see invalidQueryToken).
  */
 export const errorCodes = {
   BAD_REQUEST: { status: 400, code: 400000 },

@@ -2,7 +2,7 @@ import type Bull from 'bull';
 import { CAPPED_EXPONENTIAL, cappedExponentialDelay } from './capped-exponential-backoff.ts';
 import { createBullQueue, type QueueConnection } from './create-bull-queue.ts';
 
-/** The one queue between receiver and worker. README, "Queue", documents name and options. */
+/** The one queue between receiver and worker. docs/receiver.md#queue documents name and options. */
 export const WEBHOOK_QUEUE_NAME = 'webhook-events';
 
 /** What the receiver enqueues for each verified delivery. */

@@ -6,7 +6,7 @@ import type { Logger } from '../logging/create-logger.ts';
  * The problem with a Redis whose `maxmemory-policy` (from `INFO memory`) is not `noeviction`, as one
  * operator-readable line, or undefined when the policy is safe or not reported. Any other policy lets
  * Redis delete keys under memory pressure: queued events, bull's job hashes and dedupe marks would
- * vanish without an error (bull's documented requirement; issue 8, "hostile input").
+ * vanish without an error (bull's documented requirement; RELIABILITY.md).
  */
 export function evictionProblem(info: string): string | undefined {
   const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];

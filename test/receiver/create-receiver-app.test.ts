@@ -208,25 +208,6 @@ describe('receiver app', () => {
       });
     });
 
-    describe('order of checks', () => {
-      it('drops the legacy duplicate before looking at its content type', async () => {
-        const body = channelDidCreate('order-1');
-        await expectNothingQueued(receiver(), () =>
-          post(body, { 'content-type': 'text/plain', 'x-legacy-signature': 'x' }).expect(200),
-        );
-      });
-
-      it('checks the content type before the signature (415, not 401)', async () => {
-        await post('{}', { 'content-type': 'text/plain', 'x-service-signature': 'bad' }).expect(415);
-      });
-
-      it('checks the signature before the envelope (401, not 400)', async () => {
-        await post('[]', { 'content-type': 'application/json', 'x-service-signature': sign('other') }).expect(
-          401,
-        );
-      });
-    });
-
     describe('with Content-Type application/json; charset=UTF-8 and Content-Encoding identity', () => {
       it('responds 200 and queues it', async () => {
         const body = channelDidCreate('charset-1');

@@ -9,8 +9,9 @@ import { createWebhookQueue } from '../../shared/queue/webhook-queue.ts';
 import { useQueuePrefix } from '../support/suite-resources.ts';
 import { channelDidCreate, signedHeaders } from './support/signed-request.ts';
 import { startTestReceiver, type TestReceiver } from './support/use-receiver.ts';
+import { waitFor } from '../support/wait-for.ts';
 
-/** The platform's deadline (section 4.3) is a contract, checked per request; not a benchmark. */
+/** The platform's deadline (docs/contract.md#answer) is a contract, checked per request; not a benchmark. */
 const ackDeadlineMs = 1_500;
 
 async function deliverTimed(receiver: TestReceiver, body: string): Promise<number> {
@@ -21,14 +22,6 @@ async function deliverTimed(receiver: TestReceiver, body: string): Promise<numbe
   expect(res.body).to.deep.equal({});
   expect(elapsed, 'answer time in ms').to.be.below(ackDeadlineMs);
   return elapsed;
-}
-
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { TrayRecordSpec } from './tray-record-builder.ts';
 
 /**
- * Every row of the English reference table (shared/spec/messages-en.md), as typed records and the
+ * Every row of the English reference table (docs/messages.md#the-english-reference-table), as typed records and the
  * exact `description` each must produce. The `mentreply` rows are "any" feed; both are checked.
  */
 export const messagesEnRows: readonly { spec: TrayRecordSpec; expected: string }[] = [

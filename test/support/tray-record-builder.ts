@@ -1,7 +1,52 @@
+import type { Db } from 'mongodb';
 import { recordStorageKeys } from '../../shared/tray/storage-keys.ts';
-import type { TrayRecordDoc, TrayVerb } from '../../shared/tray/tray-record.ts';
+import { TRAY_RECORDS, type TrayRecordDoc, type TrayVerb } from '../../shared/tray/tray-record.ts';
+import { DAY_MS } from '../../shared/time/durations.ts';
 
-/** Actor names in the order of messages-en.md: the latest actor first. */
+/**
+ * The one place that knows every stored field of a tray record (shared/tray/tray-record.ts): when
+ * the stored shape changes, this file changes and the tests that build records keep compiling.
+ */
+
+/** A valid stored record (the worker's shape); each test overrides only what it is about. */
+export function aTrayRecord(overrides: Partial<TrayRecordDoc> & { userId: string }): TrayRecordDoc {
+  const verb: TrayVerb = overrides.verb ?? 'comment';
+  const targetId = overrides.targetId ?? `post-${Math.random().toString(36).slice(2, 10)}`;
+  const lastUpdate = overrides.lastUpdate ?? Date.now();
+  const actors = overrides.actors ?? [
+    { userId: 'ana', name: 'Ana', imageUrl: 'https://img.example/ana.png', at: lastUpdate },
+  ];
+  const expiresAt = overrides.expiresAt ?? new Date(lastUpdate + 90 * DAY_MS);
+  return {
+    _id: `${verb}_${targetId}_${overrides.userId}`,
+    verb,
+    targetId,
+    targetType: 'post',
+    targetName: 'A day out',
+    lastActionId: 'comment-1',
+    feed: { kind: 'community', id: 'c1', name: 'Hiking Club' },
+    actors,
+    actorIds: actors.map((actor) => actor.userId),
+    actorsCount: actors.length,
+    countFrom: Math.min(lastUpdate, ...actors.map((actor) => actor.at)),
+    lastUpdate,
+    hasRead: false,
+    unreadAt: overrides.unreadAt ?? lastUpdate,
+    expiresAt,
+    ...recordStorageKeys({ userId: overrides.userId, verb, targetId, lastUpdate, expiresAt }, Date.now()),
+    // As the worker does: a record starts at its creation time, so a re-created one never meets
+    // the claims of its previous life.
+    version: Date.now(),
+    ...overrides,
+  };
+}
+
+/** Inserts records as the worker stores them (tray_records). */
+export async function insertRecords(db: Db, records: readonly TrayRecordDoc[]): Promise<void> {
+  if (records.length > 0) await db.collection<TrayRecordDoc>(TRAY_RECORDS).insertMany([...records]);
+}
+
+/** Actor names in the order of the English reference table (docs/messages.md): the latest actor first. */
 export const actorNames = ['Ana', 'Ben', 'Cid', 'Dee', 'Eve', 'Fay', 'Gus', 'Hal'] as const;
 
 export interface TrayRecordSpec {
@@ -18,28 +63,22 @@ export interface TrayRecordSpec {
 }
 
 /**
- * A valid stored record (shared/tray/tray-record.ts) for one message shape, so a test changes one
- * thing. The defaults match the table of messages-en.md: community "Hiking Club", a user feed
- * owned by Ana.
+ * A record for one message shape, so a message test changes one thing. The defaults match the
+ * English reference table: community "Hiking Club", a user feed owned by Ana.
  */
 export function buildTrayRecord(spec: TrayRecordSpec): TrayRecordDoc {
   const names = spec.names ?? actorNames;
   const feedName = spec.feedName ?? (spec.feed === 'community' ? 'Hiking Club' : 'Ana');
-  const targetId = `target-${spec.verb}`;
-  const userId = spec.userId ?? 'reader';
   const now = Date.UTC(2026, 0, 15, 12);
-  const stored = Math.min(spec.actors, 3);
-  const expiresAt = new Date(now + 90 * 86_400_000);
-  const actors = Array.from({ length: stored }, (_, index) => ({
+  const named = Array.from({ length: Math.min(spec.actors, 3) }, (_, index) => ({
     userId: `user-${index}`,
     name: names[index] ?? `Actor ${index + 1}`,
     at: now - index * 60_000,
   }));
-  return {
-    _id: `${spec.verb}_${targetId}_${userId}`,
-    userId,
+  return aTrayRecord({
+    userId: spec.userId ?? 'reader',
     verb: spec.verb,
-    targetId,
+    targetId: `target-${spec.verb}`,
     targetType: spec.feed === 'community' && spec.verb === 'post' ? 'community' : 'post',
     targetName: feedName,
     lastActionId: `action-${spec.actors}`,
@@ -48,15 +87,9 @@ export function buildTrayRecord(spec: TrayRecordSpec): TrayRecordDoc {
         ? { kind: 'community', id: 'community-hiking', name: feedName }
         : { kind: 'user', id: 'user-feed-owner', name: feedName },
     ...(spec.mentionIn ? { mentionIn: spec.mentionIn } : {}),
-    actors,
+    actors: named,
     actorsCount: spec.actors,
-    actorIds: actors.map((actor) => actor.userId),
     countFrom: now - spec.actors * 60_000,
-    unreadAt: now,
-    ...recordStorageKeys({ userId, verb: spec.verb, targetId, lastUpdate: now, expiresAt }, now),
     lastUpdate: now,
-    hasRead: false,
-    expiresAt,
-    version: 1,
-  };
+  });
 }

@@ -3,9 +3,8 @@ import request from 'supertest';
 import { apiCollections } from '../../tray-service/store/tray-collections.ts';
 import { ensureTestCollections } from '../support/ensure-test-collections.ts';
 import { messagesEnRows } from '../support/messages-en-rows.ts';
-import { buildTrayRecord } from '../support/tray-record-builder.ts';
+import { buildTrayRecord, insertRecords } from '../support/tray-record-builder.ts';
 import { bearer, useTrayApi } from './api/support/api-harness.ts';
-import { insertRecords } from './api/support/tray-record-builder.ts';
 import { commentEvent, minute } from './worker/event-builder.ts';
 import { useWorker } from './worker/worker-harness.ts';
 
@@ -75,7 +74,7 @@ describe('tray service end to end: queue -> worker -> API', () => {
   });
 });
 
-describe('every row of messages-en.md through the API’s description', () => {
+describe('every row of the English reference table through the API’s description', () => {
   const api = useTrayApi();
   before(async () => {
     await insertRecords(

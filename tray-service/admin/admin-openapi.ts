@@ -5,13 +5,11 @@ import { isoTimePattern } from './parse-iso-time.ts';
 import { textMaxLength } from './parse-query.ts';
 
 /**
- * The admin API's part of GET /openapi.json (issue 7 routes; issue 8 asks schemathesis to cover
- * them), composed into the tray API's document by tray-service/api/openapi.ts. Parameter
+ * The admin API's part of GET /openapi.json (schemathesis fuzzes it: RELIABILITY.md), composed into the tray API's document by tray-service/api/openapi.ts. Parameter
  * constraints are the ones the routers validate (the patterns, enums and lengths are imported from
  * them): what the document calls invalid the code refuses, and what it calls valid the code accepts
  * except for rules a schema cannot state (opaque cursors, since < until, month lengths). The queue
- * dashboard (/admin/queues) is an HTML application, not an API, and is left out (README, "Admin
- * API description (OpenAPI)").
+ * dashboard (/admin/queues) is an HTML application, not an API, and is left out (docs/operations.md#admin-api-description-openapi).
  */
 
 type Schema = Record<string, unknown>;

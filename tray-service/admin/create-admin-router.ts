@@ -21,7 +21,7 @@ export interface AdminRouterDeps {
   mountPath?: string;
 }
 
-/** Everything under /admin (issue 7); every route needs ADMIN_TOKEN or an admin JWT. */
+/** Everything under /admin; every route needs ADMIN_TOKEN or an admin JWT. */
 export function createAdminRouter(deps: AdminRouterDeps): Router {
   const router = Router();
   const mountPath = deps.mountPath ?? '/admin';

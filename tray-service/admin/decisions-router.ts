@@ -1,11 +1,10 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { AppError } from '../../shared/errors/app-error.ts';
 import { deliveryStates, toDecisionView } from '../moderation/decision-doc.ts';
 import type { DecisionsFilter, DecisionsRepository } from '../moderation/decisions-repository.ts';
 import { moderationActions } from '../moderation/moderation-rule.ts';
 import { decodeCursor, encodeCursor } from './page-cursor.ts';
-import { isoTime, nonEmpty, pageLimit, parseQuery } from './parse-query.ts';
+import { isoTime, nonEmpty, pageLimit, parseQuery, requireOrderedRange } from './parse-query.ts';
 
 export interface DecisionsRouterDeps {
   decisions: DecisionsRepository;
@@ -36,9 +35,7 @@ export function createDecisionsRouter(deps: DecisionsRouterDeps): Router {
 
   router.get('/moderation/decisions', async (req, res) => {
     const { limit, cursor, ...rest } = parseQuery(schema, req.query);
-    if (rest.since && rest.until && rest.since >= rest.until) {
-      throw new AppError('VALIDATION', 'until: must be later than since');
-    }
+    requireOrderedRange(rest);
     const filter: DecisionsFilter = Object.fromEntries(
       Object.entries(rest).filter(([, v]) => v !== undefined),
     );

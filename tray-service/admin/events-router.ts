@@ -8,7 +8,7 @@ import type { EventsFilter, EventsQueries } from '../store/events-queries.ts';
 import { toEventView } from './event-view.ts';
 import { ndjsonStream } from './ndjson-stream.ts';
 import { decodeCursor, encodeCursor } from './page-cursor.ts';
-import { isoTime, nonEmpty, pageLimit, parseQuery } from './parse-query.ts';
+import { isoTime, nonEmpty, pageLimit, parseQuery, requireOrderedRange } from './parse-query.ts';
 
 export interface EventsRouterDeps {
   events: EventsQueries;
@@ -38,9 +38,7 @@ const filterShape = {
 };
 
 function toFilter(query: z.infer<z.ZodObject<typeof filterShape>>): EventsFilter {
-  if (query.since && query.until && query.since >= query.until) {
-    throw new AppError('VALIDATION', 'until: must be later than since');
-  }
+  requireOrderedRange(query);
   return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined));
 }
 

@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { positiveInt } from '../../shared/config/env-types.ts';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { parseIsoTime } from './parse-iso-time.ts';
 
-/** Validates a query string; a failure is a 400 whose message names the field (README, "Errors"). */
+/** Validates a query string; a failure is a 400 whose message names the field (docs/contract.md#errors). */
 export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.infer<S> {
   const result = schema.safeParse(query);
   if (result.success) return result.data;
@@ -21,13 +22,14 @@ export const isoTime = z.string({ error: 'expected an ISO 8601 time' }).transfor
 });
 
 /** A page size from 1 to `max`. */
-export const pageLimit = (fallback: number, max: number) =>
-  z.coerce
-    .number({ error: `expected a whole number from 1 to ${max}` })
-    .int({ error: `expected a whole number from 1 to ${max}` })
-    .min(1, { error: `expected a whole number from 1 to ${max}` })
-    .max(max, { error: `expected a whole number from 1 to ${max}` })
-    .default(fallback);
+export const pageLimit = (fallback: number, max: number) => positiveInt(fallback, max);
+
+/** A `since`/`until` pair must leave room between them: `until` is exclusive. */
+export function requireOrderedRange(range: { since?: Date | undefined; until?: Date | undefined }): void {
+  if (range.since && range.until && range.since >= range.until) {
+    throw new AppError('VALIDATION', 'until: must be later than since');
+  }
+}
 
 /** Longest accepted filter value (names, ids, keys). */
 export const textMaxLength = 200;

@@ -69,7 +69,7 @@ function dashboardAuth(deps: QueueDashboardDeps): RequestHandler {
   };
 }
 
-/** @bull-board at `basePath`, behind admin auth (issue 7). */
+/** @bull-board at `basePath`, behind admin auth. */
 export function createQueueDashboard(deps: QueueDashboardDeps): Router {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(deps.basePath);

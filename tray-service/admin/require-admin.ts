@@ -4,7 +4,7 @@ import { AppError } from '../../shared/errors/app-error.ts';
 
 import type { TokenVerifier } from '../api/auth/create-token-verifier.ts';
 
-/** The tray API's token verifier (issue 5): the admin API accepts the same user tokens. */
+/** The tray API's token verifier: the admin API accepts the same user tokens. */
 export type { TokenVerifier };
 
 export interface AdminAuthOptions {
@@ -37,7 +37,7 @@ export function bearerToken(req: Request): string | undefined {
 
 /**
  * Resolves a presented token to an admin, or throws: 401 when the token proves nobody,
- * 403 when it proves a user who is not an admin (issue 7: ordinary user tokens get 403).
+ * 403 when it proves a user who is not an admin (ordinary user tokens get 403).
  */
 export async function authenticateAdmin(token: string, options: AdminAuthOptions): Promise<AdminPrincipal> {
   if (options.adminToken !== undefined && safeEqual(token, options.adminToken)) return { kind: 'token' };

@@ -26,7 +26,7 @@ import { limitPerUser } from './rate-limit/limit-per-user.ts';
 import { createTrayRouter, trayPaths } from './tray/create-tray-router.ts';
 
 export interface TrayApiSettings {
-  /** TRAY_PAGE_SIZE: records per history page (platform document 2.3.2: 10). */
+  /** TRAY_PAGE_SIZE: records per history page (docs/contract.md#limits: 10). */
   pageSize: number;
   /** NETWORK_ID: first half of a block entry's netid_uid. */
   networkId: string;
@@ -47,7 +47,7 @@ export interface TrayApiDeps {
   settings: TrayApiSettings;
   /** Epoch ms; tests pin it. */
   now?: () => number;
-  /** Admin API, moderation decisions and queue dashboard under /admin (issue 7). */
+  /** Admin API, moderation decisions and queue dashboard under /admin. */
   admin?: AdminRouterDeps;
 }
 

@@ -3,7 +3,7 @@ import { adminOpenApi, type AdminOpenApiOptions } from '../admin/admin-openapi.t
 
 /**
  * The OpenAPI 3.1 description of the tray API, served at GET /openapi.json. Hand-written so that
- * it says what the platform document says (section numbers in descriptions); tests validate real
+ * it says what the contract says (docs/contract.md#api-served); tests validate real
  * responses against these schemas, so it cannot drift silently. The admin API's part is in
  * tray-service/admin/admin-openapi.ts; createOpenApiDocument composes the two.
  */
@@ -61,7 +61,7 @@ const userIdInput = {
   description: 'A user id; numbers are read as their decimal string',
 };
 
-/** Body of block and unblock: one user per call (platform document 4.2, rule 1). */
+/** Body of block and unblock: one user per call (docs/contract.md#block-list-legacy-beta-deprecated). */
 const blockUserBody = {
   required: true,
   content: json({ type: 'object', required: ['blockUserId'], properties: { blockUserId: userIdInput } }),
@@ -84,7 +84,7 @@ export const trayOpenApiDocument = {
     title: 'Notification tray and block-list API',
     version: '3.0.0',
     description:
-      'The tray (platform document 4.1) and legacy block list (4.2). Every call needs `Authorization: Bearer <JWT>`; the caller is the token\'s `sub` (or `userId` claim). Errors share one shape: `{status:"error", code, message}`.',
+      'The tray (docs/contract.md#tray) and legacy block list (docs/contract.md#block-list-legacy-beta-deprecated). Every call needs `Authorization: Bearer <JWT>`; the caller is the token\'s `sub` (or `userId` claim). Errors share one shape: `{status:"error", code, message}`.',
   },
   servers: [{ url: '/' }],
   security,
@@ -103,7 +103,7 @@ export const trayOpenApiDocument = {
       },
       NotificationRecord: {
         type: 'object',
-        description: 'Platform document 2.1',
+        description: 'A tray record (docs/contract.md#tray-records)',
         required: [
           'v_tarid_uid',
           'description',
@@ -200,7 +200,7 @@ export const trayOpenApiDocument = {
       },
       DataString: {
         type: 'object',
-        description: 'NotificationHasRead / NotificationDeleteAll (2.2)',
+        description: 'NotificationHasRead / NotificationDeleteAll (docs/contract.md#tray)',
         required: ['data'],
         additionalProperties: false,
         properties: { data: { type: 'string', examples: ['success'] } },
@@ -252,7 +252,7 @@ export const trayOpenApiDocument = {
       get: {
         summary: 'History page (v3, timestamp cursor)',
         description:
-          'Newest first (lastUpdate desc, then v_tarid_uid desc). A page never splits records sharing one lastUpdate, so walking nextPage returns every record once; see README "Tray API".',
+          'Newest first (lastUpdate desc, then v_tarid_uid desc). A page never splits records sharing one lastUpdate, so walking nextPage returns every record once; see docs/tray-api.md#paging-v3-startafternextpage.',
         parameters: [
           {
             name: 'startAfter',
@@ -406,7 +406,7 @@ export function createOpenApiDocument(admin?: AdminOpenApiOptions) {
     ...tray,
     info: {
       ...tray.info,
-      description: `${tray.info.description} The /admin paths (tag \`admin\`) take ADMIN_TOKEN or an admin JWT instead (README, "Admin and operators").`,
+      description: `${tray.info.description} The /admin paths (tag \`admin\`) take ADMIN_TOKEN or an admin JWT instead (docs/operations.md#admin-and-operators).`,
     },
     components: {
       securitySchemes: { ...tray.components.securitySchemes, ...part.securitySchemes },

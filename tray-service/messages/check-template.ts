@@ -15,7 +15,7 @@ const tag = (name: string) => `{{${name}}}`;
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 /**
- * Checks one message template of a catalogue before it is compiled (issue 6, point 2): it must
+ * Checks one message template of a catalogue before it is compiled: it must
  * parse, use only plain placeholders, `{{plural}}`, `{{list}}` and comments, and use exactly the
  * placeholders of its message. Problems are sentences for a translator, not Handlebars internals.
  */

@@ -1,4 +1,4 @@
-import { CatalogueError } from './catalogue-error.ts';
+import { CatalogueError } from '../../shared/errors/catalogue-error.ts';
 import { loadCatalogues, type LoadCataloguesOptions } from './load-catalogues.ts';
 import { messageForRecord } from './message-for-record.ts';
 import type { MessageRenderer } from './message-renderer.ts';
@@ -7,7 +7,7 @@ import { negotiateLocale } from './negotiate-locale.ts';
 export type MessageRendererOptions = LoadCataloguesOptions;
 
 /**
- * Loads and compiles every catalogue once, at start-up (issue 6). Throws a CatalogueError naming
+ * Loads and compiles every catalogue once, at start-up. Throws a CatalogueError naming
  * file and key for a syntax error, an unknown placeholder or helper, or a message missing from the
  * default locale; other locales fall back to the default locale message by message.
  */

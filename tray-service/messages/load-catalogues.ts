@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import Handlebars from 'handlebars';
-import type { CatalogueProblem } from './catalogue-error.ts';
+import type { CatalogueProblem } from '../../shared/errors/catalogue-error.ts';
 import { checkTemplate } from './check-template.ts';
 import { createMessageHelpers } from './message-helpers.ts';
 import type { MessageValues } from './message-for-record.ts';
@@ -53,7 +53,7 @@ function compileLocale(locale: string, entries: Map<string, MessageSource>, prob
       strict: true,
       knownHelpersOnly: true,
       knownHelpers: { plural: true, list: true },
-      // Plain text (issue 6, point 3): names are inserted as typed, `<b>Ana</b>` stays literal.
+      // Plain text: names are inserted as typed, `<b>Ana</b>` stays literal.
       noEscape: true,
     });
     try {
@@ -67,7 +67,7 @@ function compileLocale(locale: string, entries: Map<string, MessageSource>, prob
 }
 
 /**
- * Reads, checks and compiles every catalogue once (issue 6, point 2). Problems are collected, not
+ * Reads, checks and compiles every catalogue once. Problems are collected, not
  * thrown, so `npm run messages:check` can list them all; `createMessageRenderer` throws them.
  */
 export function loadCatalogues(options: LoadCataloguesOptions): LoadedCatalogues {

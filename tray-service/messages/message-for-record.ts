@@ -11,8 +11,8 @@ export interface RecordMessage {
 }
 
 /**
- * Which message a stored record shows, and the values of its placeholders (platform document 2.3).
- * Pure: the record stores names as they were (2.3.7); nothing here reads other data.
+ * Which message a stored record shows, and the values of its placeholders (docs/contract.md#tray-records).
+ * Pure: the record stores names as they were (docs/contract.md#userdidupdate-userdiddelete); nothing here reads other data.
  */
 export function messageForRecord(record: TrayRecordDoc): RecordMessage {
   // The worker keeps actors.length === min(actorsCount, 3); trusting the larger of the two keeps an

@@ -1,5 +1,5 @@
 /**
- * The messages every catalogue defines: one per shape of platform document 2.3 (verb x feed kind x
+ * The messages every catalogue defines: one per shape of docs/contract.md#tray-records (verb x feed kind x
  * actor-count form), and the placeholders each one must use. A message that leaves one out would
  * drop information the reader needs; one that uses another would print an empty value.
  */
@@ -7,7 +7,7 @@
 export const placeholders = ['actor1', 'actor2', 'others', 'community', 'feedOwner'] as const;
 export type Placeholder = (typeof placeholders)[number];
 
-/** Actor-count forms of 2.3.1: 1 actor, 2 actors, 3 or more (two names plus "N others"). */
+/** Actor-count forms (docs/messages.md#catalogue-format): 1 actor, 2 actors, 3 or more (two names plus "N others"). */
 export const actorForms = ['1', '2', '3+'] as const;
 export type ActorForm = (typeof actorForms)[number];
 
@@ -26,17 +26,17 @@ function placeholdersOf(form: ActorForm, named: FeedKind | undefined): Placehold
 
 function buildMessageKeys(): ReadonlyMap<string, readonly Placeholder[]> {
   const keys = new Map<string, readonly Placeholder[]>();
-  // `post` on a user feed is not a platform event (2.3.8); it is kept so any stored record renders.
+  // `post` on a user feed is not a platform event (docs/contract.md#postdidcreate); it is kept so any stored record renders.
   for (const verb of ['post', 'comment', 'reaction', 'mentreact']) {
     for (const feed of feedKinds) {
-      // On a user feed, comments and reactions are "on your post/comment": no feed is named (2.3).
+      // On a user feed, comments and reactions are "on your post/comment": no feed is named (docs/contract.md#tray-records).
       const named = verb === 'post' || feed === 'community' ? feed : undefined;
       for (const form of actorForms) keys.set(`${verb}.${feed}.${form}`, placeholdersOf(form, named));
     }
   }
-  // Replies read the same on user and community feeds (2.3, "Reply").
+  // Replies read the same on user and community feeds (docs/contract.md#tray-records, "Reply").
   for (const form of actorForms) keys.set(`mentreply.${form}`, placeholdersOf(form, undefined));
-  // Mentions are never grouped (2.3.8): always one actor.
+  // Mentions are never grouped (docs/contract.md#postdidcreate): always one actor.
   for (const where of ['post', 'comment']) {
     for (const feed of feedKinds) keys.set(`mention.${where}.${feed}`, placeholdersOf('1', feed));
   }

@@ -1,7 +1,7 @@
 import type { TrayRecordDoc } from '../../shared/tray/tray-record.ts';
 
 /**
- * Renders a record's `description` at read time, in the reader's locale (issue 6), so fixing a
+ * Renders a record's `description` at read time, in the reader's locale, so fixing a
  * translation fixes old records too. The API depends on this interface only.
  */
 export interface MessageRenderer {

@@ -68,7 +68,7 @@ function choose(available: readonly string[], fallback: string, tags: readonly s
 }
 
 /**
- * The locale of a response (issue 6, point 4): `?locale=` first, then Accept-Language by q-value,
+ * The locale of a response: `?locale=` first, then Accept-Language by q-value,
  * then the default. Each source is tried with an exact or shorter tag (`fr-CA` -> `fr`) before
  * another region of the same language (`pt-PT` -> `pt-BR`); a source naming no locale we have
  * passes to the next. `available` holds canonical tags (`pt-BR`), sorted.

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
-import type { CatalogueProblem } from './catalogue-error.ts';
+import type { CatalogueProblem } from '../../shared/errors/catalogue-error.ts';
 import { messageKeys } from './message-keys.ts';
 
 /** One `<locale>.json` file: message key -> Handlebars template. */
@@ -81,7 +81,7 @@ export function readCatalogueDir(
     for (const [key, template] of Object.entries(parsed)) {
       if (key.startsWith('_')) continue;
       if (!messageKeys.has(key))
-        problem(file, 'unknown message key (README, "Localised messages" lists them)', key);
+        problem(file, 'unknown message key (docs/messages.md#catalogue-format lists them)', key);
       else if (typeof template !== 'string') problem(file, 'expected a text template', key);
       else messages.set(key, template);
     }

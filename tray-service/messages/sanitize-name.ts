@@ -6,7 +6,7 @@ const breaks = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
 const controls = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 /**
- * A display name made safe for plain text (issue 6, point 3): inserted as typed (no HTML escaping),
+ * A display name made safe for plain text: inserted as typed (no HTML escaping),
  * minus control characters. Normal spaces and every printable character stay.
  */
 export function sanitizeName(name: string): string {

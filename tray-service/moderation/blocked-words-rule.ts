@@ -16,7 +16,7 @@ const record = (value: unknown): Record<string, unknown> | undefined =>
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /**
- * The text an event carries (spec/events.md): a post's text in `post.*` events, a comment's in
+ * The text an event carries (docs/contract.md#event-catalogue): a post's text in `post.*` events, a comment's in
  * `comment.*` events. Other events quote content only as references, so judging them would flag
  * the same post again for every reaction to it.
  */
@@ -37,7 +37,7 @@ export function contentOf(event: StoredEventDoc): TextContent[] {
   return [];
 }
 
-/** Built-in rule: flags posts and comments containing blocklisted words (issue 7). */
+/** Built-in rule: flags posts and comments containing blocklisted words. */
 export function createBlockedWordsRule(words: readonly BlockedWord[]): ModerationRule {
   const find = compileBlockedWords(words);
   return {

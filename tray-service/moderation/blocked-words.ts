@@ -1,5 +1,5 @@
 /**
- * Blocklisted words and their matching mode (platform document 4.4, `isMatchExactWord`):
+ * Blocklisted words and their matching mode (docs/operations.md#moderation, `isMatchExactWord`):
  * `exact` matches the word standing alone (Unicode word boundaries), `contains` matches it
  * anywhere inside text ("spam" in "spammer"). Both are case-insensitive.
  */

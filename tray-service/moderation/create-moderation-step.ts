@@ -14,7 +14,7 @@ export interface ModerationStepDeps {
 }
 
 /**
- * Step d of the worker (DESIGN.md, data flow): runs every rule on a stored event, stores each
+ * Step 4 of the worker (docs/tray-engine.md): runs every rule on a stored event, stores each
  * decision once, and queues delivery. Safe to run twice on the same event (at-least-once queue):
  * decision ids are deterministic and delivery jobs are keyed by them.
  */

@@ -5,7 +5,7 @@ import { toDecisionView } from './decision-doc.ts';
 import type { DecisionsRepository } from './decisions-repository.ts';
 
 /** Decisions travel to MODERATION_WEBHOOK_URL through their own queue, so a slow or failing
- * moderation endpoint never holds up the webhook queue (issue 7: "never blocking the tray"). */
+ * moderation endpoint never holds up the webhook queue. */
 export const DECISIONS_QUEUE_NAME = 'moderation-decisions';
 
 export interface DecisionJobData {

@@ -2,6 +2,7 @@ import type { AnyBulkWriteOperation, Db, Filter } from 'mongodb';
 import { afterKeyQuery, type PageKey } from '../admin/page-cursor.ts';
 import { MODERATION_DECISIONS, type DeliveryState, type ModerationDecisionDoc } from './decision-doc.ts';
 import type { ModerationAction } from './moderation-rule.ts';
+import { onlyDuplicateKeys } from '../../shared/mongo/is-duplicate-key.ts';
 
 export interface DecisionsFilter {
   rule?: string;
@@ -44,8 +45,7 @@ export function createDecisionsRepository(db: Db) {
       } catch (error) {
         // Two workers upserting the same new decision at once: one insert loses the race on _id,
         // and the decision is stored either way.
-        const writeErrors = (error as { writeErrors?: { code?: number }[] }).writeErrors;
-        if (!writeErrors?.length || writeErrors.some((e) => e.code !== 11000)) throw error;
+        if (!onlyDuplicateKeys(error)) throw error;
       }
     },
 

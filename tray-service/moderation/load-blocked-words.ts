@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError } from '../../shared/config/parse-env.ts';
+import { ConfigError } from '../../shared/errors/config-error.ts';
 import { parseBlockedWords, type BlockedWord, type MatchMode } from './blocked-words.ts';
 
 /** Reads MODERATION_WORDS (comma list) and MODERATION_WORDS_FILE (one per line) once at start-up. */

@@ -1,6 +1,6 @@
 import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
 
-/** What a rule asks for; the moderation team's own system acts on it (issue 7). */
+/** What a rule asks for; the moderation team's own system acts on it. */
 export const moderationActions = ['flag', 'ban-request'] as const;
 export type ModerationAction = (typeof moderationActions)[number];
 

@@ -1,4 +1,5 @@
 import type { AnyBulkWriteOperation, Collection } from 'mongodb';
+import { onlyDuplicateKeys } from '../../../shared/mongo/is-duplicate-key.ts';
 import type { MembershipDoc } from '../../../shared/tray/tray-record.ts';
 import type { MemberRow } from './parse-member-line.ts';
 import { planMemberImport, type MemberState } from './plan-member-import.ts';
@@ -8,11 +9,6 @@ export interface BatchCounts {
   updated: number;
   unchanged: number;
 }
-
-const isDuplicateKeyOnly = (error: unknown) => {
-  const writeErrors = (error as { writeErrors?: { code?: number }[] }).writeErrors;
-  return Array.isArray(writeErrors) && writeErrors.length > 0 && writeErrors.every((e) => e.code === 11000);
-};
 
 /**
  * Reads the memberships stored as left, once, before the import: the only existing documents an
@@ -49,7 +45,7 @@ export async function applyMemberBatch(
       counts.inserted = (await members.insertMany(plan.inserts, { ordered: false })).insertedCount;
     } catch (error) {
       // Already there: an active member, or one who left after the list was taken.
-      if (!isDuplicateKeyOnly(error)) throw error;
+      if (!onlyDuplicateKeys(error)) throw error;
       counts.inserted = (error as { insertedCount?: number }).insertedCount ?? 0;
     }
     counts.unchanged += plan.inserts.length - counts.inserted;

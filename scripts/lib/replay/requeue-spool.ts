@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { enqueueOnce, type EnqueueTarget } from '../../../receiver/store/enqueue-once.ts';
 import { encodeWebhookJob, type WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
 
-/** A spool line: the WebhookJobData the receiver would have queued (receiver/spool, issue 3). */
+/** A spool line: the WebhookJobData the receiver would have queued (receiver/spool). */
 const spoolLine = z.object({
   dedupeKey: z.string().regex(/^[0-9a-f]{64}$/),
   webhook: z.string().min(1),

@@ -7,7 +7,7 @@ import { parseRegions } from '../../../receiver/allowlist/parse-regions.ts';
 import { regionalAddresses } from '../../../receiver/allowlist/regional-addresses.ts';
 
 describe('allowlist', () => {
-  it('holds the four addresses of each region from platform document 5.10', () => {
+  it('holds the four addresses of each region from docs/contract.md#source-addresses', () => {
     expect(regionalAddresses.sg).to.have.lengthOf(4);
     expect(regionalAddresses.eu).to.include('3.127.106.141');
     expect(regionalAddresses.us).to.include('100.24.154.219');

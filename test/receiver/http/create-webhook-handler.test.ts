@@ -6,7 +6,7 @@ import { channelDidCreate, signedHeaders } from '../support/signed-request.ts';
 import { queuedJobIds, useReceiver, type ReceiverOptions } from '../support/use-receiver.ts';
 
 // The test client always connects from loopback; "the platform" is simulated with a regional
-// address (Frankfurt, platform document 5.10) that only a trusted proxy can report.
+// address (Frankfurt, docs/contract.md#source-addresses) that only a trusted proxy can report.
 const frankfurt = '3.127.106.141';
 
 let counter = 0;

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { signBody } from '../../../receiver/signature/sign-body.ts';
 
-/** A byte-identical copy of the platform's vectors (shared/vectors/signatures.json). */
+/** The platform's signature vectors, byte for byte (docs/contract.md#signature). */
 const vectors = JSON.parse(
   readFileSync(new URL('../../fixtures/signatures.json', import.meta.url), 'utf8'),
 ) as {

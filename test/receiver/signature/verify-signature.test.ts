@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parseWebhookSecrets } from '../../../receiver/signature/parse-webhook-secrets.ts';
 import { verifySignature } from '../../../receiver/signature/verify-signature.ts';
 
-/** A byte-identical copy of the platform's vectors, /work/shared/vectors/signatures.json. */
+/** The platform's signature vectors, byte for byte (docs/contract.md#signature). */
 interface Vectors {
   cases: { name: string; secret: string; body: string; signature: string }[];
 }

@@ -3,12 +3,12 @@ import { signBody } from '../../../receiver/signature/sign-body.ts';
 /** The secret the receiver under test is configured with (`default` webhook). */
 export const testSecret = 'test-secret-do-not-use';
 
-/** Base64 HMAC-SHA256 of the exact bytes, as the platform signs (platform document, section 5.8). */
+/** Base64 HMAC-SHA256 of the exact bytes, as the platform signs (docs/contract.md#signature). */
 export function sign(body: string | Buffer, secret = testSecret): string {
   return signBody(body, secret);
 }
 
-/** A valid `channel.didCreate` body (platform document, section 2.6); `channelId` makes it unique. */
+/** A valid `channel.didCreate` body (docs/contract.md#envelope); `channelId` makes it unique. */
 export function channelDidCreate(channelId = 'ch-1'): string {
   return JSON.stringify({
     event: 'channel.didCreate',

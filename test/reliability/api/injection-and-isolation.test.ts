@@ -5,7 +5,7 @@ import request from 'supertest';
 import { TRAY_RECORD_CLAIMS, TRAY_RECORDS, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
 import { BLOCK_LIST } from '../../../tray-service/store/block-list-repository.ts';
 import { bearer, useTrayApi } from '../../tray-service/api/support/api-harness.ts';
-import { aTrayRecord, insertRecords } from '../../tray-service/api/support/tray-record-builder.ts';
+import { aTrayRecord, insertRecords } from '../../support/tray-record-builder.ts';
 import { reportFigures, tally } from '../support/report-figures.ts';
 
 const userA = 'user-a';

@@ -3,7 +3,7 @@ import { SignJWT } from 'jose';
 import { existsSync } from 'node:fs';
 import { useMongo, useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
-import { aTrayRecord, insertRecords } from '../../tray-service/api/support/tray-record-builder.ts';
+import { aTrayRecord, insertRecords } from '../../support/tray-record-builder.ts';
 import { reportFigures, tally } from '../support/report-figures.ts';
 import {
   conformanceChecks,

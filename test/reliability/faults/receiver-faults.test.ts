@@ -26,7 +26,7 @@ import { latencySummary, reportFigures, tally } from '../support/report-figures.
 import { socialBurstBodies } from '../support/social-burst.ts';
 import { startTrayProcess, type TrayProcess } from '../support/tray-process.ts';
 
-/** The platform's deadline for an answer (platform document, section 4.3). */
+/** The platform's deadline for an answer (docs/contract.md#answer). */
 const ackDeadlineMs = 1_500;
 const burstSize = Number(process.env.RELIABILITY_BURST ?? 2_000);
 

@@ -29,7 +29,7 @@ import {
 import { buildLoadSequence, type LoadSequence } from './support/load-sequence.ts';
 
 /**
- * RELIABILITY_LOAD_EVENTS: events in the sequence. Issue 8 names 20,000; run that with
+ * RELIABILITY_LOAD_EVENTS: events in the sequence. The target is 20,000; run that with
  * RELIABILITY_LOAD_EVENTS=20000 (RELIABILITY.md has its figures). The default is smaller because
  * CI runs this file: the worker on FerretDB drains 20,000 events in over an hour on the shared
  * 2-core machine, 2,000 in 3 minutes.
@@ -92,7 +92,7 @@ describe(`sustained load: ${eventCount} signed events through receiver -> queue 
     processes.push(tray);
 
     // Action times start a minute ahead: the community's join (event 0) is stamped with the
-    // receiver's clock, and a member is notified only of posts created after joining (2.3.6).
+    // receiver's clock, and a member is notified only of posts created after joining (docs/contract.md#communitydidjoin-communitydidleave).
     const sequence = buildLoadSequence({
       count: eventCount,
       tag: uniqueName('ld'),

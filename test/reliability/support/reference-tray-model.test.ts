@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { referenceTray, type ModelEnvelope } from './reference-tray-model.ts';
 
-// Hand-computed sequences: each expectation below was worked out from events.md and platform
-// document 2.3, not by running the product.
+// Hand-computed sequences: each expectation below was worked out from the contract
+// (docs/contract.md#record-fields-per-verb), not by running the product.
 
 const at = (second: number) => new Date(Date.UTC(2026, 10, 20, 10, 0, second)).toISOString();
 const users = ['ana', 'ben', 'cid', 'dee', 'eve'].map((id) => ({

@@ -1,14 +1,13 @@
 /**
- * The expected tray of an event sequence, written from the spec alone (shared/spec/events.md and
- * platform document 2.1/2.3), never from tray-service/worker: a bug in the product's grouping
+ * The expected tray of an event sequence, written from the spec alone (docs/contract.md#event-catalogue
+ * and docs/contract.md#tray-records), never from tray-service/worker: a bug in the product's grouping
  * shows up as a difference between the two. Deliberately simple: every action is collected, then
  * each record is computed from the set of its actions, so the result cannot depend on the order
  * in which a worker happened to process them.
  *
  * Modelled: comment.didCreate, reaction.didAdd, post.didCreate on a user feed (its mentions).
- * A community post fans out to members, which depends on when joins were processed (2.3.6); the
- * model refuses it rather than guess. Every other event name changes no record (events.md,
- * "Events that are only stored").
+ * A community post fans out to members, which depends on when joins were processed (docs/contract.md#communitydidjoin-communitydidleave); the
+ * model refuses it rather than guess. Every other event name changes no record (docs/contract.md#events-that-are-only-stored).
  */
 
 export interface ModelEnvelope {
@@ -18,19 +17,19 @@ export interface ModelEnvelope {
 
 /** The compared fields of one record; every one is a function of the record's set of actions. */
 export interface ModelRecord {
-  /** v_tarid_uid = `${verb}_${targetId}_${userId}` (platform document 2.1). */
+  /** v_tarid_uid = `${verb}_${targetId}_${userId}` (docs/contract.md#tray-records). */
   key: string;
   userId: string;
   verb: 'comment' | 'mentreply' | 'reaction' | 'mentreact' | 'mention';
   targetId: string;
   targetType: 'post';
   parentTargetId?: string;
-  /** Distinct actors (2.1 `actorsCount`). */
+  /** Distinct actors (`actorsCount`). */
   actorsCount: number;
-  /** The 3 latest distinct actors, newest first (2.3.3), by their latest action. */
+  /** The 3 latest distinct actors, newest first (docs/contract.md#tray-records), by their latest action. */
   actorIds: string[];
   actorNames: string[];
-  /** Fields of the newest action (2.1 `lastActionId`, `lastActionSegmentNo`, `lastUpdate`). */
+  /** Fields of the newest action (`lastActionId`, `lastActionSegmentNo`, `lastUpdate`). */
   lastActionId: string;
   lastActionSegmentNo?: number;
   lastUpdate: number;
@@ -51,7 +50,7 @@ interface Action {
   at: number;
 }
 
-// The payload paths the model reads (events.md); the rest of a payload is ignored.
+// The payload paths the model reads (docs/contract.md#event-catalogue); the rest of a payload is ignored.
 interface Profile {
   userId: string;
   displayName: string;
@@ -98,14 +97,14 @@ interface PostData {
   users?: Profile[];
 }
 
-const MAX_NAMED_ACTORS = 3; // platform document 2.3.3 and section 8
+const MAX_NAMED_ACTORS = 3; // docs/contract.md#limits
 
 /** The expected records of the whole sequence, by key. */
 export function referenceTray(envelopes: readonly ModelEnvelope[]): Map<string, ModelRecord> {
   const byKey = new Map<string, Action[]>();
   for (const action of envelopes.flatMap(actionsOf)) {
-    // README "Tray engine": an author is never notified of their own action (events.md says so
-    // for posts: "members except the author").
+    // docs/tray-engine.md#records: an author is never notified of their own action (the contract
+    // says so for posts: "members except the author").
     if (action.actor === action.recipient) continue;
     const key = `${action.verb}_${action.targetId}_${action.recipient}`;
     byKey.set(key, [...(byKey.get(key) ?? []), action]);
@@ -114,7 +113,7 @@ export function referenceTray(envelopes: readonly ModelEnvelope[]): Map<string, 
 }
 
 function recordOf(key: string, actions: Action[]): ModelRecord {
-  // Each distinct actor counts once, with their latest action (2.1 actorsCount, 2.3.3).
+  // Each distinct actor counts once, with their latest action (`actorsCount`, docs/contract.md#tray-records).
   const latestByActor = new Map<string, Action>();
   for (const action of actions) {
     const seen = latestByActor.get(action.actor);
@@ -158,7 +157,7 @@ function actionsOf(envelope: ModelEnvelope): Action[] {
   }
 }
 
-// events.md, comment.didCreate: a top-level comment is a `comment` on the post for its author
+// docs/contract.md#commentdidcreate: a top-level comment is a `comment` on the post for its author
 // (parent = the post's targetId: community id or feed owner); a reply is a `mentreply` on the
 // parent comment for that comment's author (parent = the post). segmentNumber is the comment's
 // index (lastActionSegmentNo, "supported only for comments", 2.1).
@@ -187,7 +186,7 @@ function commentActions(data: CommentData): Action[] {
         parentTargetId: post.targetId,
       };
   if (segment !== undefined) own.segment = segment;
-  // Mentions: one record per mentioned user, target the comment, parent the post (table, events.md).
+  // Mentions: one record per mentioned user, target the comment, parent the post (docs/contract.md#record-fields-per-verb).
   const mentions = mentioned(comment.mentionees).map((userId): Action => ({
     ...common,
     verb: 'mention',
@@ -198,7 +197,7 @@ function commentActions(data: CommentData): Action[] {
   return [own, ...mentions];
 }
 
-// events.md, reaction.didAdd: on a post a `reaction` for the post's author (parent = the post's
+// docs/contract.md#reactiondidadd: on a post a `reaction` for the post's author (parent = the post's
 // targetId); on a comment a `mentreact` for the comment's author (parent = the post).
 function reactionActions(data: ReactionData): Action[] {
   const { reaction, post } = data;
@@ -230,12 +229,14 @@ function reactionActions(data: ReactionData): Action[] {
   ];
 }
 
-// events.md, post.didCreate: a post on a user feed makes no `post` record (2.3.8); each mentioned
+// docs/contract.md#postdidcreate: a post on a user feed makes no `post` record; each mentioned
 // user gets a `mention` with the post as target and no parent.
 function postActions(data: PostData): Action[] {
   const { post } = data;
   if (post.targetType === 'community') {
-    throw new Error('referenceTray: community posts fan out by membership (2.3.6), not modelled');
+    throw new Error(
+      'referenceTray: community posts fan out by membership (docs/contract.md#communitydidjoin-communitydidleave), not modelled',
+    );
   }
   return mentioned(post.mentionees).map((userId) => ({
     verb: 'mention',
@@ -252,7 +253,7 @@ function mentioned(list: Mentionees[] | null | undefined): string[] {
   return [...new Set((list ?? []).filter((m) => m.type === 'user').flatMap((m) => m.userIds))];
 }
 
-/** The actor's name as the event's `users` shows it (2.3.7: as they were when they acted). */
+/** The actor's name as the event's `users` shows it (docs/contract.md#userdidupdate-userdiddelete: as they were when they acted). */
 function nameOf(userId: string, users: Profile[] | undefined): string {
   return users?.find((user) => user.userId === userId)?.displayName ?? userId;
 }

@@ -3,13 +3,13 @@ import { channelDidCreate } from '../../receiver/support/signed-request.ts';
 import type { BurstBody } from './burst.ts';
 
 /**
- * A burst of tray events (payloads as in shared/spec/events.md) whose final tray does not depend on
+ * A burst of tray events (payloads as in docs/contract.md#event-catalogue) whose final tray does not depend on
  * the order they are processed in: comments, replies and reactions by a small pool of actors (so
  * actors repeat and records group many actions) on a set of posts, mentions in comments and in
  * user-feed posts, and a tenth of store-only channel.didCreate events. Every action has its own
  * id and its own time, and the times are a shuffle of the send order, so "newest" is decided by
  * the payload, never by arrival. No community post (its fan-out depends on when joins were
- * processed, 2.3.6) and no rename or delete (they rewrite what earlier events wrote).
+ * processed, docs/contract.md#communitydidjoin-communitydidleave) and no rename or delete (they rewrite what earlier events wrote).
  * Deterministic for a tag: the same tag gives the same bodies.
  */
 export function socialBurstBodies(tag: string, count: number): BurstBody[] {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { generateKeyPairSync } from 'node:crypto';
-import { ConfigError } from '../../../shared/config/parse-env.ts';
+import { ConfigError } from '../../../shared/errors/config-error.ts';
 import { resolveJwtConfig } from '../../../shared/config/tray-api-config.ts';
 import { loadTrayConfig } from '../../../shared/config/tray-config.ts';
 

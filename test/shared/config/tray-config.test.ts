@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConfigError } from '../../../shared/config/parse-env.ts';
+import { ConfigError } from '../../../shared/errors/config-error.ts';
 import { loadTrayConfig } from '../../../shared/config/tray-config.ts';
 
 describe('tray configuration', () => {

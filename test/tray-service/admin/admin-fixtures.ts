@@ -20,7 +20,7 @@ export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
 const JWT_SECRET = 'jwt-secret-for-admin-tests-0123456789';
 const jwtKey = new TextEncoder().encode(JWT_SECRET);
 
-/** The tray API's own verifier (issue 5): the admin API takes the same user tokens. */
+/** The tray API's own verifier: the admin API takes the same user tokens. */
 export const verifyToken = createTokenVerifier(resolveJwtConfig({ JWT_SECRET }));
 const messages = createMessageRenderer({ defaultLocale: 'en' });
 

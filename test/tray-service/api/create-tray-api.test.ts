@@ -7,7 +7,7 @@ import { startFerret, type LocalServer } from '../../../scripts/lib/local-server
 import { connectMongo, type MongoConnection } from '../../../shared/mongo/connect-mongo.ts';
 import { bearer, useTrayApi } from './support/api-harness.ts';
 import { testPostgres } from '../../support/test-stack.ts';
-import { aTrayRecord, insertRecords } from './support/tray-record-builder.ts';
+import { aTrayRecord, insertRecords } from '../../support/tray-record-builder.ts';
 
 describe('tray API (operations)', () => {
   const api = useTrayApi();

@@ -14,7 +14,7 @@ import { useMongo } from '../../support/suite-resources.ts';
 import { ADMIN_TOKEN, adminApp, eventDoc, userToken } from '../admin/admin-fixtures.ts';
 import { bearer, useTrayApi } from './support/api-harness.ts';
 import { expectMatchesOpenApi } from './support/openapi-validator.ts';
-import { aTrayRecord, insertRecords } from './support/tray-record-builder.ts';
+import { aTrayRecord, insertRecords } from '../../support/tray-record-builder.ts';
 
 describe('GET /openapi.json', () => {
   const api = useTrayApi({ rateLimit: 40 });

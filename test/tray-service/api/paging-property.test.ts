@@ -4,7 +4,7 @@ import request from 'supertest';
 import { TRAY_RECORDS, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { bearer, useTrayApi } from './support/api-harness.ts';
-import { aTrayRecord, insertRecords } from './support/tray-record-builder.ts';
+import { aTrayRecord, insertRecords } from '../../support/tray-record-builder.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CatalogueError } from '../../../tray-service/messages/catalogue-error.ts';
+import { CatalogueError } from '../../../shared/errors/catalogue-error.ts';
 import { createMessageRenderer } from '../../../tray-service/messages/create-message-renderer.ts';
 import { buildTrayRecord } from '../../support/tray-record-builder.ts';
 

@@ -10,7 +10,7 @@ const requiredLocales = ['en', 'de', 'es', 'fr', 'ja', 'pt-BR', 'ru', 'th'];
 const actorCounts = [1, 2, 3, 4, 5, 11, 21, 101];
 const names = ['Ana', 'Ben', 'Cid'];
 
-/** Every verb x feed kind (x where, for mentions) of platform document 2.3. */
+/** Every verb x feed kind (x where, for mentions) of docs/contract.md#tray-records. */
 const shapes: Omit<TrayRecordSpec, 'actors'>[] = [
   ...(['post', 'comment', 'reaction', 'mentreply', 'mentreact'] as const).flatMap((verb) =>
     (['community', 'user'] as const).map((feed) => ({ verb, feed })),

@@ -3,7 +3,7 @@ import { createMessageRenderer } from '../../../tray-service/messages/create-mes
 import { messagesEnRows } from '../../support/messages-en-rows.ts';
 import { buildTrayRecord } from '../../support/tray-record-builder.ts';
 
-describe('tray messages in English (shared/spec/messages-en.md)', () => {
+describe('tray messages in English (docs/messages.md#the-english-reference-table)', () => {
   const renderer = createMessageRenderer({ defaultLocale: 'en' });
 
   for (const { spec, expected } of messagesEnRows) {

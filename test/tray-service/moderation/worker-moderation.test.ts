@@ -15,7 +15,7 @@ const withText = (envelope: TestEnvelope, text: string): TestEnvelope => ({
   data: { ...envelope.data, post: { ...(envelope.data.post as Record<string, unknown>), text } },
 });
 
-describe('moderation in the worker (onStored hook, DESIGN.md step d)', () => {
+describe('moderation in the worker (onStored hook, docs/tray-engine.md step 4)', () => {
   let step: ModerationStep | undefined;
   const worker = useWorker({ onStored: (event) => step!(event) });
   before(() => {

@@ -20,7 +20,7 @@ async function expectAllCommenters(worker: WorkerHarness, postId: string, count:
   expect(record?.lastActionId).to.equal(`cm-${postId}-${count - 1}`);
 }
 
-// DESIGN.md "Storage rules": several workers update the same record at once; nothing may be lost.
+// docs/storage.md: several workers update the same record at once; nothing may be lost.
 describe('tray worker with concurrency 8', () => {
   const worker = useWorker({ concurrency: 8 });
 

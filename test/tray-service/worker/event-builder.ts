@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-// Typed fixtures for the events of shared/spec/events.md: each builder returns one valid event;
+// Typed fixtures for the events of docs/contract.md#event-catalogue: each builder returns one valid event;
 // a test passes only the fields its rule is about.
 
 export interface TestEnvelope {

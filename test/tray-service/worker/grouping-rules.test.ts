@@ -14,8 +14,8 @@ import { useWorker } from './worker-harness.ts';
 const DAY_MS = 24 * 3600 * 1000;
 const at = (minutes: number) => Date.parse(minute(minutes));
 
-// Platform document 2.3 (grouping and message rules), each rule through the real queue.
-describe('tray worker: grouping rules (platform document 2.3)', () => {
+// docs/contract.md#tray-records (grouping and message rules), each rule through the real queue.
+describe('tray worker: grouping rules (docs/contract.md#tray-records)', () => {
   const worker = useWorker();
   const comment = (
     post: string,
@@ -31,7 +31,7 @@ describe('tray worker: grouping rules (platform document 2.3)', () => {
       ...extra,
     });
 
-  describe('2.3.1 actor count thresholds', () => {
+  describe('actor count thresholds', () => {
     it('counts 1, 2, then 3 or more distinct actors on one (verb, target)', async () => {
       const counts: number[] = [];
       for (const [index, author] of ['u-cid', 'u-dee', 'u-eve', 'u-fay'].entries()) {
@@ -53,7 +53,7 @@ describe('tray worker: grouping rules (platform document 2.3)', () => {
     });
   });
 
-  describe('2.3.3 up to 3 names ordered by activity', () => {
+  describe('up to 3 names ordered by activity', () => {
     it('lists the 3 latest distinct actors newest first; one acting again moves to the front', async () => {
       for (const [index, author] of ['u-cid', 'u-dee', 'u-eve', 'u-fay'].entries()) {
         await worker.deliver(comment('p-n1', author, index));
@@ -81,7 +81,7 @@ describe('tray worker: grouping rules (platform document 2.3)', () => {
     });
   });
 
-  describe('2.3.3 mentions are never grouped', () => {
+  describe('mentions are never grouped', () => {
     it('gives each mention its own record, even by the same actor on the same post', async () => {
       await worker.deliver(comment('p-m1', 'u-cid', 1, { commentId: 'cm-m1', mentions: ['u-ben'] }));
       await worker.deliver(comment('p-m1', 'u-cid', 2, { commentId: 'cm-m2', mentions: ['u-ben'] }));
@@ -93,7 +93,7 @@ describe('tray worker: grouping rules (platform document 2.3)', () => {
     });
   });
 
-  describe('2.3.4 image of the latest actor', () => {
+  describe('image of the latest actor', () => {
     it("takes imageUrl and avatarCustomUrl from the latest actor's snapshot", async () => {
       await worker.deliver(
         comment('p-i1', 'u-cid', 1, {
@@ -123,7 +123,7 @@ describe('tray worker: grouping rules (platform document 2.3)', () => {
     });
   });
 
-  describe('2.3.5 expiry 90 days after lastUpdate', () => {
+  describe('expiry 90 days after lastUpdate', () => {
     it('sets expiresAt = lastUpdate + 90 days and moves it with new activity', async () => {
       await worker.deliver(comment('p-e1', 'u-cid', 1));
       await worker.deliver(comment('p-e1', 'u-dee', 30));
@@ -156,7 +156,7 @@ describe('tray worker: grouping rules (platform document 2.3)', () => {
     });
   });
 
-  describe('2.3.6 leaving and rejoining a community', () => {
+  describe('leaving and rejoining a community', () => {
     const post = (postId: string, minutes: number) =>
       postEvent({
         postId,
@@ -194,7 +194,7 @@ describe('tray worker: grouping rules (platform document 2.3)', () => {
     });
   });
 
-  describe('2.3.7 a display name change', () => {
+  describe('a display name change', () => {
     it('keeps the old name in existing records and uses the new one for later activity', async () => {
       await worker.deliver(comment('p-d1', 'u-hal', 1));
       await worker.deliver(userUpdateEvent({ userId: 'u-hal', displayName: 'Hal Jordan' }));
@@ -210,7 +210,7 @@ describe('tray worker: grouping rules (platform document 2.3)', () => {
     });
   });
 
-  describe('2.8 a deleted user', () => {
+  describe('a deleted user', () => {
     it('shows as `Deleted user` in records and loses their own tray', async () => {
       await worker.deliver(
         comment('p-x1', 'u-ivy', 1, {

@@ -15,7 +15,7 @@ describe('mapEvent', () => {
     ]);
   });
 
-  it('maps a post on a user feed to mentions only (platform document 2.3.8)', () => {
+  it('maps a post on a user feed to mentions only (docs/contract.md#postdidcreate)', () => {
     expect(mapEvent({ ...postEvent({ feed: 'user' }), receivedAt }).activities).to.deep.equal([]);
   });
 

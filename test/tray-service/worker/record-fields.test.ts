@@ -5,7 +5,7 @@ import { useWorker } from './worker-harness.ts';
 const DAY_MS = 24 * 3600 * 1000;
 const at = (minutes: number) => Date.parse(minute(minutes));
 
-// One test per row of "Record fields per verb" (shared/spec/events.md), through the real queue.
+// One test per row of "Record fields per verb" (docs/contract.md#event-catalogue), through the real queue.
 describe('tray worker: record fields per verb', () => {
   const worker = useWorker();
 
@@ -172,7 +172,7 @@ describe('tray worker: record fields per verb', () => {
       expect(await worker.record('mention_p-401_u-eve')).to.deep.include({
         feed: { kind: 'user', id: 'u-ana', name: 'Ana' },
       });
-      // Posts on a user feed are not tray events (platform document 2.3.8): only the mention exists.
+      // Posts on a user feed are not tray events (docs/contract.md#postdidcreate): only the mention exists.
       const fromPost = await worker.db.collection('tray_records').find({ lastActionId: 'p-401' }).toArray();
       expect(fromPost.map((record) => record._id)).to.deep.equal(['mention_p-401_u-eve']);
     });

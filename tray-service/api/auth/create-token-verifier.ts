@@ -4,7 +4,7 @@ import type { JwtConfig } from '../../../shared/config/tray-api-config.ts';
 import { AppError } from '../../../shared/errors/app-error.ts';
 
 export interface VerifiedToken {
-  /** The caller's user id: the only source of "who is asking" (platform document, section 5). */
+  /** The caller's user id: the only source of "who is asking" (docs/contract.md#api-served). */
   userId: string;
   claims: JWTPayload;
 }
@@ -33,7 +33,7 @@ function reason(error: unknown): string {
 }
 
 /**
- * Builds the bearer-token check shared by the tray API and the admin API (issue 7). The algorithm
+ * Builds the bearer-token check shared by the tray API and the admin API. The algorithm
  * list is explicit (so `alg: none` and HS/RS confusion are refused), `exp` is required, and
  * iss/aud are checked when configured.
  */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 /** 4.1: "up to 20 ids" per check. */
 export const CHECK_LIST_MAX = 20;
 
-/** A user id as clients send it: the document types it as a number, real ids are strings (4.2). */
+/** A user id as clients send it: the document types it as a number, real ids are strings (docs/contract.md#block-list-legacy-beta-deprecated). */
 const userId = z
   .union(
     [

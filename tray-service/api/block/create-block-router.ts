@@ -20,10 +20,10 @@ export interface BlockRouterDeps {
 
 export const blockPaths = ['', '/', '/members'];
 
-/** The owner's side of an entry (2.5): network and owner, so one store can serve several networks. */
+/** The owner's side of an entry (docs/contract.md#block-list-legacy-beta-deprecated): network and owner, so one store can serve several networks. */
 export const netidUid = (networkId: string, ownerUserId: string) => `${networkId}_${ownerUserId}`;
 
-/** The legacy block list of platform document 4.2 (deprecated beta). */
+/** The legacy block list, a deprecated beta (docs/contract.md#block-list-legacy-beta-deprecated). */
 export function createBlockRouter(deps: BlockRouterDeps): Router {
   const router = Router();
   router.use(deprecationHeaders);

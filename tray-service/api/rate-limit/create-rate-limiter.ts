@@ -3,7 +3,7 @@ import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'r
 
 export interface RateLimiterOptions {
   redis: RedisClient;
-  /** Calls per user per window (platform document, section 8: 100 per 5 s). */
+  /** Calls per user per window (docs/contract.md#limits: 100 per 5 s). */
   points: number;
   windowMs: number;
   keyPrefix: string;

@@ -3,7 +3,7 @@ import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import { AppError } from '../../../shared/errors/app-error.ts';
 import { callerId } from '../auth/require-user.ts';
 
-/** Counts one call for the authenticated caller; over the limit: 429 with the platform's 400311 (section 7). */
+/** Counts one call for the authenticated caller; over the limit: 429 with the platform's 400311 (docs/contract.md#errors). */
 export function limitPerUser(limiter: RateLimiterAbstract): RequestHandler {
   return async (_req, res, next) => {
     try {

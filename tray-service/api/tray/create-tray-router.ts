@@ -25,7 +25,7 @@ export interface TrayRouterDeps {
 /** How long a user's record count is reused for `totalPages` (see count-cache.ts). */
 const COUNT_TTL_MS = 5_000;
 
-/** v2 has no mention support (9.1); `mentreact` is a reaction to a comment, not a mention, so v2 keeps it. */
+/** v2 has no mention support (docs/contract.md#tray); `mentreact` is a reaction to a comment, not a mention, so v2 keeps it. */
 export const V2_EXCLUDED_VERBS: readonly TrayVerb[] = ['mention'];
 
 /** Paths relative to the /notifications mount. */
@@ -51,7 +51,7 @@ function renderPage(
   return rows.map((row) => toNotificationRecord(row, messages.render(row, chosen)));
 }
 
-/** The tray endpoints of platform document 4.1, plus v2 history (4.1 rule 2). */
+/** The tray endpoints (docs/contract.md#tray), v2 history included. */
 export function createTrayRouter(deps: TrayRouterDeps): Router {
   const router = Router();
   const { records, readState, messages, pageSize, now } = deps;

@@ -1,6 +1,6 @@
 import type { TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
 
-/** The public record (platform document 2.1). Optional fields are absent rather than null. */
+/** The public record (docs/contract.md#tray-records). Optional fields are absent rather than null. */
 export interface NotificationRecord {
   v_tarid_uid: string;
   description: string;
@@ -26,7 +26,7 @@ export function toNotificationRecord(record: TrayRecordDoc, description: string)
     v_tarid_uid: record._id,
     description,
     verb: record.verb,
-    // 2.3.4: the profile image of the latest actor; '' when that actor has none.
+    // docs/contract.md#tray-records: the profile image of the latest actor; '' when that actor has none.
     imageUrl: latest?.imageUrl ?? '',
     ...(latest?.avatarCustomUrl ? { avatarCustomUrl: latest.avatarCustomUrl } : {}),
     targetType: record.targetType,

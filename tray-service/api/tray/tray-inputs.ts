@@ -8,13 +8,13 @@ const wholeNumber = (max: number) =>
     .transform(Number)
     .refine((n) => n <= max, { error: `expected at most ${max}` });
 
-/** GET /notifications/v3/history: `startAfter` is the previous page's `nextPage` (4.1). */
+/** GET /notifications/v3/history: `startAfter` is the previous page's `nextPage` (docs/contract.md#tray). */
 export const historyV3Query = z.object({
   startAfter: wholeNumber(Number.MAX_SAFE_INTEGER).optional(),
   locale: z.string({ error: 'expected one locale tag' }).max(35).optional(),
 });
 
-/** GET /notifications/v2/history: 1-based page number (4.1 rule 2). */
+/** GET /notifications/v2/history: 1-based page number (docs/contract.md#tray). */
 export const historyV2Query = z.object({
   page: wholeNumber(1_000_000)
     .refine((n) => n >= 1, { error: 'expected a page number from 1' })

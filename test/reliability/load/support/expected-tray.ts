@@ -10,11 +10,11 @@ export interface ExpectedDelivery {
 /** The fields of a tray record the load test compares (shared/tray/tray-record.ts). */
 export interface ExpectedRecord {
   readonly userId: string;
-  /** Distinct actors (platform document 2.3.2). */
+  /** Distinct actors (docs/contract.md#limits). */
   readonly actorsCount: number;
   /** The newest action's id: the newest action wins, whatever order the jobs ran in. */
   readonly lastActionId: string;
-  /** The 3 newest distinct actors, newest first (2.3.3). */
+  /** The 3 newest distinct actors, newest first (docs/contract.md#tray-records). */
   readonly actorIds: readonly string[];
 }
 

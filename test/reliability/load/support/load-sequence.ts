@@ -34,7 +34,7 @@ function random(seed: number): () => number {
 }
 
 /**
- * A community platform's webhook traffic (shared/spec/events.md): about a third store-only events
+ * A community platform's webhook traffic (docs/contract.md#event-catalogue): about a third store-only events
  * (channels, follows, flags), the rest comments, replies, reactions to posts and comments, mentions
  * and community posts fanned out to the members, on a few hundred posts whose popularity is skewed
  * (hot posts collect many actors, so records are grouped and updated, not only created). Event 0
@@ -82,7 +82,7 @@ export function buildLoadSequence(options: {
       add('reaction.didAdd', ...social.reactToComment(n, user(), recentComment(), at));
     else if (r < 0.99 || n < 500) add('post.didCreate', ...social.userFeedPost(n, user(), user(), at));
     // Community posts only once the join (event 0) is long processed: a member's fan-out starts at
-    // the join (platform document 2.3.6), and the worker runs several jobs at once.
+    // the join (docs/contract.md#communitydidjoin-communitydidleave), and the worker runs several jobs at once.
     else add('post.didCreate', ...social.communityPost(n, Math.floor(next() * world.members), at));
   }
   const lastActor = `${options.tag}-last`;

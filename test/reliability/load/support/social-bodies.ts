@@ -14,7 +14,7 @@ export interface LoadWorld {
 type Built = [body: string, expected: ExpectedDelivery[]];
 
 /**
- * Signed-body builders of the events in shared/spec/events.md, each returning the body and the
+ * Signed-body builders of the events in docs/contract.md#event-catalogue, each returning the body and the
  * record changes the tray must make for it (the reference model the test checks the tray against):
  * an actor is never notified of their own action, a mention is its own record.
  */
@@ -141,7 +141,7 @@ export function socialBodies(world: LoadWorld) {
       return [body('reaction.didAdd', data), notify(key, comment.author, actor, reactionId, at)];
     },
 
-    /** A post on the author's own feed mentioning a user: no `post` record (2.3.8), one `mention`. */
+    /** A post on the author's own feed mentioning a user: no `post` record (docs/contract.md#postdidcreate), one `mention`. */
     userFeedPost(n: number, actor: string, mentioned: string, at: number): Built {
       const postId = `${tag}-up${n}`;
       const post = { postId, postedUserId: actor, targetType: 'user', targetId: actor };

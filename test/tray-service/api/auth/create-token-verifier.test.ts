@@ -13,7 +13,7 @@ const secret = new TextEncoder().encode(TEST_SECRET);
 const sign = (claims: JWTPayload, alg = 'HS256') =>
   new SignJWT(claims).setProtectedHeader({ alg }).setIssuedAt();
 
-describe('createTokenVerifier (platform document, section 5)', () => {
+describe('createTokenVerifier (docs/contract.md#api-served)', () => {
   describe('with JWT_SECRET (HS256)', () => {
     const verify = createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET }));
 

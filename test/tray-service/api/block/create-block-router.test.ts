@@ -4,7 +4,7 @@ import { bearer, useTrayApi } from '../support/api-harness.ts';
 
 const SUNSET = 'Wed, 28 Feb 2024 00:00:00 GMT';
 
-describe('block list (platform document 4.2)', () => {
+describe('block list (docs/contract.md#block-list-legacy-beta-deprecated)', () => {
   const api = useTrayApi();
   const app = () => api.app();
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { bearer, useTrayApi } from '../support/api-harness.ts';
 
-describe('per-user rate limit (platform document, section 8)', () => {
+describe('per-user rate limit (docs/contract.md#limits)', () => {
   // 5 calls per window here instead of 100 keeps the test short; the rule is the same.
   const api = useTrayApi({ rateLimit: 5 });
 

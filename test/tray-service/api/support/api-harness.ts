@@ -15,7 +15,7 @@ import { ensureTestCollections } from '../../../support/ensure-test-collections.
 import { uniqueName, useMongo } from '../../../support/suite-resources.ts';
 import { testStack } from '../../../support/test-stack.ts';
 
-/** The real renderer with the shipped catalogues (issue 6), loaded once. */
+/** The real renderer with the shipped catalogues, loaded once. */
 const messages = createMessageRenderer({ defaultLocale: 'en' });
 
 export const TEST_SECRET = 'test-secret-of-at-least-32-characters!!';

@@ -2,12 +2,12 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { TRAY_RECORDS } from '../../../../shared/tray/tray-record.ts';
 import { bearer, useTrayApi } from '../support/api-harness.ts';
-import { aTrayRecord, insertRecords } from '../support/tray-record-builder.ts';
+import { aTrayRecord, insertRecords } from '../../../support/tray-record-builder.ts';
 
 const NOW = Date.UTC(2026, 0, 15, 12);
 const MIN = 60_000;
 
-describe('tray endpoints (platform document 4.1)', () => {
+describe('tray endpoints (docs/contract.md#tray)', () => {
   const api = useTrayApi();
   const app = () => api.app({ now: () => NOW });
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { TRAY_RECORDS, type TrayRecordDoc } from '../../../../shared/tray/tray-record.ts';
 import { bearer, useTrayApi } from '../support/api-harness.ts';
-import { aTrayRecord, insertRecords } from '../support/tray-record-builder.ts';
+import { aTrayRecord, insertRecords } from '../../../support/tray-record-builder.ts';
 
 // Found by the reliability suite: a record re-created under the same _id after delete-all started
 // again at version 1, and the claims of its previous life (`_id#2`, ...) made every write to it lose

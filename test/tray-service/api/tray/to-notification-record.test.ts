@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { toNotificationRecord } from '../../../../tray-service/api/tray/to-notification-record.ts';
-import { aTrayRecord } from '../support/tray-record-builder.ts';
+import { aTrayRecord } from '../../../support/tray-record-builder.ts';
 
-describe('toNotificationRecord (platform document 2.1)', () => {
+describe('toNotificationRecord (docs/contract.md#tray-records)', () => {
   it('takes imageUrl and avatarCustomUrl from the latest actor and lists at most 3 names', () => {
     const record = aTrayRecord({
       userId: 'u',

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { bearer, useTrayApi } from '../support/api-harness.ts';
-import { aTrayRecord, insertRecords } from '../support/tray-record-builder.ts';
+import { aTrayRecord, insertRecords } from '../../../support/tray-record-builder.ts';
 
 // Black box on purpose: only the public endpoints decide, so the rule holds however the store
 // keeps read state. Records are made as the worker makes them (the builder); the API's clock is

@@ -1,4 +1,4 @@
-import { ConfigError } from '../../shared/config/parse-env.ts';
+import { ConfigError } from './config-error.ts';
 
 /** One problem of a catalogue file, named so a translator can find it. */
 export interface CatalogueProblem {
@@ -15,7 +15,7 @@ export function formatProblem(problem: CatalogueProblem): string {
 }
 
 /**
- * Catalogues that cannot be used: start-up stops (issue 6, point 2). A ConfigError because
+ * Catalogues that cannot be used: start-up stops. A ConfigError because
  * catalogues are deployment configuration, so `loadOrExit` prints it as one line and exits 1.
  */
 export class CatalogueError extends ConfigError {

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { parseCidrList } from '../../receiver/address/parse-cidr.ts';
-import { parseTrustProxy } from '../../receiver/address/parse-trust-proxy.ts';
-import { parseRegions } from '../../receiver/allowlist/parse-regions.ts';
-import { parseWebhookSecrets } from '../../receiver/signature/parse-webhook-secrets.ts';
-import { commonShape, withRedisTarget } from './common-config.ts';
-import { onOff, port, positiveInt } from './env-types.ts';
-import { parseEnv, type Env } from './parse-env.ts';
+import { parseCidrList } from './address/parse-cidr.ts';
+import { parseTrustProxy } from './address/parse-trust-proxy.ts';
+import { parseRegions } from './allowlist/parse-regions.ts';
+import { parseWebhookSecrets } from './signature/parse-webhook-secrets.ts';
+import { commonShape, withRedisTarget } from '../shared/config/common-config.ts';
+import { onOff, port, positiveInt } from '../shared/config/env-types.ts';
+import { parseEnv, type Env } from '../shared/config/parse-env.ts';
 
 /** A variable parsed by one of the receiver's pure parsers; their error messages name the bad entry. */
 const parsedWith = <T>(parse: (text: string) => T, missing?: string) => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { ConfigError } from '../../../shared/config/parse-env.ts';
-import { loadReceiverConfig } from '../../../shared/config/receiver-config.ts';
+import { ConfigError } from '../../shared/errors/config-error.ts';
+import { loadReceiverConfig } from '../../receiver/receiver-config.ts';
 
 const secrets = { WEBHOOK_SECRETS: 'eu=s1,eu=s2,us=s3' };
 

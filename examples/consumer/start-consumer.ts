@@ -1,0 +1,67 @@
+import type Bull from 'bull';
+import {
+  createWebhookQueue,
+  WEBHOOK_QUEUE_NAME,
+  type WebhookJobData,
+} from '../../shared/queue/webhook-queue.ts';
+
+/** One verified platform event, as the receiver queued it (docs/starter-kit.md, "The job contract"). */
+export interface WebhookEvent {
+  /** The event's name, e.g. `post.didCreate`. */
+  readonly event: string;
+  /** The event's payload (docs/contract.md, "Event catalogue"). */
+  readonly data: Record<string, unknown>;
+  /** SHA-256 of the delivery's body: the same event delivered twice has the same key. */
+  readonly key: string;
+  /** The configured webhook whose secret signed the delivery. */
+  readonly webhook: string;
+  /** When the receiver accepted the delivery. */
+  readonly receivedAt: Date;
+  /** 1 on the first attempt; bull retries a failed attempt with backoff. */
+  readonly attempt: number;
+}
+
+/**
+ * Your code. Resolve when the event is handled; throw (or reject) to have it retried later. It may
+ * run more than once for one event (at-least-once delivery), so make it idempotent on `key`.
+ */
+export type HandleEvent = (event: WebhookEvent) => Promise<void> | void;
+
+export interface ConsumerOptions {
+  /** The receiver's Redis (its REDIS_URL). */
+  redisUrl: string;
+  /** The receiver's QUEUE_PREFIX (default `bull`). */
+  prefix: string;
+  /** Jobs handled at once by this process. */
+  concurrency?: number;
+  queueName?: string;
+}
+
+export interface RunningConsumer {
+  readonly queue: Bull.Queue<WebhookJobData>;
+  /** Stops taking jobs, waits for the ones in progress, and closes the connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * Takes the receiver's jobs from its bull queue and hands each event to `handle`. The queue is
+ * opened with the kit's own `createWebhookQueue`, which registers the retry strategy the receiver's
+ * jobs name: a consumer without it could not schedule a retry.
+ */
+export function startConsumer(options: ConsumerOptions, handle: HandleEvent): RunningConsumer {
+  const queue = createWebhookQueue(
+    { redis: options.redisUrl, prefix: options.prefix },
+    options.queueName ?? WEBHOOK_QUEUE_NAME,
+  );
+  void queue.process(options.concurrency ?? 4, async (job) => {
+    await handle({
+      event: job.data.event,
+      data: job.data.data,
+      key: job.data.dedupeKey,
+      webhook: job.data.webhook,
+      receivedAt: new Date(job.data.receivedAt),
+      attempt: job.attemptsMade + 1,
+    });
+  });
+  return { queue, close: () => queue.close() };
+}

@@ -1,0 +1,140 @@
+import type { ErrorKind } from '../../shared/errors/app-error.ts';
+import { clientAddress } from '../address/client-address.ts';
+import type { Cidr } from '../address/parse-cidr.ts';
+import type { TrustProxy } from '../address/parse-trust-proxy.ts';
+import { isAllowed } from '../allowlist/is-allowed.ts';
+import type { Envelope } from '../envelope/validate-envelope.ts';
+import { validateEnvelope } from '../envelope/validate-envelope.ts';
+import { headerLines } from '../http/header-lines.ts';
+import { isJsonContentType } from '../http/is-json-content-type.ts';
+import type { RejectReason } from '../receiver-metrics.ts';
+import type { WebhookSecret } from '../signature/parse-webhook-secrets.ts';
+import { verifySignature } from '../signature/verify-signature.ts';
+
+/** What the receiver checks a delivery against (docs/receiver.md, "Order of checks"). */
+export interface DeliveryRules {
+  /** Undefined when WEBHOOK_ALLOWLIST=off (local development only). */
+  allowlist: readonly Cidr[] | undefined;
+  trustProxy: TrustProxy;
+  secrets: readonly WebhookSecret[];
+}
+
+type HeaderValue = string | readonly string[] | undefined;
+
+/**
+ * The parts of a request the decision reads before the body: the connection's address, the
+ * headers, and the raw header lines (to see a header sent twice). Node's IncomingMessage is one;
+ * a test passes a plain object.
+ */
+export interface DeliveryHead {
+  readonly socket: { readonly remoteAddress?: string | undefined };
+  readonly headers: Readonly<Record<string, HeaderValue>>;
+  readonly rawHeaders: readonly string[];
+}
+
+/** A refusal: the metric's reason, and the error kind and message the client gets. */
+export interface Refusal {
+  readonly verdict: 'refuse';
+  readonly reason: RejectReason;
+  readonly kind: ErrorKind;
+  readonly message: string;
+}
+export interface DropLegacy {
+  readonly verdict: 'drop-legacy';
+}
+export interface ReadBody {
+  readonly verdict: 'read-body';
+}
+export interface Accept {
+  readonly verdict: 'accept';
+  /** The webhook whose secret signed the body. */
+  readonly webhook: string;
+  readonly envelope: Envelope;
+}
+
+/** Before the body: refuse, acknowledge the legacy duplicate without reading on, or read the body. */
+export type HeadVerdict = Refusal | DropLegacy | ReadBody;
+/** After the body: refuse, or accept the event for dedupe and enqueue. */
+export type BodyVerdict = Refusal | Accept;
+
+export interface DeliveryDecider {
+  /** Checks 1-3: source address, legacy duplicate, content type. */
+  screen(head: DeliveryHead): HeadVerdict;
+  /** Checks 4-5: signature over the exact bytes, then the envelope. */
+  judge(rawBody: Buffer, signature: HeaderValue): BodyVerdict;
+}
+
+// The verdicts that carry nothing of their request are built once: the hot path allocates none.
+const refusal = (reason: RejectReason, kind: ErrorKind, message: string): Refusal =>
+  Object.freeze({ verdict: 'refuse', reason, kind, message });
+const forbidden = refusal('forbidden', 'FORBIDDEN', 'source address is not allowed');
+const unsupportedMediaType = refusal(
+  'unsupported_media_type',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'content type must be application/json',
+);
+const signatureMissing = refusal('bad_signature', 'UNAUTHORIZED', 'x-service-signature is missing');
+const signatureInvalid = refusal('bad_signature', 'UNAUTHORIZED', 'x-service-signature is not valid');
+const dropLegacy: DropLegacy = Object.freeze({ verdict: 'drop-legacy' });
+export const readBody: ReadBody = Object.freeze({ verdict: 'read-body' });
+
+/**
+ * The receiver's decision on a delivery, without I/O and without a web framework (in the manner of
+ * octokit/webhooks' verify core): the Express handler is a thin adapter that reads the body between
+ * `screen` and `judge`, then dedupes, enqueues or spools. The checks run in the order of
+ * docs/receiver.md, "Order of checks"; the first that fails decides. Refusals never echo a header
+ * or the body, so neither a signature nor a secret can come back in a response or a log line.
+ */
+export function createDeliveryDecider(rules: DeliveryRules): DeliveryDecider {
+  const allowed = allowedSource(rules);
+  const { secrets } = rules;
+  return {
+    screen(head) {
+      // 1. Source address (docs/contract.md, "Source addresses").
+      if (!allowed(head.socket, head.headers['x-forwarded-for'])) return forbidden;
+      // 2. The legacy duplicate: acknowledged, never queued (docs/contract.md, "Legacy duplicate").
+      if (head.headers['x-legacy-signature'] !== undefined) return dropLegacy;
+      // 3. JSON only. Node keeps only the first of repeated Content-Type lines; two of them are
+      // ambiguous (a proxy may have read the other), so refused. The size limit and the content
+      // encoding are checked while the body is read.
+      const contentTypes = headerLines(head.rawHeaders, 'content-type');
+      if (contentTypes.length !== 1 || !isJsonContentType(contentTypes[0])) return unsupportedMediaType;
+      return readBody;
+    },
+    judge(rawBody, signatureHeader) {
+      // 4. Signature over the exact bytes (docs/contract.md, "Signature").
+      const signature = verifySignature(rawBody, signatureHeader, secrets);
+      if (!signature.ok) return signature.reason === 'missing' ? signatureMissing : signatureInvalid;
+      // 5. Envelope (docs/contract.md, "Envelope").
+      const envelope = validateEnvelope(rawBody);
+      if (!envelope.ok) return refusal('bad_envelope', 'BAD_REQUEST', envelope.message);
+      return { verdict: 'accept', webhook: signature.webhook, envelope: envelope.envelope };
+    },
+  };
+}
+
+/**
+ * The allowlist decision for a request. Without trusted proxies it depends on the connection's
+ * address alone, which never changes, so it is taken once per connection: a platform delivering
+ * over a kept-alive connection skips parsing and matching the address on every later request.
+ */
+function allowedSource(
+  rules: DeliveryRules,
+): (socket: DeliveryHead['socket'], forwardedFor: HeaderValue) => boolean {
+  const { allowlist, trustProxy } = rules;
+  if (!allowlist) return () => true;
+  const decide = (socket: DeliveryHead['socket'], forwardedFor: HeaderValue) => {
+    const client = clientAddress(socket.remoteAddress, forwardedFor, trustProxy);
+    return client.ok && isAllowed(allowlist, client.address);
+  };
+  if (trustProxy.kind !== 'none') return decide;
+  const bySocket = new WeakMap<DeliveryHead['socket'], boolean>();
+  return (socket) => {
+    let decision = bySocket.get(socket);
+    if (decision === undefined) {
+      decision = decide(socket, undefined);
+      bySocket.set(socket, decision);
+    }
+    return decision;
+  };
+}

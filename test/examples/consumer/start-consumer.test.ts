@@ -1,0 +1,88 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import {
+  startConsumer,
+  type RunningConsumer,
+  type WebhookEvent,
+} from '../../../examples/consumer/start-consumer.ts';
+import { channelDidCreate, signedHeaders } from '../../receiver/support/signed-request.ts';
+import { useReceiver } from '../../receiver/support/use-receiver.ts';
+import { cleanEnv, startScript } from '../../support/run-script.ts';
+import { testStack } from '../../support/test-stack.ts';
+import { waitFor } from '../../support/wait-for.ts';
+
+describe('the example consumer (examples/consumer) on the receiver’s real queue', () => {
+  const receiver = useReceiver();
+  let consumer: RunningConsumer | undefined;
+  afterEach(async () => {
+    await consumer?.close();
+    consumer = undefined;
+  });
+
+  const deliver = async (body: string) => {
+    await request(receiver().app).post('/webhooks').set(signedHeaders(body)).send(body).expect(200);
+  };
+
+  describe('with signed deliveries accepted by the receiver', () => {
+    it('hands each event to the user function once, with its name, payload, key, webhook and time', async () => {
+      const seen: WebhookEvent[] = [];
+      consumer = startConsumer({ redisUrl: testStack().redisUrl, prefix: receiver().prefix }, (event) => {
+        seen.push(event);
+      });
+      const bodies = [channelDidCreate('consumer-1'), channelDidCreate('consumer-2')];
+      for (const body of bodies) await deliver(body);
+      await deliver(bodies[0] ?? ''); // a redelivery: the receiver drops it, so the consumer never sees it
+      await waitFor(() => seen.length >= 2, 10_000, 'two events');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+
+      expect(seen).to.have.lengthOf(2);
+      const channelIds = seen.map((event) => (event.data.channel as { channelId: string }).channelId).sort();
+      expect(channelIds).to.deep.equal(['consumer-1', 'consumer-2']);
+      for (const event of seen) {
+        expect(event.event).to.equal('channel.didCreate');
+        expect(event.key).to.match(/^[0-9a-f]{64}$/);
+        expect(event.webhook).to.equal('default');
+        expect(event.attempt).to.equal(1);
+        expect(Date.now() - event.receivedAt.getTime()).to.be.within(0, 30_000);
+      }
+    });
+  });
+
+  describe('when the user function throws', () => {
+    it('the job is retried with backoff and the event comes again, as attempt 2', async () => {
+      const attempts: number[] = [];
+      consumer = startConsumer({ redisUrl: testStack().redisUrl, prefix: receiver().prefix }, (event) => {
+        attempts.push(event.attempt);
+        if (event.attempt === 1) throw new Error('downstream unavailable');
+      });
+      const completedBefore = await consumer.queue.getCompletedCount();
+      await deliver(channelDidCreate('consumer-retry'));
+      await waitFor(() => attempts.length >= 2, 10_000, 'the retry');
+      expect(attempts).to.deep.equal([1, 2]);
+      const queue = consumer.queue;
+      await waitFor(async () => (await queue.getCompletedCount()) > completedBefore, 5_000, 'the completion');
+      expect(await queue.getCompletedCount()).to.equal(completedBefore + 1);
+      expect(await queue.getFailedCount()).to.equal(0);
+    });
+  });
+
+  describe('run as a program (npm run example:consumer)', () => {
+    it('prints one line per event it takes from the queue', async () => {
+      const { child, output } = await startScript(
+        'examples/consumer/main.ts',
+        cleanEnv({ REDIS_URL: testStack().redisUrl, QUEUE_PREFIX: receiver().prefix }),
+        /consuming webhook-events/,
+      );
+      try {
+        await deliver(channelDidCreate('consumer-program'));
+        await waitFor(
+          () => /channel\.didCreate [0-9a-f]{64} \(attempt 1\)/.test(output()),
+          10_000,
+          'the line',
+        );
+      } finally {
+        child.kill('SIGTERM');
+      }
+    });
+  });
+});
