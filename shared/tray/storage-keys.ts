@@ -3,8 +3,8 @@
  * equality from an index (docs/storage.md), so every hot query selects by one of these fields
  * instead of by a range, `$in` or a dotted path. Pure: the stores write and query them.
  */
+import { DAY_MS } from '../time/durations.ts';
 
-export const DAY_MS = 24 * 3600 * 1000;
 /** Width of a history bucket: a page reads one week of a user's records at a time, newest first. */
 export const HISTORY_BUCKET_MS = 7 * DAY_MS;
 

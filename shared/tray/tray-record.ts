@@ -1,6 +1,6 @@
 /**
  * Stored shapes of the tray, shared by the worker (writes) and the API (reads).
- * The public NotificationRecord (platform document 2.1) is derived from TrayRecordDoc by the API.
+ * The public NotificationRecord (docs/contract.md#tray-records) is derived from TrayRecordDoc by the API.
  */
 
 export const TRAY_RECORDS = 'tray_records';
@@ -16,7 +16,7 @@ export const TRAY_TARGET_ACTORS = 'tray_target_actors';
 export const trayVerbs = ['post', 'comment', 'reaction', 'mentreply', 'mention', 'mentreact'] as const;
 export type TrayVerb = (typeof trayVerbs)[number];
 
-/** An actor as they were when they acted (platform document 2.3.7: later renames do not change it). */
+/** An actor as they were when they acted (later renames do not change it). */
 export interface ActorSnapshot {
   userId: string;
   name: string;
@@ -41,12 +41,12 @@ export interface ActorAction {
   actionId: string;
 }
 /**
- * Written only by the tray worker (tray-service/worker). Field decisions (README, "Tray engine"):
+ * Written only by the tray worker (tray-service/worker). Field decisions (docs/tray-engine.md):
  * - `imageUrl` / `avatarCustomUrl` of the public record are those of `actors[0]` (the latest actor).
  * - `targetName` is the feed's name for every verb: the community's display name, or on a user
  *   feed the feed owner's display name (payloads carry no post title).
- * - A deleted user's snapshots in `actors` are rewritten to `Deleted user` (platform document 2.8);
- *   a plain rename never changes stored snapshots (2.3.7).
+ * - A deleted user's snapshots in `actors` are rewritten to `Deleted user`; a plain rename never
+ *   changes stored snapshots (docs/contract.md#userdidupdate-userdiddelete).
  */
 export interface TrayRecordDoc {
   /** v_tarid_uid: `${verb}_${targetId}_${userId}`; for mentions the target is the mentioning post/comment. */
@@ -102,7 +102,7 @@ export interface TrayRecordDoc {
   version: number;
 }
 
-/** community_members: one document per (community, user); drives post fan-out (2.3.6). */
+/** community_members: one document per (community, user); drives post fan-out. */
 export interface MembershipDoc {
   /** membershipId(communityId, userId) */
   _id: string;
@@ -120,7 +120,7 @@ export function membershipId(communityId: string, userId: string): string {
   return JSON.stringify([communityId, userId]);
 }
 
-/** events: every verified delivery, for moderation and analytics (issue 7 reads it). */
+/** events: every verified delivery, for moderation and analytics (the admin API reads it). */
 export interface StoredEventDoc {
   /** The receiver's dedupe key (lowercase hex SHA-256 of the raw body). */
   _id: string;

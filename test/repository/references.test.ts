@@ -4,20 +4,6 @@ import { dirname, join, normalize } from 'node:path';
 import { repoRoot } from '../support/run-script.ts';
 import { readRepositoryFile, repositoryFiles } from '../support/repository-files.ts';
 
-/**
- * Pages another branch adds. docs/storage.md is written with the storage layer's rewrite; the
- * README and docs/ already link it. Remove an entry once the page is in the tree.
- */
-const writtenElsewhere = new Set(['docs/storage.md']);
-
-/**
- * Source being rewritten on another branch, whose comments still cite what is outside the
- * repository; the rewrite fixes them. Remove an entry once it has landed.
- */
-const pendingRewrite = ['tray-service/store/', 'tray-service/worker/', 'shared/tray/', 'shared/mongo/'];
-const pending = (file: string) =>
-  pendingRewrite.some((folder) => file.startsWith(folder)) && file !== 'shared/mongo/is-duplicate-key.ts';
-
 const toRepoPath = (path: string) => normalize(path).split('\\').join('/');
 
 /** Lines of a markdown file outside fenced code blocks, with their line numbers. */
@@ -61,7 +47,6 @@ function anchorsOf(markdownPath: string): Set<string> {
 /** Why `target` (repository-relative, optionally with #anchor) cannot be followed, or undefined. */
 function brokenBecause(target: string): string | undefined {
   const [path = '', anchor] = target.split('#');
-  if (writtenElsewhere.has(path)) return anchor ? 'anchors into a page not written yet' : undefined;
   if (!existsSync(join(repoRoot, path))) return 'no such path in the repository';
   if (anchor && path.endsWith('.md') && !anchorsOf(path).has(anchor)) return `no heading #${anchor}`;
   return undefined;
@@ -122,7 +107,7 @@ describe('references stay inside the repository', () => {
     ];
     const found: string[] = [];
     for (const file of [...markdownFiles(), ...sourceFiles()]) {
-      if (pending(file) || file === 'test/repository/references.test.ts') continue;
+      if (file === 'test/repository/references.test.ts') continue;
       readRepositoryFile(file)
         .split('\n')
         .forEach((line, index) => {

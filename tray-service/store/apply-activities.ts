@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
-import { DAY_MS, recordGroup } from '../../shared/tray/storage-keys.ts';
+import { DAY_MS } from '../../shared/time/durations.ts';
+import { recordGroup } from '../../shared/tray/storage-keys.ts';
 import { TRAY_RECORDS, type TrayRecordDoc } from '../../shared/tray/tray-record.ts';
 import { recordKey, type Activity } from '../worker/activity.ts';
 import { applyActivity, type ApplyOptions } from '../worker/apply-activity.ts';

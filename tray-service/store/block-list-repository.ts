@@ -3,7 +3,7 @@ import { blockFetchLimit, cutBlockPage } from './block-list-page.ts';
 
 export const BLOCK_LIST = 'block_list';
 
-/** One block relation (platform document 2.5). */
+/** One block relation (docs/contract.md#block-list-legacy-beta-deprecated). */
 export interface BlockEntryDoc {
   /** JSON [netid_uid, blocked_userId]: makes blocking idempotent without a read. */
   _id: string;

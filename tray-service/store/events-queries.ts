@@ -2,7 +2,7 @@ import type { Db, Filter, FindCursor } from 'mongodb';
 import { EVENTS, type StoredEventDoc } from '../../shared/tray/tray-record.ts';
 import { afterKeyQuery, type PageKey } from '../admin/page-cursor.ts';
 
-/** The admin filters of GET /admin/events and its export (issue 7). */
+/** The admin filters of GET /admin/events and its export (docs/operations.md). */
 export interface EventsFilter {
   event?: string;
   webhook?: string;

@@ -1,4 +1,5 @@
-import { bucketOf, DAY_MS } from '../../shared/tray/storage-keys.ts';
+import { DAY_MS } from '../../shared/time/durations.ts';
+import { bucketOf } from '../../shared/tray/storage-keys.ts';
 
 /**
  * The history buckets a page may read, newest first: from the bucket of the page's upper bound

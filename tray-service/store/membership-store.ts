@@ -5,7 +5,7 @@ import { UPDATES_PER_BULK } from './cas-update-records.ts';
 import { ignoreDuplicates } from './ignore-duplicates.ts';
 
 /**
- * Applies joins and leaves (platform document 2.3.6) in one unordered bulkWrite. The filter
+ * Applies joins and leaves (docs/contract.md#communitydidjoin-communitydidleave) in bulk. The filter
  * `updatedAt < at` makes an older join/leave delivered after a newer one a no-op: it matches
  * nothing, its upsert then collides with the existing _id, and that duplicate-key error is the
  * expected "a newer change exists" answer. A join sets `since`, so posts created while the user

@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
-import { DAY_MS, dayOf } from '../../shared/tray/storage-keys.ts';
+import { DAY_MS } from '../../shared/time/durations.ts';
+import { dayOf } from '../../shared/tray/storage-keys.ts';
 import {
   EVENTS,
   TRAY_RECORD_CLAIMS,

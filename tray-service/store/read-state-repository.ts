@@ -3,7 +3,7 @@ import type { Db } from 'mongodb';
 export const TRAY_READ_STATE = 'tray_read_state';
 
 /**
- * The "Last Read" level of platform document 2.4. Each call of last-read inserts one document and
+ * The "Last Read" level (docs/contract.md#what-unread-compares). Each call of last-read inserts one document and
  * then prunes the user's older ones; the user's last-read time is the largest left. Inserts and
  * deletes only, because FerretDB applies update operators as read-modify-write, so two
  * concurrent `$max` updates can lose the larger value (seen in the concurrency test).

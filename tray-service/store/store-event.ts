@@ -1,7 +1,8 @@
 import type { Db } from 'mongodb';
 import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import { EVENTS, type StoredEventDoc } from '../../shared/tray/tray-record.ts';
-import { DAY_MS, dayOf } from '../../shared/tray/storage-keys.ts';
+import { DAY_MS } from '../../shared/time/durations.ts';
+import { dayOf } from '../../shared/tray/storage-keys.ts';
 
 export interface EventOutcome {
   status: StoredEventDoc['status'];

@@ -1,5 +1,5 @@
 /**
- * The v3 history cursor (platform document 4.1: `startAfter`/`nextPage` are integer timestamps).
+ * The v3 history cursor (docs/contract.md#tray: `startAfter`/`nextPage` are integer timestamps).
  * An integer timestamp cannot tell apart records sharing one `lastUpdate`, so a page never splits
  * such a group: it is extended to the group's end and the next page starts strictly below it.
  * Pure: the repository runs the queries, this decides what they mean.

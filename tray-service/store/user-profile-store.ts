@@ -20,8 +20,8 @@ export interface UserProfileDoc {
 }
 
 /**
- * Keeps user_profiles current. A rename changes no stored record (platform document 2.3.7): names
- * are snapshots taken when each actor acted. A delete (2.8, 3.3) rewrites the user's snapshots in
+ * Keeps user_profiles current (docs/contract.md#userdidupdate-userdiddelete). A rename changes no
+ * stored record: names are snapshots taken when each actor acted. A delete rewrites the user's snapshots in
  * every record to `Deleted user` (FerretDB has no positional `$` update, so records are rewritten
  * with compare-and-set), removes the deleted user's own tray and ends their memberships.
  */

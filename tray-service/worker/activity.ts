@@ -1,7 +1,7 @@
 import type { TrayRecordDoc, TrayVerb } from '../../shared/tray/tray-record.ts';
 import type { BanChange } from '../bans/ban-change.ts';
 
-/** A user as the event showed them when they acted (platform document 2.3.7). */
+/** A user as the event showed them when they acted (a later rename does not change it). */
 export interface ActorInfo {
   userId: string;
   name: string;
@@ -67,10 +67,10 @@ export interface MappedEvent {
   bans?: BanChange[];
 }
 
-/** The stable record key v_tarid_uid (platform document 2.1). */
+/** The stable record key v_tarid_uid (docs/contract.md#tray-records). */
 export function recordKey(verb: TrayVerb, targetId: string, userId: string): string {
   return `${verb}_${targetId}_${userId}`;
 }
 
-/** The display name of a deleted user (platform document 2.8). */
+/** The display name of a deleted user (docs/contract.md#userdidupdate-userdiddelete). */
 export const DELETED_USER_NAME = 'Deleted user';

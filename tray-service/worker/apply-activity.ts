@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { TrayRecordDoc } from '../../shared/tray/tray-record.ts';
-import { DAY_MS, recordStorageKeys } from '../../shared/tray/storage-keys.ts';
+import { DAY_MS } from '../../shared/time/durations.ts';
+import { recordStorageKeys } from '../../shared/tray/storage-keys.ts';
 import { recordKey, type Activity } from './activity.ts';
 import { compareActions, countedActors, type GroupActors } from './group-actors.ts';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// Payload schemas of the events that change the tray (shared/spec/events.md). Unknown extra
+// Payload schemas of the events that change the tray (docs/contract.md#event-catalogue). Unknown extra
 // fields are allowed: the platform may add fields without breaking the tray.
 
 const id = z.string().min(1);

@@ -10,9 +10,9 @@ import {
   userGlobalBan,
 } from './event-schemas.ts';
 import { mapComment, mapPost, mapReaction } from './map-social-events.ts';
-import { PayloadError } from './payload-error.ts';
+import { PayloadError } from '../../shared/errors/payload-error.ts';
 
-/** Known events that are kept for moderation and analytics but change no record (events.md). */
+/** Known events that are kept for moderation and analytics but change no record (docs/contract.md#events-that-are-only-stored). */
 const storeOnly = new Set(['channel.didCreate', 'follow.didCreate', 'follow.didRequest', 'post.didFlag']);
 
 export interface Envelope {
@@ -25,7 +25,7 @@ export interface Envelope {
 const none = { activities: [], memberships: [], profiles: [] };
 
 /**
- * The one place that knows event names and payload paths (shared/spec/events.md). A platform
+ * The one place that knows event names and payload paths (docs/contract.md#event-catalogue). A platform
  * that sends other names or shapes is adapted here. Never throws: an unknown name or an invalid
  * payload is a status, so the job completes instead of being retried forever.
  */

@@ -8,7 +8,7 @@ import type {
   reactionDidAdd,
   UserProfile,
 } from './event-schemas.ts';
-import { PayloadError } from './payload-error.ts';
+import { PayloadError } from '../../shared/errors/payload-error.ts';
 
 type Post = z.infer<typeof postDidCreate>;
 type Comment = z.infer<typeof commentDidCreate>;
@@ -16,7 +16,7 @@ type Reaction = z.infer<typeof reactionDidAdd>;
 type PostRef = z.infer<typeof postRefSchema>;
 type Community = { communityId: string; displayName: string } | null | undefined;
 
-// Record fields per verb: shared/spec/events.md, "Record fields per verb". targetName is the
+// Record fields per verb: docs/contract.md#record-fields-per-verb. targetName is the
 // feed's name for every verb: the community's name, or the feed owner's display name on a user
 // feed (payloads carry no post title, and it is what the message templates name).
 
@@ -26,7 +26,7 @@ export function mapPost(payload: Post): Activity[] {
   const feed = feedOf(post, payload.community, payload.users);
   const base = { actor: actorOf(post.postedUserId, payload.users), at: Date.parse(post.createdAt), feed };
   const result: Activity[] = [];
-  // Posts on a user feed are not tray events (platform document 2.3.8); their mentions are.
+  // Posts on a user feed are not tray events (docs/contract.md#postdidcreate); their mentions are.
   if (feed.kind === 'community') {
     result.push({
       ...base,

@@ -22,7 +22,7 @@ export interface ProcessOptions {
    */
   bans?: { redis: RedisClient; prefix: string };
   /**
-   * Runs after the event is stored and applied (DESIGN.md data flow, step d: moderation rules).
+   * Runs after the event is stored and applied (the moderation rules, docs/operations.md).
    * Must be idempotent: a job that throws is retried and the hook sees the event again.
    */
   onStored?: (event: StoredEventDoc) => Promise<void>;

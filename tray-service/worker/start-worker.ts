@@ -31,7 +31,7 @@ export interface WorkerDeps {
    * unless a connection is given. Default prefix `tray-bans`.
    */
   bans?: { prefix: string; redis?: RedisClient };
-  /** The moderation step (issue 7) plugs in here: called once per processed job, after the event is stored. */
+  /** The moderation step plugs in here: called once per processed job, after the event is stored. */
   onStored?: (event: StoredEventDoc) => Promise<void>;
   /** The service's start-up ensureCollections result; without it the worker ensures its own collections. */
   storage?: EnsuredStorage;

@@ -44,7 +44,7 @@ const concurrency = Number(process.env.RELIABILITY_LOAD_CONCURRENCY ?? 48);
  */
 const backend = process.env.MONGODB_URI ? 'stack' : 'ferretdb-postgresql';
 
-/** The platform's acknowledgement contract (platform document 4.3): answer within 1.5 s. */
+/** The platform's acknowledgement contract (docs/contract.md#answer): answer within 1.5 s. */
 const ACK_LIMIT_MS = 1_500;
 const MB = 1_048_576;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,10 +1,9 @@
+import { DAY_MS } from '../../../shared/time/durations.ts';
 import { expect } from 'chai';
 import { dayOf } from '../../../shared/tray/storage-keys.ts';
 import { EVENTS, TRAY_RECORDS } from '../../../shared/tray/tray-record.ts';
 import { purgeExpired } from '../../../tray-service/store/purge-expired.ts';
 import { useMongo } from '../../support/suite-resources.ts';
-
-const DAY_MS = 24 * 3600 * 1000;
 
 describe('purgeExpired', () => {
   const mongo = useMongo();

@@ -1,3 +1,4 @@
+import { DAY_MS } from '../../../shared/time/durations.ts';
 import { expect } from 'chai';
 import { TRAY_RECORDS } from '../../../shared/tray/tray-record.ts';
 import { purgeExpired } from '../../../tray-service/store/purge-expired.ts';
@@ -11,7 +12,6 @@ import {
 } from './event-builder.ts';
 import { useWorker } from './worker-harness.ts';
 
-const DAY_MS = 24 * 3600 * 1000;
 const at = (minutes: number) => Date.parse(minute(minutes));
 
 // docs/contract.md#tray-records (grouping and message rules), each rule through the real queue.

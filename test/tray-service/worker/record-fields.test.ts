@@ -1,8 +1,8 @@
+import { DAY_MS } from '../../../shared/time/durations.ts';
 import { expect } from 'chai';
 import { commentEvent, membershipEvent, minute, postEvent, reactionEvent } from './event-builder.ts';
 import { useWorker } from './worker-harness.ts';
 
-const DAY_MS = 24 * 3600 * 1000;
 const at = (minutes: number) => Date.parse(minute(minutes));
 
 // One test per row of "Record fields per verb" (docs/contract.md#event-catalogue), through the real queue.
