@@ -67,7 +67,7 @@ export async function applyActivities(
       const batch = recipients
         .slice(start, start + options.fanOutBatch)
         .map((recipientId) => ({ recipientId, activity }));
-      await writeDeliveries(db, batch, options, { read: readGroup, first });
+      await writeDeliveries(db, batch, options, { read: readGroup, first, group });
     }
   }
 }
@@ -82,7 +82,8 @@ async function writeDeliveries(
   db: Db,
   deliveries: Delivery[],
   options: ApplyActivitiesOptions,
-  reads: { read: () => Promise<RecordSnapshot>; first: RecordSnapshot } | undefined = undefined,
+  reads:
+    { read: () => Promise<RecordSnapshot>; first: RecordSnapshot; group: string } | undefined = undefined,
 ): Promise<void> {
   if (deliveries.length === 0) return;
   if (options.lock) {
@@ -121,7 +122,7 @@ async function writeDeliveries(
   };
   await casUpdateRecords(db, [...byKey.keys()], compute, {
     owner: options.owner,
-    ...(reads ? { read: reads.read, first: reads.first } : {}),
+    ...(reads ? { read: reads.read, first: reads.first, group: reads.group } : {}),
     refresh: async () => {
       at = now();
       for (const group of groups) actors.set(group, await readGroupActors(db, group));

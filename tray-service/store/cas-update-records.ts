@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isDeepStrictEqual } from 'node:util';
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { TRAY_RECORDS, type TrayRecordDoc } from '../../shared/tray/tray-record.ts';
 import { claimVersions } from './claim-versions.ts';
@@ -30,6 +31,12 @@ export interface CasOptions {
    */
   read?: (keys: readonly string[]) => Promise<RecordSnapshot>;
   first?: RecordSnapshot;
+  /**
+   * The record group `read` returns whole (a fan-out): records of the group moving from the same
+   * version to the same state are then written by one `updateMany({group, version})` (see
+   * groupedUpdates) instead of one operation each.
+   */
+  group?: string;
   /**
    * Runs after each round's read and before its compute: re-reads what `compute` depends on (the
    * group's actors). Reading it after the records makes every write that a round's read saw
@@ -96,7 +103,13 @@ export async function casUpdateRecords(
     const inserted = await insertRecords(db, inserts);
     written += inserted.count;
     for (const key of inserted.lost) retry.add(key);
-    const wonUpdates = updates.filter(({ before }) => won.has(before._id));
+    let wonUpdates = updates.filter(({ before }) => won.has(before._id));
+    if (options.group !== undefined) {
+      const grouped = await writeGroupedUpdates(db, options.group, current, wonUpdates, won);
+      written += grouped.written;
+      for (const key of grouped.retry) retry.add(key);
+      wonUpdates = grouped.single;
+    }
     for (let start = 0; start < wonUpdates.length; start += UPDATES_PER_BULK) {
       const chunk = wonUpdates.slice(start, start + UPDATES_PER_BULK);
       const result = await db
@@ -109,6 +122,86 @@ export async function casUpdateRecords(
     pending = [...retry];
   }
   return { written, rounds };
+}
+
+/** Records a grouped statement may leave out by `_id` (FerretDB filters `$nin` after the group lookup). */
+const MAX_EXCLUDED = 10;
+
+interface Update {
+  before: TrayRecordDoc;
+  next: TrayRecordDoc;
+}
+
+/** The fields a write changes: what differs from the record read, and what it no longer has. */
+function changes({ before, next }: Update): { $set: Partial<TrayRecordDoc>; $unset: Record<string, ''> } {
+  const $set: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(next)) {
+    if (!isDeepStrictEqual(value, (before as unknown as Record<string, unknown>)[field])) $set[field] = value;
+  }
+  const $unset: Record<string, ''> = {};
+  for (const field of Object.keys(before)) if (!(field in next)) $unset[field] = '';
+  return { $set: $set as Partial<TrayRecordDoc>, $unset };
+}
+
+/**
+ * A post fanned out to a community moves most members' records from one version to the same next
+ * state. FerretDB rewrites each matched document either way, but one statement for all of them
+ * costs a fraction of a thousand single-record operations. A class is written so only when the
+ * statement's filter selects exactly it: `{group, version}` minus at most MAX_EXCLUDED records of
+ * the group read at that version that are not in it (the author's own record, a member who left),
+ * and every claim of the class was won here (a concurrent writer of any of them holds a lost
+ * claim, so the class is written record by record instead). The claims still make
+ * it compare-and-set: nobody else may move these records from this version. The rest are returned
+ * as `single`.
+ */
+async function writeGroupedUpdates(
+  db: Db,
+  group: string,
+  current: RecordSnapshot,
+  updates: Update[],
+  won: ReadonlySet<string>,
+): Promise<{ written: number; retry: string[]; single: Update[] }> {
+  const classes = new Map<string, { version: number; update: Update; ids: string[] }>();
+  const single: Update[] = [];
+  for (const update of updates) {
+    const { version, ...rest } = changes(update).$set;
+    const { $unset } = changes(update);
+    if (version === undefined) {
+      single.push(update);
+      continue;
+    }
+    const key = JSON.stringify([update.before.version, rest, $unset]);
+    const found = classes.get(key);
+    if (found) found.ids.push(update.before._id);
+    else classes.set(key, { version: update.before.version, update, ids: [update.before._id] });
+  }
+  // The records of the group read at each version: those outside a class are excluded by name.
+  const atVersion = new Map<number, string[]>();
+  for (const record of current.values()) {
+    if (record.group !== group) continue;
+    atVersion.set(record.version, [...(atVersion.get(record.version) ?? []), record._id]);
+  }
+  let written = 0;
+  const retry: string[] = [];
+  const byId = new Map(updates.map((update) => [update.before._id, update]));
+  for (const { version, update, ids } of classes.values()) {
+    const members = new Set(ids);
+    const others = (atVersion.get(version) ?? []).filter((id) => !members.has(id));
+    if (ids.length < 2 || others.length > MAX_EXCLUDED || ids.some((id) => !won.has(id))) {
+      for (const id of ids) single.push(byId.get(id) as Update);
+      continue;
+    }
+    const { $set, $unset } = changes(update);
+    const result = await db
+      .collection<TrayRecordDoc>(TRAY_RECORDS)
+      .updateMany(
+        { group, version, ...(others.length > 0 ? { _id: { $nin: others } } : {}) },
+        Object.keys($unset).length > 0 ? { $set, $unset } : { $set },
+      );
+    written += result.matchedCount;
+    if (result.matchedCount < ids.length) retry.push(...ids);
+  }
+  return { written, retry, single };
 }
 
 /** The whole next state, filtered on the version it was computed from. */
