@@ -231,10 +231,13 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
     spawnSync('chmod', ['o+x', dirname(options.dir)]);
   }
   if (!existsSync(join(data, 'PG_VERSION'))) {
-    const result = spawnSync(postgresBin('initdb'), ['-D', data, '-U', 'postgres', '--auth=trust'], {
-      encoding: 'utf8',
-      ...user,
-    });
+    // UTF8 whatever the caller's locale (FerretDB refuses any other encoding; a bare environment
+    // would give SQL_ASCII); the C locale sorts by byte, like MongoDB.
+    const result = spawnSync(
+      postgresBin('initdb'),
+      ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C'],
+      { encoding: 'utf8', ...user },
+    );
     if (result.status !== 0) throw new Error(`initdb failed: ${result.stderr}`);
   }
   const durability =

@@ -15,27 +15,39 @@ const detected = new WeakMap<Db, Promise<Storage>>();
  * PostgreSQL.
  */
 export function detectStorage(db: Db, options: { postgresUrl?: string | undefined } = {}): Promise<Storage> {
-  let storage = detected.get(db);
-  if (!storage) {
-    storage = detect(db, options.postgresUrl);
-    detected.set(db, storage);
-    // A failed probe (server down at start-up) is asked again next time, not remembered.
-    storage.catch(() => detected.delete(db));
-  }
+  const known = detected.get(db);
+  if (known) return known;
+  const answer = detect(db, options.postgresUrl);
+  const storage = answer.then((found) => found.storage);
+  // Remembered only when the server said so: not a failed probe (server down at start-up), and not
+  // a guess made before any collection existed.
+  detected.set(db, storage);
+  answer.then(
+    (found) => {
+      if (!found.certain) detected.delete(db);
+    },
+    () => detected.delete(db),
+  );
   return storage;
 }
 
-async function detect(db: Db, postgresUrl: string | undefined): Promise<Storage> {
+async function detect(
+  db: Db,
+  postgresUrl: string | undefined,
+): Promise<{ storage: Storage; certain: boolean }> {
   const info = await db.admin().command({ buildInfo: 1 });
-  if (typeof info.ferretdbVersion !== 'string') return 'mongodb';
+  if (typeof info.ferretdbVersion !== 'string') return { storage: 'mongodb', certain: true };
   const [collection] = await db.listCollections({}, { nameOnly: true }).toArray();
   if (collection) {
     const explained: Document = await db.command({ explain: { find: collection.name, filter: {} } });
     const plan = (explained.queryPlanner as { Plan?: Record<string, unknown> } | undefined)?.Plan;
-    if (plan) return typeof plan['Node Type'] === 'string' ? 'ferretdb-postgresql' : 'ferretdb-other';
+    if (plan) {
+      const storage = typeof plan['Node Type'] === 'string' ? 'ferretdb-postgresql' : 'ferretdb-other';
+      return { storage, certain: true };
+    }
   }
   if (postgresUrl && (await ferretSchemaExists(postgresUrl, db.databaseName).catch(() => false))) {
-    return 'ferretdb-postgresql';
+    return { storage: 'ferretdb-postgresql', certain: true };
   }
-  return 'ferretdb-other';
+  return { storage: 'ferretdb-other', certain: false };
 }

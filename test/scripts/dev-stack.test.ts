@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../scripts/lib/local-servers.ts';
@@ -26,6 +26,11 @@ describe('npm start (scripts/dev-stack.ts)', function () {
     expect(tray.status).to.equal(200);
     expect(await tray.json()).to.deep.equal({ status: 'ok' });
     expect(output()).to.match(new RegExp(`receiver http://localhost:${receiverPort}`));
+    // FerretDB on a PostgreSQL cluster under the stack's data directory, and the tray service told
+    // where it is (FERRETDB_POSTGRESQL_URL), so its equality filters are index-served.
+    expect(existsSync(join(dataDir, 'postgres', 'data', 'PG_VERSION'))).to.equal(true);
+    expect(output()).to.include('FerretDB-on-PostgreSQL index set in force');
+    expect(output()).not.to.include('without FERRETDB_POSTGRESQL_URL');
 
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGINT');

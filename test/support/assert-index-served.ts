@@ -1,4 +1,4 @@
-import type { Db, Document, Filter } from 'mongodb';
+import type { Db, Document } from 'mongodb';
 import pg from 'pg';
 import { detectStorage } from '../../shared/mongo/detect-storage.ts';
 import { withPostgres } from '../../shared/mongo/ferret-postgres-tables.ts';
@@ -36,7 +36,7 @@ const MONGO_INDEX_STAGE =
 export async function assertIndexServed(
   db: Db,
   collectionName: string,
-  filter: Filter<Document>,
+  filter: Document,
   options: AssertIndexServedOptions = {},
 ): Promise<void> {
   const command = options.command ?? 'find';
@@ -114,7 +114,7 @@ async function ginIndexesOf(postgresUrl: string, schema: string, table: string):
 async function assertMongoServed(
   db: Db,
   collectionName: string,
-  filter: Filter<Document>,
+  filter: Document,
   command: NonNullable<AssertIndexServedOptions['command']>,
   what: string,
 ): Promise<void> {

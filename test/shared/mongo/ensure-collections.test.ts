@@ -4,7 +4,6 @@ import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import type { CollectionSpec } from '../../../shared/mongo/collection-spec.ts';
 import { ginIndexName } from '../../../shared/mongo/create-gin-indexes.ts';
-import { detectStorage } from '../../../shared/mongo/detect-storage.ts';
 import { ensureCollection } from '../../../shared/mongo/ensure-collection.ts';
 import { ensureCollections } from '../../../shared/mongo/ensure-collections.ts';
 import { withPostgres } from '../../../shared/mongo/ferret-postgres-tables.ts';
@@ -53,11 +52,6 @@ describe('ensureCollections on FerretDB-on-PostgreSQL', () => {
     });
   }
   const fieldsOf = (gin: Map<string, string>) => [...gin.values()].sort();
-
-  it('detects the server as FerretDB on PostgreSQL', async () => {
-    await ferret.db.createCollection('probe').catch(() => undefined);
-    expect(await detectStorage(ferret.db)).to.equal('ferretdb-postgresql');
-  });
 
   it('creates each collection with a GIN index for _id and every equality field, no TTL', async () => {
     const db = ferret.otherDb();

@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import { EVENTS, MEMBERSHIPS, TRAY_RECORD_CLAIMS, TRAY_RECORDS } from '../../../shared/tray/tray-record.ts';
 import { MODERATION_DECISIONS } from '../../../tray-service/moderation/decision-doc.ts';
 import { BLOCK_LIST } from '../../../tray-service/store/block-list-repository.ts';
+import { TRAY_READ_STATE } from '../../../tray-service/store/read-state-repository.ts';
 import { trayCollections, workerCollections } from '../../../tray-service/store/tray-collections.ts';
+import { assertIndexServed } from '../../support/assert-index-served.ts';
 import { ensureTestCollections } from '../../support/ensure-test-collections.ts';
 import { useMongo } from '../../support/suite-resources.ts';
 
@@ -60,4 +62,21 @@ describe("the tray service's collections (ensureCollections at start-up)", () =>
     );
     expect(expiry?.expireAfterSeconds !== undefined).to.equal(ttl);
   });
+
+  // The queries the lead's rewrite keeps in some form; each collection module's hot query gets its
+  // own such test beside it.
+  for (const [collection, filter] of [
+    [TRAY_RECORDS, { userId: 'u-1' }],
+    [TRAY_RECORDS, { _id: 'r-1' }],
+    [MEMBERSHIPS, { communityId: 'c-1' }],
+    [EVENTS, { event: 'comment.didCreate' }],
+    [BLOCK_LIST, { netid_uid: 'n-1' }],
+    [TRAY_READ_STATE, { userId: 'u-1' }],
+    [MODERATION_DECISIONS, { userId: 'u-1' }],
+  ] as const) {
+    it(`serves ${collection} ${JSON.stringify(filter)} from an index`, async () => {
+      await ensureTestCollections(mongo.db, trayCollections);
+      await assertIndexServed(mongo.db, collection, filter);
+    });
+  }
 });
