@@ -1,52 +1,61 @@
-import type { AnyBulkWriteOperation, Db } from 'mongodb';
-import { UPDATES_PER_BULK } from './cas-update-records.ts';
-import { ignoreDuplicates } from './ignore-duplicates.ts';
+import type { Db } from 'mongodb';
 import { banRank, type BanChange } from '../bans/ban-change.ts';
+import { ignoreDuplicates } from './ignore-duplicates.ts';
 
 export const USER_BANS = 'user_bans';
 
-/** user_bans: the latest global ban or unban of each user ever banned (the durable record). */
+/** user_bans: the global ban changes of each user ever banned, the newest kept (the durable record). */
 export interface UserBanDoc {
-  /** The user id. */
+  /** JSON [user id, rank]: a redelivered change inserts nothing. */
   _id: string;
+  userId: string;
   banned: boolean;
   /** Epoch ms of the change on the platform (the event's createdAt). */
   changedAt: number;
-  /** banRank(banned, changedAt): the one field the compare in applyBanChanges reads. */
+  /** banRank(banned, changedAt): the highest rank is the user's state. */
   rank: number;
 }
 
 /**
- * Stores ban changes, newest `createdAt` wins whatever the arrival order. FerretDB's updates are
- * not atomic under concurrency, so there is no read-modify-write: the filter `rank < new rank`
- * matches only an older state; when a newer (or the same) change is stored it matches nothing,
- * the upsert then collides with the existing _id, and that duplicate key is the expected
- * "already newer" answer. A redelivery is therefore a no-op.
+ * Stores ban changes, newest `createdAt` wins whatever the arrival order. Insert-only plus a
+ * prune of lower ranks, because FerretDB's updates are not atomic under concurrency: two
+ * concurrent compare-and-update writes can both match and the older land last. An insert is
+ * atomic, and the prune never deletes the highest rank, whatever the interleaving.
  */
 export async function applyBanChanges(db: Db, changes: readonly BanChange[]): Promise<void> {
-  if (changes.length === 0) return;
-  const ops: AnyBulkWriteOperation<UserBanDoc>[] = changes.map((change) => {
+  const bans = db.collection<UserBanDoc>(USER_BANS);
+  for (const change of changes) {
     const rank = banRank(change);
-    return {
-      updateMany: {
-        filter: { _id: change.userId, rank: { $lt: rank } },
-        update: { $set: { banned: change.banned, changedAt: change.at, rank } },
-        upsert: true,
-      },
-    };
-  });
-  // Single-document updateMany, not updateOne: see UPDATES_PER_BULK (cas-update-records.ts).
-  for (let start = 0; start < ops.length; start += UPDATES_PER_BULK) {
     await ignoreDuplicates(
-      db
-        .collection<UserBanDoc>(USER_BANS)
-        .bulkWrite(ops.slice(start, start + UPDATES_PER_BULK), { ordered: false }),
+      bans.insertOne({
+        _id: JSON.stringify([change.userId, rank]),
+        userId: change.userId,
+        banned: change.banned,
+        changedAt: change.at,
+        rank,
+      }),
     );
+    await bans.deleteMany({ userId: change.userId, rank: { $lt: rank } });
   }
+}
+
+/** The newest stored change of each user (documents a prune has not reached yet are older). */
+function newestPerUser(docs: readonly UserBanDoc[]): BanChange[] {
+  const newest = new Map<string, UserBanDoc>();
+  for (const doc of docs) {
+    const seen = newest.get(doc.userId);
+    if (!seen || doc.rank > seen.rank) newest.set(doc.userId, doc);
+  }
+  return [...newest.values()].map((doc) => ({ userId: doc.userId, banned: doc.banned, at: doc.changedAt }));
+}
+
+/** A user's ban state as stored, or undefined when they were never banned. */
+export async function storedBanOf(db: Db, userId: string): Promise<BanChange | undefined> {
+  const [state] = newestPerUser(await db.collection<UserBanDoc>(USER_BANS).find({ userId }).toArray());
+  return state;
 }
 
 /** Every stored ban state, to publish again when Redis lost what was published (start-up). */
 export async function storedBanChanges(db: Db): Promise<BanChange[]> {
-  const docs = await db.collection<UserBanDoc>(USER_BANS).find({}).toArray();
-  return docs.map((doc) => ({ userId: doc._id, banned: doc.banned, at: doc.changedAt }));
+  return newestPerUser(await db.collection<UserBanDoc>(USER_BANS).find({}).toArray());
 }

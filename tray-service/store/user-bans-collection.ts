@@ -1,9 +1,15 @@
 import type { CollectionSpec } from '../../shared/mongo/collection-spec.ts';
 import { USER_BANS } from './ban-store.ts';
 
-/** user_bans: each user's latest global ban state (ban-store.ts); read whole only at start-up. */
+/** user_bans: each user's global ban changes, the newest kept (ban-store.ts). */
 export const userBansCollection: CollectionSpec = {
   name: USER_BANS,
-  indexes: [],
-  equalityFields: [],
+  indexes: [
+    {
+      name: 'ban_user',
+      key: { userId: 1, rank: 1 },
+      serves: 'find({userId}) in storedBanOf and deleteMany({userId, rank < newest}) pruning older changes',
+    },
+  ],
+  equalityFields: ['userId'],
 };
