@@ -10,10 +10,15 @@ export async function ignoreDuplicates(write: Promise<unknown>): Promise<number[
     await write;
     return [];
   } catch (error) {
-    // A write concern error (`err`) means the surviving writes are not known to be durable.
-    const writeConcern = typeof error === 'object' && error !== null && 'err' in error && Boolean(error.err);
-    if (!writeConcern && onlyDuplicateKeys(error))
-      return writeErrorsOf(error).map((w) => (w as { index?: number }).index ?? 0);
+    const writeErrors = writeErrorsOf(error);
+    if (writeErrors.length > 0) {
+      // A write concern error (`err`) means the surviving writes are not known to be durable.
+      const writeConcern =
+        typeof error === 'object' && error !== null && 'err' in error && Boolean(error.err);
+      if (!writeConcern && onlyDuplicateKeys(error))
+        return writeErrors.map((w) => (w as { index?: number }).index ?? 0);
+      throw error;
+    }
     if (isDuplicateKey(error)) return [0];
     throw error;
   }
