@@ -273,7 +273,13 @@ describe('tray API: NoSQL operator injection and cross-user isolation', function
       expect(await blockEntries(api.db, userB)).to.deep.equal(bBefore);
     });
 
-    for (const sub of ['.*', '{"$ne":null}', `${userA}\u0000`, `${userA} `, 'USER-A', '__proto__']) {
+    it(`a token for the user id "${userA}\\u0000" is refused (401): a control character names nobody`, async () => {
+      const auth = await bearer(`${userA}\u0000`);
+      await request(app).get('/notifications/v3/history').set('authorization', auth).expect(401);
+      await request(app).get('/block/members?checkList=x1').set('authorization', auth).expect(401);
+    });
+
+    for (const sub of ['.*', '{"$ne":null}', `${userA} `, 'USER-A', '__proto__']) {
       it(`a token for the user id ${JSON.stringify(sub)} sees nothing of A's`, async () => {
         const auth = await bearer(sub);
         const history = await request(app)

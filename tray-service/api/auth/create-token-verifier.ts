@@ -11,11 +11,19 @@ export interface VerifiedToken {
 
 export type TokenVerifier = (token: string) => Promise<VerifiedToken>;
 
+/**
+ * Control characters never occur in a platform user id, and PostgreSQL (behind FerretDB) cannot
+ * hold U+0000 in a document at all: such an id names nobody.
+ */
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+const usable = (id: string) => id !== '' && !CONTROL_CHARACTER.test(id);
+
 /** The user id a token names: `sub`, else a `userId` claim (string, or a whole number some issuers use). */
 export function userIdFromClaims(claims: JWTPayload): string | undefined {
-  if (typeof claims.sub === 'string' && claims.sub !== '') return claims.sub;
+  if (typeof claims.sub === 'string' && usable(claims.sub)) return claims.sub;
   const userId = claims.userId;
-  if (typeof userId === 'string' && userId !== '') return userId;
+  if (typeof userId === 'string' && usable(userId)) return userId;
   if (typeof userId === 'number' && Number.isSafeInteger(userId)) return String(userId);
   return undefined;
 }

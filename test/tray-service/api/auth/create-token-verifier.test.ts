@@ -32,6 +32,13 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
       await expect(verify(token)).to.be.rejectedWith(AppError, 'token names no user');
     });
 
+    it('rejects a user id with a control character (U+0000 cannot even be stored)', async () => {
+      for (const sub of ['user-1\u0000', 'user-1\n', 'user-1\u007f']) {
+        const token = await sign({}).setSubject(sub).setExpirationTime('1h').sign(secret);
+        await expect(verify(token)).to.be.rejectedWith(AppError, 'token names no user');
+      }
+    });
+
     it('rejects an expired token', async () => {
       const token = await sign({ sub: 'u' })
         .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
