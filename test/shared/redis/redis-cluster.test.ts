@@ -28,6 +28,7 @@ import { createRedis, type RedisClient } from '../../../shared/redis/create-redi
 import { refuseEvictingRedis } from '../../../shared/redis/refuse-evicting-redis.ts';
 import type { RedisClusterTarget } from '../../../shared/redis/redis-target.ts';
 import { createRateLimiter } from '../../../tray-service/api/rate-limit/create-rate-limiter.ts';
+import { cleanEnv, runScript } from '../../support/run-script.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 
 const job = (key: string): WebhookJobData => ({
@@ -273,6 +274,32 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       expect(messages).to.deep.equal([]);
     });
   });
+  describe('scripts/replay.ts with REDIS_CLUSTER_NODES', () => {
+    it('moves a failed job back to waiting on the cluster', async () => {
+      const prefix = taggedPrefix();
+      const worker = createWebhookQueue({ redis: target, prefix });
+      queues.push(worker);
+      const failed = new Promise((resolve) => worker.once('failed', resolve));
+      void worker.process(async () => {
+        throw new Error('MongoDB was down');
+      });
+      await worker.add(job('dead'), { jobId: 'dead', attempts: 1 });
+      await failed;
+      await worker.close();
+      const result = await runScript(
+        'scripts/replay.ts',
+        ['failed'],
+        cleanEnv({ REDIS_CLUSTER_NODES: cluster.seeds, QUEUE_PREFIX: prefix }),
+        30_000,
+      );
+      expect(result.stderr).to.equal('');
+      expect(result.stdout).to.include('1 failed jobs moved back');
+      const queue = createWebhookQueue({ redis: target, prefix });
+      queues.push(queue);
+      expect(await queue.getJobCounts()).to.deep.include({ waiting: 1, failed: 0 });
+    });
+  });
+
   describe('the replica fence', () => {
     it('counts nothing a replica did not confirm, and replaying that event is a no-op', async () => {
       const prefix = taggedPrefix();
