@@ -101,8 +101,11 @@ async function startNode(port: number, dir: string, nodeTimeoutMs: number): Prom
     'no',
   ];
   const child = spawn('redis-server', args, { stdio: ['ignore', log, log] });
+  let spawnError: Error | undefined;
+  child.once('error', (error) => (spawnError = error));
   const deadline = Date.now() + 10_000;
   while (!(await canConnect(port))) {
+    if (spawnError) throw new Error(`cannot run redis-server (${spawnError.message}): npm run setup`);
     if (child.exitCode !== null) throw new Error(`redis-server on port ${port} exited during start-up`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
@@ -136,6 +139,10 @@ function redisCli(args: readonly string[], timeoutMs = 30_000): Promise<string> 
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot run redis-cli (${error.message}): install redis-tools`));
+    });
     child.once('exit', (code) => {
       clearTimeout(timer);
       if (code === 0) resolve(output);

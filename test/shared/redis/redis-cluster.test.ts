@@ -13,6 +13,7 @@ import { createReceiverQueue, type ReceiverQueue } from '../../../receiver/store
 import {
   dedupeMarkKey,
   enqueueMany,
+  NotReplicatedError,
   ReplicaFence,
   type EnqueueTarget,
 } from '../../../receiver/store/enqueue-once.ts';
@@ -27,6 +28,7 @@ import { createRedis, type RedisClient } from '../../../shared/redis/create-redi
 import { refuseEvictingRedis } from '../../../shared/redis/refuse-evicting-redis.ts';
 import type { RedisClusterTarget } from '../../../shared/redis/redis-target.ts';
 import { createRateLimiter } from '../../../tray-service/api/rate-limit/create-rate-limiter.ts';
+import { cleanEnv, runScript } from '../../support/run-script.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 
 const job = (key: string): WebhookJobData => ({
@@ -36,6 +38,12 @@ const job = (key: string): WebhookJobData => ({
   event: 'post.didCreate',
   data: { n: key },
 });
+
+/**
+ * The replica's confirmation in tests that are not about its timing: generous, because on a busy
+ * CI machine a replica may take longer than the receiver's default 100 ms to acknowledge.
+ */
+const patientWaitMs = 2_000;
 
 /** Resolves with the first value `probe` returns that is not undefined (bounded). */
 async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
@@ -109,7 +117,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
         redis: receiverQueue.client,
         markPrefix: prefix,
         dedupeSeconds: 60,
-        fence: new ReplicaFence(100),
+        fence: new ReplicaFence(patientWaitMs),
       };
     });
     after(() => receiverQueue.close());
@@ -266,7 +274,65 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       expect(messages).to.deep.equal([]);
     });
   });
-  // Last: it moves the queue's slot to another node.
+  describe('scripts/replay.ts with REDIS_CLUSTER_NODES', () => {
+    it('moves a failed job back to waiting on the cluster', async () => {
+      const prefix = taggedPrefix();
+      const worker = createWebhookQueue({ redis: target, prefix });
+      queues.push(worker);
+      const failed = new Promise((resolve) => worker.once('failed', resolve));
+      void worker.process(async () => {
+        throw new Error('MongoDB was down');
+      });
+      await worker.add(job('dead'), { jobId: 'dead', attempts: 1 });
+      await failed;
+      await worker.close();
+      const result = await runScript(
+        'scripts/replay.ts',
+        ['failed'],
+        cleanEnv({ REDIS_CLUSTER_NODES: cluster.seeds, QUEUE_PREFIX: prefix }),
+        30_000,
+      );
+      expect(result.stderr).to.equal('');
+      expect(result.stdout).to.include('1 failed jobs moved back');
+      const queue = createWebhookQueue({ redis: target, prefix });
+      queues.push(queue);
+      expect(await queue.getJobCounts()).to.deep.include({ waiting: 1, failed: 0 });
+    });
+  });
+
+  describe('the replica fence', () => {
+    it('counts nothing a replica did not confirm, and replaying that event is a no-op', async () => {
+      const prefix = taggedPrefix();
+      const receiverQueue = createReceiverQueue(target, prefix);
+      receiverQueue.client.on('error', () => undefined);
+      const replica = await cluster.replicaOf(await cluster.masterOf(`${prefix}:x`));
+      try {
+        await ready(receiverQueue.client);
+        const enqueue: EnqueueTarget = {
+          queue: receiverQueue.queue,
+          redis: receiverQueue.client,
+          markPrefix: prefix,
+          dedupeSeconds: 60,
+          fence: new ReplicaFence(100),
+        };
+        // A replica that is connected but does not answer: the master still counts it (ROLE).
+        replica.process.kill('SIGSTOP');
+        await expect(enqueueMany(enqueue, [encodeWebhookJob(job('s1'))])).to.be.rejectedWith(
+          NotReplicatedError,
+        );
+        replica.process.kill('SIGCONT');
+        // The master did apply it: the receiver's spool drainer adding it again changes nothing.
+        expect(await enqueueMany(enqueue, [encodeWebhookJob(job('s1'))])).to.deep.equal(['duplicate']);
+        expect(await receiverQueue.queue.getWaitingCount()).to.equal(1);
+      } finally {
+        replica.process.kill('SIGCONT');
+        await receiverQueue.close();
+      }
+      await cluster.waitUntilOk();
+    });
+  });
+
+  // Last: it moves the queue's slot to another node, then leaves that master without a replica.
   describe('the enqueue script across a planned failover (CLUSTER FAILOVER)', () => {
     it('reaches the promoted master within a few calls: a failed call re-reads the slot map', async () => {
       const prefix = taggedPrefix();
@@ -279,7 +345,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
           redis: receiverQueue.client,
           markPrefix: prefix,
           dedupeSeconds: 60,
-          fence: new ReplicaFence(100),
+          fence: new ReplicaFence(patientWaitMs),
         };
         const before = await cluster.masterOf(`${prefix}:x`);
         const promoted = await cluster.replicaOf(before);
@@ -300,6 +366,21 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
         expect(outcomes.slice(2), outcomes.join(',')).to.deep.equal(Array(8).fill('queued'));
         expect((await cluster.masterOf(`${prefix}:x`)).address).to.equal(promoted.address);
         expect(await receiverQueue.queue.getJob('f10')).to.not.equal(null);
+
+        // The demoted master, now the only replica, dies: nothing is left to wait for.
+        await (await cluster.replicaOf(promoted)).stop('SIGKILL');
+        const afterLoss: string[] = [];
+        for (let n = 11; n <= 16; n += 1) {
+          afterLoss.push(
+            await enqueueMany(enqueue, [encodeWebhookJob(job(`f${n}`))]).then(
+              ([outcome]) => String(outcome),
+              (error: Error) => error.name,
+            ),
+          );
+        }
+        // At most the first call waits in vain (the master had not noticed the loss yet).
+        expect(afterLoss.slice(1), afterLoss.join(',')).to.deep.equal(Array(5).fill('queued'));
+        expect(enqueue.fence?.replicas).to.equal(0);
       } finally {
         await receiverQueue.close();
       }
