@@ -1,51 +1,78 @@
-import { MongoBulkWriteError, type AnyBulkWriteOperation, type Db } from 'mongodb';
+import { MongoBulkWriteError, type Db } from 'mongodb';
 import { banRank, type BanChange } from '../bans/ban-change.ts';
 
-export const USER_BANS = 'user_bans';
+export const USER_BAN_CHANGES = 'user_ban_changes';
 
-/** user_bans: the latest global ban or unban of each user ever banned (the durable record). */
-export interface UserBanDoc {
-  /** The user id. */
+/**
+ * user_ban_changes: the global bans and unbans of each user, the newest of which (highest `rank`)
+ * is the user's state. Older entries are pruned as newer ones arrive.
+ */
+export interface UserBanChangeDoc {
+  /** JSON [userId, rank]: one document per distinct change, so a redelivery inserts nothing. */
   _id: string;
+  userId: string;
   banned: boolean;
   /** Epoch ms of the change on the platform (the event's createdAt). */
   changedAt: number;
-  /** banRank(banned, changedAt): the one field the compare in applyBanChanges reads. */
+  /** banRank(banned, changedAt): orders a user's changes. */
   rank: number;
 }
 
 const DUPLICATE_KEY = 11000;
 
+const changeId = (userId: string, rank: number) => JSON.stringify([userId, rank]);
+
+/** The index of the prune in applyBanChanges; created by the worker at start-up. */
+export async function ensureBanIndexes(db: Db): Promise<void> {
+  // Prune: deleteMany({userId, rank < r}) after a change is stored.
+  await db.collection(USER_BAN_CHANGES).createIndex({ userId: 1, rank: 1 }, { name: 'ban_user_rank' });
+}
+
 /**
- * Stores ban changes, newest `createdAt` wins whatever the arrival order. FerretDB's updates are
- * not atomic under concurrency, so there is no read-modify-write: the filter `rank < new rank`
- * matches only an older state; when a newer (or the same) change is stored it matches nothing,
- * the upsert then collides with the existing _id, and that duplicate key is the expected
- * "already newer" answer. A redelivery is therefore a no-op.
+ * Stores ban changes so that the newest `createdAt` wins whatever the arrival order. FerretDB's
+ * updates are not atomic under concurrency (two conditional upserts can both pass their filter,
+ * and the later write wins even when it is older), so the state is never updated in place: each
+ * change is an insert with a unique `_id`, the one write FerretDB performs atomically, and the
+ * state is the change with the highest rank. A redelivery collides on `_id` and changes nothing.
+ * Deleting the entries ranked below a stored change is always safe, since the newest is never
+ * among them; it keeps the collection at about one document per user (an older change that
+ * arrives late stays until the next newer one prunes it, and never counts).
  */
 export async function applyBanChanges(db: Db, changes: readonly BanChange[]): Promise<void> {
   if (changes.length === 0) return;
-  const ops: AnyBulkWriteOperation<UserBanDoc>[] = changes.map((change) => {
+  const collection = db.collection<UserBanChangeDoc>(USER_BAN_CHANGES);
+  const docs = changes.map((change): UserBanChangeDoc => {
     const rank = banRank(change);
     return {
-      updateOne: {
-        filter: { _id: change.userId, rank: { $lt: rank } },
-        update: { $set: { banned: change.banned, changedAt: change.at, rank } },
-        upsert: true,
-      },
+      _id: changeId(change.userId, rank),
+      userId: change.userId,
+      banned: change.banned,
+      changedAt: change.at,
+      rank,
     };
   });
   try {
-    await db.collection<UserBanDoc>(USER_BANS).bulkWrite(ops, { ordered: false });
+    await collection.insertMany(docs, { ordered: false });
   } catch (error) {
     if (!(error instanceof MongoBulkWriteError)) throw error;
     const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
     if (error.err || writeErrors.some((w) => w.code !== DUPLICATE_KEY)) throw error;
   }
+  for (const doc of docs) await collection.deleteMany({ userId: doc.userId, rank: { $lt: doc.rank } });
 }
 
-/** Every stored ban state, to publish again when Redis lost what was published (start-up). */
+/** Each user's newest stored change: their ban state, to publish again at start-up. */
 export async function storedBanChanges(db: Db): Promise<BanChange[]> {
-  const docs = await db.collection<UserBanDoc>(USER_BANS).find({}).toArray();
-  return docs.map((doc) => ({ userId: doc._id, banned: doc.banned, at: doc.changedAt }));
+  const docs = await db.collection<UserBanChangeDoc>(USER_BAN_CHANGES).find({}).toArray();
+  return newestPerUser(docs.map((doc) => ({ userId: doc.userId, banned: doc.banned, at: doc.changedAt })));
+}
+
+/** The highest-ranked change of each user (pure). */
+export function newestPerUser(changes: readonly BanChange[]): BanChange[] {
+  const newest = new Map<string, BanChange>();
+  for (const change of changes) {
+    const held = newest.get(change.userId);
+    if (!held || banRank(change) > banRank(held)) newest.set(change.userId, change);
+  }
+  return [...newest.values()];
 }

@@ -6,7 +6,7 @@ import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
 import { publishBans } from '../bans/publish-bans.ts';
-import { storedBanChanges } from '../store/ban-store.ts';
+import { ensureBanIndexes, storedBanChanges } from '../store/ban-store.ts';
 import { ensureWorkerIndexes } from '../store/ensure-worker-indexes.ts';
 import { purgeExpired } from '../store/purge-expired.ts';
 import { KeyedLock } from './keyed-lock.ts';
@@ -42,6 +42,7 @@ export interface RunningWorker {
 
 export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const { ttl } = await ensureWorkerIndexes(deps.db);
+  await ensureBanIndexes(deps.db);
   const bans = { redis: deps.bans?.redis ?? deps.queue.client, prefix: deps.bans?.prefix ?? 'tray-bans' };
   // Redis may have lost the published set (a restart without persistence, a new instance): the
   // durable store holds every ban, and republishing keeps whatever newer change Redis has.

@@ -6,7 +6,7 @@ import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
 import { createWebhookQueue } from '../../../shared/queue/webhook-queue.ts';
 import { startBanCache, type BanCache } from '../../../tray-service/api/auth/ban-cache.ts';
 import { banKeys } from '../../../tray-service/bans/ban-keys.ts';
-import { USER_BANS, type UserBanDoc } from '../../../tray-service/store/ban-store.ts';
+import { storedBanChanges } from '../../../tray-service/store/ban-store.ts';
 import { ensureApiIndexes } from '../../../tray-service/store/ensure-api-indexes.ts';
 import { startWorker } from '../../../tray-service/worker/start-worker.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
@@ -124,7 +124,8 @@ describe('global bans: queue -> worker -> MongoDB and Redis -> two API instances
     for (const [, app] of instances) expect(await status(app(), user)).to.equal(expected);
   }
 
-  const storedBan = (userId: string) => worker.db.collection<UserBanDoc>(USER_BANS).findOne({ _id: userId });
+  const storedBan = async (userId: string) =>
+    (await storedBanChanges(worker.db)).find((change) => change.userId === userId) ?? null;
 
   describe('a user with a tray, a membership and a post of their own is banned', () => {
     before(async () => {
@@ -177,13 +178,13 @@ describe('global bans: queue -> worker -> MongoDB and Redis -> two API instances
         'comment_p-eve_u-eve',
         'post_c-hike_u-eve',
       ]);
-      expect(await storedBan('u-eve')).to.include({ banned: true, changedAt: Date.parse(minute(60)) });
+      expect(await storedBan('u-eve')).to.include({ banned: true, at: Date.parse(minute(60)) });
     });
 
     it('ignores an unban older than the ban that arrives after it, on both instances', async () => {
       await worker.deliver(banEvent('unban', ['u-eve'], minute(30)));
       await bothStill('u-eve', 401);
-      expect(await storedBan('u-eve')).to.include({ banned: true, changedAt: Date.parse(minute(60)) });
+      expect(await storedBan('u-eve')).to.include({ banned: true, at: Date.parse(minute(60)) });
     });
 
     it('lifts the ban on both instances within 2 s of a newer unban, with the tray intact', async () => {
@@ -202,7 +203,7 @@ describe('global bans: queue -> worker -> MongoDB and Redis -> two API instances
     it('does not ban again when the older ban is delivered once more (a redelivery)', async () => {
       await worker.deliver(banEvent('ban', ['u-eve'], minute(60)));
       await bothStill('u-eve', 200);
-      expect(await storedBan('u-eve')).to.include({ banned: false, changedAt: Date.parse(minute(90)) });
+      expect(await storedBan('u-eve')).to.include({ banned: false, at: Date.parse(minute(90)) });
     });
   });
 
@@ -217,8 +218,8 @@ describe('global bans: queue -> worker -> MongoDB and Redis -> two API instances
       ]);
       await bothWithinBound('u-fay', 401);
       await bothWithinBound('u-gus', 200);
-      expect(await storedBan('u-fay')).to.include({ banned: true, changedAt: Date.parse(minute(50)) });
-      expect(await storedBan('u-gus')).to.include({ banned: false, changedAt: Date.parse(minute(40)) });
+      expect(await storedBan('u-fay')).to.include({ banned: true, at: Date.parse(minute(50)) });
+      expect(await storedBan('u-gus')).to.include({ banned: false, at: Date.parse(minute(40)) });
     });
 
     it('keep the user banned when a ban and an unban share one createdAt, whichever comes last', async () => {
