@@ -2,60 +2,64 @@ import type { Db } from 'mongodb';
 import { banRank, type BanChange } from '../bans/ban-change.ts';
 import { ignoreDuplicates } from './ignore-duplicates.ts';
 
-export const USER_BANS = 'user_bans';
+export const USER_BAN_CHANGES = 'user_ban_changes';
 
-/** user_bans: the global ban changes of each user ever banned, the newest kept (the durable record). */
-export interface UserBanDoc {
-  /** JSON [user id, rank]: a redelivered change inserts nothing. */
+/**
+ * user_ban_changes: the global bans and unbans of each user, the newest of which (highest `rank`)
+ * is the user's state. Older entries are pruned as newer ones arrive.
+ */
+export interface UserBanChangeDoc {
+  /** JSON [userId, rank]: one document per distinct change, so a redelivery inserts nothing. */
   _id: string;
   userId: string;
   banned: boolean;
   /** Epoch ms of the change on the platform (the event's createdAt). */
   changedAt: number;
-  /** banRank(banned, changedAt): the highest rank is the user's state. */
+  /** banRank(banned, changedAt): orders a user's changes. */
   rank: number;
 }
 
+const changeId = (userId: string, rank: number) => JSON.stringify([userId, rank]);
+
 /**
- * Stores ban changes, newest `createdAt` wins whatever the arrival order. Insert-only plus a
- * prune of lower ranks, because FerretDB's updates are not atomic under concurrency: two
- * concurrent compare-and-update writes can both match and the older land last. An insert is
- * atomic, and the prune never deletes the highest rank, whatever the interleaving.
+ * Stores ban changes so that the newest `createdAt` wins whatever the arrival order. FerretDB's
+ * updates are not atomic under concurrency (two conditional upserts can both pass their filter,
+ * and the later write wins even when it is older), so the state is never updated in place: each
+ * change is an insert with a unique `_id`, the one write FerretDB performs atomically, and the
+ * state is the change with the highest rank. A redelivery collides on `_id` and changes nothing.
+ * Deleting the entries ranked below a stored change is always safe, since the newest is never
+ * among them; it keeps the collection at about one document per user (an older change that
+ * arrives late stays until the next newer one prunes it, and never counts).
  */
 export async function applyBanChanges(db: Db, changes: readonly BanChange[]): Promise<void> {
-  const bans = db.collection<UserBanDoc>(USER_BANS);
-  for (const change of changes) {
+  if (changes.length === 0) return;
+  const collection = db.collection<UserBanChangeDoc>(USER_BAN_CHANGES);
+  const docs = changes.map((change): UserBanChangeDoc => {
     const rank = banRank(change);
-    await ignoreDuplicates(
-      bans.insertOne({
-        _id: JSON.stringify([change.userId, rank]),
-        userId: change.userId,
-        banned: change.banned,
-        changedAt: change.at,
-        rank,
-      }),
-    );
-    await bans.deleteMany({ userId: change.userId, rank: { $lt: rank } });
-  }
+    return {
+      _id: changeId(change.userId, rank),
+      userId: change.userId,
+      banned: change.banned,
+      changedAt: change.at,
+      rank,
+    };
+  });
+  await ignoreDuplicates(collection.insertMany(docs, { ordered: false }));
+  for (const doc of docs) await collection.deleteMany({ userId: doc.userId, rank: { $lt: doc.rank } });
 }
 
-/** The newest stored change of each user (documents a prune has not reached yet are older). */
-function newestPerUser(docs: readonly UserBanDoc[]): BanChange[] {
-  const newest = new Map<string, UserBanDoc>();
-  for (const doc of docs) {
-    const seen = newest.get(doc.userId);
-    if (!seen || doc.rank > seen.rank) newest.set(doc.userId, doc);
-  }
-  return [...newest.values()].map((doc) => ({ userId: doc.userId, banned: doc.banned, at: doc.changedAt }));
-}
-
-/** A user's ban state as stored, or undefined when they were never banned. */
-export async function storedBanOf(db: Db, userId: string): Promise<BanChange | undefined> {
-  const [state] = newestPerUser(await db.collection<UserBanDoc>(USER_BANS).find({ userId }).toArray());
-  return state;
-}
-
-/** Every stored ban state, to publish again when Redis lost what was published (start-up). */
+/** Each user's newest stored change: their ban state, to publish again at start-up. */
 export async function storedBanChanges(db: Db): Promise<BanChange[]> {
-  return newestPerUser(await db.collection<UserBanDoc>(USER_BANS).find({}).toArray());
+  const docs = await db.collection<UserBanChangeDoc>(USER_BAN_CHANGES).find({}).toArray();
+  return newestPerUser(docs.map((doc) => ({ userId: doc.userId, banned: doc.banned, at: doc.changedAt })));
+}
+
+/** The highest-ranked change of each user (pure). */
+export function newestPerUser(changes: readonly BanChange[]): BanChange[] {
+  const newest = new Map<string, BanChange>();
+  for (const change of changes) {
+    const held = newest.get(change.userId);
+    if (!held || banRank(change) > banRank(held)) newest.set(change.userId, change);
+  }
+  return [...newest.values()];
 }

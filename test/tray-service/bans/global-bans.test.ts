@@ -6,7 +6,7 @@ import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
 import { createWebhookQueue } from '../../../shared/queue/webhook-queue.ts';
 import { startBanCache, type BanCache } from '../../../tray-service/api/auth/ban-cache.ts';
 import { banKeys } from '../../../tray-service/bans/ban-keys.ts';
-import { storedBanOf } from '../../../tray-service/store/ban-store.ts';
+import { storedBanChanges } from '../../../tray-service/store/ban-store.ts';
 import { apiCollections } from '../../../tray-service/store/tray-collections.ts';
 import { ensureTestCollections } from '../../support/ensure-test-collections.ts';
 import { startWorker } from '../../../tray-service/worker/start-worker.ts';
@@ -125,7 +125,8 @@ describe('global bans: queue -> worker -> MongoDB and Redis -> two API instances
     for (const [, app] of instances) expect(await status(app(), user)).to.equal(expected);
   }
 
-  const storedBan = (userId: string) => storedBanOf(worker.db, userId);
+  const storedBan = async (userId: string) =>
+    (await storedBanChanges(worker.db)).find((change) => change.userId === userId) ?? null;
 
   describe('a user with a tray, a membership and a post of their own is banned', () => {
     before(async () => {
@@ -237,7 +238,7 @@ describe('global bans: queue -> worker -> MongoDB and Redis -> two API instances
       const envelope = { event: 'user.didGlobalBan', data: { userIds: ['u-jon'] } };
       const job = await worker.deliver(envelope);
       expect(await worker.event(job.data.dedupeKey)).to.include({ status: 'invalid' });
-      expect(await storedBan('u-jon')).to.equal(undefined);
+      expect(await storedBan('u-jon')).to.equal(null);
       await bothStill('u-jon', 200);
     });
   });

@@ -1,0 +1,64 @@
+import { expect } from 'chai';
+import { createLogger } from '../../../../shared/logging/create-logger.ts';
+import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
+import { createBanCache, startBanCache } from '../../../../tray-service/api/auth/ban-cache.ts';
+import { banKeys } from '../../../../tray-service/bans/ban-keys.ts';
+import { publishBans } from '../../../../tray-service/bans/publish-bans.ts';
+import { uniqueName } from '../../../support/suite-resources.ts';
+import { testStack } from '../../../support/test-stack.ts';
+
+const logger = createLogger({ name: 'test', level: 'silent' });
+const at = Date.parse('2026-11-20T11:00:00.000Z');
+
+describe('the API ban cache (real Redis)', () => {
+  let redis: RedisClient;
+  let prefix: string;
+  beforeEach(() => {
+    redis = createRedis(testStack().redisUrl);
+    prefix = uniqueName('bans');
+  });
+  afterEach(() => redis.disconnect());
+
+  it('knows the published bans as soon as it has started', async () => {
+    await publishBans(redis, prefix, [{ userId: 'u-eve', banned: true, at }]);
+    const cache = await startBanCache(redis, { prefix, refreshMs: 60_000, logger });
+    expect(cache.isBanned('u-eve')).to.equal(true);
+    expect(cache.isBanned('u-fay')).to.equal(false);
+    cache.stop();
+  });
+
+  it('reloads the set only when the published version moved', async () => {
+    const cache = createBanCache(redis, { prefix, refreshMs: 60_000, logger });
+    await cache.refresh();
+    // Written without bumping the version: an instance does not reload, which is what keeps an
+    // idle ban list at one GET per interval.
+    await redis.sadd(banKeys(prefix).banned, 'u-gus');
+    await cache.refresh();
+    expect(cache.isBanned('u-gus')).to.equal(false);
+    await publishBans(redis, prefix, [{ userId: 'u-hal', banned: true, at }]);
+    await cache.refresh();
+    expect(cache.isBanned('u-hal')).to.equal(true);
+    expect(cache.isBanned('u-gus')).to.equal(true);
+  });
+
+  it('sees a change on its own within the refresh interval', async () => {
+    const cache = await startBanCache(redis, { prefix, refreshMs: 50, logger });
+    await publishBans(redis, prefix, [{ userId: 'u-ivy', banned: true, at }]);
+    const started = Date.now();
+    while (!cache.isBanned('u-ivy') && Date.now() - started < 1_000) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(cache.isBanned('u-ivy')).to.equal(true);
+    cache.stop();
+  });
+
+  it('keeps enforcing the last loaded set when Redis cannot be reached', async () => {
+    await publishBans(redis, prefix, [{ userId: 'u-jon', banned: true, at }]);
+    const own = createRedis(testStack().redisUrl);
+    const cache = await startBanCache(own, { prefix, refreshMs: 60_000, logger });
+    own.disconnect();
+    await expect(cache.refresh()).to.be.rejected;
+    expect(cache.isBanned('u-jon')).to.equal(true);
+    cache.stop();
+  });
+});

@@ -1,0 +1,57 @@
+import { expect } from 'chai';
+import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
+import { banKeys } from '../../../tray-service/bans/ban-keys.ts';
+import { publishBans } from '../../../tray-service/bans/publish-bans.ts';
+import { uniqueName } from '../../support/suite-resources.ts';
+import { testStack } from '../../support/test-stack.ts';
+
+const at = Date.parse('2026-11-20T11:00:00.000Z');
+
+describe('publishBans (real Redis)', () => {
+  let redis: RedisClient;
+  let prefix: string;
+  beforeEach(() => {
+    redis = createRedis(testStack().redisUrl);
+    prefix = uniqueName('bans');
+  });
+  afterEach(() => redis.disconnect());
+
+  const banned = async () => (await redis.smembers(banKeys(prefix).banned)).sort();
+  const version = async () => Number(await redis.get(banKeys(prefix).version));
+
+  it('keeps the newest change whatever order the changes come in, bumping the version per change kept', async () => {
+    await publishBans(redis, prefix, [{ userId: 'u-eve', banned: true, at: at + 60_000 }]);
+    await publishBans(redis, prefix, [{ userId: 'u-eve', banned: false, at }]);
+    expect(await banned()).to.deep.equal(['u-eve']);
+    expect(await version()).to.equal(1);
+    await publishBans(redis, prefix, [{ userId: 'u-eve', banned: false, at: at + 120_000 }]);
+    expect(await banned()).to.deep.equal([]);
+    expect(await version()).to.equal(2);
+  });
+
+  it('changes nothing on a republish of the same change', async () => {
+    const change = { userId: 'u-fay', banned: true, at };
+    await publishBans(redis, prefix, [change]);
+    await publishBans(redis, prefix, [change]);
+    expect(await banned()).to.deep.equal(['u-fay']);
+    expect(await version()).to.equal(1);
+  });
+
+  it('ends at the newest change when many are published at once, on several connections', async () => {
+    const connections = Array.from({ length: 4 }, () => createRedis(testStack().redisUrl));
+    try {
+      const changes = Array.from({ length: 40 }, (_, n) => ({
+        userId: 'u-gus',
+        banned: n % 2 === 0,
+        at: at + ((n * 7919) % 40) * 1_000,
+      }));
+      const newest = changes.reduce((a, b) => (b.at > a.at ? b : a));
+      await Promise.all(
+        changes.map((change, n) => publishBans(connections[n % connections.length]!, prefix, [change])),
+      );
+      expect(await banned()).to.deep.equal(newest.banned ? ['u-gus'] : []);
+    } finally {
+      for (const connection of connections) connection.disconnect();
+    }
+  });
+});
