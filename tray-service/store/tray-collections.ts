@@ -3,6 +3,7 @@ import { moderationDecisionsCollection } from '../moderation/moderation-decision
 import { blockListCollection } from './block-list-collection.ts';
 import { eventsCollection } from './events-collection.ts';
 import { membershipsCollection } from './memberships-collection.ts';
+import { trayMigrationsCollection } from './tray-migrations-collection.ts';
 import { trayReadStateCollection } from './tray-read-state-collection.ts';
 import { trayRecordClaimsCollection } from './tray-record-claims-collection.ts';
 import { trayRecordsCollection } from './tray-records-collection.ts';
@@ -19,6 +20,7 @@ export const workerCollections: readonly CollectionSpec[] = [
   trayTargetActorsCollection,
   userProfilesCollection,
   userBansCollection,
+  trayMigrationsCollection,
 ];
 
 /** The collections the tray API and the admin API read. */

@@ -7,6 +7,7 @@ import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
 import { ensureCollections, type EnsuredStorage } from '../../shared/mongo/ensure-collections.ts';
 import { publishBans } from '../bans/publish-bans.ts';
+import { migrateRecordShape } from '../store/migrate-record-shape.ts';
 import { storedBanChanges } from '../store/ban-store.ts';
 import { workerCollections } from '../store/tray-collections.ts';
 import { purgeExpired } from '../store/purge-expired.ts';
@@ -52,6 +53,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       logger: deps.logger,
       postgresUrl: deps.postgresUrl,
     }));
+  // Records of earlier versions get the current shape before any job touches them (once per database).
+  const migrated = await migrateRecordShape(deps.db, { retentionDays: deps.trayRetentionDays ?? 90 });
+  if (migrated > 0) deps.logger.info({ migrated }, 'tray records brought to the current shape');
   const bans = { redis: deps.bans?.redis ?? deps.queue.client, prefix: deps.bans?.prefix ?? 'tray-bans' };
   // Redis may have lost the published set (a restart without persistence, a new instance): the
   // durable store holds every ban, and republishing keeps whatever newer change Redis has.
