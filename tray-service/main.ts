@@ -6,6 +6,7 @@ import { createLogger } from '../shared/logging/create-logger.ts';
 import { connectMongo } from '../shared/mongo/connect-mongo.ts';
 import { ensureCollections } from '../shared/mongo/ensure-collections.ts';
 import { onShutdown } from '../shared/process/on-shutdown.ts';
+import { createCounter } from '../shared/mongo/create-counter.ts';
 import { createWebhookQueue } from '../shared/queue/webhook-queue.ts';
 import { createRedis } from '../shared/redis/create-redis.ts';
 import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
@@ -47,6 +48,8 @@ const storage = await ensureCollections(db, trayCollections, {
   postgresUrl: config.FERRETDB_POSTGRESQL_URL,
 });
 const redis = createRedis(config.redis);
+// Unread counts and page totals in PostgreSQL itself on FerretDB (see createCounter).
+const counter = createCounter(db, { storage: storage.storage, postgresUrl: config.FERRETDB_POSTGRESQL_URL });
 redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
 // A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.
 await refuseEvictingRedis(redis, { logger });
@@ -98,10 +101,12 @@ const api = createTrayApi({
     keyPrefix: config.RATE_LIMIT_PREFIX,
   }),
   messages,
+  counter,
   settings: {
     pageSize: config.TRAY_PAGE_SIZE,
     networkId: config.NETWORK_ID,
     blockApi: config.BLOCK_API === 'on',
+    retentionDays: config.TRAY_RETENTION_DAYS,
   },
   admin,
 });
@@ -115,5 +120,6 @@ onShutdown(logger, async () => {
   await moderation.close();
   await queue.close();
   redis.disconnect();
+  await counter.close();
   await mongo.close();
 });

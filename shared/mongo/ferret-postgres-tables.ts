@@ -33,7 +33,7 @@ export async function ferretSchemaExists(url: string, dbName: string): Promise<b
 
 /** The table of a collection, or undefined when FerretDB has not created it (or the schema is not here). */
 export async function ferretTable(
-  client: pg.Client,
+  client: Pick<pg.Pool, 'query'>,
   dbName: string,
   collection: string,
 ): Promise<string | undefined> {

@@ -5,8 +5,8 @@
  */
 import { DAY_MS } from '../time/durations.ts';
 
-/** Width of a history bucket: a page reads one week of a user's records at a time, newest first. */
-export const HISTORY_BUCKET_MS = 7 * DAY_MS;
+/** Width of a history bucket: a page reads one day of a user's records at a time, newest first. */
+export const HISTORY_BUCKET_MS = DAY_MS;
 
 /** Every recipient's record of one verb and target: what a fan-out reads and a post regroups. */
 export function recordGroup(verb: string, targetId: string): string {
@@ -14,7 +14,7 @@ export function recordGroup(verb: string, targetId: string): string {
   return JSON.stringify([verb, targetId]);
 }
 
-/** The week of `at` (epoch ms) as a bucket number; weeks start on the epoch's weekday (Thursday). */
+/** The UTC day of `at` (epoch ms) as a bucket number. */
 export function bucketOf(at: number): number {
   return Math.floor(at / HISTORY_BUCKET_MS);
 }

@@ -14,6 +14,7 @@ import type { MessageRenderer } from '../messages/message-renderer.ts';
 import { createBlockListRepository } from '../store/block-list-repository.ts';
 import { createReadStateRepository } from '../store/read-state-repository.ts';
 import { createRecordQueries } from '../store/record-queries.ts';
+import type { Counter } from '../../shared/mongo/create-counter.ts';
 import type { BanView } from './auth/ban-cache.ts';
 import type { TokenVerifier } from './auth/create-token-verifier.ts';
 import { refuseBanned } from './auth/refuse-banned.ts';
@@ -32,6 +33,8 @@ export interface TrayApiSettings {
   networkId: string;
   /** BLOCK_API: false answers 410 Gone on every block path. */
   blockApi: boolean;
+  /** TRAY_RETENTION_DAYS (default 90): how far back a history page looks for records. */
+  retentionDays?: number;
 }
 
 export interface TrayApiDeps {
@@ -47,6 +50,8 @@ export interface TrayApiDeps {
   settings: TrayApiSettings;
   /** Epoch ms; tests pin it. */
   now?: () => number;
+  /** Counts for the unread count and page totals (createCounter); default the driver's. */
+  counter?: Counter;
   /** Admin API, moderation decisions and queue dashboard under /admin. */
   admin?: AdminRouterDeps;
 }
@@ -81,7 +86,10 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   app.use(
     '/notifications',
     createTrayRouter({
-      records: createRecordQueries(deps.db),
+      records: createRecordQueries(deps.db, {
+        retentionDays: deps.settings.retentionDays ?? 90,
+        ...(deps.counter ? { counter: deps.counter } : {}),
+      }),
       readState: createReadStateRepository(deps.db),
       messages: deps.messages,
       pageSize: deps.settings.pageSize,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, Filter } from 'mongodb';
+import { createCounter, type Counter } from '../../shared/mongo/create-counter.ts';
+import type { Db } from 'mongodb';
 import { TRAY_RECORDS, type TrayRecordDoc, type TrayVerb } from '../../shared/tray/tray-record.ts';
 import { historyBucket } from '../../shared/tray/storage-keys.ts';
 import { recordKey } from '../worker/activity.ts';
@@ -54,12 +55,14 @@ const apiWriter = () => ({ owner: `api:${randomUUID()}` });
 const newestFirst = (a: TrayRecordDoc, b: TrayRecordDoc) =>
   b.lastUpdate - a.lastUpdate || (a._id < b._id ? 1 : a._id > b._id ? -1 : 0);
 
-/** History buckets read at once: a sparse history walks several empty weeks per page. */
-const PARALLEL_BUCKETS = 4;
+/** History buckets read at once at most: a sparse history walks several empty days per page. */
+const MAX_PARALLEL_BUCKETS = 8;
 
 export interface RecordQueryOptions {
   /** Days a record lives after lastUpdate (TRAY_RETENTION_DAYS): how far back a page may look. */
   retentionDays: number;
+  /** Counts in the storage's cheapest way (createCounter); default the driver's countDocuments. */
+  counter?: Counter;
 }
 
 /**
@@ -72,13 +75,10 @@ export function createRecordQueries(
   options: RecordQueryOptions = { retentionDays: 90 },
 ): RecordQueries {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
-  const live = (userId: string, now: number): Filter<TrayRecordDoc> => ({
-    userId,
-    expiresAt: { $gt: new Date(now) },
-  });
+  const counter = options.counter ?? createCounter(db, { storage: 'mongodb' });
 
   /**
-   * The user's records newest first, read one history bucket (a week) at a time from the page's
+   * The user's records newest first, read one history bucket (a day) at a time from the page's
    * upper bound down, until `enough` says the rows read so far settle the page. Every record of
    * a bucket is read, so rows are complete down to the oldest bucket read.
    */
@@ -91,10 +91,16 @@ export function createRecordQueries(
   ): Promise<{ rows: TrayRecordDoc[]; exhausted: boolean }> {
     const buckets = historyBuckets(upper, now, options.retentionDays);
     const rows: TrayRecordDoc[] = [];
-    for (let start = 0; start < buckets.length; start += PARALLEL_BUCKETS) {
+    // One bucket first (a busy user's page is usually in it), then twice as many at a time, so a
+    // sparse history is walked in a few round trips without reading days a page does not need.
+    for (
+      let start = 0, width = 1;
+      start < buckets.length;
+      start += width, width = Math.min(width * 2, MAX_PARALLEL_BUCKETS)
+    ) {
       const found = await Promise.all(
         buckets
-          .slice(start, start + PARALLEL_BUCKETS)
+          .slice(start, start + width)
           .map((bucket) => records.find({ bucket: historyBucket(userId, bucket) }).toArray()),
       );
       for (const doc of found.flat()) {
@@ -102,19 +108,23 @@ export function createRecordQueries(
           rows.push(doc);
       }
       rows.sort(newestFirst);
-      if (enough(rows)) return { rows, exhausted: start + PARALLEL_BUCKETS >= buckets.length };
+      if (enough(rows)) return { rows, exhausted: start + width >= buckets.length };
     }
     return { rows, exhausted: true };
   }
 
   return {
     countUnread: (userId, lastReadAt, now) =>
-      records.countDocuments({ ...live(userId, now), hasRead: false, unreadAt: { $gt: lastReadAt } }),
+      counter.count(TRAY_RECORDS, {
+        equal: { userId, hasRead: false },
+        above: { unreadAt: lastReadAt, expiresAt: new Date(now) },
+      }),
 
     count: (userId, now, excludeVerbs = []) =>
-      records.countDocuments({
-        ...live(userId, now),
-        ...(excludeVerbs.length ? { verb: { $nin: [...excludeVerbs] } } : {}),
+      counter.count(TRAY_RECORDS, {
+        equal: { userId },
+        ...(excludeVerbs.length ? { notIn: { verb: excludeVerbs } } : {}),
+        above: { expiresAt: new Date(now) },
       }),
 
     async pageAfter(userId, startAfter, pageSize, now) {

@@ -5,6 +5,7 @@ import { resolveJwtConfig } from '../../../../shared/config/tray-api-config.ts';
 import { createMetricsRegistry } from '../../../../shared/http/metrics-router.ts';
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
+import { createCounter, type Counter } from '../../../../shared/mongo/create-counter.ts';
 import { startBanCache, type BanCache } from '../../../../tray-service/api/auth/ban-cache.ts';
 import { createTokenVerifier } from '../../../../tray-service/api/auth/create-token-verifier.ts';
 import { createTrayApi, type TrayApiDeps } from '../../../../tray-service/api/create-tray-api.ts';
@@ -51,18 +52,22 @@ export function useTrayApi(options: { rateLimit?: number } = {}): TrayApiHarness
   const banPrefix = uniqueName('bans');
   let redis: RedisClient | undefined;
   let bans: BanCache | undefined;
+  let counter: Counter | undefined;
   before(async () => {
     redis = createRedis(testStack().redisUrl);
-    await ensureTestCollections(mongo.db, apiCollections);
+    const { storage } = await ensureTestCollections(mongo.db, apiCollections);
+    // As tray-service/main.ts builds it: on the test stack, counts run in PostgreSQL.
+    counter = createCounter(mongo.db, { storage, postgresUrl: testStack().postgresUrl });
     bans = await startBanCache(redis, {
       prefix: banPrefix,
       refreshMs: 200,
       logger: createLogger({ name: 'test', level: 'silent' }),
     });
   });
-  after(() => {
+  after(async () => {
     bans?.stop();
     redis?.disconnect();
+    await counter?.close();
   });
   const theBans = () => {
     if (!bans) throw new Error('useTrayApi: used before the suite started');
@@ -93,6 +98,7 @@ export function useTrayApi(options: { rateLimit?: number } = {}): TrayApiHarness
         }),
         messages,
         settings: { pageSize: 10, networkId: 'net1', blockApi: true },
+        ...(counter ? { counter } : {}),
         ...overrides,
       });
     },
