@@ -1,7 +1,7 @@
 // `npm run bench:worker`: throughput of the tray worker and the database commands it spends.
 //   1. a stream of comment events, one recipient each (new records, then grouped into them),
 //      through the real bull queue: events/s (target: 300 or more grouped) and commands per event
-//      (target: at most 7);
+//      (target: at most 6);
 //   2. one post fanned out to a community of --members (default 10,000): time (target: 15 s or
 //      less grouped) and commands (target: at most 30), first into new records, then grouped into
 //      the existing ones, then again after --posters (default 1,000) distinct members have posted
@@ -230,7 +230,7 @@ try {
     line(
       `comment events, new record each: commands/event`,
       perEvent(fresh),
-      verdict(fresh.commands / comments, 7),
+      verdict(fresh.commands / comments, 6),
     ),
     line(
       `comment events, grouped into existing record: events/s`,
@@ -240,7 +240,7 @@ try {
     line(
       `comment events, grouped into existing record: commands/event`,
       perEvent(grouped),
-      verdict(grouped.commands / comments, 7),
+      verdict(grouped.commands / comments, 6),
     ),
     line(`post to ${members} members, new records: time (s)`, (fanOut.ms / 1000).toFixed(2)),
     line(

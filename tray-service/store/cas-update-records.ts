@@ -147,8 +147,9 @@ function changes({ before, next }: Update): { $set: Partial<TrayRecordDoc>; $uns
  * A post fanned out to a community moves most members' records from one version to the same next
  * state. FerretDB rewrites each matched document either way, but one statement for all of them
  * costs a fraction of a thousand single-record operations. A class is written so only when the
- * statement's filter selects exactly it: `{group, version}` minus at most MAX_EXCLUDED records of
- * the group read at that version that are not in it (the author's own record, a member who left),
+ * statement's filter selects exactly it: `{group, version, actorsCount, countFrom}` minus at most
+ * MAX_EXCLUDED records of the group read with those values that are not in it (the author's own
+ * record, a member who left),
  * and every claim of the class was won here (a concurrent writer of any of them holds a lost
  * claim, so the class is written record by record instead). The claims still make
  * it compare-and-set: nobody else may move these records from this version. The rest are returned
@@ -161,32 +162,38 @@ async function writeGroupedUpdates(
   updates: Update[],
   won: ReadonlySet<string>,
 ): Promise<{ written: number; retry: string[]; single: Update[] }> {
-  const classes = new Map<string, { version: number; update: Update; ids: string[] }>();
+  // A class: records with the same selector moving to the same changes.
+  const classes = new Map<string, { selector: Selector; update: Update; ids: string[] }>();
   const single: Update[] = [];
   for (const update of updates) {
-    const { version, ...rest } = changes(update).$set;
-    const { $unset } = changes(update);
+    const { $set, $unset } = changes(update);
+    const { version, ...rest } = $set;
     if (version === undefined) {
       single.push(update);
       continue;
     }
-    const key = JSON.stringify([update.before.version, rest, $unset]);
+    const selector = selectorOf(update.before);
+    const key = JSON.stringify([selector, rest, $unset]);
     const found = classes.get(key);
     if (found) found.ids.push(update.before._id);
-    else classes.set(key, { version: update.before.version, update, ids: [update.before._id] });
+    else classes.set(key, { selector, update, ids: [update.before._id] });
   }
-  // The records of the group read at each version: those outside a class are excluded by name.
-  const atVersion = new Map<number, string[]>();
+  // The records of the group read, by selector: those a statement would match outside its class
+  // are left out by name.
+  const bySelector = new Map<string, string[]>();
   for (const record of current.values()) {
     if (record.group !== group) continue;
-    atVersion.set(record.version, [...(atVersion.get(record.version) ?? []), record._id]);
+    const key = JSON.stringify(selectorOf(record));
+    const ids = bySelector.get(key);
+    if (ids) ids.push(record._id);
+    else bySelector.set(key, [record._id]);
   }
   let written = 0;
   const retry: string[] = [];
   const byId = new Map(updates.map((update) => [update.before._id, update]));
-  for (const { version, update, ids } of classes.values()) {
+  for (const { selector, update, ids } of classes.values()) {
     const members = new Set(ids);
-    const others = (atVersion.get(version) ?? []).filter((id) => !members.has(id));
+    const others = (bySelector.get(JSON.stringify(selector)) ?? []).filter((id) => !members.has(id));
     if (ids.length < 2 || others.length > MAX_EXCLUDED || ids.some((id) => !won.has(id))) {
       for (const id of ids) single.push(byId.get(id) as Update);
       continue;
@@ -195,7 +202,7 @@ async function writeGroupedUpdates(
     const result = await db
       .collection<TrayRecordDoc>(TRAY_RECORDS)
       .updateMany(
-        { group, version, ...(others.length > 0 ? { _id: { $nin: others } } : {}) },
+        { group, ...selector, ...(others.length > 0 ? { _id: { $nin: others } } : {}) },
         Object.keys($unset).length > 0 ? { $set, $unset } : { $set },
       );
     written += result.matchedCount;
@@ -203,6 +210,19 @@ async function writeGroupedUpdates(
   }
   return { written, retry, single };
 }
+
+/**
+ * The top-level scalars a grouped statement filters on besides the group. The version keeps it
+ * compare-and-set; the count and countFrom tell apart the members whose records move differently
+ * at the same version (a member who posted there counts one actor fewer), so classes stay large
+ * without naming thousands of exceptions. FerretDB pushes all of them down as equalities.
+ */
+type Selector = Pick<TrayRecordDoc, 'version' | 'actorsCount' | 'countFrom'>;
+const selectorOf = (record: TrayRecordDoc): Selector => ({
+  version: record.version,
+  actorsCount: record.actorsCount,
+  countFrom: record.countFrom,
+});
 
 /** The whole next state, filtered on the version it was computed from. */
 function updateOperation({

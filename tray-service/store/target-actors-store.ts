@@ -7,7 +7,8 @@ import { ignoreDuplicates } from './ignore-duplicates.ts';
 /**
  * tray_target_actors: each record group's distinct actors, kept once per target instead of once
  * per recipient, so a post to a community of 10,000 writes one actor here and keeps each member's
- * record the same small size. Insert-only per action plus a prune of the actor's older actions:
+ * record the same small size. Insert-only per action plus a prune of the actor's older actions
+ * (readGroupActors):
  * inserts are atomic on FerretDB (its updates are not), so concurrent writers never lose the
  * newest action, and readers keep each actor's latest (groupActors).
  */
@@ -43,16 +44,30 @@ export async function recordGroupAction(
       expiresDay: dayOf(expiresAt),
     }),
   );
-  // Never deletes the newest action, whatever the interleaving: only strictly older ones go.
-  await actions.deleteMany({ groupActor, at: { $lt: action.at } });
 }
 
+/**
+ * The group's actors, each at their latest action. An actor's older actions, left by the insert,
+ * are pruned here when the read finds them (an actor acting again on the same target), so the
+ * common case (a first action) costs no delete. The prune never deletes the newest action,
+ * whatever the interleaving: only strictly older ones go.
+ */
 export async function readGroupActors(db: Db, group: string): Promise<GroupActors> {
-  const docs = await db
-    .collection<TargetActorDoc>(TRAY_TARGET_ACTORS)
-    .find({ group }, { projection: { _id: 0, actor: 1, at: 1, actionId: 1 } })
+  const actions = db.collection<TargetActorDoc>(TRAY_TARGET_ACTORS);
+  const docs = await actions
+    .find({ group }, { projection: { _id: 0, groupActor: 1, actor: 1, at: 1, actionId: 1 } })
     .toArray();
-  return groupActors(docs);
+  const actors = groupActors(docs);
+  if (docs.length > actors.actions.length) {
+    const newest = new Map(actors.actions.map((action) => [action.actor.userId, action.at]));
+    const stale = new Map<string, number>();
+    for (const doc of docs) {
+      const at = newest.get(doc.actor.userId);
+      if (at !== undefined && doc.at < at) stale.set(doc.groupActor, at);
+    }
+    for (const [groupActor, at] of stale) await actions.deleteMany({ groupActor, at: { $lt: at } });
+  }
+  return actors;
 }
 
 /** Rewrites a deleted user's snapshot in every group they acted in (user.didDelete). */
