@@ -8,6 +8,7 @@ import type { GroupActors } from '../worker/group-actors.ts';
 import type { KeyedLock } from '../worker/keyed-lock.ts';
 import { casUpdateRecords, type RecordSnapshot } from './cas-update-records.ts';
 import { postRecipients } from './membership-store.ts';
+import { WHOLE_GROUP } from './read-by-ids.ts';
 import { readGroupActors, recordGroupAction } from './target-actors-store.ts';
 
 export interface ApplyActivitiesOptions extends ApplyOptions {
@@ -74,7 +75,10 @@ export async function applyActivities(
 
 /** Every recipient's record of one group, by equality on `group` (one index lookup). */
 async function readRecordGroup(db: Db, group: string): Promise<RecordSnapshot> {
-  const docs = await db.collection<TrayRecordDoc>(TRAY_RECORDS).find({ group }).toArray();
+  const docs = await db
+    .collection<TrayRecordDoc>(TRAY_RECORDS)
+    .find({ group }, { batchSize: WHOLE_GROUP })
+    .toArray();
   return new Map(docs.map((doc) => [doc._id, doc]));
 }
 

@@ -3,6 +3,7 @@ import { MEMBERSHIPS, membershipId, type MembershipDoc } from '../../shared/tray
 import type { MembershipChange } from '../worker/activity.ts';
 import { UPDATES_PER_BULK } from './cas-update-records.ts';
 import { ignoreDuplicates } from './ignore-duplicates.ts';
+import { WHOLE_GROUP } from './read-by-ids.ts';
 
 /**
  * Applies joins and leaves (docs/contract.md#communitydidjoin-communitydidleave) in bulk. The filter
@@ -56,7 +57,7 @@ export async function applyMembershipChanges(db: Db, changes: readonly Membershi
 export async function postRecipients(db: Db, communityId: string, createdAt: number): Promise<string[]> {
   const members = await db
     .collection<MembershipDoc>(MEMBERSHIPS)
-    .find({ communityId }, { projection: { _id: 0, userId: 1, active: 1, since: 1 } })
+    .find({ communityId }, { projection: { _id: 0, userId: 1, active: 1, since: 1 }, batchSize: WHOLE_GROUP })
     .toArray();
   return members
     .filter((member) => member.active && member.since <= createdAt)

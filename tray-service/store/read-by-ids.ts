@@ -1,6 +1,12 @@
 import type { Db } from 'mongodb';
 import { TRAY_RECORDS, type TrayRecordDoc } from '../../shared/tray/tray-record.ts';
 
+/**
+ * Batch size of whole-group reads (a fan-out's records, a community's members, a group's actors):
+ * one batch as large as the server allows (16 MiB), not a getMore per 101 documents.
+ */
+export const WHOLE_GROUP = 100_000;
+
 /** Parallel `_id` lookups at a time: enough to overlap round trips without flooding the pool. */
 const PARALLEL_READS = 16;
 

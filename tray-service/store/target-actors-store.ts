@@ -3,6 +3,7 @@ import { dayOf } from '../../shared/tray/storage-keys.ts';
 import { TRAY_TARGET_ACTORS, type ActorAction } from '../../shared/tray/tray-record.ts';
 import { groupActors, type GroupActors } from '../worker/group-actors.ts';
 import { ignoreDuplicates } from './ignore-duplicates.ts';
+import { WHOLE_GROUP } from './read-by-ids.ts';
 
 /**
  * tray_target_actors: each record group's distinct actors, kept once per target instead of once
@@ -55,7 +56,10 @@ export async function recordGroupAction(
 export async function readGroupActors(db: Db, group: string): Promise<GroupActors> {
   const actions = db.collection<TargetActorDoc>(TRAY_TARGET_ACTORS);
   const docs = await actions
-    .find({ group }, { projection: { _id: 0, groupActor: 1, actor: 1, at: 1, actionId: 1 } })
+    .find(
+      { group },
+      { projection: { _id: 0, groupActor: 1, actor: 1, at: 1, actionId: 1 }, batchSize: 100_000 },
+    )
     .toArray();
   const actors = groupActors(docs);
   if (docs.length > actors.actions.length) {
