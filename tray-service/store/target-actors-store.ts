@@ -58,7 +58,7 @@ export async function readGroupActors(db: Db, group: string): Promise<GroupActor
   const docs = await actions
     .find(
       { group },
-      { projection: { _id: 0, groupActor: 1, actor: 1, at: 1, actionId: 1 }, batchSize: 100_000 },
+      { projection: { _id: 0, groupActor: 1, actor: 1, at: 1, actionId: 1 }, batchSize: WHOLE_GROUP },
     )
     .toArray();
   const actors = groupActors(docs);
