@@ -31,8 +31,7 @@ import { buildLoadSequence, type LoadSequence } from './support/load-sequence.ts
 /**
  * RELIABILITY_LOAD_EVENTS: events in the sequence. The target is 20,000; run that with
  * RELIABILITY_LOAD_EVENTS=20000 (RELIABILITY.md has its figures). The default is smaller because
- * CI runs this file: the worker on FerretDB drains 20,000 events in over an hour on the shared
- * 2-core machine, 2,000 in 3 minutes.
+ * CI runs this file and its time is budgeted.
  */
 const eventCount = Number(process.env.RELIABILITY_LOAD_EVENTS ?? 2_000);
 /** RELIABILITY_LOAD_CONCURRENCY: requests in flight; enough to keep the receiver saturated. */
@@ -46,6 +45,8 @@ const backend = process.env.MONGODB_URI ? 'stack' : 'ferretdb-postgresql';
 
 /** The platform's acknowledgement contract (docs/contract.md#answer): answer within 1.5 s. */
 const ACK_LIMIT_MS = 1_500;
+/** The tray keeps up: the last event shows in history this soon after the receiver acknowledged it. */
+const VISIBLE_WITHIN_MS = 120_000;
 const MB = 1_048_576;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -232,8 +233,8 @@ describe(`sustained load: ${eventCount} signed events through receiver -> queue 
     expect(run.tray.stored).to.equal(run.tray.expected);
   });
 
-  it("shows the last event in its recipient's v3 history", () => {
-    expect(run.lagMs).to.be.finite;
+  it("shows the last event in its recipient's v3 history within 120 s of its acknowledgement", () => {
+    expect(run.lagMs).to.be.at.most(VISIBLE_WITHIN_MS);
     expect(run.apiFirstRecord).to.deep.include({
       v_tarid_uid: run.sequence.last.recordKey,
       lastActionId: run.sequence.last.actionId,
