@@ -1,9 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { freePort } from './local-servers.ts';
+import { canConnect, freePort } from './local-servers.ts';
 
 /** One redis-server of a local cluster. */
 export interface ClusterNode {
@@ -58,17 +57,6 @@ export interface RedisClusterOptions {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ port, host: '127.0.0.1' });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 async function startNode(port: number, dir: string, nodeTimeoutMs: number): Promise<ClusterNode> {
   mkdirSync(dir, { recursive: true });

@@ -1,5 +1,6 @@
 import { dedupeKey } from '../../../receiver/dedupe-key.ts';
 import { channelDidCreate, sign } from '../../receiver/support/signed-request.ts';
+import { postSigned } from './post-signed.ts';
 
 export interface Delivery {
   readonly id: string;
@@ -57,22 +58,8 @@ export async function sendEvents(events: readonly BurstBody[], options: SendOpti
       const signature = sign(event.body, options.secret);
       await Promise.all(
         options.urls.map(async (url) => {
-          const started = performance.now();
-          let status = 0;
-          try {
-            const res = await fetch(url, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json', 'x-service-signature': signature },
-              body: event.body,
-              signal: AbortSignal.timeout(10_000),
-            });
-            await res.arrayBuffer();
-            status = res.status;
-          } catch {
-            status = 0;
-          }
-          const answeredAt = performance.now();
-          deliveries.push({ id: event.id, status, ms: answeredAt - started, answeredAt });
+          const { status, ms, answeredAt } = await postSigned(url, event.body, signature);
+          deliveries.push({ id: event.id, status, ms, answeredAt });
           if (status === 200) acked += 1;
           await options.onAck?.(acked);
         }),

@@ -1,5 +1,6 @@
 import { sign } from '../../receiver/support/signed-request.ts';
 import type { BurstBody, Delivery } from './burst.ts';
+import { postSigned } from './post-signed.ts';
 
 export interface SteadyRateOptions {
   /** Receiver URLs; each event goes to every one of them at once (a redelivery racing itself). */
@@ -32,22 +33,13 @@ export async function sendAtSteadyRate(
     for (const url of options.urls) {
       inFlight.push(
         (async () => {
-          const sent = performance.now();
-          let status = 0;
-          try {
-            const res = await fetch(url, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json', 'x-service-signature': signature },
-              body: event.body,
-              signal: AbortSignal.timeout(10_000),
-            });
-            await res.arrayBuffer();
-            status = res.status;
-          } catch {
-            status = 0;
-          }
-          const answeredAt = performance.now();
-          deliveries.push({ id: event.id, status, ms: answeredAt - sent, answeredAt });
+          const answer = await postSigned(url, event.body, signature);
+          deliveries.push({
+            id: event.id,
+            status: answer.status,
+            ms: answer.ms,
+            answeredAt: answer.answeredAt,
+          });
         })(),
       );
     }
