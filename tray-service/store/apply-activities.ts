@@ -18,6 +18,8 @@ export interface ApplyActivitiesOptions extends ApplyOptions {
   lock?: KeyedLock;
   /** The tray's clock (epoch ms); tests pin it. */
   now?: () => number;
+  /** Told of every record written (live streams, docs/live-tray.md). */
+  onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
 }
 
 interface Delivery {
@@ -120,6 +122,8 @@ async function writeDeliveries(
   };
   await casUpdateRecords(db, [...byKey.keys()], compute, {
     owner: options.owner,
+    now,
+    ...(options.onWritten ? { onWritten: options.onWritten } : {}),
     ...(reads ? { read: reads.read, first: reads.first } : {}),
     refresh: async () => {
       at = now();

@@ -36,6 +36,12 @@ export interface RecordQueries {
   /** false when the user has no (unexpired) record with this verb and target. */
   markRead(userId: string, verb: TrayVerb, targetId: string, now: number): Promise<boolean>;
   deleteAll(userId: string): Promise<number>;
+  /**
+   * The user's unexpired records whose `changedAt` is after `since`, oldest change first: what a
+   * reconnecting live stream missed. Selects by the user id (the page-count query) and filters in
+   * memory, like the count; see docs/live-tray.md for its cost on heavy users.
+   */
+  changedSince(userId: string, since: number, now: number): Promise<TrayRecordDoc[]>;
 }
 
 /**
@@ -60,6 +66,8 @@ const PARALLEL_BUCKETS = 4;
 export interface RecordQueryOptions {
   /** Days a record lives after lastUpdate (TRAY_RETENTION_DAYS): how far back a page may look. */
   retentionDays: number;
+  /** Told of the records marked read (live streams, docs/live-tray.md), after the write. */
+  onMarkedRead?: (records: readonly TrayRecordDoc[]) => Promise<void>;
 }
 
 /**
@@ -72,6 +80,7 @@ export function createRecordQueries(
   options: RecordQueryOptions = { retentionDays: 90 },
 ): RecordQueries {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
+  const told = options.onMarkedRead ? { onWritten: options.onMarkedRead } : {};
   const live = (userId: string, now: number): Filter<TrayRecordDoc> => ({
     userId,
     expiresAt: { $gt: new Date(now) },
@@ -149,7 +158,7 @@ export function createRecordQueries(
         db,
         unread.map((r) => r._id),
         markRead,
-        { ...apiWriter(), first: new Map(unread.map((r) => [r._id, r])) },
+        { ...apiWriter(), ...told, first: new Map(unread.map((r) => [r._id, r])) },
       );
       return written;
     },
@@ -158,12 +167,23 @@ export function createRecordQueries(
       const key = recordKey(verb, targetId, userId);
       const found = await records.findOne({ _id: key });
       if (!found || found.expiresAt.getTime() <= now) return false;
-      await casUpdateRecords(db, [key], markRead, { ...apiWriter(), first: new Map([[key, found]]) });
+      await casUpdateRecords(db, [key], markRead, {
+        ...apiWriter(),
+        ...told,
+        first: new Map([[key, found]]),
+      });
       return true;
     },
 
     // A record re-created under the same _id starts at a new version (its creation time), so the
     // claims of the deleted ones need no clean-up: they expire with the purge.
     deleteAll: async (userId) => (await records.deleteMany({ userId })).deletedCount,
+
+    async changedSince(userId, since, now) {
+      const found = await records.find(live(userId, now)).toArray();
+      return found
+        .filter((record) => (record.changedAt ?? 0) > since)
+        .sort((a, b) => (a.changedAt ?? 0) - (b.changedAt ?? 0) || (a._id < b._id ? -1 : 1));
+    },
   };
 }
