@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import type { NotificationRecord } from '../../../tray-service/api/tray/to-notification-record.ts';
 import { bearer } from '../api/support/api-harness.ts';
+import { expectMatchesOpenApi } from '../api/support/openapi-validator.ts';
 import { banEvent } from '../bans/ban-events.ts';
 import { commentEvent, minute } from '../worker/event-builder.ts';
 import { useLiveTray } from './support/live-harness.ts';
@@ -94,7 +95,8 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       );
       for (const s of [one, two]) {
         const count = await s.next(
-          (event) => event.event === 'unread' && dataOf(event).totalUnreadCount === 1,
+          (event) =>
+            event.event === 'unread' && dataOf<{ totalUnreadCount: number }>(event).totalUnreadCount === 1,
         );
         expect(count.id).to.be.a('string').and.not.equal('');
       }
@@ -109,14 +111,20 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       for (const s of [one, two]) {
         const read = await s.next(named('read'));
         expect(dataOf(read)).to.deep.equal({ ids: [recordId(user, 'p-o1')] });
-        await s.next((event) => event.event === 'unread' && dataOf(event).totalUnreadCount === 0);
+        await s.next(
+          (event) =>
+            event.event === 'unread' && dataOf<{ totalUnreadCount: number }>(event).totalUnreadCount === 0,
+        );
       }
     });
 
     it('sends read for mark-all-as-read', async () => {
       await tray.worker.deliver(comment(user, 'p-o2', 11));
       const from = [one.events.length, two.events.length];
-      await one.next((event) => event.event === 'unread' && dataOf(event).totalUnreadCount === 1);
+      await one.next(
+        (event) =>
+          event.event === 'unread' && dataOf<{ totalUnreadCount: number }>(event).totalUnreadCount === 1,
+      );
       const marked = await request(tray.instance(0).base)
         .get('/notifications/v3/mark-all-as-read')
         .set('Authorization', await bearer(user));
@@ -157,7 +165,10 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       const first = await stream(0, user);
       await tray.worker.deliver(comment(user, 'p-r1', 20));
       await first.next(named('record'));
-      await first.next((event) => event.event === 'unread' && dataOf(event).totalUnreadCount === 1);
+      await first.next(
+        (event) =>
+          event.event === 'unread' && dataOf<{ totalUnreadCount: number }>(event).totalUnreadCount === 1,
+      );
       const lastId = first.events.filter((event) => event.id !== undefined).at(-1)?.id ?? '';
       first.close();
 
@@ -191,7 +202,10 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       await again.next(
         (event) => event.event === 'record' && dataOf<NotificationRecord>(event).targetId === 'p-r4',
       );
-      await again.next((event) => event.event === 'unread' && dataOf(event).totalUnreadCount === 3);
+      await again.next(
+        (event) =>
+          event.event === 'unread' && dataOf<{ totalUnreadCount: number }>(event).totalUnreadCount === 3,
+      );
       const latest = again.events.filter((event) => event.id !== undefined).at(-1)?.id ?? '';
       again.close();
       const third = await stream(0, user, '', { 'Last-Event-ID': latest });
@@ -247,6 +261,10 @@ describe('GET /notifications/v3/stream (live tray)', function () {
         code: 429001,
         message: 'at most 3 open streams per user',
       });
+      const documented = await request(tray.instance(0).base)
+        .get(STREAM)
+        .set('Authorization', await bearer(user));
+      expectMatchesOpenApi(documented, 'GET', STREAM);
       // Another user is not affected; a closed stream frees its slot.
       expect((await stream(1, 'u-other')).status).to.equal(200);
       held[0]?.close();
@@ -279,6 +297,16 @@ describe('GET /notifications/v3/stream (live tray)', function () {
     it('needs a bearer token', async () => {
       const refused = await request(tray.instance(0).base).post('/notifications/v3/stream-ticket');
       expect(refused.status).to.equal(401);
+      expectMatchesOpenApi(refused, 'POST', '/notifications/v3/stream-ticket');
+    });
+
+    it('answers as its OpenAPI description says', async () => {
+      const issued = await request(tray.instance(0).base)
+        .post('/notifications/v3/stream-ticket')
+        .set('Authorization', await bearer(user));
+      expectMatchesOpenApi(issued, 'POST', '/notifications/v3/stream-ticket');
+      const refused = await request(tray.instance(0).base).get(`${STREAM}?ticket=${'x'.repeat(43)}`);
+      expectMatchesOpenApi(refused, 'GET', STREAM);
     });
 
     it('opens one stream for its user, on any instance, once', async () => {
