@@ -136,9 +136,11 @@ async function open() {
   sessionStorage.setItem('tray-demo-token', state.token);
   setStatus('Loading…');
   try {
+    // The stream first: it sends every change from the moment it opens, so nothing falls
+    // between the history read and the stream (a record in both is shown once).
+    listen();
     await loadHistory();
     $('mark-all').disabled = false;
-    listen();
   } catch (error) {
     setStatus(`Could not load the tray: ${error.message}`);
   }
