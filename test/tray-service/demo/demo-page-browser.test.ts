@@ -65,11 +65,14 @@ describe('GET /demo in a real browser (headless Chromium)', function () {
     await page.fill('#token', await tokenFor(user));
     await page.click('button[type=submit]');
     await page.getByText('Live:').waitFor({ timeout: 10_000 });
+    await page.locator('#records li').first().waitFor({ timeout: 5_000 });
     expect(await page.locator('#records li').count()).to.equal(1);
     expect(await page.locator('#records li .description').first().innerText()).to.equal(
       'Cid commented on your post in Hiking Club',
     );
-    expect(await page.locator('#badge').innerText()).to.equal('1');
+    await page.waitForFunction(() => document.getElementById('badge')?.textContent === '1', undefined, {
+      timeout: 5_000,
+    });
   });
 
   it('shows a queued webhook event within 2 s without a reload', async () => {

@@ -73,7 +73,10 @@ function upsert(record) {
 
 async function loadHistory() {
   const page = await api('GET', `/notifications/v3/history?locale=${encodeURIComponent(state.locale)}`);
-  state.records = page.data;
+  // A record the stream already delivered is at least as new as the page's copy.
+  const streamed = new Set(state.records.map((record) => record.v_tarid_uid));
+  state.records.push(...page.data.filter((record) => !streamed.has(record.v_tarid_uid)));
+  state.records.sort((a, b) => b.lastUpdate - a.lastUpdate);
   render();
 }
 
@@ -113,7 +116,10 @@ function listen() {
       );
       source.addEventListener(
         'reset',
-        track(() => void loadHistory()),
+        track(() => {
+          state.records = [];
+          void loadHistory();
+        }),
       );
       // A ticket works once, so the browser's own reconnect cannot succeed: reconnect with a new
       // ticket and the last id received, which resumes without losing or repeating anything.
@@ -133,6 +139,7 @@ async function open() {
   state.token = $('token').value.trim();
   state.locale = $('locale').value;
   state.lastEventId = '';
+  state.records = [];
   sessionStorage.setItem('tray-demo-token', state.token);
   setStatus('Loading…');
   try {
