@@ -20,6 +20,9 @@ describe('GET /demo in a real browser (headless Chromium)', function () {
   let page: Page;
   let dir: string;
   const cspViolations: string[] = [];
+  /** Waits until the unread badge shows `count`. */
+  const badge = (count: string, timeout: number) =>
+    page.locator('#badge', { hasText: new RegExp(`^${count}$`) }).waitFor({ timeout });
 
   before(async () => {
     // One record before the page opens: the tray shows it from history, rendered.
@@ -70,9 +73,7 @@ describe('GET /demo in a real browser (headless Chromium)', function () {
     expect(await page.locator('#records li .description').first().innerText()).to.equal(
       'Cid commented on your post in Hiking Club',
     );
-    await page.waitForFunction(() => document.getElementById('badge')?.textContent === '1', undefined, {
-      timeout: 5_000,
-    });
+    await badge('1', 5_000);
   });
 
   it('shows a queued webhook event within 2 s without a reload', async () => {
@@ -88,29 +89,26 @@ describe('GET /demo in a real browser (headless Chromium)', function () {
     await page.locator('#records li[data-id="comment_p-d2_u-demo"]').waitFor({ timeout: 2_000 });
     const elapsed = Date.now() - started;
     expect(elapsed).to.be.below(2_000);
-    await page.waitForFunction(() => document.getElementById('badge')?.textContent === '2', undefined, {
-      timeout: 2_000,
-    });
+    await badge('2', 2_000);
     expect(await page.locator('#records li').count()).to.equal(2);
     process.stdout.write(`      queued job to the open page: ${elapsed} ms\n`);
   });
 
   it('marks a record read and the badge follows, through the stream', async () => {
     await page.click('#records li[data-id="comment_p-d2_u-demo"] button.mark-read');
-    await page.waitForFunction(() => document.getElementById('badge')?.textContent === '1', undefined, {
-      timeout: 2_000,
-    });
+    await badge('1', 2_000);
     await page.locator('#records li.read[data-id="comment_p-d2_u-demo"]').waitFor({ timeout: 2_000 });
   });
 
   it('switches the locale and renders the descriptions again', async () => {
     await page.selectOption('#locale', 'de');
     await page.getByText('Live:').waitFor({ timeout: 10_000 });
-    await page.waitForFunction(
-      () => !document.querySelector('#records li .description')?.textContent?.includes('commented on'),
-      undefined,
-      { timeout: 5_000 },
-    );
+    // The same records, described in German.
+    await page.locator('#records li .description', { hasText: 'Cid' }).waitFor({ timeout: 5_000 });
+    await page.locator('#records li .description', { hasText: 'commented on' }).first().waitFor({
+      state: 'detached',
+      timeout: 5_000,
+    });
     const screenshot = join(dir, 'demo-page.png');
     await page.selectOption('#locale', 'en');
     await page.getByText('Cid commented on your post in Hiking Club').waitFor({ timeout: 5_000 });
