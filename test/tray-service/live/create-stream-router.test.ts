@@ -329,6 +329,13 @@ describe('GET /notifications/v3/stream (live tray)', function () {
     });
   });
 
+  describe('the demo page', () => {
+    it('is not served unless TRAY_DEMO is on', async () => {
+      expect((await request(tray.instance(0).base).get('/demo')).status).to.equal(404);
+      expect((await request(tray.instance(0).base).get('/demo/demo.js')).status).to.equal(404);
+    });
+  });
+
   describe('shutdown', () => {
     it('closes every stream with a retry hint', async () => {
       const s = await stream(1, 'u-bye');
