@@ -281,6 +281,14 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       await Promise.all(streams.map((s) => s.ended));
       expect(Date.now() - started).to.be.below(2_000);
       expect((await stream(0, user)).status).to.equal(401);
+      // A stream that ended is counted as a request, but its duration is no request latency.
+      const metrics = (await request(tray.instance(0).base).get('/metrics')).text;
+      expect(metrics).to.match(
+        /tray_api_requests_total\{method="GET",route="\/notifications\/v3\/stream",status="200"/,
+      );
+      expect(metrics).to.not.match(
+        /tray_api_request_duration_seconds_count\{[^}]*route="\/notifications\/v3\/stream",status="200"/,
+      );
     });
   });
 
