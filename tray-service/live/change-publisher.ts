@@ -24,7 +24,9 @@ export function createChangePublisher(redis: RedisClient, prefix: string, logger
     const byShard = new Map<number, LiveChange[]>();
     for (const change of changes) {
       const shard = shardOf(change.userId);
-      byShard.set(shard, [...(byShard.get(shard) ?? []), change]);
+      const list = byShard.get(shard);
+      if (list) list.push(change);
+      else byShard.set(shard, [change]);
     }
     await Promise.all(
       [...byShard].map(([shard, list]) =>

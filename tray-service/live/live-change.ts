@@ -7,12 +7,15 @@ export type WireRecord = Omit<TrayRecordDoc, 'expiresAt'> & { expiresAt: string 
 export type LiveChange =
   /** Records created or changed by the worker (new activity, a deleted actor renamed). */
   | { kind: 'record'; userId: string; records: WireRecord[] }
-  /** Records marked read through the API (v2/read, v3/mark-all-as-read). */
-  | { kind: 'read'; userId: string; records: WireRecord[] }
+  /** Records marked read through the API (v2/read, v3/mark-all-as-read): only what identifies each state. */
+  | { kind: 'read'; userId: string; records: ReadMark[] }
   /** Every record deleted (v3/delete-all) at `at`. */
   | { kind: 'cleared'; userId: string; at: number }
   /** The last-read time moved (v2/last-read): only the unread count changes. */
   | { kind: 'last-read'; userId: string };
+
+/** A record state marked read: the stream needs its id, and its version and change time for the cursor. */
+export type ReadMark = Pick<TrayRecordDoc, '_id' | 'version' | 'changedAt'>;
 
 export function toWire(record: TrayRecordDoc): WireRecord {
   return { ...record, expiresAt: record.expiresAt.toISOString() };
@@ -24,13 +27,25 @@ export function fromWire(record: WireRecord): TrayRecordDoc {
 
 /** Groups written records into one change per user. */
 export function changesOf(kind: 'record' | 'read', records: readonly TrayRecordDoc[]): LiveChange[] {
-  const byUser = new Map<string, WireRecord[]>();
+  const byUser = new Map<string, TrayRecordDoc[]>();
   for (const record of records) {
-    const list = byUser.get(record.userId) ?? [];
-    list.push(toWire(record));
-    byUser.set(record.userId, list);
+    const list = byUser.get(record.userId);
+    if (list) list.push(record);
+    else byUser.set(record.userId, [record]);
   }
-  return [...byUser].map(([userId, list]) => ({ kind, userId, records: list }));
+  return [...byUser].map(([userId, list]) =>
+    kind === 'record'
+      ? { kind, userId, records: list.map(toWire) }
+      : {
+          kind,
+          userId,
+          records: list.map(({ _id, version, changedAt }) => ({
+            _id,
+            version,
+            ...(changedAt === undefined ? {} : { changedAt }),
+          })),
+        },
+  );
 }
 
 const kinds = new Set(['record', 'read', 'cleared', 'last-read']);
