@@ -130,6 +130,11 @@ function listen() {
       });
     })
     .catch((error) => {
+      // A refused token will not get better by retrying; anything else (a restart) may.
+      if (error.message.startsWith('401')) {
+        setStatus(`Token refused: ${error.message}`);
+        return;
+      }
       setStatus(`Stream failed: ${error.message}; retrying…`);
       state.retry = setTimeout(listen, 5_000);
     });
