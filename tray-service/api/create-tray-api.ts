@@ -108,10 +108,7 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   app.use(
     '/notifications',
     createTrayRouter({
-      records: createRecordQueries(
-        deps.db,
-        live ? { retentionDays: 90, onMarkedRead: live.publisher.markedRead } : undefined,
-      ),
+      records: createRecordQueries(deps.db, live ? { onMarkedRead: live.publisher.markedRead } : {}),
       readState: createReadStateRepository(deps.db),
       messages: deps.messages,
       pageSize: deps.settings.pageSize,

@@ -64,8 +64,8 @@ const newestFirst = (a: TrayRecordDoc, b: TrayRecordDoc) =>
 const PARALLEL_BUCKETS = 4;
 
 export interface RecordQueryOptions {
-  /** Days a record lives after lastUpdate (TRAY_RETENTION_DAYS): how far back a page may look. */
-  retentionDays: number;
+  /** Days a record lives after lastUpdate (TRAY_RETENTION_DAYS): how far back a page may look (default 90). */
+  retentionDays?: number;
   /** Told of the records marked read (live streams, docs/live-tray.md), after the write. */
   onMarkedRead?: (records: readonly TrayRecordDoc[]) => Promise<void>;
 }
@@ -75,10 +75,7 @@ export interface RecordQueryOptions {
  * argument and selects by an equality an index serves (docs/storage.md): the user id, a history
  * bucket or the record's `_id`. Expired records are filtered out here too: the purge may lag.
  */
-export function createRecordQueries(
-  db: Db,
-  options: RecordQueryOptions = { retentionDays: 90 },
-): RecordQueries {
+export function createRecordQueries(db: Db, options: RecordQueryOptions = {}): RecordQueries {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
   const told = options.onMarkedRead ? { onWritten: options.onMarkedRead } : {};
   const live = (userId: string, now: number): Filter<TrayRecordDoc> => ({
@@ -98,7 +95,7 @@ export function createRecordQueries(
     keep: (record: TrayRecordDoc) => boolean,
     enough: (rows: TrayRecordDoc[]) => boolean,
   ): Promise<{ rows: TrayRecordDoc[]; exhausted: boolean }> {
-    const buckets = historyBuckets(upper, now, options.retentionDays);
+    const buckets = historyBuckets(upper, now, options.retentionDays ?? 90);
     const rows: TrayRecordDoc[] = [];
     for (let start = 0; start < buckets.length; start += PARALLEL_BUCKETS) {
       const found = await Promise.all(
