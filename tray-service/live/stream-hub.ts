@@ -204,6 +204,11 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
       byUser.set(stream.userId, sessions);
       size += 1;
       res.on('close', () => end(session));
+      // The client may have gone while the stream was being authorised: its 'close' has passed.
+      if (!res.socket || res.socket.destroyed) {
+        end(session);
+        return;
+      }
       void run(stream.userId, async () => {
         // Subscribed before anything is read, so no change falls between the read and the feed.
         await ready;
