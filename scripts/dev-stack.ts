@@ -20,6 +20,8 @@ const devDefaults: Record<string, string> = {
   WEBHOOK_ALLOWLIST: 'off',
   WEBHOOK_SECRETS: 'dev=dev-secret',
   SPOOL_DIR: join(dataDir, 'receiver-spool'),
+  // The live tray demo page at /demo (docs/live-tray.md); off by default everywhere else.
+  TRAY_DEMO: 'on',
 };
 
 const say = (line: string) => process.stdout.write(`[stack] ${line}\n`);
@@ -107,6 +109,8 @@ try {
   ]);
   say(`receiver http://localhost:${receiverPort}  (webhooks: POST /webhooks, /healthz, /readyz, /metrics)`);
   say(`tray     http://localhost:${trayPort}  (API, /healthz, /readyz, /metrics)`);
+  if (env.TRAY_DEMO === 'on')
+    say(`demo     http://localhost:${trayPort}/demo  (a live tray; token: npm run mint-token)`);
   say('ready. Press Ctrl-C to stop.');
 } catch (error) {
   say(`start-up failed: ${(error as Error).message}`);

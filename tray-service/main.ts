@@ -15,6 +15,8 @@ import { resolveJwtConfig } from '../shared/config/tray-api-config.ts';
 import { startBanCache } from './api/auth/ban-cache.ts';
 import { createTokenVerifier } from './api/auth/create-token-verifier.ts';
 import { createTrayApi } from './api/create-tray-api.ts';
+import { createChangePublisher } from './live/change-publisher.ts';
+import { createLiveTray } from './live/create-live-tray.ts';
 import { createRateLimiter } from './api/rate-limit/create-rate-limiter.ts';
 import { createMessageRenderer } from './messages/create-message-renderer.ts';
 import { loadBlockedWords } from './moderation/load-blocked-words.ts';
@@ -79,6 +81,7 @@ const worker = await startWorker({
   bans: { prefix: config.BAN_REDIS_PREFIX, redis },
   onStored: moderation.step,
   storage,
+  changes: createChangePublisher(redis, config.STREAM_REDIS_PREFIX, logger),
 });
 // Tray API: token verifier, shared per-user rate limit, message renderer.
 // Global bans: this instance's copy of the banned set, at most BAN_REFRESH_MS behind the worker.
@@ -86,6 +89,20 @@ const bans = await startBanCache(redis, {
   prefix: config.BAN_REDIS_PREFIX,
   refreshMs: config.BAN_REFRESH_MS,
   logger,
+});
+// Live streams: subscriptions need a connection of their own (subscriber mode runs nothing else).
+const subscriber = createRedis(config.redis);
+subscriber.on('error', (error) => logger.warn({ err: error.message }, 'redis subscriber connection error'));
+const live = createLiveTray({
+  db,
+  redis,
+  subscriber,
+  prefix: config.STREAM_REDIS_PREFIX,
+  streamsPerUser: config.STREAMS_PER_USER,
+  messages,
+  bans,
+  logger,
+  registry,
 });
 const api = createTrayApi({
   logger,
@@ -107,13 +124,18 @@ const api = createTrayApi({
     networkId: config.NETWORK_ID,
     blockApi: config.BLOCK_API === 'on',
     retentionDays: config.TRAY_RETENTION_DAYS,
+    demo: config.TRAY_DEMO === 'on',
   },
   admin,
+  live,
 });
 const server = await listen(api, { port: config.TRAY_PORT });
 logger.info({ port: config.TRAY_PORT }, 'tray service listening');
 
 onShutdown(logger, async () => {
+  // Streams never finish on their own: closed first, each told when to come back (to another
+  // instance behind the load balancer, or this one restarted).
+  await live.hub.close(1_000);
   await closeServer(server);
   bans.stop();
   await worker.close();

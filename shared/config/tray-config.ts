@@ -5,6 +5,7 @@ import { trayAdminShape } from './tray-admin-config.ts';
 import { trayApiShape } from './tray-api-config.ts';
 import { trayBanShape } from './tray-ban-config.ts';
 import { trayMessagesShape } from './tray-messages-config.ts';
+import { trayStreamShape } from './tray-stream-config.ts';
 import { trayWorkerShape } from './tray-worker-config.ts';
 
 export const trayShape = {
@@ -21,6 +22,7 @@ export const trayShape = {
   ...trayBanShape,
   ...trayMessagesShape,
   ...trayAdminShape,
+  ...trayStreamShape,
 };
 
 export type TrayConfig = ReturnType<typeof loadTrayConfig>;

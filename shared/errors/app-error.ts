@@ -17,6 +17,8 @@ export const errorCodes = {
   PAYLOAD_TOO_LARGE: { status: 413, code: 413000 },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, code: 415000 },
   RATE_LIMITED: { status: 429, code: 400311 },
+  /** Every one of the caller's STREAMS_PER_USER live streams is open. */
+  TOO_MANY_STREAMS: { status: 429, code: 429001 },
   INTERNAL: { status: 500, code: 500000 },
   UNAVAILABLE: { status: 503, code: 503000 },
 } as const;

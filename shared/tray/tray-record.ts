@@ -100,6 +100,13 @@ export interface TrayRecordDoc {
    * previous life.
    */
   version: number;
+  /**
+   * Epoch ms on the clock of the process that wrote it: when this state of the record was written.
+   * casUpdateRecords stamps it on every insert and update, so a live stream that reconnects finds
+   * "records changed since" by the user's records (docs/live-tray.md). Absent on records written
+   * before live streams existed: they count as changed at 0.
+   */
+  changedAt?: number;
 }
 
 /** community_members: one document per (community, user); drives post fan-out. */

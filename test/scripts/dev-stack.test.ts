@@ -31,6 +31,11 @@ describe('npm start (scripts/dev-stack.ts)', function () {
     expect(existsSync(join(dataDir, 'postgres', 'data', 'PG_VERSION'))).to.equal(true);
     expect(output()).to.include('FerretDB-on-PostgreSQL index set in force');
     expect(output()).not.to.include('without FERRETDB_POSTGRESQL_URL');
+    // The quick start's demo page is on in the development stack (off by default elsewhere).
+    const demo = await fetch(`http://127.0.0.1:${trayPort}/demo`);
+    expect(demo.status).to.equal(200);
+    expect(await demo.text()).to.include('<script src="/demo/demo.js"');
+    expect(output()).to.include(`demo     http://localhost:${trayPort}/demo`);
 
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGINT');

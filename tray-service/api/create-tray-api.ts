@@ -25,6 +25,9 @@ import { requestMetrics } from './http/request-metrics.ts';
 import { createOpenApiDocument } from './openapi.ts';
 import { limitPerUser } from './rate-limit/limit-per-user.ts';
 import { createTrayRouter, trayPaths } from './tray/create-tray-router.ts';
+import { createDemoRouter, demoPaths } from '../demo/create-demo-router.ts';
+import { createStreamRouter, streamPaths } from '../live/create-stream-router.ts';
+import type { LiveTray } from '../live/create-live-tray.ts';
 
 export interface TrayApiSettings {
   /** TRAY_PAGE_SIZE: records per history page (docs/contract.md#limits: 10). */
@@ -35,6 +38,8 @@ export interface TrayApiSettings {
   blockApi: boolean;
   /** TRAY_RETENTION_DAYS (default 90): how far back a history page looks for records. */
   retentionDays?: number;
+  /** TRAY_DEMO: the demo page at /demo (needs `live`). */
+  demo?: boolean;
 }
 
 export interface TrayApiDeps {
@@ -54,6 +59,8 @@ export interface TrayApiDeps {
   counter?: Counter;
   /** Admin API, moderation decisions and queue dashboard under /admin. */
   admin?: AdminRouterDeps;
+  /** Live streams (docs/live-tray.md): without it there is no stream endpoint and nothing is announced. */
+  live?: LiveTray;
 }
 
 export function createTrayApi(deps: TrayApiDeps): Express {
@@ -64,6 +71,8 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   const routes = new Set([
     ...trayPaths.map((path) => `/notifications${path}`),
     ...blockPaths.map((path) => `/block${path}`),
+    ...(deps.live ? streamPaths.map((path) => `/notifications${path}`) : []),
+    ...(deps.live && deps.settings.demo ? demoPaths : []),
     '/openapi.json',
   ]);
   app.use(requestMetrics(deps.registry, routes));
@@ -81,20 +90,48 @@ export function createTrayApi(deps: TrayApiDeps): Express {
 
   // Every tray and block call: the caller comes from the bearer token only, is not banned, then
   // the per-user limit.
-  const guard = [requireUser(deps.verifyToken), refuseBanned(deps.bans), limitPerUser(deps.rateLimiter)];
+  const afterCaller = [refuseBanned(deps.bans), limitPerUser(deps.rateLimiter)];
+  const guard = [requireUser(deps.verifyToken), ...afterCaller];
   const now = deps.now ?? Date.now;
+  const { live } = deps;
+  if (live) {
+    app.use(
+      '/notifications',
+      createStreamRouter({
+        hub: live.hub,
+        slots: live.slots,
+        tickets: live.tickets,
+        messages: deps.messages,
+        verifyToken: deps.verifyToken,
+        afterCaller,
+        guard,
+        now,
+      }),
+    );
+    if (deps.settings.demo) app.use(createDemoRouter({ messages: deps.messages }));
+  }
   app.use(
     '/notifications',
     createTrayRouter({
       records: createRecordQueries(deps.db, {
         retentionDays: deps.settings.retentionDays ?? 90,
         ...(deps.counter ? { counter: deps.counter } : {}),
+        ...(live ? { onMarkedRead: live.publisher.markedRead } : {}),
       }),
       readState: createReadStateRepository(deps.db),
       messages: deps.messages,
       pageSize: deps.settings.pageSize,
       now,
       guard,
+      ...(live
+        ? {
+            onCleared: async (userId: string, at: number) => {
+              await live.clears.markCleared(userId, at);
+              await live.publisher.cleared(userId, at);
+            },
+            onLastRead: live.publisher.lastRead,
+          }
+        : {}),
     }),
   );
   app.use(

@@ -248,6 +248,96 @@ export const trayOpenApiDocument = {
         responses: { 200: { description: 'OK', content: json(ref('NotificationTotalUnread')) }, ...errors },
       },
     },
+    '/notifications/v3/stream': {
+      get: {
+        summary: 'Live tray: server-sent events for the caller (text/event-stream)',
+        description: [
+          'Authenticated by the bearer token, or by `ticket` (POST /notifications/v3/stream-ticket) where headers cannot be set (a browser EventSource). Bans and the per-user rate limit apply as on every tray call; opening counts as one call. At most STREAMS_PER_USER streams per user are open at once across all instances.',
+          'Events (each with an `id:`; `data:` is one JSON line):',
+          '`unread` {totalUnreadCount}: first on connect, then whenever the count changes;',
+          '`record` NotificationRecord: a record created or changed, exactly as v3 history returns it, described in the negotiated locale (Content-Language);',
+          '`read` {ids: [v_tarid_uid]}: records marked read (v2/read, v3/mark-all-as-read);',
+          '`cleared` {}: the tray was deleted (v3/delete-all);',
+          '`reset` {}: the Last-Event-ID is too old to resume from; reload the history.',
+          'A comment line every 15 s keeps the connection alive. Reconnecting with Last-Event-ID (or `lastEventId`) sends the count, then every record changed since that id, once. On shutdown the server sends a `retry:` hint and closes the stream. Open the stream first, then read the history: a fresh stream sends what changes from the moment it opens.',
+        ].join(' '),
+        parameters: [
+          localeParam,
+          {
+            name: 'ticket',
+            in: 'query',
+            required: false,
+            schema: { type: 'string', maxLength: 64 },
+            description:
+              'A single-use ticket from POST /notifications/v3/stream-ticket, instead of the Authorization header',
+          },
+          {
+            name: 'lastEventId',
+            in: 'query',
+            required: false,
+            schema: { type: 'string', maxLength: 1024 },
+            description: 'The last event id received, for clients that cannot send the Last-Event-ID header',
+          },
+          {
+            name: 'Last-Event-ID',
+            in: 'header',
+            required: false,
+            schema: { type: 'string', maxLength: 1024 },
+            description: 'The last event id received (EventSource sends it when it reconnects)',
+          },
+        ],
+        responses: {
+          200: {
+            description: 'The event stream; it stays open until the client, a ban or a shutdown closes it',
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
+          ...errors,
+          401: errorResponse(
+            'Missing, expired or invalid bearer token, an unknown, expired or used ticket, or the user is globally banned',
+          ),
+          429: {
+            ...errorResponse(
+              'Over the per-user rate limit (code 400311), or every one of the STREAMS_PER_USER streams is open (code 429001)',
+            ),
+            headers: {
+              'Retry-After': {
+                description: 'Seconds to wait before trying again',
+                schema: { type: 'integer' },
+              },
+            },
+          },
+        },
+      },
+    },
+    '/notifications/v3/stream-ticket': {
+      post: {
+        summary: 'A single-use ticket that opens one live stream within 30 s',
+        description:
+          'Browsers cannot set headers on an EventSource, and tokens never go into URLs: this ticket stands in for the bearer token once, on any instance.',
+        responses: {
+          201: {
+            description: 'Issued',
+            content: json({
+              type: 'object',
+              required: ['data'],
+              additionalProperties: false,
+              properties: {
+                data: {
+                  type: 'object',
+                  required: ['ticket', 'expiresIn'],
+                  additionalProperties: false,
+                  properties: {
+                    ticket: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' },
+                    expiresIn: { type: 'integer', description: 'Seconds the ticket stays valid' },
+                  },
+                },
+              },
+            }),
+          },
+          ...errors,
+        },
+      },
+    },
     '/notifications/v3/history': {
       get: {
         summary: 'History page (v3, timestamp cursor)',

@@ -20,6 +20,8 @@ export interface ApplyActivitiesOptions extends ApplyOptions {
   lock?: KeyedLock;
   /** The tray's clock (epoch ms); tests pin it. */
   now?: () => number;
+  /** Told of every record written (live streams, docs/live-tray.md). */
+  onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
 }
 
 interface Delivery {
@@ -126,6 +128,8 @@ async function writeDeliveries(
   };
   await casUpdateRecords(db, [...byKey.keys()], compute, {
     owner: options.owner,
+    now,
+    ...(options.onWritten ? { onWritten: options.onWritten } : {}),
     ...(reads ? { read: reads.read, first: reads.first, group: reads.group } : {}),
     refresh: async () => {
       at = now();

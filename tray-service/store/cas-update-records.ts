@@ -43,6 +43,13 @@ export interface CasOptions {
    * include the actors it was made from.
    */
   refresh?: () => Promise<void>;
+  /**
+   * Called after each round with the records that round wrote (inserted or updated, as stored),
+   * so live streams can be told (docs/live-tray.md). Runs after the writes; it must not throw.
+   */
+  onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
+  /** The writer's clock (epoch ms) for `changedAt`; tests pin it. */
+  now?: () => number;
 }
 
 export interface CasResult {
@@ -69,6 +76,9 @@ export async function casUpdateRecords(
 ): Promise<CasResult> {
   const maxRounds = options.maxRounds ?? 50;
   const read = options.read ?? ((wanted: readonly string[]) => readByIds(db, wanted));
+  const now = options.now ?? Date.now;
+  /** What this call tried to write per key: a chunk whose bulk missed does not say which landed. */
+  const attempted = new Map<string, TrayRecordDoc>();
   let pending = [...new Set(keys)];
   let snapshot = options.first;
   let written = 0;
@@ -85,10 +95,20 @@ export async function casUpdateRecords(
     if (options.refresh) await options.refresh();
     const inserts: TrayRecordDoc[] = [];
     const updates: { before: TrayRecordDoc; next: TrayRecordDoc }[] = [];
+    /** Records of an earlier round's missed chunk that did land: written by this call after all. */
+    const landed: TrayRecordDoc[] = [];
+    const changedAt = now();
     for (const key of pending) {
       const before = current.get(key);
-      const next = compute(key, before);
-      if (next === 'unchanged') continue;
+      const tried = attempted.get(key);
+      if (before && tried && before.version === tried.version && before.changedAt === tried.changedAt) {
+        landed.push(before);
+        continue;
+      }
+      const computed = compute(key, before);
+      if (computed === 'unchanged') continue;
+      const next = { ...computed, changedAt };
+      attempted.set(key, next);
       if (before) updates.push({ before, next });
       else inserts.push(next);
     }
@@ -103,11 +123,14 @@ export async function casUpdateRecords(
     const inserted = await insertRecords(db, inserts);
     written += inserted.count;
     for (const key of inserted.lost) retry.add(key);
+    const lost = new Set(inserted.lost);
+    const confirmed = [...landed, ...inserts.filter((doc) => !lost.has(doc._id))];
     let wonUpdates = updates.filter(({ before }) => won.has(before._id));
     if (options.group !== undefined) {
       const grouped = await writeGroupedUpdates(db, options.group, current, wonUpdates, won);
       written += grouped.written;
       for (const key of grouped.retry) retry.add(key);
+      confirmed.push(...grouped.confirmed);
       wonUpdates = grouped.single;
     }
     for (let start = 0; start < wonUpdates.length; start += UPDATES_PER_BULK) {
@@ -116,9 +139,12 @@ export async function casUpdateRecords(
         .collection<TrayRecordDoc>(TRAY_RECORDS)
         .bulkWrite(chunk.map(updateOperation), { ordered: false });
       written += result.matchedCount;
-      // An update that missed its filter does not say which record: re-read every key of the chunk.
+      // An update that missed its filter does not say which record: re-read every key of the chunk
+      // (the next round recognises the ones that did land by their version and changedAt).
       if (result.matchedCount < chunk.length) for (const { before } of chunk) retry.add(before._id);
+      else confirmed.push(...chunk.map(({ next }) => next));
     }
+    if (options.onWritten && confirmed.length > 0) await options.onWritten(confirmed);
     pending = [...retry];
   }
   return { written, rounds };
@@ -161,7 +187,7 @@ async function writeGroupedUpdates(
   current: RecordSnapshot,
   updates: Update[],
   won: ReadonlySet<string>,
-): Promise<{ written: number; retry: string[]; single: Update[] }> {
+): Promise<{ written: number; retry: string[]; confirmed: TrayRecordDoc[]; single: Update[] }> {
   // A class: records with the same selector moving to the same changes.
   const classes = new Map<string, { selector: Selector; update: Update; ids: string[] }>();
   const single: Update[] = [];
@@ -190,6 +216,7 @@ async function writeGroupedUpdates(
   }
   let written = 0;
   const retry: string[] = [];
+  const confirmed: TrayRecordDoc[] = [];
   const byId = new Map(updates.map((update) => [update.before._id, update]));
   for (const { selector, update, ids } of classes.values()) {
     const members = new Set(ids);
@@ -207,8 +234,9 @@ async function writeGroupedUpdates(
       );
     written += result.matchedCount;
     if (result.matchedCount < ids.length) retry.push(...ids);
+    else for (const id of ids) confirmed.push((byId.get(id) as Update).next);
   }
-  return { written, retry, single };
+  return { written, retry, confirmed, single };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createCounter, type Counter } from '../../shared/mongo/create-counter.ts';
-import type { Db } from 'mongodb';
+import type { Db, Filter } from 'mongodb';
 import { TRAY_RECORDS, type TrayRecordDoc, type TrayVerb } from '../../shared/tray/tray-record.ts';
 import { historyBucket } from '../../shared/tray/storage-keys.ts';
 import { recordKey } from '../worker/activity.ts';
@@ -37,6 +37,12 @@ export interface RecordQueries {
   /** false when the user has no (unexpired) record with this verb and target. */
   markRead(userId: string, verb: TrayVerb, targetId: string, now: number): Promise<boolean>;
   deleteAll(userId: string): Promise<number>;
+  /**
+   * The user's unexpired records whose `changedAt` is after `since`, oldest change first: what a
+   * reconnecting live stream missed. Selects by the user id (the page-count query) and filters in
+   * memory, like the count; see docs/live-tray.md for its cost on heavy users.
+   */
+  changedSince(userId: string, since: number, now: number): Promise<TrayRecordDoc[]>;
 }
 
 /**
@@ -59,10 +65,12 @@ const newestFirst = (a: TrayRecordDoc, b: TrayRecordDoc) =>
 const MAX_PARALLEL_BUCKETS = 8;
 
 export interface RecordQueryOptions {
-  /** Days a record lives after lastUpdate (TRAY_RETENTION_DAYS): how far back a page may look. */
-  retentionDays: number;
+  /** Days a record lives after lastUpdate (TRAY_RETENTION_DAYS): how far back a page may look (default 90). */
+  retentionDays?: number;
   /** Counts in the storage's cheapest way (createCounter); default the driver's countDocuments. */
   counter?: Counter;
+  /** Told of the records marked read (live streams, docs/live-tray.md), after the write. */
+  onMarkedRead?: (records: readonly TrayRecordDoc[]) => Promise<void>;
 }
 
 /**
@@ -70,12 +78,14 @@ export interface RecordQueryOptions {
  * argument and selects by an equality an index serves (docs/storage.md): the user id, a history
  * bucket or the record's `_id`. Expired records are filtered out here too: the purge may lag.
  */
-export function createRecordQueries(
-  db: Db,
-  options: RecordQueryOptions = { retentionDays: 90 },
-): RecordQueries {
+export function createRecordQueries(db: Db, options: RecordQueryOptions = {}): RecordQueries {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
   const counter = options.counter ?? createCounter(db, { storage: 'mongodb' });
+  const told = options.onMarkedRead ? { onWritten: options.onMarkedRead } : {};
+  const live = (userId: string, now: number): Filter<TrayRecordDoc> => ({
+    userId,
+    expiresAt: { $gt: new Date(now) },
+  });
 
   /**
    * The user's records newest first, read one history bucket (a day) at a time from the page's
@@ -89,7 +99,7 @@ export function createRecordQueries(
     keep: (record: TrayRecordDoc) => boolean,
     enough: (rows: TrayRecordDoc[]) => boolean,
   ): Promise<{ rows: TrayRecordDoc[]; exhausted: boolean }> {
-    const buckets = historyBuckets(upper, now, options.retentionDays);
+    const buckets = historyBuckets(upper, now, options.retentionDays ?? 90);
     const rows: TrayRecordDoc[] = [];
     // One bucket first (a busy user's page is usually in it), then twice as many at a time, so a
     // sparse history is walked in a few round trips without reading days a page does not need.
@@ -159,7 +169,7 @@ export function createRecordQueries(
         db,
         unread.map((r) => r._id),
         markRead,
-        { ...apiWriter(), first: new Map(unread.map((r) => [r._id, r])) },
+        { ...apiWriter(), ...told, first: new Map(unread.map((r) => [r._id, r])) },
       );
       return written;
     },
@@ -168,12 +178,23 @@ export function createRecordQueries(
       const key = recordKey(verb, targetId, userId);
       const found = await records.findOne({ _id: key });
       if (!found || found.expiresAt.getTime() <= now) return false;
-      await casUpdateRecords(db, [key], markRead, { ...apiWriter(), first: new Map([[key, found]]) });
+      await casUpdateRecords(db, [key], markRead, {
+        ...apiWriter(),
+        ...told,
+        first: new Map([[key, found]]),
+      });
       return true;
     },
 
     // A record re-created under the same _id starts at a new version (its creation time), so the
     // claims of the deleted ones need no clean-up: they expire with the purge.
     deleteAll: async (userId) => (await records.deleteMany({ userId })).deletedCount,
+
+    async changedSince(userId, since, now) {
+      const found = await records.find(live(userId, now)).toArray();
+      return found
+        .filter((record) => (record.changedAt ?? 0) > since)
+        .sort((a, b) => (a.changedAt ?? 0) - (b.changedAt ?? 0) || (a._id < b._id ? -1 : 1));
+    },
   };
 }

@@ -3,6 +3,7 @@ import { moderationDecisionsCollection } from '../moderation/moderation-decision
 import { blockListCollection } from './block-list-collection.ts';
 import { eventsCollection } from './events-collection.ts';
 import { membershipsCollection } from './memberships-collection.ts';
+import { trayClearsCollection } from './tray-clears-collection.ts';
 import { trayMigrationsCollection } from './tray-migrations-collection.ts';
 import { trayReadStateCollection } from './tray-read-state-collection.ts';
 import { trayRecordClaimsCollection } from './tray-record-claims-collection.ts';
@@ -28,6 +29,7 @@ export const apiCollections: readonly CollectionSpec[] = [
   trayRecordsCollection,
   blockListCollection,
   trayReadStateCollection,
+  trayClearsCollection,
   eventsCollection,
   moderationDecisionsCollection,
 ];

@@ -29,6 +29,7 @@ export async function applyProfileChanges(
   db: Db,
   changes: readonly ProfileChange[],
   owner: string,
+  onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>,
 ): Promise<void> {
   if (changes.length === 0) return;
   const ops: AnyBulkWriteOperation<UserProfileDoc>[] = changes.map((change) => ({
@@ -47,7 +48,7 @@ export async function applyProfileChanges(
     );
   }
   const deleted = changes.filter((change) => change.deleted);
-  if (deleted.length > 0) await forgetDeletedUsers(db, deleted, owner);
+  if (deleted.length > 0) await forgetDeletedUsers(db, deleted, owner, onWritten);
 }
 
 /** Sets the new profile; an image the new profile lacks is removed, not kept from the old one. */
@@ -65,7 +66,12 @@ function profileUpdate(change: ProfileChange) {
   return Object.keys($unset).length > 0 ? { $set, $unset } : { $set };
 }
 
-async function forgetDeletedUsers(db: Db, deleted: readonly ProfileChange[], owner: string): Promise<void> {
+async function forgetDeletedUsers(
+  db: Db,
+  deleted: readonly ProfileChange[],
+  owner: string,
+  onWritten: ((records: readonly TrayRecordDoc[]) => Promise<void>) | undefined,
+): Promise<void> {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
   for (const { userId } of deleted) {
     await records.deleteMany({ userId });
@@ -76,7 +82,7 @@ async function forgetDeletedUsers(db: Db, deleted: readonly ProfileChange[], own
       db,
       touched.map((doc) => doc._id),
       (_key, current) => (current ? renameActor(current, userId, DELETED_USER_NAME) : 'unchanged'),
-      { owner, first: new Map(touched.map((doc) => [doc._id, doc])) },
+      { owner, first: new Map(touched.map((doc) => [doc._id, doc])), ...(onWritten ? { onWritten } : {}) },
     );
   }
   await endMemberships(

@@ -1,7 +1,7 @@
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import type { Db } from 'mongodb';
 import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
-import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
+import type { StoredEventDoc, TrayRecordDoc } from '../../shared/tray/tray-record.ts';
 import { publishBans } from '../bans/publish-bans.ts';
 import { applyActivities } from '../store/apply-activities.ts';
 import { applyBanChanges } from '../store/ban-store.ts';
@@ -26,6 +26,8 @@ export interface ProcessOptions {
    * Must be idempotent: a job that throws is retried and the hook sees the event again.
    */
   onStored?: (event: StoredEventDoc) => Promise<void>;
+  /** Told of every tray record written, after the write (live streams, docs/live-tray.md). */
+  onRecordsWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
 }
 
 /**
@@ -54,12 +56,13 @@ export async function processJob(
     await publishBans(options.bans.redis, options.bans.prefix, mapped.bans);
   }
   await applyMembershipChanges(db, mapped.memberships);
-  await applyProfileChanges(db, mapped.profiles, job.dedupeKey);
+  await applyProfileChanges(db, mapped.profiles, job.dedupeKey, options.onRecordsWritten);
   await applyActivities(db, mapped.activities, {
     retentionDays: options.trayRetentionDays,
     fanOutBatch: options.fanOutBatch,
     owner: job.dedupeKey,
     ...(options.lock ? { lock: options.lock } : {}),
+    ...(options.onRecordsWritten ? { onWritten: options.onRecordsWritten } : {}),
   });
   if (options.onStored) await options.onStored(stored);
   return stored;

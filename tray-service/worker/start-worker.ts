@@ -7,6 +7,7 @@ import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
 import { ensureCollections, type EnsuredStorage } from '../../shared/mongo/ensure-collections.ts';
 import { publishBans } from '../bans/publish-bans.ts';
+import type { ChangePublisher } from '../live/change-publisher.ts';
 import { migrateRecordShape } from '../store/migrate-record-shape.ts';
 import { storedBanChanges } from '../store/ban-store.ts';
 import { workerCollections } from '../store/tray-collections.ts';
@@ -38,6 +39,8 @@ export interface WorkerDeps {
   storage?: EnsuredStorage;
   /** FERRETDB_POSTGRESQL_URL, for the worker's own ensureCollections. */
   postgresUrl?: string | undefined;
+  /** Where record writes are announced to live streams (docs/live-tray.md); none without it. */
+  changes?: ChangePublisher;
 }
 
 export interface RunningWorker {
@@ -68,6 +71,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     lock: new KeyedLock(),
     bans,
     ...(deps.onStored ? { onStored: deps.onStored } : {}),
+    ...(deps.changes ? { onRecordsWritten: deps.changes.recordsWritten } : {}),
   };
 
   void deps.queue.process(deps.concurrency ?? 4, async (job) => {

@@ -62,6 +62,8 @@ describe('GET /openapi.json', () => {
       '/notifications/v2/last-read',
       '/notifications/v2/read',
       '/notifications/v3/delete-all',
+      '/notifications/v3/stream',
+      '/notifications/v3/stream-ticket',
       '/block/members',
       '/block',
     ]);

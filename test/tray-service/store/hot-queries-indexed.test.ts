@@ -4,6 +4,7 @@ import { trayCollections } from '../../../tray-service/store/tray-collections.ts
 import { createBlockListRepository } from '../../../tray-service/store/block-list-repository.ts';
 import { createEventsQueries } from '../../../tray-service/store/events-queries.ts';
 import { purgeExpired } from '../../../tray-service/store/purge-expired.ts';
+import { createClearsRepository } from '../../../tray-service/store/clears-repository.ts';
 import { createReadStateRepository } from '../../../tray-service/store/read-state-repository.ts';
 import { createRecordQueries } from '../../../tray-service/store/record-queries.ts';
 import { processJob, type ProcessOptions } from '../../../tray-service/worker/process-job.ts';
@@ -139,6 +140,13 @@ describe('hot queries are served by an index (explain)', function () {
     await expectServed(() => readState.markLastRead('u-c', now));
     await expectServed(() => readState.lastReadAt('u-c'));
     await expectServed(() => records.deleteAll('u-d'));
+  });
+  it('a live stream’s catch-up and the delete-all mark it reads', async () => {
+    const records = createRecordQueries(db!);
+    await expectServed(() => records.changedSince('u-c', 0, Date.now()));
+    const clears = createClearsRepository(db!);
+    await expectServed(() => clears.markCleared('u-d', Date.now()));
+    await expectServed(() => clears.lastClearedAt('u-d'));
   });
   it('a deleted user', async () => {
     await expectServed(process(userDeleteEvent('u-c')));

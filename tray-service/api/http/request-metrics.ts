@@ -37,6 +37,8 @@ export function requestMetrics(registry: Registry, routes: ReadonlySet<string>):
         status: String(res.statusCode),
       };
       count.inc(labels);
+      // A live stream lasts minutes or hours: its duration is not a request latency.
+      if (String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')) return;
       latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
     });
     next();

@@ -20,6 +20,10 @@ export interface TrayRouterDeps {
   now: () => number;
   /** Auth and rate limit, run before every tray route. */
   guard: RequestHandler[];
+  /** After a delete-all at `at` (live streams are told, docs/live-tray.md). */
+  onCleared?: (userId: string, at: number) => Promise<void>;
+  /** After a last-read (live streams recount). */
+  onLastRead?: (userId: string) => Promise<void>;
 }
 
 /** How long a user's record count is reused for `totalPages` (see count-cache.ts). */
@@ -110,6 +114,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
     .route('/v2/last-read')
     .post(...deps.guard, async (_req, res) => {
       await readState.markLastRead(callerId(res), now());
+      await deps.onLastRead?.(callerId(res));
       res.json({ data: 'success' });
     })
     .all(methodNotAllowed(['POST']));
@@ -128,7 +133,9 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
     .route('/v3/delete-all')
     .delete(...deps.guard, async (_req, res) => {
       const userId = callerId(res);
+      const at = now();
       await records.deleteAll(userId);
+      await deps.onCleared?.(userId, at);
       counts.forget(JSON.stringify([userId]).slice(0, -1));
       res.json({ data: 'success' });
     })

@@ -1,0 +1,291 @@
+// `npm run bench:stream`: the live tray under load, on the embedded stack.
+//   1. latency: --rate webhooks/s for --seconds through the receiver, two tray processes (API and
+//      worker each) sharing the queue; one live stream per recipient, spread over both processes.
+//      Measured from the receiver's acknowledgement to the `record` event on the stream: p50, p99.
+//   2. memory: --idle streams held open on one tray process; its RSS before and after.
+// Starts its own redis-server and FerretDB on a throwaway PostgreSQL cluster (unless REDIS_URL /
+// MONGODB_URI point elsewhere) and its own receiver and tray processes. Needs a quiet machine.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpRequest, type ClientRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { SignJWT } from 'jose';
+import { signBody } from '../receiver/signature/sign-body.ts';
+import { UsageError } from '../shared/errors/usage-error.ts';
+import { parseCli, runCli } from './lib/cli.ts';
+import { freePort, startFerretOnPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
+
+const usage = `Usage: npm run bench:stream -- [--rate 200] [--seconds 30] [--recipients 100] [--idle 10000]
+
+  --rate        webhooks per second sent to the receiver (default 200)
+  --seconds     how long to send (default 30)
+  --recipients  users with an open stream, each receiving rate/recipients events/s (default 100)
+  --idle        idle streams held on one tray process for the memory figure (default 10000)`;
+
+const root = resolve(import.meta.dirname, '..');
+const SECRET = 'bench-stream-secret-of-at-least-32-chars';
+const WEBHOOK_SECRET = 'bench-secret';
+
+interface Stream {
+  close(): void;
+}
+
+/** Opens an SSE stream and calls `onEvent` per event; resolves once the response headers arrived. */
+function openStream(
+  url: string,
+  token: string,
+  onEvent: (event: string, data: string) => void,
+): Promise<Stream> {
+  return new Promise((done, fail) => {
+    const req: ClientRequest = httpRequest(url, {
+      headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' },
+    });
+    req.on('error', fail);
+    req.on('response', (res) => {
+      if (res.statusCode !== 200) {
+        fail(new Error(`stream answered ${res.statusCode}`));
+        res.resume();
+        return;
+      }
+      let buffer = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        let cut: number;
+        while ((cut = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (event && data) onEvent(event, data);
+        }
+      });
+      done({ close: () => req.destroy() });
+    });
+    req.end();
+  });
+}
+
+const token = (userId: string) =>
+  new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(userId)
+    .setExpirationTime('2h')
+    .sign(new TextEncoder().encode(SECRET));
+
+/** A comment by u-actor on `owner`'s post `postId`: one new record for the owner. */
+function commentBody(owner: string, postId: string, at: number): string {
+  return JSON.stringify({
+    event: 'comment.didCreate',
+    data: {
+      comment: {
+        commentId: `cm-${postId}`,
+        userId: 'u-actor',
+        referenceType: 'post',
+        referenceId: postId,
+        parentId: null,
+        segmentNumber: 1,
+        text: 'bench',
+        createdAt: new Date(at).toISOString(),
+        mentionees: [],
+      },
+      post: { postId, postedUserId: owner, targetType: 'community', targetId: 'c-bench' },
+      parentComment: null,
+      community: { communityId: 'c-bench', displayName: 'Bench' },
+      users: [
+        { userId: 'u-actor', displayName: 'Actor' },
+        { userId: owner, displayName: owner },
+      ],
+    },
+  });
+}
+
+function residentMb(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Math.round(Number(match[1]) / 102.4) / 10 : 0;
+}
+
+const percentile = (sorted: readonly number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+async function waitHealthy(url: string, timeoutMs: number): Promise<void> {
+  const started = Date.now();
+  while (Date.now() - started < timeoutMs) {
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
+    await sleep(200);
+  }
+  throw new Error(`${url} not healthy within ${timeoutMs} ms`);
+}
+
+runCli(async () => {
+  const { values } = parseCli(
+    {
+      args: process.argv.slice(2),
+      options: {
+        rate: { type: 'string', default: '200' },
+        seconds: { type: 'string', default: '30' },
+        recipients: { type: 'string', default: '100' },
+        idle: { type: 'string', default: '10000' },
+      },
+    },
+    usage,
+  );
+  const numbers = {
+    rate: Number(values.rate),
+    seconds: Number(values.seconds),
+    recipients: Number(values.recipients),
+    idle: Number(values.idle),
+  };
+  for (const [name, value] of Object.entries(numbers)) {
+    if (!Number.isInteger(value) || value < 1) throw new UsageError(`--${name} expects a whole number >= 1`);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'bench-stream-'));
+  const servers: LocalServer[] = [];
+  const children: ChildProcess[] = [];
+  const streams: Stream[] = [];
+  try {
+    const redis = process.env.REDIS_URL ? undefined : await startRedis({ dir: join(dir, 'redis') });
+    if (redis) servers.push(redis);
+    const mongo = process.env.MONGODB_URI ? undefined : await startFerretOnPostgres({ dir });
+    if (mongo) servers.push(mongo.postgres, mongo.ferret);
+    const trayPorts = [await freePort(), await freePort()];
+    const receiverPort = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      LOG_LEVEL: 'warn',
+      REDIS_URL: redis?.url ?? process.env.REDIS_URL,
+      MONGODB_URI: mongo?.ferret.url ?? process.env.MONGODB_URI,
+      ...(mongo ? { FERRETDB_POSTGRESQL_URL: mongo.postgres.url } : {}),
+      JWT_SECRET: SECRET,
+      RATE_LIMIT_CALLS: '1000000',
+      WEBHOOK_ALLOWLIST: 'off',
+      WEBHOOK_SECRETS: `bench=${WEBHOOK_SECRET}`,
+      SPOOL_DIR: join(dir, 'spool'),
+      RECEIVER_PORT: String(receiverPort),
+    };
+    const start = (script: string, extra: NodeJS.ProcessEnv) => {
+      const child = spawn(process.execPath, [join(root, script)], {
+        env: { ...env, ...extra },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      children.push(child);
+      return child;
+    };
+    start('receiver/main.ts', {});
+    const trays = trayPorts.map((port) => start('tray-service/main.ts', { TRAY_PORT: String(port) }));
+    await Promise.all(
+      [receiverPort, ...trayPorts].map((port) => waitHealthy(`http://127.0.0.1:${port}/healthz`, 120_000)),
+    );
+
+    // 1. Latency: one stream per recipient, alternating between the two tray processes.
+    const acked = new Map<string, number>();
+    const arrived = new Map<string, number>();
+    const latencies: number[] = [];
+    const settle = (postId: string) => {
+      const ack = acked.get(postId);
+      const at = arrived.get(postId);
+      if (ack !== undefined && at !== undefined) latencies.push(at - ack);
+    };
+    const recipients = Array.from({ length: numbers.recipients }, (_, i) => `u-r${i}`);
+    for (const [i, user] of recipients.entries()) {
+      const port = trayPorts[i % 2];
+      streams.push(
+        await openStream(
+          `http://127.0.0.1:${port}/notifications/v3/stream`,
+          await token(user),
+          (event, data) => {
+            if (event !== 'record') return;
+            const postId = (JSON.parse(data) as { targetId: string }).targetId;
+            if (arrived.has(postId)) return;
+            arrived.set(postId, performance.now());
+            settle(postId);
+          },
+        ),
+      );
+    }
+    await sleep(500);
+    const total = numbers.rate * numbers.seconds;
+    const began = performance.now();
+    const sends: Promise<void>[] = [];
+    let failed = 0;
+    for (let i = 0; i < total; i += 1) {
+      const due = began + (i * 1000) / numbers.rate;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      const postId = `p-${i}`;
+      const body = commentBody(recipients[i % recipients.length] ?? 'u-r0', postId, Date.now());
+      sends.push(
+        fetch(`http://127.0.0.1:${receiverPort}/webhooks`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'x-service-signature': signBody(body, WEBHOOK_SECRET),
+          },
+          body,
+        }).then(
+          async (res) => {
+            await res.arrayBuffer();
+            if (res.status !== 200) failed += 1;
+            acked.set(postId, performance.now());
+            settle(postId);
+          },
+          () => void (failed += 1),
+        ),
+      );
+    }
+    await Promise.all(sends);
+    const deadline = performance.now() + 15_000;
+    while (latencies.length < total - failed && performance.now() < deadline) await sleep(100);
+    const sorted = [...latencies].sort((a, b) => a - b);
+    const round = (ms: number) => Math.round(ms);
+    process.stdout.write(
+      `latency (ack -> SSE record), ${numbers.rate}/s for ${numbers.seconds} s, ${numbers.recipients} streams on 2 tray processes:\n` +
+        `  sent ${total}, refused ${failed}, delivered ${latencies.length}\n` +
+        `  p50 ${round(percentile(sorted, 50))} ms, p99 ${round(percentile(sorted, 99))} ms, max ${round(sorted.at(-1) ?? NaN)} ms\n`,
+    );
+    for (const stream of streams.splice(0)) stream.close();
+
+    // 2. Memory: idle streams on the first tray process.
+    const pid = trays[0]?.pid ?? 0;
+    await sleep(2_000);
+    const before = residentMb(pid);
+    for (let i = 0; i < numbers.idle; i += 1) {
+      streams.push(
+        await openStream(
+          `http://127.0.0.1:${trayPorts[0]}/notifications/v3/stream`,
+          await token(`u-idle${i}`),
+          () => undefined,
+        ),
+      );
+    }
+    await sleep(3_000);
+    const after = residentMb(pid);
+    process.stdout.write(
+      `memory: one tray process (API and worker) RSS ${before} MB idle, ${after} MB with ${numbers.idle} open streams` +
+        ` (${Math.round(((after - before) * 1024 * 10) / numbers.idle) / 10} kB a stream)\n`,
+    );
+    return 0;
+  } finally {
+    for (const stream of streams) stream.close();
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+    for (const server of servers.reverse()) await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,122 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { tokenFor } from '../api/support/api-harness.ts';
+import { useLiveTray } from '../live/support/live-harness.ts';
+import { commentEvent, minute } from '../worker/event-builder.ts';
+import { jobDataOf } from '../worker/worker-harness.ts';
+import { webhookJobOptions } from '../../../shared/queue/webhook-queue.ts';
+
+/** Debian's chromium (scripts/setup.sh installs it); never a browser downloaded by playwright. */
+const CHROMIUM = '/usr/bin/chromium';
+
+describe('GET /demo in a real browser (headless Chromium)', function () {
+  this.timeout(90_000);
+  const tray = useLiveTray({ instances: 1, demo: true });
+  const user = 'u-demo';
+  let context: BrowserContext;
+  let page: Page;
+  let dir: string;
+  const cspViolations: string[] = [];
+  /** Waits until the unread badge shows `count`. */
+  const badge = (count: string, timeout: number) =>
+    page.locator('#badge', { hasText: new RegExp(`^${count}$`) }).waitFor({ timeout });
+
+  before(async () => {
+    // One record before the page opens: the tray shows it from history, rendered.
+    await tray.worker.deliver(
+      commentEvent({
+        postId: 'p-d1',
+        postOwner: user,
+        author: 'u-cid',
+        commentId: 'cm-d1',
+        createdAt: minute(1),
+      }),
+    );
+    dir = mkdtempSync(join(tmpdir(), 'demo-browser-'));
+    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+      ],
+    });
+    await context.route('**/*', (route) =>
+      new URL(route.request().url()).hostname === '127.0.0.1' ? route.continue() : route.abort(),
+    );
+    page = await context.newPage();
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+    });
+  });
+  after(async () => {
+    await context?.close();
+    // The screenshot stays for the reader; only the browser profile goes.
+    if (dir) rmSync(join(dir, 'profile'), { recursive: true, force: true });
+  });
+
+  it('shows the tray with rendered descriptions and the unread badge once a token is pasted', async () => {
+    const response = await page.goto(`${tray.instance(0).base}/demo`);
+    expect(response?.status()).to.equal(200);
+    expect(response?.headers()['content-security-policy']).to.include("script-src 'self'");
+    await page.fill('#token', await tokenFor(user));
+    await page.click('button[type=submit]');
+    await page.getByText('Live:').waitFor({ timeout: 10_000 });
+    await page.locator('#records li').first().waitFor({ timeout: 5_000 });
+    expect(await page.locator('#records li').count()).to.equal(1);
+    expect(await page.locator('#records li .description').first().innerText()).to.equal(
+      'Cid commented on your post in Hiking Club',
+    );
+    await badge('1', 5_000);
+  });
+
+  it('shows a queued webhook event within 2 s without a reload', async () => {
+    const envelope = commentEvent({
+      postId: 'p-d2',
+      postOwner: user,
+      author: 'u-eve',
+      commentId: 'cm-d2',
+      createdAt: minute(2),
+    });
+    const started = Date.now();
+    await tray.worker.queue.add(jobDataOf(envelope), { ...webhookJobOptions, jobId: 'demo-d2' });
+    await page.locator('#records li[data-id="comment_p-d2_u-demo"]').waitFor({ timeout: 2_000 });
+    const elapsed = Date.now() - started;
+    expect(elapsed).to.be.below(2_000);
+    await badge('2', 2_000);
+    expect(await page.locator('#records li').count()).to.equal(2);
+    process.stdout.write(`      queued job to the open page: ${elapsed} ms\n`);
+  });
+
+  it('marks a record read and the badge follows, through the stream', async () => {
+    await page.click('#records li[data-id="comment_p-d2_u-demo"] button.mark-read');
+    await badge('1', 2_000);
+    await page.locator('#records li.read[data-id="comment_p-d2_u-demo"]').waitFor({ timeout: 2_000 });
+  });
+
+  it('switches the locale and renders the descriptions again', async () => {
+    await page.selectOption('#locale', 'de');
+    await page.getByText('Live:').waitFor({ timeout: 10_000 });
+    // The same records, described in German.
+    await page.locator('#records li .description', { hasText: 'Cid' }).waitFor({ timeout: 5_000 });
+    await page.locator('#records li .description', { hasText: 'commented on' }).first().waitFor({
+      state: 'detached',
+      timeout: 5_000,
+    });
+    const screenshot = join(dir, 'demo-page.png');
+    await page.selectOption('#locale', 'en');
+    await page.getByText('Cid commented on your post in Hiking Club').waitFor({ timeout: 5_000 });
+    await page.screenshot({ path: screenshot, fullPage: true });
+    process.stdout.write(`      screenshot: ${screenshot}\n`);
+  });
+
+  it('runs under the Content-Security-Policy without a violation', () => {
+    expect(cspViolations).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,357 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import type { NotificationRecord } from '../../../tray-service/api/tray/to-notification-record.ts';
+import { bearer } from '../api/support/api-harness.ts';
+import { expectMatchesOpenApi } from '../api/support/openapi-validator.ts';
+import { banEvent } from '../bans/ban-events.ts';
+import { commentEvent, minute } from '../worker/event-builder.ts';
+import { useLiveTray } from './support/live-harness.ts';
+import { dataOf, named, openSse, type SseEvent, type SseStream } from './support/sse-client.ts';
+
+const STREAM = '/notifications/v3/stream';
+
+/** A comment by u-cid on `owner`'s post `postId`: one `comment` record for the owner. */
+const comment = (owner: string, postId: string, at: number) =>
+  commentEvent({
+    postId,
+    postOwner: owner,
+    author: 'u-cid',
+    commentId: `cm-${postId}-${at}`,
+    createdAt: minute(at),
+  });
+
+const recordId = (owner: string, postId: string) => `comment_${postId}_${owner}`;
+
+describe('GET /notifications/v3/stream (live tray)', function () {
+  this.timeout(60_000);
+  const tray = useLiveTray({ instances: 2, streamsPerUser: 3, heartbeatMs: 300, ticketTtlSeconds: 1 });
+  const open: SseStream[] = [];
+  afterEach(() => {
+    for (const stream of open.splice(0)) stream.close();
+  });
+
+  async function stream(instance: number, user: string, query = '', headers: Record<string, string> = {}) {
+    const opened = await openSse(`${tray.instance(instance).base}${STREAM}${query}`, {
+      Authorization: await bearer(user),
+      ...headers,
+    });
+    open.push(opened);
+    return opened;
+  }
+
+  /** What v3 history returns for `id` in `locale`: the record event must be exactly this. */
+  async function historyRecord(
+    user: string,
+    id: string,
+    locale = 'en',
+  ): Promise<NotificationRecord | undefined> {
+    const page = await request(tray.instance(0).base)
+      .get(`/notifications/v3/history?locale=${locale}`)
+      .set('Authorization', await bearer(user));
+    return (page.body.data as NotificationRecord[]).find((record) => record.v_tarid_uid === id);
+  }
+
+  const records = (events: readonly SseEvent[]) =>
+    events.filter(named('record')).map((event) => dataOf<NotificationRecord>(event));
+
+  describe('every event type, through the queue and the worker, on two instances', () => {
+    const user = 'u-olga';
+    let one: SseStream;
+    let two: SseStream;
+
+    before(async () => {
+      // Held for the whole describe, so not closed after each test like the helper's streams.
+      one = await openSse(`${tray.instance(0).base}${STREAM}`, { Authorization: await bearer(user) });
+      two = await openSse(`${tray.instance(1).base}${STREAM}?locale=de`, {
+        Authorization: await bearer(user),
+      });
+    });
+    after(() => {
+      one.close();
+      two.close();
+    });
+
+    it('answers text/event-stream and sends the unread count first', async () => {
+      expect(one.status).to.equal(200);
+      expect(one.headers['content-type']).to.equal('text/event-stream; charset=utf-8');
+      expect(two.headers['content-language']).to.equal('de');
+      for (const s of [one, two]) {
+        const first = await s.next((event) => event.event !== 'comment');
+        expect(first.event).to.equal('unread');
+        expect(dataOf(first)).to.deep.equal({ totalUnreadCount: 0 });
+      }
+    });
+
+    it('sends a record the worker wrote to the streams on both instances, as v3 history returns it', async () => {
+      await tray.worker.deliver(comment(user, 'p-o1', 10));
+      const id = recordId(user, 'p-o1');
+      const onOne = await one.next(named('record'));
+      const onTwo = await two.next(named('record'));
+      expect(dataOf(onOne)).to.deep.equal(await historyRecord(user, id));
+      // The stream's locale (de) renders the description, like history with ?locale=de.
+      expect(dataOf(onTwo)).to.deep.equal(await historyRecord(user, id, 'de'));
+      expect(dataOf<NotificationRecord>(onTwo).description).to.not.equal(
+        dataOf<NotificationRecord>(onOne).description,
+      );
+      for (const s of [one, two]) {
+        const count = await s.next(
+          (event) =>
+            event.event === 'unread' && dataOf<{ totalUnreadCount: number }>(event).totalUnreadCount === 1,
+        );
+        expect(count.id).to.be.a('string').and.not.equal('');
+      }
+    });
+
+    it('sends read and the new count when a record is marked read through either instance', async () => {
+      const marked = await request(tray.instance(1).base)
+        .post('/notifications/v2/read')
+        .set('Authorization', await bearer(user))
+        .send({ verb: 'comment', targetId: 'p-o1' });
+      expect(marked.status).to.equal(200);
+      for (const s of [one, two]) {
+        const read = await s.next(named('read'));
+        expect(dataOf(read)).to.deep.equal({ ids: [recordId(user, 'p-o1')] });
+        await s.next(
+          (event) =>
+            event.event === 'unread' && dataOf<{ totalUnreadCount: number }>(event).totalUnreadCount === 0,
+        );
+      }
+    });
+
+    it('sends read for mark-all-as-read', async () => {
+      await tray.worker.deliver(comment(user, 'p-o2', 11));
+      const from = [one.events.length, two.events.length];
+      await one.next(
+        (event) =>
+          event.event === 'unread' && dataOf<{ totalUnreadCount: number }>(event).totalUnreadCount === 1,
+      );
+      const marked = await request(tray.instance(0).base)
+        .get('/notifications/v3/mark-all-as-read')
+        .set('Authorization', await bearer(user));
+      expect(marked.status).to.equal(200);
+      const reads = await Promise.all([one, two].map((s, i) => s.next(named('read'), { from: from[i] })));
+      for (const read of reads) expect(dataOf(read)).to.deep.equal({ ids: [recordId(user, 'p-o2')] });
+    });
+
+    it('sends cleared when the tray is deleted through either instance', async () => {
+      const deleted = await request(tray.instance(1).base)
+        .delete('/notifications/v3/delete-all')
+        .set('Authorization', await bearer(user));
+      expect(deleted.status).to.equal(200);
+      for (const s of [one, two]) expect(dataOf(await s.next(named('cleared')))).to.deep.equal({});
+    });
+
+    it('gives every event an id and sends a comment heartbeat', async () => {
+      await one.next(named('comment'));
+      const events = one.events.filter((event) => event.event !== 'comment');
+      expect(events.map((event) => event.event)).to.include.members(['unread', 'record', 'read', 'cleared']);
+      for (const event of events)
+        expect(event.id, event.event).to.match(/^[0-9a-z]+(~[0-9a-z]+)?(\.[\w-]{8}[0-9a-z]+)*$/);
+    });
+
+    it('counts open streams and events sent in /metrics', async () => {
+      const metrics = await request(tray.instance(1).base).get('/metrics');
+      expect(metrics.text).to.match(/tray_streams_open\{service="tray-service"\} [1-9]/);
+      expect(metrics.text).to.match(
+        /tray_stream_events_total\{event="record",service="tray-service"\} [1-9]/,
+      );
+    });
+  });
+
+  describe('a reconnect with Last-Event-ID', () => {
+    const user = 'u-rita';
+
+    it('gets the count and exactly the records changed since, then nothing twice', async () => {
+      const first = await stream(0, user);
+      await tray.worker.deliver(comment(user, 'p-r1', 20));
+      await first.next(named('record'));
+      await first.next(
+        (event) =>
+          event.event === 'unread' && dataOf<{ totalUnreadCount: number }>(event).totalUnreadCount === 1,
+      );
+      const lastId = first.events.filter((event) => event.id !== undefined).at(-1)?.id ?? '';
+      first.close();
+
+      // While away: two new records, and the first one marked read.
+      await tray.worker.deliver(comment(user, 'p-r2', 21));
+      await tray.worker.deliver(comment(user, 'p-r3', 22));
+      await request(tray.instance(1).base)
+        .post('/notifications/v2/read')
+        .set('Authorization', await bearer(user))
+        .send({ verb: 'comment', targetId: 'p-r1' });
+
+      const again = await stream(1, user, '', { 'Last-Event-ID': lastId });
+      const unread = await again.next((event) => event.event !== 'comment');
+      expect(unread.event).to.equal('unread');
+      expect(dataOf(unread)).to.deep.equal({ totalUnreadCount: 2 });
+      await again.next(
+        (event) => event.event === 'record' && dataOf<NotificationRecord>(event).targetId === 'p-r3',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const caught = records(again.events);
+      expect(caught.map((record) => [record.targetId, record.hasRead])).to.have.deep.members([
+        ['p-r1', true],
+        ['p-r2', false],
+        ['p-r3', false],
+      ]);
+      for (const record of caught)
+        expect(record).to.deep.equal(await historyRecord(user, record.v_tarid_uid));
+
+      // Live again: one new record arrives once; a reconnect right after repeats nothing.
+      await tray.worker.deliver(comment(user, 'p-r4', 23));
+      await again.next(
+        (event) => event.event === 'record' && dataOf<NotificationRecord>(event).targetId === 'p-r4',
+      );
+      await again.next(
+        (event) =>
+          event.event === 'unread' && dataOf<{ totalUnreadCount: number }>(event).totalUnreadCount === 3,
+      );
+      const latest = again.events.filter((event) => event.id !== undefined).at(-1)?.id ?? '';
+      again.close();
+      const third = await stream(0, user, '', { 'Last-Event-ID': latest });
+      await third.next(named('unread'));
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(records(third.events)).to.deep.equal([]);
+      // Every record state arrived once on the resumed stream: the catch-up and live delivery never overlap.
+      const received = records(again.events).map((record) => record.targetId);
+      expect(received).to.have.members(['p-r1', 'p-r2', 'p-r3', 'p-r4']);
+    });
+
+    it('accepts the id as ?lastEventId= too (a new EventSource cannot set the header)', async () => {
+      const first = await stream(0, user);
+      const unread = await first.next(named('unread'));
+      first.close();
+      await tray.worker.deliver(comment(user, 'p-r5', 24));
+      const again = await stream(1, user, `?lastEventId=${encodeURIComponent(unread.id ?? '')}`);
+      const caught = await again.next(named('record'));
+      expect(dataOf<NotificationRecord>(caught).targetId).to.equal('p-r5');
+    });
+
+    it('tells the client to reset when the id is older than a day', async () => {
+      const old = (Date.now() - 2 * 86_400_000).toString(36);
+      const again = await stream(0, user, '', { 'Last-Event-ID': old });
+      expect((await again.next((event) => event.event !== 'comment')).event).to.equal('unread');
+      await again.next(named('reset'));
+      expect(records(again.events)).to.deep.equal([]);
+    });
+
+    it('refuses an id it never sent with 400, naming Last-Event-ID', async () => {
+      const refused = await stream(0, user, '', { 'Last-Event-ID': 'not an id' });
+      expect(refused.status).to.equal(400);
+      expect(JSON.parse(await refused.body())).to.deep.include({ status: 'error', code: 400001 });
+      expect(JSON.parse(await refused.body()).message).to.include('Last-Event-ID');
+    });
+  });
+
+  describe('limits and auth', () => {
+    it('refuses a stream without a token with 401 in the JSON error shape', async () => {
+      const refused = await openSse(`${tray.instance(0).base}${STREAM}`);
+      expect(refused.status).to.equal(401);
+      expect(JSON.parse(await refused.body())).to.deep.include({ status: 'error', code: 401000 });
+    });
+
+    it('holds at most STREAMS_PER_USER streams per user across instances; the next gets 429', async () => {
+      const user = 'u-lim';
+      const held = [await stream(0, user), await stream(1, user), await stream(0, user)];
+      for (const s of held) expect(s.status).to.equal(200);
+      const refused = await stream(1, user);
+      expect(refused.status).to.equal(429);
+      expect(JSON.parse(await refused.body())).to.deep.equal({
+        status: 'error',
+        code: 429001,
+        message: 'at most 3 open streams per user',
+      });
+      const documented = await request(tray.instance(0).base)
+        .get(STREAM)
+        .set('Authorization', await bearer(user));
+      expectMatchesOpenApi(documented, 'GET', STREAM);
+      // Another user is not affected; a closed stream frees its slot.
+      expect((await stream(1, 'u-other')).status).to.equal(200);
+      held[0]?.close();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await stream(1, user)).status).to.equal(200);
+    });
+
+    it('closes the streams of a user banned globally, and refuses new ones', async () => {
+      const user = 'u-ban';
+      const streams = [await stream(0, user), await stream(1, user)];
+      await Promise.all(streams.map((s) => s.next(named('unread'))));
+      await tray.worker.deliver(banEvent('ban', [user], minute(30)));
+      const started = Date.now();
+      await Promise.all(streams.map((s) => s.ended));
+      expect(Date.now() - started).to.be.below(2_000);
+      expect((await stream(0, user)).status).to.equal(401);
+      // A stream that ended is counted as a request, but its duration is no request latency.
+      const metrics = (await request(tray.instance(0).base).get('/metrics')).text;
+      expect(metrics).to.match(
+        /tray_api_requests_total\{method="GET",route="\/notifications\/v3\/stream",status="200"/,
+      );
+      expect(metrics).to.not.match(
+        /tray_api_request_duration_seconds_count\{[^}]*route="\/notifications\/v3\/stream",status="200"/,
+      );
+    });
+  });
+
+  describe('POST /notifications/v3/stream-ticket', () => {
+    const user = 'u-tic';
+    const ticket = async () => {
+      const issued = await request(tray.instance(0).base)
+        .post('/notifications/v3/stream-ticket')
+        .set('Authorization', await bearer(user));
+      expect(issued.status).to.equal(201);
+      return issued.body.data as { ticket: string; expiresIn: number };
+    };
+
+    it('needs a bearer token', async () => {
+      const refused = await request(tray.instance(0).base).post('/notifications/v3/stream-ticket');
+      expect(refused.status).to.equal(401);
+      expectMatchesOpenApi(refused, 'POST', '/notifications/v3/stream-ticket');
+    });
+
+    it('answers as its OpenAPI description says', async () => {
+      const issued = await request(tray.instance(0).base)
+        .post('/notifications/v3/stream-ticket')
+        .set('Authorization', await bearer(user));
+      expectMatchesOpenApi(issued, 'POST', '/notifications/v3/stream-ticket');
+      const refused = await request(tray.instance(0).base).get(`${STREAM}?ticket=${'x'.repeat(43)}`);
+      expectMatchesOpenApi(refused, 'GET', STREAM);
+    });
+
+    it('opens one stream for its user, on any instance, once', async () => {
+      const { ticket: value, expiresIn } = await ticket();
+      expect(expiresIn).to.equal(1);
+      const opened = await openSse(`${tray.instance(1).base}${STREAM}?ticket=${value}`);
+      open.push(opened);
+      expect(opened.status).to.equal(200);
+      await opened.next(named('unread'));
+      const again = await openSse(`${tray.instance(0).base}${STREAM}?ticket=${value}`);
+      expect(again.status).to.equal(401);
+      expect(JSON.parse(await again.body()).message).to.include('ticket');
+    });
+
+    it('expires unused', async () => {
+      const { ticket: value } = await ticket();
+      await new Promise((resolve) => setTimeout(resolve, 1_300));
+      const late = await openSse(`${tray.instance(0).base}${STREAM}?ticket=${value}`);
+      expect(late.status).to.equal(401);
+    });
+  });
+
+  describe('the demo page', () => {
+    it('is not served unless TRAY_DEMO is on', async () => {
+      expect((await request(tray.instance(0).base).get('/demo')).status).to.equal(404);
+      expect((await request(tray.instance(0).base).get('/demo/demo.js')).status).to.equal(404);
+    });
+  });
+
+  describe('shutdown', () => {
+    it('closes every stream with a retry hint', async () => {
+      const s = await stream(1, 'u-bye');
+      await s.next(named('unread'));
+      await tray.instance(1).live.hub.close(1_000);
+      await s.ended;
+      const retry = await s.next(named('retry'));
+      expect(retry.retry).to.be.within(1_000, 5_000);
+    });
+  });
+});

@@ -1,0 +1,113 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import {
+  CLEARED_ID,
+  decodeCursor,
+  encodeCursor,
+  freshCursor,
+  hasSeen,
+  inWindow,
+  markSeen,
+  MAX_SEEN,
+  SETTLE_MS,
+} from '../../../tray-service/live/stream-cursor.ts';
+
+const T = 1_790_000_000_000;
+
+describe('stream cursor (live stream event ids)', () => {
+  describe('a new stream', () => {
+    it('owes nothing changed before it opened, and everything after', () => {
+      const cursor = freshCursor(T);
+      expect(inWindow(cursor, T - 1)).to.equal(false);
+      expect(inWindow(cursor, T)).to.equal(false);
+      expect(inWindow(cursor, T + 1)).to.equal(true);
+    });
+
+    it('keeps its floor through an id while the floor is inside the window, then drops it', () => {
+      const cursor = freshCursor(T);
+      markSeen(cursor, 'comment_p1_u', 7, T + 100);
+      const again = decodeCursor(encodeCursor(cursor));
+      expect(again?.floor).to.equal(T);
+      expect(again && inWindow(again, T - 1)).to.equal(false);
+      markSeen(cursor, 'comment_p2_u', 1, T + SETTLE_MS + 10);
+      expect(encodeCursor(cursor)).to.not.include('~');
+    });
+  });
+
+  describe('within the settle window', () => {
+    it('tells a delivered state from a newer one of the same record', () => {
+      const cursor = freshCursor(T);
+      markSeen(cursor, 'comment_p1_u', 7, T + 100);
+      const again = decodeCursor(encodeCursor(cursor));
+      if (!again) throw new Error('no cursor');
+      expect(hasSeen(again, 'comment_p1_u', 7)).to.equal(true);
+      expect(hasSeen(again, 'comment_p1_u', 6)).to.equal(true);
+      expect(hasSeen(again, 'comment_p1_u', 8)).to.equal(false);
+      expect(hasSeen(again, 'comment_p2_u', 1)).to.equal(false);
+    });
+
+    it('looks back SETTLE_MS before the newest delivered change, so a write that landed late is resent', () => {
+      const cursor = freshCursor(T);
+      markSeen(cursor, 'a', 1, T + 10_000);
+      expect(inWindow(cursor, T + 10_000 - SETTLE_MS + 1)).to.equal(true);
+      expect(inWindow(cursor, T + 10_000 - SETTLE_MS)).to.equal(false);
+    });
+
+    it('treats a delete-all like a record whose version is its time', () => {
+      const cursor = freshCursor(T);
+      markSeen(cursor, CLEARED_ID, T + 50, T + 50);
+      const again = decodeCursor(encodeCursor(cursor));
+      expect(again && hasSeen(again, CLEARED_ID, T + 50)).to.equal(true);
+      expect(again && hasSeen(again, CLEARED_ID, T + 60)).to.equal(false);
+    });
+
+    it(`keeps at most ${MAX_SEEN} states, so an id stays short`, () => {
+      const cursor = freshCursor(T);
+      for (let i = 0; i < 200; i += 1) markSeen(cursor, `r${i}`, 1, T + 1 + i);
+      expect(cursor.seen.size).to.equal(MAX_SEEN);
+      expect(encodeCursor(cursor).length).to.be.below(1_024);
+      expect(decodeCursor(encodeCursor(cursor))?.seen.size).to.equal(MAX_SEEN);
+    });
+  });
+
+  describe('ids', () => {
+    it('round-trip whatever was delivered', () => {
+      fc.assert(
+        fc.property(
+          fc.array(
+            fc.record({
+              id: fc.string({ minLength: 1, maxLength: 40 }),
+              version: fc.integer({ min: 0, max: 2 ** 50 }),
+              offset: fc.integer({ min: 0, max: 20_000 }),
+            }),
+            { maxLength: 80 },
+          ),
+          (states) => {
+            const cursor = freshCursor(T);
+            for (const state of states) markSeen(cursor, state.id, state.version, T + state.offset);
+            const again = decodeCursor(encodeCursor(cursor));
+            if (!again) return false;
+            expect(again.at).to.equal(cursor.at);
+            for (const [hash, entry] of cursor.seen) {
+              if (inWindow(cursor, entry.changedAt))
+                expect(again.seen.get(hash)?.version).to.equal(entry.version);
+            }
+            return true;
+          },
+        ),
+      );
+    });
+
+    it('refuses strings it never sent', () => {
+      for (const id of [
+        '',
+        'not an id',
+        'ABC',
+        'mws53qg8.short1',
+        `mws53qg8${'.abcdefgh1'.repeat(MAX_SEEN + 1)}`,
+      ]) {
+        expect(decodeCursor(id), id).to.equal(undefined);
+      }
+    });
+  });
+});

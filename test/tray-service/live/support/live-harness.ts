@@ -1,0 +1,126 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import { closeServer, listen } from '../../../../shared/http/listen.ts';
+import { createMetricsRegistry } from '../../../../shared/http/metrics-router.ts';
+import { createLogger } from '../../../../shared/logging/create-logger.ts';
+import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
+import type { TrayRecordDoc } from '../../../../shared/tray/tray-record.ts';
+import { startBanCache, type BanCache } from '../../../../tray-service/api/auth/ban-cache.ts';
+import {
+  createChangePublisher,
+  type ChangePublisher,
+} from '../../../../tray-service/live/change-publisher.ts';
+import { createLiveTray, type LiveTray } from '../../../../tray-service/live/create-live-tray.ts';
+import { createMessageRenderer } from '../../../../tray-service/messages/create-message-renderer.ts';
+import { apiCollections } from '../../../../tray-service/store/tray-collections.ts';
+import { ensureTestCollections } from '../../../support/ensure-test-collections.ts';
+import { uniqueName } from '../../../support/suite-resources.ts';
+import { testStack } from '../../../support/test-stack.ts';
+import { useTrayApi, type TrayApiHarness } from '../../api/support/api-harness.ts';
+import { useWorker, type WorkerHarness } from '../../worker/worker-harness.ts';
+
+/** One API instance: its own app, server, ban cache, subscriber and metrics. */
+export interface LiveInstance {
+  readonly base: string;
+  readonly live: LiveTray;
+  readonly registry: Registry;
+  readonly server: Server;
+}
+
+export interface LiveHarness {
+  readonly api: TrayApiHarness;
+  readonly worker: WorkerHarness;
+  /** The suite's instances, listening on 127.0.0.1. */
+  instance(index: number): LiveInstance;
+}
+
+export interface LiveHarnessOptions {
+  instances?: number;
+  streamsPerUser?: number;
+  heartbeatMs?: number;
+  ticketTtlSeconds?: number;
+  demo?: boolean;
+}
+
+const messages = createMessageRenderer({ defaultLocale: 'en' });
+const silent = createLogger({ name: 'test', level: 'silent' });
+
+/**
+ * A worker on the real queue that announces its writes, and `instances` API instances over the
+ * same database and Redis, each with its own stream hub: what runs when several tray processes
+ * sit behind a load balancer.
+ */
+export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
+  const api = useTrayApi();
+  const prefix = uniqueName('live');
+  let publisherRedis: RedisClient | undefined;
+  let publisher: ChangePublisher | undefined;
+  const theOne = () => {
+    if (!publisher) throw new Error('useLiveTray: the worker published before the suite started');
+    return publisher;
+  };
+  // The worker is created when the suite is declared; its publisher's connection once it starts.
+  const changes: ChangePublisher = {
+    recordsWritten: (records: readonly TrayRecordDoc[]) => theOne().recordsWritten(records),
+    markedRead: (records: readonly TrayRecordDoc[]) => theOne().markedRead(records),
+    cleared: (userId: string, at: number) => theOne().cleared(userId, at),
+    lastRead: (userId: string) => theOne().lastRead(userId),
+  };
+  const worker = useWorker({ bans: { prefix: api.banPrefix }, changes });
+  const instances: LiveInstance[] = [];
+  const caches: BanCache[] = [];
+
+  before(async () => {
+    publisherRedis = createRedis(testStack().redisUrl);
+    publisher = createChangePublisher(publisherRedis, prefix, silent);
+    await ensureTestCollections(worker.db, apiCollections);
+    for (let i = 0; i < (options.instances ?? 2); i += 1) {
+      const bans = await startBanCache(api.redis, { prefix: api.banPrefix, refreshMs: 200, logger: silent });
+      caches.push(bans);
+      const registry = createMetricsRegistry('tray-service', false);
+      const live = createLiveTray({
+        db: worker.db,
+        redis: api.redis,
+        subscriber: createRedis(testStack().redisUrl),
+        prefix,
+        streamsPerUser: options.streamsPerUser ?? 5,
+        messages,
+        bans,
+        logger: silent,
+        registry,
+        ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+        ...(options.ticketTtlSeconds === undefined ? {} : { ticketTtlSeconds: options.ticketTtlSeconds }),
+        banSweepMs: 100,
+      });
+      const app = api.app({
+        db: worker.db,
+        bans,
+        registry,
+        live,
+        settings: { pageSize: 10, networkId: 'net1', blockApi: true, demo: options.demo ?? false },
+      });
+      const server = await listen(app, { port: 0, host: '127.0.0.1' });
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      instances.push({ base, live, registry, server });
+    }
+  });
+  after(async () => {
+    for (const instance of instances) {
+      await instance.live.hub.close(1_000);
+      await closeServer(instance.server, 1_000);
+    }
+    for (const cache of caches) cache.stop();
+    publisherRedis?.disconnect();
+  });
+
+  return {
+    api,
+    worker,
+    instance(index) {
+      const found = instances[index];
+      if (!found) throw new Error(`useLiveTray: no instance ${index}`);
+      return found;
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import type { Logger } from '../../shared/logging/create-logger.ts';
+import type { RedisClient } from '../../shared/redis/create-redis.ts';
+import type { TrayRecordDoc } from '../../shared/tray/tray-record.ts';
+import { changeChannel, shardOf } from './change-channels.ts';
+import { changesOf, type LiveChange } from './live-change.ts';
+
+export interface ChangePublisher {
+  /** Records the worker wrote. */
+  recordsWritten(records: readonly TrayRecordDoc[]): Promise<void>;
+  /** Records the API marked read. */
+  markedRead(records: readonly TrayRecordDoc[]): Promise<void>;
+  cleared(userId: string, at: number): Promise<void>;
+  lastRead(userId: string): Promise<void>;
+}
+
+/**
+ * Publishes tray changes on the users' shard channels, one PUBLISH per shard touched. Pub/sub
+ * delivers at most once: a failed publish is logged and not retried, because the change is already
+ * stored and a stream that misses it catches up from the database when it reconnects (or when its
+ * instance's subscription comes back). So a Redis outage never fails a job or an API call here.
+ */
+export function createChangePublisher(redis: RedisClient, prefix: string, logger: Logger): ChangePublisher {
+  async function publish(changes: readonly LiveChange[]): Promise<void> {
+    const byShard = new Map<number, LiveChange[]>();
+    for (const change of changes) {
+      const shard = shardOf(change.userId);
+      const list = byShard.get(shard);
+      if (list) list.push(change);
+      else byShard.set(shard, [change]);
+    }
+    await Promise.all(
+      [...byShard].map(([shard, list]) =>
+        redis.publish(changeChannel(prefix, shard), JSON.stringify(list)).catch((error: unknown) => {
+          logger.warn({ err: (error as Error).message, shard }, 'live change not published');
+        }),
+      ),
+    );
+  }
+  return {
+    recordsWritten: (records) => publish(changesOf('record', records)),
+    markedRead: (records) => publish(changesOf('read', records)),
+    cleared: (userId, at) => publish([{ kind: 'cleared', userId, at }]),
+    lastRead: (userId) => publish([{ kind: 'last-read', userId }]),
+  };
+}

@@ -1,0 +1,78 @@
+import type { Db } from 'mongodb';
+import type { Registry } from 'prom-client';
+import type { Logger } from '../../shared/logging/create-logger.ts';
+import type { RedisClient } from '../../shared/redis/create-redis.ts';
+import type { BanView } from '../api/auth/ban-cache.ts';
+import type { MessageRenderer } from '../messages/message-renderer.ts';
+import { createClearsRepository, type ClearsRepository } from '../store/clears-repository.ts';
+import { createReadStateRepository } from '../store/read-state-repository.ts';
+import { createRecordQueries } from '../store/record-queries.ts';
+import { createChangePublisher, type ChangePublisher } from './change-publisher.ts';
+import { createStreamHub, type StreamHub } from './stream-hub.ts';
+import { createStreamSlots, type StreamSlots } from './stream-slots.ts';
+import { createStreamTickets, type StreamTickets } from './stream-tickets.ts';
+
+export interface LiveTrayDeps {
+  db: Db;
+  /** Commands: publishing, tickets, stream slots. */
+  redis: RedisClient;
+  /** A dedicated connection for the subscriptions (closed with the hub). */
+  subscriber: RedisClient;
+  /** STREAM_REDIS_PREFIX. */
+  prefix: string;
+  /** STREAMS_PER_USER. */
+  streamsPerUser: number;
+  messages: MessageRenderer;
+  bans: BanView;
+  logger: Logger;
+  registry: Registry;
+  now?: () => number;
+  heartbeatMs?: number;
+  banSweepMs?: number;
+  /** Tests shorten it; 30 s otherwise. */
+  ticketTtlSeconds?: number;
+}
+
+/** The live tray of one API instance: its streams, and how its own writes are announced. */
+export interface LiveTray {
+  hub: StreamHub;
+  slots: StreamSlots;
+  tickets: StreamTickets;
+  publisher: ChangePublisher;
+  clears: ClearsRepository;
+}
+
+export function createLiveTray(deps: LiveTrayDeps): LiveTray {
+  const now = deps.now ?? Date.now;
+  const heartbeatMs = deps.heartbeatMs ?? 15_000;
+  const slots = createStreamSlots(deps.redis, {
+    prefix: deps.prefix,
+    limit: deps.streamsPerUser,
+    // Four heartbeats: a stream whose instance died frees its slot within a minute.
+    leaseMs: heartbeatMs * 4,
+    now,
+  });
+  const clears = createClearsRepository(deps.db);
+  const hub = createStreamHub({
+    subscriber: deps.subscriber,
+    prefix: deps.prefix,
+    records: createRecordQueries(deps.db),
+    readState: createReadStateRepository(deps.db),
+    clears,
+    messages: deps.messages,
+    bans: deps.bans,
+    slots,
+    logger: deps.logger,
+    registry: deps.registry,
+    now,
+    heartbeatMs,
+    ...(deps.banSweepMs === undefined ? {} : { banSweepMs: deps.banSweepMs }),
+  });
+  return {
+    hub,
+    slots,
+    tickets: createStreamTickets(deps.redis, deps.prefix, deps.ticketTtlSeconds),
+    publisher: createChangePublisher(deps.redis, deps.prefix, deps.logger),
+    clears,
+  };
+}

@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { Router, type RequestHandler } from 'express';
+import { AppError } from '../../shared/errors/app-error.ts';
+import { methodNotAllowed } from '../../shared/http/error-middleware.ts';
+import { callerId } from '../api/auth/require-user.ts';
+import type { TokenVerifier } from '../api/auth/create-token-verifier.ts';
+import { parseInput } from '../api/http/parse-input.ts';
+import type { MessageRenderer } from '../messages/message-renderer.ts';
+import { streamCaller } from './stream-caller.ts';
+import { decodeCursor, freshCursor } from './stream-cursor.ts';
+import type { StreamHub } from './stream-hub.ts';
+import { streamQuery } from './stream-inputs.ts';
+import type { StreamSlots } from './stream-slots.ts';
+import type { StreamTickets } from './stream-tickets.ts';
+
+export interface StreamRouterDeps {
+  hub: StreamHub;
+  slots: StreamSlots;
+  tickets: StreamTickets;
+  messages: MessageRenderer;
+  verifyToken: TokenVerifier;
+  /** Run after the caller is known: the ban check and the per-user rate limit. */
+  afterCaller: RequestHandler[];
+  /** Bearer auth, ban check, rate limit: the guard of every tray call. */
+  guard: RequestHandler[];
+  now: () => number;
+  /** An id older than this is not resumed: the client gets `reset` (default one day). */
+  replayWindowMs?: number;
+}
+
+/** Paths relative to the /notifications mount. */
+export const streamPaths = ['/v3/stream', '/v3/stream-ticket'];
+
+/** The live tray (docs/live-tray.md): a server-sent event stream per caller, and its tickets. */
+export function createStreamRouter(deps: StreamRouterDeps): Router {
+  const router = Router();
+  const replayWindowMs = deps.replayWindowMs ?? 86_400_000;
+
+  router
+    .route('/v3/stream-ticket')
+    .post(...deps.guard, async (_req, res) => {
+      const ticket = await deps.tickets.issue(callerId(res));
+      res.status(201).json({ data: { ticket, expiresIn: deps.tickets.ttlSeconds } });
+    })
+    .all(methodNotAllowed(['POST']));
+
+  router
+    .route('/v3/stream')
+    .get(streamCaller(deps.verifyToken, deps.tickets), ...deps.afterCaller, async (req, res) => {
+      const query = parseInput(streamQuery, req.query, 'query');
+      const userId = callerId(res);
+      const lastEventId = req.get('last-event-id') ?? query.lastEventId;
+      const at = deps.now();
+      let cursor = freshCursor(at);
+      let start: 'fresh' | 'resume' | 'reset' = 'fresh';
+      if (lastEventId !== undefined && lastEventId !== '') {
+        const resumed = decodeCursor(lastEventId);
+        if (!resumed) throw new AppError('VALIDATION', 'Last-Event-ID: not an id this stream sent');
+        if (resumed.at < at - replayWindowMs) start = 'reset';
+        else [cursor, start] = [resumed, 'resume'];
+      }
+      const streamId = randomUUID();
+      if (!(await deps.slots.acquire(userId, streamId))) {
+        throw new AppError('TOO_MANY_STREAMS', `at most ${deps.slots.limit} open streams per user`, {
+          headers: { 'Retry-After': '15' },
+        });
+      }
+      const locale = deps.messages.negotiate(query.locale, req.get('accept-language'));
+      res.vary('Accept-Language');
+      deps.hub.open(res, { userId, streamId, locale, cursor, start });
+    })
+    .all(methodNotAllowed(['GET']));
+
+  return router;
+}

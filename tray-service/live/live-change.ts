@@ -1,0 +1,73 @@
+import type { TrayRecordDoc } from '../../shared/tray/tray-record.ts';
+
+/** A record as published: JSON has no Date, so `expiresAt` travels as an ISO string. */
+export type WireRecord = Omit<TrayRecordDoc, 'expiresAt'> & { expiresAt: string };
+
+/** One change of one user's tray, as published on the user's shard channel. */
+export type LiveChange =
+  /** Records created or changed by the worker (new activity, a deleted actor renamed). */
+  | { kind: 'record'; userId: string; records: WireRecord[] }
+  /** Records marked read through the API (v2/read, v3/mark-all-as-read): only what identifies each state. */
+  | { kind: 'read'; userId: string; records: ReadMark[] }
+  /** Every record deleted (v3/delete-all) at `at`. */
+  | { kind: 'cleared'; userId: string; at: number }
+  /** The last-read time moved (v2/last-read): only the unread count changes. */
+  | { kind: 'last-read'; userId: string };
+
+/** A record state marked read: the stream needs its id, and its version and change time for the cursor. */
+export type ReadMark = Pick<TrayRecordDoc, '_id' | 'version' | 'changedAt'>;
+
+export function toWire(record: TrayRecordDoc): WireRecord {
+  return { ...record, expiresAt: record.expiresAt.toISOString() };
+}
+
+export function fromWire(record: WireRecord): TrayRecordDoc {
+  return { ...record, expiresAt: new Date(record.expiresAt) };
+}
+
+/** Groups written records into one change per user. */
+export function changesOf(kind: 'record' | 'read', records: readonly TrayRecordDoc[]): LiveChange[] {
+  const byUser = new Map<string, TrayRecordDoc[]>();
+  for (const record of records) {
+    const list = byUser.get(record.userId);
+    if (list) list.push(record);
+    else byUser.set(record.userId, [record]);
+  }
+  return [...byUser].map(([userId, list]) =>
+    kind === 'record'
+      ? { kind, userId, records: list.map(toWire) }
+      : {
+          kind,
+          userId,
+          records: list.map(({ _id, version, changedAt }) => ({
+            _id,
+            version,
+            ...(changedAt === undefined ? {} : { changedAt }),
+          })),
+        },
+  );
+}
+
+const kinds = new Set(['record', 'read', 'cleared', 'last-read']);
+
+/**
+ * The changes of one channel message, or [] for a message this service did not publish. The
+ * channel is ours, so a shape check (not a full schema) is enough to never throw on it.
+ */
+export function parseChanges(message: string): LiveChange[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(message);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(parsed)) return [];
+  return parsed.filter(
+    (change): change is LiveChange =>
+      typeof change === 'object' &&
+      change !== null &&
+      kinds.has((change as { kind?: unknown }).kind as string) &&
+      typeof (change as { userId?: unknown }).userId === 'string' &&
+      (!('records' in change) || Array.isArray((change as { records?: unknown }).records)),
+  );
+}

@@ -1,0 +1,230 @@
+import type { Response } from 'express';
+import type { Registry } from 'prom-client';
+import type { Logger } from '../../shared/logging/create-logger.ts';
+import type { RedisClient } from '../../shared/redis/create-redis.ts';
+import type { BanView } from '../api/auth/ban-cache.ts';
+import type { MessageRenderer } from '../messages/message-renderer.ts';
+import type { ClearsRepository } from '../store/clears-repository.ts';
+import type { ReadStateRepository } from '../store/read-state-repository.ts';
+import type { RecordQueries } from '../store/record-queries.ts';
+import { parseChanges } from './live-change.ts';
+import { createShardSubscriptions } from './shard-subscriptions.ts';
+import { inWindow, SETTLE_MS } from './stream-cursor.ts';
+import { createStreamMetrics } from './stream-metrics.ts';
+import { createStreamSession, type OpenStream, type StreamSession } from './stream-session.ts';
+import type { StreamSlots } from './stream-slots.ts';
+
+export type { OpenStream } from './stream-session.ts';
+
+export interface StreamHubDeps {
+  /** A connection of its own: in subscriber mode it can run nothing else. The hub closes it. */
+  subscriber: RedisClient;
+  /** STREAM_REDIS_PREFIX: the channels the worker and the API publish on. */
+  prefix: string;
+  records: RecordQueries;
+  readState: ReadStateRepository;
+  clears: ClearsRepository;
+  messages: MessageRenderer;
+  bans: BanView;
+  slots: StreamSlots;
+  logger: Logger;
+  registry: Registry;
+  now: () => number;
+  /** Comment line interval (default 15 s); also renews the streams' slot leases. */
+  heartbeatMs?: number;
+  /** How often open streams are checked against the ban list (default 1 s). */
+  banSweepMs?: number;
+}
+
+export interface StreamHub {
+  /** Starts the event stream on `res` (its slot is already held). */
+  open(res: Response, stream: OpenStream): void;
+  /** Streams open on this instance. */
+  readonly size: number;
+  /**
+   * Shutdown: every stream gets a `retry:` hint between `retryMs` and five times that (spread, so
+   * the clients do not all come back in the same instant) and is closed; so is the subscriber.
+   */
+  close(retryMs: number): Promise<void>;
+}
+
+/** Users caught up at once after the subscription comes back. */
+const RESYNC_PARALLEL = 8;
+
+/**
+ * This instance's open streams. Changes arrive on the users' shard channels (Redis pub/sub) and
+ * are written to every stream of their user; per user, work runs one task after another, so a
+ * stream sees changes in the order this instance received them. Each stream remembers what it
+ * delivered (its cursor), which makes a change arriving twice (a catch-up overlapping live
+ * delivery) harmless. docs/live-tray.md describes the protocol.
+ */
+export function createStreamHub(deps: StreamHubDeps): StreamHub {
+  const { subscriber, logger, now } = deps;
+  const byUser = new Map<string, Set<StreamSession>>();
+  const shards = createShardSubscriptions(subscriber, deps.prefix, logger);
+  const chains = new Map<string, Promise<void>>();
+  const countQueued = new Set<string>();
+  let size = 0;
+  const metrics = createStreamMetrics(deps.registry, () => size);
+  const hooks = {
+    messages: deps.messages,
+    sent: (event: string) => metrics.events.inc({ event }),
+    overflow: (session: StreamSession) => end(session),
+  };
+
+  /** Runs `task` after the user's earlier tasks; a failure is logged, never thrown. */
+  function run(userId: string, task: () => Promise<void>): Promise<void> {
+    const next = (chains.get(userId) ?? Promise.resolve()).then(task).catch((error: unknown) => {
+      logger.warn({ err: (error as Error).message }, 'live stream update failed');
+    });
+    chains.set(userId, next);
+    void next.then(() => {
+      if (chains.get(userId) === next) chains.delete(userId);
+    });
+    return next;
+  }
+
+  /** The user's unread count, written to each stream whose last count differs. */
+  async function sendUnread(userId: string): Promise<void> {
+    const sessions = byUser.get(userId);
+    if (!sessions) return;
+    const lastReadAt = await deps.readState.lastReadAt(userId);
+    const count = await deps.records.countUnread(userId, lastReadAt, now());
+    for (const session of sessions) {
+      if (session.unread === count) continue;
+      session.unread = count;
+      session.write('unread', { totalUnreadCount: count });
+    }
+  }
+
+  /** One count after a burst of changes, not one per change. */
+  function queueCount(userId: string): void {
+    if (countQueued.has(userId)) return;
+    countQueued.add(userId);
+    void run(userId, async () => {
+      countQueued.delete(userId);
+      await sendUnread(userId);
+    });
+  }
+
+  /** Sends `sessions` what they missed since their cursors, from the database. */
+  async function catchUp(userId: string, sessions: readonly StreamSession[]): Promise<void> {
+    if (sessions.length === 0) return;
+    const since = Math.min(...sessions.map((session) => session.stream.cursor.at)) - SETTLE_MS;
+    const [changed, clearedAt] = await Promise.all([
+      deps.records.changedSince(userId, since, now()),
+      deps.clears.lastClearedAt(userId),
+    ]);
+    for (const session of sessions) {
+      const { cursor } = session.stream;
+      if (clearedAt > 0 && inWindow(cursor, clearedAt)) session.cleared(clearedAt);
+      for (const record of changed) if (inWindow(cursor, record.changedAt ?? 0)) session.record(record);
+    }
+  }
+
+  subscriber.on('message', (_channel: string, message: string) => {
+    for (const change of parseChanges(message)) {
+      if (!byUser.has(change.userId)) continue;
+      void run(change.userId, async () => {
+        for (const session of byUser.get(change.userId) ?? []) session.deliver(change);
+      });
+      queueCount(change.userId);
+    }
+  });
+
+  /** Forgets a session (its response closed or is being ended) and frees its slot. */
+  function remove(session: StreamSession): void {
+    const { userId, streamId } = session.stream;
+    const sessions = byUser.get(userId);
+    if (!sessions?.delete(session)) return;
+    if (sessions.size === 0) {
+      byUser.delete(userId);
+      shards.removeUser(userId);
+    }
+    size -= 1;
+    deps.slots.release(userId, streamId).catch((error: unknown) => {
+      logger.warn({ err: (error as Error).message }, 'stream slot not released; its lease lapses');
+    });
+  }
+
+  function end(session: StreamSession, retryMs?: number): void {
+    remove(session);
+    session.close(retryMs);
+  }
+
+  // Redis came back: subscriptions are renewed and every stream catches up on what it missed.
+  let connectedBefore = subscriber.status === 'ready';
+  subscriber.on('ready', () => {
+    if (!connectedBefore) {
+      connectedBefore = true;
+      return;
+    }
+    void resync();
+  });
+  async function resync(): Promise<void> {
+    await shards.renew();
+    const users = [...byUser.keys()];
+    for (let start = 0; start < users.length; start += RESYNC_PARALLEL) {
+      await Promise.all(
+        users.slice(start, start + RESYNC_PARALLEL).map((userId) => {
+          const done = run(userId, () => catchUp(userId, [...(byUser.get(userId) ?? [])]));
+          queueCount(userId);
+          return done;
+        }),
+      );
+    }
+  }
+
+  const heartbeat = setInterval(() => {
+    for (const sessions of byUser.values()) {
+      for (const session of sessions) {
+        session.comment('heartbeat');
+        deps.slots.renew(session.stream.userId, session.stream.streamId).catch(() => undefined);
+      }
+    }
+  }, deps.heartbeatMs ?? 15_000);
+  heartbeat.unref();
+  // A banned user's streams end within a sweep of the ban reaching this instance's ban cache.
+  const banSweep = setInterval(() => {
+    for (const [userId, sessions] of byUser) {
+      if (deps.bans.isBanned(userId)) for (const session of [...sessions]) end(session);
+    }
+  }, deps.banSweepMs ?? 1_000);
+  banSweep.unref();
+
+  return {
+    get size() {
+      return size;
+    },
+    open(res, stream) {
+      const session = createStreamSession(res, stream, hooks);
+      const sessions = byUser.get(stream.userId) ?? new Set<StreamSession>();
+      const ready = sessions.size === 0 ? shards.addUser(stream.userId) : shards.ready(stream.userId);
+      sessions.add(session);
+      byUser.set(stream.userId, sessions);
+      size += 1;
+      res.on('close', () => end(session));
+      // The client may have gone while the stream was being authorised: its 'close' has passed.
+      if (!res.socket || res.socket.destroyed) {
+        end(session);
+        return;
+      }
+      void run(stream.userId, async () => {
+        // Subscribed before anything is read, so no change falls between the read and the feed.
+        await ready;
+        await sendUnread(stream.userId);
+        if (stream.start === 'reset') session.write('reset', {});
+        if (stream.start === 'resume') await catchUp(stream.userId, [session]);
+      });
+    },
+    async close(retryMs) {
+      shards.stop();
+      clearInterval(heartbeat);
+      clearInterval(banSweep);
+      for (const sessions of [...byUser.values()]) {
+        for (const session of [...sessions]) end(session, retryMs * (1 + Math.random() * 4));
+      }
+      subscriber.disconnect();
+    },
+  };
+}

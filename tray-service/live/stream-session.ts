@@ -1,0 +1,117 @@
+import type { Response } from 'express';
+import type { TrayRecordDoc } from '../../shared/tray/tray-record.ts';
+import { toNotificationRecord } from '../api/tray/to-notification-record.ts';
+import type { MessageRenderer } from '../messages/message-renderer.ts';
+import { fromWire, type LiveChange } from './live-change.ts';
+import { sseComment, sseEvent, sseRetry } from './sse-format.ts';
+import { CLEARED_ID, encodeCursor, hasSeen, markSeen, type StreamCursor } from './stream-cursor.ts';
+
+/** One stream to open: who, in which locale, and where a reconnect resumes. */
+export interface OpenStream {
+  userId: string;
+  streamId: string;
+  locale: string;
+  cursor: StreamCursor;
+  /**
+   * fresh: a new stream (the client loads its history itself); resume: a reconnect with an id
+   * this service sent; reset: that id is too old to resume from, the client is told to reload.
+   */
+  start: 'fresh' | 'resume' | 'reset';
+}
+
+/** One open stream: writes events and keeps its cursor, so it never sends a state twice. */
+export interface StreamSession {
+  readonly stream: OpenStream;
+  /** The last unread count sent (undefined before the first). */
+  unread: number | undefined;
+  readonly closed: boolean;
+  write(event: string, data: unknown): void;
+  record(record: TrayRecordDoc): void;
+  cleared(at: number): void;
+  deliver(change: LiveChange): void;
+  comment(text: string): void;
+  /** Marks the session closed; with `retryMs`, the client is first told when to reconnect. */
+  close(retryMs?: number): void;
+}
+
+export interface SessionHooks {
+  messages: MessageRenderer;
+  /** Each event written (metrics). */
+  sent: (event: string) => void;
+  /** The client reads too slowly: the hub ends the stream (the client reconnects and resumes). */
+  overflow: (session: StreamSession) => void;
+}
+
+/** A stream whose client reads slower than this many buffered bytes is closed. */
+const MAX_BUFFERED = 1 << 20;
+
+/** Starts the event stream on `res` (status, headers) and returns its session. */
+export function createStreamSession(res: Response, stream: OpenStream, hooks: SessionHooks): StreamSession {
+  res.status(200).set({
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache, no-transform',
+    Connection: 'keep-alive',
+    // nginx and similar proxies would otherwise buffer the stream.
+    'X-Accel-Buffering': 'no',
+    'Content-Language': stream.locale,
+  });
+  res.flushHeaders();
+  const { cursor } = stream;
+  let closed = false;
+
+  const session: StreamSession = {
+    stream,
+    unread: undefined,
+    get closed() {
+      return closed;
+    },
+    write(event, data) {
+      if (closed) return;
+      res.write(sseEvent(event, encodeCursor(cursor), data));
+      hooks.sent(event);
+      if (res.writableLength > MAX_BUFFERED) hooks.overflow(session);
+    },
+    record(record) {
+      if (hasSeen(cursor, record._id, record.version)) return;
+      markSeen(cursor, record._id, record.version, record.changedAt ?? 0);
+      session.write('record', toNotificationRecord(record, hooks.messages.render(record, stream.locale)));
+    },
+    cleared(at) {
+      if (hasSeen(cursor, CLEARED_ID, at)) return;
+      markSeen(cursor, CLEARED_ID, at, at);
+      session.write('cleared', {});
+    },
+    deliver(change) {
+      switch (change.kind) {
+        case 'record':
+          for (const record of change.records) session.record(fromWire(record));
+          return;
+        case 'read': {
+          const ids: string[] = [];
+          for (const record of change.records) {
+            if (hasSeen(cursor, record._id, record.version)) continue;
+            markSeen(cursor, record._id, record.version, record.changedAt ?? 0);
+            ids.push(record._id);
+          }
+          if (ids.length > 0) session.write('read', { ids });
+          return;
+        }
+        case 'cleared':
+          session.cleared(change.at);
+          return;
+        case 'last-read':
+          return;
+      }
+    },
+    comment(text) {
+      if (!closed) res.write(sseComment(text));
+    },
+    close(retryMs) {
+      if (closed) return;
+      if (retryMs !== undefined) res.write(sseRetry(retryMs));
+      closed = true;
+      res.end();
+    },
+  };
+  return session;
+}
