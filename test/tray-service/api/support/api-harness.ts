@@ -6,6 +6,7 @@ import { createMetricsRegistry } from '../../../../shared/http/metrics-router.ts
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
 import { createCounter, type Counter } from '../../../../shared/mongo/create-counter.ts';
+import type { Storage } from '../../../../shared/mongo/detect-storage.ts';
 import { startBanCache, type BanCache } from '../../../../tray-service/api/auth/ban-cache.ts';
 import { createTokenVerifier } from '../../../../tray-service/api/auth/create-token-verifier.ts';
 import { createTrayApi, type TrayApiDeps } from '../../../../tray-service/api/create-tray-api.ts';
@@ -46,18 +47,28 @@ export interface TrayApiHarness {
  * Registers hooks giving the enclosing suite its own database (indexes created), a Redis
  * connection and a rate-limit key prefix, so suites never share state.
  */
+const withCounter = (counter: Counter | undefined) => (counter ? { counter } : {});
+
 export function useTrayApi(options: { rateLimit?: number } = {}): TrayApiHarness {
   const mongo = useMongo();
   const keyPrefix = uniqueName('rl');
   const banPrefix = uniqueName('bans');
   let redis: RedisClient | undefined;
   let bans: BanCache | undefined;
-  let counter: Counter | undefined;
+  let storage: Storage | undefined;
+  // As tray-service/main.ts builds it, one per database an app is given: on the test stack,
+  // counts run in PostgreSQL.
+  const counters = new Map<Db, Counter>();
+  const counterFor = (db: Db) => {
+    const known = counters.get(db);
+    if (known || !storage) return known;
+    const counter = createCounter(db, { storage, postgresUrl: testStack().postgresUrl });
+    counters.set(db, counter);
+    return counter;
+  };
   before(async () => {
     redis = createRedis(testStack().redisUrl);
-    const { storage } = await ensureTestCollections(mongo.db, apiCollections);
-    // As tray-service/main.ts builds it: on the test stack, counts run in PostgreSQL.
-    counter = createCounter(mongo.db, { storage, postgresUrl: testStack().postgresUrl });
+    storage = (await ensureTestCollections(mongo.db, apiCollections)).storage;
     bans = await startBanCache(redis, {
       prefix: banPrefix,
       refreshMs: 200,
@@ -67,7 +78,7 @@ export function useTrayApi(options: { rateLimit?: number } = {}): TrayApiHarness
   after(async () => {
     bans?.stop();
     redis?.disconnect();
-    await counter?.close();
+    for (const counter of counters.values()) await counter.close();
   });
   const theBans = () => {
     if (!bans) throw new Error('useTrayApi: used before the suite started');
@@ -98,8 +109,8 @@ export function useTrayApi(options: { rateLimit?: number } = {}): TrayApiHarness
         }),
         messages,
         settings: { pageSize: 10, networkId: 'net1', blockApi: true },
-        ...(counter ? { counter } : {}),
         ...overrides,
+        ...withCounter(counterFor(overrides.db ?? mongo.db)),
       });
     },
   };
