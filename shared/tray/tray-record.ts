@@ -102,7 +102,10 @@ export interface TrayRecordDoc {
   version: number;
 }
 
-/** community_members: one document per (community, user); drives post fan-out. */
+/**
+ * community_members: one imported membership per (community, user) (`npm run import-members`); the
+ * worker stores joins and leaves as change documents (community_member_changes) and reads both.
+ */
 export interface MembershipDoc {
   /** membershipId(communityId, userId) */
   _id: string;
@@ -136,4 +139,10 @@ export interface StoredEventDoc {
   /** `unknown`: a name the mapping does not know; `invalid`: known name, payload failed validation. */
   status: 'applied' | 'stored' | 'unknown' | 'invalid';
   error?: string;
+  /**
+   * On a community post: the community, at top level so a join processed late finds the posts it
+   * must add by equality (backfill-join.ts), and `activityAt`, the post's createdAt (epoch ms).
+   */
+  communityId?: string;
+  activityAt?: number;
 }

@@ -7,6 +7,8 @@ import { dayOf } from '../../shared/tray/storage-keys.ts';
 export interface EventOutcome {
   status: StoredEventDoc['status'];
   error?: string;
+  /** A community post: its community and createdAt, kept at top level for the late-join backfill. */
+  communityPost?: { communityId: string; at: number };
 }
 
 /**
@@ -34,6 +36,9 @@ export async function storeEvent(
     expiresDay: dayOf(expiresAt),
     status: outcome.status,
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
+    ...(outcome.communityPost
+      ? { communityId: outcome.communityPost.communityId, activityAt: outcome.communityPost.at }
+      : {}),
   };
   const { _id, ...fields } = doc;
   await db.collection<StoredEventDoc>(EVENTS).updateOne({ _id }, { $setOnInsert: fields }, { upsert: true });
