@@ -175,14 +175,21 @@ export function reactionEvent(options: ReactionOptions = {}): TestEnvelope {
   };
 }
 
+/** A join or leave; without `createdAt` it counts from the time the receiver accepted it. */
 export function membershipEvent(
   kind: 'join' | 'leave',
   userIds: string[],
   communityId = hiking.communityId,
+  createdAt?: string,
 ): TestEnvelope {
   return {
     event: kind === 'join' ? 'community.didJoin' : 'community.didLeave',
-    data: { community: { communityId, displayName: hiking.displayName }, userIds, users: profiles(userIds) },
+    data: {
+      community: { communityId, displayName: hiking.displayName },
+      userIds,
+      ...(createdAt === undefined ? {} : { createdAt }),
+      users: profiles(userIds),
+    },
   };
 }
 
