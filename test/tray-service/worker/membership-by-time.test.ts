@@ -122,4 +122,49 @@ describe('tray worker: membership by time', () => {
       expect(await lastPost('c-nts', 'u-joy')).to.equal('p-n2');
     });
   });
+
+  describe('with the worker running 8 jobs at once', () => {
+    const racing = useWorker({ concurrency: 8 });
+    const racePost = (postId: string, minutes: number, author: string) =>
+      postEvent({ postId, communityId: 'c-race', communityName: 'Race', author, createdAt: minute(minutes) });
+
+    it('stores one member’s joins and leaves processed concurrently as the same intervals', async () => {
+      await racing.deliverAll([
+        membershipEvent('leave', ['u-kim'], 'c-race', minute(30)),
+        membershipEvent('join', ['u-kim'], 'c-race', minute(20)),
+        membershipEvent('join', ['u-kim'], 'c-race', minute(0)),
+        membershipEvent('join', ['u-kim'], 'c-race', minute(40)),
+        membershipEvent('leave', ['u-kim'], 'c-race', minute(10)),
+      ]);
+      await racing.deliver(racePost('p-k32', 32, 'u-ana'));
+      expect(await racing.record('post_c-race_u-kim')).to.equal(null);
+      await racing.deliver(racePost('p-k22', 22, 'u-ana'));
+      await racing.deliver(racePost('p-k12', 12, 'u-eve'));
+      await racing.deliver(racePost('p-k45', 45, 'u-ben'));
+      const record = await racing.record('post_c-race_u-kim');
+      expect([record?.lastActionId, record?.actors.map((actor) => actor.name)]).to.deep.equal([
+        'p-k45',
+        ['Ben', 'Ana'],
+      ]);
+    });
+
+    it('gives a post processed together with the joins before it to every one of those members', async () => {
+      const members = Array.from({ length: 20 }, (_, n) => `u-m${n}`);
+      await racing.deliverAll([
+        racePost('p-k100', 100, 'u-ana'),
+        ...members.map((userId) => membershipEvent('join', [userId], 'c-race', minute(90))),
+      ]);
+      const reached = await racing.db
+        .collection<TrayRecordDoc>(TRAY_RECORDS)
+        .find({ _id: { $in: members.slice(0, 10).map((userId) => `post_c-race_${userId}`) } })
+        .toArray();
+      const rest = await racing.db
+        .collection<TrayRecordDoc>(TRAY_RECORDS)
+        .find({ _id: { $in: members.slice(10).map((userId) => `post_c-race_${userId}`) } })
+        .toArray();
+      expect([...reached, ...rest].map((record) => record.lastActionId)).to.deep.equal(
+        members.map(() => 'p-k100'),
+      );
+    });
+  });
 });
