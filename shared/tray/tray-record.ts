@@ -118,6 +118,11 @@ export interface MembershipDoc {
   updatedAt: number;
 }
 
+/** The key of a community's posts of one UTC day in `events`: JSON keeps the two parts apart. */
+export function communityDay(communityId: string, day: string): string {
+  return JSON.stringify([communityId, day]);
+}
+
 export function membershipId(communityId: string, userId: string): string {
   // JSON keeps the two ids apart whatever characters they contain.
   return JSON.stringify([communityId, userId]);
@@ -140,9 +145,10 @@ export interface StoredEventDoc {
   status: 'applied' | 'stored' | 'unknown' | 'invalid';
   error?: string;
   /**
-   * On a community post: the community, at top level so a join processed late finds the posts it
-   * must add by equality (backfill-join.ts), and `activityAt`, the post's createdAt (epoch ms).
+   * On a community post: communityDay(community, UTC day of the post's createdAt), at top level so a
+   * join processed late finds the posts it must add by equality, one day at a time
+   * (backfill-join.ts), and `activityAt`, the post's createdAt (epoch ms).
    */
-  communityId?: string;
+  communityDay?: string;
   activityAt?: number;
 }

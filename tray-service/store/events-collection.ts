@@ -28,8 +28,9 @@ export const eventsCollection: CollectionSpec = {
     },
     {
       name: 'community_posts',
-      key: { communityId: 1 },
-      serves: 'late-join backfill: find({communityId}) of a community’s stored posts (backfill-join.ts)',
+      key: { communityDay: 1 },
+      serves:
+        'late-join backfill: find({communityDay}), a community’s stored posts of one day (backfill-join.ts)',
     },
     {
       name: 'expiry_day',
@@ -37,5 +38,5 @@ export const eventsCollection: CollectionSpec = {
       serves: 'retention: deleteMany({expiresDay}) in purgeExpired',
     },
   ],
-  equalityFields: ['event', 'webhook', 'status', 'expiresDay', 'communityId'],
+  equalityFields: ['event', 'webhook', 'status', 'expiresDay', 'communityDay'],
 };

@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
-import { EVENTS, type StoredEventDoc } from '../../shared/tray/tray-record.ts';
+import { communityDay, EVENTS, type StoredEventDoc } from '../../shared/tray/tray-record.ts';
 import { DAY_MS } from '../../shared/time/durations.ts';
 import { dayOf } from '../../shared/tray/storage-keys.ts';
 
@@ -37,7 +37,10 @@ export async function storeEvent(
     status: outcome.status,
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
     ...(outcome.communityPost
-      ? { communityId: outcome.communityPost.communityId, activityAt: outcome.communityPost.at }
+      ? {
+          communityDay: communityDay(outcome.communityPost.communityId, dayOf(outcome.communityPost.at)),
+          activityAt: outcome.communityPost.at,
+        }
       : {}),
   };
   const { _id, ...fields } = doc;

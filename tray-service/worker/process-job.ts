@@ -70,7 +70,10 @@ export async function processJob(
   await applyMembershipChanges(db, mapped.memberships, { retentionDays: options.trayRetentionDays });
   // After the joins are stored: a post whose fan-out missed them is then found here (its event
   // was stored before its fan-out read the memberships), or its fan-out saw them.
-  await backfillJoins(db, mapped.memberships, applyOptions);
+  await backfillJoins(db, mapped.memberships, {
+    ...applyOptions,
+    eventsRetentionDays: options.eventsRetentionDays,
+  });
   await applyProfileChanges(db, mapped.profiles, job.dedupeKey);
   await applyActivities(db, mapped.activities, applyOptions);
   if (options.onStored) await options.onStored(stored);

@@ -74,6 +74,15 @@ describe('tray worker: membership by time', () => {
       expect(await worker.record('post_c-late_u-fay')).to.deep.equal(record);
     });
 
+    it('reaches posts of earlier days, one day of stored events at a time', async () => {
+      const day = 24 * 60;
+      await worker.deliver(post('c-days', 'p-d3', -3 * day));
+      await worker.deliver(post('c-days', 'p-d2', -2 * day + 5, 'u-eve'));
+      await worker.deliver(change('c-days', 'join', 'u-kay', -4 * day));
+      const record = await worker.record('post_c-days_u-kay');
+      expect([record?.lastActionId, record?.actorsCount]).to.deep.equal(['p-d2', 2]);
+    });
+
     it('adds only the posts of the span it opened, not those after a leave already stored', async () => {
       await worker.deliver(post('c-span', 'p-s1', 5));
       await worker.deliver(post('c-span', 'p-s2', 15));
