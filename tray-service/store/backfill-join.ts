@@ -33,50 +33,84 @@ export async function backfillJoins(
   const oldest = now - Math.min(options.retentionDays, options.eventsRetentionDays) * DAY_MS;
   for (const communityId of new Set(joins.map((join) => join.communityId))) {
     const intervals = await communityIntervals(db, communityId);
+    // One event's joins share the days read and the events fetched (a join of many users at once).
+    const posts = new CommunityPosts(db, communityId);
     for (const join of joins.filter((change) => change.communityId === communityId)) {
       const span = spanOfJoin(intervals.get(join.userId) ?? [], join.at);
       if (!span) continue;
       const from = Math.max(span.from, oldest);
       // Tomorrow: a post dated a little ahead of the tray's clock (the platform's clock) still counts.
       const until = Math.min(span.to, now + DAY_MS);
+      const due: PostKey[] = [];
       for (let day = Date.parse(dayOf(from)); day < until; day += DAY_MS) {
-        await backfillDay(db, communityId, dayOf(day), { from, to: span.to }, join.userId, options);
+        for (const post of await posts.ofDay(dayOf(day)))
+          if (post.activityAt >= from && post.activityAt < span.to) due.push(post);
+      }
+      due.sort((a, b) => a.activityAt - b.activityAt);
+      for (let start = 0; start < due.length; start += BACKFILL_BATCH) {
+        const activities: Activity[] = [];
+        for (const { _id } of due.slice(start, start + BACKFILL_BATCH)) {
+          activities.push(...addressedTo(await posts.event(_id), join.userId));
+        }
+        await applyActivities(db, activities, options);
       }
     }
   }
 }
 
-async function backfillDay(
-  db: Db,
-  communityId: string,
-  day: string,
-  span: { from: number; to: number },
-  userId: string,
-  options: ApplyActivitiesOptions,
-): Promise<void> {
-  const events = db.collection<StoredEventDoc>(EVENTS);
-  const stored = await events
-    .find({ communityDay: communityDay(communityId, day) }, { projection: { _id: 1, activityAt: 1 } })
-    .toArray();
-  const due = stored
-    .filter(({ activityAt = -Infinity }) => activityAt >= span.from && activityAt < span.to)
-    .sort((a, b) => (a.activityAt ?? 0) - (b.activityAt ?? 0));
-  for (let start = 0; start < due.length; start += BACKFILL_BATCH) {
-    const activities: Activity[] = [];
-    for (const { _id } of due.slice(start, start + BACKFILL_BATCH)) {
-      const event = await events.findOne({ _id });
-      if (event) activities.push(...postsFor(event, communityId, userId));
+interface PostKey {
+  _id: string;
+  activityAt: number;
+}
+
+/** A community's stored post events, read by day (`communityDay` equality) and by `_id`, each once. */
+class CommunityPosts {
+  private readonly days = new Map<string, PostKey[]>();
+  private readonly events = new Map<string, Activity[]>();
+  private readonly db: Db;
+  private readonly communityId: string;
+
+  constructor(db: Db, communityId: string) {
+    this.db = db;
+    this.communityId = communityId;
+  }
+
+  async ofDay(day: string): Promise<PostKey[]> {
+    let keys = this.days.get(day);
+    if (!keys) {
+      const docs = await this.db
+        .collection<StoredEventDoc>(EVENTS)
+        .find(
+          { communityDay: communityDay(this.communityId, day) },
+          { projection: { _id: 1, activityAt: 1 } },
+        )
+        .toArray();
+      keys = docs.map((doc) => ({ _id: doc._id, activityAt: doc.activityAt ?? -Infinity }));
+      this.days.set(day, keys);
     }
-    await applyActivities(db, activities, options);
+    return keys;
+  }
+
+  /** The event's community post activities (none if the event expired meanwhile). */
+  async event(_id: string): Promise<Activity[]> {
+    let activities = this.events.get(_id);
+    if (!activities) {
+      const event = await this.db.collection<StoredEventDoc>(EVENTS).findOne({ _id });
+      activities = event ? communityPostsOf(event, this.communityId) : [];
+      this.events.set(_id, activities);
+    }
+    return activities;
   }
 }
 
-/** The event's community post, addressed to one member instead of the whole community. */
-function postsFor(event: StoredEventDoc, communityId: string, userId: string): Activity[] {
+function communityPostsOf(event: StoredEventDoc, communityId: string): Activity[] {
   const mapped = mapEvent({ event: event.event, data: event.data, receivedAt: event.receivedAt.getTime() });
-  return mapped.activities.flatMap((activity) =>
-    activity.audience.kind === 'community' && activity.audience.communityId === communityId
-      ? [{ ...activity, audience: { kind: 'user' as const, userId } }]
-      : [],
+  return mapped.activities.filter(
+    (activity) => activity.audience.kind === 'community' && activity.audience.communityId === communityId,
   );
+}
+
+/** A community post addressed to one member instead of the whole community. */
+function addressedTo(activities: readonly Activity[], userId: string): Activity[] {
+  return activities.map((activity) => ({ ...activity, audience: { kind: 'user' as const, userId } }));
 }

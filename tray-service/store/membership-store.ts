@@ -59,11 +59,21 @@ export async function applyMembershipChanges(
   const docs = changes.map(changeDoc);
   await ignoreDuplicates(collection.insertMany(docs, { ordered: false }));
   const cutoff = (options.now ?? Date.now()) - options.retentionDays * DAY_MS;
-  for (const member of new Set(docs.map((doc) => doc.member))) {
-    const edges = await collection.find({ member }, { projection: { _id: 0, joined: 1, at: 1 } }).toArray();
-    const below = pruneBelow(edges, cutoff);
-    // Only strictly older changes go, never the one that holds the state at the cutoff.
-    if (below !== undefined) await collection.deleteMany({ member, at: { $lt: below } });
+  // One read per community (by equality), however many of its members the event names.
+  for (const communityId of new Set(docs.map((doc) => doc.communityId))) {
+    const changed = new Set(docs.filter((doc) => doc.communityId === communityId).map((doc) => doc.member));
+    const edges = new Map<string, MembershipEdge[]>();
+    const stored = await collection
+      .find({ communityId }, { projection: { _id: 0, member: 1, joined: 1, at: 1 } })
+      .toArray();
+    for (const { member, joined, at } of stored) {
+      if (changed.has(member)) edges.set(member, [...(edges.get(member) ?? []), { joined, at }]);
+    }
+    for (const [member, list] of edges) {
+      const below = pruneBelow(list, cutoff);
+      // Only strictly older changes go, never the one that holds the state at the cutoff.
+      if (below !== undefined) await collection.deleteMany({ member, at: { $lt: below } });
+    }
   }
 }
 
