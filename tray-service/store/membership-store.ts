@@ -79,8 +79,9 @@ export async function applyMembershipChanges(
 
 /**
  * Each user's membership intervals in one community: the stored changes plus the imported
- * memberships (community_members, written by `npm run import-members`), each read by equality on
- * communityId (one index lookup on FerretDB, which pushes nothing else down).
+ * memberships (community_members, written by `npm run import-members`: a join at `since`, and a
+ * join or leave at `updatedAt` as `active` says), each read by equality on communityId (one index
+ * lookup on FerretDB, which pushes nothing else down).
  */
 export async function communityIntervals(
   db: Db,
@@ -102,7 +103,9 @@ export async function communityIntervals(
   for (const change of changes) add(change.userId, { joined: change.joined, at: change.at });
   for (const member of imported) {
     add(member.userId, { joined: true, at: member.since });
-    if (!member.active) add(member.userId, { joined: false, at: member.updatedAt });
+    // An imported member is one as of the list's time (`updatedAt`): a leave stored before it is
+    // overridden, one after it stands (npm run import-members' rule).
+    add(member.userId, { joined: member.active, at: member.updatedAt });
   }
   return new Map([...edges].map(([userId, list]) => [userId, membershipIntervals(list)]));
 }

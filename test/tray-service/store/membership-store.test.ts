@@ -89,6 +89,31 @@ describe('the membership store (MongoDB-compatible server)', () => {
     expect(await postRecipients(mongo.db, 'c-imp', now - DAY)).to.deep.equal([]);
   });
 
+  it('lets an imported list override a leave stored before its as-of time, not one after it', async () => {
+    await applyMembershipChanges(mongo.db, [change('c-list', 'u-fay', true, now - 10 * DAY)], retention);
+    await applyMembershipChanges(mongo.db, [change('c-list', 'u-fay', false, now - 8 * DAY)], retention);
+    await applyMembershipChanges(mongo.db, [change('c-list', 'u-gus', true, now - 10 * DAY)], retention);
+    await applyMembershipChanges(mongo.db, [change('c-list', 'u-gus', false, now - 4 * DAY)], retention);
+    // The list, taken 6 days ago, names both as members since 10 days ago.
+    const asOf = now - 6 * DAY;
+    await mongo.db.collection<MembershipDoc>(MEMBERSHIPS).insertMany(
+      ['u-fay', 'u-gus'].map((userId) => ({
+        _id: membershipId('c-list', userId),
+        communityId: 'c-list',
+        userId,
+        active: true,
+        since: now - 10 * DAY,
+        updatedAt: asOf,
+      })),
+    );
+    expect(await postRecipients(mongo.db, 'c-list', now - 7 * DAY)).to.deep.equal(['u-gus']);
+    expect((await postRecipients(mongo.db, 'c-list', now - 5 * DAY)).sort()).to.deep.equal([
+      'u-fay',
+      'u-gus',
+    ]);
+    expect(await postRecipients(mongo.db, 'c-list', now)).to.deep.equal(['u-fay']);
+  });
+
   it('ends a deleted user’s memberships in every community, imported ones included', async () => {
     await applyMembershipChanges(mongo.db, [change('c-del1', 'u-eve', true, now - 3 * DAY)], retention);
     await mongo.db.collection<MembershipDoc>(MEMBERSHIPS).insertOne({
