@@ -2,7 +2,7 @@ import type { NextFunction, RequestHandler, Response } from 'express';
 import { AppError, type ErrorKind } from '../../shared/errors/app-error.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { EncodedWebhookJob } from '../../shared/queue/webhook-queue.ts';
-import { dedupeKey } from '../dedupe-key.ts';
+import { deliveryKey } from '../delivery-key.ts';
 import { createDeliveryDecider, readBody, type DeliveryRules } from '../decision/create-delivery-decider.ts';
 import { deliveryJob } from '../delivery-job.ts';
 import type { ReceiverMetrics, RejectReason } from '../receiver-metrics.ts';
@@ -120,7 +120,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
 
     // 6 + 7. Dedupe and enqueue within the budget, else the durable spool.
     const job = deliveryJob({
-      dedupeKey: dedupeKey(rawBody),
+      dedupeKey: deliveryKey(rawBody),
       webhook: body.webhook,
       receivedAt: now(),
       envelope: body.envelope,

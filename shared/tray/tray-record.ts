@@ -109,7 +109,10 @@ export interface TrayRecordDoc {
   changedAt?: number;
 }
 
-/** community_members: one document per (community, user); drives post fan-out. */
+/**
+ * community_members: one imported membership per (community, user) (`npm run import-members`); the
+ * worker stores joins and leaves as change documents (community_member_changes) and reads both.
+ */
 export interface MembershipDoc {
   /** membershipId(communityId, userId) */
   _id: string;
@@ -120,6 +123,11 @@ export interface MembershipDoc {
   since: number;
   /** Epoch ms of the latest join/leave applied; older join/leave deliveries are ignored. */
   updatedAt: number;
+}
+
+/** The key of a community's posts of one UTC day in `events`: JSON keeps the two parts apart. */
+export function communityDay(communityId: string, day: string): string {
+  return JSON.stringify([communityId, day]);
 }
 
 export function membershipId(communityId: string, userId: string): string {
@@ -143,4 +151,11 @@ export interface StoredEventDoc {
   /** `unknown`: a name the mapping does not know; `invalid`: known name, payload failed validation. */
   status: 'applied' | 'stored' | 'unknown' | 'invalid';
   error?: string;
+  /**
+   * On a community post: communityDay(community, UTC day of the post's createdAt), at top level so a
+   * join processed late finds the posts it must add by equality, one day at a time
+   * (backfill-join.ts), and `activityAt`, the post's createdAt (epoch ms).
+   */
+  communityDay?: string;
+  activityAt?: number;
 }

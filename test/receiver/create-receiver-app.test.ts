@@ -199,6 +199,35 @@ describe('receiver app', () => {
       });
     });
 
+    describe('a rejoin byte-identical to the first join (no createdAt)', () => {
+      it('queues both: without a time the body cannot tell a rejoin from a redelivery, and a lost rejoin costs a member', async () => {
+        const join = JSON.stringify({
+          event: 'community.didJoin',
+          data: { community: { communityId: 'c-re', displayName: 'Re' }, userIds: ['u-eve'] },
+        });
+        const before = (await queuedJobIds(receiver())).length;
+        await post(join, signedHeaders(join)).expect(200);
+        await post(join, signedHeaders(join)).expect(200);
+        expect((await queuedJobIds(receiver())).length).to.equal(before + 2);
+      });
+    });
+
+    describe('a join with createdAt redelivered with an identical body', () => {
+      it('queues it once (a real rejoin has another createdAt)', async () => {
+        const join = JSON.stringify({
+          event: 'community.didJoin',
+          data: {
+            community: { communityId: 'c-re', displayName: 'Re' },
+            userIds: ['u-eve'],
+            createdAt: '2026-11-20T09:30:00.000Z',
+          },
+        });
+        await post(join, signedHeaders(join)).expect(200);
+        await expectNothingQueued(receiver(), () => post(join, signedHeaders(join)).expect(200));
+        expect(await receiver().queue.queue.getJob(sha256(join))).to.not.equal(null);
+      });
+    });
+
     describe('redelivered after the job was processed and removed', () => {
       it('responds 200 and does not queue it again (the dedupe mark outlives the job)', async () => {
         const body = channelDidCreate('dedupe-2');

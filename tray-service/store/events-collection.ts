@@ -27,10 +27,16 @@ export const eventsCollection: CollectionSpec = {
       serves: 'retention on MongoDB: the server’s TTL deletes',
     },
     {
+      name: 'community_posts',
+      key: { communityDay: 1 },
+      serves:
+        'late-join backfill: find({communityDay}), a community’s stored posts of one day (backfill-join.ts)',
+    },
+    {
       name: 'expiry_day',
       key: { expiresDay: 1 },
       serves: 'retention: deleteMany({expiresDay}) in purgeExpired',
     },
   ],
-  equalityFields: ['event', 'webhook', 'status', 'expiresDay'],
+  equalityFields: ['event', 'webhook', 'status', 'expiresDay', 'communityDay'],
 };

@@ -1,74 +1,138 @@
-import type { AnyBulkWriteOperation, Db } from 'mongodb';
-import { MEMBERSHIPS, membershipId, type MembershipDoc } from '../../shared/tray/tray-record.ts';
+import type { Db } from 'mongodb';
+import { DAY_MS } from '../../shared/time/durations.ts';
+import { MEMBERSHIPS, type MembershipDoc } from '../../shared/tray/tray-record.ts';
+import {
+  isMemberAt,
+  membershipIntervals,
+  pruneBelow,
+  type MembershipEdge,
+  type MembershipInterval,
+} from '../memberships/membership-intervals.ts';
 import type { MembershipChange } from '../worker/activity.ts';
-import { UPDATES_PER_BULK } from './cas-update-records.ts';
 import { ignoreDuplicates } from './ignore-duplicates.ts';
 import { WHOLE_GROUP } from './read-by-ids.ts';
 
+export const MEMBERSHIP_CHANGES = 'community_member_changes';
+
 /**
- * Applies joins and leaves (docs/contract.md#communitydidjoin-communitydidleave) in bulk. The filter
- * `updatedAt < at` makes an older join/leave delivered after a newer one a no-op: it matches
- * nothing, its upsert then collides with the existing _id, and that duplicate-key error is the
- * expected "a newer change exists" answer. A join sets `since`, so posts created while the user
- * was away are never added (nothing retroactive).
+ * community_member_changes: every join and leave, one document per (community, user, time, kind).
+ * The membership intervals are folded from them in memory (membershipIntervals).
  */
-export async function applyMembershipChanges(db: Db, changes: readonly MembershipChange[]): Promise<void> {
+export interface MembershipChangeDoc {
+  /** JSON [communityId, userId, at, joined]: a redelivery inserts nothing. */
+  _id: string;
+  communityId: string;
+  userId: string;
+  /** JSON [communityId, userId]: the prune deletes one member's older changes by equality. */
+  member: string;
+  joined: boolean;
+  /** Epoch ms of the change: the event's createdAt, or the time the receiver accepted it. */
+  at: number;
+}
+
+const memberKey = (communityId: string, userId: string) => JSON.stringify([communityId, userId]);
+
+const changeDoc = (change: MembershipChange): MembershipChangeDoc => ({
+  _id: JSON.stringify([change.communityId, change.userId, change.at, change.active]),
+  communityId: change.communityId,
+  userId: change.userId,
+  member: memberKey(change.communityId, change.userId),
+  joined: change.active,
+  at: change.at,
+});
+
+/**
+ * Stores joins and leaves so that the membership is the same whatever order they arrive in
+ * (docs/tray-engine.md#membership-by-time). FerretDB's updates are not atomic under concurrency
+ * (two conditional upserts can both pass their filter and the older one win), so a membership is
+ * never updated in place: each change is an insert with a unique `_id`, the one write FerretDB
+ * performs atomically, and readers fold a member's changes into intervals. A member's changes
+ * before the newest one older than the tray's retention are pruned: posts that old make no
+ * record any more, and that newest old change still holds the state at the cutoff.
+ */
+export async function applyMembershipChanges(
+  db: Db,
+  changes: readonly MembershipChange[],
+  options: { retentionDays: number; now?: number },
+): Promise<void> {
   if (changes.length === 0) return;
-  const ops: AnyBulkWriteOperation<MembershipDoc>[] = changes.map((change) => ({
-    updateMany: {
-      filter: { _id: membershipId(change.communityId, change.userId), updatedAt: { $lt: change.at } },
-      update: change.active
-        ? {
-            $set: {
-              communityId: change.communityId,
-              userId: change.userId,
-              active: true,
-              since: change.at,
-              updatedAt: change.at,
-            },
-          }
-        : {
-            $set: {
-              communityId: change.communityId,
-              userId: change.userId,
-              active: false,
-              updatedAt: change.at,
-            },
-            $setOnInsert: { since: change.at },
-          },
-      upsert: true,
-    },
-  }));
-  // Single-document updateMany, not updateOne: see UPDATES_PER_BULK (cas-update-records.ts).
-  for (let start = 0; start < ops.length; start += UPDATES_PER_BULK) {
-    await ignoreDuplicates(
+  const collection = db.collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES);
+  const docs = changes.map(changeDoc);
+  await ignoreDuplicates(collection.insertMany(docs, { ordered: false }));
+  const cutoff = (options.now ?? Date.now()) - options.retentionDays * DAY_MS;
+  // One read per member changed (by equality on `member`): a join to a community of thousands reads
+  // only the changes of the one who joined.
+  for (const member of new Set(docs.map((doc) => doc.member))) {
+    const list = await collection.find({ member }, { projection: { _id: 0, joined: 1, at: 1 } }).toArray();
+    const below = pruneBelow(list, cutoff);
+    // Only strictly older changes go, never the one that holds the state at the cutoff.
+    if (below !== undefined) await collection.deleteMany({ member, at: { $lt: below } });
+  }
+}
+
+/**
+ * Each user's membership intervals in one community: the stored changes plus the imported
+ * memberships (community_members, written by `npm run import-members`: a join at `since`, and a
+ * join or leave at `updatedAt` as `active` says), each read by equality on communityId (one index
+ * lookup on FerretDB, which pushes nothing else down).
+ */
+export async function communityIntervals(
+  db: Db,
+  communityId: string,
+): Promise<Map<string, MembershipInterval[]>> {
+  const [changes, imported] = await Promise.all([
+    db
+      .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
+      .find({ communityId }, { projection: { _id: 0, userId: 1, joined: 1, at: 1 }, batchSize: WHOLE_GROUP })
+      .toArray(),
+    db
+      .collection<MembershipDoc>(MEMBERSHIPS)
+      .find(
+        { communityId },
+        { projection: { _id: 0, userId: 1, active: 1, since: 1, updatedAt: 1 }, batchSize: WHOLE_GROUP },
+      )
+      .toArray(),
+  ]);
+  const edges = new Map<string, MembershipEdge[]>();
+  const add = (userId: string, edge: MembershipEdge) =>
+    edges.set(userId, [...(edges.get(userId) ?? []), edge]);
+  for (const change of changes) add(change.userId, { joined: change.joined, at: change.at });
+  for (const member of imported) {
+    add(member.userId, { joined: true, at: member.since });
+    // An imported member is one as of the list's time (`updatedAt`): a leave stored before it is
+    // overridden, one after it stands (npm run import-members' rule).
+    add(member.userId, { joined: member.active, at: member.updatedAt });
+  }
+  return new Map([...edges].map(([userId, list]) => [userId, membershipIntervals(list)]));
+}
+
+/** Members a community post reaches: those who were members at the post's createdAt. */
+export async function postRecipients(db: Db, communityId: string, createdAt: number): Promise<string[]> {
+  const intervals = await communityIntervals(db, communityId);
+  return [...intervals].filter(([, spans]) => isMemberAt(spans, createdAt)).map(([userId]) => userId);
+}
+
+/** A deleted user leaves every community they belong to, so post fan-outs stop at `at`. */
+export async function endMemberships(db: Db, userIds: readonly string[], at: number): Promise<void> {
+  const leaves: MembershipChange[] = [];
+  for (const userId of userIds) {
+    const [changes, imported] = await Promise.all([
+      db
+        .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
+        .find({ userId }, { projection: { _id: 0, communityId: 1 } })
+        .toArray(),
       db
         .collection<MembershipDoc>(MEMBERSHIPS)
-        .bulkWrite(ops.slice(start, start + UPDATES_PER_BULK), { ordered: false }),
-    );
+        .find({ userId }, { projection: { _id: 0, communityId: 1 } })
+        .toArray(),
+    ]);
+    const communities = new Set([...changes, ...imported].map((doc) => doc.communityId));
+    for (const communityId of communities) leaves.push({ communityId, userId, active: false, at });
   }
-}
-
-/**
- * Members a community post reaches: active, and joined no later than the post was created. The
- * community's memberships are read by equality on communityId (one index lookup on FerretDB,
- * which does not push ranges down) and the rest is decided here.
- */
-export async function postRecipients(db: Db, communityId: string, createdAt: number): Promise<string[]> {
-  const members = await db
-    .collection<MembershipDoc>(MEMBERSHIPS)
-    .find({ communityId }, { projection: { _id: 0, userId: 1, active: 1, since: 1 }, batchSize: WHOLE_GROUP })
-    .toArray();
-  return members
-    .filter((member) => member.active && member.since <= createdAt)
-    .map((member) => member.userId);
-}
-
-/** A deleted user's memberships end, so post fan-outs stop creating records for them. */
-export async function endMemberships(db: Db, userIds: readonly string[], at: number): Promise<void> {
-  for (const userId of userIds) {
-    await db
-      .collection<MembershipDoc>(MEMBERSHIPS)
-      .updateMany({ userId, updatedAt: { $lt: at } }, { $set: { active: false, updatedAt: at } });
-  }
+  if (leaves.length === 0) return;
+  await ignoreDuplicates(
+    db
+      .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
+      .insertMany(leaves.map(changeDoc), { ordered: false }),
+  );
 }

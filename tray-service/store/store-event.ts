@@ -1,12 +1,14 @@
 import type { Db } from 'mongodb';
 import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
-import { EVENTS, type StoredEventDoc } from '../../shared/tray/tray-record.ts';
+import { communityDay, EVENTS, type StoredEventDoc } from '../../shared/tray/tray-record.ts';
 import { DAY_MS } from '../../shared/time/durations.ts';
 import { dayOf } from '../../shared/tray/storage-keys.ts';
 
 export interface EventOutcome {
   status: StoredEventDoc['status'];
   error?: string;
+  /** A community post: its community and createdAt, kept at top level for the late-join backfill. */
+  communityPost?: { communityId: string; at: number };
 }
 
 /**
@@ -34,6 +36,12 @@ export async function storeEvent(
     expiresDay: dayOf(expiresAt),
     status: outcome.status,
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
+    ...(outcome.communityPost
+      ? {
+          communityDay: communityDay(outcome.communityPost.communityId, dayOf(outcome.communityPost.at)),
+          activityAt: outcome.communityPost.at,
+        }
+      : {}),
   };
   const { _id, ...fields } = doc;
   await db.collection<StoredEventDoc>(EVENTS).updateOne({ _id }, { $setOnInsert: fields }, { upsert: true });

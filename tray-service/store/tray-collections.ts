@@ -2,6 +2,7 @@ import type { CollectionSpec } from '../../shared/mongo/collection-spec.ts';
 import { moderationDecisionsCollection } from '../moderation/moderation-decisions-collection.ts';
 import { blockListCollection } from './block-list-collection.ts';
 import { eventsCollection } from './events-collection.ts';
+import { membershipChangesCollection } from './membership-changes-collection.ts';
 import { membershipsCollection } from './memberships-collection.ts';
 import { trayClearsCollection } from './tray-clears-collection.ts';
 import { trayMigrationsCollection } from './tray-migrations-collection.ts';
@@ -16,6 +17,7 @@ import { userProfilesCollection } from './user-profiles-collection.ts';
 export const workerCollections: readonly CollectionSpec[] = [
   trayRecordsCollection,
   membershipsCollection,
+  membershipChangesCollection,
   eventsCollection,
   trayRecordClaimsCollection,
   trayTargetActorsCollection,

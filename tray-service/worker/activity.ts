@@ -38,7 +38,7 @@ export interface Activity extends Pick<
   audience: Audience;
 }
 
-/** community.didJoin / didLeave for one user; `at` is the job's receivedAt (the envelope has no time). */
+/** community.didJoin / didLeave for one user; `at` is the event's createdAt, else the job's receivedAt. */
 export interface MembershipChange {
   communityId: string;
   userId: string;

@@ -62,9 +62,11 @@ export const reactionDidAdd = z.object({
   users,
 });
 
+/** community.didJoin / didLeave; `createdAt` orders them (absent from older platforms). */
 export const communityMembership = z.object({
   community: z.object({ communityId: id }),
   userIds: z.array(id).min(1),
+  createdAt: time.nullish(),
 });
 
 export const userDidUpdate = z.object({ users: z.array(userProfileSchema).min(1) });

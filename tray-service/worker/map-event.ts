@@ -18,7 +18,7 @@ const storeOnly = new Set(['channel.didCreate', 'follow.didCreate', 'follow.didR
 export interface Envelope {
   event: string;
   data: Record<string, unknown>;
-  /** Epoch ms the receiver accepted the delivery: the only time join/leave/profile events have. */
+  /** Epoch ms the receiver accepted the delivery: the time of profile events, and of joins and leaves without createdAt. */
   receivedAt: number;
 }
 
@@ -40,16 +40,20 @@ export function mapEvent(envelope: Envelope): MappedEvent {
       return parsed(reactionDidAdd, data, (payload) => activities(mapReaction(payload)));
     case 'community.didJoin':
     case 'community.didLeave':
-      return parsed(communityMembership, data, (payload) => ({
-        ...none,
-        status: 'applied',
-        memberships: [...new Set(payload.userIds)].map((userId) => ({
-          communityId: payload.community.communityId,
-          userId,
-          active: event === 'community.didJoin',
-          at: receivedAt,
-        })),
-      }));
+      return parsed(communityMembership, data, (payload) => {
+        // Without createdAt (older platforms) the change counts from its receipt.
+        const at = payload.createdAt ? Date.parse(payload.createdAt) : receivedAt;
+        return {
+          ...none,
+          status: 'applied',
+          memberships: [...new Set(payload.userIds)].map((userId) => ({
+            communityId: payload.community.communityId,
+            userId,
+            active: event === 'community.didJoin',
+            at,
+          })),
+        };
+      });
     case 'user.didUpdate':
       return parsed(userDidUpdate, data, (payload) => ({
         ...none,

@@ -5,6 +5,7 @@ import type { StoredEventDoc, TrayRecordDoc } from '../../shared/tray/tray-recor
 import { publishBans } from '../bans/publish-bans.ts';
 import { applyActivities } from '../store/apply-activities.ts';
 import { applyBanChanges } from '../store/ban-store.ts';
+import { backfillJoins } from '../store/backfill-join.ts';
 import { applyMembershipChanges } from '../store/membership-store.ts';
 import { storeEvent } from '../store/store-event.ts';
 import { applyProfileChanges } from '../store/user-profile-store.ts';
@@ -42,10 +43,17 @@ export async function processJob(
   options: ProcessOptions,
 ): Promise<StoredEventDoc> {
   const mapped = mapEvent({ event: job.event, data: job.data, receivedAt: Date.parse(job.receivedAt) });
+  const communityPost = mapped.activities.find((activity) => activity.audience.kind === 'community');
   const stored = await storeEvent(
     db,
     job,
-    { status: mapped.status, ...(mapped.error === undefined ? {} : { error: mapped.error }) },
+    {
+      status: mapped.status,
+      ...(mapped.error === undefined ? {} : { error: mapped.error }),
+      ...(communityPost?.audience.kind === 'community'
+        ? { communityPost: { communityId: communityPost.audience.communityId, at: communityPost.at } }
+        : {}),
+    },
     options.eventsRetentionDays,
   );
   if (mapped.bans) {
@@ -55,15 +63,22 @@ export async function processJob(
     await applyBanChanges(db, mapped.bans);
     await publishBans(options.bans.redis, options.bans.prefix, mapped.bans);
   }
-  await applyMembershipChanges(db, mapped.memberships);
-  await applyProfileChanges(db, mapped.profiles, job.dedupeKey, options.onRecordsWritten);
-  await applyActivities(db, mapped.activities, {
+  const applyOptions = {
     retentionDays: options.trayRetentionDays,
     fanOutBatch: options.fanOutBatch,
     owner: job.dedupeKey,
     ...(options.lock ? { lock: options.lock } : {}),
     ...(options.onRecordsWritten ? { onWritten: options.onRecordsWritten } : {}),
+  };
+  await applyMembershipChanges(db, mapped.memberships, { retentionDays: options.trayRetentionDays });
+  // After the joins are stored: a post whose fan-out missed them is then found here (its event
+  // was stored before its fan-out read the memberships), or its fan-out saw them.
+  await backfillJoins(db, mapped.memberships, {
+    ...applyOptions,
+    eventsRetentionDays: options.eventsRetentionDays,
   });
+  await applyProfileChanges(db, mapped.profiles, job.dedupeKey, options.onRecordsWritten);
+  await applyActivities(db, mapped.activities, applyOptions);
   if (options.onStored) await options.onStored(stored);
   return stored;
 }

@@ -34,6 +34,9 @@ const compared = [
   'hasRead',
 ] as const satisfies readonly (keyof ModelRecord)[];
 
+/** Not compared on a `post` record of a member who missed some of the community's posts (reference-tray-model.ts). */
+const looseFields = new Set<string>(['actorsCount', 'actorIds', 'actorNames']);
+
 /**
  * Reads every tray record and compares it with the reference model of `events` (the bodies the
  * worker processed, in send order): records missing, records nobody caused, and each compared
@@ -53,6 +56,7 @@ export async function checkTrayAgainstModel(db: Db, events: readonly BurstBody[]
     }
     const actual = comparable(doc);
     for (const field of compared) {
+      if (want.actorsLoose && looseFields.has(field)) continue;
       if (JSON.stringify(want[field]) !== JSON.stringify(actual[field])) {
         mismatches.push({ key: doc._id, field, expected: want[field], actual: actual[field] });
       }

@@ -1,29 +1,30 @@
 import { SignJWT } from 'jose';
 import type { BurstBody } from './burst.ts';
-import { referenceTray, type ModelEnvelope } from './reference-tray-model.ts';
+import { bannedUsers, referenceTray, type ModelEnvelope } from './reference-tray-model.ts';
 import { trayJwtSecret } from './tray-process.ts';
 
 export interface UnreadMismatch {
   readonly userId: string;
-  readonly expected: number;
+  readonly expected: number | string;
   readonly actual: number | string;
 }
 
 /**
  * The tray counts as each user sees them: `GET /notifications/v3` (totalUnreadCount, platform
  * document 4.1) of a running tray-service process, one call per user the model expects records
- * for. Nobody read anything or set a last-read time, so every record of the model is unread.
+ * for. Nobody read anything or set a last-read time, so every record of the model is unread. A
+ * user globally banned at the end (by createdAt) is refused instead: 401, records kept.
  */
 export async function checkUnreadAgainstModel(
   trayPort: number,
   events: readonly BurstBody[],
 ): Promise<{ users: number; mismatches: readonly UnreadMismatch[] }> {
-  const expected = new Map<string, number>();
-  for (const record of referenceTray(
-    events.map((event) => JSON.parse(event.body) as ModelEnvelope),
-  ).values()) {
-    if (!record.hasRead) expected.set(record.userId, (expected.get(record.userId) ?? 0) + 1);
+  const envelopes = events.map((event) => JSON.parse(event.body) as ModelEnvelope);
+  const expected = new Map<string, number | string>();
+  for (const record of referenceTray(envelopes).values()) {
+    if (!record.hasRead) expected.set(record.userId, Number(expected.get(record.userId) ?? 0) + 1);
   }
+  for (const userId of bannedUsers(envelopes)) expected.set(userId, 'HTTP 401');
   const mismatches: UnreadMismatch[] = [];
   for (const [userId, count] of expected) {
     const token = await new SignJWT({})

@@ -5,9 +5,20 @@
  * each record is computed from the set of its actions, so the result cannot depend on the order
  * in which a worker happened to process them.
  *
- * Modelled: comment.didCreate, reaction.didAdd, post.didCreate on a user feed (its mentions).
- * A community post fans out to members, which depends on when joins were processed (docs/contract.md#communitydidjoin-communitydidleave); the
- * model refuses it rather than guess. Every other event name changes no record (docs/contract.md#events-that-are-only-stored).
+ * Modelled: comment.didCreate, reaction.didAdd, post.didCreate (its mentions, and on a community
+ * a `post` record for every member at the post's createdAt), community.didJoin / didLeave by their
+ * createdAt (docs/contract.md#communitydidjoin-communitydidleave: joined at or before the post and
+ * not left between that join and the post; at an equal time the leave counts last), and
+ * user.didGlobalBan / didGlobalUnban, which change no record: the banned users are reported apart
+ * (bannedUsers) because their API calls answer 401. A join or leave without createdAt counts from
+ * its receipt, which the model cannot know: it refuses one rather than guess. Every other event
+ * name changes no record (docs/contract.md#events-that-are-only-stored).
+ *
+ * Two things the contract leaves to arrival order are kept out of the scenarios, not modelled: a
+ * leave processed after posts it precedes takes nothing back (so no community post falls between
+ * a leave and the member's rejoin or after a final leave, see social-burst.ts), and a `post`
+ * record names the actors of its community's posts from its first post on (docs/tray-engine.md):
+ * where a member missed some of those posts, its actor fields are marked `actorsLoose`.
  */
 
 export interface ModelEnvelope {
@@ -20,9 +31,9 @@ export interface ModelRecord {
   /** v_tarid_uid = `${verb}_${targetId}_${userId}` (docs/contract.md#tray-records). */
   key: string;
   userId: string;
-  verb: 'comment' | 'mentreply' | 'reaction' | 'mentreact' | 'mention';
+  verb: 'post' | 'comment' | 'mentreply' | 'reaction' | 'mentreact' | 'mention';
   targetId: string;
-  targetType: 'post';
+  targetType: 'post' | 'community';
   parentTargetId?: string;
   /** Distinct actors (`actorsCount`). */
   actorsCount: number;
@@ -35,6 +46,11 @@ export interface ModelRecord {
   lastUpdate: number;
   /** Nobody read anything in these scenarios. */
   hasRead: boolean;
+  /**
+   * A `post` record of a member who missed some of the community's posts after their first one
+   * (they left): the tray may name actors of those posts, so the actor fields are not compared.
+   */
+  actorsLoose?: true;
 }
 
 /** One action for one recipient: what a record is folded from. */
@@ -94,22 +110,116 @@ interface ReactionData {
 }
 interface PostData {
   post: PostRef;
+  community?: { communityId: string } | null;
   users?: Profile[];
+}
+interface MembershipData {
+  community: { communityId: string };
+  userIds: string[];
+  createdAt?: string | null;
+}
+interface BanData {
+  userIds: string[];
+  createdAt: string;
 }
 
 const MAX_NAMED_ACTORS = 3; // docs/contract.md#limits
 
 /** The expected records of the whole sequence, by key. */
 export function referenceTray(envelopes: readonly ModelEnvelope[]): Map<string, ModelRecord> {
+  const members = memberships(envelopes);
   const byKey = new Map<string, Action[]>();
-  for (const action of envelopes.flatMap(actionsOf)) {
+  for (const action of envelopes.flatMap((envelope) => actionsOf(envelope, members))) {
     // docs/tray-engine.md#records: an author is never notified of their own action (the contract
     // says so for posts: "members except the author").
     if (action.actor === action.recipient) continue;
     const key = `${action.verb}_${action.targetId}_${action.recipient}`;
     byKey.set(key, [...(byKey.get(key) ?? []), action]);
   }
-  return new Map([...byKey].map(([key, actions]) => [key, recordOf(key, actions)]));
+  const communityPosts = envelopes.flatMap((envelope) => {
+    const post = envelope.event === 'post.didCreate' ? (envelope.data as PostData).post : undefined;
+    return post?.targetType === 'community'
+      ? [
+          {
+            communityId: post.targetId,
+            author: post.postedUserId,
+            postId: post.postId,
+            at: Date.parse(post.createdAt ?? ''),
+          },
+        ]
+      : [];
+  });
+  return new Map(
+    [...byKey].map(([key, actions]) => {
+      const record = recordOf(key, actions);
+      if (record.verb !== 'post') return [key, record];
+      // A post of the community, after this record's first one and by someone else, that the member did not get.
+      const from = Math.min(...actions.map((action) => action.at));
+      const got = new Set(actions.map((action) => action.actionId));
+      const missed = communityPosts.some(
+        (post) =>
+          post.communityId === record.targetId &&
+          post.at >= from &&
+          post.author !== record.userId &&
+          !got.has(post.postId),
+      );
+      return [key, missed ? { ...record, actorsLoose: true as const } : record];
+    }),
+  );
+}
+
+/** Users whose newest global ban change (by createdAt; a ban wins a tie) is a ban. */
+export function bannedUsers(envelopes: readonly ModelEnvelope[]): Set<string> {
+  const newest = new Map<string, { at: number; banned: boolean }>();
+  for (const envelope of envelopes) {
+    if (envelope.event !== 'user.didGlobalBan' && envelope.event !== 'user.didGlobalUnban') continue;
+    const data = envelope.data as BanData;
+    const change = { at: Date.parse(data.createdAt), banned: envelope.event === 'user.didGlobalBan' };
+    for (const userId of data.userIds) {
+      const held = newest.get(userId);
+      if (!held || change.at > held.at || (change.at === held.at && change.banned))
+        newest.set(userId, change);
+    }
+  }
+  return new Set([...newest].filter(([, change]) => change.banned).map(([userId]) => userId));
+}
+
+/** Each community's joins and leaves per user: `${communityId} ${userId}` -> changes. */
+type Memberships = Map<string, { joined: boolean; at: number }[]>;
+
+function memberships(envelopes: readonly ModelEnvelope[]): Memberships {
+  const changes: Memberships = new Map();
+  for (const envelope of envelopes) {
+    if (envelope.event !== 'community.didJoin' && envelope.event !== 'community.didLeave') continue;
+    const data = envelope.data as MembershipData;
+    if (!data.createdAt) {
+      throw new Error(
+        'referenceTray: a join or leave without createdAt counts from its receipt, not modelled',
+      );
+    }
+    for (const userId of data.userIds) {
+      const key = `${data.community.communityId} ${userId}`;
+      changes.set(key, [
+        ...(changes.get(key) ?? []),
+        { joined: envelope.event === 'community.didJoin', at: Date.parse(data.createdAt) },
+      ]);
+    }
+  }
+  return changes;
+}
+
+/**
+ * Member at `at` (docs/contract.md#communitydidjoin-communitydidleave): the last change at or
+ * before `at` is a join, a leave at the same time as a join counting after it. A repeated join
+ * or leave changes nothing, so "the last change" decides.
+ */
+function memberAt(changes: readonly { joined: boolean; at: number }[], at: number): boolean {
+  let last: { joined: boolean; at: number } | undefined;
+  for (const change of changes) {
+    if (change.at > at) continue;
+    if (!last || change.at > last.at || (change.at === last.at && !change.joined)) last = change;
+  }
+  return last?.joined ?? false;
 }
 
 function recordOf(key: string, actions: Action[]): ModelRecord {
@@ -127,7 +237,7 @@ function recordOf(key: string, actions: Action[]): ModelRecord {
     userId: newest.recipient,
     verb: newest.verb,
     targetId: newest.targetId,
-    targetType: 'post',
+    targetType: newest.verb === 'post' ? 'community' : 'post',
     ...(newest.parentTargetId === undefined ? {} : { parentTargetId: newest.parentTargetId }),
     actorsCount: latestByActor.size,
     actorIds: named.map((action) => action.actor),
@@ -144,14 +254,14 @@ function newer(a: Action, b: Action): boolean {
   return a.at !== b.at ? a.at > b.at : a.actionId > b.actionId;
 }
 
-function actionsOf(envelope: ModelEnvelope): Action[] {
+function actionsOf(envelope: ModelEnvelope, members: Memberships): Action[] {
   switch (envelope.event) {
     case 'comment.didCreate':
       return commentActions(envelope.data as CommentData);
     case 'reaction.didAdd':
       return reactionActions(envelope.data as ReactionData);
     case 'post.didCreate':
-      return postActions(envelope.data as PostData);
+      return postActions(envelope.data as PostData, members);
     default:
       return [];
   }
@@ -231,22 +341,37 @@ function reactionActions(data: ReactionData): Action[] {
 
 // docs/contract.md#postdidcreate: a post on a user feed makes no `post` record; each mentioned
 // user gets a `mention` with the post as target and no parent.
-function postActions(data: PostData): Action[] {
+function postActions(data: PostData, members: Memberships): Action[] {
   const { post } = data;
-  if (post.targetType === 'community') {
-    throw new Error(
-      'referenceTray: community posts fan out by membership (docs/contract.md#communitydidjoin-communitydidleave), not modelled',
-    );
-  }
-  return mentioned(post.mentionees).map((userId) => ({
-    verb: 'mention',
-    recipient: userId,
-    targetId: post.postId,
+  const at = Date.parse(post.createdAt ?? '');
+  const common = {
     actor: post.postedUserId,
     actorName: nameOf(post.postedUserId, data.users),
     actionId: post.postId,
-    at: Date.parse(post.createdAt ?? ''),
-  }));
+    at,
+  };
+  // docs/contract.md#postdidcreate: in a community, a `post` record (target the community, no
+  // parent) for every member at the post's createdAt.
+  const fanOut: Action[] = [];
+  if (post.targetType === 'community') {
+    for (const [key, changes] of members) {
+      const [communityId, userId] = key.split(' ') as [string, string];
+      if (communityId === post.targetId && memberAt(changes, at))
+        fanOut.push({ ...common, verb: 'post', recipient: userId, targetId: communityId });
+    }
+  }
+  return [
+    ...fanOut,
+    ...mentioned(post.mentionees).map((userId): Action => ({
+      verb: 'mention',
+      recipient: userId,
+      targetId: post.postId,
+      actor: post.postedUserId,
+      actorName: nameOf(post.postedUserId, data.users),
+      actionId: post.postId,
+      at,
+    })),
+  ];
 }
 
 function mentioned(list: Mentionees[] | null | undefined): string[] {

@@ -6,11 +6,16 @@ import type { BurstBody } from './burst.ts';
  * A burst of tray events (payloads as in docs/contract.md#event-catalogue) whose final tray does not depend on
  * the order they are processed in: comments, replies and reactions by a small pool of actors (so
  * actors repeat and records group many actions) on a set of posts, mentions in comments and in
- * user-feed posts, and a tenth of store-only channel.didCreate events. Every action has its own
- * id and its own time, and the times are a shuffle of the send order, so "newest" is decided by
- * the payload, never by arrival. No community post (its fan-out depends on when joins were
- * processed, docs/contract.md#communitydidjoin-communitydidleave) and no rename or delete (they rewrite what earlier events wrote).
- * Deterministic for a tag: the same tag gives the same bodies.
+ * user-feed and community posts, community posts fanned out to the members at their createdAt,
+ * joins and leaves dated by createdAt and sent anywhere in the burst (so most joins arrive after
+ * posts they precede and must add them), global bans and unbans (the newest createdAt wins, sent in
+ * either order, in the first half so the API has seen them by the end), and a tenth of store-only
+ * channel.didCreate events. Every action has its own id and its own time, and the times are a
+ * shuffle of the send order, so "newest" is decided by the payload, never by arrival. What the
+ * contract leaves to arrival order stays out: no community post is created while a member is away
+ * (leaves and rejoins fall in a quiet window) or after a final leave (the quiet tail), since a
+ * leave processed late takes nothing back; no rename or delete (they rewrite what earlier events
+ * wrote). Deterministic for a tag: the same tag gives the same bodies.
  */
 export function socialBurstBodies(tag: string, count: number): BurstBody[] {
   const random = seededRandom(tag);
@@ -35,20 +40,50 @@ export function socialBurstBodies(tag: string, count: number): BurstBody[] {
   const comments: { commentId: string; userId: string; post: (typeof posts)[number] }[] = [];
   // Action times: a shuffle of 0..count-1 seconds after a base a day ago (nothing expires).
   const base = Math.floor((Date.now() - 24 * 3600_000) / 1000) * 1000;
-  const times = shuffle(
+  const iso = (second: number) => new Date(base + second * 1000).toISOString();
+  const seconds = shuffle(
     Array.from({ length: count }, (_, n) => n),
     random,
-  ).map((n) => new Date(base + n * 1000).toISOString());
+  );
+  const times = seconds.map(iso);
   const profilesOf = (...userIds: string[]) => users.filter((user) => userIds.includes(user.userId));
+  // No community post in [quiet, quiet + span) (leaves and rejoins) nor from `tail` on (final leaves).
+  const span = Math.max(4, Math.floor(count / 20));
+  const quiet = Math.floor(count / 2);
+  const tail = count - span;
+  const special = [
+    ...membershipBodies(random, ids, communities, { count, quiet, span, tail }, iso),
+    ...banBodies(random, ids, count, iso),
+  ];
 
-  const envelopes = Array.from({ length: count }, (_, n): unknown => {
+  const regular = Array.from({ length: count - special.length }, (_, n): unknown => {
     const createdAt = times[n]!;
     const actor = pick(ids);
     const target = pick(posts);
     const roll = random();
     const mention = random() < 0.2 ? [pick(ids)] : [];
     if (roll < 0.1) return JSON.parse(channelDidCreate(`${tag}-ch${n}`)) as unknown;
-    if (roll < 0.15) {
+    const second = seconds[n]!;
+    if (roll < 0.2 && (second < quiet || second >= quiet + span) && second < tail) {
+      const community = pick(communities);
+      return {
+        event: 'post.didCreate',
+        data: {
+          post: {
+            postId: `${tag}-cp${n}`,
+            postedUserId: actor,
+            targetType: 'community',
+            targetId: community.communityId,
+            text: 'news',
+            createdAt,
+            mentionees: mention.length > 0 ? [{ type: 'user', userIds: mention }] : [],
+          },
+          community,
+          users: profilesOf(actor, ...mention),
+        },
+      };
+    }
+    if (roll < 0.25) {
       const feedOwner = pick(ids);
       return {
         event: 'post.didCreate',
@@ -120,10 +155,85 @@ export function socialBurstBodies(tag: string, count: number): BurstBody[] {
       },
     };
   });
+  // The joins, leaves, bans and unbans at random places of the send order (bans in the first half).
+  const envelopes = [...regular];
+  for (const { envelope, firstHalf } of special) {
+    const within = firstHalf ? Math.floor(envelopes.length / 2) : envelopes.length;
+    envelopes.splice(Math.floor(random() * (within + 1)), 0, envelope);
+  }
   return envelopes.map((envelope) => {
     const body = JSON.stringify(envelope);
     return { id: dedupeKey(Buffer.from(body)), body };
   });
+}
+
+interface Special {
+  envelope: unknown;
+  /** Sent in the first half of the burst. */
+  firstHalf: boolean;
+}
+
+/**
+ * Each user joins each community with a chance, at any time; some of those who joined before the
+ * quiet window leave and rejoin inside it, and some leave for good in the tail.
+ */
+function membershipBodies(
+  random: () => number,
+  ids: readonly string[],
+  communities: readonly { communityId: string; displayName: string }[],
+  window: { count: number; quiet: number; span: number; tail: number },
+  iso: (second: number) => string,
+): Special[] {
+  const within = (from: number, length: number) => from + Math.floor(random() * length);
+  const change = (
+    kind: 'didJoin' | 'didLeave',
+    community: (typeof communities)[number],
+    userId: string,
+    at: number,
+  ) => ({
+    envelope: {
+      event: `community.${kind}`,
+      data: { community, userIds: [userId], createdAt: iso(at), users: [{ userId, displayName: userId }] },
+    },
+    firstHalf: false,
+  });
+  const changes: Special[] = [];
+  for (const community of communities) {
+    for (const userId of ids) {
+      if (random() < 0.4) continue;
+      const joinedAt = within(0, window.count);
+      changes.push(change('didJoin', community, userId, joinedAt));
+      if (joinedAt < window.quiet && random() < 0.3) {
+        const leftAt = within(window.quiet, Math.floor(window.span / 2));
+        changes.push(change('didLeave', community, userId, leftAt));
+        changes.push(
+          change('didJoin', community, userId, within(leftAt + 1, window.quiet + window.span - leftAt - 1)),
+        );
+      } else if (joinedAt < window.tail && random() < 0.2) {
+        changes.push(change('didLeave', community, userId, within(window.tail, window.span)));
+      }
+    }
+  }
+  return changes;
+}
+
+/** One user banned for good; another banned and then unbanned (by createdAt). */
+function banBodies(
+  random: () => number,
+  ids: readonly string[],
+  count: number,
+  iso: (second: number) => string,
+): Special[] {
+  const ban = (banned: boolean, userId: string, at: number): Special => ({
+    envelope: {
+      event: banned ? 'user.didGlobalBan' : 'user.didGlobalUnban',
+      data: { userIds: [userId], createdAt: iso(at), users: [{ userId, displayName: userId }] },
+    },
+    firstHalf: true,
+  });
+  const [kept, lifted] = [ids[1]!, ids[2]!];
+  const at = Math.floor(random() * (count / 2));
+  return [ban(true, kept, at), ban(true, lifted, at), ban(false, lifted, at + 1)];
 }
 
 /** mulberry32 seeded from the tag: reproducible bursts without a dependency. */

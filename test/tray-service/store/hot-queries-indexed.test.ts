@@ -112,6 +112,15 @@ describe('hot queries are served by an index (explain)', function () {
       process(postEvent({ postId: 'p-2', communityId: 'c-x', author: 'u-b', createdAt: minute(2) })),
     );
   });
+  it('a join processed after the posts it precedes (backfill from the stored events), and a leave', async () => {
+    await expectServed(process(membershipEvent('join', ['u-e'], 'c-x', minute(0))));
+    await expectServed(process(membershipEvent('leave', ['u-e'], 'c-x', minute(3))));
+  });
+  it('a member’s changes older than the tray’s retention pruned', async () => {
+    const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+    await process(membershipEvent('join', ['u-f'], 'c-x', daysAgo(100)))();
+    await expectServed(process(membershipEvent('leave', ['u-f'], 'c-x', daysAgo(95))));
+  });
   it('a comment and a reaction grouped into the author’s records', async () => {
     await expectServed(
       process(commentEvent({ postId: 'p-1', commentId: 'cm-1', author: 'u-c', createdAt: minute(3) })),

@@ -144,6 +144,7 @@ export interface ReactionOptions {
   comment?: { commentId: string; userId: string };
   createdAt?: string;
   feed?: 'community' | 'user';
+  communityId?: string;
   users?: TestUser[];
 }
 
@@ -151,6 +152,7 @@ export function reactionEvent(options: ReactionOptions = {}): TestEnvelope {
   const author = options.author ?? 'u-dee';
   const postOwner = options.postOwner ?? 'u-ana';
   const feed = options.feed ?? 'community';
+  const community = { ...hiking, ...(options.communityId ? { communityId: options.communityId } : {}) };
   return {
     event: 'reaction.didAdd',
     data: {
@@ -166,23 +168,30 @@ export function reactionEvent(options: ReactionOptions = {}): TestEnvelope {
         postId: options.postId ?? 'p-100',
         postedUserId: postOwner,
         targetType: feed,
-        targetId: feed === 'community' ? hiking.communityId : postOwner,
+        targetId: feed === 'community' ? community.communityId : postOwner,
       },
       ...(options.comment ? { comment: { ...options.comment, referenceId: options.postId ?? 'p-100' } } : {}),
-      ...(feed === 'community' ? { community: hiking } : {}),
+      ...(feed === 'community' ? { community } : {}),
       users: profiles([author], options.users),
     },
   };
 }
 
+/** A join or leave; without `createdAt` it counts from the time the receiver accepted it. */
 export function membershipEvent(
   kind: 'join' | 'leave',
   userIds: string[],
   communityId = hiking.communityId,
+  createdAt?: string,
 ): TestEnvelope {
   return {
     event: kind === 'join' ? 'community.didJoin' : 'community.didLeave',
-    data: { community: { communityId, displayName: hiking.displayName }, userIds, users: profiles(userIds) },
+    data: {
+      community: { communityId, displayName: hiking.displayName },
+      userIds,
+      ...(createdAt === undefined ? {} : { createdAt }),
+      users: profiles(userIds),
+    },
   };
 }
 

@@ -19,10 +19,23 @@ describe('mapEvent', () => {
     expect(mapEvent({ ...postEvent({ feed: 'user' }), receivedAt }).activities).to.deep.equal([]);
   });
 
-  it('dates joins and leaves with the receive time (the envelope has none)', () => {
+  it('dates joins and leaves with their createdAt', () => {
+    const createdAt = '2026-11-20T09:30:00.000Z';
+    expect(
+      mapEvent({ ...membershipEvent('join', ['u-eve'], 'c-hike', createdAt), receivedAt }).memberships,
+    ).to.deep.equal([{ communityId: 'c-hike', userId: 'u-eve', active: true, at: Date.parse(createdAt) }]);
+  });
+
+  it('dates joins and leaves without createdAt with the receive time', () => {
     expect(mapEvent({ ...membershipEvent('leave', ['u-eve']), receivedAt }).memberships).to.deep.equal([
       { communityId: 'c-hike', userId: 'u-eve', active: false, at: receivedAt },
     ]);
+  });
+
+  it('reports a join whose createdAt is not an ISO time as invalid', () => {
+    const mapped = mapEvent({ ...membershipEvent('join', ['u-eve'], 'c-hike', 'soon'), receivedAt });
+    expect([mapped.status, mapped.memberships]).to.deep.equal(['invalid', []]);
+    expect(mapped.error).to.match(/^data\.createdAt: /);
   });
 
   it('names a deleted user `Deleted user`', () => {

@@ -67,7 +67,7 @@ export function buildLoadSequence(options: {
     return world.comments[from + Math.floor(next() * (world.comments.length - from))]!;
   };
 
-  add('community.didJoin', social.join());
+  add('community.didJoin', social.join(options.startAt));
   for (let n = 1; n < options.count - 1; n += 1) {
     const at = options.startAt + n;
     const r = next();

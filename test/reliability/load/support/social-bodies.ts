@@ -42,10 +42,12 @@ export function socialBodies(world: LoadWorld) {
 
   return {
     uid,
-    join: () =>
+    /** The members' join, before every post of the sequence (posts are dated after `at`). */
+    join: (at: number) =>
       body('community.didJoin', {
         community,
         userIds: Array.from({ length: world.members }, (_, m) => uid(m)),
+        createdAt: iso(at),
         users: Array.from({ length: world.members }, (_, m) => profile(uid(m))),
       }),
     follow: (n: number, from: string, to: string, at: number) =>

@@ -1,0 +1,65 @@
+/** One join or leave of one user in one community, at the platform's time (epoch ms). */
+export interface MembershipEdge {
+  joined: boolean;
+  at: number;
+}
+
+/** A span of membership: member from `from` (inclusive) until `to` (exclusive; Infinity if still a member). */
+export interface MembershipInterval {
+  from: number;
+  to: number;
+}
+
+/**
+ * Folds a member's joins and leaves, in any order and with repeats, into their membership
+ * intervals (docs/tray-engine.md#membership-by-time). Pure, and the same whatever order the
+ * changes arrived in: they are sorted by time, a leave after a join at an equal time (so a join
+ * and a leave at the same instant leave the user out, whichever was stored first). A join while
+ * already a member and a leave while not one change nothing: the membership starts at the first
+ * join and ends at the first leave after it.
+ */
+export function membershipIntervals(edges: Iterable<MembershipEdge>): MembershipInterval[] {
+  const sorted = [...edges].sort((a, b) => a.at - b.at || Number(b.joined) - Number(a.joined));
+  const intervals: MembershipInterval[] = [];
+  let openFrom: number | undefined;
+  for (const edge of sorted) {
+    if (edge.joined && openFrom === undefined) openFrom = edge.at;
+    else if (!edge.joined && openFrom !== undefined) {
+      if (edge.at > openFrom) intervals.push({ from: openFrom, to: edge.at });
+      openFrom = undefined;
+    }
+  }
+  if (openFrom !== undefined) intervals.push({ from: openFrom, to: Infinity });
+  return intervals;
+}
+
+/** Whether the intervals make the user a member at `at` (joined at or before it, not left by then). */
+export function isMemberAt(intervals: readonly MembershipInterval[], at: number): boolean {
+  return intervals.some((interval) => interval.from <= at && at < interval.to);
+}
+
+/**
+ * The span a join at `joinAt` opened or belongs to, from `joinAt` on: the posts a join processed
+ * late must add. Undefined when the join counts for nothing (a later-stored leave at or before it).
+ */
+export function spanOfJoin(
+  intervals: readonly MembershipInterval[],
+  joinAt: number,
+): MembershipInterval | undefined {
+  const interval = intervals.find((candidate) => candidate.from <= joinAt && joinAt < candidate.to);
+  return interval ? { from: joinAt, to: interval.to } : undefined;
+}
+
+/**
+ * The changes older than `cutoff` that no longer decide anything: every change before the newest
+ * one at or before the cutoff (that newest one holds the state at the cutoff, and nothing older
+ * matters once posts older than the cutoff can no longer make a record). Returns the time below
+ * which changes may be deleted, or undefined when there is nothing to prune.
+ */
+export function pruneBelow(edges: readonly MembershipEdge[], cutoff: number): number | undefined {
+  let newestOld: number | undefined;
+  for (const edge of edges)
+    if (edge.at <= cutoff && (newestOld === undefined || edge.at > newestOld)) newestOld = edge.at;
+  if (newestOld === undefined) return undefined;
+  return edges.some((edge) => edge.at < newestOld) ? newestOld : undefined;
+}
