@@ -115,6 +115,13 @@ describe('checkTemplate', () => {
       ],
     ],
   ];
+  cases.push([
+    "{{actor1}} {{plural 'others' one='#' other='#'}}",
+    [
+      '{{plural}} takes one number, {{plural others one=... other=...}}',
+      'does not use {{others}}, which this message must show',
+    ],
+  ]);
   for (const [template, problems] of cases) {
     it(`${problems.length === 0 ? 'accepts' : 'explains what is wrong with'} ${template}`, () => {
       const checked = checkTemplate(template, allowed, 'en');

@@ -110,6 +110,21 @@ describe('createMessageRenderer', () => {
       const comments = buildTrayRecord({ verb: 'comment', feed: 'user', actors: 3 });
       expect(renderer.render(comments, 'it')).to.equal('Ana, Ben and 1 other commented on your post');
     });
+    it('lists an added locale among the shipped ones in sorted order', () => {
+      const dir = catalogueDir({ 'eo.json': { 'post.community.1': '{{actor1}} afiŝis en {{community}}' } });
+      expect(createMessageRenderer({ defaultLocale: 'en', overrideDir: dir }).locales).to.deep.equal([
+        'de',
+        'en',
+        'eo',
+        'es',
+        'fr',
+        'ja',
+        'pt-BR',
+        'ru',
+        'th',
+      ]);
+    });
+
     it('lists, per added locale, each message it falls back on', () => {
       const dir = catalogueDir({ 'eo.json': { 'post.community.1': '{{actor1}} afiŝis en {{community}}' } });
       const { fallbacks } = loadCatalogues({ defaultLocale: 'en', overrideDir: dir });
