@@ -35,11 +35,17 @@ export const mutationModules: Record<string, MutationModule> = {
   },
   messages: {
     mutate: ['tray-service/messages/*.ts'],
+    // Every messages test except start-up.test.ts, which starts the tray service.
     spec: [
+      'test/tray-service/messages/check-template.test.ts',
       'test/tray-service/messages/create-message-renderer.test.ts',
       'test/tray-service/messages/every-locale.test.ts',
+      'test/tray-service/messages/message-for-record.test.ts',
+      'test/tray-service/messages/message-helpers.test.ts',
       'test/tray-service/messages/messages-en.test.ts',
       'test/tray-service/messages/negotiate-locale.test.ts',
+      'test/tray-service/messages/read-catalogue-dir.test.ts',
+      'test/tray-service/messages/sanitize-name.test.ts',
     ],
   },
 };

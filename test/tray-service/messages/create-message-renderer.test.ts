@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CatalogueError } from '../../../shared/errors/catalogue-error.ts';
 import { createMessageRenderer } from '../../../tray-service/messages/create-message-renderer.ts';
+import { loadCatalogues } from '../../../tray-service/messages/load-catalogues.ts';
+import { displayPath } from '../../../tray-service/messages/read-catalogue-dir.ts';
 import { buildTrayRecord } from '../../support/tray-record-builder.ts';
 
 /** A TRAY_MESSAGES_DIR in a temp dir, removed after the suite. */
@@ -51,6 +53,19 @@ describe('createMessageRenderer', () => {
     });
   });
 
+  it('lists its locales in sorted order', () => {
+    expect(createMessageRenderer({ defaultLocale: 'en' }).locales).to.deep.equal([
+      'de',
+      'en',
+      'es',
+      'fr',
+      'ja',
+      'pt-BR',
+      'ru',
+      'th',
+    ]);
+  });
+
   describe('rendering a locale without a catalogue of its own', () => {
     const renderer = createMessageRenderer({ defaultLocale: 'en' });
     it('matches it like negotiation does (fr-CA -> fr, unknown -> default)', () => {
@@ -95,6 +110,29 @@ describe('createMessageRenderer', () => {
       const comments = buildTrayRecord({ verb: 'comment', feed: 'user', actors: 3 });
       expect(renderer.render(comments, 'it')).to.equal('Ana, Ben and 1 other commented on your post');
     });
+    it('lists an added locale among the shipped ones in sorted order', () => {
+      const dir = catalogueDir({ 'eo.json': { 'post.community.1': '{{actor1}} afiŝis en {{community}}' } });
+      expect(createMessageRenderer({ defaultLocale: 'en', overrideDir: dir }).locales).to.deep.equal([
+        'de',
+        'en',
+        'eo',
+        'es',
+        'fr',
+        'ja',
+        'pt-BR',
+        'ru',
+        'th',
+      ]);
+    });
+
+    it('lists, per added locale, each message it falls back on', () => {
+      const dir = catalogueDir({ 'eo.json': { 'post.community.1': '{{actor1}} afiŝis en {{community}}' } });
+      const { fallbacks } = loadCatalogues({ defaultLocale: 'en', overrideDir: dir });
+      const eo = fallbacks.filter((fallback) => fallback.locale === 'eo');
+      expect(eo).to.deep.include({ locale: 'eo', key: 'post.community.2' });
+      expect(eo).to.not.deep.include({ locale: 'eo', key: 'post.community.1' });
+    });
+
     it('overrides one message of a shipped locale and keeps its others', () => {
       expect(renderer.render(postBy('Ana'), 'fr')).to.equal('Ana a posté dans Hiking Club');
       expect(renderer.render(postBy('Ana', 'Ben'), 'fr')).to.equal('Ana et Ben ont publié dans Hiking Club');
@@ -222,6 +260,13 @@ describe('createMessageRenderer', () => {
       expect(() =>
         createMessageRenderer({ defaultLocale: 'en', overrideDir: '/nonexistent/tray-messages' }),
       ).to.throw(CatalogueError, /\/nonexistent\/tray-messages: cannot read the catalogue directory/);
+    });
+
+    it('names the override directory when DEFAULT_LOCALE has no catalogue there or shipped', () => {
+      const dir = catalogueDir({ 'eo.json': {} });
+      expect(() => createMessageRenderer({ defaultLocale: 'ko', overrideDir: dir }))
+        .to.throw(CatalogueError)
+        .with.property('file', displayPath(dir));
     });
 
     it('fails on a DEFAULT_LOCALE without a catalogue', () => {

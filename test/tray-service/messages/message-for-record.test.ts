@@ -38,4 +38,50 @@ describe('messageForRecord', () => {
       expect(messageForRecord(record).values).to.include({ actor1: 'Cid', feedOwner: 'Ana' });
     });
   });
+
+  describe('values for the placeholders', () => {
+    it('leaves the second name empty with one actor, and the feed owner empty in a community', () => {
+      const { values } = messageForRecord(buildTrayRecord({ verb: 'comment', feed: 'community', actors: 1 }));
+      expect(values).to.deep.equal({
+        actor1: 'Ana',
+        actor2: '',
+        others: 0,
+        community: 'Hiking Club',
+        feedOwner: '',
+      });
+    });
+
+    it('leaves the community empty on a user feed', () => {
+      const { values } = messageForRecord(
+        buildTrayRecord({ verb: 'comment', feed: 'user', actors: 2, feedName: 'Ana' }),
+      );
+      expect(values).to.deep.equal({
+        actor1: 'Ana',
+        actor2: 'Ben',
+        others: 0,
+        community: '',
+        feedOwner: 'Ana',
+      });
+    });
+
+    it('renders a record without actors with empty names instead of failing', () => {
+      const record = {
+        ...buildTrayRecord({ verb: 'post', feed: 'community', actors: 1 }),
+        actors: [],
+        actorsCount: 0,
+      };
+      expect(messageForRecord(record)).to.deep.include({ key: 'post.community.1' });
+      expect(messageForRecord(record).values).to.include({ actor1: '', actor2: '' });
+    });
+
+    it('reads a mention stored without mentionIn as a mention in a post', () => {
+      const { mentionIn: _dropped, ...record } = buildTrayRecord({
+        verb: 'mention',
+        feed: 'community',
+        actors: 1,
+        mentionIn: 'comment',
+      });
+      expect(messageForRecord(record).key).to.equal('mention.post.community');
+    });
+  });
 });

@@ -88,4 +88,52 @@ describe('locale negotiation', () => {
       ]);
     });
   });
+
+  describe('q-values and parameters', () => {
+    it('reads q=1, q=1.000 and three decimals as weights', () => {
+      expect(negotiate(undefined, 'fr;q=1')).to.equal('fr');
+      expect(negotiate(undefined, 'fr;q=1.000')).to.equal('fr');
+      expect(negotiate(undefined, 'de;q=0.25, fr;q=0.125')).to.equal('de');
+    });
+    it('allows spaces around "=" in q', () => {
+      expect(negotiate(undefined, 'de;q = 0.5')).to.equal('de');
+      expect(negotiate(undefined, 'fr;q = 0')).to.equal('en');
+    });
+    it('skips a range whose q-value has anything after the number', () => {
+      expect(negotiate(undefined, 'fr;q=0.5x')).to.equal('en');
+    });
+    it('reads a parameter that merely ends in "q" as no weight', () => {
+      expect(negotiate(undefined, 'fr;xq=0')).to.equal('fr');
+    });
+  });
+
+  describe('bounded work on hostile headers', () => {
+    it('reads only the first 32 ranges', () => {
+      expect(negotiate(undefined, `${Array.from({ length: 32 }, () => 'xx').join(',')},fr`)).to.equal('en');
+      expect(negotiate(undefined, `${Array.from({ length: 31 }, () => 'xx').join(',')},fr`)).to.equal('fr');
+    });
+    it('reads only the first 4096 characters', () => {
+      expect(negotiate(undefined, `${' '.repeat(4096)},fr`)).to.equal('en');
+      expect(negotiate(undefined, `${' '.repeat(4092)},fr`)).to.equal('fr');
+    });
+    it('uses a ?locale= of up to 64 characters, trimmed, and ignores a longer one', () => {
+      const tag = (last: string) =>
+        `fr-x-${[...Array.from({ length: 6 }, () => 'abcdefgh'), last].join('-')}`;
+      expect(tag('abcde')).to.have.lengthOf(64);
+      expect(negotiate(tag('abcde'), 'de')).to.equal('fr');
+      expect(negotiate(tag('abcdef'), 'de')).to.equal('de');
+      expect(negotiate(' fr ', 'de')).to.equal('fr');
+    });
+  });
+
+  describe('regional matches', () => {
+    const regional = ['en', 'pt-BR', 'pt-PT'];
+    it('matches a regional tag exactly before another region of its language', () => {
+      expect(negotiateLocale(regional, 'en', undefined, 'pt-PT')).to.equal('pt-PT');
+      expect(negotiateLocale(regional, 'en', 'pt-pt', undefined)).to.equal('pt-PT');
+    });
+    it('tries another region for each range in turn, after exact matches for all of them', () => {
+      expect(negotiate(undefined, 'xx, pt-PT')).to.equal('pt-BR');
+    });
+  });
 });

@@ -1,0 +1,86 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { displayPath, readCatalogueDir } from '../../../tray-service/messages/read-catalogue-dir.ts';
+
+describe('readCatalogueDir', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'catalogues-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const write = (name: string, content: unknown) =>
+    writeFileSync(join(dir, name), typeof content === 'string' ? content : JSON.stringify(content));
+
+  it('reads <locale>.json files, skipping notes, dot files and other extensions', () => {
+    write('fr.json', { _note: 'for translators', 'post.community.1': '{{actor1}} a publié' });
+    write('.fr.json', 'not read');
+    write('de.txt', 'not read');
+    write('README.json.bak', 'not read');
+    const { catalogues, problems } = readCatalogueDir(dir, 'TRAY_MESSAGES_DIR');
+    expect(problems).to.deep.equal([]);
+    expect(
+      catalogues.map((catalogue) => [catalogue.locale, [...catalogue.messages], catalogue.variable]),
+    ).to.deep.equal([['fr', [['post.community.1', '{{actor1}} a publié']], 'TRAY_MESSAGES_DIR']]);
+  });
+
+  it('names the file, the key and the variable of each problem', () => {
+    write('not a locale!.json', {});
+    write('FR.json', {});
+    write('fr.json', {});
+    write('es.json', '[]');
+    write('ja.json', 'null');
+    write('ru.json', '"text"');
+    write('th.json', '{"post.community.1": 5, "post.community.typo": "x"}');
+    write('de.json', '{');
+    const { catalogues, problems } = readCatalogueDir(dir, 'TRAY_MESSAGES_DIR');
+    const file = (name: string) => displayPath(join(dir, name));
+    const at = (name: string, message: string, key?: string) => ({
+      file: file(name),
+      message,
+      ...(key === undefined ? {} : { key }),
+      variable: 'TRAY_MESSAGES_DIR',
+    });
+    expect(
+      problems.map((problem) =>
+        problem.file === file('de.json') ? { ...problem, message: problem.message.slice(0, 15) } : problem,
+      ),
+    ).to.deep.equal([
+      at('de.json', 'not valid JSON:'),
+      at('es.json', 'expected a JSON object of "message key": "template"'),
+      at('fr.json', `a second catalogue of fr (the first is ${file('FR.json')})`),
+      at('ja.json', 'expected a JSON object of "message key": "template"'),
+      at('not a locale!.json', 'the file name must be a BCP 47 locale, e.g. fr.json or pt-BR.json'),
+      at('ru.json', 'expected a JSON object of "message key": "template"'),
+      at('th.json', 'expected a text template', 'post.community.1'),
+      at('th.json', 'unknown message key (README, "Localised messages" lists them)', 'post.community.typo'),
+    ]);
+    expect(catalogues.map((catalogue) => catalogue.locale)).to.deep.equal(['fr', 'th']);
+  });
+
+  it('reports a path that is not a directory, without a variable when none was given', () => {
+    write('en.json', {});
+    expect(readCatalogueDir(join(dir, 'en.json')).problems).to.deep.equal([
+      {
+        file: displayPath(join(dir, 'en.json')),
+        message: 'cannot read the catalogue directory (not a directory)',
+      },
+    ]);
+    const missing = readCatalogueDir(join(dir, 'missing')).problems;
+    expect(missing).to.have.lengthOf(1);
+    expect(missing[0]?.message).to.match(/^cannot read the catalogue directory \(ENOENT/);
+  });
+});
+
+describe('displayPath', () => {
+  it('shows a path inside the working directory relative to it, any other path as given', () => {
+    expect(displayPath(join(process.cwd(), 'tray-service', 'messages'))).to.equal(
+      join('tray-service', 'messages'),
+    );
+    expect(displayPath(process.cwd())).to.equal(process.cwd());
+    expect(displayPath('/elsewhere/fr.json')).to.equal('/elsewhere/fr.json');
+    const sibling = join(process.cwd(), '..', 'x.json');
+    expect(displayPath(sibling)).to.equal(sibling);
+  });
+});

@@ -1,0 +1,18 @@
+import { expect } from 'chai';
+import { sanitizeName } from '../../../tray-service/messages/sanitize-name.ts';
+
+describe('sanitizeName', () => {
+  it('turns each run of line breaks and tabs into one space', () => {
+    expect(sanitizeName('Ana\n\nBen')).to.equal('Ana Ben');
+    expect(sanitizeName('Ana\r\n\tBen')).to.equal('Ana Ben');
+    expect(sanitizeName('Ana\vBen\u2028Cid\u0085Dee')).to.equal('Ana Ben Cid Dee');
+  });
+
+  it('keeps every printable letter, the letter V included', () => {
+    expect(sanitizeName('Vera Vázquez')).to.equal('Vera Vázquez');
+  });
+
+  it('removes other controls and bidi overrides, and trims', () => {
+    expect(sanitizeName(' Ana\u0000\u202eBen\u2066 ')).to.equal('AnaBen');
+  });
+});
