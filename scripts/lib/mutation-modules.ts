@@ -23,8 +23,11 @@ export const mutationModules: Record<string, MutationModule> = {
     spec: ['test/receiver/envelope/*.test.ts'],
   },
   grouping: {
-    mutate: ['tray-service/worker/apply-activity.ts'],
-    spec: ['test/tray-service/worker/apply-activity.test.ts'],
+    mutate: ['tray-service/worker/apply-activity.ts', 'tray-service/worker/group-actors.ts'],
+    spec: [
+      'test/tray-service/worker/apply-activity.test.ts',
+      'test/tray-service/worker/group-actors.test.ts',
+    ],
   },
   paging: {
     mutate: ['tray-service/store/timestamp-page.ts', 'tray-service/store/block-list-page.ts'],

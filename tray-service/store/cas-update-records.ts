@@ -108,7 +108,6 @@ export async function casUpdateRecords(
       const computed = compute(key, before);
       if (computed === 'unchanged') continue;
       const next = { ...computed, changedAt };
-      attempted.set(key, next);
       if (before) updates.push({ before, next });
       else inserts.push(next);
     }
@@ -117,6 +116,10 @@ export async function casUpdateRecords(
       updates.map(({ before, next }) => ({ recordId: before._id, version: next.version })),
       { takeoverMs: options.claimTakeoverMs ?? 60_000, owner: options.owner },
     );
+    // Only what this call may have written: a state computed in the same millisecond by a writer
+    // that lost the claim can equal the winner's version and changedAt, and must not pass for ours.
+    for (const next of inserts) attempted.set(next._id, next);
+    for (const { before, next } of updates) if (won.has(before._id)) attempted.set(before._id, next);
     const retry = new Set(
       updates.filter(({ before }) => !won.has(before._id)).map(({ before }) => before._id),
     );
