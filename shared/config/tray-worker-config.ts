@@ -4,10 +4,10 @@ import { positiveInt } from './env-types.ts';
 export const trayWorkerShape = {
   /**
    * Jobs one worker process handles at once; records stay correct at any value (compare-and-set).
-   * A job mostly waits on database round trips: 8 gave 1.7x the comment throughput of 4 on the
-   * embedded default (BENCHMARKS.md).
+   * A job mostly waits on database round trips: on the embedded default 16 carried 1.7x the
+   * comments of 4 (BENCHMARKS.md, "Tray worker").
    */
-  TRAY_WORKER_CONCURRENCY: positiveInt(8, 256),
+  TRAY_WORKER_CONCURRENCY: positiveInt(16, 256),
   /** Days a stored event is kept after it was received. */
   EVENTS_RETENTION_DAYS: positiveInt(30, 3650),
   /** Days a tray record is kept after its lastUpdate (docs/contract.md#tray-records: 90). */

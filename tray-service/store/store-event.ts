@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import { communityDay, EVENTS, type StoredEventDoc } from '../../shared/tray/tray-record.ts';
+import { ignoreDuplicates } from './ignore-duplicates.ts';
 import { DAY_MS } from '../../shared/time/durations.ts';
 import { dayOf } from '../../shared/tray/storage-keys.ts';
 
@@ -13,8 +14,7 @@ export interface EventOutcome {
 
 /**
  * Stores a delivery once, with what the mapping made of it: `_id` is the receiver's dedupe key and
- * every field is set only on insert, so a redelivered or retried job keeps one unchanged document.
- * One command. Returns the document as stored by this call (for the moderation hook).
+ * it is inserted once, so a redelivered or retried job keeps one unchanged document. One command. Returns the document as stored by this call (for the moderation hook).
  */
 export async function storeEvent(
   db: Db,
@@ -43,7 +43,8 @@ export async function storeEvent(
         }
       : {}),
   };
-  const { _id, ...fields } = doc;
-  await db.collection<StoredEventDoc>(EVENTS).updateOne({ _id }, { $setOnInsert: fields }, { upsert: true });
+  // An insert, not an upsert: FerretDB runs an upsert as a read and then a write, and a
+  // redelivery's duplicate key already says the event is stored.
+  await ignoreDuplicates(db.collection<StoredEventDoc>(EVENTS).insertOne(doc));
   return doc;
 }
