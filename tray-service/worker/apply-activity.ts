@@ -73,11 +73,12 @@ export function applyActivity(
   };
 }
 
-const OPTIONAL_FIELDS = ['parentTargetId', 'lastActionSegmentNo', 'mentionIn'] as const;
-
-/** Whether the fields a reader sees (and countFrom) are those the record already has. */
+/**
+ * Whether the fields a reader sees (and countFrom) are those the record already has. The optional
+ * fields need no check of their own: they come from the record itself unless the activity is the
+ * newest, and then lastUpdate or lastActionId differ anyway.
+ */
 function sameAsRecord(seen: Partial<TrayRecordDoc>, record: TrayRecordDoc): boolean {
-  if (OPTIONAL_FIELDS.some((field) => field in seen !== field in record)) return false;
   return (Object.keys(seen) as (keyof TrayRecordDoc)[]).every((field) =>
     isDeepStrictEqual(seen[field], record[field]),
   );

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import type { TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
 import type { Activity } from '../../../tray-service/worker/activity.ts';
-import { applyActivity } from '../../../tray-service/worker/apply-activity.ts';
+import { applyActivity, renameActor } from '../../../tray-service/worker/apply-activity.ts';
 import { groupActors } from '../../../tray-service/worker/group-actors.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12);
@@ -141,5 +141,83 @@ describe('applyActivity (grouping core)', () => {
     expect(record?.actorsCount).to.equal(500);
     expect(record?.actors).to.have.length(3);
     expect(JSON.stringify(record).length).to.be.below(1_500);
+  });
+});
+
+describe('applyActivity: the fields of a written record', () => {
+  const one = (a: Activity[]) =>
+    groupActors(a.map((x) => ({ actor: x.actor, at: x.at, actionId: x.lastActionId })));
+  const context = (acts: Activity[], now = NOW) => ({ retentionDays: 90, actors: one(acts), now });
+
+  it('expires retentionDays after lastUpdate, filed under that UTC day', () => {
+    const at = Date.UTC(2026, 10, 20, 23, 30);
+    const record = applyActivity(undefined, activity('a', at), 'u-owner', context([activity('a', at)]));
+    expect(record).to.include({ expiresDay: '2027-02-18' });
+    expect((record as TrayRecordDoc).expiresAt.getTime()).to.equal(at + 90 * 86_400_000);
+  });
+
+  it('starts a new record at the tray clock as version, and steps an existing one by one', () => {
+    const first = applyActivity(undefined, activity('a', 1), 'u-owner', context([activity('a', 1)]));
+    expect(first).to.include({ version: NOW });
+    const acts = [activity('a', 1), activity('b', 2)];
+    const next = applyActivity(first as TrayRecordDoc, activity('b', 2), 'u-owner', context(acts, NOW + 5));
+    expect(next).to.include({ version: NOW + 1, unreadAt: NOW + 5 });
+  });
+
+  it('takes the optional fields from the newest activity: present, or left out', () => {
+    const withAll: Activity = { ...activity('a', 1), mentionIn: 'comment' };
+    const bare: Activity = { ...activity('b', 2) };
+    delete bare.parentTargetId;
+    delete bare.lastActionSegmentNo;
+    const first = applyActivity(undefined, withAll, 'u-owner', context([withAll])) as TrayRecordDoc;
+    expect(first).to.include({ parentTargetId: 'c-hike', lastActionSegmentNo: 1, mentionIn: 'comment' });
+    const next = applyActivity(first, bare, 'u-owner', context([withAll, bare])) as TrayRecordDoc;
+    expect(next).to.not.have.any.keys('parentTargetId', 'lastActionSegmentNo', 'mentionIn');
+    // An older activity delivered late keeps the newest's fields, the optional ones included.
+    const late: Activity = { ...activity('c', 0), lastActionSegmentNo: 99 };
+    const after = applyActivity(first, late, 'u-owner', context([withAll, late])) as TrayRecordDoc;
+    expect(after).to.include({
+      lastActionId: first.lastActionId,
+      lastActionSegmentNo: 1,
+      mentionIn: 'comment',
+    });
+    // ... and leaves out the ones the newest did not have.
+    const lateToBare: Activity = { ...activity('d', 1), mentionIn: 'post' };
+    const kept = applyActivity(
+      next,
+      lateToBare,
+      'u-owner',
+      context([withAll, bare, lateToBare]),
+    ) as TrayRecordDoc;
+    expect(kept).to.include({ lastActionId: bare.lastActionId });
+    expect(kept).to.not.have.any.keys('parentTargetId', 'lastActionSegmentNo', 'mentionIn');
+  });
+});
+
+describe('renameActor (a deleted user)', () => {
+  const record = fold([activity('a', 1), activity('b', 2)])!;
+  it("rewrites the user's snapshots without their images, one version up", () => {
+    const withImage = {
+      ...record,
+      actors: record.actors.map((actor) => ({ ...actor, imageUrl: 'https://img/x.png' })),
+    };
+    const renamed = renameActor(withImage, 'a', 'Deleted user');
+    expect(renamed).to.not.equal('unchanged');
+    const next = renamed as TrayRecordDoc;
+    expect(next.version).to.equal(record.version + 1);
+    expect(next.actors.find((actor) => actor.userId === 'a')).to.deep.equal({
+      userId: 'a',
+      name: 'Deleted user',
+      at: 1,
+    });
+    expect(next.actors.find((actor) => actor.userId === 'b')).to.include({
+      name: 'B',
+      imageUrl: 'https://img/x.png',
+    });
+  });
+  it('is unchanged for a user without a snapshot, or already renamed', () => {
+    expect(renameActor(record, 'zz', 'Deleted user')).to.equal('unchanged');
+    const once = renameActor(record, 'a', 'Deleted user') as TrayRecordDoc;
+    expect(renameActor(once, 'a', 'Deleted user')).to.equal('unchanged');
   });
 });
