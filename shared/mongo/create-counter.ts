@@ -10,6 +10,8 @@ export interface CountQuery {
   notIn?: Readonly<Record<string, readonly string[]>>;
   /** Documents whose field is strictly greater (numbers, or dates). */
   above?: Readonly<Record<string, number | Date>>;
+  /** Documents whose field is strictly smaller (numbers, or dates); not on a field `above` names. */
+  below?: Readonly<Record<string, number | Date>>;
 }
 
 export interface Counter {
@@ -22,6 +24,7 @@ export function countFilter(query: CountQuery): Filter<Document> {
   const filter: Record<string, unknown> = { ...query.equal };
   for (const [field, values] of Object.entries(query.notIn ?? {})) filter[field] = { $nin: [...values] };
   for (const [field, value] of Object.entries(query.above ?? {})) filter[field] = { $gt: value };
+  for (const [field, value] of Object.entries(query.below ?? {})) filter[field] = { $lt: value };
   return filter;
 }
 
@@ -72,6 +75,10 @@ export function createCounter(
           // COALESCE: a document without the field holds none of the values, as with $nin.
           (value) => `COALESCE(NOT (_jsonb->${arg(field)} @> ${arg(JSON.stringify(value))}::jsonb), true)`,
         ),
+      ),
+      ...Object.entries(query.below ?? {}).map(
+        ([field, value]) =>
+          `(_jsonb->>${arg(field)})::numeric < ${arg(value instanceof Date ? value.getTime() : value)}`,
       ),
       ...Object.entries(query.above ?? {}).map(
         ([field, value]) =>

@@ -96,10 +96,20 @@ export function createRecordQueries(db: Db, options: RecordQueryOptions = {}): R
     userId: string,
     upper: number | undefined,
     now: number,
-    keep: (record: TrayRecordDoc) => boolean,
+    excludeVerbs: readonly TrayVerb[],
     enough: (rows: TrayRecordDoc[]) => boolean,
-  ): Promise<{ rows: TrayRecordDoc[]; exhausted: boolean }> {
+  ): Promise<TrayRecordDoc[]> {
     const buckets = historyBuckets(upper, now, options.retentionDays ?? 90);
+    const excluded = new Set<string>(excludeVerbs);
+    // How many records the walk can find at all (a count in PostgreSQL on FerretDB, a millisecond
+    // or two): once they are read, the older days need no query, so a user with a few records
+    // spread over the retention does not pay a query for every empty day.
+    const total = counter.count(TRAY_RECORDS, {
+      equal: { userId },
+      ...(excludeVerbs.length ? { notIn: { verb: excludeVerbs } } : {}),
+      above: { expiresAt: new Date(now) },
+      ...(upper === undefined ? {} : { below: { lastUpdate: upper } }),
+    });
     const rows: TrayRecordDoc[] = [];
     // One bucket first (a busy user's page is usually in it), then twice as many at a time, so a
     // sparse history is walked in a few round trips without reading days a page does not need.
@@ -114,13 +124,17 @@ export function createRecordQueries(db: Db, options: RecordQueryOptions = {}): R
           .map((bucket) => records.find({ bucket: historyBucket(userId, bucket) }).toArray()),
       );
       for (const doc of found.flat()) {
-        if (doc.expiresAt.getTime() > now && (upper === undefined || doc.lastUpdate < upper) && keep(doc))
+        if (
+          doc.expiresAt.getTime() > now &&
+          (upper === undefined || doc.lastUpdate < upper) &&
+          !excluded.has(doc.verb)
+        )
           rows.push(doc);
       }
       rows.sort(newestFirst);
-      if (enough(rows)) return { rows, exhausted: start + width >= buckets.length };
+      if (enough(rows) || rows.length >= (await total)) return rows;
     }
-    return { rows, exhausted: true };
+    return rows;
   }
 
   return {
@@ -146,18 +160,17 @@ export function createRecordQueries(db: Db, options: RecordQueryOptions = {}): R
         const boundary = rows[pageSize - 1]?.lastUpdate;
         return boundary !== undefined && rows.some((row) => row.lastUpdate < boundary);
       };
-      const { rows } = await walk(userId, upper, now, () => true, settled);
+      const rows = await walk(userId, upper, now, [], settled);
       const cut = cutPage(rows, pageSize, rows.length + 1);
       return { records: cut.records, nextPage: cut.kind === 'complete' ? cut.nextPage : NO_MORE_PAGES };
     },
 
     async pageNumber(userId, page, pageSize, now, excludeVerbs) {
-      const excluded = new Set<string>(excludeVerbs);
-      const { rows } = await walk(
+      const rows = await walk(
         userId,
         undefined,
         now,
-        (record) => !excluded.has(record.verb),
+        excludeVerbs,
         (found) => found.length >= page * pageSize,
       );
       return rows.slice((page - 1) * pageSize, page * pageSize);

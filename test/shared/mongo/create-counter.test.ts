@@ -41,6 +41,11 @@ describe('createCounter (counts in PostgreSQL on FerretDB)', () => {
     ['an exclusion on a field some lack', { equal: { userId: 'u0' }, notIn: { tag: ['x'] } }],
     ['a number above', { equal: { userId: 'u0' }, above: { at: T + 30_000.5 } }],
     ['a date above', { equal: { hasRead: false }, above: { expiresAt: new Date(T + 20 * 60_000) } }],
+    ['a number below', { equal: { userId: 'u1' }, below: { at: T + 40_000.5 } }],
+    [
+      'a range: above one field, below another',
+      { equal: { userId: 'u2' }, above: { expiresAt: new Date(T + 5 * 60_000) }, below: { at: T + 50_000 } },
+    ],
     ['nothing matching', { equal: { userId: 'nobody' } }],
   ];
   for (const [name, query] of queries) {
