@@ -1,0 +1,183 @@
+// `npm run try-stack`: what a new user does after `npm start`, at volume. Sends a community's worth
+// of signed events to the running receiver (a join of --members members, --feed-posts user-feed
+// posts with a mention, --comments comments on 50 community posts, then 20 community posts),
+// waits until the last post shows in a member's v3 history, and times history pages and unread
+// counts of a post owner through the tray API. Defaults match `npm start` (dev secret, dev JWT).
+import { SignJWT } from 'jose';
+import { signBody } from '../receiver/signature/sign-body.ts';
+import { UsageError } from '../shared/errors/usage-error.ts';
+import { parseCli, runCli } from './lib/cli.ts';
+
+const usage = `
+Usage: npm run try-stack -- [--members 500] [--feed-posts 400] [--comments 2000]
+  [--receiver http://127.0.0.1:8080/webhooks] [--tray http://127.0.0.1:8081]
+  [--secret dev-secret] [--jwt-secret <the dev stack's JWT_SECRET>]
+
+Needs a running stack (npm start). Prints the send time, how long after the last acknowledgement
+the last post showed in a member's history, and history/unread latencies (p50, p99).`;
+
+const DEV_JWT_SECRET = 'dev-only-secret-do-not-use-in-production';
+
+const whole = (name: string, value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`--${name}: expected a whole number >= 1, got "${value}"`);
+  return n;
+};
+
+const quantile = (sorted: readonly number[], q: number) =>
+  (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(1);
+
+async function main(): Promise<number> {
+  const { values } = parseCli(
+    {
+      args: process.argv.slice(2),
+      options: {
+        members: { type: 'string', default: '500' },
+        'feed-posts': { type: 'string', default: '400' },
+        comments: { type: 'string', default: '2000' },
+        receiver: { type: 'string', default: 'http://127.0.0.1:8080/webhooks' },
+        tray: { type: 'string', default: 'http://127.0.0.1:8081' },
+        secret: { type: 'string', default: 'dev-secret' },
+        'jwt-secret': { type: 'string', default: DEV_JWT_SECRET },
+      },
+    },
+    usage,
+  );
+  const members = whole('members', values.members);
+  const feedPosts = whole('feed-posts', values['feed-posts']);
+  const comments = whole('comments', values.comments);
+  const run = Date.now().toString(36);
+  const t0 = Date.now() - 3_600_000;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const u = (n: number) => `try-${run}-u${n}`;
+  const community = { communityId: `try-${run}-club`, displayName: 'Try Club' };
+  const users = (ids: string[]) => ids.map((userId) => ({ userId, displayName: userId }));
+  const event = (name: string, data: object) => JSON.stringify({ event: name, data });
+  const all = Array.from({ length: members }, (_, i) => u(i));
+  const bodies = [
+    event('community.didJoin', { community, userIds: all, createdAt: iso(t0), users: users(all) }),
+  ];
+  for (let i = 0; i < feedPosts; i++) {
+    const [author, mentioned] = [u(i % members), u((i * 7 + 1) % members)];
+    const post = { postId: `try-${run}-fp${i}`, postedUserId: author, targetType: 'user', targetId: author };
+    bodies.push(
+      event('post.didCreate', {
+        post: {
+          ...post,
+          text: 'hi',
+          createdAt: iso(t0 + 60_000 + i),
+          mentionees: [{ type: 'user', userIds: [mentioned] }],
+        },
+        users: users([author, mentioned]),
+      }),
+    );
+  }
+  for (let i = 0; i < comments; i++) {
+    const [owner, author] = [u((i % 50) % members), u((i * 13 + 3) % members)];
+    const postId = `try-${run}-cp${i % 50}`;
+    bodies.push(
+      event('comment.didCreate', {
+        comment: {
+          commentId: `try-${run}-c${i}`,
+          userId: author,
+          referenceType: 'post',
+          referenceId: postId,
+          parentId: null,
+          segmentNumber: i,
+          text: 'nice',
+          createdAt: iso(t0 + 120_000 + i * 10),
+          mentionees: [],
+        },
+        post: { postId, postedUserId: owner, targetType: 'community', targetId: community.communityId },
+        community,
+        users: users([author, owner]),
+      }),
+    );
+  }
+  const lastPost = `try-${run}-news19`;
+  for (let i = 0; i < 20; i++) {
+    const author = u((100 + i) % members);
+    bodies.push(
+      event('post.didCreate', {
+        post: {
+          postId: `try-${run}-news${i}`,
+          postedUserId: author,
+          targetType: 'community',
+          targetId: community.communityId,
+          text: 'news',
+          createdAt: iso(t0 + 600_000 + i * 1000),
+        },
+        community,
+        users: users([author]),
+      }),
+    );
+  }
+
+  const started = performance.now();
+  let next = 0;
+  let refused = 0;
+  let lastAck = started;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      for (let body = bodies[next++]; body !== undefined; body = bodies[next++]) {
+        const res = await fetch(values.receiver, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'x-service-signature': signBody(body, values.secret),
+          },
+          body,
+        });
+        await res.arrayBuffer();
+        if (res.status !== 200) refused += 1;
+        lastAck = performance.now();
+      }
+    }),
+  );
+  process.stdout.write(
+    `sent ${bodies.length} events in ${((lastAck - started) / 1000).toFixed(1)} s, ${refused} not 200\n`,
+  );
+
+  const key = new TextEncoder().encode(values['jwt-secret']);
+  const auth = async (user: string) => ({
+    authorization: `Bearer ${await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(user).setExpirationTime('1h').sign(key)}`,
+  });
+  const reader = u(members - 1);
+  const readerAuth = await auth(reader);
+  let visible = false;
+  while (!visible && performance.now() - lastAck < 600_000) {
+    const res = await fetch(`${values.tray}/notifications/v3/history`, { headers: readerAuth });
+    const page = (await res.json()) as { data?: { lastActionId: string }[] };
+    visible = (page.data ?? []).some((record) => record.lastActionId === lastPost);
+    if (!visible) await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  const lag = ((performance.now() - lastAck) / 1000).toFixed(1);
+  process.stdout.write(
+    visible
+      ? `the last community post showed in ${reader}'s v3 history ${lag} s after the last acknowledgement\n`
+      : `the last community post did not show within 600 s\n`,
+  );
+
+  const ownerAuth = await auth(u(0));
+  const timed = async (path: string) => {
+    const t = performance.now();
+    const res = await fetch(`${values.tray}${path}`, { headers: ownerAuth });
+    await res.arrayBuffer();
+    return performance.now() - t;
+  };
+  const history: number[] = [];
+  const unread: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    history.push(await timed('/notifications/v3/history'));
+    unread.push(await timed('/notifications/v3'));
+  }
+  history.sort((a, b) => a - b);
+  unread.sort((a, b) => a - b);
+  process.stdout.write(
+    `${u(0)}: history p50 ${quantile(history, 0.5)} ms, p99 ${quantile(history, 0.99)} ms; unread p50 ${quantile(unread, 0.5)} ms, p99 ${quantile(unread, 0.99)} ms\n`,
+  );
+  return visible && refused === 0 ? 0 : 1;
+}
+
+runCli(main);
