@@ -71,6 +71,38 @@ describe('tray service end to end: queue -> worker -> API', () => {
     it('shows the commenters nothing of their own action', async () => {
       expect((await history('u-cid')).body.data).to.deep.equal([]);
     });
+
+    describe('an activity delivered after the user read their tray, though it happened before', () => {
+      it('counts as unread: unread compares the tray’s clock, not the activity’s time', async () => {
+        const auth = await bearer('u-gus');
+        const unread = async () =>
+          (await request(app()).get('/notifications/v3').set('Authorization', auth).expect(200)).body;
+        await worker.deliver(
+          commentEvent({
+            postId: 'p-gus',
+            postOwner: 'u-gus',
+            author: 'u-cid',
+            commentId: 'cm-g1',
+            createdAt: minute(1),
+          }),
+        );
+        expect(await unread()).to.deep.equal({ data: { totalUnreadCount: 1 } });
+        await request(app()).post('/notifications/v2/last-read').set('Authorization', auth).expect(200);
+        expect(await unread()).to.deep.equal({ data: { totalUnreadCount: 0 } });
+        // Created two minutes in, long before the last-read call (now); delivered late (a retry, the
+        // spool, a replay).
+        await worker.deliver(
+          commentEvent({
+            postId: 'p-gus',
+            postOwner: 'u-gus',
+            author: 'u-dee',
+            commentId: 'cm-g2',
+            createdAt: minute(2),
+          }),
+        );
+        expect(await unread()).to.deep.equal({ data: { totalUnreadCount: 1 } });
+      });
+    });
   });
 });
 
