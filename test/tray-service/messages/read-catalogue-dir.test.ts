@@ -54,7 +54,11 @@ describe('readCatalogueDir', () => {
       at('not a locale!.json', 'the file name must be a BCP 47 locale, e.g. fr.json or pt-BR.json'),
       at('ru.json', 'expected a JSON object of "message key": "template"'),
       at('th.json', 'expected a text template', 'post.community.1'),
-      at('th.json', 'unknown message key (docs/messages.md#catalogue-format lists them)', 'post.community.typo'),
+      at(
+        'th.json',
+        'unknown message key (docs/messages.md#catalogue-format lists them)',
+        'post.community.typo',
+      ),
     ]);
     expect(catalogues.map((catalogue) => catalogue.locale)).to.deep.equal(['fr', 'th']);
   });
