@@ -4,8 +4,8 @@ import { positiveInt } from './env-types.ts';
 export const trayWorkerShape = {
   /**
    * Jobs one worker process handles at once; records stay correct at any value (compare-and-set).
-   * A job mostly waits on database round trips: on the embedded default 16 carried 1.7x the
-   * comments of 4 (BENCHMARKS.md, "Tray worker").
+   * A job mostly waits on database round trips: on the embedded default 8 carried about 1.7x the
+   * comments of 4, and 16 another 1.1-1.2x (BENCHMARKS.md, "Tray worker").
    */
   TRAY_WORKER_CONCURRENCY: positiveInt(16, 256),
   /** Days a stored event is kept after it was received. */

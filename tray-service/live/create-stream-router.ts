@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
+import { DAY_MS } from '../../shared/time/durations.ts';
 import { methodNotAllowed } from '../../shared/http/error-middleware.ts';
 import { callerId } from '../api/auth/require-user.ts';
 import type { TokenVerifier } from '../api/auth/create-token-verifier.ts';
@@ -34,7 +35,7 @@ export const streamPaths = ['/v3/stream', '/v3/stream-ticket'];
 /** The live tray (docs/live-tray.md): a server-sent event stream per caller, and its tickets. */
 export function createStreamRouter(deps: StreamRouterDeps): Router {
   const router = Router();
-  const replayWindowMs = deps.replayWindowMs ?? 86_400_000;
+  const replayWindowMs = deps.replayWindowMs ?? DAY_MS;
 
   router
     .route('/v3/stream-ticket')

@@ -1,5 +1,6 @@
-import { MongoServerError, type Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import { blockFetchLimit, cutBlockPage } from './block-list-page.ts';
+import { ignoreDuplicates } from './ignore-duplicates.ts';
 
 export const BLOCK_LIST = 'block_list';
 
@@ -35,22 +36,18 @@ export interface BlockListRepository {
 
 const entryId = (netidUid: string, blockedUserId: string) => JSON.stringify([netidUid, blockedUserId]);
 
-const DUPLICATE_KEY = 11000;
-
 export function createBlockListRepository(db: Db): BlockListRepository {
   const entries = db.collection<BlockEntryDoc>(BLOCK_LIST);
   return {
     async block(netidUid, blockedUserId) {
-      try {
-        await entries.updateOne(
+      // Two concurrent upserts of the same entry: the loser sees a duplicate key; the entry exists.
+      await ignoreDuplicates(
+        entries.updateOne(
           { _id: entryId(netidUid, blockedUserId) },
           { $setOnInsert: { netid_uid: netidUid, blocked_userId: blockedUserId, createdAt: new Date() } },
           { upsert: true },
-        );
-      } catch (error) {
-        // Two concurrent upserts of the same entry: the loser sees a duplicate key; the entry exists.
-        if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw error;
-      }
+        ),
+      );
     },
     async unblock(netidUid, blockedUserId) {
       await entries.deleteOne({ _id: entryId(netidUid, blockedUserId) });

@@ -161,8 +161,13 @@ interface Update {
   next: TrayRecordDoc;
 }
 
+interface Change {
+  $set: Partial<TrayRecordDoc>;
+  $unset: Record<string, ''>;
+}
+
 /** The fields a write changes: what differs from the record read, and what it no longer has. */
-function changes({ before, next }: Update): { $set: Partial<TrayRecordDoc>; $unset: Record<string, ''> } {
+function changes({ before, next }: Update): Change {
   const $set: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(next)) {
     if (!isDeepStrictEqual(value, (before as unknown as Record<string, unknown>)[field])) $set[field] = value;
@@ -192,20 +197,20 @@ async function writeGroupedUpdates(
   won: ReadonlySet<string>,
 ): Promise<{ written: number; retry: string[]; confirmed: TrayRecordDoc[]; single: Update[] }> {
   // A class: records with the same selector moving to the same changes.
-  const classes = new Map<string, { selector: Selector; update: Update; ids: string[] }>();
+  const classes = new Map<string, { selector: Selector; change: Change; ids: string[] }>();
   const single: Update[] = [];
   for (const update of updates) {
-    const { $set, $unset } = changes(update);
-    const { version, ...rest } = $set;
+    const change = changes(update);
+    const { version, ...rest } = change.$set;
     if (version === undefined) {
       single.push(update);
       continue;
     }
     const selector = selectorOf(update.before);
-    const key = JSON.stringify([selector, rest, $unset]);
+    const key = JSON.stringify([selector, rest, change.$unset]);
     const found = classes.get(key);
     if (found) found.ids.push(update.before._id);
-    else classes.set(key, { selector, update, ids: [update.before._id] });
+    else classes.set(key, { selector, change, ids: [update.before._id] });
   }
   // The records of the group read, by selector: those a statement would match outside its class
   // are left out by name.
@@ -221,14 +226,14 @@ async function writeGroupedUpdates(
   const retry: string[] = [];
   const confirmed: TrayRecordDoc[] = [];
   const byId = new Map(updates.map((update) => [update.before._id, update]));
-  for (const { selector, update, ids } of classes.values()) {
+  for (const { selector, change, ids } of classes.values()) {
     const members = new Set(ids);
     const others = (bySelector.get(JSON.stringify(selector)) ?? []).filter((id) => !members.has(id));
     if (ids.length < 2 || others.length > MAX_EXCLUDED || ids.some((id) => !won.has(id))) {
       for (const id of ids) single.push(byId.get(id) as Update);
       continue;
     }
-    const { $set, $unset } = changes(update);
+    const { $set, $unset } = change;
     const result = await db
       .collection<TrayRecordDoc>(TRAY_RECORDS)
       .updateMany(

@@ -1,31 +1,22 @@
 import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
-import { resolveJwtConfig } from '../../../shared/config/tray-api-config.ts';
-import { closeServer, listen } from '../../../shared/http/listen.ts';
-import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
 import type { NotificationRecord } from '../../../tray-service/api/tray/to-notification-record.ts';
 import { startBanCache, type BanCache } from '../../../tray-service/api/auth/ban-cache.ts';
-import { createTokenVerifier } from '../../../tray-service/api/auth/create-token-verifier.ts';
-import { createTrayApi } from '../../../tray-service/api/create-tray-api.ts';
-import { createRateLimiter } from '../../../tray-service/api/rate-limit/create-rate-limiter.ts';
 import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
-import { createLiveTray, type LiveTray } from '../../../tray-service/live/create-live-tray.ts';
-import { createMessageRenderer } from '../../../tray-service/messages/create-message-renderer.ts';
 import { trayCollections } from '../../../tray-service/store/tray-collections.ts';
 import { processJob } from '../../../tray-service/worker/process-job.ts';
 import { ensureTestCollections } from '../../support/ensure-test-collections.ts';
 import { useMongo } from '../../support/suite-resources.ts';
-import { bearer, TEST_SECRET } from '../api/support/api-harness.ts';
+import { bearer } from '../api/support/api-harness.ts';
 import { commentEvent, minute } from '../worker/event-builder.ts';
 import { jobDataOf } from '../worker/worker-harness.ts';
 import { dataOf, named, openSse } from './support/sse-client.ts';
+import { startLiveInstance, type StartedLiveInstance } from './support/start-live-instance.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
 
@@ -38,8 +29,7 @@ describe('live stream while Redis is down', function () {
   let port: number;
   let redis: RedisClient;
   let bans: BanCache;
-  let live: LiveTray;
-  let server: Server;
+  let instance: StartedLiveInstance | undefined;
   let base: string;
 
   before(async () => {
@@ -53,37 +43,17 @@ describe('live stream while Redis is down', function () {
     subscriber.on('error', () => undefined);
     await ensureTestCollections(mongo.db, trayCollections);
     bans = await startBanCache(redis, { prefix: 'bans', refreshMs: 200, logger: silent });
-    const registry = createMetricsRegistry('tray-service', false);
-    const messages = createMessageRenderer({ defaultLocale: 'en' });
-    live = createLiveTray({
+    instance = await startLiveInstance({
       db: mongo.db,
       redis,
-      subscriber,
-      prefix: 'live',
+      subscriber: subscriber,
+      bans,
       streamsPerUser: 5,
-      messages,
-      bans,
-      logger: silent,
-      registry,
     });
-    const app = createTrayApi({
-      logger: silent,
-      db: mongo.db,
-      redis,
-      registry,
-      verifyToken: createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET })),
-      bans,
-      rateLimiter: createRateLimiter({ redis, points: 1_000, windowMs: 60_000, keyPrefix: 'rl' }),
-      messages,
-      settings: { pageSize: 10, networkId: 'net1', blockApi: true },
-      live,
-    });
-    server = await listen(app, { port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = instance.base;
   });
   after(async () => {
-    await live?.hub.close(1_000);
-    if (server) await closeServer(server, 1_000);
+    await instance?.close();
     bans?.stop();
     redis?.disconnect();
     await redisServer?.stop();

@@ -1,0 +1,74 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Db } from 'mongodb';
+import { resolveJwtConfig } from '../../../../shared/config/tray-api-config.ts';
+import { closeServer, listen } from '../../../../shared/http/listen.ts';
+import { createMetricsRegistry } from '../../../../shared/http/metrics-router.ts';
+import { createLogger } from '../../../../shared/logging/create-logger.ts';
+import type { RedisClient } from '../../../../shared/redis/create-redis.ts';
+import type { BanCache } from '../../../../tray-service/api/auth/ban-cache.ts';
+import { createTokenVerifier } from '../../../../tray-service/api/auth/create-token-verifier.ts';
+import { createTrayApi } from '../../../../tray-service/api/create-tray-api.ts';
+import { createRateLimiter } from '../../../../tray-service/api/rate-limit/create-rate-limiter.ts';
+import { createLiveTray, type LiveTray } from '../../../../tray-service/live/create-live-tray.ts';
+import { createMessageRenderer } from '../../../../tray-service/messages/create-message-renderer.ts';
+import { TEST_SECRET } from '../../api/support/api-harness.ts';
+
+const silent = createLogger({ name: 'test', level: 'silent' });
+
+export interface StartedLiveInstance {
+  readonly live: LiveTray;
+  readonly server: Server;
+  readonly base: string;
+  /** Closes the streams, then the server. */
+  close(): Promise<void>;
+}
+
+/**
+ * One tray API with its live tray on a Redis of the test's own (a server it stops, a cluster),
+ * listening on 127.0.0.1: what tests of the stream against a particular Redis start.
+ */
+export async function startLiveInstance(options: {
+  db: Db;
+  redis: RedisClient;
+  subscriber: RedisClient;
+  bans: BanCache;
+  streamsPerUser: number;
+}): Promise<StartedLiveInstance> {
+  const { db, redis, bans } = options;
+  const registry = createMetricsRegistry('tray-service', false);
+  const messages = createMessageRenderer({ defaultLocale: 'en' });
+  const live = createLiveTray({
+    db,
+    redis,
+    subscriber: options.subscriber,
+    prefix: 'live',
+    streamsPerUser: options.streamsPerUser,
+    messages,
+    bans,
+    logger: silent,
+    registry,
+  });
+  const app = createTrayApi({
+    logger: silent,
+    db,
+    redis,
+    registry,
+    verifyToken: createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET })),
+    bans,
+    rateLimiter: createRateLimiter({ redis, points: 1_000, windowMs: 60_000, keyPrefix: 'rl' }),
+    messages,
+    settings: { pageSize: 10, networkId: 'net1', blockApi: true },
+    live,
+  });
+  const server = await listen(app, { port: 0, host: '127.0.0.1' });
+  return {
+    live,
+    server,
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      await live.hub.close(1_000);
+      await closeServer(server, 1_000);
+    },
+  };
+}
