@@ -76,7 +76,14 @@ try {
   await client.connect();
   const db = client.db(`bench_worker_${Date.now()}`);
   const queue = createWebhookQueue({ redis: redisUrl, prefix: `bench${Date.now()}` });
-  queue.setMaxListeners(0);
+  // Completions counted from the worker's own events: a `job.finished()` per job adds a listener
+  // per job that every completion then calls (quadratic, in the process being measured).
+  const completed = new Set<string>();
+  let failure: Error | undefined;
+  queue.on('completed', (job: { id: unknown }) => completed.add(String(job.id)));
+  queue.on('failed', (job: { id: unknown; attemptsMade: number }, error: Error) => {
+    failure = new Error(`job ${String(job.id)} failed (attempt ${job.attemptsMade}): ${error.message}`);
+  });
   const worker = await startWorker({
     queue,
     db,
@@ -99,7 +106,11 @@ try {
         return { data, opts: { ...webhookJobOptions, jobId: dedupeKey } };
       }),
     );
-    await Promise.all(jobs.map((job) => job.finished()));
+    const ids = jobs.map((job) => String(job.id));
+    while (!ids.every((id) => completed.has(id))) {
+      if (failure) throw failure;
+      await new Promise((done) => setTimeout(done, 5));
+    }
     // Commands counted by the monitored client are the worker's only (bull talks to Redis).
     const result = { ms: performance.now() - started, commands };
     process.stderr.write(
