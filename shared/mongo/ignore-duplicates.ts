@@ -1,4 +1,4 @@
-import { isDuplicateKey, onlyDuplicateKeys, writeErrorsOf } from '../../shared/mongo/is-duplicate-key.ts';
+import { isDuplicateKey, onlyDuplicateKeys, writeErrorsOf } from './is-duplicate-key.ts';
 
 /**
  * Awaits a write whose only expected failure is a duplicate key (an insert that lost a race, a

@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { banRank, type BanChange } from '../bans/ban-change.ts';
-import { ignoreDuplicates } from './ignore-duplicates.ts';
+import { ignoreDuplicates } from '../../shared/mongo/ignore-duplicates.ts';
 
 export const USER_BAN_CHANGES = 'user_ban_changes';
 

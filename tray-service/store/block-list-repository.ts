@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { blockFetchLimit, cutBlockPage } from './block-list-page.ts';
-import { ignoreDuplicates } from './ignore-duplicates.ts';
+import { ignoreDuplicates } from '../../shared/mongo/ignore-duplicates.ts';
 
 export const BLOCK_LIST = 'block_list';
 

@@ -3,7 +3,11 @@ import { isDeepStrictEqual } from 'node:util';
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { TRAY_RECORDS, type TrayRecordDoc } from '../../shared/tray/tray-record.ts';
 import { claimVersions } from './claim-versions.ts';
-import { ignoreDuplicates } from './ignore-duplicates.ts';
+import {
+  bulkWriteCoalesced,
+  insertCoalesced,
+  MAX_BULK_OPERATIONS,
+} from '../../shared/mongo/coalesced-writes.ts';
 import { readByIds } from './read-by-ids.ts';
 
 /** Computes a record's next state from its current one (undefined: no record yet). Must be pure. */
@@ -17,7 +21,7 @@ export type RecordSnapshot = ReadonlyMap<string, TrayRecordDoc>;
  * FerretDB 1.24 on PostgreSQL hangs on a bulkWrite of 50 or more matching `updateOne`s (each
  * leaves a cursor open), while a thousand single-document `updateMany`s run in about a second.
  */
-export const UPDATES_PER_BULK = 1_000;
+export const UPDATES_PER_BULK = MAX_BULK_OPERATIONS;
 
 export interface CasOptions {
   /** The job's dedupe key, recorded on its claims (see claimVersions). */
@@ -124,7 +128,8 @@ export async function casUpdateRecords(
       updates.filter(({ before }) => !won.has(before._id)).map(({ before }) => before._id),
     );
     const inserted = await insertRecords(db, inserts);
-    written += inserted.count;
+    // Landed writes of a bulk that did not report them are counted when recognised.
+    written += inserted.count + landed.length;
     for (const key of inserted.lost) retry.add(key);
     const lost = new Set(inserted.lost);
     const confirmed = [...landed, ...inserts.filter((doc) => !lost.has(doc._id))];
@@ -138,14 +143,15 @@ export async function casUpdateRecords(
     }
     for (let start = 0; start < wonUpdates.length; start += UPDATES_PER_BULK) {
       const chunk = wonUpdates.slice(start, start + UPDATES_PER_BULK);
-      const result = await db
-        .collection<TrayRecordDoc>(TRAY_RECORDS)
-        .bulkWrite(chunk.map(updateOperation), { ordered: false });
-      written += result.matchedCount;
+      // Shared with the concurrent jobs' record writes: one bulk for many comments.
+      const matched = await bulkWriteCoalesced<TrayRecordDoc>(db, TRAY_RECORDS, chunk.map(updateOperation));
       // An update that missed its filter does not say which record: re-read every key of the chunk
       // (the next round recognises the ones that did land by their version and changedAt).
-      if (result.matchedCount < chunk.length) for (const { before } of chunk) retry.add(before._id);
-      else confirmed.push(...chunk.map(({ next }) => next));
+      if (!matched) for (const { before } of chunk) retry.add(before._id);
+      else {
+        written += chunk.length;
+        confirmed.push(...chunk.map(({ next }) => next));
+      }
     }
     if (options.onWritten && confirmed.length > 0) await options.onWritten(confirmed);
     pending = [...retry];
@@ -240,9 +246,12 @@ async function writeGroupedUpdates(
         { group, ...selector, ...(others.length > 0 ? { _id: { $nin: others } } : {}) },
         Object.keys($unset).length > 0 ? { $set, $unset } : { $set },
       );
-    written += result.matchedCount;
+    // A partial match is counted when the next round recognises what landed.
     if (result.matchedCount < ids.length) retry.push(...ids);
-    else for (const id of ids) confirmed.push((byId.get(id) as Update).next);
+    else {
+      written += result.matchedCount;
+      for (const id of ids) confirmed.push((byId.get(id) as Update).next);
+    }
   }
   return { written, retry, confirmed, single };
 }
@@ -282,9 +291,7 @@ function updateOperation({
 /** Inserts new records; the ids that a concurrent writer inserted first are returned as lost. */
 async function insertRecords(db: Db, inserts: TrayRecordDoc[]): Promise<{ count: number; lost: string[] }> {
   if (inserts.length === 0) return { count: 0, lost: [] };
-  const duplicates = await ignoreDuplicates(
-    db.collection<TrayRecordDoc>(TRAY_RECORDS).insertMany(inserts, { ordered: false }),
-  );
+  const duplicates = await insertCoalesced<TrayRecordDoc>(db, TRAY_RECORDS, inserts);
   return {
     count: inserts.length - duplicates.length,
     lost: duplicates.map((index) => inserts[index]?._id ?? '').filter((id) => id !== ''),

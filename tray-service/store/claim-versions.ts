@@ -2,7 +2,7 @@ import type { Db } from 'mongodb';
 import { DAY_MS } from '../../shared/time/durations.ts';
 import { dayOf } from '../../shared/tray/storage-keys.ts';
 import { TRAY_RECORD_CLAIMS } from '../../shared/tray/tray-record.ts';
-import { ignoreDuplicates } from './ignore-duplicates.ts';
+import { insertCoalesced } from '../../shared/mongo/coalesced-writes.ts';
 
 /** tray_record_claims: who may move a record to a version (see claimVersions). */
 export interface RecordClaimDoc {
@@ -49,7 +49,7 @@ export async function claimVersions(
     expiresAt,
     expiresDay: dayOf(expiresAt),
   }));
-  const lost = new Set(await ignoreDuplicates(claims.insertMany(docs, { ordered: false })));
+  const lost = new Set(await insertCoalesced<RecordClaimDoc>(db, TRAY_RECORD_CLAIMS, docs));
   // One more read per lost claim (they are few: only records a concurrent writer is moving). A
   // claim of this same job (a retry after a failure between claim and write) is ours to use: the
   // retry computes the same next state. A claim whose writer died before writing would block the

@@ -9,7 +9,7 @@ import {
   type MembershipInterval,
 } from '../memberships/membership-intervals.ts';
 import type { MembershipChange } from '../worker/activity.ts';
-import { ignoreDuplicates } from './ignore-duplicates.ts';
+import { ignoreDuplicates } from '../../shared/mongo/ignore-duplicates.ts';
 import { WHOLE_GROUP } from './read-by-ids.ts';
 
 export const MEMBERSHIP_CHANGES = 'community_member_changes';

@@ -3,7 +3,7 @@ import { DAY_MS } from '../../shared/time/durations.ts';
 import { dayOf, recordStorageKeys } from '../../shared/tray/storage-keys.ts';
 import { TRAY_RECORDS, TRAY_TARGET_ACTORS, type TrayRecordDoc } from '../../shared/tray/tray-record.ts';
 import { UPDATES_PER_BULK } from './cas-update-records.ts';
-import { ignoreDuplicates } from './ignore-duplicates.ts';
+import { ignoreDuplicates } from '../../shared/mongo/ignore-duplicates.ts';
 import type { TargetActorDoc } from './target-actors-store.ts';
 
 /** Collection of completed one-time migrations (one document each). */

@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import { communityDay, EVENTS, type StoredEventDoc } from '../../shared/tray/tray-record.ts';
-import { ignoreDuplicates } from './ignore-duplicates.ts';
+import { insertCoalesced } from '../../shared/mongo/coalesced-writes.ts';
 import { DAY_MS } from '../../shared/time/durations.ts';
 import { dayOf } from '../../shared/tray/storage-keys.ts';
 
@@ -44,7 +44,8 @@ export async function storeEvent(
       : {}),
   };
   // An insert, not an upsert: FerretDB runs an upsert as a read and then a write, and a
-  // redelivery's duplicate key already says the event is stored.
-  await ignoreDuplicates(db.collection<StoredEventDoc>(EVENTS).insertOne(doc));
+  // redelivery's duplicate key already says the event is stored. Shared with the concurrent jobs'
+  // inserts: one command for many events.
+  await insertCoalesced<StoredEventDoc>(db, EVENTS, [doc]);
   return doc;
 }

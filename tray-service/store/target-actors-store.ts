@@ -2,7 +2,7 @@ import type { Db } from 'mongodb';
 import { dayOf } from '../../shared/tray/storage-keys.ts';
 import { TRAY_TARGET_ACTORS, type ActorAction } from '../../shared/tray/tray-record.ts';
 import { groupActors, type GroupActors } from '../worker/group-actors.ts';
-import { ignoreDuplicates } from './ignore-duplicates.ts';
+import { insertCoalesced } from '../../shared/mongo/coalesced-writes.ts';
 import { WHOLE_GROUP } from './read-by-ids.ts';
 
 /**
@@ -32,10 +32,9 @@ export async function recordGroupAction(
   action: ActorAction,
   expiresAt: Date,
 ): Promise<void> {
-  const actions = db.collection<TargetActorDoc>(TRAY_TARGET_ACTORS);
   const groupActor = JSON.stringify([group, action.actor.userId]);
-  await ignoreDuplicates(
-    actions.insertOne({
+  await insertCoalesced<TargetActorDoc>(db, TRAY_TARGET_ACTORS, [
+    {
       _id: JSON.stringify([group, action.actor.userId, action.actionId]),
       group,
       groupActor,
@@ -43,8 +42,8 @@ export async function recordGroupAction(
       ...action,
       expiresAt,
       expiresDay: dayOf(expiresAt),
-    }),
-  );
+    },
+  ]);
 }
 
 /**

@@ -3,7 +3,7 @@ import { TRAY_RECORDS, USER_PROFILES, type TrayRecordDoc } from '../../shared/tr
 import { DELETED_USER_NAME, type ProfileChange } from '../worker/activity.ts';
 import { renameActor } from '../worker/apply-activity.ts';
 import { casUpdateRecords, UPDATES_PER_BULK } from './cas-update-records.ts';
-import { ignoreDuplicates } from './ignore-duplicates.ts';
+import { ignoreDuplicates } from '../../shared/mongo/ignore-duplicates.ts';
 import { renameGroupActor } from './target-actors-store.ts';
 import { endMemberships } from './membership-store.ts';
 

@@ -1,0 +1,84 @@
+/**
+ * Group commit: callers submit items one call at a time, and calls that arrive while earlier
+ * flushes are in flight wait and go out together in the next one. Under light load every call is
+ * flushed on its own at once (no timer, no added latency); under load the batches grow by
+ * themselves to what the server can take. Used where a server's cost is per command rather than
+ * per document (FerretDB runs each command as its own transaction on PostgreSQL: 16 documents in
+ * one insert cost about a fifth of 16 inserts).
+ *
+ * DataLoader batches only the calls of one tick; concurrent queue jobs resume on different ticks,
+ * so it would flush nearly every call alone.
+ */
+export interface GroupCommitOptions {
+  /** Items per flush at most (a call's items are never split across flushes). */
+  maxBatch: number;
+  /** Flushes running at once: more overlap round trips, fewer make bigger batches. */
+  maxInFlight: number;
+}
+
+/**
+ * Flushes a batch: returns one result per item, in order. A rejection fails every call of the
+ * batch (they are retried as a whole by their callers), so the flush must be safe to repeat.
+ */
+export type Flush<T, R> = (items: readonly T[]) => Promise<readonly R[]>;
+
+interface Waiting<T, R> {
+  items: readonly T[];
+  resolve: (results: R[]) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Returns `submit`: resolves with one result per item of the call, in order. */
+export function groupCommit<T, R>(
+  flush: Flush<T, R>,
+  options: GroupCommitOptions,
+): (items: readonly T[]) => Promise<R[]> {
+  const waiting: Waiting<T, R>[] = [];
+  let inFlight = 0;
+  let scheduled = false;
+
+  const next = (): void => {
+    scheduled = false;
+    while (inFlight < options.maxInFlight && waiting.length > 0) {
+      const batch: Waiting<T, R>[] = [];
+      let size = 0;
+      while (waiting.length > 0) {
+        const call = waiting[0] as Waiting<T, R>;
+        if (batch.length > 0 && size + call.items.length > options.maxBatch) break;
+        batch.push(call);
+        waiting.shift();
+        size += call.items.length;
+      }
+      inFlight += 1;
+      void run(batch);
+    }
+  };
+
+  const run = async (batch: readonly Waiting<T, R>[]): Promise<void> => {
+    try {
+      const results = await flush(batch.flatMap((call) => call.items));
+      let offset = 0;
+      for (const call of batch) {
+        call.resolve(results.slice(offset, offset + call.items.length));
+        offset += call.items.length;
+      }
+    } catch (error) {
+      for (const call of batch) call.reject(error);
+    } finally {
+      inFlight -= 1;
+      next();
+    }
+  };
+
+  return (items) => {
+    if (items.length === 0) return Promise.resolve([]);
+    return new Promise<R[]>((resolve, reject) => {
+      waiting.push({ items, resolve, reject });
+      // Calls made in the same tick (a job's several deliveries) share the first flush.
+      if (!scheduled) {
+        scheduled = true;
+        queueMicrotask(next);
+      }
+    });
+  };
+}

@@ -1,0 +1,99 @@
+import { expect } from 'chai';
+import { groupCommit } from '../../../shared/async/group-commit.ts';
+
+/** A flush the test completes by hand, recording each batch it was given. */
+function manualFlush() {
+  const batches: number[][] = [];
+  const pending: { resolve: () => void; reject: (error: Error) => void }[] = [];
+  const flush = (items: readonly number[]) => {
+    batches.push([...items]);
+    return new Promise<number[]>((resolve, reject) => {
+      pending.push({ resolve: () => resolve(items.map((n) => n * 10)), reject });
+    });
+  };
+  const settle = async (index: number, error?: Error) => {
+    const call = pending[index];
+    if (!call) throw new Error(`no flush #${index}`);
+    if (error) call.reject(error);
+    else call.resolve();
+    // Let the results reach their callers and the next flush start.
+    await new Promise((done) => setImmediate(done));
+  };
+  return { batches, flush, settle };
+}
+
+const tick = () => new Promise((done) => setImmediate(done));
+
+describe('groupCommit', () => {
+  it('flushes a lone call at once, and the calls made meanwhile together in the next flush', async () => {
+    const { batches, flush, settle } = manualFlush();
+    const submit = groupCommit(flush, { maxBatch: 100, maxInFlight: 1 });
+    const first = submit([1]);
+    await tick();
+    expect(batches).to.deep.equal([[1]]);
+    const second = submit([2, 3]);
+    const third = submit([4]);
+    await tick();
+    expect(batches, 'nothing more while the first is in flight').to.have.length(1);
+    await settle(0);
+    expect(batches).to.deep.equal([[1], [2, 3, 4]]);
+    await settle(1);
+    expect(await first).to.deep.equal([10]);
+    expect(await second).to.deep.equal([20, 30]);
+    expect(await third).to.deep.equal([40]);
+  });
+
+  it('calls of the same tick share the first flush', async () => {
+    const { batches, flush, settle } = manualFlush();
+    const submit = groupCommit(flush, { maxBatch: 100, maxInFlight: 2 });
+    const results = [submit([1]), submit([2]), submit([3])];
+    await tick();
+    expect(batches).to.deep.equal([[1, 2, 3]]);
+    await settle(0);
+    expect(await Promise.all(results)).to.deep.equal([[10], [20], [30]]);
+  });
+
+  it('runs up to maxInFlight flushes at once and never splits a call across batches', async () => {
+    const { batches, flush, settle } = manualFlush();
+    const submit = groupCommit(flush, { maxBatch: 3, maxInFlight: 2 });
+    const a = submit([1, 2]);
+    const b = submit([3, 4]);
+    const c = submit([5]);
+    const d = submit([6, 7, 8, 9]);
+    await tick();
+    // [1,2] then [3,4] (adding [3,4] to the first would pass 3); the third waits for a slot.
+    expect(batches).to.deep.equal([
+      [1, 2],
+      [3, 4, 5],
+    ]);
+    await settle(0);
+    // A call larger than maxBatch goes alone rather than never.
+    expect(batches[2]).to.deep.equal([6, 7, 8, 9]);
+    await settle(1);
+    await settle(2);
+    expect(await Promise.all([a, b, c, d])).to.deep.equal([[10, 20], [30, 40], [50], [60, 70, 80, 90]]);
+  });
+
+  it('fails every call of a failed batch and goes on with the next', async () => {
+    const { batches, flush, settle } = manualFlush();
+    const submit = groupCommit(flush, { maxBatch: 100, maxInFlight: 1 });
+    const first = submit([1]);
+    await tick();
+    const second = submit([2]);
+    const third = submit([3]);
+    const failed = expect(first).to.be.rejectedWith('server gone');
+    await settle(0, new Error('server gone'));
+    await failed;
+    expect(batches).to.deep.equal([[1], [2, 3]]);
+    await settle(1);
+    expect(await second).to.deep.equal([20]);
+    expect(await third).to.deep.equal([30]);
+  });
+
+  it('answers an empty call without flushing', async () => {
+    const { batches, flush } = manualFlush();
+    const submit = groupCommit(flush, { maxBatch: 100, maxInFlight: 1 });
+    expect(await submit([])).to.deep.equal([]);
+    expect(batches).to.deep.equal([]);
+  });
+});
