@@ -163,7 +163,11 @@ runCli(async () => {
       LOG_LEVEL: 'warn',
       REDIS_URL: redis?.url ?? process.env.REDIS_URL,
       MONGODB_URI: mongo?.ferret.url ?? process.env.MONGODB_URI,
-      ...(mongo ? { FERRETDB_POSTGRESQL_URL: mongo.postgres.url } : {}),
+      ...(mongo
+        ? { FERRETDB_POSTGRESQL_URL: mongo.postgres.url }
+        : process.env.FERRETDB_POSTGRESQL_URL
+          ? { FERRETDB_POSTGRESQL_URL: process.env.FERRETDB_POSTGRESQL_URL }
+          : {}),
       JWT_SECRET: SECRET,
       RATE_LIMIT_CALLS: '1000000',
       WEBHOOK_ALLOWLIST: 'off',

@@ -95,6 +95,7 @@ const subscriber = createRedis(config.redis);
 subscriber.on('error', (error) => logger.warn({ err: error.message }, 'redis subscriber connection error'));
 const live = createLiveTray({
   db,
+  counter,
   redis,
   subscriber,
   prefix: config.STREAM_REDIS_PREFIX,

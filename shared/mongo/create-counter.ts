@@ -61,34 +61,8 @@ export function createCounter(
   const run = async (collection: string, query: CountQuery, fresh: boolean): Promise<number> => {
     const table = await tableOf(collection, fresh);
     if (table === undefined) return 0;
-    const args: unknown[] = [];
-    const arg = (value: unknown) => {
-      args.push(value);
-      return `$${args.length}`;
-    };
-    const where = [
-      ...Object.entries(query.equal).map(
-        ([field, value]) => `_jsonb->${arg(field)} @> ${arg(JSON.stringify(value))}::jsonb`,
-      ),
-      ...Object.entries(query.notIn ?? {}).flatMap(([field, values]) =>
-        values.map(
-          // COALESCE: a document without the field holds none of the values, as with $nin.
-          (value) => `COALESCE(NOT (_jsonb->${arg(field)} @> ${arg(JSON.stringify(value))}::jsonb), true)`,
-        ),
-      ),
-      ...Object.entries(query.below ?? {}).map(
-        ([field, value]) =>
-          `(_jsonb->>${arg(field)})::numeric < ${arg(value instanceof Date ? value.getTime() : value)}`,
-      ),
-      ...Object.entries(query.above ?? {}).map(
-        ([field, value]) =>
-          `(_jsonb->>${arg(field)})::numeric > ${arg(value instanceof Date ? value.getTime() : value)}`,
-      ),
-    ];
-    const sql = `SELECT count(*)::int AS n FROM ${pg.escapeIdentifier(db.databaseName)}.${pg.escapeIdentifier(table)}${
-      where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''
-    }`;
-    const { rows } = await pool.query<{ n: number }>(sql, args);
+    const { text, values } = countStatement(db.databaseName, table, query);
+    const { rows } = await pool.query<{ n: number }>(text, values);
     return rows[0]?.n ?? 0;
   };
   return {
@@ -103,4 +77,44 @@ export function createCounter(
     },
     close: () => pool.end(),
   };
+}
+
+/**
+ * The SQL of a count over FerretDB's table `table` in schema `schema` (the database's name):
+ * equalities as `@>` on the GIN expression indexes ensureCollections makes, the rest as filters
+ * on the rows those select. Pure; exported so tests can read its plan.
+ */
+export function countStatement(
+  schema: string,
+  table: string,
+  query: CountQuery,
+): { text: string; values: unknown[] } {
+  const args: unknown[] = [];
+  const arg = (value: unknown) => {
+    args.push(value);
+    return `$${args.length}`;
+  };
+  const where = [
+    ...Object.entries(query.equal).map(
+      ([field, value]) => `_jsonb->${arg(field)} @> ${arg(JSON.stringify(value))}::jsonb`,
+    ),
+    ...Object.entries(query.notIn ?? {}).flatMap(([field, values]) =>
+      values.map(
+        // COALESCE: a document without the field holds none of the values, as with $nin.
+        (value) => `COALESCE(NOT (_jsonb->${arg(field)} @> ${arg(JSON.stringify(value))}::jsonb), true)`,
+      ),
+    ),
+    ...Object.entries(query.below ?? {}).map(
+      ([field, value]) =>
+        `(_jsonb->>${arg(field)})::numeric < ${arg(value instanceof Date ? value.getTime() : value)}`,
+    ),
+    ...Object.entries(query.above ?? {}).map(
+      ([field, value]) =>
+        `(_jsonb->>${arg(field)})::numeric > ${arg(value instanceof Date ? value.getTime() : value)}`,
+    ),
+  ];
+  const text = `SELECT count(*)::int AS n FROM ${pg.escapeIdentifier(schema)}.${pg.escapeIdentifier(table)}${
+    where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''
+  }`;
+  return { text, values: args };
 }

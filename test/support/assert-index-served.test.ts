@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import type { CollectionSpec } from '../../shared/mongo/collection-spec.ts';
 import { ensureCollections } from '../../shared/mongo/ensure-collections.ts';
-import { assertIndexServed } from './assert-index-served.ts';
+import type { CountQuery } from '../../shared/mongo/create-counter.ts';
+import { assertCountServed, assertIndexServed } from './assert-index-served.ts';
 import { useFerretOnPostgres } from './use-ferret-on-postgres.ts';
 
 const items: CollectionSpec = { name: 'items', indexes: [], equalityFields: ['userId'] };
@@ -50,5 +51,33 @@ describe('assertIndexServed (FerretDB on PostgreSQL)', () => {
 
   it('fails an equality on a field without a GIN index (pushed down, but scanned)', async () => {
     await expect(served({ other: 3 })).to.be.rejectedWith(/not served by an index: PostgreSQL scans/);
+  });
+});
+
+describe('assertCountServed (the counter’s SQL on FerretDB on PostgreSQL)', () => {
+  const ferret = useFerretOnPostgres();
+  const served = (query: CountQuery) =>
+    assertCountServed(ferret.db, 'items', query, { postgresUrl: ferret.postgresUrl });
+
+  before(async () => {
+    await ensureCollections(ferret.db, [items], {
+      logger: pino({ level: 'silent' }),
+      postgresUrl: ferret.postgresUrl,
+    });
+    await ferret.db
+      .collection('items')
+      .insertMany(
+        Array.from({ length: 50 }, (_, n) => ({ _id: `i${n}` as never, userId: `u${n % 5}`, other: n })),
+      );
+  });
+
+  it('passes an equality on an equality field, with exclusions and bounds beside it', async () => {
+    await served({ equal: { userId: 'u1' } });
+    await served({ equal: { userId: 'u1' }, notIn: { other: ['3'] }, above: { other: 3 }, below: { n: 9 } });
+  });
+
+  it('fails an equality on a field without a GIN index, and a count with bounds only', async () => {
+    await expect(served({ equal: { other: 3 } })).to.be.rejectedWith(/not served by an index/);
+    await expect(served({ equal: {}, above: { other: 3 } })).to.be.rejectedWith(/not served by an index/);
   });
 });

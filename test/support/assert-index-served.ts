@@ -1,7 +1,8 @@
 import type { Db, Document } from 'mongodb';
 import pg from 'pg';
+import { countStatement, type CountQuery } from '../../shared/mongo/create-counter.ts';
 import { detectStorage } from '../../shared/mongo/detect-storage.ts';
-import { withPostgres } from '../../shared/mongo/ferret-postgres-tables.ts';
+import { ferretTable, withPostgres } from '../../shared/mongo/ferret-postgres-tables.ts';
 import { testStack } from './test-stack.ts';
 
 export interface AssertIndexServedOptions {
@@ -84,6 +85,41 @@ export async function assertIndexServed(
       `${what}: not served by an index: PostgreSQL scans for ${scanned.Filter} (${summary(forced)}); GIN indexes: ${[...ours].join(', ') || 'none'}`,
     );
   }
+}
+
+/**
+ * Fails unless PostgreSQL answers the counter's SQL for this count (createCounter, on FerretDB on
+ * PostgreSQL) through one of the GIN expression indexes; sequential scans are turned off first,
+ * as above, so a test-sized table says something about scale.
+ */
+export async function assertCountServed(
+  db: Db,
+  collectionName: string,
+  query: CountQuery,
+  options: { postgresUrl?: string | undefined } = {},
+): Promise<void> {
+  const what = `count ${collectionName} ${JSON.stringify(query)}`;
+  const postgresUrl = options.postgresUrl ?? testStack().postgresUrl;
+  if (!postgresUrl) throw new Error(`${what}: no PostgreSQL URL to read the plan from`);
+  await withPostgres(postgresUrl, async (client) => {
+    const table = await ferretTable(client, db.databaseName, collectionName);
+    if (!table) throw new Error(`${what}: the collection has no table yet`);
+    const ours = await ginIndexesOf(postgresUrl, db.databaseName, table);
+    const { text, values } = countStatement(db.databaseName, table, query);
+    await client.query('BEGIN');
+    try {
+      await client.query('SET LOCAL enable_seqscan = off');
+      const { rows } = await client.query<{ 'QUERY PLAN': { Plan: PgPlan }[] }>(
+        `EXPLAIN (FORMAT JSON) ${text}`,
+        values,
+      );
+      const nodes = walk(rows[0]!['QUERY PLAN'][0]!.Plan);
+      if (!nodes.some((node) => isOurs(node, ours)))
+        throw new Error(`${what}: not served by an index: ${summary(nodes)}`);
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  });
 }
 
 function walk(plan: PgPlan): PgPlan[] {

@@ -56,7 +56,7 @@ export interface TrayApiDeps {
   /** Epoch ms; tests pin it. */
   now?: () => number;
   /** Counts for the unread count and page totals (createCounter); default the driver's. */
-  counter?: Counter;
+  counter: Counter;
   /** Admin API, moderation decisions and queue dashboard under /admin. */
   admin?: AdminRouterDeps;
   /** Live streams (docs/live-tray.md): without it there is no stream endpoint and nothing is announced. */
@@ -115,7 +115,7 @@ export function createTrayApi(deps: TrayApiDeps): Express {
     createTrayRouter({
       records: createRecordQueries(deps.db, {
         retentionDays: deps.settings.retentionDays ?? 90,
-        ...(deps.counter ? { counter: deps.counter } : {}),
+        counter: deps.counter,
         ...(live ? { onMarkedRead: live.publisher.markedRead } : {}),
       }),
       readState: createReadStateRepository(deps.db),

@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import type { Counter } from '../../shared/mongo/create-counter.ts';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
@@ -14,6 +15,8 @@ import { createStreamTickets, type StreamTickets } from './stream-tickets.ts';
 
 export interface LiveTrayDeps {
   db: Db;
+  /** Unread counts sent on the streams (createCounter). */
+  counter: Counter;
   /** Commands: publishing, tickets, stream slots. */
   redis: RedisClient;
   /** A dedicated connection for the subscriptions (closed with the hub). */
@@ -56,7 +59,7 @@ export function createLiveTray(deps: LiveTrayDeps): LiveTray {
   const hub = createStreamHub({
     subscriber: deps.subscriber,
     prefix: deps.prefix,
-    records: createRecordQueries(deps.db),
+    records: createRecordQueries(deps.db, { counter: deps.counter }),
     readState: createReadStateRepository(deps.db),
     clears,
     messages: deps.messages,

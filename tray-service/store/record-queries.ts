@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createCounter, type Counter } from '../../shared/mongo/create-counter.ts';
+import type { Counter } from '../../shared/mongo/create-counter.ts';
 import type { Db, Filter } from 'mongodb';
 import { TRAY_RECORDS, type TrayRecordDoc, type TrayVerb } from '../../shared/tray/tray-record.ts';
 import { historyBucket } from '../../shared/tray/storage-keys.ts';
@@ -67,8 +67,11 @@ const MAX_PARALLEL_BUCKETS = 8;
 export interface RecordQueryOptions {
   /** Days a record lives after lastUpdate (TRAY_RETENTION_DAYS): how far back a page may look (default 90). */
   retentionDays?: number;
-  /** Counts in the storage's cheapest way (createCounter); default the driver's countDocuments. */
-  counter?: Counter;
+  /**
+   * Counts in the storage's cheapest way (createCounter). Required: the driver's countDocuments
+   * on FerretDB decodes every record it counts, so a silent default would be the slow path.
+   */
+  counter: Counter;
   /** Told of the records marked read (live streams, docs/live-tray.md), after the write. */
   onMarkedRead?: (records: readonly TrayRecordDoc[]) => Promise<void>;
 }
@@ -78,9 +81,9 @@ export interface RecordQueryOptions {
  * argument and selects by an equality an index serves (docs/storage.md): the user id, a history
  * bucket or the record's `_id`. Expired records are filtered out here too: the purge may lag.
  */
-export function createRecordQueries(db: Db, options: RecordQueryOptions = {}): RecordQueries {
+export function createRecordQueries(db: Db, options: RecordQueryOptions): RecordQueries {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
-  const counter = options.counter ?? createCounter(db, { storage: 'mongodb' });
+  const { counter } = options;
   const told = options.onMarkedRead ? { onWritten: options.onMarkedRead } : {};
   const live = (userId: string, now: number): Filter<TrayRecordDoc> => ({
     userId,

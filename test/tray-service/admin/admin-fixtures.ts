@@ -15,6 +15,7 @@ import { createRateLimiter } from '../../../tray-service/api/rate-limit/create-r
 import { createMessageRenderer } from '../../../tray-service/messages/create-message-renderer.ts';
 import { createDecisionsRepository } from '../../../tray-service/moderation/decisions-repository.ts';
 import { testStack } from '../../support/test-stack.ts';
+import { createCounter } from '../../../shared/mongo/create-counter.ts';
 
 export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
 const JWT_SECRET = 'jwt-secret-for-admin-tests-0123456789';
@@ -63,6 +64,8 @@ export function adminApp(
   const app = createTrayApi({
     logger,
     db,
+    // The admin tests call no tray route that counts: the driver's count is enough here.
+    counter: createCounter(db, { storage: 'mongodb' }),
     redis,
     registry: createMetricsRegistry('test', false),
     verifyToken,

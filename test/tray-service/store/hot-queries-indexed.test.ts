@@ -8,7 +8,7 @@ import { createClearsRepository } from '../../../tray-service/store/clears-repos
 import { createReadStateRepository } from '../../../tray-service/store/read-state-repository.ts';
 import { createRecordQueries } from '../../../tray-service/store/record-queries.ts';
 import { processJob, type ProcessOptions } from '../../../tray-service/worker/process-job.ts';
-import { assertIndexServed } from '../../support/assert-index-served.ts';
+import { assertCountServed, assertIndexServed } from '../../support/assert-index-served.ts';
 import { ensureTestCollections } from '../../support/ensure-test-collections.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
@@ -22,6 +22,8 @@ import {
   type TestEnvelope,
 } from '../worker/event-builder.ts';
 import { jobDataOf } from '../worker/worker-harness.ts';
+import { testCounter } from '../../support/test-counter.ts';
+import type { CountQuery, Counter } from '../../../shared/mongo/create-counter.ts';
 
 const options: ProcessOptions = { eventsRetentionDays: 30, trayRetentionDays: 90, fanOutBatch: 10_000 };
 
@@ -90,14 +92,29 @@ describe('hot queries are served by an index (explain)', function () {
     await client?.close();
   });
 
+  // Counts run in PostgreSQL (createCounter): captured here and their SQL's plan checked.
+  const counted: [string, CountQuery][] = [];
+  const recordingCounter = async (): Promise<Counter> => {
+    const counter = await testCounter(db!);
+    return {
+      count: (collection, query) => {
+        counted.push([collection, query]);
+        return counter.count(collection, query);
+      },
+      close: () => counter.close(),
+    };
+  };
+
   async function expectServed(run: () => Promise<unknown>): Promise<void> {
     sent.length = 0;
+    counted.length = 0;
     await run();
     const distinct = new Map(sent.map((s) => [JSON.stringify([s.command, s.collection, s.filter]), s]));
-    expect(distinct.size, 'the operation sent no query').to.be.above(0);
+    expect(distinct.size + counted.length, 'the operation sent no query').to.be.above(0);
     for (const { command, collection, filter } of distinct.values()) {
       await assertIndexServed(db!, collection, filter, { command });
     }
+    for (const [collection, query] of counted) await assertCountServed(db!, collection, query);
   }
   const process = (envelope: TestEnvelope) => () => processJob(db!, jobDataOf(envelope), options);
 
@@ -133,7 +150,7 @@ describe('hot queries are served by an index (explain)', function () {
     );
   });
   it('the history pages (v3 and v2), page count and unread count', async () => {
-    const records = createRecordQueries(db!);
+    const records = createRecordQueries(db!, { counter: await recordingCounter() });
     const now = Date.now();
     await expectServed(() => records.pageAfter('u-c', undefined, 10, now));
     await expectServed(() => records.pageNumber('u-c', 1, 10, now, ['mention']));
@@ -141,7 +158,7 @@ describe('hot queries are served by an index (explain)', function () {
     await expectServed(() => records.countUnread('u-c', 0, now));
   });
   it('mark read, mark all as read, last read, delete all', async () => {
-    const records = createRecordQueries(db!);
+    const records = createRecordQueries(db!, { counter: await recordingCounter() });
     const now = Date.now();
     await expectServed(() => records.markRead('u-c', 'post', 'c-x', now));
     await expectServed(() => records.markAllRead('u-d'));
@@ -151,7 +168,7 @@ describe('hot queries are served by an index (explain)', function () {
     await expectServed(() => records.deleteAll('u-d'));
   });
   it('a live stream’s catch-up and the delete-all mark it reads', async () => {
-    const records = createRecordQueries(db!);
+    const records = createRecordQueries(db!, { counter: await recordingCounter() });
     await expectServed(() => records.changedSince('u-c', 0, Date.now()));
     const clears = createClearsRepository(db!);
     await expectServed(() => clears.markCleared('u-d', Date.now()));

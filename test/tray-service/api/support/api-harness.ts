@@ -47,8 +47,6 @@ export interface TrayApiHarness {
  * Registers hooks giving the enclosing suite its own database (indexes created), a Redis
  * connection and a rate-limit key prefix, so suites never share state.
  */
-const withCounter = (counter: Counter | undefined) => (counter ? { counter } : {});
-
 export function useTrayApi(options: { rateLimit?: number } = {}): TrayApiHarness {
   const mongo = useMongo();
   const keyPrefix = uniqueName('rl');
@@ -61,7 +59,8 @@ export function useTrayApi(options: { rateLimit?: number } = {}): TrayApiHarness
   const counters = new Map<Db, Counter>();
   const counterFor = (db: Db) => {
     const known = counters.get(db);
-    if (known || !storage) return known;
+    if (known) return known;
+    if (!storage) throw new Error('useTrayApi: used before the suite started');
     const counter = createCounter(db, { storage, postgresUrl: testStack().postgresUrl });
     counters.set(db, counter);
     return counter;
@@ -110,7 +109,7 @@ export function useTrayApi(options: { rateLimit?: number } = {}): TrayApiHarness
         messages,
         settings: { pageSize: 10, networkId: 'net1', blockApi: true },
         ...overrides,
-        ...withCounter(counterFor(overrides.db ?? mongo.db)),
+        counter: counterFor(overrides.db ?? mongo.db),
       });
     },
   };

@@ -19,6 +19,7 @@ import { uniqueName } from '../../../support/suite-resources.ts';
 import { testStack } from '../../../support/test-stack.ts';
 import { useTrayApi, type TrayApiHarness } from '../../api/support/api-harness.ts';
 import { useWorker, type WorkerHarness } from '../../worker/worker-harness.ts';
+import { testCounter } from '../../../support/test-counter.ts';
 
 /** One API instance: its own app, server, ban cache, subscriber and metrics. */
 export interface LiveInstance {
@@ -81,6 +82,7 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
       const registry = createMetricsRegistry('tray-service', false);
       const live = createLiveTray({
         db: worker.db,
+        counter: await testCounter(worker.db),
         redis: api.redis,
         subscriber: createRedis(testStack().redisUrl),
         prefix,

@@ -13,6 +13,7 @@ import { createRateLimiter } from '../../../../tray-service/api/rate-limit/creat
 import { createLiveTray, type LiveTray } from '../../../../tray-service/live/create-live-tray.ts';
 import { createMessageRenderer } from '../../../../tray-service/messages/create-message-renderer.ts';
 import { TEST_SECRET } from '../../api/support/api-harness.ts';
+import { testCounter } from '../../../support/test-counter.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
 
@@ -38,8 +39,10 @@ export async function startLiveInstance(options: {
   const { db, redis, bans } = options;
   const registry = createMetricsRegistry('tray-service', false);
   const messages = createMessageRenderer({ defaultLocale: 'en' });
+  const counter = await testCounter(db);
   const live = createLiveTray({
     db,
+    counter,
     redis,
     subscriber: options.subscriber,
     prefix: 'live',
@@ -52,6 +55,7 @@ export async function startLiveInstance(options: {
   const app = createTrayApi({
     logger: silent,
     db,
+    counter,
     redis,
     registry,
     verifyToken: createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET })),
