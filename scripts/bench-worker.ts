@@ -37,13 +37,13 @@ const { values: args } = parseArgs({
     comments: { type: 'string', default: '1000' },
     members: { type: 'string', default: '10000' },
     posters: { type: 'string', default: '1000' },
-    concurrency: { type: 'string', default: '16' },
+    concurrency: { type: 'string', default: '64' },
     help: { type: 'boolean', default: false },
   },
 });
 if (args.help) {
   process.stdout.write(
-    'usage: npm run bench:worker -- [--comments 1000] [--members 10000] [--posters 1000] [--concurrency 16]\n',
+    'usage: npm run bench:worker -- [--comments 1000] [--members 10000] [--posters 1000] [--concurrency 64]\n',
   );
   process.exit(0);
 }

@@ -78,6 +78,7 @@ const worker = await startWorker({
   trayRetentionDays: config.TRAY_RETENTION_DAYS,
   purgeIntervalMs: config.TRAY_PURGE_INTERVAL_MS,
   fanOutBatch: config.TRAY_FANOUT_BATCH,
+  fanOutConcurrency: config.TRAY_FANOUT_CONCURRENCY,
   bans: { prefix: config.BAN_REDIS_PREFIX, redis },
   onStored: moderation.step,
   storage,

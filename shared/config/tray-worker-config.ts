@@ -4,10 +4,17 @@ import { positiveInt } from './env-types.ts';
 export const trayWorkerShape = {
   /**
    * Jobs one worker process handles at once; records stay correct at any value (compare-and-set).
-   * A job mostly waits on database round trips: on the embedded default 8 carried about 1.7x the
-   * comments of 4, and 16 another 1.1-1.2x (BENCHMARKS.md, "Tray worker").
+   * A job mostly waits on database round trips, and concurrent jobs share their insert and update
+   * commands: on the embedded default 64 carried about 1.3x the grouped comments of 16, and 128
+   * little more (BENCHMARKS.md, "Tray worker").
    */
-  TRAY_WORKER_CONCURRENCY: positiveInt(16, 256),
+  TRAY_WORKER_CONCURRENCY: positiveInt(64, 256),
+  /**
+   * Community-post fan-outs one worker process runs at once (the other jobs go on meanwhile). A
+   * fan-out holds the community's records in memory while it writes them, so this, not the job
+   * concurrency, bounds the worker's memory in a burst of posts to large communities.
+   */
+  TRAY_FANOUT_CONCURRENCY: positiveInt(4, 64),
   /** Days a stored event is kept after it was received. */
   EVENTS_RETENTION_DAYS: positiveInt(30, 3650),
   /** Days a tray record is kept after its lastUpdate (docs/contract.md#tray-records: 90). */

@@ -18,11 +18,16 @@ export interface ApplyActivitiesOptions extends ApplyOptions {
   owner: string;
   /** The worker's in-process lock: its own jobs queue up on a hot record instead of colliding. */
   lock?: KeyedLock;
+  /** Runs each community-post fan-out, at most a few at once per process (memory). */
+  fanOuts?: RunFanOut;
   /** The tray's clock (epoch ms); tests pin it. */
   now?: () => number;
   /** Told of every record written (live streams, docs/live-tray.md). */
   onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
 }
+
+/** Runs one fan-out when a slot is free (startWorker gives a p-limit). */
+export type RunFanOut = (fanOut: () => Promise<void>) => Promise<void>;
 
 interface Delivery {
   recipientId: string;
@@ -59,19 +64,23 @@ export async function applyActivities(
   );
   await writeDeliveries(db, personal, options);
 
+  const fanOuts: RunFanOut = options.fanOuts ?? ((fanOut) => fanOut());
   for (const activity of activities) {
-    if (activity.audience.kind !== 'community') continue;
-    const members = await postRecipients(db, activity.audience.communityId, activity.at);
-    const recipients = members.filter((userId) => userId !== activity.actor.userId);
-    const group = recordGroup(activity.verb, activity.targetId);
-    const readGroup = () => readRecordGroup(db, group);
-    const first = await readGroup();
-    for (let start = 0; start < recipients.length; start += options.fanOutBatch) {
-      const batch = recipients
-        .slice(start, start + options.fanOutBatch)
-        .map((recipientId) => ({ recipientId, activity }));
-      await writeDeliveries(db, batch, options, { read: readGroup, first, group });
-    }
+    const { audience } = activity;
+    if (audience.kind !== 'community') continue;
+    await fanOuts(async () => {
+      const members = await postRecipients(db, audience.communityId, activity.at);
+      const recipients = members.filter((userId) => userId !== activity.actor.userId);
+      const group = recordGroup(activity.verb, activity.targetId);
+      const readGroup = () => readRecordGroup(db, group);
+      const first = await readGroup();
+      for (let start = 0; start < recipients.length; start += options.fanOutBatch) {
+        const batch = recipients
+          .slice(start, start + options.fanOutBatch)
+          .map((recipientId) => ({ recipientId, activity }));
+        await writeDeliveries(db, batch, options, { read: readGroup, first, group });
+      }
+    });
   }
 }
 

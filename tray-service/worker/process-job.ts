@@ -3,7 +3,7 @@ import type { Db } from 'mongodb';
 import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import type { StoredEventDoc, TrayRecordDoc } from '../../shared/tray/tray-record.ts';
 import { publishBans } from '../bans/publish-bans.ts';
-import { applyActivities } from '../store/apply-activities.ts';
+import { applyActivities, type RunFanOut } from '../store/apply-activities.ts';
 import { applyBanChanges } from '../store/ban-store.ts';
 import { backfillJoins } from '../store/backfill-join.ts';
 import { applyMembershipChanges } from '../store/membership-store.ts';
@@ -16,6 +16,8 @@ export interface ProcessOptions {
   eventsRetentionDays: number;
   trayRetentionDays: number;
   fanOutBatch: number;
+  /** Runs each community-post fan-out (startWorker bounds how many run at once); direct without it. */
+  fanOuts?: RunFanOut;
   lock?: KeyedLock;
   /**
    * Where ban changes are published for the API (BAN_REDIS_PREFIX) once stored; startWorker always
@@ -68,6 +70,7 @@ export async function processJob(
     fanOutBatch: options.fanOutBatch,
     owner: job.dedupeKey,
     ...(options.lock ? { lock: options.lock } : {}),
+    ...(options.fanOuts ? { fanOuts: options.fanOuts } : {}),
     ...(options.onRecordsWritten ? { onWritten: options.onRecordsWritten } : {}),
   };
   await applyMembershipChanges(db, mapped.memberships, { retentionDays: options.trayRetentionDays });

@@ -12,6 +12,7 @@ import { migrateRecordShape } from '../store/migrate-record-shape.ts';
 import { storedBanChanges } from '../store/ban-store.ts';
 import { workerCollections } from '../store/tray-collections.ts';
 import { purgeExpired } from '../store/purge-expired.ts';
+import pLimit from 'p-limit';
 import { KeyedLock } from './keyed-lock.ts';
 import { processJob } from './process-job.ts';
 import { createWorkerMetrics } from './worker-metrics.ts';
@@ -28,6 +29,8 @@ export interface WorkerDeps {
   /** TRAY_PURGE_INTERVAL_MS; 0 turns the periodic purge off (tests call purgeExpired directly). */
   purgeIntervalMs?: number;
   fanOutBatch?: number;
+  /** TRAY_FANOUT_CONCURRENCY: community-post fan-outs at once (default 4). */
+  fanOutConcurrency?: number;
   /**
    * Where stored ban changes are published for the API: BAN_REDIS_PREFIX on the queue's Redis
    * unless a connection is given. Default prefix `tray-bans`.
@@ -68,6 +71,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     eventsRetentionDays: deps.eventsRetentionDays ?? 30,
     trayRetentionDays: deps.trayRetentionDays ?? 90,
     fanOutBatch: deps.fanOutBatch ?? 10_000,
+    fanOuts: pLimit(deps.fanOutConcurrency ?? 4),
     lock: new KeyedLock(),
     bans,
     ...(deps.onStored ? { onStored: deps.onStored } : {}),

@@ -23,4 +23,25 @@ describe('tray configuration', () => {
         );
     });
   });
+
+  describe('TRAY_WORKER_CONCURRENCY and TRAY_FANOUT_CONCURRENCY', () => {
+    it('default to 64 jobs and 4 fan-outs at once', () => {
+      const config = loadTrayConfig({});
+      expect(config.TRAY_WORKER_CONCURRENCY).to.equal(64);
+      expect(config.TRAY_FANOUT_CONCURRENCY).to.equal(4);
+    });
+
+    it('refuse 0 and values above their bound, naming the variable', () => {
+      for (const [name, value] of [
+        ['TRAY_FANOUT_CONCURRENCY', '0'],
+        ['TRAY_FANOUT_CONCURRENCY', '65'],
+        ['TRAY_WORKER_CONCURRENCY', '257'],
+      ] as const) {
+        expect(() => loadTrayConfig({ [name]: value }))
+          .to.throw(ConfigError)
+          .with.property('message')
+          .that.contains(`${name}:`);
+      }
+    });
+  });
 });
