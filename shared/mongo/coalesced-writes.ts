@@ -1,4 +1,4 @@
-import type { AnyBulkWriteOperation, Db, Document, OptionalUnlessRequiredId } from 'mongodb';
+import type { AnyBulkWriteOperation, Collection, Db, Document, OptionalUnlessRequiredId } from 'mongodb';
 import { groupCommit } from '../async/group-commit.ts';
 import { ignoreDuplicates } from './ignore-duplicates.ts';
 
@@ -21,12 +21,22 @@ interface Coalescers {
   inserts: Map<string, Submit<Document, boolean>>;
   bulks: Map<string, Submit<AnyBulkWriteOperation, boolean>>;
 }
+type SubmitOf<K extends keyof Coalescers> = Coalescers[K] extends Map<string, infer S> ? S : never;
 const coalescers = new WeakMap<Db, Coalescers>();
 
-function coalescersOf(db: Db): Coalescers {
+/** The process's one coalescer of `kind` for collection `name` of `db`, made on first use. */
+function coalescer<K extends keyof Coalescers>(
+  db: Db,
+  kind: K,
+  name: string,
+  make: (collection: Collection) => SubmitOf<K>,
+): SubmitOf<K> {
   let found = coalescers.get(db);
   if (!found) coalescers.set(db, (found = { inserts: new Map(), bulks: new Map() }));
-  return found;
+  const byName = found[kind] as Map<string, SubmitOf<K>>;
+  let submit = byName.get(name);
+  if (!submit) byName.set(name, (submit = make(db.collection(name))));
+  return submit;
 }
 
 /**
@@ -41,11 +51,8 @@ export async function insertCoalesced<T extends Document>(
   name: string,
   docs: readonly OptionalUnlessRequiredId<T>[],
 ): Promise<number[]> {
-  const { inserts } = coalescersOf(db);
-  let submit = inserts.get(name);
-  if (!submit) {
-    const collection = db.collection(name);
-    submit = groupCommit<Document, boolean>(
+  const submit = coalescer(db, 'inserts', name, (collection) =>
+    groupCommit<Document, boolean>(
       async (batch) => {
         const duplicates = new Set(
           await ignoreDuplicates(collection.insertMany([...batch], { ordered: false })),
@@ -53,9 +60,8 @@ export async function insertCoalesced<T extends Document>(
         return batch.map((_, index) => duplicates.has(index));
       },
       { maxBatch: MAX_INSERTS, maxInFlight: MAX_IN_FLIGHT },
-    );
-    inserts.set(name, submit);
-  }
+    ),
+  );
   const duplicate = await submit(docs as readonly Document[]);
   return duplicate.flatMap((isDuplicate, index) => (isDuplicate ? [index] : []));
 }
@@ -76,19 +82,15 @@ export async function bulkWriteCoalesced<T extends Document>(
     throw new RangeError(
       `bulkWriteCoalesced: ${operations.length} operations, at most ${MAX_BULK_OPERATIONS}`,
     );
-  const { bulks } = coalescersOf(db);
-  let submit = bulks.get(name);
-  if (!submit) {
-    const collection = db.collection(name);
-    submit = groupCommit<AnyBulkWriteOperation, boolean>(
+  const submit = coalescer(db, 'bulks', name, (collection) =>
+    groupCommit<AnyBulkWriteOperation, boolean>(
       async (batch) => {
         const result = await collection.bulkWrite([...batch], { ordered: false });
         return batch.map(() => result.matchedCount === batch.length);
       },
       { maxBatch: MAX_BULK_OPERATIONS, maxInFlight: MAX_IN_FLIGHT },
-    );
-    bulks.set(name, submit);
-  }
+    ),
+  );
   const matched = await submit(operations as readonly AnyBulkWriteOperation[]);
   return matched.every(Boolean);
 }
