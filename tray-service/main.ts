@@ -1,14 +1,15 @@
 import { loadOrExit } from '../shared/config/load-or-exit.ts';
 import { loadTrayConfig } from '../shared/config/tray-config.ts';
+import { createOpsApp } from '../shared/http/create-ops-app.ts';
 import { closeServer, listen } from '../shared/http/listen.ts';
 import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
 import { createLogger } from '../shared/logging/create-logger.ts';
-import { connectMongo } from '../shared/mongo/connect-mongo.ts';
+import { connectMongo, pingMongo } from '../shared/mongo/connect-mongo.ts';
 import { ensureCollections } from '../shared/mongo/ensure-collections.ts';
 import { onShutdown } from '../shared/process/on-shutdown.ts';
 import { createCounter } from '../shared/mongo/create-counter.ts';
 import { createWebhookQueue } from '../shared/queue/webhook-queue.ts';
-import { createRedis } from '../shared/redis/create-redis.ts';
+import { createRedis, pingRedis } from '../shared/redis/create-redis.ts';
 import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
 import { adminDepsFromConfig } from './admin/admin-deps-from-config.ts';
 import { resolveJwtConfig } from '../shared/config/tray-api-config.ts';
@@ -25,6 +26,9 @@ import { trayCollections } from './store/tray-collections.ts';
 import { startWorker } from './worker/start-worker.ts';
 
 const config = loadOrExit(() => loadTrayConfig(process.env));
+// TRAY_ROLE: the API with its streams, the queue's worker, or both (docs/scaling.md).
+const runsApi = config.TRAY_ROLE !== 'worker';
+const runsWorker = config.TRAY_ROLE !== 'api';
 // Blocklisted words are read at start-up, so a missing MODERATION_WORDS_FILE stops it at once.
 const words = loadOrExit(() =>
   loadBlockedWords({
@@ -39,8 +43,8 @@ const messages = loadOrExit(() =>
   createMessageRenderer({ defaultLocale: config.DEFAULT_LOCALE, overrideDir: config.TRAY_MESSAGES_DIR }),
 );
 logger.info({ locales: messages.locales, defaultLocale: messages.defaultLocale }, 'tray messages loaded');
-// API token keys: exactly one key source, checked before anything connects.
-const jwtConfig = loadOrExit(() => resolveJwtConfig(config));
+// API token keys: exactly one key source, checked before anything connects (the API needs them).
+const jwtConfig = runsApi ? loadOrExit(() => resolveJwtConfig(config)) : undefined;
 const registry = createMetricsRegistry('tray-service');
 const mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB, { appName: 'tray-service', logger });
 const { db } = mongo;
@@ -57,90 +61,114 @@ redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connecti
 await refuseEvictingRedis(redis, { logger });
 const queue = createWebhookQueue({ redis: config.redis, prefix: config.QUEUE_PREFIX });
 
-// Admin API, moderation, queue dashboard.
-const moderation = await setupModeration(config, { db, logger, words });
-const verifyToken = createTokenVerifier(jwtConfig);
-const admin = adminDepsFromConfig(config, {
-  db,
-  logger,
-  decisions: moderation.decisions,
-  queues: moderation.queue ? [queue, moderation.queue] : [queue],
-  verifyToken,
-});
+// Moderation: the worker's rules and the decisions' delivery; the admin API reads its decisions.
+const moderation = await setupModeration(config, { db, logger, words, deliver: runsWorker });
 
-const worker = await startWorker({
-  queue,
-  db,
-  logger,
-  registry,
-  concurrency: config.TRAY_WORKER_CONCURRENCY,
-  eventsRetentionDays: config.EVENTS_RETENTION_DAYS,
-  trayRetentionDays: config.TRAY_RETENTION_DAYS,
-  purgeIntervalMs: config.TRAY_PURGE_INTERVAL_MS,
-  fanOutBatch: config.TRAY_FANOUT_BATCH,
-  fanOutConcurrency: config.TRAY_FANOUT_CONCURRENCY,
-  bans: { prefix: config.BAN_REDIS_PREFIX, redis },
-  onStored: moderation.step,
-  storage,
-  changes: createChangePublisher(redis, config.STREAM_REDIS_PREFIX, logger),
-});
-// Tray API: token verifier, shared per-user rate limit, message renderer.
-// Global bans: this instance's copy of the banned set, at most BAN_REFRESH_MS behind the worker.
-const bans = await startBanCache(redis, {
-  prefix: config.BAN_REDIS_PREFIX,
-  refreshMs: config.BAN_REFRESH_MS,
-  logger,
-});
-// Live streams: subscriptions need a connection of their own (subscriber mode runs nothing else).
-const subscriber = createRedis(config.redis);
-subscriber.on('error', (error) => logger.warn({ err: error.message }, 'redis subscriber connection error'));
-const live = createLiveTray({
-  db,
-  counter,
-  redis,
-  subscriber,
-  prefix: config.STREAM_REDIS_PREFIX,
-  streamsPerUser: config.STREAMS_PER_USER,
-  messages,
-  bans,
-  logger,
-  registry,
-});
-const api = createTrayApi({
-  logger,
-  db,
-  redis,
-  registry,
-  verifyToken,
-  bans,
-  rateLimiter: createRateLimiter({
+const worker = runsWorker
+  ? await startWorker({
+      queue,
+      db,
+      logger,
+      registry,
+      concurrency: config.TRAY_WORKER_CONCURRENCY,
+      eventsRetentionDays: config.EVENTS_RETENTION_DAYS,
+      trayRetentionDays: config.TRAY_RETENTION_DAYS,
+      purgeIntervalMs: config.TRAY_PURGE_INTERVAL_MS,
+      fanOutBatch: config.TRAY_FANOUT_BATCH,
+      fanOutConcurrency: config.TRAY_FANOUT_CONCURRENCY,
+      bans: { prefix: config.BAN_REDIS_PREFIX, redis },
+      onStored: moderation.step,
+      storage,
+      changes: createChangePublisher(redis, config.STREAM_REDIS_PREFIX, logger),
+    })
+  : undefined;
+
+/** The tray API with its live streams: token verifier, bans, per-user rate limit, messages. */
+async function startApi(keys: NonNullable<typeof jwtConfig>) {
+  const verifyToken = createTokenVerifier(keys);
+  // Admin API, moderation decisions, queue dashboard.
+  const admin = adminDepsFromConfig(config, {
+    db,
+    logger,
+    decisions: moderation.decisions,
+    queues: moderation.queue ? [queue, moderation.queue] : [queue],
+    verifyToken,
+  });
+  // Global bans: this instance's copy of the banned set, at most BAN_REFRESH_MS behind the worker.
+  const bans = await startBanCache(redis, {
+    prefix: config.BAN_REDIS_PREFIX,
+    refreshMs: config.BAN_REFRESH_MS,
+    logger,
+  });
+  // Live streams: subscriptions need a connection of their own (subscriber mode runs nothing else).
+  const subscriber = createRedis(config.redis);
+  subscriber.on('error', (error) => logger.warn({ err: error.message }, 'redis subscriber connection error'));
+  const live = createLiveTray({
+    db,
+    counter,
     redis,
-    points: config.RATE_LIMIT_CALLS,
-    windowMs: config.RATE_LIMIT_WINDOW_MS,
-    keyPrefix: config.RATE_LIMIT_PREFIX,
-  }),
-  messages,
-  counter,
-  settings: {
-    pageSize: config.TRAY_PAGE_SIZE,
-    networkId: config.NETWORK_ID,
-    blockApi: config.BLOCK_API === 'on',
-    retentionDays: config.TRAY_RETENTION_DAYS,
-    demo: config.TRAY_DEMO === 'on',
-  },
-  admin,
-  live,
-});
-const server = await listen(api, { port: config.TRAY_PORT });
-logger.info({ port: config.TRAY_PORT }, 'tray service listening');
+    subscriber,
+    prefix: config.STREAM_REDIS_PREFIX,
+    streamsPerUser: config.STREAMS_PER_USER,
+    messages,
+    bans,
+    logger,
+    registry,
+  });
+  const app = createTrayApi({
+    logger,
+    db,
+    redis,
+    registry,
+    verifyToken,
+    bans,
+    rateLimiter: createRateLimiter({
+      redis,
+      points: config.RATE_LIMIT_CALLS,
+      windowMs: config.RATE_LIMIT_WINDOW_MS,
+      keyPrefix: config.RATE_LIMIT_PREFIX,
+    }),
+    messages,
+    counter,
+    settings: {
+      pageSize: config.TRAY_PAGE_SIZE,
+      networkId: config.NETWORK_ID,
+      blockApi: config.BLOCK_API === 'on',
+      retentionDays: config.TRAY_RETENTION_DAYS,
+      demo: config.TRAY_DEMO === 'on',
+    },
+    admin,
+    live,
+  });
+  return {
+    app,
+    // Streams never finish on their own: closed first, each told when to come back (to another
+    // instance behind the load balancer, or this one restarted).
+    closeStreams: () => live.hub.close(1_000),
+    stop: () => bans.stop(),
+  };
+}
+
+const api = jwtConfig ? await startApi(jwtConfig) : undefined;
+// A worker-only process still answers operators: health, readiness and metrics.
+const app =
+  api?.app ??
+  createOpsApp({
+    registry,
+    logger,
+    checks: {
+      mongodb: async () => (await pingMongo(db), { ok: true }),
+      redis: async () => (await pingRedis(redis), { ok: true }),
+    },
+  });
+const server = await listen(app, { port: config.TRAY_PORT });
+logger.info({ port: config.TRAY_PORT, role: config.TRAY_ROLE }, 'tray service listening');
 
 onShutdown(logger, async () => {
-  // Streams never finish on their own: closed first, each told when to come back (to another
-  // instance behind the load balancer, or this one restarted).
-  await live.hub.close(1_000);
+  await api?.closeStreams();
   await closeServer(server);
-  bans.stop();
-  await worker.close();
+  api?.stop();
+  await worker?.close();
   await moderation.close();
   await queue.close();
   redis.disconnect();

@@ -1,4 +1,5 @@
 import { commonShape, withRedisTarget } from './common-config.ts';
+import { z } from 'zod';
 import { port, url } from './env-types.ts';
 import { parseEnv, type Env } from './parse-env.ts';
 import { trayAdminShape } from './tray-admin-config.ts';
@@ -11,6 +12,12 @@ import { trayWorkerShape } from './tray-worker-config.ts';
 export const trayShape = {
   ...commonShape,
   TRAY_PORT: port(8081),
+  /**
+   * What this process runs: `all` (the API with its live streams, and the queue's worker), `api`
+   * (no worker: stream servers scale apart from the workers, their memory free of the jobs'), or
+   * `worker` (no API: only /healthz, /readyz and /metrics on TRAY_PORT).
+   */
+  TRAY_ROLE: z.enum(['all', 'api', 'worker'], { error: 'expected "all", "api" or "worker"' }).default('all'),
   /**
    * The PostgreSQL database a FerretDB at MONGODB_URI stores its data in. FerretDB pushes
    * equality filters down to SQL but builds no index that serves them; with this set the tray

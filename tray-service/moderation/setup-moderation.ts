@@ -25,7 +25,14 @@ export interface Moderation {
 /** Wires rules, storage and delivery from the configuration (tray-service/main.ts). */
 export async function setupModeration(
   config: TrayConfig,
-  deps: { db: Db; logger: Logger; words: readonly BlockedWord[]; extraRules?: readonly ModerationRule[] },
+  deps: {
+    db: Db;
+    logger: Logger;
+    words: readonly BlockedWord[];
+    extraRules?: readonly ModerationRule[];
+    /** Whether this process delivers decisions (the queue's consumer); false on an API-only process. */
+    deliver?: boolean;
+  },
 ): Promise<Moderation> {
   const { words } = deps;
   const rules = [createBlockedWordsRule(words), ...(deps.extraRules ?? [])];
@@ -42,13 +49,16 @@ export async function setupModeration(
     };
   }
   const queue = createDecisionsQueue({ redis: config.redis, prefix: config.QUEUE_PREFIX });
-  const delivery = startDecisionDelivery({
-    queue,
-    decisions,
-    url: config.MODERATION_WEBHOOK_URL,
-    timeoutMs: config.MODERATION_WEBHOOK_TIMEOUT_MS,
-    logger: deps.logger,
-  });
+  const delivery =
+    deps.deliver === false
+      ? { close: () => queue.close() }
+      : startDecisionDelivery({
+          queue,
+          decisions,
+          url: config.MODERATION_WEBHOOK_URL,
+          timeoutMs: config.MODERATION_WEBHOOK_TIMEOUT_MS,
+          logger: deps.logger,
+        });
   const enqueue = createDecisionEnqueuer(queue, {
     attempts: config.MODERATION_WEBHOOK_ATTEMPTS,
     backoffMs: config.MODERATION_WEBHOOK_BACKOFF_MS,

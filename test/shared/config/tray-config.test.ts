@@ -44,4 +44,19 @@ describe('tray configuration', () => {
       }
     });
   });
+
+  describe('TRAY_ROLE', () => {
+    it('is "all" by default and takes "api" or "worker"', () => {
+      expect(loadTrayConfig({}).TRAY_ROLE).to.equal('all');
+      for (const role of ['api', 'worker'] as const)
+        expect(loadTrayConfig({ TRAY_ROLE: role }).TRAY_ROLE).to.equal(role);
+    });
+
+    it('refuses anything else, naming the variable and the choices', () => {
+      expect(() => loadTrayConfig({ TRAY_ROLE: 'both' }))
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.contains('TRAY_ROLE: expected "all", "api" or "worker"');
+    });
+  });
 });

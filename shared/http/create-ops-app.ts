@@ -1,0 +1,22 @@
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import type { Registry } from 'prom-client';
+import type { Logger } from '../logging/create-logger.ts';
+import { errorMiddleware, notFound } from './error-middleware.ts';
+import { createHealthRouter, type ReadinessChecks } from './health-router.ts';
+import { createMetricsRouter } from './metrics-router.ts';
+
+/**
+ * What a process without a public API serves operators: `/healthz`, `/readyz` (the given checks)
+ * and `/metrics`; anything else is a JSON 404.
+ */
+export function createOpsApp(deps: { registry: Registry; checks: ReadinessChecks; logger: Logger }): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(helmet());
+  app.use(createHealthRouter(deps.checks));
+  app.use(createMetricsRouter(deps.registry));
+  app.use(notFound);
+  app.use(errorMiddleware(deps.logger));
+  return app;
+}

@@ -1,0 +1,97 @@
+import { expect } from 'chai';
+import type Bull from 'bull';
+import { SignJWT } from 'jose';
+import {
+  createWebhookQueue,
+  webhookJobOptions,
+  type WebhookJobData,
+} from '../../shared/queue/webhook-queue.ts';
+import type { NotificationRecord } from '../../tray-service/api/tray/to-notification-record.ts';
+import { startTrayProcess, trayJwtSecret, type TrayProcess } from '../reliability/support/tray-process.ts';
+import { uniqueName, useMongo, useQueuePrefix } from '../support/suite-resources.ts';
+import { testStack } from '../support/test-stack.ts';
+import { dataOf, named, openSse, type SseStream } from './live/support/sse-client.ts';
+import { commentEvent, minute } from './worker/event-builder.ts';
+import { jobDataOf } from './worker/worker-harness.ts';
+
+// TRAY_ROLE splits tray-service/main.ts into stream servers and workers that scale apart: the
+// API-only process takes no job, the worker-only one serves operators only, and a record the
+// worker writes still reaches a stream on the API process.
+describe('tray-service/main.ts roles (TRAY_ROLE)', function () {
+  this.timeout(120_000);
+  const mongo = useMongo();
+  const prefix = useQueuePrefix();
+  const streamPrefix = uniqueName('live');
+  const processes: TrayProcess[] = [];
+  let api: TrayProcess | undefined;
+  let queue: Bull.Queue<WebhookJobData> | undefined;
+  let stream: SseStream | undefined;
+  const start = async (role: string) => {
+    const started = await startTrayProcess({
+      redisUrl: testStack().redisUrl,
+      mongoUri: testStack().mongoUri,
+      db: mongo.dbName,
+      prefix,
+      env: { TRAY_ROLE: role, STREAM_REDIS_PREFIX: streamPrefix },
+    });
+    processes.push(started);
+    return started;
+  };
+  const token = (user: string) =>
+    new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(user)
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(trayJwtSecret));
+
+  before(async () => {
+    api = await start('api');
+    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+  });
+  after(async () => {
+    stream?.close();
+    for (const started of processes) await started.kill();
+    await queue?.close();
+  });
+
+  let job: Bull.Job<WebhookJobData> | undefined;
+  it('an API-only process serves the tray and its streams, and takes no queued job', async () => {
+    const base = `http://127.0.0.1:${api!.port}`;
+    const auth = { Authorization: `Bearer ${await token('u-role')}` };
+    stream = await openSse(`${base}/notifications/v3/stream`, auth);
+    await stream.next(named('unread'));
+    const history = await fetch(`${base}/notifications/v3`, { headers: auth });
+    expect(history.status).to.equal(200);
+    const envelope = commentEvent({
+      postId: 'p-role',
+      postOwner: 'u-role',
+      author: 'u-cid',
+      createdAt: minute(1),
+    });
+    job = await queue!.add(jobDataOf(envelope), { ...webhookJobOptions, jobId: 'role-job' });
+    await new Promise((done) => setTimeout(done, 2_000));
+    expect(await job.getState()).to.equal('waiting');
+  });
+
+  it('a worker-only process takes the job, and its record reaches the stream on the API process', async () => {
+    await start('worker');
+    const record = await stream!.next(named('record'), { timeoutMs: 15_000 });
+    expect(dataOf<NotificationRecord>(record).v_tarid_uid).to.equal('comment_p-role_u-role');
+    expect(await job!.getState()).to.equal('completed');
+  });
+
+  it('the worker-only process answers operators only: health, readiness, metrics; the API is not there', async () => {
+    const base = `http://127.0.0.1:${processes[1]!.port}`;
+    expect((await fetch(`${base}/healthz`)).status).to.equal(200);
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).to.equal(200);
+    expect(await ready.json()).to.nested.include({ 'checks.mongodb.ok': true, 'checks.redis.ok': true });
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).to.match(/^tray_worker_jobs_total\{[^}]*outcome="completed"[^}]*\} 1$/m);
+    const tray = await fetch(`${base}/notifications/v3`, {
+      headers: { Authorization: `Bearer ${await token('u-role')}` },
+    });
+    expect(tray.status).to.equal(404);
+    expect(await tray.json()).to.include({ status: 'error', code: 404000 });
+  });
+});
