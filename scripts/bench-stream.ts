@@ -3,7 +3,8 @@
 //      worker each) sharing the queue; one live stream per recipient, spread over both processes.
 //      Measured from the receiver's acknowledgement to the `record` event on the stream: p50, p99,
 //      after --warmup seconds at the same rate on the fresh processes (reported separately).
-//   2. memory: --idle streams held open on one tray process; its RSS before and after.
+//   2. memory: --idle streams held open on one tray process; its RSS before and after. Then the
+//      same on a stream server started with TRAY_ROLE=api (no worker).
 // Starts its own redis-server and FerretDB on a throwaway PostgreSQL cluster (unless REDIS_URL /
 // MONGODB_URI point elsewhere) and its own receiver and tray processes. Needs a quiet machine.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -281,25 +282,35 @@ runCli(async () => {
     );
     for (const stream of streams.splice(0)) stream.close();
 
-    // 2. Memory: idle streams on the first tray process.
-    const pid = trays[0]?.pid ?? 0;
-    await sleep(2_000);
-    const before = residentMb(pid);
-    for (let i = 0; i < numbers.idle; i += 1) {
-      streams.push(
-        await openStream(
-          `http://127.0.0.1:${trayPorts[0]}/notifications/v3/stream`,
-          await token(`u-idle${i}`),
-          () => undefined,
-        ),
+    // 2. Memory: idle streams on the first tray process (it has just carried the load as API and
+    //    worker), then on a stream server of its own (TRAY_ROLE=api, freshly started).
+    const holdIdle = async (what: string, pid: number, port: number | undefined, users: string) => {
+      await sleep(2_000);
+      const before = residentMb(pid);
+      const held: Stream[] = [];
+      for (let i = 0; i < numbers.idle; i += 1) {
+        held.push(
+          await openStream(
+            `http://127.0.0.1:${port}/notifications/v3/stream`,
+            await token(`${users}${i}`),
+            () => undefined,
+          ),
+        );
+      }
+      streams.push(...held);
+      await sleep(3_000);
+      const after = residentMb(pid);
+      process.stdout.write(
+        `memory: ${what} RSS ${before} MB idle, ${after} MB with ${numbers.idle} open streams` +
+          ` (${Math.round(((after - before) * 1024 * 10) / numbers.idle) / 10} kB a stream)\n`,
       );
-    }
-    await sleep(3_000);
-    const after = residentMb(pid);
-    process.stdout.write(
-      `memory: one tray process (API and worker) RSS ${before} MB idle, ${after} MB with ${numbers.idle} open streams` +
-        ` (${Math.round(((after - before) * 1024 * 10) / numbers.idle) / 10} kB a stream)\n`,
-    );
+      for (const stream of held) stream.close();
+    };
+    await holdIdle('one tray process (API and worker)', trays[0]?.pid ?? 0, trayPorts[0], 'u-idle');
+    const apiPort = await freePort();
+    const apiOnly = start('tray-service/main.ts', { TRAY_PORT: String(apiPort), TRAY_ROLE: 'api' });
+    await waitHealthy(`http://127.0.0.1:${apiPort}/healthz`, 120_000);
+    await holdIdle('a stream server (TRAY_ROLE=api)', apiOnly.pid ?? 0, apiPort, 'u-api');
     return 0;
   } finally {
     for (const stream of streams) stream.close();
