@@ -1,13 +1,12 @@
 import { expect } from 'chai';
 import type Bull from 'bull';
-import { SignJWT } from 'jose';
 import {
   createWebhookQueue,
   webhookJobOptions,
   type WebhookJobData,
 } from '../../shared/queue/webhook-queue.ts';
 import type { NotificationRecord } from '../../tray-service/api/tray/to-notification-record.ts';
-import { startTrayProcess, trayJwtSecret, type TrayProcess } from '../reliability/support/tray-process.ts';
+import { startTrayProcess, trayToken, type TrayProcess } from '../reliability/support/tray-process.ts';
 import { uniqueName, useMongo, useQueuePrefix } from '../support/suite-resources.ts';
 import { testStack } from '../support/test-stack.ts';
 import { dataOf, named, openSse, type SseStream } from './live/support/sse-client.ts';
@@ -37,12 +36,7 @@ describe('tray-service/main.ts roles (TRAY_ROLE)', function () {
     processes.push(started);
     return started;
   };
-  const token = (user: string) =>
-    new SignJWT({})
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject(user)
-      .setExpirationTime('1h')
-      .sign(new TextEncoder().encode(trayJwtSecret));
+  const token = (user: string) => trayToken(user);
 
   before(async () => {
     api = await start('api');

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { SignJWT } from 'jose';
 import { existsSync } from 'node:fs';
 import { useMongo, useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
@@ -11,7 +10,7 @@ import {
   schemathesisBin,
   schemathesisExamples,
 } from '../support/run-schemathesis.ts';
-import { startTrayProcess, trayJwtSecret, type TrayProcess } from '../support/tray-process.ts';
+import { startTrayProcess, trayToken, type TrayProcess } from '../support/tray-process.ts';
 
 const user = 'schemathesis-user';
 
@@ -48,11 +47,7 @@ describe('tray API against its own OpenAPI document (schemathesis)', function ()
       // The fuzzer is one client sending thousands of calls: the per-user limit would answer 429.
       env: { RATE_LIMIT_CALLS: '1000000' },
     });
-    const token = await new SignJWT({})
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject(user)
-      .setExpirationTime('1h')
-      .sign(new TextEncoder().encode(trayJwtSecret));
+    const token = await trayToken(user);
     const result = await runSchemathesis({
       base: `http://127.0.0.1:${tray.port}`,
       token,

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { SignJWT } from 'jose';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +18,7 @@ import {
   type ReceiverProcess,
 } from '../support/receiver-process.ts';
 import { latencySummary, reportFigures, tally } from '../support/report-figures.ts';
-import { startTrayProcess, trayJwtSecret, type TrayProcess } from '../support/tray-process.ts';
+import { startTrayProcess, trayToken, type TrayProcess } from '../support/tray-process.ts';
 import {
   compareTray,
   expectedTray,
@@ -145,11 +144,7 @@ describe(`sustained load: ${eventCount} signed events through receiver -> queue 
     }
     const drainedAt = performance.now();
 
-    const token = await new SignJWT({})
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject(sequence.last.userId)
-      .setExpirationTime('10m')
-      .sign(new TextEncoder().encode(trayJwtSecret));
+    const token = await trayToken(sequence.last.userId, '10m');
     const page = await fetch(`http://127.0.0.1:${tray.port}/notifications/v3/history`, {
       headers: { authorization: `Bearer ${token}` },
     });

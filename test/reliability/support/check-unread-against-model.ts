@@ -1,7 +1,6 @@
-import { SignJWT } from 'jose';
 import type { BurstBody } from './burst.ts';
 import { bannedUsers, referenceTray, type ModelEnvelope } from './reference-tray-model.ts';
-import { trayJwtSecret } from './tray-process.ts';
+import { trayToken } from './tray-process.ts';
 
 export interface UnreadMismatch {
   readonly userId: string;
@@ -27,11 +26,7 @@ export async function checkUnreadAgainstModel(
   for (const userId of bannedUsers(envelopes)) expected.set(userId, 'HTTP 401');
   const mismatches: UnreadMismatch[] = [];
   for (const [userId, count] of expected) {
-    const token = await new SignJWT({})
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject(userId)
-      .setExpirationTime('10m')
-      .sign(new TextEncoder().encode(trayJwtSecret));
+    const token = await trayToken(userId, '10m');
     const res = await fetch(`http://127.0.0.1:${trayPort}/notifications/v3`, {
       headers: { authorization: `Bearer ${token}` },
       signal: AbortSignal.timeout(10_000),

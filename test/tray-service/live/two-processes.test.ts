@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { SignJWT } from 'jose';
 import type Bull from 'bull';
 import {
   createWebhookQueue,
@@ -7,7 +6,7 @@ import {
   type WebhookJobData,
 } from '../../../shared/queue/webhook-queue.ts';
 import type { NotificationRecord } from '../../../tray-service/api/tray/to-notification-record.ts';
-import { startTrayProcess, trayJwtSecret, type TrayProcess } from '../../reliability/support/tray-process.ts';
+import { startTrayProcess, trayToken, type TrayProcess } from '../../reliability/support/tray-process.ts';
 import { uniqueName, useMongo, useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { commentEvent, minute } from '../worker/event-builder.ts';
@@ -43,12 +42,7 @@ describe('live tray across two tray-service processes', function () {
   });
   after(() => queue?.close());
 
-  const token = (user: string) =>
-    new SignJWT({})
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject(user)
-      .setExpirationTime('1h')
-      .sign(new TextEncoder().encode(trayJwtSecret));
+  const token = (user: string) => trayToken(user);
 
   it('delivers a queued event to streams on both processes, whichever worker took the job', async () => {
     const user = 'u-two';
