@@ -6,7 +6,6 @@
 // Options: --total <n> (default 1000000) --user-records <n> (1000) --pages <n> (20) --keep <dir>
 // (keep the servers' data there and reuse it on the next run). Starts its own redis-server and
 // FerretDB on a throwaway PostgreSQL cluster unless REDIS_URL / MONGODB_URI point elsewhere.
-import { SignJWT } from 'jose';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -30,6 +29,7 @@ import { createCounter } from '../shared/mongo/create-counter.ts';
 import { ensureCollections } from '../shared/mongo/ensure-collections.ts';
 import { DAY_MS } from '../shared/time/durations.ts';
 import { startFerretOnPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
+import { hs256Token } from './lib/hs256-token.ts';
 
 const { values } = parseArgs({
   options: {
@@ -188,12 +188,7 @@ try {
   });
   const server = await listen(app, { port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const tokenFor = (userId: string) =>
-    new SignJWT({})
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject(userId)
-      .setExpirationTime('1h')
-      .sign(new TextEncoder().encode(SECRET));
+  const tokenFor = (userId: string) => hs256Token(SECRET, userId);
   const timed = async <T>(work: () => Promise<T>): Promise<[number, T]> => {
     const t0 = performance.now();
     const result = await work();

@@ -12,11 +12,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { SignJWT } from 'jose';
 import { signBody } from '../receiver/signature/sign-body.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { parseCli, runCli } from './lib/cli.ts';
 import { freePort, startFerretOnPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
+import { hs256Token } from './lib/hs256-token.ts';
 
 const usage = `Usage: npm run bench:stream -- [--rate 200] [--seconds 30] [--recipients 100] [--idle 10000] [--warmup 5]
 
@@ -70,12 +70,7 @@ function openStream(
   });
 }
 
-const token = (userId: string) =>
-  new SignJWT({})
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(userId)
-    .setExpirationTime('2h')
-    .sign(new TextEncoder().encode(SECRET));
+const token = (userId: string) => hs256Token(SECRET, userId, '2h');
 
 /** A comment by u-actor on `owner`'s post `postId`: one new record for the owner. */
 function commentBody(owner: string, postId: string, at: number): string {

@@ -3,10 +3,10 @@
 // posts with a mention, --comments comments on 50 community posts, then 20 community posts),
 // waits until the last post shows in a member's v3 history, and times history pages and unread
 // counts of a post owner through the tray API. Defaults match `npm start` (dev secret, dev JWT).
-import { SignJWT } from 'jose';
 import { signBody } from '../receiver/signature/sign-body.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { parseCli, runCli } from './lib/cli.ts';
+import { hs256Token } from './lib/hs256-token.ts';
 
 const usage = `
 Usage: npm run try-stack -- [--members 500] [--feed-posts 400] [--comments 2000]
@@ -139,9 +139,8 @@ async function main(): Promise<number> {
     `sent ${bodies.length} events in ${((lastAck - started) / 1000).toFixed(1)} s, ${refused} not 200\n`,
   );
 
-  const key = new TextEncoder().encode(values['jwt-secret']);
   const auth = async (user: string) => ({
-    authorization: `Bearer ${await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(user).setExpirationTime('1h').sign(key)}`,
+    authorization: `Bearer ${await hs256Token(values['jwt-secret'], user)}`,
   });
   const reader = u(members - 1);
   const readerAuth = await auth(reader);

@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import { createLatestTimes } from './latest-times.ts';
 
 export const TRAY_CLEARS = 'tray_clears';
 
@@ -14,20 +15,8 @@ export interface ClearsRepository {
   markCleared(userId: string, at: number): Promise<void>;
 }
 
-/**
- * Insert, then prune the user's older marks (the read-state pattern, read-state-repository.ts):
- * FerretDB's update operators are not atomic, inserts and deletes never lose the larger value.
- */
+/** Kept by insert and prune, like the last-read time (createLatestTimes). */
 export function createClearsRepository(db: Db): ClearsRepository {
-  const clears = db.collection<ClearDoc>(TRAY_CLEARS);
-  return {
-    async lastClearedAt(userId) {
-      const marks = await clears.find({ userId }).toArray();
-      return Math.max(0, ...marks.map((mark) => mark.clearedAt));
-    },
-    async markCleared(userId, at) {
-      await clears.insertOne({ userId, clearedAt: at });
-      await clears.deleteMany({ userId, clearedAt: { $lt: at } });
-    },
-  };
+  const times = createLatestTimes(db, TRAY_CLEARS, 'clearedAt' satisfies keyof ClearDoc);
+  return { lastClearedAt: times.latest, markCleared: times.record };
 }

@@ -1,20 +1,15 @@
-import { SignJWT } from 'jose';
 import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../../../scripts/lib/local-servers.ts';
 import { cleanEnv, startScript } from '../../support/run-script.ts';
 import { testStack } from '../../support/test-stack.ts';
+import { hs256Token } from '../../../scripts/lib/hs256-token.ts';
 
 /** The JWT_SECRET the tray process is started with, so tests can mint tokens it accepts. */
 export const trayJwtSecret = 'reliability-fault-jwt-secret-32-characters';
 
 /** A bearer token for `userId` that a process started by startTrayProcess accepts. */
-export function trayToken(userId: string, expiresIn = '1h'): Promise<string> {
-  return new SignJWT({})
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(userId)
-    .setExpirationTime(expiresIn)
-    .sign(new TextEncoder().encode(trayJwtSecret));
-}
+export const trayToken = (userId: string, expiresIn = '1h'): Promise<string> =>
+  hs256Token(trayJwtSecret, userId, expiresIn);
 
 export interface TrayProcess {
   readonly child: ChildProcess;
