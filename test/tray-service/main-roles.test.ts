@@ -9,6 +9,7 @@ import type { NotificationRecord } from '../../tray-service/api/tray/to-notifica
 import { startTrayProcess, trayToken, type TrayProcess } from '../reliability/support/tray-process.ts';
 import { uniqueName, useMongo, useQueuePrefix } from '../support/suite-resources.ts';
 import { testStack } from '../support/test-stack.ts';
+import { waitFor } from '../support/wait-for.ts';
 import { dataOf, named, openSse, type SseStream } from './live/support/sse-client.ts';
 import { commentEvent, minute } from './worker/event-builder.ts';
 import { jobDataOf } from './worker/worker-harness.ts';
@@ -71,7 +72,15 @@ describe('tray-service/main.ts roles (TRAY_ROLE)', function () {
     await start('worker');
     const record = await stream!.next(named('record'), { timeoutMs: 15_000 });
     expect(dataOf<NotificationRecord>(record).v_tarid_uid).to.equal('comment_p-role_u-role');
-    expect(await job!.getState()).to.equal('completed');
+    // The record is streamed as the worker writes it, before Bull moves the job out of 'active'
+    // (and getState reads its lists one by one, so mid-move it says 'stuck'): wait for it to settle.
+    let state = await job!.getState();
+    await waitFor(
+      async () => !['active', 'stuck'].includes((state = await job!.getState())),
+      10_000,
+      'the job to leave the active list',
+    );
+    expect(state).to.equal('completed');
   });
 
   it('the worker-only process answers operators only: health, readiness, metrics; the API is not there', async () => {

@@ -111,8 +111,12 @@ export function useWorker(
       return job;
     },
     async deliverAll(envelopes) {
-      const jobs = await Promise.all(envelopes.map((envelope) => add(envelope)));
-      await Promise.all(jobs.map((job) => job.finished()));
+      const [first, ...rest] = await Promise.all(envelopes.map((envelope) => add(envelope)));
+      // bull subscribes to its global events on a queue's first finished(); until then every call
+      // waits on the subscriber connection with listeners of its own (a MaxListeners warning past
+      // ten), so one call goes first and the rest find the subscription made.
+      await first?.finished();
+      await Promise.all(rest.map((job) => job.finished()));
     },
     record: (id) => mongo.db.collection<TrayRecordDoc>(TRAY_RECORDS).findOne({ _id: id }),
     records: (userId) =>
