@@ -268,8 +268,14 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       // Another user is not affected; a closed stream frees its slot.
       expect((await stream(1, 'u-other')).status).to.equal(200);
       held[0]?.close();
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect((await stream(1, user)).status).to.equal(200);
+      // The server releases the slot when it sees the socket close: retry a few times (a busy
+      // machine may take a moment), well within the per-user call limit.
+      let reopened = await stream(1, user);
+      for (let attempt = 0; attempt < 20 && reopened.status === 429; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        reopened = await stream(1, user);
+      }
+      expect(reopened.status).to.equal(200);
     });
 
     it('closes the streams of a user banned globally, and refuses new ones', async () => {
