@@ -134,7 +134,6 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
       pageSize: config.TRAY_PAGE_SIZE,
       networkId: config.NETWORK_ID,
       blockApi: config.BLOCK_API === 'on',
-      retentionDays: config.TRAY_RETENTION_DAYS,
       demo: config.TRAY_DEMO === 'on',
     },
     admin,

@@ -14,10 +14,29 @@ export interface CountQuery {
   below?: Readonly<Record<string, number | Date>>;
 }
 
+/** The documents holding one value of the grouped field. */
+export interface GroupCount {
+  /** The field's value (documents without it, or with a non-string value, are left out). */
+  key: string;
+  count: number;
+  /** The largest value of the `newest` field among them (a number field). */
+  newest: number;
+}
+
+/** The field a countBy groups by, and the number field whose largest value it reports per group. */
+export interface GroupFields {
+  by: string;
+  newest: string;
+}
+
 export interface Counter {
   count(collection: string, query: CountQuery): Promise<number>;
+  /** The query's documents counted per value of `fields.by`, newest first (by `fields.newest`). */
+  countBy(collection: string, query: CountQuery, fields: GroupFields): Promise<GroupCount[]>;
   close(): Promise<void>;
 }
+
+const newestFirst = (a: GroupCount, b: GroupCount) => b.newest - a.newest;
 
 /** The same query as a MongoDB filter: what the driver sends, and the meaning the SQL must keep. */
 export function countFilter(query: CountQuery): Filter<Document> {
@@ -26,6 +45,22 @@ export function countFilter(query: CountQuery): Filter<Document> {
   for (const [field, value] of Object.entries(query.above ?? {})) filter[field] = { $gt: value };
   for (const [field, value] of Object.entries(query.below ?? {})) filter[field] = { $lt: value };
   return filter;
+}
+
+/** The documents' groups by `fields.by`, newest first; documents without a string key or a number are left out. Pure. */
+export function groupCounts(docs: readonly Document[], fields: GroupFields): GroupCount[] {
+  const groups = new Map<string, GroupCount>();
+  for (const doc of docs) {
+    const key: unknown = doc[fields.by];
+    const at: unknown = doc[fields.newest];
+    if (typeof key !== 'string' || typeof at !== 'number') continue;
+    const group = groups.get(key);
+    if (group) {
+      group.count += 1;
+      group.newest = Math.max(group.newest, at);
+    } else groups.set(key, { key, count: 1, newest: at });
+  }
+  return [...groups.values()].sort(newestFirst);
 }
 
 /**
@@ -42,6 +77,16 @@ export function createCounter(
   if (options.storage !== 'ferretdb-postgresql' || !options.postgresUrl) {
     return {
       count: (collection, query) => db.collection(collection).countDocuments(countFilter(query)),
+      // FerretDB implements only $sum and $count in $group, so the groups are made here from the
+      // two fields of the documents the query selects (an index serves it on MongoDB).
+      countBy: async (collection, query, fields) =>
+        groupCounts(
+          await db
+            .collection(collection)
+            .find(countFilter(query), { projection: { _id: 0, [fields.by]: 1, [fields.newest]: 1 } })
+            .toArray(),
+          fields,
+        ),
       close: async () => undefined,
     };
   }
@@ -58,23 +103,45 @@ export function createCounter(
     else tables.set(collection, table);
     return table;
   };
-  const run = async (collection: string, query: CountQuery, fresh: boolean): Promise<number> => {
-    const table = await tableOf(collection, fresh);
-    if (table === undefined) return 0;
-    const { text, values } = countStatement(db.databaseName, table, query);
-    const { rows } = await pool.query<{ n: number }>(text, values);
-    return rows[0]?.n ?? 0;
+  /** Runs a statement on `collection`'s table; `empty` when the table is not there. */
+  const run = async <T>(
+    collection: string,
+    statement: (table: string) => { text: string; values: unknown[] },
+    read: (rows: Record<string, unknown>[]) => T,
+    empty: T,
+  ): Promise<T> => {
+    const attempt = async (fresh: boolean) => {
+      const table = await tableOf(collection, fresh);
+      if (table === undefined) return empty;
+      const { text, values } = statement(table);
+      return read((await pool.query<Record<string, unknown>>(text, values)).rows);
+    };
+    try {
+      return await attempt(false);
+    } catch (error) {
+      // 42P01: the table was replaced (collection dropped and created again): look it up anew.
+      if ((error as { code?: string }).code !== '42P01') throw error;
+      return attempt(true);
+    }
   };
   return {
-    async count(collection, query) {
-      try {
-        return await run(collection, query, false);
-      } catch (error) {
-        // 42P01: the table was replaced (collection dropped and created again): look it up anew.
-        if ((error as { code?: string }).code !== '42P01') throw error;
-        return run(collection, query, true);
-      }
-    },
+    count: (collection, query) =>
+      run(
+        collection,
+        (table) => countStatement(db.databaseName, table, query),
+        (rows) => Number(rows[0]?.n ?? 0),
+        0,
+      ),
+    countBy: (collection, query, fields) =>
+      run(
+        collection,
+        (table) => countByStatement(db.databaseName, table, query, fields),
+        (rows) =>
+          rows
+            .filter((row) => typeof row.key === 'string' && typeof row.newest === 'number')
+            .map((row) => ({ key: row.key as string, count: Number(row.n), newest: row.newest as number })),
+        [],
+      ),
     close: () => pool.end(),
   };
 }
@@ -90,10 +157,43 @@ export function countStatement(
   query: CountQuery,
 ): { text: string; values: unknown[] } {
   const args: unknown[] = [];
-  const arg = (value: unknown) => {
+  const where = whereClause(query, argumentList(args));
+  return { text: `SELECT count(*)::int AS n FROM ${tableName(schema, table)}${where}`, values: args };
+}
+
+/**
+ * The SQL of a countBy, like countStatement's: one row per value of `fields.by` (as text), with
+ * its count and the largest `fields.newest`, newest first. Pure; exported so tests can read its plan.
+ */
+export function countByStatement(
+  schema: string,
+  table: string,
+  query: CountQuery,
+  fields: GroupFields,
+): { text: string; values: unknown[] } {
+  const args: unknown[] = [];
+  const arg = argumentList(args);
+  const key = `_jsonb->>${arg(fields.by)}`;
+  const newest = `max((_jsonb->>${arg(fields.newest)})::numeric)::float8`;
+  const where = whereClause(query, arg);
+  return {
+    text: `SELECT ${key} AS key, count(*)::int AS n, ${newest} AS newest FROM ${tableName(schema, table)}${where} GROUP BY 1 ORDER BY 3 DESC`,
+    values: args,
+  };
+}
+
+const tableName = (schema: string, table: string) =>
+  `${pg.escapeIdentifier(schema)}.${pg.escapeIdentifier(table)}`;
+
+/** Adds a value to `args` and returns its placeholder. */
+const argumentList =
+  (args: unknown[]) =>
+  (value: unknown): string => {
     args.push(value);
     return `$${args.length}`;
   };
+
+function whereClause(query: CountQuery, arg: (value: unknown) => string): string {
   const where = [
     ...Object.entries(query.equal).map(
       ([field, value]) => `_jsonb->${arg(field)} @> ${arg(JSON.stringify(value))}::jsonb`,
@@ -113,8 +213,5 @@ export function countStatement(
         `(_jsonb->>${arg(field)})::numeric > ${arg(value instanceof Date ? value.getTime() : value)}`,
     ),
   ];
-  const text = `SELECT count(*)::int AS n FROM ${pg.escapeIdentifier(schema)}.${pg.escapeIdentifier(table)}${
-    where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''
-  }`;
-  return { text, values: args };
+  return where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
 }

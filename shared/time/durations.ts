@@ -1,2 +1,5 @@
+/** Milliseconds in one hour: the width of a history bucket (shared/tray/storage-keys.ts). */
+export const HOUR_MS = 60 * 60 * 1000;
+
 /** Milliseconds in one day: retention periods are configured in days and stored as times. */
-export const DAY_MS = 24 * 60 * 60 * 1000;
+export const DAY_MS = 24 * HOUR_MS;

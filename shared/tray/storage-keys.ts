@@ -3,10 +3,15 @@
  * equality from an index (docs/storage.md), so every hot query selects by one of these fields
  * instead of by a range, `$in` or a dotted path. Pure: the stores write and query them.
  */
-import { DAY_MS } from '../time/durations.ts';
+import { HOUR_MS } from '../time/durations.ts';
 
-/** Width of a history bucket: a page reads one day of a user's records at a time, newest first. */
-export const HISTORY_BUCKET_MS = DAY_MS;
+/**
+ * Width of a history bucket: a page reads whole buckets of a user's records, so a user with a
+ * thousand records in a day reads a few dozen per page, not the day. Records written before the
+ * width was an hour keep their one-day buckets: the history walk orders buckets by the newest
+ * record in each, whatever their width, so they need no migration.
+ */
+export const HISTORY_BUCKET_MS = HOUR_MS;
 
 /** Every recipient's record of one verb and target: what a fan-out reads and a post regroups. */
 export function recordGroup(verb: string, targetId: string): string {
@@ -14,7 +19,7 @@ export function recordGroup(verb: string, targetId: string): string {
   return JSON.stringify([verb, targetId]);
 }
 
-/** The UTC day of `at` (epoch ms) as a bucket number. */
+/** The hour of `at` (epoch ms) as a bucket number. */
 export function bucketOf(at: number): number {
   return Math.floor(at / HISTORY_BUCKET_MS);
 }

@@ -1,6 +1,11 @@
 import type { Db, Document } from 'mongodb';
 import pg from 'pg';
-import { countStatement, type CountQuery } from '../../shared/mongo/create-counter.ts';
+import {
+  countByStatement,
+  countStatement,
+  type CountQuery,
+  type GroupFields,
+} from '../../shared/mongo/create-counter.ts';
 import { detectStorage } from '../../shared/mongo/detect-storage.ts';
 import { ferretTable, withPostgres } from '../../shared/mongo/ferret-postgres-tables.ts';
 import { testStack } from './test-stack.ts';
@@ -89,23 +94,25 @@ export async function assertIndexServed(
 
 /**
  * Fails unless PostgreSQL answers the counter's SQL for this count (createCounter, on FerretDB on
- * PostgreSQL) through one of the GIN expression indexes; sequential scans are turned off first,
+ * PostgreSQL; a countBy with `by`) through one of the GIN expression indexes; sequential scans are turned off first,
  * as above, so a test-sized table says something about scale.
  */
 export async function assertCountServed(
   db: Db,
   collectionName: string,
   query: CountQuery,
-  options: { postgresUrl?: string | undefined } = {},
+  options: { postgresUrl?: string | undefined; by?: GroupFields } = {},
 ): Promise<void> {
-  const what = `count ${collectionName} ${JSON.stringify(query)}`;
+  const what = `count${options.by ? ` by ${options.by.by}` : ''} ${collectionName} ${JSON.stringify(query)}`;
   const postgresUrl = options.postgresUrl ?? testStack().postgresUrl;
   if (!postgresUrl) throw new Error(`${what}: no PostgreSQL URL to read the plan from`);
   await withPostgres(postgresUrl, async (client) => {
     const table = await ferretTable(client, db.databaseName, collectionName);
     if (!table) throw new Error(`${what}: the collection has no table yet`);
     const ours = await ginIndexesOf(postgresUrl, db.databaseName, table);
-    const { text, values } = countStatement(db.databaseName, table, query);
+    const { text, values } = options.by
+      ? countByStatement(db.databaseName, table, query, options.by)
+      : countStatement(db.databaseName, table, query);
     await client.query('BEGIN');
     try {
       await client.query('SET LOCAL enable_seqscan = off');

@@ -36,8 +36,6 @@ export interface TrayApiSettings {
   networkId: string;
   /** BLOCK_API: false answers 410 Gone on every block path. */
   blockApi: boolean;
-  /** TRAY_RETENTION_DAYS (default 90): how far back a history page looks for records. */
-  retentionDays?: number;
   /** TRAY_DEMO: the demo page at /demo (needs `live`). */
   demo?: boolean;
 }
@@ -114,7 +112,6 @@ export function createTrayApi(deps: TrayApiDeps): Express {
     '/notifications',
     createTrayRouter({
       records: createRecordQueries(deps.db, {
-        retentionDays: deps.settings.retentionDays ?? 90,
         counter: deps.counter,
         ...(live ? { onMarkedRead: live.publisher.markedRead } : {}),
       }),

@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Counter } from '../../shared/mongo/create-counter.ts';
 import type { Db, Filter } from 'mongodb';
 import { TRAY_RECORDS, type TrayRecordDoc, type TrayVerb } from '../../shared/tray/tray-record.ts';
-import { historyBucket } from '../../shared/tray/storage-keys.ts';
 import { recordKey } from '../worker/activity.ts';
 import { casUpdateRecords, type ComputeRecord } from './cas-update-records.ts';
-import { historyBuckets } from './history-walk.ts';
+import { completeAbove, nextRound } from './history-walk.ts';
 import { cutPage, NO_MORE_PAGES, startAfterRange } from './timestamp-page.ts';
 
 export interface HistoryPage {
@@ -61,12 +60,10 @@ const apiWriter = () => ({ owner: `api:${randomUUID()}` });
 const newestFirst = (a: TrayRecordDoc, b: TrayRecordDoc) =>
   b.lastUpdate - a.lastUpdate || (a._id < b._id ? 1 : a._id > b._id ? -1 : 0);
 
-/** History buckets read at once at most: a sparse history walks several empty days per page. */
-const MAX_PARALLEL_BUCKETS = 8;
+/** History buckets read at once at most: a sparse history's page may span many hours. */
+const MAX_PARALLEL_BUCKETS = 16;
 
 export interface RecordQueryOptions {
-  /** Days a record lives after lastUpdate (TRAY_RETENTION_DAYS): how far back a page may look (default 90). */
-  retentionDays?: number;
   /**
    * Counts in the storage's cheapest way (createCounter). Required: the driver's countDocuments
    * on FerretDB decodes every record it counts, so a silent default would be the slow path.
@@ -91,51 +88,55 @@ export function createRecordQueries(db: Db, options: RecordQueryOptions): Record
   });
 
   /**
-   * The user's records newest first, read one history bucket (a day) at a time from the page's
-   * upper bound down, until `enough` says the rows read so far settle the page. Every record of
-   * a bucket is read, so rows are complete down to the oldest bucket read.
+   * The user's records newest first, down to where `enough` says the rows read settle the page
+   * (`want`: the rows it expects to need). Reads whole history buckets in the order the user's
+   * bucket counts give (history-walk.ts), and returns only rows known complete: none of an unread
+   * bucket could sort before them.
    */
   async function walk(
     userId: string,
     upper: number | undefined,
     now: number,
     excludeVerbs: readonly TrayVerb[],
+    want: number,
     enough: (rows: TrayRecordDoc[]) => boolean,
   ): Promise<TrayRecordDoc[]> {
-    const buckets = historyBuckets(upper, now, options.retentionDays ?? 90);
     const excluded = new Set<string>(excludeVerbs);
-    // How many records the walk can find at all (a count in PostgreSQL on FerretDB, a millisecond
-    // or two): once they are read, the older days need no query, so a user with a few records
-    // spread over the retention does not pay a query for every empty day.
-    const total = counter.count(TRAY_RECORDS, {
-      equal: { userId },
-      ...(excludeVerbs.length ? { notIn: { verb: excludeVerbs } } : {}),
-      above: { expiresAt: new Date(now) },
-      ...(upper === undefined ? {} : { below: { lastUpdate: upper } }),
-    });
-    const rows: TrayRecordDoc[] = [];
-    // One bucket first (a busy user's page is usually in it), then twice as many at a time, so a
-    // sparse history is walked in a few round trips without reading days a page does not need.
-    for (
-      let start = 0, width = 1;
-      start < buckets.length;
-      start += width, width = Math.min(width * 2, MAX_PARALLEL_BUCKETS)
-    ) {
-      const found = await Promise.all(
-        buckets
-          .slice(start, start + width)
-          .map((bucket) => records.find({ bucket: historyBucket(userId, bucket) }).toArray()),
-      );
+    // One indexed count in PostgreSQL on FerretDB (a few milliseconds for a thousand records):
+    // only buckets holding one of the page's records are read, and none of the empty hours.
+    const buckets = await counter.countBy(
+      TRAY_RECORDS,
+      {
+        equal: { userId },
+        ...(excludeVerbs.length ? { notIn: { verb: excludeVerbs } } : {}),
+        above: { expiresAt: new Date(now) },
+        ...(upper === undefined ? {} : { below: { lastUpdate: upper } }),
+      },
+      { by: 'bucket', newest: 'lastUpdate' },
+    );
+    // By _id: a record rewritten into a newer bucket while the walk runs is kept once.
+    const read = new Map<string, TrayRecordDoc>();
+    let rows: TrayRecordDoc[] = [];
+    for (let start = 0, counted = 0; start < buckets.length;) {
+      const end = nextRound(buckets, start, counted, want, MAX_PARALLEL_BUCKETS);
+      const round = buckets.slice(start, end);
+      const found = await Promise.all(round.map(({ key }) => records.find({ bucket: key }).toArray()));
       for (const doc of found.flat()) {
+        const kept = read.get(doc._id);
         if (
+          doc.userId === userId &&
           doc.expiresAt.getTime() > now &&
           (upper === undefined || doc.lastUpdate < upper) &&
-          !excluded.has(doc.verb)
+          !excluded.has(doc.verb) &&
+          (kept === undefined || kept.lastUpdate < doc.lastUpdate)
         )
-          rows.push(doc);
+          read.set(doc._id, doc);
       }
-      rows.sort(newestFirst);
-      if (enough(rows) || rows.length >= (await total)) return rows;
+      for (const bucket of round) counted += bucket.count;
+      start = end;
+      const bound = completeAbove(buckets, start);
+      rows = [...read.values()].filter((doc) => doc.lastUpdate > bound).sort(newestFirst);
+      if (enough(rows)) return rows;
     }
     return rows;
   }
@@ -163,19 +164,14 @@ export function createRecordQueries(db: Db, options: RecordQueryOptions): Record
         const boundary = rows[pageSize - 1]?.lastUpdate;
         return boundary !== undefined && rows.some((row) => row.lastUpdate < boundary);
       };
-      const rows = await walk(userId, upper, now, [], settled);
+      const rows = await walk(userId, upper, now, [], pageSize + 1, settled);
       const cut = cutPage(rows, pageSize, rows.length + 1);
       return { records: cut.records, nextPage: cut.kind === 'complete' ? cut.nextPage : NO_MORE_PAGES };
     },
 
     async pageNumber(userId, page, pageSize, now, excludeVerbs) {
-      const rows = await walk(
-        userId,
-        undefined,
-        now,
-        excludeVerbs,
-        (found) => found.length >= page * pageSize,
-      );
+      const want = page * pageSize;
+      const rows = await walk(userId, undefined, now, excludeVerbs, want, (found) => found.length >= want);
       return rows.slice((page - 1) * pageSize, page * pageSize);
     },
 

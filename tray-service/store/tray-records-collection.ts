@@ -8,7 +8,7 @@ export const trayRecordsCollection: CollectionSpec = {
     {
       name: 'history_bucket',
       key: { bucket: 1 },
-      serves: 'history v3/v2 pages: find({bucket}), one day of one user’s records (record-queries.ts walk)',
+      serves: 'history v3/v2 pages: find({bucket}), one hour of one user’s records (record-queries.ts walk)',
     },
     {
       name: 'user_unread',

@@ -55,8 +55,41 @@ describe('createCounter (counts in PostgreSQL on FerretDB)', () => {
     });
   }
 
+  // countBy: the same groups, counts and newest values as the counter used on MongoDB (which
+  // groups the selected documents itself), newest first; documents without the field left out.
+  const driverCounter = () => createCounter(mongo.db, { storage: 'mongodb' });
+  for (const [name, query] of queries) {
+    it(`counts by a field as the MongoDB counter does: ${name}`, async () => {
+      for (const by of ['verb', 'tag']) {
+        const fields = { by, newest: 'at' };
+        const expected = await driverCounter().countBy('things', query, fields);
+        const groups = await counter!.countBy('things', query, fields);
+        expect(groups).to.deep.equal(expected);
+        expect(groups.map((group) => group.newest)).to.deep.equal(
+          groups.map((group) => group.newest).sort((a, b) => b - a),
+        );
+      }
+    });
+  }
+
+  it('counts by a field: the groups of a known case', async () => {
+    const groups = await counter!.countBy(
+      'things',
+      { equal: { userId: 'u1' } },
+      { by: 'verb', newest: 'at' },
+    );
+    // n % 3 === 1: verb 'mention', n = 1, 4, ... 58 (20 documents, the newest n = 58).
+    expect(groups).to.deep.equal([{ key: 'mention', count: 20, newest: T + 58_000.5 }]);
+    expect(
+      await counter!.countBy('things', { equal: { userId: 'nobody' } }, { by: 'verb', newest: 'at' }),
+    ).to.deep.equal([]);
+  });
+
   it('counts 0 in a collection that does not exist yet, and finds it once it does', async () => {
     expect(await counter!.count('later', { equal: { userId: 'u1' } })).to.equal(0);
+    expect(
+      await counter!.countBy('later', { equal: { userId: 'u1' } }, { by: 'v', newest: 'at' }),
+    ).to.deep.equal([]);
     await mongo.db.collection('later').insertOne({ userId: 'u1' });
     await mongo.db.collection('later').drop();
     await mongo.db.collection('later').insertMany([{ userId: 'u1' }, { userId: 'u1' }]);

@@ -61,6 +61,9 @@ describe('tray API (operations)', () => {
         appName: 'tests',
         serverSelectionTimeoutMS: 500,
       });
+      // The user has records: the page's bucket counts still come from PostgreSQL, the records
+      // themselves must come through the stopped server.
+      await insertRecords(connection.db, [aTrayRecord({ userId: 'u' })]);
       await ferret.stop();
     });
     after(async () => {

@@ -23,7 +23,7 @@ import {
 } from '../worker/event-builder.ts';
 import { jobDataOf } from '../worker/worker-harness.ts';
 import { testCounter } from '../../support/test-counter.ts';
-import type { CountQuery, Counter } from '../../../shared/mongo/create-counter.ts';
+import type { CountQuery, Counter, GroupFields } from '../../../shared/mongo/create-counter.ts';
 
 const options: ProcessOptions = { eventsRetentionDays: 30, trayRetentionDays: 90, fanOutBatch: 10_000 };
 
@@ -93,13 +93,17 @@ describe('hot queries are served by an index (explain)', function () {
   });
 
   // Counts run in PostgreSQL (createCounter): captured here and their SQL's plan checked.
-  const counted: [string, CountQuery][] = [];
+  const counted: [string, CountQuery, GroupFields | undefined][] = [];
   const recordingCounter = async (): Promise<Counter> => {
     const counter = await testCounter(db!);
     return {
       count: (collection, query) => {
-        counted.push([collection, query]);
+        counted.push([collection, query, undefined]);
         return counter.count(collection, query);
+      },
+      countBy: (collection, query, fields) => {
+        counted.push([collection, query, fields]);
+        return counter.countBy(collection, query, fields);
       },
       close: () => counter.close(),
     };
@@ -114,7 +118,8 @@ describe('hot queries are served by an index (explain)', function () {
     for (const { command, collection, filter } of distinct.values()) {
       await assertIndexServed(db!, collection, filter, { command });
     }
-    for (const [collection, query] of counted) await assertCountServed(db!, collection, query);
+    for (const [collection, query, by] of counted)
+      await assertCountServed(db!, collection, query, by ? { by } : {});
   }
   const process = (envelope: TestEnvelope) => () => processJob(db!, jobDataOf(envelope), options);
 
