@@ -7,7 +7,8 @@ import { applyActivity, type ApplyOptions } from '../worker/apply-activity.ts';
 import type { GroupActors } from '../worker/group-actors.ts';
 import type { KeyedLock } from '../worker/keyed-lock.ts';
 import { casUpdateRecords, type RecordSnapshot } from './cas-update-records.ts';
-import { postRecipients } from './membership-store.ts';
+import { isMemberAt } from '../memberships/membership-intervals.ts';
+import { communityIntervals } from './membership-store.ts';
 import { WHOLE_GROUP } from './read-by-ids.ts';
 import { readGroupActors, recordGroupAction } from './target-actors-store.ts';
 
@@ -20,6 +21,11 @@ export interface ApplyActivitiesOptions extends ApplyOptions {
   lock?: KeyedLock;
   /** Runs each community-post fan-out, at most a few at once per process (memory). */
   fanOuts?: RunFanOut;
+  /**
+   * Gathers the posts of one community waiting in this process into one fan-out (startWorker gives
+   * keyedBatches): the members' records are rewritten once for them all, not once per post.
+   */
+  batchPosts?: BatchPosts;
   /** The tray's clock (epoch ms); tests pin it. */
   now?: () => number;
   /** Told of every record written (live streams, docs/live-tray.md). */
@@ -28,6 +34,13 @@ export interface ApplyActivitiesOptions extends ApplyOptions {
 
 /** Runs one fan-out when a slot is free (startWorker gives a p-limit). */
 export type RunFanOut = (fanOut: () => Promise<void>) => Promise<void>;
+
+/** Submits a post to the fan-outs of its key (its community's record group); `run` fans out a batch. */
+export type BatchPosts = (
+  key: string,
+  post: Activity,
+  run: (posts: readonly Activity[]) => Promise<void>,
+) => Promise<void>;
 
 interface Delivery {
   recipientId: string;
@@ -65,25 +78,50 @@ export async function applyActivities(
   await writeDeliveries(db, personal, options);
 
   const fanOuts: RunFanOut = options.fanOuts ?? ((fanOut) => fanOut());
+  const batchPosts: BatchPosts = options.batchPosts ?? ((_key, post, run) => run([post]));
   for (const activity of activities) {
     const { audience } = activity;
     if (audience.kind !== 'community') continue;
-    await fanOuts(async () => {
-      const group = recordGroup(activity.verb, activity.targetId);
-      const readGroup = () => readRecordGroup(db, group);
-      // Independent reads, at once: the members, and their records (a second or two each at 10,000).
-      const [members, first] = await Promise.all([
-        postRecipients(db, audience.communityId, activity.at),
-        readGroup(),
-      ]);
-      const recipients = members.filter((userId) => userId !== activity.actor.userId);
-      for (let start = 0; start < recipients.length; start += options.fanOutBatch) {
-        const batch = recipients
-          .slice(start, start + options.fanOutBatch)
-          .map((recipientId) => ({ recipientId, activity }));
-        await writeDeliveries(db, batch, options, { read: readGroup, first, group });
-      }
-    });
+    await batchPosts(
+      JSON.stringify([recordGroup(activity.verb, activity.targetId), audience.communityId]),
+      activity,
+      (posts) => fanOuts(() => fanOutPosts(db, posts, options)),
+    );
+  }
+}
+
+/**
+ * Community posts of one record group and community, fanned out together: the community's
+ * members and the group's records are read once, and each member's record takes every post the
+ * member was there for in one compare-and-set write (membership by time: a post reaches those who
+ * were members at its createdAt; an author is never notified of their own post).
+ */
+async function fanOutPosts(
+  db: Db,
+  posts: readonly Activity[],
+  options: ApplyActivitiesOptions,
+): Promise<void> {
+  const [post] = posts;
+  if (post?.audience.kind !== 'community') return;
+  const group = recordGroup(post.verb, post.targetId);
+  const readGroup = () => readRecordGroup(db, group);
+  // Independent reads, at once: the members, and their records (a second or two each at 10,000).
+  const [members, first] = await Promise.all([
+    communityIntervals(db, post.audience.communityId),
+    readGroup(),
+  ]);
+  const recipients: { recipientId: string; received: Activity[] }[] = [];
+  for (const [recipientId, spans] of members) {
+    const received = posts.filter(
+      (activity) => activity.actor.userId !== recipientId && isMemberAt(spans, activity.at),
+    );
+    if (received.length > 0) recipients.push({ recipientId, received });
+  }
+  for (let start = 0; start < recipients.length; start += options.fanOutBatch) {
+    const batch = recipients
+      .slice(start, start + options.fanOutBatch)
+      .flatMap(({ recipientId, received }) => received.map((activity) => ({ recipientId, activity })));
+    await writeDeliveries(db, batch, options, { read: readGroup, first, group });
   }
 }
 

@@ -3,7 +3,7 @@ import type { Db } from 'mongodb';
 import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import type { StoredEventDoc, TrayRecordDoc } from '../../shared/tray/tray-record.ts';
 import { publishBans } from '../bans/publish-bans.ts';
-import { applyActivities, type RunFanOut } from '../store/apply-activities.ts';
+import { applyActivities, type BatchPosts, type RunFanOut } from '../store/apply-activities.ts';
 import { applyBanChanges } from '../store/ban-store.ts';
 import { backfillJoins } from '../store/backfill-join.ts';
 import { applyMembershipChanges } from '../store/membership-store.ts';
@@ -18,6 +18,8 @@ export interface ProcessOptions {
   fanOutBatch: number;
   /** Runs each community-post fan-out (startWorker bounds how many run at once); direct without it. */
   fanOuts?: RunFanOut;
+  /** Gathers one community's waiting posts into one fan-out (startWorker); each alone without it. */
+  batchPosts?: BatchPosts;
   lock?: KeyedLock;
   /**
    * Where ban changes are published for the API (BAN_REDIS_PREFIX) once stored; startWorker always
@@ -71,6 +73,7 @@ export async function processJob(
     owner: job.dedupeKey,
     ...(options.lock ? { lock: options.lock } : {}),
     ...(options.fanOuts ? { fanOuts: options.fanOuts } : {}),
+    ...(options.batchPosts ? { batchPosts: options.batchPosts } : {}),
     ...(options.onRecordsWritten ? { onWritten: options.onRecordsWritten } : {}),
   };
   await applyMembershipChanges(db, mapped.memberships, { retentionDays: options.trayRetentionDays });

@@ -13,9 +13,18 @@ import { storedBanChanges } from '../store/ban-store.ts';
 import { workerCollections } from '../store/tray-collections.ts';
 import { purgeExpired } from '../store/purge-expired.ts';
 import pLimit from 'p-limit';
+import { keyedBatches } from '../../shared/async/keyed-batches.ts';
+import type { Activity } from './activity.ts';
 import { KeyedLock } from './keyed-lock.ts';
 import { processJob } from './process-job.ts';
 import { createWorkerMetrics } from './worker-metrics.ts';
+
+/**
+ * Posts of one community in one fan-out at most: each member's deliveries are built per batch of
+ * recipients (TRAY_FANOUT_BATCH x this many at most in memory), and a fan-out that fails is retried
+ * by every job in it.
+ */
+const POSTS_PER_FAN_OUT = 32;
 
 export interface WorkerDeps {
   queue: Bull.Queue<WebhookJobData>;
@@ -72,6 +81,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     trayRetentionDays: deps.trayRetentionDays ?? 90,
     fanOutBatch: deps.fanOutBatch ?? 10_000,
     fanOuts: pLimit(deps.fanOutConcurrency ?? 4),
+    // A fan-out costs the same for one post as for many: posts to a community that arrive while
+    // its fan-out runs go together in the next one.
+    batchPosts: keyedBatches<Activity>({ maxBatch: POSTS_PER_FAN_OUT }),
     lock: new KeyedLock(),
     bans,
     ...(deps.onStored ? { onStored: deps.onStored } : {}),

@@ -1,0 +1,102 @@
+import { expect } from 'chai';
+import { keyedBatches, type RunBatch } from '../../../shared/async/keyed-batches.ts';
+
+const tick = () => new Promise((done) => setImmediate(done));
+
+/** Batch runners the test completes by hand, recording each batch with the runner that ran it. */
+function manualRuns() {
+  const batches: { runner: string; items: number[] }[] = [];
+  const pending: { resolve: () => void; reject: (error: Error) => void }[] = [];
+  const runner =
+    (name: string): RunBatch<number> =>
+    (items) => {
+      batches.push({ runner: name, items: [...items] });
+      return new Promise<void>((resolve, reject) => pending.push({ resolve, reject }));
+    };
+  const settle = async (index: number, error?: Error) => {
+    const run = pending[index];
+    if (!run) throw new Error(`no batch #${index}`);
+    if (error) run.reject(error);
+    else run.resolve();
+    await tick();
+  };
+  return { batches, runner, settle };
+}
+
+describe('keyedBatches', () => {
+  it('runs a lone call at once, and the calls of its key made meanwhile together next, with the first one’s runner', async () => {
+    const { batches, runner, settle } = manualRuns();
+    const submit = keyedBatches<number>({ maxBatch: 10 });
+    const done: number[] = [];
+    const call = (n: number, name: string) => submit('k', n, runner(name)).then(() => done.push(n));
+    void call(1, 'a');
+    await tick();
+    expect(batches).to.deep.equal([{ runner: 'a', items: [1] }]);
+    void call(2, 'b');
+    void call(3, 'c');
+    await tick();
+    expect(batches, 'nothing more while the first batch runs').to.have.length(1);
+    await settle(0);
+    expect(done).to.deep.equal([1]);
+    expect(batches[1]).to.deep.equal({ runner: 'b', items: [2, 3] });
+    await settle(1);
+    expect(done).to.deep.equal([1, 2, 3]);
+  });
+
+  it('puts calls of the same tick in one batch', async () => {
+    const { batches, runner, settle } = manualRuns();
+    const submit = keyedBatches<number>({ maxBatch: 10 });
+    const calls = [submit('k', 1, runner('a')), submit('k', 2, runner('b'))];
+    await tick();
+    expect(batches).to.deep.equal([{ runner: 'a', items: [1, 2] }]);
+    await settle(0);
+    await Promise.all(calls);
+  });
+
+  it('runs different keys independently, at the same time', async () => {
+    const { batches, runner, settle } = manualRuns();
+    const submit = keyedBatches<number>({ maxBatch: 10 });
+    const calls = [submit('x', 1, runner('x')), submit('y', 2, runner('y'))];
+    await tick();
+    expect(batches.map((batch) => batch.runner).sort()).to.deep.equal(['x', 'y']);
+    await settle(0);
+    await settle(1);
+    await Promise.all(calls);
+  });
+
+  it('splits waiting calls into batches of maxBatch', async () => {
+    const { batches, runner, settle } = manualRuns();
+    const submit = keyedBatches<number>({ maxBatch: 2 });
+    const calls = [1, 2, 3, 4, 5].map((n) => submit('k', n, runner(`r${n}`)));
+    await tick();
+    expect(batches).to.deep.equal([{ runner: 'r1', items: [1, 2] }]);
+    await settle(0);
+    await settle(1);
+    await settle(2);
+    expect(batches.map((batch) => batch.items)).to.deep.equal([[1, 2], [3, 4], [5]]);
+    await Promise.all(calls);
+  });
+
+  it('fails every call of a failed batch, and only those; the key then runs again', async () => {
+    const { batches, runner, settle } = manualRuns();
+    const submit = keyedBatches<number>({ maxBatch: 10 });
+    const outcome = (n: number) =>
+      submit('k', n, runner(`r${n}`)).then(
+        () => 'ok',
+        (error: Error) => error.message,
+      );
+    const first = outcome(1);
+    await tick();
+    const second = [outcome(2), outcome(3)];
+    await tick();
+    await settle(0);
+    await settle(1, new Error('boom'));
+    expect(await first).to.equal('ok');
+    expect(await Promise.all(second)).to.deep.equal(['boom', 'boom']);
+    const later = outcome(4);
+    await tick();
+    expect(batches.at(-1)).to.deep.equal({ runner: 'r4', items: [4] });
+    await settle(2);
+    expect(await later).to.equal('ok');
+  });
+});
