@@ -5,7 +5,8 @@
 //   2. one post fanned out to a community of --members (default 10,000): time (target: 15 s or
 //      less grouped) and commands (target: at most 30), first into new records, then grouped into
 //      the existing ones, then again after --posters (default 1,000) distinct members have posted
-//      there, with the size of a member's record.
+//      there, with the size of a member's record; then --burst (default 20) posts there at once,
+//      against the time of one.
 // Commands are counted with the driver's command monitoring (`commandStarted`). Starts its own
 // redis-server and FerretDB on a throwaway PostgreSQL cluster in a temp dir unless REDIS_URL /
 // MONGODB_URI point elsewhere.
@@ -37,13 +38,14 @@ const { values: args } = parseArgs({
     comments: { type: 'string', default: '1000' },
     members: { type: 'string', default: '10000' },
     posters: { type: 'string', default: '1000' },
+    burst: { type: 'string', default: '20' },
     concurrency: { type: 'string', default: '64' },
     help: { type: 'boolean', default: false },
   },
 });
 if (args.help) {
   process.stdout.write(
-    'usage: npm run bench:worker -- [--comments 1000] [--members 10000] [--posters 1000] [--concurrency 64]\n',
+    'usage: npm run bench:worker -- [--comments 1000] [--members 10000] [--posters 1000] [--burst 20] [--concurrency 64]\n',
   );
   process.exit(0);
 }
@@ -51,7 +53,8 @@ const comments = Number(args.comments);
 const members = Number(args.members);
 const concurrency = Number(args.concurrency);
 const posters = Number(args.posters);
-for (const [name, value] of Object.entries({ comments, members, concurrency, posters })) {
+const burst = Number(args.burst);
+for (const [name, value] of Object.entries({ comments, members, concurrency, posters, burst })) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} expects a whole number >= 1`);
 }
 
@@ -199,6 +202,11 @@ try {
   );
   const settle = await run([post('p-big-3', `u-m${members - 1}`, 5)]);
   const fanOutBusy = await run([post('p-big-4', `u-m${members - 2}`, 6)]);
+  // A busy community: --burst posts queued at once. The first goes alone; the ones that wait
+  // while it runs go out together in the next fan-out (each member's record written once for them).
+  const burstPosts = await run(
+    Array.from({ length: burst }, (_, index) => post(`p-burst-${index}`, `u-m${3 + index}`, 7)),
+  );
   const sample = await db
     .collection<TrayRecordDoc>(TRAY_RECORDS)
     .findOne({ _id: `post_c-big_u-m${members - 2}` });
@@ -276,6 +284,10 @@ try {
       `same, after ${posters} distinct members posted there: time (s)`,
       (fanOutBusy.ms / 1000).toFixed(2),
       verdict(fanOutBusy.ms / 1000, 15),
+    ),
+    line(
+      `${burst} posts there at once: time (s), x one post's`,
+      `${(burstPosts.ms / 1000).toFixed(2)}, ${(burstPosts.ms / fanOutBusy.ms).toFixed(2)}x`,
     ),
     line(`same: a member's record (actorsCount ${sample?.actorsCount ?? '?'}), bytes`, String(recordBytes)),
     line(`(untimed settling post after the posters appeared at once: s)`, (settle.ms / 1000).toFixed(2)),
