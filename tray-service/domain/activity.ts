@@ -1,5 +1,5 @@
 import type { TrayRecordDoc, TrayVerb } from '../../shared/tray/tray-record.ts';
-import type { BanChange } from '../bans/ban-change.ts';
+import type { BanChange } from './ban-change.ts';
 
 /** A user as the event showed them when they acted (a later rename does not change it). */
 export interface ActorInfo {
