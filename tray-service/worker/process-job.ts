@@ -1,3 +1,7 @@
+/**
+ * The MongoDB-only job path the worker ran before the storage port (the worker now runs
+ * use-cases/apply-job.ts). Kept only while the MongoDB adapter's own tests drive their collections through it.
+ */
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import type { Db } from 'mongodb';
 import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
@@ -10,7 +14,7 @@ import { applyMembershipChanges } from '../storage/mongodb/membership-store.ts';
 import { storeEvent } from '../storage/mongodb/store-event.ts';
 import { applyProfileChanges } from '../storage/mongodb/user-profile-store.ts';
 import type { KeyedLock } from './keyed-lock.ts';
-import { mapEvent } from './map-event.ts';
+import { mapEvent } from '../domain/map-event.ts';
 
 export interface ProcessOptions {
   eventsRetentionDays: number;

@@ -4,7 +4,7 @@ import { dayOf } from '../../../shared/tray/storage-keys.ts';
 import { communityDay, EVENTS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
 import { spanOfJoin } from '../../domain/membership-intervals.ts';
 import type { Activity, MembershipChange } from '../../domain/activity.ts';
-import { mapEvent } from '../../worker/map-event.ts';
+import { mapEvent } from '../../domain/map-event.ts';
 import { applyActivities, type ApplyActivitiesOptions } from './apply-activities.ts';
 import { communityIntervals } from './membership-store.ts';
 

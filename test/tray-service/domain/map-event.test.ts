@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { mapEvent } from '../../../tray-service/worker/map-event.ts';
-import { commentEvent, membershipEvent, postEvent, userDeleteEvent } from './event-builder.ts';
+import { mapEvent } from '../../../tray-service/domain/map-event.ts';
+import { commentEvent, membershipEvent, postEvent, userDeleteEvent } from '../worker/event-builder.ts';
 
 const receivedAt = Date.parse('2026-11-20T12:00:00.000Z');
 

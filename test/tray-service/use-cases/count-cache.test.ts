@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createCountCache } from '../../../../tray-service/api/tray/count-cache.ts';
+import { createCountCache } from '../../../tray-service/use-cases/count-cache.ts';
 
 describe('createCountCache', () => {
   it('reuses a count within the TTL and loads it again after', async () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mapEvent } from '../../../tray-service/worker/map-event.ts';
+import { mapEvent } from '../../../tray-service/domain/map-event.ts';
 import { banEvent } from '../bans/ban-events.ts';
 
 const receivedAt = Date.parse('2026-11-20T12:00:00.000Z');
