@@ -1,7 +1,6 @@
 import { connectMongo } from '../../shared/mongo/connect-mongo.ts';
 import type { StorageEngine, TrayStorage } from '../../tray-service/storage/port.ts';
-import { openMongoStorage } from '../../tray-service/storage/mongodb/open-mongo-storage.ts';
-import { openPostgresStorage } from '../../tray-service/storage/postgres/open-postgres-storage.ts';
+import { openInterimPostgresStorage } from './interim-postgres-storage.ts';
 import { uniqueName } from './suite-resources.ts';
 import { testStack } from './test-stack.ts';
 import { usePostgres } from './use-postgres.ts';
@@ -35,10 +34,11 @@ export function useTrayStorage(): SuiteStorage {
   });
   if (testEngine === 'postgres') {
     const postgres = usePostgres();
-    open = () => openPostgresStorage(postgres.url, { poolSize: 4 });
+    open = () => openInterimPostgresStorage(postgres.url);
   } else {
     const dbName = uniqueName('test');
-    open = () => openMongoStorage(testStack().mongoUri, dbName, { postgresUrl: testStack().postgresUrl });
+    // The MongoDB adapter's opener (storage/mongodb/open-mongo-storage.ts) plugs in here.
+    open = () => Promise.reject(new Error(`TEST_STORAGE=mongodb: no MongoDB adapter opener yet (${dbName})`));
     after(async () => {
       const { client, db } = await connectMongo(testStack().mongoUri, dbName, { appName: 'tests' });
       await db.dropDatabase().catch(() => undefined);
