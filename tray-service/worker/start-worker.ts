@@ -67,8 +67,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     storage: deps.storage,
     eventsRetentionDays: deps.eventsRetentionDays ?? 30,
     trayRetentionDays: deps.trayRetentionDays ?? 90,
-    publishBans: (changed: readonly BanChange[]) =>
-      publishBans(bans.redis, bans.prefix, changed),
+    publishBans: (changed: readonly BanChange[]) => publishBans(bans.redis, bans.prefix, changed),
     scheduleFanOut,
     ...(deps.onStored ? { onStored: deps.onStored } : {}),
     ...(changes ? { onWritten: (records: readonly TrayRecord[]) => changes.recordsWritten(records) } : {}),

@@ -32,6 +32,8 @@ export interface DeliverOptions {
 export interface WorkerHarness {
   /** The suite's own storage, the worker's. */
   readonly storage: TrayStorage;
+  /** A further storage on the same database (another worker process's); closed with the suite. */
+  another(): Promise<TrayStorage>;
   readonly queue: Bull.Queue<WebhookJobData>;
   readonly registry: Registry;
   /** The suite's bull prefix (another worker instance on it consumes the same queue). */
@@ -105,6 +107,7 @@ export function useWorker(
     get storage() {
       return suite.storage;
     },
+    another: () => suite.another(),
     get queue() {
       return theQueue();
     },
