@@ -15,7 +15,7 @@ import { purgeExpired } from '../storage/mongodb/purge-expired.ts';
 import pLimit from 'p-limit';
 import { keyedBatches } from '../../shared/async/keyed-batches.ts';
 import type { Activity } from '../domain/activity.ts';
-import { KeyedLock } from './keyed-lock.ts';
+import { KeyedLock } from '../../shared/async/keyed-lock.ts';
 import { processJob } from './process-job.ts';
 import { createWorkerMetrics } from './worker-metrics.ts';
 
