@@ -1,6 +1,8 @@
 import { connectMongo } from '../../shared/mongo/connect-mongo.ts';
 import type { StorageEngine, TrayStorage } from '../../tray-service/storage/port.ts';
-import { openInterimPostgresStorage } from './interim-postgres-storage.ts';
+import { createLogger } from '../../shared/logging/create-logger.ts';
+import { openMongoStorage } from '../../tray-service/storage/mongodb/open-mongo-storage.ts';
+import { openPostgresStorage } from '../../tray-service/storage/postgres/open-postgres-storage.ts';
 import { uniqueName } from './suite-resources.ts';
 import { testStack } from './test-stack.ts';
 import { usePostgres } from './use-postgres.ts';
@@ -34,11 +36,20 @@ export function useTrayStorage(): SuiteStorage {
   });
   if (testEngine === 'postgres') {
     const postgres = usePostgres();
-    open = () => openInterimPostgresStorage(postgres.url);
+    open = () =>
+      openPostgresStorage(postgres.url, {
+        poolSize: 4,
+        statementTimeoutMs: 30_000,
+        applicationName: 'tests',
+      });
   } else {
     const dbName = uniqueName('test');
-    // The MongoDB adapter's opener (storage/mongodb/open-mongo-storage.ts) plugs in here.
-    open = () => Promise.reject(new Error(`TEST_STORAGE=mongodb: no MongoDB adapter opener yet (${dbName})`));
+    open = () =>
+      openMongoStorage(testStack().mongoUri, dbName, {
+        appName: 'tests',
+        logger: createLogger({ name: 'test', level: 'silent' }),
+        ...(testStack().postgresUrl ? { ferretPostgresUrl: testStack().postgresUrl } : {}),
+      });
     after(async () => {
       const { client, db } = await connectMongo(testStack().mongoUri, dbName, { appName: 'tests' });
       await db.dropDatabase().catch(() => undefined);

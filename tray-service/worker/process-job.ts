@@ -13,7 +13,7 @@ import { backfillJoins } from '../storage/mongodb/backfill-join.ts';
 import { applyMembershipChanges } from '../storage/mongodb/membership-store.ts';
 import { storeEvent } from '../storage/mongodb/store-event.ts';
 import { applyProfileChanges } from '../storage/mongodb/user-profile-store.ts';
-import type { KeyedLock } from './keyed-lock.ts';
+import type { KeyedLock } from '../../shared/async/keyed-lock.ts';
 import { mapEvent } from '../domain/map-event.ts';
 
 export interface ProcessOptions {

@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import type { KeyedLock } from '../../../shared/async/keyed-lock.ts';
 import { DAY_MS } from '../../../shared/time/durations.ts';
 import { recordGroup } from '../../../shared/tray/storage-keys.ts';
 import { TRAY_RECORDS, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
@@ -17,7 +18,7 @@ export interface ApplyActivitiesOptions extends ApplyOptions {
   /** The job's dedupe key (owner of its write claims). */
   owner: string;
   /** The worker's in-process lock: its own jobs queue up on a hot record instead of colliding. */
-  lock?: RecordLock;
+  lock?: KeyedLock;
   /** Runs each community-post fan-out, at most a few at once per process (memory). */
   fanOuts?: RunFanOut;
   /**
@@ -29,11 +30,6 @@ export interface ApplyActivitiesOptions extends ApplyOptions {
   now?: () => number;
   /** Told of every record written (live streams, docs/live-tray.md). */
   onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
-}
-
-/** Serialises a process's own writes to the same record keys (the worker's KeyedLock). */
-export interface RecordLock {
-  run<T>(keys: readonly string[], work: () => Promise<T>): Promise<T>;
 }
 
 /** Runs one fan-out when a slot is free (startWorker gives a p-limit). */
@@ -65,22 +61,7 @@ export async function applyActivities(
   activities: readonly Activity[],
   options: ApplyActivitiesOptions,
 ): Promise<void> {
-  for (const activity of activities) {
-    await recordGroupAction(
-      db,
-      recordGroup(activity.verb, activity.targetId),
-      { actor: activity.actor, at: activity.at, actionId: activity.lastActionId },
-      new Date(activity.at + options.retentionDays * DAY_MS),
-    );
-  }
-  // An author is never notified of their own action.
-  const personal: Delivery[] = activities.flatMap((activity) =>
-    activity.audience.kind === 'user' && activity.audience.userId !== activity.actor.userId
-      ? [{ recipientId: activity.audience.userId, activity }]
-      : [],
-  );
-  await writeDeliveries(db, personal, options);
-
+  await applyPersonalActivities(db, activities, options);
   const fanOuts: RunFanOut = options.fanOuts ?? ((fanOut) => fanOut());
   const batchPosts: BatchPosts = options.batchPosts ?? ((_key, post, run) => run([post]));
   for (const activity of activities) {
@@ -90,6 +71,57 @@ export async function applyActivities(
       JSON.stringify([recordGroup(activity.verb, activity.targetId), audience.communityId]),
       activity,
       (posts) => fanOuts(() => fanOutPosts(db, posts, options)),
+    );
+  }
+}
+
+/**
+ * Adds each activity's action to its record group's actors (kept once per target, whatever the
+ * audience), then regroups the records of the activities addressed to one user. Community posts
+ * get their actors here too; their records are written by fanOutCommunityPosts.
+ */
+export async function applyPersonalActivities(
+  db: Db,
+  activities: readonly Activity[],
+  options: ApplyActivitiesOptions,
+): Promise<void> {
+  await recordActions(db, activities, options.retentionDays);
+  // An author is never notified of their own action.
+  const personal: Delivery[] = activities.flatMap((activity) =>
+    activity.audience.kind === 'user' && activity.audience.userId !== activity.actor.userId
+      ? [{ recipientId: activity.audience.userId, activity }]
+      : [],
+  );
+  await writeDeliveries(db, personal, options);
+}
+
+/**
+ * Posts of one community, whole: their actions join their groups' actors, then each record group's
+ * posts go out in one fan-out (the storage port's fanOutPosts).
+ */
+export async function fanOutCommunityPosts(
+  db: Db,
+  communityId: string,
+  posts: readonly Activity[],
+  options: ApplyActivitiesOptions,
+): Promise<void> {
+  const addressed = posts.map((post) => ({ ...post, audience: { kind: 'community' as const, communityId } }));
+  await recordActions(db, addressed, options.retentionDays);
+  const byGroup = new Map<string, Activity[]>();
+  for (const post of addressed) {
+    const group = recordGroup(post.verb, post.targetId);
+    byGroup.set(group, [...(byGroup.get(group) ?? []), post]);
+  }
+  for (const group of byGroup.values()) await fanOutPosts(db, group, options);
+}
+
+async function recordActions(db: Db, activities: readonly Activity[], retentionDays: number): Promise<void> {
+  for (const activity of activities) {
+    await recordGroupAction(
+      db,
+      recordGroup(activity.verb, activity.targetId),
+      { actor: activity.actor, at: activity.at, actionId: activity.lastActionId },
+      new Date(activity.at + retentionDays * DAY_MS),
     );
   }
 }

@@ -1,12 +1,13 @@
 import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../shared/time/durations.ts';
 import { dayOf } from '../../../shared/tray/storage-keys.ts';
-import { communityDay, EVENTS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
+import { communityDay, EVENTS } from '../../../shared/tray/tray-record.ts';
 import { spanOfJoin } from '../../domain/membership-intervals.ts';
 import type { Activity, MembershipChange } from '../../domain/activity.ts';
 import { mapEvent } from '../../domain/map-event.ts';
 import { applyActivities, type ApplyActivitiesOptions } from './apply-activities.ts';
 import { communityIntervals } from './membership-store.ts';
+import type { EventDoc } from './store-event.ts';
 
 /** Stored posts read and applied per round: bounds memory whatever the community's volume. */
 export const BACKFILL_BATCH = 50;
@@ -79,7 +80,7 @@ class CommunityPosts {
     let keys = this.days.get(day);
     if (!keys) {
       const docs = await this.db
-        .collection<StoredEventDoc>(EVENTS)
+        .collection<EventDoc>(EVENTS)
         .find(
           { communityDay: communityDay(this.communityId, day) },
           { projection: { _id: 1, activityAt: 1 } },
@@ -95,7 +96,7 @@ class CommunityPosts {
   async event(_id: string): Promise<Activity[]> {
     let activities = this.events.get(_id);
     if (!activities) {
-      const event = await this.db.collection<StoredEventDoc>(EVENTS).findOne({ _id });
+      const event = await this.db.collection<EventDoc>(EVENTS).findOne({ _id });
       activities = event ? communityPostsOf(event, this.communityId) : [];
       this.events.set(_id, activities);
     }
@@ -103,7 +104,15 @@ class CommunityPosts {
   }
 }
 
-function communityPostsOf(event: StoredEventDoc, communityId: string): Activity[] {
+/**
+ * The event's posts to the community: the activity stored with it, or for an event stored without
+ * one (by versions before the storage port) the event mapped again.
+ */
+function communityPostsOf(event: EventDoc, communityId: string): Activity[] {
+  if (event.postActivity) {
+    const { audience } = event.postActivity;
+    return audience.kind === 'community' && audience.communityId === communityId ? [event.postActivity] : [];
+  }
   const mapped = mapEvent({ event: event.event, data: event.data, receivedAt: event.receivedAt.getTime() });
   return mapped.activities.filter(
     (activity) => activity.audience.kind === 'community' && activity.audience.communityId === communityId,

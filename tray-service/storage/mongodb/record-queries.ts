@@ -50,11 +50,11 @@ export interface RecordQueries {
  * FerretDB updates are read-modify-write and not atomic, so it could silently undo a concurrent
  * worker write (new actors lost), and on MongoDB the worker could overwrite the read flag.
  */
-const markRead: ComputeRecord = (_key, current) =>
+export const markReadCompute: ComputeRecord = (_key, current) =>
   current && !current.hasRead ? { ...current, hasRead: true, version: current.version + 1 } : 'unchanged';
 
 /** Claims of the API are owned by the request; a retry of a request is a new request. */
-const apiWriter = () => ({ owner: `api:${randomUUID()}` });
+export const apiWriter = () => ({ owner: `api:${randomUUID()}` });
 
 /** Newest first; `_id` breaks ties so every page of the order is deterministic. */
 const newestFirst = (a: TrayRecordDoc, b: TrayRecordDoc) =>
@@ -180,7 +180,7 @@ export function createRecordQueries(db: Db, options: RecordQueryOptions): Record
       const { written } = await casUpdateRecords(
         db,
         unread.map((r) => r._id),
-        markRead,
+        markReadCompute,
         { ...apiWriter(), ...told, first: new Map(unread.map((r) => [r._id, r])) },
       );
       return written;
@@ -190,7 +190,7 @@ export function createRecordQueries(db: Db, options: RecordQueryOptions): Record
       const key = recordKey(verb, targetId, userId);
       const found = await records.findOne({ _id: key });
       if (!found || found.expiresAt.getTime() <= now) return false;
-      await casUpdateRecords(db, [key], markRead, {
+      await casUpdateRecords(db, [key], markReadCompute, {
         ...apiWriter(),
         ...told,
         first: new Map([[key, found]]),
