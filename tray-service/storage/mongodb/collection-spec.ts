@@ -3,6 +3,8 @@ export interface IndexSpec {
   name: string;
   key: Record<string, 1 | -1>;
   unique?: boolean;
+  /** Only documents matching this filter are indexed (a partial index). */
+  partialFilterExpression?: Record<string, unknown>;
   /** TTL on expiresAt where the server accepts it */
   expireAfterSeconds?: number;
   /** the query this index serves (one line) */

@@ -1,4 +1,5 @@
-import { MongoServerError, type CreateIndexesOptions, type Db } from 'mongodb';
+import { isDeepStrictEqual } from 'node:util';
+import { MongoServerError, type CreateIndexesOptions, type Db, type Document } from 'mongodb';
 import type { Logger } from '../../../shared/logging/create-logger.ts';
 import type { CollectionSpec, IndexSpec } from './collection-spec.ts';
 import { createGinIndexes } from './create-gin-indexes.ts';
@@ -58,16 +59,29 @@ export async function ensureCollection(
     contexts.get(db) ?? { storage: await detectStorage(db) };
   await createCollectionIfMissing(db, spec.name);
   const collection = db.collection(spec.name);
-  const existing = new Set((await collection.listIndexes().toArray()).map((index) => String(index.name)));
+  const found = new Map(
+    (await collection.listIndexes().toArray()).map((index) => [String(index.name), index] as const),
+  );
+  const existing = new Set(found.keys());
   // On FerretDB a plain index is never used: its btree on `_jsonb->'f'` does not serve the
   // pushed-down `@>`, and ranges and sorts are not pushed down at all. It would only cost a write
   // per document, so only unique indexes (which FerretDB enforces) are created there.
   const wanted = storage === 'mongodb' ? spec.indexes : spec.indexes.filter((index) => index.unique);
   let ttl = storage === 'mongodb';
   for (const index of wanted) {
-    // Only missing ones, by name: FerretDB 1.24 panics and drops the connection when createIndexes
-    // is sent compound indexes that already exist (every start after the first crashed).
-    if (existing.has(index.name)) continue;
+    // Only missing or changed ones: FerretDB 1.24 panics and drops the connection when
+    // createIndexes is sent compound indexes that already exist (every start after the first crashed).
+    const held = found.get(index.name);
+    if (held && sameIndexDefinition(index, held, { ttl: storage === 'mongodb' })) continue;
+    if (held) {
+      // Same name, another definition (its keys, uniqueness, partial filter or TTL changed in a
+      // release): the server would keep the old one, so it is replaced.
+      logger?.warn(
+        { collection: spec.name, index: index.name, was: describeIndex(held), now: describeIndex(index) },
+        'index definition changed; re-creating it',
+      );
+      await dropIndexIfPresent(db, spec.name, index.name);
+    }
     const created = await createIndex(db, spec.name, index, logger);
     if (index.expireAfterSeconds !== undefined && !created.ttl) ttl = false;
     existing.add(index.name);
@@ -86,13 +100,60 @@ export async function ensureCollection(
   return { name: spec.name, indexes: [...existing].sort(), gin, ttl };
 }
 
+/**
+ * Whether an index the server holds is the declared one: the same keys in the same order, the same
+ * uniqueness and partial filter, and (where the server accepts TTL: `ttl`) the same expiry. Its
+ * name aside, these decide what it serves and enforces. Pure.
+ */
+export function sameIndexDefinition(declared: IndexSpec, held: Document, options: { ttl: boolean }): boolean {
+  const keys = (key: unknown) =>
+    JSON.stringify(
+      Object.entries((key ?? {}) as Record<string, unknown>).map(([field, order]) => [field, Number(order)]),
+    );
+  return (
+    keys(held.key) === keys(declared.key) &&
+    Boolean(held.unique) === Boolean(declared.unique) &&
+    isDeepStrictEqual(held.partialFilterExpression, declared.partialFilterExpression) &&
+    (!options.ttl || held.expireAfterSeconds === declared.expireAfterSeconds)
+  );
+}
+
+/** What a log line says of an index definition. */
+function describeIndex(index: Document | IndexSpec) {
+  return {
+    key: index.key as unknown,
+    ...(index.unique ? { unique: true } : {}),
+    ...(index.partialFilterExpression
+      ? { partialFilterExpression: index.partialFilterExpression as unknown }
+      : {}),
+    ...(index.expireAfterSeconds === undefined
+      ? {}
+      : { expireAfterSeconds: index.expireAfterSeconds as unknown }),
+  };
+}
+
+/** IndexNotFound: another process starting at the same time dropped it first. */
+const INDEX_NOT_FOUND = 27;
+
+async function dropIndexIfPresent(db: Db, collection: string, name: string): Promise<void> {
+  try {
+    await db.collection(collection).dropIndex(name);
+  } catch (error) {
+    if (!(error instanceof MongoServerError && error.code === INDEX_NOT_FOUND)) throw error;
+  }
+}
+
 async function createIndex(
   db: Db,
   collection: string,
   index: IndexSpec,
   logger: Logger | undefined,
 ): Promise<{ ttl: boolean }> {
-  const options: CreateIndexesOptions = { name: index.name, ...(index.unique ? { unique: true } : {}) };
+  const options: CreateIndexesOptions = {
+    name: index.name,
+    ...(index.unique ? { unique: true } : {}),
+    ...(index.partialFilterExpression ? { partialFilterExpression: index.partialFilterExpression } : {}),
+  };
   try {
     const ttl = index.expireAfterSeconds !== undefined;
     await db

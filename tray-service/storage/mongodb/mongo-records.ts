@@ -5,7 +5,7 @@ import type { TrayRecord } from '../../domain/tray-record.ts';
 import type { TrayRecordsPort } from '../port.ts';
 import { casUpdateRecords } from './cas-update-records.ts';
 import type { Counter } from './create-counter.ts';
-import { apiWriter, createRecordQueries, markReadCompute } from './record-queries.ts';
+import { apiWriter, createRecordQueries, isRecordOf, markReadCompute } from './record-queries.ts';
 import { toTrayRecord } from './to-tray-record.ts';
 
 /**
@@ -47,9 +47,8 @@ export function createMongoRecords(db: Db, counter: Counter): TrayRecordsPort {
     },
     async markRead(userId, verb, targetId, now) {
       const found = await records.findOne({ _id: recordKey(verb, targetId, userId) });
-      // The stored key joins the ids without escaping: check that it is this very record.
-      const mine = found?.userId === userId && found.targetId === targetId && found.verb === verb;
-      if (!found || !mine || found.expiresAt.getTime() <= now) return { found: false, changed: [] };
+      if (!found || !isRecordOf(found, userId, verb, targetId) || found.expiresAt.getTime() <= now)
+        return { found: false, changed: [] };
       return { found: true, changed: await markFound([found], now) };
     },
     async markAllRead(userId, now) {

@@ -53,6 +53,13 @@ export interface RecordQueries {
 export const markReadCompute: ComputeRecord = (_key, current) =>
   current && !current.hasRead ? { ...current, hasRead: true, version: current.version + 1 } : 'unchanged';
 
+/**
+ * Whether a record read by its stored key is this (user, verb, target)'s: the stored key joins the
+ * ids without escaping, so two triples whose ids contain `_` can share it.
+ */
+export const isRecordOf = (record: TrayRecordDoc, userId: string, verb: TrayVerb, targetId: string) =>
+  record.userId === userId && record.verb === verb && record.targetId === targetId;
+
 /** Claims of the API are owned by the request; a retry of a request is a new request. */
 export const apiWriter = () => ({ owner: `api:${randomUUID()}` });
 
@@ -189,7 +196,8 @@ export function createRecordQueries(db: Db, options: RecordQueryOptions): Record
     async markRead(userId, verb, targetId, now) {
       const key = recordKey(verb, targetId, userId);
       const found = await records.findOne({ _id: key });
-      if (!found || found.expiresAt.getTime() <= now) return false;
+      if (!found || !isRecordOf(found, userId, verb, targetId) || found.expiresAt.getTime() <= now)
+        return false;
       await casUpdateRecords(db, [key], markReadCompute, {
         ...apiWriter(),
         ...told,

@@ -1,10 +1,13 @@
 import { expect } from 'chai';
-import type { Db } from 'mongodb';
+import type { CommandStartedEvent, Db } from 'mongodb';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import type { CollectionSpec } from '../../../../tray-service/storage/mongodb/collection-spec.ts';
 import { ginIndexName } from '../../../../tray-service/storage/mongodb/create-gin-indexes.ts';
-import { ensureCollection } from '../../../../tray-service/storage/mongodb/ensure-collection.ts';
+import {
+  ensureCollection,
+  sameIndexDefinition,
+} from '../../../../tray-service/storage/mongodb/ensure-collection.ts';
 import { ensureCollections } from '../../../../tray-service/storage/mongodb/ensure-collections.ts';
 import { withPostgres } from '../../../../tray-service/storage/mongodb/ferret-postgres-tables.ts';
 import { useFerretOnPostgres } from '../../../support/use-ferret-on-postgres.ts';
@@ -142,6 +145,106 @@ describe('ensureCollections on FerretDB-on-PostgreSQL', () => {
       true,
     );
     expect(await ginIndexes(db)).to.have.property('size', 0);
+  });
+});
+
+describe('ensureCollection: an index whose definition changed is re-created', () => {
+  const ferret = useFerretOnPostgres();
+  const quiet = pino({ level: 'silent' });
+  /** The MongoDB path (every declared index), run on FerretDB, the only server these tests have. */
+  const asMongo = { storage: 'mongodb' as const, logger: quiet };
+  const spec = (index: CollectionSpec['indexes'][number]): CollectionSpec => ({
+    name: 'changing',
+    indexes: [index],
+    equalityFields: [],
+  });
+  const held = async (db: Db, name: string) =>
+    (await db.collection('changing').listIndexes().toArray()).find((index) => index.name === name);
+
+  it('on MongoDB, replaces an index whose keys changed under the same name', async () => {
+    const db = ferret.otherDb();
+    await ensureCollection(db, spec({ name: 'by_owner', key: { ownerId: 1 }, serves: 'v1' }), asMongo);
+    await ensureCollection(
+      db,
+      spec({ name: 'by_owner', key: { ownerId: 1, at: -1 }, serves: 'v2' }),
+      asMongo,
+    );
+    expect((await held(db, 'by_owner'))?.key).to.deep.equal({ ownerId: 1, at: -1 });
+  });
+
+  it('on MongoDB, replaces an index that became unique, which is then enforced', async () => {
+    const db = ferret.otherDb();
+    await ensureCollection(db, spec({ name: 'by_owner', key: { ownerId: 1 }, serves: 'v1' }), asMongo);
+    await ensureCollection(
+      db,
+      spec({ name: 'by_owner', key: { ownerId: 1 }, unique: true, serves: 'v2' }),
+      asMongo,
+    );
+    expect((await held(db, 'by_owner'))?.unique).to.equal(true);
+    await db.collection('changing').insertOne({ ownerId: 'o' });
+    await expect(db.collection('changing').insertOne({ ownerId: 'o' })).to.be.rejectedWith(/duplicate key/i);
+  });
+
+  it('on FerretDB, replaces a unique index whose keys changed', async () => {
+    const db = ferret.otherDb();
+    const context = {
+      storage: 'ferretdb-postgresql' as const,
+      logger: quiet,
+      postgresUrl: ferret.postgresUrl,
+    };
+    const v1 = spec({ name: 'owner_kind', key: { ownerId: 1, kind: 1 }, unique: true, serves: 'v1' });
+    await ensureCollection(db, v1, context);
+    const v2 = spec({ name: 'owner_kind', key: { ownerId: 1, kind: 1, at: 1 }, unique: true, serves: 'v2' });
+    await ensureCollection(db, v2, context);
+    expect((await held(db, 'owner_kind'))?.key).to.deep.equal({ ownerId: 1, kind: 1, at: 1 });
+  });
+
+  it('leaves an unchanged index alone: a second run sends no createIndexes or dropIndexes', async () => {
+    const db = ferret.otherDb();
+    const same = spec({ name: 'owner_at', key: { ownerId: 1, at: -1 }, unique: true, serves: 'v1' });
+    await ensureCollection(db, same, asMongo);
+    const sent: string[] = [];
+    const listen = (event: CommandStartedEvent) => void sent.push(event.commandName);
+    ferret.client.on('commandStarted', listen);
+    try {
+      await ensureCollection(db, same, asMongo);
+    } finally {
+      ferret.client.off('commandStarted', listen);
+    }
+    expect(sent).to.include('listIndexes');
+    expect(sent).not.to.include.members(['createIndexes']);
+    expect(sent).not.to.include.members(['dropIndexes']);
+  });
+});
+
+describe('sameIndexDefinition', () => {
+  const declared = { name: 'i', key: { a: 1, b: -1 } as const, serves: 'q' };
+  const ttl = { ttl: true };
+
+  it('holds for the same keys in the same order, whatever the name', () => {
+    expect(sameIndexDefinition(declared, { name: 'other', key: { a: 1, b: -1 } }, ttl)).to.equal(true);
+  });
+
+  it('fails on another key order, direction, uniqueness or partial filter', () => {
+    expect(sameIndexDefinition(declared, { key: { b: -1, a: 1 } }, ttl)).to.equal(false);
+    expect(sameIndexDefinition(declared, { key: { a: 1, b: 1 } }, ttl)).to.equal(false);
+    expect(sameIndexDefinition(declared, { key: { a: 1, b: -1 }, unique: true }, ttl)).to.equal(false);
+    expect(
+      sameIndexDefinition(
+        declared,
+        { key: { a: 1, b: -1 }, partialFilterExpression: { a: { $exists: true } } },
+        ttl,
+      ),
+    ).to.equal(false);
+  });
+
+  it('compares the expiry only where the server accepts TTL indexes', () => {
+    const expiring = { ...declared, expireAfterSeconds: 0 };
+    expect(sameIndexDefinition(expiring, { key: { a: 1, b: -1 } }, ttl)).to.equal(false);
+    expect(sameIndexDefinition(expiring, { key: { a: 1, b: -1 }, expireAfterSeconds: 0 }, ttl)).to.equal(
+      true,
+    );
+    expect(sameIndexDefinition(expiring, { key: { a: 1, b: -1 } }, { ttl: false })).to.equal(true);
   });
 });
 
