@@ -2,7 +2,7 @@ import type { Db } from 'mongodb';
 import { recordStorageKeys } from '../../shared/tray/storage-keys.ts';
 import { TRAY_RECORDS, type TrayRecordDoc, type TrayVerb } from '../../shared/tray/tray-record.ts';
 import { DAY_MS } from '../../shared/time/durations.ts';
-import { recordKey } from '../../tray-service/worker/activity.ts';
+import { recordKey } from '../../tray-service/domain/activity.ts';
 
 /**
  * The one place that knows every stored field of a tray record (shared/tray/tray-record.ts): when

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Counter } from '../../shared/mongo/create-counter.ts';
 import type { Db, Filter } from 'mongodb';
 import { TRAY_RECORDS, type TrayRecordDoc, type TrayVerb } from '../../shared/tray/tray-record.ts';
-import { recordKey } from '../worker/activity.ts';
+import { recordKey } from '../domain/activity.ts';
 import { casUpdateRecords, type ComputeRecord } from './cas-update-records.ts';
 import { completeAbove, nextRound } from './history-walk.ts';
 import { cutPage, NO_MORE_PAGES, startAfterRange } from './timestamp-page.ts';

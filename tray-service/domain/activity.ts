@@ -1,6 +1,6 @@
 import type { TrayRecordDoc, TrayVerb } from '../../shared/tray/tray-record.ts';
-import type { BanChange } from '../bans/ban-change.ts';
-import { encodeRecordKey } from '../domain/record-key.ts';
+import type { BanChange } from './ban-change.ts';
+import { encodeRecordKey } from './record-key.ts';
 
 /** A user as the event showed them when they acted (a later rename does not change it). */
 export interface ActorInfo {
@@ -70,7 +70,7 @@ export interface MappedEvent {
 
 /**
  * The stable record key v_tarid_uid (docs/contract.md#tray-records), each part escaped so that ids
- * containing `_` never make two users' records one (domain/record-key.ts).
+ * containing `_` never make two users' records one (record-key.ts).
  */
 export function recordKey(verb: TrayVerb, targetId: string, userId: string): string {
   return encodeRecordKey({ verb, targetId, userId });
