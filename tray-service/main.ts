@@ -1,5 +1,6 @@
 import { loadOrExit } from '../shared/config/load-or-exit.ts';
 import { loadTrayConfig } from '../shared/config/tray-config.ts';
+import { resolveTrayStorage } from '../shared/config/tray-storage-config.ts';
 import { createOpsApp } from '../shared/http/create-ops-app.ts';
 import { closeServer, listen } from '../shared/http/listen.ts';
 import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
@@ -23,6 +24,8 @@ import { openStorage } from './storage/open-storage.ts';
 import { startWorker } from './worker/start-worker.ts';
 
 const config = loadOrExit(() => loadTrayConfig(process.env));
+// Which storage adapter, and its connection: an ambiguous or missing choice stops start-up here.
+const storageConfig = loadOrExit(() => resolveTrayStorage(config));
 // TRAY_ROLE: the API with its streams, the queue's worker, or both (docs/scaling.md).
 const runsApi = config.TRAY_ROLE !== 'worker';
 const runsWorker = config.TRAY_ROLE !== 'api';
@@ -44,7 +47,10 @@ logger.info({ locales: messages.locales, defaultLocale: messages.defaultLocale }
 const jwtConfig = runsApi ? loadOrExit(() => resolveJwtConfig(config)) : undefined;
 const registry = createMetricsRegistry('tray-service');
 // The tray's storage (TRAY_STORAGE: PostgreSQL by default, or MongoDB), its schema brought up to date.
-const storage = await openStorage(config, logger);
+const storage = await openStorage(storageConfig, logger, {
+  fanOutBatch: config.TRAY_FANOUT_BATCH,
+  retentionDays: config.TRAY_RETENTION_DAYS,
+});
 const redis = createRedis(config.redis);
 redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
 // A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.
