@@ -13,7 +13,7 @@ describe('scripts/export-events.ts', function () {
   let env: NodeJS.ProcessEnv;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'export-events-'));
-    env = cleanEnv({ ...suite.env, EVENTS_RETENTION_DAYS: '36500' });
+    env = cleanEnv({ ...suite.env, EVENTS_RETENTION_DAYS: '3650' });
     const docs: SeedEvent[] = [];
     for (let n = 0; n < 1200; n += 1) {
       docs.push(
