@@ -24,8 +24,6 @@ import { openStorage } from './storage/open-storage.ts';
 import { startWorker } from './worker/start-worker.ts';
 
 const config = loadOrExit(() => loadTrayConfig(process.env));
-// Which storage adapter, and its connection: an ambiguous or missing choice stops start-up here.
-const storageConfig = loadOrExit(() => resolveTrayStorage(config));
 // TRAY_ROLE: the API with its streams, the queue's worker, or both (docs/scaling.md).
 const runsApi = config.TRAY_ROLE !== 'worker';
 const runsWorker = config.TRAY_ROLE !== 'api';
@@ -45,6 +43,9 @@ const messages = loadOrExit(() =>
 logger.info({ locales: messages.locales, defaultLocale: messages.defaultLocale }, 'tray messages loaded');
 // API token keys: exactly one key source, checked before anything connects (the API needs them).
 const jwtConfig = runsApi ? loadOrExit(() => resolveJwtConfig(config)) : undefined;
+// Which storage adapter, and its connection: an ambiguous or missing choice stops start-up here,
+// still before anything connects.
+const storageConfig = loadOrExit(() => resolveTrayStorage(config));
 const registry = createMetricsRegistry('tray-service');
 // The tray's storage (TRAY_STORAGE: PostgreSQL by default, or MongoDB), its schema brought up to date.
 const storage = await openStorage(storageConfig, logger, {
