@@ -152,7 +152,8 @@ describe('GET /openapi.json', () => {
       {
         userId: other,
         verb: 'reaction',
-        targetId: 'r1',
+        // A target of its own: Ana's action on r1 is stored already, at another time.
+        targetId: 'r2',
         parentTargetId: 'p1',
         lastActionSegmentNo: 3,
         actors: [{ userId: 'a', name: 'Ana', imageUrl: 'https://i/a', avatarCustomUrl: 'https://i/c' }],
