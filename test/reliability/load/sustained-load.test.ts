@@ -2,15 +2,17 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Db, MongoClient } from 'mongodb';
-import { startFerretOnPostgres, type LocalServer } from '../../../scripts/lib/local-servers.ts';
-import { connectMongo } from '../../../shared/mongo/connect-mongo.ts';
-import { EVENTS, TRAY_RECORDS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
+import type { StoredEventStatus } from '../../../tray-service/domain/stored-event.ts';
+import type { TrayStorage } from '../../../tray-service/storage/port.ts';
 import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
+import { usePostgres } from '../../support/use-postgres.ts';
 import { sendEvents, type Delivery } from '../support/burst.ts';
+import { compareTrayWithModel, readModelTrays, type TrayCheck } from '../support/check-tray-against-model.ts';
 import { sampleMemory, type MemoryFigures } from '../support/process-memory.ts';
 import { queueCounts, type QueueCounts } from '../support/queue-counts.ts';
+import { plainRecordKey } from '../support/plain-record-key.ts';
+import { readStoredEvents } from '../support/read-stored-events.ts';
 import {
   faultSecret,
   metricValue,
@@ -18,13 +20,9 @@ import {
   type ReceiverProcess,
 } from '../support/receiver-process.ts';
 import { latencySummary, reportFigures, tally } from '../support/report-figures.ts';
+import { openTargetStorage, type StorageTarget } from '../support/storage-target.ts';
 import { startTrayProcess, trayToken, type TrayProcess } from '../support/tray-process.ts';
-import {
-  compareTray,
-  expectedTray,
-  type StoredRecord,
-  type TrayComparison,
-} from './support/expected-tray.ts';
+import { compareTray, expectedTray, type TrayComparison } from './support/expected-tray.ts';
 import { buildLoadSequence, type LoadSequence } from './support/load-sequence.ts';
 
 /**
@@ -35,12 +33,6 @@ import { buildLoadSequence, type LoadSequence } from './support/load-sequence.ts
 const eventCount = Number(process.env.RELIABILITY_LOAD_EVENTS ?? 2_000);
 /** RELIABILITY_LOAD_CONCURRENCY: requests in flight; enough to keep the receiver saturated. */
 const concurrency = Number(process.env.RELIABILITY_LOAD_CONCURRENCY ?? 48);
-/**
- * The worker runs against a FerretDB of this test's own on its own PostgreSQL cluster (the
- * project's embedded default), so the load does not share a server with the rest of the suite.
- * With MONGODB_URI set, the test stack's server (a real MongoDB) is used.
- */
-const backend = process.env.MONGODB_URI ? 'stack' : 'ferretdb-postgresql';
 
 /** The platform's acknowledgement contract (docs/contract.md#answer): answer within 1.5 s. */
 const ACK_LIMIT_MS = 1_500;
@@ -49,6 +41,21 @@ const VISIBLE_WITHIN_MS = 120_000;
 const MB = 1_048_576;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The first record of `userId`'s v3 history as the running tray process serves it. */
+interface HistoryRecord {
+  v_tarid_uid?: string;
+  lastActionId?: string;
+  actorsCount?: number;
+}
+
+async function firstHistoryRecord(port: number, token: string): Promise<HistoryRecord | undefined> {
+  const page = await fetch(`http://127.0.0.1:${port}/notifications/v3/history`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(10_000),
+  });
+  return page.ok ? ((await page.json()) as { data: HistoryRecord[] }).data[0] : undefined;
+}
+
 interface LoadRun {
   sequence: LoadSequence;
   deliveries: Delivery[];
@@ -56,39 +63,47 @@ interface LoadRun {
   lagMs: number;
   queue: QueueCounts;
   memory: { receiver: MemoryFigures; tray: MemoryFigures };
-  stored: Pick<StoredEventDoc, '_id' | 'status'>[];
-  storedDocuments: number;
+  /** Every stored event (key and status), read through the storage port. */
+  stored: { key: string; status: StoredEventStatus }[];
+  /** The port's own count of stored events, from the same moment as `stored`. */
+  storedCount: number;
+  /** The tray against the sequence's own fold (user, count, last action, newest actors). */
   tray: TrayComparison;
-  apiFirstRecord: { v_tarid_uid?: string; lastActionId?: string; actorsCount?: number } | undefined;
+  /** The tray against the reference model of the sequence, field by field (reference-tray-model.ts). */
+  model: TrayCheck;
+  apiFirstRecord: HistoryRecord | undefined;
 }
 
 describe(`sustained load: ${eventCount} signed events through receiver -> queue -> worker -> tray (real processes)`, function () {
-  // Bounded by the waits below; the worker on FerretDB sets the pace (RELIABILITY.md).
+  // Bounded by the waits below (RELIABILITY.md has the pace of each size).
   this.timeout(3_600_000);
   let dir: string;
-  let mongo: { client: MongoClient; db: Db } | undefined;
+  let storage: TrayStorage | undefined;
   const processes: (ReceiverProcess | TrayProcess)[] = [];
-  const servers: LocalServer[] = [];
   let run: LoadRun;
+
+  // Registered before usePostgres's own hooks, so the processes and the pool are gone before the
+  // database is dropped (mocha runs `after` hooks in the order they were registered).
+  after(async () => {
+    for (const child of processes.splice(0)) await child.kill();
+    await storage?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  // A database of the test's own on the test PostgreSQL (the default storage): the tray process
+  // writes it, and the checks read it through the storage port as the service does.
+  const postgres = usePostgres();
 
   before(async function () {
     this.timeout(3_600_000);
     dir = mkdtempSync(join(tmpdir(), 'reliability-load-'));
     const prefix = useQueuePrefix();
-    const dbName = uniqueName('load');
     const { redisUrl } = testStack();
-    let mongoUri = testStack().mongoUri;
-    let postgresUrl: string | undefined;
-    if (backend === 'ferretdb-postgresql') {
-      const own = await startFerretOnPostgres({ dir });
-      servers.push(own.postgres, own.ferret);
-      mongoUri = own.ferret.url;
-      postgresUrl = own.postgres.url;
-    }
-    mongo = await connectMongo(mongoUri, dbName, { appName: 'reliability' });
+    const target: StorageTarget = { engine: 'postgres', url: postgres.url };
+    // Opened (and the schema migrated) before the tray process starts, so the checks never race it.
+    storage = await openTargetStorage(target);
     const receiver = await startReceiverProcess({ redisUrl, prefix, spoolDir: join(dir, 'spool') });
     processes.push(receiver);
-    const tray = await startTrayProcess({ redisUrl, mongoUri, postgresUrl, db: dbName, prefix });
+    const tray = await startTrayProcess({ redisUrl, storage: target, prefix });
     processes.push(tray);
 
     // Action times start a minute ahead: the community's join (event 0) is stamped with the
@@ -98,6 +113,7 @@ describe(`sustained load: ${eventCount} signed events through receiver -> queue 
       tag: uniqueName('ld'),
       startAt: Date.now() + 60_000,
     });
+    const token = await trayToken(sequence.last.userId, '2h');
     const memory = { receiver: sampleMemory(receiver.child.pid!), tray: sampleMemory(tray.child.pid!) };
     const options = { urls: [receiver.url], secret: faultSecret };
     const deliveries = await sendEvents(sequence.events.slice(0, -1), { ...options, concurrency });
@@ -120,39 +136,32 @@ describe(`sustained load: ${eventCount} signed events through receiver -> queue 
     // Printed at once: the receiver's figures stand even if the worker cannot drain in time.
     reportFigures('sustained load, acknowledgements', acknowledgements);
 
-    const records = mongo.db.collection<StoredRecord>(TRAY_RECORDS);
     const deadline = Date.now() + 3_300_000;
-    // Redis first (cheap): FerretDB answers even an `_id` lookup with a table scan, so polling the
-    // record all along would slow the worker it measures. The last jobs are then watched closely.
-    let queue = await queueCounts(redisUrl, prefix);
-    while (queue.pending > 20 && Date.now() < deadline) {
-      await sleep(500);
-      queue = await queueCounts(redisUrl, prefix);
-    }
+    // The lag as a reader sees it: the recipient's v3 history from the running tray process,
+    // asked every 100 ms from the last acknowledgement on (one indexed page read each, on
+    // PostgreSQL cheap enough not to slow the worker it measures).
     let visibleAt: number | undefined;
+    let apiFirstRecord: HistoryRecord | undefined;
     while (visibleAt === undefined && Date.now() < deadline) {
-      const record = await records.findOne(
-        { _id: sequence.last.recordKey },
-        { projection: { lastActionId: 1 } },
-      );
-      if (record?.lastActionId === sequence.last.actionId) visibleAt = performance.now();
-      else await sleep(100);
+      const record = await firstHistoryRecord(tray.port, token);
+      if (
+        record?.v_tarid_uid !== undefined &&
+        plainRecordKey(record.v_tarid_uid) === sequence.last.recordKey &&
+        record.lastActionId === sequence.last.actionId
+      ) {
+        visibleAt = performance.now();
+        apiFirstRecord = record;
+      } else await sleep(100);
     }
+    let queue = await queueCounts(redisUrl, prefix);
     while (queue.pending > 0 && Date.now() < deadline) {
       await sleep(200);
       queue = await queueCounts(redisUrl, prefix);
     }
     const drainedAt = performance.now();
 
-    const token = await trayToken(sequence.last.userId, '10m');
-    const page = await fetch(`http://127.0.0.1:${tray.port}/notifications/v3/history`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    const events = mongo.db.collection<StoredEventDoc>(EVENTS);
-    const stored = await events.find({}, { projection: { _id: 1, status: 1 } }).toArray();
-    const storedRecords = await records
-      .find({}, { projection: { userId: 1, actorsCount: 1, lastActionId: 1, 'actors.userId': 1 } })
-      .toArray();
+    const { events: stored, counted } = await readStoredEvents(storage);
+    const trays = await readModelTrays(storage, sequence.events, sequence.users);
     run = {
       sequence,
       deliveries,
@@ -160,45 +169,35 @@ describe(`sustained load: ${eventCount} signed events through receiver -> queue 
       lagMs: visibleAt === undefined ? Number.POSITIVE_INFINITY : visibleAt - last!.answeredAt,
       queue,
       memory: { receiver: memory.receiver.finish(), tray: memory.tray.finish() },
-      stored,
-      // From the same read as `stored`: a later count would include what a still-busy worker added.
-      storedDocuments: stored.length,
-      tray: compareTray(expectedTray(sequence.deliveries), storedRecords),
-      apiFirstRecord: page.ok
-        ? ((await page.json()) as { data: LoadRun['apiFirstRecord'][] }).data[0]
-        : undefined,
+      stored: [...stored],
+      storedCount: counted,
+      tray: compareTray(expectedTray(sequence.deliveries), trays),
+      model: compareTrayWithModel(trays, sequence.events),
+      apiFirstRecord,
     };
 
-    const storedIds = new Set(stored.map((doc) => doc._id));
+    const storedKeys = new Set(stored.map((event) => event.key));
     reportFigures('sustained load', {
       ...acknowledgements,
-      backend,
+      storage: 'postgres',
       mix: sequence.mix,
       acknowledged: acked.length,
-      storedInEvents: storedIds.size,
-      lost: acked.filter((d) => !storedIds.has(d.id)).length,
-      duplicated: run.storedDocuments - storedIds.size,
-      eventStatuses: tally(stored.map((doc) => doc.status)),
+      storedInEvents: storedKeys.size,
+      lost: acked.filter((d) => !storedKeys.has(d.id)).length,
+      duplicated: Math.max(counted, stored.length) - storedKeys.size,
+      eventStatuses: tally(stored.map((event) => event.status)),
       failedJobs: queue.failed,
       pendingJobs: queue.pending,
       trayRecords: { ...run.tray, examples: undefined },
+      modelRecords: run.model.records,
+      modelUsers: run.model.users,
+      modelMismatches: run.model.mismatches.length,
       lastEventLagMs: Math.round(run.lagMs),
       firstRequestToQueueEmptyS: Math.round((drainedAt - first) / 100) / 10,
-      workerEventsPerSecond: Math.round((storedIds.size / ((drainedAt - first) / 1000)) * 10) / 10,
+      workerEventsPerSecond: Math.round((storedKeys.size / ((drainedAt - first) / 1000)) * 10) / 10,
       receiverRssMb: run.memory.receiver,
       trayRssMb: run.memory.tray,
     });
-  });
-
-  after(async () => {
-    for (const child of processes.splice(0)) await child.kill();
-    if (mongo) {
-      await mongo.db.dropDatabase().catch(() => undefined);
-      await mongo.client.close();
-    }
-    // FerretDB before the PostgreSQL it stores in.
-    for (const server of servers.splice(0).reverse()) await server.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it("acknowledges every event with 200, each within 1.5 s (the platform's contract)", () => {
@@ -207,16 +206,17 @@ describe(`sustained load: ${eventCount} signed events through receiver -> queue 
   });
 
   it('stores every acknowledged event exactly once, and no job fails', () => {
-    const storedIds = new Set(run.stored.map((doc) => doc._id));
+    const storedKeys = new Set(run.stored.map((event) => event.key));
     expect(
-      run.deliveries.filter((d) => !storedIds.has(d.id)),
+      run.deliveries.filter((d) => !storedKeys.has(d.id)),
       'lost',
     ).to.have.length(0);
-    expect(run.storedDocuments, 'documents in events').to.equal(eventCount);
-    expect(storedIds.size, 'distinct events').to.equal(eventCount);
+    expect(run.storedCount, 'stored events counted').to.equal(eventCount);
+    expect(run.stored, 'stored events listed').to.have.length(eventCount);
+    expect(storedKeys.size, 'distinct events').to.equal(eventCount);
     expect(run.queue).to.include({ pending: 0, failed: 0 });
     // The mix is valid: every social event applied, nothing stored as invalid.
-    expect(tally(run.stored.map((doc) => doc.status))).to.not.have.property('invalid');
+    expect(tally(run.stored.map((event) => event.status))).to.not.have.property('invalid');
   });
 
   it('leaves every tray record as the reference model of the sequence says', () => {
@@ -226,14 +226,15 @@ describe(`sustained load: ${eventCount} signed events through receiver -> queue 
       mismatched: 0,
     });
     expect(run.tray.stored).to.equal(run.tray.expected);
+    expect(run.model.mismatches.slice(0, 10), 'differences from the reference model').to.deep.equal([]);
+    expect(run.model.records, 'records of the reference model').to.equal(run.tray.expected);
   });
 
   it("shows the last event in its recipient's v3 history within 120 s of its acknowledgement", () => {
     expect(run.lagMs).to.be.at.most(VISIBLE_WITHIN_MS);
-    expect(run.apiFirstRecord).to.deep.include({
-      v_tarid_uid: run.sequence.last.recordKey,
-      lastActionId: run.sequence.last.actionId,
-    });
+    expect(run.apiFirstRecord, 'first record of the v3 history').to.not.equal(undefined);
+    expect(plainRecordKey(run.apiFirstRecord!.v_tarid_uid ?? '')).to.equal(run.sequence.last.recordKey);
+    expect(run.apiFirstRecord!.lastActionId).to.equal(run.sequence.last.actionId);
   });
 
   it('keeps memory growth bounded (no per-event leak)', () => {

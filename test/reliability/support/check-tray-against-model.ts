@@ -4,6 +4,7 @@ import type { TrayRecord } from '../../../tray-service/domain/tray-record.ts';
 import type { TrayStorage } from '../../../tray-service/storage/port.ts';
 import { readAll } from '../../tray-service/worker/worker-harness.ts';
 import type { BurstBody } from './burst.ts';
+import { plainRecordKey } from './plain-record-key.ts';
 import { referenceTray, type ModelEnvelope, type ModelRecord } from './reference-tray-model.ts';
 
 /** One difference: a field of a record, or `record` itself when it is missing or unexpected. */
@@ -70,17 +71,19 @@ export function compareTrayWithModel(
   const mismatches: TrayMismatch[] = [];
   const seen = new Set<string>();
   for (const record of stored) {
-    seen.add(record.key);
-    const want = expected.get(record.key);
+    // The stored key escapes `_` inside ids; the model joins them plainly.
+    const key = plainRecordKey(record.key);
+    seen.add(key);
+    const want = expected.get(key);
     if (!want) {
-      mismatches.push({ key: record.key, field: 'record', expected: 'absent', actual: 'present' });
+      mismatches.push({ key, field: 'record', expected: 'absent', actual: 'present' });
       continue;
     }
     const actual = comparable(record);
     for (const field of compared) {
       if (want.actorsLoose && looseFields.has(field)) continue;
       if (JSON.stringify(want[field]) !== JSON.stringify(actual[field])) {
-        mismatches.push({ key: record.key, field, expected: want[field], actual: actual[field] });
+        mismatches.push({ key, field, expected: want[field], actual: actual[field] });
       }
     }
   }
@@ -100,21 +103,30 @@ export function usersOfModel(events: readonly BurstBody[]): string[] {
   return [...new Set([...expected.values()].flatMap((record) => [record.userId, ...record.actorIds]))];
 }
 
-/** Every unexpired record of the model's users, through the storage port. */
+/**
+ * Every unexpired record of the model's users and of `alsoUsers` (users the events name in other
+ * roles, so a record nobody caused shows for them too), through the storage port.
+ */
 export async function readModelTrays(
   storage: TrayStorage,
   events: readonly BurstBody[],
+  alsoUsers: readonly string[] = [],
 ): Promise<TrayRecord[]> {
-  const trays = await Promise.all(usersOfModel(events).map((userId) => readAll(storage, userId)));
+  const users = new Set([...usersOfModel(events), ...alsoUsers]);
+  const trays = await Promise.all([...users].map((userId) => readAll(storage, userId)));
   return trays.flat();
 }
 
-/** Reads the trays of the model's users through the storage port and compares them with the model. */
+/**
+ * Reads the trays through the storage port (readModelTrays) and compares them with the model: the
+ * same check whichever adapter the processes wrote with.
+ */
 export async function checkTrayAgainstModel(
   storage: TrayStorage,
   events: readonly BurstBody[],
+  alsoUsers: readonly string[] = [],
 ): Promise<TrayCheck> {
-  return compareTrayWithModel(await readModelTrays(storage, events), events);
+  return compareTrayWithModel(await readModelTrays(storage, events, alsoUsers), events);
 }
 
 /** The same check on every record of a MongoDB database of the tray (the fault scenarios' processes). */

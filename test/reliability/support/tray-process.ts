@@ -3,6 +3,7 @@ import { freePort } from '../../../scripts/lib/local-servers.ts';
 import { cleanEnv, startScript } from '../../support/run-script.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { hs256Token } from '../../../scripts/lib/hs256-token.ts';
+import { storageEnv, type StorageTarget } from './storage-target.ts';
 
 /** The JWT_SECRET the tray process is started with, so tests can mint tokens it accepts. */
 export const trayJwtSecret = 'reliability-fault-jwt-secret-32-characters';
@@ -23,7 +24,9 @@ export async function startTrayProcess(options: {
   redisUrl: string;
   /** REDIS_CLUSTER_NODES: when set, the process uses the cluster instead of redisUrl. */
   clusterSeeds?: string;
-  /** The MongoDB storage; without it `env` names the storage (useTrayStorage's `env`). */
+  /** The tray's storage, either adapter (the scenarios' checks open the same with openTargetStorage). */
+  storage?: StorageTarget;
+  /** The MongoDB storage; without it or `storage`, `env` names the storage (useTrayStorage's `env`). */
   mongoUri?: string;
   /**
    * The PostgreSQL database behind the FerretDB at mongoUri (FERRETDB_POSTGRESQL_URL), for its GIN
@@ -46,6 +49,7 @@ export async function startTrayProcess(options: {
       ...(options.clusterSeeds ? { REDIS_CLUSTER_NODES: options.clusterSeeds } : {}),
       ...(options.mongoUri ? { MONGODB_URI: options.mongoUri, MONGODB_DB: options.db ?? 'tray' } : {}),
       ...(postgresUrl ? { FERRETDB_POSTGRESQL_URL: postgresUrl } : {}),
+      ...(options.storage ? storageEnv(options.storage) : {}),
       QUEUE_PREFIX: options.prefix,
       TRAY_PORT: String(port),
       JWT_SECRET: trayJwtSecret,

@@ -1,3 +1,5 @@
+import { plainRecordKey } from '../../support/plain-record-key.ts';
+
 /** One record change a sequence must cause: `actorId` acted (`actionId`, at `at`) on record `key` of `userId`. */
 export interface ExpectedDelivery {
   readonly key: string;
@@ -7,7 +9,7 @@ export interface ExpectedDelivery {
   readonly at: number;
 }
 
-/** The fields of a tray record the load test compares (shared/tray/tray-record.ts). */
+/** The fields of a tray record the load test compares (tray-service/domain/tray-record.ts). */
 export interface ExpectedRecord {
   readonly userId: string;
   /** Distinct actors (docs/contract.md#limits). */
@@ -44,9 +46,9 @@ export function expectedTray(deliveries: readonly ExpectedDelivery[]): Map<strin
   return expected;
 }
 
-/** A stored record as read back for the comparison. */
+/** A stored record as read back through the storage port for the comparison. */
 export interface StoredRecord {
-  _id: string;
+  key: string;
   userId: string;
   actorsCount: number;
   lastActionId: string;
@@ -77,11 +79,13 @@ export function compareTray(
   let unexpected = 0;
   let mismatched = 0;
   for (const record of stored) {
-    seen.add(record._id);
-    const want = expected.get(record._id);
+    // The stored key escapes `_` inside ids; the sequence's keys join them plainly.
+    const key = plainRecordKey(record.key);
+    seen.add(key);
+    const want = expected.get(key);
     if (!want) {
       unexpected += 1;
-      note(`unexpected ${record._id}`);
+      note(`unexpected ${key}`);
       continue;
     }
     const got: ExpectedRecord = {
@@ -92,7 +96,7 @@ export function compareTray(
     };
     if (JSON.stringify(got) !== JSON.stringify(want)) {
       mismatched += 1;
-      note(`${record._id}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+      note(`${key}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
     }
   }
   const missingKeys = [...expected.keys()].filter((key) => !seen.has(key));

@@ -4,7 +4,7 @@ import type { ExpectedDelivery } from './expected-tray.ts';
 import { socialBodies, type LoadWorld } from './social-bodies.ts';
 
 export interface LoadEvent {
-  /** The dedupe key of the body (= bull job id = `_id` in the events collection). */
+  /** The dedupe key of the body (= bull job id = the stored event's key). */
   readonly id: string;
   readonly body: string;
   readonly event: string;
@@ -19,6 +19,8 @@ export interface LoadSequence {
   readonly last: { event: LoadEvent; recordKey: string; userId: string; actionId: string };
   /** Events per kind, for the figures. */
   readonly mix: Record<string, number>;
+  /** Every user the sequence names (its 200 users and the last actor): the trays the check reads. */
+  readonly users: readonly string[];
 }
 
 /** Small deterministic PRNG (mulberry32): the same seed gives the same sequence on every run. */
@@ -95,5 +97,12 @@ export function buildLoadSequence(options: {
   );
   add('comment.didCreate', body, expected);
   const { key, userId, actionId } = expected[0]!;
-  return { events, deliveries, last: { event: events.at(-1)!, recordKey: key, userId, actionId }, mix };
+  const users = [...Array.from({ length: world.users }, (_, n) => social.uid(n)), lastActor];
+  return {
+    events,
+    deliveries,
+    last: { event: events.at(-1)!, recordKey: key, userId, actionId },
+    mix,
+    users,
+  };
 }
