@@ -3,10 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
-import { connectMongo } from '../../../shared/mongo/connect-mongo.ts';
-import { EVENTS } from '../../../shared/tray/tray-record.ts';
-import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
-import { testStack } from '../../support/test-stack.ts';
+import { useQueuePrefix } from '../../support/suite-resources.ts';
+import { usePostgres } from '../../support/use-postgres.ts';
 import { sendBurst } from '../support/burst.ts';
 import {
   readEndToEndLedger,
@@ -23,12 +21,15 @@ import {
 } from '../support/receiver-process.ts';
 import { latencySummary, reportFigures, tally } from '../support/report-figures.ts';
 import { socialBurstBodies } from '../support/social-burst.ts';
+import { openTargetStorage, type StorageTarget } from '../support/storage-target.ts';
 import { startTrayProcess, type TrayProcess } from '../support/tray-process.ts';
 
 const burstSize = Number(process.env.RELIABILITY_E2E_BURST ?? 1_000);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('faults end to end: receiver -> queue -> worker -> events and tray (real processes)', function () {
+// On the default storage (PostgreSQL, a database of each scenario's own on the test server); the
+// MongoDB adapter meets a fault in two-of-each.test.ts.
+describe('faults end to end: receiver -> queue -> worker -> events and tray (real processes, PostgreSQL)', function () {
   this.timeout(900_000);
   let dir: string;
   let redisPort: number;
@@ -49,10 +50,11 @@ describe('faults end to end: receiver -> queue -> worker -> events and tray (rea
   });
 
   describe('when the worker process is SIGKILLed mid-batch and another one is started', () => {
+    const postgres = usePostgres();
     it('recovers the stalled jobs, stores every acknowledged event once and the tray equals the model (side effects once)', async () => {
       const prefix = useQueuePrefix();
-      const dbName = uniqueName('e2e');
-      const { client, db } = await connectMongo(testStack().mongoUri, dbName, { appName: 'reliability' });
+      const target: StorageTarget = { engine: 'postgres', url: postgres.url };
+      const storage = await openTargetStorage(target);
       try {
         const receiver = await startReceiverProcess({
           redisUrl: redis.url,
@@ -60,10 +62,9 @@ describe('faults end to end: receiver -> queue -> worker -> events and tray (rea
           spoolDir: join(dir, 'spool'),
         });
         processes.push(receiver);
-        const trayOptions = { redisUrl: redis.url, mongoUri: testStack().mongoUri, db: dbName, prefix };
+        const trayOptions = { redisUrl: redis.url, storage: target, prefix };
         const first = await startTrayProcess(trayOptions);
         processes.push(first);
-        const events = db.collection<{ _id: string }>(EVENTS);
         const bodies = socialBurstBodies('e2e-worker-kill', Math.round(burstSize / 2));
         const started = performance.now();
         const deliveries = await sendBurst({
@@ -73,17 +74,22 @@ describe('faults end to end: receiver -> queue -> worker -> events and tray (rea
           concurrency: 16,
         });
         // Kill the worker once it is well into the batch (bounded wait), with jobs still active.
-        for (let n = 0; n < 600 && (await events.countDocuments({})) < bodies.length * 0.2; n += 1) {
+        for (let n = 0; n < 600 && (await storage.events.count({})) < bodies.length * 0.2; n += 1) {
           await sleep(100);
         }
-        const storedAtKill = await events.countDocuments({});
+        const storedAtKill = await storage.events.count({});
         await first.kill();
         const second = await startTrayProcess(trayOptions);
         processes.push(second);
         await waitUntilQueueEmpty(redis.url, prefix, 480_000);
         const endToEndMs = performance.now() - started;
 
-        const { ledger, firstMismatches } = await readEndToEndLedger(db, bodies, deliveries, second.port);
+        const { ledger, firstMismatches } = await readEndToEndLedger(
+          storage,
+          bodies,
+          deliveries,
+          second.port,
+        );
         const figures = {
           sent: deliveries.length,
           statuses: tally(deliveries.map((d) => d.status)),
@@ -110,17 +116,17 @@ describe('faults end to end: receiver -> queue -> worker -> events and tray (rea
           acknowledged: bodies.length,
         });
       } finally {
-        await db.dropDatabase().catch(() => undefined);
-        await client.close();
+        await storage.close();
       }
     });
   });
 
   describe('when Redis is SIGKILLed during a burst while the worker runs, and restarted 1.5 s later', () => {
-    it('stores every acknowledged event in the events collection exactly once and the tray equals the model', async () => {
+    const postgres = usePostgres();
+    it('stores every acknowledged event exactly once and the tray equals the model', async () => {
       const prefix = useQueuePrefix();
-      const dbName = uniqueName('e2e');
-      const { client, db } = await connectMongo(testStack().mongoUri, dbName, { appName: 'reliability' });
+      const target: StorageTarget = { engine: 'postgres', url: postgres.url };
+      const storage = await openTargetStorage(target);
       try {
         const receiver = await startReceiverProcess({
           redisUrl: redis.url,
@@ -128,12 +134,7 @@ describe('faults end to end: receiver -> queue -> worker -> events and tray (rea
           spoolDir: join(dir, 'spool'),
         });
         processes.push(receiver);
-        const tray = await startTrayProcess({
-          redisUrl: redis.url,
-          mongoUri: testStack().mongoUri,
-          db: dbName,
-          prefix,
-        });
+        const tray = await startTrayProcess({ redisUrl: redis.url, storage: target, prefix });
         processes.push(tray);
         const bodies = socialBurstBodies('e2e-redis-kill', burstSize);
         const outage = outageAfterAcks({
@@ -155,7 +156,7 @@ describe('faults end to end: receiver -> queue -> worker -> events and tray (rea
         await waitUntilQueueEmpty(redis.url, prefix, 480_000);
         const endToEndMs = performance.now() - started;
 
-        const { ledger, firstMismatches } = await readEndToEndLedger(db, bodies, deliveries, tray.port);
+        const { ledger, firstMismatches } = await readEndToEndLedger(storage, bodies, deliveries, tray.port);
         const figures = {
           sent: deliveries.length,
           statuses: tally(deliveries.map((d) => d.status)),
@@ -178,8 +179,7 @@ describe('faults end to end: receiver -> queue -> worker -> events and tray (rea
           storedInEvents: burstSize,
         });
       } finally {
-        await db.dropDatabase().catch(() => undefined);
-        await client.close();
+        await storage.close();
       }
     });
   });

@@ -24,6 +24,7 @@ import {
 } from '../support/receiver-process.ts';
 import { latencySummary, reportFigures, tally } from '../support/report-figures.ts';
 import { socialBurstBodies } from '../support/social-burst.ts';
+import { withTargetStorage } from '../support/storage-target.ts';
 import { startTrayProcess, type TrayProcess } from '../support/tray-process.ts';
 
 /** The platform's deadline for an answer (docs/contract.md#answer). */
@@ -154,7 +155,15 @@ describe('faults on the receiver path (real processes, ledger check on the queue
           deliveries.map((d) => d.id),
           acked,
         );
-        const { ledger, firstMismatches } = await readEndToEndLedger(db, bodies, deliveries, tray.port);
+        const { ledger, firstMismatches } = await withTargetStorage(
+          {
+            engine: 'mongodb',
+            uri: testStack().mongoUri,
+            db: dbName,
+            ferretPostgresUrl: testStack().postgresUrl,
+          },
+          (storage) => readEndToEndLedger(storage, bodies, deliveries, tray.port),
+        );
         const figures = {
           sent: deliveries.length,
           statuses,

@@ -28,6 +28,7 @@ import {
 import { latencySummary, reportFigures, tally } from '../support/report-figures.ts';
 import { socialBurstBodies } from '../support/social-burst.ts';
 import { sendAtSteadyRate } from '../support/steady-rate.ts';
+import { withTargetStorage } from '../support/storage-target.ts';
 import { startTrayProcess, type TrayProcess } from '../support/tray-process.ts';
 
 // Modest by default: three scenarios, each well under a minute, so the suite stays within CI's budget.
@@ -117,7 +118,15 @@ describe('on a Redis Cluster: two receivers and two tray processes, a master fai
       await waitUntilQueueEmpty(target, prefix, 180_000);
       const endToEndMs = performance.now() - started;
 
-      const { ledger, firstMismatches } = await readEndToEndLedger(db, bodies, deliveries, workers[0]!.port);
+      const { ledger, firstMismatches } = await withTargetStorage(
+        {
+          engine: 'mongodb',
+          uri: testStack().mongoUri,
+          db: dbName,
+          ferretPostgresUrl: testStack().postgresUrl,
+        },
+        (storage) => readEndToEndLedger(storage, bodies, deliveries, workers[0]!.port),
+      );
       const acks = deliveries.filter((d) => d.status === 200);
       const spooled = (
         await Promise.all(

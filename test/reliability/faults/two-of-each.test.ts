@@ -6,6 +6,7 @@ import { freePort, startFerret, startRedis, type LocalServer } from '../../../sc
 import { connectMongo } from '../../../shared/mongo/connect-mongo.ts';
 import { testPostgres } from '../../support/test-stack.ts';
 import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
+import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import { sendBurst } from '../support/burst.ts';
 import { readEndToEndLedger, recoveredStalledJobs } from '../support/end-to-end-ledger.ts';
 import { queueCounts } from '../support/queue-counts.ts';
@@ -18,6 +19,7 @@ import {
 } from '../support/receiver-process.ts';
 import { latencySummary, reportFigures, tally } from '../support/report-figures.ts';
 import { socialBurstBodies } from '../support/social-burst.ts';
+import { withTargetStorage, type StorageTarget } from '../support/storage-target.ts';
 import { startTrayProcess, type TrayProcess } from '../support/tray-process.ts';
 
 const count = Number(process.env.RELIABILITY_E2E_BURST ?? 1_000);
@@ -37,49 +39,91 @@ function failureReasons(output: string): string[] {
     });
 }
 
-describe('two receivers and two workers at once, the MongoDB-compatible server stopped during processing', function () {
+/** The database server a scenario stops, and the storage its processes use on it. */
+interface StoppedDatabase {
+  /** For the figures line: which adapter and server met the outage. */
+  readonly name: string;
+  target(): StorageTarget;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+describe('two receivers and two workers at once, the database server stopped during processing', function () {
   this.timeout(900_000);
   let dir: string;
   let redis: LocalServer;
-  let ferret: LocalServer;
-  let ferretPort: number;
-  let postgresUrl: string;
   const processes: (ReceiverProcess | TrayProcess)[] = [];
-  const startOwnFerret = async () => {
-    postgresUrl = (await testPostgres()).url;
-    ferret = await startFerret({
-      dir: join(dir, 'ferret'),
-      port: ferretPort,
-      postgresUrl: (await testPostgres()).ferretUrl,
-    });
-  };
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'reliability-two-'));
-    ferretPort = await freePort();
     redis = await startRedis({ dir: join(dir, 'redis'), persistent: true });
-    await startOwnFerret();
+  });
+  afterEach(async () => {
+    for (const child of processes.splice(0)) await child.kill();
   });
   after(async () => {
-    for (const child of processes.splice(0)) await child.kill();
-    await Promise.all([redis.stop('SIGKILL'), ferret.stop('SIGKILL')]);
+    await redis.stop('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('stores every acknowledged event exactly once, with no failed job, and the tray equals the model', async () => {
-    const prefix = useQueuePrefix();
+  describe('on PostgreSQL (the default storage), its server stopped (fast shutdown) for 3 s', () => {
+    // A server of this scenario's own: stopping the test stack's would break every other suite.
+    const postgres = useStoppablePostgres();
+    it('stores every acknowledged event exactly once, with no failed job, and the tray equals the model', () =>
+      scenario({
+        name: 'PostgreSQL',
+        target: () => ({ engine: 'postgres', url: postgres.url }),
+        stop: () => postgres.stop(),
+        start: () => postgres.start(),
+      }));
+  });
+
+  // The MongoDB adapter meets the same fault: both adapters must survive their server going away.
+  describe('on the MongoDB adapter (FerretDB), FerretDB stopped (SIGTERM) for 3 s', () => {
+    let ferret: LocalServer;
+    let ferretPort: number;
+    let postgresUrl: string;
     const dbName = uniqueName('two');
+    const startOwnFerret = async () => {
+      postgresUrl = (await testPostgres()).url;
+      ferret = await startFerret({
+        dir: join(dir, 'ferret'),
+        port: ferretPort,
+        postgresUrl: (await testPostgres()).ferretUrl,
+      });
+    };
+    before(async () => {
+      ferretPort = await freePort();
+      await startOwnFerret();
+    });
+    after(async () => {
+      const { client, db } = await connectMongo(ferret.url, dbName, { appName: 'reliability' });
+      await db.dropDatabase().catch(() => undefined);
+      await client.close();
+      await ferret.stop('SIGKILL');
+    });
+    it('stores every acknowledged event exactly once, with no failed job, and the tray equals the model', () =>
+      scenario({
+        name: 'FerretDB',
+        target: () => ({ engine: 'mongodb', uri: ferret.url, db: dbName, ferretPostgresUrl: postgresUrl }),
+        stop: () => ferret.stop(),
+        start: startOwnFerret,
+      }));
+  });
+
+  async function scenario(database: StoppedDatabase): Promise<void> {
+    const prefix = useQueuePrefix();
     // Each child is registered as soon as it runs, so a failed start never leaves one behind.
     const receivers: ReceiverProcess[] = [];
     for (const name of ['a', 'b']) {
       const receiver = await startReceiverProcess({
         redisUrl: redis.url,
         prefix,
-        spoolDir: join(dir, `spool-${name}`),
+        spoolDir: join(dir, `spool-${name}-${prefix}`),
       });
       processes.push(receiver);
       receivers.push(receiver);
     }
-    const trayOptions = { redisUrl: redis.url, mongoUri: ferret.url, postgresUrl, db: dbName, prefix };
+    const trayOptions = { redisUrl: redis.url, storage: database.target(), prefix };
     const workers: TrayProcess[] = [];
     for (let n = 0; n < 2; n += 1) {
       const worker = await startTrayProcess(trayOptions);
@@ -88,12 +132,12 @@ describe('two receivers and two workers at once, the MongoDB-compatible server s
     }
 
     const bodies = socialBurstBodies('two-of-each', count);
-    // Every event goes to both receivers: stop the database (SIGTERM) 60 % of the way in, for 3 s.
+    // Every event goes to both receivers: stop the database 60 % of the way in, for 3 s.
     const outage = outageAfterAcks({
       acks: count * 0.6,
       downMs: 3_000,
-      stop: () => ferret.stop(),
-      start: startOwnFerret,
+      stop: () => database.stop(),
+      start: () => database.start(),
     });
     const started = performance.now();
     const deliveries = await sendBurst({
@@ -105,61 +149,65 @@ describe('two receivers and two workers at once, the MongoDB-compatible server s
     });
     await outage.done();
     await Promise.all(receivers.map((receiver) => waitUntilDrained(receiver.port)));
+    const alive = (worker: TrayProcess) => worker.child.exitCode === null && worker.child.signalCode === null;
     const deadline = Date.now() + 480_000;
     let counts = await queueCounts(redis.url, prefix);
-    while (counts.pending > 0 && Date.now() < deadline) {
+    while (counts.pending > 0 && Date.now() < deadline && workers.some(alive)) {
       await sleep(500);
       counts = await queueCounts(redis.url, prefix);
     }
     const endToEndMs = performance.now() - started;
+    // Evidence for the next occurrence: what a tray process logged last.
+    const printTail = (worker: TrayProcess, n: number) => {
+      const tail = worker.output().trimEnd().split('\n').slice(-40).join('\n');
+      process.stderr.write(`[two-of-each] tray process ${n}, last log lines:\n${tail}\n`);
+    };
+    // The outage is one the processes must ride out (bull retries the jobs), not die of.
+    workers.forEach((worker, n) => {
+      if (!alive(worker)) printTail(worker, n);
+    });
+    expect(workers.filter(alive), 'tray processes still running after the outage').to.have.length(
+      workers.length,
+    );
 
-    const { client, db } = await connectMongo(ferret.url, dbName, { appName: 'reliability' });
-    try {
-      const { ledger, firstMismatches } = await readEndToEndLedger(db, bodies, deliveries, workers[0]!.port);
-      const figures = {
-        events: count,
-        requests: deliveries.length,
-        statuses: tally(deliveries.map((d) => d.status)),
-        ...ledger,
-        // Attempts the workers logged as failed (bull retries them): shows the outage was felt.
-        failedAttempts: workers.reduce(
-          (sum, worker) => sum + (worker.output().match(/job failed/g) ?? []).length,
-          0,
-        ),
-        // Why they failed (first 60 characters of each error), so a slow or stuck run explains itself.
-        failureReasons: tally(workers.flatMap((worker) => failureReasons(worker.output()))),
-        // Per process: one CI run had a process failing every job with the same closed connection.
-        failedAttemptsPerProcess: workers.map((worker) => failureReasons(worker.output()).length),
-        pendingJobs: counts.pending,
-        failedJobs: counts.failed,
-        recoveredStalledJobs: await recoveredStalledJobs(redis.url, prefix),
-        ackLatencyMs: latencySummary(deliveries.filter((d) => d.status === 200).map((d) => d.ms)),
-        outageAfterMs: Math.round((outage.startedAt() ?? started) - started),
-        databaseDownForMs: outage.downForMs(),
-        endToEndMs: Math.round(endToEndMs),
-      };
-      reportFigures('two receivers, two workers, database stopped 3 s', figures);
-      if (ledger.trayMismatches > 0 || ledger.unreadMismatches > 0) {
-        // Evidence for the next occurrence: what each tray process logged last.
-        workers.forEach((worker, n) => {
-          const tail = worker.output().trimEnd().split('\n').slice(-40).join('\n');
-          process.stderr.write(`[two-of-each] tray process ${n}, last log lines:\n${tail}\n`);
-        });
-      }
-      expect(firstMismatches, 'tray records differing from the model').to.deep.equal([]);
-      expect(figures).to.deep.include({
-        acknowledged: count,
-        lost: 0,
-        duplicated: 0,
-        unknown: 0,
-        pendingJobs: 0,
-        failedJobs: 0,
-        trayMismatches: 0,
-        unreadMismatches: 0,
-      });
-    } finally {
-      await db.dropDatabase().catch(() => undefined);
-      await client.close();
-    }
-  });
+    const { ledger, firstMismatches } = await withTargetStorage(database.target(), (storage) =>
+      readEndToEndLedger(storage, bodies, deliveries, workers[0]!.port),
+    );
+    const figures = {
+      storage: database.name,
+      events: count,
+      requests: deliveries.length,
+      statuses: tally(deliveries.map((d) => d.status)),
+      ...ledger,
+      // Attempts the workers logged as failed (bull retries them): shows the outage was felt.
+      failedAttempts: workers.reduce(
+        (sum, worker) => sum + (worker.output().match(/job failed/g) ?? []).length,
+        0,
+      ),
+      // Why they failed (first 60 characters of each error), so a slow or stuck run explains itself.
+      failureReasons: tally(workers.flatMap((worker) => failureReasons(worker.output()))),
+      // Per process: one CI run had a process failing every job with the same closed connection.
+      failedAttemptsPerProcess: workers.map((worker) => failureReasons(worker.output()).length),
+      pendingJobs: counts.pending,
+      failedJobs: counts.failed,
+      recoveredStalledJobs: await recoveredStalledJobs(redis.url, prefix),
+      ackLatencyMs: latencySummary(deliveries.filter((d) => d.status === 200).map((d) => d.ms)),
+      outageAfterMs: Math.round((outage.startedAt() ?? started) - started),
+      databaseDownForMs: outage.downForMs(),
+      endToEndMs: Math.round(endToEndMs),
+    };
+    reportFigures(`two receivers, two workers, ${database.name} stopped 3 s`, figures);
+    if (ledger.trayMismatches > 0 || ledger.unreadMismatches > 0) workers.forEach(printTail);
+    expect(firstMismatches, 'tray records differing from the model').to.deep.equal([]);
+    expect(figures).to.deep.include({
+      acknowledged: count,
+      lost: 0,
+      duplicated: 0,
+      unknown: 0,
+      pendingJobs: 0,
+      failedJobs: 0,
+      trayMismatches: 0,
+      unreadMismatches: 0,
+    });
+  }
 });

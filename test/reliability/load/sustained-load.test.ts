@@ -36,8 +36,13 @@ const concurrency = Number(process.env.RELIABILITY_LOAD_CONCURRENCY ?? 48);
 
 /** The platform's acknowledgement contract (docs/contract.md#answer): answer within 1.5 s. */
 const ACK_LIMIT_MS = 1_500;
-/** The tray keeps up: the last event shows in history this soon after the receiver acknowledged it. */
-const VISIBLE_WITHIN_MS = 120_000;
+/**
+ * The tray keeps up: the last event shows in its recipient's history this soon after the receiver
+ * acknowledged it. The target, 10 s, is checked from 20,000 events on; the default run (CI, on
+ * shared runners of unknown speed) keeps a 120 s bound and prints the lag it measured
+ * (RELIABILITY.md has both).
+ */
+const VISIBLE_WITHIN_MS = eventCount >= 20_000 ? 10_000 : 120_000;
 const MB = 1_048_576;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -230,7 +235,7 @@ describe(`sustained load: ${eventCount} signed events through receiver -> queue 
     expect(run.model.records, 'records of the reference model').to.equal(run.tray.expected);
   });
 
-  it("shows the last event in its recipient's v3 history within 120 s of its acknowledgement", () => {
+  it(`shows the last event in its recipient's v3 history within ${VISIBLE_WITHIN_MS / 1000} s of its acknowledgement`, () => {
     expect(run.lagMs).to.be.at.most(VISIBLE_WITHIN_MS);
     expect(run.apiFirstRecord, 'first record of the v3 history').to.not.equal(undefined);
     expect(plainRecordKey(run.apiFirstRecord!.v_tarid_uid ?? '')).to.equal(run.sequence.last.recordKey);

@@ -1,5 +1,3 @@
-import type { Db } from 'mongodb';
-import { TRAY_RECORDS, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
 import type { TrayRecord } from '../../../tray-service/domain/tray-record.ts';
 import type { TrayStorage } from '../../../tray-service/storage/port.ts';
 import { readAll } from '../../tray-service/worker/worker-harness.ts';
@@ -127,15 +125,6 @@ export async function checkTrayAgainstModel(
   alsoUsers: readonly string[] = [],
 ): Promise<TrayCheck> {
   return compareTrayWithModel(await readModelTrays(storage, events, alsoUsers), events);
-}
-
-/** The same check on every record of a MongoDB database of the tray (the fault scenarios' processes). */
-export async function checkMongoTrayAgainstModel(db: Db, events: readonly BurstBody[]): Promise<TrayCheck> {
-  const docs = await db.collection<TrayRecordDoc>(TRAY_RECORDS).find({}).toArray();
-  return compareTrayWithModel(
-    docs.map((doc) => ({ ...doc, key: doc._id })),
-    events,
-  );
 }
 
 /** The stored record in the model's terms (public fields; actor snapshots reduced to id and name). */

@@ -1,13 +1,13 @@
 import { Cluster, type Redis } from 'ioredis';
-import type { Db } from 'mongodb';
 import { WEBHOOK_QUEUE_NAME } from '../../../shared/queue/webhook-queue.ts';
 import { createRedis } from '../../../shared/redis/create-redis.ts';
 import type { RedisTarget } from '../../../shared/redis/redis-target.ts';
-import { EVENTS } from '../../../shared/tray/tray-record.ts';
+import type { TrayStorage } from '../../../tray-service/storage/port.ts';
 import type { BurstBody, Delivery } from './burst.ts';
-import { checkMongoTrayAgainstModel, type TrayMismatch } from './check-tray-against-model.ts';
+import { checkTrayAgainstModel, type TrayMismatch } from './check-tray-against-model.ts';
 import { checkUnreadAgainstModel, type UnreadMismatch } from './check-unread-against-model.ts';
 import { queueCounts } from './queue-counts.ts';
+import { readStoredEvents } from './read-stored-events.ts';
 
 /** Bounded wait until the worker(s) ran every job (none waiting, active or delayed). Returns the wait in ms. */
 export async function waitUntilQueueEmpty(
@@ -29,9 +29,9 @@ export async function waitUntilQueueEmpty(
 export interface EndToEndLedger {
   acknowledged: number;
   storedInEvents: number;
-  /** Acknowledged events missing from `events`: must be 0. */
+  /** Acknowledged events missing from the stored events: must be 0. */
   lost: number;
-  /** Documents beyond one per event id (cannot happen, `_id` is the dedupe key; counted anyway). */
+  /** Stored events beyond one per event key (cannot happen, the key is unique; counted anyway). */
   duplicated: number;
   /** Stored events that were sent but never acknowledged (a crash mid-request): allowed. */
   storedUnacknowledged: number;
@@ -47,13 +47,13 @@ export interface EndToEndLedger {
 }
 
 /**
- * The end-to-end ledger: every acknowledged event in `events` exactly once, and the tray (records
- * in the database, unread counts through the API) equal to the reference model of exactly the
- * events that were stored (an unacknowledged event may have
+ * The end-to-end ledger, read through the storage port (either adapter): every acknowledged event
+ * stored exactly once, and the tray (records read per user, unread counts through the API) equal
+ * to the reference model of exactly the events that were stored (an unacknowledged event may have
  * been stored and applied; it then belongs in the model too). `firstMismatches` is for messages.
  */
 export async function readEndToEndLedger(
-  db: Db,
+  storage: TrayStorage,
   bodies: readonly BurstBody[],
   deliveries: readonly Delivery[],
   /** Port of a running tray-service process, whose unread counts are compared too. */
@@ -61,17 +61,17 @@ export async function readEndToEndLedger(
 ): Promise<{ ledger: EndToEndLedger; firstMismatches: readonly (TrayMismatch | UnreadMismatch)[] }> {
   const acked = new Set(deliveries.filter((d) => d.status === 200).map((d) => d.id));
   const sent = new Set(bodies.map((b) => b.id));
-  const events = db.collection<{ _id: string }>(EVENTS);
-  const stored = new Set((await events.find({}, { projection: { _id: 1 } }).toArray()).map((e) => e._id));
+  const { events, counted } = await readStoredEvents(storage);
+  const stored = new Set(events.map((event) => event.key));
   const processed = bodies.filter((b) => stored.has(b.id));
-  const tray = await checkMongoTrayAgainstModel(db, processed);
+  const tray = await checkTrayAgainstModel(storage, processed);
   const unread = await checkUnreadAgainstModel(trayPort, processed);
   return {
     ledger: {
       acknowledged: acked.size,
       storedInEvents: stored.size,
       lost: [...acked].filter((id) => !stored.has(id)).length,
-      duplicated: (await events.countDocuments({})) - stored.size,
+      duplicated: Math.max(counted, events.length) - stored.size,
       storedUnacknowledged: [...stored].filter((id) => sent.has(id) && !acked.has(id)).length,
       unknown: [...stored].filter((id) => !sent.has(id)).length,
       trayRecords: tray.records,
