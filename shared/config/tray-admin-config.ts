@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { positiveInt, url } from './env-types.ts';
+import { positiveInt } from './env-types.ts';
+import { secureUrl } from './secure-url.ts';
 
 const optionalText = (what: string, min = 1) =>
   z
@@ -33,7 +34,7 @@ export const trayAdminShape = {
     .enum(['exact', 'contains'], { error: 'expected "exact" (whole words) or "contains" (anywhere in text)' })
     .default('exact'),
   /** Where decisions are POSTed as JSON; unset: decisions are only stored. */
-  MODERATION_WEBHOOK_URL: url(['http', 'https']).optional(),
+  MODERATION_WEBHOOK_URL: secureUrl().optional(),
   /** Delivery attempts per decision before it is left failed (exponential backoff from the delay). */
   MODERATION_WEBHOOK_ATTEMPTS: positiveInt(10, 100),
   MODERATION_WEBHOOK_BACKOFF_MS: positiveInt(1_000, 3_600_000),

@@ -25,10 +25,7 @@ describe('admin and moderation configuration', () => {
       { MODERATION_MATCH: 'fuzzy' },
       'MODERATION_MATCH: expected "exact" (whole words) or "contains" (anywhere in text)',
     ],
-    [
-      { MODERATION_WEBHOOK_URL: 'ftp://x' },
-      'MODERATION_WEBHOOK_URL: expected a URL starting with http:// or https://',
-    ],
+    [{ MODERATION_WEBHOOK_URL: 'ftp://x' }, 'MODERATION_WEBHOOK_URL: expected an https:// URL'],
     [{ ADMIN_LIST_MAX_LIMIT: '0' }, 'ADMIN_LIST_MAX_LIMIT: expected a whole number from 1 to 10000'],
     [{ ADMIN_ROLE_CLAIM: 'has space' }, 'ADMIN_ROLE_CLAIM: expected a claim name'],
   ];
