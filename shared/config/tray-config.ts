@@ -6,6 +6,7 @@ import { trayAdminShape } from './tray-admin-config.ts';
 import { trayApiShape } from './tray-api-config.ts';
 import { trayBanShape } from './tray-ban-config.ts';
 import { trayMessagesShape } from './tray-messages-config.ts';
+import { checkModerationWebhook, trayModerationWebhookShape } from './tray-moderation-webhook-config.ts';
 import { trayStreamShape } from './tray-stream-config.ts';
 import { trayWorkerShape } from './tray-worker-config.ts';
 
@@ -30,10 +31,13 @@ export const trayShape = {
   ...trayMessagesShape,
   ...trayAdminShape,
   ...trayStreamShape,
+  ...trayModerationWebhookShape,
 };
 
 export type TrayConfig = ReturnType<typeof loadTrayConfig>;
 
 export function loadTrayConfig(env: Env) {
-  return withRedisTarget(parseEnv(trayShape, env));
+  const config = withRedisTarget(parseEnv(trayShape, env));
+  checkModerationWebhook(config);
+  return config;
 }
