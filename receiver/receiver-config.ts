@@ -4,6 +4,7 @@ import { parseTrustProxy } from './address/parse-trust-proxy.ts';
 import { parseRegions } from './allowlist/parse-regions.ts';
 import { parseWebhookSecrets } from './signature/parse-webhook-secrets.ts';
 import { commonShape, withRedisTarget } from '../shared/config/common-config.ts';
+import { opsShape } from '../shared/config/ops-config.ts';
 import { onOff, port, positiveInt } from '../shared/config/env-types.ts';
 import { parseEnv, type Env } from '../shared/config/parse-env.ts';
 
@@ -22,6 +23,7 @@ const parsedWith = <T>(parse: (text: string) => T, missing?: string) => {
 
 export const receiverShape = {
   ...commonShape,
+  ...opsShape,
   RECEIVER_PORT: port(8080),
   WEBHOOK_PATH: z
     .string()

@@ -174,6 +174,7 @@ try {
     db,
     redis,
     registry: createMetricsRegistry('bench', false),
+    metrics: { kind: 'open' },
     verifyToken: createTokenVerifier(resolveJwtConfig({ JWT_SECRET: SECRET })),
     // As in production: the hot path consults this in-memory set on every request.
     bans: await startBanCache(redis, {

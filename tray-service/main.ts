@@ -2,6 +2,8 @@ import { loadOrExit } from '../shared/config/load-or-exit.ts';
 import { loadTrayConfig } from '../shared/config/tray-config.ts';
 import { createOpsApp } from '../shared/http/create-ops-app.ts';
 import { closeServer, listen } from '../shared/http/listen.ts';
+import { listenMetrics } from '../shared/http/listen-metrics.ts';
+import { metricsAccessFor } from '../shared/http/metrics-access.ts';
 import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
 import { createLogger } from '../shared/logging/create-logger.ts';
 import { connectMongo, pingMongo } from '../shared/mongo/connect-mongo.ts';
@@ -120,6 +122,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
     db,
     redis,
     registry,
+    metrics: metricsAccessFor(config.METRICS_TOKEN),
     verifyToken,
     bans,
     rateLimiter: createRateLimiter({
@@ -155,17 +158,20 @@ const app =
   createOpsApp({
     registry,
     logger,
+    metrics: metricsAccessFor(config.METRICS_TOKEN),
     checks: {
       mongodb: async () => (await pingMongo(db), { ok: true }),
       redis: async () => (await pingRedis(redis), { ok: true }),
     },
   });
 const server = await listen(app, { port: config.TRAY_PORT });
+const metricsServer = await listenMetrics(config.METRICS_PORT, { registry, logger });
 logger.info({ port: config.TRAY_PORT, role: config.TRAY_ROLE }, 'tray service listening');
 
 onShutdown(logger, async () => {
   await api?.closeStreams();
   await closeServer(server);
+  if (metricsServer) await closeServer(metricsServer);
   api?.stop();
   await worker?.close();
   await moderation.close();

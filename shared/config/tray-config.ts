@@ -1,4 +1,5 @@
 import { commonShape, withRedisTarget } from './common-config.ts';
+import { opsShape } from './ops-config.ts';
 import { z } from 'zod';
 import { port, url } from './env-types.ts';
 import { parseEnv, type Env } from './parse-env.ts';
@@ -12,6 +13,7 @@ import { trayWorkerShape } from './tray-worker-config.ts';
 
 export const trayShape = {
   ...commonShape,
+  ...opsShape,
   TRAY_PORT: port(8081),
   /**
    * What this process runs: `all` (the API with its live streams, and the queue's worker), `api`

@@ -133,4 +133,33 @@ describe('receiver/main.ts', function () {
       expect(output()).not.to.include(secret);
     });
   });
+
+  describe('with METRICS_PORT set and no METRICS_TOKEN', () => {
+    it('serves /metrics on 127.0.0.1:METRICS_PORT only, not on RECEIVER_PORT', async () => {
+      const [port, metricsPort] = [await freePort(), await freePort()];
+      const { child } = await startScript(
+        'receiver/main.ts',
+        cleanEnv({
+          REDIS_URL: testStack().redisUrl,
+          QUEUE_PREFIX: useQueuePrefix(),
+          RECEIVER_PORT: String(port),
+          METRICS_PORT: String(metricsPort),
+          WEBHOOK_SECRETS: `eu=${secret}`,
+          SPOOL_DIR: join(dir, 'spool-metrics'),
+        }),
+        /receiver listening/,
+      );
+      try {
+        expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).to.equal(404);
+        const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+        expect(metrics.status).to.equal(200);
+        expect(await metrics.text()).to.include('webhook_received_total');
+        expect((await fetch(`http://127.0.0.1:${metricsPort}/readyz`)).status).to.equal(404);
+      } finally {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+    });
+  });
 });

@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { errorMiddleware, notFound } from '../../shared/http/error-middleware.ts';
 import { createHealthRouter } from '../../shared/http/health-router.ts';
+import type { MetricsAccess } from '../../shared/http/metrics-access.ts';
 import { createMetricsRouter } from '../../shared/http/metrics-router.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import { pingMongo } from '../../shared/mongo/connect-mongo.ts';
@@ -45,6 +46,8 @@ export interface TrayApiDeps {
   db: Db;
   redis: RedisClient;
   registry: Registry;
+  /** Who may read /metrics on this app (METRICS_TOKEN; off by default). */
+  metrics: MetricsAccess;
   verifyToken: TokenVerifier;
   /** Globally banned users (startBanCache): refused on every tray and block call. */
   bans: BanView;
@@ -75,12 +78,15 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   ]);
   app.use(requestMetrics(deps.registry, routes));
   app.use(
-    createHealthRouter({
-      mongodb: async () => (await pingMongo(deps.db), { ok: true }),
-      redis: async () => (await pingRedis(deps.redis), { ok: true }),
-    }),
+    createHealthRouter(
+      {
+        mongodb: async () => (await pingMongo(deps.db), { ok: true }),
+        redis: async () => (await pingRedis(deps.redis), { ok: true }),
+      },
+      { logger: deps.logger },
+    ),
   );
-  app.use(createMetricsRouter(deps.registry));
+  app.use(createMetricsRouter(deps.registry, deps.metrics));
   const openApi = createOpenApiDocument(deps.admin?.limits); // admin paths only when mounted
   app.get('/openapi.json', (_req, res) => {
     res.json(openApi);

@@ -7,6 +7,9 @@ import { hs256Token } from '../../../scripts/lib/hs256-token.ts';
 /** The JWT_SECRET the tray process is started with, so tests can mint tokens it accepts. */
 export const trayJwtSecret = 'reliability-fault-jwt-secret-32-characters';
 
+/** The METRICS_TOKEN the tray process is started with (metrics are off without one). */
+export const trayMetricsToken = 'reliability-tray-metrics-token-32-chars';
+
 /** A bearer token for `userId` that a process started by startTrayProcess accepts. */
 export const trayToken = (userId: string, expiresIn = '1h'): Promise<string> =>
   hs256Token(trayJwtSecret, userId, expiresIn);
@@ -49,6 +52,7 @@ export async function startTrayProcess(options: {
       QUEUE_PREFIX: options.prefix,
       TRAY_PORT: String(port),
       JWT_SECRET: trayJwtSecret,
+      METRICS_TOKEN: trayMetricsToken,
       LOG_LEVEL: 'info',
       ...options.env,
     }),

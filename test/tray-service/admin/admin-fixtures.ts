@@ -68,6 +68,7 @@ export function adminApp(
     counter: createCounter(db, { storage: 'mongodb' }),
     redis,
     registry: createMetricsRegistry('test', false),
+    metrics: { kind: 'open' },
     verifyToken,
     bans,
     rateLimiter: createRateLimiter({ redis, points: 10_000, windowMs: 60_000, keyPrefix: 'admin-tests' }),

@@ -58,6 +58,7 @@ export async function startLiveInstance(options: {
     counter,
     redis,
     registry,
+    metrics: { kind: 'open' },
     verifyToken: createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET })),
     bans,
     rateLimiter: createRateLimiter({ redis, points: 1_000, windowMs: 60_000, keyPrefix: 'rl' }),
