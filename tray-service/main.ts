@@ -21,6 +21,7 @@ import { createTrayApi } from './api/create-tray-api.ts';
 import { createChangePublisher } from './live/change-publisher.ts';
 import { createLiveTray } from './live/create-live-tray.ts';
 import { createRateLimiter } from './api/rate-limit/create-rate-limiter.ts';
+import { createFailedAuthLimit } from './api/rate-limit/failed-auth-limit.ts';
 import { createMessageRenderer } from './messages/create-message-renderer.ts';
 import { loadBlockedWords } from './moderation/load-blocked-words.ts';
 import { setupModeration } from './moderation/setup-moderation.ts';
@@ -131,6 +132,13 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
       windowMs: config.RATE_LIMIT_WINDOW_MS,
       keyPrefix: config.RATE_LIMIT_PREFIX,
     }),
+    failedAuth: createFailedAuthLimit({
+      redis,
+      points: config.AUTH_FAILURE_LIMIT,
+      windowMs: config.AUTH_FAILURE_WINDOW_MS,
+      keyPrefix: `${config.RATE_LIMIT_PREFIX}-auth`,
+    }),
+    trustProxy: config.TRUST_PROXY,
     messages,
     counter,
     settings: {

@@ -3,6 +3,7 @@ import { opsShape } from './ops-config.ts';
 import { z } from 'zod';
 import { port, url } from './env-types.ts';
 import { parseEnv, type Env } from './parse-env.ts';
+import { trayAbuseShape } from './tray-abuse-config.ts';
 import { trayAdminShape } from './tray-admin-config.ts';
 import { trayApiShape } from './tray-api-config.ts';
 import { trayBanShape } from './tray-ban-config.ts';
@@ -34,6 +35,7 @@ export const trayShape = {
   ...trayAdminShape,
   ...trayStreamShape,
   ...trayModerationWebhookShape,
+  ...trayAbuseShape,
 };
 
 export type TrayConfig = ReturnType<typeof loadTrayConfig>;

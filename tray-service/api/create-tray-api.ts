@@ -24,6 +24,8 @@ import { blockPaths, createBlockRouter } from './block/create-block-router.ts';
 import { mapStoreErrors } from './http/map-store-errors.ts';
 import { requestMetrics } from './http/request-metrics.ts';
 import { createOpenApiDocument } from './openapi.ts';
+import type { FailedAuthLimit } from './rate-limit/failed-auth-limit.ts';
+import { countFailedAuth, refuseBlockedAddress } from './rate-limit/limit-failed-auth.ts';
 import { limitPerUser } from './rate-limit/limit-per-user.ts';
 import { createTrayRouter, trayPaths } from './tray/create-tray-router.ts';
 import { createDemoRouter, demoPaths } from '../demo/create-demo-router.ts';
@@ -52,6 +54,10 @@ export interface TrayApiDeps {
   /** Globally banned users (startBanCache): refused on every tray and block call. */
   bans: BanView;
   rateLimiter: RateLimiterAbstract;
+  /** Failed authentications per source address (createFailedAuthLimit); without it, no such limit. */
+  failedAuth?: FailedAuthLimit;
+  /** TRUST_PROXY: proxies whose X-Forwarded-For gives the caller's address (Express `trust proxy`). */
+  trustProxy?: readonly string[];
   messages: MessageRenderer;
   settings: TrayApiSettings;
   /** Epoch ms; tests pin it. */
@@ -68,6 +74,8 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple'); // repeated keys become arrays, never nested objects
+  // req.ip: the socket's address unless the connection comes from a listed proxy.
+  app.set('trust proxy', deps.trustProxy && deps.trustProxy.length > 0 ? [...deps.trustProxy] : false);
   app.use(helmet());
   const routes = new Set([
     ...trayPaths.map((path) => `/notifications${path}`),
@@ -87,6 +95,9 @@ export function createTrayApi(deps: TrayApiDeps): Express {
     ),
   );
   app.use(createMetricsRouter(deps.registry, deps.metrics));
+  // Probes and scrapers above are never refused; every route below is, once an address has
+  // failed to authenticate too often.
+  if (deps.failedAuth) app.use(refuseBlockedAddress(deps.failedAuth));
   const openApi = createOpenApiDocument(deps.admin?.limits); // admin paths only when mounted
   app.get('/openapi.json', (_req, res) => {
     res.json(openApi);
@@ -148,6 +159,7 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   );
   if (deps.admin) app.use('/admin', createAdminRouter(deps.admin));
   app.use(notFound);
+  if (deps.failedAuth) app.use(countFailedAuth(deps.failedAuth, deps.logger));
   app.use(mapStoreErrors);
   app.use(errorMiddleware(deps.logger));
   return app;
