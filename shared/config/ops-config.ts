@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 const portMessage = { error: 'expected a TCP port number (1-65535)' };
 
-/** Variables of what both services serve operators rather than clients (docs/operations.md#metrics). */
+/** Variables of what both services serve operators rather than clients (docs/operations.md#health-metrics-and-shutdown). */
 export const opsShape = {
   /**
    * Bearer token that `/metrics` on the service's own port requires. Unset: `/metrics` is not

@@ -9,7 +9,7 @@ import { AppError } from '../errors/app-error.ts';
  */
 export type MetricsAccess = { kind: 'off' } | { kind: 'open' } | { kind: 'token'; token: string };
 
-/** The access on the service's own port, from METRICS_TOKEN (docs/operations.md#metrics). */
+/** The access on the service's own port, from METRICS_TOKEN (docs/operations.md#health-metrics-and-shutdown). */
 export function metricsAccessFor(token: string | undefined): MetricsAccess {
   return token === undefined ? { kind: 'off' } : { kind: 'token', token };
 }
