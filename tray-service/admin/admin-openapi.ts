@@ -25,13 +25,19 @@ const retryAfter = {
   'Retry-After': { description: 'Seconds to wait (MongoDB unavailable)', schema: { type: 'string' } },
 };
 
-/** No 429: the per-user rate limit guards the tray and block paths only, not /admin. */
+/**
+ * 429 only from the failed-authentication limit: the per-user rate limit guards the tray and
+ * block paths only, not /admin.
+ */
 const adminErrors = {
   400: error('A parameter has a bad value or is unknown (code 400001); the message names it'),
   401: error('Missing bearer token, or neither ADMIN_TOKEN nor a valid JWT', {
     'WWW-Authenticate': { description: '`Bearer` when the token is missing', schema: { type: 'string' } },
   }),
   403: error('A valid user JWT without the admin role'),
+  429: error('Too many failed authentications from this address (AUTH_FAILURE_LIMIT); code 400311', {
+    'Retry-After': { description: 'Seconds until the address may try again', schema: { type: 'string' } },
+  }),
   500: error('Internal error (no details)'),
   503: error('MongoDB, or the JWT key set, is unavailable', retryAfter),
 };

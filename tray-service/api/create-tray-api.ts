@@ -11,6 +11,7 @@ import type { Logger } from '../../shared/logging/create-logger.ts';
 import { pingMongo } from '../../shared/mongo/connect-mongo.ts';
 import { pingRedis, type RedisClient } from '../../shared/redis/create-redis.ts';
 import { createAdminRouter, type AdminRouterDeps } from '../admin/create-admin-router.ts';
+import { requireAdmin } from '../admin/require-admin.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import { createBlockListRepository } from '../store/block-list-repository.ts';
 import { createReadStateRepository } from '../store/read-state-repository.ts';
@@ -98,10 +99,18 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   // Probes and scrapers above are never refused; every route below is, once an address has
   // failed to authenticate too often.
   if (deps.failedAuth) app.use(refuseBlockedAddress(deps.failedAuth));
-  const openApi = createOpenApiDocument(deps.admin?.limits); // admin paths only when mounted
+  // The public document describes the tray and block API only; the one with the admin paths is
+  // for operators, behind the admin authentication (nobody else learns the admin surface).
+  const openApi = createOpenApiDocument();
   app.get('/openapi.json', (_req, res) => {
     res.json(openApi);
   });
+  if (deps.admin) {
+    const adminOpenApi = createOpenApiDocument(deps.admin.limits);
+    app.get('/admin/openapi.json', requireAdmin(deps.admin.auth), (_req, res) => {
+      res.json(adminOpenApi);
+    });
+  }
 
   // Every tray and block call: the caller comes from the bearer token only, is not banned, then
   // the per-user limit.

@@ -22,7 +22,7 @@ const errors = {
   405: errorResponse('Method not allowed on this path (Allow lists the allowed ones)'),
   429: {
     ...errorResponse(
-      'More than RATE_LIMIT_CALLS calls in RATE_LIMIT_WINDOW_MS; code 400311, message "RateLimit Exceed"',
+      'More than RATE_LIMIT_CALLS calls in RATE_LIMIT_WINDOW_MS (message "RateLimit Exceed"), or too many failed authentications from the address (AUTH_FAILURE_LIMIT); code 400311',
     ),
     headers: {
       'Retry-After': { description: 'Seconds until the window resets', schema: { type: 'integer' } },

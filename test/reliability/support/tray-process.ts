@@ -53,6 +53,9 @@ export async function startTrayProcess(options: {
       TRAY_PORT: String(port),
       JWT_SECRET: trayJwtSecret,
       METRICS_TOKEN: trayMetricsToken,
+      // Fuzzers send thousands of unauthenticated calls from one address; the per-address limit
+      // on failed authentication has tests of its own.
+      AUTH_FAILURE_LIMIT: '1000000',
       LOG_LEVEL: 'info',
       ...options.env,
     }),

@@ -257,8 +257,18 @@ describe('GET /openapi.json with the admin API mounted', () => {
   });
   after(() => close());
 
+  it('keeps the admin paths out of the public /openapi.json, and /admin/openapi.json needs the admin token', async () => {
+    const pub = await request(app).get('/openapi.json').expect(200);
+    expect(Object.keys(pub.body.paths).filter((path) => path.startsWith('/admin'))).to.deep.equal([]);
+    await request(app).get('/admin/openapi.json').expect(401);
+    await request(app)
+      .get('/admin/openapi.json')
+      .set('Authorization', 'Bearer not-the-admin-token')
+      .expect(401);
+  });
+
   it('documents every admin JSON endpoint and the export, not the HTML queue dashboard', async () => {
-    const res = await request(app).get('/openapi.json').expect(200);
+    const res = await request(app).get('/admin/openapi.json').set('Authorization', admin).expect(200);
     const paths = Object.keys(res.body.paths);
     expect(paths).to.include.members([
       '/admin/events',
@@ -273,7 +283,7 @@ describe('GET /openapi.json with the admin API mounted', () => {
   });
 
   it('gives the page limit this app enforces (ADMIN_LIST_MAX_LIMIT), not a fixed one', async () => {
-    const res = await request(app).get('/openapi.json').expect(200);
+    const res = await request(app).get('/admin/openapi.json').set('Authorization', admin).expect(200);
     expect(res.body).to.deep.equal(
       JSON.parse(JSON.stringify(createOpenApiDocument({ defaultLimit: 50, maxLimit: 3 }))),
     );
