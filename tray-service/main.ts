@@ -170,7 +170,7 @@ const app =
   });
 const host = listenHostOf(config, config.TRAY_HOST);
 const server = await listen(app, { port: config.TRAY_PORT, host });
-logger.info({ host, port: config.TRAY_PORT, role: config.TRAY_ROLE }, 'tray service listening');
+// The admin API on its own listener (loopback unless ADMIN_HOST), never on the public port.
 const adminServer = api?.adminApp
   ? await listen(api.adminApp, { port: config.ADMIN_PORT, host: config.ADMIN_HOST })
   : undefined;
@@ -179,6 +179,7 @@ if (adminServer) {
 } else if (api) {
   logger.info('admin API off: set ADMIN_TOKEN (or ADMIN_JWT_AUDIENCE and ADMIN_JWT_ISSUER) to serve it');
 }
+logger.info({ host, port: config.TRAY_PORT, role: config.TRAY_ROLE }, 'tray service listening');
 
 onShutdown(logger, async () => {
   await api?.closeStreams();

@@ -8,12 +8,10 @@ const HOSTNAME =
   /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 /** An address to listen on: an IPv4 or IPv6 literal, or a host name of this machine. */
-export const listenHost = z
-  .string()
-  .refine((value) => isIP(value) !== 0 || HOSTNAME.test(value), {
-    error:
-      'expected an address to listen on: 127.0.0.1 (this machine only), 0.0.0.0 or :: (every interface), or one interface address',
-  });
+export const listenHost = z.string().refine((value) => isIP(value) !== 0 || HOSTNAME.test(value), {
+  error:
+    'expected an address to listen on: 127.0.0.1 (this machine only), 0.0.0.0 or :: (every interface), or one interface address',
+});
 
 /**
  * Both services listen on loopback unless told otherwise, so a service started on a machine with a

@@ -36,7 +36,8 @@ const trustProxy = z
     }
     ctx.addIssue({
       code: 'custom',
-      message: 'expected "off", a hop count (1-10), or proxy addresses/CIDRs, comma-separated (or "loopback")',
+      message:
+        'expected "off", a hop count (1-10), or proxy addresses/CIDRs, comma-separated (or "loopback")',
     });
     return z.NEVER;
   })

@@ -22,7 +22,10 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple'); // repeated keys become arrays, never nested objects
-  app.set('trust proxy', deps.trustProxy === undefined || deps.trustProxy === false ? false : deps.trustProxy);
+  app.set(
+    'trust proxy',
+    deps.trustProxy === undefined || deps.trustProxy === false ? false : deps.trustProxy,
+  );
   app.use(helmet());
   const openApi = createOpenApiDocument(deps.limits);
   app.get('/openapi.json', (_req, res) => {

@@ -21,8 +21,7 @@ export interface DashboardSessions {
 }
 
 type SessionRecord =
-  | { kind: 'token'; fingerprint: string }
-  | { kind: 'jwt'; subject: string; expiresAt: number };
+  { kind: 'token'; fingerprint: string } | { kind: 'jwt'; subject: string; expiresAt: number };
 
 export interface DashboardSessionOptions {
   redis: RedisClient;

@@ -18,9 +18,7 @@ export interface AdminAuthOptions {
 }
 
 /** Who made an admin request, and until when the credential holds (epoch ms; for sessions). */
-export type AdminPrincipal =
-  | { kind: 'token' }
-  | { kind: 'jwt'; subject: string; expiresAt: number };
+export type AdminPrincipal = { kind: 'token' } | { kind: 'jwt'; subject: string; expiresAt: number };
 
 /** Constant-time comparison of two strings of any length (hashing equalises the lengths). */
 export function safeEqual(a: string, b: string): boolean {

@@ -16,7 +16,6 @@ export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
 const JWT_SECRET = 'jwt-secret-for-admin-tests-0123456789';
 const jwtKey = new TextEncoder().encode(JWT_SECRET);
 
-
 export function userToken(userId: string, claims: Record<string, unknown> = {}): Promise<string> {
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256' })

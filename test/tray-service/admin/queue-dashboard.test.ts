@@ -202,7 +202,10 @@ describe('/admin/queues (queue dashboard)', function () {
         .send({ data: job('forged') })
         .expect(403);
       expect(await queue.getFailedCount()).to.equal(1);
-      await request(writable).put('/admin/queues/api/queues/webhook-events/retry/failed').set(bearer).expect(200);
+      await request(writable)
+        .put('/admin/queues/api/queues/webhook-events/retry/failed')
+        .set(bearer)
+        .expect(200);
       expect(await queue.getFailedCount()).to.equal(0);
       expect(await queue.getWaitingCount()).to.equal(3);
     });
