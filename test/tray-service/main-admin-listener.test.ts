@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { freePort } from '../../scripts/lib/local-servers.ts';
 import { SignJWT } from 'jose';
 import { startTrayProcess, trayJwtSecret, type TrayProcess } from '../reliability/support/tray-process.ts';
 import { accepts, externalAddress } from '../support/external-address.ts';
@@ -27,8 +26,8 @@ describe('tray-service/main.ts listeners', function () {
     let tray: TrayProcess;
     let adminPort: number;
     before(async () => {
-      adminPort = await freePort();
-      tray = await start({ ADMIN_TOKEN, ADMIN_PORT: String(adminPort) });
+      tray = await start({ ADMIN_TOKEN });
+      adminPort = tray.adminPort;
     });
     after(() => tray.kill());
     const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
@@ -81,11 +80,10 @@ describe('tray-service/main.ts listeners', function () {
 
   describe('without an admin credential', () => {
     it('serves no admin API at all, and says how to turn it on', async () => {
-      const adminPort = await freePort();
-      const tray = await start({ ADMIN_PORT: String(adminPort) });
+      const tray = await start({});
       try {
         expect(tray.output()).to.include('admin API off: set ADMIN_TOKEN');
-        expect(await accepts('127.0.0.1', adminPort)).to.equal(false);
+        expect(await accepts('127.0.0.1', tray.adminPort)).to.equal(false);
       } finally {
         await tray.kill();
       }
