@@ -1,5 +1,6 @@
 import { loadOrExit } from '../shared/config/load-or-exit.ts';
 import { loadReceiverConfig } from './receiver-config.ts';
+import { listenHostOf } from '../shared/config/listen-config.ts';
 import { closeServer, listen } from '../shared/http/listen.ts';
 import { listenMetrics } from '../shared/http/listen-metrics.ts';
 import { metricsAccessFor } from '../shared/http/metrics-access.ts';
@@ -43,13 +44,16 @@ const metricsServer = await listenMetrics(config.METRICS_PORT, { registry, logge
 await refuseEvictingRedis(receiver.queue.client, { logger });
 
 // Slowloris: headers within 5 s, the whole request (at most WEBHOOK_MAX_BODY_BYTES) within 15 s.
+const host = listenHostOf(config, config.RECEIVER_HOST);
 const server = await listen(receiver.app, {
   port: config.RECEIVER_PORT,
+  host,
   headersTimeoutMs: 5_000,
   requestTimeoutMs: 15_000,
 });
 logger.info(
   {
+    host,
     port: config.RECEIVER_PORT,
     path: config.WEBHOOK_PATH,
     webhooks: config.WEBHOOK_SECRETS.map((secret) => secret.name),

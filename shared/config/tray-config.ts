@@ -5,6 +5,8 @@ import { port, url } from './env-types.ts';
 import { parseEnv, type Env } from './parse-env.ts';
 import { trayAbuseShape } from './tray-abuse-config.ts';
 import { trayAdminShape } from './tray-admin-config.ts';
+import { trayAdminAccessShape } from './tray-admin-access-config.ts';
+import { trayListenShape } from './listen-config.ts';
 import { trayApiShape } from './tray-api-config.ts';
 import { trayBanShape } from './tray-ban-config.ts';
 import { trayMessagesShape } from './tray-messages-config.ts';
@@ -16,6 +18,7 @@ export const trayShape = {
   ...commonShape,
   ...opsShape,
   TRAY_PORT: port(8081),
+  ...trayListenShape,
   /**
    * What this process runs: `all` (the API with its live streams, and the queue's worker), `api`
    * (no worker: stream servers scale apart from the workers, their memory free of the jobs'), or
@@ -33,6 +36,7 @@ export const trayShape = {
   ...trayBanShape,
   ...trayMessagesShape,
   ...trayAdminShape,
+  ...trayAdminAccessShape,
   ...trayStreamShape,
   ...trayModerationWebhookShape,
   ...trayAbuseShape,

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { deliveryStates, toDecisionView } from '../moderation/decision-doc.ts';
 import type { DecisionsFilter, DecisionsRepository } from '../moderation/decisions-repository.ts';
 import { moderationActions } from '../moderation/moderation-rule.ts';
-import { decodeCursor, encodeCursor } from './page-cursor.ts';
+import { decodeCursor, encodeCursor } from '../domain/page-cursor.ts';
 import { isoTime, nonEmpty, pageLimit, parseQuery, requireOrderedRange } from './parse-query.ts';
 
 export interface DecisionsRouterDeps {

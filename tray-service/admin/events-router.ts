@@ -7,7 +7,7 @@ import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
 import type { EventsFilter, EventsQueries } from '../store/events-queries.ts';
 import { toEventView } from './event-view.ts';
 import { ndjsonStream } from './ndjson-stream.ts';
-import { decodeCursor, encodeCursor } from './page-cursor.ts';
+import { decodeCursor, encodeCursor } from '../domain/page-cursor.ts';
 import { isoTime, nonEmpty, pageLimit, parseQuery, requireOrderedRange } from './parse-query.ts';
 
 export interface EventsRouterDeps {

@@ -10,8 +10,6 @@ import { createMetricsRouter } from '../../shared/http/metrics-router.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import { pingMongo } from '../../shared/mongo/connect-mongo.ts';
 import { pingRedis, type RedisClient } from '../../shared/redis/create-redis.ts';
-import { createAdminRouter, type AdminRouterDeps } from '../admin/create-admin-router.ts';
-import { requireAdmin } from '../admin/require-admin.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import { createBlockListRepository } from '../store/block-list-repository.ts';
 import { createReadStateRepository } from '../store/read-state-repository.ts';
@@ -65,8 +63,6 @@ export interface TrayApiDeps {
   now?: () => number;
   /** Counts for the unread count and page totals (createCounter); default the driver's. */
   counter: Counter;
-  /** Admin API, moderation decisions and queue dashboard under /admin. */
-  admin?: AdminRouterDeps;
   /** Live streams (docs/live-tray.md): without it there is no stream endpoint and nothing is announced. */
   live?: LiveTray;
 }
@@ -99,18 +95,11 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   // Probes and scrapers above are never refused; every route below is, once an address has
   // failed to authenticate too often.
   if (deps.failedAuth) app.use(refuseBlockedAddress(deps.failedAuth));
-  // The public document describes the tray and block API only; the one with the admin paths is
-  // for operators, behind the admin authentication (nobody else learns the admin surface).
+  // The admin paths are documented on the admin listener only (createAdminApp).
   const openApi = createOpenApiDocument();
   app.get('/openapi.json', (_req, res) => {
     res.json(openApi);
   });
-  if (deps.admin) {
-    const adminOpenApi = createOpenApiDocument(deps.admin.limits);
-    app.get('/admin/openapi.json', requireAdmin(deps.admin.auth), (_req, res) => {
-      res.json(adminOpenApi);
-    });
-  }
 
   // Every tray and block call: the caller comes from the bearer token only, is not banned, then
   // the per-user limit.
@@ -166,7 +155,6 @@ export function createTrayApi(deps: TrayApiDeps): Express {
       guard,
     }),
   );
-  if (deps.admin) app.use('/admin', createAdminRouter(deps.admin));
   app.use(notFound);
   if (deps.failedAuth) app.use(countFailedAuth(deps.failedAuth, deps.logger));
   app.use(mapStoreErrors);

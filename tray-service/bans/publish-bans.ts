@@ -1,5 +1,5 @@
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
-import { banRank, type BanChange } from './ban-change.ts';
+import { banRank, type BanChange } from '../domain/ban-change.ts';
 import { banKeys } from './ban-keys.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { AnyBulkWriteOperation, Db, Filter } from 'mongodb';
-import { afterKeyQuery, type PageKey } from '../admin/page-cursor.ts';
+import { afterKeyQuery, type PageKey } from '../domain/page-cursor.ts';
 import { MODERATION_DECISIONS, type DeliveryState, type ModerationDecisionDoc } from './decision-doc.ts';
 import type { ModerationAction } from './moderation-rule.ts';
 import { onlyDuplicateKeys } from '../../shared/mongo/is-duplicate-key.ts';

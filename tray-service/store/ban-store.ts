@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { banRank, type BanChange } from '../bans/ban-change.ts';
+import { banRank, type BanChange } from '../domain/ban-change.ts';
 import { ignoreDuplicates } from '../../shared/mongo/ignore-duplicates.ts';
 
 export const USER_BAN_CHANGES = 'user_ban_changes';

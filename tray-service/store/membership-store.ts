@@ -7,8 +7,8 @@ import {
   pruneBelow,
   type MembershipEdge,
   type MembershipInterval,
-} from '../memberships/membership-intervals.ts';
-import type { MembershipChange } from '../worker/activity.ts';
+} from '../domain/membership-intervals.ts';
+import type { MembershipChange } from '../domain/activity.ts';
 import { ignoreDuplicates } from '../../shared/mongo/ignore-duplicates.ts';
 import { WHOLE_GROUP } from './read-by-ids.ts';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Counter } from '../../shared/mongo/create-counter.ts';
 import type { Db, Filter } from 'mongodb';
 import { TRAY_RECORDS, type TrayRecordDoc, type TrayVerb } from '../../shared/tray/tray-record.ts';
-import { recordKey } from '../worker/activity.ts';
+import { recordKey } from '../domain/activity.ts';
 import { casUpdateRecords, type ComputeRecord } from './cas-update-records.ts';
 import { completeAbove, nextRound } from './history-walk.ts';
 import { cutPage, NO_MORE_PAGES, startAfterRange } from './timestamp-page.ts';
@@ -188,7 +188,8 @@ export function createRecordQueries(db: Db, options: RecordQueryOptions): Record
 
     async markRead(userId, verb, targetId, now) {
       const key = recordKey(verb, targetId, userId);
-      const found = await records.findOne({ _id: key });
+      // The caller's id as well as the key: a record is only ever its own user's to read or mark.
+      const found = await records.findOne({ _id: key, userId });
       if (!found || found.expiresAt.getTime() <= now) return false;
       await casUpdateRecords(db, [key], markRead, {
         ...apiWriter(),

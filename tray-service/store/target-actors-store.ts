@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import { dayOf } from '../../shared/tray/storage-keys.ts';
 import { TRAY_TARGET_ACTORS, type ActorAction } from '../../shared/tray/tray-record.ts';
-import { groupActors, type GroupActors } from '../worker/group-actors.ts';
+import { groupActors, type GroupActors } from '../domain/group-actors.ts';
 import { insertCoalesced } from '../../shared/mongo/coalesced-writes.ts';
 import { WHOLE_GROUP } from './read-by-ids.ts';
 

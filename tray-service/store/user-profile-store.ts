@@ -1,6 +1,6 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { TRAY_RECORDS, USER_PROFILES, type TrayRecordDoc } from '../../shared/tray/tray-record.ts';
-import { DELETED_USER_NAME, type ProfileChange } from '../worker/activity.ts';
+import { DELETED_USER_NAME, type ProfileChange } from '../domain/activity.ts';
 import { renameActor } from '../worker/apply-activity.ts';
 import { casUpdateRecords, UPDATES_PER_BULK } from './cas-update-records.ts';
 import { ignoreDuplicates } from '../../shared/mongo/ignore-duplicates.ts';

@@ -2,8 +2,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { TrayRecordDoc } from '../../shared/tray/tray-record.ts';
 import { DAY_MS } from '../../shared/time/durations.ts';
 import { recordStorageKeys } from '../../shared/tray/storage-keys.ts';
-import { recordKey, type Activity } from './activity.ts';
-import { compareActions, countedActors, type GroupActors } from './group-actors.ts';
+import { recordKey, type Activity } from '../domain/activity.ts';
+import { compareActions, countedActors, type GroupActors } from '../domain/group-actors.ts';
 
 export interface ApplyOptions {
   /** Days a record lives after lastUpdate (TRAY_RETENTION_DAYS). */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { DELETED_USER_NAME, type Activity, type MappedEvent } from './activity.ts';
+import { DELETED_USER_NAME, type Activity, type MappedEvent } from '../domain/activity.ts';
 import {
   commentDidCreate,
   communityMembership,

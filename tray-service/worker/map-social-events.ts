@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { FeedRef } from '../../shared/tray/tray-record.ts';
-import type { Activity, ActorInfo } from './activity.ts';
+import type { Activity, ActorInfo } from '../domain/activity.ts';
 import type {
   commentDidCreate,
   postDidCreate,

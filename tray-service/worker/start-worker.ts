@@ -14,7 +14,7 @@ import { workerCollections } from '../store/tray-collections.ts';
 import { purgeExpired } from '../store/purge-expired.ts';
 import pLimit from 'p-limit';
 import { keyedBatches } from '../../shared/async/keyed-batches.ts';
-import type { Activity } from './activity.ts';
+import type { Activity } from '../domain/activity.ts';
 import { KeyedLock } from './keyed-lock.ts';
 import { processJob } from './process-job.ts';
 import { createWorkerMetrics } from './worker-metrics.ts';

@@ -61,8 +61,6 @@ export function runSchemathesis(options: {
   /** Tells the scenarios' kept network logs apart (SCHEMATHESIS_CASSETTE). */
   name?: string;
   base: string;
-  /** The document's URL or file (default `base`/openapi.json, the public one). */
-  schema?: string;
   token: string;
   checks: readonly string[];
   extra?: readonly string[];
@@ -77,7 +75,7 @@ export function runSchemathesis(options: {
     : join(cwd, 'cassette.yaml');
   const args = [
     'run',
-    options.schema ?? `${options.base}/openapi.json`,
+    `${options.base}/openapi.json`,
     '--experimental=openapi-3.1',
     '--base-url',
     options.base,

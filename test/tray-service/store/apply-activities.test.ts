@@ -3,7 +3,7 @@ import pLimit from 'p-limit';
 import { recordGroup } from '../../../shared/tray/storage-keys.ts';
 import { keyedBatches } from '../../../shared/async/keyed-batches.ts';
 import { TRAY_RECORDS, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
-import type { Activity } from '../../../tray-service/worker/activity.ts';
+import type { Activity } from '../../../tray-service/domain/activity.ts';
 import { workerCollections } from '../../../tray-service/store/tray-collections.ts';
 import { processJob, type ProcessOptions } from '../../../tray-service/worker/process-job.ts';
 import { ensureTestCollections } from '../../support/ensure-test-collections.ts';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { BanChange } from '../../../tray-service/bans/ban-change.ts';
+import type { BanChange } from '../../../tray-service/domain/ban-change.ts';
 import {
   applyBanChanges,
   newestPerUser,

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { MEMBERSHIPS, membershipId, type MembershipDoc } from '../../../shared/tray/tray-record.ts';
-import type { MembershipChange } from '../../../tray-service/worker/activity.ts';
+import type { MembershipChange } from '../../../tray-service/domain/activity.ts';
 import { membershipChangesCollection } from '../../../tray-service/store/membership-changes-collection.ts';
 import {
   applyMembershipChanges,

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
-import type { Activity } from '../../../tray-service/worker/activity.ts';
+import type { Activity } from '../../../tray-service/domain/activity.ts';
 import { applyActivity, renameActor } from '../../../tray-service/worker/apply-activity.ts';
-import { groupActors } from '../../../tray-service/worker/group-actors.ts';
+import { groupActors } from '../../../tray-service/domain/group-actors.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12);
 

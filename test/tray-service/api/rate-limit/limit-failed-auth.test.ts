@@ -6,7 +6,8 @@ import { createFailedAuthLimit } from '../../../../tray-service/api/rate-limit/f
 import { createDecisionsRepository } from '../../../../tray-service/moderation/decisions-repository.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
 import { bearer, useTrayApi } from '../support/api-harness.ts';
-import { ADMIN_TOKEN, verifyToken } from '../../admin/admin-fixtures.ts';
+import { ADMIN_TOKEN } from '../../admin/admin-fixtures.ts';
+import { createAdminApp } from '../../../../tray-service/admin/create-admin-app.ts';
 import type { TrayApiDeps } from '../../../../tray-service/api/create-tray-api.ts';
 
 const LIMIT = 5;
@@ -72,16 +73,22 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
     await request(app).get('/healthz').set('X-Forwarded-For', '198.51.100.8').expect(200);
   });
 
-  it('counts wrong admin tokens (guessing ADMIN_TOKEN)', async () => {
-    const app = appWith(uniqueName('auth'), {
-      admin: {
-        db: api.db,
-        logger,
-        decisions: createDecisionsRepository(api.db),
-        queues: [],
-        auth: { adminToken: ADMIN_TOKEN, verifyToken, roleClaim: 'role', role: 'admin' },
-        limits: { defaultLimit: 50, maxLimit: 500 },
-      },
+  it('counts wrong admin tokens on the admin listener (guessing ADMIN_TOKEN)', async () => {
+    const app = createAdminApp({
+      db: api.db,
+      logger,
+      redis: api.redis,
+      decisions: createDecisionsRepository(api.db),
+      queues: [],
+      auth: { adminToken: ADMIN_TOKEN },
+      limits: { defaultLimit: 50, maxLimit: 500 },
+      trustProxy: ['loopback'],
+      failedAuth: createFailedAuthLimit({
+        redis: api.redis,
+        points: LIMIT,
+        windowMs: 60_000,
+        keyPrefix: uniqueName('auth'),
+      }),
     });
     const from = '198.51.100.11';
     for (let i = 0; i < LIMIT; i += 1) {

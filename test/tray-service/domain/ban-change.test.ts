@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { banRank } from '../../../tray-service/bans/ban-change.ts';
+import { banRank } from '../../../tray-service/domain/ban-change.ts';
 
 describe('banRank', () => {
   const at = Date.parse('2026-11-20T11:00:00.000Z');

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { ActorAction } from '../../../shared/tray/tray-record.ts';
-import { compareActions, countedActors, groupActors } from '../../../tray-service/worker/group-actors.ts';
+import { compareActions, countedActors, groupActors } from '../../../tray-service/domain/group-actors.ts';
 
 const action = (userId: string, at: number, actionId = `a-${userId}-${at}`): ActorAction => ({
   actor: { userId, name: userId.toUpperCase() },

@@ -5,7 +5,7 @@ import {
   pruneBelow,
   spanOfJoin,
   type MembershipEdge,
-} from '../../../tray-service/memberships/membership-intervals.ts';
+} from '../../../tray-service/domain/membership-intervals.ts';
 
 const join = (at: number): MembershipEdge => ({ joined: true, at });
 const leave = (at: number): MembershipEdge => ({ joined: false, at });

@@ -1,0 +1,244 @@
+/**
+ * The storage port: every operation the tray's use cases ask of storage, whole (a batch of
+ * activities, a post's fan-out, a page, a count), so each adapter does it the way its engine does
+ * best. Two adapters implement it: PostgreSQL (storage/postgres/, the default) and MongoDB
+ * (storage/mongodb/). One conformance suite (test/tray-service/storage/conformance/) runs every
+ * behaviour below against both. Whatever only one engine needs (claims, buckets, partitions,
+ * retries on deadlock) stays inside its adapter and never appears in these types.
+ *
+ * Every query about a user's tray takes the user id as a required argument: no operation of this
+ * port can read or change another user's records.
+ */
+import type { Activity, MembershipChange, ProfileChange } from '../domain/activity.ts';
+import type { BanChange } from '../domain/ban-change.ts';
+import type { PageKey } from '../domain/page-cursor.ts';
+import type { TrayRecord, TrayVerb } from '../domain/tray-record.ts';
+import type { StoredEvent, StoredEventStatus } from '../domain/stored-event.ts';
+import type { DeliveryState, ModerationDecisionDoc } from '../moderation/decision-doc.ts';
+import type { ModerationAction } from '../moderation/moderation-rule.ts';
+
+export type StorageEngine = 'postgres' | 'mongodb';
+
+/** What every write of the worker is told. */
+export interface WriteContext {
+  /** The tray's clock (epoch ms): unreadAt and changedAt of what this write changes. */
+  now: number;
+  /** Days a record lives after its lastUpdate (TRAY_RETENTION_DAYS). */
+  retentionDays: number;
+  /** The job's dedupe key: who owns this write (adapters that claim records use it). */
+  owner: string;
+  /**
+   * Told of the records this write changed, as readers now see them, after they are durable
+   * (live streams). Called in batches, so a fan-out to many members never holds them all at once.
+   */
+  onWritten?: (records: readonly TrayRecord[]) => Promise<void>;
+}
+
+export interface HistoryPage {
+  /** Newest first; records of equal lastUpdate are never split across two pages. */
+  records: TrayRecord[];
+  /** The next `startAfter`, or 0 on the last page. */
+  nextPage: number;
+}
+
+/** A user's tray as the tray API and the live tray read and mark it. */
+export interface TrayRecordsPort {
+  /** Unexpired records not marked read whose unreadAt is after `lastReadAt`. */
+  countUnread(userId: string, lastReadAt: number, now: number): Promise<number>;
+  /** Unexpired records, without those of `excludeVerbs`. */
+  count(userId: string, now: number, excludeVerbs?: readonly TrayVerb[]): Promise<number>;
+  /** v3: records with lastUpdate below `startAfter` (all when undefined), newest first. */
+  pageAfter(
+    userId: string,
+    startAfter: number | undefined,
+    pageSize: number,
+    now: number,
+  ): Promise<HistoryPage>;
+  /** v2: page `page` (1-based) of the same order, without `excludeVerbs`. */
+  pageNumber(
+    userId: string,
+    page: number,
+    pageSize: number,
+    now: number,
+    excludeVerbs: readonly TrayVerb[],
+  ): Promise<TrayRecord[]>;
+  /** Marks one record read. `found` is false when the user has no unexpired record of this verb and target. */
+  markRead(
+    userId: string,
+    verb: TrayVerb,
+    targetId: string,
+    now: number,
+  ): Promise<{ found: boolean; changed: TrayRecord[] }>;
+  /** Marks every unread record read; returns those it changed. */
+  markAllRead(userId: string, now: number): Promise<TrayRecord[]>;
+  /** Deletes the user's whole tray; returns how many records went. */
+  deleteAll(userId: string): Promise<number>;
+  /** Unexpired records whose changedAt is after `since`, oldest change first (a reconnecting stream). */
+  changedSince(userId: string, since: number, now: number): Promise<TrayRecord[]>;
+}
+
+/** The worker's side of the tray: what a queue job changes. Every operation is idempotent. */
+export interface TrayWritesPort {
+  /**
+   * Activities whose audience is one user (comments, replies, reactions, mentions): each action is
+   * added to its target's actors and the recipient's record regrouped. Actions of the recipient
+   * themselves are never notified.
+   */
+  applyPersonal(activities: readonly Activity[], context: WriteContext): Promise<void>;
+  /**
+   * Posts of one community, fanned out to the `post` record of everyone who was a member when
+   * each post was created (membership by time), in as few statements as the engine allows.
+   */
+  fanOutPosts(communityId: string, posts: readonly Activity[], context: WriteContext): Promise<void>;
+  /**
+   * Joins and leaves. A join stored after posts of its community that fall inside the new
+   * membership gives the member those posts too (a late join), so the order in which a join and
+   * a post arrive never changes the result.
+   */
+  applyMemberships(changes: readonly MembershipChange[], context: WriteContext): Promise<void>;
+  /**
+   * Profile changes: a rename changes no record (names are snapshots); a delete rewrites the
+   * user's snapshots to `Deleted user`, removes their own tray and ends their memberships.
+   */
+  applyProfiles(changes: readonly ProfileChange[], context: WriteContext): Promise<void>;
+}
+
+/** One latest time per user, never moving backwards (last read, delete-all). */
+export interface LatestTimesPort {
+  /** 0 when none was recorded. */
+  latest(userId: string): Promise<number>;
+  record(userId: string, at: number): Promise<void>;
+}
+
+export interface BlockEntry {
+  netid_uid: string;
+  blocked_userId: string;
+}
+
+export interface BlockListPage {
+  results: BlockEntry[];
+  /** The last entry of this page, or null on the last page. */
+  paginationToken: BlockEntry | null;
+}
+
+export interface BlockListPort {
+  block(netidUid: string, blockedUserId: string): Promise<void>;
+  unblock(netidUid: string, blockedUserId: string): Promise<void>;
+  /** Entries ordered by blocked user id, strictly after `afterBlockedUserId`. */
+  page(netidUid: string, afterBlockedUserId: string | undefined, pageSize: number): Promise<BlockListPage>;
+  /** Which of `userIds` the owner has blocked. */
+  blockedAmong(netidUid: string, userIds: readonly string[]): Promise<Set<string>>;
+}
+
+export interface BansPort {
+  /** Keeps, per user, only the change of highest banRank (domain/ban-change.ts). */
+  apply(changes: readonly BanChange[]): Promise<void>;
+  /** The newest change of every user who was ever banned or unbanned. */
+  all(): Promise<BanChange[]>;
+}
+
+/** The admin filters of the stored events (docs/operations.md). */
+export interface EventsFilter {
+  event?: string;
+  webhook?: string;
+  status?: StoredEventStatus;
+  /** Inclusive lower bound on receivedAt. */
+  since?: Date;
+  /** Exclusive upper bound on receivedAt. */
+  until?: Date;
+}
+
+export interface EventsPage {
+  items: StoredEvent[];
+  /** Key of the last item when more may follow. */
+  next?: PageKey;
+}
+
+/** What the mapping made of an event, stored with it. */
+export interface EventOutcome {
+  status: StoredEventStatus;
+  error?: string;
+  /** A community post: its community and createdAt (what a late join looks up). */
+  communityPost?: { communityId: string; at: number; activity: Activity };
+}
+
+export interface EventsPort {
+  /**
+   * Stores a delivery once under its dedupe key: a redelivered or retried job changes nothing and
+   * gets the event as first stored.
+   */
+  store(
+    event: Omit<StoredEvent, 'storedAt' | 'status' | 'error'>,
+    outcome: EventOutcome,
+    options: { retentionDays: number; now: Date },
+  ): Promise<StoredEvent>;
+  /** Newest first (receivedAt, then key), unexpired only. */
+  list(filter: EventsFilter, limit: number, after?: PageKey): Promise<EventsPage>;
+  get(key: string): Promise<StoredEvent | undefined>;
+  /** Every match, newest first, read in batches: memory stays bounded however many match. */
+  stream(filter: EventsFilter): AsyncIterable<StoredEvent>;
+  count(filter: EventsFilter): Promise<number>;
+}
+
+export interface DecisionsFilter {
+  rule?: string;
+  action?: ModerationAction;
+  userId?: string;
+  eventKey?: string;
+  delivery?: DeliveryState;
+  since?: Date;
+  until?: Date;
+}
+
+export interface DecisionsPort {
+  /** Inserts decisions not stored yet; an existing one (same id) is left exactly as it is. */
+  saveAll(decisions: readonly ModerationDecisionDoc[]): Promise<void>;
+  /** Of these ids, those still waiting for delivery. */
+  pendingAmong(ids: readonly string[]): Promise<string[]>;
+  get(id: string): Promise<ModerationDecisionDoc | undefined>;
+  /** Newest first (decidedAt, then id). */
+  list(
+    filter: DecisionsFilter,
+    limit: number,
+    after?: PageKey,
+  ): Promise<{ items: ModerationDecisionDoc[]; next?: PageKey }>;
+  markDelivered(id: string, attempts: number, at: Date): Promise<void>;
+  /** Records a failed attempt; `final` when no retry is left. Never overrides a delivery that succeeded. */
+  markAttemptFailed(id: string, attempts: number, error: string, final: boolean): Promise<void>;
+}
+
+/** One line of a membership import (npm run import-members): member since `since`. */
+export interface ImportedMember {
+  communityId: string;
+  userId: string;
+  since: number;
+}
+
+export interface MembersImportPort {
+  /**
+   * Adds memberships from the platform's own list. A member the change log already knows is left
+   * as the log says (a leave stored after `asOf` wins over the import).
+   */
+  importBatch(
+    members: readonly ImportedMember[],
+    asOf: number,
+  ): Promise<{ inserted: number; updated: number; unchanged: number }>;
+}
+
+export interface TrayStorage {
+  readonly engine: StorageEngine;
+  readonly records: TrayRecordsPort;
+  readonly writes: TrayWritesPort;
+  readonly lastRead: LatestTimesPort;
+  readonly clears: LatestTimesPort;
+  readonly blockList: BlockListPort;
+  readonly bans: BansPort;
+  readonly events: EventsPort;
+  readonly decisions: DecisionsPort;
+  readonly members: MembersImportPort;
+  /** Deletes expired records and events now (readers already skip them); returns how many went. */
+  purgeExpired(now: Date): Promise<{ records: number; events: number }>;
+  /** Throws when the server does not answer (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,27 @@
+/** SQLSTATEs a transaction can meet under concurrency and succeed with when simply run again. */
+const RETRYABLE = new Set([
+  '40P01', // deadlock_detected
+  '40001', // serialization_failure
+]);
+
+export function isRetryable(error: unknown): boolean {
+  return (
+    typeof error === 'object' && error !== null && RETRYABLE.has((error as { code?: string }).code ?? '')
+  );
+}
+
+/**
+ * Runs `attempt` again when PostgreSQL aborted it for a deadlock or a serialization failure, a
+ * bounded number of times with a short random pause: such aborts are the engine's way of
+ * resolving a race, and belong to this adapter, not to the queue's retries.
+ */
+export async function withRetry<T>(attempt: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let tried = 1; ; tried++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!isRetryable(error) || tried >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * tried));
+    }
+  }
+}
