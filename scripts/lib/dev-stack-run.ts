@@ -138,10 +138,10 @@ try {
     waitHealthy(`http://${trayHost}:${trayPort}/healthz`, 60_000),
   ]);
   const adminHost = env.ADMIN_HOST ?? '127.0.0.1';
+  say(`receiver http://${receiverHost}:${receiverPort}  (webhooks: POST /webhooks, /healthz, /readyz)`);
   say(
-    `receiver http://${receiverHost}:${receiverPort}  (webhooks: POST /webhooks, /healthz, /readyz, /metrics)`,
+    `tray     http://${trayHost}:${trayPort}  (API, /healthz, /readyz; /metrics with METRICS_TOKEN or METRICS_PORT)`,
   );
-  say(`tray     http://${trayHost}:${trayPort}  (API, /healthz, /readyz, /metrics)`);
   say(`admin    http://${adminHost}:${adminPort}/admin/queues  (admin API and queue dashboard)`);
   if (env.TRAY_DEMO === 'on')
     say(`demo     http://${trayHost}:${trayPort}/demo  (a live tray; token: npm run mint-token)`);
