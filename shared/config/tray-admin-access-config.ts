@@ -1,45 +1,25 @@
-import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ConfigError } from '../errors/config-error.ts';
 import { onOff, port } from './env-types.ts';
 import { listenHost, LOOPBACK } from './listen-config.ts';
-
-/** Express's names for address ranges it trusts as proxies. */
-const RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
-
-function isProxyEntry(entry: string): boolean {
-  if (RANGE_NAMES.includes(entry)) return true;
-  const [address, bits, ...rest] = entry.split('/');
-  if (address === undefined || rest.length > 0) return false;
-  const family = isIP(address);
-  if (family === 0) return false;
-  if (bits === undefined) return true;
-  const max = family === 4 ? 32 : 128;
-  return /^\d{1,3}$/.test(bits) && Number(bits) <= max;
-}
+import { parseTrayTrustProxy } from './tray-abuse-config.ts';
 
 /**
- * Express's `trust proxy` value for the admin listener: `off`, a hop count, or addresses and CIDRs
- * of the proxies (and Express's names `loopback`, `linklocal`, `uniquelocal`). With it the
- * dashboard's cookie is `Secure` when the proxy says the browser came over https.
+ * Express's `trust proxy` value for the admin listener: `off`, or addresses and CIDRs of the
+ * proxies (and `loopback`), read by the same rule as TRUST_PROXY: a hop count would trust whatever
+ * a direct client writes in X-Forwarded-For. With it the dashboard's cookie is `Secure` when the
+ * proxy says the browser came over https.
  */
 const trustProxy = z
   .string()
-  .transform((value, ctx): false | number | string[] => {
-    if (value === 'off') return false;
-    if (/^\d+$/.test(value)) {
-      const hops = Number(value);
-      if (hops >= 1 && hops <= 10) return hops;
-    } else {
-      const entries = value.split(',').map((entry) => entry.trim());
-      if (entries.every(isProxyEntry)) return entries;
+  .transform((value, ctx): false | string[] => {
+    try {
+      const entries = parseTrayTrustProxy(value);
+      return entries.length === 0 ? false : entries;
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
     }
-    ctx.addIssue({
-      code: 'custom',
-      message:
-        'expected "off", a hop count (1-10), or proxy addresses/CIDRs, comma-separated (or "loopback")',
-    });
-    return z.NEVER;
   })
   .default(false);
 

@@ -12,7 +12,7 @@ export interface AdminAppDeps extends AdminRouterDeps {
    * Express's `trust proxy` (ADMIN_TRUST_PROXY): which proxies may say the browser came over
    * https, so the dashboard's cookie is `Secure` there. false: none.
    */
-  trustProxy?: false | number | readonly string[];
+  trustProxy?: false | readonly string[];
   /** Failed sign-ins per source address, shared with the tray API's count (AUTH_FAILURE_LIMIT). */
   failedAuth?: FailedAuthLimit;
 }

@@ -72,7 +72,7 @@ export function adminApp(
     /** false: admin JWTs are not accepted. */
     adminJwts?: boolean;
     dashboardWrite?: boolean;
-    trustProxy?: false | number | string[];
+    trustProxy?: false | string[];
   } = {},
 ): { app: Express; close(): void } {
   const logger = createLogger({ name: 'test', level: 'silent' });
