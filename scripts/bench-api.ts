@@ -24,9 +24,9 @@ import { createTokenVerifier } from '../tray-service/api/auth/create-token-verif
 import { createTrayApi } from '../tray-service/api/create-tray-api.ts';
 import { createRateLimiter } from '../tray-service/api/rate-limit/create-rate-limiter.ts';
 import { createMessageRenderer } from '../tray-service/messages/create-message-renderer.ts';
-import { apiCollections } from '../tray-service/store/tray-collections.ts';
-import { createCounter } from '../shared/mongo/create-counter.ts';
-import { ensureCollections } from '../shared/mongo/ensure-collections.ts';
+import { apiCollections } from '../tray-service/storage/mongodb/tray-collections.ts';
+import { openMongoStorage } from '../tray-service/storage/mongodb/open-mongo-storage.ts';
+import { ensureCollections } from '../tray-service/storage/mongodb/ensure-collections.ts';
 import { DAY_MS } from '../shared/time/durations.ts';
 import { startFerretOnPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
 import { hs256Token } from './lib/hs256-token.ts';
@@ -165,13 +165,16 @@ try {
   say(`indexes ready in ${((Date.now() - indexStart) / 1000).toFixed(1)} s`);
 
   const redis = createRedis(redisServer?.url ?? process.env.REDIS_URL ?? '');
-  const counter = createCounter(db, {
-    storage,
-    postgresUrl: mongo?.postgres.url ?? process.env.FERRETDB_POSTGRESQL_URL,
+  // The API over the MongoDB adapter of the storage port, on the seeded database.
+  const ferretPostgresUrl = mongo?.postgres.url ?? process.env.FERRETDB_POSTGRESQL_URL;
+  const trayStorage = await openMongoStorage(mongoUri, 'bench_api', {
+    appName: 'bench-api',
+    logger: createLogger({ name: 'bench', level: 'warn' }),
+    ...(ferretPostgresUrl ? { ferretPostgresUrl } : {}),
   });
   const app = createTrayApi({
     logger: createLogger({ name: 'bench', level: 'silent' }),
-    db,
+    storage: trayStorage,
     redis,
     registry: createMetricsRegistry('bench', false),
     metrics: { kind: 'open' },
@@ -185,7 +188,6 @@ try {
     rateLimiter: createRateLimiter({ redis, points: 1_000_000, windowMs: 60_000, keyPrefix: 'bench-rl' }),
     messages: createMessageRenderer({ defaultLocale: 'en' }),
     settings: { pageSize: PAGE_SIZE, networkId: 'bench', blockApi: true },
-    counter,
   });
   const server = await listen(app, { port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -301,7 +303,7 @@ try {
   if (failed) say('FAIL: a target was missed for bench-user');
   await closeServer(server);
   redis.disconnect();
-  await counter.close();
+  await trayStorage.close();
   await client.close();
 } finally {
   await stopServers();

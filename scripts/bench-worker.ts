@@ -29,7 +29,8 @@ import {
   type MembershipDoc,
   type TrayRecordDoc,
 } from '../shared/tray/tray-record.ts';
-import type { TargetActorDoc } from '../tray-service/store/target-actors-store.ts';
+import type { TargetActorDoc } from '../tray-service/storage/mongodb/target-actors-store.ts';
+import { openMongoStorage } from '../tray-service/storage/mongodb/open-mongo-storage.ts';
 import { startWorker } from '../tray-service/worker/start-worker.ts';
 import { startFerretOnPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
 
@@ -87,14 +88,20 @@ try {
   queue.on('failed', (job: { id: unknown; attemptsMade: number }, error: Error) => {
     failure = new Error(`job ${String(job.id)} failed (attempt ${job.attemptsMade}): ${error.message}`);
   });
+  // The worker over the MongoDB adapter of the storage port, on this run's database.
+  const ferretPostgresUrl = mongo?.postgres.url ?? process.env.FERRETDB_POSTGRESQL_URL;
+  const storage = await openMongoStorage(mongoUri, db.databaseName, {
+    appName: 'bench-worker',
+    logger: createLogger({ name: 'bench', level: 'warn' }),
+    ...(ferretPostgresUrl ? { ferretPostgresUrl } : {}),
+  });
   const worker = await startWorker({
     queue,
-    db,
+    storage,
     logger: createLogger({ name: 'bench', level: 'warn' }),
     registry: createMetricsRegistry('bench', false),
     concurrency,
     purgeIntervalMs: 0,
-    postgresUrl: mongo?.postgres.url ?? process.env.FERRETDB_POSTGRESQL_URL,
   });
   const t0 = Date.parse('2026-11-20T10:00:00.000Z');
   const iso = (ms: number) => new Date(t0 + ms).toISOString();
@@ -212,6 +219,7 @@ try {
     .findOne({ _id: `post_c-big_u-m${members - 2}` });
   const recordBytes = sample ? BSON.calculateObjectSize(sample) : 0;
   await worker.close();
+  await storage.close();
 
   // Baselines on the same server in the same run: the plain driver writes the worker cannot do
   // without (an event insert and a record insert per comment, 4 at a time; one insertMany and one

@@ -1,6 +1,6 @@
-// The quick-start command (`npm start`): Redis, PostgreSQL and FerretDB on it, with data under
-// .data/ (kept between runs; no system service is touched), then the receiver and the tray service
-// (API + worker), all on loopback. The stack itself is scripts/lib/dev-stack-run.ts.
+// The quick-start command (`npm start`): Redis and PostgreSQL, with data under .data/ (kept between
+// runs; no system service is touched), then the receiver and the tray service (API + worker) on
+// the PostgreSQL storage adapter, all on loopback. The stack itself is scripts/lib/dev-stack-run.ts.
 //
 // Ctrl-C in a terminal signals every process of the foreground process group at once: the
 // services would each get SIGINT from the terminal and SIGTERM from the stack, and take the second

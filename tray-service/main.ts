@@ -1,15 +1,13 @@
 import { loadOrExit } from '../shared/config/load-or-exit.ts';
 import { loadTrayConfig } from '../shared/config/tray-config.ts';
+import { resolveTrayStorage } from '../shared/config/tray-storage-config.ts';
 import { createOpsApp } from '../shared/http/create-ops-app.ts';
 import { closeServer, listen } from '../shared/http/listen.ts';
 import { listenMetrics } from '../shared/http/listen-metrics.ts';
 import { metricsAccessFor } from '../shared/http/metrics-access.ts';
 import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
 import { createLogger } from '../shared/logging/create-logger.ts';
-import { connectMongo, pingMongo } from '../shared/mongo/connect-mongo.ts';
-import { ensureCollections } from '../shared/mongo/ensure-collections.ts';
 import { onShutdown } from '../shared/process/on-shutdown.ts';
-import { createCounter } from '../shared/mongo/create-counter.ts';
 import { createWebhookQueue } from '../shared/queue/webhook-queue.ts';
 import { createRedis, pingRedis } from '../shared/redis/create-redis.ts';
 import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
@@ -29,7 +27,7 @@ import { createFailedAuthLimit } from './api/rate-limit/failed-auth-limit.ts';
 import { createMessageRenderer } from './messages/create-message-renderer.ts';
 import { loadBlockedWords } from './moderation/load-blocked-words.ts';
 import { setupModeration } from './moderation/setup-moderation.ts';
-import { trayCollections } from './store/tray-collections.ts';
+import { openStorage } from './storage/open-storage.ts';
 import { startWorker } from './worker/start-worker.ts';
 
 const config = loadOrExit(() => loadTrayConfig(process.env));
@@ -55,40 +53,42 @@ const jwtConfig = runsApi ? loadOrExit(() => resolveJwtConfig(config)) : undefin
 // Admin credentials: ADMIN_TOKEN and/or admin JWTs with their own audience and issuer, never a
 // user token's claims (docs/operations.md#admin-authentication).
 const adminJwt = loadOrExit(() => (checkAdminPort(config), resolveAdminJwt(config)));
+// Which storage adapter, and its connection: an ambiguous or missing choice stops start-up here,
+// still before anything connects.
+const storageConfig = loadOrExit(() => resolveTrayStorage(config));
 const registry = createMetricsRegistry('tray-service');
-const mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB, { appName: 'tray-service', logger });
-const { db } = mongo;
-// Every collection with the indexes its queries need on this server (MongoDB or FerretDB), once.
-const storage = await ensureCollections(db, trayCollections, {
-  logger,
-  postgresUrl: config.FERRETDB_POSTGRESQL_URL,
+// The tray's storage (TRAY_STORAGE: PostgreSQL by default, or MongoDB), its schema brought up to date.
+const storage = await openStorage(storageConfig, logger, {
+  fanOutBatch: config.TRAY_FANOUT_BATCH,
+  retentionDays: config.TRAY_RETENTION_DAYS,
 });
 const redis = createRedis(config.redis);
-// Unread counts and page totals in PostgreSQL itself on FerretDB (see createCounter).
-const counter = createCounter(db, { storage: storage.storage, postgresUrl: config.FERRETDB_POSTGRESQL_URL });
 redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
 // A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.
 await refuseEvictingRedis(redis, { logger });
 const queue = createWebhookQueue({ redis: config.redis, prefix: config.QUEUE_PREFIX });
 
 // Moderation: the worker's rules and the decisions' delivery; the admin API reads its decisions.
-const moderation = await setupModeration(config, { db, logger, words, deliver: runsWorker });
+const moderation = await setupModeration(config, {
+  decisions: storage.decisions,
+  logger,
+  words,
+  deliver: runsWorker,
+});
 
 const worker = runsWorker
   ? await startWorker({
       queue,
-      db,
+      storage,
       logger,
       registry,
       concurrency: config.TRAY_WORKER_CONCURRENCY,
       eventsRetentionDays: config.EVENTS_RETENTION_DAYS,
       trayRetentionDays: config.TRAY_RETENTION_DAYS,
       purgeIntervalMs: config.TRAY_PURGE_INTERVAL_MS,
-      fanOutBatch: config.TRAY_FANOUT_BATCH,
       fanOutConcurrency: config.TRAY_FANOUT_CONCURRENCY,
       bans: { prefix: config.BAN_REDIS_PREFIX, redis },
       onStored: moderation.step,
-      storage,
       changes: createChangePublisher(redis, config.STREAM_REDIS_PREFIX, logger),
     })
   : undefined;
@@ -98,7 +98,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
   const verifyToken = createTokenVerifier(keys);
   // Admin API, moderation decisions, queue dashboard: on a listener of their own (ADMIN_PORT).
   const admin = adminDepsFromConfig(config, {
-    db,
+    events: storage.events,
     logger,
     redis,
     decisions: moderation.decisions,
@@ -115,8 +115,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
   const subscriber = createRedis(config.redis);
   subscriber.on('error', (error) => logger.warn({ err: error.message }, 'redis subscriber connection error'));
   const live = createLiveTray({
-    db,
-    counter,
+    storage,
     redis,
     subscriber,
     prefix: config.STREAM_REDIS_PREFIX,
@@ -135,7 +134,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
   });
   const app = createTrayApi({
     logger,
-    db,
+    storage,
     redis,
     registry,
     metrics: metricsAccessFor(config.METRICS_TOKEN),
@@ -150,7 +149,6 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
     failedAuth,
     trustProxy: config.TRUST_PROXY,
     messages,
-    counter,
     settings: {
       pageSize: config.TRAY_PAGE_SIZE,
       networkId: config.NETWORK_ID,
@@ -178,7 +176,7 @@ const app =
     logger,
     metrics: metricsAccessFor(config.METRICS_TOKEN),
     checks: {
-      mongodb: async () => (await pingMongo(db), { ok: true }),
+      storage: async () => (await storage.ping(), { ok: true, detail: { engine: storage.engine } }),
       redis: async () => (await pingRedis(redis), { ok: true }),
     },
   });
@@ -208,6 +206,5 @@ onShutdown(logger, async () => {
   await moderation.close();
   await queue.close();
   redis.disconnect();
-  await counter.close();
-  await mongo.close();
+  await storage.close();
 });

@@ -11,6 +11,7 @@ import { trayApiShape } from './tray-api-config.ts';
 import { trayBanShape } from './tray-ban-config.ts';
 import { trayMessagesShape } from './tray-messages-config.ts';
 import { checkModerationWebhook, trayModerationWebhookShape } from './tray-moderation-webhook-config.ts';
+import { trayStorageShape } from './tray-storage-config.ts';
 import { trayStreamShape } from './tray-stream-config.ts';
 import { trayWorkerShape } from './tray-worker-config.ts';
 
@@ -31,6 +32,7 @@ export const trayShape = {
    * service creates those (GIN expression indexes) itself. Unused on MongoDB.
    */
   FERRETDB_POSTGRESQL_URL: url(['postgres', 'postgresql']).optional(),
+  ...trayStorageShape,
   ...trayWorkerShape,
   ...trayApiShape,
   ...trayBanShape,

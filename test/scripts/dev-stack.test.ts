@@ -66,11 +66,17 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       expect((await fetch(url(ports.receiver, '/healthz'))).status).to.equal(200);
       expect(tray.status).to.equal(200);
       expect(await tray.json()).to.deep.equal({ status: 'ok' });
-      // FerretDB on a PostgreSQL cluster under the stack's data directory, and the tray service told
-      // where it is (FERRETDB_POSTGRESQL_URL), so its equality filters are index-served.
+      // A PostgreSQL cluster under the stack's data directory, and the tray on its PostgreSQL adapter
+      // (no FerretDB: the stack runs the default storage).
       expect(existsSync(join(dataDir, 'postgres', 'data', 'PG_VERSION'))).to.equal(true);
-      expect(stack!.output()).to.include('FerretDB-on-PostgreSQL index set in force');
-      expect(stack!.output()).not.to.include('without FERRETDB_POSTGRESQL_URL');
+      const ready = await fetch(url(ports.tray, '/readyz'));
+      expect(ready.status).to.equal(200);
+      expect(((await ready.json()) as { checks: Record<string, unknown> }).checks.storage).to.deep.equal({
+        ok: true,
+        detail: { engine: 'postgres' },
+      });
+      expect(stack!.output()).to.match(/\[stack\] postgres postgres:\/\/postgres@127\.0\.0\.1:\d+\/tray/);
+      expect(stack!.output()).not.to.include('ferretdb');
       // The quick start's demo page is on in the development stack (off by default elsewhere).
       const demo = await fetch(url(ports.tray, '/demo'));
       expect(demo.status).to.equal(200);

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { SignJWT } from 'jose';
 import { startTrayProcess, trayJwtSecret, type TrayProcess } from '../reliability/support/tray-process.ts';
 import { accepts, externalAddress } from '../support/external-address.ts';
-import { useMongo, useQueuePrefix } from '../support/suite-resources.ts';
+import { useQueuePrefix } from '../support/suite-resources.ts';
+import { useTrayStorage } from '../support/use-tray-storage.ts';
 import { testStack } from '../support/test-stack.ts';
 
 const ADMIN_TOKEN = 'main-admin-listener-token-0123456789abcdef';
@@ -11,15 +12,13 @@ const ADMIN_TOKEN = 'main-admin-listener-token-0123456789abcdef';
 // on loopback unless configured, and a drain on the first signal.
 describe('tray-service/main.ts listeners', function () {
   this.timeout(60_000);
-  const mongo = useMongo();
+  const suite = useTrayStorage();
   const prefix = useQueuePrefix();
   const start = (env: NodeJS.ProcessEnv) =>
     startTrayProcess({
       redisUrl: testStack().redisUrl,
-      mongoUri: testStack().mongoUri,
-      db: mongo.dbName,
       prefix,
-      env,
+      env: { ...suite.env, ...env },
     });
 
   describe('with ADMIN_TOKEN set', () => {

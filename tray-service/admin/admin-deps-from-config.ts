@@ -1,9 +1,8 @@
 import type Bull from 'bull';
-import type { Db } from 'mongodb';
 import type { TrayConfig } from '../../shared/config/tray-config.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
-import type { DecisionsRepository } from '../moderation/decisions-repository.ts';
+import type { DecisionsPort, EventsPort } from '../storage/port.ts';
 import type { AdminAppDeps } from './create-admin-app.ts';
 import type { TokenVerifier } from './require-admin.ts';
 
@@ -11,17 +10,18 @@ import type { TokenVerifier } from './require-admin.ts';
 export function adminDepsFromConfig(
   config: TrayConfig,
   deps: {
-    db: Db;
+    events: EventsPort;
     logger: Logger;
     redis: RedisClient;
-    decisions: DecisionsRepository;
+    decisions: DecisionsPort;
     queues: readonly Bull.Queue[];
     /** The admin JWT verifier (own audience and issuer), when ADMIN_JWT_* are set. */
     verifyAdminJwt?: TokenVerifier | undefined;
   },
 ): AdminAppDeps {
   return {
-    db: deps.db,
+    events: deps.events,
+    eventsRetentionDays: config.EVENTS_RETENTION_DAYS,
     logger: deps.logger,
     redis: deps.redis,
     decisions: deps.decisions,

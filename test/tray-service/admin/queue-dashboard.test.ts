@@ -4,7 +4,8 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createWebhookQueue, type WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
 import { DASHBOARD_COOKIE } from '../../../tray-service/admin/queue-dashboard.ts';
-import { useMongo, useQueuePrefix } from '../../support/suite-resources.ts';
+import { useQueuePrefix } from '../../support/suite-resources.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { ADMIN_TOKEN, adminApp, adminJwt, userToken } from './admin-fixtures.ts';
 
@@ -18,14 +19,14 @@ const job = (key: string): WebhookJobData => ({
 
 describe('/admin/queues (queue dashboard)', function () {
   this.timeout(30_000);
-  const mongo = useMongo();
+  const suite = useTrayStorage();
   const prefix = useQueuePrefix();
   let queue: Bull.Queue<WebhookJobData>;
   let app: Express;
   let close: (() => void) | undefined;
   const closers: (() => void)[] = [];
   const another = (options: Parameters<typeof adminApp>[1]) => {
-    const built = adminApp(mongo.db, { queues: [queue], ...options });
+    const built = adminApp(suite.storage, { queues: [queue], ...options });
     closers.push(built.close);
     return built.app;
   };
@@ -41,7 +42,7 @@ describe('/admin/queues (queue dashboard)', function () {
     await worker.close();
     await queue.add(job('k1'), { jobId: 'k1' });
     await queue.add(job('k2'), { jobId: 'k2' });
-    ({ app, close } = adminApp(mongo.db, { queues: [queue] }));
+    ({ app, close } = adminApp(suite.storage, { queues: [queue] }));
   });
   after(async () => {
     close?.();

@@ -13,8 +13,8 @@ import {
   startDecisionDelivery,
   type DecisionJobData,
 } from '../../../tray-service/moderation/decision-delivery.ts';
-import { createDecisionsRepository } from '../../../tray-service/moderation/decisions-repository.ts';
-import { useMongo, useQueuePrefix } from '../../support/suite-resources.ts';
+import { useQueuePrefix } from '../../support/suite-resources.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { eventDoc } from '../admin/admin-fixtures.ts';
 import { eventually } from './moderation-fixtures.ts';
@@ -76,7 +76,7 @@ async function startVerifyingReceiver(secret: string) {
 }
 
 describe('signed moderation decisions (MODERATION_WEBHOOK_SECRET)', () => {
-  const mongo = useMongo();
+  const suite = useTrayStorage();
 
   async function deliverOne(receiverSecret: string, attempts: number) {
     const receiver = await startVerifyingReceiver(receiverSecret);
@@ -84,7 +84,7 @@ describe('signed moderation decisions (MODERATION_WEBHOOK_SECRET)', () => {
       redis: testStack().redisUrl,
       prefix: useQueuePrefix(),
     });
-    const decisions = createDecisionsRepository(mongo.db);
+    const decisions = suite.storage.decisions;
     const delivery = startDecisionDelivery({
       queue,
       decisions,
@@ -101,7 +101,7 @@ describe('signed moderation decisions (MODERATION_WEBHOOK_SECRET)', () => {
     });
     const event = eventDoc({ data: { post: { postId: 'p-1', postedUserId: 'u-x', text: 'spam' } } });
     await step(event);
-    const [pending] = (await decisions.list({ eventKey: event._id }, 10)).items;
+    const [pending] = (await decisions.list({ eventKey: event.key }, 10)).items;
     const settled = await eventually(async () => {
       const doc = await decisions.get(pending!._id);
       return doc?.delivery === 'delivered' || doc?.delivery === 'failed' ? doc : undefined;

@@ -8,7 +8,8 @@ import { parseBlockedWords } from '../../../tray-service/moderation/blocked-word
 import { loadBlockedWords } from '../../../tray-service/moderation/load-blocked-words.ts';
 import { startTrayProcess } from '../../reliability/support/tray-process.ts';
 import { cleanEnv, runScript } from '../../support/run-script.ts';
-import { useMongo, useQueuePrefix } from '../../support/suite-resources.ts';
+import { useQueuePrefix } from '../../support/suite-resources.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
 
 const configError = (load: () => unknown): ConfigError => {
@@ -62,16 +63,14 @@ describe('loadBlockedWords', () => {
 
 describe('tray-service start-up with blocked words', function () {
   this.timeout(120_000);
-  const mongo = useMongo();
+  const suite = useTrayStorage();
   const prefix = useQueuePrefix();
 
   it('starts with a word containing "-" (MODERATION_WORDS=f-word)', async () => {
     const tray = await startTrayProcess({
       redisUrl: testStack().redisUrl,
-      mongoUri: testStack().mongoUri,
-      db: mongo.dbName,
       prefix,
-      env: { MODERATION_WORDS: 'f-word,a/b,(x)' },
+      env: { ...suite.env, MODERATION_WORDS: 'f-word,a/b,(x)' },
     });
     try {
       expect(tray.output()).to.not.include('Invalid escape');

@@ -3,7 +3,6 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createFailedAuthLimit } from '../../../../tray-service/api/rate-limit/failed-auth-limit.ts';
-import { createDecisionsRepository } from '../../../../tray-service/moderation/decisions-repository.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
 import { bearer, useTrayApi } from '../support/api-harness.ts';
 import { ADMIN_TOKEN } from '../../admin/admin-fixtures.ts';
@@ -75,10 +74,11 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
 
   it('counts wrong admin tokens on the admin listener (guessing ADMIN_TOKEN)', async () => {
     const app = createAdminApp({
-      db: api.db,
+      events: api.storage.events,
+      eventsRetentionDays: 30,
       logger,
       redis: api.redis,
-      decisions: createDecisionsRepository(api.db),
+      decisions: api.storage.decisions,
       queues: [],
       auth: { adminToken: ADMIN_TOKEN },
       limits: { defaultLimit: 50, maxLimit: 500 },
