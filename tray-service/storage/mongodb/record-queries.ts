@@ -5,6 +5,7 @@ import { TRAY_RECORDS, type TrayRecordDoc, type TrayVerb } from '../../../shared
 import { recordKey } from '../../domain/activity.ts';
 import { casUpdateRecords, type ComputeRecord } from './cas-update-records.ts';
 import { completeAbove, nextRound } from './history-walk.ts';
+import { createSortedPages } from './sorted-pages.ts';
 import { cutPage, NO_MORE_PAGES, startAfterRange } from './timestamp-page.ts';
 
 export interface HistoryPage {
@@ -76,6 +77,11 @@ export interface RecordQueryOptions {
    * on FerretDB decodes every record it counts, so a silent default would be the slow path.
    */
   counter: Counter;
+  /**
+   * `sorted`: pages in the `user_history` index's order with a limit (MongoDB, where an index
+   * serves the sort); `buckets` (the default): the bucket walk, for FerretDB, which sorts in memory.
+   */
+  pages?: 'sorted' | 'buckets';
   /** Told of the records marked read (live streams, docs/live-tray.md), after the write. */
   onMarkedRead?: (records: readonly TrayRecordDoc[]) => Promise<void>;
 }
@@ -88,6 +94,7 @@ export interface RecordQueryOptions {
 export function createRecordQueries(db: Db, options: RecordQueryOptions): RecordQueries {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
   const { counter } = options;
+  const sorted = options.pages === 'sorted' ? createSortedPages(db) : undefined;
   const told = options.onMarkedRead ? { onWritten: options.onMarkedRead } : {};
   const live = (userId: string, now: number): Filter<TrayRecordDoc> => ({
     userId,
@@ -163,6 +170,7 @@ export function createRecordQueries(db: Db, options: RecordQueryOptions): Record
       }),
 
     async pageAfter(userId, startAfter, pageSize, now) {
+      if (sorted) return sorted.pageAfter(userId, startAfter, pageSize, now);
       const range = startAfterRange(startAfter);
       if (range === 'empty') return { records: [], nextPage: NO_MORE_PAGES };
       const upper = range === 'all' ? undefined : range.$lt;
@@ -177,6 +185,7 @@ export function createRecordQueries(db: Db, options: RecordQueryOptions): Record
     },
 
     async pageNumber(userId, page, pageSize, now, excludeVerbs) {
+      if (sorted) return sorted.pageNumber(userId, page, pageSize, now, excludeVerbs);
       const want = page * pageSize;
       const rows = await walk(userId, undefined, now, excludeVerbs, want, (found) => found.length >= want);
       return rows.slice((page - 1) * pageSize, page * pageSize);
