@@ -1,5 +1,6 @@
 import { loadOrExit } from '../shared/config/load-or-exit.ts';
 import { loadReceiverConfig } from './receiver-config.ts';
+import { listenHostOf } from '../shared/config/listen-config.ts';
 import { closeServer, listen } from '../shared/http/listen.ts';
 import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
 import { createLogger } from '../shared/logging/create-logger.ts';
@@ -38,13 +39,16 @@ const receiver = await wireReceiver({
 await refuseEvictingRedis(receiver.queue.client, { logger });
 
 // Slowloris: headers within 5 s, the whole request (at most WEBHOOK_MAX_BODY_BYTES) within 15 s.
+const host = listenHostOf(config, config.RECEIVER_HOST);
 const server = await listen(receiver.app, {
   port: config.RECEIVER_PORT,
+  host,
   headersTimeoutMs: 5_000,
   requestTimeoutMs: 15_000,
 });
 logger.info(
   {
+    host,
     port: config.RECEIVER_PORT,
     path: config.WEBHOOK_PATH,
     webhooks: config.WEBHOOK_SECRETS.map((secret) => secret.name),

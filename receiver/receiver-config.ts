@@ -6,6 +6,7 @@ import { parseWebhookSecrets } from './signature/parse-webhook-secrets.ts';
 import { commonShape, withRedisTarget } from '../shared/config/common-config.ts';
 import { onOff, port, positiveInt } from '../shared/config/env-types.ts';
 import { parseEnv, type Env } from '../shared/config/parse-env.ts';
+import { receiverListenShape } from '../shared/config/listen-config.ts';
 
 /** A variable parsed by one of the receiver's pure parsers; their error messages name the bad entry. */
 const parsedWith = <T>(parse: (text: string) => T, missing?: string) => {
@@ -23,6 +24,7 @@ const parsedWith = <T>(parse: (text: string) => T, missing?: string) => {
 export const receiverShape = {
   ...commonShape,
   RECEIVER_PORT: port(8080),
+  ...receiverListenShape,
   WEBHOOK_PATH: z
     .string()
     .regex(/^\/[A-Za-z0-9/_.-]*$/, {

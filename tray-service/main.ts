@@ -12,6 +12,10 @@ import { createWebhookQueue } from '../shared/queue/webhook-queue.ts';
 import { createRedis, pingRedis } from '../shared/redis/create-redis.ts';
 import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
 import { adminDepsFromConfig } from './admin/admin-deps-from-config.ts';
+import { createAdminApp } from './admin/create-admin-app.ts';
+import { adminAuthConfigured } from './admin/require-admin.ts';
+import { listenHostOf } from '../shared/config/listen-config.ts';
+import { checkAdminPort, resolveAdminJwt } from '../shared/config/tray-admin-access-config.ts';
 import { resolveJwtConfig } from '../shared/config/tray-api-config.ts';
 import { startBanCache } from './api/auth/ban-cache.ts';
 import { createTokenVerifier } from './api/auth/create-token-verifier.ts';
@@ -45,6 +49,9 @@ const messages = loadOrExit(() =>
 logger.info({ locales: messages.locales, defaultLocale: messages.defaultLocale }, 'tray messages loaded');
 // API token keys: exactly one key source, checked before anything connects (the API needs them).
 const jwtConfig = runsApi ? loadOrExit(() => resolveJwtConfig(config)) : undefined;
+// Admin credentials: ADMIN_TOKEN and/or admin JWTs with their own audience and issuer, never a
+// user token's claims (docs/operations.md#admin-authentication).
+const adminJwt = loadOrExit(() => (checkAdminPort(config), resolveAdminJwt(config)));
 const registry = createMetricsRegistry('tray-service');
 const mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB, { appName: 'tray-service', logger });
 const { db } = mongo;
@@ -86,13 +93,14 @@ const worker = runsWorker
 /** The tray API with its live streams: token verifier, bans, per-user rate limit, messages. */
 async function startApi(keys: NonNullable<typeof jwtConfig>) {
   const verifyToken = createTokenVerifier(keys);
-  // Admin API, moderation decisions, queue dashboard.
+  // Admin API, moderation decisions, queue dashboard: on a listener of their own (ADMIN_PORT).
   const admin = adminDepsFromConfig(config, {
     db,
     logger,
+    redis,
     decisions: moderation.decisions,
     queues: moderation.queue ? [queue, moderation.queue] : [queue],
-    verifyToken,
+    verifyAdminJwt: adminJwt ? createTokenVerifier({ source: keys.source, ...adminJwt }) : undefined,
   });
   // Global bans: this instance's copy of the banned set, at most BAN_REFRESH_MS behind the worker.
   const bans = await startBanCache(redis, {
@@ -136,11 +144,11 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
       blockApi: config.BLOCK_API === 'on',
       demo: config.TRAY_DEMO === 'on',
     },
-    admin,
     live,
   });
   return {
     app,
+    adminApp: adminAuthConfigured(admin.auth) ? createAdminApp(admin) : undefined,
     // Streams never finish on their own: closed first, each told when to come back (to another
     // instance behind the load balancer, or this one restarted).
     closeStreams: () => live.hub.close(1_000),
@@ -160,12 +168,22 @@ const app =
       redis: async () => (await pingRedis(redis), { ok: true }),
     },
   });
-const server = await listen(app, { port: config.TRAY_PORT });
-logger.info({ port: config.TRAY_PORT, role: config.TRAY_ROLE }, 'tray service listening');
+const host = listenHostOf(config, config.TRAY_HOST);
+const server = await listen(app, { port: config.TRAY_PORT, host });
+// The admin API on its own listener (loopback unless ADMIN_HOST), never on the public port.
+const adminServer = api?.adminApp
+  ? await listen(api.adminApp, { port: config.ADMIN_PORT, host: config.ADMIN_HOST })
+  : undefined;
+if (adminServer) {
+  logger.info({ host: config.ADMIN_HOST, port: config.ADMIN_PORT }, 'admin API listening');
+} else if (api) {
+  logger.info('admin API off: set ADMIN_TOKEN (or ADMIN_JWT_AUDIENCE and ADMIN_JWT_ISSUER) to serve it');
+}
+logger.info({ host, port: config.TRAY_PORT, role: config.TRAY_ROLE }, 'tray service listening');
 
 onShutdown(logger, async () => {
   await api?.closeStreams();
-  await closeServer(server);
+  await Promise.all([closeServer(server), adminServer && closeServer(adminServer)]);
   api?.stop();
   await worker?.close();
   await moderation.close();

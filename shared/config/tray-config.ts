@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { port, url } from './env-types.ts';
 import { parseEnv, type Env } from './parse-env.ts';
 import { trayAdminShape } from './tray-admin-config.ts';
+import { trayAdminAccessShape } from './tray-admin-access-config.ts';
+import { trayListenShape } from './listen-config.ts';
 import { trayApiShape } from './tray-api-config.ts';
 import { trayBanShape } from './tray-ban-config.ts';
 import { trayMessagesShape } from './tray-messages-config.ts';
@@ -12,6 +14,7 @@ import { trayWorkerShape } from './tray-worker-config.ts';
 export const trayShape = {
   ...commonShape,
   TRAY_PORT: port(8081),
+  ...trayListenShape,
   /**
    * What this process runs: `all` (the API with its live streams, and the queue's worker), `api`
    * (no worker: stream servers scale apart from the workers, their memory free of the jobs'), or
@@ -29,6 +32,7 @@ export const trayShape = {
   ...trayBanShape,
   ...trayMessagesShape,
   ...trayAdminShape,
+  ...trayAdminAccessShape,
   ...trayStreamShape,
 };
 

@@ -2,6 +2,7 @@ import type Bull from 'bull';
 import { Router } from 'express';
 import type { Db } from 'mongodb';
 import type { Logger } from '../../shared/logging/create-logger.ts';
+import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import type { DecisionsRepository } from '../storage/mongodb/decisions-repository.ts';
 import { createEventsQueries } from '../storage/mongodb/events-queries.ts';
 import { createDecisionsRouter } from './decisions-router.ts';
@@ -19,6 +20,10 @@ export interface AdminRouterDeps {
   limits: { defaultLimit: number; maxLimit: number };
   /** Where the router is mounted; the dashboard's pages link to `${mountPath}/queues`. */
   mountPath?: string;
+  /** The dashboard's sessions (shared by every instance). */
+  redis: RedisClient;
+  /** QUEUE_DASHBOARD_WRITE: whether the dashboard may retry, clean, promote and pause. */
+  dashboardWrite?: boolean;
 }
 
 /** Everything under /admin; every route needs ADMIN_TOKEN or an admin JWT. */
@@ -28,7 +33,13 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
   // The dashboard has its own auth adapter (a browser cannot send a bearer header): mounted first.
   router.use(
     '/queues',
-    createQueueDashboard({ queues: deps.queues, auth: deps.auth, basePath: `${mountPath}/queues` }),
+    createQueueDashboard({
+      queues: deps.queues,
+      auth: deps.auth,
+      basePath: `${mountPath}/queues`,
+      redis: deps.redis,
+      write: deps.dashboardWrite ?? false,
+    }),
   );
   router.use(requireAdmin(deps.auth));
   const limits = {

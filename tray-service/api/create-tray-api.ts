@@ -9,7 +9,6 @@ import { createMetricsRouter } from '../../shared/http/metrics-router.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import { pingMongo } from '../../shared/mongo/connect-mongo.ts';
 import { pingRedis, type RedisClient } from '../../shared/redis/create-redis.ts';
-import { createAdminRouter, type AdminRouterDeps } from '../admin/create-admin-router.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import { createBlockListRepository } from '../storage/mongodb/block-list-repository.ts';
 import { createReadStateRepository } from '../storage/mongodb/read-state-repository.ts';
@@ -55,8 +54,6 @@ export interface TrayApiDeps {
   now?: () => number;
   /** Counts for the unread count and page totals (createCounter); default the driver's. */
   counter: Counter;
-  /** Admin API, moderation decisions and queue dashboard under /admin. */
-  admin?: AdminRouterDeps;
   /** Live streams (docs/live-tray.md): without it there is no stream endpoint and nothing is announced. */
   live?: LiveTray;
 }
@@ -81,7 +78,8 @@ export function createTrayApi(deps: TrayApiDeps): Express {
     }),
   );
   app.use(createMetricsRouter(deps.registry));
-  const openApi = createOpenApiDocument(deps.admin?.limits); // admin paths only when mounted
+  // The admin paths are documented on the admin listener only (createAdminApp).
+  const openApi = createOpenApiDocument();
   app.get('/openapi.json', (_req, res) => {
     res.json(openApi);
   });
@@ -140,7 +138,6 @@ export function createTrayApi(deps: TrayApiDeps): Express {
       guard,
     }),
   );
-  if (deps.admin) app.use('/admin', createAdminRouter(deps.admin));
   app.use(notFound);
   app.use(mapStoreErrors);
   app.use(errorMiddleware(deps.logger));

@@ -14,6 +14,8 @@ export const trayToken = (userId: string, expiresIn = '1h'): Promise<string> =>
 export interface TrayProcess {
   readonly child: ChildProcess;
   readonly port: number;
+  /** ADMIN_PORT: the admin listener's (it listens only when ADMIN_TOKEN or admin JWTs are set). */
+  readonly adminPort: number;
   output(): string;
   kill(): Promise<void>;
 }
@@ -35,6 +37,8 @@ export async function startTrayProcess(options: {
   env?: NodeJS.ProcessEnv;
 }): Promise<TrayProcess> {
   const port = await freePort();
+  // Its own admin port too: several processes at once must not collide on the default 8082.
+  const adminPort = await freePort();
   const stack = testStack();
   const postgresUrl =
     options.postgresUrl ?? (options.mongoUri === stack.mongoUri ? stack.postgresUrl : undefined);
@@ -48,6 +52,7 @@ export async function startTrayProcess(options: {
       ...(postgresUrl ? { FERRETDB_POSTGRESQL_URL: postgresUrl } : {}),
       QUEUE_PREFIX: options.prefix,
       TRAY_PORT: String(port),
+      ADMIN_PORT: String(adminPort),
       JWT_SECRET: trayJwtSecret,
       LOG_LEVEL: 'info',
       ...options.env,
@@ -61,6 +66,7 @@ export async function startTrayProcess(options: {
   return {
     child,
     port,
+    adminPort,
     output,
     async kill() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

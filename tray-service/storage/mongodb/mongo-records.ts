@@ -50,7 +50,8 @@ export function createMongoRecords(
       return (await queries.pageNumber(userId, page, pageSize, now, excludeVerbs)).map(toTrayRecord);
     },
     async markRead(userId, verb, targetId, now) {
-      const found = await records.findOne({ _id: recordKey(verb, targetId, userId) });
+      // The caller's id as well as the key (record-queries.ts markRead).
+      const found = await records.findOne({ _id: recordKey(verb, targetId, userId), userId });
       if (!found || !isRecordOf(found, userId, verb, targetId) || found.expiresAt.getTime() <= now)
         return { found: false, changed: [] };
       return { found: true, changed: await markFound([found], now) };

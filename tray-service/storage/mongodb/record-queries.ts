@@ -55,8 +55,9 @@ export const markReadCompute: ComputeRecord = (_key, current) =>
   current && !current.hasRead ? { ...current, hasRead: true, version: current.version + 1 } : 'unchanged';
 
 /**
- * Whether a record read by its stored key is this (user, verb, target)'s: the stored key joins the
- * ids without escaping, so two triples whose ids contain `_` can share it.
+ * Whether a record read by its stored key is this (user, verb, target)'s. Keys are escaped now, but
+ * records written before under the plain join `verb_target_user` can still be stored under a key
+ * another triple's ids spell; checking the record's own fields keeps those apart too.
  */
 export const isRecordOf = (record: TrayRecordDoc, userId: string, verb: TrayVerb, targetId: string) =>
   record.userId === userId && record.verb === verb && record.targetId === targetId;
@@ -204,7 +205,9 @@ export function createRecordQueries(db: Db, options: RecordQueryOptions): Record
 
     async markRead(userId, verb, targetId, now) {
       const key = recordKey(verb, targetId, userId);
-      const found = await records.findOne({ _id: key });
+      // The caller's id as well as the key: a record is only ever its own user's to read or mark;
+      // isRecordOf also checks verb and target, for records stored under the former plain-join key.
+      const found = await records.findOne({ _id: key, userId });
       if (!found || !isRecordOf(found, userId, verb, targetId) || found.expiresAt.getTime() <= now)
         return false;
       await casUpdateRecords(db, [key], markReadCompute, {
