@@ -24,9 +24,9 @@ import { createTokenVerifier } from '../tray-service/api/auth/create-token-verif
 import { createTrayApi } from '../tray-service/api/create-tray-api.ts';
 import { createRateLimiter } from '../tray-service/api/rate-limit/create-rate-limiter.ts';
 import { createMessageRenderer } from '../tray-service/messages/create-message-renderer.ts';
-import { apiCollections } from '../tray-service/store/tray-collections.ts';
-import { createCounter } from '../shared/mongo/create-counter.ts';
-import { ensureCollections } from '../shared/mongo/ensure-collections.ts';
+import { apiCollections } from '../tray-service/storage/mongodb/tray-collections.ts';
+import { createCounter } from '../tray-service/storage/mongodb/create-counter.ts';
+import { ensureCollections } from '../tray-service/storage/mongodb/ensure-collections.ts';
 import { DAY_MS } from '../shared/time/durations.ts';
 import { startFerretOnPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
 import { hs256Token } from './lib/hs256-token.ts';

@@ -29,7 +29,7 @@ import {
   type MembershipDoc,
   type TrayRecordDoc,
 } from '../shared/tray/tray-record.ts';
-import type { TargetActorDoc } from '../tray-service/store/target-actors-store.ts';
+import type { TargetActorDoc } from '../tray-service/storage/mongodb/target-actors-store.ts';
 import { startWorker } from '../tray-service/worker/start-worker.ts';
 import { startFerretOnPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
 

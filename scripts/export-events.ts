@@ -10,7 +10,7 @@ import { connectMongo } from '../shared/mongo/connect-mongo.ts';
 import type { StoredEventDoc } from '../shared/tray/tray-record.ts';
 import { toEventView } from '../tray-service/admin/event-view.ts';
 import { ndjsonStream } from '../tray-service/admin/ndjson-stream.ts';
-import { createEventsQueries, type EventsFilter } from '../tray-service/store/events-queries.ts';
+import { createEventsQueries, type EventsFilter } from '../tray-service/storage/mongodb/events-queries.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { parseCli, progressBar, runCli, scriptEnv } from './lib/cli.ts';
 import { parseIsoTime } from '../tray-service/admin/parse-iso-time.ts';

@@ -10,7 +10,11 @@ import { connectMongo } from '../shared/mongo/connect-mongo.ts';
 import { MEMBERSHIPS, type MembershipDoc } from '../shared/tray/tray-record.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { parseCli, progressBar, runCli, scriptEnv } from './lib/cli.ts';
-import { applyMemberBatch, loadInactiveMembers, type BatchCounts } from './lib/members/apply-member-batch.ts';
+import {
+  applyMemberBatch,
+  loadInactiveMembers,
+  type BatchCounts,
+} from '../tray-service/storage/mongodb/apply-member-batch.ts';
 import {
   csvColumns,
   parseCsvLine,

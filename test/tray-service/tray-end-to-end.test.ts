@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { apiCollections } from '../../tray-service/store/tray-collections.ts';
+import { apiCollections } from '../../tray-service/storage/mongodb/tray-collections.ts';
 import { ensureTestCollections } from '../support/ensure-test-collections.ts';
 import { messagesEnRows } from '../support/messages-en-rows.ts';
 import { buildTrayRecord, insertRecords } from '../support/tray-record-builder.ts';

@@ -2,7 +2,7 @@ import type Bull from 'bull';
 import type { Db } from 'mongodb';
 import type { TrayConfig } from '../../shared/config/tray-config.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
-import type { DecisionsRepository } from '../moderation/decisions-repository.ts';
+import type { DecisionsRepository } from '../storage/mongodb/decisions-repository.ts';
 import type { AdminRouterDeps } from './create-admin-router.ts';
 import type { TokenVerifier } from './require-admin.ts';
 

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { deliveryStates, toDecisionView } from '../moderation/decision-doc.ts';
-import type { DecisionsFilter, DecisionsRepository } from '../moderation/decisions-repository.ts';
+import type { DecisionsFilter, DecisionsRepository } from '../storage/mongodb/decisions-repository.ts';
 import { moderationActions } from '../moderation/moderation-rule.ts';
 import { decodeCursor, encodeCursor } from '../domain/page-cursor.ts';
 import { isoTime, nonEmpty, pageLimit, parseQuery, requireOrderedRange } from './parse-query.ts';

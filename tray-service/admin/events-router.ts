@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { AppError } from '../../shared/errors/app-error.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
-import type { EventsFilter, EventsQueries } from '../store/events-queries.ts';
+import type { EventsFilter, EventsQueries } from '../storage/mongodb/events-queries.ts';
 import { toEventView } from './event-view.ts';
 import { ndjsonStream } from './ndjson-stream.ts';
 import { decodeCursor, encodeCursor } from '../domain/page-cursor.ts';

@@ -1,13 +1,13 @@
 import type { Db } from 'mongodb';
-import type { Counter } from '../../shared/mongo/create-counter.ts';
+import type { Counter } from '../storage/mongodb/create-counter.ts';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import type { BanView } from '../api/auth/ban-cache.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
-import { createClearsRepository, type ClearsRepository } from '../store/clears-repository.ts';
-import { createReadStateRepository } from '../store/read-state-repository.ts';
-import { createRecordQueries } from '../store/record-queries.ts';
+import { createClearsRepository, type ClearsRepository } from '../storage/mongodb/clears-repository.ts';
+import { createReadStateRepository } from '../storage/mongodb/read-state-repository.ts';
+import { createRecordQueries } from '../storage/mongodb/record-queries.ts';
 import { createChangePublisher, type ChangePublisher } from './change-publisher.ts';
 import { createStreamHub, type StreamHub } from './stream-hub.ts';
 import { createStreamSlots, type StreamSlots } from './stream-slots.ts';

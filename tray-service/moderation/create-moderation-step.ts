@@ -1,7 +1,7 @@
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
 import { toDecisionDoc } from './decision-doc.ts';
-import type { DecisionsRepository } from './decisions-repository.ts';
+import type { DecisionsRepository } from '../storage/mongodb/decisions-repository.ts';
 import type { ModerationRule } from './moderation-rule.ts';
 
 export interface ModerationStepDeps {

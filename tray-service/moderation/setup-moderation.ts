@@ -10,7 +10,10 @@ import {
   startDecisionDelivery,
   type DecisionJobData,
 } from './decision-delivery.ts';
-import { createDecisionsRepository, type DecisionsRepository } from './decisions-repository.ts';
+import {
+  createDecisionsRepository,
+  type DecisionsRepository,
+} from '../storage/mongodb/decisions-repository.ts';
 import type { BlockedWord } from './blocked-words.ts';
 import type { ModerationRule } from './moderation-rule.ts';
 

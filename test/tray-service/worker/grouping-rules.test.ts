@@ -1,7 +1,7 @@
 import { DAY_MS } from '../../../shared/time/durations.ts';
 import { expect } from 'chai';
 import { TRAY_RECORDS } from '../../../shared/tray/tray-record.ts';
-import { purgeExpired } from '../../../tray-service/store/purge-expired.ts';
+import { purgeExpired } from '../../../tray-service/storage/mongodb/purge-expired.ts';
 import {
   commentEvent,
   membershipEvent,

@@ -10,9 +10,9 @@ import {
   type TrayRecordDoc,
 } from '../../../shared/tray/tray-record.ts';
 import { toEventView, type EventView } from '../../../tray-service/admin/event-view.ts';
-import { USER_BAN_CHANGES } from '../../../tray-service/store/ban-store.ts';
-import { createEventsQueries } from '../../../tray-service/store/events-queries.ts';
-import { MEMBERSHIP_CHANGES } from '../../../tray-service/store/membership-store.ts';
+import { USER_BAN_CHANGES } from '../../../tray-service/storage/mongodb/ban-store.ts';
+import { createEventsQueries } from '../../../tray-service/storage/mongodb/events-queries.ts';
+import { MEMBERSHIP_CHANGES } from '../../../tray-service/storage/mongodb/membership-store.ts';
 import { processJob } from '../../../tray-service/worker/process-job.ts';
 import { dayOfEvents } from './day-of-events.ts';
 import { useWorker } from './worker-harness.ts';

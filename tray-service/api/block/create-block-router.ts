@@ -1,7 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import { AppError, invalidQueryToken } from '../../../shared/errors/app-error.ts';
 import { methodNotAllowed } from '../../../shared/http/error-middleware.ts';
-import type { BlockListRepository } from '../../store/block-list-repository.ts';
+import type { BlockListRepository } from '../../storage/mongodb/block-list-repository.ts';
 import { callerId } from '../auth/require-user.ts';
 import { parseInput } from '../http/parse-input.ts';
 import { jsonBody } from '../http/require-json.ts';

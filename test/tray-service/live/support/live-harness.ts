@@ -13,7 +13,7 @@ import {
 } from '../../../../tray-service/live/change-publisher.ts';
 import { createLiveTray, type LiveTray } from '../../../../tray-service/live/create-live-tray.ts';
 import { createMessageRenderer } from '../../../../tray-service/messages/create-message-renderer.ts';
-import { apiCollections } from '../../../../tray-service/store/tray-collections.ts';
+import { apiCollections } from '../../../../tray-service/storage/mongodb/tray-collections.ts';
 import { ensureTestCollections } from '../../../support/ensure-test-collections.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
 import { testStack } from '../../../support/test-stack.ts';
