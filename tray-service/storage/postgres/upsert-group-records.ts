@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Activity } from '../../domain/activity.ts';
+import { compareActions } from '../../domain/group-actors.ts';
 import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
 
@@ -23,8 +24,15 @@ interface ActivityRow {
   at: number;
 }
 
+/**
+ * The rows of `activities`, numbered in action order (time, then action id: compareActions), so
+ * the newest action a recipient meets is simply the one of highest number.
+ */
 export function activityRows(activities: readonly Activity[]): ActivityRow[] {
-  return activities.map((activity, i) => ({
+  const ordered = [...activities].sort((a, b) =>
+    compareActions({ at: a.at, actionId: a.lastActionId }, { at: b.at, actionId: b.lastActionId }),
+  );
+  return ordered.map((activity, i) => ({
     i,
     recipient: activity.audience.kind === 'user' ? activity.audience.userId : null,
     verb: activity.verb,
@@ -84,23 +92,31 @@ export type Deliveries =
    */
   | { kind: 'community'; communityId: string; only?: readonly string[] };
 
-function deliveriesSql(deliveries: Deliveries): { sql: string; params: unknown[] } {
+function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; params: unknown[] } {
   if (deliveries.kind === 'personal')
     return {
       sql: `SELECT p.recipient AS user_id, p.verb, p.target_id, min(p.at) AS first_at,
-              (array_agg(p.i ORDER BY p.at DESC, p.action_id COLLATE "C" DESC))[1] AS newest_i
+              max(p.i) AS newest_i
             FROM p WHERE p.recipient IS NOT NULL AND p.recipient <> p.actor_id
             GROUP BY p.recipient, p.verb, p.target_id`,
       params: [],
     };
+  const members = `FROM p JOIN tray_memberships mb
+            ON mb.community_id = $4 AND mb.from_at <= p.at AND p.at < mb.to_at
+          WHERE mb.user_id <> p.actor_id AND ($5::text[] IS NULL OR mb.user_id = ANY($5::text[]))`;
+  const only = deliveries.only ? [...deliveries.only] : null;
+  // One post: a member's intervals never overlap, so each member meets it once; nothing to fold.
+  if (single)
+    return {
+      sql: `SELECT mb.user_id, p.verb, p.target_id, p.at AS first_at, p.i AS newest_i ${members}`,
+      params: [deliveries.communityId, only],
+    };
   return {
     sql: `SELECT mb.user_id, p.verb, p.target_id, min(p.at) AS first_at,
-            (array_agg(p.i ORDER BY p.at DESC, p.action_id COLLATE "C" DESC))[1] AS newest_i
-          FROM p JOIN tray_memberships mb
-            ON mb.community_id = $4 AND mb.from_at <= p.at AND p.at < mb.to_at
-          WHERE mb.user_id <> p.actor_id AND ($5::text[] IS NULL OR mb.user_id = ANY($5::text[]))
+            max(p.i) AS newest_i
+          ${members}
           GROUP BY mb.user_id, p.verb, p.target_id`,
-    params: [deliveries.communityId, deliveries.only ? [...deliveries.only] : null],
+    params: [deliveries.communityId, only],
   };
 }
 
@@ -124,13 +140,13 @@ export async function upsertGroupRecords(
   options: { now: number; retentionMs: number; returning: boolean },
 ): Promise<TrayRecord[]> {
   if (activities.length === 0) return [];
-  const { sql: deliveriesQuery, params } = deliveriesSql(deliveries);
+  const { sql: deliveriesQuery, params } = deliveriesSql(deliveries, activities.length === 1);
   const result = await client.query<RecordRow>(
     `WITH p AS (${ACTIVITIES}),
      d AS (${deliveriesQuery}),
      -- Each group's actors, once per statement: the newest four (enough for three once the
      -- recipient is left out), how many, and the oldest action.
-     g AS (
+     g AS MATERIALIZED (
        SELECT k.verb, k.target_id, s.top, s.total, s.min_at,
               coalesce(s.top3_ids, '{}') AS top3_ids,
               coalesce(s.top3, '[]'::jsonb) AS top3
@@ -162,9 +178,13 @@ export async function upsertGroupRecords(
               cur.count_from AS c_count_from
        FROM d
        JOIN p AS n ON n.i = d.newest_i
-       LEFT JOIN tray_records AS cur
-         ON cur.user_id = d.user_id AND cur.key = tray_record_key(d.verb, d.target_id, d.user_id)
-         AND cur.expires_at > $2
+       -- One primary-key probe per recipient, whatever the size of the table (never a scan of it).
+       LEFT JOIN LATERAL (
+         SELECT * FROM tray_records AS r
+         WHERE r.user_id = d.user_id AND r.key = tray_record_key(d.verb, d.target_id, d.user_id)
+           AND r.expires_at > $2
+         LIMIT 1
+       ) AS cur ON true
      ),
      v AS (
        SELECT j.*,

@@ -40,10 +40,9 @@ CREATE TABLE tray_records (
 CREATE INDEX tray_records_page ON tray_records (user_id, last_update DESC, key DESC) INCLUDE (expires_at, verb);
 -- Unread count and mark-all-read: a user's unread records by unreadAt.
 CREATE INDEX tray_records_unread ON tray_records (user_id, unread_at) INCLUDE (expires_at) WHERE NOT has_read;
--- changedSince: a reconnecting live stream's records changed after a time.
-CREATE INDEX tray_records_changed ON tray_records (user_id, changed_at);
--- purgeExpiredRecords: expired records, oldest first.
-CREATE INDEX tray_records_expiry ON tray_records (expires_at);
+-- No more indexes on this table: a fan-out rewrites every member's record, and each index costs
+-- it one more insertion per member. changedSince reads the user's rows by tray_records_page (a
+-- reconnect, not a hot path); the periodic purge scans the table.
 
 -- The distinct actors of each record group, each at their latest action: kept once per target,
 -- not per recipient; every recipient's actors and actorsCount are computed from them.
