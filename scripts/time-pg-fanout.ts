@@ -64,7 +64,7 @@ async function main(): Promise<void> {
     pool.on('connect', (client) => {
       client.on('notice', (notice) => process.stdout.write(`${notice.message}\n`));
       void client.query(
-        "LOAD 'auto_explain'; SET auto_explain.log_min_duration = 200; SET auto_explain.log_analyze = on; " +
+        `LOAD 'auto_explain'; SET auto_explain.log_min_duration = 50; SET auto_explain.log_analyze = ${process.env.EXPLAIN_FANOUT === 'duration' ? 'off' : 'on'}; ` +
           'SET auto_explain.log_level = notice; SET auto_explain.log_nested_statements = on',
       );
     });

@@ -203,9 +203,9 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
           `UPDATE tray_records SET changed_at = $3, actors = (
              SELECT jsonb_agg(CASE WHEN e->>'userId' = ANY($1::text[])
                                    THEN jsonb_build_object('userId', e->'userId', 'name', $2::text, 'at', e->'at')
-                                   ELSE e END ORDER BY o)
-             FROM jsonb_array_elements(actors) WITH ORDINALITY AS x(e, o))
-           WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(actors) AS e
+                                   ELSE e END ORDER BY o)::json
+             FROM jsonb_array_elements(actors::jsonb) WITH ORDINALITY AS x(e, o))
+           WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(actors::jsonb) AS e
                          WHERE e->>'userId' = ANY($1::text[])
                            AND e - 'at' <> jsonb_build_object('userId', e->'userId', 'name', $2::text))
            RETURNING ${RECORD_COLUMNS}`,

@@ -54,7 +54,7 @@ export function activityRows(activities: readonly Activity[]): ActivityRow[] {
 
 const ACTIVITIES = `SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(i int, recipient text, verb text,
   target_id text, target_type text, target_name text, parent_target_id text, action_id text, seg bigint,
-  feed jsonb, mention_in text, actor_id text, name text, image_url text, avatar_custom_url text, at bigint)`;
+  feed json, mention_in text, actor_id text, name text, image_url text, avatar_custom_url text, at bigint)`;
 
 /**
  * Adds each activity's action to its record group's actors (one row per actor, at their latest
@@ -149,7 +149,7 @@ export async function upsertGroupRecords(
      g AS MATERIALIZED (
        SELECT k.verb, k.target_id, s.top, s.total, s.min_at,
               coalesce(s.top3_ids, '{}') AS top3_ids,
-              coalesce(s.top3, '[]'::jsonb) AS top3
+              coalesce(s.top3, '[]'::jsonb)::json AS top3
        FROM (SELECT DISTINCT verb, target_id FROM d) AS k
        CROSS JOIN LATERAL (
          SELECT coalesce(jsonb_agg(a.snap ORDER BY a.n) FILTER (WHERE a.n <= 4), '[]'::jsonb) AS top,
@@ -198,7 +198,7 @@ export async function upsertGroupRecords(
          CASE WHEN j.newer THEN j.n_at ELSE j.c_at END AS last_update,
          -- Common case first: every actor counts and the recipient is not among the newest three.
          CASE WHEN j.cf <= g.min_at AND NOT (j.user_id = ANY(g.top3_ids)) THEN g.top3
-              ELSE (SELECT coalesce(jsonb_agg(s.e ORDER BY s.o), '[]'::jsonb)
+              ELSE (SELECT coalesce(jsonb_agg(s.e ORDER BY s.o), '[]'::jsonb)::json
                     FROM (SELECT e, o FROM jsonb_array_elements(g.top) WITH ORDINALITY AS x(e, o)
                           WHERE (e->>'at')::bigint >= j.cf AND e->>'userId' <> j.user_id
                           ORDER BY o LIMIT 3) AS s)
@@ -220,11 +220,11 @@ export async function upsertGroupRecords(
        last_update + $3
      FROM v
      WHERE NOT existed
-        OR (target_type, target_name, parent_target_id, last_action_id, last_action_segment_no, feed,
-            mention_in, actors, actors_count, cf, last_update)
+        OR (target_type, target_name, parent_target_id, last_action_id, last_action_segment_no, feed::text,
+            mention_in, actors::text, actors_count, cf, last_update)
            IS DISTINCT FROM
-           (c_target_type, c_target_name, c_parent_target_id, c_action_id, c_seg, c_feed, c_mention_in,
-            c_actors, c_actors_count, c_count_from, c_at)
+           (c_target_type, c_target_name, c_parent_target_id, c_action_id, c_seg, c_feed::text, c_mention_in,
+            c_actors::text, c_actors_count, c_count_from, c_at)
      ORDER BY user_id, key
      ON CONFLICT (user_id, key) DO UPDATE SET
        target_type = excluded.target_type, target_name = excluded.target_name,

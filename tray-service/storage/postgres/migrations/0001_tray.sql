@@ -23,10 +23,12 @@ CREATE TABLE tray_records (
   parent_target_id text,
   last_action_id text COLLATE "C" NOT NULL,
   last_action_segment_no bigint,
-  feed jsonb NOT NULL,
+  -- json, not jsonb: stored and returned as text, so a fan-out returning 10,000 records spends no
+  -- time printing jsonb (the writes build both from jsonb, so equal values are equal texts).
+  feed json NOT NULL,
   mention_in text,
   -- At most 3 snapshots, newest first: a record stays this size however many act on its target.
-  actors jsonb NOT NULL,
+  actors json NOT NULL,
   actors_count integer NOT NULL,
   count_from bigint NOT NULL,
   last_update bigint NOT NULL,
