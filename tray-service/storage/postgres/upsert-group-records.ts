@@ -88,7 +88,7 @@ export type Deliveries =
   | { kind: 'personal' }
   /**
    * Every member of the community at each post's createdAt (membership by time), or only those
-   * of `only` among them (a late join's backfill).
+   * of `only` among them (a late join's backfill). The activities must all be of one record group.
    */
   | { kind: 'community'; communityId: string; only?: readonly string[] };
 
@@ -111,11 +111,19 @@ function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; 
       sql: `SELECT mb.user_id, p.verb, p.target_id, p.at AS first_at, p.i AS newest_i ${members}`,
       params: [deliveries.communityId, only],
     };
+  // Several posts of the one group: each membership interval folds the few posts it holds, so
+  // the statement never sorts or hashes members x posts rows (a member may have two intervals).
   return {
-    sql: `SELECT mb.user_id, p.verb, p.target_id, min(p.at) AS first_at,
-            max(p.i) AS newest_i
-          ${members}
-          GROUP BY mb.user_id, p.verb, p.target_id`,
+    sql: `SELECT mb.user_id, k.verb, k.target_id, min(a.first_at) AS first_at, max(a.newest_i) AS newest_i
+          FROM tray_memberships mb
+          CROSS JOIN (SELECT verb, target_id FROM p LIMIT 1) AS k
+          CROSS JOIN LATERAL (
+            SELECT min(p.at) AS first_at, max(p.i) AS newest_i FROM p
+            WHERE mb.from_at <= p.at AND p.at < mb.to_at AND p.actor_id <> mb.user_id) AS a
+          WHERE mb.community_id = $4 AND a.newest_i IS NOT NULL
+            AND mb.from_at <= (SELECT max(at) FROM p)
+            AND ($5::text[] IS NULL OR mb.user_id = ANY($5::text[]))
+          GROUP BY mb.user_id, k.verb, k.target_id`,
     params: [deliveries.communityId, only],
   };
 }
