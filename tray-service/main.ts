@@ -1,5 +1,7 @@
 import { loadOrExit } from '../shared/config/load-or-exit.ts';
 import { loadTrayConfig } from '../shared/config/tray-config.ts';
+import { resolveTrayStorage } from '../shared/config/tray-storage-config.ts';
+import { ConfigError } from '../shared/errors/config-error.ts';
 import { createOpsApp } from '../shared/http/create-ops-app.ts';
 import { closeServer, listen } from '../shared/http/listen.ts';
 import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
@@ -53,7 +55,17 @@ const jwtConfig = runsApi ? loadOrExit(() => resolveJwtConfig(config)) : undefin
 // user token's claims (docs/operations.md#admin-authentication).
 const adminJwt = loadOrExit(() => (checkAdminPort(config), resolveAdminJwt(config)));
 const registry = createMetricsRegistry('tray-service');
-const mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB, { appName: 'tray-service', logger });
+// The storage named by TRAY_STORAGE / DATABASE_URL / MONGODB_URI. The API and the worker below
+// still read and write through the MongoDB repositories, so this process needs MongoDB until they
+// call the storage port (storage/open-storage.ts).
+const mongoTarget = loadOrExit(() => {
+  const target = resolveTrayStorage(config);
+  if (target.engine === 'mongodb') return target;
+  throw new ConfigError([
+    { variable: 'TRAY_STORAGE', message: 'this tray service runs on MongoDB only: set MONGODB_URI' },
+  ]);
+});
+const mongo = await connectMongo(mongoTarget.uri, mongoTarget.dbName, { appName: 'tray-service', logger });
 const { db } = mongo;
 // Every collection with the indexes its queries need on this server (MongoDB or FerretDB), once.
 const storage = await ensureCollections(db, trayCollections, {

@@ -1,0 +1,233 @@
+import { expect } from 'chai';
+import type pg from 'pg';
+import type { Activity } from '../../../../tray-service/domain/activity.ts';
+import { createPostgresLatestTimes } from '../../../../tray-service/storage/postgres/postgres-latest-times.ts';
+import { createPostgresRecords } from '../../../../tray-service/storage/postgres/postgres-records.ts';
+import { at, comment, NOW, useTray } from './tray-fixture.ts';
+
+/** A mention of `userId` in a post by `author` (its own record, never grouped). */
+function mention(postId: string, author: string, minutes: number, userId = 'u-ana'): Activity {
+  return {
+    ...comment(postId, author, minutes, userId),
+    verb: 'mention',
+    targetType: 'post',
+    lastActionId: postId,
+    mentionIn: 'post',
+  };
+}
+
+describe('storage/postgres records (TrayRecordsPort)', () => {
+  const tray = useTray();
+  const personal = (activities: Activity[], now = NOW) =>
+    tray.writes.applyPersonal(activities, tray.context(now));
+  const keys = (records: { key: string }[]) => records.map((record) => record.key);
+
+  describe('read state', () => {
+    it('counts unread records whose unreadAt is after the last-read time, without those marked read', async () => {
+      await personal([comment('p-1', 'u-cid', 1)], NOW);
+      await personal([comment('p-2', 'u-cid', 2)], NOW + 10);
+      await personal([comment('p-3', 'u-cid', 3)], NOW + 20);
+      expect(await tray.records.countUnread('u-ana', 0, NOW)).to.equal(3);
+      expect(await tray.records.countUnread('u-ana', NOW + 10, NOW)).to.equal(1);
+      await tray.records.markRead('u-ana', 'comment', 'p-3', NOW + 30);
+      expect(await tray.records.countUnread('u-ana', NOW + 10, NOW)).to.equal(0);
+      expect(await tray.records.countUnread('u-bob', 0, NOW)).to.equal(0);
+    });
+
+    it('marks one record read once: found, the changed record, then found with nothing changed', async () => {
+      await personal([comment('p-1', 'u-cid', 1)]);
+      const first = await tray.records.markRead('u-ana', 'comment', 'p-1', NOW + 5);
+      expect(first.found).to.equal(true);
+      expect(first.changed.map((record) => [record.key, record.hasRead, record.changedAt])).to.deep.equal([
+        ['comment_p-1_u-ana', true, NOW + 5],
+      ]);
+      expect(await tray.records.markRead('u-ana', 'comment', 'p-1', NOW + 6)).to.deep.equal({
+        found: true,
+        changed: [],
+      });
+      expect(await tray.records.markRead('u-ana', 'comment', 'p-404', NOW)).to.deep.equal({
+        found: false,
+        changed: [],
+      });
+      expect(await tray.records.markRead('u-bob', 'comment', 'p-1', NOW)).to.deep.equal({
+        found: false,
+        changed: [],
+      });
+    });
+
+    it('marks every unread record read and returns only those it changed', async () => {
+      await personal([
+        comment('p-1', 'u-cid', 1),
+        comment('p-2', 'u-cid', 2),
+        comment('p-3', 'u-cid', 3, 'u-bob'),
+      ]);
+      await tray.records.markRead('u-ana', 'comment', 'p-1', NOW + 1);
+      const changed = await tray.records.markAllRead('u-ana', NOW + 2);
+      expect(keys(changed)).to.deep.equal(['comment_p-2_u-ana']);
+      expect(await tray.records.countUnread('u-ana', 0, NOW + 2)).to.equal(0);
+      expect(await tray.records.countUnread('u-bob', 0, NOW + 2)).to.equal(1);
+    });
+
+    it('deletes the whole tray of one user, and new activity then counts afresh', async () => {
+      await personal([
+        comment('p-1', 'u-cid', 1),
+        comment('p-2', 'u-cid', 2),
+        comment('p-3', 'u-cid', 3, 'u-bob'),
+      ]);
+      expect(await tray.records.deleteAll('u-ana')).to.equal(2);
+      expect(await tray.records.count('u-ana', NOW)).to.equal(0);
+      expect(await tray.records.count('u-bob', NOW)).to.equal(1);
+      await personal([comment('p-1', 'u-dee', 4)]);
+      expect(await tray.records.countUnread('u-ana', 0, NOW)).to.equal(1);
+      expect((await tray.record('u-ana', 'comment', 'p-1'))?.actorsCount).to.equal(1);
+    });
+  });
+
+  describe('last read and delete-all times', () => {
+    for (const table of ['tray_last_read', 'tray_clears'] as const) {
+      it(`${table}: 0 before any, then the latest, never moving backwards`, async () => {
+        const times = createPostgresLatestTimes(tray.pg.pool, table);
+        expect(await times.latest('u-ana')).to.equal(0);
+        await times.record('u-ana', NOW);
+        await Promise.all([
+          times.record('u-ana', NOW - 5),
+          times.record('u-ana', NOW + 5),
+          times.record('u-ana', NOW + 2),
+        ]);
+        expect(await times.latest('u-ana')).to.equal(NOW + 5);
+        expect(await times.latest('u-bob')).to.equal(0);
+      });
+    }
+  });
+
+  describe('v3 pages by startAfter', () => {
+    // Five records at minute 9, three sharing minute 5, two at 1 and 0.
+    beforeEach(async () => {
+      await personal([
+        comment('p-a', 'u-cid', 9),
+        comment('p-b', 'u-cid', 5),
+        comment('p-c', 'u-cid', 5),
+        comment('p-d', 'u-cid', 5),
+        comment('p-e', 'u-cid', 1),
+        comment('p-f', 'u-cid', 0),
+      ]);
+    });
+
+    it('never splits records of equal lastUpdate across pages, and walks every record once', async () => {
+      const first = await tray.records.pageAfter('u-ana', undefined, 2, NOW);
+      expect(keys(first.records)).to.deep.equal([
+        'comment_p-a_u-ana',
+        'comment_p-d_u-ana',
+        'comment_p-c_u-ana',
+        'comment_p-b_u-ana',
+      ]);
+      expect(first.nextPage).to.equal(at(5));
+      const second = await tray.records.pageAfter('u-ana', first.nextPage, 2, NOW);
+      expect(keys(second.records)).to.deep.equal(['comment_p-e_u-ana', 'comment_p-f_u-ana']);
+      expect(second.nextPage).to.equal(0);
+      expect(await tray.records.pageAfter('u-ana', 0, 2, NOW)).to.deep.equal({ records: [], nextPage: 0 });
+    });
+
+    it('treats startAfter 1 as the first page and ends with nextPage 0 when a group closes the history', async () => {
+      const first = await tray.records.pageAfter('u-ana', 1, 5, NOW);
+      expect(first.records).to.have.length(5);
+      expect(first.nextPage).to.equal(at(1));
+      const whole = await tray.records.pageAfter('u-ana', at(6), 1, NOW);
+      expect(keys(whole.records)).to.deep.equal([
+        'comment_p-d_u-ana',
+        'comment_p-c_u-ana',
+        'comment_p-b_u-ana',
+      ]);
+      expect(whole.nextPage).to.equal(at(5));
+      const last = await tray.records.pageAfter('u-ana', at(1), 1, NOW);
+      expect(keys(last.records)).to.deep.equal(['comment_p-f_u-ana']);
+      expect(last.nextPage).to.equal(0);
+    });
+  });
+
+  describe('v2 numbered pages', () => {
+    it('pages the same order without the excluded verbs, counting them out too', async () => {
+      await personal([comment('p-a', 'u-cid', 3), mention('p-m', 'u-dee', 2), comment('p-b', 'u-cid', 1)]);
+      expect(keys(await tray.records.pageNumber('u-ana', 1, 1, NOW, ['mention']))).to.deep.equal([
+        'comment_p-a_u-ana',
+      ]);
+      expect(keys(await tray.records.pageNumber('u-ana', 2, 1, NOW, ['mention']))).to.deep.equal([
+        'comment_p-b_u-ana',
+      ]);
+      expect(await tray.records.pageNumber('u-ana', 3, 1, NOW, ['mention'])).to.deep.equal([]);
+      expect(await tray.records.count('u-ana', NOW, ['mention'])).to.equal(2);
+      expect(await tray.records.count('u-ana', NOW)).to.equal(3);
+      const mentionRecord = await tray.record('u-ana', 'mention', 'p-m');
+      expect(mentionRecord).to.deep.include({ mentionIn: 'post', key: 'mention_p-m_u-ana' });
+    });
+  });
+
+  describe('changedSince', () => {
+    it('returns the records changed after a time, oldest change first, marks included', async () => {
+      await personal([comment('p-1', 'u-cid', 1)], NOW);
+      await personal([comment('p-2', 'u-cid', 2)], NOW + 10);
+      await tray.records.markRead('u-ana', 'comment', 'p-1', NOW + 20);
+      const changed = await tray.records.changedSince('u-ana', NOW, NOW + 30);
+      expect(changed.map((record) => [record.key, record.changedAt])).to.deep.equal([
+        ['comment_p-2_u-ana', NOW + 10],
+        ['comment_p-1_u-ana', NOW + 20],
+      ]);
+      expect(await tray.records.changedSince('u-ana', NOW + 20, NOW + 30)).to.deep.equal([]);
+    });
+  });
+
+  describe('query plans at volume', function () {
+    this.timeout(120_000);
+    /** The statements the adapter runs, captured so their plans are read, not copies of them. */
+    const captured: { text: string; values: unknown[] }[] = [];
+    let explain: (query: { text: string; values: unknown[] }) => Promise<string>;
+
+    beforeEach(async () => {
+      const { pool } = tray.pg;
+      // 100,000 records of 500 users, and u-heavy with 1,200 records written within one minute.
+      await pool.query(
+        `INSERT INTO tray_records (user_id, key, verb, target_id, target_type, target_name, last_action_id,
+           feed, actors, actors_count, count_from, last_update, has_read, unread_at, changed_at, expires_at)
+         SELECT u, tray_record_key('comment', 'p' || i, u), 'comment', 'p' || i, 'post', 'Club', 'a' || i,
+           '{"kind":"community","id":"c","name":"Club"}', '[]', 1, $1::bigint + i, $1::bigint + i, i % 3 = 0, $1::bigint + i, $1::bigint + i,
+           $1::bigint + i + 7776000000
+         FROM (SELECT i, CASE WHEN i <= 1200 THEN 'u-heavy' ELSE 'u' || (i % 500) END AS u
+               FROM generate_series(1, 100000) AS i) AS s`,
+        [NOW - 60_000],
+      );
+      await pool.query('ANALYZE tray_records');
+      explain = async ({ text, values }) => {
+        const plan = await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, values);
+        return plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+      };
+      const recording = {
+        query: (text: string, values: unknown[]) => {
+          captured.push({ text, values });
+          return pool.query(text, values);
+        },
+      };
+      captured.length = 0;
+      const records = createPostgresRecords(recording as unknown as pg.Pool);
+      await records.pageAfter('u-heavy', undefined, 10, NOW);
+      await records.countUnread('u-heavy', NOW - 30_000, NOW);
+      await records.pageNumber('u-heavy', 3, 10, NOW, ['mention']);
+    });
+
+    it('serves a history page from the user’s newest-first index, without sorting their rows', async () => {
+      for (const query of [captured[0], captured[2]]) {
+        if (!query) throw new Error('no page query captured');
+        const plan = await explain(query);
+        expect(plan).to.include('tray_records_page');
+        expect(plan).not.to.match(/Seq Scan|Sort/);
+      }
+    });
+
+    it('serves the unread count from the unread index', async () => {
+      const query = captured[1];
+      if (!query) throw new Error('no count query captured');
+      const plan = await explain(query);
+      expect(plan).to.include('tray_records_unread');
+      expect(plan).not.to.match(/Seq Scan|Sort/);
+    });
+  });
+});

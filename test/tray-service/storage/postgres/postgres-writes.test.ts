@@ -1,0 +1,326 @@
+import { expect } from 'chai';
+import type { Activity } from '../../../../tray-service/domain/activity.ts';
+import { encodeRecordKey } from '../../../../tray-service/domain/record-key.ts';
+import { purgeExpiredRecords } from '../../../../tray-service/storage/postgres/purge-expired-records.ts';
+import { createPostgresMembersImport } from '../../../../tray-service/storage/postgres/postgres-members-import.ts';
+import { createPostgresWrites } from '../../../../tray-service/storage/postgres/postgres-writes.ts';
+import { at, comment, join, leave, NOW, post, RETENTION_MS, useTray } from './tray-fixture.ts';
+
+const names = (record: { actors: { userId: string }[] } | undefined) =>
+  record?.actors.map((actor) => actor.userId);
+
+describe('storage/postgres writes (TrayWritesPort)', () => {
+  const tray = useTray();
+  const personal = (activities: Activity[], now = NOW) =>
+    tray.writes.applyPersonal(activities, tray.context(now));
+
+  describe('grouping personal activities', () => {
+    it('groups actions on one verb and target into one record keyed v_tarid_uid', async () => {
+      await personal([comment('p-1', 'u-cid', 1)]);
+      await personal([comment('p-1', 'u-dee', 2)]);
+      const record = await tray.record('u-ana', 'comment', 'p-1');
+      expect(record).to.deep.include({
+        key: encodeRecordKey({ verb: 'comment', targetId: 'p-1', userId: 'u-ana' }),
+        userId: 'u-ana',
+        targetType: 'post',
+        targetName: 'Hiking Club',
+        parentTargetId: 'c-hike',
+        lastActionId: 'cm-p-1-u-dee-2',
+        lastActionSegmentNo: 2,
+        actorsCount: 2,
+        lastUpdate: at(2),
+        hasRead: false,
+        unreadAt: NOW,
+        changedAt: NOW,
+      });
+      expect(record?.actors).to.deep.equal([
+        { userId: 'u-dee', name: 'U-DEE', imageUrl: 'https://img/u-dee', at: at(2) },
+        { userId: 'u-cid', name: 'U-CID', imageUrl: 'https://img/u-cid', at: at(1) },
+      ]);
+    });
+
+    it('names the 3 newest distinct actors newest first and counts them all; one acting again moves to the front, counted once', async () => {
+      for (const [index, author] of ['u-cid', 'u-dee', 'u-eve', 'u-fay'].entries())
+        await personal([comment('p-1', author, index)]);
+      let record = await tray.record('u-ana', 'comment', 'p-1');
+      expect(names(record)).to.deep.equal(['u-fay', 'u-eve', 'u-dee']);
+      expect(record?.actorsCount).to.equal(4);
+      await personal([comment('p-1', 'u-cid', 10)]);
+      record = await tray.record('u-ana', 'comment', 'p-1');
+      expect(names(record)).to.deep.equal(['u-cid', 'u-fay', 'u-eve']);
+      expect(record?.actorsCount).to.equal(4);
+    });
+
+    it('never notifies the recipient of their own action, nor names or counts them', async () => {
+      await personal([comment('p-1', 'u-ana', 1)]);
+      expect(await tray.record('u-ana', 'comment', 'p-1')).to.equal(undefined);
+      await personal([comment('p-1', 'u-cid', 2)]);
+      const record = await tray.record('u-ana', 'comment', 'p-1');
+      expect(names(record)).to.deep.equal(['u-cid']);
+      expect(record?.actorsCount).to.equal(1);
+    });
+
+    it('changes nothing on a redelivery: a read record stays read and nothing is told', async () => {
+      const first = comment('p-1', 'u-cid', 1);
+      await personal([first]);
+      await tray.records.markRead('u-ana', 'comment', 'p-1', NOW + 1);
+      tray.told.length = 0;
+      await personal([first], NOW + 5);
+      expect(await tray.record('u-ana', 'comment', 'p-1')).to.deep.include({ hasRead: true, unreadAt: NOW });
+      expect(tray.told).to.deep.equal([]);
+    });
+
+    it('widens to an older action delivered late but never moves lastUpdate or the latest action back', async () => {
+      await personal([comment('p-1', 'u-cid', 5)]);
+      await personal([comment('p-1', 'u-dee', 1)], NOW + 10);
+      const record = await tray.record('u-ana', 'comment', 'p-1');
+      expect(record).to.deep.include({
+        lastUpdate: at(5),
+        lastActionId: 'cm-p-1-u-cid-5',
+        actorsCount: 2,
+        unreadAt: NOW + 10,
+      });
+      expect(names(record)).to.deep.equal(['u-cid', 'u-dee']);
+    });
+
+    it('upserts a batch in one go, a record told once with every action of the batch', async () => {
+      await personal([
+        comment('p-1', 'u-cid', 1),
+        comment('p-1', 'u-dee', 2),
+        comment('p-2', 'u-eve', 3, 'u-bob'),
+      ]);
+      expect(tray.told.map((record) => record.key).sort()).to.deep.equal([
+        'comment_p-1_u-ana',
+        'comment_p-2_u-bob',
+      ]);
+      expect(tray.told.find((record) => record.key === 'comment_p-1_u-ana')?.actorsCount).to.equal(2);
+    });
+
+    it('turns a read record unread again on new activity', async () => {
+      await personal([comment('p-1', 'u-cid', 1)]);
+      await tray.records.markRead('u-ana', 'comment', 'p-1', NOW + 1);
+      await personal([comment('p-1', 'u-dee', 2)], NOW + 2);
+      expect(await tray.record('u-ana', 'comment', 'p-1')).to.deep.include({
+        hasRead: false,
+        unreadAt: NOW + 2,
+      });
+    });
+
+    it('counts afresh after delete-all: actors older than the new record are not its actors', async () => {
+      await personal([comment('p-1', 'u-cid', 1), comment('p-1', 'u-dee', 2)]);
+      expect(await tray.records.deleteAll('u-ana')).to.equal(1);
+      await personal([comment('p-1', 'u-eve', 3)]);
+      const record = await tray.record('u-ana', 'comment', 'p-1');
+      expect(names(record)).to.deep.equal(['u-eve']);
+      expect(record?.actorsCount).to.equal(1);
+    });
+
+    it('keys ids containing the separator apart (escaped record keys)', async () => {
+      await personal([comment('p_1', 'u-cid', 1, 'u_x')]);
+      await personal([comment('p', 'u-dee', 1, '1_u_x')]);
+      const keys = (await tray.records.pageNumber('u_x', 1, 10, NOW, [])).map((record) => record.key);
+      expect(keys).to.deep.equal(['comment_p%5F1_u%5Fx']);
+    });
+  });
+
+  describe('expiry', () => {
+    it('hides a record once lastUpdate + retention has passed, and the purge deletes it', async () => {
+      await personal([comment('p-1', 'u-cid', 0), comment('p-2', 'u-dee', 10)]);
+      const expiry = at(0) + RETENTION_MS;
+      expect(await tray.records.count('u-ana', expiry - 1)).to.equal(2);
+      expect(await tray.records.count('u-ana', expiry)).to.equal(1);
+      expect(await tray.records.countUnread('u-ana', 0, expiry)).to.equal(1);
+      expect((await tray.records.pageAfter('u-ana', undefined, 10, expiry)).records).to.have.length(1);
+      expect(await purgeExpiredRecords(tray.pg.pool, new Date(expiry))).to.equal(1);
+      const left = await tray.pg.pool.query('SELECT key FROM tray_records');
+      expect(left.rows).to.deep.equal([{ key: 'comment_p-2_u-ana' }]);
+      // The group actors of the same age go with it.
+      const actors = await tray.pg.pool.query('SELECT target_id FROM tray_target_actors');
+      expect(actors.rows).to.deep.equal([{ target_id: 'p-2' }]);
+    });
+
+    it('starts an expired record afresh on new activity', async () => {
+      await personal([comment('p-1', 'u-cid', 0)]);
+      const later = at(0) + RETENTION_MS + 1;
+      await personal([{ ...comment('p-1', 'u-dee', 0), at: later, lastActionId: 'late' }], later);
+      const record = await tray.record('u-ana', 'comment', 'p-1', later);
+      expect(names(record)).to.deep.equal(['u-dee']);
+      expect(record?.actorsCount).to.equal(1);
+    });
+  });
+
+  describe('post fan-out with membership by time', () => {
+    const fanOut = (posts: Activity[], now = NOW) =>
+      tray.writes.fanOutPosts('c-hike', posts, tray.context(now));
+    const memberships = (changes: Parameters<typeof tray.writes.applyMemberships>[0], now = NOW) =>
+      tray.writes.applyMemberships(changes, tray.context(now));
+
+    it('reaches every member at the post’s time but its author, grouped into one `post` record', async () => {
+      await memberships([join('c-hike', 'u-ana', 0), join('c-hike', 'u-bob', 0), join('c-hike', 'u-cid', 0)]);
+      await fanOut([post('c-hike', 'u-cid', 1)]);
+      await fanOut([post('c-hike', 'u-bob', 2)]);
+      const ana = await tray.record('u-ana', 'post', 'c-hike');
+      expect(ana).to.deep.include({
+        key: 'post_c-hike_u-ana',
+        targetType: 'community',
+        lastActionId: 'p-u-bob-2',
+        actorsCount: 2,
+      });
+      expect(names(ana)).to.deep.equal(['u-bob', 'u-cid']);
+      expect(names(await tray.record('u-bob', 'post', 'c-hike'))).to.deep.equal(['u-cid']);
+      expect(names(await tray.record('u-cid', 'post', 'c-hike'))).to.deep.equal(['u-bob']);
+    });
+
+    it('gives a batch of posts to each member for the posts they were there for, in one write', async () => {
+      await memberships([join('c-hike', 'u-ana', 0), join('c-hike', 'u-bob', 5)]);
+      await fanOut([post('c-hike', 'u-cid', 1), post('c-hike', 'u-dee', 6)]);
+      expect(names(await tray.record('u-ana', 'post', 'c-hike'))).to.deep.equal(['u-dee', 'u-cid']);
+      const bob = await tray.record('u-bob', 'post', 'c-hike');
+      expect(names(bob)).to.deep.equal(['u-dee']);
+      expect(bob?.actorsCount).to.equal(1);
+      expect(tray.told.map((record) => record.userId).sort()).to.deep.equal(['u-ana', 'u-bob']);
+    });
+
+    it('stops after a leave and resumes after a rejoin without what happened while away', async () => {
+      await memberships([join('c-hike', 'u-ana', 0)]);
+      await fanOut([post('c-hike', 'u-cid', 1)]);
+      await memberships([leave('c-hike', 'u-ana', 2)]);
+      await fanOut([post('c-hike', 'u-dee', 3)]);
+      expect((await tray.record('u-ana', 'post', 'c-hike'))?.lastActionId).to.equal('p-u-cid-1');
+      await memberships([join('c-hike', 'u-ana', 4)]);
+      expect((await tray.record('u-ana', 'post', 'c-hike'))?.lastActionId).to.equal('p-u-cid-1');
+      await fanOut([post('c-hike', 'u-eve', 5)]);
+      expect((await tray.record('u-ana', 'post', 'c-hike'))?.lastActionId).to.equal('p-u-eve-5');
+    });
+
+    it('ignores an older join delivered after a newer leave', async () => {
+      await memberships([leave('c-hike', 'u-ana', 2)]);
+      await memberships([join('c-hike', 'u-ana', 1)]);
+      await fanOut([post('c-hike', 'u-cid', 3)]);
+      expect(await tray.record('u-ana', 'post', 'c-hike')).to.equal(undefined);
+    });
+
+    it('backfills a late join with the posts inside the membership it opened, once however often redelivered', async () => {
+      await fanOut([post('c-hike', 'u-cid', 1), post('c-hike', 'u-dee', 3), post('c-hike', 'u-eve', 6)]);
+      await memberships([leave('c-hike', 'u-ana', 5)]);
+      await memberships([join('c-hike', 'u-ana', 2)]);
+      await memberships([join('c-hike', 'u-ana', 2)]);
+      const record = await tray.record('u-ana', 'post', 'c-hike');
+      // The record names the group's actors from its first post on (countFrom), as any later
+      // post would: Eve posted after Ana left, yet is one of the community's posters since then.
+      expect(record).to.deep.include({ actorsCount: 2, lastActionId: 'p-u-dee-3', lastUpdate: at(3) });
+      expect(names(record)).to.deep.equal(['u-eve', 'u-dee']);
+      expect(tray.told.filter((told) => told.userId === 'u-ana')).to.have.length(1);
+    });
+
+    it('gives the same trays whether posts and joins arrive in order or reversed', async () => {
+      const changes = [
+        join('c-hike', 'u-ana', 0),
+        join('c-hike', 'u-bob', 2),
+        leave('c-hike', 'u-ana', 4),
+        join('c-hike', 'u-ana', 6),
+      ];
+      const posts = [
+        post('c-hike', 'u-cid', 1),
+        post('c-hike', 'u-dee', 3),
+        post('c-hike', 'u-eve', 5),
+        post('c-hike', 'u-cid', 7),
+      ];
+      for (const change of changes) await memberships([change]);
+      for (const one of posts) await fanOut([one]);
+      const inOrder = await tray.pg.pool.query('SELECT * FROM tray_records ORDER BY user_id, key');
+      await tray.pg.pool.query(
+        'TRUNCATE tray_records, tray_target_actors, tray_membership_changes, tray_memberships, tray_community_posts',
+      );
+      for (const one of [...posts].reverse()) await fanOut([one]);
+      for (const change of [...changes].reverse()) await memberships([change]);
+      const reversed = await tray.pg.pool.query('SELECT * FROM tray_records ORDER BY user_id, key');
+      const visible = (rows: Record<string, unknown>[]) =>
+        rows.map(({ unread_at: _u, changed_at: _c, ...rest }) => rest);
+      expect(visible(reversed.rows)).to.deep.equal(visible(inOrder.rows));
+      expect(
+        inOrder.rows.map((row: { user_id: string; actors_count: number }) => [row.user_id, row.actors_count]),
+      ).to.deep.equal([
+        ['u-ana', 3],
+        ['u-bob', 3],
+      ]);
+    });
+  });
+
+  describe('a post to a large community', () => {
+    it('reaches every member in one statement and tells the live streams at most 1,000 records at a time', async () => {
+      const members = Array.from({ length: 2_500 }, (_, index) => ({
+        communityId: 'c-big',
+        userId: `m${index}`,
+        since: at(0),
+      }));
+      await createPostgresMembersImport(tray.pg.pool).importBatch(members, at(0));
+      const batches: number[] = [];
+      await tray.writes.fanOutPosts('c-big', [post('c-big', 'm0', 1)], {
+        ...tray.context(),
+        onWritten: async (records) => {
+          batches.push(records.length);
+        },
+      });
+      expect(batches).to.deep.equal([1_000, 1_000, 499]);
+      const counted = await tray.pg.pool.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM tray_records WHERE verb = 'post' AND target_id = 'c-big'",
+      );
+      expect(counted.rows[0]?.n).to.equal(2_499);
+    });
+  });
+
+  describe('a deleted user', () => {
+    it('shows as `Deleted user` without images in every record, loses their tray and their memberships', async () => {
+      await tray.writes.applyMemberships(
+        [join('c-hike', 'u-cid', 0), join('c-hike', 'u-ana', 0)],
+        tray.context(),
+      );
+      await personal([comment('p-1', 'u-cid', 1), comment('p-2', 'u-ana', 1, 'u-cid')]);
+      await tray.writes.applyProfiles(
+        [{ userId: 'u-cid', displayName: 'Cid', deleted: true, at: at(2) }],
+        tray.context(NOW + 5),
+      );
+      const record = await tray.record('u-ana', 'comment', 'p-1');
+      expect(record?.actors).to.deep.equal([{ userId: 'u-cid', name: 'Deleted user', at: at(1) }]);
+      expect(record?.changedAt).to.equal(NOW + 5);
+      expect(await tray.records.count('u-cid', NOW)).to.equal(0);
+      await tray.writes.fanOutPosts('c-hike', [post('c-hike', 'u-bob', 3)], tray.context());
+      expect(await tray.record('u-cid', 'post', 'c-hike')).to.equal(undefined);
+      // Records computed later from the group name them as deleted too.
+      await personal([comment('p-1', 'u-dee', 4)]);
+      expect((await tray.record('u-ana', 'comment', 'p-1'))?.actors[1]).to.deep.equal({
+        userId: 'u-cid',
+        name: 'Deleted user',
+        at: at(1),
+      });
+    });
+
+    it('keeps names as snapshots on a plain rename', async () => {
+      await personal([comment('p-1', 'u-cid', 1)]);
+      await tray.writes.applyProfiles(
+        [{ userId: 'u-cid', displayName: 'Cid 2', deleted: false, at: at(2) }],
+        tray.context(),
+      );
+      expect((await tray.record('u-ana', 'comment', 'p-1'))?.actors[0]?.name).to.equal('U-CID');
+    });
+  });
+
+  describe('under concurrency', () => {
+    it('leaves one record written by 8 writers at once equal to the serial result', async () => {
+      const authors = Array.from({ length: 8 }, (_, index) => `u-w${index}`);
+      const concurrentWrites = createPostgresWrites(tray.pg.pool);
+      await Promise.all(
+        authors.map((author, index) =>
+          concurrentWrites.applyPersonal([comment('p-hot', author, index)], tray.context()),
+        ),
+      );
+      const concurrent = await tray.record('u-ana', 'comment', 'p-hot');
+      await tray.pg.pool.query('TRUNCATE tray_records, tray_target_actors');
+      for (const [index, author] of authors.entries()) await personal([comment('p-hot', author, index)]);
+      const serial = await tray.record('u-ana', 'comment', 'p-hot');
+      expect(concurrent).to.deep.equal(serial);
+      expect(serial?.actorsCount).to.equal(8);
+    });
+  });
+});

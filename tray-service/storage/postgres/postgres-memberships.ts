@@ -1,0 +1,130 @@
+import type pg from 'pg';
+import type { MembershipChange } from '../../domain/activity.ts';
+import {
+  membershipIntervals,
+  pruneBelow,
+  type MembershipEdge,
+  type MembershipInterval,
+} from '../../domain/membership-intervals.ts';
+
+/** to_at of a membership still open (tray_memberships). */
+export const OPEN_END = '9223372036854775807';
+
+export interface Member {
+  communityId: string;
+  userId: string;
+}
+
+const memberId = (member: Member) => JSON.stringify([member.communityId, member.userId]);
+
+/** Members de-duplicated and in key order: every multi-row statement touches rows in that order. */
+export function sortedMembers(members: readonly Member[]): Member[] {
+  const byId = new Map(members.map((member) => [memberId(member), member]));
+  return [...byId.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, member]) => ({ communityId: member.communityId, userId: member.userId }));
+}
+
+/** Stores joins and leaves once each (a redelivery inserts nothing), rows in key order. */
+export async function insertChanges(
+  client: pg.PoolClient,
+  changes: readonly MembershipChange[],
+): Promise<void> {
+  if (changes.length === 0) return;
+  await client.query(
+    `INSERT INTO tray_membership_changes (community_id, user_id, at, joined)
+     SELECT DISTINCT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::boolean[])
+     ORDER BY 1, 2, 3, 4
+     ON CONFLICT DO NOTHING`,
+    [
+      changes.map((change) => change.communityId),
+      changes.map((change) => change.userId),
+      changes.map((change) => change.at),
+      changes.map((change) => change.active),
+    ],
+  );
+}
+
+/**
+ * Re-folds the membership intervals of `members` from their change log and imported membership
+ * (membershipIntervals: the same whatever order the changes arrived in) and stores them in
+ * tray_memberships, where a fan-out joins them. Prunes each member's changes before the newest
+ * one at or before `pruneCutoff` (pruneBelow): posts that old make no record any more. The caller
+ * holds the members' locks. Returns each member's intervals, by memberId.
+ */
+export async function refoldMemberships(
+  client: pg.PoolClient,
+  members: readonly Member[],
+  pruneCutoff: number,
+): Promise<Map<string, MembershipInterval[]>> {
+  const folded = new Map<string, MembershipInterval[]>();
+  if (members.length === 0) return folded;
+  const sorted = sortedMembers(members);
+  const communities = sorted.map((member) => member.communityId);
+  const users = sorted.map((member) => member.userId);
+  const edges = await client.query<{
+    community_id: string;
+    user_id: string;
+    at: string;
+    joined: boolean;
+    logged: boolean;
+  }>(
+    `WITH m AS (SELECT * FROM unnest($1::text[], $2::text[]) AS m(community_id, user_id))
+     SELECT c.community_id, c.user_id, c.at, c.joined, true AS logged
+     FROM m JOIN tray_membership_changes c USING (community_id, user_id)
+     UNION ALL
+     SELECT i.community_id, i.user_id, e.at, true, false
+     FROM m JOIN tray_imported_members i USING (community_id, user_id)
+     CROSS JOIN LATERAL (VALUES (i.since), (i.as_of)) AS e(at)`,
+    [communities, users],
+  );
+  const byMember = new Map<string, { all: MembershipEdge[]; logged: MembershipEdge[] }>(
+    sorted.map((member) => [memberId(member), { all: [], logged: [] }]),
+  );
+  for (const row of edges.rows) {
+    const entry = byMember.get(memberId({ communityId: row.community_id, userId: row.user_id }));
+    const edge = { joined: row.joined, at: Number(row.at) };
+    entry?.all.push(edge);
+    if (row.logged) entry?.logged.push(edge);
+  }
+  const rows = { community: [] as string[], user: [] as string[], from: [] as number[], to: [] as string[] };
+  const prune = { community: [] as string[], user: [] as string[], below: [] as number[] };
+  for (const member of sorted) {
+    const entry = byMember.get(memberId(member)) ?? { all: [], logged: [] };
+    const intervals = membershipIntervals(entry.all);
+    folded.set(memberId(member), intervals);
+    for (const interval of intervals) {
+      rows.community.push(member.communityId);
+      rows.user.push(member.userId);
+      rows.from.push(interval.from);
+      rows.to.push(interval.to === Infinity ? OPEN_END : String(interval.to));
+    }
+    const below = pruneBelow(entry.logged, pruneCutoff);
+    if (below !== undefined) {
+      prune.community.push(member.communityId);
+      prune.user.push(member.userId);
+      prune.below.push(below);
+    }
+  }
+  await client.query(
+    `DELETE FROM tray_memberships t USING unnest($1::text[], $2::text[]) AS m(community_id, user_id)
+     WHERE t.community_id = m.community_id AND t.user_id = m.user_id`,
+    [communities, users],
+  );
+  if (rows.community.length > 0)
+    await client.query(
+      `INSERT INTO tray_memberships (community_id, user_id, from_at, to_at)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[])`,
+      [rows.community, rows.user, rows.from, rows.to],
+    );
+  if (prune.community.length > 0)
+    await client.query(
+      `DELETE FROM tray_membership_changes c
+       USING unnest($1::text[], $2::text[], $3::bigint[]) AS m(community_id, user_id, below)
+       WHERE c.community_id = m.community_id AND c.user_id = m.user_id AND c.at < m.below`,
+      [prune.community, prune.user, prune.below],
+    );
+  return folded;
+}
+
+export { memberId };

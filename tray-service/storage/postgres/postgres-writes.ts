@@ -1,0 +1,236 @@
+import type pg from 'pg';
+import { DAY_MS } from '../../../shared/time/durations.ts';
+import { DELETED_USER_NAME, type Activity, type MembershipChange } from '../../domain/activity.ts';
+import { spanOfJoin } from '../../domain/membership-intervals.ts';
+import type { TrayRecord } from '../../domain/tray-record.ts';
+import type { TrayWritesPort, WriteContext } from '../port.ts';
+import { inTransaction } from './in-transaction.ts';
+import { groupLock, lockKeys, memberLock } from './lock-keys.ts';
+import { insertChanges, memberId, OPEN_END, refoldMemberships, type Member } from './postgres-memberships.ts';
+import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
+import { upsertGroupActors, upsertGroupRecords, type Deliveries } from './upsert-group-records.ts';
+
+/** Records per onWritten call: a fan-out to many members never hands them all over at once. */
+export const WRITTEN_BATCH = 1_000;
+
+/** Stored posts applied per statement of a late join's backfill. */
+export const BACKFILL_BATCH = 50;
+
+async function tell(context: WriteContext, records: readonly TrayRecord[]): Promise<void> {
+  if (!context.onWritten) return;
+  for (let start = 0; start < records.length; start += WRITTEN_BATCH)
+    await context.onWritten(records.slice(start, start + WRITTEN_BATCH));
+}
+
+/** Each action once (a job may carry one twice), in a stable order. */
+function distinctActions(activities: readonly Activity[]): Activity[] {
+  const seen = new Map<string, Activity>();
+  for (const activity of activities) {
+    const audience = activity.audience.kind === 'user' ? activity.audience.userId : '';
+    seen.set(JSON.stringify([activity.verb, activity.targetId, activity.lastActionId, audience]), activity);
+  }
+  return [...seen.values()];
+}
+
+/**
+ * The worker's side of the tray on PostgreSQL. Each write is one transaction that locks its
+ * record groups (lock-keys.ts), adds the actions to the groups' actors, then recomputes every
+ * recipient's record with one set-based upsert (upsert-group-records.ts); live streams are told
+ * after commit.
+ */
+export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
+  const retentionMsOf = (context: WriteContext) => context.retentionDays * DAY_MS;
+
+  async function writeGroups(
+    activities: readonly Activity[],
+    deliveries: Deliveries,
+    context: WriteContext,
+  ): Promise<TrayRecord[]> {
+    const retentionMs = retentionMsOf(context);
+    return inTransaction(pool, async (client) => {
+      // JIT compiling the upsert costs more (about 0.3 s) than running it on 10,000 rows, and a
+      // fan-out's sort by key stays in memory.
+      await client.query("SET LOCAL jit = off; SET LOCAL work_mem = '64MB'");
+      await lockKeys(
+        client,
+        activities.map((activity) => groupLock(activity.verb, activity.targetId)),
+      );
+      await upsertGroupActors(client, activities, retentionMs);
+      return upsertGroupRecords(client, activities, deliveries, {
+        now: context.now,
+        retentionMs,
+        returning: context.onWritten !== undefined,
+      });
+    });
+  }
+
+  async function fanOut(
+    communityId: string,
+    posts: readonly Activity[],
+    context: WriteContext,
+    only?: readonly string[],
+  ): Promise<TrayRecord[]> {
+    const written: TrayRecord[] = [];
+    // One statement per record group (a community's posts share one: the `post` record).
+    const groups = new Map<string, Activity[]>();
+    for (const post of distinctActions(posts)) {
+      const key = JSON.stringify([post.verb, post.targetId]);
+      groups.set(key, [...(groups.get(key) ?? []), post]);
+    }
+    for (const group of groups.values()) {
+      const deliveries: Deliveries = { kind: 'community', communityId, ...(only ? { only } : {}) };
+      written.push(...(await writeGroups(group, deliveries, context)));
+    }
+    return written;
+  }
+
+  /**
+   * A join stored after posts inside the membership it opened gives the member those posts:
+   * the community's kept posts in the span (from the join, no further back than retention), applied
+   * to that member alone by the same fan-out statement, which is a no-op for posts already there.
+   */
+  async function backfill(
+    joins: readonly MembershipChange[],
+    folded: ReadonlyMap<string, { from: number; to: number }[]>,
+    context: WriteContext,
+  ): Promise<void> {
+    const oldest = context.now - retentionMsOf(context);
+    for (const join of joins) {
+      const span = spanOfJoin(folded.get(memberId(join)) ?? [], join.at);
+      if (!span) continue;
+      const found = await pool.query<{ activity: Activity }>(
+        `SELECT activity FROM tray_community_posts
+         WHERE community_id = $1 AND at >= $2 AND at < $3 ORDER BY at, action_id`,
+        [join.communityId, Math.max(span.from, oldest), span.to === Infinity ? OPEN_END : span.to],
+      );
+      const posts = found.rows.map((row) => row.activity);
+      for (let start = 0; start < posts.length; start += BACKFILL_BATCH) {
+        const batch = posts.slice(start, start + BACKFILL_BATCH);
+        await tell(context, await fanOut(join.communityId, batch, context, [join.userId]));
+      }
+    }
+  }
+
+  async function applyMembershipChanges(
+    changes: readonly MembershipChange[],
+    context: WriteContext,
+  ): Promise<Map<string, { from: number; to: number }[]>> {
+    const members: Member[] = changes.map(({ communityId, userId }) => ({ communityId, userId }));
+    return inTransaction(pool, async (client) => {
+      await lockKeys(
+        client,
+        members.map((member) => memberLock(member.communityId, member.userId)),
+      );
+      await insertChanges(client, changes);
+      return refoldMemberships(client, members, context.now - retentionMsOf(context));
+    });
+  }
+
+  return {
+    async applyPersonal(activities, context) {
+      if (activities.length === 0) return;
+      const personal = distinctActions(activities.filter((activity) => activity.audience.kind === 'user'));
+      await tell(context, await writeGroups(personal, { kind: 'personal' }, context));
+    },
+
+    async fanOutPosts(communityId, posts, context) {
+      if (posts.length === 0) return;
+      // Kept first, in a transaction of its own: a join committed before this fan-out reads the
+      // memberships is in them, and one committed after finds the post (see backfill).
+      const retentionMs = retentionMsOf(context);
+      const kept = distinctActions(posts);
+      await pool.query(
+        `INSERT INTO tray_community_posts (community_id, action_id, at, activity, expires_at)
+         SELECT $1, a->>'lastActionId', (a->>'at')::bigint, a, (a->>'at')::bigint + $3
+         FROM jsonb_array_elements($2::jsonb) AS a
+         ORDER BY 2
+         ON CONFLICT (community_id, action_id) DO NOTHING`,
+        [communityId, JSON.stringify(kept), retentionMs],
+      );
+      await tell(context, await fanOut(communityId, kept, context));
+    },
+
+    async applyMemberships(changes, context) {
+      if (changes.length === 0) return;
+      const folded = await applyMembershipChanges(changes, context);
+      // Runs for every join, a redelivered one too: a job that stored its join and failed before
+      // this step adds the posts when retried.
+      await backfill(
+        changes.filter((change) => change.active),
+        folded,
+        context,
+      );
+    },
+
+    async applyProfiles(changes, context) {
+      if (changes.length === 0) return;
+      // The latest change of each user, in user order.
+      const latest = new Map<string, (typeof changes)[number]>();
+      for (const change of changes) {
+        const seen = latest.get(change.userId);
+        if (!seen || seen.at < change.at) latest.set(change.userId, change);
+      }
+      const ordered = [...latest.values()].sort((a, b) => (a.userId < b.userId ? -1 : 1));
+      await pool.query(
+        `INSERT INTO tray_profiles AS t (user_id, display_name, image_url, avatar_custom_url, deleted, updated_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::bigint[])
+         ON CONFLICT (user_id) DO UPDATE SET display_name = excluded.display_name,
+           image_url = excluded.image_url, avatar_custom_url = excluded.avatar_custom_url,
+           deleted = excluded.deleted, updated_at = excluded.updated_at
+         WHERE t.updated_at < excluded.updated_at`,
+        [
+          ordered.map((change) => change.userId),
+          ordered.map((change) => change.displayName),
+          ordered.map((change) => change.imageUrl ?? null),
+          ordered.map((change) => change.avatarCustomUrl ?? null),
+          ordered.map((change) => change.deleted),
+          ordered.map((change) => change.at),
+        ],
+      );
+      const deleted = ordered.filter((change) => change.deleted);
+      if (deleted.length === 0) return;
+      const ids = deleted.map((change) => change.userId);
+      const renamed = await inTransaction(pool, async (client) => {
+        await client.query('DELETE FROM tray_records WHERE user_id = ANY($1::text[])', [ids]);
+        // The group actors first, so records recomputed later name them as deleted too.
+        await client.query(
+          `UPDATE tray_target_actors SET name = $2, image_url = NULL, avatar_custom_url = NULL
+           WHERE actor_id = ANY($1::text[]) AND (name <> $2 OR image_url IS NOT NULL OR avatar_custom_url IS NOT NULL)`,
+          [ids, DELETED_USER_NAME],
+        );
+        // Names are snapshots: only a deletion rewrites them, without images, keeping each `at`.
+        const rows = await client.query<RecordRow>(
+          `UPDATE tray_records SET changed_at = $3, actors = (
+             SELECT jsonb_agg(CASE WHEN e->>'userId' = ANY($1::text[])
+                                   THEN jsonb_build_object('userId', e->'userId', 'name', $2::text, 'at', e->'at')
+                                   ELSE e END ORDER BY o)::json
+             FROM jsonb_array_elements(actors::jsonb) WITH ORDINALITY AS x(e, o))
+           WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(actors::jsonb) AS e
+                         WHERE e->>'userId' = ANY($1::text[])
+                           AND e - 'at' <> jsonb_build_object('userId', e->'userId', 'name', $2::text))
+           RETURNING ${RECORD_COLUMNS}`,
+          [ids, DELETED_USER_NAME, context.now],
+        );
+        return rows.rows.map(toTrayRecord);
+      });
+      await tell(context, renamed);
+      // A deleted user leaves every community they have a change or an imported membership in.
+      const communities = await pool.query<{ community_id: string; user_id: string }>(
+        `SELECT DISTINCT community_id, user_id FROM (
+           SELECT community_id, user_id FROM tray_membership_changes WHERE user_id = ANY($1::text[])
+           UNION SELECT community_id, user_id FROM tray_imported_members WHERE user_id = ANY($1::text[])) AS m`,
+        [ids],
+      );
+      const at = Math.max(...deleted.map((change) => change.at));
+      await applyMembershipChanges(
+        communities.rows.map((row) => ({
+          communityId: row.community_id,
+          userId: row.user_id,
+          active: false,
+          at,
+        })),
+        context,
+      );
+    },
+  };
+}

@@ -1,0 +1,248 @@
+import type pg from 'pg';
+import type { Activity } from '../../domain/activity.ts';
+import { compareActions } from '../../domain/group-actors.ts';
+import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
+import type { TrayRecord } from '../../domain/tray-record.ts';
+
+/** An activity as the grouped upsert reads it (jsonb_to_recordset), `i` its index in the batch. */
+interface ActivityRow {
+  i: number;
+  recipient: string | null;
+  verb: string;
+  target_id: string;
+  target_type: string;
+  target_name: string;
+  parent_target_id: string | null;
+  action_id: string;
+  seg: number | null;
+  feed: unknown;
+  mention_in: string | null;
+  actor_id: string;
+  name: string;
+  image_url: string | null;
+  avatar_custom_url: string | null;
+  at: number;
+}
+
+/**
+ * The rows of `activities`, numbered in action order (time, then action id: compareActions), so
+ * the newest action a recipient meets is simply the one of highest number.
+ */
+export function activityRows(activities: readonly Activity[]): ActivityRow[] {
+  const ordered = [...activities].sort((a, b) =>
+    compareActions({ at: a.at, actionId: a.lastActionId }, { at: b.at, actionId: b.lastActionId }),
+  );
+  return ordered.map((activity, i) => ({
+    i,
+    recipient: activity.audience.kind === 'user' ? activity.audience.userId : null,
+    verb: activity.verb,
+    target_id: activity.targetId,
+    target_type: activity.targetType,
+    target_name: activity.targetName,
+    parent_target_id: activity.parentTargetId ?? null,
+    action_id: activity.lastActionId,
+    seg: activity.lastActionSegmentNo ?? null,
+    feed: activity.feed,
+    mention_in: activity.mentionIn ?? null,
+    actor_id: activity.actor.userId,
+    name: activity.actor.name,
+    image_url: activity.actor.imageUrl ?? null,
+    avatar_custom_url: activity.actor.avatarCustomUrl ?? null,
+    at: activity.at,
+  }));
+}
+
+const ACTIVITIES = `SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(i int, recipient text, verb text,
+  target_id text, target_type text, target_name text, parent_target_id text, action_id text, seg bigint,
+  feed json, mention_in text, actor_id text, name text, image_url text, avatar_custom_url text, at bigint)`;
+
+/**
+ * Adds each activity's action to its record group's actors (one row per actor, at their latest
+ * action: an older or repeated action changes nothing). Rows de-duplicated and written in key order.
+ */
+export async function upsertGroupActors(
+  client: pg.PoolClient,
+  activities: readonly Activity[],
+  retentionMs: number,
+): Promise<void> {
+  if (activities.length === 0) return;
+  await client.query(
+    `WITH p AS (${ACTIVITIES})
+     INSERT INTO tray_target_actors AS t
+       (verb, target_id, actor_id, name, image_url, avatar_custom_url, at, action_id, expires_at)
+     SELECT DISTINCT ON (target_id COLLATE "C", verb COLLATE "C", actor_id COLLATE "C")
+       verb, target_id, actor_id, name, image_url, avatar_custom_url, at, action_id, at + $2
+     FROM p
+     ORDER BY target_id COLLATE "C", verb COLLATE "C", actor_id COLLATE "C", at DESC, action_id COLLATE "C" DESC
+     ON CONFLICT (target_id, verb, actor_id) DO UPDATE SET
+       name = excluded.name, image_url = excluded.image_url, avatar_custom_url = excluded.avatar_custom_url,
+       at = excluded.at, action_id = excluded.action_id, expires_at = excluded.expires_at
+     WHERE (excluded.at, excluded.action_id) > (t.at, t.action_id)`,
+    [JSON.stringify(activityRows(activities)), retentionMs],
+  );
+}
+
+/** Where a grouped upsert's recipients come from. */
+export type Deliveries =
+  /** Each activity's own audience user (comments, replies, reactions, mentions). */
+  | { kind: 'personal' }
+  /**
+   * Every member of the community at each post's createdAt (membership by time), or only those
+   * of `only` among them (a late join's backfill). The activities must all be of one record group.
+   */
+  | { kind: 'community'; communityId: string; only?: readonly string[] };
+
+function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; params: unknown[] } {
+  if (deliveries.kind === 'personal')
+    return {
+      sql: `SELECT p.recipient AS user_id, p.verb, p.target_id, min(p.at) AS first_at,
+              max(p.i) AS newest_i
+            FROM p WHERE p.recipient IS NOT NULL AND p.recipient <> p.actor_id
+            GROUP BY p.recipient, p.verb, p.target_id`,
+      params: [],
+    };
+  const members = `FROM p JOIN tray_memberships mb
+            ON mb.community_id = $4 AND mb.from_at <= p.at AND p.at < mb.to_at
+          WHERE mb.user_id <> p.actor_id AND ($5::text[] IS NULL OR mb.user_id = ANY($5::text[]))`;
+  const only = deliveries.only ? [...deliveries.only] : null;
+  // One post: a member's intervals never overlap, so each member meets it once; nothing to fold.
+  if (single)
+    return {
+      sql: `SELECT mb.user_id, p.verb, p.target_id, p.at AS first_at, p.i AS newest_i ${members}`,
+      params: [deliveries.communityId, only],
+    };
+  // Several posts of the one group: each membership interval folds the few posts it holds, so
+  // the statement never sorts or hashes members x posts rows (a member may have two intervals).
+  return {
+    sql: `SELECT mb.user_id, k.verb, k.target_id, min(a.first_at) AS first_at, max(a.newest_i) AS newest_i
+          FROM tray_memberships mb
+          CROSS JOIN (SELECT verb, target_id FROM p LIMIT 1) AS k
+          CROSS JOIN LATERAL (
+            SELECT min(p.at) AS first_at, max(p.i) AS newest_i FROM p
+            WHERE mb.from_at <= p.at AND p.at < mb.to_at AND p.actor_id <> mb.user_id) AS a
+          WHERE mb.community_id = $4 AND a.newest_i IS NOT NULL
+            AND mb.from_at <= (SELECT max(at) FROM p)
+            AND ($5::text[] IS NULL OR mb.user_id = ANY($5::text[]))
+          GROUP BY mb.user_id, k.verb, k.target_id`,
+    params: [deliveries.communityId, only],
+  };
+}
+
+/**
+ * The grouping core as one set-based statement: every recipient's record of the activities'
+ * groups is recomputed from the group's actors and upserted by one INSERT ... SELECT ... ON
+ * CONFLICT DO UPDATE, rows in key order. Per record (docs/tray-engine.md#records): countFrom
+ * widens to the earliest action delivered (an expired record counts as none); the "latest action"
+ * fields and lastUpdate move only to a newer action (time, then action id); actors are the 3
+ * newest of the group's actors at or after countFrom, the recipient excluded, and actorsCount
+ * counts them all. A record that would not change is not written, so a redelivery leaves it (and
+ * its read flag) as it is; one that changes turns unread at `now`.
+ *
+ * The caller holds the groups' locks (lock-keys.ts) and has added the actions to the group
+ * actors in the same transaction. Returns the records written when `returning`.
+ */
+export async function upsertGroupRecords(
+  client: pg.PoolClient,
+  activities: readonly Activity[],
+  deliveries: Deliveries,
+  options: { now: number; retentionMs: number; returning: boolean },
+): Promise<TrayRecord[]> {
+  if (activities.length === 0) return [];
+  const { sql: deliveriesQuery, params } = deliveriesSql(deliveries, activities.length === 1);
+  const result = await client.query<RecordRow>(
+    `WITH p AS (${ACTIVITIES}),
+     d AS (${deliveriesQuery}),
+     -- Each group's actors, once per statement: the newest four (enough for three once the
+     -- recipient is left out), how many, and the oldest action.
+     g AS MATERIALIZED (
+       SELECT k.verb, k.target_id, s.top, s.total, s.min_at,
+              coalesce(s.top3_ids, '{}') AS top3_ids,
+              coalesce(s.top3, '[]'::jsonb)::json AS top3
+       FROM (SELECT DISTINCT verb, target_id FROM d) AS k
+       CROSS JOIN LATERAL (
+         SELECT coalesce(jsonb_agg(a.snap ORDER BY a.n) FILTER (WHERE a.n <= 4), '[]'::jsonb) AS top,
+                jsonb_agg(a.snap ORDER BY a.n) FILTER (WHERE a.n <= 3) AS top3,
+                array_agg(a.actor_id) FILTER (WHERE a.n <= 3) AS top3_ids,
+                count(*)::int AS total, min(a.at) AS min_at
+         FROM (SELECT t.actor_id, t.at,
+                      jsonb_strip_nulls(jsonb_build_object('userId', t.actor_id, 'name', t.name,
+                        'imageUrl', t.image_url, 'avatarCustomUrl', t.avatar_custom_url, 'at', t.at)) AS snap,
+                      row_number() OVER (ORDER BY t.at DESC, t.action_id DESC) AS n
+               FROM tray_target_actors t WHERE t.target_id = k.target_id AND t.verb = k.verb) AS a
+       ) AS s
+     ),
+     j AS (
+       SELECT d.user_id, tray_record_key(d.verb, d.target_id, d.user_id) AS key, d.verb, d.target_id,
+              cur.user_id IS NOT NULL AS existed,
+              (cur.user_id IS NULL OR (n.at, n.action_id COLLATE "C") > (cur.last_update, cur.last_action_id)) AS newer,
+              CASE WHEN cur.user_id IS NULL THEN d.first_at ELSE least(cur.count_from, d.first_at) END AS cf,
+              n.target_type AS n_target_type, n.target_name AS n_target_name,
+              n.parent_target_id AS n_parent_target_id, n.action_id AS n_action_id, n.seg AS n_seg,
+              n.feed AS n_feed, n.mention_in AS n_mention_in, n.at AS n_at,
+              cur.target_type AS c_target_type, cur.target_name AS c_target_name,
+              cur.parent_target_id AS c_parent_target_id, cur.last_action_id AS c_action_id,
+              cur.last_action_segment_no AS c_seg, cur.feed AS c_feed, cur.mention_in AS c_mention_in,
+              cur.last_update AS c_at, cur.actors AS c_actors, cur.actors_count AS c_actors_count,
+              cur.count_from AS c_count_from
+       FROM d
+       JOIN p AS n ON n.i = d.newest_i
+       -- One primary-key probe per recipient, whatever the size of the table (never a scan of it).
+       LEFT JOIN LATERAL (
+         SELECT * FROM tray_records AS r
+         WHERE r.user_id = d.user_id AND r.key = tray_record_key(d.verb, d.target_id, d.user_id)
+           AND r.expires_at > $2
+         LIMIT 1
+       ) AS cur ON true
+     ),
+     v AS (
+       SELECT j.*,
+         CASE WHEN j.newer THEN j.n_target_type ELSE j.c_target_type END AS target_type,
+         CASE WHEN j.newer THEN j.n_target_name ELSE j.c_target_name END AS target_name,
+         CASE WHEN j.newer THEN j.n_parent_target_id ELSE j.c_parent_target_id END AS parent_target_id,
+         CASE WHEN j.newer THEN j.n_action_id ELSE j.c_action_id END AS last_action_id,
+         CASE WHEN j.newer THEN j.n_seg ELSE j.c_seg END AS last_action_segment_no,
+         CASE WHEN j.newer THEN j.n_feed ELSE j.c_feed END AS feed,
+         CASE WHEN j.newer THEN j.n_mention_in ELSE j.c_mention_in END AS mention_in,
+         CASE WHEN j.newer THEN j.n_at ELSE j.c_at END AS last_update,
+         -- Common case first: every actor counts and the recipient is not among the newest three.
+         CASE WHEN j.cf <= g.min_at AND NOT (j.user_id = ANY(g.top3_ids)) THEN g.top3
+              ELSE (SELECT coalesce(jsonb_agg(s.e ORDER BY s.o), '[]'::jsonb)::json
+                    FROM (SELECT e, o FROM jsonb_array_elements(g.top) WITH ORDINALITY AS x(e, o)
+                          WHERE (e->>'at')::bigint >= j.cf AND e->>'userId' <> j.user_id
+                          ORDER BY o LIMIT 3) AS s)
+         END AS actors,
+         (CASE WHEN j.cf <= g.min_at THEN g.total
+               ELSE (SELECT count(*)::int FROM tray_target_actors t
+                     WHERE t.target_id = j.target_id AND t.verb = j.verb AND t.at >= j.cf) END)
+           - (CASE WHEN own.at >= j.cf THEN 1 ELSE 0 END) AS actors_count
+       FROM j
+       JOIN g ON g.verb = j.verb AND g.target_id = j.target_id
+       LEFT JOIN tray_target_actors AS own
+         ON own.target_id = j.target_id AND own.verb = j.verb AND own.actor_id = j.user_id
+     )
+     INSERT INTO tray_records AS r (user_id, key, verb, target_id, target_type, target_name, parent_target_id,
+       last_action_id, last_action_segment_no, feed, mention_in, actors, actors_count, count_from,
+       last_update, has_read, unread_at, changed_at, expires_at)
+     SELECT user_id, key, verb, target_id, target_type, target_name, parent_target_id, last_action_id,
+       last_action_segment_no, feed, mention_in, actors, actors_count, cf, last_update, false, $2, $2,
+       last_update + $3
+     FROM v
+     WHERE NOT existed
+        OR (target_type, target_name, parent_target_id, last_action_id, last_action_segment_no, feed::text,
+            mention_in, actors::text, actors_count, cf, last_update)
+           IS DISTINCT FROM
+           (c_target_type, c_target_name, c_parent_target_id, c_action_id, c_seg, c_feed::text, c_mention_in,
+            c_actors::text, c_actors_count, c_count_from, c_at)
+     ORDER BY user_id, key
+     ON CONFLICT (user_id, key) DO UPDATE SET
+       target_type = excluded.target_type, target_name = excluded.target_name,
+       parent_target_id = excluded.parent_target_id, last_action_id = excluded.last_action_id,
+       last_action_segment_no = excluded.last_action_segment_no, feed = excluded.feed,
+       mention_in = excluded.mention_in, actors = excluded.actors, actors_count = excluded.actors_count,
+       count_from = excluded.count_from, last_update = excluded.last_update, has_read = false,
+       unread_at = excluded.unread_at, changed_at = excluded.changed_at, expires_at = excluded.expires_at
+     ${options.returning ? `RETURNING ${RECORD_COLUMNS}` : ''}`,
+    [JSON.stringify(activityRows(activities)), options.now, options.retentionMs, ...params],
+  );
+  return result.rows.map(toTrayRecord);
+}
