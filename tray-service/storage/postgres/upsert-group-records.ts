@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Activity } from '../../domain/activity.ts';
+import { compareActions } from '../../domain/group-actors.ts';
 import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
 
@@ -23,8 +24,15 @@ interface ActivityRow {
   at: number;
 }
 
+/**
+ * The rows of `activities`, numbered in action order (time, then action id: compareActions), so
+ * the newest action a recipient meets is simply the one of highest number.
+ */
 export function activityRows(activities: readonly Activity[]): ActivityRow[] {
-  return activities.map((activity, i) => ({
+  const ordered = [...activities].sort((a, b) =>
+    compareActions({ at: a.at, actionId: a.lastActionId }, { at: b.at, actionId: b.lastActionId }),
+  );
+  return ordered.map((activity, i) => ({
     i,
     recipient: activity.audience.kind === 'user' ? activity.audience.userId : null,
     verb: activity.verb,
@@ -46,7 +54,7 @@ export function activityRows(activities: readonly Activity[]): ActivityRow[] {
 
 const ACTIVITIES = `SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(i int, recipient text, verb text,
   target_id text, target_type text, target_name text, parent_target_id text, action_id text, seg bigint,
-  feed jsonb, mention_in text, actor_id text, name text, image_url text, avatar_custom_url text, at bigint)`;
+  feed json, mention_in text, actor_id text, name text, image_url text, avatar_custom_url text, at bigint)`;
 
 /**
  * Adds each activity's action to its record group's actors (one row per actor, at their latest
@@ -80,27 +88,43 @@ export type Deliveries =
   | { kind: 'personal' }
   /**
    * Every member of the community at each post's createdAt (membership by time), or only those
-   * of `only` among them (a late join's backfill).
+   * of `only` among them (a late join's backfill). The activities must all be of one record group.
    */
   | { kind: 'community'; communityId: string; only?: readonly string[] };
 
-function deliveriesSql(deliveries: Deliveries): { sql: string; params: unknown[] } {
+function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; params: unknown[] } {
   if (deliveries.kind === 'personal')
     return {
       sql: `SELECT p.recipient AS user_id, p.verb, p.target_id, min(p.at) AS first_at,
-              (array_agg(p.i ORDER BY p.at DESC, p.action_id COLLATE "C" DESC))[1] AS newest_i
+              max(p.i) AS newest_i
             FROM p WHERE p.recipient IS NOT NULL AND p.recipient <> p.actor_id
             GROUP BY p.recipient, p.verb, p.target_id`,
       params: [],
     };
-  return {
-    sql: `SELECT mb.user_id, p.verb, p.target_id, min(p.at) AS first_at,
-            (array_agg(p.i ORDER BY p.at DESC, p.action_id COLLATE "C" DESC))[1] AS newest_i
-          FROM p JOIN tray_memberships mb
+  const members = `FROM p JOIN tray_memberships mb
             ON mb.community_id = $4 AND mb.from_at <= p.at AND p.at < mb.to_at
-          WHERE mb.user_id <> p.actor_id AND ($5::text[] IS NULL OR mb.user_id = ANY($5::text[]))
-          GROUP BY mb.user_id, p.verb, p.target_id`,
-    params: [deliveries.communityId, deliveries.only ? [...deliveries.only] : null],
+          WHERE mb.user_id <> p.actor_id AND ($5::text[] IS NULL OR mb.user_id = ANY($5::text[]))`;
+  const only = deliveries.only ? [...deliveries.only] : null;
+  // One post: a member's intervals never overlap, so each member meets it once; nothing to fold.
+  if (single)
+    return {
+      sql: `SELECT mb.user_id, p.verb, p.target_id, p.at AS first_at, p.i AS newest_i ${members}`,
+      params: [deliveries.communityId, only],
+    };
+  // Several posts of the one group: each membership interval folds the few posts it holds, so
+  // the statement never sorts or hashes members x posts rows (a member may have two intervals).
+  return {
+    sql: `SELECT mb.user_id, k.verb, k.target_id, min(a.first_at) AS first_at, max(a.newest_i) AS newest_i
+          FROM tray_memberships mb
+          CROSS JOIN (SELECT verb, target_id FROM p LIMIT 1) AS k
+          CROSS JOIN LATERAL (
+            SELECT min(p.at) AS first_at, max(p.i) AS newest_i FROM p
+            WHERE mb.from_at <= p.at AND p.at < mb.to_at AND p.actor_id <> mb.user_id) AS a
+          WHERE mb.community_id = $4 AND a.newest_i IS NOT NULL
+            AND mb.from_at <= (SELECT max(at) FROM p)
+            AND ($5::text[] IS NULL OR mb.user_id = ANY($5::text[]))
+          GROUP BY mb.user_id, k.verb, k.target_id`,
+    params: [deliveries.communityId, only],
   };
 }
 
@@ -124,16 +148,16 @@ export async function upsertGroupRecords(
   options: { now: number; retentionMs: number; returning: boolean },
 ): Promise<TrayRecord[]> {
   if (activities.length === 0) return [];
-  const { sql: deliveriesQuery, params } = deliveriesSql(deliveries);
+  const { sql: deliveriesQuery, params } = deliveriesSql(deliveries, activities.length === 1);
   const result = await client.query<RecordRow>(
     `WITH p AS (${ACTIVITIES}),
      d AS (${deliveriesQuery}),
      -- Each group's actors, once per statement: the newest four (enough for three once the
      -- recipient is left out), how many, and the oldest action.
-     g AS (
+     g AS MATERIALIZED (
        SELECT k.verb, k.target_id, s.top, s.total, s.min_at,
               coalesce(s.top3_ids, '{}') AS top3_ids,
-              coalesce(s.top3, '[]'::jsonb) AS top3
+              coalesce(s.top3, '[]'::jsonb)::json AS top3
        FROM (SELECT DISTINCT verb, target_id FROM d) AS k
        CROSS JOIN LATERAL (
          SELECT coalesce(jsonb_agg(a.snap ORDER BY a.n) FILTER (WHERE a.n <= 4), '[]'::jsonb) AS top,
@@ -162,9 +186,13 @@ export async function upsertGroupRecords(
               cur.count_from AS c_count_from
        FROM d
        JOIN p AS n ON n.i = d.newest_i
-       LEFT JOIN tray_records AS cur
-         ON cur.user_id = d.user_id AND cur.key = tray_record_key(d.verb, d.target_id, d.user_id)
-         AND cur.expires_at > $2
+       -- One primary-key probe per recipient, whatever the size of the table (never a scan of it).
+       LEFT JOIN LATERAL (
+         SELECT * FROM tray_records AS r
+         WHERE r.user_id = d.user_id AND r.key = tray_record_key(d.verb, d.target_id, d.user_id)
+           AND r.expires_at > $2
+         LIMIT 1
+       ) AS cur ON true
      ),
      v AS (
        SELECT j.*,
@@ -178,7 +206,7 @@ export async function upsertGroupRecords(
          CASE WHEN j.newer THEN j.n_at ELSE j.c_at END AS last_update,
          -- Common case first: every actor counts and the recipient is not among the newest three.
          CASE WHEN j.cf <= g.min_at AND NOT (j.user_id = ANY(g.top3_ids)) THEN g.top3
-              ELSE (SELECT coalesce(jsonb_agg(s.e ORDER BY s.o), '[]'::jsonb)
+              ELSE (SELECT coalesce(jsonb_agg(s.e ORDER BY s.o), '[]'::jsonb)::json
                     FROM (SELECT e, o FROM jsonb_array_elements(g.top) WITH ORDINALITY AS x(e, o)
                           WHERE (e->>'at')::bigint >= j.cf AND e->>'userId' <> j.user_id
                           ORDER BY o LIMIT 3) AS s)
@@ -200,11 +228,11 @@ export async function upsertGroupRecords(
        last_update + $3
      FROM v
      WHERE NOT existed
-        OR (target_type, target_name, parent_target_id, last_action_id, last_action_segment_no, feed,
-            mention_in, actors, actors_count, cf, last_update)
+        OR (target_type, target_name, parent_target_id, last_action_id, last_action_segment_no, feed::text,
+            mention_in, actors::text, actors_count, cf, last_update)
            IS DISTINCT FROM
-           (c_target_type, c_target_name, c_parent_target_id, c_action_id, c_seg, c_feed, c_mention_in,
-            c_actors, c_actors_count, c_count_from, c_at)
+           (c_target_type, c_target_name, c_parent_target_id, c_action_id, c_seg, c_feed::text, c_mention_in,
+            c_actors::text, c_actors_count, c_count_from, c_at)
      ORDER BY user_id, key
      ON CONFLICT (user_id, key) DO UPDATE SET
        target_type = excluded.target_type, target_name = excluded.target_name,

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { Activity } from '../../../../tray-service/domain/activity.ts';
 import { encodeRecordKey } from '../../../../tray-service/domain/record-key.ts';
 import { purgeExpiredRecords } from '../../../../tray-service/storage/postgres/purge-expired-records.ts';
+import { createPostgresMembersImport } from '../../../../tray-service/storage/postgres/postgres-members-import.ts';
 import { createPostgresWrites } from '../../../../tray-service/storage/postgres/postgres-writes.ts';
 import { at, comment, join, leave, NOW, post, RETENTION_MS, useTray } from './tray-fixture.ts';
 
@@ -133,6 +134,9 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       expect(await purgeExpiredRecords(tray.pg.pool, new Date(expiry))).to.equal(1);
       const left = await tray.pg.pool.query('SELECT key FROM tray_records');
       expect(left.rows).to.deep.equal([{ key: 'comment_p-2_u-ana' }]);
+      // The group actors of the same age go with it.
+      const actors = await tray.pg.pool.query('SELECT target_id FROM tray_target_actors');
+      expect(actors.rows).to.deep.equal([{ target_id: 'p-2' }]);
     });
 
     it('starts an expired record afresh on new activity', async () => {
@@ -240,6 +244,29 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
         ['u-ana', 3],
         ['u-bob', 3],
       ]);
+    });
+  });
+
+  describe('a post to a large community', () => {
+    it('reaches every member in one statement and tells the live streams at most 1,000 records at a time', async () => {
+      const members = Array.from({ length: 2_500 }, (_, index) => ({
+        communityId: 'c-big',
+        userId: `m${index}`,
+        since: at(0),
+      }));
+      await createPostgresMembersImport(tray.pg.pool).importBatch(members, at(0));
+      const batches: number[] = [];
+      await tray.writes.fanOutPosts('c-big', [post('c-big', 'm0', 1)], {
+        ...tray.context(),
+        onWritten: async (records) => {
+          batches.push(records.length);
+        },
+      });
+      expect(batches).to.deep.equal([1_000, 1_000, 499]);
+      const counted = await tray.pg.pool.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM tray_records WHERE verb = 'post' AND target_id = 'c-big'",
+      );
+      expect(counted.rows[0]?.n).to.equal(2_499);
     });
   });
 
