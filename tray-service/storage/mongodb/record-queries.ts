@@ -195,7 +195,9 @@ export function createRecordQueries(db: Db, options: RecordQueryOptions): Record
 
     async markRead(userId, verb, targetId, now) {
       const key = recordKey(verb, targetId, userId);
-      const found = await records.findOne({ _id: key });
+      // The caller's id as well as the key, and the record's own fields: a record is only ever
+      // its own user's to read or mark.
+      const found = await records.findOne({ _id: key, userId });
       if (!found || !isRecordOf(found, userId, verb, targetId) || found.expiresAt.getTime() <= now)
         return false;
       await casUpdateRecords(db, [key], markReadCompute, {
