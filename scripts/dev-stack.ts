@@ -1,9 +1,10 @@
-// The quick-start command (`npm start`): Redis, PostgreSQL and FerretDB on it, with data under
-// .data/ (kept between runs; no system service is touched), then the receiver and the tray service
-// (API + worker). Ctrl-C stops every child.
+// The quick-start command (`npm start`): Redis and PostgreSQL, with data under .data/ (kept between
+// runs; no system service is touched), then the receiver and the tray service (API + worker) on
+// the PostgreSQL storage adapter. Ctrl-C stops every child.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { startFerretOnPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
+import { ensureDatabase } from './lib/ensure-database.ts';
+import { startPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const dataDir = process.env.STACK_DATA_DIR ?? join(root, '.data');
@@ -43,7 +44,6 @@ async function stopAll(code: number): Promise<never> {
         }),
     ),
   );
-  // In reverse: FerretDB before the PostgreSQL it holds connections to.
   for (const server of servers.splice(0).reverse()) await server.stop();
   say('stopped');
   process.exit(code);
@@ -80,27 +80,30 @@ process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
 try {
-  const [redis, mongo] = await Promise.all([
+  // The operator's own storage when they name one (DATABASE_URL, or MONGODB_URI for MongoDB);
+  // otherwise a PostgreSQL of the stack's own.
+  const ownStorage = Boolean(process.env.DATABASE_URL ?? process.env.MONGODB_URI);
+  const [redis, postgres] = await Promise.all([
     process.env.REDIS_URL ? undefined : startRedis({ dir: join(dataDir, 'redis'), persistent: true }),
     // The user's data: fsync stays on (durability 'persistent').
-    process.env.MONGODB_URI ? undefined : startFerretOnPostgres({ dir: dataDir, durability: 'persistent' }),
+    ownStorage ? undefined : startPostgres({ dir: join(dataDir, 'postgres'), durability: 'persistent' }),
   ]);
-  const ferret = mongo?.ferret;
-  for (const server of [redis, mongo?.postgres, ferret]) if (server) servers.push(server);
+  for (const server of [redis, postgres]) if (server) servers.push(server);
   const env: NodeJS.ProcessEnv = {
     ...devDefaults,
     ...process.env,
     REDIS_URL: redis?.url ?? process.env.REDIS_URL,
-    MONGODB_URI: ferret?.url ?? process.env.MONGODB_URI,
-    // The tray service creates the GIN indexes that serve FerretDB's pushed-down filters there.
-    ...(mongo ? { FERRETDB_POSTGRESQL_URL: mongo.postgres.url } : {}),
+    // The tray's tables live in a database of their own on the stack's server.
+    ...(postgres ? { DATABASE_URL: await ensureDatabase(postgres.url, 'tray') } : {}),
     RECEIVER_PORT: receiverPort,
     TRAY_PORT: trayPort,
   };
   say(`redis    ${env.REDIS_URL}${redis ? ` (data in ${redis.dir})` : ''}`);
-  say(
-    `mongodb  ${env.MONGODB_URI}${mongo ? ` (FerretDB on PostgreSQL, data in ${mongo.postgres.dir})` : ''}`,
-  );
+  if (env.DATABASE_URL) {
+    say(`postgres ${env.DATABASE_URL}${postgres ? ` (data in ${postgres.dir})` : ''}`);
+  } else {
+    say(`mongodb  ${(env.MONGODB_URI ?? '').replace(/\/\/[^@]*@/, '//')}`);
+  }
   run('receiver', 'receiver/main.ts', env);
   run('tray-service', 'tray-service/main.ts', env);
   await Promise.all([

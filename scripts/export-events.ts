@@ -1,18 +1,18 @@
 /**
  * Operator tool: writes stored events to an NDJSON file, the same lines as
- * GET /admin/events/export, straight from MongoDB (no running tray service needed).
+ * GET /admin/events/export, straight from the tray's storage (no running tray service needed).
  */
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { commonShape, mongoUri } from '../shared/config/common-config.ts';
-import { connectMongo } from '../shared/mongo/connect-mongo.ts';
-import type { StoredEventDoc } from '../shared/tray/tray-record.ts';
+import { trayWorkerShape } from '../shared/config/tray-worker-config.ts';
+import type { StoredEvent } from '../tray-service/domain/stored-event.ts';
 import { toEventView } from '../tray-service/admin/event-view.ts';
 import { ndjsonStream } from '../tray-service/admin/ndjson-stream.ts';
-import { createEventsQueries, type EventsFilter } from '../tray-service/storage/mongodb/events-queries.ts';
+import type { EventsFilter } from '../tray-service/storage/port.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { parseCli, progressBar, runCli, scriptEnv } from './lib/cli.ts';
+import { openScriptStorage, storageVariables } from './lib/open-script-storage.ts';
 import { parseIsoTime } from '../tray-service/admin/parse-iso-time.ts';
 
 const usage = `
@@ -32,7 +32,7 @@ Options:
   --out <file>        output file (required)
   -h, --help          show this help
 
-Environment: MONGODB_URI, MONGODB_DB (as for the tray service).
+Environment: ${storageVariables}; EVENTS_RETENTION_DAYS (each line's expiresAt).
 Exit code: 0 done, 1 failed, 2 bad arguments or configuration.
 `;
 
@@ -78,28 +78,30 @@ async function main(): Promise<number> {
   if (until) filter.until = until;
   if (since && until && since >= until) throw new UsageError('--until: must be later than --since');
 
-  const env = scriptEnv({ MONGODB_URI: mongoUri, MONGODB_DB: commonShape.MONGODB_DB });
-  const { client, db } = await connectMongo(env.MONGODB_URI, env.MONGODB_DB, { appName: 'export-events' });
+  const { EVENTS_RETENTION_DAYS: retentionDays } = scriptEnv({
+    EVENTS_RETENTION_DAYS: trayWorkerShape.EVENTS_RETENTION_DAYS,
+  });
+  const storage = await openScriptStorage('export-events');
   const out = values.out;
   const partial = `${out}.partial`;
   const started = Date.now();
-  const events = createEventsQueries(db);
+  const events = storage.events;
   const bar = progressBar('exporting', 'events');
   let written = 0;
   try {
     bar.start(await events.count(filter), 0);
     const counter = new Transform({
       objectMode: true,
-      transform(doc: StoredEventDoc, _encoding, callback) {
+      transform(event: StoredEvent, _encoding, callback) {
         written += 1;
         if (written % 500 === 0) bar.update(written);
-        callback(null, doc);
+        callback(null, event);
       },
     });
     await pipeline(
-      events.openCursor(filter).stream(),
+      events.stream(filter),
       counter,
-      ndjsonStream(toEventView),
+      ndjsonStream((event: StoredEvent) => toEventView(event, retentionDays)),
       createWriteStream(partial),
     );
     bar.update(written);
@@ -109,7 +111,7 @@ async function main(): Promise<number> {
     throw error;
   } finally {
     bar.stop();
-    await client.close();
+    await storage.close();
   }
   process.stdout.write(
     `exported ${written} events to ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,

@@ -5,16 +5,9 @@
 import { createReadStream, statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline';
-import { commonShape, mongoUri } from '../shared/config/common-config.ts';
-import { connectMongo } from '../shared/mongo/connect-mongo.ts';
-import { MEMBERSHIPS, type MembershipDoc } from '../shared/tray/tray-record.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
-import { parseCli, progressBar, runCli, scriptEnv } from './lib/cli.ts';
-import {
-  applyMemberBatch,
-  loadInactiveMembers,
-  type BatchCounts,
-} from '../tray-service/storage/mongodb/apply-member-batch.ts';
+import { parseCli, progressBar, runCli } from './lib/cli.ts';
+import { openScriptStorage, storageVariables } from './lib/open-script-storage.ts';
 import {
   csvColumns,
   parseCsvLine,
@@ -39,7 +32,7 @@ Options:
   --max-errors <n>      invalid lines to print before only counting them (default: 20)
   -h, --help            show this help
 
-Environment: MONGODB_URI, MONGODB_DB (as for the tray service).
+Environment: ${storageVariables}.
 Exit code: 0 done, 1 failed, 2 bad arguments or configuration, 3 done but some lines were invalid.
 `;
 
@@ -81,10 +74,8 @@ async function main(): Promise<number> {
     throw new UsageError(`cannot read ${file}: no such file`);
   }
 
-  const env = scriptEnv({ MONGODB_URI: mongoUri, MONGODB_DB: commonShape.MONGODB_DB });
-  const { client, db } = await connectMongo(env.MONGODB_URI, env.MONGODB_DB, { appName: 'import-members' });
-  const members = db.collection<MembershipDoc>(MEMBERSHIPS);
-  const totals: BatchCounts & { invalid: number; lines: number } = {
+  const storage = await openScriptStorage('import-members');
+  const totals = {
     inserted: 0,
     updated: 0,
     unchanged: 0,
@@ -92,7 +83,6 @@ async function main(): Promise<number> {
     lines: 0,
   };
   const started = Date.now();
-  const inactive = await loadInactiveMembers(members, asOf);
   const problems: string[] = [];
   const bar = progressBar('importing', 'bytes');
   bar.start(size, 0);
@@ -103,7 +93,15 @@ async function main(): Promise<number> {
     let lineNo = 0;
     let bytes = 0;
     const flush = async () => {
-      const counts = await applyMemberBatch(members, batch, inactive, asOf);
+      const counts = await storage.members.importBatch(
+        // A line without joinedAt: a member since the list was taken.
+        batch.map((row) => ({
+          communityId: row.communityId,
+          userId: row.userId,
+          since: row.joinedAt ?? asOf,
+        })),
+        asOf,
+      );
       totals.inserted += counts.inserted;
       totals.updated += counts.updated;
       totals.unchanged += counts.unchanged;
@@ -133,7 +131,7 @@ async function main(): Promise<number> {
     bar.update(size);
   } finally {
     bar.stop();
-    await client.close();
+    await storage.close();
   }
   for (const problem of problems) process.stderr.write(`${problem}\n`);
   if (totals.invalid > maxErrors)

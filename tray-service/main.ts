@@ -1,5 +1,6 @@
 import { loadOrExit } from '../shared/config/load-or-exit.ts';
 import { loadTrayConfig } from '../shared/config/tray-config.ts';
+import { resolveTrayStorage } from '../shared/config/tray-storage-config.ts';
 import { createOpsApp } from '../shared/http/create-ops-app.ts';
 import { closeServer, listen } from '../shared/http/listen.ts';
 import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
@@ -42,9 +43,15 @@ const messages = loadOrExit(() =>
 logger.info({ locales: messages.locales, defaultLocale: messages.defaultLocale }, 'tray messages loaded');
 // API token keys: exactly one key source, checked before anything connects (the API needs them).
 const jwtConfig = runsApi ? loadOrExit(() => resolveJwtConfig(config)) : undefined;
+// Which storage adapter, and its connection: an ambiguous or missing choice stops start-up here,
+// still before anything connects.
+const storageConfig = loadOrExit(() => resolveTrayStorage(config));
 const registry = createMetricsRegistry('tray-service');
 // The tray's storage (TRAY_STORAGE: PostgreSQL by default, or MongoDB), its schema brought up to date.
-const storage = await openStorage(config, logger);
+const storage = await openStorage(storageConfig, logger, {
+  fanOutBatch: config.TRAY_FANOUT_BATCH,
+  retentionDays: config.TRAY_RETENTION_DAYS,
+});
 const redis = createRedis(config.redis);
 redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
 // A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.

@@ -26,11 +26,17 @@ describe('npm start (scripts/dev-stack.ts)', function () {
     expect(tray.status).to.equal(200);
     expect(await tray.json()).to.deep.equal({ status: 'ok' });
     expect(output()).to.match(new RegExp(`receiver http://localhost:${receiverPort}`));
-    // FerretDB on a PostgreSQL cluster under the stack's data directory, and the tray service told
-    // where it is (FERRETDB_POSTGRESQL_URL), so its equality filters are index-served.
+    // A PostgreSQL cluster under the stack's data directory, and the tray on its PostgreSQL adapter
+    // (no FerretDB: the stack runs the default storage).
     expect(existsSync(join(dataDir, 'postgres', 'data', 'PG_VERSION'))).to.equal(true);
-    expect(output()).to.include('FerretDB-on-PostgreSQL index set in force');
-    expect(output()).not.to.include('without FERRETDB_POSTGRESQL_URL');
+    const ready = await fetch(`http://127.0.0.1:${trayPort}/readyz`);
+    expect(ready.status).to.equal(200);
+    expect(((await ready.json()) as { checks: Record<string, unknown> }).checks.storage).to.deep.equal({
+      ok: true,
+      detail: { engine: 'postgres' },
+    });
+    expect(output()).to.match(/\[stack\] postgres postgres:\/\/postgres@127\.0\.0\.1:\d+\/tray/);
+    expect(output()).not.to.include('ferretdb');
     // The quick start's demo page is on in the development stack (off by default elsewhere).
     const demo = await fetch(`http://127.0.0.1:${trayPort}/demo`);
     expect(demo.status).to.equal(200);

@@ -2,31 +2,29 @@ import { expect } from 'chai';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EVENTS, type StoredEventDoc } from '../../shared/tray/tray-record.ts';
 import { cleanEnv, runScript } from '../support/run-script.ts';
-import { useMongo } from '../support/suite-resources.ts';
-import { testStack } from '../support/test-stack.ts';
-import { eventDoc } from '../tray-service/admin/admin-fixtures.ts';
+import { useTrayStorage } from '../support/use-tray-storage.ts';
+import { eventDoc, storeEvents, type SeedEvent } from '../tray-service/admin/admin-fixtures.ts';
 
 describe('scripts/export-events.ts', function () {
   this.timeout(60_000);
-  const mongo = useMongo();
+  const suite = useTrayStorage();
   let dir: string;
   let env: NodeJS.ProcessEnv;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'export-events-'));
-    env = cleanEnv({ MONGODB_URI: testStack().mongoUri, MONGODB_DB: mongo.dbName });
-    const docs: StoredEventDoc[] = [];
+    env = cleanEnv({ ...suite.env, EVENTS_RETENTION_DAYS: '3650' });
+    const docs: SeedEvent[] = [];
     for (let n = 0; n < 1200; n += 1) {
       docs.push(
         eventDoc({
-          _id: `x-${String(n).padStart(5, '0')}`,
+          key: `x-${String(n).padStart(5, '0')}`,
           event: n % 3 === 0 ? 'comment.didCreate' : 'post.didCreate',
           receivedAt: new Date(Date.UTC(2026, 10, 20) + n * 60_000),
         }),
       );
     }
-    await mongo.db.collection<StoredEventDoc>(EVENTS).insertMany(docs);
+    await storeEvents(suite.storage, docs);
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 

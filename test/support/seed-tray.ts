@@ -18,6 +18,8 @@ export interface SeedRecord {
   targetType?: 'community' | 'post';
   mentionIn?: 'post' | 'comment';
   lastActionId?: string;
+  parentTargetId?: string;
+  lastActionSegmentNo?: number;
   /** The tray's clock when written: what the unread count compares with last-read. Default: lastUpdate. */
   unreadAt?: number;
   hasRead?: boolean;
@@ -42,6 +44,8 @@ export function seedActivities(spec: SeedRecord): Activity[] {
       lastActionId: index === 0 ? (spec.lastActionId ?? 'comment-1') : `${targetId}-action-${index}`,
       feed: spec.feed ?? { kind: 'community', id: 'c1', name: 'Hiking Club' },
       ...(spec.mentionIn ? { mentionIn: spec.mentionIn } : {}),
+      ...(spec.parentTargetId === undefined ? {} : { parentTargetId: spec.parentTargetId }),
+      ...(spec.lastActionSegmentNo === undefined ? {} : { lastActionSegmentNo: spec.lastActionSegmentNo }),
       actor,
       at: lastUpdate - index,
       audience: { kind: 'user', userId: spec.userId },

@@ -3,6 +3,8 @@ import { recordStorageKeys } from '../../shared/tray/storage-keys.ts';
 import { TRAY_RECORDS, type TrayRecordDoc, type TrayVerb } from '../../shared/tray/tray-record.ts';
 import { DAY_MS } from '../../shared/time/durations.ts';
 import { recordKey } from '../../tray-service/domain/activity.ts';
+import { encodeRecordKey } from '../../tray-service/domain/record-key.ts';
+import type { TrayRecord } from '../../tray-service/domain/tray-record.ts';
 
 /**
  * The one place that knows every stored field of a tray record (shared/tray/tray-record.ts): when
@@ -94,4 +96,33 @@ export function buildTrayRecord(spec: TrayRecordSpec): TrayRecordDoc {
     countFrom: now - spec.actors * 60_000,
     lastUpdate: now,
   });
+}
+
+/**
+ * A record as readers see it (TrayRecord, what the storage port hands out and the live tray
+ * publishes); each test overrides only what it is about.
+ */
+export function aReaderRecord(overrides: Partial<TrayRecord> & { userId: string }): TrayRecord {
+  const verb: TrayVerb = overrides.verb ?? 'comment';
+  const targetId = overrides.targetId ?? `post-${Math.random().toString(36).slice(2, 10)}`;
+  const lastUpdate = overrides.lastUpdate ?? Date.now();
+  const actors = overrides.actors ?? [
+    { userId: 'ana', name: 'Ana', imageUrl: 'https://img.example/ana.png', at: lastUpdate },
+  ];
+  return {
+    key: encodeRecordKey({ verb, targetId, userId: overrides.userId }),
+    verb,
+    targetId,
+    targetType: 'post',
+    targetName: 'A day out',
+    lastActionId: 'comment-1',
+    feed: { kind: 'community', id: 'c1', name: 'Hiking Club' },
+    actors,
+    actorsCount: actors.length,
+    lastUpdate,
+    hasRead: false,
+    unreadAt: lastUpdate,
+    changedAt: lastUpdate,
+    ...overrides,
+  };
 }

@@ -19,6 +19,11 @@ export interface SuiteStorage {
    * with the suite.
    */
   another(): Promise<TrayStorage>;
+  /**
+   * The variables that make a process of the service (or a script) open this same storage:
+   * TRAY_STORAGE and DATABASE_URL, or MONGODB_URI and MONGODB_DB.
+   */
+  readonly env: Record<string, string>;
 }
 
 /**
@@ -29,6 +34,7 @@ export interface SuiteStorage {
 export function useTrayStorage(): SuiteStorage {
   const opened: TrayStorage[] = [];
   let open: (() => Promise<TrayStorage>) | undefined;
+  let env: () => Record<string, string>;
   // Registered first, so it runs before the database is dropped (mocha runs `after` hooks in order).
   after(async function () {
     this.timeout(30_000);
@@ -36,6 +42,7 @@ export function useTrayStorage(): SuiteStorage {
   });
   if (testEngine === 'postgres') {
     const postgres = usePostgres();
+    env = () => ({ TRAY_STORAGE: 'postgres', DATABASE_URL: postgres.url });
     open = () =>
       openPostgresStorage(postgres.url, {
         poolSize: 4,
@@ -44,6 +51,15 @@ export function useTrayStorage(): SuiteStorage {
       });
   } else {
     const dbName = uniqueName('test');
+    env = () => {
+      const { mongoUri, postgresUrl } = testStack();
+      return {
+        TRAY_STORAGE: 'mongodb',
+        MONGODB_URI: mongoUri,
+        MONGODB_DB: dbName,
+        ...(postgresUrl ? { FERRETDB_POSTGRESQL_URL: postgresUrl } : {}),
+      };
+    };
     open = () =>
       openMongoStorage(testStack().mongoUri, dbName, {
         appName: 'tests',
@@ -74,5 +90,8 @@ export function useTrayStorage(): SuiteStorage {
       return first;
     },
     another: openOne,
+    get env() {
+      return env();
+    },
   };
 }

@@ -7,7 +7,8 @@ import {
 } from '../../shared/queue/webhook-queue.ts';
 import type { NotificationRecord } from '../../tray-service/api/tray/to-notification-record.ts';
 import { startTrayProcess, trayToken, type TrayProcess } from '../reliability/support/tray-process.ts';
-import { uniqueName, useMongo, useQueuePrefix } from '../support/suite-resources.ts';
+import { uniqueName, useQueuePrefix } from '../support/suite-resources.ts';
+import { useTrayStorage } from '../support/use-tray-storage.ts';
 import { testStack } from '../support/test-stack.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { dataOf, named, openSse, type SseStream } from './live/support/sse-client.ts';
@@ -19,7 +20,7 @@ import { jobDataOf } from './worker/worker-harness.ts';
 // worker writes still reaches a stream on the API process.
 describe('tray-service/main.ts roles (TRAY_ROLE)', function () {
   this.timeout(120_000);
-  const mongo = useMongo();
+  const suite = useTrayStorage();
   const prefix = useQueuePrefix();
   const streamPrefix = uniqueName('live');
   const processes: TrayProcess[] = [];
@@ -29,10 +30,8 @@ describe('tray-service/main.ts roles (TRAY_ROLE)', function () {
   const start = async (role: string) => {
     const started = await startTrayProcess({
       redisUrl: testStack().redisUrl,
-      mongoUri: testStack().mongoUri,
-      db: mongo.dbName,
       prefix,
-      env: { TRAY_ROLE: role, STREAM_REDIS_PREFIX: streamPrefix },
+      env: { ...suite.env, TRAY_ROLE: role, STREAM_REDIS_PREFIX: streamPrefix },
     });
     processes.push(started);
     return started;
@@ -88,7 +87,7 @@ describe('tray-service/main.ts roles (TRAY_ROLE)', function () {
     expect((await fetch(`${base}/healthz`)).status).to.equal(200);
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).to.equal(200);
-    expect(await ready.json()).to.nested.include({ 'checks.mongodb.ok': true, 'checks.redis.ok': true });
+    expect(await ready.json()).to.nested.include({ 'checks.storage.ok': true, 'checks.redis.ok': true });
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).to.match(/^tray_worker_jobs_total\{[^}]*outcome="completed"[^}]*\} 1$/m);
     const tray = await fetch(`${base}/notifications/v3`, {

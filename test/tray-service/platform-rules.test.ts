@@ -1,7 +1,5 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { apiCollections } from '../../tray-service/storage/mongodb/tray-collections.ts';
-import { ensureTestCollections } from '../support/ensure-test-collections.ts';
 import { bearer, useTrayApi } from './api/support/api-harness.ts';
 import { commentEvent, minute, userDeleteEvent } from './worker/event-builder.ts';
 import { useWorker } from './worker/worker-harness.ts';
@@ -11,11 +9,10 @@ import { useWorker } from './worker/worker-harness.ts';
 describe('platform rules end to end: queue -> worker -> API', () => {
   const worker = useWorker();
   const api = useTrayApi();
-  before(() => ensureTestCollections(worker.db, apiCollections));
 
   const history = async (user: string) =>
     (
-      await request(api.app({ db: worker.db }))
+      await request(api.app({ storage: worker.storage }))
         .get('/notifications/v3/history')
         .set('Authorization', await bearer(user))
         .expect(200)
@@ -79,7 +76,7 @@ describe('platform rules end to end: queue -> worker -> API', () => {
 
     it('has an empty tray and nothing unread', async () => {
       expect((await history('u-ivy')).data).to.deep.equal([]);
-      const unread = await request(api.app({ db: worker.db }))
+      const unread = await request(api.app({ storage: worker.storage }))
         .get('/notifications/v3')
         .set('Authorization', await bearer('u-ivy'))
         .expect(200);

@@ -1,53 +1,76 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
-import type { Db } from 'mongodb';
 import request from 'supertest';
-import { TRAY_RECORD_CLAIMS, TRAY_RECORDS, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
-import { BLOCK_LIST } from '../../../tray-service/storage/mongodb/block-list-repository.ts';
+import type { BlockEntry, TrayStorage } from '../../../tray-service/storage/port.ts';
 import { bearer, useTrayApi } from '../../tray-service/api/support/api-harness.ts';
-import { aTrayRecord, insertRecords } from '../../support/tray-record-builder.ts';
+import { readAll } from '../../tray-service/worker/worker-harness.ts';
+import { seedRecords } from '../../support/seed-tray.ts';
 import { reportFigures, tally } from '../support/report-figures.ts';
 
 const userA = 'user-a';
 const userB = 'user-b';
 const network = 'net1';
 
-/** Every document of every collection, sorted: "nothing changed" compares two of these. */
-async function snapshot(db: Db): Promise<Record<string, unknown[]>> {
-  const names = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name).sort();
-  const result: Record<string, unknown[]> = {};
-  for (const name of names) result[name] = await db.collection(name).find({}).sort({ _id: 1 }).toArray();
+/** Every entry of a user's block list, through its pages. */
+async function blockEntries(storage: TrayStorage, userId: string): Promise<BlockEntry[]> {
+  const all: BlockEntry[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const page = await storage.blockList.page(`${network}_${userId}`, after, 100);
+    all.push(...page.results);
+    if (!page.paginationToken) return all;
+    after = page.paginationToken.blocked_userId;
+  }
+}
+
+/** Everything of A's and B's the port can read: "nothing changed" compares two of these. */
+async function snapshot(storage: TrayStorage): Promise<Record<string, unknown>> {
+  const result: Record<string, unknown> = {};
+  for (const user of [userA, userB]) {
+    result[user] = {
+      records: await readAll(storage, user),
+      blocks: await blockEntries(storage, user),
+      lastRead: await storage.lastRead.latest(user),
+      clears: await storage.clears.latest(user),
+    };
+  }
   return result;
 }
 
-/** A's and B's trays share a verb+target (the tempting case) and each has its own records. */
-async function seed(db: Db) {
-  const at = Date.now() - 60_000;
-  // Records go back to version 1 here, so their claims must go too (as delete-all does).
-  await db.collection(TRAY_RECORDS).deleteMany({});
-  await db.collection(TRAY_RECORD_CLAIMS).deleteMany({});
-  await db.collection(BLOCK_LIST).deleteMany({});
-  await insertRecords(db, [
-    aTrayRecord({ userId: userA, verb: 'comment', targetId: 'shared-target', lastUpdate: at }),
-    aTrayRecord({ userId: userA, verb: 'post', targetId: 'a-only', lastUpdate: at - 1 }),
-    aTrayRecord({ userId: userB, verb: 'comment', targetId: 'shared-target', lastUpdate: at }),
-    ...Array.from({ length: 4 }, (_, n) =>
-      aTrayRecord({ userId: userB, verb: 'reaction', targetId: `b-only-${n}`, lastUpdate: at - 2 - n }),
-    ),
+let round = 0;
+/**
+ * A's and B's trays share a verb+target (the tempting case) and each has its own records. Each
+ * round starts from empty trays and block lists, and writes its actions anew (new action ids, a
+ * later time), as new activity after a delete-all would.
+ */
+async function seed(storage: TrayStorage) {
+  round += 1;
+  const at = Date.now() - 60_000 + round;
+  for (const user of [userA, userB]) {
+    await storage.records.deleteAll(user);
+    for (const entry of await blockEntries(storage, user)) {
+      await storage.blockList.unblock(entry.netid_uid, entry.blocked_userId);
+    }
+  }
+  const action = (n: number) => `seed-${round}-${n}`;
+  await seedRecords(storage, [
+    { userId: userA, verb: 'comment', targetId: 'shared-target', lastUpdate: at, lastActionId: action(1) },
+    { userId: userA, verb: 'post', targetId: 'a-only', lastUpdate: at - 1, lastActionId: action(2) },
+    { userId: userB, verb: 'comment', targetId: 'shared-target', lastUpdate: at, lastActionId: action(3) },
+    ...Array.from({ length: 4 }, (_, n) => ({
+      userId: userB,
+      verb: 'reaction' as const,
+      targetId: `b-only-${n}`,
+      lastUpdate: at - 2 - n,
+      lastActionId: action(4 + n),
+    })),
   ]);
   const blocks = [
     [userA, 'x1'],
     [userA, 'x2'],
     [userB, 'y1'],
-  ];
-  await db.collection(BLOCK_LIST).insertMany(
-    blocks.map(([owner, blocked]) => ({
-      _id: JSON.stringify([`${network}_${owner}`, blocked]),
-      netid_uid: `${network}_${owner}`,
-      blocked_userId: blocked,
-      createdAt: new Date(at),
-    })) as never[],
-  );
+  ] as const;
+  for (const [owner, blocked] of blocks) await storage.blockList.block(`${network}_${owner}`, blocked);
 }
 
 describe('tray API: NoSQL operator injection and cross-user isolation', function () {
@@ -63,7 +86,7 @@ describe('tray API: NoSQL operator injection and cross-user isolation', function
   after(() => reportFigures('api injection', { requests: statuses.length, statuses: tally(statuses) }));
 
   describe('operators in query parameters', () => {
-    before(() => seed(api.db));
+    before(() => seed(api.storage));
     // With the 'simple' query parser `a[$gt]=0` is a key named "a[$gt]", never an object; such a
     // key is not a parameter of the endpoint and is ignored: the answer must equal the one without it.
     const cases: { path: string; without: string; expect: 400 | 'ignored' }[] = [
@@ -103,7 +126,7 @@ describe('tray API: NoSQL operator injection and cross-user isolation', function
     ];
     for (const { path, without, expect: expected } of cases) {
       it(`GET ${path} ${expected === 400 ? 'answers 400' : 'ignores the parameter'} and changes nothing`, async () => {
-        const before = await snapshot(api.db);
+        const before = await snapshot(api.storage);
         const res = await request(app).get(path).set('authorization', asA);
         statuses.push(res.status);
         if (expected === 400) {
@@ -114,7 +137,7 @@ describe('tray API: NoSQL operator injection and cross-user isolation', function
           const plain = await request(app).get(without).set('authorization', asA);
           expect(res.body).to.deep.equal(plain.body);
         }
-        expect(await snapshot(api.db)).to.deep.equal(before);
+        expect(await snapshot(api.storage)).to.deep.equal(before);
       });
     }
     it('GET /block/members?checkList={"$ne":null} treats it as one literal user id', async () => {
@@ -126,7 +149,7 @@ describe('tray API: NoSQL operator injection and cross-user isolation', function
   });
 
   describe('operators in body fields', () => {
-    before(() => seed(api.db));
+    before(() => seed(api.storage));
     const cases: { method: 'post' | 'delete'; path: string; body: unknown }[] = [
       { method: 'post', path: '/notifications/v2/read', body: { verb: 'comment', targetId: { $ne: null } } },
       {
@@ -177,7 +200,7 @@ describe('tray API: NoSQL operator injection and cross-user isolation', function
     ];
     for (const { method, path, body } of cases) {
       it(`${method.toUpperCase()} ${path} ${JSON.stringify(body)} answers 400 and changes nothing`, async () => {
-        const before = await snapshot(api.db);
+        const before = await snapshot(api.storage);
         const agent = request(app);
         const res = await (method === 'post' ? agent.post(path) : agent.delete(path))
           .set('authorization', asA)
@@ -185,28 +208,21 @@ describe('tray API: NoSQL operator injection and cross-user isolation', function
         statuses.push(res.status);
         expect(res.status).to.equal(400);
         expect(res.body).to.have.keys(['status', 'code', 'message']);
-        expect(await snapshot(api.db)).to.deep.equal(before);
+        expect(await snapshot(api.storage)).to.deep.equal(before);
       });
     }
   });
 
   describe('user A against user B', () => {
-    beforeEach(() => seed(api.db));
-    const records = (db: Db, userId: string) =>
-      db.collection<TrayRecordDoc>(TRAY_RECORDS).find({ userId }).sort({ _id: 1 }).toArray();
-    const blockEntries = (db: Db, userId: string) =>
-      db
-        .collection(BLOCK_LIST)
-        .find({ netid_uid: `${network}_${userId}` })
-        .sort({ _id: 1 })
-        .toArray();
+    beforeEach(() => seed(api.storage));
+    const records = (storage: TrayStorage, userId: string) => readAll(storage, userId);
 
     it("A's history (v3 and v2) and unread count hold only A's records", async () => {
       const v3 = await request(app).get('/notifications/v3/history').set('authorization', asA).expect(200);
       const v2 = await request(app).get('/notifications/v2/history').set('authorization', asA).expect(200);
       for (const page of [v3.body, v2.body] as { data: { v_tarid_uid: string }[] }[]) {
         expect(page.data.map((r) => r.v_tarid_uid).sort()).to.deep.equal(
-          (await records(api.db, userA)).map((r) => r._id).sort(),
+          (await records(api.storage, userA)).map((r) => r.key).sort(),
         );
       }
       const count = await request(app).get('/notifications/v3').set('authorization', asA).expect(200);
@@ -214,7 +230,7 @@ describe('tray API: NoSQL operator injection and cross-user isolation', function
     });
 
     it("A cannot mark B's record read: 404 for B's target, and the shared target marks only A's", async () => {
-      const bBefore = await records(api.db, userB);
+      const bBefore = await records(api.storage, userB);
       await request(app)
         .post('/notifications/v2/read')
         .set('authorization', asA)
@@ -225,13 +241,13 @@ describe('tray API: NoSQL operator injection and cross-user isolation', function
         .set('authorization', asA)
         .send({ verb: 'comment', targetId: 'shared-target', userId: userB })
         .expect(200);
-      expect(await records(api.db, userB)).to.deep.equal(bBefore);
-      const aShared = (await records(api.db, userA)).find((r) => r.targetId === 'shared-target');
+      expect(await records(api.storage, userB)).to.deep.equal(bBefore);
+      const aShared = (await records(api.storage, userA)).find((r) => r.targetId === 'shared-target');
       expect(aShared?.hasRead).to.equal(true);
     });
 
     it("A's mark-all-as-read and delete-all leave B's records as they were", async () => {
-      const bBefore = await records(api.db, userB);
+      const bBefore = await records(api.storage, userB);
       await request(app)
         .get('/notifications/v3/mark-all-as-read?userId=user-b')
         .set('authorization', asA)
@@ -240,12 +256,12 @@ describe('tray API: NoSQL operator injection and cross-user isolation', function
         .delete('/notifications/v3/delete-all')
         .set('authorization', asA)
         .send({ userId: userB });
-      expect(await records(api.db, userB)).to.deep.equal(bBefore);
-      expect(await records(api.db, userA)).to.deep.equal([]);
+      expect(await records(api.storage, userB)).to.deep.equal(bBefore);
+      expect(await records(api.storage, userA)).to.deep.equal([]);
     });
 
     it("A cannot read, page into or change B's block list", async () => {
-      const bBefore = await blockEntries(api.db, userB);
+      const bBefore = await blockEntries(api.storage, userB);
       const check = await request(app)
         .get('/block/members?checkList=y1&checkList=x1')
         .set('authorization', asA)
@@ -270,7 +286,7 @@ describe('tray API: NoSQL operator injection and cross-user isolation', function
         .set('authorization', asA)
         .send({ blockUserId: 'y2', userId: userB })
         .expect(200);
-      expect(await blockEntries(api.db, userB)).to.deep.equal(bBefore);
+      expect(await blockEntries(api.storage, userB)).to.deep.equal(bBefore);
     });
 
     it(`a token for the user id "${userA}\\u0000" is refused (401): a control character names nobody`, async () => {

@@ -1,15 +1,11 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
-import { EVENTS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
 import { exampleEventKey } from '../../../tray-service/admin/admin-openapi.ts';
-import {
-  MODERATION_DECISIONS,
-  toDecisionDoc,
-  type ModerationDecisionDoc,
-} from '../../../tray-service/moderation/decision-doc.ts';
-import { useMongo, useQueuePrefix } from '../../support/suite-resources.ts';
+import { toDecisionDoc, type ModerationDecisionDoc } from '../../../tray-service/moderation/decision-doc.ts';
+import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
-import { eventDoc } from '../../tray-service/admin/admin-fixtures.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
+import { eventDoc, storeEvents, type SeedEvent } from '../../tray-service/admin/admin-fixtures.ts';
 import { reportFigures, tally } from '../support/report-figures.ts';
 import { createRequestChecker, type OpenApiPaths } from '../support/request-violations.ts';
 import {
@@ -32,13 +28,13 @@ const adminOperations = [
  * Stored events the fuzzer can find: the document's examples (event post.didCreate, webhook main,
  * the example key) match some of them, so list, filter and by-key calls return real documents.
  */
-function storedEvents(): StoredEventDoc[] {
+function storedEvents(): SeedEvent[] {
   const statuses = ['applied', 'stored', 'unknown', 'invalid'] as const;
   const now = Date.now();
   return Array.from({ length: 40 }, (_, n) => {
     const status = statuses[n % 4]!;
     return eventDoc({
-      ...(n === 0 ? { _id: exampleEventKey } : {}),
+      ...(n === 0 ? { key: exampleEventKey } : {}),
       event: n % 3 ? 'post.didCreate' : 'comment.didCreate',
       webhook: n % 5 ? 'main' : 'backup',
       status,
@@ -48,7 +44,7 @@ function storedEvents(): StoredEventDoc[] {
   });
 }
 
-function decisions(events: readonly StoredEventDoc[]): ModerationDecisionDoc[] {
+function decisions(events: readonly SeedEvent[]): ModerationDecisionDoc[] {
   return events.slice(0, 12).map((event, n) => ({
     ...toDecisionDoc(
       event,
@@ -69,25 +65,27 @@ function decisions(events: readonly StoredEventDoc[]): ModerationDecisionDoc[] {
 describe('admin API against its OpenAPI document (schemathesis)', function () {
   this.timeout(600_000);
   let tray: TrayProcess | undefined;
-  // Registered before useMongo's hooks, so the tray process is gone before its database is dropped.
+  // Registered before useTrayStorage's hooks, so the tray process is gone before its database is dropped.
   after(() => tray?.kill());
-  const mongo = useMongo();
+  const suite = useTrayStorage();
 
   it(`answers no 5xx, matches the document, rejects invalid input with 4xx and refuses calls without the token (${schemathesisExamples} examples per operation)`, async () => {
     expect(
       existsSync(schemathesisBin),
       `${schemathesisBin} is missing: run npm run setup:schemathesis`,
     ).to.equal(true);
-    const { db } = mongo;
     const events = storedEvents();
-    await db.collection<StoredEventDoc>(EVENTS).insertMany(events);
-    await db.collection<ModerationDecisionDoc>(MODERATION_DECISIONS).insertMany(decisions(events));
+    await storeEvents(suite.storage, events);
+    await suite.storage.decisions.saveAll(decisions(events));
     tray = await startTrayProcess({
       redisUrl: testStack().redisUrl,
-      mongoUri: testStack().mongoUri,
-      db: mongo.dbName,
       prefix: useQueuePrefix(),
-      env: { ADMIN_TOKEN: adminToken, ADMIN_LIST_MAX_LIMIT: '50', ADMIN_LIST_DEFAULT_LIMIT: '20' },
+      env: {
+        ...suite.env,
+        ADMIN_TOKEN: adminToken,
+        ADMIN_LIST_MAX_LIMIT: '50',
+        ADMIN_LIST_DEFAULT_LIMIT: '20',
+      },
     });
     // Not negative_data_rejection: schemathesis 3.x judges the data it generated, not the request it
     // sent, and reports valid requests as accepted negative data (see request-violations.ts). The

@@ -1,5 +1,8 @@
 import type { Db } from 'mongodb';
 import { TRAY_RECORDS, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
+import type { TrayRecord } from '../../../tray-service/domain/tray-record.ts';
+import type { TrayStorage } from '../../../tray-service/storage/port.ts';
+import { readAll } from '../../tray-service/worker/worker-harness.ts';
 import type { BurstBody } from './burst.ts';
 import { referenceTray, type ModelEnvelope, type ModelRecord } from './reference-tray-model.ts';
 
@@ -37,28 +40,47 @@ const compared = [
 /** Not compared on a `post` record of a member who missed some of the community's posts (reference-tray-model.ts). */
 const looseFields = new Set<string>(['actorsCount', 'actorIds', 'actorNames']);
 
+/** What the check reads of a stored record: its key and the fields readers see. */
+export type CheckedRecord = Pick<
+  TrayRecord,
+  | 'key'
+  | 'userId'
+  | 'verb'
+  | 'targetId'
+  | 'targetType'
+  | 'parentTargetId'
+  | 'actors'
+  | 'actorsCount'
+  | 'lastActionId'
+  | 'lastActionSegmentNo'
+  | 'lastUpdate'
+  | 'hasRead'
+>;
+
 /**
- * Reads every tray record and compares it with the reference model of `events` (the bodies the
- * worker processed, in send order): records missing, records nobody caused, and each compared
- * field. A job applied twice would show as a wrong actorsCount or a changed newest action.
+ * Compares stored records with the reference model of `events` (the bodies the worker processed,
+ * in send order): records missing, records nobody caused, and each compared field. A job applied
+ * twice would show as a wrong actorsCount or a changed newest action.
  */
-export async function checkTrayAgainstModel(db: Db, events: readonly BurstBody[]): Promise<TrayCheck> {
+export function compareTrayWithModel(
+  stored: readonly CheckedRecord[],
+  events: readonly BurstBody[],
+): TrayCheck {
   const expected = referenceTray(events.map((event) => JSON.parse(event.body) as ModelEnvelope));
-  const stored = await db.collection<TrayRecordDoc>(TRAY_RECORDS).find({}).toArray();
   const mismatches: TrayMismatch[] = [];
   const seen = new Set<string>();
-  for (const doc of stored) {
-    seen.add(doc._id);
-    const want = expected.get(doc._id);
+  for (const record of stored) {
+    seen.add(record.key);
+    const want = expected.get(record.key);
     if (!want) {
-      mismatches.push({ key: doc._id, field: 'record', expected: 'absent', actual: 'present' });
+      mismatches.push({ key: record.key, field: 'record', expected: 'absent', actual: 'present' });
       continue;
     }
-    const actual = comparable(doc);
+    const actual = comparable(record);
     for (const field of compared) {
       if (want.actorsLoose && looseFields.has(field)) continue;
       if (JSON.stringify(want[field]) !== JSON.stringify(actual[field])) {
-        mismatches.push({ key: doc._id, field, expected: want[field], actual: actual[field] });
+        mismatches.push({ key: record.key, field, expected: want[field], actual: actual[field] });
       }
     }
   }
@@ -69,8 +91,43 @@ export async function checkTrayAgainstModel(db: Db, events: readonly BurstBody[]
   return { records: expected.size, users: users.size, mismatches };
 }
 
+/**
+ * The users whose trays the model is about: its recipients and every actor it names. The storage
+ * port reads one user's tray at a time, so a record of a user the events never name is not seen.
+ */
+export function usersOfModel(events: readonly BurstBody[]): string[] {
+  const expected = referenceTray(events.map((event) => JSON.parse(event.body) as ModelEnvelope));
+  return [...new Set([...expected.values()].flatMap((record) => [record.userId, ...record.actorIds]))];
+}
+
+/** Every unexpired record of the model's users, through the storage port. */
+export async function readModelTrays(
+  storage: TrayStorage,
+  events: readonly BurstBody[],
+): Promise<TrayRecord[]> {
+  const trays = await Promise.all(usersOfModel(events).map((userId) => readAll(storage, userId)));
+  return trays.flat();
+}
+
+/** Reads the trays of the model's users through the storage port and compares them with the model. */
+export async function checkTrayAgainstModel(
+  storage: TrayStorage,
+  events: readonly BurstBody[],
+): Promise<TrayCheck> {
+  return compareTrayWithModel(await readModelTrays(storage, events), events);
+}
+
+/** The same check on every record of a MongoDB database of the tray (the fault scenarios' processes). */
+export async function checkMongoTrayAgainstModel(db: Db, events: readonly BurstBody[]): Promise<TrayCheck> {
+  const docs = await db.collection<TrayRecordDoc>(TRAY_RECORDS).find({}).toArray();
+  return compareTrayWithModel(
+    docs.map((doc) => ({ ...doc, key: doc._id })),
+    events,
+  );
+}
+
 /** The stored record in the model's terms (public fields; actor snapshots reduced to id and name). */
-function comparable(doc: TrayRecordDoc): Partial<Record<(typeof compared)[number], unknown>> {
+function comparable(doc: CheckedRecord): Partial<Record<(typeof compared)[number], unknown>> {
   return {
     userId: doc.userId,
     verb: doc.verb,

@@ -5,7 +5,7 @@ import { createRedis } from '../../../shared/redis/create-redis.ts';
 import type { RedisTarget } from '../../../shared/redis/redis-target.ts';
 import { EVENTS } from '../../../shared/tray/tray-record.ts';
 import type { BurstBody, Delivery } from './burst.ts';
-import { checkTrayAgainstModel, type TrayMismatch } from './check-tray-against-model.ts';
+import { checkMongoTrayAgainstModel, type TrayMismatch } from './check-tray-against-model.ts';
 import { checkUnreadAgainstModel, type UnreadMismatch } from './check-unread-against-model.ts';
 import { queueCounts } from './queue-counts.ts';
 
@@ -64,7 +64,7 @@ export async function readEndToEndLedger(
   const events = db.collection<{ _id: string }>(EVENTS);
   const stored = new Set((await events.find({}, { projection: { _id: 1 } }).toArray()).map((e) => e._id));
   const processed = bodies.filter((b) => stored.has(b.id));
-  const tray = await checkTrayAgainstModel(db, processed);
+  const tray = await checkMongoTrayAgainstModel(db, processed);
   const unread = await checkUnreadAgainstModel(trayPort, processed);
   return {
     ledger: {

@@ -23,13 +23,14 @@ export async function startTrayProcess(options: {
   redisUrl: string;
   /** REDIS_CLUSTER_NODES: when set, the process uses the cluster instead of redisUrl. */
   clusterSeeds?: string;
-  mongoUri: string;
+  /** The MongoDB storage; without it `env` names the storage (useTrayStorage's `env`). */
+  mongoUri?: string;
   /**
    * The PostgreSQL database behind the FerretDB at mongoUri (FERRETDB_POSTGRESQL_URL), for its GIN
    * indexes; defaults to the test stack's when mongoUri is the stack's server.
    */
   postgresUrl?: string | undefined;
-  db: string;
+  db?: string;
   prefix: string;
   /** Extra variables, e.g. RATE_LIMIT_CALLS. */
   env?: NodeJS.ProcessEnv;
@@ -43,8 +44,7 @@ export async function startTrayProcess(options: {
     cleanEnv({
       REDIS_URL: options.redisUrl,
       ...(options.clusterSeeds ? { REDIS_CLUSTER_NODES: options.clusterSeeds } : {}),
-      MONGODB_URI: options.mongoUri,
-      MONGODB_DB: options.db,
+      ...(options.mongoUri ? { MONGODB_URI: options.mongoUri, MONGODB_DB: options.db ?? 'tray' } : {}),
       ...(postgresUrl ? { FERRETDB_POSTGRESQL_URL: postgresUrl } : {}),
       QUEUE_PREFIX: options.prefix,
       TRAY_PORT: String(port),

@@ -2,24 +2,19 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
 import { toDecisionDoc } from '../../../tray-service/moderation/decision-doc.ts';
-import { createDecisionsRepository } from '../../../tray-service/storage/mongodb/decisions-repository.ts';
-import { moderationDecisionsCollection } from '../../../tray-service/storage/mongodb/moderation-decisions-collection.ts';
-import { ensureTestCollections } from '../../support/ensure-test-collections.ts';
-import { useMongo } from '../../support/suite-resources.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { ADMIN_TOKEN, adminApp, eventDoc, userToken } from './admin-fixtures.ts';
 
 const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 
 describe('GET /admin/moderation/decisions', () => {
-  const mongo = useMongo();
+  const suite = useTrayStorage();
   let app: Express;
   let close: () => void;
   const at = (hour: number) => new Date(Date.UTC(2026, 10, 20, hour));
   const ids: Record<string, string> = {};
 
   before(async () => {
-    const repo = createDecisionsRepository(mongo.db);
-    await ensureTestCollections(mongo.db, [moderationDecisionsCollection]);
     const make = (
       name: string,
       hour: number,
@@ -29,7 +24,7 @@ describe('GET /admin/moderation/decisions', () => {
       delivery: 'off' | 'pending',
     ) => {
       const doc = toDecisionDoc(
-        eventDoc({ _id: `ev-${name}` }),
+        eventDoc({ key: `ev-${name}` }),
         rule,
         {
           action,
@@ -42,13 +37,13 @@ describe('GET /admin/moderation/decisions', () => {
       ids[name] = doc._id;
       return doc;
     };
-    await repo.saveAll([
+    await suite.storage.decisions.saveAll([
       make('a', 1, 'blocked-words', 'flag', 'u-ana', 'off'),
       make('b', 2, 'blocked-words', 'flag', 'u-ben', 'pending'),
       make('c', 3, 'repeat-offender', 'ban-request', 'u-ana', 'off'),
       make('d', 4, 'blocked-words', 'flag', 'u-ana', 'off'),
     ]);
-    ({ app, close } = adminApp(mongo.db, { maxLimit: 2 }));
+    ({ app, close } = adminApp(suite.storage, { maxLimit: 2 }));
   });
   after(() => close());
 

@@ -2,11 +2,9 @@ import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { get, type IncomingMessage } from 'node:http';
 import { resolve } from 'node:path';
-import { dayOf } from '../../../shared/tray/storage-keys.ts';
-import { EVENTS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
 import { repoRoot } from '../../support/run-script.ts';
-import { useMongo } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { ADMIN_TOKEN } from './admin-fixtures.ts';
 
 const EVENT_COUNT = 100_000;
@@ -18,7 +16,7 @@ const STALL_MS = 20_000;
 const QUIET_MS = 8_000;
 const READ_PAUSE_EVERY = 512 * 1024;
 const READ_PAUSE_MS = 20;
-/** Read-ahead allowed while the client stalls: a few driver batches and socket buffers (5% of the export). */
+/** Read-ahead allowed while the client stalls: a few storage batches and socket buffers (5% of the export). */
 const MAX_READ_AHEAD_DOCS = 5_000;
 /** Server RSS growth allowed while the client stalls (without backpressure it would grow toward 140 MB). */
 const MAX_RSS_GROWTH_STALLED = 32 * 1024 * 1024;
@@ -33,32 +31,35 @@ const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 
 describe('GET /admin/events/export with 100,000 events and a slow reader', function () {
   this.timeout(400_000);
-  const mongo = useMongo();
+  const suite = useTrayStorage();
   let server: ChildProcess;
   let port: number;
   const samples: Sample[] = [];
 
   before(async function () {
     this.timeout(240_000);
-    const events = mongo.db.collection<StoredEventDoc>(EVENTS);
     const base = Date.UTC(2026, 10, 1);
-    for (let start = 0; start < EVENT_COUNT; start += 5_000) {
-      const batch: StoredEventDoc[] = [];
-      for (let n = start; n < start + 5_000; n += 1) {
-        const receivedAt = new Date(base + n * 1000);
-        batch.push({
-          _id: `ev-${String(n).padStart(6, '0')}`,
-          event: 'post.didCreate',
-          data: { post: { postId: `p-${n}`, text: FILLER } },
-          webhook: 'main',
-          receivedAt,
-          storedAt: receivedAt,
-          expiresAt: new Date(Date.now() + 24 * 3600 * 1000),
-          expiresDay: dayOf(Date.now() + 24 * 3600 * 1000),
-          status: 'stored',
-        });
-      }
-      await events.insertMany(batch, { ordered: false });
+    // Stored as the worker stores them, a few at once; kept for a day past now.
+    const retentionDays = Math.ceil((Date.now() - base) / 86_400_000) + 1;
+    for (let start = 0; start < EVENT_COUNT; start += 1_000) {
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, lane) => {
+          for (let n = start + lane; n < start + 1_000; n += 8) {
+            const receivedAt = new Date(base + n * 1000);
+            await suite.storage.events.store(
+              {
+                key: `ev-${String(n).padStart(6, '0')}`,
+                event: 'post.didCreate',
+                data: { post: { postId: `p-${n}`, text: FILLER } },
+                webhook: 'main',
+                receivedAt,
+              },
+              { status: 'stored' },
+              { retentionDays, now: receivedAt },
+            );
+          }
+        }),
+      );
     }
     const script = resolve(repoRoot, 'test/tray-service/admin/fixtures/export-server.ts');
     server = spawn(process.execPath, ['--expose-gc', script], {
@@ -66,8 +67,7 @@ describe('GET /admin/events/export with 100,000 events and a slow reader', funct
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: {
         PATH: process.env.PATH,
-        MONGODB_URI: testStack().mongoUri,
-        MONGODB_DB: mongo.dbName,
+        ...suite.env,
         REDIS_URL: testStack().redisUrl,
         ADMIN_TOKEN,
       },
@@ -87,7 +87,7 @@ describe('GET /admin/events/export with 100,000 events and a slow reader', funct
     server?.kill('SIGKILL');
   });
 
-  it('streams every event, and a stalled reader stops the server reading MongoDB', async () => {
+  it('streams every event, and a stalled reader stops the server reading storage', async () => {
     await sleep(1_000);
     const before = samples.at(-1)!;
     const response = await new Promise<IncomingMessage>((done, fail) => {

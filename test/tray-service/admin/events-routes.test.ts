@@ -1,57 +1,64 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { EVENTS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
-import { useMongo } from '../../support/suite-resources.ts';
-import { ADMIN_TOKEN, adminApp, eventDoc, userToken } from './admin-fixtures.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
+import {
+  ADMIN_TOKEN,
+  adminApp,
+  eventDoc,
+  expiresAtOf,
+  storeEvents,
+  userToken,
+  type SeedEvent,
+} from './admin-fixtures.ts';
 
 const t = (iso: string) => new Date(iso);
 const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 
 describe('admin events API', () => {
-  const mongo = useMongo();
+  const suite = useTrayStorage();
   let app: Express;
   let close: () => void;
-  const docs: StoredEventDoc[] = [
-    eventDoc({ _id: 'e1', event: 'post.didCreate', webhook: 'main', receivedAt: t('2026-11-20T10:00:00Z') }),
+  const docs: SeedEvent[] = [
+    eventDoc({ key: 'e1', event: 'post.didCreate', webhook: 'main', receivedAt: t('2026-11-20T10:00:00Z') }),
     eventDoc({
-      _id: 'e2',
+      key: 'e2',
       event: 'comment.didCreate',
       webhook: 'main',
       receivedAt: t('2026-11-20T11:00:00Z'),
     }),
     eventDoc({
-      _id: 'e3',
+      key: 'e3',
       event: 'post.didCreate',
       webhook: 'backup',
       receivedAt: t('2026-11-20T12:00:00Z'),
     }),
-    // Same millisecond as e3: the _id decides the order.
+    // Same millisecond as e3: the key decides the order.
     eventDoc({
-      _id: 'e4',
+      key: 'e4',
       event: 'follow.didCreate',
       webhook: 'main',
       receivedAt: t('2026-11-20T12:00:00Z'),
       status: 'unknown',
     }),
     eventDoc({
-      _id: 'e5',
+      key: 'e5',
       event: 'post.didCreate',
       webhook: 'main',
       receivedAt: t('2026-11-20T13:00:00Z'),
       status: 'applied',
     }),
     eventDoc({
-      _id: 'expired',
+      key: 'expired',
       event: 'post.didCreate',
       receivedAt: t('2026-11-20T14:00:00Z'),
-      expiresAt: new Date(Date.now() - 1000),
+      expired: true,
     }),
   ];
 
   before(async () => {
-    await mongo.db.collection<StoredEventDoc>(EVENTS).insertMany(docs);
-    ({ app, close } = adminApp(mongo.db, { maxLimit: 3 }));
+    await storeEvents(suite.storage, docs);
+    ({ app, close } = adminApp(suite.storage, { maxLimit: 3 }));
   });
   after(() => close());
 
@@ -117,7 +124,7 @@ describe('admin events API', () => {
         status: 'applied',
         receivedAt: '2026-11-20T13:00:00.000Z',
         storedAt: e5.storedAt.toISOString(),
-        expiresAt: e5.expiresAt.toISOString(),
+        expiresAt: expiresAtOf(e5),
         data: e5.data,
       });
     });

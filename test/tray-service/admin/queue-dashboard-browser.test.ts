@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { closeServer, listen } from '../../../shared/http/listen.ts';
 import { createWebhookQueue, type WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
-import { useMongo, useQueuePrefix } from '../../support/suite-resources.ts';
+import { useQueuePrefix } from '../../support/suite-resources.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { ADMIN_TOKEN, adminApp } from './admin-fixtures.ts';
 
@@ -17,7 +18,7 @@ const CHROMIUM = '/usr/bin/chromium';
 
 describe('queue dashboard in a real browser (headless Chromium)', function () {
   this.timeout(90_000);
-  const mongo = useMongo();
+  const suite = useTrayStorage();
   const prefix = useQueuePrefix();
   let queue: Bull.Queue<WebhookJobData>;
   let server: Server;
@@ -38,7 +39,7 @@ describe('queue dashboard in a real browser (headless Chromium)', function () {
       };
       await queue.add(job, { jobId: job.dedupeKey });
     }
-    const { app, close } = adminApp(mongo.db, { queues: [queue] });
+    const { app, close } = adminApp(suite.storage, { queues: [queue] });
     closeApp = close;
     server = await listen(app, { port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -4,12 +4,13 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createWebhookQueue, type WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
 import { DASHBOARD_COOKIE } from '../../../tray-service/admin/queue-dashboard.ts';
-import { useMongo, useQueuePrefix } from '../../support/suite-resources.ts';
+import { useQueuePrefix } from '../../support/suite-resources.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { ADMIN_TOKEN, adminApp, userToken } from './admin-fixtures.ts';
 
 describe('GET /admin/queues (queue dashboard)', () => {
-  const mongo = useMongo();
+  const suite = useTrayStorage();
   const prefix = useQueuePrefix();
   let queue: Bull.Queue<WebhookJobData>;
   let app: Express;
@@ -24,7 +25,7 @@ describe('GET /admin/queues (queue dashboard)', () => {
       event: 'x',
       data: {},
     });
-    ({ app, close } = adminApp(mongo.db, { queues: [queue] }));
+    ({ app, close } = adminApp(suite.storage, { queues: [queue] }));
   });
   after(async () => {
     close();

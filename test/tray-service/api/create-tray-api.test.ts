@@ -1,13 +1,9 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import request from 'supertest';
-import { startFerret, type LocalServer } from '../../../scripts/lib/local-servers.ts';
-import { connectMongo, type MongoConnection } from '../../../shared/mongo/connect-mongo.ts';
+import type { TrayStorage } from '../../../tray-service/storage/port.ts';
 import { bearer, useTrayApi } from './support/api-harness.ts';
-import { testPostgres } from '../../support/test-stack.ts';
-import { aTrayRecord, insertRecords } from '../../support/tray-record-builder.ts';
+import { seedRecords } from '../../support/seed-tray.ts';
+import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 
 describe('tray API (operations)', () => {
   const api = useTrayApi();
@@ -17,9 +13,12 @@ describe('tray API (operations)', () => {
     expect(res.body).to.deep.equal({ status: 'ok' });
   });
 
-  it('GET /readyz reports MongoDB and Redis reachable', async () => {
+  it('GET /readyz reports the storage (naming its engine) and Redis reachable', async () => {
     const res = await request(api.app()).get('/readyz').expect(200);
-    expect(res.body.checks).to.deep.equal({ mongodb: { ok: true }, redis: { ok: true } });
+    expect(res.body.checks).to.deep.equal({
+      storage: { ok: true, detail: { engine: api.storage.engine } },
+      redis: { ok: true },
+    });
   });
 
   it('GET /metrics counts requests and latency by route, unknown paths folded into "unmatched"', async () => {
@@ -49,30 +48,19 @@ describe('tray API (operations)', () => {
     });
   });
 
-  describe('when MongoDB is down', function () {
+  describe('when the database is down', function () {
     this.timeout(60_000);
-    let dir: string;
-    let ferret: LocalServer;
-    let connection: MongoConnection;
+    const postgres = useStoppablePostgres();
+    let storage: TrayStorage;
     before(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'tray-api-down-'));
-      ferret = await startFerret({ dir, postgresUrl: (await testPostgres()).ferretUrl });
-      connection = await connectMongo(ferret.url, 'down', {
-        appName: 'tests',
-        serverSelectionTimeoutMS: 500,
-      });
-      // The user has records: the page's bucket counts still come from PostgreSQL, the records
-      // themselves must come through the stopped server.
-      await insertRecords(connection.db, [aTrayRecord({ userId: 'u' })]);
-      await ferret.stop();
-    });
-    after(async () => {
-      await connection.client.close();
-      rmSync(dir, { recursive: true, force: true });
+      storage = await postgres.openStorage();
+      // The user has records: the page must come through the stopped server.
+      await seedRecords(storage, [{ userId: 'u' }]);
+      await postgres.stop();
     });
 
     it('answers tray calls with 503 and the JSON error shape, no details', async () => {
-      const app = api.app({ db: connection.db });
+      const app = api.app({ storage });
       const res = await request(app)
         .get('/notifications/v3/history')
         .set('Authorization', await bearer('u'))
@@ -89,11 +77,9 @@ describe('tray API (operations)', () => {
         .expect(503);
     });
 
-    it('GET /readyz answers 503 naming mongodb', async () => {
-      const res = await request(api.app({ db: connection.db }))
-        .get('/readyz')
-        .expect(503);
-      expect(res.body.checks.mongodb.ok).to.equal(false);
+    it('GET /readyz answers 503 naming the storage', async () => {
+      const res = await request(api.app({ storage })).get('/readyz').expect(503);
+      expect(res.body.checks.storage.ok).to.equal(false);
       expect(res.body.checks.redis.ok).to.equal(true);
     });
   });
@@ -110,7 +96,7 @@ describe('tray API (operations)', () => {
           },
         },
       });
-      await insertRecords(api.db, [aTrayRecord({ userId: 'boom' })]);
+      await seedRecords(api.storage, [{ userId: 'boom' }]);
       const res = await request(app)
         .get('/notifications/v3/history')
         .set('Authorization', await bearer('boom'))

@@ -1,28 +1,22 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
-import { MongoClient } from 'mongodb';
 import request from 'supertest';
-import { freePort } from '../../../scripts/lib/local-servers.ts';
-import { EVENTS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
 import { createOpenApiDocument } from '../../../tray-service/api/openapi.ts';
-import {
-  MODERATION_DECISIONS,
-  toDecisionDoc,
-  type ModerationDecisionDoc,
-} from '../../../tray-service/moderation/decision-doc.ts';
-import { useMongo } from '../../support/suite-resources.ts';
-import { ADMIN_TOKEN, adminApp, eventDoc, userToken } from '../admin/admin-fixtures.ts';
+import { toDecisionDoc } from '../../../tray-service/moderation/decision-doc.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
+import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
+import { seedRecords } from '../../support/seed-tray.ts';
+import { ADMIN_TOKEN, adminApp, eventDoc, storeEvents, userToken } from '../admin/admin-fixtures.ts';
 import { bearer, useTrayApi } from './support/api-harness.ts';
 import { expectMatchesOpenApi } from './support/openapi-validator.ts';
-import { aTrayRecord, insertRecords } from '../../support/tray-record-builder.ts';
 
 describe('GET /openapi.json', () => {
   const api = useTrayApi({ rateLimit: 40 });
   const user = 'openapi-user';
   before(async () => {
     const now = Date.now();
-    await insertRecords(api.db, [
-      aTrayRecord({
+    await seedRecords(api.storage, [
+      {
         userId: user,
         verb: 'reaction',
         targetId: 'r1',
@@ -30,24 +24,11 @@ describe('GET /openapi.json', () => {
         lastActionSegmentNo: 3,
         lastUpdate: now - 1000,
         actors: [
-          {
-            userId: 'a',
-            name: 'Ana',
-            imageUrl: 'https://i/a',
-            avatarCustomUrl: 'https://i/a-custom',
-            at: now,
-          },
-          { userId: 'b', name: 'Ben', at: now - 5 },
+          { userId: 'a', name: 'Ana', imageUrl: 'https://i/a', avatarCustomUrl: 'https://i/a-custom' },
+          { userId: 'b', name: 'Ben' },
         ],
-        actorsCount: 2,
-      }),
-      aTrayRecord({
-        userId: user,
-        verb: 'mention',
-        mentionIn: 'comment',
-        targetId: 'm1',
-        lastUpdate: now - 2000,
-      }),
+      },
+      { userId: user, verb: 'mention', mentionIn: 'comment', targetId: 'm1', lastUpdate: now - 2000 },
     ]);
   });
 
@@ -167,17 +148,16 @@ describe('GET /openapi.json', () => {
 
   it('describes a history record with every optional field', async () => {
     const other = 'openapi-user-2';
-    await insertRecords(api.db, [
-      aTrayRecord({
+    await seedRecords(api.storage, [
+      {
         userId: other,
         verb: 'reaction',
-        targetId: 'r1',
+        // A target of its own: Ana's action on r1 is stored already, at another time.
+        targetId: 'r2',
         parentTargetId: 'p1',
         lastActionSegmentNo: 3,
-        actors: [
-          { userId: 'a', name: 'Ana', imageUrl: 'https://i/a', avatarCustomUrl: 'https://i/c', at: 1 },
-        ],
-      }),
+        actors: [{ userId: 'a', name: 'Ana', imageUrl: 'https://i/a', avatarCustomUrl: 'https://i/c' }],
+      },
     ]);
     const res = await request(api.app())
       .get('/notifications/v3/history')
@@ -201,7 +181,8 @@ describe('GET /openapi.json', () => {
 });
 
 describe('GET /openapi.json with the admin API mounted', () => {
-  const mongo = useMongo();
+  const suite = useTrayStorage();
+  const postgres = useStoppablePostgres();
   let app: Express;
   let close: () => void;
   const admin = `Bearer ${ADMIN_TOKEN}`;
@@ -209,17 +190,17 @@ describe('GET /openapi.json with the admin API mounted', () => {
 
   before(async () => {
     const events = [
-      eventDoc({ _id: 'oa-applied', status: 'applied' }),
+      eventDoc({ key: 'oa-applied', status: 'applied' }),
       eventDoc({
-        _id: 'oa-unknown',
+        key: 'oa-unknown',
         event: 'thing.didHappen',
         status: 'unknown',
         error: 'unknown event name',
       }),
-      eventDoc({ _id: 'oa-invalid', status: 'invalid', error: 'data.post.postId: expected a string' }),
-      eventDoc({ _id: 'oa-stored', event: 'comment.didCreate', webhook: 'backup' }),
+      eventDoc({ key: 'oa-invalid', status: 'invalid', error: 'data.post.postId: expected a string' }),
+      eventDoc({ key: 'oa-stored', event: 'comment.didCreate', webhook: 'backup' }),
     ];
-    await mongo.db.collection<StoredEventDoc>(EVENTS).insertMany(events);
+    await storeEvents(suite.storage, events);
     const decision = (id: string, delivery: 'off' | 'pending') =>
       toDecisionDoc(
         events[0]!,
@@ -232,7 +213,7 @@ describe('GET /openapi.json with the admin API mounted', () => {
         },
         { now: decided, delivery },
       );
-    await mongo.db.collection<ModerationDecisionDoc>(MODERATION_DECISIONS).insertMany([
+    await suite.storage.decisions.saveAll([
       decision('p-off', 'off'),
       {
         ...decision('p-delivered', 'pending'),
@@ -253,7 +234,7 @@ describe('GET /openapi.json with the admin API mounted', () => {
         { now: decided, delivery: 'off' },
       ),
     ]);
-    ({ app, close } = adminApp(mongo.db, { maxLimit: 3 }));
+    ({ app, close } = adminApp(suite.storage, { maxLimit: 3 }));
   });
   after(() => close());
 
@@ -386,13 +367,13 @@ describe('GET /openapi.json with the admin API mounted', () => {
     expectMatchesOpenApi(res, 'GET', '/admin/events/export');
   });
 
-  describe('when MongoDB cannot be reached', () => {
-    it('describes the 503 answer of every admin endpoint', async () => {
-      // Nothing listens on this port: every query fails server selection after 300 ms.
-      const client = new MongoClient(`mongodb://127.0.0.1:${await freePort()}`, {
-        serverSelectionTimeoutMS: 300,
-      });
-      const down = adminApp(client.db('down'));
+  describe('when the database cannot be reached', () => {
+    it('describes the 503 answer of every admin endpoint', async function () {
+      this.timeout(60_000);
+      // A storage whose server has stopped: every query is refused.
+      const storage = await postgres.openStorage();
+      await postgres.stop();
+      const down = adminApp(storage);
       try {
         for (const path of ['/admin/events', '/admin/events/some-key', '/admin/moderation/decisions']) {
           const res = await request(down.app).get(path).set('Authorization', admin).expect(503);
@@ -400,7 +381,6 @@ describe('GET /openapi.json with the admin API mounted', () => {
         }
       } finally {
         down.close();
-        await client.close();
       }
     });
   });

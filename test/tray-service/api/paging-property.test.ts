@@ -1,31 +1,44 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import request from 'supertest';
-import { DAY_MS } from '../../../shared/time/durations.ts';
-import { historyBucket } from '../../../shared/tray/storage-keys.ts';
-import { TRAY_RECORDS, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
+import { encodeRecordKey } from '../../../tray-service/domain/record-key.ts';
+import type { TrayVerb } from '../../../tray-service/domain/tray-record.ts';
+import { seedRecords, type SeedRecord } from '../../support/seed-tray.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { bearer, useTrayApi } from './support/api-harness.ts';
-import { aTrayRecord, insertRecords } from '../../support/tray-record-builder.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 
-/** The documented order: newest first, then _id descending among equal timestamps. */
-const byOrder = (a: TrayRecordDoc, b: TrayRecordDoc) =>
-  b.lastUpdate - a.lastUpdate || (a._id < b._id ? 1 : a._id > b._id ? -1 : 0);
+interface Seeded {
+  key: string;
+  verb: TrayVerb;
+  lastUpdate: number;
+}
+
+/** Writes the seeds through the port; each with its record key. */
+async function seed(storage: Parameters<typeof seedRecords>[0], specs: SeedRecord[]): Promise<Seeded[]> {
+  await seedRecords(storage, specs);
+  return specs.map((spec) => ({
+    key: encodeRecordKey({ verb: spec.verb ?? 'comment', targetId: spec.targetId!, userId: spec.userId }),
+    verb: spec.verb ?? 'comment',
+    lastUpdate: spec.lastUpdate!,
+  }));
+}
+
+/** The documented order: newest first, then the key descending among equal timestamps. */
+const byOrder = (a: Seeded, b: Seeded) =>
+  b.lastUpdate - a.lastUpdate || (a.key < b.key ? 1 : a.key > b.key ? -1 : 0);
 
 describe('history paging (property)', () => {
   const api = useTrayApi();
 
   it('walks every record exactly once, in order, through v3 and v2, with many equal timestamps, across hours and days', async () => {
     // Few distinct timestamps for up to 40 records: large groups of equal lastUpdate, a second,
-    // 40 minutes or 7 hours apart (one history bucket or many), some in the one-day buckets
-    // records had before buckets were an hour wide.
+    // 40 minutes or 7 hours apart.
     const recordSets = fc.array(
       fc.record({
         offset: fc.integer({ min: 0, max: 6 }),
         verb: fc.constantFrom('post', 'comment', 'mention' as const),
-        dayBucket: fc.boolean(),
       }),
       { maxLength: 40 },
     );
@@ -37,17 +50,15 @@ describe('history paging (property)', () => {
         spacings,
         async (specs, pageSize, spacing) => {
           const user = uniqueName('walker');
-          const records = specs.map((spec, i) => {
-            const lastUpdate = T0 - spec.offset * spacing;
-            return aTrayRecord({
+          const records = await seed(
+            api.storage,
+            specs.map((spec, i) => ({
               userId: user,
               verb: spec.verb,
               targetId: `t${i}`,
-              lastUpdate,
-              ...(spec.dayBucket ? { bucket: historyBucket(user, Math.floor(lastUpdate / DAY_MS)) } : {}),
-            });
-          });
-          await insertRecords(api.db, records);
+              lastUpdate: T0 - spec.offset * spacing,
+            })),
+          );
           const app = api.app({ settings: { pageSize, networkId: 'n', blockApi: true }, now: () => T0 });
           const auth = await bearer(user);
 
@@ -64,7 +75,7 @@ describe('history paging (property)', () => {
             if (res.body.nextPage === 0) break;
             startAfter = res.body.nextPage;
           }
-          expect(v3).to.deep.equal([...records].sort(byOrder).map((r) => r._id));
+          expect(v3).to.deep.equal([...records].sort(byOrder).map((r) => r.key));
 
           const withoutMentions = records.filter((r) => r.verb !== 'mention').sort(byOrder);
           const v2: string[] = [];
@@ -81,8 +92,8 @@ describe('history paging (property)', () => {
               .expect(200);
             v2.push(...res.body.data.map((r: { v_tarid_uid: string }) => r.v_tarid_uid));
           }
-          expect(v2).to.deep.equal(withoutMentions.map((r) => r._id));
-          await api.db.collection(TRAY_RECORDS).deleteMany({ userId: user });
+          expect(v2).to.deep.equal(withoutMentions.map((r) => r.key));
+          await api.storage.records.deleteAll(user);
         },
       ),
       { numRuns: 25 },
@@ -91,13 +102,17 @@ describe('history paging (property)', () => {
 
   it('neither repeats nor skips unchanged records while new activity arrives between pages', async () => {
     const user = 'busy-walker';
-    const records = Array.from({ length: 30 }, (_, i) =>
-      aTrayRecord({ userId: user, targetId: `t${i}`, lastUpdate: T0 + Math.floor(i / 4) * 1000 }),
+    const records = await seed(
+      api.storage,
+      Array.from({ length: 30 }, (_, i) => ({
+        userId: user,
+        targetId: `t${i}`,
+        lastUpdate: T0 + Math.floor(i / 4) * 1000,
+      })),
     );
-    await insertRecords(api.db, records);
+    const targetOf = new Map(records.map((record, i) => [record.key, `t${i}`]));
     const app = api.app({ now: () => T0 });
     const auth = await bearer(user);
-    const collection = api.db.collection<TrayRecordDoc>(TRAY_RECORDS);
     const seen: string[] = [];
     const moved = new Set<string>();
     let startAfter: number | undefined;
@@ -112,20 +127,25 @@ describe('history paging (property)', () => {
       startAfter = res.body.nextPage;
       // New activity between pages: one record already seen and one not yet seen move to the top,
       // and a brand-new record arrives.
-      const notYetSeen = records.find((r) => !seen.includes(r._id) && !moved.has(r._id));
-      for (const id of [seen[0], notYetSeen?._id]) {
-        if (id === undefined) continue;
-        moved.add(id);
-        await collection.updateOne({ _id: id }, { $set: { lastUpdate: T0 + tick++ * 1000 } });
+      const notYetSeen = records.find((r) => !seen.includes(r.key) && !moved.has(r.key));
+      for (const key of [seen[0], notYetSeen?.key]) {
+        if (key === undefined) continue;
+        moved.add(key);
+        // A new action on the record's target (another action id): the record moves to the top.
+        const targetId = targetOf.get(key)!;
+        const lastUpdate = T0 + tick++ * 1000;
+        await seedRecords(api.storage, [
+          { userId: user, targetId, lastUpdate, lastActionId: `moved-${lastUpdate}` },
+        ]);
       }
-      await insertRecords(api.db, [
-        aTrayRecord({ userId: user, targetId: `new${tick}`, lastUpdate: T0 + tick++ * 1000 }),
+      await seedRecords(api.storage, [
+        { userId: user, targetId: `new${tick}`, lastUpdate: T0 + tick++ * 1000 },
       ]);
     }
     const unchanged = records
-      .filter((r) => !moved.has(r._id))
+      .filter((r) => !moved.has(r.key))
       .sort(byOrder)
-      .map((r) => r._id);
+      .map((r) => r.key);
     expect(seen.filter((id) => !moved.has(id))).to.deep.equal(unchanged);
     expect(new Set(seen).size).to.equal(seen.length);
   });

@@ -6,9 +6,7 @@ import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
 import { createWebhookQueue } from '../../../shared/queue/webhook-queue.ts';
 import { startBanCache, type BanCache } from '../../../tray-service/api/auth/ban-cache.ts';
 import { banKeys } from '../../../tray-service/bans/ban-keys.ts';
-import { storedBanChanges } from '../../../tray-service/storage/mongodb/ban-store.ts';
-import { apiCollections } from '../../../tray-service/storage/mongodb/tray-collections.ts';
-import { ensureTestCollections } from '../../support/ensure-test-collections.ts';
+import { encodeRecordKey } from '../../../tray-service/domain/record-key.ts';
 import { startWorker } from '../../../tray-service/worker/start-worker.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
@@ -70,24 +68,23 @@ const calls: Array<[string, (app: Express, auth: string) => request.Test]> = [
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('global bans: queue -> worker -> MongoDB and Redis -> two API instances', () => {
+describe('global bans: queue -> worker -> storage and Redis -> two API instances', () => {
   const api = useTrayApi();
   const worker = useWorker({ bans: { prefix: api.banPrefix } });
   let second: BanCache | undefined;
   /** Two instances: their own app and their own ban cache, sharing Redis and the database. */
   const instances: Array<[string, () => Express]> = [
-    ['instance one', () => api.app({ db: worker.db })],
+    ['instance one', () => api.app({ storage: worker.storage })],
     [
       'instance two',
       () => {
         if (!second) throw new Error('second instance used before the suite started');
-        return api.app({ db: worker.db, bans: second });
+        return api.app({ storage: worker.storage, bans: second });
       },
     ],
   ];
 
   before(async () => {
-    await ensureTestCollections(worker.db, apiCollections);
     second = await startBanCache(api.redis, {
       prefix: api.banPrefix,
       refreshMs: 500,
@@ -126,7 +123,7 @@ describe('global bans: queue -> worker -> MongoDB and Redis -> two API instances
   }
 
   const storedBan = async (userId: string) =>
-    (await storedBanChanges(worker.db)).find((change) => change.userId === userId) ?? null;
+    (await worker.storage.bans.all()).find((change) => change.userId === userId) ?? null;
 
   describe('a user with a tray, a membership and a post of their own is banned', () => {
     before(async () => {
@@ -169,15 +166,15 @@ describe('global bans: queue -> worker -> MongoDB and Redis -> two API instances
     });
 
     it('leaves the user’s records and membership as they were, and stores the ban durably', async () => {
-      expect((await worker.records('u-eve')).map((record) => record._id)).to.deep.equal([
-        'comment_p-eve_u-eve',
+      expect((await worker.records('u-eve')).map((record) => record.key)).to.deep.equal([
+        encodeRecordKey({ verb: 'comment', targetId: 'p-eve', userId: 'u-eve' }),
       ]);
       // Still a member: a community post made after the join and the ban still reaches the banned user.
       const now = new Date().toISOString();
       await worker.deliver(postEvent({ postId: 'p-ana', author: 'u-ana', createdAt: now }));
-      expect((await worker.records('u-eve')).map((record) => record._id)).to.deep.equal([
-        'comment_p-eve_u-eve',
-        'post_c-hike_u-eve',
+      expect((await worker.records('u-eve')).map((record) => record.key)).to.deep.equal([
+        encodeRecordKey({ verb: 'comment', targetId: 'p-eve', userId: 'u-eve' }),
+        encodeRecordKey({ verb: 'post', targetId: 'c-hike', userId: 'u-eve' }),
       ]);
       expect(await storedBan('u-eve')).to.include({ banned: true, at: Date.parse(minute(60)) });
     });
@@ -209,7 +206,7 @@ describe('global bans: queue -> worker -> MongoDB and Redis -> two API instances
   });
 
   describe('bans and unbans delivered in every order, all at once', () => {
-    it('end in the state of the newest createdAt, in MongoDB and on both instances', async () => {
+    it('end in the state of the newest createdAt, in storage and on both instances', async () => {
       await worker.deliverAll([
         banEvent('unban', ['u-fay', 'u-gus'], minute(40)),
         banEvent('ban', ['u-fay'], minute(10)),
@@ -255,7 +252,7 @@ describe('global bans: queue -> worker -> MongoDB and Redis -> two API instances
       const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix: useQueuePrefix() });
       const restarted = await startWorker({
         queue,
-        db: worker.db,
+        storage: worker.storage,
         logger: createLogger({ name: 'test', level: 'silent' }),
         registry: createMetricsRegistry('test', false),
         purgeIntervalMs: 0,

@@ -1,27 +1,27 @@
 import { expect } from 'chai';
 import { CHANGE_SHARDS, changeChannel, shardOf } from '../../../tray-service/live/change-channels.ts';
-import { changesOf, fromWire, parseChanges } from '../../../tray-service/live/live-change.ts';
-import { aTrayRecord } from '../../support/tray-record-builder.ts';
+import { changesOf, parseChanges } from '../../../tray-service/live/live-change.ts';
+import { aReaderRecord } from '../../support/tray-record-builder.ts';
 
 describe('live changes on the wire', () => {
-  const ana = aTrayRecord({ userId: 'u-ana', targetId: 'p-1', changedAt: 5 });
-  const ana2 = aTrayRecord({ userId: 'u-ana', targetId: 'p-2', changedAt: 6 });
-  const ben = aTrayRecord({ userId: 'u-ben', targetId: 'p-3', changedAt: 7 });
+  const ana = aReaderRecord({ userId: 'u-ana', targetId: 'p-1', changedAt: 5 });
+  const ana2 = aReaderRecord({ userId: 'u-ana', targetId: 'p-2', changedAt: 6 });
+  const ben = aReaderRecord({ userId: 'u-ben', targetId: 'p-3', changedAt: 7 });
 
   it('groups written records into one change per user and brings them back as stored', () => {
     const changes = parseChanges(JSON.stringify(changesOf('record', [ana, ben, ana2])));
     expect(changes.map((change) => change.userId)).to.deep.equal(['u-ana', 'u-ben']);
     const first = changes[0];
     if (first?.kind !== 'record') throw new Error('expected a record change');
-    expect(first.records.map(fromWire)).to.deep.equal([ana, ana2]);
+    expect(first.records).to.deep.equal([ana, ana2]);
   });
 
-  it('sends only the id, version and change time of records marked read', () => {
+  it('sends only the key and change time of records marked read', () => {
     const [change] = changesOf('read', [ana]);
     expect(change).to.deep.equal({
       kind: 'read',
       userId: 'u-ana',
-      records: [{ _id: ana._id, version: ana.version, changedAt: 5 }],
+      records: [{ key: ana.key, changedAt: 5 }],
     });
   });
 

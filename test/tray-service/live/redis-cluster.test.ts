@@ -9,10 +9,8 @@ import { createRedis, type RedisClient } from '../../../shared/redis/create-redi
 import { startBanCache, type BanCache } from '../../../tray-service/api/auth/ban-cache.ts';
 import type { NotificationRecord } from '../../../tray-service/api/tray/to-notification-record.ts';
 import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
-import { trayCollections } from '../../../tray-service/storage/mongodb/tray-collections.ts';
-import { processJob } from '../../../tray-service/worker/process-job.ts';
-import { ensureTestCollections } from '../../support/ensure-test-collections.ts';
-import { useMongo } from '../../support/suite-resources.ts';
+import { applyJob } from '../../../tray-service/use-cases/apply-job.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { commentEvent, minute } from '../worker/event-builder.ts';
 import { jobDataOf } from '../worker/worker-harness.ts';
@@ -23,7 +21,7 @@ const silent = createLogger({ name: 'test', level: 'silent' });
 
 describe('live tray on a Redis Cluster (ioredis Cluster client)', function () {
   this.timeout(60_000);
-  const mongo = useMongo();
+  const suite = useTrayStorage();
   let dir: string;
   let cluster: LocalRedisCluster;
   const clients: RedisClient[] = [];
@@ -42,11 +40,10 @@ describe('live tray on a Redis Cluster (ioredis Cluster client)', function () {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'live-cluster-'));
     cluster = await startRedisCluster({ dir });
-    await ensureTestCollections(mongo.db, trayCollections);
     const redis = connect();
     bans = await startBanCache(redis, { prefix: '{bans}', refreshMs: 200, logger: silent });
     instance = await startLiveInstance({
-      db: mongo.db,
+      storage: suite.storage,
       redis,
       subscriber: connect(),
       bans,
@@ -82,14 +79,13 @@ describe('live tray on a Redis Cluster (ioredis Cluster client)', function () {
     ).to.equal(429);
 
     const publisher = createChangePublisher(connect(), 'live', silent);
-    await processJob(
-      mongo.db,
+    await applyJob(
       jobDataOf(commentEvent({ postId: 'p-cl', postOwner: user, author: 'u-cid', createdAt: minute(1) })),
       {
+        storage: suite.storage,
         eventsRetentionDays: 30,
         trayRetentionDays: 90,
-        fanOutBatch: 100,
-        onRecordsWritten: publisher.recordsWritten,
+        onWritten: publisher.recordsWritten,
       },
     );
     const record = await stream.next(named('record'));

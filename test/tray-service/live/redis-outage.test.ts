@@ -8,10 +8,8 @@ import { createRedis, type RedisClient } from '../../../shared/redis/create-redi
 import type { NotificationRecord } from '../../../tray-service/api/tray/to-notification-record.ts';
 import { startBanCache, type BanCache } from '../../../tray-service/api/auth/ban-cache.ts';
 import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
-import { trayCollections } from '../../../tray-service/storage/mongodb/tray-collections.ts';
-import { processJob } from '../../../tray-service/worker/process-job.ts';
-import { ensureTestCollections } from '../../support/ensure-test-collections.ts';
-import { useMongo } from '../../support/suite-resources.ts';
+import { applyJob } from '../../../tray-service/use-cases/apply-job.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { commentEvent, minute } from '../worker/event-builder.ts';
 import { jobDataOf } from '../worker/worker-harness.ts';
@@ -23,7 +21,7 @@ const silent = createLogger({ name: 'test', level: 'silent' });
 // A Redis of its own: the test stops and restarts it.
 describe('live stream while Redis is down', function () {
   this.timeout(60_000);
-  const mongo = useMongo();
+  const suite = useTrayStorage();
   let dir: string;
   let redisServer: LocalServer;
   let port: number;
@@ -41,10 +39,9 @@ describe('live stream while Redis is down', function () {
     redis.on('error', () => undefined);
     const subscriber = createRedis(redisServer.url);
     subscriber.on('error', () => undefined);
-    await ensureTestCollections(mongo.db, trayCollections);
     bans = await startBanCache(redis, { prefix: 'bans', refreshMs: 200, logger: silent });
     instance = await startLiveInstance({
-      db: mongo.db,
+      storage: suite.storage,
       redis,
       subscriber: subscriber,
       bans,
@@ -68,8 +65,7 @@ describe('live stream while Redis is down', function () {
     await redisServer.stop();
     // A worker's job applied while Redis is away: stored, but its announcement is lost.
     const publisher = createChangePublisher(redis, 'live', silent);
-    await processJob(
-      mongo.db,
+    await applyJob(
       jobDataOf(
         commentEvent({
           postId: 'p-out',
@@ -80,10 +76,10 @@ describe('live stream while Redis is down', function () {
         }),
       ),
       {
+        storage: suite.storage,
         eventsRetentionDays: 30,
         trayRetentionDays: 90,
-        fanOutBatch: 100,
-        onRecordsWritten: publisher.recordsWritten,
+        onWritten: publisher.recordsWritten,
       },
     );
     await new Promise((resolve) => setTimeout(resolve, 1_000));

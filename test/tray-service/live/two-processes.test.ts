@@ -7,7 +7,8 @@ import {
 } from '../../../shared/queue/webhook-queue.ts';
 import type { NotificationRecord } from '../../../tray-service/api/tray/to-notification-record.ts';
 import { startTrayProcess, trayToken, type TrayProcess } from '../../reliability/support/tray-process.ts';
-import { uniqueName, useMongo, useQueuePrefix } from '../../support/suite-resources.ts';
+import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { commentEvent, minute } from '../worker/event-builder.ts';
 import { jobDataOf } from '../worker/worker-harness.ts';
@@ -21,7 +22,7 @@ describe('live tray across two tray-service processes', function () {
   after(async () => {
     for (const tray of trays) await tray.kill();
   });
-  const mongo = useMongo();
+  const suite = useTrayStorage();
   const prefix = useQueuePrefix();
   const streamPrefix = uniqueName('live');
   let queue: Bull.Queue<WebhookJobData>;
@@ -31,10 +32,8 @@ describe('live tray across two tray-service processes', function () {
       trays.push(
         await startTrayProcess({
           redisUrl: testStack().redisUrl,
-          mongoUri: testStack().mongoUri,
-          db: mongo.dbName,
           prefix,
-          env: { STREAM_REDIS_PREFIX: streamPrefix },
+          env: { ...suite.env, STREAM_REDIS_PREFIX: streamPrefix },
         }),
       );
     }

@@ -8,10 +8,10 @@ import {
   createDecisionsQueue,
   type DecisionJobData,
 } from '../../../tray-service/moderation/decision-delivery.ts';
-import { MODERATION_DECISIONS, decisionId } from '../../../tray-service/moderation/decision-doc.ts';
-import { createDecisionsRepository } from '../../../tray-service/storage/mongodb/decisions-repository.ts';
+import { decisionId } from '../../../tray-service/moderation/decision-doc.ts';
 import type { ModerationRule } from '../../../tray-service/moderation/moderation-rule.ts';
-import { useMongo, useQueuePrefix } from '../../support/suite-resources.ts';
+import { useQueuePrefix } from '../../support/suite-resources.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { eventDoc } from '../admin/admin-fixtures.ts';
 import type Bull from 'bull';
@@ -25,8 +25,10 @@ const spamPost = () =>
   });
 
 describe('moderation step (worker step d)', () => {
-  const mongo = useMongo();
+  const suite = useTrayStorage();
   const prefix = useQueuePrefix();
+  const decisionsOf = async (eventKey: string) =>
+    (await suite.storage.decisions.list({ eventKey }, 10)).items;
   let queue: Bull.Queue<DecisionJobData>;
   before(() => {
     queue = createDecisionsQueue({ redis: testStack().redisUrl, prefix });
@@ -35,7 +37,7 @@ describe('moderation step (worker step d)', () => {
 
   describe('with delivery configured', () => {
     it('stores each decision once and queues it once, however often the event is moderated', async () => {
-      const decisions = createDecisionsRepository(mongo.db);
+      const decisions = suite.storage.decisions;
       const step = createModerationStep({
         rules: [rule],
         decisions,
@@ -46,10 +48,10 @@ describe('moderation step (worker step d)', () => {
       await step(event);
       await step(event);
       await Promise.all([step(event), step(event)]);
-      const stored = await mongo.db.collection(MODERATION_DECISIONS).find({ eventKey: event._id }).toArray();
+      const stored = await decisionsOf(event.key);
       expect(stored).to.have.lengthOf(1);
       expect(stored[0]).to.include({
-        _id: decisionId(event._id, 'blocked-words', { type: 'post', id: 'p-9' }),
+        _id: decisionId(event.key, 'blocked-words', { type: 'post', id: 'p-9' }),
         rule: 'blocked-words',
         action: 'flag',
         userId: 'u-ana',
@@ -65,12 +67,12 @@ describe('moderation step (worker step d)', () => {
     it('stores decisions marked `off` and queues nothing', async () => {
       const step = createModerationStep({
         rules: [rule],
-        decisions: createDecisionsRepository(mongo.db),
+        decisions: suite.storage.decisions,
         logger,
       });
       const event = spamPost();
       await step(event);
-      const doc = await mongo.db.collection(MODERATION_DECISIONS).findOne({ eventKey: event._id });
+      const [doc] = await decisionsOf(event.key);
       expect(doc?.delivery).to.equal('off');
     });
   });
@@ -85,14 +87,12 @@ describe('moderation step (worker step d)', () => {
       };
       const step = createModerationStep({
         rules: [broken, rule],
-        decisions: createDecisionsRepository(mongo.db),
+        decisions: suite.storage.decisions,
         logger,
       });
       const event = spamPost();
       await step(event);
-      expect(
-        await mongo.db.collection(MODERATION_DECISIONS).countDocuments({ eventKey: event._id }),
-      ).to.equal(1);
+      expect(await decisionsOf(event.key)).to.have.lengthOf(1);
     });
   });
 
@@ -100,14 +100,12 @@ describe('moderation step (worker step d)', () => {
     it('stores nothing', async () => {
       const step = createModerationStep({
         rules: [rule],
-        decisions: createDecisionsRepository(mongo.db),
+        decisions: suite.storage.decisions,
         logger,
       });
       const event = eventDoc({ data: { post: { postId: 'p-0', text: 'all good' } } });
       await step(event);
-      expect(
-        await mongo.db.collection(MODERATION_DECISIONS).countDocuments({ eventKey: event._id }),
-      ).to.equal(0);
+      expect(await decisionsOf(event.key)).to.deep.equal([]);
     });
   });
 });

@@ -10,8 +10,8 @@ import {
   startDecisionDelivery,
   type DecisionJobData,
 } from '../../../tray-service/moderation/decision-delivery.ts';
-import { createDecisionsRepository } from '../../../tray-service/storage/mongodb/decisions-repository.ts';
-import { useMongo, useQueuePrefix } from '../../support/suite-resources.ts';
+import { useQueuePrefix } from '../../support/suite-resources.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { eventDoc } from '../admin/admin-fixtures.ts';
 import { eventually, startStatusServer } from './moderation-fixtures.ts';
@@ -20,7 +20,7 @@ const logger = createLogger({ name: 'test', level: 'silent' });
 const rule = createBlockedWordsRule(parseBlockedWords(['spam'], 'exact'));
 
 describe('moderation decision delivery', () => {
-  const mongo = useMongo();
+  const suite = useTrayStorage();
 
   async function setup(statuses: (number | 'hang')[], attempts: number) {
     const server = await startStatusServer(statuses);
@@ -28,7 +28,7 @@ describe('moderation decision delivery', () => {
       redis: testStack().redisUrl,
       prefix: useQueuePrefix(),
     });
-    const decisions = createDecisionsRepository(mongo.db);
+    const decisions = suite.storage.decisions;
     const delivery = startDecisionDelivery({ queue, decisions, url: server.url, timeoutMs: 2_000, logger });
     const step = createModerationStep({
       rules: [rule],
@@ -49,7 +49,7 @@ describe('moderation decision delivery', () => {
       try {
         const event = eventDoc({ data: { post: { postId: 'p-1', postedUserId: 'u-x', text: 'spam' } } });
         await step(event);
-        const [pending] = (await decisions.list({ eventKey: event._id }, 10)).items;
+        const [pending] = (await decisions.list({ eventKey: event.key }, 10)).items;
         const delivered = await eventually(async () => {
           const doc = await decisions.get(pending!._id);
           return doc?.delivery === 'delivered' ? doc : undefined;
@@ -62,7 +62,7 @@ describe('moderation decision delivery', () => {
           expect(req.headers['content-type']).to.equal('application/json');
           expect(JSON.parse(req.body)).to.include({
             id: pending!._id,
-            eventKey: event._id,
+            eventKey: event.key,
             rule: 'blocked-words',
             action: 'flag',
             reason: 'blocklisted word: "spam"',
@@ -81,7 +81,7 @@ describe('moderation decision delivery', () => {
       try {
         const event = eventDoc({ data: { post: { postId: 'p-2', text: 'spam' } } });
         await step(event);
-        const [pending] = (await decisions.list({ eventKey: event._id }, 10)).items;
+        const [pending] = (await decisions.list({ eventKey: event.key }, 10)).items;
         const failed = await eventually(async () => {
           const doc = await decisions.get(pending!._id);
           return doc?.delivery === 'failed' ? doc : undefined;

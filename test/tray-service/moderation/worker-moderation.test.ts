@@ -6,7 +6,6 @@ import {
   createModerationStep,
   type ModerationStep,
 } from '../../../tray-service/moderation/create-moderation-step.ts';
-import { createDecisionsRepository } from '../../../tray-service/storage/mongodb/decisions-repository.ts';
 import { postEvent, type TestEnvelope } from '../worker/event-builder.ts';
 import { useWorker } from '../worker/worker-harness.ts';
 
@@ -21,7 +20,7 @@ describe('moderation in the worker (onStored hook, docs/tray-engine.md step 4)',
   before(() => {
     step = createModerationStep({
       rules: [createBlockedWordsRule(parseBlockedWords(['spam'], 'exact'))],
-      decisions: createDecisionsRepository(worker.db),
+      decisions: worker.storage.decisions,
       logger: createLogger({ name: 'test', level: 'silent' }),
     });
   });
@@ -30,7 +29,7 @@ describe('moderation in the worker (onStored hook, docs/tray-engine.md step 4)',
     const envelope = withText(postEvent({ postId: 'p-mod', author: 'u-spammer' }), 'cheap spam here');
     const job = await worker.deliver(envelope);
     await worker.deliver(envelope, { jobId: 'redelivered-job' });
-    const { items } = await createDecisionsRepository(worker.db).list({ eventKey: job.data.dedupeKey }, 10);
+    const { items } = await worker.storage.decisions.list({ eventKey: job.data.dedupeKey }, 10);
     expect(items).to.have.lengthOf(1);
     expect(items[0]).to.include({
       rule: 'blocked-words',
@@ -43,7 +42,7 @@ describe('moderation in the worker (onStored hook, docs/tray-engine.md step 4)',
 
   it('stores nothing for a clean post', async () => {
     const job = await worker.deliver(withText(postEvent({ postId: 'p-clean' }), 'a fine day'));
-    const { items } = await createDecisionsRepository(worker.db).list({ eventKey: job.data.dedupeKey }, 10);
+    const { items } = await worker.storage.decisions.list({ eventKey: job.data.dedupeKey }, 10);
     expect(items).to.deep.equal([]);
   });
 });

@@ -17,10 +17,60 @@ export function isMongoUnavailable(error: unknown): boolean {
   );
 }
 
-/** The one place driver errors become 503; everything else goes on to the error middleware. */
+/** SQLSTATEs with which PostgreSQL says "not now", never "this query is wrong". */
+const POSTGRES_UNAVAILABLE = new Set([
+  '57P01', // admin_shutdown: the server is shutting down, or an operator ended the connection
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now: starting up, shutting down or recovering
+  '53300', // too_many_connections (the server's or the role's limit)
+  '57014', // query_canceled: PG_STATEMENT_TIMEOUT_MS ran out
+  '08000', // connection_exception
+  '08001', // sqlclient_unable_to_establish_sqlconnection
+  '08003', // connection_does_not_exist
+  '08004', // sqlserver_rejected_establishment_of_sqlconnection
+  '08006', // connection_failure
+]);
+
+/** Socket errors of node-postgres reaching the server (the system's codes, not SQLSTATEs). */
+const NETWORK_UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
+
+/** node-postgres's own errors for a connection lost mid-query or a pool that cannot connect in time. */
+const POSTGRES_CONNECTION_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error and is not queryable',
+];
+
+/** True for node-postgres errors that mean "PostgreSQL cannot serve this now", as opposed to a bad query. */
+export function isPostgresUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (POSTGRES_UNAVAILABLE.has(code) || NETWORK_UNAVAILABLE.has(code))) {
+    return true;
+  }
+  return POSTGRES_CONNECTION_MESSAGES.some((message) => error.message.startsWith(message));
+}
+
+/** Either adapter's "the database cannot be reached". */
+export const isStorageUnavailable = (error: unknown): boolean =>
+  isMongoUnavailable(error) || isPostgresUnavailable(error);
+
+/**
+ * The one place storage errors become 503 (the JSON error shape, Retry-After); everything else
+ * goes on to the error middleware.
+ */
 export const mapStoreErrors: ErrorRequestHandler = (error: unknown, _req, _res, next) => {
   next(
-    isMongoUnavailable(error)
+    isStorageUnavailable(error)
       ? new AppError('UNAVAILABLE', 'the database is unavailable, try again later', {
           cause: error,
           headers: { 'Retry-After': '5' },

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { toNotificationRecord } from '../../../../tray-service/api/tray/to-notification-record.ts';
-import { aTrayRecord } from '../../../support/tray-record-builder.ts';
+import { aReaderRecord } from '../../../support/tray-record-builder.ts';
 
 describe('toNotificationRecord (docs/contract.md#tray-records)', () => {
   it('takes imageUrl and avatarCustomUrl from the latest actor and lists at most 3 names', () => {
-    const record = aTrayRecord({
+    const record = aReaderRecord({
       userId: 'u',
       actors: [
         { userId: 'a', name: 'Ana', imageUrl: 'https://i/a', avatarCustomUrl: 'https://i/a2', at: 4 },
@@ -26,7 +26,7 @@ describe('toNotificationRecord (docs/contract.md#tray-records)', () => {
 
   it('leaves avatarCustomUrl, parentTargetId and lastActionSegmentNo out when the record has none', () => {
     const result = toNotificationRecord(
-      aTrayRecord({ userId: 'u', actors: [{ userId: 'b', name: 'Ben', at: 1 }] }),
+      aReaderRecord({ userId: 'u', actors: [{ userId: 'b', name: 'Ben', at: 1 }] }),
       't',
     );
     expect(result).not.to.have.any.keys(

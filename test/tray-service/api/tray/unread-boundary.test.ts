@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { bearer, useTrayApi } from '../support/api-harness.ts';
-import { aTrayRecord, insertRecords } from '../../../support/tray-record-builder.ts';
+import { seedRecords } from '../../../support/seed-tray.ts';
 
 // Black box on purpose: only the public endpoints decide, so the rule holds however the store
-// keeps read state. Records are made as the worker makes them (the builder); the API's clock is
+// keeps read state. Records are written as the worker writes them (through the storage port); the API's clock is
 // pinned so "the last-read time" is a known instant.
 describe('GET /notifications/v3 at the last-read boundary', () => {
   const api = useTrayApi();
@@ -12,10 +12,10 @@ describe('GET /notifications/v3 at the last-read boundary', () => {
   const user = 'boundary-user';
 
   before(async () => {
-    await insertRecords(api.db, [
-      aTrayRecord({ userId: user, targetId: 'before', lastUpdate: LAST_READ - 1 }),
-      aTrayRecord({ userId: user, targetId: 'at', lastUpdate: LAST_READ }),
-      aTrayRecord({ userId: user, targetId: 'after', lastUpdate: LAST_READ + 1 }),
+    await seedRecords(api.storage, [
+      { userId: user, targetId: 'before', lastUpdate: LAST_READ - 1 },
+      { userId: user, targetId: 'at', lastUpdate: LAST_READ },
+      { userId: user, targetId: 'after', lastUpdate: LAST_READ + 1 },
     ]);
   });
 

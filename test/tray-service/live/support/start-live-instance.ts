@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Db } from 'mongodb';
 import { resolveJwtConfig } from '../../../../shared/config/tray-api-config.ts';
 import { closeServer, listen } from '../../../../shared/http/listen.ts';
 import { createMetricsRegistry } from '../../../../shared/http/metrics-router.ts';
@@ -13,7 +12,7 @@ import { createRateLimiter } from '../../../../tray-service/api/rate-limit/creat
 import { createLiveTray, type LiveTray } from '../../../../tray-service/live/create-live-tray.ts';
 import { createMessageRenderer } from '../../../../tray-service/messages/create-message-renderer.ts';
 import { TEST_SECRET } from '../../api/support/api-harness.ts';
-import { testCounter } from '../../../support/test-counter.ts';
+import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
 
@@ -30,19 +29,17 @@ export interface StartedLiveInstance {
  * listening on 127.0.0.1: what tests of the stream against a particular Redis start.
  */
 export async function startLiveInstance(options: {
-  db: Db;
+  storage: TrayStorage;
   redis: RedisClient;
   subscriber: RedisClient;
   bans: BanCache;
   streamsPerUser: number;
 }): Promise<StartedLiveInstance> {
-  const { db, redis, bans } = options;
+  const { storage, redis, bans } = options;
   const registry = createMetricsRegistry('tray-service', false);
   const messages = createMessageRenderer({ defaultLocale: 'en' });
-  const counter = await testCounter(db);
   const live = createLiveTray({
-    db,
-    counter,
+    storage,
     redis,
     subscriber: options.subscriber,
     prefix: 'live',
@@ -54,8 +51,7 @@ export async function startLiveInstance(options: {
   });
   const app = createTrayApi({
     logger: silent,
-    db,
-    counter,
+    storage,
     redis,
     registry,
     verifyToken: createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET })),

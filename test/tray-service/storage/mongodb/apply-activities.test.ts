@@ -5,7 +5,7 @@ import { keyedBatches } from '../../../../shared/async/keyed-batches.ts';
 import { TRAY_RECORDS, type TrayRecordDoc } from '../../../../shared/tray/tray-record.ts';
 import type { Activity } from '../../../../tray-service/domain/activity.ts';
 import { workerCollections } from '../../../../tray-service/storage/mongodb/tray-collections.ts';
-import { processJob, type ProcessOptions } from '../../../../tray-service/worker/process-job.ts';
+import { processJob, type ProcessOptions } from './support/process-job.ts';
 import { ensureTestCollections } from '../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../support/suite-resources.ts';
 import { waitFor } from '../../../support/wait-for.ts';

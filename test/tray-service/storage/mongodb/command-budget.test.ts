@@ -3,7 +3,7 @@ import { MongoClient, type Db } from 'mongodb';
 import { MEMBERSHIPS, membershipId, type MembershipDoc } from '../../../../shared/tray/tray-record.ts';
 import { workerCollections } from '../../../../tray-service/storage/mongodb/tray-collections.ts';
 import { ensureTestCollections } from '../../../support/ensure-test-collections.ts';
-import { processJob, type ProcessOptions } from '../../../../tray-service/worker/process-job.ts';
+import { processJob, type ProcessOptions } from './support/process-job.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
 import { testStack } from '../../../support/test-stack.ts';
 import {

@@ -3,7 +3,7 @@ import { MongoClient, type Db, type Document } from 'mongodb';
 import { TRAY_RECORDS, type TrayRecordDoc } from '../../../../shared/tray/tray-record.ts';
 import { createRecordQueries } from '../../../../tray-service/storage/mongodb/record-queries.ts';
 import { workerCollections } from '../../../../tray-service/storage/mongodb/tray-collections.ts';
-import { processJob, type ProcessOptions } from '../../../../tray-service/worker/process-job.ts';
+import { processJob, type ProcessOptions } from './support/process-job.ts';
 import { ensureTestCollections } from '../../../support/ensure-test-collections.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
 import { testStack } from '../../../support/test-stack.ts';

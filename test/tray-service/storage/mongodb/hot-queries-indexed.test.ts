@@ -7,7 +7,7 @@ import { purgeExpired } from '../../../../tray-service/storage/mongodb/purge-exp
 import { createClearsRepository } from '../../../../tray-service/storage/mongodb/clears-repository.ts';
 import { createReadStateRepository } from '../../../../tray-service/storage/mongodb/read-state-repository.ts';
 import { createRecordQueries } from '../../../../tray-service/storage/mongodb/record-queries.ts';
-import { processJob, type ProcessOptions } from '../../../../tray-service/worker/process-job.ts';
+import { processJob, type ProcessOptions } from './support/process-job.ts';
 import { assertCountServed, assertIndexServed } from '../../../support/assert-index-served.ts';
 import { ensureTestCollections } from '../../../support/ensure-test-collections.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';

@@ -6,7 +6,7 @@ import {
   type LegacyRecordDoc,
 } from '../../../../tray-service/storage/mongodb/migrate-record-shape.ts';
 import { workerCollections } from '../../../../tray-service/storage/mongodb/tray-collections.ts';
-import { processJob } from '../../../../tray-service/worker/process-job.ts';
+import { processJob } from './support/process-job.ts';
 import { ensureTestCollections } from '../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../support/suite-resources.ts';
 import { commentEvent, minute } from '../../worker/event-builder.ts';

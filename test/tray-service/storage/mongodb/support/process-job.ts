@@ -1,20 +1,25 @@
 /**
- * The MongoDB-only job path the worker ran before the storage port (the worker now runs
- * use-cases/apply-job.ts). Kept only while the MongoDB adapter's own tests drive their collections through it.
+ * The MongoDB adapter's job path as one function (store, map, apply, hook), the way the worker ran
+ * it before the storage port: the adapter's own tests drive its collections through it. The service
+ * runs use-cases/apply-job.ts over the port instead.
  */
-import type { RedisClient } from '../../shared/redis/create-redis.ts';
+import type { RedisClient } from '../../../../../shared/redis/create-redis.ts';
 import type { Db } from 'mongodb';
-import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
-import type { StoredEventDoc, TrayRecordDoc } from '../../shared/tray/tray-record.ts';
-import { publishBans } from '../bans/publish-bans.ts';
-import { applyActivities, type BatchPosts, type RunFanOut } from '../storage/mongodb/apply-activities.ts';
-import { applyBanChanges } from '../storage/mongodb/ban-store.ts';
-import { backfillJoins } from '../storage/mongodb/backfill-join.ts';
-import { applyMembershipChanges } from '../storage/mongodb/membership-store.ts';
-import { storeEvent } from '../storage/mongodb/store-event.ts';
-import { applyProfileChanges } from '../storage/mongodb/user-profile-store.ts';
-import type { KeyedLock } from '../../shared/async/keyed-lock.ts';
-import { mapEvent } from '../domain/map-event.ts';
+import type { WebhookJobData } from '../../../../../shared/queue/webhook-queue.ts';
+import type { StoredEventDoc, TrayRecordDoc } from '../../../../../shared/tray/tray-record.ts';
+import { publishBans } from '../../../../../tray-service/bans/publish-bans.ts';
+import {
+  applyActivities,
+  type BatchPosts,
+  type RunFanOut,
+} from '../../../../../tray-service/storage/mongodb/apply-activities.ts';
+import { applyBanChanges } from '../../../../../tray-service/storage/mongodb/ban-store.ts';
+import { backfillJoins } from '../../../../../tray-service/storage/mongodb/backfill-join.ts';
+import { applyMembershipChanges } from '../../../../../tray-service/storage/mongodb/membership-store.ts';
+import { storeEvent } from '../../../../../tray-service/storage/mongodb/store-event.ts';
+import { applyProfileChanges } from '../../../../../tray-service/storage/mongodb/user-profile-store.ts';
+import type { KeyedLock } from '../../../../../shared/async/keyed-lock.ts';
+import { mapEvent } from '../../../../../tray-service/domain/map-event.ts';
 
 export interface ProcessOptions {
   eventsRetentionDays: number;

@@ -1,0 +1,26 @@
+import { commonShape } from '../../shared/config/common-config.ts';
+import { url } from '../../shared/config/env-types.ts';
+import { resolveTrayStorage, trayStorageShape } from '../../shared/config/tray-storage-config.ts';
+import { createLogger } from '../../shared/logging/create-logger.ts';
+import { openStorage } from '../../tray-service/storage/open-storage.ts';
+import type { TrayStorage } from '../../tray-service/storage/port.ts';
+import { scriptEnv } from './cli.ts';
+
+/** The variables naming the tray's storage, as the tray service reads them (docs/configuration.md). */
+export const storageVariables =
+  'TRAY_STORAGE, DATABASE_URL (PostgreSQL) or MONGODB_URI and MONGODB_DB (MongoDB), as for the tray service';
+
+/**
+ * The tray's storage as the tray service opens it, from the same variables (TRAY_STORAGE,
+ * DATABASE_URL, MONGODB_URI, ...): an operator script reads and writes exactly what the service
+ * does. A missing or ambiguous choice is a ConfigError (exit 2, one line naming the variables).
+ */
+export async function openScriptStorage(appName: string): Promise<TrayStorage> {
+  const env = scriptEnv({
+    ...trayStorageShape,
+    MONGODB_URI: commonShape.MONGODB_URI,
+    MONGODB_DB: commonShape.MONGODB_DB,
+    FERRETDB_POSTGRESQL_URL: url(['postgres', 'postgresql']).optional(),
+  });
+  return openStorage(resolveTrayStorage(env), createLogger({ name: appName, level: 'warn' }), { appName });
+}

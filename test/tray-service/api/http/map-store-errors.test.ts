@@ -1,0 +1,117 @@
+import { expect } from 'chai';
+import express, { type Express } from 'express';
+import pg from 'pg';
+import request from 'supertest';
+import { errorMiddleware } from '../../../../shared/http/error-middleware.ts';
+import { createLogger } from '../../../../shared/logging/create-logger.ts';
+import { mapStoreErrors } from '../../../../tray-service/api/http/map-store-errors.ts';
+import { uniqueName } from '../../../support/suite-resources.ts';
+import { usePostgres } from '../../../support/use-postgres.ts';
+import { useStoppablePostgres } from '../../../support/use-stoppable-postgres.ts';
+
+const silent = createLogger({ name: 'test', level: 'silent' });
+
+/** An app whose one route runs `query` and hands its failure on, as the tray's routers do. */
+function appRunning(query: () => Promise<unknown>): Express {
+  const app = express();
+  app.get('/query', (_req, res, next) => {
+    query().then(() => res.json({ ok: true }), next);
+  });
+  app.use(mapStoreErrors);
+  app.use(errorMiddleware(silent));
+  return app;
+}
+
+/** The error `query` fails with (the test fails if it succeeds). */
+async function failureOf(query: () => Promise<unknown>): Promise<Error & { code?: string }> {
+  try {
+    await query();
+  } catch (error) {
+    return error as Error & { code?: string };
+  }
+  throw new Error('expected the query to fail');
+}
+
+const unavailable = {
+  status: 'error',
+  code: 503000,
+  message: 'the database is unavailable, try again later',
+};
+
+async function expect503(error: Error): Promise<void> {
+  const res = await request(appRunning(() => Promise.reject(error))).get('/query');
+  expect(res.status, `${(error as { code?: string }).code}: ${error.message}`).to.equal(503);
+  expect(res.headers['retry-after']).to.equal('5');
+  expect(res.body).to.deep.equal(unavailable);
+}
+
+describe('mapStoreErrors: PostgreSQL that cannot serve answers 503 in the JSON error shape', function () {
+  this.timeout(60_000);
+  const server = useStoppablePostgres();
+  const shared = usePostgres();
+
+  it('when the connection ends because the server shuts down (57P01), then when it refuses connections (ECONNREFUSED)', async () => {
+    const pool = new pg.Pool({ connectionString: server.url, max: 2 });
+    pool.on('error', () => undefined);
+    try {
+      const running = failureOf(() => pool.query('SELECT pg_sleep(30)'));
+      // The query is running before the fast shutdown ends it.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await server.stop();
+      const terminated = await running;
+      expect(terminated.code).to.equal('57P01');
+      await expect503(terminated);
+
+      const refused = await failureOf(() => pool.query('SELECT 1'));
+      expect(refused.code).to.equal('ECONNREFUSED');
+      await expect503(refused);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('when a statement outlives the statement timeout (57014)', async () => {
+    const pool = new pg.Pool({ connectionString: shared.url, max: 1, statement_timeout: 50 });
+    try {
+      const timedOut = await failureOf(() => pool.query('SELECT pg_sleep(2)'));
+      expect(timedOut.code).to.equal('57014');
+      await expect503(timedOut);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('when no connection slot is left (53300)', async () => {
+    // A role allowed no connection meets the same refusal as a full server.
+    const role = uniqueName('full')
+      .toLowerCase()
+      .replace(/[^a-z0-9_]/g, '_');
+    await shared.pool.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 0`);
+    try {
+      const url = new URL(shared.url);
+      url.username = role;
+      const client = new pg.Client({ connectionString: url.toString() });
+      const full = await failureOf(() => client.connect());
+      expect(full.code).to.equal('53300');
+      await expect503(full);
+    } finally {
+      await shared.pool.query(`DROP ROLE ${role}`);
+    }
+  });
+
+  it('when the server is starting up or recovering (57P03)', async () => {
+    // Hard to catch live: node-postgres's own error class with the code the server sends then.
+    const starting = Object.assign(new pg.DatabaseError('the database system is starting up', 0, 'error'), {
+      code: '57P03',
+    });
+    await expect503(starting);
+  });
+
+  it('but hands a wrong query on unchanged (500, never 503)', async () => {
+    const wrong = await failureOf(() => shared.pool.query('SELEKT 1'));
+    expect(wrong.code).to.equal('42601');
+    const res = await request(appRunning(() => Promise.reject(wrong))).get('/query');
+    expect(res.status).to.equal(500);
+    expect(res.body).to.deep.equal({ status: 'error', code: 500000, message: 'internal error' });
+  });
+});
