@@ -37,6 +37,7 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
         { userId: 'u-dee', name: 'U-DEE', imageUrl: 'https://img/u-dee', at: at(2) },
         { userId: 'u-cid', name: 'U-CID', imageUrl: 'https://img/u-cid', at: at(1) },
       ]);
+      expect(tray.told.at(-1)).to.deep.equal(record);
     });
 
     it('names the 3 newest distinct actors newest first and counts them all; one acting again moves to the front, counted once', async () => {
@@ -81,6 +82,8 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
         unreadAt: NOW + 10,
       });
       expect(names(record)).to.deep.equal(['u-cid', 'u-dee']);
+      // Live streams are told the record exactly as readers then see it.
+      expect(tray.told.at(-1)).to.deep.equal(record);
     });
 
     it('upserts a batch in one go, a record told once with every action of the batch', async () => {
@@ -160,6 +163,7 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       await fanOut([post('c-hike', 'u-cid', 1)]);
       await fanOut([post('c-hike', 'u-bob', 2)]);
       const ana = await tray.record('u-ana', 'post', 'c-hike');
+      expect(tray.told.filter((told) => told.userId === 'u-ana').at(-1)).to.deep.equal(ana);
       expect(ana).to.deep.include({
         key: 'post_c-hike_u-ana',
         targetType: 'community',
