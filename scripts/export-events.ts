@@ -5,12 +5,12 @@
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { commonShape } from '../shared/config/common-config.ts';
+import { commonShape, mongoUri } from '../shared/config/common-config.ts';
 import { connectMongo } from '../shared/mongo/connect-mongo.ts';
 import type { StoredEventDoc } from '../shared/tray/tray-record.ts';
 import { toEventView } from '../tray-service/admin/event-view.ts';
 import { ndjsonStream } from '../tray-service/admin/ndjson-stream.ts';
-import { createEventsQueries, type EventsFilter } from '../tray-service/store/events-queries.ts';
+import { createEventsQueries, type EventsFilter } from '../tray-service/storage/mongodb/events-queries.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { parseCli, progressBar, runCli, scriptEnv } from './lib/cli.ts';
 import { parseIsoTime } from '../tray-service/admin/parse-iso-time.ts';
@@ -78,7 +78,7 @@ async function main(): Promise<number> {
   if (until) filter.until = until;
   if (since && until && since >= until) throw new UsageError('--until: must be later than --since');
 
-  const env = scriptEnv({ MONGODB_URI: commonShape.MONGODB_URI, MONGODB_DB: commonShape.MONGODB_DB });
+  const env = scriptEnv({ MONGODB_URI: mongoUri, MONGODB_DB: commonShape.MONGODB_DB });
   const { client, db } = await connectMongo(env.MONGODB_URI, env.MONGODB_DB, { appName: 'export-events' });
   const out = values.out;
   const partial = `${out}.partial`;

@@ -5,12 +5,16 @@
 import { createReadStream, statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline';
-import { commonShape } from '../shared/config/common-config.ts';
+import { commonShape, mongoUri } from '../shared/config/common-config.ts';
 import { connectMongo } from '../shared/mongo/connect-mongo.ts';
 import { MEMBERSHIPS, type MembershipDoc } from '../shared/tray/tray-record.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { parseCli, progressBar, runCli, scriptEnv } from './lib/cli.ts';
-import { applyMemberBatch, loadInactiveMembers, type BatchCounts } from './lib/members/apply-member-batch.ts';
+import {
+  applyMemberBatch,
+  loadInactiveMembers,
+  type BatchCounts,
+} from '../tray-service/storage/mongodb/apply-member-batch.ts';
 import {
   csvColumns,
   parseCsvLine,
@@ -77,7 +81,7 @@ async function main(): Promise<number> {
     throw new UsageError(`cannot read ${file}: no such file`);
   }
 
-  const env = scriptEnv({ MONGODB_URI: commonShape.MONGODB_URI, MONGODB_DB: commonShape.MONGODB_DB });
+  const env = scriptEnv({ MONGODB_URI: mongoUri, MONGODB_DB: commonShape.MONGODB_DB });
   const { client, db } = await connectMongo(env.MONGODB_URI, env.MONGODB_DB, { appName: 'import-members' });
   const members = db.collection<MembershipDoc>(MEMBERSHIPS);
   const totals: BatchCounts & { invalid: number; lines: number } = {

@@ -4,10 +4,7 @@ import { createOpsApp } from '../shared/http/create-ops-app.ts';
 import { closeServer, listen } from '../shared/http/listen.ts';
 import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
 import { createLogger } from '../shared/logging/create-logger.ts';
-import { connectMongo, pingMongo } from '../shared/mongo/connect-mongo.ts';
-import { ensureCollections } from '../shared/mongo/ensure-collections.ts';
 import { onShutdown } from '../shared/process/on-shutdown.ts';
-import { createCounter } from '../shared/mongo/create-counter.ts';
 import { createWebhookQueue } from '../shared/queue/webhook-queue.ts';
 import { createRedis, pingRedis } from '../shared/redis/create-redis.ts';
 import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
@@ -22,7 +19,7 @@ import { createRateLimiter } from './api/rate-limit/create-rate-limiter.ts';
 import { createMessageRenderer } from './messages/create-message-renderer.ts';
 import { loadBlockedWords } from './moderation/load-blocked-words.ts';
 import { setupModeration } from './moderation/setup-moderation.ts';
-import { trayCollections } from './store/tray-collections.ts';
+import { openStorage } from './storage/open-storage.ts';
 import { startWorker } from './worker/start-worker.ts';
 
 const config = loadOrExit(() => loadTrayConfig(process.env));
@@ -46,39 +43,35 @@ logger.info({ locales: messages.locales, defaultLocale: messages.defaultLocale }
 // API token keys: exactly one key source, checked before anything connects (the API needs them).
 const jwtConfig = runsApi ? loadOrExit(() => resolveJwtConfig(config)) : undefined;
 const registry = createMetricsRegistry('tray-service');
-const mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB, { appName: 'tray-service', logger });
-const { db } = mongo;
-// Every collection with the indexes its queries need on this server (MongoDB or FerretDB), once.
-const storage = await ensureCollections(db, trayCollections, {
-  logger,
-  postgresUrl: config.FERRETDB_POSTGRESQL_URL,
-});
+// The tray's storage (TRAY_STORAGE: PostgreSQL by default, or MongoDB), its schema brought up to date.
+const storage = await openStorage(config, logger);
 const redis = createRedis(config.redis);
-// Unread counts and page totals in PostgreSQL itself on FerretDB (see createCounter).
-const counter = createCounter(db, { storage: storage.storage, postgresUrl: config.FERRETDB_POSTGRESQL_URL });
 redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
 // A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.
 await refuseEvictingRedis(redis, { logger });
 const queue = createWebhookQueue({ redis: config.redis, prefix: config.QUEUE_PREFIX });
 
 // Moderation: the worker's rules and the decisions' delivery; the admin API reads its decisions.
-const moderation = await setupModeration(config, { db, logger, words, deliver: runsWorker });
+const moderation = await setupModeration(config, {
+  decisions: storage.decisions,
+  logger,
+  words,
+  deliver: runsWorker,
+});
 
 const worker = runsWorker
   ? await startWorker({
       queue,
-      db,
+      storage,
       logger,
       registry,
       concurrency: config.TRAY_WORKER_CONCURRENCY,
       eventsRetentionDays: config.EVENTS_RETENTION_DAYS,
       trayRetentionDays: config.TRAY_RETENTION_DAYS,
       purgeIntervalMs: config.TRAY_PURGE_INTERVAL_MS,
-      fanOutBatch: config.TRAY_FANOUT_BATCH,
       fanOutConcurrency: config.TRAY_FANOUT_CONCURRENCY,
       bans: { prefix: config.BAN_REDIS_PREFIX, redis },
       onStored: moderation.step,
-      storage,
       changes: createChangePublisher(redis, config.STREAM_REDIS_PREFIX, logger),
     })
   : undefined;
@@ -88,7 +81,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
   const verifyToken = createTokenVerifier(keys);
   // Admin API, moderation decisions, queue dashboard.
   const admin = adminDepsFromConfig(config, {
-    db,
+    events: storage.events,
     logger,
     decisions: moderation.decisions,
     queues: moderation.queue ? [queue, moderation.queue] : [queue],
@@ -104,8 +97,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
   const subscriber = createRedis(config.redis);
   subscriber.on('error', (error) => logger.warn({ err: error.message }, 'redis subscriber connection error'));
   const live = createLiveTray({
-    db,
-    counter,
+    storage,
     redis,
     subscriber,
     prefix: config.STREAM_REDIS_PREFIX,
@@ -117,7 +109,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
   });
   const app = createTrayApi({
     logger,
-    db,
+    storage,
     redis,
     registry,
     verifyToken,
@@ -129,7 +121,6 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
       keyPrefix: config.RATE_LIMIT_PREFIX,
     }),
     messages,
-    counter,
     settings: {
       pageSize: config.TRAY_PAGE_SIZE,
       networkId: config.NETWORK_ID,
@@ -156,7 +147,7 @@ const app =
     registry,
     logger,
     checks: {
-      mongodb: async () => (await pingMongo(db), { ok: true }),
+      storage: async () => (await storage.ping(), { ok: true, detail: { engine: storage.engine } }),
       redis: async () => (await pingRedis(redis), { ok: true }),
     },
   });
@@ -171,6 +162,5 @@ onShutdown(logger, async () => {
   await moderation.close();
   await queue.close();
   redis.disconnect();
-  await counter.close();
-  await mongo.close();
+  await storage.close();
 });

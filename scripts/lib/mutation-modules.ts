@@ -23,17 +23,20 @@ export const mutationModules: Record<string, MutationModule> = {
     spec: ['test/receiver/envelope/*.test.ts'],
   },
   grouping: {
-    mutate: ['tray-service/worker/apply-activity.ts', 'tray-service/worker/group-actors.ts'],
+    mutate: ['tray-service/storage/mongodb/apply-activity.ts', 'tray-service/domain/group-actors.ts'],
     spec: [
-      'test/tray-service/worker/apply-activity.test.ts',
+      'test/tray-service/storage/mongodb/apply-activity.test.ts',
       'test/tray-service/worker/group-actors.test.ts',
     ],
   },
   paging: {
-    mutate: ['tray-service/store/timestamp-page.ts', 'tray-service/store/block-list-page.ts'],
+    mutate: [
+      'tray-service/storage/mongodb/timestamp-page.ts',
+      'tray-service/storage/mongodb/block-list-page.ts',
+    ],
     spec: [
-      'test/tray-service/store/timestamp-page.test.ts',
-      'test/tray-service/store/block-list-page.test.ts',
+      'test/tray-service/storage/mongodb/timestamp-page.test.ts',
+      'test/tray-service/storage/mongodb/block-list-page.test.ts',
     ],
   },
   messages: {

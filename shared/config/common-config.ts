@@ -4,6 +4,9 @@ import { identifier, logLevel, url } from './env-types.ts';
 import { parseClusterNodes } from './parse-cluster-nodes.ts';
 import { ConfigError } from '../errors/config-error.ts';
 
+/** A MongoDB connection string; required by the tools that only work on MongoDB. */
+export const mongoUri = url(['mongodb', 'mongodb+srv']);
+
 /** Variables both services read. */
 export const commonShape = {
   REDIS_URL: url(['redis', 'rediss'], 'redis://127.0.0.1:6379'),
@@ -19,7 +22,8 @@ export const commonShape = {
       }
     })
     .optional(),
-  MONGODB_URI: url(['mongodb', 'mongodb+srv'], 'mongodb://127.0.0.1:27017'),
+  /** The MongoDB deployment of the tray, when it runs on MongoDB (tray-storage-config.ts). */
+  MONGODB_URI: mongoUri.optional(),
   MONGODB_DB: identifier('tray'),
   /**
    * Prefix of every bull key in Redis; lets several deployments (or test suites) share one Redis.

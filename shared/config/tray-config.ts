@@ -6,6 +6,7 @@ import { trayAdminShape } from './tray-admin-config.ts';
 import { trayApiShape } from './tray-api-config.ts';
 import { trayBanShape } from './tray-ban-config.ts';
 import { trayMessagesShape } from './tray-messages-config.ts';
+import { trayStorageShape } from './tray-storage-config.ts';
 import { trayStreamShape } from './tray-stream-config.ts';
 import { trayWorkerShape } from './tray-worker-config.ts';
 
@@ -24,6 +25,7 @@ export const trayShape = {
    * service creates those (GIN expression indexes) itself. Unused on MongoDB.
    */
   FERRETDB_POSTGRESQL_URL: url(['postgres', 'postgresql']).optional(),
+  ...trayStorageShape,
   ...trayWorkerShape,
   ...trayApiShape,
   ...trayBanShape,

@@ -18,6 +18,7 @@ const redactPaths = [
   'config.ADMIN_TOKEN',
   'config.REDIS_URL',
   'config.MONGODB_URI',
+  'config.DATABASE_URL',
   'config.FERRETDB_POSTGRESQL_URL',
   '*.secret',
   '*.secrets',

@@ -49,7 +49,10 @@ export interface ActorAction {
  *   changes stored snapshots (docs/contract.md#userdidupdate-userdiddelete).
  */
 export interface TrayRecordDoc {
-  /** v_tarid_uid: `${verb}_${targetId}_${userId}`; for mentions the target is the mentioning post/comment. */
+  /**
+   * v_tarid_uid: `${verb}_${targetId}_${userId}`, each part with `%` and `_` escaped (docs/contract.md#tray-records);
+   * for mentions the target is the mentioning post/comment.
+   */
   _id: string;
   /** The recipient. */
   userId: string;

@@ -42,3 +42,63 @@ describe('layering: shared/ is the floor, the two areas stand on it side by side
     expect(importsInto('tray-service', ['receiver'])).to.deep.equal([]);
   });
 });
+
+/** Imports of `from`'s files of packages (not relative paths) whose name is one of `packages`. */
+function packageImports(from: string, packages: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const file of repositoryFiles(from).filter((path) => /\.(ts|js)$/.test(path))) {
+    for (const specifier of importSpecifiers(readRepositoryFile(file))) {
+      const name = specifier.replace(/^node:/, '').split('/')[0];
+      if (!specifier.startsWith('.') && name !== undefined && packages.includes(name)) {
+        found.push(`${file} imports ${specifier}`);
+      }
+    }
+  }
+  return found;
+}
+
+describe('layering: the tray service stands domain, use cases, then adapters (docs/storage.md)', () => {
+  /** Engines, HTTP and queue packages: what only an adapter may speak. */
+  const adapterPackages = ['express', 'bull', 'ioredis', 'pg', 'mongodb', 'supertest'];
+  const adapters = [
+    'tray-service/api',
+    'tray-service/live',
+    'tray-service/admin',
+    'tray-service/demo',
+    'tray-service/worker',
+    'tray-service/main.ts',
+  ];
+
+  it('finds the imports it checks (use cases import the domain and the port)', () => {
+    expect(importsInto('tray-service/use-cases', ['tray-service/domain'])).to.not.be.empty;
+    expect(importsInto('tray-service/use-cases', ['tray-service/storage/port.ts'])).to.not.be.empty;
+  });
+
+  it('domain/ imports no use case, storage, adapter, HTTP, queue or database code', () => {
+    expect(
+      importsInto('tray-service/domain', ['tray-service/use-cases', 'tray-service/storage', ...adapters]),
+    ).to.deep.equal([]);
+    expect(packageImports('tray-service/domain', adapterPackages)).to.deep.equal([]);
+  });
+
+  it('use-cases/ import the domain and the storage port only: no adapter, engine, HTTP or queue code', () => {
+    const storageBelowPort = repositoryFiles('tray-service/storage').filter(
+      (path) => path !== 'tray-service/storage/port.ts',
+    );
+    expect(importsInto('tray-service/use-cases', [...adapters, ...storageBelowPort])).to.deep.equal([]);
+    expect(packageImports('tray-service/use-cases', adapterPackages)).to.deep.equal([]);
+  });
+
+  it('storage/ never imports the transports (api, live, admin, demo, worker) or the use cases', () => {
+    expect(
+      importsInto('tray-service/storage', [
+        'tray-service/api',
+        'tray-service/live',
+        'tray-service/admin',
+        'tray-service/demo',
+        'tray-service/worker',
+        'tray-service/use-cases',
+      ]),
+    ).to.deep.equal([]);
+  });
+});

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { pino } from 'pino';
-import type { CollectionSpec } from '../../shared/mongo/collection-spec.ts';
-import { ensureCollections } from '../../shared/mongo/ensure-collections.ts';
-import type { CountQuery } from '../../shared/mongo/create-counter.ts';
+import type { CollectionSpec } from '../../tray-service/storage/mongodb/collection-spec.ts';
+import { ensureCollections } from '../../tray-service/storage/mongodb/ensure-collections.ts';
+import type { CountQuery } from '../../tray-service/storage/mongodb/create-counter.ts';
 import { assertCountServed, assertIndexServed } from './assert-index-served.ts';
 import { useFerretOnPostgres } from './use-ferret-on-postgres.ts';
 

@@ -5,9 +5,9 @@ import {
   countStatement,
   type CountQuery,
   type GroupFields,
-} from '../../shared/mongo/create-counter.ts';
-import { detectStorage } from '../../shared/mongo/detect-storage.ts';
-import { ferretTable, withPostgres } from '../../shared/mongo/ferret-postgres-tables.ts';
+} from '../../tray-service/storage/mongodb/create-counter.ts';
+import { detectStorage } from '../../tray-service/storage/mongodb/detect-storage.ts';
+import { ferretTable, withPostgres } from '../../tray-service/storage/mongodb/ferret-postgres-tables.ts';
 import { testStack } from './test-stack.ts';
 
 export interface AssertIndexServedOptions {

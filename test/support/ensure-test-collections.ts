@@ -1,7 +1,10 @@
 import type { Db } from 'mongodb';
 import { pino } from 'pino';
-import type { CollectionSpec } from '../../shared/mongo/collection-spec.ts';
-import { ensureCollections, type EnsuredStorage } from '../../shared/mongo/ensure-collections.ts';
+import type { CollectionSpec } from '../../tray-service/storage/mongodb/collection-spec.ts';
+import {
+  ensureCollections,
+  type EnsuredStorage,
+} from '../../tray-service/storage/mongodb/ensure-collections.ts';
 import { testStack } from './test-stack.ts';
 
 /** ensureCollections as a service's start-up runs it, on the test stack's server (GIN indexes included). */

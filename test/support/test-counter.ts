@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
-import { createCounter, type Counter } from '../../shared/mongo/create-counter.ts';
-import { detectStorage } from '../../shared/mongo/detect-storage.ts';
+import { createCounter, type Counter } from '../../tray-service/storage/mongodb/create-counter.ts';
+import { detectStorage } from '../../tray-service/storage/mongodb/detect-storage.ts';
 import { testStack } from './test-stack.ts';
 
 const counters = new Map<Db, Promise<Counter>>();

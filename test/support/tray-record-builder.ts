@@ -2,6 +2,7 @@ import type { Db } from 'mongodb';
 import { recordStorageKeys } from '../../shared/tray/storage-keys.ts';
 import { TRAY_RECORDS, type TrayRecordDoc, type TrayVerb } from '../../shared/tray/tray-record.ts';
 import { DAY_MS } from '../../shared/time/durations.ts';
+import { recordKey } from '../../tray-service/domain/activity.ts';
 
 /**
  * The one place that knows every stored field of a tray record (shared/tray/tray-record.ts): when
@@ -18,7 +19,8 @@ export function aTrayRecord(overrides: Partial<TrayRecordDoc> & { userId: string
   ];
   const expiresAt = overrides.expiresAt ?? new Date(lastUpdate + 90 * DAY_MS);
   return {
-    _id: `${verb}_${targetId}_${overrides.userId}`,
+    // The key the worker gives it, so a test's record is the one the worker would find.
+    _id: recordKey(verb, targetId, overrides.userId),
     verb,
     targetId,
     targetType: 'post',

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { apiCollections } from '../../tray-service/store/tray-collections.ts';
+import { apiCollections } from '../../tray-service/storage/mongodb/tray-collections.ts';
 import { ensureTestCollections } from '../support/ensure-test-collections.ts';
 import { bearer, useTrayApi } from './api/support/api-harness.ts';
 import { commentEvent, minute, userDeleteEvent } from './worker/event-builder.ts';

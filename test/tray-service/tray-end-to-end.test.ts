@@ -1,9 +1,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { apiCollections } from '../../tray-service/store/tray-collections.ts';
-import { ensureTestCollections } from '../support/ensure-test-collections.ts';
 import { messagesEnRows } from '../support/messages-en-rows.ts';
-import { buildTrayRecord, insertRecords } from '../support/tray-record-builder.ts';
+import { seedOfSpec, seedRecords } from '../support/seed-tray.ts';
 import { bearer, useTrayApi } from './api/support/api-harness.ts';
 import { commentEvent, minute } from './worker/event-builder.ts';
 import { useWorker } from './worker/worker-harness.ts';
@@ -11,8 +9,7 @@ import { useWorker } from './worker/worker-harness.ts';
 describe('tray service end to end: queue -> worker -> API', () => {
   const worker = useWorker();
   const api = useTrayApi();
-  const app = () => api.app({ db: worker.db });
-  before(() => ensureTestCollections(worker.db, apiCollections));
+  const app = () => api.app({ storage: worker.storage });
 
   const history = async (user: string, query = '') =>
     request(app())
@@ -109,9 +106,9 @@ describe('tray service end to end: queue -> worker -> API', () => {
 describe('every row of the English reference table through the API’s description', () => {
   const api = useTrayApi();
   before(async () => {
-    await insertRecords(
-      api.db,
-      messagesEnRows.map(({ spec }, row) => buildTrayRecord({ ...spec, userId: `reader-${row}` })),
+    await seedRecords(
+      api.storage,
+      messagesEnRows.map(({ spec }, row) => seedOfSpec({ ...spec, userId: `reader-${row}` })),
     );
   });
 

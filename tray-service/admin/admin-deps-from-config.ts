@@ -1,8 +1,7 @@
 import type Bull from 'bull';
-import type { Db } from 'mongodb';
 import type { TrayConfig } from '../../shared/config/tray-config.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
-import type { DecisionsRepository } from '../moderation/decisions-repository.ts';
+import type { DecisionsPort, EventsPort } from '../storage/port.ts';
 import type { AdminRouterDeps } from './create-admin-router.ts';
 import type { TokenVerifier } from './require-admin.ts';
 
@@ -10,15 +9,16 @@ import type { TokenVerifier } from './require-admin.ts';
 export function adminDepsFromConfig(
   config: TrayConfig,
   deps: {
-    db: Db;
+    events: EventsPort;
     logger: Logger;
-    decisions: DecisionsRepository;
+    decisions: DecisionsPort;
     queues: readonly Bull.Queue[];
     verifyToken?: TokenVerifier;
   },
 ): AdminRouterDeps {
   return {
-    db: deps.db,
+    events: deps.events,
+    eventsRetentionDays: config.EVENTS_RETENTION_DAYS,
     logger: deps.logger,
     decisions: deps.decisions,
     queues: deps.queues,

@@ -1,19 +1,20 @@
 import type Bull from 'bull';
 import { Router } from 'express';
-import type { Db } from 'mongodb';
 import type { Logger } from '../../shared/logging/create-logger.ts';
-import type { DecisionsRepository } from '../moderation/decisions-repository.ts';
-import { createEventsQueries } from '../store/events-queries.ts';
+import type { DecisionsPort, EventsPort } from '../storage/port.ts';
+import { createEventsQuery } from '../use-cases/events-query.ts';
 import { createDecisionsRouter } from './decisions-router.ts';
 import { createEventsRouter } from './events-router.ts';
 import { createQueueDashboard } from './queue-dashboard.ts';
 import { requireAdmin, type AdminAuthOptions } from './require-admin.ts';
 
 export interface AdminRouterDeps {
-  db: Db;
+  /** The stored events (storage.events) and EVENTS_RETENTION_DAYS. */
+  events: EventsPort;
+  eventsRetentionDays: number;
   logger: Logger;
   auth: AdminAuthOptions;
-  decisions: DecisionsRepository;
+  decisions: DecisionsPort;
   /** Queues shown on the dashboard (the webhook queue, moderation-decisions). */
   queues: readonly Bull.Queue[];
   limits: { defaultLimit: number; maxLimit: number };
@@ -35,7 +36,14 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
     maxLimit: deps.limits.maxLimit,
     defaultLimit: Math.min(deps.limits.defaultLimit, deps.limits.maxLimit),
   };
-  router.use(createEventsRouter({ events: createEventsQueries(deps.db), logger: deps.logger, ...limits }));
+  router.use(
+    createEventsRouter({
+      events: createEventsQuery(deps.events),
+      retentionDays: deps.eventsRetentionDays,
+      logger: deps.logger,
+      ...limits,
+    }),
+  );
   router.use(createDecisionsRouter({ decisions: deps.decisions, ...limits }));
   return router;
 }

@@ -1,13 +1,13 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { deliveryStates, toDecisionView } from '../moderation/decision-doc.ts';
-import type { DecisionsFilter, DecisionsRepository } from '../moderation/decisions-repository.ts';
+import type { DecisionsFilter, DecisionsPort } from '../storage/port.ts';
 import { moderationActions } from '../moderation/moderation-rule.ts';
 import { decodeCursor, encodeCursor } from '../domain/page-cursor.ts';
 import { isoTime, nonEmpty, pageLimit, parseQuery, requireOrderedRange } from './parse-query.ts';
 
 export interface DecisionsRouterDeps {
-  decisions: DecisionsRepository;
+  decisions: DecisionsPort;
   defaultLimit: number;
   maxLimit: number;
 }

@@ -1,11 +1,12 @@
-import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
+import { DAY_MS } from '../../shared/time/durations.ts';
+import type { StoredEvent } from '../domain/stored-event.ts';
 
 /** What the admin API shows of a stored event: `key` is the receiver's dedupe key. */
 export interface EventView {
   key: string;
   event: string;
   webhook: string;
-  status: StoredEventDoc['status'];
+  status: StoredEvent['status'];
   error?: string;
   receivedAt: string;
   storedAt: string;
@@ -13,16 +14,17 @@ export interface EventView {
   data: Record<string, unknown>;
 }
 
-export function toEventView(doc: StoredEventDoc): EventView {
+/** `retentionDays`: EVENTS_RETENTION_DAYS, what an event's expiry is counted from its receipt with. */
+export function toEventView(event: StoredEvent, retentionDays: number): EventView {
   return {
-    key: doc._id,
-    event: doc.event,
-    webhook: doc.webhook,
-    status: doc.status,
-    ...(doc.error === undefined ? {} : { error: doc.error }),
-    receivedAt: doc.receivedAt.toISOString(),
-    storedAt: doc.storedAt.toISOString(),
-    expiresAt: doc.expiresAt.toISOString(),
-    data: doc.data,
+    key: event.key,
+    event: event.event,
+    webhook: event.webhook,
+    status: event.status,
+    ...(event.error === undefined ? {} : { error: event.error }),
+    receivedAt: event.receivedAt.toISOString(),
+    storedAt: event.storedAt.toISOString(),
+    expiresAt: new Date(event.receivedAt.getTime() + retentionDays * DAY_MS).toISOString(),
+    data: event.data,
   };
 }

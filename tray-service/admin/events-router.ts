@@ -1,29 +1,32 @@
 import { Router } from 'express';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { AppError } from '../../shared/errors/app-error.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
-import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
-import type { EventsFilter, EventsQueries } from '../store/events-queries.ts';
+import type { StoredEvent } from '../domain/stored-event.ts';
+import type { EventsFilter, EventsQuery } from '../use-cases/events-query.ts';
 import { toEventView } from './event-view.ts';
 import { ndjsonStream } from './ndjson-stream.ts';
 import { decodeCursor, encodeCursor } from '../domain/page-cursor.ts';
 import { isoTime, nonEmpty, pageLimit, parseQuery, requireOrderedRange } from './parse-query.ts';
 
 export interface EventsRouterDeps {
-  events: EventsQueries;
+  events: EventsQuery;
+  /** EVENTS_RETENTION_DAYS: an event's `expiresAt` in the view. */
+  retentionDays: number;
   logger: Logger;
   defaultLimit: number;
   maxLimit: number;
 }
 
-/** Values of `status` (StoredEventDoc); the OpenAPI document lists the same. */
+/** Values of `status` (StoredEvent); the OpenAPI document lists the same. */
 export const eventStatuses = [
   'applied',
   'stored',
   'unknown',
   'invalid',
-] as const satisfies readonly StoredEventDoc['status'][];
+] as const satisfies readonly StoredEvent['status'][];
 
 const filterShape = {
   event: nonEmpty('an event name such as post.didCreate').optional(),
@@ -53,6 +56,7 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
     })
     .strict();
   const exportSchema = z.object(filterShape).strict();
+  const view = (event: StoredEvent) => toEventView(event, deps.retentionDays);
 
   router.get('/events', async (req, res) => {
     const query = parseQuery(listSchema, req.query);
@@ -60,7 +64,7 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
     const { limit: _limit, cursor: _cursor, ...filter } = query;
     const page = await deps.events.list(toFilter(filter), query.limit, after);
     res.json({
-      items: page.items.map(toEventView),
+      items: page.items.map(view),
       nextCursor: page.next ? encodeCursor(page.next) : null,
     });
   });
@@ -68,14 +72,13 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
   // Before /events/:key, or "export" would be taken for a key.
   router.get('/events/export', async (req, res) => {
     const filter = toFilter(parseQuery(exportSchema, req.query));
-    const cursor = deps.events.openCursor(filter);
     res.status(200).type('application/x-ndjson');
     res.set('Content-Disposition', 'attachment; filename="events.ndjson"');
     try {
-      // pipeline propagates backpressure and closes the cursor when the client goes away.
-      await pipeline(cursor.stream(), ndjsonStream(toEventView), res);
+      // pipeline propagates backpressure to storage's batches, and ends the iteration (storage
+      // closes its cursor) when the client goes away.
+      await pipeline(Readable.from(deps.events.export(filter)), ndjsonStream(view), res);
     } catch (error) {
-      await cursor.close().catch(() => undefined);
       // Headers are sent: a failure mid-stream can only cut the response short (the client sees a
       // reset and no final newline). A client that went away is not worth a warning.
       const gone = (error as { code?: unknown }).code === 'ERR_STREAM_PREMATURE_CLOSE';
@@ -85,9 +88,9 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
   });
 
   router.get('/events/:key', async (req, res) => {
-    const doc = await deps.events.get(req.params.key);
-    if (!doc) throw new AppError('NOT_FOUND', 'no stored event with this key');
-    res.json(toEventView(doc));
+    const event = await deps.events.get(req.params.key);
+    if (!event) throw new AppError('NOT_FOUND', 'no stored event with this key');
+    res.json(view(event));
   });
 
   return router;

@@ -1,20 +1,16 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import type { Db } from 'mongodb';
 import type { Registry } from 'prom-client';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { errorMiddleware, notFound } from '../../shared/http/error-middleware.ts';
 import { createHealthRouter } from '../../shared/http/health-router.ts';
 import { createMetricsRouter } from '../../shared/http/metrics-router.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
-import { pingMongo } from '../../shared/mongo/connect-mongo.ts';
 import { pingRedis, type RedisClient } from '../../shared/redis/create-redis.ts';
 import { createAdminRouter, type AdminRouterDeps } from '../admin/create-admin-router.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
-import { createBlockListRepository } from '../store/block-list-repository.ts';
-import { createReadStateRepository } from '../store/read-state-repository.ts';
-import { createRecordQueries } from '../store/record-queries.ts';
-import type { Counter } from '../../shared/mongo/create-counter.ts';
+import type { TrayStorage } from '../storage/port.ts';
+import { createBlockList } from '../use-cases/block-list.ts';
 import type { BanView } from './auth/ban-cache.ts';
 import type { TokenVerifier } from './auth/create-token-verifier.ts';
 import { refuseBanned } from './auth/refuse-banned.ts';
@@ -42,7 +38,8 @@ export interface TrayApiSettings {
 
 export interface TrayApiDeps {
   logger: Logger;
-  db: Db;
+  /** The tray's storage (openStorage): records, read state, block list, stored events. */
+  storage: TrayStorage;
   redis: RedisClient;
   registry: Registry;
   verifyToken: TokenVerifier;
@@ -53,8 +50,6 @@ export interface TrayApiDeps {
   settings: TrayApiSettings;
   /** Epoch ms; tests pin it. */
   now?: () => number;
-  /** Counts for the unread count and page totals (createCounter); default the driver's. */
-  counter: Counter;
   /** Admin API, moderation decisions and queue dashboard under /admin. */
   admin?: AdminRouterDeps;
   /** Live streams (docs/live-tray.md): without it there is no stream endpoint and nothing is announced. */
@@ -76,7 +71,7 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   app.use(requestMetrics(deps.registry, routes));
   app.use(
     createHealthRouter({
-      mongodb: async () => (await pingMongo(deps.db), { ok: true }),
+      storage: async () => (await deps.storage.ping(), { ok: true, detail: { engine: deps.storage.engine } }),
       redis: async () => (await pingRedis(deps.redis), { ok: true }),
     }),
   );
@@ -111,31 +106,18 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   app.use(
     '/notifications',
     createTrayRouter({
-      records: createRecordQueries(deps.db, {
-        counter: deps.counter,
-        ...(live ? { onMarkedRead: live.publisher.markedRead } : {}),
-      }),
-      readState: createReadStateRepository(deps.db),
+      storage: deps.storage,
       messages: deps.messages,
       pageSize: deps.settings.pageSize,
       now,
       guard,
-      ...(live
-        ? {
-            onCleared: async (userId: string, at: number) => {
-              await live.clears.markCleared(userId, at);
-              await live.publisher.cleared(userId, at);
-            },
-            onLastRead: live.publisher.lastRead,
-          }
-        : {}),
+      ...(live ? { changes: live.publisher } : {}),
     }),
   );
   app.use(
     '/block',
     createBlockRouter({
-      blocks: createBlockListRepository(deps.db),
-      networkId: deps.settings.networkId,
+      blocks: createBlockList(deps.storage.blockList, deps.settings.networkId),
       enabled: deps.settings.blockApi,
       guard,
     }),

@@ -120,7 +120,11 @@ export const trayOpenApiDocument = {
         ],
         additionalProperties: false,
         properties: {
-          v_tarid_uid: { type: 'string', description: 'Primary key of the record' },
+          v_tarid_uid: {
+            type: 'string',
+            description:
+              "Primary key of the record: `<verb>_<targetId>_<userId>`, each part with '%' written %25 and '_' written %5F",
+          },
           description: { type: 'string', description: 'Rendered tray message, in Content-Language' },
           verb: { enum: [...trayVerbs] },
           imageUrl: { type: 'string', description: "Latest actor's profile image ('' when none)" },

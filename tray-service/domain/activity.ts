@@ -1,5 +1,6 @@
 import type { TrayRecordDoc, TrayVerb } from '../../shared/tray/tray-record.ts';
 import type { BanChange } from './ban-change.ts';
+import { encodeRecordKey } from './record-key.ts';
 
 /** A user as the event showed them when they acted (a later rename does not change it). */
 export interface ActorInfo {
@@ -67,9 +68,12 @@ export interface MappedEvent {
   bans?: BanChange[];
 }
 
-/** The stable record key v_tarid_uid (docs/contract.md#tray-records). */
+/**
+ * The stable record key v_tarid_uid (docs/contract.md#tray-records), each part escaped so that ids
+ * containing `_` never make two users' records one (record-key.ts).
+ */
 export function recordKey(verb: TrayVerb, targetId: string, userId: string): string {
-  return `${verb}_${targetId}_${userId}`;
+  return encodeRecordKey({ verb, targetId, userId });
 }
 
 /** The display name of a deleted user (docs/contract.md#userdidupdate-userdiddelete). */

@@ -1,17 +1,11 @@
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
-import type { TrayRecordDoc } from '../../shared/tray/tray-record.ts';
 import { changeChannel, shardOf } from './change-channels.ts';
+import type { TrayChanges } from '../use-cases/tray-changes.ts';
 import { changesOf, type LiveChange } from './live-change.ts';
 
-export interface ChangePublisher {
-  /** Records the worker wrote. */
-  recordsWritten(records: readonly TrayRecordDoc[]): Promise<void>;
-  /** Records the API marked read. */
-  markedRead(records: readonly TrayRecordDoc[]): Promise<void>;
-  cleared(userId: string, at: number): Promise<void>;
-  lastRead(userId: string): Promise<void>;
-}
+/** The live streams' side of the use cases' announcements. */
+export type ChangePublisher = TrayChanges;
 
 /**
  * Publishes tray changes on the users' shard channels, one PUBLISH per shard touched. Pub/sub

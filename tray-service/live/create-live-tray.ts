@@ -1,22 +1,17 @@
-import type { Db } from 'mongodb';
-import type { Counter } from '../../shared/mongo/create-counter.ts';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import type { BanView } from '../api/auth/ban-cache.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
-import { createClearsRepository, type ClearsRepository } from '../store/clears-repository.ts';
-import { createReadStateRepository } from '../store/read-state-repository.ts';
-import { createRecordQueries } from '../store/record-queries.ts';
+import type { TrayStorage } from '../storage/port.ts';
 import { createChangePublisher, type ChangePublisher } from './change-publisher.ts';
 import { createStreamHub, type StreamHub } from './stream-hub.ts';
 import { createStreamSlots, type StreamSlots } from './stream-slots.ts';
 import { createStreamTickets, type StreamTickets } from './stream-tickets.ts';
 
 export interface LiveTrayDeps {
-  db: Db;
-  /** Unread counts sent on the streams (createCounter). */
-  counter: Counter;
+  /** Unread counts and catch-ups of the streams. */
+  storage: Pick<TrayStorage, 'records' | 'lastRead' | 'clears'>;
   /** Commands: publishing, tickets, stream slots. */
   redis: RedisClient;
   /** A dedicated connection for the subscriptions (closed with the hub). */
@@ -41,8 +36,8 @@ export interface LiveTray {
   hub: StreamHub;
   slots: StreamSlots;
   tickets: StreamTickets;
+  /** Announces this instance's own writes (read marks, delete-all, last-read) to every instance. */
   publisher: ChangePublisher;
-  clears: ClearsRepository;
 }
 
 export function createLiveTray(deps: LiveTrayDeps): LiveTray {
@@ -55,13 +50,10 @@ export function createLiveTray(deps: LiveTrayDeps): LiveTray {
     leaseMs: heartbeatMs * 4,
     now,
   });
-  const clears = createClearsRepository(deps.db);
   const hub = createStreamHub({
     subscriber: deps.subscriber,
     prefix: deps.prefix,
-    records: createRecordQueries(deps.db, { counter: deps.counter }),
-    readState: createReadStateRepository(deps.db),
-    clears,
+    storage: deps.storage,
     messages: deps.messages,
     bans: deps.bans,
     slots,
@@ -76,6 +68,5 @@ export function createLiveTray(deps: LiveTrayDeps): LiveTray {
     slots,
     tickets: createStreamTickets(deps.redis, deps.prefix, deps.ticketTtlSeconds),
     publisher: createChangePublisher(deps.redis, deps.prefix, deps.logger),
-    clears,
   };
 }

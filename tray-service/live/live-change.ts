@@ -1,12 +1,9 @@
-import type { TrayRecordDoc } from '../../shared/tray/tray-record.ts';
-
-/** A record as published: JSON has no Date, so `expiresAt` travels as an ISO string. */
-export type WireRecord = Omit<TrayRecordDoc, 'expiresAt'> & { expiresAt: string };
+import type { TrayRecord } from '../domain/tray-record.ts';
 
 /** One change of one user's tray, as published on the user's shard channel. */
 export type LiveChange =
   /** Records created or changed by the worker (new activity, a deleted actor renamed). */
-  | { kind: 'record'; userId: string; records: WireRecord[] }
+  | { kind: 'record'; userId: string; records: TrayRecord[] }
   /** Records marked read through the API (v2/read, v3/mark-all-as-read): only what identifies each state. */
   | { kind: 'read'; userId: string; records: ReadMark[] }
   /** Every record deleted (v3/delete-all) at `at`. */
@@ -14,20 +11,15 @@ export type LiveChange =
   /** The last-read time moved (v2/last-read): only the unread count changes. */
   | { kind: 'last-read'; userId: string };
 
-/** A record state marked read: the stream needs its id, and its version and change time for the cursor. */
-export type ReadMark = Pick<TrayRecordDoc, '_id' | 'version' | 'changedAt'>;
-
-export function toWire(record: TrayRecordDoc): WireRecord {
-  return { ...record, expiresAt: record.expiresAt.toISOString() };
-}
-
-export function fromWire(record: WireRecord): TrayRecordDoc {
-  return { ...record, expiresAt: new Date(record.expiresAt) };
-}
+/**
+ * A record state marked read: the stream needs its key, and its change time, which both orders
+ * the cursor and tells this state from the record's earlier ones.
+ */
+export type ReadMark = Pick<TrayRecord, 'key' | 'changedAt'>;
 
 /** Groups written records into one change per user. */
-export function changesOf(kind: 'record' | 'read', records: readonly TrayRecordDoc[]): LiveChange[] {
-  const byUser = new Map<string, TrayRecordDoc[]>();
+export function changesOf(kind: 'record' | 'read', records: readonly TrayRecord[]): LiveChange[] {
+  const byUser = new Map<string, TrayRecord[]>();
   for (const record of records) {
     const list = byUser.get(record.userId);
     if (list) list.push(record);
@@ -35,16 +27,8 @@ export function changesOf(kind: 'record' | 'read', records: readonly TrayRecordD
   }
   return [...byUser].map(([userId, list]) =>
     kind === 'record'
-      ? { kind, userId, records: list.map(toWire) }
-      : {
-          kind,
-          userId,
-          records: list.map(({ _id, version, changedAt }) => ({
-            _id,
-            version,
-            ...(changedAt === undefined ? {} : { changedAt }),
-          })),
-        },
+      ? { kind, userId, records: list }
+      : { kind, userId, records: list.map(({ key, changedAt }) => ({ key, changedAt })) },
   );
 }
 

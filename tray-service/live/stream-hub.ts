@@ -4,9 +4,9 @@ import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import type { BanView } from '../api/auth/ban-cache.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
-import type { ClearsRepository } from '../store/clears-repository.ts';
-import type { ReadStateRepository } from '../store/read-state-repository.ts';
-import type { RecordQueries } from '../store/record-queries.ts';
+import type { TrayStorage } from '../storage/port.ts';
+import { streamCatchUp } from '../use-cases/stream-catch-up.ts';
+import { unreadCount } from '../use-cases/unread-count.ts';
 import { parseChanges } from './live-change.ts';
 import { createShardSubscriptions } from './shard-subscriptions.ts';
 import { inWindow, SETTLE_MS } from './stream-cursor.ts';
@@ -21,9 +21,8 @@ export interface StreamHubDeps {
   subscriber: RedisClient;
   /** STREAM_REDIS_PREFIX: the channels the worker and the API publish on. */
   prefix: string;
-  records: RecordQueries;
-  readState: ReadStateRepository;
-  clears: ClearsRepository;
+  /** Where unread counts and catch-ups are read. */
+  storage: Pick<TrayStorage, 'records' | 'lastRead' | 'clears'>;
   messages: MessageRenderer;
   bans: BanView;
   slots: StreamSlots;
@@ -88,8 +87,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
   async function sendUnread(userId: string): Promise<void> {
     const sessions = byUser.get(userId);
     if (!sessions) return;
-    const lastReadAt = await deps.readState.lastReadAt(userId);
-    const count = await deps.records.countUnread(userId, lastReadAt, now());
+    const count = await unreadCount(deps.storage, userId, now());
     for (const session of sessions) {
       if (session.unread === count) continue;
       session.unread = count;
@@ -111,14 +109,11 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
   async function catchUp(userId: string, sessions: readonly StreamSession[]): Promise<void> {
     if (sessions.length === 0) return;
     const since = Math.min(...sessions.map((session) => session.stream.cursor.at)) - SETTLE_MS;
-    const [changed, clearedAt] = await Promise.all([
-      deps.records.changedSince(userId, since, now()),
-      deps.clears.lastClearedAt(userId),
-    ]);
+    const { changed, clearedAt } = await streamCatchUp(deps.storage, userId, since, now());
     for (const session of sessions) {
       const { cursor } = session.stream;
       if (clearedAt > 0 && inWindow(cursor, clearedAt)) session.cleared(clearedAt);
-      for (const record of changed) if (inWindow(cursor, record.changedAt ?? 0)) session.record(record);
+      for (const record of changed) if (inWindow(cursor, record.changedAt)) session.record(record);
     }
   }
 

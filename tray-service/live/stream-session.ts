@@ -1,8 +1,8 @@
 import type { Response } from 'express';
-import type { TrayRecordDoc } from '../../shared/tray/tray-record.ts';
+import type { TrayRecord } from '../domain/tray-record.ts';
 import { toNotificationRecord } from '../api/tray/to-notification-record.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
-import { fromWire, type LiveChange } from './live-change.ts';
+import type { LiveChange } from './live-change.ts';
 import { sseComment, sseEvent, sseRetry } from './sse-format.ts';
 import { CLEARED_ID, encodeCursor, hasSeen, markSeen, type StreamCursor } from './stream-cursor.ts';
 
@@ -26,7 +26,7 @@ export interface StreamSession {
   unread: number | undefined;
   readonly closed: boolean;
   write(event: string, data: unknown): void;
-  record(record: TrayRecordDoc): void;
+  record(record: TrayRecord): void;
   cleared(at: number): void;
   deliver(change: LiveChange): void;
   comment(text: string): void;
@@ -72,8 +72,9 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
       if (res.writableLength > MAX_BUFFERED) hooks.overflow(session);
     },
     record(record) {
-      if (hasSeen(cursor, record._id, record.version)) return;
-      markSeen(cursor, record._id, record.version, record.changedAt ?? 0);
+      // A record's change time tells its states apart (docs/live-tray.md, "Event ids").
+      if (hasSeen(cursor, record.key, record.changedAt)) return;
+      markSeen(cursor, record.key, record.changedAt, record.changedAt);
       session.write('record', toNotificationRecord(record, hooks.messages.render(record, stream.locale)));
     },
     cleared(at) {
@@ -84,14 +85,14 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
     deliver(change) {
       switch (change.kind) {
         case 'record':
-          for (const record of change.records) session.record(fromWire(record));
+          for (const record of change.records) session.record(record);
           return;
         case 'read': {
           const ids: string[] = [];
           for (const record of change.records) {
-            if (hasSeen(cursor, record._id, record.version)) continue;
-            markSeen(cursor, record._id, record.version, record.changedAt ?? 0);
-            ids.push(record._id);
+            if (hasSeen(cursor, record.key, record.changedAt)) continue;
+            markSeen(cursor, record.key, record.changedAt, record.changedAt);
+            ids.push(record.key);
           }
           if (ids.length > 0) session.write('read', { ids });
           return;

@@ -1,4 +1,7 @@
-import type { TrayRecordDoc } from '../../shared/tray/tray-record.ts';
+import type { TrayRecord } from '../domain/tray-record.ts';
+
+/** What a record's message is made of: the fields any reader's record carries. */
+export type MessageFields = Pick<TrayRecord, 'verb' | 'feed' | 'mentionIn' | 'actors' | 'actorsCount'>;
 import type { ActorForm, Placeholder } from './message-keys.ts';
 import { sanitizeName } from './sanitize-name.ts';
 
@@ -14,7 +17,7 @@ export interface RecordMessage {
  * Which message a stored record shows, and the values of its placeholders (docs/contract.md#tray-records).
  * Pure: the record stores names as they were (docs/contract.md#userdidupdate-userdiddelete); nothing here reads other data.
  */
-export function messageForRecord(record: TrayRecordDoc): RecordMessage {
+export function messageForRecord(record: MessageFields): RecordMessage {
   // The worker keeps actors.length === min(actorsCount, 3); trusting the larger of the two keeps an
   // inconsistent record renderable instead of printing "undefined".
   const count = Math.max(record.actorsCount, record.actors.length, 1);

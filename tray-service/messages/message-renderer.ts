@@ -1,4 +1,4 @@
-import type { TrayRecordDoc } from '../../shared/tray/tray-record.ts';
+import type { MessageFields } from './message-for-record.ts';
 
 /**
  * Renders a record's `description` at read time, in the reader's locale, so fixing a
@@ -11,5 +11,5 @@ export interface MessageRenderer {
   /** Picks a locale from `?locale=` then Accept-Language (q-values), else the default. */
   negotiate(query: string | undefined, acceptLanguage: string | undefined): string;
   /** Plain text, names inserted literally. */
-  render(record: TrayRecordDoc, locale: string): string;
+  render(record: MessageFields, locale: string): string;
 }

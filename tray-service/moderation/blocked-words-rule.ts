@@ -1,4 +1,4 @@
-import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
+import type { StoredEvent } from '../domain/stored-event.ts';
 import { compileBlockedWords, type BlockedWord } from './blocked-words.ts';
 import type { ModerationDecision, ModerationRule } from './moderation-rule.ts';
 
@@ -20,7 +20,7 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
  * `comment.*` events. Other events quote content only as references, so judging them would flag
  * the same post again for every reaction to it.
  */
-export function contentOf(event: StoredEventDoc): TextContent[] {
+export function contentOf(event: StoredEvent): TextContent[] {
   const [resource] = event.event.split('.');
   if (resource === 'post') {
     const post = record(event.data.post);

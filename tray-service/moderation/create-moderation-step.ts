@@ -1,12 +1,12 @@
 import type { Logger } from '../../shared/logging/create-logger.ts';
-import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
+import type { StoredEvent } from '../domain/stored-event.ts';
+import type { DecisionsPort } from '../storage/port.ts';
 import { toDecisionDoc } from './decision-doc.ts';
-import type { DecisionsRepository } from './decisions-repository.ts';
 import type { ModerationRule } from './moderation-rule.ts';
 
 export interface ModerationStepDeps {
   rules: readonly ModerationRule[];
-  decisions: DecisionsRepository;
+  decisions: Pick<DecisionsPort, 'saveAll' | 'pendingAmong'>;
   /** Queues decisions for delivery; undefined when MODERATION_WEBHOOK_URL is unset. */
   enqueue?: (decisionIds: readonly string[]) => Promise<void>;
   logger: Logger;
@@ -20,7 +20,7 @@ export interface ModerationStepDeps {
  */
 export function createModerationStep(deps: ModerationStepDeps) {
   const clock = deps.clock ?? (() => new Date());
-  return async (event: StoredEventDoc): Promise<void> => {
+  return async (event: StoredEvent): Promise<void> => {
     const now = clock();
     const docs = deps.rules.flatMap((rule) => {
       let decisions;
@@ -28,7 +28,7 @@ export function createModerationStep(deps: ModerationStepDeps) {
         decisions = rule.evaluate(event);
       } catch (error) {
         // A broken plugin must not stop the tray: log it and let the other rules decide.
-        deps.logger.error({ err: error, rule: rule.name, eventKey: event._id }, 'moderation rule failed');
+        deps.logger.error({ err: error, rule: rule.name, eventKey: event.key }, 'moderation rule failed');
         return [];
       }
       return decisions.map((decision) =>

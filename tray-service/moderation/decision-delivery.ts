@@ -2,7 +2,7 @@ import type Bull from 'bull';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import { createBullQueue, type QueueConnection } from '../../shared/queue/create-bull-queue.ts';
 import { toDecisionView } from './decision-doc.ts';
-import type { DecisionsRepository } from './decisions-repository.ts';
+import type { DecisionsPort } from '../storage/port.ts';
 
 /** Decisions travel to MODERATION_WEBHOOK_URL through their own queue, so a slow or failing
  * moderation endpoint never holds up the webhook queue. */
@@ -44,7 +44,7 @@ export function createDecisionEnqueuer(queue: Bull.Queue<DecisionJobData>, optio
 
 export interface DecisionDeliveryDeps {
   queue: Bull.Queue<DecisionJobData>;
-  decisions: DecisionsRepository;
+  decisions: Pick<DecisionsPort, 'get' | 'markDelivered' | 'markAttemptFailed'>;
   url: string;
   timeoutMs: number;
   logger: Logger;

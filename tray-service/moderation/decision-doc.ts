@@ -34,14 +34,14 @@ export function decisionId(eventKey: string, rule: string, subject: { type: stri
 }
 
 export function toDecisionDoc(
-  event: { _id: string; event: string; receivedAt: Date },
+  event: { key: string; event: string; receivedAt: Date },
   rule: string,
   decision: ModerationDecision,
   options: { now: Date; delivery: 'off' | 'pending' },
 ): ModerationDecisionDoc {
   return {
-    _id: decisionId(event._id, rule, decision.subject),
-    eventKey: event._id,
+    _id: decisionId(event.key, rule, decision.subject),
+    eventKey: event.key,
     event: event.event,
     eventReceivedAt: event.receivedAt,
     rule,

@@ -1,4 +1,4 @@
-import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
+import type { StoredEvent } from '../domain/stored-event.ts';
 
 /** What a rule asks for; the moderation team's own system acts on it. */
 export const moderationActions = ['flag', 'ban-request'] as const;
@@ -22,5 +22,5 @@ export interface ModerationDecision {
 export interface ModerationRule {
   /** Stable name, part of each decision's id: renaming a rule re-decides old events. */
   readonly name: string;
-  evaluate(event: StoredEventDoc): ModerationDecision[];
+  evaluate(event: StoredEvent): ModerationDecision[];
 }

@@ -1,5 +1,4 @@
 import type Bull from 'bull';
-import type { Db } from 'mongodb';
 import type { TrayConfig } from '../../shared/config/tray-config.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import { createBlockedWordsRule } from './blocked-words-rule.ts';
@@ -10,13 +9,13 @@ import {
   startDecisionDelivery,
   type DecisionJobData,
 } from './decision-delivery.ts';
-import { createDecisionsRepository, type DecisionsRepository } from './decisions-repository.ts';
+import type { DecisionsPort } from '../storage/port.ts';
 import type { BlockedWord } from './blocked-words.ts';
 import type { ModerationRule } from './moderation-rule.ts';
 
 export interface Moderation {
   step: ModerationStep;
-  decisions: DecisionsRepository;
+  decisions: DecisionsPort;
   /** The delivery queue, when MODERATION_WEBHOOK_URL is set (shown on the dashboard). */
   queue?: Bull.Queue<DecisionJobData>;
   close(): Promise<void>;
@@ -26,7 +25,8 @@ export interface Moderation {
 export async function setupModeration(
   config: TrayConfig,
   deps: {
-    db: Db;
+    /** storage.decisions: where decisions are kept (the admin API reads them). */
+    decisions: DecisionsPort;
     logger: Logger;
     words: readonly BlockedWord[];
     extraRules?: readonly ModerationRule[];
@@ -36,7 +36,7 @@ export async function setupModeration(
 ): Promise<Moderation> {
   const { words } = deps;
   const rules = [createBlockedWordsRule(words), ...(deps.extraRules ?? [])];
-  const decisions = createDecisionsRepository(deps.db);
+  const { decisions } = deps;
   deps.logger.info(
     { words: words.length, webhook: Boolean(config.MODERATION_WEBHOOK_URL) },
     'moderation ready',

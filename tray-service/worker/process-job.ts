@@ -1,16 +1,20 @@
+/**
+ * The MongoDB-only job path the worker ran before the storage port (the worker now runs
+ * use-cases/apply-job.ts). Kept only while the MongoDB adapter's own tests drive their collections through it.
+ */
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import type { Db } from 'mongodb';
 import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import type { StoredEventDoc, TrayRecordDoc } from '../../shared/tray/tray-record.ts';
 import { publishBans } from '../bans/publish-bans.ts';
-import { applyActivities, type BatchPosts, type RunFanOut } from '../store/apply-activities.ts';
-import { applyBanChanges } from '../store/ban-store.ts';
-import { backfillJoins } from '../store/backfill-join.ts';
-import { applyMembershipChanges } from '../store/membership-store.ts';
-import { storeEvent } from '../store/store-event.ts';
-import { applyProfileChanges } from '../store/user-profile-store.ts';
-import type { KeyedLock } from './keyed-lock.ts';
-import { mapEvent } from './map-event.ts';
+import { applyActivities, type BatchPosts, type RunFanOut } from '../storage/mongodb/apply-activities.ts';
+import { applyBanChanges } from '../storage/mongodb/ban-store.ts';
+import { backfillJoins } from '../storage/mongodb/backfill-join.ts';
+import { applyMembershipChanges } from '../storage/mongodb/membership-store.ts';
+import { storeEvent } from '../storage/mongodb/store-event.ts';
+import { applyProfileChanges } from '../storage/mongodb/user-profile-store.ts';
+import type { KeyedLock } from '../../shared/async/keyed-lock.ts';
+import { mapEvent } from '../domain/map-event.ts';
 
 export interface ProcessOptions {
   eventsRetentionDays: number;

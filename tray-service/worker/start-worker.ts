@@ -1,34 +1,29 @@
 import type Bull from 'bull';
-import type { RedisClient } from '../../shared/redis/create-redis.ts';
-import type { Db } from 'mongodb';
+import pLimit from 'p-limit';
 import type { Registry } from 'prom-client';
+import { keyedBatches } from '../../shared/async/keyed-batches.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
-import type { StoredEventDoc } from '../../shared/tray/tray-record.ts';
-import { ensureCollections, type EnsuredStorage } from '../../shared/mongo/ensure-collections.ts';
+import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import { publishBans } from '../bans/publish-bans.ts';
-import type { ChangePublisher } from '../live/change-publisher.ts';
-import { migrateRecordShape } from '../store/migrate-record-shape.ts';
-import { storedBanChanges } from '../store/ban-store.ts';
-import { workerCollections } from '../store/tray-collections.ts';
-import { purgeExpired } from '../store/purge-expired.ts';
-import pLimit from 'p-limit';
-import { keyedBatches } from '../../shared/async/keyed-batches.ts';
 import type { Activity } from '../domain/activity.ts';
-import { KeyedLock } from './keyed-lock.ts';
-import { processJob } from './process-job.ts';
+import type { BanChange } from '../domain/ban-change.ts';
+import type { StoredEvent } from '../domain/stored-event.ts';
+import type { TrayRecord } from '../domain/tray-record.ts';
+import type { TrayStorage } from '../storage/port.ts';
+import { applyJob, type ScheduleFanOut } from '../use-cases/apply-job.ts';
+import type { TrayChanges } from '../use-cases/tray-changes.ts';
 import { createWorkerMetrics } from './worker-metrics.ts';
 
 /**
- * Posts of one community in one fan-out at most: each member's deliveries are built per batch of
- * recipients (TRAY_FANOUT_BATCH x this many at most in memory), and a fan-out that fails is retried
- * by every job in it.
+ * Posts of one community in one fan-out at most: a fan-out that fails is retried by every job in
+ * it, and the adapter writes every member's record for all of them at once.
  */
 const POSTS_PER_FAN_OUT = 32;
 
 export interface WorkerDeps {
   queue: Bull.Queue<WebhookJobData>;
-  db: Db;
+  storage: TrayStorage;
   logger: Logger;
   registry: Registry;
   /** TRAY_WORKER_CONCURRENCY. */
@@ -37,7 +32,6 @@ export interface WorkerDeps {
   trayRetentionDays?: number;
   /** TRAY_PURGE_INTERVAL_MS; 0 turns the periodic purge off (tests call purgeExpired directly). */
   purgeIntervalMs?: number;
-  fanOutBatch?: number;
   /** TRAY_FANOUT_CONCURRENCY: community-post fan-outs at once (default 4). */
   fanOutConcurrency?: number;
   /**
@@ -46,59 +40,48 @@ export interface WorkerDeps {
    */
   bans?: { prefix: string; redis?: RedisClient };
   /** The moderation step plugs in here: called once per processed job, after the event is stored. */
-  onStored?: (event: StoredEventDoc) => Promise<void>;
-  /** The service's start-up ensureCollections result; without it the worker ensures its own collections. */
-  storage?: EnsuredStorage;
-  /** FERRETDB_POSTGRESQL_URL, for the worker's own ensureCollections. */
-  postgresUrl?: string | undefined;
+  onStored?: (event: StoredEvent) => Promise<void>;
   /** Where record writes are announced to live streams (docs/live-tray.md); none without it. */
-  changes?: ChangePublisher;
+  changes?: Pick<TrayChanges, 'recordsWritten'>;
 }
 
 export interface RunningWorker {
-  /** Whether the server accepted TTL indexes (else only the periodic purge removes expired data). */
-  readonly ttl: boolean;
   close(): Promise<void>;
 }
 
+/** The bull adapter of the tray: each job of the webhook queue goes to the apply-job use case. */
 export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
-  const { ttl } =
-    deps.storage ??
-    (await ensureCollections(deps.db, workerCollections, {
-      logger: deps.logger,
-      postgresUrl: deps.postgresUrl,
-    }));
-  // Records of earlier versions get the current shape before any job touches them (once per database).
-  const migrated = await migrateRecordShape(deps.db, { retentionDays: deps.trayRetentionDays ?? 90 });
-  if (migrated > 0) deps.logger.info({ migrated }, 'tray records brought to the current shape');
   const bans = { redis: deps.bans?.redis ?? deps.queue.client, prefix: deps.bans?.prefix ?? 'tray-bans' };
-  // Redis may have lost the published set (a restart without persistence, a new instance): the
-  // durable store holds every ban, and republishing keeps whatever newer change Redis has.
-  await publishBans(bans.redis, bans.prefix, await storedBanChanges(deps.db));
+  // Redis may have lost the published set (a restart without persistence, a new instance): storage
+  // holds every ban, and republishing keeps whatever newer change Redis has.
+  await publishBans(bans.redis, bans.prefix, await deps.storage.bans.all());
   const metrics = createWorkerMetrics(deps.registry);
-  const options = {
+  const fanOuts = pLimit(deps.fanOutConcurrency ?? 4);
+  // A fan-out costs about the same for one post as for many: posts to a community that arrive
+  // while its fan-out runs go together in the next one.
+  const batchPosts = keyedBatches<Activity>({ maxBatch: POSTS_PER_FAN_OUT });
+  const scheduleFanOut: ScheduleFanOut = (key, post, fanOut) =>
+    batchPosts(key, post, (posts) => fanOuts(() => fanOut(posts)));
+  const { changes } = deps;
+  const applyDeps = {
+    storage: deps.storage,
     eventsRetentionDays: deps.eventsRetentionDays ?? 30,
     trayRetentionDays: deps.trayRetentionDays ?? 90,
-    fanOutBatch: deps.fanOutBatch ?? 10_000,
-    fanOuts: pLimit(deps.fanOutConcurrency ?? 4),
-    // A fan-out costs the same for one post as for many: posts to a community that arrive while
-    // its fan-out runs go together in the next one.
-    batchPosts: keyedBatches<Activity>({ maxBatch: POSTS_PER_FAN_OUT }),
-    lock: new KeyedLock(),
-    bans,
+    publishBans: (changed: readonly BanChange[]) => publishBans(bans.redis, bans.prefix, changed),
+    scheduleFanOut,
     ...(deps.onStored ? { onStored: deps.onStored } : {}),
-    ...(deps.changes ? { onRecordsWritten: deps.changes.recordsWritten } : {}),
+    ...(changes ? { onWritten: (records: readonly TrayRecord[]) => changes.recordsWritten(records) } : {}),
   };
 
   void deps.queue.process(deps.concurrency ?? 4, async (job) => {
     const stopTimer = metrics.duration.startTimer();
     try {
-      const stored = await processJob(deps.db, job.data, options);
+      const stored = await applyJob(job.data, applyDeps);
       metrics.jobs.inc({ outcome: 'completed' });
       metrics.events.inc({ status: stored.status });
       if (stored.status === 'invalid') {
         deps.logger.warn(
-          { event: stored.event, key: stored._id, error: stored.error },
+          { event: stored.event, key: stored.key, error: stored.error },
           'invalid event payload stored',
         );
       }
@@ -118,7 +101,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const purgeIntervalMs = deps.purgeIntervalMs ?? 3_600_000;
   const purge = async () => {
     try {
-      const purged = await purgeExpired(deps.db);
+      const purged = await deps.storage.purgeExpired(new Date());
       if (purged.records + purged.events > 0) deps.logger.info(purged, 'purged expired records and events');
     } catch (error) {
       deps.logger.warn({ err: (error as Error).message }, 'purge failed; retried at the next interval');
@@ -129,7 +112,6 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   timer?.unref();
 
   return {
-    ttl,
     close: async () => {
       clearInterval(timer);
       // Waits for in-flight jobs; unfinished ones are picked up again as stalled jobs.

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseCidrList } from '../../../receiver/address/parse-cidr.ts';
 import { parseTrustProxy } from '../../../receiver/address/parse-trust-proxy.ts';
+import { createAllowlist } from '../../../receiver/allowlist/create-allowlist.ts';
+import { parseRegions } from '../../../receiver/allowlist/parse-regions.ts';
 import type { WebhookSettings } from '../../../receiver/http/create-webhook-handler.ts';
 import { parseWebhookSecrets } from '../../../receiver/signature/parse-webhook-secrets.ts';
 import { wireReceiver, type Receiver } from '../../../receiver/wire-receiver.ts';
@@ -15,6 +17,11 @@ import { testSecret } from './signed-request.ts';
 export interface ReceiverOptions {
   /** Comma-separated CIDRs; the default lets the test client (loopback) in. `off` disables the check. */
   allow?: string;
+  /**
+   * WEBHOOK_REGIONS (`sg,eu,us`): the allowlist is then built as main.ts builds it, the regions'
+   * addresses plus `allow` as WEBHOOK_ALLOW_CIDRS (default: none).
+   */
+  regions?: string;
   trustProxy?: string;
   secrets?: string;
   maxBodyBytes?: number;
@@ -28,7 +35,12 @@ export interface ReceiverOptions {
 /** Settings as main.ts builds them from configuration, with test defaults. */
 export function testSettings(options: ReceiverOptions = {}): WebhookSettings {
   return {
-    allowlist: options.allow === 'off' ? undefined : parseCidrList(options.allow ?? '127.0.0.1'),
+    allowlist:
+      options.regions !== undefined
+        ? createAllowlist(parseRegions(options.regions), parseCidrList(options.allow ?? ''))
+        : options.allow === 'off'
+          ? undefined
+          : parseCidrList(options.allow ?? '127.0.0.1'),
     trustProxy: parseTrustProxy(options.trustProxy ?? 'off'),
     secrets: parseWebhookSecrets(options.secrets ?? testSecret),
     maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,

@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import type { Db } from 'mongodb';
 import request from 'supertest';
 import { TRAY_RECORD_CLAIMS, TRAY_RECORDS, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
-import { BLOCK_LIST } from '../../../tray-service/store/block-list-repository.ts';
+import { BLOCK_LIST } from '../../../tray-service/storage/mongodb/block-list-repository.ts';
 import { bearer, useTrayApi } from '../../tray-service/api/support/api-harness.ts';
 import { aTrayRecord, insertRecords } from '../../support/tray-record-builder.ts';
 import { reportFigures, tally } from '../support/report-figures.ts';

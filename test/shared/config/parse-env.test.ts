@@ -14,7 +14,7 @@ describe('configuration', () => {
       expect(receiver.RECEIVER_PORT).to.equal(8080);
       expect(tray.TRAY_PORT).to.equal(8081);
       expect(receiver.REDIS_URL).to.equal('redis://127.0.0.1:6379');
-      expect(tray.MONGODB_URI).to.equal('mongodb://127.0.0.1:27017');
+      expect(tray.MONGODB_URI).to.equal(undefined);
       expect(tray.MONGODB_DB).to.equal('tray');
       expect(tray.LOG_LEVEL).to.equal('info');
     });

@@ -13,9 +13,9 @@ import { createTokenVerifier } from '../../../tray-service/api/auth/create-token
 import { createTrayApi } from '../../../tray-service/api/create-tray-api.ts';
 import { createRateLimiter } from '../../../tray-service/api/rate-limit/create-rate-limiter.ts';
 import { createMessageRenderer } from '../../../tray-service/messages/create-message-renderer.ts';
-import { createDecisionsRepository } from '../../../tray-service/moderation/decisions-repository.ts';
+import { createDecisionsRepository } from '../../../tray-service/storage/mongodb/decisions-repository.ts';
 import { testStack } from '../../support/test-stack.ts';
-import { createCounter } from '../../../shared/mongo/create-counter.ts';
+import { createCounter } from '../../../tray-service/storage/mongodb/create-counter.ts';
 
 export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
 const JWT_SECRET = 'jwt-secret-for-admin-tests-0123456789';

@@ -9,7 +9,7 @@ import { createRedis, type RedisClient } from '../../../shared/redis/create-redi
 import { startBanCache, type BanCache } from '../../../tray-service/api/auth/ban-cache.ts';
 import type { NotificationRecord } from '../../../tray-service/api/tray/to-notification-record.ts';
 import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
-import { trayCollections } from '../../../tray-service/store/tray-collections.ts';
+import { trayCollections } from '../../../tray-service/storage/mongodb/tray-collections.ts';
 import { processJob } from '../../../tray-service/worker/process-job.ts';
 import { ensureTestCollections } from '../../support/ensure-test-collections.ts';
 import { useMongo } from '../../support/suite-resources.ts';

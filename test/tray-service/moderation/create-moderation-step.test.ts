@@ -9,7 +9,7 @@ import {
   type DecisionJobData,
 } from '../../../tray-service/moderation/decision-delivery.ts';
 import { MODERATION_DECISIONS, decisionId } from '../../../tray-service/moderation/decision-doc.ts';
-import { createDecisionsRepository } from '../../../tray-service/moderation/decisions-repository.ts';
+import { createDecisionsRepository } from '../../../tray-service/storage/mongodb/decisions-repository.ts';
 import type { ModerationRule } from '../../../tray-service/moderation/moderation-rule.ts';
 import { useMongo, useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';

@@ -10,7 +10,7 @@ import {
   startDecisionDelivery,
   type DecisionJobData,
 } from '../../../tray-service/moderation/decision-delivery.ts';
-import { createDecisionsRepository } from '../../../tray-service/moderation/decisions-repository.ts';
+import { createDecisionsRepository } from '../../../tray-service/storage/mongodb/decisions-repository.ts';
 import { useMongo, useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { eventDoc } from '../admin/admin-fixtures.ts';

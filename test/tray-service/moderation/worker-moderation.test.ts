@@ -6,7 +6,7 @@ import {
   createModerationStep,
   type ModerationStep,
 } from '../../../tray-service/moderation/create-moderation-step.ts';
-import { createDecisionsRepository } from '../../../tray-service/moderation/decisions-repository.ts';
+import { createDecisionsRepository } from '../../../tray-service/storage/mongodb/decisions-repository.ts';
 import { postEvent, type TestEnvelope } from '../worker/event-builder.ts';
 import { useWorker } from '../worker/worker-harness.ts';
 

@@ -37,12 +37,11 @@ describe('tray worker with concurrency 8', () => {
     before(async () => {
       second = await startWorker({
         queue: createWebhookQueue({ redis: testStack().redisUrl, prefix: worker.prefix }),
-        db: worker.db,
+        storage: await worker.another(),
         logger: createLogger({ name: 'test', level: 'silent' }),
         registry: createMetricsRegistry('test2', false),
         concurrency: 8,
         purgeIntervalMs: 0,
-        postgresUrl: testStack().postgresUrl,
       });
     });
     after(async () => second?.close());
@@ -67,11 +66,8 @@ describe('tray worker with concurrency 8', () => {
           }),
         ),
       );
-      const records = await worker.db
-        .collection('tray_records')
-        .find({ targetId: 'c-race', verb: 'post' })
-        .toArray();
-      expect(records.map((record) => record.actorsCount)).to.deep.equal(members.map(() => 10));
+      const records = await Promise.all(members.map((userId) => worker.record(`post_c-race_${userId}`)));
+      expect(records.map((record) => record?.actorsCount)).to.deep.equal(members.map(() => 10));
     });
   });
 });

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { TRAY_RECORDS } from '../../../shared/tray/tray-record.ts';
 import {
   commentEvent,
   dedupeKeyOf,
@@ -8,7 +7,7 @@ import {
   postEvent,
   reactionEvent,
 } from './event-builder.ts';
-import { useWorker } from './worker-harness.ts';
+import { readAll, useWorker } from './worker-harness.ts';
 
 describe('tray worker: job outcomes', () => {
   const worker = useWorker();
@@ -29,13 +28,15 @@ describe('tray worker: job outcomes', () => {
         reactionEvent({ postId: 'p-i1', reactionId: 'r-i1' }),
       ];
       for (const event of events) await worker.deliver(event, { receivedAt: minute(1) });
-      const snapshot = async () => worker.db.collection(TRAY_RECORDS).find({}).sort({ _id: 1 }).toArray();
+      const users = ['u-ana', 'u-ben', 'u-cid', 'u-dee', 'u-eve'];
+      const snapshot = async () =>
+        Promise.all(users.map((user) => readAll(worker.storage, user, Date.parse(minute(10)))));
       const before = await snapshot();
       for (const event of events) await worker.deliver(event, { receivedAt: minute(1) });
       expect(await snapshot()).to.deep.equal(before);
-      expect(
-        await worker.db.collection('events').countDocuments({ _id: dedupeKeyOf(events[0]!) as never }),
-      ).to.equal(1);
+      const key = dedupeKeyOf(events[0]!);
+      const stored = await worker.storage.events.list({}, 100);
+      expect(stored.items.filter((event) => event.key === key)).to.have.length(1);
     });
   });
 
@@ -95,7 +96,11 @@ describe('tray worker: job outcomes', () => {
       const stored = await worker.event(dedupeKeyOf(envelope));
       expect(stored).to.deep.include({ event: 'reaction.didAdd', data: envelope.data, status: 'applied' });
       expect(stored?.receivedAt.toISOString()).to.equal(minute(2));
-      expect(stored?.expiresAt.getTime()).to.equal(Date.parse(minute(2)) + 30 * 24 * 3600 * 1000);
+      const expiresAt = Date.parse(minute(2)) + 30 * 24 * 3600 * 1000;
+      await worker.storage.purgeExpired(new Date(expiresAt - 1));
+      expect(await worker.event(dedupeKeyOf(envelope))).to.not.equal(null);
+      await worker.storage.purgeExpired(new Date(expiresAt));
+      expect(await worker.event(dedupeKeyOf(envelope))).to.equal(null);
     });
   });
 

@@ -31,7 +31,9 @@ describe('tray worker: record fields per verb', () => {
       });
       expect(record).not.to.have.property('parentTargetId');
       expect(record?.actors).to.deep.equal([{ userId: 'u-ana', name: 'Ana', at: at(0) }]);
-      expect(record?.expiresAt.getTime()).to.equal(at(0) + 90 * DAY_MS);
+      // Expires 90 days after its lastUpdate.
+      const [later] = await worker.storage.records.changedSince('u-ben', 0, at(0) + 90 * DAY_MS);
+      expect(later).to.equal(undefined);
       expect(await worker.record('post_c-hike_u-cid')).to.have.property('lastActionId', 'p-100');
     });
 
@@ -173,8 +175,11 @@ describe('tray worker: record fields per verb', () => {
         feed: { kind: 'user', id: 'u-ana', name: 'Ana' },
       });
       // Posts on a user feed are not tray events (docs/contract.md#postdidcreate): only the mention exists.
-      const fromPost = await worker.db.collection('tray_records').find({ lastActionId: 'p-401' }).toArray();
-      expect(fromPost.map((record) => record._id)).to.deep.equal(['mention_p-401_u-eve']);
+      const users = ['u-ana', 'u-ben', 'u-cid', 'u-dee', 'u-eve'];
+      const fromPost = (await Promise.all(users.map((user) => worker.records(user))))
+        .flat()
+        .filter((record) => record.lastActionId === 'p-401');
+      expect(fromPost.map((record) => record.key)).to.deep.equal(['mention_p-401_u-eve']);
     });
   });
 

@@ -1,5 +1,4 @@
 import type Bull from 'bull';
-import type { Db } from 'mongodb';
 import type { Registry } from 'prom-client';
 import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
@@ -8,13 +7,17 @@ import {
   webhookJobOptions,
   type WebhookJobData,
 } from '../../../shared/queue/webhook-queue.ts';
-import { TRAY_RECORDS, type StoredEventDoc, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
+import { decodeRecordKey } from '../../../tray-service/domain/record-key.ts';
+import type { StoredEvent } from '../../../tray-service/domain/stored-event.ts';
+import type { TrayRecord } from '../../../tray-service/domain/tray-record.ts';
+import type { TrayStorage } from '../../../tray-service/storage/port.ts';
 import {
   startWorker,
   type RunningWorker,
   type WorkerDeps,
 } from '../../../tray-service/worker/start-worker.ts';
-import { useMongo, useQueuePrefix } from '../../support/suite-resources.ts';
+import { useQueuePrefix } from '../../support/suite-resources.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { dedupeKeyOf, type TestEnvelope } from './event-builder.ts';
 
@@ -27,7 +30,10 @@ export interface DeliverOptions {
 }
 
 export interface WorkerHarness {
-  readonly db: Db;
+  /** The suite's own storage, the worker's. */
+  readonly storage: TrayStorage;
+  /** A further storage on the same database (another worker process's); closed with the suite. */
+  another(): Promise<TrayStorage>;
   readonly queue: Bull.Queue<WebhookJobData>;
   readonly registry: Registry;
   /** The suite's bull prefix (another worker instance on it consumes the same queue). */
@@ -36,9 +42,11 @@ export interface WorkerHarness {
   deliver(envelope: TestEnvelope, options?: DeliverOptions): Promise<Bull.Job<WebhookJobData>>;
   /** Queues all at once (processed concurrently) and waits for every one. */
   deliverAll(envelopes: TestEnvelope[]): Promise<void>;
-  record(id: string): Promise<TrayRecordDoc | null>;
-  records(userId: string): Promise<TrayRecordDoc[]>;
-  event(key: string): Promise<StoredEventDoc | null>;
+  /** The unexpired record of this key as readers see it, or null. */
+  record(key: string): Promise<TrayRecord | null>;
+  /** The user's unexpired records, by key. */
+  records(userId: string): Promise<TrayRecord[]>;
+  event(key: string): Promise<StoredEvent | null>;
 }
 
 export function jobDataOf(envelope: TestEnvelope, receivedAt = new Date().toISOString()): WebhookJobData {
@@ -52,13 +60,13 @@ export function jobDataOf(envelope: TestEnvelope, receivedAt = new Date().toISOS
 }
 
 /**
- * A worker on the suite's own database and queue prefix (the real bull consumer, real Redis and
- * MongoDB-compatible server), started before the suite's tests and closed after them.
+ * A worker on the suite's own storage and queue prefix (the real bull consumer, real Redis and the
+ * default storage adapter), started before the suite's tests and closed after them.
  */
 export function useWorker(
-  overrides: Partial<Omit<WorkerDeps, 'queue' | 'db' | 'logger' | 'registry'>> = {},
+  overrides: Partial<Omit<WorkerDeps, 'queue' | 'storage' | 'logger' | 'registry'>> = {},
 ): WorkerHarness {
-  const mongo = useMongo();
+  const suite = useTrayStorage();
   const prefix = useQueuePrefix();
   const registry = createMetricsRegistry('test', false);
   let queue: Bull.Queue<WebhookJobData> | undefined;
@@ -71,11 +79,10 @@ export function useWorker(
     queue.setMaxListeners(1_000);
     worker = await startWorker({
       queue,
-      db: mongo.db,
+      storage: suite.storage,
       logger: createLogger({ name: 'test', level: 'silent' }),
       registry,
       purgeIntervalMs: 0,
-      postgresUrl: testStack().postgresUrl,
       ...overrides,
     });
   });
@@ -97,9 +104,10 @@ export function useWorker(
   };
 
   return {
-    get db() {
-      return mongo.db;
+    get storage() {
+      return suite.storage;
     },
+    another: () => suite.another(),
     get queue() {
       return theQueue();
     },
@@ -118,9 +126,25 @@ export function useWorker(
       await first?.finished();
       await Promise.all(rest.map((job) => job.finished()));
     },
-    record: (id) => mongo.db.collection<TrayRecordDoc>(TRAY_RECORDS).findOne({ _id: id }),
-    records: (userId) =>
-      mongo.db.collection<TrayRecordDoc>(TRAY_RECORDS).find({ userId }).sort({ _id: 1 }).toArray(),
-    event: (key) => mongo.db.collection<StoredEventDoc>('events').findOne({ _id: key }),
+    record: async (key) => {
+      const identity = decodeRecordKey(key);
+      if (!identity) return null;
+      return (await readAll(suite.storage, identity.userId)).find((record) => record.key === key) ?? null;
+    },
+    records: (userId) => readAll(suite.storage, userId),
+    event: async (key) => (await suite.storage.events.get(key)) ?? null,
   };
+}
+
+/** Every unexpired record of the user through the v3 pages, by key. */
+export async function readAll(storage: TrayStorage, userId: string, now = Date.now()): Promise<TrayRecord[]> {
+  const all: TrayRecord[] = [];
+  let startAfter: number | undefined;
+  for (;;) {
+    const page = await storage.records.pageAfter(userId, startAfter, 500, now);
+    all.push(...page.records);
+    if (page.nextPage === 0) break;
+    startAfter = page.nextPage;
+  }
+  return all.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }

@@ -1,27 +1,20 @@
 import { Router, type RequestHandler } from 'express';
 import { AppError, invalidQueryToken } from '../../../shared/errors/app-error.ts';
 import { methodNotAllowed } from '../../../shared/http/error-middleware.ts';
-import type { BlockListRepository } from '../../store/block-list-repository.ts';
+import type { BlockList } from '../../use-cases/block-list.ts';
 import { callerId } from '../auth/require-user.ts';
 import { parseInput } from '../http/parse-input.ts';
 import { jsonBody } from '../http/require-json.ts';
 import { blockListBody, blockMemberBody, checkListQuery } from './block-inputs.ts';
 import { deprecationHeaders } from './deprecation-headers.ts';
 
-/** 4.2 rule 2. */
-export const BLOCK_PAGE_SIZE = 20;
-
 export interface BlockRouterDeps {
-  blocks: BlockListRepository;
-  networkId: string;
+  blocks: BlockList;
   enabled: boolean;
   guard: RequestHandler[];
 }
 
 export const blockPaths = ['', '/', '/members'];
-
-/** The owner's side of an entry (docs/contract.md#block-list-legacy-beta-deprecated): network and owner, so one store can serve several networks. */
-export const netidUid = (networkId: string, ownerUserId: string) => `${networkId}_${ownerUserId}`;
 
 /** The legacy block list, a deprecated beta (docs/contract.md#block-list-legacy-beta-deprecated). */
 export function createBlockRouter(deps: BlockRouterDeps): Router {
@@ -34,29 +27,25 @@ export function createBlockRouter(deps: BlockRouterDeps): Router {
     return router;
   }
   const { blocks } = deps;
-  const owner = (userId: string) => netidUid(deps.networkId, userId);
 
   router
     .route('/members')
     .post(...deps.guard, ...jsonBody(), async (req, res) => {
       const { blockUserId } = parseInput(blockMemberBody, req.body ?? {}, 'body');
-      const userId = callerId(res);
-      if (blockUserId === userId)
+      if ((await blocks.block(callerId(res), blockUserId)) === 'self')
         throw new AppError('VALIDATION', 'blockUserId: a user cannot block themselves');
-      await blocks.block(owner(userId), blockUserId);
       res.json({ status: 'success' });
     })
     .delete(...deps.guard, ...jsonBody(), async (req, res) => {
       const { blockUserId } = parseInput(blockMemberBody, req.body ?? {}, 'body');
-      // Unblocking someone not blocked is a success too: the end state is what was asked for.
-      await blocks.unblock(owner(callerId(res)), blockUserId);
+      await blocks.unblock(callerId(res), blockUserId);
       res.json({ status: 'success' });
     })
     .get(...deps.guard, async (req, res) => {
       const { checkList } = parseInput(checkListQuery, req.query, 'query');
-      const blocked = await blocks.blockedAmong(owner(callerId(res)), checkList);
+      const blocked = await blocks.check(callerId(res), checkList);
       // fromEntries defines own properties, so an id like "__proto__" stays a plain key.
-      res.json(Object.fromEntries(checkList.map((id) => [id, blocked.has(id)])));
+      res.json(Object.fromEntries(blocked));
     })
     .all(methodNotAllowed(['GET', 'POST', 'DELETE']));
 
@@ -64,10 +53,10 @@ export function createBlockRouter(deps: BlockRouterDeps): Router {
     .route('/')
     .post(...deps.guard, ...jsonBody(), async (req, res) => {
       const { paginationToken } = parseInput(blockListBody, req.body ?? {}, 'body', ['paginationToken']);
-      const mine = owner(callerId(res));
+      const page = await blocks.page(callerId(res), paginationToken ?? undefined);
       // Another user's cursor is as invalid as a malformed one, and says nothing about that list.
-      if (paginationToken && paginationToken.netid_uid !== mine) throw invalidQueryToken();
-      res.json(await blocks.page(mine, paginationToken?.blocked_userId, BLOCK_PAGE_SIZE));
+      if (page === 'foreign') throw invalidQueryToken();
+      res.json(page);
     })
     .all(methodNotAllowed(['POST']));
 

@@ -1,36 +1,34 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '../../../shared/errors/app-error.ts';
 import { methodNotAllowed } from '../../../shared/http/error-middleware.ts';
-import type { TrayRecordDoc, TrayVerb } from '../../../shared/tray/tray-record.ts';
+import type { TrayRecord } from '../../domain/tray-record.ts';
 import type { MessageRenderer } from '../../messages/message-renderer.ts';
-import type { ReadStateRepository } from '../../store/read-state-repository.ts';
-import type { RecordQueries } from '../../store/record-queries.ts';
+import type { TrayStorage } from '../../storage/port.ts';
+import { deleteAll } from '../../use-cases/delete-all.ts';
+import { createHistoryPages } from '../../use-cases/history-page.ts';
+import { markLastRead } from '../../use-cases/last-read.ts';
+import { markAll } from '../../use-cases/mark-all.ts';
+import { markRead } from '../../use-cases/mark-read.ts';
+import type { TrayChanges } from '../../use-cases/tray-changes.ts';
+import { unreadCount } from '../../use-cases/unread-count.ts';
 import { callerId } from '../auth/require-user.ts';
 import { jsonBody } from '../http/require-json.ts';
 import { parseInput } from '../http/parse-input.ts';
-import { createCountCache } from './count-cache.ts';
 import { toNotificationRecord } from './to-notification-record.ts';
 import { historyV2Query, historyV3Query, readBody } from './tray-inputs.ts';
 
+export { V2_EXCLUDED_VERBS } from '../../use-cases/history-page.ts';
+
 export interface TrayRouterDeps {
-  records: RecordQueries;
-  readState: ReadStateRepository;
+  storage: Pick<TrayStorage, 'records' | 'lastRead' | 'clears'>;
   messages: MessageRenderer;
   pageSize: number;
   now: () => number;
   /** Auth and rate limit, run before every tray route. */
   guard: RequestHandler[];
-  /** After a delete-all at `at` (live streams are told, docs/live-tray.md). */
-  onCleared?: (userId: string, at: number) => Promise<void>;
-  /** After a last-read (live streams recount). */
-  onLastRead?: (userId: string) => Promise<void>;
+  /** Where read marks, delete-alls and last-reads are announced (live streams, docs/live-tray.md). */
+  changes?: Pick<TrayChanges, 'markedRead' | 'cleared' | 'lastRead'>;
 }
-
-/** How long a user's record count is reused for `totalPages` (see count-cache.ts). */
-const COUNT_TTL_MS = 5_000;
-
-/** v2 has no mention support (docs/contract.md#tray); `mentreact` is a reaction to a comment, not a mention, so v2 keeps it. */
-export const V2_EXCLUDED_VERBS: readonly TrayVerb[] = ['mention'];
 
 /** Paths relative to the /notifications mount. */
 export const trayPaths = [
@@ -48,28 +46,23 @@ function renderPage(
   res: Response,
   messages: MessageRenderer,
   locale: string | undefined,
-  rows: TrayRecordDoc[],
+  rows: readonly TrayRecord[],
 ) {
   const chosen = messages.negotiate(locale, req.get('accept-language'));
   res.set('Content-Language', chosen).vary('Accept-Language');
   return rows.map((row) => toNotificationRecord(row, messages.render(row, chosen)));
 }
 
-/** The tray endpoints (docs/contract.md#tray), v2 history included. */
+/** The tray endpoints (docs/contract.md#tray), v2 history included: HTTP over the tray's use cases. */
 export function createTrayRouter(deps: TrayRouterDeps): Router {
   const router = Router();
-  const { records, readState, messages, pageSize, now } = deps;
-  const totalPages = (count: number) => Math.ceil(count / pageSize);
-  const counts = createCountCache(COUNT_TTL_MS);
-  // JSON keeps the user id and the version apart whatever characters the id contains.
-  const countKey = (userId: string, version: 'v2' | 'v3') => JSON.stringify([userId, version]);
+  const { storage, messages, now, changes } = deps;
+  const pages = createHistoryPages(storage.records, deps.pageSize);
 
   router
     .route('/v3')
     .get(...deps.guard, async (_req, res) => {
-      const userId = callerId(res);
-      const lastReadAt = await readState.lastReadAt(userId);
-      res.json({ data: { totalUnreadCount: await records.countUnread(userId, lastReadAt, now()) } });
+      res.json({ data: { totalUnreadCount: await unreadCount(storage, callerId(res), now()) } });
     })
     .all(methodNotAllowed(['GET']));
 
@@ -77,14 +70,9 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
     .route('/v3/history')
     .get(...deps.guard, async (req, res) => {
       const query = parseInput(historyV3Query, req.query, 'query', ['startAfter']);
-      const userId = callerId(res);
-      const at = now();
-      const [page, count] = await Promise.all([
-        records.pageAfter(userId, query.startAfter, pageSize, at),
-        counts.get(countKey(userId, 'v3'), at, () => records.count(userId, at)),
-      ]);
+      const page = await pages.v3(callerId(res), query.startAfter, now());
       const data = renderPage(req, res, messages, query.locale, page.records);
-      res.json({ totalPages: totalPages(count), nextPage: page.nextPage, data });
+      res.json({ totalPages: page.totalPages, nextPage: page.nextPage, data });
     })
     .all(methodNotAllowed(['GET']));
 
@@ -92,20 +80,18 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
     .route('/v2/history')
     .get(...deps.guard, async (req, res) => {
       const query = parseInput(historyV2Query, req.query, 'query');
-      const userId = callerId(res);
-      const at = now();
-      const [rows, count] = await Promise.all([
-        records.pageNumber(userId, query.page ?? 1, pageSize, at, V2_EXCLUDED_VERBS),
-        counts.get(countKey(userId, 'v2'), at, () => records.count(userId, at, V2_EXCLUDED_VERBS)),
-      ]);
-      res.json({ totalPages: totalPages(count), data: renderPage(req, res, messages, query.locale, rows) });
+      const page = await pages.v2(callerId(res), query.page ?? 1, now());
+      res.json({
+        totalPages: page.totalPages,
+        data: renderPage(req, res, messages, query.locale, page.records),
+      });
     })
     .all(methodNotAllowed(['GET']));
 
   router
     .route('/v3/mark-all-as-read')
     .get(...deps.guard, async (_req, res) => {
-      const marked = await records.markAllRead(callerId(res));
+      const marked = await markAll(storage, changes, callerId(res), now());
       res.json({ data: { message: `marked ${marked} notification${marked === 1 ? '' : 's'} as read` } });
     })
     .all(methodNotAllowed(['GET']));
@@ -113,8 +99,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
   router
     .route('/v2/last-read')
     .post(...deps.guard, async (_req, res) => {
-      await readState.markLastRead(callerId(res), now());
-      await deps.onLastRead?.(callerId(res));
+      await markLastRead(storage, changes, callerId(res), now());
       res.json({ data: 'success' });
     })
     .all(methodNotAllowed(['POST']));
@@ -123,7 +108,12 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
     .route('/v2/read')
     .post(...deps.guard, ...jsonBody(), async (req, res) => {
       const body = parseInput(readBody, req.body ?? {}, 'body');
-      const found = await records.markRead(callerId(res), body.verb, body.targetId, now());
+      const found = await markRead(storage, changes, {
+        userId: callerId(res),
+        verb: body.verb,
+        targetId: body.targetId,
+        now: now(),
+      });
       if (!found) throw new AppError('NOT_FOUND', `no ${body.verb} notification for target ${body.targetId}`);
       res.json({ data: 'success' });
     })
@@ -133,10 +123,8 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
     .route('/v3/delete-all')
     .delete(...deps.guard, async (_req, res) => {
       const userId = callerId(res);
-      const at = now();
-      await records.deleteAll(userId);
-      await deps.onCleared?.(userId, at);
-      counts.forget(JSON.stringify([userId]).slice(0, -1));
+      await deleteAll(storage, changes, userId, now());
+      pages.forget(userId);
       res.json({ data: 'success' });
     })
     .all(methodNotAllowed(['DELETE']));

@@ -1,4 +1,4 @@
-import type { TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
+import type { TrayRecord } from '../../domain/tray-record.ts';
 
 /** The public record (docs/contract.md#tray-records). Optional fields are absent rather than null. */
 export interface NotificationRecord {
@@ -19,11 +19,11 @@ export interface NotificationRecord {
   lastActionSegmentNo?: number;
 }
 
-/** Maps a stored record to its public shape; `description` is rendered by the caller (per locale). */
-export function toNotificationRecord(record: TrayRecordDoc, description: string): NotificationRecord {
+/** Maps a reader's record to its public shape; `description` is rendered by the caller (per locale). */
+export function toNotificationRecord(record: TrayRecord, description: string): NotificationRecord {
   const latest = record.actors[0];
   return {
-    v_tarid_uid: record._id,
+    v_tarid_uid: record.key,
     description,
     verb: record.verb,
     // docs/contract.md#tray-records: the profile image of the latest actor; '' when that actor has none.

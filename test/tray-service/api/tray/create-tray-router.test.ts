@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { TRAY_RECORDS } from '../../../../shared/tray/tray-record.ts';
 import { bearer, useTrayApi } from '../support/api-harness.ts';
-import { aTrayRecord, insertRecords } from '../../../support/tray-record-builder.ts';
+import { seedRecords } from '../../../support/seed-tray.ts';
+import { readAll } from '../../worker/worker-harness.ts';
 
 const NOW = Date.UTC(2026, 0, 15, 12);
 const MIN = 60_000;
@@ -14,17 +14,17 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
   describe('GET /notifications/v3', () => {
     const user = 'unread-user';
     before(async () => {
-      await insertRecords(api.db, [
-        aTrayRecord({ userId: user, targetId: 'old', lastUpdate: NOW - 60 * MIN }),
-        aTrayRecord({ userId: user, targetId: 'new', lastUpdate: NOW - 10 * MIN }),
-        aTrayRecord({ userId: user, targetId: 'read', lastUpdate: NOW - 5 * MIN, hasRead: true }),
-        aTrayRecord({
+      await seedRecords(api.storage, [
+        { userId: user, targetId: 'old', lastUpdate: NOW - 60 * MIN },
+        { userId: user, targetId: 'new', lastUpdate: NOW - 10 * MIN },
+        { userId: user, targetId: 'read', lastUpdate: NOW - 5 * MIN, hasRead: true },
+        {
           userId: user,
           targetId: 'expired',
           lastUpdate: NOW - 5 * MIN,
-          expiresAt: new Date(NOW - 1),
-        }),
-        aTrayRecord({ userId: 'someone-else', targetId: 'theirs', lastUpdate: NOW - 5 * MIN }),
+          expired: true,
+        },
+        { userId: 'someone-else', targetId: 'theirs', lastUpdate: NOW - 5 * MIN },
       ]);
     });
 
@@ -55,20 +55,18 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
   describe('GET /notifications/v3/history', () => {
     const user = 'history-user';
     before(async () => {
-      await insertRecords(api.db, [
-        ...Array.from({ length: 12 }, (_, i) =>
-          aTrayRecord({
-            userId: user,
-            targetId: `t${String(i).padStart(2, '0')}`,
-            lastUpdate: NOW - i * MIN,
-          }),
-        ),
-        aTrayRecord({
+      await seedRecords(api.storage, [
+        ...Array.from({ length: 12 }, (_, i) => ({
+          userId: user,
+          targetId: `t${String(i).padStart(2, '0')}`,
+          lastUpdate: NOW - i * MIN,
+        })),
+        {
           userId: user,
           targetId: 'expired',
           lastUpdate: NOW - 90 * MIN,
-          expiresAt: new Date(NOW - 1),
-        }),
+          expired: true,
+        },
       ]);
     });
 
@@ -175,16 +173,16 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
   describe('GET /notifications/v2/history', () => {
     const user = 'v2-user';
     before(async () => {
-      await insertRecords(api.db, [
-        aTrayRecord({ userId: user, targetId: 'p1', verb: 'post', lastUpdate: NOW - 1 * MIN }),
-        aTrayRecord({
+      await seedRecords(api.storage, [
+        { userId: user, targetId: 'p1', verb: 'post', lastUpdate: NOW - 1 * MIN },
+        {
           userId: user,
           targetId: 'm1',
           verb: 'mention',
           mentionIn: 'post',
           lastUpdate: NOW - 2 * MIN,
-        }),
-        aTrayRecord({ userId: user, targetId: 'r1', verb: 'mentreact', lastUpdate: NOW - 3 * MIN }),
+        },
+        { userId: user, targetId: 'r1', verb: 'mentreact', lastUpdate: NOW - 3 * MIN },
       ]);
     });
 
@@ -210,10 +208,10 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
   describe('GET /notifications/v3/mark-all-as-read', () => {
     it('marks every record of the caller read and only theirs', async () => {
       const user = 'mark-all-user';
-      await insertRecords(api.db, [
-        aTrayRecord({ userId: user, targetId: 'a', lastUpdate: NOW - MIN }),
-        aTrayRecord({ userId: user, targetId: 'b', lastUpdate: NOW - MIN }),
-        aTrayRecord({ userId: 'bystander-1', targetId: 'a', lastUpdate: NOW - MIN }),
+      await seedRecords(api.storage, [
+        { userId: user, targetId: 'a', lastUpdate: NOW - MIN },
+        { userId: user, targetId: 'b', lastUpdate: NOW - MIN },
+        { userId: 'bystander-1', targetId: 'a', lastUpdate: NOW - MIN },
       ]);
       const res = await request(app())
         .get('/notifications/v3/mark-all-as-read')
@@ -234,9 +232,9 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
   describe('POST /notifications/v2/read', () => {
     const user = 'read-user';
     before(async () => {
-      await insertRecords(api.db, [
-        aTrayRecord({ userId: user, verb: 'reaction', targetId: 'x1', lastUpdate: NOW - MIN, version: 1 }),
-        aTrayRecord({ userId: user, verb: 'mention', targetId: 'x2', lastUpdate: NOW - MIN, version: 1 }),
+      await seedRecords(api.storage, [
+        { userId: user, verb: 'reaction', targetId: 'x1', lastUpdate: NOW - MIN },
+        { userId: user, verb: 'mention', targetId: 'x2', lastUpdate: NOW - MIN },
       ]);
     });
 
@@ -251,10 +249,10 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
           .send({ verb, targetId })
           .expect(200);
         expect(res.body).to.deep.equal({ data: 'success' });
-        const stored = await api.db.collection(TRAY_RECORDS).findOne({ userId: user, verb, targetId });
+        const stored = (await readAll(api.storage, user, NOW)).find(
+          (record) => record.verb === verb && record.targetId === targetId,
+        );
         expect(stored?.hasRead).to.equal(true);
-        // The worker's compare-and-set on version must see that the record changed.
-        expect(stored?.version).to.equal(2);
       });
     }
 
@@ -318,7 +316,7 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
   describe('DELETE /notifications/v3/delete-all', () => {
     it('resets totalPages at once on the same instance', async () => {
       const user = 'delete-count-user';
-      await insertRecords(api.db, [aTrayRecord({ userId: user, targetId: 'a', lastUpdate: NOW - MIN })]);
+      await seedRecords(api.storage, [{ userId: user, targetId: 'a', lastUpdate: NOW - MIN }]);
       const same = app();
       const auth = await bearer(user);
       const before = await request(same).get('/notifications/v3/history').set('Authorization', auth);
@@ -330,18 +328,18 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
 
     it('removes every record of the caller and only theirs', async () => {
       const user = 'delete-user';
-      await insertRecords(api.db, [
-        aTrayRecord({ userId: user, targetId: 'a' }),
-        aTrayRecord({ userId: user, targetId: 'b' }),
-        aTrayRecord({ userId: 'bystander-2', targetId: 'a' }),
+      await seedRecords(api.storage, [
+        { userId: user, targetId: 'a' },
+        { userId: user, targetId: 'b' },
+        { userId: 'bystander-2', targetId: 'a' },
       ]);
       const res = await request(app())
         .delete('/notifications/v3/delete-all')
         .set('Authorization', await bearer(user))
         .expect(200);
       expect(res.body).to.deep.equal({ data: 'success' });
-      expect(await api.db.collection(TRAY_RECORDS).countDocuments({ userId: user })).to.equal(0);
-      expect(await api.db.collection(TRAY_RECORDS).countDocuments({ userId: 'bystander-2' })).to.equal(1);
+      expect(await readAll(api.storage, user)).to.deep.equal([]);
+      expect(await readAll(api.storage, 'bystander-2')).to.have.length(1);
     });
   });
 

@@ -5,7 +5,7 @@ import { closeServer, listen } from '../../../../shared/http/listen.ts';
 import { createMetricsRegistry } from '../../../../shared/http/metrics-router.ts';
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
-import type { TrayRecordDoc } from '../../../../shared/tray/tray-record.ts';
+import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
 import { startBanCache, type BanCache } from '../../../../tray-service/api/auth/ban-cache.ts';
 import {
   createChangePublisher,
@@ -13,13 +13,10 @@ import {
 } from '../../../../tray-service/live/change-publisher.ts';
 import { createLiveTray, type LiveTray } from '../../../../tray-service/live/create-live-tray.ts';
 import { createMessageRenderer } from '../../../../tray-service/messages/create-message-renderer.ts';
-import { apiCollections } from '../../../../tray-service/store/tray-collections.ts';
-import { ensureTestCollections } from '../../../support/ensure-test-collections.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
 import { testStack } from '../../../support/test-stack.ts';
 import { useTrayApi, type TrayApiHarness } from '../../api/support/api-harness.ts';
 import { useWorker, type WorkerHarness } from '../../worker/worker-harness.ts';
-import { testCounter } from '../../../support/test-counter.ts';
 
 /** One API instance: its own app, server, ban cache, subscriber and metrics. */
 export interface LiveInstance {
@@ -63,8 +60,8 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
   };
   // The worker is created when the suite is declared; its publisher's connection once it starts.
   const changes: ChangePublisher = {
-    recordsWritten: (records: readonly TrayRecordDoc[]) => theOne().recordsWritten(records),
-    markedRead: (records: readonly TrayRecordDoc[]) => theOne().markedRead(records),
+    recordsWritten: (records: readonly TrayRecord[]) => theOne().recordsWritten(records),
+    markedRead: (records: readonly TrayRecord[]) => theOne().markedRead(records),
     cleared: (userId: string, at: number) => theOne().cleared(userId, at),
     lastRead: (userId: string) => theOne().lastRead(userId),
   };
@@ -75,14 +72,12 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
   before(async () => {
     publisherRedis = createRedis(testStack().redisUrl);
     publisher = createChangePublisher(publisherRedis, prefix, silent);
-    await ensureTestCollections(worker.db, apiCollections);
     for (let i = 0; i < (options.instances ?? 2); i += 1) {
       const bans = await startBanCache(api.redis, { prefix: api.banPrefix, refreshMs: 200, logger: silent });
       caches.push(bans);
       const registry = createMetricsRegistry('tray-service', false);
       const live = createLiveTray({
-        db: worker.db,
-        counter: await testCounter(worker.db),
+        storage: worker.storage,
         redis: api.redis,
         subscriber: createRedis(testStack().redisUrl),
         prefix,
@@ -96,7 +91,7 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
         banSweepMs: 100,
       });
       const app = api.app({
-        db: worker.db,
+        storage: worker.storage,
         bans,
         registry,
         live,

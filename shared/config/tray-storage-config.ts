@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { ConfigError } from '../errors/config-error.ts';
+import { positiveInt, url } from './env-types.ts';
+
+/** Variables choosing and tuning the tray's storage (docs/storage.md, docs/configuration.md). */
+export const trayStorageShape = {
+  /** The storage adapter; when unset, the one whose URL is set (DATABASE_URL or MONGODB_URI). */
+  TRAY_STORAGE: z.enum(['postgres', 'mongodb'], { error: 'expected "postgres" or "mongodb"' }).optional(),
+  /** The PostgreSQL database of the tray (TLS and other libpq settings in the URL itself). */
+  DATABASE_URL: url(['postgres', 'postgresql']).optional(),
+  /** Connections of each tray process to PostgreSQL. */
+  PG_POOL_SIZE: positiveInt(10, 1_000),
+  /** Longest a PostgreSQL statement may run before the server cancels it. */
+  PG_STATEMENT_TIMEOUT_MS: positiveInt(10_000, 3_600_000),
+};
+
+export type TrayStorageConfig =
+  | { engine: 'postgres'; url: string; poolSize: number; statementTimeoutMs: number }
+  | { engine: 'mongodb'; uri: string; dbName: string; ferretPostgresUrl?: string };
+
+/** The parsed variables the choice is made from. */
+export interface TrayStorageVariables {
+  TRAY_STORAGE?: 'postgres' | 'mongodb' | undefined;
+  DATABASE_URL?: string | undefined;
+  PG_POOL_SIZE: number;
+  PG_STATEMENT_TIMEOUT_MS: number;
+  MONGODB_URI?: string | undefined;
+  MONGODB_DB: string;
+  FERRETDB_POSTGRESQL_URL?: string | undefined;
+}
+
+function fail(variable: string, message: string): never {
+  throw new ConfigError([{ variable, message }]);
+}
+
+function postgres(vars: TrayStorageVariables, url: string): TrayStorageConfig {
+  return {
+    engine: 'postgres',
+    url,
+    poolSize: vars.PG_POOL_SIZE,
+    statementTimeoutMs: vars.PG_STATEMENT_TIMEOUT_MS,
+  };
+}
+
+function mongodb(vars: TrayStorageVariables, uri: string): TrayStorageConfig {
+  return {
+    engine: 'mongodb',
+    uri,
+    dbName: vars.MONGODB_DB,
+    ...(vars.FERRETDB_POSTGRESQL_URL === undefined
+      ? {}
+      : { ferretPostgresUrl: vars.FERRETDB_POSTGRESQL_URL }),
+  };
+}
+
+/**
+ * The storage adapter and its connection. TRAY_STORAGE decides when set; otherwise the one URL
+ * that is set does, and an ambiguous or missing choice stops start-up with one line naming the
+ * variables (a guess could write a deployment's tray into the wrong database).
+ */
+export function resolveTrayStorage(vars: TrayStorageVariables): TrayStorageConfig {
+  const { TRAY_STORAGE: chosen, DATABASE_URL: databaseUrl, MONGODB_URI: mongoUri } = vars;
+  if (chosen === 'postgres') {
+    return databaseUrl === undefined
+      ? fail('DATABASE_URL', 'TRAY_STORAGE=postgres needs a postgres:// URL of the tray database')
+      : postgres(vars, databaseUrl);
+  }
+  if (chosen === 'mongodb') {
+    return mongoUri === undefined
+      ? fail('MONGODB_URI', 'TRAY_STORAGE=mongodb needs a mongodb:// URL of the tray database')
+      : mongodb(vars, mongoUri);
+  }
+  if (databaseUrl !== undefined && mongoUri !== undefined) {
+    fail(
+      'DATABASE_URL, MONGODB_URI',
+      'both are set: set TRAY_STORAGE to "postgres" or "mongodb" to choose, or unset one of them',
+    );
+  }
+  if (databaseUrl !== undefined) return postgres(vars, databaseUrl);
+  if (mongoUri !== undefined) return mongodb(vars, mongoUri);
+  return fail(
+    'DATABASE_URL, MONGODB_URI',
+    'no tray storage: set DATABASE_URL (PostgreSQL) or MONGODB_URI (MongoDB)',
+  );
+}

@@ -1,0 +1,116 @@
+import { expect } from 'chai';
+import { ConfigError } from '../../../shared/errors/config-error.ts';
+import { loadTrayConfig } from '../../../shared/config/tray-config.ts';
+import { resolveTrayStorage } from '../../../shared/config/tray-storage-config.ts';
+import type { Env } from '../../../shared/config/parse-env.ts';
+
+const databaseUrl = 'postgres://tray:secret@db:5432/tray';
+const mongoUri = 'mongodb://mongo:27017';
+const storage = (env: Env) => resolveTrayStorage(loadTrayConfig(env));
+const failure = (env: Env) =>
+  expect(() => storage(env))
+    .to.throw(ConfigError)
+    .with.property('message');
+
+describe('tray storage configuration', () => {
+  describe('with TRAY_STORAGE unset', () => {
+    it('runs on PostgreSQL when only DATABASE_URL is set, with the pool defaults', () => {
+      expect(storage({ DATABASE_URL: databaseUrl })).to.deep.equal({
+        engine: 'postgres',
+        url: databaseUrl,
+        poolSize: 10,
+        statementTimeoutMs: 10_000,
+      });
+    });
+
+    it('runs on MongoDB when only MONGODB_URI is set, with MONGODB_DB and FERRETDB_POSTGRESQL_URL', () => {
+      expect(storage({ MONGODB_URI: mongoUri })).to.deep.equal({
+        engine: 'mongodb',
+        uri: mongoUri,
+        dbName: 'tray',
+      });
+      expect(
+        storage({
+          MONGODB_URI: mongoUri,
+          MONGODB_DB: 'other',
+          FERRETDB_POSTGRESQL_URL: 'postgres://pg/ferret',
+        }),
+      ).to.deep.equal({
+        engine: 'mongodb',
+        uri: mongoUri,
+        dbName: 'other',
+        ferretPostgresUrl: 'postgres://pg/ferret',
+      });
+    });
+
+    it('refuses to guess when both are set, in one line naming both', () => {
+      failure({ DATABASE_URL: databaseUrl, MONGODB_URI: mongoUri }).that.matches(
+        /^Invalid configuration: DATABASE_URL, MONGODB_URI: both are set: set TRAY_STORAGE to "postgres" or "mongodb"[^\n]*$/,
+      );
+    });
+
+    it('refuses to start when neither is set, in one line naming both', () => {
+      failure({}).that.matches(
+        /^Invalid configuration: DATABASE_URL, MONGODB_URI: no tray storage: set DATABASE_URL \(PostgreSQL\) or MONGODB_URI \(MongoDB\)$/,
+      );
+    });
+  });
+
+  describe('with TRAY_STORAGE set', () => {
+    it('uses the adapter it names when both URLs are set', () => {
+      const both = { DATABASE_URL: databaseUrl, MONGODB_URI: mongoUri };
+      expect(storage({ ...both, TRAY_STORAGE: 'postgres' })).to.include({
+        engine: 'postgres',
+        url: databaseUrl,
+      });
+      expect(storage({ ...both, TRAY_STORAGE: 'mongodb' })).to.include({ engine: 'mongodb', uri: mongoUri });
+    });
+
+    it('names the URL the chosen adapter is missing', () => {
+      failure({ TRAY_STORAGE: 'postgres', MONGODB_URI: mongoUri }).that.matches(
+        /^Invalid configuration: DATABASE_URL: TRAY_STORAGE=postgres needs a postgres:\/\/ URL/,
+      );
+      failure({ TRAY_STORAGE: 'mongodb', DATABASE_URL: databaseUrl }).that.matches(
+        /^Invalid configuration: MONGODB_URI: TRAY_STORAGE=mongodb needs a mongodb:\/\/ URL/,
+      );
+    });
+
+    it('refuses another adapter name, naming the variable and the choices', () => {
+      expect(() => loadTrayConfig({ TRAY_STORAGE: 'mysql' }))
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.equals('Invalid configuration: TRAY_STORAGE: expected "postgres" or "mongodb"');
+    });
+  });
+
+  describe('DATABASE_URL, PG_POOL_SIZE and PG_STATEMENT_TIMEOUT_MS', () => {
+    it('accept a postgresql:// URL and take the pool size and statement timeout', () => {
+      const url = 'postgresql://tray@db/tray?sslmode=require';
+      expect(
+        storage({ DATABASE_URL: url, PG_POOL_SIZE: '25', PG_STATEMENT_TIMEOUT_MS: '2500' }),
+      ).to.deep.equal({
+        engine: 'postgres',
+        url,
+        poolSize: 25,
+        statementTimeoutMs: 2_500,
+      });
+    });
+
+    it('refuse a URL of another scheme and sizes out of range, naming each variable', () => {
+      for (const [name, value, message] of [
+        ['DATABASE_URL', 'mysql://db/tray', 'expected a URL starting with postgres:// or postgresql://'],
+        ['PG_POOL_SIZE', '0', 'expected a whole number from 1 to 1000'],
+        ['PG_STATEMENT_TIMEOUT_MS', 'soon', 'expected a whole number from 1 to 3600000'],
+      ] as const) {
+        expect(() => loadTrayConfig({ [name]: value }))
+          .to.throw(ConfigError)
+          .with.property('message')
+          .that.equals(`Invalid configuration: ${name}: ${message}`);
+      }
+    });
+  });
+
+  it('MONGODB_URI has no default: an unset one never points the tray at a local server', () => {
+    expect(loadTrayConfig({}).MONGODB_URI).to.equal(undefined);
+  });
+});

@@ -1,0 +1,64 @@
+import { expect } from 'chai';
+import { mapEvent } from '../../../tray-service/domain/map-event.ts';
+import { commentEvent, membershipEvent, postEvent, userDeleteEvent } from '../worker/event-builder.ts';
+
+const receivedAt = Date.parse('2026-11-20T12:00:00.000Z');
+
+// The mapping alone (no I/O): statuses and the activities each event yields.
+describe('mapEvent', () => {
+  it('maps a community post with a mention to a fan-out and one mention', () => {
+    const mapped = mapEvent({ ...postEvent({ mentions: ['u-ben', 'u-ben'] }), receivedAt });
+    expect(mapped.status).to.equal('applied');
+    expect(mapped.activities.map((a) => [a.verb, a.audience])).to.deep.equal([
+      ['post', { kind: 'community', communityId: 'c-hike' }],
+      ['mention', { kind: 'user', userId: 'u-ben' }],
+    ]);
+  });
+
+  it('maps a post on a user feed to mentions only (docs/contract.md#postdidcreate)', () => {
+    expect(mapEvent({ ...postEvent({ feed: 'user' }), receivedAt }).activities).to.deep.equal([]);
+  });
+
+  it('dates joins and leaves with their createdAt', () => {
+    const createdAt = '2026-11-20T09:30:00.000Z';
+    expect(
+      mapEvent({ ...membershipEvent('join', ['u-eve'], 'c-hike', createdAt), receivedAt }).memberships,
+    ).to.deep.equal([{ communityId: 'c-hike', userId: 'u-eve', active: true, at: Date.parse(createdAt) }]);
+  });
+
+  it('dates joins and leaves without createdAt with the receive time', () => {
+    expect(mapEvent({ ...membershipEvent('leave', ['u-eve']), receivedAt }).memberships).to.deep.equal([
+      { communityId: 'c-hike', userId: 'u-eve', active: false, at: receivedAt },
+    ]);
+  });
+
+  it('reports a join whose createdAt is not an ISO time as invalid', () => {
+    const mapped = mapEvent({ ...membershipEvent('join', ['u-eve'], 'c-hike', 'soon'), receivedAt });
+    expect([mapped.status, mapped.memberships]).to.deep.equal(['invalid', []]);
+    expect(mapped.error).to.match(/^data\.createdAt: /);
+  });
+
+  it('names a deleted user `Deleted user`', () => {
+    expect(mapEvent({ ...userDeleteEvent('u-ivy'), receivedAt }).profiles).to.deep.equal([
+      { userId: 'u-ivy', displayName: 'Deleted user', deleted: true, at: receivedAt },
+    ]);
+  });
+
+  it('reports an unknown name as `unknown` and a bad payload as `invalid` with the path', () => {
+    expect(mapEvent({ event: 'poll.didVote', data: {}, receivedAt }).status).to.equal('unknown');
+    const bad = commentEvent();
+    (bad.data.comment as Record<string, unknown>).createdAt = 'yesterday';
+    const mapped = mapEvent({ ...bad, receivedAt });
+    expect(mapped.status).to.equal('invalid');
+    expect(mapped.error).to.match(/^data\.comment\.createdAt: /);
+  });
+
+  it('reports a community post without its community as invalid', () => {
+    const envelope = postEvent();
+    delete envelope.data.community;
+    expect(mapEvent({ ...envelope, receivedAt })).to.deep.include({
+      status: 'invalid',
+      error: 'data.community: required for a post in a community',
+    });
+  });
+});

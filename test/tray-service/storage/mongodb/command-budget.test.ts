@@ -1,0 +1,103 @@
+import { expect } from 'chai';
+import { MongoClient, type Db } from 'mongodb';
+import { MEMBERSHIPS, membershipId, type MembershipDoc } from '../../../../shared/tray/tray-record.ts';
+import { workerCollections } from '../../../../tray-service/storage/mongodb/tray-collections.ts';
+import { ensureTestCollections } from '../../../support/ensure-test-collections.ts';
+import { processJob, type ProcessOptions } from '../../../../tray-service/worker/process-job.ts';
+import { uniqueName } from '../../../support/suite-resources.ts';
+import { testStack } from '../../../support/test-stack.ts';
+import {
+  commentEvent,
+  minute,
+  postEvent,
+  reactionEvent,
+  type TestEnvelope,
+} from '../../worker/event-builder.ts';
+import { jobDataOf } from '../../worker/worker-harness.ts';
+
+const options: ProcessOptions = { eventsRetentionDays: 30, trayRetentionDays: 90, fanOutBatch: 10_000 };
+
+// Counted with the driver's command monitoring. A comment event costs at most 6 database commands,
+// each served by an index: store the event, add the action to its group's actors, read the record,
+// read the group's actors, then insert the record or claim its next version and update it (an
+// actor acting again on the same target costs one more, the prune of their older action). A post fanned out to a large community costs at most 30
+// (bench:worker measures the 10,000-member case; 300 members keep the suite fast).
+describe('database commands per event (command monitoring)', () => {
+  const dbName = uniqueName('test');
+  let client: MongoClient | undefined;
+  let db: Db | undefined;
+  const commands: string[] = [];
+
+  before(async function () {
+    this.timeout(120_000);
+    client = new MongoClient(testStack().mongoUri, { monitorCommands: true });
+    client.on('commandStarted', (event) => commands.push(event.commandName));
+    await client.connect();
+    db = client.db(dbName);
+    await ensureTestCollections(db, workerCollections);
+    const members: MembershipDoc[] = Array.from({ length: 300 }, (_, index) => ({
+      _id: membershipId('c-big', `u-m${index}`),
+      communityId: 'c-big',
+      userId: `u-m${index}`,
+      active: true,
+      since: Date.parse(minute(-60)),
+      updatedAt: Date.parse(minute(-60)),
+    }));
+    await db.collection<MembershipDoc>(MEMBERSHIPS).insertMany(members);
+  });
+  after(async () => {
+    await db?.dropDatabase().catch(() => undefined);
+    await client?.close();
+  });
+
+  async function countCommands(envelope: TestEnvelope): Promise<string[]> {
+    commands.length = 0;
+    await processJob(db!, jobDataOf(envelope), options);
+    return [...commands];
+  }
+
+  describe('a comment creating its record', () => {
+    it('costs at most 6 commands', async () => {
+      expect(
+        await countCommands(commentEvent({ postId: 'p-b1', commentId: 'cm-b1' })),
+      ).to.have.length.at.most(6);
+    });
+  });
+
+  describe('a comment grouped into an existing record', () => {
+    it('costs at most 6 commands', async () => {
+      const used = await countCommands(
+        commentEvent({ postId: 'p-b1', commentId: 'cm-b2', author: 'u-dee', createdAt: minute(9) }),
+      );
+      expect(used, used.join(',')).to.have.length.at.most(6);
+    });
+  });
+
+  describe('a reaction grouped into an existing record', () => {
+    it('costs at most 6 commands', async () => {
+      await countCommands(reactionEvent({ postId: 'p-b1', reactionId: 'r-b1' }));
+      const used = await countCommands(
+        reactionEvent({ postId: 'p-b1', reactionId: 'r-b2', author: 'u-eve', createdAt: minute(9) }),
+      );
+      expect(used, used.join(',')).to.have.length.at.most(6);
+    });
+  });
+
+  describe('a post fanned out to 300 members', () => {
+    it('costs at most 30 commands for new records, and again when grouped into them', async function () {
+      this.timeout(240_000);
+      const first = await countCommands(
+        postEvent({ postId: 'p-f1', communityId: 'c-big', author: 'u-m0', createdAt: minute(1) }),
+      );
+      expect(first, first.join(',')).to.have.length.at.most(30);
+      const second = await countCommands(
+        postEvent({ postId: 'p-f2', communityId: 'c-big', author: 'u-m1', createdAt: minute(2) }),
+      );
+      expect(second, second.join(',')).to.have.length.at.most(30);
+      const grouped = await db!
+        .collection('tray_records')
+        .countDocuments({ targetId: 'c-big', actorsCount: 2 });
+      expect(grouped).to.equal(298);
+    });
+  });
+});

@@ -1,0 +1,203 @@
+import { expect } from 'chai';
+import { MongoClient, type CommandStartedEvent, type Db, type Document } from 'mongodb';
+import { trayCollections } from '../../../../tray-service/storage/mongodb/tray-collections.ts';
+import { createBlockListRepository } from '../../../../tray-service/storage/mongodb/block-list-repository.ts';
+import { createEventsQueries } from '../../../../tray-service/storage/mongodb/events-queries.ts';
+import { purgeExpired } from '../../../../tray-service/storage/mongodb/purge-expired.ts';
+import { createClearsRepository } from '../../../../tray-service/storage/mongodb/clears-repository.ts';
+import { createReadStateRepository } from '../../../../tray-service/storage/mongodb/read-state-repository.ts';
+import { createRecordQueries } from '../../../../tray-service/storage/mongodb/record-queries.ts';
+import { processJob, type ProcessOptions } from '../../../../tray-service/worker/process-job.ts';
+import { assertCountServed, assertIndexServed } from '../../../support/assert-index-served.ts';
+import { ensureTestCollections } from '../../../support/ensure-test-collections.ts';
+import { uniqueName } from '../../../support/suite-resources.ts';
+import { testStack } from '../../../support/test-stack.ts';
+import {
+  commentEvent,
+  membershipEvent,
+  minute,
+  postEvent,
+  reactionEvent,
+  userDeleteEvent,
+  type TestEnvelope,
+} from '../../worker/event-builder.ts';
+import { jobDataOf } from '../../worker/worker-harness.ts';
+import { testCounter } from '../../../support/test-counter.ts';
+import type {
+  CountQuery,
+  Counter,
+  GroupFields,
+} from '../../../../tray-service/storage/mongodb/create-counter.ts';
+
+const options: ProcessOptions = { eventsRetentionDays: 30, trayRetentionDays: 90, fanOutBatch: 10_000 };
+
+/** A command that selects documents, with the filter it sent. */
+interface Selection {
+  command: 'find' | 'count' | 'update' | 'delete';
+  collection: string;
+  filter: Document;
+}
+
+/** The filters of every find, count (countDocuments), update and delete the client sent (command monitoring). */
+function selections(event: CommandStartedEvent): Selection[] {
+  const { command } = event;
+  const collection = String(command[event.commandName] ?? '');
+  switch (event.commandName) {
+    case 'find':
+    case 'count':
+      return [
+        {
+          command: event.commandName,
+          collection,
+          filter: (command.filter ?? command.query ?? {}) as Document,
+        },
+      ];
+    case 'aggregate': {
+      // countDocuments: a pipeline whose first stage is the filter.
+      const [first] = (command.pipeline ?? []) as { $match?: Document }[];
+      return first?.$match ? [{ command: 'count', collection, filter: first.$match }] : [];
+    }
+    case 'update':
+      return ((command.updates ?? []) as { q: Document }[]).map((u) => ({
+        command: 'update',
+        collection,
+        filter: u.q,
+      }));
+    case 'delete':
+      return ((command.deletes ?? []) as { q: Document }[]).map((d) => ({
+        command: 'delete',
+        collection,
+        filter: d.q,
+      }));
+    default:
+      return [];
+  }
+}
+
+// Every query the worker and the API run on a hot path must be answered from an index: a filter
+// FerretDB cannot push down, or one no index serves, reads the whole collection (docs/storage.md).
+// The filters are the ones the code really sends, captured while it runs.
+describe('hot queries are served by an index (explain)', function () {
+  this.timeout(120_000);
+  const dbName = uniqueName('test');
+  let client: MongoClient | undefined;
+  let db: Db | undefined;
+  const sent: Selection[] = [];
+
+  before(async () => {
+    client = new MongoClient(testStack().mongoUri, { monitorCommands: true });
+    client.on('commandStarted', (event) => sent.push(...selections(event)));
+    await client.connect();
+    db = client.db(dbName);
+    await ensureTestCollections(db, trayCollections);
+  });
+  after(async () => {
+    await db?.dropDatabase().catch(() => undefined);
+    await client?.close();
+  });
+
+  // Counts run in PostgreSQL (createCounter): captured here and their SQL's plan checked.
+  const counted: [string, CountQuery, GroupFields | undefined][] = [];
+  const recordingCounter = async (): Promise<Counter> => {
+    const counter = await testCounter(db!);
+    return {
+      count: (collection, query) => {
+        counted.push([collection, query, undefined]);
+        return counter.count(collection, query);
+      },
+      countBy: (collection, query, fields) => {
+        counted.push([collection, query, fields]);
+        return counter.countBy(collection, query, fields);
+      },
+      close: () => counter.close(),
+    };
+  };
+
+  async function expectServed(run: () => Promise<unknown>): Promise<void> {
+    sent.length = 0;
+    counted.length = 0;
+    await run();
+    const distinct = new Map(sent.map((s) => [JSON.stringify([s.command, s.collection, s.filter]), s]));
+    expect(distinct.size + counted.length, 'the operation sent no query').to.be.above(0);
+    for (const { command, collection, filter } of distinct.values()) {
+      await assertIndexServed(db!, collection, filter, { command });
+    }
+    for (const [collection, query, by] of counted)
+      await assertCountServed(db!, collection, query, by ? { by } : {});
+  }
+  const process = (envelope: TestEnvelope) => () => processJob(db!, jobDataOf(envelope), options);
+
+  it('membership join and leave', async () => {
+    await expectServed(process(membershipEvent('join', ['u-a', 'u-b', 'u-c', 'u-d'], 'c-x')));
+  });
+  it('a community post fanned out, then grouped into the members’ records', async () => {
+    await expectServed(
+      process(postEvent({ postId: 'p-1', communityId: 'c-x', author: 'u-a', createdAt: minute(1) })),
+    );
+    await expectServed(
+      process(postEvent({ postId: 'p-2', communityId: 'c-x', author: 'u-b', createdAt: minute(2) })),
+    );
+  });
+  it('a join processed after the posts it precedes (backfill from the stored events), and a leave', async () => {
+    await expectServed(process(membershipEvent('join', ['u-e'], 'c-x', minute(0))));
+    await expectServed(process(membershipEvent('leave', ['u-e'], 'c-x', minute(3))));
+  });
+  it('a member’s changes older than the tray’s retention pruned', async () => {
+    const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+    await process(membershipEvent('join', ['u-f'], 'c-x', daysAgo(100)))();
+    await expectServed(process(membershipEvent('leave', ['u-f'], 'c-x', daysAgo(95))));
+  });
+  it('a comment and a reaction grouped into the author’s records', async () => {
+    await expectServed(
+      process(commentEvent({ postId: 'p-1', commentId: 'cm-1', author: 'u-c', createdAt: minute(3) })),
+    );
+    await expectServed(
+      process(commentEvent({ postId: 'p-1', commentId: 'cm-2', author: 'u-d', createdAt: minute(4) })),
+    );
+    await expectServed(
+      process(reactionEvent({ postId: 'p-1', reactionId: 'r-1', author: 'u-c', createdAt: minute(5) })),
+    );
+  });
+  it('the history pages (v3 and v2), page count and unread count', async () => {
+    const records = createRecordQueries(db!, { counter: await recordingCounter() });
+    const now = Date.now();
+    await expectServed(() => records.pageAfter('u-c', undefined, 10, now));
+    await expectServed(() => records.pageNumber('u-c', 1, 10, now, ['mention']));
+    await expectServed(() => records.count('u-c', now));
+    await expectServed(() => records.countUnread('u-c', 0, now));
+  });
+  it('mark read, mark all as read, last read, delete all', async () => {
+    const records = createRecordQueries(db!, { counter: await recordingCounter() });
+    const now = Date.now();
+    await expectServed(() => records.markRead('u-c', 'post', 'c-x', now));
+    await expectServed(() => records.markAllRead('u-d'));
+    const readState = createReadStateRepository(db!);
+    await expectServed(() => readState.markLastRead('u-c', now));
+    await expectServed(() => readState.lastReadAt('u-c'));
+    await expectServed(() => records.deleteAll('u-d'));
+  });
+  it('a live stream’s catch-up and the delete-all mark it reads', async () => {
+    const records = createRecordQueries(db!, { counter: await recordingCounter() });
+    await expectServed(() => records.changedSince('u-c', 0, Date.now()));
+    const clears = createClearsRepository(db!);
+    await expectServed(() => clears.markCleared('u-d', Date.now()));
+    await expectServed(() => clears.lastClearedAt('u-d'));
+  });
+  it('a deleted user', async () => {
+    await expectServed(process(userDeleteEvent('u-c')));
+  });
+  it('the block list', async () => {
+    const blocks = createBlockListRepository(db!);
+    await expectServed(() => blocks.block('u-a', 'u-b'));
+    await expectServed(() => blocks.page('u-a', undefined, 10));
+    await expectServed(() => blocks.blockedAmong('u-a', ['u-b', 'u-c']));
+  });
+  it('the admin event list filtered by event name, webhook or status', async () => {
+    const events = createEventsQueries(db!);
+    await expectServed(() => events.list({ event: 'post.didCreate' }, 10));
+    await expectServed(() => events.list({ webhook: 'main', status: 'applied' }, 10));
+  });
+  it('the purge', async () => {
+    await expectServed(() => purgeExpired(db!, new Date(), 2));
+  });
+});

@@ -1,0 +1,42 @@
+import { expect } from 'chai';
+import { createLogger } from '../../../shared/logging/create-logger.ts';
+import { openStorage } from '../../../tray-service/storage/open-storage.ts';
+import { useMongo } from '../../support/suite-resources.ts';
+import { testStack } from '../../support/test-stack.ts';
+import { usePostgres } from '../../support/use-postgres.ts';
+
+const logger = createLogger({ name: 'test', level: 'silent' });
+
+describe('openStorage', () => {
+  const pg = usePostgres();
+  const mongo = useMongo();
+
+  it('opens the PostgreSQL adapter on DATABASE_URL, with its schema in place', async () => {
+    const storage = await openStorage(
+      { engine: 'postgres', url: pg.url, poolSize: 2, statementTimeoutMs: 5_000 },
+      logger,
+    );
+    try {
+      expect(storage.engine).to.equal('postgres');
+      await storage.ping();
+      expect(await storage.records.count('u-ana', Date.now())).to.equal(0);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('opens the MongoDB adapter on MONGODB_URI and MONGODB_DB', async function () {
+    this.timeout(60_000);
+    const storage = await openStorage(
+      { engine: 'mongodb', uri: testStack().mongoUri, dbName: mongo.dbName },
+      logger,
+    );
+    try {
+      expect(storage.engine).to.equal('mongodb');
+      await storage.ping();
+      expect(await storage.records.count('u-ana', Date.now())).to.equal(0);
+    } finally {
+      await storage.close();
+    }
+  });
+});

@@ -1,0 +1,117 @@
+import type { z } from 'zod';
+import { DELETED_USER_NAME, type Activity, type MappedEvent } from './activity.ts';
+import {
+  commentDidCreate,
+  communityMembership,
+  postDidCreate,
+  reactionDidAdd,
+  userDidDelete,
+  userDidUpdate,
+  userGlobalBan,
+} from './event-schemas.ts';
+import { mapComment, mapPost, mapReaction } from './map-social-events.ts';
+import { PayloadError } from '../../shared/errors/payload-error.ts';
+
+/** Known events that are kept for moderation and analytics but change no record (docs/contract.md#events-that-are-only-stored). */
+const storeOnly = new Set(['channel.didCreate', 'follow.didCreate', 'follow.didRequest', 'post.didFlag']);
+
+export interface Envelope {
+  event: string;
+  data: Record<string, unknown>;
+  /** Epoch ms the receiver accepted the delivery: the time of profile events, and of joins and leaves without createdAt. */
+  receivedAt: number;
+}
+
+const none = { activities: [], memberships: [], profiles: [] };
+
+/**
+ * The one place that knows event names and payload paths (docs/contract.md#event-catalogue). A platform
+ * that sends other names or shapes is adapted here. Never throws: an unknown name or an invalid
+ * payload is a status, so the job completes instead of being retried forever.
+ */
+export function mapEvent(envelope: Envelope): MappedEvent {
+  const { event, data, receivedAt } = envelope;
+  switch (event) {
+    case 'post.didCreate':
+      return parsed(postDidCreate, data, (payload) => activities(mapPost(payload)));
+    case 'comment.didCreate':
+      return parsed(commentDidCreate, data, (payload) => activities(mapComment(payload)));
+    case 'reaction.didAdd':
+      return parsed(reactionDidAdd, data, (payload) => activities(mapReaction(payload)));
+    case 'community.didJoin':
+    case 'community.didLeave':
+      return parsed(communityMembership, data, (payload) => {
+        // Without createdAt (older platforms) the change counts from its receipt.
+        const at = payload.createdAt ? Date.parse(payload.createdAt) : receivedAt;
+        return {
+          ...none,
+          status: 'applied',
+          memberships: [...new Set(payload.userIds)].map((userId) => ({
+            communityId: payload.community.communityId,
+            userId,
+            active: event === 'community.didJoin',
+            at,
+          })),
+        };
+      });
+    case 'user.didUpdate':
+      return parsed(userDidUpdate, data, (payload) => ({
+        ...none,
+        status: 'applied',
+        profiles: payload.users.map((user) => ({
+          userId: user.userId,
+          displayName: user.displayName,
+          ...(user.avatarFileUrl ? { imageUrl: user.avatarFileUrl } : {}),
+          ...(user.avatarCustomUrl ? { avatarCustomUrl: user.avatarCustomUrl } : {}),
+          deleted: false,
+          at: receivedAt,
+        })),
+      }));
+    case 'user.didDelete':
+      return parsed(userDidDelete, data, (payload) => ({
+        ...none,
+        status: 'applied',
+        profiles: [
+          ...new Set([...(payload.users ?? []).map((user) => user.userId), ...(payload.userIds ?? [])]),
+        ].map((userId) => ({ userId, displayName: DELETED_USER_NAME, deleted: true, at: receivedAt })),
+      }));
+    case 'user.didGlobalBan':
+    case 'user.didGlobalUnban':
+      // A ban changes who may authenticate, nothing else: records, posts and memberships stay.
+      return parsed(userGlobalBan, data, (payload) => ({
+        ...none,
+        status: 'applied',
+        bans: [...new Set(payload.userIds)].map((userId) => ({
+          userId,
+          banned: event === 'user.didGlobalBan',
+          at: Date.parse(payload.createdAt),
+        })),
+      }));
+    default:
+      return { ...none, status: storeOnly.has(event) ? 'stored' : 'unknown' };
+  }
+}
+
+function activities(list: Activity[]): MappedEvent {
+  return { ...none, status: 'applied', activities: list };
+}
+
+function parsed<S extends z.ZodType>(
+  schema: S,
+  data: unknown,
+  map: (payload: z.infer<S>) => MappedEvent,
+): MappedEvent {
+  const result = schema.safeParse(data);
+  if (!result.success) return { ...none, status: 'invalid', error: describeIssues(result.error) };
+  try {
+    return map(result.data);
+  } catch (error) {
+    // Cross-field rules (a reply without parentComment, ...) are checked while mapping.
+    if (error instanceof PayloadError) return { ...none, status: 'invalid', error: error.message };
+    throw error;
+  }
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => `data.${issue.path.join('.')}: ${issue.message}`).join('; ');
+}

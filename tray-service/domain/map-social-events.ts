@@ -1,0 +1,164 @@
+import type { z } from 'zod';
+import type { FeedRef } from '../../shared/tray/tray-record.ts';
+import type { Activity, ActorInfo } from './activity.ts';
+import type {
+  commentDidCreate,
+  postDidCreate,
+  postRefSchema,
+  reactionDidAdd,
+  UserProfile,
+} from './event-schemas.ts';
+import { PayloadError } from '../../shared/errors/payload-error.ts';
+
+type Post = z.infer<typeof postDidCreate>;
+type Comment = z.infer<typeof commentDidCreate>;
+type Reaction = z.infer<typeof reactionDidAdd>;
+type PostRef = z.infer<typeof postRefSchema>;
+type Community = { communityId: string; displayName: string } | null | undefined;
+
+// Record fields per verb: docs/contract.md#record-fields-per-verb. targetName is the
+// feed's name for every verb: the community's name, or the feed owner's display name on a user
+// feed (payloads carry no post title, and it is what the message templates name).
+
+/** post.didCreate: a `post` record per community member (fan-out) and a `mention` per mentionee. */
+export function mapPost(payload: Post): Activity[] {
+  const { post } = payload;
+  const feed = feedOf(post, payload.community, payload.users);
+  const base = { actor: actorOf(post.postedUserId, payload.users), at: Date.parse(post.createdAt), feed };
+  const result: Activity[] = [];
+  // Posts on a user feed are not tray events (docs/contract.md#postdidcreate); their mentions are.
+  if (feed.kind === 'community') {
+    result.push({
+      ...base,
+      verb: 'post',
+      targetType: 'community',
+      targetId: feed.id,
+      targetName: feed.name,
+      lastActionId: post.postId,
+      audience: { kind: 'community', communityId: feed.id },
+    });
+  }
+  for (const userId of mentioned(post.mentionees)) {
+    result.push({
+      ...base,
+      verb: 'mention',
+      mentionIn: 'post',
+      targetType: 'post',
+      targetId: post.postId,
+      targetName: feed.name,
+      lastActionId: post.postId,
+      audience: { kind: 'user', userId },
+    });
+  }
+  return result;
+}
+
+/** comment.didCreate: `comment` for the post owner, or `mentreply` for the parent comment's owner. */
+export function mapComment(payload: Comment): Activity[] {
+  const { comment, post } = payload;
+  const feed = feedOf(post, payload.community, payload.users);
+  const segment = comment.segmentNumber ?? undefined;
+  const base = {
+    actor: actorOf(comment.userId, payload.users),
+    at: Date.parse(comment.createdAt),
+    feed,
+    targetType: 'post' as const,
+    targetName: feed.name,
+    lastActionId: comment.commentId,
+    ...(segment === undefined ? {} : { lastActionSegmentNo: segment }),
+  };
+  const result: Activity[] = [];
+  if (comment.parentId) {
+    if (!payload.parentComment)
+      throw new PayloadError('data.parentComment: required when comment.parentId is set');
+    result.push({
+      ...base,
+      verb: 'mentreply',
+      targetId: comment.parentId,
+      parentTargetId: post.postId,
+      audience: { kind: 'user', userId: payload.parentComment.userId },
+    });
+  } else {
+    result.push({
+      ...base,
+      verb: 'comment',
+      targetId: post.postId,
+      parentTargetId: post.targetId,
+      audience: { kind: 'user', userId: post.postedUserId },
+    });
+  }
+  for (const userId of mentioned(comment.mentionees)) {
+    const { lastActionSegmentNo: _segment, ...withoutSegment } = base;
+    result.push({
+      ...withoutSegment,
+      verb: 'mention',
+      mentionIn: 'comment',
+      targetId: comment.commentId,
+      parentTargetId: post.postId,
+      audience: { kind: 'user', userId },
+    });
+  }
+  return result;
+}
+
+/** reaction.didAdd: `reaction` for the post owner, or `mentreact` for the comment owner. */
+export function mapReaction(payload: Reaction): Activity[] {
+  const { reaction, post } = payload;
+  const feed = feedOf(post, payload.community, payload.users);
+  const base = {
+    actor: actorOf(reaction.userId, payload.users),
+    at: Date.parse(reaction.createdAt),
+    feed,
+    targetType: 'post' as const,
+    targetName: feed.name,
+    lastActionId: reaction.reactionId,
+  };
+  if (reaction.referenceType === 'post') {
+    return [
+      {
+        ...base,
+        verb: 'reaction',
+        targetId: post.postId,
+        parentTargetId: post.targetId,
+        audience: { kind: 'user', userId: post.postedUserId },
+      },
+    ];
+  }
+  if (!payload.comment)
+    throw new PayloadError('data.comment: required when reaction.referenceType is comment');
+  return [
+    {
+      ...base,
+      verb: 'mentreact',
+      targetId: reaction.referenceId,
+      parentTargetId: post.postId,
+      audience: { kind: 'user', userId: payload.comment.userId },
+    },
+  ];
+}
+
+function feedOf(post: PostRef, community: Community, users: UserProfile[]): FeedRef {
+  if (post.targetType === 'community') {
+    if (!community) throw new PayloadError('data.community: required for a post in a community');
+    return { kind: 'community', id: community.communityId, name: community.displayName };
+  }
+  // A user feed is named after its owner ("... in Ana feed"); the id stands in when the owner's
+  // profile is not in the payload.
+  const owner = users.find((user) => user.userId === post.targetId);
+  return { kind: 'user', id: post.targetId, name: owner?.displayName ?? post.targetId };
+}
+
+/** The actor as the payload shows them; the id stands in for a name the payload lacks. */
+function actorOf(userId: string, users: UserProfile[]): ActorInfo {
+  const profile = users.find((user) => user.userId === userId);
+  return {
+    userId,
+    name: profile?.displayName ?? userId,
+    ...(profile?.avatarFileUrl ? { imageUrl: profile.avatarFileUrl } : {}),
+    ...(profile?.avatarCustomUrl ? { avatarCustomUrl: profile.avatarCustomUrl } : {}),
+  };
+}
+
+function mentioned(list: { type: string; userIds: string[] }[] | null | undefined): string[] {
+  return [...new Set((list ?? []).filter((m) => m.type === 'user').flatMap((m) => m.userIds))];
+}

@@ -1,0 +1,65 @@
+import type { Db } from 'mongodb';
+import { DAY_MS } from '../../../shared/time/durations.ts';
+import { dayOf } from '../../../shared/tray/storage-keys.ts';
+import { TRAY_RECORD_CLAIMS } from '../../../shared/tray/tray-record.ts';
+import { insertCoalesced } from './coalesced-writes.ts';
+
+/** tray_record_claims: who may move a record to a version (see claimVersions). */
+export interface RecordClaimDoc {
+  /** `${recordId}#${version}`: the version the claimant is about to write. */
+  _id: string;
+  /** The job that claimed it (its dedupe key): a retry of that job may go on with its own claim. */
+  owner: string;
+  claimedAt: Date;
+  /** Claims are only needed for the instant of a write; purged (or TTL-deleted) after this. */
+  expiresAt: Date;
+  /** The UTC day of expiresAt: the purge deletes a whole day by equality. */
+  expiresDay: string;
+}
+
+export interface ClaimOptions {
+  /** A claim older than this whose version was never written is taken over (its writer died). */
+  takeoverMs: number;
+  /** Who claims: the job's dedupe key. */
+  owner: string;
+  now?: Date;
+}
+
+/**
+ * Claims the right to write `version` of each record. The claim is an insert with a unique `_id`,
+ * the one write FerretDB 1.24 performs atomically: its updates and replaces are not atomic under
+ * concurrency (two `replaceOne({_id, version})` from the same version can both succeed, and `$inc`
+ * loses increments), so a filter on `version` alone does not make compare-and-set safe there. On
+ * MongoDB the record write's own `{_id, version}` filter would suffice; the claim costs one command.
+ * Returns the record ids whose claim this call won; the others were claimed by a concurrent writer.
+ */
+export async function claimVersions(
+  db: Db,
+  wanted: readonly { recordId: string; version: number }[],
+  options: ClaimOptions,
+): Promise<Set<string>> {
+  if (wanted.length === 0) return new Set();
+  const now = options.now ?? new Date();
+  const claims = db.collection<RecordClaimDoc>(TRAY_RECORD_CLAIMS);
+  const expiresAt = new Date(now.getTime() + DAY_MS);
+  const docs: RecordClaimDoc[] = wanted.map(({ recordId, version }) => ({
+    _id: `${recordId}#${version}`,
+    owner: options.owner,
+    claimedAt: now,
+    expiresAt,
+    expiresDay: dayOf(expiresAt),
+  }));
+  const lost = new Set(await insertCoalesced<RecordClaimDoc>(db, TRAY_RECORD_CLAIMS, docs));
+  // One more read per lost claim (they are few: only records a concurrent writer is moving). A
+  // claim of this same job (a retry after a failure between claim and write) is ours to use: the
+  // retry computes the same next state. A claim whose writer died before writing would block the
+  // record forever: after takeoverMs it is removed and the next round claims again.
+  for (const index of [...lost]) {
+    const _id = docs[index]?._id ?? '';
+    const claim = await claims.findOne({ _id });
+    if (claim?.owner === options.owner) lost.delete(index);
+    else if (claim && claim.claimedAt.getTime() < now.getTime() - options.takeoverMs)
+      await claims.deleteOne({ _id, claimedAt: claim.claimedAt });
+  }
+  return new Set(wanted.filter((_, index) => !lost.has(index)).map((claim) => claim.recordId));
+}

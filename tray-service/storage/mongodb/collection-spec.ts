@@ -1,0 +1,20 @@
+/** One index of a collection, declared once beside the collection's queries. */
+export interface IndexSpec {
+  name: string;
+  key: Record<string, 1 | -1>;
+  unique?: boolean;
+  /** Only documents matching this filter are indexed (a partial index). */
+  partialFilterExpression?: Record<string, unknown>;
+  /** TTL on expiresAt where the server accepts it */
+  expireAfterSeconds?: number;
+  /** the query this index serves (one line) */
+  serves: string;
+}
+
+/** A collection and everything its queries need from the server; ensureCollections applies it. */
+export interface CollectionSpec {
+  name: string;
+  indexes: readonly IndexSpec[];
+  /** top-level fields queried by equality: on FerretDB-on-PostgreSQL each gets a GIN expression index (`_id` always does) */
+  equalityFields: readonly string[];
+}

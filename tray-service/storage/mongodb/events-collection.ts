@@ -1,0 +1,42 @@
+import type { CollectionSpec } from './collection-spec.ts';
+import { EVENTS } from '../../../shared/tray/tray-record.ts';
+
+/** events: every received event, once (dedupe key as `_id`), for the admin API and exports. */
+export const eventsCollection: CollectionSpec = {
+  name: EVENTS,
+  indexes: [
+    {
+      name: 'admin_received_desc',
+      key: { receivedAt: -1, _id: -1 },
+      serves: 'admin list/export without filters, and since/until ranges: newest first',
+    },
+    {
+      name: 'admin_event_received_desc',
+      key: { event: 1, receivedAt: -1, _id: -1 },
+      serves: 'admin list/export filtered by event name',
+    },
+    {
+      name: 'admin_webhook_received_desc',
+      key: { webhook: 1, receivedAt: -1, _id: -1 },
+      serves: 'admin list/export filtered by webhook',
+    },
+    {
+      name: 'expiry',
+      key: { expiresAt: 1 },
+      expireAfterSeconds: 0,
+      serves: 'retention on MongoDB: the server’s TTL deletes',
+    },
+    {
+      name: 'community_posts',
+      key: { communityDay: 1 },
+      serves:
+        'late-join backfill: find({communityDay}), a community’s stored posts of one day (backfill-join.ts)',
+    },
+    {
+      name: 'expiry_day',
+      key: { expiresDay: 1 },
+      serves: 'retention: deleteMany({expiresDay}) in purgeExpired',
+    },
+  ],
+  equalityFields: ['event', 'webhook', 'status', 'expiresDay', 'communityDay'],
+};

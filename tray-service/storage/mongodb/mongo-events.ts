@@ -1,0 +1,57 @@
+import type { Db } from 'mongodb';
+import { EVENTS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
+import type { StoredEvent } from '../../domain/stored-event.ts';
+import type { EventsPort } from '../port.ts';
+import { insertCoalesced } from './coalesced-writes.ts';
+import { createEventsQueries } from './events-queries.ts';
+import { eventDocument, type EventDoc } from './store-event.ts';
+
+/** Documents per batch of a stream: memory stays bounded however many events match. */
+const STREAM_BATCH = 500;
+
+/** A stored event as the admin API sees it: the dedupe key as `key`, none of the storage fields. */
+export function toStoredEvent(doc: StoredEventDoc): StoredEvent {
+  return {
+    key: doc._id,
+    event: doc.event,
+    data: doc.data,
+    webhook: doc.webhook,
+    receivedAt: doc.receivedAt,
+    storedAt: doc.storedAt,
+    status: doc.status,
+    ...(doc.error === undefined ? {} : { error: doc.error }),
+  };
+}
+
+/** The storage port's events on MongoDB (`events`, the dedupe key as `_id`). */
+export function createMongoEvents(db: Db): EventsPort {
+  const queries = createEventsQueries(db);
+  const events = db.collection<EventDoc>(EVENTS);
+  return {
+    async store(event, outcome, options) {
+      const doc = eventDocument(event, outcome, options.retentionDays, options.now);
+      // An insert, not an upsert (FerretDB runs an upsert as a read and then a write): a duplicate
+      // key says the event is stored already, and the first stored version is the one returned.
+      const [duplicate] = await insertCoalesced<EventDoc>(db, EVENTS, [doc]);
+      if (duplicate === undefined) return toStoredEvent(doc);
+      return toStoredEvent((await events.findOne({ _id: doc._id })) ?? doc);
+    },
+    async list(filter, limit, after) {
+      const page = await queries.list(filter, limit, after);
+      return { items: page.items.map(toStoredEvent), ...(page.next ? { next: page.next } : {}) };
+    },
+    async get(key) {
+      const doc = await queries.get(key);
+      return doc ? toStoredEvent(doc) : undefined;
+    },
+    async *stream(filter) {
+      const cursor = queries.openCursor(filter, STREAM_BATCH);
+      try {
+        for await (const doc of cursor) yield toStoredEvent(doc);
+      } finally {
+        await cursor.close();
+      }
+    },
+    count: (filter) => queries.count(filter),
+  };
+}

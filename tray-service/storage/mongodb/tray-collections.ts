@@ -1,0 +1,42 @@
+import type { CollectionSpec } from './collection-spec.ts';
+import { moderationDecisionsCollection } from './moderation-decisions-collection.ts';
+import { blockListCollection } from './block-list-collection.ts';
+import { eventsCollection } from './events-collection.ts';
+import { membershipChangesCollection } from './membership-changes-collection.ts';
+import { membershipsCollection } from './memberships-collection.ts';
+import { trayClearsCollection } from './tray-clears-collection.ts';
+import { trayMigrationsCollection } from './tray-migrations-collection.ts';
+import { trayReadStateCollection } from './tray-read-state-collection.ts';
+import { trayRecordClaimsCollection } from './tray-record-claims-collection.ts';
+import { trayRecordsCollection } from './tray-records-collection.ts';
+import { trayTargetActorsCollection } from './tray-target-actors-collection.ts';
+import { userBansCollection } from './user-bans-collection.ts';
+import { userProfilesCollection } from './user-profiles-collection.ts';
+
+/** The collections the worker writes and reads (startWorker ensures them when run on its own). */
+export const workerCollections: readonly CollectionSpec[] = [
+  trayRecordsCollection,
+  membershipsCollection,
+  membershipChangesCollection,
+  eventsCollection,
+  trayRecordClaimsCollection,
+  trayTargetActorsCollection,
+  userProfilesCollection,
+  userBansCollection,
+  trayMigrationsCollection,
+];
+
+/** The collections the tray API and the admin API read. */
+export const apiCollections: readonly CollectionSpec[] = [
+  trayRecordsCollection,
+  blockListCollection,
+  trayReadStateCollection,
+  trayClearsCollection,
+  eventsCollection,
+  moderationDecisionsCollection,
+];
+
+/** Every collection of the tray service: its one start-up call (tray-service/main.ts). */
+export const trayCollections: readonly CollectionSpec[] = [
+  ...new Set([...workerCollections, ...apiCollections]),
+];

@@ -1,0 +1,48 @@
+import type { CollectionSpec } from './collection-spec.ts';
+import { TRAY_RECORDS } from '../../../shared/tray/tray-record.ts';
+
+/** tray_records: one record per recipient and grouping key (the tray's notifications). */
+export const trayRecordsCollection: CollectionSpec = {
+  name: TRAY_RECORDS,
+  indexes: [
+    {
+      name: 'history_bucket',
+      key: { bucket: 1 },
+      serves: 'history v3/v2 pages: find({bucket}), one hour of one user’s records (record-queries.ts walk)',
+    },
+    {
+      name: 'user_unread',
+      key: { userId: 1, hasRead: 1, unreadAt: 1 },
+      serves:
+        'unread count: count({userId, hasRead: false, unreadAt > lastRead}); mark-all-as-read: find({userId, hasRead: false})',
+    },
+    {
+      name: 'record_user',
+      key: { userId: 1, expiresAt: 1 },
+      serves:
+        'page counts: count({userId, expiresAt > now}); delete-all and a deleted user: deleteMany({userId})',
+    },
+    {
+      name: 'record_group',
+      key: { group: 1 },
+      serves: 'post fan-out: find({group}), every member’s record of one community (apply-activities.ts)',
+    },
+    {
+      name: 'actor_ids',
+      key: { actorIds: 1 },
+      serves: 'deleted user: find({actorIds}) rewriting their snapshots to "Deleted user"',
+    },
+    {
+      name: 'expiry_day',
+      key: { expiresDay: 1 },
+      serves: 'retention: deleteMany({expiresDay}) in purgeExpired',
+    },
+    {
+      name: 'expiry',
+      key: { expiresAt: 1 },
+      expireAfterSeconds: 0,
+      serves: 'retention on MongoDB: the server’s TTL deletes',
+    },
+  ],
+  equalityFields: ['userId', 'bucket', 'group', 'actorIds', 'expiresDay'],
+};

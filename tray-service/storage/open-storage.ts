@@ -1,0 +1,44 @@
+import type { TrayStorageConfig } from '../../shared/config/tray-storage-config.ts';
+import type { Logger } from '../../shared/logging/create-logger.ts';
+import { openMongoStorage } from './mongodb/open-mongo-storage.ts';
+import type { TrayStorage } from './port.ts';
+import { openPostgresStorage } from './postgres/open-postgres-storage.ts';
+
+export interface OpenStorageOptions {
+  /** Names this process to the database server (pg_stat_activity, MongoDB's client metadata). */
+  appName?: string;
+  /** TRAY_FANOUT_BATCH, for the MongoDB adapter's fan-out rounds (PostgreSQL fans out in SQL). */
+  fanOutBatch?: number;
+  /** TRAY_RETENTION_DAYS, for records the MongoDB adapter brings from an older shape at open. */
+  retentionDays?: number;
+}
+
+/**
+ * The one place the storage adapter is chosen (shared/config/tray-storage-config.ts decides
+ * which): everything above this sees only the storage port.
+ */
+export async function openStorage(
+  config: TrayStorageConfig,
+  logger: Logger,
+  options: OpenStorageOptions = {},
+): Promise<TrayStorage> {
+  const appName = options.appName ?? 'tray-service';
+  if (config.engine === 'postgres') {
+    const storage = await openPostgresStorage(config.url, {
+      poolSize: config.poolSize,
+      statementTimeoutMs: config.statementTimeoutMs,
+      applicationName: appName,
+    });
+    logger.info({ engine: storage.engine }, 'tray storage open');
+    return storage;
+  }
+  const storage = await openMongoStorage(config.uri, config.dbName, {
+    appName,
+    logger,
+    ...(config.ferretPostgresUrl === undefined ? {} : { ferretPostgresUrl: config.ferretPostgresUrl }),
+    ...(options.fanOutBatch === undefined ? {} : { fanOutBatch: options.fanOutBatch }),
+    ...(options.retentionDays === undefined ? {} : { retentionDays: options.retentionDays }),
+  });
+  logger.info({ engine: storage.engine, db: config.dbName }, 'tray storage open');
+  return storage;
+}

@@ -1,0 +1,51 @@
+import type { TrayStorage } from '../port.ts';
+import { connectPostgres, type PostgresOptions } from './connect-postgres.ts';
+import { migrate } from './migrate.ts';
+import { createPostgresBans } from './postgres-bans.ts';
+import { createPostgresBlockList } from './postgres-block-list.ts';
+import { createPostgresDecisions } from './postgres-decisions.ts';
+import { createPostgresEvents } from './postgres-events.ts';
+import { createPostgresLatestTimes } from './postgres-latest-times.ts';
+import { createPostgresMembersImport } from './postgres-members-import.ts';
+import { createPostgresRecords } from './postgres-records.ts';
+import { createPostgresWrites } from './postgres-writes.ts';
+import { purgeExpiredEvents } from './purge-expired-events.ts';
+import { purgeExpiredRecords } from './purge-expired-records.ts';
+
+/**
+ * The PostgreSQL adapter of the storage port: a pool on the URL's database, the schema brought up
+ * to date (every instance may start at once: migrate.ts serialises them), and each part of the
+ * port on that pool. A failing migration ends the pool and stops start-up.
+ */
+export async function openPostgresStorage(url: string, options: PostgresOptions): Promise<TrayStorage> {
+  const pool = connectPostgres(url, options);
+  try {
+    await migrate(pool);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    engine: 'postgres',
+    records: createPostgresRecords(pool),
+    writes: createPostgresWrites(pool),
+    lastRead: createPostgresLatestTimes(pool, 'tray_last_read'),
+    clears: createPostgresLatestTimes(pool, 'tray_clears'),
+    blockList: createPostgresBlockList(pool),
+    bans: createPostgresBans(pool),
+    events: createPostgresEvents(pool),
+    decisions: createPostgresDecisions(pool),
+    members: createPostgresMembersImport(pool),
+    async purgeExpired(now) {
+      const records = await purgeExpiredRecords(pool, now);
+      const events = await purgeExpiredEvents(pool, now);
+      return { records, events };
+    },
+    async ping() {
+      await pool.query('SELECT 1');
+    },
+    // Ending a pool twice throws; closing the storage twice (two shutdown paths) must not.
+    close: () => (closing ??= pool.end()),
+  };
+}

@@ -1,0 +1,147 @@
+import type pg from 'pg';
+import type { PageKey } from '../../domain/page-cursor.ts';
+import type { DeliveryState, ModerationDecisionDoc } from '../../moderation/decision-doc.ts';
+import type { ModerationAction } from '../../moderation/moderation-rule.ts';
+import type { DecisionsFilter, DecisionsPort } from '../port.ts';
+import { SqlConditions, type SqlQuery } from './sql-conditions.ts';
+import { withoutNul } from './without-nul.ts';
+
+interface DecisionRow {
+  id: string;
+  event_key: string;
+  event: string;
+  event_received_at: Date;
+  rule: string;
+  action: ModerationAction;
+  reason: string;
+  subject_type: string;
+  subject_id: string;
+  user_id: string | null;
+  decided_at: Date;
+  delivery: DeliveryState;
+  delivery_attempts: number;
+  delivered_at: Date | null;
+  last_error: string | null;
+}
+
+const COLUMNS = `id, event_key, event, event_received_at, rule, action, reason, subject_type, subject_id,
+  user_id, decided_at, delivery, delivery_attempts, delivered_at, last_error`;
+
+/** The longest error text kept with a decision (a failed delivery's answer can be a whole page). */
+const MAX_ERROR = 500;
+
+function toDecision(row: DecisionRow): ModerationDecisionDoc {
+  return {
+    _id: row.id,
+    eventKey: row.event_key,
+    event: row.event,
+    eventReceivedAt: row.event_received_at,
+    rule: row.rule,
+    action: row.action,
+    reason: row.reason,
+    subject: { type: row.subject_type, id: row.subject_id },
+    ...(row.user_id === null ? {} : { userId: row.user_id }),
+    decidedAt: row.decided_at,
+    delivery: row.delivery,
+    deliveryAttempts: row.delivery_attempts,
+    ...(row.delivered_at === null ? {} : { deliveredAt: row.delivered_at }),
+    ...(row.last_error === null ? {} : { lastError: row.last_error }),
+  };
+}
+
+/** One page, newest first (decided_at, then id), a keyset page on one of the decision indexes. */
+export function decisionsPageQuery(filter: DecisionsFilter, limit: number, after?: PageKey): SqlQuery {
+  const where = new SqlConditions();
+  if (filter.rule !== undefined) where.and((p) => `rule = ${p(filter.rule)}`);
+  if (filter.action !== undefined) where.and((p) => `action = ${p(filter.action)}`);
+  if (filter.userId !== undefined) where.and((p) => `user_id = ${p(filter.userId)}`);
+  if (filter.eventKey !== undefined) where.and((p) => `event_key = ${p(filter.eventKey)}`);
+  if (filter.delivery !== undefined) where.and((p) => `delivery = ${p(filter.delivery)}`);
+  if (filter.since) where.and((p) => `decided_at >= ${p(filter.since)}`);
+  if (filter.until) where.and((p) => `decided_at < ${p(filter.until)}`);
+  if (after) where.and((p) => `(decided_at, id) < (${p(after.at)}, ${p(after.id)})`);
+  return {
+    text: `SELECT ${COLUMNS} FROM moderation_decisions ${where.where()}
+           ORDER BY decided_at DESC, id DESC LIMIT ${where.param(limit + 1)}`,
+    values: where.values,
+  };
+}
+
+export function createPostgresDecisions(pool: pg.Pool): DecisionsPort {
+  return {
+    async saveAll(decisions) {
+      // One statement for the batch; each id once and in key order, so two workers saving
+      // overlapping batches lock rows in the same order and never deadlock.
+      const byId = new Map(decisions.map((decision) => [decision._id, decision]));
+      const batch = [...byId.values()].sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
+      if (batch.length === 0) return;
+      const column = <T>(pick: (decision: ModerationDecisionDoc) => T) => batch.map(pick);
+      await pool.query(
+        `INSERT INTO moderation_decisions (${COLUMNS})
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[],
+           $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::text[], $13::integer[],
+           $14::timestamptz[], $15::text[])
+         ON CONFLICT (id) DO NOTHING`,
+        [
+          column((d) => d._id),
+          column((d) => d.eventKey),
+          column((d) => d.event),
+          column((d) => d.eventReceivedAt),
+          column((d) => d.rule),
+          column((d) => d.action),
+          column((d) => d.reason),
+          column((d) => d.subject.type),
+          column((d) => d.subject.id),
+          column((d) => d.userId ?? null),
+          column((d) => d.decidedAt),
+          column((d) => d.delivery),
+          column((d) => d.deliveryAttempts),
+          column((d) => d.deliveredAt ?? null),
+          column((d) => d.lastError ?? null),
+        ],
+      );
+    },
+
+    async pendingAmong(ids) {
+      const { rows } = await pool.query<{ id: string }>(
+        `SELECT id FROM moderation_decisions WHERE id = ANY($1::text[]) AND delivery = 'pending' ORDER BY id`,
+        [[...ids]],
+      );
+      return rows.map((row) => row.id);
+    },
+
+    async get(id) {
+      const { rows } = await pool.query<DecisionRow>(
+        `SELECT ${COLUMNS} FROM moderation_decisions WHERE id = $1`,
+        [id],
+      );
+      return rows[0] && toDecision(rows[0]);
+    },
+
+    async list(filter, limit, after) {
+      const rows = (await pool.query<DecisionRow>(decisionsPageQuery(filter, limit, after))).rows;
+      const items = rows.slice(0, limit).map(toDecision);
+      const last = items.at(-1);
+      return rows.length > limit && last ? { items, next: { at: last.decidedAt, id: last._id } } : { items };
+    },
+
+    async markDelivered(id, attempts, at) {
+      await pool.query(
+        `UPDATE moderation_decisions
+         SET delivery = 'delivered', delivery_attempts = $2, delivered_at = $3, last_error = NULL
+         WHERE id = $1`,
+        [id, attempts, at],
+      );
+    },
+
+    async markAttemptFailed(id, attempts, error, final) {
+      // `delivery <> 'delivered'`: a late failure report never undoes a delivery that succeeded.
+      await pool.query(
+        `UPDATE moderation_decisions
+         SET delivery_attempts = $2, last_error = $3, delivery = CASE WHEN $4 THEN 'failed' ELSE delivery END
+         WHERE id = $1 AND delivery <> 'delivered'`,
+        [id, attempts, withoutNul(error.slice(0, MAX_ERROR)), final],
+      );
+    },
+  };
+}

@@ -1,9 +1,0 @@
-import type { CollectionSpec } from '../../shared/mongo/collection-spec.ts';
-import { USER_PROFILES } from '../../shared/tray/tray-record.ts';
-
-/** user_profiles: the latest known profile of each user, read and written by `_id` only. */
-export const userProfilesCollection: CollectionSpec = {
-  name: USER_PROFILES,
-  indexes: [],
-  equalityFields: [],
-};

@@ -1,0 +1,108 @@
+import type { Activity } from '../domain/activity.ts';
+import type { BanChange } from '../domain/ban-change.ts';
+import { mapEvent } from '../domain/map-event.ts';
+import type { StoredEvent } from '../domain/stored-event.ts';
+import type { TrayRecord } from '../domain/tray-record.ts';
+import type { EventOutcome, TrayStorage, WriteContext } from '../storage/port.ts';
+
+/** A verified delivery as the receiver queued it. */
+export interface JobDelivery {
+  /** The receiver's dedupe key: the stored event's key and the owner of this job's writes. */
+  dedupeKey: string;
+  webhook: string;
+  /** ISO 8601 time the receiver accepted it. */
+  receivedAt: string;
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Schedules one community's post for a fan-out: `fanOut` is called with that post, or with it and
+ * other posts of the same `key` that waited meanwhile (the worker gathers them and bounds how many
+ * fan-outs run at once). Resolves once the post's fan-out is done.
+ */
+export type ScheduleFanOut = (
+  key: string,
+  post: Activity,
+  fanOut: (posts: readonly Activity[]) => Promise<void>,
+) => Promise<void>;
+
+export interface ApplyJobDeps {
+  storage: Pick<TrayStorage, 'events' | 'bans' | 'writes'>;
+  eventsRetentionDays: number;
+  trayRetentionDays: number;
+  /**
+   * Publishes stored ban changes to the API instances. Without it a ban event fails its job rather
+   * than be stored but never enforced.
+   */
+  publishBans?: (changes: readonly BanChange[]) => Promise<void>;
+  /** Each post alone, at once, without it. */
+  scheduleFanOut?: ScheduleFanOut;
+  /** Runs after the event is stored and applied (moderation); must be idempotent. */
+  onStored?: (event: StoredEvent) => Promise<void>;
+  /** Told of the records each write changed, once durable (live streams). */
+  onWritten?: (records: readonly TrayRecord[]) => Promise<void>;
+  /** The tray's clock (epoch ms); tests pin it. */
+  now?: () => number;
+}
+
+const alone: ScheduleFanOut = (_key, post, fanOut) => fanOut([post]);
+
+/** The outcome stored with the event: its status, and what a late join looks up. */
+function outcomeOf(mapped: ReturnType<typeof mapEvent>): EventOutcome {
+  const post = mapped.activities.find((activity) => activity.audience.kind === 'community');
+  return {
+    status: mapped.status,
+    ...(mapped.error === undefined ? {} : { error: mapped.error }),
+    ...(post?.audience.kind === 'community'
+      ? { communityPost: { communityId: post.audience.communityId, at: post.at, activity: post } }
+      : {}),
+  };
+}
+
+/**
+ * One queue job (docs/tray-engine.md): store the raw event, map it, apply it (bans, memberships,
+ * profiles, personal activities, community posts), then hand it to the moderation hook. Permanent
+ * problems (unknown name, invalid payload) are stored as a status and the job completes; anything
+ * thrown is transient and the queue retries it. Every step is idempotent, so a retry after a
+ * partial run leaves the same state.
+ */
+export async function applyJob(job: JobDelivery, deps: ApplyJobDeps): Promise<StoredEvent> {
+  const now = deps.now ?? Date.now;
+  const receivedAt = new Date(job.receivedAt);
+  const mapped = mapEvent({ event: job.event, data: job.data, receivedAt: receivedAt.getTime() });
+  const stored = await deps.storage.events.store(
+    { key: job.dedupeKey, event: job.event, data: job.data, webhook: job.webhook, receivedAt },
+    outcomeOf(mapped),
+    { retentionDays: deps.eventsRetentionDays, now: new Date(now()) },
+  );
+  if (mapped.bans) {
+    if (!deps.publishBans) throw new Error('applyJob: a ban event needs publishBans to publish it');
+    // Durable first: a crash between the two leaves the job to be retried, and both steps keep
+    // only the newest change, so the retry publishes what storage holds.
+    await deps.storage.bans.apply(mapped.bans);
+    await deps.publishBans(mapped.bans);
+  }
+  const context = (): WriteContext => ({
+    now: now(),
+    retentionDays: deps.trayRetentionDays,
+    owner: job.dedupeKey,
+    ...(deps.onWritten ? { onWritten: deps.onWritten } : {}),
+  });
+  const { writes } = deps.storage;
+  // Joins before the posts of the same job: a join stored late backfills the posts it missed.
+  if (mapped.memberships.length > 0) await writes.applyMemberships(mapped.memberships, context());
+  if (mapped.profiles.length > 0) await writes.applyProfiles(mapped.profiles, context());
+  const personal = mapped.activities.filter((activity) => activity.audience.kind === 'user');
+  if (personal.length > 0) await writes.applyPersonal(personal, context());
+  const schedule = deps.scheduleFanOut ?? alone;
+  for (const post of mapped.activities) {
+    const { audience } = post;
+    if (audience.kind !== 'community') continue;
+    // Posts of one community and record group go out together (the same members' records).
+    const key = JSON.stringify([post.verb, post.targetId, audience.communityId]);
+    await schedule(key, post, (posts) => writes.fanOutPosts(audience.communityId, posts, context()));
+  }
+  if (deps.onStored) await deps.onStored(stored);
+  return stored;
+}

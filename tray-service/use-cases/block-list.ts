@@ -1,0 +1,40 @@
+import type { BlockEntry, BlockListPage, BlockListPort } from '../storage/port.ts';
+
+/** 4.2 rule 2. */
+export const BLOCK_PAGE_SIZE = 20;
+
+/** The owner's side of an entry (docs/contract.md#block-list-legacy-beta-deprecated): network and owner, so one store can serve several networks. */
+export const netidUid = (networkId: string, ownerUserId: string) => `${networkId}_${ownerUserId}`;
+
+export interface BlockList {
+  /** 'self' when a user tries to block themselves (nothing is stored). */
+  block(userId: string, blockUserId: string): Promise<'blocked' | 'self'>;
+  /** Unblocking someone not blocked succeeds too: the end state is what was asked for. */
+  unblock(userId: string, blockUserId: string): Promise<void>;
+  /** 'foreign' when the token is another owner's (as invalid as a malformed one, and says nothing about that list). */
+  page(userId: string, token: BlockEntry | undefined): Promise<BlockListPage | 'foreign'>;
+  /** Each of `userIds` with whether the user blocked it. */
+  check(userId: string, userIds: readonly string[]): Promise<Map<string, boolean>>;
+}
+
+/** The legacy block list of one network (docs/contract.md#block-list-legacy-beta-deprecated). */
+export function createBlockList(entries: BlockListPort, networkId: string): BlockList {
+  const owner = (userId: string) => netidUid(networkId, userId);
+  return {
+    async block(userId, blockUserId) {
+      if (blockUserId === userId) return 'self';
+      await entries.block(owner(userId), blockUserId);
+      return 'blocked';
+    },
+    unblock: (userId, blockUserId) => entries.unblock(owner(userId), blockUserId),
+    async page(userId, token) {
+      const mine = owner(userId);
+      if (token && token.netid_uid !== mine) return 'foreign';
+      return entries.page(mine, token?.blocked_userId, BLOCK_PAGE_SIZE);
+    },
+    async check(userId, userIds) {
+      const blocked = await entries.blockedAmong(owner(userId), userIds);
+      return new Map(userIds.map((id) => [id, blocked.has(id)]));
+    },
+  };
+}

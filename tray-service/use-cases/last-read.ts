@@ -1,0 +1,16 @@
+import type { TrayStorage } from '../storage/port.ts';
+import type { TrayChanges } from './tray-changes.ts';
+
+/**
+ * v2/last-read: records `now` as the user's last-read time (it never moves backwards), so records
+ * made unread before it no longer count; the user's streams recount.
+ */
+export async function markLastRead(
+  storage: Pick<TrayStorage, 'lastRead'>,
+  changes: Pick<TrayChanges, 'lastRead'> | undefined,
+  userId: string,
+  now: number,
+): Promise<void> {
+  await storage.lastRead.record(userId, now);
+  await changes?.lastRead(userId);
+}

@@ -1,0 +1,17 @@
+import type { TrayRecord } from '../domain/tray-record.ts';
+
+/**
+ * Where the use cases announce what they changed in a user's tray, after it is durable (the live
+ * streams' publisher implements it; docs/live-tray.md). Announcing is best effort: the change is
+ * already stored, and a stream that misses it catches up from storage.
+ */
+export interface TrayChanges {
+  /** Records the worker created or changed. */
+  recordsWritten(records: readonly TrayRecord[]): Promise<void>;
+  /** Records marked read (v2/read, v3/mark-all-as-read). */
+  markedRead(records: readonly TrayRecord[]): Promise<void>;
+  /** The whole tray deleted at `at` (v3/delete-all). */
+  cleared(userId: string, at: number): Promise<void>;
+  /** The last-read time moved: only the unread count changes. */
+  lastRead(userId: string): Promise<void>;
+}
