@@ -70,9 +70,11 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
     { now, retentionMs, returning }: GroupWrite,
   ): Promise<TrayRecord[]> {
     return inTransaction(pool, async (client) => {
-      // JIT compiling the upsert costs more (about 0.3 s) than running it on 10,000 rows, and a
-      // fan-out's sort by key stays in memory.
-      await client.query("SET LOCAL jit = off; SET LOCAL work_mem = '64MB'");
+      // JIT compiling a fan-out's upsert costs more (about 0.3 s) than running it on 10,000 rows,
+      // and its sort by key stays in memory. Personal writes are planned once per connection
+      // (prepared statements) for a few rows: neither applies.
+      if (deliveries.kind === 'community')
+        await client.query("SET LOCAL jit = off; SET LOCAL work_mem = '64MB'");
       await lockKeys(
         client,
         activities.map((activity) => groupLock(activity.verb, activity.targetId)),

@@ -66,8 +66,10 @@ export async function upsertGroupActors(
   retentionMs: number,
 ): Promise<void> {
   if (activities.length === 0) return;
-  await client.query(
-    `WITH p AS (${ACTIVITIES})
+  await client.query({
+    // Prepared once per connection: its plan does not depend on the activities.
+    name: 'tray_upsert_group_actors',
+    text: `WITH p AS (${ACTIVITIES})
      INSERT INTO tray_target_actors AS t
        (verb, target_id, actor_id, name, image_url, avatar_custom_url, at, action_id, expires_at)
      SELECT DISTINCT ON (target_id COLLATE "C", verb COLLATE "C", actor_id COLLATE "C")
@@ -78,8 +80,8 @@ export async function upsertGroupActors(
        name = excluded.name, image_url = excluded.image_url, avatar_custom_url = excluded.avatar_custom_url,
        at = excluded.at, action_id = excluded.action_id, expires_at = excluded.expires_at
      WHERE (excluded.at, excluded.action_id) > (t.at, t.action_id)`,
-    [JSON.stringify(activityRows(activities)), retentionMs],
-  );
+    values: [JSON.stringify(activityRows(activities)), retentionMs],
+  });
 }
 
 /**
@@ -220,8 +222,14 @@ export async function upsertGroupRecords(
 ): Promise<TrayRecord[]> {
   if (activities.length === 0) return [];
   const { sql: deliveriesQuery, params } = deliveriesSql(deliveries, activities.length === 1);
-  const result = await client.query<WrittenRow>(
-    `WITH p AS (${ACTIVITIES}),
+  const result = await client.query<WrittenRow>({
+    // Personal writes are many and small: planning this statement cost as much as running it on
+    // 20 activities, so it is prepared once per connection (the same plan serves any activities).
+    // A fan-out is planned each time, for its community and its number of posts.
+    ...(deliveries.kind === 'personal'
+      ? { name: options.returning ? 'tray_upsert_personal_returning' : 'tray_upsert_personal' }
+      : {}),
+    text: `WITH p AS (${ACTIVITIES}),
      d AS (${deliveriesQuery}),
      -- Each group's actors, once per statement: the newest four (enough for three once the
      -- recipient is left out), how many, and the oldest action.
@@ -313,7 +321,7 @@ export async function upsertGroupRecords(
        count_from = excluded.count_from, last_update = excluded.last_update, has_read = false,
        unread_at = excluded.unread_at, changed_at = excluded.changed_at, expires_at = excluded.expires_at
      ${options.returning ? RETURNING : ''}`,
-    [JSON.stringify(activityRows(activities)), options.now, options.retentionMs, ...params],
-  );
+    values: [JSON.stringify(activityRows(activities)), options.now, options.retentionMs, ...params],
+  });
   return written(result.rows, activities, options.now);
 }
