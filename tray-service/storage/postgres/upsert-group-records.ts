@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import type { Activity } from '../../domain/activity.ts';
 import { compareActions } from '../../domain/group-actors.ts';
-import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
+import { toTrayRecord } from './record-row.ts';
 
 /** An activity as the grouped upsert reads it (jsonb_to_recordset), `i` its index in the batch. */
 interface ActivityRow {
@@ -66,8 +66,10 @@ export async function upsertGroupActors(
   retentionMs: number,
 ): Promise<void> {
   if (activities.length === 0) return;
-  await client.query(
-    `WITH p AS (${ACTIVITIES})
+  await client.query({
+    // Prepared once per connection: its plan does not depend on the activities.
+    name: 'tray_upsert_group_actors',
+    text: `WITH p AS (${ACTIVITIES})
      INSERT INTO tray_target_actors AS t
        (verb, target_id, actor_id, name, image_url, avatar_custom_url, at, action_id, expires_at)
      SELECT DISTINCT ON (target_id COLLATE "C", verb COLLATE "C", actor_id COLLATE "C")
@@ -78,8 +80,79 @@ export async function upsertGroupActors(
        name = excluded.name, image_url = excluded.image_url, avatar_custom_url = excluded.avatar_custom_url,
        at = excluded.at, action_id = excluded.action_id, expires_at = excluded.expires_at
      WHERE (excluded.at, excluded.action_id) > (t.at, t.action_id)`,
-    [JSON.stringify(activityRows(activities)), retentionMs],
+    values: [JSON.stringify(activityRows(activities)), retentionMs],
+  });
+}
+
+/**
+ * What the upsert returns of each record it wrote. Every record written is unread at `now`, and
+ * most take their latest-action fields from an activity of this very statement: those fields are
+ * returned only for the others (`rest`), so a fan-out to 10,000 members sends and parses little
+ * more than each member's actors.
+ */
+const RETURNING = `RETURNING user_id, key, verb, target_id, last_action_id, actors, actors_count, last_update,
+  CASE WHEN EXISTS (SELECT 1 FROM p WHERE p.verb = r.verb AND p.target_id = r.target_id
+                                      AND p.action_id = r.last_action_id) THEN NULL
+       ELSE json_build_array(target_type, target_name, parent_target_id, last_action_segment_no, feed,
+                             mention_in)::text END AS rest`;
+
+interface WrittenRow {
+  user_id: string;
+  key: string;
+  verb: string;
+  target_id: string;
+  last_action_id: string;
+  actors: TrayRecord['actors'];
+  actors_count: number;
+  last_update: string;
+  rest: string | null;
+}
+
+type Rest = [string, string, string | null, number | null, TrayRecord['feed'], string | null];
+
+const actionKey = (verb: string, targetId: string, actionId: string) =>
+  JSON.stringify([verb, targetId, actionId]);
+
+function written(rows: readonly WrittenRow[], activities: readonly Activity[], now: number): TrayRecord[] {
+  const byAction = new Map(
+    activities.map((activity) => [
+      actionKey(activity.verb, activity.targetId, activity.lastActionId),
+      activity,
+    ]),
   );
+  return rows.map((row) => {
+    const activity = byAction.get(actionKey(row.verb, row.target_id, row.last_action_id));
+    const [targetType, targetName, parentTargetId, segment, feed, mentionIn]: Rest =
+      row.rest === null && activity
+        ? [
+            activity.targetType,
+            activity.targetName,
+            activity.parentTargetId ?? null,
+            activity.lastActionSegmentNo ?? null,
+            activity.feed,
+            activity.mentionIn ?? null,
+          ]
+        : (JSON.parse(row.rest ?? 'null') as Rest);
+    return toTrayRecord({
+      user_id: row.user_id,
+      key: row.key,
+      verb: row.verb,
+      target_id: row.target_id,
+      target_type: targetType,
+      target_name: targetName,
+      parent_target_id: parentTargetId,
+      last_action_id: row.last_action_id,
+      last_action_segment_no: segment === null ? null : String(segment),
+      feed,
+      mention_in: mentionIn,
+      actors: row.actors,
+      actors_count: row.actors_count,
+      last_update: row.last_update,
+      has_read: false,
+      unread_at: String(now),
+      changed_at: String(now),
+    });
+  });
 }
 
 /** Where a grouped upsert's recipients come from. */
@@ -149,8 +222,14 @@ export async function upsertGroupRecords(
 ): Promise<TrayRecord[]> {
   if (activities.length === 0) return [];
   const { sql: deliveriesQuery, params } = deliveriesSql(deliveries, activities.length === 1);
-  const result = await client.query<RecordRow>(
-    `WITH p AS (${ACTIVITIES}),
+  const result = await client.query<WrittenRow>({
+    // Personal writes are many and small: planning this statement cost as much as running it on
+    // 20 activities, so it is prepared once per connection (the same plan serves any activities).
+    // A fan-out is planned each time, for its community and its number of posts.
+    ...(deliveries.kind === 'personal'
+      ? { name: options.returning ? 'tray_upsert_personal_returning' : 'tray_upsert_personal' }
+      : {}),
+    text: `WITH p AS (${ACTIVITIES}),
      d AS (${deliveriesQuery}),
      -- Each group's actors, once per statement: the newest four (enough for three once the
      -- recipient is left out), how many, and the oldest action.
@@ -241,8 +320,8 @@ export async function upsertGroupRecords(
        mention_in = excluded.mention_in, actors = excluded.actors, actors_count = excluded.actors_count,
        count_from = excluded.count_from, last_update = excluded.last_update, has_read = false,
        unread_at = excluded.unread_at, changed_at = excluded.changed_at, expires_at = excluded.expires_at
-     ${options.returning ? `RETURNING ${RECORD_COLUMNS}` : ''}`,
-    [JSON.stringify(activityRows(activities)), options.now, options.retentionMs, ...params],
-  );
-  return result.rows.map(toTrayRecord);
+     ${options.returning ? RETURNING : ''}`,
+    values: [JSON.stringify(activityRows(activities)), options.now, options.retentionMs, ...params],
+  });
+  return written(result.rows, activities, options.now);
 }

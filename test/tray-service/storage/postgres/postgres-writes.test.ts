@@ -37,6 +37,7 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
         { userId: 'u-dee', name: 'U-DEE', imageUrl: 'https://img/u-dee', at: at(2) },
         { userId: 'u-cid', name: 'U-CID', imageUrl: 'https://img/u-cid', at: at(1) },
       ]);
+      expect(tray.told.at(-1)).to.deep.equal(record);
     });
 
     it('names the 3 newest distinct actors newest first and counts them all; one acting again moves to the front, counted once', async () => {
@@ -81,6 +82,8 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
         unreadAt: NOW + 10,
       });
       expect(names(record)).to.deep.equal(['u-cid', 'u-dee']);
+      // Live streams are told the record exactly as readers then see it.
+      expect(tray.told.at(-1)).to.deep.equal(record);
     });
 
     it('upserts a batch in one go, a record told once with every action of the batch', async () => {
@@ -160,6 +163,7 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       await fanOut([post('c-hike', 'u-cid', 1)]);
       await fanOut([post('c-hike', 'u-bob', 2)]);
       const ana = await tray.record('u-ana', 'post', 'c-hike');
+      expect(tray.told.filter((told) => told.userId === 'u-ana').at(-1)).to.deep.equal(ana);
       expect(ana).to.deep.include({
         key: 'post_c-hike_u-ana',
         targetType: 'community',
@@ -321,6 +325,50 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       const serial = await tray.record('u-ana', 'comment', 'p-hot');
       expect(concurrent).to.deep.equal(serial);
       expect(serial?.actorsCount).to.equal(8);
+    });
+
+    it('writes concurrent calls together at the latest of their clocks, each call told only of its own records', async () => {
+      const writes = createPostgresWrites(tray.pg.pool);
+      const told = new Map<string, string[]>();
+      const call = (owner: string, authors: string[], now: number) =>
+        writes.applyPersonal(
+          authors.map((author, index) => comment(`p-${owner}`, author, index, owner)),
+          {
+            ...tray.context(now),
+            onWritten: async (records) => {
+              told.set(owner, [...(told.get(owner) ?? []), ...records.map((record) => record.userId)]);
+            },
+          },
+        );
+      await Promise.all([
+        call('u-ana', ['u-cid', 'u-dee'], NOW + 1),
+        call('u-bob', ['u-cid'], NOW + 3),
+        call('u-eve', ['u-eve'], NOW + 2),
+      ]);
+      expect(Object.fromEntries(told)).to.deep.equal({ 'u-ana': ['u-ana'], 'u-bob': ['u-bob'] });
+      expect(await tray.record('u-ana', 'comment', 'p-u-ana')).to.deep.include({
+        actorsCount: 2,
+        unreadAt: NOW + 3,
+      });
+      expect(await tray.record('u-bob', 'comment', 'p-u-bob')).to.deep.include({
+        actorsCount: 1,
+        unreadAt: NOW + 3,
+      });
+    });
+
+    it('fails only the call the server rejects when concurrent calls are written together', async () => {
+      const writes = createPostgresWrites(tray.pg.pool);
+      // Not a whole number of milliseconds: the bigint column refuses it.
+      const rejected = { ...comment('p-2', 'u-dee', 1), at: at(1) + 0.5 };
+      const results = await Promise.allSettled([
+        writes.applyPersonal([comment('p-1', 'u-cid', 1)], tray.context()),
+        writes.applyPersonal([rejected], tray.context()),
+        writes.applyPersonal([comment('p-3', 'u-eve', 1)], tray.context()),
+      ]);
+      expect(results.map((result) => result.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
+      expect(await tray.record('u-ana', 'comment', 'p-1')).to.not.equal(undefined);
+      expect(await tray.record('u-ana', 'comment', 'p-2')).to.equal(undefined);
+      expect(await tray.record('u-ana', 'comment', 'p-3')).to.not.equal(undefined);
     });
   });
 });
