@@ -153,6 +153,25 @@ describe('GET /openapi.json', () => {
     expect(statuses).to.include.members([200, 400, 401, 404, 415]);
   });
 
+  it('describes /metrics behind METRICS_TOKEN: 200 to its bearer, 401 to anyone else', async () => {
+    const token = 'metrics-token-for-openapi-tests-0123456789';
+    const app = api.app({ metrics: { kind: 'token', token } });
+    const calls = [
+      request(app).get('/metrics').set('Authorization', `Bearer ${token}`),
+      request(app)
+        .get('/metrics')
+        .set('Authorization', await bearer(user)),
+      request(app).get('/metrics'),
+    ];
+    const statuses: number[] = [];
+    for (const call of calls) {
+      const res = await call;
+      statuses.push(res.status);
+      expectMatchesOpenApi(res, 'GET', '/metrics');
+    }
+    expect(statuses).to.deep.equal([200, 401, 401]);
+  });
+
   it('describes a history record with every optional field', async () => {
     const other = 'openapi-user-2';
     await seedRecords(api.storage, [
