@@ -185,6 +185,53 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       expect(tray.told.map((record) => record.userId).sort()).to.deep.equal(['u-ana', 'u-bob']);
     });
 
+    it('gives a batch the same records as its posts one by one, for members there for all, the end or none of it and for its authors', async () => {
+      const shapes = async (communityId: string) => {
+        await memberships([
+          join(communityId, 'u-all', 0),
+          join(communityId, 'u-late', 3),
+          join(communityId, 'u-gone', 0),
+          leave(communityId, 'u-gone', 3),
+          join(communityId, 'u-away', 0),
+          leave(communityId, 'u-away', 2),
+          join(communityId, 'u-away', 4),
+          join(communityId, 'u-cid', 0),
+          join(communityId, 'u-after', 9),
+        ]);
+        return [1, 2, 3, 4, 5].map((minutes, index) =>
+          post(communityId, index === 2 ? 'u-cid' : `u-p${index}`, minutes),
+        );
+      };
+      const batched = await shapes('c-batch');
+      await tray.writes.fanOutPosts('c-batch', batched, tray.context());
+      for (const one of await shapes('c-one')) await tray.writes.fanOutPosts('c-one', [one], tray.context());
+      // Not a member who left during the batch: their record names the group's actors as of the
+      // batch, where one by one it stops at the posts before the leave.
+      for (const userId of ['u-all', 'u-late', 'u-away', 'u-cid', 'u-after']) {
+        const batch = await tray.record(userId, 'post', 'c-batch');
+        const one = await tray.record(userId, 'post', 'c-one');
+        const comparable = (record: typeof one, communityId: string) =>
+          record && {
+            ...record,
+            key: '',
+            targetId: '',
+            feed: { ...record.feed, id: '' },
+            lastActionId: record.lastActionId.replace(communityId, ''),
+          };
+        expect(comparable(batch, 'c-batch'), userId).to.deep.equal(comparable(one, 'c-one'));
+      }
+      expect(await tray.record('u-after', 'post', 'c-batch')).to.equal(undefined);
+      expect(await tray.record('u-all', 'post', 'c-batch')).to.deep.include({
+        actorsCount: 5,
+        lastUpdate: at(5),
+      });
+      expect(await tray.record('u-cid', 'post', 'c-batch')).to.deep.include({ actorsCount: 4 });
+      expect(await tray.record('u-gone', 'post', 'c-batch')).to.deep.include({
+        lastActionId: 'p-u-p1-2',
+        lastUpdate: at(2),
+      });
+    });
+
     it('stops after a leave and resumes after a rejoin without what happened while away', async () => {
       await memberships([join('c-hike', 'u-ana', 0)]);
       await fanOut([post('c-hike', 'u-cid', 1)]);
