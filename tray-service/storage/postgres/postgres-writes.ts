@@ -172,10 +172,12 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
   }
 
   // Concurrent jobs' personal activities share a transaction: its fixed cost (a connection,
-  // BEGIN, the locks, three statements planned, COMMIT) dwarfs what one more activity adds.
+  // BEGIN, the locks, three statements, COMMIT) dwarfs what one more activity adds. One batch at
+  // a time: the calls that wait meanwhile make the next batch larger, and two batches of a busy
+  // group would only wait on each other's locks.
   const personalBatches = groupCommit(writePersonal, {
     maxBatch: PERSONAL_BATCH,
-    maxInFlight: 2,
+    maxInFlight: 1,
     isolateFailures: true,
   });
 
