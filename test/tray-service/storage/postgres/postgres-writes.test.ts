@@ -118,6 +118,21 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       expect(record?.actorsCount).to.equal(1);
     });
 
+    it('stores an activity holding U+0000, which PostgreSQL text cannot, with U+FFFD in its place', async () => {
+      const nul = comment('p-1', 'u-cid', 1);
+      await personal([{ ...nul, targetName: 'Hi\u0000king', actor: { ...nul.actor, name: 'C\u0000id' } }]);
+      expect(await tray.record('u-ana', 'comment', 'p-1')).to.deep.include({ targetName: 'Hi\uFFFDking' });
+      expect((await tray.record('u-ana', 'comment', 'p-1'))?.actors[0]?.name).to.equal('C\uFFFDid');
+      await tray.writes.applyMemberships([join('c-hike', 'u-ana', 0)], tray.context());
+      const post0 = post('c-hike', 'u-bob', 2);
+      await tray.writes.fanOutPosts(
+        'c-hike',
+        [{ ...post0, feed: { ...post0.feed, name: 'Hiking\u0000' } }],
+        tray.context(),
+      );
+      expect((await tray.record('u-ana', 'post', 'c-hike'))?.feed.name).to.equal('Hiking\uFFFD');
+    });
+
     it('keys ids containing the separator apart (escaped record keys)', async () => {
       await personal([comment('p_1', 'u-cid', 1, 'u_x')]);
       await personal([comment('p', 'u-dee', 1, '1_u_x')]);
