@@ -80,48 +80,67 @@ export const STORE_BATCH = 200;
  * still waiting for the purge counts as gone and is replaced.
  */
 async function storeEvents(pool: pg.Pool, calls: readonly StoreCall[]): Promise<StoredEvent[]> {
-  const rows = new Map<string, unknown>();
+  const rows = new Map<string, EventRow & { expires_at: Date }>();
   for (const { event, outcome, retentionDays, now } of calls) {
     const key = withoutNul(event.key);
     if (rows.has(key)) continue;
     rows.set(key, {
       key,
-      event: withoutNul(event.event),
-      webhook: withoutNul(event.webhook),
-      data: jsonWithoutNul(event.data),
+      event: event.event,
+      webhook: event.webhook,
+      data: event.data,
       received_at: event.receivedAt,
       stored_at: now,
       expires_at: new Date(event.receivedAt.getTime() + retentionDays * DAY_MS),
       status: outcome.status,
-      error: outcome.error === undefined ? null : withoutNul(outcome.error),
+      error: outcome.error ?? null,
     });
   }
-  const keys = [...rows.keys()];
-  const stored = await pool.query<EventRow>(
-    `INSERT INTO stored_events (${COLUMNS}, expires_at)
-     SELECT ${COLUMNS}, expires_at FROM jsonb_to_recordset($1::jsonb) AS x(key text, event text,
-       webhook text, data jsonb, received_at timestamptz, stored_at timestamptz, status text, error text,
-       expires_at timestamptz)
-     ORDER BY key COLLATE "C"
-     ON CONFLICT (key) DO UPDATE SET
-       event = excluded.event, webhook = excluded.webhook, data = excluded.data,
-       received_at = excluded.received_at, stored_at = excluded.stored_at,
-       expires_at = excluded.expires_at, status = excluded.status, error = excluded.error
-     WHERE stored_events.expires_at <= excluded.stored_at
-     RETURNING ${COLUMNS}`,
-    [JSON.stringify(keys.map((key) => rows.get(key)))],
-  );
-  const byKey = new Map(stored.rows.map((row) => [row.key, row]));
-  const kept = keys.filter((key) => !byKey.has(key));
+  const text = JSON.stringify([...rows.values()]);
+  // Nearly no event holds U+0000: it is looked for in the JSON text, and only a batch that has
+  // one is walked to replace it (walking every payload cost more than the insert).
+  if (text.includes('\\u0000'))
+    for (const [key, row] of rows)
+      rows.set(key, {
+        ...row,
+        event: withoutNul(row.event),
+        webhook: withoutNul(row.webhook),
+        data: jsonWithoutNul(row.data) as Record<string, unknown>,
+        error: row.error === null ? null : withoutNul(row.error),
+      });
+  // Only the keys come back: a row inserted is the row sent, so no payload is printed by the
+  // server and parsed again here.
+  const inserted = await pool.query<{ key: string }>({
+    name: 'tray_store_events',
+    text: `INSERT INTO stored_events (${COLUMNS}, expires_at)
+           SELECT ${COLUMNS}, expires_at FROM jsonb_to_recordset($1::jsonb) AS x(key text, event text,
+             webhook text, data jsonb, received_at timestamptz, stored_at timestamptz, status text,
+             error text, expires_at timestamptz)
+           ORDER BY key COLLATE "C"
+           ON CONFLICT (key) DO UPDATE SET
+             event = excluded.event, webhook = excluded.webhook, data = excluded.data,
+             received_at = excluded.received_at, stored_at = excluded.stored_at,
+             expires_at = excluded.expires_at, status = excluded.status, error = excluded.error
+           WHERE stored_events.expires_at <= excluded.stored_at
+           RETURNING key`,
+    values: [text.includes('\\u0000') ? JSON.stringify([...rows.values()]) : text],
+  });
+  const stored = new Map<string, EventRow>();
+  for (const { key } of inserted.rows) {
+    const row = rows.get(key);
+    if (row) stored.set(key, row);
+  }
+  const kept = [...rows.keys()].filter((key) => !stored.has(key));
   if (kept.length > 0) {
-    const found = await pool.query<EventRow>(
-      `SELECT ${COLUMNS} FROM stored_events WHERE key = ANY($1::text[])`,
-      [kept],
-    );
-    for (const row of found.rows) byKey.set(row.key, row);
+    const found = await pool.query<EventRow>({
+      name: 'tray_stored_events_by_key',
+      text: `SELECT ${COLUMNS} FROM stored_events WHERE key = ANY($1::text[])`,
+      values: [kept],
+    });
+    for (const row of found.rows) stored.set(row.key, row);
   }
   return calls.map(({ event }) => {
-    const row = byKey.get(withoutNul(event.key));
+    const row = stored.get(withoutNul(event.key));
     if (!row) throw new Error(`stored event ${event.key} vanished while it was being stored`);
     return toEvent(row);
   });

@@ -6,6 +6,7 @@ import { spanOfJoin } from '../../domain/membership-intervals.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
 import type { TrayWritesPort, WriteContext } from '../port.ts';
 import { inTransaction } from './in-transaction.ts';
+import { jsonWithoutNul } from './without-nul.ts';
 import { groupLock, lockKeys, memberLock } from './lock-keys.ts';
 import { insertChanges, memberId, OPEN_END, refoldMemberships, type Member } from './postgres-memberships.ts';
 import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
@@ -37,6 +38,17 @@ async function tell(context: WriteContext, records: readonly TrayRecord[]): Prom
   if (!context.onWritten) return;
   for (let start = 0; start < records.length; start += WRITTEN_BATCH)
     await context.onWritten(records.slice(start, start + WRITTEN_BATCH));
+}
+
+/**
+ * The activities as PostgreSQL can store them: text and jsonb cannot hold U+0000, so an activity
+ * carrying one (a name, a feed) has each replaced by U+FFFD instead of failing its job on every
+ * retry. Checked on the JSON text first: nearly every activity has none.
+ */
+function storable(activities: readonly Activity[]): readonly Activity[] {
+  return JSON.stringify(activities).includes('\\u0000')
+    ? (jsonWithoutNul(activities) as Activity[])
+    : activities;
 }
 
 /** Each action once (a job may carry one twice), in a stable order. */
@@ -172,10 +184,12 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
   }
 
   // Concurrent jobs' personal activities share a transaction: its fixed cost (a connection,
-  // BEGIN, the locks, three statements planned, COMMIT) dwarfs what one more activity adds.
+  // BEGIN, the locks, three statements, COMMIT) dwarfs what one more activity adds. One batch at
+  // a time: the calls that wait meanwhile make the next batch larger, and two batches of a busy
+  // group would only wait on each other's locks.
   const personalBatches = groupCommit(writePersonal, {
     maxBatch: PERSONAL_BATCH,
-    maxInFlight: 2,
+    maxInFlight: 1,
     isolateFailures: true,
   });
 
@@ -197,7 +211,7 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
   return {
     async applyPersonal(activities, context) {
       if (activities.length === 0) return;
-      const personal = activities.filter((activity) => activity.audience.kind === 'user');
+      const personal = storable(activities.filter((activity) => activity.audience.kind === 'user'));
       if (personal.length === 0) return;
       const [records = []] = await personalBatches([{ activities: personal, context }]);
       await tell(context, records);
@@ -208,7 +222,7 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
       // Kept first, in a transaction of its own: a join committed before this fan-out reads the
       // memberships is in them, and one committed after finds the post (see backfill).
       const retentionMs = retentionMsOf(context);
-      const kept = distinctActions(posts);
+      const kept = distinctActions(storable(posts));
       await pool.query(
         `INSERT INTO tray_community_posts (community_id, action_id, at, activity, expires_at)
          SELECT $1, a->>'lastActionId', (a->>'at')::bigint, a, (a->>'at')::bigint + $3

@@ -184,19 +184,28 @@ function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; 
       sql: `SELECT mb.user_id, p.verb, p.target_id, p.at AS first_at, p.i AS newest_i ${members}`,
       params: [deliveries.communityId, only],
     };
-  // Several posts of the one group: each membership interval folds the few posts it holds, so
-  // the statement never sorts or hashes members x posts rows (a member may have two intervals).
+  // Several posts of the one group: each membership interval folds the posts it holds, so the
+  // statement never sorts or hashes members x posts rows (a member may have two intervals). Most
+  // intervals hold every post and no post of their member's own: those take the batch's first
+  // time and newest action as they are, without looking at the posts one by one.
   return {
-    sql: `SELECT mb.user_id, k.verb, k.target_id, min(a.first_at) AS first_at, max(a.newest_i) AS newest_i
-          FROM tray_memberships mb
-          CROSS JOIN (SELECT verb, target_id FROM p LIMIT 1) AS k
+    sql: `SELECT mb.user_id, b.verb, b.target_id, min(f.first_at) AS first_at, max(f.newest_i) AS newest_i
+          FROM (SELECT min(verb) AS verb, min(target_id) AS target_id, min(at) AS min_at, max(at) AS max_at,
+                       max(i) AS max_i, array_agg(actor_id) AS authors FROM p) AS b
+          JOIN tray_memberships mb
+            ON mb.community_id = $4 AND mb.from_at <= b.max_at AND b.min_at < mb.to_at
           CROSS JOIN LATERAL (
-            SELECT min(p.at) AS first_at, max(p.i) AS newest_i FROM p
-            WHERE mb.from_at <= p.at AND p.at < mb.to_at AND p.actor_id <> mb.user_id) AS a
-          WHERE mb.community_id = $4 AND a.newest_i IS NOT NULL
-            AND mb.from_at <= (SELECT max(at) FROM p)
-            AND ($5::text[] IS NULL OR mb.user_id = ANY($5::text[]))
-          GROUP BY mb.user_id, k.verb, k.target_id`,
+            SELECT CASE WHEN x.whole THEN b.min_at ELSE (
+                     SELECT min(p.at) FROM p
+                     WHERE mb.from_at <= p.at AND p.at < mb.to_at AND p.actor_id <> mb.user_id) END AS first_at,
+                   CASE WHEN x.whole THEN b.max_i ELSE (
+                     SELECT max(p.i) FROM p
+                     WHERE mb.from_at <= p.at AND p.at < mb.to_at AND p.actor_id <> mb.user_id) END AS newest_i
+            FROM (SELECT mb.from_at <= b.min_at AND b.max_at < mb.to_at
+                         AND mb.user_id <> ALL (b.authors) AS whole) AS x
+          ) AS f
+          WHERE f.newest_i IS NOT NULL AND ($5::text[] IS NULL OR mb.user_id = ANY($5::text[]))
+          GROUP BY mb.user_id, b.verb, b.target_id`,
     params: [deliveries.communityId, only],
   };
 }
@@ -232,12 +241,13 @@ export async function upsertGroupRecords(
     text: `WITH p AS (${ACTIVITIES}),
      d AS (${deliveriesQuery}),
      -- Each group's actors, once per statement: the newest four (enough for three once the
-     -- recipient is left out), how many, and the oldest action.
+     -- recipient is left out), how many, and the oldest action. The groups are those of the
+     -- activities (a few rows), not of the deliveries (as many as the members).
      g AS MATERIALIZED (
        SELECT k.verb, k.target_id, s.top, s.total, s.min_at,
               coalesce(s.top3_ids, '{}') AS top3_ids,
               coalesce(s.top3, '[]'::jsonb)::json AS top3
-       FROM (SELECT DISTINCT verb, target_id FROM d) AS k
+       FROM (SELECT DISTINCT verb, target_id FROM p) AS k
        CROSS JOIN LATERAL (
          SELECT coalesce(jsonb_agg(a.snap ORDER BY a.n) FILTER (WHERE a.n <= 4), '[]'::jsonb) AS top,
                 jsonb_agg(a.snap ORDER BY a.n) FILTER (WHERE a.n <= 3) AS top3,

@@ -118,6 +118,21 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       expect(record?.actorsCount).to.equal(1);
     });
 
+    it('stores an activity holding U+0000, which PostgreSQL text cannot, with U+FFFD in its place', async () => {
+      const nul = comment('p-1', 'u-cid', 1);
+      await personal([{ ...nul, targetName: 'Hi\u0000king', actor: { ...nul.actor, name: 'C\u0000id' } }]);
+      expect(await tray.record('u-ana', 'comment', 'p-1')).to.deep.include({ targetName: 'Hi\uFFFDking' });
+      expect((await tray.record('u-ana', 'comment', 'p-1'))?.actors[0]?.name).to.equal('C\uFFFDid');
+      await tray.writes.applyMemberships([join('c-hike', 'u-ana', 0)], tray.context());
+      const post0 = post('c-hike', 'u-bob', 2);
+      await tray.writes.fanOutPosts(
+        'c-hike',
+        [{ ...post0, feed: { ...post0.feed, name: 'Hiking\u0000' } }],
+        tray.context(),
+      );
+      expect((await tray.record('u-ana', 'post', 'c-hike'))?.feed.name).to.equal('Hiking\uFFFD');
+    });
+
     it('keys ids containing the separator apart (escaped record keys)', async () => {
       await personal([comment('p_1', 'u-cid', 1, 'u_x')]);
       await personal([comment('p', 'u-dee', 1, '1_u_x')]);
@@ -183,6 +198,53 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       expect(names(bob)).to.deep.equal(['u-dee']);
       expect(bob?.actorsCount).to.equal(1);
       expect(tray.told.map((record) => record.userId).sort()).to.deep.equal(['u-ana', 'u-bob']);
+    });
+
+    it('gives a batch the same records as its posts one by one, for members there for all, the end or none of it and for its authors', async () => {
+      const shapes = async (communityId: string) => {
+        await memberships([
+          join(communityId, 'u-all', 0),
+          join(communityId, 'u-late', 3),
+          join(communityId, 'u-gone', 0),
+          leave(communityId, 'u-gone', 3),
+          join(communityId, 'u-away', 0),
+          leave(communityId, 'u-away', 2),
+          join(communityId, 'u-away', 4),
+          join(communityId, 'u-cid', 0),
+          join(communityId, 'u-after', 9),
+        ]);
+        return [1, 2, 3, 4, 5].map((minutes, index) =>
+          post(communityId, index === 2 ? 'u-cid' : `u-p${index}`, minutes),
+        );
+      };
+      const batched = await shapes('c-batch');
+      await tray.writes.fanOutPosts('c-batch', batched, tray.context());
+      for (const one of await shapes('c-one')) await tray.writes.fanOutPosts('c-one', [one], tray.context());
+      // Not a member who left during the batch: their record names the group's actors as of the
+      // batch, where one by one it stops at the posts before the leave.
+      for (const userId of ['u-all', 'u-late', 'u-away', 'u-cid', 'u-after']) {
+        const batch = await tray.record(userId, 'post', 'c-batch');
+        const one = await tray.record(userId, 'post', 'c-one');
+        const comparable = (record: typeof one, communityId: string) =>
+          record && {
+            ...record,
+            key: '',
+            targetId: '',
+            feed: { ...record.feed, id: '' },
+            lastActionId: record.lastActionId.replace(communityId, ''),
+          };
+        expect(comparable(batch, 'c-batch'), userId).to.deep.equal(comparable(one, 'c-one'));
+      }
+      expect(await tray.record('u-after', 'post', 'c-batch')).to.equal(undefined);
+      expect(await tray.record('u-all', 'post', 'c-batch')).to.deep.include({
+        actorsCount: 5,
+        lastUpdate: at(5),
+      });
+      expect(await tray.record('u-cid', 'post', 'c-batch')).to.deep.include({ actorsCount: 4 });
+      expect(await tray.record('u-gone', 'post', 'c-batch')).to.deep.include({
+        lastActionId: 'p-u-p1-2',
+        lastUpdate: at(2),
+      });
     });
 
     it('stops after a leave and resumes after a rejoin without what happened while away', async () => {
