@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import { errorMiddleware, methodNotAllowed, notFound } from '../shared/http/error-middleware.ts';
 import { createHealthRouter } from '../shared/http/health-router.ts';
 import { helmetHeaders, helmetHeadersOnError } from '../shared/http/helmet-headers.ts';
+import type { MetricsAccess } from '../shared/http/metrics-access.ts';
 import { createMetricsRouter } from '../shared/http/metrics-router.ts';
 import type { Logger } from '../shared/logging/create-logger.ts';
 import type { EncodedWebhookJob } from '../shared/queue/webhook-queue.ts';
@@ -18,6 +19,8 @@ export interface ReceiverDeps {
   /** Checked by /readyz. */
   redis: RedisClient;
   registry: Registry;
+  /** Who may read /metrics on this app (METRICS_TOKEN; off by default). */
+  metrics: MetricsAccess;
   spool: Spool;
   /** Dedupe check + bull add (enqueueMany on the receiver's queue, batched per turn). */
   enqueue: (job: EncodedWebhookJob) => Promise<EnqueueOutcome>;
@@ -48,23 +51,24 @@ export function createReceiverApp(deps: ReceiverDeps): Express {
   app.use(helmet());
   app.all(deps.webhookPath, methodNotAllowed(['POST']));
   app.use(
-    createHealthRouter({
-      redis: async () => (await pingRedis(deps.redis), { ok: true }),
-      spool: async () => {
-        const depth = deps.spool.depth();
-        try {
-          await deps.spool.checkWritable();
-        } catch (error) {
-          return {
-            ok: false,
-            error: `not writable (${(error as NodeJS.ErrnoException).code ?? 'error'}); depth ${depth}`,
-          };
-        }
-        return { ok: true, detail: { depth } };
+    createHealthRouter(
+      {
+        redis: async () => (await pingRedis(deps.redis), { ok: true }),
+        spool: async () => {
+          const detail = { depth: deps.spool.depth() };
+          try {
+            await deps.spool.checkWritable();
+          } catch (error) {
+            const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+            return { ok: false, error: `spool directory not writable (${code})`, detail };
+          }
+          return { ok: true, detail };
+        },
       },
-    }),
+      { logger: deps.logger },
+    ),
   );
-  app.use(createMetricsRouter(deps.registry));
+  app.use(createMetricsRouter(deps.registry, deps.metrics));
   app.use(notFound);
   app.use(errorMiddleware(deps.logger));
   return app;

@@ -1,6 +1,9 @@
 import { loadOrExit } from '../shared/config/load-or-exit.ts';
 import { loadReceiverConfig } from './receiver-config.ts';
+import { listenHostOf } from '../shared/config/listen-config.ts';
 import { closeServer, listen } from '../shared/http/listen.ts';
+import { listenMetrics } from '../shared/http/listen-metrics.ts';
+import { metricsAccessFor } from '../shared/http/metrics-access.ts';
 import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
 import { createLogger } from '../shared/logging/create-logger.ts';
 import { onShutdown } from '../shared/process/on-shutdown.ts';
@@ -14,6 +17,7 @@ if (config.WEBHOOK_ALLOWLIST === 'off') {
   logger.warn('WEBHOOK_ALLOWLIST=off: webhooks are accepted from any address (local development only)');
 }
 
+const registry = createMetricsRegistry('receiver');
 const receiver = await wireReceiver({
   redis: config.redis,
   queuePrefix: config.QUEUE_PREFIX,
@@ -31,20 +35,25 @@ const receiver = await wireReceiver({
     maxBodyBytes: config.WEBHOOK_MAX_BODY_BYTES,
   },
   logger,
-  registry: createMetricsRegistry('receiver'),
+  registry,
+  metrics: metricsAccessFor(config.METRICS_TOKEN),
 });
+const metricsServer = await listenMetrics(config.METRICS_PORT, { registry, logger });
 
 // A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.
 await refuseEvictingRedis(receiver.queue.client, { logger });
 
 // Slowloris: headers within 5 s, the whole request (at most WEBHOOK_MAX_BODY_BYTES) within 15 s.
+const host = listenHostOf(config, config.RECEIVER_HOST);
 const server = await listen(receiver.app, {
   port: config.RECEIVER_PORT,
+  host,
   headersTimeoutMs: 5_000,
   requestTimeoutMs: 15_000,
 });
 logger.info(
   {
+    host,
     port: config.RECEIVER_PORT,
     path: config.WEBHOOK_PATH,
     webhooks: config.WEBHOOK_SECRETS.map((secret) => secret.name),
@@ -57,5 +66,6 @@ logger.info(
 onShutdown(logger, async () => {
   // Stop accepting and finish in-flight requests first: each may still append to the spool.
   await closeServer(server);
+  if (metricsServer) await closeServer(metricsServer);
   await receiver.close();
 });

@@ -4,8 +4,10 @@ import { parseTrustProxy } from './address/parse-trust-proxy.ts';
 import { parseRegions } from './allowlist/parse-regions.ts';
 import { parseWebhookSecrets } from './signature/parse-webhook-secrets.ts';
 import { commonShape, withRedisTarget } from '../shared/config/common-config.ts';
+import { opsShape } from '../shared/config/ops-config.ts';
 import { onOff, port, positiveInt } from '../shared/config/env-types.ts';
 import { parseEnv, type Env } from '../shared/config/parse-env.ts';
+import { receiverListenShape } from '../shared/config/listen-config.ts';
 
 /** A variable parsed by one of the receiver's pure parsers; their error messages name the bad entry. */
 const parsedWith = <T>(parse: (text: string) => T, missing?: string) => {
@@ -22,7 +24,9 @@ const parsedWith = <T>(parse: (text: string) => T, missing?: string) => {
 
 export const receiverShape = {
   ...commonShape,
+  ...opsShape,
   RECEIVER_PORT: port(8080),
+  ...receiverListenShape,
   WEBHOOK_PATH: z
     .string()
     .regex(/^\/[A-Za-z0-9/_.-]*$/, {

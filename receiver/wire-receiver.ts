@@ -1,5 +1,6 @@
 import type { Express } from 'express';
 import type { Registry } from 'prom-client';
+import type { MetricsAccess } from '../shared/http/metrics-access.ts';
 import type { Logger } from '../shared/logging/create-logger.ts';
 import { isCluster, type RedisTarget } from '../shared/redis/redis-target.ts';
 import type { EncodedWebhookJob } from '../shared/queue/webhook-queue.ts';
@@ -24,6 +25,8 @@ export interface ReceiverWiring {
   settings: WebhookSettings;
   logger: Logger;
   registry: Registry;
+  /** Who may read /metrics on the receiver's port (METRICS_TOKEN; off by default). */
+  metrics: MetricsAccess;
   /** How often the drainer retries while the spool holds events. */
   drainIntervalMs?: number;
 }
@@ -73,6 +76,7 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
     logger,
     redis: queue.client,
     registry: wiring.registry,
+    metrics: wiring.metrics,
     spool,
     enqueue,
     webhookPath: wiring.webhookPath,

@@ -63,6 +63,7 @@ async function serve(mode: string, port: number, redisUrl: string, spoolDir: str
       },
       logger: createLogger({ name: 'bench', level: 'warn' }),
       registry: createMetricsRegistry('receiver'),
+      metrics: { kind: 'open' },
     });
     await new Promise((resolve) =>
       receiver.queue.client.status === 'ready'

@@ -5,8 +5,11 @@
 //      after --warmup seconds at the same rate on the fresh processes (reported separately).
 //   2. memory: --idle streams held open on one tray process; its RSS before and after. Then the
 //      same on a stream server started with TRAY_ROLE=api (no worker).
-// Starts its own redis-server and FerretDB on a throwaway PostgreSQL cluster (unless REDIS_URL /
-// MONGODB_URI point elsewhere) and its own receiver and tray processes. Needs a quiet machine.
+//   3. fan-out: --members members of one community, each with an open stream (spread over both
+//      tray processes), and one post there: the time from its acknowledgement until every
+//      member's stream has its `record` event (target: 2 s for 10,000).
+// Starts its own redis-server and a throwaway PostgreSQL cluster (unless REDIS_URL / DATABASE_URL
+// point elsewhere) and its own receiver and tray processes. Needs a quiet machine.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest, type ClientRequest } from 'node:http';
@@ -15,16 +18,19 @@ import { join, resolve } from 'node:path';
 import { signBody } from '../receiver/signature/sign-body.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { parseCli, runCli } from './lib/cli.ts';
-import { freePort, startFerretOnPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
+import pg from 'pg';
+import { openPostgresStorage } from '../tray-service/storage/postgres/open-postgres-storage.ts';
+import { freePort, startPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
 import { hs256Token } from './lib/hs256-token.ts';
 
-const usage = `Usage: npm run bench:stream -- [--rate 200] [--seconds 30] [--recipients 100] [--idle 10000] [--warmup 5]
+const usage = `Usage: npm run bench:stream -- [--rate 200] [--seconds 30] [--recipients 100] [--idle 10000] [--warmup 5] [--members 10000]
 
   --rate        webhooks per second sent to the receiver (default 200)
   --seconds     how long to send (default 30)
   --recipients  users with an open stream, each receiving rate/recipients events/s (default 100)
   --idle        idle streams held on one tray process for the memory figure (default 10000)
-  --warmup      seconds sent at the rate first, reported but not counted (default 5; 0: none)`;
+  --warmup      seconds sent at the rate first, reported but not counted (default 5; 0: none)
+  --members     members of the community whose post is timed to every member's stream (default 10000)`;
 
 const root = resolve(import.meta.dirname, '..');
 const SECRET = 'bench-stream-secret-of-at-least-32-chars';
@@ -133,6 +139,7 @@ runCli(async () => {
         recipients: { type: 'string', default: '100' },
         idle: { type: 'string', default: '10000' },
         warmup: { type: 'string', default: '5' },
+        members: { type: 'string', default: '10000' },
       },
     },
     usage,
@@ -143,6 +150,7 @@ runCli(async () => {
     recipients: Number(values.recipients),
     idle: Number(values.idle),
     warmup: Number(values.warmup),
+    members: Number(values.members),
   };
   for (const [name, value] of Object.entries(numbers)) {
     const least = name === 'warmup' ? 0 : 1;
@@ -156,20 +164,26 @@ runCli(async () => {
   try {
     const redis = process.env.REDIS_URL ? undefined : await startRedis({ dir: join(dir, 'redis') });
     if (redis) servers.push(redis);
-    const mongo = process.env.MONGODB_URI ? undefined : await startFerretOnPostgres({ dir });
-    if (mongo) servers.push(mongo.postgres, mongo.ferret);
+    const postgres = process.env.DATABASE_URL
+      ? undefined
+      : await startPostgres({ dir: join(dir, 'postgres'), durability: 'persistent' });
+    if (postgres) servers.push(postgres);
+    // A database of the bench's own on the server.
+    const serverUrl = postgres?.url ?? process.env.DATABASE_URL ?? '';
+    const database = `bench_stream_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    await admin.end();
+    const databaseUrl = new URL(serverUrl);
+    databaseUrl.pathname = `/${database}`;
     const trayPorts = [await freePort(), await freePort()];
     const receiverPort = await freePort();
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       LOG_LEVEL: 'warn',
       REDIS_URL: redis?.url ?? process.env.REDIS_URL,
-      MONGODB_URI: mongo?.ferret.url ?? process.env.MONGODB_URI,
-      ...(mongo
-        ? { FERRETDB_POSTGRESQL_URL: mongo.postgres.url }
-        : process.env.FERRETDB_POSTGRESQL_URL
-          ? { FERRETDB_POSTGRESQL_URL: process.env.FERRETDB_POSTGRESQL_URL }
-          : {}),
+      DATABASE_URL: databaseUrl.toString(),
       JWT_SECRET: SECRET,
       RATE_LIMIT_CALLS: '1000000',
       WEBHOOK_ALLOWLIST: 'off',
@@ -276,6 +290,73 @@ runCli(async () => {
         `  ${figures(steady.sorted)}\n`,
     );
     for (const stream of streams.splice(0)) stream.close();
+
+    // 3. A post to a community whose every member has a stream open (members imported directly).
+    const storage = await openPostgresStorage(databaseUrl.toString(), {
+      poolSize: 2,
+      statementTimeoutMs: 60_000,
+      applicationName: 'bench-stream',
+    });
+    const members = Array.from({ length: numbers.members }, (_, i) => `u-m${i}`);
+    for (let from = 0; from < members.length; from += 5_000) {
+      await storage.members.importBatch(
+        members.slice(from, from + 5_000).map((userId) => ({ communityId: 'c-fan', userId, since: 0 })),
+        0,
+      );
+    }
+    await storage.close();
+    const reached = new Set<string>();
+    let lastReach = 0;
+    const fanStreams: Stream[] = [];
+    for (const [i, user] of members.entries()) {
+      fanStreams.push(
+        await openStream(
+          `http://127.0.0.1:${trayPorts[i % 2]}/notifications/v3/stream`,
+          await token(user),
+          (event, data) => {
+            if (event !== 'record' || (JSON.parse(data) as { targetId: string }).targetId !== 'c-fan') return;
+            if (reached.has(user)) return;
+            reached.add(user);
+            lastReach = performance.now();
+          },
+        ),
+      );
+    }
+    await sleep(1_000);
+    const postBody = JSON.stringify({
+      event: 'post.didCreate',
+      data: {
+        post: {
+          postId: 'p-fan',
+          postedUserId: 'u-poster',
+          targetType: 'community',
+          targetId: 'c-fan',
+          text: 'bench',
+          createdAt: new Date().toISOString(),
+          mentionees: [],
+        },
+        community: { communityId: 'c-fan', displayName: 'Fan-out Club' },
+        users: [{ userId: 'u-poster', displayName: 'Poster' }],
+      },
+    });
+    const posted = await fetch(`http://127.0.0.1:${receiverPort}/webhooks`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-service-signature': signBody(postBody, WEBHOOK_SECRET),
+      },
+      body: postBody,
+    });
+    await posted.arrayBuffer();
+    const postAck = performance.now();
+    const fanDeadline = postAck + 30_000;
+    while (reached.size < members.length && performance.now() < fanDeadline) await sleep(20);
+    const fanMs = Math.round(lastReach - postAck);
+    process.stdout.write(
+      `fan-out (ack -> SSE record on every member's stream), one post to ${members.length} members with a stream each on 2 tray processes:\n` +
+        `  reached ${reached.size} of ${members.length} streams; the last ${fanMs} ms after the acknowledgement (${posted.status}) - ${reached.size === members.length && fanMs <= 2000 ? 'ok' : 'MISSED'} <= 2000 ms\n`,
+    );
+    for (const stream of fanStreams) stream.close();
 
     // 2. Memory: idle streams on the first tray process (it has just carried the load as API and
     //    worker), then on a stream server of its own (TRAY_ROLE=api, freshly started).

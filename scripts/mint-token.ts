@@ -2,9 +2,8 @@
 import { SignJWT, importPKCS8 } from 'jose';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-
-/** The same default as scripts/dev-stack.ts, so `npm start` and this tool agree out of the box. */
-const DEV_SECRET = 'dev-only-secret-do-not-use-in-production';
+import { ConfigError } from '../shared/errors/config-error.ts';
+import { devSecretOr } from './lib/dev-secrets.ts';
 
 const usage = `Usage: npm run mint-token -- --user <id> [options]
 
@@ -19,8 +18,9 @@ Options:
   --audience <aud>     "aud" claim (default: JWT_AUDIENCE)
   --help               this text
 
-Without --private-key the token is signed with JWT_SECRET from the environment, or with the
-development stack's default secret when JWT_SECRET is unset (a warning says so).`;
+Without --private-key the token is signed with JWT_SECRET from the environment, or, when it is
+unset, with the secret \`npm start\` made for this machine (.data/dev-secrets.json, or under
+STACK_DATA_DIR).`;
 
 const { values } = parseArgs({
   options: {
@@ -57,9 +57,7 @@ try {
     const key = await importPKCS8(readFileSync(values['private-key'], 'utf8'), alg);
     token = await jwt.setProtectedHeader({ alg }).sign(key);
   } else {
-    const secret = process.env.JWT_SECRET || DEV_SECRET;
-    if (!process.env.JWT_SECRET)
-      process.stderr.write('mint-token: JWT_SECRET is unset; using the dev stack default\n');
+    const secret = devSecretOr('JWT_SECRET', process.env.JWT_SECRET, 'JWT_SECRET');
     token = await jwt
       .setProtectedHeader({ alg: values.alg ?? 'HS256' })
       .sign(new TextEncoder().encode(secret));
@@ -67,5 +65,5 @@ try {
   process.stdout.write(`${token}\n`);
 } catch (error) {
   process.stderr.write(`mint-token: ${(error as Error).message}\n`);
-  process.exit(1);
+  process.exit(error instanceof ConfigError ? 2 : 1);
 }

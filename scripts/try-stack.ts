@@ -2,21 +2,22 @@
 // of signed events to the running receiver (a join of --members members, --feed-posts user-feed
 // posts with a mention, --comments comments on 50 community posts, then 20 community posts),
 // waits until the last post shows in a member's v3 history, and times history pages and unread
-// counts of a post owner through the tray API. Defaults match `npm start` (dev secret, dev JWT).
+// counts of a post owner through the tray API. Secrets default to WEBHOOK_SECRET and JWT_SECRET,
+// else to those `npm start` made for this machine.
 import { signBody } from '../receiver/signature/sign-body.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { parseCli, runCli } from './lib/cli.ts';
+import { devSecretOr } from './lib/dev-secrets.ts';
 import { hs256Token } from './lib/hs256-token.ts';
 
 const usage = `
 Usage: npm run try-stack -- [--members 500] [--feed-posts 400] [--comments 2000]
   [--receiver http://127.0.0.1:8080/webhooks] [--tray http://127.0.0.1:8081]
-  [--secret dev-secret] [--jwt-secret <the dev stack's JWT_SECRET>]
+  [--secret <webhook secret>] [--jwt-secret <JWT_SECRET>]
 
 Needs a running stack (npm start). Prints the send time, how long after the last acknowledgement
-the last post showed in a member's history, and history/unread latencies (p50, p99).`;
-
-const DEV_JWT_SECRET = 'dev-only-secret-do-not-use-in-production';
+the last post showed in a member's history, and history/unread latencies (p50, p99). The secrets
+default to WEBHOOK_SECRET and JWT_SECRET, else to those npm start made (.data/dev-secrets.json).`;
 
 const whole = (name: string, value: string): number => {
   const n = Number(value);
@@ -38,13 +39,19 @@ async function main(): Promise<number> {
         comments: { type: 'string', default: '2000' },
         receiver: { type: 'string', default: 'http://127.0.0.1:8080/webhooks' },
         tray: { type: 'string', default: 'http://127.0.0.1:8081' },
-        secret: { type: 'string', default: 'dev-secret' },
-        'jwt-secret': { type: 'string', default: DEV_JWT_SECRET },
+        secret: { type: 'string' },
+        'jwt-secret': { type: 'string' },
       },
     },
     usage,
   );
   const members = whole('members', values.members);
+  const webhookSecret = devSecretOr(
+    'WEBHOOK_SECRET',
+    values.secret ?? process.env.WEBHOOK_SECRET,
+    'WEBHOOK_SECRET',
+  );
+  const jwtSecret = devSecretOr('JWT_SECRET', values['jwt-secret'] ?? process.env.JWT_SECRET, 'JWT_SECRET');
   const feedPosts = whole('feed-posts', values['feed-posts']);
   const comments = whole('comments', values.comments);
   const run = Date.now().toString(36);
@@ -125,7 +132,7 @@ async function main(): Promise<number> {
           method: 'POST',
           headers: {
             'content-type': 'application/json',
-            'x-service-signature': signBody(body, values.secret),
+            'x-service-signature': signBody(body, webhookSecret),
           },
           body,
         });
@@ -140,7 +147,7 @@ async function main(): Promise<number> {
   );
 
   const auth = async (user: string) => ({
-    authorization: `Bearer ${await hs256Token(values['jwt-secret'], user)}`,
+    authorization: `Bearer ${await hs256Token(jwtSecret, user)}`,
   });
   const reader = u(members - 1);
   const readerAuth = await auth(reader);

@@ -3,6 +3,8 @@ import { loadTrayConfig } from '../shared/config/tray-config.ts';
 import { resolveTrayStorage } from '../shared/config/tray-storage-config.ts';
 import { createOpsApp } from '../shared/http/create-ops-app.ts';
 import { closeServer, listen } from '../shared/http/listen.ts';
+import { listenMetrics } from '../shared/http/listen-metrics.ts';
+import { metricsAccessFor } from '../shared/http/metrics-access.ts';
 import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
 import { createLogger } from '../shared/logging/create-logger.ts';
 import { onShutdown } from '../shared/process/on-shutdown.ts';
@@ -10,6 +12,10 @@ import { createWebhookQueue } from '../shared/queue/webhook-queue.ts';
 import { createRedis, pingRedis } from '../shared/redis/create-redis.ts';
 import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
 import { adminDepsFromConfig } from './admin/admin-deps-from-config.ts';
+import { createAdminApp } from './admin/create-admin-app.ts';
+import { adminAuthConfigured } from './admin/require-admin.ts';
+import { listenHostOf } from '../shared/config/listen-config.ts';
+import { checkAdminPort, resolveAdminJwt } from '../shared/config/tray-admin-access-config.ts';
 import { resolveJwtConfig } from '../shared/config/tray-api-config.ts';
 import { startBanCache } from './api/auth/ban-cache.ts';
 import { createTokenVerifier } from './api/auth/create-token-verifier.ts';
@@ -17,6 +23,7 @@ import { createTrayApi } from './api/create-tray-api.ts';
 import { createChangePublisher } from './live/change-publisher.ts';
 import { createLiveTray } from './live/create-live-tray.ts';
 import { createRateLimiter } from './api/rate-limit/create-rate-limiter.ts';
+import { createFailedAuthLimit } from './api/rate-limit/failed-auth-limit.ts';
 import { createMessageRenderer } from './messages/create-message-renderer.ts';
 import { loadBlockedWords } from './moderation/load-blocked-words.ts';
 import { setupModeration } from './moderation/setup-moderation.ts';
@@ -43,6 +50,9 @@ const messages = loadOrExit(() =>
 logger.info({ locales: messages.locales, defaultLocale: messages.defaultLocale }, 'tray messages loaded');
 // API token keys: exactly one key source, checked before anything connects (the API needs them).
 const jwtConfig = runsApi ? loadOrExit(() => resolveJwtConfig(config)) : undefined;
+// Admin credentials: ADMIN_TOKEN and/or admin JWTs with their own audience and issuer, never a
+// user token's claims (docs/operations.md#admin-authentication).
+const adminJwt = loadOrExit(() => (checkAdminPort(config), resolveAdminJwt(config)));
 // Which storage adapter, and its connection: an ambiguous or missing choice stops start-up here,
 // still before anything connects.
 const storageConfig = loadOrExit(() => resolveTrayStorage(config));
@@ -86,13 +96,14 @@ const worker = runsWorker
 /** The tray API with its live streams: token verifier, bans, per-user rate limit, messages. */
 async function startApi(keys: NonNullable<typeof jwtConfig>) {
   const verifyToken = createTokenVerifier(keys);
-  // Admin API, moderation decisions, queue dashboard.
+  // Admin API, moderation decisions, queue dashboard: on a listener of their own (ADMIN_PORT).
   const admin = adminDepsFromConfig(config, {
     events: storage.events,
     logger,
+    redis,
     decisions: moderation.decisions,
     queues: moderation.queue ? [queue, moderation.queue] : [queue],
-    verifyToken,
+    verifyAdminJwt: adminJwt ? createTokenVerifier({ source: keys.source, ...adminJwt }) : undefined,
   });
   // Global bans: this instance's copy of the banned set, at most BAN_REFRESH_MS behind the worker.
   const bans = await startBanCache(redis, {
@@ -114,11 +125,19 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
     logger,
     registry,
   });
+  // Failed authentications per address, one count for the tray API and the admin listener.
+  const failedAuth = createFailedAuthLimit({
+    redis,
+    points: config.AUTH_FAILURE_LIMIT,
+    windowMs: config.AUTH_FAILURE_WINDOW_MS,
+    keyPrefix: `${config.RATE_LIMIT_PREFIX}-auth`,
+  });
   const app = createTrayApi({
     logger,
     storage,
     redis,
     registry,
+    metrics: metricsAccessFor(config.METRICS_TOKEN),
     verifyToken,
     bans,
     rateLimiter: createRateLimiter({
@@ -127,6 +146,8 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
       windowMs: config.RATE_LIMIT_WINDOW_MS,
       keyPrefix: config.RATE_LIMIT_PREFIX,
     }),
+    failedAuth,
+    trustProxy: config.TRUST_PROXY,
     messages,
     settings: {
       pageSize: config.TRAY_PAGE_SIZE,
@@ -134,11 +155,11 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
       blockApi: config.BLOCK_API === 'on',
       demo: config.TRAY_DEMO === 'on',
     },
-    admin,
     live,
   });
   return {
     app,
+    adminApp: adminAuthConfigured(admin.auth) ? createAdminApp({ ...admin, failedAuth }) : undefined,
     // Streams never finish on their own: closed first, each told when to come back (to another
     // instance behind the load balancer, or this one restarted).
     closeStreams: () => live.hub.close(1_000),
@@ -153,17 +174,33 @@ const app =
   createOpsApp({
     registry,
     logger,
+    metrics: metricsAccessFor(config.METRICS_TOKEN),
     checks: {
       storage: async () => (await storage.ping(), { ok: true, detail: { engine: storage.engine } }),
       redis: async () => (await pingRedis(redis), { ok: true }),
     },
   });
-const server = await listen(app, { port: config.TRAY_PORT });
-logger.info({ port: config.TRAY_PORT, role: config.TRAY_ROLE }, 'tray service listening');
+const host = listenHostOf(config, config.TRAY_HOST);
+const server = await listen(app, { port: config.TRAY_PORT, host });
+const metricsServer = await listenMetrics(config.METRICS_PORT, { registry, logger });
+// The admin API on its own listener (loopback unless ADMIN_HOST), never on the public port.
+const adminServer = api?.adminApp
+  ? await listen(api.adminApp, { port: config.ADMIN_PORT, host: config.ADMIN_HOST })
+  : undefined;
+if (adminServer) {
+  logger.info({ host: config.ADMIN_HOST, port: config.ADMIN_PORT }, 'admin API listening');
+} else if (api) {
+  logger.info('admin API off: set ADMIN_TOKEN (or ADMIN_JWT_AUDIENCE and ADMIN_JWT_ISSUER) to serve it');
+}
+logger.info({ host, port: config.TRAY_PORT, role: config.TRAY_ROLE }, 'tray service listening');
 
 onShutdown(logger, async () => {
   await api?.closeStreams();
-  await closeServer(server);
+  await Promise.all([
+    closeServer(server),
+    adminServer && closeServer(adminServer),
+    metricsServer && closeServer(metricsServer),
+  ]);
   api?.stop();
   await worker?.close();
   await moderation.close();

@@ -2,20 +2,19 @@ import { parseCidr, parseCidrList, type Cidr } from './parse-cidr.ts';
 
 /**
  * Which proxies in front of the receiver may tell it the client's address (X-Forwarded-For).
- * `none`: the socket's address is the client's. `hops`: exactly that many proxies sit in front.
- * `cidrs`: every hop inside these ranges is a proxy of ours.
+ * `none`: the socket's address is the client's. `cidrs`: every hop inside these ranges is a proxy
+ * of ours; the header counts only when the connection itself comes from one of them.
  */
 export type TrustProxy =
-  | { readonly kind: 'none' }
-  | { readonly kind: 'hops'; readonly hops: number }
-  | { readonly kind: 'cidrs'; readonly cidrs: readonly Cidr[] };
+  { readonly kind: 'none' } | { readonly kind: 'cidrs'; readonly cidrs: readonly Cidr[] };
 
 const loopback = ['127.0.0.0/8', '::1/128'].map(parseCidr);
 
 /**
- * Parses TRUST_PROXY: `off` (or unset), a hop count 1-10, `loopback`, or a comma-separated list of
- * proxy addresses/CIDRs. "Trust everything" (`true`, `all`, `0.0.0.0/0`, `::/0`) is refused: it
- * would let any client pick the address the allowlist checks.
+ * Parses TRUST_PROXY: `off` (or unset), `loopback`, or a comma-separated list of proxy
+ * addresses/CIDRs. "Trust everything" (`true`, `all`, `0.0.0.0/0`, `::/0`) is refused: it would let
+ * any client pick the address the allowlist checks. So is a hop count: it trusts the header
+ * whoever connects, and a client reaching the receiver directly could name any address.
  */
 export function parseTrustProxy(text: string): TrustProxy {
   const value = text.trim().toLowerCase();
@@ -26,9 +25,10 @@ export function parseTrustProxy(text: string): TrustProxy {
     );
   }
   if (/^\d+$/.test(value)) {
-    const hops = Number(value);
-    if (hops > 10) throw new Error(`"${text}" hops: expected a hop count from 1 to 10`);
-    return { kind: 'hops', hops };
+    throw new Error(
+      `"${text.trim()}": a hop count trusts X-Forwarded-For from any client that connects directly; ` +
+        "give the proxies' addresses or CIDRs instead (e.g. 10.0.0.0/8 or loopback)",
+    );
   }
   const cidrs = value
     .split(',')

@@ -1,4 +1,5 @@
-import { mkdir, open, readFile, unlink, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, chmod, mkdir, open, readFile, stat, unlink, type FileHandle } from 'node:fs/promises';
 import type { EncodedWebhookJob } from '../../shared/queue/webhook-queue.ts';
 import { listSegments, segmentName, segmentPath, splitLines, syncDirectory } from './segment-files.ts';
 
@@ -20,7 +21,10 @@ export interface Spool {
    * Crash-safe only if the handler is idempotent: a crash before the delete replays the segment.
    */
   drain(handler: (job: EncodedWebhookJob) => Promise<void>): Promise<number>;
-  /** Throws if the spool directory cannot be written (readiness). */
+  /**
+   * Throws if the spool directory cannot be written (readiness): the last append failed, or the
+   * directory is gone or not writable. Writes nothing, so a flood of probes costs no disk flush.
+   */
   checkWritable(): Promise<void>;
   close(): Promise<void>;
 }
@@ -34,7 +38,10 @@ export interface SpoolOptions {
 
 export async function openSpool(dir: string, options: SpoolOptions = {}): Promise<Spool> {
   const maxSegmentBytes = options.maxSegmentBytes ?? 64 * 1024 * 1024;
-  await mkdir(dir, { recursive: true });
+  // Spooled events are raw payloads: readable by the receiver's own user only (0700 / 0600), also
+  // when the directory existed before with a wider mode.
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
   const existing = await listSegments(dir);
   let depth = 0;
   for (const segment of existing) {
@@ -48,7 +55,8 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
   let flushQueued = false;
   let chain: Promise<unknown> = Promise.resolve();
   let draining: Promise<number> | undefined;
-  let probes = 0;
+  /** The last flush failed and none has succeeded since: the disk refuses writes (readiness). */
+  let lastAppendError: unknown;
 
   /** Runs `task` after every earlier one: appends and rotations never interleave. */
   const exclusive = <T>(task: () => Promise<T>): Promise<T> => {
@@ -70,7 +78,8 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
     try {
       if (!active) {
         const seq = nextSeq++;
-        active = { handle: await open(segmentPath(dir, segmentName(seq)), 'a'), seq, bytes: 0 };
+        const handle = await open(segmentPath(dir, segmentName(seq)), 'a', 0o600);
+        active = { handle, seq, bytes: 0 };
         await syncDirectory(dir);
       }
       const data = Buffer.from(batch.map((entry) => entry.line).join(''), 'utf8');
@@ -79,8 +88,10 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
       active.bytes += data.length;
       depth += batch.length;
       if (active.bytes >= maxSegmentBytes) await closeActive();
+      lastAppendError = undefined;
       for (const entry of batch) entry.done();
     } catch (error) {
+      lastAppendError = error;
       // The file may now end in a partial line: never append behind it.
       await closeActive();
       for (const entry of batch) entry.fail(error);
@@ -136,16 +147,10 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
       return draining;
     },
     async checkWritable() {
-      // A name per probe: concurrent /readyz calls must not delete each other's file.
-      const probe = segmentPath(dir, `.write-probe-${process.pid}-${(probes += 1)}`);
-      const handle = await open(probe, 'w');
-      try {
-        await handle.writeFile('ok');
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await unlink(probe);
+      if (lastAppendError !== undefined) throw lastAppendError;
+      if (!(await stat(dir)).isDirectory())
+        throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+      await access(dir, constants.W_OK | constants.X_OK);
     },
     async close() {
       await draining?.catch(() => undefined);

@@ -14,11 +14,17 @@ export interface GroupCommitOptions {
   maxBatch: number;
   /** Flushes running at once: more overlap round trips, fewer make bigger batches. */
   maxInFlight: number;
+  /**
+   * A failed flush of several calls runs again call by call, so a call that cannot succeed (bad
+   * data the server rejects) fails alone instead of failing every call batched with it.
+   */
+  isolateFailures?: boolean;
 }
 
 /**
  * Flushes a batch: returns one result per item, in order. A rejection fails every call of the
- * batch (they are retried as a whole by their callers), so the flush must be safe to repeat.
+ * batch (they are retried as a whole by their callers, or one by one with `isolateFailures`), so
+ * the flush must be safe to repeat.
  */
 export type Flush<T, R> = (items: readonly T[]) => Promise<readonly R[]>;
 
@@ -63,10 +69,21 @@ export function groupCommit<T, R>(
         offset += call.items.length;
       }
     } catch (error) {
-      for (const call of batch) call.reject(error);
+      if (options.isolateFailures && batch.length > 1) await alone(batch);
+      else for (const call of batch) call.reject(error);
     } finally {
       inFlight -= 1;
       next();
+    }
+  };
+
+  const alone = async (batch: readonly Waiting<T, R>[]): Promise<void> => {
+    for (const call of batch) {
+      try {
+        call.resolve([...(await flush(call.items))]);
+      } catch (error) {
+        call.reject(error);
+      }
     }
   };
 

@@ -11,6 +11,13 @@ import { groupCommit } from './group-commit.ts';
 export interface KeyedBatchOptions {
   /** Items per batch at most. */
   maxBatch: number;
+  /**
+   * How long a key's first call waits for more calls of its key before its batch runs (none by
+   * default). For work that costs nearly as much for one item as for many and whose items arrive
+   * a few milliseconds apart, so the first of a burst would otherwise run alone and the rest after
+   * it: the burst would cost two runs instead of one.
+   */
+  gatherMs?: number;
 }
 
 /**
@@ -31,7 +38,12 @@ export function keyedBatches<T>(
 ): (key: string, item: T, run: RunBatch<T>) => Promise<void> {
   const keys = new Map<
     string,
-    { submit: (calls: readonly Call<T>[]) => Promise<undefined[]>; calls: number }
+    {
+      submit: (calls: readonly Call<T>[]) => Promise<undefined[]>;
+      calls: number;
+      /** Resolves once the key's first call has waited gatherMs; its waiting calls go at once. */
+      gathered: Promise<void>;
+    }
   >();
   const flush = async (calls: readonly Call<T>[]): Promise<undefined[]> => {
     await (calls[0] as Call<T>).run(calls.map((call) => call.item));
@@ -40,11 +52,18 @@ export function keyedBatches<T>(
   return async (key, item, run) => {
     let entry = keys.get(key);
     if (!entry) {
-      entry = { submit: groupCommit(flush, { maxBatch: options.maxBatch, maxInFlight: 1 }), calls: 0 };
+      const gatherMs = options.gatherMs ?? 0;
+      entry = {
+        submit: groupCommit(flush, { maxBatch: options.maxBatch, maxInFlight: 1 }),
+        calls: 0,
+        gathered: gatherMs > 0 ? new Promise((resolve) => setTimeout(resolve, gatherMs)) : Promise.resolve(),
+      };
       keys.set(key, entry);
     }
     entry.calls += 1;
     try {
+      // The calls waiting for the gather resume in the same tick, so they share the first batch.
+      await entry.gathered;
       await entry.submit([{ item, run }]);
     } finally {
       // The key's last call has run: nothing of it waits, so a later call may start afresh.

@@ -1,6 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { identifier, onOff, positiveInt, url } from './env-types.ts';
+import { identifier, onOff, positiveInt } from './env-types.ts';
+import { secureUrl } from './secure-url.ts';
 import { ConfigError } from '../errors/config-error.ts';
 
 const asymmetricAlgorithms = [
@@ -36,7 +37,7 @@ export const trayApiShape = {
   /** PEM public key (SPKI) for RS*, PS*, ES* or EdDSA tokens; `\n` escapes are accepted for one-line env files. */
   JWT_PUBLIC_KEY: z.string().optional(),
   /** JWKS endpoint of the token issuer; keys are fetched and cached by jose. */
-  JWT_JWKS_URL: url(['https', 'http']).optional(),
+  JWT_JWKS_URL: secureUrl().optional(),
   /** Accepted algorithms; default: HS256 for JWT_SECRET, the key's own for JWT_PUBLIC_KEY, RS256,ES256 for JWKS. */
   JWT_ALGORITHMS: algorithmList.optional(),
   JWT_ISSUER: z.string().optional(),

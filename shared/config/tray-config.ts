@@ -1,18 +1,25 @@
 import { commonShape, withRedisTarget } from './common-config.ts';
+import { opsShape } from './ops-config.ts';
 import { z } from 'zod';
 import { port, url } from './env-types.ts';
 import { parseEnv, type Env } from './parse-env.ts';
+import { trayAbuseShape } from './tray-abuse-config.ts';
 import { trayAdminShape } from './tray-admin-config.ts';
+import { trayAdminAccessShape } from './tray-admin-access-config.ts';
+import { trayListenShape } from './listen-config.ts';
 import { trayApiShape } from './tray-api-config.ts';
 import { trayBanShape } from './tray-ban-config.ts';
 import { trayMessagesShape } from './tray-messages-config.ts';
+import { checkModerationWebhook, trayModerationWebhookShape } from './tray-moderation-webhook-config.ts';
 import { trayStorageShape } from './tray-storage-config.ts';
 import { trayStreamShape } from './tray-stream-config.ts';
 import { trayWorkerShape } from './tray-worker-config.ts';
 
 export const trayShape = {
   ...commonShape,
+  ...opsShape,
   TRAY_PORT: port(8081),
+  ...trayListenShape,
   /**
    * What this process runs: `all` (the API with its live streams, and the queue's worker), `api`
    * (no worker: stream servers scale apart from the workers, their memory free of the jobs'), or
@@ -31,11 +38,16 @@ export const trayShape = {
   ...trayBanShape,
   ...trayMessagesShape,
   ...trayAdminShape,
+  ...trayAdminAccessShape,
   ...trayStreamShape,
+  ...trayModerationWebhookShape,
+  ...trayAbuseShape,
 };
 
 export type TrayConfig = ReturnType<typeof loadTrayConfig>;
 
 export function loadTrayConfig(env: Env) {
-  return withRedisTarget(parseEnv(trayShape, env));
+  const config = withRedisTarget(parseEnv(trayShape, env));
+  checkModerationWebhook(config);
+  return config;
 }

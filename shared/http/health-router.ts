@@ -1,13 +1,43 @@
 import { Router } from 'express';
+import type { Logger } from '../logging/create-logger.ts';
 
-export type CheckResult = { ok: true; detail?: Record<string, unknown> } | { ok: false; error: string };
+/**
+ * What a check reports. `error` is for the log only (it may hold hosts, paths or driver text);
+ * `detail` holds values the check chose to publish (the spool's depth, say).
+ */
+export type CheckResult =
+  | { ok: true; detail?: Record<string, unknown> }
+  | { ok: false; error: string; detail?: Record<string, unknown> };
 export type ReadinessChecks = Record<string, () => Promise<CheckResult>>;
 
-/** Runs a check with a deadline, so a hung dependency makes /readyz answer 503 instead of hanging. */
-async function runCheck(check: () => Promise<CheckResult>, timeoutMs: number): Promise<CheckResult> {
+/** What `/readyz` publishes per check: which one failed and how, never the error's text. */
+type PublicResult =
+  | { ok: true; detail?: Record<string, unknown> }
+  | { ok: false; reason: 'failed' | 'timed out'; detail?: Record<string, unknown> };
+
+interface Readiness {
+  ready: boolean;
+  checks: Record<string, PublicResult>;
+}
+
+export interface HealthRouterOptions {
+  /** Where a failing check's error goes (when it changes), since the response leaves it out. */
+  logger: Logger;
+  /** Deadline of each check, so a hung dependency makes /readyz answer 503 instead of hanging. */
+  timeoutMs?: number;
+  /** How long one readiness result is served before the checks run again. */
+  cacheMs?: number;
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+async function runCheck(
+  check: () => Promise<CheckResult>,
+  timeoutMs: number,
+): Promise<CheckResult | typeof TIMED_OUT> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<CheckResult>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, error: `timed out after ${timeoutMs} ms` }), timeoutMs);
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
   });
   try {
     return await Promise.race([
@@ -25,18 +55,49 @@ async function runCheck(check: () => Promise<CheckResult>, timeoutMs: number): P
 /**
  * `/healthz`: the process is alive (no dependency checks, so an orchestrator does not restart a
  * healthy process because Redis blinked). `/readyz`: every dependency answers; 503 otherwise.
+ * Both answer anyone (probes come from the orchestrator, not from allowlisted senders), so
+ * `/readyz` must cost nothing extra under a flood: its result is computed at most once per
+ * `cacheMs` (concurrent requests share the run in flight) and says only which check failed.
  */
-export function createHealthRouter(checks: ReadinessChecks, timeoutMs = 1000): Router {
+export function createHealthRouter(checks: ReadinessChecks, options: HealthRouterOptions): Router {
+  const timeoutMs = options.timeoutMs ?? 1_000;
+  const cacheMs = options.cacheMs ?? 1_000;
+  const lastErrors = new Map<string, string>();
+  let cached: { at: number; result: Promise<Readiness> } | undefined;
+
+  const evaluate = async (): Promise<Readiness> => {
+    const entries = await Promise.all(
+      Object.entries(checks).map(async ([name, check]): Promise<[string, PublicResult]> => {
+        const result = await runCheck(check, timeoutMs);
+        if (result !== TIMED_OUT && result.ok) {
+          lastErrors.delete(name);
+          return [name, result];
+        }
+        const error = result === TIMED_OUT ? `timed out after ${timeoutMs} ms` : result.error;
+        if (lastErrors.get(name) !== error)
+          options.logger.warn({ check: name, err: error }, 'readiness check failed');
+        lastErrors.set(name, error);
+        const detail = result !== TIMED_OUT && result.detail ? { detail: result.detail } : {};
+        return [name, { ok: false, reason: result === TIMED_OUT ? 'timed out' : 'failed', ...detail }];
+      }),
+    );
+    return { ready: entries.every(([, result]) => result.ok), checks: Object.fromEntries(entries) };
+  };
+
+  const readiness = (): Promise<Readiness> => {
+    const now = performance.now();
+    // The age counts from the start of a run: a run in flight is shared, never started twice.
+    if (!cached || now - cached.at >= cacheMs) cached = { at: now, result: evaluate() };
+    return cached.result;
+  };
+
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
-    const results = await Promise.all(
-      Object.entries(checks).map(async ([name, check]) => [name, await runCheck(check, timeoutMs)] as const),
-    );
-    const report = Object.fromEntries(results);
-    const ready = results.every(([, result]) => result.ok);
+    const { ready, checks: report } = await readiness();
+    res.set('Cache-Control', 'no-store');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', checks: report });
   });
   return router;

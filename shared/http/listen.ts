@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
+import { LOOPBACK } from '../config/listen-config.ts';
 
 export interface ListenOptions {
   port: number;
+  /** Default loopback: a listener is reachable from other machines only when configured so. */
   host?: string;
   /** Slowloris defence: a client must send all headers within this time. */
   headersTimeoutMs?: number;
@@ -14,7 +16,7 @@ export async function listen(app: Express, options: ListenOptions): Promise<Serv
   // Node enforces headersTimeout/requestTimeout only when it sweeps connections, every 30 s by
   // default; a 1 s sweep makes the slowloris limits hold to about a second.
   const server = createServer({ connectionsCheckingInterval: 1_000 }, app);
-  server.listen(options.port, options.host ?? '0.0.0.0');
+  server.listen(options.port, options.host ?? LOOPBACK);
   server.headersTimeout = options.headersTimeoutMs ?? 10_000;
   server.requestTimeout = options.requestTimeoutMs ?? 30_000;
   server.keepAliveTimeout = 5_000;

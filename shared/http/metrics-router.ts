@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import { requireMetricsToken, type MetricsAccess } from './metrics-access.ts';
 
 /** A registry per app (not prom-client's global one) so tests can build many apps in one process. */
 export function createMetricsRegistry(service: string, withDefaults = true): Registry {
@@ -9,9 +10,12 @@ export function createMetricsRegistry(service: string, withDefaults = true): Reg
   return registry;
 }
 
-export function createMetricsRouter(registry: Registry): Router {
+/** `/metrics` as `access` allows: absent (`off`), behind METRICS_TOKEN, or open (loopback port). */
+export function createMetricsRouter(registry: Registry, access: MetricsAccess): Router {
   const router = Router();
-  router.get('/metrics', async (_req, res) => {
+  if (access.kind === 'off') return router;
+  const guard = access.kind === 'token' ? [requireMetricsToken(access.token)] : [];
+  router.get('/metrics', ...guard, async (_req, res) => {
     res.set('Content-Type', registry.contentType).send(await registry.metrics());
   });
   return router;

@@ -1,6 +1,10 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import request from 'supertest';
+import { createReceiverApp } from '../../receiver/create-receiver-app.ts';
+import { createMetricsRegistry } from '../../shared/http/metrics-router.ts';
+import { createLogger } from '../../shared/logging/create-logger.ts';
 import { helmetHeaders } from '../../shared/http/helmet-headers.ts';
 import { webhookJobOptions } from '../../shared/queue/webhook-queue.ts';
 import { channelDidCreate, sign, signedHeaders, testSecret } from './support/signed-request.ts';
@@ -13,6 +17,18 @@ async function expectNothingQueued(receiver: TestReceiver, action: () => Promise
   expect(await queuedJobIds(receiver)).to.deep.equal(before);
   expect(receiver.spool.depth()).to.equal(0);
 }
+
+/** The app of a wired test receiver, rebuilt from its parts (to vary one setting). */
+const appDeps = (receiver: TestReceiver) => ({
+  logger: createLogger({ name: 'test', level: 'silent' }),
+  redis: receiver.queue.client,
+  registry: createMetricsRegistry('receiver', false),
+  metrics: { kind: 'open' } as const,
+  spool: receiver.spool,
+  enqueue: () => Promise.reject(new Error('not used')),
+  webhookPath: '/webhooks',
+  settings: { allowlist: undefined, trustProxy: { kind: 'none' } as const, secrets: [], maxBodyBytes: 1024 },
+});
 
 const sha256 = (body: string) => createHash('sha256').update(body).digest('hex');
 
@@ -30,6 +46,28 @@ describe('receiver app', () => {
       expect(res.body).to.deep.include({ status: 'ready' });
       expect(res.body.checks.redis).to.deep.equal({ ok: true });
       expect(res.body.checks.spool).to.deep.equal({ ok: true, detail: { depth: 0 } });
+    });
+
+    it('a flood of GET /readyz from anyone pings Redis at most once a second and writes nothing to the spool', async () => {
+      const pings = async () => {
+        const stats = String(await receiver().queue.client.info('commandstats'));
+        return Number(/cmdstat_ping:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+      };
+      await new Promise((resolve) => setTimeout(resolve, 1_050)); // past any cached result
+      const before = await pings();
+      const started = performance.now();
+      const answers = await Promise.all(
+        Array.from({ length: 200 }, () => request(receiver().app).get('/readyz')),
+      );
+      const elapsedSeconds = (performance.now() - started) / 1000;
+      expect(answers.every((res) => res.status === 200)).to.equal(true);
+      expect((await pings()) - before).to.be.at.most(Math.ceil(elapsedSeconds) + 1);
+      expect(readdirSync(receiver().spoolDir)).to.deep.equal([]);
+    });
+
+    it('does not serve GET /metrics without METRICS_TOKEN (404)', async () => {
+      const app = createReceiverApp({ ...appDeps(receiver()), metrics: { kind: 'off' } });
+      await request(app).get('/metrics').expect(404);
     });
 
     it('answers an unknown path with 404 and the JSON error shape, without x-powered-by', async () => {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,6 +7,7 @@ import { join } from 'node:path';
 import { freePort } from '../../scripts/lib/local-servers.ts';
 import { cleanEnv, runScript, startScript } from '../support/run-script.ts';
 import { useQueuePrefix } from '../support/suite-resources.ts';
+import { accepts, externalAddress } from '../support/external-address.ts';
 import { testStack } from '../support/test-stack.ts';
 import { channelDidCreate, sign } from './support/signed-request.ts';
 
@@ -131,6 +133,83 @@ describe('receiver/main.ts', function () {
       expect(await exited).to.equal(0);
       expect(output()).to.include('stopped');
       expect(output()).not.to.include(secret);
+    });
+  });
+
+  describe('where it listens', () => {
+    const start = async (extra: NodeJS.ProcessEnv) => {
+      const port = await freePort();
+      const started = await startScript(
+        'receiver/main.ts',
+        cleanEnv({
+          REDIS_URL: testStack().redisUrl,
+          QUEUE_PREFIX: useQueuePrefix(),
+          RECEIVER_PORT: String(port),
+          WEBHOOK_SECRETS: `eu=${secret}`,
+          SPOOL_DIR: join(dir, `spool-${port}`),
+          ...extra,
+        }),
+        /receiver listening/,
+      );
+      return { port, ...started };
+    };
+    const stop = async (child: ChildProcess) => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    };
+
+    it('is loopback only when no HOST is set: the machine’s other addresses refuse connections', async function () {
+      const external = externalAddress();
+      if (external === undefined) this.skip();
+      const { port, child, output } = await start({});
+      try {
+        expect(await accepts('127.0.0.1', port)).to.equal(true);
+        expect(await accepts(external!, port)).to.equal(false);
+        expect(output()).to.include('"host":"127.0.0.1"');
+      } finally {
+        await stop(child);
+      }
+    });
+
+    it('is every interface with RECEIVER_HOST=0.0.0.0', async function () {
+      const external = externalAddress();
+      if (external === undefined) this.skip();
+      const { port, child } = await start({ HOST: '127.0.0.1', RECEIVER_HOST: '0.0.0.0' });
+      try {
+        expect(await accepts(external!, port)).to.equal(true);
+      } finally {
+        await stop(child);
+      }
+    });
+  });
+
+  describe('with METRICS_PORT set and no METRICS_TOKEN', () => {
+    it('serves /metrics on 127.0.0.1:METRICS_PORT only, not on RECEIVER_PORT', async () => {
+      const [port, metricsPort] = [await freePort(), await freePort()];
+      const { child } = await startScript(
+        'receiver/main.ts',
+        cleanEnv({
+          REDIS_URL: testStack().redisUrl,
+          QUEUE_PREFIX: useQueuePrefix(),
+          RECEIVER_PORT: String(port),
+          METRICS_PORT: String(metricsPort),
+          WEBHOOK_SECRETS: `eu=${secret}`,
+          SPOOL_DIR: join(dir, 'spool-metrics'),
+        }),
+        /receiver listening/,
+      );
+      try {
+        expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).to.equal(404);
+        const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+        expect(metrics.status).to.equal(200);
+        expect(await metrics.text()).to.include('webhook_received_total');
+        expect((await fetch(`http://127.0.0.1:${metricsPort}/readyz`)).status).to.equal(404);
+      } finally {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
     });
   });
 });

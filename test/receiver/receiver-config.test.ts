@@ -30,6 +30,7 @@ describe('receiver configuration', () => {
     ['WEBHOOK_REGIONS', 'eu,ap', '"ap" is not a region'],
     ['WEBHOOK_ALLOW_CIDRS', '10.0.0.0/8, 2130706433', '"2130706433" is not an IP address'],
     ['TRUST_PROXY', '0.0.0.0/0', 'a /0 range trusts every address'],
+    ['TRUST_PROXY', '1', '"1": a hop count trusts X-Forwarded-For from any client'],
     ['WEBHOOK_ENQUEUE_TIMEOUT_MS', '5000', 'expected a whole number from 1 to 1000'],
     ['WEBHOOK_PATH', 'webhooks', 'expected a path starting with "/"'],
     ['WEBHOOK_SECRETS', 'eu=topsecret,,us=x', 'entry 2 is empty'],

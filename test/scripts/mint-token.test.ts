@@ -3,6 +3,7 @@ import { exportPKCS8, exportSPKI, generateKeyPair } from 'jose';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadOrCreateDevSecrets } from '../../scripts/lib/dev-secrets.ts';
 import { resolveJwtConfig } from '../../shared/config/tray-api-config.ts';
 import { createTokenVerifier } from '../../tray-service/api/auth/create-token-verifier.ts';
 import { cleanEnv, runScript } from '../support/run-script.ts';
@@ -52,5 +53,36 @@ describe('scripts/mint-token.ts', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  describe('without JWT_SECRET', () => {
+    let dataDir: string;
+    beforeEach(() => {
+      dataDir = mkdtempSync(join(tmpdir(), 'mint-data-'));
+    });
+    afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+    it('signs with the secret npm start made for this machine', async () => {
+      const { secrets } = loadOrCreateDevSecrets(dataDir);
+      const result = await runScript(
+        'scripts/mint-token.ts',
+        ['--user', 'ana'],
+        cleanEnv({ STACK_DATA_DIR: dataDir }),
+      );
+      expect(result.code).to.equal(0);
+      const verify = createTokenVerifier(resolveJwtConfig({ JWT_SECRET: secrets.JWT_SECRET }));
+      expect((await verify(result.stdout.trim())).userId).to.equal('ana');
+    });
+
+    it('exits 2 naming JWT_SECRET when npm start has not made any', async () => {
+      const result = await runScript(
+        'scripts/mint-token.ts',
+        ['--user', 'ana'],
+        cleanEnv({ STACK_DATA_DIR: dataDir }),
+      );
+      expect(result.code).to.equal(2);
+      expect(result.stdout).to.equal('');
+      expect(result.stderr).to.include('JWT_SECRET: not set, and there are no development secrets');
+    });
   });
 });

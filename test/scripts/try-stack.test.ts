@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { cleanEnv, runScript } from '../support/run-script.ts';
 
 // The run itself needs `npm start`; BENCHMARKS.md records one. Here: the operator-facing edges.
@@ -13,5 +16,16 @@ describe('scripts/try-stack.ts', () => {
     const result = await runScript('scripts/try-stack.ts', ['--members', 'many'], cleanEnv());
     expect(result.code).to.equal(2);
     expect(result.stderr).to.include('--members: expected a whole number >= 1');
+  });
+
+  it('without WEBHOOK_SECRET and no secrets from npm start, exits 2 naming the variable', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'try-stack-'));
+    try {
+      const result = await runScript('scripts/try-stack.ts', [], cleanEnv({ STACK_DATA_DIR: dataDir }));
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.include('WEBHOOK_SECRET: not set, and there are no development secrets');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

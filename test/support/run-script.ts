@@ -33,15 +33,24 @@ export function runScript(
   });
 }
 
-/** Starts a long-running script; resolves once a line of its stdout matches `ready`. */
+/**
+ * Starts a long-running script; resolves once a line of its stdout matches `ready`. `detached`
+ * gives it a process group of its own, as a terminal does for a command: `process.kill(-pid)`
+ * then signals the group the way Ctrl-C does.
+ */
 export function startScript(
   script: string,
   env: NodeJS.ProcessEnv,
   ready: RegExp,
   timeoutMs = 60_000,
+  options: { detached?: boolean } = {},
 ): Promise<{ child: ChildProcess; output: () => string }> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [resolve(repoRoot, script)], { env, cwd: repoRoot });
+    const child = spawn(process.execPath, [resolve(repoRoot, script)], {
+      env,
+      cwd: repoRoot,
+      detached: options.detached ?? false,
+    });
     let output = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

@@ -36,6 +36,8 @@ export function usePostgres(): SuitePostgres {
     }
     url = withDatabase(server, database);
     pool = new pg.Pool({ connectionString: url, max: 4 });
+    // The drop below ends any connection still closing; without a listener that is an uncaught error.
+    pool.on('error', () => undefined);
   });
   after(async function () {
     this.timeout(30_000);

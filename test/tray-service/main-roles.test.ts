@@ -6,7 +6,12 @@ import {
   type WebhookJobData,
 } from '../../shared/queue/webhook-queue.ts';
 import type { NotificationRecord } from '../../tray-service/api/tray/to-notification-record.ts';
-import { startTrayProcess, trayToken, type TrayProcess } from '../reliability/support/tray-process.ts';
+import {
+  startTrayProcess,
+  trayMetricsToken,
+  trayToken,
+  type TrayProcess,
+} from '../reliability/support/tray-process.ts';
 import { uniqueName, useQueuePrefix } from '../support/suite-resources.ts';
 import { useTrayStorage } from '../support/use-tray-storage.ts';
 import { testStack } from '../support/test-stack.ts';
@@ -88,7 +93,9 @@ describe('tray-service/main.ts roles (TRAY_ROLE)', function () {
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).to.equal(200);
     expect(await ready.json()).to.nested.include({ 'checks.storage.ok': true, 'checks.redis.ok': true });
-    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect((await fetch(`${base}/metrics`)).status).to.equal(401);
+    const metricsAuth = { Authorization: `Bearer ${trayMetricsToken}` };
+    const metrics = await (await fetch(`${base}/metrics`, { headers: metricsAuth })).text();
     expect(metrics).to.match(/^tray_worker_jobs_total\{[^}]*outcome="completed"[^}]*\} 1$/m);
     const tray = await fetch(`${base}/notifications/v3`, {
       headers: { Authorization: `Bearer ${await token('u-role')}` },

@@ -1,36 +1,37 @@
 import type Bull from 'bull';
 import type { TrayConfig } from '../../shared/config/tray-config.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
+import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import type { DecisionsPort, EventsPort } from '../storage/port.ts';
-import type { AdminRouterDeps } from './create-admin-router.ts';
+import type { AdminAppDeps } from './create-admin-app.ts';
 import type { TokenVerifier } from './require-admin.ts';
 
-/** Builds the admin router's dependencies from the configuration (tray-service/main.ts). */
+/** Builds the admin app's dependencies from the configuration (tray-service/main.ts). */
 export function adminDepsFromConfig(
   config: TrayConfig,
   deps: {
     events: EventsPort;
     logger: Logger;
+    redis: RedisClient;
     decisions: DecisionsPort;
     queues: readonly Bull.Queue[];
-    verifyToken?: TokenVerifier;
+    /** The admin JWT verifier (own audience and issuer), when ADMIN_JWT_* are set. */
+    verifyAdminJwt?: TokenVerifier | undefined;
   },
-): AdminRouterDeps {
+): AdminAppDeps {
   return {
     events: deps.events,
     eventsRetentionDays: config.EVENTS_RETENTION_DAYS,
     logger: deps.logger,
+    redis: deps.redis,
     decisions: deps.decisions,
     queues: deps.queues,
-    auth: {
-      adminToken: config.ADMIN_TOKEN,
-      verifyToken: deps.verifyToken,
-      roleClaim: config.ADMIN_ROLE_CLAIM,
-      role: config.ADMIN_ROLE,
-    },
+    auth: { adminToken: config.ADMIN_TOKEN, verifyAdminJwt: deps.verifyAdminJwt },
     limits: {
       defaultLimit: config.ADMIN_LIST_DEFAULT_LIMIT,
       maxLimit: config.ADMIN_LIST_MAX_LIMIT,
     },
+    dashboardWrite: config.QUEUE_DASHBOARD_WRITE === 'on',
+    trustProxy: config.ADMIN_TRUST_PROXY,
   };
 }

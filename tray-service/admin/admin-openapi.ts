@@ -25,13 +25,18 @@ const retryAfter = {
   'Retry-After': { description: 'Seconds to wait (MongoDB unavailable)', schema: { type: 'string' } },
 };
 
-/** No 429: the per-user rate limit guards the tray and block paths only, not /admin. */
+/**
+ * 429 only from the failed-authentication limit: the per-user rate limit guards the tray and
+ * block paths only, not /admin.
+ */
 const adminErrors = {
   400: error('A parameter has a bad value or is unknown (code 400001); the message names it'),
-  401: error('Missing bearer token, or neither ADMIN_TOKEN nor a valid JWT', {
+  401: error('Missing bearer token, or neither ADMIN_TOKEN nor a valid admin JWT (a user token never is)', {
     'WWW-Authenticate': { description: '`Bearer` when the token is missing', schema: { type: 'string' } },
   }),
-  403: error('A valid user JWT without the admin role'),
+  429: error('Too many failed authentications from this address (AUTH_FAILURE_LIMIT); code 400311', {
+    'Retry-After': { description: 'Seconds until the address may try again', schema: { type: 'string' } },
+  }),
   500: error('Internal error (no details)'),
   503: error('MongoDB, or the JWT key set, is unavailable', retryAfter),
 };
@@ -109,7 +114,7 @@ export function adminOpenApi(options: AdminOpenApiOptions) {
         type: 'http',
         scheme: 'bearer',
         description:
-          'ADMIN_TOKEN, or a user JWT (checked as for the tray API) whose ADMIN_ROLE_CLAIM claim is, or contains, ADMIN_ROLE. Another user JWT: 403.',
+          'ADMIN_TOKEN, or an admin JWT: signed with the tray API key and carrying ADMIN_JWT_AUDIENCE and ADMIN_JWT_ISSUER. A user token is never an admin credential, whatever its claims: 401.',
       },
     },
     schemas: {

@@ -1,6 +1,7 @@
 import type Bull from 'bull';
 import { Router } from 'express';
 import type { Logger } from '../../shared/logging/create-logger.ts';
+import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import type { DecisionsPort, EventsPort } from '../storage/port.ts';
 import { createEventsQuery } from '../use-cases/events-query.ts';
 import { createDecisionsRouter } from './decisions-router.ts';
@@ -20,6 +21,10 @@ export interface AdminRouterDeps {
   limits: { defaultLimit: number; maxLimit: number };
   /** Where the router is mounted; the dashboard's pages link to `${mountPath}/queues`. */
   mountPath?: string;
+  /** The dashboard's sessions (shared by every instance). */
+  redis: RedisClient;
+  /** QUEUE_DASHBOARD_WRITE: whether the dashboard may retry, clean, promote and pause. */
+  dashboardWrite?: boolean;
 }
 
 /** Everything under /admin; every route needs ADMIN_TOKEN or an admin JWT. */
@@ -29,7 +34,13 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
   // The dashboard has its own auth adapter (a browser cannot send a bearer header): mounted first.
   router.use(
     '/queues',
-    createQueueDashboard({ queues: deps.queues, auth: deps.auth, basePath: `${mountPath}/queues` }),
+    createQueueDashboard({
+      queues: deps.queues,
+      auth: deps.auth,
+      basePath: `${mountPath}/queues`,
+      redis: deps.redis,
+      write: deps.dashboardWrite ?? false,
+    }),
   );
   router.use(requireAdmin(deps.auth));
   const limits = {

@@ -1,23 +1,24 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
-
 import type { TokenVerifier } from '../api/auth/create-token-verifier.ts';
 
-/** The tray API's token verifier: the admin API accepts the same user tokens. */
 export type { TokenVerifier };
 
+/**
+ * The admin credentials: never a user token. An admin is whoever presents ADMIN_TOKEN, or a JWT
+ * made for the admin audience and issuer (ADMIN_JWT_AUDIENCE, ADMIN_JWT_ISSUER); a `role` claim
+ * in a user's token decides nothing (docs/operations.md#admin-authentication).
+ */
 export interface AdminAuthOptions {
-  /** The operators' shared token; undefined: only admin JWTs are admitted. */
-  adminToken?: string;
-  verifyToken?: TokenVerifier;
-  /** JWT claim holding the role(s), and the role value meaning "admin". */
-  roleClaim: string;
-  role: string;
+  /** The operators' shared bearer secret; undefined: not accepted. */
+  adminToken?: string | undefined;
+  /** Verifies admin JWTs (the admin audience and issuer); undefined: admin JWTs are not accepted. */
+  verifyAdminJwt?: TokenVerifier | undefined;
 }
 
-/** Who made an admin request, for logs and audit. */
-export type AdminPrincipal = { kind: 'token' } | { kind: 'user'; userId: string };
+/** Who made an admin request, and until when the credential holds (epoch ms; for sessions). */
+export type AdminPrincipal = { kind: 'token' } | { kind: 'jwt'; subject: string; expiresAt: number };
 
 /** Constant-time comparison of two strings of any length (hashing equalises the lengths). */
 export function safeEqual(a: string, b: string): boolean {
@@ -25,35 +26,29 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b));
 }
 
-function hasRole(claims: Record<string, unknown>, claim: string, role: string): boolean {
-  const value = claims[claim];
-  return value === role || (Array.isArray(value) && value.includes(role));
-}
-
 export function bearerToken(req: Request): string | undefined {
   const match = /^Bearer ([^\s]+)\s*$/i.exec(req.get('authorization') ?? '');
   return match?.[1];
 }
 
-/**
- * Resolves a presented token to an admin, or throws: 401 when the token proves nobody,
- * 403 when it proves a user who is not an admin (ordinary user tokens get 403).
- */
+/** True when at least one admin credential is configured; otherwise the admin API is off. */
+export function adminAuthConfigured(options: AdminAuthOptions): boolean {
+  return options.adminToken !== undefined || options.verifyAdminJwt !== undefined;
+}
+
+/** Resolves a presented token to an admin, or throws 401: anything else proves no admin. */
 export async function authenticateAdmin(token: string, options: AdminAuthOptions): Promise<AdminPrincipal> {
   if (options.adminToken !== undefined && safeEqual(token, options.adminToken)) return { kind: 'token' };
-  if (!options.verifyToken) throw new AppError('UNAUTHORIZED', 'invalid admin token');
-  let user: Awaited<ReturnType<TokenVerifier>>;
+  if (options.verifyAdminJwt === undefined) throw new AppError('UNAUTHORIZED', 'invalid admin token');
   try {
-    user = await options.verifyToken(token);
+    const { userId, claims } = await options.verifyAdminJwt(token);
+    // The verifier requires `exp`; it bounds any session opened with this token.
+    return { kind: 'jwt', subject: userId, expiresAt: (claims.exp ?? 0) * 1000 };
   } catch (error) {
-    // The verifier's own 401 (with its reason) or 503 (token keys unavailable) stands.
-    if (error instanceof AppError) throw error;
-    throw new AppError('UNAUTHORIZED', 'invalid or expired token', { cause: error });
+    // 503 (token keys unavailable) stands; any other failure is "not an admin".
+    if (error instanceof AppError && error.kind === 'UNAVAILABLE') throw error;
+    throw new AppError('UNAUTHORIZED', 'invalid admin token', { cause: error });
   }
-  if (!hasRole(user.claims, options.roleClaim, options.role)) {
-    throw new AppError('FORBIDDEN', 'this endpoint is for administrators only');
-  }
-  return { kind: 'user', userId: user.userId };
 }
 
 /** Express adapter: `Authorization: Bearer <ADMIN_TOKEN or admin JWT>`. */

@@ -4,10 +4,10 @@ import type { Registry } from 'prom-client';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { errorMiddleware, notFound } from '../../shared/http/error-middleware.ts';
 import { createHealthRouter } from '../../shared/http/health-router.ts';
+import type { MetricsAccess } from '../../shared/http/metrics-access.ts';
 import { createMetricsRouter } from '../../shared/http/metrics-router.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import { pingRedis, type RedisClient } from '../../shared/redis/create-redis.ts';
-import { createAdminRouter, type AdminRouterDeps } from '../admin/create-admin-router.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { TrayStorage } from '../storage/port.ts';
 import { createBlockList } from '../use-cases/block-list.ts';
@@ -19,6 +19,8 @@ import { blockPaths, createBlockRouter } from './block/create-block-router.ts';
 import { mapStoreErrors } from './http/map-store-errors.ts';
 import { requestMetrics } from './http/request-metrics.ts';
 import { createOpenApiDocument } from './openapi.ts';
+import type { FailedAuthLimit } from './rate-limit/failed-auth-limit.ts';
+import { countFailedAuth, refuseBlockedAddress } from './rate-limit/limit-failed-auth.ts';
 import { limitPerUser } from './rate-limit/limit-per-user.ts';
 import { createTrayRouter, trayPaths } from './tray/create-tray-router.ts';
 import { createDemoRouter, demoPaths } from '../demo/create-demo-router.ts';
@@ -42,16 +44,20 @@ export interface TrayApiDeps {
   storage: TrayStorage;
   redis: RedisClient;
   registry: Registry;
+  /** Who may read /metrics on this app (METRICS_TOKEN; off by default). */
+  metrics: MetricsAccess;
   verifyToken: TokenVerifier;
   /** Globally banned users (startBanCache): refused on every tray and block call. */
   bans: BanView;
   rateLimiter: RateLimiterAbstract;
+  /** Failed authentications per source address (createFailedAuthLimit); without it, no such limit. */
+  failedAuth?: FailedAuthLimit;
+  /** TRUST_PROXY: proxies whose X-Forwarded-For gives the caller's address (Express `trust proxy`). */
+  trustProxy?: readonly string[];
   messages: MessageRenderer;
   settings: TrayApiSettings;
   /** Epoch ms; tests pin it. */
   now?: () => number;
-  /** Admin API, moderation decisions and queue dashboard under /admin. */
-  admin?: AdminRouterDeps;
   /** Live streams (docs/live-tray.md): without it there is no stream endpoint and nothing is announced. */
   live?: LiveTray;
 }
@@ -60,6 +66,8 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple'); // repeated keys become arrays, never nested objects
+  // req.ip: the socket's address unless the connection comes from a listed proxy.
+  app.set('trust proxy', deps.trustProxy && deps.trustProxy.length > 0 ? [...deps.trustProxy] : false);
   app.use(helmet());
   const routes = new Set([
     ...trayPaths.map((path) => `/notifications${path}`),
@@ -70,13 +78,23 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   ]);
   app.use(requestMetrics(deps.registry, routes));
   app.use(
-    createHealthRouter({
-      storage: async () => (await deps.storage.ping(), { ok: true, detail: { engine: deps.storage.engine } }),
-      redis: async () => (await pingRedis(deps.redis), { ok: true }),
-    }),
+    createHealthRouter(
+      {
+        storage: async () => (
+          await deps.storage.ping(),
+          { ok: true, detail: { engine: deps.storage.engine } }
+        ),
+        redis: async () => (await pingRedis(deps.redis), { ok: true }),
+      },
+      { logger: deps.logger },
+    ),
   );
-  app.use(createMetricsRouter(deps.registry));
-  const openApi = createOpenApiDocument(deps.admin?.limits); // admin paths only when mounted
+  app.use(createMetricsRouter(deps.registry, deps.metrics));
+  // Probes and scrapers above are never refused; every route below is, once an address has
+  // failed to authenticate too often.
+  if (deps.failedAuth) app.use(refuseBlockedAddress(deps.failedAuth));
+  // The admin paths are documented on the admin listener only (createAdminApp).
+  const openApi = createOpenApiDocument();
   app.get('/openapi.json', (_req, res) => {
     res.json(openApi);
   });
@@ -122,8 +140,8 @@ export function createTrayApi(deps: TrayApiDeps): Express {
       guard,
     }),
   );
-  if (deps.admin) app.use('/admin', createAdminRouter(deps.admin));
   app.use(notFound);
+  if (deps.failedAuth) app.use(countFailedAuth(deps.failedAuth, deps.logger));
   app.use(mapStoreErrors);
   app.use(errorMiddleware(deps.logger));
   return app;

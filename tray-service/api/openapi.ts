@@ -22,14 +22,14 @@ const errors = {
   405: errorResponse('Method not allowed on this path (Allow lists the allowed ones)'),
   429: {
     ...errorResponse(
-      'More than RATE_LIMIT_CALLS calls in RATE_LIMIT_WINDOW_MS; code 400311, message "RateLimit Exceed"',
+      'More than RATE_LIMIT_CALLS calls in RATE_LIMIT_WINDOW_MS (message "RateLimit Exceed"), or too many failed authentications from the address (AUTH_FAILURE_LIMIT); code 400311',
     ),
     headers: {
       'Retry-After': { description: 'Seconds until the window resets', schema: { type: 'integer' } },
     },
   },
   500: errorResponse('Internal error (no details)'),
-  503: errorResponse('MongoDB (or the token key set) is unavailable'),
+  503: errorResponse('The storage (or the token key set) is unavailable'),
 };
 const bodyErrors = {
   ...errors,
@@ -89,7 +89,11 @@ export const trayOpenApiDocument = {
   servers: [{ url: '/' }],
   security,
   components: {
-    securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+    securitySchemes: {
+      bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+      /** METRICS_TOKEN, for /metrics only: not a user token. */
+      metricsToken: { type: 'http', scheme: 'bearer' },
+    },
     schemas: {
       Error: {
         type: 'object',
@@ -473,13 +477,24 @@ export const trayOpenApiDocument = {
     },
     '/readyz': {
       get: {
-        summary: 'MongoDB and Redis answer',
+        summary: 'The storage and Redis answer',
         security: [],
         responses: { 200: { description: 'Ready' }, 503: { description: 'A dependency is unavailable' } },
       },
     },
     '/metrics': {
-      get: { summary: 'Prometheus metrics', security: [], responses: { 200: { description: 'text/plain' } } },
+      get: {
+        summary:
+          'Prometheus metrics: served here only with METRICS_TOKEN set, to its bearer (without it, on the METRICS_PORT listener alone)',
+        security: [{ metricsToken: [] }],
+        responses: {
+          200: {
+            description: 'Prometheus text exposition format',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+          401: errorResponse('Missing or wrong METRICS_TOKEN'),
+        },
+      },
     },
     '/openapi.json': {
       get: {

@@ -3,7 +3,7 @@ import { Router, type RequestHandler } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { DAY_MS } from '../../shared/time/durations.ts';
 import { methodNotAllowed } from '../../shared/http/error-middleware.ts';
-import { callerId } from '../api/auth/require-user.ts';
+import { callerExpiresAt, callerId } from '../api/auth/require-user.ts';
 import type { TokenVerifier } from '../api/auth/create-token-verifier.ts';
 import { parseInput } from '../api/http/parse-input.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
@@ -40,7 +40,11 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
   router
     .route('/v3/stream-ticket')
     .post(...deps.guard, async (_req, res) => {
-      const ticket = await deps.tickets.issue(callerId(res));
+      const expiresAt = callerExpiresAt(res);
+      const ticket = await deps.tickets.issue({
+        userId: callerId(res),
+        ...(expiresAt === undefined ? {} : { expiresAt }),
+      });
       res.status(201).json({ data: { ticket, expiresIn: deps.tickets.ttlSeconds } });
     })
     .all(methodNotAllowed(['POST']));
@@ -68,7 +72,15 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
       }
       const locale = deps.messages.negotiate(query.locale, req.get('accept-language'));
       res.vary('Accept-Language');
-      deps.hub.open(res, { userId, streamId, locale, cursor, start });
+      const expiresAt = callerExpiresAt(res);
+      deps.hub.open(res, {
+        userId,
+        streamId,
+        locale,
+        cursor,
+        start,
+        ...(expiresAt === undefined ? {} : { expiresAt }),
+      });
       // A stream stays open for hours, and Express leaves its router's continuation on the request
       // (req.next): closures and saved state of every layer passed, 1.6 kB a stream. Nothing calls
       // it once the stream has begun.

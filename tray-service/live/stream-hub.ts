@@ -16,6 +16,9 @@ import type { StreamSlots } from './stream-slots.ts';
 
 export type { OpenStream } from './stream-session.ts';
 
+/** The longest delay setTimeout keeps (2^31 - 1 ms); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export interface StreamHubDeps {
   /** A connection of its own: in subscriber mode it can run nothing else. The hub closes it. */
   subscriber: RedisClient;
@@ -143,8 +146,28 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
   }
 
   function end(session: StreamSession, retryMs?: number): void {
+    clearTimeout(expiries.get(session));
+    expiries.delete(session);
     remove(session);
     session.close(retryMs);
+  }
+
+  /**
+   * A stream authorised by a token lasts no longer than the token: at its `exp` the client gets
+   * a last `expired` event (with an id, so it resumes where it left off) and the stream ends; it
+   * reconnects with a fresh token or ticket. setTimeout holds at most ~24.8 days: re-armed beyond.
+   */
+  const expiries = new Map<StreamSession, NodeJS.Timeout>();
+  function armExpiry(session: StreamSession, expiresAt: number): void {
+    const delay = expiresAt - Date.now();
+    if (delay <= 0) {
+      session.write('expired', { reason: 'token-expired', reconnect: true });
+      end(session);
+      return;
+    }
+    const timer = setTimeout(() => armExpiry(session, expiresAt), Math.min(delay, MAX_TIMER_MS));
+    timer.unref();
+    expiries.set(session, timer);
   }
 
   // Redis came back: subscriptions are renewed and every stream catches up on what it missed.
@@ -204,6 +227,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
         end(session);
         return;
       }
+      if (stream.expiresAt !== undefined) armExpiry(session, stream.expiresAt);
       void run(stream.userId, async () => {
         // Subscribed before anything is read, so no change falls between the read and the feed.
         await ready;

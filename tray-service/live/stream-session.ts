@@ -17,6 +17,8 @@ export interface OpenStream {
    * this service sent; reset: that id is too old to resume from, the client is told to reload.
    */
   start: 'fresh' | 'resume' | 'reset';
+  /** When the caller's token expires (epoch ms): the stream ends then (docs/live-tray.md). */
+  expiresAt?: number;
 }
 
 /** One open stream: writes events and keeps its cursor, so it never sends a state twice. */

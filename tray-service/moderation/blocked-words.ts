@@ -33,7 +33,11 @@ export function parseBlockedWords(entries: readonly string[], defaultMode: Match
   return [...words.values()];
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+/**
+ * Escapes exactly the characters with a meaning outside a character class. Under the `u` flag an
+ * escape of anything else (`\-`, `\#`) is a syntax error, so escaping "too much" is not safe.
+ */
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 /** Letters, digits, combining marks and connectors: what a "word" is made of in any script. */
 const wordChar = '[\\p{L}\\p{N}\\p{M}\\p{Pc}]';
 
@@ -52,13 +56,17 @@ export function compileBlockedWords(words: readonly BlockedWord[]): (text: strin
     patterns.push(new RegExp(`(?<!${wordChar})(?:${alternation(exact)})(?!${wordChar})`, 'giu'));
   }
   if (contains.length > 0) patterns.push(new RegExp(`(?:${alternation(contains)})`, 'giu'));
+  // The listed spelling of a match: itself when listed so, else its lowercase (two words such as
+  // "K" and the Kelvin sign share one lowercase, and each must still be reported as listed).
+  const listed = new Set(words.map((w) => w.word));
   const canonical = new Map(words.map((w) => [w.word.toLowerCase(), w.word]));
   return (text) => {
     const found = new Set<string>();
     const normalized = text.normalize('NFC');
     for (const pattern of patterns) {
       for (const match of normalized.matchAll(pattern)) {
-        found.add(canonical.get(match[0].toLowerCase()) ?? match[0]);
+        const hit = match[0];
+        found.add(listed.has(hit) ? hit : (canonical.get(hit.toLowerCase()) ?? hit));
       }
     }
     return [...found];

@@ -3,6 +3,7 @@ import type { Logger } from '../../shared/logging/create-logger.ts';
 import { createBullQueue, type QueueConnection } from '../../shared/queue/create-bull-queue.ts';
 import { toDecisionView } from './decision-doc.ts';
 import type { DecisionsPort } from '../storage/port.ts';
+import { signDecision } from './sign-decision.ts';
 
 /** Decisions travel to MODERATION_WEBHOOK_URL through their own queue, so a slow or failing
  * moderation endpoint never holds up the webhook queue. */
@@ -46,6 +47,8 @@ export interface DecisionDeliveryDeps {
   queue: Bull.Queue<DecisionJobData>;
   decisions: Pick<DecisionsPort, 'get' | 'markDelivered' | 'markAttemptFailed'>;
   url: string;
+  /** MODERATION_WEBHOOK_SECRET: every decision is signed with it (sign-decision.ts). */
+  secret: string;
   timeoutMs: number;
   logger: Logger;
   clock?: () => Date;
@@ -55,16 +58,19 @@ export interface DecisionDeliveryDeps {
 /**
  * POSTs each decision as JSON. Any answer but 2xx, a timeout or a network error fails the attempt
  * and bull retries it with exponential backoff; the receiver can drop repeats by `Idempotency-Key`.
+ * Each attempt is signed afresh, with its own timestamp, so a retry hours later still verifies.
  */
 export function startDecisionDelivery(deps: DecisionDeliveryDeps): { close(): Promise<void> } {
   const clock = deps.clock ?? (() => new Date());
   void deps.queue.process(deps.concurrency ?? 2, async (job) => {
     const doc = await deps.decisions.get(job.data.decisionId);
     if (!doc || doc.delivery === 'delivered') return;
+    const body = JSON.stringify(toDecisionView(doc));
+    const signature = signDecision(deps.secret, Math.floor(clock().getTime() / 1000), body);
     const response = await fetch(deps.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': doc._id },
-      body: JSON.stringify(toDecisionView(doc)),
+      headers: { 'content-type': 'application/json', 'idempotency-key': doc._id, ...signature },
+      body,
       signal: AbortSignal.timeout(deps.timeoutMs),
       redirect: 'error',
     });

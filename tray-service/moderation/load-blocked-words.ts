@@ -1,22 +1,49 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../../shared/errors/config-error.ts';
-import { parseBlockedWords, type BlockedWord, type MatchMode } from './blocked-words.ts';
+import { compileBlockedWords, parseBlockedWords, type BlockedWord, type MatchMode } from './blocked-words.ts';
 
-/** Reads MODERATION_WORDS (comma list) and MODERATION_WORDS_FILE (one per line) once at start-up. */
+const refuse = (variable: string, message: string): never => {
+  // A ConfigError, so start-up stops with one line naming the variable (shared/config/load-or-exit.ts).
+  throw new ConfigError([{ variable, message }]);
+};
+
+/**
+ * Checks MODERATION_WORDS entry by entry: an empty one (`spam,,eggs`, a trailing comma) or one that
+ * is only a mode marker (`* *`) is a typo, not a word, and is refused rather than silently dropped.
+ */
+function checkListEntries(entries: readonly string[], mode: MatchMode): void {
+  entries.forEach((entry, index) => {
+    if (entry.trim() === '') refuse('MODERATION_WORDS', `entry ${index + 1} is empty (two commas in a row?)`);
+    if (!entry.trim().startsWith('#') && parseBlockedWords([entry], mode).length === 0) {
+      refuse('MODERATION_WORDS', `entry ${index + 1} has no word inside its * or = marker`);
+    }
+  });
+}
+
+/**
+ * Reads MODERATION_WORDS (comma list) and MODERATION_WORDS_FILE (one per line; blank lines and `#`
+ * comments are layout) once at start-up, and compiles them here, before anything connects, so a
+ * list that cannot be used stops start-up with one line instead of failing later.
+ */
 export function loadBlockedWords(options: { words?: string; file?: string; mode: MatchMode }): BlockedWord[] {
-  const entries = options.words ? options.words.split(',') : [];
+  const entries = options.words === undefined ? [] : options.words.split(',');
+  checkListEntries(entries, options.mode);
   if (options.file) {
-    let text: string;
+    let text = '';
     try {
       text = readFileSync(options.file, 'utf8');
     } catch (error) {
-      // A ConfigError, so start-up stops with one line naming the variable (shared/config/load-or-exit.ts).
       const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      throw new ConfigError([
-        { variable: 'MODERATION_WORDS_FILE', message: `cannot read ${options.file} (${reason})` },
-      ]);
+      refuse('MODERATION_WORDS_FILE', `cannot read ${options.file} (${reason})`);
     }
     entries.push(...text.split(/\r?\n/));
   }
-  return parseBlockedWords(entries, options.mode);
+  const words = parseBlockedWords(entries, options.mode);
+  try {
+    compileBlockedWords(words);
+  } catch (error) {
+    // Every text is a valid word (blocked-words.ts escapes it); kept as a last line of defence.
+    refuse(options.file ? 'MODERATION_WORDS_FILE' : 'MODERATION_WORDS', (error as Error).message);
+  }
+  return words;
 }

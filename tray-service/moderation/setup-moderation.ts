@@ -48,6 +48,10 @@ export async function setupModeration(
       close: async () => {},
     };
   }
+  const secret = config.MODERATION_WEBHOOK_SECRET;
+  // loadTrayConfig already refuses a URL without its secret (checkModerationWebhook): never unsigned.
+  if (secret === undefined)
+    throw new Error('MODERATION_WEBHOOK_SECRET is required with MODERATION_WEBHOOK_URL');
   const queue = createDecisionsQueue({ redis: config.redis, prefix: config.QUEUE_PREFIX });
   const delivery =
     deps.deliver === false
@@ -56,6 +60,7 @@ export async function setupModeration(
           queue,
           decisions,
           url: config.MODERATION_WEBHOOK_URL,
+          secret,
           timeoutMs: config.MODERATION_WEBHOOK_TIMEOUT_MS,
           logger: deps.logger,
         });

@@ -21,6 +21,13 @@ import { createWorkerMetrics } from './worker-metrics.ts';
  */
 const POSTS_PER_FAN_OUT = 32;
 
+/**
+ * How long a community's first post waits for more posts of its community before its fan-out.
+ * Posts delivered together reach the worker a few milliseconds apart; without the wait the first
+ * would be fanned out alone and the rest after it, rewriting every member's record twice.
+ */
+const FAN_OUT_GATHER_MS = 25;
+
 export interface WorkerDeps {
   queue: Bull.Queue<WebhookJobData>;
   storage: TrayStorage;
@@ -58,8 +65,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const metrics = createWorkerMetrics(deps.registry);
   const fanOuts = pLimit(deps.fanOutConcurrency ?? 4);
   // A fan-out costs about the same for one post as for many: posts to a community that arrive
-  // while its fan-out runs go together in the next one.
-  const batchPosts = keyedBatches<Activity>({ maxBatch: POSTS_PER_FAN_OUT });
+  // within the gather or while its fan-out runs go together.
+  const batchPosts = keyedBatches<Activity>({ maxBatch: POSTS_PER_FAN_OUT, gatherMs: FAN_OUT_GATHER_MS });
   const scheduleFanOut: ScheduleFanOut = (key, post, fanOut) =>
     batchPosts(key, post, (posts) => fanOuts(() => fanOut(posts)));
   const { changes } = deps;

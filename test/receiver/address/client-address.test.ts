@@ -12,9 +12,21 @@ describe('clientAddress', () => {
     expect(resolve('::ffff:10.0.0.1', '3.3.3.3', 'off')).to.equal('10.0.0.1');
   });
 
-  it('with a hop count, skips exactly that many hops from the socket', () => {
-    expect(resolve('10.0.0.1', '1.1.1.1, 2.2.2.2, 3.3.3.3', '2')).to.equal('2.2.2.2');
-    expect(resolve('10.0.0.1', '3.3.3.3', '5')).to.equal('3.3.3.3');
+  it('ignores the header of a client that connects directly, from outside the trusted proxies', () => {
+    expect(resolve('9.9.9.9', '52.77.130.167', '10.0.0.0/8,127.0.0.1')).to.equal('9.9.9.9');
+    expect(resolve('::ffff:9.9.9.9', '52.77.130.167', 'loopback')).to.equal('9.9.9.9');
+    expect(resolve('9.9.9.9', 'nonsense', 'loopback')).to.equal('9.9.9.9');
+  });
+
+  it('reads the header when the connection comes from a trusted proxy', () => {
+    expect(resolve('10.1.2.3', '52.77.130.167', '10.0.0.0/8,127.0.0.1')).to.equal('52.77.130.167');
+  });
+
+  it('behind a CDN and a load balancer, skips both and stops at the client', () => {
+    // client -> CDN edge (203.0.113.0/24) -> load balancer (10.0.0.0/8) -> receiver
+    const trust = '203.0.113.0/24,10.0.0.0/8';
+    expect(resolve('10.0.0.2', '52.77.130.167, 203.0.113.9', trust)).to.equal('52.77.130.167');
+    expect(resolve('10.0.0.2', '3.3.3.3, 52.77.130.167, 203.0.113.9', trust)).to.equal('52.77.130.167');
   });
 
   it('with CIDRs, skips trusted hops and stops at the first untrusted one', () => {
@@ -31,23 +43,26 @@ describe('clientAddress', () => {
   });
 
   it('says why it refuses: an unknown socket, or a malformed forwarded address', () => {
-    expect(clientAddress(undefined, '1.1.1.1', parseTrustProxy('1'))).to.deep.equal({
+    expect(clientAddress(undefined, '1.1.1.1', parseTrustProxy('loopback'))).to.deep.equal({
       ok: false,
       reason: 'socket address is unknown',
     });
-    expect(clientAddress('127.0.0.1', 'nonsense', parseTrustProxy('1'))).to.deep.equal({
+    expect(clientAddress('127.0.0.1', 'nonsense', parseTrustProxy('loopback'))).to.deep.equal({
       ok: false,
       reason: 'X-Forwarded-For holds a malformed address',
     });
   });
 
   it('is the socket address when proxies are trusted but no header came', () => {
-    expect(resolve('10.0.0.1', undefined, '2')).to.equal('10.0.0.1');
     expect(resolve('10.0.0.1', undefined, '10.0.0.0/8')).to.equal('10.0.0.1');
   });
 
   it('reads several X-Forwarded-For header lines as one list, in order', () => {
-    const result = clientAddress('10.0.0.1', ['1.1.1.1, 2.2.2.2', '3.3.3.3'], parseTrustProxy('2'));
+    const result = clientAddress(
+      '10.0.0.1',
+      ['1.1.1.1, 2.2.2.2', '3.3.3.3'],
+      parseTrustProxy('10.0.0.0/8,3.3.3.3'),
+    );
     expect(result.ok && result.address.toString()).to.equal('2.2.2.2');
   });
 

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { parseTrustProxy } from '../../../receiver/address/parse-trust-proxy.ts';
 import { parseCidrList } from '../../../receiver/address/parse-cidr.ts';
 import {
   createDeliveryDecider,
@@ -117,8 +118,8 @@ describe('the receiver decision (receiver/decision), without a server', () => {
     });
   });
 
-  describe('with a trusted proxy (TRUST_PROXY=1)', () => {
-    const behindProxy = createDeliveryDecider({ ...rules, trustProxy: { kind: 'hops', hops: 1 } });
+  describe('with a trusted proxy (TRUST_PROXY=loopback)', () => {
+    const behindProxy = createDeliveryDecider({ ...rules, trustProxy: parseTrustProxy('loopback') });
 
     it('judges the address the proxy reports, per request', () => {
       const viaProxy = (forwardedFor: string) =>

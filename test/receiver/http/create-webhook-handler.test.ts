@@ -84,10 +84,16 @@ describe('POST /webhooks source address', () => {
     { status: 403, rule: 'uses the socket address when the header is absent' },
   ]);
 
-  sourceSuite('with TRUST_PROXY=1 (one proxy hop)', { allow: frankfurt, trustProxy: '1' }, [
+  sourceSuite('with TRUST_PROXY=127.0.0.1 (one proxy)', { allow: frankfurt, trustProxy: '127.0.0.1' }, [
     { forwardedFor: `9.9.9.9, ${frankfurt}`, status: 200, rule: 'uses the entry the proxy appended' },
     { forwardedFor: `${frankfurt}, 9.9.9.9`, status: 403, rule: 'ignores entries a client prepended' },
   ]);
+
+  sourceSuite(
+    'with TRUST_PROXY=10.0.0.0/8 and a client connecting directly (not through the proxies)',
+    { allow: frankfurt, trustProxy: '10.0.0.0/8' },
+    [{ forwardedFor: frankfurt, status: 403, rule: 'ignores the allowed address the client claims' }],
+  );
 
   sourceSuite('with WEBHOOK_ALLOWLIST=off', { allow: 'off' }, [
     { status: 200, rule: 'accepts any source address' },

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSpool } from '../../../receiver/spool/open-spool.ts';
@@ -128,6 +128,31 @@ describe('the spool', () => {
       await expect(spool.append(job(1))).to.be.rejected;
       await expect(spool.checkWritable()).to.be.rejected;
       expect(spool.depth()).to.equal(0);
+      await spool.close();
+    });
+  });
+
+  // Spooled events are raw payloads (user ids, post texts): only the receiver's own user reads them.
+  describe('file permissions', () => {
+    const mode = (path: string) => statSync(path).mode & 0o777;
+
+    it('creates its directory 0700 and each segment file 0600', async () => {
+      const spoolDir = join(dir, 'spool');
+      const spool = await openSpool(spoolDir);
+      await spool.append(job(1));
+      expect(mode(spoolDir)).to.equal(0o700);
+      const files = readdirSync(spoolDir);
+      expect(files).to.have.length(1);
+      expect(mode(join(spoolDir, files[0]!))).to.equal(0o600);
+      await spool.close();
+    });
+
+    it('tightens an existing directory that others could read to 0700', async () => {
+      const spoolDir = join(dir, 'open');
+      mkdirSync(spoolDir);
+      chmodSync(spoolDir, 0o755);
+      const spool = await openSpool(spoolDir);
+      expect(mode(spoolDir)).to.equal(0o700);
       await spool.close();
     });
   });

@@ -70,6 +70,7 @@ export async function startTestReceiver(
     settings: testSettings(options),
     logger: createLogger({ name: 'test', level: (process.env.TEST_LOG as 'debug') ?? 'silent' }),
     registry,
+    metrics: { kind: 'open' },
     drainIntervalMs: options.drainIntervalMs ?? 200,
   });
   // The receiver starts without waiting for Redis (it spools until then); tests start with it connected.

@@ -91,7 +91,8 @@ describe('admin API against its OpenAPI document (schemathesis)', function () {
     // sent, and reports valid requests as accepted negative data (see request-violations.ts). The
     // same rule is checked below on the requests as sent.
     const checks = [...conformanceChecks, 'ignored_auth'];
-    const base = `http://127.0.0.1:${tray.port}`;
+    // The admin API and its OpenAPI document are on the admin listener (ADMIN_PORT).
+    const base = `http://127.0.0.1:${tray.adminPort}`;
     const result = await runSchemathesis({
       name: 'admin',
       base,

@@ -160,10 +160,10 @@ describe('POST /webhooks with hostile requests', function () {
     });
   });
 
-  describe('with X-Forwarded-For sent twice and TRUST_PROXY=1', () => {
+  describe('with X-Forwarded-For sent twice and TRUST_PROXY=loopback', () => {
     // Node joins repeated X-Forwarded-For lines in order; the proxy's line is the last one.
     const frankfurt = '3.127.106.141';
-    const listening = useListeningReceiver({ allow: frankfurt, trustProxy: '1' });
+    const listening = useListeningReceiver({ allow: frankfurt, trustProxy: 'loopback' });
     const send = (lines: string[]) => {
       const body = freshBody('xff-twice');
       return rawRequest(
@@ -188,10 +188,10 @@ describe('POST /webhooks with hostile requests', function () {
     });
   });
 
-  describe('with non-canonical addresses in X-Forwarded-For (TRUST_PROXY=1)', () => {
+  describe('with non-canonical addresses in X-Forwarded-For (TRUST_PROXY=loopback)', () => {
     // 010.0.0.1 is 8.0.0.1 and 2130706433 is 127.0.0.1 to inet_aton; both are allowed here, so
     // only a parser that reads such forms would let these through.
-    const listening = useListeningReceiver({ allow: '8.0.0.1,127.0.0.1', trustProxy: '1' });
+    const listening = useListeningReceiver({ allow: '8.0.0.1,127.0.0.1', trustProxy: 'loopback' });
     const send = (forwardedFor: string) => {
       const body = freshBody('non-canonical');
       return rawRequest(

@@ -36,6 +36,7 @@ export async function startReceiverProcess(options: {
       WEBHOOK_ALLOWLIST: 'off',
       SPOOL_DIR: options.spoolDir,
       LOG_LEVEL: 'warn',
+      METRICS_TOKEN: receiverMetricsToken,
     }),
     /receiver listening|WEBHOOK_ALLOWLIST=off/,
   );
@@ -67,6 +68,9 @@ export async function startReceiverProcess(options: {
   };
 }
 
+/** The METRICS_TOKEN a receiver process is started with (metrics are off without one). */
+export const receiverMetricsToken = 'reliability-metrics-token-32-characters';
+
 /** Polls /readyz until Redis is reachable and the spool is empty (bounded). Returns the wait in ms. */
 export async function waitUntilDrained(port: number, timeoutMs = 60_000): Promise<number> {
   const started = performance.now();
@@ -87,7 +91,8 @@ export async function waitUntilDrained(port: number, timeoutMs = 60_000): Promis
 
 /** Sum of a Prometheus counter's samples whose labels include `label`, e.g. stored_in="spool". */
 export async function metricValue(port: number, name: string, label: string): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const headers = { Authorization: `Bearer ${receiverMetricsToken}` };
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { headers })).text();
   return text
     .split('\n')
     .filter((line) => line.startsWith(`${name}{`) && line.includes(label))

@@ -8,6 +8,9 @@ import { storageEnv, type StorageTarget } from './storage-target.ts';
 /** The JWT_SECRET the tray process is started with, so tests can mint tokens it accepts. */
 export const trayJwtSecret = 'reliability-fault-jwt-secret-32-characters';
 
+/** The METRICS_TOKEN the tray process is started with (metrics are off without one). */
+export const trayMetricsToken = 'reliability-tray-metrics-token-32-chars';
+
 /** A bearer token for `userId` that a process started by startTrayProcess accepts. */
 export const trayToken = (userId: string, expiresIn = '1h'): Promise<string> =>
   hs256Token(trayJwtSecret, userId, expiresIn);
@@ -15,6 +18,8 @@ export const trayToken = (userId: string, expiresIn = '1h'): Promise<string> =>
 export interface TrayProcess {
   readonly child: ChildProcess;
   readonly port: number;
+  /** ADMIN_PORT: the admin listener's (it listens only when ADMIN_TOKEN or admin JWTs are set). */
+  readonly adminPort: number;
   output(): string;
   kill(): Promise<void>;
 }
@@ -39,6 +44,8 @@ export async function startTrayProcess(options: {
   env?: NodeJS.ProcessEnv;
 }): Promise<TrayProcess> {
   const port = await freePort();
+  // Its own admin port too: several processes at once must not collide on the default 8082.
+  const adminPort = await freePort();
   const stack = testStack();
   const postgresUrl =
     options.postgresUrl ?? (options.mongoUri === stack.mongoUri ? stack.postgresUrl : undefined);
@@ -52,7 +59,12 @@ export async function startTrayProcess(options: {
       ...(options.storage ? storageEnv(options.storage) : {}),
       QUEUE_PREFIX: options.prefix,
       TRAY_PORT: String(port),
+      ADMIN_PORT: String(adminPort),
       JWT_SECRET: trayJwtSecret,
+      METRICS_TOKEN: trayMetricsToken,
+      // Fuzzers send thousands of unauthenticated calls from one address; the per-address limit
+      // on failed authentication has tests of its own.
+      AUTH_FAILURE_LIMIT: '1000000',
       LOG_LEVEL: 'info',
       ...options.env,
     }),
@@ -65,6 +77,7 @@ export async function startTrayProcess(options: {
   return {
     child,
     port,
+    adminPort,
     output,
     async kill() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

@@ -90,6 +90,36 @@ describe('groupCommit', () => {
     expect(await third).to.deep.equal([30]);
   });
 
+  it('with isolateFailures, runs a failed batch again call by call, so only the failing call fails', async () => {
+    const batches: number[][] = [];
+    const flush = (items: readonly number[]) => {
+      batches.push([...items]);
+      return items.includes(2)
+        ? Promise.reject(new Error('bad item'))
+        : Promise.resolve(items.map((n) => n * 10));
+    };
+    const submit = groupCommit(flush, { maxBatch: 100, maxInFlight: 1, isolateFailures: true });
+    const calls = [submit([1]), submit([2]), submit([3, 4])];
+    const [first, second, third] = await Promise.allSettled(calls);
+    expect(batches).to.deep.equal([[1, 2, 3, 4], [1], [2], [3, 4]]);
+    expect(first).to.deep.equal({ status: 'fulfilled', value: [10] });
+    expect(second).to.have.property('status', 'rejected');
+    expect(third).to.deep.equal({ status: 'fulfilled', value: [30, 40] });
+  });
+
+  it('with isolateFailures, fails a lone call at once without running it twice', async () => {
+    let runs = 0;
+    const submit = groupCommit(
+      () => {
+        runs += 1;
+        return Promise.reject(new Error('server gone'));
+      },
+      { maxBatch: 100, maxInFlight: 1, isolateFailures: true },
+    );
+    await expect(submit([1])).to.be.rejectedWith('server gone');
+    expect(runs).to.equal(1);
+  });
+
   it('answers an empty call without flushing', async () => {
     const { batches, flush } = manualFlush();
     const submit = groupCommit(flush, { maxBatch: 100, maxInFlight: 1 });

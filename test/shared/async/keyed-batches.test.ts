@@ -99,4 +99,29 @@ describe('keyedBatches', () => {
     await settle(2);
     expect(await later).to.equal('ok');
   });
+
+  it('with gatherMs, runs a key’s first call with the calls of its key made within gatherMs, and later calls as usual', async () => {
+    const { batches, runner, settle } = manualRuns();
+    const submit = keyedBatches<number>({ maxBatch: 10, gatherMs: 30 });
+    const calls = [submit('k', 1, runner('a')), submit('other', 9, runner('o'))];
+    await new Promise((done) => setTimeout(done, 10));
+    calls.push(submit('k', 2, runner('b')));
+    await tick();
+    expect(batches, 'nothing before the gather ends').to.deep.equal([]);
+    await new Promise((done) => setTimeout(done, 40));
+    expect(batches).to.deep.equal([
+      { runner: 'a', items: [1, 2] },
+      { runner: 'o', items: [9] },
+    ]);
+    calls.push(submit('k', 3, runner('c')));
+    await tick();
+    expect(batches, 'a call made while its key’s batch runs waits for it, not for a gather').to.have.length(
+      2,
+    );
+    await settle(0);
+    expect(batches.at(-1)).to.deep.equal({ runner: 'c', items: [3] });
+    await settle(1);
+    await settle(2);
+    await Promise.all(calls);
+  });
 });

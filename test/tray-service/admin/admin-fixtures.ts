@@ -1,16 +1,12 @@
 import type Bull from 'bull';
 import type { Express } from 'express';
 import { SignJWT } from 'jose';
-import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { createRedis } from '../../../shared/redis/create-redis.ts';
 import { resolveJwtConfig } from '../../../shared/config/tray-api-config.ts';
-import { createBanCache } from '../../../tray-service/api/auth/ban-cache.ts';
 import { createTokenVerifier } from '../../../tray-service/api/auth/create-token-verifier.ts';
-import { createTrayApi } from '../../../tray-service/api/create-tray-api.ts';
-import { createRateLimiter } from '../../../tray-service/api/rate-limit/create-rate-limiter.ts';
-import { createMessageRenderer } from '../../../tray-service/messages/create-message-renderer.ts';
 import { testStack } from '../../support/test-stack.ts';
+import { createAdminApp } from '../../../tray-service/admin/create-admin-app.ts';
 import { DAY_MS } from '../../../shared/time/durations.ts';
 import type { StoredEvent } from '../../../tray-service/domain/stored-event.ts';
 import type { TrayStorage } from '../../../tray-service/storage/port.ts';
@@ -18,10 +14,6 @@ import type { TrayStorage } from '../../../tray-service/storage/port.ts';
 export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
 const JWT_SECRET = 'jwt-secret-for-admin-tests-0123456789';
 const jwtKey = new TextEncoder().encode(JWT_SECRET);
-
-/** The tray API's own verifier: the admin API takes the same user tokens. */
-export const verifyToken = createTokenVerifier(resolveJwtConfig({ JWT_SECRET }));
-const messages = createMessageRenderer({ defaultLocale: 'en' });
 
 export function userToken(userId: string, claims: Record<string, unknown> = {}): Promise<string> {
   return new SignJWT(claims)
@@ -74,39 +66,54 @@ export async function storeEvents(storage: TrayStorage, events: readonly SeedEve
 export const expiresAtOf = (event: StoredEvent) =>
   new Date(event.receivedAt.getTime() + EVENTS_RETENTION_DAYS * DAY_MS).toISOString();
 
-/** The tray API as main.ts builds it, with the admin router mounted; close() releases Redis. */
+/** An admin JWT: the tray API's key, but the admin audience and issuer (ADMIN_JWT_*). */
+export const ADMIN_JWT = { audience: 'tray-admin', issuer: 'admin-tests' };
+export const verifyAdminJwt = createTokenVerifier({
+  ...resolveJwtConfig({ JWT_SECRET }),
+  audience: ADMIN_JWT.audience,
+  issuer: ADMIN_JWT.issuer,
+});
+
+export function adminJwt(subject: string, expiresIn: string | number = '10m'): Promise<string> {
+  return new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(subject)
+    .setAudience(ADMIN_JWT.audience)
+    .setIssuer(ADMIN_JWT.issuer)
+    .setExpirationTime(expiresIn)
+    .sign(jwtKey);
+}
+
+/** The admin app as main.ts builds it (its own listener) on the tray's storage; close() releases Redis. */
 export function adminApp(
   storage: TrayStorage,
-  options: { queues?: Bull.Queue[]; maxLimit?: number; adminToken?: string | null } = {},
+  options: {
+    queues?: Bull.Queue[];
+    maxLimit?: number;
+    /** null: no ADMIN_TOKEN. */
+    adminToken?: string | null;
+    /** false: admin JWTs are not accepted. */
+    adminJwts?: boolean;
+    dashboardWrite?: boolean;
+    trustProxy?: false | string[];
+  } = {},
 ): { app: Express; close(): void } {
   const logger = createLogger({ name: 'test', level: 'silent' });
   const redis = createRedis(testStack().redisUrl);
-  // No admin test bans anyone: the real cache, never started, holds an empty set.
-  const bans = createBanCache(redis, { prefix: 'admin-tests-bans', refreshMs: 500, logger });
-  const app = createTrayApi({
+  const app = createAdminApp({
+    events: storage.events,
+    eventsRetentionDays: EVENTS_RETENTION_DAYS,
     logger,
-    storage,
     redis,
-    registry: createMetricsRegistry('test', false),
-    verifyToken,
-    bans,
-    rateLimiter: createRateLimiter({ redis, points: 10_000, windowMs: 60_000, keyPrefix: 'admin-tests' }),
-    messages,
-    settings: { pageSize: 10, networkId: 'net1', blockApi: true },
-    admin: {
-      events: storage.events,
-      eventsRetentionDays: EVENTS_RETENTION_DAYS,
-      logger,
-      decisions: storage.decisions,
-      queues: options.queues ?? [],
-      auth: {
-        adminToken: options.adminToken === null ? undefined : (options.adminToken ?? ADMIN_TOKEN),
-        verifyToken,
-        roleClaim: 'role',
-        role: 'admin',
-      },
-      limits: { defaultLimit: 50, maxLimit: options.maxLimit ?? 500 },
+    decisions: storage.decisions,
+    queues: options.queues ?? [],
+    auth: {
+      adminToken: options.adminToken === null ? undefined : (options.adminToken ?? ADMIN_TOKEN),
+      verifyAdminJwt: options.adminJwts === false ? undefined : verifyAdminJwt,
     },
+    limits: { defaultLimit: 50, maxLimit: options.maxLimit ?? 500 },
+    dashboardWrite: options.dashboardWrite ?? false,
+    trustProxy: options.trustProxy ?? false,
   });
   return { app, close: () => redis.disconnect() };
 }

@@ -122,8 +122,8 @@ describe('GET /admin/moderation/decisions', () => {
     });
   }
 
-  it('responds 403 to an ordinary user token', async () => {
-    const token = await userToken('u-ana');
-    await request(app).get('/admin/moderation/decisions').set('Authorization', `Bearer ${token}`).expect(403);
+  it('responds 401 to a user token: it is never an admin credential', async () => {
+    const token = await userToken('u-ana', { role: 'admin' });
+    await request(app).get('/admin/moderation/decisions').set('Authorization', `Bearer ${token}`).expect(401);
   });
 });

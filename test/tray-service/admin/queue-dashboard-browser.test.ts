@@ -72,26 +72,34 @@ describe('queue dashboard in a real browser (headless Chromium)', function () {
     await queue?.close();
   });
 
-  it('refuses the page without the admin token', async () => {
+  it('sends a browser without a session to the sign-in form', async () => {
     const page = await context.newPage();
     const response = await page.goto(`${base}/admin/queues`);
-    expect(response?.status()).to.equal(401);
-    expect(await page.textContent('body')).to.include('"code":401000');
+    expect(response?.status()).to.equal(200);
+    expect(page.url()).to.equal(`${base}/admin/queues/login`);
+    expect(await page.locator('input[name=token]').getAttribute('type')).to.equal('password');
     await page.close();
   });
 
-  it('loads with the admin token and shows the queue and its counts', async () => {
+  it('signs in through the form (no token in any URL), shows the queue and its counts, and signs out', async () => {
     const page = await context.newPage();
-    const response = await page.goto(`${base}/admin/queues?token=${ADMIN_TOKEN}`);
-    expect(response?.status()).to.equal(200);
-    // The redirect dropped the token from the address bar.
-    expect(page.url()).to.equal(`${base}/admin/queues`);
+    const urls: string[] = [];
+    page.on('request', (request) => urls.push(request.url()));
+    await page.goto(`${base}/admin/queues/login`);
+    await page.fill('input[name=token]', ADMIN_TOKEN);
+    await Promise.all([page.waitForURL(`${base}/admin/queues`), page.click('button[type=submit]')]);
     await page.getByText('webhook-events').first().waitFor({ timeout: 30_000 });
     // The counts arrive from the dashboard's API after the first paint.
     await page.getByText('3 Jobs').waitFor({ timeout: 30_000 });
     const text = await page.locator('body').innerText();
     expect(text).to.match(/\bWAITING\s*3\b/i);
     expect(text).to.include('3 Jobs');
+    expect(urls.filter((url) => url.includes(ADMIN_TOKEN))).to.deep.equal([]);
+
+    await page.goto(`${base}/admin/queues/logout`);
+    await Promise.all([page.waitForURL(`${base}/admin/queues/login`), page.click('button[type=submit]')]);
+    await page.goto(`${base}/admin/queues`);
+    expect(page.url()).to.equal(`${base}/admin/queues/login`);
     await page.close();
   });
 });

@@ -7,87 +7,208 @@ import { DASHBOARD_COOKIE } from '../../../tray-service/admin/queue-dashboard.ts
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
-import { ADMIN_TOKEN, adminApp, userToken } from './admin-fixtures.ts';
+import { ADMIN_TOKEN, adminApp, adminJwt, userToken } from './admin-fixtures.ts';
 
-describe('GET /admin/queues (queue dashboard)', () => {
+const job = (key: string): WebhookJobData => ({
+  dedupeKey: key,
+  webhook: 'main',
+  receivedAt: new Date().toISOString(),
+  event: 'x',
+  data: {},
+});
+
+describe('/admin/queues (queue dashboard)', function () {
+  this.timeout(30_000);
   const suite = useTrayStorage();
   const prefix = useQueuePrefix();
   let queue: Bull.Queue<WebhookJobData>;
   let app: Express;
-  let close: () => void;
+  let close: (() => void) | undefined;
+  const closers: (() => void)[] = [];
+  const another = (options: Parameters<typeof adminApp>[1]) => {
+    const built = adminApp(suite.storage, { queues: [queue], ...options });
+    closers.push(built.close);
+    return built.app;
+  };
 
   before(async () => {
     queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
-    await queue.add({
-      dedupeKey: 'k1',
-      webhook: 'main',
-      receivedAt: new Date().toISOString(),
-      event: 'x',
-      data: {},
-    });
+    // One failed job (a worker that throws takes it, then stops), then two waiting ones.
+    const worker = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    const failed = new Promise((resolve) => worker.once('failed', resolve));
+    void worker.process(() => Promise.reject(new Error('boom')));
+    await queue.add(job('k3'), { jobId: 'k3', attempts: 1 });
+    await failed;
+    await worker.close();
+    await queue.add(job('k1'), { jobId: 'k1' });
+    await queue.add(job('k2'), { jobId: 'k2' });
     ({ app, close } = adminApp(suite.storage, { queues: [queue] }));
   });
   after(async () => {
-    close();
+    close?.();
+    for (const closeOne of closers) closeOne();
     await queue.close();
   });
 
-  const sessionCookie = async (): Promise<string> => {
-    const res = await request(app).get(`/admin/queues?token=${ADMIN_TOKEN}`).expect(303);
+  const signIn = async (token: string, on: Express = app): Promise<string> => {
+    const res = await request(on).post('/admin/queues/login').type('form').send({ token }).expect(303);
+    expect(res.headers.location).to.equal('/admin/queues');
     return String(res.headers['set-cookie']).split(';')[0]!;
   };
 
   describe('without credentials', () => {
-    it('responds 401 and shows nothing of the dashboard', async () => {
-      const res = await request(app).get('/admin/queues').expect(401);
-      expect(res.body.code).to.equal(401000);
-      await request(app).get('/admin/queues/api/queues').expect(401);
+    it('sends a browser to the sign-in form and answers its API with 401', async () => {
+      const page = await request(app).get('/admin/queues').set('Accept', 'text/html').expect(303);
+      expect(page.headers.location).to.equal('/admin/queues/login');
+      const form = await request(app).get('/admin/queues/login').expect(200);
+      expect(form.text).to.include('<form method="post" action="/admin/queues/login">');
+      const api = await request(app).get('/admin/queues/api/queues').expect(401);
+      expect(api.body.code).to.equal(401000);
     });
   });
 
-  describe('with ?token=<ADMIN_TOKEN>', () => {
-    it('sets an HttpOnly, SameSite=Strict session cookie scoped to the dashboard and redirects without the token', async () => {
-      const res = await request(app).get(`/admin/queues?token=${ADMIN_TOKEN}&x=1`).expect(303);
-      expect(res.headers.location).to.equal('/admin/queues?x=1');
+  describe('signing in', () => {
+    it('takes the credential from a form POST and sets an HttpOnly, SameSite=Strict cookie scoped to the dashboard', async () => {
+      const res = await request(app)
+        .post('/admin/queues/login')
+        .type('form')
+        .send({ token: ADMIN_TOKEN })
+        .expect(303);
       const cookie = String(res.headers['set-cookie']);
-      expect(cookie).to.match(new RegExp(`^${DASHBOARD_COOKIE}=\\d+\\.[\\w-]+;`));
+      expect(cookie).to.match(new RegExp(`^${DASHBOARD_COOKIE}=[\\w-]{43};`));
       expect(cookie).to.include('Path=/admin/queues').and.include('HttpOnly').and.include('SameSite=Strict');
       expect(cookie).not.to.include(ADMIN_TOKEN);
+      // Plain http, no trusted proxy: not Secure (a browser would drop it on http).
+      expect(cookie).not.to.include('Secure');
+    });
+    it('never takes a credential from the URL', async () => {
+      const res = await request(app).get(`/admin/queues?token=${ADMIN_TOKEN}`).set('Accept', 'text/html');
+      expect(res.status).to.equal(303);
+      expect(res.headers.location).to.equal('/admin/queues/login');
+      expect(res.headers['set-cookie']).to.equal(undefined);
+      await request(app).get(`/admin/queues/api/queues?token=${ADMIN_TOKEN}`).expect(401);
     });
     it('then serves the page and its API with the cookie alone', async () => {
-      const cookie = await sessionCookie();
+      const cookie = await signIn(ADMIN_TOKEN);
       const page = await request(app).get('/admin/queues').set('Cookie', cookie).expect(200);
       expect(page.text).to.include('<div id="root">');
       const api = await request(app).get('/admin/queues/api/queues').set('Cookie', cookie).expect(200);
       expect(JSON.stringify(api.body)).to.include('webhook-events');
     });
-  });
-
-  describe('with a wrong or forged credential', () => {
-    it('responds 401 to a wrong ?token= and sets no cookie', async () => {
-      const res = await request(app).get('/admin/queues?token=wrong').expect(401);
-      expect(res.headers['set-cookie']).to.equal(undefined);
+    it('answers a wrong credential, or a user token with an admin role claim, with 401 and no cookie', async () => {
+      for (const token of ['wrong', await userToken('u-root', { role: 'admin' })]) {
+        const res = await request(app).post('/admin/queues/login').type('form').send({ token }).expect(401);
+        expect(res.headers['set-cookie']).to.equal(undefined);
+        expect(res.text).to.include('not a valid admin credential');
+      }
     });
-    it('responds 401 to a tampered session cookie', async () => {
-      const cookie = await sessionCookie();
-      const [name, value] = cookie.split('=');
-      const [expiry, mac] = value!.split('.');
+    it('refuses a made-up session cookie', async () => {
       await request(app)
-        .get('/admin/queues')
-        .set('Cookie', `${name}=${Number(expiry) + 1000}.${mac}`)
+        .get('/admin/queues/api/queues')
+        .set('Cookie', `${DASHBOARD_COOKIE}=${'a'.repeat(43)}`)
         .expect(401);
     });
-    it('responds 403 to an ordinary user token, in the query or as a bearer', async () => {
-      const token = await userToken('u-ana', { role: 'member' });
-      await request(app).get(`/admin/queues?token=${token}`).expect(403);
-      await request(app).get('/admin/queues').set('Authorization', `Bearer ${token}`).expect(403);
+  });
+
+  describe('Secure cookie behind a TLS proxy', () => {
+    it('is Secure when a trusted proxy says the browser came over https', async () => {
+      const behindProxy = another({ trustProxy: ['loopback'] });
+      const res = await request(behindProxy)
+        .post('/admin/queues/login')
+        .set('X-Forwarded-Proto', 'https')
+        .type('form')
+        .send({ token: ADMIN_TOKEN })
+        .expect(303);
+      expect(String(res.headers['set-cookie'])).to.include('Secure');
+    });
+    it('ignores X-Forwarded-Proto when no proxy is trusted', async () => {
+      const res = await request(app)
+        .post('/admin/queues/login')
+        .set('X-Forwarded-Proto', 'https')
+        .type('form')
+        .send({ token: ADMIN_TOKEN })
+        .expect(303);
+      expect(String(res.headers['set-cookie'])).not.to.include('Secure');
     });
   });
 
-  describe('with an admin JWT as bearer', () => {
-    it('serves the API', async () => {
-      const token = await userToken('u-root', { role: 'admin' });
-      await request(app).get('/admin/queues/api/queues').set('Authorization', `Bearer ${token}`).expect(200);
+  describe('a session is bound to the credential that opened it', () => {
+    it('ends when ADMIN_TOKEN changes', async () => {
+      const cookie = await signIn(ADMIN_TOKEN);
+      const rotated = another({ adminToken: `${ADMIN_TOKEN}-rotated` });
+      await request(rotated).get('/admin/queues/api/queues').set('Cookie', cookie).expect(401);
+    });
+    it('ends when the admin JWT that opened it expires', async () => {
+      const jwt = await adminJwt('ops-ana', Math.floor(Date.now() / 1000) + 2);
+      const cookie = await signIn(jwt);
+      await request(app).get('/admin/queues/api/queues').set('Cookie', cookie).expect(200);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      await request(app).get('/admin/queues/api/queues').set('Cookie', cookie).expect(401);
+    });
+    it('gets a cookie no longer-lived than the admin JWT', async () => {
+      const res = await request(app)
+        .post('/admin/queues/login')
+        .type('form')
+        .send({ token: await adminJwt('ops-ana', '2m') })
+        .expect(303);
+      const maxAge = Number(/Max-Age=(\d+)/.exec(String(res.headers['set-cookie']))?.[1]);
+      expect(maxAge).to.be.within(100, 120);
+    });
+  });
+
+  describe('signing out', () => {
+    it('ends the session on every instance and clears the cookie', async () => {
+      const cookie = await signIn(ADMIN_TOKEN);
+      const sameConfig = another({});
+      await request(sameConfig).get('/admin/queues/api/queues').set('Cookie', cookie).expect(200);
+      const res = await request(app).post('/admin/queues/logout').set('Cookie', cookie).expect(303);
+      expect(res.headers.location).to.equal('/admin/queues/login');
+      expect(String(res.headers['set-cookie'])).to.match(new RegExp(`^${DASHBOARD_COOKIE}=;`));
+      await request(app).get('/admin/queues/api/queues').set('Cookie', cookie).expect(401);
+      await request(sameConfig).get('/admin/queues/api/queues').set('Cookie', cookie).expect(401);
+    });
+  });
+
+  describe('read-only by default (QUEUE_DASHBOARD_WRITE=off)', () => {
+    it('refuses to add, retry or clean jobs', async () => {
+      const cookie = await signIn(ADMIN_TOKEN);
+      const before = await queue.getJobCounts();
+      const calls = [
+        request(app)
+          .post('/admin/queues/api/queues/webhook-events/add')
+          .send({ name: 'x', data: job('forged'), options: {} }),
+        request(app).put('/admin/queues/api/queues/webhook-events/retry/failed'),
+        request(app).put('/admin/queues/api/queues/webhook-events/clean/waiting'),
+      ];
+      for (const call of calls) {
+        const res = await call.set('Cookie', cookie).expect(403);
+        expect(res.body.code).to.equal(403000);
+      }
+      expect(await queue.getJobCounts()).to.deep.equal(before);
+    });
+  });
+
+  describe('with QUEUE_DASHBOARD_WRITE=on', () => {
+    it('retries failed jobs, but still never adds or edits one', async () => {
+      const writable = another({ dashboardWrite: true });
+      const bearer = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+      await request(writable)
+        .post('/admin/queues/api/queues/webhook-events/add')
+        .set(bearer)
+        .send({ name: 'x', data: job('forged'), options: {} })
+        .expect(403);
+      await request(writable)
+        .patch('/admin/queues/api/queues/webhook-events/k1/update-data')
+        .set(bearer)
+        .send({ data: job('forged') })
+        .expect(403);
+      expect(await queue.getFailedCount()).to.equal(1);
+      await request(writable)
+        .put('/admin/queues/api/queues/webhook-events/retry/failed')
+        .set(bearer)
+        .expect(200);
+      expect(await queue.getFailedCount()).to.equal(0);
+      expect(await queue.getWaitingCount()).to.equal(3);
     });
   });
 });

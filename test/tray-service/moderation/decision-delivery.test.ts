@@ -29,7 +29,14 @@ describe('moderation decision delivery', () => {
       prefix: useQueuePrefix(),
     });
     const decisions = suite.storage.decisions;
-    const delivery = startDecisionDelivery({ queue, decisions, url: server.url, timeoutMs: 2_000, logger });
+    const delivery = startDecisionDelivery({
+      queue,
+      decisions,
+      url: server.url,
+      secret: 's'.repeat(32),
+      timeoutMs: 2_000,
+      logger,
+    });
     const step = createModerationStep({
       rules: [rule],
       decisions,

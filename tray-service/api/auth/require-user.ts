@@ -3,7 +3,10 @@ import { AppError } from '../../../shared/errors/app-error.ts';
 import { bearerToken } from './bearer-token.ts';
 import type { TokenVerifier } from './create-token-verifier.ts';
 
-/** Sets `res.locals.userId` from a verified bearer token; 401 otherwise. */
+/**
+ * Sets `res.locals.userId` from a verified bearer token, and `res.locals.tokenExpiresAt` (epoch
+ * ms, from `exp`) so a long-lived response (a live stream) can end when the token does; 401 otherwise.
+ */
 export function requireUser(verify: TokenVerifier): RequestHandler {
   return async (req, res, next) => {
     const token = bearerToken(req.get('authorization'));
@@ -12,8 +15,9 @@ export function requireUser(verify: TokenVerifier): RequestHandler {
         headers: { 'WWW-Authenticate': 'Bearer' },
       });
     }
-    const { userId } = await verify(token);
+    const { userId, claims } = await verify(token);
     res.locals.userId = userId;
+    if (typeof claims.exp === 'number') res.locals.tokenExpiresAt = claims.exp * 1000;
     next();
   };
 }
@@ -23,4 +27,10 @@ export function callerId(res: Response): string {
   const userId: unknown = res.locals.userId;
   if (typeof userId !== 'string') throw new Error('callerId: route is not behind requireUser');
   return userId;
+}
+
+/** When the caller's credential expires (epoch ms), if it said; set by requireUser or a ticket. */
+export function callerExpiresAt(res: Response): number | undefined {
+  const at: unknown = res.locals.tokenExpiresAt;
+  return typeof at === 'number' && Number.isFinite(at) ? at : undefined;
 }

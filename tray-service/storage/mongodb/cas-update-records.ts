@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
@@ -101,7 +102,10 @@ export async function casUpdateRecords(
     for (const key of pending) {
       const before = current.get(key);
       const tried = attempted.get(key);
-      if (before && tried && before.version === tried.version && before.changedAt === tried.changedAt) {
+      // Recognised by its whole state, not its version and changedAt: a concurrent writer on the
+      // same clock (a pinned one, or the same millisecond) writes those same two values with other
+      // content, and taking its write for ours would drop this call's change.
+      if (before && tried && sameState(before, tried)) {
         landed.push(before);
         continue;
       }
@@ -113,12 +117,15 @@ export async function casUpdateRecords(
     }
     const won = await claimVersions(
       db,
-      updates.map(({ before, next }) => ({ recordId: before._id, version: next.version })),
+      updates.map(({ before, next }) => ({
+        recordId: before._id,
+        version: next.version,
+        state: stateFingerprint(next),
+      })),
       { takeoverMs: options.claimTakeoverMs ?? 60_000, owner: options.owner },
     );
-    // Only what this call may have written: a state computed in the same millisecond by a writer
-    // that lost the claim can equal the winner's version and changedAt, and must not pass for ours.
-    for (const next of inserts) attempted.set(next._id, next);
+    // Only what this call may have written: an insert that met a concurrent one's `_id`, or an
+    // update whose claim went to another writer, did not land and must never pass for ours.
     for (const { before, next } of updates) if (won.has(before._id)) attempted.set(before._id, next);
     const retry = new Set(
       updates.filter(({ before }) => !won.has(before._id)).map(({ before }) => before._id),
@@ -128,6 +135,7 @@ export async function casUpdateRecords(
     written += inserted.count + landed.length;
     for (const key of inserted.lost) retry.add(key);
     const lost = new Set(inserted.lost);
+    for (const next of inserts) if (!lost.has(next._id)) attempted.set(next._id, next);
     const confirmed = [...landed, ...inserts.filter((doc) => !lost.has(doc._id))];
     let wonUpdates = updates.filter(({ before }) => won.has(before._id));
     if (options.group !== undefined) {
@@ -153,6 +161,36 @@ export async function casUpdateRecords(
     pending = [...retry];
   }
   return { written, rounds };
+}
+
+/** A record's fields in one order, so two reads of one state compare equal. */
+function canonical(value: unknown): unknown {
+  if (value instanceof Date) return value.getTime();
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, field]) => field !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([name, field]) => [name, canonical(field)]),
+    );
+  }
+  return value;
+}
+
+/** Whether a record as read is exactly the state this call tried to write. */
+const sameState = (read: TrayRecordDoc, tried: TrayRecordDoc) =>
+  JSON.stringify(canonical(read)) === JSON.stringify(canonical(tried));
+
+/**
+ * What a claim is for: the next state without the write's own clock (changedAt, unreadAt), so a
+ * retry of the same job, which computes the same state later, recognises its claim (claimVersions).
+ */
+function stateFingerprint(next: TrayRecordDoc): string {
+  const { changedAt: _changedAt, unreadAt: _unreadAt, ...state } = next;
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(state)))
+    .digest('base64url');
 }
 
 /** Records a grouped statement may leave out by `_id` (FerretDB filters `$nin` after the group lookup). */

@@ -10,6 +10,12 @@ export interface RecordClaimDoc {
   _id: string;
   /** The job that claimed it (its dedupe key): a retry of that job may go on with its own claim. */
   owner: string;
+  /**
+   * A fingerprint of the state the claimant will write (absent on claims of earlier releases). Two
+   * concurrent writes under one owner that would write different states must not both take the
+   * claim: only a write of this same state is the owner's retry.
+   */
+  state?: string;
   claimedAt: Date;
   /** Claims are only needed for the instant of a write; purged (or TTL-deleted) after this. */
   expiresAt: Date;
@@ -35,29 +41,34 @@ export interface ClaimOptions {
  */
 export async function claimVersions(
   db: Db,
-  wanted: readonly { recordId: string; version: number }[],
+  wanted: readonly { recordId: string; version: number; state: string }[],
   options: ClaimOptions,
 ): Promise<Set<string>> {
   if (wanted.length === 0) return new Set();
   const now = options.now ?? new Date();
   const claims = db.collection<RecordClaimDoc>(TRAY_RECORD_CLAIMS);
   const expiresAt = new Date(now.getTime() + DAY_MS);
-  const docs: RecordClaimDoc[] = wanted.map(({ recordId, version }) => ({
+  const docs: RecordClaimDoc[] = wanted.map(({ recordId, version, state }) => ({
     _id: `${recordId}#${version}`,
     owner: options.owner,
+    state,
     claimedAt: now,
     expiresAt,
     expiresDay: dayOf(expiresAt),
   }));
   const lost = new Set(await insertCoalesced<RecordClaimDoc>(db, TRAY_RECORD_CLAIMS, docs));
   // One more read per lost claim (they are few: only records a concurrent writer is moving). A
-  // claim of this same job (a retry after a failure between claim and write) is ours to use: the
-  // retry computes the same next state. A claim whose writer died before writing would block the
-  // record forever: after takeoverMs it is removed and the next round claims again.
+  // claim of this same job for this same state (a retry after a failure between claim and write)
+  // is ours to use. A claim of the same owner for another state is a concurrent write, not a retry
+  // (one job's writes running at once): taking it too would let both move the record from one
+  // version, and FerretDB's updates are not atomic. A claim whose writer died before writing would
+  // block the record forever: after takeoverMs it is removed and the next round claims again.
   for (const index of [...lost]) {
-    const _id = docs[index]?._id ?? '';
+    const doc = docs[index];
+    const _id = doc?._id ?? '';
     const claim = await claims.findOne({ _id });
-    if (claim?.owner === options.owner) lost.delete(index);
+    if (claim?.owner === options.owner && (claim.state === undefined || claim.state === doc?.state))
+      lost.delete(index);
     else if (claim && claim.claimedAt.getTime() < now.getTime() - options.takeoverMs)
       await claims.deleteOne({ _id, claimedAt: claim.claimedAt });
   }

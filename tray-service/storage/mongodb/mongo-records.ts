@@ -13,8 +13,12 @@ import { toTrayRecord } from './to-tray-record.ts';
  * marking read through the same compare-and-set as the worker's writes, each call collecting the
  * records it changed. Every record leaves in the reader's shape (toTrayRecord).
  */
-export function createMongoRecords(db: Db, counter: Counter): TrayRecordsPort {
-  const queries = createRecordQueries(db, { counter });
+export function createMongoRecords(
+  db: Db,
+  counter: Counter,
+  options: { pages: 'sorted' | 'buckets' },
+): TrayRecordsPort {
+  const queries = createRecordQueries(db, { counter, pages: options.pages });
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
 
   /** Marks `found` read at `now`; returns the records this call changed, as stored. */
@@ -46,7 +50,8 @@ export function createMongoRecords(db: Db, counter: Counter): TrayRecordsPort {
       return (await queries.pageNumber(userId, page, pageSize, now, excludeVerbs)).map(toTrayRecord);
     },
     async markRead(userId, verb, targetId, now) {
-      const found = await records.findOne({ _id: recordKey(verb, targetId, userId) });
+      // The caller's id as well as the key (record-queries.ts markRead).
+      const found = await records.findOne({ _id: recordKey(verb, targetId, userId), userId });
       if (!found || !isRecordOf(found, userId, verb, targetId) || found.expiresAt.getTime() <= now)
         return { found: false, changed: [] };
       return { found: true, changed: await markFound([found], now) };

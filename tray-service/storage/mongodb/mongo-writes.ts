@@ -44,6 +44,12 @@ export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWrit
       await backfillJoins(db, changes, { ...applyOptions(context), eventsRetentionDays: Infinity });
     },
     applyProfiles: (changes, context) =>
-      applyProfileChanges(db, changes, context.owner, toldAsTrayRecords(context.onWritten).onWritten),
+      applyProfileChanges(db, changes, {
+        owner: context.owner,
+        // The tray's clock, as for every other write: the renamed records' changedAt is read by
+        // live catch-up (changedSince), which must not see a process clock ahead or behind it.
+        now: () => context.now,
+        ...toldAsTrayRecords(context.onWritten),
+      }),
   };
 }

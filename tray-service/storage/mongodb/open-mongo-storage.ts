@@ -51,7 +51,8 @@ export async function openMongoStorage(
     const counter = createCounter(db, { storage, postgresUrl });
     return {
       engine: 'mongodb',
-      records: createMongoRecords(db, counter),
+      // MongoDB serves a page's sort and limit from an index; FerretDB sorts in memory (bucket walk).
+      records: createMongoRecords(db, counter, { pages: storage === 'mongodb' ? 'sorted' : 'buckets' }),
       writes: createMongoWrites(db, { fanOutBatch: options.fanOutBatch ?? 10_000 }),
       lastRead: createLatestTimes(db, TRAY_READ_STATE, 'lastReadAt'),
       clears: createLatestTimes(db, TRAY_CLEARS, 'clearedAt'),

@@ -5,6 +5,7 @@ import { TRAY_RECORDS, type TrayRecordDoc, type TrayVerb } from '../../../shared
 import { recordKey } from '../../domain/activity.ts';
 import { casUpdateRecords, type ComputeRecord } from './cas-update-records.ts';
 import { completeAbove, nextRound } from './history-walk.ts';
+import { createSortedPages } from './sorted-pages.ts';
 import { cutPage, NO_MORE_PAGES, startAfterRange } from './timestamp-page.ts';
 
 export interface HistoryPage {
@@ -54,8 +55,9 @@ export const markReadCompute: ComputeRecord = (_key, current) =>
   current && !current.hasRead ? { ...current, hasRead: true, version: current.version + 1 } : 'unchanged';
 
 /**
- * Whether a record read by its stored key is this (user, verb, target)'s: the stored key joins the
- * ids without escaping, so two triples whose ids contain `_` can share it.
+ * Whether a record read by its stored key is this (user, verb, target)'s. Keys are escaped now, but
+ * records written before under the plain join `verb_target_user` can still be stored under a key
+ * another triple's ids spell; checking the record's own fields keeps those apart too.
  */
 export const isRecordOf = (record: TrayRecordDoc, userId: string, verb: TrayVerb, targetId: string) =>
   record.userId === userId && record.verb === verb && record.targetId === targetId;
@@ -76,6 +78,11 @@ export interface RecordQueryOptions {
    * on FerretDB decodes every record it counts, so a silent default would be the slow path.
    */
   counter: Counter;
+  /**
+   * `sorted`: pages in the `user_history` index's order with a limit (MongoDB, where an index
+   * serves the sort); `buckets` (the default): the bucket walk, for FerretDB, which sorts in memory.
+   */
+  pages?: 'sorted' | 'buckets';
   /** Told of the records marked read (live streams, docs/live-tray.md), after the write. */
   onMarkedRead?: (records: readonly TrayRecordDoc[]) => Promise<void>;
 }
@@ -88,6 +95,7 @@ export interface RecordQueryOptions {
 export function createRecordQueries(db: Db, options: RecordQueryOptions): RecordQueries {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
   const { counter } = options;
+  const sorted = options.pages === 'sorted' ? createSortedPages(db) : undefined;
   const told = options.onMarkedRead ? { onWritten: options.onMarkedRead } : {};
   const live = (userId: string, now: number): Filter<TrayRecordDoc> => ({
     userId,
@@ -163,6 +171,7 @@ export function createRecordQueries(db: Db, options: RecordQueryOptions): Record
       }),
 
     async pageAfter(userId, startAfter, pageSize, now) {
+      if (sorted) return sorted.pageAfter(userId, startAfter, pageSize, now);
       const range = startAfterRange(startAfter);
       if (range === 'empty') return { records: [], nextPage: NO_MORE_PAGES };
       const upper = range === 'all' ? undefined : range.$lt;
@@ -177,6 +186,7 @@ export function createRecordQueries(db: Db, options: RecordQueryOptions): Record
     },
 
     async pageNumber(userId, page, pageSize, now, excludeVerbs) {
+      if (sorted) return sorted.pageNumber(userId, page, pageSize, now, excludeVerbs);
       const want = page * pageSize;
       const rows = await walk(userId, undefined, now, excludeVerbs, want, (found) => found.length >= want);
       return rows.slice((page - 1) * pageSize, page * pageSize);
@@ -195,8 +205,8 @@ export function createRecordQueries(db: Db, options: RecordQueryOptions): Record
 
     async markRead(userId, verb, targetId, now) {
       const key = recordKey(verb, targetId, userId);
-      // The caller's id as well as the key, and the record's own fields: a record is only ever
-      // its own user's to read or mark.
+      // The caller's id as well as the key: a record is only ever its own user's to read or mark;
+      // isRecordOf also checks verb and target, for records stored under the former plain-join key.
       const found = await records.findOne({ _id: key, userId });
       if (!found || !isRecordOf(found, userId, verb, targetId) || found.expiresAt.getTime() <= now)
         return false;

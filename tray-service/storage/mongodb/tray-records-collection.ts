@@ -11,6 +11,12 @@ export const trayRecordsCollection: CollectionSpec = {
       serves: 'history v3/v2 pages: find({bucket}), one hour of one user’s records (record-queries.ts walk)',
     },
     {
+      name: 'user_history',
+      key: { userId: 1, lastUpdate: -1, _id: -1 },
+      serves:
+        'history v3/v2 pages on MongoDB: find({userId, expiresAt > now}).sort({lastUpdate: -1, _id: -1}).limit(n) (sorted-pages.ts)',
+    },
+    {
       name: 'user_unread',
       key: { userId: 1, hasRead: 1, unreadAt: 1 },
       serves:

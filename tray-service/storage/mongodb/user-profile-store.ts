@@ -25,11 +25,19 @@ export interface UserProfileDoc {
  * every record to `Deleted user` (FerretDB has no positional `$` update, so records are rewritten
  * with compare-and-set), removes the deleted user's own tray and ends their memberships.
  */
+export interface ProfileChangeOptions {
+  /** The job's dedupe key (owner of its write claims). */
+  owner: string;
+  /** The tray's clock (epoch ms): changedAt of the renamed records. Default: the process clock. */
+  now?: () => number;
+  /** Told of every record renamed (live streams). */
+  onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
+}
+
 export async function applyProfileChanges(
   db: Db,
   changes: readonly ProfileChange[],
-  owner: string,
-  onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>,
+  options: ProfileChangeOptions,
 ): Promise<void> {
   if (changes.length === 0) return;
   const ops: AnyBulkWriteOperation<UserProfileDoc>[] = changes.map((change) => ({
@@ -48,7 +56,7 @@ export async function applyProfileChanges(
     );
   }
   const deleted = changes.filter((change) => change.deleted);
-  if (deleted.length > 0) await forgetDeletedUsers(db, deleted, owner, onWritten);
+  if (deleted.length > 0) await forgetDeletedUsers(db, deleted, options);
 }
 
 /** Sets the new profile; an image the new profile lacks is removed, not kept from the old one. */
@@ -69,8 +77,7 @@ function profileUpdate(change: ProfileChange) {
 async function forgetDeletedUsers(
   db: Db,
   deleted: readonly ProfileChange[],
-  owner: string,
-  onWritten: ((records: readonly TrayRecordDoc[]) => Promise<void>) | undefined,
+  { owner, now, onWritten }: ProfileChangeOptions,
 ): Promise<void> {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
   for (const { userId } of deleted) {
@@ -82,7 +89,12 @@ async function forgetDeletedUsers(
       db,
       touched.map((doc) => doc._id),
       (_key, current) => (current ? renameActor(current, userId, DELETED_USER_NAME) : 'unchanged'),
-      { owner, first: new Map(touched.map((doc) => [doc._id, doc])), ...(onWritten ? { onWritten } : {}) },
+      {
+        owner,
+        first: new Map(touched.map((doc) => [doc._id, doc])),
+        ...(now ? { now } : {}),
+        ...(onWritten ? { onWritten } : {}),
+      },
     );
   }
   await endMemberships(

@@ -11,12 +11,14 @@ const LOCK_SEED = 7_240_312;
  */
 export async function lockKeys(client: pg.PoolClient, keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;
-  await client.query(
-    `SELECT pg_advisory_xact_lock(h)
-     FROM (SELECT DISTINCT hashtextextended(k, $2) AS h FROM unnest($1::text[]) AS k) AS hashes
-     ORDER BY h`,
-    [[...new Set(keys)], LOCK_SEED],
-  );
+  await client.query({
+    // Prepared once per connection: every write runs it.
+    name: 'tray_lock_keys',
+    text: `SELECT pg_advisory_xact_lock(h)
+           FROM (SELECT DISTINCT hashtextextended(k, $2) AS h FROM unnest($1::text[]) AS k) AS hashes
+           ORDER BY h`,
+    values: [[...new Set(keys)], LOCK_SEED],
+  });
 }
 
 /** The lock key of one record group (every recipient's record of one verb and target). */

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { PageKey } from '../../domain/page-cursor.ts';
 import type { StoredEvent, StoredEventStatus } from '../../domain/stored-event.ts';
 import type { EventOutcome, EventsFilter, EventsPage, EventsPort } from '../port.ts';
+import { groupCommit } from '../../../shared/async/group-commit.ts';
 import { DAY_MS } from '../../../shared/time/durations.ts';
 import { SqlConditions, type SqlQuery } from './sql-conditions.ts';
 import { jsonWithoutNul, withoutNul } from './without-nul.ts';
@@ -61,7 +62,99 @@ export function eventsPageQuery(filter: EventsFilter, now: Date, limit: number, 
   };
 }
 
+/** One call of `store`. */
+interface StoreCall {
+  event: Omit<StoredEvent, 'storedAt' | 'status' | 'error'>;
+  outcome: EventOutcome;
+  retentionDays: number;
+  now: Date;
+}
+
+/** Events per INSERT at most. */
+export const STORE_BATCH = 200;
+
+/**
+ * Stores the calls' events with one INSERT, each key once (the first call of a key brings its
+ * event) and in key order, so two batches never lock each other's rows crosswise. Returns one
+ * event per call, as first stored under its key. A redelivery changes nothing; an expired row
+ * still waiting for the purge counts as gone and is replaced.
+ */
+async function storeEvents(pool: pg.Pool, calls: readonly StoreCall[]): Promise<StoredEvent[]> {
+  const rows = new Map<string, EventRow & { expires_at: Date }>();
+  for (const { event, outcome, retentionDays, now } of calls) {
+    const key = withoutNul(event.key);
+    if (rows.has(key)) continue;
+    rows.set(key, {
+      key,
+      event: event.event,
+      webhook: event.webhook,
+      data: event.data,
+      received_at: event.receivedAt,
+      stored_at: now,
+      expires_at: new Date(event.receivedAt.getTime() + retentionDays * DAY_MS),
+      status: outcome.status,
+      error: outcome.error ?? null,
+    });
+  }
+  const text = JSON.stringify([...rows.values()]);
+  // Nearly no event holds U+0000: it is looked for in the JSON text, and only a batch that has
+  // one is walked to replace it (walking every payload cost more than the insert).
+  if (text.includes('\\u0000'))
+    for (const [key, row] of rows)
+      rows.set(key, {
+        ...row,
+        event: withoutNul(row.event),
+        webhook: withoutNul(row.webhook),
+        data: jsonWithoutNul(row.data) as Record<string, unknown>,
+        error: row.error === null ? null : withoutNul(row.error),
+      });
+  // Only the keys come back: a row inserted is the row sent, so no payload is printed by the
+  // server and parsed again here.
+  const inserted = await pool.query<{ key: string }>({
+    name: 'tray_store_events',
+    text: `INSERT INTO stored_events (${COLUMNS}, expires_at)
+           SELECT ${COLUMNS}, expires_at FROM jsonb_to_recordset($1::jsonb) AS x(key text, event text,
+             webhook text, data jsonb, received_at timestamptz, stored_at timestamptz, status text,
+             error text, expires_at timestamptz)
+           ORDER BY key COLLATE "C"
+           ON CONFLICT (key) DO UPDATE SET
+             event = excluded.event, webhook = excluded.webhook, data = excluded.data,
+             received_at = excluded.received_at, stored_at = excluded.stored_at,
+             expires_at = excluded.expires_at, status = excluded.status, error = excluded.error
+           WHERE stored_events.expires_at <= excluded.stored_at
+           RETURNING key`,
+    values: [text.includes('\\u0000') ? JSON.stringify([...rows.values()]) : text],
+  });
+  const stored = new Map<string, EventRow>();
+  for (const { key } of inserted.rows) {
+    const row = rows.get(key);
+    if (row) stored.set(key, row);
+  }
+  const kept = [...rows.keys()].filter((key) => !stored.has(key));
+  if (kept.length > 0) {
+    const found = await pool.query<EventRow>({
+      name: 'tray_stored_events_by_key',
+      text: `SELECT ${COLUMNS} FROM stored_events WHERE key = ANY($1::text[])`,
+      values: [kept],
+    });
+    for (const row of found.rows) stored.set(row.key, row);
+  }
+  return calls.map(({ event }) => {
+    const row = stored.get(withoutNul(event.key));
+    if (!row) throw new Error(`stored event ${event.key} vanished while it was being stored`);
+    return toEvent(row);
+  });
+}
+
 export function createPostgresEvents(pool: pg.Pool, clock: () => Date = () => new Date()): EventsPort {
+  // Concurrent jobs store their events together: one INSERT for every call that arrives while
+  // earlier ones are in flight, instead of a statement (and a commit) per job.
+  const storeBatch = groupCommit<StoreCall, StoredEvent>((calls) => storeEvents(pool, calls), {
+    maxBatch: STORE_BATCH,
+    maxInFlight: 2,
+    isolateFailures: true,
+  });
+
   async function list(filter: EventsFilter, limit: number, after?: PageKey): Promise<EventsPage> {
     const rows = (await pool.query<EventRow>(eventsPageQuery(filter, clock(), limit, after))).rows;
     const items = rows.slice(0, limit).map(toEvent);
@@ -70,40 +163,8 @@ export function createPostgresEvents(pool: pg.Pool, clock: () => Date = () => ne
   }
 
   return {
-    async store(event, outcome: EventOutcome, { retentionDays, now }) {
-      // The late-join backfill reads community posts from the tray records' own tables, which
-      // fanOutPosts fills: `outcome.communityPost` has nothing to add here.
-      const key = withoutNul(event.key);
-      const expiresAt = new Date(event.receivedAt.getTime() + retentionDays * DAY_MS);
-      // Inserted once under its key: a redelivery changes nothing and reads the row as first
-      // stored. An expired row still waiting for the purge counts as gone and is replaced.
-      const stored = await pool.query<EventRow>(
-        `INSERT INTO stored_events (key, event, webhook, data, received_at, stored_at, expires_at, status, error)
-         VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9)
-         ON CONFLICT (key) DO UPDATE SET
-           event = excluded.event, webhook = excluded.webhook, data = excluded.data,
-           received_at = excluded.received_at, stored_at = excluded.stored_at,
-           expires_at = excluded.expires_at, status = excluded.status, error = excluded.error
-         WHERE stored_events.expires_at <= excluded.stored_at
-         RETURNING ${COLUMNS}`,
-        [
-          key,
-          withoutNul(event.event),
-          withoutNul(event.webhook),
-          JSON.stringify(jsonWithoutNul(event.data)),
-          event.receivedAt,
-          now,
-          expiresAt,
-          outcome.status,
-          outcome.error === undefined ? null : withoutNul(outcome.error),
-        ],
-      );
-      const row =
-        stored.rows[0] ??
-        (await pool.query<EventRow>(`SELECT ${COLUMNS} FROM stored_events WHERE key = $1`, [key])).rows[0];
-      if (!row) throw new Error(`stored event ${key} vanished while it was being stored`);
-      return toEvent(row);
-    },
+    store: (event, outcome, options) =>
+      storeBatch([{ event, outcome, ...options }]).then((stored) => stored[0] as StoredEvent),
 
     list,
 

@@ -1,10 +1,12 @@
 import type pg from 'pg';
 import { DAY_MS } from '../../../shared/time/durations.ts';
-import { DELETED_USER_NAME, type Activity, type MembershipChange } from '../../domain/activity.ts';
+import { groupCommit } from '../../../shared/async/group-commit.ts';
+import { DELETED_USER_NAME, recordKey, type Activity, type MembershipChange } from '../../domain/activity.ts';
 import { spanOfJoin } from '../../domain/membership-intervals.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
 import type { TrayWritesPort, WriteContext } from '../port.ts';
 import { inTransaction } from './in-transaction.ts';
+import { jsonWithoutNul } from './without-nul.ts';
 import { groupLock, lockKeys, memberLock } from './lock-keys.ts';
 import { insertChanges, memberId, OPEN_END, refoldMemberships, type Member } from './postgres-memberships.ts';
 import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
@@ -16,10 +18,37 @@ export const WRITTEN_BATCH = 1_000;
 /** Stored posts applied per statement of a late join's backfill. */
 export const BACKFILL_BATCH = 50;
 
+/** applyPersonal calls written by one transaction at most. */
+export const PERSONAL_BATCH = 128;
+
+/** One applyPersonal call waiting for its batch. */
+interface PersonalCall {
+  activities: readonly Activity[];
+  context: WriteContext;
+}
+
+/** What one grouped write is told: the clock, the retention, and whether to return the records. */
+interface GroupWrite {
+  now: number;
+  retentionMs: number;
+  returning: boolean;
+}
+
 async function tell(context: WriteContext, records: readonly TrayRecord[]): Promise<void> {
   if (!context.onWritten) return;
   for (let start = 0; start < records.length; start += WRITTEN_BATCH)
     await context.onWritten(records.slice(start, start + WRITTEN_BATCH));
+}
+
+/**
+ * The activities as PostgreSQL can store them: text and jsonb cannot hold U+0000, so an activity
+ * carrying one (a name, a feed) has each replaced by U+FFFD instead of failing its job on every
+ * retry. Checked on the JSON text first: nearly every activity has none.
+ */
+function storable(activities: readonly Activity[]): readonly Activity[] {
+  return JSON.stringify(activities).includes('\\u0000')
+    ? (jsonWithoutNul(activities) as Activity[])
+    : activities;
 }
 
 /** Each action once (a job may carry one twice), in a stable order. */
@@ -36,28 +65,34 @@ function distinctActions(activities: readonly Activity[]): Activity[] {
  * The worker's side of the tray on PostgreSQL. Each write is one transaction that locks its
  * record groups (lock-keys.ts), adds the actions to the groups' actors, then recomputes every
  * recipient's record with one set-based upsert (upsert-group-records.ts); live streams are told
- * after commit.
+ * after commit. Personal activities of concurrent calls share one such transaction.
  */
 export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
   const retentionMsOf = (context: WriteContext) => context.retentionDays * DAY_MS;
 
+  const groupWriteOf = (context: WriteContext): GroupWrite => ({
+    now: context.now,
+    retentionMs: retentionMsOf(context),
+    returning: context.onWritten !== undefined,
+  });
+
   async function writeGroups(
     activities: readonly Activity[],
     deliveries: Deliveries,
-    context: WriteContext,
+    { now, retentionMs, returning }: GroupWrite,
   ): Promise<TrayRecord[]> {
-    const retentionMs = retentionMsOf(context);
     return inTransaction(pool, async (client) => {
+      // JIT compiling a fan-out's upsert costs more (about 0.3 s) than running it on 10,000 rows,
+      // and its sort by key stays in memory. Personal writes are planned once per connection
+      // (prepared statements) for a few rows: neither applies.
+      if (deliveries.kind === 'community')
+        await client.query("SET LOCAL jit = off; SET LOCAL work_mem = '64MB'");
       await lockKeys(
         client,
         activities.map((activity) => groupLock(activity.verb, activity.targetId)),
       );
       await upsertGroupActors(client, activities, retentionMs);
-      return upsertGroupRecords(client, activities, deliveries, {
-        now: context.now,
-        retentionMs,
-        returning: context.onWritten !== undefined,
-      });
+      return upsertGroupRecords(client, activities, deliveries, { now, retentionMs, returning });
     });
   }
 
@@ -76,7 +111,7 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
     }
     for (const group of groups.values()) {
       const deliveries: Deliveries = { kind: 'community', communityId, ...(only ? { only } : {}) };
-      written.push(...(await writeGroups(group, deliveries, context)));
+      written.push(...(await writeGroups(group, deliveries, groupWriteOf(context))));
     }
     return written;
   }
@@ -108,6 +143,56 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
     }
   }
 
+  /**
+   * The personal activities of every call in the batch, written by one transaction per retention
+   * (one in practice): one lock statement, one actors upsert and one records upsert for all of
+   * them, as if one job had carried them all. Its clock is the latest of the calls'. Each call gets
+   * the records of its own activities.
+   */
+  async function writePersonal(calls: readonly PersonalCall[]): Promise<TrayRecord[][]> {
+    const results = calls.map((): TrayRecord[] => []);
+    const byRetention = new Map<number, number[]>();
+    calls.forEach((call, index) => {
+      const retentionMs = retentionMsOf(call.context);
+      byRetention.set(retentionMs, [...(byRetention.get(retentionMs) ?? []), index]);
+    });
+    for (const [retentionMs, indexes] of byRetention) {
+      const batch = indexes.map((index) => calls[index] as PersonalCall);
+      const records = await writeGroups(
+        distinctActions(batch.flatMap((call) => call.activities)),
+        { kind: 'personal' },
+        {
+          now: Math.max(...batch.map((call) => call.context.now)),
+          retentionMs,
+          returning: batch.some((call) => call.context.onWritten !== undefined),
+        },
+      );
+      if (records.length === 0) continue;
+      const byKey = new Map(records.map((record) => [record.key, record]));
+      for (const index of indexes) {
+        const keys = new Set(
+          (calls[index] as PersonalCall).activities.map((activity) =>
+            activity.audience.kind === 'user'
+              ? recordKey(activity.verb, activity.targetId, activity.audience.userId)
+              : '',
+          ),
+        );
+        results[index] = [...keys].flatMap((key) => byKey.get(key) ?? []);
+      }
+    }
+    return results;
+  }
+
+  // Concurrent jobs' personal activities share a transaction: its fixed cost (a connection,
+  // BEGIN, the locks, three statements, COMMIT) dwarfs what one more activity adds. One batch at
+  // a time: the calls that wait meanwhile make the next batch larger, and two batches of a busy
+  // group would only wait on each other's locks.
+  const personalBatches = groupCommit(writePersonal, {
+    maxBatch: PERSONAL_BATCH,
+    maxInFlight: 1,
+    isolateFailures: true,
+  });
+
   async function applyMembershipChanges(
     changes: readonly MembershipChange[],
     context: WriteContext,
@@ -126,8 +211,10 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
   return {
     async applyPersonal(activities, context) {
       if (activities.length === 0) return;
-      const personal = distinctActions(activities.filter((activity) => activity.audience.kind === 'user'));
-      await tell(context, await writeGroups(personal, { kind: 'personal' }, context));
+      const personal = storable(activities.filter((activity) => activity.audience.kind === 'user'));
+      if (personal.length === 0) return;
+      const [records = []] = await personalBatches([{ activities: personal, context }]);
+      await tell(context, records);
     },
 
     async fanOutPosts(communityId, posts, context) {
@@ -135,7 +222,7 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
       // Kept first, in a transaction of its own: a join committed before this fan-out reads the
       // memberships is in them, and one committed after finds the post (see backfill).
       const retentionMs = retentionMsOf(context);
-      const kept = distinctActions(posts);
+      const kept = distinctActions(storable(posts));
       await pool.query(
         `INSERT INTO tray_community_posts (community_id, action_id, at, activity, expires_at)
          SELECT $1, a->>'lastActionId', (a->>'at')::bigint, a, (a->>'at')::bigint + $3
@@ -200,9 +287,9 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
           `UPDATE tray_records SET changed_at = $3, actors = (
              SELECT jsonb_agg(CASE WHEN e->>'userId' = ANY($1::text[])
                                    THEN jsonb_build_object('userId', e->'userId', 'name', $2::text, 'at', e->'at')
-                                   ELSE e END ORDER BY o)
-             FROM jsonb_array_elements(actors) WITH ORDINALITY AS x(e, o))
-           WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(actors) AS e
+                                   ELSE e END ORDER BY o)::json
+             FROM jsonb_array_elements(actors::jsonb) WITH ORDINALITY AS x(e, o))
+           WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(actors::jsonb) AS e
                          WHERE e->>'userId' = ANY($1::text[])
                            AND e - 'at' <> jsonb_build_object('userId', e->'userId', 'name', $2::text))
            RETURNING ${RECORD_COLUMNS}`,

@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import type { Activity } from '../../domain/activity.ts';
-import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
+import { compareActions } from '../../domain/group-actors.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
+import { toTrayRecord } from './record-row.ts';
 
 /** An activity as the grouped upsert reads it (jsonb_to_recordset), `i` its index in the batch. */
 interface ActivityRow {
@@ -23,8 +24,15 @@ interface ActivityRow {
   at: number;
 }
 
+/**
+ * The rows of `activities`, numbered in action order (time, then action id: compareActions), so
+ * the newest action a recipient meets is simply the one of highest number.
+ */
 export function activityRows(activities: readonly Activity[]): ActivityRow[] {
-  return activities.map((activity, i) => ({
+  const ordered = [...activities].sort((a, b) =>
+    compareActions({ at: a.at, actionId: a.lastActionId }, { at: b.at, actionId: b.lastActionId }),
+  );
+  return ordered.map((activity, i) => ({
     i,
     recipient: activity.audience.kind === 'user' ? activity.audience.userId : null,
     verb: activity.verb,
@@ -46,7 +54,7 @@ export function activityRows(activities: readonly Activity[]): ActivityRow[] {
 
 const ACTIVITIES = `SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(i int, recipient text, verb text,
   target_id text, target_type text, target_name text, parent_target_id text, action_id text, seg bigint,
-  feed jsonb, mention_in text, actor_id text, name text, image_url text, avatar_custom_url text, at bigint)`;
+  feed json, mention_in text, actor_id text, name text, image_url text, avatar_custom_url text, at bigint)`;
 
 /**
  * Adds each activity's action to its record group's actors (one row per actor, at their latest
@@ -58,8 +66,10 @@ export async function upsertGroupActors(
   retentionMs: number,
 ): Promise<void> {
   if (activities.length === 0) return;
-  await client.query(
-    `WITH p AS (${ACTIVITIES})
+  await client.query({
+    // Prepared once per connection: its plan does not depend on the activities.
+    name: 'tray_upsert_group_actors',
+    text: `WITH p AS (${ACTIVITIES})
      INSERT INTO tray_target_actors AS t
        (verb, target_id, actor_id, name, image_url, avatar_custom_url, at, action_id, expires_at)
      SELECT DISTINCT ON (target_id COLLATE "C", verb COLLATE "C", actor_id COLLATE "C")
@@ -70,8 +80,79 @@ export async function upsertGroupActors(
        name = excluded.name, image_url = excluded.image_url, avatar_custom_url = excluded.avatar_custom_url,
        at = excluded.at, action_id = excluded.action_id, expires_at = excluded.expires_at
      WHERE (excluded.at, excluded.action_id) > (t.at, t.action_id)`,
-    [JSON.stringify(activityRows(activities)), retentionMs],
+    values: [JSON.stringify(activityRows(activities)), retentionMs],
+  });
+}
+
+/**
+ * What the upsert returns of each record it wrote. Every record written is unread at `now`, and
+ * most take their latest-action fields from an activity of this very statement: those fields are
+ * returned only for the others (`rest`), so a fan-out to 10,000 members sends and parses little
+ * more than each member's actors.
+ */
+const RETURNING = `RETURNING user_id, key, verb, target_id, last_action_id, actors, actors_count, last_update,
+  CASE WHEN EXISTS (SELECT 1 FROM p WHERE p.verb = r.verb AND p.target_id = r.target_id
+                                      AND p.action_id = r.last_action_id) THEN NULL
+       ELSE json_build_array(target_type, target_name, parent_target_id, last_action_segment_no, feed,
+                             mention_in)::text END AS rest`;
+
+interface WrittenRow {
+  user_id: string;
+  key: string;
+  verb: string;
+  target_id: string;
+  last_action_id: string;
+  actors: TrayRecord['actors'];
+  actors_count: number;
+  last_update: string;
+  rest: string | null;
+}
+
+type Rest = [string, string, string | null, number | null, TrayRecord['feed'], string | null];
+
+const actionKey = (verb: string, targetId: string, actionId: string) =>
+  JSON.stringify([verb, targetId, actionId]);
+
+function written(rows: readonly WrittenRow[], activities: readonly Activity[], now: number): TrayRecord[] {
+  const byAction = new Map(
+    activities.map((activity) => [
+      actionKey(activity.verb, activity.targetId, activity.lastActionId),
+      activity,
+    ]),
   );
+  return rows.map((row) => {
+    const activity = byAction.get(actionKey(row.verb, row.target_id, row.last_action_id));
+    const [targetType, targetName, parentTargetId, segment, feed, mentionIn]: Rest =
+      row.rest === null && activity
+        ? [
+            activity.targetType,
+            activity.targetName,
+            activity.parentTargetId ?? null,
+            activity.lastActionSegmentNo ?? null,
+            activity.feed,
+            activity.mentionIn ?? null,
+          ]
+        : (JSON.parse(row.rest ?? 'null') as Rest);
+    return toTrayRecord({
+      user_id: row.user_id,
+      key: row.key,
+      verb: row.verb,
+      target_id: row.target_id,
+      target_type: targetType,
+      target_name: targetName,
+      parent_target_id: parentTargetId,
+      last_action_id: row.last_action_id,
+      last_action_segment_no: segment === null ? null : String(segment),
+      feed,
+      mention_in: mentionIn,
+      actors: row.actors,
+      actors_count: row.actors_count,
+      last_update: row.last_update,
+      has_read: false,
+      unread_at: String(now),
+      changed_at: String(now),
+    });
+  });
 }
 
 /** Where a grouped upsert's recipients come from. */
@@ -80,27 +161,52 @@ export type Deliveries =
   | { kind: 'personal' }
   /**
    * Every member of the community at each post's createdAt (membership by time), or only those
-   * of `only` among them (a late join's backfill).
+   * of `only` among them (a late join's backfill). The activities must all be of one record group.
    */
   | { kind: 'community'; communityId: string; only?: readonly string[] };
 
-function deliveriesSql(deliveries: Deliveries): { sql: string; params: unknown[] } {
+function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; params: unknown[] } {
   if (deliveries.kind === 'personal')
     return {
       sql: `SELECT p.recipient AS user_id, p.verb, p.target_id, min(p.at) AS first_at,
-              (array_agg(p.i ORDER BY p.at DESC, p.action_id COLLATE "C" DESC))[1] AS newest_i
+              max(p.i) AS newest_i
             FROM p WHERE p.recipient IS NOT NULL AND p.recipient <> p.actor_id
             GROUP BY p.recipient, p.verb, p.target_id`,
       params: [],
     };
-  return {
-    sql: `SELECT mb.user_id, p.verb, p.target_id, min(p.at) AS first_at,
-            (array_agg(p.i ORDER BY p.at DESC, p.action_id COLLATE "C" DESC))[1] AS newest_i
-          FROM p JOIN tray_memberships mb
+  const members = `FROM p JOIN tray_memberships mb
             ON mb.community_id = $4 AND mb.from_at <= p.at AND p.at < mb.to_at
-          WHERE mb.user_id <> p.actor_id AND ($5::text[] IS NULL OR mb.user_id = ANY($5::text[]))
-          GROUP BY mb.user_id, p.verb, p.target_id`,
-    params: [deliveries.communityId, deliveries.only ? [...deliveries.only] : null],
+          WHERE mb.user_id <> p.actor_id AND ($5::text[] IS NULL OR mb.user_id = ANY($5::text[]))`;
+  const only = deliveries.only ? [...deliveries.only] : null;
+  // One post: a member's intervals never overlap, so each member meets it once; nothing to fold.
+  if (single)
+    return {
+      sql: `SELECT mb.user_id, p.verb, p.target_id, p.at AS first_at, p.i AS newest_i ${members}`,
+      params: [deliveries.communityId, only],
+    };
+  // Several posts of the one group: each membership interval folds the posts it holds, so the
+  // statement never sorts or hashes members x posts rows (a member may have two intervals). Most
+  // intervals hold every post and no post of their member's own: those take the batch's first
+  // time and newest action as they are, without looking at the posts one by one.
+  return {
+    sql: `SELECT mb.user_id, b.verb, b.target_id, min(f.first_at) AS first_at, max(f.newest_i) AS newest_i
+          FROM (SELECT min(verb) AS verb, min(target_id) AS target_id, min(at) AS min_at, max(at) AS max_at,
+                       max(i) AS max_i, array_agg(actor_id) AS authors FROM p) AS b
+          JOIN tray_memberships mb
+            ON mb.community_id = $4 AND mb.from_at <= b.max_at AND b.min_at < mb.to_at
+          CROSS JOIN LATERAL (
+            SELECT CASE WHEN x.whole THEN b.min_at ELSE (
+                     SELECT min(p.at) FROM p
+                     WHERE mb.from_at <= p.at AND p.at < mb.to_at AND p.actor_id <> mb.user_id) END AS first_at,
+                   CASE WHEN x.whole THEN b.max_i ELSE (
+                     SELECT max(p.i) FROM p
+                     WHERE mb.from_at <= p.at AND p.at < mb.to_at AND p.actor_id <> mb.user_id) END AS newest_i
+            FROM (SELECT mb.from_at <= b.min_at AND b.max_at < mb.to_at
+                         AND mb.user_id <> ALL (b.authors) AS whole) AS x
+          ) AS f
+          WHERE f.newest_i IS NOT NULL AND ($5::text[] IS NULL OR mb.user_id = ANY($5::text[]))
+          GROUP BY mb.user_id, b.verb, b.target_id`,
+    params: [deliveries.communityId, only],
   };
 }
 
@@ -124,17 +230,24 @@ export async function upsertGroupRecords(
   options: { now: number; retentionMs: number; returning: boolean },
 ): Promise<TrayRecord[]> {
   if (activities.length === 0) return [];
-  const { sql: deliveriesQuery, params } = deliveriesSql(deliveries);
-  const result = await client.query<RecordRow>(
-    `WITH p AS (${ACTIVITIES}),
+  const { sql: deliveriesQuery, params } = deliveriesSql(deliveries, activities.length === 1);
+  const result = await client.query<WrittenRow>({
+    // Personal writes are many and small: planning this statement cost as much as running it on
+    // 20 activities, so it is prepared once per connection (the same plan serves any activities).
+    // A fan-out is planned each time, for its community and its number of posts.
+    ...(deliveries.kind === 'personal'
+      ? { name: options.returning ? 'tray_upsert_personal_returning' : 'tray_upsert_personal' }
+      : {}),
+    text: `WITH p AS (${ACTIVITIES}),
      d AS (${deliveriesQuery}),
      -- Each group's actors, once per statement: the newest four (enough for three once the
-     -- recipient is left out), how many, and the oldest action.
-     g AS (
+     -- recipient is left out), how many, and the oldest action. The groups are those of the
+     -- activities (a few rows), not of the deliveries (as many as the members).
+     g AS MATERIALIZED (
        SELECT k.verb, k.target_id, s.top, s.total, s.min_at,
               coalesce(s.top3_ids, '{}') AS top3_ids,
-              coalesce(s.top3, '[]'::jsonb) AS top3
-       FROM (SELECT DISTINCT verb, target_id FROM d) AS k
+              coalesce(s.top3, '[]'::jsonb)::json AS top3
+       FROM (SELECT DISTINCT verb, target_id FROM p) AS k
        CROSS JOIN LATERAL (
          SELECT coalesce(jsonb_agg(a.snap ORDER BY a.n) FILTER (WHERE a.n <= 4), '[]'::jsonb) AS top,
                 jsonb_agg(a.snap ORDER BY a.n) FILTER (WHERE a.n <= 3) AS top3,
@@ -162,9 +275,13 @@ export async function upsertGroupRecords(
               cur.count_from AS c_count_from
        FROM d
        JOIN p AS n ON n.i = d.newest_i
-       LEFT JOIN tray_records AS cur
-         ON cur.user_id = d.user_id AND cur.key = tray_record_key(d.verb, d.target_id, d.user_id)
-         AND cur.expires_at > $2
+       -- One primary-key probe per recipient, whatever the size of the table (never a scan of it).
+       LEFT JOIN LATERAL (
+         SELECT * FROM tray_records AS r
+         WHERE r.user_id = d.user_id AND r.key = tray_record_key(d.verb, d.target_id, d.user_id)
+           AND r.expires_at > $2
+         LIMIT 1
+       ) AS cur ON true
      ),
      v AS (
        SELECT j.*,
@@ -178,7 +295,7 @@ export async function upsertGroupRecords(
          CASE WHEN j.newer THEN j.n_at ELSE j.c_at END AS last_update,
          -- Common case first: every actor counts and the recipient is not among the newest three.
          CASE WHEN j.cf <= g.min_at AND NOT (j.user_id = ANY(g.top3_ids)) THEN g.top3
-              ELSE (SELECT coalesce(jsonb_agg(s.e ORDER BY s.o), '[]'::jsonb)
+              ELSE (SELECT coalesce(jsonb_agg(s.e ORDER BY s.o), '[]'::jsonb)::json
                     FROM (SELECT e, o FROM jsonb_array_elements(g.top) WITH ORDINALITY AS x(e, o)
                           WHERE (e->>'at')::bigint >= j.cf AND e->>'userId' <> j.user_id
                           ORDER BY o LIMIT 3) AS s)
@@ -200,11 +317,11 @@ export async function upsertGroupRecords(
        last_update + $3
      FROM v
      WHERE NOT existed
-        OR (target_type, target_name, parent_target_id, last_action_id, last_action_segment_no, feed,
-            mention_in, actors, actors_count, cf, last_update)
+        OR (target_type, target_name, parent_target_id, last_action_id, last_action_segment_no, feed::text,
+            mention_in, actors::text, actors_count, cf, last_update)
            IS DISTINCT FROM
-           (c_target_type, c_target_name, c_parent_target_id, c_action_id, c_seg, c_feed, c_mention_in,
-            c_actors, c_actors_count, c_count_from, c_at)
+           (c_target_type, c_target_name, c_parent_target_id, c_action_id, c_seg, c_feed::text, c_mention_in,
+            c_actors::text, c_actors_count, c_count_from, c_at)
      ORDER BY user_id, key
      ON CONFLICT (user_id, key) DO UPDATE SET
        target_type = excluded.target_type, target_name = excluded.target_name,
@@ -213,8 +330,8 @@ export async function upsertGroupRecords(
        mention_in = excluded.mention_in, actors = excluded.actors, actors_count = excluded.actors_count,
        count_from = excluded.count_from, last_update = excluded.last_update, has_read = false,
        unread_at = excluded.unread_at, changed_at = excluded.changed_at, expires_at = excluded.expires_at
-     ${options.returning ? `RETURNING ${RECORD_COLUMNS}` : ''}`,
-    [JSON.stringify(activityRows(activities)), options.now, options.retentionMs, ...params],
-  );
-  return result.rows.map(toTrayRecord);
+     ${options.returning ? RETURNING : ''}`,
+    values: [JSON.stringify(activityRows(activities)), options.now, options.retentionMs, ...params],
+  });
+  return written(result.rows, activities, options.now);
 }

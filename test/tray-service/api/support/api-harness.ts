@@ -82,6 +82,7 @@ export function useTrayApi(options: { rateLimit?: number } = {}): TrayApiHarness
         storage: suite.storage,
         redis: harness.redis,
         registry: createMetricsRegistry('tray-service', false),
+        metrics: { kind: 'open' },
         verifyToken: createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET })),
         bans: theBans(),
         rateLimiter: createRateLimiter({

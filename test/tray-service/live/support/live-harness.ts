@@ -11,6 +11,7 @@ import {
   createChangePublisher,
   type ChangePublisher,
 } from '../../../../tray-service/live/change-publisher.ts';
+import { createFailedAuthLimit } from '../../../../tray-service/api/rate-limit/failed-auth-limit.ts';
 import { createLiveTray, type LiveTray } from '../../../../tray-service/live/create-live-tray.ts';
 import { createMessageRenderer } from '../../../../tray-service/messages/create-message-renderer.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
@@ -39,6 +40,8 @@ export interface LiveHarnessOptions {
   heartbeatMs?: number;
   ticketTtlSeconds?: number;
   demo?: boolean;
+  /** AUTH_FAILURE_LIMIT of every instance (one count shared through Redis); unset: no such limit. */
+  failedAuthLimit?: number;
 }
 
 const messages = createMessageRenderer({ defaultLocale: 'en' });
@@ -68,6 +71,7 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
   const worker = useWorker({ bans: { prefix: api.banPrefix }, changes });
   const instances: LiveInstance[] = [];
   const caches: BanCache[] = [];
+  const failedAuthPrefix = uniqueName('auth');
 
   before(async () => {
     publisherRedis = createRedis(testStack().redisUrl);
@@ -95,6 +99,16 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
         bans,
         registry,
         live,
+        ...(options.failedAuthLimit === undefined
+          ? {}
+          : {
+              failedAuth: createFailedAuthLimit({
+                redis: api.redis,
+                points: options.failedAuthLimit,
+                windowMs: 60_000,
+                keyPrefix: failedAuthPrefix,
+              }),
+            }),
         settings: { pageSize: 10, networkId: 'net1', blockApi: true, demo: options.demo ?? false },
       });
       const server = await listen(app, { port: 0, host: '127.0.0.1' });

@@ -54,6 +54,7 @@ export async function startLiveInstance(options: {
     storage,
     redis,
     registry,
+    metrics: { kind: 'open' },
     verifyToken: createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET })),
     bans,
     rateLimiter: createRateLimiter({ redis, points: 1_000, windowMs: 60_000, keyPrefix: 'rl' }),

@@ -83,6 +83,26 @@ describe('storage/postgres events', () => {
       expect(await events().count({})).to.equal(1);
     });
 
+    it('stores the events of concurrent calls of one store together, each key once, every caller getting its key as first stored', async () => {
+      const store = events();
+      const first = await store.store(delivery('k0'), { status: 'applied' }, keep);
+      const calls = ['k2', 'k1', 'k0', 'k1', 'k3', 'k2'].map((key, n) =>
+        store.store(delivery(key, { data: { n } }), { status: n === 4 ? 'invalid' : 'applied' }, keep),
+      );
+      const results = await Promise.all(calls);
+      expect(results.map((result) => [result.key, result.data])).to.deep.equal([
+        ['k2', { n: 0 }],
+        ['k1', { n: 1 }],
+        ['k0', first.data],
+        ['k1', { n: 1 }],
+        ['k3', { n: 4 }],
+        ['k2', { n: 0 }],
+      ]);
+      expect(results[4]?.status).to.equal('invalid');
+      for (const result of results) expect(await store.get(result.key)).to.deep.equal(result);
+      expect(await store.count({})).to.equal(4);
+    });
+
     it('replaces an expired event the purge has not removed yet', async () => {
       await events().store(delivery('k1'), { status: 'applied' }, { retentionDays: 1, now });
       const later = new Date(t0 + 2 * DAY_MS);

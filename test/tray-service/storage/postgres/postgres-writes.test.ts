@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { Activity } from '../../../../tray-service/domain/activity.ts';
 import { encodeRecordKey } from '../../../../tray-service/domain/record-key.ts';
 import { purgeExpiredRecords } from '../../../../tray-service/storage/postgres/purge-expired-records.ts';
+import { createPostgresMembersImport } from '../../../../tray-service/storage/postgres/postgres-members-import.ts';
 import { createPostgresWrites } from '../../../../tray-service/storage/postgres/postgres-writes.ts';
 import { at, comment, join, leave, NOW, post, RETENTION_MS, useTray } from './tray-fixture.ts';
 
@@ -36,6 +37,7 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
         { userId: 'u-dee', name: 'U-DEE', imageUrl: 'https://img/u-dee', at: at(2) },
         { userId: 'u-cid', name: 'U-CID', imageUrl: 'https://img/u-cid', at: at(1) },
       ]);
+      expect(tray.told.at(-1)).to.deep.equal(record);
     });
 
     it('names the 3 newest distinct actors newest first and counts them all; one acting again moves to the front, counted once', async () => {
@@ -80,6 +82,8 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
         unreadAt: NOW + 10,
       });
       expect(names(record)).to.deep.equal(['u-cid', 'u-dee']);
+      // Live streams are told the record exactly as readers then see it.
+      expect(tray.told.at(-1)).to.deep.equal(record);
     });
 
     it('upserts a batch in one go, a record told once with every action of the batch', async () => {
@@ -114,6 +118,21 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       expect(record?.actorsCount).to.equal(1);
     });
 
+    it('stores an activity holding U+0000, which PostgreSQL text cannot, with U+FFFD in its place', async () => {
+      const nul = comment('p-1', 'u-cid', 1);
+      await personal([{ ...nul, targetName: 'Hi\u0000king', actor: { ...nul.actor, name: 'C\u0000id' } }]);
+      expect(await tray.record('u-ana', 'comment', 'p-1')).to.deep.include({ targetName: 'Hi\uFFFDking' });
+      expect((await tray.record('u-ana', 'comment', 'p-1'))?.actors[0]?.name).to.equal('C\uFFFDid');
+      await tray.writes.applyMemberships([join('c-hike', 'u-ana', 0)], tray.context());
+      const post0 = post('c-hike', 'u-bob', 2);
+      await tray.writes.fanOutPosts(
+        'c-hike',
+        [{ ...post0, feed: { ...post0.feed, name: 'Hiking\u0000' } }],
+        tray.context(),
+      );
+      expect((await tray.record('u-ana', 'post', 'c-hike'))?.feed.name).to.equal('Hiking\uFFFD');
+    });
+
     it('keys ids containing the separator apart (escaped record keys)', async () => {
       await personal([comment('p_1', 'u-cid', 1, 'u_x')]);
       await personal([comment('p', 'u-dee', 1, '1_u_x')]);
@@ -133,6 +152,9 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       expect(await purgeExpiredRecords(tray.pg.pool, new Date(expiry))).to.equal(1);
       const left = await tray.pg.pool.query('SELECT key FROM tray_records');
       expect(left.rows).to.deep.equal([{ key: 'comment_p-2_u-ana' }]);
+      // The group actors of the same age go with it.
+      const actors = await tray.pg.pool.query('SELECT target_id FROM tray_target_actors');
+      expect(actors.rows).to.deep.equal([{ target_id: 'p-2' }]);
     });
 
     it('starts an expired record afresh on new activity', async () => {
@@ -156,6 +178,7 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       await fanOut([post('c-hike', 'u-cid', 1)]);
       await fanOut([post('c-hike', 'u-bob', 2)]);
       const ana = await tray.record('u-ana', 'post', 'c-hike');
+      expect(tray.told.filter((told) => told.userId === 'u-ana').at(-1)).to.deep.equal(ana);
       expect(ana).to.deep.include({
         key: 'post_c-hike_u-ana',
         targetType: 'community',
@@ -175,6 +198,53 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       expect(names(bob)).to.deep.equal(['u-dee']);
       expect(bob?.actorsCount).to.equal(1);
       expect(tray.told.map((record) => record.userId).sort()).to.deep.equal(['u-ana', 'u-bob']);
+    });
+
+    it('gives a batch the same records as its posts one by one, for members there for all, the end or none of it and for its authors', async () => {
+      const shapes = async (communityId: string) => {
+        await memberships([
+          join(communityId, 'u-all', 0),
+          join(communityId, 'u-late', 3),
+          join(communityId, 'u-gone', 0),
+          leave(communityId, 'u-gone', 3),
+          join(communityId, 'u-away', 0),
+          leave(communityId, 'u-away', 2),
+          join(communityId, 'u-away', 4),
+          join(communityId, 'u-cid', 0),
+          join(communityId, 'u-after', 9),
+        ]);
+        return [1, 2, 3, 4, 5].map((minutes, index) =>
+          post(communityId, index === 2 ? 'u-cid' : `u-p${index}`, minutes),
+        );
+      };
+      const batched = await shapes('c-batch');
+      await tray.writes.fanOutPosts('c-batch', batched, tray.context());
+      for (const one of await shapes('c-one')) await tray.writes.fanOutPosts('c-one', [one], tray.context());
+      // Not a member who left during the batch: their record names the group's actors as of the
+      // batch, where one by one it stops at the posts before the leave.
+      for (const userId of ['u-all', 'u-late', 'u-away', 'u-cid', 'u-after']) {
+        const batch = await tray.record(userId, 'post', 'c-batch');
+        const one = await tray.record(userId, 'post', 'c-one');
+        const comparable = (record: typeof one, communityId: string) =>
+          record && {
+            ...record,
+            key: '',
+            targetId: '',
+            feed: { ...record.feed, id: '' },
+            lastActionId: record.lastActionId.replace(communityId, ''),
+          };
+        expect(comparable(batch, 'c-batch'), userId).to.deep.equal(comparable(one, 'c-one'));
+      }
+      expect(await tray.record('u-after', 'post', 'c-batch')).to.equal(undefined);
+      expect(await tray.record('u-all', 'post', 'c-batch')).to.deep.include({
+        actorsCount: 5,
+        lastUpdate: at(5),
+      });
+      expect(await tray.record('u-cid', 'post', 'c-batch')).to.deep.include({ actorsCount: 4 });
+      expect(await tray.record('u-gone', 'post', 'c-batch')).to.deep.include({
+        lastActionId: 'p-u-p1-2',
+        lastUpdate: at(2),
+      });
     });
 
     it('stops after a leave and resumes after a rejoin without what happened while away', async () => {
@@ -243,6 +313,29 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
     });
   });
 
+  describe('a post to a large community', () => {
+    it('reaches every member in one statement and tells the live streams at most 1,000 records at a time', async () => {
+      const members = Array.from({ length: 2_500 }, (_, index) => ({
+        communityId: 'c-big',
+        userId: `m${index}`,
+        since: at(0),
+      }));
+      await createPostgresMembersImport(tray.pg.pool).importBatch(members, at(0));
+      const batches: number[] = [];
+      await tray.writes.fanOutPosts('c-big', [post('c-big', 'm0', 1)], {
+        ...tray.context(),
+        onWritten: async (records) => {
+          batches.push(records.length);
+        },
+      });
+      expect(batches).to.deep.equal([1_000, 1_000, 499]);
+      const counted = await tray.pg.pool.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM tray_records WHERE verb = 'post' AND target_id = 'c-big'",
+      );
+      expect(counted.rows[0]?.n).to.equal(2_499);
+    });
+  });
+
   describe('a deleted user', () => {
     it('shows as `Deleted user` without images in every record, loses their tray and their memberships', async () => {
       await tray.writes.applyMemberships(
@@ -294,6 +387,50 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       const serial = await tray.record('u-ana', 'comment', 'p-hot');
       expect(concurrent).to.deep.equal(serial);
       expect(serial?.actorsCount).to.equal(8);
+    });
+
+    it('writes concurrent calls together at the latest of their clocks, each call told only of its own records', async () => {
+      const writes = createPostgresWrites(tray.pg.pool);
+      const told = new Map<string, string[]>();
+      const call = (owner: string, authors: string[], now: number) =>
+        writes.applyPersonal(
+          authors.map((author, index) => comment(`p-${owner}`, author, index, owner)),
+          {
+            ...tray.context(now),
+            onWritten: async (records) => {
+              told.set(owner, [...(told.get(owner) ?? []), ...records.map((record) => record.userId)]);
+            },
+          },
+        );
+      await Promise.all([
+        call('u-ana', ['u-cid', 'u-dee'], NOW + 1),
+        call('u-bob', ['u-cid'], NOW + 3),
+        call('u-eve', ['u-eve'], NOW + 2),
+      ]);
+      expect(Object.fromEntries(told)).to.deep.equal({ 'u-ana': ['u-ana'], 'u-bob': ['u-bob'] });
+      expect(await tray.record('u-ana', 'comment', 'p-u-ana')).to.deep.include({
+        actorsCount: 2,
+        unreadAt: NOW + 3,
+      });
+      expect(await tray.record('u-bob', 'comment', 'p-u-bob')).to.deep.include({
+        actorsCount: 1,
+        unreadAt: NOW + 3,
+      });
+    });
+
+    it('fails only the call the server rejects when concurrent calls are written together', async () => {
+      const writes = createPostgresWrites(tray.pg.pool);
+      // Not a whole number of milliseconds: the bigint column refuses it.
+      const rejected = { ...comment('p-2', 'u-dee', 1), at: at(1) + 0.5 };
+      const results = await Promise.allSettled([
+        writes.applyPersonal([comment('p-1', 'u-cid', 1)], tray.context()),
+        writes.applyPersonal([rejected], tray.context()),
+        writes.applyPersonal([comment('p-3', 'u-eve', 1)], tray.context()),
+      ]);
+      expect(results.map((result) => result.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
+      expect(await tray.record('u-ana', 'comment', 'p-1')).to.not.equal(undefined);
+      expect(await tray.record('u-ana', 'comment', 'p-2')).to.equal(undefined);
+      expect(await tray.record('u-ana', 'comment', 'p-3')).to.not.equal(undefined);
     });
   });
 });

@@ -92,7 +92,10 @@ export async function processJob(
     ...applyOptions,
     eventsRetentionDays: options.eventsRetentionDays,
   });
-  await applyProfileChanges(db, mapped.profiles, job.dedupeKey, options.onRecordsWritten);
+  await applyProfileChanges(db, mapped.profiles, {
+    owner: job.dedupeKey,
+    ...(options.onRecordsWritten ? { onWritten: options.onRecordsWritten } : {}),
+  });
   await applyActivities(db, mapped.activities, applyOptions);
   if (options.onStored) await options.onStored(stored);
   return stored;

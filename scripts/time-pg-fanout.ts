@@ -1,0 +1,168 @@
+// `node scripts/time-pg-fanout.ts [--members 10000] [--posters 1000]`: a quick timing, by hand, of
+// the PostgreSQL adapter's post fan-out (--quiet: without live streams to tell) (tray-service/storage/postgres): one post grouped into
+// --members members' `post` records, first new records, then grouped into the existing ones, then
+// after --posters distinct members have posted (a wide group), then 20 posts in one batch. Target:
+// 10,000 members well under 0.5 s. Uses DATABASE_URL's server when set (in a database of its
+// own), else starts a throwaway PostgreSQL cluster with fsync on in a temp dir.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import type { Activity } from '../tray-service/domain/activity.ts';
+import type { TrayRecord } from '../tray-service/domain/tray-record.ts';
+import { migrate } from '../tray-service/storage/postgres/migrate.ts';
+import { createPostgresMembersImport } from '../tray-service/storage/postgres/postgres-members-import.ts';
+import { createPostgresWrites } from '../tray-service/storage/postgres/postgres-writes.ts';
+import { startPostgres, type LocalServer } from './lib/local-servers.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    members: { type: 'string', default: '10000' },
+    posters: { type: 'string', default: '1000' },
+    quiet: { type: 'boolean', default: false },
+  },
+});
+const members = Number(args.members);
+const posters = Number(args.posters);
+const T0 = Date.UTC(2026, 0, 1);
+
+function post(author: string, at: number, id: string): Activity {
+  return {
+    verb: 'post',
+    targetId: 'c-big',
+    targetType: 'community',
+    targetName: 'Big Club',
+    lastActionId: id,
+    feed: { kind: 'community', id: 'c-big', name: 'Big Club' },
+    actor: { userId: author, name: `Member ${author}`, imageUrl: `https://img.example/${author}.png` },
+    at,
+    audience: { kind: 'community', communityId: 'c-big' },
+  };
+}
+
+async function main(): Promise<void> {
+  let server: LocalServer | undefined;
+  let dir: string | undefined;
+  let url = process.env.DATABASE_URL;
+  if (!url) {
+    dir = mkdtempSync(join(tmpdir(), 'pg-fanout-'));
+    const started = await startPostgres({ dir, durability: 'persistent' });
+    server = started;
+    url = started.url;
+  }
+  const database = `fanout_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${database}`);
+  const dbUrl = new URL(url);
+  dbUrl.pathname = `/${database}`;
+  const pool = new pg.Pool({ connectionString: dbUrl.toString(), max: 4 });
+  pool.on('error', () => undefined);
+  if (process.env.EXPLAIN_FANOUT) {
+    // Prints each slow statement's plan with its timings (auto_explain at NOTICE level).
+    pool.on('connect', (client) => {
+      client.on('notice', (notice) => process.stdout.write(`${notice.message}\n`));
+      void client.query(
+        `LOAD 'auto_explain'; SET auto_explain.log_min_duration = 50; SET auto_explain.log_analyze = ${process.env.EXPLAIN_FANOUT === 'duration' ? 'off' : 'on'}; ` +
+          'SET auto_explain.log_level = notice; SET auto_explain.log_nested_statements = on',
+      );
+    });
+  }
+  try {
+    await migrate(pool);
+    const importer = createPostgresMembersImport(pool);
+    for (let start = 0; start < members; start += 5_000) {
+      const batch = Array.from({ length: Math.min(5_000, members - start) }, (_, index) => ({
+        communityId: 'c-big',
+        userId: `m${start + index}`,
+        since: T0,
+      }));
+      await importer.importBatch(batch, T0);
+    }
+    await pool.query('ANALYZE');
+    // The plain statement of the design's probe (an upsert of fixed values, no actors computed),
+    // on this machine now: what the figures below compare with when other work loads the machine.
+    await pool.query(
+      `CREATE TABLE probe (user_id text, record_key text, last_update bigint, actors jsonb,
+         actors_count int, PRIMARY KEY (user_id, record_key));
+       CREATE INDEX probe_page ON probe (user_id, last_update DESC, record_key)`,
+    );
+    for (const round of [1, 2]) {
+      const started = process.hrtime.bigint();
+      await pool.query(
+        `INSERT INTO probe SELECT user_id, 'post:c-big', $1, '[{"id":"p1","name":"P"}]', 1
+         FROM tray_memberships WHERE community_id = 'c-big'
+         ON CONFLICT (user_id, record_key) DO UPDATE SET last_update = excluded.last_update,
+           actors = excluded.actors || probe.actors, actors_count = probe.actors_count + 1`,
+        [round],
+      );
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      process.stdout.write(
+        `baseline, the probe's plain upsert (${round === 1 ? 'new' : 'grouped'}): ${ms.toFixed(0)} ms\n`,
+      );
+    }
+    const writes = createPostgresWrites(pool);
+    let told = 0;
+    const context = (now: number) => ({
+      now,
+      retentionDays: 90,
+      owner: 'timing',
+      // --quiet: no live streams to tell, so the statement returns no rows.
+      ...(args.quiet
+        ? {}
+        : {
+            onWritten: async (records: readonly TrayRecord[]) => {
+              told += records.length;
+            },
+          }),
+    });
+    const time = async (label: string, posts: Activity[], now: number) => {
+      // What autovacuum does between fan-outs on a live server: without it each round's dead
+      // versions slow the next round's probes.
+      if (process.env.VACUUM_BETWEEN) await pool.query('VACUUM tray_records');
+      told = 0;
+      const started = process.hrtime.bigint();
+      await writes.fanOutPosts('c-big', posts, context(now));
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      process.stdout.write(`${label}: ${ms.toFixed(0)} ms, ${told} records told\n`);
+    };
+    await time(`1 post to ${members} members, new records`, [post('m0', T0 + 60_000, 'p-1')], T0 + 61_000);
+    for (let round = 1; round <= 3; round++)
+      await time(
+        `1 post grouped into ${members} existing records (${round}/3)`,
+        [post(`m${round}`, T0 + 120_000 + round, `p-2-${round}`)],
+        T0 + 121_000 + round,
+      );
+    // A wide group: --posters distinct members have posted (their actions added in batches).
+    for (let start = 2; start < posters; start += 100) {
+      const batch = Array.from({ length: Math.min(100, posters - start) }, (_, index) =>
+        post(`m${start + index}`, T0 + 180_000 + start + index, `p-w${start + index}`),
+      );
+      await writes.fanOutPosts('c-big', batch, context(T0 + 181_000));
+    }
+    await time(
+      `1 post grouped, ${posters} distinct posters in the group`,
+      [post('m3', T0 + 300_000, 'p-3')],
+      T0 + 301_000,
+    );
+    await time(
+      '20 posts in one batch, grouped',
+      Array.from({ length: 20 }, (_, index) => post(`m${10 + index}`, T0 + 400_000 + index, `p-b${index}`)),
+      T0 + 401_000,
+    );
+    await time(
+      'the same 20 posts redelivered (nothing changes)',
+      Array.from({ length: 20 }, (_, index) => post(`m${10 + index}`, T0 + 400_000 + index, `p-b${index}`)),
+      T0 + 402_000,
+    );
+  } finally {
+    await pool.end();
+    await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);
+    await admin.end();
+    await server?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,27 @@
+import { isIP } from 'node:net';
+import { z } from 'zod';
+
+/** Where a listener binds when nothing is configured: this machine only. */
+export const LOOPBACK = '127.0.0.1';
+
+const HOSTNAME =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+/** An address to listen on: an IPv4 or IPv6 literal, or a host name of this machine. */
+export const listenHost = z.string().refine((value) => isIP(value) !== 0 || HOSTNAME.test(value), {
+  error:
+    'expected an address to listen on: 127.0.0.1 (this machine only), 0.0.0.0 or :: (every interface), or one interface address',
+});
+
+/**
+ * Both services listen on loopback unless told otherwise, so a service started on a machine with a
+ * public interface is not reachable from outside until an operator decides it should be
+ * (docs/operations.md#before-exposing-a-port). HOST sets both; a per-service variable wins.
+ */
+export const receiverListenShape = { HOST: listenHost.optional(), RECEIVER_HOST: listenHost.optional() };
+export const trayListenShape = { HOST: listenHost.optional(), TRAY_HOST: listenHost.optional() };
+
+/** The address one service binds: its own variable, else HOST, else loopback. */
+export function listenHostOf(config: { HOST?: string | undefined }, own: string | undefined): string {
+  return own ?? config.HOST ?? LOOPBACK;
+}

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { ConfigError } from '../errors/config-error.ts';
+import { onOff, port } from './env-types.ts';
+import { listenHost, LOOPBACK } from './listen-config.ts';
+import { parseTrayTrustProxy } from './tray-abuse-config.ts';
+
+/**
+ * Express's `trust proxy` value for the admin listener: `off`, or addresses and CIDRs of the
+ * proxies (and `loopback`), read by the same rule as TRUST_PROXY: a hop count would trust whatever
+ * a direct client writes in X-Forwarded-For. With it the dashboard's cookie is `Secure` when the
+ * proxy says the browser came over https.
+ */
+const trustProxy = z
+  .string()
+  .transform((value, ctx): false | string[] => {
+    try {
+      const entries = parseTrayTrustProxy(value);
+      return entries.length === 0 ? false : entries;
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  })
+  .default(false);
+
+/** Who is an admin, and where the admin API listens (docs/operations.md#admin-authentication). */
+export const trayAdminAccessShape = {
+  /**
+   * The operators' bearer secret for /admin/* (compared in constant time). At least 32 characters
+   * so it cannot be guessed; unset, with no admin JWTs configured: the admin API is off.
+   */
+  ADMIN_TOKEN: z
+    .string()
+    .min(32, { error: 'expected at least 32 characters (e.g. `openssl rand -hex 32`)' })
+    .optional(),
+  /**
+   * Admin JWTs: signed with the tray API's key (JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL) but
+   * carrying this audience and issuer. Both or neither; a user token's claims never make an admin.
+   */
+  ADMIN_JWT_AUDIENCE: z.string().min(1).optional(),
+  ADMIN_JWT_ISSUER: z.string().min(1).optional(),
+  /** The admin API's own listener, on loopback unless ADMIN_HOST says otherwise (HOST does not apply). */
+  ADMIN_PORT: port(8082),
+  ADMIN_HOST: listenHost.default(LOOPBACK),
+  ADMIN_TRUST_PROXY: trustProxy,
+  /** `on` lets the queue dashboard retry, clean, promote and pause; it never adds or edits jobs. */
+  QUEUE_DASHBOARD_WRITE: onOff('off'),
+};
+
+export interface AdminJwtConfig {
+  audience: string;
+  issuer: string;
+}
+
+/** The admin JWT settings, or undefined when admin JWTs are off; half a pair is an error. */
+export function resolveAdminJwt(config: {
+  ADMIN_JWT_AUDIENCE?: string | undefined;
+  ADMIN_JWT_ISSUER?: string | undefined;
+  JWT_AUDIENCE?: string | undefined;
+}): AdminJwtConfig | undefined {
+  const { ADMIN_JWT_AUDIENCE: audience, ADMIN_JWT_ISSUER: issuer } = config;
+  if (audience === undefined && issuer === undefined) return undefined;
+  if (audience === undefined || issuer === undefined) {
+    throw new ConfigError([
+      {
+        variable: audience === undefined ? 'ADMIN_JWT_AUDIENCE' : 'ADMIN_JWT_ISSUER',
+        message: 'admin JWTs need both ADMIN_JWT_AUDIENCE and ADMIN_JWT_ISSUER',
+      },
+    ]);
+  }
+  if (audience === config.JWT_AUDIENCE) {
+    throw new ConfigError([
+      {
+        variable: 'ADMIN_JWT_AUDIENCE',
+        message: 'must differ from JWT_AUDIENCE, or every user token would be an admin token',
+      },
+    ]);
+  }
+  return { audience, issuer };
+}
+
+/** The admin listener is a second one: it cannot share the tray API's port. */
+export function checkAdminPort(config: { ADMIN_PORT: number; TRAY_PORT: number }): void {
+  if (config.ADMIN_PORT === config.TRAY_PORT) {
+    throw new ConfigError([
+      {
+        variable: 'ADMIN_PORT',
+        message: `must differ from TRAY_PORT (${config.TRAY_PORT}): the admin API listens on a port of its own`,
+      },
+    ]);
+  }
+}

@@ -1,0 +1,76 @@
+import { expect } from 'chai';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  devSecretOr,
+  devSecretsPath,
+  loadOrCreateDevSecrets,
+  readDevSecrets,
+} from '../../../scripts/lib/dev-secrets.ts';
+
+describe('the development stack’s secrets (scripts/lib/dev-secrets.ts)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'dev-secrets-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('are made on the first run: random, long, in a file only its owner can read', () => {
+    const { secrets, created } = loadOrCreateDevSecrets(join(dir, 'data'));
+    expect(created).to.equal(true);
+    const values = Object.values(secrets);
+    expect(Object.keys(secrets)).to.have.members(['JWT_SECRET', 'WEBHOOK_SECRET', 'ADMIN_TOKEN']);
+    for (const value of values) expect(value).to.match(/^[\w-]{43}$/);
+    expect(new Set(values).size).to.equal(3);
+    expect(statSync(devSecretsPath(join(dir, 'data'))).mode & 0o777).to.equal(0o600);
+  });
+
+  it('are reused on later runs, and differ from another data directory’s', () => {
+    const first = loadOrCreateDevSecrets(dir).secrets;
+    const again = loadOrCreateDevSecrets(dir);
+    expect(again.created).to.equal(false);
+    expect(again.secrets).to.deep.equal(first);
+    expect(readDevSecrets(dir)).to.deep.equal(first);
+    const other = mkdtempSync(join(tmpdir(), 'dev-secrets-other-'));
+    try {
+      expect(loadOrCreateDevSecrets(other).secrets.JWT_SECRET).not.to.equal(first.JWT_SECRET);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+
+  it('put a widened file mode back to 0600', () => {
+    loadOrCreateDevSecrets(dir);
+    chmodSync(devSecretsPath(dir), 0o644);
+    loadOrCreateDevSecrets(dir);
+    expect(statSync(devSecretsPath(dir)).mode & 0o777).to.equal(0o600);
+  });
+
+  it('refuse a file with a short or missing secret, saying to delete it', () => {
+    writeFileSync(devSecretsPath(dir), JSON.stringify({ JWT_SECRET: 'x', WEBHOOK_SECRET: 'y' }), {
+      mode: 0o600,
+    });
+    expect(() => loadOrCreateDevSecrets(dir)).to.throw('JWT_SECRET is missing or shorter than 32 characters');
+  });
+
+  describe('devSecretOr (the tools’ fallback)', () => {
+    it('prefers the variable, else reads the stack’s file', () => {
+      const { secrets } = loadOrCreateDevSecrets(dir);
+      expect(devSecretOr('JWT_SECRET', 'from-env', 'JWT_SECRET', { STACK_DATA_DIR: dir })).to.equal(
+        'from-env',
+      );
+      expect(devSecretOr('JWT_SECRET', undefined, 'JWT_SECRET', { STACK_DATA_DIR: dir })).to.equal(
+        secrets.JWT_SECRET,
+      );
+      expect(JSON.parse(readFileSync(devSecretsPath(dir), 'utf8'))).to.deep.equal(secrets);
+    });
+    it('names the variable and says how to get secrets when there are none', () => {
+      expect(() =>
+        devSecretOr('WEBHOOK_SECRET', undefined, 'WEBHOOK_SECRET', { STACK_DATA_DIR: dir }),
+      ).to.throw(
+        /WEBHOOK_SECRET: not set, and there are no development secrets in .*: set WEBHOOK_SECRET, or run `npm start` once/,
+      );
+    });
+  });
+});

@@ -1,0 +1,34 @@
+import { expect } from 'chai';
+import { loadTrayConfig } from '../../../shared/config/tray-config.ts';
+
+describe('tray abuse configuration (TRUST_PROXY, AUTH_FAILURE_*, METRICS_*)', () => {
+  it('defaults to no trusted proxy, 20 failures a minute, no metrics token or port', () => {
+    const config = loadTrayConfig({});
+    expect(config.TRUST_PROXY).to.deep.equal([]);
+    expect(config).to.include({ AUTH_FAILURE_LIMIT: 20, AUTH_FAILURE_WINDOW_MS: 60_000 });
+    expect(config.METRICS_TOKEN).to.equal(undefined);
+    expect(config.METRICS_PORT).to.equal(undefined);
+  });
+
+  it('reads proxy addresses, CIDRs and loopback', () => {
+    expect(
+      loadTrayConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,loopback,fd00::/8' }).TRUST_PROXY,
+    ).to.deep.equal(['10.0.0.0/8', '127.0.0.1', 'loopback', 'fd00::/8']);
+  });
+
+  const bad: [Record<string, string>, RegExp][] = [
+    [{ TRUST_PROXY: '1' }, /TRUST_PROXY: "1" would trust X-Forwarded-For from any client/],
+    [{ TRUST_PROXY: 'true' }, /TRUST_PROXY: "true" would trust/],
+    [{ TRUST_PROXY: '0.0.0.0/0' }, /TRUST_PROXY: "0.0.0.0\/0" trusts every address/],
+    [{ TRUST_PROXY: 'proxy.internal' }, /TRUST_PROXY: "proxy.internal" is not an IP address or CIDR/],
+    [{ AUTH_FAILURE_WINDOW_MS: '1500' }, /AUTH_FAILURE_WINDOW_MS: expected a whole number of seconds/],
+    [{ AUTH_FAILURE_LIMIT: '0' }, /AUTH_FAILURE_LIMIT: expected a whole number/],
+    [{ METRICS_TOKEN: 'short' }, /METRICS_TOKEN: expected at least 32 characters/],
+    [{ METRICS_PORT: '70000' }, /METRICS_PORT: expected a TCP port number/],
+  ];
+  for (const [env, message] of bad) {
+    it(`refuses ${Object.entries(env)[0]!.join('=')}, naming the variable`, () => {
+      expect(() => loadTrayConfig(env)).to.throw(message);
+    });
+  }
+});

@@ -1,0 +1,88 @@
+import { expect } from 'chai';
+import { checkAdminPort, resolveAdminJwt } from '../../../shared/config/tray-admin-access-config.ts';
+import { loadTrayConfig } from '../../../shared/config/tray-config.ts';
+
+describe('admin access configuration', () => {
+  describe('with nothing set', () => {
+    it('has no admin credential, a loopback admin listener on 8082, no trusted proxy and a read-only dashboard', () => {
+      const config = loadTrayConfig({});
+      expect(config.ADMIN_TOKEN).to.equal(undefined);
+      expect(resolveAdminJwt(config)).to.equal(undefined);
+      expect(config).to.include({
+        ADMIN_PORT: 8082,
+        ADMIN_HOST: '127.0.0.1',
+        ADMIN_TRUST_PROXY: false,
+        QUEUE_DASHBOARD_WRITE: 'off',
+      });
+    });
+    it('keeps the admin listener on loopback when HOST opens the public ones', () => {
+      expect(loadTrayConfig({ HOST: '0.0.0.0' }).ADMIN_HOST).to.equal('127.0.0.1');
+    });
+  });
+
+  describe('ADMIN_TRUST_PROXY', () => {
+    const cases: [string, unknown][] = [
+      ['off', false],
+      ['loopback', ['loopback']],
+      ['10.0.0.0/8, 192.168.1.7,::1', ['10.0.0.0/8', '192.168.1.7', '::1']],
+    ];
+    for (const [value, parsed] of cases) {
+      it(`reads "${value}" as Express's trust proxy value`, () => {
+        expect(loadTrayConfig({ ADMIN_TRUST_PROXY: value }).ADMIN_TRUST_PROXY).to.deep.equal(parsed);
+      });
+    }
+  });
+
+  const bad: [Record<string, string>, string][] = [
+    [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN: expected at least 32 characters'],
+    [{ ADMIN_PORT: 'x' }, 'ADMIN_PORT: expected a TCP port number'],
+    [{ ADMIN_HOST: 'not a host' }, 'ADMIN_HOST: expected an address to listen on'],
+    [{ ADMIN_TRUST_PROXY: 'yes' }, 'ADMIN_TRUST_PROXY: "yes" is not an IP address or CIDR'],
+    [{ ADMIN_TRUST_PROXY: '10.0.0.0/33' }, 'ADMIN_TRUST_PROXY: "10.0.0.0/33" is not an IP address or CIDR'],
+    // A hop count trusts whatever the nearest client says, so any client could fake its address
+    // (and with it the per-address limit on failed sign-ins).
+    [{ ADMIN_TRUST_PROXY: '1' }, 'ADMIN_TRUST_PROXY: "1" would trust X-Forwarded-For from any client'],
+    [{ QUEUE_DASHBOARD_WRITE: 'yes' }, 'QUEUE_DASHBOARD_WRITE: expected "on" or "off"'],
+  ];
+  for (const [env, message] of bad) {
+    describe(`with ${Object.entries(env)[0]!.join('=')}`, () => {
+      it('fails naming the variable', () => {
+        expect(() => loadTrayConfig(env)).to.throw(message);
+      });
+    });
+  }
+
+  describe('admin JWTs', () => {
+    it('are on with both an audience and an issuer', () => {
+      const config = loadTrayConfig({
+        ADMIN_JWT_AUDIENCE: 'tray-admin',
+        ADMIN_JWT_ISSUER: 'https://id.example',
+      });
+      expect(resolveAdminJwt(config)).to.deep.equal({ audience: 'tray-admin', issuer: 'https://id.example' });
+    });
+    it('fail naming the missing half of the pair', () => {
+      expect(() => resolveAdminJwt(loadTrayConfig({ ADMIN_JWT_AUDIENCE: 'tray-admin' }))).to.throw(
+        'ADMIN_JWT_ISSUER: admin JWTs need both ADMIN_JWT_AUDIENCE and ADMIN_JWT_ISSUER',
+      );
+      expect(() => resolveAdminJwt(loadTrayConfig({ ADMIN_JWT_ISSUER: 'x' }))).to.throw(
+        'ADMIN_JWT_AUDIENCE:',
+      );
+    });
+    it('fail when their audience is the user tokens’ audience', () => {
+      const config = loadTrayConfig({
+        JWT_AUDIENCE: 'tray',
+        ADMIN_JWT_AUDIENCE: 'tray',
+        ADMIN_JWT_ISSUER: 'x',
+      });
+      expect(() => resolveAdminJwt(config)).to.throw('ADMIN_JWT_AUDIENCE: must differ from JWT_AUDIENCE');
+    });
+  });
+
+  describe('ADMIN_PORT equal to TRAY_PORT', () => {
+    it('fails naming ADMIN_PORT', () => {
+      expect(() => checkAdminPort(loadTrayConfig({ TRAY_PORT: '9000', ADMIN_PORT: '9000' }))).to.throw(
+        'ADMIN_PORT: must differ from TRAY_PORT (9000)',
+      );
+    });
+  });
+});

@@ -1,0 +1,146 @@
+import { expect } from 'chai';
+import type { Express } from 'express';
+import request from 'supertest';
+import { createLogger } from '../../../../shared/logging/create-logger.ts';
+import { createFailedAuthLimit } from '../../../../tray-service/api/rate-limit/failed-auth-limit.ts';
+import { uniqueName } from '../../../support/suite-resources.ts';
+import { bearer, useTrayApi } from '../support/api-harness.ts';
+import { ADMIN_TOKEN } from '../../admin/admin-fixtures.ts';
+import { createAdminApp } from '../../../../tray-service/admin/create-admin-app.ts';
+import type { TrayApiDeps } from '../../../../tray-service/api/create-tray-api.ts';
+
+const LIMIT = 5;
+const forged = 'Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJtYWxsb3J5In0.forged-signature-xxxxxxxxxxxxxxxxxxxx';
+
+/** The 429 of an address over its limit: the project's JSON error shape and a Retry-After. */
+function expectRefused(res: request.Response) {
+  expect(res.status).to.equal(429);
+  expect(res.body).to.deep.equal({
+    status: 'error',
+    code: 400311,
+    message: 'too many failed authentication attempts from this address; try again later',
+  });
+  expect(Number(res.headers['retry-after'])).to.be.within(1, 60);
+}
+
+describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () => {
+  const api = useTrayApi();
+  const logger = createLogger({ name: 'test', level: 'silent' });
+  /** An app behind a proxy on loopback, so each test names its client's address in X-Forwarded-For. */
+  const appWith = (keyPrefix: string, extra: Partial<TrayApiDeps> = {}): Express =>
+    api.app({
+      failedAuth: createFailedAuthLimit({ redis: api.redis, points: LIMIT, windowMs: 60_000, keyPrefix }),
+      trustProxy: ['loopback'],
+      ...extra,
+    });
+
+  it('refuses an address with 429 once it has failed LIMIT times, even with a valid token then', async () => {
+    const app = appWith(uniqueName('auth'));
+    const from = '198.51.100.7';
+    for (let i = 0; i < LIMIT; i += 1) {
+      await request(app)
+        .get('/notifications/v3')
+        .set('X-Forwarded-For', from)
+        .set('Authorization', forged)
+        .expect(401);
+    }
+    const next = await request(app)
+      .get('/notifications/v3')
+      .set('X-Forwarded-For', from)
+      .set('Authorization', forged);
+    expect(next.status).to.be.oneOf([401, 429]);
+    const valid = await request(app)
+      .get('/notifications/v3')
+      .set('X-Forwarded-For', from)
+      .set('Authorization', await bearer('u-honest'));
+    expectRefused(valid);
+  });
+
+  it('does not refuse other addresses, nor the probes', async () => {
+    const app = appWith(uniqueName('auth'));
+    for (let i = 0; i <= LIMIT; i += 1) {
+      await request(app)
+        .get('/notifications/v3')
+        .set('X-Forwarded-For', '198.51.100.8')
+        .set('Authorization', forged);
+    }
+    await request(app)
+      .get('/notifications/v3')
+      .set('X-Forwarded-For', '198.51.100.9')
+      .set('Authorization', await bearer('u-other'))
+      .expect(200);
+    await request(app).get('/healthz').set('X-Forwarded-For', '198.51.100.8').expect(200);
+  });
+
+  it('counts wrong admin tokens on the admin listener (guessing ADMIN_TOKEN)', async () => {
+    const app = createAdminApp({
+      events: api.storage.events,
+      eventsRetentionDays: 30,
+      logger,
+      redis: api.redis,
+      decisions: api.storage.decisions,
+      queues: [],
+      auth: { adminToken: ADMIN_TOKEN },
+      limits: { defaultLimit: 50, maxLimit: 500 },
+      trustProxy: ['loopback'],
+      failedAuth: createFailedAuthLimit({
+        redis: api.redis,
+        points: LIMIT,
+        windowMs: 60_000,
+        keyPrefix: uniqueName('auth'),
+      }),
+    });
+    const from = '198.51.100.11';
+    for (let i = 0; i < LIMIT; i += 1) {
+      await request(app)
+        .get('/admin/events')
+        .set('X-Forwarded-For', from)
+        .set('Authorization', `Bearer guess-${i}-${'x'.repeat(32)}`)
+        .expect(401);
+    }
+    await request(app).get('/admin/events').set('X-Forwarded-For', from).set('Authorization', 'Bearer guess');
+    expectRefused(
+      await request(app)
+        .get('/admin/events')
+        .set('X-Forwarded-For', from)
+        .set('Authorization', `Bearer ${ADMIN_TOKEN}`),
+    );
+  });
+
+  it('shares the count across API instances through Redis', async () => {
+    const keyPrefix = uniqueName('auth');
+    const [first, second] = [appWith(keyPrefix), appWith(keyPrefix)];
+    const from = '198.51.100.12';
+    for (let i = 0; i < LIMIT; i += 1) {
+      await request(i % 2 === 0 ? first : second)
+        .get('/notifications/v3')
+        .set('X-Forwarded-For', from)
+        .set('Authorization', forged)
+        .expect(401);
+    }
+    // The next failure, on either instance, is over the shared limit: that instance refuses from then on.
+    await request(second).get('/notifications/v3').set('X-Forwarded-For', from).set('Authorization', forged);
+    expectRefused(
+      await request(second)
+        .get('/notifications/v3')
+        .set('X-Forwarded-For', from)
+        .set('Authorization', await bearer('u-x')),
+    );
+  });
+
+  it('without TRUST_PROXY, ignores X-Forwarded-For: a client cannot spread its failures over made-up addresses', async () => {
+    const app = appWith(uniqueName('auth'), { trustProxy: [] });
+    for (let i = 0; i <= LIMIT; i += 1) {
+      await request(app)
+        .get('/notifications/v3')
+        .set('X-Forwarded-For', `203.0.113.${i}`)
+        .set('Authorization', forged);
+    }
+    expectRefused(
+      await request(app)
+        .get('/notifications/v3')
+        .set('X-Forwarded-For', '203.0.113.200')
+        .set('Authorization', await bearer('u-y')),
+    );
+  });
+});

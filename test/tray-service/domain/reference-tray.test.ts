@@ -1,0 +1,370 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { DAY_MS } from '../../../shared/time/durations.ts';
+import type { Activity } from '../../../tray-service/domain/activity.ts';
+import { referenceTray, type TrayOperation } from '../../../tray-service/domain/reference-tray.ts';
+import {
+  liveRecords,
+  referenceChangedSince,
+  referenceCountUnread,
+  referenceHistory,
+  referencePageAfter,
+  referencePageNumber,
+} from '../../../tray-service/domain/reference-tray-reads.ts';
+import { aComment, aMention, aPost, aReaction } from '../../support/activity-builder.ts';
+
+const T = Date.UTC(2026, 10, 20, 10);
+const NOW = T + DAY_MS;
+const RETENTION = { retentionDays: 90 };
+const POST = { postId: 'p-1', owner: 'u-ana' };
+
+const personal = (activities: Activity[], now = NOW): TrayOperation => ({
+  kind: 'personal',
+  activities,
+  now,
+});
+const posts = (list: Activity[], now = NOW): TrayOperation => ({
+  kind: 'posts',
+  communityId: 'c-hike',
+  posts: list,
+  now,
+});
+const join = (userId: string, at: number, now = NOW): TrayOperation => ({
+  kind: 'membership',
+  changes: [{ communityId: 'c-hike', userId, active: true, at }],
+  now,
+});
+const leave = (userId: string, at: number, now = NOW): TrayOperation => ({
+  kind: 'membership',
+  changes: [{ communityId: 'c-hike', userId, active: false, at }],
+  now,
+});
+const comment = (actor: string, minute: number) =>
+  aComment(actor, POST, { id: `cm-${actor}-${minute}`, at: T + minute * 60_000, name: actor.toUpperCase() });
+
+function permutations<T>(items: readonly T[]): T[][] {
+  if (items.length <= 1) return [[...items]];
+  return items.flatMap((item, index) =>
+    permutations([...items.slice(0, index), ...items.slice(index + 1)]).map((rest) => [item, ...rest]),
+  );
+}
+
+describe('referenceTray', () => {
+  describe('grouping', () => {
+    it('groups comments on one post into one record: 3 newest distinct actors, each counted once', () => {
+      const tray = referenceTray(
+        [
+          personal([
+            comment('u-ben', 1),
+            comment('u-cid', 2),
+            comment('u-dee', 3),
+            comment('u-eve', 4),
+            comment('u-ben', 5),
+          ]),
+        ],
+        RETENTION,
+      );
+      const [record] = liveRecords(tray, 'u-ana', NOW);
+      expect(record?.key).to.equal('comment_p-1_u-ana');
+      expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-ben', 'u-eve', 'u-dee']);
+      expect(record?.actorsCount).to.equal(4);
+      expect(record?.lastActionId).to.equal('cm-u-ben-5');
+      expect(record?.lastUpdate).to.equal(T + 5 * 60_000);
+      expect(record?.unreadAt).to.equal(NOW);
+    });
+
+    it('never notifies a recipient of their own action, nor counts it', () => {
+      const tray = referenceTray(
+        [personal([comment('u-ana', 1), comment('u-ben', 2), comment('u-ana', 3)])],
+        RETENTION,
+      );
+      const [record] = liveRecords(tray, 'u-ana', NOW);
+      expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-ben']);
+      expect(record?.actorsCount).to.equal(1);
+      expect(
+        referenceTray([personal([comment('u-ana', 1)])], RETENTION).storedRecords('u-ana'),
+      ).to.deep.equal([]);
+    });
+
+    it('gives the same records whatever order the deliveries arrive in, redeliveries included', () => {
+      const deliveries = [comment('u-ben', 1), comment('u-cid', 1), comment('u-ben', 3), comment('u-dee', 2)];
+      const expected = liveRecords(referenceTray([personal(deliveries)], RETENTION), 'u-ana', NOW);
+      for (const order of permutations([...deliveries, deliveries[0] as Activity]))
+        expect(
+          liveRecords(
+            referenceTray(
+              order.map((one) => personal([one])),
+              RETENTION,
+            ),
+            'u-ana',
+            NOW,
+          ),
+        ).to.deep.equal(expected);
+    });
+
+    it('keeps a read record read when a delivery changes nothing, and makes it unread on new activity', () => {
+      const read: TrayOperation = {
+        kind: 'markRead',
+        userId: 'u-ana',
+        verb: 'comment',
+        targetId: 'p-1',
+        now: NOW + 1,
+      };
+      const again = referenceTray(
+        [personal([comment('u-ben', 1)]), read, personal([comment('u-ben', 1)], NOW + 2)],
+        RETENTION,
+      );
+      expect(liveRecords(again, 'u-ana', NOW + 2)[0]).to.include({
+        hasRead: true,
+        unreadAt: NOW,
+        changedAt: NOW + 1,
+      });
+      const fresh = referenceTray(
+        [personal([comment('u-ben', 1)]), read, personal([comment('u-cid', 2)], NOW + 2)],
+        RETENTION,
+      );
+      expect(liveRecords(fresh, 'u-ana', NOW + 2)[0]).to.include({ hasRead: false, unreadAt: NOW + 2 });
+    });
+
+    it('adds an older action delivered late without moving the latest fields back', () => {
+      const tray = referenceTray(
+        [personal([comment('u-ben', 5)]), personal([comment('u-cid', 1)], NOW + 1)],
+        RETENTION,
+      );
+      const [record] = liveRecords(tray, 'u-ana', NOW + 1);
+      expect(record).to.include({ lastActionId: 'cm-u-ben-5', lastUpdate: T + 5 * 60_000, actorsCount: 2 });
+      expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-ben', 'u-cid']);
+    });
+
+    it('breaks a tie of equal times by action id', () => {
+      const tray = referenceTray(
+        [
+          personal([
+            aReaction('u-ben', POST, { id: 'r-a', at: T }),
+            aReaction('u-cid', POST, { id: 'r-b', at: T }),
+          ]),
+        ],
+        RETENTION,
+      );
+      expect(liveRecords(tray, 'u-ana', NOW)[0]).to.include({ lastActionId: 'r-b' });
+    });
+
+    it('never groups mentions: one record per mentioning post or comment', () => {
+      const tray = referenceTray(
+        [
+          personal([
+            aMention('u-ben', 'u-ana', { in: 'post', postId: 'p-7' }, { at: T }),
+            aMention('u-ben', 'u-ana', { in: 'comment', commentId: 'cm-8', postId: 'p-7' }, { at: T + 1 }),
+          ]),
+        ],
+        RETENTION,
+      );
+      expect(liveRecords(tray, 'u-ana', NOW).map((record) => record.key)).to.deep.equal([
+        'mention_cm-8_u-ana',
+        'mention_p-7_u-ana',
+      ]);
+    });
+  });
+
+  describe('membership by time', () => {
+    const post = (author: string, minute: number) =>
+      aPost(author, { id: `p-${author}-${minute}`, at: T + minute * 60_000 });
+
+    it('fans a post out to the members at its createdAt, the author excluded', () => {
+      const tray = referenceTray(
+        [join('u-ana', T), join('u-ben', T), join('u-cid', T + 10 * 60_000), posts([post('u-ben', 5)])],
+        RETENTION,
+      );
+      expect(liveRecords(tray, 'u-ana', NOW).map((record) => record.key)).to.deep.equal([
+        'post_c-hike_u-ana',
+      ]);
+      expect(liveRecords(tray, 'u-ben', NOW)).to.deep.equal([]);
+      expect(liveRecords(tray, 'u-cid', NOW)).to.deep.equal([]);
+    });
+
+    it('gives a join processed after the posts it precedes those posts: either order ends the same', () => {
+      const operations = [join('u-ana', T), posts([post('u-ben', 5)]), posts([post('u-cid', 6)])];
+      const expected = liveRecords(referenceTray(operations, RETENTION), 'u-ana', NOW);
+      expect(expected[0]).to.include({ actorsCount: 2 });
+      for (const order of permutations(operations))
+        expect(liveRecords(referenceTray(order, RETENTION), 'u-ana', NOW)).to.deep.equal(expected);
+    });
+
+    it('takes nothing back when a leave is processed after posts it precedes', () => {
+      const tray = referenceTray(
+        [join('u-ana', T), posts([post('u-ben', 5)]), leave('u-ana', T + 60_000)],
+        RETENTION,
+      );
+      expect(liveRecords(tray, 'u-ana', NOW)).to.have.length(1);
+      const before = referenceTray(
+        [join('u-ana', T), leave('u-ana', T + 60_000), posts([post('u-ben', 5)])],
+        RETENTION,
+      );
+      expect(liveRecords(before, 'u-ana', NOW)).to.deep.equal([]);
+    });
+
+    it("counts, after a rejoin, the actors who posted while the member was away (today's rule)", () => {
+      const tray = referenceTray(
+        [
+          join('u-ana', T),
+          posts([post('u-ben', 1)]),
+          leave('u-ana', T + 2 * 60_000),
+          posts([post('u-cid', 3)]),
+          join('u-ana', T + 4 * 60_000),
+          posts([post('u-dee', 5)]),
+        ],
+        RETENTION,
+      );
+      const [record] = liveRecords(tray, 'u-ana', NOW);
+      expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-dee', 'u-cid', 'u-ben']);
+      expect(record?.actorsCount).to.equal(3);
+    });
+
+    it('adds nothing created while away when the rejoin is processed late', () => {
+      const tray = referenceTray(
+        [
+          posts([post('u-ben', 1), post('u-cid', 3), post('u-dee', 5)]),
+          join('u-ana', T),
+          leave('u-ana', T + 2 * 60_000),
+          join('u-ana', T + 4 * 60_000),
+        ],
+        RETENTION,
+      );
+      const [record] = liveRecords(tray, 'u-ana', NOW);
+      // Both spans were backfilled; the record then counts the group's actors from its first post.
+      expect(record?.lastActionId).to.equal('p-u-dee-5');
+      expect(record?.actorsCount).to.equal(3);
+      const onlyFirst = referenceTray(
+        [posts([post('u-ben', 1), post('u-cid', 3)]), leave('u-ana', T + 2 * 60_000), join('u-ana', T)],
+        RETENTION,
+      );
+      // The post made while away is not added, but its author is counted (today's rule, see above).
+      expect(liveRecords(onlyFirst, 'u-ana', NOW)[0]).to.include({
+        lastActionId: 'p-u-ben-1',
+        actorsCount: 2,
+      });
+    });
+  });
+
+  describe('a deleted user', () => {
+    it('shows as `Deleted user` without image, loses their own tray and stops receiving posts', () => {
+      const tray = referenceTray(
+        [
+          join('u-ben', T),
+          personal([
+            aComment('u-ben', POST, { id: 'cm-1', at: T + 1, name: 'Ben', imageUrl: 'https://img/ben' }),
+          ]),
+          personal([aComment('u-ana', { postId: 'p-2', owner: 'u-ben' }, { id: 'cm-2', at: T + 2 })]),
+          { kind: 'deleteProfile', userId: 'u-ben', at: T + 3, now: NOW + 1 },
+          posts([aPost('u-cid', { id: 'p-9', at: T + 4 })], NOW + 2),
+        ],
+        RETENTION,
+      );
+      const [record] = liveRecords(tray, 'u-ana', NOW + 2);
+      expect(record?.actors).to.deep.equal([{ userId: 'u-ben', name: 'Deleted user', at: T + 1 }]);
+      expect(record).to.include({ changedAt: NOW + 1, unreadAt: NOW, hasRead: false });
+      expect(liveRecords(tray, 'u-ben', NOW + 2)).to.deep.equal([]);
+    });
+  });
+
+  describe('reading', () => {
+    const tray = referenceTray(
+      [
+        personal([
+          comment('u-ben', 1),
+          aReaction('u-ben', POST, { id: 'r-1', at: T + 60_000 }),
+          aMention('u-cid', 'u-ana', { in: 'post', postId: 'p-3' }, { at: T + 60_000 }),
+          aReaction('u-cid', { postId: 'p-4', owner: 'u-ana' }, { id: 'r-2', at: T + 2 * 60_000 }),
+          aReaction('u-cid', { postId: 'p-5', owner: 'u-ana' }, { id: 'r-3', at: T }),
+        ]),
+      ],
+      RETENTION,
+    );
+
+    it('pages v3 newest first without splitting records of equal lastUpdate', () => {
+      const first = referencePageAfter(tray, 'u-ana', undefined, 2, NOW);
+      expect(first.records.map((record) => record.key)).to.deep.equal([
+        'reaction_p-4_u-ana',
+        'reaction_p-1_u-ana',
+        'mention_p-3_u-ana',
+        'comment_p-1_u-ana',
+      ]);
+      expect(first.nextPage).to.equal(T + 60_000);
+      expect(referencePageAfter(tray, 'u-ana', first.nextPage, 2, NOW)).to.deep.include({ nextPage: 0 });
+      expect(referenceHistory(tray, 'u-ana', 2, NOW).flat()).to.have.length(5);
+      expect(referencePageAfter(tray, 'u-ana', 0, 2, NOW).records).to.deep.equal([]);
+    });
+
+    it('pages v2 by number in the same order, without mentions', () => {
+      const keys = [1, 2, 3].map((page) =>
+        referencePageNumber(tray, 'u-ana', page, 2, NOW, ['mention']).map((record) => record.key),
+      );
+      expect(keys).to.deep.equal([
+        ['reaction_p-4_u-ana', 'reaction_p-1_u-ana'],
+        ['comment_p-1_u-ana', 'reaction_p-5_u-ana'],
+        [],
+      ]);
+    });
+
+    it('forgets records once lastUpdate + retention has passed', () => {
+      expect(liveRecords(tray, 'u-ana', T + 90 * DAY_MS)).to.have.length(4);
+      expect(liveRecords(tray, 'u-ana', T + 90 * DAY_MS + 60_000).map((record) => record.key)).to.deep.equal([
+        'reaction_p-4_u-ana',
+      ]);
+    });
+
+    it('counts unread records changed after the last-read time, read marks and delete-all scoped to their user', () => {
+      const later = referenceTray(
+        [
+          personal([
+            comment('u-ben', 1),
+            aComment('u-cid', { postId: 'p-8', owner: 'u-dee' }, { id: 'cm-9', at: T }),
+          ]),
+          { kind: 'lastRead', userId: 'u-ana', now: NOW },
+          personal([aReaction('u-ben', POST, { id: 'r-1', at: T })], NOW + 5),
+          { kind: 'markAllRead', userId: 'u-dee', now: NOW + 6 },
+        ],
+        RETENTION,
+      );
+      expect(later.lastRead('u-ana')).to.equal(NOW);
+      expect(referenceCountUnread(later, 'u-ana', later.lastRead('u-ana'), NOW + 6)).to.equal(1);
+      expect(referenceCountUnread(later, 'u-dee', 0, NOW + 6)).to.equal(0);
+      expect(referenceChangedSince(later, 'u-ana', NOW, NOW + 6).map((record) => record.key)).to.deep.equal([
+        'reaction_p-1_u-ana',
+      ]);
+      later.apply({ kind: 'deleteAll', userId: 'u-ana', now: NOW + 7 });
+      expect(liveRecords(later, 'u-ana', NOW + 7)).to.deep.equal([]);
+      expect(later.clearedAt('u-ana')).to.equal(NOW + 7);
+      expect(liveRecords(later, 'u-dee', NOW + 7)).to.have.length(1);
+    });
+  });
+
+  it('is order-independent for any mix of personal deliveries and redeliveries (property)', () => {
+    const action = fc.record({
+      actor: fc.constantFrom('u-ana', 'u-ben', 'u-cid', 'u-dee', 'u-eve'),
+      minute: fc.integer({ min: 0, max: 5 }),
+      verb: fc.constantFrom('comment', 'reaction'),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(action, { minLength: 1, maxLength: 12 }),
+        fc.infiniteStream(fc.nat()),
+        (actions, seeds) => {
+          const activities = actions.map(({ actor, minute, verb }) =>
+            verb === 'comment'
+              ? comment(actor, minute)
+              : aReaction(actor, POST, { id: `r-${actor}-${minute}`, at: T + minute * 60_000 }),
+          );
+          const shuffled = [...activities, ...activities.slice(0, 3)]
+            .map((activity) => ({ activity, order: seeds.next().value as number }))
+            .sort((a, b) => a.order - b.order)
+            .map(({ activity }) => personal([activity]));
+          expect(liveRecords(referenceTray(shuffled, RETENTION), 'u-ana', NOW)).to.deep.equal(
+            liveRecords(referenceTray([personal(activities)], RETENTION), 'u-ana', NOW),
+          );
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});

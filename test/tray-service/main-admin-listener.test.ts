@@ -1,0 +1,91 @@
+import { expect } from 'chai';
+import { SignJWT } from 'jose';
+import { startTrayProcess, trayJwtSecret, type TrayProcess } from '../reliability/support/tray-process.ts';
+import { accepts, externalAddress } from '../support/external-address.ts';
+import { useQueuePrefix } from '../support/suite-resources.ts';
+import { useTrayStorage } from '../support/use-tray-storage.ts';
+import { testStack } from '../support/test-stack.ts';
+
+const ADMIN_TOKEN = 'main-admin-listener-token-0123456789abcdef';
+
+// tray-service/main.ts as operators run it: public API and admin API on separate listeners, both
+// on loopback unless configured, and a drain on the first signal.
+describe('tray-service/main.ts listeners', function () {
+  this.timeout(60_000);
+  const suite = useTrayStorage();
+  const prefix = useQueuePrefix();
+  const start = (env: NodeJS.ProcessEnv) =>
+    startTrayProcess({
+      redisUrl: testStack().redisUrl,
+      prefix,
+      env: { ...suite.env, ...env },
+    });
+
+  describe('with ADMIN_TOKEN set', () => {
+    let tray: TrayProcess;
+    let adminPort: number;
+    before(async () => {
+      tray = await start({ ADMIN_TOKEN });
+      adminPort = tray.adminPort;
+    });
+    after(() => tray.kill());
+    const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+    it('serves the admin API on ADMIN_PORT and nothing of it on the public port', async () => {
+      const admin = await fetch(`http://127.0.0.1:${adminPort}/admin/events`, {
+        headers: bearer(ADMIN_TOKEN),
+      });
+      expect(admin.status).to.equal(200);
+      const publicPort = await fetch(`http://127.0.0.1:${tray.port}/admin/events`, {
+        headers: bearer(ADMIN_TOKEN),
+      });
+      expect(publicPort.status).to.equal(404);
+      const doc = (await (await fetch(`http://127.0.0.1:${tray.port}/openapi.json`)).json()) as {
+        paths: Record<string, unknown>;
+      };
+      expect(Object.keys(doc.paths).filter((path) => path.startsWith('/admin'))).to.deep.equal([]);
+    });
+
+    it('refuses a user token whose role claim says admin', async () => {
+      const token = await new SignJWT({ role: 'admin', roles: ['admin'] })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('mallory')
+        .setExpirationTime('10m')
+        .sign(new TextEncoder().encode(trayJwtSecret));
+      const forged = await fetch(`http://127.0.0.1:${adminPort}/admin/events`, { headers: bearer(token) });
+      expect(forged.status).to.equal(401);
+    });
+
+    it('listens on loopback only, the admin port too', async function () {
+      expect(tray.output()).to.match(/"host":"127\.0\.0\.1","port":\d+,"role":"all".*tray service listening/);
+      expect(tray.output()).to.match(/"host":"127\.0\.0\.1","port":\d+.*admin API listening/);
+      const external = externalAddress();
+      if (external === undefined) this.skip();
+      expect(await accepts(external, tray.port)).to.equal(false);
+      expect(await accepts(external, adminPort)).to.equal(false);
+    });
+
+    it('drains on the first SIGINT and exits 0', async () => {
+      const exited = new Promise<number | null>((resolve) =>
+        tray.child.once('exit', (code) => resolve(code)),
+      );
+      tray.child.kill('SIGINT');
+      expect(await exited).to.equal(0);
+      expect(tray.output()).to.include('"msg":"shutting down"').and.include('"msg":"stopped"');
+      expect(tray.output()).not.to.include('second signal');
+      expect(await accepts('127.0.0.1', adminPort)).to.equal(false);
+    });
+  });
+
+  describe('without an admin credential', () => {
+    it('serves no admin API at all, and says how to turn it on', async () => {
+      const tray = await start({});
+      try {
+        expect(tray.output()).to.include('admin API off: set ADMIN_TOKEN');
+        expect(await accepts('127.0.0.1', tray.adminPort)).to.equal(false);
+      } finally {
+        await tray.kill();
+      }
+    });
+  });
+});

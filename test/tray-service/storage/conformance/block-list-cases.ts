@@ -1,0 +1,43 @@
+import { expect } from 'chai';
+import { conformanceCase } from './conformance-case.ts';
+
+/** The legacy block list (BlockListPort). */
+conformanceCase(
+  'block list: block and unblock are idempotent; pages run in blocked-user order',
+  async ({ storage, id }) => {
+    const owner = id('u-ana');
+    const blocked = ['u-Zed', 'u-bo', 'u_cy', 'u-al', 'u-dee'].map(id);
+    for (const userId of blocked) await storage.blockList.block(owner, userId);
+    await storage.blockList.block(owner, blocked[0] as string);
+    await storage.blockList.unblock(owner, blocked[4] as string);
+    await storage.blockList.unblock(owner, id('u-never'));
+    const expected = blocked.slice(0, 4).sort();
+    const first = await storage.blockList.page(owner, undefined, 3);
+    expect(first.results).to.deep.equal(
+      expected.slice(0, 3).map((userId) => ({ netid_uid: owner, blocked_userId: userId })),
+    );
+    expect(first.paginationToken).to.deep.equal({ netid_uid: owner, blocked_userId: expected[2] });
+    const second = await storage.blockList.page(owner, first.paginationToken?.blocked_userId, 3);
+    expect(second).to.deep.equal({
+      results: [{ netid_uid: owner, blocked_userId: expected[3] }],
+      paginationToken: null,
+    });
+    expect(await storage.blockList.page(id('u-other'), undefined, 3)).to.deep.equal({
+      results: [],
+      paginationToken: null,
+    });
+  },
+);
+
+conformanceCase(
+  'block list: blockedAmong names which of the given users the owner blocked',
+  async ({ storage, id }) => {
+    const owner = id('u-ana');
+    await storage.blockList.block(owner, id('u-ben'));
+    await storage.blockList.block(id('u-other'), id('u-cid'));
+    expect([
+      ...(await storage.blockList.blockedAmong(owner, [id('u-ben'), id('u-cid'), id('u-dee')])),
+    ]).to.deep.equal([id('u-ben')]);
+    expect((await storage.blockList.blockedAmong(owner, [])).size).to.equal(0);
+  },
+);

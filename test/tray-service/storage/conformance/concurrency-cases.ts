@@ -1,0 +1,119 @@
+import { expect } from 'chai';
+import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
+import { aComment, aPost } from '../../../support/activity-builder.ts';
+import { applyOperation } from './apply-operation.ts';
+import { at, NOW } from './case-fixtures.ts';
+import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
+
+/**
+ * Concurrent writers: 8 writes at once on one record (and on one community's records) end exactly
+ * as the same writes one after another. Only unreadAt/changedAt may come from a different write.
+ */
+
+const WRITERS = 8;
+
+/** What must not depend on the interleaving: everything but the ids of the two runs and the write times. */
+function comparable(records: readonly TrayRecord[], tags: readonly string[]) {
+  const untagged = (text: string) => tags.reduce((result, tag) => result.replaceAll(tag, ''), text);
+  return records.map((record) => ({
+    ...record,
+    key: '',
+    targetId: untagged(record.targetId),
+    lastActionId: untagged(record.lastActionId),
+    feed: { ...record.feed, id: untagged(record.feed.id) },
+    userId: '',
+    unreadAt: 0,
+    changedAt: 0,
+  }));
+}
+
+async function tray({ storage }: ConformanceContext, userId: string) {
+  return (await storage.records.pageAfter(userId, undefined, 20, NOW)).records;
+}
+
+conformanceCase(
+  'concurrency: 8 concurrent writers on one record end equal to the serial result',
+  async (context) => {
+    const { storage, id, write } = context;
+    const comments = (owner: string) =>
+      Array.from({ length: WRITERS }, (_, n) =>
+        aComment(
+          id(`u-${n}`),
+          { postId: id(`p-${owner}`), owner },
+          { id: id(`cm-${n}`), at: at(n % 3, n), segment: n },
+        ),
+      );
+    const serial = id('u-serial');
+    for (const activity of comments(serial)) await storage.writes.applyPersonal([activity], write(NOW));
+    const parallel = id('u-parallel');
+    await Promise.all(
+      comments(parallel).map((activity) => storage.writes.applyPersonal([activity], write(NOW))),
+    );
+    const expected = await tray(context, serial);
+    expect(expected[0]).to.include({ actorsCount: WRITERS });
+    expect(comparable(await tray(context, parallel), [parallel])).to.deep.equal(
+      comparable(expected, [serial]),
+    );
+  },
+);
+
+conformanceCase(
+  'concurrency: concurrent read marks and writes on one record lose neither',
+  async (context) => {
+    const { storage, id, write } = context;
+    const ana = id('u-ana');
+    const post = { postId: id('p-1'), owner: ana };
+    await storage.writes.applyPersonal(
+      [aComment(id('u-x'), post, { id: id('cm-x'), at: at(0) })],
+      write(NOW),
+    );
+    await Promise.all([
+      ...Array.from({ length: WRITERS / 2 }, (_, n) =>
+        storage.writes.applyPersonal(
+          [aComment(id(`u-${n}`), post, { id: id(`cm-${n}`), at: at(1, n) })],
+          write(NOW + 1),
+        ),
+      ),
+      ...Array.from({ length: WRITERS / 2 }, () =>
+        storage.records.markRead(ana, 'comment', post.postId, NOW + 1),
+      ),
+    ]);
+    const [record] = await tray(context, ana);
+    expect(record?.actorsCount).to.equal(WRITERS / 2 + 1);
+    expect(record?.lastActionId).to.equal(id(`cm-${WRITERS / 2 - 1}`));
+  },
+);
+
+conformanceCase(
+  'concurrency: 8 concurrent posts to one community end equal to the serial result for every member',
+  async (context) => {
+    const { storage, id, write } = context;
+    const members = ['a', 'b', 'c', 'd'].map((name) => id(`u-${name}`));
+    const run = async (communityId: string, serial: boolean) => {
+      await storage.writes.applyMemberships(
+        members.map((userId) => ({ communityId, userId, active: true, at: at(0) })),
+        write(NOW),
+      );
+      const posts = Array.from({ length: WRITERS }, (_, n) =>
+        aPost(members[n % members.length] as string, {
+          id: id(`${communityId}-p-${n}`),
+          at: at(1, n % 4),
+          communityId,
+        }),
+      );
+      const apply = (post: (typeof posts)[number]) =>
+        applyOperation(storage, { kind: 'posts', communityId, posts: [post], now: NOW }, write);
+      if (serial) for (const post of posts) await apply(post);
+      else await Promise.all(posts.map(apply));
+    };
+    await run(id('c-serial'), true);
+    await run(id('c-parallel'), false);
+    for (const userId of members) {
+      const records = await tray(context, userId);
+      const of = (communityId: string) => records.filter((record) => record.targetId === communityId);
+      expect(comparable(of(id('c-parallel')), ['c-parallel']), userId).to.deep.equal(
+        comparable(of(id('c-serial')), ['c-serial']),
+      );
+    }
+  },
+);

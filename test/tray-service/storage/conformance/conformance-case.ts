@@ -1,0 +1,45 @@
+import type { TrayStorage, WriteContext } from '../../../../tray-service/storage/port.ts';
+
+/**
+ * The storage conformance suite's registry. A case is one behaviour of the storage port, written
+ * once against the port's types; the runner (storage-conformance.test.ts) runs every registered
+ * case against every adapter, so the engines cannot drift apart unnoticed. There is deliberately
+ * no way to register a case for one engine, and a case is not told which engine it runs on: what
+ * only one engine does is tested in that adapter's own folder (test/tray-service/storage/<engine>/).
+ */
+export interface ConformanceContext {
+  /**
+   * The adapter's storage on a database the run's cases share: cases keep apart by the ids they
+   * make with `id` (every query of a user's tray takes the user id).
+   */
+  readonly storage: TrayStorage;
+  /** An id of this case's own, e.g. id('u-ana') -> 'u-ana_k3f9': unique per case and run. */
+  id(name: string): string;
+  /** A storage on a fresh database of its own, dropped after the case: for whole-store queries (purge, lists). */
+  isolated(): Promise<TrayStorage>;
+  /** A write context on the tray's clock `now` (retention 90 days, an owner of this case's own). */
+  write(now: number, extra?: Partial<WriteContext>): WriteContext;
+}
+
+export interface ConformanceCase {
+  readonly name: string;
+  readonly run: (context: ConformanceContext) => Promise<void>;
+  /** Mocha timeout for one engine's run of this case (ms); the runner's default otherwise. */
+  readonly timeout?: number;
+}
+
+const registry = new Map<string, ConformanceCase>();
+
+/** Registers a case for every adapter. Names are unique: they identify the case in the coverage check. */
+export function conformanceCase(
+  name: string,
+  run: (context: ConformanceContext) => Promise<void>,
+  options: { timeout?: number } = {},
+): void {
+  if (registry.has(name)) throw new Error(`conformanceCase: "${name}" is registered twice`);
+  registry.set(name, { name, run, ...options });
+}
+
+export function registeredCases(): ConformanceCase[] {
+  return [...registry.values()];
+}

@@ -1,0 +1,103 @@
+import { expect } from 'chai';
+import type { ModerationDecisionDoc } from '../../../../tray-service/moderation/decision-doc.ts';
+import { MINUTE } from './case-fixtures.ts';
+import { conformanceCase } from './conformance-case.ts';
+
+/** Moderation decisions (DecisionsPort): insert-only, pending delivery, newest first, delivery outcome. */
+
+function decision(
+  id: (name: string) => string,
+  n: number,
+  overrides: Partial<ModerationDecisionDoc> = {},
+): ModerationDecisionDoc {
+  const base = Math.floor(Date.now() / MINUTE) * MINUTE;
+  return {
+    _id: id(`d-${n}`),
+    eventKey: id(`ev-${n % 2}`),
+    event: 'comment.didCreate',
+    eventReceivedAt: new Date(base - 60 * MINUTE),
+    rule: id('blocked-words'),
+    action: 'flag',
+    reason: `blocklisted words: "spam${n}"`,
+    subject: { type: 'comment', id: `cm-${n}` },
+    userId: id(`u-${n % 3}`),
+    decidedAt: new Date(base - (n === 3 ? 2 : n) * MINUTE),
+    delivery: 'pending',
+    deliveryAttempts: 0,
+    ...overrides,
+  };
+}
+
+conformanceCase(
+  'decisions: saveAll inserts once (an existing one is left as it is); get and pendingAmong',
+  async ({ storage, id }) => {
+    const one = decision(id, 1);
+    await storage.decisions.saveAll([one, decision(id, 2, { delivery: 'off' })]);
+    await storage.decisions.saveAll([{ ...one, reason: 'changed', delivery: 'off' }]);
+    expect(await storage.decisions.get(one._id)).to.deep.equal(one);
+    expect(await storage.decisions.get(id('d-missing'))).to.equal(undefined);
+    expect(
+      (await storage.decisions.pendingAmong([one._id, id('d-2'), id('d-missing')])).sort(),
+    ).to.deep.equal([one._id]);
+  },
+);
+
+conformanceCase(
+  'decisions: list newest first by decidedAt then id, filtered and paged',
+  async ({ storage, id }) => {
+    const all = [1, 2, 3, 4, 5].map((n) => decision(id, n, n === 5 ? { action: 'ban-request' } : {}));
+    await storage.decisions.saveAll(all);
+    const rule = id('blocked-words');
+    const expected = [...all].sort(
+      (a, b) => b.decidedAt.getTime() - a.decidedAt.getTime() || (a._id < b._id ? 1 : -1),
+    );
+    const first = await storage.decisions.list({ rule }, 3);
+    expect(first.items).to.deep.equal(expected.slice(0, 3));
+    const second = await storage.decisions.list({ rule }, 3, first.next);
+    expect(second.items).to.deep.equal(expected.slice(3));
+    expect(second.next).to.equal(undefined);
+    expect((await storage.decisions.list({ rule, action: 'ban-request' }, 10)).items).to.deep.equal([all[4]]);
+    expect((await storage.decisions.list({ rule, userId: id('u-1') }, 10)).items).to.deep.equal(
+      expected.filter((one) => one.userId === id('u-1')),
+    );
+    expect((await storage.decisions.list({ rule, eventKey: id('ev-0') }, 10)).items).to.deep.equal(
+      expected.filter((one) => one.eventKey === id('ev-0')),
+    );
+  },
+);
+
+conformanceCase(
+  'decisions: a delivery that succeeded is never overridden by a failed attempt',
+  async ({ storage, id }) => {
+    const one = decision(id, 1);
+    const two = decision(id, 2);
+    await storage.decisions.saveAll([one, two]);
+    const at = new Date(Math.floor(Date.now() / MINUTE) * MINUTE);
+    await storage.decisions.markDelivered(one._id, 2, at);
+    await storage.decisions.markAttemptFailed(one._id, 3, 'late failure', true);
+    expect(await storage.decisions.get(one._id)).to.deep.equal({
+      ...one,
+      delivery: 'delivered',
+      deliveryAttempts: 2,
+      deliveredAt: at,
+    });
+    await storage.decisions.markAttemptFailed(two._id, 1, 'HTTP 500', false);
+    expect(await storage.decisions.get(two._id)).to.deep.include({
+      delivery: 'pending',
+      deliveryAttempts: 1,
+      lastError: 'HTTP 500',
+    });
+    await storage.decisions.markAttemptFailed(two._id, 2, 'HTTP 502', true);
+    expect(await storage.decisions.get(two._id)).to.deep.include({
+      delivery: 'failed',
+      deliveryAttempts: 2,
+      lastError: 'HTTP 502',
+    });
+    expect(await storage.decisions.pendingAmong([one._id, two._id])).to.deep.equal([]);
+    expect(
+      (await storage.decisions.list({ rule: id('blocked-words'), delivery: 'failed' }, 10)).items.map(
+        (d) => d._id,
+      ),
+    ).to.deep.equal([two._id]);
+  },
+);

@@ -1,0 +1,125 @@
+import { expect } from 'chai';
+import type { StoredEvent } from '../../../../tray-service/domain/stored-event.ts';
+import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
+import { MINUTE } from './case-fixtures.ts';
+import { conformanceCase } from './conformance-case.ts';
+
+/** Stored events (EventsPort): stored once per dedupe key, listed newest first, streamed, counted. */
+
+/** Received within the last hour (the events' retention runs on the real clock). */
+const received = (minutesAgo: number) =>
+  new Date(Math.floor(Date.now() / MINUTE) * MINUTE - minutesAgo * MINUTE);
+
+async function storeSix(storage: TrayStorage, webhook: string, tag: string): Promise<StoredEvent[]> {
+  const stored: StoredEvent[] = [];
+  const kinds = ['comment.didCreate', 'post.didCreate', 'follow.didCreate'];
+  for (let index = 0; index < 6; index++) {
+    stored.push(
+      await storage.events.store(
+        {
+          key: `${tag}-${index}`,
+          event: kinds[index % 3] as string,
+          data: { index, nested: { text: `é ${index}` } },
+          webhook,
+          // Two share a receivedAt: the key orders them.
+          receivedAt: received(index === 5 ? 4 : 10 - index),
+        },
+        index === 2
+          ? { status: 'unknown' }
+          : index === 4
+            ? { status: 'invalid', error: 'data.post: required' }
+            : { status: 'applied' },
+        { retentionDays: 7, now: received(0) },
+      ),
+    );
+  }
+  return stored;
+}
+
+/** Newest first: receivedAt, then key, both descending. */
+const newestFirst = (a: StoredEvent, b: StoredEvent) =>
+  b.receivedAt.getTime() - a.receivedAt.getTime() || (a.key < b.key ? 1 : -1);
+
+conformanceCase(
+  'events: stored once per key; a redelivery gets the event as first stored',
+  async ({ storage, id }) => {
+    const key = id('ev');
+    const first = await storage.events.store(
+      { key, event: 'comment.didCreate', data: { a: 1 }, webhook: id('wh'), receivedAt: received(5) },
+      { status: 'applied' },
+      { retentionDays: 7, now: received(1) },
+    );
+    expect(first).to.deep.equal({
+      key,
+      event: 'comment.didCreate',
+      data: { a: 1 },
+      webhook: id('wh'),
+      receivedAt: received(5),
+      storedAt: received(1),
+      status: 'applied',
+    });
+    const again = await storage.events.store(
+      { key, event: 'comment.didCreate', data: { a: 2 }, webhook: id('wh'), receivedAt: received(3) },
+      { status: 'invalid', error: 'changed' },
+      { retentionDays: 7, now: received(0) },
+    );
+    expect(again).to.deep.equal(first);
+    expect(await storage.events.get(key)).to.deep.equal(first);
+    expect(await storage.events.get(id('missing'))).to.equal(undefined);
+  },
+);
+
+conformanceCase(
+  'events: list pages newest first by receivedAt then key, with filters',
+  async ({ storage, id }) => {
+    const webhook = id('wh');
+    const stored = (await storeSix(storage, webhook, id('ev'))).sort(newestFirst);
+    const first = await storage.events.list({ webhook }, 4);
+    expect(first.items).to.deep.equal(stored.slice(0, 4));
+    expect(first.next).to.not.equal(undefined);
+    const second = await storage.events.list({ webhook }, 4, first.next);
+    expect(second.items).to.deep.equal(stored.slice(4));
+    expect(second.next).to.equal(undefined);
+    expect((await storage.events.list({ webhook, event: 'post.didCreate' }, 10)).items).to.deep.equal(
+      stored.filter((event) => event.event === 'post.didCreate'),
+    );
+    expect(
+      (await storage.events.list({ webhook, status: 'invalid' }, 10)).items.map((event) => event.error),
+    ).to.deep.equal(['data.post: required']);
+    const since = received(8);
+    const until = received(4);
+    expect((await storage.events.list({ webhook, since, until }, 10)).items).to.deep.equal(
+      stored.filter((event) => event.receivedAt >= since && event.receivedAt < until),
+    );
+  },
+);
+
+conformanceCase(
+  'events: stream yields every match newest first; count counts them',
+  async ({ storage, id }) => {
+    const webhook = id('wh');
+    const stored = (await storeSix(storage, webhook, id('ev'))).sort(newestFirst);
+    const streamed: StoredEvent[] = [];
+    for await (const event of storage.events.stream({ webhook })) streamed.push(event);
+    expect(streamed).to.deep.equal(stored);
+    expect(await storage.events.count({ webhook })).to.equal(6);
+    expect(await storage.events.count({ webhook, status: 'applied' })).to.equal(4);
+    expect(await storage.events.count({ webhook: id('none') })).to.equal(0);
+  },
+);
+
+conformanceCase(
+  'events: expired events are neither listed, got, streamed nor counted',
+  async ({ storage, id }) => {
+    const webhook = id('wh');
+    const old = new Date(Date.now() - 3 * 24 * 60 * MINUTE);
+    await storage.events.store(
+      { key: id('old'), event: 'post.didCreate', data: {}, webhook, receivedAt: old },
+      { status: 'applied' },
+      { retentionDays: 1, now: old },
+    );
+    expect((await storage.events.list({ webhook }, 10)).items).to.deep.equal([]);
+    expect(await storage.events.get(id('old'))).to.equal(undefined);
+    expect(await storage.events.count({ webhook })).to.equal(0);
+  },
+);

@@ -1,0 +1,165 @@
+import { expect } from 'chai';
+import type { Activity } from '../../../../tray-service/domain/activity.ts';
+import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
+import { aPost } from '../../../support/activity-builder.ts';
+import { applyOperation } from './apply-operation.ts';
+import { actorIdsOf, at, NOW } from './case-fixtures.ts';
+import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
+
+/**
+ * Community posts and membership by time (TrayWritesPort.fanOutPosts, applyMemberships,
+ * MembersImportPort): who receives a post, late joins, late leaves, rejoins, deleted users.
+ */
+
+function community(context: ConformanceContext) {
+  const communityId = context.id('c-hike');
+  const post = (author: string, minute: number): Activity =>
+    aPost(context.id(author), {
+      id: context.id(`p-${author}-${minute}`),
+      at: at(minute),
+      communityId,
+      name: author,
+    });
+  const posts = (list: Activity[], now = NOW) =>
+    applyOperation(context.storage, { kind: 'posts', communityId, posts: list, now }, context.write);
+  const membership = (user: string, active: boolean, minute: number, now = NOW) =>
+    context.storage.writes.applyMemberships(
+      [{ communityId, userId: context.id(user), active, at: at(minute) }],
+      context.write(now),
+    );
+  const postRecord = async (user: string, now = NOW) => {
+    const { records } = await context.storage.records.pageAfter(context.id(user), undefined, 10, now);
+    return records.find((record) => record.verb === 'post');
+  };
+  return { communityId, post, posts, membership, postRecord };
+}
+
+conformanceCase(
+  'memberships: a post reaches the members at its createdAt, the author excluded',
+  async (context) => {
+    const c = community(context);
+    await c.membership('ana', true, 0);
+    await c.membership('ben', true, 0);
+    await c.membership('cid', true, 6);
+    await c.membership('dee', true, 0);
+    await c.membership('dee', false, 4);
+    await c.posts([c.post('ben', 5)]);
+    const record = await c.postRecord('ana');
+    expect(record).to.deep.include({
+      verb: 'post',
+      targetId: c.communityId,
+      targetType: 'community',
+      lastActionId: context.id('p-ben-5'),
+      actorsCount: 1,
+      lastUpdate: at(5),
+    });
+    for (const user of ['ben', 'cid', 'dee']) expect(await c.postRecord(user), user).to.equal(undefined);
+  },
+);
+
+conformanceCase(
+  'memberships: a join processed after the posts it precedes adds them; either order ends the same',
+  async (context) => {
+    const c = community(context);
+    await c.posts([c.post('ben', 1), c.post('cid', 2)]);
+    await c.membership('ana', true, 0, NOW + 1);
+    const late = await c.postRecord('ana', NOW + 1);
+    expect(late).to.include({ actorsCount: 2, lastActionId: context.id('p-cid-2'), unreadAt: NOW + 1 });
+    expect(actorIdsOf(late)).to.deep.equal([context.id('cid'), context.id('ben')]);
+    // The same events the other way round, for another member.
+    await c.membership('dee', true, 0, NOW + 2);
+    const onTime = await c.postRecord('dee', NOW + 2);
+    expect({ ...onTime, userId: '', key: '', unreadAt: 0, changedAt: 0 }).to.deep.equal({
+      ...late,
+      userId: '',
+      key: '',
+      unreadAt: 0,
+      changedAt: 0,
+    });
+    // A redelivered join adds nothing twice.
+    await c.membership('ana', true, 0, NOW + 3);
+    expect(await c.postRecord('ana', NOW + 3)).to.deep.equal(late);
+  },
+);
+
+conformanceCase(
+  'memberships: a leave processed late takes nothing back; posts after a stored leave do not reach',
+  async (context) => {
+    const c = community(context);
+    await c.membership('ana', true, 0);
+    await c.membership('dee', true, 0);
+    await c.posts([c.post('ben', 2)]);
+    await c.membership('ana', false, 1);
+    expect(await c.postRecord('ana')).to.include({ lastActionId: context.id('p-ben-2') });
+    await c.membership('dee', false, 3);
+    await c.posts([c.post('cid', 4)]);
+    expect(await c.postRecord('dee')).to.include({ lastActionId: context.id('p-ben-2') });
+    // A join and a leave at the same instant leave the user out, whichever arrived first.
+    await c.membership('eve', false, 3);
+    await c.membership('eve', true, 3);
+    await c.posts([c.post('cid', 3)]);
+    expect(await c.postRecord('eve')).to.equal(undefined);
+  },
+);
+
+conformanceCase(
+  'memberships: after leaving and rejoining, updates resume and nothing posted while away is added',
+  async (context) => {
+    const c = community(context);
+    await c.membership('ana', true, 0);
+    await c.posts([c.post('ben', 1)]);
+    await c.membership('ana', false, 2);
+    await c.posts([c.post('cid', 3)]);
+    expect(await c.postRecord('ana')).to.include({ lastActionId: context.id('p-ben-1') });
+    await c.membership('ana', true, 4);
+    expect(await c.postRecord('ana'), 'the rejoin adds nothing of the time away').to.include({
+      lastActionId: context.id('p-ben-1'),
+      actorsCount: 1,
+    });
+    await c.posts([c.post('dee', 5)]);
+    const record = await c.postRecord('ana');
+    expect(record).to.include({ lastActionId: context.id('p-dee-5') });
+    // Today's rule (docs/tray-engine.md#membership-by-time): the record counts every actor of the
+    // community's posts from its first post on, cid's post while away included.
+    expect(actorIdsOf(record)).to.deep.equal([context.id('dee'), context.id('cid'), context.id('ben')]);
+    expect(record?.actorsCount).to.equal(3);
+  },
+);
+
+conformanceCase('memberships: a deleted user leaves every community at the deletion', async (context) => {
+  const c = community(context);
+  await c.membership('ana', true, 0);
+  await context.storage.writes.applyProfiles(
+    [{ userId: context.id('ana'), displayName: 'Deleted user', deleted: true, at: at(2) }],
+    context.write(NOW),
+  );
+  await c.posts([c.post('ben', 3)]);
+  expect(await c.postRecord('ana')).to.equal(undefined);
+});
+
+conformanceCase(
+  'memberships: imported members receive posts from `since`; a leave stored after the list’s time wins',
+  async (context) => {
+    const c = community(context);
+    const members = (storage: TrayStorage) => storage.members;
+    const result = await members(context.storage).importBatch(
+      [
+        { communityId: c.communityId, userId: context.id('ana'), since: at(0) },
+        { communityId: c.communityId, userId: context.id('dee'), since: at(0) },
+        { communityId: c.communityId, userId: context.id('eve'), since: at(3) },
+      ],
+      at(1),
+    );
+    expect(result.inserted).to.equal(3);
+    await c.membership('dee', false, 2);
+    await c.posts([c.post('ben', 4)]);
+    expect(await c.postRecord('ana')).to.include({ lastActionId: context.id('p-ben-4') });
+    expect(await c.postRecord('eve')).to.include({ lastActionId: context.id('p-ben-4') });
+    expect(await c.postRecord('dee')).to.equal(undefined);
+    const again = await members(context.storage).importBatch(
+      [{ communityId: c.communityId, userId: context.id('ana'), since: at(0) }],
+      at(1),
+    );
+    expect(again).to.deep.equal({ inserted: 0, updated: 0, unchanged: 1 });
+  },
+);

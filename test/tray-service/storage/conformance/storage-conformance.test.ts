@@ -1,0 +1,102 @@
+import { expect } from 'chai';
+import { readdirSync, readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import type { StorageEngine, TrayStorage } from '../../../../tray-service/storage/port.ts';
+import { RETENTION_DAYS } from './apply-operation.ts';
+import { conformanceAdapters, REQUIRED_ENGINES, type OpenedStorage } from './conformance-adapters.ts';
+import { registeredCases, type ConformanceContext } from './conformance-case.ts';
+// Every case file, so each registers its cases before the adapters' suites are built.
+import './records-cases.ts';
+import './writes-cases.ts';
+import './memberships-cases.ts';
+import './latest-times-cases.ts';
+import './block-list-cases.ts';
+import './bans-cases.ts';
+import './events-cases.ts';
+import './decisions-cases.ts';
+import './purge-cases.ts';
+import './concurrency-cases.ts';
+import './model-property-cases.ts';
+
+/**
+ * The storage conformance run: every registered case (conformance-case.ts) against every adapter
+ * (conformance-adapters.ts), then a check that each case ran on every engine the port has.
+ */
+const ran = new Map<string, Set<StorageEngine>>();
+
+for (const adapter of conformanceAdapters) {
+  describe(`storage conformance: ${adapter.engine}`, function () {
+    let shared: OpenedStorage | undefined;
+    const isolated: OpenedStorage[] = [];
+
+    before(async function () {
+      this.timeout(120_000);
+      shared = await adapter.open();
+    });
+    afterEach(async function () {
+      this.timeout(60_000);
+      for (const opened of isolated.splice(0)) await opened.drop();
+    });
+    after(async function () {
+      this.timeout(60_000);
+      await shared?.drop();
+    });
+
+    for (const testCase of registeredCases()) {
+      it(testCase.name, async function () {
+        if (testCase.timeout) this.timeout(testCase.timeout);
+        ran.set(testCase.name, (ran.get(testCase.name) ?? new Set()).add(adapter.engine));
+        if (!shared) throw new Error('the adapter did not open');
+        const storage: TrayStorage = shared.storage;
+        const tag = randomUUID().slice(0, 6);
+        const context: ConformanceContext = {
+          storage,
+          id: (name) => `${name}_${tag}`,
+          async isolated() {
+            const opened = await adapter.open();
+            isolated.push(opened);
+            return opened.storage;
+          },
+          write: (now, extra = {}) => ({
+            now,
+            retentionDays: RETENTION_DAYS,
+            owner: `conformance:${tag}`,
+            ...extra,
+          }),
+        };
+        await testCase.run(context);
+      });
+    }
+  });
+}
+
+describe('storage conformance: coverage', () => {
+  it('has one adapter for every engine of the port', () => {
+    expect(conformanceAdapters.map((adapter) => adapter.engine).sort()).to.deep.equal(
+      [...REQUIRED_ENGINES].sort(),
+    );
+  });
+
+  it('ran every registered case on every engine (none skipped, none for one engine only)', () => {
+    const missing = registeredCases().flatMap((testCase) =>
+      REQUIRED_ENGINES.filter((engine) => !ran.get(testCase.name)?.has(engine)).map(
+        (engine) => `${testCase.name} (${engine})`,
+      ),
+    );
+    expect(missing).to.deep.equal([]);
+  });
+
+  it('has no case that asks which engine it runs on', () => {
+    const folder = new URL('.', import.meta.url);
+    const branching = readdirSync(folder)
+      .filter((file) => file.endsWith('-cases.ts'))
+      .filter((file) => /\.engine\b/.test(readFileSync(new URL(file, folder), 'utf8')));
+    expect(branching).to.deep.equal([]);
+  });
+
+  it('loads every case file of the suite', () => {
+    const runner = readFileSync(new URL(import.meta.url), 'utf8');
+    const caseFiles = readdirSync(new URL('.', import.meta.url)).filter((file) => file.endsWith('-cases.ts'));
+    expect(caseFiles.filter((file) => !runner.includes(`import './${file}';`))).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,122 @@
+import type { ReferenceTray } from '../../../../tray-service/domain/reference-tray.ts';
+import {
+  liveRecords,
+  referenceChangedSince,
+  referenceCountUnread,
+  referenceHistory,
+  referencePageNumber,
+} from '../../../../tray-service/domain/reference-tray-reads.ts';
+import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
+import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
+
+/** Everything a reader can see of one user's tray: compared whole between an adapter and the model. */
+export interface TraySnapshot {
+  /** v3 pages of a walk from the first page to nextPage 0. */
+  history: TrayRecord[][];
+  /** v2 pages 1.. until the first empty one (mentions excluded). */
+  numbered: TrayRecord[][];
+  count: number;
+  countWithoutMentions: number;
+  lastRead: number;
+  unread: number;
+  clearedAt: number;
+  /** changedSince(`since`), as [changedAt, key] by changedAt then key (ties have no order of their own). */
+  changes: [number, string][];
+  /** Whether changedSince returned its records oldest change first. */
+  changesInOrder: boolean;
+}
+
+/** Small pages, so ties of lastUpdate straddle page ends. */
+export const SNAPSHOT_PAGE_SIZE = 3;
+
+/** What the storage returns, as plain data (undefined fields dropped, as the model has none). */
+function plain<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** [changedAt, key] of each record, by changedAt then key. */
+function changeList(records: readonly TrayRecord[]): [number, string][] {
+  return records
+    .map((record): [number, string] => [record.changedAt, record.key])
+    .sort(([a, x], [b, y]) => a - b || (x < y ? -1 : x > y ? 1 : 0));
+}
+
+export async function storageSnapshot(
+  storage: TrayStorage,
+  userId: string,
+  now: number,
+  since: number,
+): Promise<TraySnapshot> {
+  const history: TrayRecord[][] = [];
+  let startAfter: number | undefined;
+  for (let guard = 0; guard < 100; guard++) {
+    const page = await storage.records.pageAfter(userId, startAfter, SNAPSHOT_PAGE_SIZE, now);
+    history.push(page.records);
+    if (page.nextPage === 0) break;
+    startAfter = page.nextPage;
+  }
+  const numbered: TrayRecord[][] = [];
+  for (let page = 1; page < 100; page++) {
+    const records = await storage.records.pageNumber(userId, page, SNAPSHOT_PAGE_SIZE, now, ['mention']);
+    numbered.push(records);
+    if (records.length === 0) break;
+  }
+  const lastRead = await storage.lastRead.latest(userId);
+  const changed = await storage.records.changedSince(userId, since, now);
+  return plain({
+    history,
+    numbered,
+    count: await storage.records.count(userId, now),
+    countWithoutMentions: await storage.records.count(userId, now, ['mention']),
+    lastRead,
+    unread: await storage.records.countUnread(userId, lastRead, now),
+    clearedAt: await storage.clears.latest(userId),
+    changes: changeList(changed),
+    changesInOrder: changed.every(
+      (record, index) => index === 0 || (changed[index - 1] as TrayRecord).changedAt <= record.changedAt,
+    ),
+  });
+}
+
+export function modelSnapshot(
+  model: ReferenceTray,
+  userId: string,
+  now: number,
+  since: number,
+): TraySnapshot {
+  const withoutMentions = liveRecords(model, userId, now, ['mention']);
+  const numbered: TrayRecord[][] = [];
+  for (let page = 1; ; page++) {
+    const records = referencePageNumber(model, userId, page, SNAPSHOT_PAGE_SIZE, now, ['mention']);
+    numbered.push(records);
+    if (records.length === 0) break;
+  }
+  const lastRead = model.lastRead(userId);
+  return plain({
+    history: referenceHistory(model, userId, SNAPSHOT_PAGE_SIZE, now),
+    numbered,
+    count: liveRecords(model, userId, now).length,
+    countWithoutMentions: withoutMentions.length,
+    lastRead,
+    unread: referenceCountUnread(model, userId, lastRead, now),
+    clearedAt: model.clearedAt(userId),
+    changes: changeList(referenceChangedSince(model, userId, since, now)),
+    changesInOrder: true,
+  });
+}
+
+/** The paths where two plain values differ, each with both sides: a readable failure of a whole snapshot. */
+export function differences(actual: unknown, expected: unknown, path = ''): string[] {
+  if (JSON.stringify(actual) === JSON.stringify(expected)) return [];
+  if (actual && expected && typeof actual === 'object' && typeof expected === 'object') {
+    const names = new Set([...Object.keys(actual), ...Object.keys(expected)]);
+    return [...names].flatMap((name) =>
+      differences(
+        (actual as Record<string, unknown>)[name],
+        (expected as Record<string, unknown>)[name],
+        `${path}.${name}`,
+      ),
+    );
+  }
+  return [`${path || '(root)'}: storage ${JSON.stringify(actual)}, model ${JSON.stringify(expected)}`];
+}

@@ -1,0 +1,57 @@
+import { expect } from 'chai';
+import { createPostgresMembersImport } from '../../../../tray-service/storage/postgres/postgres-members-import.ts';
+import { at, join, leave, post, useTray } from './tray-fixture.ts';
+
+describe('storage/postgres members import (MembersImportPort)', () => {
+  const tray = useTray();
+  const importBatch = (userIds: string[], asOfMinutes: number, sinceMinutes = 0) =>
+    createPostgresMembersImport(tray.pg.pool).importBatch(
+      userIds.map((userId) => ({ communityId: 'c-hike', userId, since: at(sinceMinutes) })),
+      at(asOfMinutes),
+    );
+  const reached = async (userId: string) => (await tray.record(userId, 'post', 'c-hike')) !== undefined;
+
+  it('makes listed users members from `since`: posts after it reach them, earlier ones do not', async () => {
+    expect(await importBatch(['u-ana', 'u-bob'], 10, 5)).to.deep.equal({
+      inserted: 2,
+      updated: 0,
+      unchanged: 0,
+    });
+    await tray.writes.fanOutPosts('c-hike', [post('c-hike', 'u-cid', 4)], tray.context());
+    expect(await reached('u-ana')).to.equal(false);
+    await tray.writes.fanOutPosts('c-hike', [post('c-hike', 'u-cid', 6)], tray.context());
+    expect(await reached('u-ana')).to.equal(true);
+    expect(await reached('u-bob')).to.equal(true);
+  });
+
+  it('changes nothing when the same list is imported again', async () => {
+    await importBatch(['u-ana'], 10);
+    expect(await importBatch(['u-ana', 'u-ana'], 10)).to.deep.equal({
+      inserted: 0,
+      updated: 0,
+      unchanged: 1,
+    });
+  });
+
+  it('lets a leave stored after the list’s time stand, and overrides one stored before it', async () => {
+    await tray.writes.applyMemberships(
+      [leave('c-hike', 'u-ana', 20), leave('c-hike', 'u-bob', 5)],
+      tray.context(),
+    );
+    await importBatch(['u-ana', 'u-bob'], 10);
+    await tray.writes.fanOutPosts('c-hike', [post('c-hike', 'u-cid', 30)], tray.context());
+    expect(await reached('u-ana')).to.equal(false);
+    expect(await reached('u-bob')).to.equal(true);
+  });
+
+  it('updates a member who left since the last import when a later list names them again', async () => {
+    await importBatch(['u-ana'], 10);
+    await tray.writes.applyMemberships([leave('c-hike', 'u-ana', 20)], tray.context());
+    expect(await importBatch(['u-ana'], 30)).to.deep.equal({ inserted: 0, updated: 1, unchanged: 0 });
+    await tray.writes.fanOutPosts('c-hike', [post('c-hike', 'u-cid', 31)], tray.context());
+    expect(await reached('u-ana')).to.equal(true);
+    // A join stored by the worker keeps working beside the import.
+    await tray.writes.applyMemberships([join('c-hike', 'u-dee', 0)], tray.context());
+    expect(await reached('u-dee')).to.equal(true);
+  });
+});

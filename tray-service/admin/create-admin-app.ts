@@ -1,0 +1,46 @@
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import { errorMiddleware, notFound } from '../../shared/http/error-middleware.ts';
+import { mapStoreErrors } from '../api/http/map-store-errors.ts';
+import type { FailedAuthLimit } from '../api/rate-limit/failed-auth-limit.ts';
+import { countFailedAuth, refuseBlockedAddress } from '../api/rate-limit/limit-failed-auth.ts';
+import { createOpenApiDocument } from '../api/openapi.ts';
+import { createAdminRouter, type AdminRouterDeps } from './create-admin-router.ts';
+
+export interface AdminAppDeps extends AdminRouterDeps {
+  /**
+   * Express's `trust proxy` (ADMIN_TRUST_PROXY): which proxies may say the browser came over
+   * https, so the dashboard's cookie is `Secure` there. false: none.
+   */
+  trustProxy?: false | readonly string[];
+  /** Failed sign-ins per source address, shared with the tray API's count (AUTH_FAILURE_LIMIT). */
+  failedAuth?: FailedAuthLimit;
+}
+
+/**
+ * The admin API on a listener of its own (ADMIN_PORT), apart from the public tray API: the admin
+ * routes, the queue dashboard, and the OpenAPI document with the admin paths. Nothing of it is
+ * reachable through the public port.
+ */
+export function createAdminApp(deps: AdminAppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple'); // repeated keys become arrays, never nested objects
+  app.set(
+    'trust proxy',
+    deps.trustProxy === undefined || deps.trustProxy === false ? false : deps.trustProxy,
+  );
+  app.use(helmet());
+  // Guessing the admin credential is refused per address like guessing a user token.
+  if (deps.failedAuth) app.use(refuseBlockedAddress(deps.failedAuth));
+  const openApi = createOpenApiDocument(deps.limits);
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openApi);
+  });
+  app.use('/admin', createAdminRouter({ ...deps, mountPath: '/admin' }));
+  app.use(notFound);
+  if (deps.failedAuth) app.use(countFailedAuth(deps.failedAuth, deps.logger));
+  app.use(mapStoreErrors);
+  app.use(errorMiddleware(deps.logger));
+  return app;
+}

@@ -1,0 +1,42 @@
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { AppError } from '../../../shared/errors/app-error.ts';
+import type { Logger } from '../../../shared/logging/create-logger.ts';
+import type { FailedAuthLimit } from './failed-auth-limit.ts';
+
+/** The caller's address: the socket's, or what a trusted proxy reported (TRUST_PROXY, `trust proxy`). */
+const addressOf = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+
+const tooMany = (ms: number) =>
+  new AppError('RATE_LIMITED', 'too many failed authentication attempts from this address; try again later', {
+    headers: { 'Retry-After': String(Math.max(1, Math.ceil(ms / 1000))) },
+  });
+
+/** Refuses an address over its failed-authentication limit, before any token is looked at. */
+export function refuseBlockedAddress(limit: FailedAuthLimit): RequestHandler {
+  return (req, _res, next) => {
+    const ms = limit.blockedFor(addressOf(req));
+    if (ms > 0) throw tooMany(ms);
+    next();
+  };
+}
+
+/**
+ * Counts every 401 the app answers (bearer token, stream ticket, admin token) against the
+ * caller's address, then lets the error through unchanged. A limiter that cannot count (Redis
+ * and its fallback both failing) is logged and never turns the 401 into a 500.
+ */
+export function countFailedAuth(limit: FailedAuthLimit, logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, _res, next) => {
+    if (!(error instanceof AppError) || error.status !== 401) {
+      next(error);
+      return;
+    }
+    limit.failed(addressOf(req)).then(
+      () => next(error),
+      (countError: unknown) => {
+        logger.warn({ err: (countError as Error).message }, 'failed authentication not counted');
+        next(error);
+      },
+    );
+  };
+}

@@ -1,0 +1,332 @@
+import { DAY_MS } from '../../shared/time/durations.ts';
+import type { ActorSnapshot } from '../../shared/tray/tray-record.ts';
+import { DELETED_USER_NAME, type Activity, type ActorInfo, type MembershipChange } from './activity.ts';
+import { encodeRecordKey } from './record-key.ts';
+import type { TrayRecord, TrayVerb } from './tray-record.ts';
+
+/**
+ * The tray as the rules define it (docs/tray-engine.md, docs/tray-rules.md, docs/contract.md),
+ * computed the slow and obvious way: every action, membership change and community post is kept,
+ * and each write recomputes the records it touches from them. No storage mechanics, no
+ * optimisation: the storage conformance suite applies the same operations through each storage
+ * adapter and expects the very records this model holds. Pure (no I/O, no clock of its own: every
+ * operation carries the tray's clock, `now`).
+ *
+ * Order-independent where the rules say so: a redelivery changes nothing, actions delivered late
+ * never move a record's latest fields backwards, and a join arriving after the posts it precedes
+ * gives the member those posts. Order-dependent where the rules are: a leave processed after posts
+ * it precedes takes nothing back, read marks and delete-all act on the records as they are then,
+ * and a record rewritten after new actors joined its group shows them.
+ *
+ * Today's rule for a member who left and rejoined (docs/tray-engine.md#membership-by-time): a
+ * `post` record counts every actor of the community's posts from its `countFrom` on, also those
+ * who posted while the member was away.
+ */
+export type TrayOperation =
+  /** applyPersonal: activities addressed to one user each (comments, replies, reactions, mentions). */
+  | { kind: 'personal'; activities: readonly Activity[]; now: number }
+  /** fanOutPosts: posts of one community (their event stored first, so a late join finds them). */
+  | { kind: 'posts'; communityId: string; posts: readonly Activity[]; now: number }
+  | { kind: 'membership'; changes: readonly MembershipChange[]; now: number }
+  /** user.didDelete at the platform's `at`. */
+  | { kind: 'deleteProfile'; userId: string; at: number; now: number }
+  | { kind: 'markRead'; userId: string; verb: TrayVerb; targetId: string; now: number }
+  | { kind: 'markAllRead'; userId: string; now: number }
+  /** POST v2/last-read: the user's last-read time becomes `now` (never moving backwards). */
+  | { kind: 'lastRead'; userId: string; now: number }
+  /** DELETE v3/delete-all: the records go, the clear time becomes `now`. */
+  | { kind: 'deleteAll'; userId: string; now: number };
+
+/** A record as the model holds it: what readers see, plus the earliest action it counts. */
+export interface ModelRecord extends TrayRecord {
+  countFrom: number;
+}
+
+interface GroupAction {
+  actor: ActorInfo;
+  at: number;
+  actionId: string;
+}
+
+type Edge = { joined: boolean; at: number };
+
+const MAX_NAMED_ACTORS = 3;
+
+/** Later time first; equal times by action id, so equal times still have one order. */
+function newer(a: { at: number; actionId: string }, b: { at: number; actionId: string }): boolean {
+  return a.at !== b.at ? a.at > b.at : a.actionId > b.actionId;
+}
+
+/** Member at `at`: the last change at or before it is a join; at an equal time the leave counts last. */
+export function memberAt(edges: readonly Edge[], at: number): boolean {
+  let last: Edge | undefined;
+  for (const edge of edges) {
+    if (edge.at > at) continue;
+    if (!last || edge.at > last.at || (edge.at === last.at && !edge.joined)) last = edge;
+  }
+  return last?.joined ?? false;
+}
+
+/** Drops fields that are undefined, so a model value compares equal to one read back from storage. */
+function defined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
+}
+
+export class ReferenceTray {
+  readonly retentionDays: number;
+  /** recipient -> key -> record */
+  private readonly trays = new Map<string, Map<string, ModelRecord>>();
+  /** verb+target -> actor -> their latest action on it */
+  private readonly groups = new Map<string, Map<string, GroupAction>>();
+  /** community -> user -> joins and leaves */
+  private readonly members = new Map<string, Map<string, Edge[]>>();
+  /** community -> its posts, each once (what a late join adds) */
+  private readonly posts = new Map<string, Map<string, Activity>>();
+  private readonly lastReads = new Map<string, number>();
+  private readonly clears = new Map<string, number>();
+
+  constructor(options: { retentionDays: number }) {
+    this.retentionDays = options.retentionDays;
+  }
+
+  apply(operation: TrayOperation): void {
+    const { now } = operation;
+    switch (operation.kind) {
+      case 'personal':
+        for (const activity of operation.activities) this.recordAction(activity);
+        for (const activity of operation.activities) {
+          if (activity.audience.kind === 'user') this.deliver(activity.audience.userId, activity, now);
+        }
+        return;
+      case 'posts':
+        for (const post of operation.posts) {
+          this.recordAction(post);
+          this.communityPosts(operation.communityId).set(post.lastActionId, post);
+        }
+        for (const post of operation.posts) {
+          for (const [userId, edges] of this.communityMembers(operation.communityId))
+            if (memberAt(edges, post.at)) this.deliver(userId, post, now);
+        }
+        return;
+      case 'membership':
+        for (const change of operation.changes) this.addEdge(change.communityId, change.userId, change);
+        for (const change of operation.changes) if (change.active) this.backfill(change, now);
+        return;
+      case 'deleteProfile':
+        this.deleteProfile(operation.userId, operation.at, now);
+        return;
+      case 'markRead': {
+        const record = this.tray(operation.userId).get(
+          encodeRecordKey({ verb: operation.verb, targetId: operation.targetId, userId: operation.userId }),
+        );
+        if (record && this.live(record, now) && !record.hasRead)
+          Object.assign(record, { hasRead: true, changedAt: now });
+        return;
+      }
+      case 'markAllRead':
+        for (const record of this.tray(operation.userId).values())
+          if (!record.hasRead) Object.assign(record, { hasRead: true, changedAt: now });
+        return;
+      case 'lastRead':
+        this.lastReads.set(operation.userId, Math.max(this.lastRead(operation.userId), now));
+        return;
+      case 'deleteAll':
+        this.trays.delete(operation.userId);
+        this.clears.set(operation.userId, Math.max(this.clearedAt(operation.userId), now));
+        return;
+    }
+  }
+
+  /** Every record of the user, expired ones included, as stored (copies). */
+  storedRecords(userId: string): ModelRecord[] {
+    return [...this.tray(userId).values()].map((record) => structuredClone(record));
+  }
+
+  /** Unexpired: lastUpdate + retention is still ahead of `now`. */
+  live(record: Pick<TrayRecord, 'lastUpdate'>, now: number): boolean {
+    return record.lastUpdate + this.retentionDays * DAY_MS > now;
+  }
+
+  lastRead(userId: string): number {
+    return this.lastReads.get(userId) ?? 0;
+  }
+
+  clearedAt(userId: string): number {
+    return this.clears.get(userId) ?? 0;
+  }
+
+  /** Users the model holds anything for (records, read marks, clears, memberships). */
+  users(): string[] {
+    const users = new Set([...this.trays.keys(), ...this.lastReads.keys(), ...this.clears.keys()]);
+    for (const community of this.members.values()) for (const userId of community.keys()) users.add(userId);
+    return [...users].sort();
+  }
+
+  private tray(userId: string): Map<string, ModelRecord> {
+    let tray = this.trays.get(userId);
+    if (!tray) this.trays.set(userId, (tray = new Map()));
+    return tray;
+  }
+
+  private communityMembers(communityId: string): Map<string, Edge[]> {
+    let community = this.members.get(communityId);
+    if (!community) this.members.set(communityId, (community = new Map()));
+    return community;
+  }
+
+  private communityPosts(communityId: string): Map<string, Activity> {
+    let posts = this.posts.get(communityId);
+    if (!posts) this.posts.set(communityId, (posts = new Map()));
+    return posts;
+  }
+
+  private addEdge(communityId: string, userId: string, change: { active: boolean; at: number }): void {
+    const members = this.communityMembers(communityId);
+    const edges = members.get(userId) ?? [];
+    if (!edges.some((edge) => edge.at === change.at && edge.joined === change.active))
+      edges.push({ joined: change.active, at: change.at });
+    members.set(userId, edges);
+  }
+
+  /** Each action joins its group's actors (each actor at their latest action), whoever it reaches. */
+  private recordAction(activity: Activity): void {
+    const key = `${activity.verb}\u0000${activity.targetId}`;
+    let group = this.groups.get(key);
+    if (!group) this.groups.set(key, (group = new Map()));
+    const action = { actor: defined(activity.actor), at: activity.at, actionId: activity.lastActionId };
+    const seen = group.get(activity.actor.userId);
+    if (!seen || newer(action, seen)) group.set(activity.actor.userId, action);
+  }
+
+  /**
+   * Folds one action into a recipient's record (docs/tray-engine.md#records): the record is
+   * recomputed from its group's actors from its countFrom on, the recipient excluded; the newest
+   * action decides the latest fields; nothing the recipient sees changing leaves it as it was.
+   */
+  private deliver(recipientId: string, activity: Activity, now: number): void {
+    // An author is never notified of their own action.
+    if (activity.actor.userId === recipientId) return;
+    const key = encodeRecordKey({ verb: activity.verb, targetId: activity.targetId, userId: recipientId });
+    const tray = this.tray(recipientId);
+    const current = tray.get(key);
+    const countFrom = current ? Math.min(current.countFrom, activity.at) : activity.at;
+    const group = this.groups.get(`${activity.verb}\u0000${activity.targetId}`) ?? new Map();
+    const counted = [...group.values()]
+      .filter((action) => action.at >= countFrom && action.actor.userId !== recipientId)
+      .sort((a, b) => (newer(a, b) ? -1 : 1));
+    const actors: ActorSnapshot[] = counted
+      .slice(0, MAX_NAMED_ACTORS)
+      .map((action) => defined({ ...action.actor, at: action.at }));
+    // Fields of the latest action come from the newest one: late delivery never moves them back.
+    const source =
+      !current ||
+      newer(
+        { at: activity.at, actionId: activity.lastActionId },
+        { at: current.lastUpdate, actionId: current.lastActionId },
+      )
+        ? { ...activity, lastUpdate: activity.at }
+        : current;
+    const seen = defined({
+      key,
+      userId: recipientId,
+      verb: activity.verb,
+      targetId: activity.targetId,
+      targetType: activity.targetType,
+      targetName: source.targetName,
+      parentTargetId: source.parentTargetId,
+      lastActionId: source.lastActionId,
+      lastActionSegmentNo: source.lastActionSegmentNo,
+      feed: source.feed,
+      mentionIn: source.mentionIn,
+      actors,
+      actorsCount: counted.length,
+      countFrom,
+      lastUpdate: source.lastUpdate,
+    });
+    if (current && sameSeen(seen, current)) return;
+    // New activity makes a read record unread again; a new record starts unread.
+    tray.set(key, { ...seen, hasRead: false, unreadAt: now, changedAt: now });
+  }
+
+  /**
+   * A join processed late adds the community's posts of the span it opened (from the join to the
+   * next leave), no older than the retention and no more than a day ahead of the tray's clock.
+   */
+  private backfill(join: MembershipChange, now: number): void {
+    const edges = this.communityMembers(join.communityId).get(join.userId) ?? [];
+    if (!memberAt(edges, join.at)) return;
+    const oldest = now - this.retentionDays * DAY_MS;
+    const due = [...this.communityPosts(join.communityId).values()]
+      .filter(
+        (post) =>
+          post.at >= join.at &&
+          post.at >= oldest &&
+          post.at < now + DAY_MS &&
+          memberAt(edges, post.at) &&
+          !edges.some((edge) => !edge.joined && edge.at > join.at && edge.at < post.at),
+      )
+      .sort((a, b) => a.at - b.at);
+    for (const post of due) this.deliver(join.userId, post, now);
+  }
+
+  /**
+   * user.didDelete (docs/tray-rules.md#deleted-users): their own tray goes, their snapshots in
+   * every group and record become `Deleted user` without images, and they leave, at the deletion's
+   * time, every community they have a membership change in.
+   */
+  private deleteProfile(userId: string, at: number, now: number): void {
+    this.trays.delete(userId);
+    for (const group of this.groups.values()) {
+      const action = group.get(userId);
+      if (action) group.set(userId, { ...action, actor: { userId, name: DELETED_USER_NAME } });
+    }
+    for (const tray of this.trays.values()) {
+      for (const record of tray.values()) {
+        if (
+          !record.actors.some(
+            (actor) => actor.userId === userId && (actor.name !== DELETED_USER_NAME || actor.imageUrl),
+          )
+        )
+          continue;
+        record.actors = record.actors.map((actor) =>
+          actor.userId === userId ? { userId, name: DELETED_USER_NAME, at: actor.at } : actor,
+        );
+        record.changedAt = now;
+      }
+    }
+    for (const [communityId, members] of this.members)
+      if (members.has(userId)) this.addEdge(communityId, userId, { active: false, at });
+  }
+}
+
+/** Whether every field the recipient sees (and countFrom) is what the record already has. */
+function sameSeen(
+  seen: Omit<ModelRecord, 'hasRead' | 'unreadAt' | 'changedAt'>,
+  record: ModelRecord,
+): boolean {
+  const { hasRead: _hasRead, unreadAt: _unreadAt, changedAt: _changedAt, ...stored } = record;
+  return JSON.stringify(canonical(seen)) === JSON.stringify(canonical(stored));
+}
+
+/** Key order never decides equality. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, field]) => field !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([name, field]) => [name, canonical(field)]),
+    );
+  return value;
+}
+
+/** The model after every operation, in order. */
+export function referenceTray(
+  operations: Iterable<TrayOperation>,
+  options: { retentionDays: number },
+): ReferenceTray {
+  const tray = new ReferenceTray(options);
+  for (const operation of operations) tray.apply(operation);
+  return tray;
+}
