@@ -38,11 +38,10 @@ const concurrency = Number(process.env.RELIABILITY_LOAD_CONCURRENCY ?? 48);
 const ACK_LIMIT_MS = 1_500;
 /**
  * The tray keeps up: the last event shows in its recipient's history this soon after the receiver
- * acknowledged it. The target, 10 s, is checked from 20,000 events on; the default run (CI, on
- * shared runners of unknown speed) keeps a 120 s bound and prints the lag it measured
- * (RELIABILITY.md has both).
+ * acknowledged it (the target, at every size: the worker on PostgreSQL keeps pace with the
+ * receiver, RELIABILITY.md has the measured lags).
  */
-const VISIBLE_WITHIN_MS = eventCount >= 20_000 ? 10_000 : 120_000;
+const VISIBLE_WITHIN_MS = 10_000;
 const MB = 1_048_576;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -244,9 +243,8 @@ describe(`sustained load: ${eventCount} signed events through receiver -> queue 
 
   it('keeps memory growth bounded (no per-event leak)', () => {
     // Growth from start to end (queue drained). A process under this load grows by its working
-    // size and keeps it: measured about 220 MB for the tray process (16 jobs at once, each holding
-    // its record group) at 20,000 events and 240 MB at 100,000, so it does not grow with the
-    // count. A leak of 10 KB per event adds 200 MB at 20,000 events and 1 GB at 100,000: the bound
+    // size and keeps it: measured on PostgreSQL 153 MB for the tray process at 20,000 events and
+    // 183 MB at 100,000 (the receiver 125 and 167 MB), so it does not grow with the count. A leak of 10 KB per event adds 200 MB at 20,000 events and 1 GB at 100,000: the bound
     // allows the working size plus 2 KB an event, so such a leak fails it at any size from 20,000.
     const bound = 250 * MB + 2 * 1024 * eventCount;
     const growth = (figures: MemoryFigures) => (figures.endMb - figures.startMb) * MB;
