@@ -1,14 +1,55 @@
 import type pg from 'pg';
 
+/** Rows deleted per statement: short statements, short locks, bounded WAL per transaction. */
+export const PURGE_RECORDS_BATCH = 1_000;
+
+/** Each table of the tray's retention and its primary key (how a batch names its rows). */
+const EXPIRING = [
+  { table: 'tray_records', key: 'user_id, key' },
+  { table: 'tray_target_actors', key: 'target_id, verb, actor_id' },
+  { table: 'tray_community_posts', key: 'community_id, action_id' },
+] as const;
+
+/**
+ * Deletes the expired rows of one table in batches read from its expiry index. A row a writer
+ * holds is skipped (SKIP LOCKED): a fan-out upserting an expired record renews it, and one it
+ * leaves expired goes at the next purge. So the purge never waits for a row, and never meets a
+ * writer crosswise (a writer takes its rows in key order, the expiry index lists them in any
+ * order): without that, a purge and a fan-out each held rows the other wanted, a deadlock.
+ */
+async function purgeTable(
+  pool: pg.Pool,
+  { table, key }: (typeof EXPIRING)[number],
+  at: number,
+  batch: number,
+): Promise<number> {
+  let purged = 0;
+  for (;;) {
+    const { rowCount } = await pool.query(
+      `DELETE FROM ${table} WHERE (${key}) IN (
+         SELECT ${key} FROM ${table} WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2
+         FOR UPDATE SKIP LOCKED)`,
+      [at, batch],
+    );
+    purged += rowCount ?? 0;
+    if ((rowCount ?? 0) < batch) return purged;
+  }
+}
+
 /**
  * Deletes what expired by `now`: records (TRAY_RETENTION_DAYS after their lastUpdate), the group
  * actors and community posts of the same retention. Readers already skip expired records, so the
- * purge only reclaims space. Returns how many records went.
+ * purge only reclaims space and may leave a row being written for the next run. Returns how many
+ * records went.
  */
-export async function purgeExpiredRecords(pool: pg.Pool, now: Date): Promise<number> {
+export async function purgeExpiredRecords(
+  pool: pg.Pool,
+  now: Date,
+  batch = PURGE_RECORDS_BATCH,
+): Promise<number> {
   const at = now.getTime();
-  const records = await pool.query('DELETE FROM tray_records WHERE expires_at <= $1', [at]);
-  await pool.query('DELETE FROM tray_target_actors WHERE expires_at <= $1', [at]);
-  await pool.query('DELETE FROM tray_community_posts WHERE expires_at <= $1', [at]);
-  return records.rowCount ?? 0;
+  const [records, ...others] = EXPIRING;
+  const purged = await purgeTable(pool, records, at, batch);
+  for (const expiring of others) await purgeTable(pool, expiring, at, batch);
+  return purged;
 }
