@@ -29,7 +29,11 @@ if ! command -v redis-server >/dev/null 2>&1; then
   as_root service redis-server stop >/dev/null 2>&1 || true
 fi
 
-# 3. FerretDB (MongoDB wire protocol over PostgreSQL), built from source with Go.
+# 3. FerretDB (MongoDB wire protocol over PostgreSQL), built from source with Go: the MongoDB
+#    adapter's test server. The product itself does not need it (`npm start` runs PostgreSQL), so
+#    `setup.sh --product` (npm's prestart) skips it.
+WITH_FERRETDB=1
+[ "${1:-}" = "--product" ] && WITH_FERRETDB=0
 ferretdb_bin() {
   if [ -n "${FERRETDB_BIN:-}" ]; then echo "$FERRETDB_BIN"; return; fi
   echo "$(go env GOPATH)/bin/ferretdb"
@@ -41,7 +45,7 @@ ferretdb_ok() {
   local out; out="$("$bin" --version 2>&1)" || return 1
   [[ "$out" == *"version: ${FERRETDB_VERSION}"* ]]
 }
-if ! ferretdb_ok; then
+if [ "$WITH_FERRETDB" = 1 ] && ! ferretdb_ok; then
   command -v go >/dev/null 2>&1 || { say "Go is required to build FerretDB (install golang)"; exit 1; }
   say "building FerretDB ${FERRETDB_VERSION} (first run only, a few minutes)"
   # Not `go install ...@version`: the module as published lacks build/version/version.txt, so the

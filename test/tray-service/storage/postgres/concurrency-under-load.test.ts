@@ -102,7 +102,7 @@ async function repeat(stop: () => boolean, step: () => Promise<void>): Promise<v
   }
 }
 
-// docs/storage.md#postgresql-lock-order-and-the-purge: writers lock their record groups and rows in
+// docs/storage.md#lock-order-and-the-purge: writers lock their record groups and rows in
 // one order, the purge never waits for a row a writer holds, and no race ends in a deadlock.
 describe('PostgreSQL adapter under load through two workers', () => {
   const postgres = usePostgres();

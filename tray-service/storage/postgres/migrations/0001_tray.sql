@@ -1,4 +1,4 @@
--- The tray's records and what they are computed from (docs/storage.md#postgresql).
+-- The tray's records and what they are computed from (docs/postgres-tray-records.md).
 -- Times are epoch milliseconds (bigint). Ids compare byte-wise (COLLATE "C"), as the grouping core
 -- compares them, so ties between equal times break the same way in SQL as in the pure domain code.
 -- Every primary key and unique constraint carries its table's distribution column (user_id for
