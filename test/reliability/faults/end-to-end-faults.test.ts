@@ -67,7 +67,9 @@ describe('faults end to end: receiver -> queue -> worker -> events and tray (rea
         processes.push(first);
         const bodies = socialBurstBodies('e2e-worker-kill', Math.round(burstSize / 2));
         const started = performance.now();
-        const deliveries = await sendBurst({
+        // Sent while the worker runs, not before: on PostgreSQL the worker keeps pace with the
+        // receiver, so a burst sent first would be fully applied before any kill.
+        const sending = sendBurst({
           urls: [receiver.url],
           secret: faultSecret,
           bodies,
@@ -75,10 +77,11 @@ describe('faults end to end: receiver -> queue -> worker -> events and tray (rea
         });
         // Kill the worker once it is well into the batch (bounded wait), with jobs still active.
         for (let n = 0; n < 600 && (await storage.events.count({})) < bodies.length * 0.2; n += 1) {
-          await sleep(100);
+          await sleep(20);
         }
         const storedAtKill = await storage.events.count({});
         await first.kill();
+        const deliveries = await sending;
         const second = await startTrayProcess(trayOptions);
         processes.push(second);
         await waitUntilQueueEmpty(redis.url, prefix, 480_000);
