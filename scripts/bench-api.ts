@@ -25,6 +25,7 @@ import { createTrayApi } from '../tray-service/api/create-tray-api.ts';
 import { createRateLimiter } from '../tray-service/api/rate-limit/create-rate-limiter.ts';
 import { createMessageRenderer } from '../tray-service/messages/create-message-renderer.ts';
 import { openPostgresStorage } from '../tray-service/storage/postgres/open-postgres-storage.ts';
+import { createBenchDatabase } from './lib/create-bench-database.ts';
 import { startPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
 import { hs256Token } from './lib/hs256-token.ts';
 
@@ -75,19 +76,14 @@ try {
   const serverUrl =
     process.env.DATABASE_URL ??
     keep(await startPostgres({ dir: join(dir, 'postgres'), durability: 'persistent' })).url;
-  const database = `bench_api_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${database}`;
-  const storage = await openPostgresStorage(url.toString(), {
+  // A database of the bench's own: the baselines' scratch tables sit beside the tray's.
+  const url = await createBenchDatabase(serverUrl, 'bench_api');
+  const storage = await openPostgresStorage(url, {
     poolSize: 10,
     statementTimeoutMs: 60_000,
     applicationName: 'bench-api',
   });
-  const sql = new pg.Pool({ connectionString: url.toString(), max: 2 });
+  const sql = new pg.Pool({ connectionString: url, max: 2 });
   const now = Date.now();
   const retention = 90 * DAY_MS;
 

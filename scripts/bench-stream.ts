@@ -18,8 +18,8 @@ import { join, resolve } from 'node:path';
 import { signBody } from '../receiver/signature/sign-body.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { parseCli, runCli } from './lib/cli.ts';
-import pg from 'pg';
 import { openPostgresStorage } from '../tray-service/storage/postgres/open-postgres-storage.ts';
+import { createBenchDatabase } from './lib/create-bench-database.ts';
 import { freePort, startPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
 import { hs256Token } from './lib/hs256-token.ts';
 
@@ -169,21 +169,17 @@ runCli(async () => {
       : await startPostgres({ dir: join(dir, 'postgres'), durability: 'persistent' });
     if (postgres) servers.push(postgres);
     // A database of the bench's own on the server.
-    const serverUrl = postgres?.url ?? process.env.DATABASE_URL ?? '';
-    const database = `bench_stream_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: serverUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${database}`);
-    await admin.end();
-    const databaseUrl = new URL(serverUrl);
-    databaseUrl.pathname = `/${database}`;
+    const databaseUrl = await createBenchDatabase(
+      postgres?.url ?? process.env.DATABASE_URL ?? '',
+      'bench_stream',
+    );
     const trayPorts = [await freePort(), await freePort()];
     const receiverPort = await freePort();
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       LOG_LEVEL: 'warn',
       REDIS_URL: redis?.url ?? process.env.REDIS_URL,
-      DATABASE_URL: databaseUrl.toString(),
+      DATABASE_URL: databaseUrl,
       JWT_SECRET: SECRET,
       RATE_LIMIT_CALLS: '1000000',
       WEBHOOK_ALLOWLIST: 'off',
@@ -292,7 +288,7 @@ runCli(async () => {
     for (const stream of streams.splice(0)) stream.close();
 
     // 3. A post to a community whose every member has a stream open (members imported directly).
-    const storage = await openPostgresStorage(databaseUrl.toString(), {
+    const storage = await openPostgresStorage(databaseUrl, {
       poolSize: 2,
       statementTimeoutMs: 60_000,
       applicationName: 'bench-stream',

@@ -19,6 +19,7 @@ import { createLogger } from '../shared/logging/create-logger.ts';
 import { createWebhookQueue, webhookJobOptions, type WebhookJobData } from '../shared/queue/webhook-queue.ts';
 import { openPostgresStorage } from '../tray-service/storage/postgres/open-postgres-storage.ts';
 import { startWorker } from '../tray-service/worker/start-worker.ts';
+import { createBenchDatabase } from './lib/create-bench-database.ts';
 import { startPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
 
 const { values: args } = parseArgs({
@@ -64,20 +65,14 @@ try {
   const serverUrl =
     process.env.DATABASE_URL ??
     keep(await startPostgres({ dir: join(dir, 'postgres'), durability: 'persistent' })).url;
-  // A database of the bench's own, so the baselines' scratch tables sit beside the tray's.
-  const database = `bench_worker_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${database}`;
-  const storage = await openPostgresStorage(url.toString(), {
+  // A database of the bench's own: the baselines' scratch tables sit beside the tray's.
+  const url = await createBenchDatabase(serverUrl, 'bench_worker');
+  const storage = await openPostgresStorage(url, {
     poolSize: 20,
     statementTimeoutMs: 60_000,
     applicationName: 'bench-worker',
   });
-  const sql = new pg.Pool({ connectionString: url.toString(), max: 8 });
+  const sql = new pg.Pool({ connectionString: url, max: 8 });
   // pool.end() resolves before its connections have closed: the server stopping right after must
   // not end the run with an unhandled error.
   sql.on('error', () => undefined);

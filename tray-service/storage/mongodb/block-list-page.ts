@@ -1,4 +1,4 @@
-import type { BlockEntry, BlockListPage } from './block-list-repository.ts';
+import type { BlockEntry, BlockListPage } from '../port.ts';
 
 /**
  * Rows to fetch for one block-list page: one more than the page, because only a row past the

@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import type { BlockEntry, BlockListPort } from '../port.ts';
 import { blockFetchLimit, cutBlockPage } from './block-list-page.ts';
 import { ignoreDuplicates } from './ignore-duplicates.ts';
 
@@ -14,25 +15,9 @@ export interface BlockEntryDoc {
   createdAt: Date;
 }
 
-export interface BlockEntry {
-  netid_uid: string;
-  blocked_userId: string;
-}
-
-export interface BlockListPage {
-  results: BlockEntry[];
-  /** The last entry of this page, or null on the last page (4.2). */
-  paginationToken: BlockEntry | null;
-}
-
-export interface BlockListRepository {
-  block(netidUid: string, blockedUserId: string): Promise<void>;
-  unblock(netidUid: string, blockedUserId: string): Promise<void>;
-  /** Entries ordered by blocked user id, strictly after `afterBlockedUserId`. */
-  page(netidUid: string, afterBlockedUserId: string | undefined, pageSize: number): Promise<BlockListPage>;
-  /** Which of `userIds` the owner has blocked. */
-  blockedAmong(netidUid: string, userIds: readonly string[]): Promise<Set<string>>;
-}
+export type { BlockEntry, BlockListPage } from '../port.ts';
+/** The MongoDB block list is the port's block list as it is. */
+export type BlockListRepository = BlockListPort;
 
 const entryId = (netidUid: string, blockedUserId: string) => JSON.stringify([netidUid, blockedUserId]);
 

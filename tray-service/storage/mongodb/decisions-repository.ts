@@ -1,22 +1,10 @@
 import type { AnyBulkWriteOperation, Db, Filter } from 'mongodb';
 import { afterKeyQuery, type PageKey } from '../../domain/page-cursor.ts';
-import {
-  MODERATION_DECISIONS,
-  type DeliveryState,
-  type ModerationDecisionDoc,
-} from '../../moderation/decision-doc.ts';
-import type { ModerationAction } from '../../moderation/moderation-rule.ts';
+import { MODERATION_DECISIONS, type ModerationDecisionDoc } from '../../moderation/decision-doc.ts';
 import { onlyDuplicateKeys } from './is-duplicate-key.ts';
+import type { DecisionsFilter } from '../port.ts';
 
-export interface DecisionsFilter {
-  rule?: string;
-  action?: ModerationAction;
-  userId?: string;
-  eventKey?: string;
-  delivery?: DeliveryState;
-  since?: Date;
-  until?: Date;
-}
+export type { DecisionsFilter } from '../port.ts';
 
 const newestFirst = { decidedAt: -1, _id: -1 } as const;
 
