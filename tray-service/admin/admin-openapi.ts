@@ -1,5 +1,5 @@
-import { deliveryStates } from '../moderation/decision-doc.ts';
-import { moderationActions } from '../moderation/moderation-rule.ts';
+import { deliveryStates } from '../domain/decision-doc.ts';
+import { moderationActions } from '../domain/moderation-rule.ts';
 import { eventStatuses } from './events-router.ts';
 import { isoTimePattern } from './parse-iso-time.ts';
 import { textMaxLength } from './parse-query.ts';

@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { deliveryStates, toDecisionView } from '../moderation/decision-doc.ts';
+import { deliveryStates, toDecisionView } from '../domain/decision-doc.ts';
 import type { DecisionsFilter, DecisionsPort } from '../storage/port.ts';
-import { moderationActions } from '../moderation/moderation-rule.ts';
+import { moderationActions } from '../domain/moderation-rule.ts';
 import { decodeCursor, encodeCursor } from '../domain/page-cursor.ts';
 import { isoTime, nonEmpty, pageLimit, parseQuery, requireOrderedRange } from './parse-query.ts';
 

@@ -1,6 +1,6 @@
-import type { TrayRecordDoc, TrayVerb } from '../../shared/tray/tray-record.ts';
 import type { BanChange } from './ban-change.ts';
 import { encodeRecordKey } from './record-key.ts';
+import type { TrayRecord, TrayVerb } from './tray-record.ts';
 
 /** A user as the event showed them when they acted (a later rename does not change it). */
 export interface ActorInfo {
@@ -22,7 +22,7 @@ export type Audience = { kind: 'user'; userId: string } | { kind: 'community'; c
  * what makes re-applying the same action a no-op).
  */
 export interface Activity extends Pick<
-  TrayRecordDoc,
+  TrayRecord,
   | 'verb'
   | 'targetId'
   | 'targetType'

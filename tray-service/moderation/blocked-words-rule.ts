@@ -1,6 +1,6 @@
 import type { StoredEvent } from '../domain/stored-event.ts';
 import { compileBlockedWords, type BlockedWord } from './blocked-words.ts';
-import type { ModerationDecision, ModerationRule } from './moderation-rule.ts';
+import type { ModerationDecision, ModerationRule } from '../domain/moderation-rule.ts';
 
 interface TextContent {
   type: 'post' | 'comment';

@@ -1,8 +1,8 @@
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { DecisionsPort } from '../storage/port.ts';
-import { toDecisionDoc } from './decision-doc.ts';
-import type { ModerationRule } from './moderation-rule.ts';
+import { toDecisionDoc } from '../domain/decision-doc.ts';
+import type { ModerationRule } from '../domain/moderation-rule.ts';
 
 export interface ModerationStepDeps {
   rules: readonly ModerationRule[];

@@ -1,7 +1,7 @@
 import type Bull from 'bull';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import { createBullQueue, type QueueConnection } from '../../shared/queue/create-bull-queue.ts';
-import { toDecisionView } from './decision-doc.ts';
+import { toDecisionView } from '../domain/decision-doc.ts';
 import type { DecisionsPort } from '../storage/port.ts';
 import { signDecision } from './sign-decision.ts';
 

@@ -11,7 +11,7 @@ import {
 } from './decision-delivery.ts';
 import type { DecisionsPort } from '../storage/port.ts';
 import type { BlockedWord } from './blocked-words.ts';
-import type { ModerationRule } from './moderation-rule.ts';
+import type { ModerationRule } from '../domain/moderation-rule.ts';
 
 export interface Moderation {
   step: ModerationStep;

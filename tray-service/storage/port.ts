@@ -14,8 +14,8 @@ import type { BanChange } from '../domain/ban-change.ts';
 import type { PageKey } from '../domain/page-cursor.ts';
 import type { TrayRecord, TrayVerb } from '../domain/tray-record.ts';
 import type { StoredEvent, StoredEventStatus } from '../domain/stored-event.ts';
-import type { DeliveryState, ModerationDecisionDoc } from '../moderation/decision-doc.ts';
-import type { ModerationAction } from '../moderation/moderation-rule.ts';
+import type { DeliveryState, ModerationDecisionDoc } from '../domain/decision-doc.ts';
+import type { ModerationAction } from '../domain/moderation-rule.ts';
 
 export type StorageEngine = 'postgres' | 'mongodb';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { exampleEventKey } from '../../../tray-service/admin/admin-openapi.ts';
-import { toDecisionDoc, type ModerationDecisionDoc } from '../../../tray-service/moderation/decision-doc.ts';
+import { toDecisionDoc, type ModerationDecisionDoc } from '../../../tray-service/domain/decision-doc.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';

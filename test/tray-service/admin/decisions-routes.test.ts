@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { toDecisionDoc } from '../../../tray-service/moderation/decision-doc.ts';
+import { toDecisionDoc } from '../../../tray-service/domain/decision-doc.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { ADMIN_TOKEN, adminApp, eventDoc, userToken } from './admin-fixtures.ts';
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
 import { createOpenApiDocument } from '../../../tray-service/api/openapi.ts';
-import { toDecisionDoc } from '../../../tray-service/moderation/decision-doc.ts';
+import { toDecisionDoc } from '../../../tray-service/domain/decision-doc.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import { seedRecords } from '../../support/seed-tray.ts';

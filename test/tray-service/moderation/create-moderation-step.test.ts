@@ -8,8 +8,8 @@ import {
   createDecisionsQueue,
   type DecisionJobData,
 } from '../../../tray-service/moderation/decision-delivery.ts';
-import { decisionId } from '../../../tray-service/moderation/decision-doc.ts';
-import type { ModerationRule } from '../../../tray-service/moderation/moderation-rule.ts';
+import { decisionId } from '../../../tray-service/domain/decision-doc.ts';
+import type { ModerationRule } from '../../../tray-service/domain/moderation-rule.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';

@@ -1,6 +1,6 @@
 import type { AnyBulkWriteOperation, Db, Filter } from 'mongodb';
 import { afterKeyQuery, type PageKey } from '../../domain/page-cursor.ts';
-import { MODERATION_DECISIONS, type ModerationDecisionDoc } from '../../moderation/decision-doc.ts';
+import { MODERATION_DECISIONS, type ModerationDecisionDoc } from '../../domain/decision-doc.ts';
 import { onlyDuplicateKeys } from './is-duplicate-key.ts';
 import type { DecisionsFilter } from '../port.ts';
 

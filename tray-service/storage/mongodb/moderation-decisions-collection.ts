@@ -1,5 +1,5 @@
 import type { CollectionSpec } from './collection-spec.ts';
-import { MODERATION_DECISIONS } from '../../moderation/decision-doc.ts';
+import { MODERATION_DECISIONS } from '../../domain/decision-doc.ts';
 
 /** moderation_decisions: what the moderation rules decided about stored events (admin API). */
 export const moderationDecisionsCollection: CollectionSpec = {

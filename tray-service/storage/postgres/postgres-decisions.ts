@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { PageKey } from '../../domain/page-cursor.ts';
-import type { DeliveryState, ModerationDecisionDoc } from '../../moderation/decision-doc.ts';
-import type { ModerationAction } from '../../moderation/moderation-rule.ts';
+import type { DeliveryState, ModerationDecisionDoc } from '../../domain/decision-doc.ts';
+import type { ModerationAction } from '../../domain/moderation-rule.ts';
 import type { DecisionsFilter, DecisionsPort } from '../port.ts';
 import { SqlConditions, type SqlQuery } from './sql-conditions.ts';
 import { withoutNul } from './without-nul.ts';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { ModerationDecisionDoc } from '../../../../tray-service/moderation/decision-doc.ts';
+import type { ModerationDecisionDoc } from '../../../../tray-service/domain/decision-doc.ts';
 import { MINUTE } from './case-fixtures.ts';
 import { conformanceCase } from './conformance-case.ts';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { ModerationDecisionDoc } from '../../../../tray-service/moderation/decision-doc.ts';
+import type { ModerationDecisionDoc } from '../../../../tray-service/domain/decision-doc.ts';
 import type { DecisionsFilter } from '../../../../tray-service/storage/port.ts';
 import { migrate } from '../../../../tray-service/storage/postgres/migrate.ts';
 import {

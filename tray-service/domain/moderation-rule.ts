@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../domain/stored-event.ts';
+import type { StoredEvent } from './stored-event.ts';
 
 /** What a rule asks for; the moderation team's own system acts on it. */
 export const moderationActions = ['flag', 'ban-request'] as const;
