@@ -4,9 +4,13 @@
 // users: `bench-user`, whose --user-records records are spread over the 90-day retention, and
 // `bench-dense`, with --dense-records records all written within one minute and none read.
 // Targets: p99 <= 5 ms for both calls and both users, and <= 2x the plain SELECT.
+// The API runs here as main.ts wires it; the client runs in a process of its own
+// (lib/bench-api-client.ts: keep-alive HTTP, the plain SELECTs timed the same way, a warm-up walk
+// not counted). --stages adds, per user and route, where the server's time goes (lib/tray-api-stages.ts).
 // Options: --total <n> (1000000) --user-records <n> (1000) --dense-records <n> (1200) --pages <n>
-// (20) --rounds <n> (5: each walk repeated). Starts its own redis-server and a throwaway PostgreSQL
-// cluster unless REDIS_URL / DATABASE_URL point elsewhere.
+// (20) --rounds <n> (20: each walk repeated) --stages. Starts its own redis-server and a throwaway
+// PostgreSQL cluster unless REDIS_URL / DATABASE_URL point elsewhere.
+import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -23,11 +27,23 @@ import { startBanCache } from '../tray-service/api/auth/ban-cache.ts';
 import { createTokenVerifier } from '../tray-service/api/auth/create-token-verifier.ts';
 import { createTrayApi } from '../tray-service/api/create-tray-api.ts';
 import { createRateLimiter } from '../tray-service/api/rate-limit/create-rate-limiter.ts';
+import { createFailedAuthLimit } from '../tray-service/api/rate-limit/failed-auth-limit.ts';
 import { createMessageRenderer } from '../tray-service/messages/create-message-renderer.ts';
 import { openPostgresStorage } from '../tray-service/storage/postgres/open-postgres-storage.ts';
+import type { FromBenchClient, ToBenchClient } from './lib/bench-api-client.ts';
 import { createBenchDatabase } from './lib/create-bench-database.ts';
 import { startPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
 import { hs256Token } from './lib/hs256-token.ts';
+import { createStageTimer } from './lib/stage-timer.ts';
+import {
+  stageTable,
+  timedLimiter,
+  timedMessages,
+  timedStorage,
+  timedVerifier,
+  timeJson,
+  timeRequests,
+} from './lib/tray-api-stages.ts';
 
 const { values } = parseArgs({
   options: {
@@ -35,13 +51,14 @@ const { values } = parseArgs({
     'user-records': { type: 'string', default: '1000' },
     'dense-records': { type: 'string', default: '1200' },
     pages: { type: 'string', default: '20' },
-    rounds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '20' },
+    stages: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
 if (values.help) {
   process.stdout.write(
-    'usage: npm run bench:api -- [--total 1000000] [--user-records 1000] [--dense-records 1200] [--pages 20] [--rounds 5]\n',
+    'usage: npm run bench:api -- [--total 1000000] [--user-records 1000] [--dense-records 1200] [--pages 20] [--rounds 20] [--stages]\n',
   );
   process.exit(0);
 }
@@ -127,87 +144,85 @@ try {
 
   const redis = createRedis(redisUrl);
   const silent = createLogger({ name: 'bench', level: 'silent' });
+  const stages = values.stages ? createStageTimer() : undefined;
   const app = createTrayApi({
     logger: silent,
-    storage,
+    storage: stages ? timedStorage(storage, stages) : storage,
     redis,
     registry: createMetricsRegistry('bench', false),
     metrics: { kind: 'open' },
-    verifyToken: createTokenVerifier(resolveJwtConfig({ JWT_SECRET: SECRET })),
+    verifyToken: timedVerifier(stages, createTokenVerifier(resolveJwtConfig({ JWT_SECRET: SECRET }))),
     // As in production: the hot path consults this in-memory set on every request.
     bans: await startBanCache(redis, { prefix: 'bench-bans', refreshMs: 500, logger: silent }),
-    rateLimiter: createRateLimiter({ redis, points: 1_000_000, windowMs: 60_000, keyPrefix: 'bench-rl' }),
-    messages: createMessageRenderer({ defaultLocale: 'en' }),
+    rateLimiter: timedLimiter(
+      stages,
+      createRateLimiter({ redis, points: 1_000_000, windowMs: 60_000, keyPrefix: 'bench-rl' }),
+    ),
+    // As in production: a caller in good standing costs an in-memory look-up per request.
+    failedAuth: createFailedAuthLimit({ redis, points: 20, windowMs: 60_000, keyPrefix: 'bench-auth' }),
+    messages: timedMessages(stages, createMessageRenderer({ defaultLocale: 'en' })),
     settings: { pageSize: PAGE_SIZE, networkId: 'bench', blockApi: true },
   });
+  if (stages) timeJson(app, stages);
   const server = await listen(app, { port: 0, host: '127.0.0.1' });
+  if (stages) timeRequests(server, stages);
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const timed = async <T>(work: () => Promise<T>): Promise<[number, T]> => {
-    const started = performance.now();
-    const result = await work();
-    return [performance.now() - started, result];
-  };
 
-  /** Pages and counts through the API, each followed by the plain SELECT (same machine load). */
+  // The client runs in a process of its own (scripts/lib/bench-api-client.ts).
+  const client = fork(new URL('./lib/bench-api-client.ts', import.meta.url), { stdio: 'inherit' });
+  process.once('exit', () => client.kill());
+  const replies: FromBenchClient[] = [];
+  let waiting: ((reply: FromBenchClient) => void) | undefined;
+  client.on('message', (reply: FromBenchClient) => {
+    if (waiting) {
+      const resolve = waiting;
+      waiting = undefined;
+      resolve(reply);
+    } else replies.push(reply);
+  });
+  const exited = new Promise<never>((_resolve, reject) =>
+    client.once('exit', (code) => reject(new Error(`the bench client exited (${code})`))),
+  );
+  const reply = () =>
+    Promise.race([
+      exited,
+      new Promise<FromBenchClient>((resolve) => {
+        const queued = replies.shift();
+        if (queued) resolve(queued);
+        else waiting = resolve;
+      }),
+    ]);
+  const tell = (message: ToBenchClient) => client.send(message);
+
   async function measure(userId: string) {
-    const auth = { authorization: `Bearer ${await hs256Token(SECRET, userId)}` };
-    const history = async (boundary: number | undefined) => {
-      const res = await fetch(
-        `${base}/notifications/v3/history${boundary === undefined ? '' : `?startAfter=${boundary}`}`,
-        { headers: auth },
-      );
-      const body = (await res.json()) as { nextPage: number; data: unknown[] };
-      if (res.status !== 200 || body.data.length === 0) throw new Error(`unexpected answer ${res.status}`);
-      return body.nextPage === 0 ? undefined : body.nextPage;
-    };
-    const plainPage = (boundary: number | undefined) =>
-      sql.query(
-        `SELECT * FROM tray_records WHERE user_id = $1 AND ($2::bigint IS NULL OR last_update < $2)
-         ORDER BY last_update DESC, key DESC LIMIT ${PAGE_SIZE + 1}`,
-        [userId, boundary ?? null],
-      );
-    const unread = async () => {
-      const res = await fetch(`${base}/notifications/v3`, { headers: auth });
-      if (res.status !== 200) throw new Error(`unexpected answer ${res.status}`);
-      return ((await res.json()) as { data: { totalUnreadCount: number } }).data.totalUnreadCount;
-    };
-    const plainCount = () =>
-      sql.query('SELECT count(*) FROM tray_records WHERE user_id = $1 AND NOT has_read', [userId]);
-    for (let i = 0; i < 3; i++) {
-      await history(undefined);
-      await plainPage(undefined);
-      await unread();
-      await plainCount();
-    }
-    const t = {
-      page: [] as number[],
-      plainPage: [] as number[],
-      unread: [] as number[],
-      plainCount: [] as number[],
-    };
-    let unreadCount = 0;
-    for (let round = 0; round < ROUNDS; round++) {
-      let startAfter: number | undefined;
-      for (let page = 0; page < PAGES; page++) {
-        const [pageMs, next] = await timed(() => history(startAfter));
-        t.page.push(pageMs);
-        t.plainPage.push((await timed(() => plainPage(startAfter)))[0]);
-        const [unreadMs, count] = await timed(unread);
-        unreadCount = count;
-        t.unread.push(unreadMs);
-        t.plainCount.push((await timed(plainCount))[0]);
-        startAfter = next;
-        if (startAfter === undefined) break;
-      }
-    }
-    for (const list of Object.values(t)) list.sort((x, y) => x - y);
-    return { ...t, unreadCount };
+    tell({
+      kind: 'run',
+      job: {
+        base,
+        databaseUrl: url,
+        userId,
+        token: await hs256Token(SECRET, userId),
+        pageSize: PAGE_SIZE,
+        pages: PAGES,
+        rounds: ROUNDS,
+      },
+    });
+    if ((await reply()).kind !== 'warmed') throw new Error('bench client: expected warmed');
+    stages?.take(); // the warm-up's
+    tell({ kind: 'go' });
+    const done = await reply();
+    if (done.kind !== 'samples') throw new Error('bench client: expected samples');
+    const t = done.samples;
+    for (const list of [t.page, t.plainPage, t.unread, t.plainCount]) list.sort((x, y) => x - y);
+    return { ...t, stages: stages?.take() };
   }
 
   const results = { [USER]: await measure(USER), [DENSE]: await measure(DENSE) };
+  tell({ kind: 'exit' });
+  exited.catch(() => undefined);
   const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
   const out = [
-    `bench:api  ${TOTAL} records, ${USER} ${USER_RECORDS} over 90 days, ${DENSE} ${DENSE_RECORDS} within one minute; ${PAGES} pages of ${PAGE_SIZE} x ${ROUNDS} rounds; node ${process.version}, PostgreSQL storage`,
+    `bench:api  ${TOTAL} records, ${USER} ${USER_RECORDS} over 90 days, ${DENSE} ${DENSE_RECORDS} within one minute; ${PAGES} pages of ${PAGE_SIZE} x ${ROUNDS} rounds (${results[USER].page.length} and ${results[DENSE].page.length} calls each) after a warm-up walk; client in its own process; node ${process.version}, PostgreSQL storage`,
     row(['user', 'call', 'p50', 'p99', 'plain SELECT p50', 'plain SELECT p99', 'p99 ratio', 'target']),
     row(['---', '---', '---', '---', '---', '---', '---', '---']),
   ];
@@ -234,6 +249,9 @@ try {
         ]),
       );
     }
+  }
+  for (const [userId, r] of Object.entries(results)) {
+    if (r.stages) out.push('', ...stageTable(userId, r.stages));
   }
   process.stdout.write(`${out.join('\n')}\n`);
   process.exitCode = failed ? 1 : 0;
