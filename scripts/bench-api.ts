@@ -24,6 +24,7 @@ import { createLogger } from '../shared/logging/create-logger.ts';
 import { createRedis } from '../shared/redis/create-redis.ts';
 import { DAY_MS } from '../shared/time/durations.ts';
 import { startBanCache } from '../tray-service/api/auth/ban-cache.ts';
+import { cacheVerifiedTokens } from '../tray-service/api/auth/cache-verified-tokens.ts';
 import { createTokenVerifier } from '../tray-service/api/auth/create-token-verifier.ts';
 import { createTrayApi } from '../tray-service/api/create-tray-api.ts';
 import { createRateLimiter } from '../tray-service/api/rate-limit/create-rate-limiter.ts';
@@ -151,7 +152,11 @@ try {
     redis,
     registry: createMetricsRegistry('bench', false),
     metrics: { kind: 'open' },
-    verifyToken: timedVerifier(stages, createTokenVerifier(resolveJwtConfig({ JWT_SECRET: SECRET }))),
+    // As main.ts wires it: verifications reused until the token's exp.
+    verifyToken: timedVerifier(
+      stages,
+      cacheVerifiedTokens(createTokenVerifier(resolveJwtConfig({ JWT_SECRET: SECRET }))),
+    ),
     // As in production: the hot path consults this in-memory set on every request.
     bans: await startBanCache(redis, { prefix: 'bench-bans', refreshMs: 500, logger: silent }),
     rateLimiter: timedLimiter(

@@ -18,6 +18,7 @@ import { listenHostOf } from '../shared/config/listen-config.ts';
 import { checkAdminPort, resolveAdminJwt } from '../shared/config/tray-admin-access-config.ts';
 import { resolveJwtConfig } from '../shared/config/tray-api-config.ts';
 import { startBanCache } from './api/auth/ban-cache.ts';
+import { cacheVerifiedTokens } from './api/auth/cache-verified-tokens.ts';
 import { createTokenVerifier } from './api/auth/create-token-verifier.ts';
 import { createTrayApi } from './api/create-tray-api.ts';
 import { createChangePublisher } from './live/change-publisher.ts';
@@ -95,7 +96,8 @@ const worker = runsWorker
 
 /** The tray API with its live streams: token verifier, bans, per-user rate limit, messages. */
 async function startApi(keys: NonNullable<typeof jwtConfig>) {
-  const verifyToken = createTokenVerifier(keys);
+  // Each client sends the same token with every call: its verification is reused until its exp.
+  const verifyToken = cacheVerifiedTokens(createTokenVerifier(keys));
   // Admin API, moderation decisions, queue dashboard: on a listener of their own (ADMIN_PORT).
   const admin = adminDepsFromConfig(config, {
     events: storage.events,

@@ -5,6 +5,7 @@ import { createMetricsRegistry } from '../../../../shared/http/metrics-router.ts
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
 import { startBanCache, type BanCache } from '../../../../tray-service/api/auth/ban-cache.ts';
+import { cacheVerifiedTokens } from '../../../../tray-service/api/auth/cache-verified-tokens.ts';
 import { createTokenVerifier } from '../../../../tray-service/api/auth/create-token-verifier.ts';
 import { createTrayApi, type TrayApiDeps } from '../../../../tray-service/api/create-tray-api.ts';
 import { createRateLimiter } from '../../../../tray-service/api/rate-limit/create-rate-limiter.ts';
@@ -83,7 +84,8 @@ export function useTrayApi(options: { rateLimit?: number } = {}): TrayApiHarness
         redis: harness.redis,
         registry: createMetricsRegistry('tray-service', false),
         metrics: { kind: 'open' },
-        verifyToken: createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET })),
+        // As main.ts wires it: verifications reused until the token's exp.
+        verifyToken: cacheVerifiedTokens(createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET }))),
         bans: theBans(),
         rateLimiter: createRateLimiter({
           redis: harness.redis,

@@ -1,0 +1,125 @@
+import { expect } from 'chai';
+import { SignJWT } from 'jose';
+import { resolveJwtConfig } from '../../../../shared/config/tray-api-config.ts';
+import { AppError } from '../../../../shared/errors/app-error.ts';
+import { cacheVerifiedTokens } from '../../../../tray-service/api/auth/cache-verified-tokens.ts';
+import {
+  createTokenVerifier,
+  type TokenVerifier,
+  type VerifiedToken,
+} from '../../../../tray-service/api/auth/create-token-verifier.ts';
+import { TEST_SECRET, tokenFor } from '../support/api-harness.ts';
+
+const NOW = 1_800_000_000_000;
+const EXP = NOW / 1000 + 3600;
+
+/** A verifier that accepts `good-*` tokens (exp as given by `expOf`) and counts its calls. */
+function countingVerifier(expOf: (token: string) => number = () => EXP) {
+  const calls: string[] = [];
+  const verify: TokenVerifier = async (token) => {
+    calls.push(token);
+    if (!token.startsWith('good-')) throw new AppError('UNAUTHORIZED', 'token signature is invalid');
+    const verified: VerifiedToken = {
+      userId: token.slice(5),
+      claims: { sub: token.slice(5), exp: expOf(token) },
+    };
+    return verified;
+  };
+  return { verify, calls };
+}
+
+describe('cacheVerifiedTokens', () => {
+  let clock = NOW;
+  const now = () => clock;
+  beforeEach(() => (clock = NOW));
+
+  it('verifies a token once and gives the same result while it is valid', async () => {
+    const inner = countingVerifier();
+    const verify = cacheVerifiedTokens(inner.verify, { now });
+    const first = await verify('good-ana');
+    clock += 30_000;
+    expect(await verify('good-ana')).to.equal(first);
+    expect(inner.calls).to.deep.equal(['good-ana']);
+  });
+
+  it('verifies every other token on its own (one token never answers for another)', async () => {
+    const inner = countingVerifier();
+    const verify = cacheVerifiedTokens(inner.verify, { now });
+    expect((await verify('good-ana')).userId).to.equal('ana');
+    expect((await verify('good-bob')).userId).to.equal('bob');
+    expect(inner.calls).to.deep.equal(['good-ana', 'good-bob']);
+  });
+
+  it('never keeps a refusal: a bad token is verified, and refused, on every call', async () => {
+    const inner = countingVerifier();
+    const verify = cacheVerifiedTokens(inner.verify, { now });
+    await expect(verify('forged')).to.be.rejectedWith(AppError, 'signature is invalid');
+    await expect(verify('forged')).to.be.rejectedWith(AppError, 'signature is invalid');
+    expect(inner.calls).to.deep.equal(['forged', 'forged']);
+  });
+
+  it('verifies again once the token reaches its exp', async () => {
+    const inner = countingVerifier(() => NOW / 1000 + 10);
+    const verify = cacheVerifiedTokens(inner.verify, { now });
+    await verify('good-ana');
+    clock = NOW + 9_999;
+    await verify('good-ana');
+    expect(inner.calls).to.have.lengthOf(1);
+    clock = NOW + 10_000;
+    await verify('good-ana');
+    expect(inner.calls).to.have.lengthOf(2);
+  });
+
+  it('keeps a verification no longer than maxAgeMs, however long the token is valid', async () => {
+    const inner = countingVerifier();
+    const verify = cacheVerifiedTokens(inner.verify, { now, maxAgeMs: 1_000 });
+    await verify('good-ana');
+    clock = NOW + 999;
+    await verify('good-ana');
+    clock = NOW + 1_000;
+    await verify('good-ana');
+    expect(inner.calls).to.have.lengthOf(2);
+  });
+
+  it('keeps at most maxEntries verifications, forgetting the oldest first', async () => {
+    const inner = countingVerifier();
+    const verify = cacheVerifiedTokens(inner.verify, { now, maxEntries: 2 });
+    for (const token of ['good-a', 'good-b', 'good-c', 'good-c', 'good-b', 'good-a']) await verify(token);
+    expect(inner.calls).to.deep.equal(['good-a', 'good-b', 'good-c', 'good-a']);
+  });
+
+  it('keeps nothing for a verification without a usable exp', async () => {
+    const inner = countingVerifier(() => Number.NaN);
+    const verify = cacheVerifiedTokens(inner.verify, { now });
+    await verify('good-ana');
+    await verify('good-ana');
+    expect(inner.calls).to.have.lengthOf(2);
+  });
+
+  describe('over the real verifier (HS256)', () => {
+    const verify = cacheVerifiedTokens(createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET })));
+
+    it('refuses a token that expired after it was cached', async () => {
+      const exp = Math.floor(Date.now() / 1000) + 1;
+      const token = await new SignJWT({})
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('user-1')
+        .setExpirationTime(exp)
+        .sign(new TextEncoder().encode(TEST_SECRET));
+      expect((await verify(token)).userId).to.equal('user-1');
+      await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now() + 10));
+      await expect(verify(token)).to.be.rejectedWith(AppError, 'token has expired');
+    });
+
+    it('still refuses a tampered copy of a cached token', async () => {
+      const token = await tokenFor('user-1');
+      await verify(token);
+      const [header, , signature] = token.split('.');
+      const forged = Buffer.from(JSON.stringify({ sub: 'admin', exp: 9_999_999_999 })).toString('base64url');
+      await expect(verify(`${header}.${forged}.${signature}`)).to.be.rejectedWith(
+        AppError,
+        'signature is invalid',
+      );
+    });
+  });
+});
