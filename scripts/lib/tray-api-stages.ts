@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Express, Response } from 'express';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { TokenVerifier } from '../../tray-service/api/auth/create-token-verifier.ts';
+import type { TokenVerifier } from '../../tray-service/http/auth/create-token-verifier.ts';
 import type { MessageRenderer } from '../../tray-service/messages/message-renderer.ts';
 import type { TrayStorage } from '../../tray-service/storage/port.ts';
 import type { StageTimer } from './stage-timer.ts';

@@ -101,4 +101,21 @@ describe('layering: the tray service stands domain, use cases, then adapters (do
       ]),
     ).to.deep.equal([]);
   });
+
+  const transports = ['api', 'live', 'admin', 'demo', 'worker'].map((name) => `tray-service/${name}`);
+
+  it('the transports (api, live, admin, demo, worker) never import each other: what they share is in http/', () => {
+    const across = transports.flatMap((transport) =>
+      importsInto(
+        transport,
+        transports.filter((other) => other !== transport),
+      ),
+    );
+    expect(across).to.deep.equal([]);
+    expect(importsInto('tray-service/live', ['tray-service/http'])).to.not.be.empty;
+  });
+
+  it('http/ (the HTTP pieces the transports share) imports no transport', () => {
+    expect(importsInto('tray-service/http', [...transports, 'tray-service/main.ts'])).to.deep.equal([]);
+  });
 });

@@ -1,6 +1,7 @@
 import type { Db, Filter, FindCursor } from 'mongodb';
 import { EVENTS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
-import { afterKeyQuery, type PageKey } from '../../domain/page-cursor.ts';
+import type { PageKey } from '../../domain/page-cursor.ts';
+import { afterKeyQuery } from './after-key-query.ts';
 
 /** The admin filters of GET /admin/events and its export (docs/operations.md). */
 export interface EventsFilter {

@@ -5,7 +5,7 @@ import {
   TRAY_RECORD_CLAIMS,
   TRAY_RECORDS,
 } from '../../../../shared/tray/tray-record.ts';
-import { MODERATION_DECISIONS } from '../../../../tray-service/domain/decision-doc.ts';
+import { MODERATION_DECISIONS } from '../../../../tray-service/storage/mongodb/moderation-decisions-collection.ts';
 import { BLOCK_LIST } from '../../../../tray-service/storage/mongodb/block-list-repository.ts';
 import { TRAY_READ_STATE } from '../../../../tray-service/storage/mongodb/read-state-repository.ts';
 import {

@@ -2,13 +2,13 @@ import { expect } from 'chai';
 import { SignJWT } from 'jose';
 import { resolveJwtConfig } from '../../../../shared/config/tray-api-config.ts';
 import { AppError } from '../../../../shared/errors/app-error.ts';
-import { cacheVerifiedTokens } from '../../../../tray-service/api/auth/cache-verified-tokens.ts';
+import { cacheVerifiedTokens } from '../../../../tray-service/http/auth/cache-verified-tokens.ts';
 import {
   createTokenVerifier,
   type TokenVerifier,
   type VerifiedToken,
-} from '../../../../tray-service/api/auth/create-token-verifier.ts';
-import { TEST_SECRET, tokenFor } from '../support/api-harness.ts';
+} from '../../../../tray-service/http/auth/create-token-verifier.ts';
+import { TEST_SECRET, tokenFor } from '../../api/support/api-harness.ts';
 
 const NOW = 1_800_000_000_000;
 const EXP = NOW / 1000 + 3600;
