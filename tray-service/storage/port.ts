@@ -43,8 +43,12 @@ export interface HistoryPage {
 
 /** A user's tray as the tray API and the live tray read and mark it. */
 export interface TrayRecordsPort {
-  /** Unexpired records not marked read whose unreadAt is after `lastReadAt`. */
-  countUnread(userId: string, lastReadAt: number, now: number): Promise<number>;
+  /**
+   * Unexpired records not marked read whose unreadAt is after `lastReadAt`; `'recorded'`: after
+   * the user's recorded last-read time (lastRead), read by the same call, so the unread count the
+   * API serves is one request to storage.
+   */
+  countUnread(userId: string, lastReadAt: number | 'recorded', now: number): Promise<number>;
   /** Unexpired records, without those of `excludeVerbs`. */
   count(userId: string, now: number, excludeVerbs?: readonly TrayVerb[]): Promise<number>;
   /** v3: records with lastUpdate below `startAfter` (all when undefined), newest first. */

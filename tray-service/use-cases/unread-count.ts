@@ -2,14 +2,14 @@ import type { TrayStorage } from '../storage/port.ts';
 
 /**
  * The user's unread count (docs/contract.md#what-unread-compares): records not marked read whose
- * unreadAt is after the user's last-read time. The one place the two levels of "read" are
- * composed; the tray API and the live streams both ask here.
+ * unreadAt is after the user's last-read time. The tray API and the live streams both ask here;
+ * storage composes the two levels of "read" in one request (the last-read time is read with the
+ * count), so the count costs one round trip, not two in a row.
  */
 export async function unreadCount(
-  storage: Pick<TrayStorage, 'records' | 'lastRead'>,
+  storage: Pick<TrayStorage, 'records'>,
   userId: string,
   now: number,
 ): Promise<number> {
-  const lastReadAt = await storage.lastRead.latest(userId);
-  return storage.records.countUnread(userId, lastReadAt, now);
+  return storage.records.countUnread(userId, 'recorded', now);
 }

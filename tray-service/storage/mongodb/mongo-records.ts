@@ -2,7 +2,7 @@ import type { Db } from 'mongodb';
 import { TRAY_RECORDS, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
 import { recordKey } from '../../domain/activity.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
-import type { TrayRecordsPort } from '../port.ts';
+import type { LatestTimesPort, TrayRecordsPort } from '../port.ts';
 import { casUpdateRecords } from './cas-update-records.ts';
 import type { Counter } from './create-counter.ts';
 import { apiWriter, createRecordQueries, isRecordOf, markReadCompute } from './record-queries.ts';
@@ -16,7 +16,11 @@ import { toTrayRecord } from './to-tray-record.ts';
 export function createMongoRecords(
   db: Db,
   counter: Counter,
-  options: { pages: 'sorted' | 'buckets' },
+  options: {
+    pages: 'sorted' | 'buckets';
+    /** The users' last-read times, for countUnread(userId, 'recorded', now). */
+    lastRead: Pick<LatestTimesPort, 'latest'>;
+  },
 ): TrayRecordsPort {
   const queries = createRecordQueries(db, { counter, pages: options.pages });
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
@@ -40,7 +44,11 @@ export function createMongoRecords(
   };
 
   return {
-    countUnread: queries.countUnread,
+    async countUnread(userId, lastReadAt, now) {
+      // No MongoDB command reads two collections at once: the last-read time first, then the count.
+      const since = lastReadAt === 'recorded' ? await options.lastRead.latest(userId) : lastReadAt;
+      return queries.countUnread(userId, since, now);
+    },
     count: queries.count,
     async pageAfter(userId, startAfter, pageSize, now) {
       const page = await queries.pageAfter(userId, startAfter, pageSize, now);

@@ -49,12 +49,16 @@ export async function openMongoStorage(
     await migrateRecordShape(db, { retentionDays: options.retentionDays ?? 90 });
     // Unread counts and page totals in PostgreSQL itself on FerretDB (see createCounter).
     const counter = createCounter(db, { storage, postgresUrl });
+    const lastRead = createLatestTimes(db, TRAY_READ_STATE, 'lastReadAt');
     return {
       engine: 'mongodb',
       // MongoDB serves a page's sort and limit from an index; FerretDB sorts in memory (bucket walk).
-      records: createMongoRecords(db, counter, { pages: storage === 'mongodb' ? 'sorted' : 'buckets' }),
+      records: createMongoRecords(db, counter, {
+        pages: storage === 'mongodb' ? 'sorted' : 'buckets',
+        lastRead,
+      }),
       writes: createMongoWrites(db, { fanOutBatch: options.fanOutBatch ?? 10_000 }),
-      lastRead: createLatestTimes(db, TRAY_READ_STATE, 'lastReadAt'),
+      lastRead,
       clears: createLatestTimes(db, TRAY_CLEARS, 'clearedAt'),
       blockList: createBlockListRepository(db),
       bans: createMongoBans(db),

@@ -19,10 +19,12 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
 
   return {
     async countUnread(userId, lastReadAt, now) {
+      // 'recorded': the user's last-read time is read by the same statement, one round trip not two.
       const result = await pool.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM tray_records
-         WHERE user_id = $1 AND NOT has_read AND unread_at > $2 AND expires_at > $3`,
-        [userId, lastReadAt, now],
+         WHERE user_id = $1 AND NOT has_read AND expires_at > $3
+           AND unread_at > COALESCE($2::bigint, (SELECT at FROM tray_last_read WHERE user_id = $1), 0)`,
+        [userId, lastReadAt === 'recorded' ? null : lastReadAt, now],
       );
       return result.rows[0]?.n ?? 0;
     },
@@ -39,36 +41,31 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
     async pageAfter(userId, startAfter, pageSize, now): Promise<HistoryPage> {
       if (startAfter !== undefined && startAfter !== FIRST_PAGE && startAfter <= NO_MORE_PAGES)
         return { records: [], nextPage: NO_MORE_PAGES };
+      if (pageSize < 1) throw new Error('pageAfter: pageSize must be at least 1');
       const upper = startAfter === undefined || startAfter === FIRST_PAGE ? null : startAfter;
-      // One row more than the page shows whether the page's last group of equal lastUpdate goes on.
-      const head = await rows(
-        `SELECT ${RECORD_COLUMNS} FROM tray_records
-         WHERE user_id = $1 AND ($2::bigint IS NULL OR last_update < $2) AND expires_at > $3
-         ORDER BY last_update DESC, key DESC LIMIT $4`,
-        [userId, upper, now, pageSize + 1],
+      // One statement, one round trip: the page is every record from the newest of the first
+      // `pageSize` down to the lastUpdate of the last of them, so a group of equal lastUpdate is
+      // never split across pages (a v3 cursor is a bare timestamp); `more` says whether any record
+      // lies below. Both bounds are InitPlans, run once; as a range they let the planner read the
+      // rows in index order, unsorted.
+      const result = await pool.query<RecordRow & { more: boolean }>(
+        `WITH bound AS (
+           SELECT min(last_update) AS lowest, max(last_update) AS highest FROM (
+             SELECT last_update FROM tray_records
+             WHERE user_id = $1 AND ($2::bigint IS NULL OR last_update < $2) AND expires_at > $3
+             ORDER BY last_update DESC, key DESC LIMIT $4) AS head)
+         SELECT ${RECORD_COLUMNS},
+           EXISTS (SELECT 1 FROM tray_records WHERE user_id = $1
+                   AND last_update < (SELECT lowest FROM bound) AND expires_at > $3) AS more
+         FROM tray_records
+         WHERE user_id = $1 AND expires_at > $3
+           AND last_update BETWEEN (SELECT lowest FROM bound) AND (SELECT highest FROM bound)
+         ORDER BY last_update DESC, key DESC`,
+        [userId, upper, now, pageSize],
       );
-      if (head.length <= pageSize) return { records: head, nextPage: NO_MORE_PAGES };
-      const last = head[pageSize - 1];
-      const after = head[pageSize];
-      if (!last || !after) throw new Error('pageAfter: pageSize must be at least 1');
-      const records = head.slice(0, pageSize);
-      if (after.lastUpdate < last.lastUpdate) return { records, nextPage: last.lastUpdate };
-      // A v3 cursor is a bare timestamp: a group of equal lastUpdate is never split across pages.
-      const rest = await rows(
-        `SELECT ${RECORD_COLUMNS} FROM tray_records
-         WHERE user_id = $1 AND last_update = $2 AND key < $3 AND expires_at > $4
-         ORDER BY key DESC`,
-        [userId, last.lastUpdate, last.key, now],
-      );
-      const more = await pool.query(
-        `SELECT 1 FROM tray_records WHERE user_id = $1 AND last_update < $2 AND expires_at > $3
-         ORDER BY last_update DESC LIMIT 1`,
-        [userId, last.lastUpdate, now],
-      );
-      return {
-        records: [...records, ...rest],
-        nextPage: more.rowCount ? last.lastUpdate : NO_MORE_PAGES,
-      };
+      const records = result.rows.map(toTrayRecord);
+      const last = records.at(-1);
+      return { records, nextPage: last && result.rows[0]?.more ? last.lastUpdate : NO_MORE_PAGES };
     },
 
     pageNumber: (userId, page, pageSize, now, excludeVerbs) =>

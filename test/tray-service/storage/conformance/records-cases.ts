@@ -94,6 +94,21 @@ conformanceCase(
 );
 
 conformanceCase(
+  "records: countUnread 'recorded' counts after the user's recorded last-read time (0 before any)",
+  async (context) => {
+    const owner = context.id('u-ana');
+    await fiveRecords(context, owner);
+    const { records, lastRead } = context.storage;
+    expect(await records.countUnread(owner, 'recorded', NOW)).to.equal(5);
+    await lastRead.record(owner, NOW - 1);
+    expect(await records.countUnread(owner, 'recorded', NOW)).to.equal(5);
+    await lastRead.record(owner, NOW);
+    expect(await records.countUnread(owner, 'recorded', NOW)).to.equal(0);
+    expect(await records.countUnread(context.id('u-ben'), 'recorded', NOW)).to.equal(0);
+  },
+);
+
+conformanceCase(
   'records: markRead marks only the caller’s record and is found only for an unexpired one',
   async (context) => {
     const { storage, id, write } = context;

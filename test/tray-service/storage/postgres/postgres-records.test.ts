@@ -21,6 +21,15 @@ describe('storage/postgres records (TrayRecordsPort)', () => {
   const personal = (activities: Activity[], now = NOW) =>
     tray.writes.applyPersonal(activities, tray.context(now));
   const keys = (records: { key: string }[]) => records.map((record) => record.key);
+  /** The adapter over the suite's pool, counting the statements it sends (each one round trip). */
+  const countingRecords = () => {
+    let sent = 0;
+    const { pool } = tray.pg;
+    const counting = {
+      query: (text: string, values: unknown[]) => ((sent += 1), pool.query(text, values)),
+    };
+    return { records: createPostgresRecords(counting as unknown as pg.Pool), statements: () => sent };
+  };
 
   describe('read state', () => {
     it('counts unread records whose unreadAt is after the last-read time, without those marked read', async () => {
@@ -32,6 +41,17 @@ describe('storage/postgres records (TrayRecordsPort)', () => {
       await tray.records.markRead('u-ana', 'comment', 'p-3', NOW + 30);
       expect(await tray.records.countUnread('u-ana', NOW + 10, NOW)).to.equal(0);
       expect(await tray.records.countUnread('u-bob', 0, NOW)).to.equal(0);
+    });
+
+    it("counts after the user's recorded last-read time when asked for 'recorded', in one statement", async () => {
+      await personal([comment('p-1', 'u-cid', 1)], NOW);
+      await personal([comment('p-2', 'u-cid', 2)], NOW + 10);
+      const { records, statements } = countingRecords();
+      expect(await records.countUnread('u-ana', 'recorded', NOW)).to.equal(2);
+      await createPostgresLatestTimes(tray.pg.pool, 'tray_last_read').record('u-ana', NOW + 5);
+      expect(await records.countUnread('u-ana', 'recorded', NOW)).to.equal(1);
+      expect(await records.countUnread('u-bob', 'recorded', NOW)).to.equal(0);
+      expect(statements()).to.equal(3);
     });
 
     it('marks one record read once: found, the changed record, then found with nothing changed', async () => {
@@ -128,6 +148,15 @@ describe('storage/postgres records (TrayRecordsPort)', () => {
       expect(await tray.records.pageAfter('u-ana', 0, 2, NOW)).to.deep.equal({ records: [], nextPage: 0 });
     });
 
+    it('reads each page in one statement, also when its last group goes on past the page size', async () => {
+      const { records, statements } = countingRecords();
+      const first = await records.pageAfter('u-ana', undefined, 2, NOW);
+      expect(first.records).to.have.length(4);
+      const second = await records.pageAfter('u-ana', first.nextPage, 2, NOW);
+      expect(second.nextPage).to.equal(0);
+      expect(statements()).to.equal(2);
+    });
+
     it('treats startAfter 1 as the first page and ends with nextPage 0 when a group closes the history', async () => {
       const first = await tray.records.pageAfter('u-ana', 1, 5, NOW);
       expect(first.records).to.have.length(5);
@@ -211,23 +240,39 @@ describe('storage/postgres records (TrayRecordsPort)', () => {
       await records.pageAfter('u-heavy', undefined, 10, NOW);
       await records.countUnread('u-heavy', NOW - 30_000, NOW);
       await records.pageNumber('u-heavy', 3, 10, NOW, ['mention']);
+      await records.countUnread('u-heavy', 'recorded', NOW);
     });
 
-    it('serves a history page from the user’s newest-first index, without sorting their rows', async () => {
-      for (const query of [captured[0], captured[2]]) {
-        if (!query) throw new Error('no page query captured');
+    it('serves a v2 page from the user’s newest-first index, without sorting their rows', async () => {
+      const query = captured[2];
+      if (!query) throw new Error('no page query captured');
+      const plan = await explain(query);
+      expect(plan).to.include('tray_records_page');
+      expect(plan).not.to.match(/Seq Scan|Sort/);
+    });
+
+    it('serves a v3 page from the user’s newest-first index, reading only the page’s range of it', async () => {
+      const query = captured[0];
+      if (!query) throw new Error('no page query captured');
+      const plan = await explain(query);
+      expect(plan).not.to.include('Seq Scan');
+      // The page's bounds come from the first pageSize index entries (a LIMIT, in index order);
+      // the page's rows are then read between them, so at most the page is ever sorted.
+      expect(plan).to.match(/Limit[^\n]*\n\s*-> {2}Index Only Scan using tray_records_page/);
+      expect(plan).to.match(
+        /Index Cond: \(\(user_id = 'u-heavy'::text\) AND \(last_update >= \$\d+\) AND \(last_update <= \$\d+\)\)/,
+      );
+      expect(plan.match(/Sort Key/g) ?? []).to.have.length.at.most(1);
+    });
+
+    it('serves the unread count from the unread index, the recorded last-read time by its key', async () => {
+      for (const query of [captured[1], captured[3]]) {
+        if (!query) throw new Error('no count query captured');
         const plan = await explain(query);
-        expect(plan).to.include('tray_records_page');
+        expect(plan).to.include('tray_records_unread');
         expect(plan).not.to.match(/Seq Scan|Sort/);
       }
-    });
-
-    it('serves the unread count from the unread index', async () => {
-      const query = captured[1];
-      if (!query) throw new Error('no count query captured');
-      const plan = await explain(query);
-      expect(plan).to.include('tray_records_unread');
-      expect(plan).not.to.match(/Seq Scan|Sort/);
+      expect(await explain(captured[3] ?? { text: '', values: [] })).to.include('tray_last_read_pkey');
     });
   });
 });
