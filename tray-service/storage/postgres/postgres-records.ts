@@ -9,9 +9,43 @@ const FIRST_PAGE = 1;
 const NO_MORE_PAGES = 0;
 
 /**
+ * A v3 page in one statement: every record from the newest of the first `pageSize` ($3) down to
+ * the lastUpdate of the last of them, so a group of equal lastUpdate is never split across pages
+ * (a v3 cursor is a bare timestamp), and `more`: whether any record lies below. The bounds come
+ * from an index-only scan with LIMIT; the rows between them are one index range, so at most the
+ * page itself is sorted. Below a cursor ($4) or from the top: two statements, so neither has a
+ * condition a generic plan could not put in the index.
+ */
+const pageStatement = (belowCursor: boolean) => `WITH bound AS (
+    SELECT min(last_update) AS lowest, max(last_update) AS highest FROM (
+      SELECT last_update FROM tray_records
+      WHERE user_id = $1 AND expires_at > $2${belowCursor ? ' AND last_update < $4' : ''}
+      ORDER BY last_update DESC, key DESC LIMIT $3) AS head)
+  SELECT ${RECORD_COLUMNS},
+    EXISTS (SELECT 1 FROM tray_records WHERE user_id = $1
+            AND last_update < (SELECT lowest FROM bound) AND expires_at > $2) AS more
+  FROM tray_records
+  WHERE user_id = $1 AND expires_at > $2
+    AND last_update BETWEEN (SELECT lowest FROM bound) AND (SELECT highest FROM bound)
+  ORDER BY last_update DESC, key DESC`;
+
+// The API's reads are prepared once per connection (named): parsing and planning them again on
+// every request cost about 0.1 ms of the server's time, as much as running them.
+const FIRST_PAGE_STATEMENT = { name: 'tray_page_first', text: pageStatement(false) };
+const PAGE_BELOW_STATEMENT = { name: 'tray_page_below', text: pageStatement(true) };
+// 'recorded' ($2 null): the user's last-read time is read by the same statement.
+const COUNT_UNREAD_STATEMENT = {
+  name: 'tray_count_unread',
+  text: `SELECT count(*)::int AS n FROM tray_records
+    WHERE user_id = $1 AND NOT has_read AND expires_at > $3
+      AND unread_at > COALESCE($2::bigint, (SELECT at FROM tray_last_read WHERE user_id = $1), 0)`,
+};
+
+/**
  * The read side of tray_records. Every query takes the user id and runs on one of the user's
  * indexes (migrations/0001_tray.sql) with a LIMIT, so a page or a count costs the same whatever
- * the density of the user's records. Expired records are filtered here too: the purge may lag.
+ * the density of the user's records; each read the API makes is one statement, one round trip.
+ * Expired records are filtered here too: the purge may lag.
  */
 export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
   const rows = async (sql: string, params: unknown[]) =>
@@ -19,13 +53,10 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
 
   return {
     async countUnread(userId, lastReadAt, now) {
-      // 'recorded': the user's last-read time is read by the same statement, one round trip not two.
-      const result = await pool.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM tray_records
-         WHERE user_id = $1 AND NOT has_read AND expires_at > $3
-           AND unread_at > COALESCE($2::bigint, (SELECT at FROM tray_last_read WHERE user_id = $1), 0)`,
-        [userId, lastReadAt === 'recorded' ? null : lastReadAt, now],
-      );
+      const result = await pool.query<{ n: number }>({
+        ...COUNT_UNREAD_STATEMENT,
+        values: [userId, lastReadAt === 'recorded' ? null : lastReadAt, now],
+      });
       return result.rows[0]?.n ?? 0;
     },
 
@@ -42,26 +73,11 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
       if (startAfter !== undefined && startAfter !== FIRST_PAGE && startAfter <= NO_MORE_PAGES)
         return { records: [], nextPage: NO_MORE_PAGES };
       if (pageSize < 1) throw new Error('pageAfter: pageSize must be at least 1');
-      const upper = startAfter === undefined || startAfter === FIRST_PAGE ? null : startAfter;
-      // One statement, one round trip: the page is every record from the newest of the first
-      // `pageSize` down to the lastUpdate of the last of them, so a group of equal lastUpdate is
-      // never split across pages (a v3 cursor is a bare timestamp); `more` says whether any record
-      // lies below. Both bounds are InitPlans, run once; as a range they let the planner read the
-      // rows in index order, unsorted.
+      const first = startAfter === undefined || startAfter === FIRST_PAGE;
       const result = await pool.query<RecordRow & { more: boolean }>(
-        `WITH bound AS (
-           SELECT min(last_update) AS lowest, max(last_update) AS highest FROM (
-             SELECT last_update FROM tray_records
-             WHERE user_id = $1 AND ($2::bigint IS NULL OR last_update < $2) AND expires_at > $3
-             ORDER BY last_update DESC, key DESC LIMIT $4) AS head)
-         SELECT ${RECORD_COLUMNS},
-           EXISTS (SELECT 1 FROM tray_records WHERE user_id = $1
-                   AND last_update < (SELECT lowest FROM bound) AND expires_at > $3) AS more
-         FROM tray_records
-         WHERE user_id = $1 AND expires_at > $3
-           AND last_update BETWEEN (SELECT lowest FROM bound) AND (SELECT highest FROM bound)
-         ORDER BY last_update DESC, key DESC`,
-        [userId, upper, now, pageSize],
+        first
+          ? { ...FIRST_PAGE_STATEMENT, values: [userId, now, pageSize] }
+          : { ...PAGE_BELOW_STATEMENT, values: [userId, now, pageSize, startAfter] },
       );
       const records = result.rows.map(toTrayRecord);
       const last = records.at(-1);
