@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import Handlebars from 'handlebars';
 import type { CatalogueProblem } from '../../shared/errors/catalogue-error.ts';
 import { checkTemplate } from './check-template.ts';
+import { compileMessage } from './compile-message.ts';
 import { createMessageHelpers } from './message-helpers.ts';
 import type { MessageValues } from './message-for-record.ts';
 import { messageKeys } from './message-keys.ts';
@@ -40,9 +41,19 @@ interface LocaleSources {
 
 const sampleValues: MessageValues = { actor1: 'A', actor2: 'B', others: 3, community: 'C', feedOwner: 'D' };
 
+/** Values the plain function of a message must render exactly as Handlebars does before it replaces it. */
+const crossCheckValues: readonly MessageValues[] = [
+  sampleValues,
+  { actor1: 'Ana', actor2: 'Ben', others: 0, community: 'Hiking Club', feedOwner: 'Cid' },
+  { actor1: '<b>Ana</b>', actor2: '{{x}}', others: 1, community: '&', feedOwner: '"' },
+  { actor1: '', actor2: '', others: 21, community: '', feedOwner: '' },
+  { actor1: 'Ana', actor2: 'Ben', others: 1234567, community: 'C', feedOwner: 'D' },
+];
+
 function compileLocale(locale: string, entries: Map<string, MessageSource>, problems: CatalogueProblem[]) {
   const handlebars = Handlebars.create();
-  handlebars.registerHelper(createMessageHelpers(locale));
+  const helpers = createMessageHelpers(locale);
+  handlebars.registerHelper(helpers);
   const compiled = new Map<string, RenderMessage>();
   for (const [key, { template, file, variable }] of entries) {
     const where = { file, key, ...(variable ? { variable } : {}) };
@@ -58,7 +69,11 @@ function compileLocale(locale: string, entries: Map<string, MessageSource>, prob
     });
     try {
       render(sampleValues); // Handlebars compiles lazily; do it now, at start-up.
-      compiled.set(key, render);
+      // The same message as a plain function (compileMessage), used only when it renders every
+      // cross-check exactly as Handlebars does.
+      const plain = compileMessage(checked.ast, helpers);
+      const same = plain && crossCheckValues.every((values) => plain(values) === render(values));
+      compiled.set(key, same ? plain : render);
     } catch (error) {
       problems.push({ ...where, message: `cannot render: ${(error as Error).message}` });
     }
