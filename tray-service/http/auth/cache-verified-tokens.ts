@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { TokenVerifier, VerifiedToken } from './create-token-verifier.ts';
 
 export interface VerifiedTokenCacheOptions {
@@ -40,7 +40,7 @@ export function cacheVerifiedTokens(
   const entries = new Map<string, { verified: VerifiedToken; until: number }>();
 
   return async (token) => {
-    const key = createHash('sha256').update(token).digest('base64url');
+    const key = hash('sha256', token, 'base64url');
     const hit = entries.get(key);
     if (hit) {
       if (now() < hit.until) return hit.verified;
