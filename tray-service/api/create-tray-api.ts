@@ -21,7 +21,8 @@ import { requestMetrics } from '../http/request-metrics.ts';
 import { createOpenApiDocument } from '../http/openapi.ts';
 import type { FailedAuthLimit } from '../http/rate-limit/failed-auth-limit.ts';
 import { countFailedAuth, refuseBlockedAddress } from '../http/rate-limit/limit-failed-auth.ts';
-import { limitPerUser } from '../http/rate-limit/limit-per-user.ts';
+import { createAdmissionLedger } from '../http/rate-limit/admission-ledger.ts';
+import { limitPerUser, limitPerUserAhead } from '../http/rate-limit/limit-per-user.ts';
 import { createTrayRouter, trayPaths } from './tray/create-tray-router.ts';
 import type { MountedRoutes } from '../http/mounted-routes.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
@@ -98,9 +99,19 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   });
 
   // Every tray and block call: the caller comes from the bearer token only, is not banned, then
-  // the per-user limit.
-  const afterCaller = [refuseBanned(deps.bans), limitPerUser(deps.rateLimiter)];
+  // the per-user limit. The ledger is what this instance has heard of each caller's standing
+  // under it, so that the reads of a caller well within it overlap the count of their call.
+  const admissions = createAdmissionLedger({
+    points: deps.rateLimiter.points,
+    windowMs: deps.rateLimiter.duration * 1000,
+  });
+  const afterCaller = [refuseBanned(deps.bans), limitPerUser(deps.rateLimiter, admissions)];
   const guard = [requireUser(deps.verifyToken), ...afterCaller];
+  const readGuard = [
+    requireUser(deps.verifyToken),
+    refuseBanned(deps.bans),
+    limitPerUserAhead(deps.rateLimiter, admissions),
+  ];
   const now = deps.now ?? Date.now;
   for (const mount of deps.mounts ?? []) app.use(mount.at, mount.router({ afterCaller, guard }, now));
   app.use(
@@ -111,6 +122,7 @@ export function createTrayApi(deps: TrayApiDeps): Express {
       pageSize: deps.settings.pageSize,
       now,
       guard,
+      readGuard,
       ...(deps.changes ? { changes: deps.changes } : {}),
     }),
   );

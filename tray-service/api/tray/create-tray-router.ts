@@ -12,6 +12,7 @@ import { markRead } from '../../use-cases/mark-read.ts';
 import type { TrayChanges } from '../../use-cases/tray-changes.ts';
 import { unreadCount } from '../../use-cases/unread-count.ts';
 import { callerId } from '../../http/auth/require-user.ts';
+import { admitted } from '../../http/rate-limit/limit-per-user.ts';
 import { jsonBody } from '../../http/require-json.ts';
 import { parseInput } from '../../http/parse-input.ts';
 import { toNotificationRecord } from '../../http/to-notification-record.ts';
@@ -24,8 +25,13 @@ export interface TrayRouterDeps {
   messages: MessageRenderer;
   pageSize: number;
   now: () => number;
-  /** Auth and rate limit, run before every tray route. */
+  /** Auth and rate limit, run before every tray route that changes anything. */
   guard: RequestHandler[];
+  /**
+   * The same for the routes that only read, whose storage read may overlap the count of their
+   * call (limitPerUserAhead): each awaits `admitted(res)` before it answers.
+   */
+  readGuard: RequestHandler[];
   /** Where read marks, delete-alls and last-reads are announced (live streams, docs/live-tray.md). */
   changes?: Pick<TrayChanges, 'markedRead' | 'cleared' | 'lastRead'>;
 }
@@ -61,16 +67,19 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
 
   router
     .route('/v3')
-    .get(...deps.guard, async (_req, res) => {
-      res.json({ data: { totalUnreadCount: await unreadCount(storage, callerId(res), now()) } });
+    .get(...deps.readGuard, async (_req, res) => {
+      const totalUnreadCount = await unreadCount(storage, callerId(res), now());
+      await admitted(res);
+      res.json({ data: { totalUnreadCount } });
     })
     .all(methodNotAllowed(['GET']));
 
   router
     .route('/v3/history')
-    .get(...deps.guard, async (req, res) => {
+    .get(...deps.readGuard, async (req, res) => {
       const query = parseInput(historyV3Query, req.query, 'query', ['startAfter']);
       const page = await pages.v3(callerId(res), query.startAfter, now());
+      await admitted(res);
       const data = renderPage(req, res, messages, query.locale, page.records);
       res.json({ totalPages: page.totalPages, nextPage: page.nextPage, data });
     })
@@ -78,9 +87,10 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
 
   router
     .route('/v2/history')
-    .get(...deps.guard, async (req, res) => {
+    .get(...deps.readGuard, async (req, res) => {
       const query = parseInput(historyV2Query, req.query, 'query');
       const page = await pages.v2(callerId(res), query.page ?? 1, now());
+      await admitted(res);
       res.json({
         totalPages: page.totalPages,
         data: renderPage(req, res, messages, query.locale, page.records),

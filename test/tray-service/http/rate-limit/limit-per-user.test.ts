@@ -1,5 +1,10 @@
 import { expect } from 'chai';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import request from 'supertest';
+import { createRateLimiter } from '../../../../tray-service/http/rate-limit/create-rate-limiter.ts';
+import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
+import { uniqueName } from '../../../support/suite-resources.ts';
+import { seedRecords } from '../../../support/seed-tray.ts';
 import { bearer, useTrayApi } from '../../api/support/api-harness.ts';
 
 describe('per-user rate limit (docs/contract.md#limits)', () => {
@@ -25,6 +30,94 @@ describe('per-user rate limit (docs/contract.md#limits)', () => {
     it('keeps a separate budget for each user', async () => {
       const auth = await bearer('calm-user');
       await request(api.app()).get('/notifications/v3').set('Authorization', auth).expect(200);
+    });
+  });
+
+  describe('reads ahead of their count (limitPerUserAhead)', () => {
+    /** Two instances; `other` spends the caller's calls without `reader` hearing of it. */
+    const staleReader = async (user: string) => {
+      const [reader, other] = [api.app(), api.app()];
+      const auth = await bearer(user);
+      // The reader hears the caller has calls to spare (4 left of 5: more than the reserve)...
+      await request(reader).get('/notifications/v3').set('Authorization', auth).expect(200);
+      // ...then the other instance spends them all.
+      for (let i = 0; i < 4; i++) {
+        await request(other).get('/notifications/v3').set('Authorization', auth).expect(200);
+      }
+      return { reader, auth };
+    };
+
+    for (const path of ['/notifications/v3', '/notifications/v3/history', '/notifications/v2/history']) {
+      it(`GET ${path}: a read that went ahead over the limit still answers 429, without the tray`, async () => {
+        const user = uniqueName('ahead');
+        await seedRecords(api.storage, [{ userId: user }]);
+        const { reader, auth } = await staleReader(user);
+        const res = await request(reader).get(path).set('Authorization', auth).expect(429);
+        expect(res.body).to.deep.equal({ status: 'error', code: 400311, message: 'RateLimit Exceed' });
+        expect(res.headers['x-ratelimit-remaining']).to.equal('0');
+        // It learned: the next call waits for its count (and is refused) instead of reading.
+        await request(reader).get(path).set('Authorization', auth).expect(429);
+      });
+    }
+
+    it('never lets a call that changes anything run before it is counted', async () => {
+      const user = uniqueName('ahead');
+      await seedRecords(api.storage, [{ userId: user }]);
+      const { reader, auth } = await staleReader(user);
+      await request(reader).get('/notifications/v3/mark-all-as-read').set('Authorization', auth).expect(429);
+      const page = await api.storage.records.pageAfter(user, undefined, 10, Date.now());
+      expect(page.records.map((record) => record.hasRead)).to.deep.equal([false]);
+    });
+
+    describe('with a limiter whose count takes 200 ms', () => {
+      /** The real limiter, each count held back 200 ms; and when each count and storage read began and ended. */
+      const slowly = () => {
+        const events: string[] = [];
+        const limiter = createRateLimiter({
+          redis: api.redis,
+          points: 100,
+          windowMs: 60_000,
+          keyPrefix: uniqueName('rl-slow'),
+        });
+        const rateLimiter = new Proxy(limiter, {
+          get: (target, property, receiver) =>
+            property === 'consume'
+              ? async (key: string) => {
+                  events.push('count starts');
+                  await new Promise((resolve) => setTimeout(resolve, 200));
+                  const state = await target.consume(key);
+                  events.push('count ends');
+                  return state;
+                }
+              : (Reflect.get(target, property, receiver) as unknown),
+        }) as RateLimiterAbstract;
+        const records = api.storage.records;
+        const storage: TrayStorage = {
+          ...api.storage,
+          records: {
+            ...records,
+            countUnread: async (...args) => (events.push('read starts'), records.countUnread(...args)),
+          },
+        };
+        return { app: api.app({ rateLimiter, storage }), events };
+      };
+
+      it('reads while the call of a caller well within the limit is being counted', async () => {
+        const { app, events } = slowly();
+        const auth = await bearer(uniqueName('ahead'));
+        await request(app).get('/notifications/v3').set('Authorization', auth).expect(200);
+        events.length = 0;
+        const res = await request(app).get('/notifications/v3').set('Authorization', auth).expect(200);
+        expect(events).to.deep.equal(['count starts', 'read starts', 'count ends']);
+        expect(res.headers['x-ratelimit-remaining']).to.equal('98');
+      });
+
+      it('counts the first call of a caller it has not heard of before reading', async () => {
+        const { app, events } = slowly();
+        const auth = await bearer(uniqueName('ahead'));
+        await request(app).get('/notifications/v3').set('Authorization', auth).expect(200);
+        expect(events).to.deep.equal(['count starts', 'count ends', 'read starts']);
+      });
     });
   });
 });
