@@ -2,8 +2,8 @@
 // of signed events to the running receiver (a join of --members members, --feed-posts user-feed
 // posts with a mention, --comments comments on 50 community posts, then 20 community posts),
 // waits until the last post shows in a member's v3 history, and times history pages and unread
-// counts of the first post owners through the tray API, right after the load and again at rest. Secrets default to WEBHOOK_SECRET and JWT_SECRET,
-// else to those `npm start` made for this machine.
+// counts of the first post owners through the tray API, right after the load and again at rest.
+// Secrets default to WEBHOOK_SECRET and JWT_SECRET, else to those `npm start` made for this machine.
 import { signBody } from '../receiver/signature/sign-body.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { parseCli, runCli } from './lib/cli.ts';
