@@ -62,6 +62,8 @@ export function createFailedAuthLimit(options: FailedAuthLimitOptions): FailedAu
   return {
     points: options.points,
     blockedFor(address) {
+      // Asked on every request: with no address refused (the usual case), no address is parsed.
+      if (blockedUntil.size === 0) return 0;
       const key = addressKey(address);
       const until = blockedUntil.get(key);
       if (until === undefined) return 0;
