@@ -24,6 +24,17 @@ export function createMessageHelpers(locale: string): MessageHelpers {
   const rules = new Intl.PluralRules(locale);
   const numbers = new Intl.NumberFormat(locale);
   const lists = new Intl.ListFormat(locale, { type: 'conjunction', style: 'long' });
+  // A count's plural category and its formatted digits, kept per count: choosing and formatting
+  // cost a few microseconds a message, and a tray shows the same few counts again and again.
+  const known = new Map<number, { category: string; digits: string }>();
+  const describe = (count: number) => {
+    let described = known.get(count);
+    if (!described) {
+      described = { category: rules.select(count), digits: numbers.format(count) };
+      if (known.size < 10_000) known.set(count, described);
+    }
+    return described;
+  };
   return {
     plural(...args) {
       const [count, options] = args as [unknown, HelperOptions];
@@ -31,8 +42,9 @@ export function createMessageHelpers(locale: string): MessageHelpers {
         throw new TypeError(`{{plural}} expects a number, got ${String(count)}`);
       }
       const forms = options.hash as Record<string, string>;
-      const form = forms[rules.select(count)] ?? forms.other ?? '#';
-      return form.replaceAll('#', numbers.format(count));
+      const { category, digits } = describe(count);
+      const form = forms[category] ?? forms.other ?? '#';
+      return form.replaceAll('#', digits);
     },
     list(...args) {
       // Handlebars passes its options object last.
