@@ -13,8 +13,10 @@ const NO_MORE_PAGES = 0;
  * the lastUpdate of the last of them, so a group of equal lastUpdate is never split across pages
  * (a v3 cursor is a bare timestamp), and `more`: whether any record lies below. The bounds come
  * from an index-only scan with LIMIT; the rows between them are one index range, so at most the
- * page itself is sorted. Below a cursor ($4) or from the top: two statements, so neither has a
- * condition a generic plan could not put in the index.
+ * page itself is sorted. From the top or below a cursor ($4): two texts, each planned for its
+ * values on every call (unnamed). Prepared, PostgreSQL would switch to a generic plan after five
+ * runs, costed for the average user: where most users have few records, that plan bitmap-scans and
+ * sorts the caller's whole tray for the LIMIT (seen at 50,000 records: 0.33 ms instead of 0.07).
  */
 const pageStatement = (belowCursor: boolean) => `WITH bound AS (
     SELECT min(last_update) AS lowest, max(last_update) AS highest FROM (
@@ -28,12 +30,15 @@ const pageStatement = (belowCursor: boolean) => `WITH bound AS (
   WHERE user_id = $1 AND expires_at > $2
     AND last_update BETWEEN (SELECT lowest FROM bound) AND (SELECT highest FROM bound)
   ORDER BY last_update DESC, key DESC`;
+const FIRST_PAGE_SQL = pageStatement(false);
+const PAGE_BELOW_SQL = pageStatement(true);
 
-// The API's reads are prepared once per connection (named): parsing and planning them again on
-// every request cost about 0.1 ms of the server's time, as much as running them.
-const FIRST_PAGE_STATEMENT = { name: 'tray_page_first', text: pageStatement(false) };
-const PAGE_BELOW_STATEMENT = { name: 'tray_page_below', text: pageStatement(true) };
-// 'recorded' ($2 null): the user's last-read time is read by the same statement.
+/**
+ * The unread count, prepared once per connection (named): planning it again on every request
+ * cost about as much as running it, and its generic plan reads the same index entries as any
+ * custom one (a count reads all the caller's unread entries, whatever the plan). 'recorded' ($2
+ * null): the user's last-read time is read by the same statement.
+ */
 const COUNT_UNREAD_STATEMENT = {
   name: 'tray_count_unread',
   text: `SELECT count(*)::int AS n FROM tray_records
@@ -75,9 +80,8 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
       if (pageSize < 1) throw new Error('pageAfter: pageSize must be at least 1');
       const first = startAfter === undefined || startAfter === FIRST_PAGE;
       const result = await pool.query<RecordRow & { more: boolean }>(
-        first
-          ? { ...FIRST_PAGE_STATEMENT, values: [userId, now, pageSize] }
-          : { ...PAGE_BELOW_STATEMENT, values: [userId, now, pageSize, startAfter] },
+        first ? FIRST_PAGE_SQL : PAGE_BELOW_SQL,
+        first ? [userId, now, pageSize] : [userId, now, pageSize, startAfter],
       );
       const records = result.rows.map(toTrayRecord);
       const last = records.at(-1);

@@ -214,7 +214,9 @@ describe('storage/postgres records (TrayRecordsPort)', () => {
 
     beforeEach(async () => {
       const { pool } = tray.pg;
-      // 100,000 records of 500 users, and u-heavy with 1,200 records written within one minute.
+      // 100,000 records of 500 users, and u-heavy with 1,200 records written within one minute;
+      // then 40,000 light users with one record each, so the average user has few records, as on
+      // a real network (a plan costed for the average user must still serve u-heavy well).
       await pool.query(
         `INSERT INTO tray_records (user_id, key, verb, target_id, target_type, target_name, last_action_id,
            feed, actors, actors_count, count_from, last_update, has_read, unread_at, changed_at, expires_at)
@@ -223,6 +225,15 @@ describe('storage/postgres records (TrayRecordsPort)', () => {
            $1::bigint + i + 7776000000
          FROM (SELECT i, CASE WHEN i <= 1200 THEN 'u-heavy' ELSE 'u' || (i % 500) END AS u
                FROM generate_series(1, 100000) AS i) AS s`,
+        [NOW - 60_000],
+      );
+      await pool.query(
+        `INSERT INTO tray_records (user_id, key, verb, target_id, target_type, target_name, last_action_id,
+           feed, actors, actors_count, count_from, last_update, has_read, unread_at, changed_at, expires_at)
+         SELECT u, tray_record_key('comment', 'q', u), 'comment', 'q', 'post', 'Club', 'a',
+           '{"kind":"community","id":"c","name":"Club"}', '[]', 1, $1::bigint, $1::bigint, false, $1::bigint,
+           $1::bigint, $1::bigint + 7776000000
+         FROM (SELECT 'light-' || i AS u FROM generate_series(1, 40000) AS i) AS s`,
         [NOW - 60_000],
       );
       await pool.query('ANALYZE tray_records');
@@ -273,9 +284,10 @@ describe('storage/postgres records (TrayRecordsPort)', () => {
 
     it('serves a v3 page from the user’s newest-first index, reading only the page’s range of it', async () => {
       for (const query of [capturedAt(0), capturedAt(4)]) {
-        const found = await plans(query);
-        expect(found).to.have.length(2);
-        for (const plan of found) {
+        // Planned for its values every time: a generic plan, costed for the average (light) user,
+        // would sort u-heavy's whole tray for the LIMIT.
+        expect(query.name).to.equal(undefined);
+        for (const plan of await plans(query)) {
           expect(plan).not.to.include('Seq Scan');
           // The page's bounds come from the first pageSize index entries (a LIMIT, in index order);
           // the page's rows are then read between them, so at most the page is ever sorted.
