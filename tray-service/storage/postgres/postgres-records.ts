@@ -9,25 +9,17 @@ const FIRST_PAGE = 1;
 const NO_MORE_PAGES = 0;
 
 /**
- * A v3 page in one statement: the first `pageSize` ($3) records and every record sharing the
- * lastUpdate of the last of them (WITH TIES), so a group of equal lastUpdate is never split across
- * pages (a v3 cursor is a bare timestamp); ordered by key within a group; and per row `more`:
- * whether any record lies below it (an index probe that stops at its first entry), read from the
- * page's last row. The rows come from the user's newest-first index with LIMIT, so at most the
- * page is sorted. From the top or below a cursor ($4): two texts, each planned for its values on
- * every call (unnamed). Prepared, PostgreSQL would switch to a generic plan after five runs,
- * costed for the average user: where most users have few records, that plan bitmap-scans and
- * sorts the caller's whole tray for the LIMIT.
+ * A v3 page: the user's records newest first with LIMIT, `pageSize` of them and as many again to
+ * look ahead, so that the page's last group of equal lastUpdate (never split across pages: a v3
+ * cursor is a bare timestamp) and whether anything lies below it are known from this one
+ * statement, unless that group runs on past the look-ahead. The statement is planned for its
+ * values on every call (unnamed): prepared, PostgreSQL would switch to a generic plan after five
+ * runs, costed for the average user, and where most users have few records that plan
+ * bitmap-scans and sorts the caller's whole tray for the LIMIT.
  */
-const pageStatement = (belowCursor: boolean) => `SELECT page.*,
-    EXISTS (SELECT 1 FROM tray_records below WHERE below.user_id = $1
-            AND below.last_update < page.last_update AND below.expires_at > $2) AS more
-  FROM (SELECT ${RECORD_COLUMNS} FROM tray_records
-        WHERE user_id = $1 AND expires_at > $2${belowCursor ? ' AND last_update < $4' : ''}
-        ORDER BY last_update DESC FETCH FIRST $3 ROWS WITH TIES) AS page
-  ORDER BY page.last_update DESC, page.key DESC`;
-const FIRST_PAGE_SQL = pageStatement(false);
-const PAGE_BELOW_SQL = pageStatement(true);
+const PAGE_SQL = `SELECT ${RECORD_COLUMNS} FROM tray_records
+  WHERE user_id = $1 AND ($2::bigint IS NULL OR last_update < $2) AND expires_at > $3
+  ORDER BY last_update DESC, key DESC LIMIT $4`;
 
 /**
  * The unread count, prepared once per connection (named): planning it again on every request
@@ -74,14 +66,31 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
       if (startAfter !== undefined && startAfter !== FIRST_PAGE && startAfter <= NO_MORE_PAGES)
         return { records: [], nextPage: NO_MORE_PAGES };
       if (pageSize < 1) throw new Error('pageAfter: pageSize must be at least 1');
-      const first = startAfter === undefined || startAfter === FIRST_PAGE;
-      const result = await pool.query<RecordRow & { more: boolean }>(
-        first ? FIRST_PAGE_SQL : PAGE_BELOW_SQL,
-        first ? [userId, now, pageSize] : [userId, now, pageSize, startAfter],
+      const upper = startAfter === undefined || startAfter === FIRST_PAGE ? null : startAfter;
+      const limit = 2 * pageSize + 1;
+      const head = await rows(PAGE_SQL, [userId, upper, now, limit]);
+      if (head.length <= pageSize) return { records: head, nextPage: NO_MORE_PAGES };
+      const last = head[pageSize - 1];
+      if (!last) throw new Error('pageAfter: pageSize must be at least 1');
+      let end = pageSize;
+      while (head[end]?.lastUpdate === last.lastUpdate) end += 1;
+      // A record below the page's last group: the page ends there and more follow.
+      if (end < head.length) return { records: head.slice(0, end), nextPage: last.lastUpdate };
+      // The user's records ran out within the look-ahead: the page is all of them.
+      if (head.length < limit) return { records: head, nextPage: NO_MORE_PAGES };
+      // The last group runs on past the look-ahead: the rest of it, then whether any lies below.
+      const rest = await rows(
+        `SELECT ${RECORD_COLUMNS} FROM tray_records
+         WHERE user_id = $1 AND last_update = $2 AND key < $3 AND expires_at > $4
+         ORDER BY key DESC`,
+        [userId, last.lastUpdate, head[head.length - 1]?.key, now],
       );
-      const records = result.rows.map(toTrayRecord);
-      const last = records.at(-1);
-      return { records, nextPage: last && result.rows.at(-1)?.more ? last.lastUpdate : NO_MORE_PAGES };
+      const more = await pool.query(
+        `SELECT 1 FROM tray_records WHERE user_id = $1 AND last_update < $2 AND expires_at > $3
+         ORDER BY last_update DESC LIMIT 1`,
+        [userId, last.lastUpdate, now],
+      );
+      return { records: [...head, ...rest], nextPage: more.rowCount ? last.lastUpdate : NO_MORE_PAGES };
     },
 
     pageNumber: (userId, page, pageSize, now, excludeVerbs) =>

@@ -148,13 +148,25 @@ describe('storage/postgres records (TrayRecordsPort)', () => {
       expect(await tray.records.pageAfter('u-ana', 0, 2, NOW)).to.deep.equal({ records: [], nextPage: 0 });
     });
 
-    it('reads each page in one statement, also when its last group goes on past the page size', async () => {
+    it('reads a page in one statement when its last group ends within a page’s length past it', async () => {
       const { records, statements } = countingRecords();
       const first = await records.pageAfter('u-ana', undefined, 2, NOW);
       expect(first.records).to.have.length(4);
       const second = await records.pageAfter('u-ana', first.nextPage, 2, NOW);
       expect(second.nextPage).to.equal(0);
       expect(statements()).to.equal(2);
+    });
+
+    it('reads on when the last group runs past that look-ahead, and still ends it whole', async () => {
+      const { records, statements } = countingRecords();
+      const page = await records.pageAfter('u-ana', at(6), 1, NOW);
+      expect(keys(page.records)).to.deep.equal([
+        'comment_p-d_u-ana',
+        'comment_p-c_u-ana',
+        'comment_p-b_u-ana',
+      ]);
+      expect(page.nextPage).to.equal(at(5));
+      expect(statements()).to.equal(3);
     });
 
     it('treats startAfter 1 as the first page and ends with nextPage 0 when a group closes the history', async () => {
@@ -282,18 +294,14 @@ describe('storage/postgres records (TrayRecordsPort)', () => {
       expect(plan).not.to.match(/Seq Scan|Sort/);
     });
 
-    it('serves a v3 page from the user’s newest-first index with LIMIT, sorting only within its groups', async () => {
+    it('serves a v3 page from the user’s newest-first index, without sorting their rows', async () => {
       for (const query of [capturedAt(0), capturedAt(4)]) {
         // Planned for its values every time: a generic plan, costed for the average (light) user,
         // would sort u-heavy's whole tray for the LIMIT.
         expect(query.name).to.equal(undefined);
         const [plan = ''] = await plans(query);
-        expect(plan).not.to.match(/Seq Scan|Bitmap/);
-        expect(plan).to.match(/Limit[^\n]*\n\s*-> {2}Index Scan using tray_records_page/);
-        // The page's rows come in lastUpdate order: only records of equal lastUpdate are sorted.
-        expect(plan).to.match(
-          /^Incremental Sort[^\n]*\n\s*Sort Key: page\.last_update DESC, page\.key[^\n]*\n\s*Presorted Key: page\.last_update/,
-        );
+        expect(plan).to.include('tray_records_page');
+        expect(plan).not.to.match(/Seq Scan|Sort|Bitmap/);
       }
     });
 
