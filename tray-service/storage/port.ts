@@ -157,12 +157,12 @@ export interface EventOutcome {
   communityId?: string;
 }
 
-/** How many events of one name were received in one minute (the events-per-minute chart). */
+/** The events received in one minute, counted by name (the events-per-minute chart). */
 export interface EventMinute {
   /** The minute's start (UTC). */
   minute: Date;
-  event: string;
-  count: number;
+  /** Event name -> events of that name received in the minute (names without one are absent). */
+  counts: Record<string, number>;
 }
 
 /** The lag histogram of the events received in one minute (acknowledgement to tray). */
@@ -199,8 +199,9 @@ export interface EventsPort {
    */
   markApplied(event: Pick<StoredEvent, 'key' | 'receivedAt'>, appliedAt: Date): Promise<boolean>;
   /**
-   * Unexpired events per minute of receipt and name, minutes in [since, until), oldest first: a
-   * rollup kept as events are stored (each stored event counted once), never a scan of the events.
+   * Unexpired events per minute of receipt, by name, for the minutes in [since, until) that have
+   * any, oldest first: a rollup kept as events are stored (each stored event counted once), never
+   * a scan of the events.
    */
   perMinute(since: Date, until: Date): Promise<EventMinute[]>;
   /** The lag histograms of the minutes in [since, until), oldest first, kept by markApplied. */

@@ -49,9 +49,11 @@ export function createEventCharts(events: Pick<EventsPort, 'perMinute' | 'lagPer
       for (const row of await events.perMinute(new Date(range.from), new Date(range.to))) {
         const at = index.get(row.minute.getTime());
         if (at === undefined) continue;
-        let counts = series.get(row.event);
-        if (!counts) series.set(row.event, (counts = new Array<number>(minutes.length).fill(0)));
-        counts[at] = (counts[at] ?? 0) + row.count;
+        for (const [event, count] of Object.entries(row.counts)) {
+          let counts = series.get(event);
+          if (!counts) series.set(event, (counts = new Array<number>(minutes.length).fill(0)));
+          counts[at] = (counts[at] ?? 0) + count;
+        }
       }
       return {
         ...range,

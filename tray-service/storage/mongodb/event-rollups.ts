@@ -57,9 +57,6 @@ function daysOf(since: Date, until: Date): string[] {
   return days;
 }
 
-/** Byte order, as PostgreSQL's COLLATE "C" sorts (the conformance suite compares both). */
-const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
-
 /**
  * Upserts the increments as one unordered bulk of single-document `updateMany`s (FerretDB hangs
  * on bulks of matching `updateOne`s; coalesced-writes.ts). Increments of the same document are
@@ -178,13 +175,17 @@ export function createEventRollups(db: Db, clock: () => Date = () => new Date())
 
     async perMinute(since: Date, until: Date): Promise<EventMinute[]> {
       const now = clock();
-      const docs: EventMinuteDoc[] = [];
-      for (const day of daysOf(since, until))
-        docs.push(...(await db.collection<EventMinuteDoc>(EVENT_MINUTES).find({ day }).toArray()));
-      return docs
-        .filter((doc) => doc.minute >= since && doc.minute < until && doc.expiresAt > now)
-        .sort((a, b) => a.minute.getTime() - b.minute.getTime() || byteOrder(a.event, b.event))
-        .map((doc) => ({ minute: doc.minute, event: doc.event, count: doc.count }));
+      const minutes = new Map<number, EventMinute>();
+      for (const day of daysOf(since, until)) {
+        for (const doc of await db.collection<EventMinuteDoc>(EVENT_MINUTES).find({ day }).toArray()) {
+          if (doc.minute < since || doc.minute >= until || doc.expiresAt <= now) continue;
+          const at = doc.minute.getTime();
+          let minute = minutes.get(at);
+          if (!minute) minutes.set(at, (minute = { minute: doc.minute, counts: {} }));
+          minute.counts[doc.event] = (minute.counts[doc.event] ?? 0) + doc.count;
+        }
+      }
+      return [...minutes.values()].sort((a, b) => a.minute.getTime() - b.minute.getTime());
     },
 
     async lagPerMinute(since: Date, until: Date): Promise<LagMinute[]> {

@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { groupCommit } from '../../../shared/async/group-commit.ts';
-import { LAG_BUCKETS, lagBucket } from '../../domain/lag-histogram.ts';
+import { emptyLagBuckets, LAG_BUCKETS, lagBucket } from '../../domain/lag-histogram.ts';
 import type { EventMinute, EventsPort, LagMinute } from '../port.ts';
+import { ADD_COUNTS } from './rollup-sql.ts';
 import { withoutNul } from './without-nul.ts';
 import { withRetry } from './with-retry.ts';
 
@@ -17,8 +18,8 @@ interface Applied {
 const MINUTE_MS = 60_000;
 
 /**
- * Marks a batch applied and counts each first mark into its minute's lag histogram, in one
- * statement: the UPDATE takes only events not yet marked, so a retried or replayed job's mark
+ * Marks a batch applied and counts each first mark into its minute's lag histogram (the non-empty
+ * buckets as a jsonb object), in one statement: the UPDATE takes only events not yet marked, so a retried or replayed job's mark
  * counts nothing, and only the rows it changed reach the histogram. Bucket numbers and minutes are
  * computed here from the one list of bounds (domain/lag-histogram.ts); the histogram rows are
  * written in minute order, so two batches never lock them crosswise.
@@ -39,17 +40,17 @@ async function markApplied(pool: pg.Pool, batch: readonly Applied[]): Promise<bo
                RETURNING e.key, e.expires_at),
              lags AS (SELECT x.minute, x.bucket, x.lag_ms, a.expires_at FROM applied a JOIN x USING (key)),
              minutes AS (
-               SELECT l.minute, count(*)::int AS count, max(l.lag_ms) AS max_ms, max(l.expires_at) AS expires_at,
-                 ARRAY(SELECT (SELECT count(*) FROM lags b WHERE b.minute = l.minute AND b.bucket = i)::int
-                       FROM generate_series(0, $6::int - 1) AS i ORDER BY i) AS buckets
-               FROM lags l GROUP BY l.minute),
+               SELECT minute, sum(n)::int AS count, jsonb_object_agg(bucket, n) AS buckets, max(top) AS max_ms,
+                 max(expires_at) AS expires_at
+               FROM (SELECT minute, bucket, count(*)::int AS n, max(lag_ms) AS top, max(expires_at) AS expires_at
+                     FROM lags GROUP BY 1, 2) b
+               GROUP BY minute),
              counted AS (
                INSERT INTO stored_event_lag_minutes AS t (minute, count, buckets, max_ms, expires_at)
                SELECT minute, count, buckets, max_ms, expires_at FROM minutes ORDER BY minute
                ON CONFLICT (minute) DO UPDATE SET
                  count = t.count + excluded.count,
-                 buckets = ARRAY(SELECT coalesce(a, 0) + coalesce(b, 0)
-                                 FROM unnest(t.buckets, excluded.buckets) WITH ORDINALITY AS u(a, b, i) ORDER BY i),
+                 buckets = ${ADD_COUNTS('t.buckets', 'excluded.buckets')},
                  max_ms = greatest(t.max_ms, excluded.max_ms),
                  expires_at = greatest(t.expires_at, excluded.expires_at))
              SELECT key FROM applied`,
@@ -59,7 +60,6 @@ async function markApplied(pool: pg.Pool, batch: readonly Applied[]): Promise<bo
         column((item) => new Date(Math.floor(item.receivedAt.getTime() / MINUTE_MS) * MINUTE_MS)),
         column((item) => lagBucket(item.appliedAt.getTime() - item.receivedAt.getTime())),
         column((item) => Math.max(0, item.appliedAt.getTime() - item.receivedAt.getTime())),
-        LAG_BUCKETS,
       ],
     }),
   );
@@ -92,29 +92,39 @@ export function createPostgresEventRollups(
     },
 
     async perMinute(since, until) {
-      const { rows } = await pool.query<EventMinute>({
+      // One row a minute, its counts by name as jsonb: a day is 1,440 small rows to read and parse,
+      // not 11,000 rows of (minute, name, count) (BENCHMARKS.md#events-console-npm-run-benchconsole).
+      const { rows } = await pool.query<{ at: number; counts: Record<string, number> }>({
         name: 'tray_event_minutes',
-        text: `SELECT minute, event, count FROM stored_event_minutes
-               WHERE minute >= $1 AND minute < $2 AND expires_at > $3 ORDER BY minute, event`,
-        values: [since, until, clock()],
-      });
-      return rows;
-    },
-
-    async lagPerMinute(since, until) {
-      const { rows } = await pool.query<{ minute: Date; count: number; buckets: number[]; max_ms: string }>({
-        name: 'tray_event_lag_minutes',
-        text: `SELECT minute, count, buckets, max_ms FROM stored_event_lag_minutes
+        text: `SELECT extract(epoch FROM minute)::float8 * 1000 AS at, counts FROM stored_event_minutes
                WHERE minute >= $1 AND minute < $2 AND expires_at > $3 ORDER BY minute`,
         values: [since, until, clock()],
       });
-      return rows.map((row): LagMinute => ({
-        minute: row.minute,
-        count: row.count,
-        // A histogram written with fewer bounds (an older release) reads as its first buckets.
-        buckets: Array.from({ length: LAG_BUCKETS }, (_, index) => row.buckets[index] ?? 0),
-        maxMs: Number(row.max_ms),
-      }));
+      return rows.map((row): EventMinute => ({ minute: new Date(row.at), counts: row.counts }));
+    },
+
+    async lagPerMinute(since, until) {
+      const { rows } = await pool.query<{
+        at: number;
+        count: number;
+        buckets: Record<string, number>;
+        max_ms: string;
+      }>({
+        name: 'tray_event_lag_minutes',
+        text: `SELECT extract(epoch FROM minute)::float8 * 1000 AS at, count, buckets, max_ms
+               FROM stored_event_lag_minutes
+               WHERE minute >= $1 AND minute < $2 AND expires_at > $3 ORDER BY minute`,
+        values: [since, until, clock()],
+      });
+      return rows.map((row): LagMinute => {
+        // Stored sparse (the non-empty buckets); handed out whole.
+        const buckets = emptyLagBuckets();
+        for (const [bucket, count] of Object.entries(row.buckets)) {
+          const index = Number(bucket);
+          if (index >= 0 && index < LAG_BUCKETS) buckets[index] = count;
+        }
+        return { minute: new Date(row.at), count: row.count, buckets, maxMs: Number(row.max_ms) };
+      });
     },
   };
 }

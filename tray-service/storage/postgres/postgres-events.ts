@@ -4,6 +4,7 @@ import type { StoredEvent, StoredEventStatus } from '../../domain/stored-event.t
 import type { ModerationAction } from '../../domain/moderation-rule.ts';
 import type { EventOutcome, EventsFilter, EventsPage, EventsPort } from '../port.ts';
 import { createPostgresEventRollups } from './postgres-event-rollups.ts';
+import { ADD_COUNTS, MINUTE_OF } from './rollup-sql.ts';
 import { groupCommit } from '../../../shared/async/group-commit.ts';
 import { DAY_MS } from '../../../shared/time/durations.ts';
 import { SqlConditions, type SqlQuery } from './sql-conditions.ts';
@@ -82,9 +83,6 @@ export function eventsPageQuery(filter: EventsFilter, now: Date, limit: number, 
   };
 }
 
-/** The UTC minute a time falls in, whatever the session's time zone. */
-const MINUTE_OF = (column: string) => `to_timestamp(floor(extract(epoch FROM ${column}) / 60) * 60)`;
-
 /** One call of `store`. */
 interface StoreCall {
   event: Omit<StoredEvent, 'storedAt' | 'status' | 'error'>;
@@ -140,7 +138,7 @@ async function storeEvents(pool: pg.Pool, calls: readonly StoreCall[]): Promise<
   // Only the keys come back: a row inserted is the row sent, so no payload is printed by the
   // server and parsed again here. The same statement counts the events it stored into their
   // minutes (the events-per-minute rollup): one statement, so a count never misses or repeats an
-  // event, and the minute rows are locked in (minute, event) order, after the events' rows.
+  // event, and the minute rows are locked in minute order, after the events' rows.
   const inserted = await pool.query<{ key: string }>({
     name: 'tray_store_events',
     text: `WITH stored AS (
@@ -157,12 +155,16 @@ async function storeEvents(pool: pg.Pool, calls: readonly StoreCall[]): Promise<
                moderation = 'none', applied_at = NULL
              WHERE stored_events.expires_at <= excluded.stored_at
              RETURNING key, event, received_at, expires_at),
+           per_name AS (
+             SELECT ${MINUTE_OF('received_at')} AS minute, event, count(*)::int AS n, max(expires_at) AS expires_at
+             FROM stored GROUP BY 1, 2),
            counted AS (
-             INSERT INTO stored_event_minutes AS m (minute, event, count, expires_at)
-             SELECT ${MINUTE_OF('received_at')}, event, count(*), max(expires_at) FROM stored
-             GROUP BY 1, 2 ORDER BY 1, 2
-             ON CONFLICT (minute, event) DO UPDATE SET
-               count = m.count + excluded.count, expires_at = greatest(m.expires_at, excluded.expires_at))
+             INSERT INTO stored_event_minutes AS m (minute, counts, expires_at)
+             SELECT minute, jsonb_object_agg(event, n), max(expires_at) FROM per_name
+             GROUP BY minute ORDER BY minute
+             ON CONFLICT (minute) DO UPDATE SET
+               counts = ${ADD_COUNTS('m.counts', 'excluded.counts')},
+               expires_at = greatest(m.expires_at, excluded.expires_at))
            SELECT key FROM stored`,
     values: [text.includes('\\u0000') ? JSON.stringify([...rows.values()]) : text],
   });

@@ -44,15 +44,14 @@ conformanceCase(
     ]);
     const rows = await storage.events.perMinute(minuteAgo(10), minuteAgo(6));
     expect(rows).to.deep.equal([
-      { minute: minuteAgo(10), event: 'comment.didCreate', count: 2 },
-      { minute: minuteAgo(10), event: 'post.didCreate', count: 3 },
-      { minute: minuteAgo(9), event: 'post.didCreate', count: 3 },
-      { minute: minuteAgo(7), event: 'reaction.didAdd', count: 4 },
+      { minute: minuteAgo(10), counts: { 'post.didCreate': 3, 'comment.didCreate': 2 } },
+      { minute: minuteAgo(9), counts: { 'post.didCreate': 3 } },
+      { minute: minuteAgo(7), counts: { 'reaction.didAdd': 4 } },
     ]);
     // until is exclusive, since inclusive.
     expect(
-      (await storage.events.perMinute(minuteAgo(9), minuteAgo(7))).map((row) => row.count),
-    ).to.deep.equal([3]);
+      (await storage.events.perMinute(minuteAgo(9), minuteAgo(7))).map((row) => row.counts),
+    ).to.deep.equal([{ 'post.didCreate': 3 }]);
     expect(await storage.events.perMinute(minuteAgo(5), minuteAgo(0))).to.deep.equal([]);
   },
 );

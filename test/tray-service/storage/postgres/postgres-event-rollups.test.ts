@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import pgDriver from 'pg';
-import { LAG_BUCKETS } from '../../../../tray-service/domain/lag-histogram.ts';
+import { LAG_BUCKETS, lagBucket } from '../../../../tray-service/domain/lag-histogram.ts';
 import { migrate } from '../../../../tray-service/storage/postgres/migrate.ts';
 import { createPostgresEvents } from '../../../../tray-service/storage/postgres/postgres-events.ts';
 import { usePostgres } from '../../../support/use-postgres.ts';
@@ -26,19 +26,19 @@ describe('storage/postgres per-minute rollups of the stored events', () => {
         { retentionDays: 1, now: new Date() },
       );
       expect(await events.perMinute(new Date(minute), new Date(minute + MINUTE))).to.deep.equal([
-        { minute: new Date(minute), event: 'post.didCreate', count: 1 },
+        { minute: new Date(minute), counts: { 'post.didCreate': 1 } },
       ]);
     } finally {
       await pool.end();
     }
   });
 
-  it('keeps the histogram the length of the bounds, adding bucket by bucket', async () => {
+  it('keeps each minute’s histogram as its non-empty buckets, added bucket by bucket', async () => {
     const events = createPostgresEvents(pg.pool);
     const receivedAt = new Date(minute + MINUTE + 1_000);
     for (const [key, lag] of [
       ['a', 3],
-      ['b', 4],
+      ['b', 3],
       ['c', 70_000],
     ] as const) {
       const stored = await events.store(
@@ -48,12 +48,31 @@ describe('storage/postgres per-minute rollups of the stored events', () => {
       );
       await events.markApplied(stored, new Date(receivedAt.getTime() + lag));
     }
-    const { rows } = await pg.pool.query<{ buckets: number[] }>(
+    const { rows } = await pg.pool.query<{ buckets: Record<string, number> }>(
       'SELECT buckets FROM stored_event_lag_minutes WHERE minute = $1',
       [new Date(minute + MINUTE)],
     );
-    expect(rows[0]?.buckets).to.have.lengthOf(LAG_BUCKETS);
-    expect(rows[0]?.buckets.reduce((sum, n) => sum + n, 0)).to.equal(3);
+    expect(rows[0]?.buckets).to.deep.equal({ [lagBucket(3)]: 2, [lagBucket(70_000)]: 1 });
+    const [chart] = await events.lagPerMinute(new Date(minute + MINUTE), new Date(minute + 2 * MINUTE));
+    expect(chart?.buckets).to.have.lengthOf(LAG_BUCKETS);
+  });
+
+  it('keeps one row a minute, its counts by event name', async () => {
+    const events = createPostgresEvents(pg.pool);
+    const receivedAt = new Date(minute + 5 * MINUTE);
+    await Promise.all(
+      ['post.didCreate', 'post.didCreate', 'comment.didCreate'].map((event, n) =>
+        events.store(
+          { key: `m-${n}`, event, data: {}, webhook: 'w', receivedAt },
+          { status: 'applied' },
+          { retentionDays: 1, now: new Date() },
+        ),
+      ),
+    );
+    const { rows } = await pg.pool.query('SELECT counts FROM stored_event_minutes WHERE minute = $1', [
+      new Date(minute + 5 * MINUTE),
+    ]);
+    expect(rows).to.deep.equal([{ counts: { 'post.didCreate': 2, 'comment.didCreate': 1 } }]);
   });
 
   describe('the chart queries', () => {

@@ -22,25 +22,24 @@ CREATE INDEX stored_events_community_received ON stored_events (community_id, re
 CREATE INDEX stored_events_moderated_received ON stored_events (received_at DESC, key DESC)
   WHERE moderation <> 'none';
 
--- GET /admin/stats/events-per-minute: events per minute of receipt and name, counted by the same
--- statement that stores them.
+-- GET /admin/stats/events-per-minute: per minute of receipt, the events received by name
+-- ({"post.didCreate": 12, ...}), counted by the same statement that stores them. One row a minute,
+-- so a day's chart is 1,440 rows whatever the number of event names.
 CREATE TABLE stored_event_minutes (
-  minute timestamptz NOT NULL,
-  event text NOT NULL,
-  count integer NOT NULL,
-  expires_at timestamptz NOT NULL,
-  PRIMARY KEY (minute, event)
+  minute timestamptz PRIMARY KEY,
+  counts jsonb NOT NULL,
+  expires_at timestamptz NOT NULL
 );
 -- purgeExpired: minutes whose every event has expired.
 CREATE INDEX stored_event_minutes_expiry ON stored_event_minutes (expires_at);
 
--- GET /admin/stats/lag: per minute of receipt, a histogram of acknowledgement-to-tray lags (bucket
--- counts over tray-service/domain/lag-histogram.ts's bounds) and the largest one, counted by the
--- statement that records the event applied.
+-- GET /admin/stats/lag: per minute of receipt, a histogram of acknowledgement-to-tray lags (the
+-- non-empty buckets of tray-service/domain/lag-histogram.ts's bounds, {"13": 40, "14": 2}) and the
+-- largest one, counted by the statement that records the event applied.
 CREATE TABLE stored_event_lag_minutes (
   minute timestamptz PRIMARY KEY,
   count integer NOT NULL,
-  buckets integer[] NOT NULL,
+  buckets jsonb NOT NULL,
   max_ms bigint NOT NULL,
   expires_at timestamptz NOT NULL
 );
