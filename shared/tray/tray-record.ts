@@ -88,8 +88,6 @@ export interface TrayRecordDoc {
   unreadAt: number;
   /** recordGroup(verb, targetId): every recipient's record of one target, read by equality in a fan-out. */
   group: string;
-  /** historyBucket(userId, lastUpdate): the history page reads a user's records one bucket at a time. */
-  bucket: string;
   /** lastUpdate + TRAY_RETENTION_DAYS; TTL index where supported, purge + read filter everywhere. */
   expiresAt: Date;
   /** The UTC day of expiresAt: the purge deletes one whole day by equality. */

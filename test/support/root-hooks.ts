@@ -1,7 +1,6 @@
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { commandGuard, describeViolations, installCommandGuard } from './command-guard.ts';
-import { closeTestCounters } from './test-counter.ts';
 import { startTestStack, stopTestStack } from './test-stack.ts';
 
 chai.use(chaiAsPromised);
@@ -20,7 +19,6 @@ export const mochaHooks = {
   },
   async afterAll(this: Mocha.Context) {
     this.timeout(30_000);
-    await closeTestCounters();
     await stopTestStack();
     // Last, so the servers are stopped whatever the verdict.
     const { violations, strict, limits } = commandGuard;

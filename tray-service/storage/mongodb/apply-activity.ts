@@ -68,7 +68,7 @@ export function applyActivity(
     hasRead: false,
     unreadAt: context.now,
     expiresAt,
-    ...recordStorageKeys({ userId: recipientId, ...seen, expiresAt }, context.now),
+    ...recordStorageKeys({ ...seen, expiresAt }),
     version: record ? record.version + 1 : context.now,
   };
 }

@@ -38,5 +38,4 @@ export const eventsCollection: CollectionSpec = {
       serves: 'retention: deleteMany({expiresDay}) in purgeExpired',
     },
   ],
-  equalityFields: ['event', 'webhook', 'status', 'expiresDay', 'communityDay'],
 };

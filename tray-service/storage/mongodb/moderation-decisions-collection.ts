@@ -28,5 +28,4 @@ export const moderationDecisionsCollection: CollectionSpec = {
       serves: '... ?eventKey= (the decisions about one stored event)',
     },
   ],
-  equalityFields: ['userId', 'rule', 'action', 'delivery', 'eventKey'],
 };

@@ -17,5 +17,4 @@ export const trayRecordClaimsCollection: CollectionSpec = {
       serves: 'the server’s TTL deletes on MongoDB',
     },
   ],
-  equalityFields: ['expiresDay'],
 };

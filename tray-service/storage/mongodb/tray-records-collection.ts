@@ -6,27 +6,22 @@ export const trayRecordsCollection: CollectionSpec = {
   name: TRAY_RECORDS,
   indexes: [
     {
-      name: 'history_bucket',
-      key: { bucket: 1 },
-      serves: 'history v3/v2 pages: find({bucket}), one hour of one user’s records (record-queries.ts walk)',
-    },
-    {
       name: 'user_history',
       key: { userId: 1, lastUpdate: -1, _id: -1 },
       serves:
-        'history v3/v2 pages on MongoDB: find({userId, expiresAt > now}).sort({lastUpdate: -1, _id: -1}).limit(n) (sorted-pages.ts)',
+        'history v3/v2 pages: find({userId, lastUpdate < startAfter, expiresAt > now}).sort({lastUpdate: -1, _id: -1}).limit(n) (sorted-pages.ts)',
     },
     {
       name: 'user_unread',
-      key: { userId: 1, hasRead: 1, unreadAt: 1 },
+      key: { userId: 1, hasRead: 1, unreadAt: 1, expiresAt: 1 },
       serves:
-        'unread count: count({userId, hasRead: false, unreadAt > lastRead}); mark-all-as-read: find({userId, hasRead: false})',
+        'unread count: countDocuments({userId, hasRead: false, unreadAt > lastRead, expiresAt > now}) from the index alone; mark-all-as-read: find({userId, hasRead: false})',
     },
     {
       name: 'record_user',
-      key: { userId: 1, expiresAt: 1 },
+      key: { userId: 1, expiresAt: 1, verb: 1 },
       serves:
-        'page counts: count({userId, expiresAt > now}); delete-all and a deleted user: deleteMany({userId})',
+        'page counts: countDocuments({userId, expiresAt > now, verb not in excluded}) from the index alone; delete-all and a deleted user: deleteMany({userId})',
     },
     {
       name: 'record_group',
@@ -50,5 +45,4 @@ export const trayRecordsCollection: CollectionSpec = {
       serves: 'retention on MongoDB: the server’s TTL deletes',
     },
   ],
-  equalityFields: ['userId', 'bucket', 'group', 'actorIds', 'expiresDay'],
 };

@@ -20,5 +20,4 @@ export const trayTargetActorsCollection: CollectionSpec = {
       serves: 'the server’s TTL deletes on MongoDB',
     },
   ],
-  equalityFields: ['group', 'groupActor', 'actorId', 'expiresDay'],
 };

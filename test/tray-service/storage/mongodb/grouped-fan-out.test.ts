@@ -9,7 +9,6 @@ import { uniqueName } from '../../../support/suite-resources.ts';
 import { testStack } from '../../../support/test-stack.ts';
 import { membershipEvent, minute, postEvent, type TestEnvelope } from '../../worker/event-builder.ts';
 import { jobDataOf } from '../../worker/worker-harness.ts';
-import { testCounter } from '../../../support/test-counter.ts';
 
 const options: ProcessOptions = { eventsRetentionDays: 30, trayRetentionDays: 90, fanOutBatch: 10_000 };
 const members = Array.from({ length: 40 }, (_, index) => `u-g${index}`);
@@ -36,12 +35,7 @@ describe('post fan-out grouped into existing records', function () {
     await run(membershipEvent('join', members, 'c-g'), minute(-60));
     await run(postEvent({ postId: 'p-g1', communityId: 'c-g', author: 'u-g0', createdAt: minute(1) }));
     // One member reads theirs: their record moves to another version than the others'.
-    await createRecordQueries(db, { counter: await testCounter(db) }).markRead(
-      'u-g5',
-      'post',
-      'c-g',
-      Date.now(),
-    );
+    await createRecordQueries(db).markRead('u-g5', 'post', 'c-g', Date.now());
     updates.length = 0;
     await run(postEvent({ postId: 'p-g2', communityId: 'c-g', author: 'u-g1', createdAt: minute(2) }));
   });
