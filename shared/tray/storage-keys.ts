@@ -9,18 +9,12 @@ export function recordGroup(verb: string, targetId: string): string {
   return JSON.stringify([verb, targetId]);
 }
 
-/** The UTC day (YYYY-MM-DD) of a time: expiring documents are purged a whole day at a time. */
+/** The UTC day (YYYY-MM-DD) of a time. */
 export function dayOf(at: Date | number): string {
   return new Date(at).toISOString().slice(0, 10);
 }
 
 /** The keys of a tray record derived from its fields. */
-export function recordStorageKeys(record: { verb: string; targetId: string; expiresAt: Date }): {
-  group: string;
-  expiresDay: string;
-} {
-  return {
-    group: recordGroup(record.verb, record.targetId),
-    expiresDay: dayOf(record.expiresAt),
-  };
+export function recordStorageKeys(record: { verb: string; targetId: string }): { group: string } {
+  return { group: recordGroup(record.verb, record.targetId) };
 }

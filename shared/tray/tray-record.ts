@@ -90,8 +90,6 @@ export interface TrayRecordDoc {
   group: string;
   /** lastUpdate + TRAY_RETENTION_DAYS; TTL index where supported, purge + read filter everywhere. */
   expiresAt: Date;
-  /** The UTC day of expiresAt: the purge deletes one whole day by equality. */
-  expiresDay: string;
   /**
    * Compare-and-set counter. Every write to an existing record, the worker's and the API's
    * (marking read), goes through casUpdateRecords: it claims `${_id}#${nextVersion}` in
@@ -147,8 +145,6 @@ export interface StoredEventDoc {
   storedAt: Date;
   /** receivedAt + EVENTS_RETENTION_DAYS. */
   expiresAt: Date;
-  /** The UTC day of expiresAt: the purge deletes one whole day by equality. */
-  expiresDay: string;
   /** `unknown`: a name the mapping does not know; `invalid`: known name, payload failed validation. */
   status: 'applied' | 'stored' | 'unknown' | 'invalid';
   error?: string;

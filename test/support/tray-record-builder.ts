@@ -37,7 +37,7 @@ export function aTrayRecord(overrides: Partial<TrayRecordDoc> & { userId: string
     hasRead: false,
     unreadAt: overrides.unreadAt ?? lastUpdate,
     expiresAt,
-    ...recordStorageKeys({ verb, targetId, expiresAt }),
+    ...recordStorageKeys({ verb, targetId }),
     // As the worker does: a record starts at its creation time, so a re-created one never meets
     // the claims of its previous life.
     version: Date.now(),

@@ -68,7 +68,7 @@ export function applyActivity(
     hasRead: false,
     unreadAt: context.now,
     expiresAt,
-    ...recordStorageKeys({ ...seen, expiresAt }),
+    ...recordStorageKeys(seen),
     version: record ? record.version + 1 : context.now,
   };
 }

@@ -1,6 +1,6 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { DAY_MS } from '../../../shared/time/durations.ts';
-import { dayOf, recordStorageKeys } from '../../../shared/tray/storage-keys.ts';
+import { recordStorageKeys } from '../../../shared/tray/storage-keys.ts';
 import { TRAY_RECORDS, TRAY_TARGET_ACTORS, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
 import { UPDATES_PER_BULK } from './cas-update-records.ts';
 import { ignoreDuplicates } from './ignore-duplicates.ts';
@@ -13,7 +13,7 @@ const RECORD_SHAPE = 'record-shape-2';
 /** A record as versions before the bounded shape stored it: every actor in `actorLog`. */
 export interface LegacyRecordDoc extends Omit<
   TrayRecordDoc,
-  'actorIds' | 'countFrom' | 'unreadAt' | 'group' | 'expiresDay'
+  'actorIds' | 'countFrom' | 'unreadAt' | 'group'
 > {
   actorLog: { userId: string; at: number; actionId: string }[];
 }
@@ -21,10 +21,10 @@ export interface LegacyRecordDoc extends Omit<
 /**
  * Brings records written by earlier versions to the current shape, once per database: each
  * record's actor log becomes its group's actors (tray_target_actors), and the record gets
- * countFrom, actorIds, unreadAt (its lastUpdate: the best the old record knows), group and expiry
- * day. One pass over the legacy records (a cursor, not a query per batch), and each record is
- * rewritten only if its version is still the one read. The worker runs it before it takes jobs;
- * the API keeps serving meanwhile.
+ * countFrom, actorIds, unreadAt (its lastUpdate: the best the old record knows) and group. One
+ * pass over the legacy records (a cursor, not a query per batch), and each record is rewritten
+ * only if its version is still the one read. The worker runs it before it takes jobs; the API
+ * keeps serving meanwhile.
  * Pure computation in `upgradeRecord`.
  */
 export async function migrateRecordShape(db: Db, options: { retentionDays: number }): Promise<number> {
@@ -68,7 +68,7 @@ export function upgradeRecord(
   retentionDays: number,
 ): {
   record: LegacyRecordDoc;
-  fields: Pick<TrayRecordDoc, 'actorIds' | 'countFrom' | 'unreadAt' | 'group' | 'expiresDay'>;
+  fields: Pick<TrayRecordDoc, 'actorIds' | 'countFrom' | 'unreadAt' | 'group'>;
   actors: TargetActorDoc[];
 } {
   const keys = recordStorageKeys(record);
@@ -85,7 +85,6 @@ export function upgradeRecord(
       at: entry.at,
       actionId: entry.actionId,
       expiresAt,
-      expiresDay: dayOf(expiresAt),
     };
   });
   return {

@@ -1,5 +1,4 @@
 import type { Db } from 'mongodb';
-import { dayOf } from '../../../shared/tray/storage-keys.ts';
 import { TRAY_TARGET_ACTORS, type ActorAction } from '../../../shared/tray/tray-record.ts';
 import { groupActors, type GroupActors } from '../../domain/group-actors.ts';
 import { insertCoalesced } from './coalesced-writes.ts';
@@ -23,7 +22,6 @@ export interface TargetActorDoc extends ActorAction {
   /** The actor's user id at top level: a deleted user's snapshots are found by equality. */
   actorId: string;
   expiresAt: Date;
-  expiresDay: string;
 }
 
 export async function recordGroupAction(
@@ -41,7 +39,6 @@ export async function recordGroupAction(
       actorId: action.actor.userId,
       ...action,
       expiresAt,
-      expiresDay: dayOf(expiresAt),
     },
   ]);
 }

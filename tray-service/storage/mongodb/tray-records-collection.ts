@@ -34,15 +34,10 @@ export const trayRecordsCollection: CollectionSpec = {
       serves: 'deleted user: find({actorIds}) rewriting their snapshots to "Deleted user"',
     },
     {
-      name: 'expiry_day',
-      key: { expiresDay: 1 },
-      serves: 'retention: deleteMany({expiresDay}) in purgeExpired',
-    },
-    {
       name: 'expiry',
       key: { expiresAt: 1 },
       expireAfterSeconds: 0,
-      serves: 'retention on MongoDB: the server’s TTL deletes',
+      serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
     },
   ],
 };

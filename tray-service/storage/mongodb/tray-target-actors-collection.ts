@@ -12,12 +12,11 @@ export const trayTargetActorsCollection: CollectionSpec = {
       serves: 'deleteMany({groupActor, at < latest}) pruning an actor’s older actions',
     },
     { name: 'actor', key: { actorId: 1 }, serves: 'deleted user: updateMany({actorId}) in renameGroupActor' },
-    { name: 'expiry_day', key: { expiresDay: 1 }, serves: 'deleteMany({expiresDay}) in purgeExpired' },
     {
       name: 'expiry',
       key: { expiresAt: 1 },
       expireAfterSeconds: 0,
-      serves: 'the server’s TTL deletes on MongoDB',
+      serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
     },
   ],
 };
