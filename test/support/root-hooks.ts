@@ -23,7 +23,7 @@ export const mochaHooks = {
     // Last, so the servers are stopped whatever the verdict.
     const { violations, strict, limits } = commandGuard;
     if (violations.length === 0) return;
-    const message = `command guard: ${violations.length} command(s) FerretDB cannot serve at volume (limits: $in/$nin ${limits.maxInValues} values, ${limits.maxSingleUpdates} single-document updates per command):\n${describeViolations(violations)}`;
+    const message = `command guard: ${violations.length} command(s) that hang FerretDB (limit: ${limits.maxSingleUpdates} single-document updates per command):\n${describeViolations(violations)}`;
     if (strict)
       throw new Error(`${message}\n(STRICT_COMMAND_GUARD=off reports these without failing the run)`);
     process.stderr.write(`${message}\n`);
