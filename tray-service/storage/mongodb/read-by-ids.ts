@@ -16,7 +16,10 @@ export async function readByIds(db: Db, ids: readonly string[]): Promise<Map<str
   const found = new Map<string, TrayRecordDoc>();
   for (let start = 0; start < ids.length; start += IDS_PER_QUERY) {
     const wanted = ids.slice(start, start + IDS_PER_QUERY);
-    const docs = await records.find({ _id: { $in: wanted } }, { batchSize: wanted.length }).toArray();
+    // The limit closes the cursor with its one batch: no getMore to learn that nothing follows.
+    const docs = await records
+      .find({ _id: { $in: wanted } }, { limit: wanted.length, batchSize: wanted.length })
+      .toArray();
     for (const doc of docs) found.set(doc._id, doc);
   }
   return found;
