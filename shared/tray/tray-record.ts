@@ -68,8 +68,6 @@ export interface TrayRecordDoc {
   mentionIn?: 'post' | 'comment';
   /** Latest distinct actors, newest first, at most 3. */
   actors: ActorSnapshot[];
-  /** The user ids of `actors`: a top-level field, so a deleted user's records are found by equality. */
-  actorIds: string[];
   /** Number of distinct actors who acted at or after `countFrom`, the recipient excluded. */
   actorsCount: number;
   /**

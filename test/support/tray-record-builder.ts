@@ -30,7 +30,6 @@ export function aTrayRecord(overrides: Partial<TrayRecordDoc> & { userId: string
     lastActionId: 'comment-1',
     feed: { kind: 'community', id: 'c1', name: 'Hiking Club' },
     actors,
-    actorIds: actors.map((actor) => actor.userId),
     actorsCount: actors.length,
     countFrom: Math.min(lastUpdate, ...actors.map((actor) => actor.at)),
     lastUpdate,

@@ -63,7 +63,6 @@ export function applyActivity(
     _id: recordKey(activity.verb, activity.targetId, recipientId),
     userId: recipientId,
     ...seen,
-    actorIds: named.map((actor) => actor.userId),
     // New activity makes a read record unread again; a new record starts unread.
     hasRead: false,
     unreadAt: context.now,

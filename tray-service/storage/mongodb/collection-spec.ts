@@ -15,4 +15,10 @@ export interface IndexSpec {
 export interface CollectionSpec {
   name: string;
   indexes: readonly IndexSpec[];
+  /**
+   * Names of indexes earlier releases declared and this one does not: dropped at start-up, so a
+   * database upgraded in place pays no writes for them. Other indexes the server holds (an
+   * operator's own) are left alone.
+   */
+  retiredIndexes?: readonly string[];
 }

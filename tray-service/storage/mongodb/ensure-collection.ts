@@ -47,6 +47,12 @@ export async function ensureCollection(
     (await collection.listIndexes().toArray()).map((index) => [String(index.name), index] as const),
   );
   const existing = new Set(found.keys());
+  for (const name of spec.retiredIndexes ?? []) {
+    if (!found.has(name)) continue;
+    logger?.info({ collection: spec.name, index: name }, 'index no longer used; dropping it');
+    await dropIndexIfPresent(db, spec.name, name);
+    existing.delete(name);
+  }
   let ttl = context.ttl;
   for (const index of spec.indexes) {
     // Only missing or changed ones: FerretDB 1.24 panics and drops the connection when

@@ -33,4 +33,5 @@ export const eventsCollection: CollectionSpec = {
         'late-join backfill: find({communityDay}), a community’s stored posts of one day (backfill-join.ts)',
     },
   ],
+  retiredIndexes: ['expiry_day'],
 };

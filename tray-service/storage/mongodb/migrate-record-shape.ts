@@ -11,17 +11,14 @@ export const TRAY_MIGRATIONS = 'tray_migrations';
 const RECORD_SHAPE = 'record-shape-2';
 
 /** A record as versions before the bounded shape stored it: every actor in `actorLog`. */
-export interface LegacyRecordDoc extends Omit<
-  TrayRecordDoc,
-  'actorIds' | 'countFrom' | 'unreadAt' | 'group'
-> {
+export interface LegacyRecordDoc extends Omit<TrayRecordDoc, 'countFrom' | 'unreadAt' | 'group'> {
   actorLog: { userId: string; at: number; actionId: string }[];
 }
 
 /**
  * Brings records written by earlier versions to the current shape, once per database: each
  * record's actor log becomes its group's actors (tray_target_actors), and the record gets
- * countFrom, actorIds, unreadAt (its lastUpdate: the best the old record knows) and group. One
+ * countFrom, unreadAt (its lastUpdate: the best the old record knows) and group. One
  * pass over the legacy records (a cursor, not a query per batch), and each record is rewritten
  * only if its version is still the one read. The worker runs it before it takes jobs; the API
  * keeps serving meanwhile.
@@ -68,7 +65,7 @@ export function upgradeRecord(
   retentionDays: number,
 ): {
   record: LegacyRecordDoc;
-  fields: Pick<TrayRecordDoc, 'actorIds' | 'countFrom' | 'unreadAt' | 'group'>;
+  fields: Pick<TrayRecordDoc, 'countFrom' | 'unreadAt' | 'group'>;
   actors: TargetActorDoc[];
 } {
   const keys = recordStorageKeys(record);
@@ -79,8 +76,6 @@ export function upgradeRecord(
     return {
       _id: JSON.stringify([keys.group, entry.userId, entry.actionId]),
       group: keys.group,
-      groupActor: JSON.stringify([keys.group, entry.userId]),
-      actorId: entry.userId,
       actor,
       at: entry.at,
       actionId: entry.actionId,
@@ -90,7 +85,6 @@ export function upgradeRecord(
   return {
     record,
     fields: {
-      actorIds: record.actors.map((actor) => actor.userId),
       countFrom: Math.min(record.lastUpdate, ...record.actorLog.map((entry) => entry.at)),
       unreadAt: record.lastUpdate,
       ...keys,

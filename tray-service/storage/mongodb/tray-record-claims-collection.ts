@@ -12,4 +12,5 @@ export const trayRecordClaimsCollection: CollectionSpec = {
       serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
     },
   ],
+  retiredIndexes: ['expiry_day'],
 };

@@ -29,9 +29,9 @@ export const trayRecordsCollection: CollectionSpec = {
       serves: 'post fan-out: find({group}), every member’s record of one community (apply-activities.ts)',
     },
     {
-      name: 'actor_ids',
-      key: { actorIds: 1 },
-      serves: 'deleted user: find({actorIds}) rewriting their snapshots to "Deleted user"',
+      name: 'actor_user',
+      key: { 'actors.userId': 1 },
+      serves: 'deleted user: find({actors.userId}) rewriting their snapshots to "Deleted user"',
     },
     {
       name: 'expiry',
@@ -40,4 +40,5 @@ export const trayRecordsCollection: CollectionSpec = {
       serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
     },
   ],
+  retiredIndexes: ['history_bucket', 'expiry_day', 'actor_ids'],
 };

@@ -5,13 +5,17 @@ import { TRAY_TARGET_ACTORS } from '../../../shared/tray/tray-record.ts';
 export const trayTargetActorsCollection: CollectionSpec = {
   name: TRAY_TARGET_ACTORS,
   indexes: [
-    { name: 'group', key: { group: 1 }, serves: 'find({group}) in readGroupActors' },
     {
       name: 'group_actor',
-      key: { groupActor: 1, at: 1 },
-      serves: 'deleteMany({groupActor, at < latest}) pruning an actor’s older actions',
+      key: { group: 1, 'actor.userId': 1, at: 1 },
+      serves:
+        'find({group}) in readGroupActors; deleteMany({group, actor.userId, at < latest}) pruning an actor’s older actions',
     },
-    { name: 'actor', key: { actorId: 1 }, serves: 'deleted user: updateMany({actorId}) in renameGroupActor' },
+    {
+      name: 'actor_user',
+      key: { 'actor.userId': 1 },
+      serves: 'deleted user: updateMany({actor.userId}) in renameGroupActor',
+    },
     {
       name: 'expiry',
       key: { expiresAt: 1 },
@@ -19,4 +23,5 @@ export const trayTargetActorsCollection: CollectionSpec = {
       serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
     },
   ],
+  retiredIndexes: ['group', 'actor', 'expiry_day'],
 };

@@ -102,7 +102,6 @@ describe('applyActivity (grouping core)', () => {
         expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(
           expected.slice(0, 3).map((act) => act.actor.userId),
         );
-        expect(record?.actorIds).to.deep.equal(record?.actors.map((actor) => actor.userId));
         expect(record?.lastUpdate).to.equal(Math.max(...acts.map((act) => act.at)));
       }),
     );

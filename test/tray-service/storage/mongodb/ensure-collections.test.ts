@@ -87,6 +87,22 @@ describe('ensureCollections', () => {
     expect(await names(db, 'things')).to.deep.equal(['_id_', 'expiry', 'owner_kind', 'owner_recent']);
   });
 
+  it('drops the indexes an earlier release made that this one retired, and leaves others alone', async () => {
+    const db = fresh();
+    await db.collection('things').createIndex({ bucket: 1 }, { name: 'history_bucket' });
+    await db.collection('things').createIndex({ note: 1 }, { name: 'operators_own' });
+    const retiring = { ...things, retiredIndexes: ['history_bucket', 'never_made'] };
+    await ensureCollections(db, [retiring], quiet());
+    expect(await names(db, 'things')).to.deep.equal([
+      '_id_',
+      'expiry',
+      'operators_own',
+      'owner_kind',
+      'owner_recent',
+    ]);
+    await ensureCollections(db, [retiring], quiet());
+  });
+
   it('logs the indexes in force and how data expires, with no warning', async () => {
     const db = fresh();
     const { logger, lines } = capturingLogger();

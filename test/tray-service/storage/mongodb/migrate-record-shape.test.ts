@@ -63,7 +63,7 @@ describe('migrateRecordShape (records of earlier versions)', () => {
       .findOne({ _id: 'comment_p-old_u-ana' });
     expect(record).to.not.have.property('actorLog');
     expect(record).to.include({ unreadAt: lastUpdate, countFrom: lastUpdate - 3, actorsCount: 4 });
-    expect(record?.actorIds).to.deep.equal(['u-ben', 'u-cid', 'u-dee']);
+    expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-ben', 'u-cid', 'u-dee']);
     expect(await migrateRecordShape(mongo.db, { retentionDays: 90 })).to.equal(0);
   });
 

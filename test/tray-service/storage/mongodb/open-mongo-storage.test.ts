@@ -22,7 +22,7 @@ import {
 } from '../../worker/event-builder.ts';
 
 /** The fields a stored record keeps to itself: never in what readers get. */
-const STORAGE_FIELDS = ['_id', 'group', 'version', 'actorIds', 'countFrom', 'expiresAt'];
+const STORAGE_FIELDS = ['_id', 'group', 'version', 'countFrom', 'expiresAt'];
 
 describe('openMongoStorage: the storage port on MongoDB', function () {
   this.timeout(60_000);

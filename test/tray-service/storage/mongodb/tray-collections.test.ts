@@ -26,6 +26,10 @@ describe("the tray service's collections (ensureCollections at start-up)", () =>
       const indexNames = spec.indexes.map((index) => index.name);
       expect(new Set(indexNames).size, spec.name).to.equal(indexNames.length);
       for (const index of spec.indexes) expect(index.serves, `${spec.name}.${index.name}`).to.match(/\S/);
+      expect(
+        indexNames.filter((name) => spec.retiredIndexes?.includes(name)),
+        `${spec.name}: declared and retired`,
+      ).to.deep.equal([]);
     }
     expect(new Set(trayCollections.map((spec) => spec.name)).size).to.equal(trayCollections.length);
   });
