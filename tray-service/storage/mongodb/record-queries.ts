@@ -36,8 +36,7 @@ export interface RecordQueries {
   deleteAll(userId: string): Promise<number>;
   /**
    * The user's unexpired records whose `changedAt` is after `since`, oldest change first: what a
-   * reconnecting live stream missed. Selects by the user id (the page-count query) and filters in
-   * memory; see docs/live-tray.md for its cost on heavy users.
+   * reconnecting live stream missed, read in the order of the `user_changes` index.
    */
   changedSince(userId: string, since: number, now: number): Promise<TrayRecordDoc[]>;
 }
@@ -130,11 +129,12 @@ export function createRecordQueries(db: Db, options: RecordQueryOptions = {}): R
     // claims of the deleted ones need no clean-up: they expire with the purge.
     deleteAll: async (userId) => (await records.deleteMany({ userId })).deletedCount,
 
-    async changedSince(userId, since, now) {
-      const found = await records.find(live(userId, now)).toArray();
-      return found
-        .filter((record) => (record.changedAt ?? 0) > since)
-        .sort((a, b) => (a.changedAt ?? 0) - (b.changedAt ?? 0) || (a._id < b._id ? -1 : 1));
-    },
+    changedSince: (userId, since, now) =>
+      records
+        // A record written before live streams has no changedAt and counts as changed at 0, so it
+        // is after a negative `since` only; the missing field sorts first, as 0 would.
+        .find({ ...live(userId, now), ...(since >= 0 ? { changedAt: { $gt: since } } : {}) })
+        .sort({ changedAt: 1, _id: 1 })
+        .toArray(),
   };
 }

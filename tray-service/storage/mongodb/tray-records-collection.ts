@@ -24,6 +24,12 @@ export const trayRecordsCollection: CollectionSpec = {
         'page counts: countDocuments({userId, expiresAt > now, verb not in excluded}) from the index alone; delete-all and a deleted user: deleteMany({userId})',
     },
     {
+      name: 'user_changes',
+      key: { userId: 1, changedAt: 1, _id: 1 },
+      serves:
+        'live stream catch-up: find({userId, changedAt > since, expiresAt > now}).sort({changedAt: 1, _id: 1})',
+    },
+    {
       name: 'record_group',
       key: { group: 1 },
       serves: 'post fan-out: find({group}), every member’s record of one community (apply-activities.ts)',
