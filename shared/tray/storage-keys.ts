@@ -1,8 +1,8 @@
 /**
- * The equality keys the tray's storage queries by. FerretDB on PostgreSQL serves only top-level
- * equality from an index (docs/storage.md), so every hot query selects by one of these fields
- * instead of by a range, `$in` or a dotted path. Pure: the stores write and query them.
+ * Keys the MongoDB adapter stores beside the fields they are derived from, so one indexed
+ * equality finds what a write or a late join needs. Pure: the stores write and query them.
  */
+
 /** Every recipient's record of one verb and target: what a fan-out reads and a post regroups. */
 export function recordGroup(verb: string, targetId: string): string {
   // JSON keeps the parts apart whatever characters the ids contain.

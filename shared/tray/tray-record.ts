@@ -149,7 +149,10 @@ export interface StoredEventDoc {
   /**
    * On a community post: communityDay(community, UTC day of the post's createdAt), at top level so a
    * join processed late finds the posts it must add by equality, one day at a time
-   * (backfill-join.ts), and `activityAt`, the post's createdAt (epoch ms).
+   * (backfill-join.ts), and `activityAt`, the post's createdAt (epoch ms). A bucket key the
+   * MongoDB adapter keeps: every stored post event carries it, so a range on (community,
+   * createdAt) instead would leave a late join blind to the posts stored before such a change
+   * until a migration rewrote them; by day, a join reads one or two indexed equalities.
    */
   communityDay?: string;
   activityAt?: number;
