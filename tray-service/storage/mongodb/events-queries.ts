@@ -27,8 +27,6 @@ export function eventsQuery(filter: EventsFilter, now: Date, after?: PageKey): F
   if (filter.webhook !== undefined) query.webhook = filter.webhook;
   if (filter.status !== undefined) query.status = filter.status;
   if (Object.keys(receivedAt).length > 0) query.receivedAt = receivedAt;
-  // Beside the other conditions, not under a top-level `$and`: FerretDB pushes down the top-level
-  // equalities (event, webhook, status) only when they stand at the top.
   return (after ? { ...query, ...afterKeyQuery('receivedAt', after) } : query) as Filter<StoredEventDoc>;
 }
 
