@@ -12,7 +12,7 @@ import {
 } from './console-openapi.ts';
 
 /**
- * The admin API's part of GET /openapi.json (schemathesis fuzzes it: RELIABILITY.md), composed into the tray API's document by tray-service/api/openapi.ts. Parameter
+ * The admin API's part of GET /openapi.json (schemathesis fuzzes it: RELIABILITY.md), composed into the tray API's document by tray-service/http/openapi.ts. Parameter
  * constraints are the ones the routers validate (the patterns, enums and lengths are imported from
  * them): what the document calls invalid the code refuses, and what it calls valid the code accepts
  * except for rules a schema cannot state (opaque cursors, since < until, month lengths). The queue

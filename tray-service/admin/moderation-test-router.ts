@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { jsonBody } from '../api/http/require-json.ts';
+import { jsonBody } from '../http/require-json.ts';
 import type { RuleTest } from '../use-cases/test-blocked-words.ts';
 import { parseQuery } from './parse-query.ts';
 

@@ -1,6 +1,6 @@
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
-import { parseStoredEvent, storedEventsChannel } from '../live/stored-events-channel.ts';
+import { parseStoredEvent, storedEventsChannel } from './stored-events-channel.ts';
 import type { FeedListener, StoredEventsFeed } from '../use-cases/events-tail.ts';
 
 export interface RedisEventsFeed extends StoredEventsFeed {

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { AppError } from '../../shared/errors/app-error.ts';
-import { jsonBody } from '../api/http/require-json.ts';
+import { jsonBody } from '../http/require-json.ts';
 import type { ReplayProgress, Replays } from '../use-cases/replay-events.ts';
 import { eventsFilterShape, toFilter } from './events-router.ts';
 import { parseQuery } from './parse-query.ts';

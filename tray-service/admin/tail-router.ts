@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { AppError } from '../../shared/errors/app-error.ts';
-import { sseComment, sseEvent, sseRetry } from '../live/sse-format.ts';
+import { sseComment, sseEvent, sseRetry } from '../http/sse-format.ts';
 import { tailEvents } from '../use-cases/events-tail.ts';
 import { toEventView } from './event-view.ts';
 import { eventsFilterShape, toFilter } from './events-router.ts';

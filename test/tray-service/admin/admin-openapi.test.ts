@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createOpenApiDocument } from '../../../tray-service/api/openapi.ts';
+import { adminOpenApi } from '../../../tray-service/admin/admin-openapi.ts';
+import { createOpenApiDocument } from '../../../tray-service/http/openapi.ts';
 import { expectMatchesOpenApi } from '../api/support/openapi-validator.ts';
 import { commentEvent, dedupeKeyOf, membershipEvent, minute, postEvent } from '../worker/event-builder.ts';
 import { useWorker } from '../worker/worker-harness.ts';
@@ -64,7 +65,9 @@ describe('the admin API’s OpenAPI document against the routes and responses', 
   after(() => close());
 
   it('documents every JSON route the admin listener serves, and no route it does not serve', () => {
-    const documented = Object.entries(createOpenApiDocument({ defaultLimit: 50, maxLimit: 500 }).paths)
+    const documented = Object.entries(
+      createOpenApiDocument(adminOpenApi({ defaultLimit: 50, maxLimit: 500 })).paths,
+    )
       .filter(([path]) => path.startsWith('/admin'))
       .flatMap(([path, operations]) =>
         Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),

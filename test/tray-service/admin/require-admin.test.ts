@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createOpenApiDocument } from '../../../tray-service/api/openapi.ts';
+import { adminOpenApi } from '../../../tray-service/admin/admin-openapi.ts';
+import { createOpenApiDocument } from '../../../tray-service/http/openapi.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { ADMIN_TOKEN, adminApp, userToken } from './admin-fixtures.ts';
 
@@ -75,7 +76,10 @@ describe('requireAdmin (every /admin data path)', function () {
 
 /** Every data path of the admin API, from its OpenAPI document (a path added there is covered here). */
 function dataPaths(): { method: string; path: string }[] {
-  const paths = createOpenApiDocument({ defaultLimit: 50, maxLimit: 500 }).paths as Record<string, object>;
+  const paths = createOpenApiDocument(adminOpenApi({ defaultLimit: 50, maxLimit: 500 })).paths as Record<
+    string,
+    object
+  >;
   return Object.entries(paths)
     .filter(([path]) => path.startsWith('/admin/'))
     .flatMap(([path, operations]) =>

@@ -157,7 +157,7 @@ async function fanOutPosts(
     const batch = recipients
       .slice(start, start + options.fanOutBatch)
       .flatMap(({ recipientId, received }) => received.map((activity) => ({ recipientId, activity })));
-    await writeDeliveries(db, batch, options, { read: readGroup, first, group });
+    await writeDeliveries(db, batch, options, { read: readGroup, first });
   }
 }
 
@@ -174,8 +174,7 @@ async function writeDeliveries(
   db: Db,
   deliveries: Delivery[],
   options: ApplyActivitiesOptions,
-  reads:
-    { read: () => Promise<RecordSnapshot>; first: RecordSnapshot; group: string } | undefined = undefined,
+  reads: { read: () => Promise<RecordSnapshot>; first: RecordSnapshot } | undefined = undefined,
 ): Promise<void> {
   if (deliveries.length === 0) return;
   if (options.lock) {
@@ -216,7 +215,7 @@ async function writeDeliveries(
     owner: options.owner,
     now,
     ...(options.onWritten ? { onWritten: options.onWritten } : {}),
-    ...(reads ? { read: reads.read, first: reads.first, group: reads.group } : {}),
+    ...(reads ? { read: reads.read, first: reads.first } : {}),
     refresh: async () => {
       at = now();
       for (const group of groups) actors.set(group, await readGroupActors(db, group));

@@ -63,12 +63,11 @@ export function applyActivity(
     _id: recordKey(activity.verb, activity.targetId, recipientId),
     userId: recipientId,
     ...seen,
-    actorIds: named.map((actor) => actor.userId),
     // New activity makes a read record unread again; a new record starts unread.
     hasRead: false,
     unreadAt: context.now,
     expiresAt,
-    ...recordStorageKeys({ userId: recipientId, ...seen, expiresAt }, context.now),
+    ...recordStorageKeys(seen),
     version: record ? record.version + 1 : context.now,
   };
 }

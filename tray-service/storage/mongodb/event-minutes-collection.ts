@@ -8,17 +8,17 @@ export const eventMinutesCollection: CollectionSpec = {
   name: EVENT_MINUTES,
   indexes: [
     {
-      name: 'day',
-      key: { day: 1 },
-      serves: 'GET /admin/stats/events-per-minute: find({day}), one UTC day of minutes (event-rollups.ts)',
+      name: 'minute',
+      key: { minute: 1 },
+      serves: 'GET /admin/stats/events-per-minute: find({minute in [since, until)}) in minute order',
     },
     {
-      name: 'expiry_day',
-      key: { expiresDay: 1 },
-      serves: 'retention: deleteMany({expiresDay}) in purgeExpired',
+      name: 'expiry',
+      key: { expiresAt: 1 },
+      expireAfterSeconds: 0,
+      serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
     },
   ],
-  equalityFields: ['day', 'expiresDay'],
 };
 
 /** event_lag_minutes: per minute of receipt, the histogram of acknowledgement-to-tray lags. */
@@ -26,15 +26,15 @@ export const eventLagMinutesCollection: CollectionSpec = {
   name: EVENT_LAG_MINUTES,
   indexes: [
     {
-      name: 'day',
-      key: { day: 1 },
-      serves: 'GET /admin/stats/lag: find({day}), one UTC day of minutes (event-rollups.ts)',
+      name: 'minute',
+      key: { minute: 1 },
+      serves: 'GET /admin/stats/lag: find({minute in [since, until)}) in minute order',
     },
     {
-      name: 'expiry_day',
-      key: { expiresDay: 1 },
-      serves: 'retention: deleteMany({expiresDay}) in purgeExpired',
+      name: 'expiry',
+      key: { expiresAt: 1 },
+      expireAfterSeconds: 0,
+      serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
     },
   ],
-  equalityFields: ['day', 'expiresDay'],
 };

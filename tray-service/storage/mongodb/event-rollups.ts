@@ -1,7 +1,6 @@
 import type { AnyBulkWriteOperation, Db, Document } from 'mongodb';
 import { groupCommit } from '../../../shared/async/group-commit.ts';
 import { DAY_MS } from '../../../shared/time/durations.ts';
-import { dayOf } from '../../../shared/tray/storage-keys.ts';
 import { LAG_BUCKETS, lagBucket } from '../../domain/lag-histogram.ts';
 import type { EventMinute, LagMinute } from '../port.ts';
 import { EVENT_LAG_MINUTES, EVENT_MINUTES } from './event-minutes-collection.ts';
@@ -14,12 +13,9 @@ interface EventMinuteDoc {
   /** `${minute ISO}|${event}`. */
   _id: string;
   minute: Date;
-  /** The minute's UTC day: the chart reads a day by equality (FerretDB serves only equalities). */
-  day: string;
   event: string;
   count: number;
   expiresAt: Date;
-  expiresDay: string;
 }
 
 /** One minute's lag histogram (event_lag_minutes); `b` holds the bucket counts by bucket number. */
@@ -27,12 +23,10 @@ interface LagMinuteDoc {
   /** The minute, ISO. */
   _id: string;
   minute: Date;
-  day: string;
   count: number;
   b: Record<string, number>;
   maxMs: number;
   expiresAt: Date;
-  expiresDay: string;
 }
 
 /** What this file writes: documents with a string `_id`. */
@@ -48,14 +42,6 @@ interface Increment {
 }
 
 const minuteOf = (at: Date) => new Date(Math.floor(at.getTime() / MINUTE_MS) * MINUTE_MS);
-
-/** The UTC days that hold the minutes of [since, until). */
-function daysOf(since: Date, until: Date): string[] {
-  const days: string[] = [];
-  for (let at = Math.floor(since.getTime() / DAY_MS) * DAY_MS; at < until.getTime(); at += DAY_MS)
-    days.push(dayOf(at));
-  return days;
-}
 
 /**
  * Upserts the increments as one unordered bulk of single-document `updateMany`s (FerretDB hangs
@@ -129,14 +115,13 @@ function submitterOf(db: Db) {
   return submit;
 }
 
-const expiryOf = (minute: Date, retentionDays: number) => {
-  const expiresAt = new Date(minute.getTime() + retentionDays * DAY_MS);
-  return { expiresAt, expiresDay: dayOf(expiresAt) };
-};
+const expiryOf = (minute: Date, retentionDays: number) => ({
+  expiresAt: new Date(minute.getTime() + retentionDays * DAY_MS),
+});
 
 /**
  * The events' per-minute rollups on MongoDB: counters kept with `$inc` as events are stored and
- * applied (the bucket and computed patterns), read one UTC day at a time by equality. No
+ * applied (the bucket and computed patterns), read by a range of minutes on their index. No
  * transaction joins a counter to its event (MongoDB's multi-document transactions are outside what
  * this adapter uses): a process that stops between the two leaves that one event uncounted.
  */
@@ -151,7 +136,7 @@ export function createEventRollups(db: Db, clock: () => Date = () => new Date())
         {
           collection: EVENT_MINUTES,
           _id: `${minute.toISOString()}|${event.event}`,
-          insert: { minute, day: dayOf(minute), event: event.event, ...expiryOf(minute, retentionDays) },
+          insert: { minute, event: event.event, ...expiryOf(minute, retentionDays) },
           inc: { count: 1 },
         },
       ]);
@@ -166,7 +151,7 @@ export function createEventRollups(db: Db, clock: () => Date = () => new Date())
         {
           collection: EVENT_LAG_MINUTES,
           _id: minute.toISOString(),
-          insert: { minute, day: dayOf(minute), ...expiryOf(minute, retentionDays) },
+          insert: { minute, ...expiryOf(minute, retentionDays) },
           inc: { count: 1, [`b.${lagBucket(lag)}`]: 1 },
           max: { maxMs: lag },
         },
@@ -174,34 +159,33 @@ export function createEventRollups(db: Db, clock: () => Date = () => new Date())
     },
 
     async perMinute(since: Date, until: Date): Promise<EventMinute[]> {
-      const now = clock();
       const minutes = new Map<number, EventMinute>();
-      for (const day of daysOf(since, until)) {
-        for (const doc of await db.collection<EventMinuteDoc>(EVENT_MINUTES).find({ day }).toArray()) {
-          if (doc.minute < since || doc.minute >= until || doc.expiresAt <= now) continue;
-          const at = doc.minute.getTime();
-          let minute = minutes.get(at);
-          if (!minute) minutes.set(at, (minute = { minute: doc.minute, counts: {} }));
-          minute.counts[doc.event] = (minute.counts[doc.event] ?? 0) + doc.count;
-        }
+      const docs = await db
+        .collection<EventMinuteDoc>(EVENT_MINUTES)
+        .find({ minute: { $gte: since, $lt: until }, expiresAt: { $gt: clock() } })
+        .sort({ minute: 1 })
+        .toArray();
+      for (const doc of docs) {
+        const at = doc.minute.getTime();
+        let minute = minutes.get(at);
+        if (!minute) minutes.set(at, (minute = { minute: doc.minute, counts: {} }));
+        minute.counts[doc.event] = (minute.counts[doc.event] ?? 0) + doc.count;
       }
-      return [...minutes.values()].sort((a, b) => a.minute.getTime() - b.minute.getTime());
+      return [...minutes.values()];
     },
 
     async lagPerMinute(since: Date, until: Date): Promise<LagMinute[]> {
-      const now = clock();
-      const docs: LagMinuteDoc[] = [];
-      for (const day of daysOf(since, until))
-        docs.push(...(await db.collection<LagMinuteDoc>(EVENT_LAG_MINUTES).find({ day }).toArray()));
-      return docs
-        .filter((doc) => doc.minute >= since && doc.minute < until && doc.expiresAt > now)
-        .sort((a, b) => a.minute.getTime() - b.minute.getTime())
-        .map((doc) => ({
-          minute: doc.minute,
-          count: doc.count,
-          buckets: Array.from({ length: LAG_BUCKETS }, (_, index) => doc.b?.[String(index)] ?? 0),
-          maxMs: doc.maxMs,
-        }));
+      const docs = await db
+        .collection<LagMinuteDoc>(EVENT_LAG_MINUTES)
+        .find({ minute: { $gte: since, $lt: until }, expiresAt: { $gt: clock() } })
+        .sort({ minute: 1 })
+        .toArray();
+      return docs.map((doc) => ({
+        minute: doc.minute,
+        count: doc.count,
+        buckets: Array.from({ length: LAG_BUCKETS }, (_, index) => doc.b?.[String(index)] ?? 0),
+        maxMs: doc.maxMs,
+      }));
     },
   };
 }

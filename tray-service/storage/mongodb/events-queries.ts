@@ -1,8 +1,9 @@
 import type { Db, Filter, FindCursor } from 'mongodb';
 import { EVENTS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
 import { moderationActions } from '../../domain/moderation-rule.ts';
-import { afterKeyQuery, type PageKey } from '../../domain/page-cursor.ts';
+import type { PageKey } from '../../domain/page-cursor.ts';
 import type { EventsFilter } from '../port.ts';
+import { afterKeyQuery } from './after-key-query.ts';
 
 export type { EventsFilter } from '../port.ts';
 
@@ -25,8 +26,6 @@ export function eventsQuery(filter: EventsFilter, now: Date, after?: PageKey): F
   else if (filter.moderation === 'any') query.moderation = { $in: [...moderationActions] };
   else if (filter.moderation !== undefined) query.moderation = filter.moderation;
   if (Object.keys(receivedAt).length > 0) query.receivedAt = receivedAt;
-  // Beside the other conditions, not under a top-level `$and`: FerretDB pushes down the top-level
-  // equalities (event, webhook, status) only when they stand at the top.
   return (after ? { ...query, ...afterKeyQuery('receivedAt', after) } : query) as Filter<StoredEventDoc>;
 }
 

@@ -84,7 +84,7 @@ async function forgetDeletedUsers(
     await records.deleteMany({ userId });
     // Their snapshot in every group first, so records recomputed later keep the new name too.
     await renameGroupActor(db, userId, DELETED_USER_NAME);
-    const touched = await records.find({ actorIds: userId }).toArray();
+    const touched = await records.find({ 'actors.userId': userId }).toArray();
     await casUpdateRecords(
       db,
       touched.map((doc) => doc._id),

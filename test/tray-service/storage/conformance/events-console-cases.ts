@@ -32,7 +32,7 @@ function storeOne(
 
 function decision(eventKey: string, n: number, action: ModerationAction): ModerationDecisionDoc {
   return {
-    _id: `${eventKey}-d${n}`,
+    id: `${eventKey}-d${n}`,
     eventKey,
     event: 'comment.didCreate',
     eventReceivedAt: received(30),

@@ -4,7 +4,7 @@ import {
   parseStoredEvent,
   serializeStoredEvent,
   storedEventsChannel,
-} from '../../../tray-service/live/stored-events-channel.ts';
+} from '../../../tray-service/admin/stored-events-channel.ts';
 
 const event: StoredEvent = {
   key: 'k1',
