@@ -20,13 +20,6 @@ import { modelledStorage, type ModelledStorage } from './modelled-storage.ts';
  * asserts the records themselves and that every tray it touched is the reference tray's.
  */
 
-/** What a reader sees of a record apart from when the tray wrote it and whether it was read. */
-const content = (record: TrayRecord | undefined) => {
-  if (!record) return record;
-  const { unreadAt: _unreadAt, changedAt: _changedAt, hasRead: _hasRead, ...rest } = record;
-  return rest;
-};
-
 function postBy(context: ConformanceContext, communityId: string) {
   return (author: string, minute: number, ms = 0): Activity =>
     aPost(context.id(author), {
