@@ -63,6 +63,14 @@ export function isAwayAt(spans: readonly MembershipInterval[], at: number): bool
 }
 
 /**
+ * Whether the user was away at some time at or after `at`: a record counting from `at` must then
+ * look at its actions' times; otherwise every action since counts.
+ */
+export function isAwaySince(spans: readonly MembershipInterval[], at: number): boolean {
+  return spans.some((span) => span.to > at);
+}
+
+/**
  * The span a join at `joinAt` opened or belongs to, from `joinAt` on: the posts a join processed
  * late must add. Undefined when the join counts for nothing (a later-stored leave at or before it).
  */

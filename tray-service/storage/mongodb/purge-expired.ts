@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../shared/time/durations.ts';
 import { dayOf } from '../../../shared/tray/storage-keys.ts';
+import { TRAY_TARGET_ACTIONS } from './target-actions-store.ts';
 import {
   EVENTS,
   TRAY_RECORD_CLAIMS,
@@ -12,8 +13,8 @@ import {
 export const PURGE_SWEEP_DAYS = 14;
 
 /**
- * Deletes expired records (90 days after lastUpdate by default), events, group actors and write
- * claims: the portable path next to TTL indexes (FerretDB has none, and MongoDB's TTL monitor
+ * Deletes expired records (90 days after lastUpdate by default), events, group actors, kept
+ * actions and write claims: the portable path next to TTL indexes (FerretDB has none, and MongoDB's TTL monitor
  * runs only once a minute). It deletes whole past days by equality on `expiresDay`, the one kind
  * of filter FerretDB serves from an index, sweeping back `days` days; readers filter
  * `expiresAt > now` too, so an expired record is never returned meanwhile.
@@ -29,6 +30,7 @@ export async function purgeExpired(
     counts.records += (await db.collection(TRAY_RECORDS).deleteMany({ expiresDay })).deletedCount;
     counts.events += (await db.collection(EVENTS).deleteMany({ expiresDay })).deletedCount;
     await db.collection(TRAY_TARGET_ACTORS).deleteMany({ expiresDay });
+    await db.collection(TRAY_TARGET_ACTIONS).deleteMany({ expiresDay });
     await db.collection(TRAY_RECORD_CLAIMS).deleteMany({ expiresDay });
   }
   return counts;
