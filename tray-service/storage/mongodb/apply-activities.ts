@@ -9,6 +9,7 @@ import type { GroupActors } from '../../domain/group-actors.ts';
 import { casUpdateRecords, type RecordSnapshot } from './cas-update-records.ts';
 import { isMemberAt } from '../../domain/membership-intervals.ts';
 import {
+  communityChangesFingerprints,
   communityMembers,
   memberChangesFingerprint,
   memberSpans,
@@ -177,12 +178,27 @@ async function fanOutPosts(
     );
     if (received.length > 0) recipients.push({ recipientId, received });
   }
-  const spans = new Map([...members].map(([userId, member]) => [memberOf(communityId, userId), member]));
+  const keyed = (found: ReadonlyMap<string, MemberSpans>) =>
+    new Map([...found].map(([userId, member]) => [memberOf(communityId, userId), member]));
+  // The members as read first, then as read again by a compare-and-set round that retries.
+  const spans = { first: keyed(members), reload: async () => keyed(await communityMembers(db, communityId)) };
   for (let start = 0; start < recipients.length; start += options.fanOutBatch) {
     const batch = recipients
       .slice(start, start + options.fanOutBatch)
       .flatMap(({ recipientId, received }) => received.map((activity) => ({ recipientId, activity })));
     await writeDeliveries(db, batch, options, { read: readGroup, first, group }, spans);
+  }
+  // A leave stored since the members were read, whose recomputation read a member's record before
+  // this fan-out wrote it, is applied now (a join's backfill sees the post: its event came first).
+  const now = await communityChangesFingerprints(db, communityId);
+  for (const userId of new Set([...members.keys(), ...now.keys()])) {
+    if ((members.get(userId)?.changes ?? '') === (now.get(userId) ?? '')) continue;
+    await recomputeMemberRecords(db, communityId, userId, {
+      retentionDays: options.retentionDays,
+      owner: options.owner,
+      now: options.now ?? Date.now,
+      ...(options.onWritten ? { onWritten: options.onWritten } : {}),
+    });
   }
 }
 
@@ -206,7 +222,9 @@ async function writeDeliveries(
   options: ApplyActivitiesOptions,
   reads:
     { read: () => Promise<RecordSnapshot>; first: RecordSnapshot; group: string } | undefined = undefined,
-  known: ReadonlyMap<string, MemberSpans> | undefined = undefined,
+  known:
+    | { first: ReadonlyMap<string, MemberSpans>; reload: () => Promise<ReadonlyMap<string, MemberSpans>> }
+    | undefined = undefined,
 ): Promise<Map<string, MemberSpans>> {
   if (deliveries.length === 0) return new Map();
   if (options.lock) {
@@ -238,6 +256,7 @@ async function writeDeliveries(
   const kept = new Map<string, Activity[]>();
   const now = options.now ?? Date.now;
   let at = now();
+  let rounds = 0;
   const compute = (key: string, current: TrayRecordDoc | undefined) => {
     let next = current;
     for (const { activity, recipientId } of byKey.get(key) ?? []) {
@@ -268,10 +287,12 @@ async function writeDeliveries(
     refresh: async () => {
       at = now();
       for (const group of groups) actors.set(group, await readGroupActors(db, group));
-      // Read after the records, like the actors: a round never computes from spans older than them.
+      // Read after the records, like the actors: a round never computes from spans older than them
+      // (a fan-out's first round uses the members it read with the records).
       const away = new Set<string>();
+      const community = known && (rounds++ === 0 ? known.first : await known.reload());
       for (const [member, { communityId, userId, groups: ofMember }] of scoped) {
-        const found = known?.get(member) ?? (await memberSpans(db, communityId, userId));
+        const found = community?.get(member) ?? (await memberSpans(db, communityId, userId));
         spans.set(member, found);
         if (found.away.length > 0) for (const group of ofMember) away.add(group);
       }

@@ -98,7 +98,7 @@ export async function communityMembers(db: Db, communityId: string): Promise<Map
   const [changes, imported] = await Promise.all([
     db
       .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
-      .find({ communityId }, { projection: { _id: 0, userId: 1, joined: 1, at: 1 }, batchSize: WHOLE_GROUP })
+      .find({ communityId }, { projection: { _id: 1, userId: 1, joined: 1, at: 1 }, batchSize: WHOLE_GROUP })
       .toArray(),
     db
       .collection<MembershipDoc>(MEMBERSHIPS)
@@ -113,7 +113,34 @@ export async function communityMembers(db: Db, communityId: string): Promise<Map
     edges.set(userId, [...(edges.get(userId) ?? []), edge]);
   for (const change of changes) add(change.userId, { joined: change.joined, at: change.at });
   for (const member of imported) for (const edge of importedEdges(member)) add(member.userId, edge);
-  return new Map([...edges].map(([userId, list]) => [userId, spansOf(list)]));
+  const ids = changeIdsByUser(changes);
+  return new Map(
+    [...edges].map(([userId, list]) => [userId, { ...spansOf(list), changes: ids.get(userId) ?? '' }]),
+  );
+}
+
+/**
+ * The stored joins and leaves of a community's users (by equality on communityId), as one
+ * fingerprint per user: a fan-out that read the members checks, after writing, which of them
+ * changed meanwhile (imports are not changes: they come from the operator's list, not from events).
+ */
+export async function communityChangesFingerprints(
+  db: Db,
+  communityId: string,
+): Promise<Map<string, string>> {
+  const changes = await db
+    .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
+    .find({ communityId }, { projection: { _id: 1, userId: 1 }, batchSize: WHOLE_GROUP })
+    .toArray();
+  return changeIdsByUser(changes);
+}
+
+function changeIdsByUser(
+  changes: readonly Pick<MembershipChangeDoc, '_id' | 'userId'>[],
+): Map<string, string> {
+  const byUser = new Map<string, string[]>();
+  for (const change of changes) byUser.set(change.userId, [...(byUser.get(change.userId) ?? []), change._id]);
+  return new Map([...byUser].map(([userId, ids]) => [userId, ids.sort().join('\n')]));
 }
 
 /**
