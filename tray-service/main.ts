@@ -17,13 +17,15 @@ import { adminAuthConfigured } from './admin/require-admin.ts';
 import { listenHostOf } from '../shared/config/listen-config.ts';
 import { checkAdminPort, resolveAdminJwt } from '../shared/config/tray-admin-access-config.ts';
 import { resolveJwtConfig } from '../shared/config/tray-api-config.ts';
-import { startBanCache } from './api/auth/ban-cache.ts';
-import { createTokenVerifier } from './api/auth/create-token-verifier.ts';
+import { startBanCache } from './http/auth/ban-cache.ts';
+import { createTokenVerifier } from './http/auth/create-token-verifier.ts';
 import { createTrayApi } from './api/create-tray-api.ts';
 import { createChangePublisher } from './live/change-publisher.ts';
 import { createLiveTray } from './live/create-live-tray.ts';
-import { createRateLimiter } from './api/rate-limit/create-rate-limiter.ts';
-import { createFailedAuthLimit } from './api/rate-limit/failed-auth-limit.ts';
+import { liveRoutes } from './live/live-routes.ts';
+import { demoRoutes } from './demo/demo-routes.ts';
+import { createRateLimiter } from './http/rate-limit/create-rate-limiter.ts';
+import { createFailedAuthLimit } from './http/rate-limit/failed-auth-limit.ts';
 import { createMessageRenderer } from './messages/create-message-renderer.ts';
 import { loadBlockedWords } from './moderation/load-blocked-words.ts';
 import { setupModeration } from './moderation/setup-moderation.ts';
@@ -153,9 +155,12 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
       pageSize: config.TRAY_PAGE_SIZE,
       networkId: config.NETWORK_ID,
       blockApi: config.BLOCK_API === 'on',
-      demo: config.TRAY_DEMO === 'on',
     },
-    live,
+    changes: live.publisher,
+    mounts: [
+      liveRoutes(live, { messages, verifyToken }),
+      ...(config.TRAY_DEMO === 'on' ? [demoRoutes(messages)] : []),
+    ],
   });
   return {
     app,

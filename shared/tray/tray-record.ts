@@ -68,8 +68,6 @@ export interface TrayRecordDoc {
   mentionIn?: 'post' | 'comment';
   /** Latest distinct actors, newest first, at most 3. */
   actors: ActorSnapshot[];
-  /** The user ids of `actors`: a top-level field, so a deleted user's records are found by equality. */
-  actorIds: string[];
   /** Number of distinct actors who acted at or after `countFrom`, the recipient excluded. */
   actorsCount: number;
   /**
@@ -88,12 +86,8 @@ export interface TrayRecordDoc {
   unreadAt: number;
   /** recordGroup(verb, targetId): every recipient's record of one target, read by equality in a fan-out. */
   group: string;
-  /** historyBucket(userId, lastUpdate): the history page reads a user's records one bucket at a time. */
-  bucket: string;
   /** lastUpdate + TRAY_RETENTION_DAYS; TTL index where supported, purge + read filter everywhere. */
   expiresAt: Date;
-  /** The UTC day of expiresAt: the purge deletes one whole day by equality. */
-  expiresDay: string;
   /**
    * Compare-and-set counter. Every write to an existing record, the worker's and the API's
    * (marking read), goes through casUpdateRecords: it claims `${_id}#${nextVersion}` in
@@ -149,15 +143,16 @@ export interface StoredEventDoc {
   storedAt: Date;
   /** receivedAt + EVENTS_RETENTION_DAYS. */
   expiresAt: Date;
-  /** The UTC day of expiresAt: the purge deletes one whole day by equality. */
-  expiresDay: string;
   /** `unknown`: a name the mapping does not know; `invalid`: known name, payload failed validation. */
   status: 'applied' | 'stored' | 'unknown' | 'invalid';
   error?: string;
   /**
    * On a community post: communityDay(community, UTC day of the post's createdAt), at top level so a
    * join processed late finds the posts it must add by equality, one day at a time
-   * (backfill-join.ts), and `activityAt`, the post's createdAt (epoch ms).
+   * (backfill-join.ts), and `activityAt`, the post's createdAt (epoch ms). A bucket key the
+   * MongoDB adapter keeps: every stored post event carries it, so a range on (community,
+   * createdAt) instead would leave a late join blind to the posts stored before such a change
+   * until a migration rewrote them; by day, a join reads one or two indexed equalities.
    */
   communityDay?: string;
   activityAt?: number;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadOrCreateDevSecrets } from '../../scripts/lib/dev-secrets.ts';
 import { resolveJwtConfig } from '../../shared/config/tray-api-config.ts';
-import { createTokenVerifier } from '../../tray-service/api/auth/create-token-verifier.ts';
+import { createTokenVerifier } from '../../tray-service/http/auth/create-token-verifier.ts';
 import { cleanEnv, runScript } from '../support/run-script.ts';
 
 const SECRET = 'mint-token-test-secret-of-32-chars-plus';

@@ -30,14 +30,13 @@ export function aTrayRecord(overrides: Partial<TrayRecordDoc> & { userId: string
     lastActionId: 'comment-1',
     feed: { kind: 'community', id: 'c1', name: 'Hiking Club' },
     actors,
-    actorIds: actors.map((actor) => actor.userId),
     actorsCount: actors.length,
     countFrom: Math.min(lastUpdate, ...actors.map((actor) => actor.at)),
     lastUpdate,
     hasRead: false,
     unreadAt: overrides.unreadAt ?? lastUpdate,
     expiresAt,
-    ...recordStorageKeys({ userId: overrides.userId, verb, targetId, lastUpdate, expiresAt }, Date.now()),
+    ...recordStorageKeys({ verb, targetId }),
     // As the worker does: a record starts at its creation time, so a re-created one never meets
     // the claims of its previous life.
     version: Date.now(),

@@ -5,7 +5,7 @@ import {
   webhookJobOptions,
   type WebhookJobData,
 } from '../../shared/queue/webhook-queue.ts';
-import type { NotificationRecord } from '../../tray-service/api/tray/to-notification-record.ts';
+import type { NotificationRecord } from '../../tray-service/http/to-notification-record.ts';
 import {
   startTrayProcess,
   trayMetricsToken,

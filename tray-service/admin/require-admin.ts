@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
-import type { TokenVerifier } from '../api/auth/create-token-verifier.ts';
+import type { TokenVerifier } from '../http/auth/create-token-verifier.ts';
 
 export type { TokenVerifier };
 

@@ -11,21 +11,20 @@ import { pingRedis, type RedisClient } from '../../shared/redis/create-redis.ts'
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { TrayStorage } from '../storage/port.ts';
 import { createBlockList } from '../use-cases/block-list.ts';
-import type { BanView } from './auth/ban-cache.ts';
-import type { TokenVerifier } from './auth/create-token-verifier.ts';
-import { refuseBanned } from './auth/refuse-banned.ts';
-import { requireUser } from './auth/require-user.ts';
+import type { BanView } from '../http/auth/ban-cache.ts';
+import type { TokenVerifier } from '../http/auth/create-token-verifier.ts';
+import { refuseBanned } from '../http/auth/refuse-banned.ts';
+import { requireUser } from '../http/auth/require-user.ts';
 import { blockPaths, createBlockRouter } from './block/create-block-router.ts';
-import { mapStoreErrors } from './http/map-store-errors.ts';
-import { requestMetrics } from './http/request-metrics.ts';
-import { createOpenApiDocument } from './openapi.ts';
-import type { FailedAuthLimit } from './rate-limit/failed-auth-limit.ts';
-import { countFailedAuth, refuseBlockedAddress } from './rate-limit/limit-failed-auth.ts';
-import { limitPerUser } from './rate-limit/limit-per-user.ts';
+import { mapStoreErrors } from '../http/map-store-errors.ts';
+import { requestMetrics } from '../http/request-metrics.ts';
+import { createOpenApiDocument } from '../http/openapi.ts';
+import type { FailedAuthLimit } from '../http/rate-limit/failed-auth-limit.ts';
+import { countFailedAuth, refuseBlockedAddress } from '../http/rate-limit/limit-failed-auth.ts';
+import { limitPerUser } from '../http/rate-limit/limit-per-user.ts';
 import { createTrayRouter, trayPaths } from './tray/create-tray-router.ts';
-import { createDemoRouter, demoPaths } from '../demo/create-demo-router.ts';
-import { createStreamRouter, streamPaths } from '../live/create-stream-router.ts';
-import type { LiveTray } from '../live/create-live-tray.ts';
+import type { MountedRoutes } from '../http/mounted-routes.ts';
+import type { TrayChanges } from '../use-cases/tray-changes.ts';
 
 export interface TrayApiSettings {
   /** TRAY_PAGE_SIZE: records per history page (docs/contract.md#limits: 10). */
@@ -34,8 +33,6 @@ export interface TrayApiSettings {
   networkId: string;
   /** BLOCK_API: false answers 410 Gone on every block path. */
   blockApi: boolean;
-  /** TRAY_DEMO: the demo page at /demo (needs `live`). */
-  demo?: boolean;
 }
 
 export interface TrayApiDeps {
@@ -58,8 +55,10 @@ export interface TrayApiDeps {
   settings: TrayApiSettings;
   /** Epoch ms; tests pin it. */
   now?: () => number;
-  /** Live streams (docs/live-tray.md): without it there is no stream endpoint and nothing is announced. */
-  live?: LiveTray;
+  /** Announces read marks and clears to live streams (docs/live-tray.md); without it, nothing is announced. */
+  changes?: Pick<TrayChanges, 'markedRead' | 'cleared' | 'lastRead'>;
+  /** Other transports' routes on this listener, before the tray's: live streams, the demo page. */
+  mounts?: readonly MountedRoutes[];
 }
 
 export function createTrayApi(deps: TrayApiDeps): Express {
@@ -72,8 +71,7 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   const routes = new Set([
     ...trayPaths.map((path) => `/notifications${path}`),
     ...blockPaths.map((path) => `/block${path}`),
-    ...(deps.live ? streamPaths.map((path) => `/notifications${path}`) : []),
-    ...(deps.live && deps.settings.demo ? demoPaths : []),
+    ...(deps.mounts ?? []).flatMap((mount) => mount.paths),
     '/openapi.json',
   ]);
   app.use(requestMetrics(deps.registry, routes));
@@ -104,23 +102,7 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   const afterCaller = [refuseBanned(deps.bans), limitPerUser(deps.rateLimiter)];
   const guard = [requireUser(deps.verifyToken), ...afterCaller];
   const now = deps.now ?? Date.now;
-  const { live } = deps;
-  if (live) {
-    app.use(
-      '/notifications',
-      createStreamRouter({
-        hub: live.hub,
-        slots: live.slots,
-        tickets: live.tickets,
-        messages: deps.messages,
-        verifyToken: deps.verifyToken,
-        afterCaller,
-        guard,
-        now,
-      }),
-    );
-    if (deps.settings.demo) app.use(createDemoRouter({ messages: deps.messages }));
-  }
+  for (const mount of deps.mounts ?? []) app.use(mount.at, mount.router({ afterCaller, guard }, now));
   app.use(
     '/notifications',
     createTrayRouter({
@@ -129,7 +111,7 @@ export function createTrayApi(deps: TrayApiDeps): Express {
       pageSize: deps.settings.pageSize,
       now,
       guard,
-      ...(live ? { changes: live.publisher } : {}),
+      ...(deps.changes ? { changes: deps.changes } : {}),
     }),
   );
   app.use(

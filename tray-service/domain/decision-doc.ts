@@ -1,15 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { ModerationAction, ModerationDecision } from './moderation-rule.ts';
 
-export const MODERATION_DECISIONS = 'moderation_decisions';
-
 /** `off`: no MODERATION_WEBHOOK_URL when decided; `failed`: every delivery attempt failed. */
 export const deliveryStates = ['off', 'pending', 'delivered', 'failed'] as const;
 export type DeliveryState = (typeof deliveryStates)[number];
 
 export interface ModerationDecisionDoc {
   /** decisionId(): the same rule deciding about the same content of the same event gives the same id. */
-  _id: string;
+  id: string;
   eventKey: string;
   event: string;
   eventReceivedAt: Date;
@@ -40,7 +38,7 @@ export function toDecisionDoc(
   options: { now: Date; delivery: 'off' | 'pending' },
 ): ModerationDecisionDoc {
   return {
-    _id: decisionId(event.key, rule, decision.subject),
+    id: decisionId(event.key, rule, decision.subject),
     eventKey: event.key,
     event: event.event,
     eventReceivedAt: event.receivedAt,
@@ -58,7 +56,7 @@ export function toDecisionDoc(
 /** The public shape, in the admin API and in deliveries to MODERATION_WEBHOOK_URL. */
 export function toDecisionView(doc: ModerationDecisionDoc) {
   return {
-    id: doc._id,
+    id: doc.id,
     eventKey: doc.eventKey,
     event: doc.event,
     eventReceivedAt: doc.eventReceivedAt.toISOString(),

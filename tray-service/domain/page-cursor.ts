@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../../shared/errors/app-error.ts';
 
-/** The sort key of the last item of a page: (time desc, _id desc) makes a total order. */
+/** The sort key of the last item of a page: (time desc, id desc) makes a total order. */
 export interface PageKey {
   at: Date;
   id: string;
@@ -24,11 +24,4 @@ export function decodeCursor(cursor: string): PageKey {
   const result = cursorShape.safeParse(parsed);
   if (!result.success) throw new AppError('VALIDATION', 'cursor: not a cursor this API returned');
   return { at: new Date(result.data.t), id: result.data.k };
-}
-
-/** MongoDB condition "strictly after `key`" in (field desc, _id desc) order. */
-export function afterKeyQuery(field: string, key: PageKey): Record<string, unknown> {
-  return {
-    $or: [{ [field]: { $lt: key.at } }, { [field]: key.at, _id: { $lt: key.id } }],
-  };
 }

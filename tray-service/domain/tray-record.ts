@@ -4,8 +4,8 @@ export type { ActorSnapshot, FeedRef, TrayVerb };
 
 /**
  * A tray record as readers see it (the tray API, the live tray, messages): what the contract's
- * NotificationRecord is derived from. It carries no storage mechanics (no claim versions, buckets,
- * group keys or expiry days): each storage adapter keeps those to itself and returns this shape.
+ * NotificationRecord is derived from. It carries no storage mechanics (no claim versions, group
+ * keys or expiry dates): each storage adapter keeps those to itself and returns this shape.
  */
 export interface TrayRecord extends Pick<
   TrayRecordDoc,

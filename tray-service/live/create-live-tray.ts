@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
-import type { BanView } from '../api/auth/ban-cache.ts';
+import type { BanView } from '../http/auth/ban-cache.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { TrayStorage } from '../storage/port.ts';
 import { createChangePublisher, type ChangePublisher } from './change-publisher.ts';

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
-import { requireUser } from '../api/auth/require-user.ts';
-import type { TokenVerifier } from '../api/auth/create-token-verifier.ts';
+import { requireUser } from '../http/auth/require-user.ts';
+import type { TokenVerifier } from '../http/auth/create-token-verifier.ts';
 import type { StreamTickets } from './stream-tickets.ts';
 
 /**

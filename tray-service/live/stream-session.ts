@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import type { TrayRecord } from '../domain/tray-record.ts';
-import { toNotificationRecord } from '../api/tray/to-notification-record.ts';
+import { toNotificationRecord } from '../http/to-notification-record.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { LiveChange } from './live-change.ts';
 import { sseComment, sseEvent, sseRetry } from './sse-format.ts';

@@ -38,7 +38,7 @@ export function createModerationStep(deps: ModerationStepDeps) {
     if (docs.length === 0) return;
     await deps.decisions.saveAll(docs);
     if (deps.enqueue) {
-      const pending = await deps.decisions.pendingAmong(docs.map((doc) => doc._id));
+      const pending = await deps.decisions.pendingAmong(docs.map((doc) => doc.id));
       if (pending.length > 0) await deps.enqueue(pending);
     }
   };

@@ -69,14 +69,14 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): { close(): Pr
     const signature = signDecision(deps.secret, Math.floor(clock().getTime() / 1000), body);
     const response = await fetch(deps.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': doc._id, ...signature },
+      headers: { 'content-type': 'application/json', 'idempotency-key': doc.id, ...signature },
       body,
       signal: AbortSignal.timeout(deps.timeoutMs),
       redirect: 'error',
     });
     await response.body?.cancel();
     if (!response.ok) throw new Error(`moderation webhook answered HTTP ${response.status}`);
-    await deps.decisions.markDelivered(doc._id, job.attemptsMade + 1, clock());
+    await deps.decisions.markDelivered(doc.id, job.attemptsMade + 1, clock());
   });
   deps.queue.on('failed', (job, error) => {
     const attempts = job.attemptsMade;

@@ -3,7 +3,7 @@
  * activities, a post's fan-out, a page, a count), so each adapter does it the way its engine does
  * best. Two adapters implement it: PostgreSQL (storage/postgres/, the default) and MongoDB
  * (storage/mongodb/). One conformance suite (test/tray-service/storage/conformance/) runs every
- * behaviour below against both. Whatever only one engine needs (claims, buckets, partitions,
+ * behaviour below against both. Whatever only one engine needs (version claims, locks,
  * retries on deadlock) stays inside its adapter and never appears in these types.
  *
  * Every query about a user's tray takes the user id as a required argument: no operation of this

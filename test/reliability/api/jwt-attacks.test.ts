@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { resolveJwtConfig } from '../../../shared/config/tray-api-config.ts';
-import { createTokenVerifier } from '../../../tray-service/api/auth/create-token-verifier.ts';
+import { createTokenVerifier } from '../../../tray-service/http/auth/create-token-verifier.ts';
 import { TEST_SECRET, useTrayApi } from '../../tray-service/api/support/api-harness.ts';
 import { reportFigures, tally } from '../support/report-figures.ts';
 

@@ -27,7 +27,7 @@ import {
 import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
 import { refuseEvictingRedis } from '../../../shared/redis/refuse-evicting-redis.ts';
 import type { RedisClusterTarget } from '../../../shared/redis/redis-target.ts';
-import { createRateLimiter } from '../../../tray-service/api/rate-limit/create-rate-limiter.ts';
+import { createRateLimiter } from '../../../tray-service/http/rate-limit/create-rate-limiter.ts';
 import { cleanEnv, runScript } from '../../support/run-script.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 

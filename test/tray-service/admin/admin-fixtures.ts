@@ -4,7 +4,7 @@ import { SignJWT } from 'jose';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { createRedis } from '../../../shared/redis/create-redis.ts';
 import { resolveJwtConfig } from '../../../shared/config/tray-api-config.ts';
-import { createTokenVerifier } from '../../../tray-service/api/auth/create-token-verifier.ts';
+import { createTokenVerifier } from '../../../tray-service/http/auth/create-token-verifier.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { createAdminApp } from '../../../tray-service/admin/create-admin-app.ts';
 import { DAY_MS } from '../../../shared/time/durations.ts';

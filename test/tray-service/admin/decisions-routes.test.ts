@@ -34,7 +34,7 @@ describe('GET /admin/moderation/decisions', () => {
         },
         { now: at(hour), delivery },
       );
-      ids[name] = doc._id;
+      ids[name] = doc.id;
       return doc;
     };
     await suite.storage.decisions.saveAll([

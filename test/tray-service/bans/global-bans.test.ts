@@ -4,7 +4,7 @@ import request from 'supertest';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
 import { createWebhookQueue } from '../../../shared/queue/webhook-queue.ts';
-import { startBanCache, type BanCache } from '../../../tray-service/api/auth/ban-cache.ts';
+import { startBanCache, type BanCache } from '../../../tray-service/http/auth/ban-cache.ts';
 import { banKeys } from '../../../tray-service/bans/ban-keys.ts';
 import { encodeRecordKey } from '../../../tray-service/domain/record-key.ts';
 import { startWorker } from '../../../tray-service/worker/start-worker.ts';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import type { NotificationRecord } from '../../../tray-service/api/tray/to-notification-record.ts';
+import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { expectMatchesOpenApi } from '../api/support/openapi-validator.ts';
 import { banEvent } from '../bans/ban-events.ts';

@@ -5,7 +5,7 @@ import {
   webhookJobOptions,
   type WebhookJobData,
 } from '../../../shared/queue/webhook-queue.ts';
-import type { NotificationRecord } from '../../../tray-service/api/tray/to-notification-record.ts';
+import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
 import { startTrayProcess, trayToken, type TrayProcess } from '../../reliability/support/tray-process.ts';
 import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';

@@ -51,7 +51,7 @@ describe('moderation step (worker step d)', () => {
       const stored = await decisionsOf(event.key);
       expect(stored).to.have.lengthOf(1);
       expect(stored[0]).to.include({
-        _id: decisionId(event.key, 'blocked-words', { type: 'post', id: 'p-9' }),
+        id: decisionId(event.key, 'blocked-words', { type: 'post', id: 'p-9' }),
         rule: 'blocked-words',
         action: 'flag',
         userId: 'u-ana',
@@ -59,7 +59,7 @@ describe('moderation step (worker step d)', () => {
         event: 'post.didCreate',
       });
       const waiting = await queue.getWaiting();
-      expect(waiting.map((job) => job.data.decisionId)).to.deep.equal([stored[0]!._id]);
+      expect(waiting.map((job) => job.data.decisionId)).to.deep.equal([stored[0]!.id]);
     });
   });
 

@@ -58,17 +58,17 @@ describe('moderation decision delivery', () => {
         await step(event);
         const [pending] = (await decisions.list({ eventKey: event.key }, 10)).items;
         const delivered = await eventually(async () => {
-          const doc = await decisions.get(pending!._id);
+          const doc = await decisions.get(pending!.id);
           return doc?.delivery === 'delivered' ? doc : undefined;
         });
         expect(delivered.deliveryAttempts).to.equal(3);
         expect(delivered.lastError).to.equal(undefined);
         expect(server.requests).to.have.lengthOf(3);
         for (const req of server.requests) {
-          expect(req.headers['idempotency-key']).to.equal(pending!._id);
+          expect(req.headers['idempotency-key']).to.equal(pending!.id);
           expect(req.headers['content-type']).to.equal('application/json');
           expect(JSON.parse(req.body)).to.include({
-            id: pending!._id,
+            id: pending!.id,
             eventKey: event.key,
             rule: 'blocked-words',
             action: 'flag',
@@ -90,7 +90,7 @@ describe('moderation decision delivery', () => {
         await step(event);
         const [pending] = (await decisions.list({ eventKey: event.key }, 10)).items;
         const failed = await eventually(async () => {
-          const doc = await decisions.get(pending!._id);
+          const doc = await decisions.get(pending!.id);
           return doc?.delivery === 'failed' ? doc : undefined;
         });
         expect(failed).to.include({ deliveryAttempts: 2, lastError: 'moderation webhook answered HTTP 500' });

@@ -103,7 +103,7 @@ describe('signed moderation decisions (MODERATION_WEBHOOK_SECRET)', () => {
     await step(event);
     const [pending] = (await decisions.list({ eventKey: event.key }, 10)).items;
     const settled = await eventually(async () => {
-      const doc = await decisions.get(pending!._id);
+      const doc = await decisions.get(pending!.id);
       return doc?.delivery === 'delivered' || doc?.delivery === 'failed' ? doc : undefined;
     });
     await delivery.close();

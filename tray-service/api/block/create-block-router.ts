@@ -2,9 +2,9 @@ import { Router, type RequestHandler } from 'express';
 import { AppError, invalidQueryToken } from '../../../shared/errors/app-error.ts';
 import { methodNotAllowed } from '../../../shared/http/error-middleware.ts';
 import type { BlockList } from '../../use-cases/block-list.ts';
-import { callerId } from '../auth/require-user.ts';
-import { parseInput } from '../http/parse-input.ts';
-import { jsonBody } from '../http/require-json.ts';
+import { callerId } from '../../http/auth/require-user.ts';
+import { parseInput } from '../../http/parse-input.ts';
+import { jsonBody } from '../../http/require-json.ts';
 import { blockListBody, blockMemberBody, checkListQuery } from './block-inputs.ts';
 import { deprecationHeaders } from './deprecation-headers.ts';
 

@@ -11,10 +11,10 @@ import { markAll } from '../../use-cases/mark-all.ts';
 import { markRead } from '../../use-cases/mark-read.ts';
 import type { TrayChanges } from '../../use-cases/tray-changes.ts';
 import { unreadCount } from '../../use-cases/unread-count.ts';
-import { callerId } from '../auth/require-user.ts';
-import { jsonBody } from '../http/require-json.ts';
-import { parseInput } from '../http/parse-input.ts';
-import { toNotificationRecord } from './to-notification-record.ts';
+import { callerId } from '../../http/auth/require-user.ts';
+import { jsonBody } from '../../http/require-json.ts';
+import { parseInput } from '../../http/parse-input.ts';
+import { toNotificationRecord } from '../../http/to-notification-record.ts';
 import { historyV2Query, historyV3Query, readBody } from './tray-inputs.ts';
 
 export { V2_EXCLUDED_VERBS } from '../../use-cases/history-page.ts';

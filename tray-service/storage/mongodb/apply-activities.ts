@@ -186,7 +186,7 @@ async function fanOutPosts(
     const batch = recipients
       .slice(start, start + options.fanOutBatch)
       .flatMap(({ recipientId, received }) => received.map((activity) => ({ recipientId, activity })));
-    await writeDeliveries(db, batch, options, { read: readGroup, first, group }, spans);
+    await writeDeliveries(db, batch, options, { read: readGroup, first }, spans);
   }
   // A leave stored since the members were read, whose recomputation read a member's record before
   // this fan-out wrote it, is applied now (a join's backfill sees the post: its event came first).
@@ -220,8 +220,7 @@ async function writeDeliveries(
   db: Db,
   deliveries: Delivery[],
   options: ApplyActivitiesOptions,
-  reads:
-    { read: () => Promise<RecordSnapshot>; first: RecordSnapshot; group: string } | undefined = undefined,
+  reads: { read: () => Promise<RecordSnapshot>; first: RecordSnapshot } | undefined = undefined,
   known:
     | { first: ReadonlyMap<string, MemberSpans>; reload: () => Promise<ReadonlyMap<string, MemberSpans>> }
     | undefined = undefined,
@@ -283,7 +282,7 @@ async function writeDeliveries(
     owner: options.owner,
     now,
     ...(options.onWritten ? { onWritten: options.onWritten } : {}),
-    ...(reads ? { read: reads.read, first: reads.first, group: reads.group } : {}),
+    ...(reads ? { read: reads.read, first: reads.first } : {}),
     refresh: async () => {
       at = now();
       for (const group of groups) actors.set(group, await readGroupActors(db, group));

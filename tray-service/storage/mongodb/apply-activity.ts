@@ -74,12 +74,11 @@ export function applyActivity(
     _id: recordKey(activity.verb, activity.targetId, recipientId),
     userId: recipientId,
     ...seen,
-    actorIds: named.map((actor) => actor.userId),
     // New activity makes a read record unread again; a new record starts unread.
     hasRead: false,
     unreadAt: context.now,
     expiresAt,
-    ...recordStorageKeys({ userId: recipientId, ...seen, expiresAt }, context.now),
+    ...recordStorageKeys(seen),
     version: record ? record.version + 1 : context.now,
   };
 }
@@ -132,9 +131,7 @@ export function recomputeRecord(
   return {
     ...kept,
     ...seen,
-    actorIds: named.map((actor) => actor.userId),
     expiresAt,
-    ...recordStorageKeys({ ...record, lastUpdate, expiresAt }, context.now),
     version: record.version + 1,
   };
 }

@@ -1,14 +1,23 @@
 import type { AnyBulkWriteOperation, Db, Filter } from 'mongodb';
-import { afterKeyQuery, type PageKey } from '../../domain/page-cursor.ts';
-import { MODERATION_DECISIONS, type ModerationDecisionDoc } from '../../domain/decision-doc.ts';
+import type { PageKey } from '../../domain/page-cursor.ts';
+import type { ModerationDecisionDoc } from '../../domain/decision-doc.ts';
+import { afterKeyQuery } from './after-key-query.ts';
 import { onlyDuplicateKeys } from './is-duplicate-key.ts';
+import { MODERATION_DECISIONS } from './moderation-decisions-collection.ts';
 import type { DecisionsFilter } from '../port.ts';
 
 export type { DecisionsFilter } from '../port.ts';
 
 const newestFirst = { decidedAt: -1, _id: -1 } as const;
 
-export function decisionsQuery(filter: DecisionsFilter, after?: PageKey): Filter<ModerationDecisionDoc> {
+/** As stored: the decision's id is the document's _id (unique without an index of its own). */
+type DecisionDocument = Omit<ModerationDecisionDoc, 'id'> & { _id: string };
+
+function toDecision({ _id, ...rest }: DecisionDocument): ModerationDecisionDoc {
+  return { id: _id, ...rest };
+}
+
+export function decisionsQuery(filter: DecisionsFilter, after?: PageKey): Filter<DecisionDocument> {
   const query: Record<string, unknown> = {};
   for (const field of ['rule', 'action', 'userId', 'eventKey', 'delivery'] as const) {
     if (filter[field] !== undefined) query[field] = filter[field];
@@ -17,20 +26,18 @@ export function decisionsQuery(filter: DecisionsFilter, after?: PageKey): Filter
   if (filter.since) decidedAt.$gte = filter.since;
   if (filter.until) decidedAt.$lt = filter.until;
   if (Object.keys(decidedAt).length > 0) query.decidedAt = decidedAt;
-  return (
-    after ? { $and: [query, afterKeyQuery('decidedAt', after)] } : query
-  ) as Filter<ModerationDecisionDoc>;
+  return (after ? { $and: [query, afterKeyQuery('decidedAt', after)] } : query) as Filter<DecisionDocument>;
 }
 
 /** moderation_decisions: one document per (event, rule, subject). */
 export function createDecisionsRepository(db: Db) {
-  const decisions = db.collection<ModerationDecisionDoc>(MODERATION_DECISIONS);
+  const decisions = db.collection<DecisionDocument>(MODERATION_DECISIONS);
   return {
     /** Inserts decisions not stored yet; an existing one (same id) is left exactly as it is. */
     async saveAll(docs: readonly ModerationDecisionDoc[]): Promise<void> {
       if (docs.length === 0) return;
-      const ops: AnyBulkWriteOperation<ModerationDecisionDoc>[] = docs.map(({ _id, ...rest }) => ({
-        updateOne: { filter: { _id }, update: { $setOnInsert: rest }, upsert: true },
+      const ops: AnyBulkWriteOperation<DecisionDocument>[] = docs.map(({ id, ...rest }) => ({
+        updateOne: { filter: { _id: id }, update: { $setOnInsert: rest }, upsert: true },
       }));
       try {
         await decisions.bulkWrite(ops, { ordered: false });
@@ -49,8 +56,9 @@ export function createDecisionsRepository(db: Db) {
       return docs.map((doc) => doc._id);
     },
 
-    get(id: string): Promise<ModerationDecisionDoc | null> {
-      return decisions.findOne({ _id: id });
+    async get(id: string): Promise<ModerationDecisionDoc | null> {
+      const doc = await decisions.findOne({ _id: id });
+      return doc ? toDecision(doc) : null;
     },
 
     async list(filter: DecisionsFilter, limit: number, after?: PageKey) {
@@ -59,9 +67,9 @@ export function createDecisionsRepository(db: Db) {
         .sort(newestFirst)
         .limit(limit + 1)
         .toArray();
-      const items = docs.slice(0, limit);
+      const items = docs.slice(0, limit).map(toDecision);
       const last = items.at(-1);
-      return docs.length > limit && last ? { items, next: { at: last.decidedAt, id: last._id } } : { items };
+      return docs.length > limit && last ? { items, next: { at: last.decidedAt, id: last.id } } : { items };
     },
 
     async markDelivered(id: string, attempts: number, at: Date): Promise<void> {

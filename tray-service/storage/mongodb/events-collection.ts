@@ -24,7 +24,7 @@ export const eventsCollection: CollectionSpec = {
       name: 'expiry',
       key: { expiresAt: 1 },
       expireAfterSeconds: 0,
-      serves: 'retention on MongoDB: the server’s TTL deletes',
+      serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
     },
     {
       name: 'community_posts',
@@ -32,11 +32,6 @@ export const eventsCollection: CollectionSpec = {
       serves:
         'late-join backfill: find({communityDay}), a community’s stored posts of one day (backfill-join.ts)',
     },
-    {
-      name: 'expiry_day',
-      key: { expiresDay: 1 },
-      serves: 'retention: deleteMany({expiresDay}) in purgeExpired',
-    },
   ],
-  equalityFields: ['event', 'webhook', 'status', 'expiresDay', 'communityDay'],
+  retiredIndexes: ['expiry_day'],
 };

@@ -1,6 +1,7 @@
 import type { Db, Filter, FindCursor } from 'mongodb';
 import { EVENTS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
-import { afterKeyQuery, type PageKey } from '../../domain/page-cursor.ts';
+import type { PageKey } from '../../domain/page-cursor.ts';
+import { afterKeyQuery } from './after-key-query.ts';
 
 /** The admin filters of GET /admin/events and its export (docs/operations.md). */
 export interface EventsFilter {
@@ -26,8 +27,6 @@ export function eventsQuery(filter: EventsFilter, now: Date, after?: PageKey): F
   if (filter.webhook !== undefined) query.webhook = filter.webhook;
   if (filter.status !== undefined) query.status = filter.status;
   if (Object.keys(receivedAt).length > 0) query.receivedAt = receivedAt;
-  // Beside the other conditions, not under a top-level `$and`: FerretDB pushes down the top-level
-  // equalities (event, webhook, status) only when they stand at the top.
   return (after ? { ...query, ...afterKeyQuery('receivedAt', after) } : query) as Filter<StoredEventDoc>;
 }
 

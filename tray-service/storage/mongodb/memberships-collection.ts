@@ -19,5 +19,4 @@ export const membershipsCollection: CollectionSpec = {
       serves: 'deleted user: find({userId}) in endMemberships',
     },
   ],
-  equalityFields: ['communityId', 'userId'],
 };

@@ -1,5 +1,6 @@
 import type { CollectionSpec } from './collection-spec.ts';
-import { MODERATION_DECISIONS } from '../../domain/decision-doc.ts';
+
+export const MODERATION_DECISIONS = 'moderation_decisions';
 
 /** moderation_decisions: what the moderation rules decided about stored events (admin API). */
 export const moderationDecisionsCollection: CollectionSpec = {
@@ -28,5 +29,4 @@ export const moderationDecisionsCollection: CollectionSpec = {
       serves: '... ?eventKey= (the decisions about one stored event)',
     },
   ],
-  equalityFields: ['userId', 'rule', 'action', 'delivery', 'eventKey'],
 };

@@ -4,7 +4,6 @@ import { recordKey } from '../../domain/activity.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
 import type { TrayRecordsPort } from '../port.ts';
 import { casUpdateRecords } from './cas-update-records.ts';
-import type { Counter } from './create-counter.ts';
 import { apiWriter, createRecordQueries, isRecordOf, markReadCompute } from './record-queries.ts';
 import { toTrayRecord } from './to-tray-record.ts';
 
@@ -13,12 +12,8 @@ import { toTrayRecord } from './to-tray-record.ts';
  * marking read through the same compare-and-set as the worker's writes, each call collecting the
  * records it changed. Every record leaves in the reader's shape (toTrayRecord).
  */
-export function createMongoRecords(
-  db: Db,
-  counter: Counter,
-  options: { pages: 'sorted' | 'buckets' },
-): TrayRecordsPort {
-  const queries = createRecordQueries(db, { counter, pages: options.pages });
+export function createMongoRecords(db: Db): TrayRecordsPort {
+  const queries = createRecordQueries(db);
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
 
   /** Marks `found` read at `now`; returns the records this call changed, as stored. */

@@ -22,11 +22,11 @@ export interface SortedPages {
 }
 
 /**
- * History pages as MongoDB serves them best: the user's records in index order (`user_history`:
- * userId, lastUpdate desc, _id desc) with a limit, so a page reads about its own rows whatever the
- * user's history holds. A page that ends inside a group of equal lastUpdate reads the rest of the
- * group, and one row below it tells whether more pages follow (timestamp-page.ts). Correct on any
- * server; on FerretDB, which sorts in memory, the bucket walk of record-queries.ts is used instead.
+ * History pages: the user's records in index order (`user_history`: userId, lastUpdate desc,
+ * _id desc) with a limit, so on MongoDB a page reads about its own rows whatever the user's history
+ * holds. A page that ends inside a group of equal lastUpdate reads the rest of the group, and one
+ * row below it tells whether more pages follow (timestamp-page.ts). FerretDB sorts in memory what
+ * the user id selects: the same pages, at a cost that grows with the user's history.
  */
 export function createSortedPages(db: Db): SortedPages {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);

@@ -78,7 +78,6 @@ export function eventDocument(
     receivedAt: event.receivedAt,
     storedAt: now,
     expiresAt,
-    expiresDay: dayOf(expiresAt),
     status: outcome.status,
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
     ...(post

@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../shared/time/durations.ts';
-import { dayOf, recordGroup } from '../../../shared/tray/storage-keys.ts';
+import { recordGroup } from '../../../shared/tray/storage-keys.ts';
 import type { Activity } from '../../domain/activity.ts';
 import { compareActions } from '../../domain/group-actors.ts';
 import { insertCoalesced } from './coalesced-writes.ts';
@@ -26,19 +26,18 @@ export const KEPT_ACTIONS_PER_ACTOR = 16;
 export interface TargetActionDoc {
   /** JSON [group, action, recipient ('' for a community post)]: a redelivery inserts nothing. */
   _id: string;
-  /** recordGroup(verb, targetId): a record's actions, by equality. */
+  /** recordGroup(verb, targetId): a record's actions. */
   group: string;
-  /** JSON [group, actor]: the prune deletes one actor's oldest by equality. */
-  groupActor: string;
   /** JSON [community, recipient] of an action addressed to one user: a join's and a leave's look-up. */
   member?: string;
-  /** The actor's user id at top level: a deleted user's snapshots are found by equality. */
-  actorId: string;
   at: number;
-  /** The activity as the mapping made it: the actor as they acted, the record's latest-action fields. */
+  /**
+   * The activity as the mapping made it: the actor as they acted (`activity.actor.userId` finds a
+   * deleted user's snapshots, and one actor's actions of a group for the prune), the record's
+   * latest-action fields.
+   */
   activity: Activity;
   expiresAt: Date;
-  expiresDay: string;
 }
 
 /** The member key of an action addressed to `userId` on `communityId`'s targets. */
@@ -68,13 +67,10 @@ export async function keepTargetActions(
       {
         _id: JSON.stringify([group, activity.lastActionId, recipient]),
         group,
-        groupActor: JSON.stringify([group, activity.actor.userId]),
         ...(recipient === '' ? {} : { member: memberKey(communityId, recipient) }),
-        actorId: activity.actor.userId,
         at: activity.at,
         activity,
         expiresAt,
-        expiresDay: dayOf(expiresAt),
       },
     ];
   });
@@ -88,17 +84,18 @@ export async function keepTargetActions(
 export async function readTargetActions(db: Db, group: string): Promise<Activity[]> {
   const collection = db.collection<TargetActionDoc>(TRAY_TARGET_ACTIONS);
   const docs = await collection
-    .find({ group }, { projection: { _id: 0, groupActor: 1, activity: 1 }, batchSize: WHOLE_GROUP })
+    .find({ group }, { projection: { _id: 0, activity: 1 }, batchSize: WHOLE_GROUP })
     .toArray();
   const byActor = new Map<string, Activity[]>();
-  for (const doc of docs) byActor.set(doc.groupActor, [...(byActor.get(doc.groupActor) ?? []), doc.activity]);
-  for (const [groupActor, actions] of byActor) {
+  for (const { activity } of docs)
+    byActor.set(activity.actor.userId, [...(byActor.get(activity.actor.userId) ?? []), activity]);
+  for (const [actorId, actions] of byActor) {
     if (actions.length <= KEPT_ACTIONS_PER_ACTOR) continue;
     const newestFirst = actions.sort((a, b) =>
       compareActions({ at: b.at, actionId: b.lastActionId }, { at: a.at, actionId: a.lastActionId }),
     );
     const keptFrom = (newestFirst[KEPT_ACTIONS_PER_ACTOR - 1] as Activity).at;
-    await collection.deleteMany({ groupActor, at: { $lt: keptFrom } });
+    await collection.deleteMany({ group, 'activity.actor.userId': actorId, at: { $lt: keptFrom } });
   }
   return docs.map((doc) => doc.activity);
 }
@@ -116,5 +113,5 @@ export async function readMemberActions(db: Db, communityId: string, userId: str
 export async function renameKeptActor(db: Db, userId: string, name: string): Promise<void> {
   await db
     .collection<TargetActionDoc>(TRAY_TARGET_ACTIONS)
-    .updateMany({ actorId: userId }, { $set: { 'activity.actor': { userId, name } } });
+    .updateMany({ 'activity.actor.userId': userId }, { $set: { 'activity.actor': { userId, name } } });
 }

@@ -6,16 +6,11 @@ export const trayRecordClaimsCollection: CollectionSpec = {
   name: TRAY_RECORD_CLAIMS,
   indexes: [
     {
-      name: 'expiry_day',
-      key: { expiresDay: 1 },
-      serves: 'deleteMany({expiresDay}) in purgeExpired',
-    },
-    {
       name: 'expiry',
       key: { expiresAt: 1 },
       expireAfterSeconds: 0,
-      serves: 'the server’s TTL deletes on MongoDB',
+      serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
     },
   ],
-  equalityFields: ['expiresDay'],
+  retiredIndexes: ['expiry_day'],
 };

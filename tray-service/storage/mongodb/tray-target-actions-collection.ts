@@ -6,14 +6,10 @@ export const trayTargetActionsCollection: CollectionSpec = {
   name: TRAY_TARGET_ACTIONS,
   indexes: [
     {
-      name: 'action_group',
-      key: { group: 1 },
-      serves: 'find({group}) in readTargetActions: a record computed with its recipient’s away time',
-    },
-    {
       name: 'action_group_actor',
-      key: { groupActor: 1, at: 1 },
-      serves: 'deleteMany({groupActor, at < kept}) pruning an actor’s oldest actions',
+      key: { group: 1, 'activity.actor.userId': 1, at: 1 },
+      serves:
+        'find({group}) in readTargetActions; deleteMany({group, activity.actor.userId, at < kept}) pruning an actor’s oldest actions',
     },
     {
       name: 'action_member',
@@ -21,21 +17,15 @@ export const trayTargetActionsCollection: CollectionSpec = {
       serves: 'find({member}) in readMemberActions: a late join’s and a late leave’s look-up',
     },
     {
-      name: 'action_actor',
-      key: { actorId: 1 },
-      serves: 'deleted user: updateMany({actorId}) in renameKeptActor',
+      name: 'action_actor_user',
+      key: { 'activity.actor.userId': 1 },
+      serves: 'deleted user: updateMany({activity.actor.userId}) in renameKeptActor',
     },
     {
-      name: 'action_expiry_day',
-      key: { expiresDay: 1 },
-      serves: 'deleteMany({expiresDay}) in purgeExpired',
-    },
-    {
-      name: 'action_expiry',
+      name: 'expiry',
       key: { expiresAt: 1 },
       expireAfterSeconds: 0,
-      serves: 'the server’s TTL deletes on MongoDB',
+      serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
     },
   ],
-  equalityFields: ['group', 'groupActor', 'member', 'actorId', 'expiresDay'],
 };

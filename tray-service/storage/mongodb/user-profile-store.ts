@@ -87,7 +87,7 @@ async function forgetDeletedUsers(
     // name too.
     await renameGroupActor(db, userId, DELETED_USER_NAME);
     await renameKeptActor(db, userId, DELETED_USER_NAME);
-    const touched = await records.find({ actorIds: userId }).toArray();
+    const touched = await records.find({ 'actors.userId': userId }).toArray();
     await casUpdateRecords(
       db,
       touched.map((doc) => doc._id),

@@ -5,5 +5,4 @@ import { USER_PROFILES } from '../../../shared/tray/tray-record.ts';
 export const userProfilesCollection: CollectionSpec = {
   name: USER_PROFILES,
   indexes: [],
-  equalityFields: [],
 };

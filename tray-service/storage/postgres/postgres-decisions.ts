@@ -32,7 +32,7 @@ const MAX_ERROR = 500;
 
 function toDecision(row: DecisionRow): ModerationDecisionDoc {
   return {
-    _id: row.id,
+    id: row.id,
     eventKey: row.event_key,
     event: row.event,
     eventReceivedAt: row.event_received_at,
@@ -72,8 +72,8 @@ export function createPostgresDecisions(pool: pg.Pool): DecisionsPort {
     async saveAll(decisions) {
       // One statement for the batch; each id once and in key order, so two workers saving
       // overlapping batches lock rows in the same order and never deadlock.
-      const byId = new Map(decisions.map((decision) => [decision._id, decision]));
-      const batch = [...byId.values()].sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
+      const byId = new Map(decisions.map((decision) => [decision.id, decision]));
+      const batch = [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       if (batch.length === 0) return;
       const column = <T>(pick: (decision: ModerationDecisionDoc) => T) => batch.map(pick);
       await pool.query(
@@ -83,7 +83,7 @@ export function createPostgresDecisions(pool: pg.Pool): DecisionsPort {
            $14::timestamptz[], $15::text[])
          ON CONFLICT (id) DO NOTHING`,
         [
-          column((d) => d._id),
+          column((d) => d.id),
           column((d) => d.eventKey),
           column((d) => d.event),
           column((d) => d.eventReceivedAt),
@@ -122,7 +122,7 @@ export function createPostgresDecisions(pool: pg.Pool): DecisionsPort {
       const rows = (await pool.query<DecisionRow>(decisionsPageQuery(filter, limit, after))).rows;
       const items = rows.slice(0, limit).map(toDecision);
       const last = items.at(-1);
-      return rows.length > limit && last ? { items, next: { at: last.decidedAt, id: last._id } } : { items };
+      return rows.length > limit && last ? { items, next: { at: last.decidedAt, id: last.id } } : { items };
     },
 
     async markDelivered(id, attempts, at) {

@@ -4,12 +4,15 @@ import { resolveJwtConfig } from '../../../../shared/config/tray-api-config.ts';
 import { createMetricsRegistry } from '../../../../shared/http/metrics-router.ts';
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
-import { startBanCache, type BanCache } from '../../../../tray-service/api/auth/ban-cache.ts';
-import { createTokenVerifier } from '../../../../tray-service/api/auth/create-token-verifier.ts';
+import { startBanCache, type BanCache } from '../../../../tray-service/http/auth/ban-cache.ts';
+import { createTokenVerifier } from '../../../../tray-service/http/auth/create-token-verifier.ts';
 import { createTrayApi, type TrayApiDeps } from '../../../../tray-service/api/create-tray-api.ts';
-import { createRateLimiter } from '../../../../tray-service/api/rate-limit/create-rate-limiter.ts';
+import { createRateLimiter } from '../../../../tray-service/http/rate-limit/create-rate-limiter.ts';
 import { createMessageRenderer } from '../../../../tray-service/messages/create-message-renderer.ts';
 import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
+import { demoRoutes } from '../../../../tray-service/demo/demo-routes.ts';
+import type { LiveTray } from '../../../../tray-service/live/create-live-tray.ts';
+import { liveRoutes } from '../../../../tray-service/live/live-routes.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
 import { testStack } from '../../../support/test-stack.ts';
 import { useTrayStorage } from '../../../support/use-tray-storage.ts';
@@ -37,8 +40,11 @@ export interface TrayApiHarness {
   readonly redis: RedisClient;
   /** The suite's own BAN_REDIS_PREFIX (the worker publishes there; the apps' ban cache reads it). */
   readonly banPrefix: string;
-  /** A new app over the suite's storage and Redis; options override the deps. */
-  app(overrides?: Partial<TrayApiDeps>): Express;
+  /**
+   * A new app over the suite's storage and Redis; options override the deps. `live` mounts its
+   * streams (and `demo` the demo page beside them), as tray-service/main.ts does.
+   */
+  app(overrides?: Partial<TrayApiDeps> & { live?: LiveTray; demo?: boolean }): Express;
 }
 
 /**
@@ -76,14 +82,22 @@ export function useTrayApi(options: { rateLimit?: number } = {}): TrayApiHarness
       return redis;
     },
     banPrefix,
-    app(overrides = {}) {
+    app({ live, demo, ...overrides } = {}) {
+      const verifyToken =
+        overrides.verifyToken ?? createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET }));
+      const liveDeps = live
+        ? {
+            changes: live.publisher,
+            mounts: [liveRoutes(live, { messages, verifyToken }), ...(demo ? [demoRoutes(messages)] : [])],
+          }
+        : {};
       return createTrayApi({
         logger: createLogger({ name: 'test', level: 'silent' }),
         storage: suite.storage,
         redis: harness.redis,
         registry: createMetricsRegistry('tray-service', false),
         metrics: { kind: 'open' },
-        verifyToken: createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET })),
+        verifyToken,
         bans: theBans(),
         rateLimiter: createRateLimiter({
           redis: harness.redis,
@@ -93,6 +107,7 @@ export function useTrayApi(options: { rateLimit?: number } = {}): TrayApiHarness
         }),
         messages,
         settings: { pageSize: 10, networkId: 'net1', blockApi: true },
+        ...liveDeps,
         ...overrides,
       });
     },

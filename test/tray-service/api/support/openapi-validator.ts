@@ -1,10 +1,11 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { expect } from 'chai';
 import type { Response } from 'supertest';
-import { createOpenApiDocument } from '../../../../tray-service/api/openapi.ts';
+import { createOpenApiDocument } from '../../../../tray-service/http/openapi.ts';
+import { adminOpenApi } from '../../../../tray-service/admin/admin-openapi.ts';
 
 /** The document as served with the admin API mounted (default page limits, as in admin-fixtures.ts). */
-export const openApiDocument = createOpenApiDocument({ defaultLimit: 50, maxLimit: 500 });
+export const openApiDocument = createOpenApiDocument(adminOpenApi({ defaultLimit: 50, maxLimit: 500 }));
 
 const DOC_ID = 'https://tray.local/openapi.json';
 // strict: false because the document carries OpenAPI keywords (paths, info, ...) next to schemas.

@@ -6,12 +6,12 @@ import { createMetricsRegistry } from '../../../../shared/http/metrics-router.ts
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
 import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
-import { startBanCache, type BanCache } from '../../../../tray-service/api/auth/ban-cache.ts';
+import { startBanCache, type BanCache } from '../../../../tray-service/http/auth/ban-cache.ts';
 import {
   createChangePublisher,
   type ChangePublisher,
 } from '../../../../tray-service/live/change-publisher.ts';
-import { createFailedAuthLimit } from '../../../../tray-service/api/rate-limit/failed-auth-limit.ts';
+import { createFailedAuthLimit } from '../../../../tray-service/http/rate-limit/failed-auth-limit.ts';
 import { createLiveTray, type LiveTray } from '../../../../tray-service/live/create-live-tray.ts';
 import { createMessageRenderer } from '../../../../tray-service/messages/create-message-renderer.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
@@ -99,6 +99,7 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
         bans,
         registry,
         live,
+        demo: options.demo ?? false,
         ...(options.failedAuthLimit === undefined
           ? {}
           : {
@@ -109,7 +110,7 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
                 keyPrefix: failedAuthPrefix,
               }),
             }),
-        settings: { pageSize: 10, networkId: 'net1', blockApi: true, demo: options.demo ?? false },
+        settings: { pageSize: 10, networkId: 'net1', blockApi: true },
       });
       const server = await listen(app, { port: 0, host: '127.0.0.1' });
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -5,11 +5,12 @@ import { closeServer, listen } from '../../../../shared/http/listen.ts';
 import { createMetricsRegistry } from '../../../../shared/http/metrics-router.ts';
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../../../shared/redis/create-redis.ts';
-import type { BanCache } from '../../../../tray-service/api/auth/ban-cache.ts';
-import { createTokenVerifier } from '../../../../tray-service/api/auth/create-token-verifier.ts';
+import type { BanCache } from '../../../../tray-service/http/auth/ban-cache.ts';
+import { createTokenVerifier } from '../../../../tray-service/http/auth/create-token-verifier.ts';
 import { createTrayApi } from '../../../../tray-service/api/create-tray-api.ts';
-import { createRateLimiter } from '../../../../tray-service/api/rate-limit/create-rate-limiter.ts';
+import { createRateLimiter } from '../../../../tray-service/http/rate-limit/create-rate-limiter.ts';
 import { createLiveTray, type LiveTray } from '../../../../tray-service/live/create-live-tray.ts';
+import { liveRoutes } from '../../../../tray-service/live/live-routes.ts';
 import { createMessageRenderer } from '../../../../tray-service/messages/create-message-renderer.ts';
 import { TEST_SECRET } from '../../api/support/api-harness.ts';
 import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
@@ -49,18 +50,20 @@ export async function startLiveInstance(options: {
     logger: silent,
     registry,
   });
+  const verifyToken = createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET }));
   const app = createTrayApi({
     logger: silent,
     storage,
     redis,
     registry,
     metrics: { kind: 'open' },
-    verifyToken: createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET })),
+    verifyToken,
     bans,
     rateLimiter: createRateLimiter({ redis, points: 1_000, windowMs: 60_000, keyPrefix: 'rl' }),
     messages,
     settings: { pageSize: 10, networkId: 'net1', blockApi: true },
-    live,
+    changes: live.publisher,
+    mounts: [liveRoutes(live, { messages, verifyToken })],
   });
   const server = await listen(app, { port: 0, host: '127.0.0.1' });
   return {

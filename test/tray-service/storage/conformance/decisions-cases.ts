@@ -12,7 +12,7 @@ function decision(
 ): ModerationDecisionDoc {
   const base = Math.floor(Date.now() / MINUTE) * MINUTE;
   return {
-    _id: id(`d-${n}`),
+    id: id(`d-${n}`),
     eventKey: id(`ev-${n % 2}`),
     event: 'comment.didCreate',
     eventReceivedAt: new Date(base - 60 * MINUTE),
@@ -34,11 +34,11 @@ conformanceCase(
     const one = decision(id, 1);
     await storage.decisions.saveAll([one, decision(id, 2, { delivery: 'off' })]);
     await storage.decisions.saveAll([{ ...one, reason: 'changed', delivery: 'off' }]);
-    expect(await storage.decisions.get(one._id)).to.deep.equal(one);
+    expect(await storage.decisions.get(one.id)).to.deep.equal(one);
     expect(await storage.decisions.get(id('d-missing'))).to.equal(undefined);
-    expect(
-      (await storage.decisions.pendingAmong([one._id, id('d-2'), id('d-missing')])).sort(),
-    ).to.deep.equal([one._id]);
+    expect((await storage.decisions.pendingAmong([one.id, id('d-2'), id('d-missing')])).sort()).to.deep.equal(
+      [one.id],
+    );
   },
 );
 
@@ -49,7 +49,7 @@ conformanceCase(
     await storage.decisions.saveAll(all);
     const rule = id('blocked-words');
     const expected = [...all].sort(
-      (a, b) => b.decidedAt.getTime() - a.decidedAt.getTime() || (a._id < b._id ? 1 : -1),
+      (a, b) => b.decidedAt.getTime() - a.decidedAt.getTime() || (a.id < b.id ? 1 : -1),
     );
     const first = await storage.decisions.list({ rule }, 3);
     expect(first.items).to.deep.equal(expected.slice(0, 3));
@@ -73,31 +73,31 @@ conformanceCase(
     const two = decision(id, 2);
     await storage.decisions.saveAll([one, two]);
     const at = new Date(Math.floor(Date.now() / MINUTE) * MINUTE);
-    await storage.decisions.markDelivered(one._id, 2, at);
-    await storage.decisions.markAttemptFailed(one._id, 3, 'late failure', true);
-    expect(await storage.decisions.get(one._id)).to.deep.equal({
+    await storage.decisions.markDelivered(one.id, 2, at);
+    await storage.decisions.markAttemptFailed(one.id, 3, 'late failure', true);
+    expect(await storage.decisions.get(one.id)).to.deep.equal({
       ...one,
       delivery: 'delivered',
       deliveryAttempts: 2,
       deliveredAt: at,
     });
-    await storage.decisions.markAttemptFailed(two._id, 1, 'HTTP 500', false);
-    expect(await storage.decisions.get(two._id)).to.deep.include({
+    await storage.decisions.markAttemptFailed(two.id, 1, 'HTTP 500', false);
+    expect(await storage.decisions.get(two.id)).to.deep.include({
       delivery: 'pending',
       deliveryAttempts: 1,
       lastError: 'HTTP 500',
     });
-    await storage.decisions.markAttemptFailed(two._id, 2, 'HTTP 502', true);
-    expect(await storage.decisions.get(two._id)).to.deep.include({
+    await storage.decisions.markAttemptFailed(two.id, 2, 'HTTP 502', true);
+    expect(await storage.decisions.get(two.id)).to.deep.include({
       delivery: 'failed',
       deliveryAttempts: 2,
       lastError: 'HTTP 502',
     });
-    expect(await storage.decisions.pendingAmong([one._id, two._id])).to.deep.equal([]);
+    expect(await storage.decisions.pendingAmong([one.id, two.id])).to.deep.equal([]);
     expect(
       (await storage.decisions.list({ rule: id('blocked-words'), delivery: 'failed' }, 10)).items.map(
-        (d) => d._id,
+        (d) => d.id,
       ),
-    ).to.deep.equal([two._id]);
+    ).to.deep.equal([two.id]);
   },
 );

@@ -22,16 +22,7 @@ import {
 } from '../../worker/event-builder.ts';
 
 /** The fields a stored record keeps to itself: never in what readers get. */
-const STORAGE_FIELDS = [
-  '_id',
-  'group',
-  'bucket',
-  'version',
-  'expiresDay',
-  'actorIds',
-  'countFrom',
-  'expiresAt',
-];
+const STORAGE_FIELDS = ['_id', 'group', 'version', 'countFrom', 'expiresAt'];
 
 describe('openMongoStorage: the storage port on MongoDB', function () {
   this.timeout(60_000);
@@ -89,7 +80,6 @@ describe('openMongoStorage: the storage port on MongoDB', function () {
     storage = await openMongoStorage(testStack().mongoUri, dbName, {
       appName: 'tests',
       logger: pino({ level: 'silent' }),
-      ...(testStack().postgresUrl ? { ferretPostgresUrl: testStack().postgresUrl } : {}),
     });
   });
 
@@ -270,7 +260,7 @@ describe('openMongoStorage: the storage port on MongoDB', function () {
 
     it('saves decisions once and answers undefined for an unknown one', async () => {
       const decision = {
-        _id: 'd-1',
+        id: 'd-1',
         eventKey: 'e-1',
         event: 'post.didCreate',
         eventReceivedAt: new Date(now),
@@ -288,7 +278,7 @@ describe('openMongoStorage: the storage port on MongoDB', function () {
       expect(await storage.decisions.pendingAmong(['d-1', 'd-2'])).to.deep.equal(['d-1']);
       await storage.decisions.markDelivered('d-1', 1, new Date(now));
       expect(
-        (await storage.decisions.list({ delivery: 'delivered' }, 10)).items.map((d) => d._id),
+        (await storage.decisions.list({ delivery: 'delivered' }, 10)).items.map((d) => d.id),
       ).to.deep.equal(['d-1']);
       expect(await storage.decisions.get('d-2')).to.equal(undefined);
     });

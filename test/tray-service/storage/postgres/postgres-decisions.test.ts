@@ -13,7 +13,7 @@ const t0 = Date.parse('2026-11-20T10:00:00.000Z');
 
 function decision(id: string, overrides: Partial<ModerationDecisionDoc> = {}): ModerationDecisionDoc {
   return {
-    _id: id,
+    id,
     eventKey: `ev-${id}`,
     event: 'comment.created',
     eventReceivedAt: new Date(t0 - 1_000),
@@ -121,7 +121,7 @@ describe('storage/postgres moderation decisions', () => {
         decision('d', { decidedAt: new Date(t0 + 3), eventKey: 'ev-x' }),
       ]);
     });
-    const ids = (items: readonly ModerationDecisionDoc[]) => items.map((item) => item._id);
+    const ids = (items: readonly ModerationDecisionDoc[]) => items.map((item) => item.id);
 
     it('lists newest first, the id breaking ties, in keyset pages', async () => {
       const first = await decisions().list({}, 2);

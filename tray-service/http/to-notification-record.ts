@@ -1,4 +1,4 @@
-import type { TrayRecord } from '../../domain/tray-record.ts';
+import type { TrayRecord } from '../domain/tray-record.ts';
 
 /** The public record (docs/contract.md#tray-records). Optional fields are absent rather than null. */
 export interface NotificationRecord {

@@ -1,11 +1,11 @@
 import { trayVerbs } from '../../shared/tray/tray-record.ts';
-import { adminOpenApi, type AdminOpenApiOptions } from '../admin/admin-openapi.ts';
 
 /**
  * The OpenAPI 3.1 description of the tray API, served at GET /openapi.json. Hand-written so that
  * it says what the contract says (docs/contract.md#api-served); tests validate real
  * responses against these schemas, so it cannot drift silently. The admin API's part is in
- * tray-service/admin/admin-openapi.ts; createOpenApiDocument composes the two.
+ * tray-service/admin/admin-openapi.ts; the admin listener passes it to createOpenApiDocument, so
+ * this file, shared by every transport, knows nothing of the admin side.
  */
 
 type Schema = Record<string, unknown>;
@@ -506,10 +506,16 @@ export const trayOpenApiDocument = {
   },
 } as const;
 
-/** The served document: the tray API, plus the admin API (with its real page limits) when mounted. */
-export function createOpenApiDocument(admin?: AdminOpenApiOptions) {
-  if (!admin) return trayOpenApiDocument;
-  const part = adminOpenApi(admin);
+/** Another listener's paths, schemas and security schemes, merged into the tray's document. */
+export interface OpenApiPart {
+  securitySchemes: Record<string, unknown>;
+  schemas: Record<string, unknown>;
+  paths: Record<string, unknown>;
+}
+
+/** The served document: the tray API, plus the admin API's part (with its real page limits) when mounted. */
+export function createOpenApiDocument(part?: OpenApiPart) {
+  if (!part) return trayOpenApiDocument;
   const tray = trayOpenApiDocument;
   return {
     ...tray,

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createOpenApiDocument } from '../../../tray-service/api/openapi.ts';
+import { createOpenApiDocument } from '../../../tray-service/http/openapi.ts';
+import { adminOpenApi } from '../../../tray-service/admin/admin-openapi.ts';
 import { toDecisionDoc } from '../../../tray-service/domain/decision-doc.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
@@ -14,8 +15,8 @@ import {
   storeEvents,
   userToken,
 } from '../admin/admin-fixtures.ts';
-import { bearer, useTrayApi } from './support/api-harness.ts';
-import { expectMatchesOpenApi } from './support/openapi-validator.ts';
+import { bearer, useTrayApi } from '../api/support/api-harness.ts';
+import { expectMatchesOpenApi } from '../api/support/openapi-validator.ts';
 
 describe('GET /openapi.json', () => {
   const api = useTrayApi({ rateLimit: 40 });
@@ -282,7 +283,7 @@ describe('GET /openapi.json on the admin listener', () => {
   it('gives the page limit this app enforces (ADMIN_LIST_MAX_LIMIT), not a fixed one', async () => {
     const res = await request(app).get('/openapi.json').expect(200);
     expect(res.body).to.deep.equal(
-      JSON.parse(JSON.stringify(createOpenApiDocument({ defaultLimit: 50, maxLimit: 3 }))),
+      JSON.parse(JSON.stringify(createOpenApiDocument(adminOpenApi({ defaultLimit: 50, maxLimit: 3 })))),
     );
     const limit = (res.body.paths['/admin/events'].get.parameters as { name: string; schema: object }[]).find(
       (parameter) => parameter.name === 'limit',

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { toNotificationRecord } from '../../../../tray-service/api/tray/to-notification-record.ts';
-import { aReaderRecord } from '../../../support/tray-record-builder.ts';
+import { toNotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
+import { aReaderRecord } from '../../support/tray-record-builder.ts';
 
 describe('toNotificationRecord (docs/contract.md#tray-records)', () => {
   it('takes imageUrl and avatarCustomUrl from the latest actor and lists at most 3 names', () => {

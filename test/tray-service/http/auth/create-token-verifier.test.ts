@@ -6,8 +6,8 @@ import { exportJWK } from 'jose';
 import request from 'supertest';
 import { resolveJwtConfig } from '../../../../shared/config/tray-api-config.ts';
 import { AppError } from '../../../../shared/errors/app-error.ts';
-import { createTokenVerifier } from '../../../../tray-service/api/auth/create-token-verifier.ts';
-import { TEST_SECRET, tokenFor, useTrayApi } from '../support/api-harness.ts';
+import { createTokenVerifier } from '../../../../tray-service/http/auth/create-token-verifier.ts';
+import { TEST_SECRET, tokenFor, useTrayApi } from '../../api/support/api-harness.ts';
 
 const secret = new TextEncoder().encode(TEST_SECRET);
 const sign = (claims: JWTPayload, alg = 'HS256') =>

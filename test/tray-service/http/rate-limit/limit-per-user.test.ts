@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { bearer, useTrayApi } from '../support/api-harness.ts';
+import { bearer, useTrayApi } from '../../api/support/api-harness.ts';
 
 describe('per-user rate limit (docs/contract.md#limits)', () => {
   // 5 calls per window here instead of 100 keeps the test short; the rule is the same.

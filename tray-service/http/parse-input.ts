@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { AppError, invalidQueryToken } from '../../../shared/errors/app-error.ts';
+import { AppError, invalidQueryToken } from '../../shared/errors/app-error.ts';
 
 /**
  * Validates untrusted input (query, body) before any of it reaches a query: a field of the wrong

@@ -2,12 +2,12 @@ import { expect } from 'chai';
 import express, { type Express } from 'express';
 import pg from 'pg';
 import request from 'supertest';
-import { errorMiddleware } from '../../../../shared/http/error-middleware.ts';
-import { createLogger } from '../../../../shared/logging/create-logger.ts';
-import { mapStoreErrors } from '../../../../tray-service/api/http/map-store-errors.ts';
-import { uniqueName } from '../../../support/suite-resources.ts';
-import { usePostgres } from '../../../support/use-postgres.ts';
-import { useStoppablePostgres } from '../../../support/use-stoppable-postgres.ts';
+import { errorMiddleware } from '../../../shared/http/error-middleware.ts';
+import { createLogger } from '../../../shared/logging/create-logger.ts';
+import { mapStoreErrors } from '../../../tray-service/http/map-store-errors.ts';
+import { uniqueName } from '../../support/suite-resources.ts';
+import { usePostgres } from '../../support/use-postgres.ts';
+import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
 

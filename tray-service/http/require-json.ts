@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { AppError } from '../../../shared/errors/app-error.ts';
+import { AppError } from '../../shared/errors/app-error.ts';
 
 /** Small bodies only: the largest valid body ({verb, targetId} or a block token) is far below this. */
 const BODY_LIMIT = '16kb';

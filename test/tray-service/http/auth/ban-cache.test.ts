@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
-import { createBanCache, startBanCache } from '../../../../tray-service/api/auth/ban-cache.ts';
+import { createBanCache, startBanCache } from '../../../../tray-service/http/auth/ban-cache.ts';
 import { banKeys } from '../../../../tray-service/bans/ban-keys.ts';
 import { publishBans } from '../../../../tray-service/bans/publish-bans.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';

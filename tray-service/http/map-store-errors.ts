@@ -5,7 +5,7 @@ import {
   MongoServerSelectionError,
   MongoTopologyClosedError,
 } from 'mongodb';
-import { AppError } from '../../../shared/errors/app-error.ts';
+import { AppError } from '../../shared/errors/app-error.ts';
 
 /** True for driver errors that mean "MongoDB cannot be reached", as opposed to a bad query. */
 export function isMongoUnavailable(error: unknown): boolean {
