@@ -34,8 +34,8 @@ export function exactActorsSql(ref: RecordRef): string {
                       WHERE ${verb} = 'post' AND cp.community_id = ${target} AND cp.at >= ${countFrom}
                       UNION ALL
                       SELECT pa.actor_id, pa.at, pa.action_id, pa.activity FROM tray_personal_actions pa
-                      WHERE ${verb} <> 'post' AND pa.user_id = ${user} AND pa.verb = ${verb}
-                        AND pa.target_id = ${target} AND pa.at >= ${countFrom}) AS s
+                      WHERE ${verb} <> 'post' AND pa.user_id = ${user} AND pa.community_id = ${community}
+                        AND pa.verb = ${verb} AND pa.target_id = ${target} AND pa.at >= ${countFrom}) AS s
                 WHERE s.actor_id <> ${user}
                   AND NOT EXISTS (SELECT 1 FROM tray_member_away a
                                   WHERE a.community_id = ${community} AND a.user_id = ${user}

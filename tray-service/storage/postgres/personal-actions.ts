@@ -21,8 +21,8 @@ export const KEPT_ACTIONS_PER_ACTOR = 16;
 export const KEEP_PERSONAL_ACTIONS = `kept AS (
        INSERT INTO tray_personal_actions
          (user_id, verb, target_id, actor_id, action_id, community_id, at, activity, expires_at)
-       SELECT DISTINCT ON (recipient COLLATE "C", verb COLLATE "C", target_id COLLATE "C", actor_id COLLATE "C",
-                           action_id COLLATE "C")
+       SELECT DISTINCT ON (recipient COLLATE "C", community_id COLLATE "C", verb COLLATE "C",
+                           target_id COLLATE "C", actor_id COLLATE "C", action_id COLLATE "C")
          recipient, verb, target_id, actor_id, action_id, community_id, at,
          jsonb_strip_nulls(jsonb_build_object('verb', verb, 'targetId', target_id, 'targetType', target_type,
            'targetName', target_name, 'parentTargetId', parent_target_id, 'lastActionId', action_id,
@@ -34,19 +34,19 @@ export const KEEP_PERSONAL_ACTIONS = `kept AS (
          at + $2
        FROM p
        WHERE community_id IS NOT NULL AND recipient IS NOT NULL AND recipient <> actor_id
-       ORDER BY recipient COLLATE "C", verb COLLATE "C", target_id COLLATE "C", actor_id COLLATE "C",
-                action_id COLLATE "C"
+       ORDER BY recipient COLLATE "C", community_id COLLATE "C", verb COLLATE "C", target_id COLLATE "C",
+                actor_id COLLATE "C", action_id COLLATE "C"
        ON CONFLICT DO NOTHING
-       RETURNING user_id, verb, target_id, actor_id),
+       RETURNING user_id, community_id, verb, target_id, actor_id),
      pruned AS (
        -- Each key's older rows by its own index scan, deleted by row address: never a pass over the table.
        DELETE FROM tray_personal_actions t
        WHERE t.ctid = ANY (ARRAY(
-         SELECT o.ctid FROM (SELECT DISTINCT user_id, verb, target_id, actor_id FROM kept) AS k
+         SELECT o.ctid FROM (SELECT DISTINCT user_id, community_id, verb, target_id, actor_id FROM kept) AS k
          CROSS JOIN LATERAL (
            SELECT x.ctid FROM tray_personal_actions x
-           WHERE x.user_id = k.user_id AND x.verb = k.verb AND x.target_id = k.target_id
-             AND x.actor_id = k.actor_id
+           WHERE x.user_id = k.user_id AND x.community_id = k.community_id AND x.verb = k.verb
+             AND x.target_id = k.target_id AND x.actor_id = k.actor_id
            ORDER BY x.at DESC, x.action_id DESC OFFSET ${KEPT_ACTIONS_PER_ACTOR}) AS o)))`;
 
 /**

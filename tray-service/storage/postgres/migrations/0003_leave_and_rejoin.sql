@@ -56,11 +56,11 @@ CREATE TABLE tray_personal_actions (
   -- The activity as the mapping made it: the actor's snapshot and the record's latest-action fields.
   activity jsonb NOT NULL,
   expires_at bigint NOT NULL,
-  PRIMARY KEY (user_id, verb, target_id, actor_id, action_id)
+  PRIMARY KEY (user_id, community_id, verb, target_id, actor_id, action_id)
 );
--- (The primary key serves a record's actions, each actor's newest, and the prune to 16 per actor.)
--- A late join's and a late leave's look-up: a user's actions on one community's targets by time.
-CREATE INDEX tray_personal_actions_community ON tray_personal_actions (user_id, community_id, at);
+-- (The primary key serves every look-up: a user's actions on one community's targets, a late
+-- join's and a late leave's; a record's actions; one actor's, pruned to 16. One index fewer for
+-- each comment to insert into.)
 -- No index by actor: a deleted user's snapshots are found by a scan, as in tray_records (deletions
 -- are rare, and every index costs each comment one more insertion).
 -- purgeExpiredRecords.
