@@ -51,11 +51,12 @@ export async function recomputeMemberRecords(
      r AS (SELECT t.*, k.community_id FROM k
            JOIN tray_records t ON t.user_id = k.user_id AND t.key = tray_record_key(k.verb, k.target_id, k.user_id)
            WHERE t.expires_at > $3),
-     x AS (SELECT r.user_id, r.key, ${exact} AS exact,
+     -- The exact count once per record (OFFSET 0 keeps it from being inlined into each use below).
+     x AS (SELECT r.user_id, r.key, e.exact,
                   EXISTS (SELECT 1 FROM tray_member_away a
                           WHERE a.community_id = r.community_id AND a.user_id = r.user_id
                             AND a.from_at <= r.last_update AND r.last_update < a.to_at) AS latest_away
-           FROM r),
+           FROM r CROSS JOIN LATERAL (SELECT ${exact} AS exact OFFSET 0) AS e),
      y AS (SELECT x.user_id, x.key, x.exact->'actors' AS actors, (x.exact->>'count')::int AS actors_count,
                   CASE WHEN x.latest_away THEN (x.exact->'newest')::jsonb END AS newest
            FROM x),

@@ -309,18 +309,20 @@ export async function upsertGroupRecords(
        ) AS cur ON true
      ),
      -- A record of a community's target whose recipient was away at some time since its countFrom
-     -- counts exactly the actions of the rest of the time (exact-actors-sql.ts); the subquery runs
-     -- for those records only.
+     -- counts exactly the actions of the rest of the time (exact-actors-sql.ts): computed once per
+     -- such record (OFFSET 0 keeps the lateral from being inlined into each use), for those only.
      s AS (
-       SELECT j.*,
-         CASE WHEN j.community_id IS NOT NULL AND CASE
-                WHEN j.verb = 'post' THEN j.open_from IS NULL OR j.cf < j.open_from
-                ELSE EXISTS (SELECT 1 FROM tray_member_away a
-                             WHERE a.community_id = j.community_id AND a.user_id = j.user_id AND a.to_at > j.cf)
-              END
-         THEN ${exactActorsSql({ user: 'j.user_id', verb: 'j.verb', target: 'j.target_id', community: 'j.community_id', countFrom: 'j.cf' })}
-         END AS exact
+       SELECT j.*, e.exact
        FROM j
+       LEFT JOIN LATERAL (
+         SELECT ${exactActorsSql({ user: 'j.user_id', verb: 'j.verb', target: 'j.target_id', community: 'j.community_id', countFrom: 'j.cf' })} AS exact
+         WHERE j.community_id IS NOT NULL AND CASE
+           WHEN j.verb = 'post' THEN j.open_from IS NULL OR j.cf < j.open_from
+           ELSE EXISTS (SELECT 1 FROM tray_member_away a
+                        WHERE a.community_id = j.community_id AND a.user_id = j.user_id AND a.to_at > j.cf)
+         END
+         OFFSET 0
+       ) AS e ON true
      ),
      v AS (
        SELECT j.*,
