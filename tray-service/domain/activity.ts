@@ -37,6 +37,13 @@ export interface Activity extends Pick<
   /** Epoch ms the action happened (the payload's createdAt). */
   at: number;
   audience: Audience;
+  /**
+   * The community the action's target belongs to: a post in a community, a comment, reply or
+   * reaction on such a post or its comments, a mention in them. Absent for user-feed targets. A
+   * member who left a community gets nothing of its targets while away
+   * (docs/tray-rules.md#leaving-and-rejoining-a-community).
+   */
+  communityId?: string;
 }
 
 /** community.didJoin / didLeave for one user; `at` is the event's createdAt, else the job's receivedAt. */

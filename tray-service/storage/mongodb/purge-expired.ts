@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import { EVENT_LAG_MINUTES, EVENT_MINUTES } from './event-minutes-collection.ts';
+import { TRAY_TARGET_ACTIONS } from './target-actions-store.ts';
 import {
   EVENTS,
   TRAY_RECORD_CLAIMS,
@@ -9,7 +10,7 @@ import {
 
 /**
  * Deletes expired records (90 days after lastUpdate by default), events and their per-minute
- * rollups, group actors and write claims: every document whose `expiresAt` has passed, through the same `expiresAt` index as the
+ * rollups, group actors, kept actions and write claims: every document whose `expiresAt` has passed, through the same `expiresAt` index as the
  * TTL deletes. On MongoDB the TTL monitor deletes them anyway, once a minute; this is the port's
  * purge on demand, and the only expiry on a server that refuses TTL indexes (FerretDB). Readers
  * filter `expiresAt > now` too, so an expired record is never returned meanwhile.
@@ -19,6 +20,7 @@ export async function purgeExpired(db: Db, now = new Date()): Promise<{ records:
   const records = (await db.collection(TRAY_RECORDS).deleteMany(expired)).deletedCount;
   const events = (await db.collection(EVENTS).deleteMany(expired)).deletedCount;
   await db.collection(TRAY_TARGET_ACTORS).deleteMany(expired);
+  await db.collection(TRAY_TARGET_ACTIONS).deleteMany(expired);
   await db.collection(TRAY_RECORD_CLAIMS).deleteMany(expired);
   await db.collection(EVENT_MINUTES).deleteMany(expired);
   await db.collection(EVENT_LAG_MINUTES).deleteMany(expired);

@@ -10,6 +10,7 @@ import { trayMigrationsCollection } from './tray-migrations-collection.ts';
 import { trayReadStateCollection } from './tray-read-state-collection.ts';
 import { trayRecordClaimsCollection } from './tray-record-claims-collection.ts';
 import { trayRecordsCollection } from './tray-records-collection.ts';
+import { trayTargetActionsCollection } from './tray-target-actions-collection.ts';
 import { trayTargetActorsCollection } from './tray-target-actors-collection.ts';
 import { userBansCollection } from './user-bans-collection.ts';
 import { userProfilesCollection } from './user-profiles-collection.ts';
@@ -24,6 +25,7 @@ export const workerCollections: readonly CollectionSpec[] = [
   eventLagMinutesCollection,
   trayRecordClaimsCollection,
   trayTargetActorsCollection,
+  trayTargetActionsCollection,
   userProfilesCollection,
   userBansCollection,
   trayMigrationsCollection,

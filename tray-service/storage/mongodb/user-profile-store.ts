@@ -4,6 +4,7 @@ import { DELETED_USER_NAME, type ProfileChange } from '../../domain/activity.ts'
 import { renameActor } from './apply-activity.ts';
 import { casUpdateRecords, UPDATES_PER_BULK } from './cas-update-records.ts';
 import { ignoreDuplicates } from './ignore-duplicates.ts';
+import { renameKeptActor } from './target-actions-store.ts';
 import { renameGroupActor } from './target-actors-store.ts';
 import { endMemberships } from './membership-store.ts';
 
@@ -82,8 +83,10 @@ async function forgetDeletedUsers(
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
   for (const { userId } of deleted) {
     await records.deleteMany({ userId });
-    // Their snapshot in every group first, so records recomputed later keep the new name too.
+    // Their snapshot in every group and kept action first, so records computed later keep the new
+    // name too.
     await renameGroupActor(db, userId, DELETED_USER_NAME);
+    await renameKeptActor(db, userId, DELETED_USER_NAME);
     const touched = await records.find({ 'actors.userId': userId }).toArray();
     await casUpdateRecords(
       db,

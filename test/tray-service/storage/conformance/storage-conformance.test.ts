@@ -20,6 +20,8 @@ import './decisions-cases.ts';
 import './purge-cases.ts';
 import './concurrency-cases.ts';
 import './model-property-cases.ts';
+import './leave-and-rejoin-cases.ts';
+import './membership-property-cases.ts';
 
 /**
  * The storage conformance run: every registered case (conformance-case.ts) against every adapter

@@ -19,6 +19,8 @@ const distributedBy: Readonly<Record<string, string>> = {
   tray_membership_changes: 'community_id',
   tray_imported_members: 'community_id',
   tray_memberships: 'community_id',
+  tray_member_away: 'community_id',
+  tray_personal_actions: 'user_id',
   tray_community_posts: 'community_id',
   stored_events: 'key',
   moderation_decisions: 'id',
