@@ -4,6 +4,7 @@ import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import type { DecisionsPort, EventsPort } from '../storage/port.ts';
 import { createEventsQuery } from '../use-cases/events-query.ts';
+import { createConsoleRouter } from './console/create-console-router.ts';
 import { createDecisionsRouter } from './decisions-router.ts';
 import { createEventsRouter } from './events-router.ts';
 import { createQueueDashboard } from './queue-dashboard.ts';
@@ -42,6 +43,8 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
       write: deps.dashboardWrite ?? false,
     }),
   );
+  // The events console: its assets carry no data and are public; its page needs an admin.
+  router.use(createConsoleRouter({ mountPath, requirePageSession: requireAdmin(deps.auth) }));
   router.use(requireAdmin(deps.auth));
   const limits = {
     maxLimit: deps.limits.maxLimit,
