@@ -4,7 +4,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { closeServer, listen } from '../../../../shared/http/listen.ts';
 import { repoRoot } from '../../../support/run-script.ts';
 import { ADMIN_TOKEN } from '../admin-fixtures.ts';
 
@@ -78,6 +82,48 @@ export function useConsoleBrowser(): () => ConsoleBrowser {
   };
 }
 
+/** Registers hooks serving `app()` on a free loopback port; the function gives its base URL. */
+export function useListening(app: () => Express): () => string {
+  let server: Server | undefined;
+  let base = '';
+  before(async () => {
+    server = await listen(app(), { port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    if (server) await closeServer(server);
+  });
+  return () => base;
+}
+
+/** The page's elements as these functions see them (the tests' TypeScript has no DOM types). */
+interface PageElement {
+  getAttribute(name: string): string | null;
+}
+
+/** One attribute of every element the locator finds, in document order. */
+export function attributes(locator: Locator, name: string): Promise<(string | null)[]> {
+  // A function, not a string: the page's CSP refuses to evaluate strings inside it.
+  return locator.evaluateAll(
+    (nodes: PageElement[], attribute: string) => nodes.map((node) => node.getAttribute(attribute)),
+    name,
+  );
+}
+
+/** Polls `read` until it deep-equals `expected` (the page fills in after the API answers). */
+export async function eventually<T>(read: () => Promise<T>, expected: T, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let actual = await read();
+  while (JSON.stringify(actual) !== JSON.stringify(expected) && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    actual = await read();
+  }
+  expect(actual).to.deep.equal(expected);
+}
+
+/** An attribute of the focused element. */
+export const focused = (page: Page, name: string) => page.locator(':focus').getAttribute(name);
+
 /** Signs in through the admin sign-in form from wherever `page` was sent, and waits for `back`. */
 export async function signIn(page: Page, back: string): Promise<void> {
   await page.fill('input[name=token]', ADMIN_TOKEN);
@@ -95,9 +141,7 @@ export async function openConsole(page: Page, base: string, hash = ''): Promise<
 export async function seriousViolations(page: Page): Promise<string[]> {
   // page.evaluate runs outside the page's CSP (as devtools would), so axe needs no exception to it.
   if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(axeSource);
-  const results = (await page.evaluate(
-    'axe.run(document, { resultTypes: ["violations"] })',
-  )) as AxeResults;
+  const results = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as AxeResults;
   return results.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map(

@@ -52,6 +52,16 @@ describe('GET /admin/console (the events console page and its assets)', () => {
       expect(html).to.not.match(/(?:src|href)="(?:https?:)?\/\//i);
     });
 
+    it('sends a browser without a session to the sign-in form, which brings it back here', async () => {
+      const res = await request(app).get('/admin/console').set('Accept', 'text/html').expect(303);
+      expect(res.headers.location).to.equal('/admin/login?next=%2Fadmin%2Fconsole');
+    });
+
+    it('refuses a wrong credential as for every admin path: 401, not the page', async () => {
+      const res = await request(app).get('/admin/console').set('Authorization', 'Bearer nope').expect(401);
+      expect(res.text).to.not.include('<html');
+    });
+
     it('labels every form control and marks its landmarks and views', async () => {
       const html = (await request(app).get('/admin/console').set(admin).expect(200)).text;
       const ids = [...html.matchAll(/<(?:input|select|textarea)\b[^>]*\bid="([^"]+)"/g)].map((m) => m[1]);
