@@ -61,7 +61,7 @@ export function consolePage(base: string): string {
     <div class="field"><label for="f-user">User id</label><input id="f-user" name="userId" autocomplete="off"></div>
     <div class="field"><label for="f-community">Community id</label><input id="f-community" name="communityId" autocomplete="off"></div>
     <div class="field"><label for="f-moderation">Moderation</label><select id="f-moderation" name="moderation">
-      ${option('', 'Any outcome')}${option('none', 'No decision')}${option('flagged', 'Flagged')}${option('blocked', 'Ban requested')}${option('any', 'Any decision')}
+      ${option('', 'Not filtered')}${option('none', 'No decision')}${option('any', 'Any decision')}${option('flag', 'Flagged, no ban request')}${option('ban-request', 'Ban requested')}
     </select></div>
     <div class="field"><label for="f-status">Status</label><select id="f-status" name="status">
       ${option('', 'Any status')}${option('applied', 'applied')}${option('stored', 'stored')}${option('unknown', 'unknown')}${option('invalid', 'invalid')}
