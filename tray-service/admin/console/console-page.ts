@@ -78,7 +78,7 @@ export function consolePage(base: string): string {
   <p id="events-error" class="error" role="alert"></p>
   <table id="events-table" class="list">
     <caption>Stored events, newest first. Open one for its payload, recipients and decisions.</caption>
-    <thead><tr><th scope="col">Received</th><th scope="col">Event</th><th scope="col">Webhook</th><th scope="col">Status</th><th scope="col">Key</th></tr></thead>
+    <thead><tr><th scope="col">Received</th><th scope="col">Event</th><th scope="col">Webhook</th><th scope="col">User</th><th scope="col">Community</th><th scope="col">Status</th><th scope="col">Moderation</th><th scope="col">Key</th></tr></thead>
     <tbody id="events-rows"></tbody>
   </table>
   <p id="events-empty" class="muted" hidden>No stored event matches these filters.</p>
@@ -173,6 +173,7 @@ export function consolePage(base: string): string {
   <section aria-labelledby="detail-activities-title">
     <h3 id="detail-activities-title">Activities</h3>
     <table class="list"><thead><tr><th scope="col">Verb</th><th scope="col">Target</th><th scope="col">Actor</th><th scope="col">Audience</th><th scope="col">At</th></tr></thead><tbody id="detail-activities"></tbody></table>
+    <ul id="detail-changes"></ul>
   </section>
   <section aria-labelledby="detail-recipients-title">
     <h3 id="detail-recipients-title">Recipients</h3>

@@ -145,20 +145,21 @@ describe('events console in a real browser: the Events view', function () {
     const selected = () => attributes(page.locator('[role=tab][aria-selected=true]'), 'id');
     await page.keyboard.press('ArrowRight');
     await expectHash('#/traffic');
-    expect(await selected()).to.deep.equal(['tab-traffic']);
+    // The view follows on the fragment's hashchange event, just after the address changes.
+    await eventually(selected, ['tab-traffic']);
     expect(await focused(page, 'id')).to.equal('tab-traffic');
     expect(await page.locator('#view-traffic').isVisible()).to.equal(true);
     expect(await page.locator('#view-events').isVisible()).to.equal(false);
     await page.keyboard.press('End');
     await expectHash('#/export');
-    expect(await selected()).to.deep.equal(['tab-export']);
+    await eventually(selected, ['tab-export']);
     await page.keyboard.press('ArrowRight');
     await expectHash('#/events');
     await page.keyboard.press('ArrowLeft');
     await expectHash('#/export');
     await page.keyboard.press('Home');
     await expectHash('#/events');
-    expect(await selected()).to.deep.equal(['tab-events']);
+    await eventually(selected, ['tab-events']);
   });
 
   it('showed every view without a CSP violation, a script error or a failed request', async () => {

@@ -22,6 +22,20 @@ function activityRow(activity) {
   return h('tr', {}, cell(activity.verb), cell(target), cell(actor), cell(audience), h('td', {}, timeOf(at)));
 }
 
+/** The event's other effects on the tray: memberships, profiles and global bans, as sentences. */
+function changeItems(view) {
+  const when = (at) => ` (${new Date(at).toLocaleString()})`;
+  return [
+    ...(view.memberships ?? []).map(
+      (m) => `${m.userId} ${m.active ? 'joined' : 'left'} community ${m.communityId}${when(m.at)}`,
+    ),
+    ...(view.profiles ?? []).map(
+      (p) => `${p.userId}: profile ${p.deleted ? 'deleted' : `now “${p.displayName}”`}${when(p.at)}`,
+    ),
+    ...(view.bans ?? []).map((b) => `${b.userId} ${b.banned ? 'banned' : 'unbanned'} globally${when(b.at)}`),
+  ].map((text) => h('li', {}, text));
+}
+
 function decisionRow(decision) {
   return h(
     'tr',
@@ -57,6 +71,7 @@ export function createEventDetail() {
   const payload = byId('detail-payload');
   const copyStatus = byId('detail-copy-status');
   const activities = byId('detail-activities');
+  const changes = byId('detail-changes');
   const recipientsTotal = byId('detail-recipients-total');
   const recipients = byId('detail-recipients');
   const more = byId('detail-recipients-more');
@@ -75,6 +90,7 @@ export function createEventDetail() {
       payload,
       copyStatus,
       activities,
+      changes,
       recipientsTotal,
       recipients,
       decisions,
@@ -92,17 +108,22 @@ export function createEventDetail() {
       ['Key', h('span', { className: 'mono' }, view.key)],
       ['Webhook', view.webhook],
       ['Status', view.status],
+      ...(view.userId ? [['User', view.userId]] : []),
+      ...(view.communityId ? [['Community', view.communityId]] : []),
+      ...(view.moderation ? [['Moderation', view.moderation]] : []),
       ...(view.error ? [['Error', view.error]] : []),
       ['Received', timeOf(view.receivedAt)],
       ['Stored', timeOf(view.storedAt)],
+      ...(view.appliedAt ? [['Applied to the tray', timeOf(view.appliedAt)]] : []),
       ['Expires', timeOf(view.expiresAt)],
     ];
     summary.replaceChildren(...facts.flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
     payload.textContent = JSON.stringify(view.data, null, 2);
     const acts = view.activities ?? [];
-    activities.replaceChildren(
-      ...(acts.length ? acts.map(activityRow) : [emptyRow(5, 'None: this event changes no tray.')]),
-    );
+    const others = changeItems(view);
+    const none = others.length ? 'None.' : 'None: this event changes no tray.';
+    activities.replaceChildren(...(acts.length ? acts.map(activityRow) : [emptyRow(5, none)]));
+    changes.replaceChildren(...others);
     const decided = view.decisions ?? [];
     decisions.replaceChildren(...(decided.length ? decided.map(decisionRow) : [emptyRow(5, 'None.')]));
     const r = view.recipients ?? { users: [], total: 0 };

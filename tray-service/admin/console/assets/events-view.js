@@ -29,7 +29,14 @@ function eventRow(view, fresh = false) {
     h('td', {}, timeOf(view.receivedAt)),
     h('td', {}, h('button', { type: 'button', className: 'link', dataset: { key: view.key } }, view.event)),
     h('td', {}, view.webhook),
+    h('td', {}, view.userId ?? '—'),
+    h('td', {}, view.communityId ?? '—'),
     h('td', {}, h('span', { className: `badge status-${view.status}` }, view.status)),
+    h(
+      'td',
+      {},
+      view.moderation ? h('span', { className: `badge action-${view.moderation}` }, view.moderation) : '—',
+    ),
     h('td', { className: 'mono', title: view.key }, `${view.key.slice(0, 12)}…`),
   );
 }
