@@ -101,6 +101,7 @@ export function consolePage(base: string): string {
   </figure>
   <figure class="chart-box" id="chart-lag" aria-labelledby="chart-lag-title">
     <figcaption id="chart-lag-title">Lag from acknowledgement to tray, p50 and p99 per minute (ms)</figcaption>
+    <p class="overall muted" id="lag-overall"></p>
     <div class="chart" aria-hidden="true"></div>
     <details><summary>Data table</summary><div class="data"></div></details>
   </figure>

@@ -101,7 +101,8 @@ export function createModerationView({ openDetail }) {
 
   tester.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const value = text.value;
+    // The API's offsets are into the text normalised to NFC: mark that same text.
+    const value = text.value.normalize('NFC');
     result.replaceChildren(h('p', {}, 'Testing…'));
     try {
       result.replaceChildren(...testResult(value, await postJson('/moderation/test', { text: value })));

@@ -149,6 +149,13 @@ function renderLag(box, stats) {
       })),
     ]);
   });
+  const overall = stats.overall;
+  const summary = byId('lag-overall');
+  summary.dataset.count = String(overall?.count ?? 0);
+  summary.textContent =
+    overall && overall.count > 0
+      ? `Over the period: ${overall.count} events, p50 ${overall.p50} ms, p99 ${overall.p99} ms, max ${overall.max} ms (p50 and p99 estimated from a histogram; max exact).`
+      : '';
   box.data.replaceChildren(
     rows.length === 0
       ? h('p', { className: 'muted' }, 'No event reached a tray in this period.')
