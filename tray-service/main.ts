@@ -21,6 +21,9 @@ import { startBanCache } from './api/auth/ban-cache.ts';
 import { createTokenVerifier } from './api/auth/create-token-verifier.ts';
 import { createTrayApi } from './api/create-tray-api.ts';
 import { createChangePublisher } from './live/change-publisher.ts';
+import { createEventAnnouncer } from './live/event-announcer.ts';
+import { createRedisEventsFeed } from './admin/redis-events-feed.ts';
+import { publishBans } from './bans/publish-bans.ts';
 import { createLiveTray } from './live/create-live-tray.ts';
 import { createRateLimiter } from './api/rate-limit/create-rate-limiter.ts';
 import { createFailedAuthLimit } from './api/rate-limit/failed-auth-limit.ts';
@@ -90,20 +93,47 @@ const worker = runsWorker
       bans: { prefix: config.BAN_REDIS_PREFIX, redis },
       onStored: moderation.step,
       changes: createChangePublisher(redis, config.STREAM_REDIS_PREFIX, logger),
+      // The events console's live tail: each event once applied.
+      announce: createEventAnnouncer(redis, config.STREAM_REDIS_PREFIX, logger),
     })
   : undefined;
 
 /** The tray API with its live streams: token verifier, bans, per-user rate limit, messages. */
 async function startApi(keys: NonNullable<typeof jwtConfig>) {
   const verifyToken = createTokenVerifier(keys);
+  const changes = createChangePublisher(redis, config.STREAM_REDIS_PREFIX, logger);
+  // The events console's live tail: a subscriber connection of its own, made when a tail opens.
+  const eventsFeed = createRedisEventsFeed({
+    connect: () => {
+      const connection = createRedis(config.redis);
+      connection.on('error', (error) =>
+        logger.warn({ err: error.message }, 'redis events-tail connection error'),
+      );
+      return connection;
+    },
+    prefix: config.STREAM_REDIS_PREFIX,
+    logger,
+  });
   // Admin API, moderation decisions, queue dashboard: on a listener of their own (ADMIN_PORT).
   const admin = adminDepsFromConfig(config, {
     events: storage.events,
     logger,
     redis,
     decisions: moderation.decisions,
+    communityMembers: storage.communityMembers,
     queues: moderation.queue ? [queue, moderation.queue] : [queue],
     verifyAdminJwt: adminJwt ? createTokenVerifier({ source: keys.source, ...adminJwt }) : undefined,
+    // Replays run the worker's own apply path, with what the worker tells (bans, live changes).
+    apply: {
+      storage,
+      eventsRetentionDays: config.EVENTS_RETENTION_DAYS,
+      trayRetentionDays: config.TRAY_RETENTION_DAYS,
+      publishBans: (changed) => publishBans(redis, config.BAN_REDIS_PREFIX, changed),
+      onStored: moderation.step,
+      onWritten: (records) => changes.recordsWritten(records),
+    },
+    eventsFeed,
+    blockedWords: words,
   });
   // Global bans: this instance's copy of the banned set, at most BAN_REFRESH_MS behind the worker.
   const bans = await startBanCache(redis, {
@@ -162,7 +192,10 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
     adminApp: adminAuthConfigured(admin.auth) ? createAdminApp({ ...admin, failedAuth }) : undefined,
     // Streams never finish on their own: closed first, each told when to come back (to another
     // instance behind the load balancer, or this one restarted).
-    closeStreams: () => live.hub.close(1_000),
+    closeStreams: async () => {
+      await eventsFeed.close();
+      await live.hub.close(1_000);
+    },
     stop: () => bans.stop(),
   };
 }

@@ -1,8 +1,22 @@
 import type Bull from 'bull';
+import { randomUUID } from 'node:crypto';
+import type { BlockedWord } from '../domain/blocked-words.ts';
+import type { ApplyJobDeps } from '../use-cases/apply-job.ts';
+import { createEventCharts } from '../use-cases/event-charts.ts';
+import { createReplays } from '../use-cases/replay-events.ts';
+import { createBlockedWordsTest } from '../use-cases/test-blocked-words.ts';
+import { createModerationTestRouter } from './moderation-test-router.ts';
+import type { RedisEventsFeed } from './redis-events-feed.ts';
+import { createRedisReplayProgress } from './redis-replay-progress.ts';
+import { createReplayRouter } from './replay-router.ts';
+import { createStatsRouter } from './stats-router.ts';
+import { createTailRouter } from './tail-router.ts';
 import { Router } from 'express';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
-import type { DecisionsPort, EventsPort } from '../storage/port.ts';
+import type { CommunityMembersPort, DecisionsPort, EventsPort } from '../storage/port.ts';
+import { createEventDetail } from '../use-cases/event-detail.ts';
+import { createEventRecipients } from '../use-cases/event-recipients.ts';
 import { createEventsQuery } from '../use-cases/events-query.ts';
 import { createConsoleRouter } from './console/create-console-router.ts';
 import { createDecisionsRouter } from './decisions-router.ts';
@@ -19,6 +33,8 @@ export interface AdminRouterDeps {
   logger: Logger;
   auth: AdminAuthOptions;
   decisions: DecisionsPort;
+  /** Who a community had as members at a time (an event's recipients). */
+  communityMembers: CommunityMembersPort;
   /** Queues shown on the dashboard (the webhook queue, moderation-decisions). */
   queues: readonly Bull.Queue[];
   limits: { defaultLimit: number; maxLimit: number };
@@ -33,6 +49,14 @@ export interface AdminRouterDeps {
   clock?: () => number;
   /** QUEUE_DASHBOARD_WRITE: whether the dashboard may retry, clean, promote and pause. */
   dashboardWrite?: boolean;
+  /** The events workers announce once applied (GET /events/tail); without it the tail answers 404. */
+  eventsFeed?: RedisEventsFeed;
+  /** The worker's apply path, for replays; without it the replay routes answer 404. */
+  apply?: ApplyJobDeps;
+  /** Most events one replay of a filter may take (default 100,000). */
+  replayMaxEvents?: number;
+  /** The blocklisted words in force (MODERATION_WORDS, MODERATION_WORDS_FILE), for the rule tester. */
+  blockedWords?: readonly BlockedWord[];
 }
 
 /**
@@ -71,9 +95,38 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
     maxLimit: deps.limits.maxLimit,
     defaultLimit: Math.min(deps.limits.defaultLimit, deps.limits.maxLimit),
   };
+  const recipients = createEventRecipients(deps.communityMembers);
+  // Before the events router: /events/tail and /events/replay would be taken for keys.
+  if (deps.eventsFeed) {
+    router.use(createTailRouter({ feed: deps.eventsFeed, retentionDays: deps.eventsRetentionDays }));
+  }
+  if (deps.apply) {
+    const replayMaxEvents = deps.replayMaxEvents ?? 100_000;
+    const logger = deps.logger;
+    const replays = createReplays({
+      events: deps.events,
+      apply: deps.apply,
+      progress: createRedisReplayProgress(deps.redis, deps.sessionPrefix ?? 'tray-admin'),
+      newId: () => randomUUID(),
+      maxEvents: replayMaxEvents,
+      onError: (error, event) =>
+        logger.warn({ err: (error as Error).message, key: event?.key }, 'replay failed'),
+    });
+    router.use(createReplayRouter({ replays, mountPath, maxEvents: replayMaxEvents }));
+  }
+  router.use(
+    createStatsRouter({
+      charts: createEventCharts(deps.events),
+      queues: deps.queues,
+      ...(deps.clock ? { clock: deps.clock } : {}),
+    }),
+  );
+  router.use(createModerationTestRouter(createBlockedWordsTest(deps.blockedWords ?? [])));
   router.use(
     createEventsRouter({
       events: createEventsQuery(deps.events),
+      detail: createEventDetail({ events: deps.events, decisions: deps.decisions, recipients }),
+      recipients,
       retentionDays: deps.eventsRetentionDays,
       logger: deps.logger,
       ...limits,

@@ -57,6 +57,17 @@ export interface ProfileChange {
   at: number;
 }
 
+/**
+ * Who acted and where, as the admin filters find an event (docs/operations.md#stored-events):
+ * `userId` is the acting user when the event names exactly one (a post's, comment's or reaction's
+ * author; the one user who joined, left, changed or was banned), `communityId` the community it
+ * happened in. Stored with the event.
+ */
+export interface EventSubject {
+  userId?: string;
+  communityId?: string;
+}
+
 /** What an event means for the tray; `status` is stored with the event. */
 export interface MappedEvent {
   status: 'applied' | 'stored' | 'unknown' | 'invalid';
@@ -66,6 +77,8 @@ export interface MappedEvent {
   profiles: ProfileChange[];
   /** user.didGlobalBan / didGlobalUnban; absent for every other event. */
   bans?: BanChange[];
+  /** Absent for events the mapping does not read (unknown, store-only, invalid). */
+  subject?: EventSubject;
 }
 
 /**

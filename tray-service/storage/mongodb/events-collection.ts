@@ -21,6 +21,21 @@ export const eventsCollection: CollectionSpec = {
       serves: 'admin list/export filtered by webhook',
     },
     {
+      name: 'admin_user_received_desc',
+      key: { userId: 1, receivedAt: -1, _id: -1 },
+      serves: 'admin list/export filtered by the acting user (?userId=)',
+    },
+    {
+      name: 'admin_community_received_desc',
+      key: { communityId: 1, receivedAt: -1, _id: -1 },
+      serves: 'admin list/export filtered by community (?communityId=)',
+    },
+    {
+      name: 'admin_moderation_received_desc',
+      key: { moderation: 1, receivedAt: -1, _id: -1 },
+      serves: 'admin list/export filtered by moderation outcome (?moderation=, $in merges the sorted runs)',
+    },
+    {
       name: 'expiry',
       key: { expiresAt: 1 },
       expireAfterSeconds: 0,
@@ -38,5 +53,14 @@ export const eventsCollection: CollectionSpec = {
       serves: 'retention: deleteMany({expiresDay}) in purgeExpired',
     },
   ],
-  equalityFields: ['event', 'webhook', 'status', 'expiresDay', 'communityDay'],
+  equalityFields: [
+    'event',
+    'webhook',
+    'status',
+    'expiresDay',
+    'communityDay',
+    'userId',
+    'communityId',
+    'moderation',
+  ],
 };

@@ -8,6 +8,7 @@ import { ensureCollections } from './ensure-collections.ts';
 import { createLatestTimes } from './latest-times.ts';
 import { migrateRecordShape } from './migrate-record-shape.ts';
 import { createMongoBans } from './mongo-bans.ts';
+import { createMongoCommunityMembers } from './mongo-community-members.ts';
 import { createMongoDecisions } from './mongo-decisions.ts';
 import { createMongoEvents } from './mongo-events.ts';
 import { createMongoMembersImport } from './mongo-members-import.ts';
@@ -61,6 +62,7 @@ export async function openMongoStorage(
       events: createMongoEvents(db),
       decisions: createMongoDecisions(db),
       members: createMongoMembersImport(db),
+      communityMembers: createMongoCommunityMembers(db),
       purgeExpired: (now) => purgeExpired(db, now),
       ping: () => pingMongo(db),
       async close() {

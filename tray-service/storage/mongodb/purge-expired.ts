@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../shared/time/durations.ts';
+import { EVENT_LAG_MINUTES, EVENT_MINUTES } from './event-minutes-collection.ts';
 import { dayOf } from '../../../shared/tray/storage-keys.ts';
 import {
   EVENTS,
@@ -12,8 +13,8 @@ import {
 export const PURGE_SWEEP_DAYS = 14;
 
 /**
- * Deletes expired records (90 days after lastUpdate by default), events, group actors and write
- * claims: the portable path next to TTL indexes (FerretDB has none, and MongoDB's TTL monitor
+ * Deletes expired records (90 days after lastUpdate by default), events and their per-minute
+ * rollups, group actors and write claims: the portable path next to TTL indexes (FerretDB has none, and MongoDB's TTL monitor
  * runs only once a minute). It deletes whole past days by equality on `expiresDay`, the one kind
  * of filter FerretDB serves from an index, sweeping back `days` days; readers filter
  * `expiresAt > now` too, so an expired record is never returned meanwhile.
@@ -30,6 +31,8 @@ export async function purgeExpired(
     counts.events += (await db.collection(EVENTS).deleteMany({ expiresDay })).deletedCount;
     await db.collection(TRAY_TARGET_ACTORS).deleteMany({ expiresDay });
     await db.collection(TRAY_RECORD_CLAIMS).deleteMany({ expiresDay });
+    await db.collection(EVENT_MINUTES).deleteMany({ expiresDay });
+    await db.collection(EVENT_LAG_MINUTES).deleteMany({ expiresDay });
   }
   return counts;
 }

@@ -1,6 +1,7 @@
 import type { CollectionSpec } from './collection-spec.ts';
 import { moderationDecisionsCollection } from './moderation-decisions-collection.ts';
 import { blockListCollection } from './block-list-collection.ts';
+import { eventLagMinutesCollection, eventMinutesCollection } from './event-minutes-collection.ts';
 import { eventsCollection } from './events-collection.ts';
 import { membershipChangesCollection } from './membership-changes-collection.ts';
 import { membershipsCollection } from './memberships-collection.ts';
@@ -19,6 +20,8 @@ export const workerCollections: readonly CollectionSpec[] = [
   membershipsCollection,
   membershipChangesCollection,
   eventsCollection,
+  eventMinutesCollection,
+  eventLagMinutesCollection,
   trayRecordClaimsCollection,
   trayTargetActorsCollection,
   userProfilesCollection,
@@ -33,6 +36,8 @@ export const apiCollections: readonly CollectionSpec[] = [
   trayReadStateCollection,
   trayClearsCollection,
   eventsCollection,
+  eventMinutesCollection,
+  eventLagMinutesCollection,
   moderationDecisionsCollection,
 ];
 

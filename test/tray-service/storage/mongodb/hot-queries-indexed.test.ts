@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { MongoClient, type CommandStartedEvent, type Db, type Document } from 'mongodb';
 import { trayCollections } from '../../../../tray-service/storage/mongodb/tray-collections.ts';
 import { createBlockListRepository } from '../../../../tray-service/storage/mongodb/block-list-repository.ts';
+import { createEventRollups } from '../../../../tray-service/storage/mongodb/event-rollups.ts';
 import { createEventsQueries } from '../../../../tray-service/storage/mongodb/events-queries.ts';
 import { purgeExpired } from '../../../../tray-service/storage/mongodb/purge-expired.ts';
 import { createClearsRepository } from '../../../../tray-service/storage/mongodb/clears-repository.ts';
@@ -196,6 +197,20 @@ describe('hot queries are served by an index (explain)', function () {
     const events = createEventsQueries(db!);
     await expectServed(() => events.list({ event: 'post.didCreate' }, 10));
     await expectServed(() => events.list({ webhook: 'main', status: 'applied' }, 10));
+  });
+  it('the admin event list filtered by acting user, community or one moderation action', async () => {
+    const events = createEventsQueries(db!);
+    await expectServed(() => events.list({ userId: 'u-a' }, 10));
+    await expectServed(() => events.list({ communityId: 'c-x', event: 'post.didCreate' }, 10));
+    await expectServed(() => events.list({ moderation: 'flag' }, 10));
+  });
+  it('the events console’s charts, a day of minutes at a time, and their counters', async () => {
+    const rollups = createEventRollups(db!);
+    const at = new Date();
+    await expectServed(() => rollups.countStored({ event: 'post.didCreate', receivedAt: at, expiresAt: at }));
+    await expectServed(() => rollups.countApplied({ receivedAt: at, expiresAt: at }, at));
+    await expectServed(() => rollups.perMinute(new Date(at.getTime() - 86_400_000), at));
+    await expectServed(() => rollups.lagPerMinute(new Date(at.getTime() - 86_400_000), at));
   });
   it('the purge', async () => {
     await expectServed(() => purgeExpired(db!, new Date(), 2));

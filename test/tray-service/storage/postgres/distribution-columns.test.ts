@@ -24,7 +24,7 @@ const distributedBy: Readonly<Record<string, string>> = {
   moderation_decisions: 'id',
 };
 /** Small tables every node would hold whole (Citus reference tables). */
-const referenceTables: readonly string[] = [];
+const referenceTables: readonly string[] = ['stored_event_minutes', 'stored_event_lag_minutes'];
 /** Kept on the coordinator only, never distributed: the schema's own bookkeeping. */
 const localTables: readonly string[] = ['schema_migrations'];
 

@@ -47,8 +47,21 @@ function alternation(words: readonly BlockedWord[]): string {
   return sorted.map((w) => escape(w.word)).join('|');
 }
 
-/** Compiles the list once into (at most) two regular expressions; returns the words found in a text. */
-export function compileBlockedWords(words: readonly BlockedWord[]): (text: string) => string[] {
+/** One blocklisted word found in a text: as listed, and where (offsets into the NFC text, end exclusive). */
+export interface BlockedWordMatch {
+  word: string;
+  /** JavaScript string offsets (UTF-16 code units) into the text normalised to NFC. */
+  start: number;
+  end: number;
+}
+
+/**
+ * Compiles the list once into (at most) two regular expressions; returns every match in a text, in
+ * the order they occur (the rule tester shows them in place).
+ */
+export function compileBlockedWordMatcher(
+  words: readonly BlockedWord[],
+): (text: string) => BlockedWordMatch[] {
   const patterns: RegExp[] = [];
   const exact = words.filter((w) => w.mode === 'exact');
   const contains = words.filter((w) => w.mode === 'contains');
@@ -61,14 +74,21 @@ export function compileBlockedWords(words: readonly BlockedWord[]): (text: strin
   const listed = new Set(words.map((w) => w.word));
   const canonical = new Map(words.map((w) => [w.word.toLowerCase(), w.word]));
   return (text) => {
-    const found = new Set<string>();
+    const found: BlockedWordMatch[] = [];
     const normalized = text.normalize('NFC');
     for (const pattern of patterns) {
       for (const match of normalized.matchAll(pattern)) {
         const hit = match[0];
-        found.add(listed.has(hit) ? hit : (canonical.get(hit.toLowerCase()) ?? hit));
+        const word = listed.has(hit) ? hit : (canonical.get(hit.toLowerCase()) ?? hit);
+        found.push({ word, start: match.index, end: match.index + hit.length });
       }
     }
-    return [...found];
+    return found.sort((a, b) => a.start - b.start || b.end - a.end);
   };
+}
+
+/** Compiles the list once; returns the words found in a text, each once. */
+export function compileBlockedWords(words: readonly BlockedWord[]): (text: string) => string[] {
+  const match = compileBlockedWordMatcher(words);
+  return (text) => [...new Set(match(text).map((found) => found.word))];
 }

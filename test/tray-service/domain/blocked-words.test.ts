@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { compileBlockedWords, parseBlockedWords } from '../../../tray-service/moderation/blocked-words.ts';
+import { compileBlockedWords, parseBlockedWords } from '../../../tray-service/domain/blocked-words.ts';
 
 /** Any text an operator could list: every code point (astral, combining marks, lone surrogates). */
 const anyText = fc.string({ unit: 'binary', minLength: 1, maxLength: 12 });
