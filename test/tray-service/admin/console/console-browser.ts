@@ -167,5 +167,6 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   if (process.env.UPDATE_SCREENSHOTS !== '1') return;
   const dir = join(repoRoot, 'docs', 'images');
   mkdirSync(dir, { recursive: true });
+  await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: join(dir, `console-${name}.png`), fullPage: false });
 }

@@ -7,7 +7,6 @@ import {
   eventually,
   focused,
   expectAccessible,
-  screenshot,
   signIn,
   useConsoleBrowser,
   useListening,
@@ -70,7 +69,6 @@ describe('events console in a real browser: the Events view', function () {
     await page.locator('#events-older').waitFor({ state: 'hidden' });
     expect(await page.locator('#events-count').innerText()).to.equal('Showing 60 events.');
     await expectAccessible(page, 'the Events view');
-    await screenshot(page, 'events');
   });
 
   it('filters by event name and webhook, and keeps the filter in the address across a reload', async () => {
@@ -118,7 +116,6 @@ describe('events console in a real browser: the Events view', function () {
     expect(JSON.parse(await page.locator('#detail-payload').innerText())).to.deep.equal(second!.data);
     expect(await page.locator('#detail-summary').innerText()).to.include(second!.key);
     await expectAccessible(page, 'the event detail');
-    await screenshot(page, 'detail');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
     expect(await focused(page, 'data-key')).to.equal(second!.key);
@@ -160,6 +157,13 @@ describe('events console in a real browser: the Events view', function () {
     await page.keyboard.press('Home');
     await expectHash('#/events');
     await eventually(selected, ['tab-events']);
+  });
+
+  it('signs out from the console: the session ends and the page sends the browser to the sign-in form again', async () => {
+    await Promise.all([page.waitForURL(`${base()}/admin/logout`), page.click('a.sign-out')]);
+    await Promise.all([page.waitForURL(/\/admin\/login/), page.click('button[type=submit]')]);
+    await page.goto(`${base()}/admin/console`);
+    expect(page.url()).to.equal(`${base()}/admin/login?next=%2Fadmin%2Fconsole`);
   });
 
   it('showed every view without a CSP violation, a script error or a failed request', async () => {

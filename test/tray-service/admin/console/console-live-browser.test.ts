@@ -1,27 +1,15 @@
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
-import { closeServer, listen } from '../../../../shared/http/listen.ts';
-import { createMetricsRegistry } from '../../../../shared/http/metrics-router.ts';
+import request from 'supertest';
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
-import { createWebhookQueue, type WebhookJobData } from '../../../../shared/queue/webhook-queue.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
-import { createAdminApp } from '../../../../tray-service/admin/create-admin-app.ts';
-import {
-  createRedisEventsFeed,
-  type RedisEventsFeed,
-} from '../../../../tray-service/admin/redis-events-feed.ts';
 import { toDecisionDoc } from '../../../../tray-service/domain/decision-doc.ts';
 import { createEventAnnouncer } from '../../../../tray-service/live/event-announcer.ts';
-import { startWorker, type RunningWorker } from '../../../../tray-service/worker/start-worker.ts';
-import type Bull from 'bull';
 import { signedHeaders } from '../../../receiver/support/signed-request.ts';
 import { startTestReceiver, type TestReceiver } from '../../../receiver/support/use-receiver.ts';
-import { useQueuePrefix } from '../../../support/suite-resources.ts';
+import { uniqueName } from '../../../support/suite-resources.ts';
 import { testStack } from '../../../support/test-stack.ts';
-import { useTrayStorage } from '../../../support/use-tray-storage.ts';
 import {
   commentEvent,
   dedupeKeyOf,
@@ -30,7 +18,8 @@ import {
   postEvent,
   type TestEnvelope,
 } from '../../worker/event-builder.ts';
-import { ADMIN_TOKEN, EVENTS_RETENTION_DAYS } from '../admin-fixtures.ts';
+import { useWorker } from '../../worker/worker-harness.ts';
+import { adminApp } from '../admin-fixtures.ts';
 import {
   attributes,
   eventually,
@@ -38,40 +27,42 @@ import {
   openConsole,
   screenshot,
   useConsoleBrowser,
+  useListening,
 } from './console-browser.ts';
 
 /** The bound the console promises between a webhook's acknowledgement and its row in the live tail. */
 const TAIL_BOUND_MS = 2_000;
+const STREAM_PREFIX = uniqueName('console-tail');
 
 describe('events console in a real browser: a real receiver and worker behind it (live tail, replay, export)', function () {
   this.timeout(120_000);
   const browser = useConsoleBrowser();
-  const suite = useTrayStorage();
-  const prefix = useQueuePrefix();
-  const logger = createLogger({ name: 'test', level: 'silent' });
+  let redis: RedisClient | undefined;
+  // The worker announces each event once applied, as tray-service/main.ts wires it.
+  const worker = useWorker({
+    announce: (event) =>
+      createEventAnnouncer(redis!, STREAM_PREFIX, createLogger({ name: 'test', level: 'silent' }))(event),
+  });
   let receiver: TestReceiver;
-  let receiverServer: Server;
-  let receiverUrl: string;
-  let queue: Bull.Queue<WebhookJobData>;
-  let worker: RunningWorker;
-  let redis: RedisClient;
-  let feed: RedisEventsFeed;
-  let adminServer: Server;
-  let base: string;
+  let closeApp: () => void;
+  const base = useListening(() => {
+    const admin = adminApp(worker.storage, { streamPrefix: STREAM_PREFIX, queues: [worker.queue] });
+    closeApp = admin.close;
+    return admin.app;
+  });
   let page: Page;
 
-  /** Posts a signed delivery to the receiver; resolves at its acknowledgement (200). */
+  /** Posts a signed delivery to the receiver; resolves at its acknowledgement (200 {}). */
   async function send(envelope: TestEnvelope): Promise<{ key: string; ackedAt: number }> {
     const body = JSON.stringify(envelope);
-    const response = await fetch(receiverUrl, { method: 'POST', headers: signedHeaders(body), body });
-    expect(response.status).to.equal(200);
+    await request(receiver.app).post('/webhooks').set(signedHeaders(body)).send(body).expect(200);
     return { key: dedupeKeyOf(envelope), ackedAt: Date.now() };
   }
   /** Waits until the worker applied each key. */
   async function applied(keys: string[]): Promise<void> {
     await eventually(
       async () =>
-        (await Promise.all(keys.map((key) => suite.storage.events.get(key)))).every((e) => e?.appliedAt),
+        (await Promise.all(keys.map((key) => worker.storage.events.get(key)))).every((e) => e?.appliedAt),
       true,
       20_000,
     );
@@ -91,37 +82,9 @@ describe('events console in a real browser: a real receiver and worker behind it
 
   before(async function () {
     this.timeout(60_000);
-    receiver = await startTestReceiver(prefix);
-    receiverServer = await listen(receiver.app, { port: 0, host: '127.0.0.1' });
-    receiverUrl = `http://127.0.0.1:${(receiverServer.address() as AddressInfo).port}/webhooks`;
     redis = createRedis(testStack().redisUrl);
-    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
-    worker = await startWorker({
-      queue,
-      storage: suite.storage,
-      logger,
-      registry: createMetricsRegistry('test', false),
-      purgeIntervalMs: 0,
-      eventsRetentionDays: EVENTS_RETENTION_DAYS,
-      announce: createEventAnnouncer(redis, prefix, logger),
-    });
-    feed = createRedisEventsFeed({ connect: () => createRedis(testStack().redisUrl), prefix, logger });
-    const app = createAdminApp({
-      events: suite.storage.events,
-      eventsRetentionDays: EVENTS_RETENTION_DAYS,
-      logger,
-      redis,
-      decisions: suite.storage.decisions,
-      communityMembers: suite.storage.communityMembers,
-      queues: [queue],
-      auth: { adminToken: ADMIN_TOKEN },
-      limits: { defaultLimit: 50, maxLimit: 500 },
-      sessionPrefix: prefix,
-      eventsFeed: feed,
-      apply: { storage: suite.storage, eventsRetentionDays: EVENTS_RETENTION_DAYS, trayRetentionDays: 90 },
-    });
-    adminServer = await listen(app, { port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(adminServer.address() as AddressInfo).port}`;
+    // The receiver queues on the worker's queue, as both services do on one Redis.
+    receiver = await startTestReceiver(worker.prefix);
 
     // A community with two members, a post there, and a comment that a moderator flagged.
     await send(join);
@@ -129,8 +92,8 @@ describe('events console in a real browser: a real receiver and worker behind it
     await send(post);
     await send(comment);
     await applied([keys.post, keys.comment]);
-    const stored = await suite.storage.events.get(keys.comment);
-    await suite.storage.decisions.saveAll([
+    const stored = await worker.storage.events.get(keys.comment);
+    await worker.storage.decisions.saveAll([
       toDecisionDoc(
         stored!,
         'blocked-words',
@@ -144,25 +107,21 @@ describe('events console in a real browser: a real receiver and worker behind it
       ),
     ]);
     page = await browser().page();
-    await openConsole(page, base);
+    await openConsole(page, base());
   });
   after(async () => {
     await page?.close();
-    if (adminServer) await closeServer(adminServer);
-    await feed?.close();
-    await worker?.close();
-    await queue?.close();
-    redis?.disconnect();
-    if (receiverServer) await closeServer(receiverServer);
+    closeApp?.();
     if (receiver) {
       await receiver.close();
       rmSync(receiver.spoolDir, { recursive: true, force: true });
     }
+    redis?.disconnect();
   });
 
   it('filters by the acting user, the community and the moderation outcome', async () => {
     const filter = async (field: string, value: string, expected: string[]) => {
-      await page.goto(`${base}/admin/console#/events?${field}=${encodeURIComponent(value)}`);
+      await page.goto(`${base()}/admin/console#/events?${field}=${encodeURIComponent(value)}`);
       await eventually(async () => (await rowKeys()).sort(), [...expected].sort());
     };
     await filter('userId', 'u-cid', [keys.comment]);
@@ -176,7 +135,7 @@ describe('events console in a real browser: a real receiver and worker behind it
   });
 
   it('opens a community post: its activity, the members it reached, no decision', async () => {
-    await page.goto(`${base}/admin/console#/events`);
+    await page.goto(`${base()}/admin/console#/events`);
     await page.click(`#events-rows button[data-key="${keys.post}"]`);
     await page.locator('#detail-title', { hasText: 'post.didCreate event' }).waitFor();
     const activity = await page.locator('#detail-activities tr').first().innerText();
@@ -189,6 +148,8 @@ describe('events console in a real browser: a real receiver and worker behind it
     );
     expect(await page.locator('#detail-recipients li').allInnerTexts()).to.deep.equal(['u-bo', 'u-cy']);
     expect(await page.locator('#detail-decisions').innerText()).to.include('None.');
+    await expectAccessible(page, 'the event detail');
+    await screenshot(page, 'detail');
   });
 
   it('replays one event from its detail', async () => {
@@ -198,7 +159,7 @@ describe('events console in a real browser: a real receiver and worker behind it
   });
 
   it('shows a freshly signed webhook in the live tail within 2 s of its acknowledgement', async () => {
-    await page.goto(`${base}/admin/console#/events`);
+    await page.goto(`${base()}/admin/console#/events`);
     await eventually(rowKeys, [keys.comment, keys.post, keys.join]);
     await page.check('#tail-toggle');
     await page.locator('#tail-state', { hasText: 'Live tail on' }).waitFor();
@@ -224,20 +185,20 @@ describe('events console in a real browser: a real receiver and worker behind it
   });
 
   it('links the filter’s export as NDJSON and CSV, each holding exactly its events', async () => {
-    await page.goto(`${base}/admin/console#/export?event=post.didCreate`);
+    await page.goto(`${base()}/admin/console#/export?event=post.didCreate`);
     await page.locator('#export-filter', { hasText: 'event = post.didCreate' }).waitFor();
     const ndjsonHref = await page.locator('#export-ndjson').getAttribute('href');
     const csvHref = await page.locator('#export-csv').getAttribute('href');
     expect(ndjsonHref).to.equal('/admin/events/export?format=ndjson&event=post.didCreate');
     // The page's own session: the request shares the browser's cookies.
-    const ndjson = await page.request.get(`${base}${ndjsonHref}`);
+    const ndjson = await page.request.get(`${base()}${ndjsonHref}`);
     expect(ndjson.status()).to.equal(200);
     const lines = (await ndjson.text())
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as { key: string });
     expect(lines.map((line) => line.key)).to.deep.equal([keys.post]);
-    const csv = await page.request.get(`${base}${csvHref}`);
+    const csv = await page.request.get(`${base()}${csvHref}`);
     expect(csv.status()).to.equal(200);
     expect(csv.headers()['content-type']).to.match(/^text\/csv/);
     const rows = (await csv.text()).trim().split(/\r?\n/);
@@ -255,6 +216,31 @@ describe('events console in a real browser: a real receiver and worker behind it
     await screenshot(page, 'export');
   });
 
+  it('pages the recipients of a post to a large community: the first 50, then the rest with "More recipients"', async () => {
+    const members = Array.from({ length: 60 }, (_, i) => `u-m${String(i).padStart(2, '0')}`);
+    const bigJoin = membershipEvent('join', members, 'c-big', minute(10));
+    const bigPost = postEvent({
+      author: 'u-ana',
+      communityId: 'c-big',
+      postId: 'p-big',
+      createdAt: minute(11),
+    });
+    await send(bigJoin);
+    await applied([dedupeKeyOf(bigJoin)]);
+    const { key } = await send(bigPost);
+    await applied([key]);
+    await page.goto(`${base()}/admin/console#/events?communityId=c-big&event=post.didCreate`);
+    await eventually(rowKeys, [key]);
+    await page.click(`#events-rows button[data-key="${key}"]`);
+    await page.locator('#detail-recipients-total', { hasText: '60 users' }).waitFor();
+    const shown = () => page.locator('#detail-recipients li').allInnerTexts();
+    expect(await shown()).to.deep.equal(members.slice(0, 50));
+    await page.click('#detail-recipients-more');
+    await eventually(shown, members);
+    await page.locator('#detail-recipients-more').waitFor({ state: 'hidden' });
+    await page.keyboard.press('Escape');
+  });
+
   it('refuses the console’s data to a browser without a session: 401 for the JSON, the sign-in for the page', async () => {
     // Plain requests, without the browser's cookie.
     for (const path of [
@@ -263,16 +249,16 @@ describe('events console in a real browser: a real receiver and worker behind it
       '/admin/stats/events-per-minute',
       `/admin/events/${keys.post}`,
     ]) {
-      const response = await fetch(`${base}${path}`, { redirect: 'manual' });
+      const response = await fetch(`${base()}${path}`, { redirect: 'manual' });
       expect(response.status, path).to.equal(401);
     }
-    const replay = await fetch(`${base}/admin/events/replay`, {
+    const replay = await fetch(`${base()}/admin/events/replay`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{}',
     });
     expect(replay.status).to.equal(401);
-    const pageLoad = await fetch(`${base}/admin/console`, {
+    const pageLoad = await fetch(`${base()}/admin/console`, {
       redirect: 'manual',
       headers: { accept: 'text/html' },
     });

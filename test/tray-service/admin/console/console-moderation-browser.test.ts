@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
+import { parseBlockedWords } from '../../../../tray-service/domain/blocked-words.ts';
 import { toDecisionDoc, type ModerationDecisionDoc } from '../../../../tray-service/domain/decision-doc.ts';
 import { useTrayStorage } from '../../../support/use-tray-storage.ts';
 import { adminApp, eventDoc, storeEvents, type SeedEvent } from '../admin-fixtures.ts';
@@ -8,6 +9,7 @@ import {
   eventually,
   expectAccessible,
   openConsole,
+  screenshot,
   useConsoleBrowser,
   useListening,
 } from './console-browser.ts';
@@ -44,7 +46,7 @@ describe('events console in a real browser: the Moderation view', function () {
   const suite = useTrayStorage();
   let close: () => void;
   const base = useListening(() => {
-    const admin = adminApp(suite.storage);
+    const admin = adminApp(suite.storage, { blockedWords: parseBlockedWords(['spam', '*scam*'], 'exact') });
     close = admin.close;
     return admin.app;
   });
@@ -86,8 +88,28 @@ describe('events console in a real browser: the Moderation view', function () {
     await eventually(shownEventKeys, eventKeys(newestFirst.slice(0, 25)));
   });
 
-  it('shows the decisions view without a serious accessibility violation', async () => {
+  it('tests a text against the blocklist: each match marked in place, and the action the rule asks for', async () => {
+    await page.fill('#rule-text', 'Buy spam now, no scammers');
+    await page.click('#rule-tester button[type=submit]');
+    const verdict = page.locator('#rule-result .verdict');
+    await verdict.waitFor();
+    expect(await verdict.getAttribute('data-action')).to.equal('flag');
+    expect(await verdict.innerText()).to.equal('Action: flag (rule blocked-words)');
+    const matches = page.locator('#rule-result .matches li');
+    expect(await attributes(matches, 'data-word')).to.deep.equal(['spam', 'scam']);
+    expect(await attributes(matches, 'data-start')).to.deep.equal(['4', '17']);
+    expect(await attributes(matches, 'data-end')).to.deep.equal(['8', '21']);
+    expect(await page.locator('#rule-result mark').allInnerTexts()).to.deep.equal(['spam', 'scam']);
+    expect(await page.locator('#rule-result .marked').innerText()).to.equal('Buy spam now, no scammers');
     await expectAccessible(page, 'the Moderation view');
+    await screenshot(page, 'moderation');
+  });
+
+  it('says when the rule would decide nothing', async () => {
+    await page.fill('#rule-text', 'all fine');
+    await page.click('#rule-tester button[type=submit]');
+    await page.locator('#rule-result .verdict[data-action="none"]').waitFor();
+    expect(await page.locator('#rule-result').innerText()).to.equal('No match: the rule decides nothing.');
   });
 
   it('ran without a CSP violation or a script error', () => {
