@@ -149,7 +149,7 @@ export function consolePage(base: string): string {
     <li><a id="export-csv" href="${b}/events/export?format=csv" download>Download CSV</a> (one row per event, for spreadsheets)</li>
   </ul>
   <h3>Replay</h3>
-  <p>Queues every matching event again, as if the platform had sent it once more; the worker applies each at most once per record.</p>
+  <p>Applies every matching stored event to the trays again, through the worker's own apply path, in the background. An event already applied changes nothing: only what it missed (a record lost, a rule fixed since) is written.</p>
   <p><button type="button" id="replay-start">Replay matching events</button></p>
   <div id="replay-progress" hidden>
     <label for="replay-bar">Replay progress</label>
