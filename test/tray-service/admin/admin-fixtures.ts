@@ -106,6 +106,8 @@ export function adminApp(
     streamPrefix?: string;
     /** The apply path replays run (default: the worker's, on this storage, with no moderation). */
     apply?: Partial<ApplyJobDeps>;
+    /** Most events one replay of a filter may take. */
+    replayMaxEvents?: number;
     clock?: () => number;
   } = {},
 ): { app: Express; close(): void } {
@@ -141,6 +143,7 @@ export function adminApp(
     },
     blockedWords: options.blockedWords ?? [],
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.replayMaxEvents === undefined ? {} : { replayMaxEvents: options.replayMaxEvents }),
   });
   return {
     app,

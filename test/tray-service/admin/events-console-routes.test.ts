@@ -89,6 +89,26 @@ describe('admin events API: the console’s filters, an event’s detail and its
     });
   });
 
+  describe('the traffic charts, fed by the worker', () => {
+    it('count every event the worker stored, and one lag each', async () => {
+      const chart = await request(app).get('/admin/stats/events-per-minute').set(admin).expect(200);
+      const counts = (chart.body.series as { event: string; counts: number[] }[]).map((series) => [
+        series.event,
+        series.counts.reduce((sum, n) => sum + n, 0),
+      ]);
+      expect(counts).to.deep.equal([
+        ['comment.didCreate', 1],
+        ['community.didJoin', 1],
+        ['community.didLeave', 1],
+        ['post.didCreate', 2],
+      ]);
+      const lag = await request(app).get('/admin/stats/lag').set(admin).expect(200);
+      expect(lag.body.overall.count).to.equal(5);
+      // Received a minute before the worker applied them (the deliveries' receivedAt).
+      expect(lag.body.overall.max).to.be.within(60_000, 70_000);
+    });
+  });
+
   describe('GET /admin/events/:key', () => {
     it('adds the mapping’s activities, the recipients and the decisions', async () => {
       const res = await request(app)
