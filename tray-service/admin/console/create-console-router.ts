@@ -19,7 +19,7 @@ export interface ConsoleRouterDeps {
  * admin JSON API in the browser, with the session's cookie.
  */
 export function createConsoleRouter(deps: ConsoleRouterDeps): Router {
-  const router = Router({ strict: true });
+  const router = Router();
   const html = consolePage(deps.mountPath);
   const assets = loadConsoleAssets();
 
@@ -42,7 +42,5 @@ export function createConsoleRouter(deps: ConsoleRouterDeps): Router {
       .set('Cache-Control', 'no-store')
       .send(html);
   });
-  // One address for the page, whichever way it was typed.
-  router.get('/console/', (_req, res) => res.redirect(301, `${deps.mountPath}/console`));
   return router;
 }
