@@ -18,6 +18,7 @@ import type { CommunityMembersPort, DecisionsPort, EventsPort } from '../storage
 import { createEventDetail } from '../use-cases/event-detail.ts';
 import { createEventRecipients } from '../use-cases/event-recipients.ts';
 import { createEventsQuery } from '../use-cases/events-query.ts';
+import { createConsoleRouter } from './console/create-console-router.ts';
 import { createDecisionsRouter } from './decisions-router.ts';
 import { createEventsRouter } from './events-router.ts';
 import { createQueueDashboard } from './queue-dashboard.ts';
@@ -86,6 +87,9 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
       write: deps.dashboardWrite ?? false,
     }),
   );
+  // The events console: its assets carry no data and are public; a browser without a session
+  // asking for its page is sent to the sign-in form.
+  router.use(createConsoleRouter({ mountPath, requirePageSession: requireAdminPage(guard) }));
   router.use(requireAdmin(guard));
   const limits = {
     maxLimit: deps.limits.maxLimit,

@@ -37,8 +37,13 @@ function servedRoutes(app: Express): string[] {
   return routes.sort();
 }
 
-/** Served on the admin listener but no JSON API: the sign-in pages and the document itself. */
+/**
+ * Served on the admin listener but no JSON API: the sign-in pages, the events console's page and
+ * its scripts and style sheets, and the document itself.
+ */
 const HTML_PAGES = new Set([
+  'GET /admin/console',
+  'GET /admin/console/assets/{name}',
   'GET /admin/login',
   'POST /admin/login',
   'GET /admin/logout',
