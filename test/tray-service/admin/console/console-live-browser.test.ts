@@ -5,7 +5,7 @@ import request from 'supertest';
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
 import { toDecisionDoc } from '../../../../tray-service/domain/decision-doc.ts';
-import { createEventAnnouncer } from '../../../../tray-service/live/event-announcer.ts';
+import { createEventAnnouncer } from '../../../../tray-service/admin/event-announcer.ts';
 import { signedHeaders } from '../../../receiver/support/signed-request.ts';
 import { startTestReceiver, type TestReceiver } from '../../../receiver/support/use-receiver.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
