@@ -1,4 +1,5 @@
-import type { ActorAction, ActorSnapshot } from '../../shared/tray/tray-record.ts';
+import type { ActorAction } from './actor-action.ts';
+import type { ActorSnapshot } from './actor-snapshot.ts';
 import type { Activity } from './activity.ts';
 import { isAwayAt, type MembershipInterval } from './membership-intervals.ts';
 

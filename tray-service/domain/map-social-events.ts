@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { FeedRef } from '../../shared/tray/tray-record.ts';
+import type { FeedRef } from './feed-ref.ts';
 import type { Activity, ActorInfo } from './activity.ts';
 import type {
   commentDidCreate,

@@ -1,5 +1,5 @@
 import { DAY_MS } from '../../shared/time/durations.ts';
-import type { ActorSnapshot } from '../../shared/tray/tray-record.ts';
+import type { ActorSnapshot } from './actor-snapshot.ts';
 import { DELETED_USER_NAME, type Activity, type MembershipChange } from './activity.ts';
 import { encodeRecordKey } from './record-key.ts';
 import type { TrayRecord, TrayVerb } from './tray-record.ts';

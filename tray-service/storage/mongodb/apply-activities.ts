@@ -1,8 +1,9 @@
 import type { Db } from 'mongodb';
 import type { KeyedLock } from '../../../shared/async/keyed-lock.ts';
 import { DAY_MS } from '../../../shared/time/durations.ts';
-import { recordGroup } from '../../../shared/tray/storage-keys.ts';
-import { TRAY_RECORDS, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
+import { recordGroup } from './storage-keys.ts';
+import { TRAY_RECORDS } from './collection-names.ts';
+import { type TrayRecordDoc } from './tray-record-doc.ts';
 import { recordKey, type Activity } from '../../domain/activity.ts';
 import { applyActivity, type ApplyOptions } from './apply-activity.ts';
 import type { GroupActors } from '../../domain/group-actors.ts';

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
+import type { TrayRecordDoc } from './tray-record-doc.ts';
 import { DAY_MS } from '../../../shared/time/durations.ts';
-import { recordStorageKeys } from '../../../shared/tray/storage-keys.ts';
+import { recordStorageKeys } from './storage-keys.ts';
 import { recordKey, type Activity } from '../../domain/activity.ts';
 import { compareActions, countedActors, exactActors, type GroupActors } from '../../domain/group-actors.ts';
 import { isAwayAt, isAwaySince, type MembershipInterval } from '../../domain/membership-intervals.ts';

@@ -1,7 +1,8 @@
 import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../shared/time/durations.ts';
-import { dayOf } from '../../../shared/tray/storage-keys.ts';
-import { communityDay, EVENTS } from '../../../shared/tray/tray-record.ts';
+import { dayOf } from './storage-keys.ts';
+import { EVENTS } from './collection-names.ts';
+import { communityDay } from './stored-event-doc.ts';
 import { spanOfJoin } from '../../domain/membership-intervals.ts';
 import type { Activity, MembershipChange } from '../../domain/activity.ts';
 import { mapEvent } from '../../domain/map-event.ts';

@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../shared/time/durations.ts';
-import { TRAY_RECORD_CLAIMS } from '../../../shared/tray/tray-record.ts';
+import { TRAY_RECORD_CLAIMS } from './collection-names.ts';
 import { insertCoalesced } from './coalesced-writes.ts';
 
 /** tray_record_claims: who may move a record to a version (see claimVersions). */

@@ -1,7 +1,7 @@
 import type { AnyBulkWriteOperation, Db, Filter } from 'mongodb';
 import type { PageKey } from '../../domain/page-cursor.ts';
 import type { ModerationDecisionDoc } from '../../domain/decision-doc.ts';
-import { EVENTS } from '../../../shared/tray/tray-record.ts';
+import { EVENTS } from './collection-names.ts';
 import { outcomesByEvent } from '../../domain/event-moderation.ts';
 import { afterKeyQuery } from './after-key-query.ts';
 import { onlyDuplicateKeys } from './is-duplicate-key.ts';

@@ -1,5 +1,5 @@
 import type { CollectionSpec } from './collection-spec.ts';
-import { EVENTS } from '../../../shared/tray/tray-record.ts';
+import { EVENTS } from './collection-names.ts';
 
 /** events: every received event, once (dedupe key as `_id`), for the admin API and exports. */
 export const eventsCollection: CollectionSpec = {

@@ -1,5 +1,6 @@
 import type { Db, Filter, FindCursor } from 'mongodb';
-import { EVENTS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
+import { EVENTS } from './collection-names.ts';
+import { type StoredEventDoc } from './stored-event-doc.ts';
 import { moderationActions } from '../../domain/moderation-rule.ts';
 import type { PageKey } from '../../domain/page-cursor.ts';
 import type { EventsFilter } from '../port.ts';

@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../shared/time/durations.ts';
-import { MEMBERSHIPS, membershipId, type MembershipDoc } from '../../../shared/tray/tray-record.ts';
+import { MEMBERSHIPS } from './collection-names.ts';
+import { membershipId, type MembershipDoc } from './membership-doc.ts';
 import {
   awaySpans,
   isMemberAt,

@@ -1,7 +1,8 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { DAY_MS } from '../../../shared/time/durations.ts';
-import { recordStorageKeys } from '../../../shared/tray/storage-keys.ts';
-import { TRAY_RECORDS, TRAY_TARGET_ACTORS, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
+import { recordStorageKeys } from './storage-keys.ts';
+import { TRAY_RECORDS, TRAY_TARGET_ACTORS } from './collection-names.ts';
+import { type TrayRecordDoc } from './tray-record-doc.ts';
 import { UPDATES_PER_BULK } from './cas-update-records.ts';
 import { ignoreDuplicates } from './ignore-duplicates.ts';
 import type { TargetActorDoc } from './target-actors-store.ts';

@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
-import { EVENTS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
+import { EVENTS } from './collection-names.ts';
+import { type StoredEventDoc } from './stored-event-doc.ts';
 import type { StoredEvent } from '../../domain/stored-event.ts';
 import type { EventsPort } from '../port.ts';
 import { insertCoalesced } from './coalesced-writes.ts';

@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
-import { TRAY_RECORDS, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
+import { TRAY_RECORDS } from './collection-names.ts';
+import { type TrayRecordDoc } from './tray-record-doc.ts';
 import { recordKey } from '../../domain/activity.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
 import type { TrayRecordsPort } from '../port.ts';

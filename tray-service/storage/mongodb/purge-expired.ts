@@ -1,12 +1,7 @@
 import type { Db } from 'mongodb';
 import { EVENT_LAG_MINUTES, EVENT_MINUTES } from './event-minutes-collection.ts';
 import { TRAY_TARGET_ACTIONS } from './target-actions-store.ts';
-import {
-  EVENTS,
-  TRAY_RECORD_CLAIMS,
-  TRAY_RECORDS,
-  TRAY_TARGET_ACTORS,
-} from '../../../shared/tray/tray-record.ts';
+import { EVENTS, TRAY_RECORD_CLAIMS, TRAY_RECORDS, TRAY_TARGET_ACTORS } from './collection-names.ts';
 
 /**
  * Deletes expired records (90 days after lastUpdate by default), events and their per-minute

@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
-import { TRAY_RECORDS, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
+import { TRAY_RECORDS } from './collection-names.ts';
+import { type TrayRecordDoc } from './tray-record-doc.ts';
 
 /**
  * Batch size of whole-group reads (a fan-out's records, a community's members, a group's actors):

@@ -1,7 +1,8 @@
 import type { Db } from 'mongodb';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { recordGroup } from '../../../shared/tray/storage-keys.ts';
-import { TRAY_RECORDS, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
+import { recordGroup } from './storage-keys.ts';
+import { TRAY_RECORDS } from './collection-names.ts';
+import { type TrayRecordDoc } from './tray-record-doc.ts';
 import { recordKey, type Activity } from '../../domain/activity.ts';
 import type { MembershipInterval } from '../../domain/membership-intervals.ts';
 import { recomputeRecord } from './apply-activity.ts';

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, Filter } from 'mongodb';
-import { TRAY_RECORDS, type TrayRecordDoc, type TrayVerb } from '../../../shared/tray/tray-record.ts';
+import { type TrayVerb } from '../../domain/tray-verb.ts';
+import { TRAY_RECORDS } from './collection-names.ts';
+import { type TrayRecordDoc } from './tray-record-doc.ts';
 import { recordKey } from '../../domain/activity.ts';
 import { casUpdateRecords, type ComputeRecord } from './cas-update-records.ts';
 import { createSortedPages } from './sorted-pages.ts';

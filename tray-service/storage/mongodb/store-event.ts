@@ -1,9 +1,10 @@
 import type { Db } from 'mongodb';
 import type { WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
-import { communityDay, EVENTS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
+import { EVENTS } from './collection-names.ts';
+import { communityDay, type StoredEventDoc } from './stored-event-doc.ts';
 import { insertCoalesced } from './coalesced-writes.ts';
 import { DAY_MS } from '../../../shared/time/durations.ts';
-import { dayOf } from '../../../shared/tray/storage-keys.ts';
+import { dayOf } from './storage-keys.ts';
 import type { Activity } from '../../domain/activity.ts';
 import type { ModerationAction } from '../../domain/moderation-rule.ts';
 

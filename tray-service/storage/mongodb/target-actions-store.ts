@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../shared/time/durations.ts';
-import { recordGroup } from '../../../shared/tray/storage-keys.ts';
+import { recordGroup } from './storage-keys.ts';
 import type { Activity } from '../../domain/activity.ts';
 import { compareActions } from '../../domain/group-actors.ts';
 import { insertCoalesced } from './coalesced-writes.ts';

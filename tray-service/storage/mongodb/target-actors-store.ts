@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
-import { TRAY_TARGET_ACTORS, type ActorAction } from '../../../shared/tray/tray-record.ts';
+import { type ActorAction } from '../../domain/actor-action.ts';
+import { TRAY_TARGET_ACTORS } from './collection-names.ts';
 import { groupActors, type GroupActors } from '../../domain/group-actors.ts';
 import { insertCoalesced } from './coalesced-writes.ts';
 import { WHOLE_GROUP } from './read-by-ids.ts';

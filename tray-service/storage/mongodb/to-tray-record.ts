@@ -1,4 +1,4 @@
-import type { TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
+import type { TrayRecordDoc } from './tray-record-doc.ts';
 import { encodeRecordKey } from '../../domain/record-key.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
 

@@ -1,5 +1,5 @@
 import type { CollectionSpec } from './collection-spec.ts';
-import { TRAY_RECORD_CLAIMS } from '../../../shared/tray/tray-record.ts';
+import { TRAY_RECORD_CLAIMS } from './collection-names.ts';
 
 /** tray_record_claims: the version claims of the compare-and-set protocol (claimVersions). */
 export const trayRecordClaimsCollection: CollectionSpec = {

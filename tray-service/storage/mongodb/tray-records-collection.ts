@@ -1,5 +1,5 @@
 import type { CollectionSpec } from './collection-spec.ts';
-import { TRAY_RECORDS } from '../../../shared/tray/tray-record.ts';
+import { TRAY_RECORDS } from './collection-names.ts';
 
 /** tray_records: one record per recipient and grouping key (the tray's notifications). */
 export const trayRecordsCollection: CollectionSpec = {

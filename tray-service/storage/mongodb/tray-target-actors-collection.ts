@@ -1,5 +1,5 @@
 import type { CollectionSpec } from './collection-spec.ts';
-import { TRAY_TARGET_ACTORS } from '../../../shared/tray/tray-record.ts';
+import { TRAY_TARGET_ACTORS } from './collection-names.ts';
 
 /** tray_target_actors: each record group's distinct actors (target-actors-store.ts). */
 export const trayTargetActorsCollection: CollectionSpec = {

@@ -1,5 +1,6 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
-import { TRAY_RECORDS, USER_PROFILES, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
+import { TRAY_RECORDS, USER_PROFILES } from './collection-names.ts';
+import { type TrayRecordDoc } from './tray-record-doc.ts';
 import { DELETED_USER_NAME, type ProfileChange } from '../../domain/activity.ts';
 import { renameActor } from './apply-activity.ts';
 import { casUpdateRecords, UPDATES_PER_BULK } from './cas-update-records.ts';

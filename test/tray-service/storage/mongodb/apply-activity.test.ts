@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { TrayRecordDoc } from '../../../../shared/tray/tray-record.ts';
+import type { TrayRecordDoc } from '../../../../tray-service/storage/mongodb/tray-record-doc.ts';
 import type { Activity } from '../../../../tray-service/domain/activity.ts';
 import { applyActivity, renameActor } from '../../../../tray-service/storage/mongodb/apply-activity.ts';
 import { groupActors } from '../../../../tray-service/domain/group-actors.ts';

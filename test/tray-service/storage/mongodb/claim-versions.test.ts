@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { TRAY_RECORD_CLAIMS } from '../../../../shared/tray/tray-record.ts';
+import { TRAY_RECORD_CLAIMS } from '../../../../tray-service/storage/mongodb/collection-names.ts';
 import {
   claimVersions,
   type RecordClaimDoc,

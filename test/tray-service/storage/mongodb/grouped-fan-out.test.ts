@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { MongoClient, type Db, type Document } from 'mongodb';
-import { TRAY_RECORDS, type TrayRecordDoc } from '../../../../shared/tray/tray-record.ts';
+import { TRAY_RECORDS } from '../../../../tray-service/storage/mongodb/collection-names.ts';
+import { type TrayRecordDoc } from '../../../../tray-service/storage/mongodb/tray-record-doc.ts';
 import { createRecordQueries } from '../../../../tray-service/storage/mongodb/record-queries.ts';
 import { workerCollections } from '../../../../tray-service/storage/mongodb/tray-collections.ts';
 import { processJob, type ProcessOptions } from './support/process-job.ts';

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { HOUR_MS } from '../../../../shared/time/durations.ts';
-import type { TrayRecordDoc, TrayVerb } from '../../../../shared/tray/tray-record.ts';
+import type { TrayVerb } from '../../../../tray-service/domain/tray-verb.ts';
+import type { TrayRecordDoc } from '../../../../tray-service/storage/mongodb/tray-record-doc.ts';
 import {
   createRecordQueries,
   type RecordQueries,

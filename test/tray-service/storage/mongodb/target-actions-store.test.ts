@@ -8,7 +8,7 @@ import {
   TRAY_TARGET_ACTIONS,
 } from '../../../../tray-service/storage/mongodb/target-actions-store.ts';
 import { trayTargetActionsCollection } from '../../../../tray-service/storage/mongodb/tray-target-actions-collection.ts';
-import { recordGroup } from '../../../../shared/tray/storage-keys.ts';
+import { recordGroup } from '../../../../tray-service/storage/mongodb/storage-keys.ts';
 import { aComment, aMention, aPost } from '../../../support/activity-builder.ts';
 import { ensureTestCollections } from '../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../support/suite-resources.ts';
