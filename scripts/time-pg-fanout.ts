@@ -1,7 +1,8 @@
-// `node scripts/time-pg-fanout.ts [--members 10000] [--posters 1000]`: a quick timing, by hand, of
+// `node scripts/time-pg-fanout.ts [--members 10000] [--posters 1000] [--away 1000]`: a quick timing, by hand, of
 // the PostgreSQL adapter's post fan-out (--quiet: without live streams to tell) (tray-service/storage/postgres): one post grouped into
 // --members members' `post` records, first new records, then grouped into the existing ones, then
-// after --posters distinct members have posted (a wide group), then 20 posts in one batch. Target:
+// after --posters distinct members have posted (a wide group), then after --away members left and
+// came back (each such record counted exactly, docs/tray-rules.md), then 20 posts in one batch. Target:
 // 10,000 members well under 0.5 s. Uses DATABASE_URL's server when set (in a database of its
 // own), else starts a throwaway PostgreSQL cluster with fsync on in a temp dir.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,11 +21,13 @@ const { values: args } = parseArgs({
   options: {
     members: { type: 'string', default: '10000' },
     posters: { type: 'string', default: '1000' },
+    away: { type: 'string', default: '1000' },
     quiet: { type: 'boolean', default: false },
   },
 });
 const members = Number(args.members);
 const posters = Number(args.posters);
+const away = Number(args.away);
 const T0 = Date.UTC(2026, 0, 1);
 
 function post(author: string, at: number, id: string): Activity {
@@ -35,6 +38,7 @@ function post(author: string, at: number, id: string): Activity {
     targetName: 'Big Club',
     lastActionId: id,
     feed: { kind: 'community', id: 'c-big', name: 'Big Club' },
+    communityId: 'c-big',
     actor: { userId: author, name: `Member ${author}`, imageUrl: `https://img.example/${author}.png` },
     at,
     audience: { kind: 'community', communityId: 'c-big' },
@@ -145,6 +149,25 @@ async function main(): Promise<void> {
       `1 post grouped, ${posters} distinct posters in the group`,
       [post('m3', T0 + 300_000, 'p-3')],
       T0 + 301_000,
+    );
+    // --away members left before the wide group's posts and came back after them: from now on
+    // their records count exactly the posts of their own time.
+    const leavers = Array.from(
+      { length: Math.min(away, members - 1) },
+      (_, index) => `m${members - 1 - index}`,
+    );
+    for (const [active, at] of [
+      [false, T0 + 150_000],
+      [true, T0 + 250_000],
+    ] as const)
+      await writes.applyMemberships(
+        leavers.map((userId) => ({ communityId: 'c-big', userId, active, at })),
+        context(T0 + 260_000),
+      );
+    await time(
+      `1 post grouped, ${leavers.length} members away since their record's first post`,
+      [post('m4', T0 + 350_000, 'p-4')],
+      T0 + 351_000,
     );
     await time(
       '20 posts in one batch, grouped',

@@ -22,6 +22,9 @@ import { cacheVerifiedTokens } from './http/auth/cache-verified-tokens.ts';
 import { createTokenVerifier } from './http/auth/create-token-verifier.ts';
 import { createTrayApi } from './api/create-tray-api.ts';
 import { createChangePublisher } from './live/change-publisher.ts';
+import { createEventAnnouncer } from './admin/event-announcer.ts';
+import { createRedisEventsFeed } from './admin/redis-events-feed.ts';
+import { publishBans } from './bans/publish-bans.ts';
 import { createLiveTray } from './live/create-live-tray.ts';
 import { liveRoutes } from './live/live-routes.ts';
 import { demoRoutes } from './demo/demo-routes.ts';
@@ -93,6 +96,8 @@ const worker = runsWorker
       bans: { prefix: config.BAN_REDIS_PREFIX, redis },
       onStored: moderation.step,
       changes: createChangePublisher(redis, config.STREAM_REDIS_PREFIX, logger),
+      // The events console's live tail: each event once applied.
+      announce: createEventAnnouncer(redis, config.STREAM_REDIS_PREFIX, logger),
     })
   : undefined;
 
@@ -100,14 +105,39 @@ const worker = runsWorker
 async function startApi(keys: NonNullable<typeof jwtConfig>) {
   // Each client sends the same token with every call: its verification is reused until its exp.
   const verifyToken = cacheVerifiedTokens(createTokenVerifier(keys));
+  const changes = createChangePublisher(redis, config.STREAM_REDIS_PREFIX, logger);
+  // The events console's live tail: a subscriber connection of its own, made when a tail opens.
+  const eventsFeed = createRedisEventsFeed({
+    connect: () => {
+      const connection = createRedis(config.redis);
+      connection.on('error', (error) =>
+        logger.warn({ err: error.message }, 'redis events-tail connection error'),
+      );
+      return connection;
+    },
+    prefix: config.STREAM_REDIS_PREFIX,
+    logger,
+  });
   // Admin API, moderation decisions, queue dashboard: on a listener of their own (ADMIN_PORT).
   const admin = adminDepsFromConfig(config, {
     events: storage.events,
     logger,
     redis,
     decisions: moderation.decisions,
+    communityMembers: storage.communityMembers,
     queues: moderation.queue ? [queue, moderation.queue] : [queue],
     verifyAdminJwt: adminJwt ? createTokenVerifier({ source: keys.source, ...adminJwt }) : undefined,
+    // Replays run the worker's own apply path, with what the worker tells (bans, live changes).
+    apply: {
+      storage,
+      eventsRetentionDays: config.EVENTS_RETENTION_DAYS,
+      trayRetentionDays: config.TRAY_RETENTION_DAYS,
+      publishBans: (changed) => publishBans(redis, config.BAN_REDIS_PREFIX, changed),
+      onStored: moderation.step,
+      onWritten: (records) => changes.recordsWritten(records),
+    },
+    eventsFeed,
+    blockedWords: words,
   });
   // Global bans: this instance's copy of the banned set, at most BAN_REFRESH_MS behind the worker.
   const bans = await startBanCache(redis, {
@@ -169,7 +199,10 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
     adminApp: adminAuthConfigured(admin.auth) ? createAdminApp({ ...admin, failedAuth }) : undefined,
     // Streams never finish on their own: closed first, each told when to come back (to another
     // instance behind the load balancer, or this one restarted).
-    closeStreams: () => live.hub.close(1_000),
+    closeStreams: async () => {
+      await eventsFeed.close();
+      await live.hub.close(1_000);
+    },
     stop: () => bans.stop(),
   };
 }

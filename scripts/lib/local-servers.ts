@@ -194,11 +194,11 @@ function postgresBin(tool: string): string {
 
 /** A PostgreSQL server this project started, with the URLs its clients use. */
 export interface PostgresServer extends LocalServer {
-  /** The database FerretDB stores its data in; what the tray service's FERRETDB_POSTGRESQL_URL names. */
+  /** The server's `postgres` database (FerretDB stores its data there, one schema per database). */
   readonly url: string;
   /**
-   * The same database for FerretDB itself: `plan_cache_mode=force_custom_plan`, so a generic plan
-   * of one of FerretDB's prepared statements never hides a GIN expression index from the planner.
+   * The same database for FerretDB itself: `plan_cache_mode=force_custom_plan`, so PostgreSQL plans
+   * each of FerretDB's prepared statements with the values it filters on.
    */
   readonly ferretUrl: string;
 }

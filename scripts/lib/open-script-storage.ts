@@ -1,5 +1,4 @@
 import { commonShape } from '../../shared/config/common-config.ts';
-import { url } from '../../shared/config/env-types.ts';
 import { resolveTrayStorage, trayStorageShape } from '../../shared/config/tray-storage-config.ts';
 import { createLogger } from '../../shared/logging/create-logger.ts';
 import { openStorage } from '../../tray-service/storage/open-storage.ts';
@@ -20,7 +19,6 @@ export async function openScriptStorage(appName: string): Promise<TrayStorage> {
     ...trayStorageShape,
     MONGODB_URI: commonShape.MONGODB_URI,
     MONGODB_DB: commonShape.MONGODB_DB,
-    FERRETDB_POSTGRESQL_URL: url(['postgres', 'postgresql']).optional(),
   });
   return openStorage(resolveTrayStorage(env), createLogger({ name: appName, level: 'warn' }), { appName });
 }

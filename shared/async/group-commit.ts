@@ -3,8 +3,8 @@
  * flushes are in flight wait and go out together in the next one. Under light load every call is
  * flushed on its own at once (no timer, no added latency); under load the batches grow by
  * themselves to what the server can take. Used where a server's cost is per command rather than
- * per document (FerretDB runs each command as its own transaction on PostgreSQL: 16 documents in
- * one insert cost about a fifth of 16 inserts).
+ * per document: a round trip, a transaction, a wait for the write concern or a commit's flush each
+ * time, whatever the command carries.
  *
  * DataLoader batches only the calls of one tick; concurrent queue jobs resume on different ticks,
  * so it would flush nearly every call alone.

@@ -1,7 +1,7 @@
 import { commonShape, withRedisTarget } from './common-config.ts';
 import { opsShape } from './ops-config.ts';
 import { z } from 'zod';
-import { port, url } from './env-types.ts';
+import { port } from './env-types.ts';
 import { parseEnv, type Env } from './parse-env.ts';
 import { trayAbuseShape } from './tray-abuse-config.ts';
 import { trayAdminShape } from './tray-admin-config.ts';
@@ -26,12 +26,6 @@ export const trayShape = {
    * `worker` (no API: only /healthz, /readyz and /metrics on TRAY_PORT).
    */
   TRAY_ROLE: z.enum(['all', 'api', 'worker'], { error: 'expected "all", "api" or "worker"' }).default('all'),
-  /**
-   * The PostgreSQL database a FerretDB at MONGODB_URI stores its data in. FerretDB pushes
-   * equality filters down to SQL but builds no index that serves them; with this set the tray
-   * service creates those (GIN expression indexes) itself. Unused on MongoDB.
-   */
-  FERRETDB_POSTGRESQL_URL: url(['postgres', 'postgresql']).optional(),
   ...trayStorageShape,
   ...trayWorkerShape,
   ...trayApiShape,

@@ -16,7 +16,7 @@ export const trayStorageShape = {
 
 export type TrayStorageConfig =
   | { engine: 'postgres'; url: string; poolSize: number; statementTimeoutMs: number }
-  | { engine: 'mongodb'; uri: string; dbName: string; ferretPostgresUrl?: string };
+  | { engine: 'mongodb'; uri: string; dbName: string };
 
 /** The parsed variables the choice is made from. */
 export interface TrayStorageVariables {
@@ -26,7 +26,6 @@ export interface TrayStorageVariables {
   PG_STATEMENT_TIMEOUT_MS: number;
   MONGODB_URI?: string | undefined;
   MONGODB_DB: string;
-  FERRETDB_POSTGRESQL_URL?: string | undefined;
 }
 
 function fail(variable: string, message: string): never {
@@ -43,14 +42,7 @@ function postgres(vars: TrayStorageVariables, url: string): TrayStorageConfig {
 }
 
 function mongodb(vars: TrayStorageVariables, uri: string): TrayStorageConfig {
-  return {
-    engine: 'mongodb',
-    uri,
-    dbName: vars.MONGODB_DB,
-    ...(vars.FERRETDB_POSTGRESQL_URL === undefined
-      ? {}
-      : { ferretPostgresUrl: vars.FERRETDB_POSTGRESQL_URL }),
-  };
+  return { engine: 'mongodb', uri, dbName: vars.MONGODB_DB };
 }
 
 /**

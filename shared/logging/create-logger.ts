@@ -19,7 +19,6 @@ const redactPaths = [
   'config.REDIS_URL',
   'config.MONGODB_URI',
   'config.DATABASE_URL',
-  'config.FERRETDB_POSTGRESQL_URL',
   '*.secret',
   '*.secrets',
   '*.password',

@@ -1,4 +1,4 @@
-/** Milliseconds in one hour: the width of a history bucket (shared/tray/storage-keys.ts). */
+/** Milliseconds in one hour. */
 export const HOUR_MS = 60 * 60 * 1000;
 
 /** Milliseconds in one day: retention periods are configured in days and stored as times. */

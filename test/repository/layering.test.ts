@@ -119,3 +119,58 @@ describe('layering: the tray service stands domain, use cases, then adapters (do
     expect(importsInto('tray-service/http', [...transports, 'tray-service/main.ts'])).to.deep.equal([]);
   });
 });
+
+/**
+ * Every file `start`'s files reach through relative imports, `start`'s own included: what an
+ * adapter runs, whichever shared module it goes through.
+ */
+function reachableFiles(start: string): string[] {
+  const reached = new Set<string>();
+  const pending = repositoryFiles(start).filter((path) => /\.(ts|js)$/.test(path));
+  while (pending.length > 0) {
+    const file = pending.pop() as string;
+    if (reached.has(file)) continue;
+    reached.add(file);
+    for (const specifier of importSpecifiers(readRepositoryFile(file))) {
+      if (!specifier.startsWith('.')) continue;
+      pending.push(
+        normalize(join(dirname(file), specifier))
+          .split('\\')
+          .join('/'),
+      );
+    }
+  }
+  return [...reached].sort();
+}
+
+describe('layering: each storage adapter speaks its own engine only', () => {
+  const mongoAdapter = 'tray-service/storage/mongodb';
+  const postgresAdapter = 'tray-service/storage/postgres';
+
+  it('finds the code it checks (the MongoDB adapter reaches shared/ and the mongodb driver)', () => {
+    const reached = reachableFiles(mongoAdapter);
+    expect(reached.filter((file) => file.startsWith('shared/'))).to.not.be.empty;
+    expect(packageImportsOf(reached, ['mongodb'])).to.not.be.empty;
+  });
+
+  it('the MongoDB adapter reaches no PostgreSQL code: neither `pg` nor storage/postgres/, also through shared/', () => {
+    const reached = reachableFiles(mongoAdapter);
+    expect(reached.filter((file) => file.startsWith(`${postgresAdapter}/`))).to.deep.equal([]);
+    expect(packageImportsOf(reached, ['pg', 'pg-pool', 'pg-cursor'])).to.deep.equal([]);
+  });
+
+  it('the PostgreSQL adapter reaches no MongoDB code: neither the driver nor storage/mongodb/', () => {
+    const reached = reachableFiles(postgresAdapter);
+    expect(reached.filter((file) => file.startsWith(`${mongoAdapter}/`))).to.deep.equal([]);
+    expect(packageImportsOf(reached, ['mongodb'])).to.deep.equal([]);
+  });
+});
+
+/** Imports of packages named `packages` in the given files. */
+function packageImportsOf(files: readonly string[], packages: readonly string[]): string[] {
+  return files.flatMap((file) =>
+    importSpecifiers(readRepositoryFile(file))
+      .filter((specifier) => !specifier.startsWith('.') && packages.includes(specifier.split('/')[0] ?? ''))
+      .map((specifier) => `${file} imports ${specifier}`),
+  );
+}

@@ -3,7 +3,7 @@ import type { Activity, ActorInfo } from '../../tray-service/domain/activity.ts'
 /**
  * Activities as the event mapping makes them (docs/contract.md#record-fields-per-verb), one builder
  * per verb, so storage tests write activities without payloads. Every action happens in the
- * community `c-hike` ("Hiking Club") unless told otherwise.
+ * community `c-hike` ("Hiking Club") unless told otherwise (another community, or a user's feed).
  */
 
 export interface ActionOptions {
@@ -14,6 +14,8 @@ export interface ActionOptions {
   name?: string;
   imageUrl?: string;
   communityId?: string;
+  /** On this user's feed instead of a community (not for posts: a user-feed post makes no `post` record). */
+  userFeed?: string;
 }
 
 const COMMUNITY_NAME = 'Hiking Club';
@@ -26,13 +28,18 @@ function actorOf(userId: string, options: ActionOptions): ActorInfo {
   };
 }
 
-function feedOf(options: ActionOptions) {
-  const id = options.communityId ?? 'c-hike';
-  return { kind: 'community' as const, id, name: COMMUNITY_NAME };
+function feedOf(options: ActionOptions): Activity['feed'] {
+  if (options.userFeed !== undefined) return { kind: 'user', id: options.userFeed, name: options.userFeed };
+  return { kind: 'community', id: options.communityId ?? 'c-hike', name: COMMUNITY_NAME };
+}
+
+/** The community of the action's target, as the mapping sets it (none on a user feed). */
+function scopeOf(feed: Activity['feed']): { communityId?: string } {
+  return feed.kind === 'community' ? { communityId: feed.id } : {};
 }
 
 /** A post into a community: a `post` record for each member at `at`. */
-export function aPost(author: string, options: ActionOptions): Activity {
+export function aPost(author: string, options: Omit<ActionOptions, 'userFeed'>): Activity {
   const feed = feedOf(options);
   return {
     verb: 'post',
@@ -41,6 +48,7 @@ export function aPost(author: string, options: ActionOptions): Activity {
     targetName: feed.name,
     lastActionId: options.id,
     feed,
+    ...scopeOf(feed),
     actor: actorOf(author, options),
     at: options.at,
     audience: { kind: 'community', communityId: feed.id },
@@ -63,6 +71,7 @@ export function aComment(
     lastActionId: options.id,
     ...(options.segment === undefined ? {} : { lastActionSegmentNo: options.segment }),
     feed,
+    ...scopeOf(feed),
     actor: actorOf(actor, options),
     at: options.at,
     audience: { kind: 'user', userId: post.owner },
@@ -85,6 +94,7 @@ export function aReply(
     lastActionId: options.id,
     ...(options.segment === undefined ? {} : { lastActionSegmentNo: options.segment }),
     feed,
+    ...scopeOf(feed),
     actor: actorOf(actor, options),
     at: options.at,
     audience: { kind: 'user', userId: parent.owner },
@@ -106,6 +116,7 @@ export function aReaction(
     parentTargetId: feed.id,
     lastActionId: options.id,
     feed,
+    ...scopeOf(feed),
     actor: actorOf(actor, options),
     at: options.at,
     audience: { kind: 'user', userId: post.owner },
@@ -127,6 +138,7 @@ export function aCommentReaction(
     parentTargetId: comment.postId,
     lastActionId: options.id,
     feed,
+    ...scopeOf(feed),
     actor: actorOf(actor, options),
     at: options.at,
     audience: { kind: 'user', userId: comment.owner },
@@ -151,6 +163,7 @@ export function aMention(
     ...(where.in === 'comment' ? { parentTargetId: where.postId } : {}),
     lastActionId: targetId,
     feed,
+    ...scopeOf(feed),
     actor: actorOf(actor, { ...options, id: targetId }),
     at: options.at,
     audience: { kind: 'user', userId: mentioned },

@@ -15,19 +15,18 @@ function takeViolations(test: string) {
 
 describe('the command guard (root hook: every MongoClient of the mocha process)', () => {
   const dbName = uniqueName('guard');
-  const ids = (n: number) => Array.from({ length: n }, (_, i) => `id${i}`);
 
-  it('records an oversized $in sent through connectMongo, naming the command and the running test', async function () {
+  it('records an oversized bulk of updateOne sent through connectMongo, naming the command and the running test', async function () {
     const { db, close } = await connectMongo(testStack().mongoUri, dbName, { appName: 'tests' });
+    const bulk = (n: number) =>
+      db.collection<{ _id: string; n: number }>('guarded').bulkWrite(
+        Array.from({ length: n }, (_, i) => ({
+          updateOne: { filter: { _id: `missing${i}` }, update: { $set: { n: i } } },
+        })),
+      );
     try {
-      await db
-        .collection('guarded')
-        .find({ _id: { $in: ids(11) as never[] } })
-        .toArray();
-      await db
-        .collection('guarded')
-        .find({ _id: { $in: ids(10) as never[] } })
-        .toArray();
+      await bulk(41);
+      await bulk(40);
     } finally {
       await db.dropDatabase().catch(() => undefined);
       await close();
@@ -36,7 +35,7 @@ describe('the command guard (root hook: every MongoClient of the mocha process)'
     expect(takeViolations(test)).to.deep.equal([
       {
         test,
-        problem: `find on guarded with a $in/$nin of 11 values (limit ${commandGuard.limits.maxInValues})`,
+        problem: `update on guarded with 41 single-document updates in one command (limit ${commandGuard.limits.maxSingleUpdates})`,
       },
     ]);
   });
@@ -80,15 +79,15 @@ describe('the command guard (root hook: every MongoClient of the mocha process)'
       expect(result.code).to.not.equal(0);
       expect(result.stdout + result.stderr)
         .to.include('1 passing')
-        .and.include('find on guarded with a $in/$nin of 25 values')
-        .and.include('during: a suite sending an oversized $in passes its own assertions');
+        .and.include('update on guarded with 45 single-document updates in one command')
+        .and.include('during: a suite sending an oversized bulk of updateOne passes its own assertions');
     });
 
     it('with STRICT_COMMAND_GUARD=off, reports the same and passes', async function () {
       this.timeout(90_000);
       const result = await run('off');
       expect(result.code).to.equal(0);
-      expect(result.stderr).to.include('find on guarded with a $in/$nin of 25 values');
+      expect(result.stderr).to.include('update on guarded with 45 single-document updates in one command');
     });
   });
 });

@@ -21,13 +21,11 @@ function limitFromEnv(name: string, fallback: number): number {
 }
 
 /**
- * The suite's command guard. Thresholds: COMMAND_GUARD_MAX_IN (default 10) and
- * COMMAND_GUARD_MAX_SINGLE_UPDATES (default 40). STRICT_COMMAND_GUARD=off reports the violations
- * at the end of the run instead of failing it.
+ * The suite's command guard. Threshold: COMMAND_GUARD_MAX_SINGLE_UPDATES (default 40).
+ * STRICT_COMMAND_GUARD=off reports the violations at the end of the run instead of failing it.
  */
 export const commandGuard = {
   limits: {
-    maxInValues: limitFromEnv('COMMAND_GUARD_MAX_IN', defaultCommandGuardLimits.maxInValues),
     maxSingleUpdates: limitFromEnv(
       'COMMAND_GUARD_MAX_SINGLE_UPDATES',
       defaultCommandGuardLimits.maxSingleUpdates,

@@ -5,12 +5,8 @@ import {
   ensureCollections,
   type EnsuredStorage,
 } from '../../tray-service/storage/mongodb/ensure-collections.ts';
-import { testStack } from './test-stack.ts';
 
-/** ensureCollections as a service's start-up runs it, on the test stack's server (GIN indexes included). */
+/** ensureCollections as a service's start-up runs it, on the test stack's server. */
 export function ensureTestCollections(db: Db, specs: readonly CollectionSpec[]): Promise<EnsuredStorage> {
-  return ensureCollections(db, specs, {
-    logger: pino({ level: 'silent' }),
-    postgresUrl: testStack().postgresUrl,
-  });
+  return ensureCollections(db, specs, { logger: pino({ level: 'silent' }) });
 }

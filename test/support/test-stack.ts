@@ -13,11 +13,6 @@ import {
 export interface TestStack {
   redisUrl: string;
   mongoUri: string;
-  /**
-   * The PostgreSQL database behind the FerretDB this run started (what FERRETDB_POSTGRESQL_URL
-   * names); undefined when MONGODB_URI points at another server.
-   */
-  postgresUrl: string | undefined;
   /** Present only when this run started the server itself (so fault tests may stop it). */
   redis?: LocalServer;
   ferret?: LocalServer;
@@ -48,7 +43,6 @@ export async function startTestStack(): Promise<TestStack> {
   stack = {
     redisUrl: redis?.url ?? process.env.REDIS_URL ?? '',
     mongoUri: mongo?.ferret.url ?? process.env.MONGODB_URI ?? '',
-    postgresUrl: mongo?.postgres.url,
     redis,
     ferret: mongo?.ferret,
     postgres: mongo?.postgres,

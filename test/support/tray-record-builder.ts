@@ -1,13 +1,15 @@
 import type { Db } from 'mongodb';
-import { recordStorageKeys } from '../../shared/tray/storage-keys.ts';
-import { TRAY_RECORDS, type TrayRecordDoc, type TrayVerb } from '../../shared/tray/tray-record.ts';
+import { recordStorageKeys } from '../../tray-service/storage/mongodb/storage-keys.ts';
+import { type TrayVerb } from '../../tray-service/domain/tray-verb.ts';
+import { TRAY_RECORDS } from '../../tray-service/storage/mongodb/collection-names.ts';
+import { type TrayRecordDoc } from '../../tray-service/storage/mongodb/tray-record-doc.ts';
 import { DAY_MS } from '../../shared/time/durations.ts';
 import { recordKey } from '../../tray-service/domain/activity.ts';
 import { encodeRecordKey } from '../../tray-service/domain/record-key.ts';
 import type { TrayRecord } from '../../tray-service/domain/tray-record.ts';
 
 /**
- * The one place that knows every stored field of a tray record (shared/tray/tray-record.ts): when
+ * The one place that knows every stored field of a tray record (the MongoDB adapter's tray-record-doc.ts): when
  * the stored shape changes, this file changes and the tests that build records keep compiling.
  */
 
@@ -30,14 +32,13 @@ export function aTrayRecord(overrides: Partial<TrayRecordDoc> & { userId: string
     lastActionId: 'comment-1',
     feed: { kind: 'community', id: 'c1', name: 'Hiking Club' },
     actors,
-    actorIds: actors.map((actor) => actor.userId),
     actorsCount: actors.length,
     countFrom: Math.min(lastUpdate, ...actors.map((actor) => actor.at)),
     lastUpdate,
     hasRead: false,
     unreadAt: overrides.unreadAt ?? lastUpdate,
     expiresAt,
-    ...recordStorageKeys({ userId: overrides.userId, verb, targetId, lastUpdate, expiresAt }, Date.now()),
+    ...recordStorageKeys({ verb, targetId }),
     // As the worker does: a record starts at its creation time, so a re-created one never meets
     // the claims of its previous life.
     version: Date.now(),

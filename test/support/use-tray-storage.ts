@@ -51,20 +51,11 @@ export function useTrayStorage(): SuiteStorage {
       });
   } else {
     const dbName = uniqueName('test');
-    env = () => {
-      const { mongoUri, postgresUrl } = testStack();
-      return {
-        TRAY_STORAGE: 'mongodb',
-        MONGODB_URI: mongoUri,
-        MONGODB_DB: dbName,
-        ...(postgresUrl ? { FERRETDB_POSTGRESQL_URL: postgresUrl } : {}),
-      };
-    };
+    env = () => ({ TRAY_STORAGE: 'mongodb', MONGODB_URI: testStack().mongoUri, MONGODB_DB: dbName });
     open = () =>
       openMongoStorage(testStack().mongoUri, dbName, {
         appName: 'tests',
         logger: createLogger({ name: 'test', level: 'silent' }),
-        ...(testStack().postgresUrl ? { ferretPostgresUrl: testStack().postgresUrl } : {}),
       });
     after(async () => {
       const { client, db } = await connectMongo(testStack().mongoUri, dbName, { appName: 'tests' });

@@ -2,7 +2,12 @@ import { expect } from 'chai';
 import { SignJWT } from 'jose';
 import { startTrayProcess, trayJwtSecret, type TrayProcess } from '../reliability/support/tray-process.ts';
 import { accepts, externalAddress } from '../support/external-address.ts';
-import { useQueuePrefix } from '../support/suite-resources.ts';
+import { rmSync } from 'node:fs';
+import request from 'supertest';
+import { channelDidCreate, signedHeaders } from '../receiver/support/signed-request.ts';
+import { startTestReceiver } from '../receiver/support/use-receiver.ts';
+import { uniqueName, useQueuePrefix } from '../support/suite-resources.ts';
+import { openSse } from './live/support/sse-client.ts';
 import { useTrayStorage } from '../support/use-tray-storage.ts';
 import { testStack } from '../support/test-stack.ts';
 
@@ -54,6 +59,23 @@ describe('tray-service/main.ts listeners', function () {
         .sign(new TextEncoder().encode(trayJwtSecret));
       const forged = await fetch(`http://127.0.0.1:${adminPort}/admin/events`, { headers: bearer(token) });
       expect(forged.status).to.equal(401);
+    });
+
+    it('streams a webhook its own worker applied to an open tail on the admin port', async () => {
+      const receiver = await startTestReceiver(prefix);
+      const tail = await openSse(`http://127.0.0.1:${adminPort}/admin/events/tail?event=channel.didCreate`, {
+        ...bearer(ADMIN_TOKEN),
+      });
+      try {
+        const body = channelDidCreate(uniqueName('ch'));
+        await request(receiver.app).post('/webhooks').set(signedHeaders(body)).send(body).expect(200);
+        const event = await tail.next((e) => e.event === 'stored', { timeoutMs: 10_000 });
+        expect(JSON.parse(event.data)).to.include({ event: 'channel.didCreate', status: 'stored' });
+      } finally {
+        tail.close();
+        await receiver.close();
+        rmSync(receiver.spoolDir, { recursive: true, force: true });
+      }
     });
 
     it('listens on loopback only, the admin port too', async function () {

@@ -2,8 +2,11 @@ import type Bull from 'bull';
 import type { TrayConfig } from '../../shared/config/tray-config.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
-import type { DecisionsPort, EventsPort } from '../storage/port.ts';
+import type { CommunityMembersPort, DecisionsPort, EventsPort } from '../storage/port.ts';
+import type { BlockedWord } from '../domain/blocked-words.ts';
+import type { ApplyJobDeps } from '../use-cases/apply-job.ts';
 import type { AdminAppDeps } from './create-admin-app.ts';
+import type { RedisEventsFeed } from './redis-events-feed.ts';
 import type { TokenVerifier } from './require-admin.ts';
 
 /** Builds the admin app's dependencies from the configuration (tray-service/main.ts). */
@@ -14,9 +17,15 @@ export function adminDepsFromConfig(
     logger: Logger;
     redis: RedisClient;
     decisions: DecisionsPort;
+    communityMembers: CommunityMembersPort;
     queues: readonly Bull.Queue[];
     /** The admin JWT verifier (own audience and issuer), when ADMIN_JWT_* are set. */
     verifyAdminJwt?: TokenVerifier | undefined;
+    /** The worker's apply path, for replays. */
+    apply: ApplyJobDeps;
+    /** The live tail's subscription. */
+    eventsFeed: RedisEventsFeed;
+    blockedWords: readonly BlockedWord[];
   },
 ): AdminAppDeps {
   return {
@@ -25,6 +34,7 @@ export function adminDepsFromConfig(
     logger: deps.logger,
     redis: deps.redis,
     decisions: deps.decisions,
+    communityMembers: deps.communityMembers,
     queues: deps.queues,
     auth: { adminToken: config.ADMIN_TOKEN, verifyAdminJwt: deps.verifyAdminJwt },
     limits: {
@@ -33,5 +43,8 @@ export function adminDepsFromConfig(
     },
     dashboardWrite: config.QUEUE_DASHBOARD_WRITE === 'on',
     trustProxy: config.ADMIN_TRUST_PROXY,
+    apply: deps.apply,
+    eventsFeed: deps.eventsFeed,
+    blockedWords: deps.blockedWords,
   };
 }

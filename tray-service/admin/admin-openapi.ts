@@ -1,59 +1,23 @@
 import { deliveryStates } from '../domain/decision-doc.ts';
 import { moderationActions } from '../domain/moderation-rule.ts';
 import { eventStatuses } from './events-router.ts';
-import { isoTimePattern } from './parse-iso-time.ts';
-import { textMaxLength } from './parse-query.ts';
+import { adminErrors, error, isoTime, json, query, ref, text } from './openapi-parts.ts';
+import { moderationFilters } from '../domain/event-moderation.ts';
+import {
+  consolePaths,
+  consoleSchemas,
+  consoleSecuritySchemes,
+  detailProperties,
+  formatParameter,
+} from './console-openapi.ts';
 
 /**
- * The admin API's part of GET /openapi.json (schemathesis fuzzes it: RELIABILITY.md), composed into the tray API's document by tray-service/api/openapi.ts. Parameter
+ * The admin API's part of GET /openapi.json (schemathesis fuzzes it: RELIABILITY.md), composed into the tray API's document by tray-service/http/openapi.ts. Parameter
  * constraints are the ones the routers validate (the patterns, enums and lengths are imported from
  * them): what the document calls invalid the code refuses, and what it calls valid the code accepts
  * except for rules a schema cannot state (opaque cursors, since < until, month lengths). The queue
  * dashboard (/admin/queues) is an HTML application, not an API, and is left out (docs/operations.md#admin-api-description-openapi).
  */
-
-type Schema = Record<string, unknown>;
-
-const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: Schema) => ({ 'application/json': { schema } });
-const error = (description: string, headers?: Schema) => ({
-  description,
-  content: json(ref('Error')),
-  ...(headers ? { headers } : {}),
-});
-const retryAfter = {
-  'Retry-After': { description: 'Seconds to wait (MongoDB unavailable)', schema: { type: 'string' } },
-};
-
-/**
- * 429 only from the failed-authentication limit: the per-user rate limit guards the tray and
- * block paths only, not /admin.
- */
-const adminErrors = {
-  400: error('A parameter has a bad value or is unknown (code 400001); the message names it'),
-  401: error('Missing bearer token, or neither ADMIN_TOKEN nor a valid admin JWT (a user token never is)', {
-    'WWW-Authenticate': { description: '`Bearer` when the token is missing', schema: { type: 'string' } },
-  }),
-  429: error('Too many failed authentications from this address (AUTH_FAILURE_LIMIT); code 400311', {
-    'Retry-After': { description: 'Seconds until the address may try again', schema: { type: 'string' } },
-  }),
-  500: error('Internal error (no details)'),
-  503: error('MongoDB, or the JWT key set, is unavailable', retryAfter),
-};
-
-const isoTime = (bound: string) => ({
-  type: 'string',
-  pattern: isoTimePattern.source,
-  description: `${bound}; ISO 8601 date or date-time (2026-11-20, 2026-11-20T10:00:00Z; UTC when no offset is given). The day must exist (2026-02-30 is a 400), and since < until.`,
-});
-const text = (description: string, example: string) => ({
-  type: 'string',
-  minLength: 1,
-  maxLength: textMaxLength,
-  description,
-  examples: [example],
-});
-const query = (name: string, schema: Schema) => ({ name, in: 'query', required: false, schema });
 
 /** A dedupe key as the receiver makes them (SHA-256 hex); the reliability suite stores an event under it. */
 export const exampleEventKey = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
@@ -72,6 +36,19 @@ const eventFilters = [
   query('event', text('Event name', 'post.didCreate')),
   query('webhook', text('Name of the webhook the event came in on', 'main')),
   query('status', { enum: [...eventStatuses] }),
+  query(
+    'userId',
+    text(
+      'The acting user: the author of a post, comment or reaction; the one user a join, leave, profile change or ban names',
+      'u-1234',
+    ),
+  ),
+  query('communityId', text('The community the event happened in', 'c-hike')),
+  query('moderation', {
+    enum: [...moderationFilters],
+    description:
+      'none: no moderation decision; any: at least one; flag or ban-request: the most severe decision is that action',
+  }),
   ...timeRange('receivedAt'),
 ];
 
@@ -104,9 +81,34 @@ export function adminOpenApi(options: AdminOpenApiOptions) {
     },
   });
   const time = { type: 'string', format: 'date-time' };
-  const security = [{ adminAuth: [] }];
+  const security: Record<string, never[]>[] = [{ adminAuth: [] }, { adminSession: [] }];
   const description =
     'Unknown query parameters and repeated ones answer 400. Expired events are never returned.';
+
+  const adminEvent = {
+    type: 'object',
+    description: "A stored event; key is the receiver's dedupe key (SHA-256 of the raw body)",
+    required: ['key', 'event', 'webhook', 'status', 'receivedAt', 'storedAt', 'expiresAt', 'data'],
+    additionalProperties: false,
+    properties: {
+      key: { type: 'string' },
+      event: { type: 'string' },
+      webhook: { type: 'string' },
+      status: { enum: [...eventStatuses] },
+      error: { type: 'string', description: 'Why the event is unknown or invalid' },
+      userId: { type: 'string', description: 'The acting user, when the event names exactly one' },
+      communityId: { type: 'string', description: 'The community the event happened in' },
+      moderation: {
+        enum: [...moderationActions],
+        description: 'The most severe moderation decision about the event; absent when none',
+      },
+      receivedAt: time,
+      storedAt: time,
+      appliedAt: { ...time, description: 'When the worker finished applying it to the tray' },
+      expiresAt: time,
+      data: { type: 'object', description: 'The event payload as received' },
+    },
+  };
 
   return {
     securitySchemes: {
@@ -116,26 +118,17 @@ export function adminOpenApi(options: AdminOpenApiOptions) {
         description:
           'ADMIN_TOKEN, or an admin JWT: signed with the tray API key and carrying ADMIN_JWT_AUDIENCE and ADMIN_JWT_ISSUER. A user token is never an admin credential, whatever its claims: 401.',
       },
+      ...consoleSecuritySchemes,
     },
     schemas: {
-      AdminEvent: {
-        type: 'object',
-        description: "A stored event; key is the receiver's dedupe key (SHA-256 of the raw body)",
-        required: ['key', 'event', 'webhook', 'status', 'receivedAt', 'storedAt', 'expiresAt', 'data'],
-        additionalProperties: false,
-        properties: {
-          key: { type: 'string' },
-          event: { type: 'string' },
-          webhook: { type: 'string' },
-          status: { enum: [...eventStatuses] },
-          error: { type: 'string', description: 'Why the event is unknown or invalid' },
-          receivedAt: time,
-          storedAt: time,
-          expiresAt: time,
-          data: { type: 'object', description: 'The event payload as received' },
-        },
-      },
+      AdminEvent: adminEvent,
       AdminEventPage: page('AdminEvent'),
+      AdminEventDetail: {
+        ...adminEvent,
+        description: 'A stored event with what the mapping makes of it, its recipients and its decisions',
+        required: [...adminEvent.required, ...Object.keys(detailProperties)],
+        properties: { ...adminEvent.properties, ...detailProperties },
+      },
       ModerationDecision: {
         type: 'object',
         required: [
@@ -175,6 +168,7 @@ export function adminOpenApi(options: AdminOpenApiOptions) {
         },
       },
       ModerationDecisionPage: page('ModerationDecision'),
+      ...consoleSchemas(options),
     },
     paths: {
       '/admin/events': {
@@ -199,13 +193,14 @@ export function adminOpenApi(options: AdminOpenApiOptions) {
         get: {
           tags: ['admin'],
           operationId: 'exportAdminEvents',
-          summary: 'Every matching event as NDJSON, newest first, streamed',
+          summary: 'Every matching event as NDJSON or CSV, newest first, streamed',
           description: `${description} A failure after the first line can only cut the stream short.`,
           security,
-          parameters: eventFilters,
+          parameters: [...eventFilters, formatParameter],
           responses: {
             200: {
-              description: 'One AdminEvent JSON object per line, each ending with a newline',
+              description:
+                'ndjson: one AdminEvent JSON object per line, each ending with a newline; csv: RFC 4180 lines (CRLF), a header first',
               headers: {
                 'Content-Disposition': {
                   description: 'attachment; filename="events.ndjson"',
@@ -217,6 +212,7 @@ export function adminOpenApi(options: AdminOpenApiOptions) {
                 // schemathesis checks only the content type here, not the lines. x-itemSchema
                 // says what each line is, and the tests validate every line against it.
                 'application/x-ndjson': { schema: { type: 'string' }, 'x-itemSchema': ref('AdminEvent') },
+                'text/csv': { schema: { type: 'string' } },
               },
             },
             ...adminErrors,
@@ -227,7 +223,7 @@ export function adminOpenApi(options: AdminOpenApiOptions) {
         get: {
           tags: ['admin'],
           operationId: 'getAdminEvent',
-          summary: 'One stored event by its key',
+          summary: 'One stored event by its key, with its mapping, recipients and decisions',
           security,
           parameters: [
             {
@@ -238,7 +234,7 @@ export function adminOpenApi(options: AdminOpenApiOptions) {
             },
           ],
           responses: {
-            200: { description: 'OK', content: json(ref('AdminEvent')) },
+            200: { description: 'OK', content: json(ref('AdminEventDetail')) },
             404: error('No unexpired event with this key'),
             ...adminErrors,
           },
@@ -270,6 +266,7 @@ export function adminOpenApi(options: AdminOpenApiOptions) {
           },
         },
       },
+      ...consolePaths(options, { security, description, eventFilters, paging, isoTime }),
     },
   };
 }

@@ -1,13 +1,30 @@
 import type Bull from 'bull';
+import { randomUUID } from 'node:crypto';
+import type { BlockedWord } from '../domain/blocked-words.ts';
+import type { ApplyJobDeps } from '../use-cases/apply-job.ts';
+import { createEventCharts } from '../use-cases/event-charts.ts';
+import { createReplays } from '../use-cases/replay-events.ts';
+import { createBlockedWordsTest } from '../use-cases/test-blocked-words.ts';
+import { createModerationTestRouter } from './moderation-test-router.ts';
+import type { RedisEventsFeed } from './redis-events-feed.ts';
+import { createRedisReplayProgress } from './redis-replay-progress.ts';
+import { createReplayRouter } from './replay-router.ts';
+import { createStatsRouter } from './stats-router.ts';
+import { createTailRouter } from './tail-router.ts';
 import { Router } from 'express';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
-import type { DecisionsPort, EventsPort } from '../storage/port.ts';
+import type { CommunityMembersPort, DecisionsPort, EventsPort } from '../storage/port.ts';
+import { createEventDetail } from '../use-cases/event-detail.ts';
+import { createEventRecipients } from '../use-cases/event-recipients.ts';
 import { createEventsQuery } from '../use-cases/events-query.ts';
+import { createConsoleRouter } from './console/create-console-router.ts';
 import { createDecisionsRouter } from './decisions-router.ts';
 import { createEventsRouter } from './events-router.ts';
 import { createQueueDashboard } from './queue-dashboard.ts';
-import { requireAdmin, type AdminAuthOptions } from './require-admin.ts';
+import { createAdminSessions } from './admin-sessions.ts';
+import { requireAdmin, requireAdminPage, type AdminAuthOptions } from './require-admin.ts';
+import { createSignInRouter } from './sign-in-router.ts';
 
 export interface AdminRouterDeps {
   /** The stored events (storage.events) and EVENTS_RETENTION_DAYS. */
@@ -16,40 +33,100 @@ export interface AdminRouterDeps {
   logger: Logger;
   auth: AdminAuthOptions;
   decisions: DecisionsPort;
+  /** Who a community had as members at a time (an event's recipients). */
+  communityMembers: CommunityMembersPort;
   /** Queues shown on the dashboard (the webhook queue, moderation-decisions). */
   queues: readonly Bull.Queue[];
   limits: { defaultLimit: number; maxLimit: number };
   /** Where the router is mounted; the dashboard's pages link to `${mountPath}/queues`. */
   mountPath?: string;
-  /** The dashboard's sessions (shared by every instance). */
+  /** The admin sessions (shared by every instance). */
   redis: RedisClient;
+  /** Prefix of the sessions' Redis keys (default `tray-admin`). */
+  sessionPrefix?: string;
+  /** Longest session (default 8 hours); an admin JWT's expiry shortens it. */
+  sessionTtlMs?: number;
+  clock?: () => number;
   /** QUEUE_DASHBOARD_WRITE: whether the dashboard may retry, clean, promote and pause. */
   dashboardWrite?: boolean;
+  /** The events workers announce once applied (GET /events/tail); without it the tail answers 404. */
+  eventsFeed?: RedisEventsFeed;
+  /** The worker's apply path, for replays; without it the replay routes answer 404. */
+  apply?: ApplyJobDeps;
+  /** Most events one replay of a filter may take (default 100,000). */
+  replayMaxEvents?: number;
+  /** The blocklisted words in force (MODERATION_WORDS, MODERATION_WORDS_FILE), for the rule tester. */
+  blockedWords?: readonly BlockedWord[];
 }
 
-/** Everything under /admin; every route needs ADMIN_TOKEN or an admin JWT. */
+/**
+ * Everything under /admin; every route needs ADMIN_TOKEN, an admin JWT, or the session a browser
+ * opened with one of them at /admin/login (docs/operations.md#admin-authentication).
+ */
 export function createAdminRouter(deps: AdminRouterDeps): Router {
   const router = Router();
   const mountPath = deps.mountPath ?? '/admin';
-  // The dashboard has its own auth adapter (a browser cannot send a bearer header): mounted first.
+  const sessions = createAdminSessions({
+    redis: deps.redis,
+    prefix: deps.sessionPrefix ?? 'tray-admin',
+    ttlMs: deps.sessionTtlMs ?? 8 * 3600 * 1000,
+    adminToken: deps.auth.adminToken,
+    adminJwts: deps.auth.verifyAdminJwt !== undefined,
+  });
+  const guard = { auth: deps.auth, sessions, mountPath, ...(deps.clock ? { clock: deps.clock } : {}) };
+  // Sign-in, sign-out and the session's CSRF token: before any guard.
+  router.use(createSignInRouter(guard));
+  // bull-board's page cannot send the CSRF header; its writes are off unless QUEUE_DASHBOARD_WRITE.
   router.use(
     '/queues',
     createQueueDashboard({
       queues: deps.queues,
-      auth: deps.auth,
       basePath: `${mountPath}/queues`,
-      redis: deps.redis,
+      guard: requireAdminPage({ ...guard, csrf: false }),
+      signOutPath: `${mountPath}/logout`,
       write: deps.dashboardWrite ?? false,
     }),
   );
-  router.use(requireAdmin(deps.auth));
+  // The events console: its assets carry no data and are public; a browser without a session
+  // asking for its page is sent to the sign-in form.
+  router.use(createConsoleRouter({ mountPath, requirePageSession: requireAdminPage(guard) }));
+  router.use(requireAdmin(guard));
   const limits = {
     maxLimit: deps.limits.maxLimit,
     defaultLimit: Math.min(deps.limits.defaultLimit, deps.limits.maxLimit),
   };
+  const recipients = createEventRecipients(deps.communityMembers);
+  // Before the events router: /events/tail and /events/replay would be taken for keys.
+  if (deps.eventsFeed) {
+    router.use(createTailRouter({ feed: deps.eventsFeed, retentionDays: deps.eventsRetentionDays }));
+  }
+  if (deps.apply) {
+    const replayMaxEvents = deps.replayMaxEvents ?? 100_000;
+    const logger = deps.logger;
+    const replays = createReplays({
+      events: deps.events,
+      apply: deps.apply,
+      progress: createRedisReplayProgress(deps.redis, deps.sessionPrefix ?? 'tray-admin'),
+      newId: () => randomUUID(),
+      maxEvents: replayMaxEvents,
+      onError: (error, event) =>
+        logger.warn({ err: (error as Error).message, key: event?.key }, 'replay failed'),
+    });
+    router.use(createReplayRouter({ replays, mountPath, maxEvents: replayMaxEvents }));
+  }
+  router.use(
+    createStatsRouter({
+      charts: createEventCharts(deps.events),
+      queues: deps.queues,
+      ...(deps.clock ? { clock: deps.clock } : {}),
+    }),
+  );
+  router.use(createModerationTestRouter(createBlockedWordsTest(deps.blockedWords ?? [])));
   router.use(
     createEventsRouter({
       events: createEventsQuery(deps.events),
+      detail: createEventDetail({ events: deps.events, decisions: deps.decisions, recipients }),
+      recipients,
       retentionDays: deps.eventsRetentionDays,
       logger: deps.logger,
       ...limits,

@@ -1,5 +1,9 @@
 import { DAY_MS } from '../../shared/time/durations.ts';
+import type { Activity } from '../domain/activity.ts';
+import { toDecisionView } from '../domain/decision-doc.ts';
+import type { ModerationAction } from '../domain/moderation-rule.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
+import type { EventDetail } from '../use-cases/event-detail.ts';
 
 /** What the admin API shows of a stored event: `key` is the receiver's dedupe key. */
 export interface EventView {
@@ -8,8 +12,12 @@ export interface EventView {
   webhook: string;
   status: StoredEvent['status'];
   error?: string;
+  userId?: string;
+  communityId?: string;
+  moderation?: ModerationAction;
   receivedAt: string;
   storedAt: string;
+  appliedAt?: string;
   expiresAt: string;
   data: Record<string, unknown>;
 }
@@ -22,9 +30,42 @@ export function toEventView(event: StoredEvent, retentionDays: number): EventVie
     webhook: event.webhook,
     status: event.status,
     ...(event.error === undefined ? {} : { error: event.error }),
+    ...(event.userId === undefined ? {} : { userId: event.userId }),
+    ...(event.communityId === undefined ? {} : { communityId: event.communityId }),
+    ...(event.moderation === undefined ? {} : { moderation: event.moderation }),
     receivedAt: event.receivedAt.toISOString(),
     storedAt: event.storedAt.toISOString(),
+    ...(event.appliedAt === undefined ? {} : { appliedAt: event.appliedAt.toISOString() }),
     expiresAt: new Date(event.receivedAt.getTime() + retentionDays * DAY_MS).toISOString(),
     data: event.data,
+  };
+}
+
+/** An activity of the mapping, its time as ISO 8601 like every time of the admin API. */
+const activityView = (activity: Activity) => ({ ...activity, at: new Date(activity.at).toISOString() });
+
+/** GET /admin/events/:key: the event with what the mapping makes of it, its recipients and decisions. */
+export function toEventDetailView(detail: EventDetail, retentionDays: number) {
+  const { mapped, recipients } = detail;
+  const iso = (at: number) => new Date(at).toISOString();
+  return {
+    ...toEventView(detail.event, retentionDays),
+    activities: mapped.activities.map(activityView),
+    memberships: mapped.memberships.map((change) => ({ ...change, at: iso(change.at) })),
+    profiles: mapped.profiles.map((change) => ({ ...change, at: iso(change.at) })),
+    bans: (mapped.bans ?? []).map((change) => ({ ...change, at: iso(change.at) })),
+    recipients: {
+      users: recipients.users,
+      total: recipients.total,
+      ...(recipients.community
+        ? {
+            community: {
+              communityId: recipients.community.communityId,
+              at: recipients.community.at.toISOString(),
+            },
+          }
+        : {}),
+    },
+    decisions: detail.decisions.map(toDecisionView),
   };
 }

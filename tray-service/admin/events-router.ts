@@ -6,13 +6,21 @@ import { AppError } from '../../shared/errors/app-error.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { EventsFilter, EventsQuery } from '../use-cases/events-query.ts';
-import { toEventView } from './event-view.ts';
+import { moderationFilters } from '../domain/event-moderation.ts';
+import type { EventDetail } from '../use-cases/event-detail.ts';
+import type { EventRecipients } from '../use-cases/event-recipients.ts';
+import { csvStream } from './csv-stream.ts';
+import { toEventDetailView, toEventView, type EventView } from './event-view.ts';
+import { decodeUserCursor, encodeUserCursor } from './user-cursor.ts';
 import { ndjsonStream } from './ndjson-stream.ts';
 import { decodeCursor, encodeCursor } from '../domain/page-cursor.ts';
 import { isoTime, nonEmpty, pageLimit, parseQuery, requireOrderedRange } from './parse-query.ts';
 
 export interface EventsRouterDeps {
   events: EventsQuery;
+  /** GET /events/:key: the event with its mapping, recipients and decisions. */
+  detail: (key: string) => Promise<EventDetail | undefined>;
+  recipients: EventRecipients;
   /** EVENTS_RETENTION_DAYS: an event's `expiresAt` in the view. */
   retentionDays: number;
   logger: Logger;
@@ -36,11 +44,40 @@ const filterShape = {
       error: 'expected applied, stored, unknown or invalid',
     })
     .optional(),
+  userId: nonEmpty('a user id').optional(),
+  communityId: nonEmpty('a community id').optional(),
+  moderation: z.enum(moderationFilters, { error: `expected ${moderationFilters.join(', ')}` }).optional(),
   since: isoTime.optional(),
   until: isoTime.optional(),
 };
 
-function toFilter(query: z.infer<z.ZodObject<typeof filterShape>>): EventsFilter {
+/** The export's formats: NDJSON (one event view a line) or CSV (a spreadsheet). */
+export const exportFormats = ['ndjson', 'csv'] as const;
+
+/** The CSV export's columns: the event view's fields, the payload as one JSON cell. */
+export const CSV_COLUMNS = [
+  'key',
+  'event',
+  'webhook',
+  'status',
+  'error',
+  'userId',
+  'communityId',
+  'moderation',
+  'receivedAt',
+  'storedAt',
+  'appliedAt',
+  'expiresAt',
+  'data',
+] as const;
+
+const csvCells = (view: EventView): string[] =>
+  CSV_COLUMNS.map((column) => (column === 'data' ? JSON.stringify(view.data) : String(view[column] ?? '')));
+
+/** The filter query of the list, the export and the tail (one schema, so they accept the same). */
+export const eventsFilterShape = filterShape;
+
+export function toFilter(query: z.infer<z.ZodObject<typeof filterShape>>): EventsFilter {
   requireOrderedRange(query);
   return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined));
 }
@@ -55,7 +92,12 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
       cursor: z.string().optional(),
     })
     .strict();
-  const exportSchema = z.object(filterShape).strict();
+  const exportSchema = z
+    .object({
+      ...filterShape,
+      format: z.enum(exportFormats, { error: 'expected ndjson or csv' }).default('ndjson'),
+    })
+    .strict();
   const view = (event: StoredEvent) => toEventView(event, deps.retentionDays);
 
   router.get('/events', async (req, res) => {
@@ -71,13 +113,19 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
 
   // Before /events/:key, or "export" would be taken for a key.
   router.get('/events/export', async (req, res) => {
-    const filter = toFilter(parseQuery(exportSchema, req.query));
-    res.status(200).type('application/x-ndjson');
-    res.set('Content-Disposition', 'attachment; filename="events.ndjson"');
+    const { format, ...query } = parseQuery(exportSchema, req.query);
+    const filter = toFilter(query);
+    const csv = format === 'csv';
+    res.status(200).type(csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson');
+    res.set('Content-Disposition', `attachment; filename="events.${csv ? 'csv' : 'ndjson'}"`);
     try {
       // pipeline propagates backpressure to storage's batches, and ends the iteration (storage
       // closes its cursor) when the client goes away.
-      await pipeline(Readable.from(deps.events.export(filter)), ndjsonStream(view), res);
+      await pipeline(
+        Readable.from(deps.events.export(filter)),
+        csv ? csvStream(CSV_COLUMNS, (event: StoredEvent) => csvCells(view(event))) : ndjsonStream(view),
+        res,
+      );
     } catch (error) {
       // Headers are sent: a failure mid-stream can only cut the response short (the client sees a
       // reset and no final newline). A client that went away is not worth a warning.
@@ -88,9 +136,27 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
   });
 
   router.get('/events/:key', async (req, res) => {
+    const detail = await deps.detail(req.params.key);
+    if (!detail) throw new AppError('NOT_FOUND', 'no stored event with this key');
+    res.json(toEventDetailView(detail, deps.retentionDays));
+  });
+
+  const recipientsSchema = z
+    .object({ limit: pageLimit(deps.defaultLimit, deps.maxLimit), cursor: z.string().optional() })
+    .strict();
+  router.get('/events/:key/recipients', async (req, res) => {
+    const { limit, cursor } = parseQuery(recipientsSchema, req.query);
     const event = await deps.events.get(req.params.key);
     if (!event) throw new AppError('NOT_FOUND', 'no stored event with this key');
-    res.json(view(event));
+    const page = await deps.recipients.page(
+      event,
+      limit,
+      cursor === undefined ? undefined : decodeUserCursor(cursor),
+    );
+    res.json({
+      items: page.userIds,
+      nextCursor: page.next === undefined ? null : encodeUserCursor(page.next),
+    });
   });
 
   return router;

@@ -3,14 +3,21 @@ import { positiveInt } from '../../shared/config/env-types.ts';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { parseIsoTime } from './parse-iso-time.ts';
 
-/** Validates a query string; a failure is a 400 whose message names the field (docs/contract.md#errors). */
-export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.infer<S> {
+/**
+ * Validates a query string (or a JSON body: `what` names its members); a failure is a 400 whose
+ * message names the field (docs/contract.md#errors).
+ */
+export function parseQuery<S extends z.ZodType>(
+  schema: S,
+  query: unknown,
+  what = 'query parameter',
+): z.infer<S> {
   const result = schema.safeParse(query);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const field =
     issue?.code === 'unrecognized_keys' ? issue.keys.join(', ') : String(issue?.path[0] ?? 'query');
-  const message = issue?.code === 'unrecognized_keys' ? 'unknown query parameter' : issue?.message;
+  const message = issue?.code === 'unrecognized_keys' ? `unknown ${what}` : issue?.message;
   throw new AppError('VALIDATION', `${field}: ${message ?? 'invalid'}`);
 }
 

@@ -1,7 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
 import type { TokenVerifier } from '../http/auth/create-token-verifier.ts';
+import type { AdminSession, AdminSessions } from './admin-sessions.ts';
+import { readCookie } from './read-cookie.ts';
+import { ADMIN_SESSION_COOKIE } from './session-cookie.ts';
 
 export type { TokenVerifier };
 
@@ -51,18 +54,88 @@ export async function authenticateAdmin(token: string, options: AdminAuthOptions
   }
 }
 
-/** Express adapter: `Authorization: Bearer <ADMIN_TOKEN or admin JWT>`. */
-export function requireAdmin(options: AdminAuthOptions): RequestHandler {
-  return async (req, res, next) => {
-    const token = bearerToken(req);
-    if (token === undefined) {
-      next(
-        new AppError('UNAUTHORIZED', 'missing bearer token', { headers: { 'WWW-Authenticate': 'Bearer' } }),
-      );
-      return;
+/** How a request proved it comes from an admin. */
+export type AdminCaller =
+  | { via: 'bearer'; principal: AdminPrincipal }
+  | { via: 'session'; principal: AdminPrincipal; session: AdminSession };
+
+export interface AdminGuardOptions {
+  auth: AdminAuthOptions;
+  sessions: AdminSessions;
+  /** Where the admin router is mounted: the sign-in page is `${mountPath}/login`. */
+  mountPath: string;
+  clock?: () => number;
+}
+
+/** Methods that change nothing: a session cookie alone is enough for them. */
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The admin behind a request: its bearer credential when it sends one (a wrong one is a 401, never
+ * a fall back to the cookie), else its session cookie; undefined with neither.
+ */
+export async function adminCaller(
+  req: Request,
+  options: AdminGuardOptions,
+): Promise<AdminCaller | undefined> {
+  const token = bearerToken(req);
+  if (token !== undefined) return { via: 'bearer', principal: await authenticateAdmin(token, options.auth) };
+  const id = readCookie(req.get('cookie'), ADMIN_SESSION_COOKIE);
+  const session =
+    id === undefined ? undefined : await options.sessions.find(id, (options.clock ?? Date.now)());
+  return session ? { via: 'session', principal: session.principal, session } : undefined;
+}
+
+const unauthenticated = () =>
+  new AppError('UNAUTHORIZED', 'missing bearer token', { headers: { 'WWW-Authenticate': 'Bearer' } });
+
+/** Admits `caller` (or throws): 401 without one, 403 for a cookie's changing request without its CSRF token. */
+function admit(req: Request, res: Response, caller: AdminCaller | undefined, csrf: boolean): void {
+  if (caller === undefined) throw unauthenticated();
+  if (csrf && caller.via === 'session' && !SAFE.has(req.method)) {
+    if (!safeEqual(req.get('x-csrf-token') ?? '', caller.session.csrfToken)) {
+      throw new AppError('FORBIDDEN', 'x-csrf-token: missing, or not this session’s (GET /admin/session)');
     }
+  }
+  res.locals.admin = caller.principal;
+  res.locals.adminCaller = caller;
+}
+
+/**
+ * Express adapter of the JSON paths: `Authorization: Bearer <ADMIN_TOKEN or admin JWT>`, or the
+ * session cookie of a signed-in browser. A changing request (POST, PUT, PATCH, DELETE) made with
+ * the cookie must carry the session's CSRF token in `x-csrf-token` (GET /admin/session hands it to
+ * the page): the cookie is SameSite=Strict already, and the header is a second lock that no form
+ * or image of another origin can send. Bearer requests need no CSRF token: no browser adds a
+ * bearer header by itself.
+ */
+export function requireAdmin(options: AdminGuardOptions): RequestHandler {
+  return async (req, res, next) => {
     try {
-      res.locals.admin = await authenticateAdmin(token, options);
+      admit(req, res, await adminCaller(req, options), true);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+/**
+ * Express adapter of the admin pages (the console, the queue dashboard): like requireAdmin, but a
+ * browser asking for a page without a session is sent to the sign-in form (303), which brings it
+ * back here once signed in; other calls still get the JSON 401. `csrf: false` only for a third
+ * party's page that cannot send the header (the queue dashboard, whose writes are off by default).
+ */
+export function requireAdminPage(options: AdminGuardOptions & { csrf?: boolean }): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const caller = await adminCaller(req, options);
+      const pageLoad = req.method === 'GET' && !req.path.startsWith('/api/') && req.accepts('html') !== false;
+      if (caller === undefined && pageLoad) {
+        res.redirect(303, `${options.mountPath}/login?next=${encodeURIComponent(req.originalUrl)}`);
+        return;
+      }
+      admit(req, res, caller, options.csrf ?? true);
       next();
     } catch (error) {
       next(error);

@@ -37,6 +37,13 @@ export interface Activity extends Pick<
   /** Epoch ms the action happened (the payload's createdAt). */
   at: number;
   audience: Audience;
+  /**
+   * The community the action's target belongs to: a post in a community, a comment, reply or
+   * reaction on such a post or its comments, a mention in them. Absent for user-feed targets. A
+   * member who left a community gets nothing of its targets while away
+   * (docs/tray-rules.md#leaving-and-rejoining-a-community).
+   */
+  communityId?: string;
 }
 
 /** community.didJoin / didLeave for one user; `at` is the event's createdAt, else the job's receivedAt. */
@@ -57,6 +64,17 @@ export interface ProfileChange {
   at: number;
 }
 
+/**
+ * Who acted and where, as the admin filters find an event (docs/operations.md#stored-events):
+ * `userId` is the acting user when the event names exactly one (a post's, comment's or reaction's
+ * author; the one user who joined, left, changed or was banned), `communityId` the community it
+ * happened in. Stored with the event.
+ */
+export interface EventSubject {
+  userId?: string;
+  communityId?: string;
+}
+
 /** What an event means for the tray; `status` is stored with the event. */
 export interface MappedEvent {
   status: 'applied' | 'stored' | 'unknown' | 'invalid';
@@ -66,6 +84,8 @@ export interface MappedEvent {
   profiles: ProfileChange[];
   /** user.didGlobalBan / didGlobalUnban; absent for every other event. */
   bans?: BanChange[];
+  /** Absent for events the mapping does not read (unknown, store-only, invalid). */
+  subject?: EventSubject;
 }
 
 /**

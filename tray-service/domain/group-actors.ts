@@ -1,4 +1,7 @@
-import type { ActorAction, ActorSnapshot } from '../../shared/tray/tray-record.ts';
+import type { ActorAction } from './actor-action.ts';
+import type { ActorSnapshot } from './actor-snapshot.ts';
+import type { Activity } from './activity.ts';
+import { isAwayAt, type MembershipInterval } from './membership-intervals.ts';
 
 const MAX_NAMED_ACTORS = 3;
 
@@ -61,3 +64,40 @@ export function countedActors(group: GroupActors, countFrom: number, recipientId
   const own = rank.get(recipientId);
   return { named, count: low - (own !== undefined && own < low ? 1 : 0) };
 }
+
+export interface ExactActors extends CountedActors {
+  /** The newest counted action: what the record's latest fields come from when its own fell while away. */
+  newest: Activity | undefined;
+}
+
+/**
+ * The actors a record of a community's target counts when its recipient was away at some time
+ * since `countFrom` (docs/tray-rules.md#leaving-and-rejoining-a-community): from the group's kept
+ * actions, those at or after `countFrom`, by others than the recipient, addressed to them (or to
+ * the whole community), outside the `away` spans; each actor at their latest such action, named
+ * as that action shows them. Pure.
+ */
+export function exactActors(
+  actions: Iterable<Activity>,
+  countFrom: number,
+  recipientId: string,
+  away: readonly MembershipInterval[],
+): ExactActors {
+  const latest = new Map<string, Activity>();
+  for (const action of actions) {
+    if (action.at < countFrom || action.actor.userId === recipientId) continue;
+    if (action.audience.kind === 'user' && action.audience.userId !== recipientId) continue;
+    if (isAwayAt(away, action.at)) continue;
+    const seen = latest.get(action.actor.userId);
+    if (!seen || compareActions(asAction(action), asAction(seen)) > 0)
+      latest.set(action.actor.userId, action);
+  }
+  const sorted = [...latest.values()].sort((a, b) => compareActions(asAction(b), asAction(a)));
+  return {
+    named: sorted.slice(0, MAX_NAMED_ACTORS).map((action) => ({ ...action.actor, at: action.at })),
+    count: sorted.length,
+    newest: sorted[0],
+  };
+}
+
+const asAction = (activity: Activity) => ({ at: activity.at, actionId: activity.lastActionId });

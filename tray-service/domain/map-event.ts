@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { DELETED_USER_NAME, type Activity, type MappedEvent } from './activity.ts';
+import { DELETED_USER_NAME, type Activity, type EventSubject, type MappedEvent } from './activity.ts';
 import {
   commentDidCreate,
   communityMembership,
@@ -33,11 +33,17 @@ export function mapEvent(envelope: Envelope): MappedEvent {
   const { event, data, receivedAt } = envelope;
   switch (event) {
     case 'post.didCreate':
-      return parsed(postDidCreate, data, (payload) => activities(mapPost(payload)));
+      return parsed(postDidCreate, data, (payload) =>
+        activities(mapPost(payload), subject(payload.post.postedUserId, payload.post, payload.community)),
+      );
     case 'comment.didCreate':
-      return parsed(commentDidCreate, data, (payload) => activities(mapComment(payload)));
+      return parsed(commentDidCreate, data, (payload) =>
+        activities(mapComment(payload), subject(payload.comment.userId, payload.post, payload.community)),
+      );
     case 'reaction.didAdd':
-      return parsed(reactionDidAdd, data, (payload) => activities(mapReaction(payload)));
+      return parsed(reactionDidAdd, data, (payload) =>
+        activities(mapReaction(payload), subject(payload.reaction.userId, payload.post, payload.community)),
+      );
     case 'community.didJoin':
     case 'community.didLeave':
       return parsed(communityMembership, data, (payload) => {
@@ -46,6 +52,7 @@ export function mapEvent(envelope: Envelope): MappedEvent {
         return {
           ...none,
           status: 'applied',
+          subject: { ...onlyOne(payload.userIds), communityId: payload.community.communityId },
           memberships: [...new Set(payload.userIds)].map((userId) => ({
             communityId: payload.community.communityId,
             userId,
@@ -58,6 +65,7 @@ export function mapEvent(envelope: Envelope): MappedEvent {
       return parsed(userDidUpdate, data, (payload) => ({
         ...none,
         status: 'applied',
+        subject: onlyOne(payload.users.map((user) => user.userId)),
         profiles: payload.users.map((user) => ({
           userId: user.userId,
           displayName: user.displayName,
@@ -68,19 +76,27 @@ export function mapEvent(envelope: Envelope): MappedEvent {
         })),
       }));
     case 'user.didDelete':
-      return parsed(userDidDelete, data, (payload) => ({
-        ...none,
-        status: 'applied',
-        profiles: [
-          ...new Set([...(payload.users ?? []).map((user) => user.userId), ...(payload.userIds ?? [])]),
-        ].map((userId) => ({ userId, displayName: DELETED_USER_NAME, deleted: true, at: receivedAt })),
-      }));
+      return parsed(userDidDelete, data, (payload) => {
+        const userIds = [...(payload.users ?? []).map((user) => user.userId), ...(payload.userIds ?? [])];
+        return {
+          ...none,
+          status: 'applied',
+          subject: onlyOne(userIds),
+          profiles: [...new Set(userIds)].map((userId) => ({
+            userId,
+            displayName: DELETED_USER_NAME,
+            deleted: true,
+            at: receivedAt,
+          })),
+        };
+      });
     case 'user.didGlobalBan':
     case 'user.didGlobalUnban':
       // A ban changes who may authenticate, nothing else: records, posts and memberships stay.
       return parsed(userGlobalBan, data, (payload) => ({
         ...none,
         status: 'applied',
+        subject: onlyOne(payload.userIds),
         bans: [...new Set(payload.userIds)].map((userId) => ({
           userId,
           banned: event === 'user.didGlobalBan',
@@ -92,8 +108,25 @@ export function mapEvent(envelope: Envelope): MappedEvent {
   }
 }
 
-function activities(list: Activity[]): MappedEvent {
-  return { ...none, status: 'applied', activities: list };
+function activities(list: Activity[], who: EventSubject): MappedEvent {
+  return { ...none, status: 'applied', activities: list, subject: who };
+}
+
+/** The author, and the community when the post is in one (a user feed is no community). */
+function subject(
+  userId: string,
+  post: { targetType: 'community' | 'user' },
+  community: { communityId: string } | null | undefined,
+): EventSubject {
+  return post.targetType === 'community' && community
+    ? { userId, communityId: community.communityId }
+    : { userId };
+}
+
+/** The acting user of an event about several users is none of them: only one user makes one. */
+function onlyOne(userIds: readonly string[]): EventSubject {
+  const distinct = [...new Set(userIds)];
+  return distinct.length === 1 && distinct[0] !== undefined ? { userId: distinct[0] } : {};
 }
 
 function parsed<S extends z.ZodType>(

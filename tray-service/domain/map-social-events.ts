@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { FeedRef } from '../../shared/tray/tray-record.ts';
+import type { FeedRef } from './feed-ref.ts';
 import type { Activity, ActorInfo } from './activity.ts';
 import type {
   commentDidCreate,
@@ -24,7 +24,12 @@ type Community = { communityId: string; displayName: string } | null | undefined
 export function mapPost(payload: Post): Activity[] {
   const { post } = payload;
   const feed = feedOf(post, payload.community, payload.users);
-  const base = { actor: actorOf(post.postedUserId, payload.users), at: Date.parse(post.createdAt), feed };
+  const base = {
+    actor: actorOf(post.postedUserId, payload.users),
+    at: Date.parse(post.createdAt),
+    feed,
+    ...communityOf(feed),
+  };
   const result: Activity[] = [];
   // Posts on a user feed are not tray events (docs/contract.md#postdidcreate); their mentions are.
   if (feed.kind === 'community') {
@@ -62,6 +67,7 @@ export function mapComment(payload: Comment): Activity[] {
     actor: actorOf(comment.userId, payload.users),
     at: Date.parse(comment.createdAt),
     feed,
+    ...communityOf(feed),
     targetType: 'post' as const,
     targetName: feed.name,
     lastActionId: comment.commentId,
@@ -109,6 +115,7 @@ export function mapReaction(payload: Reaction): Activity[] {
     actor: actorOf(reaction.userId, payload.users),
     at: Date.parse(reaction.createdAt),
     feed,
+    ...communityOf(feed),
     targetType: 'post' as const,
     targetName: feed.name,
     lastActionId: reaction.reactionId,
@@ -146,6 +153,11 @@ function feedOf(post: PostRef, community: Community, users: UserProfile[]): Feed
   // profile is not in the payload.
   const owner = users.find((user) => user.userId === post.targetId);
   return { kind: 'user', id: post.targetId, name: owner?.displayName ?? post.targetId };
+}
+
+/** The community a target on this feed belongs to: every action on a community's posts is scoped to it. */
+function communityOf(feed: FeedRef): { communityId?: string } {
+  return feed.kind === 'community' ? { communityId: feed.id } : {};
 }
 
 /** The actor as the payload shows them; the id stands in for a name the payload lacks. */

@@ -39,6 +39,38 @@ export function isMemberAt(intervals: readonly MembershipInterval[], at: number)
 }
 
 /**
+ * The spans in which a user was away from a community: every time from the first join or leave the
+ * tray has of them on that is outside their membership intervals, sorted. Before that first change
+ * the tray knows nothing of the user there, so nothing is away; a user with no change has no span.
+ * A member gets nothing of the community's targets while away (docs/tray-rules.md#leaving-and-rejoining-a-community).
+ */
+export function awaySpans(edges: Iterable<MembershipEdge>): MembershipInterval[] {
+  const list = [...edges];
+  if (list.length === 0) return [];
+  const spans: MembershipInterval[] = [];
+  let from = Math.min(...list.map((edge) => edge.at));
+  for (const interval of membershipIntervals(list)) {
+    if (interval.from > from) spans.push({ from, to: interval.from });
+    from = Math.max(from, interval.to);
+  }
+  if (from !== Infinity) spans.push({ from, to: Infinity });
+  return spans;
+}
+
+/** Whether `at` falls in one of the away spans (awaySpans). */
+export function isAwayAt(spans: readonly MembershipInterval[], at: number): boolean {
+  return spans.some((span) => span.from <= at && at < span.to);
+}
+
+/**
+ * Whether the user was away at some time at or after `at`: a record counting from `at` must then
+ * look at its actions' times; otherwise every action since counts.
+ */
+export function isAwaySince(spans: readonly MembershipInterval[], at: number): boolean {
+  return spans.some((span) => span.to > at);
+}
+
+/**
  * The span a join at `joinAt` opened or belongs to, from `joinAt` on: the posts a join processed
  * late must add. Undefined when the join counts for nothing (a later-stored leave at or before it).
  */

@@ -1,6 +1,6 @@
 import { DAY_MS } from '../../shared/time/durations.ts';
-import type { ActorSnapshot } from '../../shared/tray/tray-record.ts';
-import { DELETED_USER_NAME, type Activity, type ActorInfo, type MembershipChange } from './activity.ts';
+import type { ActorSnapshot } from './actor-snapshot.ts';
+import { DELETED_USER_NAME, type Activity, type MembershipChange } from './activity.ts';
 import { encodeRecordKey } from './record-key.ts';
 import type { TrayRecord, TrayVerb } from './tray-record.ts';
 
@@ -13,14 +13,13 @@ import type { TrayRecord, TrayVerb } from './tray-record.ts';
  * operation carries the tray's clock, `now`).
  *
  * Order-independent where the rules say so: a redelivery changes nothing, actions delivered late
- * never move a record's latest fields backwards, and a join arriving after the posts it precedes
- * gives the member those posts. Order-dependent where the rules are: a leave processed after posts
- * it precedes takes nothing back, read marks and delete-all act on the records as they are then,
- * and a record rewritten after new actors joined its group shows them.
- *
- * Today's rule for a member who left and rejoined (docs/tray-engine.md#membership-by-time): a
- * `post` record counts every actor of the community's posts from its `countFrom` on, also those
- * who posted while the member was away.
+ * never move a record's latest fields backwards, and joins and leaves are judged by their own
+ * times whenever they arrive (docs/tray-rules.md#leaving-and-rejoining-a-community): a record of a
+ * community's target names and counts only actors whose actions fell while its recipient was not
+ * away from the community; a join arriving after the actions it precedes adds them, a leave
+ * arriving after them takes them back. Order-dependent where the rules are: read marks and
+ * delete-all act on the records as they are then, and a record rewritten after new actors joined
+ * its group shows them.
  */
 export type TrayOperation =
   /** applyPersonal: activities addressed to one user each (comments, replies, reactions, mentions). */
@@ -42,12 +41,6 @@ export interface ModelRecord extends TrayRecord {
   countFrom: number;
 }
 
-interface GroupAction {
-  actor: ActorInfo;
-  at: number;
-  actionId: string;
-}
-
 type Edge = { joined: boolean; at: number };
 
 const MAX_NAMED_ACTORS = 3;
@@ -56,6 +49,8 @@ const MAX_NAMED_ACTORS = 3;
 function newer(a: { at: number; actionId: string }, b: { at: number; actionId: string }): boolean {
   return a.at !== b.at ? a.at > b.at : a.actionId > b.actionId;
 }
+
+const asAction = (activity: Activity) => ({ at: activity.at, actionId: activity.lastActionId });
 
 /** Member at `at`: the last change at or before it is a join; at an equal time the leave counts last. */
 export function memberAt(edges: readonly Edge[], at: number): boolean {
@@ -67,6 +62,18 @@ export function memberAt(edges: readonly Edge[], at: number): boolean {
   return last?.joined ?? false;
 }
 
+/** Away at `at`: the tray knows a change of the user at or before it, and they are not a member then. */
+export function awayAt(edges: readonly Edge[], at: number): boolean {
+  return edges.some((edge) => edge.at <= at) && !memberAt(edges, at);
+}
+
+/** An action as kept: each action once per recipient (a mention of two users is two). */
+const actionKey = (activity: Activity) =>
+  JSON.stringify([activity.lastActionId, activity.audience.kind === 'user' ? activity.audience.userId : '']);
+
+/** The actor as a record names them, at the action's time. */
+const snapshotOf = (activity: Activity): ActorSnapshot => defined({ ...activity.actor, at: activity.at });
+
 /** Drops fields that are undefined, so a model value compares equal to one read back from storage. */
 function defined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
@@ -76,8 +83,8 @@ export class ReferenceTray {
   readonly retentionDays: number;
   /** recipient -> key -> record */
   private readonly trays = new Map<string, Map<string, ModelRecord>>();
-  /** verb+target -> actor -> their latest action on it */
-  private readonly groups = new Map<string, Map<string, GroupAction>>();
+  /** verb+target -> every action on it, each once (actionKey) */
+  private readonly groups = new Map<string, Map<string, Activity>>();
   /** community -> user -> joins and leaves */
   private readonly members = new Map<string, Map<string, Edge[]>>();
   /** community -> its posts, each once (what a late join adds) */
@@ -98,19 +105,30 @@ export class ReferenceTray {
           if (activity.audience.kind === 'user') this.deliver(activity.audience.userId, activity, now);
         }
         return;
-      case 'posts':
-        for (const post of operation.posts) {
+      case 'posts': {
+        // A community's post is on the community's own target, whatever the activity says.
+        const posts = operation.posts.map((post): Activity => ({
+          ...post,
+          communityId: operation.communityId,
+          audience: { kind: 'community', communityId: operation.communityId },
+        }));
+        for (const post of posts) {
           this.recordAction(post);
           this.communityPosts(operation.communityId).set(post.lastActionId, post);
         }
-        for (const post of operation.posts) {
+        for (const post of posts) {
           for (const [userId, edges] of this.communityMembers(operation.communityId))
             if (memberAt(edges, post.at)) this.deliver(userId, post, now);
         }
         return;
+      }
       case 'membership':
         for (const change of operation.changes) this.addEdge(change.communityId, change.userId, change);
-        for (const change of operation.changes) if (change.active) this.backfill(change, now);
+        // A join only adds time as a member (its span), a leave only takes time away.
+        for (const change of operation.changes) {
+          if (change.active) this.backfill(change, now);
+          else this.recompute(change.communityId, change.userId, now);
+        }
         return;
       case 'deleteProfile':
         this.deleteProfile(operation.userId, operation.at, now);
@@ -188,35 +206,48 @@ export class ReferenceTray {
     members.set(userId, edges);
   }
 
-  /** Each action joins its group's actors (each actor at their latest action), whoever it reaches. */
+  /** Each action joins its group's actions, whoever it reaches; a redelivery adds nothing. */
   private recordAction(activity: Activity): void {
     const key = `${activity.verb}\u0000${activity.targetId}`;
     let group = this.groups.get(key);
     if (!group) this.groups.set(key, (group = new Map()));
-    const action = { actor: defined(activity.actor), at: activity.at, actionId: activity.lastActionId };
-    const seen = group.get(activity.actor.userId);
-    if (!seen || newer(action, seen)) group.set(activity.actor.userId, action);
+    if (!group.has(actionKey(activity))) group.set(actionKey(activity), activity);
+  }
+
+  private edges(communityId: string | undefined, userId: string): readonly Edge[] {
+    return communityId === undefined ? [] : (this.members.get(communityId)?.get(userId) ?? []);
+  }
+
+  /**
+   * The actions a recipient's record counts, each actor at their latest one, newest first: the
+   * group's actions at or after `countFrom` by others than the recipient, and on a community's
+   * target only those that fell while the recipient was not away from it.
+   */
+  private counted(verb: TrayVerb, targetId: string, recipientId: string, countFrom: number): Activity[] {
+    const latest = new Map<string, Activity>();
+    for (const action of this.groups.get(`${verb}\u0000${targetId}`)?.values() ?? []) {
+      if (action.at < countFrom || action.actor.userId === recipientId) continue;
+      if (awayAt(this.edges(action.communityId, recipientId), action.at)) continue;
+      const seen = latest.get(action.actor.userId);
+      if (!seen || newer(asAction(action), asAction(seen))) latest.set(action.actor.userId, action);
+    }
+    return [...latest.values()].sort((a, b) => (newer(asAction(a), asAction(b)) ? -1 : 1));
   }
 
   /**
    * Folds one action into a recipient's record (docs/tray-engine.md#records): the record is
-   * recomputed from its group's actors from its countFrom on, the recipient excluded; the newest
-   * action decides the latest fields; nothing the recipient sees changing leaves it as it was.
+   * recomputed from its group's actions from its countFrom on, the recipient excluded; the newest
+   * action decides the latest fields; nothing the recipient sees changing leaves it as it was. An
+   * action on a community's target that fell while the recipient was away reaches nothing.
    */
   private deliver(recipientId: string, activity: Activity, now: number): void {
     // An author is never notified of their own action.
     if (activity.actor.userId === recipientId) return;
+    if (awayAt(this.edges(activity.communityId, recipientId), activity.at)) return;
     const key = encodeRecordKey({ verb: activity.verb, targetId: activity.targetId, userId: recipientId });
     const tray = this.tray(recipientId);
     const current = tray.get(key);
     const countFrom = current ? Math.min(current.countFrom, activity.at) : activity.at;
-    const group = this.groups.get(`${activity.verb}\u0000${activity.targetId}`) ?? new Map();
-    const counted = [...group.values()]
-      .filter((action) => action.at >= countFrom && action.actor.userId !== recipientId)
-      .sort((a, b) => (newer(a, b) ? -1 : 1));
-    const actors: ActorSnapshot[] = counted
-      .slice(0, MAX_NAMED_ACTORS)
-      .map((action) => defined({ ...action.actor, at: action.at }));
     // Fields of the latest action come from the newest one: late delivery never moves them back.
     const source =
       !current ||
@@ -226,47 +257,102 @@ export class ReferenceTray {
       )
         ? { ...activity, lastUpdate: activity.at }
         : current;
-    const seen = defined({
-      key,
+    const seen = this.seen(recipientId, activity, source, countFrom);
+    if (current && sameSeen(seen, current)) return;
+    // New activity makes a read record unread again; a new record starts unread.
+    tray.set(key, { ...seen, hasRead: false, unreadAt: now, changedAt: now });
+  }
+
+  /** What the recipient sees of a record: its group's counted actors and the latest action's fields. */
+  private seen(
+    recipientId: string,
+    identity: Pick<Activity, 'verb' | 'targetId' | 'targetType'>,
+    source: Pick<
+      ModelRecord,
+      | 'targetName'
+      | 'parentTargetId'
+      | 'lastActionId'
+      | 'lastActionSegmentNo'
+      | 'feed'
+      | 'mentionIn'
+      | 'lastUpdate'
+    >,
+    countFrom: number,
+  ): Omit<ModelRecord, 'hasRead' | 'unreadAt' | 'changedAt'> {
+    const counted = this.counted(identity.verb, identity.targetId, recipientId, countFrom);
+    return defined({
+      key: encodeRecordKey({ verb: identity.verb, targetId: identity.targetId, userId: recipientId }),
       userId: recipientId,
-      verb: activity.verb,
-      targetId: activity.targetId,
-      targetType: activity.targetType,
+      verb: identity.verb,
+      targetId: identity.targetId,
+      targetType: identity.targetType,
       targetName: source.targetName,
       parentTargetId: source.parentTargetId,
       lastActionId: source.lastActionId,
       lastActionSegmentNo: source.lastActionSegmentNo,
       feed: source.feed,
       mentionIn: source.mentionIn,
-      actors,
+      actors: counted.slice(0, MAX_NAMED_ACTORS).map(snapshotOf),
       actorsCount: counted.length,
       countFrom,
       lastUpdate: source.lastUpdate,
     });
-    if (current && sameSeen(seen, current)) return;
-    // New activity makes a read record unread again; a new record starts unread.
-    tray.set(key, { ...seen, hasRead: false, unreadAt: now, changedAt: now });
   }
 
   /**
-   * A join processed late adds the community's posts of the span it opened (from the join to the
-   * next leave), no older than the retention and no more than a day ahead of the tray's clock.
+   * A leave (processed whenever it arrives) takes back what fell while the member was away: each
+   * of the member's unexpired records of the community's targets is computed again from its
+   * group's actions. Actors of away time go; a record whose latest action fell then takes its
+   * latest fields from its newest remaining action; a record with none left goes. A change is a
+   * change of state (changedAt) but no new activity: the read flag and unreadAt stay.
+   */
+  private recompute(communityId: string, userId: string, now: number): void {
+    const tray = this.tray(userId);
+    const edges = this.edges(communityId, userId);
+    for (const [key, record] of [...tray]) {
+      if (!this.live(record, now)) continue;
+      const group = [...(this.groups.get(`${record.verb}\u0000${record.targetId}`)?.values() ?? [])];
+      if (!group.some((action) => action.communityId === communityId)) continue;
+      const counted = this.counted(record.verb, record.targetId, userId, record.countFrom);
+      const [newest] = counted;
+      if (!newest) {
+        tray.delete(key);
+        continue;
+      }
+      const source = awayAt(edges, record.lastUpdate) ? { ...newest, lastUpdate: newest.at } : record;
+      const seen = this.seen(userId, record, source, record.countFrom);
+      if (sameSeen(seen, record)) continue;
+      tray.set(key, { ...seen, hasRead: record.hasRead, unreadAt: record.unreadAt, changedAt: now });
+    }
+  }
+
+  /**
+   * A join processed late adds what falls in the span it opened (from the join to the next leave):
+   * the community's posts and the actions on its targets addressed to the member (gated out while
+   * they were away), no older than the retention and no more than a day ahead of the tray's clock.
    */
   private backfill(join: MembershipChange, now: number): void {
-    const edges = this.communityMembers(join.communityId).get(join.userId) ?? [];
+    const edges = this.edges(join.communityId, join.userId);
     if (!memberAt(edges, join.at)) return;
     const oldest = now - this.retentionDays * DAY_MS;
-    const due = [...this.communityPosts(join.communityId).values()]
-      .filter(
-        (post) =>
-          post.at >= join.at &&
-          post.at >= oldest &&
-          post.at < now + DAY_MS &&
-          memberAt(edges, post.at) &&
-          !edges.some((edge) => !edge.joined && edge.at > join.at && edge.at < post.at),
-      )
-      .sort((a, b) => a.at - b.at);
-    for (const post of due) this.deliver(join.userId, post, now);
+    const inSpan = (at: number) =>
+      at >= join.at &&
+      at >= oldest &&
+      at < now + DAY_MS &&
+      memberAt(edges, at) &&
+      !edges.some((edge) => !edge.joined && edge.at > join.at && edge.at < at);
+    const posts = [...this.communityPosts(join.communityId).values()].filter((post) => inSpan(post.at));
+    const addressed = [...this.groups.values()].flatMap((group) =>
+      [...group.values()].filter(
+        (action) =>
+          action.communityId === join.communityId &&
+          action.audience.kind === 'user' &&
+          action.audience.userId === join.userId &&
+          inSpan(action.at),
+      ),
+    );
+    for (const action of [...posts, ...addressed].sort((a, b) => a.at - b.at))
+      this.deliver(join.userId, action, now);
   }
 
   /**
@@ -277,8 +363,14 @@ export class ReferenceTray {
   private deleteProfile(userId: string, at: number, now: number): void {
     this.trays.delete(userId);
     for (const group of this.groups.values()) {
-      const action = group.get(userId);
-      if (action) group.set(userId, { ...action, actor: { userId, name: DELETED_USER_NAME } });
+      for (const [key, action] of group)
+        if (action.actor.userId === userId)
+          group.set(key, { ...action, actor: { userId, name: DELETED_USER_NAME } });
+    }
+    for (const posts of this.posts.values()) {
+      for (const [key, post] of posts)
+        if (post.actor.userId === userId)
+          posts.set(key, { ...post, actor: { userId, name: DELETED_USER_NAME } });
     }
     for (const tray of this.trays.values()) {
       for (const record of tray.values()) {

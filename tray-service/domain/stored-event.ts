@@ -1,3 +1,5 @@
+import type { ModerationAction } from './moderation-rule.ts';
+
 /** `unknown`: a name the mapping does not know; `invalid`: known name, payload failed validation. */
 export const storedEventStatuses = ['applied', 'stored', 'unknown', 'invalid'] as const;
 export type StoredEventStatus = (typeof storedEventStatuses)[number];
@@ -13,4 +15,12 @@ export interface StoredEvent {
   storedAt: Date;
   status: StoredEventStatus;
   error?: string;
+  /** The user who acted (the mapping's EventSubject), when the event names exactly one. */
+  userId?: string;
+  /** The community the event happened in, when it names one. */
+  communityId?: string;
+  /** The most severe action of the moderation decisions about this event; absent when none. */
+  moderation?: ModerationAction;
+  /** When the worker finished applying it to the tray (the lag charts measure from receivedAt). */
+  appliedAt?: Date;
 }

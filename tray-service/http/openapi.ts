@@ -1,4 +1,4 @@
-import { trayVerbs } from '../../shared/tray/tray-record.ts';
+import { trayVerbs } from '../domain/tray-verb.ts';
 
 /**
  * The OpenAPI 3.1 description of the tray API, served at GET /openapi.json. Hand-written so that

@@ -8,7 +8,7 @@ const hasBody = (headers: Record<string, unknown>) =>
   headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
 
 /** A body, when sent, must be JSON (415 otherwise); then it is parsed, 413 above the limit. */
-export function jsonBody(): RequestHandler[] {
+export function jsonBody(limit: string = BODY_LIMIT): RequestHandler[] {
   return [
     (req, _res, next) => {
       if (hasBody(req.headers) && !req.is('application/json')) {
@@ -16,6 +16,6 @@ export function jsonBody(): RequestHandler[] {
       }
       next();
     },
-    express.json({ limit: BODY_LIMIT, strict: true }),
+    express.json({ limit, strict: true }),
   ];
 }

@@ -3,7 +3,7 @@ import type { TrayRecord } from '../domain/tray-record.ts';
 import { toNotificationRecord } from '../http/to-notification-record.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { LiveChange } from './live-change.ts';
-import { sseComment, sseEvent, sseRetry } from './sse-format.ts';
+import { sseComment, sseEvent, sseRetry } from '../http/sse-format.ts';
 import { CLEARED_ID, encodeCursor, hasSeen, markSeen, type StreamCursor } from './stream-cursor.ts';
 
 /** One stream to open: who, in which locale, and where a reconnect resumes. */

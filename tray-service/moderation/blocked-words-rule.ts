@@ -1,5 +1,5 @@
 import type { StoredEvent } from '../domain/stored-event.ts';
-import { compileBlockedWords, type BlockedWord } from './blocked-words.ts';
+import { compileBlockedWords, type BlockedWord } from '../domain/blocked-words.ts';
 import type { ModerationDecision, ModerationRule } from '../domain/moderation-rule.ts';
 
 interface TextContent {

@@ -2,7 +2,8 @@ import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { DecisionsPort } from '../storage/port.ts';
 import { toDecisionDoc } from '../domain/decision-doc.ts';
-import type { ModerationRule } from '../domain/moderation-rule.ts';
+import { mostSevere } from '../domain/event-moderation.ts';
+import type { ModerationAction, ModerationRule } from '../domain/moderation-rule.ts';
 
 export interface ModerationStepDeps {
   rules: readonly ModerationRule[];
@@ -16,11 +17,12 @@ export interface ModerationStepDeps {
 /**
  * Step 4 of the worker (docs/tray-engine.md): runs every rule on a stored event, stores each
  * decision once, and queues delivery. Safe to run twice on the same event (at-least-once queue):
- * decision ids are deterministic and delivery jobs are keyed by them.
+ * decision ids are deterministic and delivery jobs are keyed by them. Resolves to the most severe
+ * action decided, if any.
  */
 export function createModerationStep(deps: ModerationStepDeps) {
   const clock = deps.clock ?? (() => new Date());
-  return async (event: StoredEvent): Promise<void> => {
+  return async (event: StoredEvent): Promise<ModerationAction | undefined> => {
     const now = clock();
     const docs = deps.rules.flatMap((rule) => {
       let decisions;
@@ -35,12 +37,17 @@ export function createModerationStep(deps: ModerationStepDeps) {
         toDecisionDoc(event, rule.name, decision, { now, delivery: deps.enqueue ? 'pending' : 'off' }),
       );
     });
-    if (docs.length === 0) return;
+    if (docs.length === 0) return undefined;
     await deps.decisions.saveAll(docs);
     if (deps.enqueue) {
       const pending = await deps.decisions.pendingAmong(docs.map((doc) => doc.id));
       if (pending.length > 0) await deps.enqueue(pending);
     }
+    // The event's moderation outcome as these decisions make it (saveAll stored it with the event).
+    return docs.reduce<ModerationAction | undefined>(
+      (worst, doc) => mostSevere(worst, doc.action),
+      undefined,
+    );
   };
 }
 

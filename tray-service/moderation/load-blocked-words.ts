@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../../shared/errors/config-error.ts';
-import { compileBlockedWords, parseBlockedWords, type BlockedWord, type MatchMode } from './blocked-words.ts';
+import {
+  compileBlockedWords,
+  parseBlockedWords,
+  type BlockedWord,
+  type MatchMode,
+} from '../domain/blocked-words.ts';
 
 const refuse = (variable: string, message: string): never => {
   // A ConfigError, so start-up stops with one line naming the variable (shared/config/load-or-exit.ts).

@@ -10,7 +10,7 @@ import {
   type DecisionJobData,
 } from './decision-delivery.ts';
 import type { DecisionsPort } from '../storage/port.ts';
-import type { BlockedWord } from './blocked-words.ts';
+import type { BlockedWord } from '../domain/blocked-words.ts';
 import type { ModerationRule } from '../domain/moderation-rule.ts';
 
 export interface Moderation {

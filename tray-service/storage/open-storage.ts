@@ -35,7 +35,6 @@ export async function openStorage(
   const storage = await openMongoStorage(config.uri, config.dbName, {
     appName,
     logger,
-    ...(config.ferretPostgresUrl === undefined ? {} : { ferretPostgresUrl: config.ferretPostgresUrl }),
     ...(options.fanOutBatch === undefined ? {} : { fanOutBatch: options.fanOutBatch }),
     ...(options.retentionDays === undefined ? {} : { retentionDays: options.retentionDays }),
   });

@@ -3,7 +3,7 @@
  * activities, a post's fan-out, a page, a count), so each adapter does it the way its engine does
  * best. Two adapters implement it: PostgreSQL (storage/postgres/, the default) and MongoDB
  * (storage/mongodb/). One conformance suite (test/tray-service/storage/conformance/) runs every
- * behaviour below against both. Whatever only one engine needs (claims, buckets, partitions,
+ * behaviour below against both. Whatever only one engine needs (version claims, locks,
  * retries on deadlock) stays inside its adapter and never appears in these types.
  *
  * Every query about a user's tray takes the user id as a required argument: no operation of this
@@ -16,6 +16,7 @@ import type { TrayRecord, TrayVerb } from '../domain/tray-record.ts';
 import type { StoredEvent, StoredEventStatus } from '../domain/stored-event.ts';
 import type { DeliveryState, ModerationDecisionDoc } from '../domain/decision-doc.ts';
 import type { ModerationAction } from '../domain/moderation-rule.ts';
+import type { EventsFilter } from '../domain/events-filter.ts';
 
 export type StorageEngine = 'postgres' | 'mongodb';
 
@@ -141,16 +142,7 @@ export interface BansPort {
   all(): Promise<BanChange[]>;
 }
 
-/** The admin filters of the stored events (docs/operations.md). */
-export interface EventsFilter {
-  event?: string;
-  webhook?: string;
-  status?: StoredEventStatus;
-  /** Inclusive lower bound on receivedAt. */
-  since?: Date;
-  /** Exclusive upper bound on receivedAt. */
-  until?: Date;
-}
+export type { EventsFilter };
 
 export interface EventsPage {
   items: StoredEvent[];
@@ -164,6 +156,28 @@ export interface EventOutcome {
   error?: string;
   /** A community post: its community and createdAt (what a late join looks up). */
   communityPost?: { communityId: string; at: number; activity: Activity };
+  /** The mapping's EventSubject: stored for the admin filters. */
+  userId?: string;
+  communityId?: string;
+}
+
+/** The events received in one minute, counted by name (the events-per-minute chart). */
+export interface EventMinute {
+  /** The minute's start (UTC). */
+  minute: Date;
+  /** Event name -> events of that name received in the minute (names without one are absent). */
+  counts: Record<string, number>;
+}
+
+/** The lag histogram of the events received in one minute (acknowledgement to tray). */
+export interface LagMinute {
+  minute: Date;
+  /** Events counted (applied ones). */
+  count: number;
+  /** Counts per bucket of domain/lag-histogram.ts (LAG_BUCKETS long). */
+  buckets: number[];
+  /** The largest lag (exact). */
+  maxMs: number;
 }
 
 export interface EventsPort {
@@ -182,6 +196,20 @@ export interface EventsPort {
   /** Every match, newest first, read in batches: memory stays bounded however many match. */
   stream(filter: EventsFilter): AsyncIterable<StoredEvent>;
   count(filter: EventsFilter): Promise<number>;
+  /**
+   * Records when the worker finished applying a stored event. The first call per event counts its
+   * lag (appliedAt - receivedAt) into its minute's histogram and resolves true; later calls (a
+   * retried or replayed job) change nothing and resolve false.
+   */
+  markApplied(event: Pick<StoredEvent, 'key' | 'receivedAt'>, appliedAt: Date): Promise<boolean>;
+  /**
+   * Unexpired events per minute of receipt, by name, for the minutes in [since, until) that have
+   * any, oldest first: a rollup kept as events are stored (each stored event counted once), never
+   * a scan of the events.
+   */
+  perMinute(since: Date, until: Date): Promise<EventMinute[]>;
+  /** The lag histograms of the minutes in [since, until), oldest first, kept by markApplied. */
+  lagPerMinute(since: Date, until: Date): Promise<LagMinute[]>;
 }
 
 export interface DecisionsFilter {
@@ -195,7 +223,11 @@ export interface DecisionsFilter {
 }
 
 export interface DecisionsPort {
-  /** Inserts decisions not stored yet; an existing one (same id) is left exactly as it is. */
+  /**
+   * Inserts decisions not stored yet; an existing one (same id) is left exactly as it is. Each
+   * decided event's moderation outcome (StoredEvent.moderation) becomes the most severe action of
+   * its decisions.
+   */
   saveAll(decisions: readonly ModerationDecisionDoc[]): Promise<void>;
   /** Of these ids, those still waiting for delivery. */
   pendingAmong(ids: readonly string[]): Promise<string[]>;
@@ -229,6 +261,19 @@ export interface MembersImportPort {
   ): Promise<{ inserted: number; updated: number; unchanged: number }>;
 }
 
+/** Who a community had as members at a time: the users a community post created then reached. */
+export interface CommunityMembersPort {
+  /** Members at `at` (epoch ms) but `exclude` (the post's author), in id order (byte order), after `after`. */
+  membersAt(
+    communityId: string,
+    at: number,
+    page: { limit: number; after?: string; exclude?: string },
+  ): Promise<{ userIds: string[]; next?: string }>;
+  countMembersAt(communityId: string, at: number, exclude?: string): Promise<number>;
+  /** Which of `userIds` were members at `at`. */
+  membersAmong(communityId: string, at: number, userIds: readonly string[]): Promise<Set<string>>;
+}
+
 export interface TrayStorage {
   readonly engine: StorageEngine;
   readonly records: TrayRecordsPort;
@@ -240,6 +285,7 @@ export interface TrayStorage {
   readonly events: EventsPort;
   readonly decisions: DecisionsPort;
   readonly members: MembersImportPort;
+  readonly communityMembers: CommunityMembersPort;
   /** Deletes expired records and events now (readers already skip them); returns how many went. */
   purgeExpired(now: Date): Promise<{ records: number; events: number }>;
   /** Throws when the server does not answer (readiness). */

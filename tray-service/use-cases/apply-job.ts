@@ -1,6 +1,8 @@
 import type { Activity } from '../domain/activity.ts';
 import type { BanChange } from '../domain/ban-change.ts';
 import { mapEvent } from '../domain/map-event.ts';
+import { mostSevere } from '../domain/event-moderation.ts';
+import type { ModerationAction } from '../domain/moderation-rule.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { TrayRecord } from '../domain/tray-record.ts';
 import type { EventOutcome, TrayStorage, WriteContext } from '../storage/port.ts';
@@ -38,8 +40,16 @@ export interface ApplyJobDeps {
   publishBans?: (changes: readonly BanChange[]) => Promise<void>;
   /** Each post alone, at once, without it. */
   scheduleFanOut?: ScheduleFanOut;
-  /** Runs after the event is stored and applied (moderation); must be idempotent. */
-  onStored?: (event: StoredEvent) => Promise<void>;
+  /**
+   * Runs after the event is stored and applied (moderation); must be idempotent. May tell the most
+   * severe action its rules decided (the event's moderation outcome).
+   */
+  onStored?: (event: StoredEvent) => Promise<ModerationAction | undefined>;
+  /**
+   * Told once per event, when a job first finishes it (stored, applied, moderated): the live tail
+   * of the events console. Not on a retry or replay of an event already finished.
+   */
+  onApplied?: (event: StoredEvent) => Promise<void>;
   /** Told of the records each write changed, once durable (live streams). */
   onWritten?: (records: readonly TrayRecord[]) => Promise<void>;
   /** The tray's clock (epoch ms); tests pin it. */
@@ -54,6 +64,8 @@ function outcomeOf(mapped: ReturnType<typeof mapEvent>): EventOutcome {
   return {
     status: mapped.status,
     ...(mapped.error === undefined ? {} : { error: mapped.error }),
+    ...(mapped.subject?.userId === undefined ? {} : { userId: mapped.subject.userId }),
+    ...(mapped.subject?.communityId === undefined ? {} : { communityId: mapped.subject.communityId }),
     ...(post?.audience.kind === 'community'
       ? { communityPost: { communityId: post.audience.communityId, at: post.at, activity: post } }
       : {}),
@@ -62,7 +74,7 @@ function outcomeOf(mapped: ReturnType<typeof mapEvent>): EventOutcome {
 
 /**
  * One queue job (docs/tray-engine.md): store the raw event, map it, apply it (bans, memberships,
- * profiles, personal activities, community posts), then hand it to the moderation hook. Permanent
+ * profiles, personal activities, community posts), mark it applied, then hand it to the moderation hook. Permanent
  * problems (unknown name, invalid payload) are stored as a status and the job completes; anything
  * thrown is transient and the queue retries it. Every step is idempotent, so a retry after a
  * partial run leaves the same state.
@@ -103,6 +115,13 @@ export async function applyJob(job: JobDelivery, deps: ApplyJobDeps): Promise<St
     const key = JSON.stringify([post.verb, post.targetId, audience.communityId]);
     await schedule(key, post, (posts) => writes.fanOutPosts(audience.communityId, posts, context()));
   }
-  if (deps.onStored) await deps.onStored(stored);
+  // The tray has it now: its lag (receipt to here) goes into the minute's histogram, once.
+  const appliedAt = new Date(now());
+  const first = await deps.storage.events.markApplied(stored, appliedAt);
+  const outcome = deps.onStored ? await deps.onStored(stored) : undefined;
+  if (first && deps.onApplied) {
+    const moderation = mostSevere(stored.moderation, outcome);
+    await deps.onApplied({ ...stored, appliedAt, ...(moderation ? { moderation } : {}) });
+  }
   return stored;
 }

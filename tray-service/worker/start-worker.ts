@@ -11,7 +11,7 @@ import type { BanChange } from '../domain/ban-change.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { TrayRecord } from '../domain/tray-record.ts';
 import type { TrayStorage } from '../storage/port.ts';
-import { applyJob, type ScheduleFanOut } from '../use-cases/apply-job.ts';
+import { applyJob, type ApplyJobDeps, type ScheduleFanOut } from '../use-cases/apply-job.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
 import { createWorkerMetrics } from './worker-metrics.ts';
 
@@ -47,7 +47,9 @@ export interface WorkerDeps {
    */
   bans?: { prefix: string; redis?: RedisClient };
   /** The moderation step plugs in here: called once per processed job, after the event is stored. */
-  onStored?: (event: StoredEvent) => Promise<void>;
+  onStored?: ApplyJobDeps['onStored'];
+  /** Where each event is announced once first applied (the events console's live tail); none without it. */
+  announce?: (event: StoredEvent) => Promise<void>;
   /** Where record writes are announced to live streams (docs/live-tray.md); none without it. */
   changes?: Pick<TrayChanges, 'recordsWritten'>;
 }
@@ -77,6 +79,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     publishBans: (changed: readonly BanChange[]) => publishBans(bans.redis, bans.prefix, changed),
     scheduleFanOut,
     ...(deps.onStored ? { onStored: deps.onStored } : {}),
+    ...(deps.announce ? { onApplied: deps.announce } : {}),
     ...(changes ? { onWritten: (records: readonly TrayRecord[]) => changes.recordsWritten(records) } : {}),
   };
 

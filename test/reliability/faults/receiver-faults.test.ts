@@ -156,12 +156,7 @@ describe('faults on the receiver path (real processes, ledger check on the queue
           acked,
         );
         const { ledger, firstMismatches } = await withTargetStorage(
-          {
-            engine: 'mongodb',
-            uri: testStack().mongoUri,
-            db: dbName,
-            ferretPostgresUrl: testStack().postgresUrl,
-          },
+          { engine: 'mongodb', uri: testStack().mongoUri, db: dbName },
           (storage) => readEndToEndLedger(storage, bodies, deliveries, tray.port),
         );
         const figures = {

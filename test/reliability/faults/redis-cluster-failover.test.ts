@@ -119,12 +119,7 @@ describe('on a Redis Cluster: two receivers and two tray processes, a master fai
       const endToEndMs = performance.now() - started;
 
       const { ledger, firstMismatches } = await withTargetStorage(
-        {
-          engine: 'mongodb',
-          uri: testStack().mongoUri,
-          db: dbName,
-          ferretPostgresUrl: testStack().postgresUrl,
-        },
+        { engine: 'mongodb', uri: testStack().mongoUri, db: dbName },
         (storage) => readEndToEndLedger(storage, bodies, deliveries, workers[0]!.port),
       );
       const acks = deliveries.filter((d) => d.status === 200);

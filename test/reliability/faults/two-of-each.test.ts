@@ -81,10 +81,8 @@ describe('two receivers and two workers at once, the database server stopped dur
   describe('on the MongoDB adapter (FerretDB), FerretDB stopped (SIGTERM) for 3 s', () => {
     let ferret: LocalServer;
     let ferretPort: number;
-    let postgresUrl: string;
     const dbName = uniqueName('two');
     const startOwnFerret = async () => {
-      postgresUrl = (await testPostgres()).url;
       ferret = await startFerret({
         dir: join(dir, 'ferret'),
         port: ferretPort,
@@ -104,7 +102,7 @@ describe('two receivers and two workers at once, the database server stopped dur
     it('stores every acknowledged event exactly once, with no failed job, and the tray equals the model', () =>
       scenario({
         name: 'FerretDB',
-        target: () => ({ engine: 'mongodb', uri: ferret.url, db: dbName, ferretPostgresUrl: postgresUrl }),
+        target: () => ({ engine: 'mongodb', uri: ferret.url, db: dbName }),
         stop: () => ferret.stop(),
         start: startOwnFerret,
       }));

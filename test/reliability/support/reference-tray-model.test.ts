@@ -225,13 +225,30 @@ describe('reference tray model (test/reliability/support/reference-tray-model.ts
         lastActionId: 'q35',
         lastUpdate: Date.parse(at(35)),
       });
-      expect(tray.get('post_c1_ben')).not.to.have.property('actorsLoose');
-      // Cid got q5, q10 and q35, not q25 (away): the product may name Ana from q25.
+      // Cid got q5, q10 and q35, not q25 (away): Ana is named for q5, as she posted it.
       expect(tray.get('post_c1_cid')).to.deep.include({
         lastActionId: 'q35',
         actorsCount: 2,
-        actorsLoose: true,
+        actorIds: ['eve', 'ana'],
       });
+    });
+
+    it('gives a member nothing of the community’s targets while away: comments, replies, reactions, mentions', () => {
+      const onCid = { commentId: 'k0', userId: 'cid' };
+      const tray = referenceTray([
+        member('join', 'cid', 0),
+        member('leave', 'cid', 20),
+        member('join', 'cid', 30),
+        // Ana's post p1 is Cid's target only through his comment k0; Cid owns the comment.
+        comment('k0', 'cid', 1),
+        comment('k1', 'ben', 5, { parent: onCid }),
+        comment('k2', 'dee', 25, { parent: onCid, mentions: ['cid'] }),
+        reaction('r1', 'eve', 26, onCid),
+        comment('k3', 'eve', 35, { parent: onCid }),
+      ]);
+      expect(tray.get('mentreply_k0_cid')).to.deep.include({ actorIds: ['eve', 'ben'], actorsCount: 2 });
+      expect(tray.has('mention_k2_cid')).to.equal(false);
+      expect(tray.has('mentreact_k0_cid')).to.equal(false);
     });
 
     it('gives the same tray whatever order the joins, leaves and posts come in', () => {

@@ -14,11 +14,11 @@
  * its receipt, which the model cannot know: it refuses one rather than guess. Every other event
  * name changes no record (docs/contract.md#events-that-are-only-stored).
  *
- * Two things the contract leaves to arrival order are kept out of the scenarios, not modelled: a
- * leave processed after posts it precedes takes nothing back (so no community post falls between
- * a leave and the member's rejoin or after a final leave, see social-burst.ts), and a `post`
- * record names the actors of its community's posts from its first post on (docs/tray-engine.md):
- * where a member missed some of those posts, its actor fields are marked `actorsLoose`.
+ * Leaving a community (docs/tray-rules.md#leaving-and-rejoining-a-community): a user gets nothing of
+ * a community's targets (its posts, comments and reactions on them and on their comments, mentions
+ * in them) from a leave until their next join, once the tray knows any join or leave of theirs
+ * there; whatever order the events arrive in. Each record is the set of the actions that reached
+ * its recipient, so a `post` record names only who posted while the member was there.
  */
 
 export interface ModelEnvelope {
@@ -46,11 +46,6 @@ export interface ModelRecord {
   lastUpdate: number;
   /** Nobody read anything in these scenarios. */
   hasRead: boolean;
-  /**
-   * A `post` record of a member who missed some of the community's posts after their first one
-   * (they left): the tray may name actors of those posts, so the actor fields are not compared.
-   */
-  actorsLoose?: true;
 }
 
 /** One action for one recipient: what a record is folded from. */
@@ -64,6 +59,8 @@ interface Action {
   actionId: string;
   segment?: number;
   at: number;
+  /** The community of the action's target; absent on a user feed. */
+  communityId?: string;
 }
 
 // The payload paths the model reads (docs/contract.md#event-catalogue); the rest of a payload is ignored.
@@ -94,6 +91,7 @@ interface CommentData {
   };
   post: PostRef;
   parentComment?: { userId: string } | null;
+  community?: { communityId: string } | null;
   users?: Profile[];
 }
 interface ReactionData {
@@ -106,6 +104,7 @@ interface ReactionData {
   };
   post: PostRef;
   comment?: { userId: string } | null;
+  community?: { communityId: string } | null;
   users?: Profile[];
 }
 interface PostData {
@@ -133,39 +132,16 @@ export function referenceTray(envelopes: readonly ModelEnvelope[]): Map<string, 
     // docs/tray-engine.md#records: an author is never notified of their own action (the contract
     // says so for posts: "members except the author").
     if (action.actor === action.recipient) continue;
+    // Nothing of a community's targets reaches a user while they are away from it.
+    if (
+      action.communityId !== undefined &&
+      awayAt(members.get(`${action.communityId} ${action.recipient}`), action.at)
+    )
+      continue;
     const key = `${action.verb}_${action.targetId}_${action.recipient}`;
     byKey.set(key, [...(byKey.get(key) ?? []), action]);
   }
-  const communityPosts = envelopes.flatMap((envelope) => {
-    const post = envelope.event === 'post.didCreate' ? (envelope.data as PostData).post : undefined;
-    return post?.targetType === 'community'
-      ? [
-          {
-            communityId: post.targetId,
-            author: post.postedUserId,
-            postId: post.postId,
-            at: Date.parse(post.createdAt ?? ''),
-          },
-        ]
-      : [];
-  });
-  return new Map(
-    [...byKey].map(([key, actions]) => {
-      const record = recordOf(key, actions);
-      if (record.verb !== 'post') return [key, record];
-      // A post of the community, after this record's first one and by someone else, that the member did not get.
-      const from = Math.min(...actions.map((action) => action.at));
-      const got = new Set(actions.map((action) => action.actionId));
-      const missed = communityPosts.some(
-        (post) =>
-          post.communityId === record.targetId &&
-          post.at >= from &&
-          post.author !== record.userId &&
-          !got.has(post.postId),
-      );
-      return [key, missed ? { ...record, actorsLoose: true as const } : record];
-    }),
-  );
+  return new Map([...byKey].map(([key, actions]) => [key, recordOf(key, actions)]));
 }
 
 /** Users whose newest global ban change (by createdAt; a ban wins a tie) is a ban. */
@@ -220,6 +196,14 @@ function memberAt(changes: readonly { joined: boolean; at: number }[], at: numbe
     if (!last || change.at > last.at || (change.at === last.at && !change.joined)) last = change;
   }
   return last?.joined ?? false;
+}
+
+/**
+ * Away at `at`: the tray knows a join or leave of the user there at or before it, and they are not
+ * a member then (docs/tray-rules.md#leaving-and-rejoining-a-community).
+ */
+function awayAt(changes: readonly { joined: boolean; at: number }[] | undefined, at: number): boolean {
+  return (changes ?? []).some((change) => change.at <= at) && !memberAt(changes ?? [], at);
 }
 
 function recordOf(key: string, actions: Action[]): ModelRecord {
@@ -278,6 +262,7 @@ function commentActions(data: CommentData): Action[] {
     actorName: nameOf(comment.userId, data.users),
     actionId: comment.commentId,
     at: Date.parse(comment.createdAt),
+    ...communityOf(post, data.community),
   };
   const segment = comment.segmentNumber ?? undefined;
   const own: Action = comment.parentId
@@ -316,6 +301,7 @@ function reactionActions(data: ReactionData): Action[] {
     actorName: nameOf(reaction.userId, data.users),
     actionId: reaction.reactionId,
     at: Date.parse(reaction.createdAt),
+    ...communityOf(post, data.community),
   };
   if (reaction.referenceType === 'post') {
     return [
@@ -349,6 +335,7 @@ function postActions(data: PostData, members: Memberships): Action[] {
     actorName: nameOf(post.postedUserId, data.users),
     actionId: post.postId,
     at,
+    ...communityOf(post, data.community),
   };
   // docs/contract.md#postdidcreate: in a community, a `post` record (target the community, no
   // parent) for every member at the post's createdAt.
@@ -363,15 +350,20 @@ function postActions(data: PostData, members: Memberships): Action[] {
   return [
     ...fanOut,
     ...mentioned(post.mentionees).map((userId): Action => ({
+      ...common,
       verb: 'mention',
       recipient: userId,
       targetId: post.postId,
-      actor: post.postedUserId,
-      actorName: nameOf(post.postedUserId, data.users),
-      actionId: post.postId,
-      at,
     })),
   ];
+}
+
+/** The community a post's targets belong to (docs/contract.md#event-catalogue: `community` on a community's post). */
+function communityOf(
+  post: PostRef,
+  community: { communityId: string } | null | undefined,
+): { communityId?: string } {
+  return post.targetType === 'community' ? { communityId: community?.communityId ?? post.targetId } : {};
 }
 
 function mentioned(list: Mentionees[] | null | undefined): string[] {

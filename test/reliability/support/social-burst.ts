@@ -12,10 +12,11 @@ import type { BurstBody } from './burst.ts';
  * either order, in the first half so the API has seen them by the end), and a tenth of store-only
  * channel.didCreate events. Every action has its own id and its own time, and the times are a
  * shuffle of the send order, so "newest" is decided by the payload, never by arrival. What the
- * contract leaves to arrival order stays out: no community post is created while a member is away
- * (leaves and rejoins fall in a quiet window) or after a final leave (the quiet tail), since a
- * leave processed late takes nothing back; no rename or delete (they rewrite what earlier events
- * wrote). Deterministic for a tag: the same tag gives the same bodies.
+ * contract leaves to arrival order stays out: no rename or delete (they rewrite what earlier events
+ * wrote). Some members leave and rejoin in a window of the burst, some leave for good in its tail,
+ * with posts, comments and reactions throughout: what falls while they are away must not reach
+ * them, whichever arrives first (docs/tray-rules.md#leaving-and-rejoining-a-community).
+ * Deterministic for a tag: the same tag gives the same bodies.
  */
 export function socialBurstBodies(tag: string, count: number): BurstBody[] {
   const random = seededRandom(tag);
@@ -47,7 +48,7 @@ export function socialBurstBodies(tag: string, count: number): BurstBody[] {
   );
   const times = seconds.map(iso);
   const profilesOf = (...userIds: string[]) => users.filter((user) => userIds.includes(user.userId));
-  // No community post in [quiet, quiet + span) (leaves and rejoins) nor from `tail` on (final leaves).
+  // Leaves and rejoins in [quiet, quiet + span), final leaves from `tail` on.
   const span = Math.max(4, Math.floor(count / 20));
   const quiet = Math.floor(count / 2);
   const tail = count - span;
@@ -63,8 +64,7 @@ export function socialBurstBodies(tag: string, count: number): BurstBody[] {
     const roll = random();
     const mention = random() < 0.2 ? [pick(ids)] : [];
     if (roll < 0.1) return JSON.parse(channelDidCreate(`${tag}-ch${n}`)) as unknown;
-    const second = seconds[n]!;
-    if (roll < 0.2 && (second < quiet || second >= quiet + span) && second < tail) {
+    if (roll < 0.2) {
       const community = pick(communities);
       return {
         event: 'post.didCreate',

@@ -9,23 +9,12 @@ import { openPostgresStorage } from '../../../tray-service/storage/postgres/open
  */
 export type StorageTarget =
   | { readonly engine: 'postgres'; readonly url: string }
-  | {
-      readonly engine: 'mongodb';
-      readonly uri: string;
-      readonly db: string;
-      /** FerretDB's own PostgreSQL database (FERRETDB_POSTGRESQL_URL), for the adapter's GIN indexes. */
-      readonly ferretPostgresUrl?: string | undefined;
-    };
+  | { readonly engine: 'mongodb'; readonly uri: string; readonly db: string };
 
 /** The variables that make a tray-service process open this storage (docs/storage.md). */
 export function storageEnv(target: StorageTarget): Record<string, string> {
   if (target.engine === 'postgres') return { TRAY_STORAGE: 'postgres', DATABASE_URL: target.url };
-  return {
-    TRAY_STORAGE: 'mongodb',
-    MONGODB_URI: target.uri,
-    MONGODB_DB: target.db,
-    ...(target.ferretPostgresUrl ? { FERRETDB_POSTGRESQL_URL: target.ferretPostgresUrl } : {}),
-  };
+  return { TRAY_STORAGE: 'mongodb', MONGODB_URI: target.uri, MONGODB_DB: target.db };
 }
 
 /**
@@ -43,7 +32,6 @@ export function openTargetStorage(target: StorageTarget): Promise<TrayStorage> {
   return openMongoStorage(target.uri, target.db, {
     appName: 'reliability',
     logger: createLogger({ name: 'reliability', level: 'silent' }),
-    ...(target.ferretPostgresUrl ? { ferretPostgresUrl: target.ferretPostgresUrl } : {}),
   });
 }
 

@@ -1,7 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../../../scripts/lib/local-servers.ts';
 import { cleanEnv, startScript } from '../../support/run-script.ts';
-import { testStack } from '../../support/test-stack.ts';
 import { hs256Token } from '../../../scripts/lib/hs256-token.ts';
 import { storageEnv, type StorageTarget } from './storage-target.ts';
 
@@ -33,11 +32,6 @@ export async function startTrayProcess(options: {
   storage?: StorageTarget;
   /** The MongoDB storage; without it or `storage`, `env` names the storage (useTrayStorage's `env`). */
   mongoUri?: string;
-  /**
-   * The PostgreSQL database behind the FerretDB at mongoUri (FERRETDB_POSTGRESQL_URL), for its GIN
-   * indexes; defaults to the test stack's when mongoUri is the stack's server.
-   */
-  postgresUrl?: string | undefined;
   db?: string;
   prefix: string;
   /** Extra variables, e.g. RATE_LIMIT_CALLS. */
@@ -46,16 +40,12 @@ export async function startTrayProcess(options: {
   const port = await freePort();
   // Its own admin port too: several processes at once must not collide on the default 8082.
   const adminPort = await freePort();
-  const stack = testStack();
-  const postgresUrl =
-    options.postgresUrl ?? (options.mongoUri === stack.mongoUri ? stack.postgresUrl : undefined);
   const { child, output } = await startScript(
     'tray-service/main.ts',
     cleanEnv({
       REDIS_URL: options.redisUrl,
       ...(options.clusterSeeds ? { REDIS_CLUSTER_NODES: options.clusterSeeds } : {}),
       ...(options.mongoUri ? { MONGODB_URI: options.mongoUri, MONGODB_DB: options.db ?? 'tray' } : {}),
-      ...(postgresUrl ? { FERRETDB_POSTGRESQL_URL: postgresUrl } : {}),
       ...(options.storage ? storageEnv(options.storage) : {}),
       QUEUE_PREFIX: options.prefix,
       TRAY_PORT: String(port),

@@ -3,27 +3,6 @@ import { ConfigError } from '../../../shared/errors/config-error.ts';
 import { loadTrayConfig } from '../../../shared/config/tray-config.ts';
 
 describe('tray configuration', () => {
-  describe('FERRETDB_POSTGRESQL_URL', () => {
-    it('is unset by default (the service then runs without the GIN indexes)', () => {
-      expect(loadTrayConfig({}).FERRETDB_POSTGRESQL_URL).to.equal(undefined);
-    });
-
-    it('accepts a postgres:// or postgresql:// URL', () => {
-      for (const value of ['postgres://postgres@127.0.0.1:5432/postgres', 'postgresql://u:p@db/ferret']) {
-        expect(loadTrayConfig({ FERRETDB_POSTGRESQL_URL: value }).FERRETDB_POSTGRESQL_URL).to.equal(value);
-      }
-    });
-
-    it('refuses a URL of another scheme, naming the variable', () => {
-      expect(() => loadTrayConfig({ FERRETDB_POSTGRESQL_URL: 'mongodb://127.0.0.1:27017' }))
-        .to.throw(ConfigError)
-        .with.property('message')
-        .that.matches(
-          /^Invalid configuration: FERRETDB_POSTGRESQL_URL: expected a URL starting with postgres:\/\/ or postgresql:\/\/$/,
-        );
-    });
-  });
-
   describe('TRAY_WORKER_CONCURRENCY and TRAY_FANOUT_CONCURRENCY', () => {
     it('default to 64 jobs and 4 fan-outs at once', () => {
       const config = loadTrayConfig({});

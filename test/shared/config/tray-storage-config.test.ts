@@ -23,23 +23,16 @@ describe('tray storage configuration', () => {
       });
     });
 
-    it('runs on MongoDB when only MONGODB_URI is set, with MONGODB_DB and FERRETDB_POSTGRESQL_URL', () => {
+    it('runs on MongoDB when only MONGODB_URI is set, with MONGODB_DB', () => {
       expect(storage({ MONGODB_URI: mongoUri })).to.deep.equal({
         engine: 'mongodb',
         uri: mongoUri,
         dbName: 'tray',
       });
-      expect(
-        storage({
-          MONGODB_URI: mongoUri,
-          MONGODB_DB: 'other',
-          FERRETDB_POSTGRESQL_URL: 'postgres://pg/ferret',
-        }),
-      ).to.deep.equal({
+      expect(storage({ MONGODB_URI: mongoUri, MONGODB_DB: 'other' })).to.deep.equal({
         engine: 'mongodb',
         uri: mongoUri,
         dbName: 'other',
-        ferretPostgresUrl: 'postgres://pg/ferret',
       });
     });
 

@@ -10,6 +10,10 @@ import { createAdminApp } from '../../../tray-service/admin/create-admin-app.ts'
 import { DAY_MS } from '../../../shared/time/durations.ts';
 import type { StoredEvent } from '../../../tray-service/domain/stored-event.ts';
 import type { TrayStorage } from '../../../tray-service/storage/port.ts';
+import { createRedisEventsFeed } from '../../../tray-service/admin/redis-events-feed.ts';
+import { publishBans } from '../../../tray-service/bans/publish-bans.ts';
+import type { BlockedWord } from '../../../tray-service/domain/blocked-words.ts';
+import type { ApplyJobDeps } from '../../../tray-service/use-cases/apply-job.ts';
 
 export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
 const JWT_SECRET = 'jwt-secret-for-admin-tests-0123456789';
@@ -96,16 +100,31 @@ export function adminApp(
     adminJwts?: boolean;
     dashboardWrite?: boolean;
     trustProxy?: false | string[];
+    /** The blocklist of the rule tester (MODERATION_WORDS). */
+    blockedWords?: BlockedWord[];
+    /** STREAM_REDIS_PREFIX: where the tail listens for the worker's announcements. */
+    streamPrefix?: string;
+    /** The apply path replays run (default: the worker's, on this storage, with no moderation). */
+    apply?: Partial<ApplyJobDeps>;
+    /** Most events one replay of a filter may take. */
+    replayMaxEvents?: number;
+    clock?: () => number;
   } = {},
 ): { app: Express; close(): void } {
   const logger = createLogger({ name: 'test', level: 'silent' });
   const redis = createRedis(testStack().redisUrl);
+  const eventsFeed = createRedisEventsFeed({
+    connect: () => createRedis(testStack().redisUrl),
+    prefix: options.streamPrefix ?? 'tray-live',
+    logger,
+  });
   const app = createAdminApp({
     events: storage.events,
     eventsRetentionDays: EVENTS_RETENTION_DAYS,
     logger,
     redis,
     decisions: storage.decisions,
+    communityMembers: storage.communityMembers,
     queues: options.queues ?? [],
     auth: {
       adminToken: options.adminToken === null ? undefined : (options.adminToken ?? ADMIN_TOKEN),
@@ -114,6 +133,23 @@ export function adminApp(
     limits: { defaultLimit: 50, maxLimit: options.maxLimit ?? 500 },
     dashboardWrite: options.dashboardWrite ?? false,
     trustProxy: options.trustProxy ?? false,
+    eventsFeed,
+    apply: {
+      storage,
+      eventsRetentionDays: EVENTS_RETENTION_DAYS,
+      trayRetentionDays: 90,
+      publishBans: (changed) => publishBans(redis, 'tray-bans-admin-tests', changed),
+      ...options.apply,
+    },
+    blockedWords: options.blockedWords ?? [],
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.replayMaxEvents === undefined ? {} : { replayMaxEvents: options.replayMaxEvents }),
   });
-  return { app, close: () => redis.disconnect() };
+  return {
+    app,
+    close: () => {
+      void eventsFeed.close();
+      redis.disconnect();
+    },
+  };
 }

@@ -76,7 +76,7 @@ describe('queue dashboard in a real browser (headless Chromium)', function () {
     const page = await context.newPage();
     const response = await page.goto(`${base}/admin/queues`);
     expect(response?.status()).to.equal(200);
-    expect(page.url()).to.equal(`${base}/admin/queues/login`);
+    expect(page.url()).to.equal(`${base}/admin/login?next=%2Fadmin%2Fqueues`);
     expect(await page.locator('input[name=token]').getAttribute('type')).to.equal('password');
     await page.close();
   });
@@ -86,6 +86,7 @@ describe('queue dashboard in a real browser (headless Chromium)', function () {
     const urls: string[] = [];
     page.on('request', (request) => urls.push(request.url()));
     await page.goto(`${base}/admin/queues/login`);
+    expect(page.url()).to.equal(`${base}/admin/login?next=%2Fadmin%2Fqueues`);
     await page.fill('input[name=token]', ADMIN_TOKEN);
     await Promise.all([page.waitForURL(`${base}/admin/queues`), page.click('button[type=submit]')]);
     await page.getByText('webhook-events').first().waitFor({ timeout: 30_000 });
@@ -96,10 +97,10 @@ describe('queue dashboard in a real browser (headless Chromium)', function () {
     expect(text).to.include('3 Jobs');
     expect(urls.filter((url) => url.includes(ADMIN_TOKEN))).to.deep.equal([]);
 
-    await page.goto(`${base}/admin/queues/logout`);
-    await Promise.all([page.waitForURL(`${base}/admin/queues/login`), page.click('button[type=submit]')]);
+    await page.goto(`${base}/admin/logout`);
+    await Promise.all([page.waitForURL(`${base}/admin/login`), page.click('button[type=submit]')]);
     await page.goto(`${base}/admin/queues`);
-    expect(page.url()).to.equal(`${base}/admin/queues/login`);
+    expect(page.url()).to.equal(`${base}/admin/login?next=%2Fadmin%2Fqueues`);
     await page.close();
   });
 });

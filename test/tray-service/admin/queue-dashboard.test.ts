@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
 import { createWebhookQueue, type WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
-import { DASHBOARD_COOKIE } from '../../../tray-service/admin/queue-dashboard.ts';
+import { ADMIN_SESSION_COOKIE } from '../../../tray-service/admin/session-cookie.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
@@ -51,7 +51,11 @@ describe('/admin/queues (queue dashboard)', function () {
   });
 
   const signIn = async (token: string, on: Express = app): Promise<string> => {
-    const res = await request(on).post('/admin/queues/login').type('form').send({ token }).expect(303);
+    const res = await request(on)
+      .post('/admin/login')
+      .type('form')
+      .send({ token, next: '/admin/queues' })
+      .expect(303);
     expect(res.headers.location).to.equal('/admin/queues');
     return String(res.headers['set-cookie']).split(';')[0]!;
   };
@@ -59,24 +63,25 @@ describe('/admin/queues (queue dashboard)', function () {
   describe('without credentials', () => {
     it('sends a browser to the sign-in form and answers its API with 401', async () => {
       const page = await request(app).get('/admin/queues').set('Accept', 'text/html').expect(303);
-      expect(page.headers.location).to.equal('/admin/queues/login');
-      const form = await request(app).get('/admin/queues/login').expect(200);
-      expect(form.text).to.include('<form method="post" action="/admin/queues/login">');
+      expect(page.headers.location).to.equal('/admin/login?next=%2Fadmin%2Fqueues');
+      const form = await request(app).get(page.headers.location!).expect(200);
+      expect(form.text).to.include('<form method="post" action="/admin/login">');
+      expect(form.text).to.include('<input type="hidden" name="next" value="/admin/queues">');
       const api = await request(app).get('/admin/queues/api/queues').expect(401);
       expect(api.body.code).to.equal(401000);
     });
   });
 
-  describe('signing in', () => {
-    it('takes the credential from a form POST and sets an HttpOnly, SameSite=Strict cookie scoped to the dashboard', async () => {
+  describe("signing in (the admin listener's one sign-in, /admin/login)", () => {
+    it('takes the credential from a form POST and sets an HttpOnly, SameSite=Strict cookie scoped to /admin', async () => {
       const res = await request(app)
-        .post('/admin/queues/login')
+        .post('/admin/login')
         .type('form')
-        .send({ token: ADMIN_TOKEN })
+        .send({ token: ADMIN_TOKEN, next: '/admin/queues' })
         .expect(303);
       const cookie = String(res.headers['set-cookie']);
-      expect(cookie).to.match(new RegExp(`^${DASHBOARD_COOKIE}=[\\w-]{43};`));
-      expect(cookie).to.include('Path=/admin/queues').and.include('HttpOnly').and.include('SameSite=Strict');
+      expect(cookie).to.match(new RegExp(`^${ADMIN_SESSION_COOKIE}=[\\w-]{43};`));
+      expect(cookie).to.include('Path=/admin;').and.include('HttpOnly').and.include('SameSite=Strict');
       expect(cookie).not.to.include(ADMIN_TOKEN);
       // Plain http, no trusted proxy: not Secure (a browser would drop it on http).
       expect(cookie).not.to.include('Secure');
@@ -84,7 +89,7 @@ describe('/admin/queues (queue dashboard)', function () {
     it('never takes a credential from the URL', async () => {
       const res = await request(app).get(`/admin/queues?token=${ADMIN_TOKEN}`).set('Accept', 'text/html');
       expect(res.status).to.equal(303);
-      expect(res.headers.location).to.equal('/admin/queues/login');
+      expect(res.headers.location).to.match(/^\/admin\/login\?next=/);
       expect(res.headers['set-cookie']).to.equal(undefined);
       await request(app).get(`/admin/queues/api/queues?token=${ADMIN_TOKEN}`).expect(401);
     });
@@ -97,7 +102,7 @@ describe('/admin/queues (queue dashboard)', function () {
     });
     it('answers a wrong credential, or a user token with an admin role claim, with 401 and no cookie', async () => {
       for (const token of ['wrong', await userToken('u-root', { role: 'admin' })]) {
-        const res = await request(app).post('/admin/queues/login').type('form').send({ token }).expect(401);
+        const res = await request(app).post('/admin/login').type('form').send({ token }).expect(401);
         expect(res.headers['set-cookie']).to.equal(undefined);
         expect(res.text).to.include('not a valid admin credential');
       }
@@ -105,8 +110,30 @@ describe('/admin/queues (queue dashboard)', function () {
     it('refuses a made-up session cookie', async () => {
       await request(app)
         .get('/admin/queues/api/queues')
-        .set('Cookie', `${DASHBOARD_COOKIE}=${'a'.repeat(43)}`)
+        .set('Cookie', `${ADMIN_SESSION_COOKIE}=${'a'.repeat(43)}`)
         .expect(401);
+    });
+  });
+
+  describe("the dashboard's old sign-in addresses", () => {
+    it('lead to the admin sign-in: GET with 303, a POST with 307 so its form body is sent again', async () => {
+      const page = await request(app).get('/admin/queues/login').expect(303);
+      expect(page.headers.location).to.equal('/admin/login?next=%2Fadmin%2Fqueues');
+      const post = await request(app)
+        .post('/admin/queues/login')
+        .type('form')
+        .send({ token: 'x' })
+        .expect(307);
+      expect(post.headers.location).to.equal('/admin/login?next=%2Fadmin%2Fqueues');
+      const signedIn = await request(app)
+        .post(post.headers.location!)
+        .type('form')
+        .send({ token: ADMIN_TOKEN })
+        .expect(303);
+      expect(signedIn.headers.location).to.equal('/admin/queues');
+      expect((await request(app).post('/admin/queues/logout').expect(307)).headers.location).to.equal(
+        '/admin/logout',
+      );
     });
   });
 
@@ -114,7 +141,7 @@ describe('/admin/queues (queue dashboard)', function () {
     it('is Secure when a trusted proxy says the browser came over https', async () => {
       const behindProxy = another({ trustProxy: ['loopback'] });
       const res = await request(behindProxy)
-        .post('/admin/queues/login')
+        .post('/admin/login')
         .set('X-Forwarded-Proto', 'https')
         .type('form')
         .send({ token: ADMIN_TOKEN })
@@ -123,7 +150,7 @@ describe('/admin/queues (queue dashboard)', function () {
     });
     it('ignores X-Forwarded-Proto when no proxy is trusted', async () => {
       const res = await request(app)
-        .post('/admin/queues/login')
+        .post('/admin/login')
         .set('X-Forwarded-Proto', 'https')
         .type('form')
         .send({ token: ADMIN_TOKEN })
@@ -147,7 +174,7 @@ describe('/admin/queues (queue dashboard)', function () {
     });
     it('gets a cookie no longer-lived than the admin JWT', async () => {
       const res = await request(app)
-        .post('/admin/queues/login')
+        .post('/admin/login')
         .type('form')
         .send({ token: await adminJwt('ops-ana', '2m') })
         .expect(303);
@@ -161,9 +188,9 @@ describe('/admin/queues (queue dashboard)', function () {
       const cookie = await signIn(ADMIN_TOKEN);
       const sameConfig = another({});
       await request(sameConfig).get('/admin/queues/api/queues').set('Cookie', cookie).expect(200);
-      const res = await request(app).post('/admin/queues/logout').set('Cookie', cookie).expect(303);
-      expect(res.headers.location).to.equal('/admin/queues/login');
-      expect(String(res.headers['set-cookie'])).to.match(new RegExp(`^${DASHBOARD_COOKIE}=;`));
+      const res = await request(app).post('/admin/logout').set('Cookie', cookie).expect(303);
+      expect(res.headers.location).to.equal('/admin/login');
+      expect(String(res.headers['set-cookie'])).to.match(new RegExp(`^${ADMIN_SESSION_COOKIE}=;`));
       await request(app).get('/admin/queues/api/queues').set('Cookie', cookie).expect(401);
       await request(sameConfig).get('/admin/queues/api/queues').set('Cookie', cookie).expect(401);
     });
@@ -189,6 +216,17 @@ describe('/admin/queues (queue dashboard)', function () {
   });
 
   describe('with QUEUE_DASHBOARD_WRITE=on', () => {
+    it('refuses a changing call from a page of another origin, even with the session cookie', async () => {
+      const writable = another({ dashboardWrite: true });
+      const cookie = await signIn(ADMIN_TOKEN, writable);
+      const failed = await queue.getFailedCount();
+      await request(writable)
+        .put('/admin/queues/api/queues/webhook-events/retry/failed')
+        .set('Cookie', cookie)
+        .set('Origin', 'https://evil.example')
+        .expect(403);
+      expect(await queue.getFailedCount()).to.equal(failed);
+    });
     it('retries failed jobs, but still never adds or edits one', async () => {
       const writable = another({ dashboardWrite: true });
       const bearer = { Authorization: `Bearer ${ADMIN_TOKEN}` };

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { ActorAction } from '../../../shared/tray/tray-record.ts';
+import type { ActorAction } from '../../../tray-service/domain/actor-action.ts';
 import { compareActions, countedActors, groupActors } from '../../../tray-service/domain/group-actors.ts';
 
 const action = (userId: string, at: number, actionId = `a-${userId}-${at}`): ActorAction => ({

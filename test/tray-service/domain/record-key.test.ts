@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { trayVerbs } from '../../../shared/tray/tray-record.ts';
+import { trayVerbs } from '../../../tray-service/domain/tray-verb.ts';
 import {
   decodeRecordKey,
   encodeRecordKey,

@@ -11,7 +11,14 @@ import {
   referencePageAfter,
   referencePageNumber,
 } from '../../../tray-service/domain/reference-tray-reads.ts';
-import { aComment, aMention, aPost, aReaction } from '../../support/activity-builder.ts';
+import {
+  aComment,
+  aCommentReaction,
+  aMention,
+  aPost,
+  aReaction,
+  aReply,
+} from '../../support/activity-builder.ts';
 
 const T = Date.UTC(2026, 10, 20, 10);
 const NOW = T + DAY_MS;
@@ -190,12 +197,12 @@ describe('referenceTray', () => {
         expect(liveRecords(referenceTray(order, RETENTION), 'u-ana', NOW)).to.deep.equal(expected);
     });
 
-    it('takes nothing back when a leave is processed after posts it precedes', () => {
-      const tray = referenceTray(
-        [join('u-ana', T), posts([post('u-ben', 5)]), leave('u-ana', T + 60_000)],
+    it('takes back what a leave processed late covers: the posts after it, and a record left with none', () => {
+      const late = referenceTray(
+        [join('u-ana', T), posts([post('u-ben', 5)]), leave('u-ana', T + 60_000, NOW + 1)],
         RETENTION,
       );
-      expect(liveRecords(tray, 'u-ana', NOW)).to.have.length(1);
+      expect(liveRecords(late, 'u-ana', NOW + 1)).to.deep.equal([]);
       const before = referenceTray(
         [join('u-ana', T), leave('u-ana', T + 60_000), posts([post('u-ben', 5)])],
         RETENTION,
@@ -203,21 +210,55 @@ describe('referenceTray', () => {
       expect(liveRecords(before, 'u-ana', NOW)).to.deep.equal([]);
     });
 
-    it("counts, after a rejoin, the actors who posted while the member was away (today's rule)", () => {
+    it('moves the latest fields back to the newest action left when a late leave takes the newest', () => {
       const tray = referenceTray(
         [
           join('u-ana', T),
-          posts([post('u-ben', 1)]),
-          leave('u-ana', T + 2 * 60_000),
-          posts([post('u-cid', 3)]),
-          join('u-ana', T + 4 * 60_000),
-          posts([post('u-dee', 5)]),
+          posts([post('u-ben', 1), post('u-cid', 5)]),
+          { kind: 'markRead', userId: 'u-ana', verb: 'post', targetId: 'c-hike', now: NOW + 1 },
+          leave('u-ana', T + 3 * 60_000, NOW + 2),
         ],
         RETENTION,
       );
-      const [record] = liveRecords(tray, 'u-ana', NOW);
-      expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-dee', 'u-cid', 'u-ben']);
-      expect(record?.actorsCount).to.equal(3);
+      const [record] = liveRecords(tray, 'u-ana', NOW + 2);
+      expect(record).to.include({
+        lastActionId: 'p-u-ben-1',
+        lastUpdate: T + 60_000,
+        actorsCount: 1,
+        // A change of state (live streams are told), but no new activity: still read.
+        changedAt: NOW + 2,
+        hasRead: true,
+        unreadAt: NOW,
+      });
+      expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-ben']);
+    });
+
+    it('names and counts, after a rejoin, only those who posted while the member was there', () => {
+      // Five members; three post; Ana leaves; Eve posts while she is away; Ana rejoins; Fay posts.
+      const operations = [
+        join('u-ana', T),
+        join('u-ben', T),
+        join('u-cid', T),
+        join('u-dee', T),
+        join('u-eve', T),
+        posts([post('u-ben', 1)]),
+        posts([post('u-cid', 2)]),
+        posts([post('u-dee', 3)]),
+        leave('u-ana', T + 4 * 60_000),
+        posts([post('u-eve', 5)]),
+        join('u-ana', T + 6 * 60_000),
+        posts([post('u-fay', 7)]),
+      ];
+      const [record] = liveRecords(referenceTray(operations, RETENTION), 'u-ana', NOW);
+      expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-fay', 'u-dee', 'u-cid']);
+      expect(record).to.include({ actorsCount: 4, lastActionId: 'p-u-fay-7' });
+      // The same record whatever order the joins, leaves and posts arrive in.
+      const seen = (tray: ReturnType<typeof referenceTray>) =>
+        liveRecords(tray, 'u-ana', NOW).map(({ unreadAt: _u, changedAt: _c, ...rest }) => rest);
+      for (const order of [[...operations].reverse(), [...operations.slice(5), ...operations.slice(0, 5)]])
+        expect(seen(referenceTray(order, RETENTION))).to.deep.equal(
+          seen(referenceTray(operations, RETENTION)),
+        );
     });
 
     it('adds nothing created while away when the rejoin is processed late', () => {
@@ -231,19 +272,161 @@ describe('referenceTray', () => {
         RETENTION,
       );
       const [record] = liveRecords(tray, 'u-ana', NOW);
-      // Both spans were backfilled; the record then counts the group's actors from its first post.
       expect(record?.lastActionId).to.equal('p-u-dee-5');
-      expect(record?.actorsCount).to.equal(3);
+      expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-dee', 'u-ben']);
+      expect(record?.actorsCount).to.equal(2);
       const onlyFirst = referenceTray(
         [posts([post('u-ben', 1), post('u-cid', 3)]), leave('u-ana', T + 2 * 60_000), join('u-ana', T)],
         RETENTION,
       );
-      // The post made while away is not added, but its author is counted (today's rule, see above).
       expect(liveRecords(onlyFirst, 'u-ana', NOW)[0]).to.include({
         lastActionId: 'p-u-ben-1',
-        actorsCount: 2,
+        actorsCount: 1,
       });
     });
+
+    it("names each actor at their latest action of the member's time, not a later one while away", () => {
+      const renamed = (minute: number, name: string) =>
+        aPost('u-ben', { id: `p-ben-${minute}`, at: T + minute * 60_000, name });
+      const tray = referenceTray(
+        [
+          join('u-ana', T),
+          leave('u-ana', T + 2 * 60_000),
+          posts([renamed(1, 'Ben'), renamed(3, 'Benjamin'), post('u-cid', 1)]),
+        ],
+        RETENTION,
+      );
+      const [record] = liveRecords(tray, 'u-ana', NOW);
+      expect(record?.actors).to.deep.equal([
+        { userId: 'u-cid', name: 'u-cid', at: T + 60_000 },
+        { userId: 'u-ben', name: 'Ben', at: T + 60_000 },
+      ]);
+    });
+  });
+
+  describe("leaving a community stops every record of the community's targets", () => {
+    const ANA_POST = { postId: 'p-1', owner: 'u-ana' };
+    const ANA_COMMENT = { commentId: 'cm-a', owner: 'u-ana', postId: 'p-1' };
+    const minute = (n: number) => T + n * 60_000;
+    /** One of each kind of record for Ana on the community's targets, by `actor` at `n`. */
+    const everyKind = (actor: string, n: number) => [
+      aComment(actor, ANA_POST, { id: `cm-${actor}-${n}`, at: minute(n) }),
+      aReaction(actor, ANA_POST, { id: `r-${actor}-${n}`, at: minute(n) }),
+      aReply(actor, ANA_COMMENT, { id: `re-${actor}-${n}`, at: minute(n) }),
+      aCommentReaction(actor, ANA_COMMENT, { id: `rc-${actor}-${n}`, at: minute(n) }),
+      aMention(actor, 'u-ana', { in: 'post', postId: `pm-${actor}-${n}` }, { at: minute(n) }),
+      aMention(
+        actor,
+        'u-ana',
+        { in: 'comment', commentId: `cmm-${actor}-${n}`, postId: 'p-1' },
+        { at: minute(n) },
+      ),
+    ];
+    const summary = (tray: ReturnType<typeof referenceTray>) =>
+      liveRecords(tray, 'u-ana', NOW + 5)
+        .map(
+          (record) =>
+            `${record.key} ${record.actors.map((actor) => actor.userId).join(',')} ${record.actorsCount}`,
+        )
+        .sort();
+
+    it('counts, after a rejoin, only the actions of the time as a member, for every record kind', () => {
+      const operations = [
+        join('u-ana', T),
+        personal(everyKind('u-ben', 1)),
+        leave('u-ana', minute(2)),
+        personal(everyKind('u-cid', 3)),
+        join('u-ana', minute(4)),
+        personal(everyKind('u-dee', 5)),
+      ];
+      expect(summary(referenceTray(operations, RETENTION))).to.deep.equal([
+        'comment_p-1_u-ana u-dee,u-ben 2',
+        'mention_cmm-u-ben-1_u-ana u-ben 1',
+        'mention_cmm-u-dee-5_u-ana u-dee 1',
+        'mention_pm-u-ben-1_u-ana u-ben 1',
+        'mention_pm-u-dee-5_u-ana u-dee 1',
+        'mentreact_cm-a_u-ana u-dee,u-ben 2',
+        'mentreply_cm-a_u-ana u-dee,u-ben 2',
+        'reaction_p-1_u-ana u-dee,u-ben 2',
+      ]);
+      // The leave and the rejoin delivered last: the same records.
+      const late = [
+        operations[0]!,
+        operations[1]!,
+        operations[3]!,
+        operations[5]!,
+        operations[2]!,
+        operations[4]!,
+      ];
+      expect(summary(referenceTray(late, RETENTION))).to.deep.equal(
+        summary(referenceTray(operations, RETENTION)),
+      );
+    });
+
+    it('leaves records of user-feed targets as they are', () => {
+      const feed = { userFeed: 'u-ana' };
+      const tray = referenceTray(
+        [
+          join('u-ana', T),
+          leave('u-ana', minute(2)),
+          personal([
+            aComment('u-cid', ANA_POST, { id: 'cm-feed', at: minute(3), ...feed }),
+            aMention('u-cid', 'u-ana', { in: 'post', postId: 'pm-feed' }, { at: minute(3), ...feed }),
+          ]),
+        ],
+        RETENTION,
+      );
+      expect(summary(tray)).to.deep.equal(['comment_p-1_u-ana u-cid 1', 'mention_pm-feed_u-ana u-cid 1']);
+    });
+
+    it('holds nothing back from a recipient the tray has no join or leave of in the community', () => {
+      const tray = referenceTray([personal(everyKind('u-ben', 1))], RETENTION);
+      expect(summary(tray)).to.have.length(6);
+    });
+  });
+
+  it('is order-independent for any interleaving of joins, leaves, posts and comments (property)', () => {
+    const change = fc.record({
+      kind: fc.constantFrom('join' as const, 'leave' as const),
+      minute: fc.integer({ min: 0, max: 8 }),
+    });
+    const act = fc.record({
+      kind: fc.constantFrom('post' as const, 'comment' as const, 'mention' as const),
+      actor: fc.constantFrom('u-ben', 'u-cid', 'u-dee'),
+      minute: fc.integer({ min: 0, max: 8 }),
+    });
+    const content = (tray: ReturnType<typeof referenceTray>) =>
+      liveRecords(tray, 'u-ana', NOW).map(
+        ({ unreadAt: _unreadAt, changedAt: _changedAt, hasRead: _hasRead, ...rest }) => rest,
+      );
+    fc.assert(
+      fc.property(
+        fc.array(change, { maxLength: 5 }),
+        fc.array(act, { minLength: 1, maxLength: 8 }),
+        fc.infiniteStream(fc.nat()),
+        (changes, acts, seeds) => {
+          const operations: TrayOperation[] = [
+            ...changes.map(({ kind, minute }) =>
+              kind === 'join' ? join('u-ana', T + minute * 60_000) : leave('u-ana', T + minute * 60_000),
+            ),
+            ...acts.map(({ kind, actor, minute }, index) => {
+              const options = { id: `a-${index}`, at: T + minute * 60_000 };
+              if (kind === 'post') return posts([aPost(actor, options)]);
+              if (kind === 'comment') return personal([aComment(actor, POST, options)]);
+              return personal([aMention(actor, 'u-ana', { in: 'post', postId: options.id }, options)]);
+            }),
+          ];
+          const shuffled = operations
+            .map((operation) => ({ operation, order: seeds.next().value as number }))
+            .sort((a, b) => a.order - b.order)
+            .map(({ operation }) => operation);
+          expect(content(referenceTray(shuffled, RETENTION))).to.deep.equal(
+            content(referenceTray(operations, RETENTION)),
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 
   describe('a deleted user', () => {

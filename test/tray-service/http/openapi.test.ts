@@ -277,7 +277,11 @@ describe('GET /openapi.json on the admin listener', () => {
     ]);
     expect(paths.filter((path) => path.startsWith('/admin/queues'))).to.deep.equal([]);
     expect(res.body.components.securitySchemes.adminAuth).to.include({ type: 'http', scheme: 'bearer' });
-    expect(res.body.paths['/admin/events'].get.security).to.deep.equal([{ adminAuth: [] }]);
+    expect(res.body.paths['/admin/events'].get.security).to.deep.equal([
+      { adminAuth: [] },
+      { adminSession: [] },
+    ]);
+    expect(res.body.components.securitySchemes.adminSession).to.include({ type: 'apiKey', in: 'cookie' });
   });
 
   it('gives the page limit this app enforces (ADMIN_LIST_MAX_LIMIT), not a fixed one', async () => {

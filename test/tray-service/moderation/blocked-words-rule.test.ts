@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { compileBlockedWords, parseBlockedWords } from '../../../tray-service/moderation/blocked-words.ts';
+import { compileBlockedWords, parseBlockedWords } from '../../../tray-service/domain/blocked-words.ts';
 import { createBlockedWordsRule } from '../../../tray-service/moderation/blocked-words-rule.ts';
 import { eventDoc } from '../admin/admin-fixtures.ts';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
-import { parseBlockedWords } from '../../../tray-service/moderation/blocked-words.ts';
+import { parseBlockedWords } from '../../../tray-service/domain/blocked-words.ts';
 import { createBlockedWordsRule } from '../../../tray-service/moderation/blocked-words-rule.ts';
 import { createModerationStep } from '../../../tray-service/moderation/create-moderation-step.ts';
 import {

@@ -4,7 +4,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
-import { parseBlockedWords } from '../../../tray-service/moderation/blocked-words.ts';
+import { parseBlockedWords } from '../../../tray-service/domain/blocked-words.ts';
 import { createBlockedWordsRule } from '../../../tray-service/moderation/blocked-words-rule.ts';
 import { createModerationStep } from '../../../tray-service/moderation/create-moderation-step.ts';
 import {

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../../shared/errors/config-error.ts';
-import { parseBlockedWords } from '../../../tray-service/moderation/blocked-words.ts';
+import { parseBlockedWords } from '../../../tray-service/domain/blocked-words.ts';
 import { loadBlockedWords } from '../../../tray-service/moderation/load-blocked-words.ts';
 import { startTrayProcess } from '../../reliability/support/tray-process.ts';
 import { cleanEnv, runScript } from '../../support/run-script.ts';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { TrayRecord } from '../../../tray-service/domain/tray-record.ts';
-import { membershipEvent, minute, postEvent, type TestEnvelope } from './event-builder.ts';
+import { commentEvent, membershipEvent, minute, postEvent, type TestEnvelope } from './event-builder.ts';
 import { useWorker } from './worker-harness.ts';
 
 /** What a reader sees of a record, and what grouping decided; not the tray's clock (unreadAt, changedAt). */
@@ -10,7 +10,9 @@ function visible(record: TrayRecord) {
 }
 
 // docs/tray-engine.md#membership-by-time, through the real queue: a member receives a community
-// post iff they were a member at the post's createdAt, whatever order the events arrive in.
+// post iff they were a member at the post's createdAt, and nothing of the community's targets
+// while away (docs/tray-rules.md#leaving-and-rejoining-a-community), whatever order the events
+// arrive in.
 describe('tray worker: membership by time', () => {
   const worker = useWorker();
   const post = (communityId: string, postId: string, minutes: number, author = 'u-ana') =>
@@ -91,14 +93,43 @@ describe('tray worker: membership by time', () => {
   });
 
   describe('a leave delivered late', () => {
-    it('takes back nothing already in the tray, and stops what comes next', async () => {
+    it('takes back what came after it, and stops what comes next', async () => {
       await worker.deliver(change('c-gone', 'join', 'u-hal', 0));
       await worker.deliver(post('c-gone', 'p-g1', 5));
-      await worker.deliver(post('c-gone', 'p-g2', 20));
+      await worker.deliver(post('c-gone', 'p-g2', 20, 'u-eve'));
       await worker.deliver(change('c-gone', 'leave', 'u-hal', 10));
-      expect(await lastPost('c-gone', 'u-hal')).to.equal('p-g2');
+      const record = await worker.record('post_c-gone_u-hal');
+      expect(record).to.deep.include({ lastActionId: 'p-g1', actorsCount: 1 });
       await worker.deliver(post('c-gone', 'p-g3', 25));
-      expect(await lastPost('c-gone', 'u-hal')).to.equal('p-g2');
+      expect(await lastPost('c-gone', 'u-hal')).to.equal('p-g1');
+    });
+  });
+
+  describe('comments on a member’s post while they are away from the community', () => {
+    const comment = (commentId: string, minutes: number, author: string, feed: 'community' | 'user') =>
+      commentEvent({
+        commentId,
+        author,
+        postOwner: 'u-ola',
+        postId: `p-ola-${feed}`,
+        communityId: 'c-away',
+        feed,
+        createdAt: minute(minutes),
+      });
+
+    it('reach nothing, in whatever order the leave arrives; on the owner’s own feed nothing changes', async () => {
+      await worker.deliver(change('c-away', 'join', 'u-ola', 0));
+      await worker.deliver(comment('cm-a1', 5, 'u-ben', 'community'));
+      await worker.deliver(comment('cm-a2', 15, 'u-cid', 'community'));
+      await worker.deliver(comment('cm-u2', 15, 'u-cid', 'user'));
+      await worker.deliver(change('c-away', 'leave', 'u-ola', 10));
+      await worker.deliver(change('c-away', 'join', 'u-ola', 20));
+      await worker.deliver(comment('cm-a3', 25, 'u-dee', 'community'));
+      const names = (record: TrayRecord | null) => record?.actors.map((actor) => actor.userId);
+      const inCommunity = await worker.record('comment_p-ola-community_u-ola');
+      expect(names(inCommunity)).to.deep.equal(['u-dee', 'u-ben']);
+      expect(inCommunity?.actorsCount).to.equal(2);
+      expect(names(await worker.record('comment_p-ola-user_u-ola'))).to.deep.equal(['u-cid']);
     });
   });
 

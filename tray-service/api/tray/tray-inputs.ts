@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { trayVerbs } from '../../../shared/tray/tray-record.ts';
+import { trayVerbs } from '../../domain/tray-verb.ts';
 
 const wholeNumber = (max: number) =>
   z

@@ -1,15 +1,24 @@
 import type { Db } from 'mongodb';
 import type { KeyedLock } from '../../../shared/async/keyed-lock.ts';
 import { DAY_MS } from '../../../shared/time/durations.ts';
-import { recordGroup } from '../../../shared/tray/storage-keys.ts';
-import { TRAY_RECORDS, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
+import { recordGroup } from './storage-keys.ts';
+import { TRAY_RECORDS } from './collection-names.ts';
+import { type TrayRecordDoc } from './tray-record-doc.ts';
 import { recordKey, type Activity } from '../../domain/activity.ts';
 import { applyActivity, type ApplyOptions } from './apply-activity.ts';
 import type { GroupActors } from '../../domain/group-actors.ts';
 import { casUpdateRecords, type RecordSnapshot } from './cas-update-records.ts';
 import { isMemberAt } from '../../domain/membership-intervals.ts';
-import { communityIntervals } from './membership-store.ts';
+import {
+  communityChangesFingerprints,
+  communityMembers,
+  memberChangesFingerprint,
+  memberSpans,
+  type MemberSpans,
+} from './membership-store.ts';
 import { WHOLE_GROUP } from './read-by-ids.ts';
+import { recomputeMemberRecords } from './recompute-member-records.ts';
+import { communityOf, keepTargetActions, readTargetActions } from './target-actions-store.ts';
 import { readGroupActors, recordGroupAction } from './target-actors-store.ts';
 
 export interface ApplyActivitiesOptions extends ApplyOptions {
@@ -47,14 +56,16 @@ interface Delivery {
   activity: Activity;
 }
 
+/** A member's key in the spans maps: JSON [community, user]. */
+const memberOf = (communityId: string, userId: string) => JSON.stringify([communityId, userId]);
+
 /**
  * Turns activities into record writes. Each activity's action is first added to its record
  * group's actors (kept once per target), then every recipient's record is recomputed from them:
  * personal activities (comment, reply, reaction, mention) cost one compare-and-set round on one
  * or two records; a community post reads the community's members and the group's records by
- * equality and rewrites them in bulk. Memberships gate the community's own target, the `post`
- * record: a comment on a user's post reaches its owner whether or not they still belong to the
- * community (the record's target is the post, not the community).
+ * equality and rewrites them in bulk. On a community's targets, a recipient gets nothing of the
+ * time they were away from the community (docs/tray-rules.md#leaving-and-rejoining-a-community).
  */
 export async function applyActivities(
   db: Db,
@@ -78,7 +89,11 @@ export async function applyActivities(
 /**
  * Adds each activity's action to its record group's actors (kept once per target, whatever the
  * audience), then regroups the records of the activities addressed to one user. Community posts
- * get their actors here too; their records are written by fanOutCommunityPosts.
+ * get their actors here too; their records are written by fanOutCommunityPosts. On a community's
+ * targets the recipient's away spans are read in each compare-and-set round and once more after
+ * the write: a join or leave stored meanwhile is then applied to the member's records here
+ * (recomputeMemberRecords), so a leave whose own recomputation read the record before this write
+ * landed is not lost.
  */
 export async function applyPersonalActivities(
   db: Db,
@@ -92,7 +107,17 @@ export async function applyPersonalActivities(
       ? [{ recipientId: activity.audience.userId, activity }]
       : [],
   );
-  await writeDeliveries(db, personal, options);
+  const used = await writeDeliveries(db, personal, options);
+  for (const [member, spans] of used) {
+    const [communityId, userId] = JSON.parse(member) as [string, string];
+    if ((await memberChangesFingerprint(db, communityId, userId)) === spans.changes) continue;
+    await recomputeMemberRecords(db, communityId, userId, {
+      retentionDays: options.retentionDays,
+      owner: options.owner,
+      now: options.now ?? Date.now,
+      ...(options.onWritten ? { onWritten: options.onWritten } : {}),
+    });
+  }
 }
 
 /**
@@ -116,6 +141,9 @@ export async function fanOutCommunityPosts(
 }
 
 async function recordActions(db: Db, activities: readonly Activity[], retentionDays: number): Promise<void> {
+  // Kept before any record is computed: a join whose backfill reads them after this finds them,
+  // or this write's records see the join's spans (the same order as a post's event and its fan-out).
+  await keepTargetActions(db, activities, retentionDays);
   for (const activity of activities) {
     await recordGroupAction(
       db,
@@ -139,25 +167,39 @@ async function fanOutPosts(
 ): Promise<void> {
   const [post] = posts;
   if (post?.audience.kind !== 'community') return;
+  const { communityId } = post.audience;
   const group = recordGroup(post.verb, post.targetId);
   const readGroup = () => readRecordGroup(db, group);
   // Independent reads, at once: the members, and their records (a second or two each at 10,000).
-  const [members, first] = await Promise.all([
-    communityIntervals(db, post.audience.communityId),
-    readGroup(),
-  ]);
+  const [members, first] = await Promise.all([communityMembers(db, communityId), readGroup()]);
   const recipients: { recipientId: string; received: Activity[] }[] = [];
   for (const [recipientId, spans] of members) {
     const received = posts.filter(
-      (activity) => activity.actor.userId !== recipientId && isMemberAt(spans, activity.at),
+      (activity) => activity.actor.userId !== recipientId && isMemberAt(spans.intervals, activity.at),
     );
     if (received.length > 0) recipients.push({ recipientId, received });
   }
+  const keyed = (found: ReadonlyMap<string, MemberSpans>) =>
+    new Map([...found].map(([userId, member]) => [memberOf(communityId, userId), member]));
+  // The members as read first, then as read again by a compare-and-set round that retries.
+  const spans = { first: keyed(members), reload: async () => keyed(await communityMembers(db, communityId)) };
   for (let start = 0; start < recipients.length; start += options.fanOutBatch) {
     const batch = recipients
       .slice(start, start + options.fanOutBatch)
       .flatMap(({ recipientId, received }) => received.map((activity) => ({ recipientId, activity })));
-    await writeDeliveries(db, batch, options, { read: readGroup, first, group });
+    await writeDeliveries(db, batch, options, { read: readGroup, first }, spans);
+  }
+  // A leave stored since the members were read, whose recomputation read a member's record before
+  // this fan-out wrote it, is applied now (a join's backfill sees the post: its event came first).
+  const now = await communityChangesFingerprints(db, communityId);
+  for (const userId of new Set([...members.keys(), ...now.keys()])) {
+    if ((members.get(userId)?.changes ?? '') === (now.get(userId) ?? '')) continue;
+    await recomputeMemberRecords(db, communityId, userId, {
+      retentionDays: options.retentionDays,
+      owner: options.owner,
+      now: options.now ?? Date.now,
+      ...(options.onWritten ? { onWritten: options.onWritten } : {}),
+    });
   }
 }
 
@@ -170,21 +212,27 @@ async function readRecordGroup(db: Db, group: string): Promise<RecordSnapshot> {
   return new Map(docs.map((doc) => [doc._id, doc]));
 }
 
+/**
+ * Writes the deliveries' records by compare-and-set. On a community's targets each recipient's
+ * away spans gate and count what reaches them: `known` (a fan-out's, read with the community's
+ * members) or read each round. Returns the spans the last round used, by member.
+ */
 async function writeDeliveries(
   db: Db,
   deliveries: Delivery[],
   options: ApplyActivitiesOptions,
-  reads:
-    { read: () => Promise<RecordSnapshot>; first: RecordSnapshot; group: string } | undefined = undefined,
-): Promise<void> {
-  if (deliveries.length === 0) return;
+  reads: { read: () => Promise<RecordSnapshot>; first: RecordSnapshot } | undefined = undefined,
+  known:
+    | { first: ReadonlyMap<string, MemberSpans>; reload: () => Promise<ReadonlyMap<string, MemberSpans>> }
+    | undefined = undefined,
+): Promise<Map<string, MemberSpans>> {
+  if (deliveries.length === 0) return new Map();
   if (options.lock) {
     const { lock, ...unlocked } = options;
     const keys = deliveries.map(({ activity, recipientId }) =>
       recordKey(activity.verb, activity.targetId, recipientId),
     );
-    await lock.run(keys, () => writeDeliveries(db, deliveries, unlocked, reads));
-    return;
+    return lock.run(keys, () => writeDeliveries(db, deliveries, unlocked, reads, known));
   }
   // Several deliveries of one job may share a record (a user mentioned twice): fold them in order.
   const byKey = new Map<string, Delivery[]>();
@@ -193,18 +241,37 @@ async function writeDeliveries(
     byKey.set(key, [...(byKey.get(key) ?? []), delivery]);
   }
   const groups = new Set(deliveries.map(({ activity }) => recordGroup(activity.verb, activity.targetId)));
+  /** The members whose spans count here: recipients on a community's targets. */
+  const scoped = new Map<string, { communityId: string; userId: string; groups: Set<string> }>();
+  for (const { activity, recipientId } of deliveries) {
+    const communityId = communityOf(activity);
+    if (communityId === undefined) continue;
+    const member = memberOf(communityId, recipientId);
+    const entry = scoped.get(member) ?? { communityId, userId: recipientId, groups: new Set<string>() };
+    entry.groups.add(recordGroup(activity.verb, activity.targetId));
+    scoped.set(member, entry);
+  }
   const actors = new Map<string, GroupActors>();
+  const spans = new Map<string, MemberSpans>();
+  const kept = new Map<string, Activity[]>();
   const now = options.now ?? Date.now;
   let at = now();
+  let rounds = 0;
   const compute = (key: string, current: TrayRecordDoc | undefined) => {
     let next = current;
     for (const { activity, recipientId } of byKey.get(key) ?? []) {
-      const group = actors.get(recordGroup(activity.verb, activity.targetId));
-      if (!group) throw new Error(`record group of ${key} was not read`);
+      const group = recordGroup(activity.verb, activity.targetId);
+      const groupActors = actors.get(group);
+      if (!groupActors) throw new Error(`record group of ${key} was not read`);
+      const communityId = communityOf(activity);
+      const member = communityId === undefined ? undefined : spans.get(memberOf(communityId, recipientId));
+      const actions = kept.get(group);
       const applied = applyActivity(next, activity, recipientId, {
         retentionDays: options.retentionDays,
-        actors: group,
+        actors: groupActors,
         now: at,
+        ...(member ? { away: member.away } : {}),
+        ...(actions ? { actions } : {}),
       });
       if (applied !== 'unchanged') next = applied;
     }
@@ -216,10 +283,23 @@ async function writeDeliveries(
     owner: options.owner,
     now,
     ...(options.onWritten ? { onWritten: options.onWritten } : {}),
-    ...(reads ? { read: reads.read, first: reads.first, group: reads.group } : {}),
+    ...(reads ? { read: reads.read, first: reads.first } : {}),
     refresh: async () => {
       at = now();
       for (const group of groups) actors.set(group, await readGroupActors(db, group));
+      // Read after the records, like the actors: a round never computes from spans older than them
+      // (a fan-out's first round uses the members it read with the records).
+      const away = new Set<string>();
+      const community = known && (rounds++ === 0 ? known.first : await known.reload());
+      for (const [member, { communityId, userId, groups: ofMember }] of scoped) {
+        const found = community?.get(member) ?? (await memberSpans(db, communityId, userId));
+        spans.set(member, found);
+        if (found.away.length > 0) for (const group of ofMember) away.add(group);
+      }
+      // The kept actions only of groups with a recipient who was ever away: most writes read none.
+      kept.clear();
+      for (const group of away) kept.set(group, await readTargetActions(db, group));
     },
   });
+  return known ? new Map() : spans;
 }

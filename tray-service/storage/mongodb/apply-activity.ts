@@ -1,9 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
+import type { TrayRecordDoc } from './tray-record-doc.ts';
 import { DAY_MS } from '../../../shared/time/durations.ts';
-import { recordStorageKeys } from '../../../shared/tray/storage-keys.ts';
+import { recordStorageKeys } from './storage-keys.ts';
 import { recordKey, type Activity } from '../../domain/activity.ts';
-import { compareActions, countedActors, type GroupActors } from '../../domain/group-actors.ts';
+import { compareActions, countedActors, exactActors, type GroupActors } from '../../domain/group-actors.ts';
+import { isAwayAt, isAwaySince, type MembershipInterval } from '../../domain/membership-intervals.ts';
 
 export interface ApplyOptions {
   /** Days a record lives after lastUpdate (TRAY_RETENTION_DAYS). */
@@ -15,6 +16,13 @@ export interface ApplyContext extends ApplyOptions {
   actors: GroupActors;
   /** The tray's clock (epoch ms): when this change is made. */
   now: number;
+  /**
+   * On a community's target: the recipient's away spans there (memberSpans), none when the tray
+   * knows no join or leave of theirs (docs/tray-rules.md#leaving-and-rejoining-a-community).
+   */
+  away?: readonly MembershipInterval[];
+  /** The group's kept actions (readTargetActions): read when `away` has a span after countFrom. */
+  actions?: readonly Activity[];
 }
 
 /**
@@ -31,9 +39,12 @@ export function applyActivity(
   recipientId: string,
   context: ApplyContext,
 ): TrayRecordDoc | 'unchanged' {
+  const away = context.away ?? [];
+  // An action on a community's target reaches no one who was away from it at its time.
+  if (isAwayAt(away, activity.at)) return 'unchanged';
   // An older action delivered late widens what the record counts; nothing narrows it.
   const countFrom = record ? Math.min(record.countFrom, activity.at) : activity.at;
-  const { named, count } = countedActors(context.actors, countFrom, recipientId);
+  const { named, count } = counted(context, countFrom, recipientId);
   const newest =
     !record ||
     compareActions(
@@ -63,13 +74,65 @@ export function applyActivity(
     _id: recordKey(activity.verb, activity.targetId, recipientId),
     userId: recipientId,
     ...seen,
-    actorIds: named.map((actor) => actor.userId),
     // New activity makes a read record unread again; a new record starts unread.
     hasRead: false,
     unreadAt: context.now,
     expiresAt,
-    ...recordStorageKeys({ userId: recipientId, ...seen, expiresAt }, context.now),
+    ...recordStorageKeys(seen),
     version: record ? record.version + 1 : context.now,
+  };
+}
+
+/**
+ * The actors a record counts: the group's, each at their latest action, unless the recipient was
+ * away at some time since countFrom; then exactly those of the kept actions outside their away time.
+ */
+function counted(context: ApplyContext, countFrom: number, recipientId: string) {
+  const away = context.away ?? [];
+  if (!isAwaySince(away, countFrom)) return countedActors(context.actors, countFrom, recipientId);
+  if (!context.actions) throw new Error('applyActivity: the group’s kept actions were not read');
+  return exactActors(context.actions, countFrom, recipientId, away);
+}
+
+/**
+ * A record of a community's target computed again after a leave (docs/tray-rules.md#leaving-and-rejoining-a-community):
+ * its actors from the group's kept actions outside the recipient's away spans; a record whose
+ * latest action fell while away takes its latest fields from its newest remaining action; one
+ * with none left is to be deleted. Nothing new happened: the read flag and unreadAt stay. Pure.
+ */
+export function recomputeRecord(
+  record: TrayRecordDoc,
+  actions: readonly Activity[],
+  away: readonly MembershipInterval[],
+  context: ApplyOptions & { now: number },
+): TrayRecordDoc | 'unchanged' | 'delete' {
+  const { named, count, newest } = exactActors(actions, record.countFrom, record.userId, away);
+  if (!newest) return 'delete';
+  const moved = isAwayAt(away, record.lastUpdate);
+  const latest = moved ? describe(newest) : describeRecord(record);
+  const lastUpdate = moved ? newest.at : record.lastUpdate;
+  const seen = { ...latest, actors: named, actorsCount: count, lastUpdate };
+  const { targetName, parentTargetId, lastActionId, lastActionSegmentNo, feed, mentionIn } = record;
+  const before = {
+    targetName,
+    parentTargetId,
+    lastActionId,
+    lastActionSegmentNo,
+    feed,
+    mentionIn,
+    actors: record.actors,
+    actorsCount: record.actorsCount,
+    lastUpdate: record.lastUpdate,
+  };
+  if (isDeepStrictEqual(JSON.parse(JSON.stringify(seen)), JSON.parse(JSON.stringify(before))))
+    return 'unchanged';
+  const { parentTargetId: _parent, lastActionSegmentNo: _segment, mentionIn: _mentionIn, ...kept } = record;
+  const expiresAt = new Date(lastUpdate + context.retentionDays * DAY_MS);
+  return {
+    ...kept,
+    ...seen,
+    expiresAt,
+    version: record.version + 1,
   };
 }
 

@@ -1,6 +1,6 @@
 import type { AnyBulkWriteOperation, Collection } from 'mongodb';
 import { onlyDuplicateKeys } from './is-duplicate-key.ts';
-import type { MembershipDoc } from '../../../shared/tray/tray-record.ts';
+import type { MembershipDoc } from './membership-doc.ts';
 import { planMemberImport, type MemberRow, type MemberState } from './plan-member-import.ts';
 
 export interface BatchCounts {

@@ -1,13 +1,15 @@
 import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../shared/time/durations.ts';
-import { dayOf } from '../../../shared/tray/storage-keys.ts';
-import { communityDay, EVENTS } from '../../../shared/tray/tray-record.ts';
+import { dayOf } from './storage-keys.ts';
+import { EVENTS } from './collection-names.ts';
+import { communityDay } from './stored-event-doc.ts';
 import { spanOfJoin } from '../../domain/membership-intervals.ts';
 import type { Activity, MembershipChange } from '../../domain/activity.ts';
 import { mapEvent } from '../../domain/map-event.ts';
 import { applyActivities, type ApplyActivitiesOptions } from './apply-activities.ts';
 import { communityIntervals } from './membership-store.ts';
 import type { EventDoc } from './store-event.ts';
+import { readMemberActions } from './target-actions-store.ts';
 
 /** Stored posts read and applied per round: bounds memory whatever the community's volume. */
 export const BACKFILL_BATCH = 50;
@@ -16,7 +18,9 @@ export const BACKFILL_BATCH = 50;
  * A join processed after posts that it precedes adds those posts to the member's tray
  * (docs/tray-engine.md#membership-by-time): the community's stored post events whose createdAt
  * falls in the membership span the join opened, applied to that member alone through
- * applyActivities, the same path as a live fan-out. The events are read one UTC day at a time by
+ * applyActivities, the same path as a live fan-out; then the kept actions on the community's
+ * targets addressed to the member in that span, held back while they were away
+ * (docs/tray-rules.md#leaving-and-rejoining-a-community). The events are read one UTC day at a time by
  * equality (`communityDay`), from the join's day to the span's end or tomorrow, so a join
  * processed on time reads one day, and a late one no further back than events are kept
  * (EVENTS_RETENTION_DAYS) or records live (TRAY_RETENTION_DAYS). Idempotent: the grouping core makes
@@ -55,6 +59,11 @@ export async function backfillJoins(
         }
         await applyActivities(db, activities, options);
       }
+      const addressed = (await readMemberActions(db, communityId, join.userId))
+        .filter((action) => action.at >= from && action.at < until)
+        .sort((a, b) => a.at - b.at);
+      for (let start = 0; start < addressed.length; start += BACKFILL_BATCH)
+        await applyActivities(db, addressed.slice(start, start + BACKFILL_BATCH), options);
     }
   }
 }

@@ -12,5 +12,4 @@ export const blockListCollection: CollectionSpec = {
       serves: 'POST /block pages (netid_uid equality, blocked_userId order) and GET /block/members checkList',
     },
   ],
-  equalityFields: ['netid_uid'],
 };

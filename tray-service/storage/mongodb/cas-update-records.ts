@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isDeepStrictEqual } from 'node:util';
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
-import { TRAY_RECORDS, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
+import { TRAY_RECORDS } from './collection-names.ts';
+import { type TrayRecordDoc } from './tray-record-doc.ts';
 import { claimVersions } from './claim-versions.ts';
 import { bulkWriteCoalesced, insertCoalesced, MAX_BULK_OPERATIONS } from './coalesced-writes.ts';
 import { readByIds } from './read-by-ids.ts';
@@ -32,12 +32,6 @@ export interface CasOptions {
    */
   read?: (keys: readonly string[]) => Promise<RecordSnapshot>;
   first?: RecordSnapshot;
-  /**
-   * The record group `read` returns whole (a fan-out): records of the group moving from the same
-   * version to the same state are then written by one `updateMany({group, version})` (see
-   * groupedUpdates) instead of one operation each.
-   */
-  group?: string;
   /**
    * Runs after each round's read and before its compute: re-reads what `compute` depends on (the
    * group's actors). Reading it after the records makes every write that a round's read saw
@@ -137,14 +131,7 @@ export async function casUpdateRecords(
     const lost = new Set(inserted.lost);
     for (const next of inserts) if (!lost.has(next._id)) attempted.set(next._id, next);
     const confirmed = [...landed, ...inserts.filter((doc) => !lost.has(doc._id))];
-    let wonUpdates = updates.filter(({ before }) => won.has(before._id));
-    if (options.group !== undefined) {
-      const grouped = await writeGroupedUpdates(db, options.group, current, wonUpdates, won);
-      written += grouped.written;
-      for (const key of grouped.retry) retry.add(key);
-      confirmed.push(...grouped.confirmed);
-      wonUpdates = grouped.single;
-    }
+    const wonUpdates = updates.filter(({ before }) => won.has(before._id));
     for (let start = 0; start < wonUpdates.length; start += UPDATES_PER_BULK) {
       const chunk = wonUpdates.slice(start, start + UPDATES_PER_BULK);
       // Shared with the concurrent jobs' record writes: one bulk for many comments.
@@ -192,116 +179,6 @@ function stateFingerprint(next: TrayRecordDoc): string {
     .update(JSON.stringify(canonical(state)))
     .digest('base64url');
 }
-
-/** Records a grouped statement may leave out by `_id` (FerretDB filters `$nin` after the group lookup). */
-const MAX_EXCLUDED = 10;
-
-interface Update {
-  before: TrayRecordDoc;
-  next: TrayRecordDoc;
-}
-
-interface Change {
-  $set: Partial<TrayRecordDoc>;
-  $unset: Record<string, ''>;
-}
-
-/** The fields a write changes: what differs from the record read, and what it no longer has. */
-function changes({ before, next }: Update): Change {
-  const $set: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(next)) {
-    if (!isDeepStrictEqual(value, (before as unknown as Record<string, unknown>)[field])) $set[field] = value;
-  }
-  const $unset: Record<string, ''> = {};
-  for (const field of Object.keys(before)) if (!(field in next)) $unset[field] = '';
-  return { $set: $set as Partial<TrayRecordDoc>, $unset };
-}
-
-/**
- * A post fanned out to a community moves most members' records from one version to the same next
- * state. FerretDB rewrites each matched document either way, but one statement for all of them
- * costs a fraction of a thousand single-record operations. A class is written so only when the
- * statement's filter selects exactly it: `{group, version, actorsCount, countFrom}` minus at most
- * MAX_EXCLUDED records of the group read with those values that are not in it (the author's own
- * record, a member who left),
- * and every claim of the class was won here (a concurrent writer of any of them holds a lost
- * claim, so the class is written record by record instead). The claims still make
- * it compare-and-set: nobody else may move these records from this version. The rest are returned
- * as `single`.
- */
-async function writeGroupedUpdates(
-  db: Db,
-  group: string,
-  current: RecordSnapshot,
-  updates: Update[],
-  won: ReadonlySet<string>,
-): Promise<{ written: number; retry: string[]; confirmed: TrayRecordDoc[]; single: Update[] }> {
-  // A class: records with the same selector moving to the same changes.
-  const classes = new Map<string, { selector: Selector; change: Change; ids: string[] }>();
-  const single: Update[] = [];
-  for (const update of updates) {
-    const change = changes(update);
-    const { version, ...rest } = change.$set;
-    if (version === undefined) {
-      single.push(update);
-      continue;
-    }
-    const selector = selectorOf(update.before);
-    const key = JSON.stringify([selector, rest, change.$unset]);
-    const found = classes.get(key);
-    if (found) found.ids.push(update.before._id);
-    else classes.set(key, { selector, change, ids: [update.before._id] });
-  }
-  // The records of the group read, by selector: those a statement would match outside its class
-  // are left out by name.
-  const bySelector = new Map<string, string[]>();
-  for (const record of current.values()) {
-    if (record.group !== group) continue;
-    const key = JSON.stringify(selectorOf(record));
-    const ids = bySelector.get(key);
-    if (ids) ids.push(record._id);
-    else bySelector.set(key, [record._id]);
-  }
-  let written = 0;
-  const retry: string[] = [];
-  const confirmed: TrayRecordDoc[] = [];
-  const byId = new Map(updates.map((update) => [update.before._id, update]));
-  for (const { selector, change, ids } of classes.values()) {
-    const members = new Set(ids);
-    const others = (bySelector.get(JSON.stringify(selector)) ?? []).filter((id) => !members.has(id));
-    if (ids.length < 2 || others.length > MAX_EXCLUDED || ids.some((id) => !won.has(id))) {
-      for (const id of ids) single.push(byId.get(id) as Update);
-      continue;
-    }
-    const { $set, $unset } = change;
-    const result = await db
-      .collection<TrayRecordDoc>(TRAY_RECORDS)
-      .updateMany(
-        { group, ...selector, ...(others.length > 0 ? { _id: { $nin: others } } : {}) },
-        Object.keys($unset).length > 0 ? { $set, $unset } : { $set },
-      );
-    // A partial match is counted when the next round recognises what landed.
-    if (result.matchedCount < ids.length) retry.push(...ids);
-    else {
-      written += result.matchedCount;
-      for (const id of ids) confirmed.push((byId.get(id) as Update).next);
-    }
-  }
-  return { written, retry, confirmed, single };
-}
-
-/**
- * The top-level scalars a grouped statement filters on besides the group. The version keeps it
- * compare-and-set; the count and countFrom tell apart the members whose records move differently
- * at the same version (a member who posted there counts one actor fewer), so classes stay large
- * without naming thousands of exceptions. FerretDB pushes all of them down as equalities.
- */
-type Selector = Pick<TrayRecordDoc, 'version' | 'actorsCount' | 'countFrom'>;
-const selectorOf = (record: TrayRecordDoc): Selector => ({
-  version: record.version,
-  actorsCount: record.actorsCount,
-  countFrom: record.countFrom,
-});
 
 /** The whole next state, filtered on the version it was computed from. */
 function updateOperation({

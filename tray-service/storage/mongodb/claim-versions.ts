@@ -1,7 +1,6 @@
 import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../shared/time/durations.ts';
-import { dayOf } from '../../../shared/tray/storage-keys.ts';
-import { TRAY_RECORD_CLAIMS } from '../../../shared/tray/tray-record.ts';
+import { TRAY_RECORD_CLAIMS } from './collection-names.ts';
 import { insertCoalesced } from './coalesced-writes.ts';
 
 /** tray_record_claims: who may move a record to a version (see claimVersions). */
@@ -17,10 +16,8 @@ export interface RecordClaimDoc {
    */
   state?: string;
   claimedAt: Date;
-  /** Claims are only needed for the instant of a write; purged (or TTL-deleted) after this. */
+  /** Claims are only needed for the instant of a write; TTL-deleted (or purged) after this. */
   expiresAt: Date;
-  /** The UTC day of expiresAt: the purge deletes a whole day by equality. */
-  expiresDay: string;
 }
 
 export interface ClaimOptions {
@@ -54,7 +51,6 @@ export async function claimVersions(
     state,
     claimedAt: now,
     expiresAt,
-    expiresDay: dayOf(expiresAt),
   }));
   const lost = new Set(await insertCoalesced<RecordClaimDoc>(db, TRAY_RECORD_CLAIMS, docs));
   // One more read per lost claim (they are few: only records a concurrent writer is moving). A

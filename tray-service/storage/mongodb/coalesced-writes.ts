@@ -2,6 +2,16 @@ import type { AnyBulkWriteOperation, Collection, Db, Document, OptionalUnlessReq
 import { groupCommit } from '../../../shared/async/group-commit.ts';
 import { ignoreDuplicates } from './ignore-duplicates.ts';
 
+/*
+ * Group commit of the worker's writes, an adapter mechanism kept on every server for speed, not
+ * correctness: a worker runs many jobs at once (TRAY_WORKER_CONCURRENCY), each writing a few
+ * documents, and every command waits for its own write concern (a majority of a replica set's
+ * members on MongoDB, a PostgreSQL commit on FerretDB). Concurrent jobs' inserts and record
+ * updates therefore share a command and pay that wait once. Each caller still learns its own
+ * outcome (its duplicates; whether its updates all matched), so the write protocol is the same
+ * as with a command per caller.
+ */
+
 /**
  * Documents per insert command: large enough that a busy worker's concurrent jobs share one
  * command, small enough to stay far below the server's batch and message limits.

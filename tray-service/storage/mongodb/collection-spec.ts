@@ -11,10 +11,14 @@ export interface IndexSpec {
   serves: string;
 }
 
-/** A collection and everything its queries need from the server; ensureCollections applies it. */
+/** A collection and the indexes its queries need; ensureCollections applies it. */
 export interface CollectionSpec {
   name: string;
   indexes: readonly IndexSpec[];
-  /** top-level fields queried by equality: on FerretDB-on-PostgreSQL each gets a GIN expression index (`_id` always does) */
-  equalityFields: readonly string[];
+  /**
+   * Names of indexes earlier releases declared and this one does not: dropped at start-up, so a
+   * database upgraded in place pays no writes for them. Other indexes the server holds (an
+   * operator's own) are left alone.
+   */
+  retiredIndexes?: readonly string[];
 }

@@ -1,9 +1,12 @@
 import type { AnyBulkWriteOperation, Db, Filter } from 'mongodb';
 import type { PageKey } from '../../domain/page-cursor.ts';
 import type { ModerationDecisionDoc } from '../../domain/decision-doc.ts';
+import { EVENTS } from './collection-names.ts';
+import { outcomesByEvent } from '../../domain/event-moderation.ts';
 import { afterKeyQuery } from './after-key-query.ts';
 import { onlyDuplicateKeys } from './is-duplicate-key.ts';
 import { MODERATION_DECISIONS } from './moderation-decisions-collection.ts';
+import type { EventDoc } from './store-event.ts';
 import type { DecisionsFilter } from '../port.ts';
 
 export type { DecisionsFilter } from '../port.ts';
@@ -33,7 +36,7 @@ export function decisionsQuery(filter: DecisionsFilter, after?: PageKey): Filter
 export function createDecisionsRepository(db: Db) {
   const decisions = db.collection<DecisionDocument>(MODERATION_DECISIONS);
   return {
-    /** Inserts decisions not stored yet; an existing one (same id) is left exactly as it is. */
+    /** Inserts decisions not stored yet (an existing one is left as it is) and marks their events' outcome. */
     async saveAll(docs: readonly ModerationDecisionDoc[]): Promise<void> {
       if (docs.length === 0) return;
       const ops: AnyBulkWriteOperation<DecisionDocument>[] = docs.map(({ id, ...rest }) => ({
@@ -46,6 +49,16 @@ export function createDecisionsRepository(db: Db) {
         // and the decision is stored either way.
         if (!onlyDuplicateKeys(error)) throw error;
       }
+      // Then each decided event's outcome, which only grows more severe: a flag never replaces a
+      // ban request, so saving decisions again leaves it as it is. Single-document updateManys
+      // (FerretDB hangs on bulks of matching updateOnes).
+      const outcomes: AnyBulkWriteOperation<EventDoc>[] = [...outcomesByEvent(docs)].map(([key, action]) => ({
+        updateMany: {
+          filter: action === 'ban-request' ? { _id: key } : { _id: key, moderation: { $ne: 'ban-request' } },
+          update: { $set: { moderation: action } },
+        },
+      }));
+      await db.collection<EventDoc>(EVENTS).bulkWrite(outcomes, { ordered: false });
     },
 
     /** Of these ids, those still waiting for delivery (to re-enqueue after a crash between save and enqueue). */

@@ -2,25 +2,19 @@ import { isDeepStrictEqual } from 'node:util';
 import { MongoServerError, type CreateIndexesOptions, type Db, type Document } from 'mongodb';
 import type { Logger } from '../../../shared/logging/create-logger.ts';
 import type { CollectionSpec, IndexSpec } from './collection-spec.ts';
-import { createGinIndexes } from './create-gin-indexes.ts';
-import { detectStorage, type Storage } from './detect-storage.ts';
-import { ferretTable, withPostgres } from './ferret-postgres-tables.ts';
 
-/** What ensureCollection needs to know about the server; ensureCollections records it per Db. */
-export interface StorageContext {
-  storage: Storage;
-  /** FerretDB's PostgreSQL database (FERRETDB_POSTGRESQL_URL), where the GIN indexes are made. */
-  postgresUrl?: string | undefined;
+/** What ensureCollection needs to know about the server (ensureCollections asks it once). */
+export interface EnsureContext {
+  /** Whether the server makes TTL indexes (acceptsTtlIndexes). */
+  ttl: boolean;
   logger?: Logger | undefined;
 }
 
-/** The index set in force for one collection. */
+/** The indexes in force for one collection. */
 export interface EnsuredCollection {
   name: string;
-  /** Indexes the server itself holds (listIndexes), by name. */
+  /** Indexes the server holds (listIndexes), by name. */
   indexes: string[];
-  /** GIN expression indexes made in PostgreSQL (invisible to listIndexes), by name. */
-  gin: string[];
   /** Whether each declared TTL index is a TTL index (never on FerretDB, which refuses them). */
   ttl: boolean;
 }
@@ -28,13 +22,8 @@ export interface EnsuredCollection {
 const NAMESPACE_EXISTS = 48;
 /** IndexOptionsConflict / IndexKeySpecsConflict: the same keys exist under another name. */
 const ALREADY_SERVED = new Set([85, 86]);
-const contexts = new WeakMap<Db, StorageContext>();
 
-export function rememberStorageContext(db: Db, context: StorageContext): void {
-  contexts.set(db, context);
-}
-
-/** Creates the collection unless it exists, so FerretDB has made its table. */
+/** Creates the collection unless it exists. */
 export async function createCollectionIfMissing(db: Db, name: string): Promise<void> {
   if ((await db.listCollections({ name }, { nameOnly: true }).toArray()).length > 0) return;
   try {
@@ -45,34 +34,31 @@ export async function createCollectionIfMissing(db: Db, name: string): Promise<v
   }
 }
 
-/**
- * One collection's indexes, idempotently. Call it after (re)creating a collection at run time: the
- * GIN indexes vanish with a dropped collection's table. Without a context it uses the one
- * ensureCollections recorded for this Db at start-up.
- */
+/** One collection and its declared indexes, idempotently. */
 export async function ensureCollection(
   db: Db,
   spec: CollectionSpec,
-  context?: StorageContext,
+  context: EnsureContext,
 ): Promise<EnsuredCollection> {
-  const { storage, postgresUrl, logger } = context ??
-    contexts.get(db) ?? { storage: await detectStorage(db) };
+  const { logger } = context;
   await createCollectionIfMissing(db, spec.name);
   const collection = db.collection(spec.name);
   const found = new Map(
     (await collection.listIndexes().toArray()).map((index) => [String(index.name), index] as const),
   );
   const existing = new Set(found.keys());
-  // On FerretDB a plain index is never used: its btree on `_jsonb->'f'` does not serve the
-  // pushed-down `@>`, and ranges and sorts are not pushed down at all. It would only cost a write
-  // per document, so only unique indexes (which FerretDB enforces) are created there.
-  const wanted = storage === 'mongodb' ? spec.indexes : spec.indexes.filter((index) => index.unique);
-  let ttl = storage === 'mongodb';
-  for (const index of wanted) {
+  for (const name of spec.retiredIndexes ?? []) {
+    if (!found.has(name)) continue;
+    logger?.info({ collection: spec.name, index: name }, 'index no longer used; dropping it');
+    await dropIndexIfPresent(db, spec.name, name);
+    existing.delete(name);
+  }
+  let ttl = context.ttl;
+  for (const index of spec.indexes) {
     // Only missing or changed ones: FerretDB 1.24 panics and drops the connection when
     // createIndexes is sent compound indexes that already exist (every start after the first crashed).
     const held = found.get(index.name);
-    if (held && sameIndexDefinition(index, held, { ttl: storage === 'mongodb' })) continue;
+    if (held && sameIndexDefinition(index, held, { ttl: context.ttl })) continue;
     if (held) {
       // Same name, another definition (its keys, uniqueness, partial filter or TTL changed in a
       // release): the server would keep the old one, so it is replaced.
@@ -82,22 +68,18 @@ export async function ensureCollection(
       );
       await dropIndexIfPresent(db, spec.name, index.name);
     }
-    const created = await createIndex(db, spec.name, index, logger);
+    const created = await createIndex(db, spec.name, index, context);
     if (index.expireAfterSeconds !== undefined && !created.ttl) ttl = false;
     existing.add(index.name);
   }
-  if (storage === 'mongodb') {
+  if (context.ttl) {
     for (const index of spec.indexes) {
       if (index.expireAfterSeconds === undefined) continue;
       const info = (await collection.listIndexes().toArray()).find((found) => found.name === index.name);
       if (info?.expireAfterSeconds === undefined) ttl = false;
     }
   }
-  const gin =
-    storage === 'ferretdb-postgresql' && postgresUrl
-      ? await ensureGin(postgresUrl, db.databaseName, spec, logger)
-      : [];
-  return { name: spec.name, indexes: [...existing].sort(), gin, ttl };
+  return { name: spec.name, indexes: [...existing].sort(), ttl };
 }
 
 /**
@@ -147,7 +129,7 @@ async function createIndex(
   db: Db,
   collection: string,
   index: IndexSpec,
-  logger: Logger | undefined,
+  { ttl: acceptsTtl, logger }: EnsureContext,
 ): Promise<{ ttl: boolean }> {
   const options: CreateIndexesOptions = {
     name: index.name,
@@ -155,7 +137,8 @@ async function createIndex(
     ...(index.partialFilterExpression ? { partialFilterExpression: index.partialFilterExpression } : {}),
   };
   try {
-    const ttl = index.expireAfterSeconds !== undefined;
+    // Not even asked of a server that refuses TTL: the index is made without it.
+    const ttl = acceptsTtl && index.expireAfterSeconds !== undefined;
     await db
       .collection(collection)
       .createIndex(index.key, ttl ? { ...options, expireAfterSeconds: index.expireAfterSeconds } : options);
@@ -178,24 +161,4 @@ async function createIndex(
     }
     throw error;
   }
-}
-
-async function ensureGin(
-  postgresUrl: string,
-  dbName: string,
-  spec: CollectionSpec,
-  logger: Logger | undefined,
-): Promise<string[]> {
-  const fields = [...new Set(['_id', ...spec.equalityFields])];
-  return withPostgres(postgresUrl, async (client) => {
-    const table = await ferretTable(client, dbName, spec.name);
-    if (!table) {
-      logger?.warn(
-        { collection: spec.name, db: dbName },
-        "FERRETDB_POSTGRESQL_URL has no FerretDB table for this collection: it is not FerretDB's database; queries will scan",
-      );
-      return [];
-    }
-    return createGinIndexes(client, dbName, table, fields);
-  });
 }

@@ -1,5 +1,5 @@
 import type { CollectionSpec } from './collection-spec.ts';
-import { EVENTS } from '../../../shared/tray/tray-record.ts';
+import { EVENTS } from './collection-names.ts';
 
 /** events: every received event, once (dedupe key as `_id`), for the admin API and exports. */
 export const eventsCollection: CollectionSpec = {
@@ -21,10 +21,25 @@ export const eventsCollection: CollectionSpec = {
       serves: 'admin list/export filtered by webhook',
     },
     {
+      name: 'admin_user_received_desc',
+      key: { userId: 1, receivedAt: -1, _id: -1 },
+      serves: 'admin list/export filtered by the acting user (?userId=)',
+    },
+    {
+      name: 'admin_community_received_desc',
+      key: { communityId: 1, receivedAt: -1, _id: -1 },
+      serves: 'admin list/export filtered by community (?communityId=)',
+    },
+    {
+      name: 'admin_moderation_received_desc',
+      key: { moderation: 1, receivedAt: -1, _id: -1 },
+      serves: 'admin list/export filtered by moderation outcome (?moderation=, $in merges the sorted runs)',
+    },
+    {
       name: 'expiry',
       key: { expiresAt: 1 },
       expireAfterSeconds: 0,
-      serves: 'retention on MongoDB: the server’s TTL deletes',
+      serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
     },
     {
       name: 'community_posts',
@@ -32,11 +47,6 @@ export const eventsCollection: CollectionSpec = {
       serves:
         'late-join backfill: find({communityDay}), a community’s stored posts of one day (backfill-join.ts)',
     },
-    {
-      name: 'expiry_day',
-      key: { expiresDay: 1 },
-      serves: 'retention: deleteMany({expiresDay}) in purgeExpired',
-    },
   ],
-  equalityFields: ['event', 'webhook', 'status', 'expiresDay', 'communityDay'],
+  retiredIndexes: ['expiry_day'],
 };

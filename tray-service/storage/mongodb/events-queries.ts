@@ -1,18 +1,12 @@
 import type { Db, Filter, FindCursor } from 'mongodb';
-import { EVENTS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
+import { EVENTS } from './collection-names.ts';
+import { type StoredEventDoc } from './stored-event-doc.ts';
+import { moderationActions } from '../../domain/moderation-rule.ts';
 import type { PageKey } from '../../domain/page-cursor.ts';
+import type { EventsFilter } from '../port.ts';
 import { afterKeyQuery } from './after-key-query.ts';
 
-/** The admin filters of GET /admin/events and its export (docs/operations.md). */
-export interface EventsFilter {
-  event?: string;
-  webhook?: string;
-  status?: StoredEventDoc['status'];
-  /** Inclusive lower bound on receivedAt. */
-  since?: Date;
-  /** Exclusive upper bound on receivedAt. */
-  until?: Date;
-}
+export type { EventsFilter } from '../port.ts';
 
 /** Newest first; _id breaks ties between events received in the same millisecond. */
 const newestFirst = { receivedAt: -1, _id: -1 } as const;
@@ -26,9 +20,13 @@ export function eventsQuery(filter: EventsFilter, now: Date, after?: PageKey): F
   if (filter.event !== undefined) query.event = filter.event;
   if (filter.webhook !== undefined) query.webhook = filter.webhook;
   if (filter.status !== undefined) query.status = filter.status;
+  if (filter.userId !== undefined) query.userId = filter.userId;
+  if (filter.communityId !== undefined) query.communityId = filter.communityId;
+  // Events stored before the events console have no `moderation` field: they had no decision.
+  if (filter.moderation === 'none') query.moderation = { $in: ['none', null] };
+  else if (filter.moderation === 'any') query.moderation = { $in: [...moderationActions] };
+  else if (filter.moderation !== undefined) query.moderation = filter.moderation;
   if (Object.keys(receivedAt).length > 0) query.receivedAt = receivedAt;
-  // Beside the other conditions, not under a top-level `$and`: FerretDB pushes down the top-level
-  // equalities (event, webhook, status) only when they stand at the top.
   return (after ? { ...query, ...afterKeyQuery('receivedAt', after) } : query) as Filter<StoredEventDoc>;
 }
 

@@ -21,5 +21,4 @@ export const membershipChangesCollection: CollectionSpec = {
       serves: 'deleted user: find({userId}) in endMemberships',
     },
   ],
-  equalityFields: ['communityId', 'member', 'userId'],
 };

@@ -1,7 +1,9 @@
 import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../shared/time/durations.ts';
-import { MEMBERSHIPS, type MembershipDoc } from '../../../shared/tray/tray-record.ts';
+import { MEMBERSHIPS } from './collection-names.ts';
+import { membershipId, type MembershipDoc } from './membership-doc.ts';
 import {
+  awaySpans,
   isMemberAt,
   membershipIntervals,
   pruneBelow,
@@ -70,6 +72,14 @@ export async function applyMembershipChanges(
   }
 }
 
+/** A user's membership in one community: their intervals and their away spans (awaySpans). */
+export interface MemberSpans {
+  intervals: MembershipInterval[];
+  away: MembershipInterval[];
+  /** The ids of the stored changes they were folded from, sorted (memberChangesFingerprint). */
+  changes?: string;
+}
+
 /**
  * Each user's membership intervals in one community: the stored changes plus the imported
  * memberships (community_members, written by `npm run import-members`: a join at `since`, and a
@@ -80,10 +90,16 @@ export async function communityIntervals(
   db: Db,
   communityId: string,
 ): Promise<Map<string, MembershipInterval[]>> {
+  const members = await communityMembers(db, communityId);
+  return new Map([...members].map(([userId, spans]) => [userId, spans.intervals]));
+}
+
+/** Each user's intervals and away spans in one community (see communityIntervals). */
+export async function communityMembers(db: Db, communityId: string): Promise<Map<string, MemberSpans>> {
   const [changes, imported] = await Promise.all([
     db
       .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
-      .find({ communityId }, { projection: { _id: 0, userId: 1, joined: 1, at: 1 }, batchSize: WHOLE_GROUP })
+      .find({ communityId }, { projection: { _id: 1, userId: 1, joined: 1, at: 1 }, batchSize: WHOLE_GROUP })
       .toArray(),
     db
       .collection<MembershipDoc>(MEMBERSHIPS)
@@ -97,13 +113,87 @@ export async function communityIntervals(
   const add = (userId: string, edge: MembershipEdge) =>
     edges.set(userId, [...(edges.get(userId) ?? []), edge]);
   for (const change of changes) add(change.userId, { joined: change.joined, at: change.at });
-  for (const member of imported) {
-    add(member.userId, { joined: true, at: member.since });
-    // An imported member is one as of the list's time (`updatedAt`): a leave stored before it is
-    // overridden, one after it stands (npm run import-members' rule).
-    add(member.userId, { joined: member.active, at: member.updatedAt });
-  }
-  return new Map([...edges].map(([userId, list]) => [userId, membershipIntervals(list)]));
+  for (const member of imported) for (const edge of importedEdges(member)) add(member.userId, edge);
+  const ids = changeIdsByUser(changes);
+  return new Map(
+    [...edges].map(([userId, list]) => [userId, { ...spansOf(list), changes: ids.get(userId) ?? '' }]),
+  );
+}
+
+/**
+ * The stored joins and leaves of a community's users (by equality on communityId), as one
+ * fingerprint per user: a fan-out that read the members checks, after writing, which of them
+ * changed meanwhile (imports are not changes: they come from the operator's list, not from events).
+ */
+export async function communityChangesFingerprints(
+  db: Db,
+  communityId: string,
+): Promise<Map<string, string>> {
+  const changes = await db
+    .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
+    .find({ communityId }, { projection: { _id: 1, userId: 1 }, batchSize: WHOLE_GROUP })
+    .toArray();
+  return changeIdsByUser(changes);
+}
+
+function changeIdsByUser(
+  changes: readonly Pick<MembershipChangeDoc, '_id' | 'userId'>[],
+): Map<string, string> {
+  const byUser = new Map<string, string[]>();
+  for (const change of changes) byUser.set(change.userId, [...(byUser.get(change.userId) ?? []), change._id]);
+  return new Map([...byUser].map(([userId, ids]) => [userId, ids.sort().join('\n')]));
+}
+
+/**
+ * One user's intervals and away spans in one community: their changes by equality on `member`,
+ * their imported membership by `_id`. What a personal write on the community's targets checks.
+ */
+export async function memberSpans(db: Db, communityId: string, userId: string): Promise<MemberSpans> {
+  const [changes, imported] = await Promise.all([
+    db
+      .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
+      .find({ member: memberKey(communityId, userId) }, { projection: { _id: 1, joined: 1, at: 1 } })
+      .toArray(),
+    db.collection<MembershipDoc>(MEMBERSHIPS).findOne({ _id: membershipId(communityId, userId) }),
+  ]);
+  return {
+    ...spansOf([...changes, ...(imported ? importedEdges(imported) : [])]),
+    changes: changes
+      .map((change) => change._id)
+      .sort()
+      .join('\n'),
+  };
+}
+
+/**
+ * The stored joins and leaves of one user in one community (by equality on `member`), as a
+ * fingerprint: a writer that read a member's spans checks, after writing, that no change came
+ * meanwhile (imports are not changes: they come from the operator's list, not from events).
+ */
+export async function memberChangesFingerprint(db: Db, communityId: string, userId: string): Promise<string> {
+  const changes = await db
+    .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
+    .find({ member: memberKey(communityId, userId) }, { projection: { _id: 1 } })
+    .toArray();
+  return changes
+    .map((change) => change._id)
+    .sort()
+    .join('\n');
+}
+
+/**
+ * An imported member is one as of the list's time (`updatedAt`): a leave stored before it is
+ * overridden, one after it stands (npm run import-members' rule).
+ */
+function importedEdges(member: Pick<MembershipDoc, 'since' | 'active' | 'updatedAt'>): MembershipEdge[] {
+  return [
+    { joined: true, at: member.since },
+    { joined: member.active, at: member.updatedAt },
+  ];
+}
+
+function spansOf(edges: readonly MembershipEdge[]): MemberSpans {
+  return { intervals: membershipIntervals(edges), away: awaySpans(edges) };
 }
 
 /** Members a community post reaches: those who were members at the post's createdAt. */

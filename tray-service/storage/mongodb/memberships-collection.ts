@@ -1,5 +1,5 @@
 import type { CollectionSpec } from './collection-spec.ts';
-import { MEMBERSHIPS } from '../../../shared/tray/tray-record.ts';
+import { MEMBERSHIPS } from './collection-names.ts';
 
 /**
  * community_members: memberships loaded by `npm run import-members` (and those stored before
@@ -19,5 +19,4 @@ export const membershipsCollection: CollectionSpec = {
       serves: 'deleted user: find({userId}) in endMemberships',
     },
   ],
-  equalityFields: ['communityId', 'userId'],
 };

@@ -1,7 +1,8 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { DAY_MS } from '../../../shared/time/durations.ts';
-import { dayOf, recordStorageKeys } from '../../../shared/tray/storage-keys.ts';
-import { TRAY_RECORDS, TRAY_TARGET_ACTORS, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
+import { recordStorageKeys } from './storage-keys.ts';
+import { TRAY_RECORDS, TRAY_TARGET_ACTORS } from './collection-names.ts';
+import { type TrayRecordDoc } from './tray-record-doc.ts';
 import { UPDATES_PER_BULK } from './cas-update-records.ts';
 import { ignoreDuplicates } from './ignore-duplicates.ts';
 import type { TargetActorDoc } from './target-actors-store.ts';
@@ -11,29 +12,22 @@ export const TRAY_MIGRATIONS = 'tray_migrations';
 const RECORD_SHAPE = 'record-shape-2';
 
 /** A record as versions before the bounded shape stored it: every actor in `actorLog`. */
-export interface LegacyRecordDoc extends Omit<
-  TrayRecordDoc,
-  'actorIds' | 'countFrom' | 'unreadAt' | 'group' | 'bucket' | 'expiresDay'
-> {
+export interface LegacyRecordDoc extends Omit<TrayRecordDoc, 'countFrom' | 'unreadAt' | 'group'> {
   actorLog: { userId: string; at: number; actionId: string }[];
 }
 
 /**
  * Brings records written by earlier versions to the current shape, once per database: each
  * record's actor log becomes its group's actors (tray_target_actors), and the record gets
- * countFrom, actorIds, unreadAt (its lastUpdate: the best the old record knows), group, history
- * bucket and expiry day. One pass over the legacy records (a cursor, not a query per batch), and
- * each record is rewritten only if its version is still the one read. The worker runs it before
- * it takes jobs; the API keeps serving meanwhile (a record shows in history once it has its bucket).
+ * countFrom, unreadAt (its lastUpdate: the best the old record knows) and group. One
+ * pass over the legacy records (a cursor, not a query per batch), and each record is rewritten
+ * only if its version is still the one read. The worker runs it before it takes jobs; the API
+ * keeps serving meanwhile.
  * Pure computation in `upgradeRecord`.
  */
-export async function migrateRecordShape(
-  db: Db,
-  options: { retentionDays: number; now?: () => number },
-): Promise<number> {
+export async function migrateRecordShape(db: Db, options: { retentionDays: number }): Promise<number> {
   const migrations = db.collection<{ _id: string; at: Date }>(TRAY_MIGRATIONS);
   if (await migrations.findOne({ _id: RECORD_SHAPE })) return 0;
-  const now = options.now ?? Date.now;
   const legacy = db
     .collection<LegacyRecordDoc>(TRAY_RECORDS)
     .find({ actorLog: { $exists: true } }, { batchSize: UPDATES_PER_BULK });
@@ -41,7 +35,7 @@ export async function migrateRecordShape(
   let batch: LegacyRecordDoc[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
-    const upgraded = batch.map((record) => upgradeRecord(record, options.retentionDays, now()));
+    const upgraded = batch.map((record) => upgradeRecord(record, options.retentionDays));
     const actors = upgraded.flatMap((u) => u.actors);
     if (actors.length > 0)
       await ignoreDuplicates(
@@ -70,13 +64,12 @@ export async function migrateRecordShape(
 export function upgradeRecord(
   record: LegacyRecordDoc,
   retentionDays: number,
-  now: number,
 ): {
   record: LegacyRecordDoc;
-  fields: Pick<TrayRecordDoc, 'actorIds' | 'countFrom' | 'unreadAt' | 'group' | 'bucket' | 'expiresDay'>;
+  fields: Pick<TrayRecordDoc, 'countFrom' | 'unreadAt' | 'group'>;
   actors: TargetActorDoc[];
 } {
-  const keys = recordStorageKeys(record, now);
+  const keys = recordStorageKeys(record);
   const actors = record.actorLog.map((entry): TargetActorDoc => {
     const snapshot = record.actors.find((actor) => actor.userId === entry.userId);
     const { at: _at, ...actor } = snapshot ?? { userId: entry.userId, name: entry.userId, at: entry.at };
@@ -84,19 +77,15 @@ export function upgradeRecord(
     return {
       _id: JSON.stringify([keys.group, entry.userId, entry.actionId]),
       group: keys.group,
-      groupActor: JSON.stringify([keys.group, entry.userId]),
-      actorId: entry.userId,
       actor,
       at: entry.at,
       actionId: entry.actionId,
       expiresAt,
-      expiresDay: dayOf(expiresAt),
     };
   });
   return {
     record,
     fields: {
-      actorIds: record.actors.map((actor) => actor.userId),
       countFrom: Math.min(record.lastUpdate, ...record.actorLog.map((entry) => entry.at)),
       unreadAt: record.lastUpdate,
       ...keys,

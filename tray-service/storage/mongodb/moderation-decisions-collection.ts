@@ -29,5 +29,4 @@ export const moderationDecisionsCollection: CollectionSpec = {
       serves: '... ?eventKey= (the decisions about one stored event)',
     },
   ],
-  equalityFields: ['userId', 'rule', 'action', 'delivery', 'eventKey'],
 };

@@ -1,8 +1,10 @@
 import type { Db } from 'mongodb';
-import { EVENTS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
+import { EVENTS } from './collection-names.ts';
+import { type StoredEventDoc } from './stored-event-doc.ts';
 import type { StoredEvent } from '../../domain/stored-event.ts';
 import type { EventsPort } from '../port.ts';
 import { insertCoalesced } from './coalesced-writes.ts';
+import { createEventRollups } from './event-rollups.ts';
 import { createEventsQueries } from './events-queries.ts';
 import { eventDocument, type EventDoc } from './store-event.ts';
 
@@ -10,7 +12,8 @@ import { eventDocument, type EventDoc } from './store-event.ts';
 const STREAM_BATCH = 500;
 
 /** A stored event as the admin API sees it: the dedupe key as `key`, none of the storage fields. */
-export function toStoredEvent(doc: StoredEventDoc): StoredEvent {
+export function toStoredEvent(doc: StoredEventDoc | EventDoc): StoredEvent {
+  const extra: Partial<EventDoc> = doc;
   return {
     key: doc._id,
     event: doc.event,
@@ -20,12 +23,19 @@ export function toStoredEvent(doc: StoredEventDoc): StoredEvent {
     storedAt: doc.storedAt,
     status: doc.status,
     ...(doc.error === undefined ? {} : { error: doc.error }),
+    ...(extra.userId === undefined ? {} : { userId: extra.userId }),
+    ...(extra.communityId === undefined ? {} : { communityId: extra.communityId }),
+    ...(extra.moderation === undefined || extra.moderation === 'none'
+      ? {}
+      : { moderation: extra.moderation }),
+    ...(extra.appliedAt === undefined ? {} : { appliedAt: extra.appliedAt }),
   };
 }
 
-/** The storage port's events on MongoDB (`events`, the dedupe key as `_id`). */
-export function createMongoEvents(db: Db): EventsPort {
-  const queries = createEventsQueries(db);
+/** The storage port's events on MongoDB (`events`, the dedupe key as `_id`), with their per-minute rollups. */
+export function createMongoEvents(db: Db, clock: () => Date = () => new Date()): EventsPort {
+  const queries = createEventsQueries(db, clock);
+  const rollups = createEventRollups(db, clock);
   const events = db.collection<EventDoc>(EVENTS);
   return {
     async store(event, outcome, options) {
@@ -33,7 +43,11 @@ export function createMongoEvents(db: Db): EventsPort {
       // An insert, not an upsert (FerretDB runs an upsert as a read and then a write): a duplicate
       // key says the event is stored already, and the first stored version is the one returned.
       const [duplicate] = await insertCoalesced<EventDoc>(db, EVENTS, [doc]);
-      if (duplicate === undefined) return toStoredEvent(doc);
+      if (duplicate === undefined) {
+        // Counted only by the call that inserted it: a redelivery counts nothing.
+        await rollups.countStored(doc);
+        return toStoredEvent(doc);
+      }
       return toStoredEvent((await events.findOne({ _id: doc._id })) ?? doc);
     },
     async list(filter, limit, after) {
@@ -53,5 +67,18 @@ export function createMongoEvents(db: Db): EventsPort {
       }
     },
     count: (filter) => queries.count(filter),
+    async markApplied(event, appliedAt) {
+      // Only the first mark matches (`appliedAt` absent), so only it counts into the histogram.
+      // No projection: FerretDB 1.24's findAndModify refuses one.
+      const before = await events.findOneAndUpdate(
+        { _id: event.key, appliedAt: { $exists: false }, expiresAt: { $gt: appliedAt } },
+        { $set: { appliedAt } },
+      );
+      if (!before) return false;
+      await rollups.countApplied(before, appliedAt);
+      return true;
+    },
+    perMinute: (since, until) => rollups.perMinute(since, until),
+    lagPerMinute: (since, until) => rollups.lagPerMinute(since, until),
   };
 }

@@ -1,10 +1,10 @@
 import type { Db } from 'mongodb';
-import { TRAY_RECORDS, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
+import { TRAY_RECORDS } from './collection-names.ts';
+import { type TrayRecordDoc } from './tray-record-doc.ts';
 import { recordKey } from '../../domain/activity.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
 import type { LatestTimesPort, TrayRecordsPort } from '../port.ts';
 import { casUpdateRecords } from './cas-update-records.ts';
-import type { Counter } from './create-counter.ts';
 import { apiWriter, createRecordQueries, isRecordOf, markReadCompute } from './record-queries.ts';
 import { toTrayRecord } from './to-tray-record.ts';
 
@@ -15,14 +15,12 @@ import { toTrayRecord } from './to-tray-record.ts';
  */
 export function createMongoRecords(
   db: Db,
-  counter: Counter,
   options: {
-    pages: 'sorted' | 'buckets';
     /** The users' last-read times, for countUnread(userId, 'recorded', now). */
     lastRead: Pick<LatestTimesPort, 'latest'>;
   },
 ): TrayRecordsPort {
-  const queries = createRecordQueries(db, { counter, pages: options.pages });
+  const queries = createRecordQueries(db);
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
 
   /** Marks `found` read at `now`; returns the records this call changed, as stored. */

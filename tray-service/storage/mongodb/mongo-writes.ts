@@ -8,6 +8,7 @@ import {
 } from './apply-activities.ts';
 import { backfillJoins } from './backfill-join.ts';
 import { applyMembershipChanges } from './membership-store.ts';
+import { recomputeMemberRecords } from './recompute-member-records.ts';
 import { toldAsTrayRecords } from './to-tray-record.ts';
 import { applyProfileChanges } from './user-profile-store.ts';
 
@@ -42,6 +43,19 @@ export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWrit
       // was stored before its fan-out read the memberships), or its fan-out saw them. Events older
       // than their own retention are purged, so the records' retention bounds how far back it reads.
       await backfillJoins(db, changes, { ...applyOptions(context), eventsRetentionDays: Infinity });
+      // A leave only takes time away: the member's records of the community computed again.
+      const leaves = new Map(
+        changes
+          .filter((change) => !change.active)
+          .map((change) => [JSON.stringify([change.communityId, change.userId]), change]),
+      );
+      for (const { communityId, userId } of leaves.values())
+        await recomputeMemberRecords(db, communityId, userId, {
+          retentionDays: context.retentionDays,
+          owner: context.owner,
+          now: () => context.now,
+          ...toldAsTrayRecords(context.onWritten),
+        });
     },
     applyProfiles: (changes, context) =>
       applyProfileChanges(db, changes, {

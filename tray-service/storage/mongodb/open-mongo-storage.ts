@@ -3,11 +3,11 @@ import type { Logger } from '../../../shared/logging/create-logger.ts';
 import type { TrayStorage } from '../port.ts';
 import { createBlockListRepository } from './block-list-repository.ts';
 import { TRAY_CLEARS } from './clears-repository.ts';
-import { createCounter } from './create-counter.ts';
 import { ensureCollections } from './ensure-collections.ts';
 import { createLatestTimes } from './latest-times.ts';
 import { migrateRecordShape } from './migrate-record-shape.ts';
 import { createMongoBans } from './mongo-bans.ts';
+import { createMongoCommunityMembers } from './mongo-community-members.ts';
 import { createMongoDecisions } from './mongo-decisions.ts';
 import { createMongoEvents } from './mongo-events.ts';
 import { createMongoMembersImport } from './mongo-members-import.ts';
@@ -20,11 +20,6 @@ import { trayCollections } from './tray-collections.ts';
 export interface MongoStorageOptions {
   appName: string;
   logger: Logger;
-  /**
-   * FERRETDB_POSTGRESQL_URL: FerretDB's own PostgreSQL database, where this adapter adds the GIN
-   * indexes and counts that FerretDB cannot serve itself (docs/storage.md). Ignored on MongoDB.
-   */
-  ferretPostgresUrl?: string;
   /** Recipients per compare-and-set round of a fan-out (TRAY_FANOUT_BATCH); 10,000 by default. */
   fanOutBatch?: number;
   /** TRAY_RETENTION_DAYS, for records brought from an older shape at open; 90 by default. */
@@ -33,7 +28,7 @@ export interface MongoStorageOptions {
 
 /**
  * The MongoDB adapter of the storage port (MongoDB 6+, tested on FerretDB 1.24): connects, makes
- * sure every collection has the indexes its queries need on this server, brings records of an
+ * sure every collection has the indexes its queries need, brings records of an
  * older shape to the current one (once per database), and assembles each part of the port.
  */
 export async function openMongoStorage(
@@ -44,19 +39,12 @@ export async function openMongoStorage(
   const connection = await connectMongo(uri, dbName, { appName: options.appName, logger: options.logger });
   try {
     const { db } = connection;
-    const postgresUrl = options.ferretPostgresUrl;
-    const { storage } = await ensureCollections(db, trayCollections, { logger: options.logger, postgresUrl });
+    await ensureCollections(db, trayCollections, { logger: options.logger });
     await migrateRecordShape(db, { retentionDays: options.retentionDays ?? 90 });
-    // Unread counts and page totals in PostgreSQL itself on FerretDB (see createCounter).
-    const counter = createCounter(db, { storage, postgresUrl });
     const lastRead = createLatestTimes(db, TRAY_READ_STATE, 'lastReadAt');
     return {
       engine: 'mongodb',
-      // MongoDB serves a page's sort and limit from an index; FerretDB sorts in memory (bucket walk).
-      records: createMongoRecords(db, counter, {
-        pages: storage === 'mongodb' ? 'sorted' : 'buckets',
-        lastRead,
-      }),
+      records: createMongoRecords(db, { lastRead }),
       writes: createMongoWrites(db, { fanOutBatch: options.fanOutBatch ?? 10_000 }),
       lastRead,
       clears: createLatestTimes(db, TRAY_CLEARS, 'clearedAt'),
@@ -65,12 +53,10 @@ export async function openMongoStorage(
       events: createMongoEvents(db),
       decisions: createMongoDecisions(db),
       members: createMongoMembersImport(db),
+      communityMembers: createMongoCommunityMembers(db),
       purgeExpired: (now) => purgeExpired(db, now),
       ping: () => pingMongo(db),
-      async close() {
-        await counter.close();
-        await connection.close();
-      },
+      close: () => connection.close(),
     };
   } catch (error) {
     await connection.close();

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Counter } from './create-counter.ts';
 import type { Db, Filter } from 'mongodb';
-import { TRAY_RECORDS, type TrayRecordDoc, type TrayVerb } from '../../../shared/tray/tray-record.ts';
+import { type TrayVerb } from '../../domain/tray-verb.ts';
+import { TRAY_RECORDS } from './collection-names.ts';
+import { type TrayRecordDoc } from './tray-record-doc.ts';
 import { recordKey } from '../../domain/activity.ts';
 import { casUpdateRecords, type ComputeRecord } from './cas-update-records.ts';
-import { completeAbove, nextRound } from './history-walk.ts';
 import { createSortedPages } from './sorted-pages.ts';
-import { cutPage, NO_MORE_PAGES, startAfterRange } from './timestamp-page.ts';
 
 export interface HistoryPage {
   records: TrayRecordDoc[];
@@ -39,8 +38,7 @@ export interface RecordQueries {
   deleteAll(userId: string): Promise<number>;
   /**
    * The user's unexpired records whose `changedAt` is after `since`, oldest change first: what a
-   * reconnecting live stream missed. Selects by the user id (the page-count query) and filters in
-   * memory, like the count; see docs/live-tray.md for its cost on heavy users.
+   * reconnecting live stream missed, read in the order of the `user_changes` index.
    */
   changedSince(userId: string, since: number, now: number): Promise<TrayRecordDoc[]>;
 }
@@ -65,132 +63,43 @@ export const isRecordOf = (record: TrayRecordDoc, userId: string, verb: TrayVerb
 /** Claims of the API are owned by the request; a retry of a request is a new request. */
 export const apiWriter = () => ({ owner: `api:${randomUUID()}` });
 
-/** Newest first; `_id` breaks ties so every page of the order is deterministic. */
-const newestFirst = (a: TrayRecordDoc, b: TrayRecordDoc) =>
-  b.lastUpdate - a.lastUpdate || (a._id < b._id ? 1 : a._id > b._id ? -1 : 0);
-
-/** History buckets read at once at most: a sparse history's page may span many hours. */
-const MAX_PARALLEL_BUCKETS = 16;
-
 export interface RecordQueryOptions {
-  /**
-   * Counts in the storage's cheapest way (createCounter). Required: the driver's countDocuments
-   * on FerretDB decodes every record it counts, so a silent default would be the slow path.
-   */
-  counter: Counter;
-  /**
-   * `sorted`: pages in the `user_history` index's order with a limit (MongoDB, where an index
-   * serves the sort); `buckets` (the default): the bucket walk, for FerretDB, which sorts in memory.
-   */
-  pages?: 'sorted' | 'buckets';
   /** Told of the records marked read (live streams, docs/live-tray.md), after the write. */
   onMarkedRead?: (records: readonly TrayRecordDoc[]) => Promise<void>;
 }
 
 /**
  * Read side of `tray_records` (written by the worker). Every query takes the user id as a required
- * argument and selects by an equality an index serves (docs/storage.md): the user id, a history
- * bucket or the record's `_id`. Expired records are filtered out here too: the purge may lag.
+ * argument and is served by a compound index on it (tray-records-collection.ts): pages by sort and
+ * limit on the index order, counts by countDocuments from the index alone. Expired records are
+ * filtered out here too: TTL and the purge may lag.
  */
-export function createRecordQueries(db: Db, options: RecordQueryOptions): RecordQueries {
+export function createRecordQueries(db: Db, options: RecordQueryOptions = {}): RecordQueries {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
-  const { counter } = options;
-  const sorted = options.pages === 'sorted' ? createSortedPages(db) : undefined;
+  const pages = createSortedPages(db);
   const told = options.onMarkedRead ? { onWritten: options.onMarkedRead } : {};
   const live = (userId: string, now: number): Filter<TrayRecordDoc> => ({
     userId,
     expiresAt: { $gt: new Date(now) },
   });
 
-  /**
-   * The user's records newest first, down to where `enough` says the rows read settle the page
-   * (`want`: the rows it expects to need). Reads whole history buckets in the order the user's
-   * bucket counts give (history-walk.ts), and returns only rows known complete: none of an unread
-   * bucket could sort before them.
-   */
-  async function walk(
-    userId: string,
-    upper: number | undefined,
-    now: number,
-    excludeVerbs: readonly TrayVerb[],
-    want: number,
-    enough: (rows: TrayRecordDoc[]) => boolean,
-  ): Promise<TrayRecordDoc[]> {
-    const excluded = new Set<string>(excludeVerbs);
-    // One indexed count in PostgreSQL on FerretDB (a few milliseconds for a thousand records):
-    // only buckets holding one of the page's records are read, and none of the empty hours.
-    const buckets = await counter.countBy(
-      TRAY_RECORDS,
-      {
-        equal: { userId },
-        ...(excludeVerbs.length ? { notIn: { verb: excludeVerbs } } : {}),
-        above: { expiresAt: new Date(now) },
-        ...(upper === undefined ? {} : { below: { lastUpdate: upper } }),
-      },
-      { by: 'bucket', newest: 'lastUpdate' },
-    );
-    // By _id: a record rewritten into a newer bucket while the walk runs is kept once.
-    const read = new Map<string, TrayRecordDoc>();
-    let rows: TrayRecordDoc[] = [];
-    for (let start = 0, counted = 0; start < buckets.length;) {
-      const end = nextRound(buckets, start, counted, want, MAX_PARALLEL_BUCKETS);
-      const round = buckets.slice(start, end);
-      const found = await Promise.all(round.map(({ key }) => records.find({ bucket: key }).toArray()));
-      for (const doc of found.flat()) {
-        const kept = read.get(doc._id);
-        if (
-          doc.userId === userId &&
-          doc.expiresAt.getTime() > now &&
-          (upper === undefined || doc.lastUpdate < upper) &&
-          !excluded.has(doc.verb) &&
-          (kept === undefined || kept.lastUpdate < doc.lastUpdate)
-        )
-          read.set(doc._id, doc);
-      }
-      for (const bucket of round) counted += bucket.count;
-      start = end;
-      const bound = completeAbove(buckets, start);
-      rows = [...read.values()].filter((doc) => doc.lastUpdate > bound).sort(newestFirst);
-      if (enough(rows)) return rows;
-    }
-    return rows;
-  }
-
   return {
     countUnread: (userId, lastReadAt, now) =>
-      counter.count(TRAY_RECORDS, {
-        equal: { userId, hasRead: false },
-        above: { unreadAt: lastReadAt, expiresAt: new Date(now) },
+      records.countDocuments({
+        userId,
+        hasRead: false,
+        unreadAt: { $gt: lastReadAt },
+        expiresAt: { $gt: new Date(now) },
       }),
 
     count: (userId, now, excludeVerbs = []) =>
-      counter.count(TRAY_RECORDS, {
-        equal: { userId },
-        ...(excludeVerbs.length ? { notIn: { verb: excludeVerbs } } : {}),
-        above: { expiresAt: new Date(now) },
+      records.countDocuments({
+        ...live(userId, now),
+        ...(excludeVerbs.length > 0 ? { verb: { $nin: [...excludeVerbs] } } : {}),
       }),
 
-    async pageAfter(userId, startAfter, pageSize, now) {
-      if (sorted) return sorted.pageAfter(userId, startAfter, pageSize, now);
-      const range = startAfterRange(startAfter);
-      if (range === 'empty') return { records: [], nextPage: NO_MORE_PAGES };
-      const upper = range === 'all' ? undefined : range.$lt;
-      // Settled once the page's last timestamp group is complete and one older row is known.
-      const settled = (rows: TrayRecordDoc[]) => {
-        const boundary = rows[pageSize - 1]?.lastUpdate;
-        return boundary !== undefined && rows.some((row) => row.lastUpdate < boundary);
-      };
-      const rows = await walk(userId, upper, now, [], pageSize + 1, settled);
-      const cut = cutPage(rows, pageSize, rows.length + 1);
-      return { records: cut.records, nextPage: cut.kind === 'complete' ? cut.nextPage : NO_MORE_PAGES };
-    },
-
-    async pageNumber(userId, page, pageSize, now, excludeVerbs) {
-      if (sorted) return sorted.pageNumber(userId, page, pageSize, now, excludeVerbs);
-      const want = page * pageSize;
-      const rows = await walk(userId, undefined, now, excludeVerbs, want, (found) => found.length >= want);
-      return rows.slice((page - 1) * pageSize, page * pageSize);
-    },
+    pageAfter: pages.pageAfter,
+    pageNumber: pages.pageNumber,
 
     async markAllRead(userId) {
       const unread = await records.find({ userId, hasRead: false }).toArray();
@@ -222,11 +131,12 @@ export function createRecordQueries(db: Db, options: RecordQueryOptions): Record
     // claims of the deleted ones need no clean-up: they expire with the purge.
     deleteAll: async (userId) => (await records.deleteMany({ userId })).deletedCount,
 
-    async changedSince(userId, since, now) {
-      const found = await records.find(live(userId, now)).toArray();
-      return found
-        .filter((record) => (record.changedAt ?? 0) > since)
-        .sort((a, b) => (a.changedAt ?? 0) - (b.changedAt ?? 0) || (a._id < b._id ? -1 : 1));
-    },
+    changedSince: (userId, since, now) =>
+      records
+        // A record written before live streams has no changedAt and counts as changed at 0, so it
+        // is after a negative `since` only; the missing field sorts first, as 0 would.
+        .find({ ...live(userId, now), ...(since >= 0 ? { changedAt: { $gt: since } } : {}) })
+        .sort({ changedAt: 1, _id: 1 })
+        .toArray(),
   };
 }

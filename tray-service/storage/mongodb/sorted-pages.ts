@@ -1,5 +1,7 @@
 import type { Db, Filter } from 'mongodb';
-import { TRAY_RECORDS, type TrayRecordDoc, type TrayVerb } from '../../../shared/tray/tray-record.ts';
+import { type TrayVerb } from '../../domain/tray-verb.ts';
+import { TRAY_RECORDS } from './collection-names.ts';
+import { type TrayRecordDoc } from './tray-record-doc.ts';
 import { cutPage, NO_MORE_PAGES, pageFetchLimit, startAfterRange } from './timestamp-page.ts';
 
 /** The history order: newest first, `_id` breaking ties (the `user_history` index's order). */
@@ -22,11 +24,11 @@ export interface SortedPages {
 }
 
 /**
- * History pages as MongoDB serves them best: the user's records in index order (`user_history`:
- * userId, lastUpdate desc, _id desc) with a limit, so a page reads about its own rows whatever the
- * user's history holds. A page that ends inside a group of equal lastUpdate reads the rest of the
- * group, and one row below it tells whether more pages follow (timestamp-page.ts). Correct on any
- * server; on FerretDB, which sorts in memory, the bucket walk of record-queries.ts is used instead.
+ * History pages: the user's records in index order (`user_history`: userId, lastUpdate desc,
+ * _id desc) with a limit, so on MongoDB a page reads about its own rows whatever the user's history
+ * holds. A page that ends inside a group of equal lastUpdate reads the rest of the group, and one
+ * row below it tells whether more pages follow (timestamp-page.ts). FerretDB sorts in memory what
+ * the user id selects: the same pages, at a cost that grows with the user's history.
  */
 export function createSortedPages(db: Db): SortedPages {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);

@@ -1,10 +1,12 @@
 import type { Db } from 'mongodb';
 import type { WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
-import { communityDay, EVENTS, type StoredEventDoc } from '../../../shared/tray/tray-record.ts';
+import { EVENTS } from './collection-names.ts';
+import { communityDay, type StoredEventDoc } from './stored-event-doc.ts';
 import { insertCoalesced } from './coalesced-writes.ts';
 import { DAY_MS } from '../../../shared/time/durations.ts';
-import { dayOf } from '../../../shared/tray/storage-keys.ts';
+import { dayOf } from './storage-keys.ts';
 import type { Activity } from '../../domain/activity.ts';
+import type { ModerationAction } from '../../domain/moderation-rule.ts';
 
 export interface EventOutcome {
   status: StoredEventDoc['status'];
@@ -14,12 +16,25 @@ export interface EventOutcome {
    * and the post's activity (what the backfill applies; events stored without it are mapped again).
    */
   communityPost?: { communityId: string; at: number; activity?: Activity };
+  /** The mapping's subject, for the admin filters. */
+  userId?: string;
+  communityId?: string;
 }
 
 /** An event document as this adapter stores it: a community post also keeps its activity. */
 export interface EventDoc extends StoredEventDoc {
   /** The post's activity as mapped when stored: what a late join applies (backfill-join.ts). */
   postActivity?: Activity;
+  /** The acting user and the community (the admin filters). */
+  userId?: string;
+  communityId?: string;
+  /**
+   * The most severe action of the event's moderation decisions, `none` until one is saved
+   * (absent on events stored by releases before the events console: read as `none`).
+   */
+  moderation?: ModerationAction | 'none';
+  /** When the worker finished applying the event (the lag chart). */
+  appliedAt?: Date;
 }
 
 /** A delivery as the storage port hands it over (the receiver's dedupe key as `key`). */
@@ -78,9 +93,11 @@ export function eventDocument(
     receivedAt: event.receivedAt,
     storedAt: now,
     expiresAt,
-    expiresDay: dayOf(expiresAt),
     status: outcome.status,
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
+    ...(outcome.userId === undefined ? {} : { userId: outcome.userId }),
+    ...(outcome.communityId === undefined ? {} : { communityId: outcome.communityId }),
+    moderation: 'none',
     ...(post
       ? {
           communityDay: communityDay(post.communityId, dayOf(post.at)),

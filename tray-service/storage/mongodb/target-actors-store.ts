@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
-import { dayOf } from '../../../shared/tray/storage-keys.ts';
-import { TRAY_TARGET_ACTORS, type ActorAction } from '../../../shared/tray/tray-record.ts';
+import { type ActorAction } from '../../domain/actor-action.ts';
+import { TRAY_TARGET_ACTORS } from './collection-names.ts';
 import { groupActors, type GroupActors } from '../../domain/group-actors.ts';
 import { insertCoalesced } from './coalesced-writes.ts';
 import { WHOLE_GROUP } from './read-by-ids.ts';
@@ -18,12 +18,7 @@ export interface TargetActorDoc extends ActorAction {
   _id: string;
   /** recordGroup(verb, targetId): a fan-out reads the whole group by equality. */
   group: string;
-  /** JSON [group, actor]: the prune deletes one actor's older actions by equality. */
-  groupActor: string;
-  /** The actor's user id at top level: a deleted user's snapshots are found by equality. */
-  actorId: string;
   expiresAt: Date;
-  expiresDay: string;
 }
 
 export async function recordGroupAction(
@@ -32,16 +27,12 @@ export async function recordGroupAction(
   action: ActorAction,
   expiresAt: Date,
 ): Promise<void> {
-  const groupActor = JSON.stringify([group, action.actor.userId]);
   await insertCoalesced<TargetActorDoc>(db, TRAY_TARGET_ACTORS, [
     {
       _id: JSON.stringify([group, action.actor.userId, action.actionId]),
       group,
-      groupActor,
-      actorId: action.actor.userId,
       ...action,
       expiresAt,
-      expiresDay: dayOf(expiresAt),
     },
   ]);
 }
@@ -55,10 +46,7 @@ export async function recordGroupAction(
 export async function readGroupActors(db: Db, group: string): Promise<GroupActors> {
   const actions = db.collection<TargetActorDoc>(TRAY_TARGET_ACTORS);
   const docs = await actions
-    .find(
-      { group },
-      { projection: { _id: 0, groupActor: 1, actor: 1, at: 1, actionId: 1 }, batchSize: WHOLE_GROUP },
-    )
+    .find({ group }, { projection: { _id: 0, actor: 1, at: 1, actionId: 1 }, batchSize: WHOLE_GROUP })
     .toArray();
   const actors = groupActors(docs);
   if (docs.length > actors.actions.length) {
@@ -66,9 +54,10 @@ export async function readGroupActors(db: Db, group: string): Promise<GroupActor
     const stale = new Map<string, number>();
     for (const doc of docs) {
       const at = newest.get(doc.actor.userId);
-      if (at !== undefined && doc.at < at) stale.set(doc.groupActor, at);
+      if (at !== undefined && doc.at < at) stale.set(doc.actor.userId, at);
     }
-    for (const [groupActor, at] of stale) await actions.deleteMany({ groupActor, at: { $lt: at } });
+    for (const [userId, at] of stale)
+      await actions.deleteMany({ group, 'actor.userId': userId, at: { $lt: at } });
   }
   return actors;
 }
@@ -77,5 +66,5 @@ export async function readGroupActors(db: Db, group: string): Promise<GroupActor
 export async function renameGroupActor(db: Db, userId: string, name: string): Promise<void> {
   await db
     .collection<TargetActorDoc>(TRAY_TARGET_ACTORS)
-    .updateMany({ actorId: userId }, { $set: { actor: { userId, name } } });
+    .updateMany({ 'actor.userId': userId }, { $set: { actor: { userId, name } } });
 }

@@ -23,9 +23,8 @@ export type PageCut<T> =
 
 /**
  * Rows to fetch for one page: the page plus as many again, so a group of equal timestamps that
- * straddles the page end is almost always completed by the same query (one round trip; on
- * FerretDB, where every query scans, one scan), and the row after the group shows whether more
- * pages follow.
+ * straddles the page end is almost always completed by the same query (one round trip), and the
+ * row after the group shows whether more pages follow.
  */
 export const pageFetchLimit = (pageSize: number) => pageSize * 2 + 1;
 

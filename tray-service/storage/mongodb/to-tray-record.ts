@@ -1,11 +1,10 @@
-import type { TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
+import type { TrayRecordDoc } from './tray-record-doc.ts';
 import { encodeRecordKey } from '../../domain/record-key.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
 
 /**
  * A stored record as readers see it: the key of its (verb, target, user), and none of this
- * adapter's own fields (the claim version, group and bucket keys, expiry, the count window, the
- * actor ids kept for a deleted user's rewrite). Field by field, so a field a future write adds
+ * adapter's own fields (the claim version, the group key, expiry, the count window). Field by field, so a field a future write adds
  * stays inside the adapter until the reader's shape names it. Pure.
  */
 export function toTrayRecord(doc: TrayRecordDoc): TrayRecord {

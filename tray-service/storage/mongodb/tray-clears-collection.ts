@@ -12,5 +12,4 @@ export const trayClearsCollection: CollectionSpec = {
         'live stream reconnect: find({userId}) for the last delete-all; the prune after DELETE v3/delete-all',
     },
   ],
-  equalityFields: ['userId'],
 };

@@ -1,6 +1,7 @@
 import type { CollectionSpec } from './collection-spec.ts';
 import { moderationDecisionsCollection } from './moderation-decisions-collection.ts';
 import { blockListCollection } from './block-list-collection.ts';
+import { eventLagMinutesCollection, eventMinutesCollection } from './event-minutes-collection.ts';
 import { eventsCollection } from './events-collection.ts';
 import { membershipChangesCollection } from './membership-changes-collection.ts';
 import { membershipsCollection } from './memberships-collection.ts';
@@ -9,6 +10,7 @@ import { trayMigrationsCollection } from './tray-migrations-collection.ts';
 import { trayReadStateCollection } from './tray-read-state-collection.ts';
 import { trayRecordClaimsCollection } from './tray-record-claims-collection.ts';
 import { trayRecordsCollection } from './tray-records-collection.ts';
+import { trayTargetActionsCollection } from './tray-target-actions-collection.ts';
 import { trayTargetActorsCollection } from './tray-target-actors-collection.ts';
 import { userBansCollection } from './user-bans-collection.ts';
 import { userProfilesCollection } from './user-profiles-collection.ts';
@@ -19,8 +21,11 @@ export const workerCollections: readonly CollectionSpec[] = [
   membershipsCollection,
   membershipChangesCollection,
   eventsCollection,
+  eventMinutesCollection,
+  eventLagMinutesCollection,
   trayRecordClaimsCollection,
   trayTargetActorsCollection,
+  trayTargetActionsCollection,
   userProfilesCollection,
   userBansCollection,
   trayMigrationsCollection,
@@ -33,6 +38,8 @@ export const apiCollections: readonly CollectionSpec[] = [
   trayReadStateCollection,
   trayClearsCollection,
   eventsCollection,
+  eventMinutesCollection,
+  eventLagMinutesCollection,
   moderationDecisionsCollection,
 ];
 

@@ -5,5 +5,4 @@ import { TRAY_MIGRATIONS } from './migrate-record-shape.ts';
 export const trayMigrationsCollection: CollectionSpec = {
   name: TRAY_MIGRATIONS,
   indexes: [],
-  equalityFields: [],
 };

@@ -12,5 +12,4 @@ export const trayReadStateCollection: CollectionSpec = {
         'GET /notifications/v3 (the caller’s latest last-read time) and the prune after POST v2/last-read',
     },
   ],
-  equalityFields: ['userId'],
 };

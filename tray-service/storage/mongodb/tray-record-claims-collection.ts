@@ -1,21 +1,16 @@
 import type { CollectionSpec } from './collection-spec.ts';
-import { TRAY_RECORD_CLAIMS } from '../../../shared/tray/tray-record.ts';
+import { TRAY_RECORD_CLAIMS } from './collection-names.ts';
 
 /** tray_record_claims: the version claims of the compare-and-set protocol (claimVersions). */
 export const trayRecordClaimsCollection: CollectionSpec = {
   name: TRAY_RECORD_CLAIMS,
   indexes: [
     {
-      name: 'expiry_day',
-      key: { expiresDay: 1 },
-      serves: 'deleteMany({expiresDay}) in purgeExpired',
-    },
-    {
       name: 'expiry',
       key: { expiresAt: 1 },
       expireAfterSeconds: 0,
-      serves: 'the server’s TTL deletes on MongoDB',
+      serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
     },
   ],
-  equalityFields: ['expiresDay'],
+  retiredIndexes: ['expiry_day'],
 };

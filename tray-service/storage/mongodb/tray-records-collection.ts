@@ -1,32 +1,33 @@
 import type { CollectionSpec } from './collection-spec.ts';
-import { TRAY_RECORDS } from '../../../shared/tray/tray-record.ts';
+import { TRAY_RECORDS } from './collection-names.ts';
 
 /** tray_records: one record per recipient and grouping key (the tray's notifications). */
 export const trayRecordsCollection: CollectionSpec = {
   name: TRAY_RECORDS,
   indexes: [
     {
-      name: 'history_bucket',
-      key: { bucket: 1 },
-      serves: 'history v3/v2 pages: find({bucket}), one hour of one user’s records (record-queries.ts walk)',
-    },
-    {
       name: 'user_history',
       key: { userId: 1, lastUpdate: -1, _id: -1 },
       serves:
-        'history v3/v2 pages on MongoDB: find({userId, expiresAt > now}).sort({lastUpdate: -1, _id: -1}).limit(n) (sorted-pages.ts)',
+        'history v3/v2 pages: find({userId, lastUpdate < startAfter, expiresAt > now}).sort({lastUpdate: -1, _id: -1}).limit(n) (sorted-pages.ts)',
     },
     {
       name: 'user_unread',
-      key: { userId: 1, hasRead: 1, unreadAt: 1 },
+      key: { userId: 1, hasRead: 1, unreadAt: 1, expiresAt: 1 },
       serves:
-        'unread count: count({userId, hasRead: false, unreadAt > lastRead}); mark-all-as-read: find({userId, hasRead: false})',
+        'unread count: countDocuments({userId, hasRead: false, unreadAt > lastRead, expiresAt > now}) from the index alone; mark-all-as-read: find({userId, hasRead: false})',
     },
     {
       name: 'record_user',
-      key: { userId: 1, expiresAt: 1 },
+      key: { userId: 1, expiresAt: 1, verb: 1 },
       serves:
-        'page counts: count({userId, expiresAt > now}); delete-all and a deleted user: deleteMany({userId})',
+        'page counts: countDocuments({userId, expiresAt > now, verb not in excluded}) from the index alone; delete-all and a deleted user: deleteMany({userId})',
+    },
+    {
+      name: 'user_changes',
+      key: { userId: 1, changedAt: 1, _id: 1 },
+      serves:
+        'live stream catch-up: find({userId, changedAt > since, expiresAt > now}).sort({changedAt: 1, _id: 1})',
     },
     {
       name: 'record_group',
@@ -34,21 +35,16 @@ export const trayRecordsCollection: CollectionSpec = {
       serves: 'post fan-out: find({group}), every member’s record of one community (apply-activities.ts)',
     },
     {
-      name: 'actor_ids',
-      key: { actorIds: 1 },
-      serves: 'deleted user: find({actorIds}) rewriting their snapshots to "Deleted user"',
-    },
-    {
-      name: 'expiry_day',
-      key: { expiresDay: 1 },
-      serves: 'retention: deleteMany({expiresDay}) in purgeExpired',
+      name: 'actor_user',
+      key: { 'actors.userId': 1 },
+      serves: 'deleted user: find({actors.userId}) rewriting their snapshots to "Deleted user"',
     },
     {
       name: 'expiry',
       key: { expiresAt: 1 },
       expireAfterSeconds: 0,
-      serves: 'retention on MongoDB: the server’s TTL deletes',
+      serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
     },
   ],
-  equalityFields: ['userId', 'bucket', 'group', 'actorIds', 'expiresDay'],
+  retiredIndexes: ['history_bucket', 'expiry_day', 'actor_ids'],
 };

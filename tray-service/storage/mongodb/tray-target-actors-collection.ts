@@ -1,24 +1,27 @@
 import type { CollectionSpec } from './collection-spec.ts';
-import { TRAY_TARGET_ACTORS } from '../../../shared/tray/tray-record.ts';
+import { TRAY_TARGET_ACTORS } from './collection-names.ts';
 
 /** tray_target_actors: each record group's distinct actors (target-actors-store.ts). */
 export const trayTargetActorsCollection: CollectionSpec = {
   name: TRAY_TARGET_ACTORS,
   indexes: [
-    { name: 'group', key: { group: 1 }, serves: 'find({group}) in readGroupActors' },
     {
       name: 'group_actor',
-      key: { groupActor: 1, at: 1 },
-      serves: 'deleteMany({groupActor, at < latest}) pruning an actor’s older actions',
+      key: { group: 1, 'actor.userId': 1, at: 1 },
+      serves:
+        'find({group}) in readGroupActors; deleteMany({group, actor.userId, at < latest}) pruning an actor’s older actions',
     },
-    { name: 'actor', key: { actorId: 1 }, serves: 'deleted user: updateMany({actorId}) in renameGroupActor' },
-    { name: 'expiry_day', key: { expiresDay: 1 }, serves: 'deleteMany({expiresDay}) in purgeExpired' },
+    {
+      name: 'actor_user',
+      key: { 'actor.userId': 1 },
+      serves: 'deleted user: updateMany({actor.userId}) in renameGroupActor',
+    },
     {
       name: 'expiry',
       key: { expiresAt: 1 },
       expireAfterSeconds: 0,
-      serves: 'the server’s TTL deletes on MongoDB',
+      serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
     },
   ],
-  equalityFields: ['group', 'groupActor', 'actorId', 'expiresDay'],
+  retiredIndexes: ['group', 'actor', 'expiry_day'],
 };

@@ -11,5 +11,4 @@ export const userBansCollection: CollectionSpec = {
       serves: 'deleteMany({userId, rank < newest}) pruning a user’s older changes',
     },
   ],
-  equalityFields: ['userId'],
 };

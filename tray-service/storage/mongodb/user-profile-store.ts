@@ -1,9 +1,11 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
-import { TRAY_RECORDS, USER_PROFILES, type TrayRecordDoc } from '../../../shared/tray/tray-record.ts';
+import { TRAY_RECORDS, USER_PROFILES } from './collection-names.ts';
+import { type TrayRecordDoc } from './tray-record-doc.ts';
 import { DELETED_USER_NAME, type ProfileChange } from '../../domain/activity.ts';
 import { renameActor } from './apply-activity.ts';
 import { casUpdateRecords, UPDATES_PER_BULK } from './cas-update-records.ts';
 import { ignoreDuplicates } from './ignore-duplicates.ts';
+import { renameKeptActor } from './target-actions-store.ts';
 import { renameGroupActor } from './target-actors-store.ts';
 import { endMemberships } from './membership-store.ts';
 
@@ -82,9 +84,11 @@ async function forgetDeletedUsers(
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
   for (const { userId } of deleted) {
     await records.deleteMany({ userId });
-    // Their snapshot in every group first, so records recomputed later keep the new name too.
+    // Their snapshot in every group and kept action first, so records computed later keep the new
+    // name too.
     await renameGroupActor(db, userId, DELETED_USER_NAME);
-    const touched = await records.find({ actorIds: userId }).toArray();
+    await renameKeptActor(db, userId, DELETED_USER_NAME);
+    const touched = await records.find({ 'actors.userId': userId }).toArray();
     await casUpdateRecords(
       db,
       touched.map((doc) => doc._id),

@@ -4,20 +4,29 @@ import type pg from 'pg';
 const LOCK_SEED = 7_240_312;
 
 /**
- * Takes transaction-level advisory locks on `keys` (record groups, members), in one order every
- * writer follows, so two writers never wait on each other crosswise. Held until commit: a writer
- * that waited then reads (READ COMMITTED: a new snapshot per statement) everything the other
- * committed, so two writes of one record group never compute from each other's missing actors.
+ * Takes transaction-level advisory locks on `keys` (record groups, members), exclusive, and on
+ * `shared` keys, shared, all in one order every writer follows, so two writers never wait on each
+ * other crosswise. Held until commit: a writer that waited then reads (READ COMMITTED: a new
+ * snapshot per statement) everything the other committed, so two writes of one record group never
+ * compute from each other's missing actors.
  */
-export async function lockKeys(client: pg.PoolClient, keys: readonly string[]): Promise<void> {
-  if (keys.length === 0) return;
+export async function lockKeys(
+  client: pg.PoolClient,
+  keys: readonly string[],
+  shared: readonly string[] = [],
+): Promise<void> {
+  const all = [...new Set(keys)];
+  const exclusive = new Set(all);
+  for (const key of new Set(shared)) if (!exclusive.has(key)) all.push(key);
+  if (all.length === 0) return;
   await client.query({
-    // Prepared once per connection: every write runs it.
+    // Prepared once per connection: every write runs it. Volatile, so evaluated after the sort.
     name: 'tray_lock_keys',
-    text: `SELECT pg_advisory_xact_lock(h)
-           FROM (SELECT DISTINCT hashtextextended(k, $2) AS h FROM unnest($1::text[]) AS k) AS hashes
+    text: `SELECT CASE WHEN only_shared THEN pg_advisory_xact_lock_shared(h) ELSE pg_advisory_xact_lock(h) END
+           FROM (SELECT hashtextextended(k, $3) AS h, bool_and(s) AS only_shared
+                 FROM unnest($1::text[], $2::boolean[]) AS x(k, s) GROUP BY 1) AS hashes
            ORDER BY h`,
-    values: [[...new Set(keys)], LOCK_SEED],
+    values: [all, all.map((key) => !exclusive.has(key)), LOCK_SEED],
   });
 }
 

@@ -3,6 +3,7 @@ import { connectPostgres, type PostgresOptions } from './connect-postgres.ts';
 import { migrate } from './migrate.ts';
 import { createPostgresBans } from './postgres-bans.ts';
 import { createPostgresBlockList } from './postgres-block-list.ts';
+import { createPostgresCommunityMembers } from './postgres-community-members.ts';
 import { createPostgresDecisions } from './postgres-decisions.ts';
 import { createPostgresEvents } from './postgres-events.ts';
 import { createPostgresLatestTimes } from './postgres-latest-times.ts';
@@ -37,6 +38,7 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
     events: createPostgresEvents(pool),
     decisions: createPostgresDecisions(pool),
     members: createPostgresMembersImport(pool),
+    communityMembers: createPostgresCommunityMembers(pool),
     async purgeExpired(now) {
       const records = await purgeExpiredRecords(pool, now);
       const events = await purgeExpiredEvents(pool, now);

@@ -4,7 +4,9 @@ import type { DeliveryState, ModerationDecisionDoc } from '../../domain/decision
 import type { ModerationAction } from '../../domain/moderation-rule.ts';
 import type { DecisionsFilter, DecisionsPort } from '../port.ts';
 import { SqlConditions, type SqlQuery } from './sql-conditions.ts';
+import { outcomesByEvent } from '../../domain/event-moderation.ts';
 import { withoutNul } from './without-nul.ts';
+import { withRetry } from './with-retry.ts';
 
 interface DecisionRow {
   id: string;
@@ -76,29 +78,41 @@ export function createPostgresDecisions(pool: pg.Pool): DecisionsPort {
       const batch = [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       if (batch.length === 0) return;
       const column = <T>(pick: (decision: ModerationDecisionDoc) => T) => batch.map(pick);
-      await pool.query(
-        `INSERT INTO moderation_decisions (${COLUMNS})
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[],
-           $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::text[], $13::integer[],
-           $14::timestamptz[], $15::text[])
-         ON CONFLICT (id) DO NOTHING`,
-        [
-          column((d) => d.id),
-          column((d) => d.eventKey),
-          column((d) => d.event),
-          column((d) => d.eventReceivedAt),
-          column((d) => d.rule),
-          column((d) => d.action),
-          column((d) => d.reason),
-          column((d) => d.subject.type),
-          column((d) => d.subject.id),
-          column((d) => d.userId ?? null),
-          column((d) => d.decidedAt),
-          column((d) => d.delivery),
-          column((d) => d.deliveryAttempts),
-          column((d) => d.deliveredAt ?? null),
-          column((d) => d.lastError ?? null),
-        ],
+      // The decided events' outcome, in the same statement: it only ever grows more severe, so
+      // saving decisions again (a re-moderated event) leaves it as it is.
+      const outcomes = [...outcomesByEvent(batch)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      await withRetry(() =>
+        pool.query(
+          `WITH saved AS (
+             INSERT INTO moderation_decisions (${COLUMNS})
+             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[],
+               $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::text[], $13::integer[],
+               $14::timestamptz[], $15::text[])
+             ON CONFLICT (id) DO NOTHING)
+           UPDATE stored_events e SET moderation = o.action
+           FROM unnest($16::text[], $17::text[]) AS o(key, action)
+           WHERE e.key = o.key AND e.moderation <> o.action
+             AND (e.moderation = 'none' OR o.action = 'ban-request')`,
+          [
+            column((d) => d.id),
+            column((d) => d.eventKey),
+            column((d) => d.event),
+            column((d) => d.eventReceivedAt),
+            column((d) => d.rule),
+            column((d) => d.action),
+            column((d) => d.reason),
+            column((d) => d.subject.type),
+            column((d) => d.subject.id),
+            column((d) => d.userId ?? null),
+            column((d) => d.decidedAt),
+            column((d) => d.delivery),
+            column((d) => d.deliveryAttempts),
+            column((d) => d.deliveredAt ?? null),
+            column((d) => d.lastError ?? null),
+            outcomes.map(([key]) => withoutNul(key)),
+            outcomes.map(([, action]) => action),
+          ],
+        ),
       );
     },
 

@@ -1,7 +1,10 @@
 import type pg from 'pg';
 import type { PageKey } from '../../domain/page-cursor.ts';
 import type { StoredEvent, StoredEventStatus } from '../../domain/stored-event.ts';
+import type { ModerationAction } from '../../domain/moderation-rule.ts';
 import type { EventOutcome, EventsFilter, EventsPage, EventsPort } from '../port.ts';
+import { createPostgresEventRollups } from './postgres-event-rollups.ts';
+import { ADD_COUNTS, MINUTE_OF } from './rollup-sql.ts';
 import { groupCommit } from '../../../shared/async/group-commit.ts';
 import { DAY_MS } from '../../../shared/time/durations.ts';
 import { SqlConditions, type SqlQuery } from './sql-conditions.ts';
@@ -16,9 +19,15 @@ interface EventRow {
   stored_at: Date;
   status: StoredEventStatus;
   error: string | null;
+  user_id: string | null;
+  community_id: string | null;
+  moderation: ModerationAction | 'none';
+  applied_at: Date | null;
 }
 
-const COLUMNS = 'key, event, webhook, data, received_at, stored_at, status, error';
+/** What a delivery brings; moderation and applied_at come later. */
+const INSERTED = 'key, event, webhook, data, received_at, stored_at, status, error, user_id, community_id';
+const COLUMNS = `${INSERTED}, moderation, applied_at`;
 
 /** Rows per round trip of `stream`: bounded memory, few round trips. */
 export const STREAM_BATCH = 500;
@@ -33,6 +42,10 @@ function toEvent(row: EventRow): StoredEvent {
     storedAt: row.stored_at,
     status: row.status,
     ...(row.error === null ? {} : { error: row.error }),
+    ...(row.user_id === null ? {} : { userId: row.user_id }),
+    ...(row.community_id === null ? {} : { communityId: row.community_id }),
+    ...(row.moderation === 'none' ? {} : { moderation: row.moderation }),
+    ...(row.applied_at === null ? {} : { appliedAt: row.applied_at }),
   };
 }
 
@@ -42,6 +55,14 @@ function filterConditions(filter: EventsFilter, now: Date): SqlConditions {
   if (filter.event !== undefined) where.and((p) => `event = ${p(filter.event)}`);
   if (filter.webhook !== undefined) where.and((p) => `webhook = ${p(filter.webhook)}`);
   if (filter.status !== undefined) where.and((p) => `status = ${p(filter.status)}`);
+  if (filter.userId !== undefined) where.and((p) => `user_id = ${p(filter.userId)}`);
+  if (filter.communityId !== undefined) where.and((p) => `community_id = ${p(filter.communityId)}`);
+  // `moderation <> 'none'` spelled out, so the partial index stored_events_moderated_received,
+  // whose predicate it is, serves every filter on a decided event.
+  if (filter.moderation === 'none') where.and(() => `moderation = 'none'`);
+  else if (filter.moderation === 'any') where.and(() => `moderation <> 'none'`);
+  else if (filter.moderation !== undefined)
+    where.and((p) => `moderation <> 'none' AND moderation = ${p(filter.moderation)}`);
   if (filter.since) where.and((p) => `received_at >= ${p(filter.since)}`);
   if (filter.until) where.and((p) => `received_at < ${p(filter.until)}`);
   return where;
@@ -94,6 +115,10 @@ async function storeEvents(pool: pg.Pool, calls: readonly StoreCall[]): Promise<
       expires_at: new Date(event.receivedAt.getTime() + retentionDays * DAY_MS),
       status: outcome.status,
       error: outcome.error ?? null,
+      user_id: outcome.userId ?? null,
+      community_id: outcome.communityId ?? null,
+      moderation: 'none',
+      applied_at: null,
     });
   }
   const text = JSON.stringify([...rows.values()]);
@@ -107,22 +132,40 @@ async function storeEvents(pool: pg.Pool, calls: readonly StoreCall[]): Promise<
         webhook: withoutNul(row.webhook),
         data: jsonWithoutNul(row.data) as Record<string, unknown>,
         error: row.error === null ? null : withoutNul(row.error),
+        user_id: row.user_id === null ? null : withoutNul(row.user_id),
+        community_id: row.community_id === null ? null : withoutNul(row.community_id),
       });
   // Only the keys come back: a row inserted is the row sent, so no payload is printed by the
-  // server and parsed again here.
+  // server and parsed again here. The same statement counts the events it stored into their
+  // minutes (the events-per-minute rollup): one statement, so a count never misses or repeats an
+  // event, and the minute rows are locked in minute order, after the events' rows.
   const inserted = await pool.query<{ key: string }>({
     name: 'tray_store_events',
-    text: `INSERT INTO stored_events (${COLUMNS}, expires_at)
-           SELECT ${COLUMNS}, expires_at FROM jsonb_to_recordset($1::jsonb) AS x(key text, event text,
-             webhook text, data jsonb, received_at timestamptz, stored_at timestamptz, status text,
-             error text, expires_at timestamptz)
-           ORDER BY key COLLATE "C"
-           ON CONFLICT (key) DO UPDATE SET
-             event = excluded.event, webhook = excluded.webhook, data = excluded.data,
-             received_at = excluded.received_at, stored_at = excluded.stored_at,
-             expires_at = excluded.expires_at, status = excluded.status, error = excluded.error
-           WHERE stored_events.expires_at <= excluded.stored_at
-           RETURNING key`,
+    text: `WITH stored AS (
+             INSERT INTO stored_events (${INSERTED}, expires_at)
+             SELECT ${INSERTED}, expires_at FROM jsonb_to_recordset($1::jsonb) AS x(key text, event text,
+               webhook text, data jsonb, received_at timestamptz, stored_at timestamptz, status text,
+               error text, user_id text, community_id text, expires_at timestamptz)
+             ORDER BY key COLLATE "C"
+             ON CONFLICT (key) DO UPDATE SET
+               event = excluded.event, webhook = excluded.webhook, data = excluded.data,
+               received_at = excluded.received_at, stored_at = excluded.stored_at,
+               expires_at = excluded.expires_at, status = excluded.status, error = excluded.error,
+               user_id = excluded.user_id, community_id = excluded.community_id,
+               moderation = 'none', applied_at = NULL
+             WHERE stored_events.expires_at <= excluded.stored_at
+             RETURNING key, event, received_at, expires_at),
+           per_name AS (
+             SELECT ${MINUTE_OF('received_at')} AS minute, event, count(*)::int AS n, max(expires_at) AS expires_at
+             FROM stored GROUP BY 1, 2),
+           counted AS (
+             INSERT INTO stored_event_minutes AS m (minute, counts, expires_at)
+             SELECT minute, jsonb_object_agg(event, n), max(expires_at) FROM per_name
+             GROUP BY minute ORDER BY minute
+             ON CONFLICT (minute) DO UPDATE SET
+               counts = ${ADD_COUNTS('m.counts', 'excluded.counts')},
+               expires_at = greatest(m.expires_at, excluded.expires_at))
+           SELECT key FROM stored`,
     values: [text.includes('\\u0000') ? JSON.stringify([...rows.values()]) : text],
   });
   const stored = new Map<string, EventRow>();
@@ -162,7 +205,9 @@ export function createPostgresEvents(pool: pg.Pool, clock: () => Date = () => ne
     return rows.length > limit && last ? { items, next: { at: last.receivedAt, id: last.key } } : { items };
   }
 
+  const rollups = createPostgresEventRollups(pool);
   return {
+    ...rollups,
     store: (event, outcome, options) =>
       storeBatch([{ event, outcome, ...options }]).then((stored) => stored[0] as StoredEvent),
 

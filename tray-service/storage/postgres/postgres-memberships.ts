@@ -1,13 +1,14 @@
 import type pg from 'pg';
 import type { MembershipChange } from '../../domain/activity.ts';
 import {
+  awaySpans,
   membershipIntervals,
   pruneBelow,
   type MembershipEdge,
   type MembershipInterval,
 } from '../../domain/membership-intervals.ts';
 
-/** to_at of a membership still open (tray_memberships). */
+/** to_at of a membership interval or away span still open (tray_memberships, tray_member_away). */
 export const OPEN_END = '9223372036854775807';
 
 export interface Member {
@@ -48,7 +49,8 @@ export async function insertChanges(
 /**
  * Re-folds the membership intervals of `members` from their change log and imported membership
  * (membershipIntervals: the same whatever order the changes arrived in) and stores them in
- * tray_memberships, where a fan-out joins them. Prunes each member's changes before the newest
+ * tray_memberships, where a fan-out joins them, and their away spans (awaySpans) in
+ * tray_member_away, which the records of the community's targets leave out. Prunes each member's changes before the newest
  * one at or before `pruneCutoff` (pruneBelow): posts that old make no record any more. The caller
  * holds the members' locks. Returns each member's intervals, by memberId.
  */
@@ -88,6 +90,7 @@ export async function refoldMemberships(
     if (row.logged) entry?.logged.push(edge);
   }
   const rows = { community: [] as string[], user: [] as string[], from: [] as number[], to: [] as string[] };
+  const away = { community: [] as string[], user: [] as string[], from: [] as number[], to: [] as string[] };
   const prune = { community: [] as string[], user: [] as string[], below: [] as number[] };
   for (const member of sorted) {
     const entry = byMember.get(memberId(member)) ?? { all: [], logged: [] };
@@ -99,6 +102,12 @@ export async function refoldMemberships(
       rows.from.push(interval.from);
       rows.to.push(interval.to === Infinity ? OPEN_END : String(interval.to));
     }
+    for (const span of awaySpans(entry.all)) {
+      away.community.push(member.communityId);
+      away.user.push(member.userId);
+      away.from.push(span.from);
+      away.to.push(span.to === Infinity ? OPEN_END : String(span.to));
+    }
     const below = pruneBelow(entry.logged, pruneCutoff);
     if (below !== undefined) {
       prune.community.push(member.communityId);
@@ -106,17 +115,22 @@ export async function refoldMemberships(
       prune.below.push(below);
     }
   }
-  await client.query(
-    `DELETE FROM tray_memberships t USING unnest($1::text[], $2::text[]) AS m(community_id, user_id)
-     WHERE t.community_id = m.community_id AND t.user_id = m.user_id`,
-    [communities, users],
-  );
-  if (rows.community.length > 0)
+  for (const [table, spans] of [
+    ['tray_memberships', rows],
+    ['tray_member_away', away],
+  ] as const) {
     await client.query(
-      `INSERT INTO tray_memberships (community_id, user_id, from_at, to_at)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[])`,
-      [rows.community, rows.user, rows.from, rows.to],
+      `DELETE FROM ${table} t USING unnest($1::text[], $2::text[]) AS m(community_id, user_id)
+       WHERE t.community_id = m.community_id AND t.user_id = m.user_id`,
+      [communities, users],
     );
+    if (spans.community.length > 0)
+      await client.query(
+        `INSERT INTO ${table} (community_id, user_id, from_at, to_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[])`,
+        [spans.community, spans.user, spans.from, spans.to],
+      );
+  }
   if (prune.community.length > 0)
     await client.query(
       `DELETE FROM tray_membership_changes c

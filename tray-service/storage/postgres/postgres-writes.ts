@@ -8,7 +8,9 @@ import type { TrayWritesPort, WriteContext } from '../port.ts';
 import { inTransaction } from './in-transaction.ts';
 import { jsonWithoutNul } from './without-nul.ts';
 import { groupLock, lockKeys, memberLock } from './lock-keys.ts';
-import { insertChanges, memberId, OPEN_END, refoldMemberships, type Member } from './postgres-memberships.ts';
+import { insertChanges, memberId, refoldMemberships, type Member } from './postgres-memberships.ts';
+import { personalActionsInSpan } from './personal-actions.ts';
+import { recomputeMemberRecords } from './recompute-member-records.ts';
 import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
 import { upsertGroupActors, upsertGroupRecords, type Deliveries } from './upsert-group-records.ts';
 
@@ -87,9 +89,17 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
       // (prepared statements) for a few rows: neither applies.
       if (deliveries.kind === 'community')
         await client.query("SET LOCAL jit = off; SET LOCAL work_mem = '64MB'");
+      // A member's lock, shared, for each action on a community's target addressed to them: a
+      // join or leave of theirs (exclusive) is stored either before this reads their away spans,
+      // or after this commits, when its backfill or recomputation reads the action kept here.
       await lockKeys(
         client,
         activities.map((activity) => groupLock(activity.verb, activity.targetId)),
+        activities.flatMap((activity) =>
+          activity.audience.kind === 'user' && activity.communityId !== undefined
+            ? [memberLock(activity.communityId, activity.audience.userId)]
+            : [],
+        ),
       );
       await upsertGroupActors(client, activities, retentionMs);
       return upsertGroupRecords(client, activities, deliveries, { now, retentionMs, returning });
@@ -117,9 +127,12 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
   }
 
   /**
-   * A join stored after posts inside the membership it opened gives the member those posts:
-   * the community's kept posts in the span (from the join, no further back than retention), applied
-   * to that member alone by the same fan-out statement, which is a no-op for posts already there.
+   * A join stored after what falls inside the membership it opened gives the member that
+   * (docs/tray-rules.md#leaving-and-rejoining-a-community): the community's kept posts in the span
+   * (from the join, no further back than retention, no more than a day ahead), applied to that
+   * member alone by the same fan-out statement, and the kept actions on the community's targets
+   * addressed to the member (held back while they were away), applied as personal activities.
+   * Both are no-ops for what the member already has.
    */
   async function backfill(
     joins: readonly MembershipChange[],
@@ -130,15 +143,25 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
     for (const join of joins) {
       const span = spanOfJoin(folded.get(memberId(join)) ?? [], join.at);
       if (!span) continue;
+      const from = Math.max(span.from, oldest);
+      const to = Math.min(span.to, context.now + DAY_MS);
+      if (from >= to) continue;
       const found = await pool.query<{ activity: Activity }>(
         `SELECT activity FROM tray_community_posts
          WHERE community_id = $1 AND at >= $2 AND at < $3 ORDER BY at, action_id`,
-        [join.communityId, Math.max(span.from, oldest), span.to === Infinity ? OPEN_END : span.to],
+        [join.communityId, from, to],
       );
       const posts = found.rows.map((row) => row.activity);
       for (let start = 0; start < posts.length; start += BACKFILL_BATCH) {
         const batch = posts.slice(start, start + BACKFILL_BATCH);
         await tell(context, await fanOut(join.communityId, batch, context, [join.userId]));
+      }
+      const addressed = await personalActionsInSpan(pool, join.userId, join.communityId, from, to);
+      for (let start = 0; start < addressed.length; start += BACKFILL_BATCH) {
+        const [records = []] = await personalBatches([
+          { activities: addressed.slice(start, start + BACKFILL_BATCH), context },
+        ]);
+        await tell(context, records);
       }
     }
   }
@@ -158,8 +181,9 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
     });
     for (const [retentionMs, indexes] of byRetention) {
       const batch = indexes.map((index) => calls[index] as PersonalCall);
+      const activities = distinctActions(batch.flatMap((call) => call.activities));
       const records = await writeGroups(
-        distinctActions(batch.flatMap((call) => call.activities)),
+        activities,
         { kind: 'personal' },
         {
           now: Math.max(...batch.map((call) => call.context.now)),
@@ -237,13 +261,23 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
     async applyMemberships(changes, context) {
       if (changes.length === 0) return;
       const folded = await applyMembershipChanges(changes, context);
-      // Runs for every join, a redelivered one too: a job that stored its join and failed before
-      // this step adds the posts when retried.
+      // A join only adds time as a member (its span), a leave only takes time away. Both run for
+      // every change, a redelivered one too: a job that stored its change and failed before this
+      // step does it when retried.
       await backfill(
         changes.filter((change) => change.active),
         folded,
         context,
       );
+      const leaves: Member[] = changes
+        .filter((change) => !change.active)
+        .map(({ communityId, userId }) => ({ communityId, userId }));
+      if (leaves.length > 0) {
+        const recomputed = await inTransaction(pool, (client) =>
+          recomputeMemberRecords(client, leaves, { now: context.now, retentionMs: retentionMsOf(context) }),
+        );
+        await tell(context, recomputed);
+      }
     },
 
     async applyProfiles(changes, context) {
@@ -276,12 +310,20 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
       const ids = deleted.map((change) => change.userId);
       const renamed = await inTransaction(pool, async (client) => {
         await client.query('DELETE FROM tray_records WHERE user_id = ANY($1::text[])', [ids]);
-        // The group actors first, so records recomputed later name them as deleted too.
+        // The group actors and the kept actions first, so records computed later name them as
+        // deleted too.
         await client.query(
           `UPDATE tray_target_actors SET name = $2, image_url = NULL, avatar_custom_url = NULL
            WHERE actor_id = ANY($1::text[]) AND (name <> $2 OR image_url IS NOT NULL OR avatar_custom_url IS NOT NULL)`,
           [ids, DELETED_USER_NAME],
         );
+        for (const table of ['tray_personal_actions', 'tray_community_posts'])
+          await client.query(
+            `UPDATE ${table} SET activity = jsonb_set(activity, '{actor}',
+               jsonb_build_object('userId', actor_id, 'name', $2::text))
+             WHERE actor_id = ANY($1::text[]) AND activity->'actor' <> jsonb_build_object('userId', actor_id, 'name', $2::text)`,
+            [ids, DELETED_USER_NAME],
+          );
         // Names are snapshots: only a deletion rewrites them, without images, keeping each `at`.
         const rows = await client.query<RecordRow>(
           `UPDATE tray_records SET changed_at = $3, actors = (

@@ -8,6 +8,7 @@ const EXPIRING = [
   { table: 'tray_records', key: 'user_id, key' },
   { table: 'tray_target_actors', key: 'target_id, verb, actor_id' },
   { table: 'tray_community_posts', key: 'community_id, action_id' },
+  { table: 'tray_personal_actions', key: 'user_id, community_id, verb, target_id, actor_id, action_id' },
 ] as const;
 
 /**
@@ -38,7 +39,7 @@ async function purgeTable(
 
 /**
  * Deletes what expired by `now`: records (TRAY_RETENTION_DAYS after their lastUpdate), the group
- * actors and community posts of the same retention. Readers already skip expired records, so the
+ * actors, community posts and kept personal actions of the same retention. Readers already skip expired records, so the
  * purge only reclaims space and may leave a row being written for the next run. Returns how many
  * records went.
  */

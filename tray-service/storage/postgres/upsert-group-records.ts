@@ -2,6 +2,9 @@ import type pg from 'pg';
 import type { Activity } from '../../domain/activity.ts';
 import { compareActions } from '../../domain/group-actors.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
+import { exactActorsSql } from './exact-actors-sql.ts';
+import { KEEP_PERSONAL_ACTIONS } from './personal-actions.ts';
+import { OPEN_END } from './postgres-memberships.ts';
 import { toTrayRecord } from './record-row.ts';
 
 /** An activity as the grouped upsert reads it (jsonb_to_recordset), `i` its index in the batch. */
@@ -22,6 +25,8 @@ interface ActivityRow {
   image_url: string | null;
   avatar_custom_url: string | null;
   at: number;
+  /** The community of the action's target (docs/tray-rules.md#leaving-and-rejoining-a-community). */
+  community_id: string | null;
 }
 
 /**
@@ -49,16 +54,20 @@ export function activityRows(activities: readonly Activity[]): ActivityRow[] {
     image_url: activity.actor.imageUrl ?? null,
     avatar_custom_url: activity.actor.avatarCustomUrl ?? null,
     at: activity.at,
+    community_id:
+      activity.audience.kind === 'community' ? activity.audience.communityId : (activity.communityId ?? null),
   }));
 }
 
 const ACTIVITIES = `SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(i int, recipient text, verb text,
   target_id text, target_type text, target_name text, parent_target_id text, action_id text, seg bigint,
-  feed json, mention_in text, actor_id text, name text, image_url text, avatar_custom_url text, at bigint)`;
+  feed json, mention_in text, actor_id text, name text, image_url text, avatar_custom_url text, at bigint,
+  community_id text)`;
 
 /**
  * Adds each activity's action to its record group's actors (one row per actor, at their latest
- * action: an older or repeated action changes nothing). Rows de-duplicated and written in key order.
+ * action: an older or repeated action changes nothing), and keeps the actions on a community's
+ * targets addressed to one user (personal-actions.ts). Rows de-duplicated and written in key order.
  */
 export async function upsertGroupActors(
   client: pg.PoolClient,
@@ -69,7 +78,8 @@ export async function upsertGroupActors(
   await client.query({
     // Prepared once per connection: its plan does not depend on the activities.
     name: 'tray_upsert_group_actors',
-    text: `WITH p AS (${ACTIVITIES})
+    text: `WITH p AS (${ACTIVITIES}),
+     ${KEEP_PERSONAL_ACTIONS}
      INSERT INTO tray_target_actors AS t
        (verb, target_id, actor_id, name, image_url, avatar_custom_url, at, action_id, expires_at)
      SELECT DISTINCT ON (target_id COLLATE "C", verb COLLATE "C", actor_id COLLATE "C")
@@ -165,12 +175,22 @@ export type Deliveries =
    */
   | { kind: 'community'; communityId: string; only?: readonly string[] };
 
+/**
+ * The recipients of the activities, one row per record: its community (null on a user feed), the
+ * earliest and newest action it takes, and for a post the start of the member's open interval (a
+ * member there since before the record's countFrom and still there was never away since: the
+ * record counts its group's actors as they are, without looking at their times).
+ */
 function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; params: unknown[] } {
   if (deliveries.kind === 'personal')
     return {
-      sql: `SELECT p.recipient AS user_id, p.verb, p.target_id, min(p.at) AS first_at,
-              max(p.i) AS newest_i
+      // An action on a community's target reaches no one who was away from it at its time.
+      sql: `SELECT p.recipient AS user_id, p.verb, p.target_id, min(p.community_id) AS community_id,
+              NULL::bigint AS open_from, min(p.at) AS first_at, max(p.i) AS newest_i
             FROM p WHERE p.recipient IS NOT NULL AND p.recipient <> p.actor_id
+              AND NOT EXISTS (SELECT 1 FROM tray_member_away a
+                              WHERE a.community_id = p.community_id AND a.user_id = p.recipient
+                                AND a.from_at <= p.at AND p.at < a.to_at)
             GROUP BY p.recipient, p.verb, p.target_id`,
       params: [],
     };
@@ -181,7 +201,9 @@ function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; 
   // One post: a member's intervals never overlap, so each member meets it once; nothing to fold.
   if (single)
     return {
-      sql: `SELECT mb.user_id, p.verb, p.target_id, p.at AS first_at, p.i AS newest_i ${members}`,
+      sql: `SELECT mb.user_id, p.verb, p.target_id, $4::text AS community_id,
+              CASE WHEN mb.to_at = ${OPEN_END} THEN mb.from_at END AS open_from,
+              p.at AS first_at, p.i AS newest_i ${members}`,
       params: [deliveries.communityId, only],
     };
   // Several posts of the one group: each membership interval folds the posts it holds, so the
@@ -189,7 +211,9 @@ function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; 
   // intervals hold every post and no post of their member's own: those take the batch's first
   // time and newest action as they are, without looking at the posts one by one.
   return {
-    sql: `SELECT mb.user_id, b.verb, b.target_id, min(f.first_at) AS first_at, max(f.newest_i) AS newest_i
+    sql: `SELECT mb.user_id, b.verb, b.target_id, $4::text AS community_id,
+                 min(mb.from_at) FILTER (WHERE mb.to_at = ${OPEN_END}) AS open_from,
+                 min(f.first_at) AS first_at, max(f.newest_i) AS newest_i
           FROM (SELECT min(verb) AS verb, min(target_id) AS target_id, min(at) AS min_at, max(at) AS max_at,
                        max(i) AS max_i, array_agg(actor_id) AS authors FROM p) AS b
           JOIN tray_memberships mb
@@ -262,6 +286,7 @@ export async function upsertGroupRecords(
      ),
      j AS (
        SELECT d.user_id, tray_record_key(d.verb, d.target_id, d.user_id) AS key, d.verb, d.target_id,
+              d.community_id, d.open_from,
               cur.user_id IS NOT NULL AS existed,
               (cur.user_id IS NULL OR (n.at, n.action_id COLLATE "C") > (cur.last_update, cur.last_action_id)) AS newer,
               CASE WHEN cur.user_id IS NULL THEN d.first_at ELSE least(cur.count_from, d.first_at) END AS cf,
@@ -283,6 +308,22 @@ export async function upsertGroupRecords(
          LIMIT 1
        ) AS cur ON true
      ),
+     -- A record of a community's target whose recipient was away at some time since its countFrom
+     -- counts exactly the actions of the rest of the time (exact-actors-sql.ts): computed once per
+     -- such record (OFFSET 0 keeps the lateral from being inlined into each use), for those only.
+     s AS (
+       SELECT j.*, e.exact
+       FROM j
+       LEFT JOIN LATERAL (
+         SELECT ${exactActorsSql({ user: 'j.user_id', verb: 'j.verb', target: 'j.target_id', community: 'j.community_id', countFrom: 'j.cf' })} AS exact
+         WHERE j.community_id IS NOT NULL AND CASE
+           WHEN j.verb = 'post' THEN j.open_from IS NULL OR j.cf < j.open_from
+           ELSE EXISTS (SELECT 1 FROM tray_member_away a
+                        WHERE a.community_id = j.community_id AND a.user_id = j.user_id AND a.to_at > j.cf)
+         END
+         OFFSET 0
+       ) AS e ON true
+     ),
      v AS (
        SELECT j.*,
          CASE WHEN j.newer THEN j.n_target_type ELSE j.c_target_type END AS target_type,
@@ -294,17 +335,20 @@ export async function upsertGroupRecords(
          CASE WHEN j.newer THEN j.n_mention_in ELSE j.c_mention_in END AS mention_in,
          CASE WHEN j.newer THEN j.n_at ELSE j.c_at END AS last_update,
          -- Common case first: every actor counts and the recipient is not among the newest three.
-         CASE WHEN j.cf <= g.min_at AND NOT (j.user_id = ANY(g.top3_ids)) THEN g.top3
+         CASE WHEN j.exact IS NOT NULL THEN j.exact->'actors'
+              WHEN j.cf <= g.min_at AND NOT (j.user_id = ANY(g.top3_ids)) THEN g.top3
               ELSE (SELECT coalesce(jsonb_agg(s.e ORDER BY s.o), '[]'::jsonb)::json
                     FROM (SELECT e, o FROM jsonb_array_elements(g.top) WITH ORDINALITY AS x(e, o)
                           WHERE (e->>'at')::bigint >= j.cf AND e->>'userId' <> j.user_id
                           ORDER BY o LIMIT 3) AS s)
          END AS actors,
-         (CASE WHEN j.cf <= g.min_at THEN g.total
-               ELSE (SELECT count(*)::int FROM tray_target_actors t
-                     WHERE t.target_id = j.target_id AND t.verb = j.verb AND t.at >= j.cf) END)
-           - (CASE WHEN own.at >= j.cf THEN 1 ELSE 0 END) AS actors_count
-       FROM j
+         CASE WHEN j.exact IS NOT NULL THEN (j.exact->>'count')::int
+              ELSE (CASE WHEN j.cf <= g.min_at THEN g.total
+                         ELSE (SELECT count(*)::int FROM tray_target_actors t
+                               WHERE t.target_id = j.target_id AND t.verb = j.verb AND t.at >= j.cf) END)
+                   - (CASE WHEN own.at >= j.cf THEN 1 ELSE 0 END)
+         END AS actors_count
+       FROM s AS j
        JOIN g ON g.verb = j.verb AND g.target_id = j.target_id
        LEFT JOIN tray_target_actors AS own
          ON own.target_id = j.target_id AND own.verb = j.verb AND own.actor_id = j.user_id

@@ -79,6 +79,7 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
       logger,
       redis: api.redis,
       decisions: api.storage.decisions,
+      communityMembers: api.storage.communityMembers,
       queues: [],
       auth: { adminToken: ADMIN_TOKEN },
       limits: { defaultLimit: 50, maxLimit: 500 },

@@ -1,13 +1,16 @@
 import { expect } from 'chai';
+import { referenceTray, type TrayOperation } from '../../../../tray-service/domain/reference-tray.ts';
+import { liveRecords } from '../../../../tray-service/domain/reference-tray-reads.ts';
 import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
 import { aComment, aPost } from '../../../support/activity-builder.ts';
-import { applyOperation } from './apply-operation.ts';
+import { applyOperation, RETENTION_DAYS } from './apply-operation.ts';
 import { at, NOW } from './case-fixtures.ts';
 import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
 
 /**
  * Concurrent writers: 8 writes at once on one record (and on one community's records) end exactly
- * as the same writes one after another. Only unreadAt/changedAt may come from a different write.
+ * as the same writes one after another, and a community's joins, leaves, posts and comments at once
+ * end as the reference tray. Only unreadAt/changedAt may come from a different write.
  */
 
 const WRITERS = 8;
@@ -114,6 +117,60 @@ conformanceCase(
       expect(comparable(of(id('c-parallel')), ['c-parallel']), userId).to.deep.equal(
         comparable(of(id('c-serial')), ['c-serial']),
       );
+    }
+  },
+);
+
+conformanceCase(
+  'concurrency: joins, leaves, posts and comments of one community at once end as the reference tray',
+  async (context) => {
+    const { storage, id, write } = context;
+    const communityId = id('c-busy');
+    const members = ['a', 'b', 'c', 'd', 'e'].map((name) => id(`u-${name}`));
+    const member = (n: number) => members[n % members.length] as string;
+    const operations: TrayOperation[] = [
+      ...members.map((userId, n): TrayOperation => ({
+        kind: 'membership',
+        changes: [{ communityId, userId, active: true, at: at(0, n) }],
+        now: NOW,
+      })),
+      // Two members leave and rejoin, one leaves for good: each while posts and comments go on.
+      ...[0, 1, 2].map((n): TrayOperation => ({
+        kind: 'membership',
+        changes: [{ communityId, userId: member(n), active: false, at: at(2, n) }],
+        now: NOW,
+      })),
+      ...[0, 1].map((n): TrayOperation => ({
+        kind: 'membership',
+        changes: [{ communityId, userId: member(n), active: true, at: at(4, n) }],
+        now: NOW,
+      })),
+      ...Array.from({ length: WRITERS }, (_, n): TrayOperation => ({
+        kind: 'posts',
+        communityId,
+        posts: [aPost(member(n + 3), { id: id(`busy-p-${n}`), at: at(1 + (n % 5), n), communityId })],
+        now: NOW,
+      })),
+      ...Array.from({ length: WRITERS }, (_, n): TrayOperation => ({
+        kind: 'personal',
+        activities: [
+          aComment(
+            member(n + 1),
+            { postId: id('busy-owned'), owner: member(1) },
+            { id: id(`busy-cm-${n}`), at: at(1 + (n % 5), n), communityId },
+          ),
+        ],
+        now: NOW,
+      })),
+    ];
+    await Promise.all(operations.map((operation) => applyOperation(storage, operation, write)));
+    // The rules make the result independent of the order: the model applies them one by one.
+    const model = referenceTray(operations, { retentionDays: RETENTION_DAYS });
+    for (const userId of members) {
+      const stored = comparable(await tray(context, userId), []);
+      const expected = comparable(liveRecords(model, userId, NOW), []);
+      const withoutRead = (list: typeof stored) => list.map(({ hasRead: _hasRead, ...rest }) => rest);
+      expect(withoutRead(stored), userId).to.deep.equal(withoutRead(expected));
     }
   },
 );

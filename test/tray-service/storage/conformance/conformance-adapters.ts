@@ -24,17 +24,13 @@ export interface ConformanceAdapter {
 
 const logger = createLogger({ name: 'conformance', level: 'silent' });
 
-/** On the test FerretDB (or the server MONGODB_URI names), FerretDB's own PostgreSQL seams included. */
+/** On the test FerretDB, or the MongoDB server MONGODB_URI names. */
 const mongodb: ConformanceAdapter = {
   engine: 'mongodb',
   async open() {
-    const { mongoUri, postgresUrl } = testStack();
+    const { mongoUri } = testStack();
     const dbName = uniqueName('conformance');
-    const storage = await openMongoStorage(mongoUri, dbName, {
-      appName: 'conformance',
-      logger,
-      ...(postgresUrl ? { ferretPostgresUrl: postgresUrl } : {}),
-    });
+    const storage = await openMongoStorage(mongoUri, dbName, { appName: 'conformance', logger });
     return {
       storage,
       async drop() {

@@ -13,10 +13,15 @@ import './latest-times-cases.ts';
 import './block-list-cases.ts';
 import './bans-cases.ts';
 import './events-cases.ts';
+import './events-console-cases.ts';
+import './event-rollups-cases.ts';
+import './community-members-cases.ts';
 import './decisions-cases.ts';
 import './purge-cases.ts';
 import './concurrency-cases.ts';
 import './model-property-cases.ts';
+import './leave-and-rejoin-cases.ts';
+import './membership-property-cases.ts';
 
 /**
  * The storage conformance run: every registered case (conformance-case.ts) against every adapter

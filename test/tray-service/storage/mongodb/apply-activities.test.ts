@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import pLimit from 'p-limit';
-import { recordGroup } from '../../../../shared/tray/storage-keys.ts';
+import { recordGroup } from '../../../../tray-service/storage/mongodb/storage-keys.ts';
 import { keyedBatches } from '../../../../shared/async/keyed-batches.ts';
-import { TRAY_RECORDS, type TrayRecordDoc } from '../../../../shared/tray/tray-record.ts';
+import { TRAY_RECORDS } from '../../../../tray-service/storage/mongodb/collection-names.ts';
+import { type TrayRecordDoc } from '../../../../tray-service/storage/mongodb/tray-record-doc.ts';
 import type { Activity } from '../../../../tray-service/domain/activity.ts';
 import { workerCollections } from '../../../../tray-service/storage/mongodb/tray-collections.ts';
 import { processJob, type ProcessOptions } from './support/process-job.ts';

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { TRAY_RECORDS, type TrayRecordDoc } from '../../../../shared/tray/tray-record.ts';
+import { TRAY_RECORDS } from '../../../../tray-service/storage/mongodb/collection-names.ts';
+import { type TrayRecordDoc } from '../../../../tray-service/storage/mongodb/tray-record-doc.ts';
 import { casUpdateRecords } from '../../../../tray-service/storage/mongodb/cas-update-records.ts';
 import { ensureTestCollections } from '../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../support/suite-resources.ts';

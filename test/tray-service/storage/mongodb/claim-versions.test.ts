@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { dayOf } from '../../../../shared/tray/storage-keys.ts';
-import { TRAY_RECORD_CLAIMS } from '../../../../shared/tray/tray-record.ts';
+import { TRAY_RECORD_CLAIMS } from '../../../../tray-service/storage/mongodb/collection-names.ts';
 import {
   claimVersions,
   type RecordClaimDoc,
@@ -17,7 +16,6 @@ describe('claimVersions', () => {
       ...(state === undefined ? {} : { state }),
       claimedAt: new Date(now.getTime() - ageMs),
       expiresAt: new Date(now.getTime() + 3_600_000),
-      expiresDay: dayOf(now.getTime() + 3_600_000),
     });
   const claimAll = (owner: string) =>
     claimVersions(

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { MongoClient, type Db, type Document } from 'mongodb';
-import { TRAY_RECORDS, type TrayRecordDoc } from '../../../../shared/tray/tray-record.ts';
+import { TRAY_RECORDS } from '../../../../tray-service/storage/mongodb/collection-names.ts';
+import { type TrayRecordDoc } from '../../../../tray-service/storage/mongodb/tray-record-doc.ts';
 import { createRecordQueries } from '../../../../tray-service/storage/mongodb/record-queries.ts';
 import { workerCollections } from '../../../../tray-service/storage/mongodb/tray-collections.ts';
 import { processJob, type ProcessOptions } from './support/process-job.ts';
@@ -9,26 +10,27 @@ import { uniqueName } from '../../../support/suite-resources.ts';
 import { testStack } from '../../../support/test-stack.ts';
 import { membershipEvent, minute, postEvent, type TestEnvelope } from '../../worker/event-builder.ts';
 import { jobDataOf } from '../../worker/worker-harness.ts';
-import { testCounter } from '../../../support/test-counter.ts';
 
 const options: ProcessOptions = { eventsRetentionDays: 30, trayRetentionDays: 90, fanOutBatch: 10_000 };
 const members = Array.from({ length: 40 }, (_, index) => `u-g${index}`);
 
-// A post to a community moves most members' records from one version to the same state: the
-// worker writes them with one updateMany on {group, version} instead of one operation each, and
-// leaves out by name the few records of that version that move elsewhere or not at all.
+// A post to a community rewrites every member's record: each by compare-and-set on its own
+// version, all of them in unordered bulk writes (one command for the 38 here).
 describe('post fan-out grouped into existing records', function () {
   this.timeout(120_000);
   const dbName = uniqueName('test');
   let client: MongoClient | undefined;
   let db: Db | undefined;
   const updates: Document[] = [];
+  const commands: Document[] = [];
 
   before(async () => {
     client = new MongoClient(testStack().mongoUri, { monitorCommands: true });
     client.on('commandStarted', (event) => {
-      if (event.commandName === 'update' && event.command.update === TRAY_RECORDS)
+      if (event.commandName === 'update' && event.command.update === TRAY_RECORDS) {
+        commands.push(event.command);
         updates.push(...(event.command.updates as Document[]));
+      }
     });
     await client.connect();
     db = client.db(dbName);
@@ -36,13 +38,9 @@ describe('post fan-out grouped into existing records', function () {
     await run(membershipEvent('join', members, 'c-g'), minute(-60));
     await run(postEvent({ postId: 'p-g1', communityId: 'c-g', author: 'u-g0', createdAt: minute(1) }));
     // One member reads theirs: their record moves to another version than the others'.
-    await createRecordQueries(db, { counter: await testCounter(db) }).markRead(
-      'u-g5',
-      'post',
-      'c-g',
-      Date.now(),
-    );
+    await createRecordQueries(db).markRead('u-g5', 'post', 'c-g', Date.now());
     updates.length = 0;
+    commands.length = 0;
     await run(postEvent({ postId: 'p-g2', communityId: 'c-g', author: 'u-g1', createdAt: minute(2) }));
   });
   after(async () => {
@@ -52,15 +50,16 @@ describe('post fan-out grouped into existing records', function () {
   const run = (envelope: TestEnvelope, receivedAt?: string) =>
     processJob(db!, jobDataOf(envelope, receivedAt), options);
 
-  it('writes the members moving alike with one statement on the group, the others one by one', () => {
-    const grouped = updates.filter((u) => (u.q as Document).group !== undefined);
-    const single = updates.filter((u) => (u.q as Document).group === undefined);
-    expect(grouped, JSON.stringify(updates.map((u) => u.q))).to.have.length(1);
-    expect(grouped[0]?.multi).to.equal(true);
-    // The author of the second post (not updated) is left out by name.
-    expect((grouped[0]?.q as Document)._id).to.deep.equal({ $nin: ['post_c-g_u-g1'] });
-    // u-g5 (read, another version) and u-g1's own record are not in the class; u-g0 is.
-    expect(single.map((u) => (u.q as Document)._id)).to.deep.equal(['post_c-g_u-g5']);
+  it('writes each member’s existing record on its own version, in one unordered bulk write', () => {
+    expect(commands, 'update commands').to.have.length(1);
+    expect(commands[0]?.ordered).to.equal(false);
+    // Every member but the second post's author (u-g1) and the first's (u-g0, whose record is new).
+    const expected = members
+      .filter((userId) => userId !== 'u-g0' && userId !== 'u-g1')
+      .map((userId) => `post_c-g_${userId}`);
+    expect(updates.map((u) => (u.q as Document)._id).sort()).to.deep.equal(expected.sort());
+    for (const update of updates)
+      expect(Object.keys(update.q as Document).sort()).to.deep.equal(['_id', 'version']);
   });
 
   it('leaves every member but the author with both posters counted, unread again', async () => {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { MEMBERSHIPS, membershipId, type MembershipDoc } from '../../../../shared/tray/tray-record.ts';
+import { MEMBERSHIPS } from '../../../../tray-service/storage/mongodb/collection-names.ts';
+import { membershipId, type MembershipDoc } from '../../../../tray-service/storage/mongodb/membership-doc.ts';
 import type { MembershipChange } from '../../../../tray-service/domain/activity.ts';
 import { membershipChangesCollection } from '../../../../tray-service/storage/mongodb/membership-changes-collection.ts';
 import {

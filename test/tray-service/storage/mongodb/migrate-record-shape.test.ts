@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { TRAY_RECORDS, type TrayRecordDoc } from '../../../../shared/tray/tray-record.ts';
+import { TRAY_RECORDS } from '../../../../tray-service/storage/mongodb/collection-names.ts';
+import { type TrayRecordDoc } from '../../../../tray-service/storage/mongodb/tray-record-doc.ts';
 import { createRecordQueries } from '../../../../tray-service/storage/mongodb/record-queries.ts';
 import {
   migrateRecordShape,
@@ -11,7 +12,6 @@ import { ensureTestCollections } from '../../../support/ensure-test-collections.
 import { useMongo } from '../../../support/suite-resources.ts';
 import { commentEvent, minute } from '../../worker/event-builder.ts';
 import { jobDataOf } from '../../worker/worker-harness.ts';
-import { testCounter } from '../../../support/test-counter.ts';
 
 /** A record as the version before bounded records stored it. */
 function legacyRecord(userId: string, postId: string, actors: string[], lastUpdate: number): LegacyRecordDoc {
@@ -64,12 +64,12 @@ describe('migrateRecordShape (records of earlier versions)', () => {
       .findOne({ _id: 'comment_p-old_u-ana' });
     expect(record).to.not.have.property('actorLog');
     expect(record).to.include({ unreadAt: lastUpdate, countFrom: lastUpdate - 3, actorsCount: 4 });
-    expect(record?.actorIds).to.deep.equal(['u-ben', 'u-cid', 'u-dee']);
+    expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-ben', 'u-cid', 'u-dee']);
     expect(await migrateRecordShape(mongo.db, { retentionDays: 90 })).to.equal(0);
   });
 
   it('leaves them readable: history, unread count', async () => {
-    const records = createRecordQueries(mongo.db, { counter: await testCounter(mongo.db) });
+    const records = createRecordQueries(mongo.db);
     const page = await records.pageAfter('u-ana', undefined, 10, Date.now());
     expect(page.records.map((r) => r._id)).to.deep.equal(['comment_p-old_u-ana']);
     expect(await records.countUnread('u-ana', 0, Date.now())).to.equal(1);

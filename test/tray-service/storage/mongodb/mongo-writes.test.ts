@@ -36,7 +36,6 @@ describe('MongoDB adapter writes: concurrent writers of one record', function ()
     openMongoStorage(testStack().mongoUri, dbName, {
       appName: 'tests',
       logger: pino({ level: 'silent' }),
-      ...(testStack().postgresUrl ? { ferretPostgresUrl: testStack().postgresUrl } : {}),
     });
   const context = (owner: string, told?: TrayRecord[]): WriteContext => ({
     now,
@@ -109,7 +108,6 @@ describe('MongoDB adapter writes: a deleted user', function () {
     storage = await openMongoStorage(testStack().mongoUri, dbName, {
       appName: 'tests',
       logger: pino({ level: 'silent' }),
-      ...(testStack().postgresUrl ? { ferretPostgresUrl: testStack().postgresUrl } : {}),
     });
   });
 
@@ -153,7 +151,6 @@ describe('MongoDB adapter writes: concurrent fan-outs to one community', functio
         await openMongoStorage(testStack().mongoUri, dbName, {
           appName: 'tests',
           logger: pino({ level: 'silent' }),
-          ...(testStack().postgresUrl ? { ferretPostgresUrl: testStack().postgresUrl } : {}),
         }),
       );
     }

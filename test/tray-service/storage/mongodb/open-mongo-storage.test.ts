@@ -22,16 +22,7 @@ import {
 } from '../../worker/event-builder.ts';
 
 /** The fields a stored record keeps to itself: never in what readers get. */
-const STORAGE_FIELDS = [
-  '_id',
-  'group',
-  'bucket',
-  'version',
-  'expiresDay',
-  'actorIds',
-  'countFrom',
-  'expiresAt',
-];
+const STORAGE_FIELDS = ['_id', 'group', 'version', 'countFrom', 'expiresAt'];
 
 describe('openMongoStorage: the storage port on MongoDB', function () {
   this.timeout(60_000);
@@ -89,7 +80,6 @@ describe('openMongoStorage: the storage port on MongoDB', function () {
     storage = await openMongoStorage(testStack().mongoUri, dbName, {
       appName: 'tests',
       logger: pino({ level: 'silent' }),
-      ...(testStack().postgresUrl ? { ferretPostgresUrl: testStack().postgresUrl } : {}),
     });
   });
 

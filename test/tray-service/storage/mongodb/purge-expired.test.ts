@@ -1,29 +1,27 @@
-import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { expect } from 'chai';
-import { dayOf } from '../../../../shared/tray/storage-keys.ts';
-import { EVENTS, TRAY_RECORDS } from '../../../../shared/tray/tray-record.ts';
+import { EVENTS, TRAY_RECORD_CLAIMS, TRAY_RECORDS, TRAY_TARGET_ACTORS } from '../../../../tray-service/storage/mongodb/collection-names.ts';
 import { purgeExpired } from '../../../../tray-service/storage/mongodb/purge-expired.ts';
 import { useMongo } from '../../../support/suite-resources.ts';
 
 describe('purgeExpired', () => {
   const mongo = useMongo();
 
-  describe('with records and events past and before their expiry', () => {
-    it('deletes only the expired ones, a whole past day at a time', async () => {
+  describe('with records, events, group actors and claims past and before their expiry', () => {
+    it('deletes every one whose expiresAt has passed, also a minute ago, and says how many records and events went', async () => {
       const now = new Date();
-      const expiresIn = (days: number) => new Date(now.getTime() + days * DAY_MS);
-      await mongo.db.collection(TRAY_RECORDS).insertMany([
-        // lastUpdate 91 days ago with 90-day retention: expired a day ago.
-        { _id: 'old' as never, userId: 'u-ana', expiresAt: expiresIn(-1), expiresDay: dayOf(expiresIn(-1)) },
-        { _id: 'new' as never, userId: 'u-ana', expiresAt: expiresIn(1), expiresDay: dayOf(expiresIn(1)) },
-      ]);
-      await mongo.db.collection(EVENTS).insertMany([
-        { _id: 'e-old' as never, expiresAt: expiresIn(-1), expiresDay: dayOf(expiresIn(-1)) },
-        { _id: 'e-new' as never, expiresAt: expiresIn(29), expiresDay: dayOf(expiresIn(29)) },
-      ]);
-      expect(await purgeExpired(mongo.db, now)).to.deep.equal({ records: 1, events: 1 });
-      expect(await mongo.db.collection(TRAY_RECORDS).distinct('_id')).to.deep.equal(['new']);
-      expect(await mongo.db.collection(EVENTS).distinct('_id')).to.deep.equal(['e-new']);
+      const at = (ms: number) => new Date(now.getTime() + ms);
+      for (const collection of [TRAY_RECORDS, EVENTS, TRAY_TARGET_ACTORS, TRAY_RECORD_CLAIMS]) {
+        await mongo.db.collection(collection).insertMany([
+          { _id: 'days-ago' as never, expiresAt: at(-3 * 86_400_000) },
+          { _id: 'minute-ago' as never, expiresAt: at(-60_000) },
+          { _id: 'now' as never, expiresAt: now },
+          { _id: 'later' as never, expiresAt: at(1) },
+        ]);
+      }
+      expect(await purgeExpired(mongo.db, now)).to.deep.equal({ records: 3, events: 3 });
+      for (const collection of [TRAY_RECORDS, EVENTS, TRAY_TARGET_ACTORS, TRAY_RECORD_CLAIMS])
+        expect(await mongo.db.collection(collection).distinct('_id'), collection).to.deep.equal(['later']);
+      expect(await purgeExpired(mongo.db, now)).to.deep.equal({ records: 0, events: 0 });
     });
   });
 });

@@ -19,12 +19,14 @@ const distributedBy: Readonly<Record<string, string>> = {
   tray_membership_changes: 'community_id',
   tray_imported_members: 'community_id',
   tray_memberships: 'community_id',
+  tray_member_away: 'community_id',
+  tray_personal_actions: 'user_id',
   tray_community_posts: 'community_id',
   stored_events: 'key',
   moderation_decisions: 'id',
 };
 /** Small tables every node would hold whole (Citus reference tables). */
-const referenceTables: readonly string[] = [];
+const referenceTables: readonly string[] = ['stored_event_minutes', 'stored_event_lag_minutes'];
 /** Kept on the coordinator only, never distributed: the schema's own bookkeeping. */
 const localTables: readonly string[] = ['schema_migrations'];
 

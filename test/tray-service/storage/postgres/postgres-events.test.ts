@@ -214,6 +214,11 @@ describe('storage/postgres events', () => {
   });
 
   describe('the admin queries', () => {
+    it('serve a filter on the acting user combined with another one from an index, in index order', async () => {
+      const plan = await planOf(pg.pool, eventsPageQuery({ userId: 'u', event: 'post.didCreate' }, now, 50));
+      expect(plan.nodes).to.not.include('Seq Scan').and.not.include('Sort');
+    });
+
     const after = { at: new Date(t0), id: 'k' };
     for (const [filter, index] of [
       [{}, 'stored_events_received'],
@@ -221,6 +226,12 @@ describe('storage/postgres events', () => {
       [{ event: 'post.created' }, 'stored_events_event_received'],
       [{ webhook: 'wh-main' }, 'stored_events_webhook_received'],
       [{ status: 'invalid' }, 'stored_events_status_received'],
+      [{ userId: 'u-ana' }, 'stored_events_user_received'],
+      [{ communityId: 'c-hike' }, 'stored_events_community_received'],
+      [{ moderation: 'any' }, 'stored_events_moderated_received'],
+      [{ moderation: 'flag' }, 'stored_events_moderated_received'],
+      [{ moderation: 'ban-request' }, 'stored_events_moderated_received'],
+      [{ moderation: 'none' }, 'stored_events_received'],
     ] as const) {
       it(`reads a page filtered by ${JSON.stringify(filter)} from ${index}, in index order`, async () => {
         for (const key of [undefined, after]) {

@@ -152,9 +152,11 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       expect(await purgeExpiredRecords(tray.pg.pool, new Date(expiry))).to.equal(1);
       const left = await tray.pg.pool.query('SELECT key FROM tray_records');
       expect(left.rows).to.deep.equal([{ key: 'comment_p-2_u-ana' }]);
-      // The group actors of the same age go with it.
+      // The group actors and kept actions of the same age go with it.
       const actors = await tray.pg.pool.query('SELECT target_id FROM tray_target_actors');
       expect(actors.rows).to.deep.equal([{ target_id: 'p-2' }]);
+      const kept = await tray.pg.pool.query('SELECT target_id FROM tray_personal_actions');
+      expect(kept.rows).to.deep.equal([{ target_id: 'p-2' }]);
     });
 
     it('starts an expired record afresh on new activity', async () => {
@@ -220,9 +222,8 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       const batched = await shapes('c-batch');
       await tray.writes.fanOutPosts('c-batch', batched, tray.context());
       for (const one of await shapes('c-one')) await tray.writes.fanOutPosts('c-one', [one], tray.context());
-      // Not a member who left during the batch: their record names the group's actors as of the
-      // batch, where one by one it stops at the posts before the leave.
-      for (const userId of ['u-all', 'u-late', 'u-away', 'u-cid', 'u-after']) {
+      // A member who left during the batch too: their record counts only the posts before the leave.
+      for (const userId of ['u-all', 'u-late', 'u-gone', 'u-away', 'u-cid', 'u-after']) {
         const batch = await tray.record(userId, 'post', 'c-batch');
         const one = await tray.record(userId, 'post', 'c-one');
         const comparable = (record: typeof one, communityId: string) =>
@@ -244,7 +245,9 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       expect(await tray.record('u-gone', 'post', 'c-batch')).to.deep.include({
         lastActionId: 'p-u-p1-2',
         lastUpdate: at(2),
+        actorsCount: 2,
       });
+      expect(await tray.record('u-away', 'post', 'c-batch')).to.deep.include({ actorsCount: 3 });
     });
 
     it('stops after a leave and resumes after a rejoin without what happened while away', async () => {
@@ -272,10 +275,9 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       await memberships([join('c-hike', 'u-ana', 2)]);
       await memberships([join('c-hike', 'u-ana', 2)]);
       const record = await tray.record('u-ana', 'post', 'c-hike');
-      // The record names the group's actors from its first post on (countFrom), as any later
-      // post would: Eve posted after Ana left, yet is one of the community's posters since then.
-      expect(record).to.deep.include({ actorsCount: 2, lastActionId: 'p-u-dee-3', lastUpdate: at(3) });
-      expect(names(record)).to.deep.equal(['u-eve', 'u-dee']);
+      // Eve posted after Ana left: neither added nor named.
+      expect(record).to.deep.include({ actorsCount: 1, lastActionId: 'p-u-dee-3', lastUpdate: at(3) });
+      expect(names(record)).to.deep.equal(['u-dee']);
       expect(tray.told.filter((told) => told.userId === 'u-ana')).to.have.length(1);
     });
 
@@ -296,7 +298,8 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       for (const one of posts) await fanOut([one]);
       const inOrder = await tray.pg.pool.query('SELECT * FROM tray_records ORDER BY user_id, key');
       await tray.pg.pool.query(
-        'TRUNCATE tray_records, tray_target_actors, tray_membership_changes, tray_memberships, tray_community_posts',
+        `TRUNCATE tray_records, tray_target_actors, tray_membership_changes, tray_memberships, tray_member_away,
+           tray_community_posts, tray_personal_actions`,
       );
       for (const one of [...posts].reverse()) await fanOut([one]);
       for (const change of [...changes].reverse()) await memberships([change]);
@@ -307,8 +310,61 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       expect(
         inOrder.rows.map((row: { user_id: string; actors_count: number }) => [row.user_id, row.actors_count]),
       ).to.deep.equal([
-        ['u-ana', 3],
+        // Ana was away when Eve posted.
+        ['u-ana', 2],
         ['u-bob', 3],
+      ]);
+    });
+  });
+
+  describe('actions kept for leaves and joins processed late', () => {
+    const kept = async () =>
+      (
+        await tray.pg.pool.query<{ user_id: string; target_id: string; actor_id: string; n: number }>(
+          `SELECT user_id, target_id, actor_id, count(*)::int AS n FROM tray_personal_actions
+           GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+        )
+      ).rows;
+
+    it('keeps each action on a community’s target once, not those on user feeds nor the recipient’s own', async () => {
+      const onFeed = {
+        ...comment('p-2', 'u-dee', 1),
+        feed: { kind: 'user' as const, id: 'u-ana', name: 'Ana' },
+      };
+      delete onFeed.communityId;
+      await personal([comment('p-1', 'u-cid', 1), comment('p-1', 'u-ana', 2), onFeed]);
+      await personal([comment('p-1', 'u-cid', 1)]);
+      expect(await kept()).to.deep.equal([{ user_id: 'u-ana', target_id: 'p-1', actor_id: 'u-cid', n: 1 }]);
+    });
+
+    it('keeps the newest 16 actions of an actor per record, and what one write adds', async () => {
+      for (let minute = 0; minute < 30; minute++) await personal([comment('p-1', 'u-cid', minute)]);
+      await personal([comment('p-1', 'u-dee', 0)]);
+      expect(await kept()).to.deep.equal([
+        { user_id: 'u-ana', target_id: 'p-1', actor_id: 'u-cid', n: 17 },
+        { user_id: 'u-ana', target_id: 'p-1', actor_id: 'u-dee', n: 1 },
+      ]);
+      const oldest = await tray.pg.pool.query<{ at: string }>(
+        "SELECT min(at) AS at FROM tray_personal_actions WHERE actor_id = 'u-cid'",
+      );
+      expect(Number(oldest.rows[0]?.at)).to.equal(at(13));
+    });
+
+    it('rewrites a deleted user’s snapshots in the kept actions and posts', async () => {
+      await tray.writes.applyMemberships([join('c-hike', 'u-ana', 0)], tray.context());
+      await tray.writes.fanOutPosts('c-hike', [post('c-hike', 'u-cid', 1)], tray.context());
+      await personal([comment('p-1', 'u-cid', 1)]);
+      await tray.writes.applyProfiles(
+        [{ userId: 'u-cid', displayName: 'Cid', deleted: true, at: at(2) }],
+        tray.context(),
+      );
+      const actors = await tray.pg.pool.query<{ actor: unknown }>(
+        `SELECT activity->'actor' AS actor FROM tray_personal_actions
+         UNION ALL SELECT activity->'actor' FROM tray_community_posts`,
+      );
+      expect(actors.rows.map((row) => row.actor)).to.deep.equal([
+        { userId: 'u-cid', name: 'Deleted user' },
+        { userId: 'u-cid', name: 'Deleted user' },
       ]);
     });
   });

@@ -26,6 +26,7 @@ export function comment(postId: string, author: string, minutes: number, owner =
     lastActionId: `cm-${postId}-${author}-${minutes}`,
     lastActionSegmentNo: minutes,
     feed: { kind: 'community', id: 'c-hike', name: 'Hiking Club' },
+    communityId: 'c-hike',
     actor: { userId: author, name: author.toUpperCase(), imageUrl: `https://img/${author}` },
     at: at(minutes),
     audience: { kind: 'user', userId: owner },
@@ -46,6 +47,7 @@ export function post(
     targetName: 'Hiking Club',
     lastActionId: id,
     feed: { kind: 'community', id: communityId, name: 'Hiking Club' },
+    communityId,
     actor: { userId: author, name: author.toUpperCase() },
     at: at(minutes),
     audience: { kind: 'community', communityId },
@@ -91,7 +93,8 @@ export function useTray(): TrayFixture {
     told.length = 0;
     await pg.pool.query(
       `TRUNCATE tray_records, tray_target_actors, tray_membership_changes, tray_imported_members,
-                tray_memberships, tray_community_posts, tray_profiles, tray_last_read, tray_clears`,
+                tray_memberships, tray_member_away, tray_community_posts, tray_personal_actions,
+                tray_profiles, tray_last_read, tray_clears`,
     );
   });
   const fixture: TrayFixture = {

@@ -6,7 +6,8 @@
 import type { RedisClient } from '../../../../../shared/redis/create-redis.ts';
 import type { Db } from 'mongodb';
 import type { WebhookJobData } from '../../../../../shared/queue/webhook-queue.ts';
-import type { StoredEventDoc, TrayRecordDoc } from '../../../../../shared/tray/tray-record.ts';
+import type { StoredEventDoc } from '../../../../../tray-service/storage/mongodb/stored-event-doc.ts';
+import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/tray-record-doc.ts';
 import { publishBans } from '../../../../../tray-service/bans/publish-bans.ts';
 import {
   applyActivities,

@@ -1,0 +1,271 @@
+import { expect } from 'chai';
+import { rmSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import request from 'supertest';
+import { createLogger } from '../../../../shared/logging/create-logger.ts';
+import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
+import { toDecisionDoc } from '../../../../tray-service/domain/decision-doc.ts';
+import { createEventAnnouncer } from '../../../../tray-service/admin/event-announcer.ts';
+import { signedHeaders } from '../../../receiver/support/signed-request.ts';
+import { startTestReceiver, type TestReceiver } from '../../../receiver/support/use-receiver.ts';
+import { uniqueName } from '../../../support/suite-resources.ts';
+import { testStack } from '../../../support/test-stack.ts';
+import {
+  commentEvent,
+  dedupeKeyOf,
+  membershipEvent,
+  minute,
+  postEvent,
+  type TestEnvelope,
+} from '../../worker/event-builder.ts';
+import { useWorker } from '../../worker/worker-harness.ts';
+import { adminApp } from '../admin-fixtures.ts';
+import {
+  attributes,
+  eventually,
+  expectAccessible,
+  openConsole,
+  screenshot,
+  useConsoleBrowser,
+  useListening,
+} from './console-browser.ts';
+
+/** The bound the console promises between a webhook's acknowledgement and its row in the live tail. */
+const TAIL_BOUND_MS = 2_000;
+const STREAM_PREFIX = uniqueName('console-tail');
+
+describe('events console in a real browser: a real receiver and worker behind it (live tail, replay, export)', function () {
+  this.timeout(120_000);
+  const browser = useConsoleBrowser();
+  let redis: RedisClient | undefined;
+  // The worker announces each event once applied, as tray-service/main.ts wires it.
+  const worker = useWorker({
+    announce: (event) =>
+      createEventAnnouncer(redis!, STREAM_PREFIX, createLogger({ name: 'test', level: 'silent' }))(event),
+  });
+  let receiver: TestReceiver;
+  let closeApp: () => void;
+  const base = useListening(() => {
+    const admin = adminApp(worker.storage, { streamPrefix: STREAM_PREFIX, queues: [worker.queue] });
+    closeApp = admin.close;
+    return admin.app;
+  });
+  let page: Page;
+
+  /** Posts a signed delivery to the receiver; resolves at its acknowledgement (200 {}). */
+  async function send(envelope: TestEnvelope): Promise<{ key: string; ackedAt: number }> {
+    const body = JSON.stringify(envelope);
+    await request(receiver.app).post('/webhooks').set(signedHeaders(body)).send(body).expect(200);
+    return { key: dedupeKeyOf(envelope), ackedAt: Date.now() };
+  }
+  /** Waits until the worker applied each key. */
+  async function applied(keys: string[]): Promise<void> {
+    await eventually(
+      async () =>
+        (await Promise.all(keys.map((key) => worker.storage.events.get(key)))).every((e) => e?.appliedAt),
+      true,
+      20_000,
+    );
+  }
+  const rowKeys = () => attributes(page.locator('#events-rows tr'), 'data-key');
+
+  const join = membershipEvent('join', ['u-bo', 'u-cy'], 'c-hike', minute(0));
+  const post = postEvent({ author: 'u-ana', postId: 'p-live', createdAt: minute(1) });
+  const comment = commentEvent({
+    author: 'u-cid',
+    postId: 'p-live',
+    postOwner: 'u-ana',
+    commentId: 'cm-live',
+    createdAt: minute(2),
+  });
+  const keys = { join: dedupeKeyOf(join), post: dedupeKeyOf(post), comment: dedupeKeyOf(comment) };
+
+  before(async function () {
+    this.timeout(60_000);
+    redis = createRedis(testStack().redisUrl);
+    // The receiver queues on the worker's queue, as both services do on one Redis.
+    receiver = await startTestReceiver(worker.prefix);
+
+    // A community with two members, a post there, and a comment that a moderator flagged.
+    await send(join);
+    await applied([keys.join]);
+    await send(post);
+    await send(comment);
+    await applied([keys.post, keys.comment]);
+    const stored = await worker.storage.events.get(keys.comment);
+    await worker.storage.decisions.saveAll([
+      toDecisionDoc(
+        stored!,
+        'blocked-words',
+        {
+          action: 'flag',
+          reason: 'blocklisted words: "spam"',
+          subject: { type: 'comment', id: 'cm-live' },
+          userId: 'u-cid',
+        },
+        { now: new Date(), delivery: 'off' },
+      ),
+    ]);
+    page = await browser().page();
+    await openConsole(page, base());
+  });
+  after(async () => {
+    await page?.close();
+    closeApp?.();
+    if (receiver) {
+      await receiver.close();
+      rmSync(receiver.spoolDir, { recursive: true, force: true });
+    }
+    redis?.disconnect();
+  });
+
+  it('filters by the acting user, the community and the moderation outcome', async () => {
+    const filter = async (field: string, value: string, expected: string[]) => {
+      await page.goto(`${base()}/admin/console#/events?${field}=${encodeURIComponent(value)}`);
+      await eventually(async () => (await rowKeys()).sort(), [...expected].sort());
+    };
+    await filter('userId', 'u-cid', [keys.comment]);
+    await filter('moderation', 'flag', [keys.comment]);
+    await filter('moderation', 'none', [keys.join, keys.post]);
+    await filter('communityId', 'c-hike', [keys.join, keys.post, keys.comment]);
+    await page.selectOption('#f-moderation', 'any');
+    await page.click('#events-filter button[type=submit]');
+    await eventually(rowKeys, [keys.comment]);
+    expect(new URL(page.url()).hash).to.equal('#/events?communityId=c-hike&moderation=any');
+  });
+
+  it('opens a community post: its activity, the members it reached, no decision', async () => {
+    await page.goto(`${base()}/admin/console#/events`);
+    await page.click(`#events-rows button[data-key="${keys.post}"]`);
+    await page.locator('#detail-title', { hasText: 'post.didCreate event' }).waitFor();
+    const activity = await page.locator('#detail-activities tr').first().innerText();
+    expect(activity).to.include('post').and.include('community c-hike');
+    await page
+      .locator('#detail-recipients-total', { hasText: '2 users whose tray this event changed.' })
+      .waitFor();
+    expect(await page.locator('#detail-recipients-total').innerText()).to.include(
+      'Community c-hike: every member at',
+    );
+    expect(await page.locator('#detail-recipients li').allInnerTexts()).to.deep.equal(['u-bo', 'u-cy']);
+    expect(await page.locator('#detail-decisions').innerText()).to.include('None.');
+    await expectAccessible(page, 'the event detail');
+    await screenshot(page, 'detail');
+  });
+
+  it('replays one event from its detail', async () => {
+    await page.click('#detail-replay');
+    await page.locator('#detail-replay-status', { hasText: 'Replayed: applied.' }).waitFor();
+    await page.keyboard.press('Escape');
+  });
+
+  it('shows a freshly signed webhook in the live tail within 2 s of its acknowledgement', async () => {
+    await page.goto(`${base()}/admin/console#/events`);
+    await eventually(rowKeys, [keys.comment, keys.post, keys.join]);
+    await page.check('#tail-toggle');
+    await page.locator('#tail-state', { hasText: 'Live tail on' }).waitFor();
+    const fresh = commentEvent({
+      author: 'u-eve',
+      postId: 'p-live',
+      postOwner: 'u-ana',
+      commentId: 'cm-fresh',
+      createdAt: minute(3),
+    });
+    const { key, ackedAt } = await send(fresh);
+    await page.locator(`#events-rows tr[data-key="${key}"]`).waitFor({ timeout: TAIL_BOUND_MS });
+    const elapsed = Date.now() - ackedAt;
+    process.stdout.write(`      acknowledged to shown in the tail: ${elapsed} ms\n`);
+    expect(elapsed).to.be.below(TAIL_BOUND_MS);
+    expect((await rowKeys())[0]).to.equal(key);
+    await page
+      .locator('#tail-log', { hasText: 'New event: comment.didCreate' })
+      .waitFor({ state: 'attached' });
+    await expectAccessible(page, 'the Events view with the live tail on');
+    await screenshot(page, 'events');
+    await page.uncheck('#tail-toggle');
+  });
+
+  it('links the filter’s export as NDJSON and CSV, each holding exactly its events', async () => {
+    await page.goto(`${base()}/admin/console#/export?event=post.didCreate`);
+    await page.locator('#export-filter', { hasText: 'event = post.didCreate' }).waitFor();
+    const ndjsonHref = await page.locator('#export-ndjson').getAttribute('href');
+    const csvHref = await page.locator('#export-csv').getAttribute('href');
+    expect(ndjsonHref).to.equal('/admin/events/export?format=ndjson&event=post.didCreate');
+    // The page's own session: the request shares the browser's cookies.
+    const ndjson = await page.request.get(`${base()}${ndjsonHref}`);
+    expect(ndjson.status()).to.equal(200);
+    const lines = (await ndjson.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { key: string });
+    expect(lines.map((line) => line.key)).to.deep.equal([keys.post]);
+    const csv = await page.request.get(`${base()}${csvHref}`);
+    expect(csv.status()).to.equal(200);
+    expect(csv.headers()['content-type']).to.match(/^text\/csv/);
+    const rows = (await csv.text()).trim().split(/\r?\n/);
+    expect(rows).to.have.lengthOf(2);
+    expect(rows[1]).to.include(keys.post);
+  });
+
+  it('replays the filter’s events in the background and shows the progress to the end', async () => {
+    await page.click('#replay-start');
+    await page
+      .locator('#replay-status', { hasText: 'Replay done: 1 of 1 replayed, 0 failed.' })
+      .waitFor({ timeout: 20_000 });
+    expect(await page.locator('#replay-bar').getAttribute('value')).to.equal('1');
+    await expectAccessible(page, 'the Export and replay view');
+    await screenshot(page, 'export');
+  });
+
+  it('pages the recipients of a post to a large community: the first 50, then the rest with "More recipients"', async () => {
+    const members = Array.from({ length: 60 }, (_, i) => `u-m${String(i).padStart(2, '0')}`);
+    const bigJoin = membershipEvent('join', members, 'c-big', minute(10));
+    const bigPost = postEvent({
+      author: 'u-ana',
+      communityId: 'c-big',
+      postId: 'p-big',
+      createdAt: minute(11),
+    });
+    await send(bigJoin);
+    await applied([dedupeKeyOf(bigJoin)]);
+    const { key } = await send(bigPost);
+    await applied([key]);
+    await page.goto(`${base()}/admin/console#/events?communityId=c-big&event=post.didCreate`);
+    await eventually(rowKeys, [key]);
+    await page.click(`#events-rows button[data-key="${key}"]`);
+    await page.locator('#detail-recipients-total', { hasText: '60 users' }).waitFor();
+    const shown = () => page.locator('#detail-recipients li').allInnerTexts();
+    expect(await shown()).to.deep.equal(members.slice(0, 50));
+    await page.click('#detail-recipients-more');
+    await eventually(shown, members);
+    await page.locator('#detail-recipients-more').waitFor({ state: 'hidden' });
+    await page.keyboard.press('Escape');
+  });
+
+  it('refuses the console’s data to a browser without a session: 401 for the JSON, the sign-in for the page', async () => {
+    // Plain requests, without the browser's cookie.
+    for (const path of [
+      '/admin/events',
+      '/admin/events/tail',
+      '/admin/stats/events-per-minute',
+      `/admin/events/${keys.post}`,
+    ]) {
+      const response = await fetch(`${base()}${path}`, { redirect: 'manual' });
+      expect(response.status, path).to.equal(401);
+    }
+    const replay = await fetch(`${base()}/admin/events/replay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(replay.status).to.equal(401);
+    const pageLoad = await fetch(`${base()}/admin/console`, {
+      redirect: 'manual',
+      headers: { accept: 'text/html' },
+    });
+    expect(pageLoad.status).to.equal(303);
+  });
+
+  it('ran without a CSP violation or a script error', () => {
+    expect(browser().problems).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,177 @@
+import type Bull from 'bull';
+import { expect } from 'chai';
+import type { Locator, Page } from 'playwright-core';
+import { createWebhookQueue, type WebhookJobData } from '../../../../shared/queue/webhook-queue.ts';
+import { useQueuePrefix } from '../../../support/suite-resources.ts';
+import { testStack } from '../../../support/test-stack.ts';
+import { useTrayStorage } from '../../../support/use-tray-storage.ts';
+import { ADMIN_TOKEN, adminApp, eventDoc, storeEvents, type SeedEvent } from '../admin-fixtures.ts';
+import {
+  attributes,
+  eventually,
+  expectAccessible,
+  openConsole,
+  screenshot,
+  useConsoleBrowser,
+  useListening,
+} from './console-browser.ts';
+
+const MINUTE = 60_000;
+
+/** The data cells of a chart's table as `${a}|${b}` -> value, keyed by two data attributes. */
+async function cells(
+  table: Locator,
+  selector: string,
+  a: string,
+  b: string,
+): Promise<Record<string, number>> {
+  const found = table.locator(selector);
+  const [as, bs, values] = await Promise.all([
+    attributes(found, a),
+    attributes(found, b),
+    attributes(found, 'data-value'),
+  ]);
+  return Object.fromEntries(as.map((x, i) => [`${x}|${bs[i]}`, Number(values[i])]));
+}
+
+describe('events console in a real browser: the Traffic view', function () {
+  this.timeout(120_000);
+  const browser = useConsoleBrowser();
+  const suite = useTrayStorage();
+  const prefix = useQueuePrefix();
+  let queue: Bull.Queue<WebhookJobData>;
+  let close: () => void;
+  const base = useListening(() => {
+    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    const admin = adminApp(suite.storage, { queues: [queue] });
+    close = admin.close;
+    return admin.app;
+  });
+  let page: Page;
+
+  // Minutes of the last 24 hours, whatever the time the test runs.
+  const m0 = Math.floor(Date.now() / MINUTE) * MINUTE - 30 * MINUTE;
+  const at = (minute: number, second: number) => new Date(m0 + minute * MINUTE + second * 1000);
+  const seeds: SeedEvent[] = [
+    ...[1, 2, 3].map((s) => eventDoc({ event: 'post.didCreate', receivedAt: at(0, s) })),
+    ...[4, 5].map((s) => eventDoc({ event: 'comment.didCreate', receivedAt: at(0, s) })),
+    ...[1, 2, 3, 4].map((s) => eventDoc({ event: 'post.didCreate', receivedAt: at(2, s) })),
+    eventDoc({ event: 'reaction.didAdd', receivedAt: at(7, 30) }),
+    // Outside the 24 hours: counted in no chart.
+    eventDoc({ event: 'post.didCreate', receivedAt: new Date(m0 - 25 * 60 * MINUTE) }),
+  ];
+  /** Lags (ms from acknowledgement to tray) of the events applied, by seed index. */
+  const lags = new Map([
+    [0, 40],
+    [1, 90],
+    [2, 400],
+    [5, 70],
+  ]);
+
+  before(async () => {
+    await storeEvents(suite.storage, seeds);
+    for (const [index, lag] of lags) {
+      const event = seeds[index]!;
+      await suite.storage.events.markApplied(event, new Date(event.receivedAt.getTime() + lag));
+    }
+    // Four jobs waiting, and two that failed.
+    for (let i = 0; i < 6; i += 1) {
+      const job = eventDoc();
+      await queue.add(
+        {
+          dedupeKey: job.key,
+          webhook: 'main',
+          receivedAt: job.receivedAt.toISOString(),
+          event: job.event,
+          data: job.data,
+        },
+        { jobId: job.key },
+      );
+    }
+    for (let i = 0; i < 2; i += 1) {
+      const job = await queue.getNextJob();
+      await job?.moveToFailed({ message: 'seeded failure' }, true);
+    }
+    page = await browser().page();
+    await openConsole(page, base(), '#/traffic');
+  });
+  after(async () => {
+    close?.();
+    await queue?.close();
+  });
+
+  it('plots the events per minute by name, and its data table holds the seeded counts', async () => {
+    const table = page.locator('#chart-events table[data-chart="events-per-minute"]');
+    await table.waitFor({ state: 'attached' });
+    const expected: Record<string, number> = {
+      [`post.didCreate|${m0}`]: 3,
+      [`comment.didCreate|${m0}`]: 2,
+      [`reaction.didAdd|${m0}`]: 0,
+      [`post.didCreate|${m0 + 2 * MINUTE}`]: 4,
+      [`comment.didCreate|${m0 + 2 * MINUTE}`]: 0,
+      [`reaction.didAdd|${m0 + 2 * MINUTE}`]: 0,
+      [`post.didCreate|${m0 + 7 * MINUTE}`]: 0,
+      [`comment.didCreate|${m0 + 7 * MINUTE}`]: 0,
+      [`reaction.didAdd|${m0 + 7 * MINUTE}`]: 1,
+    };
+    expect(await cells(table, 'td[data-minute]', 'data-event', 'data-minute')).to.deep.equal(expected);
+    const totals = table.locator('tfoot td');
+    const names = await attributes(totals, 'data-event');
+    const sums = (await attributes(totals, 'data-total')).map(Number);
+    expect(Object.fromEntries(names.map((name, i) => [name, sums[i]]))).to.deep.equal({
+      'post.didCreate': 7,
+      'comment.didCreate': 2,
+      'reaction.didAdd': 1,
+    });
+    // The chart itself: a canvas, and a legend naming each series.
+    expect(await page.locator('#chart-events canvas').count()).to.be.greaterThan(0);
+    const legend = await page.locator('#chart-events .u-legend').innerText();
+    for (const name of ['post.didCreate', 'comment.didCreate', 'reaction.didAdd'])
+      expect(legend).to.include(name);
+  });
+
+  it('shows the queues’ waiting and failed jobs as the queue holds them', async () => {
+    const table = page.locator('#chart-queue table[data-chart="queue"]');
+    await table.waitFor({ state: 'attached' });
+    const counts = await cells(table, 'td[data-field]', 'data-queue', 'data-field');
+    expect(counts).to.include({ 'webhook-events|waiting': 4, 'webhook-events|failed': 2 });
+    expect(await page.locator('#chart-queue canvas').count()).to.be.greaterThan(0);
+  });
+
+  it('plots the lag from acknowledgement to tray as the API computes it, the largest exact', async () => {
+    const table = page.locator('#chart-lag table[data-chart="lag"]');
+    await table.waitFor({ state: 'attached' });
+    const shown = await cells(table, 'td[data-field]', 'data-field', 'data-minute');
+    const response = await fetch(`${base()}/admin/stats/lag`, {
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    const stats = (await response.json()) as {
+      minutes: number[];
+      p50: (number | null)[];
+      p99: (number | null)[];
+      max: (number | null)[];
+    };
+    const fromApi: Record<string, number> = {};
+    stats.minutes.forEach((minute, i) => {
+      if (stats.p50[i] === null) return;
+      for (const field of ['p50', 'p99', 'max'] as const) fromApi[`${field}|${minute}`] = stats[field][i]!;
+    });
+    expect(shown).to.deep.equal(fromApi);
+    expect(shown[`max|${m0}`]).to.equal(400);
+    expect(shown[`max|${m0 + 2 * MINUTE}`]).to.equal(70);
+    expect(shown[`p50|${m0}`]).to.be.at.most(shown[`p99|${m0}`]!);
+  });
+
+  it('redraws with the new counts on Refresh', async () => {
+    await storeEvents(suite.storage, [eventDoc({ event: 'post.didCreate', receivedAt: at(0, 9) })]);
+    await page.click('#traffic-refresh');
+    const cell = page.locator(`#chart-events td[data-event="post.didCreate"][data-minute="${m0}"]`);
+    await eventually(() => cell.getAttribute('data-value'), '4');
+    await expectAccessible(page, 'the Traffic view');
+    await screenshot(page, 'traffic');
+  });
+
+  it('drew the charts without a CSP violation or a script error', () => {
+    expect(browser().problems).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,39 @@
+import { expect } from 'chai';
+import { Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
+import { csvCell, csvLine, csvStream } from '../../../tray-service/admin/csv-stream.ts';
+
+describe('CSV export cells', () => {
+  it('start a cell a spreadsheet would run as a formula with a quote (CSV injection)', () => {
+    for (const [value, safe] of [
+      ['=HYPERLINK("http://x")', `"'=HYPERLINK(""http://x"")"`],
+      ['+1+2', "'+1+2"],
+      ['-2+3', "'-2+3"],
+      ['@SUM(A1)', "'@SUM(A1)"],
+      ['\t=1', "'\t=1"],
+      ['\r=1', `"'\r=1"`],
+    ] as const) {
+      expect(csvCell(value), JSON.stringify(value)).to.equal(safe);
+    }
+  });
+  it('leave other cells as they are, quoting those with a quote, comma or line break (RFC 4180)', () => {
+    expect(csvCell('post.didCreate')).to.equal('post.didCreate');
+    expect(csvCell('a=b')).to.equal('a=b');
+    expect(csvCell('')).to.equal('');
+    expect(csvCell('a,b')).to.equal('"a,b"');
+    expect(csvCell('say "hi"')).to.equal('"say ""hi"""');
+    expect(csvCell('two\nlines')).to.equal('"two\nlines"');
+    expect(csvLine(['a', 'b,c'])).to.equal('a,"b,c"\r\n');
+  });
+  it('stream the header line, then a line per item; a header alone when there is none', async () => {
+    const csv = (items: string[][]) =>
+      text(Readable.from(items).pipe(csvStream(['x', 'y'], (item: string[]) => item)));
+    expect(
+      await csv([
+        ['1', '2'],
+        ['=3', '4'],
+      ]),
+    ).to.equal("x,y\r\n1,2\r\n'=3,4\r\n");
+    expect(await csv([])).to.equal('x,y\r\n');
+  });
+});

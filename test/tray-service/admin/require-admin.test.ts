@@ -1,0 +1,140 @@
+import { expect } from 'chai';
+import type { Express } from 'express';
+import request from 'supertest';
+import { adminOpenApi } from '../../../tray-service/admin/admin-openapi.ts';
+import { createOpenApiDocument } from '../../../tray-service/http/openapi.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
+import { ADMIN_TOKEN, adminApp, userToken } from './admin-fixtures.ts';
+
+/** The admin guard: a bearer credential or the session cookie, and the CSRF token for changing cookie requests. */
+describe('requireAdmin (every /admin data path)', function () {
+  this.timeout(30_000);
+  const suite = useTrayStorage();
+  let app: Express;
+  let close: () => void;
+  let cookie: string;
+  let csrfToken: string;
+  before(async () => {
+    ({ app, close } = adminApp(suite.storage));
+    const res = await request(app).post('/admin/login').type('form').send({ token: ADMIN_TOKEN }).expect(303);
+    cookie = String(res.headers['set-cookie']).split(';')[0]!;
+    csrfToken = (await request(app).get('/admin/session').set('Cookie', cookie).expect(200)).body.csrfToken;
+  });
+  after(() => close());
+
+  it('admits a GET with the session cookie alone', async () => {
+    const res = await request(app).get('/admin/events').set('Cookie', cookie).expect(200);
+    expect(res.body).to.have.property('items');
+  });
+
+  it('takes a wrong bearer credential as a 401 even beside a valid cookie (no fall back)', async () => {
+    await request(app)
+      .get('/admin/events')
+      .set('Cookie', cookie)
+      .set('Authorization', `Bearer ${ADMIN_TOKEN}x`)
+      .expect(401);
+  });
+
+  it('answers 401 to a user token and to a made-up cookie', async () => {
+    await request(app)
+      .get('/admin/events')
+      .set('Authorization', `Bearer ${await userToken('u-ana', { role: 'admin' })}`)
+      .expect(401);
+    await request(app)
+      .get('/admin/events')
+      .set('Cookie', `admin_session=${'x'.repeat(43)}`)
+      .expect(401);
+  });
+
+  describe('a changing request made with the cookie', () => {
+    it('answers 403 without x-csrf-token, or with another one', async () => {
+      for (const header of [{}, { 'x-csrf-token': 'wrong' }, { 'x-csrf-token': `${csrfToken}x` }]) {
+        const res = await request(app)
+          .post('/admin/nothing-here')
+          .set('Cookie', cookie)
+          .set(header)
+          .expect(403);
+        expect(res.body.code).to.equal(403000);
+        expect(res.body.message).to.match(/^x-csrf-token:/);
+      }
+    });
+    it('passes the guard with the session’s token (then meets the router: 404 here)', async () => {
+      await request(app)
+        .post('/admin/nothing-here')
+        .set('Cookie', cookie)
+        .set('x-csrf-token', csrfToken)
+        .expect(404);
+    });
+    it('needs no CSRF token with a bearer credential', async () => {
+      await request(app)
+        .post('/admin/nothing-here')
+        .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+        .expect(404);
+    });
+  });
+});
+
+/** Every data path of the admin API, from its OpenAPI document (a path added there is covered here). */
+function dataPaths(): { method: string; path: string }[] {
+  const paths = createOpenApiDocument(adminOpenApi({ defaultLimit: 50, maxLimit: 500 })).paths as Record<
+    string,
+    object
+  >;
+  return Object.entries(paths)
+    .filter(([path]) => path.startsWith('/admin/'))
+    .flatMap(([path, operations]) =>
+      Object.keys(operations).map((method) => ({
+        method: method.toUpperCase(),
+        path: path.replace('{key}', 'some-key').replace('{id}', 'some-id'),
+      })),
+    );
+}
+
+describe('every admin data path refuses whoever is not an admin', function () {
+  this.timeout(60_000);
+  const suite = useTrayStorage();
+  let app: Express;
+  let close: () => void;
+  let cookie: string;
+  before(async () => {
+    ({ app, close } = adminApp(suite.storage));
+    const res = await request(app).post('/admin/login').type('form').send({ token: ADMIN_TOKEN }).expect(303);
+    cookie = String(res.headers['set-cookie']).split(';')[0]!;
+  });
+  after(() => close());
+
+  const call = (method: string, path: string) =>
+    method === 'POST' ? request(app).post(path).send({}) : request(app).get(path);
+
+  it('covers every documented admin path, GETs and POSTs', () => {
+    const methods = new Set(dataPaths().map((one) => one.method));
+    expect(dataPaths().length).to.be.at.least(14);
+    expect([...methods].sort()).to.deep.equal(['GET', 'POST']);
+  });
+
+  it('answers 401 without a credential, with a wrong admin token, a user token (admin role claim or not) or a made-up cookie', async () => {
+    const memberToken = await userToken('u-ana');
+    const rootToken = await userToken('u-root', { role: 'admin', roles: ['admin'] });
+    for (const { method, path } of dataPaths()) {
+      const attempts: [string, Record<string, string>][] = [
+        ['nothing', {}],
+        ['a wrong token', { Authorization: `Bearer ${ADMIN_TOKEN}-wrong` }],
+        ['a user token', { Authorization: `Bearer ${memberToken}` }],
+        ['a user token claiming admin', { Authorization: `Bearer ${rootToken}` }],
+        ['a made-up cookie', { Cookie: `admin_session=${'z'.repeat(43)}` }],
+      ];
+      for (const [what, headers] of attempts) {
+        const res = await call(method, path).set(headers);
+        expect(res.status, `${method} ${path} with ${what}`).to.equal(401);
+        expect(res.body.code, `${method} ${path} with ${what}`).to.equal(401000);
+      }
+    }
+  });
+
+  it('answers 403 to every POST made with the session cookie but no x-csrf-token', async () => {
+    for (const { method, path } of dataPaths().filter((one) => one.method === 'POST')) {
+      const res = await call(method, path).set('Cookie', cookie);
+      expect(res.status, `${method} ${path}`).to.equal(403);
+    }
+  });
+});

@@ -1,0 +1,119 @@
+import { expect } from 'chai';
+import type { Express } from 'express';
+import request from 'supertest';
+import { safeNext } from '../../../tray-service/admin/sign-in-router.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
+import { ADMIN_TOKEN, adminApp, adminJwt } from './admin-fixtures.ts';
+
+describe('admin sign-in (/admin/login, /admin/logout, /admin/session)', function () {
+  this.timeout(30_000);
+  const suite = useTrayStorage();
+  let app: Express;
+  let close: () => void;
+  before(() => {
+    ({ app, close } = adminApp(suite.storage));
+  });
+  after(() => close());
+
+  const signIn = async (token = ADMIN_TOKEN, next?: string) => {
+    const res = await request(app)
+      .post('/admin/login')
+      .type('form')
+      .send({ token, ...(next === undefined ? {} : { next }) })
+      .expect(303);
+    return { cookie: String(res.headers['set-cookie']).split(';')[0]!, location: res.headers.location };
+  };
+
+  describe('GET /admin/login', () => {
+    it('serves the form, carrying where to go next in a hidden field', async () => {
+      const res = await request(app).get('/admin/login?next=%2Fadmin%2Fconsole%3Fview%3Dtraffic').expect(200);
+      expect(res.headers['content-type']).to.match(/^text\/html/);
+      expect(res.headers['cache-control']).to.equal('no-store');
+      expect(res.text).to.include('<form method="post" action="/admin/login">');
+      expect(res.text).to.include('name="next" value="/admin/console?view=traffic"');
+      expect(res.text).to.include('type="password"');
+    });
+  });
+
+  describe('POST /admin/login', () => {
+    it('goes to `next` once signed in, or to the console by default', async () => {
+      expect((await signIn(ADMIN_TOKEN, '/admin/queues')).location).to.equal('/admin/queues');
+      expect((await signIn(ADMIN_TOKEN)).location).to.equal('/admin/console');
+    });
+    it('never sends the browser off the admin listener (no open redirect)', async () => {
+      for (const next of [
+        'https://evil.example/',
+        '//evil.example/admin',
+        '/admin\\..\\x',
+        '/other',
+        'admin/x',
+      ]) {
+        expect((await signIn(ADMIN_TOKEN, next)).location, next).to.equal('/admin/console');
+      }
+    });
+    it('answers a wrong credential with the form again (401) and no cookie', async () => {
+      const res = await request(app).post('/admin/login').type('form').send({ token: 'nope' }).expect(401);
+      expect(res.headers['set-cookie']).to.equal(undefined);
+      expect(res.text).to.include('not a valid admin credential');
+    });
+  });
+
+  describe('GET /admin/session', () => {
+    it('hands a signed-in page its CSRF token and the session end', async () => {
+      const { cookie } = await signIn();
+      const res = await request(app).get('/admin/session').set('Cookie', cookie).expect(200);
+      expect(res.headers['cache-control']).to.equal('no-store');
+      expect(res.body.csrfToken).to.match(/^[\w-]{43}$/);
+      const left = Date.parse(res.body.expiresAt) - Date.now();
+      expect(left).to.be.within(7.9 * 3_600_000, 8 * 3_600_000);
+    });
+    it('gives each session a token of its own', async () => {
+      const one = await request(app)
+        .get('/admin/session')
+        .set('Cookie', (await signIn()).cookie);
+      const two = await request(app)
+        .get('/admin/session')
+        .set('Cookie', (await signIn()).cookie);
+      expect(one.body.csrfToken).to.not.equal(two.body.csrfToken);
+    });
+    it('ends with an admin JWT’s expiry', async () => {
+      const { cookie } = await signIn(await adminJwt('ops-ana', '2m'));
+      const res = await request(app).get('/admin/session').set('Cookie', cookie).expect(200);
+      expect(Date.parse(res.body.expiresAt) - Date.now()).to.be.within(100_000, 120_000);
+    });
+    it('answers 401 without a session, and 404 to a bearer request (it has no session)', async () => {
+      await request(app).get('/admin/session').expect(401);
+      await request(app).get('/admin/session').set('Authorization', `Bearer ${ADMIN_TOKEN}`).expect(404);
+    });
+  });
+
+  describe('POST /admin/logout', () => {
+    it('ends the session: its cookie no longer reads any data', async () => {
+      const { cookie } = await signIn();
+      await request(app).get('/admin/events').set('Cookie', cookie).expect(200);
+      const res = await request(app).post('/admin/logout').set('Cookie', cookie).expect(303);
+      expect(res.headers.location).to.equal('/admin/login');
+      await request(app).get('/admin/events').set('Cookie', cookie).expect(401);
+      await request(app).get('/admin/session').set('Cookie', cookie).expect(401);
+    });
+  });
+
+  describe('safeNext', () => {
+    it('keeps paths of the admin mount and replaces everything else with the console', () => {
+      expect(safeNext('/admin/queues', '/admin')).to.equal('/admin/queues');
+      expect(safeNext('/admin', '/admin')).to.equal('/admin');
+      expect(safeNext('/admin/console?key=a%20b', '/admin')).to.equal('/admin/console?key=a%20b');
+      for (const bad of [
+        undefined,
+        7,
+        '',
+        '/adminx',
+        '/admin//evil',
+        '/admin/\\evil',
+        'https://x/admin/',
+        '/admin/ x',
+      ])
+        expect(safeNext(bad, '/admin')).to.equal('/admin/console');
+    });
+  });
+});

@@ -1,0 +1,66 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { mapEvent } from '../../../tray-service/domain/map-event.ts';
+import {
+  byteOrder,
+  recipientSources,
+  recipientsPage,
+} from '../../../tray-service/domain/event-recipients.ts';
+import { commentEvent, minute, postEvent } from '../worker/event-builder.ts';
+
+const receivedAt = Date.parse('2026-11-20T12:00:00.000Z');
+
+describe('an event’s recipients (pure part)', () => {
+  it('takes the personal audiences, the actor’s own left out, and a community post’s community, time and author', () => {
+    const post = mapEvent({
+      ...postEvent({ author: 'u-ana', mentions: ['u-eve', 'u-ana', 'u-ben'], createdAt: minute(5) }),
+      receivedAt,
+    });
+    expect(recipientSources(post)).to.deep.equal({
+      personal: ['u-ben', 'u-eve'],
+      community: { communityId: 'c-hike', at: Date.parse(minute(5)), authorId: 'u-ana' },
+    });
+    const ownPost = mapEvent({ ...commentEvent({ author: 'u-ana', postOwner: 'u-ana' }), receivedAt });
+    expect(recipientSources(ownPost)).to.deep.equal({ personal: [] });
+  });
+
+  it('sorts ids in UTF-8 byte order, as PostgreSQL’s COLLATE "C" does', () => {
+    expect(['b', 'B', '\u{1F600}', '\uFFFD', 'a'].sort(byteOrder)).to.deep.equal([
+      'B',
+      'a',
+      'b',
+      '\uFFFD',
+      '\u{1F600}',
+    ]);
+  });
+
+  it('pages the union of personal recipients and members exactly as paging the whole union would', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.string({ minLength: 1, maxLength: 3 }), { maxLength: 12 }),
+        fc.uniqueArray(fc.string({ minLength: 1, maxLength: 3 }), { maxLength: 12 }),
+        fc.integer({ min: 1, max: 5 }),
+        (personalIds, memberIds, limit) => {
+          const personal = [...personalIds].sort(byteOrder);
+          const members = [...memberIds].sort(byteOrder);
+          const union = [...new Set([...personal, ...members])].sort(byteOrder);
+          const seen: string[] = [];
+          let after: string | undefined;
+          for (let guard = 0; guard < 50; guard++) {
+            const later = members.filter((id) => after === undefined || byteOrder(id, after) > 0);
+            const page = recipientsPage(
+              personal,
+              { userIds: later.slice(0, limit), more: later.length > limit },
+              after,
+              limit,
+            );
+            seen.push(...page.userIds);
+            if (page.next === undefined) break;
+            after = page.next;
+          }
+          expect(seen).to.deep.equal(union);
+        },
+      ),
+    );
+  });
+});

@@ -1,0 +1,102 @@
+import { expect } from 'chai';
+import { LAG_BUCKETS, lagBucket, lagQuantile } from '../../../../tray-service/domain/lag-histogram.ts';
+import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
+import { MINUTE } from './case-fixtures.ts';
+import { conformanceCase } from './conformance-case.ts';
+
+/**
+ * The stored events' per-minute rollups (EventsPort.perMinute, lagPerMinute): kept as events are
+ * stored and applied, each event counted once, equal to what was seeded.
+ */
+
+/** A whole minute within the last hour (retention runs on the real clock). */
+const minuteAgo = (minutes: number) => new Date(Math.floor(Date.now() / MINUTE) * MINUTE - minutes * MINUTE);
+
+async function store(storage: TrayStorage, key: string, event: string, receivedAt: Date) {
+  return storage.events.store(
+    { key, event, data: {}, webhook: 'rollups', receivedAt },
+    { status: 'applied' },
+    { retentionDays: 7, now: new Date() },
+  );
+}
+
+conformanceCase(
+  'rollups: events per minute and name equal the events stored, a redelivery counted once',
+  async ({ isolated }) => {
+    const storage = await isolated();
+    const seeded: [number, string, number][] = [
+      [10, 'post.didCreate', 3],
+      [10, 'comment.didCreate', 2],
+      [9, 'post.didCreate', 1],
+      [7, 'reaction.didAdd', 4],
+    ];
+    let n = 0;
+    for (const [ago, event, count] of seeded) {
+      for (let i = 0; i < count; i++) {
+        await store(storage, `k-${n++}`, event, new Date(minuteAgo(ago).getTime() + i * 7_000));
+      }
+    }
+    // Concurrent stores share a batch; a redelivery (same key) counts nothing.
+    await Promise.all([
+      store(storage, 'k-0', 'post.didCreate', minuteAgo(10)),
+      store(storage, 'k-c1', 'post.didCreate', minuteAgo(9)),
+      store(storage, 'k-c2', 'post.didCreate', minuteAgo(9)),
+    ]);
+    const rows = await storage.events.perMinute(minuteAgo(10), minuteAgo(6));
+    expect(rows).to.deep.equal([
+      { minute: minuteAgo(10), counts: { 'post.didCreate': 3, 'comment.didCreate': 2 } },
+      { minute: minuteAgo(9), counts: { 'post.didCreate': 3 } },
+      { minute: minuteAgo(7), counts: { 'reaction.didAdd': 4 } },
+    ]);
+    // until is exclusive, since inclusive.
+    expect(
+      (await storage.events.perMinute(minuteAgo(9), minuteAgo(7))).map((row) => row.counts),
+    ).to.deep.equal([{ 'post.didCreate': 3 }]);
+    expect(await storage.events.perMinute(minuteAgo(5), minuteAgo(0))).to.deep.equal([]);
+  },
+);
+
+conformanceCase(
+  'rollups: each event’s lag is counted once, at its first markApplied, into its minute’s histogram',
+  async ({ isolated }) => {
+    const storage = await isolated();
+    const lags = [[12, 40, 40, 250, 900, 1_200, 3_100], [5]] as const;
+    let n = 0;
+    for (const [index, list] of lags.entries()) {
+      for (const lag of list) {
+        const receivedAt = new Date(minuteAgo(20 - index).getTime() + 5_000);
+        const stored = await store(storage, `lag-${n++}`, 'post.didCreate', receivedAt);
+        await storage.events.markApplied(stored, new Date(receivedAt.getTime() + lag));
+        // A retried or replayed job marks it again: nothing more is counted.
+        await storage.events.markApplied(stored, new Date(receivedAt.getTime() + lag + 60_000));
+      }
+    }
+    const minutes = await storage.events.lagPerMinute(minuteAgo(30), minuteAgo(0));
+    const histogram = (list: readonly number[]) => {
+      const buckets = new Array<number>(LAG_BUCKETS).fill(0);
+      for (const lag of list) buckets[lagBucket(lag)]! += 1;
+      return buckets;
+    };
+    expect(minutes).to.deep.equal([
+      { minute: minuteAgo(20), count: 7, buckets: histogram(lags[0]), maxMs: 3_100 },
+      { minute: minuteAgo(19), count: 1, buckets: histogram(lags[1]), maxMs: 5 },
+    ]);
+    expect(lagQuantile(minutes[0]!.buckets, 0.5, minutes[0]!.maxMs)).to.be.within(200, 300);
+  },
+);
+
+conformanceCase('rollups: minutes of expired events are not read', async ({ isolated }) => {
+  const storage = await isolated();
+  const old = new Date(Math.floor(Date.now() / MINUTE) * MINUTE - 3 * 24 * 60 * MINUTE);
+  const stored = await storage.events.store(
+    { key: 'old', event: 'post.didCreate', data: {}, webhook: 'rollups', receivedAt: old },
+    { status: 'applied' },
+    { retentionDays: 1, now: old },
+  );
+  await storage.events.markApplied(stored, new Date(old.getTime() + 10));
+  const range = [new Date(old.getTime() - MINUTE), new Date(old.getTime() + MINUTE)] as const;
+  expect(await storage.events.perMinute(...range)).to.deep.equal([]);
+  expect(await storage.events.lagPerMinute(...range)).to.deep.equal([]);
+  await storage.purgeExpired(new Date());
+  expect(await storage.events.perMinute(...range)).to.deep.equal([]);
+});

@@ -1,0 +1,110 @@
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import type { RedisClient } from '../../shared/redis/create-redis.ts';
+import type { AdminPrincipal } from './require-admin.ts';
+
+/**
+ * Sessions of the admin listener's browser pages (the events console and the queue dashboard),
+ * which cannot send a bearer header. Signing in (a form POST of the admin credential at
+ * /admin/login) opens one; its random id travels in an HttpOnly cookie and names a record in
+ * Redis, so every instance sees it and signing out ends it everywhere.
+ *
+ * A session is bound to the credential that opened it: one opened with ADMIN_TOKEN holds a keyed
+ * fingerprint of that token and ends when the configured token changes; one opened with an admin
+ * JWT ends when that JWT expires (the record's lifetime is capped by its `exp`). Redis holds a hash
+ * of the id, never the id itself nor a credential. Each session has a CSRF token of its own, which
+ * the console sends back in `x-csrf-token` on every changing request (docs/operations.md#admin-authentication).
+ */
+export interface AdminSessions {
+  /** Opens a session for a verified admin; `maxAgeMs` is for the cookie. */
+  open(principal: AdminPrincipal, now: number): Promise<OpenedSession>;
+  /** The session a cookie's id still stands for, or undefined. */
+  find(id: string, now: number): Promise<AdminSession | undefined>;
+  close(id: string): Promise<void>;
+}
+
+export interface AdminSession {
+  principal: AdminPrincipal;
+  /** Required in `x-csrf-token` on POST/PUT/PATCH/DELETE made with this session's cookie. */
+  csrfToken: string;
+  /** Epoch ms the session ends. */
+  expiresAt: number;
+}
+
+export interface OpenedSession extends AdminSession {
+  id: string;
+  maxAgeMs: number;
+}
+
+type SessionRecord = { csrfToken: string; expiresAt: number } & (
+  { kind: 'token'; fingerprint: string } | { kind: 'jwt'; subject: string; jwtExpiresAt: number }
+);
+
+export interface AdminSessionOptions {
+  redis: RedisClient;
+  /** Prefix of the sessions' Redis keys. */
+  prefix: string;
+  /** Longest session; a JWT's expiry shortens it. */
+  ttlMs: number;
+  /** The ADMIN_TOKEN in force; sessions opened with another token are not accepted. */
+  adminToken?: string | undefined;
+  /** Whether admin JWTs are accepted now; sessions opened with one end when they are not. */
+  adminJwts: boolean;
+}
+
+const ID = /^[A-Za-z0-9_-]{43}$/;
+
+const fingerprintOf = (token: string) =>
+  createHmac('sha256', token).update('admin-session').digest('base64url');
+
+export function createAdminSessions(options: AdminSessionOptions): AdminSessions {
+  const { redis } = options;
+  const keyOf = (id: string) =>
+    `${options.prefix}:admin-session:${createHash('sha256').update(id).digest('base64url')}`;
+  const current = options.adminToken === undefined ? undefined : fingerprintOf(options.adminToken);
+  return {
+    async open(principal, now) {
+      const id = randomBytes(32).toString('base64url');
+      const csrfToken = randomBytes(32).toString('base64url');
+      const maxAgeMs = Math.min(
+        options.ttlMs,
+        principal.kind === 'jwt' ? principal.expiresAt - now : options.ttlMs,
+      );
+      if (maxAgeMs <= 0) throw new Error('the credential has expired');
+      const expiresAt = now + maxAgeMs;
+      const record: SessionRecord =
+        principal.kind === 'token'
+          ? { kind: 'token', fingerprint: current ?? '', csrfToken, expiresAt }
+          : {
+              kind: 'jwt',
+              subject: principal.subject,
+              jwtExpiresAt: principal.expiresAt,
+              csrfToken,
+              expiresAt,
+            };
+      await redis.set(keyOf(id), JSON.stringify(record), 'PX', maxAgeMs);
+      return { id, maxAgeMs, principal, csrfToken, expiresAt };
+    },
+    async find(id, now) {
+      if (!ID.test(id)) return undefined;
+      const raw = await redis.get(keyOf(id));
+      if (raw === null) return undefined;
+      const record = JSON.parse(raw) as SessionRecord;
+      if (record.expiresAt <= now) return undefined;
+      const session = { csrfToken: record.csrfToken, expiresAt: record.expiresAt };
+      if (record.kind === 'token') {
+        return current !== undefined && record.fingerprint === current
+          ? { principal: { kind: 'token' }, ...session }
+          : undefined;
+      }
+      return options.adminJwts && record.jwtExpiresAt > now
+        ? {
+            principal: { kind: 'jwt', subject: record.subject, expiresAt: record.jwtExpiresAt },
+            ...session,
+          }
+        : undefined;
+    },
+    async close(id) {
+      if (ID.test(id)) await redis.del(keyOf(id));
+    },
+  };
+}

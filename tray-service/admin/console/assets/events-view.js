@@ -1,0 +1,189 @@
+/* global document, EventSource, setTimeout */
+// The Events view: the stored events, newest first, with filters, keyset paging ("Older") and a
+// live tail that puts each newly stored event at the top as the worker stores it.
+import { adminUrl, getJson } from './api.js';
+import { byId, h, showError, timeOf } from './dom.js';
+import { fillForm, pick, readForm, sameFilter } from './filters.js';
+
+/** The events filters the API takes (GET /admin/events, /tail, /export, POST /replay). */
+export const EVENT_FILTERS = [
+  'event',
+  'webhook',
+  'userId',
+  'communityId',
+  'moderation',
+  'status',
+  'since',
+  'until',
+];
+
+const PAGE_SIZE = 25;
+/** How long tail announcements are gathered into one, so a burst is not read out event by event. */
+const ANNOUNCE_MS = 1000;
+
+/** One event's row; its button opens the detail. */
+function eventRow(view, fresh = false) {
+  return h(
+    'tr',
+    { dataset: { key: view.key }, className: fresh ? 'fresh' : undefined },
+    h('td', {}, timeOf(view.receivedAt)),
+    h('td', {}, h('button', { type: 'button', className: 'link', dataset: { key: view.key } }, view.event)),
+    h('td', {}, view.webhook),
+    h('td', {}, view.userId ?? '—'),
+    h('td', {}, view.communityId ?? '—'),
+    h('td', {}, h('span', { className: `badge status-${view.status}` }, view.status)),
+    h(
+      'td',
+      {},
+      view.moderation ? h('span', { className: `badge action-${view.moderation}` }, view.moderation) : '—',
+    ),
+    h('td', { className: 'mono', title: view.key }, `${view.key.slice(0, 12)}…`),
+  );
+}
+
+/**
+ * `navigate(params)` changes the address to this filter; `openDetail(key, opener)` shows an event.
+ */
+export function createEventsView({ navigate, openDetail }) {
+  const form = byId('events-filter');
+  const rows = byId('events-rows');
+  const older = byId('events-older');
+  const empty = byId('events-empty');
+  const count = byId('events-count');
+  const error = byId('events-error');
+  const toggle = byId('tail-toggle');
+  const tailState = byId('tail-state');
+  const tailLog = byId('tail-log');
+  let filter;
+  let cursor = null;
+  let shown = new Set();
+  let source;
+  let pendingAnnouncements = [];
+  let announceTimer;
+  /** Counts loads, so the answer to an older request never replaces a newer one's rows. */
+  let loads = 0;
+
+  const updateCount = () => {
+    empty.hidden = shown.size > 0;
+    count.textContent = shown.size === 0 ? '' : `Showing ${shown.size} event${shown.size === 1 ? '' : 's'}.`;
+  };
+
+  async function load(reset) {
+    const ticket = ++loads;
+    older.disabled = true;
+    showError(error);
+    try {
+      const page = await getJson('/events', {
+        ...filter,
+        limit: PAGE_SIZE,
+        cursor: reset ? undefined : cursor,
+      });
+      if (ticket !== loads) return;
+      if (reset) {
+        rows.replaceChildren();
+        shown = new Set();
+      }
+      for (const view of page.items) {
+        if (shown.has(view.key)) continue;
+        shown.add(view.key);
+        rows.append(eventRow(view));
+      }
+      cursor = page.nextCursor;
+      older.hidden = !cursor;
+      updateCount();
+    } catch (failure) {
+      showError(error, failure);
+    } finally {
+      older.disabled = false;
+    }
+  }
+
+  function announce(view) {
+    pendingAnnouncements.push(view.event);
+    if (announceTimer !== undefined) return;
+    announceTimer = setTimeout(() => {
+      const names = pendingAnnouncements;
+      pendingAnnouncements = [];
+      announceTimer = undefined;
+      const text = names.length === 1 ? `New event: ${names[0]}` : `${names.length} new events`;
+      tailLog.append(h('p', {}, text));
+      while (tailLog.childElementCount > 5) tailLog.firstElementChild.remove();
+    }, ANNOUNCE_MS);
+  }
+
+  function stopTail(state = 'Live tail off.') {
+    source?.close();
+    source = undefined;
+    tailState.textContent = state;
+  }
+
+  function startTail() {
+    stopTail('Live tail connecting…');
+    const stream = new EventSource(adminUrl('/events/tail', filter));
+    source = stream;
+    stream.addEventListener('open', () => {
+      tailState.textContent = 'Live tail on: new events appear at the top.';
+    });
+    stream.addEventListener('stored', (message) => {
+      const view = JSON.parse(message.data);
+      if (shown.has(view.key)) return;
+      shown.add(view.key);
+      rows.prepend(eventRow(view, true));
+      updateCount();
+      announce(view);
+    });
+    stream.addEventListener('error', () => {
+      if (source !== stream) return;
+      if (stream.readyState === EventSource.CLOSED) {
+        // Refused (the session ended, or the filter is invalid): the browser will not retry.
+        toggle.checked = false;
+        stopTail('Live tail stopped: the server refused it. Reload the page to sign in again.');
+      } else {
+        tailState.textContent = 'Live tail reconnecting…';
+      }
+    });
+  }
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    navigate(pick(readForm(form), EVENT_FILTERS));
+  });
+  form.addEventListener('reset', (event) => {
+    event.preventDefault();
+    fillForm(form, {});
+    navigate({});
+  });
+  older.addEventListener('click', () => load(false));
+  toggle.addEventListener('change', () => (toggle.checked ? startTail() : stopTail()));
+  rows.addEventListener('click', (event) => {
+    const button = event.target.closest('button[data-key]');
+    if (button) openDetail(button.dataset.key, button);
+  });
+  // Up and down move between the rows' buttons; Enter (the button's own) opens one.
+  rows.addEventListener('keydown', (event) => {
+    if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return;
+    const buttons = [...rows.querySelectorAll('button[data-key]')];
+    const index = buttons.indexOf(document.activeElement);
+    if (index === -1) return;
+    const next = buttons[index + (event.key === 'ArrowDown' ? 1 : -1)];
+    if (next) {
+      event.preventDefault();
+      next.focus();
+    }
+  });
+
+  return {
+    /** Shows the events for `params`; the same filter again keeps the rows already loaded. */
+    show(params, { reload = false } = {}) {
+      const next = pick(params, EVENT_FILTERS);
+      if (filter !== undefined && sameFilter(filter, next) && !reload) return;
+      filter = next;
+      fillForm(form, filter);
+      load(true);
+      if (toggle.checked) startTail();
+    },
+    get filter() {
+      return filter ?? {};
+    },
+  };
+}

@@ -1,0 +1,59 @@
+/* global setTimeout */
+// The Export and replay view: download links for the Events view's filter (NDJSON, CSV), and a
+// replay of every matching event with its progress.
+import { adminUrl, getJson, postJson } from './api.js';
+import { byId, showError } from './dom.js';
+import { describeFilter } from './filters.js';
+
+const POLL_MS = 500;
+
+export function createExportView({ currentFilter }) {
+  const summary = byId('export-filter');
+  const ndjson = byId('export-ndjson');
+  const csv = byId('export-csv');
+  const start = byId('replay-start');
+  const progress = byId('replay-progress');
+  const bar = byId('replay-bar');
+  const status = byId('replay-status');
+
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  async function follow(id) {
+    for (;;) {
+      const replay = await getJson(`/replays/${encodeURIComponent(id)}`);
+      bar.max = Math.max(replay.total, 1);
+      bar.value = replay.done + replay.failed;
+      status.textContent =
+        replay.state === 'running'
+          ? `Replaying: ${replay.done + replay.failed} of ${replay.total}…`
+          : `Replay ${replay.state}: ${replay.done} of ${replay.total} replayed, ${replay.failed} failed.`;
+      progress.dataset.state = replay.state;
+      if (replay.state !== 'running') return;
+      await sleep(POLL_MS);
+    }
+  }
+
+  start.addEventListener('click', async () => {
+    start.disabled = true;
+    progress.hidden = false;
+    bar.value = 0;
+    status.textContent = 'Starting the replay…';
+    try {
+      const { id } = await postJson('/events/replay', currentFilter());
+      await follow(id);
+    } catch (failure) {
+      showError(status, failure);
+    } finally {
+      start.disabled = false;
+    }
+  });
+
+  return {
+    show() {
+      const filter = currentFilter();
+      summary.textContent = describeFilter(filter);
+      ndjson.href = adminUrl('/events/export', { format: 'ndjson', ...filter });
+      csv.href = adminUrl('/events/export', { format: 'csv', ...filter });
+    },
+  };
+}

@@ -1,0 +1,244 @@
+/* global ResizeObserver, setInterval, clearInterval */
+// The Traffic view: three uPlot charts (events per minute by name, queue depth and failed jobs,
+// acknowledgement-to-tray lag) over the admin stats API. Beside each chart a data table holds the
+// plotted numbers, for screen readers and for anyone who wants the exact values (data-* attributes
+// carry them unformatted).
+import uPlot from './uPlot.esm.js';
+import { getJson } from './api.js';
+import { byId, h, showError } from './dom.js';
+
+const PALETTE = ['#1a5fb4', '#c01c28', '#26a269', '#a347ba', '#e66100', '#613583', '#865e3c', '#0e7c86'];
+const HEIGHT = 220;
+const QUEUE_SAMPLE_MS = 5000;
+/** One hour of queue samples at most. */
+const QUEUE_SAMPLES = 720;
+const QUEUE_FIELDS = ['waiting', 'active', 'delayed', 'failed', 'completed'];
+
+const minuteLabel = (epochMs) => new Date(epochMs).toLocaleString();
+
+/** A chart box (figure) of the page: its drawing area, its data area, and the chart drawn there. */
+function chartBox(id) {
+  const figure = byId(id);
+  const box = { plot: figure.querySelector('.chart'), data: figure.querySelector('.data'), chart: undefined };
+  new ResizeObserver(() => {
+    if (box.chart && box.plot.clientWidth > 0)
+      box.chart.setSize({ width: box.plot.clientWidth, height: HEIGHT });
+  }).observe(box.plot);
+  return box;
+}
+
+/** Draws (or redraws) a time chart: `x` epoch ms, `series` [{label, values}]. */
+function draw(box, x, series, yLabel) {
+  box.chart?.destroy();
+  box.chart = undefined;
+  box.plot.replaceChildren();
+  if (series.length === 0 || x.length === 0) return;
+  box.chart = new uPlot(
+    {
+      width: Math.max(box.plot.clientWidth, 300),
+      height: HEIGHT,
+      scales: { x: { time: true } },
+      series: [
+        {},
+        ...series.map((s, i) => ({
+          label: s.label,
+          stroke: PALETTE[i % PALETTE.length],
+          width: 1.5,
+          spanGaps: false,
+        })),
+      ],
+      axes: [{}, { label: yLabel }],
+    },
+    [x.map((ms) => ms / 1000), ...series.map((s) => s.values)],
+    box.plot,
+  );
+}
+
+/** A data table: `head` the column labels, `rows` and `foot` lists of cells {text, data}, the first a row header. */
+function dataTable(chart, caption, head, rows, foot) {
+  const cellOf = (tag, c) => h(tag, { dataset: c.data, ...(tag === 'th' ? { scope: 'row' } : {}) }, c.text);
+  return h(
+    'table',
+    { className: 'data-table', dataset: { chart } },
+    h('caption', {}, caption),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        head.map((label) => h('th', { scope: 'col' }, label)),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      rows.map(([first, ...rest]) =>
+        h(
+          'tr',
+          {},
+          cellOf('th', first),
+          rest.map((c) => cellOf('td', c)),
+        ),
+      ),
+    ),
+    foot
+      ? h(
+          'tfoot',
+          {},
+          h(
+            'tr',
+            {},
+            cellOf('th', foot[0]),
+            foot.slice(1).map((c) => cellOf('td', c)),
+          ),
+        )
+      : undefined,
+  );
+}
+
+function renderEventsPerMinute(box, stats) {
+  const series = stats.series.map((s) => ({ label: s.event, values: s.counts }));
+  draw(box, stats.minutes, series, 'events');
+  const rows = [];
+  stats.minutes.forEach((minute, i) => {
+    if (!stats.series.some((s) => (s.counts[i] ?? 0) > 0)) return;
+    rows.push([
+      { text: minuteLabel(minute), data: { minute: String(minute) } },
+      ...stats.series.map((s) => ({
+        text: String(s.counts[i] ?? 0),
+        data: { event: s.event, minute: String(minute), value: String(s.counts[i] ?? 0) },
+      })),
+    ]);
+  });
+  const totals = stats.series.map((s) => {
+    const total = s.counts.reduce((sum, n) => sum + (n ?? 0), 0);
+    return { text: String(total), data: { event: s.event, total: String(total) } };
+  });
+  box.data.replaceChildren(
+    stats.series.length === 0
+      ? h('p', { className: 'muted' }, 'No events in this period.')
+      : dataTable(
+          'events-per-minute',
+          'Events per minute (minutes with events only)',
+          ['Minute', ...stats.series.map((s) => s.event)],
+          rows,
+          [{ text: 'Total' }, ...totals],
+        ),
+  );
+}
+
+function renderLag(box, stats) {
+  draw(
+    box,
+    stats.minutes,
+    [
+      { label: 'p50 (ms)', values: stats.p50 },
+      { label: 'p99 (ms)', values: stats.p99 },
+    ],
+    'ms',
+  );
+  const rows = [];
+  stats.minutes.forEach((minute, i) => {
+    if (stats.p50[i] === null || stats.p50[i] === undefined) return;
+    rows.push([
+      { text: minuteLabel(minute), data: { minute: String(minute) } },
+      ...['p50', 'p99', 'max'].map((field) => ({
+        text: String(stats[field][i]),
+        data: { field, minute: String(minute), value: String(stats[field][i]) },
+      })),
+    ]);
+  });
+  const overall = stats.overall;
+  const summary = byId('lag-overall');
+  summary.dataset.count = String(overall?.count ?? 0);
+  summary.textContent =
+    overall && overall.count > 0
+      ? `Over the period: ${overall.count} events, p50 ${overall.p50} ms, p99 ${overall.p99} ms, max ${overall.max} ms (p50 and p99 estimated from a histogram; max exact).`
+      : '';
+  box.data.replaceChildren(
+    rows.length === 0
+      ? h('p', { className: 'muted' }, 'No event reached a tray in this period.')
+      : dataTable(
+          'lag',
+          'Lag per minute in milliseconds (minutes with events only)',
+          ['Minute', 'p50', 'p99', 'max'],
+          rows,
+        ),
+  );
+}
+
+function renderQueues(box, stats, samples) {
+  const sum = (field) => stats.queues.reduce((total, queue) => total + (queue[field] ?? 0), 0);
+  samples.push({
+    at: Date.now(),
+    depth: sum('waiting') + sum('active') + sum('delayed'),
+    failed: sum('failed'),
+  });
+  if (samples.length > QUEUE_SAMPLES) samples.shift();
+  draw(
+    box,
+    samples.map((s) => s.at),
+    [
+      { label: 'depth (waiting + active + delayed)', values: samples.map((s) => s.depth) },
+      { label: 'failed', values: samples.map((s) => s.failed) },
+    ],
+    'jobs',
+  );
+  box.data.replaceChildren(
+    dataTable(
+      'queue',
+      `Jobs per queue at ${new Date().toLocaleTimeString()}`,
+      ['Queue', ...QUEUE_FIELDS],
+      stats.queues.map((queue) => [
+        { text: queue.name, data: { queue: queue.name } },
+        ...QUEUE_FIELDS.map((field) => ({
+          text: String(queue[field] ?? 0),
+          data: { queue: queue.name, field, value: String(queue[field] ?? 0) },
+        })),
+      ]),
+    ),
+  );
+}
+
+export function createTrafficView() {
+  const error = byId('traffic-error');
+  const events = chartBox('chart-events');
+  const queue = chartBox('chart-queue');
+  const lag = chartBox('chart-lag');
+  const samples = [];
+  let timer;
+
+  async function sampleQueues() {
+    try {
+      renderQueues(queue, await getJson('/stats/queue'), samples);
+    } catch (failure) {
+      showError(error, failure);
+    }
+  }
+
+  async function refresh() {
+    showError(error);
+    const results = await Promise.allSettled([
+      getJson('/stats/events-per-minute').then((stats) => renderEventsPerMinute(events, stats)),
+      getJson('/stats/lag').then((stats) => renderLag(lag, stats)),
+      sampleQueues(),
+    ]);
+    const failed = results.find((result) => result.status === 'rejected');
+    if (failed) showError(error, failed.reason);
+  }
+
+  byId('traffic-refresh').addEventListener('click', refresh);
+
+  return {
+    show() {
+      refresh();
+      clearInterval(timer);
+      timer = setInterval(sampleQueues, QUEUE_SAMPLE_MS);
+    },
+    hide() {
+      clearInterval(timer);
+      timer = undefined;
+    },
+  };
+}

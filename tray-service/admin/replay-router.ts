@@ -1,0 +1,81 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { AppError } from '../../shared/errors/app-error.ts';
+import { jsonBody } from '../http/require-json.ts';
+import type { ReplayProgress, Replays } from '../use-cases/replay-events.ts';
+import { eventsFilterShape, toFilter } from './events-router.ts';
+import { parseQuery } from './parse-query.ts';
+
+export interface ReplayRouterDeps {
+  replays: Replays;
+  /** Where the router is mounted: the Location of a started replay. */
+  mountPath: string;
+  /** REPLAY_MAX_EVENTS: the most events one replay of a filter may take. */
+  maxEvents: number;
+}
+
+const iso = (at: Date | undefined) => (at === undefined ? undefined : at.toISOString());
+
+/** A replay's progress as the API shows it (times ISO 8601). */
+function progressView(progress: ReplayProgress) {
+  const { since, until, ...filter } = progress.filter;
+  return {
+    id: progress.id,
+    state: progress.state,
+    total: progress.total,
+    done: progress.done,
+    failed: progress.failed,
+    filter: {
+      ...filter,
+      ...(since === undefined ? {} : { since: iso(since) }),
+      ...(until === undefined ? {} : { until: iso(until) }),
+    },
+    startedAt: progress.startedAt.toISOString(),
+    updatedAt: progress.updatedAt.toISOString(),
+    ...(progress.finishedAt === undefined ? {} : { finishedAt: progress.finishedAt.toISOString() }),
+  };
+}
+
+/**
+ * Replaying stored events into the tray through the worker's apply path (docs/operations.md#events-console-api):
+ * POST /events/:key/replay (one, answered when done), POST /events/replay (a filter's events, in
+ * the background: 202 and its id), GET /replays/:id (its progress).
+ */
+export function createReplayRouter(deps: ReplayRouterDeps): Router {
+  const router = Router();
+  const filterBody = z.object(eventsFilterShape).strict();
+  const empty = z.object({}).strict();
+
+  router.post('/events/replay', ...jsonBody(), async (req, res) => {
+    const filter = toFilter(parseQuery(filterBody, req.body ?? {}, 'field'));
+    const started = await deps.replays.start(filter);
+    if ('refused' in started) {
+      throw new AppError(
+        'VALIDATION',
+        `filter: matches ${started.refused} events, at most ${deps.maxEvents} per replay; narrow it (since/until)`,
+      );
+    }
+    res
+      .status(202)
+      .location(`${deps.mountPath}/replays/${started.id}`)
+      .json({ id: started.id, total: started.total });
+  });
+
+  router.post('/events/:key/replay', ...jsonBody(), async (req, res) => {
+    parseQuery(empty, req.body ?? {}, 'field');
+    const replayed = await deps.replays.one(String(req.params.key));
+    if (!replayed) throw new AppError('NOT_FOUND', 'no stored event with this key');
+    res.json({ key: replayed.key, replayed: true, status: replayed.status });
+  });
+
+  router.get('/replays/:id', async (req, res) => {
+    const progress = /^[\w-]{1,64}$/.test(req.params.id)
+      ? await deps.replays.status(req.params.id)
+      : undefined;
+    if (!progress)
+      throw new AppError('NOT_FOUND', 'no replay with this id (kept a day after its last progress)');
+    res.json(progressView(progress));
+  });
+
+  return router;
+}

@@ -1,0 +1,102 @@
+import express, { Router, type Response } from 'express';
+import { AppError } from '../../shared/errors/app-error.ts';
+import type { AdminSessions } from './admin-sessions.ts';
+import { readCookie } from './read-cookie.ts';
+import { adminCaller, authenticateAdmin, type AdminAuthOptions } from './require-admin.ts';
+import { ADMIN_SESSION_COOKIE, sessionCookieOptions } from './session-cookie.ts';
+import { signInPage, signOutPage } from './sign-in-pages.ts';
+
+export interface SignInRouterDeps {
+  auth: AdminAuthOptions;
+  sessions: AdminSessions;
+  /** Where the admin router is mounted (/admin): the cookie's path and the pages' links. */
+  mountPath: string;
+  clock?: () => number;
+}
+
+/**
+ * Where a browser may be sent after signing in: a path of the admin listener only. Anything else
+ * (another site, `//host`, a backslash some browsers read as a slash) would make the sign-in page
+ * an open redirect.
+ */
+export function safeNext(value: unknown, mountPath: string): string {
+  const fallback = `${mountPath}/console`;
+  if (typeof value !== 'string' || value.length > 2_000) return fallback;
+  const inside =
+    value === mountPath || value.startsWith(`${mountPath}/`) || value.startsWith(`${mountPath}?`);
+  return inside && !/[\\\s]|\/\//.test(value) ? value : fallback;
+}
+
+/**
+ * One sign-in for every page of the admin listener (docs/operations.md#admin-authentication): the
+ * form at /login opens a session in Redis and sets its cookie on the whole mount path; /logout ends
+ * it everywhere; /session tells the signed-in page its CSRF token. The queue dashboard's old
+ * addresses (/queues/login, /queues/logout) lead here.
+ */
+export function createSignInRouter(deps: SignInRouterDeps): Router {
+  const clock = deps.clock ?? Date.now;
+  const { mountPath } = deps;
+  const router = Router();
+  const form = express.urlencoded({ extended: false, limit: '16kb' });
+  const html = (res: Response, status: number, body: string) => {
+    res.status(status).type('html').set('Cache-Control', 'no-store').send(body);
+  };
+
+  router.get('/login', (req, res) =>
+    html(res, 200, signInPage(mountPath, safeNext(req.query.next, mountPath))),
+  );
+  router.post('/login', form, async (req, res, next) => {
+    const body = req.body as Record<string, unknown> | undefined;
+    const token = typeof body?.token === 'string' ? body.token.trim() : '';
+    const target = safeNext(body?.next ?? req.query.next, mountPath);
+    try {
+      const admin = await authenticateAdmin(token, deps.auth);
+      const { id, maxAgeMs } = await deps.sessions.open(admin, clock());
+      res.cookie(ADMIN_SESSION_COOKIE, id, { ...sessionCookieOptions(req, mountPath), maxAge: maxAgeMs });
+      res.redirect(303, target);
+    } catch (error) {
+      if (error instanceof AppError && error.kind === 'UNAUTHORIZED') {
+        html(res, 401, signInPage(mountPath, target, 'That is not a valid admin credential.'));
+        return;
+      }
+      next(error);
+    }
+  });
+
+  router.get('/logout', (_req, res) => html(res, 200, signOutPage(mountPath)));
+  // No CSRF token needed: another site can at most end a session (and SameSite=Strict keeps the
+  // cookie from its requests anyway).
+  router.post('/logout', async (req, res) => {
+    const id = readCookie(req.get('cookie'), ADMIN_SESSION_COOKIE);
+    if (id !== undefined) await deps.sessions.close(id);
+    res.clearCookie(ADMIN_SESSION_COOKIE, sessionCookieOptions(req, mountPath));
+    res.redirect(303, `${mountPath}/login`);
+  });
+
+  router.get('/session', async (req, res) => {
+    const caller = await adminCaller(req, { ...deps, clock });
+    if (caller === undefined) {
+      throw new AppError('UNAUTHORIZED', 'missing bearer token', {
+        headers: { 'WWW-Authenticate': 'Bearer' },
+      });
+    }
+    if (caller.via !== 'session') {
+      throw new AppError('NOT_FOUND', 'no session: this request carries a bearer credential');
+    }
+    res.set('Cache-Control', 'no-store').json({
+      csrfToken: caller.session.csrfToken,
+      expiresAt: new Date(caller.session.expiresAt).toISOString(),
+    });
+  });
+
+  // The queue dashboard signed in at its own address before the sign-in covered the whole admin
+  // listener; bookmarks and scripts that use it still work. 307 keeps a POST a POST, body included.
+  const queues = `${mountPath}/queues`;
+  router.all('/queues/login', (req, res) => {
+    res.redirect(req.method === 'POST' ? 307 : 303, `${mountPath}/login?next=${encodeURIComponent(queues)}`);
+  });
+  router.all('/queues/logout', (req, res) => {
+    res.redirect(req.method === 'POST' ? 307 : 303, `${mountPath}/logout`);
+  });
+  return router;
+}

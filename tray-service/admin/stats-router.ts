@@ -1,0 +1,79 @@
+import type Bull from 'bull';
+import { Router } from 'express';
+import { z } from 'zod';
+import { AppError } from '../../shared/errors/app-error.ts';
+import { DAY_MS } from '../../shared/time/durations.ts';
+import { chartRange, type EventCharts } from '../use-cases/event-charts.ts';
+import { queueStats } from '../use-cases/queue-stats.ts';
+import { isoTime, parseQuery, requireOrderedRange } from './parse-query.ts';
+
+export interface StatsRouterDeps {
+  charts: EventCharts;
+  /** The queues whose counts GET /stats/queue reports (the webhook queue, moderation-decisions). */
+  queues: readonly Bull.Queue[];
+  clock?: () => number;
+}
+
+/** Longest range of a chart: a day of minutes. */
+export const MAX_CHART_MS = DAY_MS;
+
+/**
+ * GET /admin/stats/*: the events console's traffic charts (events per minute by name, the lag from
+ * acknowledgement to tray) over at most 24 hours, from the per-minute rollups, and the queues'
+ * job counts (docs/operations.md#events-console-api).
+ */
+export function createStatsRouter(deps: StatsRouterDeps): Router {
+  const router = Router();
+  const clock = deps.clock ?? Date.now;
+  const rangeSchema = z.object({ since: isoTime.optional(), until: isoTime.optional() }).strict();
+
+  /** since/until, defaulting to the last 24 hours, as whole minutes. */
+  const rangeOf = (query: unknown) => {
+    const given = parseQuery(rangeSchema, query);
+    requireOrderedRange(given);
+    const until = given.until ?? new Date(clock());
+    const since = given.since ?? new Date(until.getTime() - MAX_CHART_MS);
+    if (until.getTime() - since.getTime() > MAX_CHART_MS) {
+      throw new AppError('VALIDATION', 'until: at most 24 hours after since');
+    }
+    return chartRange(since, until);
+  };
+  const iso = (range: { from: number; to: number }) => ({
+    from: new Date(range.from).toISOString(),
+    to: new Date(range.to).toISOString(),
+  });
+
+  router.get('/stats/events-per-minute', async (req, res) => {
+    const chart = await deps.charts.eventsPerMinute(rangeOf(req.query));
+    res.json({ ...chart, ...iso(chart) });
+  });
+
+  router.get('/stats/lag', async (req, res) => {
+    const chart = await deps.charts.lag(rangeOf(req.query));
+    res.json({ ...chart, ...iso(chart) });
+  });
+
+  const none = z.object({}).strict();
+  router.get('/stats/queue', async (req, res) => {
+    parseQuery(none, req.query);
+    res.json(
+      await queueStats(
+        deps.queues.map((queue) => ({
+          name: queue.name,
+          counts: async () => {
+            const counts = await queue.getJobCounts();
+            return {
+              waiting: counts.waiting,
+              active: counts.active,
+              delayed: counts.delayed,
+              failed: counts.failed,
+              completed: counts.completed,
+            };
+          },
+        })),
+      ),
+    );
+  });
+
+  return router;
+}

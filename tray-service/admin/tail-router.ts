@@ -1,0 +1,76 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { AppError } from '../../shared/errors/app-error.ts';
+import { sseComment, sseEvent, sseRetry } from '../http/sse-format.ts';
+import { tailEvents } from '../use-cases/events-tail.ts';
+import { toEventView } from './event-view.ts';
+import { eventsFilterShape, toFilter } from './events-router.ts';
+import { parseQuery } from './parse-query.ts';
+import type { RedisEventsFeed } from './redis-events-feed.ts';
+
+export interface TailRouterDeps {
+  feed: RedisEventsFeed;
+  /** EVENTS_RETENTION_DAYS: each event's `expiresAt` in the view. */
+  retentionDays: number;
+  /** Open tails per instance at most: each holds a connection. */
+  maxTails?: number;
+  /** A comment line this often keeps proxies from closing an idle tail. */
+  heartbeatMs?: number;
+}
+
+/**
+ * GET /admin/events/tail: server-sent events, one `stored` event (id: the event's key, data: its
+ * view) for each newly applied event that passes the list's filters, and a heartbeat comment
+ * between them (docs/operations.md#events-console-api). Nothing is replayed on reconnect: the list
+ * shows what a tail missed.
+ */
+export function createTailRouter(deps: TailRouterDeps): Router {
+  const router = Router();
+  const schema = z.object(eventsFilterShape).strict();
+  const maxTails = deps.maxTails ?? 100;
+  const heartbeatMs = deps.heartbeatMs ?? 15_000;
+
+  router.get('/events/tail', async (req, res) => {
+    const filter = toFilter(parseQuery(schema, req.query));
+    if (deps.feed.listeners >= maxTails) {
+      throw new AppError('TOO_MANY_STREAMS', `at most ${maxTails} open tails on this instance`, {
+        headers: { 'Retry-After': '15' },
+      });
+    }
+    // What the stream holds: ended once, by the client leaving or the feed closing.
+    const stream: { open: boolean; stop?: () => void; heartbeat?: NodeJS.Timeout } = { open: true };
+    const finish = () => {
+      if (!stream.open) return;
+      stream.open = false;
+      clearInterval(stream.heartbeat);
+      stream.stop?.();
+      res.end();
+    };
+    res.status(200).set({
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      // Proxies that buffer responses (nginx) would hold the events back.
+      'X-Accel-Buffering': 'no',
+    });
+    req.on('close', finish);
+    // Subscribed before the first byte: an event applied once the client sees the stream open is
+    // never missed.
+    stream.stop = await tailEvents(deps.feed, filter, {
+      event: (event) => {
+        if (stream.open) res.write(sseEvent('stored', event.key, toEventView(event, deps.retentionDays)));
+      },
+      end: finish,
+    });
+    if (!stream.open) {
+      stream.stop();
+      return;
+    }
+    res.flushHeaders();
+    res.write(sseRetry(3_000));
+    res.write(sseComment('tail open'));
+    stream.heartbeat = setInterval(() => res.write(sseComment('heartbeat')), heartbeatMs);
+    stream.heartbeat.unref();
+  });
+
+  return router;
+}

@@ -1,0 +1,9 @@
+/** An actor as they were when they acted (later renames do not change it). */
+export interface ActorSnapshot {
+  userId: string;
+  name: string;
+  imageUrl?: string;
+  avatarCustomUrl?: string;
+  /** Epoch ms of this actor's latest activity on the record. */
+  at: number;
+}

@@ -1,0 +1,48 @@
+import type { MappedEvent } from './activity.ts';
+
+/**
+ * Whose tray records an event changed, from what the mapping made of it (docs/operations.md#events-console-api):
+ * the users of its personal activities (post or comment owners, mentioned users), the actor's own
+ * left out as the tray leaves it out; and for a community post, the community's members at the
+ * post's time, its author left out (membership by time, as the fan-out reads it).
+ */
+export interface RecipientSources {
+  /** Distinct, in byte order. */
+  personal: string[];
+  community?: { communityId: string; at: number; authorId: string };
+}
+
+/** Byte order of UTF-8, the order PostgreSQL's COLLATE "C" gives ids (and the pages use). */
+export const byteOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+export function recipientSources(mapped: Pick<MappedEvent, 'activities'>): RecipientSources {
+  const personal = new Set<string>();
+  let community: RecipientSources['community'];
+  for (const activity of mapped.activities) {
+    const { audience } = activity;
+    if (audience.kind === 'user' && audience.userId !== activity.actor.userId) personal.add(audience.userId);
+    if (audience.kind === 'community' && community === undefined)
+      community = { communityId: audience.communityId, at: activity.at, authorId: activity.actor.userId };
+  }
+  return { personal: [...personal].sort(byteOrder), ...(community ? { community } : {}) };
+}
+
+/**
+ * One page of the union of the personal recipients and a page of members, both in byte order,
+ * strictly after `after`. `members` must hold the first `limit` members after `after` (and say
+ * whether more follow): every member beyond it sorts after all of it, so the union's first
+ * `limit` ids are among the two lists.
+ */
+export function recipientsPage(
+  personal: readonly string[],
+  members: { userIds: readonly string[]; more: boolean },
+  after: string | undefined,
+  limit: number,
+): { userIds: string[]; next?: string } {
+  const later = (userId: string) => after === undefined || byteOrder(userId, after) > 0;
+  const union = [...new Set([...personal.filter(later), ...members.userIds])].sort(byteOrder);
+  const userIds = union.slice(0, limit);
+  const last = userIds.at(-1);
+  const more = union.length > limit || (members.more && userIds.length === limit);
+  return more && last !== undefined ? { userIds, next: last } : { userIds };
+}

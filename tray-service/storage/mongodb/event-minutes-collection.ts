@@ -1,0 +1,40 @@
+import type { CollectionSpec } from './collection-spec.ts';
+
+export const EVENT_MINUTES = 'event_minutes';
+export const EVENT_LAG_MINUTES = 'event_lag_minutes';
+
+/** event_minutes: events received per minute and event name (the events-per-minute chart). */
+export const eventMinutesCollection: CollectionSpec = {
+  name: EVENT_MINUTES,
+  indexes: [
+    {
+      name: 'minute',
+      key: { minute: 1 },
+      serves: 'GET /admin/stats/events-per-minute: find({minute in [since, until)}) in minute order',
+    },
+    {
+      name: 'expiry',
+      key: { expiresAt: 1 },
+      expireAfterSeconds: 0,
+      serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
+    },
+  ],
+};
+
+/** event_lag_minutes: per minute of receipt, the histogram of acknowledgement-to-tray lags. */
+export const eventLagMinutesCollection: CollectionSpec = {
+  name: EVENT_LAG_MINUTES,
+  indexes: [
+    {
+      name: 'minute',
+      key: { minute: 1 },
+      serves: 'GET /admin/stats/lag: find({minute in [since, until)}) in minute order',
+    },
+    {
+      name: 'expiry',
+      key: { expiresAt: 1 },
+      expireAfterSeconds: 0,
+      serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
+    },
+  ],
+};

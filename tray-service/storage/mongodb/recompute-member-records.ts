@@ -1,0 +1,121 @@
+import type { Db } from 'mongodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { recordGroup } from './storage-keys.ts';
+import { TRAY_RECORDS } from './collection-names.ts';
+import { type TrayRecordDoc } from './tray-record-doc.ts';
+import { recordKey, type Activity } from '../../domain/activity.ts';
+import type { MembershipInterval } from '../../domain/membership-intervals.ts';
+import { recomputeRecord } from './apply-activity.ts';
+import { casUpdateRecords } from './cas-update-records.ts';
+import { claimVersions } from './claim-versions.ts';
+import { memberSpans } from './membership-store.ts';
+import { readByIds } from './read-by-ids.ts';
+import { readMemberActions, readTargetActions } from './target-actions-store.ts';
+
+export interface RecomputeOptions {
+  retentionDays: number;
+  /** The job's dedupe key (owner of its write claims). */
+  owner: string;
+  now: () => number;
+  onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
+}
+
+/** Rounds of claim-and-delete for a record left with no action before giving up (the job retries). */
+const DELETE_ROUNDS = 20;
+
+/**
+ * After a leave (docs/tray-rules.md#leaving-and-rejoining-a-community), computes a member's
+ * unexpired records of the community's targets again (recomputeRecord): their `post` record and
+ * those their kept actions name. A changed record is written by compare-and-set with the group's
+ * kept actions and the member's away spans re-read each round; a record left with no action is
+ * deleted once its next version is claimed, so no concurrent writer's change is lost unseen.
+ */
+export async function recomputeMemberRecords(
+  db: Db,
+  communityId: string,
+  userId: string,
+  options: RecomputeOptions,
+): Promise<void> {
+  const addressed = await readMemberActions(db, communityId, userId);
+  const targets = new Map<string, { verb: Activity['verb']; targetId: string }>([
+    [recordGroup('post', communityId), { verb: 'post', targetId: communityId }],
+  ]);
+  for (const action of addressed)
+    targets.set(recordGroup(action.verb, action.targetId), { verb: action.verb, targetId: action.targetId });
+  const keyGroups = new Map(
+    [...targets].map(([group, { verb, targetId }]) => [recordKey(verb, targetId, userId), group]),
+  );
+  const actions = new Map<string, Activity[]>();
+  let away: MembershipInterval[] = [];
+  const gone = new Set<string>();
+  await casUpdateRecords(
+    db,
+    [...keyGroups.keys()],
+    (key, current) => {
+      gone.delete(key);
+      if (!current || current.expiresAt.getTime() <= options.now()) return 'unchanged';
+      const next = recomputeRecord(current, actions.get(keyGroups.get(key) ?? '') ?? [], away, {
+        retentionDays: options.retentionDays,
+        now: options.now(),
+      });
+      if (next === 'delete') {
+        gone.add(key);
+        return 'unchanged';
+      }
+      return next;
+    },
+    {
+      owner: options.owner,
+      now: options.now,
+      ...(options.onWritten ? { onWritten: options.onWritten } : {}),
+      refresh: async () => {
+        away = (await memberSpans(db, communityId, userId)).away;
+        for (const group of new Set(keyGroups.values()))
+          actions.set(group, await readTargetActions(db, group));
+      },
+    },
+  );
+  for (const key of gone)
+    await deleteEmptied(db, key, keyGroups.get(key) ?? '', communityId, userId, options);
+}
+
+/**
+ * Deletes a record left with no action, from the version it was computed from: its next version is
+ * claimed first (claimVersions), so a concurrent writer either moved it before (then it is computed
+ * again) or finds it gone.
+ */
+async function deleteEmptied(
+  db: Db,
+  key: string,
+  group: string,
+  communityId: string,
+  userId: string,
+  options: RecomputeOptions,
+): Promise<void> {
+  for (let round = 1; round <= DELETE_ROUNDS; round++) {
+    if (round > 1) await sleep(Math.random() * Math.min(5 * round, 100));
+    const current = (await readByIds(db, [key])).get(key);
+    if (!current) return;
+    const next = recomputeRecord(
+      current,
+      await readTargetActions(db, group),
+      (await memberSpans(db, communityId, userId)).away,
+      { retentionDays: options.retentionDays, now: options.now() },
+    );
+    if (next !== 'delete') {
+      // A concurrent writer added an action that counts: an ordinary recomputation then.
+      await recomputeMemberRecords(db, communityId, userId, options);
+      return;
+    }
+    const won = await claimVersions(db, [{ recordId: key, version: current.version + 1, state: 'deleted' }], {
+      takeoverMs: 60_000,
+      owner: options.owner,
+    });
+    if (!won.has(key)) continue;
+    const { deletedCount } = await db
+      .collection<TrayRecordDoc>(TRAY_RECORDS)
+      .deleteMany({ _id: key, version: current.version });
+    if (deletedCount > 0) return;
+  }
+  throw new Error(`tray record ${key} still contended after ${DELETE_ROUNDS} rounds of deletion`);
+}

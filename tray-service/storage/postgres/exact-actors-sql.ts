@@ -1,0 +1,44 @@
+/** The SQL expressions naming one recipient's record of a community's target. */
+export interface RecordRef {
+  user: string;
+  verb: string;
+  target: string;
+  community: string;
+  countFrom: string;
+}
+
+/**
+ * A scalar subquery: what one recipient's record of a community's target counts, exactly
+ * (docs/tray-rules.md#leaving-and-rejoining-a-community). The record group's actions at or after
+ * the record's countFrom, by others than the recipient, that fell outside the recipient's away
+ * spans; each actor at their latest such action, as that action shows them. Read from the
+ * community's kept posts (`post` records) or the recipient's kept actions (every other verb).
+ * Returns json `{actors, count, newest}`: the newest three snapshots in the text the upsert writes
+ * (jsonb, printed as json), how many, and the newest counted action's activity.
+ *
+ * Only records whose recipient was away at some time after countFrom need it (a member who left
+ * and came back, or left); every other record takes its group's actors as they are.
+ */
+export function exactActorsSql(ref: RecordRef): string {
+  const { user, verb, target, community, countFrom } = ref;
+  return `(SELECT json_build_object(
+      'actors', coalesce(jsonb_agg(c.snap ORDER BY c.n) FILTER (WHERE c.n <= 3), '[]'::jsonb)::json,
+      'count', count(*),
+      'newest', (array_agg(c.activity ORDER BY c.n))[1])
+    FROM (SELECT l.snap, l.activity, row_number() OVER (ORDER BY l.at DESC, l.action_id DESC) AS n
+          FROM (SELECT DISTINCT ON (s.actor_id) s.actor_id, s.at, s.action_id, s.activity,
+                  jsonb_strip_nulls(jsonb_build_object('userId', s.actor_id,
+                    'name', s.activity->'actor'->>'name', 'imageUrl', s.activity->'actor'->>'imageUrl',
+                    'avatarCustomUrl', s.activity->'actor'->>'avatarCustomUrl', 'at', s.at)) AS snap
+                FROM (SELECT cp.actor_id, cp.at, cp.action_id, cp.activity FROM tray_community_posts cp
+                      WHERE ${verb} = 'post' AND cp.community_id = ${target} AND cp.at >= ${countFrom}
+                      UNION ALL
+                      SELECT pa.actor_id, pa.at, pa.action_id, pa.activity FROM tray_personal_actions pa
+                      WHERE ${verb} <> 'post' AND pa.user_id = ${user} AND pa.community_id = ${community}
+                        AND pa.verb = ${verb} AND pa.target_id = ${target} AND pa.at >= ${countFrom}) AS s
+                WHERE s.actor_id <> ${user}
+                  AND NOT EXISTS (SELECT 1 FROM tray_member_away a
+                                  WHERE a.community_id = ${community} AND a.user_id = ${user}
+                                    AND a.from_at <= s.at AND s.at < a.to_at)
+                ORDER BY s.actor_id, s.at DESC, s.action_id DESC) AS l) AS c)`;
+}

@@ -1,0 +1,107 @@
+import { addLagBuckets, emptyLagBuckets, lagQuantile } from '../domain/lag-histogram.ts';
+import { byteOrder } from '../domain/event-recipients.ts';
+import type { EventsPort } from '../storage/port.ts';
+
+const MINUTE_MS = 60_000;
+
+/** The minutes a chart covers: whole minutes from `since`'s to the one `until` falls in. */
+export interface ChartRange {
+  /** First minute (epoch ms, inclusive). */
+  from: number;
+  /** End (epoch ms, exclusive): the minute after the last. */
+  to: number;
+}
+
+/** [since, until) widened to whole minutes. */
+export function chartRange(since: Date, until: Date): ChartRange {
+  const from = Math.floor(since.getTime() / MINUTE_MS) * MINUTE_MS;
+  return { from, to: Math.max(from + MINUTE_MS, Math.ceil(until.getTime() / MINUTE_MS) * MINUTE_MS) };
+}
+
+const minutesOf = (range: ChartRange) =>
+  Array.from({ length: (range.to - range.from) / MINUTE_MS }, (_, index) => range.from + index * MINUTE_MS);
+
+export interface EventsPerMinuteChart extends ChartRange {
+  minutes: number[];
+  /** One series per event name (byte order), a count per minute (0 where none). */
+  series: { event: string; counts: number[] }[];
+}
+
+export interface LagChart extends ChartRange {
+  minutes: number[];
+  /** Events applied per minute (the histograms' sizes). */
+  count: number[];
+  /** Per minute, in ms; null for a minute without events. p50 and p99 are estimates (domain/lag-histogram.ts). */
+  p50: (number | null)[];
+  p99: (number | null)[];
+  max: (number | null)[];
+  /** The whole range at once. */
+  overall: { count: number; p50: number | null; p99: number | null; max: number | null };
+}
+
+/** The events console's traffic charts, from the per-minute rollups storage keeps (never the events). */
+export function createEventCharts(events: Pick<EventsPort, 'perMinute' | 'lagPerMinute'>) {
+  return {
+    async eventsPerMinute(range: ChartRange): Promise<EventsPerMinuteChart> {
+      const minutes = minutesOf(range);
+      const index = new Map(minutes.map((minute, at) => [minute, at]));
+      const series = new Map<string, number[]>();
+      for (const row of await events.perMinute(new Date(range.from), new Date(range.to))) {
+        const at = index.get(row.minute.getTime());
+        if (at === undefined) continue;
+        for (const [event, count] of Object.entries(row.counts)) {
+          let counts = series.get(event);
+          if (!counts) series.set(event, (counts = new Array<number>(minutes.length).fill(0)));
+          counts[at] = (counts[at] ?? 0) + count;
+        }
+      }
+      return {
+        ...range,
+        minutes,
+        series: [...series].sort(([a], [b]) => byteOrder(a, b)).map(([event, counts]) => ({ event, counts })),
+      };
+    },
+
+    async lag(range: ChartRange): Promise<LagChart> {
+      const minutes = minutesOf(range);
+      const byMinute = new Map(
+        (await events.lagPerMinute(new Date(range.from), new Date(range.to))).map((row) => [
+          row.minute.getTime(),
+          row,
+        ]),
+      );
+      const all = emptyLagBuckets();
+      let overallMax: number | null = null;
+      const chart: LagChart = {
+        ...range,
+        minutes,
+        count: [],
+        p50: [],
+        p99: [],
+        max: [],
+        overall: { count: 0, p50: null, p99: null, max: null },
+      };
+      for (const minute of minutes) {
+        const row = byMinute.get(minute);
+        chart.count.push(row?.count ?? 0);
+        chart.p50.push(row ? (lagQuantile(row.buckets, 0.5, row.maxMs) ?? null) : null);
+        chart.p99.push(row ? (lagQuantile(row.buckets, 0.99, row.maxMs) ?? null) : null);
+        chart.max.push(row && row.count > 0 ? row.maxMs : null);
+        if (row) {
+          addLagBuckets(all, row.buckets);
+          overallMax = Math.max(overallMax ?? 0, row.maxMs);
+        }
+      }
+      const count = chart.count.reduce((sum, n) => sum + n, 0);
+      chart.overall = {
+        count,
+        p50: overallMax === null ? null : (lagQuantile(all, 0.5, overallMax) ?? null),
+        p99: overallMax === null ? null : (lagQuantile(all, 0.99, overallMax) ?? null),
+        max: count > 0 ? overallMax : null,
+      };
+      return chart;
+    },
+  };
+}
+
+export type EventCharts = ReturnType<typeof createEventCharts>;

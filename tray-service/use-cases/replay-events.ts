@@ -1,0 +1,128 @@
+import type { EventsFilter } from '../domain/events-filter.ts';
+import type { StoredEvent } from '../domain/stored-event.ts';
+import type { EventsPort } from '../storage/port.ts';
+import { applyJob, type ApplyJobDeps, type JobDelivery } from './apply-job.ts';
+
+export const replayStates = ['running', 'done', 'failed'] as const;
+
+/** Where a replay of many events stands; kept where every instance reads it (ReplayProgressStore). */
+export interface ReplayProgress {
+  id: string;
+  state: (typeof replayStates)[number];
+  filter: EventsFilter;
+  /** Events that matched when it started. */
+  total: number;
+  /** Events replayed so far (applied again, or found already applied: the same thing). */
+  done: number;
+  /** Events whose replay threw (each is also logged by the caller's logger). */
+  failed: number;
+  startedAt: Date;
+  /** Last progress written: a `running` replay that stopped moving lost its process. */
+  updatedAt: Date;
+  finishedAt?: Date;
+}
+
+export interface ReplayProgressStore {
+  save(progress: ReplayProgress): Promise<void>;
+  get(id: string): Promise<ReplayProgress | undefined>;
+}
+
+export interface ReplayDeps {
+  events: Pick<EventsPort, 'get' | 'stream' | 'count'>;
+  /** The worker's apply path (storage, retention, bans, moderation, live changes). */
+  apply: ApplyJobDeps;
+  progress: ReplayProgressStore;
+  newId: () => string;
+  /** Most events one replay of a filter may take (a narrower filter, or several, beyond that). */
+  maxEvents: number;
+  /** Told of each event whose replay threw (and of a replay that could not go on: no event). */
+  onError?: (error: unknown, event?: StoredEvent) => void;
+  clock?: () => number;
+}
+
+/** A stored event as the queue delivered it: its key is the job's dedupe key, so it is stored once. */
+export const deliveryOf = (event: StoredEvent): JobDelivery => ({
+  dedupeKey: event.key,
+  webhook: event.webhook,
+  receivedAt: event.receivedAt.toISOString(),
+  event: event.event,
+  data: event.data,
+});
+
+/** Progress is written at most this often (and at the end). */
+const SAVE_EVERY_MS = 500;
+
+/**
+ * Replays stored events into the tray through the worker's own apply path (applyJob), so a replay
+ * is exactly a redelivery: every step is idempotent, and replaying an event twice, or one the
+ * tray already holds, changes nothing (docs/operations.md#events-console-api). What it mends is a
+ * tray that lost what it should hold (a restored backup, a fixed mapping).
+ */
+export function createReplays(deps: ReplayDeps) {
+  const clock = deps.clock ?? Date.now;
+
+  async function run(progress: ReplayProgress): Promise<void> {
+    let saved = clock();
+    try {
+      for await (const event of deps.events.stream(progress.filter)) {
+        try {
+          await applyJob(deliveryOf(event), deps.apply);
+          progress.done += 1;
+        } catch (error) {
+          progress.failed += 1;
+          deps.onError?.(error, event);
+        }
+        if (clock() - saved >= SAVE_EVERY_MS) {
+          progress.updatedAt = new Date((saved = clock()));
+          await deps.progress.save(progress);
+        }
+      }
+      progress.state = 'done';
+    } catch (error) {
+      // Reading the events failed (storage down): what was replayed stays replayed.
+      progress.state = 'failed';
+      deps.onError?.(error);
+    }
+    progress.finishedAt = progress.updatedAt = new Date(clock());
+    await deps.progress.save(progress);
+  }
+
+  return {
+    /** Replays one event; undefined when no unexpired event has this key. */
+    async one(key: string): Promise<StoredEvent | undefined> {
+      const event = await deps.events.get(key);
+      if (!event) return undefined;
+      return applyJob(deliveryOf(event), deps.apply);
+    },
+
+    /**
+     * Starts replaying every event of `filter` (newest first) and returns at once with its id, or
+     * `refused` with the number of matches when they are more than `maxEvents`.
+     */
+    async start(
+      filter: EventsFilter,
+    ): Promise<{ id: string; total: number; finished: Promise<void> } | { refused: number }> {
+      const total = await deps.events.count(filter);
+      if (total > deps.maxEvents) return { refused: total };
+      const now = new Date(clock());
+      const progress: ReplayProgress = {
+        id: deps.newId(),
+        state: 'running',
+        filter,
+        total,
+        done: 0,
+        failed: 0,
+        startedAt: now,
+        updatedAt: now,
+      };
+      await deps.progress.save(progress);
+      // Never rejects: a replay's failure is its state (and the error goes to onError).
+      const finished = run(progress).catch((error: unknown) => deps.onError?.(error));
+      return { id: progress.id, total, finished };
+    },
+
+    status: (id: string) => deps.progress.get(id),
+  };
+}
+
+export type Replays = ReturnType<typeof createReplays>;
