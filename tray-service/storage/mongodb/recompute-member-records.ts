@@ -8,7 +8,7 @@ import type { MembershipInterval } from '../../domain/membership-intervals.ts';
 import { recomputeRecord } from './apply-activity.ts';
 import { casUpdateRecords } from './cas-update-records.ts';
 import { claimVersions } from './claim-versions.ts';
-import { memberSpans } from './membership-store.ts';
+import { memberChangesFingerprint, memberSpans } from './membership-store.ts';
 import { readByIds } from './read-by-ids.ts';
 import { readMemberActions, readTargetActions } from './target-actions-store.ts';
 
@@ -23,6 +23,9 @@ export interface RecomputeOptions {
 /** Rounds of claim-and-delete for a record left with no action before giving up (the job retries). */
 const DELETE_ROUNDS = 20;
 
+/** Recomputations in a row after the member's joins and leaves changed meanwhile (the job retries). */
+const SPAN_ROUNDS = 20;
+
 /**
  * After a leave (docs/tray-rules.md#leaving-and-rejoining-a-community), computes a member's
  * unexpired records of the community's targets again (recomputeRecord): their `post` record and
@@ -36,6 +39,26 @@ export async function recomputeMemberRecords(
   userId: string,
   options: RecomputeOptions,
 ): Promise<void> {
+  // Compare-and-set guards the records, not the spans they were computed from: a join stored after
+  // this round read the spans, whose own backfill found the records unchanged (nothing to add yet),
+  // would otherwise leave the member away for good. So the spans are checked after the write, and a
+  // change meanwhile computes the records again.
+  for (let round = 1; round <= SPAN_ROUNDS; round++) {
+    const seen = await recomputeOnce(db, communityId, userId, options);
+    if ((await memberChangesFingerprint(db, communityId, userId)) === seen) return;
+  }
+  throw new Error(
+    `membership of ${userId} in ${communityId} still changing after ${SPAN_ROUNDS} recomputations`,
+  );
+}
+
+/** One recomputation; returns the fingerprint of the member's changes its last round read. */
+async function recomputeOnce(
+  db: Db,
+  communityId: string,
+  userId: string,
+  options: RecomputeOptions,
+): Promise<string> {
   const addressed = await readMemberActions(db, communityId, userId);
   const targets = new Map<string, { verb: Activity['verb']; targetId: string }>([
     [recordGroup('post', communityId), { verb: 'post', targetId: communityId }],
@@ -47,6 +70,7 @@ export async function recomputeMemberRecords(
   );
   const actions = new Map<string, Activity[]>();
   let away: MembershipInterval[] = [];
+  let seen = '';
   const gone = new Set<string>();
   await casUpdateRecords(
     db,
@@ -69,7 +93,9 @@ export async function recomputeMemberRecords(
       now: options.now,
       ...(options.onWritten ? { onWritten: options.onWritten } : {}),
       refresh: async () => {
-        away = (await memberSpans(db, communityId, userId)).away;
+        const spans = await memberSpans(db, communityId, userId);
+        away = spans.away;
+        seen = spans.changes ?? '';
         for (const group of new Set(keyGroups.values()))
           actions.set(group, await readTargetActions(db, group));
       },
@@ -77,6 +103,7 @@ export async function recomputeMemberRecords(
   );
   for (const key of gone)
     await deleteEmptied(db, key, keyGroups.get(key) ?? '', communityId, userId, options);
+  return seen;
 }
 
 /**

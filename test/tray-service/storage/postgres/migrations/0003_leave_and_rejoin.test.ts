@@ -57,7 +57,8 @@ describe('storage/postgres migration 0003 (leave and rejoin)', () => {
         ]);
       for (const span of awaySpans(edges)) expected.push(`${userId} ${span.from} ${toText(span.to)}`);
     }
-    expect(await migrate(pg.pool)).to.deep.equal([3]);
+    // Migrations after this one run too; this one is what the test is about.
+    expect(await migrate(pg.pool)).to.include(3);
     const stored = await pg.pool.query<{ user_id: string; from_at: string; to_at: string }>(
       'SELECT user_id, from_at, to_at FROM tray_member_away',
     );
