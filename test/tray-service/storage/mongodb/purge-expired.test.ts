@@ -1,5 +1,10 @@
 import { expect } from 'chai';
-import { EVENTS, TRAY_RECORD_CLAIMS, TRAY_RECORDS, TRAY_TARGET_ACTORS } from '../../../../tray-service/storage/mongodb/collection-names.ts';
+import {
+  EVENTS,
+  TRAY_RECORD_CLAIMS,
+  TRAY_RECORDS,
+  TRAY_TARGET_ACTORS,
+} from '../../../../tray-service/storage/mongodb/collection-names.ts';
 import { purgeExpired } from '../../../../tray-service/storage/mongodb/purge-expired.ts';
 import { useMongo } from '../../../support/suite-resources.ts';
 

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
-import { TRAY_RECORD_CLAIMS, TRAY_RECORDS } from '../../../../tray-service/storage/mongodb/collection-names.ts';
+import {
+  TRAY_RECORD_CLAIMS,
+  TRAY_RECORDS,
+} from '../../../../tray-service/storage/mongodb/collection-names.ts';
 import { type TrayRecordDoc } from '../../../../tray-service/storage/mongodb/tray-record-doc.ts';
 import { recordKey } from '../../../../tray-service/domain/activity.ts';
 import { fanOutCommunityPosts } from '../../../../tray-service/storage/mongodb/apply-activities.ts';

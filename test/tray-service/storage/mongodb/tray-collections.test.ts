@@ -1,5 +1,10 @@
 import { expect } from 'chai';
-import { EVENTS, MEMBERSHIPS, TRAY_RECORD_CLAIMS, TRAY_RECORDS } from '../../../../tray-service/storage/mongodb/collection-names.ts';
+import {
+  EVENTS,
+  MEMBERSHIPS,
+  TRAY_RECORD_CLAIMS,
+  TRAY_RECORDS,
+} from '../../../../tray-service/storage/mongodb/collection-names.ts';
 import { MODERATION_DECISIONS } from '../../../../tray-service/storage/mongodb/moderation-decisions-collection.ts';
 import { BLOCK_LIST } from '../../../../tray-service/storage/mongodb/block-list-repository.ts';
 import { TRAY_READ_STATE } from '../../../../tray-service/storage/mongodb/read-state-repository.ts';
