@@ -1,6 +1,38 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import { LOOPBACK } from '../config/listen-config.ts';
+import { AppError, errorBody } from '../errors/app-error.ts';
+
+/**
+ * Node answers a request its parser refuses (a control character in a header, a malformed request
+ * line) with a bare 400 before Express sees it. This answers the same status with the JSON error
+ * body every other refusal has; timeouts and oversized headers keep Node's own status.
+ */
+function answerClientError(
+  error: Error & { code?: string },
+  socket: Duplex & { bytesWritten?: number },
+): void {
+  // As Node does: answer only on a socket that has not started an answer, then close it either
+  // way (a slow client must not keep it).
+  if (socket.writable && (socket.bytesWritten ?? 0) === 0) {
+    const status =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 408
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? 431
+          : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+            ? 413
+            : 400;
+    const body =
+      status === 400 ? JSON.stringify(errorBody(new AppError('BAD_REQUEST', 'malformed HTTP request'))) : '';
+    const type = body ? 'Content-Type: application/json\r\n' : '';
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${type}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
 
 export interface ListenOptions {
   port: number;
@@ -20,6 +52,7 @@ export async function listen(app: Express, options: ListenOptions): Promise<Serv
   server.headersTimeout = options.headersTimeoutMs ?? 10_000;
   server.requestTimeout = options.requestTimeoutMs ?? 30_000;
   server.keepAliveTimeout = 5_000;
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import express from 'express';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { closeServer, listen } from '../../../shared/http/listen.ts';
 
 describe('listen()', () => {
@@ -16,6 +16,35 @@ describe('listen()', () => {
     const server = await listen(express(), { port: 0, host: '::1' });
     try {
       expect((server.address() as AddressInfo).address).to.equal('::1');
+    } finally {
+      await closeServer(server);
+    }
+  });
+
+  /** Sends `request` as raw bytes (what no HTTP client library would send) and reads the answer. */
+  async function rawRequest(port: number, request: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(Buffer.from(request, 'latin1')));
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+      socket.on('end', () => resolve(answer));
+      socket.on('error', reject);
+    });
+  }
+
+  it('answers a request the HTTP parser refuses (a control character in a header) with 400 and the JSON error body', async () => {
+    const server = await listen(express(), { port: 0 });
+    try {
+      const { port } = server.address() as AddressInfo;
+      const answer = await rawRequest(port, 'GET / HTTP/1.1\r\nHost: x\r\nCookie: s=\u0001x\r\n\r\n');
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      expect(head.split('\r\n')[0]).to.equal('HTTP/1.1 400 Bad Request');
+      expect(head).to.match(/^Content-Type: application\/json$/im);
+      expect(JSON.parse(body)).to.deep.equal({
+        status: 'error',
+        code: 400000,
+        message: 'malformed HTTP request',
+      });
     } finally {
       await closeServer(server);
     }
