@@ -9,13 +9,9 @@ import { AppError, errorBody } from '../errors/app-error.ts';
  * line) with a bare 400 before Express sees it. This answers the same status with the JSON error
  * body every other refusal has; timeouts and oversized headers keep Node's own status.
  */
-function answerClientError(
-  error: Error & { code?: string },
-  socket: Duplex & { bytesWritten?: number },
-): void {
-  // As Node does: answer only on a socket that has not started an answer, then close it either
-  // way (a slow client must not keep it).
-  if (socket.writable && (socket.bytesWritten ?? 0) === 0) {
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  // Answer, then close the socket once the answer is flushed (a slow client must not keep it).
+  if (socket.writable) {
     const status =
       error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? 408
@@ -27,9 +23,11 @@ function answerClientError(
     const body =
       status === 400 ? JSON.stringify(errorBody(new AppError('BAD_REQUEST', 'malformed HTTP request'))) : '';
     const type = body ? 'Content-Type: application/json\r\n' : '';
-    socket.write(
+    socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${type}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      () => socket.destroy(),
     );
+    return;
   }
   socket.destroy();
 }
