@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
-import type { AdminPrincipal } from './require-admin.ts';
+import type { AdminPrincipal } from './admin-principal.ts';
 
 /**
  * Sessions of the admin listener's browser pages (the events console and the queue dashboard),

@@ -1,3 +1,4 @@
+import type { AdminPrincipal } from './admin-principal.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
@@ -20,8 +21,7 @@ export interface AdminAuthOptions {
   verifyAdminJwt?: TokenVerifier | undefined;
 }
 
-/** Who made an admin request, and until when the credential holds (epoch ms; for sessions). */
-export type AdminPrincipal = { kind: 'token' } | { kind: 'jwt'; subject: string; expiresAt: number };
+export type { AdminPrincipal } from './admin-principal.ts';
 
 /** Constant-time comparison of two strings of any length (hashing equalises the lengths). */
 export function safeEqual(a: string, b: string): boolean {

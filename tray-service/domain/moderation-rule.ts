@@ -1,8 +1,7 @@
+import type { ModerationAction } from './moderation-action.ts';
 import type { StoredEvent } from './stored-event.ts';
 
-/** What a rule asks for; the moderation team's own system acts on it. */
-export const moderationActions = ['flag', 'ban-request'] as const;
-export type ModerationAction = (typeof moderationActions)[number];
+export { moderationActions, type ModerationAction } from './moderation-action.ts';
 
 /** One rule's finding about one piece of content of an event. */
 export interface ModerationDecision {

@@ -1,4 +1,4 @@
-import type { ModerationAction } from './moderation-rule.ts';
+import type { ModerationAction } from './moderation-action.ts';
 
 /** `unknown`: a name the mapping does not know; `invalid`: known name, payload failed validation. */
 export const storedEventStatuses = ['applied', 'stored', 'unknown', 'invalid'] as const;
