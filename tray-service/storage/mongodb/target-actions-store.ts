@@ -69,7 +69,12 @@ export async function keepTargetActions(
         group,
         ...(recipient === '' ? {} : { member: memberKey(communityId, recipient) }),
         at: activity.at,
-        activity,
+        // Kept as the community's whoever keeps it first: a late join keeps it addressed to the
+        // joiner, and a post kept that way would count for the joiner alone.
+        activity:
+          recipient === ''
+            ? { ...activity, audience: { kind: 'community' as const, communityId } }
+            : activity,
         expiresAt,
       },
     ];

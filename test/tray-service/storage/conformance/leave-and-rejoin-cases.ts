@@ -9,6 +9,7 @@ import {
   aReaction,
   aReply,
 } from '../../../support/activity-builder.ts';
+import { postEvent, postEventKey, RETENTION_DAYS } from './apply-operation.ts';
 import { actorIdsOf, at, NOW } from './case-fixtures.ts';
 import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
 import { modelledStorage, type ModelledStorage } from './modelled-storage.ts';
@@ -136,6 +137,34 @@ conformanceCase(
     await c.membership('kim', false, 0, NOW + 3);
     expect(await c.records('kim', NOW + 3)).to.deep.equal([]);
     for (const member of ['ana', 'kim']) await c.expectModel(member, NOW + 3);
+  },
+);
+
+conformanceCase(
+  'leave and rejoin: a post that a late join brought to one member still counts for the members who left after it',
+  async (context) => {
+    const c = modelledStorage(context);
+    const post = postBy(context, c.communityId);
+    for (const member of ['ana', 'kim']) await c.membership(member, true, 0);
+    await c.posts([post('own', 1)]);
+    await c.membership('ana', false, 10);
+    // Pete's post is stored, and Sam's join (dated before it) is processed before the post's own
+    // fan-out (a fan-out failed and retried, a join on another worker): the join brings the post
+    // to Sam alone, then the post goes to the community.
+    const late = post('pete', 5);
+    await context.storage.events.store(
+      { key: postEventKey(late), ...postEvent(late), webhook: 'conformance', receivedAt: new Date(NOW) },
+      { status: 'applied', communityPost: { communityId: c.communityId, at: late.at, activity: late } },
+      { retentionDays: RETENTION_DAYS, now: new Date(NOW) },
+    );
+    await c.membership('sam', true, 0);
+    await c.posts([late]);
+    // Ana left after the post: her record is computed from the kept posts, and the post is one of
+    // the community's, not Sam's alone.
+    const ana = await c.record('ana', 'post');
+    expect(actorIdsOf(ana)).to.deep.equal(['pete', 'own'].map(context.id));
+    expect(ana).to.include({ actorsCount: 2, lastActionId: context.id('p-pete-5-0') });
+    for (const member of ['ana', 'kim', 'sam']) await c.expectModel(member);
   },
 );
 
