@@ -7,7 +7,7 @@ import type { BlockedWord } from '../domain/blocked-words.ts';
 import type { ApplyJobDeps } from '../use-cases/apply-job.ts';
 import type { AdminAppDeps } from './create-admin-app.ts';
 import type { RedisEventsFeed } from './redis-events-feed.ts';
-import type { TokenVerifier } from './require-admin.ts';
+import type { TokenVerifier } from '../http/auth/create-token-verifier.ts';
 
 /** Builds the admin app's dependencies from the configuration (tray-service/main.ts). */
 export function adminDepsFromConfig(

@@ -1,5 +1,5 @@
 import { deliveryStates } from '../domain/decision-doc.ts';
-import { moderationActions } from '../domain/moderation-rule.ts';
+import { moderationActions } from '../domain/moderation-action.ts';
 import { eventStatuses } from './events-router.ts';
 import { adminErrors, error, isoTime, json, query, ref, text } from './openapi-parts.ts';
 import { moderationFilters } from '../domain/event-moderation.ts';

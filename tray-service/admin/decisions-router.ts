@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { deliveryStates, toDecisionView } from '../domain/decision-doc.ts';
 import type { DecisionsFilter, DecisionsPort } from '../storage/port.ts';
-import { moderationActions } from '../domain/moderation-rule.ts';
+import { moderationActions } from '../domain/moderation-action.ts';
 import { decodeCursor, encodeCursor } from '../domain/page-cursor.ts';
 import { isoTime, nonEmpty, pageLimit, parseQuery, requireOrderedRange } from './parse-query.ts';
 

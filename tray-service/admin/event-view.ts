@@ -1,7 +1,7 @@
 import { DAY_MS } from '../../shared/time/durations.ts';
 import type { Activity } from '../domain/activity.ts';
 import { toDecisionView } from '../domain/decision-doc.ts';
-import type { ModerationAction } from '../domain/moderation-rule.ts';
+import type { ModerationAction } from '../domain/moderation-action.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { EventDetail } from '../use-cases/event-detail.ts';
 

@@ -7,8 +7,6 @@ import type { AdminSession, AdminSessions } from './admin-sessions.ts';
 import { readCookie } from './read-cookie.ts';
 import { ADMIN_SESSION_COOKIE } from './session-cookie.ts';
 
-export type { TokenVerifier };
-
 /**
  * The admin credentials: never a user token. An admin is whoever presents ADMIN_TOKEN, or a JWT
  * made for the admin audience and issuer (ADMIN_JWT_AUDIENCE, ADMIN_JWT_ISSUER); a `role` claim
@@ -20,8 +18,6 @@ export interface AdminAuthOptions {
   /** Verifies admin JWTs (the admin audience and issuer); undefined: admin JWTs are not accepted. */
   verifyAdminJwt?: TokenVerifier | undefined;
 }
-
-export type { AdminPrincipal } from './admin-principal.ts';
 
 /** Constant-time comparison of two strings of any length (hashing equalises the lengths). */
 export function safeEqual(a: string, b: string): boolean {

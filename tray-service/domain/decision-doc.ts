@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ModerationAction, ModerationDecision } from './moderation-rule.ts';
+import type { ModerationDecision } from './moderation-rule.ts';
+import type { ModerationAction } from './moderation-action.ts';
 
 /** `off`: no MODERATION_WEBHOOK_URL when decided; `failed`: every delivery attempt failed. */
 export const deliveryStates = ['off', 'pending', 'delivered', 'failed'] as const;

@@ -1,4 +1,4 @@
-import { moderationActions, type ModerationAction } from './moderation-rule.ts';
+import { moderationActions, type ModerationAction } from './moderation-action.ts';
 
 /**
  * The admin filter on an event's moderation outcome: `none` (no decision about it), `any` (at

@@ -1,8 +1,6 @@
 import type { ModerationAction } from './moderation-action.ts';
 import type { StoredEvent } from './stored-event.ts';
 
-export { moderationActions, type ModerationAction } from './moderation-action.ts';
-
 /** One rule's finding about one piece of content of an event. */
 export interface ModerationDecision {
   action: ModerationAction;

@@ -3,7 +3,8 @@ import type { StoredEvent } from '../domain/stored-event.ts';
 import type { DecisionsPort } from '../storage/port.ts';
 import { toDecisionDoc } from '../domain/decision-doc.ts';
 import { mostSevere } from '../domain/event-moderation.ts';
-import type { ModerationAction, ModerationRule } from '../domain/moderation-rule.ts';
+import type { ModerationRule } from '../domain/moderation-rule.ts';
+import type { ModerationAction } from '../domain/moderation-action.ts';
 
 export interface ModerationStepDeps {
   rules: readonly ModerationRule[];

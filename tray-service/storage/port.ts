@@ -15,7 +15,7 @@ import type { PageKey } from '../domain/page-cursor.ts';
 import type { TrayRecord, TrayVerb } from '../domain/tray-record.ts';
 import type { StoredEvent, StoredEventStatus } from '../domain/stored-event.ts';
 import type { DeliveryState, ModerationDecisionDoc } from '../domain/decision-doc.ts';
-import type { ModerationAction } from '../domain/moderation-rule.ts';
+import type { ModerationAction } from '../domain/moderation-action.ts';
 import type { EventsFilter } from '../domain/events-filter.ts';
 
 export type StorageEngine = 'postgres' | 'mongodb';

@@ -2,7 +2,7 @@ import type { Activity } from '../domain/activity.ts';
 import type { BanChange } from '../domain/ban-change.ts';
 import { mapEvent } from '../domain/map-event.ts';
 import { mostSevere } from '../domain/event-moderation.ts';
-import type { ModerationAction } from '../domain/moderation-rule.ts';
+import type { ModerationAction } from '../domain/moderation-action.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { TrayRecord } from '../domain/tray-record.ts';
 import type { EventOutcome, TrayStorage, WriteContext } from '../storage/port.ts';

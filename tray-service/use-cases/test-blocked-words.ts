@@ -3,7 +3,7 @@ import {
   type BlockedWord,
   type BlockedWordMatch,
 } from '../domain/blocked-words.ts';
-import type { ModerationAction } from '../domain/moderation-rule.ts';
+import type { ModerationAction } from '../domain/moderation-action.ts';
 
 export interface RuleTest {
   rule: 'blocked-words';

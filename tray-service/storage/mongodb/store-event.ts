@@ -6,7 +6,7 @@ import { insertCoalesced } from './coalesced-writes.ts';
 import { DAY_MS } from '../../../shared/time/durations.ts';
 import { dayOf } from './storage-keys.ts';
 import type { Activity } from '../../domain/activity.ts';
-import type { ModerationAction } from '../../domain/moderation-rule.ts';
+import type { ModerationAction } from '../../domain/moderation-action.ts';
 
 export interface EventOutcome {
   status: StoredEventDoc['status'];

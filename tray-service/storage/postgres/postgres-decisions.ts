@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { PageKey } from '../../domain/page-cursor.ts';
 import type { DeliveryState, ModerationDecisionDoc } from '../../domain/decision-doc.ts';
-import type { ModerationAction } from '../../domain/moderation-rule.ts';
+import type { ModerationAction } from '../../domain/moderation-action.ts';
 import type { DecisionsFilter, DecisionsPort } from '../port.ts';
 import { SqlConditions, type SqlQuery } from './sql-conditions.ts';
 import { outcomesByEvent } from '../../domain/event-moderation.ts';

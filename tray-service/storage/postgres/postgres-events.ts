@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { PageKey } from '../../domain/page-cursor.ts';
 import type { StoredEvent, StoredEventStatus } from '../../domain/stored-event.ts';
-import type { ModerationAction } from '../../domain/moderation-rule.ts';
+import type { ModerationAction } from '../../domain/moderation-action.ts';
 import type { EventOutcome, EventsFilter, EventsPage, EventsPort } from '../port.ts';
 import { createPostgresEventRollups } from './postgres-event-rollups.ts';
 import { ADD_COUNTS, MINUTE_OF } from './rollup-sql.ts';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { ModerationDecisionDoc } from '../../../../tray-service/domain/decision-doc.ts';
-import type { ModerationAction } from '../../../../tray-service/domain/moderation-rule.ts';
+import type { ModerationAction } from '../../../../tray-service/domain/moderation-action.ts';
 import type { StoredEvent } from '../../../../tray-service/domain/stored-event.ts';
 import type { EventOutcome, TrayStorage } from '../../../../tray-service/storage/port.ts';
 import { MINUTE } from './case-fixtures.ts';
