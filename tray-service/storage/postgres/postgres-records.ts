@@ -3,6 +3,7 @@ import type { TrayVerb } from '../../domain/tray-record.ts';
 import { encodeRecordKey } from '../../domain/record-key.ts';
 import type { HistoryPage, TrayRecordsPort } from '../port.ts';
 import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
+import { withRetry } from './with-retry.ts';
 
 /** `startAfter` absent or 1 (the contract's default) is the first page; 0 or less is past the end. */
 const FIRST_PAGE = 1;
@@ -118,12 +119,21 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
       return { found: (exists.rowCount ?? 0) > 0, changed: [] };
     },
 
+    // The rows are locked in key order, the order every writer of several records takes them in,
+    // so a fan-out writing this user's records at once waits instead of deadlocking; an abort
+    // still possible (a writer of another order) runs the statement again here.
     markAllRead: (userId, now) =>
-      rows(
-        `UPDATE tray_records SET has_read = true, changed_at = $2
-         WHERE user_id = $1 AND NOT has_read AND expires_at > $2
-         RETURNING ${RECORD_COLUMNS}`,
-        [userId, now],
+      withRetry(() =>
+        rows(
+          `UPDATE tray_records SET has_read = true, changed_at = $2
+           WHERE user_id = $1 AND key IN (
+             SELECT key FROM tray_records
+             WHERE user_id = $1 AND NOT has_read AND expires_at > $2
+             ORDER BY key FOR UPDATE)
+           AND NOT has_read AND expires_at > $2
+           RETURNING ${RECORD_COLUMNS}`,
+          [userId, now],
+        ),
       ),
 
     async deleteAll(userId) {

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type pg from 'pg';
 import type { Activity } from '../../../../tray-service/domain/activity.ts';
 import { createPostgresLatestTimes } from '../../../../tray-service/storage/postgres/postgres-latest-times.ts';
+import { encodeRecordKey } from '../../../../tray-service/domain/record-key.ts';
 import { createPostgresRecords } from '../../../../tray-service/storage/postgres/postgres-records.ts';
 import { at, comment, NOW, useTray } from './tray-fixture.ts';
 
@@ -32,6 +33,35 @@ describe('storage/postgres records (TrayRecordsPort)', () => {
   };
 
   describe('read state', () => {
+    it('marks all read while a writer holds one of the records and then asks for another: no deadlock reaches the caller', async () => {
+      // Two records of Ana's; the one of lower key is the newer, so either index the statement
+      // could walk (primary key or page) reaches it first.
+      const [low, high] = ['p-1', 'p-2']
+        .map((postId) => ({
+          postId,
+          key: encodeRecordKey({ verb: 'comment', targetId: postId, userId: 'u-ana' }),
+        }))
+        .sort((a, b) => (a.key < b.key ? -1 : 1));
+      await personal([comment(high!.postId, 'u-cid', 1), comment(low!.postId, 'u-cid', 2)]);
+      const writer = await tray.pg.pool.connect();
+      try {
+        await writer.query('BEGIN');
+        const lock = (key: string) =>
+          writer.query("SELECT 1 FROM tray_records WHERE user_id = 'u-ana' AND key = $1 FOR UPDATE", [key]);
+        await lock(high!.key);
+        const marking = tray.records.markAllRead('u-ana', NOW + 5);
+        // markAllRead now holds the lower key and waits for the higher; the writer then asks for
+        // the lower: a cycle, which PostgreSQL breaks by aborting the one that waited first.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await lock(low!.key);
+        await writer.query('COMMIT');
+        expect(keys(await marking).sort()).to.deep.equal([low!.key, high!.key]);
+      } finally {
+        writer.release();
+      }
+      expect(await tray.records.countUnread('u-ana', 0, NOW + 5)).to.equal(0);
+    });
+
     it('counts unread records whose unreadAt is after the last-read time, without those marked read', async () => {
       await personal([comment('p-1', 'u-cid', 1)], NOW);
       await personal([comment('p-2', 'u-cid', 2)], NOW + 10);
