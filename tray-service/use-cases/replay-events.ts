@@ -3,7 +3,11 @@ import type { StoredEvent } from '../domain/stored-event.ts';
 import type { EventsPort } from '../storage/port.ts';
 import { applyJob, type ApplyJobDeps, type JobDelivery } from './apply-job.ts';
 
-export const replayStates = ['running', 'done', 'failed'] as const;
+/**
+ * `lost`: said of a `running` replay whose progress has not been written for LOST_AFTER_MS, although
+ * its process writes it every HEARTBEAT_MS even when no event finishes: that process stopped.
+ */
+export const replayStates = ['running', 'done', 'failed', 'lost'] as const;
 
 /** Where a replay of many events stands; kept where every instance reads it (ReplayProgressStore). */
 export interface ReplayProgress {
@@ -17,7 +21,7 @@ export interface ReplayProgress {
   /** Events whose replay threw (each is also logged by the caller's logger). */
   failed: number;
   startedAt: Date;
-  /** Last progress written: a `running` replay that stopped moving lost its process. */
+  /** Last progress written (at least every HEARTBEAT_MS while running). */
   updatedAt: Date;
   finishedAt?: Date;
 }
@@ -38,6 +42,8 @@ export interface ReplayDeps {
   /** Told of each event whose replay threw (and of a replay that could not go on: no event). */
   onError?: (error: unknown, event?: StoredEvent) => void;
   clock?: () => number;
+  /** How often a running replay writes its progress even when no event finished (HEARTBEAT_MS). */
+  heartbeatMs?: number;
 }
 
 /** A stored event as the queue delivered it: its key is the job's dedupe key, so it is stored once. */
@@ -49,8 +55,12 @@ export const deliveryOf = (event: StoredEvent): JobDelivery => ({
   data: event.data,
 });
 
-/** Progress is written at most this often (and at the end). */
+/** Progress is written at most this often as events finish (and at the end). */
 const SAVE_EVERY_MS = 500;
+/** A running replay writes its progress at least this often, so a stopped one can be told. */
+export const HEARTBEAT_MS = 5_000;
+/** Six heartbeats missed: the replay's process stopped (a slow event still beats). */
+export const LOST_AFTER_MS = 6 * HEARTBEAT_MS;
 
 /**
  * Replays stored events into the tray through the worker's own apply path (applyJob), so a replay
@@ -63,6 +73,17 @@ export function createReplays(deps: ReplayDeps) {
 
   async function run(progress: ReplayProgress): Promise<void> {
     let saved = clock();
+    // The beat shows the process alive while one event, or the read of the next, takes long.
+    let writing = Promise.resolve();
+    const beat = setInterval(() => {
+      writing = writing
+        .then(async () => {
+          progress.updatedAt = new Date((saved = clock()));
+          await deps.progress.save({ ...progress });
+        })
+        .catch((error: unknown) => deps.onError?.(error));
+    }, deps.heartbeatMs ?? HEARTBEAT_MS);
+    beat.unref();
     try {
       for await (const event of deps.events.stream(progress.filter)) {
         try {
@@ -82,6 +103,9 @@ export function createReplays(deps: ReplayDeps) {
       // Reading the events failed (storage down): what was replayed stays replayed.
       progress.state = 'failed';
       deps.onError?.(error);
+    } finally {
+      clearInterval(beat);
+      await writing;
     }
     progress.finishedAt = progress.updatedAt = new Date(clock());
     await deps.progress.save(progress);
@@ -121,7 +145,13 @@ export function createReplays(deps: ReplayDeps) {
       return { id: progress.id, total, finished };
     },
 
-    status: (id: string) => deps.progress.get(id),
+    /** Where a replay stands; a `running` one whose process stopped beating is `lost`. */
+    async status(id: string): Promise<ReplayProgress | undefined> {
+      const progress = await deps.progress.get(id);
+      if (progress?.state !== 'running' || clock() - progress.updatedAt.getTime() <= LOST_AFTER_MS)
+        return progress;
+      return { ...progress, state: 'lost' };
+    },
   };
 }
 

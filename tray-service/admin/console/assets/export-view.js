@@ -26,7 +26,9 @@ export function createExportView({ currentFilter }) {
       status.textContent =
         replay.state === 'running'
           ? `Replaying: ${replay.done + replay.failed} of ${replay.total}…`
-          : `Replay ${replay.state}: ${replay.done} of ${replay.total} replayed, ${replay.failed} failed.`;
+          : replay.state === 'lost'
+            ? `Replay lost: its process stopped after ${replay.done} of ${replay.total}. Start it again; a replay changes nothing twice.`
+            : `Replay ${replay.state}: ${replay.done} of ${replay.total} replayed, ${replay.failed} failed.`;
       progress.dataset.state = replay.state;
       if (replay.state !== 'running') return;
       await sleep(POLL_MS);
