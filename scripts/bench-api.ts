@@ -3,7 +3,8 @@
 // records, each call followed by the plain indexed SELECT it stands on, in the same run. Two
 // users: `bench-user`, whose --user-records records are spread over the 90-day retention, and
 // `bench-dense`, with --dense-records records all written within one minute and none read.
-// Targets: p99 <= 5 ms for both calls and both users, and <= 2x the plain SELECT.
+// Targets: p99 <= 5 ms for both calls and both users, and <= 2x the plain SELECT. A bare HTTP hop
+// (node:http answering a constant body) is timed too and printed as the floor under any call.
 // The API runs here as main.ts wires it; the client runs in a process of its own
 // (lib/bench-api-client.ts: keep-alive HTTP, the plain SELECTs timed the same way, a warm-up walk
 // not counted). --stages adds, per user and route, where the server's time goes (lib/tray-api-stages.ts).
@@ -11,6 +12,7 @@
 // (20) --rounds <n> (20: each walk repeated) --stages. Starts its own redis-server and a throwaway
 // PostgreSQL cluster unless REDIS_URL / DATABASE_URL point elsewhere.
 import { fork } from 'node:child_process';
+import { createServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -175,6 +177,13 @@ try {
   const server = await listen(app, { port: 0, host: '127.0.0.1' });
   if (stages) timeRequests(server, stages);
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The floor under any API call: an HTTP hop to this process that does nothing but answer.
+  const bareServer = createServer((_req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end('{"data":{"totalUnreadCount":0}}');
+  });
+  await new Promise<void>((resolve) => bareServer.listen(0, '127.0.0.1', resolve));
+  const bare = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}/`;
 
   // The client runs in a process of its own (scripts/lib/bench-api-client.ts).
   const client = fork(new URL('./lib/bench-api-client.ts', import.meta.url), { stdio: 'inherit' });
@@ -207,6 +216,7 @@ try {
       kind: 'run',
       job: {
         base,
+        bare,
         databaseUrl: url,
         userId,
         token: await hs256Token(SECRET, userId),
@@ -221,7 +231,7 @@ try {
     const done = await reply();
     if (done.kind !== 'samples') throw new Error('bench client: expected samples');
     const t = done.samples;
-    for (const list of [t.page, t.plainPage, t.unread, t.plainCount]) list.sort((x, y) => x - y);
+    for (const list of [t.page, t.plainPage, t.unread, t.plainCount, t.hop]) list.sort((x, y) => x - y);
     return { ...t, stages: stages?.take() };
   }
 
@@ -258,12 +268,20 @@ try {
       );
     }
   }
+  // What no API call can go below on this machine: the hop alone, and the hop plus the statement.
+  for (const [userId, r] of Object.entries(results)) {
+    out.push(
+      '',
+      `${userId}: bare HTTP hop (node:http, constant body, no work) p50 ${ms(quantile(r.hop, 0.5))}, p99 ${ms(quantile(r.hop, 0.99))}; its p99 is ${(quantile(r.hop, 0.99) / quantile(r.plainCount, 0.99)).toFixed(2)}x the plain count's`,
+    );
+  }
   for (const [userId, r] of Object.entries(results)) {
     if (r.stages) out.push('', ...stageTable(userId, r.stages));
   }
   process.stdout.write(`${out.join('\n')}\n`);
   process.exitCode = failed ? 1 : 0;
   await closeServer(server);
+  bareServer.close();
   redis.disconnect();
   await sql.end();
   await storage.close();

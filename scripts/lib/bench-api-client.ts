@@ -2,14 +2,17 @@
 // server's event loop, and timing both from one loop would charge the server with the client's
 // work. For one user at a time it walks the history pages over one keep-alive HTTP connection,
 // asking the unread count after each page, each API call followed by the plain indexed SELECT it
-// stands on, over one pooled PostgreSQL connection: both are timed the same way, from this
-// process, one call at a time. A first walk warms both paths up and is not counted.
+// stands on, over one pooled PostgreSQL connection, then a call to a bare HTTP server (the hop's
+// floor): all are timed the same way, from this process, one call at a time. A first walk warms
+// the paths up and is not counted.
 import { Agent, request } from 'node:http';
 import pg from 'pg';
 
 export interface BenchClientJob {
   /** The API's base URL, e.g. http://127.0.0.1:40000. */
   base: string;
+  /** A bare node:http server in the API's process answering a constant JSON body: the HTTP hop alone. */
+  bare: string;
   databaseUrl: string;
   userId: string;
   token: string;
@@ -23,6 +26,8 @@ export interface BenchClientSamples {
   plainPage: number[];
   unread: number[];
   plainCount: number[];
+  /** The bare HTTP hop, timed after each plain count. */
+  hop: number[];
   unreadCount: number;
 }
 
@@ -89,6 +94,10 @@ async function run(job: BenchClientJob): Promise<BenchClientSamples> {
   };
   const plainCount = () =>
     sql.query('SELECT count(*) FROM tray_records WHERE user_id = $1 AND NOT has_read', [job.userId]);
+  const hop = async () => {
+    const res = await get(job.bare, {});
+    if (res.status !== 200) throw new Error(`unexpected answer ${res.status}`);
+  };
   const timed = async <T>(into: number[], work: () => Promise<T>): Promise<T> => {
     const started = performance.now();
     const result = await work();
@@ -96,7 +105,15 @@ async function run(job: BenchClientJob): Promise<BenchClientSamples> {
     return result;
   };
 
-  const samples: BenchClientSamples = { page: [], plainPage: [], unread: [], plainCount: [], unreadCount: 0 };
+  const empty = (): BenchClientSamples => ({
+    page: [],
+    plainPage: [],
+    unread: [],
+    plainCount: [],
+    hop: [],
+    unreadCount: 0,
+  });
+  const samples = empty();
   const walk = async (into: BenchClientSamples) => {
     let startAfter: number | undefined;
     for (let page = 0; page < job.pages; page++) {
@@ -104,12 +121,13 @@ async function run(job: BenchClientJob): Promise<BenchClientSamples> {
       await timed(into.plainPage, () => plainPage(startAfter));
       into.unreadCount = await timed(into.unread, unread);
       await timed(into.plainCount, plainCount);
+      await timed(into.hop, hop);
       startAfter = next;
       if (startAfter === undefined) break;
     }
   };
   try {
-    await walk({ page: [], plainPage: [], unread: [], plainCount: [], unreadCount: 0 });
+    await walk(empty());
     send({ kind: 'warmed' });
     if ((await next()).kind !== 'go') throw new Error('bench client: expected go');
     for (let round = 0; round < job.rounds; round++) await walk(samples);
