@@ -3,12 +3,18 @@ import type { MappedEvent } from './activity.ts';
 /**
  * Whose tray records an event changed, from what the mapping made of it (docs/operations.md#events-console-api):
  * the users of its personal activities (post or comment owners, mentioned users), the actor's own
- * left out as the tray leaves it out; and for a community post, the community's members at the
+ * left out as the tray leaves it out, and on a community's target those away from it then left out
+ * by the caller (personalIn); and for a community post, the community's members at the
  * post's time, its author left out (membership by time, as the fan-out reads it).
  */
 export interface RecipientSources {
   /** Distinct, in byte order. */
   personal: string[];
+  /**
+   * The community whose target the personal activities are on, and their time: those of the
+   * personal recipients who were away from it then got nothing (the tray held it back).
+   */
+  personalIn?: { communityId: string; at: number };
   community?: { communityId: string; at: number; authorId: string };
 }
 
@@ -18,13 +24,22 @@ export const byteOrder = (a: string, b: string): number => Buffer.compare(Buffer
 export function recipientSources(mapped: Pick<MappedEvent, 'activities'>): RecipientSources {
   const personal = new Set<string>();
   let community: RecipientSources['community'];
+  let personalIn: RecipientSources['personalIn'];
   for (const activity of mapped.activities) {
     const { audience } = activity;
-    if (audience.kind === 'user' && audience.userId !== activity.actor.userId) personal.add(audience.userId);
+    if (audience.kind === 'user' && audience.userId !== activity.actor.userId) {
+      personal.add(audience.userId);
+      if (activity.communityId !== undefined && personalIn === undefined)
+        personalIn = { communityId: activity.communityId, at: activity.at };
+    }
     if (audience.kind === 'community' && community === undefined)
       community = { communityId: audience.communityId, at: activity.at, authorId: activity.actor.userId };
   }
-  return { personal: [...personal].sort(byteOrder), ...(community ? { community } : {}) };
+  return {
+    personal: [...personal].sort(byteOrder),
+    ...(personalIn ? { personalIn } : {}),
+    ...(community ? { community } : {}),
+  };
 }
 
 /**

@@ -272,6 +272,12 @@ export interface CommunityMembersPort {
   countMembersAt(communityId: string, at: number, exclude?: string): Promise<number>;
   /** Which of `userIds` were members at `at`. */
   membersAmong(communityId: string, at: number, userIds: readonly string[]): Promise<Set<string>>;
+  /**
+   * Which of `userIds` were away from the community at `at`: they had left and not joined again
+   * (docs/tray-rules.md#leaving-and-rejoining-a-community). An action on the community's targets
+   * does not reach them; a user the tray knows no join or leave of is never away.
+   */
+  awayAmong(communityId: string, at: number, userIds: readonly string[]): Promise<Set<string>>;
 }
 
 export interface TrayStorage {

@@ -18,12 +18,20 @@ export interface EventRecipients {
   page(event: StoredEvent, limit: number, after?: string): Promise<{ userIds: string[]; next?: string }>;
 }
 
-const sourcesOf = (event: StoredEvent): RecipientSources =>
-  recipientSources(
-    mapEvent({ event: event.event, data: event.data, receivedAt: event.receivedAt.getTime() }),
-  );
-
 export function createEventRecipients(members: CommunityMembersPort): EventRecipients {
+  /** The event's sources, its personal recipients who were away from the community left out. */
+  async function sourcesOf(event: StoredEvent): Promise<RecipientSources> {
+    const sources = recipientSources(
+      mapEvent({ event: event.event, data: event.data, receivedAt: event.receivedAt.getTime() }),
+    );
+    const { personalIn } = sources;
+    if (!personalIn) return sources;
+    const away = await members.awayAmong(personalIn.communityId, personalIn.at, sources.personal);
+    return away.size === 0
+      ? sources
+      : { ...sources, personal: sources.personal.filter((id) => !away.has(id)) };
+  }
+
   async function page(sources: RecipientSources, limit: number, after?: string) {
     const { community } = sources;
     const found = community
@@ -42,7 +50,7 @@ export function createEventRecipients(members: CommunityMembersPort): EventRecip
   }
   return {
     async summary(event, first) {
-      const sources = sourcesOf(event);
+      const sources = await sourcesOf(event);
       const { community } = sources;
       const { userIds } = await page(sources, first);
       if (!community) return { users: userIds, total: sources.personal.length };
@@ -58,6 +66,6 @@ export function createEventRecipients(members: CommunityMembersPort): EventRecip
         community: { communityId: community.communityId, at: new Date(community.at) },
       };
     },
-    page: (event, limit, after) => page(sourcesOf(event), limit, after),
+    page: async (event, limit, after) => page(await sourcesOf(event), limit, after),
   };
 }

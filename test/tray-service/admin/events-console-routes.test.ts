@@ -187,3 +187,44 @@ describe('admin events API: the console’s filters, an event’s detail and its
     });
   });
 });
+
+describe('admin events API: the recipients of an action held back from a member who had left', function () {
+  this.timeout(30_000);
+  const worker = moderatedWorker();
+  let app: Express;
+  let close: () => void;
+  const join = membershipEvent('join', ['u-ana', 'u-cid'], 'c-hike', minute(0));
+  const leave = membershipEvent('leave', ['u-ana'], 'c-hike', minute(3));
+  const present = commentEvent({
+    commentId: 'cm-1',
+    author: 'u-cid',
+    postOwner: 'u-ana',
+    createdAt: minute(2),
+  });
+  const away = commentEvent({ commentId: 'cm-2', author: 'u-cid', postOwner: 'u-ana', createdAt: minute(4) });
+
+  before(async () => {
+    for (const envelope of [join, leave, present, away]) await worker.deliver(envelope);
+    ({ app, close } = adminApp(worker.storage));
+  });
+  after(() => close());
+
+  it('names the post owner for the comment made while she was there, and nobody for the one made after she left', async () => {
+    const records = await worker.records('u-ana');
+    expect(records.map((record) => record.lastActionId)).to.deep.equal(['cm-1']);
+    const recipients = async (envelope: typeof away) =>
+      (
+        await request(app)
+          .get(`/admin/events/${dedupeKeyOf(envelope)}`)
+          .set(admin)
+          .expect(200)
+      ).body.recipients;
+    expect(await recipients(present)).to.deep.equal({ users: ['u-ana'], total: 1 });
+    expect(await recipients(away)).to.deep.equal({ users: [], total: 0 });
+    const page = await request(app)
+      .get(`/admin/events/${dedupeKeyOf(away)}/recipients`)
+      .set(admin)
+      .expect(200);
+    expect(page.body).to.deep.equal({ items: [], nextCursor: null });
+  });
+});

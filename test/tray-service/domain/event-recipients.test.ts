@@ -18,10 +18,20 @@ describe('an event’s recipients (pure part)', () => {
     });
     expect(recipientSources(post)).to.deep.equal({
       personal: ['u-ben', 'u-eve'],
+      // The mentions are on the community's post: whoever was away from it then got none.
+      personalIn: { communityId: 'c-hike', at: Date.parse(minute(5)) },
       community: { communityId: 'c-hike', at: Date.parse(minute(5)), authorId: 'u-ana' },
     });
     const ownPost = mapEvent({ ...commentEvent({ author: 'u-ana', postOwner: 'u-ana' }), receivedAt });
     expect(recipientSources(ownPost)).to.deep.equal({ personal: [] });
+    // On a user's feed the community's memberships do not matter.
+    const onFeed = mapEvent({ ...commentEvent({ feed: 'user', createdAt: minute(6) }), receivedAt });
+    expect(recipientSources(onFeed)).to.deep.equal({ personal: ['u-ana'] });
+    const inCommunity = mapEvent({ ...commentEvent({ createdAt: minute(6) }), receivedAt });
+    expect(recipientSources(inCommunity)).to.deep.equal({
+      personal: ['u-ana'],
+      personalIn: { communityId: 'c-hike', at: Date.parse(minute(6)) },
+    });
   });
 
   it('sorts ids in UTF-8 byte order, as PostgreSQL’s COLLATE "C" does', () => {

@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import type { CommunityMembersPort } from '../port.ts';
-import { postRecipients } from './membership-store.ts';
+import { isAwayAt } from '../../domain/membership-intervals.ts';
+import { memberSpans, postRecipients } from './membership-store.ts';
 
 /** Byte order, as PostgreSQL's COLLATE "C" sorts ids (the conformance suite compares both). */
 const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
@@ -28,6 +29,13 @@ export function createMongoCommunityMembers(db: Db): CommunityMembersPort {
       if (userIds.length === 0) return new Set();
       const wanted = new Set(userIds);
       return new Set((await members(communityId, at, undefined)).filter((userId) => wanted.has(userId)));
+    },
+    // The away spans a personal write checks (memberSpans): one read per user, and they are few.
+    async awayAmong(communityId, at, userIds) {
+      const away = new Set<string>();
+      for (const userId of new Set(userIds))
+        if (isAwayAt((await memberSpans(db, communityId, userId)).away, at)) away.add(userId);
+      return away;
     },
   };
 }

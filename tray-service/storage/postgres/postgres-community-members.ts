@@ -43,5 +43,17 @@ export function createPostgresCommunityMembers(pool: pg.Pool): CommunityMembersP
       });
       return new Set(rows.map((row) => row.user_id));
     },
+
+    // The away spans a personal write checks (tray_member_away, [from_at, to_at)).
+    async awayAmong(communityId, at, userIds) {
+      if (userIds.length === 0) return new Set();
+      const { rows } = await pool.query<{ user_id: string }>({
+        name: 'tray_community_away_among',
+        text: `SELECT user_id FROM tray_member_away
+               WHERE community_id = $1 AND user_id = ANY($3::text[]) AND from_at <= $2 AND $2 < to_at`,
+        values: [communityId, at, [...userIds]],
+      });
+      return new Set(rows.map((row) => row.user_id));
+    },
   };
 }

@@ -75,3 +75,27 @@ conformanceCase(
     expect(reached).to.deep.equal([users[2], users[3]]);
   },
 );
+
+conformanceCase(
+  'community members: away at a time are those who left and had not joined again, never a user the tray knows nothing of',
+  async ({ storage, id, write }) => {
+    const communityId = id('c-walk');
+    const change = (user: string, active: boolean, minute: number) =>
+      storage.writes.applyMemberships(
+        [{ communityId, userId: id(user), active, at: at(minute) }],
+        write(NOW),
+      );
+    await change('ana', true, 0);
+    await change('ana', false, 2);
+    await change('ana', true, 4);
+    await change('ben', true, 0);
+    await change('ben', false, 3);
+    const away = (minute: number) =>
+      storage.communityMembers.awayAmong(communityId, at(minute), [id('ana'), id('ben'), id('zed')]);
+    expect(await away(1)).to.deep.equal(new Set());
+    expect(await away(2)).to.deep.equal(new Set([id('ana')]));
+    expect(await away(3)).to.deep.equal(new Set([id('ana'), id('ben')]));
+    expect(await away(4)).to.deep.equal(new Set([id('ben')]));
+    expect(await storage.communityMembers.awayAmong(communityId, at(3), [])).to.deep.equal(new Set());
+  },
+);
