@@ -33,27 +33,28 @@ export function createPostgresCommunityMembers(pool: pg.Pool): CommunityMembersP
       return rows[0]?.n ?? 0;
     },
 
-    async membersAmong(communityId, at, userIds) {
-      if (userIds.length === 0) return new Set();
-      const { rows } = await pool.query<{ user_id: string }>({
-        name: 'tray_community_members_among',
-        text: `SELECT user_id FROM tray_memberships
-               WHERE community_id = $1 AND user_id = ANY($3::text[]) AND from_at <= $2 AND $2 < to_at`,
-        values: [communityId, at, [...userIds]],
-      });
-      return new Set(rows.map((row) => row.user_id));
-    },
+    membersAmong: (communityId, at, userIds) =>
+      usersAmong(pool, 'tray_memberships', communityId, at, userIds),
 
     // The away spans a personal write checks (tray_member_away, [from_at, to_at)).
-    async awayAmong(communityId, at, userIds) {
-      if (userIds.length === 0) return new Set();
-      const { rows } = await pool.query<{ user_id: string }>({
-        name: 'tray_community_away_among',
-        text: `SELECT user_id FROM tray_member_away
-               WHERE community_id = $1 AND user_id = ANY($3::text[]) AND from_at <= $2 AND $2 < to_at`,
-        values: [communityId, at, [...userIds]],
-      });
-      return new Set(rows.map((row) => row.user_id));
-    },
+    awayAmong: (communityId, at, userIds) => usersAmong(pool, 'tray_member_away', communityId, at, userIds),
   };
+}
+
+/** Which of `userIds` have a span of `table` ([from_at, to_at) per community and user) holding `at`. */
+async function usersAmong(
+  pool: pg.Pool,
+  table: 'tray_memberships' | 'tray_member_away',
+  communityId: string,
+  at: number,
+  userIds: readonly string[],
+): Promise<Set<string>> {
+  if (userIds.length === 0) return new Set();
+  const { rows } = await pool.query<{ user_id: string }>({
+    name: `${table}_among`,
+    text: `SELECT user_id FROM ${table}
+           WHERE community_id = $1 AND user_id = ANY($3::text[]) AND from_at <= $2 AND $2 < to_at`,
+    values: [communityId, at, [...userIds]],
+  });
+  return new Set(rows.map((row) => row.user_id));
 }
