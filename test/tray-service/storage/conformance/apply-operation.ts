@@ -45,6 +45,25 @@ export function postEventKey(post: Activity): string {
 }
 
 /**
+ * Stores community posts' events as the worker does before their fan-out (with each post, for late
+ * joins); storing one again changes nothing.
+ */
+export async function storePostEvents(
+  storage: TrayStorage,
+  communityId: string,
+  posts: readonly Activity[],
+  now: number,
+): Promise<void> {
+  for (const post of posts) {
+    await storage.events.store(
+      { key: postEventKey(post), ...postEvent(post), webhook: 'conformance', receivedAt: new Date(now) },
+      { status: 'applied', communityPost: { communityId, at: post.at, activity: post } },
+      { retentionDays: RETENTION_DAYS, now: new Date(now) },
+    );
+  }
+}
+
+/**
  * Applies one operation of the reference tray through the storage port, as the worker and the
  * tray API do: a community post's event is stored (with the post, for late joins) before its
  * fan-out; a delete-all removes the records and records the clear time.
@@ -59,16 +78,7 @@ export async function applyOperation(
     case 'personal':
       return storage.writes.applyPersonal(operation.activities, write(now));
     case 'posts':
-      for (const post of operation.posts) {
-        await storage.events.store(
-          { key: postEventKey(post), ...postEvent(post), webhook: 'conformance', receivedAt: new Date(now) },
-          {
-            status: 'applied',
-            communityPost: { communityId: operation.communityId, at: post.at, activity: post },
-          },
-          { retentionDays: RETENTION_DAYS, now: new Date(now) },
-        );
-      }
+      await storePostEvents(storage, operation.communityId, operation.posts, now);
       return storage.writes.fanOutPosts(operation.communityId, operation.posts, write(now));
     case 'membership':
       return storage.writes.applyMemberships(operation.changes, write(now));

@@ -9,7 +9,7 @@ import {
   aReaction,
   aReply,
 } from '../../../support/activity-builder.ts';
-import { postEvent, postEventKey, RETENTION_DAYS } from './apply-operation.ts';
+import { storePostEvents } from './apply-operation.ts';
 import { actorIdsOf, at, NOW } from './case-fixtures.ts';
 import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
 import { modelledStorage, type ModelledStorage } from './modelled-storage.ts';
@@ -152,11 +152,7 @@ conformanceCase(
     // fan-out (a fan-out failed and retried, a join on another worker): the join brings the post
     // to Sam alone, then the post goes to the community.
     const late = post('pete', 5);
-    await context.storage.events.store(
-      { key: postEventKey(late), ...postEvent(late), webhook: 'conformance', receivedAt: new Date(NOW) },
-      { status: 'applied', communityPost: { communityId: c.communityId, at: late.at, activity: late } },
-      { retentionDays: RETENTION_DAYS, now: new Date(NOW) },
-    );
+    await storePostEvents(context.storage, c.communityId, [late], NOW);
     await c.membership('sam', true, 0);
     await c.posts([late]);
     // Ana left after the post: her record is computed from the kept posts, and the post is one of
