@@ -9,6 +9,7 @@ import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import { sendBurst } from '../support/burst.ts';
 import { readEndToEndLedger, recoveredStalledJobs } from '../support/end-to-end-ledger.ts';
+import { printMismatchEvidence } from '../support/mismatch-evidence.ts';
 import { queueCounts } from '../support/queue-counts.ts';
 import { outageAfterAcks } from '../support/outage-after-acks.ts';
 import {
@@ -196,6 +197,7 @@ describe('two receivers and two workers at once, the database server stopped dur
     };
     reportFigures(`two receivers, two workers, ${database.name} stopped 3 s`, figures);
     if (ledger.trayMismatches > 0 || ledger.unreadMismatches > 0) workers.forEach(printTail);
+    if (firstMismatches.length > 0) await printMismatchEvidence(database.target(), firstMismatches);
     expect(firstMismatches, 'tray records differing from the model').to.deep.equal([]);
     expect(figures).to.deep.include({
       acknowledged: count,
