@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { trayBanShape } from '../../../shared/config/tray-ban-config.ts';
 import type { BurstBody } from './burst.ts';
 import { bannedUsers, referenceTray, type ModelEnvelope } from './reference-tray-model.ts';
 import { trayToken } from './tray-process.ts';
@@ -12,7 +14,9 @@ export interface UnreadMismatch {
  * The tray counts as each user sees them: `GET /notifications/v3` (totalUnreadCount, platform
  * document 4.1) of a running tray-service process, one call per user the model expects records
  * for. Nobody read anything or set a last-read time, so every record of the model is unread. A
- * user globally banned at the end (by createdAt) is refused instead: 401, records kept.
+ * user globally banned at the end (by createdAt) is refused instead: 401, records kept. Called once
+ * the queue is empty: a ban job run last (a stalled job recovered at the end) may have been
+ * published just now, and the API sees it within BAN_REFRESH_MS, so the calls wait that long first.
  */
 export async function checkUnreadAgainstModel(
   trayPort: number,
@@ -24,6 +28,9 @@ export async function checkUnreadAgainstModel(
     if (!record.hasRead) expected.set(record.userId, Number(expected.get(record.userId) ?? 0) + 1);
   }
   for (const userId of bannedUsers(envelopes)) expected.set(userId, 'HTTP 401');
+  // The processes run with the default refresh; a quarter more for the refresh's own round trip.
+  const refreshMs = trayBanShape.BAN_REFRESH_MS.parse(undefined);
+  await sleep(refreshMs * 1.25);
   const mismatches: UnreadMismatch[] = [];
   for (const [userId, count] of expected) {
     const token = await trayToken(userId, '10m');
