@@ -5,16 +5,14 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { closeServer, listen } from '../../../shared/http/listen.ts';
 import { createWebhookQueue, type WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
+import { launchLocalChromium } from '../../support/local-chromium.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { ADMIN_TOKEN, adminApp } from './admin-fixtures.ts';
-
-/** Debian's chromium (scripts/setup.sh installs it); never a browser downloaded by playwright. */
-const CHROMIUM = '/usr/bin/chromium';
 
 describe('queue dashboard in a real browser (headless Chromium)', function () {
   this.timeout(90_000);
@@ -44,24 +42,8 @@ describe('queue dashboard in a real browser (headless Chromium)', function () {
     server = await listen(app, { port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     profileDir = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
-    context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    // Only 127.0.0.1: the dashboard's web-font link must not leave the machine.
-    await context.route('**/*', (route) =>
-      new URL(route.request().url()).hostname === '127.0.0.1' ? route.continue() : route.abort(),
-    );
+    // Only 127.0.0.1 is reachable: the dashboard's web-font link must not leave the machine.
+    context = await launchLocalChromium(profileDir);
   });
 
   after(async () => {

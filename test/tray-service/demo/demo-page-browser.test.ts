@@ -2,15 +2,13 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchLocalChromium } from '../../support/local-chromium.ts';
 import { tokenFor } from '../api/support/api-harness.ts';
 import { useLiveTray } from '../live/support/live-harness.ts';
 import { commentEvent, minute } from '../worker/event-builder.ts';
 import { jobDataOf } from '../worker/worker-harness.ts';
 import { webhookJobOptions } from '../../../shared/queue/webhook-queue.ts';
-
-/** Debian's chromium (scripts/setup.sh installs it); never a browser downloaded by playwright. */
-const CHROMIUM = '/usr/bin/chromium';
 
 describe('GET /demo in a real browser (headless Chromium)', function () {
   this.timeout(90_000);
@@ -36,20 +34,7 @@ describe('GET /demo in a real browser (headless Chromium)', function () {
       }),
     );
     dir = mkdtempSync(join(tmpdir(), 'demo-browser-'));
-    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-      ],
-    });
-    await context.route('**/*', (route) =>
-      new URL(route.request().url()).hostname === '127.0.0.1' ? route.continue() : route.abort(),
-    );
+    context = await launchLocalChromium(join(dir, 'profile'));
     page = await context.newPage();
     page.on('console', (message) => {
       if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());

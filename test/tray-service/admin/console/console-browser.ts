@@ -7,13 +7,11 @@ import { join } from 'node:path';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
-import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { closeServer, listen } from '../../../../shared/http/listen.ts';
+import { launchLocalChromium } from '../../../support/local-chromium.ts';
 import { repoRoot } from '../../../support/run-script.ts';
 import { ADMIN_TOKEN } from '../admin-fixtures.ts';
-
-/** Debian's chromium (scripts/setup.sh installs it); never a browser downloaded by playwright. */
-const CHROMIUM = '/usr/bin/chromium';
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -38,26 +36,11 @@ export function useConsoleBrowser(): () => ConsoleBrowser {
   before(async function () {
     this.timeout(60_000);
     profile = mkdtempSync(join(tmpdir(), 'console-browser-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
+    context = await launchLocalChromium(profile, {
       timezoneId: 'UTC',
       locale: 'en-US',
       viewport: { width: 1280, height: 900 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
     });
-    await context.route('**/*', (route) =>
-      new URL(route.request().url()).hostname === '127.0.0.1' ? route.continue() : route.abort(),
-    );
     await context.addInitScript({ content: WATCH_CSP });
   });
   after(async () => {
