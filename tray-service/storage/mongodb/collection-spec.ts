@@ -22,3 +22,14 @@ export interface CollectionSpec {
    */
   retiredIndexes?: readonly string[];
 }
+
+/**
+ * The expiry index of a collection whose documents carry `expiresAt`: the server's TTL deletes them
+ * (where it accepts TTL indexes), and purgeExpired's deleteMany({expiresAt <= now}) uses it too.
+ */
+export const EXPIRY_INDEX: IndexSpec = {
+  name: 'expiry',
+  key: { expiresAt: 1 },
+  expireAfterSeconds: 0,
+  serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
+};

@@ -1,4 +1,4 @@
-import type { CollectionSpec } from './collection-spec.ts';
+import { EXPIRY_INDEX, type CollectionSpec } from './collection-spec.ts';
 
 export const EVENT_MINUTES = 'event_minutes';
 export const EVENT_LAG_MINUTES = 'event_lag_minutes';
@@ -12,12 +12,7 @@ export const eventMinutesCollection: CollectionSpec = {
       key: { minute: 1 },
       serves: 'GET /admin/stats/events-per-minute: find({minute in [since, until)}) in minute order',
     },
-    {
-      name: 'expiry',
-      key: { expiresAt: 1 },
-      expireAfterSeconds: 0,
-      serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
-    },
+    EXPIRY_INDEX,
   ],
 };
 
@@ -30,11 +25,6 @@ export const eventLagMinutesCollection: CollectionSpec = {
       key: { minute: 1 },
       serves: 'GET /admin/stats/lag: find({minute in [since, until)}) in minute order',
     },
-    {
-      name: 'expiry',
-      key: { expiresAt: 1 },
-      expireAfterSeconds: 0,
-      serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
-    },
+    EXPIRY_INDEX,
   ],
 };

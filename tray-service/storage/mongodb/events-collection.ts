@@ -1,4 +1,4 @@
-import type { CollectionSpec } from './collection-spec.ts';
+import { EXPIRY_INDEX, type CollectionSpec } from './collection-spec.ts';
 import { EVENTS } from './collection-names.ts';
 
 /** events: every received event, once (dedupe key as `_id`), for the admin API and exports. */
@@ -35,12 +35,7 @@ export const eventsCollection: CollectionSpec = {
       key: { moderation: 1, receivedAt: -1, _id: -1 },
       serves: 'admin list/export filtered by moderation outcome (?moderation=, $in merges the sorted runs)',
     },
-    {
-      name: 'expiry',
-      key: { expiresAt: 1 },
-      expireAfterSeconds: 0,
-      serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
-    },
+    EXPIRY_INDEX,
     {
       name: 'community_posts',
       key: { communityDay: 1 },

@@ -1,4 +1,4 @@
-import type { CollectionSpec } from './collection-spec.ts';
+import { EXPIRY_INDEX, type CollectionSpec } from './collection-spec.ts';
 import { TRAY_RECORDS } from './collection-names.ts';
 
 /** tray_records: one record per recipient and grouping key (the tray's notifications). */
@@ -39,12 +39,7 @@ export const trayRecordsCollection: CollectionSpec = {
       key: { 'actors.userId': 1 },
       serves: 'deleted user: find({actors.userId}) rewriting their snapshots to "Deleted user"',
     },
-    {
-      name: 'expiry',
-      key: { expiresAt: 1 },
-      expireAfterSeconds: 0,
-      serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
-    },
+    EXPIRY_INDEX,
   ],
   retiredIndexes: ['history_bucket', 'expiry_day', 'actor_ids'],
 };

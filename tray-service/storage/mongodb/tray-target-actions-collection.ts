@@ -1,4 +1,4 @@
-import type { CollectionSpec } from './collection-spec.ts';
+import { EXPIRY_INDEX, type CollectionSpec } from './collection-spec.ts';
 import { TRAY_TARGET_ACTIONS } from './target-actions-store.ts';
 
 /** tray_target_actions: every action on a community's target, with its time (target-actions-store.ts). */
@@ -21,11 +21,6 @@ export const trayTargetActionsCollection: CollectionSpec = {
       key: { 'activity.actor.userId': 1 },
       serves: 'deleted user: updateMany({activity.actor.userId}) in renameKeptActor',
     },
-    {
-      name: 'expiry',
-      key: { expiresAt: 1 },
-      expireAfterSeconds: 0,
-      serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
-    },
+    EXPIRY_INDEX,
   ],
 };

@@ -1,4 +1,4 @@
-import type { CollectionSpec } from './collection-spec.ts';
+import { EXPIRY_INDEX, type CollectionSpec } from './collection-spec.ts';
 import { TRAY_TARGET_ACTORS } from './collection-names.ts';
 
 /** tray_target_actors: each record group's distinct actors (target-actors-store.ts). */
@@ -16,12 +16,7 @@ export const trayTargetActorsCollection: CollectionSpec = {
       key: { 'actor.userId': 1 },
       serves: 'deleted user: updateMany({actor.userId}) in renameGroupActor',
     },
-    {
-      name: 'expiry',
-      key: { expiresAt: 1 },
-      expireAfterSeconds: 0,
-      serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
-    },
+    EXPIRY_INDEX,
   ],
   retiredIndexes: ['group', 'actor', 'expiry_day'],
 };
