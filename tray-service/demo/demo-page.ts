@@ -1,4 +1,4 @@
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+import { escapeHtml } from '../http/escape-html.ts';
 
 /** The demo page's HTML; the locale list is the service's catalogues. */
 export function demoPage(locales: readonly string[], defaultLocale: string): string {

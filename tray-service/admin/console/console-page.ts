@@ -1,4 +1,4 @@
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+import { escapeHtml } from '../../http/escape-html.ts';
 
 /**
  * The console's Content-Security-Policy: every script, style sheet, request and image from this
