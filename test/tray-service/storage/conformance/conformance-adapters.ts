@@ -12,6 +12,8 @@ export const REQUIRED_ENGINES: readonly StorageEngine[] = ['postgres', 'mongodb'
 
 export interface OpenedStorage {
   readonly storage: TrayStorage;
+  /** The same database opened once more, as a second process of the tray opens it (closed by `drop`). */
+  openAgain(): Promise<TrayStorage>;
   /** Closes the storage and drops its database. */
   drop(): Promise<void>;
 }
@@ -30,10 +32,18 @@ const mongodb: ConformanceAdapter = {
   async open() {
     const { mongoUri } = testStack();
     const dbName = uniqueName('conformance');
-    const storage = await openMongoStorage(mongoUri, dbName, { appName: 'conformance', logger });
+    const open = () => openMongoStorage(mongoUri, dbName, { appName: 'conformance', logger });
+    const storage = await open();
+    const again: TrayStorage[] = [];
     return {
       storage,
+      async openAgain() {
+        const opened = await open();
+        again.push(opened);
+        return opened;
+      },
       async drop() {
+        for (const opened of again) await opened.close();
         await storage.close();
         const client = await MongoClient.connect(mongoUri);
         try {
@@ -70,14 +80,23 @@ const postgres: ConformanceAdapter = {
   engine: 'postgres',
   async open() {
     const database = await createPostgresDatabase();
-    const storage = await openPostgresStorage(database.url, {
-      poolSize: 8,
-      statementTimeoutMs: 30_000,
-      applicationName: 'conformance',
-    });
+    const open = () =>
+      openPostgresStorage(database.url, {
+        poolSize: 8,
+        statementTimeoutMs: 30_000,
+        applicationName: 'conformance',
+      });
+    const storage = await open();
+    const again: TrayStorage[] = [];
     return {
       storage,
+      async openAgain() {
+        const opened = await open();
+        again.push(opened);
+        return opened;
+      },
       async drop() {
+        for (const opened of again) await opened.close();
         await storage.close();
         await database.drop();
       },

@@ -15,6 +15,11 @@ export interface ConformanceContext {
   readonly storage: TrayStorage;
   /** An id of this case's own, e.g. id('u-ana') -> 'u-ana_k3f9': unique per case and run. */
   id(name: string): string;
+  /**
+   * The same database as `storage`, opened as a second process of the tray would open it: its own
+   * connections and none of `storage`'s in-process state (locks, batching). One per run, shared.
+   */
+  peer(): Promise<TrayStorage>;
   /** A storage on a fresh database of its own, dropped after the case: for whole-store queries (purge, lists). */
   isolated(): Promise<TrayStorage>;
   /** A write context on the tray's clock `now` (retention 90 days, an owner of this case's own). */

@@ -32,6 +32,7 @@ const ran = new Map<string, Set<StorageEngine>>();
 for (const adapter of conformanceAdapters) {
   describe(`storage conformance: ${adapter.engine}`, function () {
     let shared: OpenedStorage | undefined;
+    let peer: Promise<TrayStorage> | undefined;
     const isolated: OpenedStorage[] = [];
 
     before(async function () {
@@ -52,15 +53,17 @@ for (const adapter of conformanceAdapters) {
         if (testCase.timeout) this.timeout(testCase.timeout);
         ran.set(testCase.name, (ran.get(testCase.name) ?? new Set()).add(adapter.engine));
         if (!shared) throw new Error('the adapter did not open');
-        const storage: TrayStorage = shared.storage;
+        const opened = shared;
+        const storage: TrayStorage = opened.storage;
         const tag = randomUUID().slice(0, 6);
         const context: ConformanceContext = {
           storage,
           id: (name) => `${name}_${tag}`,
+          peer: () => (peer ??= opened.openAgain()),
           async isolated() {
-            const opened = await adapter.open();
-            isolated.push(opened);
-            return opened.storage;
+            const fresh = await adapter.open();
+            isolated.push(fresh);
+            return fresh.storage;
           },
           write: (now, extra = {}) => ({
             now,
