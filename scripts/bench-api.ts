@@ -9,7 +9,7 @@
 // (lib/bench-api-client.ts: keep-alive HTTP, the plain SELECTs timed the same way, a warm-up walk
 // not counted). --stages adds, per user and route, where the server's time goes (lib/tray-api-stages.ts).
 // Options: --total <n> (1000000) --user-records <n> (1000) --dense-records <n> (1200) --pages <n>
-// (20) --rounds <n> (20: each walk repeated) --stages. Starts its own redis-server and a throwaway
+// (20) --rounds <n> (100: each walk repeated; 2,000 calls of each, so a p99 is the 20th slowest) --stages. Starts its own redis-server and a throwaway
 // PostgreSQL cluster unless REDIS_URL / DATABASE_URL point elsewhere.
 import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -34,6 +34,7 @@ import { createFailedAuthLimit } from '../tray-service/http/rate-limit/failed-au
 import { createMessageRenderer } from '../tray-service/messages/create-message-renderer.ts';
 import { openPostgresStorage } from '../tray-service/storage/postgres/open-postgres-storage.ts';
 import type { FromBenchClient, ToBenchClient } from './lib/bench-api-client.ts';
+import { PLAIN_COUNT_SQL } from './lib/bench-api-plain.ts';
 import { createBenchDatabase } from './lib/create-bench-database.ts';
 import { startPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
 import { hs256Token } from './lib/hs256-token.ts';
@@ -54,14 +55,14 @@ const { values } = parseArgs({
     'user-records': { type: 'string', default: '1000' },
     'dense-records': { type: 'string', default: '1200' },
     pages: { type: 'string', default: '20' },
-    rounds: { type: 'string', default: '20' },
+    rounds: { type: 'string', default: '100' },
     stages: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
 if (values.help) {
   process.stdout.write(
-    'usage: npm run bench:api -- [--total 1000000] [--user-records 1000] [--dense-records 1200] [--pages 20] [--rounds 20] [--stages]\n',
+    'usage: npm run bench:api -- [--total 1000000] [--user-records 1000] [--dense-records 1200] [--pages 20] [--rounds 100] [--stages]\n',
   );
   process.exit(0);
 }
@@ -177,10 +178,22 @@ try {
   const server = await listen(app, { port: 0, host: '127.0.0.1' });
   if (stages) timeRequests(server, stages);
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // The floor under any API call: an HTTP hop to this process that does nothing but answer.
-  const bareServer = createServer((_req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end('{"data":{"totalUnreadCount":0}}');
+  // The floor under any API call: an HTTP hop to this process that does nothing but answer, and
+  // the same hop running the plain count (no framework, no authentication, no rate limit).
+  const bareSql = new pg.Pool({ connectionString: url, max: 1 });
+  bareSql.on('error', () => undefined);
+  const bareServer = createServer((req, res) => {
+    const answer = (status: number, count: number) => {
+      res.statusCode = status;
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ data: { totalUnreadCount: count } }));
+    };
+    const user = new URL(req.url ?? '/', 'http://bare').searchParams.get('user');
+    if (user === null) return answer(200, 0);
+    bareSql.query<{ count: string }>(PLAIN_COUNT_SQL, [user]).then(
+      (result) => answer(200, Number(result.rows[0]?.count ?? 0)),
+      () => answer(500, 0),
+    );
   });
   await new Promise<void>((resolve) => bareServer.listen(0, '127.0.0.1', resolve));
   const bare = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}/`;
@@ -231,7 +244,8 @@ try {
     const done = await reply();
     if (done.kind !== 'samples') throw new Error('bench client: expected samples');
     const t = done.samples;
-    for (const list of [t.page, t.plainPage, t.unread, t.plainCount, t.hop]) list.sort((x, y) => x - y);
+    for (const list of [t.page, t.plainPage, t.unread, t.plainCount, t.hop, t.bareCount])
+      list.sort((x, y) => x - y);
     return { ...t, stages: stages?.take() };
   }
 
@@ -273,6 +287,7 @@ try {
     out.push(
       '',
       `${userId}: bare HTTP hop (node:http, constant body, no work) p50 ${ms(quantile(r.hop, 0.5))}, p99 ${ms(quantile(r.hop, 0.99))}; its p99 is ${(quantile(r.hop, 0.99) / quantile(r.plainCount, 0.99)).toFixed(2)}x the plain count's`,
+      `${userId}: bare HTTP hop + plain count (node:http, the plain statement, no framework) p50 ${ms(quantile(r.bareCount, 0.5))}, p99 ${ms(quantile(r.bareCount, 0.99))}; its p99 is ${(quantile(r.bareCount, 0.99) / quantile(r.plainCount, 0.99)).toFixed(2)}x the plain count's`,
     );
   }
   for (const [userId, r] of Object.entries(results)) {
@@ -282,6 +297,7 @@ try {
   process.exitCode = failed ? 1 : 0;
   await closeServer(server);
   bareServer.close();
+  await bareSql.end();
   redis.disconnect();
   await sql.end();
   await storage.close();

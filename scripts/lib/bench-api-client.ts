@@ -7,11 +7,16 @@
 // the paths up and is not counted.
 import { Agent, request } from 'node:http';
 import pg from 'pg';
+import { PLAIN_COUNT_SQL, plainPageSql } from './bench-api-plain.ts';
 
 export interface BenchClientJob {
   /** The API's base URL, e.g. http://127.0.0.1:40000. */
   base: string;
-  /** A bare node:http server in the API's process answering a constant JSON body: the HTTP hop alone. */
+  /**
+   * A bare node:http server in the API's process: `/` answers a constant JSON body (the HTTP hop
+   * alone), `/count?user=` the plain count run over a pooled connection of its own (the hop and the
+   * statement, no framework, no authentication).
+   */
   bare: string;
   databaseUrl: string;
   userId: string;
@@ -28,6 +33,8 @@ export interface BenchClientSamples {
   plainCount: number[];
   /** The bare HTTP hop, timed after each plain count. */
   hop: number[];
+  /** The plain count behind the bare HTTP server (no framework), timed after each hop. */
+  bareCount: number[];
   unreadCount: number;
 }
 
@@ -82,20 +89,19 @@ async function run(job: BenchClientJob): Promise<BenchClientSamples> {
     return body.nextPage === 0 ? undefined : body.nextPage;
   };
   const plainPage = (boundary: number | undefined) =>
-    sql.query(
-      `SELECT * FROM tray_records WHERE user_id = $1 AND ($2::bigint IS NULL OR last_update < $2)
-       ORDER BY last_update DESC, key DESC LIMIT ${job.pageSize + 1}`,
-      [job.userId, boundary ?? null],
-    );
+    sql.query(plainPageSql(job.pageSize), [job.userId, boundary ?? null]);
   const unread = async () => {
     const res = await get(`${job.base}/notifications/v3`, headers);
     if (res.status !== 200) throw new Error(`unexpected answer ${res.status}`);
     return (JSON.parse(res.body) as { data: { totalUnreadCount: number } }).data.totalUnreadCount;
   };
-  const plainCount = () =>
-    sql.query('SELECT count(*) FROM tray_records WHERE user_id = $1 AND NOT has_read', [job.userId]);
+  const plainCount = () => sql.query(PLAIN_COUNT_SQL, [job.userId]);
   const hop = async () => {
     const res = await get(job.bare, {});
+    if (res.status !== 200) throw new Error(`unexpected answer ${res.status}`);
+  };
+  const bareCount = async () => {
+    const res = await get(`${job.bare}count?user=${encodeURIComponent(job.userId)}`, {});
     if (res.status !== 200) throw new Error(`unexpected answer ${res.status}`);
   };
   const timed = async <T>(into: number[], work: () => Promise<T>): Promise<T> => {
@@ -111,6 +117,7 @@ async function run(job: BenchClientJob): Promise<BenchClientSamples> {
     unread: [],
     plainCount: [],
     hop: [],
+    bareCount: [],
     unreadCount: 0,
   });
   const samples = empty();
@@ -122,6 +129,7 @@ async function run(job: BenchClientJob): Promise<BenchClientSamples> {
       into.unreadCount = await timed(into.unread, unread);
       await timed(into.plainCount, plainCount);
       await timed(into.hop, hop);
+      await timed(into.bareCount, bareCount);
       startAfter = next;
       if (startAfter === undefined) break;
     }
