@@ -26,25 +26,40 @@ export interface ConformanceAdapter {
 
 const logger = createLogger({ name: 'conformance', level: 'silent' });
 
+/**
+ * One database opened by `open` (again by openAgain, as a second tray process would); `drop`
+ * closes every instance, then removes the database with `dropDatabase`.
+ */
+async function opened(
+  open: () => Promise<TrayStorage>,
+  dropDatabase: () => Promise<void>,
+): Promise<OpenedStorage> {
+  const storage = await open();
+  const again: TrayStorage[] = [];
+  return {
+    storage,
+    async openAgain() {
+      const another = await open();
+      again.push(another);
+      return another;
+    },
+    async drop() {
+      for (const another of again) await another.close();
+      await storage.close();
+      await dropDatabase();
+    },
+  };
+}
+
 /** On the test FerretDB, or the MongoDB server MONGODB_URI names. */
 const mongodb: ConformanceAdapter = {
   engine: 'mongodb',
   async open() {
     const { mongoUri } = testStack();
     const dbName = uniqueName('conformance');
-    const open = () => openMongoStorage(mongoUri, dbName, { appName: 'conformance', logger });
-    const storage = await open();
-    const again: TrayStorage[] = [];
-    return {
-      storage,
-      async openAgain() {
-        const opened = await open();
-        again.push(opened);
-        return opened;
-      },
-      async drop() {
-        for (const opened of again) await opened.close();
-        await storage.close();
+    return opened(
+      () => openMongoStorage(mongoUri, dbName, { appName: 'conformance', logger }),
+      async () => {
         const client = await MongoClient.connect(mongoUri);
         try {
           await client.db(dbName).dropDatabase();
@@ -52,7 +67,7 @@ const mongodb: ConformanceAdapter = {
           await client.close();
         }
       },
-    };
+    );
   },
 };
 
@@ -80,27 +95,15 @@ const postgres: ConformanceAdapter = {
   engine: 'postgres',
   async open() {
     const database = await createPostgresDatabase();
-    const open = () =>
-      openPostgresStorage(database.url, {
-        poolSize: 8,
-        statementTimeoutMs: 30_000,
-        applicationName: 'conformance',
-      });
-    const storage = await open();
-    const again: TrayStorage[] = [];
-    return {
-      storage,
-      async openAgain() {
-        const opened = await open();
-        again.push(opened);
-        return opened;
-      },
-      async drop() {
-        for (const opened of again) await opened.close();
-        await storage.close();
-        await database.drop();
-      },
-    };
+    return opened(
+      () =>
+        openPostgresStorage(database.url, {
+          poolSize: 8,
+          statementTimeoutMs: 30_000,
+          applicationName: 'conformance',
+        }),
+      () => database.drop(),
+    );
   },
 };
 
