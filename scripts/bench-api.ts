@@ -9,8 +9,9 @@
 // (lib/bench-api-client.ts: keep-alive HTTP, the plain SELECTs timed the same way, a warm-up walk
 // not counted). --stages adds, per user and route, where the server's time goes (lib/tray-api-stages.ts).
 // Options: --total <n> (1000000) --user-records <n> (1000) --dense-records <n> (1200) --pages <n>
-// (20) --rounds <n> (100: each walk repeated; 2,000 calls of each, so a p99 is the 20th slowest) --stages. Starts its own redis-server and a throwaway
-// PostgreSQL cluster unless REDIS_URL / DATABASE_URL point elsewhere.
+// (20) --rounds <n> (100: each walk repeated; 2,000 calls of each, so a p99 is the 20th slowest)
+// --stages. Starts its own redis-server and a throwaway PostgreSQL cluster unless REDIS_URL /
+// DATABASE_URL point elsewhere.
 import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -180,8 +181,6 @@ try {
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // The floor under any API call: an HTTP hop to this process that does nothing but answer, and
   // the same hop running the plain count (no framework, no authentication, no rate limit).
-  const bareSql = new pg.Pool({ connectionString: url, max: 1 });
-  bareSql.on('error', () => undefined);
   const bareServer = createServer((req, res) => {
     const answer = (status: number, count: number) => {
       res.statusCode = status;
@@ -190,7 +189,8 @@ try {
     };
     const user = new URL(req.url ?? '/', 'http://bare').searchParams.get('user');
     if (user === null) return answer(200, 0);
-    bareSql.query<{ count: string }>(PLAIN_COUNT_SQL, [user]).then(
+    // The seeding pool, idle while the client measures.
+    sql.query<{ count: string }>(PLAIN_COUNT_SQL, [user]).then(
       (result) => answer(200, Number(result.rows[0]?.count ?? 0)),
       () => answer(500, 0),
     );
@@ -297,7 +297,6 @@ try {
   process.exitCode = failed ? 1 : 0;
   await closeServer(server);
   bareServer.close();
-  await bareSql.end();
   redis.disconnect();
   await sql.end();
   await storage.close();

@@ -1,5 +1,9 @@
 import pg from 'pg';
 import { connectMongo } from '../../../shared/mongo/connect-mongo.ts';
+import { TRAY_RECORDS } from '../../../tray-service/storage/mongodb/collection-names.ts';
+import { MEMBERSHIP_CHANGES } from '../../../tray-service/storage/mongodb/membership-store.ts';
+import { recordGroup } from '../../../tray-service/storage/mongodb/storage-keys.ts';
+import { TRAY_TARGET_ACTIONS } from '../../../tray-service/storage/mongodb/target-actions-store.ts';
 import type { TrayMismatch } from './check-tray-against-model.ts';
 import type { StorageTarget } from './storage-target.ts';
 
@@ -44,7 +48,7 @@ export async function printMismatchEvidence(
       for (const { key, communityId, userId } of records) {
         evidence.push({
           key,
-          record: await db.collection('tray_records').findOne(
+          record: await db.collection(TRAY_RECORDS).findOne(
             { userId, verb: 'post', targetId: communityId },
             {
               projection: {
@@ -57,13 +61,13 @@ export async function printMismatchEvidence(
               },
             },
           ),
-          changes: (
-            await db.collection('community_member_changes').find({ communityId, userId }).toArray()
-          ).map((change) => [change.at, change.joined]),
+          changes: (await db.collection(MEMBERSHIP_CHANGES).find({ communityId, userId }).toArray()).map(
+            (change) => [change.at, change.joined],
+          ),
           kept: (
             await db
-              .collection('tray_target_actions')
-              .find({ group: JSON.stringify(['post', communityId]) })
+              .collection(TRAY_TARGET_ACTIONS)
+              .find({ group: recordGroup('post', communityId) })
               .toArray()
           ).map((action) => [action.activity?.actor?.userId, action.at, action.activity?.audience?.kind]),
         });

@@ -32,8 +32,6 @@ export const OWN_CLAIM_REUSE_MS = 10_000;
 export interface ClaimOptions {
   /** A claim older than this whose version was never written is taken over (its writer died). */
   takeoverMs: number;
-  /** See OWN_CLAIM_REUSE_MS (the default). */
-  ownReuseMs?: number;
   /** Who claims: the job's dedupe key. */
   owner: string;
   now?: Date;
@@ -65,13 +63,13 @@ export async function claimVersions(
   }));
   const lost = new Set(await insertCoalesced<RecordClaimDoc>(db, TRAY_RECORD_CLAIMS, docs));
   // One more read per lost claim (they are few: only records a concurrent writer is moving). A
-  // claim of this same job for this same state, once older than ownReuseMs (a retry after a
+  // claim of this same job for this same state, once older than OWN_CLAIM_REUSE_MS (a retry after a
   // failure between claim and write), is ours to use; a younger one may be a twin's still writing.
   // A claim of the same owner for another state is a concurrent write, not a retry (one job's
   // writes running at once): taking it too would let both move the record from one version, and
   // FerretDB's updates are not atomic. A claim whose writer died before writing would block the
   // record forever: after takeoverMs it is removed and the next round claims again.
-  const reusableBefore = now.getTime() - (options.ownReuseMs ?? OWN_CLAIM_REUSE_MS);
+  const reusableBefore = now.getTime() - OWN_CLAIM_REUSE_MS;
   for (const index of [...lost]) {
     const doc = docs[index];
     const _id = doc?._id ?? '';

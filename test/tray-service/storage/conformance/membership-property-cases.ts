@@ -16,7 +16,7 @@ import {
 } from '../../../support/activity-builder.ts';
 import { applyOperation, RETENTION_DAYS } from './apply-operation.ts';
 import { conformanceCase } from './conformance-case.ts';
-import { differences, modelSnapshot, storageSnapshot } from './tray-snapshot.ts';
+import { differences, modelSnapshot, plain, storageSnapshot } from './tray-snapshot.ts';
 
 /**
  * Leaving and rejoining as a property (docs/tray-rules.md#leaving-and-rejoining-a-community): one
@@ -323,11 +323,9 @@ conformanceCase(
 
 /** A tray's records as the writes decide them: the write times and read flags depend on the interleaving. */
 function contentOf(records: readonly TrayRecord[]) {
-  return JSON.parse(
-    JSON.stringify(
-      [...records]
-        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-        .map(({ unreadAt: _unreadAt, changedAt: _changedAt, hasRead: _hasRead, ...content }) => content),
-    ),
-  ) as unknown[];
+  return plain(
+    [...records]
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .map(({ unreadAt: _unreadAt, changedAt: _changedAt, hasRead: _hasRead, ...content }) => content),
+  );
 }

@@ -30,7 +30,7 @@ export interface TraySnapshot {
 export const SNAPSHOT_PAGE_SIZE = 3;
 
 /** What the storage returns, as plain data (undefined fields dropped, as the model has none). */
-function plain<T>(value: T): T {
+export function plain<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
