@@ -14,7 +14,7 @@ export interface BenchClientJob {
   base: string;
   /**
    * A bare node:http server in the API's process: `/` answers a constant JSON body (the HTTP hop
-   * alone), `/count?user=` the plain count run over a pooled connection of its own (the hop and the
+   * alone), `/count?user=` the plain count run over a pooled connection (the hop and the
    * statement, no framework, no authentication).
    */
   bare: string;
