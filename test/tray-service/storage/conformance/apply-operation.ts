@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Activity } from '../../../../tray-service/domain/activity.ts';
-import type { TrayOperation } from '../../../../tray-service/domain/reference-tray.ts';
+import type { TrayOperation } from '../../../support/reference-tray/reference-tray.ts';
 import type { TrayStorage, WriteContext } from '../../../../tray-service/storage/port.ts';
 
 /** Days records and events live in the conformance cases (TRAY_RETENTION_DAYS, EVENTS_RETENTION_DAYS). */

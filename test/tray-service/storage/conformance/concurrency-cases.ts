@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { referenceTray, type TrayOperation } from '../../../../tray-service/domain/reference-tray.ts';
-import { liveRecords } from '../../../../tray-service/domain/reference-tray-reads.ts';
+import { referenceTray, type TrayOperation } from '../../../support/reference-tray/reference-tray.ts';
+import { liveRecords } from '../../../support/reference-tray/reference-tray-reads.ts';
 import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
 import { aComment, aPost } from '../../../support/activity-builder.ts';
 import { applyOperation, RETENTION_DAYS } from './apply-operation.ts';

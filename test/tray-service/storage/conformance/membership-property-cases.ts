@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import type { Activity, MembershipChange } from '../../../../tray-service/domain/activity.ts';
 import { awaySpans, isAwayAt } from '../../../../tray-service/domain/membership-intervals.ts';
-import { ReferenceTray, type TrayOperation } from '../../../../tray-service/domain/reference-tray.ts';
-import { liveRecords } from '../../../../tray-service/domain/reference-tray-reads.ts';
+import { ReferenceTray, type TrayOperation } from '../../../support/reference-tray/reference-tray.ts';
+import { liveRecords } from '../../../support/reference-tray/reference-tray-reads.ts';
 import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
 import {
   aComment,

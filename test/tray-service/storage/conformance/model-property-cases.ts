@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import type { Activity } from '../../../../tray-service/domain/activity.ts';
-import { ReferenceTray, type TrayOperation } from '../../../../tray-service/domain/reference-tray.ts';
+import { ReferenceTray, type TrayOperation } from '../../../support/reference-tray/reference-tray.ts';
 import {
   aComment,
   aCommentReaction,

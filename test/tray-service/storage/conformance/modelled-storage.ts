@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Activity, MembershipChange } from '../../../../tray-service/domain/activity.ts';
-import { ReferenceTray, type TrayOperation } from '../../../../tray-service/domain/reference-tray.ts';
+import { ReferenceTray, type TrayOperation } from '../../../support/reference-tray/reference-tray.ts';
 import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
 import { applyOperation, RETENTION_DAYS } from './apply-operation.ts';
 import { at, NOW } from './case-fixtures.ts';

@@ -1,11 +1,11 @@
-import type { ReferenceTray } from '../../../../tray-service/domain/reference-tray.ts';
+import type { ReferenceTray } from '../../../support/reference-tray/reference-tray.ts';
 import {
   liveRecords,
   referenceChangedSince,
   referenceCountUnread,
   referenceHistory,
   referencePageNumber,
-} from '../../../../tray-service/domain/reference-tray-reads.ts';
+} from '../../../support/reference-tray/reference-tray-reads.ts';
 import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
 import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
 

@@ -1,5 +1,5 @@
 import type { ModelRecord, ReferenceTray } from './reference-tray.ts';
-import type { TrayRecord, TrayVerb } from './tray-record.ts';
+import type { TrayRecord, TrayVerb } from '../../../tray-service/domain/tray-record.ts';
 
 /**
  * What readers get from the reference tray (docs/tray-api.md, docs/contract.md#tray): the same

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { DAY_MS } from '../../../shared/time/durations.ts';
 import type { Activity } from '../../../tray-service/domain/activity.ts';
-import { referenceTray, type TrayOperation } from '../../../tray-service/domain/reference-tray.ts';
+import { referenceTray, type TrayOperation } from './reference-tray.ts';
 import {
   liveRecords,
   referenceChangedSince,
@@ -10,15 +10,8 @@ import {
   referenceHistory,
   referencePageAfter,
   referencePageNumber,
-} from '../../../tray-service/domain/reference-tray-reads.ts';
-import {
-  aComment,
-  aCommentReaction,
-  aMention,
-  aPost,
-  aReaction,
-  aReply,
-} from '../../support/activity-builder.ts';
+} from './reference-tray-reads.ts';
+import { aComment, aCommentReaction, aMention, aPost, aReaction, aReply } from '../activity-builder.ts';
 
 const T = Date.UTC(2026, 10, 20, 10);
 const NOW = T + DAY_MS;

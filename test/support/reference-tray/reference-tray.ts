@@ -1,8 +1,12 @@
-import { DAY_MS } from '../../shared/time/durations.ts';
-import type { ActorSnapshot } from './actor-snapshot.ts';
-import { DELETED_USER_NAME, type Activity, type MembershipChange } from './activity.ts';
-import { encodeRecordKey } from './record-key.ts';
-import type { TrayRecord, TrayVerb } from './tray-record.ts';
+import { DAY_MS } from '../../../shared/time/durations.ts';
+import type { ActorSnapshot } from '../../../tray-service/domain/actor-snapshot.ts';
+import {
+  DELETED_USER_NAME,
+  type Activity,
+  type MembershipChange,
+} from '../../../tray-service/domain/activity.ts';
+import { encodeRecordKey } from '../../../tray-service/domain/record-key.ts';
+import type { TrayRecord, TrayVerb } from '../../../tray-service/domain/tray-record.ts';
 
 /**
  * The tray as the rules define it (docs/tray-engine.md, docs/tray-rules.md, docs/contract.md),
