@@ -111,7 +111,6 @@ async function main(): Promise<void> {
     const context = (now: number) => ({
       now,
       retentionDays: 90,
-      owner: 'timing',
       // --quiet: no live streams to tell, so the statement returns no rows.
       ...(args.quiet
         ? {}

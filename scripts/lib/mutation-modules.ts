@@ -23,20 +23,23 @@ export const mutationModules: Record<string, MutationModule> = {
     spec: ['test/receiver/envelope/*.test.ts'],
   },
   grouping: {
-    mutate: ['tray-service/storage/mongodb/apply-activity.ts', 'tray-service/domain/group-actors.ts'],
+    mutate: [
+      'tray-service/storage/mongodb/grouping/apply-activity.ts',
+      'tray-service/domain/group-actors.ts',
+    ],
     spec: [
-      'test/tray-service/storage/mongodb/apply-activity.test.ts',
+      'test/tray-service/storage/mongodb/grouping/apply-activity.test.ts',
       'test/tray-service/worker/group-actors.test.ts',
     ],
   },
   paging: {
     mutate: [
-      'tray-service/storage/mongodb/timestamp-page.ts',
-      'tray-service/storage/mongodb/block-list-page.ts',
+      'tray-service/storage/mongodb/records/timestamp-page.ts',
+      'tray-service/storage/mongodb/block-list/block-list-page.ts',
     ],
     spec: [
-      'test/tray-service/storage/mongodb/timestamp-page.test.ts',
-      'test/tray-service/storage/mongodb/block-list-page.test.ts',
+      'test/tray-service/storage/mongodb/records/timestamp-page.test.ts',
+      'test/tray-service/storage/mongodb/block-list/block-list-page.test.ts',
     ],
   },
   messages: {

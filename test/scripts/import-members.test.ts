@@ -3,7 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MEMBERSHIPS } from '../../tray-service/storage/mongodb/collection-names.ts';
-import { membershipId, type MembershipDoc } from '../../tray-service/storage/mongodb/membership-doc.ts';
+import {
+  membershipId,
+  type MembershipDoc,
+} from '../../tray-service/storage/mongodb/memberships/membership-doc.ts';
 import { cleanEnv, runScript } from '../support/run-script.ts';
 import { useMongo } from '../support/suite-resources.ts';
 import { testStack } from '../support/test-stack.ts';

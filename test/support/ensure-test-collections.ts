@@ -1,10 +1,10 @@
 import type { Db } from 'mongodb';
 import { pino } from 'pino';
-import type { CollectionSpec } from '../../tray-service/storage/mongodb/collection-spec.ts';
+import type { CollectionSpec } from '../../tray-service/storage/mongodb/setup/collection-spec.ts';
 import {
   ensureCollections,
   type EnsuredStorage,
-} from '../../tray-service/storage/mongodb/ensure-collections.ts';
+} from '../../tray-service/storage/mongodb/setup/ensure-collections.ts';
 
 /** ensureCollections as a service's start-up runs it, on the test stack's server. */
 export function ensureTestCollections(db: Db, specs: readonly CollectionSpec[]): Promise<EnsuredStorage> {

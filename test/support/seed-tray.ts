@@ -68,7 +68,6 @@ export async function seedRecords(
     await storage.writes.applyPersonal(activities, {
       now,
       retentionDays: spec.expired ? 0 : 90,
-      owner: `seed:${first.targetId}`,
     });
     if (spec.hasRead) await storage.records.markRead(spec.userId, first.verb, first.targetId, now);
     keys.push(encodeRecordKey({ verb: first.verb, targetId: first.targetId, userId: spec.userId }));

@@ -1,8 +1,8 @@
 import type { Db } from 'mongodb';
-import { recordStorageKeys } from '../../tray-service/storage/mongodb/storage-keys.ts';
+import { recordStorageKeys } from '../../tray-service/storage/mongodb/records/storage-keys.ts';
 import { type TrayVerb } from '../../tray-service/domain/tray-verb.ts';
 import { TRAY_RECORDS } from '../../tray-service/storage/mongodb/collection-names.ts';
-import { type TrayRecordDoc } from '../../tray-service/storage/mongodb/tray-record-doc.ts';
+import { type TrayRecordDoc } from '../../tray-service/storage/mongodb/records/tray-record-doc.ts';
 import { DAY_MS } from '../../shared/time/durations.ts';
 import { recordKey } from '../../tray-service/domain/activity.ts';
 import { encodeRecordKey } from '../../tray-service/domain/record-key.ts';

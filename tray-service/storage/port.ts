@@ -26,8 +26,6 @@ export interface WriteContext {
   now: number;
   /** Days a record lives after its lastUpdate (TRAY_RETENTION_DAYS). */
   retentionDays: number;
-  /** The job's dedupe key: who owns this write (adapters that claim records use it). */
-  owner: string;
   /**
    * Told of the records this write changed, as readers now see them, after they are durable
    * (live streams). Called in batches, so a fan-out to many members never holds them all at once.

@@ -1,3 +1,4 @@
+import { jobScope } from '../../shared/async/job-scope.ts';
 import type { Activity } from '../domain/activity.ts';
 import type { BanChange } from '../domain/ban-change.ts';
 import { mapEvent } from '../domain/map-event.ts';
@@ -9,7 +10,7 @@ import type { EventOutcome, TrayStorage, WriteContext } from '../storage/port.ts
 
 /** A verified delivery as the receiver queued it. */
 export interface JobDelivery {
-  /** The receiver's dedupe key: the stored event's key and the owner of this job's writes. */
+  /** The receiver's dedupe key: the stored event's key, and the job every write of it runs for. */
   dedupeKey: string;
   webhook: string;
   /** ISO 8601 time the receiver accepted it. */
@@ -77,9 +78,14 @@ function outcomeOf(mapped: ReturnType<typeof mapEvent>): EventOutcome {
  * profiles, personal activities, community posts), mark it applied, then hand it to the moderation hook. Permanent
  * problems (unknown name, invalid payload) are stored as a status and the job completes; anything
  * thrown is transient and the queue retries it. Every step is idempotent, so a retry after a
- * partial run leaves the same state.
+ * partial run leaves the same state. It all runs in the job's scope (shared/async/job-scope.ts), so
+ * storage can tell a retry of this job from another job's write without the port naming how.
  */
-export async function applyJob(job: JobDelivery, deps: ApplyJobDeps): Promise<StoredEvent> {
+export function applyJob(job: JobDelivery, deps: ApplyJobDeps): Promise<StoredEvent> {
+  return jobScope.run(job.dedupeKey, () => applyInScope(job, deps));
+}
+
+async function applyInScope(job: JobDelivery, deps: ApplyJobDeps): Promise<StoredEvent> {
   const now = deps.now ?? Date.now;
   const receivedAt = new Date(job.receivedAt);
   const mapped = mapEvent({ event: job.event, data: job.data, receivedAt: receivedAt.getTime() });
@@ -98,7 +104,6 @@ export async function applyJob(job: JobDelivery, deps: ApplyJobDeps): Promise<St
   const context = (): WriteContext => ({
     now: now(),
     retentionDays: deps.trayRetentionDays,
-    owner: job.dedupeKey,
     ...(deps.onWritten ? { onWritten: deps.onWritten } : {}),
   });
   const { writes } = deps.storage;
@@ -113,7 +118,10 @@ export async function applyJob(job: JobDelivery, deps: ApplyJobDeps): Promise<St
     if (audience.kind !== 'community') continue;
     // Posts of one community and record group go out together (the same members' records).
     const key = JSON.stringify([post.verb, post.targetId, audience.communityId]);
-    await schedule(key, post, (posts) => writes.fanOutPosts(audience.communityId, posts, context()));
+    // A batch runs with its first post's `fanOut`, wherever the scheduler calls it: in that job's scope.
+    const fanOut = (posts: readonly Activity[]) =>
+      jobScope.run(job.dedupeKey, () => writes.fanOutPosts(audience.communityId, posts, context()));
+    await schedule(key, post, fanOut);
   }
   // The tray has it now: its lag (receipt to here) goes into the minute's histogram, once.
   const appliedAt = new Date(now());

@@ -1,20 +1,20 @@
 import { connectMongo, pingMongo } from '../../../shared/mongo/connect-mongo.ts';
 import type { Logger } from '../../../shared/logging/create-logger.ts';
 import type { TrayStorage } from '../port.ts';
-import { createBlockListRepository } from './block-list-repository.ts';
-import { TRAY_CLEARS } from './clears-repository.ts';
-import { ensureCollections } from './ensure-collections.ts';
-import { createLatestTimes } from './latest-times.ts';
-import { migrateRecordShape } from './migrate-record-shape.ts';
-import { createMongoBans } from './mongo-bans.ts';
-import { createMongoCommunityMembers } from './mongo-community-members.ts';
-import { createMongoDecisions } from './mongo-decisions.ts';
-import { createMongoEvents } from './mongo-events.ts';
-import { createMongoMembersImport } from './mongo-members-import.ts';
-import { createMongoRecords } from './mongo-records.ts';
-import { createMongoWrites } from './mongo-writes.ts';
+import { createMongoBlockList } from './block-list/mongo-block-list.ts';
+import { TRAY_CLEARS } from './records/tray-clears-collection.ts';
+import { ensureCollections } from './setup/ensure-collections.ts';
+import { createMongoLatestTimes } from './records/mongo-latest-times.ts';
+import { migrateRecordShape } from './records/migrate-record-shape.ts';
+import { createMongoBans } from './moderation/mongo-bans.ts';
+import { createMongoCommunityMembers } from './memberships/mongo-community-members.ts';
+import { createMongoDecisions } from './moderation/mongo-decisions.ts';
+import { createMongoEvents } from './events/mongo-events.ts';
+import { createMongoMembersImport } from './memberships/mongo-members-import.ts';
+import { createMongoRecords } from './records/mongo-records.ts';
+import { createMongoWrites } from './grouping/mongo-writes.ts';
 import { purgeExpired } from './purge-expired.ts';
-import { TRAY_READ_STATE } from './read-state-repository.ts';
+import { TRAY_READ_STATE } from './records/tray-read-state-collection.ts';
 import { trayCollections } from './tray-collections.ts';
 
 export interface MongoStorageOptions {
@@ -41,14 +41,14 @@ export async function openMongoStorage(
     const { db } = connection;
     await ensureCollections(db, trayCollections, { logger: options.logger });
     await migrateRecordShape(db, { retentionDays: options.retentionDays ?? 90 });
-    const lastRead = createLatestTimes(db, TRAY_READ_STATE, 'lastReadAt');
+    const lastRead = createMongoLatestTimes(db, TRAY_READ_STATE, 'lastReadAt');
     return {
       engine: 'mongodb',
       records: createMongoRecords(db, { lastRead }),
       writes: createMongoWrites(db, { fanOutBatch: options.fanOutBatch ?? 10_000 }),
       lastRead,
-      clears: createLatestTimes(db, TRAY_CLEARS, 'clearedAt'),
-      blockList: createBlockListRepository(db),
+      clears: createMongoLatestTimes(db, TRAY_CLEARS, 'clearedAt'),
+      blockList: createMongoBlockList(db),
       bans: createMongoBans(db),
       events: createMongoEvents(db),
       decisions: createMongoDecisions(db),

@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
-import { EVENT_LAG_MINUTES, EVENT_MINUTES } from './event-minutes-collection.ts';
-import { TRAY_TARGET_ACTIONS } from './target-actions-store.ts';
+import { EVENT_LAG_MINUTES, EVENT_MINUTES } from './events/event-minutes-collection.ts';
+import { TRAY_TARGET_ACTIONS } from './grouping/target-actions.ts';
 import { EVENTS, TRAY_RECORD_CLAIMS, TRAY_RECORDS, TRAY_TARGET_ACTORS } from './collection-names.ts';
 
 /**

@@ -1,19 +1,19 @@
-import type { CollectionSpec } from './collection-spec.ts';
-import { moderationDecisionsCollection } from './moderation-decisions-collection.ts';
-import { blockListCollection } from './block-list-collection.ts';
-import { eventLagMinutesCollection, eventMinutesCollection } from './event-minutes-collection.ts';
-import { eventsCollection } from './events-collection.ts';
-import { membershipChangesCollection } from './membership-changes-collection.ts';
-import { membershipsCollection } from './memberships-collection.ts';
-import { trayClearsCollection } from './tray-clears-collection.ts';
-import { trayMigrationsCollection } from './tray-migrations-collection.ts';
-import { trayReadStateCollection } from './tray-read-state-collection.ts';
-import { trayRecordClaimsCollection } from './tray-record-claims-collection.ts';
-import { trayRecordsCollection } from './tray-records-collection.ts';
-import { trayTargetActionsCollection } from './tray-target-actions-collection.ts';
-import { trayTargetActorsCollection } from './tray-target-actors-collection.ts';
-import { userBansCollection } from './user-bans-collection.ts';
-import { userProfilesCollection } from './user-profiles-collection.ts';
+import type { CollectionSpec } from './setup/collection-spec.ts';
+import { moderationDecisionsCollection } from './moderation/moderation-decisions-collection.ts';
+import { blockListCollection } from './block-list/block-list-collection.ts';
+import { eventLagMinutesCollection, eventMinutesCollection } from './events/event-minutes-collection.ts';
+import { eventsCollection } from './events/events-collection.ts';
+import { membershipChangesCollection } from './memberships/membership-changes-collection.ts';
+import { membershipsCollection } from './memberships/memberships-collection.ts';
+import { trayClearsCollection } from './records/tray-clears-collection.ts';
+import { trayMigrationsCollection } from './records/tray-migrations-collection.ts';
+import { trayReadStateCollection } from './records/tray-read-state-collection.ts';
+import { trayRecordClaimsCollection } from './compare-and-set/tray-record-claims-collection.ts';
+import { trayRecordsCollection } from './records/tray-records-collection.ts';
+import { trayTargetActionsCollection } from './grouping/tray-target-actions-collection.ts';
+import { trayTargetActorsCollection } from './grouping/tray-target-actors-collection.ts';
+import { userBansCollection } from './moderation/user-bans-collection.ts';
+import { userProfilesCollection } from './grouping/user-profiles-collection.ts';
 
 /** The collections the worker writes and reads (startWorker ensures them when run on its own). */
 export const workerCollections: readonly CollectionSpec[] = [

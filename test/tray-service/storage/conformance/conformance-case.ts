@@ -22,7 +22,10 @@ export interface ConformanceContext {
   peer(): Promise<TrayStorage>;
   /** A storage on a fresh database of its own, dropped after the case: for whole-store queries (purge, lists). */
   isolated(): Promise<TrayStorage>;
-  /** A write context on the tray's clock `now` (retention 90 days, an owner of this case's own). */
+  /**
+   * A write context on the tray's clock `now` (retention 90 days). A case that plays several jobs
+   * runs each in its job scope (shared/async/job-scope.ts), as the apply-job use case does.
+   */
   write(now: number, extra?: Partial<WriteContext>): WriteContext;
 }
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
+import { jobScope } from '../../../../shared/async/job-scope.ts';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import type { Activity, MembershipChange } from '../../../../tray-service/domain/activity.ts';
 import { awaySpans, isAwayAt } from '../../../../tray-service/domain/membership-intervals.ts';
@@ -289,12 +290,13 @@ conformanceCase(
         const model = new ReferenceTray({ retentionDays: RETENTION_DAYS });
         for (const operation of operations) model.apply(operation);
         const again = new Set(twice.map((n) => n % operations.length));
-        // Each operation is a job of its own (its owner); one run twice is the same job taken up
+        // Each operation is a job of its own (its scope); one run twice is the same job taken up
         // by both processes at once, as after a queue failover.
         const job = (index: number, on: number) => {
           const operation = operations[index] as TrayOperation;
-          const owned = (now: number) => write(now, { owner: `${tag}:job${index}` });
-          return applyOperation(processes[on % 2] as (typeof processes)[number], operation, owned);
+          return jobScope.run(`${tag}:job${index}`, () =>
+            applyOperation(processes[on % 2] as (typeof processes)[number], operation, write),
+          );
         };
         let next = 0;
         const lane = async (on: number) => {

@@ -68,7 +68,6 @@ for (const adapter of conformanceAdapters) {
           write: (now, extra = {}) => ({
             now,
             retentionDays: RETENTION_DAYS,
-            owner: `conformance:${tag}`,
             ...extra,
           }),
         };

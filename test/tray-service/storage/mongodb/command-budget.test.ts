@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import { MongoClient, type Db } from 'mongodb';
 import { MEMBERSHIPS } from '../../../../tray-service/storage/mongodb/collection-names.ts';
-import { membershipId, type MembershipDoc } from '../../../../tray-service/storage/mongodb/membership-doc.ts';
+import {
+  membershipId,
+  type MembershipDoc,
+} from '../../../../tray-service/storage/mongodb/memberships/membership-doc.ts';
 import { workerCollections } from '../../../../tray-service/storage/mongodb/tray-collections.ts';
 import { ensureTestCollections } from '../../../support/ensure-test-collections.ts';
 import { processJob, type ProcessOptions } from './support/process-job.ts';

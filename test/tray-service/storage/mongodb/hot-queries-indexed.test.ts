@@ -1,13 +1,14 @@
 import { expect } from 'chai';
 import { MongoClient, type CommandStartedEvent, type Db, type Document } from 'mongodb';
 import { trayCollections } from '../../../../tray-service/storage/mongodb/tray-collections.ts';
-import { createBlockListRepository } from '../../../../tray-service/storage/mongodb/block-list-repository.ts';
-import { createEventRollups } from '../../../../tray-service/storage/mongodb/event-rollups.ts';
-import { createEventsQueries } from '../../../../tray-service/storage/mongodb/events-queries.ts';
+import { createMongoBlockList } from '../../../../tray-service/storage/mongodb/block-list/mongo-block-list.ts';
+import { createEventRollups } from '../../../../tray-service/storage/mongodb/events/event-rollups.ts';
+import { createEventsQueries } from '../../../../tray-service/storage/mongodb/events/event-reads.ts';
 import { purgeExpired } from '../../../../tray-service/storage/mongodb/purge-expired.ts';
-import { createClearsRepository } from '../../../../tray-service/storage/mongodb/clears-repository.ts';
-import { createReadStateRepository } from '../../../../tray-service/storage/mongodb/read-state-repository.ts';
-import { createRecordQueries } from '../../../../tray-service/storage/mongodb/record-queries.ts';
+import { createMongoLatestTimes } from '../../../../tray-service/storage/mongodb/records/mongo-latest-times.ts';
+import { createMongoRecords } from '../../../../tray-service/storage/mongodb/records/mongo-records.ts';
+import { TRAY_CLEARS } from '../../../../tray-service/storage/mongodb/records/tray-clears-collection.ts';
+import { TRAY_READ_STATE } from '../../../../tray-service/storage/mongodb/records/tray-read-state-collection.ts';
 import { processJob, type ProcessOptions } from './support/process-job.ts';
 import { assertIndexServed } from '../../../support/assert-index-served.ts';
 import type { Selection } from '../../../support/declared-index-serving.ts';
@@ -131,8 +132,11 @@ describe('hot queries are served by an index (explain)', function () {
       process(reactionEvent({ postId: 'p-1', reactionId: 'r-1', author: 'u-c', createdAt: minute(5) })),
     );
   });
+  /** The port's records and latest times on this database. */
+  const lastRead = () => createMongoLatestTimes(db!, TRAY_READ_STATE, 'lastReadAt');
+  const trayRecords = () => createMongoRecords(db!, { lastRead: lastRead() });
   it('the history pages (v3 and v2), page count and unread count', async () => {
-    const records = createRecordQueries(db!);
+    const records = trayRecords();
     const now = Date.now();
     await expectServed(() => records.pageAfter('u-c', undefined, 10, now));
     await expectServed(() => records.pageNumber('u-c', 1, 10, now, ['mention']));
@@ -140,27 +144,28 @@ describe('hot queries are served by an index (explain)', function () {
     await expectServed(() => records.countUnread('u-c', 0, now));
   });
   it('mark read, mark all as read, last read, delete all', async () => {
-    const records = createRecordQueries(db!);
+    const records = trayRecords();
     const now = Date.now();
     await expectServed(() => records.markRead('u-c', 'post', 'c-x', now));
-    await expectServed(() => records.markAllRead('u-d'));
-    const readState = createReadStateRepository(db!);
-    await expectServed(() => readState.markLastRead('u-c', now));
-    await expectServed(() => readState.lastReadAt('u-c'));
+    await expectServed(() => records.markAllRead('u-d', now));
+    const readState = lastRead();
+    await expectServed(() => readState.record('u-c', now));
+    await expectServed(() => readState.latest('u-c'));
+    await expectServed(() => records.countUnread('u-c', 'recorded', now));
     await expectServed(() => records.deleteAll('u-d'));
   });
   it('a live stream’s catch-up and the delete-all mark it reads', async () => {
-    const records = createRecordQueries(db!);
+    const records = trayRecords();
     await expectServed(() => records.changedSince('u-c', 0, Date.now()));
-    const clears = createClearsRepository(db!);
-    await expectServed(() => clears.markCleared('u-d', Date.now()));
-    await expectServed(() => clears.lastClearedAt('u-d'));
+    const clears = createMongoLatestTimes(db!, TRAY_CLEARS, 'clearedAt');
+    await expectServed(() => clears.record('u-d', Date.now()));
+    await expectServed(() => clears.latest('u-d'));
   });
   it('a deleted user', async () => {
     await expectServed(process(userDeleteEvent('u-c')));
   });
   it('the block list', async () => {
-    const blocks = createBlockListRepository(db!);
+    const blocks = createMongoBlockList(db!);
     await expectServed(() => blocks.block('u-a', 'u-b'));
     await expectServed(() => blocks.page('u-a', undefined, 10));
     await expectServed(() => blocks.blockedAmong('u-a', ['u-b', 'u-c']));

@@ -6,6 +6,7 @@ import type { Activity } from '../../../../tray-service/domain/activity.ts';
 import { encodeRecordKey } from '../../../../tray-service/domain/record-key.ts';
 import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
 import { openMongoStorage } from '../../../../tray-service/storage/mongodb/open-mongo-storage.ts';
+import { jobScope } from '../../../../shared/async/job-scope.ts';
 import type { TrayStorage, WriteContext } from '../../../../tray-service/storage/port.ts';
 import { mapEvent } from '../../../../tray-service/domain/map-event.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
@@ -30,10 +31,9 @@ describe('openMongoStorage: the storage port on MongoDB', function () {
   let storage: TrayStorage;
   const written: TrayRecord[] = [];
   const now = BASE_TIME + DAY_MS / 2;
-  const context = (owner: string): WriteContext => ({
+  const context = (): WriteContext => ({
     now,
     retentionDays: 90,
-    owner,
     onWritten: async (records) => void written.push(...records),
   });
 
@@ -58,22 +58,25 @@ describe('openMongoStorage: the storage port on MongoDB', function () {
       },
       { retentionDays: 30, now: new Date(now) },
     );
-    await storage.writes.applyMemberships(mapped.memberships, context(owner));
-    await storage.writes.applyProfiles(mapped.profiles, context(owner));
-    await storage.writes.applyPersonal(
-      mapped.activities.filter((activity) => activity.audience.kind === 'user'),
-      context(owner),
-    );
-    const posts = mapped.activities.filter(
-      (activity): activity is Activity & { audience: { kind: 'community'; communityId: string } } =>
-        activity.audience.kind === 'community',
-    );
-    for (const communityId of new Set(posts.map((activity) => activity.audience.communityId)))
-      await storage.writes.fanOutPosts(
-        communityId,
-        posts.filter((activity) => activity.audience.communityId === communityId),
-        context(owner),
+    // The job's own scope, as the worker runs it: its writes' claims are this job's.
+    await jobScope.run(owner, async () => {
+      await storage.writes.applyMemberships(mapped.memberships, context());
+      await storage.writes.applyProfiles(mapped.profiles, context());
+      await storage.writes.applyPersonal(
+        mapped.activities.filter((activity) => activity.audience.kind === 'user'),
+        context(),
       );
+      const posts = mapped.activities.filter(
+        (activity): activity is Activity & { audience: { kind: 'community'; communityId: string } } =>
+          activity.audience.kind === 'community',
+      );
+      for (const communityId of new Set(posts.map((activity) => activity.audience.communityId)))
+        await storage.writes.fanOutPosts(
+          communityId,
+          posts.filter((activity) => activity.audience.communityId === communityId),
+          context(),
+        );
+    });
   }
 
   before(async () => {

@@ -5,9 +5,9 @@ import {
   TRAY_RECORD_CLAIMS,
   TRAY_RECORDS,
 } from '../../../../tray-service/storage/mongodb/collection-names.ts';
-import { MODERATION_DECISIONS } from '../../../../tray-service/storage/mongodb/moderation-decisions-collection.ts';
-import { BLOCK_LIST } from '../../../../tray-service/storage/mongodb/block-list-repository.ts';
-import { TRAY_READ_STATE } from '../../../../tray-service/storage/mongodb/read-state-repository.ts';
+import { MODERATION_DECISIONS } from '../../../../tray-service/storage/mongodb/moderation/moderation-decisions-collection.ts';
+import { BLOCK_LIST } from '../../../../tray-service/storage/mongodb/block-list/block-list-collection.ts';
+import { TRAY_READ_STATE } from '../../../../tray-service/storage/mongodb/records/tray-read-state-collection.ts';
 import {
   trayCollections,
   workerCollections,

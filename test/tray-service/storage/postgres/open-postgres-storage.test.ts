@@ -51,7 +51,7 @@ describe('storage/postgres openPostgresStorage', () => {
 
   it('assembles every part on one database: what one part writes, the others of the same storage see', async () => {
     const storage = await open();
-    const context = { now: NOW, retentionDays: RETENTION_DAYS, owner: 'job-1' };
+    const context = { now: NOW, retentionDays: RETENTION_DAYS };
     await storage.writes.applyPersonal([comment('p-1', 'u-cid', 1)], context);
     expect(await storage.records.count('u-ana', NOW)).to.equal(1);
     await storage.lastRead.record('u-ana', NOW);
@@ -69,7 +69,7 @@ describe('storage/postgres openPostgresStorage', () => {
 
   it('purges expired records and expired events, and counts each', async () => {
     const storage = await open();
-    const context = { now: NOW, retentionDays: RETENTION_DAYS, owner: 'job-1' };
+    const context = { now: NOW, retentionDays: RETENTION_DAYS };
     await storage.writes.applyPersonal([comment('p-9', 'u-cid', 0)], context);
     const receivedAt = new Date(NOW);
     for (const key of ['e1', 'e2']) {

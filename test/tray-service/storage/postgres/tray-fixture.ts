@@ -111,7 +111,6 @@ export function useTray(): TrayFixture {
     context: (now = NOW) => ({
       now,
       retentionDays: RETENTION_DAYS,
-      owner: 'test-job',
       onWritten: async (written) => {
         told.push(...written);
       },

@@ -1,56 +1,36 @@
 /**
- * The MongoDB adapter's job path as one function (store, map, apply, hook), the way the worker ran
- * it before the storage port: the adapter's own tests drive its collections through it. The service
- * runs use-cases/apply-job.ts over the port instead.
+ * A queue job on the MongoDB adapter as one function (store, map, apply), for the adapter's own
+ * tests that count or inspect the commands a job sends: the raw event is stored without the events
+ * console's rollups and applied marks, and its changes go through the adapter's writes port in the
+ * job's scope, in the order of use-cases/apply-job.ts, which the service runs over the whole port.
  */
-import type { RedisClient } from '../../../../../shared/redis/create-redis.ts';
 import type { Db } from 'mongodb';
+import { jobScope } from '../../../../../shared/async/job-scope.ts';
 import type { WebhookJobData } from '../../../../../shared/queue/webhook-queue.ts';
-import type { StoredEventDoc } from '../../../../../tray-service/storage/mongodb/stored-event-doc.ts';
-import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/tray-record-doc.ts';
+import type { RedisClient } from '../../../../../shared/redis/create-redis.ts';
 import { publishBans } from '../../../../../tray-service/bans/publish-bans.ts';
-import {
-  applyActivities,
-  type BatchPosts,
-  type RunFanOut,
-} from '../../../../../tray-service/storage/mongodb/apply-activities.ts';
-import { applyBanChanges } from '../../../../../tray-service/storage/mongodb/ban-store.ts';
-import { backfillJoins } from '../../../../../tray-service/storage/mongodb/backfill-join.ts';
-import { applyMembershipChanges } from '../../../../../tray-service/storage/mongodb/membership-store.ts';
-import { storeEvent } from '../../../../../tray-service/storage/mongodb/store-event.ts';
-import { applyProfileChanges } from '../../../../../tray-service/storage/mongodb/user-profile-store.ts';
-import type { KeyedLock } from '../../../../../shared/async/keyed-lock.ts';
 import { mapEvent } from '../../../../../tray-service/domain/map-event.ts';
+import type { StoredEventDoc } from '../../../../../tray-service/storage/mongodb/events/stored-event-doc.ts';
+import { storeEvent } from '../../../../../tray-service/storage/mongodb/events/store-event.ts';
+import { createMongoWrites } from '../../../../../tray-service/storage/mongodb/grouping/mongo-writes.ts';
+import { createMongoBans } from '../../../../../tray-service/storage/mongodb/moderation/mongo-bans.ts';
+import type { WriteContext } from '../../../../../tray-service/storage/port.ts';
+import type { ScheduleFanOut } from '../../../../../tray-service/use-cases/apply-job.ts';
 
 export interface ProcessOptions {
   eventsRetentionDays: number;
   trayRetentionDays: number;
   fanOutBatch: number;
-  /** Runs each community-post fan-out (startWorker bounds how many run at once); direct without it. */
-  fanOuts?: RunFanOut;
-  /** Gathers one community's waiting posts into one fan-out (startWorker); each alone without it. */
-  batchPosts?: BatchPosts;
-  lock?: KeyedLock;
+  /** Gathers one community's waiting posts into one fan-out (as the worker does); each alone without it. */
+  scheduleFanOut?: ScheduleFanOut;
   /**
-   * Where ban changes are published for the API (BAN_REDIS_PREFIX) once stored; startWorker always
+   * Where ban changes are published for the API (BAN_REDIS_PREFIX) once stored; the worker always
    * sets it. Without it a ban event fails its job rather than be stored but never enforced.
    */
   bans?: { redis: RedisClient; prefix: string };
-  /**
-   * Runs after the event is stored and applied (the moderation rules, docs/operations.md).
-   * Must be idempotent: a job that throws is retried and the hook sees the event again.
-   */
-  onStored?: (event: StoredEventDoc) => Promise<void>;
-  /** Told of every tray record written, after the write (live streams, docs/live-tray.md). */
-  onRecordsWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
 }
 
-/**
- * One queue job: (a) store the raw event, (b) map it, (c) apply it, (d) hand it to the hook.
- * Permanent problems (unknown name, invalid payload) are stored as a status and the job completes;
- * anything thrown (MongoDB unavailable, ...) is transient and bull retries it with backoff.
- * Every step is idempotent, so a retry after a partial run leaves the same state.
- */
+/** One queue job; every step is idempotent, so a retry after a partial run leaves the same state. */
 export async function processJob(
   db: Db,
   job: WebhookJobData,
@@ -72,32 +52,24 @@ export async function processJob(
   );
   if (mapped.bans) {
     if (!options.bans) throw new Error('processJob: a ban event needs options.bans to publish it');
-    // Durable first: a crash between the two leaves the job to be retried, and both steps
-    // keep only the newest change, so the retry publishes what the store holds.
-    await applyBanChanges(db, mapped.bans);
+    await createMongoBans(db).apply(mapped.bans);
     await publishBans(options.bans.redis, options.bans.prefix, mapped.bans);
   }
-  const applyOptions = {
-    retentionDays: options.trayRetentionDays,
-    fanOutBatch: options.fanOutBatch,
-    owner: job.dedupeKey,
-    ...(options.lock ? { lock: options.lock } : {}),
-    ...(options.fanOuts ? { fanOuts: options.fanOuts } : {}),
-    ...(options.batchPosts ? { batchPosts: options.batchPosts } : {}),
-    ...(options.onRecordsWritten ? { onWritten: options.onRecordsWritten } : {}),
-  };
-  await applyMembershipChanges(db, mapped.memberships, { retentionDays: options.trayRetentionDays });
-  // After the joins are stored: a post whose fan-out missed them is then found here (its event
-  // was stored before its fan-out read the memberships), or its fan-out saw them.
-  await backfillJoins(db, mapped.memberships, {
-    ...applyOptions,
-    eventsRetentionDays: options.eventsRetentionDays,
+  const writes = createMongoWrites(db, { fanOutBatch: options.fanOutBatch });
+  const context = (): WriteContext => ({ now: Date.now(), retentionDays: options.trayRetentionDays });
+  const schedule: ScheduleFanOut = options.scheduleFanOut ?? ((_key, post, fanOut) => fanOut([post]));
+  await jobScope.run(job.dedupeKey, async () => {
+    if (mapped.memberships.length > 0) await writes.applyMemberships(mapped.memberships, context());
+    if (mapped.profiles.length > 0) await writes.applyProfiles(mapped.profiles, context());
+    const personal = mapped.activities.filter((activity) => activity.audience.kind === 'user');
+    if (personal.length > 0) await writes.applyPersonal(personal, context());
+    for (const post of mapped.activities) {
+      const { audience } = post;
+      if (audience.kind !== 'community') continue;
+      await schedule(JSON.stringify([post.verb, post.targetId, audience.communityId]), post, (posts) =>
+        writes.fanOutPosts(audience.communityId, posts, context()),
+      );
+    }
   });
-  await applyProfileChanges(db, mapped.profiles, {
-    owner: job.dedupeKey,
-    ...(options.onRecordsWritten ? { onWritten: options.onRecordsWritten } : {}),
-  });
-  await applyActivities(db, mapped.activities, applyOptions);
-  if (options.onStored) await options.onStored(stored);
   return stored;
 }

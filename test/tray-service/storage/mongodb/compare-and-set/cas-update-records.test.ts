@@ -1,0 +1,76 @@
+import { expect } from 'chai';
+import { TRAY_RECORDS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-record-doc.ts';
+import { casUpdateRecords } from '../../../../../tray-service/storage/mongodb/compare-and-set/cas-update-records.ts';
+import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
+import { useMongo } from '../../../../support/suite-resources.ts';
+import { trayCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
+import { aTrayRecord } from '../../../../support/tray-record-builder.ts';
+
+describe('casUpdateRecords: changedAt and onWritten (what live streams are told)', () => {
+  const mongo = useMongo();
+  before(() => ensureTestCollections(mongo.db, trayCollections));
+  const records = () => mongo.db.collection<TrayRecordDoc>(TRAY_RECORDS);
+
+  it('stamps every inserted and updated state with the writer’s clock and reports it as stored', async () => {
+    const existing = aTrayRecord({ userId: 'u-1', targetId: 'p-old' });
+    await records().insertOne(existing);
+    const fresh = aTrayRecord({ userId: 'u-1', targetId: 'p-new' });
+    const told: TrayRecordDoc[] = [];
+    await casUpdateRecords(
+      mongo.db,
+      [existing._id, fresh._id],
+      (key, current) =>
+        current
+          ? { ...current, hasRead: true, version: current.version + 1 }
+          : key === fresh._id
+            ? fresh
+            : 'unchanged',
+      { owner: 'test', now: () => 1_234, onWritten: async (written) => void told.push(...written) },
+    );
+    expect(told.map((record) => [record._id, record.changedAt]).sort()).to.deep.equal(
+      [
+        [existing._id, 1_234],
+        [fresh._id, 1_234],
+      ].sort(),
+    );
+    for (const record of told) expect(await records().findOne({ _id: record._id })).to.deep.equal(record);
+  });
+
+  it('reports nothing for a record left unchanged', async () => {
+    const told: TrayRecordDoc[] = [];
+    const record = aTrayRecord({ userId: 'u-2' });
+    await records().insertOne(record);
+    await casUpdateRecords(mongo.db, [record._id], () => 'unchanged', {
+      owner: 'test',
+      onWritten: async (written) => void told.push(...written),
+    });
+    expect(told).to.deep.equal([]);
+  });
+
+  it('reports each state written by concurrent writers exactly once, the stored one last', async () => {
+    const record = aTrayRecord({ userId: 'u-3', actorsCount: 0 });
+    await records().insertOne(record);
+    const told: TrayRecordDoc[] = [];
+    const writers = 8;
+    await Promise.all(
+      Array.from({ length: writers }, (_, i) =>
+        casUpdateRecords(
+          mongo.db,
+          [record._id],
+          (_key, current) =>
+            current
+              ? { ...current, actorsCount: current.actorsCount + 1, version: current.version + 1 }
+              : 'unchanged',
+          { owner: `writer-${i}`, onWritten: async (written) => void told.push(...written) },
+        ),
+      ),
+    );
+    const stored = await records().findOne({ _id: record._id });
+    expect(stored?.actorsCount).to.equal(writers);
+    expect(told.map((state) => state.version).sort((a, b) => a - b)).to.deep.equal(
+      Array.from({ length: writers }, (_, i) => record.version + 1 + i),
+    );
+    expect(told.find((state) => state.version === stored?.version)).to.deep.equal(stored);
+  });
+});

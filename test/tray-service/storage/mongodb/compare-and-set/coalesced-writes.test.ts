@@ -1,0 +1,99 @@
+import { expect } from 'chai';
+import type { CommandStartedEvent } from 'mongodb';
+import {
+  bulkWriteCoalesced,
+  insertCoalesced,
+} from '../../../../../tray-service/storage/mongodb/compare-and-set/coalesced-writes.ts';
+import { useMongo } from '../../../../support/suite-resources.ts';
+
+interface Doc {
+  _id: string;
+  n: number;
+}
+
+// The worker's inserts and record writes share commands with its concurrent jobs' (groupCommit):
+// each caller must still learn exactly what happened to its own documents.
+describe('coalesced writes (one command for concurrent callers)', () => {
+  const mongo = useMongo();
+  const commands: string[] = [];
+  const count = (event: CommandStartedEvent) => {
+    if (event.databaseName === mongo.dbName) commands.push(event.commandName);
+  };
+  before(() => mongo.client.on('commandStarted', count));
+  after(() => mongo.client.off('commandStarted', count));
+  beforeEach(() => (commands.length = 0));
+
+  it('inserts concurrent callers’ documents in fewer commands, each told its own duplicates', async () => {
+    await mongo.db.collection<Doc>('inserts').insertOne({ _id: 'old', n: 0 });
+    commands.length = 0;
+    const calls = Array.from({ length: 20 }, (_, i) =>
+      insertCoalesced<Doc>(mongo.db, 'inserts', [
+        { _id: `d${i}`, n: i },
+        // Every caller also inserts one document that already exists or that another inserts.
+        { _id: i % 2 === 0 ? 'old' : 'shared', n: 100 + i },
+      ]),
+    );
+    const duplicates = await Promise.all(calls);
+    expect(commands.filter((name) => name === 'insert').length).to.be.below(20);
+    // Index 0 (its own document) is never a duplicate; index 1 always is, but for the one caller
+    // whose 'shared' went in first.
+    for (const found of duplicates)
+      expect(found).to.satisfy((d: number[]) => d.length <= 1 && !d.includes(0));
+    const stored = await mongo.db.collection<Doc>('inserts').find().toArray();
+    expect(stored.map((doc) => doc._id).sort()).to.deep.equal(
+      ['old', 'shared', ...Array.from({ length: 20 }, (_, i) => `d${i}`)].sort(),
+    );
+    const shared = stored.find((doc) => doc._id === 'shared');
+    const winners = duplicates.flatMap((found, i) => (i % 2 === 1 && found.length === 0 ? [i] : []));
+    expect(winners, 'exactly one caller inserted "shared"').to.deep.equal([(shared?.n ?? 0) - 100]);
+    expect(stored.find((doc) => doc._id === 'old')?.n).to.equal(0);
+  });
+
+  it('fails every caller of a batch that fails for another reason than a duplicate', async () => {
+    const huge = 'x'.repeat(17 * 1024 * 1024);
+    // Same tick, so one batch: a document over the 16 MiB limit fails the whole command.
+    const calls = [
+      insertCoalesced<Doc & { pad?: string }>(mongo.db, 'failing', [{ _id: 'a', n: 1, pad: huge }]),
+      insertCoalesced<Doc & { pad?: string }>(mongo.db, 'failing', [{ _id: 'b', n: 2 }]),
+    ];
+    await Promise.all(calls.map((call) => expect(call).to.be.rejected));
+    // Retried alone, the small one goes in.
+    expect(await insertCoalesced<Doc>(mongo.db, 'failing', [{ _id: 'b', n: 2 }])).to.deep.equal([]);
+  });
+
+  it('writes concurrent callers’ bulks as one, true only when every operation matched', async () => {
+    const docs = mongo.db.collection<Doc>('bulks');
+    await docs.insertMany(Array.from({ length: 10 }, (_, i) => ({ _id: `b${i}`, n: 0 })));
+    commands.length = 0;
+    const all = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        bulkWriteCoalesced<Doc>(mongo.db, 'bulks', [
+          { updateMany: { filter: { _id: `b${i}`, n: 0 }, update: { $set: { n: 1 } } } },
+        ]),
+      ),
+    );
+    expect(all).to.deep.equal(Array.from({ length: 10 }, () => true));
+    expect(commands.filter((name) => name === 'update').length).to.be.below(10);
+    expect(await docs.countDocuments({ n: 1 })).to.equal(10);
+
+    // One operation of the shared bulk misses its filter: nobody can tell whose, so all are told.
+    const mixed = await Promise.all([
+      bulkWriteCoalesced<Doc>(mongo.db, 'bulks', [
+        { updateMany: { filter: { _id: 'b0', n: 1 }, update: { $set: { n: 2 } } } },
+      ]),
+      bulkWriteCoalesced<Doc>(mongo.db, 'bulks', [
+        { updateMany: { filter: { _id: 'b1', n: 0 }, update: { $set: { n: 2 } } } },
+      ]),
+    ]);
+    expect(mixed).to.deep.equal([false, false]);
+    expect((await docs.findOne({ _id: 'b0' }))?.n, 'the matching write still landed').to.equal(2);
+    expect((await docs.findOne({ _id: 'b1' }))?.n).to.equal(1);
+  });
+
+  it('refuses a bulk larger than one command may carry', async () => {
+    const ops = Array.from({ length: 1_001 }, (_, i) => ({
+      updateMany: { filter: { _id: `x${i}` }, update: { $set: { n: 1 } } },
+    }));
+    await expect(bulkWriteCoalesced<Doc>(mongo.db, 'bulks', ops)).to.be.rejectedWith(RangeError);
+  });
+});

@@ -1,0 +1,224 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-record-doc.ts';
+import type { Activity } from '../../../../../tray-service/domain/activity.ts';
+import {
+  applyActivity,
+  renameActor,
+} from '../../../../../tray-service/storage/mongodb/grouping/apply-activity.ts';
+import { groupActors } from '../../../../../tray-service/domain/group-actors.ts';
+
+const NOW = Date.UTC(2026, 10, 22, 12);
+
+function activity(actor: string, at: number, actionId = `cm-${actor}-${at}`): Activity {
+  return {
+    verb: 'comment',
+    targetId: 'p-1',
+    targetType: 'post',
+    targetName: 'Hiking Club',
+    parentTargetId: 'c-hike',
+    lastActionId: actionId,
+    lastActionSegmentNo: at,
+    feed: { kind: 'community', id: 'c-hike', name: 'Hiking Club' },
+    actor: { userId: actor, name: actor.toUpperCase() },
+    at,
+    audience: { kind: 'user', userId: 'u-owner' },
+  };
+}
+
+/** The store's part, in memory: each action joins the group's actors before the record is recomputed. */
+function fold(
+  activities: Activity[],
+  start?: TrayRecordDoc,
+  known: Activity[] = [],
+): TrayRecordDoc | undefined {
+  let record = start;
+  const seen = [...known];
+  for (const next of activities) {
+    seen.push(next);
+    const actors = groupActors(seen.map((a) => ({ actor: a.actor, at: a.at, actionId: a.lastActionId })));
+    const applied = applyActivity(record, next, 'u-owner', { retentionDays: 90, actors, now: NOW });
+    if (applied !== 'unchanged') record = applied;
+  }
+  return record;
+}
+
+const activities = fc.array(
+  fc.record({
+    actor: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'u-owner'),
+    at: fc.integer({ min: 0, max: 50 }),
+  }),
+  { minLength: 1, maxLength: 25 },
+);
+
+/** Distinct actors other than the owner, each at their latest action, newest first. */
+function expectedActors(acts: Activity[]): Activity[] {
+  const latest = new Map<string, Activity>();
+  for (const act of acts) {
+    if (act.actor.userId === 'u-owner') continue;
+    const seen = latest.get(act.actor.userId);
+    if (!seen || act.at > seen.at || (act.at === seen.at && act.lastActionId > seen.lastActionId))
+      latest.set(act.actor.userId, act);
+  }
+  return [...latest.values()].sort((x, y) => y.at - x.at || (y.lastActionId > x.lastActionId ? 1 : -1));
+}
+
+// The grouping core alone (no I/O): properties the queue tests cannot cover exhaustively.
+describe('applyActivity (grouping core)', () => {
+  it('is idempotent: re-applying any activity already applied changes nothing', () => {
+    fc.assert(
+      fc.property(activities, fc.nat(), (list, pick) => {
+        const acts = list.map(({ actor, at }) => activity(actor, at));
+        const record = fold(acts);
+        if (!record) return;
+        const again = acts[pick % acts.length]!;
+        const actors = groupActors(acts.map((a) => ({ actor: a.actor, at: a.at, actionId: a.lastActionId })));
+        expect(applyActivity(record, again, 'u-owner', { retentionDays: 90, actors, now: NOW + 1 })).to.equal(
+          'unchanged',
+        );
+      }),
+    );
+  });
+
+  it('does not depend on delivery order (out-of-order delivery gives the same record)', () => {
+    fc.assert(
+      fc.property(activities, (list) => {
+        const acts = list.map(({ actor, at }) => activity(actor, at));
+        const strip = (record: TrayRecordDoc | undefined) => {
+          if (!record) return undefined;
+          const { version: _version, ...rest } = record;
+          return rest;
+        };
+        expect(strip(fold([...acts].reverse()))).to.deep.equal(strip(fold(acts)));
+      }),
+    );
+  });
+
+  it('keeps actorsCount = distinct actors but the recipient, and the 3 newest of them newest first', () => {
+    fc.assert(
+      fc.property(activities, (list) => {
+        const acts = list.map(({ actor, at }) => activity(actor, at));
+        const record = fold(acts);
+        const expected = expectedActors(acts);
+        if (expected.length === 0) return;
+        expect(record?.actorsCount).to.equal(expected.length);
+        expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(
+          expected.slice(0, 3).map((act) => act.actor.userId),
+        );
+        expect(record?.lastUpdate).to.equal(Math.max(...acts.map((act) => act.at)));
+      }),
+    );
+  });
+
+  it('never flips a read record back to unread on a replay, but does on a new actor', () => {
+    const read = { ...fold([activity('a', 1)])!, hasRead: true };
+    const actors = groupActors([{ actor: { userId: 'a', name: 'A' }, at: 1, actionId: 'cm-a-1' }]);
+    expect(
+      applyActivity(read, activity('a', 1), 'u-owner', { retentionDays: 90, actors, now: NOW }),
+    ).to.equal('unchanged');
+    const withB = groupActors([
+      { actor: { userId: 'a', name: 'A' }, at: 1, actionId: 'cm-a-1' },
+      { actor: { userId: 'b', name: 'B' }, at: 0, actionId: 'cm-b-0' },
+    ]);
+    expect(
+      applyActivity(read, activity('b', 0), 'u-owner', { retentionDays: 90, actors: withB, now: NOW }),
+    ).to.include({ hasRead: false, actorsCount: 2 });
+  });
+
+  it('does not count actors whose latest action is older than the record (a record re-created after delete-all)', () => {
+    const earlier = [activity('a', 1), activity('b', 2)];
+    const record = fold([activity('c', 10)], undefined, earlier);
+    expect(record).to.include({ actorsCount: 1, countFrom: 10 });
+    expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['c']);
+  });
+
+  it('stamps unreadAt with the tray clock, not the activity time (a late activity is still unread)', () => {
+    const record = fold([activity('a', 5)]);
+    expect(record).to.include({ unreadAt: NOW, lastUpdate: 5, hasRead: false });
+  });
+
+  it('keeps a record the same size however many actors its target has', () => {
+    const many = Array.from({ length: 500 }, (_, index) => activity(`x${index}`, index));
+    const record = fold(many);
+    expect(record?.actorsCount).to.equal(500);
+    expect(record?.actors).to.have.length(3);
+    expect(JSON.stringify(record).length).to.be.below(1_500);
+  });
+});
+
+describe('applyActivity: the fields of a written record', () => {
+  const one = (a: Activity[]) =>
+    groupActors(a.map((x) => ({ actor: x.actor, at: x.at, actionId: x.lastActionId })));
+  const context = (acts: Activity[], now = NOW) => ({ retentionDays: 90, actors: one(acts), now });
+
+  it('expires retentionDays after lastUpdate', () => {
+    const at = Date.UTC(2026, 10, 20, 23, 30);
+    const record = applyActivity(undefined, activity('a', at), 'u-owner', context([activity('a', at)]));
+    expect((record as TrayRecordDoc).expiresAt.getTime()).to.equal(at + 90 * 86_400_000);
+  });
+
+  it('starts a new record at the tray clock as version, and steps an existing one by one', () => {
+    const first = applyActivity(undefined, activity('a', 1), 'u-owner', context([activity('a', 1)]));
+    expect(first).to.include({ version: NOW });
+    const acts = [activity('a', 1), activity('b', 2)];
+    const next = applyActivity(first as TrayRecordDoc, activity('b', 2), 'u-owner', context(acts, NOW + 5));
+    expect(next).to.include({ version: NOW + 1, unreadAt: NOW + 5 });
+  });
+
+  it('takes the optional fields from the newest activity: present, or left out', () => {
+    const withAll: Activity = { ...activity('a', 1), mentionIn: 'comment' };
+    const bare: Activity = { ...activity('b', 2) };
+    delete bare.parentTargetId;
+    delete bare.lastActionSegmentNo;
+    const first = applyActivity(undefined, withAll, 'u-owner', context([withAll])) as TrayRecordDoc;
+    expect(first).to.include({ parentTargetId: 'c-hike', lastActionSegmentNo: 1, mentionIn: 'comment' });
+    const next = applyActivity(first, bare, 'u-owner', context([withAll, bare])) as TrayRecordDoc;
+    expect(next).to.not.have.any.keys('parentTargetId', 'lastActionSegmentNo', 'mentionIn');
+    // An older activity delivered late keeps the newest's fields, the optional ones included.
+    const late: Activity = { ...activity('c', 0), lastActionSegmentNo: 99 };
+    const after = applyActivity(first, late, 'u-owner', context([withAll, late])) as TrayRecordDoc;
+    expect(after).to.include({
+      lastActionId: first.lastActionId,
+      lastActionSegmentNo: 1,
+      mentionIn: 'comment',
+    });
+    // ... and leaves out the ones the newest did not have.
+    const lateToBare: Activity = { ...activity('d', 1), mentionIn: 'post' };
+    const kept = applyActivity(
+      next,
+      lateToBare,
+      'u-owner',
+      context([withAll, bare, lateToBare]),
+    ) as TrayRecordDoc;
+    expect(kept).to.include({ lastActionId: bare.lastActionId });
+    expect(kept).to.not.have.any.keys('parentTargetId', 'lastActionSegmentNo', 'mentionIn');
+  });
+});
+
+describe('renameActor (a deleted user)', () => {
+  const record = fold([activity('a', 1), activity('b', 2)])!;
+  it("rewrites the user's snapshots without their images, one version up", () => {
+    const withImage = {
+      ...record,
+      actors: record.actors.map((actor) => ({ ...actor, imageUrl: 'https://img/x.png' })),
+    };
+    const renamed = renameActor(withImage, 'a', 'Deleted user');
+    expect(renamed).to.not.equal('unchanged');
+    const next = renamed as TrayRecordDoc;
+    expect(next.version).to.equal(record.version + 1);
+    expect(next.actors.find((actor) => actor.userId === 'a')).to.deep.equal({
+      userId: 'a',
+      name: 'Deleted user',
+      at: 1,
+    });
+    expect(next.actors.find((actor) => actor.userId === 'b')).to.include({
+      name: 'B',
+      imageUrl: 'https://img/x.png',
+    });
+  });
+  it('is unchanged for a user without a snapshot, or already renamed', () => {
+    expect(renameActor(record, 'zz', 'Deleted user')).to.equal('unchanged');
+    const once = renameActor(record, 'a', 'Deleted user') as TrayRecordDoc;
+    expect(renameActor(once, 'a', 'Deleted user')).to.equal('unchanged');
+  });
+});

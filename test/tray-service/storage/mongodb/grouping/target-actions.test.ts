@@ -1,0 +1,77 @@
+import { expect } from 'chai';
+import {
+  keepTargetActions,
+  KEPT_ACTIONS_PER_ACTOR,
+  readMemberActions,
+  readTargetActions,
+  renameKeptActor,
+  TRAY_TARGET_ACTIONS,
+} from '../../../../../tray-service/storage/mongodb/grouping/target-actions.ts';
+import { trayTargetActionsCollection } from '../../../../../tray-service/storage/mongodb/grouping/tray-target-actions-collection.ts';
+import { recordGroup } from '../../../../../tray-service/storage/mongodb/records/storage-keys.ts';
+import { aComment, aMention, aPost } from '../../../../support/activity-builder.ts';
+import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
+import { useMongo } from '../../../../support/suite-resources.ts';
+
+const T = Date.parse('2026-11-20T12:00:00.000Z');
+const POST = { postId: 'p-1', owner: 'u-ana' };
+
+describe('the kept actions of community targets (MongoDB-compatible server)', () => {
+  const mongo = useMongo();
+  before(() => ensureTestCollections(mongo.db, [trayTargetActionsCollection]));
+  beforeEach(() => mongo.db.collection(TRAY_TARGET_ACTIONS).deleteMany({}));
+
+  it('keeps each action on a community’s target once per recipient, none on a user feed nor of the recipient', async () => {
+    const comment = aComment('u-cid', POST, { id: 'cm-1', at: T });
+    await keepTargetActions(
+      mongo.db,
+      [
+        comment,
+        comment,
+        aComment('u-ana', POST, { id: 'cm-own', at: T }),
+        aComment('u-dee', POST, { id: 'cm-feed', at: T, userFeed: 'u-ana' }),
+        aMention('u-cid', 'u-ben', { in: 'comment', commentId: 'cm-2', postId: 'p-1' }, { at: T }),
+        aMention('u-cid', 'u-eve', { in: 'comment', commentId: 'cm-2', postId: 'p-1' }, { at: T }),
+      ],
+      90,
+    );
+    expect(
+      (await readTargetActions(mongo.db, recordGroup('comment', 'p-1'))).map((a) => a.lastActionId),
+    ).to.deep.equal(['cm-1']);
+    expect(await readTargetActions(mongo.db, recordGroup('mention', 'cm-2'))).to.have.length(2);
+    expect((await readMemberActions(mongo.db, 'c-hike', 'u-eve')).map((a) => a.verb)).to.deep.equal([
+      'mention',
+    ]);
+  });
+
+  it('keeps a community post once, also when a late join brings it to one member', async () => {
+    const post = aPost('u-cid', { id: 'p-9', at: T });
+    await keepTargetActions(mongo.db, [post, { ...post, audience: { kind: 'user', userId: 'u-ana' } }], 90);
+    expect(await readTargetActions(mongo.db, recordGroup('post', 'c-hike'))).to.have.length(1);
+    expect(await readMemberActions(mongo.db, 'c-hike', 'u-ana')).to.deep.equal([]);
+  });
+
+  it(`prunes an actor’s oldest actions beyond ${KEPT_ACTIONS_PER_ACTOR} per record when a read finds them`, async () => {
+    const comments = Array.from({ length: 20 }, (_, n) =>
+      aComment('u-cid', POST, { id: `cm-${n}`, at: T + n }),
+    );
+    await keepTargetActions(mongo.db, [...comments, aComment('u-dee', POST, { id: 'cm-d', at: T })], 90);
+    const group = recordGroup('comment', 'p-1');
+    await readTargetActions(mongo.db, group);
+    const left = await readTargetActions(mongo.db, group);
+    const cid = left.filter((action) => action.actor.userId === 'u-cid').map((action) => action.at);
+    expect(cid.sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 16 }, (_, n) => T + 4 + n));
+    expect(left.filter((action) => action.actor.userId === 'u-dee')).to.have.length(1);
+  });
+
+  it('rewrites a deleted user’s snapshot in every action kept', async () => {
+    await keepTargetActions(
+      mongo.db,
+      [aComment('u-cid', POST, { id: 'cm-1', at: T, imageUrl: 'https://img/c' })],
+      90,
+    );
+    await renameKeptActor(mongo.db, 'u-cid', 'Deleted user');
+    const [action] = await readTargetActions(mongo.db, recordGroup('comment', 'p-1'));
+    expect(action?.actor).to.deep.equal({ userId: 'u-cid', name: 'Deleted user' });
+  });
+});

@@ -1,0 +1,139 @@
+import { expect } from 'chai';
+import { MEMBERSHIPS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import {
+  membershipId,
+  type MembershipDoc,
+} from '../../../../../tray-service/storage/mongodb/memberships/membership-doc.ts';
+import type { MembershipChange } from '../../../../../tray-service/domain/activity.ts';
+import { membershipChangesCollection } from '../../../../../tray-service/storage/mongodb/memberships/membership-changes-collection.ts';
+import {
+  applyMembershipChanges,
+  communityIntervals,
+  endMemberships,
+  MEMBERSHIP_CHANGES,
+  postRecipients,
+} from '../../../../../tray-service/storage/mongodb/memberships/membership-changes.ts';
+import { membershipsCollection } from '../../../../../tray-service/storage/mongodb/memberships/memberships-collection.ts';
+import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
+import { useMongo } from '../../../../support/suite-resources.ts';
+
+const DAY = 86_400_000;
+const now = Date.parse('2026-11-20T12:00:00.000Z');
+const retention = { retentionDays: 90, now };
+
+describe('the membership store (MongoDB-compatible server)', () => {
+  const mongo = useMongo();
+  before(() => ensureTestCollections(mongo.db, [membershipChangesCollection, membershipsCollection]));
+  const change = (communityId: string, userId: string, active: boolean, at: number): MembershipChange => ({
+    communityId,
+    userId,
+    active,
+    at,
+  });
+
+  it('folds joins and leaves stored concurrently, in any order, into the same intervals', async () => {
+    const changes = [0, 10, 20, 30, 40, 50].map((minute, n) =>
+      change('c-con', 'u-ana', n % 2 === 0, now - DAY + minute * 60_000),
+    );
+    // Every change three times at once: redeliveries and retries racing the originals.
+    await Promise.all(
+      [...changes, ...[...changes].reverse(), ...changes].map((one) =>
+        applyMembershipChanges(mongo.db, [one], retention),
+      ),
+    );
+    expect((await communityIntervals(mongo.db, 'c-con')).get('u-ana')).to.deep.equal([
+      { from: now - DAY, to: now - DAY + 10 * 60_000 },
+      { from: now - DAY + 20 * 60_000, to: now - DAY + 30 * 60_000 },
+      { from: now - DAY + 40 * 60_000, to: now - DAY + 50 * 60_000 },
+    ]);
+    expect(await mongo.db.collection(MEMBERSHIP_CHANGES).countDocuments({ communityId: 'c-con' })).to.equal(
+      6,
+    );
+  });
+
+  it('prunes a member’s changes before the newest one older than the retention, keeping the state', async () => {
+    await applyMembershipChanges(mongo.db, [change('c-old', 'u-ben', true, now - 200 * DAY)], retention);
+    await applyMembershipChanges(mongo.db, [change('c-old', 'u-ben', false, now - 150 * DAY)], retention);
+    await applyMembershipChanges(mongo.db, [change('c-old', 'u-ben', true, now - 100 * DAY)], retention);
+    expect(await mongo.db.collection(MEMBERSHIP_CHANGES).countDocuments({ communityId: 'c-old' })).to.equal(
+      1,
+    );
+    expect(await postRecipients(mongo.db, 'c-old', now)).to.deep.equal(['u-ben']);
+    await applyMembershipChanges(mongo.db, [change('c-old', 'u-ben', false, now - DAY)], retention);
+    expect(await mongo.db.collection(MEMBERSHIP_CHANGES).countDocuments({ communityId: 'c-old' })).to.equal(
+      2,
+    );
+    expect(await postRecipients(mongo.db, 'c-old', now - 2 * DAY)).to.deep.equal(['u-ben']);
+    expect(await postRecipients(mongo.db, 'c-old', now)).to.deep.equal([]);
+  });
+
+  it('reads imported memberships as a join at `since` (and a leave at `updatedAt` when inactive)', async () => {
+    const imported: MembershipDoc[] = [
+      {
+        _id: membershipId('c-imp', 'u-cid'),
+        communityId: 'c-imp',
+        userId: 'u-cid',
+        active: true,
+        since: now - 5 * DAY,
+        updatedAt: now - 5 * DAY,
+      },
+      {
+        _id: membershipId('c-imp', 'u-dee'),
+        communityId: 'c-imp',
+        userId: 'u-dee',
+        active: false,
+        since: now - 5 * DAY,
+        updatedAt: now - 2 * DAY,
+      },
+    ];
+    await mongo.db.collection<MembershipDoc>(MEMBERSHIPS).insertMany(imported);
+    expect((await postRecipients(mongo.db, 'c-imp', now - 3 * DAY)).sort()).to.deep.equal(['u-cid', 'u-dee']);
+    expect(await postRecipients(mongo.db, 'c-imp', now - DAY)).to.deep.equal(['u-cid']);
+    await applyMembershipChanges(mongo.db, [change('c-imp', 'u-cid', false, now - DAY - 1)], retention);
+    expect(await postRecipients(mongo.db, 'c-imp', now - DAY)).to.deep.equal([]);
+  });
+
+  it('lets an imported list override a leave stored before its as-of time, not one after it', async () => {
+    await applyMembershipChanges(mongo.db, [change('c-list', 'u-fay', true, now - 10 * DAY)], retention);
+    await applyMembershipChanges(mongo.db, [change('c-list', 'u-fay', false, now - 8 * DAY)], retention);
+    await applyMembershipChanges(mongo.db, [change('c-list', 'u-gus', true, now - 10 * DAY)], retention);
+    await applyMembershipChanges(mongo.db, [change('c-list', 'u-gus', false, now - 4 * DAY)], retention);
+    // The list, taken 6 days ago, names both as members since 10 days ago.
+    const asOf = now - 6 * DAY;
+    await mongo.db.collection<MembershipDoc>(MEMBERSHIPS).insertMany(
+      ['u-fay', 'u-gus'].map((userId) => ({
+        _id: membershipId('c-list', userId),
+        communityId: 'c-list',
+        userId,
+        active: true,
+        since: now - 10 * DAY,
+        updatedAt: asOf,
+      })),
+    );
+    expect(await postRecipients(mongo.db, 'c-list', now - 7 * DAY)).to.deep.equal(['u-gus']);
+    expect((await postRecipients(mongo.db, 'c-list', now - 5 * DAY)).sort()).to.deep.equal([
+      'u-fay',
+      'u-gus',
+    ]);
+    expect(await postRecipients(mongo.db, 'c-list', now)).to.deep.equal(['u-fay']);
+  });
+
+  it('ends a deleted user’s memberships in every community, imported ones included', async () => {
+    await applyMembershipChanges(mongo.db, [change('c-del1', 'u-eve', true, now - 3 * DAY)], retention);
+    await mongo.db.collection<MembershipDoc>(MEMBERSHIPS).insertOne({
+      _id: membershipId('c-del2', 'u-eve'),
+      communityId: 'c-del2',
+      userId: 'u-eve',
+      active: true,
+      since: now - 3 * DAY,
+      updatedAt: now - 3 * DAY,
+    });
+    await endMemberships(mongo.db, ['u-eve'], now - DAY);
+    for (const communityId of ['c-del1', 'c-del2']) {
+      expect(await postRecipients(mongo.db, communityId, now - 2 * DAY), communityId).to.deep.equal([
+        'u-eve',
+      ]);
+      expect(await postRecipients(mongo.db, communityId, now), communityId).to.deep.equal([]);
+    }
+  });
+});

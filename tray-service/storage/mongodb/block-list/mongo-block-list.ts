@@ -1,0 +1,49 @@
+import type { Db } from 'mongodb';
+import type { BlockEntry, BlockListPort } from '../../port.ts';
+import { BLOCK_LIST, type BlockEntryDoc } from './block-list-collection.ts';
+import { blockFetchLimit, cutBlockPage } from './block-list-page.ts';
+import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
+
+const entryId = (netidUid: string, blockedUserId: string) => JSON.stringify([netidUid, blockedUserId]);
+
+/** The storage port's block list on MongoDB: one document per (owner, blocked user). */
+export function createMongoBlockList(db: Db): BlockListPort {
+  const entries = db.collection<BlockEntryDoc>(BLOCK_LIST);
+  return {
+    async block(netidUid, blockedUserId) {
+      // Two concurrent upserts of the same entry: the loser sees a duplicate key; the entry exists.
+      await ignoreDuplicates(
+        entries.updateOne(
+          { _id: entryId(netidUid, blockedUserId) },
+          { $setOnInsert: { netid_uid: netidUid, blocked_userId: blockedUserId, createdAt: new Date() } },
+          { upsert: true },
+        ),
+      );
+    },
+    async unblock(netidUid, blockedUserId) {
+      await entries.deleteOne({ _id: entryId(netidUid, blockedUserId) });
+    },
+    async page(netidUid, after, pageSize) {
+      const rows = await entries
+        .find(
+          after === undefined
+            ? { netid_uid: netidUid }
+            : { netid_uid: netidUid, blocked_userId: { $gt: after } },
+        )
+        .sort({ netid_uid: 1, blocked_userId: 1 })
+        .limit(blockFetchLimit(pageSize))
+        .project<BlockEntry>({ _id: 0, netid_uid: 1, blocked_userId: 1 })
+        .toArray();
+      return cutBlockPage(rows, pageSize);
+    },
+    async blockedAmong(netidUid, userIds) {
+      // The owner's entries for these ids only, from the unique (netid_uid, blocked_userId) index
+      // (the API asks about 20 ids at most), not the owner's whole list.
+      const rows = await entries
+        .find({ netid_uid: netidUid, blocked_userId: { $in: [...new Set(userIds)] } })
+        .project<{ blocked_userId: string }>({ _id: 0, blocked_userId: 1 })
+        .toArray();
+      return new Set(rows.map((row) => row.blocked_userId));
+    },
+  };
+}

@@ -1,0 +1,210 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AnyBulkWriteOperation, Db } from 'mongodb';
+import { TRAY_RECORDS } from '../collection-names.ts';
+import { type TrayRecordDoc } from '../records/tray-record-doc.ts';
+import { claimVersions } from './claim-versions.ts';
+import { bulkWriteCoalesced, insertCoalesced, MAX_BULK_OPERATIONS } from './coalesced-writes.ts';
+import { readByIds } from './read-by-ids.ts';
+
+/** Computes a record's next state from its current one (undefined: no record yet). Must be pure. */
+export type ComputeRecord = (key: string, current: TrayRecordDoc | undefined) => TrayRecordDoc | 'unchanged';
+
+/** Current records by key; a key without an entry has no record. */
+export type RecordSnapshot = ReadonlyMap<string, TrayRecordDoc>;
+
+/**
+ * Single-record updates per bulkWrite. Each is an `updateMany` filtered on `{_id, version}`:
+ * FerretDB 1.24 on PostgreSQL hangs on a bulkWrite of 50 or more matching `updateOne`s (each
+ * leaves a cursor open), while a thousand single-document `updateMany`s run in about a second.
+ */
+export const UPDATES_PER_BULK = MAX_BULK_OPERATIONS;
+
+export interface CasOptions {
+  /** The job's dedupe key, recorded on its claims (see claimVersions). */
+  owner: string;
+  maxRounds?: number;
+  /** See ClaimOptions.takeoverMs. */
+  claimTakeoverMs?: number;
+  /**
+   * Reads the current records of `keys` (default: by `_id`, a few at a time). A fan-out passes a
+   * read of the whole record group by equality instead; `first` spares the first round's read.
+   */
+  read?: (keys: readonly string[]) => Promise<RecordSnapshot>;
+  first?: RecordSnapshot;
+  /**
+   * Runs after each round's read and before its compute: re-reads what `compute` depends on (the
+   * group's actors). Reading it after the records makes every write that a round's read saw
+   * include the actors it was made from.
+   */
+  refresh?: () => Promise<void>;
+  /**
+   * Called after each round with the records that round wrote (inserted or updated, as stored),
+   * so live streams can be told (docs/live-tray.md). Runs after the writes; it must not throw.
+   */
+  onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
+  /** The writer's clock (epoch ms) for `changedAt`; tests pin it. */
+  now?: () => number;
+}
+
+export interface CasResult {
+  /** Records inserted or updated. */
+  written: number;
+  /** Read-compute-write rounds; more than 1 means concurrent writers collided and were retried. */
+  rounds: number;
+}
+
+/**
+ * Optimistic compare-and-set over many records at once (no transactions or update pipelines on
+ * FerretDB; docs/storage.md). One round: a read, a pure compute, then
+ * - new records: one unordered insertMany (a concurrent insert of the same record fails on `_id`);
+ * - changed records: one unordered claim insert of `record#nextVersion` (claimVersions), then
+ *   single-record updates filtered on `{_id, version}`, a thousand per bulkWrite.
+ * Keys that lost a race are read again and recomputed; `compute` is idempotent, so a record whose
+ * write did land comes out 'unchanged' and nothing is applied twice.
+ */
+export async function casUpdateRecords(
+  db: Db,
+  keys: readonly string[],
+  compute: ComputeRecord,
+  options: CasOptions,
+): Promise<CasResult> {
+  const maxRounds = options.maxRounds ?? 50;
+  const read = options.read ?? ((wanted: readonly string[]) => readByIds(db, wanted));
+  const now = options.now ?? Date.now;
+  /** What this call tried to write per key: a chunk whose bulk missed does not say which landed. */
+  const attempted = new Map<string, TrayRecordDoc>();
+  let pending = [...new Set(keys)];
+  let snapshot = options.first;
+  let written = 0;
+  let rounds = 0;
+  while (pending.length > 0) {
+    if (++rounds > maxRounds) {
+      // Thrown, so bull retries the job later: a record this contended is a transient state.
+      throw new Error(`tray records still contended after ${maxRounds} rounds (${pending.length} records)`);
+    }
+    // Spread colliding writers apart instead of letting them collide again at once.
+    if (rounds > 1) await sleep(Math.random() * Math.min(5 * rounds, 100));
+    const current = snapshot ?? (await read(pending));
+    snapshot = undefined;
+    if (options.refresh) await options.refresh();
+    const inserts: TrayRecordDoc[] = [];
+    const updates: { before: TrayRecordDoc; next: TrayRecordDoc }[] = [];
+    /** Records of an earlier round's missed chunk that did land: written by this call after all. */
+    const landed: TrayRecordDoc[] = [];
+    const changedAt = now();
+    for (const key of pending) {
+      const before = current.get(key);
+      const tried = attempted.get(key);
+      // Recognised by its whole state, not its version and changedAt: a concurrent writer on the
+      // same clock (a pinned one, or the same millisecond) writes those same two values with other
+      // content, and taking its write for ours would drop this call's change.
+      if (before && tried && sameState(before, tried)) {
+        landed.push(before);
+        continue;
+      }
+      const computed = compute(key, before);
+      if (computed === 'unchanged') continue;
+      const next = { ...computed, changedAt };
+      if (before) updates.push({ before, next });
+      else inserts.push(next);
+    }
+    const won = await claimVersions(
+      db,
+      updates.map(({ before, next }) => ({
+        recordId: before._id,
+        version: next.version,
+        state: stateFingerprint(next),
+      })),
+      { takeoverMs: options.claimTakeoverMs ?? 60_000, owner: options.owner },
+    );
+    // Only what this call may have written: an insert that met a concurrent one's `_id`, or an
+    // update whose claim went to another writer, did not land and must never pass for ours.
+    for (const { before, next } of updates) if (won.has(before._id)) attempted.set(before._id, next);
+    const retry = new Set(
+      updates.filter(({ before }) => !won.has(before._id)).map(({ before }) => before._id),
+    );
+    const inserted = await insertRecords(db, inserts);
+    // Landed writes of a bulk that did not report them are counted when recognised.
+    written += inserted.count + landed.length;
+    for (const key of inserted.lost) retry.add(key);
+    const lost = new Set(inserted.lost);
+    for (const next of inserts) if (!lost.has(next._id)) attempted.set(next._id, next);
+    const confirmed = [...landed, ...inserts.filter((doc) => !lost.has(doc._id))];
+    const wonUpdates = updates.filter(({ before }) => won.has(before._id));
+    for (let start = 0; start < wonUpdates.length; start += UPDATES_PER_BULK) {
+      const chunk = wonUpdates.slice(start, start + UPDATES_PER_BULK);
+      // Shared with the concurrent jobs' record writes: one bulk for many comments.
+      const matched = await bulkWriteCoalesced<TrayRecordDoc>(db, TRAY_RECORDS, chunk.map(updateOperation));
+      // An update that missed its filter does not say which record: re-read every key of the chunk
+      // (the next round recognises the ones that did land by their version and changedAt).
+      if (!matched) for (const { before } of chunk) retry.add(before._id);
+      else {
+        written += chunk.length;
+        confirmed.push(...chunk.map(({ next }) => next));
+      }
+    }
+    if (options.onWritten && confirmed.length > 0) await options.onWritten(confirmed);
+    pending = [...retry];
+  }
+  return { written, rounds };
+}
+
+/** A record's fields in one order, so two reads of one state compare equal. */
+function canonical(value: unknown): unknown {
+  if (value instanceof Date) return value.getTime();
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, field]) => field !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([name, field]) => [name, canonical(field)]),
+    );
+  }
+  return value;
+}
+
+/** Whether a record as read is exactly the state this call tried to write. */
+const sameState = (read: TrayRecordDoc, tried: TrayRecordDoc) =>
+  JSON.stringify(canonical(read)) === JSON.stringify(canonical(tried));
+
+/**
+ * What a claim is for: the next state without the write's own clock (changedAt, unreadAt), so a
+ * retry of the same job, which computes the same state later, recognises its claim (claimVersions).
+ */
+function stateFingerprint(next: TrayRecordDoc): string {
+  const { changedAt: _changedAt, unreadAt: _unreadAt, ...state } = next;
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(state)))
+    .digest('base64url');
+}
+
+/** The whole next state, filtered on the version it was computed from. */
+function updateOperation({
+  before,
+  next,
+}: {
+  before: TrayRecordDoc;
+  next: TrayRecordDoc;
+}): AnyBulkWriteOperation<TrayRecordDoc> {
+  const { _id, ...$set } = next;
+  const $unset: Record<string, ''> = {};
+  for (const field of Object.keys(before)) if (!(field in next)) $unset[field] = '';
+  return {
+    updateMany: {
+      filter: { _id, version: before.version },
+      update: Object.keys($unset).length > 0 ? { $set, $unset } : { $set },
+    },
+  };
+}
+
+/** Inserts new records; the ids that a concurrent writer inserted first are returned as lost. */
+async function insertRecords(db: Db, inserts: TrayRecordDoc[]): Promise<{ count: number; lost: string[] }> {
+  if (inserts.length === 0) return { count: 0, lost: [] };
+  const duplicates = await insertCoalesced<TrayRecordDoc>(db, TRAY_RECORDS, inserts);
+  return {
+    count: inserts.length - duplicates.length,
+    lost: duplicates.map((index) => inserts[index]?._id ?? '').filter((id) => id !== ''),
+  };
+}

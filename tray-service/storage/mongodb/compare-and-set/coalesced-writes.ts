@@ -1,0 +1,106 @@
+import type { AnyBulkWriteOperation, Collection, Db, Document, OptionalUnlessRequiredId } from 'mongodb';
+import { groupCommit } from '../../../../shared/async/group-commit.ts';
+import { ignoreDuplicates } from './ignore-duplicates.ts';
+
+/*
+ * Group commit of the worker's writes, an adapter mechanism kept on every server for speed, not
+ * correctness: a worker runs many jobs at once (TRAY_WORKER_CONCURRENCY), each writing a few
+ * documents, and every command waits for its own write concern (a majority of a replica set's
+ * members on MongoDB, a PostgreSQL commit on FerretDB). Concurrent jobs' inserts and record
+ * updates therefore share a command and pay that wait once. Each caller still learns its own
+ * outcome (its duplicates; whether its updates all matched), so the write protocol is the same
+ * as with a command per caller.
+ */
+
+/**
+ * Documents per insert command: large enough that a busy worker's concurrent jobs share one
+ * command, small enough to stay far below the server's batch and message limits.
+ */
+const MAX_INSERTS = 256;
+/**
+ * Operations per bulk write. FerretDB 1.24 on PostgreSQL runs a thousand single-document
+ * `updateMany`s in one bulk in about a second (and hangs on 50 matching `updateOne`s: never
+ * submit those here).
+ */
+export const MAX_BULK_OPERATIONS = 1_000;
+/** Commands in flight per collection; the calls arriving meanwhile form the next batch. */
+const MAX_IN_FLIGHT = 2;
+
+type Submit<T, R> = (items: readonly T[]) => Promise<R[]>;
+interface Coalescers {
+  inserts: Map<string, Submit<Document, boolean>>;
+  bulks: Map<string, Submit<AnyBulkWriteOperation, boolean>>;
+}
+type SubmitOf<K extends keyof Coalescers> = Coalescers[K] extends Map<string, infer S> ? S : never;
+const coalescers = new WeakMap<Db, Coalescers>();
+
+/** The process's one coalescer of `kind` for collection `name` of `db`, made on first use. */
+function coalescer<K extends keyof Coalescers>(
+  db: Db,
+  kind: K,
+  name: string,
+  make: (collection: Collection) => SubmitOf<K>,
+): SubmitOf<K> {
+  let found = coalescers.get(db);
+  if (!found) coalescers.set(db, (found = { inserts: new Map(), bulks: new Map() }));
+  const byName = found[kind] as Map<string, SubmitOf<K>>;
+  let submit = byName.get(name);
+  if (!submit) byName.set(name, (submit = make(db.collection(name))));
+  return submit;
+}
+
+/**
+ * Inserts `docs` into `name`, sharing the insert command with the concurrent callers of this
+ * process (see groupCommit), and returns the indexes of `docs` that were duplicate keys (a
+ * redelivery, or a concurrent writer that inserted the same `_id` first). Unordered: each
+ * document is inserted or refused on its own, as with `insertMany({ordered: false})`. Any other
+ * error fails every caller of the batch; inserts are idempotent, so each retries safely.
+ */
+export async function insertCoalesced<T extends Document>(
+  db: Db,
+  name: string,
+  docs: readonly OptionalUnlessRequiredId<T>[],
+): Promise<number[]> {
+  const submit = coalescer(db, 'inserts', name, (collection) =>
+    groupCommit<Document, boolean>(
+      async (batch) => {
+        const duplicates = new Set(
+          await ignoreDuplicates(collection.insertMany([...batch], { ordered: false })),
+        );
+        return batch.map((_, index) => duplicates.has(index));
+      },
+      { maxBatch: MAX_INSERTS, maxInFlight: MAX_IN_FLIGHT },
+    ),
+  );
+  const duplicate = await submit(docs as readonly Document[]);
+  return duplicate.flatMap((isDuplicate, index) => (isDuplicate ? [index] : []));
+}
+
+/**
+ * Runs `operations` (at most MAX_BULK_OPERATIONS) as part of one unordered bulk write shared with
+ * the concurrent callers of this process. Resolves true when every operation of the shared bulk
+ * matched its filter; false when some did not, and then the caller cannot tell whether its own
+ * did (the server reports the bulk's total only), so it must read its documents again. Meant for
+ * compare-and-set writes, whose filters name the state they were computed from.
+ */
+export async function bulkWriteCoalesced<T extends Document>(
+  db: Db,
+  name: string,
+  operations: readonly AnyBulkWriteOperation<T>[],
+): Promise<boolean> {
+  if (operations.length > MAX_BULK_OPERATIONS)
+    throw new RangeError(
+      `bulkWriteCoalesced: ${operations.length} operations, at most ${MAX_BULK_OPERATIONS}`,
+    );
+  const submit = coalescer(db, 'bulks', name, (collection) =>
+    groupCommit<AnyBulkWriteOperation, boolean>(
+      async (batch) => {
+        const result = await collection.bulkWrite([...batch], { ordered: false });
+        return batch.map(() => result.matchedCount === batch.length);
+      },
+      { maxBatch: MAX_BULK_OPERATIONS, maxInFlight: MAX_IN_FLIGHT },
+    ),
+  );
+  const matched = await submit(operations as readonly AnyBulkWriteOperation[]);
+  return matched.every(Boolean);
+}

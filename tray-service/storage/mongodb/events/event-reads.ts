@@ -1,0 +1,69 @@
+import type { Db, Filter, FindCursor } from 'mongodb';
+import { EVENTS } from '../collection-names.ts';
+import { type StoredEventDoc } from './stored-event-doc.ts';
+import { moderationActions } from '../../../domain/moderation-action.ts';
+import type { PageKey } from '../../../domain/page-cursor.ts';
+import type { EventsFilter } from '../../port.ts';
+import { afterKeyQuery } from './after-key-query.ts';
+
+export type { EventsFilter } from '../../port.ts';
+
+/** Newest first; _id breaks ties between events received in the same millisecond. */
+const newestFirst = { receivedAt: -1, _id: -1 } as const;
+
+/** Pure: the MongoDB filter for `filter`, never matching expired events. */
+export function eventsQuery(filter: EventsFilter, now: Date, after?: PageKey): Filter<StoredEventDoc> {
+  const receivedAt: Record<string, Date> = {};
+  if (filter.since) receivedAt.$gte = filter.since;
+  if (filter.until) receivedAt.$lt = filter.until;
+  const query: Record<string, unknown> = { expiresAt: { $gt: now } };
+  if (filter.event !== undefined) query.event = filter.event;
+  if (filter.webhook !== undefined) query.webhook = filter.webhook;
+  if (filter.status !== undefined) query.status = filter.status;
+  if (filter.userId !== undefined) query.userId = filter.userId;
+  if (filter.communityId !== undefined) query.communityId = filter.communityId;
+  // Events stored before the events console have no `moderation` field: they had no decision.
+  if (filter.moderation === 'none') query.moderation = { $in: ['none', null] };
+  else if (filter.moderation === 'any') query.moderation = { $in: [...moderationActions] };
+  else if (filter.moderation !== undefined) query.moderation = filter.moderation;
+  if (Object.keys(receivedAt).length > 0) query.receivedAt = receivedAt;
+  return (after ? { ...query, ...afterKeyQuery('receivedAt', after) } : query) as Filter<StoredEventDoc>;
+}
+
+export interface EventsPage {
+  items: StoredEventDoc[];
+  /** Key of the last item when more may follow. */
+  next?: PageKey;
+}
+
+export function createEventsQueries(db: Db, clock: () => Date = () => new Date()) {
+  const events = db.collection<StoredEventDoc>(EVENTS);
+  return {
+    async list(filter: EventsFilter, limit: number, after?: PageKey): Promise<EventsPage> {
+      // One extra document tells whether another page exists without a count.
+      const docs = await events
+        .find(eventsQuery(filter, clock(), after))
+        .sort(newestFirst)
+        .limit(limit + 1)
+        .toArray();
+      const items = docs.slice(0, limit);
+      const last = items.at(-1);
+      return docs.length > limit && last ? { items, next: { at: last.receivedAt, id: last._id } } : { items };
+    },
+
+    async get(key: string): Promise<StoredEventDoc | null> {
+      return events.findOne({ _id: key, expiresAt: { $gt: clock() } });
+    },
+
+    /** A server-side cursor read batch by batch: memory stays bounded however many events match. */
+    openCursor(filter: EventsFilter, batchSize = 500): FindCursor<StoredEventDoc> {
+      return events.find(eventsQuery(filter, clock())).sort(newestFirst).batchSize(batchSize);
+    },
+
+    count(filter: EventsFilter): Promise<number> {
+      return events.countDocuments(eventsQuery(filter, clock()));
+    },
+  };
+}
+
+export type EventsQueries = ReturnType<typeof createEventsQueries>;

@@ -1,0 +1,200 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { TrayRecordDoc } from '../records/tray-record-doc.ts';
+import { DAY_MS } from '../../../../shared/time/durations.ts';
+import { recordStorageKeys } from '../records/storage-keys.ts';
+import { recordKey, type Activity } from '../../../domain/activity.ts';
+import {
+  compareActions,
+  countedActors,
+  exactActors,
+  type GroupActors,
+} from '../../../domain/group-actors.ts';
+import { isAwayAt, isAwaySince, type MembershipInterval } from '../../../domain/membership-intervals.ts';
+
+export interface ApplyOptions {
+  /** Days a record lives after lastUpdate (TRAY_RETENTION_DAYS). */
+  retentionDays: number;
+}
+
+export interface ApplyContext extends ApplyOptions {
+  /** The record group's actors as stored, read after the record (see applyActivities). */
+  actors: GroupActors;
+  /** The tray's clock (epoch ms): when this change is made. */
+  now: number;
+  /**
+   * On a community's target: the recipient's away spans there (memberSpans), none when the tray
+   * knows no join or leave of theirs (docs/tray-rules.md#leaving-and-rejoining-a-community).
+   */
+  away?: readonly MembershipInterval[];
+  /** The group's kept actions (readTargetActions): read when `away` has a span after countFrom. */
+  actions?: readonly Activity[];
+}
+
+/**
+ * The grouping core (docs/tray-engine.md): folds one activity into a recipient's record. Pure.
+ * The record's actors and count come from its group's actors (kept once per target, not per
+ * recipient, so a record stays the same size however many people act on its target); the
+ * activity itself decides the "latest action" fields when it is the newest. Returns 'unchanged'
+ * when nothing the recipient sees would change, so a redelivered job writes nothing and a record
+ * the user has read stays read.
+ */
+export function applyActivity(
+  record: TrayRecordDoc | undefined,
+  activity: Activity,
+  recipientId: string,
+  context: ApplyContext,
+): TrayRecordDoc | 'unchanged' {
+  const away = context.away ?? [];
+  // An action on a community's target reaches no one who was away from it at its time.
+  if (isAwayAt(away, activity.at)) return 'unchanged';
+  // An older action delivered late widens what the record counts; nothing narrows it.
+  const countFrom = record ? Math.min(record.countFrom, activity.at) : activity.at;
+  const { named, count } = counted(context, countFrom, recipientId);
+  const newest =
+    !record ||
+    compareActions(
+      { at: activity.at, actionId: activity.lastActionId },
+      {
+        at: record.lastUpdate,
+        actionId: record.lastActionId,
+      },
+    ) > 0;
+  // Fields that describe "the latest action" come from the newest activity; an older one delivered
+  // late only adds its actor (out-of-order delivery never moves lastUpdate backwards).
+  const latest = newest ? describe(activity) : describeRecord(record);
+  const lastUpdate = newest ? activity.at : (record?.lastUpdate ?? activity.at);
+  const seen = {
+    verb: activity.verb,
+    targetId: activity.targetId,
+    targetType: activity.targetType,
+    ...latest,
+    actors: named,
+    actorsCount: count,
+    countFrom,
+    lastUpdate,
+  };
+  if (record && sameAsRecord(seen, record)) return 'unchanged';
+  const expiresAt = new Date(lastUpdate + context.retentionDays * DAY_MS);
+  return {
+    _id: recordKey(activity.verb, activity.targetId, recipientId),
+    userId: recipientId,
+    ...seen,
+    // New activity makes a read record unread again; a new record starts unread.
+    hasRead: false,
+    unreadAt: context.now,
+    expiresAt,
+    ...recordStorageKeys(seen),
+    version: record ? record.version + 1 : context.now,
+  };
+}
+
+/**
+ * The actors a record counts: the group's, each at their latest action, unless the recipient was
+ * away at some time since countFrom; then exactly those of the kept actions outside their away time.
+ */
+function counted(context: ApplyContext, countFrom: number, recipientId: string) {
+  const away = context.away ?? [];
+  if (!isAwaySince(away, countFrom)) return countedActors(context.actors, countFrom, recipientId);
+  if (!context.actions) throw new Error('applyActivity: the group’s kept actions were not read');
+  return exactActors(context.actions, countFrom, recipientId, away);
+}
+
+/**
+ * A record of a community's target computed again after a leave (docs/tray-rules.md#leaving-and-rejoining-a-community):
+ * its actors from the group's kept actions outside the recipient's away spans; a record whose
+ * latest action fell while away takes its latest fields from its newest remaining action; one
+ * with none left is to be deleted. Nothing new happened: the read flag and unreadAt stay. Pure.
+ */
+export function recomputeRecord(
+  record: TrayRecordDoc,
+  actions: readonly Activity[],
+  away: readonly MembershipInterval[],
+  context: ApplyOptions & { now: number },
+): TrayRecordDoc | 'unchanged' | 'delete' {
+  const { named, count, newest } = exactActors(actions, record.countFrom, record.userId, away);
+  if (!newest) return 'delete';
+  const moved = isAwayAt(away, record.lastUpdate);
+  const latest = moved ? describe(newest) : describeRecord(record);
+  const lastUpdate = moved ? newest.at : record.lastUpdate;
+  const seen = { ...latest, actors: named, actorsCount: count, lastUpdate };
+  const { targetName, parentTargetId, lastActionId, lastActionSegmentNo, feed, mentionIn } = record;
+  const before = {
+    targetName,
+    parentTargetId,
+    lastActionId,
+    lastActionSegmentNo,
+    feed,
+    mentionIn,
+    actors: record.actors,
+    actorsCount: record.actorsCount,
+    lastUpdate: record.lastUpdate,
+  };
+  if (isDeepStrictEqual(JSON.parse(JSON.stringify(seen)), JSON.parse(JSON.stringify(before))))
+    return 'unchanged';
+  const { parentTargetId: _parent, lastActionSegmentNo: _segment, mentionIn: _mentionIn, ...kept } = record;
+  const expiresAt = new Date(lastUpdate + context.retentionDays * DAY_MS);
+  return {
+    ...kept,
+    ...seen,
+    expiresAt,
+    version: record.version + 1,
+  };
+}
+
+/**
+ * Whether the fields a reader sees (and countFrom) are those the record already has. The optional
+ * fields need no check of their own: they come from the record itself unless the activity is the
+ * newest, and then lastUpdate or lastActionId differ anyway.
+ */
+function sameAsRecord(seen: Partial<TrayRecordDoc>, record: TrayRecordDoc): boolean {
+  return (Object.keys(seen) as (keyof TrayRecordDoc)[]).every((field) =>
+    isDeepStrictEqual(seen[field], record[field]),
+  );
+}
+
+type Latest = Pick<
+  TrayRecordDoc,
+  'targetName' | 'parentTargetId' | 'lastActionId' | 'lastActionSegmentNo' | 'feed' | 'mentionIn'
+>;
+
+function describe(activity: Activity): Latest {
+  return {
+    targetName: activity.targetName,
+    ...(activity.parentTargetId === undefined ? {} : { parentTargetId: activity.parentTargetId }),
+    lastActionId: activity.lastActionId,
+    ...(activity.lastActionSegmentNo === undefined
+      ? {}
+      : { lastActionSegmentNo: activity.lastActionSegmentNo }),
+    feed: activity.feed,
+    ...(activity.mentionIn === undefined ? {} : { mentionIn: activity.mentionIn }),
+  };
+}
+
+function describeRecord(record: TrayRecordDoc | undefined): Latest {
+  if (!record) throw new Error('describeRecord: no record');
+  const { targetName, parentTargetId, lastActionId, lastActionSegmentNo, feed, mentionIn } = record;
+  return {
+    targetName,
+    ...(parentTargetId === undefined ? {} : { parentTargetId }),
+    lastActionId,
+    ...(lastActionSegmentNo === undefined ? {} : { lastActionSegmentNo }),
+    feed,
+    ...(mentionIn === undefined ? {} : { mentionIn }),
+  };
+}
+
+/** Rewrites a user's snapshots in a record (user.didDelete), or 'unchanged' when there are none. */
+export function renameActor(
+  record: TrayRecordDoc,
+  userId: string,
+  name: string,
+): TrayRecordDoc | 'unchanged' {
+  if (!record.actors.some((actor) => actor.userId === userId && (actor.name !== name || actor.imageUrl))) {
+    return 'unchanged';
+  }
+  return {
+    ...record,
+    actors: record.actors.map((actor) => (actor.userId === userId ? { userId, name, at: actor.at } : actor)),
+    version: record.version + 1,
+  };
+}

@@ -1,0 +1,39 @@
+import type { Db } from 'mongodb';
+import type { Activity } from '../../../domain/activity.ts';
+import { memberChangesFingerprint } from '../memberships/membership-changes.ts';
+import { recomputeMemberRecords } from './recompute-member-records.ts';
+import { recordActions, writeDeliveries, type Delivery, type GroupingOptions } from './write-deliveries.ts';
+
+/**
+ * Adds each activity's action to its record group's actors (kept once per target, whatever the
+ * audience), then regroups the records of the activities addressed to one user. Community posts
+ * get their actors here too; their records are written by fanOutCommunityPosts. On a community's
+ * targets the recipient's away spans are read in each compare-and-set round and once more after
+ * the write: a join or leave stored meanwhile is then applied to the member's records here
+ * (recomputeMemberRecords), so a leave whose own recomputation read the record before this write
+ * landed is not lost.
+ */
+export async function applyPersonalActivities(
+  db: Db,
+  activities: readonly Activity[],
+  options: GroupingOptions,
+): Promise<void> {
+  await recordActions(db, activities, options.retentionDays);
+  // An author is never notified of their own action.
+  const personal: Delivery[] = activities.flatMap((activity) =>
+    activity.audience.kind === 'user' && activity.audience.userId !== activity.actor.userId
+      ? [{ recipientId: activity.audience.userId, activity }]
+      : [],
+  );
+  const used = await writeDeliveries(db, personal, options);
+  for (const [member, spans] of used) {
+    const [communityId, userId] = JSON.parse(member) as [string, string];
+    if ((await memberChangesFingerprint(db, communityId, userId)) === spans.changes) continue;
+    await recomputeMemberRecords(db, communityId, userId, {
+      retentionDays: options.retentionDays,
+      owner: options.owner,
+      now: options.now ?? Date.now,
+      ...(options.onWritten ? { onWritten: options.onWritten } : {}),
+    });
+  }
+}

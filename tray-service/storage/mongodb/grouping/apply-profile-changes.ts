@@ -1,0 +1,109 @@
+import type { AnyBulkWriteOperation, Db } from 'mongodb';
+import { TRAY_RECORDS, USER_PROFILES } from '../collection-names.ts';
+import { type TrayRecordDoc } from '../records/tray-record-doc.ts';
+import { DELETED_USER_NAME, type ProfileChange } from '../../../domain/activity.ts';
+import { renameActor } from './apply-activity.ts';
+import { casUpdateRecords, UPDATES_PER_BULK } from '../compare-and-set/cas-update-records.ts';
+import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
+import { renameKeptActor } from './target-actions.ts';
+import { renameGroupActor } from './target-actors.ts';
+import { endMemberships } from '../memberships/membership-changes.ts';
+
+/** user_profiles: the latest known profile of each user (user.didUpdate / user.didDelete). */
+export interface UserProfileDoc {
+  /** The user id. */
+  _id: string;
+  displayName: string;
+  imageUrl?: string;
+  avatarCustomUrl?: string;
+  deleted: boolean;
+  /** Epoch ms (receivedAt) of the change applied; older deliveries are ignored. */
+  updatedAt: number;
+}
+
+/**
+ * Keeps user_profiles current (docs/contract.md#userdidupdate-userdiddelete). A rename changes no
+ * stored record: names are snapshots taken when each actor acted. A delete rewrites the user's snapshots in
+ * every record to `Deleted user` (FerretDB has no positional `$` update, so records are rewritten
+ * with compare-and-set), removes the deleted user's own tray and ends their memberships.
+ */
+export interface ProfileChangeOptions {
+  /** The job's dedupe key (owner of its write claims). */
+  owner: string;
+  /** The tray's clock (epoch ms): changedAt of the renamed records. Default: the process clock. */
+  now?: () => number;
+  /** Told of every record renamed (live streams). */
+  onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
+}
+
+export async function applyProfileChanges(
+  db: Db,
+  changes: readonly ProfileChange[],
+  options: ProfileChangeOptions,
+): Promise<void> {
+  if (changes.length === 0) return;
+  const ops: AnyBulkWriteOperation<UserProfileDoc>[] = changes.map((change) => ({
+    updateMany: {
+      filter: { _id: change.userId, updatedAt: { $lt: change.at } },
+      update: profileUpdate(change),
+      upsert: true,
+    },
+  }));
+  // Single-document updateMany, not updateOne: see UPDATES_PER_BULK (cas-update-records.ts).
+  for (let start = 0; start < ops.length; start += UPDATES_PER_BULK) {
+    await ignoreDuplicates(
+      db
+        .collection<UserProfileDoc>(USER_PROFILES)
+        .bulkWrite(ops.slice(start, start + UPDATES_PER_BULK), { ordered: false }),
+    );
+  }
+  const deleted = changes.filter((change) => change.deleted);
+  if (deleted.length > 0) await forgetDeletedUsers(db, deleted, options);
+}
+
+/** Sets the new profile; an image the new profile lacks is removed, not kept from the old one. */
+function profileUpdate(change: ProfileChange) {
+  const $set: Partial<UserProfileDoc> = {
+    displayName: change.displayName,
+    deleted: change.deleted,
+    updatedAt: change.at,
+  };
+  const $unset: Partial<Record<'imageUrl' | 'avatarCustomUrl', ''>> = {};
+  if (change.imageUrl) $set.imageUrl = change.imageUrl;
+  else $unset.imageUrl = '';
+  if (change.avatarCustomUrl) $set.avatarCustomUrl = change.avatarCustomUrl;
+  else $unset.avatarCustomUrl = '';
+  return Object.keys($unset).length > 0 ? { $set, $unset } : { $set };
+}
+
+async function forgetDeletedUsers(
+  db: Db,
+  deleted: readonly ProfileChange[],
+  { owner, now, onWritten }: ProfileChangeOptions,
+): Promise<void> {
+  const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
+  for (const { userId } of deleted) {
+    await records.deleteMany({ userId });
+    // Their snapshot in every group and kept action first, so records computed later keep the new
+    // name too.
+    await renameGroupActor(db, userId, DELETED_USER_NAME);
+    await renameKeptActor(db, userId, DELETED_USER_NAME);
+    const touched = await records.find({ 'actors.userId': userId }).toArray();
+    await casUpdateRecords(
+      db,
+      touched.map((doc) => doc._id),
+      (_key, current) => (current ? renameActor(current, userId, DELETED_USER_NAME) : 'unchanged'),
+      {
+        owner,
+        first: new Map(touched.map((doc) => [doc._id, doc])),
+        ...(now ? { now } : {}),
+        ...(onWritten ? { onWritten } : {}),
+      },
+    );
+  }
+  await endMemberships(
+    db,
+    deleted.map((change) => change.userId),
+    Math.max(...deleted.map((change) => change.at)),
+  );
+}

@@ -1,0 +1,70 @@
+import type { Db } from 'mongodb';
+import { KeyedLock } from '../../../../shared/async/keyed-lock.ts';
+import type { TrayWritesPort, WriteContext } from '../../port.ts';
+import { claimOwner } from '../compare-and-set/claim-owner.ts';
+import { applyMembershipChanges } from '../memberships/membership-changes.ts';
+import { toldAsTrayRecords } from '../records/to-tray-record.ts';
+import { applyPersonalActivities } from './apply-personal-activities.ts';
+import { applyProfileChanges } from './apply-profile-changes.ts';
+import { backfillJoins } from './backfill-join.ts';
+import { fanOutCommunityPosts } from './fan-out-posts.ts';
+import { recomputeMemberRecords } from './recompute-member-records.ts';
+import type { GroupingOptions } from './write-deliveries.ts';
+
+export interface MongoWritesOptions {
+  /** Recipients per compare-and-set round of a fan-out (TRAY_FANOUT_BATCH). */
+  fanOutBatch: number;
+}
+
+/**
+ * The storage port's worker writes on MongoDB: the grouping core and its compare-and-set writes
+ * (write-deliveries.ts: personal activities and the fan-out of posts), joins and leaves as change documents with the late-join backfill, and
+ * profile changes. One in-process lock per storage: this process's own concurrent writes to one
+ * hot record queue up instead of colliding and retrying (compare-and-set keeps other processes right).
+ */
+export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWritesPort {
+  const lock = new KeyedLock();
+  // Each call's claims belong to the job it runs for (claim-owner.ts), never named by the port.
+  const applyOptions = (context: WriteContext, owner = claimOwner()): GroupingOptions => ({
+    retentionDays: context.retentionDays,
+    fanOutBatch: options.fanOutBatch,
+    owner,
+    lock,
+    now: () => context.now,
+    ...toldAsTrayRecords(context.onWritten),
+  });
+  return {
+    applyPersonal: (activities, context) => applyPersonalActivities(db, activities, applyOptions(context)),
+    fanOutPosts: (communityId, posts, context) =>
+      fanOutCommunityPosts(db, communityId, posts, applyOptions(context)),
+    async applyMemberships(changes, context) {
+      const owner = claimOwner();
+      await applyMembershipChanges(db, changes, { retentionDays: context.retentionDays, now: context.now });
+      // After the joins are stored: a post whose fan-out missed them is then found here (its event
+      // was stored before its fan-out read the memberships), or its fan-out saw them. Events older
+      // than their own retention are purged, so the records' retention bounds how far back it reads.
+      await backfillJoins(db, changes, { ...applyOptions(context, owner), eventsRetentionDays: Infinity });
+      // A leave only takes time away: the member's records of the community computed again.
+      const leaves = new Map(
+        changes
+          .filter((change) => !change.active)
+          .map((change) => [JSON.stringify([change.communityId, change.userId]), change]),
+      );
+      for (const { communityId, userId } of leaves.values())
+        await recomputeMemberRecords(db, communityId, userId, {
+          retentionDays: context.retentionDays,
+          owner,
+          now: () => context.now,
+          ...toldAsTrayRecords(context.onWritten),
+        });
+    },
+    applyProfiles: (changes, context) =>
+      applyProfileChanges(db, changes, {
+        owner: claimOwner(),
+        // The tray's clock, as for every other write: the renamed records' changedAt is read by
+        // live catch-up (changedSince), which must not see a process clock ahead or behind it.
+        now: () => context.now,
+        ...toldAsTrayRecords(context.onWritten),
+      }),
+  };
+}

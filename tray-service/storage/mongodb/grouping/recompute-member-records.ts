@@ -1,0 +1,148 @@
+import type { Db } from 'mongodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { recordGroup } from '../records/storage-keys.ts';
+import { TRAY_RECORDS } from '../collection-names.ts';
+import { type TrayRecordDoc } from '../records/tray-record-doc.ts';
+import { recordKey, type Activity } from '../../../domain/activity.ts';
+import type { MembershipInterval } from '../../../domain/membership-intervals.ts';
+import { recomputeRecord } from './apply-activity.ts';
+import { casUpdateRecords } from '../compare-and-set/cas-update-records.ts';
+import { claimVersions } from '../compare-and-set/claim-versions.ts';
+import { memberChangesFingerprint, memberSpans } from '../memberships/membership-changes.ts';
+import { readByIds } from '../compare-and-set/read-by-ids.ts';
+import { readMemberActions, readTargetActions } from './target-actions.ts';
+
+export interface RecomputeOptions {
+  retentionDays: number;
+  /** The job's dedupe key (owner of its write claims). */
+  owner: string;
+  now: () => number;
+  onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
+}
+
+/** Rounds of claim-and-delete for a record left with no action before giving up (the job retries). */
+const DELETE_ROUNDS = 20;
+
+/** Recomputations in a row after the member's joins and leaves changed meanwhile (the job retries). */
+const SPAN_ROUNDS = 20;
+
+/**
+ * After a leave (docs/tray-rules.md#leaving-and-rejoining-a-community), computes a member's
+ * unexpired records of the community's targets again (recomputeRecord): their `post` record and
+ * those their kept actions name. A changed record is written by compare-and-set with the group's
+ * kept actions and the member's away spans re-read each round; a record left with no action is
+ * deleted once its next version is claimed, so no concurrent writer's change is lost unseen.
+ */
+export async function recomputeMemberRecords(
+  db: Db,
+  communityId: string,
+  userId: string,
+  options: RecomputeOptions,
+): Promise<void> {
+  // Compare-and-set guards the records, not the spans they were computed from: a join stored after
+  // this round read the spans, whose own backfill found the records unchanged (nothing to add yet),
+  // would otherwise leave the member away for good. So the spans are checked after the write, and a
+  // change meanwhile computes the records again.
+  for (let round = 1; round <= SPAN_ROUNDS; round++) {
+    const seen = await recomputeOnce(db, communityId, userId, options);
+    if ((await memberChangesFingerprint(db, communityId, userId)) === seen) return;
+  }
+  throw new Error(
+    `membership of ${userId} in ${communityId} still changing after ${SPAN_ROUNDS} recomputations`,
+  );
+}
+
+/** One recomputation; returns the fingerprint of the member's changes its last round read. */
+async function recomputeOnce(
+  db: Db,
+  communityId: string,
+  userId: string,
+  options: RecomputeOptions,
+): Promise<string> {
+  const addressed = await readMemberActions(db, communityId, userId);
+  const targets = new Map<string, { verb: Activity['verb']; targetId: string }>([
+    [recordGroup('post', communityId), { verb: 'post', targetId: communityId }],
+  ]);
+  for (const action of addressed)
+    targets.set(recordGroup(action.verb, action.targetId), { verb: action.verb, targetId: action.targetId });
+  const keyGroups = new Map(
+    [...targets].map(([group, { verb, targetId }]) => [recordKey(verb, targetId, userId), group]),
+  );
+  const actions = new Map<string, Activity[]>();
+  let away: MembershipInterval[] = [];
+  let seen = '';
+  const gone = new Set<string>();
+  await casUpdateRecords(
+    db,
+    [...keyGroups.keys()],
+    (key, current) => {
+      gone.delete(key);
+      if (!current || current.expiresAt.getTime() <= options.now()) return 'unchanged';
+      const next = recomputeRecord(current, actions.get(keyGroups.get(key) ?? '') ?? [], away, {
+        retentionDays: options.retentionDays,
+        now: options.now(),
+      });
+      if (next === 'delete') {
+        gone.add(key);
+        return 'unchanged';
+      }
+      return next;
+    },
+    {
+      owner: options.owner,
+      now: options.now,
+      ...(options.onWritten ? { onWritten: options.onWritten } : {}),
+      refresh: async () => {
+        const spans = await memberSpans(db, communityId, userId);
+        away = spans.away;
+        seen = spans.changes ?? '';
+        for (const group of new Set(keyGroups.values()))
+          actions.set(group, await readTargetActions(db, group));
+      },
+    },
+  );
+  for (const key of gone)
+    await deleteEmptied(db, key, keyGroups.get(key) ?? '', communityId, userId, options);
+  return seen;
+}
+
+/**
+ * Deletes a record left with no action, from the version it was computed from: its next version is
+ * claimed first (claimVersions), so a concurrent writer either moved it before (then it is computed
+ * again) or finds it gone.
+ */
+async function deleteEmptied(
+  db: Db,
+  key: string,
+  group: string,
+  communityId: string,
+  userId: string,
+  options: RecomputeOptions,
+): Promise<void> {
+  for (let round = 1; round <= DELETE_ROUNDS; round++) {
+    if (round > 1) await sleep(Math.random() * Math.min(5 * round, 100));
+    const current = (await readByIds(db, [key])).get(key);
+    if (!current) return;
+    const next = recomputeRecord(
+      current,
+      await readTargetActions(db, group),
+      (await memberSpans(db, communityId, userId)).away,
+      { retentionDays: options.retentionDays, now: options.now() },
+    );
+    if (next !== 'delete') {
+      // A concurrent writer added an action that counts: an ordinary recomputation then.
+      await recomputeMemberRecords(db, communityId, userId, options);
+      return;
+    }
+    const won = await claimVersions(db, [{ recordId: key, version: current.version + 1, state: 'deleted' }], {
+      takeoverMs: 60_000,
+      owner: options.owner,
+    });
+    if (!won.has(key)) continue;
+    const { deletedCount } = await db
+      .collection<TrayRecordDoc>(TRAY_RECORDS)
+      .deleteMany({ _id: key, version: current.version });
+    if (deletedCount > 0) return;
+  }
+  throw new Error(`tray record ${key} still contended after ${DELETE_ROUNDS} rounds of deletion`);
+}

@@ -1,0 +1,122 @@
+import type { Db } from 'mongodb';
+import { DAY_MS } from '../../../../shared/time/durations.ts';
+import { recordGroup } from '../records/storage-keys.ts';
+import type { Activity } from '../../../domain/activity.ts';
+import { compareActions } from '../../../domain/group-actors.ts';
+import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
+import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
+
+/** tray_target_actions: every action on a community's target, with its time (docs/tray-rules.md#leaving-and-rejoining-a-community). */
+export const TRAY_TARGET_ACTIONS = 'tray_target_actions';
+
+/**
+ * Actions of one actor kept per record group: a record computed with its recipient's away time
+ * finds each actor's newest action outside it among them, so an actor whose newest 16 actions on
+ * one target all fell while the recipient was away, and an older one did not, is not counted.
+ */
+export const KEPT_ACTIONS_PER_ACTOR = 16;
+
+/**
+ * One action on a community's target, kept while records live: a record whose recipient was away
+ * at some time since its countFrom is computed from these (group actors keep each actor's latest
+ * action only), a late leave computes the member's records again from them, and a late join adds
+ * those addressed to the member. Insert-only (atomic on FerretDB) with a prune of an actor's
+ * oldest beyond 16 when a read finds them. Actions on user feeds are not kept.
+ */
+export interface TargetActionDoc {
+  /** JSON [group, action, recipient ('' for a community post)]: a redelivery inserts nothing. */
+  _id: string;
+  /** recordGroup(verb, targetId): a record's actions. */
+  group: string;
+  /** JSON [community, recipient] of an action addressed to one user: a join's and a leave's look-up. */
+  member?: string;
+  at: number;
+  /**
+   * The activity as the mapping made it: the actor as they acted (`activity.actor.userId` finds a
+   * deleted user's snapshots, and one actor's actions of a group for the prune), the record's
+   * latest-action fields.
+   */
+  activity: Activity;
+  expiresAt: Date;
+}
+
+/** The member key of an action addressed to `userId` on `communityId`'s targets. */
+export const memberKey = (communityId: string, userId: string) => JSON.stringify([communityId, userId]);
+
+/** The community of an action's target, or undefined on a user feed. */
+export function communityOf(activity: Activity): string | undefined {
+  return activity.audience.kind === 'community' ? activity.audience.communityId : activity.communityId;
+}
+
+/** Keeps the actions on a community's targets (a recipient's own action reaches no one: not kept). */
+export async function keepTargetActions(
+  db: Db,
+  activities: readonly Activity[],
+  retentionDays: number,
+): Promise<void> {
+  const docs: TargetActionDoc[] = activities.flatMap((activity) => {
+    const communityId = communityOf(activity);
+    if (communityId === undefined) return [];
+    // A community post is kept once for the community, also when a late join brings it to one member.
+    const recipient =
+      activity.audience.kind === 'user' && activity.verb !== 'post' ? activity.audience.userId : '';
+    if (recipient === activity.actor.userId) return [];
+    const group = recordGroup(activity.verb, activity.targetId);
+    const expiresAt = new Date(activity.at + retentionDays * DAY_MS);
+    return [
+      {
+        _id: JSON.stringify([group, activity.lastActionId, recipient]),
+        group,
+        ...(recipient === '' ? {} : { member: memberKey(communityId, recipient) }),
+        at: activity.at,
+        // Kept as the community's whoever keeps it first: a late join keeps it addressed to the
+        // joiner, and a post kept that way would count for the joiner alone.
+        activity:
+          recipient === ''
+            ? { ...activity, audience: { kind: 'community' as const, communityId } }
+            : activity,
+        expiresAt,
+      },
+    ];
+  });
+  if (docs.length > 0) await insertCoalesced<TargetActionDoc>(db, TRAY_TARGET_ACTIONS, docs);
+}
+
+/**
+ * A record group's kept actions, by equality on `group`. An actor's oldest beyond
+ * KEPT_ACTIONS_PER_ACTOR are pruned when the read finds them (only strictly older ones go).
+ */
+export async function readTargetActions(db: Db, group: string): Promise<Activity[]> {
+  const collection = db.collection<TargetActionDoc>(TRAY_TARGET_ACTIONS);
+  const docs = await collection
+    .find({ group }, { projection: { _id: 0, activity: 1 }, batchSize: WHOLE_GROUP })
+    .toArray();
+  const byActor = new Map<string, Activity[]>();
+  for (const { activity } of docs)
+    byActor.set(activity.actor.userId, [...(byActor.get(activity.actor.userId) ?? []), activity]);
+  for (const [actorId, actions] of byActor) {
+    if (actions.length <= KEPT_ACTIONS_PER_ACTOR) continue;
+    const newestFirst = actions.sort((a, b) =>
+      compareActions({ at: b.at, actionId: b.lastActionId }, { at: a.at, actionId: a.lastActionId }),
+    );
+    const keptFrom = (newestFirst[KEPT_ACTIONS_PER_ACTOR - 1] as Activity).at;
+    await collection.deleteMany({ group, 'activity.actor.userId': actorId, at: { $lt: keptFrom } });
+  }
+  return docs.map((doc) => doc.activity);
+}
+
+/** The kept actions addressed to `userId` on `communityId`'s targets, by equality on `member`. */
+export async function readMemberActions(db: Db, communityId: string, userId: string): Promise<Activity[]> {
+  const docs = await db
+    .collection<TargetActionDoc>(TRAY_TARGET_ACTIONS)
+    .find({ member: memberKey(communityId, userId) }, { projection: { _id: 0, activity: 1 } })
+    .toArray();
+  return docs.map((doc) => doc.activity);
+}
+
+/** Rewrites a deleted user's snapshot in every action kept (user.didDelete). */
+export async function renameKeptActor(db: Db, userId: string, name: string): Promise<void> {
+  await db
+    .collection<TargetActionDoc>(TRAY_TARGET_ACTIONS)
+    .updateMany({ 'activity.actor.userId': userId }, { $set: { 'activity.actor': { userId, name } } });
+}

@@ -1,0 +1,70 @@
+import type { Db } from 'mongodb';
+import { type ActorAction } from '../../../domain/actor-action.ts';
+import { TRAY_TARGET_ACTORS } from '../collection-names.ts';
+import { groupActors, type GroupActors } from '../../../domain/group-actors.ts';
+import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
+import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
+
+/**
+ * tray_target_actors: each record group's distinct actors, kept once per target instead of once
+ * per recipient, so a post to a community of 10,000 writes one actor here and keeps each member's
+ * record the same small size. Insert-only per action plus a prune of the actor's older actions
+ * (readGroupActors):
+ * inserts are atomic on FerretDB (its updates are not), so concurrent writers never lose the
+ * newest action, and readers keep each actor's latest (groupActors).
+ */
+export interface TargetActorDoc extends ActorAction {
+  /** JSON [group, actor, action]: a redelivered action inserts nothing. */
+  _id: string;
+  /** recordGroup(verb, targetId): a fan-out reads the whole group by equality. */
+  group: string;
+  expiresAt: Date;
+}
+
+export async function recordGroupAction(
+  db: Db,
+  group: string,
+  action: ActorAction,
+  expiresAt: Date,
+): Promise<void> {
+  await insertCoalesced<TargetActorDoc>(db, TRAY_TARGET_ACTORS, [
+    {
+      _id: JSON.stringify([group, action.actor.userId, action.actionId]),
+      group,
+      ...action,
+      expiresAt,
+    },
+  ]);
+}
+
+/**
+ * The group's actors, each at their latest action. An actor's older actions, left by the insert,
+ * are pruned here when the read finds them (an actor acting again on the same target), so the
+ * common case (a first action) costs no delete. The prune never deletes the newest action,
+ * whatever the interleaving: only strictly older ones go.
+ */
+export async function readGroupActors(db: Db, group: string): Promise<GroupActors> {
+  const actions = db.collection<TargetActorDoc>(TRAY_TARGET_ACTORS);
+  const docs = await actions
+    .find({ group }, { projection: { _id: 0, actor: 1, at: 1, actionId: 1 }, batchSize: WHOLE_GROUP })
+    .toArray();
+  const actors = groupActors(docs);
+  if (docs.length > actors.actions.length) {
+    const newest = new Map(actors.actions.map((action) => [action.actor.userId, action.at]));
+    const stale = new Map<string, number>();
+    for (const doc of docs) {
+      const at = newest.get(doc.actor.userId);
+      if (at !== undefined && doc.at < at) stale.set(doc.actor.userId, at);
+    }
+    for (const [userId, at] of stale)
+      await actions.deleteMany({ group, 'actor.userId': userId, at: { $lt: at } });
+  }
+  return actors;
+}
+
+/** Rewrites a deleted user's snapshot in every group they acted in (user.didDelete). */
+export async function renameGroupActor(db: Db, userId: string, name: string): Promise<void> {
+  await db
+    .collection<TargetActorDoc>(TRAY_TARGET_ACTORS)
+    .updateMany({ 'actor.userId': userId }, { $set: { actor: { userId, name } } });
+}

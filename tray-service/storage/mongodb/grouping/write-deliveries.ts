@@ -1,0 +1,148 @@
+import type { Db } from 'mongodb';
+import type { KeyedLock } from '../../../../shared/async/keyed-lock.ts';
+import { DAY_MS } from '../../../../shared/time/durations.ts';
+import { recordKey, type Activity } from '../../../domain/activity.ts';
+import type { GroupActors } from '../../../domain/group-actors.ts';
+import { casUpdateRecords, type RecordSnapshot } from '../compare-and-set/cas-update-records.ts';
+import { memberSpans, type MemberSpans } from '../memberships/membership-changes.ts';
+import { recordGroup } from '../records/storage-keys.ts';
+import type { TrayRecordDoc } from '../records/tray-record-doc.ts';
+import { applyActivity, type ApplyOptions } from './apply-activity.ts';
+import { communityOf, keepTargetActions, readTargetActions } from './target-actions.ts';
+import { readGroupActors, recordGroupAction } from './target-actors.ts';
+
+export interface GroupingOptions extends ApplyOptions {
+  /** Recipients per compare-and-set call of a fan-out (TRAY_FANOUT_BATCH). */
+  fanOutBatch: number;
+  /** The job's dedupe key (owner of its write claims). */
+  owner: string;
+  /** The worker's in-process lock: its own jobs queue up on a hot record instead of colliding. */
+  lock?: KeyedLock;
+  /** The tray's clock (epoch ms); tests pin it. */
+  now?: () => number;
+  /** Told of every record written (live streams, docs/live-tray.md). */
+  onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
+}
+
+/** One activity for one recipient's record. */
+export interface Delivery {
+  recipientId: string;
+  activity: Activity;
+}
+
+/** A member's key in the spans maps: JSON [community, user]. */
+export const memberOf = (communityId: string, userId: string) => JSON.stringify([communityId, userId]);
+
+/**
+ * Adds each activity's action to its record group's actors (kept once per target, whatever the
+ * audience) before any record is computed from them.
+ */
+export async function recordActions(
+  db: Db,
+  activities: readonly Activity[],
+  retentionDays: number,
+): Promise<void> {
+  // Kept before any record is computed: a join whose backfill reads them after this finds them,
+  // or this write's records see the join's spans (the same order as a post's event and its fan-out).
+  await keepTargetActions(db, activities, retentionDays);
+  for (const activity of activities) {
+    await recordGroupAction(
+      db,
+      recordGroup(activity.verb, activity.targetId),
+      { actor: activity.actor, at: activity.at, actionId: activity.lastActionId },
+      new Date(activity.at + retentionDays * DAY_MS),
+    );
+  }
+}
+
+/**
+ * Writes the deliveries' records by compare-and-set. On a community's targets each recipient's
+ * away spans gate and count what reaches them: `known` (a fan-out's, read with the community's
+ * members) or read each round. Returns the spans the last round used, by member.
+ */
+export async function writeDeliveries(
+  db: Db,
+  deliveries: Delivery[],
+  options: GroupingOptions,
+  reads: { read: () => Promise<RecordSnapshot>; first: RecordSnapshot } | undefined = undefined,
+  known:
+    | { first: ReadonlyMap<string, MemberSpans>; reload: () => Promise<ReadonlyMap<string, MemberSpans>> }
+    | undefined = undefined,
+): Promise<Map<string, MemberSpans>> {
+  if (deliveries.length === 0) return new Map();
+  if (options.lock) {
+    const { lock, ...unlocked } = options;
+    const keys = deliveries.map(({ activity, recipientId }) =>
+      recordKey(activity.verb, activity.targetId, recipientId),
+    );
+    return lock.run(keys, () => writeDeliveries(db, deliveries, unlocked, reads, known));
+  }
+  // Several deliveries of one job may share a record (a user mentioned twice): fold them in order.
+  const byKey = new Map<string, Delivery[]>();
+  for (const delivery of deliveries) {
+    const key = recordKey(delivery.activity.verb, delivery.activity.targetId, delivery.recipientId);
+    byKey.set(key, [...(byKey.get(key) ?? []), delivery]);
+  }
+  const groups = new Set(deliveries.map(({ activity }) => recordGroup(activity.verb, activity.targetId)));
+  /** The members whose spans count here: recipients on a community's targets. */
+  const scoped = new Map<string, { communityId: string; userId: string; groups: Set<string> }>();
+  for (const { activity, recipientId } of deliveries) {
+    const communityId = communityOf(activity);
+    if (communityId === undefined) continue;
+    const member = memberOf(communityId, recipientId);
+    const entry = scoped.get(member) ?? { communityId, userId: recipientId, groups: new Set<string>() };
+    entry.groups.add(recordGroup(activity.verb, activity.targetId));
+    scoped.set(member, entry);
+  }
+  const actors = new Map<string, GroupActors>();
+  const spans = new Map<string, MemberSpans>();
+  const kept = new Map<string, Activity[]>();
+  const now = options.now ?? Date.now;
+  let at = now();
+  let rounds = 0;
+  const compute = (key: string, current: TrayRecordDoc | undefined) => {
+    let next = current;
+    for (const { activity, recipientId } of byKey.get(key) ?? []) {
+      const group = recordGroup(activity.verb, activity.targetId);
+      const groupActors = actors.get(group);
+      if (!groupActors) throw new Error(`record group of ${key} was not read`);
+      const communityId = communityOf(activity);
+      const member = communityId === undefined ? undefined : spans.get(memberOf(communityId, recipientId));
+      const actions = kept.get(group);
+      const applied = applyActivity(next, activity, recipientId, {
+        retentionDays: options.retentionDays,
+        actors: groupActors,
+        now: at,
+        ...(member ? { away: member.away } : {}),
+        ...(actions ? { actions } : {}),
+      });
+      if (applied !== 'unchanged') next = applied;
+    }
+    if (next === current || next === undefined) return 'unchanged';
+    // One version step however many deliveries were folded: the claim is for exactly the next one.
+    return { ...next, version: current ? current.version + 1 : at };
+  };
+  await casUpdateRecords(db, [...byKey.keys()], compute, {
+    owner: options.owner,
+    now,
+    ...(options.onWritten ? { onWritten: options.onWritten } : {}),
+    ...(reads ? { read: reads.read, first: reads.first } : {}),
+    refresh: async () => {
+      at = now();
+      for (const group of groups) actors.set(group, await readGroupActors(db, group));
+      // Read after the records, like the actors: a round never computes from spans older than them
+      // (a fan-out's first round uses the members it read with the records).
+      const away = new Set<string>();
+      const community = known && (rounds++ === 0 ? known.first : await known.reload());
+      for (const [member, { communityId, userId, groups: ofMember }] of scoped) {
+        const found = community?.get(member) ?? (await memberSpans(db, communityId, userId));
+        spans.set(member, found);
+        if (found.away.length > 0) for (const group of ofMember) away.add(group);
+      }
+      // The kept actions only of groups with a recipient who was ever away: most writes read none.
+      kept.clear();
+      for (const group of away) kept.set(group, await readTargetActions(db, group));
+    },
+  });
+  return known ? new Map() : spans;
+}

@@ -1,0 +1,228 @@
+import type { Db } from 'mongodb';
+import { DAY_MS } from '../../../../shared/time/durations.ts';
+import { MEMBERSHIPS } from '../collection-names.ts';
+import { membershipId, type MembershipDoc } from './membership-doc.ts';
+import {
+  awaySpans,
+  isMemberAt,
+  membershipIntervals,
+  pruneBelow,
+  type MembershipEdge,
+  type MembershipInterval,
+} from '../../../domain/membership-intervals.ts';
+import type { MembershipChange } from '../../../domain/activity.ts';
+import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
+import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
+
+export const MEMBERSHIP_CHANGES = 'community_member_changes';
+
+/**
+ * community_member_changes: every join and leave, one document per (community, user, time, kind).
+ * The membership intervals are folded from them in memory (membershipIntervals).
+ */
+export interface MembershipChangeDoc {
+  /** JSON [communityId, userId, at, joined]: a redelivery inserts nothing. */
+  _id: string;
+  communityId: string;
+  userId: string;
+  /** JSON [communityId, userId]: the prune deletes one member's older changes by equality. */
+  member: string;
+  joined: boolean;
+  /** Epoch ms of the change: the event's createdAt, or the time the receiver accepted it. */
+  at: number;
+}
+
+const memberKey = (communityId: string, userId: string) => JSON.stringify([communityId, userId]);
+
+const changeDoc = (change: MembershipChange): MembershipChangeDoc => ({
+  _id: JSON.stringify([change.communityId, change.userId, change.at, change.active]),
+  communityId: change.communityId,
+  userId: change.userId,
+  member: memberKey(change.communityId, change.userId),
+  joined: change.active,
+  at: change.at,
+});
+
+/**
+ * Stores joins and leaves so that the membership is the same whatever order they arrive in
+ * (docs/tray-engine.md#membership-by-time). FerretDB's updates are not atomic under concurrency
+ * (two conditional upserts can both pass their filter and the older one win), so a membership is
+ * never updated in place: each change is an insert with a unique `_id`, the one write FerretDB
+ * performs atomically, and readers fold a member's changes into intervals. A member's changes
+ * before the newest one older than the tray's retention are pruned: posts that old make no
+ * record any more, and that newest old change still holds the state at the cutoff.
+ */
+export async function applyMembershipChanges(
+  db: Db,
+  changes: readonly MembershipChange[],
+  options: { retentionDays: number; now?: number },
+): Promise<void> {
+  if (changes.length === 0) return;
+  const collection = db.collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES);
+  const docs = changes.map(changeDoc);
+  await ignoreDuplicates(collection.insertMany(docs, { ordered: false }));
+  const cutoff = (options.now ?? Date.now()) - options.retentionDays * DAY_MS;
+  // One read per member changed (by equality on `member`): a join to a community of thousands reads
+  // only the changes of the one who joined.
+  for (const member of new Set(docs.map((doc) => doc.member))) {
+    const list = await collection.find({ member }, { projection: { _id: 0, joined: 1, at: 1 } }).toArray();
+    const below = pruneBelow(list, cutoff);
+    // Only strictly older changes go, never the one that holds the state at the cutoff.
+    if (below !== undefined) await collection.deleteMany({ member, at: { $lt: below } });
+  }
+}
+
+/** A user's membership in one community: their intervals and their away spans (awaySpans). */
+export interface MemberSpans {
+  intervals: MembershipInterval[];
+  away: MembershipInterval[];
+  /** The ids of the stored changes they were folded from, sorted (memberChangesFingerprint). */
+  changes?: string;
+}
+
+/**
+ * Each user's membership intervals in one community: the stored changes plus the imported
+ * memberships (community_members, written by `npm run import-members`: a join at `since`, and a
+ * join or leave at `updatedAt` as `active` says), each read by equality on communityId (one index
+ * lookup on FerretDB, which pushes nothing else down).
+ */
+export async function communityIntervals(
+  db: Db,
+  communityId: string,
+): Promise<Map<string, MembershipInterval[]>> {
+  const members = await communityMembers(db, communityId);
+  return new Map([...members].map(([userId, spans]) => [userId, spans.intervals]));
+}
+
+/** Each user's intervals and away spans in one community (see communityIntervals). */
+export async function communityMembers(db: Db, communityId: string): Promise<Map<string, MemberSpans>> {
+  const [changes, imported] = await Promise.all([
+    db
+      .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
+      .find({ communityId }, { projection: { _id: 1, userId: 1, joined: 1, at: 1 }, batchSize: WHOLE_GROUP })
+      .toArray(),
+    db
+      .collection<MembershipDoc>(MEMBERSHIPS)
+      .find(
+        { communityId },
+        { projection: { _id: 0, userId: 1, active: 1, since: 1, updatedAt: 1 }, batchSize: WHOLE_GROUP },
+      )
+      .toArray(),
+  ]);
+  const edges = new Map<string, MembershipEdge[]>();
+  const add = (userId: string, edge: MembershipEdge) =>
+    edges.set(userId, [...(edges.get(userId) ?? []), edge]);
+  for (const change of changes) add(change.userId, { joined: change.joined, at: change.at });
+  for (const member of imported) for (const edge of importedEdges(member)) add(member.userId, edge);
+  const ids = changeIdsByUser(changes);
+  return new Map(
+    [...edges].map(([userId, list]) => [userId, { ...spansOf(list), changes: ids.get(userId) ?? '' }]),
+  );
+}
+
+/**
+ * The stored joins and leaves of a community's users (by equality on communityId), as one
+ * fingerprint per user: a fan-out that read the members checks, after writing, which of them
+ * changed meanwhile (imports are not changes: they come from the operator's list, not from events).
+ */
+export async function communityChangesFingerprints(
+  db: Db,
+  communityId: string,
+): Promise<Map<string, string>> {
+  const changes = await db
+    .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
+    .find({ communityId }, { projection: { _id: 1, userId: 1 }, batchSize: WHOLE_GROUP })
+    .toArray();
+  return changeIdsByUser(changes);
+}
+
+function changeIdsByUser(
+  changes: readonly Pick<MembershipChangeDoc, '_id' | 'userId'>[],
+): Map<string, string> {
+  const byUser = new Map<string, string[]>();
+  for (const change of changes) byUser.set(change.userId, [...(byUser.get(change.userId) ?? []), change._id]);
+  return new Map([...byUser].map(([userId, ids]) => [userId, ids.sort().join('\n')]));
+}
+
+/**
+ * One user's intervals and away spans in one community: their changes by equality on `member`,
+ * their imported membership by `_id`. What a personal write on the community's targets checks.
+ */
+export async function memberSpans(db: Db, communityId: string, userId: string): Promise<MemberSpans> {
+  const [changes, imported] = await Promise.all([
+    db
+      .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
+      .find({ member: memberKey(communityId, userId) }, { projection: { _id: 1, joined: 1, at: 1 } })
+      .toArray(),
+    db.collection<MembershipDoc>(MEMBERSHIPS).findOne({ _id: membershipId(communityId, userId) }),
+  ]);
+  return {
+    ...spansOf([...changes, ...(imported ? importedEdges(imported) : [])]),
+    changes: changes
+      .map((change) => change._id)
+      .sort()
+      .join('\n'),
+  };
+}
+
+/**
+ * The stored joins and leaves of one user in one community (by equality on `member`), as a
+ * fingerprint: a writer that read a member's spans checks, after writing, that no change came
+ * meanwhile (imports are not changes: they come from the operator's list, not from events).
+ */
+export async function memberChangesFingerprint(db: Db, communityId: string, userId: string): Promise<string> {
+  const changes = await db
+    .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
+    .find({ member: memberKey(communityId, userId) }, { projection: { _id: 1 } })
+    .toArray();
+  return changes
+    .map((change) => change._id)
+    .sort()
+    .join('\n');
+}
+
+/**
+ * An imported member is one as of the list's time (`updatedAt`): a leave stored before it is
+ * overridden, one after it stands (npm run import-members' rule).
+ */
+function importedEdges(member: Pick<MembershipDoc, 'since' | 'active' | 'updatedAt'>): MembershipEdge[] {
+  return [
+    { joined: true, at: member.since },
+    { joined: member.active, at: member.updatedAt },
+  ];
+}
+
+function spansOf(edges: readonly MembershipEdge[]): MemberSpans {
+  return { intervals: membershipIntervals(edges), away: awaySpans(edges) };
+}
+
+/** Members a community post reaches: those who were members at the post's createdAt. */
+export async function postRecipients(db: Db, communityId: string, createdAt: number): Promise<string[]> {
+  const intervals = await communityIntervals(db, communityId);
+  return [...intervals].filter(([, spans]) => isMemberAt(spans, createdAt)).map(([userId]) => userId);
+}
+
+/** A deleted user leaves every community they belong to, so post fan-outs stop at `at`. */
+export async function endMemberships(db: Db, userIds: readonly string[], at: number): Promise<void> {
+  const leaves: MembershipChange[] = [];
+  for (const userId of userIds) {
+    const [changes, imported] = await Promise.all([
+      db
+        .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
+        .find({ userId }, { projection: { _id: 0, communityId: 1 } })
+        .toArray(),
+      db
+        .collection<MembershipDoc>(MEMBERSHIPS)
+        .find({ userId }, { projection: { _id: 0, communityId: 1 } })
+        .toArray(),
+    ]);
+    const communities = new Set([...changes, ...imported].map((doc) => doc.communityId));
+    for (const communityId of communities) leaves.push({ communityId, userId, active: false, at });
+  }
+  if (leaves.length === 0) return;
+  await ignoreDuplicates(
+    db
+      .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
+      .insertMany(leaves.map(changeDoc), { ordered: false }),
+  );
+}

@@ -1,0 +1,123 @@
+import type { Db, Filter } from 'mongodb';
+import { recordKey } from '../../../domain/activity.ts';
+import type { TrayRecord } from '../../../domain/tray-record.ts';
+import type { TrayVerb } from '../../../domain/tray-verb.ts';
+import type { LatestTimesPort, TrayRecordsPort } from '../../port.ts';
+import { TRAY_RECORDS } from '../collection-names.ts';
+import { casUpdateRecords, type ComputeRecord } from '../compare-and-set/cas-update-records.ts';
+import { claimOwner } from '../compare-and-set/claim-owner.ts';
+import { createSortedPages } from './sorted-pages.ts';
+import { toTrayRecord } from './to-tray-record.ts';
+import type { TrayRecordDoc } from './tray-record-doc.ts';
+
+/**
+ * Marking read is a record write like the worker's, so it goes through the same compare-and-set
+ * (claim `${_id}#${version}`, then write filtered on version). A plain `$set` is not enough: on
+ * FerretDB updates are read-modify-write and not atomic, so it could silently undo a concurrent
+ * worker write (new actors lost), and on MongoDB the worker could overwrite the read flag.
+ */
+const markReadCompute: ComputeRecord = (_key, current) =>
+  current && !current.hasRead ? { ...current, hasRead: true, version: current.version + 1 } : 'unchanged';
+
+/**
+ * Whether a record read by its stored key is this (user, verb, target)'s. Keys are escaped now, but
+ * records written before under the plain join `verb_target_user` can still be stored under a key
+ * another triple's ids spell; checking the record's own fields keeps those apart too.
+ */
+const isRecordOf = (record: TrayRecordDoc, userId: string, verb: TrayVerb, targetId: string) =>
+  record.userId === userId && record.verb === verb && record.targetId === targetId;
+
+/**
+ * The storage port's tray records on MongoDB (`tray_records`, written by the worker). Every query
+ * takes the user id as a required argument and is served by a compound index on it
+ * (tray-records-collection.ts): pages by sort and limit on the index order (sorted-pages.ts),
+ * counts by countDocuments from the index alone. Expired records are filtered out here too: TTL
+ * and the purge may lag. Marking read goes through the same compare-and-set as the worker's
+ * writes, each call collecting the records it changed. Every record leaves in the reader's shape
+ * (toTrayRecord).
+ */
+export function createMongoRecords(
+  db: Db,
+  options: {
+    /** The users' last-read times, for countUnread(userId, 'recorded', now). */
+    lastRead: Pick<LatestTimesPort, 'latest'>;
+  },
+): TrayRecordsPort {
+  const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
+  const pages = createSortedPages(db);
+  const live = (userId: string, now: number): Filter<TrayRecordDoc> => ({
+    userId,
+    expiresAt: { $gt: new Date(now) },
+  });
+
+  /** Marks `found` read at `now`; returns the records this call changed, as stored. */
+  const markFound = async (found: readonly TrayRecordDoc[], now: number): Promise<TrayRecord[]> => {
+    const changed: TrayRecord[] = [];
+    await casUpdateRecords(
+      db,
+      found.map((record) => record._id),
+      markReadCompute,
+      {
+        // A request's own claims: a retry of a request is a new request.
+        owner: claimOwner(),
+        // changedAt on the caller's clock, like every write of the port.
+        now: () => now,
+        first: new Map(found.map((record) => [record._id, record])),
+        onWritten: async (docs) => void changed.push(...docs.map(toTrayRecord)),
+      },
+    );
+    return changed;
+  };
+
+  return {
+    async countUnread(userId, lastReadAt, now) {
+      // No MongoDB command reads two collections at once: the last-read time first, then the count.
+      const since = lastReadAt === 'recorded' ? await options.lastRead.latest(userId) : lastReadAt;
+      return records.countDocuments({
+        userId,
+        hasRead: false,
+        unreadAt: { $gt: since },
+        expiresAt: { $gt: new Date(now) },
+      });
+    },
+    count: (userId, now, excludeVerbs = []) =>
+      records.countDocuments({
+        ...live(userId, now),
+        ...(excludeVerbs.length > 0 ? { verb: { $nin: [...excludeVerbs] } } : {}),
+      }),
+    async pageAfter(userId, startAfter, pageSize, now) {
+      const page = await pages.pageAfter(userId, startAfter, pageSize, now);
+      return { records: page.records.map(toTrayRecord), nextPage: page.nextPage };
+    },
+    async pageNumber(userId, page, pageSize, now, excludeVerbs) {
+      return (await pages.pageNumber(userId, page, pageSize, now, excludeVerbs)).map(toTrayRecord);
+    },
+    async markRead(userId, verb, targetId, now) {
+      // The caller's id as well as the key: a record is only ever its own user's to read or mark;
+      // isRecordOf also checks verb and target, for records stored under the former plain-join key.
+      const found = await records.findOne({ _id: recordKey(verb, targetId, userId), userId });
+      if (!found || !isRecordOf(found, userId, verb, targetId) || found.expiresAt.getTime() <= now)
+        return { found: false, changed: [] };
+      return { found: true, changed: await markFound([found], now) };
+    },
+    async markAllRead(userId, now) {
+      const unread = await records.find({ userId, hasRead: false }).toArray();
+      return markFound(
+        unread.filter((record) => record.expiresAt.getTime() > now),
+        now,
+      );
+    },
+    // A record re-created under the same _id starts at a new version (its creation time), so the
+    // claims of the deleted ones need no clean-up: they expire with the purge.
+    deleteAll: async (userId) => (await records.deleteMany({ userId })).deletedCount,
+    async changedSince(userId, since, now) {
+      const changed = await records
+        // A record written before live streams has no changedAt and counts as changed at 0, so it
+        // is after a negative `since` only; the missing field sorts first, as 0 would.
+        .find({ ...live(userId, now), ...(since >= 0 ? { changedAt: { $gt: since } } : {}) })
+        .sort({ changedAt: 1, _id: 1 })
+        .toArray();
+      return changed.map(toTrayRecord);
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import type { Db, Filter } from 'mongodb';
+import { type TrayVerb } from '../../../domain/tray-verb.ts';
+import { TRAY_RECORDS } from '../collection-names.ts';
+import { type TrayRecordDoc } from './tray-record-doc.ts';
+import { cutPage, NO_MORE_PAGES, pageFetchLimit, startAfterRange } from './timestamp-page.ts';
+
+/** The history order: newest first, `_id` breaking ties (the `user_history` index's order). */
+const NEWEST_FIRST = { lastUpdate: -1, _id: -1 } as const;
+
+export interface SortedPages {
+  pageAfter(
+    userId: string,
+    startAfter: number | undefined,
+    pageSize: number,
+    now: number,
+  ): Promise<{ records: TrayRecordDoc[]; nextPage: number }>;
+  pageNumber(
+    userId: string,
+    page: number,
+    pageSize: number,
+    now: number,
+    excludeVerbs: readonly TrayVerb[],
+  ): Promise<TrayRecordDoc[]>;
+}
+
+/**
+ * History pages: the user's records in index order (`user_history`: userId, lastUpdate desc,
+ * _id desc) with a limit, so on MongoDB a page reads about its own rows whatever the user's history
+ * holds. A page that ends inside a group of equal lastUpdate reads the rest of the group, and one
+ * row below it tells whether more pages follow (timestamp-page.ts). FerretDB sorts in memory what
+ * the user id selects: the same pages, at a cost that grows with the user's history.
+ */
+export function createSortedPages(db: Db): SortedPages {
+  const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
+  const live = (userId: string, now: number, excludeVerbs: readonly TrayVerb[]): Filter<TrayRecordDoc> => ({
+    userId,
+    expiresAt: { $gt: new Date(now) },
+    ...(excludeVerbs.length > 0 ? { verb: { $nin: [...excludeVerbs] } } : {}),
+  });
+  return {
+    async pageAfter(userId, startAfter, pageSize, now) {
+      const range = startAfterRange(startAfter);
+      if (range === 'empty') return { records: [], nextPage: NO_MORE_PAGES };
+      const filter = { ...live(userId, now, []), ...(range === 'all' ? {} : { lastUpdate: range }) };
+      const limit = pageFetchLimit(pageSize);
+      const rows = await records.find(filter).sort(NEWEST_FIRST).limit(limit).toArray();
+      const cut = cutPage(rows, pageSize, limit);
+      if (cut.kind === 'complete') return { records: cut.records, nextPage: cut.nextPage };
+      // The page ends in a group of equal lastUpdate longer than the rows fetched: its rest, then
+      // whether anything older follows.
+      const rest = await records
+        .find({ ...live(userId, now, []), lastUpdate: cut.boundary, _id: { $lt: cut.afterId } })
+        .sort(NEWEST_FIRST)
+        .toArray();
+      const older = await records
+        .find({ ...live(userId, now, []), lastUpdate: { $lt: cut.boundary } })
+        .sort(NEWEST_FIRST)
+        .limit(1)
+        .toArray();
+      return {
+        records: [...cut.records, ...rest],
+        nextPage: older.length > 0 ? cut.boundary : NO_MORE_PAGES,
+      };
+    },
+    pageNumber: (userId, page, pageSize, now, excludeVerbs) =>
+      records
+        .find(live(userId, now, excludeVerbs))
+        .sort(NEWEST_FIRST)
+        .skip((page - 1) * pageSize)
+        .limit(pageSize)
+        .toArray(),
+  };
+}
