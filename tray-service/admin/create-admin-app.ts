@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { errorMiddleware, notFound } from '../../shared/http/error-middleware.ts';
+import { mapDomainErrors } from '../http/map-domain-errors.ts';
 import { mapStoreErrors } from '../http/map-store-errors.ts';
 import type { FailedAuthLimit } from '../http/rate-limit/failed-auth-limit.ts';
 import { countFailedAuth, refuseBlockedAddress } from '../http/rate-limit/limit-failed-auth.ts';
@@ -41,6 +42,7 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   app.use('/admin', createAdminRouter({ ...deps, mountPath: '/admin' }));
   app.use(notFound);
   if (deps.failedAuth) app.use(countFailedAuth(deps.failedAuth, deps.logger));
+  app.use(mapDomainErrors);
   app.use(mapStoreErrors);
   app.use(errorMiddleware(deps.logger));
   return app;

@@ -11,9 +11,8 @@ import type { EventDetail } from '../use-cases/event-detail.ts';
 import type { EventRecipients } from '../use-cases/event-recipients.ts';
 import { csvStream } from './csv-stream.ts';
 import { toEventDetailView, toEventView, type EventView } from './event-view.ts';
-import { decodeUserCursor, encodeUserCursor } from './user-cursor.ts';
 import { ndjsonStream } from './ndjson-stream.ts';
-import { decodeCursor, encodeCursor } from '../domain/page-cursor.ts';
+import { decodeCursor, decodeUserCursor, encodeCursor, encodeUserCursor } from '../domain/page-cursor.ts';
 import { isoTime, nonEmpty, pageLimit, parseQuery, requireOrderedRange } from './parse-query.ts';
 
 export interface EventsRouterDeps {

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { AppError } from '../../shared/errors/app-error.ts';
+import { InvalidCursorError } from './invalid-cursor-error.ts';
+
+/**
+ * The cursors of keyset pages handed to clients: where the next page of a list starts. Every one
+ * is opaque to clients (base64url JSON), so a key's shape can change without breaking them, and one
+ * that no page handed out is an InvalidCursorError. (A live stream's position is another thing,
+ * with its own format: live/stream-cursor.ts.)
+ */
 
 /** The sort key of the last item of a page: (time desc, id desc) makes a total order. */
 export interface PageKey {
@@ -7,21 +14,38 @@ export interface PageKey {
   id: string;
 }
 
-const cursorShape = z.object({ t: z.number().int(), k: z.string() });
+const pageKeyShape = z.object({ t: z.number().int(), k: z.string() });
+const userIdShape = z.object({ u: z.string() });
 
-/** Opaque to clients (base64url JSON), so the key's shape can change without breaking them. */
-export function encodeCursor(key: PageKey): string {
-  return Buffer.from(JSON.stringify({ t: key.at.getTime(), k: key.id })).toString('base64url');
-}
+const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-export function decodeCursor(cursor: string): PageKey {
+function decode<T>(cursor: string, shape: z.ZodType<T>): T {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
     parsed = undefined;
   }
-  const result = cursorShape.safeParse(parsed);
-  if (!result.success) throw new AppError('VALIDATION', 'cursor: not a cursor this API returned');
-  return { at: new Date(result.data.t), id: result.data.k };
+  const result = shape.safeParse(parsed);
+  if (!result.success) throw new InvalidCursorError('cursor');
+  return result.data;
+}
+
+/** A page of a time-ordered list (events, decisions) continues after this key. */
+export function encodeCursor(key: PageKey): string {
+  return encode({ t: key.at.getTime(), k: key.id });
+}
+
+export function decodeCursor(cursor: string): PageKey {
+  const { t, k } = decode(cursor, pageKeyShape);
+  return { at: new Date(t), id: k };
+}
+
+/** A page of user ids (an event's recipients) continues after this id. */
+export function encodeUserCursor(userId: string): string {
+  return encode({ u: userId });
+}
+
+export function decodeUserCursor(cursor: string): string {
+  return decode(cursor, userIdShape).u;
 }

@@ -8,7 +8,7 @@ import type { TokenVerifier } from '../http/auth/create-token-verifier.ts';
 import { parseInput } from '../http/parse-input.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import { streamCaller } from './stream-caller.ts';
-import { decodeCursor, freshCursor } from './stream-cursor.ts';
+import { decodeStreamCursor, freshCursor } from './stream-cursor.ts';
 import type { StreamHub } from './stream-hub.ts';
 import { streamQuery } from './stream-inputs.ts';
 import type { StreamSlots } from './stream-slots.ts';
@@ -59,7 +59,7 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
       let cursor = freshCursor(at);
       let start: 'fresh' | 'resume' | 'reset' = 'fresh';
       if (lastEventId !== undefined && lastEventId !== '') {
-        const resumed = decodeCursor(lastEventId);
+        const resumed = decodeStreamCursor(lastEventId);
         if (!resumed) throw new AppError('VALIDATION', 'Last-Event-ID: not an id this stream sent');
         if (resumed.at < at - replayWindowMs) start = 'reset';
         else [cursor, start] = [resumed, 'resume'];

@@ -66,7 +66,7 @@ export function inWindow(cursor: StreamCursor, changedAt: number): boolean {
  * The SSE `id:` of a cursor: base-36 time (and `~floor` while the floor is inside the window),
  * then `.hash+version` per state inside the window.
  */
-export function encodeCursor(cursor: StreamCursor): string {
+export function encodeStreamCursor(cursor: StreamCursor): string {
   let id = cursor.at.toString(36);
   if (cursor.floor > cursor.at - SETTLE_MS) id += `~${cursor.floor.toString(36)}`;
   for (const [hash, entry] of cursor.seen) {
@@ -76,7 +76,7 @@ export function encodeCursor(cursor: StreamCursor): string {
 }
 
 /** The cursor of an id this service sent, or undefined for anything else. */
-export function decodeCursor(id: string): StreamCursor | undefined {
+export function decodeStreamCursor(id: string): StreamCursor | undefined {
   const [head, ...tokens] = id.split('.');
   const times = AT.exec(head ?? '');
   if (!times?.[1] || tokens.length > MAX_SEEN) return undefined;

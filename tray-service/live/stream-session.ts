@@ -4,7 +4,7 @@ import { toNotificationRecord } from '../http/to-notification-record.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { LiveChange } from './live-change.ts';
 import { sseComment, sseEvent, sseRetry } from '../http/sse-format.ts';
-import { CLEARED_ID, encodeCursor, hasSeen, markSeen, type StreamCursor } from './stream-cursor.ts';
+import { CLEARED_ID, encodeStreamCursor, hasSeen, markSeen, type StreamCursor } from './stream-cursor.ts';
 
 /** One stream to open: who, in which locale, and where a reconnect resumes. */
 export interface OpenStream {
@@ -69,7 +69,7 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
     },
     write(event, data) {
       if (closed) return;
-      res.write(sseEvent(event, encodeCursor(cursor), data));
+      res.write(sseEvent(event, encodeStreamCursor(cursor), data));
       hooks.sent(event);
       if (res.writableLength > MAX_BUFFERED) hooks.overflow(session);
     },

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import {
   CLEARED_ID,
-  decodeCursor,
-  encodeCursor,
+  decodeStreamCursor,
+  encodeStreamCursor,
   freshCursor,
   hasSeen,
   inWindow,
@@ -26,11 +26,11 @@ describe('stream cursor (live stream event ids)', () => {
     it('keeps its floor through an id while the floor is inside the window, then drops it', () => {
       const cursor = freshCursor(T);
       markSeen(cursor, 'comment_p1_u', 7, T + 100);
-      const again = decodeCursor(encodeCursor(cursor));
+      const again = decodeStreamCursor(encodeStreamCursor(cursor));
       expect(again?.floor).to.equal(T);
       expect(again && inWindow(again, T - 1)).to.equal(false);
       markSeen(cursor, 'comment_p2_u', 1, T + SETTLE_MS + 10);
-      expect(encodeCursor(cursor)).to.not.include('~');
+      expect(encodeStreamCursor(cursor)).to.not.include('~');
     });
   });
 
@@ -38,7 +38,7 @@ describe('stream cursor (live stream event ids)', () => {
     it('tells a delivered state from a newer one of the same record', () => {
       const cursor = freshCursor(T);
       markSeen(cursor, 'comment_p1_u', 7, T + 100);
-      const again = decodeCursor(encodeCursor(cursor));
+      const again = decodeStreamCursor(encodeStreamCursor(cursor));
       if (!again) throw new Error('no cursor');
       expect(hasSeen(again, 'comment_p1_u', 7)).to.equal(true);
       expect(hasSeen(again, 'comment_p1_u', 6)).to.equal(true);
@@ -56,7 +56,7 @@ describe('stream cursor (live stream event ids)', () => {
     it('treats a delete-all like a record whose version is its time', () => {
       const cursor = freshCursor(T);
       markSeen(cursor, CLEARED_ID, T + 50, T + 50);
-      const again = decodeCursor(encodeCursor(cursor));
+      const again = decodeStreamCursor(encodeStreamCursor(cursor));
       expect(again && hasSeen(again, CLEARED_ID, T + 50)).to.equal(true);
       expect(again && hasSeen(again, CLEARED_ID, T + 60)).to.equal(false);
     });
@@ -65,8 +65,8 @@ describe('stream cursor (live stream event ids)', () => {
       const cursor = freshCursor(T);
       for (let i = 0; i < 200; i += 1) markSeen(cursor, `r${i}`, 1, T + 1 + i);
       expect(cursor.seen.size).to.equal(MAX_SEEN);
-      expect(encodeCursor(cursor).length).to.be.below(1_024);
-      expect(decodeCursor(encodeCursor(cursor))?.seen.size).to.equal(MAX_SEEN);
+      expect(encodeStreamCursor(cursor).length).to.be.below(1_024);
+      expect(decodeStreamCursor(encodeStreamCursor(cursor))?.seen.size).to.equal(MAX_SEEN);
     });
   });
 
@@ -85,7 +85,7 @@ describe('stream cursor (live stream event ids)', () => {
           (states) => {
             const cursor = freshCursor(T);
             for (const state of states) markSeen(cursor, state.id, state.version, T + state.offset);
-            const again = decodeCursor(encodeCursor(cursor));
+            const again = decodeStreamCursor(encodeStreamCursor(cursor));
             if (!again) return false;
             expect(again.at).to.equal(cursor.at);
             for (const [hash, entry] of cursor.seen) {
@@ -106,7 +106,7 @@ describe('stream cursor (live stream event ids)', () => {
         'mws53qg8.short1',
         `mws53qg8${'.abcdefgh1'.repeat(MAX_SEEN + 1)}`,
       ]) {
-        expect(decodeCursor(id), id).to.equal(undefined);
+        expect(decodeStreamCursor(id), id).to.equal(undefined);
       }
     });
   });
