@@ -120,27 +120,47 @@ describe('layering: the tray service stands domain, use cases, then adapters (do
   });
 });
 
+/** A file's text by repository path, or undefined when there is no such file. */
+type ReadSource = (path: string) => string | undefined;
+
+const productFiles = new Set(
+  repositoryFiles()
+    .filter((path) => /\.(ts|js)$/.test(path))
+    .filter((path) => !path.startsWith('test/')),
+);
+/** The repository's own product files, as on disk. */
+const onDisk: ReadSource = (path) => (productFiles.has(path) ? readRepositoryFile(path) : undefined);
+
 /**
- * Every file `start`'s files reach through relative imports, `start`'s own included: what an
- * adapter runs, whichever shared module it goes through.
+ * Every file the `starts` reach through relative imports, the starts included, each with the chain
+ * of imports that reaches it (start first): what a layer runs, whichever module it goes through.
  */
-function reachableFiles(start: string): string[] {
-  const reached = new Set<string>();
-  const pending = repositoryFiles(start).filter((path) => /\.(ts|js)$/.test(path));
+function reachable(starts: readonly string[], read: ReadSource = onDisk): Map<string, string[]> {
+  const reached = new Map<string, string[]>();
+  const pending: string[][] = starts.map((start) => [start]);
   while (pending.length > 0) {
-    const file = pending.pop() as string;
-    if (reached.has(file)) continue;
-    reached.add(file);
-    for (const specifier of importSpecifiers(readRepositoryFile(file))) {
+    const chain = pending.shift() as string[];
+    const file = chain.at(-1) as string;
+    const source = read(file);
+    if (reached.has(file) || source === undefined) continue;
+    reached.set(file, chain);
+    for (const specifier of importSpecifiers(source)) {
       if (!specifier.startsWith('.')) continue;
-      pending.push(
+      pending.push([
+        ...chain,
         normalize(join(dirname(file), specifier))
           .split('\\')
           .join('/'),
-      );
+      ]);
     }
   }
-  return [...reached].sort();
+  return reached;
+}
+
+/** Every file `start` (a folder or a file) reaches: what an adapter runs, whichever shared module it goes through. */
+function reachableFiles(start: string): string[] {
+  const starts = [...productFiles].filter((path) => path === start || path.startsWith(`${start}/`));
+  return [...reachable(starts).keys()].sort();
 }
 
 describe('layering: each storage adapter speaks its own engine only', () => {
@@ -174,3 +194,143 @@ function packageImportsOf(files: readonly string[], packages: readonly string[])
       .map((specifier) => `${file} imports ${specifier}`),
   );
 }
+
+/**
+ * Every folder of tray-service/ and shared/ and what it is, lowest floor first. A new folder fails
+ * the first test below until it is placed here, so the rules never miss a room.
+ */
+const floors = {
+  /** Pure: events to activities to record changes; no I/O. */
+  domain: ['tray-service/domain'],
+  /** One operation each, over the domain and the storage port. */
+  useCases: ['tray-service/use-cases'],
+  /** The port (storage/port.ts) and its two adapters; open-storage.ts chooses one. */
+  storage: ['tray-service/storage'],
+  /** Libraries of the tray the adapters use: catalogues and rendering, moderation rules and delivery, ban publishing. */
+  services: ['tray-service/messages', 'tray-service/moderation', 'tray-service/bans'],
+  /** What the HTTP transports share (auth, rate limits, errors, the OpenAPI document). */
+  http: ['tray-service/http'],
+  /** The bull, Express and SSE adapters over the use cases. */
+  transports: [
+    'tray-service/api',
+    'tray-service/live',
+    'tray-service/admin',
+    'tray-service/demo',
+    'tray-service/worker',
+  ],
+  /** shared/ without engines: what the domain and the use cases may stand on. */
+  sharedPure: ['shared/async', 'shared/errors', 'shared/time'],
+  /** shared/ of the running process: configuration, logging, signals. */
+  sharedRuntime: ['shared/config', 'shared/logging', 'shared/process'],
+  /** shared/ that speaks an engine or a protocol: connections, queue, HTTP. */
+  sharedEngines: ['shared/http', 'shared/mongo', 'shared/queue', 'shared/redis'],
+} as const;
+
+/** Packages that speak an engine, a protocol or the process: never reached from the domain or the use cases. */
+const enginePackages = [
+  'express',
+  'bull',
+  'ioredis',
+  'pg',
+  'pg-pool',
+  'pg-cursor',
+  'mongodb',
+  'supertest',
+  'pino',
+  'prom-client',
+  'rate-limiter-flexible',
+];
+
+const within = (file: string, areas: readonly string[]) =>
+  areas.some((area) => file === area || file.startsWith(`${area}/`));
+
+/**
+ * What `starts` reach that they may not: a file outside `allowed`, or an engine package imported
+ * anywhere on the way; each told with the chain of imports that reaches it.
+ */
+function violations(
+  starts: readonly string[],
+  allowed: readonly string[],
+  read: ReadSource = onDisk,
+): string[] {
+  const found: string[] = [];
+  for (const [file, chain] of reachable(starts, read)) {
+    const route = chain.join(' -> ');
+    if (!within(file, allowed)) found.push(route);
+    const source = read(file) ?? '';
+    for (const specifier of importSpecifiers(source)) {
+      const name = specifier.replace(/^node:/, '').split('/')[0] ?? '';
+      if (!specifier.startsWith('.') && enginePackages.includes(name)) found.push(`${route} -> ${specifier}`);
+    }
+  }
+  return found;
+}
+
+const filesOf = (area: string) => [...productFiles].filter((path) => within(path, [area])).sort();
+
+describe('layering: every room of tray-service/ and shared/ has its floor, and the lowest two hold all the way down', () => {
+  const domainMay = [...floors.domain, ...floors.sharedPure];
+  const useCasesMay = [
+    ...floors.domain,
+    ...floors.useCases,
+    'tray-service/storage/port.ts',
+    ...floors.sharedPure,
+  ];
+
+  it('names every folder of tray-service/ and shared/', () => {
+    const folders = new Set(
+      [...productFiles]
+        .filter((path) => path.startsWith('tray-service/') || path.startsWith('shared/'))
+        .map((path) => path.split('/').slice(0, 2).join('/'))
+        .filter((path) => !/\.(ts|js)$/.test(path)),
+    );
+    expect([...folders].sort()).to.deep.equal(Object.values(floors).flat().sort());
+  });
+
+  it('finds what it follows: the use cases reach the domain and shared/ through it', () => {
+    const reached = [...reachable(filesOf('tray-service/use-cases')).keys()];
+    expect(reached.filter((file) => within(file, floors.domain))).to.not.be.empty;
+    expect(reached.filter((file) => within(file, floors.sharedPure))).to.not.be.empty;
+  });
+
+  it('the domain reaches, through any chain of imports, only the domain and engine-free shared/ code', () => {
+    expect(violations(filesOf('tray-service/domain'), domainMay)).to.deep.equal([]);
+  });
+
+  it('the use cases reach, through any chain of imports, only the domain, the storage port and engine-free shared/ code', () => {
+    expect(violations(filesOf('tray-service/use-cases'), useCasesMay)).to.deep.equal([]);
+  });
+
+  it('fails on a planted chain domain -> shared -> mongodb that a check of direct imports lets through', () => {
+    // Built in memory over the real tree: a domain file importing an engine-free shared helper that
+    // itself imports the MongoDB connection.
+    const planted = new Map([
+      [
+        'tray-service/domain/planted-rule.ts',
+        "import { helper } from '../../shared/errors/planted-helper.ts';\n",
+      ],
+      ['shared/errors/planted-helper.ts', "import { connectMongo } from '../mongo/connect-mongo.ts';\n"],
+    ]);
+    const read: ReadSource = (path) => planted.get(path) ?? onDisk(path);
+    const direct = importSpecifiers(read('tray-service/domain/planted-rule.ts') ?? '');
+    expect(direct, 'the domain file itself imports only shared/errors').to.deep.equal([
+      '../../shared/errors/planted-helper.ts',
+    ]);
+    const found = violations(['tray-service/domain/planted-rule.ts'], domainMay, read);
+    expect(found).to.include(
+      'tray-service/domain/planted-rule.ts -> shared/errors/planted-helper.ts -> shared/mongo/connect-mongo.ts',
+    );
+    expect(found.some((route) => route.endsWith('-> mongodb'))).to.equal(true);
+  });
+});
+
+describe('layering: the product never imports the tests', () => {
+  it('no file of receiver/, tray-service/, shared/, scripts/ or examples/ imports anything under test/', () => {
+    for (const area of ['receiver', 'tray-service', 'shared', 'scripts', 'examples'])
+      expect(importsInto(area, ['test']), area).to.deep.equal([]);
+  });
+
+  it('finds the imports it checks (the tests import the reference model under test/)', () => {
+    expect(importsInto('test', ['test/support/reference-tray'])).to.not.be.empty;
+  });
+});
