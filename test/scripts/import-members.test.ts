@@ -6,7 +6,7 @@ import { MEMBERSHIPS } from '../../tray-service/storage/mongodb/collection-names
 import {
   membershipId,
   type MembershipDoc,
-} from '../../tray-service/storage/mongodb/memberships/membership-doc.ts';
+} from '../../tray-service/storage/mongodb/memberships/memberships-collection.ts';
 import { cleanEnv, runScript } from '../support/run-script.ts';
 import { useMongo } from '../support/suite-resources.ts';
 import { testStack } from '../support/test-stack.ts';

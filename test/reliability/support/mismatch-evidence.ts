@@ -1,9 +1,11 @@
 import pg from 'pg';
 import { connectMongo } from '../../../shared/mongo/connect-mongo.ts';
-import { TRAY_RECORDS } from '../../../tray-service/storage/mongodb/collection-names.ts';
-import { MEMBERSHIP_CHANGES } from '../../../tray-service/storage/mongodb/memberships/membership-changes.ts';
+import {
+  TRAY_RECORDS,
+  MEMBERSHIP_CHANGES,
+  TRAY_TARGET_ACTIONS,
+} from '../../../tray-service/storage/mongodb/collection-names.ts';
 import { recordGroup } from '../../../tray-service/storage/mongodb/records/storage-keys.ts';
-import { TRAY_TARGET_ACTIONS } from '../../../tray-service/storage/mongodb/grouping/target-actions.ts';
 import type { TrayMismatch } from './check-tray-against-model.ts';
 import type { StorageTarget } from './storage-target.ts';
 

@@ -1,9 +1,40 @@
-/** The MongoDB adapter's collections (each one's indexes are declared in its *-collection.ts). */
+/**
+ * Every collection of the MongoDB adapter, by the folder that owns it. Each one's document type and
+ * indexes (each naming the query it serves) are in its `*-collection.ts` in that folder;
+ * tray-collections.ts lists them for start-up.
+ */
+
+// records/: the tray's records as readers see them, and the per-user times they are read against.
 export const TRAY_RECORDS = 'tray_records';
-export const MEMBERSHIPS = 'community_members';
-export const USER_PROFILES = 'user_profiles';
-export const EVENTS = 'events';
-/** Internal (worker only): write claims that make compare-and-set safe on FerretDB (claim-versions.ts). */
-export const TRAY_RECORD_CLAIMS = 'tray_record_claims';
-/** Internal (worker only): the distinct actors of each record group, kept once per target (target-actors-store.ts). */
+/** Each user's last-read times (POST v2/last-read). */
+export const TRAY_READ_STATE = 'tray_read_state';
+/** Each user's delete-all times (what a reconnecting live stream is told). */
+export const TRAY_CLEARS = 'tray_clears';
+/** Completed one-time migrations of the records' shape (one document each). */
+export const TRAY_MIGRATIONS = 'tray_migrations';
+
+// grouping/: what the worker computes records from.
+/** The distinct actors of each record group, kept once per target (target-actors.ts). */
 export const TRAY_TARGET_ACTORS = 'tray_target_actors';
+/** Every action on a community's target, with its time (docs/tray-rules.md#leaving-and-rejoining-a-community). */
+export const TRAY_TARGET_ACTIONS = 'tray_target_actions';
+export const USER_PROFILES = 'user_profiles';
+
+// compare-and-set/: the write protocol's version claims (claim-versions.ts).
+export const TRAY_RECORD_CLAIMS = 'tray_record_claims';
+
+// memberships/: joins and leaves as change documents, and imported memberships.
+export const MEMBERSHIP_CHANGES = 'community_member_changes';
+export const MEMBERSHIPS = 'community_members';
+
+// events/: every delivery once, and the events console's per-minute rollups.
+export const EVENTS = 'events';
+export const EVENT_MINUTES = 'event_minutes';
+export const EVENT_LAG_MINUTES = 'event_lag_minutes';
+
+// moderation/: decisions of the rules, and global bans.
+export const MODERATION_DECISIONS = 'moderation_decisions';
+export const USER_BAN_CHANGES = 'user_ban_changes';
+
+// block-list/: the legacy block API.
+export const BLOCK_LIST = 'block_list';

@@ -2,7 +2,7 @@ import { connectMongo, pingMongo } from '../../../shared/mongo/connect-mongo.ts'
 import type { Logger } from '../../../shared/logging/create-logger.ts';
 import type { TrayStorage } from '../port.ts';
 import { createMongoBlockList } from './block-list/mongo-block-list.ts';
-import { TRAY_CLEARS } from './records/tray-clears-collection.ts';
+import { TRAY_CLEARS, TRAY_READ_STATE } from './collection-names.ts';
 import { ensureCollections } from './setup/ensure-collections.ts';
 import { createMongoLatestTimes } from './records/mongo-latest-times.ts';
 import { migrateRecordShape } from './records/migrate-record-shape.ts';
@@ -14,7 +14,6 @@ import { createMongoMembersImport } from './memberships/mongo-members-import.ts'
 import { createMongoRecords } from './records/mongo-records.ts';
 import { createMongoWrites } from './grouping/mongo-writes.ts';
 import { purgeExpired } from './purge-expired.ts';
-import { TRAY_READ_STATE } from './records/tray-read-state-collection.ts';
 import { trayCollections } from './tray-collections.ts';
 
 export interface MongoStorageOptions {

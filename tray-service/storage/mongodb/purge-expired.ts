@@ -1,7 +1,13 @@
 import type { Db } from 'mongodb';
-import { EVENT_LAG_MINUTES, EVENT_MINUTES } from './events/event-minutes-collection.ts';
-import { TRAY_TARGET_ACTIONS } from './grouping/target-actions.ts';
-import { EVENTS, TRAY_RECORD_CLAIMS, TRAY_RECORDS, TRAY_TARGET_ACTORS } from './collection-names.ts';
+import {
+  EVENT_LAG_MINUTES,
+  EVENT_MINUTES,
+  TRAY_TARGET_ACTIONS,
+  EVENTS,
+  TRAY_RECORD_CLAIMS,
+  TRAY_RECORDS,
+  TRAY_TARGET_ACTORS,
+} from './collection-names.ts';
 
 /**
  * Deletes expired records (90 days after lastUpdate by default), events and their per-minute

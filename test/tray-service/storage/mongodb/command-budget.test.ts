@@ -4,7 +4,7 @@ import { MEMBERSHIPS } from '../../../../tray-service/storage/mongodb/collection
 import {
   membershipId,
   type MembershipDoc,
-} from '../../../../tray-service/storage/mongodb/memberships/membership-doc.ts';
+} from '../../../../tray-service/storage/mongodb/memberships/memberships-collection.ts';
 import { workerCollections } from '../../../../tray-service/storage/mongodb/tray-collections.ts';
 import { ensureTestCollections } from '../../../support/ensure-test-collections.ts';
 import { processJob, type ProcessOptions } from './support/process-job.ts';

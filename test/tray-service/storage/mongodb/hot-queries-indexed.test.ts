@@ -7,8 +7,7 @@ import { createEventsQueries } from '../../../../tray-service/storage/mongodb/ev
 import { purgeExpired } from '../../../../tray-service/storage/mongodb/purge-expired.ts';
 import { createMongoLatestTimes } from '../../../../tray-service/storage/mongodb/records/mongo-latest-times.ts';
 import { createMongoRecords } from '../../../../tray-service/storage/mongodb/records/mongo-records.ts';
-import { TRAY_CLEARS } from '../../../../tray-service/storage/mongodb/records/tray-clears-collection.ts';
-import { TRAY_READ_STATE } from '../../../../tray-service/storage/mongodb/records/tray-read-state-collection.ts';
+import { TRAY_CLEARS, TRAY_READ_STATE } from '../../../../tray-service/storage/mongodb/collection-names.ts';
 import { processJob, type ProcessOptions } from './support/process-job.ts';
 import { assertIndexServed } from '../../../support/assert-index-served.ts';
 import type { Selection } from '../../../support/declared-index-serving.ts';

@@ -4,10 +4,10 @@ import {
   MEMBERSHIPS,
   TRAY_RECORD_CLAIMS,
   TRAY_RECORDS,
+  MODERATION_DECISIONS,
+  BLOCK_LIST,
+  TRAY_READ_STATE,
 } from '../../../../tray-service/storage/mongodb/collection-names.ts';
-import { MODERATION_DECISIONS } from '../../../../tray-service/storage/mongodb/moderation/moderation-decisions-collection.ts';
-import { BLOCK_LIST } from '../../../../tray-service/storage/mongodb/block-list/block-list-collection.ts';
-import { TRAY_READ_STATE } from '../../../../tray-service/storage/mongodb/records/tray-read-state-collection.ts';
 import {
   trayCollections,
   workerCollections,

@@ -1,6 +1,5 @@
 import type { CollectionSpec } from '../setup/collection-spec.ts';
-
-export const BLOCK_LIST = 'block_list';
+import { BLOCK_LIST } from '../collection-names.ts';
 
 /** One block relation (docs/contract.md#block-list-legacy-beta-deprecated). */
 export interface BlockEntryDoc {

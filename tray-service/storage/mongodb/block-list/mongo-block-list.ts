@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import type { BlockEntry, BlockListPort } from '../../port.ts';
-import { BLOCK_LIST, type BlockEntryDoc } from './block-list-collection.ts';
+import { type BlockEntryDoc } from './block-list-collection.ts';
+import { BLOCK_LIST } from '../collection-names.ts';
 import { blockFetchLimit, cutBlockPage } from './block-list-page.ts';
 import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
 

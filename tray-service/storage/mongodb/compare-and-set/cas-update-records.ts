@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { TRAY_RECORDS } from '../collection-names.ts';
-import { type TrayRecordDoc } from '../records/tray-record-doc.ts';
+import { type TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { claimVersions } from './claim-versions.ts';
 import { bulkWriteCoalesced, insertCoalesced, MAX_BULK_OPERATIONS } from './coalesced-writes.ts';
 import { readByIds } from './read-by-ids.ts';

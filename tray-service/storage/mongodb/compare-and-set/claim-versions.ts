@@ -2,23 +2,7 @@ import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { TRAY_RECORD_CLAIMS } from '../collection-names.ts';
 import { insertCoalesced } from './coalesced-writes.ts';
-
-/** tray_record_claims: who may move a record to a version (see claimVersions). */
-export interface RecordClaimDoc {
-  /** `${recordId}#${version}`: the version the claimant is about to write. */
-  _id: string;
-  /** The job that claimed it (its dedupe key): a retry of that job may go on with its own claim. */
-  owner: string;
-  /**
-   * A fingerprint of the state the claimant will write (absent on claims of earlier releases). Two
-   * concurrent writes under one owner that would write different states must not both take the
-   * claim: only a write of this same state is the owner's retry.
-   */
-  state?: string;
-  claimedAt: Date;
-  /** Claims are only needed for the instant of a write; TTL-deleted (or purged) after this. */
-  expiresAt: Date;
-}
+import type { RecordClaimDoc } from './tray-record-claims-collection.ts';
 
 /**
  * How old a claim of the claimant's own job and state must be before the claimant may use it: a

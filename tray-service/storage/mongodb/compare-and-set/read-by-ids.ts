@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { TRAY_RECORDS } from '../collection-names.ts';
-import { type TrayRecordDoc } from '../records/tray-record-doc.ts';
+import { type TrayRecordDoc } from '../records/tray-records-collection.ts';
 
 /**
  * Batch size of whole-group reads (a fan-out's records, a community's members, a group's actors):

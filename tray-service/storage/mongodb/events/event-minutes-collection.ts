@@ -1,7 +1,5 @@
 import { EXPIRY_INDEX, type CollectionSpec } from '../setup/collection-spec.ts';
-
-export const EVENT_MINUTES = 'event_minutes';
-export const EVENT_LAG_MINUTES = 'event_lag_minutes';
+import { EVENT_LAG_MINUTES, EVENT_MINUTES } from '../collection-names.ts';
 
 /** event_minutes: events received per minute and event name (the events-per-minute chart). */
 export const eventMinutesCollection: CollectionSpec = {

@@ -1,6 +1,6 @@
 import type { Db, Filter, FindCursor } from 'mongodb';
 import { EVENTS } from '../collection-names.ts';
-import { type StoredEventDoc } from './stored-event-doc.ts';
+import { type StoredEventDoc } from './events-collection.ts';
 import { moderationActions } from '../../../domain/moderation-action.ts';
 import type { PageKey } from '../../../domain/page-cursor.ts';
 import type { EventsFilter } from '../../port.ts';

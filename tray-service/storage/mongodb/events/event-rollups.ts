@@ -3,7 +3,7 @@ import { groupCommit } from '../../../../shared/async/group-commit.ts';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { LAG_BUCKETS, lagBucket } from '../../../domain/lag-histogram.ts';
 import type { EventMinute, LagMinute } from '../../port.ts';
-import { EVENT_LAG_MINUTES, EVENT_MINUTES } from './event-minutes-collection.ts';
+import { EVENT_LAG_MINUTES, EVENT_MINUTES } from '../collection-names.ts';
 import { writeErrorsOf, isDuplicateKey } from '../compare-and-set/is-duplicate-key.ts';
 
 const MINUTE_MS = 60_000;

@@ -1,5 +1,38 @@
 import { EXPIRY_INDEX, type CollectionSpec } from '../setup/collection-spec.ts';
 import { EVENTS } from '../collection-names.ts';
+import type { Activity } from '../../../domain/activity.ts';
+import type { ModerationAction } from '../../../domain/moderation-action.ts';
+
+/** events: every verified delivery, for moderation and analytics (the admin API reads it). */
+export interface StoredEventDoc {
+  /** The receiver's dedupe key (lowercase hex SHA-256 of the raw body). */
+  _id: string;
+  event: string;
+  data: Record<string, unknown>;
+  webhook: string;
+  receivedAt: Date;
+  storedAt: Date;
+  /** receivedAt + EVENTS_RETENTION_DAYS. */
+  expiresAt: Date;
+  /** `unknown`: a name the mapping does not know; `invalid`: known name, payload failed validation. */
+  status: 'applied' | 'stored' | 'unknown' | 'invalid';
+  error?: string;
+  /**
+   * On a community post: communityDay(community, UTC day of the post's createdAt), at top level so a
+   * join processed late finds the posts it must add by equality, one day at a time
+   * (backfill-join.ts), and `activityAt`, the post's createdAt (epoch ms). A bucket key the
+   * MongoDB adapter keeps: every stored post event carries it, so a range on (community,
+   * createdAt) instead would leave a late join blind to the posts stored before such a change
+   * until a migration rewrote them; by day, a join reads one or two indexed equalities.
+   */
+  communityDay?: string;
+  activityAt?: number;
+}
+
+/** The key of a community's posts of one UTC day in `events`: JSON keeps the two parts apart. */
+export function communityDay(communityId: string, day: string): string {
+  return JSON.stringify([communityId, day]);
+}
 
 /** events: every received event, once (dedupe key as `_id`), for the admin API and exports. */
 export const eventsCollection: CollectionSpec = {
@@ -45,3 +78,19 @@ export const eventsCollection: CollectionSpec = {
   ],
   retiredIndexes: ['expiry_day'],
 };
+
+/** An event document as this adapter stores it: a community post also keeps its activity. */
+export interface EventDoc extends StoredEventDoc {
+  /** The post's activity as mapped when stored: what a late join applies (backfill-join.ts). */
+  postActivity?: Activity;
+  /** The acting user and the community (the admin filters). */
+  userId?: string;
+  communityId?: string;
+  /**
+   * The most severe action of the event's moderation decisions, `none` until one is saved
+   * (absent on events stored by releases before the events console: read as `none`).
+   */
+  moderation?: ModerationAction | 'none';
+  /** When the worker finished applying the event (the lag chart). */
+  appliedAt?: Date;
+}

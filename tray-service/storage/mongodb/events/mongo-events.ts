@@ -1,12 +1,12 @@
 import type { Db } from 'mongodb';
 import { EVENTS } from '../collection-names.ts';
-import { type StoredEventDoc } from './stored-event-doc.ts';
+import { type StoredEventDoc, type EventDoc } from './events-collection.ts';
 import type { StoredEvent } from '../../../domain/stored-event.ts';
 import type { EventsPort } from '../../port.ts';
 import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
 import { createEventRollups } from './event-rollups.ts';
 import { createEventsQueries } from './event-reads.ts';
-import { eventDocument, type EventDoc } from './store-event.ts';
+import { eventDocument } from './store-event.ts';
 
 /** Documents per batch of a stream: memory stays bounded however many events match. */
 const STREAM_BATCH = 500;

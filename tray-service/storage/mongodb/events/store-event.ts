@@ -1,12 +1,12 @@
 import type { Db } from 'mongodb';
 import type { WebhookJobData } from '../../../../shared/queue/webhook-queue.ts';
 import { EVENTS } from '../collection-names.ts';
-import { communityDay, type StoredEventDoc } from './stored-event-doc.ts';
+import { communityDay, type StoredEventDoc } from './events-collection.ts';
 import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { dayOf } from '../records/storage-keys.ts';
 import type { Activity } from '../../../domain/activity.ts';
-import type { ModerationAction } from '../../../domain/moderation-action.ts';
+import type { EventDoc } from './events-collection.ts';
 
 export interface EventOutcome {
   status: StoredEventDoc['status'];
@@ -19,22 +19,6 @@ export interface EventOutcome {
   /** The mapping's subject, for the admin filters. */
   userId?: string;
   communityId?: string;
-}
-
-/** An event document as this adapter stores it: a community post also keeps its activity. */
-export interface EventDoc extends StoredEventDoc {
-  /** The post's activity as mapped when stored: what a late join applies (backfill-join.ts). */
-  postActivity?: Activity;
-  /** The acting user and the community (the admin filters). */
-  userId?: string;
-  communityId?: string;
-  /**
-   * The most severe action of the event's moderation decisions, `none` until one is saved
-   * (absent on events stored by releases before the events console: read as `none`).
-   */
-  moderation?: ModerationAction | 'none';
-  /** When the worker finished applying the event (the lag chart). */
-  appliedAt?: Date;
 }
 
 /** A delivery as the storage port hands it over (the receiver's dedupe key as `key`). */

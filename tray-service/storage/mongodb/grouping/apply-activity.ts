@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { TrayRecordDoc } from '../records/tray-record-doc.ts';
+import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { recordStorageKeys } from '../records/storage-keys.ts';
 import { recordKey, type Activity } from '../../../domain/activity.ts';
@@ -17,7 +17,7 @@ export interface ApplyOptions {
 }
 
 export interface ApplyContext extends ApplyOptions {
-  /** The record group's actors as stored, read after the record (see applyActivities). */
+  /** The record group's actors as stored, read after the record (see writeDeliveries). */
   actors: GroupActors;
   /** The tray's clock (epoch ms): when this change is made. */
   now: number;

@@ -1,6 +1,6 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { TRAY_RECORDS, USER_PROFILES } from '../collection-names.ts';
-import { type TrayRecordDoc } from '../records/tray-record-doc.ts';
+import { type TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { DELETED_USER_NAME, type ProfileChange } from '../../../domain/activity.ts';
 import { renameActor } from './apply-activity.ts';
 import { casUpdateRecords, UPDATES_PER_BULK } from '../compare-and-set/cas-update-records.ts';
@@ -8,18 +8,7 @@ import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
 import { renameKeptActor } from './target-actions.ts';
 import { renameGroupActor } from './target-actors.ts';
 import { endMemberships } from '../memberships/membership-changes.ts';
-
-/** user_profiles: the latest known profile of each user (user.didUpdate / user.didDelete). */
-export interface UserProfileDoc {
-  /** The user id. */
-  _id: string;
-  displayName: string;
-  imageUrl?: string;
-  avatarCustomUrl?: string;
-  deleted: boolean;
-  /** Epoch ms (receivedAt) of the change applied; older deliveries are ignored. */
-  updatedAt: number;
-}
+import type { UserProfileDoc } from './user-profiles-collection.ts';
 
 /**
  * Keeps user_profiles current (docs/contract.md#userdidupdate-userdiddelete). A rename changes no

@@ -2,14 +2,14 @@ import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { dayOf } from '../records/storage-keys.ts';
 import { EVENTS } from '../collection-names.ts';
-import { communityDay } from '../events/stored-event-doc.ts';
+import { communityDay } from '../events/events-collection.ts';
 import { spanOfJoin } from '../../../domain/membership-intervals.ts';
 import type { Activity, MembershipChange } from '../../../domain/activity.ts';
 import { mapEvent } from '../../../domain/map-event.ts';
 import { applyPersonalActivities } from './apply-personal-activities.ts';
 import type { GroupingOptions } from './write-deliveries.ts';
 import { communityIntervals } from '../memberships/membership-changes.ts';
-import type { EventDoc } from '../events/store-event.ts';
+import type { EventDoc } from '../events/events-collection.ts';
 import { readMemberActions } from './target-actions.ts';
 
 /** Stored posts read and applied per round: bounds memory whatever the community's volume. */

@@ -10,7 +10,7 @@ import {
   type MemberSpans,
 } from '../memberships/membership-changes.ts';
 import { recordGroup } from '../records/storage-keys.ts';
-import type { TrayRecordDoc } from '../records/tray-record-doc.ts';
+import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { recomputeMemberRecords } from './recompute-member-records.ts';
 import { memberOf, recordActions, writeDeliveries, type GroupingOptions } from './write-deliveries.ts';
 

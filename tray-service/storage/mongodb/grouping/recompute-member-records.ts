@@ -2,7 +2,7 @@ import type { Db } from 'mongodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { recordGroup } from '../records/storage-keys.ts';
 import { TRAY_RECORDS } from '../collection-names.ts';
-import { type TrayRecordDoc } from '../records/tray-record-doc.ts';
+import { type TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { recordKey, type Activity } from '../../../domain/activity.ts';
 import type { MembershipInterval } from '../../../domain/membership-intervals.ts';
 import { recomputeRecord } from './apply-activity.ts';

@@ -5,9 +5,8 @@ import type { Activity } from '../../../domain/activity.ts';
 import { compareActions } from '../../../domain/group-actors.ts';
 import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
 import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
-
-/** tray_target_actions: every action on a community's target, with its time (docs/tray-rules.md#leaving-and-rejoining-a-community). */
-export const TRAY_TARGET_ACTIONS = 'tray_target_actions';
+import { TRAY_TARGET_ACTIONS } from '../collection-names.ts';
+import type { TargetActionDoc } from './tray-target-actions-collection.ts';
 
 /**
  * Actions of one actor kept per record group: a record computed with its recipient's away time
@@ -15,30 +14,6 @@ export const TRAY_TARGET_ACTIONS = 'tray_target_actions';
  * one target all fell while the recipient was away, and an older one did not, is not counted.
  */
 export const KEPT_ACTIONS_PER_ACTOR = 16;
-
-/**
- * One action on a community's target, kept while records live: a record whose recipient was away
- * at some time since its countFrom is computed from these (group actors keep each actor's latest
- * action only), a late leave computes the member's records again from them, and a late join adds
- * those addressed to the member. Insert-only (atomic on FerretDB) with a prune of an actor's
- * oldest beyond 16 when a read finds them. Actions on user feeds are not kept.
- */
-export interface TargetActionDoc {
-  /** JSON [group, action, recipient ('' for a community post)]: a redelivery inserts nothing. */
-  _id: string;
-  /** recordGroup(verb, targetId): a record's actions. */
-  group: string;
-  /** JSON [community, recipient] of an action addressed to one user: a join's and a leave's look-up. */
-  member?: string;
-  at: number;
-  /**
-   * The activity as the mapping made it: the actor as they acted (`activity.actor.userId` finds a
-   * deleted user's snapshots, and one actor's actions of a group for the prune), the record's
-   * latest-action fields.
-   */
-  activity: Activity;
-  expiresAt: Date;
-}
 
 /** The member key of an action addressed to `userId` on `communityId`'s targets. */
 export const memberKey = (communityId: string, userId: string) => JSON.stringify([communityId, userId]);

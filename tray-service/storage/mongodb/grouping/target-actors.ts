@@ -4,22 +4,7 @@ import { TRAY_TARGET_ACTORS } from '../collection-names.ts';
 import { groupActors, type GroupActors } from '../../../domain/group-actors.ts';
 import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
 import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
-
-/**
- * tray_target_actors: each record group's distinct actors, kept once per target instead of once
- * per recipient, so a post to a community of 10,000 writes one actor here and keeps each member's
- * record the same small size. Insert-only per action plus a prune of the actor's older actions
- * (readGroupActors):
- * inserts are atomic on FerretDB (its updates are not), so concurrent writers never lose the
- * newest action, and readers keep each actor's latest (groupActors).
- */
-export interface TargetActorDoc extends ActorAction {
-  /** JSON [group, actor, action]: a redelivered action inserts nothing. */
-  _id: string;
-  /** recordGroup(verb, targetId): a fan-out reads the whole group by equality. */
-  group: string;
-  expiresAt: Date;
-}
+import type { TargetActorDoc } from './tray-target-actors-collection.ts';
 
 export async function recordGroupAction(
   db: Db,

@@ -1,7 +1,8 @@
 import { EXPIRY_INDEX, type CollectionSpec } from '../setup/collection-spec.ts';
 import { TRAY_TARGET_ACTORS } from '../collection-names.ts';
+import type { ActorAction } from '../../../domain/actor-action.ts';
 
-/** tray_target_actors: each record group's distinct actors (target-actors-store.ts). */
+/** tray_target_actors: each record group's distinct actors (target-actors.ts). */
 export const trayTargetActorsCollection: CollectionSpec = {
   name: TRAY_TARGET_ACTORS,
   indexes: [
@@ -20,3 +21,19 @@ export const trayTargetActorsCollection: CollectionSpec = {
   ],
   retiredIndexes: ['group', 'actor', 'expiry_day'],
 };
+
+/**
+ * tray_target_actors: each record group's distinct actors, kept once per target instead of once
+ * per recipient, so a post to a community of 10,000 writes one actor here and keeps each member's
+ * record the same small size. Insert-only per action plus a prune of the actor's older actions
+ * (readGroupActors):
+ * inserts are atomic on FerretDB (its updates are not), so concurrent writers never lose the
+ * newest action, and readers keep each actor's latest (groupActors).
+ */
+export interface TargetActorDoc extends ActorAction {
+  /** JSON [group, actor, action]: a redelivered action inserts nothing. */
+  _id: string;
+  /** recordGroup(verb, targetId): a fan-out reads the whole group by equality. */
+  group: string;
+  expiresAt: Date;
+}

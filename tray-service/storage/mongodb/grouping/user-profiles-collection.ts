@@ -6,3 +6,15 @@ export const userProfilesCollection: CollectionSpec = {
   name: USER_PROFILES,
   indexes: [],
 };
+
+/** user_profiles: the latest known profile of each user (user.didUpdate / user.didDelete). */
+export interface UserProfileDoc {
+  /** The user id. */
+  _id: string;
+  displayName: string;
+  imageUrl?: string;
+  avatarCustomUrl?: string;
+  deleted: boolean;
+  /** Epoch ms (receivedAt) of the change applied; older deliveries are ignored. */
+  updatedAt: number;
+}

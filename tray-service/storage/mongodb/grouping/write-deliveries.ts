@@ -6,7 +6,7 @@ import type { GroupActors } from '../../../domain/group-actors.ts';
 import { casUpdateRecords, type RecordSnapshot } from '../compare-and-set/cas-update-records.ts';
 import { memberSpans, type MemberSpans } from '../memberships/membership-changes.ts';
 import { recordGroup } from '../records/storage-keys.ts';
-import type { TrayRecordDoc } from '../records/tray-record-doc.ts';
+import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { applyActivity, type ApplyOptions } from './apply-activity.ts';
 import { communityOf, keepTargetActions, readTargetActions } from './target-actions.ts';
 import { readGroupActors, recordGroupAction } from './target-actors.ts';

@@ -1,6 +1,6 @@
 import type { AnyBulkWriteOperation, Collection } from 'mongodb';
 import { onlyDuplicateKeys } from '../compare-and-set/is-duplicate-key.ts';
-import type { MembershipDoc } from './membership-doc.ts';
+import type { MembershipDoc } from './memberships-collection.ts';
 import { planMemberImport, type MemberRow, type MemberState } from './plan-member-import.ts';
 
 export interface BatchCounts {

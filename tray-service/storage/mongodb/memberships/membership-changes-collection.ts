@@ -1,7 +1,7 @@
 import type { CollectionSpec } from '../setup/collection-spec.ts';
-import { MEMBERSHIP_CHANGES } from './membership-changes.ts';
+import { MEMBERSHIP_CHANGES } from '../collection-names.ts';
 
-/** community_member_changes: every join and leave, folded into membership intervals (membership-store.ts). */
+/** community_member_changes: every join and leave, folded into membership intervals (membership-changes.ts). */
 export const membershipChangesCollection: CollectionSpec = {
   name: MEMBERSHIP_CHANGES,
   indexes: [
@@ -22,3 +22,19 @@ export const membershipChangesCollection: CollectionSpec = {
     },
   ],
 };
+
+/**
+ * community_member_changes: every join and leave, one document per (community, user, time, kind).
+ * The membership intervals are folded from them in memory (membershipIntervals).
+ */
+export interface MembershipChangeDoc {
+  /** JSON [communityId, userId, at, joined]: a redelivery inserts nothing. */
+  _id: string;
+  communityId: string;
+  userId: string;
+  /** JSON [communityId, userId]: the prune deletes one member's older changes by equality. */
+  member: string;
+  joined: boolean;
+  /** Epoch ms of the change: the event's createdAt, or the time the receiver accepted it. */
+  at: number;
+}

@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
-import { MEMBERSHIPS } from '../collection-names.ts';
-import { membershipId, type MembershipDoc } from './membership-doc.ts';
+import { MEMBERSHIPS, MEMBERSHIP_CHANGES } from '../collection-names.ts';
+import { membershipId, type MembershipDoc } from './memberships-collection.ts';
 import {
   awaySpans,
   isMemberAt,
@@ -13,24 +13,7 @@ import {
 import type { MembershipChange } from '../../../domain/activity.ts';
 import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
 import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
-
-export const MEMBERSHIP_CHANGES = 'community_member_changes';
-
-/**
- * community_member_changes: every join and leave, one document per (community, user, time, kind).
- * The membership intervals are folded from them in memory (membershipIntervals).
- */
-export interface MembershipChangeDoc {
-  /** JSON [communityId, userId, at, joined]: a redelivery inserts nothing. */
-  _id: string;
-  communityId: string;
-  userId: string;
-  /** JSON [communityId, userId]: the prune deletes one member's older changes by equality. */
-  member: string;
-  joined: boolean;
-  /** Epoch ms of the change: the event's createdAt, or the time the receiver accepted it. */
-  at: number;
-}
+import type { MembershipChangeDoc } from './membership-changes-collection.ts';
 
 const memberKey = (communityId: string, userId: string) => JSON.stringify([communityId, userId]);
 

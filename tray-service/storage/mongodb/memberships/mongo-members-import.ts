@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { MEMBERSHIPS } from '../collection-names.ts';
-import { type MembershipDoc } from './membership-doc.ts';
+import { type MembershipDoc } from './memberships-collection.ts';
 import type { MembersImportPort } from '../../port.ts';
 import { applyMemberBatch, loadInactiveMembers } from './apply-member-batch.ts';
 import type { MemberState } from './plan-member-import.ts';

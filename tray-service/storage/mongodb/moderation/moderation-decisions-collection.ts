@@ -1,6 +1,5 @@
 import type { CollectionSpec } from '../setup/collection-spec.ts';
-
-export const MODERATION_DECISIONS = 'moderation_decisions';
+import { MODERATION_DECISIONS } from '../collection-names.ts';
 
 /** moderation_decisions: what the moderation rules decided about stored events (admin API). */
 export const moderationDecisionsCollection: CollectionSpec = {

@@ -1,7 +1,8 @@
 import type { Db } from 'mongodb';
 import { banRank, type BanChange } from '../../../domain/ban-change.ts';
 import type { BansPort } from '../../port.ts';
-import { USER_BAN_CHANGES, type UserBanChangeDoc } from './user-bans-collection.ts';
+import { type UserBanChangeDoc } from './user-bans-collection.ts';
+import { USER_BAN_CHANGES } from '../collection-names.ts';
 import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
 
 const changeId = (userId: string, rank: number) => JSON.stringify([userId, rank]);

@@ -1,6 +1,5 @@
 import type { CollectionSpec } from '../setup/collection-spec.ts';
-
-export const USER_BAN_CHANGES = 'user_ban_changes';
+import { USER_BAN_CHANGES } from '../collection-names.ts';
 
 /**
  * user_ban_changes: the global bans and unbans of each user, the newest of which (highest `rank`)

@@ -1,14 +1,12 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { recordStorageKeys } from './storage-keys.ts';
-import { TRAY_RECORDS, TRAY_TARGET_ACTORS } from '../collection-names.ts';
-import { type TrayRecordDoc } from './tray-record-doc.ts';
+import { TRAY_RECORDS, TRAY_TARGET_ACTORS, TRAY_MIGRATIONS } from '../collection-names.ts';
+import { type TrayRecordDoc } from './tray-records-collection.ts';
 import { UPDATES_PER_BULK } from '../compare-and-set/cas-update-records.ts';
 import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
-import type { TargetActorDoc } from '../grouping/target-actors.ts';
+import type { TargetActorDoc } from '../grouping/tray-target-actors-collection.ts';
 
-/** Collection of completed one-time migrations (one document each). */
-export const TRAY_MIGRATIONS = 'tray_migrations';
 const RECORD_SHAPE = 'record-shape-2';
 
 /** A record as versions before the bounded shape stored it: every actor in `actorLog`. */

@@ -8,7 +8,7 @@ import { casUpdateRecords, type ComputeRecord } from '../compare-and-set/cas-upd
 import { claimOwner } from '../compare-and-set/claim-owner.ts';
 import { createSortedPages } from './sorted-pages.ts';
 import { toTrayRecord } from './to-tray-record.ts';
-import type { TrayRecordDoc } from './tray-record-doc.ts';
+import type { TrayRecordDoc } from './tray-records-collection.ts';
 
 /**
  * Marking read is a record write like the worker's, so it goes through the same compare-and-set

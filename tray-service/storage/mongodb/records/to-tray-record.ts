@@ -1,4 +1,4 @@
-import type { TrayRecordDoc } from './tray-record-doc.ts';
+import type { TrayRecordDoc } from './tray-records-collection.ts';
 import { encodeRecordKey } from '../../../domain/record-key.ts';
 import type { TrayRecord } from '../../../domain/tray-record.ts';
 

@@ -1,6 +1,5 @@
 import type { CollectionSpec } from '../setup/collection-spec.ts';
-
-export const TRAY_CLEARS = 'tray_clears';
+import { TRAY_CLEARS } from '../collection-names.ts';
 
 /** When a user last deleted their whole tray (v3/delete-all): what a reconnecting stream is told. */
 export interface ClearDoc {

@@ -1,5 +1,5 @@
 import type { CollectionSpec } from '../setup/collection-spec.ts';
-import { TRAY_MIGRATIONS } from './migrate-record-shape.ts';
+import { TRAY_MIGRATIONS } from '../collection-names.ts';
 
 /** tray_migrations: one document per one-time migration done (read by `_id` at worker start). */
 export const trayMigrationsCollection: CollectionSpec = {

@@ -1,6 +1,5 @@
 import type { CollectionSpec } from '../setup/collection-spec.ts';
-
-export const TRAY_READ_STATE = 'tray_read_state';
+import { TRAY_READ_STATE } from '../collection-names.ts';
 
 /**
  * The "Last Read" level (docs/contract.md#what-unread-compares): the user's latest last-read time,

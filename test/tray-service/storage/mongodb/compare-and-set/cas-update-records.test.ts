@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { TRAY_RECORDS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
-import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-record-doc.ts';
+import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
 import { casUpdateRecords } from '../../../../../tray-service/storage/mongodb/compare-and-set/cas-update-records.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';

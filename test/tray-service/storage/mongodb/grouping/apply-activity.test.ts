@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-record-doc.ts';
+import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
 import type { Activity } from '../../../../../tray-service/domain/activity.ts';
 import {
   applyActivity,

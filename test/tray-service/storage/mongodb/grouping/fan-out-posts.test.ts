@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { recordGroup } from '../../../../../tray-service/storage/mongodb/records/storage-keys.ts';
 import { keyedBatches } from '../../../../../shared/async/keyed-batches.ts';
 import { TRAY_RECORDS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
-import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-record-doc.ts';
+import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
 import type { Activity } from '../../../../../tray-service/domain/activity.ts';
 import { workerCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
 import { processJob, type ProcessOptions } from '../support/process-job.ts';

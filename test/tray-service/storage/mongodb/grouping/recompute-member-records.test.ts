@@ -3,7 +3,7 @@ import {
   TRAY_RECORD_CLAIMS,
   TRAY_RECORDS,
 } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
-import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-record-doc.ts';
+import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
 import { recordKey } from '../../../../../tray-service/domain/activity.ts';
 import { fanOutCommunityPosts } from '../../../../../tray-service/storage/mongodb/grouping/fan-out-posts.ts';
 import { applyMembershipChanges } from '../../../../../tray-service/storage/mongodb/memberships/membership-changes.ts';

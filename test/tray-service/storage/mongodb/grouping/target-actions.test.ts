@@ -5,8 +5,8 @@ import {
   readMemberActions,
   readTargetActions,
   renameKeptActor,
-  TRAY_TARGET_ACTIONS,
 } from '../../../../../tray-service/storage/mongodb/grouping/target-actions.ts';
+import { TRAY_TARGET_ACTIONS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
 import { trayTargetActionsCollection } from '../../../../../tray-service/storage/mongodb/grouping/tray-target-actions-collection.ts';
 import { recordGroup } from '../../../../../tray-service/storage/mongodb/records/storage-keys.ts';
 import { aComment, aMention, aPost } from '../../../../support/activity-builder.ts';

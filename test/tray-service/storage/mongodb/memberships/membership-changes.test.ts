@@ -1,19 +1,21 @@
 import { expect } from 'chai';
-import { MEMBERSHIPS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import {
+  MEMBERSHIPS,
+  MEMBERSHIP_CHANGES,
+} from '../../../../../tray-service/storage/mongodb/collection-names.ts';
 import {
   membershipId,
   type MembershipDoc,
-} from '../../../../../tray-service/storage/mongodb/memberships/membership-doc.ts';
+  membershipsCollection,
+} from '../../../../../tray-service/storage/mongodb/memberships/memberships-collection.ts';
 import type { MembershipChange } from '../../../../../tray-service/domain/activity.ts';
 import { membershipChangesCollection } from '../../../../../tray-service/storage/mongodb/memberships/membership-changes-collection.ts';
 import {
   applyMembershipChanges,
   communityIntervals,
   endMemberships,
-  MEMBERSHIP_CHANGES,
   postRecipients,
 } from '../../../../../tray-service/storage/mongodb/memberships/membership-changes.ts';
-import { membershipsCollection } from '../../../../../tray-service/storage/mongodb/memberships/memberships-collection.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 

@@ -5,10 +5,8 @@ import {
   newestPerUser,
   storedBanChanges,
 } from '../../../../../tray-service/storage/mongodb/moderation/mongo-bans.ts';
-import {
-  USER_BAN_CHANGES,
-  userBansCollection,
-} from '../../../../../tray-service/storage/mongodb/moderation/user-bans-collection.ts';
+import { userBansCollection } from '../../../../../tray-service/storage/mongodb/moderation/user-bans-collection.ts';
+import { USER_BAN_CHANGES } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 

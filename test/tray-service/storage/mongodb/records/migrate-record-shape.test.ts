@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { TRAY_RECORDS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
-import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-record-doc.ts';
+import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
 import { createMongoRecords } from '../../../../../tray-service/storage/mongodb/records/mongo-records.ts';
 import { createSortedPages } from '../../../../../tray-service/storage/mongodb/records/sorted-pages.ts';
 import {

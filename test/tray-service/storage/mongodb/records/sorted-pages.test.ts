@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { HOUR_MS } from '../../../../../shared/time/durations.ts';
 import type { TrayVerb } from '../../../../../tray-service/domain/tray-verb.ts';
-import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-record-doc.ts';
+import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
 import {
   createSortedPages,
   type SortedPages,

@@ -10,7 +10,7 @@ import type { WebhookJobData } from '../../../../../shared/queue/webhook-queue.t
 import type { RedisClient } from '../../../../../shared/redis/create-redis.ts';
 import { publishBans } from '../../../../../tray-service/bans/publish-bans.ts';
 import { mapEvent } from '../../../../../tray-service/domain/map-event.ts';
-import type { StoredEventDoc } from '../../../../../tray-service/storage/mongodb/events/stored-event-doc.ts';
+import type { StoredEventDoc } from '../../../../../tray-service/storage/mongodb/events/events-collection.ts';
 import { storeEvent } from '../../../../../tray-service/storage/mongodb/events/store-event.ts';
 import { createMongoWrites } from '../../../../../tray-service/storage/mongodb/grouping/mongo-writes.ts';
 import { createMongoBans } from '../../../../../tray-service/storage/mongodb/moderation/mongo-bans.ts';
