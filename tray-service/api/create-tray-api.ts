@@ -16,7 +16,6 @@ import type { TokenVerifier } from '../http/auth/create-token-verifier.ts';
 import { refuseBanned } from '../http/auth/refuse-banned.ts';
 import { requireUser } from '../http/auth/require-user.ts';
 import { blockPaths, createBlockRouter } from './block/create-block-router.ts';
-import { mapDomainErrors } from '../http/map-domain-errors.ts';
 import { mapStoreErrors } from '../http/map-store-errors.ts';
 import { requestMetrics } from '../http/request-metrics.ts';
 import { createOpenApiDocument } from '../http/openapi.ts';
@@ -137,7 +136,6 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   );
   app.use(notFound);
   if (deps.failedAuth) app.use(countFailedAuth(deps.failedAuth, deps.logger));
-  app.use(mapDomainErrors);
   app.use(mapStoreErrors);
   app.use(errorMiddleware(deps.logger));
   return app;

@@ -7,22 +7,6 @@ import { cutPage, NO_MORE_PAGES, pageFetchLimit, startAfterRange } from './times
 /** The history order: newest first, `_id` breaking ties (the `user_history` index's order). */
 const NEWEST_FIRST = { lastUpdate: -1, _id: -1 } as const;
 
-export interface SortedPages {
-  pageAfter(
-    userId: string,
-    startAfter: number | undefined,
-    pageSize: number,
-    now: number,
-  ): Promise<{ records: TrayRecordDoc[]; nextPage: number }>;
-  pageNumber(
-    userId: string,
-    page: number,
-    pageSize: number,
-    now: number,
-    excludeVerbs: readonly TrayVerb[],
-  ): Promise<TrayRecordDoc[]>;
-}
-
 /**
  * History pages: the user's records in index order (`user_history`: userId, lastUpdate desc,
  * _id desc) with a limit, so on MongoDB a page reads about its own rows whatever the user's history
@@ -30,7 +14,7 @@ export interface SortedPages {
  * row below it tells whether more pages follow (timestamp-page.ts). FerretDB sorts in memory what
  * the user id selects: the same pages, at a cost that grows with the user's history.
  */
-export function createSortedPages(db: Db): SortedPages {
+export function createSortedPages(db: Db) {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
   const live = (userId: string, now: number, excludeVerbs: readonly TrayVerb[]): Filter<TrayRecordDoc> => ({
     userId,
@@ -38,7 +22,12 @@ export function createSortedPages(db: Db): SortedPages {
     ...(excludeVerbs.length > 0 ? { verb: { $nin: [...excludeVerbs] } } : {}),
   });
   return {
-    async pageAfter(userId, startAfter, pageSize, now) {
+    async pageAfter(
+      userId: string,
+      startAfter: number | undefined,
+      pageSize: number,
+      now: number,
+    ): Promise<{ records: TrayRecordDoc[]; nextPage: number }> {
       const range = startAfterRange(startAfter);
       if (range === 'empty') return { records: [], nextPage: NO_MORE_PAGES };
       const filter = { ...live(userId, now, []), ...(range === 'all' ? {} : { lastUpdate: range }) };
@@ -62,7 +51,13 @@ export function createSortedPages(db: Db): SortedPages {
         nextPage: older.length > 0 ? cut.boundary : NO_MORE_PAGES,
       };
     },
-    pageNumber: (userId, page, pageSize, now, excludeVerbs) =>
+    pageNumber: (
+      userId: string,
+      page: number,
+      pageSize: number,
+      now: number,
+      excludeVerbs: readonly TrayVerb[],
+    ): Promise<TrayRecordDoc[]> =>
       records
         .find(live(userId, now, excludeVerbs))
         .sort(NEWEST_FIRST)
@@ -71,3 +66,6 @@ export function createSortedPages(db: Db): SortedPages {
         .toArray(),
   };
 }
+
+/** The history pages of createSortedPages, as stored (mongo-records.ts hands them out in the reader's shape). */
+export type SortedPages = ReturnType<typeof createSortedPages>;
