@@ -3,10 +3,8 @@ import { EVENTS } from '../collection-names.ts';
 import { type StoredEventDoc } from './events-collection.ts';
 import { moderationActions } from '../../../domain/moderation-action.ts';
 import type { PageKey } from '../../../domain/page-cursor.ts';
-import type { EventsFilter } from '../../port.ts';
+import type { EventsFilter, EventsPage } from '../../port.ts';
 import { afterKeyQuery } from './after-key-query.ts';
-
-export type { EventsFilter } from '../../port.ts';
 
 /** Newest first; _id breaks ties between events received in the same millisecond. */
 const newestFirst = { receivedAt: -1, _id: -1 } as const;
@@ -30,16 +28,15 @@ export function eventsQuery(filter: EventsFilter, now: Date, after?: PageKey): F
   return (after ? { ...query, ...afterKeyQuery('receivedAt', after) } : query) as Filter<StoredEventDoc>;
 }
 
-export interface EventsPage {
-  items: StoredEventDoc[];
-  /** Key of the last item when more may follow. */
-  next?: PageKey;
-}
-
 export function createEventsQueries(db: Db, clock: () => Date = () => new Date()) {
   const events = db.collection<StoredEventDoc>(EVENTS);
   return {
-    async list(filter: EventsFilter, limit: number, after?: PageKey): Promise<EventsPage> {
+    /** A page as stored (mongo-events.ts hands its items out as StoredEvents). */
+    async list(
+      filter: EventsFilter,
+      limit: number,
+      after?: PageKey,
+    ): Promise<Omit<EventsPage, 'items'> & { items: StoredEventDoc[] }> {
       // One extra document tells whether another page exists without a count.
       const docs = await events
         .find(eventsQuery(filter, clock(), after))

@@ -6,7 +6,7 @@ import type { EventsPort } from '../../port.ts';
 import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
 import { createEventRollups } from './event-rollups.ts';
 import { createEventsQueries } from './event-reads.ts';
-import { eventDocument } from './store-event.ts';
+import { eventDocument } from './event-document.ts';
 
 /** Documents per batch of a stream: memory stays bounded however many events match. */
 const STREAM_BATCH = 500;

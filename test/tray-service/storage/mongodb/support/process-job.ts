@@ -11,7 +11,9 @@ import type { RedisClient } from '../../../../../shared/redis/create-redis.ts';
 import { publishBans } from '../../../../../tray-service/bans/publish-bans.ts';
 import { mapEvent } from '../../../../../tray-service/domain/map-event.ts';
 import type { StoredEventDoc } from '../../../../../tray-service/storage/mongodb/events/events-collection.ts';
-import { storeEvent } from '../../../../../tray-service/storage/mongodb/events/store-event.ts';
+import { eventDocument } from '../../../../../tray-service/storage/mongodb/events/event-document.ts';
+import { EVENTS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import { insertCoalesced } from '../../../../../tray-service/storage/mongodb/compare-and-set/coalesced-writes.ts';
 import { createMongoWrites } from '../../../../../tray-service/storage/mongodb/grouping/mongo-writes.ts';
 import { createMongoBans } from '../../../../../tray-service/storage/mongodb/moderation/mongo-bans.ts';
 import type { WriteContext } from '../../../../../tray-service/storage/port.ts';
@@ -38,18 +40,32 @@ export async function processJob(
 ): Promise<StoredEventDoc> {
   const mapped = mapEvent({ event: job.event, data: job.data, receivedAt: Date.parse(job.receivedAt) });
   const communityPost = mapped.activities.find((activity) => activity.audience.kind === 'community');
-  const stored = await storeEvent(
-    db,
-    job,
+  // The event alone, one insert (the port's store also counts it into the console's rollups).
+  const stored = eventDocument(
+    {
+      key: job.dedupeKey,
+      event: job.event,
+      data: job.data,
+      webhook: job.webhook,
+      receivedAt: new Date(job.receivedAt),
+    },
     {
       status: mapped.status,
       ...(mapped.error === undefined ? {} : { error: mapped.error }),
       ...(communityPost?.audience.kind === 'community'
-        ? { communityPost: { communityId: communityPost.audience.communityId, at: communityPost.at } }
+        ? {
+            communityPost: {
+              communityId: communityPost.audience.communityId,
+              at: communityPost.at,
+              activity: communityPost,
+            },
+          }
         : {}),
     },
     options.eventsRetentionDays,
+    new Date(),
   );
+  await insertCoalesced(db, EVENTS, [stored]);
   if (mapped.bans) {
     if (!options.bans) throw new Error('processJob: a ban event needs options.bans to publish it');
     await createMongoBans(db).apply(mapped.bans);
