@@ -15,8 +15,8 @@ import { recomputeMemberRecords } from './recompute-member-records.ts';
 import { memberOf, recordActions, writeDeliveries, type GroupingOptions } from './write-deliveries.ts';
 
 /**
- * Posts of one community, whole: their actions join their groups' actors, then each record group's
- * posts go out in one fan-out (the storage port's fanOutPosts).
+ * The one fan-out entry point (the storage port's fanOutPosts): posts of one community, whole.
+ * Their actions join their groups' actors, then each record group's posts go out in one fan-out.
  */
 export async function fanOutCommunityPosts(
   db: Db,

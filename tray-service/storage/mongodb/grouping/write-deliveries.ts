@@ -11,10 +11,11 @@ import { applyActivity, type ApplyOptions } from './apply-activity.ts';
 import { communityOf, keepTargetActions, readTargetActions } from './target-actions.ts';
 import { readGroupActors, recordGroupAction } from './target-actors.ts';
 
+/** What the worker's record writes are told (mongo-writes.ts makes them from the port's WriteContext). */
 export interface GroupingOptions extends ApplyOptions {
   /** Recipients per compare-and-set call of a fan-out (TRAY_FANOUT_BATCH). */
   fanOutBatch: number;
-  /** The job's dedupe key (owner of its write claims). */
+  /** Whose version claims these writes take: the job's dedupe key (claim-owner.ts). */
   owner: string;
   /** The worker's in-process lock: its own jobs queue up on a hot record instead of colliding. */
   lock?: KeyedLock;
