@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startRedis } from './lib/local-servers.ts';
 import { signBody } from '../receiver/signature/sign-body.ts';
-import { signStandard } from '../receiver/signature/sign-standard.ts';
+import { standardSignatureHeaders } from '../receiver/signature/sign-standard.ts';
 import {
   benchBody as body,
   benchSecret as secret,
@@ -194,15 +194,8 @@ const signed = (): SignedBody => {
   if (schemes === 'both' && n % 2 === 0) {
     const payload = benchStandardBody(n);
     const message = { id: `msg_bench_${process.pid}_${n}`, timestamp: Math.floor(Date.now() / 1000) };
-    return {
-      payload,
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': message.id,
-        'webhook-timestamp': String(message.timestamp),
-        'webhook-signature': signStandard(payload, benchStandardSecret, message),
-      },
-    };
+    const headers = standardSignatureHeaders(payload, benchStandardSecret, message);
+    return { payload, headers: { 'content-type': 'application/json', ...headers } };
   }
   const payload = body(n);
   return {

@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { parseSignatureHeader, parseSignatureScheme } from '../receiver/signature/parse-signature-options.ts';
 import { defaultSignatureHeader, standardSecretKey } from '../receiver/signature/parse-webhook-secrets.ts';
 import { signBody } from '../receiver/signature/sign-body.ts';
-import { signStandard } from '../receiver/signature/sign-standard.ts';
+import { standardSignatureHeaders } from '../receiver/signature/sign-standard.ts';
 import { devSecretOr } from './lib/dev-secrets.ts';
 
 const usage = `usage: sign-and-send <file.json> [--url URL] [--secret SECRET] [--scheme platform|standard-webhooks]
@@ -76,11 +76,7 @@ if (scheme === 'platform') {
   const id = values.id ?? `msg_${randomUUID().replaceAll('-', '')}`;
   const timestamp = values.timestamp === undefined ? Math.floor(Date.now() / 1000) : Number(values.timestamp);
   if (!Number.isSafeInteger(timestamp) || timestamp < 0) fail('--timestamp: expected Unix time in seconds');
-  headers = {
-    'webhook-id': id,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': signStandard(body, given, { id, timestamp }),
-  };
+  headers = standardSignatureHeaders(body, given, { id, timestamp });
 }
 
 const response = await fetch(url, {

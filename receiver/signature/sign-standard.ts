@@ -22,3 +22,16 @@ export function signStandard(body: string | Buffer, secret: string, message: Sta
     .digest('base64');
   return `v1,${digest}`;
 }
+
+/** The three headers of a Standard Webhooks delivery of `body`, signed with `secret`. */
+export function standardSignatureHeaders(
+  body: string | Buffer,
+  secret: string,
+  message: StandardMessage,
+): Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string> {
+  return {
+    'webhook-id': message.id,
+    'webhook-timestamp': String(message.timestamp),
+    'webhook-signature': signStandard(body, secret, message),
+  };
+}

@@ -25,6 +25,29 @@ describe('receiver/main.ts', function () {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
+  /** Starts main.ts on a free port with one webhook (eu) and `extra` variables; resolves once it listens. */
+  const start = async (extra: NodeJS.ProcessEnv) => {
+    const port = await freePort();
+    const started = await startScript(
+      'receiver/main.ts',
+      cleanEnv({
+        REDIS_URL: testStack().redisUrl,
+        QUEUE_PREFIX: useQueuePrefix(),
+        RECEIVER_PORT: String(port),
+        WEBHOOK_SECRETS: `eu=${secret}`,
+        SPOOL_DIR: join(dir, `spool-${port}`),
+        ...extra,
+      }),
+      /receiver listening/,
+    );
+    return { port, ...started };
+  };
+  const stop = async (child: ChildProcess) => {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  };
+
   describe('with a non-canonical address in WEBHOOK_ALLOW_CIDRS', () => {
     it('stops start-up with one line naming the variable and the entry', async () => {
       const result = await runScript(
@@ -60,19 +83,7 @@ describe('receiver/main.ts', function () {
 
   describe('started with the allowlist off', () => {
     it('warns, accepts a delivery from scripts/sign-and-send, cuts off a slowloris client, finishes in-flight requests on SIGTERM, never logs the secret', async () => {
-      const port = await freePort();
-      const { child, output } = await startScript(
-        'receiver/main.ts',
-        cleanEnv({
-          REDIS_URL: testStack().redisUrl,
-          QUEUE_PREFIX: useQueuePrefix(),
-          RECEIVER_PORT: String(port),
-          WEBHOOK_SECRETS: `eu=${secret}`,
-          WEBHOOK_ALLOWLIST: 'off',
-          SPOOL_DIR: join(dir, 'spool'),
-        }),
-        /receiver listening/,
-      );
+      const { port, child, output } = await start({ WEBHOOK_ALLOWLIST: 'off' });
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       // A slowloris client: starts a request and never finishes its headers.
       const slowClientStarted = Date.now();
@@ -139,23 +150,13 @@ describe('receiver/main.ts', function () {
   describe('with a platform webhook on its own header and a Standard Webhooks webhook', () => {
     it('logs one line saying how each webhook is verified (never a secret), and takes both from scripts/sign-and-send', async () => {
       const standardSecret = testStandardSecret;
-      const port = await freePort();
-      const { child, output } = await startScript(
-        'receiver/main.ts',
-        cleanEnv({
-          REDIS_URL: testStack().redisUrl,
-          QUEUE_PREFIX: useQueuePrefix(),
-          RECEIVER_PORT: String(port),
-          WEBHOOK_SECRETS: `eu=${secret},acme=${standardSecret}`,
-          WEBHOOK_SIGNATURE_SCHEME: 'acme=standard-webhooks',
-          WEBHOOK_SIGNATURE_HEADER: 'eu=X-EU-Signature',
-          WEBHOOK_TOLERANCE_SECONDS: '120',
-          WEBHOOK_ALLOWLIST: 'off',
-          SPOOL_DIR: join(dir, 'spool-schemes'),
-        }),
-        /receiver listening/,
-      );
-      const exited = new Promise((resolve) => child.once('exit', resolve));
+      const { port, child, output } = await start({
+        WEBHOOK_SECRETS: `eu=${secret},acme=${standardSecret}`,
+        WEBHOOK_SIGNATURE_SCHEME: 'acme=standard-webhooks',
+        WEBHOOK_SIGNATURE_HEADER: 'eu=X-EU-Signature',
+        WEBHOOK_TOLERANCE_SECONDS: '120',
+        WEBHOOK_ALLOWLIST: 'off',
+      });
       try {
         const lines = output()
           .split('\n')
@@ -204,37 +205,14 @@ describe('receiver/main.ts', function () {
           'WEBHOOK_SECRET: decodes to 5 bytes; expected a Standard Webhooks secret',
         );
       } finally {
-        child.kill('SIGTERM');
+        await stop(child);
       }
-      await exited;
       expect(output()).not.to.include(secret);
       expect(output()).not.to.include(standardSecret.slice('whsec_'.length));
     });
   });
 
   describe('where it listens', () => {
-    const start = async (extra: NodeJS.ProcessEnv) => {
-      const port = await freePort();
-      const started = await startScript(
-        'receiver/main.ts',
-        cleanEnv({
-          REDIS_URL: testStack().redisUrl,
-          QUEUE_PREFIX: useQueuePrefix(),
-          RECEIVER_PORT: String(port),
-          WEBHOOK_SECRETS: `eu=${secret}`,
-          SPOOL_DIR: join(dir, `spool-${port}`),
-          ...extra,
-        }),
-        /receiver listening/,
-      );
-      return { port, ...started };
-    };
-    const stop = async (child: ChildProcess) => {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    };
-
     it('is loopback only when no HOST is set: the machine’s other addresses refuse connections', async function () {
       const external = externalAddress();
       if (external === undefined) this.skip();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { signBody } from '../../../receiver/signature/sign-body.ts';
-import { signStandard } from '../../../receiver/signature/sign-standard.ts';
+import { standardSignatureHeaders } from '../../../receiver/signature/sign-standard.ts';
 
 /** The secret the receiver under test is configured with (`default` webhook). */
 export const testSecret = 'test-secret-do-not-use';
@@ -70,10 +70,6 @@ export function standardHeaders(
 ): Record<string, string> {
   const id = change.id ?? `msg_${randomUUID()}`;
   const timestamp = change.timestamp ?? Math.floor(Date.now() / 1000);
-  return {
-    'content-type': 'application/json',
-    'webhook-id': id,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': signStandard(body, change.secret ?? testStandardSecret, { id, timestamp }),
-  };
+  const secret = change.secret ?? testStandardSecret;
+  return { 'content-type': 'application/json', ...standardSignatureHeaders(body, secret, { id, timestamp }) };
 }
