@@ -8,7 +8,7 @@ import { refusal, type BodyVerdict, type Refusal } from './delivery-verdict.ts';
 
 export type HeaderValue = string | readonly string[] | undefined;
 /** Request headers as Node gives them: lowercase names. */
-export type Headers = Readonly<Record<string, HeaderValue>>;
+export type RequestHeaders = Readonly<Record<string, HeaderValue>>;
 
 /** What a delivery's signature and body are checked against. */
 export interface VerifierRules {
@@ -21,7 +21,7 @@ export interface VerifierRules {
 }
 
 /** Checks 4 and 5 on a request whose body has been read: signature, then envelope. */
-export type WebhookVerifier = (rawBody: Buffer, headers: Headers) => BodyVerdict;
+export type WebhookVerifier = (rawBody: Buffer, headers: RequestHeaders) => BodyVerdict;
 
 export const defaultTimestampToleranceSeconds = 300;
 const standardHeaders = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;

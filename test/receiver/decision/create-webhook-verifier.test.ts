@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { dirname, join, normalize } from 'node:path';
 import {
   createWebhookVerifier,
-  type Headers,
+  type RequestHeaders,
   type VerifierRules,
 } from '../../../receiver/decision/create-webhook-verifier.ts';
 import { messageKey } from '../../../receiver/message-key.ts';
@@ -32,7 +32,7 @@ const rules = (change: Partial<VerifierRules> = {}): VerifierRules => ({
   ...change,
 });
 
-const verify = (body: string, headers: Headers, change: Partial<VerifierRules> = {}) =>
+const verify = (body: string, headers: RequestHeaders, change: Partial<VerifierRules> = {}) =>
   createWebhookVerifier(rules(change))(Buffer.from(body), headers);
 const sha256 = (body: string) => createHash('sha256').update(body).digest('hex');
 const standard = (body: string, change: { id?: string; timestamp?: number; secret?: string } = {}) =>
