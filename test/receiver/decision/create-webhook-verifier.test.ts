@@ -173,14 +173,14 @@ describe('createWebhookVerifier (the receiver’s verification core, without a s
     it('loads no package at all, only Node built-ins and files of receiver/ and shared/', () => {
       const packages = new Set<string>();
       const seen = new Set<string>();
-      // What runs: static imports and re-exports except `import type` (erased), and import().
+      // What runs: static imports and re-exports except `import type` (erased), bare imports, import().
       const loaded =
-        /^(?:import|export)(?!\s+type\b)[^'"]*?\bfrom\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]/gm;
+        /^(?:import|export)(?!\s+type\b)[^'"]*?\bfrom\s*['"]([^'"]+)['"]|^import\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]/gm;
       const visit = (file: string) => {
         if (seen.has(file)) return;
         seen.add(file);
         for (const match of readRepositoryFile(file).matchAll(loaded)) {
-          const specifier = match[1] ?? match[2] ?? '';
+          const specifier = match[1] ?? match[2] ?? match[3] ?? '';
           if (specifier.startsWith('.'))
             visit(
               normalize(join(dirname(file), specifier))
