@@ -9,6 +9,7 @@ import { createLogger } from '../shared/logging/create-logger.ts';
 import { onShutdown } from '../shared/process/on-shutdown.ts';
 import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
 import { createAllowlist } from './allowlist/create-allowlist.ts';
+import { describeWebhooks } from './signature/describe-webhooks.ts';
 import { wireReceiver } from './wire-receiver.ts';
 
 const config = loadOrExit(() => loadReceiverConfig(process.env));
@@ -16,6 +17,12 @@ const logger = createLogger({ name: 'receiver', level: config.LOG_LEVEL });
 if (config.WEBHOOK_ALLOWLIST === 'off') {
   logger.warn('WEBHOOK_ALLOWLIST=off: webhooks are accepted from any address (local development only)');
 }
+
+// Which header and scheme each webhook's signature is checked with: never its secret.
+logger.info(
+  { webhooks: describeWebhooks(config.WEBHOOK_SECRETS, config.WEBHOOK_TOLERANCE_SECONDS) },
+  'webhook signatures',
+);
 
 const registry = createMetricsRegistry('receiver');
 const receiver = await wireReceiver({
@@ -32,6 +39,7 @@ const receiver = await wireReceiver({
         : undefined,
     trustProxy: config.TRUST_PROXY,
     secrets: config.WEBHOOK_SECRETS,
+    timestampToleranceSeconds: config.WEBHOOK_TOLERANCE_SECONDS,
     maxBodyBytes: config.WEBHOOK_MAX_BODY_BYTES,
   },
   logger,

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { parseCidrList } from './address/parse-cidr.ts';
 import { parseTrustProxy } from './address/parse-trust-proxy.ts';
 import { parseRegions } from './allowlist/parse-regions.ts';
-import { parseWebhookSecrets } from './signature/parse-webhook-secrets.ts';
+import { configureWebhooks } from './signature/configure-webhooks.ts';
+import { parsePerWebhook } from './signature/parse-per-webhook.ts';
+import { parseSignatureHeader, parseSignatureScheme } from './signature/parse-signature-options.ts';
 import { commonShape, withRedisTarget } from '../shared/config/common-config.ts';
 import { opsShape } from '../shared/config/ops-config.ts';
 import { onOff, port, positiveInt } from '../shared/config/env-types.ts';
@@ -33,10 +35,15 @@ export const receiverShape = {
       error: 'expected a path starting with "/" (letters, digits, "/", "_", ".", "-")',
     })
     .default('/webhooks'),
-  WEBHOOK_SECRETS: parsedWith(
-    parseWebhookSecrets,
-    'required: comma-separated name=secret entries or a bare secret (the webhook secret from the admin panel)',
-  ),
+  /** Read with the schemes and headers below, once all are parsed (configureWebhooks). */
+  WEBHOOK_SECRETS: z.string({
+    error:
+      'required: comma-separated name=secret entries or a bare secret (the webhook secret from the admin panel)',
+  }),
+  WEBHOOK_SIGNATURE_SCHEME: parsedWith((text) => parsePerWebhook(text, parseSignatureScheme)).optional(),
+  WEBHOOK_SIGNATURE_HEADER: parsedWith((text) => parsePerWebhook(text, parseSignatureHeader)).optional(),
+  /** Standard Webhooks' default; at most an hour, so a captured delivery cannot be replayed for long. */
+  WEBHOOK_TOLERANCE_SECONDS: positiveInt(300, 3_600),
   WEBHOOK_ALLOWLIST: onOff('on'),
   WEBHOOK_REGIONS: parsedWith(parseRegions).default(['sg', 'eu', 'us']),
   WEBHOOK_ALLOW_CIDRS: parsedWith(parseCidrList).default([]),
@@ -51,5 +58,7 @@ export const receiverShape = {
 export type ReceiverConfig = ReturnType<typeof loadReceiverConfig>;
 
 export function loadReceiverConfig(env: Env) {
-  return withRedisTarget(parseEnv(receiverShape, env));
+  const parsed = parseEnv(receiverShape, env);
+  // The secrets as configured webhooks; their text is not kept.
+  return withRedisTarget({ ...parsed, WEBHOOK_SECRETS: configureWebhooks(parsed) });
 }

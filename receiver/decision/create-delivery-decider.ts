@@ -1,25 +1,25 @@
-import type { ErrorKind } from '../../shared/errors/app-error.ts';
 import { clientAddress } from '../address/client-address.ts';
 import type { Cidr } from '../address/parse-cidr.ts';
 import type { TrustProxy } from '../address/parse-trust-proxy.ts';
 import { isAllowed } from '../allowlist/is-allowed.ts';
-import type { Envelope } from '../envelope/validate-envelope.ts';
-import { validateEnvelope } from '../envelope/validate-envelope.ts';
 import { headerLines } from '../http/header-lines.ts';
 import { isJsonContentType } from '../http/is-json-content-type.ts';
-import type { RejectReason } from '../receiver-metrics.ts';
-import type { WebhookSecret } from '../signature/parse-webhook-secrets.ts';
-import { verifySignature } from '../signature/verify-signature.ts';
+import {
+  createWebhookVerifier,
+  type HeaderValue,
+  type VerifierRules,
+  type WebhookVerifier,
+} from './create-webhook-verifier.ts';
+import { refusal, type DropLegacy, type HeadVerdict, type ReadBody } from './delivery-verdict.ts';
+
+export type { Accept, BodyVerdict, DropLegacy, HeadVerdict, ReadBody, Refusal } from './delivery-verdict.ts';
 
 /** What the receiver checks a delivery against (docs/receiver.md, "Order of checks"). */
-export interface DeliveryRules {
+export interface DeliveryRules extends VerifierRules {
   /** Undefined when WEBHOOK_ALLOWLIST=off (local development only). */
   allowlist: readonly Cidr[] | undefined;
   trustProxy: TrustProxy;
-  secrets: readonly WebhookSecret[];
 }
-
-type HeaderValue = string | readonly string[] | undefined;
 
 /**
  * The parts of a request the decision reads before the body: the connection's address, the
@@ -32,49 +32,20 @@ export interface DeliveryHead {
   readonly rawHeaders: readonly string[];
 }
 
-/** A refusal: the metric's reason, and the error kind and message the client gets. */
-export interface Refusal {
-  readonly verdict: 'refuse';
-  readonly reason: RejectReason;
-  readonly kind: ErrorKind;
-  readonly message: string;
-}
-export interface DropLegacy {
-  readonly verdict: 'drop-legacy';
-}
-export interface ReadBody {
-  readonly verdict: 'read-body';
-}
-export interface Accept {
-  readonly verdict: 'accept';
-  /** The webhook whose secret signed the body. */
-  readonly webhook: string;
-  readonly envelope: Envelope;
-}
-
-/** Before the body: refuse, acknowledge the legacy duplicate without reading on, or read the body. */
-export type HeadVerdict = Refusal | DropLegacy | ReadBody;
-/** After the body: refuse, or accept the event for dedupe and enqueue. */
-export type BodyVerdict = Refusal | Accept;
-
 export interface DeliveryDecider {
   /** Checks 1-3: source address, legacy duplicate, content type. */
   screen(head: DeliveryHead): HeadVerdict;
-  /** Checks 4-5: signature over the exact bytes, then the envelope. */
-  judge(rawBody: Buffer, signature: HeaderValue): BodyVerdict;
+  /** Checks 4-5: signature over the exact bytes, then the envelope (createWebhookVerifier). */
+  judge: WebhookVerifier;
 }
 
 // The verdicts that carry nothing of their request are built once: the hot path allocates none.
-const refusal = (reason: RejectReason, kind: ErrorKind, message: string): Refusal =>
-  Object.freeze({ verdict: 'refuse', reason, kind, message });
 const forbidden = refusal('forbidden', 'FORBIDDEN', 'source address is not allowed');
 const unsupportedMediaType = refusal(
   'unsupported_media_type',
   'UNSUPPORTED_MEDIA_TYPE',
   'content type must be application/json',
 );
-const signatureMissing = refusal('bad_signature', 'UNAUTHORIZED', 'x-service-signature is missing');
-const signatureInvalid = refusal('bad_signature', 'UNAUTHORIZED', 'x-service-signature is not valid');
 const dropLegacy: DropLegacy = Object.freeze({ verdict: 'drop-legacy' });
 export const readBody: ReadBody = Object.freeze({ verdict: 'read-body' });
 
@@ -87,7 +58,6 @@ export const readBody: ReadBody = Object.freeze({ verdict: 'read-body' });
  */
 export function createDeliveryDecider(rules: DeliveryRules): DeliveryDecider {
   const allowed = allowedSource(rules);
-  const { secrets } = rules;
   return {
     screen(head) {
       // 1. Source address (docs/contract.md, "Source addresses").
@@ -101,15 +71,9 @@ export function createDeliveryDecider(rules: DeliveryRules): DeliveryDecider {
       if (contentTypes.length !== 1 || !isJsonContentType(contentTypes[0])) return unsupportedMediaType;
       return readBody;
     },
-    judge(rawBody, signatureHeader) {
-      // 4. Signature over the exact bytes (docs/contract.md, "Signature").
-      const signature = verifySignature(rawBody, signatureHeader, secrets);
-      if (!signature.ok) return signature.reason === 'missing' ? signatureMissing : signatureInvalid;
-      // 5. Envelope (docs/contract.md, "Envelope").
-      const envelope = validateEnvelope(rawBody);
-      if (!envelope.ok) return refusal('bad_envelope', 'BAD_REQUEST', envelope.message);
-      return { verdict: 'accept', webhook: signature.webhook, envelope: envelope.envelope };
-    },
+    // 4. Signature over the exact bytes (docs/contract.md, "Signature", and
+    // docs/receiver.md#signature-schemes). 5. Envelope (docs/contract.md, "Envelope").
+    judge: createWebhookVerifier(rules),
   };
 }
 

@@ -16,5 +16,5 @@ export function decideDelivery(
 ): Exclude<HeadVerdict, { verdict: 'read-body' }> | BodyVerdict {
   const head = decider.screen(request);
   if (head.verdict !== 'read-body') return head;
-  return decider.judge(request.body, request.headers['x-service-signature']);
+  return decider.judge(request.body, request.headers);
 }

@@ -21,6 +21,14 @@ const fail = (message: string): EnvelopeResult => ({ ok: false, message });
 const notJson = fail('request body is not valid JSON');
 const tooDeep = fail(`request body is nested deeper than ${maxJsonDepth} levels`);
 const eventMessage = `"event" must be a non-empty string of at most ${maxEventNameLength} characters`;
+const typeMessage = `"type" must be a non-empty string of at most ${maxEventNameLength} characters`;
+
+/**
+ * Which envelope a body must have: `platform`, the platform's `{event, data}`
+ * (docs/contract.md#envelope), or `standard-webhooks`, Standard Webhooks' payload: an object with a
+ * string `type` (docs/receiver.md#what-a-standard-webhooks-sender-gets).
+ */
+export type EnvelopeShape = 'platform' | 'standard-webhooks';
 
 /**
  * The delivery envelope (docs/contract.md#envelope): a JSON object with a string `event` and
@@ -28,37 +36,56 @@ const eventMessage = `"event" must be a non-empty string of at most ${maxEventNa
  * levels. As with JSON.parse, a key given twice counts with its last value, and a leading byte
  * order mark is ignored. Messages name the problem without echoing the body.
  *
+ * A Standard Webhooks payload is an object with a string `type` (its other members, such as
+ * `timestamp` and `data`, are the sender's): the event is the `type`, and the job's data is the
+ * whole payload, so nothing the sender sent is left out.
+ *
  * Why a scanner and not JSON.parse: the receiver only has to know that the body is valid and where
  * `event` and `data` are. Parsing built every object of the payload and the job then serialised
  * them again, about a third of the receiver's CPU per request. test/receiver/envelope checks the
  * scanner's verdict against JSON.parse on generated and mutated bodies.
  */
-export function validateEnvelope(body: Buffer): EnvelopeResult {
+export function validateEnvelope(body: Buffer, shape: EnvelopeShape = 'platform'): EnvelopeResult {
   if (!isUtf8(body)) return fail('request body is not valid UTF-8');
   const start = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
   const scan = scanJson(body, start);
   if (scan === tooDeepAt) return tooDeep;
   if (typeof scan === 'number') return notJson;
   // Valid JSON that is not an object gets its own message.
-  if (body[skipSpace(body, start, body.length)] !== 0x7b) return fail('request body must be a JSON object');
+  const objectStart = skipSpace(body, start, body.length);
+  if (body[objectStart] !== 0x7b) return fail('request body must be a JSON object');
 
-  const { eventStart, eventEnd, dataStart, dataEnd } = scan;
-  if (eventStart < 0 || body[eventStart] !== 0x22) return fail(eventMessage);
-  const event = stringValue(body, eventStart, eventEnd);
-  if (event === '' || event.length > maxEventNameLength) return fail(eventMessage);
+  if (shape === 'standard-webhooks') {
+    const type = nameAt(body, scan.typeStart, scan.typeEnd);
+    if (type === undefined) return fail(typeMessage);
+    return { ok: true, envelope: { event: type, dataJson: oneLine(body.toString('utf8', objectStart)) } };
+  }
+  const event = nameAt(body, scan.eventStart, scan.eventEnd);
+  if (event === undefined) return fail(eventMessage);
+  const { dataStart, dataEnd } = scan;
   if (dataStart < 0 || body[dataStart] !== 0x7b) return fail('"data" must be a JSON object');
-  let dataJson = body.toString('utf8', dataStart, dataEnd);
-  // Only whitespace can hold a line break in valid JSON; the spool and replay read one job a line.
-  if (dataJson.includes('\n') || dataJson.includes('\r')) dataJson = dataJson.replace(/[\r\n]/g, ' ');
-  return { ok: true, envelope: { event, dataJson } };
+  return { ok: true, envelope: { event, dataJson: oneLine(body.toString('utf8', dataStart, dataEnd)) } };
 }
 
-/** Where the last `event` and `data` members of a top-level object are (value start, index past it). */
+/** The event name a member's value holds, if it is a string of the allowed length. */
+function nameAt(body: Buffer, valueStart: number, valueEnd: number): string | undefined {
+  if (valueStart < 0 || body[valueStart] !== 0x22) return undefined;
+  const name = stringValue(body, valueStart, valueEnd);
+  return name === '' || name.length > maxEventNameLength ? undefined : name;
+}
+
+/** Only whitespace can hold a line break in valid JSON; the spool and replay read one job a line. */
+const oneLine = (json: string) =>
+  json.includes('\n') || json.includes('\r') ? json.replace(/[\r\n]/g, ' ') : json;
+
+/** Where the last `event`, `data` and `type` members of a top-level object are (value start, index past it). */
 interface Members {
   eventStart: number;
   eventEnd: number;
   dataStart: number;
   dataEnd: number;
+  typeStart: number;
+  typeEnd: number;
 }
 
 /** Returned by scanJson when the nesting limit is passed; any other number: invalid. */
@@ -66,7 +93,7 @@ const tooDeepAt = -2;
 const invalid = -1;
 
 const objectOpen = 0x7b;
-const member = { none: 0, event: 1, data: 2 } as const;
+const member = { none: 0, event: 1, data: 2, type: 3 } as const;
 const trueBytes = Buffer.from('true');
 const falseBytes = Buffer.from('false');
 const nullBytes = Buffer.from('null');
@@ -84,7 +111,14 @@ function scanJson(bytes: Buffer, start: number): Members | number {
   // The opening byte of each open container: open[depth] is the innermost.
   const open = new Uint8Array(maxJsonDepth + 1);
   let depth = 0;
-  const found: Members = { eventStart: -1, eventEnd: -1, dataStart: -1, dataEnd: -1 };
+  const found: Members = {
+    eventStart: -1,
+    eventEnd: -1,
+    dataStart: -1,
+    dataEnd: -1,
+    typeStart: -1,
+    typeEnd: -1,
+  };
   // The top-level member whose value is being scanned, and where that value starts.
   let current: number = member.none;
   let valueStart = -1;
@@ -131,9 +165,12 @@ function scanJson(bytes: Buffer, start: number): Members | number {
         if (current === member.event) {
           found.eventStart = valueStart;
           found.eventEnd = i;
-        } else {
+        } else if (current === member.data) {
           found.dataStart = valueStart;
           found.dataEnd = i;
+        } else {
+          found.typeStart = valueStart;
+          found.typeEnd = i;
         }
         current = member.none;
       }
@@ -165,12 +202,14 @@ function skipSpace(bytes: Buffer, from: number, n: number): number {
   return i;
 }
 
-/** Which envelope member a top-level key names. Compared by length first: most keys are neither. */
+/** Which envelope member a top-level key names. Compared by length first: most keys are none. */
 function memberOf(bytes: Buffer, keyStart: number, keyEnd: number): number {
   const length = keyEnd - keyStart;
   if (length !== 7 && length !== 6 && !bytes.subarray(keyStart, keyEnd).includes(0x5c)) return member.none;
   const key = stringValue(bytes, keyStart, keyEnd);
-  return key === 'event' ? member.event : key === 'data' ? member.data : member.none;
+  if (key === 'event') return member.event;
+  if (key === 'data') return member.data;
+  return key === 'type' ? member.type : member.none;
 }
 
 /** The text of a string token (quotes included) as JavaScript would read it. */

@@ -2,7 +2,6 @@ import type { NextFunction, RequestHandler, Response } from 'express';
 import { AppError, type ErrorKind } from '../../shared/errors/app-error.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { EncodedWebhookJob } from '../../shared/queue/webhook-queue.ts';
-import { deliveryKey } from '../delivery-key.ts';
 import { createDeliveryDecider, readBody, type DeliveryRules } from '../decision/create-delivery-decider.ts';
 import { deliveryJob } from '../delivery-job.ts';
 import type { ReceiverMetrics, RejectReason } from '../receiver-metrics.ts';
@@ -114,13 +113,13 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
       return refuse(res, next, started, reasonOf[appError.kind] ?? 'bad_request', appError);
     }
     // 4-5. Signature, envelope.
-    const body = decider.judge(rawBody, req.headers['x-service-signature']);
+    const body = decider.judge(rawBody, req.headers);
     if (body.verdict === 'refuse')
       return refuse(res, next, started, body.reason, new AppError(body.kind, body.message));
 
     // 6 + 7. Dedupe and enqueue within the budget, else the durable spool.
     const job = deliveryJob({
-      dedupeKey: deliveryKey(rawBody),
+      dedupeKey: body.dedupeKey,
       webhook: body.webhook,
       receivedAt: now(),
       envelope: body.envelope,

@@ -1,17 +1,50 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 
 /**
- * The secrets of one configured webhook; several while a secret is being rotated. Held as
- * KeyObjects: an HMAC keyed with a KeyObject costs a third of one keyed with a Buffer (measured:
- * about 17 us against 52 us per 1.5 KB body), which matters when every secret is tried per request.
+ * How a webhook signs its deliveries (docs/receiver.md#signature-schemes): `platform`, the
+ * platform's Base64 HMAC of the body in one header, or `standard-webhooks`, the Standard Webhooks
+ * scheme (https://www.standardwebhooks.com/): `webhook-id`, `webhook-timestamp`, `webhook-signature`.
  */
-export interface WebhookSecret {
+export type SignatureScheme = 'platform' | 'standard-webhooks';
+export const signatureSchemes: readonly SignatureScheme[] = ['platform', 'standard-webhooks'];
+
+/** The header the platform's signature comes in unless WEBHOOK_SIGNATURE_HEADER names another. */
+export const defaultSignatureHeader = 'x-service-signature';
+
+interface WebhookKeys {
   readonly name: string;
+  /**
+   * Held as KeyObjects: an HMAC keyed with a KeyObject costs a third of one keyed with a Buffer
+   * (measured: about 17 us against 52 us per 1.5 KB body), which matters when every secret is
+   * tried per request.
+   */
   readonly keys: readonly KeyObject[];
+}
+
+/** A webhook signed the platform's way; its signature comes in `header` (lowercase). */
+export interface PlatformWebhook extends WebhookKeys {
+  readonly scheme: 'platform';
+  readonly header: string;
+}
+
+/** A webhook signed the Standard Webhooks way; its keys are the decoded `whsec_` secrets. */
+export interface StandardWebhook extends WebhookKeys {
+  readonly scheme: 'standard-webhooks';
+}
+
+/** The secrets of one configured webhook (several while a secret is rotated) and how it signs. */
+export type WebhookSecret = PlatformWebhook | StandardWebhook;
+
+export interface WebhookOptions {
+  /** Each webhook's scheme; `platform` for all when not given. */
+  schemeOf?: (name: string) => SignatureScheme;
+  /** Each platform-scheme webhook's header; `x-service-signature` for all when not given. */
+  headerOf?: (name: string) => string;
 }
 
 const maxWebhooks = 10;
 const namedEntry = /^([A-Za-z0-9_.-]{1,64})=(.+)$/s;
+const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /**
  * Parses WEBHOOK_SECRETS: comma-separated `name=secret` entries or bare secrets (named `default`).
@@ -19,8 +52,14 @@ const namedEntry = /^([A-Za-z0-9_.-]{1,64})=(.+)$/s;
  * rotation. The platform recommends at most 10 webhooks per network (docs/contract.md#limits).
  * Error messages name the entry by position only: a secret must never reach a log or a terminal.
  * A bare secret that itself looks like `word=...` must be written as `default=word=...`.
+ *
+ * A platform secret is used as its UTF-8 bytes; a Standard Webhooks secret is Base64 of 24 to 64
+ * random bytes, `whsec_` in front (optional, as in the scheme's reference libraries), and the
+ * decoded bytes are the key.
  */
-export function parseWebhookSecrets(text: string): WebhookSecret[] {
+export function parseWebhookSecrets(text: string, options: WebhookOptions = {}): WebhookSecret[] {
+  const schemeOf = options.schemeOf ?? (() => 'platform');
+  const headerOf = options.headerOf ?? (() => defaultSignatureHeader);
   const byName = new Map<string, KeyObject[]>();
   text.split(',').forEach((raw, index) => {
     const entry = raw.trim();
@@ -30,11 +69,35 @@ export function parseWebhookSecrets(text: string): WebhookSecret[] {
     const secret = (match?.[2] ?? entry).trim();
     if (secret === '') throw new Error(`entry ${index + 1} (${name}) has an empty secret`);
     const keys = byName.get(name) ?? [];
-    keys.push(createSecretKey(Buffer.from(secret, 'utf8')));
+    let key: Buffer;
+    try {
+      key = schemeOf(name) === 'standard-webhooks' ? standardSecretKey(secret) : Buffer.from(secret, 'utf8');
+    } catch (error) {
+      throw new Error(`entry ${index + 1} (${name}) ${(error as Error).message}`);
+    }
+    keys.push(createSecretKey(key));
     byName.set(name, keys);
   });
   if (byName.size > maxWebhooks) {
     throw new Error(`${byName.size} webhook names given; at most ${maxWebhooks} are supported`);
   }
-  return [...byName].map(([name, keys]) => ({ name, keys }));
+  return [...byName].map(([name, keys]): WebhookSecret => {
+    const scheme = schemeOf(name);
+    return scheme === 'platform' ? { name, keys, scheme, header: headerOf(name) } : { name, keys, scheme };
+  });
+}
+
+/**
+ * The HMAC key of a Standard Webhooks secret: the Base64 after `whsec_` (the prefix is optional, as
+ * in the scheme's reference libraries), decoded; the scheme asks for 24 to 64 random bytes. The
+ * error says what is wrong without repeating the secret.
+ */
+export function standardSecretKey(secret: string): Buffer {
+  const encoded = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
+  const expected = 'a Standard Webhooks secret, whsec_ and Base64 of 24 to 64 bytes';
+  if (!base64.test(encoded)) throw new Error(`is not ${expected}`);
+  const key = Buffer.from(encoded, 'base64');
+  if (key.length < 24 || key.length > 64)
+    throw new Error(`decodes to ${key.length} bytes; expected ${expected}`);
+  return key;
 }

@@ -9,7 +9,7 @@ import { cleanEnv, runScript, startScript } from '../support/run-script.ts';
 import { useQueuePrefix } from '../support/suite-resources.ts';
 import { accepts, externalAddress } from '../support/external-address.ts';
 import { testStack } from '../support/test-stack.ts';
-import { channelDidCreate, sign } from './support/signed-request.ts';
+import { channelDidCreate, sign, standardEvent, testStandardSecret } from './support/signed-request.ts';
 
 const secret = 'main-test-secret-value';
 
@@ -24,6 +24,29 @@ describe('receiver/main.ts', function () {
     dir = mkdtempSync(join(tmpdir(), 'receiver-main-'));
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Starts main.ts on a free port with one webhook (eu) and `extra` variables; resolves once it listens. */
+  const start = async (extra: NodeJS.ProcessEnv) => {
+    const port = await freePort();
+    const started = await startScript(
+      'receiver/main.ts',
+      cleanEnv({
+        REDIS_URL: testStack().redisUrl,
+        QUEUE_PREFIX: useQueuePrefix(),
+        RECEIVER_PORT: String(port),
+        WEBHOOK_SECRETS: `eu=${secret}`,
+        SPOOL_DIR: join(dir, `spool-${port}`),
+        ...extra,
+      }),
+      /receiver listening/,
+    );
+    return { port, ...started };
+  };
+  const stop = async (child: ChildProcess) => {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  };
 
   describe('with a non-canonical address in WEBHOOK_ALLOW_CIDRS', () => {
     it('stops start-up with one line naming the variable and the entry', async () => {
@@ -60,19 +83,7 @@ describe('receiver/main.ts', function () {
 
   describe('started with the allowlist off', () => {
     it('warns, accepts a delivery from scripts/sign-and-send, cuts off a slowloris client, finishes in-flight requests on SIGTERM, never logs the secret', async () => {
-      const port = await freePort();
-      const { child, output } = await startScript(
-        'receiver/main.ts',
-        cleanEnv({
-          REDIS_URL: testStack().redisUrl,
-          QUEUE_PREFIX: useQueuePrefix(),
-          RECEIVER_PORT: String(port),
-          WEBHOOK_SECRETS: `eu=${secret}`,
-          WEBHOOK_ALLOWLIST: 'off',
-          SPOOL_DIR: join(dir, 'spool'),
-        }),
-        /receiver listening/,
-      );
+      const { port, child, output } = await start({ WEBHOOK_ALLOWLIST: 'off' });
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       // A slowloris client: starts a request and never finishes its headers.
       const slowClientStarted = Date.now();
@@ -136,29 +147,72 @@ describe('receiver/main.ts', function () {
     });
   });
 
-  describe('where it listens', () => {
-    const start = async (extra: NodeJS.ProcessEnv) => {
-      const port = await freePort();
-      const started = await startScript(
-        'receiver/main.ts',
-        cleanEnv({
-          REDIS_URL: testStack().redisUrl,
-          QUEUE_PREFIX: useQueuePrefix(),
-          RECEIVER_PORT: String(port),
-          WEBHOOK_SECRETS: `eu=${secret}`,
-          SPOOL_DIR: join(dir, `spool-${port}`),
-          ...extra,
-        }),
-        /receiver listening/,
-      );
-      return { port, ...started };
-    };
-    const stop = async (child: ChildProcess) => {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    };
+  describe('with a platform webhook on its own header and a Standard Webhooks webhook', () => {
+    it('logs one line saying how each webhook is verified (never a secret), and takes both from scripts/sign-and-send', async () => {
+      const standardSecret = testStandardSecret;
+      const { port, child, output } = await start({
+        WEBHOOK_SECRETS: `eu=${secret},acme=${standardSecret}`,
+        WEBHOOK_SIGNATURE_SCHEME: 'acme=standard-webhooks',
+        WEBHOOK_SIGNATURE_HEADER: 'eu=X-EU-Signature',
+        WEBHOOK_TOLERANCE_SECONDS: '120',
+        WEBHOOK_ALLOWLIST: 'off',
+      });
+      try {
+        const lines = output()
+          .split('\n')
+          .filter((line) => line.includes('"webhook signatures"'))
+          .map((line) => JSON.parse(line) as { webhooks: unknown });
+        expect(lines).to.have.lengthOf(1);
+        expect(lines[0]?.webhooks).to.deep.equal([
+          { name: 'eu', scheme: 'platform', headers: 'x-eu-signature', secrets: 1 },
+          {
+            name: 'acme',
+            scheme: 'standard-webhooks',
+            headers: 'webhook-id, webhook-timestamp, webhook-signature',
+            secrets: 1,
+            toleranceSeconds: 120,
+          },
+        ]);
+        const url = `http://127.0.0.1:${port}/webhooks`;
+        const platformFile = join(dir, 'platform-event.json');
+        writeFileSync(platformFile, channelDidCreate('main-schemes'));
+        const standardFile = join(dir, 'standard-event.json');
+        writeFileSync(standardFile, standardEvent('main-schemes'));
+        const send = (file: string, args: string[], sendSecret: string) =>
+          runScript(
+            'scripts/sign-and-send.ts',
+            [file, '--url', url, ...args],
+            cleanEnv({ WEBHOOK_SECRET: sendSecret }),
+          );
 
+        const platform = await send(platformFile, ['--header', 'X-EU-Signature'], secret);
+        expect(platform.stdout.trim()).to.equal('200 {}');
+        const standard = await send(standardFile, ['--scheme', 'standard-webhooks'], standardSecret);
+        expect(standard.stdout.trim()).to.equal('200 {}');
+        const stale = String(Math.floor(Date.now() / 1000) - 121);
+        const refused = await send(
+          standardFile,
+          ['--scheme', 'standard-webhooks', '--timestamp', stale],
+          standardSecret,
+        );
+        expect(refused.stdout.trim()).to.equal(
+          '401 {"status":"error","code":401000,"message":"webhook-timestamp is more than 120 s in the past"}',
+        );
+        expect(refused.code).to.equal(1);
+        const mistyped = await send(standardFile, ['--scheme', 'standard-webhooks'], 'whsec_c2hvcnQ=');
+        expect(mistyped.code).to.equal(2);
+        expect(mistyped.stderr).to.include(
+          'WEBHOOK_SECRET: decodes to 5 bytes; expected a Standard Webhooks secret',
+        );
+      } finally {
+        await stop(child);
+      }
+      expect(output()).not.to.include(secret);
+      expect(output()).not.to.include(standardSecret.slice('whsec_'.length));
+    });
+  });
+
+  describe('where it listens', () => {
     it('is loopback only when no HOST is set: the machine’s other addresses refuse connections', async function () {
       const external = externalAddress();
       if (external === undefined) this.skip();

@@ -18,11 +18,39 @@ describe('receiver configuration', () => {
         WEBHOOK_DEDUPE_SECONDS: 86_400,
         WEBHOOK_ENQUEUE_TIMEOUT_MS: 300,
         SPOOL_DIR: '.data/receiver-spool',
+        WEBHOOK_TOLERANCE_SECONDS: 300,
       });
       expect(config.WEBHOOK_SECRETS.map((secret) => [secret.name, secret.keys.length])).to.deep.equal([
         ['eu', 2],
         ['us', 1],
       ]);
+      expect(config.WEBHOOK_SECRETS.map(({ scheme }) => scheme)).to.deep.equal(['platform', 'platform']);
+    });
+
+    it('reads every platform signature from x-service-signature', () => {
+      const headers = loadReceiverConfig(secrets).WEBHOOK_SECRETS.map((secret) =>
+        secret.scheme === 'platform' ? secret.header : undefined,
+      );
+      expect(headers).to.deep.equal(['x-service-signature', 'x-service-signature']);
+    });
+  });
+
+  describe('with a scheme and a header per webhook', () => {
+    it('gives each webhook its own, and the bare value to those not named', () => {
+      const config = loadReceiverConfig({
+        WEBHOOK_SECRETS: `eu=s1,us=s3,acme=whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+        WEBHOOK_SIGNATURE_SCHEME: 'acme=standard-webhooks',
+        WEBHOOK_SIGNATURE_HEADER: 'X-Platform-Signature, us=X-US-Signature',
+        WEBHOOK_TOLERANCE_SECONDS: '60',
+      });
+      expect(
+        config.WEBHOOK_SECRETS.map((secret) =>
+          secret.scheme === 'platform'
+            ? `${secret.name}:${secret.header}`
+            : `${secret.name}:${secret.scheme}`,
+        ),
+      ).to.deep.equal(['eu:x-platform-signature', 'us:x-us-signature', 'acme:standard-webhooks']);
+      expect(config.WEBHOOK_TOLERANCE_SECONDS).to.equal(60);
     });
   });
 
@@ -34,6 +62,19 @@ describe('receiver configuration', () => {
     ['WEBHOOK_ENQUEUE_TIMEOUT_MS', '5000', 'expected a whole number from 1 to 1000'],
     ['WEBHOOK_PATH', 'webhooks', 'expected a path starting with "/"'],
     ['WEBHOOK_SECRETS', 'eu=topsecret,,us=x', 'entry 2 is empty'],
+    [
+      'WEBHOOK_SIGNATURE_SCHEME',
+      'eu=svix',
+      'entry 1 (eu): "svix" is not a scheme; expected platform or standard-webhooks',
+    ],
+    [
+      'WEBHOOK_SIGNATURE_SCHEME',
+      'EU=standard-webhooks',
+      '"EU" is not a webhook of WEBHOOK_SECRETS (eu, us); did you mean "eu"?',
+    ],
+    ['WEBHOOK_SIGNATURE_HEADER', 'x sig', 'entry 1: "x sig" is not an HTTP header name'],
+    ['WEBHOOK_SIGNATURE_HEADER', 'ue=x-sig', '"ue" is not a webhook of WEBHOOK_SECRETS (eu, us)'],
+    ['WEBHOOK_TOLERANCE_SECONDS', '7200', 'expected a whole number from 1 to 3600'],
   ] as const) {
     describe(`with ${variable}=${value}`, () => {
       it('fails with one line naming the variable and the problem', () => {
@@ -46,4 +87,33 @@ describe('receiver configuration', () => {
       });
     });
   }
+
+  describe('with a standard-webhooks webhook', () => {
+    const standard = {
+      WEBHOOK_SECRETS: 'eu=topsecret,acme=topsecret',
+      WEBHOOK_SIGNATURE_SCHEME: 'acme=standard-webhooks',
+    };
+
+    it('refuses a secret that is not whsec_ Base64, naming WEBHOOK_SECRETS and the entry, not the secret', () => {
+      expect(() => loadReceiverConfig(standard))
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.includes('WEBHOOK_SECRETS: entry 2 (acme) is not a Standard Webhooks secret')
+        .and.does.not.include('topsecret');
+    });
+
+    it('refuses a header for it: its signature always comes in webhook-signature', () => {
+      const key = `whsec_${Buffer.alloc(24, 3).toString('base64')}`;
+      expect(() =>
+        loadReceiverConfig({
+          ...standard,
+          WEBHOOK_SECRETS: `eu=s,acme=${key}`,
+          WEBHOOK_SIGNATURE_HEADER: 'acme=x-sig',
+        }),
+      )
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.includes('WEBHOOK_SIGNATURE_HEADER: webhook "acme" uses standard-webhooks');
+    });
+  });
 });

@@ -21,4 +21,44 @@ describe('scripts/sign-and-send.ts', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  describe('with --scheme', () => {
+    const send = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
+      const dir = mkdtempSync(join(tmpdir(), 'sign-and-send-'));
+      try {
+        writeFileSync(join(dir, 'event.json'), '{}');
+        return await runScript(
+          'scripts/sign-and-send.ts',
+          [join(dir, 'event.json'), '--url', 'http://127.0.0.1:9/webhooks', ...args],
+          cleanEnv({ STACK_DATA_DIR: dir, ...env }),
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    };
+
+    it('exits 2 naming --scheme for an unknown scheme, and suggests the one meant', async () => {
+      const result = await send(['--scheme', 'standard'], { WEBHOOK_SECRET: 'x' });
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.include('--scheme: "standard" is not a scheme');
+      expect(result.stderr).to.include('did you mean "standard-webhooks"?');
+    });
+
+    it('standard-webhooks: exits 2 without a secret (the machine’s development secret is not a whsec_ one)', async () => {
+      const result = await send(['--scheme', 'standard-webhooks']);
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.include('WEBHOOK_SECRET: not set');
+    });
+
+    it('standard-webhooks: exits 2 on --header, whose signature always goes in webhook-signature', async () => {
+      const secret = `whsec_${Buffer.alloc(24, 1).toString('base64')}`;
+      const result = await send(['--scheme', 'standard-webhooks', '--header', 'x-sig'], {
+        WEBHOOK_SECRET: secret,
+      });
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.include(
+        '--header: a standard-webhooks signature always goes in webhook-signature',
+      );
+    });
+  });
 });

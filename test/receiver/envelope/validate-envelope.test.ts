@@ -274,3 +274,40 @@ describe('validateEnvelope against JSON.parse (properties)', () => {
     );
   });
 });
+
+describe('validateEnvelope for a Standard Webhooks payload', () => {
+  const standard = (text: string) => validateEnvelope(Buffer.from(text), 'standard-webhooks');
+
+  it('takes the event from type and hands on the whole payload as the data, on one line', () => {
+    const body =
+      '\ufeff {"type":"invoice.paid",\n"timestamp":"2026-11-20T09:00:00Z","data":{"n":12345678901234567890}}\n';
+    const result = standard(body);
+    expect(result.ok && result.envelope.event).to.equal('invoice.paid');
+    expect(result.ok && result.envelope.dataJson).to.not.match(/[\r\n]/);
+    expect(result.ok && result.envelope.dataJson).to.include('12345678901234567890');
+    expect(dataOf(result)).to.deep.equal(JSON.parse(body.slice(1)));
+  });
+
+  it('does not ask for data or timestamp: Standard Webhooks only recommends them', () => {
+    expect(standard('{"type":"ping"}')).to.deep.equal({
+      ok: true,
+      envelope: { event: 'ping', dataJson: '{"type":"ping"}' },
+    });
+  });
+
+  for (const [text, message] of [
+    ['{"event":"x","data":{}}', '"type" must be a non-empty string'],
+    ['{"type":"","data":{}}', '"type" must be a non-empty string'],
+    ['{"type":{"a":1}}', '"type" must be a non-empty string'],
+    ['["type"]', 'must be a JSON object'],
+    ['{"type":"x"', 'not valid JSON'],
+  ] as const) {
+    it(`refuses ${JSON.stringify(text)}`, () => {
+      expect(standard(text)).to.have.property('message').that.includes(message);
+    });
+  }
+
+  it('reads a type nested deeper as no type: only the top level counts', () => {
+    expect(standard('{"data":{"type":"x"}}')).to.have.property('message').that.includes('"type"');
+  });
+});

@@ -1,8 +1,18 @@
 import { expect } from 'chai';
+import { createHash } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { channelDidCreate, signedHeaders } from '../support/signed-request.ts';
+import { messageKey } from '../../../receiver/message-key.ts';
+import {
+  channelDidCreate,
+  sign,
+  signedHeaders,
+  standardEvent,
+  standardHeaders,
+  testSecret,
+  testStandardSecret,
+} from '../support/signed-request.ts';
 import { queuedJobIds, useReceiver, type ReceiverOptions } from '../support/use-receiver.ts';
 
 // The test client always connects from loopback; "the platform" is simulated with a regional
@@ -213,5 +223,140 @@ describe('POST /webhooks with two Content-Type header lines', () => {
     const before = await queuedJobIds(receiver());
     expect(await send(['application/json'], channelDidCreate('one-type'))).to.equal(200);
     expect(await queuedJobIds(receiver())).to.have.lengthOf(before.length + 1);
+  });
+});
+
+describe('POST /webhooks with a webhook on its own header and a Standard Webhooks webhook', () => {
+  const hubSecret = 'hub-secret-do-not-use';
+  const options: ReceiverOptions = {
+    secrets: `eu=${testSecret},gh=${hubSecret},sw=${testStandardSecret}`,
+    schemes: 'sw=standard-webhooks',
+    headers: 'gh=X-Hub-Signature',
+  };
+  const receiver = useReceiver(options);
+  const post = (body: string, headers: Record<string, string>) =>
+    request(receiver().app).post('/webhooks').set(headers).send(body);
+  const now = () => Math.floor(Date.now() / 1000);
+
+  describe('a Standard Webhooks delivery', () => {
+    it('responds 200 {} and queues one job keyed by its webhook-id, the payload’s type as the event, the whole payload as data', async () => {
+      const body = standardEvent('http-1');
+      const res = await post(body, standardHeaders(body, { id: 'msg_http_1' })).expect(200);
+      expect(res.body).to.deep.equal({});
+      const job = await receiver().queue.queue.getJob(messageKey('sw', 'msg_http_1'));
+      expect(job?.data).to.deep.include({
+        dedupeKey: messageKey('sw', 'msg_http_1'),
+        webhook: 'sw',
+        event: 'invoice.paid',
+        data: JSON.parse(body),
+      });
+    });
+
+    it('queues a retry of the same message (new timestamp and signature) once, counting the duplicate', async () => {
+      const body = standardEvent('http-retry');
+      await post(body, standardHeaders(body, { id: 'msg_http_retry', timestamp: now() - 30 })).expect(200);
+      const before = await queuedJobIds(receiver());
+      const res = await post(body, standardHeaders(body, { id: 'msg_http_retry' })).expect(200);
+      expect(res.body).to.deep.equal({});
+      expect(await queuedJobIds(receiver())).to.deep.equal(before);
+      expect(await receiver().registry.metrics()).to.match(
+        /webhook_dropped_total\{reason="duplicate"[^}]*\} 1/,
+      );
+    });
+
+    it('queues two messages with identical bodies but different ids as two events', async () => {
+      const body = standardEvent('http-twice');
+      await post(body, standardHeaders(body, { id: 'msg_http_twice_1' })).expect(200);
+      await post(body, standardHeaders(body, { id: 'msg_http_twice_2' })).expect(200);
+      const ids = await queuedJobIds(receiver());
+      expect(ids).to.include.members([
+        messageKey('sw', 'msg_http_twice_1'),
+        messageKey('sw', 'msg_http_twice_2'),
+      ]);
+    });
+
+    it('is dropped as the legacy duplicate when it carries x-legacy-signature, as configured', async () => {
+      const body = standardEvent('http-legacy');
+      const before = await queuedJobIds(receiver());
+      await post(body, { ...standardHeaders(body), 'x-legacy-signature': 'x' }).expect(200);
+      expect(await queuedJobIds(receiver())).to.deep.equal(before);
+    });
+
+    const body = standardEvent('http-refused');
+    for (const [rule, headers, message] of [
+      [
+        'a stale timestamp',
+        () => standardHeaders(body, { timestamp: now() - 301 }),
+        'webhook-timestamp is more than 300 s in the past',
+      ],
+      [
+        'a future timestamp',
+        () => standardHeaders(body, { timestamp: now() + 301 }),
+        'webhook-timestamp is more than 300 s in the future',
+      ],
+      ['no webhook-id', () => ({ ...standardHeaders(body), 'webhook-id': '' }), 'webhook-id is missing'],
+      [
+        'no webhook-timestamp',
+        () => ({ ...standardHeaders(body), 'webhook-timestamp': '' }),
+        'webhook-timestamp is missing',
+      ],
+      [
+        'no webhook-signature',
+        () => ({ ...standardHeaders(body), 'webhook-signature': '' }),
+        'webhook-signature is missing',
+      ],
+      [
+        'a signature for another id',
+        () => ({ ...standardHeaders(body, { id: 'msg_a' }), 'webhook-id': 'msg_b' }),
+        'webhook-signature is not valid',
+      ],
+    ] as const) {
+      it(`with ${rule}: responds 401 with the JSON error naming it and queues nothing`, async () => {
+        const before = await queuedJobIds(receiver());
+        const res = await post(body, headers()).expect(401);
+        expect(res.body).to.deep.equal({ status: 'error', code: 401000, message });
+        expect(await queuedJobIds(receiver())).to.deep.equal(before);
+      });
+    }
+  });
+
+  describe('a platform delivery', () => {
+    it('of webhook gh is accepted in X-Hub-Signature', async () => {
+      const body = channelDidCreate('http-gh');
+      await post(body, {
+        'content-type': 'application/json',
+        'x-hub-signature': sign(body, hubSecret),
+      }).expect(200);
+      expect(
+        (await receiver().queue.queue.getJob(createHash('sha256').update(body).digest('hex')))?.data.webhook,
+      ).to.equal('gh');
+    });
+
+    it('of webhook eu is still accepted in x-service-signature', async () => {
+      const body = channelDidCreate('http-eu');
+      await post(body, signedHeaders(body)).expect(200);
+    });
+
+    it('without any signature header is refused naming the headers it could carry', async () => {
+      const body = channelDidCreate('http-none');
+      const res = await post(body, { 'content-type': 'application/json' }).expect(401);
+      expect(res.body.message).to.equal(
+        'x-service-signature or x-hub-signature or webhook-signature is missing',
+      );
+    });
+  });
+
+  describe('from a source outside the allowlist', () => {
+    const outside = useReceiver({ ...options, allow: frankfurt });
+
+    it('a valid Standard Webhooks delivery is refused with 403 before its signature is looked at', async () => {
+      const body = standardEvent('http-outside');
+      const res = await request(outside().app)
+        .post('/webhooks')
+        .set(standardHeaders(body))
+        .send(body)
+        .expect(403);
+      expect(res.body.code).to.equal(403000);
+    });
   });
 });

@@ -44,3 +44,46 @@ describe('parseWebhookSecrets', () => {
     expect(parseWebhookSecrets(text)).to.have.lengthOf(10);
   });
 });
+
+describe('parseWebhookSecrets with Standard Webhooks webhooks', () => {
+  const key24 = Buffer.alloc(24, 9).toString('base64');
+  const parse = (text: string) =>
+    parseWebhookSecrets(text, { schemeOf: (name) => (name === 'sw' ? 'standard-webhooks' : 'platform') });
+
+  it('keys a standard-webhooks webhook with the decoded Base64 secret, with or without whsec_', () => {
+    const [webhook] = parse(`sw=whsec_${key24},sw=${key24}`);
+    expect(webhook?.scheme).to.equal('standard-webhooks');
+    expect(webhook?.keys.map((key) => key.export().toString('hex'))).to.deep.equal([
+      Buffer.alloc(24, 9).toString('hex'),
+      Buffer.alloc(24, 9).toString('hex'),
+    ]);
+  });
+
+  it('keys a platform webhook beside it with its secret’s UTF-8 bytes, under x-service-signature', () => {
+    const [, platform] = parse(`sw=whsec_${key24},eu=s3cret`);
+    expect(platform).to.deep.include({ name: 'eu', scheme: 'platform', header: 'x-service-signature' });
+    expect(platform?.keys[0]?.export().toString('utf8')).to.equal('s3cret');
+  });
+
+  it('gives each platform webhook the header headerOf names', () => {
+    const webhooks = parseWebhookSecrets('eu=a,us=b', { headerOf: (name) => `x-${name}-signature` });
+    expect(webhooks.map((webhook) => webhook.scheme === 'platform' && webhook.header)).to.deep.equal([
+      'x-eu-signature',
+      'x-us-signature',
+    ]);
+  });
+
+  for (const [secret, message] of [
+    ['whsec_not base64!', 'entry 1 (sw) is not a Standard Webhooks secret'],
+    ['whsec_c2VjcmV0=', 'entry 1 (sw) is not a Standard Webhooks secret'],
+    [`whsec_${Buffer.alloc(23).toString('base64')}`, 'entry 1 (sw) decodes to 23 bytes'],
+    [`whsec_${Buffer.alloc(65).toString('base64')}`, 'entry 1 (sw) decodes to 65 bytes'],
+  ] as const) {
+    it(`refuses ${secret.slice(0, 20)}… without echoing it`, () => {
+      expect(() => parse(`sw=${secret}`))
+        .to.throw(message)
+        .with.property('message')
+        .that.does.not.include(secret);
+    });
+  }
+});

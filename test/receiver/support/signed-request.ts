@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { signBody } from '../../../receiver/signature/sign-body.ts';
+import { standardSignatureHeaders } from '../../../receiver/signature/sign-standard.ts';
 
 /** The secret the receiver under test is configured with (`default` webhook). */
 export const testSecret = 'test-secret-do-not-use';
@@ -47,4 +49,27 @@ export function channelDidCreate(channelId = 'ch-1'): string {
 /** Headers of a valid signed delivery of `body`. */
 export function signedHeaders(body: string | Buffer, secret = testSecret): Record<string, string> {
   return { 'content-type': 'application/json', 'x-service-signature': sign(body, secret) };
+}
+
+/** The secret of the Standard Webhooks webhook in tests: `whsec_` and Base64 of 37 bytes. */
+export const testStandardSecret = `whsec_${Buffer.from('standard-webhooks-test-key-do-not-use').toString('base64')}`;
+
+/** A Standard Webhooks payload (`type`, `timestamp`, `data`), as Svix and others send them. */
+export function standardEvent(id = 'inv-1', type = 'invoice.paid'): string {
+  return JSON.stringify({
+    type,
+    timestamp: '2026-11-20T09:00:00.000Z',
+    data: { invoiceId: id, amount: 1250 },
+  });
+}
+
+/** Headers of a valid Standard Webhooks delivery of `body`; each part can be changed. */
+export function standardHeaders(
+  body: string | Buffer,
+  change: { id?: string; timestamp?: number; secret?: string } = {},
+): Record<string, string> {
+  const id = change.id ?? `msg_${randomUUID()}`;
+  const timestamp = change.timestamp ?? Math.floor(Date.now() / 1000);
+  const secret = change.secret ?? testStandardSecret;
+  return { 'content-type': 'application/json', ...standardSignatureHeaders(body, secret, { id, timestamp }) };
 }

@@ -6,7 +6,7 @@ import { parseTrustProxy } from '../../../receiver/address/parse-trust-proxy.ts'
 import { createAllowlist } from '../../../receiver/allowlist/create-allowlist.ts';
 import { parseRegions } from '../../../receiver/allowlist/parse-regions.ts';
 import type { WebhookSettings } from '../../../receiver/http/create-webhook-handler.ts';
-import { parseWebhookSecrets } from '../../../receiver/signature/parse-webhook-secrets.ts';
+import { loadReceiverConfig } from '../../../receiver/receiver-config.ts';
 import { wireReceiver, type Receiver } from '../../../receiver/wire-receiver.ts';
 import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
@@ -24,6 +24,10 @@ export interface ReceiverOptions {
   regions?: string;
   trustProxy?: string;
   secrets?: string;
+  /** WEBHOOK_SIGNATURE_SCHEME and WEBHOOK_SIGNATURE_HEADER, read with `secrets` as main.ts reads them. */
+  schemes?: string;
+  headers?: string;
+  timestampToleranceSeconds?: number;
   maxBodyBytes?: number;
   redisUrl?: string;
   spoolDir?: string;
@@ -42,7 +46,14 @@ export function testSettings(options: ReceiverOptions = {}): WebhookSettings {
           ? undefined
           : parseCidrList(options.allow ?? '127.0.0.1'),
     trustProxy: parseTrustProxy(options.trustProxy ?? 'off'),
-    secrets: parseWebhookSecrets(options.secrets ?? testSecret),
+    secrets: loadReceiverConfig({
+      WEBHOOK_SECRETS: options.secrets ?? testSecret,
+      WEBHOOK_SIGNATURE_SCHEME: options.schemes,
+      WEBHOOK_SIGNATURE_HEADER: options.headers,
+    }).WEBHOOK_SECRETS,
+    ...(options.timestampToleranceSeconds === undefined
+      ? {}
+      : { timestampToleranceSeconds: options.timestampToleranceSeconds }),
     maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
   };
 }

@@ -1,0 +1,33 @@
+import { loadOrExit } from '../../shared/config/load-or-exit.ts';
+import { listenHostOf } from '../../shared/config/listen-config.ts';
+import { loadReceiverConfig } from '../../receiver/receiver-config.ts';
+import { startOwnServer, type VerifiedEvent } from './start-own-server.ts';
+
+/**
+ * The own-server example as a program: verifies deliveries with the receiver's variables
+ * (WEBHOOK_SECRETS, WEBHOOK_SIGNATURE_SCHEME, WEBHOOK_SIGNATURE_HEADER, ...) and prints one line
+ * per event. Replace `handle` with your own code (docs/receiver.md#verifying-in-your-own-http-server).
+ */
+const handle = (event: VerifiedEvent) => {
+  process.stdout.write(`${event.webhook} ${event.event} ${event.key}\n`);
+};
+
+const config = loadOrExit(() => loadReceiverConfig(process.env));
+const server = await startOwnServer(
+  {
+    secrets: config.WEBHOOK_SECRETS,
+    timestampToleranceSeconds: config.WEBHOOK_TOLERANCE_SECONDS,
+    port: config.RECEIVER_PORT,
+    host: listenHostOf(config, config.RECEIVER_HOST),
+    path: config.WEBHOOK_PATH,
+    maxBodyBytes: config.WEBHOOK_MAX_BODY_BYTES,
+  },
+  handle,
+);
+process.stdout.write(`listening on ${server.port}${config.WEBHOOK_PATH}\n`);
+
+const stop = () => {
+  void server.close().then(() => process.exit(0));
+};
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);

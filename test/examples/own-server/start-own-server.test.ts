@@ -1,0 +1,128 @@
+import { expect } from 'chai';
+import { createHash } from 'node:crypto';
+import {
+  startOwnServer,
+  type RunningOwnServer,
+  type VerifiedEvent,
+} from '../../../examples/own-server/start-own-server.ts';
+import { freePort } from '../../../scripts/lib/local-servers.ts';
+import { messageKey } from '../../../receiver/message-key.ts';
+import { loadReceiverConfig } from '../../../receiver/receiver-config.ts';
+import {
+  channelDidCreate,
+  signedHeaders,
+  standardEvent,
+  standardHeaders,
+  testSecret,
+  testStandardSecret,
+} from '../../receiver/support/signed-request.ts';
+import { cleanEnv, startScript } from '../../support/run-script.ts';
+import { waitFor } from '../../support/wait-for.ts';
+
+const variables = {
+  WEBHOOK_SECRETS: `eu=${testSecret},billing=${testStandardSecret}`,
+  WEBHOOK_SIGNATURE_SCHEME: 'billing=standard-webhooks',
+};
+
+describe('the own-server example (examples/own-server): the verification core in a plain node:http server', () => {
+  let server: RunningOwnServer | undefined;
+  let seen: VerifiedEvent[] = [];
+  let failing = false;
+  beforeEach(async () => {
+    seen = [];
+    failing = false;
+    server = await startOwnServer(
+      { secrets: loadReceiverConfig(variables).WEBHOOK_SECRETS, port: 0 },
+      (event) => {
+        if (failing) throw new Error('downstream unavailable');
+        seen.push(event);
+      },
+    );
+  });
+  afterEach(async () => {
+    await server?.close();
+  });
+
+  const post = (body: string, headers: Record<string, string>) =>
+    fetch(`http://127.0.0.1:${server?.port}/webhooks`, { method: 'POST', headers, body });
+
+  it('hands on a platform delivery with its webhook, event, data and the body’s SHA-256 as key; answers 200 {}', async () => {
+    const body = channelDidCreate('own-server-1');
+    const res = await post(body, signedHeaders(body));
+    expect(res.status).to.equal(200);
+    expect(await res.json()).to.deep.equal({});
+    expect(seen).to.deep.equal([
+      {
+        webhook: 'eu',
+        event: 'channel.didCreate',
+        data: JSON.parse(body).data,
+        key: createHash('sha256').update(body).digest('hex'),
+      },
+    ]);
+  });
+
+  it('hands on a Standard Webhooks delivery keyed by its webhook-id, with the whole payload as data', async () => {
+    const body = standardEvent('own-server-2');
+    expect((await post(body, standardHeaders(body, { id: 'msg_own_2' }))).status).to.equal(200);
+    expect(seen).to.deep.equal([
+      {
+        webhook: 'billing',
+        event: 'invoice.paid',
+        data: JSON.parse(body),
+        key: messageKey('billing', 'msg_own_2'),
+      },
+    ]);
+  });
+
+  it('refuses a stale Standard Webhooks delivery with the receiver’s 401 JSON error, and hands on nothing', async () => {
+    const body = standardEvent('own-server-3');
+    const res = await post(body, standardHeaders(body, { timestamp: Math.floor(Date.now() / 1000) - 600 }));
+    expect(res.status).to.equal(401);
+    expect(await res.json()).to.deep.equal({
+      status: 'error',
+      code: 401000,
+      message: 'webhook-timestamp is more than 300 s in the past',
+    });
+    expect(seen).to.deep.equal([]);
+  });
+
+  it('refuses a signed body that is not the envelope with 400', async () => {
+    const body = '{"event":"x"}';
+    const res = await post(body, signedHeaders(body));
+    expect(res.status).to.equal(400);
+    expect(((await res.json()) as { message: string }).message).to.equal('"data" must be a JSON object');
+  });
+
+  it('answers 503 when your function throws, so the sender delivers again', async () => {
+    failing = true;
+    const body = channelDidCreate('own-server-5');
+    expect((await post(body, signedHeaders(body))).status).to.equal(503);
+  });
+
+  describe('run as a program (npm run example:own-server)', () => {
+    it('reads the receiver’s variables and prints one line per event', async () => {
+      const port = await freePort();
+      const { child, output } = await startScript(
+        'examples/own-server/main.ts',
+        cleanEnv({ ...variables, RECEIVER_PORT: String(port) }),
+        /listening on/,
+      );
+      try {
+        const body = standardEvent('own-server-program');
+        const res = await fetch(`http://127.0.0.1:${port}/webhooks`, {
+          method: 'POST',
+          headers: standardHeaders(body, { id: 'msg_program' }),
+          body,
+        });
+        expect(res.status).to.equal(200);
+        await waitFor(
+          () => output().includes(`billing invoice.paid ${messageKey('billing', 'msg_program')}`),
+          10_000,
+          'the line',
+        );
+      } finally {
+        child.kill('SIGTERM');
+      }
+    });
+  });
+});

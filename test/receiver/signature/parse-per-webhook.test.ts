@@ -1,0 +1,61 @@
+import { expect } from 'chai';
+import { parsePerWebhook } from '../../../receiver/signature/parse-per-webhook.ts';
+import {
+  parseSignatureHeader,
+  parseSignatureScheme,
+} from '../../../receiver/signature/parse-signature-options.ts';
+
+const entries = <T>(parsed: { fallback: T | undefined; byName: ReadonlyMap<string, T> }) => ({
+  fallback: parsed.fallback,
+  byName: Object.fromEntries(parsed.byName),
+});
+
+describe('parsePerWebhook', () => {
+  it('reads a bare value as the one for every webhook not named', () => {
+    expect(entries(parsePerWebhook('X-Sig', parseSignatureHeader))).to.deep.equal({
+      fallback: 'x-sig',
+      byName: {},
+    });
+  });
+
+  it('reads name=value entries, and one bare value beside them', () => {
+    expect(
+      entries(parsePerWebhook(' acme = standard-webhooks , platform', parseSignatureScheme)),
+    ).to.deep.equal({
+      fallback: 'platform',
+      byName: { acme: 'standard-webhooks' },
+    });
+  });
+
+  for (const [text, message] of [
+    ['a=platform,,b=platform', 'entry 2 is empty'],
+    ['platform,standard-webhooks', 'entry 2: only one entry may leave out the webhook name'],
+    ['a=platform,a=platform', 'entry 2 (a): webhook "a" is named twice'],
+    [
+      'a=standard',
+      'entry 1 (a): "standard" is not a scheme; expected platform or standard-webhooks (did you mean "standard-webhooks"?)',
+    ],
+    ['a=svix', 'entry 1 (a): "svix" is not a scheme; expected platform or standard-webhooks'],
+  ] as const) {
+    it(`refuses ${JSON.stringify(text)}`, () => {
+      expect(() => parsePerWebhook(text, parseSignatureScheme)).to.throw(message);
+    });
+  }
+});
+
+describe('parseSignatureHeader', () => {
+  it('keeps a header name in lowercase, as Node gives header names', () => {
+    expect(parseSignatureHeader('X-Hub-Signature-256')).to.equal('x-hub-signature-256');
+  });
+
+  for (const [value, message] of [
+    ['x sig', '"x sig" is not an HTTP header name'],
+    ['x:sig', '"x:sig" is not an HTTP header name'],
+    ['X-Legacy-Signature', 'it marks the legacy duplicate'],
+    ['webhook-signature', 'it is part of the Standard Webhooks scheme'],
+  ] as const) {
+    it(`refuses ${value}`, () => {
+      expect(() => parseSignatureHeader(value)).to.throw(message);
+    });
+  }
+});
