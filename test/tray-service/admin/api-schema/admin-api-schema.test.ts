@@ -1,12 +1,11 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { adminOpenApi } from '../../../tray-service/admin/admin-openapi.ts';
-import { createOpenApiDocument } from '../../../tray-service/http/openapi.ts';
-import { expectMatchesOpenApi } from '../api/support/openapi-validator.ts';
-import { commentEvent, dedupeKeyOf, membershipEvent, minute, postEvent } from '../worker/event-builder.ts';
-import { useWorker } from '../worker/worker-harness.ts';
-import { ADMIN_TOKEN, adminApp } from './admin-fixtures.ts';
+import { createAdminOpenApiDocument } from '../../../../tray-service/admin/api-schema/admin-api-schema.ts';
+import { expectMatchesOpenApi } from '../../api/support/openapi-validator.ts';
+import { commentEvent, dedupeKeyOf, membershipEvent, minute, postEvent } from '../../worker/event-builder.ts';
+import { useWorker } from '../../worker/worker-harness.ts';
+import { ADMIN_TOKEN, adminApp } from '../admin-fixtures.ts';
 
 interface Layer {
   route?: { path: string | string[]; methods: Record<string, boolean> };
@@ -71,7 +70,7 @@ describe('the admin API’s OpenAPI document against the routes and responses', 
 
   it('documents every JSON route the admin listener serves, and no route it does not serve', () => {
     const documented = Object.entries(
-      createOpenApiDocument(adminOpenApi({ defaultLimit: 50, maxLimit: 500 })).paths,
+      createAdminOpenApiDocument({ defaultLimit: 50, maxLimit: 500 }).paths ?? {},
     )
       .filter(([path]) => path.startsWith('/admin'))
       .flatMap(([path, operations]) =>
