@@ -17,6 +17,8 @@ import {
 } from '../../admin/admin-fixtures.ts';
 import { bearer, useTrayApi } from '../../api/support/api-harness.ts';
 import { expectMatchesOpenApi } from '../../api/support/openapi-validator.ts';
+import { documentedRoutes, servedRoutes } from '../../api/support/served-routes.ts';
+import { useLiveTray } from '../../live/support/live-harness.ts';
 
 describe('GET /openapi.json', () => {
   const api = useTrayApi({ rateLimit: 40 });
@@ -414,5 +416,40 @@ describe('GET /openapi.json on the admin listener', () => {
         down.close();
       }
     });
+  });
+});
+
+describe('the generated documents against the routes the apps serve', function () {
+  this.timeout(60_000);
+  const tray = useLiveTray({ instances: 1, demo: true });
+  /** HTML pages and their assets: served, but no JSON API. */
+  const pages = (route: string) =>
+    route.includes(' /demo') ||
+    route.includes('/admin/queues/') ||
+    /^(GET|POST) \/admin\/(login|logout|console)/.test(route);
+
+  it('documents every route the tray API serves, and no route it does not serve', () => {
+    const app = tray.api.app({
+      live: tray.instance(0).live,
+      demo: true,
+      metrics: { kind: 'token', token: 'metrics-token-for-route-tests-0123456789' },
+    });
+    const served = servedRoutes(app).filter((route) => !pages(route));
+    expect(served).to.deep.equal(documentedRoutes(createTrayOpenApiDocument()));
+  });
+
+  it('documents, on the admin listener, every route of both listeners, and no route neither serves', () => {
+    const trayApp = tray.api.app({ live: tray.instance(0).live, demo: true });
+    const admin = adminApp(tray.api.storage);
+    try {
+      const served = [...new Set([...servedRoutes(trayApp), ...servedRoutes(admin.app)])]
+        .filter((route) => !pages(route))
+        .sort();
+      expect(served).to.deep.equal(
+        documentedRoutes(createAdminOpenApiDocument({ defaultLimit: 50, maxLimit: 500 })),
+      );
+    } finally {
+      admin.close();
+    }
   });
 });
