@@ -75,8 +75,19 @@ export interface OpenApiPart {
 const description =
   'The tray (docs/contract.md#tray) and legacy block list (docs/contract.md#block-list-legacy-beta-deprecated). Every call needs `Authorization: Bearer <JWT>`; the caller is the token\'s `sub` (or `userId` claim). Errors share one shape: `{status:"error", code, message}`.';
 
-/** The served document: the tray API, plus another listener's part (the admin API) when given. */
+let trayOnly: oas31.OpenAPIObject | undefined;
+
+/**
+ * The served document: the tray API, plus another listener's part (the admin API) when given.
+ * Generated once at start-up (tens of milliseconds); the tray API's own is kept, as every app
+ * built in a process serves the same.
+ */
 export function createTrayOpenApiDocument(part?: OpenApiPart): oas31.OpenAPIObject {
+  if (!part) return (trayOnly ??= generate());
+  return generate(part);
+}
+
+function generate(part?: OpenApiPart): oas31.OpenAPIObject {
   return createDocument({
     openapi: '3.1.0',
     info: {
