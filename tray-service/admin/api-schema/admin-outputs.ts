@@ -54,7 +54,7 @@ export const moderationDecision = z.strictObject({
 
 /** What the mapping (docs/tray-engine.md) makes of the stored payload. */
 export const activity = z
-  .object({
+  .strictObject({
     verb: z.enum(trayVerbs),
     targetId: z.string(),
     targetType: z.enum(['community', 'post']),
@@ -62,9 +62,9 @@ export const activity = z
     parentTargetId: z.string().optional(),
     lastActionId: z.string(),
     lastActionSegmentNo: z.number().optional(),
-    feed: z.object({ kind: z.enum(['community', 'user']), id: z.string(), name: z.string() }),
+    feed: z.strictObject({ kind: z.enum(['community', 'user']), id: z.string(), name: z.string() }),
     mentionIn: z.enum(['post', 'comment']).optional(),
-    actor: z.object({
+    actor: z.strictObject({
       userId: z.string(),
       name: z.string(),
       imageUrl: z.string().optional(),
@@ -72,8 +72,8 @@ export const activity = z
     }),
     at: isoDateTime,
     audience: z.discriminatedUnion('kind', [
-      z.object({ kind: z.literal('user'), userId: z.string() }),
-      z.object({ kind: z.literal('community'), communityId: z.string() }),
+      z.strictObject({ kind: z.literal('user'), userId: z.string() }),
+      z.strictObject({ kind: z.literal('community'), communityId: z.string() }),
     ]),
     communityId: z.string().optional(),
   })
