@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { jsonContent } from '../../http/api-schema/error-responses.ts';
+import { jsonContent, jsonResponse as ok } from '../../http/api-schema/error-responses.ts';
 import { adminErrors, adminSecurity, noEvent } from './admin-errors.ts';
 import type { AdminApiSchemas } from './admin-api-schema.ts';
 import { exampleEventKey } from './admin-inputs.ts';
@@ -86,7 +86,7 @@ export function adminPaths(s: AdminApiSchemas): ZodOpenApiPathsObject {
         security,
         requestParams: { path: eventKeyPath },
         responses: {
-          200: { description: 'OK', content: jsonContent(s.adminEventDetail) },
+          200: ok(s.adminEventDetail),
           404: noEvent,
           ...adminErrors,
         },

@@ -1,11 +1,9 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { errorResponse, jsonContent } from '../../http/api-schema/error-responses.ts';
+import { errorResponse, jsonContent, jsonResponse as ok } from '../../http/api-schema/error-responses.ts';
 import { adminErrors, adminSecurity, csrfRefused, noEvent } from './admin-errors.ts';
 import type { AdminApiSchemas } from './admin-api-schema.ts';
 import { eventKeyPath } from './admin-paths.ts';
-
-const ok = (schema: z.ZodType) => ({ description: 'OK', content: jsonContent(schema) });
 
 /**
  * The events console's part of the admin API (docs/operations.md#events-console-api): the
@@ -92,7 +90,7 @@ export function consolePaths(s: AdminApiSchemas): ZodOpenApiPathsObject {
         security,
         requestParams: { path: eventKeyPath },
         responses: {
-          200: { description: 'Replayed', content: jsonContent(s.replayed) },
+          200: ok(s.replayed, 'Replayed'),
           404: noEvent,
           ...csrfRefused,
           415: errorResponse('A body that is not JSON'),

@@ -7,7 +7,7 @@ import {
   checkListBody,
   checkListQuery,
 } from './block-schemas.ts';
-import { errorResponse, header, jsonContent } from './error-responses.ts';
+import { errorResponse, header, jsonContent, jsonResponse } from './error-responses.ts';
 import { trayBodyErrors } from './tray-errors.ts';
 
 /** Deprecation and Sunset: on every block-list answer, errors included. */
@@ -28,7 +28,7 @@ const withBlockHeaders = (responses: Responses): Responses =>
 
 const responses = (description: string, schema: Parameters<typeof jsonContent>[0]) =>
   withBlockHeaders({
-    200: { description, content: jsonContent(schema) },
+    200: jsonResponse(schema, description),
     ...trayBodyErrors,
     410: errorResponse('BLOCK_API=off: the beta is gone'),
   });

@@ -33,3 +33,9 @@ export const header = (description: string, type: 'string' | 'integer' = 'string
 
 /** A JSON body declared by its zod schema. */
 export const jsonContent = (schema: z.ZodType) => ({ 'application/json': { schema } });
+
+/** A success answer with a JSON body. */
+export const jsonResponse = (schema: z.ZodType, description = 'OK'): ZodOpenApiResponseObject => ({
+  description,
+  content: jsonContent(schema),
+});

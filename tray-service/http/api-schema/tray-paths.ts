@@ -1,5 +1,5 @@
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { errorResponse, jsonContent } from './error-responses.ts';
+import { errorResponse, jsonContent, jsonResponse as ok } from './error-responses.ts';
 import { trayBodyErrors, trayErrors } from './tray-errors.ts';
 import {
   dataStringBody,
@@ -11,11 +11,6 @@ import {
   readBody,
   unreadCountBody,
 } from './tray-schemas.ts';
-
-const ok = (schema: Parameters<typeof jsonContent>[0]) => ({
-  description: 'OK',
-  content: jsonContent(schema),
-});
 
 /** The tray endpoints (docs/contract.md#tray), as the document describes them. */
 export const trayPaths: ZodOpenApiPathsObject = {
