@@ -5,8 +5,7 @@ import { mapDomainErrors } from '../http/map-domain-errors.ts';
 import { mapStoreErrors } from '../http/map-store-errors.ts';
 import type { FailedAuthLimit } from '../http/rate-limit/failed-auth-limit.ts';
 import { countFailedAuth, refuseBlockedAddress } from '../http/rate-limit/limit-failed-auth.ts';
-import { createOpenApiDocument } from '../http/openapi.ts';
-import { adminOpenApi } from './admin-openapi.ts';
+import { createAdminOpenApiDocument } from './api-schema/admin-api-schema.ts';
 import { createAdminRouter, type AdminRouterDeps } from './create-admin-router.ts';
 
 export interface AdminAppDeps extends AdminRouterDeps {
@@ -35,7 +34,7 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   app.use(helmet());
   // Guessing the admin credential is refused per address like guessing a user token.
   if (deps.failedAuth) app.use(refuseBlockedAddress(deps.failedAuth));
-  const openApi = createOpenApiDocument(adminOpenApi(deps.limits));
+  const openApi = createAdminOpenApiDocument(deps.limits);
   app.get('/openapi.json', (_req, res) => {
     res.json(openApi);
   });

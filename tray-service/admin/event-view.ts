@@ -1,26 +1,12 @@
 import { DAY_MS } from '../../shared/time/durations.ts';
 import type { Activity } from '../domain/activity.ts';
 import { toDecisionView } from '../domain/decision-doc.ts';
-import type { ModerationAction } from '../domain/moderation-action.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { EventDetail } from '../use-cases/event-detail.ts';
+import type { AdminEventView } from './api-schema/admin-outputs.ts';
 
 /** What the admin API shows of a stored event: `key` is the receiver's dedupe key. */
-export interface EventView {
-  key: string;
-  event: string;
-  webhook: string;
-  status: StoredEvent['status'];
-  error?: string;
-  userId?: string;
-  communityId?: string;
-  moderation?: ModerationAction;
-  receivedAt: string;
-  storedAt: string;
-  appliedAt?: string;
-  expiresAt: string;
-  data: Record<string, unknown>;
-}
+export type EventView = AdminEventView;
 
 /** `retentionDays`: EVENTS_RETENTION_DAYS, what an event's expiry is counted from its receipt with. */
 export function toEventView(event: StoredEvent, retentionDays: number): EventView {

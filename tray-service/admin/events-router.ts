@@ -1,19 +1,25 @@
 import { Router } from 'express';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { AppError } from '../../shared/errors/app-error.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { EventsFilter, EventsQuery } from '../use-cases/events-query.ts';
-import { moderationFilters } from '../domain/event-moderation.ts';
 import type { EventDetail } from '../use-cases/event-detail.ts';
 import type { EventRecipients } from '../use-cases/event-recipients.ts';
 import { csvStream } from './csv-stream.ts';
 import { toEventDetailView, toEventView, type EventView } from './event-view.ts';
 import { ndjsonStream } from './ndjson-stream.ts';
 import { decodeCursor, decodeUserCursor, encodeCursor, encodeUserCursor } from '../domain/page-cursor.ts';
-import { isoTime, nonEmpty, pageLimit, parseQuery, requireOrderedRange } from './parse-query.ts';
+import { parseQuery, requireOrderedRange } from './parse-query.ts';
+import {
+  eventsExportQuery,
+  eventsListQuery,
+  recipientsQuery,
+  type eventsFilter,
+} from './api-schema/admin-inputs.ts';
+import type { AdminEventDetailView, AdminEventView, AdminPageView } from './api-schema/admin-outputs.ts';
 
 export interface EventsRouterDeps {
   events: EventsQuery;
@@ -26,32 +32,6 @@ export interface EventsRouterDeps {
   defaultLimit: number;
   maxLimit: number;
 }
-
-/** Values of `status` (StoredEvent); the OpenAPI document lists the same. */
-export const eventStatuses = [
-  'applied',
-  'stored',
-  'unknown',
-  'invalid',
-] as const satisfies readonly StoredEvent['status'][];
-
-const filterShape = {
-  event: nonEmpty('an event name such as post.didCreate').optional(),
-  webhook: nonEmpty('a webhook name').optional(),
-  status: z
-    .enum(eventStatuses, {
-      error: 'expected applied, stored, unknown or invalid',
-    })
-    .optional(),
-  userId: nonEmpty('a user id').optional(),
-  communityId: nonEmpty('a community id').optional(),
-  moderation: z.enum(moderationFilters, { error: `expected ${moderationFilters.join(', ')}` }).optional(),
-  since: isoTime.optional(),
-  until: isoTime.optional(),
-};
-
-/** The export's formats: NDJSON (one event view a line) or CSV (a spreadsheet). */
-export const exportFormats = ['ndjson', 'csv'] as const;
 
 /** The CSV export's columns: the event view's fields, the payload as one JSON cell. */
 export const CSV_COLUMNS = [
@@ -73,10 +53,8 @@ export const CSV_COLUMNS = [
 const csvCells = (view: EventView): string[] =>
   CSV_COLUMNS.map((column) => (column === 'data' ? JSON.stringify(view.data) : String(view[column] ?? '')));
 
-/** The filter query of the list, the export and the tail (one schema, so they accept the same). */
-export const eventsFilterShape = filterShape;
-
-export function toFilter(query: z.infer<z.ZodObject<typeof filterShape>>): EventsFilter {
+/** The filter of the list, the export, the tail and a replay, as the events query takes it. */
+export function toFilter(query: z.infer<typeof eventsFilter>): EventsFilter {
   requireOrderedRange(query);
   return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined));
 }
@@ -84,19 +62,7 @@ export function toFilter(query: z.infer<z.ZodObject<typeof filterShape>>): Event
 /** GET /admin/events (+ /export, /:key): stored events for moderation and analytics teams. */
 export function createEventsRouter(deps: EventsRouterDeps): Router {
   const router = Router();
-  const listSchema = z
-    .object({
-      ...filterShape,
-      limit: pageLimit(deps.defaultLimit, deps.maxLimit),
-      cursor: z.string().optional(),
-    })
-    .strict();
-  const exportSchema = z
-    .object({
-      ...filterShape,
-      format: z.enum(exportFormats, { error: 'expected ndjson or csv' }).default('ndjson'),
-    })
-    .strict();
+  const listSchema = eventsListQuery(deps);
   const view = (event: StoredEvent) => toEventView(event, deps.retentionDays);
 
   router.get('/events', async (req, res) => {
@@ -107,12 +73,12 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
     res.json({
       items: page.items.map(view),
       nextCursor: page.next ? encodeCursor(page.next) : null,
-    });
+    } satisfies AdminPageView<AdminEventView>);
   });
 
   // Before /events/:key, or "export" would be taken for a key.
   router.get('/events/export', async (req, res) => {
-    const { format, ...query } = parseQuery(exportSchema, req.query);
+    const { format, ...query } = parseQuery(eventsExportQuery, req.query);
     const filter = toFilter(query);
     const csv = format === 'csv';
     res.status(200).type(csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson');
@@ -137,12 +103,10 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
   router.get('/events/:key', async (req, res) => {
     const detail = await deps.detail(req.params.key);
     if (!detail) throw new AppError('NOT_FOUND', 'no stored event with this key');
-    res.json(toEventDetailView(detail, deps.retentionDays));
+    res.json(toEventDetailView(detail, deps.retentionDays) satisfies AdminEventDetailView);
   });
 
-  const recipientsSchema = z
-    .object({ limit: pageLimit(deps.defaultLimit, deps.maxLimit), cursor: z.string().optional() })
-    .strict();
+  const recipientsSchema = recipientsQuery(deps);
   router.get('/events/:key/recipients', async (req, res) => {
     const { limit, cursor } = parseQuery(recipientsSchema, req.query);
     const event = await deps.events.get(req.params.key);
@@ -155,7 +119,7 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
     res.json({
       items: page.userIds,
       nextCursor: page.next === undefined ? null : encodeUserCursor(page.next),
-    });
+    } satisfies AdminPageView<string>);
   });
 
   return router;

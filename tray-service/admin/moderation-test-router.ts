@@ -1,11 +1,11 @@
 import { Router } from 'express';
-import { z } from 'zod';
 import { jsonBody } from '../http/require-json.ts';
 import type { RuleTest } from '../use-cases/test-blocked-words.ts';
+import { ruleTestBody } from './api-schema/admin-inputs.ts';
+import type { RuleTestResult } from './api-schema/console-outputs.ts';
 import { parseQuery } from './parse-query.ts';
 
-/** Longest text the tester takes: a long post's worth. */
-export const MAX_TEST_TEXT = 20_000;
+export { MAX_TEST_TEXT } from './api-schema/admin-inputs.ts';
 
 /**
  * POST /admin/moderation/test {text}: what the blocked-words rule, with this instance's list,
@@ -13,10 +13,9 @@ export const MAX_TEST_TEXT = 20_000;
  */
 export function createModerationTestRouter(test: (text: string) => RuleTest): Router {
   const router = Router();
-  const schema = z.object({ text: z.string({ error: 'expected a string' }).max(MAX_TEST_TEXT) }).strict();
   router.post('/moderation/test', ...jsonBody('256kb'), (req, res) => {
-    const { text } = parseQuery(schema, req.body ?? {}, 'field');
-    res.json(test(text));
+    const { text } = parseQuery(ruleTestBody, req.body ?? {}, 'field');
+    res.json(test(text) satisfies RuleTestResult);
   });
   return router;
 }

@@ -1,9 +1,10 @@
 import { Router } from 'express';
-import { z } from 'zod';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { jsonBody } from '../http/require-json.ts';
 import type { ReplayProgress, Replays } from '../use-cases/replay-events.ts';
-import { eventsFilterShape, toFilter } from './events-router.ts';
+import { eventsFilter, nothing } from './api-schema/admin-inputs.ts';
+import type { ReplayedBody, ReplayProgressBody, ReplayStartedBody } from './api-schema/console-outputs.ts';
+import { toFilter } from './events-router.ts';
 import { parseQuery } from './parse-query.ts';
 
 export interface ReplayRouterDeps {
@@ -17,7 +18,7 @@ export interface ReplayRouterDeps {
 const iso = (at: Date | undefined) => (at === undefined ? undefined : at.toISOString());
 
 /** A replay's progress as the API shows it (times ISO 8601). */
-function progressView(progress: ReplayProgress) {
+function progressView(progress: ReplayProgress): ReplayProgressBody {
   const { since, until, ...filter } = progress.filter;
   return {
     id: progress.id,
@@ -43,11 +44,9 @@ function progressView(progress: ReplayProgress) {
  */
 export function createReplayRouter(deps: ReplayRouterDeps): Router {
   const router = Router();
-  const filterBody = z.object(eventsFilterShape).strict();
-  const empty = z.object({}).strict();
 
   router.post('/events/replay', ...jsonBody(), async (req, res) => {
-    const filter = toFilter(parseQuery(filterBody, req.body ?? {}, 'field'));
+    const filter = toFilter(parseQuery(eventsFilter, req.body ?? {}, 'field'));
     const started = await deps.replays.start(filter);
     if ('refused' in started) {
       throw new AppError(
@@ -58,14 +57,14 @@ export function createReplayRouter(deps: ReplayRouterDeps): Router {
     res
       .status(202)
       .location(`${deps.mountPath}/replays/${started.id}`)
-      .json({ id: started.id, total: started.total });
+      .json({ id: started.id, total: started.total } satisfies ReplayStartedBody);
   });
 
   router.post('/events/:key/replay', ...jsonBody(), async (req, res) => {
-    parseQuery(empty, req.body ?? {}, 'field');
+    parseQuery(nothing, req.body ?? {}, 'field');
     const replayed = await deps.replays.one(String(req.params.key));
     if (!replayed) throw new AppError('NOT_FOUND', 'no stored event with this key');
-    res.json({ key: replayed.key, replayed: true, status: replayed.status });
+    res.json({ key: replayed.key, replayed: true, status: replayed.status } satisfies ReplayedBody);
   });
 
   router.get('/replays/:id', async (req, res) => {

@@ -1,6 +1,7 @@
 import express, { Router, type Response } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
 import type { AdminSessions } from './admin-sessions.ts';
+import type { AdminSessionBody } from './api-schema/console-outputs.ts';
 import { readCookie } from './read-cookie.ts';
 import { adminCaller, authenticateAdmin, type AdminAuthOptions } from './require-admin.ts';
 import { ADMIN_SESSION_COOKIE, sessionCookieOptions } from './session-cookie.ts';
@@ -86,7 +87,7 @@ export function createSignInRouter(deps: SignInRouterDeps): Router {
     res.set('Cache-Control', 'no-store').json({
       csrfToken: caller.session.csrfToken,
       expiresAt: new Date(caller.session.expiresAt).toISOString(),
-    });
+    } satisfies AdminSessionBody);
   });
 
   // The queue dashboard signed in at its own address before the sign-in covered the whole admin

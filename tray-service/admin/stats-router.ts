@@ -1,11 +1,12 @@
 import type Bull from 'bull';
 import { Router } from 'express';
-import { z } from 'zod';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { DAY_MS } from '../../shared/time/durations.ts';
 import { chartRange, type EventCharts } from '../use-cases/event-charts.ts';
 import { queueStats } from '../use-cases/queue-stats.ts';
-import { isoTime, parseQuery, requireOrderedRange } from './parse-query.ts';
+import { chartRangeQuery, nothing } from './api-schema/admin-inputs.ts';
+import type { EventsPerMinuteBody, LagChartBody, QueueStatsBody } from './api-schema/console-outputs.ts';
+import { parseQuery, requireOrderedRange } from './parse-query.ts';
 
 export interface StatsRouterDeps {
   charts: EventCharts;
@@ -25,11 +26,10 @@ export const MAX_CHART_MS = DAY_MS;
 export function createStatsRouter(deps: StatsRouterDeps): Router {
   const router = Router();
   const clock = deps.clock ?? Date.now;
-  const rangeSchema = z.object({ since: isoTime.optional(), until: isoTime.optional() }).strict();
 
   /** since/until, defaulting to the last 24 hours, as whole minutes. */
   const rangeOf = (query: unknown) => {
-    const given = parseQuery(rangeSchema, query);
+    const given = parseQuery(chartRangeQuery, query);
     requireOrderedRange(given);
     const until = given.until ?? new Date(clock());
     const since = given.since ?? new Date(until.getTime() - MAX_CHART_MS);
@@ -45,34 +45,32 @@ export function createStatsRouter(deps: StatsRouterDeps): Router {
 
   router.get('/stats/events-per-minute', async (req, res) => {
     const chart = await deps.charts.eventsPerMinute(rangeOf(req.query));
-    res.json({ ...chart, ...iso(chart) });
+    res.json({ ...chart, ...iso(chart) } satisfies EventsPerMinuteBody);
   });
 
   router.get('/stats/lag', async (req, res) => {
     const chart = await deps.charts.lag(rangeOf(req.query));
-    res.json({ ...chart, ...iso(chart) });
+    res.json({ ...chart, ...iso(chart) } satisfies LagChartBody);
   });
 
-  const none = z.object({}).strict();
   router.get('/stats/queue', async (req, res) => {
-    parseQuery(none, req.query);
-    res.json(
-      await queueStats(
-        deps.queues.map((queue) => ({
-          name: queue.name,
-          counts: async () => {
-            const counts = await queue.getJobCounts();
-            return {
-              waiting: counts.waiting,
-              active: counts.active,
-              delayed: counts.delayed,
-              failed: counts.failed,
-              completed: counts.completed,
-            };
-          },
-        })),
-      ),
+    parseQuery(nothing, req.query);
+    const stats: QueueStatsBody = await queueStats(
+      deps.queues.map((queue) => ({
+        name: queue.name,
+        counts: async () => {
+          const counts = await queue.getJobCounts();
+          return {
+            waiting: counts.waiting,
+            active: counts.active,
+            delayed: counts.delayed,
+            failed: counts.failed,
+            completed: counts.completed,
+          };
+        },
+      })),
     );
+    res.json(stats);
   });
 
   return router;

@@ -1,10 +1,10 @@
 import { Router } from 'express';
-import { z } from 'zod';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { sseComment, sseEvent, sseRetry } from '../http/sse-format.ts';
 import { tailEvents } from '../use-cases/events-tail.ts';
 import { toEventView } from './event-view.ts';
-import { eventsFilterShape, toFilter } from './events-router.ts';
+import { eventsFilter } from './api-schema/admin-inputs.ts';
+import { toFilter } from './events-router.ts';
 import { parseQuery } from './parse-query.ts';
 import type { RedisEventsFeed } from './redis-events-feed.ts';
 
@@ -26,12 +26,11 @@ export interface TailRouterDeps {
  */
 export function createTailRouter(deps: TailRouterDeps): Router {
   const router = Router();
-  const schema = z.object(eventsFilterShape).strict();
   const maxTails = deps.maxTails ?? 100;
   const heartbeatMs = deps.heartbeatMs ?? 15_000;
 
   router.get('/events/tail', async (req, res) => {
-    const filter = toFilter(parseQuery(schema, req.query));
+    const filter = toFilter(parseQuery(eventsFilter, req.query));
     if (deps.feed.listeners >= maxTails) {
       throw new AppError('TOO_MANY_STREAMS', `at most ${maxTails} open tails on this instance`, {
         headers: { 'Retry-After': '15' },

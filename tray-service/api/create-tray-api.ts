@@ -18,7 +18,7 @@ import { requireUser } from '../http/auth/require-user.ts';
 import { blockPaths, createBlockRouter } from './block/create-block-router.ts';
 import { mapStoreErrors } from '../http/map-store-errors.ts';
 import { requestMetrics } from '../http/request-metrics.ts';
-import { createOpenApiDocument } from '../http/openapi.ts';
+import { createTrayOpenApiDocument } from '../http/api-schema/tray-api-schema.ts';
 import type { FailedAuthLimit } from '../http/rate-limit/failed-auth-limit.ts';
 import { countFailedAuth, refuseBlockedAddress } from '../http/rate-limit/limit-failed-auth.ts';
 import { createAdmissionLedger } from '../http/rate-limit/admission-ledger.ts';
@@ -93,7 +93,7 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   // failed to authenticate too often.
   if (deps.failedAuth) app.use(refuseBlockedAddress(deps.failedAuth));
   // The admin paths are documented on the admin listener only (createAdminApp).
-  const openApi = createOpenApiDocument();
+  const openApi = createTrayOpenApiDocument();
   app.get('/openapi.json', (_req, res) => {
     res.json(openApi);
   });

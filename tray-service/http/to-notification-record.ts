@@ -1,23 +1,7 @@
 import type { TrayRecord } from '../domain/tray-record.ts';
+import type { NotificationRecord } from './api-schema/notification-record.ts';
 
-/** The public record (docs/contract.md#tray-records). Optional fields are absent rather than null. */
-export interface NotificationRecord {
-  v_tarid_uid: string;
-  description: string;
-  verb: string;
-  imageUrl: string;
-  avatarCustomUrl?: string;
-  targetType: string;
-  targetName: string;
-  hasRead: boolean;
-  lastUpdate: number;
-  actors: { name: string }[];
-  actorsCount: number;
-  parentTargetId?: string;
-  targetId: string;
-  lastActionId: string;
-  lastActionSegmentNo?: number;
-}
+export type { NotificationRecord };
 
 /** Maps a reader's record to its public shape; `description` is rendered by the caller (per locale). */
 export function toNotificationRecord(record: TrayRecord, description: string): NotificationRecord {

@@ -10,7 +10,7 @@ import type { MessageRenderer } from '../messages/message-renderer.ts';
 import { streamCaller } from './stream-caller.ts';
 import { decodeStreamCursor, freshCursor } from './stream-cursor.ts';
 import type { StreamHub } from './stream-hub.ts';
-import { streamQuery } from './stream-inputs.ts';
+import { streamQuery, type StreamTicketBody } from '../http/api-schema/stream-schemas.ts';
 import type { StreamSlots } from './stream-slots.ts';
 import type { StreamTickets } from './stream-tickets.ts';
 
@@ -45,7 +45,9 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
         userId: callerId(res),
         ...(expiresAt === undefined ? {} : { expiresAt }),
       });
-      res.status(201).json({ data: { ticket, expiresIn: deps.tickets.ttlSeconds } });
+      res
+        .status(201)
+        .json({ data: { ticket, expiresIn: deps.tickets.ttlSeconds } } satisfies StreamTicketBody);
     })
     .all(methodNotAllowed(['POST']));
 

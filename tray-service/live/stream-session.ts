@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import type { TrayRecord } from '../domain/tray-record.ts';
+import type { StreamEventData, StreamEventName } from '../http/api-schema/stream-schemas.ts';
 import { toNotificationRecord } from '../http/to-notification-record.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { LiveChange } from './live-change.ts';
@@ -27,7 +28,8 @@ export interface StreamSession {
   /** The last unread count sent (undefined before the first). */
   unread: number | undefined;
   readonly closed: boolean;
-  write(event: string, data: unknown): void;
+  /** One event; its data is what the tray API's schema declares for that event (streamEvents). */
+  write<E extends StreamEventName>(event: E, data: StreamEventData<E>): void;
   record(record: TrayRecord): void;
   cleared(at: number): void;
   deliver(change: LiveChange): void;

@@ -8,7 +8,7 @@ import type { ModerationAction } from '../domain/moderation-action.ts';
 export interface RuleTest {
   rule: 'blocked-words';
   /** What the rule would decide about a post or comment with this text: `flag` on a match, else null. */
-  action: ModerationAction | null;
+  action: Extract<ModerationAction, 'flag'> | null;
   matches: BlockedWordMatch[];
 }
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
-import { exampleEventKey } from '../../../tray-service/admin/admin-openapi.ts';
+import { exampleEventKey } from '../../../tray-service/admin/api-schema/admin-inputs.ts';
 import { toDecisionDoc, type ModerationDecisionDoc } from '../../../tray-service/domain/decision-doc.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { adminOpenApi } from '../../../tray-service/admin/admin-openapi.ts';
-import { createOpenApiDocument } from '../../../tray-service/http/openapi.ts';
+import { createAdminOpenApiDocument } from '../../../tray-service/admin/api-schema/admin-api-schema.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { ADMIN_TOKEN, adminApp, userToken } from './admin-fixtures.ts';
 
@@ -76,7 +75,7 @@ describe('requireAdmin (every /admin data path)', function () {
 
 /** Every data path of the admin API, from its OpenAPI document (a path added there is covered here). */
 function dataPaths(): { method: string; path: string }[] {
-  const paths = createOpenApiDocument(adminOpenApi({ defaultLimit: 50, maxLimit: 500 })).paths as Record<
+  const paths = createAdminOpenApiDocument({ defaultLimit: 50, maxLimit: 500 }).paths as Record<
     string,
     object
   >;

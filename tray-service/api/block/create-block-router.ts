@@ -5,7 +5,14 @@ import type { BlockList } from '../../use-cases/block-list.ts';
 import { callerId } from '../../http/auth/require-user.ts';
 import { parseInput } from '../../http/parse-input.ts';
 import { jsonBody } from '../../http/require-json.ts';
-import { blockListBody, blockMemberBody, checkListQuery } from './block-inputs.ts';
+import {
+  blockListBody,
+  blockMemberBody,
+  checkListQuery,
+  type BlockListPage,
+  type BlockStatusBody,
+  type CheckListBody,
+} from '../../http/api-schema/block-schemas.ts';
 import { deprecationHeaders } from './deprecation-headers.ts';
 
 export interface BlockRouterDeps {
@@ -34,18 +41,18 @@ export function createBlockRouter(deps: BlockRouterDeps): Router {
       const { blockUserId } = parseInput(blockMemberBody, req.body ?? {}, 'body');
       if ((await blocks.block(callerId(res), blockUserId)) === 'self')
         throw new AppError('VALIDATION', 'blockUserId: a user cannot block themselves');
-      res.json({ status: 'success' });
+      res.json({ status: 'success' } satisfies BlockStatusBody);
     })
     .delete(...deps.guard, ...jsonBody(), async (req, res) => {
       const { blockUserId } = parseInput(blockMemberBody, req.body ?? {}, 'body');
       await blocks.unblock(callerId(res), blockUserId);
-      res.json({ status: 'success' });
+      res.json({ status: 'success' } satisfies BlockStatusBody);
     })
     .get(...deps.guard, async (req, res) => {
       const { checkList } = parseInput(checkListQuery, req.query, 'query');
       const blocked = await blocks.check(callerId(res), checkList);
       // fromEntries defines own properties, so an id like "__proto__" stays a plain key.
-      res.json(Object.fromEntries(blocked));
+      res.json(Object.fromEntries(blocked) satisfies CheckListBody);
     })
     .all(methodNotAllowed(['GET', 'POST', 'DELETE']));
 
@@ -56,7 +63,7 @@ export function createBlockRouter(deps: BlockRouterDeps): Router {
       const page = await blocks.page(callerId(res), paginationToken ?? undefined);
       // Another user's cursor is as invalid as a malformed one, and says nothing about that list.
       if (page === 'foreign') throw invalidQueryToken();
-      res.json(page);
+      res.json(page satisfies BlockListPage);
     })
     .all(methodNotAllowed(['POST']));
 

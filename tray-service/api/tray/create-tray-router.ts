@@ -16,7 +16,16 @@ import { admitted } from '../../http/rate-limit/limit-per-user.ts';
 import { jsonBody } from '../../http/require-json.ts';
 import { parseInput } from '../../http/parse-input.ts';
 import { toNotificationRecord } from '../../http/to-notification-record.ts';
-import { historyV2Query, historyV3Query, readBody } from './tray-inputs.ts';
+import {
+  historyV2Query,
+  historyV3Query,
+  readBody,
+  type DataStringBody,
+  type HistoryV2Page,
+  type HistoryV3Page,
+  type MarkAllBody,
+  type UnreadCountBody,
+} from '../../http/api-schema/tray-schemas.ts';
 
 export { V2_EXCLUDED_VERBS } from '../../use-cases/history-page.ts';
 
@@ -70,7 +79,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
     .get(...deps.readGuard, async (_req, res) => {
       const totalUnreadCount = await unreadCount(storage, callerId(res), now());
       await admitted(res);
-      res.json({ data: { totalUnreadCount } });
+      res.json({ data: { totalUnreadCount } } satisfies UnreadCountBody);
     })
     .all(methodNotAllowed(['GET']));
 
@@ -81,7 +90,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
       const page = await pages.v3(callerId(res), query.startAfter, now());
       await admitted(res);
       const data = renderPage(req, res, messages, query.locale, page.records);
-      res.json({ totalPages: page.totalPages, nextPage: page.nextPage, data });
+      res.json({ totalPages: page.totalPages, nextPage: page.nextPage, data } satisfies HistoryV3Page);
     })
     .all(methodNotAllowed(['GET']));
 
@@ -94,7 +103,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
       res.json({
         totalPages: page.totalPages,
         data: renderPage(req, res, messages, query.locale, page.records),
-      });
+      } satisfies HistoryV2Page);
     })
     .all(methodNotAllowed(['GET']));
 
@@ -102,7 +111,9 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
     .route('/v3/mark-all-as-read')
     .get(...deps.guard, async (_req, res) => {
       const marked = await markAll(storage, changes, callerId(res), now());
-      res.json({ data: { message: `marked ${marked} notification${marked === 1 ? '' : 's'} as read` } });
+      res.json({
+        data: { message: `marked ${marked} notification${marked === 1 ? '' : 's'} as read` },
+      } satisfies MarkAllBody);
     })
     .all(methodNotAllowed(['GET']));
 
@@ -110,7 +121,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
     .route('/v2/last-read')
     .post(...deps.guard, async (_req, res) => {
       await markLastRead(storage, changes, callerId(res), now());
-      res.json({ data: 'success' });
+      res.json({ data: 'success' } satisfies DataStringBody);
     })
     .all(methodNotAllowed(['POST']));
 
@@ -125,7 +136,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
         now: now(),
       });
       if (!found) throw new AppError('NOT_FOUND', `no ${body.verb} notification for target ${body.targetId}`);
-      res.json({ data: 'success' });
+      res.json({ data: 'success' } satisfies DataStringBody);
     })
     .all(methodNotAllowed(['POST']));
 
@@ -135,7 +146,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
       const userId = callerId(res);
       await deleteAll(storage, changes, userId, now());
       pages.forget(userId);
-      res.json({ data: 'success' });
+      res.json({ data: 'success' } satisfies DataStringBody);
     })
     .all(methodNotAllowed(['DELETE']));
 

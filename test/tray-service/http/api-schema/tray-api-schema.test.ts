@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createOpenApiDocument } from '../../../tray-service/http/openapi.ts';
-import { adminOpenApi } from '../../../tray-service/admin/admin-openapi.ts';
-import { toDecisionDoc } from '../../../tray-service/domain/decision-doc.ts';
-import { useTrayStorage } from '../../support/use-tray-storage.ts';
-import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
-import { seedRecords } from '../../support/seed-tray.ts';
+import { createAdminOpenApiDocument } from '../../../../tray-service/admin/api-schema/admin-api-schema.ts';
+import { createTrayOpenApiDocument } from '../../../../tray-service/http/api-schema/tray-api-schema.ts';
+import { toDecisionDoc } from '../../../../tray-service/domain/decision-doc.ts';
+import { useTrayStorage } from '../../../support/use-tray-storage.ts';
+import { useStoppablePostgres } from '../../../support/use-stoppable-postgres.ts';
+import { seedRecords } from '../../../support/seed-tray.ts';
 import {
   ADMIN_TOKEN,
   adminApp,
@@ -14,9 +14,11 @@ import {
   eventDoc,
   storeEvents,
   userToken,
-} from '../admin/admin-fixtures.ts';
-import { bearer, useTrayApi } from '../api/support/api-harness.ts';
-import { expectMatchesOpenApi } from '../api/support/openapi-validator.ts';
+} from '../../admin/admin-fixtures.ts';
+import { bearer, useTrayApi } from '../../api/support/api-harness.ts';
+import { expectMatchesOpenApi } from '../../api/support/openapi-validator.ts';
+import { documentedRoutes, servedRoutes } from '../../api/support/served-routes.ts';
+import { useLiveTray } from '../../live/support/live-harness.ts';
 
 describe('GET /openapi.json', () => {
   const api = useTrayApi({ rateLimit: 40 });
@@ -287,7 +289,7 @@ describe('GET /openapi.json on the admin listener', () => {
   it('gives the page limit this app enforces (ADMIN_LIST_MAX_LIMIT), not a fixed one', async () => {
     const res = await request(app).get('/openapi.json').expect(200);
     expect(res.body).to.deep.equal(
-      JSON.parse(JSON.stringify(createOpenApiDocument(adminOpenApi({ defaultLimit: 50, maxLimit: 3 })))),
+      JSON.parse(JSON.stringify(createAdminOpenApiDocument({ defaultLimit: 50, maxLimit: 3 }))),
     );
     const limit = (res.body.paths['/admin/events'].get.parameters as { name: string; schema: object }[]).find(
       (parameter) => parameter.name === 'limit',
@@ -298,7 +300,7 @@ describe('GET /openapi.json on the admin listener', () => {
 
   it('leaves the admin paths out when the admin API is not mounted', () => {
     expect(
-      Object.keys(createOpenApiDocument().paths).filter((path) => path.startsWith('/admin')),
+      Object.keys(createTrayOpenApiDocument().paths ?? {}).filter((path) => path.startsWith('/admin')),
     ).to.deep.equal([]);
   });
 
@@ -414,5 +416,40 @@ describe('GET /openapi.json on the admin listener', () => {
         down.close();
       }
     });
+  });
+});
+
+describe('the generated documents against the routes the apps serve', function () {
+  this.timeout(60_000);
+  const tray = useLiveTray({ instances: 1, demo: true });
+  /** HTML pages and their assets: served, but no JSON API. */
+  const pages = (route: string) =>
+    route.includes(' /demo') ||
+    route.includes('/admin/queues/') ||
+    /^(GET|POST) \/admin\/(login|logout|console)/.test(route);
+
+  it('documents every route the tray API serves, and no route it does not serve', () => {
+    const app = tray.api.app({
+      live: tray.instance(0).live,
+      demo: true,
+      metrics: { kind: 'token', token: 'metrics-token-for-route-tests-0123456789' },
+    });
+    const served = servedRoutes(app).filter((route) => !pages(route));
+    expect(served).to.deep.equal(documentedRoutes(createTrayOpenApiDocument()));
+  });
+
+  it('documents, on the admin listener, every route of both listeners, and no route neither serves', () => {
+    const trayApp = tray.api.app({ live: tray.instance(0).live, demo: true });
+    const admin = adminApp(tray.api.storage);
+    try {
+      const served = [...new Set([...servedRoutes(trayApp), ...servedRoutes(admin.app)])]
+        .filter((route) => !pages(route))
+        .sort();
+      expect(served).to.deep.equal(
+        documentedRoutes(createAdminOpenApiDocument({ defaultLimit: 50, maxLimit: 500 })),
+      );
+    } finally {
+      admin.close();
+    }
   });
 });

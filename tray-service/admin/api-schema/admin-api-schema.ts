@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import type { oas31 } from 'zod-openapi';
+import { createTrayOpenApiDocument } from '../../http/api-schema/tray-api-schema.ts';
+import { ADMIN_SESSION_COOKIE } from '../session-cookie.ts';
+import {
+  chartRangeQuery,
+  decisionsQuery,
+  eventsExportQuery,
+  eventsFilter,
+  eventsListQuery,
+  recipientsQuery,
+  ruleTestBody,
+  type AdminLimits,
+} from './admin-inputs.ts';
+import {
+  activity,
+  adminEvent,
+  adminEventDetail,
+  adminPage,
+  moderationDecision,
+  recipients,
+} from './admin-outputs.ts';
+import { adminPaths } from './admin-paths.ts';
+import * as console from './console-outputs.ts';
+import { consolePaths } from './console-paths.ts';
+
+/**
+ * The admin API's one schema (docs/operations.md#admin-api-description-openapi): every input and
+ * output of the /admin JSON endpoints, declared once in zod, with the page limits this listener
+ * enforces (ADMIN_LIST_DEFAULT_LIMIT, ADMIN_LIST_MAX_LIMIT). The routers parse with the same
+ * declarations; the document served on the admin listener is generated from them. The queue
+ * dashboard (/admin/queues), the sign-in pages and the console's page are HTML, not an API.
+ */
+export function adminApiSchemas(limits: AdminLimits) {
+  return {
+    eventsListQuery: eventsListQuery(limits),
+    eventsExportQuery,
+    eventsFilter,
+    recipientsQuery: recipientsQuery(limits),
+    decisionsQuery: decisionsQuery(limits),
+    chartRangeQuery,
+    ruleTestBody,
+    adminEvent,
+    adminEventPage: adminPage(adminEvent, limits.maxLimit),
+    adminEventDetail,
+    activity,
+    recipients,
+    recipientPage: adminPage(z.string(), limits.maxLimit),
+    moderationDecision,
+    moderationDecisionPage: adminPage(moderationDecision, limits.maxLimit),
+    adminSession: console.adminSession,
+    eventsPerMinute: console.eventsPerMinute,
+    lagChart: console.lagChart,
+    queueStats: console.queueStatsBody,
+    ruleTestResult: console.ruleTestResult,
+    replayFilter: console.replayFilter,
+    replayed: console.replayed,
+    replayStarted: console.replayStarted,
+    replayProgress: console.replayProgress,
+  };
+}
+
+export type AdminApiSchemas = ReturnType<typeof adminApiSchemas>;
+
+const securitySchemes: Record<string, oas31.SecuritySchemeObject> = {
+  adminAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'ADMIN_TOKEN, or an admin JWT: signed with the tray API key and carrying ADMIN_JWT_AUDIENCE and ADMIN_JWT_ISSUER. A user token is never an admin credential, whatever its claims: 401.',
+  },
+  adminSession: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: ADMIN_SESSION_COOKIE,
+    description:
+      'The admin session a browser opens at /admin/login (HTML form: not part of this document). A POST made with it must also send `x-csrf-token` with the session’s token (GET /admin/session), or it is refused with 403.',
+  },
+};
+
+/** The document the admin listener serves: the tray API's, plus every /admin JSON endpoint. */
+export function createAdminOpenApiDocument(limits: AdminLimits): oas31.OpenAPIObject {
+  const s = adminApiSchemas(limits);
+  return createTrayOpenApiDocument({
+    description:
+      'The /admin paths (tag `admin`) take ADMIN_TOKEN or an admin JWT instead (docs/operations.md#admin-and-operators).',
+    securitySchemes,
+    schemas: {
+      AdminEvent: s.adminEvent,
+      AdminEventPage: s.adminEventPage,
+      AdminEventDetail: s.adminEventDetail,
+      ModerationDecision: s.moderationDecision,
+      ModerationDecisionPage: s.moderationDecisionPage,
+      Activity: s.activity,
+      Recipients: s.recipients,
+      RecipientPage: s.recipientPage,
+      AdminSession: s.adminSession,
+      EventsPerMinute: s.eventsPerMinute,
+      LagChart: s.lagChart,
+      QueueStats: s.queueStats,
+      RuleTest: s.ruleTestResult,
+      EventsFilter: s.replayFilter,
+      Replayed: s.replayed,
+      ReplayStarted: s.replayStarted,
+      Replay: s.replayProgress,
+    },
+    paths: { ...adminPaths(s), ...consolePaths(s) },
+  });
+}

@@ -1,0 +1,31 @@
+import type { oas31 } from 'zod-openapi';
+import { errorResponse, header } from '../../http/api-schema/error-responses.ts';
+
+/**
+ * The errors every admin call may answer. 429 only from the failed-authentication limit: the
+ * per-user rate limit guards the tray and block paths only, not /admin.
+ */
+export const adminErrors = {
+  400: errorResponse('A parameter has a bad value or is unknown (code 400001); the message names it'),
+  401: errorResponse(
+    'No credential: neither a bearer (ADMIN_TOKEN or an admin JWT; a user token never is) nor a live admin session cookie',
+    { 'WWW-Authenticate': header('`Bearer` when the token is missing') },
+  ),
+  429: errorResponse('Too many failed authentications from this address (AUTH_FAILURE_LIMIT); code 400311', {
+    'Retry-After': header('Seconds until the address may try again'),
+  }),
+  500: errorResponse('Internal error (no details)'),
+  503: errorResponse('MongoDB, or the JWT key set, is unavailable', {
+    'Retry-After': header('Seconds to wait (MongoDB unavailable)'),
+  }),
+};
+
+/** A POST made with the session cookie but without its CSRF header. */
+export const csrfRefused = {
+  403: errorResponse('A POST with the session cookie but without its x-csrf-token'),
+};
+
+/** Who may call an admin path: a bearer credential or the admin session. */
+export const adminSecurity: oas31.SecurityRequirementObject[] = [{ adminAuth: [] }, { adminSession: [] }];
+
+export const noEvent = errorResponse('No unexpired event with this key');

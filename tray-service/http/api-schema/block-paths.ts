@@ -1,0 +1,68 @@
+import type { ZodOpenApiPathsObject, ZodOpenApiResponseObject } from 'zod-openapi';
+import {
+  blockListBody,
+  blockListPage,
+  blockMemberBody,
+  blockStatusBody,
+  checkListBody,
+  checkListQuery,
+} from './block-schemas.ts';
+import { errorResponse, header, jsonContent, jsonResponse } from './error-responses.ts';
+import { trayBodyErrors } from './tray-errors.ts';
+
+/** Deprecation and Sunset: on every block-list answer, errors included. */
+const blockHeaders = {
+  Deprecation: header('RFC 9745: the block list is deprecated'),
+  Sunset: header('RFC 8594: Wed, 28 Feb 2024 00:00:00 GMT'),
+};
+
+type Responses = Record<number, ZodOpenApiResponseObject>;
+
+const withBlockHeaders = (responses: Responses): Responses =>
+  Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => [
+      status,
+      { ...response, headers: { ...blockHeaders, ...(response.headers as object | undefined) } },
+    ]),
+  );
+
+const responses = (description: string, schema: Parameters<typeof jsonContent>[0]) =>
+  withBlockHeaders({
+    200: jsonResponse(schema, description),
+    ...trayBodyErrors,
+    410: errorResponse('BLOCK_API=off: the beta is gone'),
+  });
+
+const memberBody = { required: true, content: jsonContent(blockMemberBody) };
+
+/** The legacy block list (docs/contract.md#block-list-legacy-beta-deprecated), a deprecated beta. */
+export const blockPaths: ZodOpenApiPathsObject = {
+  '/block/members': {
+    post: {
+      summary: 'Block one user (idempotent)',
+      deprecated: true,
+      requestBody: memberBody,
+      responses: responses('Blocked', blockStatusBody),
+    },
+    delete: {
+      summary: 'Unblock one user (idempotent)',
+      deprecated: true,
+      requestBody: memberBody,
+      responses: responses('Not blocked', blockStatusBody),
+    },
+    get: {
+      summary: 'Which of the given users the caller has blocked',
+      deprecated: true,
+      requestParams: { query: checkListQuery },
+      responses: responses('OK', checkListBody),
+    },
+  },
+  '/block': {
+    post: {
+      summary: "The caller's block list, 20 per page",
+      deprecated: true,
+      requestBody: { required: false, content: jsonContent(blockListBody) },
+      responses: responses('OK', blockListPage),
+    },
+  },
+};

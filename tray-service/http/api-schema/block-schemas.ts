@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { documentedAs } from './query-values.ts';
+
+/** The legacy block list's inputs and outputs (docs/contract.md#block-list-legacy-beta-deprecated). */
+
+/** 4.1: "up to 20 ids" per check. */
+export const CHECK_LIST_MAX = 20;
+
+/** A user id as clients send it: the document types it as a number, real ids are strings. */
+const userId = z
+  .union(
+    [
+      z.string().min(1).max(256),
+      z
+        .number()
+        .int()
+        .nonnegative()
+        .refine((n) => Number.isSafeInteger(n)),
+    ],
+    { error: 'expected a user id (a non-empty string or a whole number)' },
+  )
+  .transform(String)
+  .meta({ description: 'A user id; numbers are read as their decimal string' });
+
+/** POST and DELETE /block/members: one user per call. */
+export const blockMemberBody = z.object({ blockUserId: userId }, { error: 'expected a JSON object' });
+
+/** One entry of a block list, and the cursor of the next page. */
+export const blockEntry = z.strictObject({
+  blocked_userId: z.string(),
+  netid_uid: z.string().meta({ description: '`${NETWORK_ID}_${ownerUserId}`' }),
+});
+
+/** POST /block: the previous page's paginationToken, or nothing for the first page. */
+export const blockListBody = z.object(
+  {
+    paginationToken: z
+      .object(
+        { netid_uid: z.string({ error: 'expected a string' }), blocked_userId: userId },
+        { error: 'expected the paginationToken object of the previous page' },
+      )
+      .nullable()
+      .optional(),
+  },
+  { error: 'expected a JSON object' },
+);
+
+/** GET /block/members?checkList=a&checkList=b. */
+export const checkListQuery = z.object({
+  checkList: z
+    .union([z.string(), z.array(z.string())], {
+      error: 'expected 1 to 20 user ids (repeat checkList per id)',
+    })
+    .transform((value) => (Array.isArray(value) ? value : [value]))
+    .refine((ids) => ids.length >= 1 && ids.length <= CHECK_LIST_MAX, {
+      error: `expected 1 to ${CHECK_LIST_MAX} user ids (repeat checkList per id)`,
+    })
+    .refine((ids) => ids.every((id) => id.length >= 1 && id.length <= 256), {
+      error: 'expected non-empty user ids',
+    })
+    .meta({
+      // One value or several: on the wire, a repeated parameter (form, exploded) is an array.
+      param: { style: 'form', explode: true },
+      ...documentedAs({
+        type: 'array',
+        minItems: 1,
+        maxItems: CHECK_LIST_MAX,
+        items: { type: 'string', minLength: 1, maxLength: 256 },
+      }),
+    }),
+});
+
+/** POST /block: 20 entries a page. */
+export const blockListPage = z.strictObject({
+  results: z.array(blockEntry).max(20),
+  paginationToken: blockEntry.nullable().meta({ description: 'null on the last page' }),
+});
+
+/** POST and DELETE /block/members. */
+export const blockStatusBody = z.strictObject({ status: z.literal('success') });
+
+/** GET /block/members: each given user id mapped to true when the caller has blocked that user. */
+export const checkListBody = z
+  .record(z.string(), z.boolean())
+  .meta({ description: 'Each given user id mapped to true when the caller has blocked that user' });
+
+export type BlockListPage = z.infer<typeof blockListPage>;
+export type BlockStatusBody = z.infer<typeof blockStatusBody>;
+export type CheckListBody = z.infer<typeof checkListBody>;

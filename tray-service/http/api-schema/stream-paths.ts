@@ -1,0 +1,70 @@
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { errorResponse, header, jsonContent } from './error-responses.ts';
+import {
+  streamEventComponent,
+  streamEvents,
+  streamHeaders,
+  streamQuery,
+  streamTicketBody,
+} from './stream-schemas.ts';
+import { trayErrors } from './tray-errors.ts';
+
+const streamDescription = [
+  'Authenticated by the bearer token, or by `ticket` (POST /notifications/v3/stream-ticket) where headers cannot be set (a browser EventSource). Bans and the per-user rate limit apply as on every tray call; opening counts as one call. At most STREAMS_PER_USER streams per user are open at once across all instances.',
+  'Events (each with an `id:`; `data:` is one JSON line):',
+  '`unread` {totalUnreadCount}: first on connect, then whenever the count changes;',
+  '`record` NotificationRecord: a record created or changed, exactly as v3 history returns it, described in the negotiated locale (Content-Language);',
+  '`read` {ids: [v_tarid_uid]}: records marked read (v2/read, v3/mark-all-as-read);',
+  '`cleared` {}: the tray was deleted (v3/delete-all);',
+  '`reset` {}: the Last-Event-ID is too old to resume from; reload the history;',
+  '`expired` {reason: "token-expired", reconnect: true}: the token expired; the stream ends, reconnect with a fresh token or ticket.',
+  'The data of each event is declared in x-events (a schema per event name).',
+  'A comment line every 15 s keeps the connection alive. Reconnecting with Last-Event-ID (or `lastEventId`) sends the count, then every record changed since that id, once. On shutdown the server sends a `retry:` hint and closes the stream. Open the stream first, then read the history: a fresh stream sends what changes from the moment it opens.',
+].join(' ');
+
+/** The live tray (docs/live-tray.md): the stream and its tickets. */
+export const streamPaths: ZodOpenApiPathsObject = {
+  '/notifications/v3/stream': {
+    get: {
+      summary: 'Live tray: server-sent events for the caller (text/event-stream)',
+      description: streamDescription,
+      requestParams: { query: streamQuery, header: streamHeaders },
+      responses: {
+        200: {
+          description: 'The event stream; it stays open until the client, a ban or a shutdown closes it',
+          content: {
+            'text/event-stream': {
+              schema: { type: 'string' },
+              // OpenAPI 3.1 has no schema for the events of a stream: x-events names each event's data.
+              'x-events': Object.fromEntries(
+                Object.keys(streamEvents).map((name) => [
+                  name,
+                  { $ref: `#/components/schemas/${streamEventComponent(name)}` },
+                ]),
+              ),
+            },
+          },
+        },
+        ...trayErrors,
+        401: errorResponse(
+          'Missing, expired or invalid bearer token, an unknown, expired or used ticket, or the user is globally banned',
+        ),
+        429: errorResponse(
+          'Over the per-user rate limit (code 400311), or every one of the STREAMS_PER_USER streams is open (code 429001)',
+          { 'Retry-After': header('Seconds to wait before trying again', 'integer') },
+        ),
+      },
+    },
+  },
+  '/notifications/v3/stream-ticket': {
+    post: {
+      summary: 'A single-use ticket that opens one live stream within 30 s',
+      description:
+        'Browsers cannot set headers on an EventSource, and tokens never go into URLs: this ticket stands in for the bearer token once, on any instance.',
+      responses: {
+        201: { description: 'Issued', content: jsonContent(streamTicketBody) },
+        ...trayErrors,
+      },
+    },
+  },
+};

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { notificationRecord } from './notification-record.ts';
+import { localeQuery } from './query-values.ts';
+
+/** The live tray's inputs and outputs (docs/live-tray.md). */
+
+/** GET /notifications/v3/stream. */
+export const streamQuery = z.object({
+  locale: localeQuery,
+  ticket: z
+    .string({ error: 'expected one ticket' })
+    .max(64)
+    .optional()
+    .meta({
+      param: {
+        description:
+          'A single-use ticket from POST /notifications/v3/stream-ticket, instead of the Authorization header',
+      },
+    }),
+  /** For clients that cannot set Last-Event-ID (a new EventSource): the last id they received. */
+  lastEventId: z
+    .string({ error: 'expected one event id' })
+    .max(1_024)
+    .optional()
+    .meta({
+      param: {
+        description: 'The last event id received, for clients that cannot send the Last-Event-ID header',
+      },
+    }),
+});
+
+/** The header EventSource sends when it reconnects (read by the router as it is, not parsed here). */
+export const streamHeaders = z.object({
+  'Last-Event-ID': z
+    .string()
+    .max(1_024)
+    .optional()
+    .meta({ param: { description: 'The last event id received (EventSource sends it when it reconnects)' } }),
+});
+
+/** POST /notifications/v3/stream-ticket. */
+export const streamTicketBody = z.strictObject({
+  data: z.strictObject({
+    ticket: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
+    expiresIn: z.number().int().meta({ description: 'Seconds the ticket stays valid' }),
+  }),
+});
+
+/** The `data:` line of each event the stream sends, by event name. */
+export const streamEvents = {
+  /** First on connect, then whenever the count changes. */
+  unread: z.strictObject({ totalUnreadCount: z.number().int().min(0) }),
+  /** A record created or changed, exactly as v3 history returns it. */
+  record: notificationRecord,
+  /** Records marked read (v2/read, v3/mark-all-as-read), by v_tarid_uid. */
+  read: z.strictObject({ ids: z.array(z.string()) }),
+  /** The tray was deleted (v3/delete-all). */
+  cleared: z.strictObject({}),
+  /** The Last-Event-ID is too old to resume from: reload the history. */
+  reset: z.strictObject({}),
+  /** The token (or the ticket's token) expired: the stream ends; reconnect with a fresh one. */
+  expired: z.strictObject({ reason: z.literal('token-expired'), reconnect: z.literal(true) }),
+};
+
+/** The document's component for an event's data: NotificationRecord, StreamEvent_unread, ... */
+export const streamEventComponent = (name: string) =>
+  name === 'record' ? 'NotificationRecord' : `StreamEvent_${name}`;
+
+export type StreamTicketBody = z.infer<typeof streamTicketBody>;
+export type StreamEventName = keyof typeof streamEvents;
+export type StreamEventData<E extends StreamEventName> = z.infer<(typeof streamEvents)[E]>;

@@ -1,0 +1,114 @@
+import type { z } from 'zod';
+import { createDocument, type oas31, type ZodOpenApiPathsObject } from 'zod-openapi';
+import * as block from './block-schemas.ts';
+import { blockPaths } from './block-paths.ts';
+import { errorBody } from './error-responses.ts';
+import { notificationRecord } from './notification-record.ts';
+import { healthBody, readinessBody, servicePaths } from './service-paths.ts';
+import * as stream from './stream-schemas.ts';
+import { streamEventComponent } from './stream-schemas.ts';
+import { streamPaths } from './stream-paths.ts';
+import * as tray from './tray-schemas.ts';
+import { trayPaths } from './tray-paths.ts';
+
+/**
+ * The tray API's one schema (docs/tray-api.md#one-schema): every input and output of the tray,
+ * block-list and live-stream endpoints, declared once in zod. The routers parse their inputs with
+ * these schemas and type their answers with z.infer of them; the OpenAPI document served at
+ * /openapi.json is generated from them; the client package imports them.
+ */
+export const trayApiSchemas = {
+  error: errorBody,
+  notificationRecord,
+  historyV3Query: tray.historyV3Query,
+  historyV3Page: tray.historyV3Page,
+  historyV2Query: tray.historyV2Query,
+  historyV2Page: tray.historyV2Page,
+  unreadCountBody: tray.unreadCountBody,
+  readBody: tray.readBody,
+  markAllBody: tray.markAllBody,
+  dataStringBody: tray.dataStringBody,
+  blockMemberBody: block.blockMemberBody,
+  blockListBody: block.blockListBody,
+  blockListPage: block.blockListPage,
+  blockEntry: block.blockEntry,
+  blockStatusBody: block.blockStatusBody,
+  checkListQuery: block.checkListQuery,
+  checkListBody: block.checkListBody,
+  streamQuery: stream.streamQuery,
+  streamTicketBody: stream.streamTicketBody,
+  streamEvents: stream.streamEvents,
+  healthBody,
+  readinessBody,
+};
+
+/** Named components: each appears once in the document and is referenced wherever it is used. */
+const components = {
+  Error: errorBody,
+  NotificationRecord: notificationRecord,
+  NotificationHistory: tray.historyV3Page,
+  NotificationHistoryV2: tray.historyV2Page,
+  NotificationTotalUnread: tray.unreadCountBody,
+  NotificationMarkAllAsRead: tray.markAllBody,
+  DataString: tray.dataStringBody,
+  BlockEntry: block.blockEntry,
+  BlockList: block.blockListPage,
+  BlockStatus: block.blockStatusBody,
+  CheckList: block.checkListBody,
+  StreamTicket: stream.streamTicketBody,
+  ...Object.fromEntries(
+    Object.entries(stream.streamEvents)
+      .filter(([, schema]) => schema !== notificationRecord)
+      .map(([name, schema]) => [streamEventComponent(name), schema]),
+  ),
+};
+
+/** Another listener's paths, schemas and security schemes, added to the tray's document. */
+export interface OpenApiPart {
+  securitySchemes: Record<string, oas31.SecuritySchemeObject>;
+  schemas: Record<string, z.ZodType>;
+  paths: ZodOpenApiPathsObject;
+  /** A sentence added to the document's description. */
+  description: string;
+}
+
+const description =
+  'The tray (docs/contract.md#tray) and legacy block list (docs/contract.md#block-list-legacy-beta-deprecated). Every call needs `Authorization: Bearer <JWT>`; the caller is the token\'s `sub` (or `userId` claim). Errors share one shape: `{status:"error", code, message}`.';
+
+let trayOnly: oas31.OpenAPIObject | undefined;
+
+/**
+ * The served document: the tray API, plus another listener's part (the admin API) when given.
+ * Generated once at start-up (tens of milliseconds); the tray API's own is kept, as every app
+ * built in a process serves the same.
+ */
+export function createTrayOpenApiDocument(part?: OpenApiPart): oas31.OpenAPIObject {
+  if (!part) return (trayOnly ??= generate());
+  return generate(part);
+}
+
+function generate(part?: OpenApiPart): oas31.OpenAPIObject {
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Notification tray and block-list API',
+      version: '3.0.0',
+      description: part ? `${description} ${part.description}` : description,
+    },
+    servers: [{ url: '/' }],
+    security: [{ bearerAuth: [] }],
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        metricsToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'METRICS_TOKEN, for /metrics only: not a user token',
+        },
+        ...part?.securitySchemes,
+      },
+      schemas: { ...components, ...part?.schemas },
+    },
+    paths: { ...trayPaths, ...streamPaths, ...blockPaths, ...servicePaths, ...part?.paths },
+  });
+}

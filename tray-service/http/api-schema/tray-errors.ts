@@ -1,0 +1,26 @@
+import type { ZodOpenApiResponseObject } from 'zod-openapi';
+import { errorResponse, header } from './error-responses.ts';
+
+/** The errors every tray call may answer (docs/contract.md#errors). */
+export const trayErrors = {
+  400: errorResponse(
+    'A field failed validation (code 400001, the message names it), the body is malformed, or a page cursor (startAfter, paginationToken) is invalid (code 400002, message "Query Token is invalid")',
+  ),
+  401: errorResponse('Missing, expired or invalid bearer token, or the user is globally banned'),
+  405: errorResponse('Method not allowed on this path (Allow lists the allowed ones)', {
+    Allow: header('The methods this path allows'),
+  }),
+  429: errorResponse(
+    'More than RATE_LIMIT_CALLS calls in RATE_LIMIT_WINDOW_MS (message "RateLimit Exceed"), or too many failed authentications from the address (AUTH_FAILURE_LIMIT); code 400311',
+    { 'Retry-After': header('Seconds until the window resets', 'integer') },
+  ),
+  500: errorResponse('Internal error (no details)'),
+  503: errorResponse('The storage (or the token key set) is unavailable'),
+} satisfies Record<number, ZodOpenApiResponseObject>;
+
+/** The errors of a call that takes a JSON body. */
+export const trayBodyErrors = {
+  ...trayErrors,
+  413: errorResponse('Body larger than 16 kB'),
+  415: errorResponse('Body is not application/json'),
+};

@@ -1,0 +1,70 @@
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { errorResponse, jsonContent, jsonResponse as ok } from './error-responses.ts';
+import { trayBodyErrors, trayErrors } from './tray-errors.ts';
+import {
+  dataStringBody,
+  historyV2Page,
+  historyV2Query,
+  historyV3Page,
+  historyV3Query,
+  markAllBody,
+  readBody,
+  unreadCountBody,
+} from './tray-schemas.ts';
+
+/** The tray endpoints (docs/contract.md#tray), as the document describes them. */
+export const trayPaths: ZodOpenApiPathsObject = {
+  '/notifications/v3': {
+    get: {
+      summary: 'Total unread count',
+      description:
+        'Records updated after the last-read time (POST /notifications/v2/last-read) and not marked read.',
+      responses: { 200: ok(unreadCountBody), ...trayErrors },
+    },
+  },
+  '/notifications/v3/history': {
+    get: {
+      summary: 'History page (v3, timestamp cursor)',
+      description:
+        'Newest first (lastUpdate desc, then v_tarid_uid desc). A page never splits records sharing one lastUpdate, so walking nextPage returns every record once; see docs/tray-api.md#paging-v3-startafternextpage.',
+      requestParams: { query: historyV3Query },
+      responses: { 200: ok(historyV3Page), ...trayErrors },
+    },
+  },
+  '/notifications/v2/history': {
+    get: {
+      summary: 'History page (v2, page number; no mentions)',
+      requestParams: { query: historyV2Query },
+      responses: { 200: ok(historyV2Page), ...trayErrors },
+    },
+  },
+  '/notifications/v3/mark-all-as-read': {
+    get: {
+      summary: 'Mark every record of the caller read',
+      responses: { 200: ok(markAllBody), ...trayErrors },
+    },
+  },
+  '/notifications/v2/last-read': {
+    post: {
+      summary: "Set the caller's last-read time to now (resets the unread count)",
+      responses: { 200: ok(dataStringBody), ...trayErrors },
+    },
+  },
+  '/notifications/v2/read': {
+    post: {
+      summary: 'Mark one record read',
+      requestBody: { required: true, content: jsonContent(readBody) },
+      responses: {
+        200: ok(dataStringBody),
+        404: errorResponse('The caller has no record with this verb and target'),
+        ...trayBodyErrors,
+      },
+    },
+  },
+  '/notifications/v3/delete-all': {
+    delete: {
+      summary: 'Delete every record of the caller',
+      responses: { 200: ok(dataStringBody), ...trayErrors },
+    },
+  },
+};

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { trayVerbs } from '../../domain/tray-verb.ts';
+import { notificationRecord } from './notification-record.ts';
+import { localeQuery, wholeNumberQuery } from './query-values.ts';
+
+/** The tray endpoints' inputs and outputs (docs/contract.md#tray): the routers parse and answer these. */
+
+/** GET /notifications/v3/history: `startAfter` is the previous page's `nextPage`. */
+export const historyV3Query = z.object({
+  startAfter: wholeNumberQuery(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .meta({ param: { description: 'Omit or 1 for the first page; then the previous nextPage' } }),
+  locale: localeQuery,
+});
+
+/** GET /notifications/v2/history: 1-based page number. */
+export const historyV2Query = z.object({
+  page: wholeNumberQuery(1_000_000, 1, 1)
+    .refine((n) => n >= 1, { error: 'expected a page number from 1' })
+    .optional()
+    .meta({ param: { description: '1-based page number' } }),
+  locale: localeQuery,
+});
+
+/** POST /notifications/v2/read: the four verbs of 4.1 plus the mention verbs of 2.3. */
+export const readBody = z.object(
+  {
+    verb: z.enum(trayVerbs, { error: `expected one of ${trayVerbs.join(', ')}` }),
+    targetId: z
+      .string({ error: 'expected a string' })
+      .min(1, { error: 'expected a non-empty string' })
+      .max(512),
+  },
+  { error: 'expected a JSON object' },
+);
+
+/** GET /notifications/v3. */
+export const unreadCountBody = z.strictObject({
+  data: z.strictObject({ totalUnreadCount: z.number().int().min(0) }),
+});
+
+/** GET /notifications/v3/history. */
+export const historyV3Page = z.strictObject({
+  totalPages: z.number().int().min(0).meta({ description: 'ceil(records / TRAY_PAGE_SIZE)' }),
+  nextPage: z
+    .number()
+    .int()
+    .min(0)
+    .meta({ description: 'Pass as startAfter for the next page; 0 when this is the last page' }),
+  data: z.array(notificationRecord),
+});
+
+/** GET /notifications/v2/history. */
+export const historyV2Page = z.strictObject({
+  totalPages: z.number().int().min(0),
+  data: z.array(notificationRecord),
+});
+
+/** GET /notifications/v3/mark-all-as-read. */
+export const markAllBody = z.strictObject({ data: z.object({ message: z.string() }) });
+
+/** NotificationHasRead, NotificationDeleteAll, last-read (docs/contract.md#tray). */
+export const dataStringBody = z
+  .strictObject({ data: z.string().meta({ examples: ['success'] }) })
+  .meta({ description: 'NotificationHasRead / NotificationDeleteAll (docs/contract.md#tray)' });
+
+export type UnreadCountBody = z.infer<typeof unreadCountBody>;
+export type HistoryV3Page = z.infer<typeof historyV3Page>;
+export type HistoryV2Page = z.infer<typeof historyV2Page>;
+export type MarkAllBody = z.infer<typeof markAllBody>;
+export type DataStringBody = z.infer<typeof dataStringBody>;
