@@ -216,6 +216,36 @@ describe('/admin/queues (queue dashboard)', function () {
   });
 
   describe('with QUEUE_DASHBOARD_WRITE=on', () => {
+    it('refuses adding or editing a job whatever the case of its path (Express matches paths case-insensitively)', async () => {
+      const writable = another({ dashboardWrite: true });
+      const bearer = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+      const before = await queue.getJobCounts();
+      const calls = [
+        request(writable).post('/admin/queues/api/queues/webhook-events/ADD'),
+        request(writable).post('/admin/queues/api/queues/webhook-events/Add/'),
+        request(writable).post('/admin/queues/api/queues/webhook-events/add'),
+        request(writable).patch('/admin/queues/api/queues/webhook-events/k1/Update-Data'),
+        request(writable).patch('/admin/queues/api/queues/webhook-events/k1/UPDATE-DATA'),
+        request(writable).patch('/admin/queues/api/queues/webhook-events/k1/priority'),
+        request(writable).put('/admin/queues/api/queues/webhook-events/EMPTY'),
+        request(writable).put('/admin/queues/api/queues/webhook-events/obliterate'),
+      ];
+      for (const call of calls) {
+        const res = await call.set(bearer).send({ name: 'x', data: job('forged'), options: {} });
+        expect(res.status, call.url).to.equal(403);
+        expect(res.body.code).to.equal(403000);
+      }
+      expect(await queue.getJobCounts()).to.deep.equal(before);
+      expect((await queue.getJob('k1'))?.data.dedupeKey).to.equal('k1');
+    });
+    it('lets the named actions through in any case (PUT .../PAUSE, .../Resume)', async () => {
+      const writable = another({ dashboardWrite: true });
+      const bearer = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+      await request(writable).put('/admin/queues/api/queues/webhook-events/PAUSE').set(bearer).expect(200);
+      expect(await queue.isPaused()).to.equal(true);
+      await request(writable).put('/admin/queues/api/queues/webhook-events/Resume').set(bearer).expect(200);
+      expect(await queue.isPaused()).to.equal(false);
+    });
     it('refuses a changing call from a page of another origin, even with the session cookie', async () => {
       const writable = another({ dashboardWrite: true });
       const cookie = await signIn(ADMIN_TOKEN, writable);
