@@ -23,7 +23,7 @@ import { createDecisionsRouter } from './decisions-router.ts';
 import { createEventsRouter } from './events-router.ts';
 import { createQueueDashboard } from './queue-dashboard.ts';
 import { createAdminSessions } from './admin-sessions.ts';
-import { requireAdmin, requireAdminPage, type AdminAuthOptions } from './require-admin.ts';
+import { requireAdmin, requireAdminPage, stillAdmin, type AdminAuthOptions } from './require-admin.ts';
 import { createSignInRouter } from './sign-in-router.ts';
 
 export interface AdminRouterDeps {
@@ -51,6 +51,8 @@ export interface AdminRouterDeps {
   dashboardWrite?: boolean;
   /** The events workers announce once applied (GET /events/tail); without it the tail answers 404. */
   eventsFeed?: RedisEventsFeed;
+  /** How often an open tail sends a heartbeat and checks its credential again (default 15 s). */
+  tailHeartbeatMs?: number;
   /** The worker's apply path, for replays; without it the replay routes answer 404. */
   apply?: ApplyJobDeps;
   /** Most events one replay of a filter may take (default 100,000). */
@@ -98,7 +100,15 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
   const recipients = createEventRecipients(deps.communityMembers);
   // Before the events router: /events/tail and /events/replay would be taken for keys.
   if (deps.eventsFeed) {
-    router.use(createTailRouter({ feed: deps.eventsFeed, retentionDays: deps.eventsRetentionDays }));
+    router.use(
+      createTailRouter({
+        feed: deps.eventsFeed,
+        retentionDays: deps.eventsRetentionDays,
+        stillAdmin: (req) => stillAdmin(req, guard),
+        ...(deps.clock ? { clock: deps.clock } : {}),
+        ...(deps.tailHeartbeatMs === undefined ? {} : { heartbeatMs: deps.tailHeartbeatMs }),
+      }),
+    );
   }
   if (deps.apply) {
     const replayMaxEvents = deps.replayMaxEvents ?? 100_000;
