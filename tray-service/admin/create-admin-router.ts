@@ -12,6 +12,8 @@ import { createReplayRouter } from './replay-router.ts';
 import { createStatsRouter } from './stats-router.ts';
 import { createTailRouter } from './tail-router.ts';
 import { Router } from 'express';
+import type { FailedAuthLimit } from '../http/rate-limit/failed-auth-limit.ts';
+import { recordFailedAuth } from '../http/rate-limit/limit-failed-auth.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import type { CommunityMembersPort, DecisionsPort, EventsPort } from '../storage/port.ts';
@@ -40,6 +42,8 @@ export interface AdminRouterDeps {
   limits: { defaultLimit: number; maxLimit: number };
   /** Where the router is mounted; the dashboard's pages link to `${mountPath}/queues`. */
   mountPath?: string;
+  /** Failed sign-ins per source address, shared with the tray API's count (AUTH_FAILURE_LIMIT). */
+  failedAuth?: FailedAuthLimit;
   /** The admin sessions (shared by every instance). */
   redis: RedisClient;
   /** Prefix of the sessions' Redis keys (default `tray-admin`). */
@@ -77,7 +81,13 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
   });
   const guard = { auth: deps.auth, sessions, mountPath, ...(deps.clock ? { clock: deps.clock } : {}) };
   // Sign-in, sign-out and the session's CSRF token: before any guard.
-  router.use(createSignInRouter(guard));
+  const { failedAuth, logger } = deps;
+  router.use(
+    createSignInRouter({
+      ...guard,
+      ...(failedAuth ? { failedSignIn: (req) => recordFailedAuth(failedAuth, req, logger) } : {}),
+    }),
+  );
   // bull-board's page cannot send the CSRF header; its writes are off unless QUEUE_DASHBOARD_WRITE.
   router.use(
     '/queues',

@@ -1,4 +1,4 @@
-import express, { Router, type Response } from 'express';
+import express, { Router, type Request, type Response } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
 import type { AdminSessions } from './admin-sessions.ts';
 import { readCookie } from './read-cookie.ts';
@@ -12,6 +12,12 @@ export interface SignInRouterDeps {
   /** Where the admin router is mounted (/admin): the cookie's path and the pages' links. */
   mountPath: string;
   clock?: () => number;
+  /**
+   * Counts a wrong credential posted to the form against the caller's address, as a wrong bearer
+   * token is counted (AUTH_FAILURE_LIMIT): the form answers with a page, not an error, so the
+   * app's error handler never sees it.
+   */
+  failedSignIn?: (req: Request) => Promise<void>;
 }
 
 /**
@@ -56,6 +62,7 @@ export function createSignInRouter(deps: SignInRouterDeps): Router {
       res.redirect(303, target);
     } catch (error) {
       if (error instanceof AppError && error.kind === 'UNAUTHORIZED') {
+        await deps.failedSignIn?.(req);
         html(res, 401, signInPage(mountPath, target, 'That is not a valid admin credential.'));
         return;
       }
