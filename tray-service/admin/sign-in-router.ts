@@ -57,6 +57,9 @@ export function createSignInRouter(deps: SignInRouterDeps): Router {
     const target = safeNext(body?.next ?? req.query.next, mountPath);
     try {
       const admin = await authenticateAdmin(token, deps.auth);
+      // The browser's earlier session ends: a cookie it no longer holds must not stay valid.
+      const previous = readCookie(req.get('cookie'), ADMIN_SESSION_COOKIE);
+      if (previous !== undefined) await deps.sessions.close(previous);
       const { id, maxAgeMs } = await deps.sessions.open(admin, clock());
       res.cookie(ADMIN_SESSION_COOKIE, id, { ...sessionCookieOptions(req, mountPath), maxAge: maxAgeMs });
       res.redirect(303, target);
