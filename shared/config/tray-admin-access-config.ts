@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ConfigError } from '../errors/config-error.ts';
 import { onOff, port } from './env-types.ts';
 import { listenHost, LOOPBACK } from './listen-config.ts';
+import { isLoopbackHost } from './loopback-host.ts';
 import { parseTrayTrustProxy } from './tray-abuse-config.ts';
 
 /**
@@ -43,6 +44,11 @@ export const trayAdminAccessShape = {
   ADMIN_PORT: port(8082),
   ADMIN_HOST: listenHost.default(LOOPBACK),
   ADMIN_TRUST_PROXY: trustProxy,
+  /**
+   * `on`: a TLS-terminating proxy is in front of the admin listener. Required for a non-loopback
+   * ADMIN_HOST (the listener itself speaks plain http); the session cookie is then always `Secure`.
+   */
+  ADMIN_BEHIND_TLS: onOff('off'),
   /** `on` lets the queue dashboard retry, clean, promote and pause; it never adds or edits jobs. */
   QUEUE_DASHBOARD_WRITE: onOff('off'),
 };
@@ -77,6 +83,21 @@ export function resolveAdminJwt(config: {
     ]);
   }
   return { audience, issuer };
+}
+
+/**
+ * The admin listener speaks plain http: off loopback, the sign-in form's credential and the session
+ * cookie would cross the network in clear unless a TLS proxy is in front, which the operator says
+ * with ADMIN_BEHIND_TLS=on.
+ */
+export function checkAdminListener(config: { ADMIN_HOST: string; ADMIN_BEHIND_TLS: 'on' | 'off' }): void {
+  if (config.ADMIN_BEHIND_TLS === 'on' || isLoopbackHost(config.ADMIN_HOST)) return;
+  throw new ConfigError([
+    {
+      variable: 'ADMIN_HOST',
+      message: `${config.ADMIN_HOST} is not loopback and the admin listener speaks plain http (credentials and cookies in clear); put a TLS proxy in front and set ADMIN_BEHIND_TLS=on`,
+    },
+  ]);
 }
 
 /** The admin listener is a second one: it cannot share the tray API's port. */

@@ -43,6 +43,7 @@ export function adminDepsFromConfig(
     },
     dashboardWrite: config.QUEUE_DASHBOARD_WRITE === 'on',
     trustProxy: config.ADMIN_TRUST_PROXY,
+    behindTls: config.ADMIN_BEHIND_TLS === 'on',
     apply: deps.apply,
     eventsFeed: deps.eventsFeed,
     blockedWords: deps.blockedWords,

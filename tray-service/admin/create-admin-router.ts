@@ -42,6 +42,8 @@ export interface AdminRouterDeps {
   limits: { defaultLimit: number; maxLimit: number };
   /** Where the router is mounted; the dashboard's pages link to `${mountPath}/queues`. */
   mountPath?: string;
+  /** ADMIN_BEHIND_TLS=on: a TLS proxy is in front, so the session cookie is always Secure. */
+  behindTls?: boolean;
   /** Failed sign-ins per source address, shared with the tray API's count (AUTH_FAILURE_LIMIT). */
   failedAuth?: FailedAuthLimit;
   /** The admin sessions (shared by every instance). */
@@ -85,6 +87,7 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
   router.use(
     createSignInRouter({
       ...guard,
+      behindTls: deps.behindTls ?? false,
       ...(failedAuth ? { failedSignIn: (req) => recordFailedAuth(failedAuth, req, logger) } : {}),
     }),
   );

@@ -18,6 +18,8 @@ export interface SignInRouterDeps {
    * app's error handler never sees it.
    */
   failedSignIn?: (req: Request) => Promise<void>;
+  /** ADMIN_BEHIND_TLS=on: the session cookie is always Secure. */
+  behindTls?: boolean;
 }
 
 /**
@@ -61,7 +63,10 @@ export function createSignInRouter(deps: SignInRouterDeps): Router {
       const previous = readCookie(req.get('cookie'), ADMIN_SESSION_COOKIE);
       if (previous !== undefined) await deps.sessions.close(previous);
       const { id, maxAgeMs } = await deps.sessions.open(admin, clock());
-      res.cookie(ADMIN_SESSION_COOKIE, id, { ...sessionCookieOptions(req, mountPath), maxAge: maxAgeMs });
+      res.cookie(ADMIN_SESSION_COOKIE, id, {
+        ...sessionCookieOptions(req, mountPath, deps.behindTls),
+        maxAge: maxAgeMs,
+      });
       res.redirect(303, target);
     } catch (error) {
       if (error instanceof AppError && error.kind === 'UNAUTHORIZED') {
@@ -79,7 +84,7 @@ export function createSignInRouter(deps: SignInRouterDeps): Router {
   router.post('/logout', async (req, res) => {
     const id = readCookie(req.get('cookie'), ADMIN_SESSION_COOKIE);
     if (id !== undefined) await deps.sessions.close(id);
-    res.clearCookie(ADMIN_SESSION_COOKIE, sessionCookieOptions(req, mountPath));
+    res.clearCookie(ADMIN_SESSION_COOKIE, sessionCookieOptions(req, mountPath, deps.behindTls));
     res.redirect(303, `${mountPath}/login`);
   });
 

@@ -43,6 +43,7 @@ describe('admin access configuration', () => {
     // (and with it the per-address limit on failed sign-ins).
     [{ ADMIN_TRUST_PROXY: '1' }, 'ADMIN_TRUST_PROXY: "1" would trust X-Forwarded-For from any client'],
     [{ QUEUE_DASHBOARD_WRITE: 'yes' }, 'QUEUE_DASHBOARD_WRITE: expected "on" or "off"'],
+    [{ ADMIN_BEHIND_TLS: 'true' }, 'ADMIN_BEHIND_TLS: expected "on" or "off"'],
   ];
   for (const [env, message] of bad) {
     describe(`with ${Object.entries(env)[0]!.join('=')}`, () => {
@@ -51,6 +52,29 @@ describe('admin access configuration', () => {
       });
     });
   }
+
+  describe('a non-loopback ADMIN_HOST (the admin listener speaks plain http)', () => {
+    for (const host of ['0.0.0.0', '::', '10.0.0.7', 'admin.internal']) {
+      it(`refuses ${host} without ADMIN_BEHIND_TLS=on, in one line naming both variables`, () => {
+        expect(() => loadTrayConfig({ ADMIN_HOST: host })).to.throw(
+          new RegExp(
+            `^Invalid configuration: ADMIN_HOST: ${host} is not loopback .*ADMIN_BEHIND_TLS=on[^\n]*$`,
+          ),
+        );
+      });
+    }
+    it('accepts one with ADMIN_BEHIND_TLS=on (a TLS proxy in front)', () => {
+      expect(loadTrayConfig({ ADMIN_HOST: '0.0.0.0', ADMIN_BEHIND_TLS: 'on' })).to.include({
+        ADMIN_HOST: '0.0.0.0',
+        ADMIN_BEHIND_TLS: 'on',
+      });
+    });
+    for (const host of ['127.0.0.1', '127.0.0.2', '::1', 'localhost']) {
+      it(`accepts the loopback ${host} as it is`, () => {
+        expect(loadTrayConfig({ ADMIN_HOST: host }).ADMIN_BEHIND_TLS).to.equal('off');
+      });
+    }
+  });
 
   describe('admin JWTs', () => {
     it('are on with both an audience and an issuer', () => {

@@ -148,6 +148,17 @@ describe('/admin/queues (queue dashboard)', function () {
         .expect(303);
       expect(String(res.headers['set-cookie'])).to.include('Secure');
     });
+    it('is Secure with ADMIN_BEHIND_TLS=on, whatever the proxy says or does not say', async () => {
+      const behindTls = another({ deps: { behindTls: true } });
+      const res = await request(behindTls)
+        .post('/admin/login')
+        .type('form')
+        .send({ token: ADMIN_TOKEN })
+        .expect(303);
+      expect(String(res.headers['set-cookie'])).to.include('Secure');
+      const out = await request(behindTls).post('/admin/logout').expect(303);
+      expect(String(out.headers['set-cookie'])).to.include('Secure');
+    });
     it('ignores X-Forwarded-Proto when no proxy is trusted', async () => {
       const res = await request(app)
         .post('/admin/login')
