@@ -116,7 +116,7 @@ export function adminOpenApi(options: AdminOpenApiOptions) {
         type: 'http',
         scheme: 'bearer',
         description:
-          'ADMIN_TOKEN, or an admin JWT: signed with the tray API key and carrying ADMIN_JWT_AUDIENCE and ADMIN_JWT_ISSUER. A user token is never an admin credential, whatever its claims: 401.',
+          'ADMIN_TOKEN, or an admin JWT: signed with its own key (ADMIN_JWT_SECRET, ADMIN_JWT_JWKS_URL) or else the tray API key, and carrying ADMIN_JWT_AUDIENCE and ADMIN_JWT_ISSUER. A user token is never an admin credential, whatever its claims: 401.',
       },
       ...consoleSecuritySchemes,
     },
