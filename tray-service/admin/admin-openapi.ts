@@ -1,7 +1,7 @@
 import { deliveryStates } from '../domain/decision-doc.ts';
 import { moderationActions } from '../domain/moderation-action.ts';
 import { eventStatuses } from './events-router.ts';
-import { adminErrors, error, isoTime, json, query, ref, text } from './openapi-parts.ts';
+import { adminErrors, busy, error, isoTime, json, query, ref, text } from './openapi-parts.ts';
 import { moderationFilters } from '../domain/event-moderation.ts';
 import {
   consolePaths,
@@ -216,6 +216,10 @@ export function adminOpenApi(options: AdminOpenApiOptions) {
               },
             },
             ...adminErrors,
+            400: error(
+              'A parameter has a bad value or is unknown, or the filter matches more than ADMIN_EXPORT_MAX_ROWS events (code 400001); the message says which',
+            ),
+            429: busy('ADMIN_EXPORTS_MAX exports are running on this instance (code 429002)'),
           },
         },
       },

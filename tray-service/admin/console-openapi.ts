@@ -3,7 +3,7 @@ import { FIRST_RECIPIENTS } from '../use-cases/event-detail.ts';
 import { exportFormats } from './events-router.ts';
 import { MAX_TEST_TEXT } from './moderation-test-router.ts';
 import { ADMIN_SESSION_COOKIE } from './session-cookie.ts';
-import { adminErrors, error, json, ref, type Schema } from './openapi-parts.ts';
+import { adminErrors, busy, error, json, ref, type Schema } from './openapi-parts.ts';
 
 /**
  * The events console's part of the admin API description (docs/operations.md#events-console-api):
@@ -251,8 +251,8 @@ export function consolePaths(_options: { maxLimit: number }, parts: PathParts) {
             content: { 'text/event-stream': { schema: { type: 'string' } } },
           },
           ...adminErrors,
-          429: error(
-            'Too many open tails on this instance (code 429001), or too many failed authentications (400311)',
+          429: busy(
+            'Too many open tails on this instance, or of this admin (ADMIN_TAILS_PER_ADMIN; code 429001)',
           ),
         },
       },
@@ -273,6 +273,7 @@ export function consolePaths(_options: { maxLimit: number }, parts: PathParts) {
           ...forbidden,
           415: error('The body is not JSON'),
           ...adminErrors,
+          429: busy('REPLAY_MAX_RUNNING replays are running on this instance (code 429003)'),
         },
       },
     },

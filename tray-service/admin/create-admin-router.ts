@@ -25,6 +25,7 @@ import { createDecisionsRouter } from './decisions-router.ts';
 import { createEventsRouter } from './events-router.ts';
 import { createQueueDashboard } from './queue-dashboard.ts';
 import { createAdminSessions } from './admin-sessions.ts';
+import { createConcurrencySlots } from './concurrency-slots.ts';
 import { requireAdmin, requireAdminPage, stillAdmin, type AdminAuthOptions } from './require-admin.ts';
 import { createSignInRouter } from './sign-in-router.ts';
 
@@ -63,6 +64,14 @@ export interface AdminRouterDeps {
   apply?: ApplyJobDeps;
   /** Most events one replay of a filter may take (default 100,000). */
   replayMaxEvents?: number;
+  /** REPLAY_MAX_RUNNING: replays of a filter running at once on this instance (default 2). */
+  replayMaxRunning?: number;
+  /** ADMIN_EXPORT_MAX_ROWS: the most events one export may send (default 1,000,000). */
+  exportMaxRows?: number;
+  /** ADMIN_EXPORTS_MAX: exports running at once on this instance (default 2). */
+  exportsMax?: number;
+  /** ADMIN_TAILS_PER_ADMIN: open live tails per admin on this instance (default 10). */
+  tailsPerAdmin?: number;
   /** The blocklisted words in force (MODERATION_WORDS, MODERATION_WORDS_FILE), for the rule tester. */
   blockedWords?: readonly BlockedWord[];
 }
@@ -118,6 +127,7 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
         feed: deps.eventsFeed,
         retentionDays: deps.eventsRetentionDays,
         stillAdmin: (req) => stillAdmin(req, guard),
+        ...(deps.tailsPerAdmin === undefined ? {} : { tailsPerAdmin: deps.tailsPerAdmin }),
         ...(deps.clock ? { clock: deps.clock } : {}),
         ...(deps.tailHeartbeatMs === undefined ? {} : { heartbeatMs: deps.tailHeartbeatMs }),
       }),
@@ -132,6 +142,7 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
       progress: createRedisReplayProgress(deps.redis, deps.sessionPrefix ?? 'tray-admin'),
       newId: () => randomUUID(),
       maxEvents: replayMaxEvents,
+      maxRunning: deps.replayMaxRunning ?? 2,
       onError: (error, event) =>
         logger.warn({ err: (error as Error).message, key: event?.key }, 'replay failed'),
     });
@@ -152,6 +163,8 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
       recipients,
       retentionDays: deps.eventsRetentionDays,
       logger: deps.logger,
+      exportMaxRows: deps.exportMaxRows ?? 1_000_000,
+      exports: createConcurrencySlots(deps.exportsMax ?? 2),
       ...limits,
     }),
   );

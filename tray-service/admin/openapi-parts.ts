@@ -35,6 +35,12 @@ export const adminErrors = {
   503: error('MongoDB, or the JWT key set, is unavailable', retryAfter),
 };
 
+/** A 429 of a capped route: its own code, or the failed-authentication limit's. */
+export const busy = (what: string) =>
+  error(`${what}, or too many failed authentications (400311)`, {
+    'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'string' } },
+  });
+
 export const isoTime = (bound: string) => ({
   type: 'string',
   pattern: isoTimePattern.source,

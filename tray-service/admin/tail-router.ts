@@ -7,6 +7,7 @@ import { toEventView } from './event-view.ts';
 import { eventsFilterShape, toFilter } from './events-router.ts';
 import { parseQuery } from './parse-query.ts';
 import type { RedisEventsFeed } from './redis-events-feed.ts';
+import { createConcurrencySlots } from './concurrency-slots.ts';
 import { admittedCaller, callerExpiresAt } from './require-admin.ts';
 
 export interface TailRouterDeps {
@@ -15,6 +16,8 @@ export interface TailRouterDeps {
   retentionDays: number;
   /** Open tails per instance at most: each holds a connection. */
   maxTails?: number;
+  /** ADMIN_TAILS_PER_ADMIN: open tails per admin on this instance, so one cannot take them all. */
+  tailsPerAdmin?: number;
   /** A comment line this often keeps proxies from closing an idle tail; the credential is checked again then. */
   heartbeatMs?: number;
   /** Whether the request's credential still proves an admin (signed out, expired: no). */
@@ -38,6 +41,7 @@ export function createTailRouter(deps: TailRouterDeps): Router {
   const schema = z.object(eventsFilterShape).strict();
   const maxTails = deps.maxTails ?? 100;
   const heartbeatMs = deps.heartbeatMs ?? 15_000;
+  const perAdmin = createConcurrencySlots(deps.tailsPerAdmin ?? 10);
   const clock = deps.clock ?? Date.now;
 
   router.get('/events/tail', async (req, res) => {
@@ -47,6 +51,17 @@ export function createTailRouter(deps: TailRouterDeps): Router {
         headers: { 'Retry-After': '15' },
       });
     }
+    const caller = admittedCaller(res);
+    // ADMIN_TOKEN's holders are one admin; each admin JWT's subject is one.
+    const release = perAdmin.take(
+      caller.principal.kind === 'jwt' ? `jwt:${caller.principal.subject}` : 'token',
+    );
+    if (release === undefined) {
+      throw new AppError('TOO_MANY_STREAMS', 'every open tail this admin may have on this instance is open', {
+        headers: { 'Retry-After': '15' },
+      });
+    }
+    res.once('close', release);
     // What the stream holds: ended once, by the client leaving or the feed closing.
     const stream: {
       open: boolean;
@@ -84,7 +99,7 @@ export function createTailRouter(deps: TailRouterDeps): Router {
     res.flushHeaders();
     res.write(sseRetry(3_000));
     res.write(sseComment('tail open'));
-    const expiresAt = callerExpiresAt(admittedCaller(res));
+    const expiresAt = callerExpiresAt(caller);
     if (expiresAt !== undefined) {
       stream.expiry = setTimeout(finish, Math.min(Math.max(0, expiresAt - clock()), MAX_TIMER_MS));
       stream.expiry.unref();

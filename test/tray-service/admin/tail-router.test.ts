@@ -80,4 +80,43 @@ describe('GET /admin/events/tail: a tail lasts only as long as its credential', 
     expect(await endsWithin(session, 1_000)).to.equal(true);
     expect(Date.now() - started).to.be.below(4_000);
   });
+
+  describe('tails per admin (ADMIN_TAILS_PER_ADMIN), not one pool for all', () => {
+    let capped: { server: Server; base: string; close: () => void };
+    before(async () => {
+      const built = adminApp(suite.storage, { deps: { tailsPerAdmin: 2 } });
+      const listening = await listen(built.app, { port: 0, host: '127.0.0.1' });
+      capped = {
+        server: listening,
+        base: `http://127.0.0.1:${(listening.address() as AddressInfo).port}`,
+        close: built.close,
+      };
+    });
+    after(async () => {
+      await closeServer(capped.server, 100);
+      capped.close();
+    });
+    const open = async (headers: Record<string, string>) => {
+      const stream = await openSse(`${capped.base}/admin/events/tail`, headers);
+      tails.push(stream);
+      return stream;
+    };
+
+    it('refuses an admin over their own limit with 429 (code 429001), and leaves another admin theirs', async () => {
+      const token = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+      const first = await open(token);
+      expect((await open(token)).status).to.equal(200);
+      const over = await open(token);
+      expect(over.status).to.equal(429);
+      expect(over.headers['retry-after']).to.match(/^\d+$/);
+      expect(JSON.parse(await over.body())).to.include({ code: 429001 });
+      const other = await open({ Authorization: `Bearer ${await adminJwt('ops-ben')}` });
+      expect(other.status).to.equal(200);
+      // A tail that ends gives its place back.
+      first.close();
+      await first.ended;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await open(token)).status).to.equal(200);
+    });
+  });
 });
