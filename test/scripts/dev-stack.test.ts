@@ -8,7 +8,7 @@ import pg from 'pg';
 import { ensureDatabase } from '../../scripts/lib/ensure-database.ts';
 import { hs256Token } from '../../scripts/lib/hs256-token.ts';
 import { freePort, startPostgres } from '../../scripts/lib/local-servers.ts';
-import { testStack } from '../support/test-stack.ts';
+import { testPostgres, testStack } from '../support/test-stack.ts';
 import { sign, channelDidCreate } from '../receiver/support/signed-request.ts';
 import { accepts, externalAddress } from '../support/external-address.ts';
 import { cleanEnv, runScript, startScript } from '../support/run-script.ts';
@@ -82,6 +82,16 @@ describe('npm start (scripts/dev-stack.ts)', function () {
     JSON.parse(readFileSync(join(dataDir, 'dev-secrets.json'), 'utf8')) as Record<string, string>;
   const tool = (script: string, args: string[]) =>
     runScript(script, args, cleanEnv({ STACK_DATA_DIR: dataDir, RECEIVER_PORT: String(ports.receiver) }));
+
+  /** Stops a running stack as Ctrl-C does, and removes its data directory. */
+  const stopAndRemove = async () => {
+    if (stack && stack.child.exitCode === null) {
+      const exited = exitOf(stack.child);
+      ctrlC(stack.child);
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'stack-test-'));
@@ -256,14 +266,7 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       await cluster.stop();
       await start();
     });
-    after(async () => {
-      if (stack && stack.child.exitCode === null) {
-        const exited = exitOf(stack.child);
-        ctrlC(stack.child);
-        await exited;
-      }
-      rmSync(dataDir, { recursive: true, force: true });
-    });
+    after(stopAndRemove);
 
     it('still starts, keeps its secrets, and adds and sets the servers’ passwords', async () => {
       expect(secrets()).to.include({ JWT_SECRET: 'j'.repeat(43), ADMIN_TOKEN: 'a'.repeat(43) });
@@ -277,9 +280,8 @@ describe('npm start (scripts/dev-stack.ts)', function () {
   });
 
   describe("on the operator's own servers (REDIS_URL, DATABASE_URL with passwords)", () => {
-    before(async function () {
-      const server = testStack().postgres;
-      if (server === undefined) this.skip();
+    before(async () => {
+      const server = await testPostgres();
       dataDir = mkdtempSync(join(tmpdir(), 'stack-test-own-'));
       // The test servers need no password and ignore one sent: what matters is what is printed.
       const database = new URL(await ensureDatabase(server.url, `stack_own_${process.pid}`));
@@ -288,14 +290,7 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       redis.password = 'operator-redis-password';
       await start({ DATABASE_URL: database.toString(), REDIS_URL: redis.toString() });
     });
-    after(async () => {
-      if (stack && stack.child.exitCode === null) {
-        const exited = exitOf(stack.child);
-        ctrlC(stack.child);
-        await exited;
-      }
-      rmSync(dataDir, { recursive: true, force: true });
-    });
+    after(stopAndRemove);
 
     it('prints their URLs without the passwords', () => {
       const output = stack!.output();
