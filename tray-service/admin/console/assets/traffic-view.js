@@ -43,9 +43,10 @@ function markRange(box, u) {
  * Draws (or redraws) a time chart: `x` epoch ms, `series` [{label, values}]. `range` ([from, to]
  * epoch ms) is the x range shown, never uPlot's own: for a single x value that is a thousand days
  * (it widens a time scale by 86400 / ms, ms being 1e-3 for seconds). `stepped` draws each value
- * across its whole minute, so a one-minute burst is a block of that minute rather than a spike.
+ * across its whole minute, so a one-minute burst is a block of that minute rather than a spike;
+ * `points` marks every value.
  */
-function draw(box, x, series, yLabel, range, { stepped = false } = {}) {
+function draw(box, x, series, yLabel, range, { stepped = false, points = false } = {}) {
   box.chart?.destroy();
   box.chart = undefined;
   box.plot.replaceChildren();
@@ -63,9 +64,11 @@ function draw(box, x, series, yLabel, range, { stepped = false } = {}) {
           width: 1.5,
           spanGaps: false,
           ...(stepped ? { paths: uPlot.paths.stepped({ align: 1 }) } : {}),
+          ...(points ? { points: { show: true, size: 7 } } : {}),
         })),
       ],
-      axes: [{}, { label: yLabel }],
+      // Time labels spaced wider than uPlot's 50 px: its first label carries the date on a second line.
+      axes: [{ space: 90 }, { label: yLabel }],
       hooks: {
         ready: [(u) => markRange(box, u)],
         setScale: [(u, key) => key === 'x' && markRange(box, u)],
@@ -218,6 +221,8 @@ function renderQueues(box, stats, samples) {
     'jobs',
     // The samples' own span, but never less than a few minutes ending at the last one.
     [Math.min(samples[0].at, samples.at(-1).at - QUEUE_WINDOW_S * 1000), samples.at(-1).at],
+    // Each sample marked: the first ones alone would be a dot a pixel wide at the chart's edge.
+    { points: true },
   );
   box.data.replaceChildren(
     dataTable(
