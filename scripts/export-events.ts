@@ -89,6 +89,7 @@ async function main(): Promise<number> {
   const bar = progressBar('exporting', 'events');
   let written = 0;
   try {
+    rmSync(partial, { force: true });
     bar.start(await events.count(filter), 0);
     const counter = new Transform({
       objectMode: true,
@@ -102,7 +103,9 @@ async function main(): Promise<number> {
       events.stream(filter),
       counter,
       ndjsonStream((event: StoredEvent) => toEventView(event, retentionDays)),
-      createWriteStream(partial),
+      // Raw payloads: readable by the owner only, whatever the umask. `wx` creates the file anew
+      // (an old partial file is removed first), so the mode applies.
+      createWriteStream(partial, { flags: 'wx', mode: 0o600 }),
     );
     bar.update(written);
     renameSync(partial, out);

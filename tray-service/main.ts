@@ -15,7 +15,7 @@ import { adminDepsFromConfig } from './admin/admin-deps-from-config.ts';
 import { createAdminApp } from './admin/create-admin-app.ts';
 import { adminAuthConfigured } from './admin/require-admin.ts';
 import { listenHostOf } from '../shared/config/listen-config.ts';
-import { checkAdminPort, resolveAdminJwt } from '../shared/config/tray-admin-access-config.ts';
+import { adminJwtKeys, checkAdminPort, resolveAdminJwt } from '../shared/config/tray-admin-access-config.ts';
 import { resolveJwtConfig } from '../shared/config/tray-api-config.ts';
 import { startBanCache } from './http/auth/ban-cache.ts';
 import { cacheVerifiedTokens } from './http/auth/cache-verified-tokens.ts';
@@ -126,7 +126,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
     decisions: moderation.decisions,
     communityMembers: storage.communityMembers,
     queues: moderation.queue ? [queue, moderation.queue] : [queue],
-    verifyAdminJwt: adminJwt ? createTokenVerifier({ source: keys.source, ...adminJwt }) : undefined,
+    verifyAdminJwt: adminJwt ? createTokenVerifier(adminJwtKeys(adminJwt, keys.source)) : undefined,
     // Replays run the worker's own apply path, with what the worker tells (bans, live changes).
     apply: {
       storage,

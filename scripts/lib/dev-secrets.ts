@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { ConfigError } from '../../shared/errors/config-error.ts';
 
@@ -17,9 +27,20 @@ export interface DevSecrets {
   WEBHOOK_SECRET: string;
   /** The admin API's bearer secret and the queue dashboard's sign-in (ADMIN_TOKEN). */
   ADMIN_TOKEN: string;
+  /** The stack's Redis password (`requirepass`): no other local account may use its queue. */
+  REDIS_PASSWORD: string;
+  /** The stack's PostgreSQL superuser password (scram-sha-256): no other local account may connect. */
+  POSTGRES_PASSWORD: string;
 }
 
-const NAMES = ['JWT_SECRET', 'WEBHOOK_SECRET', 'ADMIN_TOKEN'] as const;
+/** The secrets the tools read (mint-token, sign-and-send, try-stack). */
+const TOOL_NAMES = ['JWT_SECRET', 'WEBHOOK_SECRET', 'ADMIN_TOKEN'] as const;
+/** Added later: a file written before them gets them on the stack's next start. */
+const SERVER_NAMES = ['REDIS_PASSWORD', 'POSTGRES_PASSWORD'] as const;
+const NAMES = [...TOOL_NAMES, ...SERVER_NAMES] as const;
+export type ToolSecrets = Pick<DevSecrets, (typeof TOOL_NAMES)[number]>;
+
+const newSecret = () => randomBytes(32).toString('base64url');
 const repoRoot = resolve(import.meta.dirname, '../..');
 
 /** The stack's data directory: STACK_DATA_DIR, else `.data` at the repository's root. */
@@ -37,9 +58,9 @@ export function shownPath(path: string): string {
   return inRepo.startsWith('..') ? path : inRepo;
 }
 
-function parse(path: string): DevSecrets {
+function parse(path: string, names: readonly (keyof DevSecrets)[]): Record<string, unknown> {
   const parsed = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  for (const name of NAMES) {
+  for (const name of names) {
     const value = parsed[name];
     if (typeof value !== 'string' || value.length < 32) {
       throw new Error(
@@ -47,43 +68,64 @@ function parse(path: string): DevSecrets {
       );
     }
   }
-  return parsed as unknown as DevSecrets;
+  return parsed;
 }
 
-/** The stack's secrets, or undefined when `npm start` has not run with this data directory yet. */
-export function readDevSecrets(dataDir: string): DevSecrets | undefined {
+/** The tools' secrets, or undefined when `npm start` has not run with this data directory yet. */
+export function readDevSecrets(dataDir: string): ToolSecrets | undefined {
   const path = devSecretsPath(dataDir);
   try {
     statSync(path);
   } catch {
     return undefined;
   }
-  return parse(path);
+  const parsed = parse(path, TOOL_NAMES);
+  return Object.fromEntries(TOOL_NAMES.map((name) => [name, parsed[name]])) as unknown as ToolSecrets;
 }
 
-/** Reads the secrets, making them on the first run; `created` says which. */
-export function loadOrCreateDevSecrets(dataDir: string): { secrets: DevSecrets; created: boolean } {
-  const path = devSecretsPath(dataDir);
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const secrets = Object.fromEntries(
-    NAMES.map((name) => [name, randomBytes(32).toString('base64url')]),
-  ) as unknown as DevSecrets;
-  let fd: number;
-  try {
-    // 'wx': never overwrite secrets another run made (tokens minted with them would stop working).
-    fd = openSync(path, 'wx', 0o600);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    // Someone widened the file's mode: put it back to the owner only.
-    if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
-    return { secrets: parse(path), created: false };
-  }
+/** Writes the file whole, 0600 from its creation; `wx`: never over secrets another run made. */
+function write(path: string, secrets: DevSecrets, flags: 'wx' | 'w'): void {
+  const fd = openSync(path, flags, 0o600);
   try {
     writeSync(fd, `${JSON.stringify(secrets, null, 2)}\n`);
   } finally {
     closeSync(fd);
   }
-  return { secrets, created: true };
+}
+
+/**
+ * Reads the secrets, making them on the first run; `created` says which. A file written before the
+ * servers had passwords gets them added (the others kept, so earlier tokens still work); `added`
+ * names them, and the stack then sets them on its servers.
+ */
+export function loadOrCreateDevSecrets(dataDir: string): {
+  secrets: DevSecrets;
+  created: boolean;
+  added: (keyof DevSecrets)[];
+} {
+  const path = devSecretsPath(dataDir);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const fresh = Object.fromEntries(NAMES.map((name) => [name, newSecret()])) as unknown as DevSecrets;
+  try {
+    write(path, fresh, 'wx');
+    return { secrets: fresh, created: true, added: [] };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  // Someone widened the file's mode: put it back to the owner only.
+  if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+  const existing = parse(path, TOOL_NAMES);
+  const added = SERVER_NAMES.filter((name) => typeof existing[name] !== 'string');
+  if (added.length === 0)
+    return { secrets: parse(path, NAMES) as unknown as DevSecrets, created: false, added };
+  const secrets = { ...existing } as unknown as DevSecrets;
+  for (const name of added) secrets[name] = newSecret();
+  // A new file renamed over the old: a crash leaves one whole file or the other, never half of one.
+  const next = `${path}.new`;
+  rmSync(next, { force: true });
+  write(next, secrets, 'wx');
+  renameSync(next, path);
+  return { secrets, created: false, added };
 }
 
 /**
@@ -93,7 +135,7 @@ export function loadOrCreateDevSecrets(dataDir: string): { secrets: DevSecrets; 
 export function devSecretOr(
   variable: string,
   value: string | undefined,
-  name: keyof DevSecrets,
+  name: keyof ToolSecrets,
   env: NodeJS.ProcessEnv = process.env,
 ): string {
   if (value) return value;

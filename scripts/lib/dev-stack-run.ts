@@ -2,6 +2,7 @@
 // own): Redis, PostgreSQL, the receiver and the tray service (on the PostgreSQL storage adapter).
 // The first SIGINT or SIGTERM drains and stops every child; a second makes the services exit at once.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { devDataDir, devSecretsPath, loadOrCreateDevSecrets, shownPath } from './dev-secrets.ts';
 import { ensureDatabase } from './ensure-database.ts';
@@ -13,8 +14,22 @@ const receiverPort = process.env.RECEIVER_PORT ?? '8080';
 const trayPort = process.env.TRAY_PORT ?? '8081';
 const adminPort = process.env.ADMIN_PORT ?? '8082';
 // This machine's secrets, made on the first run (scripts/lib/dev-secrets.ts): none is in the repository.
-const { secrets, created } = loadOrCreateDevSecrets(dataDir);
+// A data directory of an earlier version gets the servers' passwords added (and set below).
+const { secrets, created, added } = loadOrCreateDevSecrets(dataDir);
 const secretsFile = shownPath(devSecretsPath(dataDir));
+// The servers' files and sockets: the owner's only (mkdir's mode does not apply to an old directory).
+chmodSync(dataDir, 0o700);
+
+/** A URL as printed: its password, if any, replaced (the operator's own URLs included). */
+const shown = (url: string) => {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '****';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//');
+  }
+};
 
 /** Development settings, only where the operator set nothing. */
 const devDefaults: Record<string, string> = {
@@ -104,9 +119,19 @@ try {
   // otherwise a PostgreSQL of the stack's own.
   const ownStorage = Boolean(process.env.DATABASE_URL ?? process.env.MONGODB_URI);
   const [redis, postgres] = await Promise.all([
-    process.env.REDIS_URL ? undefined : startRedis({ dir: join(dataDir, 'redis'), persistent: true }),
+    // Both with a password from the secrets file: another local account can neither queue jobs
+    // nor connect as PostgreSQL's superuser (docs/operations.md#security-model).
+    process.env.REDIS_URL
+      ? undefined
+      : startRedis({ dir: join(dataDir, 'redis'), persistent: true, password: secrets.REDIS_PASSWORD }),
     // The user's data: fsync stays on (durability 'persistent').
-    ownStorage ? undefined : startPostgres({ dir: join(dataDir, 'postgres'), durability: 'persistent' }),
+    ownStorage
+      ? undefined
+      : startPostgres({
+          dir: join(dataDir, 'postgres'),
+          durability: 'persistent',
+          password: secrets.POSTGRES_PASSWORD,
+        }),
   ]);
   for (const server of [redis, postgres]) if (server) servers.push(server);
   const env: NodeJS.ProcessEnv = {
@@ -126,11 +151,18 @@ try {
   say(
     created
       ? `secrets  made for this machine in ${secretsFile} (mode 0600; kept for later runs)`
-      : `secrets  ${secretsFile}`,
+      : added.length > 0
+        ? `secrets  ${secretsFile}: added ${added.join(', ')} and set them on the stack's servers`
+        : `secrets  ${secretsFile}`,
   );
-  say(`redis    ${env.REDIS_URL}${redis ? ` (data in ${redis.dir})` : ''}`);
+  const passwordIn = (name: string) => `password: ${name} in ${secretsFile}; `;
+  say(
+    `redis    ${shown(env.REDIS_URL ?? '')}${redis ? ` (${passwordIn('REDIS_PASSWORD')}data in ${redis.dir})` : ''}`,
+  );
   if (env.DATABASE_URL) {
-    say(`postgres ${env.DATABASE_URL}${postgres ? ` (data in ${postgres.dir})` : ''}`);
+    say(
+      `postgres ${shown(env.DATABASE_URL)}${postgres ? ` (${passwordIn('POSTGRES_PASSWORD')}data in ${postgres.dir})` : ''}`,
+    );
   } else {
     say(`mongodb  ${(env.MONGODB_URI ?? '').replace(/\/\/[^@]*@/, '//')}`);
   }
@@ -146,6 +178,9 @@ try {
     `tray     http://${trayHost}:${trayPort}  (API, /healthz, /readyz; /metrics with METRICS_TOKEN or METRICS_PORT)`,
   );
   say(`admin    http://${adminHost}:${adminPort}/admin/queues  (admin API and queue dashboard)`);
+  say(
+    `console  http://${adminHost}:${adminPort}/admin/console  (events console: stored events, traffic, moderation)`,
+  );
   if (env.TRAY_DEMO === 'on')
     say(`demo     http://${trayHost}:${trayPort}/demo  (a live tray; token: npm run mint-token)`);
   const everywhere = [env.HOST, env.RECEIVER_HOST, env.TRAY_HOST, env.ADMIN_HOST].filter(Boolean);

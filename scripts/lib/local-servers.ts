@@ -1,5 +1,14 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readdirSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
@@ -99,11 +108,24 @@ export interface RedisOptions {
   persistent?: boolean;
   /** Default `noeviction`; tests of the start-up check pass an evicting policy. */
   maxmemoryPolicy?: string;
+  /**
+   * Clients must send it (`requirepass`): the dev stack's, so no other local account can use the
+   * queue. Given in a 0600 file under `dir`, never on the command line, which every account sees.
+   * Unset (tests, benches): no password.
+   */
+  password?: string;
 }
 
 export async function startRedis(options: RedisOptions): Promise<LocalServer> {
   const port = options.port ?? (await freePort());
+  const conf = join(options.dir, 'redis.conf');
+  if (options.password !== undefined) {
+    mkdirSync(options.dir, { recursive: true, mode: 0o700 });
+    writeFileSync(conf, `requirepass ${options.password}\n`, { mode: 0o600 });
+    chmodSync(conf, 0o600);
+  }
   const args = [
+    ...(options.password === undefined ? [] : [conf]),
     '--port',
     String(port),
     '--bind',
@@ -126,7 +148,10 @@ export async function startRedis(options: RedisOptions): Promise<LocalServer> {
   await waitForPort('redis-server', port, child, 10_000);
   return {
     name: 'redis',
-    url: `redis://127.0.0.1:${port}`,
+    url:
+      options.password === undefined
+        ? `redis://127.0.0.1:${port}`
+        : `redis://:${encodeURIComponent(options.password)}@127.0.0.1:${port}`,
     port,
     dir: options.dir,
     process: child,
@@ -212,12 +237,56 @@ export interface PostgresOptions {
    * most the last fraction of a second of commits, never consistency.
    */
   durability?: 'throwaway' | 'persistent';
+  /**
+   * The `postgres` superuser's password, with scram-sha-256 for every connection (TCP and the
+   * socket): the dev stack's, so no other local account can connect as superuser. A cluster made
+   * before, trusting every local connection, gets it set and its trust replaced. Unset (tests'
+   * throwaway clusters in temp directories): trust on 127.0.0.1.
+   */
+  password?: string;
+}
+
+/** Client authentication with a password for every connection, the socket's included. */
+const SCRAM_HBA = [
+  'local all all scram-sha-256',
+  'host all all 127.0.0.1/32 scram-sha-256',
+  'host all all ::1/128 scram-sha-256',
+  '',
+].join('\n');
+
+/** initdb's options: trust, or scram with the password read from a file (never the command line). */
+function initdbAuth(dir: string, password: string | undefined, user: { uid?: number }): string[] {
+  if (password === undefined) return ['--auth=trust'];
+  const pwfile = join(dir, 'initdb-password');
+  writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
+  if ('uid' in user) spawnSync('chown', ['postgres', pwfile]);
+  return ['--auth=scram-sha-256', `--pwfile=${pwfile}`];
+}
+
+/**
+ * A cluster made while the stack's PostgreSQL trusted every local connection: sets the superuser's
+ * password (still over trust), then requires it from every connection from now on.
+ */
+async function requirePassword(data: string, url: string, password: string): Promise<void> {
+  const hba = join(data, 'pg_hba.conf');
+  if (!/^\s*(?:local|host)\S*\s.*\btrust\b/m.test(readFileSync(hba, 'utf8'))) return;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query("SET password_encryption = 'scram-sha-256'");
+    await client.query(`ALTER ROLE postgres PASSWORD ${client.escapeLiteral(password)}`);
+    // Overwritten in place: the file keeps its owner (`postgres` when this runs as root).
+    writeFileSync(hba, SCRAM_HBA);
+    await client.query('SELECT pg_reload_conf()');
+  } finally {
+    await client.end();
+  }
 }
 
 /**
  * A PostgreSQL server of the project's own (FerretDB's storage): a cluster under `dir` created on
- * first use (kept between runs when `dir` is), trust auth on 127.0.0.1 only, no system service
- * touched.
+ * first use (kept between runs when `dir` is), on 127.0.0.1 and a socket in `dir` only, with a
+ * password when `password` is given (else trust), no system service touched.
  */
 export async function startPostgres(options: PostgresOptions): Promise<PostgresServer> {
   const port = options.port ?? (await freePort());
@@ -234,11 +303,13 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
   if (!existsSync(join(data, 'PG_VERSION'))) {
     // UTF8 whatever the caller's locale (FerretDB refuses any other encoding; a bare environment
     // would give SQL_ASCII); the C locale sorts by byte, like MongoDB.
+    const auth = initdbAuth(options.dir, options.password, user);
     const result = spawnSync(
       postgresBin('initdb'),
-      ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C'],
+      ['-D', data, '-U', 'postgres', ...auth, '--encoding=UTF8', '--locale=C'],
       { encoding: 'utf8', ...user },
     );
+    rmSync(join(options.dir, 'initdb-password'), { force: true });
     if (result.status !== 0) throw new Error(`initdb failed: ${result.stderr}`);
   }
   const durability =
@@ -264,7 +335,15 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
   ];
   const child = launch('postgres', postgresBin('postgres'), args, options.dir, user);
   await waitForPort('postgres', port, child, 20_000);
-  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const bare = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const url =
+    options.password === undefined
+      ? bare
+      : `postgres://postgres:${encodeURIComponent(options.password)}@127.0.0.1:${port}/postgres`;
+  if (options.password !== undefined) {
+    await waitForQueries(bare, child, 60_000, true);
+    await requirePassword(data, bare, options.password);
+  }
   await waitForQueries(url, child);
   return {
     name: 'postgres',
@@ -278,8 +357,16 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
   };
 }
 
-/** The port opens before the server accepts queries (recovery after an unclean stop can take a while). */
-async function waitForQueries(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+/**
+ * The port opens before the server accepts queries (recovery after an unclean stop can take a
+ * while). `orRefused`: a refused password also counts as up (the server answered).
+ */
+async function waitForQueries(
+  url: string,
+  child: ChildProcess,
+  timeoutMs = 60_000,
+  orRefused = false,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const client = new pg.Client({ connectionString: url });
@@ -288,6 +375,13 @@ async function waitForQueries(url: string, child: ChildProcess, timeoutMs = 60_0
       await client.query('SELECT 1');
       return;
     } catch (error) {
+      // 28P01 invalid password, 28000 no such authorization, or the client asked for a password
+      // it was not given: waiting will not change the answer.
+      const code = (error as { code?: unknown }).code;
+      if (code === '28P01' || code === '28000' || /password/i.test((error as Error).message)) {
+        if (orRefused) return;
+        throw new Error(`postgres refused the password: ${(error as Error).message}`);
+      }
       if (child.exitCode !== null)
         throw new Error(`postgres exited with code ${child.exitCode} during start-up`);
       if (Date.now() > deadline)

@@ -1,15 +1,5 @@
 import { z } from 'zod';
-
-/** Hosts whose traffic never leaves the machine: the only ones plain http may name. */
-function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  return (
-    host === 'localhost' ||
-    host.endsWith('.localhost') ||
-    host === '::1' ||
-    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
-  );
-}
+import { isLoopbackHost } from './loopback-host.ts';
 
 /** True for an https URL, or an http one to a loopback host. */
 export function isSecureUrl(value: string): boolean {

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { ConfigError } from '../errors/config-error.ts';
 import { onOff, port } from './env-types.ts';
 import { listenHost, LOOPBACK } from './listen-config.ts';
+import { isLoopbackHost } from './loopback-host.ts';
+import { secureUrl } from './secure-url.ts';
+import type { JwtConfig, JwtKeySource } from './tray-api-config.ts';
 import { parseTrayTrustProxy } from './tray-abuse-config.ts';
 
 /**
@@ -34,15 +37,27 @@ export const trayAdminAccessShape = {
     .min(32, { error: 'expected at least 32 characters (e.g. `openssl rand -hex 32`)' })
     .optional(),
   /**
-   * Admin JWTs: signed with the tray API's key (JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL) but
-   * carrying this audience and issuer. Both or neither; a user token's claims never make an admin.
+   * Admin JWTs: signed with their own key (below) or else the tray API's (JWT_SECRET,
+   * JWT_PUBLIC_KEY or JWT_JWKS_URL), carrying this audience and issuer. Both or neither; a user token's claims never make an admin.
    */
   ADMIN_JWT_AUDIENCE: z.string().min(1).optional(),
   ADMIN_JWT_ISSUER: z.string().min(1).optional(),
+  /**
+   * A key of the admin JWTs' own, so whoever can mint user tokens cannot mint an admin one: an
+   * HS256 secret, or the JWKS of the operators' identity provider. At most one; unset: the tray
+   * API's key, as before.
+   */
+  ADMIN_JWT_SECRET: z.string().min(32, { error: 'expected a secret of at least 32 characters' }).optional(),
+  ADMIN_JWT_JWKS_URL: secureUrl().optional(),
   /** The admin API's own listener, on loopback unless ADMIN_HOST says otherwise (HOST does not apply). */
   ADMIN_PORT: port(8082),
   ADMIN_HOST: listenHost.default(LOOPBACK),
   ADMIN_TRUST_PROXY: trustProxy,
+  /**
+   * `on`: a TLS-terminating proxy is in front of the admin listener. Required for a non-loopback
+   * ADMIN_HOST (the listener itself speaks plain http); the session cookie is then always `Secure`.
+   */
+  ADMIN_BEHIND_TLS: onOff('off'),
   /** `on` lets the queue dashboard retry, clean, promote and pause; it never adds or edits jobs. */
   QUEUE_DASHBOARD_WRITE: onOff('off'),
 };
@@ -50,16 +65,55 @@ export const trayAdminAccessShape = {
 export interface AdminJwtConfig {
   audience: string;
   issuer: string;
+  /** Their own key (ADMIN_JWT_SECRET, ADMIN_JWT_JWKS_URL); absent: the tray API's. */
+  source?: JwtKeySource;
+}
+
+/** What admin JWTs are verified with: their own key when configured, else the tray API's. */
+export function adminJwtKeys(admin: AdminJwtConfig, userSource: JwtKeySource): JwtConfig {
+  return { source: admin.source ?? userSource, audience: admin.audience, issuer: admin.issuer };
+}
+
+/** The admin JWTs' own key source, or undefined; both set, or the user tokens' secret, is an error. */
+function ownAdminKey(config: {
+  ADMIN_JWT_SECRET?: string | undefined;
+  ADMIN_JWT_JWKS_URL?: string | undefined;
+  JWT_SECRET?: string | undefined;
+}): JwtKeySource | undefined {
+  const { ADMIN_JWT_SECRET: secret, ADMIN_JWT_JWKS_URL: jwks } = config;
+  if (secret !== undefined && jwks !== undefined) {
+    throw new ConfigError([
+      { variable: 'ADMIN_JWT_SECRET, ADMIN_JWT_JWKS_URL', message: 'set at most one admin JWT key' },
+    ]);
+  }
+  if (secret !== undefined && secret === config.JWT_SECRET) {
+    throw new ConfigError([
+      {
+        variable: 'ADMIN_JWT_SECRET',
+        message: 'must differ from JWT_SECRET, or whoever mints user tokens could mint admin ones',
+      },
+    ]);
+  }
+  if (secret !== undefined) {
+    return { kind: 'secret', secret: new TextEncoder().encode(secret), algorithms: ['HS256'] };
+  }
+  return jwks === undefined
+    ? undefined
+    : { kind: 'jwks', url: new URL(jwks), algorithms: ['RS256', 'ES256'] };
 }
 
 /** The admin JWT settings, or undefined when admin JWTs are off; half a pair is an error. */
 export function resolveAdminJwt(config: {
   ADMIN_JWT_AUDIENCE?: string | undefined;
   ADMIN_JWT_ISSUER?: string | undefined;
+  ADMIN_JWT_SECRET?: string | undefined;
+  ADMIN_JWT_JWKS_URL?: string | undefined;
   JWT_AUDIENCE?: string | undefined;
+  JWT_SECRET?: string | undefined;
 }): AdminJwtConfig | undefined {
   const { ADMIN_JWT_AUDIENCE: audience, ADMIN_JWT_ISSUER: issuer } = config;
-  if (audience === undefined && issuer === undefined) return undefined;
+  const source = ownAdminKey(config);
+  if (audience === undefined && issuer === undefined && source === undefined) return undefined;
   if (audience === undefined || issuer === undefined) {
     throw new ConfigError([
       {
@@ -76,7 +130,22 @@ export function resolveAdminJwt(config: {
       },
     ]);
   }
-  return { audience, issuer };
+  return { audience, issuer, ...(source === undefined ? {} : { source }) };
+}
+
+/**
+ * The admin listener speaks plain http: off loopback, the sign-in form's credential and the session
+ * cookie would cross the network in clear unless a TLS proxy is in front, which the operator says
+ * with ADMIN_BEHIND_TLS=on.
+ */
+export function checkAdminListener(config: { ADMIN_HOST: string; ADMIN_BEHIND_TLS: 'on' | 'off' }): void {
+  if (config.ADMIN_BEHIND_TLS === 'on' || isLoopbackHost(config.ADMIN_HOST)) return;
+  throw new ConfigError([
+    {
+      variable: 'ADMIN_HOST',
+      message: `${config.ADMIN_HOST} is not loopback and the admin listener speaks plain http (credentials and cookies in clear); put a TLS proxy in front and set ADMIN_BEHIND_TLS=on`,
+    },
+  ]);
 }
 
 /** The admin listener is a second one: it cannot share the tray API's port. */

@@ -13,6 +13,14 @@ export const trayAdminShape = {
   /** Default and maximum page size of the admin list endpoints. */
   ADMIN_LIST_DEFAULT_LIMIT: positiveInt(50, 500),
   ADMIN_LIST_MAX_LIMIT: positiveInt(500, 10_000),
+  /** The most events one admin export may send; a filter matching more is refused (narrow it). */
+  ADMIN_EXPORT_MAX_ROWS: positiveInt(1_000_000, 100_000_000),
+  /** Admin exports running at once per instance (each holds a storage cursor while its client reads). */
+  ADMIN_EXPORTS_MAX: positiveInt(2, 100),
+  /** Open live tails per admin per instance (ADMIN_TOKEN's holders count as one admin). */
+  ADMIN_TAILS_PER_ADMIN: positiveInt(10, 1_000),
+  /** Replays of a filter running at once per instance. */
+  REPLAY_MAX_RUNNING: positiveInt(2, 100),
   /** Blocklisted words, comma separated (`*word*` matches anywhere inside text; see README). */
   MODERATION_WORDS: z.string().optional(),
   /** A UTF-8 file with one blocklisted word per line (`#` starts a comment). */

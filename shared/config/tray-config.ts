@@ -5,7 +5,7 @@ import { port } from './env-types.ts';
 import { parseEnv, type Env } from './parse-env.ts';
 import { trayAbuseShape } from './tray-abuse-config.ts';
 import { trayAdminShape } from './tray-admin-config.ts';
-import { trayAdminAccessShape } from './tray-admin-access-config.ts';
+import { checkAdminListener, trayAdminAccessShape } from './tray-admin-access-config.ts';
 import { trayListenShape } from './listen-config.ts';
 import { trayApiShape } from './tray-api-config.ts';
 import { trayBanShape } from './tray-ban-config.ts';
@@ -43,5 +43,6 @@ export type TrayConfig = ReturnType<typeof loadTrayConfig>;
 export function loadTrayConfig(env: Env) {
   const config = withRedisTarget(parseEnv(trayShape, env));
   checkModerationWebhook(config);
+  checkAdminListener(config);
   return config;
 }

@@ -19,6 +19,10 @@ export const errorCodes = {
   RATE_LIMITED: { status: 429, code: 400311 },
   /** Every one of the caller's STREAMS_PER_USER live streams is open. */
   TOO_MANY_STREAMS: { status: 429, code: 429001 },
+  /** Every one of this instance's ADMIN_EXPORTS_MAX admin exports is running. */
+  TOO_MANY_EXPORTS: { status: 429, code: 429002 },
+  /** Every one of this instance's REPLAY_MAX_RUNNING replays of a filter is running. */
+  TOO_MANY_REPLAYS: { status: 429, code: 429003 },
   INTERNAL: { status: 500, code: 500000 },
   UNAVAILABLE: { status: 503, code: 503000 },
 } as const;

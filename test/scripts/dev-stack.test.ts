@@ -1,10 +1,14 @@
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
+import { ensureDatabase } from '../../scripts/lib/ensure-database.ts';
 import { hs256Token } from '../../scripts/lib/hs256-token.ts';
-import { freePort } from '../../scripts/lib/local-servers.ts';
+import { freePort, startPostgres } from '../../scripts/lib/local-servers.ts';
+import { testPostgres, testStack } from '../support/test-stack.ts';
 import { sign, channelDidCreate } from '../receiver/support/signed-request.ts';
 import { accepts, externalAddress } from '../support/external-address.ts';
 import { cleanEnv, runScript, startScript } from '../support/run-script.ts';
@@ -13,15 +17,46 @@ import { cleanEnv, runScript, startScript } from '../support/run-script.ts';
 const FORMER_JWT_SECRET = 'dev-only-secret-do-not-use-in-production';
 const FORMER_WEBHOOK_SECRET = 'dev-secret';
 
+/** What a Redis at `port` answers to a PING from a client that sent no password. */
+function pingWithoutPassword(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    socket.once('error', reject);
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => {
+      socket.destroy();
+      resolve(data.toString().trim());
+    });
+  });
+}
+
+/** Connects to PostgreSQL at `port` as its superuser with no password, as any local account could. */
+async function connectWithoutPassword(port: number): Promise<void> {
+  const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
+  try {
+    await client.connect();
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** The ports of the stack's own Redis and PostgreSQL, from its banner. */
+function serverPorts(output: string): { redis: number; postgres: number } {
+  const port = (name: string) =>
+    Number(new RegExp(`\\[stack\\] ${name} +\\w+://(?:[^@\\s]*@)?127\\.0\\.0\\.1:(\\d+)`).exec(output)?.[1]);
+  return { redis: port('redis'), postgres: port('postgres') };
+}
+
 describe('npm start (scripts/dev-stack.ts)', function () {
   this.timeout(180_000);
   let dataDir: string;
+  let firstDataDir: string;
   let ports: { receiver: number; tray: number; admin: number };
   let stack: { child: ChildProcess; output: () => string } | undefined;
   const url = (port: number, path: string) => `http://127.0.0.1:${port}${path}`;
 
   /** As a terminal runs it: in a process group of its own, so Ctrl-C is a SIGINT to that group. */
-  const start = async () => {
+  const start = async (env: Record<string, string> = {}) => {
     stack = await startScript(
       'scripts/dev-stack.ts',
       cleanEnv({
@@ -29,6 +64,7 @@ describe('npm start (scripts/dev-stack.ts)', function () {
         RECEIVER_PORT: String(ports.receiver),
         TRAY_PORT: String(ports.tray),
         ADMIN_PORT: String(ports.admin),
+        ...env,
       }),
       /ready\. Press Ctrl-C/,
       120_000,
@@ -47,19 +83,30 @@ describe('npm start (scripts/dev-stack.ts)', function () {
   const tool = (script: string, args: string[]) =>
     runScript(script, args, cleanEnv({ STACK_DATA_DIR: dataDir, RECEIVER_PORT: String(ports.receiver) }));
 
+  /** Stops a running stack as Ctrl-C does, and removes its data directory. */
+  const stopAndRemove = async () => {
+    if (stack && stack.child.exitCode === null) {
+      const exited = exitOf(stack.child);
+      ctrlC(stack.child);
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'stack-test-'));
+    firstDataDir = dataDir;
     ports = { receiver: await freePort(), tray: await freePort(), admin: await freePort() };
   });
   after(async () => {
     if (stack && stack.child.exitCode === null) {
       process.kill(-stack.child.pid!, 'SIGKILL');
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(firstDataDir, { recursive: true, force: true });
   });
 
   describe('first run', () => {
-    before(start);
+    before(() => start());
 
     it('starts its own servers and both services and reports ready', async () => {
       const tray = await fetch(url(ports.tray, '/healthz'));
@@ -75,7 +122,12 @@ describe('npm start (scripts/dev-stack.ts)', function () {
         ok: true,
         detail: { engine: 'postgres' },
       });
-      expect(stack!.output()).to.match(/\[stack\] postgres postgres:\/\/postgres@127\.0\.0\.1:\d+\/tray/);
+      expect(stack!.output()).to.match(
+        /\[stack\] postgres postgres:\/\/postgres:\*\*\*\*@127\.0\.0\.1:\d+\/tray \(password: POSTGRES_PASSWORD in /,
+      );
+      expect(stack!.output()).to.match(
+        /\[stack\] redis {4}redis:\/\/:\*\*\*\*@127\.0\.0\.1:\d+ \(password: REDIS_PASSWORD in /,
+      );
       expect(stack!.output()).not.to.include('ferretdb');
       // The quick start's demo page is on in the development stack (off by default elsewhere).
       const demo = await fetch(url(ports.tray, '/demo'));
@@ -98,9 +150,17 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       const output = stack!.output();
       expect(output).to.include(`secrets  made for this machine in ${file}`);
       expect(output).to.include(`admin    http://127.0.0.1:${ports.admin}/admin/queues`);
+      expect(output).to.include(`console  http://127.0.0.1:${ports.admin}/admin/console`);
       expect(output).to.include('sign in  the admin side with ADMIN_TOKEN from');
       expect(output).to.include('npm run mint-token -- --user <id>');
       for (const value of Object.values(secrets())) expect(output).not.to.include(value);
+    });
+
+    it('keeps its Redis and PostgreSQL closed to a local account without their generated passwords', async () => {
+      expect(secrets()).to.include.keys('REDIS_PASSWORD', 'POSTGRES_PASSWORD');
+      const { redis, postgres } = serverPorts(stack!.output());
+      expect(await pingWithoutPassword(redis)).to.match(/^-NOAUTH/);
+      await expect(connectWithoutPassword(postgres)).to.be.rejectedWith(/password/);
     });
 
     it('opens nothing to the secrets once written in the repository', async () => {
@@ -191,6 +251,54 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       expect(output()).to.include('[stack] second signal: the services exit at once');
       expect(output()).to.include('[stack] stopped');
       expect(await accepts('127.0.0.1', ports.tray)).to.equal(false);
+    });
+  });
+
+  describe('a data directory of the previous version (servers without passwords)', () => {
+    before(async () => {
+      dataDir = mkdtempSync(join(tmpdir(), 'stack-test-old-'));
+      // What the previous version left: its three secrets, and a PostgreSQL cluster trusting every
+      // local connection.
+      const old = { JWT_SECRET: 'j'.repeat(43), WEBHOOK_SECRET: 'w'.repeat(43), ADMIN_TOKEN: 'a'.repeat(43) };
+      writeFileSync(join(dataDir, 'dev-secrets.json'), JSON.stringify(old), { mode: 0o600 });
+      const cluster = await startPostgres({ dir: join(dataDir, 'postgres'), durability: 'persistent' });
+      await connectWithoutPassword(cluster.port);
+      await cluster.stop();
+      await start();
+    });
+    after(stopAndRemove);
+
+    it('still starts, keeps its secrets, and adds and sets the servers’ passwords', async () => {
+      expect(secrets()).to.include({ JWT_SECRET: 'j'.repeat(43), ADMIN_TOKEN: 'a'.repeat(43) });
+      expect(secrets().POSTGRES_PASSWORD).to.have.length.of.at.least(43);
+      expect(statSync(join(dataDir, 'dev-secrets.json')).mode & 0o777).to.equal(0o600);
+      const { redis, postgres } = serverPorts(stack!.output());
+      expect(await pingWithoutPassword(redis)).to.match(/^-NOAUTH/);
+      await expect(connectWithoutPassword(postgres)).to.be.rejectedWith(/password/);
+      expect((await fetch(url(ports.tray, '/readyz'))).status).to.equal(200);
+    });
+  });
+
+  describe("on the operator's own servers (REDIS_URL, DATABASE_URL with passwords)", () => {
+    before(async () => {
+      const server = await testPostgres();
+      dataDir = mkdtempSync(join(tmpdir(), 'stack-test-own-'));
+      // The test servers need no password and ignore one sent: what matters is what is printed.
+      const database = new URL(await ensureDatabase(server.url, `stack_own_${process.pid}`));
+      database.password = 'operator-pg-password';
+      const redis = new URL(testStack().redisUrl);
+      redis.password = 'operator-redis-password';
+      await start({ DATABASE_URL: database.toString(), REDIS_URL: redis.toString() });
+    });
+    after(stopAndRemove);
+
+    it('prints their URLs without the passwords', () => {
+      const output = stack!.output();
+      expect(output).not.to.include('operator-pg-password');
+      expect(output).not.to.include('operator-redis-password');
+      expect(output).to.match(
+        /\[stack\] postgres postgres:\/\/postgres:\*\*\*\*@127\.0\.0\.1:\d+\/stack_own_/,
+      );
     });
   });
 });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanEnv, runScript } from '../support/run-script.ts';
@@ -48,6 +48,15 @@ describe('scripts/export-events.ts', function () {
     });
     expect(lines.at(-1)?.key).to.equal('x-00000');
     expect(existsSync(`${out}.partial`)).to.equal(false);
+  });
+
+  it('writes a file only its owner can read (raw payloads), also over an existing one', async () => {
+    const out = join(dir, 'private.ndjson');
+    writeFileSync(out, 'old\n', { mode: 0o644 });
+    writeFileSync(`${out}.partial`, 'left by an interrupted run\n', { mode: 0o644 });
+    const result = await runScript('scripts/export-events.ts', ['--out', out], env);
+    expect(result.code).to.equal(0);
+    expect((statSync(out).mode & 0o777).toString(8)).to.equal('600');
   });
 
   it('applies the filters', async () => {

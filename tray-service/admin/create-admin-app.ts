@@ -3,7 +3,6 @@ import helmet from 'helmet';
 import { errorMiddleware, notFound } from '../../shared/http/error-middleware.ts';
 import { mapDomainErrors } from '../http/map-domain-errors.ts';
 import { mapStoreErrors } from '../http/map-store-errors.ts';
-import type { FailedAuthLimit } from '../http/rate-limit/failed-auth-limit.ts';
 import { countFailedAuth, refuseBlockedAddress } from '../http/rate-limit/limit-failed-auth.ts';
 import { createAdminOpenApiDocument } from './api-schema/admin-api-schema.ts';
 import { createAdminRouter, type AdminRouterDeps } from './create-admin-router.ts';
@@ -14,8 +13,6 @@ export interface AdminAppDeps extends AdminRouterDeps {
    * https, so the dashboard's cookie is `Secure` there. false: none.
    */
   trustProxy?: false | readonly string[];
-  /** Failed sign-ins per source address, shared with the tray API's count (AUTH_FAILURE_LIMIT). */
-  failedAuth?: FailedAuthLimit;
 }
 
 /**

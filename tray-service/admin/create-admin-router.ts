@@ -12,6 +12,8 @@ import { createReplayRouter } from './replay-router.ts';
 import { createStatsRouter } from './stats-router.ts';
 import { createTailRouter } from './tail-router.ts';
 import { Router } from 'express';
+import type { FailedAuthLimit } from '../http/rate-limit/failed-auth-limit.ts';
+import { recordFailedAuth } from '../http/rate-limit/limit-failed-auth.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import type { CommunityMembersPort, DecisionsPort, EventsPort } from '../storage/port.ts';
@@ -23,7 +25,8 @@ import { createDecisionsRouter } from './decisions-router.ts';
 import { createEventsRouter } from './events-router.ts';
 import { createQueueDashboard } from './queue-dashboard.ts';
 import { createAdminSessions } from './admin-sessions.ts';
-import { requireAdmin, requireAdminPage, type AdminAuthOptions } from './require-admin.ts';
+import { createConcurrencySlots } from './concurrency-slots.ts';
+import { requireAdmin, requireAdminPage, stillAdmin, type AdminAuthOptions } from './require-admin.ts';
 import { createSignInRouter } from './sign-in-router.ts';
 
 export interface AdminRouterDeps {
@@ -40,6 +43,10 @@ export interface AdminRouterDeps {
   limits: { defaultLimit: number; maxLimit: number };
   /** Where the router is mounted; the dashboard's pages link to `${mountPath}/queues`. */
   mountPath?: string;
+  /** ADMIN_BEHIND_TLS=on: a TLS proxy is in front, so the session cookie is always Secure. */
+  behindTls?: boolean;
+  /** Failed sign-ins per source address, shared with the tray API's count (AUTH_FAILURE_LIMIT). */
+  failedAuth?: FailedAuthLimit;
   /** The admin sessions (shared by every instance). */
   redis: RedisClient;
   /** Prefix of the sessions' Redis keys (default `tray-admin`). */
@@ -51,10 +58,20 @@ export interface AdminRouterDeps {
   dashboardWrite?: boolean;
   /** The events workers announce once applied (GET /events/tail); without it the tail answers 404. */
   eventsFeed?: RedisEventsFeed;
+  /** How often an open tail sends a heartbeat and checks its credential again (default 15 s). */
+  tailHeartbeatMs?: number;
   /** The worker's apply path, for replays; without it the replay routes answer 404. */
   apply?: ApplyJobDeps;
   /** Most events one replay of a filter may take (default 100,000). */
   replayMaxEvents?: number;
+  /** REPLAY_MAX_RUNNING: replays of a filter running at once on this instance (default 2). */
+  replayMaxRunning?: number;
+  /** ADMIN_EXPORT_MAX_ROWS: the most events one export may send (default 1,000,000). */
+  exportMaxRows?: number;
+  /** ADMIN_EXPORTS_MAX: exports running at once on this instance (default 2). */
+  exportsMax?: number;
+  /** ADMIN_TAILS_PER_ADMIN: open live tails per admin on this instance (default 10). */
+  tailsPerAdmin?: number;
   /** The blocklisted words in force (MODERATION_WORDS, MODERATION_WORDS_FILE), for the rule tester. */
   blockedWords?: readonly BlockedWord[];
 }
@@ -75,7 +92,14 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
   });
   const guard = { auth: deps.auth, sessions, mountPath, ...(deps.clock ? { clock: deps.clock } : {}) };
   // Sign-in, sign-out and the session's CSRF token: before any guard.
-  router.use(createSignInRouter(guard));
+  const { failedAuth, logger } = deps;
+  router.use(
+    createSignInRouter({
+      ...guard,
+      behindTls: deps.behindTls ?? false,
+      ...(failedAuth ? { failedSignIn: (req) => recordFailedAuth(failedAuth, req, logger) } : {}),
+    }),
+  );
   // bull-board's page cannot send the CSRF header; its writes are off unless QUEUE_DASHBOARD_WRITE.
   router.use(
     '/queues',
@@ -98,7 +122,16 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
   const recipients = createEventRecipients(deps.communityMembers);
   // Before the events router: /events/tail and /events/replay would be taken for keys.
   if (deps.eventsFeed) {
-    router.use(createTailRouter({ feed: deps.eventsFeed, retentionDays: deps.eventsRetentionDays }));
+    router.use(
+      createTailRouter({
+        feed: deps.eventsFeed,
+        retentionDays: deps.eventsRetentionDays,
+        stillAdmin: (req) => stillAdmin(req, guard),
+        ...(deps.tailsPerAdmin === undefined ? {} : { tailsPerAdmin: deps.tailsPerAdmin }),
+        ...(deps.clock ? { clock: deps.clock } : {}),
+        ...(deps.tailHeartbeatMs === undefined ? {} : { heartbeatMs: deps.tailHeartbeatMs }),
+      }),
+    );
   }
   if (deps.apply) {
     const replayMaxEvents = deps.replayMaxEvents ?? 100_000;
@@ -109,6 +142,7 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
       progress: createRedisReplayProgress(deps.redis, deps.sessionPrefix ?? 'tray-admin'),
       newId: () => randomUUID(),
       maxEvents: replayMaxEvents,
+      maxRunning: deps.replayMaxRunning ?? 2,
       onError: (error, event) =>
         logger.warn({ err: (error as Error).message, key: event?.key }, 'replay failed'),
     });
@@ -129,6 +163,8 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
       recipients,
       retentionDays: deps.eventsRetentionDays,
       logger: deps.logger,
+      exportMaxRows: deps.exportMaxRows ?? 1_000_000,
+      exports: createConcurrencySlots(deps.exportsMax ?? 2),
       ...limits,
     }),
   );

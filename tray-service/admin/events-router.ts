@@ -8,6 +8,7 @@ import type { StoredEvent } from '../domain/stored-event.ts';
 import type { EventsFilter, EventsQuery } from '../use-cases/events-query.ts';
 import type { EventDetail } from '../use-cases/event-detail.ts';
 import type { EventRecipients } from '../use-cases/event-recipients.ts';
+import type { ConcurrencySlots } from './concurrency-slots.ts';
 import { csvStream } from './csv-stream.ts';
 import { toEventDetailView, toEventView, type EventView } from './event-view.ts';
 import { ndjsonStream } from './ndjson-stream.ts';
@@ -31,6 +32,10 @@ export interface EventsRouterDeps {
   logger: Logger;
   defaultLimit: number;
   maxLimit: number;
+  /** ADMIN_EXPORT_MAX_ROWS: the most events one export may send. */
+  exportMaxRows: number;
+  /** ADMIN_EXPORTS_MAX: exports running at once on this instance. */
+  exports: ConcurrencySlots;
 }
 
 /** The CSV export's columns: the event view's fields, the payload as one JSON cell. */
@@ -80,6 +85,26 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
   router.get('/events/export', async (req, res) => {
     const { format, ...query } = parseQuery(eventsExportQuery, req.query);
     const filter = toFilter(query);
+    // Each export holds a storage cursor and a connection for as long as its client reads.
+    const release = deps.exports.take();
+    if (release === undefined) {
+      throw new AppError(
+        'TOO_MANY_EXPORTS',
+        'every export slot of this instance is in use; try again shortly',
+        {
+          headers: { 'Retry-After': '10' },
+        },
+      );
+    }
+    // 'close' comes once the response is over: sent, refused, or cut off by the client.
+    res.once('close', release);
+    const rows = await deps.events.count(filter);
+    if (rows > deps.exportMaxRows) {
+      throw new AppError(
+        'VALIDATION',
+        `filter: matches ${rows} events, at most ${deps.exportMaxRows} per export; narrow it (since/until), or use npm run export-events`,
+      );
+    }
     const csv = format === 'csv';
     res.status(200).type(csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson');
     res.set('Content-Disposition', `attachment; filename="events.${csv ? 'csv' : 'ndjson'}"`);

@@ -21,10 +21,22 @@ export interface QueueDashboardDeps {
 }
 
 /**
- * Routes that put data into the queue. A job added or edited here would reach the worker without
- * the receiver's signature check, so they are refused even when the dashboard may write.
+ * The changing calls the dashboard may make with QUEUE_DASHBOARD_WRITE=on: retry, clean, promote,
+ * pause and resume, of a whole queue or of one job. Everything else is refused, adding a job or
+ * editing its data above all (such a job would reach the worker without the receiver's signature
+ * check), and whatever a newer bull-board adds. Compared case-insensitively, as Express routes.
  */
-const INJECTS_JOBS = /\/api\/queues\/[^/]+\/(?:add|[^/]+\/update-data)\/?$/;
+const NAMED_WRITES = [
+  /^\/api\/queues\/(?:pause|resume)\/?$/i,
+  /^\/api\/queues\/[^/]+\/(?:retry|clean)\/[^/]+\/?$/i,
+  /^\/api\/queues\/[^/]+\/(?:promote|pause|resume)\/?$/i,
+  /^\/api\/queues\/[^/]+\/[^/]+\/(?:retry|clean|promote)\/?$/i,
+];
+/** True for a PUT of one of the named write actions. */
+export function isNamedWrite(method: string, path: string): boolean {
+  return method === 'PUT' && NAMED_WRITES.some((pattern) => pattern.test(path));
+}
+
 const READS = new Set(['GET', 'HEAD']);
 
 /** True when a browser says the request comes from a page of another origin. */
@@ -38,18 +50,23 @@ function crossOrigin(req: Request): boolean {
   }
 }
 
-/** Refuses bull-board's changing calls unless QUEUE_DASHBOARD_WRITE=on, and job injection always. */
+/** Refuses bull-board's changing calls unless QUEUE_DASHBOARD_WRITE=on, and any but the named ones always. */
 function writeGate(write: boolean): RequestHandler {
   return (req, _res, next) => {
     if (READS.has(req.method)) return next();
     // bull-board's page cannot send the CSRF header: its changing calls must at least come from
     // this origin (the cookie is SameSite=Strict too).
     if (crossOrigin(req)) return next(new AppError('FORBIDDEN', 'cross-origin request refused'));
-    if (INJECTS_JOBS.test(req.path)) {
-      return next(new AppError('FORBIDDEN', 'jobs enter the queue through the receiver only'));
-    }
     if (!write) {
       return next(new AppError('FORBIDDEN', 'the queue dashboard is read-only (QUEUE_DASHBOARD_WRITE=off)'));
+    }
+    if (!isNamedWrite(req.method, req.path)) {
+      return next(
+        new AppError(
+          'FORBIDDEN',
+          'the queue dashboard may only retry, clean, promote, pause and resume; jobs enter the queue through the receiver only',
+        ),
+      );
     }
     next();
   };

@@ -48,6 +48,13 @@ export function createReplayRouter(deps: ReplayRouterDeps): Router {
   router.post('/events/replay', ...jsonBody(), async (req, res) => {
     const filter = toFilter(parseQuery(eventsFilter, req.body ?? {}, 'field'));
     const started = await deps.replays.start(filter);
+    if ('busy' in started) {
+      throw new AppError(
+        'TOO_MANY_REPLAYS',
+        `${started.busy} replays are running on this instance, the most at once; try again once one is done`,
+        { headers: { 'Retry-After': '30' } },
+      );
+    }
     if ('refused' in started) {
       throw new AppError(
         'VALIDATION',

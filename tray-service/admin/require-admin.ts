@@ -82,6 +82,32 @@ export async function adminCaller(
   return session ? { via: 'session', principal: session.principal, session } : undefined;
 }
 
+/** The admin that requireAdmin admitted; only ever read from `res.locals`. */
+export function admittedCaller(res: Response): AdminCaller {
+  const caller: unknown = res.locals.adminCaller;
+  if (caller === undefined) throw unauthenticated();
+  return caller as AdminCaller;
+}
+
+/** When the caller's proof lapses (epoch ms): its session's end, its JWT's `exp`; undefined for ADMIN_TOKEN. */
+export function callerExpiresAt(caller: AdminCaller): number | undefined {
+  if (caller.via === 'session') return caller.session.expiresAt;
+  return caller.principal.kind === 'jwt' ? caller.principal.expiresAt : undefined;
+}
+
+/**
+ * Whether the request still proves an admin now: its session not signed out or expired, its JWT
+ * not expired. For streams, which outlive the check made when they opened. A check that cannot
+ * be made (Redis unreachable) counts as no: a stream of payloads is not kept open on trust.
+ */
+export async function stillAdmin(req: Request, options: AdminGuardOptions): Promise<boolean> {
+  try {
+    return (await adminCaller(req, options)) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 const unauthenticated = () =>
   new AppError('UNAUTHORIZED', 'missing bearer token', { headers: { 'WWW-Authenticate': 'Bearer' } });
 

@@ -1,4 +1,4 @@
-import express, { Router, type Response } from 'express';
+import express, { Router, type Request, type Response } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
 import type { AdminSessions } from './admin-sessions.ts';
 import type { AdminSessionBody } from './api-schema/console-outputs.ts';
@@ -13,6 +13,14 @@ export interface SignInRouterDeps {
   /** Where the admin router is mounted (/admin): the cookie's path and the pages' links. */
   mountPath: string;
   clock?: () => number;
+  /**
+   * Counts a wrong credential posted to the form against the caller's address, as a wrong bearer
+   * token is counted (AUTH_FAILURE_LIMIT): the form answers with a page, not an error, so the
+   * app's error handler never sees it.
+   */
+  failedSignIn?: (req: Request) => Promise<void>;
+  /** ADMIN_BEHIND_TLS=on: the session cookie is always Secure. */
+  behindTls?: boolean;
 }
 
 /**
@@ -52,11 +60,18 @@ export function createSignInRouter(deps: SignInRouterDeps): Router {
     const target = safeNext(body?.next ?? req.query.next, mountPath);
     try {
       const admin = await authenticateAdmin(token, deps.auth);
+      // The browser's earlier session ends: a cookie it no longer holds must not stay valid.
+      const previous = readCookie(req.get('cookie'), ADMIN_SESSION_COOKIE);
+      if (previous !== undefined) await deps.sessions.close(previous);
       const { id, maxAgeMs } = await deps.sessions.open(admin, clock());
-      res.cookie(ADMIN_SESSION_COOKIE, id, { ...sessionCookieOptions(req, mountPath), maxAge: maxAgeMs });
+      res.cookie(ADMIN_SESSION_COOKIE, id, {
+        ...sessionCookieOptions(req, mountPath, deps.behindTls),
+        maxAge: maxAgeMs,
+      });
       res.redirect(303, target);
     } catch (error) {
       if (error instanceof AppError && error.kind === 'UNAUTHORIZED') {
+        await deps.failedSignIn?.(req);
         html(res, 401, signInPage(mountPath, target, 'That is not a valid admin credential.'));
         return;
       }
@@ -70,7 +85,7 @@ export function createSignInRouter(deps: SignInRouterDeps): Router {
   router.post('/logout', async (req, res) => {
     const id = readCookie(req.get('cookie'), ADMIN_SESSION_COOKIE);
     if (id !== undefined) await deps.sessions.close(id);
-    res.clearCookie(ADMIN_SESSION_COOKIE, sessionCookieOptions(req, mountPath));
+    res.clearCookie(ADMIN_SESSION_COOKIE, sessionCookieOptions(req, mountPath, deps.behindTls));
     res.redirect(303, `${mountPath}/login`);
   });
 

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { sseComment, sseEvent, sseRetry } from '../http/sse-format.ts';
 import { tailEvents } from '../use-cases/events-tail.ts';
@@ -7,6 +7,8 @@ import { eventsFilter } from './api-schema/admin-inputs.ts';
 import { toFilter } from './events-router.ts';
 import { parseQuery } from './parse-query.ts';
 import type { RedisEventsFeed } from './redis-events-feed.ts';
+import { createConcurrencySlots } from './concurrency-slots.ts';
+import { admittedCaller, callerExpiresAt } from './require-admin.ts';
 
 export interface TailRouterDeps {
   feed: RedisEventsFeed;
@@ -14,20 +16,32 @@ export interface TailRouterDeps {
   retentionDays: number;
   /** Open tails per instance at most: each holds a connection. */
   maxTails?: number;
-  /** A comment line this often keeps proxies from closing an idle tail. */
+  /** ADMIN_TAILS_PER_ADMIN: open tails per admin on this instance, so one cannot take them all. */
+  tailsPerAdmin?: number;
+  /** A comment line this often keeps proxies from closing an idle tail; the credential is checked again then. */
   heartbeatMs?: number;
+  /** Whether the request's credential still proves an admin (signed out, expired: no). */
+  stillAdmin: (req: Request) => Promise<boolean>;
+  clock?: () => number;
 }
+
+/** setTimeout's longest delay; a later expiry is left to the heartbeats' checks. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * GET /admin/events/tail: server-sent events, one `stored` event (id: the event's key, data: its
  * view) for each newly applied event that passes the list's filters, and a heartbeat comment
  * between them (docs/operations.md#events-console-api). Nothing is replayed on reconnect: the list
- * shows what a tail missed.
+ * shows what a tail missed. A tail carries every payload, so it lasts no longer than the credential
+ * that opened it: it ends when that credential's session or JWT expires, and at the first
+ * heartbeat after a sign-out.
  */
 export function createTailRouter(deps: TailRouterDeps): Router {
   const router = Router();
   const maxTails = deps.maxTails ?? 100;
   const heartbeatMs = deps.heartbeatMs ?? 15_000;
+  const perAdmin = createConcurrencySlots(deps.tailsPerAdmin ?? 10);
+  const clock = deps.clock ?? Date.now;
 
   router.get('/events/tail', async (req, res) => {
     const filter = toFilter(parseQuery(eventsFilter, req.query));
@@ -36,12 +50,29 @@ export function createTailRouter(deps: TailRouterDeps): Router {
         headers: { 'Retry-After': '15' },
       });
     }
+    const caller = admittedCaller(res);
+    // ADMIN_TOKEN's holders are one admin; each admin JWT's subject is one.
+    const release = perAdmin.take(
+      caller.principal.kind === 'jwt' ? `jwt:${caller.principal.subject}` : 'token',
+    );
+    if (release === undefined) {
+      throw new AppError('TOO_MANY_STREAMS', 'every open tail this admin may have on this instance is open', {
+        headers: { 'Retry-After': '15' },
+      });
+    }
+    res.once('close', release);
     // What the stream holds: ended once, by the client leaving or the feed closing.
-    const stream: { open: boolean; stop?: () => void; heartbeat?: NodeJS.Timeout } = { open: true };
+    const stream: {
+      open: boolean;
+      stop?: () => void;
+      heartbeat?: NodeJS.Timeout;
+      expiry?: NodeJS.Timeout;
+    } = { open: true };
     const finish = () => {
       if (!stream.open) return;
       stream.open = false;
       clearInterval(stream.heartbeat);
+      clearTimeout(stream.expiry);
       stream.stop?.();
       res.end();
     };
@@ -67,7 +98,17 @@ export function createTailRouter(deps: TailRouterDeps): Router {
     res.flushHeaders();
     res.write(sseRetry(3_000));
     res.write(sseComment('tail open'));
-    stream.heartbeat = setInterval(() => res.write(sseComment('heartbeat')), heartbeatMs);
+    const expiresAt = callerExpiresAt(caller);
+    if (expiresAt !== undefined) {
+      stream.expiry = setTimeout(finish, Math.min(Math.max(0, expiresAt - clock()), MAX_TIMER_MS));
+      stream.expiry.unref();
+    }
+    stream.heartbeat = setInterval(() => {
+      res.write(sseComment('heartbeat'));
+      void deps.stillAdmin(req).then((admin) => {
+        if (!admin) finish();
+      });
+    }, heartbeatMs);
     stream.heartbeat.unref();
   });
 

@@ -39,6 +39,8 @@ export interface ReplayDeps {
   newId: () => string;
   /** Most events one replay of a filter may take (a narrower filter, or several, beyond that). */
   maxEvents: number;
+  /** Replays of a filter running at once in this process at most (each writes to every tray it touches). */
+  maxRunning?: number;
   /** Told of each event whose replay threw (and of a replay that could not go on: no event). */
   onError?: (error: unknown, event?: StoredEvent) => void;
   clock?: () => number;
@@ -70,6 +72,8 @@ export const LOST_AFTER_MS = 6 * HEARTBEAT_MS;
  */
 export function createReplays(deps: ReplayDeps) {
   const clock = deps.clock ?? Date.now;
+  const maxRunning = deps.maxRunning ?? Number.POSITIVE_INFINITY;
+  let running = 0;
 
   async function run(progress: ReplayProgress): Promise<void> {
     let saved = clock();
@@ -120,29 +124,43 @@ export function createReplays(deps: ReplayDeps) {
     },
 
     /**
-     * Starts replaying every event of `filter` (newest first) and returns at once with its id, or
-     * `refused` with the number of matches when they are more than `maxEvents`.
+     * Starts replaying every event of `filter` (newest first) and returns at once with its id;
+     * `refused` with the number of matches when they are more than `maxEvents`, `busy` with the
+     * number running when `maxRunning` already are.
      */
     async start(
       filter: EventsFilter,
-    ): Promise<{ id: string; total: number; finished: Promise<void> } | { refused: number }> {
-      const total = await deps.events.count(filter);
-      if (total > deps.maxEvents) return { refused: total };
-      const now = new Date(clock());
-      const progress: ReplayProgress = {
-        id: deps.newId(),
-        state: 'running',
-        filter,
-        total,
-        done: 0,
-        failed: 0,
-        startedAt: now,
-        updatedAt: now,
-      };
-      await deps.progress.save(progress);
-      // Never rejects: a replay's failure is its state (and the error goes to onError).
-      const finished = run(progress).catch((error: unknown) => deps.onError?.(error));
-      return { id: progress.id, total, finished };
+    ): Promise<
+      { id: string; total: number; finished: Promise<void> } | { refused: number } | { busy: number }
+    > {
+      if (running >= maxRunning) return { busy: running };
+      // Held from here: two starts at once cannot both pass the check while they count.
+      running += 1;
+      let started = false;
+      try {
+        const total = await deps.events.count(filter);
+        if (total > deps.maxEvents) return { refused: total };
+        const now = new Date(clock());
+        const progress: ReplayProgress = {
+          id: deps.newId(),
+          state: 'running',
+          filter,
+          total,
+          done: 0,
+          failed: 0,
+          startedAt: now,
+          updatedAt: now,
+        };
+        await deps.progress.save(progress);
+        // Never rejects: a replay's failure is its state (and the error goes to onError).
+        const finished = run(progress)
+          .catch((error: unknown) => deps.onError?.(error))
+          .finally(() => (running -= 1));
+        started = true;
+        return { id: progress.id, total, finished };
+      } finally {
+        if (!started) running -= 1;
+      }
     },
 
     /** Where a replay stands; a `running` one whose process stopped beating is `lost`. */

@@ -20,9 +20,15 @@ describe('the development stack’s secrets (scripts/lib/dev-secrets.ts)', () =>
     const { secrets, created } = loadOrCreateDevSecrets(join(dir, 'data'));
     expect(created).to.equal(true);
     const values = Object.values(secrets);
-    expect(Object.keys(secrets)).to.have.members(['JWT_SECRET', 'WEBHOOK_SECRET', 'ADMIN_TOKEN']);
+    expect(Object.keys(secrets)).to.have.members([
+      'JWT_SECRET',
+      'WEBHOOK_SECRET',
+      'ADMIN_TOKEN',
+      'REDIS_PASSWORD',
+      'POSTGRES_PASSWORD',
+    ]);
     for (const value of values) expect(value).to.match(/^[\w-]{43}$/);
-    expect(new Set(values).size).to.equal(3);
+    expect(new Set(values).size).to.equal(5);
     expect(statSync(devSecretsPath(join(dir, 'data'))).mode & 0o777).to.equal(0o600);
   });
 
@@ -31,13 +37,28 @@ describe('the development stack’s secrets (scripts/lib/dev-secrets.ts)', () =>
     const again = loadOrCreateDevSecrets(dir);
     expect(again.created).to.equal(false);
     expect(again.secrets).to.deep.equal(first);
-    expect(readDevSecrets(dir)).to.deep.equal(first);
+    const { REDIS_PASSWORD: _redis, POSTGRES_PASSWORD: _postgres, ...tools } = first;
+    expect(readDevSecrets(dir)).to.deep.equal(tools);
     const other = mkdtempSync(join(tmpdir(), 'dev-secrets-other-'));
     try {
       expect(loadOrCreateDevSecrets(other).secrets.JWT_SECRET).not.to.equal(first.JWT_SECRET);
     } finally {
       rmSync(other, { recursive: true, force: true });
     }
+  });
+
+  it("add the servers' passwords to a file of an earlier version, keeping its secrets and its mode", () => {
+    const old = { JWT_SECRET: 'j'.repeat(43), WEBHOOK_SECRET: 'w'.repeat(43), ADMIN_TOKEN: 'a'.repeat(43) };
+    writeFileSync(devSecretsPath(dir), JSON.stringify(old), { mode: 0o600 });
+    expect(readDevSecrets(dir)).to.deep.equal(old);
+    const { secrets, created, added } = loadOrCreateDevSecrets(dir);
+    expect(created).to.equal(false);
+    expect(added).to.deep.equal(['REDIS_PASSWORD', 'POSTGRES_PASSWORD']);
+    expect(secrets).to.include(old);
+    expect(secrets.POSTGRES_PASSWORD).to.match(/^[\w-]{43}$/);
+    expect(JSON.parse(readFileSync(devSecretsPath(dir), 'utf8'))).to.deep.equal(secrets);
+    expect(statSync(devSecretsPath(dir)).mode & 0o777).to.equal(0o600);
+    expect(loadOrCreateDevSecrets(dir)).to.deep.equal({ secrets, created: false, added: [] });
   });
 
   it('put a widened file mode back to 0600', () => {

@@ -17,6 +17,9 @@ describe('URLs the tray service trusts or sends to (JWT_JWKS_URL, MODERATION_WEB
     'http://10.0.0.5/hook',
     'http://127.0.0.1.example.com/hook',
     'http://localhost.example.com/hook',
+    // A name under .localhost is only by convention this machine: a resolver may send it elsewhere.
+    'http://anything.localhost/jwks',
+    'http://idp.localhost:8080/jwks',
     'ftp://idp.example.com/jwks',
     'not a url',
   ];

@@ -1,6 +1,13 @@
 import { expect } from 'chai';
-import { checkAdminPort, resolveAdminJwt } from '../../../shared/config/tray-admin-access-config.ts';
+import { SignJWT } from 'jose';
+import {
+  adminJwtKeys,
+  checkAdminPort,
+  resolveAdminJwt,
+} from '../../../shared/config/tray-admin-access-config.ts';
+import { resolveJwtConfig } from '../../../shared/config/tray-api-config.ts';
 import { loadTrayConfig } from '../../../shared/config/tray-config.ts';
+import { createTokenVerifier } from '../../../tray-service/http/auth/create-token-verifier.ts';
 
 describe('admin access configuration', () => {
   describe('with nothing set', () => {
@@ -43,6 +50,7 @@ describe('admin access configuration', () => {
     // (and with it the per-address limit on failed sign-ins).
     [{ ADMIN_TRUST_PROXY: '1' }, 'ADMIN_TRUST_PROXY: "1" would trust X-Forwarded-For from any client'],
     [{ QUEUE_DASHBOARD_WRITE: 'yes' }, 'QUEUE_DASHBOARD_WRITE: expected "on" or "off"'],
+    [{ ADMIN_BEHIND_TLS: 'true' }, 'ADMIN_BEHIND_TLS: expected "on" or "off"'],
   ];
   for (const [env, message] of bad) {
     describe(`with ${Object.entries(env)[0]!.join('=')}`, () => {
@@ -51,6 +59,80 @@ describe('admin access configuration', () => {
       });
     });
   }
+
+  describe('a non-loopback ADMIN_HOST (the admin listener speaks plain http)', () => {
+    for (const host of ['0.0.0.0', '::', '10.0.0.7', 'admin.internal']) {
+      it(`refuses ${host} without ADMIN_BEHIND_TLS=on, in one line naming both variables`, () => {
+        expect(() => loadTrayConfig({ ADMIN_HOST: host })).to.throw(
+          new RegExp(
+            `^Invalid configuration: ADMIN_HOST: ${host} is not loopback .*ADMIN_BEHIND_TLS=on[^\n]*$`,
+          ),
+        );
+      });
+    }
+    it('accepts one with ADMIN_BEHIND_TLS=on (a TLS proxy in front)', () => {
+      expect(loadTrayConfig({ ADMIN_HOST: '0.0.0.0', ADMIN_BEHIND_TLS: 'on' })).to.include({
+        ADMIN_HOST: '0.0.0.0',
+        ADMIN_BEHIND_TLS: 'on',
+      });
+    });
+    for (const host of ['127.0.0.1', '127.0.0.2', '::1', 'localhost']) {
+      it(`accepts the loopback ${host} as it is`, () => {
+        expect(loadTrayConfig({ ADMIN_HOST: host }).ADMIN_BEHIND_TLS).to.equal('off');
+      });
+    }
+  });
+
+  describe('admin JWTs with a key of their own (ADMIN_JWT_SECRET, ADMIN_JWT_JWKS_URL)', () => {
+    const USER_KEY = 'u'.repeat(40);
+    const ADMIN_KEY = 'a'.repeat(40);
+    const pair = { ADMIN_JWT_AUDIENCE: 'tray-admin', ADMIN_JWT_ISSUER: 'ops' };
+    const adminToken = (key: string) =>
+      new SignJWT({})
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('ops-ana')
+        .setAudience('tray-admin')
+        .setIssuer('ops')
+        .setExpirationTime('5m')
+        .sign(new TextEncoder().encode(key));
+    /** The admin verifier as tray-service/main.ts builds it. */
+    const verifierFor = (env: Record<string, string>) => {
+      const config = loadTrayConfig({ JWT_SECRET: USER_KEY, ...pair, ...env });
+      return createTokenVerifier(adminJwtKeys(resolveAdminJwt(config)!, resolveJwtConfig(config).source));
+    };
+
+    it('with ADMIN_JWT_SECRET, refuse an admin JWT signed with the user tokens’ key', async () => {
+      const verify = verifierFor({ ADMIN_JWT_SECRET: ADMIN_KEY });
+      await expect(verify(await adminToken(USER_KEY))).to.be.rejectedWith('token signature is invalid');
+      expect((await verify(await adminToken(ADMIN_KEY))).userId).to.equal('ops-ana');
+    });
+    it('without one, keep today’s rule: the user tokens’ key, with the admin audience and issuer', async () => {
+      const verify = verifierFor({});
+      expect((await verify(await adminToken(USER_KEY))).userId).to.equal('ops-ana');
+    });
+    it('read ADMIN_JWT_JWKS_URL as a JWKS key source', () => {
+      const config = loadTrayConfig({ ...pair, ADMIN_JWT_JWKS_URL: 'https://id.example/admin-jwks.json' });
+      expect(resolveAdminJwt(config)?.source).to.deep.include({ kind: 'jwks' });
+    });
+    const bad: [Record<string, string>, string][] = [
+      [{ ADMIN_JWT_SECRET: 'short' }, 'ADMIN_JWT_SECRET: expected a secret of at least 32 characters'],
+      [{ ADMIN_JWT_JWKS_URL: 'http://id.localhost/jwks' }, 'ADMIN_JWT_JWKS_URL: expected an https:// URL'],
+      [
+        { ...pair, ADMIN_JWT_SECRET: ADMIN_KEY, ADMIN_JWT_JWKS_URL: 'https://id.example/jwks' },
+        'ADMIN_JWT_SECRET, ADMIN_JWT_JWKS_URL: set at most one',
+      ],
+      [{ ADMIN_JWT_SECRET: ADMIN_KEY }, 'ADMIN_JWT_AUDIENCE: admin JWTs need both'],
+      [
+        { ...pair, JWT_SECRET: USER_KEY, ADMIN_JWT_SECRET: USER_KEY },
+        'ADMIN_JWT_SECRET: must differ from JWT_SECRET',
+      ],
+    ];
+    for (const [env, message] of bad) {
+      it(`fail naming the variable: ${message}`, () => {
+        expect(() => resolveAdminJwt(loadTrayConfig(env))).to.throw(message);
+      });
+    }
+  });
 
   describe('admin JWTs', () => {
     it('are on with both an audience and an issuer', () => {

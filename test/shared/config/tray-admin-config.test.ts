@@ -10,6 +10,10 @@ describe('admin and moderation configuration', () => {
       expect(config).to.include({
         ADMIN_LIST_DEFAULT_LIMIT: 50,
         ADMIN_LIST_MAX_LIMIT: 500,
+        ADMIN_EXPORT_MAX_ROWS: 1_000_000,
+        ADMIN_EXPORTS_MAX: 2,
+        ADMIN_TAILS_PER_ADMIN: 10,
+        REPLAY_MAX_RUNNING: 2,
         MODERATION_MATCH: 'exact',
         MODERATION_WEBHOOK_ATTEMPTS: 10,
       });
@@ -23,6 +27,10 @@ describe('admin and moderation configuration', () => {
     ],
     [{ MODERATION_WEBHOOK_URL: 'ftp://x' }, 'MODERATION_WEBHOOK_URL: expected an https:// URL'],
     [{ ADMIN_LIST_MAX_LIMIT: '0' }, 'ADMIN_LIST_MAX_LIMIT: expected a whole number from 1 to 10000'],
+    [{ ADMIN_EXPORT_MAX_ROWS: 'all' }, 'ADMIN_EXPORT_MAX_ROWS: expected a whole number from 1 to 100000000'],
+    [{ ADMIN_EXPORTS_MAX: '0' }, 'ADMIN_EXPORTS_MAX: expected a whole number from 1 to 100'],
+    [{ ADMIN_TAILS_PER_ADMIN: '-1' }, 'ADMIN_TAILS_PER_ADMIN: expected a whole number from 1 to 1000'],
+    [{ REPLAY_MAX_RUNNING: '1.5' }, 'REPLAY_MAX_RUNNING: expected a whole number from 1 to 100'],
   ];
   for (const [env, message] of bad) {
     describe(`with ${Object.entries(env)[0]!.join('=')}`, () => {

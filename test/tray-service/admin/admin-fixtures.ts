@@ -6,7 +6,7 @@ import { createRedis } from '../../../shared/redis/create-redis.ts';
 import { resolveJwtConfig } from '../../../shared/config/tray-api-config.ts';
 import { createTokenVerifier } from '../../../tray-service/http/auth/create-token-verifier.ts';
 import { testStack } from '../../support/test-stack.ts';
-import { createAdminApp } from '../../../tray-service/admin/create-admin-app.ts';
+import { createAdminApp, type AdminAppDeps } from '../../../tray-service/admin/create-admin-app.ts';
 import { DAY_MS } from '../../../shared/time/durations.ts';
 import type { StoredEvent } from '../../../tray-service/domain/stored-event.ts';
 import type { TrayStorage } from '../../../tray-service/storage/port.ts';
@@ -109,6 +109,8 @@ export function adminApp(
     /** Most events one replay of a filter may take. */
     replayMaxEvents?: number;
     clock?: () => number;
+    /** Any other of the admin app's settings (the tail's heartbeat, the caps), as given. */
+    deps?: Partial<AdminAppDeps>;
   } = {},
 ): { app: Express; close(): void } {
   const logger = createLogger({ name: 'test', level: 'silent' });
@@ -144,6 +146,7 @@ export function adminApp(
     blockedWords: options.blockedWords ?? [],
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.replayMaxEvents === undefined ? {} : { replayMaxEvents: options.replayMaxEvents }),
+    ...options.deps,
   });
   return {
     app,

@@ -1,3 +1,4 @@
+import type { EventsPort } from '../../../tray-service/storage/port.ts';
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
@@ -248,6 +249,60 @@ describe('admin events API', () => {
     it('answers an empty body when nothing matches', async () => {
       const res = await request(app).get('/admin/events/export?webhook=none').set(admin).expect(200);
       expect(res.text).to.equal('');
+    });
+  });
+
+  describe('export caps', () => {
+    it('refuses a filter matching more rows than ADMIN_EXPORT_MAX_ROWS before sending any, naming the count', async () => {
+      const capped = adminApp(suite.storage, { deps: { exportMaxRows: 2 } });
+      try {
+        const res = await request(capped.app).get('/admin/events/export').set(admin).expect(400);
+        expect(res.body.code).to.equal(400001);
+        expect(res.body.message).to.match(/^filter: matches \d+ events, at most 2 per export/);
+        await request(capped.app).get('/admin/events/export?webhook=none').set(admin).expect(200);
+      } finally {
+        capped.close();
+      }
+    });
+
+    it('refuses an export over ADMIN_EXPORTS_MAX running at once with 429 (code 429002)', async () => {
+      // The first export's read waits here until the test lets it go on.
+      let entered: () => void = () => undefined;
+      const inside = new Promise<void>((resolve) => (entered = resolve));
+      let letGo: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (letGo = resolve));
+      const events = suite.storage.events;
+      const gated: EventsPort = {
+        store: (...args) => events.store(...args),
+        list: (...args) => events.list(...args),
+        get: (key) => events.get(key),
+        count: (filter) => events.count(filter),
+        markApplied: (...args) => events.markApplied(...args),
+        perMinute: (...args) => events.perMinute(...args),
+        lagPerMinute: (...args) => events.lagPerMinute(...args),
+        async *stream(filter) {
+          entered();
+          await gate;
+          yield* events.stream(filter);
+        },
+      };
+      const capped = adminApp(suite.storage, { deps: { exportsMax: 1, events: gated } });
+      try {
+        const first = request(capped.app)
+          .get('/admin/events/export')
+          .set(admin)
+          .then((res) => res);
+        await inside;
+        const refused = await request(capped.app).get('/admin/events/export').set(admin).expect(429);
+        expect(refused.body.code).to.equal(429002);
+        expect(refused.headers['retry-after']).to.match(/^\d+$/);
+        letGo();
+        expect((await first).status).to.equal(200);
+        await request(capped.app).get('/admin/events/export').set(admin).expect(200);
+      } finally {
+        letGo();
+        capped.close();
+      }
     });
   });
 });

@@ -148,6 +148,17 @@ describe('/admin/queues (queue dashboard)', function () {
         .expect(303);
       expect(String(res.headers['set-cookie'])).to.include('Secure');
     });
+    it('is Secure with ADMIN_BEHIND_TLS=on, whatever the proxy says or does not say', async () => {
+      const behindTls = another({ deps: { behindTls: true } });
+      const res = await request(behindTls)
+        .post('/admin/login')
+        .type('form')
+        .send({ token: ADMIN_TOKEN })
+        .expect(303);
+      expect(String(res.headers['set-cookie'])).to.include('Secure');
+      const out = await request(behindTls).post('/admin/logout').expect(303);
+      expect(String(out.headers['set-cookie'])).to.include('Secure');
+    });
     it('ignores X-Forwarded-Proto when no proxy is trusted', async () => {
       const res = await request(app)
         .post('/admin/login')
@@ -216,6 +227,36 @@ describe('/admin/queues (queue dashboard)', function () {
   });
 
   describe('with QUEUE_DASHBOARD_WRITE=on', () => {
+    it('refuses adding or editing a job whatever the case of its path (Express matches paths case-insensitively)', async () => {
+      const writable = another({ dashboardWrite: true });
+      const bearer = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+      const before = await queue.getJobCounts();
+      const calls = [
+        request(writable).post('/admin/queues/api/queues/webhook-events/ADD'),
+        request(writable).post('/admin/queues/api/queues/webhook-events/Add/'),
+        request(writable).post('/admin/queues/api/queues/webhook-events/add'),
+        request(writable).patch('/admin/queues/api/queues/webhook-events/k1/Update-Data'),
+        request(writable).patch('/admin/queues/api/queues/webhook-events/k1/UPDATE-DATA'),
+        request(writable).patch('/admin/queues/api/queues/webhook-events/k1/priority'),
+        request(writable).put('/admin/queues/api/queues/webhook-events/EMPTY'),
+        request(writable).put('/admin/queues/api/queues/webhook-events/obliterate'),
+      ];
+      for (const call of calls) {
+        const res = await call.set(bearer).send({ name: 'x', data: job('forged'), options: {} });
+        expect(res.status, call.url).to.equal(403);
+        expect(res.body.code).to.equal(403000);
+      }
+      expect(await queue.getJobCounts()).to.deep.equal(before);
+      expect((await queue.getJob('k1'))?.data.dedupeKey).to.equal('k1');
+    });
+    it('lets the named actions through in any case (PUT .../PAUSE, .../Resume)', async () => {
+      const writable = another({ dashboardWrite: true });
+      const bearer = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+      await request(writable).put('/admin/queues/api/queues/webhook-events/PAUSE').set(bearer).expect(200);
+      expect(await queue.isPaused()).to.equal(true);
+      await request(writable).put('/admin/queues/api/queues/webhook-events/Resume').set(bearer).expect(200);
+      expect(await queue.isPaused()).to.equal(false);
+    });
     it('refuses a changing call from a page of another origin, even with the session cookie', async () => {
       const writable = another({ dashboardWrite: true });
       const cookie = await signIn(ADMIN_TOKEN, writable);

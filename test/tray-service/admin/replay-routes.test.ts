@@ -63,13 +63,14 @@ describe('replaying stored events into the tray (POST /admin/events/:key/replay,
   });
   after(() => close());
 
-  const waitDone = async (id: string) => {
+  const waitDoneOn = async (on: Express, id: string) => {
     for (;;) {
-      const res = await request(app).get(`/admin/replays/${id}`).set(admin).expect(200);
+      const res = await request(on).get(`/admin/replays/${id}`).set(admin).expect(200);
       if (res.body.state !== 'running') return res.body as Record<string, unknown>;
       await sleep(50);
     }
   };
+  const waitDone = (id: string) => waitDoneOn(app, id);
 
   describe('one event', () => {
     it('replays through the apply path, and replaying twice changes nothing in any tray', async () => {
@@ -184,6 +185,52 @@ describe('replaying stored events into the tray (POST /admin/events/:key/replay,
         .set('x-csrf-token', csrfToken)
         .expect(200);
       expect((await worker.records('u-eve')).map((record) => record.verb)).to.deep.equal(['mention']);
+    });
+  });
+
+  describe('replays running at once (REPLAY_MAX_RUNNING)', () => {
+    it('refuses one more than the limit with 429 (code 429003) while they run, and takes it once one is done', async () => {
+      // The first replay's events wait here until the test lets them through.
+      let entered: () => void = () => undefined;
+      const inside = new Promise<void>((resolve) => (entered = resolve));
+      let letThrough: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (letThrough = resolve));
+      const gated = adminApp(worker.storage, {
+        apply: {
+          onStored: async () => {
+            entered();
+            await gate;
+            return undefined;
+          },
+        },
+        deps: { replayMaxRunning: 1 },
+      });
+      try {
+        const first = await request(gated.app)
+          .post('/admin/events/replay')
+          .set(admin)
+          .send({ communityId: 'c-hike' })
+          .expect(202);
+        await inside;
+        const refused = await request(gated.app)
+          .post('/admin/events/replay')
+          .set(admin)
+          .send({ communityId: 'c-hike' })
+          .expect(429);
+        expect(refused.body.code).to.equal(429003);
+        expect(refused.headers['retry-after']).to.match(/^\d+$/);
+        letThrough();
+        const done = await waitDoneOn(gated.app, first.body.id);
+        expect(done.state).to.equal('done');
+        await request(gated.app)
+          .post('/admin/events/replay')
+          .set(admin)
+          .send({ communityId: 'c-hike' })
+          .expect(202);
+      } finally {
+        letThrough();
+        gated.close();
+      }
     });
   });
 });

@@ -51,6 +51,19 @@ describe('admin sign-in (/admin/login, /admin/logout, /admin/session)', function
         expect((await signIn(ADMIN_TOKEN, next)).location, next).to.equal('/admin/console');
       }
     });
+    it('ends the session the browser had before: signing in again leaves one session, not two', async () => {
+      const before = await signIn();
+      const res = await request(app)
+        .post('/admin/login')
+        .set('Cookie', before.cookie)
+        .type('form')
+        .send({ token: ADMIN_TOKEN })
+        .expect(303);
+      const after = String(res.headers['set-cookie']).split(';')[0]!;
+      expect(after).to.not.equal(before.cookie);
+      await request(app).get('/admin/events').set('Cookie', after).expect(200);
+      await request(app).get('/admin/events').set('Cookie', before.cookie).expect(401);
+    });
     it('answers a wrong credential with the form again (401) and no cookie', async () => {
       const res = await request(app).post('/admin/login').type('form').send({ token: 'nope' }).expect(401);
       expect(res.headers['set-cookie']).to.equal(undefined);

@@ -57,7 +57,7 @@ describe('use-cases/replay-events: a replay whose process stopped', () => {
     const progress = memoryProgress();
     const replays = replaysWith(progress, { events: slowEvents(250), heartbeatMs: 40 });
     const started = await replays.start({});
-    if ('refused' in started) throw new Error('refused');
+    if (!('finished' in started)) throw new Error('refused');
     await started.finished;
     const running = progress.saves.filter((saved) => saved.state === 'running');
     // The first save, then a beat every 40 ms of the 250 ms read.

@@ -67,7 +67,7 @@ const securitySchemes: Record<string, oas31.SecuritySchemeObject> = {
     type: 'http',
     scheme: 'bearer',
     description:
-      'ADMIN_TOKEN, or an admin JWT: signed with the tray API key and carrying ADMIN_JWT_AUDIENCE and ADMIN_JWT_ISSUER. A user token is never an admin credential, whatever its claims: 401.',
+      'ADMIN_TOKEN, or an admin JWT: signed with its own key (ADMIN_JWT_SECRET, ADMIN_JWT_JWKS_URL) or else the tray API key, and carrying ADMIN_JWT_AUDIENCE and ADMIN_JWT_ISSUER. A user token is never an admin credential, whatever its claims: 401.',
   },
   adminSession: {
     type: 'apiKey',

@@ -28,4 +28,10 @@ export const csrfRefused = {
 /** Who may call an admin path: a bearer credential or the admin session. */
 export const adminSecurity: oas31.SecurityRequirementObject[] = [{ adminAuth: [] }, { adminSession: [] }];
 
+/** A 429 of a capped route: its own code, or the failed-authentication limit's. */
+export const busy = (what: string) =>
+  errorResponse(`${what}, or too many failed authentications (400311)`, {
+    'Retry-After': header('Seconds to wait before trying again'),
+  });
+
 export const noEvent = errorResponse('No unexpired event with this key');

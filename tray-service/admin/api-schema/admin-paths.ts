@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { jsonContent, jsonResponse as ok } from '../../http/api-schema/error-responses.ts';
-import { adminErrors, adminSecurity, noEvent } from './admin-errors.ts';
+import { errorResponse, jsonContent, jsonResponse as ok } from '../../http/api-schema/error-responses.ts';
+import { adminErrors, adminSecurity, busy, noEvent } from './admin-errors.ts';
 import type { AdminApiSchemas } from './admin-api-schema.ts';
 import { exampleEventKey } from './admin-inputs.ts';
 
@@ -75,6 +75,10 @@ export function adminPaths(s: AdminApiSchemas): ZodOpenApiPathsObject {
             },
           },
           ...adminErrors,
+          400: errorResponse(
+            'A parameter has a bad value or is unknown, or the filter matches more than ADMIN_EXPORT_MAX_ROWS events (code 400001); the message says which',
+          ),
+          429: busy('ADMIN_EXPORTS_MAX exports are running on this instance (code 429002)'),
         },
       },
     },

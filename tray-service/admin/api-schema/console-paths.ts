@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { errorResponse, jsonContent, jsonResponse as ok } from '../../http/api-schema/error-responses.ts';
-import { adminErrors, adminSecurity, csrfRefused, noEvent } from './admin-errors.ts';
+import { adminErrors, adminSecurity, busy, csrfRefused, noEvent } from './admin-errors.ts';
 import type { AdminApiSchemas } from './admin-api-schema.ts';
 import { eventKeyPath } from './admin-paths.ts';
 
@@ -57,8 +57,8 @@ export function consolePaths(s: AdminApiSchemas): ZodOpenApiPathsObject {
             },
           },
           ...adminErrors,
-          429: errorResponse(
-            'Too many open tails on this instance (code 429001), or too many failed authentications (400311)',
+          429: busy(
+            'Too many open tails on this instance, or of this admin (ADMIN_TAILS_PER_ADMIN; code 429001)',
           ),
         },
       },
@@ -79,6 +79,7 @@ export function consolePaths(s: AdminApiSchemas): ZodOpenApiPathsObject {
           ...csrfRefused,
           415: errorResponse('The body is not JSON'),
           ...adminErrors,
+          429: busy('REPLAY_MAX_RUNNING replays are running on this instance (code 429003)'),
         },
       },
     },

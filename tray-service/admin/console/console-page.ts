@@ -88,6 +88,10 @@ export function consolePage(base: string): string {
 <section id="view-traffic" role="tabpanel" aria-labelledby="tab-traffic" tabindex="-1" hidden>
   <h2>Traffic</h2>
   <p class="muted">The last 24 hours, per minute (UTC minutes, shown in your time zone). <button type="button" id="traffic-refresh">Refresh</button></p>
+  <div class="range-switch" role="group" aria-label="Time shown in the per-minute charts">
+    <button type="button" data-range="hour" aria-pressed="false">Last hour</button>
+    <button type="button" data-range="day" aria-pressed="true">Last 24 hours</button>
+  </div>
   <p id="traffic-error" class="error" role="alert"></p>
   <figure class="chart-box" id="chart-events" aria-labelledby="chart-events-title">
     <figcaption id="chart-events-title">Events per minute, by event name</figcaption>

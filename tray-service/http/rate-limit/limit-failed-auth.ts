@@ -21,9 +21,20 @@ export function refuseBlockedAddress(limit: FailedAuthLimit): RequestHandler {
 }
 
 /**
+ * Counts one failed authentication against the caller's address. A limiter that cannot count
+ * (Redis and its fallback both failing) is logged; the failure is still answered as it was.
+ */
+export async function recordFailedAuth(limit: FailedAuthLimit, req: Request, logger: Logger): Promise<void> {
+  try {
+    await limit.failed(addressOf(req));
+  } catch (countError) {
+    logger.warn({ err: (countError as Error).message }, 'failed authentication not counted');
+  }
+}
+
+/**
  * Counts every 401 the app answers (bearer token, stream ticket, admin token) against the
- * caller's address, then lets the error through unchanged. A limiter that cannot count (Redis
- * and its fallback both failing) is logged and never turns the 401 into a 500.
+ * caller's address, then lets the error through unchanged, never turned into a 500.
  */
 export function countFailedAuth(limit: FailedAuthLimit, logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, _res, next) => {
@@ -31,12 +42,6 @@ export function countFailedAuth(limit: FailedAuthLimit, logger: Logger): ErrorRe
       next(error);
       return;
     }
-    limit.failed(addressOf(req)).then(
-      () => next(error),
-      (countError: unknown) => {
-        logger.warn({ err: (countError as Error).message }, 'failed authentication not counted');
-        next(error);
-      },
-    );
+    void recordFailedAuth(limit, req, logger).then(() => next(error));
   };
 }

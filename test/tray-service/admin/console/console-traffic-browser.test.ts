@@ -138,6 +138,38 @@ describe('events console in a real browser: the Traffic view', function () {
     expect(await page.locator('#chart-queue canvas').count()).to.be.greaterThan(0);
   });
 
+  /** The x range a chart drew, as its element records it (epoch ms). */
+  const drawnRange = async (figure: string) => {
+    const plot = page.locator(`${figure} .chart`);
+    const [min, max] = await Promise.all([plot.getAttribute('data-x-min'), plot.getAttribute('data-x-max')]);
+    return { min: Number(min), max: Number(max), span: Number(max) - Number(min) };
+  };
+
+  it('draws the queue chart of its first samples over a few minutes ending now, not over years', async () => {
+    await page.locator('#chart-queue canvas').first().waitFor({ state: 'attached' });
+    const { max, span } = await drawnRange('#chart-queue');
+    expect(span).to.be.within(60_000, 15 * MINUTE);
+    expect(Math.abs(max - Date.now())).to.be.below(2 * MINUTE);
+  });
+
+  it('zooms the per-minute charts to the last hour, where a minute’s burst is a block of that minute, and back', async () => {
+    await page.locator('#chart-events canvas').first().waitFor({ state: 'attached' });
+    const day = await drawnRange('#chart-events');
+    expect(day.span).to.equal(24 * 60 * MINUTE);
+    await page.click('.range-switch button[data-range="hour"]');
+    expect(await page.getAttribute('.range-switch button[data-range="hour"]', 'aria-pressed')).to.equal(
+      'true',
+    );
+    await eventually(async () => (await drawnRange('#chart-events')).span, 60 * MINUTE);
+    const hour = await drawnRange('#chart-events');
+    expect(Math.abs(hour.max - Date.now())).to.be.below(2 * MINUTE);
+    expect(hour.min).to.be.below(m0);
+    expect((await drawnRange('#chart-lag')).span).to.equal(60 * MINUTE);
+    await screenshot(page, 'traffic-hour');
+    await page.click('.range-switch button[data-range="day"]');
+    await eventually(async () => (await drawnRange('#chart-events')).span, 24 * 60 * MINUTE);
+  });
+
   it('plots the lag from acknowledgement to tray as the API computes it, the largest exact', async () => {
     const table = page.locator('#chart-lag table[data-chart="lag"]');
     await table.waitFor({ state: 'attached' });

@@ -72,8 +72,8 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
     await request(app).get('/healthz').set('X-Forwarded-For', '198.51.100.8').expect(200);
   });
 
-  it('counts wrong admin tokens on the admin listener (guessing ADMIN_TOKEN)', async () => {
-    const app = createAdminApp({
+  const adminAppWith = () =>
+    createAdminApp({
       events: api.storage.events,
       eventsRetentionDays: 30,
       logger,
@@ -91,6 +91,48 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
         keyPrefix: uniqueName('auth'),
       }),
     });
+
+  it('counts wrong credentials posted to the admin sign-in form, with bearer guesses, against one limit', async () => {
+    const app = adminAppWith();
+    const from = '198.51.100.13';
+    const guess = (i: number) => `guess-${i}-${'x'.repeat(32)}`;
+    for (let i = 0; i < LIMIT; i += 1) {
+      const res =
+        i % 2 === 0
+          ? await request(app)
+              .post('/admin/login')
+              .set('X-Forwarded-For', from)
+              .type('form')
+              .send({ token: guess(i) })
+          : await request(app)
+              .get('/admin/events')
+              .set('X-Forwarded-For', from)
+              .set('Authorization', `Bearer ${guess(i)}`);
+      expect(res.status).to.equal(401);
+    }
+    await request(app)
+      .post('/admin/login')
+      .set('X-Forwarded-For', from)
+      .type('form')
+      .send({ token: 'guess' });
+    // Over the limit: even the right credential is refused, on the form as on the JSON paths.
+    expectRefused(
+      await request(app)
+        .post('/admin/login')
+        .set('X-Forwarded-For', from)
+        .type('form')
+        .send({ token: ADMIN_TOKEN }),
+    );
+    expectRefused(
+      await request(app)
+        .get('/admin/events')
+        .set('X-Forwarded-For', from)
+        .set('Authorization', `Bearer ${ADMIN_TOKEN}`),
+    );
+  });
+
+  it('counts wrong admin tokens on the admin listener (guessing ADMIN_TOKEN)', async () => {
+    const app = adminAppWith();
     const from = '198.51.100.11';
     for (let i = 0; i < LIMIT; i += 1) {
       await request(app)

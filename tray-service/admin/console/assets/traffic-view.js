@@ -1,4 +1,4 @@
-/* global ResizeObserver, setInterval, clearInterval */
+/* global ResizeObserver, setInterval, clearInterval, document */
 // The Traffic view: three uPlot charts (events per minute by name, queue depth and failed jobs,
 // acknowledgement-to-tray lag) over the admin stats API. Beside each chart a data table holds the
 // plotted numbers, for screen readers and for anyone who wants the exact values (data-* attributes
@@ -13,6 +13,10 @@ const QUEUE_SAMPLE_MS = 5000;
 /** One hour of queue samples at most. */
 const QUEUE_SAMPLES = 720;
 const QUEUE_FIELDS = ['waiting', 'active', 'delayed', 'failed', 'completed'];
+/** The queue chart shows at least this much time: one sample alone is not a range uPlot can scale. */
+const QUEUE_WINDOW_S = 5 * 60;
+/** Seconds shown by each choice of the per-minute charts' range switch. */
+const RANGES = { hour: 3600, day: 24 * 3600 };
 
 const minuteLabel = (epochMs) => new Date(epochMs).toLocaleString();
 
@@ -27,8 +31,22 @@ function chartBox(id) {
   return box;
 }
 
-/** Draws (or redraws) a time chart: `x` epoch ms, `series` [{label, values}]. */
-function draw(box, x, series, yLabel) {
+/** Keeps the x range drawn on the chart's element (epoch ms), for tests and for anyone inspecting it. */
+function markRange(box, u) {
+  const { min, max } = u.scales.x;
+  if (min === undefined || max === undefined || min === null || max === null) return;
+  box.plot.dataset.xMin = String(Math.round(min * 1000));
+  box.plot.dataset.xMax = String(Math.round(max * 1000));
+}
+
+/**
+ * Draws (or redraws) a time chart: `x` epoch ms, `series` [{label, values}]. `range` ([from, to]
+ * epoch ms) is the x range shown, never uPlot's own: for a single x value that is a thousand days
+ * (it widens a time scale by 86400 / ms, ms being 1e-3 for seconds). `stepped` draws each value
+ * across its whole minute, so a one-minute burst is a block of that minute rather than a spike;
+ * `points` marks every value.
+ */
+function draw(box, x, series, yLabel, range, { stepped = false, points = false } = {}) {
   box.chart?.destroy();
   box.chart = undefined;
   box.plot.replaceChildren();
@@ -37,7 +55,7 @@ function draw(box, x, series, yLabel) {
     {
       width: Math.max(box.plot.clientWidth, 300),
       height: HEIGHT,
-      scales: { x: { time: true } },
+      scales: { x: { time: true, range: () => [range[0] / 1000, range[1] / 1000] } },
       series: [
         {},
         ...series.map((s, i) => ({
@@ -45,13 +63,29 @@ function draw(box, x, series, yLabel) {
           stroke: PALETTE[i % PALETTE.length],
           width: 1.5,
           spanGaps: false,
+          ...(stepped ? { paths: uPlot.paths.stepped({ align: 1 }) } : {}),
+          ...(points ? { points: { show: true, size: 7 } } : {}),
         })),
       ],
-      axes: [{}, { label: yLabel }],
+      // Time labels spaced wider than uPlot's 50 px: its first label carries the date on a second line.
+      axes: [{ space: 90 }, { label: yLabel }],
+      hooks: {
+        ready: [(u) => markRange(box, u)],
+        setScale: [(u, key) => key === 'x' && markRange(box, u)],
+      },
     },
     [x.map((ms) => ms / 1000), ...series.map((s) => s.values)],
     box.plot,
   );
+}
+
+/**
+ * The x range of a per-minute chart for the chosen time range: the last hour or day of its
+ * minutes, the last minute shown whole.
+ */
+function minutesRange(minutes, choice) {
+  const end = (minutes.at(-1) ?? Date.now()) + 60_000;
+  return [end - RANGES[choice] * 1000, end];
 }
 
 /** A data table: `head` the column labels, `rows` and `foot` lists of cells {text, data}, the first a row header. */
@@ -97,9 +131,9 @@ function dataTable(chart, caption, head, rows, foot) {
   );
 }
 
-function renderEventsPerMinute(box, stats) {
+function renderEventsPerMinute(box, stats, choice) {
   const series = stats.series.map((s) => ({ label: s.event, values: s.counts }));
-  draw(box, stats.minutes, series, 'events');
+  draw(box, stats.minutes, series, 'events', minutesRange(stats.minutes, choice), { stepped: true });
   const rows = [];
   stats.minutes.forEach((minute, i) => {
     if (!stats.series.some((s) => (s.counts[i] ?? 0) > 0)) return;
@@ -128,7 +162,7 @@ function renderEventsPerMinute(box, stats) {
   );
 }
 
-function renderLag(box, stats) {
+function renderLag(box, stats, choice) {
   draw(
     box,
     stats.minutes,
@@ -137,6 +171,7 @@ function renderLag(box, stats) {
       { label: 'p99 (ms)', values: stats.p99 },
     ],
     'ms',
+    minutesRange(stats.minutes, choice),
   );
   const rows = [];
   stats.minutes.forEach((minute, i) => {
@@ -184,6 +219,10 @@ function renderQueues(box, stats, samples) {
       { label: 'failed', values: samples.map((s) => s.failed) },
     ],
     'jobs',
+    // The samples' own span, but never less than a few minutes ending at the last one.
+    [Math.min(samples[0].at, samples.at(-1).at - QUEUE_WINDOW_S * 1000), samples.at(-1).at],
+    // Each sample marked: the first ones alone would be a dot a pixel wide at the chart's edge.
+    { points: true },
   );
   box.data.replaceChildren(
     dataTable(
@@ -208,6 +247,21 @@ export function createTrafficView() {
   const lag = chartBox('chart-lag');
   const samples = [];
   let timer;
+  // The per-minute charts' range, and the stats they last drew (redrawn when the range changes).
+  let choice = 'day';
+  const last = { events: undefined, lag: undefined };
+  const drawPerMinute = () => {
+    if (last.events) renderEventsPerMinute(events, last.events, choice);
+    if (last.lag) renderLag(lag, last.lag, choice);
+  };
+  const switches = document.querySelectorAll('.range-switch button[data-range]');
+  for (const button of switches) {
+    button.addEventListener('click', () => {
+      choice = button.dataset.range;
+      for (const other of switches) other.setAttribute('aria-pressed', String(other === button));
+      drawPerMinute();
+    });
+  }
 
   async function sampleQueues() {
     try {
@@ -220,8 +274,14 @@ export function createTrafficView() {
   async function refresh() {
     showError(error);
     const results = await Promise.allSettled([
-      getJson('/stats/events-per-minute').then((stats) => renderEventsPerMinute(events, stats)),
-      getJson('/stats/lag').then((stats) => renderLag(lag, stats)),
+      getJson('/stats/events-per-minute').then((stats) => {
+        last.events = stats;
+        renderEventsPerMinute(events, stats, choice);
+      }),
+      getJson('/stats/lag').then((stats) => {
+        last.lag = stats;
+        renderLag(lag, stats, choice);
+      }),
       sampleQueues(),
     ]);
     const failed = results.find((result) => result.status === 'rejected');

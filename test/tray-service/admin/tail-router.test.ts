@@ -1,0 +1,122 @@
+import { expect } from 'chai';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { closeServer, listen } from '../../../shared/http/listen.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
+import { openSse, type SseStream } from '../live/support/sse-client.ts';
+import { ADMIN_TOKEN, adminApp, adminJwt } from './admin-fixtures.ts';
+
+/** Resolves true when the stream ends within `ms`, false when it is still open then. */
+const endsWithin = (stream: SseStream, ms: number) =>
+  Promise.race([
+    stream.ended.then(() => true),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms)),
+  ]);
+
+describe('GET /admin/events/tail: a tail lasts only as long as its credential', function () {
+  this.timeout(30_000);
+  const suite = useTrayStorage();
+  let server: Server;
+  let base: string;
+  let closeApp: () => void;
+  // The clock sessions are checked against; a test moves it forward.
+  let offsetMs = 0;
+  const tails: SseStream[] = [];
+
+  before(async () => {
+    const built = adminApp(suite.storage, {
+      deps: { tailHeartbeatMs: 200 },
+      clock: () => Date.now() + offsetMs,
+    });
+    closeApp = built.close;
+    server = await listen(built.app, { port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  beforeEach(() => {
+    offsetMs = 0;
+  });
+  after(async () => {
+    for (const tail of tails) tail.close();
+    await closeServer(server, 100);
+    closeApp();
+  });
+
+  const signIn = async (token: string): Promise<string> => {
+    const res = await request(base).post('/admin/login').type('form').send({ token }).expect(303);
+    return String(res.headers['set-cookie']).split(';')[0]!;
+  };
+  const tail = async (headers: Record<string, string>) => {
+    const stream = await openSse(`${base}/admin/events/tail`, headers);
+    tails.push(stream);
+    expect(stream.status).to.equal(200);
+    return stream;
+  };
+
+  it('stays open while the session holds', async () => {
+    const stream = await tail({ Cookie: await signIn(ADMIN_TOKEN) });
+    expect(await endsWithin(stream, 800)).to.equal(false);
+  });
+
+  it('ends at the next heartbeat once its session signs out', async () => {
+    const cookie = await signIn(ADMIN_TOKEN);
+    const stream = await tail({ Cookie: cookie });
+    await request(base).post('/admin/logout').set('Cookie', cookie).expect(303);
+    expect(await endsWithin(stream, 2_000)).to.equal(true);
+  });
+
+  it('ends once its session expires', async () => {
+    const stream = await tail({ Cookie: await signIn(ADMIN_TOKEN) });
+    offsetMs = 9 * 3600 * 1000;
+    expect(await endsWithin(stream, 2_000)).to.equal(true);
+  });
+
+  it("ends at the expiry of the admin JWT it was opened with (bearer, or a session's)", async () => {
+    const jwt = await adminJwt('ops-ana', '2s');
+    const bearer = await tail({ Authorization: `Bearer ${jwt}` });
+    const session = await tail({ Cookie: await signIn(jwt) });
+    const started = Date.now();
+    expect(await endsWithin(bearer, 5_000)).to.equal(true);
+    expect(await endsWithin(session, 1_000)).to.equal(true);
+    expect(Date.now() - started).to.be.below(4_000);
+  });
+
+  describe('tails per admin (ADMIN_TAILS_PER_ADMIN), not one pool for all', () => {
+    let capped: { server: Server; base: string; close: () => void };
+    before(async () => {
+      const built = adminApp(suite.storage, { deps: { tailsPerAdmin: 2 } });
+      const listening = await listen(built.app, { port: 0, host: '127.0.0.1' });
+      capped = {
+        server: listening,
+        base: `http://127.0.0.1:${(listening.address() as AddressInfo).port}`,
+        close: built.close,
+      };
+    });
+    after(async () => {
+      await closeServer(capped.server, 100);
+      capped.close();
+    });
+    const open = async (headers: Record<string, string>) => {
+      const stream = await openSse(`${capped.base}/admin/events/tail`, headers);
+      tails.push(stream);
+      return stream;
+    };
+
+    it('refuses an admin over their own limit with 429 (code 429001), and leaves another admin theirs', async () => {
+      const token = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+      const first = await open(token);
+      expect((await open(token)).status).to.equal(200);
+      const over = await open(token);
+      expect(over.status).to.equal(429);
+      expect(over.headers['retry-after']).to.match(/^\d+$/);
+      expect(JSON.parse(await over.body())).to.include({ code: 429001 });
+      const other = await open({ Authorization: `Bearer ${await adminJwt('ops-ben')}` });
+      expect(other.status).to.equal(200);
+      // A tail that ends gives its place back.
+      first.close();
+      await first.ended;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await open(token)).status).to.equal(200);
+    });
+  });
+});
