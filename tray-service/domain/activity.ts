@@ -1,4 +1,5 @@
 import type { BanChange } from './ban-change.ts';
+import type { Removal } from './removal.ts';
 import { encodeRecordKey } from './record-key.ts';
 import type { TrayRecord, TrayVerb } from './tray-record.ts';
 
@@ -84,6 +85,8 @@ export interface MappedEvent {
   profiles: ProfileChange[];
   /** user.didGlobalBan / didGlobalUnban; absent for every other event. */
   bans?: BanChange[];
+  /** post.didDelete, comment.didDelete, reaction.didRemove; absent for every other event. */
+  removals?: Removal[];
   /** Absent for events the mapping does not read (unknown, store-only, invalid). */
   subject?: EventSubject;
 }

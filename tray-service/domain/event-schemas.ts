@@ -80,3 +80,36 @@ export const userDidDelete = z
 
 /** user.didGlobalBan / user.didGlobalUnban: ordered by `createdAt`, so it is required. */
 export const userGlobalBan = z.object({ userIds: z.array(id).min(1), createdAt: time, users });
+
+/** post.didDelete: the post as in comment.didCreate, its community when on one, deletedAt. */
+export const postDidDelete = z.object({
+  post: postRefSchema,
+  community: community.nullish(),
+  deletedAt: time,
+  users,
+});
+
+/** comment.didDelete: as comment.didCreate without the comment's text and times, plus deletedAt. */
+export const commentDidDelete = z.object({
+  comment: z.object({ commentId: id, userId: id, referenceId: id, parentId: id.nullish() }),
+  post: postRefSchema,
+  parentComment: z.object({ commentId: id, userId: id }).nullish(),
+  community: community.nullish(),
+  deletedAt: time,
+  users,
+});
+
+/** reaction.didRemove: as reaction.didAdd without the reaction's createdAt, plus removedAt. */
+export const reactionDidRemove = z.object({
+  reaction: z.object({
+    reactionId: id,
+    userId: id,
+    referenceType: z.enum(['post', 'comment']),
+    referenceId: id,
+  }),
+  post: postRefSchema,
+  comment: z.object({ commentId: id, userId: id }).nullish(),
+  community: community.nullish(),
+  removedAt: time,
+  users,
+});

@@ -2,14 +2,25 @@ import type { z } from 'zod';
 import { DELETED_USER_NAME, type Activity, type EventSubject, type MappedEvent } from './activity.ts';
 import {
   commentDidCreate,
+  commentDidDelete,
   communityMembership,
   postDidCreate,
+  postDidDelete,
   reactionDidAdd,
+  reactionDidRemove,
   userDidDelete,
   userDidUpdate,
   userGlobalBan,
 } from './event-schemas.ts';
-import { mapComment, mapPost, mapReaction } from './map-social-events.ts';
+import {
+  mapComment,
+  mapCommentDelete,
+  mapPost,
+  mapPostDelete,
+  mapReaction,
+  mapReactionRemove,
+} from './map-social-events.ts';
+import type { Removal } from './removal.ts';
 import { PayloadError } from '../../shared/errors/payload-error.ts';
 
 /** Known events that are kept for moderation and analytics but change no record (docs/contract.md#events-that-are-only-stored). */
@@ -43,6 +54,22 @@ export function mapEvent(envelope: Envelope): MappedEvent {
     case 'reaction.didAdd':
       return parsed(reactionDidAdd, data, (payload) =>
         activities(mapReaction(payload), subject(payload.reaction.userId, payload.post, payload.community)),
+      );
+    // Removals undo actions whoever they reached (docs/tray-rules.md#inbox).
+    case 'post.didDelete':
+      return parsed(postDidDelete, data, (payload) =>
+        removals(mapPostDelete(payload), subject(payload.post.postedUserId, payload.post, payload.community)),
+      );
+    case 'comment.didDelete':
+      return parsed(commentDidDelete, data, (payload) =>
+        removals(mapCommentDelete(payload), subject(payload.comment.userId, payload.post, payload.community)),
+      );
+    case 'reaction.didRemove':
+      return parsed(reactionDidRemove, data, (payload) =>
+        removals(
+          mapReactionRemove(payload),
+          subject(payload.reaction.userId, payload.post, payload.community),
+        ),
       );
     case 'community.didJoin':
     case 'community.didLeave':
@@ -110,6 +137,10 @@ export function mapEvent(envelope: Envelope): MappedEvent {
 
 function activities(list: Activity[], who: EventSubject): MappedEvent {
   return { ...none, status: 'applied', activities: list, subject: who };
+}
+
+function removals(list: Removal[], who: EventSubject): MappedEvent {
+  return { ...none, status: 'applied', removals: list, subject: who };
 }
 
 /** The author, and the community when the post is in one (a user feed is no community). */

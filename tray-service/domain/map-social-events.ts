@@ -3,17 +3,24 @@ import type { FeedRef } from './feed-ref.ts';
 import type { Activity, ActorInfo } from './activity.ts';
 import type {
   commentDidCreate,
+  commentDidDelete,
   postDidCreate,
+  postDidDelete,
   postRefSchema,
   reactionDidAdd,
+  reactionDidRemove,
   UserProfile,
 } from './event-schemas.ts';
+import type { Removal } from './removal.ts';
 import { PayloadError } from '../../shared/errors/payload-error.ts';
 
 type Post = z.infer<typeof postDidCreate>;
 type Comment = z.infer<typeof commentDidCreate>;
 type Reaction = z.infer<typeof reactionDidAdd>;
 type PostRef = z.infer<typeof postRefSchema>;
+type PostDelete = z.infer<typeof postDidDelete>;
+type CommentDelete = z.infer<typeof commentDidDelete>;
+type ReactionRemove = z.infer<typeof reactionDidRemove>;
 type Community = { communityId: string; displayName: string } | null | undefined;
 
 // Record fields per verb: docs/contract.md#record-fields-per-verb. targetName is the
@@ -141,6 +148,33 @@ export function mapReaction(payload: Reaction): Activity[] {
       parentTargetId: post.postId,
       audience: { kind: 'user', userId: payload.comment.userId },
     },
+  ];
+}
+
+// Removals (docs/tray-rules.md#inbox): one tombstone each; what it voids is removal.ts's rule, so
+// the payload's owners and community are not needed to find the records it changes.
+
+/** post.didDelete: the post, and with it everything on it and its comments. */
+export function mapPostDelete(payload: PostDelete): Removal[] {
+  const { postId } = payload.post;
+  return [{ kind: 'post', id: postId, postId, at: Date.parse(payload.deletedAt) }];
+}
+
+/** comment.didDelete: the comment or reply, the replies and reactions to it, the mentions in it. */
+export function mapCommentDelete(payload: CommentDelete): Removal[] {
+  const { comment, post } = payload;
+  if (comment.parentId && !payload.parentComment)
+    throw new PayloadError('data.parentComment: required when comment.parentId is set');
+  return [{ kind: 'comment', id: comment.commentId, postId: post.postId, at: Date.parse(payload.deletedAt) }];
+}
+
+/** reaction.didRemove: that reaction. */
+export function mapReactionRemove(payload: ReactionRemove): Removal[] {
+  const { reaction, post } = payload;
+  if (reaction.referenceType === 'comment' && !payload.comment)
+    throw new PayloadError('data.comment: required when reaction.referenceType is comment');
+  return [
+    { kind: 'reaction', id: reaction.reactionId, postId: post.postId, at: Date.parse(payload.removedAt) },
   ];
 }
 

@@ -17,6 +17,10 @@ import type { StoredEvent, StoredEventStatus } from '../domain/stored-event.ts';
 import type { DeliveryState, ModerationDecisionDoc } from '../domain/decision-doc.ts';
 import type { ModerationAction } from '../domain/moderation-action.ts';
 import type { EventsFilter } from '../domain/events-filter.ts';
+import type { InboxRecord } from '../domain/inbox-record.ts';
+import type { InboxView } from '../domain/inbox-view.ts';
+import type { Mute } from '../domain/mute.ts';
+import type { MuteTarget } from '../domain/mute-changes.ts';
 
 export type StorageEngine = 'postgres' | 'mongodb';
 
@@ -278,6 +282,71 @@ export interface CommunityMembersPort {
   awayAmong(communityId: string, at: number, userIds: readonly string[]): Promise<Set<string>>;
 }
 
+/** A page of one of the inbox's views (docs/tray-rules.md#inbox): paged as HistoryPage. */
+export interface InboxPage {
+  records: InboxRecord[];
+  nextPage: number;
+}
+
+/** Record keys (1-100 of the caller's; others, unknown and expired ones are ignored) or `all` of the inbox. */
+export type MarkedRecords = readonly string[] | 'all';
+
+/** One inbox mark of a user's records (domain/seen-mark.ts, archive-mark.ts, snooze-mark.ts). */
+export type InboxMark =
+  | { kind: 'seen'; ids: MarkedRecords }
+  /** `readOnly` with `all`: only records marked read. */
+  | { kind: 'archive'; ids: MarkedRecords; readOnly?: boolean }
+  | { kind: 'unarchive'; ids: readonly string[] }
+  | { kind: 'snooze'; ids: readonly string[]; until: number }
+  | { kind: 'unsnooze'; ids: readonly string[] };
+
+/**
+ * The inbox extensions of a user's tray (docs/tray-rules.md#inbox): views, the unseen count, marks,
+ * snooze wake-ups and mutes, each a whole operation (one statement per mark, never a
+ * loop over a user's records or a post's audience). "In the inbox" is stored state, so both counts
+ * stay single indexed statements without a clock comparison.
+ */
+export interface InboxPort {
+  /** A page of `view` (v3 paging: records of lastUpdate below `startAfter`, newest first). */
+  page(
+    userId: string,
+    view: InboxView,
+    startAfter: number | undefined,
+    pageSize: number,
+    now: number,
+  ): Promise<InboxPage>;
+  /** Unexpired inbox records not seen. */
+  countUnseen(userId: string, now: number): Promise<number>;
+  /** Applies the mark at `now`; returns the records it changed (their count is `updated`). */
+  mark(userId: string, mark: InboxMark, now: number): Promise<InboxRecord[]>;
+  /**
+   * v2/last-read at `now` sees the records it stops counting as unread (domain/seen-mark.ts
+   * seenByLastRead); like the last-read time, no change for streams. Returns how many.
+   */
+  seeThrough(userId: string, now: number): Promise<number>;
+  /**
+   * The wake-up: claims up to `limit` records whose snooze has ended by `now` and brings them back
+   * (domain/snooze-mark.ts wake), each once however many tray processes claim at the same time.
+   * Returns the woken records; fewer than `limit` when no more are due.
+   */
+  wakeDue(now: number, limit: number): Promise<InboxRecord[]>;
+  /**
+   * PUT a mute (domain/mute-changes.ts putMute); returns the mute in force. Ended spans are kept
+   * `retentionDays` after their end.
+   */
+  putMute(
+    userId: string,
+    target: MuteTarget,
+    until: number | null,
+    now: number,
+    retentionDays: number,
+  ): Promise<Mute>;
+  /** DELETE a mute: whether one was in force (domain/mute-changes.ts removeMute). */
+  removeMute(userId: string, target: MuteTarget, now: number, retentionDays: number): Promise<boolean>;
+  /** The user's mutes in force at `now`, oldest first. */
+  mutesInForce(userId: string, now: number): Promise<Mute[]>;
+}
+
 export interface TrayStorage {
   readonly engine: StorageEngine;
   readonly records: TrayRecordsPort;
@@ -290,6 +359,11 @@ export interface TrayStorage {
   readonly decisions: DecisionsPort;
   readonly members: MembersImportPort;
   readonly communityMembers: CommunityMembersPort;
+  /**
+   * The inbox extensions; absent on an adapter that does not have them yet (the MongoDB adapter:
+   * pending). Use cases answer 501 without it.
+   */
+  readonly inbox?: InboxPort;
   /** Deletes expired records and events now (readers already skip them); returns how many went. */
   purgeExpired(now: Date): Promise<{ records: number; events: number }>;
   /** Throws when the server does not answer (readiness). */

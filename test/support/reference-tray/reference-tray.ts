@@ -7,6 +7,18 @@ import {
 } from '../../../tray-service/domain/activity.ts';
 import { encodeRecordKey } from '../../../tray-service/domain/record-key.ts';
 import type { TrayRecord, TrayVerb } from '../../../tray-service/domain/tray-record.ts';
+import { archive, unarchive } from '../../../tray-service/domain/archive-mark.ts';
+import {
+  inInbox,
+  reopened,
+  type InboxChange,
+  type InboxState,
+} from '../../../tray-service/domain/inbox-state.ts';
+import { heldBackByMutes, type Mute } from '../../../tray-service/domain/mute.ts';
+import { putMute, removeMute, type MuteTarget } from '../../../tray-service/domain/mute-changes.ts';
+import { voidedByAny, type Removal } from '../../../tray-service/domain/removal.ts';
+import { markReadAndSeen, markSeen, seenByLastRead } from '../../../tray-service/domain/seen-mark.ts';
+import { snooze, unsnooze, wake } from '../../../tray-service/domain/snooze-mark.ts';
 
 /**
  * The tray as the rules define it (docs/tray-engine.md, docs/tray-rules.md, docs/contract.md),
@@ -38,12 +50,40 @@ export type TrayOperation =
   /** POST v2/last-read: the user's last-read time becomes `now` (never moving backwards). */
   | { kind: 'lastRead'; userId: string; now: number }
   /** DELETE v3/delete-all: the records go, the clear time becomes `now`. */
-  | { kind: 'deleteAll'; userId: string; now: number };
+  | { kind: 'deleteAll'; userId: string; now: number }
+  /** post.didDelete, comment.didDelete, reaction.didRemove (docs/tray-rules.md#inbox). */
+  | { kind: 'removal'; removals: readonly Removal[]; now: number }
+  /** POST v3/records/seen: record keys, or every record in the inbox. */
+  | { kind: 'seen'; userId: string; ids: readonly string[] | 'all'; now: number }
+  /** POST v3/records/archive; with `all`, `readOnly` archives only records marked read. */
+  | { kind: 'archive'; userId: string; ids: readonly string[] | 'all'; readOnly?: boolean; now: number }
+  | { kind: 'unarchive'; userId: string; ids: readonly string[]; now: number }
+  | { kind: 'snooze'; userId: string; ids: readonly string[]; until: number; now: number }
+  | { kind: 'unsnooze'; userId: string; ids: readonly string[]; now: number }
+  /** The wake-up at `now`: every snooze whose `until` has come ends. */
+  | { kind: 'wake'; now: number }
+  | { kind: 'mute'; userId: string; target: MuteTarget; until: number | null; now: number }
+  | { kind: 'unmute'; userId: string; target: MuteTarget; now: number };
 
-/** A record as the model holds it: what readers see, plus the earliest action it counts. */
-export interface ModelRecord extends TrayRecord {
+/** The operations that answer how many records they changed (`data.updated`; unmute: 1 if removed). */
+export type MarkOperation = Extract<
+  TrayOperation,
+  { kind: 'seen' | 'archive' | 'unarchive' | 'snooze' | 'unsnooze' | 'unmute' }
+>;
+
+/**
+ * A record as the model holds it: what readers see (its inbox state included), plus the earliest
+ * action it counts, the time of the action its latest fields come from, and the lowest lastUpdate
+ * a recomputation may leave (a removal pins the record's place in history).
+ */
+export interface ModelRecord extends TrayRecord, InboxState {
   countFrom: number;
+  lastActionAt: number;
+  updateFloor: number;
 }
+
+/** What `seen` computes: the record's counted content, without its read and inbox state. */
+type SeenRecord = Omit<ModelRecord, 'hasRead' | 'unreadAt' | 'changedAt' | 'updateFloor' | keyof InboxState>;
 
 type Edge = { joined: boolean; at: number };
 
@@ -95,12 +135,17 @@ export class ReferenceTray {
   private readonly posts = new Map<string, Map<string, Activity>>();
   private readonly lastReads = new Map<string, number>();
   private readonly clears = new Map<string, number>();
+  /** kind+id -> the removal (tombstones: they void the actions they undo whenever those arrive) */
+  private readonly removals = new Map<string, Removal>();
+  /** owner -> every span of their mutes, ended ones included */
+  private readonly mutes = new Map<string, Mute[]>();
 
   constructor(options: { retentionDays: number }) {
     this.retentionDays = options.retentionDays;
   }
 
-  apply(operation: TrayOperation): void {
+  /** Applies the operation; answers how many records a mark changed (1 for a removed mute), else 0. */
+  apply(operation: TrayOperation): number {
     const { now } = operation;
     switch (operation.kind) {
       case 'personal':
@@ -108,14 +153,16 @@ export class ReferenceTray {
         for (const activity of operation.activities) {
           if (activity.audience.kind === 'user') this.deliver(activity.audience.userId, activity, now);
         }
-        return;
+        return 0;
       case 'posts': {
         // A community's post is on the community's own target, whatever the activity says.
-        const posts = operation.posts.map((post): Activity => ({
-          ...post,
-          communityId: operation.communityId,
-          audience: { kind: 'community', communityId: operation.communityId },
-        }));
+        const posts = operation.posts
+          .map((post): Activity => ({
+            ...post,
+            communityId: operation.communityId,
+            audience: { kind: 'community', communityId: operation.communityId },
+          }))
+          .filter((post) => !this.voided(post));
         for (const post of posts) {
           this.recordAction(post);
           this.communityPosts(operation.communityId).set(post.lastActionId, post);
@@ -124,7 +171,7 @@ export class ReferenceTray {
           for (const [userId, edges] of this.communityMembers(operation.communityId))
             if (memberAt(edges, post.at)) this.deliver(userId, post, now);
         }
-        return;
+        return 0;
       }
       case 'membership':
         for (const change of operation.changes) this.addEdge(change.communityId, change.userId, change);
@@ -133,30 +180,72 @@ export class ReferenceTray {
           if (change.active) this.backfill(change, now);
           else this.recompute(change.communityId, change.userId, now);
         }
-        return;
+        return 0;
       case 'deleteProfile':
         this.deleteProfile(operation.userId, operation.at, now);
-        return;
+        return 0;
       case 'markRead': {
         const record = this.tray(operation.userId).get(
           encodeRecordKey({ verb: operation.verb, targetId: operation.targetId, userId: operation.userId }),
         );
-        if (record && this.live(record, now) && !record.hasRead)
-          Object.assign(record, { hasRead: true, changedAt: now });
-        return;
+        if (record && this.live(record, now)) change(record, markReadAndSeen(record), now);
+        return 0;
       }
       case 'markAllRead':
         for (const record of this.tray(operation.userId).values())
-          if (!record.hasRead) Object.assign(record, { hasRead: true, changedAt: now });
-        return;
+          change(record, markReadAndSeen(record), now);
+        return 0;
       case 'lastRead':
         this.lastReads.set(operation.userId, Math.max(this.lastRead(operation.userId), now));
-        return;
+        // The records it stops counting are seen; like the last-read time itself, no record change
+        // for streams (they get the counts).
+        for (const record of this.tray(operation.userId).values())
+          if (this.live(record, now)) Object.assign(record, seenByLastRead(record, now));
+        return 0;
       case 'deleteAll':
         this.trays.delete(operation.userId);
         this.clears.set(operation.userId, Math.max(this.clearedAt(operation.userId), now));
-        return;
+        return 0;
+      case 'removal':
+        this.remove(operation.removals, now);
+        return 0;
+      case 'seen':
+        return this.mark(operation.userId, operation.ids, now, markSeen);
+      case 'archive':
+        return this.mark(
+          operation.userId,
+          operation.ids,
+          now,
+          (record) => archive(record, now),
+          (record) => !operation.readOnly || record.hasRead,
+        );
+      case 'unarchive':
+        return this.mark(operation.userId, operation.ids, now, unarchive);
+      case 'snooze':
+        return this.mark(operation.userId, operation.ids, now, (record) => snooze(record, operation.until));
+      case 'unsnooze':
+        return this.mark(operation.userId, operation.ids, now, unsnooze);
+      case 'wake':
+        for (const tray of this.trays.values())
+          for (const record of tray.values()) change(record, wake(record, now), now);
+        return 0;
+      case 'mute':
+        this.mutes.set(
+          operation.userId,
+          putMute(this.mutesOf(operation.userId), operation.userId, operation.target, operation.until, now),
+        );
+        return 0;
+      case 'unmute': {
+        const { mutes, removed } = removeMute(this.mutesOf(operation.userId), operation.target, now);
+        this.mutes.set(operation.userId, mutes);
+        return removed ? 1 : 0;
+      }
     }
+  }
+
+  /** Every span of the user's mutes (in force or ended), oldest first. */
+  mutesOf(userId: string): Mute[] {
+    return [...(this.mutes.get(userId) ?? [])];
   }
 
   /** Every record of the user, expired ones included, as stored (copies). */
@@ -210,8 +299,90 @@ export class ReferenceTray {
     members.set(userId, edges);
   }
 
+  /**
+   * A mark on record keys (each once; another user's, unknown or expired keys are ignored) or on
+   * every record in the inbox that `allOf` admits. Answers how many records it changed.
+   */
+  private mark(
+    userId: string,
+    ids: readonly string[] | 'all',
+    now: number,
+    changeOf: (record: ModelRecord) => InboxChange | undefined,
+    allOf: (record: ModelRecord) => boolean = () => true,
+  ): number {
+    const tray = this.tray(userId);
+    const records =
+      ids === 'all'
+        ? [...tray.values()].filter((record) => inInbox(record) && allOf(record))
+        : [...new Set(ids)].flatMap((key) => tray.get(key) ?? []);
+    let updated = 0;
+    for (const record of records)
+      if (this.live(record, now) && change(record, changeOf(record), now)) updated++;
+    return updated;
+  }
+
+  /** Voided by a removal stored before (or with) it: the action is a no-op. */
+  private voided(activity: Activity): boolean {
+    return voidedByAny(this.removals.values(), activity);
+  }
+
+  /** Held back for the recipient by one of their mutes in force at the action's time. */
+  private heldBack(recipientId: string, activity: Activity): boolean {
+    return heldBackByMutes(this.mutes.get(recipientId) ?? [], activity);
+  }
+
+  /**
+   * Removals (docs/tray-rules.md#inbox): each is kept as a tombstone; the actions it voids leave
+   * their groups and the community's posts, and every record of a group that lost one is computed
+   * again from what it still counts (shrink). A redelivered removal finds nothing to take.
+   */
+  private remove(removals: readonly Removal[], now: number): void {
+    for (const removal of removals) this.removals.set(`${removal.kind}\u0000${removal.id}`, removal);
+    const shrunk = new Set<string>();
+    for (const [groupKey, group] of this.groups) {
+      for (const [key, action] of group) {
+        if (!voidedByAny(removals, action)) continue;
+        group.delete(key);
+        shrunk.add(groupKey);
+      }
+    }
+    for (const posts of this.posts.values())
+      for (const [key, post] of posts) if (voidedByAny(removals, post)) posts.delete(key);
+    for (const [userId, tray] of this.trays) {
+      for (const [key, record] of [...tray]) {
+        if (shrunk.has(`${record.verb}\u0000${record.targetId}`)) this.shrink(userId, key, record, now);
+      }
+    }
+  }
+
+  /**
+   * A record that lost actions: actors, count and the last action's fields from what it still
+   * counts; gone when nothing is left. Its place in history, read and inbox state stay, and its
+   * lastUpdate becomes the floor no later recomputation goes below.
+   */
+  private shrink(userId: string, key: string, record: ModelRecord, now: number): void {
+    const counted = this.counted(record.verb, record.targetId, userId, record.countFrom);
+    const [newest] = counted;
+    if (!newest) {
+      this.tray(userId).delete(key);
+      return;
+    }
+    const { lastActionSegmentNo: _segment, ...rest } = record;
+    const next: ModelRecord = defined({
+      ...rest,
+      actors: counted.slice(0, MAX_NAMED_ACTORS).map(snapshotOf),
+      actorsCount: counted.length,
+      lastActionId: newest.lastActionId,
+      lastActionSegmentNo: newest.lastActionSegmentNo,
+      lastActionAt: newest.at,
+    });
+    if (sameSeen(next, record)) return;
+    this.tray(userId).set(key, { ...next, updateFloor: record.lastUpdate, changedAt: now });
+  }
+
   /** Each action joins its group's actions, whoever it reaches; a redelivery adds nothing. */
   private recordAction(activity: Activity): void {
+    if (this.voided(activity)) return;
     const key = `${activity.verb}\u0000${activity.targetId}`;
     let group = this.groups.get(key);
     if (!group) this.groups.set(key, (group = new Map()));
@@ -232,6 +403,7 @@ export class ReferenceTray {
     for (const action of this.groups.get(`${verb}\u0000${targetId}`)?.values() ?? []) {
       if (action.at < countFrom || action.actor.userId === recipientId) continue;
       if (awayAt(this.edges(action.communityId, recipientId), action.at)) continue;
+      if (this.heldBack(recipientId, action)) continue;
       const seen = latest.get(action.actor.userId);
       if (!seen || newer(asAction(action), asAction(seen))) latest.set(action.actor.userId, action);
     }
@@ -248,23 +420,38 @@ export class ReferenceTray {
     // An author is never notified of their own action.
     if (activity.actor.userId === recipientId) return;
     if (awayAt(this.edges(activity.communityId, recipientId), activity.at)) return;
+    // A voided action is a no-op; a muted one makes and changes nothing for its recipient.
+    if (this.voided(activity) || this.heldBack(recipientId, activity)) return;
     const key = encodeRecordKey({ verb: activity.verb, targetId: activity.targetId, userId: recipientId });
     const tray = this.tray(recipientId);
     const current = tray.get(key);
     const countFrom = current ? Math.min(current.countFrom, activity.at) : activity.at;
-    // Fields of the latest action come from the newest one: late delivery never moves them back.
+    // Fields of the latest action come from the newest one: late delivery never moves them back,
+    // and lastUpdate never goes below where a removal left it.
     const source =
       !current ||
       newer(
         { at: activity.at, actionId: activity.lastActionId },
-        { at: current.lastUpdate, actionId: current.lastActionId },
+        { at: current.lastActionAt, actionId: current.lastActionId },
       )
-        ? { ...activity, lastUpdate: activity.at }
+        ? {
+            ...activity,
+            lastUpdate: Math.max(activity.at, current?.lastUpdate ?? activity.at),
+            lastActionAt: activity.at,
+          }
         : current;
     const seen = this.seen(recipientId, activity, source, countFrom);
     if (current && sameSeen(seen, current)) return;
-    // New activity makes a read record unread again; a new record starts unread.
-    tray.set(key, { ...seen, hasRead: false, unreadAt: now, changedAt: now });
+    // New activity makes a read record unread and unseen again and brings it back to the inbox; a
+    // new record starts so.
+    tray.set(key, {
+      ...seen,
+      hasRead: false,
+      unreadAt: now,
+      changedAt: now,
+      ...reopened(),
+      updateFloor: current?.updateFloor ?? 0,
+    });
   }
 
   /** What the recipient sees of a record: its group's counted actors and the latest action's fields. */
@@ -280,9 +467,10 @@ export class ReferenceTray {
       | 'feed'
       | 'mentionIn'
       | 'lastUpdate'
+      | 'lastActionAt'
     >,
     countFrom: number,
-  ): Omit<ModelRecord, 'hasRead' | 'unreadAt' | 'changedAt'> {
+  ): SeenRecord {
     const counted = this.counted(identity.verb, identity.targetId, recipientId, countFrom);
     return defined({
       key: encodeRecordKey({ verb: identity.verb, targetId: identity.targetId, userId: recipientId }),
@@ -300,6 +488,7 @@ export class ReferenceTray {
       actorsCount: counted.length,
       countFrom,
       lastUpdate: source.lastUpdate,
+      lastActionAt: source.lastActionAt,
     });
   }
 
@@ -323,10 +512,12 @@ export class ReferenceTray {
         tray.delete(key);
         continue;
       }
-      const source = awayAt(edges, record.lastUpdate) ? { ...newest, lastUpdate: newest.at } : record;
+      const source = awayAt(edges, record.lastActionAt)
+        ? { ...newest, lastUpdate: Math.max(newest.at, record.updateFloor), lastActionAt: newest.at }
+        : record;
       const seen = this.seen(userId, record, source, record.countFrom);
       if (sameSeen(seen, record)) continue;
-      tray.set(key, { ...seen, hasRead: record.hasRead, unreadAt: record.unreadAt, changedAt: now });
+      tray.set(key, { ...record, ...seen, changedAt: now });
     }
   }
 
@@ -395,13 +586,29 @@ export class ReferenceTray {
   }
 }
 
-/** Whether every field the recipient sees (and countFrom) is what the record already has. */
-function sameSeen(
-  seen: Omit<ModelRecord, 'hasRead' | 'unreadAt' | 'changedAt'>,
-  record: ModelRecord,
-): boolean {
-  const { hasRead: _hasRead, unreadAt: _unreadAt, changedAt: _changedAt, ...stored } = record;
-  return JSON.stringify(canonical(seen)) === JSON.stringify(canonical(stored));
+/** Applies a mark's change (if any) as a change of the record; answers whether there was one. */
+function change(record: ModelRecord, changes: InboxChange | undefined, now: number): boolean {
+  if (!changes) return false;
+  Object.assign(record, changes, { changedAt: now });
+  return true;
+}
+
+/** Whether every counted field (the recipient's view, countFrom, lastActionAt) is what the record has. */
+function sameSeen(seen: SeenRecord, record: ModelRecord): boolean {
+  const content = (value: SeenRecord | ModelRecord) => {
+    const {
+      hasRead: _hasRead,
+      unreadAt: _unreadAt,
+      changedAt: _changedAt,
+      updateFloor: _floor,
+      isSeen: _isSeen,
+      archivedAt: _archivedAt,
+      snoozedUntil: _snoozedUntil,
+      ...rest
+    } = value as ModelRecord;
+    return rest;
+  };
+  return JSON.stringify(canonical(content(seen))) === JSON.stringify(canonical(content(record)));
 }
 
 /** Key order never decides equality. */

@@ -207,3 +207,73 @@ export function userDeleteEvent(userId: string): TestEnvelope {
 export function dedupeKeyOf(envelope: TestEnvelope): string {
   return createHash('sha256').update(JSON.stringify(envelope)).digest('hex');
 }
+
+const postRef = (postId: string, owner: string, feed: 'community' | 'user') => ({
+  postId,
+  postedUserId: owner,
+  targetType: feed,
+  targetId: feed === 'community' ? hiking.communityId : owner,
+});
+
+/** post.didDelete of `postId` (by `author`, in c-hike unless on a user feed). */
+export function postDeleteEvent(
+  options: { postId?: string; author?: string; feed?: 'community' | 'user'; deletedAt?: string } = {},
+): TestEnvelope {
+  const author = options.author ?? 'u-ana';
+  const feed = options.feed ?? 'community';
+  return {
+    event: 'post.didDelete',
+    data: {
+      post: postRef(options.postId ?? 'p-100', author, feed),
+      ...(feed === 'community' ? { community: hiking } : {}),
+      deletedAt: options.deletedAt ?? minute(30),
+      users: [],
+    },
+  };
+}
+
+/** comment.didDelete of `commentId` on p-100 (a reply when `parent` is given). */
+export function commentDeleteEvent(
+  options: { commentId?: string; author?: string; parent?: { commentId: string; userId: string } } = {},
+): TestEnvelope {
+  return {
+    event: 'comment.didDelete',
+    data: {
+      comment: {
+        commentId: options.commentId ?? 'cm-7',
+        userId: options.author ?? 'u-cid',
+        referenceType: 'post',
+        referenceId: 'p-100',
+        parentId: options.parent?.commentId ?? null,
+      },
+      post: postRef('p-100', 'u-ana', 'community'),
+      parentComment: options.parent ?? null,
+      community: hiking,
+      deletedAt: minute(31),
+      users: [],
+    },
+  };
+}
+
+/** reaction.didRemove of `reactionId` on p-100 (or on `comment`). */
+export function reactionRemoveEvent(
+  options: { reactionId?: string; comment?: { commentId: string; userId: string } } = {},
+): TestEnvelope {
+  return {
+    event: 'reaction.didRemove',
+    data: {
+      reaction: {
+        reactionId: options.reactionId ?? 'r-9',
+        reactionName: 'like',
+        userId: 'u-dee',
+        referenceType: options.comment ? 'comment' : 'post',
+        referenceId: options.comment?.commentId ?? 'p-100',
+      },
+      post: postRef('p-100', 'u-ana', 'community'),
+      ...(options.comment ? { comment: { ...options.comment, referenceId: 'p-100' } } : {}),
+      community: hiking,
+      removedAt: minute(32),
+      users: [],
+    },
+  };
+}

@@ -6,6 +6,7 @@ import { createPostgresBlockList } from './postgres-block-list.ts';
 import { createPostgresCommunityMembers } from './postgres-community-members.ts';
 import { createPostgresDecisions } from './postgres-decisions.ts';
 import { createPostgresEvents } from './postgres-events.ts';
+import { createPostgresInbox } from './postgres-inbox.ts';
 import { createPostgresLatestTimes } from './postgres-latest-times.ts';
 import { createPostgresMembersImport } from './postgres-members-import.ts';
 import { createPostgresRecords } from './postgres-records.ts';
@@ -39,6 +40,7 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
     decisions: createPostgresDecisions(pool),
     members: createPostgresMembersImport(pool),
     communityMembers: createPostgresCommunityMembers(pool),
+    inbox: createPostgresInbox(pool),
     async purgeExpired(now) {
       const records = await purgeExpiredRecords(pool, now);
       const events = await purgeExpiredEvents(pool, now);

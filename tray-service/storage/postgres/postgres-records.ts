@@ -3,24 +3,11 @@ import type { TrayVerb } from '../../domain/tray-record.ts';
 import { encodeRecordKey } from '../../domain/record-key.ts';
 import type { HistoryPage, TrayRecordsPort } from '../port.ts';
 import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
+import { viewPage } from './view-page.ts';
 import { withRetry } from './with-retry.ts';
 
-/** `startAfter` absent or 1 (the contract's default) is the first page; 0 or less is past the end. */
-const FIRST_PAGE = 1;
-const NO_MORE_PAGES = 0;
-
-/**
- * A v3 page: the user's records newest first with LIMIT, `pageSize` of them and as many again to
- * look ahead, so that the page's last group of equal lastUpdate (never split across pages: a v3
- * cursor is a bare timestamp) and whether anything lies below it are known from this one
- * statement, unless that group runs on past the look-ahead. The statement is planned for its
- * values on every call (unnamed): prepared, PostgreSQL would switch to a generic plan after five
- * runs, costed for the average user, and where most users have few records that plan
- * bitmap-scans and sorts the caller's whole tray for the LIMIT.
- */
-const PAGE_SQL = `SELECT ${RECORD_COLUMNS} FROM tray_records
-  WHERE user_id = $1 AND ($2::bigint IS NULL OR last_update < $2) AND expires_at > $3
-  ORDER BY last_update DESC, key DESC LIMIT $4`;
+/** The platform's pages and counts are the inbox's (docs/tray-rules.md#inbox): a partial index each. */
+const IN_INBOX = 'in_inbox';
 
 /**
  * The unread count, prepared once per connection (named): planning it again on every request
@@ -31,7 +18,7 @@ const PAGE_SQL = `SELECT ${RECORD_COLUMNS} FROM tray_records
 const COUNT_UNREAD_STATEMENT = {
   name: 'tray_count_unread',
   text: `SELECT count(*)::int AS n FROM tray_records
-    WHERE user_id = $1 AND NOT has_read AND expires_at > $3
+    WHERE user_id = $1 AND NOT has_read AND in_inbox AND expires_at > $3
       AND unread_at > COALESCE($2::bigint, (SELECT at FROM tray_last_read WHERE user_id = $1), 0)`,
 };
 
@@ -57,57 +44,38 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
     async count(userId, now, excludeVerbs = []) {
       const result = await pool.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM tray_records
-         WHERE user_id = $1 AND expires_at > $2 AND verb <> ALL($3::text[])`,
+         WHERE user_id = $1 AND in_inbox AND expires_at > $2 AND verb <> ALL($3::text[])`,
         [userId, now, excludeVerbs],
       );
       return result.rows[0]?.n ?? 0;
     },
 
-    async pageAfter(userId, startAfter, pageSize, now): Promise<HistoryPage> {
-      if (startAfter !== undefined && startAfter !== FIRST_PAGE && startAfter <= NO_MORE_PAGES)
-        return { records: [], nextPage: NO_MORE_PAGES };
-      if (pageSize < 1) throw new Error('pageAfter: pageSize must be at least 1');
-      const upper = startAfter === undefined || startAfter === FIRST_PAGE ? null : startAfter;
-      const limit = 2 * pageSize + 1;
-      const head = await rows(PAGE_SQL, [userId, upper, now, limit]);
-      if (head.length <= pageSize) return { records: head, nextPage: NO_MORE_PAGES };
-      const last = head[pageSize - 1];
-      if (!last) throw new Error('pageAfter: pageSize must be at least 1');
-      let end = pageSize;
-      while (head[end]?.lastUpdate === last.lastUpdate) end += 1;
-      // A record below the page's last group: the page ends there and more follow.
-      if (end < head.length) return { records: head.slice(0, end), nextPage: last.lastUpdate };
-      // The user's records ran out within the look-ahead: the page is all of them.
-      if (head.length < limit) return { records: head, nextPage: NO_MORE_PAGES };
-      // The last group runs on past the look-ahead: the rest of it, then whether any lies below.
-      const rest = await rows(
-        `SELECT ${RECORD_COLUMNS} FROM tray_records
-         WHERE user_id = $1 AND last_update = $2 AND key < $3 AND expires_at > $4
-         ORDER BY key DESC`,
-        [userId, last.lastUpdate, head[head.length - 1]?.key, now],
-      );
-      const more = await pool.query(
-        `SELECT 1 FROM tray_records WHERE user_id = $1 AND last_update < $2 AND expires_at > $3
-         ORDER BY last_update DESC LIMIT 1`,
-        [userId, last.lastUpdate, now],
-      );
-      return { records: [...head, ...rest], nextPage: more.rowCount ? last.lastUpdate : NO_MORE_PAGES };
-    },
+    pageAfter: (userId, startAfter, pageSize, now): Promise<HistoryPage> =>
+      viewPage(
+        rows,
+        pool,
+        { columns: RECORD_COLUMNS, condition: IN_INBOX },
+        userId,
+        startAfter,
+        pageSize,
+        now,
+      ),
 
     pageNumber: (userId, page, pageSize, now, excludeVerbs) =>
       rows(
         `SELECT ${RECORD_COLUMNS} FROM tray_records
-         WHERE user_id = $1 AND expires_at > $2 AND verb <> ALL($3::text[])
+         WHERE user_id = $1 AND in_inbox AND expires_at > $2 AND verb <> ALL($3::text[])
          ORDER BY last_update DESC, key DESC OFFSET $4 LIMIT $5`,
         [userId, now, excludeVerbs, Math.max(0, (page - 1) * pageSize), pageSize],
       ),
 
     async markRead(userId, verb: TrayVerb, targetId, now) {
       const key = encodeRecordKey({ verb, targetId, userId });
-      // Only the read flag and changedAt: a worker writing the same record at once keeps its actors.
+      // Only the read and seen flags and changedAt: a worker writing the same record at once keeps
+      // its actors.
       const changed = await rows(
-        `UPDATE tray_records SET has_read = true, changed_at = $3
-         WHERE user_id = $1 AND key = $2 AND expires_at > $3 AND NOT has_read
+        `UPDATE tray_records SET has_read = true, is_seen = true, changed_at = $3
+         WHERE user_id = $1 AND key = $2 AND expires_at > $3 AND NOT (has_read AND is_seen)
          RETURNING ${RECORD_COLUMNS}`,
         [userId, key, now],
       );
@@ -125,7 +93,7 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
     markAllRead: (userId, now) =>
       withRetry(() =>
         rows(
-          `UPDATE tray_records SET has_read = true, changed_at = $2
+          `UPDATE tray_records SET has_read = true, is_seen = true, changed_at = $2
            WHERE user_id = $1 AND key IN (
              SELECT key FROM tray_records
              WHERE user_id = $1 AND NOT has_read AND expires_at > $2

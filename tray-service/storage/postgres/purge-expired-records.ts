@@ -9,6 +9,7 @@ const EXPIRING = [
   { table: 'tray_target_actors', key: 'target_id, verb, actor_id' },
   { table: 'tray_community_posts', key: 'community_id, action_id' },
   { table: 'tray_personal_actions', key: 'user_id, community_id, verb, target_id, actor_id, action_id' },
+  { table: 'tray_mutes', key: 'user_id, target_type, target_id, created_at' },
 ] as const;
 
 /**

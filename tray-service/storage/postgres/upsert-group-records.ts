@@ -373,6 +373,8 @@ export async function upsertGroupRecords(
        last_action_segment_no = excluded.last_action_segment_no, feed = excluded.feed,
        mention_in = excluded.mention_in, actors = excluded.actors, actors_count = excluded.actors_count,
        count_from = excluded.count_from, last_update = excluded.last_update, has_read = false,
+       -- New activity brings the record back: unseen, out of the archive and the snooze.
+       is_seen = false, archived_at = NULL, snoozed_until = NULL,
        unread_at = excluded.unread_at, changed_at = excluded.changed_at, expires_at = excluded.expires_at
      ${options.returning ? RETURNING : ''}`,
     values: [JSON.stringify(activityRows(activities)), options.now, options.retentionMs, ...params],

@@ -1,0 +1,56 @@
+import { expect } from 'chai';
+import { mapEvent } from '../../../tray-service/domain/map-event.ts';
+import { commentDeleteEvent, minute, postDeleteEvent, reactionRemoveEvent } from '../worker/event-builder.ts';
+
+const receivedAt = Date.parse('2026-11-20T12:00:00.000Z');
+
+describe('mapEvent: removal events (docs/tray-rules.md#inbox)', () => {
+  it('maps post.didDelete to a post tombstone dated deletedAt, with its author and community', () => {
+    const mapped = mapEvent({ ...postDeleteEvent({ deletedAt: minute(40) }), receivedAt });
+    expect(mapped).to.deep.include({
+      status: 'applied',
+      activities: [],
+      removals: [{ kind: 'post', id: 'p-100', postId: 'p-100', at: Date.parse(minute(40)) }],
+      subject: { userId: 'u-ana', communityId: 'c-hike' },
+    });
+  });
+
+  it('maps a post deleted on a user feed without a community', () => {
+    const mapped = mapEvent({ ...postDeleteEvent({ feed: 'user' }), receivedAt });
+    expect([mapped.status, mapped.subject]).to.deep.equal(['applied', { userId: 'u-ana' }]);
+  });
+
+  it('maps comment.didDelete (a comment or a reply) to a comment tombstone on its post', () => {
+    for (const envelope of [
+      commentDeleteEvent(),
+      commentDeleteEvent({ commentId: 'cm-8', parent: { commentId: 'cm-7', userId: 'u-cid' } }),
+    ]) {
+      const mapped = mapEvent({ ...envelope, receivedAt });
+      const comment = envelope.data.comment as { commentId: string };
+      expect(mapped.removals).to.deep.equal([
+        { kind: 'comment', id: comment.commentId, postId: 'p-100', at: Date.parse(minute(31)) },
+      ]);
+    }
+  });
+
+  it('maps reaction.didRemove to a reaction tombstone dated removedAt', () => {
+    expect(mapEvent({ ...reactionRemoveEvent(), receivedAt }).removals).to.deep.equal([
+      { kind: 'reaction', id: 'r-9', postId: 'p-100', at: Date.parse(minute(32)) },
+    ]);
+  });
+
+  it('reports a removal without its time, or a reply without its parent, as invalid', () => {
+    const undated = postDeleteEvent();
+    delete undated.data.deletedAt;
+    expect(mapEvent({ ...undated, receivedAt }).error).to.match(/^data\.deletedAt: /);
+    const orphan = commentDeleteEvent({ parent: { commentId: 'cm-7', userId: 'u-cid' } });
+    orphan.data.parentComment = null;
+    expect(mapEvent({ ...orphan, receivedAt })).to.deep.include({
+      status: 'invalid',
+      error: 'data.parentComment: required when comment.parentId is set',
+    });
+    const loose = reactionRemoveEvent({ comment: { commentId: 'cm-7', userId: 'u-cid' } });
+    delete loose.data.comment;
+    expect(mapEvent({ ...loose, receivedAt }).status).to.equal('invalid');
+  });
+});

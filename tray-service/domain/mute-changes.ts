@@ -1,0 +1,59 @@
+import { muteInForceAt, type Mute, type MuteTargetType } from './mute.ts';
+
+export interface MuteTarget {
+  targetType: MuteTargetType;
+  targetId: string;
+}
+
+const sameTarget = (mute: MuteTarget, target: MuteTarget) =>
+  mute.targetType === target.targetType && mute.targetId === target.targetId;
+
+/** The owner's mute of this target in force at `now`, if any. Pure. */
+export function muteInForce<M extends Mute>(
+  mutes: readonly M[],
+  target: MuteTarget,
+  now: number,
+): M | undefined {
+  return mutes.find((mute) => sameTarget(mute, target) && muteInForceAt(mute, now));
+}
+
+/**
+ * PUT mutes at `now`: a mute of the target in force gets the new `until` (its start stays, so what
+ * it held back stays held back); otherwise a new span starts now. A span that ended earlier is
+ * never stretched over the time it was not in force. Pure: returns the new list.
+ */
+export function putMute(
+  mutes: readonly Mute[],
+  owner: string,
+  target: MuteTarget,
+  until: number | null,
+  now: number,
+): Mute[] {
+  const current = muteInForce(mutes, target, now);
+  if (current) return mutes.map((mute) => (mute === current ? { ...mute, until } : mute));
+  return [...mutes, { userId: owner, ...target, createdAt: now, until, removedAt: null }];
+}
+
+/**
+ * DELETE mutes at `now`: the span in force ends now and is kept (late deliveries dated inside it
+ * stay held back). `removed` is false when no mute of the target was in force. Pure.
+ */
+export function removeMute(
+  mutes: readonly Mute[],
+  target: MuteTarget,
+  now: number,
+): { mutes: Mute[]; removed: boolean } {
+  const current = muteInForce(mutes, target, now);
+  if (!current) return { mutes: [...mutes], removed: false };
+  return {
+    mutes: mutes.map((mute) => (mute === current ? { ...mute, removedAt: now } : mute)),
+    removed: true,
+  };
+}
+
+/** Why `until` cannot end a mute put at `now`, or undefined when it can (absent: until removed). Pure. */
+export function muteUntilProblem(until: number | null, now: number): string | undefined {
+  if (until === null) return undefined;
+  if (!Number.isSafeInteger(until)) return 'until: expected an integer time (ms) or an ISO 8601 string';
+  return until > now ? undefined : 'until: expected a time later than now';
+}

@@ -1,0 +1,65 @@
+import type { Activity } from './activity.ts';
+import { activityPost } from './activity-post.ts';
+
+/** What a user can mute (docs/tray-rules.md#inbox). */
+export const muteTargetTypes = ['post', 'community', 'user'] as const;
+export type MuteTargetType = (typeof muteTargetTypes)[number];
+
+/** At most this many mutes in force per user; removed and expired ones do not count. */
+export const MAX_MUTES_IN_FORCE = 1000;
+
+/**
+ * One span of one mute of one user, judged by time like membership: in force from `createdAt`
+ * (the tray's clock when it was put) until `until` passes or it is removed. Removed and expired
+ * spans are kept for the records' retention, so a late delivery dated inside one stays held back.
+ */
+export interface Mute {
+  userId: string;
+  targetType: MuteTargetType;
+  targetId: string;
+  createdAt: number;
+  /** When it ends by itself, or null. */
+  until: number | null;
+  /** When it was removed, or null. */
+  removedAt: number | null;
+}
+
+/** Whether the mute is in force at `at` (epoch ms). Pure. */
+export function muteInForceAt(mute: Pick<Mute, 'createdAt' | 'until' | 'removedAt'>, at: number): boolean {
+  return (
+    mute.createdAt <= at &&
+    (mute.until === null || at < mute.until) &&
+    (mute.removedAt === null || at < mute.removedAt)
+  );
+}
+
+type MutedFields = Pick<
+  Activity,
+  'verb' | 'targetId' | 'parentTargetId' | 'lastActionId' | 'mentionIn' | 'communityId' | 'actor'
+>;
+
+/**
+ * Whether the mute covers the activity for its owner: a `post` mute the post and everything on it,
+ * a `community` mute the community's posts and everything on them, a `user` mute every activity of
+ * that actor. A mention of the owner passes post and community mutes (a direct @mention is never
+ * silenced by a thread or group mute); a user mute silences the actor's mentions too. Pure.
+ */
+export function muteCovers(mute: Pick<Mute, 'targetType' | 'targetId'>, activity: MutedFields): boolean {
+  switch (mute.targetType) {
+    case 'user':
+      return activity.actor.userId === mute.targetId;
+    case 'post':
+      return activity.verb !== 'mention' && activityPost(activity) === mute.targetId;
+    case 'community':
+      return activity.verb !== 'mention' && activity.communityId === mute.targetId;
+  }
+}
+
+/** Whether one of the owner's mutes held the activity back: covering it and in force at its time. Pure. */
+export function heldBackByMutes(
+  mutes: Iterable<Pick<Mute, 'targetType' | 'targetId' | 'createdAt' | 'until' | 'removedAt'>>,
+  activity: MutedFields & Pick<Activity, 'at'>,
+): boolean {
+  for (const mute of mutes) if (muteCovers(mute, activity) && muteInForceAt(mute, activity.at)) return true;
+  return false;
+}

@@ -1,0 +1,47 @@
+import { DAY_MS } from '../../shared/time/durations.ts';
+import type { InboxChange, MarkableRecord } from './inbox-state.ts';
+
+/** The furthest a snooze may reach: the records' retention, so a snoozed record can still come back. */
+export const MAX_SNOOZE_DAYS = 90;
+
+/** Why `until` cannot end a snooze put at `now`, or undefined when it can. Pure. */
+export function snoozeUntilProblem(until: number, now: number): string | undefined {
+  if (!Number.isSafeInteger(until)) return 'until: expected an integer time (ms) or an ISO 8601 string';
+  if (until <= now) return 'until: expected a time later than now';
+  if (until > now + MAX_SNOOZE_DAYS * DAY_MS)
+    return `until: expected at most ${MAX_SNOOZE_DAYS} days from now`;
+  return undefined;
+}
+
+/**
+ * POST records/snooze: out of the inbox until `until`, out of the archive. Snoozing again to
+ * another time moves the end; to the same time changes nothing. Pure.
+ */
+export function snooze(
+  record: Pick<MarkableRecord, 'snoozedUntil' | 'archivedAt'>,
+  until: number,
+): InboxChange | undefined {
+  return record.snoozedUntil === until && record.archivedAt === null
+    ? undefined
+    : { snoozedUntil: until, archivedAt: null };
+}
+
+/**
+ * POST records/unsnooze: back in the inbox now, as it was (the user asked for it, so it is not new
+ * to them: read and seen flags stay). Pure.
+ */
+export function unsnooze(record: Pick<MarkableRecord, 'snoozedUntil'>): InboxChange | undefined {
+  return record.snoozedUntil === null ? undefined : { snoozedUntil: null };
+}
+
+/**
+ * The snooze ended (the wake-up took the record at or after its `until`): back in the inbox,
+ * unread and unseen, changed at `until` on the tray's clock, so it is unread even after a last-read
+ * that came before the wake-up but after the snooze was put. Undefined when the record is not due.
+ * Pure.
+ */
+export function wake(record: Pick<MarkableRecord, 'snoozedUntil'>, now: number): InboxChange | undefined {
+  const until = record.snoozedUntil;
+  if (until === null || until > now) return undefined;
+  return { snoozedUntil: null, hasRead: false, isSeen: false, unreadAt: until };
+}

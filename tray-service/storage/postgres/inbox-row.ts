@@ -1,0 +1,21 @@
+import type { InboxRecord } from '../../domain/inbox-record.ts';
+import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
+
+/** The columns of tray_records an inbox record is made of: the reader's record and its inbox state. */
+export const INBOX_COLUMNS = `${RECORD_COLUMNS}, is_seen, archived_at, snoozed_until`;
+
+export interface InboxRow extends RecordRow {
+  is_seen: boolean;
+  /** bigint: a string, or null. */
+  archived_at: string | null;
+  snoozed_until: string | null;
+}
+
+export function toInboxRecord(row: InboxRow): InboxRecord {
+  return {
+    ...toTrayRecord(row),
+    isSeen: row.is_seen,
+    archivedAt: row.archived_at === null ? null : Number(row.archived_at),
+    snoozedUntil: row.snoozed_until === null ? null : Number(row.snoozed_until),
+  };
+}

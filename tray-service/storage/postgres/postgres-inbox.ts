@@ -1,0 +1,131 @@
+import type pg from 'pg';
+import type { InboxView } from '../../domain/inbox-view.ts';
+import type { InboxMark, InboxPort } from '../port.ts';
+import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
+import { createPostgresMutes } from './postgres-mutes.ts';
+import { viewPage } from './view-page.ts';
+import { withRetry } from './with-retry.ts';
+
+/** Each view's predicate, the one of its partial index (migrations/0005_inbox.sql). */
+const VIEW_CONDITION: Record<InboxView, string> = {
+  inbox: 'in_inbox',
+  archived: 'archived_at IS NOT NULL',
+  snoozed: 'snoozed_until IS NOT NULL',
+  all: 'true',
+};
+
+/**
+ * Each mark as one SET and the condition under which it changes a record (domain/seen-mark.ts,
+ * archive-mark.ts, snooze-mark.ts): rows it would not change are not written, so `updated` counts
+ * what changed and a repeated mark writes nothing. `$3` is now, `$4` the snooze's end.
+ */
+function markSql(mark: InboxMark): { set: string; changes: string } {
+  switch (mark.kind) {
+    case 'seen':
+      return { set: 'is_seen = true', changes: 'NOT is_seen' };
+    case 'archive':
+      return {
+        set: 'archived_at = $3, snoozed_until = NULL',
+        changes: mark.readOnly ? 'archived_at IS NULL AND has_read' : 'archived_at IS NULL',
+      };
+    case 'unarchive':
+      return { set: 'archived_at = NULL', changes: 'archived_at IS NOT NULL' };
+    case 'snooze':
+      return {
+        set: 'snoozed_until = $4, archived_at = NULL',
+        changes: '(snoozed_until IS DISTINCT FROM $4::bigint OR archived_at IS NOT NULL)',
+      };
+    case 'unsnooze':
+      return { set: 'snoozed_until = NULL', changes: 'snoozed_until IS NOT NULL' };
+  }
+}
+
+/**
+ * The inbox side of tray_records (docs/tray-rules.md#inbox). Every statement takes the user id
+ * and runs on one of the user's indexes; every mark is one statement over the records it names
+ * (or the inbox's), never a loop per record.
+ */
+export function createPostgresInbox(pool: pg.Pool): InboxPort {
+  const rows = async (sql: string, params: unknown[]) =>
+    (await pool.query<InboxRow>(sql, params)).rows.map(toInboxRecord);
+
+  return {
+    page: (userId, view, startAfter, pageSize, now) =>
+      viewPage(
+        rows,
+        pool,
+        { columns: INBOX_COLUMNS, condition: VIEW_CONDITION[view] },
+        userId,
+        startAfter,
+        pageSize,
+        now,
+      ),
+
+    async countUnseen(userId, now) {
+      const result = await pool.query<{ n: number }>({
+        name: 'tray_count_unseen',
+        text: `SELECT count(*)::int AS n FROM tray_records
+          WHERE user_id = $1 AND NOT is_seen AND in_inbox AND expires_at > $2`,
+        values: [userId, now],
+      });
+      return result.rows[0]?.n ?? 0;
+    },
+
+    // The rows are locked in key order, the order every writer of several records takes them in
+    // (as markAllRead does), so a fan-out writing this user's records at once waits instead of
+    // deadlocking; an abort still possible runs the statement again.
+    mark(userId, mark, now) {
+      const { set, changes } = markSql(mark);
+      const named = mark.ids === 'all' ? 'in_inbox' : 'key = ANY($2::text[])';
+      const ids = mark.ids === 'all' ? [] : [...new Set(mark.ids)];
+      const until = mark.kind === 'snooze' ? mark.until : null;
+      return withRetry(() =>
+        rows(
+          `UPDATE tray_records SET ${set}, changed_at = $3
+           WHERE user_id = $1 AND key IN (
+             SELECT key FROM tray_records
+             WHERE user_id = $1 AND ${named} AND ${changes} AND expires_at > $3
+             ORDER BY key FOR UPDATE)
+           AND ${changes} AND expires_at > $3
+           RETURNING ${INBOX_COLUMNS}`,
+          [userId, ids, now, until],
+        ),
+      );
+    },
+
+    async seeThrough(userId, now) {
+      const result = await withRetry(() =>
+        pool.query(
+          `UPDATE tray_records SET is_seen = true
+           WHERE user_id = $1 AND key IN (
+             SELECT key FROM tray_records
+             WHERE user_id = $1 AND NOT has_read AND NOT is_seen AND unread_at <= $2 AND expires_at > $2
+             ORDER BY key FOR UPDATE)
+           AND NOT has_read AND NOT is_seen AND unread_at <= $2`,
+          [userId, now],
+        ),
+      );
+      return result.rowCount ?? 0;
+    },
+
+    // Due records by the snooze index, oldest end first; SKIP LOCKED lets two tray processes claim
+    // disjoint batches at once, and a record claimed (and woken) by one is no longer due for the other.
+    wakeDue: (now, limit) =>
+      withRetry(() =>
+        rows(
+          `UPDATE tray_records t SET snoozed_until = NULL, has_read = false, is_seen = false,
+             unread_at = t.snoozed_until, changed_at = $1
+           FROM (SELECT user_id, key FROM tray_records
+                 WHERE snoozed_until IS NOT NULL AND snoozed_until <= $1
+                 ORDER BY snoozed_until LIMIT $2 FOR UPDATE SKIP LOCKED) AS due
+           WHERE t.user_id = due.user_id AND t.key = due.key
+           RETURNING ${INBOX_COLUMNS.split(',')
+             .map((column) => `t.${column.trim()}`)
+             .join(', ')}`,
+          [now, limit],
+        ),
+      ),
+
+    ...createPostgresMutes(pool),
+  };
+}

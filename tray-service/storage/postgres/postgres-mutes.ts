@@ -1,0 +1,90 @@
+import type pg from 'pg';
+import { DAY_MS } from '../../../shared/time/durations.ts';
+import type { Mute, MuteTargetType } from '../../domain/mute.ts';
+import type { MuteTarget } from '../../domain/mute-changes.ts';
+import type { InboxPort } from '../port.ts';
+
+/** A span still in force with no end of its own is kept until it ends (bigint's largest value). */
+const NEVER = '9223372036854775807';
+
+const MUTE_COLUMNS = 'user_id, target_type, target_id, created_at, until_at, removed_at';
+
+/** The span of the user's mute of ($2, $3) in force at $4 (domain/mute.ts muteInForceAt). */
+const IN_FORCE = `user_id = $1 AND target_type = $2 AND target_id = $3 AND created_at <= $4
+  AND (until_at IS NULL OR until_at > $4) AND (removed_at IS NULL OR removed_at > $4)`;
+
+interface MuteRow {
+  user_id: string;
+  target_type: string;
+  target_id: string;
+  created_at: string;
+  until_at: string | null;
+  removed_at: string | null;
+}
+
+function toMute(row: MuteRow): Mute {
+  return {
+    userId: row.user_id,
+    targetType: row.target_type as MuteTargetType,
+    targetId: row.target_id,
+    createdAt: Number(row.created_at),
+    until: row.until_at === null ? null : Number(row.until_at),
+    removedAt: row.removed_at === null ? null : Number(row.removed_at),
+  };
+}
+
+/**
+ * Mutes in tray_mutes (migrations/0005_inbox.sql), one row per span, each statement on the
+ * primary key. A span is kept `retentionDays` after it ends, so deliveries dated inside it stay
+ * held back for as long as records live.
+ */
+export function createPostgresMutes(
+  pool: pg.Pool,
+): Pick<InboxPort, 'putMute' | 'removeMute' | 'mutesInForce'> {
+  return {
+    async putMute(userId, target: MuteTarget, until, now, retentionDays) {
+      const keep = retentionDays * DAY_MS;
+      // One statement: the span in force gets the new end; without one a new span starts now.
+      const result = await pool.query<MuteRow>(
+        `WITH current AS (
+           UPDATE tray_mutes SET until_at = $5,
+             expires_at = CASE WHEN $5::bigint IS NULL THEN ${NEVER} ELSE $5::bigint + $6 END
+           WHERE ${IN_FORCE}
+           RETURNING ${MUTE_COLUMNS}),
+         started AS (
+           INSERT INTO tray_mutes (user_id, target_type, target_id, created_at, until_at, removed_at, expires_at)
+           SELECT $1, $2, $3, $4, $5, NULL,
+                  CASE WHEN $5::bigint IS NULL THEN ${NEVER} ELSE $5::bigint + $6 END
+           WHERE NOT EXISTS (SELECT 1 FROM current)
+           -- Removed at this very millisecond and put again: the span goes on.
+           ON CONFLICT (user_id, target_type, target_id, created_at) DO UPDATE
+             SET until_at = excluded.until_at, removed_at = NULL, expires_at = excluded.expires_at
+           RETURNING ${MUTE_COLUMNS})
+         SELECT * FROM current UNION ALL SELECT * FROM started`,
+        [userId, target.targetType, target.targetId, now, until, keep],
+      );
+      const [row] = result.rows;
+      if (!row) throw new Error('putMute: the mute was neither updated nor inserted');
+      return toMute(row);
+    },
+
+    async removeMute(userId, target, now, retentionDays) {
+      const result = await pool.query(
+        `UPDATE tray_mutes SET removed_at = $4, expires_at = $4::bigint + $5 WHERE ${IN_FORCE}`,
+        [userId, target.targetType, target.targetId, now, retentionDays * DAY_MS],
+      );
+      return (result.rowCount ?? 0) > 0;
+    },
+
+    async mutesInForce(userId, now) {
+      const result = await pool.query<MuteRow>(
+        `SELECT ${MUTE_COLUMNS} FROM tray_mutes
+         WHERE user_id = $1 AND created_at <= $2 AND (until_at IS NULL OR until_at > $2)
+           AND (removed_at IS NULL OR removed_at > $2)
+         ORDER BY created_at, target_type, target_id`,
+        [userId, now],
+      );
+      return result.rows.map(toMute);
+    },
+  };
+}
