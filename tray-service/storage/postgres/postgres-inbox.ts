@@ -17,7 +17,7 @@ const VIEW_CONDITION: Record<InboxView, string> = {
 /**
  * Each mark as one SET and the condition under which it changes a record (domain/seen-mark.ts,
  * archive-mark.ts, snooze-mark.ts): rows it would not change are not written, so `updated` counts
- * what changed and a repeated mark writes nothing. `$3` is now, `$4` the snooze's end.
+ * what changed and a repeated mark writes nothing. `$2` is now, `$3` the snooze's end.
  */
 function markSql(mark: InboxMark): { set: string; changes: string } {
   switch (mark.kind) {
@@ -25,15 +25,15 @@ function markSql(mark: InboxMark): { set: string; changes: string } {
       return { set: 'is_seen = true', changes: 'NOT is_seen' };
     case 'archive':
       return {
-        set: 'archived_at = $3, snoozed_until = NULL',
+        set: 'archived_at = $2, snoozed_until = NULL',
         changes: mark.readOnly ? 'archived_at IS NULL AND has_read' : 'archived_at IS NULL',
       };
     case 'unarchive':
       return { set: 'archived_at = NULL', changes: 'archived_at IS NOT NULL' };
     case 'snooze':
       return {
-        set: 'snoozed_until = $4, archived_at = NULL',
-        changes: '(snoozed_until IS DISTINCT FROM $4::bigint OR archived_at IS NOT NULL)',
+        set: 'snoozed_until = $3, archived_at = NULL',
+        changes: '(snoozed_until IS DISTINCT FROM $3::bigint OR archived_at IS NOT NULL)',
       };
     case 'unsnooze':
       return { set: 'snoozed_until = NULL', changes: 'snoozed_until IS NOT NULL' };
@@ -76,19 +76,21 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
     // deadlocking; an abort still possible runs the statement again.
     mark(userId, mark, now) {
       const { set, changes } = markSql(mark);
-      const named = mark.ids === 'all' ? 'in_inbox' : 'key = ANY($2::text[])';
-      const ids = mark.ids === 'all' ? [] : [...new Set(mark.ids)];
-      const until = mark.kind === 'snooze' ? mark.until : null;
+      const values: unknown[] = [userId, now];
+      if (mark.kind === 'snooze') values.push(mark.until);
+      // Named records by their key (each once), else every record in the inbox.
+      if (mark.ids !== 'all') values.push([...new Set(mark.ids)]);
+      const named = mark.ids === 'all' ? 'in_inbox' : `key = ANY($${values.length}::text[])`;
       return withRetry(() =>
         rows(
-          `UPDATE tray_records SET ${set}, changed_at = $3
+          `UPDATE tray_records SET ${set}, changed_at = $2
            WHERE user_id = $1 AND key IN (
              SELECT key FROM tray_records
-             WHERE user_id = $1 AND ${named} AND ${changes} AND expires_at > $3
+             WHERE user_id = $1 AND ${named} AND ${changes} AND expires_at > $2
              ORDER BY key FOR UPDATE)
-           AND ${changes} AND expires_at > $3
+           AND ${changes} AND expires_at > $2
            RETURNING ${INBOX_COLUMNS}`,
-          [userId, ids, now, until],
+          values,
         ),
       );
     },

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Activity } from '../../../../tray-service/domain/activity.ts';
 import type { TrayOperation } from '../../../support/reference-tray/reference-tray.ts';
 import type { TrayStorage, WriteContext } from '../../../../tray-service/storage/port.ts';
+import { applyInboxOperation } from './inbox-operation.ts';
 
 /** Days records and events live in the conformance cases (TRAY_RETENTION_DAYS, EVENTS_RETENTION_DAYS). */
 export const RETENTION_DAYS = 90;
@@ -94,9 +95,17 @@ export async function applyOperation(
       await storage.records.markAllRead(operation.userId, now);
       return;
     case 'lastRead':
-      return storage.lastRead.record(operation.userId, now);
+      await storage.lastRead.record(operation.userId, now);
+      // Seeing what it stops counting is part of the inbox (absent on adapters without it).
+      if (storage.inbox) await storage.inbox.seeThrough(operation.userId, now);
+      return;
     case 'deleteAll':
       await storage.records.deleteAll(operation.userId);
       return storage.clears.record(operation.userId, now);
+    case 'removal':
+      // Not in the storage port yet: the conformance sequences make no removals.
+      throw new Error('applyOperation: removals are not in the storage port yet');
+    default:
+      await applyInboxOperation(storage, operation);
   }
 }

@@ -18,8 +18,19 @@ export interface OpenedStorage {
   drop(): Promise<void>;
 }
 
+/**
+ * What an adapter implements of the port beyond its core. A case that needs a capability runs on
+ * every adapter that has it; the coverage check lists the cases an adapter is not yet run with.
+ */
+export interface Capabilities {
+  /** The inbox port (storage.inbox): views, marks, wake-ups, mutes. */
+  readonly inbox: boolean;
+}
+export type Capability = keyof Capabilities;
+
 export interface ConformanceAdapter {
   readonly engine: StorageEngine;
+  readonly capabilities: Capabilities;
   /** Opens the adapter on a new database of its own, as production opens it (schema, indexes). */
   open(): Promise<OpenedStorage>;
 }
@@ -54,6 +65,8 @@ async function opened(
 /** On the test FerretDB, or the MongoDB server MONGODB_URI names. */
 const mongodb: ConformanceAdapter = {
   engine: 'mongodb',
+  // Pending: the MongoDB adapter gets the inbox port once its reorganisation by aggregate lands.
+  capabilities: { inbox: false },
   async open() {
     const { mongoUri } = testStack();
     const dbName = uniqueName('conformance');
@@ -93,6 +106,7 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
 /** On a database of its own on the test PostgreSQL, migrated at open as in production. */
 const postgres: ConformanceAdapter = {
   engine: 'postgres',
+  capabilities: { inbox: true },
   async open() {
     const database = await createPostgresDatabase();
     return opened(

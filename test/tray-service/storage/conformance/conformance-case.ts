@@ -1,4 +1,5 @@
 import type { TrayStorage, WriteContext } from '../../../../tray-service/storage/port.ts';
+import type { Capability } from './conformance-adapters.ts';
 
 /**
  * The storage conformance suite's registry. A case is one behaviour of the storage port, written
@@ -34,6 +35,8 @@ export interface ConformanceCase {
   readonly run: (context: ConformanceContext) => Promise<void>;
   /** Mocha timeout for one engine's run of this case (ms); the runner's default otherwise. */
   readonly timeout?: number;
+  /** A part of the port the case needs: it runs on the adapters that have it (conformance-adapters.ts). */
+  readonly needs?: Capability;
 }
 
 const registry = new Map<string, ConformanceCase>();
@@ -42,7 +45,7 @@ const registry = new Map<string, ConformanceCase>();
 export function conformanceCase(
   name: string,
   run: (context: ConformanceContext) => Promise<void>,
-  options: { timeout?: number } = {},
+  options: { timeout?: number; needs?: Capability } = {},
 ): void {
   if (registry.has(name)) throw new Error(`conformanceCase: "${name}" is registered twice`);
   registry.set(name, { name, run, ...options });

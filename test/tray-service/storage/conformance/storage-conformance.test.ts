@@ -22,6 +22,8 @@ import './concurrency-cases.ts';
 import './model-property-cases.ts';
 import './leave-and-rejoin-cases.ts';
 import './membership-property-cases.ts';
+import './inbox-cases.ts';
+import './inbox-property-cases.ts';
 
 /**
  * The storage conformance run: every registered case (conformance-case.ts) against every adapter
@@ -48,7 +50,8 @@ for (const adapter of conformanceAdapters) {
       await shared?.drop();
     });
 
-    for (const testCase of registeredCases()) {
+    // A case needing what the adapter does not have yet is not registered for it (listed below).
+    for (const testCase of registeredCases().filter((one) => !one.needs || adapter.capabilities[one.needs])) {
       it(testCase.name, async function () {
         if (testCase.timeout) this.timeout(testCase.timeout);
         ran.set(testCase.name, (ran.get(testCase.name) ?? new Set()).add(adapter.engine));
@@ -84,13 +87,27 @@ describe('storage conformance: coverage', () => {
     );
   });
 
-  it('ran every registered case on every engine (none skipped, none for one engine only)', () => {
+  /** Each case an engine does not run because its adapter lacks what the case needs. */
+  const pending = registeredCases().flatMap((testCase) =>
+    conformanceAdapters
+      .filter((adapter) => testCase.needs && !adapter.capabilities[testCase.needs])
+      .map((adapter) => `${testCase.name} (${adapter.engine})`),
+  );
+
+  it('ran every registered case on every engine but the pending ones (none skipped, none for one engine only)', () => {
     const missing = registeredCases().flatMap((testCase) =>
       REQUIRED_ENGINES.filter((engine) => !ran.get(testCase.name)?.has(engine)).map(
         (engine) => `${testCase.name} (${engine})`,
       ),
     );
-    expect(missing).to.deep.equal([]);
+    expect(missing).to.deep.equal(pending);
+  });
+
+  it('holds back only the inbox cases, only on the MongoDB adapter (pending its inbox port)', () => {
+    expect(pending.every((name) => name.endsWith('(mongodb)'))).to.equal(true);
+    expect(
+      registeredCases().filter((testCase) => testCase.needs && testCase.needs !== 'inbox'),
+    ).to.deep.equal([]);
   });
 
   it('has no case that asks which engine it runs on', () => {

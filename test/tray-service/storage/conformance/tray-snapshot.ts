@@ -84,7 +84,7 @@ export function modelSnapshot(
   now: number,
   since: number,
 ): TraySnapshot {
-  const withoutMentions = liveRecords(model, userId, now, ['mention']);
+  const withoutMentions = liveRecords(model, userId, now, ['mention'], 'inbox');
   const numbered: TrayRecord[][] = [];
   for (let page = 1; ; page++) {
     const records = referencePageNumber(model, userId, page, SNAPSHOT_PAGE_SIZE, now, ['mention']);
@@ -95,7 +95,7 @@ export function modelSnapshot(
   return plain({
     history: referenceHistory(model, userId, SNAPSHOT_PAGE_SIZE, now),
     numbered,
-    count: liveRecords(model, userId, now).length,
+    count: liveRecords(model, userId, now, [], 'inbox').length,
     countWithoutMentions: withoutMentions.length,
     lastRead,
     unread: referenceCountUnread(model, userId, lastRead, now),

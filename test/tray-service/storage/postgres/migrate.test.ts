@@ -50,4 +50,26 @@ describe('storage/postgres migrate', () => {
     const table = await pg.pool.query("SELECT to_regclass('kept_out') AS found");
     expect(table.rows[0]?.found).to.equal(null);
   });
+
+  it('starts the records that exist before the inbox seen as they are read, all in the inbox', async () => {
+    const migrations = readMigrations();
+    await migrate(
+      pg.pool,
+      migrations.filter((migration) => migration.version < 5),
+    );
+    await pg.pool.query(
+      `INSERT INTO tray_records (user_id, key, verb, target_id, target_type, target_name, last_action_id,
+         feed, actors, actors_count, count_from, last_update, has_read, unread_at, changed_at, expires_at)
+       SELECT 'u-ana', 'k' || i, 'comment', 'p' || i, 'post', 'Club', 'a', '{}', '[]', 1, 1, 1, i = 1, 1, 1, 2
+       FROM generate_series(1, 2) AS i`,
+    );
+    expect(await migrate(pg.pool, migrations)).to.include(5);
+    const { rows } = await pg.pool.query(
+      'SELECT key, has_read, is_seen, in_inbox FROM tray_records ORDER BY key',
+    );
+    expect(rows).to.deep.equal([
+      { key: 'k1', has_read: true, is_seen: true, in_inbox: true },
+      { key: 'k2', has_read: false, is_seen: false, in_inbox: true },
+    ]);
+  });
 });

@@ -320,7 +320,7 @@ describe('storage/postgres records (TrayRecordsPort)', () => {
 
     it('serves a v2 page from the user’s newest-first index, without sorting their rows', async () => {
       const [plan = ''] = await plans(capturedAt(2));
-      expect(plan).to.include('tray_records_page');
+      expect(plan).to.include('tray_records_inbox_page');
       expect(plan).not.to.match(/Seq Scan|Sort/);
     });
 
@@ -330,7 +330,7 @@ describe('storage/postgres records (TrayRecordsPort)', () => {
         // would sort u-heavy's whole tray for the LIMIT.
         expect(query.name).to.equal(undefined);
         const [plan = ''] = await plans(query);
-        expect(plan).to.include('tray_records_page');
+        expect(plan).to.include('tray_records_inbox_page');
         expect(plan).not.to.match(/Seq Scan|Sort|Bitmap/);
       }
     });
@@ -340,7 +340,7 @@ describe('storage/postgres records (TrayRecordsPort)', () => {
         const found = await plans(query);
         expect(found).to.have.length(2);
         for (const plan of found) {
-          expect(plan).to.include('tray_records_unread');
+          expect(plan).to.include('tray_records_inbox_unread');
           expect(plan).not.to.match(/Seq Scan|Sort/);
         }
       }

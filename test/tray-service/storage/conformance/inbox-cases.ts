@@ -1,0 +1,335 @@
+import { expect } from 'chai';
+import { muteInForceAt } from '../../../../tray-service/domain/mute.ts';
+import { encodeRecordKey } from '../../../../tray-service/domain/record-key.ts';
+import type { TrayOperation } from '../../../support/reference-tray/reference-tray.ts';
+import { aComment, aMention, aPost, aReaction } from '../../../support/activity-builder.ts';
+import { applyOperation } from './apply-operation.ts';
+import { at, NOW } from './case-fixtures.ts';
+import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
+import { applyInboxOperation, inboxOf, isInboxOperation } from './inbox-operation.ts';
+import { modelInboxSnapshot, storageInboxSnapshot } from './inbox-snapshot.ts';
+import { modelledStorage, type ModelledStorage } from './modelled-storage.ts';
+import { differences } from './tray-snapshot.ts';
+
+// The inbox port (docs/tray-rules.md#inbox) against the reference tray: marks, views, counts,
+// wake-ups and mutes. Each case needs the inbox port (conformance-adapters.ts capabilities).
+
+/** Applies to both and, for a mark, expects the storage's `updated` to be the model's. */
+async function both(
+  tray: ModelledStorage,
+  context: ConformanceContext,
+  operation: TrayOperation,
+): Promise<number> {
+  const expected = tray.model.apply(operation);
+  if (!isInboxOperation(operation)) {
+    await applyOperation(context.storage, operation, context.write);
+    return expected;
+  }
+  const updated = await applyInboxOperation(context.storage, operation);
+  expect(updated, `${operation.kind} updated`).to.equal(expected);
+  return updated;
+}
+
+/** The user's platform tray and every inbox view and count equal the model's. */
+async function expectInbox(tray: ModelledStorage, context: ConformanceContext, user: string, now: number) {
+  await tray.expectModel(user, now);
+  const userId = context.id(user);
+  const found = differences(
+    await storageInboxSnapshot(context.storage, userId, now),
+    modelInboxSnapshot(tray.model, userId, now),
+  );
+  if (found.length > 0) expect.fail(`${userId}'s inbox differs from the model:\n${found.join('\n')}`);
+}
+
+/** Ana's tray of three records (a comment, a reaction, a mention) and Ben's one. */
+async function seeded(context: ConformanceContext) {
+  const tray = modelledStorage(context);
+  const ana = context.id('u-ana');
+  const ben = context.id('u-ben');
+  const post = { postId: context.id('p-1'), owner: ana };
+  await tray.personal([
+    aComment(context.id('u-cy'), post, { id: context.id('cm-1'), at: at(1) }),
+    aReaction(context.id('u-dee'), post, { id: context.id('r-1'), at: at(2) }),
+    aMention(context.id('u-eve'), ana, { in: 'post', postId: context.id('p-2') }, { at: at(3) }),
+    aComment(
+      context.id('u-cy'),
+      { postId: context.id('p-3'), owner: ben },
+      { id: context.id('cm-3'), at: at(4) },
+    ),
+  ]);
+  const key = (verb: 'comment' | 'reaction' | 'mention', targetId: string, userId = ana) =>
+    encodeRecordKey({ verb, targetId: context.id(targetId), userId });
+  return {
+    tray,
+    ana,
+    ben,
+    comment: key('comment', 'p-1'),
+    reaction: key('reaction', 'p-1'),
+    mention: key('mention', 'p-2'),
+    bens: key('comment', 'p-3', ben),
+  };
+}
+
+conformanceCase(
+  "inbox: seen marks by ids (each once, another user's and unknown keys ignored) and all, counting what changed",
+  async (context) => {
+    const { tray, ana, comment, bens } = await seeded(context);
+    const seen = (ids: readonly string[] | 'all', now: number) =>
+      both(tray, context, { kind: 'seen', userId: ana, ids, now });
+    expect(await seen([comment, comment, bens, 'no_such_key'], NOW + 1)).to.equal(1);
+    expect(await seen([comment], NOW + 2)).to.equal(0);
+    await expectInbox(tray, context, 'u-ana', NOW + 2);
+    expect(await seen('all', NOW + 3)).to.equal(2);
+    await expectInbox(tray, context, 'u-ana', NOW + 3);
+    await expectInbox(tray, context, 'u-ben', NOW + 3);
+  },
+  { needs: 'inbox' },
+);
+
+conformanceCase(
+  "inbox: archive and snooze take records out of the inbox, both counts and the platform's pages; each view pages them",
+  async (context) => {
+    const { tray, ana, comment, reaction, mention } = await seeded(context);
+    await both(tray, context, {
+      kind: 'markRead',
+      userId: ana,
+      verb: 'comment',
+      targetId: context.id('p-1'),
+      now: NOW + 1,
+    });
+    expect(
+      await both(tray, context, { kind: 'archive', userId: ana, ids: [comment], now: NOW + 2 }),
+    ).to.equal(1);
+    expect(
+      await both(tray, context, { kind: 'archive', userId: ana, ids: [comment], now: NOW + 3 }),
+    ).to.equal(0);
+    expect(
+      await both(tray, context, {
+        kind: 'snooze',
+        userId: ana,
+        ids: [reaction],
+        until: NOW + 60_000,
+        now: NOW + 3,
+      }),
+    ).to.equal(1);
+    await expectInbox(tray, context, 'u-ana', NOW + 4);
+    // Archiving the snoozed record ends its snooze; unarchive brings both back as they were.
+    expect(
+      await both(tray, context, { kind: 'archive', userId: ana, ids: [reaction, mention], now: NOW + 5 }),
+    ).to.equal(2);
+    await expectInbox(tray, context, 'u-ana', NOW + 5);
+    expect(
+      await both(tray, context, { kind: 'unarchive', userId: ana, ids: [comment, reaction], now: NOW + 6 }),
+    ).to.equal(2);
+    await both(tray, context, {
+      kind: 'snooze',
+      userId: ana,
+      ids: [comment],
+      until: NOW + 60_000,
+      now: NOW + 7,
+    });
+    expect(
+      await both(tray, context, { kind: 'unsnooze', userId: ana, ids: [comment, mention], now: NOW + 8 }),
+    ).to.equal(1);
+    await expectInbox(tray, context, 'u-ana', NOW + 8);
+  },
+  { needs: 'inbox' },
+);
+
+conformanceCase(
+  'inbox: archive all covers the inbox only, with readOnly only records marked read',
+  async (context) => {
+    const { tray, ana, reaction } = await seeded(context);
+    await both(tray, context, {
+      kind: 'markRead',
+      userId: ana,
+      verb: 'comment',
+      targetId: context.id('p-1'),
+      now: NOW + 1,
+    });
+    await both(tray, context, {
+      kind: 'snooze',
+      userId: ana,
+      ids: [reaction],
+      until: NOW + 60_000,
+      now: NOW + 1,
+    });
+    expect(
+      await both(tray, context, { kind: 'archive', userId: ana, ids: 'all', readOnly: true, now: NOW + 2 }),
+    ).to.equal(1);
+    await expectInbox(tray, context, 'u-ana', NOW + 2);
+    expect(await both(tray, context, { kind: 'archive', userId: ana, ids: 'all', now: NOW + 3 })).to.equal(1);
+    await expectInbox(tray, context, 'u-ana', NOW + 3);
+  },
+  { needs: 'inbox' },
+);
+
+conformanceCase(
+  'inbox: new activity brings archived and snoozed records back unread and unseen; read marks and last-read see',
+  async (context) => {
+    const { tray, ana, comment, reaction } = await seeded(context);
+    await both(tray, context, { kind: 'markAllRead', userId: ana, now: NOW + 1 });
+    await both(tray, context, { kind: 'archive', userId: ana, ids: [comment], now: NOW + 2 });
+    await both(tray, context, {
+      kind: 'snooze',
+      userId: ana,
+      ids: [reaction],
+      until: NOW + 60_000,
+      now: NOW + 2,
+    });
+    const post = { postId: context.id('p-1'), owner: ana };
+    await tray.personal(
+      [
+        aComment(context.id('u-fay'), post, { id: context.id('cm-2'), at: at(5) }),
+        aReaction(context.id('u-fay'), post, { id: context.id('r-2'), at: at(5) }),
+        aMention(context.id('u-fay'), ana, { in: 'post', postId: context.id('p-4') }, { at: at(6) }),
+      ],
+      NOW + 3,
+    );
+    await expectInbox(tray, context, 'u-ana', NOW + 3);
+    await both(tray, context, { kind: 'lastRead', userId: ana, now: NOW + 4 });
+    await expectInbox(tray, context, 'u-ana', NOW + 4);
+  },
+  { needs: 'inbox' },
+);
+
+conformanceCase(
+  'inbox: the wake-up brings due snoozes back unread and unseen at their until, and not before',
+  async (context) => {
+    const { tray, ana, ben, comment, reaction, bens } = await seeded(context);
+    await both(tray, context, { kind: 'markAllRead', userId: ana, now: NOW + 1 });
+    await both(tray, context, {
+      kind: 'snooze',
+      userId: ana,
+      ids: [comment],
+      until: NOW + 10_000,
+      now: NOW + 2,
+    });
+    await both(tray, context, {
+      kind: 'snooze',
+      userId: ana,
+      ids: [reaction],
+      until: NOW + 20_000,
+      now: NOW + 2,
+    });
+    await both(tray, context, {
+      kind: 'snooze',
+      userId: ben,
+      ids: [bens],
+      until: NOW + 10_000,
+      now: NOW + 2,
+    });
+    await both(tray, context, { kind: 'lastRead', userId: ana, now: NOW + 3 });
+    await both(tray, context, { kind: 'wake', now: NOW + 9_999 });
+    await expectInbox(tray, context, 'u-ana', NOW + 9_999);
+    await both(tray, context, { kind: 'wake', now: NOW + 10_300 });
+    await expectInbox(tray, context, 'u-ana', NOW + 10_300);
+    await expectInbox(tray, context, 'u-ben', NOW + 10_300);
+    await both(tray, context, { kind: 'wake', now: NOW + 20_000 });
+    await expectInbox(tray, context, 'u-ana', NOW + 20_000);
+  },
+  { needs: 'inbox' },
+);
+
+conformanceCase(
+  'inbox: two tray processes waking at once wake every due record exactly once',
+  async (context) => {
+    const tray = modelledStorage(context);
+    const owners = [0, 1, 2, 3].map((index) => context.id(`u-own${index}`));
+    const activities = owners.flatMap((owner, index) =>
+      Array.from({ length: 10 }, (_, n) =>
+        aComment(
+          context.id('u-cy'),
+          { postId: context.id(`p-${index}.${n}`), owner },
+          { id: context.id(`cm-${index}.${n}`), at: at(n) },
+        ),
+      ),
+    );
+    await tray.personal(activities);
+    // Due a day before the case's clock: no other case's snooze is due before it.
+    const until = NOW - 86_400_000 + 1;
+    for (const owner of owners) {
+      const ids = activities
+        .filter((activity) => activity.audience.kind === 'user' && activity.audience.userId === owner)
+        .map((activity) => encodeRecordKey({ verb: 'comment', targetId: activity.targetId, userId: owner }));
+      await both(tray, context, { kind: 'snooze', userId: owner, ids, until, now: NOW - 86_400_000 });
+    }
+    const peer = await context.peer();
+    const claim = async (storage: typeof context.storage) => {
+      const woken: string[] = [];
+      for (;;) {
+        const batch = await inboxOf(storage).wakeDue(NOW, 4);
+        woken.push(...batch.filter((record) => owners.includes(record.userId)).map((record) => record.key));
+        if (batch.length < 4) return woken;
+      }
+    };
+    const [first, second] = await Promise.all([claim(context.storage), claim(peer)]);
+    const all = [...first, ...second];
+    expect(all).to.have.length(40);
+    expect(new Set(all).size).to.equal(40);
+    tray.model.apply({ kind: 'wake', now: NOW });
+    for (const [index] of owners.entries()) await expectInbox(tray, context, `u-own${index}`, NOW);
+  },
+  { needs: 'inbox', timeout: 60_000 },
+);
+
+conformanceCase(
+  'inbox: mutes: a second put changes only until, removal ends the span, the list shows those in force',
+  async (context) => {
+    const tray = modelledStorage(context);
+    const ana = context.id('u-ana');
+    const post = { targetType: 'post' as const, targetId: context.id('p-1') };
+    const community = { targetType: 'community' as const, targetId: context.id('c-hike') };
+    await both(tray, context, { kind: 'mute', userId: ana, target: post, until: null, now: NOW });
+    await both(tray, context, {
+      kind: 'mute',
+      userId: ana,
+      target: community,
+      until: NOW + 5_000,
+      now: NOW + 1,
+    });
+    await both(tray, context, { kind: 'mute', userId: ana, target: post, until: NOW + 50_000, now: NOW + 2 });
+    const inForce = async (now: number) => ({
+      storage: await inboxOf(context.storage).mutesInForce(ana, now),
+      model: tray.model.mutesOf(ana).filter((mute) => muteInForceAt(mute, now)),
+    });
+    let lists = await inForce(NOW + 3);
+    expect(lists.storage).to.deep.equal(lists.model);
+    expect(lists.storage.map((mute) => [mute.targetType, mute.createdAt, mute.until])).to.deep.equal([
+      ['post', NOW, NOW + 50_000],
+      ['community', NOW + 1, NOW + 5_000],
+    ]);
+    expect(await both(tray, context, { kind: 'unmute', userId: ana, target: post, now: NOW + 10 })).to.equal(
+      1,
+    );
+    expect(await both(tray, context, { kind: 'unmute', userId: ana, target: post, now: NOW + 11 })).to.equal(
+      0,
+    );
+    lists = await inForce(NOW + 6_000);
+    expect(lists.storage).to.deep.equal(lists.model);
+    expect(lists.storage).to.deep.equal([]);
+    // Put again after its end: a new span from now.
+    await both(tray, context, { kind: 'mute', userId: ana, target: post, until: null, now: NOW + 7_000 });
+    lists = await inForce(NOW + 7_000);
+    expect(lists.storage).to.deep.equal(lists.model);
+    expect(lists.storage.map((mute) => mute.createdAt)).to.deep.equal([NOW + 7_000]);
+  },
+  { needs: 'inbox' },
+);
+
+conformanceCase(
+  "inbox: the platform's v2 pages and counts are the inbox's",
+  async (context) => {
+    const tray = modelledStorage(context);
+    const ana = context.id('u-ana');
+    await tray.membership('u-ana', true, 0);
+    await tray.posts([
+      aPost(context.id('u-cy'), { id: context.id('p-1'), at: at(1), communityId: tray.communityId }),
+    ]);
+    const key = encodeRecordKey({ verb: 'post', targetId: tray.communityId, userId: ana });
+    await both(tray, context, { kind: 'archive', userId: ana, ids: [key], now: NOW + 1 });
+    await expectInbox(tray, context, 'u-ana', NOW + 1);
+    expect(await context.storage.records.count(ana, NOW + 1)).to.equal(0);
+  },
+  { needs: 'inbox' },
+);

@@ -1,0 +1,109 @@
+import { expect } from 'chai';
+import type pg from 'pg';
+import { createPostgresInbox } from '../../../../tray-service/storage/postgres/postgres-inbox.ts';
+import { createPostgresRecords } from '../../../../tray-service/storage/postgres/postgres-records.ts';
+import { planOf } from './plan-of.ts';
+import { NOW, useTray } from './tray-fixture.ts';
+
+// What only PostgreSQL shows of the inbox (its behaviour is in the storage conformance suite):
+// every statement the inbox and the platform's reads send is served by an index, the counts by
+// their partial indexes without a clock comparison.
+describe('storage/postgres inbox (InboxPort): the indexes serve every statement', () => {
+  const tray = useTray();
+  const captured: { text: string; values: unknown[] }[] = [];
+
+  beforeEach(async () => {
+    const { pool } = tray.pg;
+    // u-heavy: 1,200 records, a third archived, a tenth snoozed; beside 500 users' records.
+    await pool.query(
+      `INSERT INTO tray_records (user_id, key, verb, target_id, target_type, target_name, last_action_id,
+         feed, actors, actors_count, count_from, last_update, has_read, unread_at, changed_at, expires_at,
+         archived_at, snoozed_until)
+       SELECT u, tray_record_key('comment', 'p' || i, u), 'comment', 'p' || i, 'post', 'Club', 'a' || i,
+         '{"kind":"community","id":"c","name":"Club"}', '[]', 1, $1::bigint + i, $1::bigint + i, i % 3 = 0,
+         $1::bigint + i, $1::bigint + i, $1::bigint + i + 7776000000,
+         CASE WHEN i % 3 = 1 THEN $1::bigint END, CASE WHEN i % 10 = 2 THEN $1::bigint + 600000 + i END
+       FROM (SELECT i, CASE WHEN i <= 1200 THEN 'u-heavy' ELSE 'u' || (i % 500) END AS u
+             FROM generate_series(1, 50000) AS i) AS s`,
+      [NOW - 60_000],
+    );
+    await pool.query('ANALYZE tray_records');
+    captured.length = 0;
+    const recording = {
+      query: (query: string | { text: string; values: unknown[] }, values?: unknown[]) => {
+        captured.push(typeof query === 'string' ? { text: query, values: values ?? [] } : query);
+        return typeof query === 'string' ? pool.query(query, values) : pool.query(query);
+      },
+    } as unknown as pg.Pool;
+    const inbox = createPostgresInbox(recording);
+    const records = createPostgresRecords(recording);
+    for (const view of ['inbox', 'archived', 'snoozed', 'all'] as const)
+      await inbox.page('u-heavy', view, undefined, 10, NOW);
+    await inbox.countUnseen('u-heavy', NOW);
+    await records.countUnread('u-heavy', 'recorded', NOW);
+    await records.pageNumber('u-heavy', 2, 10, NOW, ['mention']);
+    await records.count('u-heavy', NOW);
+    await inbox.mark('u-heavy', { kind: 'seen', ids: 'all' }, NOW);
+    await inbox.mark('u-heavy', { kind: 'archive', ids: ['x', 'y'] }, NOW);
+    await inbox.mark('u-heavy', { kind: 'archive', ids: 'all', readOnly: true }, NOW);
+    await inbox.seeThrough('u-heavy', NOW);
+    await inbox.wakeDue(NOW - 60_000 + 600_000 + 50, 100);
+    await inbox.mutesInForce('u-heavy', NOW);
+  });
+
+  const planned = async (index: number) => {
+    const query = captured[index];
+    if (!query) throw new Error(`no statement ${index} captured`);
+    return planOf(tray.pg.pool, query);
+  };
+
+  it('pages each view from its own newest-first index, without sorting', async () => {
+    const names = [
+      'tray_records_inbox_page',
+      'tray_records_archived_page',
+      'tray_records_snoozed_page',
+      'tray_records_page',
+    ];
+    for (const [index, name] of names.entries()) {
+      const plan = await planned(index);
+      expect(plan.indexes, name).to.include(name);
+      expect(plan.nodes).not.to.include.members(['Seq Scan', 'Sort']);
+    }
+  });
+
+  it('counts unseen and unread from the inbox partial indexes', async () => {
+    const statements = captured.slice(4, 6);
+    expect(statements.map((query) => query.text)).to.satisfy((texts: string[]) =>
+      texts.every((text) => !/\bnow\(\)|clock_timestamp/.test(text)),
+    );
+    expect((await planned(4)).indexes).to.deep.equal(['tray_records_inbox_unseen']);
+    expect((await planned(5)).indexes).to.include('tray_records_inbox_unread');
+  });
+
+  it("serves v2's page and the history count from the inbox page index", async () => {
+    expect((await planned(6)).indexes).to.deep.equal(['tray_records_inbox_page']);
+    expect((await planned(7)).indexes).to.deep.equal(['tray_records_inbox_page']);
+  });
+
+  it("marks by the user's indexes (by ids: the primary key), never a sequential scan", async () => {
+    for (const index of [8, 9, 10, 11]) {
+      const plan = await planned(index);
+      expect(plan.nodes).not.to.include('Seq Scan');
+      expect(plan.indexes).not.to.deep.equal([]);
+    }
+    expect((await planned(9)).indexes).to.include('tray_records_pkey');
+  });
+
+  it('claims due snoozes by the snooze index, and lists mutes by their key', async () => {
+    expect((await planned(12)).indexes).to.include('tray_records_snooze_due');
+    expect((await planned(13)).indexes).to.deep.equal(['tray_mutes_pkey']);
+  });
+
+  it('woke exactly the due records, unread and unseen at their until', async () => {
+    const { rows } = await tray.pg.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM tray_records WHERE user_id = 'u-heavy' AND snoozed_until IS NOT NULL`,
+    );
+    // Snoozes of u-heavy end at NOW + 540,000 + i for i = 2, 12, ...: those up to i = 50 woke.
+    expect(rows[0]?.n).to.equal(120 - 5);
+  });
+});
