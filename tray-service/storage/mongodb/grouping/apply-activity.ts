@@ -10,6 +10,7 @@ import {
   type GroupActors,
 } from '../../../domain/group-actors.ts';
 import { isAwayAt, isAwaySince, type MembershipInterval } from '../../../domain/membership-intervals.ts';
+import { reopened } from '../../../domain/inbox-state.ts';
 
 export interface ApplyOptions {
   /** Days a record lives after lastUpdate (TRAY_RETENTION_DAYS). */
@@ -79,8 +80,11 @@ export function applyActivity(
     _id: recordKey(activity.verb, activity.targetId, recipientId),
     userId: recipientId,
     ...seen,
-    // New activity makes a read record unread again; a new record starts unread.
+    // New activity makes a read record unread again; a new record starts unread. It also brings
+    // the record back to the inbox, unseen, out of the archive or a snooze (docs/tray-rules.md#inbox).
     hasRead: false,
+    ...reopened(),
+    box: 'inbox',
     unreadAt: context.now,
     expiresAt,
     ...recordStorageKeys(seen),
