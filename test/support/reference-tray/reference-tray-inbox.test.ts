@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { DAY_MS } from '../../../shared/time/durations.ts';
-import type { Activity } from '../../../tray-service/domain/activity.ts';
 import type { Removal } from '../../../tray-service/domain/removal.ts';
 import { ReferenceTray, referenceTray, type TrayOperation } from './reference-tray.ts';
 import {
@@ -12,29 +11,10 @@ import {
   referenceViewPage,
 } from './reference-tray-reads.ts';
 import { aComment, aCommentReaction, aMention, aPost, aReaction, aReply } from '../activity-builder.ts';
+import { join, NOW, personal, POST, posts, RETENTION, T } from './model-operations.ts';
 
-const T = Date.UTC(2026, 10, 20, 10);
-const NOW = T + DAY_MS;
-const RETENTION = { retentionDays: 90 };
-const POST = { postId: 'p-1', owner: 'u-ana' };
 const minute = (n: number) => T + n * 60_000;
 
-const personal = (activities: Activity[], now = NOW): TrayOperation => ({
-  kind: 'personal',
-  activities,
-  now,
-});
-const posts = (list: Activity[], now = NOW): TrayOperation => ({
-  kind: 'posts',
-  communityId: 'c-hike',
-  posts: list,
-  now,
-});
-const join = (userId: string, at: number): TrayOperation => ({
-  kind: 'membership',
-  changes: [{ communityId: 'c-hike', userId, active: true, at }],
-  now: NOW,
-});
 const removal = (kind: Removal['kind'], id: string, now = NOW + 10): TrayOperation => ({
   kind: 'removal',
   removals: [{ kind, id, postId: 'p-1', at: now }],

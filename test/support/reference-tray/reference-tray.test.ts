@@ -12,33 +12,8 @@ import {
   referencePageNumber,
 } from './reference-tray-reads.ts';
 import { aComment, aCommentReaction, aMention, aPost, aReaction, aReply } from '../activity-builder.ts';
+import { join, leave, NOW, personal, POST, posts, RETENTION, T } from './model-operations.ts';
 
-const T = Date.UTC(2026, 10, 20, 10);
-const NOW = T + DAY_MS;
-const RETENTION = { retentionDays: 90 };
-const POST = { postId: 'p-1', owner: 'u-ana' };
-
-const personal = (activities: Activity[], now = NOW): TrayOperation => ({
-  kind: 'personal',
-  activities,
-  now,
-});
-const posts = (list: Activity[], now = NOW): TrayOperation => ({
-  kind: 'posts',
-  communityId: 'c-hike',
-  posts: list,
-  now,
-});
-const join = (userId: string, at: number, now = NOW): TrayOperation => ({
-  kind: 'membership',
-  changes: [{ communityId: 'c-hike', userId, active: true, at }],
-  now,
-});
-const leave = (userId: string, at: number, now = NOW): TrayOperation => ({
-  kind: 'membership',
-  changes: [{ communityId: 'c-hike', userId, active: false, at }],
-  now,
-});
 const comment = (actor: string, minute: number) =>
   aComment(actor, POST, { id: `cm-${actor}-${minute}`, at: T + minute * 60_000, name: actor.toUpperCase() });
 

@@ -517,7 +517,17 @@ export class ReferenceTray {
         : record;
       const seen = this.seen(userId, record, source, record.countFrom);
       if (sameSeen(seen, record)) continue;
-      tray.set(key, { ...record, ...seen, changedAt: now });
+      // The counted content anew (an optional field the new source lacks goes); read and inbox state stay.
+      tray.set(key, {
+        ...seen,
+        hasRead: record.hasRead,
+        unreadAt: record.unreadAt,
+        changedAt: now,
+        isSeen: record.isSeen,
+        archivedAt: record.archivedAt,
+        snoozedUntil: record.snoozedUntil,
+        updateFloor: record.updateFloor,
+      });
     }
   }
 

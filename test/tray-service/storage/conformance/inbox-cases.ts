@@ -70,6 +70,15 @@ async function seeded(context: ConformanceContext) {
   };
 }
 
+/** v2/read of Ana's comment record (seeded). */
+const readComment = (context: ConformanceContext, ana: string, now: number): TrayOperation => ({
+  kind: 'markRead',
+  userId: ana,
+  verb: 'comment',
+  targetId: context.id('p-1'),
+  now,
+});
+
 conformanceCase(
   "inbox: seen marks by ids (each once, another user's and unknown keys ignored) and all, counting what changed",
   async (context) => {
@@ -90,13 +99,7 @@ conformanceCase(
   "inbox: archive and snooze take records out of the inbox, both counts and the platform's pages; each view pages them",
   async (context) => {
     const { tray, ana, comment, reaction, mention } = await seeded(context);
-    await both(tray, context, {
-      kind: 'markRead',
-      userId: ana,
-      verb: 'comment',
-      targetId: context.id('p-1'),
-      now: NOW + 1,
-    });
+    await both(tray, context, readComment(context, ana, NOW + 1));
     expect(
       await both(tray, context, { kind: 'archive', userId: ana, ids: [comment], now: NOW + 2 }),
     ).to.equal(1);
@@ -140,13 +143,7 @@ conformanceCase(
   'inbox: archive all covers the inbox only, with readOnly only records marked read',
   async (context) => {
     const { tray, ana, reaction } = await seeded(context);
-    await both(tray, context, {
-      kind: 'markRead',
-      userId: ana,
-      verb: 'comment',
-      targetId: context.id('p-1'),
-      now: NOW + 1,
-    });
+    await both(tray, context, readComment(context, ana, NOW + 1));
     await both(tray, context, {
       kind: 'snooze',
       userId: ana,

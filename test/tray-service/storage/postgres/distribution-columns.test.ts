@@ -21,6 +21,7 @@ const distributedBy: Readonly<Record<string, string>> = {
   tray_memberships: 'community_id',
   tray_member_away: 'community_id',
   tray_personal_actions: 'user_id',
+  tray_mutes: 'user_id',
   tray_community_posts: 'community_id',
   stored_events: 'key',
   moderation_decisions: 'id',
