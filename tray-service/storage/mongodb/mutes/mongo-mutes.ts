@@ -4,7 +4,7 @@ import { muteInForceAt, type Mute } from '../../../domain/mute.ts';
 import { muteInForce, type MuteTarget } from '../../../domain/mute-changes.ts';
 import type { InboxPort } from '../../port.ts';
 import { TRAY_MUTES } from '../collection-names.ts';
-import type { MuteDoc } from './tray-mutes-collection.ts';
+import { muteTargetKey, type MuteDoc } from './tray-mutes-collection.ts';
 
 /** The latest time a Date holds: a span with no end yet is kept until it gets one. */
 const NEVER = new Date(8_640_000_000_000_000);
@@ -48,7 +48,11 @@ export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMut
         : { userId, ...target, createdAt: now, until, removedAt: null };
       await mutes.replaceOne(
         { _id: spanId(mute) },
-        { ...mute, expiresAt: keptUntil(until, retentionDays) },
+        {
+          ...mute,
+          target: muteTargetKey(mute.targetType, mute.targetId),
+          expiresAt: keptUntil(until, retentionDays),
+        },
         { upsert: true },
       );
       return mute;
