@@ -1,12 +1,8 @@
 import { expect } from 'chai';
-import { MongoClient } from 'mongodb';
-import { pino } from 'pino';
 import { jobScope } from '../../../../../shared/async/job-scope.ts';
-import { openMongoStorage } from '../../../../../tray-service/storage/mongodb/open-mongo-storage.ts';
 import type { InboxPort, TrayStorage, WriteContext } from '../../../../../tray-service/storage/port.ts';
 import { aComment, aMention, aPost } from '../../../../support/activity-builder.ts';
-import { uniqueName } from '../../../../support/suite-resources.ts';
-import { testStack } from '../../../../support/test-stack.ts';
+import { useTrayStorage } from '../../../../support/use-tray-storage.ts';
 
 const T0 = Date.UTC(2026, 10, 20, 10);
 const context: WriteContext = { now: T0 + 60_000, retentionDays: 90 };
@@ -16,7 +12,7 @@ const context: WriteContext = { now: T0 + 60_000, retentionDays: 90 };
 // after the mute was removed goes through.
 describe('MongoDB adapter: mutes held back in the fan-out and personal writes', function () {
   this.timeout(60_000);
-  const dbName = uniqueName('mutes');
+  const suite = useTrayStorage('mongodb');
   let storage: TrayStorage;
   let inbox: InboxPort;
   const keys = async (userId: string) =>
@@ -25,22 +21,10 @@ describe('MongoDB adapter: mutes held back in the fan-out and personal writes', 
     );
   const job = <T>(name: string, run: () => Promise<T>) => jobScope.run(name, run);
 
-  before(async () => {
-    storage = await openMongoStorage(testStack().mongoUri, dbName, {
-      appName: 'tests',
-      logger: pino({ level: 'silent' }),
-    });
+  before(() => {
+    storage = suite.storage;
     if (!storage.inbox) throw new Error('the MongoDB adapter has no inbox port');
     inbox = storage.inbox;
-  });
-  after(async () => {
-    await storage.close();
-    const client = await MongoClient.connect(testStack().mongoUri);
-    await client
-      .db(dbName)
-      .dropDatabase()
-      .catch(() => undefined);
-    await client.close();
   });
 
   it('a muted post: no record for a comment on it, an @mention in it arrives', async () => {
