@@ -29,6 +29,11 @@ export interface ApplyContext extends ApplyOptions {
   away?: readonly MembershipInterval[];
   /** The group's kept actions (readTargetActions): read when `away` has a span after countFrom. */
   actions?: readonly Activity[];
+  /**
+   * Whether one of the recipient's mutes held an action back (with `actions`): the record is then
+   * counted exactly from the kept actions without those (docs/tray-rules.md#inbox).
+   */
+  heldBack?: (action: Activity) => boolean;
 }
 
 /**
@@ -98,6 +103,14 @@ export function applyActivity(
  */
 function counted(context: ApplyContext, countFrom: number, recipientId: string) {
   const away = context.away ?? [];
+  const { heldBack, actions } = context;
+  if (heldBack && actions)
+    return exactActors(
+      actions.filter((action) => !heldBack(action)),
+      countFrom,
+      recipientId,
+      away,
+    );
   if (!isAwaySince(away, countFrom)) return countedActors(context.actors, countFrom, recipientId);
   if (!context.actions) throw new Error('applyActivity: the group’s kept actions were not read');
   return exactActors(context.actions, countFrom, recipientId, away);

@@ -27,7 +27,8 @@ export async function applyPersonalActivities(
       : [],
   );
   // A delivery a mute of its recipient holds back makes no record and changes none.
-  const used = await writeDeliveries(db, await withoutMuted(db, addressed), options);
+  const { deliveries, mutes } = await withoutMuted(db, addressed);
+  const used = await writeDeliveries(db, deliveries, options, undefined, undefined, mutes);
   for (const [member, spans] of used) {
     const [communityId, userId] = JSON.parse(member) as [string, string];
     if ((await memberChangesFingerprint(db, communityId, userId)) === spans.changes) continue;

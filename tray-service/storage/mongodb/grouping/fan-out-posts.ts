@@ -62,13 +62,13 @@ async function fanOutPosts(db: Db, posts: readonly Activity[], options: Grouping
   const spans = { first: keyed(members), reload: async () => keyed(await communityMembers(db, communityId)) };
   for (let start = 0; start < recipients.length; start += options.fanOutBatch) {
     // Mutes held back per batch: one query per muted target, never one per member.
-    const batch = await withoutMuted(
+    const { deliveries: batch, mutes } = await withoutMuted(
       db,
       recipients
         .slice(start, start + options.fanOutBatch)
         .flatMap(({ recipientId, received }) => received.map((activity) => ({ recipientId, activity }))),
     );
-    await writeDeliveries(db, batch, options, { read: readGroup, first }, spans);
+    await writeDeliveries(db, batch, options, { read: readGroup, first }, spans, mutes);
   }
   // A leave stored since the members were read, whose recomputation read a member's record before
   // this fan-out wrote it, is applied now (a join's backfill sees the post: its event came first).

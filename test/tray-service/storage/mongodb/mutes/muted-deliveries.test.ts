@@ -75,4 +75,18 @@ describe('MongoDB adapter: mutes held back in the fan-out and personal writes', 
     );
     expect(await keys('u-gus')).to.deep.equal(['comment:p-2']);
   });
+
+  it('after an unmute, the record counts nothing its mute held back (a new comment regroups without it)', async () => {
+    const post = { postId: 'p-3', owner: 'u-ivy' };
+    const comment = (actor: string, id: string, at: number) =>
+      job(id, () => storage.writes.applyPersonal([aComment(actor, post, { id, at })], context));
+    await comment('u-jon', 'cm-j', T0 + 1_000);
+    await inbox.putMute('u-ivy', { targetType: 'post', targetId: 'p-3' }, null, T0 + 2_000, 90);
+    await comment('u-kim', 'cm-k', T0 + 3_000);
+    await inbox.removeMute('u-ivy', { targetType: 'post', targetId: 'p-3' }, T0 + 4_000, 90);
+    await comment('u-lea', 'cm-l', T0 + 5_000);
+    const [record] = (await storage.records.pageAfter('u-ivy', undefined, 10, context.now)).records;
+    expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-lea', 'u-jon']);
+    expect(record?.actorsCount).to.equal(2);
+  });
 });
