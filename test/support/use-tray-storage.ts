@@ -28,10 +28,10 @@ export interface SuiteStorage {
 
 /**
  * Registers hooks giving the enclosing `describe` a storage of its own: a database of the default
- * adapter (PostgreSQL), or of the MongoDB adapter with TEST_STORAGE=mongodb, migrated, and closed
- * and dropped afterwards.
+ * adapter (PostgreSQL), or of the MongoDB adapter with TEST_STORAGE=mongodb (or of `engine`, for
+ * an adapter's own tests), migrated, and closed and dropped afterwards.
  */
-export function useTrayStorage(): SuiteStorage {
+export function useTrayStorage(engine: StorageEngine = testEngine): SuiteStorage {
   const opened: TrayStorage[] = [];
   let open: (() => Promise<TrayStorage>) | undefined;
   let env: () => Record<string, string>;
@@ -40,7 +40,7 @@ export function useTrayStorage(): SuiteStorage {
     this.timeout(30_000);
     for (const storage of opened.splice(0)) await storage.close();
   });
-  if (testEngine === 'postgres') {
+  if (engine === 'postgres') {
     const postgres = usePostgres();
     env = () => ({ TRAY_STORAGE: 'postgres', DATABASE_URL: postgres.url });
     open = () =>
@@ -74,7 +74,7 @@ export function useTrayStorage(): SuiteStorage {
     await openOne();
   });
   return {
-    engine: testEngine,
+    engine,
     get storage() {
       const [first] = opened;
       if (!first) throw new Error('useTrayStorage: used before the suite started');

@@ -13,6 +13,9 @@ export const TRAY_CLEARS = 'tray_clears';
 /** Completed one-time migrations of the records' shape (one document each). */
 export const TRAY_MIGRATIONS = 'tray_migrations';
 
+// mutes/: every user's mute spans, in force and ended (docs/tray-rules.md#inbox).
+export const TRAY_MUTES = 'tray_mutes';
+
 // grouping/: what the worker computes records from.
 /** The distinct actors of each record group, kept once per target (target-actors.ts). */
 export const TRAY_TARGET_ACTORS = 'tray_target_actors';

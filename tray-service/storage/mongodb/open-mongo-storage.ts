@@ -6,12 +6,14 @@ import { TRAY_CLEARS, TRAY_READ_STATE } from './collection-names.ts';
 import { ensureCollections } from './setup/ensure-collections.ts';
 import { createMongoLatestTimes } from './records/mongo-latest-times.ts';
 import { migrateRecordShape } from './records/migrate-record-shape.ts';
+import { migrateInboxState } from './records/migrate-inbox-state.ts';
 import { createMongoBans } from './moderation/mongo-bans.ts';
 import { createMongoCommunityMembers } from './memberships/mongo-community-members.ts';
 import { createMongoDecisions } from './moderation/mongo-decisions.ts';
 import { createMongoEvents } from './events/mongo-events.ts';
 import { createMongoMembersImport } from './memberships/mongo-members-import.ts';
 import { createMongoRecords } from './records/mongo-records.ts';
+import { createMongoInbox } from './inbox/mongo-inbox.ts';
 import { createMongoWrites } from './grouping/mongo-writes.ts';
 import { purgeExpired } from './purge-expired.ts';
 import { trayCollections } from './tray-collections.ts';
@@ -40,6 +42,7 @@ export async function openMongoStorage(
     const { db } = connection;
     await ensureCollections(db, trayCollections, { logger: options.logger });
     await migrateRecordShape(db, { retentionDays: options.retentionDays ?? 90 });
+    await migrateInboxState(db);
     const lastRead = createMongoLatestTimes(db, TRAY_READ_STATE, 'lastReadAt');
     return {
       engine: 'mongodb',
@@ -53,6 +56,7 @@ export async function openMongoStorage(
       decisions: createMongoDecisions(db),
       members: createMongoMembersImport(db),
       communityMembers: createMongoCommunityMembers(db),
+      inbox: createMongoInbox(db),
       purgeExpired: (now) => purgeExpired(db, now),
       ping: () => pingMongo(db),
       close: () => connection.close(),

@@ -13,6 +13,7 @@ import { trayRecordsCollection } from './records/tray-records-collection.ts';
 import { trayTargetActionsCollection } from './grouping/tray-target-actions-collection.ts';
 import { trayTargetActorsCollection } from './grouping/tray-target-actors-collection.ts';
 import { userBansCollection } from './moderation/user-bans-collection.ts';
+import { trayMutesCollection } from './mutes/tray-mutes-collection.ts';
 import { userProfilesCollection } from './grouping/user-profiles-collection.ts';
 
 /** The collections the worker writes and reads (startWorker ensures them when run on its own). */
@@ -26,6 +27,7 @@ export const workerCollections: readonly CollectionSpec[] = [
   trayRecordClaimsCollection,
   trayTargetActorsCollection,
   trayTargetActionsCollection,
+  trayMutesCollection,
   userProfilesCollection,
   userBansCollection,
   trayMigrationsCollection,
@@ -34,6 +36,7 @@ export const workerCollections: readonly CollectionSpec[] = [
 /** The collections the tray API and the admin API read. */
 export const apiCollections: readonly CollectionSpec[] = [
   trayRecordsCollection,
+  trayMutesCollection,
   blockListCollection,
   trayReadStateCollection,
   trayClearsCollection,

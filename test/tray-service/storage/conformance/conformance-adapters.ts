@@ -65,8 +65,7 @@ async function opened(
 /** On the test FerretDB, or the MongoDB server MONGODB_URI names. */
 const mongodb: ConformanceAdapter = {
   engine: 'mongodb',
-  // Pending: the MongoDB adapter gets the inbox port once its reorganisation by aggregate lands.
-  capabilities: { inbox: false },
+  capabilities: { inbox: true },
   async open() {
     const { mongoUri } = testStack();
     const dbName = uniqueName('conformance');

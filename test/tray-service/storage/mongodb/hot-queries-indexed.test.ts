@@ -7,6 +7,7 @@ import { createEventsQueries } from '../../../../tray-service/storage/mongodb/ev
 import { purgeExpired } from '../../../../tray-service/storage/mongodb/purge-expired.ts';
 import { createMongoLatestTimes } from '../../../../tray-service/storage/mongodb/records/mongo-latest-times.ts';
 import { createMongoRecords } from '../../../../tray-service/storage/mongodb/records/mongo-records.ts';
+import { createMongoInbox } from '../../../../tray-service/storage/mongodb/inbox/mongo-inbox.ts';
 import { TRAY_CLEARS, TRAY_READ_STATE } from '../../../../tray-service/storage/mongodb/collection-names.ts';
 import { processJob, type ProcessOptions } from './support/process-job.ts';
 import { assertIndexServed } from '../../../support/assert-index-served.ts';
@@ -152,6 +153,24 @@ describe('hot queries are served by an index (explain)', function () {
     await expectServed(() => readState.latest('u-c'));
     await expectServed(() => records.countUnread('u-c', 'recorded', now));
     await expectServed(() => records.deleteAll('u-d'));
+  });
+  it('the inbox: every view, the unseen count, marks by ids and all, last-read’s seen mark, the wake-up, mutes', async () => {
+    const inbox = createMongoInbox(db!);
+    const now = Date.now();
+    for (const view of ['inbox', 'archived', 'snoozed', 'all'] as const)
+      await expectServed(() => inbox.page('u-c', view, undefined, 10, now));
+    await expectServed(() => inbox.countUnseen('u-c', now));
+    await expectServed(() => inbox.mark('u-c', { kind: 'seen', ids: 'all' }, now));
+    await expectServed(() => inbox.mark('u-c', { kind: 'archive', ids: 'all', readOnly: true }, now));
+    await expectServed(() =>
+      inbox.mark('u-c', { kind: 'snooze', ids: ['comment_p-1_u-c'], until: now + 1 }, now),
+    );
+    await expectServed(() => inbox.seeThrough('u-c', now));
+    await expectServed(() => inbox.wakeDue(now + 2, 10));
+    const target = { targetType: 'post', targetId: 'p-1' } as const;
+    await expectServed(() => inbox.putMute('u-c', target, null, now, 90));
+    await expectServed(() => inbox.mutesInForce('u-c', now));
+    await expectServed(() => inbox.removeMute('u-c', target, now + 1, 90));
   });
   it('a live stream’s catch-up and the delete-all mark it reads', async () => {
     const records = trayRecords();

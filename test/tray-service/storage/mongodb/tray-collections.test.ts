@@ -49,7 +49,12 @@ describe("the tray service's collections (ensureCollections at start-up)", () =>
     for (const spec of trayCollections) {
       expect(await names(spec.name), spec.name).to.include.members(spec.indexes.map((index) => index.name));
     }
-    expect(await names(TRAY_RECORDS)).to.include.members(['user_history', 'user_unread', 'expiry']);
+    expect(await names(TRAY_RECORDS)).to.include.members([
+      'user_history',
+      'box_unread',
+      'box_unseen',
+      'expiry',
+    ]);
     expect(await names(EVENTS)).to.include.members(['admin_received_desc', 'expiry']);
     expect(await names(TRAY_RECORD_CLAIMS)).to.include('expiry');
     expect(await names(MODERATION_DECISIONS)).to.have.lengthOf(7);

@@ -45,6 +45,11 @@ export interface CasOptions {
   onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
   /** The writer's clock (epoch ms) for `changedAt`; tests pin it. */
   now?: () => number;
+  /**
+   * false: an update keeps the record's `changedAt` (a change no live stream is told of, as
+   * last-read's seen mark); inserts are stamped anyway.
+   */
+  stampChangedAt?: boolean;
 }
 
 export interface CasResult {
@@ -105,7 +110,7 @@ export async function casUpdateRecords(
       }
       const computed = compute(key, before);
       if (computed === 'unchanged') continue;
-      const next = { ...computed, changedAt };
+      const next = before && options.stampChangedAt === false ? computed : { ...computed, changedAt };
       if (before) updates.push({ before, next });
       else inserts.push(next);
     }

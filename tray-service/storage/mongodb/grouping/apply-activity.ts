@@ -10,6 +10,7 @@ import {
   type GroupActors,
 } from '../../../domain/group-actors.ts';
 import { isAwayAt, isAwaySince, type MembershipInterval } from '../../../domain/membership-intervals.ts';
+import { reopened } from '../../../domain/inbox-state.ts';
 
 export interface ApplyOptions {
   /** Days a record lives after lastUpdate (TRAY_RETENTION_DAYS). */
@@ -28,6 +29,11 @@ export interface ApplyContext extends ApplyOptions {
   away?: readonly MembershipInterval[];
   /** The group's kept actions (readTargetActions): read when `away` has a span after countFrom. */
   actions?: readonly Activity[];
+  /**
+   * Whether one of the recipient's mutes held an action back (with `actions`): the record is then
+   * counted exactly from the kept actions without those (docs/tray-rules.md#inbox).
+   */
+  heldBack?: (action: Activity) => boolean;
 }
 
 /**
@@ -79,8 +85,11 @@ export function applyActivity(
     _id: recordKey(activity.verb, activity.targetId, recipientId),
     userId: recipientId,
     ...seen,
-    // New activity makes a read record unread again; a new record starts unread.
+    // New activity makes a read record unread again; a new record starts unread. It also brings
+    // the record back to the inbox, unseen, out of the archive or a snooze (docs/tray-rules.md#inbox).
     hasRead: false,
+    ...reopened(),
+    box: 'inbox',
     unreadAt: context.now,
     expiresAt,
     ...recordStorageKeys(seen),
@@ -94,6 +103,14 @@ export function applyActivity(
  */
 function counted(context: ApplyContext, countFrom: number, recipientId: string) {
   const away = context.away ?? [];
+  const { heldBack, actions } = context;
+  if (heldBack && actions)
+    return exactActors(
+      actions.filter((action) => !heldBack(action)),
+      countFrom,
+      recipientId,
+      away,
+    );
   if (!isAwaySince(away, countFrom)) return countedActors(context.actors, countFrom, recipientId);
   if (!context.actions) throw new Error('applyActivity: the group’s kept actions were not read');
   return exactActors(context.actions, countFrom, recipientId, away);

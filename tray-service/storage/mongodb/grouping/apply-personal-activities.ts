@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import type { Activity } from '../../../domain/activity.ts';
 import { memberChangesFingerprint } from '../memberships/membership-changes.ts';
+import { withoutMuted } from '../mutes/muted-deliveries.ts';
 import { recomputeMemberRecords } from './recompute-member-records.ts';
 import { recordActions, writeDeliveries, type Delivery, type GroupingOptions } from './write-deliveries.ts';
 
@@ -20,12 +21,14 @@ export async function applyPersonalActivities(
 ): Promise<void> {
   await recordActions(db, activities, options.retentionDays);
   // An author is never notified of their own action.
-  const personal: Delivery[] = activities.flatMap((activity) =>
+  const addressed: Delivery[] = activities.flatMap((activity) =>
     activity.audience.kind === 'user' && activity.audience.userId !== activity.actor.userId
       ? [{ recipientId: activity.audience.userId, activity }]
       : [],
   );
-  const used = await writeDeliveries(db, personal, options);
+  // A delivery a mute of its recipient holds back makes no record and changes none.
+  const { deliveries, mutes } = await withoutMuted(db, addressed);
+  const used = await writeDeliveries(db, deliveries, options, undefined, undefined, mutes);
   for (const [member, spans] of used) {
     const [communityId, userId] = JSON.parse(member) as [string, string];
     if ((await memberChangesFingerprint(db, communityId, userId)) === spans.changes) continue;

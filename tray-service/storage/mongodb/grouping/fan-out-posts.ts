@@ -11,6 +11,7 @@ import {
 } from '../memberships/membership-changes.ts';
 import { recordGroup } from '../records/storage-keys.ts';
 import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
+import { withoutMuted } from '../mutes/muted-deliveries.ts';
 import { recomputeMemberRecords } from './recompute-member-records.ts';
 import { memberOf, recordActions, writeDeliveries, type GroupingOptions } from './write-deliveries.ts';
 
@@ -60,10 +61,14 @@ async function fanOutPosts(db: Db, posts: readonly Activity[], options: Grouping
   // The members as read first, then as read again by a compare-and-set round that retries.
   const spans = { first: keyed(members), reload: async () => keyed(await communityMembers(db, communityId)) };
   for (let start = 0; start < recipients.length; start += options.fanOutBatch) {
-    const batch = recipients
-      .slice(start, start + options.fanOutBatch)
-      .flatMap(({ recipientId, received }) => received.map((activity) => ({ recipientId, activity })));
-    await writeDeliveries(db, batch, options, { read: readGroup, first }, spans);
+    // Mutes held back per batch: one query per muted target, never one per member.
+    const { deliveries: batch, mutes } = await withoutMuted(
+      db,
+      recipients
+        .slice(start, start + options.fanOutBatch)
+        .flatMap(({ recipientId, received }) => received.map((activity) => ({ recipientId, activity }))),
+    );
+    await writeDeliveries(db, batch, options, { read: readGroup, first }, spans, mutes);
   }
   // A leave stored since the members were read, whose recomputation read a member's record before
   // this fan-out wrote it, is applied now (a join's backfill sees the post: its event came first).

@@ -3,6 +3,7 @@ import type { KeyedLock } from '../../../../shared/async/keyed-lock.ts';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { recordKey, type Activity } from '../../../domain/activity.ts';
 import type { GroupActors } from '../../../domain/group-actors.ts';
+import { heldBackByMutes, type Mute } from '../../../domain/mute.ts';
 import { casUpdateRecords, type RecordSnapshot } from '../compare-and-set/cas-update-records.ts';
 import { memberSpans, type MemberSpans } from '../memberships/membership-changes.ts';
 import { recordGroup } from '../records/storage-keys.ts';
@@ -59,7 +60,9 @@ export async function recordActions(
 /**
  * Writes the deliveries' records by compare-and-set. On a community's targets each recipient's
  * away spans gate and count what reaches them: `known` (a fan-out's, read with the community's
- * members) or read each round. Returns the spans the last round used, by member.
+ * members) or read each round; and a recipient with mute spans on these targets (`mutes`, read by
+ * withoutMuted) has their records counted from the group's kept actions without what the spans
+ * held back. Returns the spans the last round used, by member.
  */
 export async function writeDeliveries(
   db: Db,
@@ -69,6 +72,7 @@ export async function writeDeliveries(
   known:
     | { first: ReadonlyMap<string, MemberSpans>; reload: () => Promise<ReadonlyMap<string, MemberSpans>> }
     | undefined = undefined,
+  mutes: ReadonlyMap<string, readonly Mute[]> = new Map(),
 ): Promise<Map<string, MemberSpans>> {
   if (deliveries.length === 0) return new Map();
   if (options.lock) {
@@ -76,7 +80,7 @@ export async function writeDeliveries(
     const keys = deliveries.map(({ activity, recipientId }) =>
       recordKey(activity.verb, activity.targetId, recipientId),
     );
-    return lock.run(keys, () => writeDeliveries(db, deliveries, unlocked, reads, known));
+    return lock.run(keys, () => writeDeliveries(db, deliveries, unlocked, reads, known, mutes));
   }
   // Several deliveries of one job may share a record (a user mentioned twice): fold them in order.
   const byKey = new Map<string, Delivery[]>();
@@ -110,12 +114,14 @@ export async function writeDeliveries(
       const communityId = communityOf(activity);
       const member = communityId === undefined ? undefined : spans.get(memberOf(communityId, recipientId));
       const actions = kept.get(group);
+      const muted = mutes.get(recipientId);
       const applied = applyActivity(next, activity, recipientId, {
         retentionDays: options.retentionDays,
         actors: groupActors,
         now: at,
         ...(member ? { away: member.away } : {}),
         ...(actions ? { actions } : {}),
+        ...(actions && muted ? { heldBack: (action: Activity) => heldBackByMutes(muted, action) } : {}),
       });
       if (applied !== 'unchanged') next = applied;
     }
@@ -138,7 +144,9 @@ export async function writeDeliveries(
       for (const [member, { communityId, userId, groups: ofMember }] of scoped) {
         const found = community?.get(member) ?? (await memberSpans(db, communityId, userId));
         spans.set(member, found);
-        if (found.away.length > 0) for (const group of ofMember) away.add(group);
+        // Kept actions are what a record is counted from exactly: for a recipient ever away, and
+        // for one whose mutes may have held some of them back.
+        if (found.away.length > 0 || mutes.has(userId)) for (const group of ofMember) away.add(group);
       }
       // The kept actions only of groups with a recipient who was ever away: most writes read none.
       kept.clear();

@@ -10,7 +10,10 @@ import type { TargetActorDoc } from '../grouping/tray-target-actors-collection.t
 const RECORD_SHAPE = 'record-shape-2';
 
 /** A record as versions before the bounded shape stored it: every actor in `actorLog`. */
-export interface LegacyRecordDoc extends Omit<TrayRecordDoc, 'countFrom' | 'unreadAt' | 'group'> {
+export interface LegacyRecordDoc extends Omit<
+  TrayRecordDoc,
+  'countFrom' | 'unreadAt' | 'group' | 'isSeen' | 'archivedAt' | 'snoozedUntil' | 'box'
+> {
   actorLog: { userId: string; at: number; actionId: string }[];
 }
 

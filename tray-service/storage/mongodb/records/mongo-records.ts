@@ -6,18 +6,24 @@ import type { LatestTimesPort, TrayRecordsPort } from '../../port.ts';
 import { TRAY_RECORDS } from '../collection-names.ts';
 import { casUpdateRecords, type ComputeRecord } from '../compare-and-set/cas-update-records.ts';
 import { claimOwner } from '../compare-and-set/claim-owner.ts';
+import { markReadAndSeen } from '../../../domain/seen-mark.ts';
+import { withInboxChange } from '../inbox/inbox-change.ts';
 import { createSortedPages } from './sorted-pages.ts';
 import { toTrayRecord } from './to-tray-record.ts';
 import type { TrayRecordDoc } from './tray-records-collection.ts';
 
 /**
- * Marking read is a record write like the worker's, so it goes through the same compare-and-set
- * (claim `${_id}#${version}`, then write filtered on version). A plain `$set` is not enough: on
- * FerretDB updates are read-modify-write and not atomic, so it could silently undo a concurrent
- * worker write (new actors lost), and on MongoDB the worker could overwrite the read flag.
+ * Marking read (which also sees the record) is a record write like the worker's, so it goes
+ * through the same compare-and-set (claim `${_id}#${version}`, then write filtered on version). A
+ * plain `$set` is not enough: on FerretDB updates are read-modify-write and not atomic, so it could
+ * silently undo a concurrent worker write (new actors lost), and on MongoDB the worker could
+ * overwrite the read flag.
  */
 const markReadCompute: ComputeRecord = (_key, current) =>
-  current && !current.hasRead ? { ...current, hasRead: true, version: current.version + 1 } : 'unchanged';
+  current ? withInboxChange(current, markReadAndSeen(current)) : 'unchanged';
+
+/** The platform's pages and counts are the inbox's (docs/tray-rules.md#inbox). */
+const IN_INBOX = { box: 'inbox' } as const;
 
 /**
  * Whether a record read by its stored key is this (user, verb, target)'s. Keys are escaped now, but
@@ -76,6 +82,7 @@ export function createMongoRecords(
       return records.countDocuments({
         userId,
         hasRead: false,
+        ...IN_INBOX,
         unreadAt: { $gt: since },
         expiresAt: { $gt: new Date(now) },
       });
@@ -83,10 +90,11 @@ export function createMongoRecords(
     count: (userId, now, excludeVerbs = []) =>
       records.countDocuments({
         ...live(userId, now),
+        ...IN_INBOX,
         ...(excludeVerbs.length > 0 ? { verb: { $nin: [...excludeVerbs] } } : {}),
       }),
     async pageAfter(userId, startAfter, pageSize, now) {
-      const page = await pages.pageAfter(userId, startAfter, pageSize, now);
+      const page = await pages.pageAfter(userId, startAfter, pageSize, now, 'inbox');
       return { records: page.records.map(toTrayRecord), nextPage: page.nextPage };
     },
     async pageNumber(userId, page, pageSize, now, excludeVerbs) {

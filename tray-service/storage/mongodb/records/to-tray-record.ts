@@ -1,6 +1,7 @@
 import type { TrayRecordDoc } from './tray-records-collection.ts';
 import { encodeRecordKey } from '../../../domain/record-key.ts';
 import type { TrayRecord } from '../../../domain/tray-record.ts';
+import type { InboxRecord } from '../../../domain/inbox-record.ts';
 
 /**
  * A stored record as readers see it: the key of its (verb, target, user), and none of this
@@ -28,6 +29,16 @@ export function toTrayRecord(doc: TrayRecordDoc): TrayRecord {
     unreadAt: doc.unreadAt,
     // Records written before live streams had no changedAt: they count as changed at 0.
     changedAt: doc.changedAt ?? 0,
+  };
+}
+
+/** A stored record as the inbox's views and marks hand it out: with its inbox state. Pure. */
+export function toInboxRecord(doc: TrayRecordDoc): InboxRecord {
+  return {
+    ...toTrayRecord(doc),
+    isSeen: doc.isSeen,
+    archivedAt: doc.archivedAt,
+    snoozedUntil: doc.snoozedUntil,
   };
 }
 

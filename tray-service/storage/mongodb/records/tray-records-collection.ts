@@ -1,13 +1,15 @@
 import { EXPIRY_INDEX, type CollectionSpec } from '../setup/collection-spec.ts';
 import { TRAY_RECORDS } from '../collection-names.ts';
 import type { TrayRecord } from '../../../domain/tray-record.ts';
+import type { InboxState } from '../../../domain/inbox-state.ts';
+import type { RecordBox } from './record-box.ts';
 
 /**
  * A tray record as the MongoDB adapter stores it: the reader's fields (domain/tray-record.ts) under
  * the key as `_id`, plus the adapter's own mechanics (the counting start, the fan-out's group key,
  * the expiry date of the TTL index, the compare-and-set version). to-tray-record.ts maps it back.
  */
-export interface TrayRecordDoc extends Omit<TrayRecord, 'key' | 'changedAt'> {
+export interface TrayRecordDoc extends Omit<TrayRecord, 'key' | 'changedAt'>, InboxState {
   /** v_tarid_uid (record-key.ts). */
   _id: string;
   /**
@@ -16,6 +18,8 @@ export interface TrayRecordDoc extends Omit<TrayRecord, 'key' | 'changedAt'> {
    * they joined later, starts counting afresh.
    */
   countFrom: number;
+  /** recordBox(archivedAt, snoozedUntil), kept with them by every write (record-box.ts). */
+  box: RecordBox;
   /** recordGroup(verb, targetId): every recipient's record of one target, read by equality in a fan-out. */
   group: string;
   /** lastUpdate + TRAY_RETENTION_DAYS; TTL index where supported, purge + read filter everywhere. */
@@ -46,19 +50,37 @@ export const trayRecordsCollection: CollectionSpec = {
       name: 'user_history',
       key: { userId: 1, lastUpdate: -1, _id: -1 },
       serves:
-        'history v3/v2 pages: find({userId, lastUpdate < startAfter, expiresAt > now}).sort({lastUpdate: -1, _id: -1}).limit(n) (sorted-pages.ts)',
+        'the inbox’s "all" view: find({userId, lastUpdate < startAfter, expiresAt > now}).sort({lastUpdate: -1, _id: -1}).limit(n) (sorted-pages.ts)',
     },
     {
-      name: 'user_unread',
-      key: { userId: 1, hasRead: 1, unreadAt: 1, expiresAt: 1 },
+      name: 'box_history',
+      key: { userId: 1, box: 1, lastUpdate: -1, _id: -1 },
       serves:
-        'unread count: countDocuments({userId, hasRead: false, unreadAt > lastRead, expiresAt > now}) from the index alone; mark-all-as-read: find({userId, hasRead: false})',
+        'history v3/v2 pages and the inbox, archived and snoozed views: find({userId, box, lastUpdate < startAfter, expiresAt > now}).sort({lastUpdate: -1, _id: -1}).limit(n) (sorted-pages.ts)',
     },
     {
-      name: 'record_user',
-      key: { userId: 1, expiresAt: 1, verb: 1 },
+      name: 'box_unread',
+      key: { userId: 1, hasRead: 1, box: 1, unreadAt: 1, expiresAt: 1 },
       serves:
-        'page counts: countDocuments({userId, expiresAt > now, verb not in excluded}) from the index alone; delete-all and a deleted user: deleteMany({userId})',
+        'unread count: countDocuments({userId, hasRead: false, box: "inbox", unreadAt > lastRead, expiresAt > now}) from the index alone; mark-all-as-read: find({userId, hasRead: false})',
+    },
+    {
+      name: 'box_unseen',
+      key: { userId: 1, isSeen: 1, box: 1, expiresAt: 1 },
+      serves:
+        'unseen count: countDocuments({userId, isSeen: false, box: "inbox", expiresAt > now}) from the index alone; last-read’s seen mark: find({userId, isSeen: false, hasRead: false})',
+    },
+    {
+      name: 'box_user',
+      key: { userId: 1, box: 1, expiresAt: 1, verb: 1 },
+      serves:
+        'page counts: countDocuments({userId, box: "inbox", expiresAt > now, verb not in excluded}) from the index alone; marks of all: find({userId, box: "inbox"}); delete-all and a deleted user: deleteMany({userId})',
+    },
+    {
+      name: 'snooze_due',
+      key: { box: 1, snoozedUntil: 1, _id: 1 },
+      serves:
+        'the wake-up: find({box: "snoozed", snoozedUntil <= now}).sort({snoozedUntil: 1, _id: 1}).limit(n) (inbox/wake-due.ts)',
     },
     {
       name: 'user_changes',
@@ -79,5 +101,5 @@ export const trayRecordsCollection: CollectionSpec = {
     },
     EXPIRY_INDEX,
   ],
-  retiredIndexes: ['history_bucket', 'expiry_day', 'actor_ids'],
+  retiredIndexes: ['history_bucket', 'expiry_day', 'actor_ids', 'user_unread', 'record_user'],
 };

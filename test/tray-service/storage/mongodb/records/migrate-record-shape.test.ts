@@ -7,6 +7,7 @@ import {
   migrateRecordShape,
   type LegacyRecordDoc,
 } from '../../../../../tray-service/storage/mongodb/records/migrate-record-shape.ts';
+import { migrateInboxState } from '../../../../../tray-service/storage/mongodb/records/migrate-inbox-state.ts';
 import { workerCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
 import { processJob } from '../support/process-job.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
@@ -69,9 +70,10 @@ describe('migrateRecordShape (records of earlier versions)', () => {
     expect(await migrateRecordShape(mongo.db, { retentionDays: 90 })).to.equal(0);
   });
 
-  it('leaves them readable: history, unread count', async () => {
+  it('leaves them readable, once given their inbox state as at open: history, unread count', async () => {
+    await migrateInboxState(mongo.db);
     const records = createMongoRecords(mongo.db, { lastRead: { latest: async () => 0 } });
-    const page = await createSortedPages(mongo.db).pageAfter('u-ana', undefined, 10, Date.now());
+    const page = await createSortedPages(mongo.db).pageAfter('u-ana', undefined, 10, Date.now(), 'inbox');
     expect(page.records.map((r) => r._id)).to.deep.equal(['comment_p-old_u-ana']);
     expect(await records.countUnread('u-ana', 0, Date.now())).to.equal(1);
   });

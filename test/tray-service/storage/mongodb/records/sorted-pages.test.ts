@@ -19,7 +19,7 @@ async function walkPages(queries: SortedPages, userId: string, pageSize: number)
   const pages: string[][] = [];
   let startAfter: number | undefined;
   for (let guard = 0; guard < 100; guard++) {
-    const page = await queries.pageAfter(userId, startAfter, pageSize, NOW);
+    const page = await queries.pageAfter(userId, startAfter, pageSize, NOW, undefined);
     pages.push(page.records.map((record) => record._id));
     if (page.nextPage === 0) return pages;
     startAfter = page.nextPage;

@@ -1,0 +1,92 @@
+import { expect } from 'chai';
+import { jobScope } from '../../../../../shared/async/job-scope.ts';
+import type { InboxPort, TrayStorage, WriteContext } from '../../../../../tray-service/storage/port.ts';
+import { aComment, aMention, aPost } from '../../../../support/activity-builder.ts';
+import { useTrayStorage } from '../../../../support/use-tray-storage.ts';
+
+const T0 = Date.UTC(2026, 10, 20, 10);
+const context: WriteContext = { now: T0 + 60_000, retentionDays: 90 };
+
+// A mute holds back what it covers for its owner inside the worker's writes: a comment on a muted
+// post and a post to a muted community make no record, an @mention passes, and a delivery dated
+// after the mute was removed goes through.
+describe('MongoDB adapter: mutes held back in the fan-out and personal writes', function () {
+  this.timeout(60_000);
+  const suite = useTrayStorage('mongodb');
+  let storage: TrayStorage;
+  let inbox: InboxPort;
+  const keys = async (userId: string) =>
+    (await storage.records.pageAfter(userId, undefined, 50, context.now)).records.map(
+      (record) => `${record.verb}:${record.targetId}`,
+    );
+  const job = <T>(name: string, run: () => Promise<T>) => jobScope.run(name, run);
+
+  before(() => {
+    storage = suite.storage;
+    if (!storage.inbox) throw new Error('the MongoDB adapter has no inbox port');
+    inbox = storage.inbox;
+  });
+
+  it('a muted post: no record for a comment on it, an @mention in it arrives', async () => {
+    await inbox.putMute('u-ana', { targetType: 'post', targetId: 'p-1' }, null, T0, 90);
+    const post = { postId: 'p-1', owner: 'u-ana' };
+    await job('j-1', () =>
+      storage.writes.applyPersonal(
+        [
+          aComment('u-ben', post, { id: 'cm-1', at: T0 + 1_000 }),
+          aMention('u-cy', 'u-ana', { in: 'post', postId: 'p-1' }, { at: T0 + 2_000 }),
+        ],
+        context,
+      ),
+    );
+    expect(await keys('u-ana')).to.deep.equal(['mention:p-1']);
+  });
+
+  it('a muted community: its post reaches the other members, not the one who muted it', async () => {
+    for (const userId of ['u-dee', 'u-eve'])
+      await job(`join-${userId}`, () =>
+        storage.writes.applyMemberships(
+          [{ communityId: 'c-mute', userId, active: true, at: T0 - 1_000 }],
+          context,
+        ),
+      );
+    await inbox.putMute('u-dee', { targetType: 'community', targetId: 'c-mute' }, null, T0, 90);
+    await job('j-post', () =>
+      storage.writes.fanOutPosts(
+        'c-mute',
+        [aPost('u-fay', { id: 'p-9', at: T0 + 3_000, communityId: 'c-mute' })],
+        context,
+      ),
+    );
+    expect(await keys('u-dee')).to.deep.equal([]);
+    expect(await keys('u-eve')).to.deep.equal(['post:c-mute']);
+  });
+
+  it('judged by the action’s time: after the mute is removed a comment goes through, a late one dated inside it does not', async () => {
+    await inbox.putMute('u-gus', { targetType: 'user', targetId: 'u-hal' }, null, T0, 90);
+    await inbox.removeMute('u-gus', { targetType: 'user', targetId: 'u-hal' }, T0 + 10_000, 90);
+    const post = { postId: 'p-2', owner: 'u-gus' };
+    await job('j-late', () =>
+      storage.writes.applyPersonal([aComment('u-hal', post, { id: 'cm-late', at: T0 + 5_000 })], context),
+    );
+    expect(await keys('u-gus')).to.deep.equal([]);
+    await job('j-after', () =>
+      storage.writes.applyPersonal([aComment('u-hal', post, { id: 'cm-after', at: T0 + 20_000 })], context),
+    );
+    expect(await keys('u-gus')).to.deep.equal(['comment:p-2']);
+  });
+
+  it('after an unmute, the record counts nothing its mute held back (a new comment regroups without it)', async () => {
+    const post = { postId: 'p-3', owner: 'u-ivy' };
+    const comment = (actor: string, id: string, at: number) =>
+      job(id, () => storage.writes.applyPersonal([aComment(actor, post, { id, at })], context));
+    await comment('u-jon', 'cm-j', T0 + 1_000);
+    await inbox.putMute('u-ivy', { targetType: 'post', targetId: 'p-3' }, null, T0 + 2_000, 90);
+    await comment('u-kim', 'cm-k', T0 + 3_000);
+    await inbox.removeMute('u-ivy', { targetType: 'post', targetId: 'p-3' }, T0 + 4_000, 90);
+    await comment('u-lea', 'cm-l', T0 + 5_000);
+    const [record] = (await storage.records.pageAfter('u-ivy', undefined, 10, context.now)).records;
+    expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-lea', 'u-jon']);
+    expect(record?.actorsCount).to.equal(2);
+  });
+});

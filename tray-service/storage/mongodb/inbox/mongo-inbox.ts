@@ -1,0 +1,110 @@
+import type { Db } from 'mongodb';
+import type { InboxRecord } from '../../../domain/inbox-record.ts';
+import { encodeRecordKey } from '../../../domain/record-key.ts';
+import { seenByLastRead } from '../../../domain/seen-mark.ts';
+import type { InboxPort, MarkedRecords } from '../../port.ts';
+import { TRAY_RECORDS } from '../collection-names.ts';
+import { casUpdateRecords, type ComputeRecord } from '../compare-and-set/cas-update-records.ts';
+import { claimOwner } from '../compare-and-set/claim-owner.ts';
+import { readByIds } from '../compare-and-set/read-by-ids.ts';
+import { createMongoMutes } from '../mutes/mongo-mutes.ts';
+import { viewBox } from '../records/record-box.ts';
+import { createSortedPages } from '../records/sorted-pages.ts';
+import { toInboxRecord } from '../records/to-tray-record.ts';
+import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
+import { inboxChange, withInboxChange } from './inbox-change.ts';
+import { wakeDue } from './wake-due.ts';
+
+/**
+ * The inbox of a user's tray on MongoDB (docs/storage.md#the-inbox). Views and counts are
+ * equalities on the stored `box` (records/record-box.ts), each served by a compound index of
+ * tray_records; every mark reads the records it names (by `_id`) or the inbox's (by user and box),
+ * computes each record's change by the domain's rules and writes them through the same
+ * compare-and-set as the worker, so a mark never undoes a concurrent write or is undone by one.
+ */
+export function createMongoInbox(db: Db): InboxPort {
+  const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
+  const pages = createSortedPages(db);
+
+  /** The caller's unexpired records among `ids` (others' and unknown keys are left out), or the inbox's. */
+  const named = async (userId: string, ids: MarkedRecords, now: number, readOnly: boolean) => {
+    const found =
+      ids === 'all'
+        ? await records.find({ userId, box: 'inbox', ...(readOnly ? { hasRead: true } : {}) }).toArray()
+        : [...(await readByIds(db, [...new Set(ids)])).values()].filter(
+            // A key names its own user: a record read under it is the caller's only if it says so.
+            (record) => record.userId === userId && ids.includes(encodeRecordKey(record)),
+          );
+    return found.filter((record) => record.expiresAt.getTime() > now);
+  };
+
+  /** Writes `compute` over `found` at `now`; returns the records this call changed. */
+  const write = async (
+    found: readonly TrayRecordDoc[],
+    compute: ComputeRecord,
+    now: number,
+    stampChangedAt = true,
+  ) => {
+    const changed: InboxRecord[] = [];
+    await casUpdateRecords(
+      db,
+      found.map((record) => record._id),
+      compute,
+      {
+        owner: claimOwner(),
+        now: () => now,
+        stampChangedAt,
+        first: new Map(found.map((record) => [record._id, record])),
+        onWritten: async (docs) => void changed.push(...docs.map(toInboxRecord)),
+      },
+    );
+    return changed;
+  };
+
+  // A record read again in a later round (a concurrent write) is judged again: gone or expired
+  // records and another user's are left alone.
+  const live = (current: TrayRecordDoc | undefined, userId: string, now: number) =>
+    current && current.userId === userId && current.expiresAt.getTime() > now ? current : undefined;
+
+  return {
+    async page(userId, view, startAfter, pageSize, now) {
+      const page = await pages.pageAfter(userId, startAfter, pageSize, now, viewBox(view));
+      return { records: page.records.map(toInboxRecord), nextPage: page.nextPage };
+    },
+
+    countUnseen: (userId, now) =>
+      records.countDocuments({ userId, isSeen: false, box: 'inbox', expiresAt: { $gt: new Date(now) } }),
+
+    async mark(userId, mark, now) {
+      const found = await named(userId, mark.ids, now, mark.kind === 'archive' && mark.readOnly === true);
+      return write(
+        found,
+        (_key, current) => {
+          const record = live(current, userId, now);
+          return record ? withInboxChange(record, inboxChange(mark, record, now)) : 'unchanged';
+        },
+        now,
+      );
+    },
+
+    async seeThrough(userId, now) {
+      const unseen = await records.find({ userId, isSeen: false, hasRead: false }).toArray();
+      const due = unseen.filter((record) => record.unreadAt <= now && record.expiresAt.getTime() > now);
+      const changed = await write(
+        due,
+        (_key, current) => {
+          const record = live(current, userId, now);
+          return record ? withInboxChange(record, seenByLastRead(record, now)) : 'unchanged';
+        },
+        now,
+        // Like the last-read time itself: nothing for live streams (the port's seeThrough).
+        false,
+      );
+      return changed.length;
+    },
+
+    wakeDue: (now, limit) => wakeDue(db, now, limit),
+
+    ...createMongoMutes(db),
+  };
+}

@@ -1,0 +1,46 @@
+import type { Db } from 'mongodb';
+import type { InboxRecord } from '../../../domain/inbox-record.ts';
+import { wake } from '../../../domain/snooze-mark.ts';
+import { TRAY_RECORDS } from '../collection-names.ts';
+import { casUpdateRecords } from '../compare-and-set/cas-update-records.ts';
+import { claimOwner } from '../compare-and-set/claim-owner.ts';
+import { toInboxRecord } from '../records/to-tray-record.ts';
+import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
+import { withInboxChange } from './inbox-change.ts';
+
+/** Batches read before giving up on a wake-up that keeps losing every record to other processes. */
+const MAX_READS = 20;
+
+/**
+ * The snooze wake-up (docs/storage.md#the-inbox): reads the due records by the `snooze_due` index
+ * (box `snoozed`, snoozedUntil <= now, oldest end first) and wakes them through the compare-and-set.
+ * That is the claim: two processes reading the same due records both try to claim each one's next
+ * version, one wins it, and the other, reading the record again, finds it no longer snoozed and
+ * leaves it, so each record is woken once. A batch whose records other processes took is followed
+ * by the next due ones, so a short answer still means that no more are due.
+ */
+export async function wakeDue(db: Db, now: number, limit: number): Promise<InboxRecord[]> {
+  const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
+  const woken: InboxRecord[] = [];
+  for (let reads = 0; reads < MAX_READS && woken.length < limit; reads++) {
+    const wanted = limit - woken.length;
+    const due = await records
+      .find({ box: 'snoozed', snoozedUntil: { $lte: now } })
+      .sort({ snoozedUntil: 1, _id: 1 })
+      .limit(wanted)
+      .toArray();
+    await casUpdateRecords(
+      db,
+      due.map((record) => record._id),
+      (_key, current) => (current ? withInboxChange(current, wake(current, now)) : 'unchanged'),
+      {
+        owner: claimOwner(),
+        now: () => now,
+        first: new Map(due.map((record) => [record._id, record])),
+        onWritten: async (docs) => void woken.push(...docs.map(toInboxRecord)),
+      },
+    );
+    if (due.length < wanted) break;
+  }
+  return woken;
+}

@@ -1,0 +1,81 @@
+import type { Db } from 'mongodb';
+import { DAY_MS } from '../../../../shared/time/durations.ts';
+import { muteInForceAt, type Mute } from '../../../domain/mute.ts';
+import { muteInForce, type MuteTarget } from '../../../domain/mute-changes.ts';
+import type { InboxPort } from '../../port.ts';
+import { TRAY_MUTES } from '../collection-names.ts';
+import { muteTargetKey, type MuteDoc } from './tray-mutes-collection.ts';
+
+/** The latest time a Date holds: a span with no end yet is kept until it gets one. */
+const NEVER = new Date(8_640_000_000_000_000);
+
+const spanId = (mute: Pick<Mute, 'userId' | 'targetType' | 'targetId' | 'createdAt'>) =>
+  JSON.stringify([mute.userId, mute.targetType, mute.targetId, mute.createdAt]);
+
+/** A stored span as the port hands it out, field by field. */
+const toMute = (doc: MuteDoc): Mute => ({
+  userId: doc.userId,
+  targetType: doc.targetType,
+  targetId: doc.targetId,
+  createdAt: doc.createdAt,
+  until: doc.until,
+  removedAt: doc.removedAt,
+});
+
+/**
+ * Mutes in tray_mutes, one document per span (tray-mutes-collection.ts). PUT and DELETE read the
+ * user's spans of the target (a handful) and decide by the domain's rules (mute-changes.ts) which
+ * span to change or start; each write is one command on `_id`. Two PUTs of one target racing on a
+ * server without atomic updates (FerretDB) may both start a span: the mute is then in force twice,
+ * which judges every activity the same, and a DELETE ends both.
+ */
+export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMute' | 'mutesInForce'> {
+  const mutes = db.collection<MuteDoc>(TRAY_MUTES);
+  const spansOf = async (userId: string, target: MuteTarget) =>
+    (await mutes.find({ userId, targetType: target.targetType, targetId: target.targetId }).toArray()).map(
+      toMute,
+    );
+  const keptUntil = (end: number | null, retentionDays: number) =>
+    end === null ? NEVER : new Date(end + retentionDays * DAY_MS);
+
+  return {
+    async putMute(userId, target, until, now, retentionDays) {
+      const current = muteInForce(await spansOf(userId, target), target, now);
+      // The span in force gets the new end (its start stays); without one a new span starts now,
+      // replacing one removed at this very millisecond (the span goes on).
+      const mute: Mute = current
+        ? { ...current, until }
+        : { userId, ...target, createdAt: now, until, removedAt: null };
+      await mutes.replaceOne(
+        { _id: spanId(mute) },
+        {
+          ...mute,
+          target: muteTargetKey(mute.targetType, mute.targetId),
+          expiresAt: keptUntil(until, retentionDays),
+        },
+        { upsert: true },
+      );
+      return mute;
+    },
+
+    async removeMute(userId, target, now, retentionDays) {
+      const ended = (await spansOf(userId, target)).filter(
+        (mute) => mute.targetType === target.targetType && muteInForceAt(mute, now),
+      );
+      for (const mute of ended)
+        await mutes.updateOne(
+          { _id: spanId(mute) },
+          { $set: { removedAt: now, expiresAt: keptUntil(now, retentionDays) } },
+        );
+      return ended.length > 0;
+    },
+
+    async mutesInForce(userId, now) {
+      const spans = await mutes
+        .find({ userId, createdAt: { $lte: now } })
+        .sort({ createdAt: 1, targetType: 1, targetId: 1 })
+        .toArray();
+      return spans.map(toMute).filter((mute) => muteInForceAt(mute, now));
+    },
+  };
+}
