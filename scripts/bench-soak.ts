@@ -7,13 +7,15 @@
 // `trendRule` below. Starts its own redis-server and PostgreSQL (unless REDIS_URL / DATABASE_URL
 // point elsewhere). Not part of CI: the default run lasts 30 minutes.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { signBody } from '../receiver/signature/sign-body.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { benchBody } from './lib/bench-body.ts';
+import { residentMb, waitHealthy } from './lib/bench-process.ts';
+import { commentBody } from './lib/comment-body.ts';
+import { openStream, type Stream } from './lib/sse-client.ts';
 import { parseCli, runCli } from './lib/cli.ts';
 import { createBenchDatabase } from './lib/create-bench-database.ts';
 import { hs256Token } from './lib/hs256-token.ts';
@@ -61,11 +63,6 @@ const percentile = (values: readonly number[], p: number) => {
   );
 };
 
-function residentMb(pid: number): number {
-  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Math.round(Number(match[1]) / 102.4) / 10 : 0;
-}
-
 /** A process's own event-loop delay p99 in ms (prom-client's default metrics on /metrics). */
 async function eventLoopP99(port: number): Promise<number> {
   const text = await fetch(`http://127.0.0.1:${port}/metrics`, {
@@ -76,80 +73,6 @@ async function eventLoopP99(port: number): Promise<number> {
   );
   const line = text.split('\n').find((l) => l.startsWith('nodejs_eventloop_lag_p99_seconds '));
   return line ? Math.round(Number(line.split(' ')[1]) * 10_000) / 10 : NaN;
-}
-
-async function waitHealthy(url: string, timeoutMs: number): Promise<void> {
-  const started = Date.now();
-  while (Date.now() - started < timeoutMs) {
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await sleep(200);
-  }
-  throw new Error(`${url} not healthy within ${timeoutMs} ms`);
-}
-
-/** Opens an SSE stream; calls `onRecord` with each `record` event's targetId. */
-function openStream(url: string, token: string, onRecord: (targetId: string) => void): Promise<() => void> {
-  return new Promise((done, fail) => {
-    const req = httpRequest(url, {
-      headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' },
-    });
-    req.on('error', fail);
-    req.on('response', (res) => {
-      if (res.statusCode !== 200) {
-        res.resume();
-        fail(new Error(`stream answered ${res.statusCode}`));
-        return;
-      }
-      let buffer = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          if (!/^event: record$/m.test(block)) continue;
-          const targetId = /"targetId":"([^"]+)"/.exec(block)?.[1];
-          if (targetId) onRecord(targetId);
-        }
-      });
-      done(() => req.destroy());
-    });
-    req.end();
-  });
-}
-
-/** A comment by u-actor on `owner`'s post `postId`: one new record on the owner's stream. */
-function commentBody(owner: string, postId: string): string {
-  return JSON.stringify({
-    event: 'comment.didCreate',
-    data: {
-      comment: {
-        commentId: `cm-${postId}`,
-        userId: 'u-actor',
-        referenceType: 'post',
-        referenceId: postId,
-        parentId: null,
-        segmentNumber: 1,
-        text: 'soak',
-        createdAt: new Date().toISOString(),
-        mentionees: [],
-      },
-      post: { postId, postedUserId: owner, targetType: 'community', targetId: 'c-soak' },
-      parentComment: null,
-      community: { communityId: 'c-soak', displayName: 'Soak' },
-      users: [
-        { userId: 'u-actor', displayName: 'Actor' },
-        { userId: owner, displayName: owner },
-      ],
-    },
-  });
 }
 
 interface Minute {
@@ -195,7 +118,7 @@ runCli(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'bench-soak-'));
   const servers: LocalServer[] = [];
   const children: ChildProcess[] = [];
-  const closers: (() => void)[] = [];
+  const streams: Stream[] = [];
   try {
     const redis = process.env.REDIS_URL ? undefined : await startRedis({ dir: join(dir, 'redis') });
     if (redis) servers.push(redis);
@@ -243,11 +166,13 @@ runCli(async () => {
     const acked = new Map<string, number>();
     let lags: number[] = [];
     for (const [i, user] of users.entries()) {
-      closers.push(
+      streams.push(
         await openStream(
           `http://127.0.0.1:${trayPorts[i % 2]}/notifications/v3/stream`,
           await hs256Token(SECRET, user, '2h'),
-          (postId) => {
+          (event, data) => {
+            if (event !== 'record') return;
+            const postId = (JSON.parse(data) as { targetId: string }).targetId;
             const at = acked.get(postId);
             if (at === undefined) return;
             acked.delete(postId);
@@ -323,7 +248,8 @@ runCli(async () => {
       const wait = due - performance.now();
       if (wait > 0) await sleep(wait);
       const postId = `p-${i}`;
-      const body = i % 2 === 0 ? commentBody(users[(i / 2) % users.length] ?? 'u-s0', postId) : benchBody(i);
+      const body =
+        i % 2 === 0 ? commentBody(users[(i / 2) % users.length] ?? 'u-s0', postId, Date.now()) : benchBody(i);
       const started = performance.now();
       const send = fetch(`http://127.0.0.1:${receiverPort}/webhooks`, {
         method: 'POST',
@@ -401,7 +327,7 @@ runCli(async () => {
     );
     return rising.length === 0 ? 0 : 1;
   } finally {
-    for (const close of closers) close();
+    for (const stream of streams) stream.close();
     for (const child of children) child.kill('SIGTERM');
     await Promise.all(children.map((child) => new Promise((done) => child.once('exit', done))));
     for (const server of servers) await server.stop();
