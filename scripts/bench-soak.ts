@@ -71,8 +71,9 @@ async function eventLoopP99(port: number): Promise<number> {
     (res) => res.text(),
     () => '',
   );
-  const line = text.split('\n').find((l) => l.startsWith('nodejs_eventloop_lag_p99_seconds '));
-  return line ? Math.round(Number(line.split(' ')[1]) * 10_000) / 10 : NaN;
+  // Default labels (the service's name) may follow the metric's name.
+  const value = /^nodejs_eventloop_lag_p99_seconds(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1];
+  return value === undefined ? NaN : Math.round(Number(value) * 10_000) / 10;
 }
 
 interface Minute {
@@ -119,6 +120,14 @@ runCli(async () => {
   const servers: LocalServer[] = [];
   const children: ChildProcess[] = [];
   const streams: Stream[] = [];
+  // Ctrl-C during a long run: stop what the bench started instead of leaving it running.
+  process.once('SIGINT', () => {
+    for (const child of children) child.kill('SIGTERM');
+    void Promise.all(servers.map((server) => server.stop())).finally(() => {
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(130);
+    });
+  });
   try {
     const redis = process.env.REDIS_URL ? undefined : await startRedis({ dir: join(dir, 'redis') });
     if (redis) servers.push(redis);
