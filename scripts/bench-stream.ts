@@ -11,8 +11,7 @@
 // Starts its own redis-server and a throwaway PostgreSQL cluster (unless REDIS_URL / DATABASE_URL
 // point elsewhere) and its own receiver and tray processes. Needs a quiet machine.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request as httpRequest, type ClientRequest } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { signBody } from '../receiver/signature/sign-body.ts';
@@ -22,6 +21,9 @@ import { openPostgresStorage } from '../tray-service/storage/postgres/open-postg
 import { createBenchDatabase } from './lib/create-bench-database.ts';
 import { freePort, startPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
 import { hs256Token } from './lib/hs256-token.ts';
+import { residentMb, waitHealthy } from './lib/bench-process.ts';
+import { commentBody } from './lib/comment-body.ts';
+import { openStream, type Stream } from './lib/sse-client.ts';
 
 const usage = `Usage: npm run bench:stream -- [--rate 200] [--seconds 30] [--recipients 100] [--idle 10000] [--warmup 5] [--members 10000]
 
@@ -36,98 +38,11 @@ const root = resolve(import.meta.dirname, '..');
 const SECRET = 'bench-stream-secret-of-at-least-32-chars';
 const WEBHOOK_SECRET = 'bench-secret';
 
-interface Stream {
-  close(): void;
-}
-
-/** Opens an SSE stream and calls `onEvent` per event; resolves once the response headers arrived. */
-function openStream(
-  url: string,
-  token: string,
-  onEvent: (event: string, data: string) => void,
-): Promise<Stream> {
-  return new Promise((done, fail) => {
-    const req: ClientRequest = httpRequest(url, {
-      headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' },
-    });
-    req.on('error', fail);
-    req.on('response', (res) => {
-      if (res.statusCode !== 200) {
-        fail(new Error(`stream answered ${res.statusCode}`));
-        res.resume();
-        return;
-      }
-      let buffer = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event && data) onEvent(event, data);
-        }
-      });
-      done({ close: () => req.destroy() });
-    });
-    req.end();
-  });
-}
-
 const token = (userId: string) => hs256Token(SECRET, userId, '2h');
-
-/** A comment by u-actor on `owner`'s post `postId`: one new record for the owner. */
-function commentBody(owner: string, postId: string, at: number): string {
-  return JSON.stringify({
-    event: 'comment.didCreate',
-    data: {
-      comment: {
-        commentId: `cm-${postId}`,
-        userId: 'u-actor',
-        referenceType: 'post',
-        referenceId: postId,
-        parentId: null,
-        segmentNumber: 1,
-        text: 'bench',
-        createdAt: new Date(at).toISOString(),
-        mentionees: [],
-      },
-      post: { postId, postedUserId: owner, targetType: 'community', targetId: 'c-bench' },
-      parentComment: null,
-      community: { communityId: 'c-bench', displayName: 'Bench' },
-      users: [
-        { userId: 'u-actor', displayName: 'Actor' },
-        { userId: owner, displayName: owner },
-      ],
-    },
-  });
-}
-
-function residentMb(pid: number): number {
-  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Math.round(Number(match[1]) / 102.4) / 10 : 0;
-}
 
 const percentile = (sorted: readonly number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
-
-async function waitHealthy(url: string, timeoutMs: number): Promise<void> {
-  const started = Date.now();
-  while (Date.now() - started < timeoutMs) {
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await sleep(200);
-  }
-  throw new Error(`${url} not healthy within ${timeoutMs} ms`);
-}
 
 runCli(async () => {
   const { values } = parseCli(

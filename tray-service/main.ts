@@ -10,6 +10,7 @@ import { createLogger } from '../shared/logging/create-logger.ts';
 import { onShutdown } from '../shared/process/on-shutdown.ts';
 import { createWebhookQueue } from '../shared/queue/webhook-queue.ts';
 import { createRedis, pingRedis } from '../shared/redis/create-redis.ts';
+import { logRedisOutage } from '../shared/redis/log-redis-outage.ts';
 import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
 import { adminDepsFromConfig } from './admin/admin-deps-from-config.ts';
 import { createAdminApp } from './admin/create-admin-app.ts';
@@ -69,10 +70,13 @@ const storage = await openStorage(storageConfig, logger, {
   retentionDays: config.TRAY_RETENTION_DAYS,
 });
 const redis = createRedis(config.redis);
-redis.on('error', (error) => logger.warn({ err: error.message }, 'redis connection error'));
+logRedisOutage(redis, logger, 'commands');
 // A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.
 await refuseEvictingRedis(redis, { logger });
-const queue = createWebhookQueue({ redis: config.redis, prefix: config.QUEUE_PREFIX });
+const queue = createWebhookQueue({ redis: config.redis, prefix: config.QUEUE_PREFIX }, undefined, {
+  firstMs: config.TRAY_RETRY_FIRST_DELAY_MS,
+  maxMs: config.TRAY_RETRY_MAX_DELAY_MS,
+});
 
 // Moderation: the worker's rules and the decisions' delivery; the admin API reads its decisions.
 const moderation = await setupModeration(config, {
@@ -110,9 +114,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
   const eventsFeed = createRedisEventsFeed({
     connect: () => {
       const connection = createRedis(config.redis);
-      connection.on('error', (error) =>
-        logger.warn({ err: error.message }, 'redis events-tail connection error'),
-      );
+      logRedisOutage(connection, logger, 'events tail');
       return connection;
     },
     prefix: config.STREAM_REDIS_PREFIX,
@@ -147,7 +149,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
   });
   // Live streams: subscriptions need a connection of their own (subscriber mode runs nothing else).
   const subscriber = createRedis(config.redis);
-  subscriber.on('error', (error) => logger.warn({ err: error.message }, 'redis subscriber connection error'));
+  logRedisOutage(subscriber, logger, 'live streams');
   const live = createLiveTray({
     storage,
     redis,

@@ -21,6 +21,15 @@ export const trayWorkerShape = {
   TRAY_RETENTION_DAYS: positiveInt(90, 3650),
   /** Milliseconds between purges of expired records and events (servers without TTL indexes need them). */
   TRAY_PURGE_INTERVAL_MS: positiveInt(3_600_000, 7 * 24 * 3_600_000),
+  /**
+   * Wait before a failed job's second attempt, doubling per attempt up to TRAY_RETRY_MAX_DELAY_MS:
+   * with the 20 attempts the receiver gives each job, the defaults span about 7.5 minutes. A
+   * storage outage spends no attempts (the worker waits for the storage instead), so this window
+   * only bounds how long a job failing for a reason of its own keeps being tried.
+   */
+  TRAY_RETRY_FIRST_DELAY_MS: positiveInt(1_000, 3_600_000),
+  /** Longest wait between two attempts of a job. */
+  TRAY_RETRY_MAX_DELAY_MS: positiveInt(30_000, 3_600_000),
   /** Recipients per read-compute-write round of a post fan-out (bounds memory and command size). */
   TRAY_FANOUT_BATCH: positiveInt(10_000, 100_000),
 };

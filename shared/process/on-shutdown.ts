@@ -1,10 +1,24 @@
 import type { Logger } from '../logging/create-logger.ts';
 
 /**
- * Runs `shutdown` once on SIGTERM or SIGINT, then exits. A second signal exits at once, so an
- * operator pressing Ctrl-C twice is never stuck behind a hung dependency.
+ * How long a clean shutdown may take before the process exits anyway. Orchestrators send SIGKILL
+ * 10 s after SIGTERM by default (Kubernetes' terminationGracePeriodSeconds, Docker's stop timeout):
+ * exiting first, with a log line saying so, is better than being killed mid-write with no word.
+ * Whatever a cut-short shutdown leaves is safe to leave: unfinished jobs are picked up again as
+ * stalled jobs, acknowledged events are in the queue or the spool.
  */
-export function onShutdown(logger: Logger, shutdown: () => Promise<void>): void {
+export const SHUTDOWN_DEADLINE_MS = 8_000;
+
+/**
+ * Runs `shutdown` once on SIGTERM or SIGINT, then exits, within SHUTDOWN_DEADLINE_MS whatever its
+ * dependencies do. A second signal exits at once, so an operator pressing Ctrl-C twice is never
+ * stuck behind a hung dependency.
+ */
+export function onShutdown(
+  logger: Logger,
+  shutdown: () => Promise<void>,
+  deadlineMs = SHUTDOWN_DEADLINE_MS,
+): void {
   let stopping = false;
   const handle = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -13,6 +27,13 @@ export function onShutdown(logger: Logger, shutdown: () => Promise<void>): void 
     }
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    setTimeout(() => {
+      logger.warn(
+        { deadlineMs },
+        'shutdown did not finish in time (a dependency does not answer): exiting now',
+      );
+      process.exit(1);
+    }, deadlineMs).unref();
     shutdown()
       .then(() => {
         logger.info('stopped');

@@ -1,5 +1,9 @@
 import type Bull from 'bull';
-import { CAPPED_EXPONENTIAL, cappedExponentialDelay } from './capped-exponential-backoff.ts';
+import {
+  CAPPED_EXPONENTIAL,
+  cappedExponentialDelay,
+  type CappedExponentialOptions,
+} from './capped-exponential-backoff.ts';
 import { createBullQueue, type QueueConnection } from './create-bull-queue.ts';
 
 /** The one queue between receiver and worker. docs/receiver.md#queue documents name and options. */
@@ -32,13 +36,16 @@ export const encodeWebhookJob = (job: WebhookJobData): EncodedWebhookJob => ({
   json: JSON.stringify(job),
 });
 
-/** Waits between attempts of a webhook job: 1 s, 2 s, 4 s, 8 s, 16 s, then every 30 s. */
+/**
+ * Waits between attempts of a webhook job: 1 s, 2 s, 4 s, 8 s, 16 s, then every 30 s (the tray
+ * worker's TRAY_RETRY_FIRST_DELAY_MS and TRAY_RETRY_MAX_DELAY_MS change them).
+ */
 export const webhookRetryDelays = { firstMs: 1_000, maxMs: 30_000 } as const;
 
 /**
  * Job options for every webhook job. 20 attempts with capped exponential backoff
- * (webhookRetryDelays) span about 7.5 minutes, so a MongoDB outage of a few minutes costs nothing,
- * and once it ends every waiting job is retried within 30 s. After the last attempt the job stays
+ * (webhookRetryDelays) span about 7.5 minutes. A storage outage costs no attempts at all: the
+ * worker stops taking jobs until the storage answers (tray-service/worker/storage-gate.ts). After the last attempt the job stays
  * in the failed set (the dead letter) until `scripts/replay` moves it back.
  */
 export const webhookJobOptions: Bull.JobOptions = {
@@ -53,12 +60,13 @@ export type { QueueConnection };
 export function createWebhookQueue(
   connection: QueueConnection,
   name = WEBHOOK_QUEUE_NAME,
+  retryDelays: CappedExponentialOptions = webhookRetryDelays,
 ): Bull.Queue<WebhookJobData> {
   // Every instance registers the strategy: bull computes a retry's delay in the process whose
   // worker ran the failed attempt, from the job's stored `backoff.type`.
   return createBullQueue<WebhookJobData>(name, connection, {
     backoffStrategies: {
-      [CAPPED_EXPONENTIAL]: (attemptsMade) => cappedExponentialDelay(attemptsMade, webhookRetryDelays),
+      [CAPPED_EXPONENTIAL]: (attemptsMade) => cappedExponentialDelay(attemptsMade, retryDelays),
     },
   });
 }

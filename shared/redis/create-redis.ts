@@ -49,7 +49,7 @@ export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionR
       retryStrategy,
     });
   }
-  return new Cluster(
+  const cluster = new Cluster(
     target.clusterNodes.map((node) => ({ host: node.host, port: node.port })),
     {
       enableOfflineQueue,
@@ -62,6 +62,58 @@ export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionR
       redisOptions: { maxRetriesPerRequest, enableReadyCheck, connectTimeout },
     },
   );
+  paceSubscriberReselection(cluster, retryStrategy);
+  if (maxRetriesPerRequest !== null) failQueuedCommandsOnClose(cluster);
+  return cluster;
+}
+
+/** The parts of ioredis's Cluster (5.x) that its typings keep private and the two fixes below use. */
+interface ClusterInternals {
+  subscriber?: { onSubscriberEnd?: () => void };
+  offlineQueue?: { length: number };
+  flushQueue?: (error: Error) => void;
+}
+
+/**
+ * ioredis picks a new node for a cluster's subscriber connection the moment the current one ends
+ * (https://github.com/redis/ioredis/pull/1589), with no wait: while every node is down, a
+ * connection with subscriptions (bull's, the live streams') reconnects in a busy loop, a new
+ * connection and error each time. That loop held a tray process at 50-100 % CPU and grew it by
+ * about 25 MB a second (RELIABILITY.md). Here each reselection waits as a reconnect would, and the
+ * count starts again once the cluster is ready.
+ */
+function paceSubscriberReselection(cluster: Cluster, retryStrategy: (attempt: number) => number): void {
+  const subscriber = (cluster as unknown as ClusterInternals).subscriber;
+  const reselect = subscriber?.onSubscriberEnd;
+  if (!subscriber || !reselect) return;
+  let attempt = 0;
+  let timer: NodeJS.Timeout | undefined;
+  cluster.on('ready', () => {
+    attempt = 0;
+  });
+  cluster.on('end', () => clearTimeout(timer));
+  subscriber.onSubscriberEnd = () => {
+    attempt += 1;
+    clearTimeout(timer);
+    timer = setTimeout(reselect, retryStrategy(attempt));
+    timer.unref();
+  };
+}
+
+/**
+ * A cluster with no reachable node keeps every command in its own offline queue until it connects
+ * again, whatever maxRetriesPerRequest says, so a lasting outage grew that queue by every command
+ * issued meanwhile. For connections meant to fail fast, each failed reconnect ends the commands
+ * it was holding, as a single server's connection does after its retries.
+ */
+function failQueuedCommandsOnClose(cluster: Cluster): void {
+  const internals = cluster as unknown as ClusterInternals;
+  if (typeof internals.flushQueue !== 'function') return;
+  cluster.on('close', () => {
+    if ((internals.offlineQueue?.length ?? 0) > 0) {
+      internals.flushQueue?.call(cluster, new Error('Redis Cluster unreachable: command not sent'));
+    }
+  });
 }
 
 export async function pingRedis(redis: RedisClient): Promise<void> {

@@ -13,6 +13,7 @@ import type { TrayRecord } from '../domain/tray-record.ts';
 import type { TrayStorage } from '../storage/port.ts';
 import { applyJob, type ApplyJobDeps, type ScheduleFanOut } from '../use-cases/apply-job.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
+import { createStorageGate, type StorageGateOptions } from './storage-gate.ts';
 import { createWorkerMetrics } from './worker-metrics.ts';
 
 /**
@@ -52,6 +53,9 @@ export interface WorkerDeps {
   announce?: (event: StoredEvent) => Promise<void>;
   /** Where record writes are announced to live streams (docs/live-tray.md); none without it. */
   changes?: Pick<TrayChanges, 'recordsWritten'>;
+
+  /** How the worker probes the storage during an outage (tests shorten it). */
+  storageProbe?: Pick<StorageGateOptions, 'firstProbeMs' | 'maxProbeMs' | 'probeTimeoutMs'>;
 }
 
 export interface RunningWorker {
@@ -83,10 +87,35 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     ...(changes ? { onWritten: (records: readonly TrayRecord[]) => changes.recordsWritten(records) } : {}),
   };
 
+  // While the storage does not answer, the worker takes no jobs (a local pause: other workers
+  // decide for themselves) and the jobs it holds wait for it, so an outage costs no attempts.
+  const gate = createStorageGate({
+    ping: () => deps.storage.ping(),
+    logger: deps.logger,
+    onChange: (open) => {
+      const change = open ? deps.queue.resume(true) : deps.queue.pause(true, true);
+      // Redis may be down too: the local pause holds anyway, and resuming needs no server.
+      change.catch(() => undefined);
+    },
+    ...deps.storageProbe,
+  });
+
+  const apply = async (data: WebhookJobData) => {
+    for (;;) {
+      await gate.whenOpen();
+      try {
+        return await applyJob(data, applyDeps);
+      } catch (error) {
+        // Only a failure of the job's own spends an attempt; during an outage it runs again.
+        if (!(await gate.isOutage())) throw error;
+      }
+    }
+  };
+
   void deps.queue.process(deps.concurrency ?? 4, async (job) => {
     const stopTimer = metrics.duration.startTimer();
     try {
-      const stored = await applyJob(job.data, applyDeps);
+      const stored = await apply(job.data);
       metrics.jobs.inc({ outcome: 'completed' });
       metrics.events.inc({ status: stored.status });
       if (stored.status === 'invalid') {
@@ -124,8 +153,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   return {
     close: async () => {
       clearInterval(timer);
-      // Waits for in-flight jobs; unfinished ones are picked up again as stalled jobs.
-      await deps.queue.close();
+      const waiting = !gate.isOpen;
+      gate.stop();
+      // Waits for in-flight jobs, unless they wait for the storage: then they stay active and are
+      // picked up again as stalled jobs, which costs no attempt.
+      await deps.queue.close(waiting);
     },
   };
 }

@@ -2,10 +2,8 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startFerret, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
-import { connectMongo } from '../../../shared/mongo/connect-mongo.ts';
-import { testPostgres } from '../../support/test-stack.ts';
-import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
+import { startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
+import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import { sendBurst } from '../support/burst.ts';
 import { readEndToEndLedger, recoveredStalledJobs } from '../support/end-to-end-ledger.ts';
@@ -20,7 +18,8 @@ import {
 } from '../support/receiver-process.ts';
 import { latencySummary, reportFigures, tally } from '../support/report-figures.ts';
 import { socialBurstBodies } from '../support/social-burst.ts';
-import { withTargetStorage, type StorageTarget } from '../support/storage-target.ts';
+import { withTargetStorage } from '../support/storage-target.ts';
+import { useStoppableFerret, type StoppedDatabase } from '../support/stoppable-database.ts';
 import { startTrayProcess, type TrayProcess } from '../support/tray-process.ts';
 
 const count = Number(process.env.RELIABILITY_E2E_BURST ?? 1_000);
@@ -38,15 +37,6 @@ function failureReasons(output: string): string[] {
         return 'unparsed log line';
       }
     });
-}
-
-/** The database server a scenario stops, and the storage its processes use on it. */
-interface StoppedDatabase {
-  /** For the figures line: which adapter and server met the outage. */
-  readonly name: string;
-  target(): StorageTarget;
-  stop(): Promise<void>;
-  start(): Promise<void>;
 }
 
 describe('two receivers and two workers at once, the database server stopped during processing', function () {
@@ -80,33 +70,9 @@ describe('two receivers and two workers at once, the database server stopped dur
 
   // The MongoDB adapter meets the same fault: both adapters must survive their server going away.
   describe('on the MongoDB adapter (FerretDB), FerretDB stopped (SIGTERM) for 3 s', () => {
-    let ferret: LocalServer;
-    let ferretPort: number;
-    const dbName = uniqueName('two');
-    const startOwnFerret = async () => {
-      ferret = await startFerret({
-        dir: join(dir, 'ferret'),
-        port: ferretPort,
-        postgresUrl: (await testPostgres()).ferretUrl,
-      });
-    };
-    before(async () => {
-      ferretPort = await freePort();
-      await startOwnFerret();
-    });
-    after(async () => {
-      const { client, db } = await connectMongo(ferret.url, dbName, { appName: 'reliability' });
-      await db.dropDatabase().catch(() => undefined);
-      await client.close();
-      await ferret.stop('SIGKILL');
-    });
+    const ferret = useStoppableFerret(() => dir, 'two');
     it('stores every acknowledged event exactly once, with no failed job, and the tray equals the model', () =>
-      scenario({
-        name: 'FerretDB',
-        target: () => ({ engine: 'mongodb', uri: ferret.url, db: dbName }),
-        stop: () => ferret.stop(),
-        start: startOwnFerret,
-      }));
+      scenario(ferret));
   });
 
   async function scenario(database: StoppedDatabase): Promise<void> {

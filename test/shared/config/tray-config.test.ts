@@ -24,6 +24,27 @@ describe('tray configuration', () => {
     });
   });
 
+  describe('TRAY_RETRY_FIRST_DELAY_MS and TRAY_RETRY_MAX_DELAY_MS', () => {
+    it('default to the product retry policy: 1 s doubling up to 30 s', () => {
+      const config = loadTrayConfig({});
+      expect([config.TRAY_RETRY_FIRST_DELAY_MS, config.TRAY_RETRY_MAX_DELAY_MS]).to.deep.equal([
+        1_000, 30_000,
+      ]);
+    });
+
+    it('refuse 0 and fractions, naming the variable', () => {
+      for (const [name, value] of [
+        ['TRAY_RETRY_FIRST_DELAY_MS', '0'],
+        ['TRAY_RETRY_MAX_DELAY_MS', '1.5'],
+      ] as const) {
+        expect(() => loadTrayConfig({ [name]: value }))
+          .to.throw(ConfigError)
+          .with.property('message')
+          .that.contains(`${name}:`);
+      }
+    });
+  });
+
   describe('TRAY_ROLE', () => {
     it('is "all" by default and takes "api" or "worker"', () => {
       expect(loadTrayConfig({}).TRAY_ROLE).to.equal('all');

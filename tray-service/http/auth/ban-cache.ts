@@ -42,6 +42,8 @@ export function createBanCache(redis: RedisClient, options: BanCacheOptions): Ba
   let version: string | null | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  // A lasting Redis outage fails every refresh: logged when the failures begin and when they end.
+  let failing = false;
 
   const refresh = async () => {
     const latest = await redis.get(keys.version);
@@ -55,8 +57,15 @@ export function createBanCache(redis: RedisClient, options: BanCacheOptions): Ba
     if (stopped) return;
     timer = setTimeout(() => {
       refresh()
+        .then(() => {
+          if (failing) options.logger.info('ban list refreshed again');
+          failing = false;
+        })
         .catch((error: unknown) => {
-          options.logger.warn({ err: (error as Error).message }, 'ban list refresh failed; retried');
+          if (!failing) {
+            options.logger.warn({ err: (error as Error).message }, 'ban list refresh failed; retried');
+          }
+          failing = true;
         })
         .finally(schedule);
     }, options.refreshMs);

@@ -1,0 +1,346 @@
+// `npm run bench:soak`: the whole service for a long time at a steady rate, looking for what only
+// time shows (a leak, a queue that slowly falls behind, latency creeping up). Mixed events at
+// --rate a second through a receiver and two tray processes (API and worker each), --streams open
+// live streams spread over both, and --readers API clients reading tray pages in a loop. Prints per
+// minute each process's RSS and event-loop delay p99 (its own /metrics), the acknowledgement p99,
+// the API p99 and the stream lag p99 (acknowledgement to `record` event). Exits 1 on a trend: see
+// `trendRule` below. Starts its own redis-server and PostgreSQL (unless REDIS_URL / DATABASE_URL
+// point elsewhere). Not part of CI: the default run lasts 30 minutes.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { signBody } from '../receiver/signature/sign-body.ts';
+import { UsageError } from '../shared/errors/usage-error.ts';
+import { benchBody } from './lib/bench-body.ts';
+import { residentMb, waitHealthy } from './lib/bench-process.ts';
+import { commentBody } from './lib/comment-body.ts';
+import { openStream, type Stream } from './lib/sse-client.ts';
+import { parseCli, runCli } from './lib/cli.ts';
+import { createBenchDatabase } from './lib/create-bench-database.ts';
+import { hs256Token } from './lib/hs256-token.ts';
+import { freePort, startPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
+
+const usage = `Usage: npm run bench:soak -- [--minutes 30] [--rate 500] [--streams 1000] [--readers 20] [--window 10]
+
+  --minutes  how long to run, in minutes (default 30)
+  --rate     webhooks per second sent to the receiver, half comments to stream users, half
+             channel events (default 500)
+  --streams  live streams held open, one per user, over both tray processes (default 1000)
+  --readers  API clients each reading a history page in a loop (default 20)
+  --window   the trend rule's minutes: the last N whole minutes (default 10, at most --minutes - 1)`;
+
+const root = resolve(import.meta.dirname, '..');
+const SECRET = 'bench-soak-secret-of-at-least-32-chars';
+const WEBHOOK_SECRET = 'bench-secret';
+const METRICS_TOKEN = 'bench-soak-metrics-token-32-characters';
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/**
+ * The trend rule: over the last `window` minutes, a least-squares line through each series must
+ * not climb by more than its allowance across the window (slope x window). RSS may climb 5 % of its
+ * first value in the window plus 20 MB; a latency (ack, API, stream lag, event-loop delay) may climb
+ * 50 % of its median plus 5 ms. A process that settles passes, one that grows minute over minute
+ * fails, and one noisy minute on a shared machine moves a fitted line little.
+ */
+function trendRule(series: readonly number[], kind: 'rss' | 'latency'): { rise: number; allowed: number } {
+  const n = series.length;
+  const xs = series.map((_, i) => i);
+  const meanX = xs.reduce((a, b) => a + b, 0) / n;
+  const meanY = series.reduce((a, b) => a + b, 0) / n;
+  const covariance = xs.reduce((sum, x, i) => sum + (x - meanX) * ((series[i] ?? 0) - meanY), 0);
+  const variance = xs.reduce((sum, x) => sum + (x - meanX) ** 2, 0);
+  const rise = variance === 0 ? 0 : (covariance / variance) * (n - 1);
+  const median = [...series].sort((a, b) => a - b)[Math.floor(n / 2)] ?? 0;
+  const allowed = kind === 'rss' ? (series[0] ?? 0) * 0.05 + 20 : median * 0.5 + 5;
+  return { rise: Math.round(rise * 10) / 10, allowed: Math.round(allowed * 10) / 10 };
+}
+
+const percentile = (values: readonly number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return (
+    Math.round((sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN) * 10) / 10
+  );
+};
+
+/** A process's own event-loop delay p99 in ms (prom-client's default metrics on /metrics). */
+async function eventLoopP99(port: number): Promise<number> {
+  const text = await fetch(`http://127.0.0.1:${port}/metrics`, {
+    headers: { Authorization: `Bearer ${METRICS_TOKEN}` },
+  }).then(
+    (res) => res.text(),
+    () => '',
+  );
+  // Default labels (the service's name) may follow the metric's name.
+  const value = /^nodejs_eventloop_lag_p99_seconds(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1];
+  return value === undefined ? NaN : Math.round(Number(value) * 10_000) / 10;
+}
+
+interface Minute {
+  minute: number;
+  sent: number;
+  non200: number;
+  rssMb: number[];
+  loopP99Ms: number[];
+  ackP99Ms: number;
+  apiP99Ms: number;
+  apiCalls: number;
+  lagP99Ms: number;
+  lagCount: number;
+}
+
+runCli(async () => {
+  const { values } = parseCli(
+    {
+      args: process.argv.slice(2),
+      options: {
+        minutes: { type: 'string', default: '30' },
+        rate: { type: 'string', default: '500' },
+        streams: { type: 'string', default: '1000' },
+        readers: { type: 'string', default: '20' },
+        window: { type: 'string', default: '10' },
+      },
+    },
+    usage,
+  );
+  const numbers = {
+    minutes: Number(values.minutes),
+    rate: Number(values.rate),
+    streams: Number(values.streams),
+    readers: Number(values.readers),
+    window: Number(values.window),
+  };
+  for (const [name, value] of Object.entries(numbers)) {
+    if (!Number.isInteger(value) || value < 1) throw new UsageError(`--${name} expects a whole number >= 1`);
+  }
+  if (numbers.minutes < 3) throw new UsageError('--minutes expects at least 3 (the first minute is warm-up)');
+  const window = Math.min(numbers.window, numbers.minutes - 1);
+
+  const dir = mkdtempSync(join(tmpdir(), 'bench-soak-'));
+  const servers: LocalServer[] = [];
+  const children: ChildProcess[] = [];
+  const streams: Stream[] = [];
+  // Ctrl-C during a long run: stop what the bench started instead of leaving it running.
+  process.once('SIGINT', () => {
+    for (const child of children) child.kill('SIGTERM');
+    void Promise.all(servers.map((server) => server.stop())).finally(() => {
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(130);
+    });
+  });
+  try {
+    const redis = process.env.REDIS_URL ? undefined : await startRedis({ dir: join(dir, 'redis') });
+    if (redis) servers.push(redis);
+    const postgres = process.env.DATABASE_URL
+      ? undefined
+      : await startPostgres({ dir: join(dir, 'postgres'), durability: 'persistent' });
+    if (postgres) servers.push(postgres);
+    const databaseUrl = await createBenchDatabase(
+      postgres?.url ?? process.env.DATABASE_URL ?? '',
+      'bench_soak',
+    );
+    const trayPorts = [await freePort(), await freePort()];
+    const receiverPort = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      LOG_LEVEL: 'warn',
+      REDIS_URL: redis?.url ?? process.env.REDIS_URL,
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET: SECRET,
+      METRICS_TOKEN,
+      RATE_LIMIT_CALLS: '1000000',
+      STREAMS_PER_USER: '5',
+      WEBHOOK_ALLOWLIST: 'off',
+      WEBHOOK_SECRETS: `bench=${WEBHOOK_SECRET}`,
+      SPOOL_DIR: join(dir, 'spool'),
+      RECEIVER_PORT: String(receiverPort),
+    };
+    const start = (script: string, extra: NodeJS.ProcessEnv) => {
+      const child = spawn(process.execPath, [join(root, script)], {
+        env: { ...env, ...extra },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      children.push(child);
+      return child;
+    };
+    const receiver = start('receiver/main.ts', {});
+    const trays = trayPorts.map((port, n) =>
+      start('tray-service/main.ts', { TRAY_PORT: String(port), ADMIN_PORT: String(port + 1000 + n) }),
+    );
+    const ports = [receiverPort, ...trayPorts];
+    await Promise.all(ports.map((port) => waitHealthy(`http://127.0.0.1:${port}/healthz`, 120_000)));
+
+    // Streams: one per user, alternating between the tray processes.
+    const users = Array.from({ length: numbers.streams }, (_, i) => `u-s${i}`);
+    const acked = new Map<string, number>();
+    let lags: number[] = [];
+    // Minted once: signing a token per call would load the bench's own process, not the service.
+    const tokens = await Promise.all(users.map((user) => hs256Token(SECRET, user, '2h')));
+    for (const [i, token] of tokens.entries()) {
+      streams.push(
+        await openStream(
+          `http://127.0.0.1:${trayPorts[i % 2]}/notifications/v3/stream`,
+          token,
+          (event, data) => {
+            if (event !== 'record') return;
+            const postId = (JSON.parse(data) as { targetId: string }).targetId;
+            const at = acked.get(postId);
+            if (at === undefined) return;
+            acked.delete(postId);
+            lags.push(performance.now() - at);
+          },
+        ),
+      );
+    }
+
+    // Readers: each reads a stream user's history page in a loop.
+    let stopped = false;
+    let apiTimes: number[] = [];
+    const readers = Array.from({ length: numbers.readers }, async (_, r) => {
+      for (let n = 0; !stopped; n += 1) {
+        const token = tokens[(r * 7919 + n) % users.length] ?? '';
+        const began = performance.now();
+        await fetch(`http://127.0.0.1:${trayPorts[n % 2]}/notifications/v3/history`, {
+          headers: { Authorization: `Bearer ${token}` },
+        }).then(
+          (res) => res.arrayBuffer(),
+          () => undefined,
+        );
+        apiTimes.push(performance.now() - began);
+        await sleep(50);
+      }
+    });
+
+    // Load: --rate a second, half comments to stream users (timed to their streams), half channels.
+    let ackTimes: number[] = [];
+    let sent = 0;
+    let non200 = 0;
+    const began = performance.now();
+    const totalMs = numbers.minutes * 60_000;
+    const minutes: Minute[] = [];
+    const report = async (minute: number) => {
+      const row: Minute = {
+        minute,
+        sent,
+        non200,
+        rssMb: [receiver, ...trays].map((child) => residentMb(child.pid ?? 0)),
+        loopP99Ms: await Promise.all(ports.map(eventLoopP99)),
+        ackP99Ms: percentile(ackTimes, 99),
+        apiP99Ms: percentile(apiTimes, 99),
+        apiCalls: apiTimes.length,
+        lagP99Ms: percentile(lags, 99),
+        lagCount: lags.length,
+      };
+      minutes.push(row);
+      process.stdout.write(`${JSON.stringify(row)}\n`);
+      ackTimes = [];
+      apiTimes = [];
+      lags = [];
+      sent = 0;
+      non200 = 0;
+      // Acknowledgements whose record never came within a minute: dropped from the map, so the
+      // bench's own memory does not grow; they show as a falling lagCount.
+      const old = performance.now() - 60_000;
+      for (const [id, at] of acked) if (at < old) acked.delete(id);
+    };
+    process.stdout.write(
+      `soak: ${numbers.minutes} min at ${numbers.rate}/s, ${numbers.streams} streams, ${numbers.readers} readers; ` +
+        `rss and loop delay per process: [receiver, tray 1, tray 2]\n`,
+    );
+    const sends = new Set<Promise<void>>();
+    for (let i = 0, minute = 1; ; i += 1) {
+      const due = began + (i * 1000) / numbers.rate;
+      if (due - began >= totalMs) break;
+      if (due - began >= minute * 60_000) {
+        await report(minute);
+        minute += 1;
+      }
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      const postId = `p-${i}`;
+      const body =
+        i % 2 === 0 ? commentBody(users[(i / 2) % users.length] ?? 'u-s0', postId, Date.now()) : benchBody(i);
+      const started = performance.now();
+      const send = fetch(`http://127.0.0.1:${receiverPort}/webhooks`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-service-signature': signBody(body, WEBHOOK_SECRET),
+        },
+        body,
+      }).then(
+        async (res) => {
+          await res.arrayBuffer();
+          const now = performance.now();
+          ackTimes.push(now - started);
+          if (res.status !== 200) non200 += 1;
+          else if (i % 2 === 0) acked.set(postId, now);
+        },
+        () => {
+          non200 += 1;
+        },
+      );
+      sent += 1;
+      sends.add(send);
+      void send.finally(() => sends.delete(send));
+    }
+    await Promise.all(sends);
+    await report(numbers.minutes);
+    stopped = true;
+    await Promise.all(readers);
+
+    // The trend rule over the last `window` minutes (the first minute is warm-up and never counted).
+    const last = minutes.slice(1).slice(-window);
+    const verdicts: { series: string; rise: number; allowed: number }[] = [];
+    const judge = (series: string, points: number[], kind: 'rss' | 'latency') => {
+      const clean = points.filter((p) => Number.isFinite(p));
+      if (clean.length >= 2) verdicts.push({ series, ...trendRule(clean, kind) });
+    };
+    ['receiver', 'tray 1', 'tray 2'].forEach((name, p) => {
+      judge(
+        `${name} RSS (MB)`,
+        last.map((m) => m.rssMb[p] ?? NaN),
+        'rss',
+      );
+      judge(
+        `${name} event-loop p99 (ms)`,
+        last.map((m) => m.loopP99Ms[p] ?? NaN),
+        'latency',
+      );
+    });
+    judge(
+      'ack p99 (ms)',
+      last.map((m) => m.ackP99Ms),
+      'latency',
+    );
+    judge(
+      'API p99 (ms)',
+      last.map((m) => m.apiP99Ms),
+      'latency',
+    );
+    judge(
+      'stream lag p99 (ms)',
+      last.map((m) => m.lagP99Ms),
+      'latency',
+    );
+    const rising = verdicts.filter((v) => v.rise > v.allowed);
+    process.stdout.write(
+      `trend over the last ${last.length} minutes (fitted rise across the window / allowed):\n`,
+    );
+    for (const v of verdicts) {
+      process.stdout.write(
+        `  ${v.rise > v.allowed ? 'RISING' : 'ok    '} ${v.series}: ${v.rise} / ${v.allowed}\n`,
+      );
+    }
+    process.stdout.write(
+      rising.length === 0 ? 'no upward trend\n' : `${rising.length} series trend upward\n`,
+    );
+    return rising.length === 0 ? 0 : 1;
+  } finally {
+    for (const stream of streams) stream.close();
+    for (const child of children) child.kill('SIGTERM');
+    await Promise.all(children.map((child) => new Promise((done) => child.once('exit', done))));
+    for (const server of servers) await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,86 @@
+import { expect } from 'chai';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { createStorageGate } from '../../../tray-service/worker/storage-gate.ts';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A logger whose messages the test reads. */
+function recordingLogger() {
+  const messages: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      messages.push(String((JSON.parse(chunk.toString()) as { msg: string }).msg));
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, sink), messages };
+}
+
+describe('createStorageGate', () => {
+  it('treats a failure with the storage answering as the job’s own, and stays open', async () => {
+    const { logger } = recordingLogger();
+    const gate = createStorageGate({ ping: () => Promise.resolve(), logger });
+    expect(await gate.isOutage()).to.equal(false);
+    expect(gate.isOpen).to.equal(true);
+    gate.stop();
+  });
+
+  it('shuts while the storage does not answer, probes with backoff, and opens once it answers, each change told and logged once', async () => {
+    const { logger, messages } = recordingLogger();
+    let up = false;
+    let probes = 0;
+    const changes: boolean[] = [];
+    const gate = createStorageGate({
+      ping: () => {
+        probes += 1;
+        return up ? Promise.resolve() : Promise.reject(new Error('ECONNREFUSED'));
+      },
+      logger,
+      onChange: (open) => changes.push(open),
+      firstProbeMs: 10,
+      maxProbeMs: 40,
+    });
+    // Many jobs failing at once share one probe.
+    expect(await Promise.all([gate.isOutage(), gate.isOutage(), gate.isOutage()])).to.deep.equal([
+      true,
+      true,
+      true,
+    ]);
+    expect(probes).to.equal(1);
+    let opened = false;
+    void gate.whenOpen().then(() => (opened = true));
+    await sleep(400);
+    expect(opened).to.equal(false);
+    // 10, 20, 40, 40, ... ms apart: about 10 probes in 400 ms, not hundreds.
+    expect(probes).to.be.within(4, 16);
+    up = true;
+    await sleep(100);
+    expect(opened).to.equal(true);
+    expect(gate.isOpen).to.equal(true);
+    expect(changes).to.deep.equal([false, true]);
+    expect(messages.filter((m) => m.startsWith('storage'))).to.have.length(2);
+    gate.stop();
+  });
+
+  it('after stop, keeps waiting jobs waiting and probes no more', async () => {
+    const { logger } = recordingLogger();
+    let probes = 0;
+    const gate = createStorageGate({
+      ping: () => {
+        probes += 1;
+        return Promise.reject(new Error('down'));
+      },
+      logger,
+      firstProbeMs: 10,
+    });
+    await gate.isOutage();
+    gate.stop();
+    const seen = probes;
+    let opened = false;
+    void gate.whenOpen().then(() => (opened = true));
+    await sleep(100);
+    expect(probes).to.be.at.most(seen + 1);
+    expect(opened).to.equal(false);
+  });
+});

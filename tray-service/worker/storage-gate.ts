@@ -1,0 +1,109 @@
+import type { Logger } from '../../shared/logging/create-logger.ts';
+import { withTimeout } from '../../shared/time/with-timeout.ts';
+
+/**
+ * Whether the worker may take jobs: open while the storage answers, shut while it does not. A job
+ * that fails during an outage is not the job's fault, so it waits here and runs again in place
+ * instead of spending one of its attempts (docs/operations.md#when-a-dependency-is-down).
+ */
+export interface StorageGate {
+  /** Resolves at once while open, otherwise once the storage answers again; never after stop(). */
+  whenOpen(): Promise<void>;
+  /**
+   * Called after a job failed: asks the storage (one probe shared by every job failing at once)
+   * and shuts the gate when it does not answer. True when the failure was the outage's.
+   */
+  isOutage(): Promise<boolean>;
+  readonly isOpen: boolean;
+  /** Shutdown: no more probes; jobs waiting at the gate stay where they are (active, then stalled). */
+  stop(): void;
+}
+
+export interface StorageGateOptions {
+  /** Throws when the storage does not answer (the port's `ping`, as /readyz uses it). */
+  ping: () => Promise<void>;
+  logger: Logger;
+  /** Called when the gate shuts (false) and opens again (true): the queue pauses and resumes locally. */
+  onChange?: (open: boolean) => void;
+  /** A probe that takes longer counts as no answer. */
+  probeTimeoutMs?: number;
+  /** Wait before the first probe of an outage; doubles per probe up to maxProbeMs. */
+  firstProbeMs?: number;
+  maxProbeMs?: number;
+}
+
+export function createStorageGate(options: StorageGateOptions): StorageGate {
+  const probeTimeoutMs = options.probeTimeoutMs ?? 2_000;
+  const firstProbeMs = options.firstProbeMs ?? 250;
+  const maxProbeMs = options.maxProbeMs ?? 5_000;
+  let stopped = false;
+  let outage: { since: number; opened: Promise<undefined>; open: () => void } | undefined;
+  let probing: Promise<boolean> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+
+  const answers = (): Promise<boolean> => {
+    probing ??= withTimeout(options.ping(), probeTimeoutMs, 'storage ping').then(
+      () => true,
+      () => false,
+    );
+    const probe = probing;
+    void probe.finally(() => {
+      if (probing === probe) probing = undefined;
+    });
+    return probe;
+  };
+
+  const reopen = () => {
+    if (!outage) return;
+    const { since, open } = outage;
+    outage = undefined;
+    options.logger.info(
+      { downForMs: Math.round(performance.now() - since) },
+      'storage answers again: the worker takes jobs again',
+    );
+    options.onChange?.(true);
+    open();
+  };
+
+  // Backs off between probes, so a long outage costs a probe every maxProbeMs, not a busy loop.
+  const probeLater = (waitMs: number) => {
+    timer = setTimeout(() => {
+      void answers().then((ok) => {
+        if (stopped) return;
+        if (ok) reopen();
+        else probeLater(Math.min(waitMs * 2, maxProbeMs));
+      });
+    }, waitMs);
+  };
+
+  const shut = () => {
+    if (outage || stopped) return;
+    const { promise: opened, resolve: open } = Promise.withResolvers<undefined>();
+    outage = { since: performance.now(), opened, open: () => open(undefined) };
+    options.logger.warn(
+      'storage does not answer: the worker takes no jobs until it does (jobs wait in the queue)',
+    );
+    options.onChange?.(false);
+    probeLater(firstProbeMs);
+  };
+
+  return {
+    whenOpen: () =>
+      stopped
+        ? new Promise<void>(() => undefined)
+        : (outage?.opened.then(() => undefined) ?? Promise.resolve()),
+    async isOutage() {
+      if (outage) return true;
+      if (await answers()) return false;
+      shut();
+      return true;
+    },
+    get isOpen() {
+      return outage === undefined;
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
