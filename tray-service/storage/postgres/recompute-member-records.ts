@@ -72,6 +72,7 @@ export async function recomputeMemberRecords(
        feed = coalesce((y.newest->'feed')::json, t.feed),
        mention_in = CASE WHEN y.newest IS NULL THEN t.mention_in ELSE y.newest->>'mentionIn' END,
        last_update = coalesce((y.newest->>'at')::bigint, t.last_update),
+       last_action_at = CASE WHEN y.newest IS NULL THEN t.last_action_at END,
        expires_at = coalesce((y.newest->>'at')::bigint, t.last_update) + $4,
        changed_at = $3
      FROM y

@@ -24,6 +24,7 @@ import './leave-and-rejoin-cases.ts';
 import './membership-property-cases.ts';
 import './inbox-cases.ts';
 import './inbox-property-cases.ts';
+import './removals-cases.ts';
 
 /**
  * The storage conformance run: every registered case (conformance-case.ts) against every adapter
