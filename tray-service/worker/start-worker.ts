@@ -10,7 +10,7 @@ import type { Activity } from '../domain/activity.ts';
 import type { BanChange } from '../domain/ban-change.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { TrayRecord } from '../domain/tray-record.ts';
-import type { TrayStorage } from '../storage/port.ts';
+import type { RemovedRecord, TrayStorage } from '../storage/port.ts';
 import { applyJob, type ApplyJobDeps, type ScheduleFanOut } from '../use-cases/apply-job.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
 import { createWorkerMetrics } from './worker-metrics.ts';
@@ -51,7 +51,7 @@ export interface WorkerDeps {
   /** Where each event is announced once first applied (the events console's live tail); none without it. */
   announce?: (event: StoredEvent) => Promise<void>;
   /** Where record writes are announced to live streams (docs/live-tray.md); none without it. */
-  changes?: Pick<TrayChanges, 'recordsWritten'>;
+  changes?: Pick<TrayChanges, 'recordsWritten' | 'recordsRemoved'>;
 }
 
 export interface RunningWorker {
@@ -80,7 +80,12 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     scheduleFanOut,
     ...(deps.onStored ? { onStored: deps.onStored } : {}),
     ...(deps.announce ? { onApplied: deps.announce } : {}),
-    ...(changes ? { onWritten: (records: readonly TrayRecord[]) => changes.recordsWritten(records) } : {}),
+    ...(changes
+      ? {
+          onWritten: (records: readonly TrayRecord[]) => changes.recordsWritten(records),
+          onRemoved: (records: readonly RemovedRecord[]) => changes.recordsRemoved(records),
+        }
+      : {}),
   };
 
   void deps.queue.process(deps.concurrency ?? 4, async (job) => {
