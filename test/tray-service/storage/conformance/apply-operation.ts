@@ -103,7 +103,7 @@ export async function applyOperation(
       await storage.records.deleteAll(operation.userId);
       return storage.clears.record(operation.userId, now);
     case 'removal':
-      // Only cases that need the inbox capability make removals (conformance-adapters.ts).
+      // Only cases that need the removals capability make removals (conformance-adapters.ts).
       if (!storage.writes.applyRemovals) throw new Error('applyOperation: this adapter has no removals yet');
       return storage.writes.applyRemovals(operation.removals, write(now));
     default:

@@ -25,6 +25,8 @@ export interface OpenedStorage {
 export interface Capabilities {
   /** The inbox port (storage.inbox): views, marks, wake-ups, mutes. */
   readonly inbox: boolean;
+  /** Removals in the worker's writes (storage.writes.applyRemovals). */
+  readonly removals: boolean;
 }
 export type Capability = keyof Capabilities;
 
@@ -66,7 +68,7 @@ async function opened(
 const mongodb: ConformanceAdapter = {
   engine: 'mongodb',
   // Pending: the MongoDB adapter gets the inbox port once its reorganisation by aggregate lands.
-  capabilities: { inbox: false },
+  capabilities: { inbox: false, removals: false },
   async open() {
     const { mongoUri } = testStack();
     const dbName = uniqueName('conformance');
@@ -106,7 +108,7 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
 /** On a database of its own on the test PostgreSQL, migrated at open as in production. */
 const postgres: ConformanceAdapter = {
   engine: 'postgres',
-  capabilities: { inbox: true },
+  capabilities: { inbox: true, removals: true },
   async open() {
     const database = await createPostgresDatabase();
     return opened(

@@ -15,7 +15,7 @@ import { modelledStorage, type ModelledStorage } from './modelled-storage.ts';
 
 // Removals (docs/tray-rules.md#inbox) against the reference tray: groups shrink to what remains,
 // records left with nothing go, tombstones make late actions no-ops. They need the inbox port's
-// removals (conformance-adapters.ts capabilities).
+// removals in the writes (the `removals` capability, conformance-adapters.ts).
 
 function removal(context: ConformanceContext, kind: Removal['kind'], id: string, now: number, post = 'p-1') {
   const operation: TrayOperation = {
@@ -76,7 +76,7 @@ conformanceCase(
     expect(await tray.records('u-ana', NOW + 4)).to.deep.equal([]);
     await tray.expectModel('u-ana', NOW + 4);
   },
-  { needs: 'inbox' },
+  { needs: 'removals' },
 );
 
 conformanceCase(
@@ -101,7 +101,7 @@ conformanceCase(
     await tray.apply(removal(context, 'comment', 'cm-u-eve-4', NOW + 2));
     await tray.expectModel('u-ana', NOW + 2);
   },
-  { needs: 'inbox' },
+  { needs: 'removals' },
 );
 
 conformanceCase(
@@ -119,7 +119,7 @@ conformanceCase(
     await tray.expectModel('u-ana', NOW + 6);
     expect((await tray.record('u-ana', 'comment', NOW + 6))?.changedAt).to.equal(NOW + 4);
   },
-  { needs: 'inbox' },
+  { needs: 'removals' },
 );
 
 conformanceCase(
@@ -163,7 +163,7 @@ conformanceCase(
     await tray.posts([aPost(id('u-ana'), { id: id('p-1'), at: at(2), ...community })], NOW + 2);
     await expectAll(tray, users, NOW + 2);
   },
-  { needs: 'inbox' },
+  { needs: 'removals' },
 );
 
 conformanceCase(
@@ -190,7 +190,7 @@ conformanceCase(
     await expectAll(tray, ['u-ana', 'u-ben', 'u-cy', 'u-fay'], NOW + 1);
     expect(await tray.records('u-ben', NOW + 1)).to.deep.equal([]);
   },
-  { needs: 'inbox' },
+  { needs: 'removals' },
 );
 
 conformanceCase(
@@ -210,5 +210,5 @@ conformanceCase(
     await tray.personal(comments(context, [['u-dee', 3]]), NOW + 3);
     await tray.expectModel('u-ana', NOW + 3);
   },
-  { needs: 'inbox' },
+  { needs: 'removals' },
 );
