@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { removalVoids, type Removal } from '../../domain/removal.ts';
 import type { TrayRecord, TrayVerb } from '../../domain/tray-record.ts';
 import type { RemovedRecord } from '../port.ts';
-import { exactActorsSql } from './exact-actors-sql.ts';
+import { exactActorsOfRow } from './exact-actors-sql.ts';
 import { groupLock, lockKeys, postLock } from './lock-keys.ts';
 import { toTrayRecord, type RecordRow } from './record-row.ts';
 
@@ -84,13 +84,7 @@ const SNAPSHOT = `jsonb_strip_nulls(jsonb_build_object('userId', t.actor_id, 'na
  * none is deleted. Returns each record changed (`rec`) or deleted.
  */
 function recomputeSql(): string {
-  const exact = exactActorsSql({
-    user: 'r.user_id',
-    verb: 'r.verb',
-    target: 'r.target_id',
-    community: 'r.community_id',
-    countFrom: 'r.count_from',
-  });
+  const exact = exactActorsOfRow('r');
   return `WITH grp AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS g(verb, target_id, community_id)),
      d AS (SELECT DISTINCT mb.user_id, grp.verb, grp.target_id, grp.community_id
            FROM grp JOIN tray_memberships mb ON grp.verb = 'post' AND mb.community_id = grp.target_id
