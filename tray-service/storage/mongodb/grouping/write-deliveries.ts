@@ -61,8 +61,8 @@ export async function recordActions(
  * Writes the deliveries' records by compare-and-set. On a community's targets each recipient's
  * away spans gate and count what reaches them: `known` (a fan-out's, read with the community's
  * members) or read each round; and a recipient with mute spans on these targets (`mutes`, read by
- * withoutMuted) has their records counted from the group's kept actions without what the spans
- * held back. Returns the spans the last round used, by member.
+ * withoutMuted), on a user feed as on a community's target, has their records counted from the
+ * group's kept actions without what the spans held back. Returns the spans the last round used, by member.
  */
 export async function writeDeliveries(
   db: Db,
@@ -99,6 +99,13 @@ export async function writeDeliveries(
     entry.groups.add(recordGroup(activity.verb, activity.targetId));
     scoped.set(member, entry);
   }
+  // Kept actions are what a record is counted from exactly: for a recipient whose mutes may have
+  // held some of them back, on a user feed as on a community's target.
+  const muted = new Set(
+    deliveries
+      .filter(({ recipientId }) => mutes.has(recipientId))
+      .map(({ activity }) => recordGroup(activity.verb, activity.targetId)),
+  );
   const actors = new Map<string, GroupActors>();
   const spans = new Map<string, MemberSpans>();
   const kept = new Map<string, Activity[]>();
@@ -114,14 +121,16 @@ export async function writeDeliveries(
       const communityId = communityOf(activity);
       const member = communityId === undefined ? undefined : spans.get(memberOf(communityId, recipientId));
       const actions = kept.get(group);
-      const muted = mutes.get(recipientId);
+      const muteSpans = mutes.get(recipientId);
       const applied = applyActivity(next, activity, recipientId, {
         retentionDays: options.retentionDays,
         actors: groupActors,
         now: at,
         ...(member ? { away: member.away } : {}),
         ...(actions ? { actions } : {}),
-        ...(actions && muted ? { heldBack: (action: Activity) => heldBackByMutes(muted, action) } : {}),
+        ...(actions && muteSpans
+          ? { heldBack: (action: Activity) => heldBackByMutes(muteSpans, action) }
+          : {}),
       });
       if (applied !== 'unchanged') next = applied;
     }
@@ -139,18 +148,17 @@ export async function writeDeliveries(
       for (const group of groups) actors.set(group, await readGroupActors(db, group));
       // Read after the records, like the actors: a round never computes from spans older than them
       // (a fan-out's first round uses the members it read with the records).
-      const away = new Set<string>();
+      const exact = new Set(muted);
       const community = known && (rounds++ === 0 ? known.first : await known.reload());
       for (const [member, { communityId, userId, groups: ofMember }] of scoped) {
         const found = community?.get(member) ?? (await memberSpans(db, communityId, userId));
         spans.set(member, found);
-        // Kept actions are what a record is counted from exactly: for a recipient ever away, and
-        // for one whose mutes may have held some of them back.
-        if (found.away.length > 0 || mutes.has(userId)) for (const group of ofMember) away.add(group);
+        // And for a recipient ever away.
+        if (found.away.length > 0) for (const group of ofMember) exact.add(group);
       }
-      // The kept actions only of groups with a recipient who was ever away: most writes read none.
+      // The kept actions only of groups with a recipient ever away or muted: most writes read none.
       kept.clear();
-      for (const group of away) kept.set(group, await readTargetActions(db, group));
+      for (const group of exact) kept.set(group, await readTargetActions(db, group));
     },
   });
   return known ? new Map() : spans;

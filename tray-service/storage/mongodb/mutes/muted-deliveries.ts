@@ -51,3 +51,16 @@ export async function withoutMuted<D extends { recipientId: string; activity: Ac
     mutes: byOwner,
   };
 }
+
+/**
+ * Every mute span of one user, ended ones included (`mute_user`): a recomputation of that user's
+ * records (a late leave) counts none of what they held back.
+ */
+export async function spansOfUser(db: Db, userId: string): Promise<Mute[]> {
+  return db.collection<MuteDoc>(TRAY_MUTES).find({ userId }).toArray();
+}
+
+/** The actions no span of the recipient held back: what their records may count. Pure. */
+export function notHeldBack<A extends Activity>(actions: readonly A[], spans: readonly Mute[]): A[] {
+  return spans.length === 0 ? [...actions] : actions.filter((action) => !heldBackByMutes(spans, action));
+}

@@ -89,4 +89,41 @@ describe('MongoDB adapter: mutes held back in the fan-out and personal writes', 
     expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-lea', 'u-jon']);
     expect(record?.actorsCount).to.equal(2);
   });
+
+  it('on a user feed too: after an unmute, a new comment regroups the record without what the mute held back', async () => {
+    const post = { postId: 'p-4', owner: 'u-mia' };
+    const comment = (actor: string, id: string, at: number) =>
+      job(id, () =>
+        storage.writes.applyPersonal([aComment(actor, post, { id, at, userFeed: 'u-mia' })], context),
+      );
+    await comment('u-jon', 'cm-fj', T0 + 1_000);
+    await inbox.putMute('u-mia', { targetType: 'post', targetId: 'p-4' }, null, T0 + 2_000, 90);
+    await comment('u-kim', 'cm-fk', T0 + 3_000);
+    await inbox.removeMute('u-mia', { targetType: 'post', targetId: 'p-4' }, T0 + 4_000, 90);
+    await comment('u-lea', 'cm-fl', T0 + 5_000);
+    const [record] = (await storage.records.pageAfter('u-mia', undefined, 10, context.now)).records;
+    expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-lea', 'u-jon']);
+    expect(record?.actorsCount).to.equal(2);
+  });
+
+  it('a late leave computes the member’s records again without what their mutes held back', async () => {
+    const post = { postId: 'p-5', owner: 'u-ned' };
+    const comment = (actor: string, id: string, at: number) =>
+      job(id, () => storage.writes.applyPersonal([aComment(actor, post, { id, at })], context));
+    const member = (active: boolean, at: number) =>
+      job(`member-${at}`, () =>
+        storage.writes.applyMemberships([{ communityId: 'c-hike', userId: 'u-ned', active, at }], context),
+      );
+    await member(true, T0 - 1_000);
+    await comment('u-jon', 'cm-lj', T0 + 1_000);
+    await inbox.putMute('u-ned', { targetType: 'post', targetId: 'p-5' }, null, T0 + 2_000, 90);
+    await comment('u-kim', 'cm-lk', T0 + 3_000);
+    await inbox.removeMute('u-ned', { targetType: 'post', targetId: 'p-5' }, T0 + 4_000, 90);
+    await comment('u-lea', 'cm-ll', T0 + 5_000);
+    // Processed last, dated before Lea's comment: her comment leaves the record, Kim's stays held back.
+    await member(false, T0 + 4_500);
+    const [record] = (await storage.records.pageAfter('u-ned', undefined, 10, context.now)).records;
+    expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-jon']);
+    expect(record).to.include({ actorsCount: 1, lastActionId: 'cm-lj' });
+  });
 });
