@@ -1,16 +1,13 @@
 import type { Db } from 'mongodb';
 import type { Activity } from '../../../domain/activity.ts';
 import { isMemberAt } from '../../../domain/membership-intervals.ts';
-import type { RecordSnapshot } from '../compare-and-set/cas-update-records.ts';
-import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
-import { TRAY_RECORDS } from '../collection-names.ts';
 import {
   communityChangesFingerprints,
   communityMembers,
   type MemberSpans,
 } from '../memberships/membership-changes.ts';
 import { recordGroup } from '../records/storage-keys.ts';
-import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
+import { readRecordGroup } from './read-record-group.ts';
 import { withoutMuted } from '../mutes/muted-deliveries.ts';
 import { recomputeMemberRecords } from './recompute-member-records.ts';
 import { memberOf, recordActions, writeDeliveries, type GroupingOptions } from './write-deliveries.ts';
@@ -82,13 +79,4 @@ async function fanOutPosts(db: Db, posts: readonly Activity[], options: Grouping
       ...(options.onWritten ? { onWritten: options.onWritten } : {}),
     });
   }
-}
-
-/** Every recipient's record of one group, by equality on `group` (one index lookup). */
-async function readRecordGroup(db: Db, group: string): Promise<RecordSnapshot> {
-  const docs = await db
-    .collection<TrayRecordDoc>(TRAY_RECORDS)
-    .find({ group }, { batchSize: WHOLE_GROUP })
-    .toArray();
-  return new Map(docs.map((doc) => [doc._id, doc]));
 }

@@ -18,6 +18,29 @@ function coveringTargets(activity: Activity): [MuteTargetType, string][] {
 }
 
 /**
+ * The spans of `recipients` on every target that could cover one of the actions (their authors,
+ * posts and communities), by owner: one `$in` on `mute_target`, never one query per recipient.
+ */
+export async function spansCovering(
+  db: Db,
+  actions: readonly Activity[],
+  recipients: ReadonlySet<string>,
+): Promise<Map<string, Mute[]>> {
+  const targets = new Set<string>();
+  for (const activity of actions)
+    for (const [type, id] of coveringTargets(activity)) targets.add(muteTargetKey(type, id));
+  const byOwner = new Map<string, Mute[]>();
+  if (targets.size === 0 || recipients.size === 0) return byOwner;
+  const found = await db
+    .collection<MuteDoc>(TRAY_MUTES)
+    .find({ target: { $in: [...targets] } })
+    .toArray();
+  for (const mute of found)
+    if (recipients.has(mute.userId)) byOwner.set(mute.userId, [...(byOwner.get(mute.userId) ?? []), mute]);
+  return byOwner;
+}
+
+/**
  * The deliveries no mute of their recipient holds back (docs/storage.md#the-inbox): one query per
  * batch reads the mutes of every target that could cover its activities (their authors, posts and
  * communities: three for a post's fan-out) by `$in` on `mute_target`, never one per member, and
@@ -31,17 +54,11 @@ export async function withoutMuted<D extends { recipientId: string; activity: Ac
   deliveries: readonly D[],
 ): Promise<{ deliveries: D[]; mutes: Map<string, Mute[]> }> {
   if (deliveries.length === 0) return { deliveries: [], mutes: new Map() };
-  const recipients = new Set(deliveries.map(({ recipientId }) => recipientId));
-  const targets = new Set<string>();
-  for (const { activity } of deliveries)
-    for (const [type, id] of coveringTargets(activity)) targets.add(muteTargetKey(type, id));
-  const byOwner = new Map<string, Mute[]>();
-  const found = await db
-    .collection<MuteDoc>(TRAY_MUTES)
-    .find({ target: { $in: [...targets] } })
-    .toArray();
-  for (const mute of found)
-    if (recipients.has(mute.userId)) byOwner.set(mute.userId, [...(byOwner.get(mute.userId) ?? []), mute]);
+  const byOwner = await spansCovering(
+    db,
+    deliveries.map(({ activity }) => activity),
+    new Set(deliveries.map(({ recipientId }) => recipientId)),
+  );
   if (byOwner.size === 0) return { deliveries: [...deliveries], mutes: byOwner };
   return {
     deliveries: deliveries.filter(
