@@ -8,7 +8,6 @@ import {
 } from '../memberships/membership-changes.ts';
 import { recordGroup } from '../records/storage-keys.ts';
 import { readRecordGroup } from './read-record-group.ts';
-import { withoutMuted } from '../mutes/muted-deliveries.ts';
 import { recomputeMemberRecords } from './recompute-member-records.ts';
 import { memberOf, recordActions, writeDeliveries, type GroupingOptions } from './write-deliveries.ts';
 
@@ -58,14 +57,11 @@ async function fanOutPosts(db: Db, posts: readonly Activity[], options: Grouping
   // The members as read first, then as read again by a compare-and-set round that retries.
   const spans = { first: keyed(members), reload: async () => keyed(await communityMembers(db, communityId)) };
   for (let start = 0; start < recipients.length; start += options.fanOutBatch) {
-    // Mutes held back per batch: one query per muted target, never one per member.
-    const { deliveries: batch, mutes } = await withoutMuted(
-      db,
-      recipients
-        .slice(start, start + options.fanOutBatch)
-        .flatMap(({ recipientId, received }) => received.map((activity) => ({ recipientId, activity }))),
-    );
-    await writeDeliveries(db, batch, options, { read: readGroup, first }, spans, mutes);
+    // Mutes are read per batch by target inside the write (one query, never one per member).
+    const batch = recipients
+      .slice(start, start + options.fanOutBatch)
+      .flatMap(({ recipientId, received }) => received.map((activity) => ({ recipientId, activity })));
+    await writeDeliveries(db, batch, options, { read: readGroup, first }, spans);
   }
   // A leave stored since the members were read, whose recomputation read a member's record before
   // this fan-out wrote it, is applied now (a join's backfill sees the post: its event came first).

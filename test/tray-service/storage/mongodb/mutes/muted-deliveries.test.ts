@@ -126,4 +126,20 @@ describe('MongoDB adapter: mutes held back in the fan-out and personal writes', 
     expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-jon']);
     expect(record).to.include({ actorsCount: 1, lastActionId: 'cm-lj' });
   });
+
+  it('a user mute of one actor keeps them out when another actor regroups the record', async () => {
+    const post = { postId: 'p-6', owner: 'u-ola' };
+    const comment = (actor: string, id: string, at: number) =>
+      job(id, () =>
+        storage.writes.applyPersonal([aComment(actor, post, { id, at, userFeed: 'u-ola' })], context),
+      );
+    await comment('u-jon', 'cm-uj', T0 + 1_000);
+    await inbox.putMute('u-ola', { targetType: 'user', targetId: 'u-kim' }, null, T0 + 2_000, 90);
+    await comment('u-kim', 'cm-uk', T0 + 3_000);
+    // Lea's comment is covered by no mute of Ola's: the record is regrouped without Kim all the same.
+    await comment('u-lea', 'cm-ul', T0 + 5_000);
+    const [record] = (await storage.records.pageAfter('u-ola', undefined, 10, context.now)).records;
+    expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-lea', 'u-jon']);
+    expect(record?.actorsCount).to.equal(2);
+  });
 });
