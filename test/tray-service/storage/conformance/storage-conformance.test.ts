@@ -24,7 +24,6 @@ import './leave-and-rejoin-cases.ts';
 import './membership-property-cases.ts';
 import './inbox-cases.ts';
 import './inbox-property-cases.ts';
-import './removals-cases.ts';
 
 /**
  * The storage conformance run: every registered case (conformance-case.ts) against every adapter
@@ -104,17 +103,10 @@ describe('storage conformance: coverage', () => {
     expect(missing).to.deep.equal(pending);
   });
 
-  it('holds back only the removals cases, only on the MongoDB adapter (pending its removal operation)', () => {
-    expect(pending.every((name) => name.endsWith('(mongodb)'))).to.equal(true);
+  it('holds nothing back: every adapter has the inbox port, the only capability', () => {
+    expect(pending).to.deep.equal([]);
     expect(
-      registeredCases()
-        .filter((testCase) => pending.some((name) => name.startsWith(`${testCase.name} (`)))
-        .every((testCase) => testCase.needs === 'removals'),
-    ).to.equal(true);
-    expect(
-      registeredCases().filter(
-        (testCase) => testCase.needs && testCase.needs !== 'inbox' && testCase.needs !== 'removals',
-      ),
+      registeredCases().filter((testCase) => testCase.needs && testCase.needs !== 'inbox'),
     ).to.deep.equal([]);
   });
 
