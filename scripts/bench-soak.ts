@@ -2,7 +2,7 @@
 // time shows (a leak, a queue that slowly falls behind, latency creeping up). Mixed events at
 // --rate a second through a receiver and two tray processes (API and worker each), --streams open
 // live streams spread over both, and --readers API clients reading tray pages in a loop. Prints per
-// minute each process's RSS and event-loop delay p99 (its own /metrics), the acknowledgement p99,
+// minute each process's RSS, V8 heap in use and event-loop delay p99 (its own /metrics), the acknowledgement p99,
 // the API p99 and the stream lag p99 (acknowledgement to `record` event). Exits 1 on a trend: see
 // `trendRule` below. Starts its own redis-server and PostgreSQL (unless REDIS_URL / DATABASE_URL
 // point elsewhere). Not part of CI: the default run lasts 30 minutes.
@@ -63,17 +63,21 @@ const percentile = (values: readonly number[], p: number) => {
   );
 };
 
-/** A process's own event-loop delay p99 in ms (prom-client's default metrics on /metrics). */
-async function eventLoopP99(port: number): Promise<number> {
-  const text = await fetch(`http://127.0.0.1:${port}/metrics`, {
+/** A process's own metrics text (prom-client's default metrics on /metrics); '' when it does not answer. */
+async function metricsText(port: number): Promise<string> {
+  return fetch(`http://127.0.0.1:${port}/metrics`, {
     headers: { Authorization: `Bearer ${METRICS_TOKEN}` },
   }).then(
     (res) => res.text(),
     () => '',
   );
+}
+
+/** One gauge's value from a metrics text, times `scale`, one decimal (NaN when absent). */
+function gauge(text: string, name: string, scale: number): number {
   // Default labels (the service's name) may follow the metric's name.
-  const value = /^nodejs_eventloop_lag_p99_seconds(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1];
-  return value === undefined ? NaN : Math.round(Number(value) * 10_000) / 10;
+  const value = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1];
+  return value === undefined ? NaN : Math.round(Number(value) * scale * 10) / 10;
 }
 
 interface Minute {
@@ -81,6 +85,8 @@ interface Minute {
   sent: number;
   non200: number;
   rssMb: number[];
+  /** V8's heap in use: what a leak of JavaScript objects grows (RSS also moves with the allocator). */
+  heapMb: number[];
   loopP99Ms: number[];
   ackP99Ms: number;
   apiP99Ms: number;
@@ -210,12 +216,14 @@ runCli(async () => {
     const totalMs = numbers.minutes * 60_000;
     const minutes: Minute[] = [];
     const report = async (minute: number) => {
+      const texts = await Promise.all(ports.map(metricsText));
       const row: Minute = {
         minute,
         sent,
         non200,
         rssMb: [receiver, ...trays].map((child) => residentMb(child.pid ?? 0)),
-        loopP99Ms: await Promise.all(ports.map(eventLoopP99)),
+        heapMb: texts.map((text) => gauge(text, 'nodejs_heap_size_used_bytes', 1 / 1_048_576)),
+        loopP99Ms: texts.map((text) => gauge(text, 'nodejs_eventloop_lag_p99_seconds', 1_000)),
         ackP99Ms: percentile(ackTimes, 99),
         apiP99Ms: percentile(apiTimes, 99),
         apiCalls: apiTimes.length,
@@ -236,7 +244,7 @@ runCli(async () => {
     };
     process.stdout.write(
       `soak: ${numbers.minutes} min at ${numbers.rate}/s, ${numbers.streams} streams, ${numbers.readers} readers; ` +
-        `rss and loop delay per process: [receiver, tray 1, tray 2]\n`,
+        `rss, heap used and loop delay per process: [receiver, tray 1, tray 2]\n`,
     );
     const sends = new Set<Promise<void>>();
     for (let i = 0, minute = 1; ; i += 1) {
@@ -291,6 +299,11 @@ runCli(async () => {
       judge(
         `${name} RSS (MB)`,
         last.map((m) => m.rssMb[p] ?? NaN),
+        'rss',
+      );
+      judge(
+        `${name} heap used (MB)`,
+        last.map((m) => m.heapMb[p] ?? NaN),
         'rss',
       );
       judge(

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { errorResponse, jsonContent, jsonResponse as ok } from '../../http/api-schema/error-responses.ts';
 import { adminErrors, adminSecurity, busy, noEvent } from './admin-errors.ts';
-import type { AdminApiSchemas } from './admin-api-schema.ts';
+import type { AdminApiSchemas } from './admin-api-schemas.ts';
 import { exampleEventKey } from './admin-inputs.ts';
 
 const description =
