@@ -137,6 +137,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
       publishBans: (changed) => publishBans(redis, config.BAN_REDIS_PREFIX, changed),
       onStored: moderation.step,
       onWritten: (records) => changes.recordsWritten(records),
+      onRemoved: (records) => changes.recordsRemoved(records),
     },
     eventsFeed,
     blockedWords: words,

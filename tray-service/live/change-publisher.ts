@@ -2,7 +2,7 @@ import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import { changeChannel, shardOf } from './change-channels.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
-import { changesOf, type LiveChange } from './live-change.ts';
+import { changesOf, removalsOf, type LiveChange } from './live-change.ts';
 
 /** The live streams' side of the use cases' announcements. */
 export type ChangePublisher = TrayChanges;
@@ -32,6 +32,7 @@ export function createChangePublisher(redis: RedisClient, prefix: string, logger
   }
   return {
     recordsWritten: (records) => publish(changesOf('record', records)),
+    recordsRemoved: (records) => publish(removalsOf(records)),
     markedRead: (records) => publish(changesOf('read', records)),
     cleared: (userId, at) => publish([{ kind: 'cleared', userId, at }]),
     lastRead: (userId) => publish([{ kind: 'last-read', userId }]),

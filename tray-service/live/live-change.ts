@@ -1,9 +1,12 @@
 import type { TrayRecord } from '../domain/tray-record.ts';
+import type { RemovedRecord } from '../storage/port.ts';
 
 /** One change of one user's tray, as published on the user's shard channel. */
 export type LiveChange =
   /** Records created or changed by the worker (new activity, a deleted actor renamed). */
   | { kind: 'record'; userId: string; records: TrayRecord[] }
+  /** Records the worker removed (a removal left them with no action): their keys. */
+  | { kind: 'removed'; userId: string; ids: string[] }
   /** Records marked read through the API (v2/read, v3/mark-all-as-read): only what identifies each state. */
   | { kind: 'read'; userId: string; records: ReadMark[] }
   /** Every record deleted (v3/delete-all) at `at`. */
@@ -16,6 +19,13 @@ export type LiveChange =
  * the cursor and tells this state from the record's earlier ones.
  */
 export type ReadMark = Pick<TrayRecord, 'key' | 'changedAt'>;
+
+/** Groups removed records into one change per user. */
+export function removalsOf(records: readonly RemovedRecord[]): LiveChange[] {
+  const byUser = new Map<string, string[]>();
+  for (const { userId, key } of records) byUser.set(userId, [...(byUser.get(userId) ?? []), key]);
+  return [...byUser].map(([userId, ids]) => ({ kind: 'removed', userId, ids }));
+}
 
 /** Groups written records into one change per user. */
 export function changesOf(kind: 'record' | 'read', records: readonly TrayRecord[]): LiveChange[] {
@@ -32,7 +42,7 @@ export function changesOf(kind: 'record' | 'read', records: readonly TrayRecord[
   );
 }
 
-const kinds = new Set(['record', 'read', 'cleared', 'last-read']);
+const kinds = new Set(['record', 'removed', 'read', 'cleared', 'last-read']);
 
 /**
  * The changes of one channel message, or [] for a message this service did not publish. The

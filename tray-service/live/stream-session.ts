@@ -91,6 +91,10 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
         case 'record':
           for (const record of change.records) session.record(record);
           return;
+        case 'removed':
+          // A record that is gone has no change time to order: sent as it comes (docs/live-tray.md).
+          if (change.ids.length > 0) session.write('removed', { ids: change.ids });
+          return;
         case 'read': {
           const ids: string[] = [];
           for (const record of change.records) {

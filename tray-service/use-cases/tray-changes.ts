@@ -1,4 +1,5 @@
 import type { TrayRecord } from '../domain/tray-record.ts';
+import type { RemovedRecord } from '../storage/port.ts';
 
 /**
  * Where the use cases announce what they changed in a user's tray, after it is durable (the live
@@ -8,6 +9,8 @@ import type { TrayRecord } from '../domain/tray-record.ts';
 export interface TrayChanges {
   /** Records the worker created or changed. */
   recordsWritten(records: readonly TrayRecord[]): Promise<void>;
+  /** Records a removal left with no action, gone from the tray. */
+  recordsRemoved(records: readonly RemovedRecord[]): Promise<void>;
   /** Records marked read (v2/read, v3/mark-all-as-read). */
   markedRead(records: readonly TrayRecord[]): Promise<void>;
   /** The whole tray deleted at `at` (v3/delete-all). */

@@ -15,6 +15,7 @@ const streamDescription = [
   '`unread` {totalUnreadCount}: first on connect, then whenever the count changes;',
   '`record` NotificationRecord: a record created or changed, exactly as v3 history returns it, described in the negotiated locale (Content-Language);',
   '`read` {ids: [v_tarid_uid]}: records marked read (v2/read, v3/mark-all-as-read);',
+  '`removed` {ids: [v_tarid_uid]}: records gone because a deleted post, comment or reaction left them with no action (a record it only shrank comes as `record`);',
   '`cleared` {}: the tray was deleted (v3/delete-all);',
   '`reset` {}: the Last-Event-ID is too old to resume from; reload the history;',
   '`expired` {reason: "token-expired", reconnect: true}: the token expired; the stream ends, reconnect with a fresh token or ticket.',

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { TrayRecord } from '../../domain/tray-record.ts';
-import { exactActorsSql } from './exact-actors-sql.ts';
+import { exactActorsOfRow } from './exact-actors-sql.ts';
 import { groupLock, lockKeys } from './lock-keys.ts';
 import type { Member } from './postgres-memberships.ts';
 import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
@@ -39,13 +39,7 @@ export async function recomputeMemberRecords(
     client,
     groups.rows.map((row) => groupLock(row.verb, row.target_id)),
   );
-  const exact = exactActorsSql({
-    user: 'r.user_id',
-    verb: 'r.verb',
-    target: 'r.target_id',
-    community: 'r.community_id',
-    countFrom: 'r.count_from',
-  });
+  const exact = exactActorsOfRow('r');
   const result = await client.query<RecordRow>(
     `WITH ${RECORDS_OF_MEMBERS},
      r AS (SELECT t.*, k.community_id FROM k
@@ -72,6 +66,7 @@ export async function recomputeMemberRecords(
        feed = coalesce((y.newest->'feed')::json, t.feed),
        mention_in = CASE WHEN y.newest IS NULL THEN t.mention_in ELSE y.newest->>'mentionIn' END,
        last_update = coalesce((y.newest->>'at')::bigint, t.last_update),
+       last_action_at = CASE WHEN y.newest IS NULL THEN t.last_action_at END,
        expires_at = coalesce((y.newest->>'at')::bigint, t.last_update) + $4,
        changed_at = $3
      FROM y

@@ -6,6 +6,7 @@ import { createMetricsRegistry } from '../../../../shared/http/metrics-router.ts
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
 import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
+import type { RemovedRecord } from '../../../../tray-service/storage/port.ts';
 import { startBanCache, type BanCache } from '../../../../tray-service/http/auth/ban-cache.ts';
 import {
   createChangePublisher,
@@ -64,6 +65,7 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
   // The worker is created when the suite is declared; its publisher's connection once it starts.
   const changes: ChangePublisher = {
     recordsWritten: (records: readonly TrayRecord[]) => theOne().recordsWritten(records),
+    recordsRemoved: (records: readonly RemovedRecord[]) => theOne().recordsRemoved(records),
     markedRead: (records: readonly TrayRecord[]) => theOne().markedRead(records),
     cleared: (userId: string, at: number) => theOne().cleared(userId, at),
     lastRead: (userId: string) => theOne().lastRead(userId),
