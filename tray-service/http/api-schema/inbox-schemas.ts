@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { inboxViews } from '../../domain/inbox-view.ts';
 import { muteTargetTypes } from '../../domain/mute.ts';
-import { parseIsoTime } from '../../admin/parse-iso-time.ts';
 
 /** The inbox endpoints' inputs and outputs (docs/tray-api.md#inbox): the router parses and answers these. */
 
@@ -12,8 +11,11 @@ const timeInput = z
   })
   .transform((value, ctx) => {
     if (typeof value === 'number') return value;
-    const parsed = parseIsoTime(value);
-    if (parsed) return parsed.getTime();
+    // A full ISO 8601 date-time with its offset, so the server's time zone never decides.
+    const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(value)
+      ? Date.parse(value)
+      : Number.NaN;
+    if (Number.isSafeInteger(ms)) return ms;
     ctx.addIssue({ code: 'custom', message: 'expected an integer time (ms) or an ISO 8601 string' });
     return z.NEVER;
   })
