@@ -43,6 +43,14 @@ const recordIds = z
 
 const allRecords = z.literal(true, { error: 'expected true' });
 
+/** A body's error: an unknown field by its name, anything else as not the expected object. */
+const bodyError = {
+  error: (issue: { code?: string; keys?: readonly string[] }) =>
+    issue.code === 'unrecognized_keys'
+      ? `unknown field ${(issue.keys ?? []).join(', ')}`
+      : 'expected a JSON object',
+};
+
 /** Exactly one of `ids` and `all`. */
 const idsOrAll = <T extends { ids?: unknown; all?: unknown }>(body: T, ctx: z.RefinementCtx) => {
   if ((body.ids === undefined) === (body.all === undefined))
@@ -51,32 +59,26 @@ const idsOrAll = <T extends { ids?: unknown; all?: unknown }>(body: T, ctx: z.Re
 
 /** POST records/seen. */
 export const seenBody = z
-  .strictObject(
-    { ids: recordIds.optional(), all: allRecords.optional() },
-    { error: 'expected a JSON object' },
-  )
+  .strictObject({ ids: recordIds.optional(), all: allRecords.optional() }, bodyError)
   .superRefine(idsOrAll);
 
 /** POST records/archive: `readOnly` only with `all`. */
 export const archiveBody = z
   .strictObject(
     { ids: recordIds.optional(), all: allRecords.optional(), readOnly: allRecords.optional() },
-    { error: 'expected a JSON object' },
+    bodyError,
   )
   .superRefine((body, ctx) => {
     idsOrAll(body, ctx);
     if (body.readOnly && !body.all)
-      ctx.addIssue({ code: 'custom', message: 'readOnly: only with all', path: ['readOnly'] });
+      ctx.addIssue({ code: 'custom', message: 'only with all', path: ['readOnly'] });
   });
 
 /** POST records/unarchive and records/unsnooze. */
-export const idsBody = z.strictObject({ ids: recordIds }, { error: 'expected a JSON object' });
+export const idsBody = z.strictObject({ ids: recordIds }, bodyError);
 
 /** POST records/snooze: `until` later than now and at most 90 days on (checked against the clock). */
-export const snoozeBody = z.strictObject(
-  { ids: recordIds, until: timeInput },
-  { error: 'expected a JSON object' },
-);
+export const snoozeBody = z.strictObject({ ids: recordIds, until: timeInput }, bodyError);
 
 /** GET v3/history's `view`. */
 export const viewQuery = z
@@ -95,11 +97,11 @@ const muteTarget = {
 /** PUT v3/mutes: `until` (optional) later than now. */
 export const putMuteBody = z.strictObject(
   { ...muteTarget, until: timeInput.nullable().optional() },
-  { error: 'expected a JSON object' },
+  bodyError,
 );
 
 /** DELETE v3/mutes: a JSON body or query parameters. */
-export const muteTargetInput = z.object(muteTarget, { error: 'expected a JSON object' });
+export const muteTargetInput = z.object(muteTarget, bodyError);
 
 /** POST records/*. */
 export const updatedBody = z.strictObject({
