@@ -84,7 +84,7 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       for (const s of [one, two]) {
         const first = await s.next((event) => event.event !== 'comment');
         expect(first.event).to.equal('unread');
-        expect(dataOf(first)).to.deep.equal({ totalUnreadCount: 0 });
+        expect(dataOf(first)).to.deep.equal({ totalUnreadCount: 0, totalUnseenCount: 0 });
       }
     });
 
@@ -231,7 +231,7 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       const again = await stream(1, user, '', { 'Last-Event-ID': lastId });
       const unread = await again.next((event) => event.event !== 'comment');
       expect(unread.event).to.equal('unread');
-      expect(dataOf(unread)).to.deep.equal({ totalUnreadCount: 2 });
+      expect(dataOf(unread)).to.deep.equal({ totalUnreadCount: 2, totalUnseenCount: 2 });
       await again.next(
         (event) => event.event === 'record' && dataOf<NotificationRecord>(event).targetId === 'p-r3',
       );
