@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
+import { startSnoozeWakeLoop } from '../../../tray-service/worker/snooze-wake-loop.ts';
+import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { seedRecords } from '../../support/seed-tray.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { createOpenApiValidator } from '../api/support/openapi-validator.ts';
@@ -91,5 +93,41 @@ describe('inbox events on the live stream (docs/live-tray.md)', function () {
     await counts(from, 1, 0);
     const record = dataOf<NotificationRecord>(await mark('unsnooze', { ids: [keys[1]] }, 'record'));
     expect(record).to.include({ v_tarid_uid: keys[1], snoozedUntil: null, hasRead: false, isSeen: false });
+  });
+
+  it('sends a record whose snooze ended, unread and unseen, within 1 s of its until', async () => {
+    const marked = stream.events.length;
+    const until = Date.now() + 1_000;
+    await mark('snooze', { ids: [keys[0]], until }, 'snoozed');
+    await mark('seen', { all: true }, 'seen');
+    await counts(marked, 1, 0);
+    const from = stream.events.length;
+    const loop = startSnoozeWakeLoop({
+      storage: tray.worker.storage,
+      changes: tray.changes,
+      logger: createLogger({ name: 'test', level: 'silent' }),
+      intervalMs: 250,
+    });
+    try {
+      const event = await stream.next(
+        (e) => e.event === 'record' && dataOf<NotificationRecord>(e).v_tarid_uid === keys[0],
+        {
+          from,
+          timeoutMs: 10_000,
+        },
+      );
+      const lateBy = Date.now() - until;
+      expect(lateBy, 'ms after until').to.be.at.most(1_000);
+      expectDeclared(event);
+      expect(dataOf(event)).to.include({
+        hasRead: false,
+        isSeen: false,
+        archivedAt: null,
+        snoozedUntil: null,
+      });
+      await counts(from, 2, 1);
+    } finally {
+      await loop.stop();
+    }
   });
 });
