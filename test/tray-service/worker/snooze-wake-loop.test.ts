@@ -1,6 +1,4 @@
 import { expect } from 'chai';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import type { TrayRecord } from '../../../tray-service/domain/tray-record.ts';
 import type { TrayStorage } from '../../../tray-service/storage/port.ts';
 import { startSnoozeWakeLoop, type SnoozeWakeLoop } from '../../../tray-service/worker/snooze-wake-loop.ts';
@@ -8,20 +6,9 @@ import { seedRecords } from '../../support/seed-tray.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { waitFor } from '../../support/wait-for.ts';
+import { recordingLogger } from '../../support/recording-logger.ts';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** A logger whose messages the test reads. */
-function recordingLogger() {
-  const messages: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      messages.push(String((JSON.parse(chunk.toString()) as { msg: string }).msg));
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, sink), messages };
-}
 
 /** What the loop announced, as the live streams' publisher would be told. */
 function recordingChanges() {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { notificationRecord } from './notification-record.ts';
 import { localeQuery } from './query-values.ts';
+import { inboxCounts } from './tray-schemas.ts';
 
 /** The live tray's inputs and outputs (docs/live-tray.md). */
 
@@ -49,15 +50,7 @@ export const streamTicketBody = z.strictObject({
 /** The `data:` line of each event the stream sends, by event name. */
 export const streamEvents = {
   /** First on connect, then whenever a count changes: the counts of GET /notifications/v3. */
-  unread: z.strictObject({
-    totalUnreadCount: z.number().int().min(0),
-    totalUnseenCount: z
-      .number()
-      .int()
-      .min(0)
-      .optional()
-      .meta({ description: 'Records in the inbox not seen (absent when the storage has no inbox)' }),
-  }),
+  unread: inboxCounts,
   /** A record created or changed, exactly as v3 history returns it. */
   record: notificationRecord,
   /** Records a removal (a deleted post, comment or reaction) left with no action, by v_tarid_uid. */

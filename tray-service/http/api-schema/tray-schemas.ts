@@ -36,18 +36,19 @@ export const readBody = z.object(
   { error: 'expected a JSON object' },
 );
 
-/** GET /notifications/v3. */
-export const unreadCountBody = z.strictObject({
-  data: z.strictObject({
-    totalUnreadCount: z.number().int().min(0).meta({ description: 'Unread records in the inbox' }),
-    totalUnseenCount: z
-      .number()
-      .int()
-      .min(0)
-      .optional()
-      .meta({ description: 'Records in the inbox not seen (absent when the storage has no inbox)' }),
-  }),
+/** The counts of the inbox: GET /notifications/v3's data, and the live stream's `unread` event. */
+export const inboxCounts = z.strictObject({
+  totalUnreadCount: z.number().int().min(0).meta({ description: 'Unread records in the inbox' }),
+  totalUnseenCount: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .meta({ description: 'Records in the inbox not seen (absent when the storage has no inbox)' }),
 });
+
+/** GET /notifications/v3. */
+export const unreadCountBody = z.strictObject({ data: inboxCounts });
 
 /** GET /notifications/v3/history. */
 export const historyV3Page = z.strictObject({
