@@ -67,3 +67,6 @@ CREATE INDEX tray_removals_expiry ON tray_removals (expires_at);
 -- newest action away but never moves lastUpdate back, and a later action is the newest when it is
 -- newer than what the record names (NULL: lastUpdate is that time).
 ALTER TABLE tray_records ADD COLUMN last_action_at bigint;
+-- The lastUpdate a removal left: no later recomputation (a late leave taking actions away) moves
+-- lastUpdate below it (docs/tray-rules.md#inbox). 0: no removal touched the record.
+ALTER TABLE tray_records ADD COLUMN update_floor bigint NOT NULL DEFAULT 0;
