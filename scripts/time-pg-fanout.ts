@@ -16,6 +16,7 @@ import type { TrayRecord } from '../tray-service/domain/tray-record.ts';
 import { migrate } from '../tray-service/storage/postgres/migrate.ts';
 import { createPostgresMembersImport } from '../tray-service/storage/postgres/postgres-members-import.ts';
 import { createPostgresWrites } from '../tray-service/storage/postgres/postgres-writes.ts';
+import { bigClubPost } from './lib/big-club-post.ts';
 import { startPostgres, type LocalServer } from './lib/local-servers.ts';
 
 const { values: args } = parseArgs({
@@ -31,20 +32,7 @@ const posters = Number(args.posters);
 const away = Number(args.away);
 const T0 = Date.UTC(2026, 0, 1);
 
-function post(author: string, at: number, id: string): Activity {
-  return {
-    verb: 'post',
-    targetId: 'c-big',
-    targetType: 'community',
-    targetName: 'Big Club',
-    lastActionId: id,
-    feed: { kind: 'community', id: 'c-big', name: 'Big Club' },
-    communityId: 'c-big',
-    actor: { userId: author, name: `Member ${author}`, imageUrl: `https://img.example/${author}.png` },
-    at,
-    audience: { kind: 'community', communityId: 'c-big' },
-  };
-}
+const post = bigClubPost;
 
 async function main(): Promise<void> {
   let server: LocalServer | undefined;

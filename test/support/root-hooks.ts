@@ -1,10 +1,12 @@
 import * as chai from 'chai';
 import chaiAsPromised from 'chai-as-promised';
 import { commandGuard, describeViolations, installCommandGuard } from './command-guard.ts';
+import { useFastCheckSeed } from './fast-check-seed.ts';
 import { startTestStack, stopTestStack } from './test-stack.ts';
 
 chai.use(chaiAsPromised);
 installCommandGuard();
+useFastCheckSeed();
 
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {

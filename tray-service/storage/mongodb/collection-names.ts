@@ -19,9 +19,15 @@ export const TRAY_MUTES = 'tray_mutes';
 // grouping/: what the worker computes records from.
 /** The distinct actors of each record group, kept once per target (target-actors.ts). */
 export const TRAY_TARGET_ACTORS = 'tray_target_actors';
-/** Every action on a community's target, with its time (docs/tray-rules.md#leaving-and-rejoining-a-community). */
+/** Every counted action of the retention window, with its time and post (target-actions.ts). */
 export const TRAY_TARGET_ACTIONS = 'tray_target_actions';
 export const USER_PROFILES = 'user_profiles';
+
+// removals/: deleted posts, comments and reactions (docs/tray-rules.md#inbox).
+/** One tombstone per removal: the actions it voids are no-ops whenever they arrive (tombstones.ts). */
+export const TRAY_REMOVALS = 'tray_removals';
+/** The record groups a removal took actions out of, until their records are computed again. */
+export const TRAY_REMOVAL_WORK = 'tray_removal_work';
 
 // compare-and-set/: the write protocol's version claims (claim-versions.ts).
 export const TRAY_RECORD_CLAIMS = 'tray_record_claims';

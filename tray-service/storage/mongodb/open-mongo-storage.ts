@@ -7,6 +7,7 @@ import { ensureCollections } from './setup/ensure-collections.ts';
 import { createMongoLatestTimes } from './records/mongo-latest-times.ts';
 import { migrateRecordShape } from './records/migrate-record-shape.ts';
 import { migrateInboxState } from './records/migrate-inbox-state.ts';
+import { everyActionKeptSince } from './removals/kept-since.ts';
 import { createMongoBans } from './moderation/mongo-bans.ts';
 import { createMongoCommunityMembers } from './memberships/mongo-community-members.ts';
 import { createMongoDecisions } from './moderation/mongo-decisions.ts';
@@ -43,11 +44,12 @@ export async function openMongoStorage(
     await ensureCollections(db, trayCollections, { logger: options.logger });
     await migrateRecordShape(db, { retentionDays: options.retentionDays ?? 90 });
     await migrateInboxState(db);
+    const keptSince = await everyActionKeptSince(db);
     const lastRead = createMongoLatestTimes(db, TRAY_READ_STATE, 'lastReadAt');
     return {
       engine: 'mongodb',
       records: createMongoRecords(db, { lastRead }),
-      writes: createMongoWrites(db, { fanOutBatch: options.fanOutBatch ?? 10_000 }),
+      writes: createMongoWrites(db, { fanOutBatch: options.fanOutBatch ?? 10_000, keptSince }),
       lastRead,
       clears: createMongoLatestTimes(db, TRAY_CLEARS, 'clearedAt'),
       blockList: createMongoBlockList(db),

@@ -15,6 +15,8 @@ import { trayTargetActorsCollection } from './grouping/tray-target-actors-collec
 import { userBansCollection } from './moderation/user-bans-collection.ts';
 import { trayMutesCollection } from './mutes/tray-mutes-collection.ts';
 import { userProfilesCollection } from './grouping/user-profiles-collection.ts';
+import { trayRemovalsCollection } from './removals/tray-removals-collection.ts';
+import { trayRemovalWorkCollection } from './removals/tray-removal-work-collection.ts';
 
 /** The collections the worker writes and reads (startWorker ensures them when run on its own). */
 export const workerCollections: readonly CollectionSpec[] = [
@@ -27,6 +29,8 @@ export const workerCollections: readonly CollectionSpec[] = [
   trayRecordClaimsCollection,
   trayTargetActorsCollection,
   trayTargetActionsCollection,
+  trayRemovalsCollection,
+  trayRemovalWorkCollection,
   trayMutesCollection,
   userProfilesCollection,
   userBansCollection,

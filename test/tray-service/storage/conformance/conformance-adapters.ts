@@ -67,8 +67,7 @@ async function opened(
 /** On the test FerretDB, or the MongoDB server MONGODB_URI names. */
 const mongodb: ConformanceAdapter = {
   engine: 'mongodb',
-  // Pending: the MongoDB adapter's removal operation (its kept actions are ready for it).
-  capabilities: { inbox: true, removals: false },
+  capabilities: { inbox: true, removals: true },
   async open() {
     const { mongoUri } = testStack();
     const dbName = uniqueName('conformance');

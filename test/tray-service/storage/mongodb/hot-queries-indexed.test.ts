@@ -19,6 +19,7 @@ import {
   commentEvent,
   membershipEvent,
   minute,
+  postDeleteEvent,
   postEvent,
   reactionEvent,
   userDeleteEvent,
@@ -180,6 +181,13 @@ describe('hot queries are served by an index (explain)', function () {
     const clears = createMongoLatestTimes(db!, TRAY_CLEARS, 'clearedAt');
     await expectServed(() => clears.record('u-d', Date.now()));
     await expectServed(() => clears.latest('u-d'));
+  });
+  it('a deleted post: its comments’ and reactions’ records, and the members’ post records', async () => {
+    await expectServed(process(postDeleteEvent({ postId: 'p-1' })));
+    // And a comment on it arriving late: a no-op.
+    await expectServed(
+      process(commentEvent({ postId: 'p-1', commentId: 'cm-9', author: 'u-d', createdAt: minute(6) })),
+    );
   });
   it('a deleted user', async () => {
     await expectServed(process(userDeleteEvent('u-c')));

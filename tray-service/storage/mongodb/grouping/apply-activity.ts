@@ -11,6 +11,7 @@ import {
 } from '../../../domain/group-actors.ts';
 import { isAwayAt, isAwaySince, type MembershipInterval } from '../../../domain/membership-intervals.ts';
 import { reopened } from '../../../domain/inbox-state.ts';
+import { lastActionTime, storedActionTime, storedFloor } from '../records/last-action-time.ts';
 
 export interface ApplyOptions {
   /** Days a record lives after lastUpdate (TRAY_RETENTION_DAYS). */
@@ -56,19 +57,19 @@ export function applyActivity(
   // An older action delivered late widens what the record counts; nothing narrows it.
   const countFrom = record ? Math.min(record.countFrom, activity.at) : activity.at;
   const { named, count } = counted(context, countFrom, recipientId);
+  // Against the action the record names: after a removal it may be older than lastUpdate.
   const newest =
     !record ||
     compareActions(
       { at: activity.at, actionId: activity.lastActionId },
-      {
-        at: record.lastUpdate,
-        actionId: record.lastActionId,
-      },
+      { at: lastActionTime(record), actionId: record.lastActionId },
     ) > 0;
   // Fields that describe "the latest action" come from the newest activity; an older one delivered
-  // late only adds its actor (out-of-order delivery never moves lastUpdate backwards).
+  // late only adds its actor (out-of-order delivery never moves lastUpdate backwards, nor below
+  // where a removal left it).
   const latest = newest ? describe(activity) : describeRecord(record);
-  const lastUpdate = newest ? activity.at : (record?.lastUpdate ?? activity.at);
+  const lastUpdate = Math.max(activity.at, record?.lastUpdate ?? activity.at);
+  const actionAt = newest ? activity.at : lastActionTime(record ?? { lastUpdate });
   const seen = {
     verb: activity.verb,
     targetId: activity.targetId,
@@ -79,12 +80,14 @@ export function applyActivity(
     countFrom,
     lastUpdate,
   };
-  if (record && sameAsRecord(seen, record)) return 'unchanged';
+  if (record && sameAsRecord(seen, record) && lastActionTime(record) === actionAt) return 'unchanged';
   const expiresAt = new Date(lastUpdate + context.retentionDays * DAY_MS);
   return {
     _id: recordKey(activity.verb, activity.targetId, recipientId),
     userId: recipientId,
     ...seen,
+    ...storedActionTime(actionAt, lastUpdate),
+    ...storedFloor(record?.updateFloor),
     // New activity makes a read record unread again; a new record starts unread. It also brings
     // the record back to the inbox, unseen, out of the archive or a snooze (docs/tray-rules.md#inbox).
     hasRead: false,
@@ -130,10 +133,12 @@ export function recomputeRecord(
 ): TrayRecordDoc | 'unchanged' | 'delete' {
   const { named, count, newest } = exactActors(actions, record.countFrom, record.userId, away);
   if (!newest) return 'delete';
-  const moved = isAwayAt(away, record.lastUpdate);
+  // Judged at the action the record names; lastUpdate never goes below a removal's floor.
+  const moved = isAwayAt(away, lastActionTime(record));
   const latest = moved ? describe(newest) : describeRecord(record);
-  const lastUpdate = moved ? newest.at : record.lastUpdate;
-  const seen = { ...latest, actors: named, actorsCount: count, lastUpdate };
+  const lastUpdate = moved ? Math.max(newest.at, record.updateFloor ?? 0) : record.lastUpdate;
+  const actionAt = moved ? newest.at : lastActionTime(record);
+  const seen = { ...latest, actors: named, actorsCount: count, lastUpdate, actionAt };
   const { targetName, parentTargetId, lastActionId, lastActionSegmentNo, feed, mentionIn } = record;
   const before = {
     targetName,
@@ -145,14 +150,23 @@ export function recomputeRecord(
     actors: record.actors,
     actorsCount: record.actorsCount,
     lastUpdate: record.lastUpdate,
+    actionAt: lastActionTime(record),
   };
   if (isDeepStrictEqual(JSON.parse(JSON.stringify(seen)), JSON.parse(JSON.stringify(before))))
     return 'unchanged';
-  const { parentTargetId: _parent, lastActionSegmentNo: _segment, mentionIn: _mentionIn, ...kept } = record;
+  const {
+    parentTargetId: _parent,
+    lastActionSegmentNo: _segment,
+    mentionIn: _mentionIn,
+    lastActionAt: _actionAt,
+    ...kept
+  } = record;
+  const { actionAt: _seenAt, ...fields } = seen;
   const expiresAt = new Date(lastUpdate + context.retentionDays * DAY_MS);
   return {
     ...kept,
-    ...seen,
+    ...fields,
+    ...storedActionTime(actionAt, lastUpdate),
     expiresAt,
     version: record.version + 1,
   };

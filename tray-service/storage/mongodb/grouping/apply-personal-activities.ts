@@ -2,6 +2,8 @@ import type { Db } from 'mongodb';
 import type { Activity } from '../../../domain/activity.ts';
 import { memberChangesFingerprint } from '../memberships/membership-changes.ts';
 import { recomputeMemberRecords } from './recompute-member-records.ts';
+import { reapplyRemovals } from '../removals/reapply-removals.ts';
+import { withoutVoided } from '../removals/tombstones.ts';
 import { recordActions, writeDeliveries, type Delivery, type GroupingOptions } from './write-deliveries.ts';
 
 /**
@@ -11,13 +13,15 @@ import { recordActions, writeDeliveries, type Delivery, type GroupingOptions } f
  * targets the recipient's away spans are read in each compare-and-set round and once more after
  * the write: a join or leave stored meanwhile is then applied to the member's records here
  * (recomputeMemberRecords), so a leave whose own recomputation read the record before this write
- * landed is not lost.
+ * landed is not lost. An activity a kept removal voids is a no-op (docs/tray-rules.md#inbox), and a
+ * removal stored while the write ran is applied again after it (reapplyRemovals).
  */
 export async function applyPersonalActivities(
   db: Db,
-  activities: readonly Activity[],
+  all: readonly Activity[],
   options: GroupingOptions,
 ): Promise<void> {
+  const activities = await withoutVoided(db, all);
   await recordActions(db, activities, options.retentionDays);
   // An author is never notified of their own action.
   const addressed: Delivery[] = activities.flatMap((activity) =>
@@ -37,4 +41,5 @@ export async function applyPersonalActivities(
       ...(options.onWritten ? { onWritten: options.onWritten } : {}),
     });
   }
+  await reapplyRemovals(db, activities, options);
 }

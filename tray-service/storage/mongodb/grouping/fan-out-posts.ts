@@ -9,11 +9,15 @@ import {
 import { recordGroup } from '../records/storage-keys.ts';
 import { readRecordGroup } from './read-record-group.ts';
 import { recomputeMemberRecords } from './recompute-member-records.ts';
+import { reapplyRemovals } from '../removals/reapply-removals.ts';
+import { withoutVoided } from '../removals/tombstones.ts';
 import { memberOf, recordActions, writeDeliveries, type GroupingOptions } from './write-deliveries.ts';
 
 /**
  * The one fan-out entry point (the storage port's fanOutPosts): posts of one community, whole.
- * Their actions join their groups' actors, then each record group's posts go out in one fan-out.
+ * Their actions join their groups' actors, then each record group's posts go out in one fan-out. A
+ * deleted post is a no-op (docs/tray-rules.md#inbox), and a removal stored while the fan-out ran is
+ * applied again after it (reapplyRemovals).
  */
 export async function fanOutCommunityPosts(
   db: Db,
@@ -21,7 +25,10 @@ export async function fanOutCommunityPosts(
   posts: readonly Activity[],
   options: GroupingOptions,
 ): Promise<void> {
-  const addressed = posts.map((post) => ({ ...post, audience: { kind: 'community' as const, communityId } }));
+  const addressed = (await withoutVoided(db, posts)).map((post) => ({
+    ...post,
+    audience: { kind: 'community' as const, communityId },
+  }));
   await recordActions(db, addressed, options.retentionDays);
   const byGroup = new Map<string, Activity[]>();
   for (const post of addressed) {
@@ -29,6 +36,7 @@ export async function fanOutCommunityPosts(
     byGroup.set(group, [...(byGroup.get(group) ?? []), post]);
   }
   for (const group of byGroup.values()) await fanOutPosts(db, group, options);
+  await reapplyRemovals(db, addressed, options);
 }
 
 /**

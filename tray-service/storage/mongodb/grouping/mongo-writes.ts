@@ -4,6 +4,7 @@ import type { TrayWritesPort, WriteContext } from '../../port.ts';
 import { claimOwner } from '../compare-and-set/claim-owner.ts';
 import { applyMembershipChanges } from '../memberships/membership-changes.ts';
 import { toldAsTrayRecords } from '../records/to-tray-record.ts';
+import { applyRemovals } from '../removals/apply-removals.ts';
 import { applyPersonalActivities } from './apply-personal-activities.ts';
 import { applyProfileChanges } from './apply-profile-changes.ts';
 import { backfillJoins } from './backfill-join.ts';
@@ -14,12 +15,14 @@ import type { GroupingOptions } from './write-deliveries.ts';
 export interface MongoWritesOptions {
   /** Recipients per compare-and-set round of a fan-out (TRAY_FANOUT_BATCH). */
   fanOutBatch: number;
+  /** everyActionKeptSince, read at open (removals/kept-since.ts); 0 on a database that began with it. */
+  keptSince?: number;
 }
 
 /**
  * The storage port's worker writes on MongoDB: the grouping core and its compare-and-set writes
  * (write-deliveries.ts: personal activities and the fan-out of posts), joins and leaves as change documents with the late-join backfill, and
- * profile changes. One in-process lock per storage: this process's own concurrent writes to one
+ * profile changes, and removals (removals/apply-removals.ts). One in-process lock per storage: this process's own concurrent writes to one
  * hot record queue up instead of colliding and retrying (compare-and-set keeps other processes right).
  */
 export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWritesPort {
@@ -31,7 +34,9 @@ export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWrit
     owner,
     lock,
     now: () => context.now,
+    keptSince: options.keptSince ?? 0,
     ...toldAsTrayRecords(context.onWritten),
+    ...(context.onRemoved ? { onRemoved: context.onRemoved } : {}),
   });
   return {
     applyPersonal: (activities, context) => applyPersonalActivities(db, activities, applyOptions(context)),
@@ -57,6 +62,16 @@ export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWrit
           now: () => context.now,
           ...toldAsTrayRecords(context.onWritten),
         });
+    },
+    async applyRemovals(removals, context) {
+      const removed = await applyRemovals(db, removals, {
+        retentionDays: context.retentionDays,
+        owner: claimOwner(),
+        now: () => context.now,
+        keptSince: options.keptSince ?? 0,
+        ...toldAsTrayRecords(context.onWritten),
+      });
+      if (removed.length > 0 && context.onRemoved) await context.onRemoved(removed);
     },
     applyProfiles: (changes, context) =>
       applyProfileChanges(db, changes, {

@@ -4,6 +4,8 @@ import type { Activity } from '../../../domain/activity.ts';
 import type { Mute } from '../../../domain/mute.ts';
 import { casUpdateRecords } from '../compare-and-set/cas-update-records.ts';
 import { claimVersions } from '../compare-and-set/claim-versions.ts';
+import { MAX_BULK_OPERATIONS } from '../compare-and-set/coalesced-writes.ts';
+import { readByIds } from '../compare-and-set/read-by-ids.ts';
 import { TRAY_RECORDS } from '../collection-names.ts';
 import { communityMembers, type MemberSpans } from '../memberships/membership-changes.ts';
 import { notHeldBack, spansCovering } from '../mutes/muted-deliveries.ts';
@@ -15,6 +17,14 @@ import { communityOf, readTargetActions } from './target-actions.ts';
 
 /** Rounds of reading, claiming and deleting the records left with no action (the job retries). */
 const DELETE_ROUNDS = 20;
+
+export interface GroupRecomputeOptions extends RecomputeOptions {
+  /**
+   * What becomes of a record its group's kept actions cannot tell (one that counts actions kept by
+   * no one: docs/storage.md#removals) instead of being computed again; undefined: computed again.
+   */
+  untold?: (record: TrayRecordDoc) => 'delete' | 'unchanged' | undefined;
+}
 
 /**
  * Computes every unexpired record of one record group again from the group's kept actions without
@@ -30,7 +40,7 @@ export async function recomputeGroupRecords(
   db: Db,
   group: string,
   voided: ReadonlySet<string>,
-  options: RecomputeOptions,
+  options: GroupRecomputeOptions,
 ): Promise<string[]> {
   const deleted: string[] = [];
   for (let round = 1; round <= DELETE_ROUNDS; round++) {
@@ -43,11 +53,11 @@ export async function recomputeGroupRecords(
       [...emptied].map(([recordId, version]) => ({ recordId, version: version + 1, state: 'deleted' })),
       { takeoverMs: 60_000, owner: options.owner },
     );
-    const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
-    for (const [key, version] of emptied) {
-      if (!won.has(key)) continue;
-      if ((await records.deleteMany({ _id: key, version })).deletedCount > 0) deleted.push(key);
-    }
+    const claimed = [...emptied].filter(([key]) => won.has(key));
+    const gone = await deleteVersions(db, claimed);
+    deleted.push(...gone);
+    // Every one deleted from the version computed: nothing to compute again (a whole group's read).
+    if (gone.length === emptied.size) return deleted;
   }
   throw new Error(`records of ${group} still contended after ${DELETE_ROUNDS} rounds of recomputation`);
 }
@@ -57,7 +67,7 @@ async function recomputeOnce(
   db: Db,
   group: string,
   voided: ReadonlySet<string>,
-  options: RecomputeOptions,
+  options: GroupRecomputeOptions,
 ): Promise<Map<string, number>> {
   const first = await readRecordGroup(db, group);
   let actions: Activity[] = [];
@@ -71,7 +81,9 @@ async function recomputeOnce(
       emptied.delete(key);
       if (!current || current.expiresAt.getTime() <= options.now()) return 'unchanged';
       const counted = notHeldBack(actions, mutes.get(current.userId) ?? []);
-      const next = shrinkRecord(current, counted, members.get(current.userId)?.away ?? []);
+      const untold = options.untold?.(current);
+      if (untold === 'unchanged') return 'unchanged';
+      const next = untold ?? shrinkRecord(current, counted, members.get(current.userId)?.away ?? []);
       if (next !== 'delete') return next;
       emptied.set(key, current.version);
       return 'unchanged';
@@ -93,4 +105,28 @@ async function recomputeOnce(
     },
   );
   return emptied;
+}
+
+/**
+ * Deletes records at the versions read, a thousand single-document `deleteMany`s a bulk; a bulk
+ * that deleted fewer than it named is followed by point reads of which are still there. Returns
+ * the keys deleted.
+ */
+async function deleteVersions(db: Db, wanted: readonly [string, number][]): Promise<string[]> {
+  const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
+  const deleted: string[] = [];
+  for (let start = 0; start < wanted.length; start += MAX_BULK_OPERATIONS) {
+    const chunk = wanted.slice(start, start + MAX_BULK_OPERATIONS);
+    const result = await records.bulkWrite(
+      chunk.map(([_id, version]) => ({ deleteMany: { filter: { _id, version } } })),
+      { ordered: false },
+    );
+    const keys = chunk.map(([key]) => key);
+    if (result.deletedCount === chunk.length) deleted.push(...keys);
+    else {
+      const left = await readByIds(db, keys);
+      deleted.push(...keys.filter((key) => !left.has(key)));
+    }
+  }
+  return deleted;
 }

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Activity } from '../../../domain/activity.ts';
 import { exactActors } from '../../../domain/group-actors.ts';
 import type { MembershipInterval } from '../../../domain/membership-intervals.ts';
+import { lastActionTime, storedActionTime } from '../records/last-action-time.ts';
 import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
 
 /**
@@ -9,9 +10,10 @@ import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
  * `actions` are its group's kept actions less the voided ones and those its recipient's mutes held
  * back; `away` the recipient's away spans on a community's target. Its actors are the newest three
  * left, `actorsCount` counts those left, `lastActionId` and `lastActionSegmentNo` come from the
- * newest action left (by createdAt, ties by action id). Nothing new happened: `lastUpdate`, the
- * read, seen and inbox state, the other latest fields and the expiry stay. 'delete' when no action
- * is left. Pure.
+ * newest action left (by createdAt, ties by action id), and `lastActionAt` names that action's time
+ * when it is older than lastUpdate. Nothing new happened: `lastUpdate`, the read, seen and inbox
+ * state, the other latest fields and the expiry stay, and lastUpdate becomes the floor no later
+ * recomputation goes below (`updateFloor`). 'delete' when no action is left. Pure.
  */
 export function shrinkRecord(
   record: TrayRecordDoc,
@@ -25,21 +27,25 @@ export function shrinkRecord(
     actorsCount: count,
     lastActionId: newest.lastActionId,
     lastActionSegmentNo: newest.lastActionSegmentNo,
+    actionAt: newest.at,
   };
   const before = {
     actors: record.actors,
     actorsCount: record.actorsCount,
     lastActionId: record.lastActionId,
     lastActionSegmentNo: record.lastActionSegmentNo,
+    actionAt: lastActionTime(record),
   };
   if (isDeepStrictEqual(counted, before)) return 'unchanged';
-  const { lastActionSegmentNo: _segment, ...kept } = record;
+  const { lastActionSegmentNo: _segment, lastActionAt: _actionAt, ...kept } = record;
   return {
     ...kept,
     actors: named,
     actorsCount: count,
     lastActionId: newest.lastActionId,
     ...(newest.lastActionSegmentNo === undefined ? {} : { lastActionSegmentNo: newest.lastActionSegmentNo }),
+    ...storedActionTime(newest.at, record.lastUpdate),
+    updateFloor: record.lastUpdate,
     version: record.version + 1,
   };
 }

@@ -2,6 +2,7 @@ import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { recordGroup } from '../records/storage-keys.ts';
 import type { Activity } from '../../../domain/activity.ts';
+import { activityPost } from '../../../domain/activity-post.ts';
 import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
 import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
 import { TRAY_TARGET_ACTIONS } from '../collection-names.ts';
@@ -33,10 +34,12 @@ export async function keepTargetActions(
     if (recipient === activity.actor.userId) return [];
     const group = recordGroup(activity.verb, activity.targetId);
     const expiresAt = new Date(activity.at + retentionDays * DAY_MS);
+    const postId = activityPost(activity);
     return [
       {
         _id: JSON.stringify([group, activity.lastActionId, recipient]),
         group,
+        ...(postId === undefined ? {} : { postId }),
         // Only a community's members join and leave: a user feed's actions need no member key.
         ...(recipient === '' || communityId === undefined
           ? {}

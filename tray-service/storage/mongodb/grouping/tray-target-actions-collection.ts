@@ -12,6 +12,11 @@ export const trayTargetActionsCollection: CollectionSpec = {
       serves: 'find({group}) in readTargetActions: a record computed exactly from its group’s actions',
     },
     {
+      name: 'action_post',
+      key: { postId: 1 },
+      serves: 'find({postId}) in applyRemovals: the actions a removal on that post may void',
+    },
+    {
       name: 'action_member',
       key: { member: 1 },
       serves: 'find({member}) in readMemberActions: a late join’s and a late leave’s look-up',
@@ -38,6 +43,11 @@ export interface TargetActionDoc {
   _id: string;
   /** recordGroup(verb, targetId): a record's actions. */
   group: string;
+  /**
+   * The post the action belongs to (activity-post.ts): where a removal looks. Absent on actions
+   * kept before removals existed (docs/storage.md#removals).
+   */
+  postId?: string;
   /** JSON [community, recipient] of an action addressed to one user: a join's and a leave's look-up. */
   member?: string;
   at: number;

@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import type { KeyedLock } from '../../../../shared/async/keyed-lock.ts';
+import type { RemovedRecord } from '../../port.ts';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { recordKey, type Activity } from '../../../domain/activity.ts';
 import type { GroupActors } from '../../../domain/group-actors.ts';
@@ -25,6 +26,10 @@ export interface GroupingOptions extends ApplyOptions {
   now?: () => number;
   /** Told of every record written (live streams, docs/live-tray.md). */
   onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
+  /** Told of every record a removal met by these writes deleted (removals/reapply-removals.ts). */
+  onRemoved?: (records: readonly RemovedRecord[]) => Promise<void>;
+  /** everyActionKeptSince (removals/kept-since.ts); 0 when unknown. */
+  keptSince?: number;
 }
 
 /** One activity for one recipient's record. */

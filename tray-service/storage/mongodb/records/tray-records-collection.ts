@@ -18,6 +18,16 @@ export interface TrayRecordDoc extends Omit<TrayRecord, 'key' | 'changedAt'>, In
    * they joined later, starts counting afresh.
    */
   countFrom: number;
+  /**
+   * The time of the action `lastActionId` names, only when a removal left it older than lastUpdate
+   * (absent: lastUpdate is that time): a later action is the newest when it is newer than this.
+   */
+  lastActionAt?: number;
+  /**
+   * The lastUpdate a removal left (absent: no removal changed the record): no later recomputation
+   * (a late leave) takes lastUpdate below it (docs/tray-rules.md#inbox).
+   */
+  updateFloor?: number;
   /** recordBox(archivedAt, snoozedUntil), kept with them by every write (record-box.ts). */
   box: RecordBox;
   /** recordGroup(verb, targetId): every recipient's record of one target, read by equality in a fan-out. */

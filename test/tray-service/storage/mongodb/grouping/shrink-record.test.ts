@@ -45,6 +45,8 @@ describe('shrinkRecord', () => {
     expect(next.actors.map((actor) => actor.userId)).to.deep.equal(['u-bob', 'u-ann']);
     expect(next).to.include({ actorsCount: 2, lastActionId: 'cm-b', lastUpdate: T + 5, hasRead: true });
     expect(next).to.include({ box: 'archived', archivedAt: T + 6, version: 8 });
+    // The action named is older than lastUpdate now, and lastUpdate is the floor from here on.
+    expect(next).to.include({ lastActionAt: T + 1, updateFloor: T + 5 });
     // The removed action's segment goes with it; the newest left has none.
     expect(next).not.to.have.property('lastActionSegmentNo');
   });

@@ -86,6 +86,8 @@ export async function processJob(
         writes.fanOutPosts(audience.communityId, posts, context()),
       );
     }
+    if (mapped.removals && mapped.removals.length > 0)
+      await writes.applyRemovals?.(mapped.removals, context());
   });
   return stored;
 }

@@ -1,0 +1,149 @@
+import { expect } from 'chai';
+import { recordKey } from '../../../../../tray-service/domain/activity.ts';
+import type { Removal } from '../../../../../tray-service/domain/removal.ts';
+import {
+  TRAY_RECORDS,
+  TRAY_REMOVAL_WORK,
+  TRAY_TARGET_ACTIONS,
+  TRAY_TARGET_ACTORS,
+} from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import { applyPersonalActivities } from '../../../../../tray-service/storage/mongodb/grouping/apply-personal-activities.ts';
+import type { TargetActionDoc } from '../../../../../tray-service/storage/mongodb/grouping/tray-target-actions-collection.ts';
+import type { TargetActorDoc } from '../../../../../tray-service/storage/mongodb/grouping/tray-target-actors-collection.ts';
+import { recordGroup } from '../../../../../tray-service/storage/mongodb/records/storage-keys.ts';
+import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
+import { applyRemovals } from '../../../../../tray-service/storage/mongodb/removals/apply-removals.ts';
+import type { RemovalWorkDoc } from '../../../../../tray-service/storage/mongodb/removals/tray-removal-work-collection.ts';
+import { reapplyRemovals } from '../../../../../tray-service/storage/mongodb/removals/reapply-removals.ts';
+import { storeTombstones } from '../../../../../tray-service/storage/mongodb/removals/tombstones.ts';
+import type { RemovedRecord } from '../../../../../tray-service/storage/port.ts';
+import { workerCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
+import { aComment } from '../../../../support/activity-builder.ts';
+import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
+import { useMongo } from '../../../../support/suite-resources.ts';
+
+const NOW = Date.parse('2026-11-21T12:00:00.000Z');
+const at = (minute: number) => NOW - 86_400_000 + minute * 60_000;
+const options = { retentionDays: 90, fanOutBatch: 1_000, owner: 'job-1', now: () => NOW, keptSince: 0 };
+const removalOf = (id: string, postId: string): Removal => ({ kind: 'comment', id, postId, at: NOW });
+
+// The MongoDB adapter's own mechanics of removals (docs/storage.md#removals); what a removal does to
+// a tray is the conformance suite's (removals-cases.ts), against the reference tray.
+describe('applyRemovals (MongoDB-compatible server)', function () {
+  this.timeout(30_000);
+  const mongo = useMongo();
+  before(() => ensureTestCollections(mongo.db, workerCollections));
+  const record = (key: string) => mongo.db.collection<TrayRecordDoc>(TRAY_RECORDS).findOne({ _id: key });
+  const comments = (postId: string, list: [string, string, number][]) =>
+    list.map(([actor, id, minute]) =>
+      aComment(actor, { postId, owner: 'u-ana' }, { id, at: at(minute), userFeed: 'u-ana' }),
+    );
+
+  it('takes the voided actions out of the kept actions and group actors, the actor back at their newest action left', async () => {
+    await applyPersonalActivities(
+      mongo.db,
+      comments('p-1', [
+        ['u-ben', 'cm-b1', 1],
+        ['u-cy', 'cm-c', 2],
+        ['u-ben', 'cm-b2', 3],
+      ]),
+      options,
+    );
+    const group = recordGroup('comment', 'p-1');
+    // Reading the group's actors prunes Ben's older action: only his newest is a group actor.
+    expect(await applyRemovals(mongo.db, [removalOf('cm-b2', 'p-1')], options)).to.deep.equal([]);
+    const kept = await mongo.db.collection<TargetActionDoc>(TRAY_TARGET_ACTIONS).find({ group }).toArray();
+    expect(kept.map((doc) => doc.activity.lastActionId).sort()).to.deep.equal(['cm-b1', 'cm-c']);
+    const actors = await mongo.db.collection<TargetActorDoc>(TRAY_TARGET_ACTORS).find({ group }).toArray();
+    expect(actors.map((doc) => doc.actionId).sort()).to.deep.equal(['cm-b1', 'cm-c']);
+    expect(await record(recordKey('comment', 'p-1', 'u-ana'))).to.include({
+      actorsCount: 2,
+      lastActionId: 'cm-c',
+      lastActionAt: at(2),
+      lastUpdate: at(3),
+      updateFloor: at(3),
+    });
+    // A later comment between the one named and lastUpdate is the newest; lastUpdate stays.
+    await applyPersonalActivities(mongo.db, comments('p-1', [['u-dee', 'cm-d', 2.5]]), options);
+    const after = await record(recordKey('comment', 'p-1', 'u-ana'));
+    expect(after).to.include({
+      actorsCount: 3,
+      lastActionId: 'cm-d',
+      lastActionAt: at(2.5),
+      lastUpdate: at(3),
+    });
+  });
+
+  it('finishes on a retry what a failed try left: the work noted before the actions went', async () => {
+    await applyPersonalActivities(
+      mongo.db,
+      comments('p-2', [
+        ['u-ben', 'cm-2b', 1],
+        ['u-cy', 'cm-2c', 2],
+      ]),
+      options,
+    );
+    const key = recordKey('comment', 'p-2', 'u-ana');
+    const records = mongo.db.collection<TrayRecordDoc>(TRAY_RECORDS);
+    const before = await records.findOne({ _id: key });
+    if (!before) throw new Error('no record');
+    await applyRemovals(mongo.db, [removalOf('cm-2c', 'p-2')], options);
+    expect(await record(key)).to.include({ actorsCount: 1, lastActionId: 'cm-2b' });
+    // As a try that failed right after taking the actions out left it: the record not computed
+    // again, the work still noted.
+    await records.replaceOne({ _id: key }, { ...before, version: before.version + 5 });
+    await mongo.db.collection<RemovalWorkDoc>(TRAY_REMOVAL_WORK).insertOne({
+      _id: 'left-by-a-failed-try',
+      postId: 'p-2',
+      group: recordGroup('comment', 'p-2'),
+      voided: ['cm-2c'],
+      expiresAt: new Date(NOW + 86_400_000),
+    });
+    expect(await record(key)).to.include({ actorsCount: 2, lastActionId: 'cm-2c' });
+    await applyRemovals(mongo.db, [removalOf('cm-2c', 'p-2')], options);
+    expect(await record(key)).to.include({ actorsCount: 1, lastActionId: 'cm-2b' });
+    expect(await mongo.db.collection(TRAY_REMOVAL_WORK).countDocuments({ postId: 'p-2' })).to.equal(0);
+  });
+
+  it('leaves a record counting from before every action was kept as it is, unless its own target went', async () => {
+    await applyPersonalActivities(
+      mongo.db,
+      comments('p-3', [
+        ['u-ben', 'cm-3b', 1],
+        ['u-cy', 'cm-3c', 2],
+      ]),
+      options,
+    );
+    const key = recordKey('comment', 'p-3', 'u-ana');
+    // As an older version kept it: Ben's comment is in the record, not among the kept actions.
+    await mongo.db.collection(TRAY_TARGET_ACTIONS).deleteMany({ 'activity.lastActionId': 'cm-3b' });
+    const legacy = { ...options, keptSince: at(10) };
+    await applyRemovals(mongo.db, [removalOf('cm-3c', 'p-3')], legacy);
+    expect(await record(key)).to.include({ actorsCount: 2, lastActionId: 'cm-3c' });
+    // The post itself deleted: the record goes, though no kept action leads to it.
+    const gone = await applyRemovals(mongo.db, [{ kind: 'post', id: 'p-3', postId: 'p-3', at: NOW }], legacy);
+    expect(gone).to.deep.equal([{ userId: 'u-ana', key }]);
+    expect(await record(key)).to.equal(null);
+  });
+
+  it('applies a removal stored while a write ran once more after it (reapplyRemovals)', async () => {
+    const late = comments('p-4', [['u-ben', 'cm-4b', 1]]);
+    await applyPersonalActivities(mongo.db, late, options);
+    const key = recordKey('comment', 'p-4', 'u-ana');
+    expect(await record(key)).to.include({ lastActionId: 'cm-4b' });
+    // The tombstone landed after the write's own check: the write kept and counted the comment.
+    await storeTombstones(mongo.db, [removalOf('cm-4b', 'p-4')], { now: NOW, retentionDays: 90 });
+    const removed: RemovedRecord[] = [];
+    await reapplyRemovals(mongo.db, late, {
+      ...options,
+      onRemoved: async (records) => {
+        removed.push(...records);
+      },
+    });
+    expect(await record(key)).to.equal(null);
+    expect(removed).to.deep.equal([{ userId: 'u-ana', key }]);
+    // Arriving again, it is a no-op.
+    await applyPersonalActivities(mongo.db, late, options);
+    expect(await record(key)).to.equal(null);
+  });
+});

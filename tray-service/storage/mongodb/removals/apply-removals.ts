@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto';
+import type { Db } from 'mongodb';
+import { DAY_MS } from '../../../../shared/time/durations.ts';
+import { decodeRecordKey } from '../../../domain/record-key.ts';
+import { voidedByAny, type Removal } from '../../../domain/removal.ts';
+import type { RemovedRecord } from '../../port.ts';
+import { TRAY_REMOVAL_WORK, TRAY_TARGET_ACTIONS } from '../collection-names.ts';
+import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
+import { deleteByIds } from '../compare-and-set/delete-by-ids.ts';
+import { recomputeGroupRecords } from '../grouping/recompute-group-records.ts';
+import type { RecomputeOptions } from '../grouping/recompute-member-records.ts';
+import type { TargetActionDoc } from '../grouping/tray-target-actions-collection.ts';
+import { recordGroup } from '../records/storage-keys.ts';
+import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
+import { countsUnkeptActions } from './kept-since.ts';
+import { takeOutVoided, type VoidedAction } from './take-out-voided.ts';
+import { storeTombstones } from './tombstones.ts';
+import type { RemovalWorkDoc } from './tray-removal-work-collection.ts';
+
+export interface RemovalOptions extends RecomputeOptions {
+  /** everyActionKeptSince: records counting from before it are not computed again (kept-since.ts). */
+  keptSince: number;
+}
+
+/** The kept actions on one post (`action_post`), with what removalVoids reads of each. */
+async function actionsOnPost(db: Db, postId: string): Promise<VoidedAction[]> {
+  const docs = await db
+    .collection<TargetActionDoc>(TRAY_TARGET_ACTIONS)
+    .find({ postId }, { projection: { _id: 1, group: 1, activity: 1 } })
+    .toArray();
+  return docs.map(({ _id, group, activity }) => ({ _id, group, activity, postId }));
+}
+
+/** One work document per record group and post of the voided actions. */
+function workOf(voided: readonly VoidedAction[], expiresAt: Date): RemovalWorkDoc[] {
+  const byGroup = new Map<string, { postId: string; group: string; ids: Set<string> }>();
+  for (const { group, activity, postId } of voided) {
+    const key = JSON.stringify([postId, group]);
+    const entry = byGroup.get(key) ?? { postId, group, ids: new Set<string>() };
+    entry.ids.add(activity.lastActionId);
+    byGroup.set(key, entry);
+  }
+  return [...byGroup.values()].map(({ postId, group, ids }) => {
+    const sorted = [...ids].sort();
+    const _id = createHash('sha256')
+      .update(JSON.stringify([postId, group, sorted]))
+      .digest('base64url');
+    return { _id, postId, group, voided: sorted, expiresAt };
+  });
+}
+
+/** The groups whose whole target a removal deletes: the records there go, whatever they count. */
+function targetGroups(removal: Removal): string[] {
+  switch (removal.kind) {
+    case 'post':
+      return ['comment', 'reaction', 'mention'].map((verb) => recordGroup(verb, removal.id));
+    case 'comment':
+      return ['mentreply', 'mentreact', 'mention'].map((verb) => recordGroup(verb, removal.id));
+    case 'reaction':
+      return [];
+  }
+}
+
+/** Whether the removals delete the record's target itself (every action it could count). Pure. */
+const targetRemoved = (removals: readonly Removal[], record: TrayRecordDoc) =>
+  voidedByAny(removals, {
+    verb: record.verb,
+    targetId: record.targetId,
+    ...(record.parentTargetId === undefined ? {} : { parentTargetId: record.parentTargetId }),
+    ...(record.mentionIn === undefined ? {} : { mentionIn: record.mentionIn }),
+    // No action of the target's own: only what voids the target itself matches.
+    lastActionId: '',
+  });
+
+/**
+ * Removals on MongoDB (docs/storage.md#removals), whole per batch: the tombstones are stored first
+ * (an action arriving from then on is a no-op: tombstones.ts), the kept actions on the removals'
+ * posts read by post and those the domain's rule voids (removal.ts) noted as work per record group,
+ * then taken out of the kept actions and group actors (take-out-voided.ts), and every record of each
+ * group computed again from what is left (recomputeGroupRecords: compare-and-set, a thousand record
+ * updates a bulk, a record left with nothing deleted). The work notes go last: a retry after a
+ * failure finds what is still to do though the actions are gone, and a removal redelivered after
+ * success finds nothing and changes nothing. Records counting from before this database kept every
+ * action keep their actors, unless their own target was deleted (then they go). Returns the records
+ * deleted; those changed are told to onWritten.
+ */
+export async function applyRemovals(
+  db: Db,
+  removals: readonly Removal[],
+  options: RemovalOptions,
+): Promise<RemovedRecord[]> {
+  if (removals.length === 0) return [];
+  const now = options.now();
+  await storeTombstones(db, removals, { now, retentionDays: options.retentionDays });
+  const postIds = [...new Set(removals.map((removal) => removal.postId))];
+  const voided: VoidedAction[] = [];
+  for (const postId of postIds)
+    for (const action of await actionsOnPost(db, postId))
+      if (voidedByAny(removals, action.activity)) voided.push(action);
+  const expiresAt = new Date(now + options.retentionDays * DAY_MS);
+  const noted = workOf(voided, expiresAt);
+  if (noted.length > 0) await insertCoalesced<RemovalWorkDoc>(db, TRAY_REMOVAL_WORK, noted);
+  await takeOutVoided(db, voided);
+
+  // This removal's work, and any an earlier try (or a concurrent removal on these posts) left.
+  const work = new Map(noted.map((doc) => [doc._id, doc]));
+  for (const postId of postIds)
+    for (const doc of await db.collection<RemovalWorkDoc>(TRAY_REMOVAL_WORK).find({ postId }).toArray())
+      work.set(doc._id, doc);
+  const groups = new Map<string, Set<string>>();
+  for (const { group, voided: ids } of work.values())
+    groups.set(group, new Set([...(groups.get(group) ?? []), ...ids]));
+  // Records no kept action reaches may be on a deleted target: looked up by their group too.
+  if (options.keptSince > 0)
+    for (const group of removals.flatMap(targetGroups)) groups.set(group, groups.get(group) ?? new Set());
+
+  const untold = (record: TrayRecordDoc) =>
+    countsUnkeptActions(record, options.keptSince)
+      ? targetRemoved(removals, record)
+        ? ('delete' as const)
+        : ('unchanged' as const)
+      : undefined;
+  const removed: RemovedRecord[] = [];
+  for (const [group, ids] of groups)
+    for (const key of await recomputeGroupRecords(db, group, ids, { ...options, untold })) {
+      const identity = decodeRecordKey(key);
+      if (identity) removed.push({ userId: identity.userId, key });
+    }
+  await deleteByIds(db, TRAY_REMOVAL_WORK, [...work.keys()]);
+  return removed;
+}

@@ -1,0 +1,30 @@
+import type { Db } from 'mongodb';
+import type { Activity } from '../../../domain/activity.ts';
+import type { GroupingOptions } from '../grouping/write-deliveries.ts';
+import { applyRemovals } from './apply-removals.ts';
+import { removalsVoiding } from './tombstones.ts';
+
+/**
+ * After a write of `activities`: a removal of one of them stored while the write ran (after its
+ * tombstone check) may have read the kept actions before this write kept them, or computed the
+ * records before this write counted them; it is applied once more, now that the write is done,
+ * so the voided actions leave whatever this write did (docs/storage.md#removals). One tombstone
+ * read when there is none, the common case.
+ */
+export async function reapplyRemovals(
+  db: Db,
+  activities: readonly Activity[],
+  options: GroupingOptions,
+): Promise<void> {
+  if (activities.length === 0) return;
+  const met = await removalsVoiding(db, activities);
+  if (met.length === 0) return;
+  const removed = await applyRemovals(db, met, {
+    retentionDays: options.retentionDays,
+    owner: options.owner,
+    now: options.now ?? Date.now,
+    keptSince: options.keptSince ?? 0,
+    ...(options.onWritten ? { onWritten: options.onWritten } : {}),
+  });
+  if (removed.length > 0 && options.onRemoved) await options.onRemoved(removed);
+}
