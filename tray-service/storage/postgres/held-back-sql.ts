@@ -18,8 +18,8 @@ export interface DeliveryRef {
 export const MUTE_END = `coalesce(least(m.until_at, m.removed_at), 9223372036854775807)`;
 
 /**
- * A boolean SQL expression: whether one of the recipient's mute spans in `mutes` (tray_mutes, or a
- * CTE of its rows aliased to the same columns) held the action back. The rule is the domain's
+ * A boolean SQL expression: whether one of the recipient's mute spans in `mutes` (tray_mutes, read
+ * by its primary key, or a relation with the same columns) held the action back. The rule is the domain's
  * (domain/mute.ts muteCovers, muteInForceAt): a span covers the action when it mutes its actor, or,
  * unless the action is a mention, its post or its community; and holds it back when it was in force
  * at the action's time, whenever the action is delivered.
