@@ -44,6 +44,26 @@ async function expectAll(tray: ModelledStorage, users: readonly string[], now = 
   for (const user of users) await tray.expectModel(user, now);
 }
 
+/** The case's tray with `members` joined from minute 0, its ids, Ana's id and its community. */
+async function withMembers(context: ConformanceContext, members = ['u-ana', 'u-kim', 'u-ben']) {
+  const tray = modelledStorage(context);
+  for (const member of members) await tray.membership(member, true, 0);
+  return { tray, id: context.id, ana: context.id('u-ana'), communityId: tray.communityId };
+}
+
+/**
+ * The case's tray and comments on Ana's post p-1 on her own feed, where no membership is involved,
+ * only mutes: `commentOf(actor, minute)` is the actor's comment `cm-<actor>-<minute>`.
+ */
+function onAnasFeed(context: ConformanceContext) {
+  const id = context.id;
+  const ana = id('u-ana');
+  const post = { postId: id('p-1'), owner: ana };
+  const commentOf = (actor: string, minute: number) =>
+    aComment(id(actor), post, { id: id(`cm-${actor}-${minute}`), at: at(minute), userFeed: ana });
+  return { tray: modelledStorage(context), id, ana, commentOf };
+}
+
 /** The user's record of this verb and target, if any. */
 async function recordOf(
   tray: ModelledStorage,
@@ -102,10 +122,7 @@ conformanceCase(
 conformanceCase(
   "mutes: a community post muted before it came is never counted in the member's post record",
   async (context) => {
-    const tray = modelledStorage(context);
-    const id = context.id;
-    const { communityId } = tray;
-    for (const member of ['u-ana', 'u-kim', 'u-ben']) await tray.membership(member, true, 0);
+    const { tray, id, communityId } = await withMembers(context);
     // Muting a target the tray has not seen yet is allowed (its post arrives later).
     await mute(tray, id('u-ana'), 'post', id('p-kim'), at(0));
     await tray.posts([aPost(id('u-kim'), { id: id('p-kim'), at: at(2), communityId })]);
@@ -123,11 +140,7 @@ conformanceCase(
 conformanceCase(
   "mutes: a community mute holds back the community's posts and everything on them; a mention and the user feed still arrive",
   async (context) => {
-    const tray = modelledStorage(context);
-    const id = context.id;
-    const ana = id('u-ana');
-    const { communityId } = tray;
-    for (const member of ['u-ana', 'u-kim', 'u-ben']) await tray.membership(member, true, 0);
+    const { tray, id, ana, communityId } = await withMembers(context);
     const postOf = (author: string, minute: number) =>
       aPost(id(author), { id: id(`p-${author}-${minute}`), at: at(minute), communityId });
     await tray.posts([postOf('u-kim', 1)]);
@@ -163,11 +176,7 @@ conformanceCase(
 conformanceCase(
   "mutes: a user mute silences every action of that actor, mentions included, and leaves the others'",
   async (context) => {
-    const tray = modelledStorage(context);
-    const id = context.id;
-    const ana = id('u-ana');
-    const { communityId } = tray;
-    for (const member of ['u-ana', 'u-kim', 'u-ben']) await tray.membership(member, true, 0);
+    const { tray, id, ana, communityId } = await withMembers(context);
     await mute(tray, ana, 'user', id('u-ben'), at(0));
     const post = { postId: id('p-1'), owner: ana };
     await tray.personal([
@@ -190,13 +199,7 @@ conformanceCase(
 conformanceCase(
   'mutes: unmuting resumes without what happened while muted, and a late delivery dated inside the ended span stays held back',
   async (context) => {
-    const tray = modelledStorage(context);
-    const id = context.id;
-    const ana = id('u-ana');
-    // On Ana's own feed: no membership is involved, only the mute.
-    const post = { postId: id('p-1'), owner: ana };
-    const commentOf = (actor: string, minute: number) =>
-      aComment(id(actor), post, { id: id(`cm-${actor}-${minute}`), at: at(minute), userFeed: ana });
+    const { tray, id, ana, commentOf } = onAnasFeed(context);
     await tray.personal([commentOf('u-ben', 1)]);
     await mute(tray, ana, 'post', id('p-1'), at(2));
     await tray.personal([commentOf('u-cy', 3), commentOf('u-ben', 3)]);
@@ -270,22 +273,17 @@ conformanceCase(
 conformanceCase(
   'mutes: a removal computes the record again without what a mute held back',
   async (context) => {
-    const tray = modelledStorage(context);
-    const id = context.id;
-    const ana = id('u-ana');
-    const post = { postId: id('p-1'), owner: ana };
-    const commentOf = (actor: string, minute: number) =>
-      aComment(id(actor), post, { id: id(`cm-${actor}`), at: at(minute), userFeed: ana });
+    const { tray, id, ana, commentOf } = onAnasFeed(context);
     await mute(tray, ana, 'user', id('u-cy'), at(2), at(4));
     await tray.personal([commentOf('u-ben', 1), commentOf('u-cy', 3), commentOf('u-dee', 5)]);
     await tray.apply({
       kind: 'removal',
-      removals: [{ kind: 'comment', id: id('cm-u-dee'), postId: id('p-1'), at: NOW + 1 }],
+      removals: [{ kind: 'comment', id: id('cm-u-dee-5'), postId: id('p-1'), at: NOW + 1 }],
       now: NOW + 1,
     });
     const record = await tray.record('u-ana', 'comment', NOW + 1);
     expect(actorIdsOf(record)).to.deep.equal([id('u-ben')]);
-    expect(record).to.include({ actorsCount: 1, lastActionId: id('cm-u-ben') });
+    expect(record).to.include({ actorsCount: 1, lastActionId: id('cm-u-ben-1') });
     await expectAll(tray, ['u-ana'], NOW + 1);
   },
   { needs: 'removals' },
