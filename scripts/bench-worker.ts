@@ -5,7 +5,11 @@
 //      many new-record mentions (one new record each): events/s (targets: 1,500 or more each);
 //   2. one post fanned out to a community of --members (10,000), first into new records, then
 //      grouped into them (target 0.5 s), and the same for --huge members (100,000; target 3 s);
-//   3. --burst (20) posts to the 10,000-member community at once, against one post (target 2x).
+//   3. --burst (20) posts to the 10,000-member community at once, against one post (target 2x);
+//   4. with --mutes (100,000) mute spans stored, 1,000 of the community's members muting it and
+//      1,000 mutes on the grouped comments' posts (by others than their owner): a post to the
+//      community (target 0.5 s, beside the same post without mutes) and grouped comments again
+//      (target 1,500 events/s); the bare baseline's fan-out anti-joins the community's mutes.
 // Starts its own redis-server and a throwaway PostgreSQL cluster unless REDIS_URL / DATABASE_URL
 // point elsewhere.
 import { createHash } from 'node:crypto';
@@ -29,13 +33,14 @@ const { values: args } = parseArgs({
     members: { type: 'string', default: '10000' },
     huge: { type: 'string', default: '100000' },
     burst: { type: 'string', default: '20' },
+    mutes: { type: 'string', default: '100000' },
     concurrency: { type: 'string', default: '64' },
     help: { type: 'boolean', default: false },
   },
 });
 if (args.help) {
   process.stdout.write(
-    'usage: npm run bench:worker -- [--events 5000] [--posts 200] [--members 10000] [--huge 100000] [--burst 20] [--concurrency 64]\n',
+    'usage: npm run bench:worker -- [--events 5000] [--posts 200] [--members 10000] [--huge 100000] [--burst 20] [--mutes 100000] [--concurrency 64]\n',
   );
   process.exit(0);
 }
@@ -44,8 +49,9 @@ const posts = Number(args.posts);
 const members = Number(args.members);
 const huge = Number(args.huge);
 const burst = Number(args.burst);
+const mutes = Number(args.mutes);
 const concurrency = Number(args.concurrency);
-for (const [name, value] of Object.entries({ events, posts, members, huge, burst, concurrency })) {
+for (const [name, value] of Object.entries({ events, posts, members, huge, burst, mutes, concurrency })) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} expects a whole number >= 1`);
 }
 
@@ -215,6 +221,36 @@ try {
       post('c-big', `pb-burst-${index}`, `c-big-m${2 + index}`, 12),
     ),
   );
+
+  // 4. Mutes, stored untimed in one statement (through the port it would be one PUT each): the
+  // community muted by the members after the authors above (at most a tenth of them, 1,000 by
+  // default), a mute of each grouped comments' post by someone else, and the rest on targets of
+  // their own, half of them by the community's members. All in force from before the actions.
+  const communityMuters = Math.min(1_000, Math.floor(members / 10), mutes);
+  const postMuters = Math.min(1_000, mutes - communityMuters);
+  await sql.query(
+    `INSERT INTO tray_mutes (user_id, target_type, target_id, created_at, until_at, removed_at, expires_at)
+     SELECT CASE WHEN i < $2 THEN 'c-big-m' || ($3 - 1 - i)
+                 WHEN i < $2 + $4 THEN 'u-muter' || i
+                 WHEN i % 2 = 0 THEN 'c-big-m' || (i % $3)
+                 ELSE 'u-other' || (i % 20000) END,
+            CASE WHEN i < $2 THEN 'community' WHEN i < $2 + $4 THEN 'post'
+                 ELSE (ARRAY['user', 'post', 'community'])[1 + i % 3] END,
+            CASE WHEN i < $2 THEN 'c-big' WHEN i < $2 + $4 THEN 'p-' || (i % $5) ELSE 'elsewhere-' || i END,
+            $6::bigint, NULL, NULL, 9223372036854775807
+     FROM generate_series(0, $1 - 1) AS i`,
+    [mutes, communityMuters, members, postMuters, posts, t0],
+  );
+  // As autovacuum would after such an insert: the planner sees the table as it is.
+  await sql.query('ANALYZE tray_mutes');
+  say(`stored ${mutes} mutes (${communityMuters} of c-big, ${postMuters} on the comments' posts)`);
+  const mutedPost = await run(`post to c-big, ${communityMuters} muting it`, [
+    post('c-big', 'pb-muted', 'c-big-m1', 13),
+  ]);
+  const mutedGroupedMs = await run(
+    `grouped comments, ${mutes} mutes stored`,
+    indexes.map((index) => comment(index, `u-d${index % 50}`, 3)),
+  );
   await importMembers('c-huge', huge);
   const hugeNew = await run('post to c-huge, new records', [post('c-huge', 'ph-1', 'c-huge-m0', 13)]);
   const hugeGrouped = await run('post to c-huge, grouped', [post('c-huge', 'ph-2', 'c-huge-m1', 14)]);
@@ -266,6 +302,21 @@ try {
     return { fresh, grouped: performance.now() - mark };
   }
   const bareBig = await bareFanOut('c-big');
+  // The same grouped fan-out less the members muting the community, as a bare anti-join.
+  const bareMuted = await (async () => {
+    const mark = performance.now();
+    await sql.query(`
+      INSERT INTO bench_records (user_id, key, last_update, unread_at, actors, actors_count)
+      SELECT mb.user_id, 'post_c-big', ${t0 + 3}, ${t0 + 3}, '[{"id":"p","name":"P"}]', 1
+      FROM tray_memberships mb
+      WHERE mb.community_id = 'c-big' AND mb.from_at <= ${t0 + 3} AND ${t0 + 3} < mb.to_at
+        AND NOT EXISTS (SELECT 1 FROM tray_mutes m WHERE m.target_type = 'community'
+                          AND m.target_id = 'c-big' AND m.user_id = mb.user_id)
+      ON CONFLICT (user_id, key) DO UPDATE SET last_update = excluded.last_update,
+        unread_at = excluded.unread_at, has_read = false,
+        actors = excluded.actors || bench_records.actors, actors_count = bench_records.actors_count + 1`);
+    return performance.now() - mark;
+  })();
   const bareHuge = await bareFanOut('c-huge');
   await sql.end();
   await storage.close();
@@ -276,7 +327,7 @@ try {
   const row = (label: string, value: string, bare: string, target: string) =>
     `| ${label.padEnd(46)} | ${value.padStart(10)} | ${bare.padStart(10)} | ${target.padEnd(14)} |`;
   const out = [
-    `bench:worker  events=${events} posts=${posts} members=${members} huge=${huge} burst=${burst} concurrency=${concurrency}  node ${process.version}, ${cpus().length} CPUs, PostgreSQL storage`,
+    `bench:worker  events=${events} posts=${posts} members=${members} huge=${huge} burst=${burst} mutes=${mutes} concurrency=${concurrency}  node ${process.version}, ${cpus().length} CPUs, PostgreSQL storage`,
     row('measure (through the bull queue and worker)', 'result', 'bare SQL', 'target'),
     row('---', '---', '---', '---'),
     row(
@@ -310,6 +361,18 @@ try {
       `${s(burstMs)} (${(burstMs / bigGrouped).toFixed(2)}x)`,
       '',
       check(burstMs <= 2 * bigGrouped, '<= 2x one post'),
+    ),
+    row(
+      `post to ${members} members, ${communityMuters} muting it, s`,
+      `${s(mutedPost)} (${(mutedPost / bigGrouped).toFixed(2)}x)`,
+      s(bareMuted),
+      check(mutedPost <= 500, '<= 0.5 s'),
+    ),
+    row(
+      `grouped comments, ${mutes} mutes stored, events/s`,
+      String(rate(mutedGroupedMs)),
+      String(rate(bareGrouped)),
+      check(rate(mutedGroupedMs) >= 1500, '>= 1500'),
     ),
   ];
   process.stdout.write(`${out.join('\n')}\n`);

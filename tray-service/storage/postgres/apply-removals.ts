@@ -3,6 +3,7 @@ import { removalVoids, type Removal } from '../../domain/removal.ts';
 import type { TrayRecord, TrayVerb } from '../../domain/tray-record.ts';
 import type { RemovedRecord } from '../port.ts';
 import { exactActorsOfRow } from './exact-actors-sql.ts';
+import { MUTE_END } from './held-back-sql.ts';
 import { groupLock, lockKeys, postLock } from './lock-keys.ts';
 import { toTrayRecord, type RecordRow } from './record-row.ts';
 
@@ -78,8 +79,9 @@ const SNAPSHOT = `jsonb_strip_nulls(jsonb_build_object('userId', t.actor_id, 'na
 /**
  * Every unexpired record of the groups computed again from what it still counts: the members'
  * `post` records of a community (anyone who had a membership there), and the recipients' records of
- * every other group. A record whose recipient was away since its countFrom counts exactly
- * (exact-actors-sql.ts); every other counts its group's actors from countFrom on. Only actors,
+ * every other group. A record whose recipient was away since its countFrom, or has a mute that
+ * may have held back some of its group's actions since then, counts exactly (exact-actors-sql.ts);
+ * every other counts its group's actors from countFrom on. Only actors,
  * actorsCount and the last action's id and segment change (with changedAt); a record left with
  * none is deleted. Returns each record changed (`rec`) or deleted.
  */
@@ -103,9 +105,15 @@ function recomputeSql(): string {
          WHERE t.target_id = grp.target_id AND t.verb = grp.verb) AS s),
      x AS (SELECT r.*, e.exact FROM r LEFT JOIN LATERAL (
              SELECT ${exact} AS exact
-             WHERE r.community_id IS NOT NULL
-               AND EXISTS (SELECT 1 FROM tray_member_away a
-                           WHERE a.community_id = r.community_id AND a.user_id = r.user_id AND a.to_at > r.count_from)
+             WHERE (r.community_id IS NOT NULL
+                    AND EXISTS (SELECT 1 FROM tray_member_away a
+                                WHERE a.community_id = r.community_id AND a.user_id = r.user_id
+                                  AND a.to_at > r.count_from))
+                -- A mute of the recipient's that ends after countFrom and could cover the group's
+                -- actions (any but another community's): one primary-key range per record.
+                OR EXISTS (SELECT 1 FROM tray_mutes m
+                           WHERE m.user_id = r.user_id AND ${MUTE_END} > r.count_from
+                             AND (m.target_type <> 'community' OR m.target_id = r.community_id))
              OFFSET 0) AS e ON true),
      y AS (
        SELECT x.user_id, x.key,

@@ -1,3 +1,5 @@
+import { heldBackSql } from './held-back-sql.ts';
+
 /** The SQL expressions naming one recipient's record of a community's target. */
 export interface RecordRef {
   user: string;
@@ -8,16 +10,20 @@ export interface RecordRef {
 }
 
 /**
- * A scalar subquery: what one recipient's record of a community's target counts, exactly
- * (docs/tray-rules.md#leaving-and-rejoining-a-community). The record group's actions at or after
- * the record's countFrom, by others than the recipient, that fell outside the recipient's away
- * spans; each actor at their latest such action, as that action shows them. Read from the
- * community's kept posts (`post` records) or the recipient's kept actions (every other verb).
- * Returns json `{actors, count, newest}`: the newest three snapshots in the text the upsert writes
- * (jsonb, printed as json), how many, and the newest counted action's activity.
+ * A scalar subquery: what one recipient's record counts, exactly
+ * (docs/tray-rules.md#leaving-and-rejoining-a-community, docs/tray-rules.md#inbox). The record
+ * group's actions at or after the record's countFrom, by others than the recipient, that fell
+ * outside the recipient's away spans and that none of the recipient's mutes held back
+ * (held-back-sql.ts); each actor at their latest such action, as that action shows them. Read from
+ * the community's kept posts (`post` records), the recipient's kept actions (every other verb on a
+ * community's target) or the group's kept actions (a user feed's targets, which no away span
+ * touches). Returns json `{actors, count, newest}`: the newest three snapshots in the text the
+ * upsert writes (jsonb, printed as json), how many, and the newest counted action's activity (on a
+ * user feed only its action's fields: id, segment, time, actor).
  *
- * Only records whose recipient was away at some time after countFrom need it (a member who left
- * and came back, or left); every other record takes its group's actors as they are.
+ * Only records whose recipient was away at some time after countFrom (a member who left and came
+ * back, or left), or has a mute that could cover one of the group's actions since then, need it;
+ * every other record takes its group's actors as they are.
  */
 export function exactActorsSql(ref: RecordRef): string {
   const { user, verb, target, community, countFrom } = ref;
@@ -30,16 +36,31 @@ export function exactActorsSql(ref: RecordRef): string {
                   jsonb_strip_nulls(jsonb_build_object('userId', s.actor_id,
                     'name', s.activity->'actor'->>'name', 'imageUrl', s.activity->'actor'->>'imageUrl',
                     'avatarCustomUrl', s.activity->'actor'->>'avatarCustomUrl', 'at', s.at)) AS snap
-                FROM (SELECT cp.actor_id, cp.at, cp.action_id, cp.activity FROM tray_community_posts cp
+                FROM (SELECT cp.actor_id, cp.at, cp.action_id, cp.activity, cp.action_id AS post_id
+                      FROM tray_community_posts cp
                       WHERE ${verb} = 'post' AND cp.community_id = ${target} AND cp.at >= ${countFrom}
                       UNION ALL
-                      SELECT pa.actor_id, pa.at, pa.action_id, pa.activity FROM tray_personal_actions pa
+                      SELECT pa.actor_id, pa.at, pa.action_id, pa.activity,
+                             CASE WHEN pa.verb IN ('comment', 'reaction') THEN pa.target_id
+                                  ELSE pa.activity->>'parentTargetId' END
+                      FROM tray_personal_actions pa
                       WHERE ${verb} <> 'post' AND pa.user_id = ${user} AND pa.community_id = ${community}
-                        AND pa.verb = ${verb} AND pa.target_id = ${target} AND pa.at >= ${countFrom}) AS s
+                        AND pa.verb = ${verb} AND pa.target_id = ${target} AND pa.at >= ${countFrom}
+                      UNION ALL
+                      SELECT ga.actor_id, ga.at, ga.action_id,
+                             jsonb_strip_nulls(jsonb_build_object('lastActionId', ga.action_id,
+                               'lastActionSegmentNo', ga.seg, 'at', ga.at, 'actor', jsonb_build_object(
+                                 'userId', ga.actor_id, 'name', ga.name, 'imageUrl', ga.image_url,
+                                 'avatarCustomUrl', ga.avatar_custom_url))),
+                             ga.post_id
+                      FROM tray_group_actions ga
+                      WHERE ${community} IS NULL AND ga.target_id = ${target} AND ga.verb = ${verb}
+                        AND ga.at >= ${countFrom}) AS s
                 WHERE s.actor_id <> ${user}
                   AND NOT EXISTS (SELECT 1 FROM tray_member_away a
                                   WHERE a.community_id = ${community} AND a.user_id = ${user}
                                     AND a.from_at <= s.at AND s.at < a.to_at)
+                  AND NOT ${heldBackSql({ user, actor: 's.actor_id', verb, post: 's.post_id', community, at: 's.at' })}
                 ORDER BY s.actor_id, s.at DESC, s.action_id DESC) AS l) AS c)`;
 }
 

@@ -15,9 +15,10 @@ const RECORDS_OF_MEMBERS = `m AS (SELECT DISTINCT * FROM unnest($1::text[], $2::
 /**
  * After a leave (docs/tray-rules.md#leaving-and-rejoining-a-community), computes each member's
  * unexpired records of the community's targets again from the kept actions, leaving out their
- * away time: actors who acted only then go, a record whose latest action fell then takes its
- * latest fields from its newest remaining action, and a record with none left is deleted. A change
- * is written with changedAt `now` but keeps the read flag and unreadAt: nothing new happened.
+ * away time and what their mutes held back (exact-actors-sql.ts): actors who acted only then go,
+ * a record whose latest action fell then takes its latest fields from its newest remaining
+ * action, and a record with none left is deleted. A change is written with changedAt `now` but
+ * keeps the read flag and unreadAt: nothing new happened.
  *
  * Locks the record groups first (lock-keys.ts), so a write of the same groups that began before
  * the leave's away spans were stored is done before this reads, and one that begins after sees

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import type { Activity } from '../../../../tray-service/domain/activity.ts';
 import { activityPost } from '../../../../tray-service/domain/activity-post.ts';
+import { heldBackByMutes, type MuteTargetType } from '../../../../tray-service/domain/mute.ts';
 import { encodeRecordKey } from '../../../../tray-service/domain/record-key.ts';
 import type { Removal } from '../../../../tray-service/domain/removal.ts';
 import { ReferenceTray, type TrayOperation } from '../../../support/reference-tray/reference-tray.ts';
@@ -17,14 +18,26 @@ import { differences, modelSnapshot, storageSnapshot } from './tray-snapshot.ts'
  * The model-based property of the inbox: the sequences of model-property-cases.ts (deliveries,
  * late ones and redeliveries, joins and leaves, deletes, read marks, delete-all, expiry) with
  * seen, archive, unarchive, snooze and unsnooze marks (by ids, another user's and unknown ones
- * among them, and all), wake-ups and removals of what was delivered mixed in, so new activity meets archived and snoozed records;
+ * among them, and all), wake-ups, removals of what was delivered, and mutes and unmutes of its posts,
+ * communities and actors mixed in, so new activity meets archived and snoozed records and
+ * deliveries (late ones and redeliveries) meet mutes in force at their time, or ended since;
  * each mark's `updated`, and afterwards every user's four views, both counts and the platform's
  * pages must be the reference tray's.
  */
 
 const RUNS = 25;
 
-type MarkKind = 'seen' | 'archive' | 'archiveRead' | 'unarchive' | 'snooze' | 'unsnooze' | 'wake' | 'removal';
+type MarkKind =
+  | 'seen'
+  | 'archive'
+  | 'archiveRead'
+  | 'unarchive'
+  | 'snooze'
+  | 'unsnooze'
+  | 'wake'
+  | 'removal'
+  | 'mute'
+  | 'unmute';
 
 interface MarkSpec {
   /** Where in the sequence (scaled to its length). */
@@ -35,7 +48,10 @@ interface MarkSpec {
   keys: number[];
   /** One more key, of a record nobody has (ignored by the mark). */
   foreign: boolean;
-  /** A snooze's length, or how far past the last operation a wake-up looks (seconds). */
+  /**
+   * A snooze's length, or how far past the last operation a wake-up looks (seconds); for a mute or
+   * an unmute, where its time falls around the chosen action's (steps of 15 s from 45 s before).
+   */
   seconds: number;
 }
 
@@ -52,6 +68,10 @@ const markSpec: fc.Arbitrary<MarkSpec> = fc.record({
     'wake',
     'removal',
     'removal',
+    'mute',
+    'mute',
+    'mute',
+    'unmute',
   ),
   /** Which of the users holding records then. */
   user: fc.integer({ min: 0, max: 4 }),
@@ -65,11 +85,6 @@ export const inboxScenario = fc.record({
   marks: fc.array(markSpec, { minLength: 4, maxLength: 14 }),
 });
 
-/**
- * The base sequence with the marks put in at their positions, on the clock of the operation before.
- * A scratch reference tray, run along, picks what a user would mark: a user who has records then,
- * and keys among theirs (maybe with another user's or an unknown one, which the mark ignores).
- */
 /** The platform's deletion of what the action did (its post, comment or reaction). */
 function removalOf(action: Activity, at: number): Removal {
   const postId = activityPost(action) ?? action.targetId;
@@ -89,6 +104,30 @@ function removalOf(action: Activity, at: number): Removal {
   }
 }
 
+/** What a mute of `type` chosen by `pick` would target of the action, if it has one. */
+function muteTargetOf(
+  action: Activity,
+  pick: number,
+): { targetType: MuteTargetType; targetId: string } | undefined {
+  const types: MuteTargetType[] = ['post', 'community', 'user'];
+  const targetType = types[pick % types.length] as MuteTargetType;
+  const targetId =
+    targetType === 'post'
+      ? activityPost(action)
+      : targetType === 'community'
+        ? action.communityId
+        : action.actor.userId;
+  return targetId === undefined ? undefined : { targetType, targetId };
+}
+
+/**
+ * The base sequence with the marks put in at their positions, on the clock of the operation before.
+ * A scratch reference tray, run along, picks what a user would mark: a user who has records then,
+ * and keys among theirs (maybe with another user's or an unknown one, which the mark ignores).
+ * A mute is put, and an unmute made, at a time around a delivered action's (the base sequence's
+ * deliveries come an hour after their actions, so each then is a late one): deliveries dated after
+ * it meet the mute, earlier ones do not. `heldBack` counts the deliveries a mute held back.
+ */
 export function withMarks(
   operations: readonly TrayOperation[],
   userIds: readonly string[],
@@ -102,7 +141,20 @@ export function withMarks(
   }
   const scratch = new ReferenceTray({ retentionDays: RETENTION_DAYS });
   const result: TrayOperation[] = [];
+  let heldBack = 0;
+  // Mutes and unmutes go forward in time, as the tray's clock does: a span is never put before
+  // another of its target that is in force later (two spans in force at once, which no clock that
+  // runs forward makes).
+  let muteClock = 0;
+  const muteTime = (at: number) => (muteClock = Math.max(muteClock + 1, at));
   const push = (operation: TrayOperation) => {
+    if (operation.kind === 'personal')
+      for (const activity of operation.activities)
+        if (
+          activity.audience.kind === 'user' &&
+          heldBackByMutes(scratch.mutesOf(activity.audience.userId), activity)
+        )
+          heldBack++;
     scratch.apply(operation);
     result.push(operation);
   };
@@ -148,10 +200,38 @@ export function withMarks(
           if (action) push({ kind: 'removal', removals: [removalOf(action, now)], now });
           break;
         }
+        case 'mute': {
+          // Its post, community or actor, muted from around its time, until removed or for a while,
+          // by whom it was for (a community's post: the user picked above).
+          const action = delivered[(mark.keys[0] ?? mark.user) % Math.max(1, delivered.length)];
+          const target = action && muteTargetOf(action, mark.keys[1] ?? mark.user);
+          if (!action || !target) break;
+          const owner = action.audience.kind === 'user' ? action.audience.userId : userId;
+          const from = muteTime(action.at + (mark.seconds - 4) * 15_000);
+          const until = mark.foreign ? from + mark.seconds * 30_000 : null;
+          push({ kind: 'mute', userId: owner, target, until, now: from });
+          break;
+        }
+        case 'unmute': {
+          // A span of a user who has mutes (maybe no longer in force: then nothing is removed).
+          const owners = userIds.filter((one) => scratch.mutesOf(one).length > 0);
+          const owner = owners[mark.user % Math.max(1, owners.length)];
+          const mutes = owner === undefined ? [] : scratch.mutesOf(owner);
+          const span = mutes[(mark.keys[0] ?? mark.user) % Math.max(1, mutes.length)];
+          if (!owner || !span) break;
+          const target = { targetType: span.targetType, targetId: span.targetId };
+          push({
+            kind: 'unmute',
+            userId: owner,
+            target,
+            now: muteTime(span.createdAt + mark.seconds * 15_000),
+          });
+          break;
+        }
       }
     }
   });
-  return result;
+  return Object.assign(result, { heldBack });
 }
 
 /**
@@ -161,7 +241,7 @@ export function withMarks(
 function inboxProperty(removals: boolean) {
   return async ({ storage, id, write }: ConformanceContext) => {
     let runs = 0;
-    const seen = { marked: 0, archived: 0, removals: 0 };
+    const seen = { marked: 0, archived: 0, removals: 0, mutes: 0, heldBack: 0 };
     const start = Math.floor(Date.now() / DAY_MS) * DAY_MS - 2 * DAY_MS;
     await fc.assert(
       fc.asyncProperty(inboxScenario, async (run) => {
@@ -169,11 +249,13 @@ function inboxProperty(removals: boolean) {
         const base = operationsOf(run.base, tag, start);
         const marks = removals ? run.marks : run.marks.filter((mark) => mark.kind !== 'removal');
         const operations = withMarks(base.operations, base.userIds, marks);
+        seen.heldBack += operations.heldBack;
         const since = (operations[Math.floor(operations.length / 2)] as TrayOperation).now;
         const model = new ReferenceTray({ retentionDays: RETENTION_DAYS });
         for (const operation of operations) {
           const expected = model.apply(operation);
           if (operation.kind === 'removal') seen.removals++;
+          if (operation.kind === 'mute') seen.mutes++;
           if (isInboxOperation(operation)) {
             const updated = await applyInboxOperation(storage, operation);
             if (updated !== expected)
@@ -196,6 +278,8 @@ function inboxProperty(removals: boolean) {
     expect(seen.marked, 'records marked').to.be.above(RUNS);
     expect(seen.archived, 'archived records compared').to.be.above(0);
     if (removals) expect(seen.removals, 'removals applied').to.be.above(RUNS);
+    expect(seen.mutes, 'mutes put').to.be.above(RUNS / 2);
+    expect(seen.heldBack, 'personal deliveries a mute held back').to.be.above(0);
   };
 }
 

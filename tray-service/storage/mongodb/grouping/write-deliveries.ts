@@ -96,6 +96,12 @@ export async function writeDeliveries(
     byKey.set(key, [...(byKey.get(key) ?? []), delivery]);
   }
   const groups = new Set(deliveries.map(({ activity }) => recordGroup(activity.verb, activity.targetId)));
+  /** The community `post` record groups: a mute of any of their kept posts may hold one back. */
+  const postGroups = new Set(
+    deliveries
+      .filter(({ activity }) => activity.verb === 'post')
+      .map(({ activity }) => recordGroup(activity.verb, activity.targetId)),
+  );
   /** The members whose spans count here: recipients on a community's targets. */
   const scoped = new Map<string, { communityId: string; userId: string; groups: Set<string> }>();
   for (const { activity, recipientId } of deliveries) {
@@ -157,9 +163,13 @@ export async function writeDeliveries(
       const actorIds = new Set<string>();
       for (const group of groups)
         for (const action of actors.get(group)?.actions ?? []) actorIds.add(action.actor.userId);
+      // A community's post record counts its earlier posts too: a mute of one of them (put before
+      // it came) held it back, so their targets are looked up with the deliveries'.
+      const keptPosts = new Map<string, Activity[]>();
+      for (const group of postGroups) keptPosts.set(group, await readTargetActions(db, group));
       mutes = await spansCovering(
         db,
-        deliveries.map(({ activity }) => activity),
+        [...deliveries.map(({ activity }) => activity), ...[...keptPosts.values()].flat()],
         recipients,
         actorIds,
       );
@@ -179,7 +189,8 @@ export async function writeDeliveries(
       }
       // The kept actions only of groups with a recipient ever away or muted: most writes read none.
       kept.clear();
-      for (const group of exact) kept.set(group, await readTargetActions(db, group));
+      for (const group of exact)
+        kept.set(group, keptPosts.get(group) ?? (await readTargetActions(db, group)));
     },
   });
   return known ? new Map() : spans;

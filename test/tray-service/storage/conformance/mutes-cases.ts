@@ -1,0 +1,290 @@
+import { expect } from 'chai';
+import type { MuteTargetType } from '../../../../tray-service/domain/mute.ts';
+import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
+import {
+  aComment,
+  aCommentReaction,
+  aMention,
+  aPost,
+  aReaction,
+  aReply,
+} from '../../../support/activity-builder.ts';
+import { actorIdsOf, at, NOW } from './case-fixtures.ts';
+import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
+import { modelledStorage, type ModelledStorage } from './modelled-storage.ts';
+
+// Mutes in the deliveries (docs/tray-rules.md#inbox) against the reference tray: what a mute in
+// force at an action's time covers makes and changes nothing for its owner, whenever it arrives,
+// and no later write or recomputation counts it. Each case asserts the records themselves and
+// that every tray it touched is the model's.
+
+/** The owner's mute of a target put on the tray's clock `now` (until removed, or `until`). */
+function mute(
+  tray: ModelledStorage,
+  userId: string,
+  targetType: MuteTargetType,
+  targetId: string,
+  now: number,
+  until: number | null = null,
+) {
+  return tray.apply({ kind: 'mute', userId, target: { targetType, targetId }, until, now });
+}
+
+function unmute(
+  tray: ModelledStorage,
+  userId: string,
+  targetType: MuteTargetType,
+  targetId: string,
+  now: number,
+) {
+  return tray.apply({ kind: 'unmute', userId, target: { targetType, targetId }, now });
+}
+
+async function expectAll(tray: ModelledStorage, users: readonly string[], now = NOW) {
+  for (const user of users) await tray.expectModel(user, now);
+}
+
+/** The case's tray with `members` joined from minute 0, its ids, Ana's id and its community. */
+async function withMembers(context: ConformanceContext, members = ['u-ana', 'u-kim', 'u-ben']) {
+  const tray = modelledStorage(context);
+  for (const member of members) await tray.membership(member, true, 0);
+  return { tray, id: context.id, ana: context.id('u-ana'), communityId: tray.communityId };
+}
+
+/**
+ * The case's tray and comments on Ana's post p-1 on her own feed, where no membership is involved,
+ * only mutes: `commentOf(actor, minute)` is the actor's comment `cm-<actor>-<minute>`.
+ */
+function onAnasFeed(context: ConformanceContext) {
+  const id = context.id;
+  const ana = id('u-ana');
+  const post = { postId: id('p-1'), owner: ana };
+  const commentOf = (actor: string, minute: number) =>
+    aComment(id(actor), post, { id: id(`cm-${actor}-${minute}`), at: at(minute), userFeed: ana });
+  return { tray: modelledStorage(context), id, ana, commentOf };
+}
+
+/** The user's record of this verb and target, if any. */
+async function recordOf(
+  tray: ModelledStorage,
+  context: ConformanceContext,
+  user: string,
+  verb: TrayRecord['verb'],
+  target: string,
+  now = NOW,
+) {
+  return (await tray.records(user, now)).find(
+    (record) => record.verb === verb && record.targetId === context.id(target),
+  );
+}
+
+conformanceCase(
+  'mutes: a post mute holds back comments, replies and reactions on it; a mention in it still arrives',
+  async (context) => {
+    const tray = modelledStorage(context);
+    const id = context.id;
+    const ana = id('u-ana');
+    const post = { postId: id('p-1'), owner: ana };
+    const comment = { commentId: id('cm-ana'), owner: ana, postId: id('p-1') };
+    const communityId = tray.communityId;
+    await tray.personal([aComment(id('u-ben'), post, { id: id('cm-1'), at: at(1), communityId })]);
+    await mute(tray, ana, 'post', id('p-1'), at(2));
+    await tray.personal([
+      aComment(id('u-cy'), post, { id: id('cm-2'), at: at(3), communityId }),
+      aReaction(id('u-dee'), post, { id: id('r-1'), at: at(3), communityId }),
+      aReply(id('u-eve'), comment, { id: id('cm-3'), at: at(4), communityId }),
+      aCommentReaction(id('u-eve'), comment, { id: id('r-2'), at: at(4), communityId }),
+      aMention(
+        id('u-fay'),
+        ana,
+        { in: 'comment', commentId: id('cm-4'), postId: id('p-1') },
+        {
+          at: at(5),
+          communityId,
+        },
+      ),
+      aComment(id('u-cy'), { postId: id('p-2'), owner: ana }, { id: id('cm-5'), at: at(3), communityId }),
+    ]);
+    const records = await tray.records('u-ana');
+    expect(records.map((record) => [record.verb, record.targetId])).to.have.deep.members([
+      ['comment', id('p-1')],
+      ['mention', id('cm-4')],
+      ['comment', id('p-2')],
+    ]);
+    const muted = await recordOf(tray, context, 'u-ana', 'comment', 'p-1');
+    expect(actorIdsOf(muted)).to.deep.equal([id('u-ben')]);
+    expect(muted).to.include({ actorsCount: 1, lastActionId: id('cm-1') });
+    await expectAll(tray, ['u-ana']);
+  },
+  { needs: 'inbox' },
+);
+
+conformanceCase(
+  "mutes: a community post muted before it came is never counted in the member's post record",
+  async (context) => {
+    const { tray, id, communityId } = await withMembers(context);
+    // Muting a target the tray has not seen yet is allowed (its post arrives later).
+    await mute(tray, id('u-ana'), 'post', id('p-kim'), at(0));
+    await tray.posts([aPost(id('u-kim'), { id: id('p-kim'), at: at(2), communityId })]);
+    expect(await tray.record('u-ana', 'post')).to.equal(undefined);
+    // An earlier post delivered later: the record counts from before Kim's, and still not Kim's.
+    await tray.posts([aPost(id('u-ben'), { id: id('p-ben'), at: at(1), communityId })]);
+    const record = await tray.record('u-ana', 'post');
+    expect(actorIdsOf(record)).to.deep.equal([id('u-ben')]);
+    expect(record).to.include({ actorsCount: 1, lastActionId: id('p-ben') });
+    await expectAll(tray, ['u-ana', 'u-kim', 'u-ben']);
+  },
+  { needs: 'inbox' },
+);
+
+conformanceCase(
+  "mutes: a community mute holds back the community's posts and everything on them; a mention and the user feed still arrive",
+  async (context) => {
+    const { tray, id, ana, communityId } = await withMembers(context);
+    const postOf = (author: string, minute: number) =>
+      aPost(id(author), { id: id(`p-${author}-${minute}`), at: at(minute), communityId });
+    await tray.posts([postOf('u-kim', 1)]);
+    await mute(tray, ana, 'community', communityId, at(2));
+    await tray.posts([postOf('u-ben', 3)]);
+    // Several posts in one fan-out: each member takes those they were there for and not muted.
+    await tray.posts([postOf('u-kim', 4), postOf('u-ben', 4)]);
+    const anasPost = { postId: id('p-ana'), owner: ana };
+    await tray.personal([
+      aComment(id('u-ben'), anasPost, { id: id('cm-1'), at: at(5), communityId }),
+      aReaction(id('u-kim'), anasPost, { id: id('r-1'), at: at(5), communityId }),
+      aMention(id('u-ben'), ana, { in: 'post', postId: id('p-ben-3') }, { at: at(3), communityId }),
+      aComment(
+        id('u-ben'),
+        { postId: id('p-feed'), owner: ana },
+        { id: id('cm-2'), at: at(5), userFeed: ana },
+      ),
+    ]);
+    const post = await tray.record('u-ana', 'post');
+    expect(actorIdsOf(post)).to.deep.equal([id('u-kim')]);
+    expect(post).to.include({ actorsCount: 1, lastActionId: id('p-u-kim-1') });
+    expect((await tray.records('u-ana')).map((record) => record.verb)).to.have.members([
+      'post',
+      'mention',
+      'comment',
+    ]);
+    expect(actorIdsOf(await tray.record('u-kim', 'post'))).to.deep.equal([id('u-ben')]);
+    await expectAll(tray, ['u-ana', 'u-kim', 'u-ben']);
+  },
+  { needs: 'inbox' },
+);
+
+conformanceCase(
+  "mutes: a user mute silences every action of that actor, mentions included, and leaves the others'",
+  async (context) => {
+    const { tray, id, ana, communityId } = await withMembers(context);
+    await mute(tray, ana, 'user', id('u-ben'), at(0));
+    const post = { postId: id('p-1'), owner: ana };
+    await tray.personal([
+      aComment(id('u-ben'), post, { id: id('cm-1'), at: at(1), communityId }),
+      aMention(id('u-ben'), ana, { in: 'post', postId: id('p-2') }, { at: at(2), communityId }),
+      aComment(id('u-cy'), post, { id: id('cm-2'), at: at(3), communityId }),
+    ]);
+    await tray.posts([aPost(id('u-ben'), { id: id('p-3'), at: at(4), communityId })]);
+    await tray.posts([aPost(id('u-kim'), { id: id('p-4'), at: at(5), communityId })]);
+    const comment = await tray.record('u-ana', 'comment');
+    expect(actorIdsOf(comment)).to.deep.equal([id('u-cy')]);
+    expect(comment).to.include({ actorsCount: 1, lastActionId: id('cm-2') });
+    expect(await tray.record('u-ana', 'mention')).to.equal(undefined);
+    expect(actorIdsOf(await tray.record('u-ana', 'post'))).to.deep.equal([id('u-kim')]);
+    await expectAll(tray, ['u-ana', 'u-kim']);
+  },
+  { needs: 'inbox' },
+);
+
+conformanceCase(
+  'mutes: unmuting resumes without what happened while muted, and a late delivery dated inside the ended span stays held back',
+  async (context) => {
+    const { tray, id, ana, commentOf } = onAnasFeed(context);
+    await tray.personal([commentOf('u-ben', 1)]);
+    await mute(tray, ana, 'post', id('p-1'), at(2));
+    await tray.personal([commentOf('u-cy', 3), commentOf('u-ben', 3)]);
+    await unmute(tray, ana, 'post', id('p-1'), at(4));
+    await tray.personal([commentOf('u-dee', 5)]);
+    let record = await tray.record('u-ana', 'comment');
+    expect(actorIdsOf(record)).to.deep.equal([id('u-dee'), id('u-ben')]);
+    expect(record?.actors.map((actor) => actor.at)).to.deep.equal([at(5), at(1)]);
+    expect(record).to.include({ actorsCount: 2, lastActionId: id('cm-u-dee-5') });
+    // Delivered after the unmute (retries, the spool), dated while muted: still nothing.
+    await tray.personal([commentOf('u-eve', 3)], NOW + 1);
+    record = await tray.record('u-ana', 'comment', NOW + 1);
+    expect(actorIdsOf(record)).to.deep.equal([id('u-dee'), id('u-ben')]);
+    // A span that ends by itself (until) ends the same way; the community's post record too.
+    const { communityId } = tray;
+    for (const member of ['u-ana', 'u-kim', 'u-ben', 'u-pete'])
+      await tray.membership(member, true, 0, NOW + 2);
+    await mute(tray, ana, 'community', communityId, at(2), at(4));
+    for (const [author, minute] of [
+      ['u-kim', 1],
+      ['u-ben', 3],
+      ['u-pete', 5],
+    ] as const)
+      await tray.posts([aPost(id(author), { id: id(`p-${author}`), at: at(minute), communityId })], NOW + 2);
+    const posts = await tray.record('u-ana', 'post', NOW + 2);
+    expect(actorIdsOf(posts)).to.deep.equal([id('u-pete'), id('u-kim')]);
+    await expectAll(tray, ['u-ana', 'u-kim'], NOW + 2);
+  },
+  { needs: 'inbox' },
+);
+
+conformanceCase(
+  'mutes: a late join and a late leave compute the records again without what mutes held back',
+  async (context) => {
+    const tray = modelledStorage(context);
+    const id = context.id;
+    const ana = id('u-ana');
+    const { communityId } = tray;
+    for (const member of ['u-kim', 'u-ben', 'u-pete']) await tray.membership(member, true, 0);
+    await mute(tray, ana, 'user', id('u-ben'), at(0));
+    for (const [author, minute] of [
+      ['u-kim', 2],
+      ['u-ben', 3],
+      ['u-pete', 6],
+    ] as const)
+      await tray.posts([aPost(id(author), { id: id(`p-${author}`), at: at(minute), communityId })]);
+    // Ana's own post in the community: comments addressed to her while she was not yet known.
+    const anasPost = { postId: id('p-ana'), owner: ana };
+    await tray.personal([
+      aComment(id('u-cy'), anasPost, { id: id('cm-1'), at: at(2), communityId }),
+      aComment(id('u-ben'), anasPost, { id: id('cm-2'), at: at(3), communityId }),
+      aComment(id('u-kim'), anasPost, { id: id('cm-3'), at: at(6), communityId }),
+    ]);
+    // Her join at minute 1 arrives late: the backfill leaves out Ben's post and comment.
+    await tray.membership('u-ana', true, 1, NOW + 1);
+    let post = await recordOf(tray, context, 'u-ana', 'post', 'c-hike', NOW + 1);
+    expect(actorIdsOf(post)).to.deep.equal([id('u-pete'), id('u-kim')]);
+    await expectAll(tray, ['u-ana'], NOW + 1);
+    // Her leave at minute 5 arrives late too: Pete's post and Kim's comment fell while she was away.
+    await tray.membership('u-ana', false, 5, NOW + 2);
+    post = await recordOf(tray, context, 'u-ana', 'post', 'c-hike', NOW + 2);
+    expect(actorIdsOf(post)).to.deep.equal([id('u-kim')]);
+    expect(post).to.include({ actorsCount: 1, lastActionId: id('p-u-kim') });
+    const comment = await tray.record('u-ana', 'comment', NOW + 2);
+    expect(actorIdsOf(comment)).to.deep.equal([id('u-cy')]);
+    await expectAll(tray, ['u-ana', 'u-kim', 'u-ben'], NOW + 2);
+  },
+  { needs: 'inbox' },
+);
+
+conformanceCase(
+  'mutes: a removal computes the record again without what a mute held back',
+  async (context) => {
+    const { tray, id, ana, commentOf } = onAnasFeed(context);
+    await mute(tray, ana, 'user', id('u-cy'), at(2), at(4));
+    await tray.personal([commentOf('u-ben', 1), commentOf('u-cy', 3), commentOf('u-dee', 5)]);
+    await tray.apply({
+      kind: 'removal',
+      removals: [{ kind: 'comment', id: id('cm-u-dee-5'), postId: id('p-1'), at: NOW + 1 }],
+      now: NOW + 1,
+    });
+    const record = await tray.record('u-ana', 'comment', NOW + 1);
+    expect(actorIdsOf(record)).to.deep.equal([id('u-ben')]);
+    expect(record).to.include({ actorsCount: 1, lastActionId: id('cm-u-ben-1') });
+    await expectAll(tray, ['u-ana'], NOW + 1);
+  },
+  { needs: 'removals' },
+);
