@@ -335,6 +335,8 @@ export interface InboxPort {
   ): Promise<InboxPage>;
   /** Unexpired inbox records not seen. */
   countUnseen(userId: string, now: number): Promise<number>;
+  /** Unexpired records of `view` (a history page's `totalPages`). */
+  countView(userId: string, view: InboxView, now: number): Promise<number>;
   /** Applies the mark at `now`; returns the records it changed (their count is `updated`). */
   mark(userId: string, mark: InboxMark, now: number): Promise<InboxRecord[]>;
   /**

@@ -39,7 +39,10 @@ describe('GET /notifications/v3/stream (live tray)', function () {
     return opened;
   }
 
-  /** What v3 history returns for `id` in `locale`: the record event must be exactly this. */
+  /**
+   * What v3 history returns for `id` in `locale`: the record event of a worker's write must be
+   * exactly this, less the inbox state, which only events of inbox changes carry (docs/live-tray.md).
+   */
   async function historyRecord(
     user: string,
     id: string,
@@ -48,7 +51,10 @@ describe('GET /notifications/v3/stream (live tray)', function () {
     const page = await request(tray.instance(0).base)
       .get(`/notifications/v3/history?locale=${locale}`)
       .set('Authorization', await bearer(user));
-    return (page.body.data as NotificationRecord[]).find((record) => record.v_tarid_uid === id);
+    const found = (page.body.data as NotificationRecord[]).find((record) => record.v_tarid_uid === id);
+    if (!found) return undefined;
+    const { isSeen: _seen, archivedAt: _archived, snoozedUntil: _snoozed, ...platform } = found;
+    return platform;
   }
 
   const records = (events: readonly SseEvent[]) =>
@@ -78,7 +84,7 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       for (const s of [one, two]) {
         const first = await s.next((event) => event.event !== 'comment');
         expect(first.event).to.equal('unread');
-        expect(dataOf(first)).to.deep.equal({ totalUnreadCount: 0 });
+        expect(dataOf(first)).to.deep.equal({ totalUnreadCount: 0, totalUnseenCount: 0 });
       }
     });
 
@@ -225,7 +231,7 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       const again = await stream(1, user, '', { 'Last-Event-ID': lastId });
       const unread = await again.next((event) => event.event !== 'comment');
       expect(unread.event).to.equal('unread');
-      expect(dataOf(unread)).to.deep.equal({ totalUnreadCount: 2 });
+      expect(dataOf(unread)).to.deep.equal({ totalUnreadCount: 2, totalUnseenCount: 2 });
       await again.next(
         (event) => event.event === 'record' && dataOf<NotificationRecord>(event).targetId === 'p-r3',
       );

@@ -31,6 +31,8 @@ export interface LiveInstance {
 export interface LiveHarness {
   readonly api: TrayApiHarness;
   readonly worker: WorkerHarness;
+  /** The suite's publisher (what the worker announces through): for other announcers, the wake-up. */
+  readonly changes: ChangePublisher;
   /** The suite's instances, listening on 127.0.0.1. */
   instance(index: number): LiveInstance;
 }
@@ -67,6 +69,7 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
     recordsWritten: (records: readonly TrayRecord[]) => theOne().recordsWritten(records),
     recordsRemoved: (records: readonly RemovedRecord[]) => theOne().recordsRemoved(records),
     markedRead: (records: readonly TrayRecord[]) => theOne().markedRead(records),
+    inboxMarked: (mark, records) => theOne().inboxMarked(mark, records),
     cleared: (userId: string, at: number) => theOne().cleared(userId, at),
     lastRead: (userId: string) => theOne().lastRead(userId),
   };
@@ -131,6 +134,7 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
   return {
     api,
     worker,
+    changes,
     instance(index) {
       const found = instances[index];
       if (!found) throw new Error(`useLiveTray: no instance ${index}`);
