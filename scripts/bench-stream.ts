@@ -8,6 +8,11 @@
 //   3. fan-out: --members members of one community, each with an open stream (spread over both
 //      tray processes), and one post there: the time from its acknowledgement until every
 //      member's stream has its `record` event (target: 2 s for 10,000).
+//   4. snoozes: --snoozes records of --snooze-users users, snoozed to end evenly within
+//      --snooze-window seconds, each user with a stream open on one of the two tray processes: the
+//      time from each record's end to its `record` event (target: p99 <= 1 s), none announced twice
+//      (lib/snooze-wake-scenario.ts; its baseline is the claim statement run by hand).
+// --scenarios picks some of them (latency,fanout,snooze,memory: all by default).
 // Starts its own redis-server and a throwaway PostgreSQL cluster (unless REDIS_URL / DATABASE_URL
 // point elsewhere) and its own receiver and tray processes. Needs a quiet machine.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -23,16 +28,25 @@ import { freePort, type LocalServer } from './lib/local-servers.ts';
 import { hs256Token } from './lib/hs256-token.ts';
 import { residentMb, waitHealthy } from './lib/bench-process.ts';
 import { commentBody } from './lib/comment-body.ts';
+import { snoozeWakeScenario } from './lib/snooze-wake-scenario.ts';
 import { openStream, type Stream } from './lib/sse-client.ts';
 
+const SCENARIOS = ['latency', 'fanout', 'snooze', 'memory'] as const;
+
 const usage = `Usage: npm run bench:stream -- [--rate 200] [--seconds 30] [--recipients 100] [--idle 10000] [--warmup 5] [--members 10000]
+         [--snoozes 100000] [--snooze-users 1000] [--snooze-window 60] [--snooze-lead 15] [--scenarios ${SCENARIOS.join(',')}]
 
   --rate        webhooks per second sent to the receiver (default 200)
   --seconds     how long to send (default 30)
   --recipients  users with an open stream, each receiving rate/recipients events/s (default 100)
   --idle        idle streams held on one tray process for the memory figure (default 10000)
   --warmup      seconds sent at the rate first, reported but not counted (default 5; 0: none)
-  --members     members of the community whose post is timed to every member's stream (default 10000)`;
+  --members     members of the community whose post is timed to every member's stream (default 10000)
+  --snoozes        records snoozed to end within the window, timed back to their user's stream (default 100000)
+  --snooze-users   users those records belong to, each with a stream open (default 1000)
+  --snooze-window  seconds within which the snoozes end, evenly (default 60)
+  --snooze-lead    seconds from the streams being open to the first end; seeding must fit in it (default 15)
+  --scenarios      which to run, comma-separated (default ${SCENARIOS.join(',')})`;
 
 const root = resolve(import.meta.dirname, '..');
 const SECRET = 'bench-stream-secret-of-at-least-32-chars';
@@ -55,6 +69,11 @@ runCli(async () => {
         idle: { type: 'string', default: '10000' },
         warmup: { type: 'string', default: '5' },
         members: { type: 'string', default: '10000' },
+        snoozes: { type: 'string', default: '100000' },
+        'snooze-users': { type: 'string', default: '1000' },
+        'snooze-window': { type: 'string', default: '60' },
+        'snooze-lead': { type: 'string', default: '15' },
+        scenarios: { type: 'string', default: SCENARIOS.join(',') },
       },
     },
     usage,
@@ -66,12 +85,21 @@ runCli(async () => {
     idle: Number(values.idle),
     warmup: Number(values.warmup),
     members: Number(values.members),
+    snoozes: Number(values.snoozes),
+    'snooze-users': Number(values['snooze-users']),
+    'snooze-window': Number(values['snooze-window']),
+    'snooze-lead': Number(values['snooze-lead']),
   };
   for (const [name, value] of Object.entries(numbers)) {
     const least = name === 'warmup' ? 0 : 1;
     if (!Number.isInteger(value) || value < least)
       throw new UsageError(`--${name} expects a whole number >= ${least}`);
   }
+  const scenarios = new Set(values.scenarios.split(',').filter(Boolean));
+  const unknown = [...scenarios].filter((name) => !(SCENARIOS as readonly string[]).includes(name));
+  if (unknown.length > 0 || scenarios.size === 0)
+    throw new UsageError(`--scenarios expects some of ${SCENARIOS.join(',')}, got ${values.scenarios}`);
+  let failedTargets = false;
   const dir = mkdtempSync(join(tmpdir(), 'bench-stream-'));
   const servers: LocalServer[] = [];
   const children: ChildProcess[] = [];
@@ -107,188 +135,211 @@ runCli(async () => {
     );
 
     // 1. Latency: one stream per recipient, alternating between the two tray processes.
-    const acked = new Map<string, number>();
-    const arrived = new Map<string, number>();
-    const latencies = new Map<string, number[]>();
-    const settle = (postId: string) => {
-      const ack = acked.get(postId);
-      const at = arrived.get(postId);
-      const phase = postId.split('-')[0] ?? '';
-      if (ack !== undefined && at !== undefined) latencies.get(phase)?.push(at - ack);
-    };
-    const recipients = Array.from({ length: numbers.recipients }, (_, i) => `u-r${i}`);
-    for (const [i, user] of recipients.entries()) {
-      const port = trayPorts[i % 2];
-      streams.push(
-        await openStream(
-          `http://127.0.0.1:${port}/notifications/v3/stream`,
-          await token(user),
-          (event, data) => {
-            if (event !== 'record') return;
-            const postId = (JSON.parse(data) as { targetId: string }).targetId;
-            if (arrived.has(postId)) return;
-            arrived.set(postId, performance.now());
-            settle(postId);
-          },
-        ),
-      );
-    }
-    await sleep(500);
-    let failed = 0;
-    /** Sends `seconds` of webhooks at the rate, their post ids prefixed `phase-`; waits for them. */
-    const runPhase = async (phase: string, seconds: number) => {
-      latencies.set(phase, []);
-      failed = 0;
-      const total = numbers.rate * seconds;
-      const began = performance.now();
-      const sends: Promise<void>[] = [];
-      for (let i = 0; i < total; i += 1) {
-        const due = began + (i * 1000) / numbers.rate;
-        const wait = due - performance.now();
-        if (wait > 0) await sleep(wait);
-        const postId = `${phase}-${i}`;
-        const body = commentBody(recipients[i % recipients.length] ?? 'u-r0', postId, Date.now());
-        sends.push(
-          fetch(`http://127.0.0.1:${receiverPort}/webhooks`, {
-            method: 'POST',
-            headers: {
-              'content-type': 'application/json',
-              'x-service-signature': signBody(body, WEBHOOK_SECRET),
-            },
-            body,
-          }).then(
-            async (res) => {
-              await res.arrayBuffer();
-              if (res.status !== 200) failed += 1;
-              acked.set(postId, performance.now());
+    if (scenarios.has('latency')) {
+      const acked = new Map<string, number>();
+      const arrived = new Map<string, number>();
+      const latencies = new Map<string, number[]>();
+      const settle = (postId: string) => {
+        const ack = acked.get(postId);
+        const at = arrived.get(postId);
+        const phase = postId.split('-')[0] ?? '';
+        if (ack !== undefined && at !== undefined) latencies.get(phase)?.push(at - ack);
+      };
+      const recipients = Array.from({ length: numbers.recipients }, (_, i) => `u-r${i}`);
+      for (const [i, user] of recipients.entries()) {
+        const port = trayPorts[i % 2];
+        streams.push(
+          await openStream(
+            `http://127.0.0.1:${port}/notifications/v3/stream`,
+            await token(user),
+            (event, data) => {
+              if (event !== 'record') return;
+              const postId = (JSON.parse(data) as { targetId: string }).targetId;
+              if (arrived.has(postId)) return;
+              arrived.set(postId, performance.now());
               settle(postId);
             },
-            () => void (failed += 1),
           ),
         );
       }
-      await Promise.all(sends);
-      const measured = latencies.get(phase) ?? [];
-      const deadline = performance.now() + 15_000;
-      while (measured.length < total - failed && performance.now() < deadline) await sleep(100);
-      return { total, sorted: [...measured].sort((a, b) => a - b) };
-    };
-    const round = (ms: number) => Math.round(ms);
-    const figures = (sorted: number[]) =>
-      `p50 ${round(percentile(sorted, 50))} ms, p99 ${round(percentile(sorted, 99))} ms, max ${round(sorted.at(-1) ?? NaN)} ms`;
-    // Freshly started processes compile their hot code and open their pools in the first seconds:
-    // reported, not counted in the steady-state figure the target is about.
-    if (numbers.warmup > 0) {
-      const warm = await runPhase('w', numbers.warmup);
+      await sleep(500);
+      let failed = 0;
+      /** Sends `seconds` of webhooks at the rate, their post ids prefixed `phase-`; waits for them. */
+      const runPhase = async (phase: string, seconds: number) => {
+        latencies.set(phase, []);
+        failed = 0;
+        const total = numbers.rate * seconds;
+        const began = performance.now();
+        const sends: Promise<void>[] = [];
+        for (let i = 0; i < total; i += 1) {
+          const due = began + (i * 1000) / numbers.rate;
+          const wait = due - performance.now();
+          if (wait > 0) await sleep(wait);
+          const postId = `${phase}-${i}`;
+          const body = commentBody(recipients[i % recipients.length] ?? 'u-r0', postId, Date.now());
+          sends.push(
+            fetch(`http://127.0.0.1:${receiverPort}/webhooks`, {
+              method: 'POST',
+              headers: {
+                'content-type': 'application/json',
+                'x-service-signature': signBody(body, WEBHOOK_SECRET),
+              },
+              body,
+            }).then(
+              async (res) => {
+                await res.arrayBuffer();
+                if (res.status !== 200) failed += 1;
+                acked.set(postId, performance.now());
+                settle(postId);
+              },
+              () => void (failed += 1),
+            ),
+          );
+        }
+        await Promise.all(sends);
+        const measured = latencies.get(phase) ?? [];
+        const deadline = performance.now() + 15_000;
+        while (measured.length < total - failed && performance.now() < deadline) await sleep(100);
+        return { total, sorted: [...measured].sort((a, b) => a - b) };
+      };
+      const round = (ms: number) => Math.round(ms);
+      const figures = (sorted: number[]) =>
+        `p50 ${round(percentile(sorted, 50))} ms, p99 ${round(percentile(sorted, 99))} ms, max ${round(sorted.at(-1) ?? NaN)} ms`;
+      // Freshly started processes compile their hot code and open their pools in the first seconds:
+      // reported, not counted in the steady-state figure the target is about.
+      if (numbers.warmup > 0) {
+        const warm = await runPhase('w', numbers.warmup);
+        process.stdout.write(
+          `warm-up (not counted), ${numbers.rate}/s for ${numbers.warmup} s on fresh processes: ${figures(warm.sorted)}\n`,
+        );
+      }
+      const steady = await runPhase('p', numbers.seconds);
       process.stdout.write(
-        `warm-up (not counted), ${numbers.rate}/s for ${numbers.warmup} s on fresh processes: ${figures(warm.sorted)}\n`,
+        `latency (ack -> SSE record), ${numbers.rate}/s for ${numbers.seconds} s, ${numbers.recipients} streams on 2 tray processes:\n` +
+          `  sent ${steady.total}, refused ${failed}, delivered ${steady.sorted.length}\n` +
+          `  ${figures(steady.sorted)}\n`,
       );
+      for (const stream of streams.splice(0)) stream.close();
     }
-    const steady = await runPhase('p', numbers.seconds);
-    process.stdout.write(
-      `latency (ack -> SSE record), ${numbers.rate}/s for ${numbers.seconds} s, ${numbers.recipients} streams on 2 tray processes:\n` +
-        `  sent ${steady.total}, refused ${failed}, delivered ${steady.sorted.length}\n` +
-        `  ${figures(steady.sorted)}\n`,
-    );
-    for (const stream of streams.splice(0)) stream.close();
 
     // 3. A post to a community whose every member has a stream open (members imported directly).
-    const storage = await openPostgresStorage(databaseUrl, {
-      poolSize: 2,
-      statementTimeoutMs: 60_000,
-      applicationName: 'bench-stream',
-    });
-    const members = Array.from({ length: numbers.members }, (_, i) => `u-m${i}`);
-    for (let from = 0; from < members.length; from += 5_000) {
-      await storage.members.importBatch(
-        members.slice(from, from + 5_000).map((userId) => ({ communityId: 'c-fan', userId, since: 0 })),
-        0,
-      );
-    }
-    await storage.close();
-    const reached = new Set<string>();
-    let lastReach = 0;
-    const fanStreams: Stream[] = [];
-    for (const [i, user] of members.entries()) {
-      fanStreams.push(
-        await openStream(
-          `http://127.0.0.1:${trayPorts[i % 2]}/notifications/v3/stream`,
-          await token(user),
-          (event, data) => {
-            if (event !== 'record' || (JSON.parse(data) as { targetId: string }).targetId !== 'c-fan') return;
-            if (reached.has(user)) return;
-            reached.add(user);
-            lastReach = performance.now();
+    if (scenarios.has('fanout')) {
+      const storage = await openPostgresStorage(databaseUrl, {
+        poolSize: 2,
+        statementTimeoutMs: 60_000,
+        applicationName: 'bench-stream',
+      });
+      const members = Array.from({ length: numbers.members }, (_, i) => `u-m${i}`);
+      for (let from = 0; from < members.length; from += 5_000) {
+        await storage.members.importBatch(
+          members.slice(from, from + 5_000).map((userId) => ({ communityId: 'c-fan', userId, since: 0 })),
+          0,
+        );
+      }
+      await storage.close();
+      const reached = new Set<string>();
+      let lastReach = 0;
+      const fanStreams: Stream[] = [];
+      for (const [i, user] of members.entries()) {
+        fanStreams.push(
+          await openStream(
+            `http://127.0.0.1:${trayPorts[i % 2]}/notifications/v3/stream`,
+            await token(user),
+            (event, data) => {
+              if (event !== 'record' || (JSON.parse(data) as { targetId: string }).targetId !== 'c-fan')
+                return;
+              if (reached.has(user)) return;
+              reached.add(user);
+              lastReach = performance.now();
+            },
+          ),
+        );
+      }
+      await sleep(1_000);
+      const postBody = JSON.stringify({
+        event: 'post.didCreate',
+        data: {
+          post: {
+            postId: 'p-fan',
+            postedUserId: 'u-poster',
+            targetType: 'community',
+            targetId: 'c-fan',
+            text: 'bench',
+            createdAt: new Date().toISOString(),
+            mentionees: [],
           },
-        ),
-      );
-    }
-    await sleep(1_000);
-    const postBody = JSON.stringify({
-      event: 'post.didCreate',
-      data: {
-        post: {
-          postId: 'p-fan',
-          postedUserId: 'u-poster',
-          targetType: 'community',
-          targetId: 'c-fan',
-          text: 'bench',
-          createdAt: new Date().toISOString(),
-          mentionees: [],
+          community: { communityId: 'c-fan', displayName: 'Fan-out Club' },
+          users: [{ userId: 'u-poster', displayName: 'Poster' }],
         },
-        community: { communityId: 'c-fan', displayName: 'Fan-out Club' },
-        users: [{ userId: 'u-poster', displayName: 'Poster' }],
-      },
-    });
-    const posted = await fetch(`http://127.0.0.1:${receiverPort}/webhooks`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-service-signature': signBody(postBody, WEBHOOK_SECRET),
-      },
-      body: postBody,
-    });
-    await posted.arrayBuffer();
-    const postAck = performance.now();
-    const fanDeadline = postAck + 30_000;
-    while (reached.size < members.length && performance.now() < fanDeadline) await sleep(20);
-    const fanMs = Math.round(lastReach - postAck);
-    process.stdout.write(
-      `fan-out (ack -> SSE record on every member's stream), one post to ${members.length} members with a stream each on 2 tray processes:\n` +
-        `  reached ${reached.size} of ${members.length} streams; the last ${fanMs} ms after the acknowledgement (${posted.status}) - ${reached.size === members.length && fanMs <= 2000 ? 'ok' : 'MISSED'} <= 2000 ms\n`,
-    );
-    for (const stream of fanStreams) stream.close();
+      });
+      const posted = await fetch(`http://127.0.0.1:${receiverPort}/webhooks`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-service-signature': signBody(postBody, WEBHOOK_SECRET),
+        },
+        body: postBody,
+      });
+      await posted.arrayBuffer();
+      const postAck = performance.now();
+      const fanDeadline = postAck + 30_000;
+      while (reached.size < members.length && performance.now() < fanDeadline) await sleep(20);
+      const fanMs = Math.round(lastReach - postAck);
+      process.stdout.write(
+        `fan-out (ack -> SSE record on every member's stream), one post to ${members.length} members with a stream each on 2 tray processes:\n` +
+          `  reached ${reached.size} of ${members.length} streams; the last ${fanMs} ms after the acknowledgement (${posted.status}) - ${reached.size === members.length && fanMs <= 2000 ? 'ok' : 'MISSED'} <= 2000 ms\n`,
+      );
+      for (const stream of fanStreams) stream.close();
+    }
+
+    // 4. Snoozes ending within a window, each woken back onto its user's open stream.
+    if (scenarios.has('snooze') && numbers.snoozes > 0) {
+      const snoozes = await snoozeWakeScenario({
+        databaseUrl,
+        trayPorts,
+        token,
+        snoozes: numbers.snoozes,
+        users: numbers['snooze-users'],
+        windowMs: numbers['snooze-window'] * 1000,
+        leadMs: numbers['snooze-lead'] * 1000,
+        say: (line) => process.stderr.write(`[bench:stream] ${line}\n`),
+      });
+      process.stdout.write(`${snoozes.lines.join('\n')}\n`);
+      if (!snoozes.ok) failedTargets = true;
+    }
 
     // 2. Memory: idle streams on the first tray process (it has just carried the load as API and
     //    worker), then on a stream server of its own (TRAY_ROLE=api, freshly started).
-    const holdIdle = async (what: string, pid: number, port: number | undefined, users: string) => {
-      await sleep(2_000);
-      const before = residentMb(pid);
-      const held: Stream[] = [];
-      for (let i = 0; i < numbers.idle; i += 1) {
-        held.push(
-          await openStream(
-            `http://127.0.0.1:${port}/notifications/v3/stream`,
-            await token(`${users}${i}`),
-            () => undefined,
-          ),
+    if (scenarios.has('memory')) {
+      const holdIdle = async (what: string, pid: number, port: number | undefined, users: string) => {
+        await sleep(2_000);
+        const before = residentMb(pid);
+        const held: Stream[] = [];
+        for (let i = 0; i < numbers.idle; i += 1) {
+          held.push(
+            await openStream(
+              `http://127.0.0.1:${port}/notifications/v3/stream`,
+              await token(`${users}${i}`),
+              () => undefined,
+            ),
+          );
+        }
+        streams.push(...held);
+        await sleep(3_000);
+        const after = residentMb(pid);
+        process.stdout.write(
+          `memory: ${what} RSS ${before} MB idle, ${after} MB with ${numbers.idle} open streams` +
+            ` (${Math.round(((after - before) * 1024 * 10) / numbers.idle) / 10} kB a stream)\n`,
         );
-      }
-      streams.push(...held);
-      await sleep(3_000);
-      const after = residentMb(pid);
-      process.stdout.write(
-        `memory: ${what} RSS ${before} MB idle, ${after} MB with ${numbers.idle} open streams` +
-          ` (${Math.round(((after - before) * 1024 * 10) / numbers.idle) / 10} kB a stream)\n`,
-      );
-      for (const stream of held) stream.close();
-    };
-    await holdIdle('one tray process (API and worker)', trays[0]?.pid ?? 0, trayPorts[0], 'u-idle');
-    const apiPort = await freePort();
-    const apiOnly = start('tray-service/main.ts', { TRAY_PORT: String(apiPort), TRAY_ROLE: 'api' });
-    await waitHealthy(`http://127.0.0.1:${apiPort}/healthz`, 120_000);
-    await holdIdle('a stream server (TRAY_ROLE=api)', apiOnly.pid ?? 0, apiPort, 'u-api');
-    return 0;
+        for (const stream of held) stream.close();
+      };
+      await holdIdle('one tray process (API and worker)', trays[0]?.pid ?? 0, trayPorts[0], 'u-idle');
+      const apiPort = await freePort();
+      const apiOnly = start('tray-service/main.ts', { TRAY_PORT: String(apiPort), TRAY_ROLE: 'api' });
+      await waitHealthy(`http://127.0.0.1:${apiPort}/healthz`, 120_000);
+      await holdIdle('a stream server (TRAY_ROLE=api)', apiOnly.pid ?? 0, apiPort, 'u-api');
+    }
+    return failedTargets ? 1 : 0;
   } finally {
     for (const stream of streams) stream.close();
     await Promise.all(

@@ -1,47 +1,61 @@
 // The client of `npm run bench:api`, forked as a process of its own: a real client never shares the
 // server's event loop, and timing both from one loop would charge the server with the client's
-// work. For one user at a time it walks the history pages over one keep-alive HTTP connection,
-// asking the unread count after each page, each API call followed by the plain indexed SELECT it
-// stands on, over one pooled PostgreSQL connection, then a call to a bare HTTP server (the hop's
-// floor): all are timed the same way, from this process, one call at a time. A first walk warms
-// the paths up and is not counted.
+// work. For one user at a time it makes each of the job's calls in turn over one keep-alive HTTP
+// connection, each followed by the plain statements it stands on (over a pool of their own, run
+// together as the API runs them) and by the same statements behind a bare HTTP server (the
+// floor), then a bare HTTP hop: all timed the same way, from this process, one call at a time.
+// A first round checks the answers against the plain statements, and it and a few more warm the
+// paths up; they are not counted.
 import { Agent, request } from 'node:http';
 import pg from 'pg';
-import { PLAIN_COUNT_SQL, plainPageSql } from './bench-api-plain.ts';
+import type { PlainStatement } from './bench-api-plain.ts';
+
+/** One measured call: an API request and the plain statements it stands on. */
+export interface BenchCall {
+  /** What is measured, as printed. */
+  name: string;
+  /** Path and query on the tray API. */
+  path: string;
+  /** The plain statements (one for a page; both counts for GET v3), run together. */
+  statements: PlainStatement[];
+  /** Path on the bare server that runs the same statements and answers their rows. */
+  barePath: string;
+  /** How the API's answer is checked against the statements' rows in the first round. */
+  check: 'page' | 'counts';
+}
 
 export interface BenchClientJob {
   /** The API's base URL, e.g. http://127.0.0.1:40000. */
   base: string;
-  /**
-   * A bare node:http server in the API's process: `/` answers a constant JSON body (the HTTP hop
-   * alone), `/count?user=` the plain count run over a pooled connection (the hop and the
-   * statement, no framework, no authentication).
-   */
+  /** The bare node:http server's base URL (no trailing slash): `/` answers a constant body (the hop alone). */
   bare: string;
   databaseUrl: string;
-  userId: string;
   token: string;
   pageSize: number;
-  pages: number;
+  calls: BenchCall[];
   rounds: number;
 }
 
+/** Per call, in the job's order: the API's, the plain statements' and the bare floor's times (ms). */
+export interface CallSamples {
+  api: number[];
+  plain: number[];
+  bare: number[];
+}
+
 export interface BenchClientSamples {
-  page: number[];
-  plainPage: number[];
-  unread: number[];
-  plainCount: number[];
-  /** The bare HTTP hop, timed after each plain count. */
+  calls: CallSamples[];
+  /** The bare HTTP hop, timed once a round. */
   hop: number[];
-  /** The plain count behind the bare HTTP server (no framework), timed after each hop. */
-  bareCount: number[];
-  unreadCount: number;
 }
 
 /** Parent -> client: a job, the go-ahead after the warm-up, or the end. */
 export type ToBenchClient = { kind: 'run'; job: BenchClientJob } | { kind: 'go' } | { kind: 'exit' };
 /** Client -> parent: warmed up (waits for `go`), then the samples. */
 export type FromBenchClient = { kind: 'warmed' } | { kind: 'samples'; samples: BenchClientSamples };
+
+/** Rounds run before the counted ones (after the checked one): compiled paths, warm caches. */
+const WARMUP_ROUNDS = 20;
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
@@ -76,69 +90,80 @@ const next = () =>
   });
 const send = (message: FromBenchClient) => process.send?.(message);
 
+interface PageAnswer {
+  data: { v_tarid_uid: string }[];
+}
+interface CountsAnswer {
+  data: { totalUnreadCount: number; totalUnseenCount?: number };
+}
+
+/**
+ * The API's answer must be what the plain statements read: a page starts with the same records in
+ * the same order, the counts are equal. A bench that times wrong answers measures nothing.
+ */
+function checkAnswer(call: BenchCall, body: string, rows: pg.QueryResultRow[][], pageSize: number): void {
+  const fail = (what: string) => {
+    throw new Error(`${call.name} (${call.path}): ${what}`);
+  };
+  if (call.check === 'page') {
+    const got = (JSON.parse(body) as PageAnswer).data.slice(0, pageSize).map((r) => r.v_tarid_uid);
+    const want = (rows[0] ?? []).slice(0, pageSize).map((row) => String(row.key));
+    if (got.join('\n') !== want.join('\n'))
+      fail(
+        `the API listed ${got.length} records [${got.slice(0, 3).join(', ')}...], the plain page ${want.length} [${want.slice(0, 3).join(', ')}...]`,
+      );
+    if (want.length === 0) fail('the view is empty: nothing to measure');
+    return;
+  }
+  const { totalUnreadCount, totalUnseenCount } = (JSON.parse(body) as CountsAnswer).data;
+  const [unread, unseen] = rows.map((r) => Number(r[0]?.n));
+  if (totalUnreadCount !== unread || totalUnseenCount !== unseen)
+    fail(
+      `the API counted ${totalUnreadCount} unread and ${totalUnseenCount} unseen, the plain statements ${unread} and ${unseen}`,
+    );
+}
+
 async function run(job: BenchClientJob): Promise<BenchClientSamples> {
-  const sql = new pg.Pool({ connectionString: job.databaseUrl, max: 1 });
+  // One connection per statement a call runs together, as the API's pool gives its counts.
+  const width = Math.max(...job.calls.map((call) => call.statements.length));
+  const sql = new pg.Pool({ connectionString: job.databaseUrl, max: width });
   // The bench stops its server when it ends, maybe before this pool has closed.
   sql.on('error', () => undefined);
   const headers = { authorization: `Bearer ${job.token}` };
-  const history = async (boundary: number | undefined) => {
-    const query = boundary === undefined ? '' : `?startAfter=${boundary}`;
-    const res = await get(`${job.base}/notifications/v3/history${query}`, headers);
-    const body = JSON.parse(res.body) as { nextPage: number; data: unknown[] };
-    if (res.status !== 200 || body.data.length === 0) throw new Error(`unexpected answer ${res.status}`);
-    return body.nextPage === 0 ? undefined : body.nextPage;
+  const ok = async (url: string, withHeaders: Record<string, string>) => {
+    const res = await get(url, withHeaders);
+    if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}: ${res.body.slice(0, 200)}`);
+    return res.body;
   };
-  const plainPage = (boundary: number | undefined) =>
-    sql.query(plainPageSql(job.pageSize), [job.userId, boundary ?? null]);
-  const unread = async () => {
-    const res = await get(`${job.base}/notifications/v3`, headers);
-    if (res.status !== 200) throw new Error(`unexpected answer ${res.status}`);
-    return (JSON.parse(res.body) as { data: { totalUnreadCount: number } }).data.totalUnreadCount;
-  };
-  const plainCount = () => sql.query(PLAIN_COUNT_SQL, [job.userId]);
-  const hop = async () => {
-    const res = await get(job.bare, {});
-    if (res.status !== 200) throw new Error(`unexpected answer ${res.status}`);
-  };
-  const bareCount = async () => {
-    const res = await get(`${job.bare}count?user=${encodeURIComponent(job.userId)}`, {});
-    if (res.status !== 200) throw new Error(`unexpected answer ${res.status}`);
-  };
+  const plain = (call: BenchCall) =>
+    Promise.all(call.statements.map(async (statement) => (await sql.query(statement)).rows));
   const timed = async <T>(into: number[], work: () => Promise<T>): Promise<T> => {
     const started = performance.now();
     const result = await work();
     into.push(performance.now() - started);
     return result;
   };
-
-  const empty = (): BenchClientSamples => ({
-    page: [],
-    plainPage: [],
-    unread: [],
-    plainCount: [],
+  const samples: BenchClientSamples = {
+    calls: job.calls.map(() => ({ api: [], plain: [], bare: [] })),
     hop: [],
-    bareCount: [],
-    unreadCount: 0,
-  });
-  const samples = empty();
-  const walk = async (into: BenchClientSamples) => {
-    let startAfter: number | undefined;
-    for (let page = 0; page < job.pages; page++) {
-      const next = await timed(into.page, () => history(startAfter));
-      await timed(into.plainPage, () => plainPage(startAfter));
-      into.unreadCount = await timed(into.unread, unread);
-      await timed(into.plainCount, plainCount);
-      await timed(into.hop, hop);
-      await timed(into.bareCount, bareCount);
-      startAfter = next;
-      if (startAfter === undefined) break;
+  };
+  const round = async (counted: boolean, check = false) => {
+    for (const [i, call] of job.calls.entries()) {
+      const into = counted ? samples.calls[i] : { api: [], plain: [], bare: [] };
+      if (!into) throw new Error('bench client: no samples for a call');
+      const body = await timed(into.api, () => ok(`${job.base}${call.path}`, headers));
+      const rows = await timed(into.plain, () => plain(call));
+      await timed(into.bare, () => ok(`${job.bare}${call.barePath}`, {}));
+      if (check) checkAnswer(call, body, rows, job.pageSize);
     }
+    await timed(counted ? samples.hop : [], () => ok(job.bare, {}));
   };
   try {
-    await walk(empty());
+    await round(false, true);
+    for (let r = 0; r < WARMUP_ROUNDS; r++) await round(false);
     send({ kind: 'warmed' });
     if ((await next()).kind !== 'go') throw new Error('bench client: expected go');
-    for (let round = 0; round < job.rounds; round++) await walk(samples);
+    for (let r = 0; r < job.rounds; r++) await round(true);
     return samples;
   } finally {
     await sql.end();

@@ -30,6 +30,7 @@ export function timedStorage(storage: TrayStorage, stages: StageTimer): TrayStor
     records: timedPart(stages, 'records', storage.records),
     lastRead: timedPart(stages, 'lastRead', storage.lastRead),
     clears: timedPart(stages, 'clears', storage.clears),
+    ...(storage.inbox ? { inbox: timedPart(stages, 'inbox', storage.inbox) } : {}),
   };
 }
 

@@ -1,0 +1,57 @@
+import { expect } from 'chai';
+import { cleanEnv, runScript } from '../support/run-script.ts';
+import { testPostgres } from '../support/test-stack.ts';
+
+// The full run (10,000,000 records) is recorded in BENCHMARKS.md. Here: a small run on the test
+// stack's PostgreSQL, so the bench keeps working: seeding, every view and count it times checked
+// against the plain statements (the client refuses to time wrong answers), and the report.
+describe('scripts/bench-api.ts', () => {
+  it('a bad count exits 2 naming the option', async () => {
+    const result = await runScript('scripts/bench-api.ts', ['--rounds', 'many'], cleanEnv());
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.include('--rounds: expected a whole number >= 1');
+  });
+
+  describe('a small run', () => {
+    let result: Awaited<ReturnType<typeof runScript>>;
+    before(async function () {
+      this.timeout(180_000);
+      const args = ['--total', '3000', '--user-records', '60', '--dense-records', '60', '--archived', '40'];
+      args.push('--snoozed', '5', '--deep', '20', '--rounds', '3', '--batch', '1000');
+      const env = cleanEnv({ DATABASE_URL: (await testPostgres()).url });
+      result = await runScript('scripts/bench-api.ts', args, env, 170_000);
+    });
+
+    it('runs to the end (exit 0, or 1 for a missed target) with every answer checked', () => {
+      expect(result.stderr).to.not.include('error:');
+      expect(result.code).to.be.oneOf([0, 1]);
+    });
+
+    it('prints each view of bench-archive, first and deep page, and both counts, with the target', () => {
+      for (const call of [
+        'inbox, first page',
+        'inbox, page at record 20',
+        'archived, first page',
+        'archived, page at record 20',
+        'snoozed, first page',
+        'all, first page',
+        'all, page at record 20',
+        'GET v3: both counts',
+      ]) {
+        expect(result.stdout).to.match(
+          new RegExp(
+            `\\| bench-archive \\| ${call}.*\\| (ok|MISSED): p99 <= 5 ms and within 1.5 ms of the floor \\|`,
+          ),
+        );
+      }
+      expect(result.stdout).to.match(/\| bench-dense \| GET v3: both counts \(60 unread, 48 unseen\)/);
+    });
+
+    it('prints the bytes a record takes on disk with its indexes', () => {
+      expect(result.stdout).to.match(
+        /on disk: 3,000 records take .* GB with their indexes, \d+ bytes a record/,
+      );
+      expect(result.stdout).to.include('tray_records_inbox_page');
+    });
+  });
+});
