@@ -22,8 +22,13 @@ export interface RecomputeOptions {
   onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
 }
 
-/** Rounds of claim-and-delete for a record left with no action before giving up (the job retries). */
-const DELETE_ROUNDS = 20;
+/**
+ * Rounds of claim-and-delete for a record left with no action before giving up (the job retries).
+ * A round that loses waits for the winner to finish; on a loaded host that takes seconds, so the
+ * rounds back off to 250 ms and together wait about 13 s (20 rounds of at most 100 ms gave up while
+ * the winner was still writing, under a load average of 12).
+ */
+const DELETE_ROUNDS = 60;
 
 /** Recomputations in a row after the member's joins and leaves changed meanwhile (the job retries). */
 const SPAN_ROUNDS = 20;
@@ -125,7 +130,7 @@ async function deleteEmptied(
   options: RecomputeOptions,
 ): Promise<void> {
   for (let round = 1; round <= DELETE_ROUNDS; round++) {
-    if (round > 1) await sleep(Math.random() * Math.min(5 * round, 100));
+    if (round > 1) await sleep(Math.random() * Math.min(10 * round, 250));
     const current = (await readByIds(db, [key])).get(key);
     if (!current) return;
     const next = recomputeRecord(
