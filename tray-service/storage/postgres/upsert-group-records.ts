@@ -305,7 +305,10 @@ export async function upsertGroupRecords(
     ...(deliveries.kind === 'personal'
       ? { name: options.returning ? 'tray_upsert_personal_returning' : 'tray_upsert_personal' }
       : {}),
-    text: `WITH p AS (${ACTIVITIES}),
+    // Named first: pg_stat_activity shows a statement's first 1,024 bytes (track_activity_query_size),
+    // where this one's mute spans CTE comes before its audience.
+    text: `-- tray: grouped upsert, ${deliveries.kind === 'personal' ? 'personal' : 'community fan-out'}
+     WITH p AS (${ACTIVITIES}),
      -- The mute spans that could hold back an activity here or an action its groups count
      -- (held-back-sql.ts), and each of their owners with the latest end of theirs.
      mu AS MATERIALIZED (${deliveries.kind === 'personal' ? MUTES_OF_RECIPIENTS : MUTES_ON_TARGETS}),

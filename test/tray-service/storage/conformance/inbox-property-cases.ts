@@ -66,6 +66,8 @@ const markSpec: fc.Arbitrary<MarkSpec> = fc.record({
     'unsnooze',
     'wake',
     'wake',
+    // As often among all marks as before mutes joined them (a run must apply more than one).
+    'removal',
     'removal',
     'removal',
     'mute',

@@ -238,7 +238,7 @@ describe('PostgreSQL adapter under load through two workers', () => {
       ];
       try {
         await waitFor(
-          () => waitingOnLock('worker-%', '%JOIN tray_memberships mb%'),
+          () => waitingOnLock('worker-%', '%tray: grouped upsert, community fan-out%'),
           30_000,
           'a fan-out waiting',
         );
