@@ -6,7 +6,8 @@ import type { BanView } from '../http/auth/ban-cache.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { TrayStorage } from '../storage/port.ts';
 import { streamCatchUp } from '../use-cases/stream-catch-up.ts';
-import { inboxCounts } from '../use-cases/inbox-counts.ts';
+import { inboxCounts, type InboxCounts } from '../use-cases/inbox-counts.ts';
+import { inboxCountsOf } from '../use-cases/inbox-counts-of.ts';
 import { parseChanges } from './live-change.ts';
 import { createShardSubscriptions } from './shard-subscriptions.ts';
 import { inWindow, SETTLE_MS } from './stream-cursor.ts';
@@ -52,6 +53,8 @@ export interface StreamHub {
 
 /** Users caught up at once after the subscription comes back. */
 const RESYNC_PARALLEL = 8;
+/** Users counted by one statement at most. */
+const COUNT_BATCH = 500;
 
 /**
  * This instance's open streams. Changes arrive on the users' shard channels (Redis pub/sub) and
@@ -86,28 +89,49 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     return next;
   }
 
-  /** The user's unread and unseen counts, written to each stream whose last counts differ. */
-  async function sendUnread(userId: string): Promise<void> {
-    const sessions = byUser.get(userId);
-    if (!sessions) return;
-    const counts = await inboxCounts(deps.storage, userId, now());
+  /** The user's counts, written to each stream whose last counts differ. */
+  function writeCounts(userId: string, counts: InboxCounts): void {
     // One key for both, so a change of either is sent (a seen mark changes the unseen count alone).
     const sent = `${counts.totalUnreadCount}/${counts.totalUnseenCount ?? ''}`;
-    for (const session of sessions) {
+    for (const session of byUser.get(userId) ?? []) {
       if (session.unread === sent) continue;
       session.unread = sent;
       session.write('unread', counts);
     }
   }
 
-  /** One count after a burst of changes, not one per change. */
+  /** The user's unread and unseen counts, written to each stream whose last counts differ. */
+  async function sendUnread(userId: string): Promise<void> {
+    if (!byUser.has(userId)) return;
+    writeCounts(userId, await inboxCounts(deps.storage, userId, now()));
+  }
+
+  /**
+   * One count after a burst of changes, not one per change, and one statement for all the users
+   * the burst touched (a snooze wake-up's batch touches hundreds): the users queued while the
+   * messages of one read from Redis are handled are counted together once they are, and each
+   * user's counts are written in the user's order, after the changes queued before them.
+   */
   function queueCount(userId: string): void {
     if (countQueued.has(userId)) return;
+    if (countQueued.size === 0) setImmediate(countQueuedUsers);
     countQueued.add(userId);
-    void run(userId, async () => {
-      countQueued.delete(userId);
-      await sendUnread(userId);
-    });
+  }
+  function countQueuedUsers(): void {
+    const users = [...countQueued].filter((userId) => byUser.has(userId));
+    countQueued.clear();
+    for (let start = 0; start < users.length; start += COUNT_BATCH) {
+      const batch = users.slice(start, start + COUNT_BATCH);
+      const counts = inboxCountsOf(deps.storage, batch, now());
+      // Read once for all; a failure is logged once per user by run(), like a failed count was.
+      counts.catch(() => undefined);
+      for (const userId of batch) {
+        void run(userId, async () => {
+          const mine = (await counts).get(userId);
+          if (mine) writeCounts(userId, mine);
+        });
+      }
+    }
   }
 
   /** Sends `sessions` what they missed since their cursors, from the database. */

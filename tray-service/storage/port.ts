@@ -324,6 +324,12 @@ export type InboxMark =
  * loop over a user's records or a post's audience). "In the inbox" is stored state, so both counts
  * stay single indexed statements without a clock comparison.
  */
+/** A user's unread and unseen counts of the inbox. */
+export interface InboxCountPair {
+  unread: number;
+  unseen: number;
+}
+
 export interface InboxPort {
   /** A page of `view` (v3 paging: records of lastUpdate below `startAfter`, newest first). */
   page(
@@ -335,6 +341,13 @@ export interface InboxPort {
   ): Promise<InboxPage>;
   /** Unexpired inbox records not seen. */
   countUnseen(userId: string, now: number): Promise<number>;
+  /**
+   * Both inbox counts (countUnread with the recorded last-read time, and countUnseen) of each of
+   * `userIds`, in one round trip; for adapters whose engine can count many users in one statement
+   * (the live streams recount every user a snooze wake-up touched). Without it, the counts are
+   * taken user by user.
+   */
+  countInboxes?(userIds: readonly string[], now: number): Promise<Map<string, InboxCountPair>>;
   /** Unexpired records of `view` (a history page's `totalPages`). */
   countView(userId: string, view: InboxView, now: number): Promise<number>;
   /** Applies the mark at `now`; returns the records it changed (their count is `updated`). */

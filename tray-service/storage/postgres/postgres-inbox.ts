@@ -71,6 +71,25 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
       return result.rows[0]?.n ?? 0;
     },
 
+    // Each user's two counts are the statements of countUnread and countUnseen, correlated on the
+    // user, so each is served by the same index as on its own; one round trip for all the users.
+    async countInboxes(userIds, now) {
+      const result = await pool.query<{ user_id: string; unread: number; unseen: number }>({
+        name: 'tray_count_inboxes',
+        text: `SELECT u.user_id,
+            (SELECT count(*)::int FROM tray_records r
+             WHERE r.user_id = u.user_id AND NOT r.has_read AND r.in_inbox AND r.expires_at > $2
+               AND r.unread_at > COALESCE((SELECT at FROM tray_last_read l WHERE l.user_id = u.user_id), 0)
+            ) AS unread,
+            (SELECT count(*)::int FROM tray_records r
+             WHERE r.user_id = u.user_id AND NOT r.is_seen AND r.in_inbox AND r.expires_at > $2
+            ) AS unseen
+          FROM unnest($1::text[]) AS u(user_id)`,
+        values: [[...new Set(userIds)], now],
+      });
+      return new Map(result.rows.map((row) => [row.user_id, { unread: row.unread, unseen: row.unseen }]));
+    },
+
     // Served by the view's partial page index (the `all` view by the records' own).
     async countView(userId, view, now) {
       const result = await pool.query<{ n: number }>(

@@ -51,6 +51,7 @@ describe('storage/postgres inbox (InboxPort): the indexes serve every statement'
     await inbox.mutesInForce('u-heavy', NOW);
     for (const view of ['inbox', 'archived', 'snoozed', 'all'] as const)
       await inbox.countView('u-heavy', view, NOW);
+    await inbox.countInboxes?.(['u-heavy', 'u7', 'u-nobody'], NOW);
   });
 
   const planned = async (index: number) => {
@@ -111,6 +112,31 @@ describe('storage/postgres inbox (InboxPort): the indexes serve every statement'
       expect(plan.nodes).not.to.include('Seq Scan');
       expect(plan.indexes).not.to.deep.equal([]);
     }
+  });
+
+  it("counts many users' inboxes in one statement, each count by its user's partial index", async () => {
+    const plan = await planned(18);
+    expect(plan.indexes).to.include.members(['tray_records_inbox_unseen', 'tray_records_inbox_unread']);
+    expect(plan.nodes).not.to.include('Seq Scan');
+  });
+
+  it("counts many users' inboxes as each user's own counts do", async () => {
+    const { pool } = tray.pg;
+    await pool.query(`INSERT INTO tray_last_read (user_id, at) VALUES ('u7', $1)`, [NOW - 60_000 + 25_000]);
+    const inbox = createPostgresInbox(pool);
+    const records = createPostgresRecords(pool);
+    const users = ['u-heavy', 'u7', 'u8', 'u-nobody'];
+    const counts = await inbox.countInboxes?.([...users, 'u7'], NOW);
+    for (const user of users) {
+      expect(counts?.get(user), user).to.deep.equal({
+        unread: await records.countUnread(user, 'recorded', NOW),
+        unseen: await inbox.countUnseen(user, NOW),
+      });
+    }
+    expect(counts?.get('u7')?.unread)
+      .to.be.above(0)
+      .and.below(counts?.get('u8')?.unread ?? 0);
+    expect(counts?.get('u-nobody')).to.deep.equal({ unread: 0, unseen: 0 });
   });
 
   it('woke exactly the due records, unread and unseen at their until', async () => {
