@@ -1,0 +1,1 @@
+export { TrayApiError } from './tray-api-error.ts';
