@@ -1,1 +1,2 @@
 export { TrayApiError } from './tray-api-error.ts';
+export type * from './generated/tray-api-types.ts';
