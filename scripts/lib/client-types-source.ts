@@ -29,6 +29,8 @@ export async function clientTypesSource(): Promise<string> {
     ...declarations,
     ...events,
     `/** The data of each live-stream event, by event name. */\nexport interface StreamEventDataMap {\n${eventMap}\n}\n`,
+    // At run time too, so the client's stream can pass over an event that a newer service adds.
+    `/** The live-stream events of this version of the API. */\nexport const streamEventNames: readonly (keyof StreamEventDataMap)[] = ${JSON.stringify(eventNames)};\n`,
   ].join('\n');
   // Formatted as the repository's prettier check expects, so the committed file passes it as is.
   const options = await resolveConfig(clientTypesPath.pathname);

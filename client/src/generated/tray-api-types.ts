@@ -219,3 +219,13 @@ export interface StreamEventDataMap {
   reset: StreamEventData_reset;
   expired: StreamEventData_expired;
 }
+
+/** The live-stream events of this version of the API. */
+export const streamEventNames: readonly (keyof StreamEventDataMap)[] = [
+  'unread',
+  'record',
+  'read',
+  'cleared',
+  'reset',
+  'expired',
+];

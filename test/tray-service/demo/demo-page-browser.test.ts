@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
+import { buildClient } from '../../support/build-client.ts';
 import { launchLocalChromium } from '../../support/local-chromium.ts';
 import { tokenFor } from '../api/support/api-harness.ts';
 import { useLiveTray } from '../live/support/live-harness.ts';
@@ -12,12 +13,15 @@ import { webhookJobOptions } from '../../../shared/queue/webhook-queue.ts';
 
 describe('GET /demo in a real browser (headless Chromium)', function () {
   this.timeout(90_000);
+  // Before the harness builds the app: the demo serves the client's modules as they are built.
+  before(() => buildClient());
   const tray = useLiveTray({ instances: 1, demo: true });
   const user = 'u-demo';
   let context: BrowserContext;
   let page: Page;
   let dir: string;
   const cspViolations: string[] = [];
+  const scripts: string[] = [];
   /** Waits until the unread badge shows `count`. */
   const badge = (count: string, timeout: number) =>
     page.locator('#badge', { hasText: new RegExp(`^${count}$`) }).waitFor({ timeout });
@@ -36,6 +40,9 @@ describe('GET /demo in a real browser (headless Chromium)', function () {
     dir = mkdtempSync(join(tmpdir(), 'demo-browser-'));
     context = await launchLocalChromium(join(dir, 'profile'));
     page = await context.newPage();
+    page.on('request', (sent) => {
+      if (sent.resourceType() === 'script') scripts.push(new URL(sent.url()).pathname);
+    });
     page.on('console', (message) => {
       if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
     });
@@ -59,6 +66,8 @@ describe('GET /demo in a real browser (headless Chromium)', function () {
       'Cid commented on your post in Hiking Club',
     );
     await badge('1', 5_000);
+    // The live tray comes from the client package's built modules, not from a copy in the page.
+    expect(scripts).to.include.members(['/demo/demo.js', '/demo/client/stream/open-tray-stream.js']);
   });
 
   it('shows a queued webhook event within 2 s without a reload', async () => {

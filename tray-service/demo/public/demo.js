@@ -1,10 +1,15 @@
-/* global document, fetch, EventSource, URLSearchParams, sessionStorage, setTimeout, clearTimeout */
+/* global document, fetch, sessionStorage, AbortController */
 // The demo page's script: one user's tray through the public API only (history, read, ticket,
-// stream). A same-origin file, because the Content-Security-Policy refuses inline scripts.
-'use strict';
+// stream). An ES module from the same origin (the Content-Security-Policy refuses inline scripts)
+// that takes the live stream from the client package, built and served by the tray service, as an
+// app's page would take it from npm.
+import { openTrayStream } from '/demo/client/stream/index.js';
 
 const $ = (id) => document.getElementById(id);
-const state = { token: '', locale: '', source: undefined, lastEventId: '', retry: undefined, records: [] };
+const state = { locale: '', stream: undefined, records: [] };
+
+/** The pasted token, read at each use: the stream asks for it again when the one it used expires. */
+const token = () => $('token').value.trim();
 
 function setStatus(text) {
   $('status').textContent = text;
@@ -20,7 +25,7 @@ async function api(method, path, body) {
   const response = await fetch(path, {
     method,
     headers: {
-      Authorization: `Bearer ${state.token}`,
+      Authorization: `Bearer ${token()}`,
       ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -64,11 +69,15 @@ function render() {
   );
 }
 
+function sortAndRender() {
+  state.records.sort((a, b) => b.lastUpdate - a.lastUpdate);
+  render();
+}
+
 function upsert(record) {
   state.records = state.records.filter((known) => known.v_tarid_uid !== record.v_tarid_uid);
   state.records.push({ ...record, fresh: true });
-  state.records.sort((a, b) => b.lastUpdate - a.lastUpdate);
-  render();
+  sortAndRender();
 }
 
 async function loadHistory() {
@@ -76,81 +85,70 @@ async function loadHistory() {
   // A record the stream already delivered is at least as new as the page's copy.
   const streamed = new Set(state.records.map((record) => record.v_tarid_uid));
   state.records.push(...page.data.filter((record) => !streamed.has(record.v_tarid_uid)));
-  state.records.sort((a, b) => b.lastUpdate - a.lastUpdate);
-  render();
+  sortAndRender();
 }
 
-function listen() {
-  if (state.source) state.source.close();
-  clearTimeout(state.retry);
-  api('POST', '/notifications/v3/stream-ticket')
-    .then(({ data }) => {
-      const query = new URLSearchParams({ ticket: data.ticket, locale: state.locale });
-      if (state.lastEventId) query.set('lastEventId', state.lastEventId);
-      const source = new EventSource(`/notifications/v3/stream?${query}`);
-      state.source = source;
-      const track = (handler) => (event) => {
-        state.lastEventId = event.lastEventId;
-        handler(JSON.parse(event.data));
-      };
-      source.addEventListener('open', () => setStatus('Live: updates appear as they happen.'));
-      source.addEventListener(
-        'unread',
-        track((data) => setBadge(data.totalUnreadCount)),
-      );
-      source.addEventListener('record', track(upsert));
-      source.addEventListener(
-        'read',
-        track((data) => {
-          const ids = new Set(data.ids);
-          for (const record of state.records) if (ids.has(record.v_tarid_uid)) record.hasRead = true;
-          render();
-        }),
-      );
-      source.addEventListener(
-        'cleared',
-        track(() => {
-          state.records = [];
-          render();
-        }),
-      );
-      source.addEventListener(
-        'reset',
-        track(() => {
-          state.records = [];
-          void loadHistory();
-        }),
-      );
-      // A ticket works once, so the browser's own reconnect cannot succeed: reconnect with a new
-      // ticket and the last id received, which resumes without losing or repeating anything.
-      source.addEventListener('error', () => {
-        source.close();
-        setStatus('Disconnected; reconnecting…');
-        state.retry = setTimeout(listen, 2_000);
-      });
-    })
-    .catch((error) => {
-      // A refused token will not get better by retrying; anything else (a restart) may.
-      if (error.message.startsWith('401')) {
-        setStatus(`Token refused: ${error.message}`);
-        return;
-      }
-      setStatus(`Stream failed: ${error.message}; retrying…`);
-      state.retry = setTimeout(listen, 5_000);
-    });
+/** One stream event, typed by the client (docs/live-tray.md lists them). */
+function apply({ event, data }) {
+  switch (event) {
+    case 'unread':
+      // The first event of every connection, so also the sign that the stream is (back) up.
+      setStatus('Live: updates appear as they happen.');
+      setBadge(data.totalUnreadCount);
+      return;
+    case 'record':
+      upsert(data);
+      return;
+    case 'read': {
+      const ids = new Set(data.ids);
+      for (const record of state.records) if (ids.has(record.v_tarid_uid)) record.hasRead = true;
+      render();
+      return;
+    }
+    case 'cleared':
+      state.records = [];
+      render();
+      return;
+    case 'reset':
+      state.records = [];
+      void loadHistory();
+      return;
+  }
+}
+
+/**
+ * The client's stream takes a ticket per connection, reconnects after drops and token expiry
+ * resuming from the last event, and ends with an error only when the service refuses for good.
+ */
+async function listen() {
+  state.stream?.abort();
+  const controller = new AbortController();
+  state.stream = controller;
+  const events = openTrayStream({
+    baseUrl: '',
+    getToken: token,
+    locale: state.locale,
+    signal: controller.signal,
+    onState: (connection) => {
+      if (connection === 'waiting') setStatus('Disconnected; reconnecting…');
+    },
+  });
+  try {
+    for await (const event of events) apply(event);
+  } catch (error) {
+    setStatus(`Stream stopped: ${error.message} (${error.code ?? 'no code'})`);
+  }
 }
 
 async function open() {
-  state.token = $('token').value.trim();
   state.locale = $('locale').value;
-  state.lastEventId = '';
   state.records = [];
-  sessionStorage.setItem('tray-demo-token', state.token);
+  sessionStorage.setItem('tray-demo-token', token());
   setStatus('Loading…');
   try {
     // The stream first: it sends every change from the moment it opens, so nothing falls
     // between the history read and the stream (a record in both is shown once).
-    listen();
+    void listen();
     await loadHistory();
     $('mark-all').disabled = false;
   } catch (error) {
@@ -158,18 +156,16 @@ async function open() {
   }
 }
 
-document.addEventListener('DOMContentLoaded', () => {
-  $('token').value = sessionStorage.getItem('tray-demo-token') ?? '';
-  $('connect').addEventListener('submit', (event) => {
-    event.preventDefault();
-    void open();
-  });
-  $('locale').addEventListener('change', () => {
-    if (state.token) void open();
-  });
-  $('mark-all').addEventListener('click', () => {
-    api('GET', '/notifications/v3/mark-all-as-read').catch((error) =>
-      setStatus(`Mark all failed: ${error.message}`),
-    );
-  });
+$('token').value = sessionStorage.getItem('tray-demo-token') ?? '';
+$('connect').addEventListener('submit', (event) => {
+  event.preventDefault();
+  void open();
+});
+$('locale').addEventListener('change', () => {
+  if (token()) void open();
+});
+$('mark-all').addEventListener('click', () => {
+  api('GET', '/notifications/v3/mark-all-as-read').catch((error) =>
+    setStatus(`Mark all failed: ${error.message}`),
+  );
 });
