@@ -1,23 +1,14 @@
 import { expect } from 'chai';
-import { SignJWT } from 'jose';
 import request from 'supertest';
 import { TrayApiError } from '../../../client/src/tray-api-error.ts';
 import { openTrayStream, type TrayStreamOptions } from '../../../client/src/stream/index.ts';
 import { streamEvents } from '../../../tray-service/http/api-schema/stream-schemas.ts';
-import { bearer, TEST_SECRET, tokenFor } from '../../tray-service/api/support/api-harness.ts';
+import { bearer, expiringToken, tokenFor } from '../../tray-service/api/support/api-harness.ts';
 import { banEvent } from '../../tray-service/bans/ban-events.ts';
 import { useLiveTray } from '../../tray-service/live/support/live-harness.ts';
 import { commentEvent, minute } from '../../tray-service/worker/event-builder.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { collectStream } from './support/collect-stream.ts';
-
-/** A token for `sub` that expires `seconds` from now (JWT `exp` is whole seconds). */
-const expiringToken = (sub: string, seconds: number) =>
-  new SignJWT({})
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(sub)
-    .setExpirationTime(Math.floor(Date.now() / 1000) + seconds)
-    .sign(new TextEncoder().encode(TEST_SECRET));
 
 describe('openTrayStream against the tray service', function () {
   this.timeout(30_000);
