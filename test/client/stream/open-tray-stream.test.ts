@@ -38,7 +38,7 @@ describe('openTrayStream against the tray service', function () {
     it('yields typed events: unread, record, read and cleared, each as the schema declares it', async () => {
       const user = 'u-typed';
       const { stream } = open(user);
-      expect((await stream.next('unread')).data).to.deep.equal({ totalUnreadCount: 0 });
+      expect((await stream.next('unread')).data).to.deep.equal({ totalUnreadCount: 0, totalUnseenCount: 0 });
       await tray.worker.deliver(commentEvent({ postId: 'p-ty', postOwner: user, createdAt: minute(1) }));
       const record = await stream.next('record');
       expect(record.data.v_tarid_uid).to.equal(`comment_p-ty_${user}`);
