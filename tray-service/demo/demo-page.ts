@@ -22,13 +22,14 @@ export function demoPage(locales: readonly string[], defaultLocale: string, clie
 </head>
 <body>
 <header>
-  <h1>Notification tray <span id="badge" class="badge" title="unread">0</span></h1>
+  <h1>Notification tray <span id="badge" class="badge" title="unread">0</span> <span id="unseen" class="badge unseen" title="unseen">0</span></h1>
   <p class="hint">Paste a token for the user whose tray to watch: <code>npm run mint-token -- --user u-ana</code></p>
   <form id="connect">
     <label>Token <input id="token" type="password" autocomplete="off" required></label>
     <label>Locale <select id="locale">${options}</select></label>
     <button type="submit">Open tray</button>
     <button type="button" id="mark-all" disabled>Mark all as read</button>
+    <button type="button" id="mark-seen" disabled>Mark all seen</button>
   </form>
   <p id="status" role="status">${clientBuilt ? 'Not connected.' : 'The client package is not built: run <code>npm run build:client</code> and restart the tray service.'}</p>
 </header>
