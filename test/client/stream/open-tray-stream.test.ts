@@ -35,7 +35,7 @@ describe('openTrayStream against the tray service', function () {
   };
 
   describe('with a valid token', () => {
-    it('yields typed events: unread, record, read and cleared, each as the schema declares it', async () => {
+    it('yields typed events (unread, record, read, archived, snoozed, cleared), each as the schema declares it', async () => {
       const user = 'u-typed';
       const { stream } = open(user);
       expect((await stream.next('unread')).data).to.deep.equal({ totalUnreadCount: 0, totalUnseenCount: 0 });
@@ -49,7 +49,23 @@ describe('openTrayStream against the tray service', function () {
         .set('Authorization', await bearer(user))
         .send({ verb: 'comment', targetId: 'p-ty' })
         .expect(200);
-      expect((await stream.next('read')).data.ids).to.deep.equal([`comment_p-ty_${user}`]);
+      const id = `comment_p-ty_${user}`;
+      expect((await stream.next('read')).data.ids).to.deep.equal([id]);
+      const post = async (path: string, body: object) =>
+        request(tray.instance(0).base)
+          .post(`/notifications/v3/records/${path}`)
+          .set('Authorization', await bearer(user))
+          .send(body)
+          .expect(200);
+      await post('archive', { ids: [id] });
+      expect((await stream.next('archived')).data.ids).to.deep.equal([id]);
+      const until = Date.now() + 60_000;
+      await post('snooze', { ids: [id], until });
+      expect((await stream.next('snoozed')).data).to.deep.equal({ ids: [id], until });
+      const from = stream.events.length;
+      await post('unsnooze', { ids: [id] });
+      const back = await stream.next('record', { from });
+      expect(back.data).to.include({ v_tarid_uid: id, snoozedUntil: null, archivedAt: null });
       await request(tray.instance(0).base)
         .delete('/notifications/v3/delete-all')
         .set('Authorization', await bearer(user))
