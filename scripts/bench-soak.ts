@@ -17,9 +17,9 @@ import { residentMb, waitHealthy } from './lib/bench-process.ts';
 import { commentBody } from './lib/comment-body.ts';
 import { openStream, type Stream } from './lib/sse-client.ts';
 import { parseCli, runCli } from './lib/cli.ts';
-import { createBenchDatabase } from './lib/create-bench-database.ts';
+import { startBenchStores } from './lib/start-bench-stores.ts';
 import { hs256Token } from './lib/hs256-token.ts';
-import { freePort, startPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
+import { freePort, type LocalServer } from './lib/local-servers.ts';
 
 const usage = `Usage: npm run bench:soak -- [--minutes 30] [--rate 500] [--streams 1000] [--readers 20] [--window 10]
 
@@ -129,22 +129,13 @@ runCli(async () => {
     });
   });
   try {
-    const redis = process.env.REDIS_URL ? undefined : await startRedis({ dir: join(dir, 'redis') });
-    if (redis) servers.push(redis);
-    const postgres = process.env.DATABASE_URL
-      ? undefined
-      : await startPostgres({ dir: join(dir, 'postgres'), durability: 'persistent' });
-    if (postgres) servers.push(postgres);
-    const databaseUrl = await createBenchDatabase(
-      postgres?.url ?? process.env.DATABASE_URL ?? '',
-      'bench_soak',
-    );
+    const { redisUrl, databaseUrl } = await startBenchStores(dir, 'bench_soak', servers);
     const trayPorts = [await freePort(), await freePort()];
     const receiverPort = await freePort();
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       LOG_LEVEL: 'warn',
-      REDIS_URL: redis?.url ?? process.env.REDIS_URL,
+      REDIS_URL: redisUrl,
       DATABASE_URL: databaseUrl,
       JWT_SECRET: SECRET,
       METRICS_TOKEN,

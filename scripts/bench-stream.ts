@@ -18,8 +18,8 @@ import { signBody } from '../receiver/signature/sign-body.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { parseCli, runCli } from './lib/cli.ts';
 import { openPostgresStorage } from '../tray-service/storage/postgres/open-postgres-storage.ts';
-import { createBenchDatabase } from './lib/create-bench-database.ts';
-import { freePort, startPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
+import { startBenchStores } from './lib/start-bench-stores.ts';
+import { freePort, type LocalServer } from './lib/local-servers.ts';
 import { hs256Token } from './lib/hs256-token.ts';
 import { residentMb, waitHealthy } from './lib/bench-process.ts';
 import { commentBody } from './lib/comment-body.ts';
@@ -77,23 +77,13 @@ runCli(async () => {
   const children: ChildProcess[] = [];
   const streams: Stream[] = [];
   try {
-    const redis = process.env.REDIS_URL ? undefined : await startRedis({ dir: join(dir, 'redis') });
-    if (redis) servers.push(redis);
-    const postgres = process.env.DATABASE_URL
-      ? undefined
-      : await startPostgres({ dir: join(dir, 'postgres'), durability: 'persistent' });
-    if (postgres) servers.push(postgres);
-    // A database of the bench's own on the server.
-    const databaseUrl = await createBenchDatabase(
-      postgres?.url ?? process.env.DATABASE_URL ?? '',
-      'bench_stream',
-    );
+    const { redisUrl, databaseUrl } = await startBenchStores(dir, 'bench_stream', servers);
     const trayPorts = [await freePort(), await freePort()];
     const receiverPort = await freePort();
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       LOG_LEVEL: 'warn',
-      REDIS_URL: redis?.url ?? process.env.REDIS_URL,
+      REDIS_URL: redisUrl,
       DATABASE_URL: databaseUrl,
       JWT_SECRET: SECRET,
       RATE_LIMIT_CALLS: '1000000',

@@ -2,7 +2,8 @@
 // the PostgreSQL adapter's post fan-out (--quiet: without live streams to tell) (tray-service/storage/postgres): one post grouped into
 // --members members' `post` records, first new records, then grouped into the existing ones, then
 // after --posters distinct members have posted (a wide group), then after --away members left and
-// came back (each such record counted exactly, docs/tray-rules.md), then 20 posts in one batch. Target:
+// came back (each such record counted exactly, docs/tray-rules.md), then 20 posts in one batch, then
+// removals of posts (docs/tray-rules.md#inbox). Target:
 // 10,000 members well under 0.5 s. Uses DATABASE_URL's server when set (in a database of its
 // own), else starts a throwaway PostgreSQL cluster with fsync on in a temp dir.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -178,6 +179,18 @@ async function main(): Promise<void> {
       Array.from({ length: 20 }, (_, index) => post(`m${10 + index}`, T0 + 400_000 + index, `p-b${index}`)),
       T0 + 402_000,
     );
+    // Removals: the newest post deleted (every member's `post` record shrinks and names the next
+    // newest), then a post of the wide group (its author's actor refolded), then the redelivery.
+    const remove = async (label: string, postId: string, now: number) => {
+      told = 0;
+      const started = process.hrtime.bigint();
+      await writes.applyRemovals?.([{ kind: 'post', id: postId, postId, at: now }], context(now));
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      process.stdout.write(`${label}: ${ms.toFixed(0)} ms, ${told} records told\n`);
+    };
+    await remove(`the newest post deleted, ${members} members' records shrink`, 'p-b19', T0 + 500_000);
+    await remove('a post of the wide group deleted', 'p-w500', T0 + 501_000);
+    await remove('the same deletion redelivered (nothing changes)', 'p-w500', T0 + 502_000);
   } finally {
     await pool.end();
     await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);

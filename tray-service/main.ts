@@ -36,6 +36,7 @@ import { loadBlockedWords } from './moderation/load-blocked-words.ts';
 import { setupModeration } from './moderation/setup-moderation.ts';
 import { openStorage } from './storage/open-storage.ts';
 import { startWorker } from './worker/start-worker.ts';
+import { startSnoozeWakeLoop } from './worker/snooze-wake-loop.ts';
 
 const config = loadOrExit(() => loadTrayConfig(process.env));
 // TRAY_ROLE: the API with its streams, the queue's worker, or both (docs/scaling.md).
@@ -105,6 +106,15 @@ const worker = runsWorker
     })
   : undefined;
 
+// Every tray process, whatever its role, wakes ended snoozes: the storage claims each record for
+// one of them, and the woken records reach every instance's streams through Redis.
+const wakeLoop = startSnoozeWakeLoop({
+  storage,
+  changes: createChangePublisher(redis, config.STREAM_REDIS_PREFIX, logger),
+  logger,
+  intervalMs: config.TRAY_WAKE_INTERVAL_MS,
+});
+
 /** The tray API with its live streams: token verifier, bans, per-user rate limit, messages. */
 async function startApi(keys: NonNullable<typeof jwtConfig>) {
   // Each client sends the same token with every call: its verification is reused until its exp.
@@ -137,6 +147,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
       publishBans: (changed) => publishBans(redis, config.BAN_REDIS_PREFIX, changed),
       onStored: moderation.step,
       onWritten: (records) => changes.recordsWritten(records),
+      onRemoved: (records) => changes.recordsRemoved(records),
     },
     eventsFeed,
     blockedWords: words,
@@ -237,6 +248,7 @@ if (adminServer) {
 logger.info({ host, port: config.TRAY_PORT, role: config.TRAY_ROLE }, 'tray service listening');
 
 onShutdown(logger, async () => {
+  await wakeLoop.stop();
   await api?.closeStreams();
   await Promise.all([
     closeServer(server),

@@ -30,6 +30,11 @@ export const trayWorkerShape = {
   TRAY_RETRY_FIRST_DELAY_MS: positiveInt(1_000, 3_600_000),
   /** Longest wait between two attempts of a job. */
   TRAY_RETRY_MAX_DELAY_MS: positiveInt(30_000, 3_600_000),
+  /**
+   * Milliseconds between two rounds of the snooze wake-up that every tray process runs: a snoozed
+   * record is back on its user's streams within about this much of its end (the contract asks 1 s).
+   */
+  TRAY_WAKE_INTERVAL_MS: positiveInt(250, 60_000),
   /** Recipients per read-compute-write round of a post fan-out (bounds memory and command size). */
   TRAY_FANOUT_BATCH: positiveInt(10_000, 100_000),
 };

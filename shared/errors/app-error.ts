@@ -9,6 +9,8 @@ export const errorCodes = {
   VALIDATION: { status: 400, code: 400001 },
   /** A page cursor (`startAfter`, `paginationToken`) that no earlier page handed out. */
   INVALID_QUERY_TOKEN: { status: 400, code: 400002 },
+  /** A new mute when MAX_MUTES_IN_FORCE are already in force. */
+  TOO_MANY_MUTES: { status: 400, code: 400003 },
   UNAUTHORIZED: { status: 401, code: 401000 },
   FORBIDDEN: { status: 403, code: 403000 },
   NOT_FOUND: { status: 404, code: 404000 },
@@ -24,6 +26,8 @@ export const errorCodes = {
   /** Every one of this instance's REPLAY_MAX_RUNNING replays of a filter is running. */
   TOO_MANY_REPLAYS: { status: 429, code: 429003 },
   INTERNAL: { status: 500, code: 500000 },
+  /** The storage adapter in use has no inbox extensions (views, seen, archive, snooze, mutes) yet. */
+  INBOX_UNSUPPORTED: { status: 501, code: 501000 },
   UNAVAILABLE: { status: 503, code: 503000 },
 } as const;
 

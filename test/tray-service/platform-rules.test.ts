@@ -80,7 +80,7 @@ describe('platform rules end to end: queue -> worker -> API', () => {
         .get('/notifications/v3')
         .set('Authorization', await bearer('u-ivy'))
         .expect(200);
-      expect(unread.body).to.deep.equal({ data: { totalUnreadCount: 0 } });
+      expect(unread.body).to.deep.equal({ data: { totalUnreadCount: 0, totalUnseenCount: 0 } });
     });
   });
 });

@@ -62,7 +62,7 @@ describe('tray service end to end: queue -> worker -> API', () => {
         description: 'Fay, Eve and 2 others commented on your post in Hiking Club',
       });
       const unread = await request(app()).get('/notifications/v3').set('Authorization', auth).expect(200);
-      expect(unread.body).to.deep.equal({ data: { totalUnreadCount: 1 } });
+      expect(unread.body).to.deep.equal({ data: { totalUnreadCount: 1, totalUnseenCount: 1 } });
     });
 
     it('shows the commenters nothing of their own action', async () => {
@@ -83,9 +83,9 @@ describe('tray service end to end: queue -> worker -> API', () => {
             createdAt: minute(1),
           }),
         );
-        expect(await unread()).to.deep.equal({ data: { totalUnreadCount: 1 } });
+        expect(await unread()).to.deep.equal({ data: { totalUnreadCount: 1, totalUnseenCount: 1 } });
         await request(app()).post('/notifications/v2/last-read').set('Authorization', auth).expect(200);
-        expect(await unread()).to.deep.equal({ data: { totalUnreadCount: 0 } });
+        expect(await unread()).to.deep.equal({ data: { totalUnreadCount: 0, totalUnseenCount: 0 } });
         // Created two minutes in, long before the last-read call (now); delivered late (a retry, the
         // spool, a replay).
         await worker.deliver(
@@ -97,7 +97,7 @@ describe('tray service end to end: queue -> worker -> API', () => {
             createdAt: minute(2),
           }),
         );
-        expect(await unread()).to.deep.equal({ data: { totalUnreadCount: 1 } });
+        expect(await unread()).to.deep.equal({ data: { totalUnreadCount: 1, totalUnseenCount: 1 } });
       });
     });
   });

@@ -16,6 +16,7 @@ import type { TokenVerifier } from '../http/auth/create-token-verifier.ts';
 import { refuseBanned } from '../http/auth/refuse-banned.ts';
 import { requireUser } from '../http/auth/require-user.ts';
 import { blockPaths, createBlockRouter } from './block/create-block-router.ts';
+import { mapDomainErrors } from '../http/map-domain-errors.ts';
 import { mapStoreErrors } from '../http/map-store-errors.ts';
 import { requestMetrics } from '../http/request-metrics.ts';
 import { createTrayOpenApiDocument } from '../http/api-schema/tray-api-schema.ts';
@@ -24,6 +25,8 @@ import { countFailedAuth, refuseBlockedAddress } from '../http/rate-limit/limit-
 import { createAdmissionLedger } from '../http/rate-limit/admission-ledger.ts';
 import { limitPerUser, limitPerUserAhead } from '../http/rate-limit/limit-per-user.ts';
 import { createTrayRouter, trayPaths } from './tray/create-tray-router.ts';
+import { createInboxRouter, inboxPaths } from './tray/create-inbox-router.ts';
+import { createHistoryPages } from '../use-cases/history-page.ts';
 import type { MountedRoutes } from '../http/mounted-routes.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
 
@@ -56,8 +59,8 @@ export interface TrayApiDeps {
   settings: TrayApiSettings;
   /** Epoch ms; tests pin it. */
   now?: () => number;
-  /** Announces read marks and clears to live streams (docs/live-tray.md); without it, nothing is announced. */
-  changes?: Pick<TrayChanges, 'markedRead' | 'cleared' | 'lastRead'>;
+  /** Announces marks and clears to live streams (docs/live-tray.md); without it, nothing is announced. */
+  changes?: Pick<TrayChanges, 'markedRead' | 'inboxMarked' | 'cleared' | 'lastRead'>;
   /** Other transports' routes on this listener, before the tray's: live streams, the demo page. */
   mounts?: readonly MountedRoutes[];
 }
@@ -70,7 +73,7 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   app.set('trust proxy', deps.trustProxy && deps.trustProxy.length > 0 ? [...deps.trustProxy] : false);
   app.use(helmet());
   const routes = new Set([
-    ...trayPaths.map((path) => `/notifications${path}`),
+    ...[...trayPaths, ...inboxPaths].map((path) => `/notifications${path}`),
     ...blockPaths.map((path) => `/block${path}`),
     ...(deps.mounts ?? []).flatMap((mount) => mount.paths),
     '/openapi.json',
@@ -114,17 +117,20 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   ];
   const now = deps.now ?? Date.now;
   for (const mount of deps.mounts ?? []) app.use(mount.at, mount.router({ afterCaller, guard }, now));
+  const pages = createHistoryPages(deps.storage, deps.settings.pageSize);
+  const changes = deps.changes ? { changes: deps.changes } : {};
   app.use(
     '/notifications',
     createTrayRouter({
       storage: deps.storage,
       messages: deps.messages,
-      pageSize: deps.settings.pageSize,
+      pages,
       now,
       guard,
       readGuard,
-      ...(deps.changes ? { changes: deps.changes } : {}),
+      ...changes,
     }),
+    createInboxRouter({ storage: deps.storage, pages, now, guard, readGuard, ...changes }),
   );
   app.use(
     '/block',
@@ -136,6 +142,7 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   );
   app.use(notFound);
   if (deps.failedAuth) app.use(countFailedAuth(deps.failedAuth, deps.logger));
+  app.use(mapDomainErrors);
   app.use(mapStoreErrors);
   app.use(errorMiddleware(deps.logger));
   return app;

@@ -1,10 +1,17 @@
+import type { InboxState } from '../domain/inbox-state.ts';
 import type { TrayRecord } from '../domain/tray-record.ts';
 import type { NotificationRecord } from './api-schema/notification-record.ts';
 
 export type { NotificationRecord };
 
-/** Maps a reader's record to its public shape; `description` is rendered by the caller (per locale). */
-export function toNotificationRecord(record: TrayRecord, description: string): NotificationRecord {
+/**
+ * Maps a reader's record to its public shape; `description` is rendered by the caller (per locale).
+ * A record read with its inbox state (v3 history, an inbox mark, a wake-up) carries it; v2 reads none.
+ */
+export function toNotificationRecord(
+  record: TrayRecord & Partial<InboxState>,
+  description: string,
+): NotificationRecord {
   const latest = record.actors[0];
   return {
     v_tarid_uid: record.key,
@@ -24,5 +31,12 @@ export function toNotificationRecord(record: TrayRecord, description: string): N
     targetId: record.targetId,
     lastActionId: record.lastActionId,
     ...(record.lastActionSegmentNo === undefined ? {} : { lastActionSegmentNo: record.lastActionSegmentNo }),
+    ...(record.isSeen === undefined
+      ? {}
+      : {
+          isSeen: record.isSeen,
+          archivedAt: record.archivedAt ?? null,
+          snoozedUntil: record.snoozedUntil ?? null,
+        }),
   };
 }

@@ -2,7 +2,7 @@ import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import { changeChannel, shardOf } from './change-channels.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
-import { changesOf, type LiveChange } from './live-change.ts';
+import { changesOf, marksChanges, removalsOf, type LiveChange } from './live-change.ts';
 
 /** The live streams' side of the use cases' announcements. */
 export type ChangePublisher = TrayChanges;
@@ -32,7 +32,22 @@ export function createChangePublisher(redis: RedisClient, prefix: string, logger
   }
   return {
     recordsWritten: (records) => publish(changesOf('record', records)),
-    markedRead: (records) => publish(changesOf('read', records)),
+    recordsRemoved: (records) => publish(removalsOf(records)),
+    markedRead: (records) => publish(marksChanges({ kind: 'read' }, records)),
+    inboxMarked(mark, records) {
+      switch (mark.kind) {
+        case 'seen':
+          return publish(marksChanges({ kind: 'seen' }, records));
+        case 'archive':
+          return publish(marksChanges({ kind: 'archived' }, records));
+        case 'snooze':
+          return publish(marksChanges({ kind: 'snoozed', until: mark.until }, records));
+        case 'unarchive':
+        case 'unsnooze':
+          // Back in the inbox: the whole record, with its inbox state, as v3 history shows it.
+          return publish(changesOf('record', records));
+      }
+    },
     cleared: (userId, at) => publish([{ kind: 'cleared', userId, at }]),
     lastRead: (userId) => publish([{ kind: 'last-read', userId }]),
   };

@@ -10,8 +10,8 @@ import { createStreamSlots, type StreamSlots } from './stream-slots.ts';
 import { createStreamTickets, type StreamTickets } from './stream-tickets.ts';
 
 export interface LiveTrayDeps {
-  /** Unread counts and catch-ups of the streams. */
-  storage: Pick<TrayStorage, 'records' | 'lastRead' | 'clears'>;
+  /** The counts and catch-ups of the streams. */
+  storage: Pick<TrayStorage, 'records' | 'lastRead' | 'clears' | 'inbox'>;
   /** Commands: publishing, tickets, stream slots. */
   redis: RedisClient;
   /** A dedicated connection for the subscriptions (closed with the hub). */

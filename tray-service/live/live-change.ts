@@ -1,11 +1,22 @@
 import type { TrayRecord } from '../domain/tray-record.ts';
+import type { RemovedRecord } from '../storage/port.ts';
 
 /** One change of one user's tray, as published on the user's shard channel. */
 export type LiveChange =
-  /** Records created or changed by the worker (new activity, a deleted actor renamed). */
+  /**
+   * Records created or changed by the worker (new activity, a deleted actor renamed), or back in the
+   * inbox (unarchived, unsnoozed, woken: then with their inbox state).
+   */
   | { kind: 'record'; userId: string; records: TrayRecord[] }
-  /** Records marked read through the API (v2/read, v3/mark-all-as-read): only what identifies each state. */
-  | { kind: 'read'; userId: string; records: ReadMark[] }
+  /** Records the worker removed (a removal left them with no action): their keys. */
+  | { kind: 'removed'; userId: string; ids: string[] }
+  /**
+   * Records marked read through the API (v2/read, v3/mark-all-as-read), seen or archived
+   * (v3/records/seen, archive): only what identifies each state.
+   */
+  | { kind: 'read' | 'seen' | 'archived'; userId: string; records: ReadMark[] }
+  /** Records snoozed until `until` (v3/records/snooze): likewise. */
+  | { kind: 'snoozed'; userId: string; records: ReadMark[]; until: number }
   /** Every record deleted (v3/delete-all) at `at`. */
   | { kind: 'cleared'; userId: string; at: number }
   /** The last-read time moved (v2/last-read): only the unread count changes. */
@@ -17,22 +28,45 @@ export type LiveChange =
  */
 export type ReadMark = Pick<TrayRecord, 'key' | 'changedAt'>;
 
-/** Groups written records into one change per user. */
-export function changesOf(kind: 'record' | 'read', records: readonly TrayRecord[]): LiveChange[] {
-  const byUser = new Map<string, TrayRecord[]>();
-  for (const record of records) {
-    const list = byUser.get(record.userId);
-    if (list) list.push(record);
-    else byUser.set(record.userId, [record]);
-  }
-  return [...byUser].map(([userId, list]) =>
-    kind === 'record'
-      ? { kind, userId, records: list }
-      : { kind, userId, records: list.map(({ key, changedAt }) => ({ key, changedAt })) },
-  );
+/** Groups removed records into one change per user. */
+export function removalsOf(records: readonly RemovedRecord[]): LiveChange[] {
+  const byUser = new Map<string, string[]>();
+  for (const { userId, key } of records) byUser.set(userId, [...(byUser.get(userId) ?? []), key]);
+  return [...byUser].map(([userId, ids]) => ({ kind: 'removed', userId, ids }));
 }
 
-const kinds = new Set(['record', 'read', 'cleared', 'last-read']);
+/** The records of each user, in order. */
+function byUser<R extends Pick<TrayRecord, 'userId'>>(records: readonly R[]): Map<string, R[]> {
+  const users = new Map<string, R[]>();
+  for (const record of records) {
+    const list = users.get(record.userId);
+    if (list) list.push(record);
+    else users.set(record.userId, [record]);
+  }
+  return users;
+}
+
+const marksOf = (records: readonly TrayRecord[]): ReadMark[] =>
+  records.map(({ key, changedAt }) => ({ key, changedAt }));
+
+/** Groups written records into one change per user. */
+export function changesOf(kind: 'record', records: readonly TrayRecord[]): LiveChange[] {
+  return [...byUser(records)].map(([userId, list]) => ({ kind, userId, records: list }));
+}
+
+/** Groups marked records into one change per user, each record by what identifies its state. */
+export function marksChanges(
+  mark: { kind: 'read' | 'seen' | 'archived' } | { kind: 'snoozed'; until: number },
+  records: readonly TrayRecord[],
+): LiveChange[] {
+  return [...byUser(records)].map(([userId, list]): LiveChange => ({
+    ...mark,
+    userId,
+    records: marksOf(list),
+  }));
+}
+
+const kinds = new Set(['record', 'removed', 'read', 'seen', 'archived', 'snoozed', 'cleared', 'last-read']);
 
 /**
  * The changes of one channel message, or [] for a message this service did not publish. The

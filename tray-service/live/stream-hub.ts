@@ -6,7 +6,7 @@ import type { BanView } from '../http/auth/ban-cache.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { TrayStorage } from '../storage/port.ts';
 import { streamCatchUp } from '../use-cases/stream-catch-up.ts';
-import { unreadCount } from '../use-cases/unread-count.ts';
+import { inboxCounts } from '../use-cases/inbox-counts.ts';
 import { parseChanges } from './live-change.ts';
 import { createShardSubscriptions } from './shard-subscriptions.ts';
 import { inWindow, SETTLE_MS } from './stream-cursor.ts';
@@ -24,8 +24,8 @@ export interface StreamHubDeps {
   subscriber: RedisClient;
   /** STREAM_REDIS_PREFIX: the channels the worker and the API publish on. */
   prefix: string;
-  /** Where unread counts and catch-ups are read. */
-  storage: Pick<TrayStorage, 'records' | 'lastRead' | 'clears'>;
+  /** Where the counts and catch-ups are read. */
+  storage: Pick<TrayStorage, 'records' | 'lastRead' | 'clears' | 'inbox'>;
   messages: MessageRenderer;
   bans: BanView;
   slots: StreamSlots;
@@ -86,15 +86,17 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     return next;
   }
 
-  /** The user's unread count, written to each stream whose last count differs. */
+  /** The user's unread and unseen counts, written to each stream whose last counts differ. */
   async function sendUnread(userId: string): Promise<void> {
     const sessions = byUser.get(userId);
     if (!sessions) return;
-    const count = await unreadCount(deps.storage, userId, now());
+    const counts = await inboxCounts(deps.storage, userId, now());
+    // One key for both, so a change of either is sent (a seen mark changes the unseen count alone).
+    const sent = `${counts.totalUnreadCount}/${counts.totalUnseenCount ?? ''}`;
     for (const session of sessions) {
-      if (session.unread === count) continue;
-      session.unread = count;
-      session.write('unread', { totalUnreadCount: count });
+      if (session.unread === sent) continue;
+      session.unread = sent;
+      session.write('unread', counts);
     }
   }
 

@@ -1,9 +1,10 @@
 import type { Response } from 'express';
+import type { InboxState } from '../domain/inbox-state.ts';
 import type { TrayRecord } from '../domain/tray-record.ts';
 import type { StreamEventData, StreamEventName } from '../http/api-schema/stream-schemas.ts';
 import { toNotificationRecord } from '../http/to-notification-record.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
-import type { LiveChange } from './live-change.ts';
+import type { LiveChange, ReadMark } from './live-change.ts';
 import { sseComment, sseEvent, sseRetry } from '../http/sse-format.ts';
 import { CLEARED_ID, encodeStreamCursor, hasSeen, markSeen, type StreamCursor } from './stream-cursor.ts';
 
@@ -25,12 +26,13 @@ export interface OpenStream {
 /** One open stream: writes events and keeps its cursor, so it never sends a state twice. */
 export interface StreamSession {
   readonly stream: OpenStream;
-  /** The last unread count sent (undefined before the first). */
-  unread: number | undefined;
+  /** The last counts sent, as "unread/unseen" (undefined before the first). */
+  unread: string | undefined;
   readonly closed: boolean;
   /** One event; its data is what the tray API's schema declares for that event (streamEvents). */
   write<E extends StreamEventName>(event: E, data: StreamEventData<E>): void;
-  record(record: TrayRecord): void;
+  /** A record's state, with its inbox state when the change read it (a mark, a wake-up). */
+  record(record: TrayRecord & Partial<InboxState>): void;
   cleared(at: number): void;
   deliver(change: LiveChange): void;
   comment(text: string): void;
@@ -63,6 +65,17 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
   const { cursor } = stream;
   let closed = false;
 
+  /** The keys of the marked states this stream has not sent yet, now counted as sent. */
+  function unsent(records: readonly ReadMark[]): string[] {
+    const ids: string[] = [];
+    for (const record of records) {
+      if (hasSeen(cursor, record.key, record.changedAt)) continue;
+      markSeen(cursor, record.key, record.changedAt, record.changedAt);
+      ids.push(record.key);
+    }
+    return ids;
+  }
+
   const session: StreamSession = {
     stream,
     unread: undefined,
@@ -91,14 +104,20 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
         case 'record':
           for (const record of change.records) session.record(record);
           return;
-        case 'read': {
-          const ids: string[] = [];
-          for (const record of change.records) {
-            if (hasSeen(cursor, record.key, record.changedAt)) continue;
-            markSeen(cursor, record.key, record.changedAt, record.changedAt);
-            ids.push(record.key);
-          }
-          if (ids.length > 0) session.write('read', { ids });
+        case 'removed':
+          // A record that is gone has no change time to order: sent as it comes (docs/live-tray.md).
+          if (change.ids.length > 0) session.write('removed', { ids: change.ids });
+          return;
+        case 'read':
+        case 'seen':
+        case 'archived': {
+          const ids = unsent(change.records);
+          if (ids.length > 0) session.write(change.kind, { ids });
+          return;
+        }
+        case 'snoozed': {
+          const ids = unsent(change.records);
+          if (ids.length > 0) session.write('snoozed', { ids, until: change.until });
           return;
         }
         case 'cleared':

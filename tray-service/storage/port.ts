@@ -21,6 +21,7 @@ import type { InboxRecord } from '../domain/inbox-record.ts';
 import type { InboxView } from '../domain/inbox-view.ts';
 import type { Mute } from '../domain/mute.ts';
 import type { MuteTarget } from '../domain/mute-changes.ts';
+import type { Removal } from '../domain/removal.ts';
 
 export type StorageEngine = 'postgres' | 'mongodb';
 
@@ -35,6 +36,14 @@ export interface WriteContext {
    * (live streams). Called in batches, so a fan-out to many members never holds them all at once.
    */
   onWritten?: (records: readonly TrayRecord[]) => Promise<void>;
+  /** Told of the records this write removed (a removal left them with no action), once durable. */
+  onRemoved?: (records: readonly RemovedRecord[]) => Promise<void>;
+}
+
+/** A record a write removed: whose, and its key. */
+export interface RemovedRecord {
+  userId: string;
+  key: string;
 }
 
 export interface HistoryPage {
@@ -108,6 +117,15 @@ export interface TrayWritesPort {
    * user's snapshots to `Deleted user`, removes their own tray and ends their memberships.
    */
   applyProfiles(changes: readonly ProfileChange[], context: WriteContext): Promise<void>;
+  /**
+   * Removals (docs/tray-rules.md#inbox): each is kept as a tombstone; the actions it voids leave
+   * every record that counted them, which is computed again from what it still counts (actors,
+   * actorsCount, the last action), keeping its lastUpdate, read, seen, archive and snooze state,
+   * or removed when nothing is left. A voided action arriving later is a no-op; a redelivered
+   * removal changes nothing. Optional until every adapter has it: without it removals are stored
+   * and change nothing.
+   */
+  applyRemovals?(removals: readonly Removal[], context: WriteContext): Promise<void>;
 }
 
 /** One latest time per user, never moving backwards (last read, delete-all). */
@@ -317,6 +335,8 @@ export interface InboxPort {
   ): Promise<InboxPage>;
   /** Unexpired inbox records not seen. */
   countUnseen(userId: string, now: number): Promise<number>;
+  /** Unexpired records of `view` (a history page's `totalPages`). */
+  countView(userId: string, view: InboxView, now: number): Promise<number>;
   /** Applies the mark at `now`; returns the records it changed (their count is `updated`). */
   mark(userId: string, mark: InboxMark, now: number): Promise<InboxRecord[]>;
   /**

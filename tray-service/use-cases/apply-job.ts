@@ -6,7 +6,7 @@ import { mostSevere } from '../domain/event-moderation.ts';
 import type { ModerationAction } from '../domain/moderation-action.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { TrayRecord } from '../domain/tray-record.ts';
-import type { EventOutcome, TrayStorage, WriteContext } from '../storage/port.ts';
+import type { EventOutcome, RemovedRecord, TrayStorage, WriteContext } from '../storage/port.ts';
 
 /** A verified delivery as the receiver queued it. */
 export interface JobDelivery {
@@ -53,6 +53,8 @@ export interface ApplyJobDeps {
   onApplied?: (event: StoredEvent) => Promise<void>;
   /** Told of the records each write changed, once durable (live streams). */
   onWritten?: (records: readonly TrayRecord[]) => Promise<void>;
+  /** Told of the records a removal took away, once durable (live streams). */
+  onRemoved?: (records: readonly RemovedRecord[]) => Promise<void>;
   /** The tray's clock (epoch ms); tests pin it. */
   now?: () => number;
 }
@@ -105,6 +107,7 @@ async function applyInScope(job: JobDelivery, deps: ApplyJobDeps): Promise<Store
     now: now(),
     retentionDays: deps.trayRetentionDays,
     ...(deps.onWritten ? { onWritten: deps.onWritten } : {}),
+    ...(deps.onRemoved ? { onRemoved: deps.onRemoved } : {}),
   });
   const { writes } = deps.storage;
   // Joins before the posts of the same job: a join stored late backfills the posts it missed.
@@ -123,6 +126,10 @@ async function applyInScope(job: JobDelivery, deps: ApplyJobDeps): Promise<Store
       jobScope.run(job.dedupeKey, () => writes.fanOutPosts(audience.communityId, posts, context()));
     await schedule(key, post, fanOut);
   }
+  // Removals after the event's own activities (it has none today): what they void goes whenever
+  // it arrived. An adapter without removals yet stores the event and changes nothing.
+  if (mapped.removals && mapped.removals.length > 0 && writes.applyRemovals)
+    await writes.applyRemovals(mapped.removals, context());
   // The tray has it now: its lag (receipt to here) goes into the minute's histogram, once.
   const appliedAt = new Date(now());
   const first = await deps.storage.events.markApplied(stored, appliedAt);

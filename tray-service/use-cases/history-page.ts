@@ -1,6 +1,9 @@
+import type { InboxRecord } from '../domain/inbox-record.ts';
+import type { InboxView } from '../domain/inbox-view.ts';
 import type { TrayRecord, TrayVerb } from '../domain/tray-record.ts';
-import type { TrayRecordsPort } from '../storage/port.ts';
+import type { TrayStorage } from '../storage/port.ts';
 import { createCountCache } from './count-cache.ts';
+import { requireInbox } from './require-inbox.ts';
 
 /** v2 has no mention support (docs/contract.md#tray); `mentreact` is a reaction to a comment, not a mention, so v2 keeps it. */
 export const V2_EXCLUDED_VERBS: readonly TrayVerb[] = ['mention'];
@@ -9,7 +12,8 @@ export const V2_EXCLUDED_VERBS: readonly TrayVerb[] = ['mention'];
 const COUNT_TTL_MS = 5_000;
 
 export interface V3Page {
-  records: TrayRecord[];
+  /** With their inbox state when the storage has the inbox extensions. */
+  records: (TrayRecord | InboxRecord)[];
   /** The next `startAfter`, or 0 on the last page. */
   nextPage: number;
   totalPages: number;
@@ -21,34 +25,54 @@ export interface V2Page {
 }
 
 export interface HistoryPages {
-  /** v3: records below `startAfter` (all when undefined), newest first, whole groups of equal lastUpdate. */
-  v3(userId: string, startAfter: number | undefined, now: number): Promise<V3Page>;
-  /** v2: numbered page (1-based) of the same order, without mentions. */
+  /**
+   * v3: records of `view` below `startAfter` (all when undefined), newest first, whole groups of
+   * equal lastUpdate. Without the inbox extensions only the `inbox` view exists (the platform's
+   * history); another view is InboxUnsupportedError.
+   */
+  v3(
+    userId: string,
+    query: { startAfter: number | undefined; view: InboxView },
+    now: number,
+  ): Promise<V3Page>;
+  /** v2: numbered page (1-based) of the inbox in the same order, without mentions. */
   v2(userId: string, page: number, now: number): Promise<V2Page>;
-  /** Forgets the user's memoised totals (after a delete-all). */
+  /** Forgets the user's memoised totals (after a delete-all or an inbox mark). */
   forget(userId: string): void;
 }
 
-/** The history pages of the tray API (docs/contract.md#tray), with their `totalPages`. */
-export function createHistoryPages(records: TrayRecordsPort, pageSize: number): HistoryPages {
+/** The history pages of the tray API (docs/contract.md#tray, docs/tray-rules.md#inbox), with their `totalPages`. */
+export function createHistoryPages(
+  storage: Pick<TrayStorage, 'records' | 'inbox' | 'engine'>,
+  pageSize: number,
+): HistoryPages {
+  const { records } = storage;
   const counts = createCountCache(COUNT_TTL_MS);
   const totalPages = (count: number) => Math.ceil(count / pageSize);
   // JSON keeps the user id and the version apart whatever characters the id contains.
-  const countKey = (userId: string, version: 'v2' | 'v3') => JSON.stringify([userId, version]);
+  const countKey = (userId: string, version: 'v2' | InboxView) => JSON.stringify([userId, version]);
+  const count = (userId: string, view: InboxView, now: number) =>
+    counts.get(countKey(userId, view), now, () =>
+      // The platform's count is the inbox's, so it serves the inbox view on every adapter.
+      view === 'inbox' ? records.count(userId, now) : requireInbox(storage).countView(userId, view, now),
+    );
   return {
-    async v3(userId, startAfter, now) {
-      const [page, count] = await Promise.all([
-        records.pageAfter(userId, startAfter, pageSize, now),
-        counts.get(countKey(userId, 'v3'), now, () => records.count(userId, now)),
+    async v3(userId, { startAfter, view }, now) {
+      const { inbox } = storage;
+      const [page, total] = await Promise.all([
+        inbox || view !== 'inbox'
+          ? requireInbox(storage).page(userId, view, startAfter, pageSize, now)
+          : records.pageAfter(userId, startAfter, pageSize, now),
+        count(userId, view, now),
       ]);
-      return { records: page.records, nextPage: page.nextPage, totalPages: totalPages(count) };
+      return { records: page.records, nextPage: page.nextPage, totalPages: totalPages(total) };
     },
     async v2(userId, page, now) {
-      const [rows, count] = await Promise.all([
+      const [rows, total] = await Promise.all([
         records.pageNumber(userId, page, pageSize, now, V2_EXCLUDED_VERBS),
         counts.get(countKey(userId, 'v2'), now, () => records.count(userId, now, V2_EXCLUDED_VERBS)),
       ]);
-      return { records: rows, totalPages: totalPages(count) };
+      return { records: rows, totalPages: totalPages(total) };
     },
     forget(userId) {
       counts.forget(JSON.stringify([userId]).slice(0, -1));

@@ -10,7 +10,7 @@ import type { Activity } from '../domain/activity.ts';
 import type { BanChange } from '../domain/ban-change.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { TrayRecord } from '../domain/tray-record.ts';
-import type { TrayStorage } from '../storage/port.ts';
+import type { RemovedRecord, TrayStorage } from '../storage/port.ts';
 import { applyJob, type ApplyJobDeps, type ScheduleFanOut } from '../use-cases/apply-job.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
 import { createStorageGate, type StorageGateOptions } from './storage-gate.ts';
@@ -52,7 +52,7 @@ export interface WorkerDeps {
   /** Where each event is announced once first applied (the events console's live tail); none without it. */
   announce?: (event: StoredEvent) => Promise<void>;
   /** Where record writes are announced to live streams (docs/live-tray.md); none without it. */
-  changes?: Pick<TrayChanges, 'recordsWritten'>;
+  changes?: Pick<TrayChanges, 'recordsWritten' | 'recordsRemoved'>;
 
   /** How the worker probes the storage during an outage (tests shorten it). */
   storageProbe?: Pick<StorageGateOptions, 'firstProbeMs' | 'maxProbeMs' | 'probeTimeoutMs'>;
@@ -84,7 +84,12 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     scheduleFanOut,
     ...(deps.onStored ? { onStored: deps.onStored } : {}),
     ...(deps.announce ? { onApplied: deps.announce } : {}),
-    ...(changes ? { onWritten: (records: readonly TrayRecord[]) => changes.recordsWritten(records) } : {}),
+    ...(changes
+      ? {
+          onWritten: (records: readonly TrayRecord[]) => changes.recordsWritten(records),
+          onRemoved: (records: readonly RemovedRecord[]) => changes.recordsRemoved(records),
+        }
+      : {}),
   };
 
   // While the storage does not answer, the worker takes no jobs (a local pause: other workers

@@ -24,10 +24,14 @@ export type NotificationRecord = {
   targetId: string;
   lastActionId: string;
   lastActionSegmentNo?: number;
+  isSeen?: boolean;
+  archivedAt?: number | null;
+  snoozedUntil?: number | null;
 };
 
 export type HistoryV3Query = {
   startAfter?: string;
+  view?: 'inbox' | 'archived' | 'snoozed' | 'all';
   locale?: string;
 };
 
@@ -52,6 +56,9 @@ export type HistoryV3Page = {
     targetId: string;
     lastActionId: string;
     lastActionSegmentNo?: number;
+    isSeen?: boolean;
+    archivedAt?: number | null;
+    snoozedUntil?: number | null;
   }>;
 };
 
@@ -80,12 +87,16 @@ export type HistoryV2Page = {
     targetId: string;
     lastActionId: string;
     lastActionSegmentNo?: number;
+    isSeen?: boolean;
+    archivedAt?: number | null;
+    snoozedUntil?: number | null;
   }>;
 };
 
 export type UnreadCountBody = {
   data: {
     totalUnreadCount: number;
+    totalUnseenCount?: number;
   };
 };
 
@@ -102,6 +113,67 @@ export type MarkAllBody = {
 
 export type DataStringBody = {
   data: string;
+};
+
+export type SeenBody = {
+  ids?: Array<string>;
+  all?: true;
+};
+
+export type ArchiveBody = {
+  ids?: Array<string>;
+  all?: true;
+  readOnly?: true;
+};
+
+export type IdsBody = {
+  ids: Array<string>;
+};
+
+export type SnoozeBody = {
+  ids: Array<string>;
+  until: number | string;
+};
+
+export type UpdatedBody = {
+  data: {
+    updated: number;
+  };
+};
+
+export type PutMuteBody = {
+  targetType: 'post' | 'community' | 'user';
+  targetId: string;
+  until?: number | string | null;
+};
+
+export type MuteTargetInput = {
+  targetType: 'post' | 'community' | 'user';
+  targetId: string;
+};
+
+export type MutesBody = {
+  data: Array<{
+    targetType: 'post' | 'community' | 'user';
+    targetId: string;
+    createdAt: number;
+    until: number | null;
+  }>;
+};
+
+export type MuteBody = {
+  data: {
+    targetType: 'post' | 'community' | 'user';
+    targetId: string;
+    createdAt: number;
+    until: number | null;
+  };
+};
+
+export type RemovedBody = {
+  data: {
+    removed: boolean;
+  };
 };
 
 export type BlockMemberBody = {
@@ -175,6 +247,7 @@ export type ReadinessBody = {
 
 export type StreamEventData_unread = {
   totalUnreadCount: number;
+  totalUnseenCount?: number;
 };
 
 export type StreamEventData_record = {
@@ -195,10 +268,30 @@ export type StreamEventData_record = {
   targetId: string;
   lastActionId: string;
   lastActionSegmentNo?: number;
+  isSeen?: boolean;
+  archivedAt?: number | null;
+  snoozedUntil?: number | null;
+};
+
+export type StreamEventData_removed = {
+  ids: Array<string>;
 };
 
 export type StreamEventData_read = {
   ids: Array<string>;
+};
+
+export type StreamEventData_seen = {
+  ids: Array<string>;
+};
+
+export type StreamEventData_archived = {
+  ids: Array<string>;
+};
+
+export type StreamEventData_snoozed = {
+  ids: Array<string>;
+  until: number;
 };
 
 export type StreamEventData_cleared = Record<string, unknown>;
@@ -214,8 +307,26 @@ export type StreamEventData_expired = {
 export interface StreamEventDataMap {
   unread: StreamEventData_unread;
   record: StreamEventData_record;
+  removed: StreamEventData_removed;
   read: StreamEventData_read;
+  seen: StreamEventData_seen;
+  archived: StreamEventData_archived;
+  snoozed: StreamEventData_snoozed;
   cleared: StreamEventData_cleared;
   reset: StreamEventData_reset;
   expired: StreamEventData_expired;
 }
+
+/** The live-stream events of this version of the API. */
+export const streamEventNames: readonly (keyof StreamEventDataMap)[] = [
+  'unread',
+  'record',
+  'removed',
+  'read',
+  'seen',
+  'archived',
+  'snoozed',
+  'cleared',
+  'reset',
+  'expired',
+];

@@ -226,7 +226,7 @@ describe('tray API: NoSQL operator injection and cross-user isolation', function
         );
       }
       const count = await request(app).get('/notifications/v3').set('authorization', asA).expect(200);
-      expect(count.body).to.deep.equal({ data: { totalUnreadCount: 2 } });
+      expect(count.body).to.deep.equal({ data: { totalUnreadCount: 2, totalUnseenCount: 2 } });
     });
 
     it("A cannot mark B's record read: 404 for B's target, and the shared target marks only A's", async () => {

@@ -4,7 +4,7 @@ import type { NotificationRecord } from '../../../tray-service/http/to-notificat
 import { bearer } from '../api/support/api-harness.ts';
 import { expectMatchesOpenApi } from '../api/support/openapi-validator.ts';
 import { banEvent } from '../bans/ban-events.ts';
-import { commentEvent, minute } from '../worker/event-builder.ts';
+import { commentDeleteEvent, commentEvent, minute } from '../worker/event-builder.ts';
 import { useLiveTray } from './support/live-harness.ts';
 import { dataOf, named, openSse, type SseEvent, type SseStream } from './support/sse-client.ts';
 
@@ -39,7 +39,10 @@ describe('GET /notifications/v3/stream (live tray)', function () {
     return opened;
   }
 
-  /** What v3 history returns for `id` in `locale`: the record event must be exactly this. */
+  /**
+   * What v3 history returns for `id` in `locale`: the record event of a worker's write must be
+   * exactly this, less the inbox state, which only events of inbox changes carry (docs/live-tray.md).
+   */
   async function historyRecord(
     user: string,
     id: string,
@@ -48,7 +51,10 @@ describe('GET /notifications/v3/stream (live tray)', function () {
     const page = await request(tray.instance(0).base)
       .get(`/notifications/v3/history?locale=${locale}`)
       .set('Authorization', await bearer(user));
-    return (page.body.data as NotificationRecord[]).find((record) => record.v_tarid_uid === id);
+    const found = (page.body.data as NotificationRecord[]).find((record) => record.v_tarid_uid === id);
+    if (!found) return undefined;
+    const { isSeen: _seen, archivedAt: _archived, snoozedUntil: _snoozed, ...platform } = found;
+    return platform;
   }
 
   const records = (events: readonly SseEvent[]) =>
@@ -78,7 +84,7 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       for (const s of [one, two]) {
         const first = await s.next((event) => event.event !== 'comment');
         expect(first.event).to.equal('unread');
-        expect(dataOf(first)).to.deep.equal({ totalUnreadCount: 0 });
+        expect(dataOf(first)).to.deep.equal({ totalUnreadCount: 0, totalUnseenCount: 0 });
       }
     });
 
@@ -133,6 +139,42 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       for (const read of reads) expect(dataOf(read)).to.deep.equal({ ids: [recordId(user, 'p-o2')] });
     });
 
+    it('sends record for a record a deletion shrank and removed for one it left empty, with the count', async () => {
+      const id = recordId(user, 'p-100');
+      for (const [author, commentId, at] of [
+        ['u-cid', 'cm-o7', 12],
+        ['u-dee', 'cm-o8', 13],
+      ] as const)
+        await tray.worker.deliver(
+          commentEvent({ postId: 'p-100', postOwner: user, author, commentId, createdAt: minute(at) }),
+        );
+      const shrinking = [one.events.length, two.events.length];
+      await tray.worker.deliver(commentDeleteEvent({ commentId: 'cm-o8', author: 'u-dee' }));
+      const shrunk = await historyRecord(user, id);
+      expect(shrunk?.actorsCount).to.equal(1);
+      // Each stream in its own locale, as history renders it.
+      for (const [i, [s, locale]] of (
+        [
+          [one, 'en'],
+          [two, 'de'],
+        ] as const
+      ).entries())
+        expect(dataOf(await s.next(named('record'), { from: shrinking[i] }))).to.deep.equal(
+          await historyRecord(user, id, locale),
+        );
+      const removing = [one.events.length, two.events.length];
+      await tray.worker.deliver(commentDeleteEvent({ commentId: 'cm-o7' }));
+      expect(await historyRecord(user, id)).to.equal(undefined);
+      for (const [i, s] of [one, two].entries()) {
+        expect(dataOf(await s.next(named('removed'), { from: removing[i] }))).to.deep.equal({ ids: [id] });
+        await s.next(
+          (event) =>
+            event.event === 'unread' && dataOf<{ totalUnreadCount: number }>(event).totalUnreadCount === 0,
+          { from: removing[i] },
+        );
+      }
+    });
+
     it('sends cleared when the tray is deleted through either instance', async () => {
       const deleted = await request(tray.instance(1).base)
         .delete('/notifications/v3/delete-all')
@@ -144,7 +186,13 @@ describe('GET /notifications/v3/stream (live tray)', function () {
     it('gives every event an id and sends a comment heartbeat', async () => {
       await one.next(named('comment'));
       const events = one.events.filter((event) => event.event !== 'comment');
-      expect(events.map((event) => event.event)).to.include.members(['unread', 'record', 'read', 'cleared']);
+      expect(events.map((event) => event.event)).to.include.members([
+        'unread',
+        'record',
+        'read',
+        'removed',
+        'cleared',
+      ]);
       for (const event of events)
         expect(event.id, event.event).to.match(/^[0-9a-z]+(~[0-9a-z]+)?(\.[\w-]{8}[0-9a-z]+)*$/);
     });
@@ -183,7 +231,7 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       const again = await stream(1, user, '', { 'Last-Event-ID': lastId });
       const unread = await again.next((event) => event.event !== 'comment');
       expect(unread.event).to.equal('unread');
-      expect(dataOf(unread)).to.deep.equal({ totalUnreadCount: 2 });
+      expect(dataOf(unread)).to.deep.equal({ totalUnreadCount: 2, totalUnseenCount: 2 });
       await again.next(
         (event) => event.event === 'record' && dataOf<NotificationRecord>(event).targetId === 'p-r3',
       );

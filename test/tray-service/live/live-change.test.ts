@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { CHANGE_SHARDS, changeChannel, shardOf } from '../../../tray-service/live/change-channels.ts';
-import { changesOf, parseChanges } from '../../../tray-service/live/live-change.ts';
+import { changesOf, marksChanges, parseChanges } from '../../../tray-service/live/live-change.ts';
 import { aReaderRecord } from '../../support/tray-record-builder.ts';
 
 describe('live changes on the wire', () => {
@@ -17,12 +17,20 @@ describe('live changes on the wire', () => {
   });
 
   it('sends only the key and change time of records marked read', () => {
-    const [change] = changesOf('read', [ana]);
+    const [change] = marksChanges({ kind: 'read' }, [ana]);
     expect(change).to.deep.equal({
       kind: 'read',
       userId: 'u-ana',
       records: [{ key: ana.key, changedAt: 5 }],
     });
+  });
+
+  it("sends a snooze's end with the keys and change times of the records it snoozed, per user", () => {
+    const changes = parseChanges(JSON.stringify(marksChanges({ kind: 'snoozed', until: 99 }, [ana, ben])));
+    expect(changes).to.deep.equal([
+      { kind: 'snoozed', until: 99, userId: 'u-ana', records: [{ key: ana.key, changedAt: 5 }] },
+      { kind: 'snoozed', until: 99, userId: 'u-ben', records: [{ key: ben.key, changedAt: 7 }] },
+    ]);
   });
 
   it('ignores a message it did not publish instead of throwing', () => {

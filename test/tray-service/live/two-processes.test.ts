@@ -5,14 +5,19 @@ import {
   webhookJobOptions,
   type WebhookJobData,
 } from '../../../shared/queue/webhook-queue.ts';
+import { createRedis } from '../../../shared/redis/create-redis.ts';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
+import { changeChannel, shardOf } from '../../../tray-service/live/change-channels.ts';
+import { parseChanges } from '../../../tray-service/live/live-change.ts';
+import { seedRecords } from '../../support/seed-tray.ts';
+import { waitFor } from '../../support/wait-for.ts';
 import { startTrayProcess, trayToken, type TrayProcess } from '../../reliability/support/tray-process.ts';
 import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { commentEvent, minute } from '../worker/event-builder.ts';
 import { jobDataOf } from '../worker/worker-harness.ts';
-import { dataOf, named, openSse } from './support/sse-client.ts';
+import { dataOf, named, openSse, type SseEvent } from './support/sse-client.ts';
 
 // tray-service/main.ts as two processes (API and worker each) on one queue, as behind a load
 // balancer: the wiring of the worker's announcements, the streams and the shutdown.
@@ -65,6 +70,72 @@ describe('live tray across two tray-service processes', function () {
       expect(dataOf<NotificationRecord>(record).v_tarid_uid).to.equal(`comment_p-two_${user}`);
     }
     for (const stream of streams) stream.close();
+  });
+
+  it('wakes each ended snooze once, though both processes wake, onto every stream within 1 s of its until', async () => {
+    const users = ['u-wake-1', 'u-wake-2', 'u-wake-3'];
+    const perUser = 20;
+    const before = Date.now() - 60_000;
+    const keysOf = new Map<string, string[]>();
+    for (const user of users) {
+      const specs = Array.from({ length: perUser }, (_, i) => ({
+        userId: user,
+        targetId: `p-wake-${i}`,
+        lastUpdate: before - i,
+      }));
+      keysOf.set(user, await seedRecords(suite.storage, specs));
+    }
+    // Every announcement on the users' channels, counted by record: a record woken twice would be
+    // published twice, whatever the streams make of it.
+    const published = new Map<string, number>();
+    const subscriber = createRedis(testStack().redisUrl);
+    await subscriber.subscribe(...new Set(users.map((user) => changeChannel(streamPrefix, shardOf(user)))));
+    subscriber.on('message', (_channel: string, message: string) => {
+      for (const change of parseChanges(message))
+        if (change.kind === 'record')
+          for (const record of change.records)
+            published.set(record.key, (published.get(record.key) ?? 0) + 1);
+    });
+    const streams = await Promise.all(
+      users.flatMap((user) =>
+        trays.map(async (tray) => ({
+          user,
+          stream: await openSse(`http://127.0.0.1:${tray.port}/notifications/v3/stream`, {
+            Authorization: `Bearer ${await token(user)}`,
+          }),
+        })),
+      ),
+    );
+    try {
+      await Promise.all(streams.map(({ stream }) => stream.next(named('unread'))));
+      const until = Date.now() + 1_500;
+      for (const user of users)
+        await suite.storage.inbox!.mark(user, { kind: 'snooze', ids: keysOf.get(user)!, until }, Date.now());
+      const woken = (events: readonly SseEvent[]) =>
+        events.filter(named('record')).map((event) => dataOf<NotificationRecord>(event));
+      await waitFor(
+        () => streams.every(({ stream }) => woken(stream.events).length >= perUser),
+        until - Date.now() + 5_000,
+        'every woken record on every stream',
+      );
+      const lateBy = Date.now() - until;
+      expect(lateBy, 'ms after until when the last stream had every record').to.be.at.most(1_000);
+      // Time for a second wake-up of any record to show.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      for (const { user, stream } of streams) {
+        const records = woken(stream.events);
+        expect(records.map((record) => record.v_tarid_uid).sort()).to.deep.equal(
+          [...keysOf.get(user)!].sort(),
+        );
+        for (const record of records)
+          expect(record).to.include({ hasRead: false, isSeen: false, archivedAt: null, snoozedUntil: null });
+      }
+      const keys = users.flatMap((user) => keysOf.get(user)!);
+      expect(keys.map((key) => published.get(key))).to.deep.equal(keys.map(() => 1));
+    } finally {
+      for (const { stream } of streams) stream.close();
+      subscriber.disconnect();
+    }
   });
 
   it('on SIGTERM closes its streams with a retry hint, then exits cleanly', async () => {

@@ -1,21 +1,8 @@
 import { expect } from 'chai';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { createStorageGate } from '../../../tray-service/worker/storage-gate.ts';
+import { recordingLogger } from '../../support/recording-logger.ts';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** A logger whose messages the test reads. */
-function recordingLogger() {
-  const messages: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      messages.push(String((JSON.parse(chunk.toString()) as { msg: string }).msg));
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, sink), messages };
-}
 
 describe('createStorageGate', () => {
   it('treats a failure with the storage answering as the job’s own, and stays open', async () => {

@@ -1,16 +1,17 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '../../../shared/errors/app-error.ts';
 import { methodNotAllowed } from '../../../shared/http/error-middleware.ts';
+import type { InboxState } from '../../domain/inbox-state.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
 import type { MessageRenderer } from '../../messages/message-renderer.ts';
 import type { TrayStorage } from '../../storage/port.ts';
 import { deleteAll } from '../../use-cases/delete-all.ts';
-import { createHistoryPages } from '../../use-cases/history-page.ts';
+import type { HistoryPages } from '../../use-cases/history-page.ts';
+import { inboxCounts } from '../../use-cases/inbox-counts.ts';
 import { markLastRead } from '../../use-cases/last-read.ts';
 import { markAll } from '../../use-cases/mark-all.ts';
 import { markRead } from '../../use-cases/mark-read.ts';
 import type { TrayChanges } from '../../use-cases/tray-changes.ts';
-import { unreadCount } from '../../use-cases/unread-count.ts';
 import { callerId } from '../../http/auth/require-user.ts';
 import { admitted } from '../../http/rate-limit/limit-per-user.ts';
 import { jsonBody } from '../../http/require-json.ts';
@@ -30,9 +31,10 @@ import {
 export { V2_EXCLUDED_VERBS } from '../../use-cases/history-page.ts';
 
 export interface TrayRouterDeps {
-  storage: Pick<TrayStorage, 'records' | 'lastRead' | 'clears'>;
+  storage: Pick<TrayStorage, 'records' | 'lastRead' | 'clears' | 'inbox'>;
   messages: MessageRenderer;
-  pageSize: number;
+  /** The history pages (createHistoryPages), shared with the inbox's router, which changes their totals. */
+  pages: HistoryPages;
   now: () => number;
   /** Auth and rate limit, run before every tray route that changes anything. */
   guard: RequestHandler[];
@@ -61,7 +63,7 @@ function renderPage(
   res: Response,
   messages: MessageRenderer,
   locale: string | undefined,
-  rows: readonly TrayRecord[],
+  rows: readonly (TrayRecord & Partial<InboxState>)[],
 ) {
   const chosen = messages.negotiate(locale, req.get('accept-language'));
   res.set('Content-Language', chosen).vary('Accept-Language');
@@ -71,15 +73,14 @@ function renderPage(
 /** The tray endpoints (docs/contract.md#tray), v2 history included: HTTP over the tray's use cases. */
 export function createTrayRouter(deps: TrayRouterDeps): Router {
   const router = Router();
-  const { storage, messages, now, changes } = deps;
-  const pages = createHistoryPages(storage.records, deps.pageSize);
+  const { storage, messages, now, changes, pages } = deps;
 
   router
     .route('/v3')
     .get(...deps.readGuard, async (_req, res) => {
-      const totalUnreadCount = await unreadCount(storage, callerId(res), now());
+      const counts = await inboxCounts(storage, callerId(res), now());
       await admitted(res);
-      res.json({ data: { totalUnreadCount } } satisfies UnreadCountBody);
+      res.json({ data: counts } satisfies UnreadCountBody);
     })
     .all(methodNotAllowed(['GET']));
 
@@ -87,7 +88,8 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
     .route('/v3/history')
     .get(...deps.readGuard, async (req, res) => {
       const query = parseInput(historyV3Query, req.query, 'query', ['startAfter']);
-      const page = await pages.v3(callerId(res), query.startAfter, now());
+      const { startAfter, view = 'inbox' } = query;
+      const page = await pages.v3(callerId(res), { startAfter, view }, now());
       await admitted(res);
       const data = renderPage(req, res, messages, query.locale, page.records);
       res.json({ totalPages: page.totalPages, nextPage: page.nextPage, data } satisfies HistoryV3Page);

@@ -25,6 +25,23 @@ export const notificationRecord = z
     targetId: z.string(),
     lastActionId: z.string(),
     lastActionSegmentNo: z.number().optional(),
+    // The inbox state (docs/tray-rules.md#inbox): v3 history carries it; v2 history never does.
+    isSeen: z
+      .boolean()
+      .optional()
+      .meta({ description: 'v3: shown to the user in a list (POST records/seen)' }),
+    archivedAt: z
+      .number()
+      .int()
+      .nullable()
+      .optional()
+      .meta({ description: 'v3: epoch ms it was archived, or null' }),
+    snoozedUntil: z
+      .number()
+      .int()
+      .nullable()
+      .optional()
+      .meta({ description: 'v3: epoch ms its snooze ends, or null' }),
   })
   .meta({ description: 'A tray record (docs/contract.md#tray-records)' });
 

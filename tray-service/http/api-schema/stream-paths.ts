@@ -12,9 +12,11 @@ import { trayErrors } from './tray-errors.ts';
 const streamDescription = [
   'Authenticated by the bearer token, or by `ticket` (POST /notifications/v3/stream-ticket) where headers cannot be set (a browser EventSource). Bans and the per-user rate limit apply as on every tray call; opening counts as one call. At most STREAMS_PER_USER streams per user are open at once across all instances.',
   'Events (each with an `id:`; `data:` is one JSON line):',
-  '`unread` {totalUnreadCount}: first on connect, then whenever the count changes;',
-  '`record` NotificationRecord: a record created or changed, exactly as v3 history returns it, described in the negotiated locale (Content-Language);',
+  '`unread` {totalUnreadCount, totalUnseenCount}: first on connect, then whenever a count changes;',
+  '`record` NotificationRecord: a record created or changed, exactly as v3 history returns it, described in the negotiated locale (Content-Language); also a record back in the inbox (unarchived, unsnoozed, or its snooze ended), then with its inbox state;',
   '`read` {ids: [v_tarid_uid]}: records marked read (v2/read, v3/mark-all-as-read);',
+  '`seen` {ids}: records marked seen; `archived` {ids}: records archived; `snoozed` {ids, until}: records snoozed until `until`;',
+  '`removed` {ids: [v_tarid_uid]}: records gone because a deleted post, comment or reaction left them with no action (a record it only shrank comes as `record`);',
   '`cleared` {}: the tray was deleted (v3/delete-all);',
   '`reset` {}: the Last-Event-ID is too old to resume from; reload the history;',
   '`expired` {reason: "token-expired", reconnect: true}: the token expired; the stream ends, reconnect with a fresh token or ticket.',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { notificationRecord } from './notification-record.ts';
 import { localeQuery } from './query-values.ts';
+import { inboxCounts } from './tray-schemas.ts';
 
 /** The live tray's inputs and outputs (docs/live-tray.md). */
 
@@ -48,12 +49,20 @@ export const streamTicketBody = z.strictObject({
 
 /** The `data:` line of each event the stream sends, by event name. */
 export const streamEvents = {
-  /** First on connect, then whenever the count changes. */
-  unread: z.strictObject({ totalUnreadCount: z.number().int().min(0) }),
+  /** First on connect, then whenever a count changes: the counts of GET /notifications/v3. */
+  unread: inboxCounts,
   /** A record created or changed, exactly as v3 history returns it. */
   record: notificationRecord,
+  /** Records a removal (a deleted post, comment or reaction) left with no action, by v_tarid_uid. */
+  removed: z.strictObject({ ids: z.array(z.string()) }),
   /** Records marked read (v2/read, v3/mark-all-as-read), by v_tarid_uid. */
   read: z.strictObject({ ids: z.array(z.string()) }),
+  /** Records marked seen (v3/records/seen), by v_tarid_uid. */
+  seen: z.strictObject({ ids: z.array(z.string()) }),
+  /** Records archived (v3/records/archive): out of the inbox. */
+  archived: z.strictObject({ ids: z.array(z.string()) }),
+  /** Records snoozed (v3/records/snooze) until `until` (epoch ms), when a `record` brings each back. */
+  snoozed: z.strictObject({ ids: z.array(z.string()), until: z.number().int() }),
   /** The tray was deleted (v3/delete-all). */
   cleared: z.strictObject({}),
   /** The Last-Event-ID is too old to resume from: reload the history. */

@@ -8,6 +8,8 @@ import { healthBody, readinessBody, servicePaths } from './service-paths.ts';
 import * as stream from './stream-schemas.ts';
 import { streamEventComponent } from './stream-schemas.ts';
 import { streamPaths } from './stream-paths.ts';
+import * as inbox from './inbox-schemas.ts';
+import { inboxPaths } from './inbox-paths.ts';
 import * as tray from './tray-schemas.ts';
 import { trayPaths } from './tray-paths.ts';
 
@@ -28,6 +30,16 @@ export const trayApiSchemas = {
   readBody: tray.readBody,
   markAllBody: tray.markAllBody,
   dataStringBody: tray.dataStringBody,
+  seenBody: inbox.seenBody,
+  archiveBody: inbox.archiveBody,
+  idsBody: inbox.idsBody,
+  snoozeBody: inbox.snoozeBody,
+  updatedBody: inbox.updatedBody,
+  putMuteBody: inbox.putMuteBody,
+  muteTargetInput: inbox.muteTargetInput,
+  mutesBody: inbox.mutesBody,
+  muteBody: inbox.muteBody,
+  removedBody: inbox.removedBody,
   blockMemberBody: block.blockMemberBody,
   blockListBody: block.blockListBody,
   blockListPage: block.blockListPage,
@@ -51,6 +63,10 @@ const components = {
   NotificationTotalUnread: tray.unreadCountBody,
   NotificationMarkAllAsRead: tray.markAllBody,
   DataString: tray.dataStringBody,
+  InboxUpdated: inbox.updatedBody,
+  Mutes: inbox.mutesBody,
+  MutePut: inbox.muteBody,
+  MuteRemoved: inbox.removedBody,
   BlockEntry: block.blockEntry,
   BlockList: block.blockListPage,
   BlockStatus: block.blockStatusBody,
@@ -109,6 +125,6 @@ function generate(part?: OpenApiPart): oas31.OpenAPIObject {
       },
       schemas: { ...components, ...part?.schemas },
     },
-    paths: { ...trayPaths, ...streamPaths, ...blockPaths, ...servicePaths, ...part?.paths },
+    paths: { ...trayPaths, ...inboxPaths, ...streamPaths, ...blockPaths, ...servicePaths, ...part?.paths },
   });
 }

@@ -1,5 +1,6 @@
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { errorResponse, jsonContent, jsonResponse as ok } from './error-responses.ts';
+import { inboxUnsupported } from './inbox-paths.ts';
 import { trayBodyErrors, trayErrors } from './tray-errors.ts';
 import {
   dataStringBody,
@@ -16,24 +17,24 @@ import {
 export const trayPaths: ZodOpenApiPathsObject = {
   '/notifications/v3': {
     get: {
-      summary: 'Total unread count',
+      summary: 'Total unread and unseen counts of the inbox',
       description:
-        'Records updated after the last-read time (POST /notifications/v2/last-read) and not marked read.',
+        'totalUnreadCount: records in the inbox (not archived, not snoozed) updated after the last-read time (POST /notifications/v2/last-read) and not marked read. totalUnseenCount: records in the inbox not seen.',
       responses: { 200: ok(unreadCountBody), ...trayErrors },
     },
   },
   '/notifications/v3/history': {
     get: {
-      summary: 'History page (v3, timestamp cursor)',
+      summary: 'History page of one view (v3, timestamp cursor)',
       description:
-        'Newest first (lastUpdate desc, then v_tarid_uid desc). A page never splits records sharing one lastUpdate, so walking nextPage returns every record once; see docs/tray-api.md#paging-v3-startafternextpage.',
+        'The records of `view` (inbox by default), newest first (lastUpdate desc, then v_tarid_uid desc), with their inbox state. A page never splits records sharing one lastUpdate, so walking nextPage returns every record once; see docs/tray-api.md#paging-v3-startafternextpage.',
       requestParams: { query: historyV3Query },
-      responses: { 200: ok(historyV3Page), ...trayErrors },
+      responses: { 200: ok(historyV3Page), ...trayErrors, 501: inboxUnsupported },
     },
   },
   '/notifications/v2/history': {
     get: {
-      summary: 'History page (v2, page number; no mentions)',
+      summary: 'History page (v2, page number; the inbox only, no mentions)',
       requestParams: { query: historyV2Query },
       responses: { 200: ok(historyV2Page), ...trayErrors },
     },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { trayVerbs } from '../../domain/tray-verb.ts';
 import { notificationRecord } from './notification-record.ts';
 import { localeQuery, wholeNumberQuery } from './query-values.ts';
+import { viewQuery } from './inbox-schemas.ts';
 
 /** The tray endpoints' inputs and outputs (docs/contract.md#tray): the routers parse and answer these. */
 
@@ -10,6 +11,7 @@ export const historyV3Query = z.object({
   startAfter: wholeNumberQuery(Number.MAX_SAFE_INTEGER)
     .optional()
     .meta({ param: { description: 'Omit or 1 for the first page; then the previous nextPage' } }),
+  view: viewQuery,
   locale: localeQuery,
 });
 
@@ -34,14 +36,23 @@ export const readBody = z.object(
   { error: 'expected a JSON object' },
 );
 
-/** GET /notifications/v3. */
-export const unreadCountBody = z.strictObject({
-  data: z.strictObject({ totalUnreadCount: z.number().int().min(0) }),
+/** The counts of the inbox: GET /notifications/v3's data, and the live stream's `unread` event. */
+export const inboxCounts = z.strictObject({
+  totalUnreadCount: z.number().int().min(0).meta({ description: 'Unread records in the inbox' }),
+  totalUnseenCount: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .meta({ description: 'Records in the inbox not seen (absent when the storage has no inbox)' }),
 });
+
+/** GET /notifications/v3. */
+export const unreadCountBody = z.strictObject({ data: inboxCounts });
 
 /** GET /notifications/v3/history. */
 export const historyV3Page = z.strictObject({
-  totalPages: z.number().int().min(0).meta({ description: 'ceil(records / TRAY_PAGE_SIZE)' }),
+  totalPages: z.number().int().min(0).meta({ description: "ceil(the view's records / TRAY_PAGE_SIZE)" }),
   nextPage: z
     .number()
     .int()

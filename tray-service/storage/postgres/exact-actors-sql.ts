@@ -42,3 +42,16 @@ export function exactActorsSql(ref: RecordRef): string {
                                     AND a.from_at <= s.at AND s.at < a.to_at)
                 ORDER BY s.actor_id, s.at DESC, s.action_id DESC) AS l) AS c)`;
 }
+
+/**
+ * exactActorsSql of the tray_records row aliased `row`, with its community in `community_id`
+ * (the recomputations after a leave and after a removal read their records so).
+ */
+export const exactActorsOfRow = (row: string) =>
+  exactActorsSql({
+    user: `${row}.user_id`,
+    verb: `${row}.verb`,
+    target: `${row}.target_id`,
+    community: `${row}.community_id`,
+    countFrom: `${row}.count_from`,
+  });

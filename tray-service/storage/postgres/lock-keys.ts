@@ -36,3 +36,10 @@ export const groupLock = (verb: string, targetId: string) => JSON.stringify(['gr
 /** The lock key of one member's membership in one community. */
 export const memberLock = (communityId: string, userId: string) =>
   JSON.stringify(['member', communityId, userId]);
+
+/**
+ * The lock key of one post's removals: a removal takes it exclusively, every write of an action
+ * on the post shared, so a write reads the post's tombstones either before a removal stores one
+ * (and the removal then finds its action) or after it commits.
+ */
+export const postLock = (postId: string) => JSON.stringify(['post', postId]);

@@ -71,6 +71,16 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
       return result.rows[0]?.n ?? 0;
     },
 
+    // Served by the view's partial page index (the `all` view by the records' own).
+    async countView(userId, view, now) {
+      const result = await pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM tray_records
+         WHERE user_id = $1 AND ${VIEW_CONDITION[view]} AND expires_at > $2`,
+        [userId, now],
+      );
+      return result.rows[0]?.n ?? 0;
+    },
+
     // The rows are locked in key order, the order every writer of several records takes them in
     // (as markAllRead does), so a fan-out writing this user's records at once waits instead of
     // deadlocking; an abort still possible runs the statement again.

@@ -5,9 +5,11 @@ import { DELETED_USER_NAME, recordKey, type Activity, type MembershipChange } fr
 import { spanOfJoin } from '../../domain/membership-intervals.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
 import type { TrayWritesPort, WriteContext } from '../port.ts';
+import { applyRemovals } from './apply-removals.ts';
 import { inTransaction } from './in-transaction.ts';
 import { jsonWithoutNul } from './without-nul.ts';
-import { groupLock, lockKeys, memberLock } from './lock-keys.ts';
+import { groupLock, lockKeys, memberLock, postLock } from './lock-keys.ts';
+import { postsOf, withoutVoided } from './voided-actions.ts';
 import { insertChanges, memberId, refoldMemberships, type Member } from './postgres-memberships.ts';
 import { personalActionsInSpan } from './personal-actions.ts';
 import { recomputeMemberRecords } from './recompute-member-records.ts';
@@ -92,17 +94,23 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
       // A member's lock, shared, for each action on a community's target addressed to them: a
       // join or leave of theirs (exclusive) is stored either before this reads their away spans,
       // or after this commits, when its backfill or recomputation reads the action kept here.
+      // And each action's post, shared: a removal of the post waits for this write, or this
+      // write reads its tombstone (voided-actions.ts).
       await lockKeys(
         client,
         activities.map((activity) => groupLock(activity.verb, activity.targetId)),
-        activities.flatMap((activity) =>
-          activity.audience.kind === 'user' && activity.communityId !== undefined
-            ? [memberLock(activity.communityId, activity.audience.userId)]
-            : [],
-        ),
+        [
+          ...activities.flatMap((activity) =>
+            activity.audience.kind === 'user' && activity.communityId !== undefined
+              ? [memberLock(activity.communityId, activity.audience.userId)]
+              : [],
+          ),
+          ...postsOf(activities).map(postLock),
+        ],
       );
-      await upsertGroupActors(client, activities, retentionMs);
-      return upsertGroupRecords(client, activities, deliveries, { now, retentionMs, returning });
+      const live = await withoutVoided(client, activities);
+      await upsertGroupActors(client, live, retentionMs);
+      return upsertGroupRecords(client, live, deliveries, { now, retentionMs, returning });
     });
   }
 
@@ -246,7 +254,9 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
       // Kept first, in a transaction of its own: a join committed before this fan-out reads the
       // memberships is in them, and one committed after finds the post (see backfill).
       const retentionMs = retentionMsOf(context);
-      const kept = distinctActions(storable(posts));
+      // A post its removal came before is a no-op: not kept for a late join either.
+      const kept = distinctActions(await withoutVoided(pool, storable(posts)));
+      if (kept.length === 0) return;
       await pool.query(
         `INSERT INTO tray_community_posts (community_id, action_id, at, activity, expires_at)
          SELECT $1, a->>'lastActionId', (a->>'at')::bigint, a, (a->>'at')::bigint + $3
@@ -278,6 +288,15 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
         );
         await tell(context, recomputed);
       }
+    },
+
+    async applyRemovals(removals, context) {
+      if (removals.length === 0) return;
+      const { written, removed } = await inTransaction(pool, (client) =>
+        applyRemovals(client, removals, { now: context.now, retentionMs: retentionMsOf(context) }),
+      );
+      await tell(context, written);
+      if (removed.length > 0 && context.onRemoved) await context.onRemoved(removed);
     },
 
     async applyProfiles(changes, context) {
@@ -312,11 +331,12 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
         await client.query('DELETE FROM tray_records WHERE user_id = ANY($1::text[])', [ids]);
         // The group actors and the kept actions first, so records computed later name them as
         // deleted too.
-        await client.query(
-          `UPDATE tray_target_actors SET name = $2, image_url = NULL, avatar_custom_url = NULL
-           WHERE actor_id = ANY($1::text[]) AND (name <> $2 OR image_url IS NOT NULL OR avatar_custom_url IS NOT NULL)`,
-          [ids, DELETED_USER_NAME],
-        );
+        for (const table of ['tray_target_actors', 'tray_group_actions'])
+          await client.query(
+            `UPDATE ${table} SET name = $2, image_url = NULL, avatar_custom_url = NULL
+             WHERE actor_id = ANY($1::text[]) AND (name <> $2 OR image_url IS NOT NULL OR avatar_custom_url IS NOT NULL)`,
+            [ids, DELETED_USER_NAME],
+          );
         for (const table of ['tray_personal_actions', 'tray_community_posts'])
           await client.query(
             `UPDATE ${table} SET activity = jsonb_set(activity, '{actor}',

@@ -9,6 +9,8 @@ const EXPIRING = [
   { table: 'tray_target_actors', key: 'target_id, verb, actor_id' },
   { table: 'tray_community_posts', key: 'community_id, action_id' },
   { table: 'tray_personal_actions', key: 'user_id, community_id, verb, target_id, actor_id, action_id' },
+  { table: 'tray_group_actions', key: 'target_id, verb, action_id, recipient' },
+  { table: 'tray_removals', key: 'post_id, kind, id' },
   { table: 'tray_mutes', key: 'user_id, target_type, target_id, created_at' },
 ] as const;
 
@@ -40,7 +42,8 @@ async function purgeTable(
 
 /**
  * Deletes what expired by `now`: records (TRAY_RETENTION_DAYS after their lastUpdate), the group
- * actors, community posts and kept personal actions of the same retention. Readers already skip expired records, so the
+ * actors, community posts, kept personal and group actions and removals' tombstones of the same
+ * retention. Readers already skip expired records, so the
  * purge only reclaims space and may leave a row being written for the next run. Returns how many
  * records went.
  */

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { TrayRecord } from '../../domain/tray-record.ts';
-import { exactActorsSql } from './exact-actors-sql.ts';
+import { exactActorsOfRow } from './exact-actors-sql.ts';
 import { groupLock, lockKeys } from './lock-keys.ts';
 import type { Member } from './postgres-memberships.ts';
 import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
@@ -39,13 +39,7 @@ export async function recomputeMemberRecords(
     client,
     groups.rows.map((row) => groupLock(row.verb, row.target_id)),
   );
-  const exact = exactActorsSql({
-    user: 'r.user_id',
-    verb: 'r.verb',
-    target: 'r.target_id',
-    community: 'r.community_id',
-    countFrom: 'r.count_from',
-  });
+  const exact = exactActorsOfRow('r');
   const result = await client.query<RecordRow>(
     `WITH ${RECORDS_OF_MEMBERS},
      r AS (SELECT t.*, k.community_id FROM k
@@ -55,7 +49,8 @@ export async function recomputeMemberRecords(
      x AS (SELECT r.user_id, r.key, e.exact,
                   EXISTS (SELECT 1 FROM tray_member_away a
                           WHERE a.community_id = r.community_id AND a.user_id = r.user_id
-                            AND a.from_at <= r.last_update AND r.last_update < a.to_at) AS latest_away
+                            AND a.from_at <= coalesce(r.last_action_at, r.last_update)
+                            AND coalesce(r.last_action_at, r.last_update) < a.to_at) AS latest_away
            FROM r CROSS JOIN LATERAL (SELECT ${exact} AS exact OFFSET 0) AS e),
      y AS (SELECT x.user_id, x.key, x.exact->'actors' AS actors, (x.exact->>'count')::int AS actors_count,
                   CASE WHEN x.latest_away THEN (x.exact->'newest')::jsonb END AS newest
@@ -71,8 +66,11 @@ export async function recomputeMemberRecords(
                                      ELSE (y.newest->>'lastActionSegmentNo')::bigint END,
        feed = coalesce((y.newest->'feed')::json, t.feed),
        mention_in = CASE WHEN y.newest IS NULL THEN t.mention_in ELSE y.newest->>'mentionIn' END,
-       last_update = coalesce((y.newest->>'at')::bigint, t.last_update),
-       expires_at = coalesce((y.newest->>'at')::bigint, t.last_update) + $4,
+       -- A removal's floor holds: lastUpdate never goes below what the removal left.
+       last_update = greatest(coalesce((y.newest->>'at')::bigint, t.last_update), t.update_floor),
+       last_action_at = CASE WHEN y.newest IS NULL THEN t.last_action_at
+                             ELSE nullif((y.newest->>'at')::bigint, greatest((y.newest->>'at')::bigint, t.update_floor)) END,
+       expires_at = greatest(coalesce((y.newest->>'at')::bigint, t.last_update), t.update_floor) + $4,
        changed_at = $3
      FROM y
      WHERE t.user_id = y.user_id AND t.key = y.key AND y.actors_count > 0

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Activity } from '../../domain/activity.ts';
+import { activityPost } from '../../domain/activity-post.ts';
 import { compareActions } from '../../domain/group-actors.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
 import { exactActorsSql } from './exact-actors-sql.ts';
@@ -27,6 +28,8 @@ interface ActivityRow {
   at: number;
   /** The community of the action's target (docs/tray-rules.md#leaving-and-rejoining-a-community). */
   community_id: string | null;
+  /** The post the action belongs to (activity-post.ts): where a removal finds it. */
+  post_id: string | null;
 }
 
 /**
@@ -56,18 +59,33 @@ export function activityRows(activities: readonly Activity[]): ActivityRow[] {
     at: activity.at,
     community_id:
       activity.audience.kind === 'community' ? activity.audience.communityId : (activity.communityId ?? null),
+    post_id: activityPost(activity) ?? null,
   }));
 }
 
 const ACTIVITIES = `SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(i int, recipient text, verb text,
   target_id text, target_type text, target_name text, parent_target_id text, action_id text, seg bigint,
   feed json, mention_in text, actor_id text, name text, image_url text, avatar_custom_url text, at bigint,
-  community_id text)`;
+  community_id text, post_id text)`;
+
+/** A data-modifying CTE over the activities `p`: each action of each group once per recipient. */
+const KEEP_GROUP_ACTIONS = `group_kept AS (
+       INSERT INTO tray_group_actions (target_id, verb, action_id, recipient, actor_id, name, image_url,
+         avatar_custom_url, at, seg, parent_target_id, mention_in, post_id, community_id, expires_at)
+       SELECT DISTINCT ON (target_id COLLATE "C", verb COLLATE "C", action_id COLLATE "C",
+                           coalesce(recipient, '') COLLATE "C")
+         target_id, verb, action_id, coalesce(recipient, ''), actor_id, name, image_url, avatar_custom_url,
+         at, seg, parent_target_id, mention_in, post_id, community_id, at + $2
+       FROM p
+       ORDER BY target_id COLLATE "C", verb COLLATE "C", action_id COLLATE "C", coalesce(recipient, '') COLLATE "C"
+       ON CONFLICT DO NOTHING)`;
 
 /**
  * Adds each activity's action to its record group's actors (one row per actor, at their latest
- * action: an older or repeated action changes nothing), and keeps the actions on a community's
- * targets addressed to one user (personal-actions.ts). Rows de-duplicated and written in key order.
+ * action: an older or repeated action changes nothing), keeps every action with whom it reached
+ * in tray_group_actions (what a removal computes records again from) and the actions on a
+ * community's targets addressed to one user (personal-actions.ts). Rows de-duplicated and written
+ * in key order.
  */
 export async function upsertGroupActors(
   client: pg.PoolClient,
@@ -79,7 +97,8 @@ export async function upsertGroupActors(
     // Prepared once per connection: its plan does not depend on the activities.
     name: 'tray_upsert_group_actors',
     text: `WITH p AS (${ACTIVITIES}),
-     ${KEEP_PERSONAL_ACTIONS}
+     ${KEEP_PERSONAL_ACTIONS},
+     ${KEEP_GROUP_ACTIONS}
      INSERT INTO tray_target_actors AS t
        (verb, target_id, actor_id, name, image_url, avatar_custom_url, at, action_id, expires_at)
      SELECT DISTINCT ON (target_id COLLATE "C", verb COLLATE "C", actor_id COLLATE "C")
@@ -288,7 +307,8 @@ export async function upsertGroupRecords(
        SELECT d.user_id, tray_record_key(d.verb, d.target_id, d.user_id) AS key, d.verb, d.target_id,
               d.community_id, d.open_from,
               cur.user_id IS NOT NULL AS existed,
-              (cur.user_id IS NULL OR (n.at, n.action_id COLLATE "C") > (cur.last_update, cur.last_action_id)) AS newer,
+              (cur.user_id IS NULL OR (n.at, n.action_id COLLATE "C")
+                 > (coalesce(cur.last_action_at, cur.last_update), cur.last_action_id)) AS newer,
               CASE WHEN cur.user_id IS NULL THEN d.first_at ELSE least(cur.count_from, d.first_at) END AS cf,
               n.target_type AS n_target_type, n.target_name AS n_target_name,
               n.parent_target_id AS n_parent_target_id, n.action_id AS n_action_id, n.seg AS n_seg,
@@ -296,7 +316,7 @@ export async function upsertGroupRecords(
               cur.target_type AS c_target_type, cur.target_name AS c_target_name,
               cur.parent_target_id AS c_parent_target_id, cur.last_action_id AS c_action_id,
               cur.last_action_segment_no AS c_seg, cur.feed AS c_feed, cur.mention_in AS c_mention_in,
-              cur.last_update AS c_at, cur.actors AS c_actors, cur.actors_count AS c_actors_count,
+              cur.last_update AS c_at, cur.last_action_at AS c_action_at, cur.actors AS c_actors, cur.actors_count AS c_actors_count,
               cur.count_from AS c_count_from
        FROM d
        JOIN p AS n ON n.i = d.newest_i
@@ -333,7 +353,9 @@ export async function upsertGroupRecords(
          CASE WHEN j.newer THEN j.n_seg ELSE j.c_seg END AS last_action_segment_no,
          CASE WHEN j.newer THEN j.n_feed ELSE j.c_feed END AS feed,
          CASE WHEN j.newer THEN j.n_mention_in ELSE j.c_mention_in END AS mention_in,
-         CASE WHEN j.newer THEN j.n_at ELSE j.c_at END AS last_update,
+         -- lastUpdate never moves back (a removal may have left it above the action named).
+         CASE WHEN j.newer THEN greatest(j.n_at, j.c_at) ELSE j.c_at END AS last_update,
+         CASE WHEN j.newer THEN nullif(j.n_at, greatest(j.n_at, j.c_at)) ELSE j.c_action_at END AS last_action_at,
          -- Common case first: every actor counts and the recipient is not among the newest three.
          CASE WHEN j.exact IS NOT NULL THEN j.exact->'actors'
               WHEN j.cf <= g.min_at AND NOT (j.user_id = ANY(g.top3_ids)) THEN g.top3
@@ -355,24 +377,25 @@ export async function upsertGroupRecords(
      )
      INSERT INTO tray_records AS r (user_id, key, verb, target_id, target_type, target_name, parent_target_id,
        last_action_id, last_action_segment_no, feed, mention_in, actors, actors_count, count_from,
-       last_update, has_read, unread_at, changed_at, expires_at)
+       last_update, last_action_at, has_read, unread_at, changed_at, expires_at)
      SELECT user_id, key, verb, target_id, target_type, target_name, parent_target_id, last_action_id,
-       last_action_segment_no, feed, mention_in, actors, actors_count, cf, last_update, false, $2, $2,
-       last_update + $3
+       last_action_segment_no, feed, mention_in, actors, actors_count, cf, last_update, last_action_at, false,
+       $2, $2, last_update + $3
      FROM v
      WHERE NOT existed
         OR (target_type, target_name, parent_target_id, last_action_id, last_action_segment_no, feed::text,
-            mention_in, actors::text, actors_count, cf, last_update)
+            mention_in, actors::text, actors_count, cf, last_update, last_action_at)
            IS DISTINCT FROM
            (c_target_type, c_target_name, c_parent_target_id, c_action_id, c_seg, c_feed::text, c_mention_in,
-            c_actors::text, c_actors_count, c_count_from, c_at)
+            c_actors::text, c_actors_count, c_count_from, c_at, c_action_at)
      ORDER BY user_id, key
      ON CONFLICT (user_id, key) DO UPDATE SET
        target_type = excluded.target_type, target_name = excluded.target_name,
        parent_target_id = excluded.parent_target_id, last_action_id = excluded.last_action_id,
        last_action_segment_no = excluded.last_action_segment_no, feed = excluded.feed,
        mention_in = excluded.mention_in, actors = excluded.actors, actors_count = excluded.actors_count,
-       count_from = excluded.count_from, last_update = excluded.last_update, has_read = false,
+       count_from = excluded.count_from, last_update = excluded.last_update,
+       last_action_at = excluded.last_action_at, has_read = false,
        -- New activity brings the record back: unseen, out of the archive and the snooze.
        is_seen = false, archived_at = NULL, snoozed_until = NULL,
        unread_at = excluded.unread_at, changed_at = excluded.changed_at, expires_at = excluded.expires_at

@@ -10,7 +10,7 @@ import { createTokenVerifier } from '../../../../tray-service/http/auth/create-t
 import { createTrayApi, type TrayApiDeps } from '../../../../tray-service/api/create-tray-api.ts';
 import { createRateLimiter } from '../../../../tray-service/http/rate-limit/create-rate-limiter.ts';
 import { createMessageRenderer } from '../../../../tray-service/messages/create-message-renderer.ts';
-import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
+import type { StorageEngine, TrayStorage } from '../../../../tray-service/storage/port.ts';
 import { demoRoutes } from '../../../../tray-service/demo/demo-routes.ts';
 import type { LiveTray } from '../../../../tray-service/live/create-live-tray.ts';
 import { liveRoutes } from '../../../../tray-service/live/live-routes.ts';
@@ -35,6 +35,14 @@ export async function tokenFor(sub: string, claims: JWTPayload = {}, secret = TE
 
 export const bearer = async (sub: string) => `Bearer ${await tokenFor(sub)}`;
 
+/** A token for `sub` that expires `seconds` from now (a JWT's `exp` is whole seconds). */
+export const expiringToken = (sub: string, seconds: number) =>
+  new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(sub)
+    .setExpirationTime(Math.floor(Date.now() / 1000) + seconds)
+    .sign(new TextEncoder().encode(TEST_SECRET));
+
 export interface TrayApiHarness {
   /** The suite's own storage (the default adapter, or TEST_STORAGE's). */
   readonly storage: TrayStorage;
@@ -49,11 +57,11 @@ export interface TrayApiHarness {
 }
 
 /**
- * Registers hooks giving the enclosing suite its own storage, a Redis connection and a rate-limit
- * key prefix, so suites never share state.
+ * Registers hooks giving the enclosing suite its own storage (of `engine`, else the tests' default
+ * adapter), a Redis connection and a rate-limit key prefix, so suites never share state.
  */
-export function useTrayApi(options: { rateLimit?: number } = {}): TrayApiHarness {
-  const suite = useTrayStorage();
+export function useTrayApi(options: { rateLimit?: number; engine?: StorageEngine } = {}): TrayApiHarness {
+  const suite = useTrayStorage(options.engine);
   const keyPrefix = uniqueName('rl');
   const banPrefix = uniqueName('bans');
   let redis: RedisClient | undefined;

@@ -33,7 +33,7 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
         .get('/notifications/v3')
         .set('Authorization', await bearer(user))
         .expect(200);
-      expect(res.body).to.deep.equal({ data: { totalUnreadCount: 2 } });
+      expect(res.body).to.deep.equal({ data: { totalUnreadCount: 2, totalUnseenCount: 2 } });
     });
 
     describe('after POST /notifications/v2/last-read', () => {
@@ -47,7 +47,7 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
         const count = await request(app())
           .get('/notifications/v3')
           .set('Authorization', await bearer(user));
-        expect(count.body).to.deep.equal({ data: { totalUnreadCount: 1 } });
+        expect(count.body).to.deep.equal({ data: { totalUnreadCount: 1, totalUnseenCount: 1 } });
       });
     });
   });
@@ -101,6 +101,9 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
         actorsCount: 1,
         targetId: 't00',
         lastActionId: 'comment-1',
+        isSeen: false,
+        archivedAt: null,
+        snoozedUntil: null,
       });
     });
 

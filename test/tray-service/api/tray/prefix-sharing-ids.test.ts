@@ -62,7 +62,7 @@ describe('users whose ids share a prefix (docs/contract.md#tray-records)', () =>
           .get('/notifications/v3')
           .set('Authorization', await bearer(owner))
           .expect(200);
-        expect(count.body).to.deep.equal({ data: { totalUnreadCount: 1 } });
+        expect(count.body).to.deep.equal({ data: { totalUnreadCount: 1, totalUnseenCount: 1 } });
       });
     });
   }

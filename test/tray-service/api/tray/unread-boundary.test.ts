@@ -28,7 +28,7 @@ describe('GET /notifications/v3 at the last-read boundary', () => {
     ).body;
 
   it('counts all three before the user reads', async () => {
-    expect(await unread()).to.deep.equal({ data: { totalUnreadCount: 3 } });
+    expect(await unread()).to.deep.equal({ data: { totalUnreadCount: 3, totalUnseenCount: 3 } });
   });
 
   it('after POST /v2/last-read at that instant, counts only the record changed after it', async () => {
@@ -37,6 +37,6 @@ describe('GET /notifications/v3 at the last-read boundary', () => {
       .set('Authorization', await bearer(user))
       .expect(200);
     // The record changed exactly at the last-read time was seen by that read: not unread.
-    expect(await unread()).to.deep.equal({ data: { totalUnreadCount: 1 } });
+    expect(await unread()).to.deep.equal({ data: { totalUnreadCount: 1, totalUnseenCount: 1 } });
   });
 });

@@ -141,6 +141,63 @@ describe('GET /openapi.json', () => {
         (r) => r.delete('/block/members').set('Authorization', auth).send({ blockUserId: 'x1' }),
       ],
       [
+        'GET',
+        '/notifications/v3/history',
+        (r) => r.get('/notifications/v3/history?view=all').set('Authorization', auth),
+      ],
+      [
+        'POST',
+        '/notifications/v3/records/seen',
+        (r) => r.post('/notifications/v3/records/seen').set('Authorization', auth).send({ all: true }),
+      ],
+      [
+        'POST',
+        '/notifications/v3/records/archive',
+        (r) =>
+          r
+            .post('/notifications/v3/records/archive')
+            .set('Authorization', auth)
+            .send({ all: true, readOnly: true }),
+      ],
+      [
+        'POST',
+        '/notifications/v3/records/unarchive',
+        (r) => r.post('/notifications/v3/records/unarchive').set('Authorization', auth).send({ all: true }),
+      ],
+      [
+        'POST',
+        '/notifications/v3/records/snooze',
+        (r) =>
+          r
+            .post('/notifications/v3/records/snooze')
+            .set('Authorization', auth)
+            .send({ ids: [`mention_m1_${user}`], until: Date.now() + 60_000 }),
+      ],
+      [
+        'POST',
+        '/notifications/v3/records/unsnooze',
+        (r) =>
+          r
+            .post('/notifications/v3/records/unsnooze')
+            .set('Authorization', auth)
+            .send({ ids: [`mention_m1_${user}`] }),
+      ],
+      [
+        'PUT',
+        '/notifications/v3/mutes',
+        (r) =>
+          r
+            .put('/notifications/v3/mutes')
+            .set('Authorization', auth)
+            .send({ targetType: 'post', targetId: 'p1' }),
+      ],
+      ['GET', '/notifications/v3/mutes', (r) => r.get('/notifications/v3/mutes').set('Authorization', auth)],
+      [
+        'DELETE',
+        '/notifications/v3/mutes',
+        (r) => r.delete('/notifications/v3/mutes?targetType=post&targetId=p1').set('Authorization', auth),
+      ],
+      [
         'DELETE',
         '/notifications/v3/delete-all',
         (r) => r.delete('/notifications/v3/delete-all').set('Authorization', auth),

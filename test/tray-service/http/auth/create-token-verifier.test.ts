@@ -188,7 +188,7 @@ describe('tray API authentication', () => {
       .get('/notifications/v3')
       .set('Authorization', `Bearer ${token}`)
       .expect(200);
-    expect(res.body).to.deep.equal({ data: { totalUnreadCount: 0 } });
+    expect(res.body).to.deep.equal({ data: { totalUnreadCount: 0, totalUnseenCount: 0 } });
     await request(app)
       .get('/notifications/v3')
       .set('Authorization', `Bearer ${await tokenFor('u')}`)

@@ -6,6 +6,7 @@ import { createMetricsRegistry } from '../../../../shared/http/metrics-router.ts
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
 import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
+import type { RemovedRecord } from '../../../../tray-service/storage/port.ts';
 import { startBanCache, type BanCache } from '../../../../tray-service/http/auth/ban-cache.ts';
 import {
   createChangePublisher,
@@ -30,6 +31,8 @@ export interface LiveInstance {
 export interface LiveHarness {
   readonly api: TrayApiHarness;
   readonly worker: WorkerHarness;
+  /** The suite's publisher (what the worker announces through): for other announcers, the wake-up. */
+  readonly changes: ChangePublisher;
   /** The suite's instances, listening on 127.0.0.1. */
   instance(index: number): LiveInstance;
 }
@@ -64,7 +67,9 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
   // The worker is created when the suite is declared; its publisher's connection once it starts.
   const changes: ChangePublisher = {
     recordsWritten: (records: readonly TrayRecord[]) => theOne().recordsWritten(records),
+    recordsRemoved: (records: readonly RemovedRecord[]) => theOne().recordsRemoved(records),
     markedRead: (records: readonly TrayRecord[]) => theOne().markedRead(records),
+    inboxMarked: (mark, records) => theOne().inboxMarked(mark, records),
     cleared: (userId: string, at: number) => theOne().cleared(userId, at),
     lastRead: (userId: string) => theOne().lastRead(userId),
   };
@@ -129,6 +134,7 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
   return {
     api,
     worker,
+    changes,
     instance(index) {
       const found = instances[index];
       if (!found) throw new Error(`useLiveTray: no instance ${index}`);

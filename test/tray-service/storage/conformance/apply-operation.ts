@@ -103,8 +103,9 @@ export async function applyOperation(
       await storage.records.deleteAll(operation.userId);
       return storage.clears.record(operation.userId, now);
     case 'removal':
-      // Not in the storage port yet: the conformance sequences make no removals.
-      throw new Error('applyOperation: removals are not in the storage port yet');
+      // Only cases that need the removals capability make removals (conformance-adapters.ts).
+      if (!storage.writes.applyRemovals) throw new Error('applyOperation: this adapter has no removals yet');
+      return storage.writes.applyRemovals(operation.removals, write(now));
     default:
       await applyInboxOperation(storage, operation);
   }

@@ -1,10 +1,13 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
+import type { Activity } from '../../../../tray-service/domain/activity.ts';
+import { activityPost } from '../../../../tray-service/domain/activity-post.ts';
 import { encodeRecordKey } from '../../../../tray-service/domain/record-key.ts';
+import type { Removal } from '../../../../tray-service/domain/removal.ts';
 import { ReferenceTray, type TrayOperation } from '../../../support/reference-tray/reference-tray.ts';
 import { applyOperation, RETENTION_DAYS } from './apply-operation.ts';
-import { conformanceCase } from './conformance-case.ts';
+import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
 import { applyInboxOperation, isInboxOperation } from './inbox-operation.ts';
 import { modelInboxSnapshot, storageInboxSnapshot } from './inbox-snapshot.ts';
 import { operationsOf, scenario } from './model-property-cases.ts';
@@ -14,14 +17,14 @@ import { differences, modelSnapshot, storageSnapshot } from './tray-snapshot.ts'
  * The model-based property of the inbox: the sequences of model-property-cases.ts (deliveries,
  * late ones and redeliveries, joins and leaves, deletes, read marks, delete-all, expiry) with
  * seen, archive, unarchive, snooze and unsnooze marks (by ids, another user's and unknown ones
- * among them, and all) and wake-ups mixed in, so new activity meets archived and snoozed records;
+ * among them, and all), wake-ups and removals of what was delivered mixed in, so new activity meets archived and snoozed records;
  * each mark's `updated`, and afterwards every user's four views, both counts and the platform's
  * pages must be the reference tray's.
  */
 
 const RUNS = 25;
 
-type MarkKind = 'seen' | 'archive' | 'archiveRead' | 'unarchive' | 'snooze' | 'unsnooze' | 'wake';
+type MarkKind = 'seen' | 'archive' | 'archiveRead' | 'unarchive' | 'snooze' | 'unsnooze' | 'wake' | 'removal';
 
 interface MarkSpec {
   /** Where in the sequence (scaled to its length). */
@@ -47,6 +50,8 @@ const markSpec: fc.Arbitrary<MarkSpec> = fc.record({
     'unsnooze',
     'wake',
     'wake',
+    'removal',
+    'removal',
   ),
   /** Which of the users holding records then. */
   user: fc.integer({ min: 0, max: 4 }),
@@ -65,6 +70,25 @@ export const inboxScenario = fc.record({
  * A scratch reference tray, run along, picks what a user would mark: a user who has records then,
  * and keys among theirs (maybe with another user's or an unknown one, which the mark ignores).
  */
+/** The platform's deletion of what the action did (its post, comment or reaction). */
+function removalOf(action: Activity, at: number): Removal {
+  const postId = activityPost(action) ?? action.targetId;
+  switch (action.verb) {
+    case 'post':
+      return { kind: 'post', id: action.lastActionId, postId, at };
+    case 'comment':
+    case 'mentreply':
+      return { kind: 'comment', id: action.lastActionId, postId, at };
+    case 'reaction':
+    case 'mentreact':
+      return { kind: 'reaction', id: action.lastActionId, postId, at };
+    case 'mention':
+      return action.mentionIn === 'comment'
+        ? { kind: 'comment', id: action.targetId, postId, at }
+        : { kind: 'post', id: postId, postId, at };
+  }
+}
+
 export function withMarks(
   operations: readonly TrayOperation[],
   userIds: readonly string[],
@@ -82,8 +106,11 @@ export function withMarks(
     scratch.apply(operation);
     result.push(operation);
   };
+  const delivered: Activity[] = [];
   operations.forEach((operation, index) => {
     push(operation);
+    if (operation.kind === 'personal') delivered.push(...operation.activities);
+    if (operation.kind === 'posts') delivered.push(...operation.posts);
     for (const mark of at.get(index) ?? []) {
       const now = operation.now;
       const holders = userIds.filter((userId) => scratch.storedRecords(userId).length > 0);
@@ -115,27 +142,38 @@ export function withMarks(
         case 'wake':
           push({ kind: 'wake', now: now + mark.seconds * 1_000 });
           break;
+        case 'removal': {
+          // The deletion of something delivered so far (its later redeliveries become no-ops).
+          const action = delivered[(mark.keys[0] ?? mark.user) % Math.max(1, delivered.length)];
+          if (action) push({ kind: 'removal', removals: [removalOf(action, now)], now });
+          break;
+        }
       }
     }
   });
   return result;
 }
 
-conformanceCase(
-  'inbox model: with seen, archive, snooze marks and wake-ups among any sequence, every view and count is the reference tray',
-  async ({ storage, id, write }) => {
+/**
+ * The property itself: with `removals`, removal marks stay in the sequences (and at least one a
+ * run must be applied); without, they are left out.
+ */
+function inboxProperty(removals: boolean) {
+  return async ({ storage, id, write }: ConformanceContext) => {
     let runs = 0;
-    const seen = { marked: 0, archived: 0 };
+    const seen = { marked: 0, archived: 0, removals: 0 };
     const start = Math.floor(Date.now() / DAY_MS) * DAY_MS - 2 * DAY_MS;
     await fc.assert(
       fc.asyncProperty(inboxScenario, async (run) => {
         const tag = id(`i${runs++}`);
         const base = operationsOf(run.base, tag, start);
-        const operations = withMarks(base.operations, base.userIds, run.marks);
+        const marks = removals ? run.marks : run.marks.filter((mark) => mark.kind !== 'removal');
+        const operations = withMarks(base.operations, base.userIds, marks);
         const since = (operations[Math.floor(operations.length / 2)] as TrayOperation).now;
         const model = new ReferenceTray({ retentionDays: RETENTION_DAYS });
         for (const operation of operations) {
           const expected = model.apply(operation);
+          if (operation.kind === 'removal') seen.removals++;
           if (isInboxOperation(operation)) {
             const updated = await applyInboxOperation(storage, operation);
             if (updated !== expected)
@@ -157,6 +195,18 @@ conformanceCase(
     );
     expect(seen.marked, 'records marked').to.be.above(RUNS);
     expect(seen.archived, 'archived records compared').to.be.above(0);
-  },
+    if (removals) expect(seen.removals, 'removals applied').to.be.above(RUNS);
+  };
+}
+
+conformanceCase(
+  'inbox model: with seen, archive, snooze marks and wake-ups among any sequence, every view and count is the reference tray',
+  inboxProperty(false),
   { timeout: 300_000, needs: 'inbox' },
+);
+
+conformanceCase(
+  'inbox model: with removals of what was delivered among the marks too, every view and count is the reference tray',
+  inboxProperty(true),
+  { timeout: 300_000, needs: 'removals' },
 );

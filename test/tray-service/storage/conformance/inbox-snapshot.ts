@@ -9,9 +9,13 @@ import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
 import { inboxOf } from './inbox-operation.ts';
 import { plain, SNAPSHOT_PAGE_SIZE } from './tray-snapshot.ts';
 
-/** What a reader sees of a user's inbox beyond the platform's tray: every view's pages, the unseen count. */
+/**
+ * What a reader sees of a user's inbox beyond the platform's tray: every view's pages and record
+ * count (its totalPages), the unseen count.
+ */
 export interface InboxSnapshot {
   views: Record<InboxView, InboxRecord[][]>;
+  counts: Record<InboxView, number>;
   unseen: number;
 }
 
@@ -22,7 +26,9 @@ export async function storageInboxSnapshot(
 ): Promise<InboxSnapshot> {
   const inbox = inboxOf(storage);
   const views = {} as Record<InboxView, InboxRecord[][]>;
+  const counts = {} as Record<InboxView, number>;
   for (const view of inboxViews) {
+    counts[view] = await inbox.countView(userId, view, now);
     const pages: InboxRecord[][] = [];
     let startAfter: number | undefined;
     for (let guard = 0; guard < 100; guard++) {
@@ -33,12 +39,15 @@ export async function storageInboxSnapshot(
     }
     views[view] = pages;
   }
-  return plain({ views, unseen: await inbox.countUnseen(userId, now) });
+  return plain({ views, counts, unseen: await inbox.countUnseen(userId, now) });
 }
 
 export function modelInboxSnapshot(model: ReferenceTray, userId: string, now: number): InboxSnapshot {
   const views = {} as Record<InboxView, InboxRecord[][]>;
-  for (const view of inboxViews)
+  const counts = {} as Record<InboxView, number>;
+  for (const view of inboxViews) {
     views[view] = referenceViewHistory(model, userId, view, SNAPSHOT_PAGE_SIZE, now);
-  return plain({ views, unseen: referenceCountUnseen(model, userId, now) });
+    counts[view] = views[view].flat().length;
+  }
+  return plain({ views, counts, unseen: referenceCountUnseen(model, userId, now) });
 }

@@ -160,6 +160,8 @@ describe('hot queries are served by an index (explain)', function () {
     for (const view of ['inbox', 'archived', 'snoozed', 'all'] as const)
       await expectServed(() => inbox.page('u-c', view, undefined, 10, now));
     await expectServed(() => inbox.countUnseen('u-c', now));
+    for (const view of ['inbox', 'archived', 'snoozed', 'all'] as const)
+      await expectServed(() => inbox.countView('u-c', view, now));
     await expectServed(() => inbox.mark('u-c', { kind: 'seen', ids: 'all' }, now));
     await expectServed(() => inbox.mark('u-c', { kind: 'archive', ids: 'all', readOnly: true }, now));
     await expectServed(() =>

@@ -6,7 +6,7 @@ import { usePostgres } from '../../../support/use-postgres.ts';
 /**
  * The column each table would be distributed by in a Citus cluster (docs/scaling.md): user_id
  * for per-user tables, community_id for community tables, target_id for what is kept once per
- * target, the key of the events and of the decisions, the owner of a block-list entry.
+ * target, the key of the events and of the decisions, the owner of a block-list entry, the post of a removal's tombstone.
  */
 const distributedBy: Readonly<Record<string, string>> = {
   tray_records: 'user_id',
@@ -16,6 +16,8 @@ const distributedBy: Readonly<Record<string, string>> = {
   user_bans: 'user_id',
   block_list: 'netid_uid',
   tray_target_actors: 'target_id',
+  tray_group_actions: 'target_id',
+  tray_removals: 'post_id',
   tray_membership_changes: 'community_id',
   tray_imported_members: 'community_id',
   tray_memberships: 'community_id',

@@ -72,4 +72,56 @@ describe('storage/postgres migrate', () => {
       { key: 'k2', has_read: false, is_seen: false, in_inbox: true },
     ]);
   });
+
+  it('keeps what was kept of each group before removals as group actions: actors by target, personal actions by recipient', async () => {
+    const migrations = readMigrations();
+    await migrate(
+      pg.pool,
+      migrations.filter((migration) => migration.version < 6),
+    );
+    await pg.pool.query(
+      `INSERT INTO tray_target_actors (verb, target_id, actor_id, name, at, action_id, expires_at) VALUES
+         ('post', 'c-1', 'u-ben', 'Ben', 10, 'p-1', 99), ('comment', 'p-2', 'u-cy', 'Cy', 20, 'cm-1', 99);
+       INSERT INTO tray_personal_actions (user_id, verb, target_id, actor_id, action_id, community_id, at, activity, expires_at)
+       VALUES ('u-ana', 'mentreply', 'cm-1', 'u-cy', 'cm-2', 'c-1', 30,
+         '{"actor": {"userId": "u-cy", "name": "Cy"}, "parentTargetId": "p-2", "lastActionSegmentNo": 4}', 99)`,
+    );
+    expect(await migrate(pg.pool, migrations)).to.include(6);
+    const { rows } = await pg.pool.query(
+      `SELECT verb, target_id, action_id, recipient, name, seg, post_id, community_id
+       FROM tray_group_actions ORDER BY at`,
+    );
+    expect(rows).to.deep.equal([
+      {
+        verb: 'post',
+        target_id: 'c-1',
+        action_id: 'p-1',
+        recipient: '',
+        name: 'Ben',
+        seg: null,
+        post_id: 'p-1',
+        community_id: 'c-1',
+      },
+      {
+        verb: 'comment',
+        target_id: 'p-2',
+        action_id: 'cm-1',
+        recipient: '',
+        name: 'Cy',
+        seg: null,
+        post_id: 'p-2',
+        community_id: null,
+      },
+      {
+        verb: 'mentreply',
+        target_id: 'cm-1',
+        action_id: 'cm-2',
+        recipient: 'u-ana',
+        name: 'Cy',
+        seg: '4',
+        post_id: 'p-2',
+        community_id: 'c-1',
+      },
+    ]);
+  });
 });

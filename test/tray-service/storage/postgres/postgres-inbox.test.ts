@@ -49,6 +49,8 @@ describe('storage/postgres inbox (InboxPort): the indexes serve every statement'
     await inbox.seeThrough('u-heavy', NOW);
     await inbox.wakeDue(NOW - 60_000 + 600_000 + 50, 100);
     await inbox.mutesInForce('u-heavy', NOW);
+    for (const view of ['inbox', 'archived', 'snoozed', 'all'] as const)
+      await inbox.countView('u-heavy', view, NOW);
   });
 
   const planned = async (index: number) => {
@@ -97,6 +99,18 @@ describe('storage/postgres inbox (InboxPort): the indexes serve every statement'
   it('claims due snoozes by the snooze index, and lists mutes by their key', async () => {
     expect((await planned(12)).indexes).to.include('tray_records_snooze_due');
     expect((await planned(13)).indexes).to.deep.equal(['tray_mutes_pkey']);
+  });
+
+  it("counts each view's records (totalPages) by the user's indexes, the partial ones for their views", async () => {
+    // The snoozed view may count by the snooze index instead, as partial on the same condition.
+    const names = ['tray_records_inbox_page', 'tray_records_archived_page'];
+    for (const [index, name] of names.entries())
+      expect((await planned(14 + index)).indexes, name).to.include(name);
+    for (const index of [14, 15, 16, 17]) {
+      const plan = await planned(index);
+      expect(plan.nodes).not.to.include('Seq Scan');
+      expect(plan.indexes).not.to.deep.equal([]);
+    }
   });
 
   it('woke exactly the due records, unread and unseen at their until', async () => {

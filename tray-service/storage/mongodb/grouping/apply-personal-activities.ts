@@ -1,7 +1,6 @@
 import type { Db } from 'mongodb';
 import type { Activity } from '../../../domain/activity.ts';
 import { memberChangesFingerprint } from '../memberships/membership-changes.ts';
-import { withoutMuted } from '../mutes/muted-deliveries.ts';
 import { recomputeMemberRecords } from './recompute-member-records.ts';
 import { recordActions, writeDeliveries, type Delivery, type GroupingOptions } from './write-deliveries.ts';
 
@@ -26,9 +25,8 @@ export async function applyPersonalActivities(
       ? [{ recipientId: activity.audience.userId, activity }]
       : [],
   );
-  // A delivery a mute of its recipient holds back makes no record and changes none.
-  const { deliveries, mutes } = await withoutMuted(db, addressed);
-  const used = await writeDeliveries(db, deliveries, options, undefined, undefined, mutes);
+  // A delivery a mute of its recipient holds back makes no record and changes none (writeDeliveries).
+  const used = await writeDeliveries(db, addressed, options);
   for (const [member, spans] of used) {
     const [communityId, userId] = JSON.parse(member) as [string, string];
     if ((await memberChangesFingerprint(db, communityId, userId)) === spans.changes) continue;

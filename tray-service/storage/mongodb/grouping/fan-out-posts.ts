@@ -1,17 +1,13 @@
 import type { Db } from 'mongodb';
 import type { Activity } from '../../../domain/activity.ts';
 import { isMemberAt } from '../../../domain/membership-intervals.ts';
-import type { RecordSnapshot } from '../compare-and-set/cas-update-records.ts';
-import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
-import { TRAY_RECORDS } from '../collection-names.ts';
 import {
   communityChangesFingerprints,
   communityMembers,
   type MemberSpans,
 } from '../memberships/membership-changes.ts';
 import { recordGroup } from '../records/storage-keys.ts';
-import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
-import { withoutMuted } from '../mutes/muted-deliveries.ts';
+import { readRecordGroup } from './read-record-group.ts';
 import { recomputeMemberRecords } from './recompute-member-records.ts';
 import { memberOf, recordActions, writeDeliveries, type GroupingOptions } from './write-deliveries.ts';
 
@@ -61,14 +57,11 @@ async function fanOutPosts(db: Db, posts: readonly Activity[], options: Grouping
   // The members as read first, then as read again by a compare-and-set round that retries.
   const spans = { first: keyed(members), reload: async () => keyed(await communityMembers(db, communityId)) };
   for (let start = 0; start < recipients.length; start += options.fanOutBatch) {
-    // Mutes held back per batch: one query per muted target, never one per member.
-    const { deliveries: batch, mutes } = await withoutMuted(
-      db,
-      recipients
-        .slice(start, start + options.fanOutBatch)
-        .flatMap(({ recipientId, received }) => received.map((activity) => ({ recipientId, activity }))),
-    );
-    await writeDeliveries(db, batch, options, { read: readGroup, first }, spans, mutes);
+    // Mutes are read per batch by target inside the write (one query, never one per member).
+    const batch = recipients
+      .slice(start, start + options.fanOutBatch)
+      .flatMap(({ recipientId, received }) => received.map((activity) => ({ recipientId, activity })));
+    await writeDeliveries(db, batch, options, { read: readGroup, first }, spans);
   }
   // A leave stored since the members were read, whose recomputation read a member's record before
   // this fan-out wrote it, is applied now (a join's backfill sees the post: its event came first).
@@ -82,13 +75,4 @@ async function fanOutPosts(db: Db, posts: readonly Activity[], options: Grouping
       ...(options.onWritten ? { onWritten: options.onWritten } : {}),
     });
   }
-}
-
-/** Every recipient's record of one group, by equality on `group` (one index lookup). */
-async function readRecordGroup(db: Db, group: string): Promise<RecordSnapshot> {
-  const docs = await db
-    .collection<TrayRecordDoc>(TRAY_RECORDS)
-    .find({ group }, { batchSize: WHOLE_GROUP })
-    .toArray();
-  return new Map(docs.map((doc) => [doc._id, doc]));
 }

@@ -11,6 +11,8 @@ import { claimVersions } from '../compare-and-set/claim-versions.ts';
 import { memberChangesFingerprint, memberSpans } from '../memberships/membership-changes.ts';
 import { readByIds } from '../compare-and-set/read-by-ids.ts';
 import { readMemberActions, readTargetActions } from './target-actions.ts';
+import type { Mute } from '../../../domain/mute.ts';
+import { notHeldBack, spansOfUser } from '../mutes/muted-deliveries.ts';
 
 export interface RecomputeOptions {
   retentionDays: number;
@@ -29,7 +31,7 @@ const SPAN_ROUNDS = 20;
 /**
  * After a leave (docs/tray-rules.md#leaving-and-rejoining-a-community), computes a member's
  * unexpired records of the community's targets again (recomputeRecord): their `post` record and
- * those their kept actions name. A changed record is written by compare-and-set with the group's
+ * those their kept actions name, without what the member's mutes held back. A changed record is written by compare-and-set with the group's
  * kept actions and the member's away spans re-read each round; a record left with no action is
  * deleted once its next version is claimed, so no concurrent writer's change is lost unseen.
  */
@@ -70,6 +72,7 @@ async function recomputeOnce(
   );
   const actions = new Map<string, Activity[]>();
   let away: MembershipInterval[] = [];
+  let mutes: Mute[] = [];
   let seen = '';
   const gone = new Set<string>();
   await casUpdateRecords(
@@ -78,7 +81,8 @@ async function recomputeOnce(
     (key, current) => {
       gone.delete(key);
       if (!current || current.expiresAt.getTime() <= options.now()) return 'unchanged';
-      const next = recomputeRecord(current, actions.get(keyGroups.get(key) ?? '') ?? [], away, {
+      const kept = notHeldBack(actions.get(keyGroups.get(key) ?? '') ?? [], mutes);
+      const next = recomputeRecord(current, kept, away, {
         retentionDays: options.retentionDays,
         now: options.now(),
       });
@@ -96,6 +100,7 @@ async function recomputeOnce(
         const spans = await memberSpans(db, communityId, userId);
         away = spans.away;
         seen = spans.changes ?? '';
+        mutes = await spansOfUser(db, userId);
         for (const group of new Set(keyGroups.values()))
           actions.set(group, await readTargetActions(db, group));
       },
@@ -125,7 +130,7 @@ async function deleteEmptied(
     if (!current) return;
     const next = recomputeRecord(
       current,
-      await readTargetActions(db, group),
+      notHeldBack(await readTargetActions(db, group), await spansOfUser(db, userId)),
       (await memberSpans(db, communityId, userId)).away,
       { retentionDays: options.retentionDays, now: options.now() },
     );

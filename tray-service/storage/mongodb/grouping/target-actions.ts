@@ -2,18 +2,10 @@ import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { recordGroup } from '../records/storage-keys.ts';
 import type { Activity } from '../../../domain/activity.ts';
-import { compareActions } from '../../../domain/group-actors.ts';
 import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
 import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
 import { TRAY_TARGET_ACTIONS } from '../collection-names.ts';
 import type { TargetActionDoc } from './tray-target-actions-collection.ts';
-
-/**
- * Actions of one actor kept per record group: a record computed with its recipient's away time
- * finds each actor's newest action outside it among them, so an actor whose newest 16 actions on
- * one target all fell while the recipient was away, and an older one did not, is not counted.
- */
-export const KEPT_ACTIONS_PER_ACTOR = 16;
 
 /** The member key of an action addressed to `userId` on `communityId`'s targets. */
 export const memberKey = (communityId: string, userId: string) => JSON.stringify([communityId, userId]);
@@ -23,7 +15,11 @@ export function communityOf(activity: Activity): string | undefined {
   return activity.audience.kind === 'community' ? activity.audience.communityId : activity.communityId;
 }
 
-/** Keeps the actions on a community's targets (a recipient's own action reaches no one: not kept). */
+/**
+ * Keeps every action a record may count, on user feeds as on a community's targets, for the
+ * records' retention: a record is computed again from them exactly (a removal, a recipient away or
+ * muted at times; docs/storage.md#records-stay-small). A recipient's own action reaches no one: not kept.
+ */
 export async function keepTargetActions(
   db: Db,
   activities: readonly Activity[],
@@ -31,7 +27,6 @@ export async function keepTargetActions(
 ): Promise<void> {
   const docs: TargetActionDoc[] = activities.flatMap((activity) => {
     const communityId = communityOf(activity);
-    if (communityId === undefined) return [];
     // A community post is kept once for the community, also when a late join brings it to one member.
     const recipient =
       activity.audience.kind === 'user' && activity.verb !== 'post' ? activity.audience.userId : '';
@@ -42,12 +37,15 @@ export async function keepTargetActions(
       {
         _id: JSON.stringify([group, activity.lastActionId, recipient]),
         group,
-        ...(recipient === '' ? {} : { member: memberKey(communityId, recipient) }),
+        // Only a community's members join and leave: a user feed's actions need no member key.
+        ...(recipient === '' || communityId === undefined
+          ? {}
+          : { member: memberKey(communityId, recipient) }),
         at: activity.at,
         // Kept as the community's whoever keeps it first: a late join keeps it addressed to the
         // joiner, and a post kept that way would count for the joiner alone.
         activity:
-          recipient === ''
+          recipient === '' && communityId !== undefined
             ? { ...activity, audience: { kind: 'community' as const, communityId } }
             : activity,
         expiresAt,
@@ -58,25 +56,14 @@ export async function keepTargetActions(
 }
 
 /**
- * A record group's kept actions, by equality on `group`. An actor's oldest beyond
- * KEPT_ACTIONS_PER_ACTOR are pruned when the read finds them (only strictly older ones go).
+ * A record group's kept actions, every one of the retention window, by equality on `group`.
+ * Nothing is pruned: each is a counted action until it expires (removals take theirs out).
  */
 export async function readTargetActions(db: Db, group: string): Promise<Activity[]> {
-  const collection = db.collection<TargetActionDoc>(TRAY_TARGET_ACTIONS);
-  const docs = await collection
+  const docs = await db
+    .collection<TargetActionDoc>(TRAY_TARGET_ACTIONS)
     .find({ group }, { projection: { _id: 0, activity: 1 }, batchSize: WHOLE_GROUP })
     .toArray();
-  const byActor = new Map<string, Activity[]>();
-  for (const { activity } of docs)
-    byActor.set(activity.actor.userId, [...(byActor.get(activity.actor.userId) ?? []), activity]);
-  for (const [actorId, actions] of byActor) {
-    if (actions.length <= KEPT_ACTIONS_PER_ACTOR) continue;
-    const newestFirst = actions.sort((a, b) =>
-      compareActions({ at: b.at, actionId: b.lastActionId }, { at: a.at, actionId: a.lastActionId }),
-    );
-    const keptFrom = (newestFirst[KEPT_ACTIONS_PER_ACTOR - 1] as Activity).at;
-    await collection.deleteMany({ group, 'activity.actor.userId': actorId, at: { $lt: keptFrom } });
-  }
   return docs.map((doc) => doc.activity);
 }
 

@@ -2,15 +2,14 @@ import { EXPIRY_INDEX, type CollectionSpec } from '../setup/collection-spec.ts';
 import { TRAY_TARGET_ACTIONS } from '../collection-names.ts';
 import type { Activity } from '../../../domain/activity.ts';
 
-/** tray_target_actions: every action on a community's target, with its time (target-actions.ts). */
+/** tray_target_actions: every counted action of the retention window, with its time (target-actions.ts). */
 export const trayTargetActionsCollection: CollectionSpec = {
   name: TRAY_TARGET_ACTIONS,
   indexes: [
     {
       name: 'action_group_actor',
       key: { group: 1, 'activity.actor.userId': 1, at: 1 },
-      serves:
-        'find({group}) in readTargetActions; deleteMany({group, activity.actor.userId, at < kept}) pruning an actor’s oldest actions',
+      serves: 'find({group}) in readTargetActions: a record computed exactly from its group’s actions',
     },
     {
       name: 'action_member',
@@ -27,11 +26,12 @@ export const trayTargetActionsCollection: CollectionSpec = {
 };
 
 /**
- * One action on a community's target, kept while records live: a record whose recipient was away
- * at some time since its countFrom is computed from these (group actors keep each actor's latest
- * action only), a late leave computes the member's records again from them, and a late join adds
- * those addressed to the member. Insert-only (atomic on FerretDB) with a prune of an actor's
- * oldest beyond 16 when a read finds them. Actions on user feeds are not kept.
+ * One action a record may count, on a user feed or a community's target, kept for the records'
+ * retention (it expires with the action, as its actor's entry in tray_target_actors does): a record
+ * whose recipient was away or muted at some time since its countFrom is computed from these (group
+ * actors keep each actor's latest action only), a removal computes its records again from those
+ * left, a late leave the member's records, and a late join adds those addressed to the member.
+ * Insert-only (atomic on FerretDB); nothing is pruned before it expires.
  */
 export interface TargetActionDoc {
   /** JSON [group, action, recipient ('' for a community post)]: a redelivery inserts nothing. */
@@ -43,8 +43,7 @@ export interface TargetActionDoc {
   at: number;
   /**
    * The activity as the mapping made it: the actor as they acted (`activity.actor.userId` finds a
-   * deleted user's snapshots, and one actor's actions of a group for the prune), the record's
-   * latest-action fields.
+   * deleted user's snapshots), the record's latest-action fields.
    */
   activity: Activity;
   expiresAt: Date;

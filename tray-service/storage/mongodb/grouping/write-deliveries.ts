@@ -4,6 +4,7 @@ import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { recordKey, type Activity } from '../../../domain/activity.ts';
 import type { GroupActors } from '../../../domain/group-actors.ts';
 import { heldBackByMutes, type Mute } from '../../../domain/mute.ts';
+import { spansCovering } from '../mutes/muted-deliveries.ts';
 import { casUpdateRecords, type RecordSnapshot } from '../compare-and-set/cas-update-records.ts';
 import { memberSpans, type MemberSpans } from '../memberships/membership-changes.ts';
 import { recordGroup } from '../records/storage-keys.ts';
@@ -60,9 +61,11 @@ export async function recordActions(
 /**
  * Writes the deliveries' records by compare-and-set. On a community's targets each recipient's
  * away spans gate and count what reaches them: `known` (a fan-out's, read with the community's
- * members) or read each round; and a recipient with mute spans on these targets (`mutes`, read by
- * withoutMuted) has their records counted from the group's kept actions without what the spans
- * held back. Returns the spans the last round used, by member.
+ * members) or read each round. Mutes are read each round too (spansCovering: one query for the
+ * whole call): a delivery a mute of its recipient holds back makes no record and changes none, and a
+ * recipient with mute spans on these targets or on any actor of their groups, on a user feed as on
+ * a community's target, has their records counted from the group's kept actions without what the
+ * spans held back. Returns the spans the last round used, by member.
  */
 export async function writeDeliveries(
   db: Db,
@@ -72,7 +75,6 @@ export async function writeDeliveries(
   known:
     | { first: ReadonlyMap<string, MemberSpans>; reload: () => Promise<ReadonlyMap<string, MemberSpans>> }
     | undefined = undefined,
-  mutes: ReadonlyMap<string, readonly Mute[]> = new Map(),
 ): Promise<Map<string, MemberSpans>> {
   if (deliveries.length === 0) return new Map();
   if (options.lock) {
@@ -80,7 +82,7 @@ export async function writeDeliveries(
     const keys = deliveries.map(({ activity, recipientId }) =>
       recordKey(activity.verb, activity.targetId, recipientId),
     );
-    return lock.run(keys, () => writeDeliveries(db, deliveries, unlocked, reads, known, mutes));
+    return lock.run(keys, () => writeDeliveries(db, deliveries, unlocked, reads, known));
   }
   // Several deliveries of one job may share a record (a user mentioned twice): fold them in order.
   const byKey = new Map<string, Delivery[]>();
@@ -99,6 +101,8 @@ export async function writeDeliveries(
     entry.groups.add(recordGroup(activity.verb, activity.targetId));
     scoped.set(member, entry);
   }
+  const recipients = new Set(deliveries.map(({ recipientId }) => recipientId));
+  let mutes = new Map<string, Mute[]>();
   const actors = new Map<string, GroupActors>();
   const spans = new Map<string, MemberSpans>();
   const kept = new Map<string, Activity[]>();
@@ -114,14 +118,18 @@ export async function writeDeliveries(
       const communityId = communityOf(activity);
       const member = communityId === undefined ? undefined : spans.get(memberOf(communityId, recipientId));
       const actions = kept.get(group);
-      const muted = mutes.get(recipientId);
+      const muteSpans = mutes.get(recipientId);
+      // Held back by a mute: no record made, none changed.
+      if (muteSpans && heldBackByMutes(muteSpans, activity)) continue;
       const applied = applyActivity(next, activity, recipientId, {
         retentionDays: options.retentionDays,
         actors: groupActors,
         now: at,
         ...(member ? { away: member.away } : {}),
         ...(actions ? { actions } : {}),
-        ...(actions && muted ? { heldBack: (action: Activity) => heldBackByMutes(muted, action) } : {}),
+        ...(actions && muteSpans
+          ? { heldBack: (action: Activity) => heldBackByMutes(muteSpans, action) }
+          : {}),
       });
       if (applied !== 'unchanged') next = applied;
     }
@@ -139,18 +147,34 @@ export async function writeDeliveries(
       for (const group of groups) actors.set(group, await readGroupActors(db, group));
       // Read after the records, like the actors: a round never computes from spans older than them
       // (a fan-out's first round uses the members it read with the records).
-      const away = new Set<string>();
+      // The recipients' mute spans on what could cover these deliveries or any actor their records
+      // count (a user mute of an earlier actor), one query by target whatever the audience's size.
+      const actorIds = new Set<string>();
+      for (const group of groups)
+        for (const action of actors.get(group)?.actions ?? []) actorIds.add(action.actor.userId);
+      mutes = await spansCovering(
+        db,
+        deliveries.map(({ activity }) => activity),
+        recipients,
+        actorIds,
+      );
+      // Kept actions are what a record is counted from exactly: for a recipient whose mutes may
+      // have held some of them back, on a user feed as on a community's target.
+      const exact = new Set(
+        deliveries
+          .filter(({ recipientId }) => mutes.has(recipientId))
+          .map(({ activity }) => recordGroup(activity.verb, activity.targetId)),
+      );
       const community = known && (rounds++ === 0 ? known.first : await known.reload());
       for (const [member, { communityId, userId, groups: ofMember }] of scoped) {
         const found = community?.get(member) ?? (await memberSpans(db, communityId, userId));
         spans.set(member, found);
-        // Kept actions are what a record is counted from exactly: for a recipient ever away, and
-        // for one whose mutes may have held some of them back.
-        if (found.away.length > 0 || mutes.has(userId)) for (const group of ofMember) away.add(group);
+        // And for a recipient ever away.
+        if (found.away.length > 0) for (const group of ofMember) exact.add(group);
       }
-      // The kept actions only of groups with a recipient who was ever away: most writes read none.
+      // The kept actions only of groups with a recipient ever away or muted: most writes read none.
       kept.clear();
-      for (const group of away) kept.set(group, await readTargetActions(db, group));
+      for (const group of exact) kept.set(group, await readTargetActions(db, group));
     },
   });
   return known ? new Map() : spans;

@@ -75,6 +75,15 @@ export function createMongoInbox(db: Db): InboxPort {
     countUnseen: (userId, now) =>
       records.countDocuments({ userId, isSeen: false, box: 'inbox', expiresAt: { $gt: new Date(now) } }),
 
+    countView(userId, view, now) {
+      const box = viewBox(view);
+      return records.countDocuments({
+        userId,
+        ...(box === undefined ? {} : { box }),
+        expiresAt: { $gt: new Date(now) },
+      });
+    },
+
     async mark(userId, mark, now) {
       const found = await named(userId, mark.ids, now, mark.kind === 'archive' && mark.readOnly === true);
       return write(

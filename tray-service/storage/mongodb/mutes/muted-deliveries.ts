@@ -18,36 +18,43 @@ function coveringTargets(activity: Activity): [MuteTargetType, string][] {
 }
 
 /**
- * The deliveries no mute of their recipient holds back (docs/storage.md#the-inbox): one query per
- * batch reads the mutes of every target that could cover its activities (their authors, posts and
- * communities: three for a post's fan-out) by `$in` on `mute_target`, never one per member, and
- * each delivery is judged by its activity's time like membership, ended spans included. MongoDB
- * has no join to do it inside the write; reading by target keeps the read the size of the mutes
- * on those targets whatever the audience's size. Also answers the recipients' spans it read,
- * so their records are counted without what the spans held back (writeDeliveries).
+ * The mute spans of `recipients` on every target that could cover one of the actions (their
+ * authors, posts and communities) and on the users `actors` (the other actors their records count),
+ * by owner, ended spans included (docs/storage.md#the-inbox): one `$in` on `mute_target` per
+ * write or fan-out batch, never one query per recipient. MongoDB has no join to do it inside the
+ * write; reading by target keeps the read the size of the mutes on those targets whatever the
+ * audience's size. Each delivery is then judged by its activity's time like membership.
  */
-export async function withoutMuted<D extends { recipientId: string; activity: Activity }>(
+export async function spansCovering(
   db: Db,
-  deliveries: readonly D[],
-): Promise<{ deliveries: D[]; mutes: Map<string, Mute[]> }> {
-  if (deliveries.length === 0) return { deliveries: [], mutes: new Map() };
-  const recipients = new Set(deliveries.map(({ recipientId }) => recipientId));
+  actions: readonly Activity[],
+  recipients: ReadonlySet<string>,
+  actors: Iterable<string> = [],
+): Promise<Map<string, Mute[]>> {
   const targets = new Set<string>();
-  for (const { activity } of deliveries)
+  for (const activity of actions)
     for (const [type, id] of coveringTargets(activity)) targets.add(muteTargetKey(type, id));
+  for (const actor of actors) targets.add(muteTargetKey('user', actor));
   const byOwner = new Map<string, Mute[]>();
+  if (targets.size === 0 || recipients.size === 0) return byOwner;
   const found = await db
     .collection<MuteDoc>(TRAY_MUTES)
     .find({ target: { $in: [...targets] } })
     .toArray();
   for (const mute of found)
     if (recipients.has(mute.userId)) byOwner.set(mute.userId, [...(byOwner.get(mute.userId) ?? []), mute]);
-  if (byOwner.size === 0) return { deliveries: [...deliveries], mutes: byOwner };
-  return {
-    deliveries: deliveries.filter(
-      ({ recipientId, activity }) => !heldBackByMutes(byOwner.get(recipientId) ?? [], activity),
-    ),
-    // The recipients' spans on these targets: their records count none of what the spans held back.
-    mutes: byOwner,
-  };
+  return byOwner;
+}
+
+/**
+ * Every mute span of one user, ended ones included (`mute_user`): a recomputation of that user's
+ * records (a late leave) counts none of what they held back.
+ */
+export async function spansOfUser(db: Db, userId: string): Promise<Mute[]> {
+  return db.collection<MuteDoc>(TRAY_MUTES).find({ userId }).toArray();
+}
+
+/** The actions no span of the recipient held back: what their records may count. Pure. */
+export function notHeldBack<A extends Activity>(actions: readonly A[], spans: readonly Mute[]): A[] {
+  return spans.length === 0 ? [...actions] : actions.filter((action) => !heldBackByMutes(spans, action));
 }

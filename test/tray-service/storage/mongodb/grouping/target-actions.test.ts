@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import {
   keepTargetActions,
-  KEPT_ACTIONS_PER_ACTOR,
   readMemberActions,
   readTargetActions,
   renameKeptActor,
@@ -16,12 +15,12 @@ import { useMongo } from '../../../../support/suite-resources.ts';
 const T = Date.parse('2026-11-20T12:00:00.000Z');
 const POST = { postId: 'p-1', owner: 'u-ana' };
 
-describe('the kept actions of community targets (MongoDB-compatible server)', () => {
+describe('the kept actions of record groups (MongoDB-compatible server)', () => {
   const mongo = useMongo();
   before(() => ensureTestCollections(mongo.db, [trayTargetActionsCollection]));
   beforeEach(() => mongo.db.collection(TRAY_TARGET_ACTIONS).deleteMany({}));
 
-  it('keeps each action on a community’s target once per recipient, none on a user feed nor of the recipient', async () => {
+  it('keeps each action once per recipient, on a community’s target as on a user feed, none of the recipient', async () => {
     const comment = aComment('u-cid', POST, { id: 'cm-1', at: T });
     await keepTargetActions(
       mongo.db,
@@ -36,8 +35,8 @@ describe('the kept actions of community targets (MongoDB-compatible server)', ()
       90,
     );
     expect(
-      (await readTargetActions(mongo.db, recordGroup('comment', 'p-1'))).map((a) => a.lastActionId),
-    ).to.deep.equal(['cm-1']);
+      (await readTargetActions(mongo.db, recordGroup('comment', 'p-1'))).map((a) => a.lastActionId).sort(),
+    ).to.deep.equal(['cm-1', 'cm-feed']);
     expect(await readTargetActions(mongo.db, recordGroup('mention', 'cm-2'))).to.have.length(2);
     expect((await readMemberActions(mongo.db, 'c-hike', 'u-eve')).map((a) => a.verb)).to.deep.equal([
       'mention',
@@ -51,17 +50,23 @@ describe('the kept actions of community targets (MongoDB-compatible server)', ()
     expect(await readMemberActions(mongo.db, 'c-hike', 'u-ana')).to.deep.equal([]);
   });
 
-  it(`prunes an actor’s oldest actions beyond ${KEPT_ACTIONS_PER_ACTOR} per record when a read finds them`, async () => {
+  it('keeps every action of an actor on one record, none pruned by later ones', async () => {
     const comments = Array.from({ length: 20 }, (_, n) =>
-      aComment('u-cid', POST, { id: `cm-${n}`, at: T + n }),
+      aComment('u-cid', POST, { id: `cm-${n}`, at: T + n, userFeed: 'u-ana' }),
     );
-    await keepTargetActions(mongo.db, [...comments, aComment('u-dee', POST, { id: 'cm-d', at: T })], 90);
+    await keepTargetActions(
+      mongo.db,
+      [...comments, aComment('u-dee', POST, { id: 'cm-d', at: T, userFeed: 'u-ana' })],
+      90,
+    );
     const group = recordGroup('comment', 'p-1');
     await readTargetActions(mongo.db, group);
     const left = await readTargetActions(mongo.db, group);
     const cid = left.filter((action) => action.actor.userId === 'u-cid').map((action) => action.at);
-    expect(cid.sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 16 }, (_, n) => T + 4 + n));
+    expect(cid.sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 20 }, (_, n) => T + n));
     expect(left.filter((action) => action.actor.userId === 'u-dee')).to.have.length(1);
+    // A user feed has no members: none of its actions is found by a member's look-up.
+    expect(await readMemberActions(mongo.db, 'c-hike', 'u-ana')).to.deep.equal([]);
   });
 
   it('rewrites a deleted user’s snapshot in every action kept', async () => {

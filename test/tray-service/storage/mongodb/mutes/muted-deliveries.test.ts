@@ -76,17 +76,65 @@ describe('MongoDB adapter: mutes held back in the fan-out and personal writes', 
     expect(await keys('u-gus')).to.deep.equal(['comment:p-2']);
   });
 
-  it('after an unmute, the record counts nothing its mute held back (a new comment regroups without it)', async () => {
-    const post = { postId: 'p-3', owner: 'u-ivy' };
-    const comment = (actor: string, id: string, at: number) =>
-      job(id, () => storage.writes.applyPersonal([aComment(actor, post, { id, at })], context));
-    await comment('u-jon', 'cm-j', T0 + 1_000);
-    await inbox.putMute('u-ivy', { targetType: 'post', targetId: 'p-3' }, null, T0 + 2_000, 90);
-    await comment('u-kim', 'cm-k', T0 + 3_000);
-    await inbox.removeMute('u-ivy', { targetType: 'post', targetId: 'p-3' }, T0 + 4_000, 90);
-    await comment('u-lea', 'cm-l', T0 + 5_000);
-    const [record] = (await storage.records.pageAfter('u-ivy', undefined, 10, context.now)).records;
-    expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-lea', 'u-jon']);
+  /** Comments on `owner`'s post, each its own job; on `owner`'s feed with `onFeed`, else in c-hike. */
+  const commentsOn =
+    (postId: string, owner: string, onFeed: boolean) => (actor: string, id: string, at: number) =>
+      job(id, () =>
+        storage.writes.applyPersonal(
+          [aComment(actor, { postId, owner }, { id, at, ...(onFeed ? { userFeed: owner } : {}) })],
+          context,
+        ),
+      );
+  const newestRecord = async (userId: string) =>
+    (await storage.records.pageAfter(userId, undefined, 10, context.now)).records[0];
+  const actorIds = (record: { actors: { userId: string }[] } | undefined) =>
+    record?.actors.map((actor) => actor.userId);
+
+  for (const [where, onFeed, owner] of [
+    ['a community’s post', false, 'u-ivy'],
+    ['a user feed', true, 'u-mia'],
+  ] as const)
+    it(`on ${where}: after an unmute, the record counts nothing its mute held back (a new comment regroups without it)`, async () => {
+      const postId = `p-${owner}`;
+      const comment = commentsOn(postId, owner, onFeed);
+      await comment('u-jon', `cm-j-${owner}`, T0 + 1_000);
+      await inbox.putMute(owner, { targetType: 'post', targetId: postId }, null, T0 + 2_000, 90);
+      await comment('u-kim', `cm-k-${owner}`, T0 + 3_000);
+      await inbox.removeMute(owner, { targetType: 'post', targetId: postId }, T0 + 4_000, 90);
+      await comment('u-lea', `cm-l-${owner}`, T0 + 5_000);
+      const record = await newestRecord(owner);
+      expect(actorIds(record)).to.deep.equal(['u-lea', 'u-jon']);
+      expect(record?.actorsCount).to.equal(2);
+    });
+
+  it('a late leave computes the member’s records again without what their mutes held back', async () => {
+    const comment = commentsOn('p-5', 'u-ned', false);
+    const member = (active: boolean, at: number) =>
+      job(`member-${at}`, () =>
+        storage.writes.applyMemberships([{ communityId: 'c-hike', userId: 'u-ned', active, at }], context),
+      );
+    await member(true, T0 - 1_000);
+    await comment('u-jon', 'cm-lj', T0 + 1_000);
+    await inbox.putMute('u-ned', { targetType: 'post', targetId: 'p-5' }, null, T0 + 2_000, 90);
+    await comment('u-kim', 'cm-lk', T0 + 3_000);
+    await inbox.removeMute('u-ned', { targetType: 'post', targetId: 'p-5' }, T0 + 4_000, 90);
+    await comment('u-lea', 'cm-ll', T0 + 5_000);
+    // Processed last, dated before Lea's comment: her comment leaves the record, Kim's stays held back.
+    await member(false, T0 + 4_500);
+    const record = await newestRecord('u-ned');
+    expect(actorIds(record)).to.deep.equal(['u-jon']);
+    expect(record).to.include({ actorsCount: 1, lastActionId: 'cm-lj' });
+  });
+
+  it('a user mute of one actor keeps them out when another actor regroups the record', async () => {
+    const comment = commentsOn('p-6', 'u-ola', true);
+    await comment('u-jon', 'cm-uj', T0 + 1_000);
+    await inbox.putMute('u-ola', { targetType: 'user', targetId: 'u-kim' }, null, T0 + 2_000, 90);
+    await comment('u-kim', 'cm-uk', T0 + 3_000);
+    // Lea's comment is covered by no mute of Ola's: the record is regrouped without Kim all the same.
+    await comment('u-lea', 'cm-ul', T0 + 5_000);
+    const record = await newestRecord('u-ola');
+    expect(actorIds(record)).to.deep.equal(['u-lea', 'u-jon']);
     expect(record?.actorsCount).to.equal(2);
   });
 });

@@ -1,0 +1,26 @@
+import { join } from 'node:path';
+import { createBenchDatabase } from './create-bench-database.ts';
+import { startPostgres, startRedis, type LocalServer } from './local-servers.ts';
+
+/**
+ * Redis and a PostgreSQL database of the bench's own: the operator's servers when REDIS_URL or
+ * DATABASE_URL are set, otherwise servers started under `dir` and pushed onto `servers` (the caller
+ * stops them, also on Ctrl-C).
+ */
+export async function startBenchStores(
+  dir: string,
+  databasePrefix: string,
+  servers: LocalServer[],
+): Promise<{ redisUrl: string; databaseUrl: string }> {
+  const redis = process.env.REDIS_URL ? undefined : await startRedis({ dir: join(dir, 'redis') });
+  if (redis) servers.push(redis);
+  const postgres = process.env.DATABASE_URL
+    ? undefined
+    : await startPostgres({ dir: join(dir, 'postgres'), durability: 'persistent' });
+  if (postgres) servers.push(postgres);
+  const databaseUrl = await createBenchDatabase(
+    postgres?.url ?? process.env.DATABASE_URL ?? '',
+    databasePrefix,
+  );
+  return { redisUrl: redis?.url ?? process.env.REDIS_URL ?? '', databaseUrl };
+}

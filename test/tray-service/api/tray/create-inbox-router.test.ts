@@ -1,0 +1,337 @@
+import { expect } from 'chai';
+import type { Express } from 'express';
+import request from 'supertest';
+import { DAY_MS } from '../../../../shared/time/durations.ts';
+import type { NotificationRecord } from '../../../../tray-service/http/to-notification-record.ts';
+import type { StorageEngine } from '../../../../tray-service/storage/port.ts';
+import { seedRecords } from '../../../support/seed-tray.ts';
+import { bearer, useTrayApi } from '../support/api-harness.ts';
+import { expectMatchesOpenApi } from '../support/openapi-validator.ts';
+
+const NOW = Date.UTC(2026, 0, 15, 12);
+const MIN = 60_000;
+
+type Method = 'get' | 'post' | 'put' | 'delete';
+
+/** The inbox endpoints of docs/tray-api.md#the-inbox, on the real app over `engine`'s storage. */
+function inboxSuite(engine?: StorageEngine) {
+  const api = useTrayApi(engine ? { engine } : {});
+  const full = engine === undefined;
+  let clock = NOW;
+  const app = (): Express => api.app({ now: () => clock });
+  beforeEach(() => {
+    clock = NOW;
+  });
+
+  /** A call as `user`; every answer is checked against the OpenAPI document. */
+  async function call(user: string, method: Method, path: string, body?: unknown) {
+    const auth = await bearer(user);
+    const base = request(app())[method](`/notifications${path}`).set('Authorization', auth);
+    const res = body === undefined ? await base : await base.send(body as object);
+    expectMatchesOpenApi(res, method.toUpperCase(), `/notifications${path.split('?')[0]}`);
+    return res;
+  }
+  const history = async (user: string, view = '') =>
+    (await call(user, 'get', `/v3/history${view ? `?view=${view}` : ''}`)).body as {
+      totalPages: number;
+      nextPage: number;
+      data: NotificationRecord[];
+    };
+  const ids = async (user: string, view = '') => (await history(user, view)).data.map((r) => r.targetId);
+  const counts = async (user: string) => (await call(user, 'get', '/v3')).body.data;
+  const updated = async (user: string, kind: string, body: unknown) => {
+    const res = await call(user, 'post', `/v3/records/${kind}`, body);
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    return res.body.data.updated as number;
+  };
+
+  /** Three records of `user` (a, b read, c), newest first, and one of `other`; their keys by target. */
+  async function seed(user: string, other: string) {
+    const [a, b, c, theirs] = await seedRecords(api.storage, [
+      { userId: user, targetId: `${user}-a`, lastUpdate: NOW - 1 * MIN },
+      { userId: user, targetId: `${user}-b`, lastUpdate: NOW - 2 * MIN, hasRead: true },
+      { userId: user, targetId: `${user}-c`, lastUpdate: NOW - 3 * MIN },
+      { userId: other, targetId: `${other}-x`, lastUpdate: NOW - 1 * MIN },
+    ]);
+    return { a: a!, b: b!, c: c!, theirs: theirs! };
+  }
+
+  describe('GET /notifications/v3 and /v3/history', () => {
+    it('gives records their inbox state and counts unseen beside unread, the inbox only', async () => {
+      const keys = await seed('u-counts', 'u-counts-other');
+      expect(await counts('u-counts')).to.deep.equal({ totalUnreadCount: 2, totalUnseenCount: 2 });
+      const [first] = (await history('u-counts')).data;
+      expect(first).to.include({ isSeen: false, archivedAt: null, snoozedUntil: null });
+      expect(await updated('u-counts', 'archive', { ids: [keys.a] })).to.equal(1);
+      expect(await updated('u-counts', 'snooze', { ids: [keys.c], until: NOW + 5 * MIN })).to.equal(1);
+      expect(await counts('u-counts')).to.deep.equal({ totalUnreadCount: 0, totalUnseenCount: 0 });
+      expect(await ids('u-counts')).to.deep.equal(['u-counts-b']);
+      expect(await ids('u-counts', 'inbox')).to.deep.equal(['u-counts-b']);
+      expect(await ids('u-counts', 'archived')).to.deep.equal(['u-counts-a']);
+      expect(await ids('u-counts', 'snoozed')).to.deep.equal(['u-counts-c']);
+      expect(await ids('u-counts', 'all')).to.deep.equal(['u-counts-a', 'u-counts-b', 'u-counts-c']);
+      const archived = await history('u-counts', 'archived');
+      expect(archived.totalPages).to.equal(1);
+      expect(archived.data[0]).to.include({ archivedAt: NOW, snoozedUntil: null, isSeen: false });
+      expect((await history('u-counts', 'snoozed')).data[0]).to.include({ snoozedUntil: NOW + 5 * MIN });
+      // v2 lists the inbox only, and its records carry no inbox state.
+      const v2 = await call('u-counts', 'get', '/v2/history');
+      expect(v2.body.data.map((r: NotificationRecord) => r.targetId)).to.deep.equal(['u-counts-b']);
+      expect(v2.body.data[0]).not.to.have.property('isSeen');
+    });
+
+    it('answers an unknown view with 400 naming it', async () => {
+      const res = await call('u-view', 'get', '/v3/history?view=trash');
+      expect(res.status).to.equal(400);
+      expect(res.body.message).to.match(/^view: expected one of inbox, archived, snoozed, all/);
+    });
+
+    it('sees on last-read the records it stops counting as unread', async () => {
+      await seed('u-last', 'u-last-other');
+      clock = NOW + MIN;
+      await call('u-last', 'post', '/v2/last-read');
+      expect(await counts('u-last')).to.deep.equal({ totalUnreadCount: 0, totalUnseenCount: 0 });
+      expect((await history('u-last')).data.map((r) => r.isSeen)).to.deep.equal([true, true, true]);
+    });
+  });
+
+  if (full)
+    describe('on a storage adapter without the inbox extensions', () => {
+      const bare = () => api.app({ now: () => clock, storage: { ...api.storage, inbox: undefined } });
+      const get = async (path: string) =>
+        request(bare())
+          .get(`/notifications${path}`)
+          .set('Authorization', await bearer('u-bare'));
+
+      it("answers the platform's count and history, and 501 to every inbox call", async () => {
+        await seed('u-bare', 'u-bare-other');
+        expect((await get('/v3')).body).to.deep.equal({ data: { totalUnreadCount: 2 } });
+        const page = await get('/v3/history');
+        expect(page.body.data).to.have.length(3);
+        expect(page.body.data[0]).not.to.have.property('isSeen');
+        const refused = [
+          await get('/v3/history?view=archived'),
+          await get('/v3/mutes'),
+          await request(bare())
+            .post('/notifications/v3/records/seen')
+            .set('Authorization', await bearer('u-bare'))
+            .send({ all: true }),
+        ];
+        for (const res of refused) {
+          expect(res.status).to.equal(501);
+          expect(res.body).to.include({ status: 'error', code: 501000 });
+          expect(res.body.message).to.match(/does not support the inbox/);
+        }
+        // The marks of the inbox's own storage never ran: every record is still unseen or read.
+        expect(await counts('u-bare')).to.deep.equal({ totalUnreadCount: 2, totalUnseenCount: 2 });
+      });
+    });
+
+  describe('POST /notifications/v3/records/*', () => {
+    it("counts what changed, ignores another user's, unknown and repeated ids, and never touches theirs", async () => {
+      const keys = await seed('u-ana', 'u-ben');
+      const before = await history('u-ben', 'all');
+      expect(
+        await updated('u-ana', 'seen', { ids: [keys.a, keys.a, keys.theirs, 'comment_none_u-ana'] }),
+      ).to.equal(1);
+      expect(await updated('u-ana', 'seen', { ids: [keys.a] })).to.equal(0);
+      // b was read, which sees it too: only c is left.
+      expect(await updated('u-ana', 'seen', { all: true })).to.equal(1);
+      expect(await updated('u-ana', 'seen', { all: true })).to.equal(0);
+      const theirs = { ids: [keys.theirs] };
+      for (const [kind, body] of [
+        ['archive', theirs],
+        ['snooze', { ...theirs, until: NOW + MIN }],
+        ['unarchive', theirs],
+        ['unsnooze', theirs],
+      ] as const)
+        expect(await updated('u-ana', kind, body), kind).to.equal(0);
+      expect(await history('u-ben', 'all')).to.deep.equal(before);
+      expect(await counts('u-ben')).to.deep.equal({ totalUnreadCount: 1, totalUnseenCount: 1 });
+    });
+
+    it('archives all, or all read, keeping the first archivedAt; unarchive brings records back as they were', async () => {
+      const keys = await seed('u-arch', 'u-arch-other');
+      expect(await updated('u-arch', 'archive', { all: true, readOnly: true })).to.equal(1);
+      expect(await ids('u-arch', 'archived')).to.deep.equal(['u-arch-b']);
+      clock = NOW + MIN;
+      expect(await updated('u-arch', 'archive', { all: true })).to.equal(2);
+      expect(await updated('u-arch', 'archive', { ids: [keys.b] })).to.equal(0);
+      const archived = (await history('u-arch', 'archived')).data;
+      expect(archived.map((r) => [r.targetId, r.archivedAt])).to.deep.equal([
+        ['u-arch-a', NOW + MIN],
+        ['u-arch-b', NOW],
+        ['u-arch-c', NOW + MIN],
+      ]);
+      expect(await updated('u-arch', 'unarchive', { ids: [keys.b, keys.c] })).to.equal(2);
+      expect(await updated('u-arch', 'unarchive', { ids: [keys.b] })).to.equal(0);
+      const back = (await history('u-arch')).data;
+      expect(back.map((r) => [r.targetId, r.hasRead, r.archivedAt])).to.deep.equal([
+        ['u-arch-b', true, null],
+        ['u-arch-c', false, null],
+      ]);
+    });
+
+    it('snoozes until a later time given as ms or ISO 8601, and unsnoozes as it was', async () => {
+      const keys = await seed('u-snooze', 'u-snooze-other');
+      const until = NOW + 5 * MIN;
+      expect(await updated('u-snooze', 'snooze', { ids: [keys.a], until })).to.equal(1);
+      expect(await updated('u-snooze', 'snooze', { ids: [keys.a], until })).to.equal(0);
+      const iso = new Date(until + MIN).toISOString();
+      expect(await updated('u-snooze', 'snooze', { ids: [keys.a, keys.c], until: iso })).to.equal(2);
+      expect((await history('u-snooze', 'snoozed')).data.map((r) => r.snoozedUntil)).to.deep.equal([
+        until + MIN,
+        until + MIN,
+      ]);
+      expect(await updated('u-snooze', 'unsnooze', { ids: [keys.a] })).to.equal(1);
+      expect(await updated('u-snooze', 'unsnooze', { ids: [keys.a] })).to.equal(0);
+      expect(await ids('u-snooze')).to.deep.equal(['u-snooze-a', 'u-snooze-b']);
+    });
+
+    // Parsing is the router's, the same on every adapter: checked once.
+    if (full)
+      describe('with a body outside the contract', () => {
+        const id = 'comment_x_u-bad';
+        const bad: [string, unknown, RegExp][] = [
+          ['seen', {}, /^ids: expected either ids or all/],
+          ['seen', { ids: [id], all: true }, /^ids: expected either ids or all/],
+          ['seen', { all: false }, /^all: expected true/],
+          ['seen', { ids: [] }, /^ids: expected 1 to 100 ids/],
+          [
+            'seen',
+            { ids: Array.from({ length: 101 }, (_, i) => `${id}${i}`) },
+            /^ids: expected 1 to 100 ids/,
+          ],
+          ['seen', { ids: [3] }, /^ids\.0: expected a string/],
+          ['seen', { ids: [id], extra: 1 }, /^body: unknown field extra/],
+          ['archive', { ids: [id], readOnly: true }, /^readOnly: only with all/],
+          ['unarchive', { all: true }, /ids|all/],
+          ['unsnooze', {}, /^ids: /],
+          ['snooze', { ids: [id] }, /^until: /],
+          ['snooze', { ids: [id], until: NOW }, /^until: expected a time later than now/],
+          ['snooze', { ids: [id], until: NOW - 1 }, /^until: expected a time later than now/],
+          [
+            'snooze',
+            { ids: [id], until: NOW + 90 * DAY_MS + 1 },
+            /^until: expected at most 90 days from now/,
+          ],
+          [
+            'snooze',
+            { ids: [id], until: 'tomorrow' },
+            /^until: expected an integer time \(ms\) or an ISO 8601/,
+          ],
+          ['snooze', { ids: [id], until: 1.5 }, /^until: /],
+        ];
+        for (const [kind, body, message] of bad) {
+          it(`answers ${kind} ${JSON.stringify(body).slice(0, 60)} with 400 naming the problem, changing nothing`, async () => {
+            const keys = await seed('u-bad', 'u-bad-other');
+            const before = await history('u-bad', 'all');
+            const sent = JSON.parse(JSON.stringify(body).replaceAll(id, keys.a)) as unknown;
+            const res = await call('u-bad', 'post', `/v3/records/${kind}`, sent);
+            expect(res.status).to.equal(400);
+            expect(res.body).to.include({ status: 'error', code: 400001 });
+            expect(res.body.message).to.match(message);
+            expect(await history('u-bad', 'all')).to.deep.equal(before);
+          });
+        }
+
+        it('answers a body that is not JSON with 415', async () => {
+          const res = await request(app())
+            .post('/notifications/v3/records/seen')
+            .set('Authorization', await bearer('u-bad'))
+            .set('Content-Type', 'text/plain')
+            .send('ids');
+          expect(res.status).to.equal(415);
+          expectMatchesOpenApi(res, 'POST', '/notifications/v3/records/seen');
+        });
+      });
+  });
+
+  describe('/notifications/v3/mutes', () => {
+    const mutes = async (user: string) => (await call(user, 'get', '/v3/mutes')).body.data as unknown[];
+
+    it('puts, lists, changes only the until of, and removes (by body or query) mutes of the caller', async () => {
+      const put = await call('u-mute', 'put', '/v3/mutes', { targetType: 'post', targetId: 'p-1' });
+      expect(put.status).to.equal(200);
+      expect(put.body.data).to.deep.equal({
+        targetType: 'post',
+        targetId: 'p-1',
+        createdAt: NOW,
+        until: null,
+      });
+      clock = NOW + MIN;
+      const again = await call('u-mute', 'put', '/v3/mutes', {
+        targetType: 'post',
+        targetId: 'p-1',
+        until: new Date(NOW + DAY_MS).toISOString(),
+      });
+      expect(again.body.data).to.deep.equal({
+        targetType: 'post',
+        targetId: 'p-1',
+        createdAt: NOW,
+        until: NOW + DAY_MS,
+      });
+      await call('u-mute', 'put', '/v3/mutes', { targetType: 'user', targetId: 'u-loud' });
+      expect(await mutes('u-mute')).to.have.length(2);
+      expect(await mutes('u-mute-other')).to.deep.equal([]);
+      const byBody = await call('u-mute', 'delete', '/v3/mutes', { targetType: 'post', targetId: 'p-1' });
+      expect(byBody.body).to.deep.equal({ data: { removed: true } });
+      const byQuery = await call('u-mute', 'delete', '/v3/mutes?targetType=user&targetId=u-loud');
+      expect(byQuery.body).to.deep.equal({ data: { removed: true } });
+      const none = await call('u-mute', 'delete', '/v3/mutes?targetType=user&targetId=u-loud');
+      expect(none.body).to.deep.equal({ data: { removed: false } });
+      expect(await mutes('u-mute')).to.deep.equal([]);
+    });
+
+    if (!full) return;
+    const bad: [Method, unknown, RegExp][] = [
+      [
+        'put',
+        { targetType: 'thread', targetId: 'p-1' },
+        /^targetType: expected one of post, community, user/,
+      ],
+      ['put', { targetType: 'post', targetId: '' }, /^targetId: expected a non-empty string/],
+      ['put', { targetType: 'post', targetId: 'p-1', until: NOW }, /^until: expected a time later than now/],
+      ['put', { targetType: 'post' }, /^targetId: /],
+      ['delete', { targetType: 'post' }, /^targetId: /],
+      ['delete', undefined, /^targetType: /],
+    ];
+    for (const [method, body, message] of bad) {
+      it(`answers ${method.toUpperCase()} ${JSON.stringify(body)} with 400 naming the problem, changing nothing`, async () => {
+        const res = await call('u-mute-bad', method, '/v3/mutes', body);
+        expect(res.status).to.equal(400);
+        expect(res.body).to.include({ status: 'error', code: 400001 });
+        expect(res.body.message).to.match(message);
+        expect(await mutes('u-mute-bad')).to.deep.equal([]);
+      });
+    }
+
+    it('refuses a new mute beyond 1,000 in force with 400 (code 400003), but not a second PUT of one in force', async function () {
+      this.timeout(120_000);
+      const inbox = api.storage.inbox!;
+      for (let i = 0; i < 1_000; i += 1)
+        await inbox.putMute('u-many', { targetType: 'post', targetId: `p-${i}` }, null, NOW - 1, 90);
+      const refused = await call('u-many', 'put', '/v3/mutes', { targetType: 'post', targetId: 'p-new' });
+      expect(refused.status).to.equal(400);
+      expect(refused.body).to.include({ status: 'error', code: 400003 });
+      expect(refused.body.message).to.match(/at most 1000 mutes/);
+      const again = await call('u-many', 'put', '/v3/mutes', {
+        targetType: 'post',
+        targetId: 'p-7',
+        until: NOW + MIN,
+      });
+      expect(again.status).to.equal(200);
+      expect(await mutes('u-many')).to.have.length(1_000);
+    });
+  });
+}
+
+describe('inbox endpoints (docs/tray-api.md#the-inbox)', function () {
+  this.timeout(30_000);
+  inboxSuite();
+});
+
+describe('inbox endpoints on the MongoDB adapter (a smoke test; its behaviour is in the conformance suite)', function () {
+  this.timeout(60_000);
+  inboxSuite('mongodb');
+});

@@ -1,0 +1,214 @@
+import { expect } from 'chai';
+import type { Removal } from '../../../../tray-service/domain/removal.ts';
+import type { TrayOperation } from '../../../support/reference-tray/reference-tray.ts';
+import {
+  aComment,
+  aCommentReaction,
+  aMention,
+  aPost,
+  aReaction,
+  aReply,
+} from '../../../support/activity-builder.ts';
+import { at, NOW } from './case-fixtures.ts';
+import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
+import { modelledStorage, type ModelledStorage } from './modelled-storage.ts';
+
+// Removals (docs/tray-rules.md#inbox) against the reference tray: groups shrink to what remains,
+// records left with nothing go, tombstones make late actions no-ops. They need the inbox port's
+// removals in the writes (the `removals` capability, conformance-adapters.ts).
+
+function removal(context: ConformanceContext, kind: Removal['kind'], id: string, now: number, post = 'p-1') {
+  const operation: TrayOperation = {
+    kind: 'removal',
+    removals: [{ kind, id: context.id(id), postId: context.id(post), at: now }],
+    now,
+  };
+  return operation;
+}
+
+/** Comments by `actors` on Ana's post p-1, one a minute, each with its segment. */
+function comments(context: ConformanceContext, actors: readonly [string, number][]) {
+  const post = { postId: context.id('p-1'), owner: context.id('u-ana') };
+  return actors.map(([actor, minute]) =>
+    aComment(context.id(actor), post, {
+      id: context.id(`cm-${actor}-${minute}`),
+      at: at(minute),
+      segment: minute,
+    }),
+  );
+}
+
+async function expectAll(tray: ModelledStorage, users: readonly string[], now: number) {
+  for (const user of users) await tray.expectModel(user, now);
+}
+
+conformanceCase(
+  'removals: a record shrinks 3 -> 2 -> 1 -> gone, keeping lastUpdate and its read state',
+  async (context) => {
+    const tray = modelledStorage(context);
+    await tray.personal(
+      comments(context, [
+        ['u-ben', 1],
+        ['u-cy', 2],
+        ['u-dee', 3],
+      ]),
+    );
+    await tray.apply({
+      kind: 'markRead',
+      userId: context.id('u-ana'),
+      verb: 'comment',
+      targetId: context.id('p-1'),
+      now: NOW + 1,
+    });
+    await tray.apply(removal(context, 'comment', 'cm-u-dee-3', NOW + 2));
+    const shrunk = await tray.record('u-ana', 'comment', NOW + 2);
+    expect(shrunk).to.deep.include({
+      actorsCount: 2,
+      lastActionId: context.id('cm-u-cy-2'),
+      lastActionSegmentNo: 2,
+      lastUpdate: at(3),
+      hasRead: true,
+    });
+    await tray.expectModel('u-ana', NOW + 2);
+    await tray.apply(removal(context, 'comment', 'cm-u-cy-2', NOW + 3));
+    await tray.expectModel('u-ana', NOW + 3);
+    await tray.apply(removal(context, 'comment', 'cm-u-ben-1', NOW + 4));
+    expect(await tray.records('u-ana', NOW + 4)).to.deep.equal([]);
+    await tray.expectModel('u-ana', NOW + 4);
+  },
+  { needs: 'removals' },
+);
+
+conformanceCase(
+  'removals: an actor with another action stays; removing the last action names the next one',
+  async (context) => {
+    const tray = modelledStorage(context);
+    await tray.personal(
+      comments(context, [
+        ['u-ben', 1],
+        ['u-cy', 2],
+        ['u-dee', 3],
+        ['u-eve', 4],
+        ['u-eve', 5],
+      ]),
+    );
+    await tray.apply(removal(context, 'comment', 'cm-u-eve-5', NOW + 1));
+    expect(await tray.record('u-ana', 'comment', NOW + 1)).to.deep.include({
+      actorsCount: 4,
+      lastActionId: context.id('cm-u-eve-4'),
+    });
+    await tray.expectModel('u-ana', NOW + 1);
+    await tray.apply(removal(context, 'comment', 'cm-u-eve-4', NOW + 2));
+    await tray.expectModel('u-ana', NOW + 2);
+  },
+  { needs: 'removals' },
+);
+
+conformanceCase(
+  'removals: an action arriving after its removal is a no-op; a redelivered removal changes nothing',
+  async (context) => {
+    const tray = modelledStorage(context);
+    await tray.apply(removal(context, 'comment', 'cm-u-ben-1', NOW));
+    await tray.personal(comments(context, [['u-ben', 1]]), NOW + 1);
+    expect(await tray.records('u-ana', NOW + 1)).to.deep.equal([]);
+    await tray.personal(comments(context, [['u-cy', 2]]), NOW + 2);
+    await tray.apply(removal(context, 'comment', 'cm-u-cy-2', NOW + 3));
+    await tray.personal(comments(context, [['u-dee', 4]]), NOW + 4);
+    await tray.apply(removal(context, 'comment', 'cm-u-cy-2', NOW + 5));
+    await tray.personal(comments(context, [['u-cy', 2]]), NOW + 6);
+    await tray.expectModel('u-ana', NOW + 6);
+    expect((await tray.record('u-ana', 'comment', NOW + 6))?.changedAt).to.equal(NOW + 4);
+  },
+  { needs: 'removals' },
+);
+
+conformanceCase(
+  "removals: a deleted post takes every record on it and its comments and shrinks the members' post record",
+  async (context) => {
+    const tray = modelledStorage(context);
+    const id = context.id;
+    const community = { communityId: tray.communityId };
+    const post = { postId: id('p-1'), owner: id('u-ana') };
+    const comment1 = { commentId: id('cm-1'), owner: id('u-ben'), postId: id('p-1') };
+    await tray.membership('u-ana', true, 0);
+    await tray.membership('u-ben', true, 0);
+    await tray.posts([
+      aPost(id('u-cy'), { id: id('p-0'), at: at(1), ...community }),
+      aPost(id('u-ana'), { id: id('p-1'), at: at(2), ...community }),
+    ]);
+    await tray.personal([
+      aComment(id('u-ben'), post, { id: id('cm-1'), at: at(3), ...community }),
+      aReaction(id('u-dee'), post, { id: id('r-1'), at: at(4), ...community }),
+      aReply(id('u-eve'), comment1, { id: id('cm-2'), at: at(5), ...community }),
+      aCommentReaction(id('u-eve'), comment1, { id: id('r-2'), at: at(6), ...community }),
+      aMention(id('u-ana'), id('u-fay'), { in: 'post', postId: id('p-1') }, { at: at(2), ...community }),
+      aMention(
+        id('u-ben'),
+        id('u-fay'),
+        { in: 'comment', commentId: id('cm-1'), postId: id('p-1') },
+        { at: at(3), ...community },
+      ),
+      aComment(
+        id('u-ben'),
+        { postId: id('p-0'), owner: id('u-cy') },
+        { id: id('cm-9'), at: at(3), ...community },
+      ),
+    ]);
+    await tray.apply(removal(context, 'post', 'p-1', NOW + 1));
+    const users = ['u-ana', 'u-ben', 'u-cy', 'u-fay'];
+    await expectAll(tray, users, NOW + 1);
+    expect(await tray.records('u-fay', NOW + 1)).to.deep.equal([]);
+    // The voided actions arriving again (a replay) change nothing.
+    await tray.personal([aComment(id('u-dee'), post, { id: id('cm-3'), at: at(7), ...community })], NOW + 2);
+    await tray.posts([aPost(id('u-ana'), { id: id('p-1'), at: at(2), ...community })], NOW + 2);
+    await expectAll(tray, users, NOW + 2);
+  },
+  { needs: 'removals' },
+);
+
+conformanceCase(
+  'removals: a deleted comment takes its replies record and the mentions in it; replies keep their own records',
+  async (context) => {
+    const tray = modelledStorage(context);
+    const id = context.id;
+    const post = { postId: id('p-1'), owner: id('u-ana') };
+    const parent = { commentId: id('cm-1'), owner: id('u-ben'), postId: id('p-1') };
+    const reply = { commentId: id('cm-2'), owner: id('u-cy'), postId: id('p-1') };
+    await tray.personal([
+      aComment(id('u-ben'), post, { id: id('cm-1'), at: at(1) }),
+      aComment(id('u-dee'), post, { id: id('cm-4'), at: at(2) }),
+      aReply(id('u-cy'), parent, { id: id('cm-2'), at: at(3) }),
+      aReply(id('u-dee'), reply, { id: id('cm-3'), at: at(4) }),
+      aMention(
+        id('u-ben'),
+        id('u-fay'),
+        { in: 'comment', commentId: id('cm-1'), postId: id('p-1') },
+        { at: at(1) },
+      ),
+    ]);
+    await tray.apply(removal(context, 'comment', 'cm-1', NOW + 1));
+    await expectAll(tray, ['u-ana', 'u-ben', 'u-cy', 'u-fay'], NOW + 1);
+    expect(await tray.records('u-ben', NOW + 1)).to.deep.equal([]);
+  },
+  { needs: 'removals' },
+);
+
+conformanceCase(
+  'removals: a removal never brings a record back to the inbox; a later older action takes lastUpdate no lower',
+  async (context) => {
+    const tray = modelledStorage(context);
+    await tray.personal(
+      comments(context, [
+        ['u-ben', 1],
+        ['u-cy', 5],
+      ]),
+    );
+    const key = (await tray.record('u-ana', 'comment'))?.key ?? '';
+    await tray.apply({ kind: 'archive', userId: context.id('u-ana'), ids: [key], now: NOW + 1 });
+    await tray.apply(removal(context, 'comment', 'cm-u-cy-5', NOW + 2));
+    await tray.expectModel('u-ana', NOW + 2);
+    await tray.personal(comments(context, [['u-dee', 3]]), NOW + 3);
+    await tray.expectModel('u-ana', NOW + 3);
+  },
+  { needs: 'removals' },
+);

@@ -1,0 +1,130 @@
+import { Router, type RequestHandler } from 'express';
+import { AppError } from '../../../shared/errors/app-error.ts';
+import { methodNotAllowed } from '../../../shared/http/error-middleware.ts';
+import { muteUntilProblem } from '../../domain/mute-changes.ts';
+import type { Mute } from '../../domain/mute.ts';
+import { snoozeUntilProblem } from '../../domain/snooze-mark.ts';
+import type { InboxMark, TrayStorage } from '../../storage/port.ts';
+import type { HistoryPages } from '../../use-cases/history-page.ts';
+import { listMutes } from '../../use-cases/list-mutes.ts';
+import { markInbox } from '../../use-cases/mark-inbox.ts';
+import { putMute } from '../../use-cases/put-mute.ts';
+import { removeMute } from '../../use-cases/remove-mute.ts';
+import type { TrayChanges } from '../../use-cases/tray-changes.ts';
+import { callerId } from '../../http/auth/require-user.ts';
+import { admitted } from '../../http/rate-limit/limit-per-user.ts';
+import { jsonBody } from '../../http/require-json.ts';
+import { parseInput } from '../../http/parse-input.ts';
+import {
+  archiveBody,
+  idsBody,
+  muteTargetInput,
+  putMuteBody,
+  seenBody,
+  snoozeBody,
+  type MuteBody,
+  type MutesBody,
+  type RemovedBody,
+  type UpdatedBody,
+} from '../../http/api-schema/inbox-schemas.ts';
+
+export interface InboxRouterDeps {
+  storage: Pick<TrayStorage, 'inbox' | 'engine'>;
+  /** The history pages' memoised totals, forgotten when a mark moves records between views. */
+  pages: Pick<HistoryPages, 'forget'>;
+  now: () => number;
+  /** Auth and rate limit, run before every route that changes anything. */
+  guard: RequestHandler[];
+  /** The same for the routes that only read (see TrayRouterDeps.readGuard). */
+  readGuard: RequestHandler[];
+  /** Where marks are announced (live streams, docs/live-tray.md). */
+  changes?: Pick<TrayChanges, 'inboxMarked'>;
+}
+
+/** Paths relative to the /notifications mount. */
+export const inboxPaths = [
+  '/v3/records/seen',
+  '/v3/records/archive',
+  '/v3/records/unarchive',
+  '/v3/records/snooze',
+  '/v3/records/unsnooze',
+  '/v3/mutes',
+];
+
+/** A time the domain refuses (in the past, too far on): 400 naming the field, before anything changes. */
+function refuseTime(problem: string | undefined): void {
+  if (problem !== undefined) throw new AppError('VALIDATION', problem);
+}
+
+const publicMute = ({ targetType, targetId, createdAt, until }: Mute) => ({
+  targetType,
+  targetId,
+  createdAt,
+  until,
+});
+
+/** The body's mark of each POST records/<kind>, parsed; `at` is the tray's clock now. */
+const marks: Record<string, (body: unknown, at: number) => InboxMark> = {
+  seen: (raw) => ({ kind: 'seen', ids: parseInput(seenBody, raw, 'body').ids ?? 'all' }),
+  archive(raw) {
+    const body = parseInput(archiveBody, raw, 'body');
+    return { kind: 'archive', ids: body.ids ?? 'all', ...(body.readOnly ? { readOnly: true } : {}) };
+  },
+  unarchive: (raw) => ({ kind: 'unarchive', ids: parseInput(idsBody, raw, 'body').ids }),
+  snooze(raw, at) {
+    const body = parseInput(snoozeBody, raw, 'body');
+    refuseTime(snoozeUntilProblem(body.until, at));
+    return { kind: 'snooze', ids: body.ids, until: body.until };
+  },
+  unsnooze: (raw) => ({ kind: 'unsnooze', ids: parseInput(idsBody, raw, 'body').ids }),
+};
+
+/**
+ * The inbox's marks and mutes (docs/tray-api.md#the-inbox): HTTP over their use cases. Every input
+ * is parsed whole before a use case runs, so a bad body changes nothing.
+ */
+export function createInboxRouter(deps: InboxRouterDeps): Router {
+  const router = Router();
+  const { storage, now, changes } = deps;
+
+  for (const [kind, toMark] of Object.entries(marks)) {
+    router
+      .route(`/v3/records/${kind}`)
+      .post(...deps.guard, ...jsonBody(), async (req, res) => {
+        const at = now();
+        const userId = callerId(res);
+        const mark = toMark(req.body ?? {}, at);
+        const updated = await markInbox(storage, changes, { userId, mark, now: at });
+        if (updated > 0) deps.pages.forget(userId);
+        res.json({ data: { updated } } satisfies UpdatedBody);
+      })
+      .all(methodNotAllowed(['POST']));
+  }
+
+  router
+    .route('/v3/mutes')
+    .get(...deps.readGuard, async (_req, res) => {
+      const mutes = await listMutes(storage, callerId(res), now());
+      await admitted(res);
+      res.json({ data: mutes.map(publicMute) } satisfies MutesBody);
+    })
+    .put(...deps.guard, ...jsonBody(), async (req, res) => {
+      const body = parseInput(putMuteBody, req.body ?? {}, 'body');
+      const at = now();
+      const until = body.until ?? null;
+      refuseTime(muteUntilProblem(until, at));
+      const target = { targetType: body.targetType, targetId: body.targetId };
+      const mute = await putMute(storage, { userId: callerId(res), target, until, now: at });
+      res.json({ data: publicMute(mute) } satisfies MuteBody);
+    })
+    .delete(...deps.guard, ...jsonBody(), async (req, res) => {
+      // A JSON body, or query parameters for clients whose DELETE carries no body.
+      const sent: unknown = req.body ?? req.query;
+      const target = parseInput(muteTargetInput, sent, req.body === undefined ? 'query' : 'body');
+      const removed = await removeMute(storage, { userId: callerId(res), target, now: now() });
+      res.json({ data: { removed } } satisfies RemovedBody);
+    })
+    .all(methodNotAllowed(['GET', 'PUT', 'DELETE']));
+
+  return router;
+}

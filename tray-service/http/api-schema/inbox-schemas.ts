@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import { inboxViews } from '../../domain/inbox-view.ts';
+import { muteTargetTypes } from '../../domain/mute.ts';
+
+/** The inbox endpoints' inputs and outputs (docs/tray-api.md#inbox): the router parses and answers these. */
+
+/** A time input: integer ms since the epoch or an ISO 8601 string; ms out. */
+const timeInput = z
+  .union([z.number().int({ error: 'expected an integer time (ms)' }), z.string().max(40)], {
+    error: 'expected an integer time (ms) or an ISO 8601 string',
+  })
+  .transform((value, ctx) => {
+    if (typeof value === 'number') return value;
+    // A full ISO 8601 date-time with its offset, so the server's time zone never decides.
+    const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(value)
+      ? Date.parse(value)
+      : Number.NaN;
+    if (Number.isSafeInteger(ms)) return ms;
+    ctx.addIssue({ code: 'custom', message: 'expected an integer time (ms) or an ISO 8601 string' });
+    return z.NEVER;
+  })
+  .meta({
+    override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+      for (const key of Object.keys(jsonSchema)) Reflect.deleteProperty(jsonSchema, key);
+      Object.assign(jsonSchema, {
+        oneOf: [{ type: 'integer' }, { type: 'string', format: 'date-time' }],
+        description: 'Epoch milliseconds or an ISO 8601 time',
+      });
+    },
+  });
+
+/** 1-100 record keys (v_tarid_uid); duplicates count once. */
+const recordIds = z
+  .array(
+    z.string({ error: 'expected a string' }).min(1, { error: 'expected a non-empty string' }).max(1_024),
+    {
+      error: 'expected an array of record ids',
+    },
+  )
+  .min(1, { error: 'expected 1 to 100 ids' })
+  .max(100, { error: 'expected 1 to 100 ids' })
+  .transform((ids) => [...new Set(ids)]);
+
+const allRecords = z.literal(true, { error: 'expected true' });
+
+/** A body's error: an unknown field by its name, anything else as not the expected object. */
+const bodyError = {
+  error: (issue: { code?: string; keys?: readonly string[] }) =>
+    issue.code === 'unrecognized_keys'
+      ? `unknown field ${(issue.keys ?? []).join(', ')}`
+      : 'expected a JSON object',
+};
+
+/** Exactly one of `ids` and `all`. */
+const idsOrAll = <T extends { ids?: unknown; all?: unknown }>(body: T, ctx: z.RefinementCtx) => {
+  if ((body.ids === undefined) === (body.all === undefined))
+    ctx.addIssue({ code: 'custom', message: 'expected either ids or all, not both', path: ['ids'] });
+};
+
+/** POST records/seen. */
+export const seenBody = z
+  .strictObject({ ids: recordIds.optional(), all: allRecords.optional() }, bodyError)
+  .superRefine(idsOrAll);
+
+/** POST records/archive: `readOnly` only with `all`. */
+export const archiveBody = z
+  .strictObject(
+    { ids: recordIds.optional(), all: allRecords.optional(), readOnly: allRecords.optional() },
+    bodyError,
+  )
+  .superRefine((body, ctx) => {
+    idsOrAll(body, ctx);
+    if (body.readOnly && !body.all)
+      ctx.addIssue({ code: 'custom', message: 'only with all', path: ['readOnly'] });
+  });
+
+/** POST records/unarchive and records/unsnooze. */
+export const idsBody = z.strictObject({ ids: recordIds }, bodyError);
+
+/** POST records/snooze: `until` later than now and at most 90 days on (checked against the clock). */
+export const snoozeBody = z.strictObject({ ids: recordIds, until: timeInput }, bodyError);
+
+/** GET v3/history's `view`. */
+export const viewQuery = z
+  .enum(inboxViews, { error: `expected one of ${inboxViews.join(', ')}` })
+  .optional()
+  .meta({ param: { description: 'Which records: inbox (default), archived, snoozed or all' } });
+
+const muteTarget = {
+  targetType: z.enum(muteTargetTypes, { error: `expected one of ${muteTargetTypes.join(', ')}` }),
+  targetId: z
+    .string({ error: 'expected a string' })
+    .min(1, { error: 'expected a non-empty string' })
+    .max(512),
+};
+
+/** PUT v3/mutes: `until` (optional) later than now. */
+export const putMuteBody = z.strictObject(
+  { ...muteTarget, until: timeInput.nullable().optional() },
+  bodyError,
+);
+
+/** DELETE v3/mutes: a JSON body or query parameters. */
+export const muteTargetInput = z.object(muteTarget, bodyError);
+
+/** POST records/*. */
+export const updatedBody = z.strictObject({
+  data: z.strictObject({
+    updated: z.number().int().min(0).meta({ description: 'Records this call changed' }),
+  }),
+});
+
+/** One mute in force. */
+export const muteView = z
+  .strictObject({
+    targetType: z.enum(muteTargetTypes),
+    targetId: z.string(),
+    createdAt: z.number().int().meta({ description: 'Epoch ms the mute was put (tray clock)' }),
+    until: z.number().int().nullable().meta({ description: 'Epoch ms it ends by itself, or null' }),
+  })
+  .meta({ id: 'Mute' });
+
+export const mutesBody = z.strictObject({ data: z.array(muteView) });
+export const muteBody = z.strictObject({ data: muteView });
+export const removedBody = z.strictObject({
+  data: z.strictObject({
+    removed: z.boolean().meta({ description: 'Whether a mute of the target was in force' }),
+  }),
+});
+
+export type UpdatedBody = z.infer<typeof updatedBody>;
+export type MutesBody = z.infer<typeof mutesBody>;
+export type MuteBody = z.infer<typeof muteBody>;
+export type RemovedBody = z.infer<typeof removedBody>;

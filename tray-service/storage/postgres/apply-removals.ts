@@ -1,0 +1,244 @@
+import type pg from 'pg';
+import { removalVoids, type Removal } from '../../domain/removal.ts';
+import type { TrayRecord, TrayVerb } from '../../domain/tray-record.ts';
+import type { RemovedRecord } from '../port.ts';
+import { exactActorsOfRow } from './exact-actors-sql.ts';
+import { groupLock, lockKeys, postLock } from './lock-keys.ts';
+import { toTrayRecord, type RecordRow } from './record-row.ts';
+
+/** A kept action on one of the removals' posts (tray_group_actions). */
+interface ActionRow {
+  target_id: string;
+  verb: TrayVerb;
+  action_id: string;
+  recipient: string;
+  actor_id: string;
+  parent_target_id: string | null;
+  mention_in: 'post' | 'comment' | null;
+  community_id: string | null;
+}
+
+const groupKey = (row: Pick<ActionRow, 'verb' | 'target_id'>) => JSON.stringify([row.verb, row.target_id]);
+
+/** The kept actions on the posts, with what removalVoids reads of each. */
+async function actionsOnPosts(client: pg.PoolClient, postIds: readonly string[]): Promise<ActionRow[]> {
+  const found = await client.query<ActionRow>(
+    `SELECT target_id, verb, action_id, recipient, actor_id, parent_target_id, mention_in, community_id
+     FROM tray_group_actions WHERE post_id = ANY($1::text[])`,
+    [postIds],
+  );
+  return found.rows;
+}
+
+const voids = (removals: readonly Removal[], row: ActionRow) =>
+  removals.some((removal) =>
+    removalVoids(removal, {
+      verb: row.verb,
+      targetId: row.target_id,
+      lastActionId: row.action_id,
+      ...(row.parent_target_id === null ? {} : { parentTargetId: row.parent_target_id }),
+      ...(row.mention_in === null ? {} : { mentionIn: row.mention_in }),
+    }),
+  );
+
+/** The voided actions gone from every table that keeps actions, in one statement. */
+const DELETE_VOIDED = `WITH v AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+         AS v(target_id, verb, action_id, recipient, actor_id, community_id)),
+     ga AS (DELETE FROM tray_group_actions t USING v
+            WHERE t.target_id = v.target_id AND t.verb = v.verb AND t.action_id = v.action_id
+              AND t.recipient = v.recipient),
+     pa AS (DELETE FROM tray_personal_actions t USING v
+            WHERE v.recipient <> '' AND t.user_id = v.recipient AND t.community_id = v.community_id
+              AND t.verb = v.verb AND t.target_id = v.target_id AND t.actor_id = v.actor_id
+              AND t.action_id = v.action_id)
+     DELETE FROM tray_community_posts t USING v
+     WHERE v.verb = 'post' AND t.community_id = v.target_id AND t.action_id = v.action_id`;
+
+/**
+ * Each actor of the groups who lost an action, at their newest action left (or gone): the group
+ * actors are each actor's latest action, so they are read again from every kept action.
+ */
+const REFOLD_ACTORS = `WITH a AS (SELECT DISTINCT * FROM unnest($1::text[], $2::text[], $3::text[]) AS a(target_id, verb, actor_id)),
+     gone AS (DELETE FROM tray_target_actors t USING a
+              WHERE t.target_id = a.target_id AND t.verb = a.verb AND t.actor_id = a.actor_id)
+     INSERT INTO tray_target_actors
+       (verb, target_id, actor_id, name, image_url, avatar_custom_url, at, action_id, expires_at)
+     SELECT DISTINCT ON (g.target_id, g.verb, g.actor_id)
+       g.verb, g.target_id, g.actor_id, g.name, g.image_url, g.avatar_custom_url, g.at, g.action_id, g.expires_at
+     FROM a JOIN tray_group_actions g
+       ON g.target_id = a.target_id AND g.verb = a.verb AND g.actor_id = a.actor_id
+     ORDER BY g.target_id, g.verb, g.actor_id, g.at DESC, g.action_id DESC
+     ON CONFLICT (target_id, verb, actor_id) DO UPDATE SET name = excluded.name, image_url = excluded.image_url,
+       avatar_custom_url = excluded.avatar_custom_url, at = excluded.at, action_id = excluded.action_id,
+       expires_at = excluded.expires_at`;
+
+const SNAPSHOT = `jsonb_strip_nulls(jsonb_build_object('userId', t.actor_id, 'name', t.name,
+  'imageUrl', t.image_url, 'avatarCustomUrl', t.avatar_custom_url, 'at', t.at))`;
+
+/**
+ * Every unexpired record of the groups computed again from what it still counts: the members'
+ * `post` records of a community (anyone who had a membership there), and the recipients' records of
+ * every other group. A record whose recipient was away since its countFrom counts exactly
+ * (exact-actors-sql.ts); every other counts its group's actors from countFrom on. Only actors,
+ * actorsCount and the last action's id and segment change (with changedAt); a record left with
+ * none is deleted. Returns each record changed (`rec`) or deleted.
+ */
+function recomputeSql(): string {
+  const exact = exactActorsOfRow('r');
+  return `WITH grp AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS g(verb, target_id, community_id)),
+     d AS (SELECT DISTINCT mb.user_id, grp.verb, grp.target_id, grp.community_id
+           FROM grp JOIN tray_memberships mb ON grp.verb = 'post' AND mb.community_id = grp.target_id
+           UNION
+           SELECT x.user_id, grp.verb, grp.target_id, grp.community_id
+           FROM unnest($4::text[], $5::text[], $6::text[]) AS x(user_id, verb, target_id)
+           JOIN grp ON grp.verb = x.verb AND grp.target_id = x.target_id),
+     r AS (SELECT t.user_id, t.key, t.verb, t.target_id, t.count_from, d.community_id
+           FROM d JOIN tray_records t
+             ON t.user_id = d.user_id AND t.key = tray_record_key(d.verb, d.target_id, d.user_id)
+           WHERE t.expires_at > $7),
+     -- Each group's actors once: how many, and the oldest (a record counting from before it counts all).
+     g AS MATERIALIZED (
+       SELECT grp.verb, grp.target_id, s.total, s.min_at FROM grp CROSS JOIN LATERAL (
+         SELECT count(*)::int AS total, min(t.at) AS min_at FROM tray_target_actors t
+         WHERE t.target_id = grp.target_id AND t.verb = grp.verb) AS s),
+     x AS (SELECT r.*, e.exact FROM r LEFT JOIN LATERAL (
+             SELECT ${exact} AS exact
+             WHERE r.community_id IS NOT NULL
+               AND EXISTS (SELECT 1 FROM tray_member_away a
+                           WHERE a.community_id = r.community_id AND a.user_id = r.user_id AND a.to_at > r.count_from)
+             OFFSET 0) AS e ON true),
+     y AS (
+       SELECT x.user_id, x.key,
+         CASE WHEN x.exact IS NOT NULL THEN x.exact->'actors' ELSE top.actors END AS actors,
+         CASE WHEN x.exact IS NOT NULL THEN (x.exact->>'count')::int
+              WHEN x.count_from <= g.min_at THEN g.total - (CASE WHEN own.at >= x.count_from THEN 1 ELSE 0 END)
+              ELSE (SELECT count(*)::int FROM tray_target_actors t
+                    WHERE t.target_id = x.target_id AND t.verb = x.verb AND t.at >= x.count_from
+                      AND t.actor_id <> x.user_id) END AS actors_count,
+         CASE WHEN x.exact IS NOT NULL THEN x.exact->'newest'->>'lastActionId' ELSE top.newest END AS last_action_id,
+         CASE WHEN x.exact IS NOT NULL THEN (x.exact->'newest'->>'at')::bigint ELSE top.newest_at END AS last_action_at,
+         CASE WHEN x.exact IS NOT NULL THEN (x.exact->'newest'->>'lastActionSegmentNo')::bigint
+              ELSE (SELECT ga.seg FROM tray_group_actions ga
+                    WHERE ga.target_id = x.target_id AND ga.verb = x.verb AND ga.action_id = top.newest
+                    LIMIT 1) END AS seg
+       FROM x JOIN g ON g.verb = x.verb AND g.target_id = x.target_id
+       LEFT JOIN tray_target_actors own
+         ON own.target_id = x.target_id AND own.verb = x.verb AND own.actor_id = x.user_id
+       CROSS JOIN LATERAL (
+         SELECT coalesce(jsonb_agg(l.snap ORDER BY l.at DESC, l.action_id DESC), '[]'::jsonb)::json AS actors,
+                (array_agg(l.action_id ORDER BY l.at DESC, l.action_id DESC))[1] AS newest,
+                max(l.at) AS newest_at
+         FROM (SELECT t.at, t.action_id, ${SNAPSHOT} AS snap FROM tray_target_actors t
+               WHERE t.target_id = x.target_id AND t.verb = x.verb AND t.at >= x.count_from
+                 AND t.actor_id <> x.user_id
+               ORDER BY t.at DESC, t.action_id DESC LIMIT 3) AS l) AS top),
+     gone AS (DELETE FROM tray_records t USING y
+              WHERE t.user_id = y.user_id AND t.key = y.key AND (y.actors_count = 0 OR y.last_action_id IS NULL)
+              RETURNING t.user_id, t.key),
+     changed AS (
+       UPDATE tray_records t SET actors = y.actors, actors_count = y.actors_count,
+         last_action_id = y.last_action_id, last_action_segment_no = y.seg,
+         last_action_at = nullif(y.last_action_at, t.last_update), update_floor = t.last_update, changed_at = $7
+       FROM y
+       WHERE t.user_id = y.user_id AND t.key = y.key AND y.actors_count > 0 AND y.last_action_id IS NOT NULL
+         AND (t.actors::text <> y.actors::text OR t.actors_count <> y.actors_count
+              OR t.last_action_id <> y.last_action_id OR t.last_action_segment_no IS DISTINCT FROM y.seg)
+       RETURNING t.*)
+     SELECT user_id, key, NULL::json AS rec FROM gone
+     UNION ALL
+     SELECT user_id, key, json_build_object('user_id', user_id, 'key', key, 'verb', verb, 'target_id', target_id,
+       'target_type', target_type, 'target_name', target_name, 'parent_target_id', parent_target_id,
+       'last_action_id', last_action_id, 'last_action_segment_no', last_action_segment_no::text, 'feed', feed,
+       'mention_in', mention_in, 'actors', actors, 'actors_count', actors_count,
+       'last_update', last_update::text, 'has_read', has_read, 'unread_at', unread_at::text,
+       'changed_at', changed_at::text) AS rec
+     FROM changed`;
+}
+
+export interface RemovalOutcome {
+  written: TrayRecord[];
+  removed: RemovedRecord[];
+}
+
+/**
+ * Removals on PostgreSQL (docs/tray-rules.md#inbox), in the caller's transaction: the posts'
+ * removal locks and the record groups of their kept actions are locked, the tombstones stored,
+ * the voided actions (removal.ts decides which) deleted from every table that keeps actions, the
+ * group actors refolded, and every record of a group that lost an action computed again by one
+ * set-based statement. A redelivered removal finds nothing left to void and changes nothing.
+ */
+export async function applyRemovals(
+  client: pg.PoolClient,
+  removals: readonly Removal[],
+  options: { now: number; retentionMs: number },
+): Promise<RemovalOutcome> {
+  if (removals.length === 0) return { written: [], removed: [] };
+  const postIds = [...new Set(removals.map((removal) => removal.postId))];
+  const locked = new Set<string>();
+  const lockGroups = async (rows: readonly ActionRow[], posts: readonly string[] = []) => {
+    const keys = [...posts.map(postLock), ...rows.map((row) => groupLock(row.verb, row.target_id))].filter(
+      (key) => !locked.has(key),
+    );
+    await lockKeys(client, keys);
+    for (const key of keys) locked.add(key);
+  };
+  // Locked before the tombstones are stored; read again after: a write that committed meanwhile
+  // may have added a group (taking its lock too is safe: a deadlock is retried whole).
+  await lockGroups(await actionsOnPosts(client, postIds), postIds);
+  await client.query(
+    `INSERT INTO tray_removals (post_id, kind, id, at, expires_at)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
+     ON CONFLICT DO NOTHING`,
+    [
+      removals.map((removal) => removal.postId),
+      removals.map((removal) => removal.kind),
+      removals.map((removal) => removal.id),
+      removals.map((removal) => removal.at),
+      removals.map((removal) => Math.max(removal.at, options.now) + options.retentionMs),
+    ],
+  );
+  const candidates = await actionsOnPosts(client, postIds);
+  await lockGroups(candidates);
+  const voided = candidates.filter((row) => voids(removals, row));
+  if (voided.length === 0) return { written: [], removed: [] };
+
+  const groups = new Map<string, ActionRow>();
+  for (const row of voided) groups.set(groupKey(row), row);
+  const touched = [...groups.values()];
+  // Whom each group's records belong to besides a community's members: read before the voided
+  // actions go, so a group left with none still finds its records.
+  const recipients = await client.query<{ recipient: string; verb: string; target_id: string }>(
+    `SELECT DISTINCT t.recipient, t.verb, t.target_id
+     FROM unnest($1::text[], $2::text[]) AS g(verb, target_id)
+     JOIN tray_group_actions t ON t.target_id = g.target_id AND t.verb = g.verb AND t.recipient <> ''`,
+    [touched.map((row) => row.verb), touched.map((row) => row.target_id)],
+  );
+  await client.query(DELETE_VOIDED, [
+    voided.map((row) => row.target_id),
+    voided.map((row) => row.verb),
+    voided.map((row) => row.action_id),
+    voided.map((row) => row.recipient),
+    voided.map((row) => row.actor_id),
+    voided.map((row) => row.community_id),
+  ]);
+  await client.query(REFOLD_ACTORS, [
+    voided.map((row) => row.target_id),
+    voided.map((row) => row.verb),
+    voided.map((row) => row.actor_id),
+  ]);
+  const result = await client.query<{ user_id: string; key: string; rec: RecordRow | null }>(recomputeSql(), [
+    touched.map((row) => row.verb),
+    touched.map((row) => row.target_id),
+    touched.map((row) => (row.verb === 'post' ? row.target_id : row.community_id)),
+    recipients.rows.map((row) => row.recipient),
+    recipients.rows.map((row) => row.verb),
+    recipients.rows.map((row) => row.target_id),
+    options.now,
+  ]);
+  const written: TrayRecord[] = [];
+  const removed: RemovedRecord[] = [];
+  for (const row of result.rows)
+    if (row.rec) written.push(toTrayRecord(row.rec));
+    else removed.push({ userId: row.user_id, key: row.key });
+  return { written, removed };
+}

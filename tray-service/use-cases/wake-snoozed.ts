@@ -1,0 +1,20 @@
+import type { TrayStorage } from '../storage/port.ts';
+import type { TrayChanges } from './tray-changes.ts';
+
+/**
+ * The snooze wake-up (docs/tray-rules.md#inbox): brings back up to `limit` records whose snooze has
+ * ended by `now`, unread and unseen, and announces each to its user's streams as a `record`. Each
+ * record is claimed by one process only, however many run this at once (the storage's claim).
+ * Returns how many woke: `limit` means more may be due.
+ */
+export async function wakeSnoozed(
+  storage: Pick<TrayStorage, 'inbox'>,
+  changes: Pick<TrayChanges, 'recordsWritten'> | undefined,
+  now: number,
+  limit: number,
+): Promise<number> {
+  if (!storage.inbox) return 0;
+  const woken = await storage.inbox.wakeDue(now, limit);
+  if (woken.length > 0) await changes?.recordsWritten(woken);
+  return woken.length;
+}
