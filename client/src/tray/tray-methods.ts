@@ -8,6 +8,7 @@ import type {
   ReadBody,
   UnreadCountBody,
 } from '../generated/tray-api-types.ts';
+import type { TrayRequest } from '../request/send-request.ts';
 import type { Send } from '../send.ts';
 
 /** Which records a history lists: the inbox (default), archived, snoozed or all. */
@@ -49,6 +50,11 @@ export function trayMethods(send: Send, settings: { locale?: string | undefined 
       query: { startAfter, view, locale: settings.locale },
       signal: options.signal,
     });
+  const command =
+    (method: TrayRequest['method'], path: string) =>
+    async (options: CallOptions = {}): Promise<void> => {
+      await send<DataStringBody | MarkAllBody>({ method, path, signal: options.signal });
+    };
   return {
     async counts(options = {}) {
       const body = await send<UnreadCountBody>({
@@ -77,26 +83,9 @@ export function trayMethods(send: Send, settings: { locale?: string | undefined 
         signal: options.signal,
       });
     },
-    async markAllAsRead(options = {}) {
-      await send<MarkAllBody>({
-        method: 'GET',
-        path: '/notifications/v3/mark-all-as-read',
-        signal: options.signal,
-      });
-    },
-    async setLastRead(options = {}) {
-      await send<DataStringBody>({
-        method: 'POST',
-        path: '/notifications/v2/last-read',
-        signal: options.signal,
-      });
-    },
-    async deleteAll(options = {}) {
-      await send<DataStringBody>({
-        method: 'DELETE',
-        path: '/notifications/v3/delete-all',
-        signal: options.signal,
-      });
-    },
+    // The service answers these with a fixed acknowledgement (DataStringBody, MarkAllBody): nothing to hand on.
+    markAllAsRead: command('GET', '/notifications/v3/mark-all-as-read'),
+    setLastRead: command('POST', '/notifications/v2/last-read'),
+    deleteAll: command('DELETE', '/notifications/v3/delete-all'),
   };
 }
