@@ -11,7 +11,7 @@ export type TrayStreamState = 'connecting' | 'open' | 'waiting';
 export interface TrayStreamOptions {
   /** The tray service's address, e.g. `https://tray.example.com` ('' for the page's own origin). */
   baseUrl: string;
-  /** A current bearer token for the user; asked again after `expired` or a 401. */
+  /** A current bearer token for the user; asked again after `expired` or a 401. Its errors end the iteration. */
   getToken: () => string | Promise<string>;
   /** Defaults to the global fetch (Node 24, browsers). */
   fetch?: typeof fetch;
