@@ -3,8 +3,11 @@ import { z } from 'zod';
 import { trayApiSchemas } from '../../tray-service/http/api-schema/tray-api-schema.ts';
 import { jsonSchemaToType, type JsonSchemaNode } from './json-schema-to-type.ts';
 
+/** Names that would shadow a global type in the client's modules and its users' (`Error`). */
+const renamed: Record<string, string> = { error: 'ErrorBody' };
+
 function typeName(key: string): string {
-  return key.charAt(0).toUpperCase() + key.slice(1);
+  return renamed[key] ?? key.charAt(0).toUpperCase() + key.slice(1);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { StreamTicketBody } from '../generated/tray-api-types.ts';
 import type { TrayApiError } from '../tray-api-error.ts';
-import { refusalOf } from './refusal-of.ts';
-import { retryAfterMs } from './retry-after-ms.ts';
+import { readTrayApiError } from '../request/read-tray-api-error.ts';
+import { retryAfterMs } from '../request/retry-delay.ts';
 
 export interface ConnectionRequest {
   /** The service's base URL without a trailing slash. */
@@ -60,9 +60,13 @@ export async function openConnection(request: ConnectionRequest): Promise<Connec
 }
 
 async function failed(response: Response): Promise<Connection> {
-  const error = await refusalOf(response);
+  const error = await readTrayApiError(response);
   if (response.status === 401) return { kind: 'refused', error };
   if (response.status === 429 || response.status >= 500)
-    return { kind: 'unavailable', error, retryAfterMs: retryAfterMs(response.headers.get('retry-after')) };
+    return {
+      kind: 'unavailable',
+      error,
+      retryAfterMs: retryAfterMs(response.headers.get('retry-after'), Date.now()),
+    };
   return { kind: 'fatal', error };
 }

@@ -130,7 +130,7 @@ describe('openTrayStream against the tray service', function () {
       await tray.worker.deliver(banEvent('ban', [user], minute(30)));
       const error = await stream.ended;
       expect(error).to.be.instanceOf(TrayApiError);
-      expect(error).to.include({ status: 401, code: '401000', message: 'user is globally banned' });
+      expect(error).to.include({ status: 401, code: 401000, message: 'user is globally banned' });
       // The first token, and one more asked for after the first refusal.
       expect(tokens).to.equal(2);
     });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { inboxViews } from '../../domain/inbox-view.ts';
 import { muteTargetTypes } from '../../domain/mute.ts';
 
-/** The inbox endpoints' inputs and outputs (docs/tray-api.md#inbox): the router parses and answers these. */
+/** The inbox endpoints' inputs and outputs (docs/tray-api.md#the-inbox): the router parses and answers these. */
 
 /** A time input: integer ms since the epoch or an ISO 8601 string; ms out. */
 const timeInput = z
