@@ -83,7 +83,7 @@ console.log(JSON.stringify({ counts: await tray.counts(), targets: page.data.map
       env: { PATH: process.env.PATH, TRAY_URL: api.baseUrl, TOKEN: await tokenFor('packed-user') },
     });
     expect(JSON.parse(stdout)).to.deep.equal({
-      counts: { totalUnreadCount: 1 },
+      counts: { totalUnreadCount: 1, totalUnseenCount: 1 },
       targets: ['packed-1'],
       refused: 404000,
     });

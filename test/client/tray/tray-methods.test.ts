@@ -19,7 +19,10 @@ describe('the client’s tray methods against the tray API (real PostgreSQL and 
         { userId: 'counts-user', targetId: 'c', lastUpdate: NOW - MIN, hasRead: true },
         { userId: 'counts-other', targetId: 'd', lastUpdate: NOW - MIN },
       ]);
-      expect(await clientOf('counts-user').counts()).to.deep.equal({ totalUnreadCount: 2 });
+      expect(await clientOf('counts-user').counts()).to.deep.equal({
+        totalUnreadCount: 2,
+        totalUnseenCount: 2,
+      });
     });
   });
 
@@ -125,7 +128,7 @@ describe('the client’s tray methods against the tray API (real PostgreSQL and 
         ['r2', false],
         ['r1', true],
       ]);
-      expect(await client.counts()).to.deep.equal({ totalUnreadCount: 1 });
+      expect(await client.counts()).to.deep.equal({ totalUnreadCount: 1, totalUnseenCount: 1 });
     });
 
     it('read() of a record the caller does not have is a TrayApiError 404 with the service’s code', async () => {
@@ -142,13 +145,13 @@ describe('the client’s tray methods against the tray API (real PostgreSQL and 
       const client = await twoRecords();
       await client.markAllAsRead();
       expect((await client.historyPage()).data.map((record) => record.hasRead)).to.deep.equal([true, true]);
-      expect(await client.counts()).to.deep.equal({ totalUnreadCount: 0 });
+      expect(await client.counts()).to.deep.equal({ totalUnreadCount: 0, totalUnseenCount: 0 });
     });
 
     it('setLastRead() zeroes the unread count and leaves the records unread', async () => {
       const client = await twoRecords();
       await client.setLastRead();
-      expect(await client.counts()).to.deep.equal({ totalUnreadCount: 0 });
+      expect(await client.counts()).to.deep.equal({ totalUnreadCount: 0, totalUnseenCount: 0 });
       expect((await client.historyPage()).data.map((record) => record.hasRead)).to.deep.equal([false, false]);
     });
 
