@@ -1,9 +1,9 @@
+import { wait } from '../request/wait.ts';
 import { openConnection } from './open-connection.ts';
 import { readSse } from './read-sse.ts';
 import { defaultReconnectPolicy, reconnectDelay, type ReconnectPolicy } from './reconnect-delay.ts';
 import { createSseParser } from './sse-parser.ts';
 import { isTrayStreamEventName, type TrayStreamEvent } from './tray-stream-event.ts';
-import { waitUnlessAborted } from './wait-unless-aborted.ts';
 
 /** connecting: buying a ticket and opening; open: events flow; waiting: before a reconnect. */
 export type TrayStreamState = 'connecting' | 'open' | 'waiting';
@@ -11,7 +11,7 @@ export type TrayStreamState = 'connecting' | 'open' | 'waiting';
 export interface TrayStreamOptions {
   /** The tray service's address, e.g. `https://tray.example.com` ('' for the page's own origin). */
   baseUrl: string;
-  /** A current bearer token for the user; asked again after `expired` or a 401. */
+  /** A current bearer token for the user; asked again after `expired` or a 401. Its errors end the iteration. */
   getToken: () => string | Promise<string>;
   /** Defaults to the global fetch (Node 24, browsers). */
   fetch?: typeof fetch;
@@ -76,7 +76,7 @@ export async function* openTrayStream(
       }
       if (connection.kind === 'unavailable') {
         state('waiting');
-        await waitUnlessAborted(connection.retryAfterMs ?? reconnectDelay(attempt, policy), signal);
+        await pause(connection.retryAfterMs ?? reconnectDelay(attempt, policy), signal);
         attempt += 1;
         continue;
       }
@@ -97,10 +97,13 @@ export async function* openTrayStream(
       if (expired) token = undefined;
       // The service's own `retry:` (sent when it shuts down, spread over clients) wins.
       state('waiting');
-      await waitUnlessAborted(parser.retryMs ?? reconnectDelay(attempt, policy), signal);
+      await pause(parser.retryMs ?? reconnectDelay(attempt, policy), signal);
       attempt += 1;
     }
   } finally {
     stop.abort();
   }
 }
+
+/** Waits, or stops waiting when `signal` aborts; the loop then sees the signal and ends. */
+const pause = (ms: number, signal: AbortSignal) => wait(ms, signal).catch(() => undefined);
