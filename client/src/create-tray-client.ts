@@ -1,5 +1,8 @@
 import { blockMethods, type BlockMethods } from './block/block-methods.ts';
+import { inboxMethods, type InboxMethods } from './inbox/inbox-methods.ts';
 import { sendRequest, type TrayConnection, type TrayRequest } from './request/send-request.ts';
+import { openTrayStream, type TrayStreamOptions } from './stream/open-tray-stream.ts';
+import type { TrayStreamEvent } from './stream/tray-stream-event.ts';
 import { trayMethods, type TrayMethods } from './tray/tray-methods.ts';
 
 export interface TrayClientOptions {
@@ -21,8 +24,16 @@ export interface TrayClientOptions {
   maxRetryWaitMs?: number;
 }
 
+/** What `stream()` takes beyond the client's own options. */
+export type TrayClientStreamOptions = Omit<TrayStreamOptions, 'baseUrl' | 'getToken' | 'fetch'>;
+
 /** One user's tray: every call of the tray API, typed from the service's schema. */
-export type TrayClient = TrayMethods & BlockMethods;
+export type TrayClient = TrayMethods &
+  InboxMethods &
+  BlockMethods & {
+    /** The user's tray live (docs/client.md#live): openTrayStream with the client's connection. */
+    stream(options: TrayClientStreamOptions): AsyncGenerator<TrayStreamEvent, void, undefined>;
+  };
 
 /**
  * A client of the tray API for one user (the one `getToken`'s tokens name). No state but its
@@ -45,6 +56,15 @@ export function createTrayClient(options: TrayClientOptions): TrayClient {
   const send = <T>(request: TrayRequest) => sendRequest<T>(connection, request);
   return {
     ...trayMethods(send, { locale: options.locale }),
+    ...inboxMethods(send),
     ...blockMethods(send),
+    stream: (streamOptions) =>
+      openTrayStream({
+        baseUrl: options.baseUrl,
+        getToken: options.getToken,
+        fetch: connection.fetch,
+        ...(options.locale === undefined ? {} : { locale: options.locale }),
+        ...streamOptions,
+      }),
   };
 }

@@ -41,10 +41,22 @@ export async function clientTypesSource(): Promise<string> {
 }
 
 /** Schemas the client sends: typed as the service accepts them (before its parsing transforms). */
-const requestSchemas = /Query$|^BlockMemberBody$|^BlockListBody$/;
+const requestSchemas =
+  /Query$|^(BlockMemberBody|BlockListBody|ReadBody|SeenBody|ArchiveBody|IdsBody|SnoozeBody|PutMuteBody|MuteTargetInput)$/;
 
 function declare(name: string, schema: z.ZodType): string {
   const io = requestSchemas.test(name) ? 'input' : 'output';
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchemaNode;
-  return `export type ${name} = ${jsonSchemaToType(json)};\n`;
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchemaNode & {
+    $defs?: Record<string, unknown>;
+  };
+  return `export type ${name} = ${jsonSchemaToType(inlineRefs(json, json.$defs ?? {}) as JsonSchemaNode)};\n`;
+}
+
+/** A schema named with `.meta({ id })` is emitted once under $defs and referenced: put it back in place. */
+function inlineRefs(node: unknown, defs: Record<string, unknown>): unknown {
+  if (Array.isArray(node)) return node.map((item) => inlineRefs(item, defs));
+  if (typeof node !== 'object' || node === null) return node;
+  const { $ref, ...rest } = node as Record<string, unknown>;
+  if (typeof $ref === 'string' && $ref.startsWith('#/$defs/')) return inlineRefs(defs[$ref.slice(8)], defs);
+  return Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, inlineRefs(value, defs)]));
 }

@@ -1,4 +1,5 @@
 import type { Logger } from '../../shared/logging/create-logger.ts';
+import { withTimeout } from '../../shared/time/with-timeout.ts';
 import type { TrayStorage } from '../storage/port.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
 import { wakeSnoozed } from '../use-cases/wake-snoozed.ts';
@@ -17,9 +18,17 @@ export interface SnoozeWakeLoopOptions {
 }
 
 export interface SnoozeWakeLoop {
-  /** Shutdown: no new round starts; resolves once the round under way (if any) has ended. */
+  /**
+   * Shutdown: no new round starts; resolves once the round under way (if any) has ended, or after
+   * STOP_WAIT_MS when it hangs on a storage that does not answer (the process's shutdown has a
+   * deadline of its own; a round cut short changes nothing it has not finished: each wake-up is
+   * its own claim).
+   */
   stop(): Promise<void>;
 }
+
+/** The longest stop() waits for the round under way. */
+const STOP_WAIT_MS = 2_000;
 
 /**
  * The wake-up of ended snoozes, one loop per tray process (docs/tray-rules.md#inbox). Each round
@@ -79,7 +88,7 @@ export function startSnoozeWakeLoop(options: SnoozeWakeLoopOptions): SnoozeWakeL
     async stop() {
       stopped = true;
       wakeUp?.();
-      await running;
+      await withTimeout(running, STOP_WAIT_MS).catch(() => undefined);
     },
   };
 }

@@ -116,23 +116,23 @@ export type DataStringBody = {
 };
 
 export type SeenBody = {
-  ids?: unknown;
+  ids?: Array<string>;
   all?: true;
 };
 
 export type ArchiveBody = {
-  ids?: unknown;
+  ids?: Array<string>;
   all?: true;
   readOnly?: true;
 };
 
 export type IdsBody = {
-  ids: unknown;
+  ids: Array<string>;
 };
 
 export type SnoozeBody = {
-  ids: unknown;
-  until: unknown;
+  ids: Array<string>;
+  until: number | string;
 };
 
 export type UpdatedBody = {
@@ -144,7 +144,7 @@ export type UpdatedBody = {
 export type PutMuteBody = {
   targetType: 'post' | 'community' | 'user';
   targetId: string;
-  until?: unknown | null;
+  until?: number | string | null;
 };
 
 export type MuteTargetInput = {
@@ -153,11 +153,21 @@ export type MuteTargetInput = {
 };
 
 export type MutesBody = {
-  data: Array<unknown>;
+  data: Array<{
+    targetType: 'post' | 'community' | 'user';
+    targetId: string;
+    createdAt: number;
+    until: number | null;
+  }>;
 };
 
 export type MuteBody = {
-  data: unknown;
+  data: {
+    targetType: 'post' | 'community' | 'user';
+    targetId: string;
+    createdAt: number;
+    until: number | null;
+  };
 };
 
 export type RemovedBody = {

@@ -2,6 +2,7 @@ import type { CallOptions } from '../call-options.ts';
 import type {
   DataStringBody,
   HistoryV3Page,
+  HistoryV3Query,
   MarkAllBody,
   NotificationRecord,
   ReadBody,
@@ -9,14 +10,18 @@ import type {
 } from '../generated/tray-api-types.ts';
 import type { Send } from '../send.ts';
 
+/** Which records a history lists: the inbox (default), archived, snoozed or all. */
+export type HistoryView = NonNullable<HistoryV3Query['view']>;
+
 export interface HistoryOptions extends CallOptions {
   /** Where to start: a page's `nextPage` (the walk then continues below it). */
   startAfter?: number;
+  view?: HistoryView;
 }
 
 /** The tray's own calls: counts, history, read marks, delete-all. */
 export interface TrayMethods {
-  /** The caller's unread count (GET /notifications/v3). */
+  /** The caller's unread and unseen counts of the inbox (GET /notifications/v3). */
   counts(options?: CallOptions): Promise<UnreadCountBody['data']>;
   /**
    * Every record of the caller, newest first, fetching pages as the loop asks for them (it follows
@@ -25,7 +30,7 @@ export interface TrayMethods {
    */
   history(options?: HistoryOptions): AsyncGenerator<NotificationRecord, void, undefined>;
   /** One page; pass the previous page's `nextPage` as `startAfter` (0 means there is no next page). */
-  historyPage(startAfter?: number, options?: CallOptions): Promise<HistoryV3Page>;
+  historyPage(startAfter?: number, view?: HistoryView, options?: CallOptions): Promise<HistoryV3Page>;
   /** Marks one record read; a TrayApiError 404 when the caller has no such record. */
   read(verb: ReadBody['verb'], targetId: string, options?: CallOptions): Promise<void>;
   /** Marks every record of the caller read. */
@@ -37,11 +42,11 @@ export interface TrayMethods {
 }
 
 export function trayMethods(send: Send, settings: { locale?: string | undefined }): TrayMethods {
-  const historyPage = (startAfter?: number, options: CallOptions = {}) =>
+  const historyPage = (startAfter?: number, view?: HistoryView, options: CallOptions = {}) =>
     send<HistoryV3Page>({
       method: 'GET',
       path: '/notifications/v3/history',
-      query: { startAfter, locale: settings.locale },
+      query: { startAfter, view, locale: settings.locale },
       signal: options.signal,
     });
   return {
@@ -56,7 +61,7 @@ export function trayMethods(send: Send, settings: { locale?: string | undefined 
     async *history(options = {}) {
       let startAfter = options.startAfter;
       for (;;) {
-        const page = await historyPage(startAfter, options);
+        const page = await historyPage(startAfter, options.view, options);
         yield* page.data;
         // 0 is the last page's nextPage; an empty page ends the walk too, whatever it says.
         if (page.nextPage === 0 || page.data.length === 0) return;

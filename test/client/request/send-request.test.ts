@@ -44,7 +44,7 @@ describe('sendRequest (through the client) against the tray API', () => {
       ];
       let asked = 0;
       const client = createTrayClient({ baseUrl: api.baseUrl, getToken: () => tokens[asked++]! });
-      expect(await client.counts()).to.deep.equal({ totalUnreadCount: 0, totalUnseenCount: 0 });
+      expect((await client.counts()).totalUnreadCount).to.equal(0);
       expect(asked).to.equal(2);
     });
 

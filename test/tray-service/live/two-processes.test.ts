@@ -11,6 +11,7 @@ import { changeChannel, shardOf } from '../../../tray-service/live/change-channe
 import { parseChanges } from '../../../tray-service/live/live-change.ts';
 import { seedRecords } from '../../support/seed-tray.ts';
 import { waitFor } from '../../support/wait-for.ts';
+import { reportFigures } from '../../reliability/support/report-figures.ts';
 import { startTrayProcess, trayToken, type TrayProcess } from '../../reliability/support/tray-process.ts';
 import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
@@ -119,6 +120,11 @@ describe('live tray across two tray-service processes', function () {
         'every woken record on every stream',
       );
       const lateBy = Date.now() - until;
+      reportFigures('snooze wake-up, two processes', {
+        records: users.length * perUser,
+        streams: streams.length,
+        msAfterUntilEveryStreamHadEveryRecord: lateBy,
+      });
       expect(lateBy, 'ms after until when the last stream had every record').to.be.at.most(1_000);
       // Time for a second wake-up of any record to show.
       await new Promise((resolve) => setTimeout(resolve, 1_000));

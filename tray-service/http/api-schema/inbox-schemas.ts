@@ -29,14 +29,22 @@ const timeInput = z
     },
   });
 
+/**
+ * An id the storage is asked about: PostgreSQL's text cannot hold U+0000 (stored ids have it
+ * replaced), so such an id names nothing and is refused as bad input rather than failing the query.
+ */
+const storedId = (max: number) =>
+  z
+    .string({ error: 'expected a string' })
+    .min(1, { error: 'expected a non-empty string' })
+    .max(max)
+    .refine((id) => !id.includes('\u0000'), { error: 'expected no U+0000 character' });
+
 /** 1-100 record keys (v_tarid_uid); duplicates count once. */
 const recordIds = z
-  .array(
-    z.string({ error: 'expected a string' }).min(1, { error: 'expected a non-empty string' }).max(1_024),
-    {
-      error: 'expected an array of record ids',
-    },
-  )
+  .array(storedId(1_024), {
+    error: 'expected an array of record ids',
+  })
   .min(1, { error: 'expected 1 to 100 ids' })
   .max(100, { error: 'expected 1 to 100 ids' })
   .transform((ids) => [...new Set(ids)]);
@@ -88,10 +96,7 @@ export const viewQuery = z
 
 const muteTarget = {
   targetType: z.enum(muteTargetTypes, { error: `expected one of ${muteTargetTypes.join(', ')}` }),
-  targetId: z
-    .string({ error: 'expected a string' })
-    .min(1, { error: 'expected a non-empty string' })
-    .max(512),
+  targetId: storedId(512),
 };
 
 /** PUT v3/mutes: `until` (optional) later than now. */
