@@ -69,8 +69,12 @@ describe('GET /demo in a real browser (headless Chromium)', function () {
       'Cid commented on your post in Hiking Club',
     );
     await badge('1', 5_000);
-    // The live tray comes from the client package's built modules, not from a copy in the page.
-    expect(scripts).to.include.members(['/demo/demo.js', '/demo/client/stream/open-tray-stream.js']);
+    // Calls and the live tray come from the client package's built modules, not from a copy in the page.
+    expect(scripts).to.include.members([
+      '/demo/demo.js',
+      '/demo/client/create-tray-client.js',
+      '/demo/client/stream/open-tray-stream.js',
+    ]);
   });
 
   it('shows a queued webhook event within 2 s without a reload', async () => {

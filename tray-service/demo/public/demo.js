@@ -1,12 +1,13 @@
-/* global document, fetch, sessionStorage, AbortController */
+/* global document, location, sessionStorage, AbortController */
 // The demo page's script: one user's inbox through the public API only (history, counts, read,
-// seen, archive, snooze, mutes, ticket, stream). An ES module from the same origin (the Content-Security-Policy refuses inline scripts)
-// that takes the live stream from the client package, built and served by the tray service, as an
-// app's page would take it from npm.
-import { openTrayStream } from '/demo/client/stream/index.js';
+// seen, archive, snooze, mutes, ticket, stream). An ES module from the same origin (the
+// Content-Security-Policy refuses inline scripts) that makes every call and reads the live stream
+// through the client package, built and served by the tray service, as an app's page would take
+// it from npm.
+import { createTrayClient } from '/demo/client/index.js';
 
 const $ = (id) => document.getElementById(id);
-const state = { locale: '', stream: undefined, records: [], mutes: new Set() };
+const state = { locale: '', client: undefined, stream: undefined, records: [], mutes: new Set() };
 
 /** The pasted token, read at each use: the stream asks for it again when the one it used expires. */
 const token = () => $('token').value.trim();
@@ -19,20 +20,6 @@ function setBadge(id, count) {
   const badge = $(id);
   badge.textContent = String(count);
   badge.classList.toggle('zero', count === 0);
-}
-
-async function api(method, path, body) {
-  const response = await fetch(path, {
-    method,
-    headers: {
-      Authorization: `Bearer ${token()}`,
-      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${response.status} ${json.message ?? ''}`);
-  return json;
 }
 
 /** What muting a record silences: its post, or for a community's post record the community. */
@@ -82,27 +69,23 @@ function render() {
       const ids = [record.v_tarid_uid];
       if (!record.hasRead) {
         actions.append(
-          action('mark-read', 'Mark read', () =>
-            api('POST', '/notifications/v2/read', { verb: record.verb, targetId: record.targetId }),
-          ),
+          action('mark-read', 'Mark read', () => state.client.read(record.verb, record.targetId)),
         );
       }
       actions.append(
-        action('archive', 'Archive', () => api('POST', '/notifications/v3/records/archive', { ids })),
-        action('snooze', 'Snooze 5 s', () =>
-          api('POST', '/notifications/v3/records/snooze', { ids, until: Date.now() + 5_000 }),
-        ),
+        action('archive', 'Archive', () => state.client.archive(ids)),
+        action('snooze', 'Snooze 5 s', () => state.client.snooze(ids, Date.now() + 5_000)),
       );
       const target = muteTargetOf(record);
       actions.append(
         state.mutes.has(muteKey(target))
           ? action('unmute', `Unmute ${target.targetType}`, async () => {
-              await api('DELETE', '/notifications/v3/mutes', target);
+              await state.client.unmute(target);
               state.mutes.delete(muteKey(target));
               render();
             })
           : action('mute', `Mute ${target.targetType}`, async () => {
-              await api('PUT', '/notifications/v3/mutes', target);
+              await state.client.mute(target);
               state.mutes.add(muteKey(target));
               render();
             }),
@@ -142,10 +125,7 @@ function update(ids, change) {
 }
 
 async function loadHistory() {
-  const page = await api(
-    'GET',
-    `/notifications/v3/history?view=inbox&locale=${encodeURIComponent(state.locale)}`,
-  );
+  const page = await state.client.historyPage(undefined, 'inbox');
   // A record the stream already delivered is at least as new as the page's copy.
   const streamed = new Set(state.records.map((record) => record.v_tarid_uid));
   state.records.push(...page.data.filter((record) => !streamed.has(record.v_tarid_uid)));
@@ -153,8 +133,7 @@ async function loadHistory() {
 }
 
 async function loadMutes() {
-  const { data } = await api('GET', '/notifications/v3/mutes');
-  state.mutes = new Set(data.map(muteKey));
+  state.mutes = new Set((await state.client.mutes()).map(muteKey));
   render();
 }
 
@@ -201,10 +180,7 @@ async function listen() {
   state.stream?.abort();
   const controller = new AbortController();
   state.stream = controller;
-  const events = openTrayStream({
-    baseUrl: '',
-    getToken: token,
-    locale: state.locale,
+  const events = state.client.stream({
     signal: controller.signal,
     onState: (connection) => {
       if (connection === 'waiting') setStatus('Disconnected; reconnecting…');
@@ -219,6 +195,7 @@ async function listen() {
 
 async function open() {
   state.locale = $('locale').value;
+  state.client = createTrayClient({ baseUrl: location.origin, getToken: token, locale: state.locale });
   state.records = [];
   sessionStorage.setItem('tray-demo-token', token());
   setStatus('Loading…');
@@ -243,12 +220,8 @@ $('locale').addEventListener('change', () => {
   if (token()) void open();
 });
 $('mark-seen').addEventListener('click', () => {
-  api('POST', '/notifications/v3/records/seen', { all: true }).catch((error) =>
-    setStatus(`Mark all seen failed: ${error.message}`),
-  );
+  state.client.markSeen('all').catch((error) => setStatus(`Mark all seen failed: ${error.message}`));
 });
 $('mark-all').addEventListener('click', () => {
-  api('GET', '/notifications/v3/mark-all-as-read').catch((error) =>
-    setStatus(`Mark all failed: ${error.message}`),
-  );
+  state.client.markAllAsRead().catch((error) => setStatus(`Mark all failed: ${error.message}`));
 });
