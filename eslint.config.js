@@ -3,7 +3,9 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.data/**', '.tools/**', '.stryker-tmp/**', 'reports/**'] },
+  {
+    ignores: ['node_modules/**', '.data/**', '.tools/**', '.stryker-tmp/**', 'reports/**', 'client/dist/**'],
+  },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {

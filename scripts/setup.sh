@@ -83,3 +83,11 @@ if ! compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null; then
   # Debian's package starts a cluster on 5432; the project starts its own servers.
   as_root service postgresql stop >/dev/null 2>&1 || true
 fi
+
+# 6. The client package's JavaScript (client/dist, built by tsc): the demo page loads it as ES
+#    modules from the tray service. Rebuilt when a source is newer than the build.
+if [ ! -f client/dist/stream/index.js ] \
+  || [ -n "$(find client/src client/tsconfig.json -newer client/dist/stream/index.js -print -quit)" ]; then
+  say "building the client package (client/dist)"
+  node_modules/.bin/tsc -p client
+fi

@@ -334,3 +334,29 @@ describe('layering: the product never imports the tests', () => {
     expect(importsInto('test', ['test/support/reference-tray'])).to.not.be.empty;
   });
 });
+
+describe('layering: the client package stands alone (it is published and runs in browsers)', () => {
+  const clientFiles = filesOf('client/src');
+
+  it('finds the files it checks', () => {
+    expect(clientFiles).to.include('client/src/index.ts');
+  });
+
+  it('client/src reaches only client/src, and imports no package (not even node:)', () => {
+    const outside = [...reachable(clientFiles).values()]
+      .filter((chain) => !within(chain.at(-1) ?? '', ['client/src']))
+      .map((chain) => chain.join(' -> '));
+    expect(outside).to.deep.equal([]);
+    const packages = clientFiles.flatMap((file) =>
+      importSpecifiers(readRepositoryFile(file))
+        .filter((specifier) => !specifier.startsWith('.'))
+        .map((specifier) => `${file} imports ${specifier}`),
+    );
+    expect(packages).to.deep.equal([]);
+  });
+
+  it('nothing of receiver/, tray-service/ or shared/ imports the client’s source', () => {
+    for (const area of ['receiver', 'tray-service', 'shared'])
+      expect(importsInto(area, ['client']), area).to.deep.equal([]);
+  });
+});

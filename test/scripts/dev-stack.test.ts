@@ -132,7 +132,7 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       // The quick start's demo page is on in the development stack (off by default elsewhere).
       const demo = await fetch(url(ports.tray, '/demo'));
       expect(demo.status).to.equal(200);
-      expect(await demo.text()).to.include('<script src="/demo/demo.js"');
+      expect(await demo.text()).to.include('<script type="module" src="/demo/demo.js"');
     });
 
     it('listens on loopback only, and says so', async function () {

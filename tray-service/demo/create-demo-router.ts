@@ -6,20 +6,31 @@ import { demoPage } from './demo-page.ts';
 
 export interface DemoRouterDeps {
   messages: MessageRenderer;
+  /** The built client package's modules by path (loadClientModules); empty when it is not built. */
+  clientModules: ReadonlyMap<string, string>;
 }
 
-export const demoPaths = ['/demo', '/demo/demo.js', '/demo/demo.css'];
+/** Every path the demo serves: the page, its script and style, and the client's modules. */
+export function demoPaths(clientModules: ReadonlyMap<string, string>): string[] {
+  return [
+    '/demo',
+    '/demo/demo.js',
+    '/demo/demo.css',
+    ...[...clientModules.keys()].map((file) => `/demo/client/${file}`),
+  ];
+}
 
 const read = (file: string) => readFileSync(join(import.meta.dirname, 'public', file), 'utf8');
 
 /**
- * The quick-start page (TRAY_DEMO=on): one user's tray, live. Plain files, no build step; the
- * script is a same-origin file because helmet's Content-Security-Policy refuses inline scripts,
- * and it calls only the public tray API with a token the user pastes (docs/live-tray.md, "Demo").
+ * The quick-start page (TRAY_DEMO=on): one user's tray, live. Plain files, no build step of its
+ * own: its script is a same-origin ES module (helmet's Content-Security-Policy refuses inline
+ * scripts) that imports the client package's built modules, served here under /demo/client/, and
+ * calls only the public tray API with a token the user pastes (docs/live-tray.md, "Demo page").
  */
 export function createDemoRouter(deps: DemoRouterDeps): Router {
   const router = Router();
-  const html = demoPage(deps.messages.locales, deps.messages.defaultLocale);
+  const html = demoPage(deps.messages.locales, deps.messages.defaultLocale, deps.clientModules.size > 0);
   const script = read('demo.js');
   const style = read('demo.css');
   router.get('/demo', (_req, res) => {
@@ -31,5 +42,10 @@ export function createDemoRouter(deps: DemoRouterDeps): Router {
   router.get('/demo/demo.css', (_req, res) => {
     res.type('text/css').send(style);
   });
+  for (const [file, source] of deps.clientModules) {
+    router.get(`/demo/client/${file}`, (_req, res) => {
+      res.type('text/javascript').send(source);
+    });
+  }
   return router;
 }

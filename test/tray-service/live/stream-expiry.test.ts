@@ -1,19 +1,10 @@
 import { expect } from 'chai';
-import { SignJWT } from 'jose';
 import request from 'supertest';
-import { TEST_SECRET } from '../api/support/api-harness.ts';
+import { expiringToken } from '../api/support/api-harness.ts';
 import { useLiveTray } from './support/live-harness.ts';
 import { named, openSse, type SseStream } from './support/sse-client.ts';
 
 const STREAM = '/notifications/v3/stream';
-
-/** A token for `sub` that expires `seconds` from now. */
-const expiringToken = (sub: string, seconds: number) =>
-  new SignJWT({})
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(sub)
-    .setExpirationTime(Math.floor(Date.now() / 1000) + seconds)
-    .sign(new TextEncoder().encode(TEST_SECRET));
 
 describe('a live stream and its token expiry', function () {
   this.timeout(30_000);

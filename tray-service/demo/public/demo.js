@@ -1,33 +1,51 @@
-/* global document, fetch, EventSource, URLSearchParams, sessionStorage, setTimeout, clearTimeout */
-// The demo page's script: one user's tray through the public API only (history, read, ticket,
-// stream). A same-origin file, because the Content-Security-Policy refuses inline scripts.
-'use strict';
+/* global document, location, sessionStorage, AbortController */
+// The demo page's script: one user's inbox through the public API only (history, counts, read,
+// seen, archive, snooze, mutes, ticket, stream). An ES module from the same origin (the
+// Content-Security-Policy refuses inline scripts) that makes every call and reads the live stream
+// through the client package, built and served by the tray service, as an app's page would take
+// it from npm.
+import { createTrayClient } from '/demo/client/index.js';
 
 const $ = (id) => document.getElementById(id);
-const state = { token: '', locale: '', source: undefined, lastEventId: '', retry: undefined, records: [] };
+const state = { locale: '', client: undefined, stream: undefined, records: [], mutes: new Set() };
+
+/** The pasted token, read at each use: the stream asks for it again when the one it used expires. */
+const token = () => $('token').value.trim();
 
 function setStatus(text) {
   $('status').textContent = text;
 }
 
-function setBadge(count) {
-  const badge = $('badge');
+function setBadge(id, count) {
+  const badge = $(id);
   badge.textContent = String(count);
   badge.classList.toggle('zero', count === 0);
 }
 
-async function api(method, path, body) {
-  const response = await fetch(path, {
-    method,
-    headers: {
-      Authorization: `Bearer ${state.token}`,
-      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+/** What muting a record silences: its post, or for a community's post record the community. */
+function muteTargetOf(record) {
+  if (record.verb === 'post') return { targetType: 'community', targetId: record.targetId };
+  // Replies, reactions to comments and mentions in comments target the comment: mute its post.
+  const onComment = !['comment', 'reaction'].includes(record.verb) && record.parentTargetId;
+  return { targetType: 'post', targetId: onComment ? record.parentTargetId : record.targetId };
+}
+
+const muteKey = ({ targetType, targetId }) => `${targetType}:${targetId}`;
+
+/** A button that calls the API once and reports a failure in the status line. */
+function action(className, label, call) {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = className;
+  button.textContent = label;
+  button.addEventListener('click', () => {
+    button.disabled = true;
+    call().catch((error) => {
+      button.disabled = false;
+      setStatus(`${label} failed: ${error.message}`);
+    });
   });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${response.status} ${json.message ?? ''}`);
-  return json;
+  return button;
 }
 
 function render() {
@@ -37,6 +55,7 @@ function render() {
       const item = document.createElement('li');
       item.dataset.id = record.v_tarid_uid;
       item.className = record.hasRead ? 'read' : 'unread';
+      if (record.isSeen === false) item.classList.add('unseen');
       if (record.fresh) item.classList.add('fresh');
       const text = document.createElement('div');
       const description = document.createElement('span');
@@ -45,131 +64,164 @@ function render() {
       const time = document.createElement('time');
       time.textContent = new Date(record.lastUpdate).toLocaleString(state.locale);
       text.append(description, time);
-      item.append(text);
+      const actions = document.createElement('div');
+      actions.className = 'actions';
+      const ids = [record.v_tarid_uid];
       if (!record.hasRead) {
-        const button = document.createElement('button');
-        button.type = 'button';
-        button.className = 'mark-read';
-        button.textContent = 'Mark read';
-        button.addEventListener('click', () => {
-          button.disabled = true;
-          api('POST', '/notifications/v2/read', { verb: record.verb, targetId: record.targetId }).catch(
-            (error) => setStatus(`Mark read failed: ${error.message}`),
-          );
-        });
-        item.append(button);
+        actions.append(
+          action('mark-read', 'Mark read', () => state.client.read(record.verb, record.targetId)),
+        );
       }
+      actions.append(
+        action('archive', 'Archive', () => state.client.archive(ids)),
+        action('snooze', 'Snooze 5 s', () => state.client.snooze(ids, Date.now() + 5_000)),
+      );
+      const target = muteTargetOf(record);
+      actions.append(
+        state.mutes.has(muteKey(target))
+          ? action('unmute', `Unmute ${target.targetType}`, async () => {
+              await state.client.unmute(target);
+              state.mutes.delete(muteKey(target));
+              render();
+            })
+          : action('mute', `Mute ${target.targetType}`, async () => {
+              await state.client.mute(target);
+              state.mutes.add(muteKey(target));
+              render();
+            }),
+      );
+      item.append(text, actions);
       return item;
     }),
   );
 }
 
+function sortAndRender() {
+  state.records.sort((a, b) => b.lastUpdate - a.lastUpdate);
+  render();
+}
+
+/** The page shows the inbox: records neither archived nor snoozed now. */
+const inInbox = (record) =>
+  record.archivedAt == null && (record.snoozedUntil == null || record.snoozedUntil <= Date.now());
+
+function drop(ids) {
+  const gone = new Set(ids);
+  state.records = state.records.filter((record) => !gone.has(record.v_tarid_uid));
+  render();
+}
+
 function upsert(record) {
   state.records = state.records.filter((known) => known.v_tarid_uid !== record.v_tarid_uid);
-  state.records.push({ ...record, fresh: true });
-  state.records.sort((a, b) => b.lastUpdate - a.lastUpdate);
+  if (inInbox(record)) state.records.push({ ...record, fresh: true });
+  sortAndRender();
+}
+
+/** Each record's state by id, for events that change one field of several records. */
+function update(ids, change) {
+  const changed = new Set(ids);
+  for (const record of state.records) if (changed.has(record.v_tarid_uid)) change(record);
   render();
 }
 
 async function loadHistory() {
-  const page = await api('GET', `/notifications/v3/history?locale=${encodeURIComponent(state.locale)}`);
+  const page = await state.client.historyPage(undefined, 'inbox');
   // A record the stream already delivered is at least as new as the page's copy.
   const streamed = new Set(state.records.map((record) => record.v_tarid_uid));
   state.records.push(...page.data.filter((record) => !streamed.has(record.v_tarid_uid)));
-  state.records.sort((a, b) => b.lastUpdate - a.lastUpdate);
+  sortAndRender();
+}
+
+async function loadMutes() {
+  state.mutes = new Set((await state.client.mutes()).map(muteKey));
   render();
 }
 
-function listen() {
-  if (state.source) state.source.close();
-  clearTimeout(state.retry);
-  api('POST', '/notifications/v3/stream-ticket')
-    .then(({ data }) => {
-      const query = new URLSearchParams({ ticket: data.ticket, locale: state.locale });
-      if (state.lastEventId) query.set('lastEventId', state.lastEventId);
-      const source = new EventSource(`/notifications/v3/stream?${query}`);
-      state.source = source;
-      const track = (handler) => (event) => {
-        state.lastEventId = event.lastEventId;
-        handler(JSON.parse(event.data));
-      };
-      source.addEventListener('open', () => setStatus('Live: updates appear as they happen.'));
-      source.addEventListener(
-        'unread',
-        track((data) => setBadge(data.totalUnreadCount)),
-      );
-      source.addEventListener('record', track(upsert));
-      source.addEventListener(
-        'read',
-        track((data) => {
-          const ids = new Set(data.ids);
-          for (const record of state.records) if (ids.has(record.v_tarid_uid)) record.hasRead = true;
-          render();
-        }),
-      );
-      source.addEventListener(
-        'cleared',
-        track(() => {
-          state.records = [];
-          render();
-        }),
-      );
-      source.addEventListener(
-        'reset',
-        track(() => {
-          state.records = [];
-          void loadHistory();
-        }),
-      );
-      // A ticket works once, so the browser's own reconnect cannot succeed: reconnect with a new
-      // ticket and the last id received, which resumes without losing or repeating anything.
-      source.addEventListener('error', () => {
-        source.close();
-        setStatus('Disconnected; reconnecting…');
-        state.retry = setTimeout(listen, 2_000);
-      });
-    })
-    .catch((error) => {
-      // A refused token will not get better by retrying; anything else (a restart) may.
-      if (error.message.startsWith('401')) {
-        setStatus(`Token refused: ${error.message}`);
-        return;
-      }
-      setStatus(`Stream failed: ${error.message}; retrying…`);
-      state.retry = setTimeout(listen, 5_000);
-    });
+/** One stream event, typed by the client (docs/live-tray.md lists them). */
+function apply({ event, data }) {
+  switch (event) {
+    case 'unread':
+      // The first event of every connection, so also the sign that the stream is (back) up.
+      setStatus('Live: updates appear as they happen.');
+      setBadge('badge', data.totalUnreadCount);
+      setBadge('unseen', data.totalUnseenCount ?? 0);
+      return;
+    case 'record':
+      // New, changed, or back in the inbox (unarchived, snooze ended).
+      upsert(data);
+      return;
+    case 'read':
+      update(data.ids, (record) => Object.assign(record, { hasRead: true, isSeen: true }));
+      return;
+    case 'seen':
+      update(data.ids, (record) => (record.isSeen = true));
+      return;
+    case 'archived':
+    case 'snoozed':
+    case 'removed':
+      drop(data.ids);
+      return;
+    case 'cleared':
+      state.records = [];
+      render();
+      return;
+    case 'reset':
+      state.records = [];
+      void loadHistory();
+      return;
+  }
+}
+
+/**
+ * The client's stream takes a ticket per connection, reconnects after drops and token expiry
+ * resuming from the last event, and ends with an error only when the service refuses for good.
+ */
+async function listen() {
+  state.stream?.abort();
+  const controller = new AbortController();
+  state.stream = controller;
+  const events = state.client.stream({
+    signal: controller.signal,
+    onState: (connection) => {
+      if (connection === 'waiting') setStatus('Disconnected; reconnecting…');
+    },
+  });
+  try {
+    for await (const event of events) apply(event);
+  } catch (error) {
+    setStatus(`Stream stopped: ${error.message} (${error.code ?? 'no code'})`);
+  }
 }
 
 async function open() {
-  state.token = $('token').value.trim();
   state.locale = $('locale').value;
-  state.lastEventId = '';
+  state.client = createTrayClient({ baseUrl: location.origin, getToken: token, locale: state.locale });
   state.records = [];
-  sessionStorage.setItem('tray-demo-token', state.token);
+  sessionStorage.setItem('tray-demo-token', token());
   setStatus('Loading…');
   try {
     // The stream first: it sends every change from the moment it opens, so nothing falls
     // between the history read and the stream (a record in both is shown once).
-    listen();
-    await loadHistory();
+    void listen();
+    await Promise.all([loadHistory(), loadMutes()]);
     $('mark-all').disabled = false;
+    $('mark-seen').disabled = false;
   } catch (error) {
     setStatus(`Could not load the tray: ${error.message}`);
   }
 }
 
-document.addEventListener('DOMContentLoaded', () => {
-  $('token').value = sessionStorage.getItem('tray-demo-token') ?? '';
-  $('connect').addEventListener('submit', (event) => {
-    event.preventDefault();
-    void open();
-  });
-  $('locale').addEventListener('change', () => {
-    if (state.token) void open();
-  });
-  $('mark-all').addEventListener('click', () => {
-    api('GET', '/notifications/v3/mark-all-as-read').catch((error) =>
-      setStatus(`Mark all failed: ${error.message}`),
-    );
-  });
+$('token').value = sessionStorage.getItem('tray-demo-token') ?? '';
+$('connect').addEventListener('submit', (event) => {
+  event.preventDefault();
+  void open();
+});
+$('locale').addEventListener('change', () => {
+  if (token()) void open();
+});
+$('mark-seen').addEventListener('click', () => {
+  state.client.markSeen('all').catch((error) => setStatus(`Mark all seen failed: ${error.message}`));
+});
+$('mark-all').addEventListener('click', () => {
+  state.client.markAllAsRead().catch((error) => setStatus(`Mark all failed: ${error.message}`));
 });

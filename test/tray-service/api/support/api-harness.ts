@@ -35,6 +35,14 @@ export async function tokenFor(sub: string, claims: JWTPayload = {}, secret = TE
 
 export const bearer = async (sub: string) => `Bearer ${await tokenFor(sub)}`;
 
+/** A token for `sub` that expires `seconds` from now (a JWT's `exp` is whole seconds). */
+export const expiringToken = (sub: string, seconds: number) =>
+  new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(sub)
+    .setExpirationTime(Math.floor(Date.now() / 1000) + seconds)
+    .sign(new TextEncoder().encode(TEST_SECRET));
+
 export interface TrayApiHarness {
   /** The suite's own storage (the default adapter, or TEST_STORAGE's). */
   readonly storage: TrayStorage;

@@ -1,0 +1,70 @@
+import { blockMethods, type BlockMethods } from './block/block-methods.ts';
+import { inboxMethods, type InboxMethods } from './inbox/inbox-methods.ts';
+import { sendRequest, type TrayConnection, type TrayRequest } from './request/send-request.ts';
+import { openTrayStream, type TrayStreamOptions } from './stream/open-tray-stream.ts';
+import type { TrayStreamEvent } from './stream/tray-stream-event.ts';
+import { trayMethods, type TrayMethods } from './tray/tray-methods.ts';
+
+export interface TrayClientOptions {
+  /** The tray service's URL, e.g. `https://tray.example.org` (a path prefix is kept). */
+  baseUrl: string;
+  /**
+   * The user's bearer token (a JWT the service accepts). Asked before every call, so return a
+   * cached token while it is valid; asked once more after a 401, so a token that expired or was
+   * refused can be replaced.
+   */
+  getToken: () => string | Promise<string>;
+  /** Another fetch (a proxy's, a test's); the global one by default. */
+  fetch?: typeof fetch;
+  /** The locale records' descriptions are written in (`?locale=`); the service's default otherwise. */
+  locale?: string;
+  /** How many times a call refused with 429 or 503 is sent again (default 3). */
+  retries?: number;
+  /** A refusal asking for a longer wait than this (ms, default 30 s) is thrown at once. */
+  maxRetryWaitMs?: number;
+}
+
+/** What `stream()` takes beyond the client's own options. */
+export type TrayClientStreamOptions = Omit<TrayStreamOptions, 'baseUrl' | 'getToken' | 'fetch'>;
+
+/** One user's tray: every call of the tray API, typed from the service's schema. */
+export type TrayClient = TrayMethods &
+  InboxMethods &
+  BlockMethods & {
+    /** The user's tray live (docs/client.md#live): openTrayStream with the client's connection. */
+    stream(options: TrayClientStreamOptions): AsyncGenerator<TrayStreamEvent, void, undefined>;
+  };
+
+/**
+ * A client of the tray API for one user (the one `getToken`'s tokens name). No state but its
+ * options: create one per user, or per request in a back end.
+ */
+export function createTrayClient(options: TrayClientOptions): TrayClient {
+  if (!URL.canParse(options.baseUrl)) {
+    throw new TypeError(
+      `createTrayClient: baseUrl must be an absolute URL, got ${JSON.stringify(options.baseUrl)}`,
+    );
+  }
+  const connection: TrayConnection = {
+    baseUrl: options.baseUrl,
+    getToken: options.getToken,
+    // Called through globalThis: browsers refuse a fetch called on another object.
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    retries: options.retries ?? 3,
+    maxRetryWaitMs: options.maxRetryWaitMs ?? 30_000,
+  };
+  const send = <T>(request: TrayRequest) => sendRequest<T>(connection, request);
+  return {
+    ...trayMethods(send, { locale: options.locale }),
+    ...inboxMethods(send),
+    ...blockMethods(send),
+    stream: (streamOptions) =>
+      openTrayStream({
+        baseUrl: options.baseUrl,
+        getToken: options.getToken,
+        fetch: connection.fetch,
+        ...(options.locale === undefined ? {} : { locale: options.locale }),
+        ...streamOptions,
+      }),
+  };
+}

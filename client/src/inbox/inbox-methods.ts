@@ -1,0 +1,105 @@
+import type { CallOptions } from '../call-options.ts';
+import type {
+  ArchiveBody,
+  IdsBody,
+  MuteBody,
+  MutesBody,
+  MuteTargetInput,
+  PutMuteBody,
+  RemovedBody,
+  SeenBody,
+  SnoozeBody,
+  UpdatedBody,
+} from '../generated/tray-api-types.ts';
+import type { Send } from '../send.ts';
+
+/** One mute in force, as the service lists it. */
+export type Mute = MuteBody['data'];
+
+/** A time the service takes: epoch milliseconds, a Date, or an ISO 8601 string with its offset. */
+export type TrayTime = number | Date | string;
+
+/** The inbox operations: seen, archived and snoozed records, and mutes. */
+export interface InboxMethods {
+  /** Marks records seen: these (1 to 100 `v_tarid_uid`s) or every record in the inbox. Answers how many changed. */
+  markSeen(records: readonly string[] | 'all', options?: CallOptions): Promise<number>;
+  /**
+   * Archives records: these, every record in the inbox, or (`'all-read'`) every read one. Answers
+   * how many changed.
+   */
+  archive(records: readonly string[] | 'all' | 'all-read', options?: CallOptions): Promise<number>;
+  /** Brings archived records back to the inbox as they were. */
+  unarchive(ids: readonly string[], options?: CallOptions): Promise<number>;
+  /** Takes records out of the inbox until `until` (later than now, at most 90 days on); they come back unread. */
+  snooze(ids: readonly string[], until: TrayTime, options?: CallOptions): Promise<number>;
+  /** Brings snoozed records back now. */
+  unsnooze(ids: readonly string[], options?: CallOptions): Promise<number>;
+  /** The caller's mutes in force. */
+  mutes(options?: CallOptions): Promise<Mute[]>;
+  /** Mutes a post, a community or a user, until `until` or until unmuted; a second call changes `until` only. */
+  mute(
+    target: Omit<PutMuteBody, 'until'> & { until?: TrayTime | null },
+    options?: CallOptions,
+  ): Promise<Mute>;
+  /** Lifts a mute; answers whether one was in force. */
+  unmute(target: MuteTargetInput, options?: CallOptions): Promise<boolean>;
+}
+
+const timeOf = (time: TrayTime) => (time instanceof Date ? time.getTime() : time);
+
+export function inboxMethods(send: Send): InboxMethods {
+  const mark = async (
+    action: string,
+    body: SeenBody | ArchiveBody | IdsBody | SnoozeBody,
+    options: CallOptions,
+  ) => {
+    const answer = await send<UpdatedBody>({
+      method: 'POST',
+      path: `/notifications/v3/records/${action}`,
+      body,
+      signal: options.signal,
+    });
+    return answer.data.updated;
+  };
+  return {
+    markSeen: (records, options = {}) =>
+      mark('seen', (records === 'all' ? { all: true } : { ids: [...records] }) satisfies SeenBody, options),
+    archive: (records, options = {}) =>
+      mark(
+        'archive',
+        (records === 'all'
+          ? { all: true }
+          : records === 'all-read'
+            ? { all: true, readOnly: true }
+            : { ids: [...records] }) satisfies ArchiveBody,
+        options,
+      ),
+    unarchive: (ids, options = {}) => mark('unarchive', { ids: [...ids] } satisfies IdsBody, options),
+    snooze: (ids, until, options = {}) =>
+      mark('snooze', { ids: [...ids], until: timeOf(until) } satisfies SnoozeBody, options),
+    unsnooze: (ids, options = {}) => mark('unsnooze', { ids: [...ids] } satisfies IdsBody, options),
+    async mutes(options = {}) {
+      return (
+        await send<MutesBody>({ method: 'GET', path: '/notifications/v3/mutes', signal: options.signal })
+      ).data;
+    },
+    async mute({ until, ...target }, options = {}) {
+      const body: PutMuteBody = {
+        ...target,
+        ...(until === undefined ? {} : { until: until === null ? null : timeOf(until) }),
+      };
+      return (
+        await send<MuteBody>({ method: 'PUT', path: '/notifications/v3/mutes', body, signal: options.signal })
+      ).data;
+    },
+    async unmute({ targetType, targetId }, options = {}) {
+      const answer = await send<RemovedBody>({
+        method: 'DELETE',
+        path: '/notifications/v3/mutes',
+        body: { targetType, targetId } satisfies MuteTargetInput,
+        signal: options.signal,
+      });
+      return answer.data.removed;
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import { TrayApiError } from '../tray-api-error.ts';
+
+/**
+ * The TrayApiError for a refused call: the service's code and message when the body is its error
+ * shape (`{ status: "error", code, message }`), otherwise code 0 and the HTTP status text, so an
+ * answer from something in front of the service (a proxy's error page) is still a TrayApiError.
+ */
+export async function readTrayApiError(response: Response): Promise<TrayApiError> {
+  const text = await response.text().catch(() => '');
+  const body = parseJson(text);
+  if (isErrorBody(body)) return new TrayApiError(response.status, body.code, body.message);
+  const statusText = response.statusText ? ` ${response.statusText}` : '';
+  return new TrayApiError(response.status, 0, `HTTP ${response.status}${statusText} (not a tray API error)`);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isErrorBody(body: unknown): body is { code: number; message: string } {
+  if (typeof body !== 'object' || body === null) return false;
+  const { code, message } = body as Record<string, unknown>;
+  return typeof code === 'number' && typeof message === 'string';
+}

@@ -1,0 +1,33 @@
+/** The first wait when the service names none; doubled on each further attempt. */
+const BASE_DELAY_MS = 250;
+
+/** How much later than the plain delay a wait may be, as a fraction of it. */
+const JITTER = 0.2;
+
+/**
+ * Milliseconds to wait before attempt `attempt + 1` of a call the service refused with 429 or 503.
+ * The service's `Retry-After` (seconds, or an HTTP date) wins when present: asking earlier is
+ * refused again and costs the caller's budget. Without one, the wait doubles from 250 ms. Either
+ * way a random part is added, so many clients refused at the same moment do not all come back in
+ * the same millisecond.
+ */
+export function retryDelay(
+  attempt: number,
+  retryAfter: string | null,
+  now: number,
+  random: () => number = Math.random,
+): number {
+  const plain = retryAfterMs(retryAfter, now) ?? BASE_DELAY_MS * 2 ** attempt;
+  return Math.round(plain + plain * JITTER * random());
+}
+
+/** `Retry-After` in milliseconds from `now`, or undefined when absent or not understood. */
+export function retryAfterMs(header: string | null, now: number): number | undefined {
+  if (header === null) return undefined;
+  const text = header.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // An HTTP date always ends in GMT (RFC 9110); other text Date.parse might read ("-3") is not one.
+  if (!text.endsWith('GMT')) return undefined;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}

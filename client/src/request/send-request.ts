@@ -1,0 +1,89 @@
+import { TrayApiError } from '../tray-api-error.ts';
+import { readTrayApiError } from './read-tray-api-error.ts';
+import { retryDelay } from './retry-delay.ts';
+import { wait } from './wait.ts';
+
+/** Where and as whom a client calls, and how patiently. */
+export interface TrayConnection {
+  /** The tray service's URL, e.g. `https://tray.example.org` (a path prefix is kept). */
+  baseUrl: string;
+  /** The caller's bearer token; asked before every call, and once more after a 401. */
+  getToken: () => string | Promise<string>;
+  fetch: typeof fetch;
+  /** How many times a call refused with 429 or 503 is sent again. */
+  retries: number;
+  /** A refusal that asks for a longer wait than this is thrown at once instead of waited out. */
+  maxRetryWaitMs: number;
+}
+
+export interface TrayRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** From the service's root, e.g. `/notifications/v3`. */
+  path: string;
+  /** Query parameters; a list is sent as the parameter repeated, undefined values are left out. */
+  query?: Readonly<Record<string, string | number | readonly string[] | undefined>>;
+  /** Sent as JSON. */
+  body?: unknown;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Sends one call of the tray API and answers its JSON body, typed by the caller from the
+ * service's schema (answers are not validated at run time; the types come from the same
+ * declarations the service answers with). A refusal is thrown as a TrayApiError with the
+ * service's code. 429 and 503 are sent again after the wait the service names (`Retry-After`),
+ * at most `retries` times; a 401 asks `getToken` once more, for a token that expired meanwhile.
+ */
+export async function sendRequest<T>(connection: TrayConnection, request: TrayRequest): Promise<T> {
+  const url = requestUrl(connection.baseUrl, request);
+  let token = await connection.getToken();
+  let tokenAskedAgain = false;
+  let retried = 0;
+  for (;;) {
+    const response = await connection.fetch(url, {
+      method: request.method,
+      headers: {
+        Accept: 'application/json',
+        Authorization: `Bearer ${token}`,
+        ...(request.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
+      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+    if (response.ok) return readJson<T>(response);
+    if (response.status === 401 && !tokenAskedAgain) {
+      tokenAskedAgain = true;
+      await response.body?.cancel();
+      token = await connection.getToken();
+      continue;
+    }
+    if ((response.status === 429 || response.status === 503) && retried < connection.retries) {
+      const delay = retryDelay(retried, response.headers.get('Retry-After'), Date.now());
+      if (delay <= connection.maxRetryWaitMs) {
+        retried += 1;
+        await response.body?.cancel();
+        await wait(delay, request.signal);
+        continue;
+      }
+    }
+    throw await readTrayApiError(response);
+  }
+}
+
+function requestUrl(baseUrl: string, request: TrayRequest): string {
+  const url = new URL(`${baseUrl.replace(/\/+$/, '')}${request.path}`);
+  for (const [name, value] of Object.entries(request.query ?? {})) {
+    if (value === undefined) continue;
+    for (const one of typeof value === 'object' ? value : [value]) url.searchParams.append(name, String(one));
+  }
+  return url.href;
+}
+
+async function readJson<T>(response: Response): Promise<T> {
+  const type = response.headers.get('Content-Type') ?? '';
+  if (!/^application\/json\b/i.test(type)) {
+    await response.body?.cancel();
+    throw new TrayApiError(response.status, 0, `expected a JSON answer, got ${type || 'no content type'}`);
+  }
+  return (await response.json()) as T;
+}

@@ -1,0 +1,3 @@
+export { openTrayStream, type TrayStreamOptions, type TrayStreamState } from './open-tray-stream.ts';
+export type { ReconnectPolicy } from './reconnect-delay.ts';
+export type { TrayStreamEvent, TrayStreamEventName } from './tray-stream-event.ts';

@@ -1,0 +1,72 @@
+import type { StreamTicketBody } from '../generated/tray-api-types.ts';
+import type { TrayApiError } from '../tray-api-error.ts';
+import { readTrayApiError } from '../request/read-tray-api-error.ts';
+import { retryAfterMs } from '../request/retry-delay.ts';
+
+export interface ConnectionRequest {
+  /** The service's base URL without a trailing slash. */
+  base: string;
+  token: string;
+  lastEventId: string | undefined;
+  locale: string | undefined;
+  fetch: typeof fetch;
+  signal: AbortSignal;
+}
+
+/**
+ * open: the stream answered 200. refused: 401, the token (or the ticket it bought) was not
+ * accepted. unavailable: worth trying again (no answer, 429, 5xx), after `retryAfterMs` when the
+ * service said so. fatal: a refusal that trying again cannot change (400 for an id this service
+ * never sent, 403, 404).
+ */
+export type Connection =
+  | { kind: 'open'; body: ReadableStream<Uint8Array> }
+  | { kind: 'refused'; error: TrayApiError }
+  | { kind: 'unavailable'; error: unknown; retryAfterMs: number | undefined }
+  | { kind: 'fatal'; error: TrayApiError };
+
+/**
+ * One connection attempt: a single-use ticket bought with the bearer token, then the stream
+ * opened with it (docs/live-tray.md, "Tickets"). The last id goes in the query rather than the
+ * Last-Event-ID header, which the service reads alike: a GET with no custom header needs no CORS
+ * preflight from a browser on another origin.
+ */
+export async function openConnection(request: ConnectionRequest): Promise<Connection> {
+  // Called unbound: a browser's fetch throws "Illegal invocation" when called as a method of
+  // another object.
+  const { base, signal, fetch: send } = request;
+  try {
+    const issued = await send(`${base}/notifications/v3/stream-ticket`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${request.token}`, Accept: 'application/json' },
+      signal,
+    });
+    if (!issued.ok) return await failed(issued);
+    const { data } = (await issued.json()) as StreamTicketBody;
+    const query = new URLSearchParams({ ticket: data.ticket });
+    if (request.locale !== undefined) query.set('locale', request.locale);
+    if (request.lastEventId !== undefined && request.lastEventId !== '')
+      query.set('lastEventId', request.lastEventId);
+    const response = await send(`${base}/notifications/v3/stream?${query.toString()}`, {
+      headers: { Accept: 'text/event-stream' },
+      signal,
+    });
+    if (!response.ok) return await failed(response);
+    if (response.body === null) throw new Error('the stream answered without a body');
+    return { kind: 'open', body: response.body };
+  } catch (error) {
+    return { kind: 'unavailable', error, retryAfterMs: undefined };
+  }
+}
+
+async function failed(response: Response): Promise<Connection> {
+  const error = await readTrayApiError(response);
+  if (response.status === 401) return { kind: 'refused', error };
+  if (response.status === 429 || response.status >= 500)
+    return {
+      kind: 'unavailable',
+      error,
+      retryAfterMs: retryAfterMs(response.headers.get('retry-after'), Date.now()),
+    };
+  return { kind: 'fatal', error };
+}

@@ -1,0 +1,109 @@
+import { wait } from '../request/wait.ts';
+import { openConnection } from './open-connection.ts';
+import { readSse } from './read-sse.ts';
+import { defaultReconnectPolicy, reconnectDelay, type ReconnectPolicy } from './reconnect-delay.ts';
+import { createSseParser } from './sse-parser.ts';
+import { isTrayStreamEventName, type TrayStreamEvent } from './tray-stream-event.ts';
+
+/** connecting: buying a ticket and opening; open: events flow; waiting: before a reconnect. */
+export type TrayStreamState = 'connecting' | 'open' | 'waiting';
+
+export interface TrayStreamOptions {
+  /** The tray service's address, e.g. `https://tray.example.com` ('' for the page's own origin). */
+  baseUrl: string;
+  /** A current bearer token for the user; asked again after `expired` or a 401. Its errors end the iteration. */
+  getToken: () => string | Promise<string>;
+  /** Defaults to the global fetch (Node 24, browsers). */
+  fetch?: typeof fetch;
+  /** Aborting it ends the iteration cleanly, wherever it is (reading, waiting, connecting). */
+  signal: AbortSignal;
+  /** Resume after this event id (an id this stream yielded earlier, kept by the app). */
+  lastEventId?: string;
+  /** The locale of `record` descriptions (the service negotiates it like history's). */
+  locale?: string;
+  /** Waits between reconnects (default 1 s doubling to 30 s, jittered). */
+  reconnect?: Partial<ReconnectPolicy>;
+  /** A stream silent this long is taken for dead and reopened (default 45 s: three heartbeats). */
+  idleTimeoutMs?: number;
+  /** Told of each change of the connection (a UI's "reconnecting…"). */
+  onState?: (state: TrayStreamState) => void;
+}
+
+/**
+ * A user's live tray as an async iterator of typed events (docs/client.md, "Live"). It reconnects
+ * by itself, resuming after the last event it yielded, so the events it yields across drops,
+ * restarts and token expiries miss nothing the service stored. It ends when `signal` aborts or the
+ * loop breaks, and throws a TrayApiError when the service refuses for good: a 401 for a token
+ * `getToken` has just given (a banned user's tokens are refused so), or a 400, 403 or 404.
+ */
+export async function* openTrayStream(
+  options: TrayStreamOptions,
+): AsyncGenerator<TrayStreamEvent, void, undefined> {
+  const request = options.fetch ?? fetch;
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const policy = { ...defaultReconnectPolicy, ...options.reconnect };
+  const idleTimeoutMs = options.idleTimeoutMs ?? 45_000;
+  const state = options.onState ?? (() => undefined);
+  // Ends any request or read still open when the loop stops for another reason than `signal`.
+  const stop = new AbortController();
+  const signal = AbortSignal.any([options.signal, stop.signal]);
+  let lastEventId = options.lastEventId;
+  let token: string | undefined;
+  /** 401s in a row; a token is asked for after each, so a second means the user is refused for good. */
+  let refusals = 0;
+  /** Connection attempts since the last open stream, for the backoff. */
+  let attempt = 0;
+  try {
+    while (!signal.aborted) {
+      state('connecting');
+      token ??= await options.getToken();
+      if (signal.aborted) return;
+      const connection = await openConnection({
+        base,
+        token,
+        lastEventId,
+        locale: options.locale,
+        fetch: request,
+        signal,
+      });
+      if (signal.aborted) return;
+      if (connection.kind === 'fatal') throw connection.error;
+      if (connection.kind === 'refused') {
+        refusals += 1;
+        if (refusals > 1) throw connection.error;
+        token = undefined;
+        continue;
+      }
+      if (connection.kind === 'unavailable') {
+        state('waiting');
+        await pause(connection.retryAfterMs ?? reconnectDelay(attempt, policy), signal);
+        attempt += 1;
+        continue;
+      }
+      state('open');
+      refusals = 0;
+      attempt = 0;
+      const parser = createSseParser();
+      let expired = false;
+      for await (const message of readSse(connection.body, parser, idleTimeoutMs)) {
+        if (message.id !== '') lastEventId = message.id;
+        // The last event of a stream whose token reached its `exp`: reconnect with a new token.
+        if (message.event === 'expired') expired = true;
+        if (!isTrayStreamEventName(message.event)) continue;
+        yield { event: message.event, id: message.id, data: JSON.parse(message.data) } as TrayStreamEvent;
+      }
+      if (signal.aborted) return;
+      if (parser.lastEventId !== '') lastEventId = parser.lastEventId;
+      if (expired) token = undefined;
+      // The service's own `retry:` (sent when it shuts down, spread over clients) wins.
+      state('waiting');
+      await pause(parser.retryMs ?? reconnectDelay(attempt, policy), signal);
+      attempt += 1;
+    }
+  } finally {
+    stop.abort();
+  }
+}
+
+/** Waits, or stops waiting when `signal` aborts; the loop then sees the signal and ends. */
+const pause = (ms: number, signal: AbortSignal) => wait(ms, signal).catch(() => undefined);

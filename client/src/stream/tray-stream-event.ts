@@ -1,0 +1,14 @@
+import { streamEventNames, type StreamEventDataMap } from '../generated/tray-api-types.ts';
+
+/** What openTrayStream yields: every live-stream event but `expired`, which it answers itself. */
+export type TrayStreamEventName = Exclude<keyof StreamEventDataMap, 'expired'>;
+
+/** One live-stream event: its name, its id (the resume point) and its typed data. */
+export type TrayStreamEvent = {
+  [E in TrayStreamEventName]: { event: E; id: string; data: StreamEventDataMap[E] };
+}[TrayStreamEventName];
+
+/** Whether `event` is one this client yields (a newer service may send events it does not know). */
+export function isTrayStreamEventName(event: string): event is TrayStreamEventName {
+  return event !== 'expired' && (streamEventNames as readonly string[]).includes(event);
+}

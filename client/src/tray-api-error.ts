@@ -1,0 +1,16 @@
+/**
+ * A refusal from the tray API, carrying the service's stable numeric error code (docs/contract.md#errors
+ * lists them: 400001 validation, 401000 authentication, 400311 rate limit, ...) so callers branch on the code rather than on message text, which may be reworded.
+ * `code` is 0 when the answer was not the service's error shape (a proxy's error page, say).
+ */
+export class TrayApiError extends Error {
+  readonly code: number;
+  readonly status: number;
+
+  constructor(status: number, code: number, message: string) {
+    super(message);
+    this.name = 'TrayApiError';
+    this.status = status;
+    this.code = code;
+  }
+}

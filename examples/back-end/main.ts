@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { UsageError } from '../../shared/errors/usage-error.ts';
+import { parseCli, runCli, scriptEnv } from '../../scripts/lib/cli.ts';
+import { devSecretOr } from '../../scripts/lib/dev-secrets.ts';
+import { listTray } from './list-tray.ts';
+
+const usage = `
+Usage: npm run example:back-end -- --user <userId> [--limit <n>] [--locale <locale>]
+
+Lists a user's tray as an app's back end would, through the client package: the unread count,
+then the newest records (* marks the unread ones). TRAY_URL (default http://127.0.0.1:8081) names
+the tray service; JWT_SECRET is its key (unset: the secret \`npm start\` made for this machine).
+`;
+
+runCli(async () => {
+  const { values } = parseCli(
+    {
+      args: process.argv.slice(2),
+      options: { user: { type: 'string' }, limit: { type: 'string' }, locale: { type: 'string' } },
+    },
+    usage,
+  );
+  const env = scriptEnv({ TRAY_URL: z.url({ error: 'expected a URL' }).default('http://127.0.0.1:8081') });
+  if (!values.user) throw new UsageError(`--user is required\n${usage}`);
+  const limit = Number(values.limit ?? 20);
+  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit: expected a whole number from 1`);
+  const listing = await listTray({
+    trayUrl: env.TRAY_URL,
+    jwtSecret: devSecretOr('JWT_SECRET', process.env.JWT_SECRET, 'JWT_SECRET'),
+    userId: values.user,
+    limit,
+    ...(values.locale ? { locale: values.locale } : {}),
+  });
+  process.stdout.write(`${values.user}: ${listing.totalUnreadCount} unread\n`);
+  for (const record of listing.records) {
+    const when = new Date(record.lastUpdate).toISOString();
+    process.stdout.write(`${record.hasRead ? ' ' : '*'} ${when} ${record.description}\n`);
+  }
+  return 0;
+});

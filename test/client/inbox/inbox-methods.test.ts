@@ -1,0 +1,87 @@
+import { expect } from 'chai';
+import { createTrayClient, TrayApiError, type NotificationRecord } from '../../../client/src/index.ts';
+import { seedRecords } from '../../support/seed-tray.ts';
+import { tokensOf, useServedTrayApi } from '../support/serve-tray-api.ts';
+
+const MIN = 60_000;
+
+describe('the client’s inbox methods against the tray API (real PostgreSQL and Redis)', () => {
+  const api = useServedTrayApi();
+  const clientOf = (userId: string) => createTrayClient({ baseUrl: api.baseUrl, getToken: tokensOf(userId) });
+  const targets = (records: readonly NotificationRecord[]) => records.map((record) => record.targetId);
+  const all = async (user: string, view?: 'inbox' | 'archived' | 'snoozed' | 'all') => {
+    const records: NotificationRecord[] = [];
+    for await (const record of clientOf(user).history({ ...(view ? { view } : {}) })) records.push(record);
+    return records;
+  };
+
+  describe('seen, archive and snooze', () => {
+    const user = 'inbox-user';
+    let keys: Record<string, string>;
+    before(async () => {
+      const now = Date.now();
+      const seeded = await seedRecords(api.harness.storage, [
+        { userId: user, targetId: 'a', lastUpdate: now - 3 * MIN },
+        { userId: user, targetId: 'b', lastUpdate: now - 2 * MIN, hasRead: true },
+        { userId: user, targetId: 'c', lastUpdate: now - MIN },
+      ]);
+      keys = { a: seeded[0]!, b: seeded[1]!, c: seeded[2]! };
+    });
+
+    it('markSeen() marks records seen and counts() says how many are unseen', async () => {
+      const client = clientOf(user);
+      expect((await client.counts()).totalUnseenCount).to.equal(2);
+      expect(await client.markSeen([keys.a!, 'not-a-record'])).to.equal(1);
+      expect(await client.markSeen([keys.a!])).to.equal(0);
+      expect(await client.counts()).to.deep.equal({ totalUnreadCount: 2, totalUnseenCount: 1 });
+    });
+
+    it('archive() and unarchive() move records out of the inbox view and back', async () => {
+      const client = clientOf(user);
+      expect(await client.archive([keys.c!])).to.equal(1);
+      expect(targets(await all(user))).to.deep.equal(['b', 'a']);
+      expect(targets(await all(user, 'archived'))).to.deep.equal(['c']);
+      const page = await client.historyPage(undefined, 'archived');
+      expect(targets(page.data)).to.deep.equal(['c']);
+      expect(page.data[0]?.archivedAt).to.be.a('number');
+      expect(await client.unarchive([keys.c!])).to.equal(1);
+      expect(targets(await all(user))).to.deep.equal(['c', 'b', 'a']);
+    });
+
+    it('archive("all-read") archives only the read records', async () => {
+      const client = clientOf(user);
+      expect(await client.archive('all-read')).to.equal(1);
+      expect(targets(await all(user, 'archived'))).to.deep.equal(['b']);
+      expect(await client.unarchive([keys.b!])).to.equal(1);
+    });
+
+    it('snooze() takes records out until a time; unsnooze() brings them back now', async () => {
+      const client = clientOf(user);
+      expect(await client.snooze([keys.a!], new Date(Date.now() + 60 * MIN))).to.equal(1);
+      expect(targets(await all(user, 'snoozed'))).to.deep.equal(['a']);
+      expect(targets(await all(user))).to.deep.equal(['c', 'b']);
+      expect(await client.unsnooze([keys.a!])).to.equal(1);
+      expect(targets(await all(user, 'all'))).to.deep.equal(['c', 'b', 'a']);
+    });
+
+    it('a snooze into the past is a TrayApiError 400 naming until', async () => {
+      await expect(clientOf(user).snooze([keys.a!], Date.now() - MIN))
+        .to.be.rejectedWith(TrayApiError, /until/)
+        .and.eventually.include({ status: 400, code: 400001 });
+    });
+  });
+
+  describe('mutes', () => {
+    it('mute() puts one, mutes() lists it, unmute() lifts it', async () => {
+      const client = clientOf('muting-user');
+      const until = Date.now() + 60 * MIN;
+      const mute = await client.mute({ targetType: 'post', targetId: 'p-1', until: new Date(until) });
+      expect(mute).to.include({ targetType: 'post', targetId: 'p-1', until });
+      expect(await client.mute({ targetType: 'user', targetId: 'u-loud' })).to.include({ until: null });
+      expect((await client.mutes()).map((one) => one.targetId).sort()).to.deep.equal(['p-1', 'u-loud']);
+      expect(await client.unmute({ targetType: 'post', targetId: 'p-1' })).to.equal(true);
+      expect(await client.unmute({ targetType: 'post', targetId: 'p-1' })).to.equal(false);
+      expect((await client.mutes()).map((one) => one.targetId)).to.deep.equal(['u-loud']);
+    });
+  });
+});

@@ -1,0 +1,167 @@
+import { expect } from 'chai';
+import { createTrayClient, TrayApiError } from '../../../client/src/index.ts';
+import { createRateLimiter } from '../../../tray-service/http/rate-limit/create-rate-limiter.ts';
+import { uniqueName } from '../../support/suite-resources.ts';
+import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
+import { tokenFor } from '../../tray-service/api/support/api-harness.ts';
+import { tokensOf, useServedTrayApi } from '../support/serve-tray-api.ts';
+
+/** One call the client sent, as seen through its fetch: when it left, and the answer. */
+interface Sent {
+  sentAt: number;
+  answeredAt: number;
+  status: number;
+  retryAfter: string | null;
+}
+
+/** The real fetch, noting each call and its answer. */
+function recordingFetch(): { fetch: typeof fetch; sent: Sent[] } {
+  const sent: Sent[] = [];
+  return {
+    sent,
+    fetch: async (input, init) => {
+      const sentAt = Date.now();
+      const response = await fetch(input, init);
+      sent.push({
+        sentAt,
+        answeredAt: Date.now(),
+        status: response.status,
+        retryAfter: response.headers.get('Retry-After'),
+      });
+      return response;
+    },
+  };
+}
+
+describe('sendRequest (through the client) against the tray API', () => {
+  const api = useServedTrayApi();
+
+  describe('when the service refuses the token', () => {
+    it('asks getToken once more and sends the call again with the new token', async () => {
+      const tokens = [
+        tokenFor('t-user', {}, 'a-secret-the-service-does-not-know-32-chars'),
+        tokenFor('t-user'),
+      ];
+      let asked = 0;
+      const client = createTrayClient({ baseUrl: api.baseUrl, getToken: () => tokens[asked++]! });
+      expect((await client.counts()).totalUnreadCount).to.equal(0);
+      expect(asked).to.equal(2);
+    });
+
+    it('throws a TrayApiError 401 when the new token is refused too, after asking only once more', async () => {
+      let asked = 0;
+      const { fetch, sent } = recordingFetch();
+      const client = createTrayClient({
+        baseUrl: api.baseUrl,
+        fetch,
+        getToken: () => (asked++, 'not-a-jwt'),
+      });
+      await expect(client.counts()).to.be.rejectedWith(TrayApiError).and.eventually.include({
+        status: 401,
+        code: 401000,
+      });
+      expect(asked).to.equal(2);
+      expect(sent.map((call) => call.status)).to.deep.equal([401, 401]);
+    });
+  });
+
+  describe('over the per-user rate limit (2 calls per 2 s here)', () => {
+    let limitedUrl: string;
+    before(async () => {
+      limitedUrl = await api.serve(
+        api.harness.app({
+          rateLimiter: createRateLimiter({
+            redis: api.harness.redis,
+            points: 2,
+            windowMs: 2_000,
+            keyPrefix: uniqueName('rl'),
+          }),
+        }),
+      );
+    });
+
+    it('waits the Retry-After the 429 names, then sends the call again, which succeeds', async () => {
+      const { fetch, sent } = recordingFetch();
+      const client = createTrayClient({ baseUrl: limitedUrl, getToken: tokensOf('limited-1'), fetch });
+      for (let call = 0; call < 3; call += 1) await client.counts();
+
+      expect(sent.map((call) => call.status)).to.deep.equal([200, 200, 429, 200]);
+      const [, , refused, retried] = sent;
+      expect(Number(refused?.retryAfter)).to.be.within(1, 2);
+      expect(retried!.sentAt - refused!.answeredAt).to.be.at.least(Number(refused?.retryAfter) * 1000);
+    });
+
+    it('throws the 429 as a TrayApiError (the platform’s code 400311) when no retry is left', async () => {
+      const { fetch, sent } = recordingFetch();
+      const client = createTrayClient({
+        baseUrl: limitedUrl,
+        getToken: tokensOf('limited-2'),
+        fetch,
+        retries: 0,
+      });
+      await client.counts();
+      await client.counts();
+      await expect(client.counts()).to.be.rejectedWith(TrayApiError).and.eventually.include({
+        status: 429,
+        code: 400311,
+      });
+      expect(sent.map((call) => call.status)).to.deep.equal([200, 200, 429]);
+    });
+
+    it('throws at once when the wait asked for is longer than maxRetryWaitMs', async () => {
+      const { fetch, sent } = recordingFetch();
+      const client = createTrayClient({
+        baseUrl: limitedUrl,
+        getToken: tokensOf('limited-3'),
+        fetch,
+        maxRetryWaitMs: 100,
+      });
+      await client.counts();
+      await client.counts();
+      await expect(client.counts()).to.be.rejectedWith(TrayApiError, 'RateLimit Exceed');
+      expect(sent).to.have.lengthOf(3);
+    });
+
+    it('stops waiting when the call’s signal aborts', async () => {
+      const { fetch, sent } = recordingFetch();
+      const client = createTrayClient({ baseUrl: limitedUrl, getToken: tokensOf('limited-4'), fetch });
+      await client.counts();
+      await client.counts();
+      const controller = new AbortController();
+      const call = client.counts({ signal: controller.signal });
+      const reason = new Error('the user left the page');
+      setTimeout(() => controller.abort(reason), 100);
+      await expect(call).to.be.rejectedWith(reason);
+      expect(sent.map((one) => one.status)).to.deep.equal([200, 200, 429]);
+    });
+  });
+
+  describe('while the storage is down (503 with Retry-After: 5)', () => {
+    const postgres = useStoppablePostgres();
+    let downUrl: string;
+    before(async () => {
+      downUrl = await api.serve(api.harness.app({ storage: await postgres.openStorage() }));
+      await postgres.stop();
+    });
+
+    it('sends the call again after the wait, at most `retries` times, then throws the 503', async function () {
+      this.timeout(30_000);
+      const { fetch, sent } = recordingFetch();
+      const client = createTrayClient({
+        baseUrl: downUrl,
+        getToken: tokensOf('down-user'),
+        fetch,
+        retries: 1,
+      });
+      await expect(client.counts()).to.be.rejectedWith(TrayApiError).and.eventually.include({
+        status: 503,
+        code: 503000,
+      });
+      expect(sent.map((call) => [call.status, call.retryAfter])).to.deep.equal([
+        [503, '5'],
+        [503, '5'],
+      ]);
+      expect(sent[1]!.sentAt - sent[0]!.answeredAt).to.be.at.least(5_000);
+    });
+  });
+});

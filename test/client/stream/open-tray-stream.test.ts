@@ -1,0 +1,188 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { TrayApiError } from '../../../client/src/tray-api-error.ts';
+import { openTrayStream, type TrayStreamOptions } from '../../../client/src/stream/index.ts';
+import { streamEvents } from '../../../tray-service/http/api-schema/stream-schemas.ts';
+import { bearer, expiringToken, tokenFor } from '../../tray-service/api/support/api-harness.ts';
+import { banEvent } from '../../tray-service/bans/ban-events.ts';
+import { useLiveTray } from '../../tray-service/live/support/live-harness.ts';
+import { commentEvent, minute } from '../../tray-service/worker/event-builder.ts';
+import { waitFor } from '../../support/wait-for.ts';
+import { collectStream } from './support/collect-stream.ts';
+
+describe('openTrayStream against the tray service', function () {
+  this.timeout(30_000);
+  const tray = useLiveTray({ instances: 1 });
+  const aborts: AbortController[] = [];
+  afterEach(() => {
+    for (const controller of aborts.splice(0)) controller.abort();
+  });
+
+  /** A stream of `user`'s tray with quick reconnects; the test's own options win. */
+  const open = (user: string, options: Partial<TrayStreamOptions> = {}) => {
+    const controller = new AbortController();
+    aborts.push(controller);
+    const stream = collectStream(
+      openTrayStream({
+        baseUrl: tray.instance(0).base,
+        getToken: () => tokenFor(user),
+        signal: controller.signal,
+        reconnect: { initialMs: 200, maxMs: 1_000 },
+        ...options,
+      }),
+    );
+    return { stream, controller };
+  };
+
+  describe('with a valid token', () => {
+    it('yields typed events (unread, record, read, archived, snoozed, cleared), each as the schema declares it', async () => {
+      const user = 'u-typed';
+      const { stream } = open(user);
+      expect((await stream.next('unread')).data).to.deep.equal({ totalUnreadCount: 0, totalUnseenCount: 0 });
+      await tray.worker.deliver(commentEvent({ postId: 'p-ty', postOwner: user, createdAt: minute(1) }));
+      const record = await stream.next('record');
+      expect(record.data.v_tarid_uid).to.equal(`comment_p-ty_${user}`);
+      expect(record.data.description).to.equal('Cid commented on your post in Hiking Club');
+      await stream.next('unread', { match: (event) => event.data.totalUnreadCount === 1 });
+      await request(tray.instance(0).base)
+        .post('/notifications/v2/read')
+        .set('Authorization', await bearer(user))
+        .send({ verb: 'comment', targetId: 'p-ty' })
+        .expect(200);
+      const id = `comment_p-ty_${user}`;
+      expect((await stream.next('read')).data.ids).to.deep.equal([id]);
+      const post = async (path: string, body: object) =>
+        request(tray.instance(0).base)
+          .post(`/notifications/v3/records/${path}`)
+          .set('Authorization', await bearer(user))
+          .send(body)
+          .expect(200);
+      await post('archive', { ids: [id] });
+      expect((await stream.next('archived')).data.ids).to.deep.equal([id]);
+      const until = Date.now() + 60_000;
+      await post('snooze', { ids: [id], until });
+      expect((await stream.next('snoozed')).data).to.deep.equal({ ids: [id], until });
+      const from = stream.events.length;
+      await post('unsnooze', { ids: [id] });
+      const back = await stream.next('record', { from });
+      expect(back.data).to.include({ v_tarid_uid: id, snoozedUntil: null, archivedAt: null });
+      await request(tray.instance(0).base)
+        .delete('/notifications/v3/delete-all')
+        .set('Authorization', await bearer(user))
+        .expect(200);
+      await stream.next('cleared');
+      // Every event's data is exactly what the service's schema for that event accepts, and every
+      // event carries the id a reconnect resumes from.
+      for (const event of stream.events) {
+        expect(() => streamEvents[event.event].parse(event.data), event.event).to.not.throw();
+        expect(event.id).to.be.a('string').and.not.equal('');
+      }
+    });
+  });
+
+  describe('when the token expires mid-stream', () => {
+    it('asks getToken again, resumes after the "expired" event, and misses nothing', async () => {
+      const user = 'u-expiry';
+      let tokens = 0;
+      let delivered: Promise<unknown> | undefined;
+      const { stream } = open(user, {
+        getToken: () => {
+          tokens += 1;
+          return expiringToken(user, 3);
+        },
+        // A comment queued while the client waits to reconnect: only the resumed stream brings it.
+        reconnect: { initialMs: 1_500, maxMs: 1_500 },
+        onState: (state) => {
+          if (state === 'waiting' && !delivered)
+            delivered = tray.worker.deliver(
+              commentEvent({ postId: 'p-gap', postOwner: user, createdAt: minute(2) }),
+            );
+        },
+      });
+      await stream.next('unread');
+      await tray.worker.deliver(commentEvent({ postId: 'p-before', postOwner: user, createdAt: minute(1) }));
+      await stream.next('record', { match: (event) => event.data.targetId === 'p-before' });
+      await stream.next('record', { match: (event) => event.data.targetId === 'p-gap', timeoutMs: 10_000 });
+      expect(tokens).to.equal(2);
+      await delivered;
+      await tray.worker.deliver(commentEvent({ postId: 'p-after', postOwner: user, createdAt: minute(3) }));
+      await stream.next('record', { match: (event) => event.data.targetId === 'p-after' });
+      // Each record once: the resumed stream did not repeat what the first one delivered.
+      expect(stream.records().map((record) => record.targetId)).to.deep.equal([
+        'p-before',
+        'p-gap',
+        'p-after',
+      ]);
+    });
+  });
+
+  describe('when the user is banned', () => {
+    it('ends the iteration with a TrayApiError 401 once a fresh token is refused too', async () => {
+      const user = 'u-banned';
+      let tokens = 0;
+      const { stream } = open(user, {
+        getToken: () => {
+          tokens += 1;
+          return tokenFor(user);
+        },
+      });
+      await stream.next('unread');
+      await tray.worker.deliver(banEvent('ban', [user], minute(30)));
+      const error = await stream.ended;
+      expect(error).to.be.instanceOf(TrayApiError);
+      expect(error).to.include({ status: 401, code: 401000, message: 'user is globally banned' });
+      // The first token, and one more asked for after the first refusal.
+      expect(tokens).to.equal(2);
+    });
+  });
+
+  describe('when its signal aborts', () => {
+    const openStreams = () => tray.instance(0).live.hub.size;
+
+    it('ends cleanly while reading, and the service closes the stream', async () => {
+      const { stream, controller } = open('u-abort');
+      await stream.next('unread');
+      // The earlier tests' streams close as the service notices their clients went.
+      await waitFor(() => openStreams() === 1, 5_000, 'only this stream open');
+      controller.abort();
+      expect(await stream.ended).to.equal(undefined);
+      await waitFor(() => openStreams() === 0, 5_000, 'the service to close the stream');
+    });
+
+    it('ends cleanly while it waits to reconnect', async () => {
+      let refusals = 0;
+      const { stream, controller } = open('u-abort-wait', {
+        // Nothing listens there: every attempt fails and the stream waits to try again.
+        baseUrl: 'http://127.0.0.1:9',
+        reconnect: { initialMs: 60_000, maxMs: 60_000 },
+        onState: (state) => {
+          if (state === 'waiting') refusals += 1;
+        },
+      });
+      await waitFor(() => refusals === 1, 5_000, 'the first wait');
+      const started = Date.now();
+      controller.abort();
+      expect(await stream.ended).to.equal(undefined);
+      expect(Date.now() - started).to.be.below(1_000);
+    });
+
+    it('yields nothing when aborted before it starts', async () => {
+      const controller = new AbortController();
+      controller.abort();
+      let tokens = 0;
+      const stream = collectStream(
+        openTrayStream({
+          baseUrl: tray.instance(0).base,
+          getToken: () => {
+            tokens += 1;
+            return tokenFor('u-never');
+          },
+          signal: controller.signal,
+        }),
+      );
+      expect(await stream.ended).to.equal(undefined);
+      expect(stream.events).to.deep.equal([]);
+      expect(tokens).to.equal(0);
+    });
+  });
+});

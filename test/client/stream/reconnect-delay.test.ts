@@ -1,0 +1,32 @@
+import { expect } from 'chai';
+import { reconnectDelay } from '../../../client/src/stream/reconnect-delay.ts';
+import { retryAfterMs } from '../../../client/src/request/retry-delay.ts';
+
+describe('reconnectDelay', () => {
+  const policy = { initialMs: 1_000, maxMs: 8_000 };
+
+  it('waits between half and all of a step that doubles per attempt up to the cap', () => {
+    expect([0, 1, 2, 3, 9].map((attempt) => reconnectDelay(attempt, policy, () => 0))).to.deep.equal([
+      500, 1_000, 2_000, 4_000, 4_000,
+    ]);
+    expect([0, 1, 2, 3, 9].map((attempt) => reconnectDelay(attempt, policy, () => 1))).to.deep.equal([
+      1_000, 2_000, 4_000, 8_000, 8_000,
+    ]);
+  });
+
+  it('spreads clients dropped together', () => {
+    const delays = new Set(Array.from({ length: 50 }, () => Math.round(reconnectDelay(0, policy))));
+    expect(delays.size).to.be.above(25);
+  });
+});
+
+describe('retryAfterMs', () => {
+  it('reads delay-seconds and HTTP dates, and nothing else', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(retryAfterMs('15', now)).to.equal(15_000);
+    expect(retryAfterMs('Thu, 01 Jan 2026 00:00:03 GMT', now)).to.equal(3_000);
+    expect(retryAfterMs('Wed, 31 Dec 2025 00:00:00 GMT', now)).to.equal(0);
+    expect(retryAfterMs(null, now)).to.equal(undefined);
+    expect(retryAfterMs('soon', now)).to.equal(undefined);
+  });
+});

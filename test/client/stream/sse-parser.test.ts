@@ -1,0 +1,48 @@
+import { expect } from 'chai';
+import { createSseParser } from '../../../client/src/stream/sse-parser.ts';
+
+describe('createSseParser', () => {
+  it('reads an event the way the service frames it', () => {
+    const parser = createSseParser();
+    expect(parser.push('event: unread\nid: k1.a\ndata: {"totalUnreadCount":2}\n\n')).to.deep.equal([
+      { event: 'unread', id: 'k1.a', data: '{"totalUnreadCount":2}' },
+    ]);
+  });
+
+  describe('with the text cut anywhere', () => {
+    it('gives the same events, whatever the chunks (CRLF split across two included)', () => {
+      const text = 'event: record\r\nid: 7\r\ndata: {"a":1}\r\n\r\n: hb\r\n\r\nevent: read\rdata: x\r\r\n';
+      const whole = createSseParser().push(text);
+      expect(whole).to.have.length(2);
+      for (let cut = 1; cut < text.length; cut += 1) {
+        const parser = createSseParser();
+        expect(
+          [...parser.push(text.slice(0, cut)), ...parser.push(text.slice(cut))],
+          `cut at ${cut}`,
+        ).to.deep.equal(whole);
+      }
+    });
+  });
+
+  it('joins data lines, keeps the last id for later events, and takes "message" as the default name', () => {
+    const parser = createSseParser();
+    expect(parser.push('id: 9\ndata: one\ndata:two\n\ndata: three\n\n')).to.deep.equal([
+      { event: 'message', id: '9', data: 'one\ntwo' },
+      { event: 'message', id: '9', data: 'three' },
+    ]);
+  });
+
+  it('dispatches nothing for comments and data-less blocks, but keeps their id and retry', () => {
+    const parser = createSseParser();
+    expect(parser.push(': heartbeat\n\nid: 12\nretry: 2500\n\nretry: soon\n\n')).to.deep.equal([]);
+    expect(parser.lastEventId).to.equal('12');
+    expect(parser.retryMs).to.equal(2_500);
+  });
+
+  it('ignores an id that holds a NUL and fields it does not know', () => {
+    const parser = createSseParser();
+    expect(parser.push('id: 1\n\nid: a\0b\nfoo: bar\ndata\n\n')).to.deep.equal([
+      { event: 'message', id: '1', data: '' },
+    ]);
+  });
+});

@@ -1,0 +1,70 @@
+import { expect } from 'chai';
+import { listTray } from '../../../examples/back-end/list-tray.ts';
+import { seedRecords } from '../../support/seed-tray.ts';
+import { cleanEnv, runScript } from '../../support/run-script.ts';
+import { TEST_SECRET } from '../../tray-service/api/support/api-harness.ts';
+import { useServedTrayApi } from '../../client/support/serve-tray-api.ts';
+
+const NOW = Date.now();
+const MIN = 60_000;
+
+describe('the back-end example (examples/back-end): a user’s tray listed through the client', () => {
+  const api = useServedTrayApi();
+  before(async () => {
+    await seedRecords(api.harness.storage, [
+      ...Array.from({ length: 14 }, (_, i) => ({
+        userId: 'u-ana',
+        targetId: `p-${i}`,
+        lastUpdate: NOW - i * MIN,
+      })),
+      {
+        userId: 'u-ana',
+        verb: 'post' as const,
+        targetId: 'p-read',
+        lastUpdate: NOW - 30 * MIN,
+        hasRead: true,
+      },
+      { userId: 'u-ben', targetId: 'not-ana', lastUpdate: NOW },
+    ]);
+  });
+
+  it('listTray() answers the unread count and the newest records, across pages, the user’s only', async () => {
+    const listing = await listTray({
+      trayUrl: api.baseUrl,
+      jwtSecret: TEST_SECRET,
+      userId: 'u-ana',
+      limit: 12,
+    });
+    expect(listing.totalUnreadCount).to.equal(14);
+    expect(listing.records.map((record) => record.targetId)).to.deep.equal(
+      Array.from({ length: 12 }, (_, i) => `p-${i}`),
+    );
+  });
+
+  describe('run as a program (npm run example:back-end)', () => {
+    it('prints the count, then one line per record, unread ones marked', async () => {
+      const result = await runScript(
+        'examples/back-end/main.ts',
+        ['--user', 'u-ana', '--limit', '20'],
+        cleanEnv({ TRAY_URL: api.baseUrl, JWT_SECRET: TEST_SECRET }),
+      );
+      expect(result.stderr).to.equal('');
+      expect(result.code).to.equal(0);
+      const lines = result.stdout.trim().split('\n');
+      expect(lines[0]).to.equal('u-ana: 14 unread');
+      expect(lines.slice(1)).to.have.lengthOf(15);
+      expect(lines.slice(1).filter((line) => line.startsWith('*'))).to.have.lengthOf(14);
+      expect(lines.at(-1)).to.match(/^ {2}\d{4}-\d\d-\d\dT\S+ Ana posted/);
+    });
+
+    it('stops with one line naming the variable when TRAY_URL is not a URL', async () => {
+      const result = await runScript(
+        'examples/back-end/main.ts',
+        ['--user', 'u-ana'],
+        cleanEnv({ TRAY_URL: 'not a url', JWT_SECRET: TEST_SECRET }),
+      );
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.include('TRAY_URL');
+    });
+  });
+});
