@@ -16,7 +16,8 @@ import {
 } from '../../../tray-service/domain/inbox-state.ts';
 import { heldBackByMutes, type Mute } from '../../../tray-service/domain/mute.ts';
 import { putMute, removeMute, type MuteTarget } from '../../../tray-service/domain/mute-changes.ts';
-import { voidedByAny, type Removal } from '../../../tray-service/domain/removal.ts';
+import { type Removal } from '../../../tray-service/domain/removal.ts';
+import { voidedByAny } from '../../../tray-service/domain/removal-voids.ts';
 import { markReadAndSeen, markSeen, seenByLastRead } from '../../../tray-service/domain/seen-mark.ts';
 import { snooze, unsnooze, wake } from '../../../tray-service/domain/snooze-mark.ts';
 

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { removalVoids, type Removal } from '../../domain/removal.ts';
+import { type Removal } from '../../domain/removal.ts';
+import { removalVoids } from '../../domain/removal-voids.ts';
 import type { TrayRecord, TrayVerb } from '../../domain/tray-record.ts';
 import type { RemovedRecord } from '../port.ts';
 import { exactActorsOfRow } from './exact-actors-sql.ts';

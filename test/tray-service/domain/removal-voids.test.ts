@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { removalVoids, voidedByAny } from '../../../tray-service/domain/removal.ts';
+import { removalVoids, voidedByAny } from '../../../tray-service/domain/removal-voids.ts';
 import { activityPost } from '../../../tray-service/domain/activity-post.ts';
 import {
   aComment,
