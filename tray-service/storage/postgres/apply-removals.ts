@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { type Removal } from '../../domain/removal.ts';
+import type { Removal } from '../../domain/removal.ts';
 import { removalVoids } from '../../domain/removal-voids.ts';
 import type { TrayRecord, TrayVerb } from '../../domain/tray-record.ts';
 import type { RemovedRecord } from '../port.ts';

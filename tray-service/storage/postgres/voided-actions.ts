@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Activity } from '../../domain/activity.ts';
 import { activityPost } from '../../domain/activity-post.ts';
-import { type Removal } from '../../domain/removal.ts';
+import type { Removal } from '../../domain/removal.ts';
 import { voidedByAny } from '../../domain/removal-voids.ts';
 
 /** The posts the activities belong to (activity-post.ts), each once. */
