@@ -6,7 +6,8 @@ import { type TrayRecordDoc } from '../../tray-service/storage/mongodb/records/t
 import { DAY_MS } from '../../shared/time/durations.ts';
 import { recordKey } from '../../tray-service/domain/activity.ts';
 import { encodeRecordKey } from '../../tray-service/domain/record-key.ts';
-import type { TrayRecord } from '../../tray-service/domain/tray-record.ts';
+import type { InboxRecord } from '../../tray-service/domain/inbox-record.ts';
+import { NEW_INBOX_STATE } from '../../tray-service/domain/inbox-state.ts';
 
 /**
  * The one place that knows every stored field of a tray record (the MongoDB adapter's records/tray-records-collection.ts): when
@@ -104,10 +105,10 @@ export function buildTrayRecord(spec: TrayRecordSpec): TrayRecordDoc {
 }
 
 /**
- * A record as readers see it (TrayRecord, what the storage port hands out and the live tray
- * publishes); each test overrides only what it is about.
+ * A record as readers see it, with its inbox state (what the storage port hands out and the live
+ * tray publishes; a new record's state unless overridden); each test overrides only what it is about.
  */
-export function aReaderRecord(overrides: Partial<TrayRecord> & { userId: string }): TrayRecord {
+export function aReaderRecord(overrides: Partial<InboxRecord> & { userId: string }): InboxRecord {
   const verb: TrayVerb = overrides.verb ?? 'comment';
   const targetId = overrides.targetId ?? `post-${Math.random().toString(36).slice(2, 10)}`;
   const lastUpdate = overrides.lastUpdate ?? Date.now();
@@ -128,6 +129,7 @@ export function aReaderRecord(overrides: Partial<TrayRecord> & { userId: string 
     hasRead: false,
     unreadAt: lastUpdate,
     changedAt: lastUpdate,
+    ...NEW_INBOX_STATE,
     ...overrides,
   };
 }

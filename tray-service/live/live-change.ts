@@ -1,13 +1,14 @@
+import type { InboxRecord } from '../domain/inbox-record.ts';
 import type { TrayRecord } from '../domain/tray-record.ts';
 import type { RemovedRecord } from '../storage/port.ts';
 
 /** One change of one user's tray, as published on the user's shard channel. */
 export type LiveChange =
   /**
-   * Records created or changed by the worker (new activity, a deleted actor renamed), or back in the
-   * inbox (unarchived, unsnoozed, woken: then with their inbox state).
+   * Records created or changed by the worker (new activity, a removal, a deleted actor renamed), or
+   * back in the inbox (unarchived, unsnoozed, woken), each with its inbox state.
    */
-  | { kind: 'record'; userId: string; records: TrayRecord[] }
+  | { kind: 'record'; userId: string; records: InboxRecord[] }
   /** Records the worker removed (a removal left them with no action): their keys. */
   | { kind: 'removed'; userId: string; ids: string[] }
   /**
@@ -50,7 +51,7 @@ const marksOf = (records: readonly TrayRecord[]): ReadMark[] =>
   records.map(({ key, changedAt }) => ({ key, changedAt }));
 
 /** Groups written records into one change per user. */
-export function changesOf(kind: 'record', records: readonly TrayRecord[]): LiveChange[] {
+export function changesOf(kind: 'record', records: readonly InboxRecord[]): LiveChange[] {
   return [...byUser(records)].map(([userId, list]) => ({ kind, userId, records: list }));
 }
 

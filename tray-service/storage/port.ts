@@ -32,10 +32,11 @@ export interface WriteContext {
   /** Days a record lives after its lastUpdate (TRAY_RETENTION_DAYS). */
   retentionDays: number;
   /**
-   * Told of the records this write changed, as readers now see them, after they are durable
-   * (live streams). Called in batches, so a fan-out to many members never holds them all at once.
+   * Told of the records this write changed, as readers now see them (with their inbox state, as
+   * v3 history shows them), after they are durable (live streams). Called in batches, so a fan-out
+   * to many members never holds them all at once.
    */
-  onWritten?: (records: readonly TrayRecord[]) => Promise<void>;
+  onWritten?: (records: readonly InboxRecord[]) => Promise<void>;
   /** Told of the records this write removed (a removal left them with no action), once durable. */
   onRemoved?: (records: readonly RemovedRecord[]) => Promise<void>;
 }
@@ -89,8 +90,11 @@ export interface TrayRecordsPort {
   markAllRead(userId: string, now: number): Promise<TrayRecord[]>;
   /** Deletes the user's whole tray; returns how many records went. */
   deleteAll(userId: string): Promise<number>;
-  /** Unexpired records whose changedAt is after `since`, oldest change first (a reconnecting stream). */
-  changedSince(userId: string, since: number, now: number): Promise<TrayRecord[]>;
+  /**
+   * Unexpired records whose changedAt is after `since`, oldest change first, with their inbox state
+   * (a reconnecting stream: an archived or snoozed record must not read as one back in the inbox).
+   */
+  changedSince(userId: string, since: number, now: number): Promise<InboxRecord[]>;
 }
 
 /** The worker's side of the tray: what a queue job changes. Every operation is idempotent. */

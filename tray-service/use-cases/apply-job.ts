@@ -5,7 +5,7 @@ import { mapEvent } from '../domain/map-event.ts';
 import { mostSevere } from '../domain/event-moderation.ts';
 import type { ModerationAction } from '../domain/moderation-action.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
-import type { TrayRecord } from '../domain/tray-record.ts';
+import type { InboxRecord } from '../domain/inbox-record.ts';
 import type { EventOutcome, RemovedRecord, TrayStorage, WriteContext } from '../storage/port.ts';
 
 /** A verified delivery as the receiver queued it. */
@@ -52,7 +52,7 @@ export interface ApplyJobDeps {
    */
   onApplied?: (event: StoredEvent) => Promise<void>;
   /** Told of the records each write changed, once durable (live streams). */
-  onWritten?: (records: readonly TrayRecord[]) => Promise<void>;
+  onWritten?: (records: readonly InboxRecord[]) => Promise<void>;
   /** Told of the records a removal took away, once durable (live streams). */
   onRemoved?: (records: readonly RemovedRecord[]) => Promise<void>;
   /** The tray's clock (epoch ms); tests pin it. */

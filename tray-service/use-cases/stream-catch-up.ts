@@ -1,9 +1,9 @@
-import type { TrayRecord } from '../domain/tray-record.ts';
+import type { InboxRecord } from '../domain/inbox-record.ts';
 import type { TrayStorage } from '../storage/port.ts';
 
 export interface CatchUp {
-  /** Unexpired records changed after `since`, oldest change first. */
-  changed: TrayRecord[];
+  /** Unexpired records changed after `since`, oldest change first, with their inbox state. */
+  changed: InboxRecord[];
   /** When the user last deleted their whole tray; 0 when never. */
   clearedAt: number;
 }

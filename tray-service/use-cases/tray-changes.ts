@@ -8,8 +8,11 @@ import type { InboxMark, RemovedRecord } from '../storage/port.ts';
  * already stored, and a stream that misses it catches up from storage.
  */
 export interface TrayChanges {
-  /** Records the worker created or changed, and records a snooze's wake-up brought back. */
-  recordsWritten(records: readonly TrayRecord[]): Promise<void>;
+  /**
+   * Records the worker created or changed, and records a snooze's wake-up brought back, with their
+   * inbox state.
+   */
+  recordsWritten(records: readonly InboxRecord[]): Promise<void>;
   /** Records a removal left with no action, gone from the tray. */
   recordsRemoved(records: readonly RemovedRecord[]): Promise<void>;
   /** Records marked read (v2/read, v3/mark-all-as-read). */

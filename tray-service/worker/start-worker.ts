@@ -9,7 +9,7 @@ import { publishBans } from '../bans/publish-bans.ts';
 import type { Activity } from '../domain/activity.ts';
 import type { BanChange } from '../domain/ban-change.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
-import type { TrayRecord } from '../domain/tray-record.ts';
+import type { InboxRecord } from '../domain/inbox-record.ts';
 import type { RemovedRecord, TrayStorage } from '../storage/port.ts';
 import { applyJob, type ApplyJobDeps, type ScheduleFanOut } from '../use-cases/apply-job.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
@@ -86,7 +86,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     ...(deps.announce ? { onApplied: deps.announce } : {}),
     ...(changes
       ? {
-          onWritten: (records: readonly TrayRecord[]) => changes.recordsWritten(records),
+          onWritten: (records: readonly InboxRecord[]) => changes.recordsWritten(records),
           onRemoved: (records: readonly RemovedRecord[]) => changes.recordsRemoved(records),
         }
       : {}),

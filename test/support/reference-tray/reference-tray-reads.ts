@@ -159,14 +159,14 @@ export function referenceCountUnseen(tray: ReferenceTray, userId: string, now: n
   return liveInboxRecords(tray, userId, now, 'inbox').filter((record) => !record.isSeen).length;
 }
 
-/** Unexpired records whose changedAt is after `since`, oldest change first (then by key). */
+/** Unexpired records whose changedAt is after `since`, oldest change first (then by key), with their inbox state. */
 export function referenceChangedSince(
   tray: ReferenceTray,
   userId: string,
   since: number,
   now: number,
-): TrayRecord[] {
-  return liveRecords(tray, userId, now)
+): InboxRecord[] {
+  return liveInboxRecords(tray, userId, now, 'all')
     .filter((record) => record.changedAt > since)
     .sort((a, b) => a.changedAt - b.changedAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }

@@ -4,6 +4,7 @@ import type { NotificationRecord } from '../../../tray-service/http/to-notificat
 import { startSnoozeWakeLoop } from '../../../tray-service/worker/snooze-wake-loop.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { seedRecords } from '../../support/seed-tray.ts';
+import { commentEvent, minute } from '../worker/event-builder.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { createOpenApiValidator } from '../api/support/openapi-validator.ts';
 import { createTrayOpenApiDocument } from '../../../tray-service/http/api-schema/tray-api-schema.ts';
@@ -13,6 +14,8 @@ import { dataOf, named, openSse, type SseEvent, type SseStream } from './support
 
 const STREAM = '/notifications/v3/stream';
 const validator = createOpenApiValidator(createTrayOpenApiDocument());
+/** A record back in the inbox as new to its user: a snooze that ended, or new activity. */
+const BACK_IN_INBOX = { hasRead: false, isSeen: false, archivedAt: null, snoozedUntil: null };
 
 /** Fails unless the event is one the schema's streamEvents declares, with the data declared for it. */
 function expectDeclared(event: SseEvent): void {
@@ -119,15 +122,80 @@ describe('inbox events on the live stream (docs/live-tray.md)', function () {
       const lateBy = Date.now() - until;
       expect(lateBy, 'ms after until').to.be.at.most(1_000);
       expectDeclared(event);
-      expect(dataOf(event)).to.include({
-        hasRead: false,
-        isSeen: false,
-        archivedAt: null,
-        snoozedUntil: null,
-      });
+      expect(dataOf(event)).to.include(BACK_IN_INBOX);
       await counts(from, 2, 1);
     } finally {
       await loop.stop();
     }
+  });
+
+  describe('every record event carries the inbox state, as v3 history does', () => {
+    const owner = 'u-inbox-state';
+    const id = `comment_p-st_${owner}`;
+    const commentBy = (author: string, at: number) =>
+      commentEvent({
+        postId: 'p-st',
+        postOwner: owner,
+        author,
+        commentId: `cm-st-${at}`,
+        createdAt: minute(at),
+      });
+    const open: SseStream[] = [];
+    after(() => {
+      for (const one of open) one.close();
+    });
+    async function openStream(headers: Record<string, string> = {}) {
+      const opened = await openSse(`${tray.instance(0).base}${STREAM}`, {
+        Authorization: await bearer(owner),
+        ...headers,
+      });
+      open.push(opened);
+      return opened;
+    }
+    /** The record as v3 history's `view` returns it. */
+    async function historyRecord(view: string): Promise<NotificationRecord | undefined> {
+      const page = await request(tray.instance(1).base)
+        .get(`/notifications/v3/history?view=${view}`)
+        .set('Authorization', await bearer(owner));
+      return (page.body.data as NotificationRecord[]).find((record) => record.v_tarid_uid === id);
+    }
+    const recordEvent = (event: SseEvent) =>
+      event.event === 'record' && dataOf<NotificationRecord>(event).v_tarid_uid === id;
+
+    it("a reconnect's catch-up sends a record archived while away with its archivedAt", async () => {
+      await tray.worker.deliver(commentBy('u-cid', 30));
+      const first = await openStream();
+      const unread = await first.next(named('unread'));
+      first.close();
+      const archived = await request(tray.instance(1).base)
+        .post('/notifications/v3/records/archive')
+        .set('Authorization', await bearer(owner))
+        .send({ ids: [id] });
+      expect(archived.body).to.deep.equal({ data: { updated: 1 } });
+
+      const again = await openStream({ 'Last-Event-ID': unread.id ?? '' });
+      const caught = await again.next(recordEvent);
+      expectDeclared(caught);
+      const expected = await historyRecord('archived');
+      expect(expected?.archivedAt).to.be.a('number');
+      // Not a plain record, which a client would take for one back in the inbox.
+      expect(dataOf(caught)).to.deep.equal(expected);
+      again.close();
+    });
+
+    it('a new comment on an archived, seen record arrives back in the inbox: archivedAt null, unseen, unread', async () => {
+      const seen = await request(tray.instance(1).base)
+        .post('/notifications/v3/records/seen')
+        .set('Authorization', await bearer(owner))
+        .send({ ids: [id] });
+      expect(seen.body).to.deep.equal({ data: { updated: 1 } });
+      const live = await openStream();
+      await live.next(named('unread'));
+      await tray.worker.deliver(commentBy('u-dee', 31));
+      const event = await live.next((e) => recordEvent(e) && dataOf<NotificationRecord>(e).actorsCount === 2);
+      expectDeclared(event);
+      expect(dataOf(event)).to.include(BACK_IN_INBOX);
+      expect(dataOf(event)).to.deep.equal(await historyRecord('inbox'));
+    });
   });
 });

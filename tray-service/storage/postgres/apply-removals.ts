@@ -1,12 +1,13 @@
 import type pg from 'pg';
+import type { InboxRecord } from '../../domain/inbox-record.ts';
 import type { Removal } from '../../domain/removal.ts';
 import { removalVoids } from '../../domain/removal-voids.ts';
-import type { TrayRecord, TrayVerb } from '../../domain/tray-record.ts';
+import type { TrayVerb } from '../../domain/tray-record.ts';
 import type { RemovedRecord } from '../port.ts';
 import { exactActorsOfRow } from './exact-actors-sql.ts';
 import { MUTE_END } from './held-back-sql.ts';
 import { groupLock, lockKeys, postLock } from './lock-keys.ts';
-import { toTrayRecord, type RecordRow } from './record-row.ts';
+import { toInboxRecord, type InboxRow } from './inbox-row.ts';
 
 /** A kept action on one of the removals' posts (tray_group_actions). */
 interface ActionRow {
@@ -160,12 +161,13 @@ function recomputeSql(): string {
        'last_action_id', last_action_id, 'last_action_segment_no', last_action_segment_no::text, 'feed', feed,
        'mention_in', mention_in, 'actors', actors, 'actors_count', actors_count,
        'last_update', last_update::text, 'has_read', has_read, 'unread_at', unread_at::text,
-       'changed_at', changed_at::text) AS rec
+       'changed_at', changed_at::text, 'is_seen', is_seen, 'archived_at', archived_at::text,
+       'snoozed_until', snoozed_until::text) AS rec
      FROM changed`;
 }
 
 export interface RemovalOutcome {
-  written: TrayRecord[];
+  written: InboxRecord[];
   removed: RemovedRecord[];
 }
 
@@ -235,7 +237,7 @@ export async function applyRemovals(
     voided.map((row) => row.verb),
     voided.map((row) => row.actor_id),
   ]);
-  const result = await client.query<{ user_id: string; key: string; rec: RecordRow | null }>(recomputeSql(), [
+  const result = await client.query<{ user_id: string; key: string; rec: InboxRow | null }>(recomputeSql(), [
     touched.map((row) => row.verb),
     touched.map((row) => row.target_id),
     touched.map((row) => (row.verb === 'post' ? row.target_id : row.community_id)),
@@ -244,10 +246,10 @@ export async function applyRemovals(
     recipients.rows.map((row) => row.target_id),
     options.now,
   ]);
-  const written: TrayRecord[] = [];
+  const written: InboxRecord[] = [];
   const removed: RemovedRecord[] = [];
   for (const row of result.rows)
-    if (row.rec) written.push(toTrayRecord(row.rec));
+    if (row.rec) written.push(toInboxRecord(row.rec));
     else removed.push({ userId: row.user_id, key: row.key });
   return { written, removed };
 }

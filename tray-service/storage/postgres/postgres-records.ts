@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { TrayVerb } from '../../domain/tray-record.ts';
 import { encodeRecordKey } from '../../domain/record-key.ts';
 import type { HistoryPage, TrayRecordsPort } from '../port.ts';
+import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
 import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
 import { viewPage } from './view-page.ts';
 import { withRetry } from './with-retry.ts';
@@ -109,12 +110,16 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
       return result.rowCount ?? 0;
     },
 
-    changedSince: (userId, since, now) =>
-      rows(
-        `SELECT ${RECORD_COLUMNS} FROM tray_records
-         WHERE user_id = $1 AND changed_at > $2 AND expires_at > $3
-         ORDER BY changed_at, key`,
-        [userId, since, now],
-      ),
+    // With the inbox state: a reconnecting stream must tell an archived or snoozed record from one
+    // back in the inbox.
+    changedSince: async (userId, since, now) =>
+      (
+        await pool.query<InboxRow>(
+          `SELECT ${INBOX_COLUMNS} FROM tray_records
+           WHERE user_id = $1 AND changed_at > $2 AND expires_at > $3
+           ORDER BY changed_at, key`,
+          [userId, since, now],
+        )
+      ).rows.map(toInboxRecord),
   };
 }

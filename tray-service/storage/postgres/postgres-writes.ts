@@ -3,7 +3,7 @@ import { DAY_MS } from '../../../shared/time/durations.ts';
 import { groupCommit } from '../../../shared/async/group-commit.ts';
 import { DELETED_USER_NAME, recordKey, type Activity, type MembershipChange } from '../../domain/activity.ts';
 import { spanOfJoin } from '../../domain/membership-intervals.ts';
-import type { TrayRecord } from '../../domain/tray-record.ts';
+import type { InboxRecord } from '../../domain/inbox-record.ts';
 import type { TrayWritesPort, WriteContext } from '../port.ts';
 import { applyRemovals } from './apply-removals.ts';
 import { inTransaction } from './in-transaction.ts';
@@ -13,7 +13,7 @@ import { postsOf, withoutVoided } from './voided-actions.ts';
 import { insertChanges, memberId, refoldMemberships, type Member } from './postgres-memberships.ts';
 import { personalActionsInSpan } from './personal-actions.ts';
 import { recomputeMemberRecords } from './recompute-member-records.ts';
-import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
+import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
 import { upsertGroupActors, upsertGroupRecords, type Deliveries } from './upsert-group-records.ts';
 
 /** Records per onWritten call: a fan-out to many members never hands them all over at once. */
@@ -38,7 +38,7 @@ interface GroupWrite {
   returning: boolean;
 }
 
-async function tell(context: WriteContext, records: readonly TrayRecord[]): Promise<void> {
+async function tell(context: WriteContext, records: readonly InboxRecord[]): Promise<void> {
   if (!context.onWritten) return;
   for (let start = 0; start < records.length; start += WRITTEN_BATCH)
     await context.onWritten(records.slice(start, start + WRITTEN_BATCH));
@@ -84,7 +84,7 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
     activities: readonly Activity[],
     deliveries: Deliveries,
     { now, retentionMs, returning }: GroupWrite,
-  ): Promise<TrayRecord[]> {
+  ): Promise<InboxRecord[]> {
     return inTransaction(pool, async (client) => {
       // JIT compiling a fan-out's upsert costs more (about 0.3 s) than running it on 10,000 rows,
       // and its sort by key stays in memory. Personal writes are planned once per connection
@@ -119,8 +119,8 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
     posts: readonly Activity[],
     context: WriteContext,
     only?: readonly string[],
-  ): Promise<TrayRecord[]> {
-    const written: TrayRecord[] = [];
+  ): Promise<InboxRecord[]> {
+    const written: InboxRecord[] = [];
     // One statement per record group (a community's posts share one: the `post` record).
     const groups = new Map<string, Activity[]>();
     for (const post of distinctActions(posts)) {
@@ -180,8 +180,8 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
    * them, as if one job had carried them all. Its clock is the latest of the calls'. Each call gets
    * the records of its own activities.
    */
-  async function writePersonal(calls: readonly PersonalCall[]): Promise<TrayRecord[][]> {
-    const results = calls.map((): TrayRecord[] => []);
+  async function writePersonal(calls: readonly PersonalCall[]): Promise<InboxRecord[][]> {
+    const results = calls.map((): InboxRecord[] => []);
     const byRetention = new Map<number, number[]>();
     calls.forEach((call, index) => {
       const retentionMs = retentionMsOf(call.context);
@@ -345,7 +345,7 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
             [ids, DELETED_USER_NAME],
           );
         // Names are snapshots: only a deletion rewrites them, without images, keeping each `at`.
-        const rows = await client.query<RecordRow>(
+        const rows = await client.query<InboxRow>(
           `UPDATE tray_records SET changed_at = $3, actors = (
              SELECT jsonb_agg(CASE WHEN e->>'userId' = ANY($1::text[])
                                    THEN jsonb_build_object('userId', e->'userId', 'name', $2::text, 'at', e->'at')
@@ -354,10 +354,10 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
            WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(actors::jsonb) AS e
                          WHERE e->>'userId' = ANY($1::text[])
                            AND e - 'at' <> jsonb_build_object('userId', e->'userId', 'name', $2::text))
-           RETURNING ${RECORD_COLUMNS}`,
+           RETURNING ${INBOX_COLUMNS}`,
           [ids, DELETED_USER_NAME, context.now],
         );
-        return rows.rows.map(toTrayRecord);
+        return rows.rows.map(toInboxRecord);
       });
       await tell(context, renamed);
       // A deleted user leaves every community they have a change or an imported membership in.

@@ -1,9 +1,9 @@
 import type pg from 'pg';
-import type { TrayRecord } from '../../domain/tray-record.ts';
+import type { InboxRecord } from '../../domain/inbox-record.ts';
 import { exactActorsOfRow } from './exact-actors-sql.ts';
 import { groupLock, lockKeys } from './lock-keys.ts';
 import type { Member } from './postgres-memberships.ts';
-import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
+import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
 
 /** The members' records of their communities' targets: their `post` record and those their kept actions name. */
 const RECORDS_OF_MEMBERS = `m AS (SELECT DISTINCT * FROM unnest($1::text[], $2::text[]) AS m(community_id, user_id)),
@@ -28,7 +28,7 @@ export async function recomputeMemberRecords(
   client: pg.PoolClient,
   members: readonly Member[],
   options: { now: number; retentionMs: number },
-): Promise<TrayRecord[]> {
+): Promise<InboxRecord[]> {
   if (members.length === 0) return [];
   const communities = members.map((member) => member.communityId);
   const users = members.map((member) => member.userId);
@@ -41,7 +41,7 @@ export async function recomputeMemberRecords(
     groups.rows.map((row) => groupLock(row.verb, row.target_id)),
   );
   const exact = exactActorsOfRow('r');
-  const result = await client.query<RecordRow>(
+  const result = await client.query<InboxRow>(
     `WITH ${RECORDS_OF_MEMBERS},
      r AS (SELECT t.*, k.community_id FROM k
            JOIN tray_records t ON t.user_id = k.user_id AND t.key = tray_record_key(k.verb, k.target_id, k.user_id)
@@ -76,8 +76,8 @@ export async function recomputeMemberRecords(
      FROM y
      WHERE t.user_id = y.user_id AND t.key = y.key AND y.actors_count > 0
        AND (y.newest IS NOT NULL OR t.actors::text <> y.actors::text OR t.actors_count <> y.actors_count)
-     RETURNING ${RECORD_COLUMNS.replace(/(^|,\s*)(\w+)/g, '$1t.$2')}`,
+     RETURNING ${INBOX_COLUMNS.replace(/(^|,\s*)(\w+)/g, '$1t.$2')}`,
     [communities, users, options.now, options.retentionMs],
   );
-  return result.rows.map(toTrayRecord);
+  return result.rows.map(toInboxRecord);
 }

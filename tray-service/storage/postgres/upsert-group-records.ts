@@ -2,12 +2,13 @@ import type pg from 'pg';
 import type { Activity } from '../../domain/activity.ts';
 import { activityPost } from '../../domain/activity-post.ts';
 import { compareActions } from '../../domain/group-actors.ts';
+import type { InboxRecord } from '../../domain/inbox-record.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
 import { exactActorsSql } from './exact-actors-sql.ts';
 import { heldBackSql, MUTE_END, MUTES_OF_RECIPIENTS, MUTES_ON_TARGETS } from './held-back-sql.ts';
 import { KEEP_PERSONAL_ACTIONS } from './personal-actions.ts';
 import { OPEN_END } from './postgres-memberships.ts';
-import { toTrayRecord } from './record-row.ts';
+import { toInboxRecord } from './inbox-row.ts';
 
 /** An activity as the grouped upsert reads it (jsonb_to_recordset), `i` its index in the batch. */
 interface ActivityRow {
@@ -115,10 +116,10 @@ export async function upsertGroupActors(
 }
 
 /**
- * What the upsert returns of each record it wrote. Every record written is unread at `now`, and
- * most take their latest-action fields from an activity of this very statement: those fields are
- * returned only for the others (`rest`), so a fan-out to 10,000 members sends and parses little
- * more than each member's actors.
+ * What the upsert returns of each record it wrote. Every record written is unread at `now` and back
+ * in the inbox unseen (neither is returned), and most take their latest-action fields from an
+ * activity of this very statement: those fields are returned only for the others (`rest`), so a
+ * fan-out to 10,000 members sends and parses little more than each member's actors.
  */
 const RETURNING = `RETURNING user_id, key, verb, target_id, last_action_id, actors, actors_count, last_update,
   CASE WHEN EXISTS (SELECT 1 FROM p WHERE p.verb = r.verb AND p.target_id = r.target_id
@@ -143,7 +144,7 @@ type Rest = [string, string, string | null, number | null, TrayRecord['feed'], s
 const actionKey = (verb: string, targetId: string, actionId: string) =>
   JSON.stringify([verb, targetId, actionId]);
 
-function written(rows: readonly WrittenRow[], activities: readonly Activity[], now: number): TrayRecord[] {
+function written(rows: readonly WrittenRow[], activities: readonly Activity[], now: number): InboxRecord[] {
   const byAction = new Map(
     activities.map((activity) => [
       actionKey(activity.verb, activity.targetId, activity.lastActionId),
@@ -163,7 +164,7 @@ function written(rows: readonly WrittenRow[], activities: readonly Activity[], n
             activity.mentionIn ?? null,
           ]
         : (JSON.parse(row.rest ?? 'null') as Rest);
-    return toTrayRecord({
+    return toInboxRecord({
       user_id: row.user_id,
       key: row.key,
       verb: row.verb,
@@ -181,6 +182,11 @@ function written(rows: readonly WrittenRow[], activities: readonly Activity[], n
       has_read: false,
       unread_at: String(now),
       changed_at: String(now),
+      // Every record the upsert writes is new activity: it sets these, as has_read, unread_at and
+      // changed_at, on insert and on update alike (docs/tray-rules.md#inbox).
+      is_seen: false,
+      archived_at: null,
+      snoozed_until: null,
     });
   });
 }
@@ -295,7 +301,7 @@ export async function upsertGroupRecords(
   activities: readonly Activity[],
   deliveries: Deliveries,
   options: { now: number; retentionMs: number; returning: boolean },
-): Promise<TrayRecord[]> {
+): Promise<InboxRecord[]> {
   if (activities.length === 0) return [];
   const { sql: deliveriesQuery, params } = deliveriesSql(deliveries, activities.length === 1);
   const result = await client.query<WrittenRow>({

@@ -5,6 +5,7 @@ import { closeServer, listen } from '../../../../shared/http/listen.ts';
 import { createMetricsRegistry } from '../../../../shared/http/metrics-router.ts';
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
+import type { InboxRecord } from '../../../../tray-service/domain/inbox-record.ts';
 import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
 import type { RemovedRecord } from '../../../../tray-service/storage/port.ts';
 import { startBanCache, type BanCache } from '../../../../tray-service/http/auth/ban-cache.ts';
@@ -66,7 +67,7 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
   };
   // The worker is created when the suite is declared; its publisher's connection once it starts.
   const changes: ChangePublisher = {
-    recordsWritten: (records: readonly TrayRecord[]) => theOne().recordsWritten(records),
+    recordsWritten: (records: readonly InboxRecord[]) => theOne().recordsWritten(records),
     recordsRemoved: (records: readonly RemovedRecord[]) => theOne().recordsRemoved(records),
     markedRead: (records: readonly TrayRecord[]) => theOne().markedRead(records),
     inboxMarked: (mark, records) => theOne().inboxMarked(mark, records),

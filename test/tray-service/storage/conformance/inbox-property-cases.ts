@@ -11,6 +11,7 @@ import { applyOperation, RETENTION_DAYS } from './apply-operation.ts';
 import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
 import { applyInboxOperation, isInboxOperation } from './inbox-operation.ts';
 import { modelInboxSnapshot, storageInboxSnapshot } from './inbox-snapshot.ts';
+import { toldRecords, toldStoredDifferences } from './told-records.ts';
 import { operationsOf, scenario } from './model-property-cases.ts';
 import { differences, modelSnapshot, storageSnapshot } from './tray-snapshot.ts';
 
@@ -21,8 +22,10 @@ import { differences, modelSnapshot, storageSnapshot } from './tray-snapshot.ts'
  * among them, and all), wake-ups, removals of what was delivered, and mutes and unmutes of its posts,
  * communities and actors mixed in, so new activity meets archived and snoozed records and
  * deliveries (late ones and redeliveries) meet mutes in force at their time, or ended since;
- * each mark's `updated`, and afterwards every user's four views, both counts and the platform's
- * pages must be the reference tray's.
+ * each mark's `updated` must be the reference tray's, the read and inbox state of every record a
+ * write tells onWritten (what live streams publish) the storage's own right after, and afterwards
+ * every user's four views, both counts, the platform's pages and what changedSince returns (inbox
+ * state included) the reference tray's.
  */
 
 const RUNS = 25;
@@ -243,7 +246,8 @@ export function withMarks(
 function inboxProperty(removals: boolean) {
   return async ({ storage, id, write }: ConformanceContext) => {
     let runs = 0;
-    const seen = { marked: 0, archived: 0, removals: 0, mutes: 0, heldBack: 0 };
+    const seen = { marked: 0, archived: 0, removals: 0, mutes: 0, heldBack: 0, told: 0 };
+    const told = toldRecords();
     const start = Math.floor(Date.now() / DAY_MS) * DAY_MS - 2 * DAY_MS;
     await fc.assert(
       fc.asyncProperty(inboxScenario, async (run) => {
@@ -263,7 +267,14 @@ function inboxProperty(removals: boolean) {
             if (updated !== expected)
               expect.fail(`${operation.kind} at ${operation.now}: updated ${updated}, model ${expected}`);
             seen.marked += updated;
-          } else await applyOperation(storage, operation, write);
+          } else {
+            await applyOperation(storage, operation, (now) => write(now, { onWritten: told.onWritten }));
+            const written = told.take();
+            seen.told += written.length;
+            const found = await toldStoredDifferences(written, storage, operation.now);
+            if (found.length > 0)
+              expect.fail(`${operation.kind} at ${operation.now} told onWritten:\n${found.join('\n')}`);
+          }
         }
         for (const userId of base.userIds) {
           const expected = modelSnapshot(model, userId, base.readAt, since);
@@ -282,6 +293,7 @@ function inboxProperty(removals: boolean) {
     if (removals) expect(seen.removals, 'removals applied').to.be.above(RUNS);
     expect(seen.mutes, 'mutes put').to.be.above(RUNS / 2);
     expect(seen.heldBack, 'personal deliveries a mute held back').to.be.above(0);
+    expect(seen.told, 'written records told').to.be.above(RUNS);
   };
 }
 

@@ -5,6 +5,7 @@ import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts'
 import { applyOperation, RETENTION_DAYS } from './apply-operation.ts';
 import { at, NOW } from './case-fixtures.ts';
 import type { ConformanceContext } from './conformance-case.ts';
+import { toldDifferences, toldRecords } from './told-records.ts';
 import { differences, modelSnapshot, storageSnapshot } from './tray-snapshot.ts';
 
 /**
@@ -29,9 +30,15 @@ export interface ModelledStorage {
 export function modelledStorage(context: ConformanceContext, community = 'c-hike'): ModelledStorage {
   const communityId = context.id(community);
   const model = new ReferenceTray({ retentionDays: RETENTION_DAYS });
+  const told = toldRecords();
   const apply = async (operation: TrayOperation) => {
     model.apply(operation);
-    await applyOperation(context.storage, operation, context.write);
+    await applyOperation(context.storage, operation, (now) =>
+      context.write(now, { onWritten: told.onWritten }),
+    );
+    // What the write told the live streams is the record as the model now has it, inbox state too.
+    const found = toldDifferences(told.take(), model);
+    if (found.length > 0) expect.fail(`${operation.kind} told onWritten:\n${found.join('\n')}`);
   };
   const records = async (user: string, now = NOW) =>
     (await context.storage.records.pageAfter(context.id(user), undefined, 100, now)).records;

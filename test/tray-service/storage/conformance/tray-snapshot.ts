@@ -6,6 +6,8 @@ import {
   referenceHistory,
   referencePageNumber,
 } from '../../../support/reference-tray/reference-tray-reads.ts';
+import type { InboxRecord } from '../../../../tray-service/domain/inbox-record.ts';
+import type { InboxState } from '../../../../tray-service/domain/inbox-state.ts';
 import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
 import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
 
@@ -20,8 +22,11 @@ export interface TraySnapshot {
   lastRead: number;
   unread: number;
   clearedAt: number;
-  /** changedSince(`since`), as [changedAt, key] by changedAt then key (ties have no order of their own). */
-  changes: [number, string][];
+  /**
+   * changedSince(`since`), each record's change and inbox state (what a reconnecting stream shows
+   * of it), by changedAt then key (ties have no order of their own).
+   */
+  changes: ChangedState[];
   /** Whether changedSince returned its records oldest change first. */
   changesInOrder: boolean;
 }
@@ -34,11 +39,20 @@ export function plain<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
-/** [changedAt, key] of each record, by changedAt then key. */
-function changeList(records: readonly TrayRecord[]): [number, string][] {
+/** A changed record as the snapshot compares it: when and which, and where it stands in the inbox. */
+export type ChangedState = Pick<InboxRecord, 'changedAt' | 'key'> & InboxState;
+
+/** The change and inbox state of each record, by changedAt then key. */
+function changeList(records: readonly InboxRecord[]): ChangedState[] {
   return records
-    .map((record): [number, string] => [record.changedAt, record.key])
-    .sort(([a, x], [b, y]) => a - b || (x < y ? -1 : x > y ? 1 : 0));
+    .map(({ changedAt, key, isSeen, archivedAt, snoozedUntil }) => ({
+      changedAt,
+      key,
+      isSeen,
+      archivedAt,
+      snoozedUntil,
+    }))
+    .sort((a, b) => a.changedAt - b.changedAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
 export async function storageSnapshot(

@@ -1,9 +1,11 @@
 import { expect } from 'chai';
 import { encodeRecordKey } from '../../../../tray-service/domain/record-key.ts';
+import type { InboxRecord } from '../../../../tray-service/domain/inbox-record.ts';
 import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
 import { aComment, aCommentReaction, aMention, aReply } from '../../../support/activity-builder.ts';
 import { actorIdsOf, at, keysOf, NOW } from './case-fixtures.ts';
 import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
+import { inboxOf } from './inbox-operation.ts';
 
 /**
  * The worker's personal writes (TrayWritesPort.applyPersonal, applyProfiles): grouping by verb and
@@ -210,17 +212,17 @@ conformanceCase('writes: a record re-created after delete-all counts its actors 
 });
 
 conformanceCase(
-  'writes: onWritten is told the records written, as readers then see them',
+  'writes: onWritten is told the records written, as readers then see them, inbox state included',
   async (context) => {
     const { storage, id, write } = context;
     const ana = id('u-ana');
-    const told: TrayRecord[] = [];
+    const told: InboxRecord[] = [];
     const activity = aComment(id('u-ben'), { postId: id('p-1'), owner: ana }, { id: id('cm-1'), at: at(1) });
     await storage.writes.applyPersonal(
       [activity],
       write(NOW, { onWritten: async (records) => void told.push(...records) }),
     );
-    expect(told).to.deep.equal((await storage.records.pageAfter(ana, undefined, 10, NOW)).records);
+    expect(told).to.deep.equal((await inboxOf(storage).page(ana, 'all', undefined, 10, NOW)).records);
     told.length = 0;
     await storage.writes.applyPersonal(
       [activity],
@@ -228,6 +230,7 @@ conformanceCase(
     );
     expect(told, 'a redelivery writes nothing').to.deep.equal([]);
   },
+  { needs: 'inbox' },
 );
 
 conformanceCase(

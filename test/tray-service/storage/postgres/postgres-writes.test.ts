@@ -5,6 +5,7 @@ import { purgeExpiredRecords } from '../../../../tray-service/storage/postgres/p
 import { createPostgresMembersImport } from '../../../../tray-service/storage/postgres/postgres-members-import.ts';
 import { createPostgresWrites } from '../../../../tray-service/storage/postgres/postgres-writes.ts';
 import { at, comment, join, leave, NOW, post, RETENTION_MS, useTray } from './tray-fixture.ts';
+import { NEW_INBOX_STATE } from '../../../../tray-service/domain/inbox-state.ts';
 
 const names = (record: { actors: { userId: string }[] } | undefined) =>
   record?.actors.map((actor) => actor.userId);
@@ -37,7 +38,7 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
         { userId: 'u-dee', name: 'U-DEE', imageUrl: 'https://img/u-dee', at: at(2) },
         { userId: 'u-cid', name: 'U-CID', imageUrl: 'https://img/u-cid', at: at(1) },
       ]);
-      expect(tray.told.at(-1)).to.deep.equal(record);
+      expect(tray.told.at(-1)).to.deep.equal({ ...record, ...NEW_INBOX_STATE });
     });
 
     it('names the 3 newest distinct actors newest first and counts them all; one acting again moves to the front, counted once', async () => {
@@ -82,8 +83,9 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
         unreadAt: NOW + 10,
       });
       expect(names(record)).to.deep.equal(['u-cid', 'u-dee']);
-      // Live streams are told the record exactly as readers then see it.
-      expect(tray.told.at(-1)).to.deep.equal(record);
+      // Live streams are told the record exactly as readers then see it: new activity, so back in the
+      // inbox, unseen.
+      expect(tray.told.at(-1)).to.deep.equal({ ...record, ...NEW_INBOX_STATE });
     });
 
     it('upserts a batch in one go, a record told once with every action of the batch', async () => {
@@ -180,7 +182,10 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       await fanOut([post('c-hike', 'u-cid', 1)]);
       await fanOut([post('c-hike', 'u-bob', 2)]);
       const ana = await tray.record('u-ana', 'post', 'c-hike');
-      expect(tray.told.filter((told) => told.userId === 'u-ana').at(-1)).to.deep.equal(ana);
+      expect(tray.told.filter((told) => told.userId === 'u-ana').at(-1)).to.deep.equal({
+        ...ana,
+        ...NEW_INBOX_STATE,
+      });
       expect(ana).to.deep.include({
         key: 'post_c-hike_u-ana',
         targetType: 'community',

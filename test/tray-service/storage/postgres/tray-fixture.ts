@@ -3,6 +3,7 @@ import { migrate } from '../../../../tray-service/storage/postgres/migrate.ts';
 import { createPostgresRecords } from '../../../../tray-service/storage/postgres/postgres-records.ts';
 import { createPostgresWrites } from '../../../../tray-service/storage/postgres/postgres-writes.ts';
 import type { TrayRecordsPort, TrayWritesPort, WriteContext } from '../../../../tray-service/storage/port.ts';
+import type { InboxRecord } from '../../../../tray-service/domain/inbox-record.ts';
 import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 
@@ -71,8 +72,8 @@ export interface TrayFixture {
   readonly pg: SuitePostgres;
   readonly records: TrayRecordsPort;
   readonly writes: TrayWritesPort;
-  /** Every record told to onWritten since the test started. */
-  readonly told: TrayRecord[];
+  /** Every record told to onWritten since the test started, with its inbox state. */
+  readonly told: InboxRecord[];
   context(now?: number): WriteContext;
   /** The user's record of a verb and target, as readers see it (undefined when absent or expired). */
   record(userId: string, verb: string, targetId: string, now?: number): Promise<TrayRecord | undefined>;
@@ -83,7 +84,7 @@ export function useTray(): TrayFixture {
   const pg = usePostgres();
   let records: TrayRecordsPort | undefined;
   let writes: TrayWritesPort | undefined;
-  const told: TrayRecord[] = [];
+  const told: InboxRecord[] = [];
   before(async () => {
     await migrate(pg.pool);
     records = createPostgresRecords(pg.pool);

@@ -3,7 +3,7 @@ import { KeyedLock } from '../../../../shared/async/keyed-lock.ts';
 import type { TrayWritesPort, WriteContext } from '../../port.ts';
 import { claimOwner } from '../compare-and-set/claim-owner.ts';
 import { applyMembershipChanges } from '../memberships/membership-changes.ts';
-import { toldAsTrayRecords } from '../records/to-tray-record.ts';
+import { toldAsInboxRecords } from '../records/to-tray-record.ts';
 import { applyRemovals } from '../removals/apply-removals.ts';
 import { applyPersonalActivities } from './apply-personal-activities.ts';
 import { applyProfileChanges } from './apply-profile-changes.ts';
@@ -35,7 +35,7 @@ export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWrit
     lock,
     now: () => context.now,
     keptSince: options.keptSince ?? 0,
-    ...toldAsTrayRecords(context.onWritten),
+    ...toldAsInboxRecords(context.onWritten),
     ...(context.onRemoved ? { onRemoved: context.onRemoved } : {}),
   });
   return {
@@ -60,7 +60,7 @@ export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWrit
           retentionDays: context.retentionDays,
           owner,
           now: () => context.now,
-          ...toldAsTrayRecords(context.onWritten),
+          ...toldAsInboxRecords(context.onWritten),
         });
     },
     async applyRemovals(removals, context) {
@@ -69,7 +69,7 @@ export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWrit
         owner: claimOwner(),
         now: () => context.now,
         keptSince: options.keptSince ?? 0,
-        ...toldAsTrayRecords(context.onWritten),
+        ...toldAsInboxRecords(context.onWritten),
       });
       if (removed.length > 0 && context.onRemoved) await context.onRemoved(removed);
     },
@@ -79,7 +79,7 @@ export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWrit
         // The tray's clock, as for every other write: the renamed records' changedAt is read by
         // live catch-up (changedSince), which must not see a process clock ahead or behind it.
         now: () => context.now,
-        ...toldAsTrayRecords(context.onWritten),
+        ...toldAsInboxRecords(context.onWritten),
       }),
   };
 }

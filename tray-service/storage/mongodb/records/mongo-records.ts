@@ -9,7 +9,7 @@ import { claimOwner } from '../compare-and-set/claim-owner.ts';
 import { markReadAndSeen } from '../../../domain/seen-mark.ts';
 import { withInboxChange } from '../inbox/inbox-change.ts';
 import { createSortedPages } from './sorted-pages.ts';
-import { toTrayRecord } from './to-tray-record.ts';
+import { toInboxRecord, toTrayRecord } from './to-tray-record.ts';
 import type { TrayRecordDoc } from './tray-records-collection.ts';
 
 /**
@@ -40,7 +40,7 @@ const isRecordOf = (record: TrayRecordDoc, userId: string, verb: TrayVerb, targe
  * counts by countDocuments from the index alone. Expired records are filtered out here too: TTL
  * and the purge may lag. Marking read goes through the same compare-and-set as the worker's
  * writes, each call collecting the records it changed. Every record leaves in the reader's shape
- * (toTrayRecord).
+ * (toTrayRecord), and with its inbox state where a stream shows it (changedSince: toInboxRecord).
  */
 export function createMongoRecords(
   db: Db,
@@ -125,7 +125,7 @@ export function createMongoRecords(
         .find({ ...live(userId, now), ...(since >= 0 ? { changedAt: { $gt: since } } : {}) })
         .sort({ changedAt: 1, _id: 1 })
         .toArray();
-      return changed.map(toTrayRecord);
+      return changed.map(toInboxRecord);
     },
   };
 }

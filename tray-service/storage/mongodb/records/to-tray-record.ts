@@ -42,9 +42,12 @@ export function toInboxRecord(doc: TrayRecordDoc): InboxRecord {
   };
 }
 
-/** Told of written records in the reader's shape (the port's onWritten). */
-export function toldAsTrayRecords(
-  onWritten: ((records: readonly TrayRecord[]) => Promise<void>) | undefined,
+/**
+ * Told of written records in the reader's shape with their inbox state (the port's onWritten): a
+ * live stream shows them as v3 history does.
+ */
+export function toldAsInboxRecords(
+  onWritten: ((records: readonly InboxRecord[]) => Promise<void>) | undefined,
 ): { onWritten?: (docs: readonly TrayRecordDoc[]) => Promise<void> } {
-  return onWritten ? { onWritten: (docs) => onWritten(docs.map(toTrayRecord)) } : {};
+  return onWritten ? { onWritten: (docs) => onWritten(docs.map(toInboxRecord)) } : {};
 }
