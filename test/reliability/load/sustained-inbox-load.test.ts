@@ -62,6 +62,7 @@ describe(`sustained load with removals, mutes, archives and snoozes: ${eventCoun
   let mismatches: InboxMismatch[] = [];
   let sent = 0;
   let failedJobs = -1;
+  let changedBy: Record<string, number> = {};
 
   after(async () => {
     for (const child of processes.splice(0)) await child.kill();
@@ -83,12 +84,12 @@ describe(`sustained load with removals, mutes, archives and snoozes: ${eventCoun
     processes.push(tray);
 
     const tag = uniqueName('li');
-    const base = buildLoadSequence({
-      count: Math.round(eventCount * (1 - REMOVAL_SHARE)),
-      tag,
-      startAt: Date.now() + 60_000,
-      seed: SEED,
-    });
+    // Dated ahead, a minute plus 10 ms an event: the first half is sent and drained well inside
+    // that even on this machine loaded, so every action is dated after the mutes put between the
+    // halves (dated earlier, an action is never held back, and the mutes would test nothing).
+    const baseCount = Math.round(eventCount * (1 - REMOVAL_SHARE));
+    const startAt = Date.now() + 60_000 + eventCount * 10;
+    const base = buildLoadSequence({ count: baseCount, tag, startAt, seed: SEED });
     const events = withRemovals(base.events, REMOVAL_SHARE, SEED);
     sent = events.length;
     const half = Math.floor(events.length / 2);
@@ -115,13 +116,8 @@ describe(`sustained load with removals, mutes, archives and snoozes: ${eventCoun
     // events' createdAt: every action of the sequence is dated after these calls, so a mute put now
     // holds back the second half's actions on its target up to its `until`, and one removed now
     // holds back nothing; both apply to whatever arrives later, whenever the worker meets it.
-    const muteUntil = Date.parse(
-      (
-        JSON.parse(secondHalf[Math.floor(secondHalf.length / 2)]!.body) as {
-          data: { comment?: { createdAt?: string } };
-        }
-      ).data.comment?.createdAt ?? new Date(Date.now() + 60_000).toISOString(),
-    );
+    // The createdAt of the base sequence's event at three quarters (event n is dated startAt + n ms).
+    const muteUntil = startAt + Math.round(baseCount * 0.75);
     const mutes: [number, { targetType: 'post' | 'community' | 'user'; targetId: string }, number | null][] =
       [
         [1, { targetType: 'post', targetId: `${tag}-p1` }, muteUntil],
@@ -230,12 +226,12 @@ describe(`sustained load with removals, mutes, archives and snoozes: ${eventCoun
       users: check.users,
       modelRecords: check.records,
       operations: tally(steps.flatMap((step) => ('operation' in step ? [step.operation.kind] : []))),
-      recordsChangedBy: {
-        removals: recordsChangedBy(steps, ['removal'], base.users, now),
-        mutes: recordsChangedBy(steps, ['mute', 'unmute'], base.users, now),
-        unmute: recordsChangedBy(steps, ['unmute'], base.users, now),
-        marks: recordsChangedBy(steps, ['archive', 'snooze', 'seen'], base.users, now),
-      },
+      recordsChangedBy: (changedBy = {
+        removals: recordsChangedBy(model, steps, ['removal'], base.users, now),
+        mutes: recordsChangedBy(model, steps, ['mute', 'unmute'], base.users, now),
+        unmute: recordsChangedBy(model, steps, ['unmute'], base.users, now),
+        marks: recordsChangedBy(model, steps, ['archive', 'snooze', 'seen'], base.users, now),
+      }),
       mismatches: mismatches.length,
     });
   });
@@ -243,6 +239,10 @@ describe(`sustained load with removals, mutes, archives and snoozes: ${eventCoun
   it('acknowledges every event and fails no job', () => {
     expect(tally(deliveries.map((d) => d.status))).to.deep.equal({ 200: sent });
     expect(failedJobs).to.equal(0);
+  });
+
+  it('has removals, mutes, the unmute and the marks each change records (else the check would miss them)', () => {
+    for (const [kind, records] of Object.entries(changedBy)) expect(records, kind).to.be.above(0);
   });
 
   it("leaves every user's four views and both counts equal to the reference tray", () => {

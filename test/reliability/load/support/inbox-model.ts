@@ -61,17 +61,18 @@ export function inboxModel(
 }
 
 /**
- * How many of the users' records (in any view) the operations of these kinds change: the model with
- * them against the model without. Printed with the figures, it shows what the check would miss if
+ * How many of the users' records (in any view) the operations of these kinds change: `full`, the
+ * model of every step, against the model without them. Printed with the figures, it shows what the check would miss if
  * the tray ignored them.
  */
 export function recordsChangedBy(
+  full: ReferenceTray,
   steps: readonly RunStep[],
   kinds: readonly TrayOperation['kind'][],
   users: readonly string[],
   now: number,
 ): number {
-  const [full, without] = [inboxModel(steps, now), inboxModel(steps, now, kinds)];
+  const without = inboxModel(steps, now, kinds);
   let changed = 0;
   for (const userId of users) {
     const other = new Map(
