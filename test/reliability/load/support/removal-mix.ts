@@ -1,5 +1,5 @@
 import { dedupeKey } from '../../../../receiver/dedupe-key.ts';
-import type { LoadEvent } from './load-sequence.ts';
+import { random, type LoadEvent } from './load-sequence.ts';
 
 /**
  * How far (in send order) a removal sits from the action it undoes. The receiver takes 48 requests
@@ -90,7 +90,7 @@ export function removalOf(body: string): string | undefined {
  * whole run). Deterministic for a seed.
  */
 export function withRemovals(events: readonly LoadEvent[], share: number, seed: number): LoadEvent[] {
-  const next = mulberry32(seed);
+  const next = random(seed);
   const inserts = new Map<number, LoadEvent[]>();
   const wanted = Math.round((events.length * share) / (1 - share));
   let made = 0;
@@ -105,15 +105,4 @@ export function withRemovals(events: readonly LoadEvent[], share: number, seed: 
     made += 1;
   }
   return events.flatMap((event, index) => [...(inserts.get(index) ?? []), event]);
-}
-
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
