@@ -24,7 +24,7 @@ export interface LoadSequence {
 }
 
 /** Small deterministic PRNG (mulberry32): the same seed gives the same sequence on every run. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
