@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { signBody } from '../receiver/signature/sign-body.ts';
+import { sendSignedWebhook } from './lib/send-signed-webhook.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { benchBody } from './lib/bench-body.ts';
 import { residentMb, waitHealthy } from './lib/bench-process.ts';
@@ -260,14 +260,7 @@ runCli(async () => {
       const body =
         i % 2 === 0 ? commentBody(users[(i / 2) % users.length] ?? 'u-s0', postId, Date.now()) : benchBody(i);
       const started = performance.now();
-      const send = fetch(`http://127.0.0.1:${receiverPort}/webhooks`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-service-signature': signBody(body, WEBHOOK_SECRET),
-        },
-        body,
-      }).then(
+      const send = sendSignedWebhook(`http://127.0.0.1:${receiverPort}/webhooks`, body, WEBHOOK_SECRET).then(
         async (res) => {
           await res.arrayBuffer();
           const now = performance.now();

@@ -19,7 +19,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { signBody } from '../receiver/signature/sign-body.ts';
+import { sendSignedWebhook } from './lib/send-signed-webhook.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { parseCli, runCli } from './lib/cli.ts';
 import { openPostgresStorage } from '../tray-service/storage/postgres/open-postgres-storage.ts';
@@ -178,14 +178,7 @@ runCli(async () => {
           const postId = `${phase}-${i}`;
           const body = commentBody(recipients[i % recipients.length] ?? 'u-r0', postId, Date.now());
           sends.push(
-            fetch(`http://127.0.0.1:${receiverPort}/webhooks`, {
-              method: 'POST',
-              headers: {
-                'content-type': 'application/json',
-                'x-service-signature': signBody(body, WEBHOOK_SECRET),
-              },
-              body,
-            }).then(
+            sendSignedWebhook(`http://127.0.0.1:${receiverPort}/webhooks`, body, WEBHOOK_SECRET).then(
               async (res) => {
                 await res.arrayBuffer();
                 if (res.status !== 200) failed += 1;
@@ -272,14 +265,11 @@ runCli(async () => {
           users: [{ userId: 'u-poster', displayName: 'Poster' }],
         },
       });
-      const posted = await fetch(`http://127.0.0.1:${receiverPort}/webhooks`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-service-signature': signBody(postBody, WEBHOOK_SECRET),
-        },
-        body: postBody,
-      });
+      const posted = await sendSignedWebhook(
+        `http://127.0.0.1:${receiverPort}/webhooks`,
+        postBody,
+        WEBHOOK_SECRET,
+      );
       await posted.arrayBuffer();
       const postAck = performance.now();
       const fanDeadline = postAck + 30_000;

@@ -4,7 +4,7 @@
 // waits until the last post shows in a member's v3 history, and times history pages and unread
 // counts of the first post owners through the tray API, right after the load and again at rest.
 // Secrets default to WEBHOOK_SECRET and JWT_SECRET, else to those `npm start` made for this machine.
-import { signBody } from '../receiver/signature/sign-body.ts';
+import { sendSignedWebhook } from './lib/send-signed-webhook.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { parseCli, runCli } from './lib/cli.ts';
 import { devSecretOr } from './lib/dev-secrets.ts';
@@ -136,14 +136,7 @@ async function main(): Promise<number> {
   await Promise.all(
     Array.from({ length: 16 }, async () => {
       for (let body = bodies[next++]; body !== undefined; body = bodies[next++]) {
-        const res = await fetch(values.receiver, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'x-service-signature': signBody(body, webhookSecret),
-          },
-          body,
-        });
+        const res = await sendSignedWebhook(values.receiver, body, webhookSecret);
         await res.arrayBuffer();
         if (res.status !== 200) refused += 1;
         lastAck = performance.now();
