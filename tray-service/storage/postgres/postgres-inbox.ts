@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { InboxView } from '../../domain/inbox-view.ts';
 import type { InboxMark, InboxPort } from '../port.ts';
-import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
+import { INBOX_COLUMNS, INBOX_COLUMNS_OF_T, toInboxRecord, type InboxRow } from './inbox-row.ts';
 import { createPostgresMutes } from './postgres-mutes.ts';
 import { viewPage } from './view-page.ts';
 import { withRetry } from './with-retry.ts';
@@ -150,9 +150,7 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
                  WHERE snoozed_until IS NOT NULL AND snoozed_until <= $1
                  ORDER BY snoozed_until LIMIT $2 FOR UPDATE SKIP LOCKED) AS due
            WHERE t.user_id = due.user_id AND t.key = due.key
-           RETURNING ${INBOX_COLUMNS.split(',')
-             .map((column) => `t.${column.trim()}`)
-             .join(', ')}`,
+           RETURNING ${INBOX_COLUMNS_OF_T}`,
           [now, limit],
         ),
       ),

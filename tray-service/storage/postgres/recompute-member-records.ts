@@ -3,7 +3,7 @@ import type { InboxRecord } from '../../domain/inbox-record.ts';
 import { exactActorsOfRow } from './exact-actors-sql.ts';
 import { groupLock, lockKeys } from './lock-keys.ts';
 import type { Member } from './postgres-memberships.ts';
-import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
+import { INBOX_COLUMNS_OF_T, toInboxRecord, type InboxRow } from './inbox-row.ts';
 
 /** The members' records of their communities' targets: their `post` record and those their kept actions name. */
 const RECORDS_OF_MEMBERS = `m AS (SELECT DISTINCT * FROM unnest($1::text[], $2::text[]) AS m(community_id, user_id)),
@@ -76,7 +76,7 @@ export async function recomputeMemberRecords(
      FROM y
      WHERE t.user_id = y.user_id AND t.key = y.key AND y.actors_count > 0
        AND (y.newest IS NOT NULL OR t.actors::text <> y.actors::text OR t.actors_count <> y.actors_count)
-     RETURNING ${INBOX_COLUMNS.replace(/(^|,\s*)(\w+)/g, '$1t.$2')}`,
+     RETURNING ${INBOX_COLUMNS_OF_T}`,
     [communities, users, options.now, options.retentionMs],
   );
   return result.rows.map(toInboxRecord);
