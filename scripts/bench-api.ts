@@ -66,6 +66,7 @@ import {
   timeJson,
   timeRequests,
 } from './lib/tray-api-stages.ts';
+import { POSTGRES_SESSION_OPTIONS } from '../tray-service/storage/postgres/connect-postgres.ts';
 
 const usage = `Usage: npm run bench:api -- [--total 10000000] [--user-records 1000] [--dense-records 1200] [--archived 1000] [--snoozed 100] [--deep 500] [--rounds 1000] [--batch 500000] [--stages] [--explain]
 
@@ -151,7 +152,7 @@ runCli(async () => {
       statementTimeoutMs: 60_000,
       applicationName: 'bench-api',
     });
-    const sql = new pg.Pool({ connectionString: url, max: 2 });
+    const sql = new pg.Pool({ connectionString: url, options: POSTGRES_SESSION_OPTIONS, max: 2 });
     // pool.end() resolves before its connections have closed: the server stopping right after must
     // not end the run with an unhandled error.
     sql.on('error', () => undefined);

@@ -27,6 +27,7 @@ import { createEventsQuery } from '../tray-service/use-cases/events-query.ts';
 import { parseCli, progressBar, runCli } from './lib/cli.ts';
 import { createBenchDatabase } from './lib/create-bench-database.ts';
 import { startPostgres, type LocalServer } from './lib/local-servers.ts';
+import { POSTGRES_SESSION_OPTIONS } from '../tray-service/storage/postgres/connect-postgres.ts';
 
 const USAGE = `
 usage: npm run bench:console -- [--events 1000000] [--members 10000] [--rounds 200] [--through-port 10000]
@@ -114,7 +115,7 @@ async function main(): Promise<number> {
       statementTimeoutMs: 120_000,
       applicationName: 'bench-console',
     });
-    const sql = new pg.Pool({ connectionString: url, max: 2 });
+    const sql = new pg.Pool({ connectionString: url, options: POSTGRES_SESSION_OPTIONS, max: 2 });
     sql.on('error', () => undefined);
     const now = Date.now();
     const newest = now - 60_000;

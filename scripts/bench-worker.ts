@@ -25,6 +25,7 @@ import { openPostgresStorage } from '../tray-service/storage/postgres/open-postg
 import { startWorker } from '../tray-service/worker/start-worker.ts';
 import { createBenchDatabase } from './lib/create-bench-database.ts';
 import { startPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
+import { POSTGRES_SESSION_OPTIONS } from '../tray-service/storage/postgres/connect-postgres.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -78,7 +79,7 @@ try {
     statementTimeoutMs: 60_000,
     applicationName: 'bench-worker',
   });
-  const sql = new pg.Pool({ connectionString: url, max: 8 });
+  const sql = new pg.Pool({ connectionString: url, options: POSTGRES_SESSION_OPTIONS, max: 8 });
   // pool.end() resolves before its connections have closed: the server stopping right after must
   // not end the run with an unhandled error.
   sql.on('error', () => undefined);

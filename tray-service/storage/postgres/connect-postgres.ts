@@ -20,13 +20,16 @@ export interface PostgresOptions {
  * for a 6 ms batch upsert, which left the worker unable to keep up with 250 comments a second.
  * An `options` parameter in the URL replaces this one (node-postgres lets the URL win).
  */
+/** The session settings every connection of the tray's pools starts with (see below). */
+export const POSTGRES_SESSION_OPTIONS = '-c jit=off';
+
 export function connectPostgres(url: string, options: PostgresOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize,
     statement_timeout: options.statementTimeoutMs,
     application_name: options.applicationName,
-    options: '-c jit=off',
+    options: POSTGRES_SESSION_OPTIONS,
   });
   // An idle client that loses its server emits on the pool; without a listener that would be an
   // uncaught error. The next query reconnects, and its caller sees the failure.
