@@ -17,7 +17,10 @@ const latencies = (ms: number[]) => {
   return `p50 ${quantile(sorted, 0.5)} ms, p99 ${quantile(sorted, 0.99)} ms`;
 };
 
-/** Every record of a view, walking `nextPage` as docs/tray-api.md#paging tells a client to. */
+/**
+ * Every record of a view, walking `nextPage` as docs/tray-api.md#paging-v3-startafternextpage tells
+ * a client to.
+ */
 async function walkPages(api: TrayCaller, view: View) {
   const records: PagedRecord[] = [];
   const ms: number[] = [];
@@ -83,9 +86,9 @@ export async function walkDenseUser(tray: string, jwtSecret: string, userId: str
     const walk = await walkPages(api, 'inbox');
     inbox = walk.records;
     expectThat(inbox.length === expected, `${inbox.length} records paged, expected ${expected}`);
-    const ties = inbox.length - new Set(inbox.map((r) => r.lastUpdate)).size;
+    const instants = new Set(inbox.map((r) => r.lastUpdate)).size;
     const span = (inbox[0]?.lastUpdate ?? 0) - (inbox.at(-1)?.lastUpdate ?? 0);
-    return `${walk.ms.length} pages (totalPages ${walk.totalPages}) within ${(span / 1000).toFixed(1)} s of lastUpdate, ${ties} sharing a millisecond with another; a page ${latencies(walk.ms)}`;
+    return `${walk.ms.length} pages (totalPages ${walk.totalPages}) within ${(span / 1000).toFixed(1)} s of lastUpdate on ${instants} distinct milliseconds; a page ${latencies(walk.ms)}`;
   });
 
   const read = inbox.slice(0, 40);

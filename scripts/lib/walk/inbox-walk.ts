@@ -141,7 +141,7 @@ export async function walkInbox(stack: WalkStack): Promise<void> {
       JSON.stringify(now) === JSON.stringify(countsBefore),
       `counts moved: ${JSON.stringify(countsBefore)} -> ${JSON.stringify(now)}`,
     );
-    return `event applied ${appliedMs.toFixed(0)} ms after its ack (recipients ${event.recipients?.total}); "${after.description}" unchanged, counts ${JSON.stringify(now)}`;
+    return `event applied ${appliedMs.toFixed(0)} ms after its ack (the events console counts ${event.recipients?.total} recipient(s)); "${after.description}" unchanged, counts ${JSON.stringify(now)}`;
   });
 
   const mentionId = cm('dee-mention');

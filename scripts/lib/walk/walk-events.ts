@@ -24,6 +24,14 @@ const postRef = (post: WalkPost) => ({
   targetType: 'community',
   targetId: post.community.communityId,
 });
+/** What a comment's creation and deletion both say of it: a comment (not a reply) on `post`. */
+const commentRef = (post: WalkPost, comment: { commentId: string; author: WalkUser }) => ({
+  commentId: comment.commentId,
+  userId: comment.author.userId,
+  referenceType: 'post',
+  referenceId: post.postId,
+  parentId: null,
+});
 
 export function joinBody(community: WalkCommunity, users: WalkUser[], at: number): string {
   return envelope('community.didJoin', {
@@ -51,11 +59,7 @@ export function commentBody(
   const mentions = comment.mentions ?? [];
   return envelope('comment.didCreate', {
     comment: {
-      commentId: comment.commentId,
-      userId: comment.author.userId,
-      referenceType: 'post',
-      referenceId: post.postId,
-      parentId: null,
+      ...commentRef(post, comment),
       segmentNumber: comment.segmentNumber,
       text: 'walk',
       createdAt: iso(at),
@@ -74,13 +78,7 @@ export function commentDeleteBody(
   at: number,
 ): string {
   return envelope('comment.didDelete', {
-    comment: {
-      commentId: comment.commentId,
-      userId: comment.author.userId,
-      referenceType: 'post',
-      referenceId: post.postId,
-      parentId: null,
-    },
+    comment: commentRef(post, comment),
     post: postRef(post),
     parentComment: null,
     community: post.community,
