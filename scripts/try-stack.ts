@@ -3,22 +3,34 @@
 // posts with a mention, --comments comments on 50 community posts, then 20 community posts),
 // waits until the last post shows in a member's v3 history, and times history pages and unread
 // counts of the first post owners through the tray API, right after the load and again at rest.
-// Secrets default to WEBHOOK_SECRET and JWT_SECRET, else to those `npm start` made for this machine.
+// Among the load, one user gets --dense mentions within a minute, several sharing a millisecond;
+// then the inbox walks: that dense user's pages and counts, and a new user's inbox steps as
+// docs/tray-api.md shows them with curl, the demo page among them (scripts/lib/walk/).
+// Secrets default to WEBHOOK_SECRET, JWT_SECRET and ADMIN_TOKEN, else to those `npm start` made.
 import { sendSignedWebhook } from './lib/send-signed-webhook.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { parseCli, runCli } from './lib/cli.ts';
 import { devSecretOr } from './lib/dev-secrets.ts';
 import { hs256Token } from './lib/hs256-token.ts';
+import { walkDenseUser } from './lib/walk/dense-user-walk.ts';
+import { walkInbox } from './lib/walk/inbox-walk.ts';
+import { feedMentionBody } from './lib/walk/walk-events.ts';
 
 const usage = `
-Usage: npm run try-stack -- [--members 500] [--feed-posts 400] [--comments 2000] [--samples 200]
-  [--receiver http://127.0.0.1:8080/webhooks] [--tray http://127.0.0.1:8081]
-  [--secret <webhook secret>] [--jwt-secret <JWT_SECRET>]
+Usage: npm run try-stack -- [--members 500] [--feed-posts 400] [--comments 2000] [--dense 600]
+  [--samples 200] [--walk on|off|only] [--receiver http://127.0.0.1:8080/webhooks]
+  [--tray http://127.0.0.1:8081] [--admin http://127.0.0.1:8082]
+  [--secret <webhook secret>] [--jwt-secret <JWT_SECRET>] [--admin-token <ADMIN_TOKEN>]
 
 Needs a running stack (npm start). Prints the send time, how long after the last acknowledgement
 the last post showed in a member's history, and history/unread latencies (p50, p99 of --samples
-calls each) right after the load and again after 5 s at rest. The secrets default to
-WEBHOOK_SECRET and JWT_SECRET, else to those npm start made (.data/dev-secrets.json).`;
+calls each) right after the load and again after 5 s at rest. One user gets --dense mentions
+within a minute. Then the inbox walk (--walk on): the dense user's pages and counts through reads,
+archive, snooze and seen, and a new user's steps of docs/tray-api.md#the-inbox (mute, archive all
+read, a 5 s snooze watched on the demo page in headless Chromium, a deleted comment), each printed
+with its timing; the first wrong outcome stops the run with exit 1. --walk only: the new user's
+steps alone, without the load. The secrets default to WEBHOOK_SECRET, JWT_SECRET and ADMIN_TOKEN,
+else to those npm start made (.data/dev-secrets.json).`;
 
 const whole = (name: string, value: string): number => {
   const n = Number(value);
@@ -43,6 +55,10 @@ async function main(): Promise<number> {
         members: { type: 'string', default: '500' },
         'feed-posts': { type: 'string', default: '400' },
         comments: { type: 'string', default: '2000' },
+        dense: { type: 'string', default: '600' },
+        walk: { type: 'string', default: 'on' },
+        admin: { type: 'string', default: 'http://127.0.0.1:8082' },
+        'admin-token': { type: 'string' },
         samples: { type: 'string', default: '200' },
         receiver: { type: 'string', default: 'http://127.0.0.1:8080/webhooks' },
         tray: { type: 'string', default: 'http://127.0.0.1:8081' },
@@ -53,16 +69,41 @@ async function main(): Promise<number> {
     usage,
   );
   const members = whole('members', values.members);
+  const dense = whole('dense', values.dense);
+  const walk = values.walk;
+  if (walk !== 'on' && walk !== 'off' && walk !== 'only')
+    throw new UsageError(`--walk: expected on, off or only, got "${walk}"`);
+  if (walk === 'on' && dense < 150)
+    throw new UsageError(`--dense: the walk reads 40 of them and snoozes 100: expected >= 150, got ${dense}`);
   const webhookSecret = devSecretOr(
     'WEBHOOK_SECRET',
     values.secret ?? process.env.WEBHOOK_SECRET,
     'WEBHOOK_SECRET',
   );
   const jwtSecret = devSecretOr('JWT_SECRET', values['jwt-secret'] ?? process.env.JWT_SECRET, 'JWT_SECRET');
+  // The walk reads the stored events through the admin API (is a muted comment applied yet?).
+  const adminToken =
+    walk === 'off'
+      ? ''
+      : devSecretOr('ADMIN_TOKEN', values['admin-token'] ?? process.env.ADMIN_TOKEN, 'ADMIN_TOKEN');
   const feedPosts = whole('feed-posts', values['feed-posts']);
   const comments = whole('comments', values.comments);
   const samples = whole('samples', values.samples);
   const run = Date.now().toString(36);
+  const stack = {
+    receiver: values.receiver,
+    tray: values.tray,
+    admin: values.admin,
+    webhookSecret,
+    jwtSecret,
+    adminToken,
+    run,
+  };
+  if (walk === 'only') {
+    process.stdout.write('the inbox walk of a new user:\n');
+    await walkInbox(stack);
+    return 0;
+  }
   const t0 = Date.now() - 3_600_000;
   const iso = (ms: number) => new Date(ms).toISOString();
   const u = (n: number) => `try-${run}-u${n}`;
@@ -109,6 +150,14 @@ async function main(): Promise<number> {
         users: users([author, owner]),
       }),
     );
+  }
+  // One user's --dense mentions within a minute (four to a millisecond), among the load: the
+  // inbox walk then pages them and counts them through bulk marks.
+  const denseUser = { userId: `try-${run}-dense`, displayName: 'Dense' };
+  for (let i = 0; i < dense; i++) {
+    const author = { userId: u(i % members), displayName: u(i % members) };
+    const at = t0 + 300_000 + Math.floor(i / 4) * Math.floor((60_000 * 4) / dense);
+    bodies.push(feedMentionBody(`try-${run}-dp${i}`, author, denseUser, at));
   }
   const lastPost = `try-${run}-news19`;
   for (let i = 0; i < 20; i++) {
@@ -206,6 +255,12 @@ async function main(): Promise<number> {
   await new Promise((resolve) => setTimeout(resolve, REST_MS));
   await measure(`after ${REST_MS / 1000} s at rest`);
   if (failed > 0) process.stdout.write(`${failed} of those calls did not answer 200\n`);
+  if (walk === 'on') {
+    process.stdout.write(`the inbox walk of ${denseUser.userId} (${dense} records within a minute):\n`);
+    await walkDenseUser(values.tray, jwtSecret, denseUser.userId, dense);
+    process.stdout.write('the inbox walk of a new user:\n');
+    await walkInbox(stack);
+  }
   return visible && refused === 0 && failed === 0 ? 0 : 1;
 }
 

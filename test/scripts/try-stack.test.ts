@@ -18,6 +18,18 @@ describe('scripts/try-stack.ts', () => {
     expect(result.stderr).to.include('--members: expected a whole number >= 1');
   });
 
+  it('a --walk other than on, off or only exits 2 naming the option', async () => {
+    const result = await runScript('scripts/try-stack.ts', ['--walk', 'yes'], cleanEnv());
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.include('--walk: expected on, off or only, got "yes"');
+  });
+
+  it('too few dense records for the walk exits 2 naming --dense', async () => {
+    const result = await runScript('scripts/try-stack.ts', ['--dense', '100'], cleanEnv());
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.include('--dense: the walk reads 40 of them and snoozes 100');
+  });
+
   it('without WEBHOOK_SECRET and no secrets from npm start, exits 2 naming the variable', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'try-stack-'));
     try {

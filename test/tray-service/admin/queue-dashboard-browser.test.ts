@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 import { closeServer, listen } from '../../../shared/http/listen.ts';
 import { createWebhookQueue, type WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
-import { launchLocalChromium } from '../../support/local-chromium.ts';
+import { launchLocalChromium } from '../../../scripts/lib/local-chromium.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';

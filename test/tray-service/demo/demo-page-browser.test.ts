@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 import { buildClient } from '../../support/build-client.ts';
-import { launchLocalChromium } from '../../support/local-chromium.ts';
+import { launchLocalChromium } from '../../../scripts/lib/local-chromium.ts';
 import { bearer, tokenFor } from '../api/support/api-harness.ts';
 import { useLiveTray } from '../live/support/live-harness.ts';
 import { commentEvent, minute } from '../worker/event-builder.ts';

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { closeServer, listen } from '../../../../shared/http/listen.ts';
-import { launchLocalChromium } from '../../../support/local-chromium.ts';
+import { launchLocalChromium } from '../../../../scripts/lib/local-chromium.ts';
 import { repoRoot } from '../../../support/run-script.ts';
 import { ADMIN_TOKEN } from '../admin-fixtures.ts';
 

@@ -8,7 +8,8 @@ type ContextOptions = NonNullable<Parameters<typeof chromium.launchPersistentCon
 /**
  * Headless Debian Chromium on a profile directory of its own, quiet (no updates, sync or QUIC),
  * reaching only 127.0.0.1: a page's link to anywhere else (a web font, a CDN) is refused, so no
- * test request leaves the machine. `options` adds context settings (timezone, locale, viewport).
+ * request of a test or of try-stack's walk leaves the machine. `options` adds context settings
+ * (timezone, locale, viewport).
  */
 export async function launchLocalChromium(
   profileDir: string,
