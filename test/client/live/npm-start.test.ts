@@ -8,7 +8,7 @@ import { cleanEnv, runCommand, startCommand } from '../../support/run-script.ts'
 import { waitFor } from '../../support/wait-for.ts';
 
 /** The tests of test/client/live/mocharc.json's files: fewer passing means some did not run. */
-const LIVE_TESTS = 30;
+const LIVE_TESTS = 31;
 
 // What a user does: `npm start` (the real command, its prestart included, on free ports and a data
 // directory of its own), `npm run test:client:live` against it, then Ctrl-C. A stack that cannot

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
+import { unauthorizedCodes } from '../../../client/src/generated/tray-api-types.ts';
 import { TrayApiError } from '../../../client/src/tray-api-error.ts';
 import { openTrayStream, type TrayStreamOptions } from '../../../client/src/stream/index.ts';
 import { streamEvents } from '../../../tray-service/http/api-schema/stream-schemas.ts';
@@ -128,8 +129,8 @@ describe('openTrayStream against the tray service', function () {
     });
   });
 
-  describe('when the user is banned', () => {
-    it('ends the iteration with a TrayApiError 401 once a fresh token is refused too', async () => {
+  describe('when the user is banned (401, code 401001)', () => {
+    it('ends the iteration with the ban’s TrayApiError at once, without asking getToken again', async () => {
       const user = target.user('u-banned');
       let tokens = 0;
       const { stream } = open(user, {
@@ -142,9 +143,13 @@ describe('openTrayStream against the tray service', function () {
       await target.ban(user);
       const error = await stream.ended;
       expect(error).to.be.instanceOf(TrayApiError);
-      expect(error).to.include({ status: 401, code: 401000, message: 'user is globally banned' });
-      // The first token, and one more asked for after the first refusal.
-      expect(tokens).to.equal(2);
+      expect(error).to.include({
+        status: 401,
+        code: unauthorizedCodes.banned,
+        message: 'user is globally banned',
+      });
+      // Only the first token: another would be refused too.
+      expect(tokens).to.equal(1);
     });
   });
 

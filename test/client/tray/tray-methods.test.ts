@@ -1,5 +1,10 @@
 import { expect } from 'chai';
-import { createTrayClient, TrayApiError, type NotificationRecord } from '../../../client/src/index.ts';
+import {
+  createTrayClient,
+  TrayApiError,
+  unauthorizedCodes,
+  type NotificationRecord,
+} from '../../../client/src/index.ts';
 import { useClientTarget } from '../support/client-target.ts';
 
 const MIN = 60_000;
@@ -179,5 +184,19 @@ describe('the client’s tray methods against the tray API (real PostgreSQL and 
       expect(asked).to.equal(2);
     });
 
+    it('for a globally banned user: a TrayApiError with the ban’s own code, thrown without asking getToken again', async () => {
+      const user = target.user('banned-user');
+      await target.ban(user);
+      let asked = 0;
+      const client = createTrayClient({
+        baseUrl: target.baseUrl,
+        getToken: () => (asked++, target.token(user)),
+      });
+      await expect(client.counts())
+        .to.be.rejectedWith(TrayApiError, 'user is globally banned')
+        .and.eventually.include({ status: 401, code: unauthorizedCodes.banned });
+      expect(unauthorizedCodes.banned).to.equal(401001);
+      expect(asked).to.equal(1);
+    });
   });
 });
