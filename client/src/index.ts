@@ -11,3 +11,4 @@ export type { InboxMethods, Mute, TrayTime } from './inbox/inbox-methods.ts';
 export type { BlockMethods } from './block/block-methods.ts';
 export * from './stream/index.ts';
 export type * from './generated/tray-api-types.ts';
+export { unauthorizedCodes } from './generated/tray-api-types.ts';

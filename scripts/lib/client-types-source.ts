@@ -1,5 +1,6 @@
 import { format, resolveConfig } from 'prettier';
 import { z } from 'zod';
+import { unauthorizedCodes } from '../../tray-service/http/api-schema/error-responses.ts';
 import { trayApiSchemas } from '../../tray-service/http/api-schema/tray-api-schema.ts';
 import { jsonSchemaToType, type JsonSchemaNode } from './json-schema-to-type.ts';
 
@@ -34,6 +35,8 @@ export async function clientTypesSource(): Promise<string> {
     `/** The data of each live-stream event, by event name. */\nexport interface StreamEventDataMap {\n${eventMap}\n}\n`,
     // At run time too, so the client's stream can pass over an event that a newer service adds.
     `/** The live-stream events of this version of the API. */\nexport const streamEventNames: readonly (keyof StreamEventDataMap)[] = ${JSON.stringify(eventNames)};\n`,
+    // At run time too: the client stops on a ban and asks for another token on the other 401.
+    `/** The codes of a 401 (UnauthorizedBody): another token may help with \`invalidToken\`, never with \`banned\`. */\nexport const unauthorizedCodes = ${JSON.stringify(unauthorizedCodes)} as const;\n`,
   ].join('\n');
   // Formatted as the repository's prettier check expects, so the committed file passes it as is.
   const options = await resolveConfig(clientTypesPath.pathname);

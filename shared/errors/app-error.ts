@@ -12,6 +12,11 @@ export const errorCodes = {
   /** A new mute when MAX_MUTES_IN_FORCE are already in force. */
   TOO_MANY_MUTES: { status: 400, code: 400003 },
   UNAUTHORIZED: { status: 401, code: 401000 },
+  /**
+   * A globally banned user's otherwise valid token: 401 as the platform's contract fixes, with a
+   * code of its own so a client stops instead of asking for another token, which would be refused too.
+   */
+  BANNED: { status: 401, code: 401001 },
   FORBIDDEN: { status: 403, code: 403000 },
   NOT_FOUND: { status: 404, code: 404000 },
   METHOD_NOT_ALLOWED: { status: 405, code: 405000 },

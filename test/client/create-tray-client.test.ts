@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import { createTrayClient } from '../../client/src/index.ts';
-import { tokenFor } from '../tray-service/api/support/api-harness.ts';
-import { useLiveTray } from '../tray-service/live/support/live-harness.ts';
 import { commentEvent, minute } from '../tray-service/worker/event-builder.ts';
 import { collectStream } from './stream/support/collect-stream.ts';
+import { useClientTarget } from './support/client-target.ts';
 
 describe('createTrayClient', function () {
   this.timeout(30_000);
@@ -16,20 +15,20 @@ describe('createTrayClient', function () {
   });
 
   describe('stream()', () => {
-    const tray = useLiveTray({ instances: 1 });
+    const target = useClientTarget();
 
     it('opens the live stream with the client’s connection and locale: the same user’s records, typed', async () => {
-      const user = 'u-client-stream';
+      const user = target.user('u-client-stream');
       const controller = new AbortController();
       const client = createTrayClient({
-        baseUrl: tray.instance(0).base,
-        getToken: () => tokenFor(user),
+        baseUrl: target.baseUrl,
+        getToken: () => target.token(user),
         locale: 'de',
       });
       const stream = collectStream(client.stream({ signal: controller.signal }));
       try {
         expect((await stream.next('unread')).data.totalUnreadCount).to.equal(0);
-        await tray.worker.deliver(commentEvent({ postId: 'p-cs', postOwner: user, createdAt: minute(1) }));
+        await target.deliver(commentEvent({ postId: 'p-cs', postOwner: user, createdAt: minute(1) }));
         const record = await stream.next('record');
         expect(record.data.v_tarid_uid).to.equal(`comment_p-cs_${user}`);
         const [listed] = (await client.historyPage()).data;

@@ -16,8 +16,20 @@ export function runScript(
   env: NodeJS.ProcessEnv,
   timeoutMs = 20_000,
 ): Promise<ScriptResult> {
+  return runCommand(process.execPath, [resolve(repoRoot, script), ...args], env, timeoutMs);
+}
+
+/** Runs a command at the repository's root (`npm run ...`, as a user types it) and waits for it to exit. */
+export function runCommand(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 20_000,
+): Promise<ScriptResult> {
+  const script = [command, ...args].join(' ');
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [resolve(repoRoot, script), ...args], { env, cwd: repoRoot });
+    const child = spawn(command, args, { env, cwd: repoRoot });
+    child.once('error', fail);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -45,12 +57,26 @@ export function startScript(
   timeoutMs = 60_000,
   options: { detached?: boolean } = {},
 ): Promise<{ child: ChildProcess; output: () => string }> {
+  return startCommand(process.execPath, [resolve(repoRoot, script)], env, ready, timeoutMs, options);
+}
+
+/** startScript for any command at the repository's root (`npm start`, as a user types it). */
+export function startCommand(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+  timeoutMs = 60_000,
+  options: { detached?: boolean } = {},
+): Promise<{ child: ChildProcess; output: () => string }> {
+  const script = [command, ...args].join(' ');
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [resolve(repoRoot, script)], {
+    const child = spawn(command, args, {
       env,
       cwd: repoRoot,
       detached: options.detached ?? false,
     });
+    child.once('error', fail);
     let output = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

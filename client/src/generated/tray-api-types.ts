@@ -6,6 +6,12 @@ export type ErrorBody = {
   message: string;
 };
 
+export type UnauthorizedBody = {
+  status: 'error';
+  code: 401000 | 401001;
+  message: string;
+};
+
 export type NotificationRecord = {
   v_tarid_uid: string;
   description: string;
@@ -330,3 +336,6 @@ export const streamEventNames: readonly (keyof StreamEventDataMap)[] = [
   'reset',
   'expired',
 ];
+
+/** The codes of a 401 (UnauthorizedBody): another token may help with `invalidToken`, never with `banned`. */
+export const unauthorizedCodes = { invalidToken: 401000, banned: 401001 } as const;

@@ -1,3 +1,4 @@
+import { unauthorizedCodes } from '../generated/tray-api-types.ts';
 import { TrayApiError } from '../tray-api-error.ts';
 import { readTrayApiError } from './read-tray-api-error.ts';
 import { retryDelay } from './retry-delay.ts';
@@ -32,7 +33,8 @@ export interface TrayRequest {
  * service's schema (answers are not validated at run time; the types come from the same
  * declarations the service answers with). A refusal is thrown as a TrayApiError with the
  * service's code. 429 and 503 are sent again after the wait the service names (`Retry-After`),
- * at most `retries` times; a 401 asks `getToken` once more, for a token that expired meanwhile.
+ * at most `retries` times; a 401 asks `getToken` once more, for a token that expired meanwhile,
+ * unless its code says the user is banned.
  */
 export async function sendRequest<T>(connection: TrayConnection, request: TrayRequest): Promise<T> {
   const url = requestUrl(connection.baseUrl, request);
@@ -51,22 +53,22 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
       ...(request.signal ? { signal: request.signal } : {}),
     });
     if (response.ok) return readJson<T>(response);
-    if (response.status === 401 && !tokenAskedAgain) {
+    const error = await readTrayApiError(response);
+    // A banned user's tokens are all refused: asking for another would only be refused again.
+    if (error.status === 401 && error.code !== unauthorizedCodes.banned && !tokenAskedAgain) {
       tokenAskedAgain = true;
-      await response.body?.cancel();
       token = await connection.getToken();
       continue;
     }
-    if ((response.status === 429 || response.status === 503) && retried < connection.retries) {
+    if ((error.status === 429 || error.status === 503) && retried < connection.retries) {
       const delay = retryDelay(retried, response.headers.get('Retry-After'), Date.now());
       if (delay <= connection.maxRetryWaitMs) {
         retried += 1;
-        await response.body?.cancel();
         await wait(delay, request.signal);
         continue;
       }
     }
-    throw await readTrayApiError(response);
+    throw error;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { StreamTicketBody } from '../generated/tray-api-types.ts';
+import { unauthorizedCodes, type StreamTicketBody } from '../generated/tray-api-types.ts';
 import type { TrayApiError } from '../tray-api-error.ts';
 import { readTrayApiError } from '../request/read-tray-api-error.ts';
 import { retryAfterMs } from '../request/retry-delay.ts';
@@ -16,8 +16,8 @@ export interface ConnectionRequest {
 /**
  * open: the stream answered 200. refused: 401, the token (or the ticket it bought) was not
  * accepted. unavailable: worth trying again (no answer, 429, 5xx), after `retryAfterMs` when the
- * service said so. fatal: a refusal that trying again cannot change (400 for an id this service
- * never sent, 403, 404).
+ * service said so. fatal: a refusal that trying again cannot change (a banned user's 401, 400 for
+ * an id this service never sent, 403, 404).
  */
 export type Connection =
   | { kind: 'open'; body: ReadableStream<Uint8Array> }
@@ -61,6 +61,8 @@ export async function openConnection(request: ConnectionRequest): Promise<Connec
 
 async function failed(response: Response): Promise<Connection> {
   const error = await readTrayApiError(response);
+  // A ban is for good: a new token would be refused too (docs/client.md#live).
+  if (response.status === 401 && error.code === unauthorizedCodes.banned) return { kind: 'fatal', error };
   if (response.status === 401) return { kind: 'refused', error };
   if (response.status === 429 || response.status >= 500)
     return {

@@ -11,7 +11,7 @@ export type TrayStreamState = 'connecting' | 'open' | 'waiting';
 export interface TrayStreamOptions {
   /** The tray service's address, e.g. `https://tray.example.com` ('' for the page's own origin). */
   baseUrl: string;
-  /** A current bearer token for the user; asked again after `expired` or a 401. Its errors end the iteration. */
+  /** A current bearer token for the user; asked again after `expired` or a 401 (not a ban's). Its errors end the iteration. */
   getToken: () => string | Promise<string>;
   /** Defaults to the global fetch (Node 24, browsers). */
   fetch?: typeof fetch;
@@ -33,8 +33,8 @@ export interface TrayStreamOptions {
  * A user's live tray as an async iterator of typed events (docs/client.md, "Live"). It reconnects
  * by itself, resuming after the last event it yielded, so the events it yields across drops,
  * restarts and token expiries miss nothing the service stored. It ends when `signal` aborts or the
- * loop breaks, and throws a TrayApiError when the service refuses for good: a 401 for a token
- * `getToken` has just given (a banned user's tokens are refused so), or a 400, 403 or 404.
+ * loop breaks, and throws a TrayApiError when the service refuses for good: a ban (401 with code
+ * 401001, at once), a 401 for a token `getToken` has just given, or a 400, 403 or 404.
  */
 export async function* openTrayStream(
   options: TrayStreamOptions,

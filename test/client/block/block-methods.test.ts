@@ -1,22 +1,24 @@
 import { expect } from 'chai';
 import { createTrayClient, TrayApiError, type BlockEntry } from '../../../client/src/index.ts';
-import { tokensOf, useServedTrayApi } from '../support/serve-tray-api.ts';
+import { useClientTarget } from '../support/client-target.ts';
 
 describe('the client’s block-list methods against the tray API (real PostgreSQL and Redis)', () => {
-  const api = useServedTrayApi();
-  const clientOf = (userId: string) => createTrayClient({ baseUrl: api.baseUrl, getToken: tokensOf(userId) });
+  const target = useClientTarget();
+  const clientOf = (userId: string) =>
+    createTrayClient({ baseUrl: target.baseUrl, getToken: () => target.token(userId) });
   const blockedIds = (n: number) => Array.from({ length: n }, (_, i) => `u-${String(i).padStart(2, '0')}`);
 
   it('block() then blocked() yields every blocked user once, by user id, across pages of 20', async () => {
-    const client = clientOf('blocker');
+    const blocker = target.user('blocker');
+    const client = clientOf(blocker);
     for (const id of [...blockedIds(25)].reverse()) await client.block(id);
     await client.block('u-00'); // blocking twice changes nothing
-    await clientOf('someone-else').block('u-99');
+    await clientOf(target.user('someone-else')).block('u-99');
 
     const entries: BlockEntry[] = [];
     for await (const entry of client.blocked()) entries.push(entry);
     expect(entries.map((entry) => entry.blocked_userId)).to.deep.equal(blockedIds(25));
-    expect(entries.every((entry) => entry.netid_uid === 'net1_blocker')).to.equal(true);
+    expect(entries.every((entry) => entry.netid_uid === `${target.networkId}_${blocker}`)).to.equal(true);
 
     const first = await client.blockedPage();
     expect(first.results).to.have.lengthOf(20);
@@ -26,7 +28,7 @@ describe('the client’s block-list methods against the tray API (real PostgreSQ
   });
 
   it('checkBlocked() says, per id, whether the caller blocked it; unblock() lifts a block', async () => {
-    const client = clientOf('checker');
+    const client = clientOf(target.user('checker'));
     await client.block('c-1');
     await client.block(42);
     expect(await client.checkBlocked(['c-1', '42', 'c-3'])).to.deep.equal({
@@ -40,7 +42,8 @@ describe('the client’s block-list methods against the tray API (real PostgreSQ
   });
 
   it('blocking yourself is a TrayApiError 400 with the service’s message', async () => {
-    await expect(clientOf('self').block('self')).to.be.rejectedWith(TrayApiError).and.eventually.include({
+    const self = target.user('self');
+    await expect(clientOf(self).block(self)).to.be.rejectedWith(TrayApiError).and.eventually.include({
       status: 400,
     });
   });

@@ -1,13 +1,14 @@
 import { expect } from 'chai';
 import { createTrayClient, TrayApiError, type NotificationRecord } from '../../../client/src/index.ts';
-import { seedRecords } from '../../support/seed-tray.ts';
-import { tokensOf, useServedTrayApi } from '../support/serve-tray-api.ts';
+import { useClientTarget } from '../support/client-target.ts';
 
 const MIN = 60_000;
 
-describe('the client’s inbox methods against the tray API (real PostgreSQL and Redis)', () => {
-  const api = useServedTrayApi();
-  const clientOf = (userId: string) => createTrayClient({ baseUrl: api.baseUrl, getToken: tokensOf(userId) });
+describe('the client’s inbox methods against the tray API (real PostgreSQL and Redis)', function () {
+  this.timeout(30_000);
+  const target = useClientTarget();
+  const clientOf = (userId: string) =>
+    createTrayClient({ baseUrl: target.baseUrl, getToken: () => target.token(userId) });
   const targets = (records: readonly NotificationRecord[]) => records.map((record) => record.targetId);
   const all = async (user: string, view?: 'inbox' | 'archived' | 'snoozed' | 'all') => {
     const records: NotificationRecord[] = [];
@@ -16,35 +17,34 @@ describe('the client’s inbox methods against the tray API (real PostgreSQL and
   };
 
   describe('seen, archive and snooze', () => {
-    const user = 'inbox-user';
-    let keys: Record<string, string>;
+    const user = target.user('inbox-user');
+    const keys = { a: `comment_a_${user}`, b: `comment_b_${user}`, c: `comment_c_${user}` };
     before(async () => {
       const now = Date.now();
-      const seeded = await seedRecords(api.harness.storage, [
-        { userId: user, targetId: 'a', lastUpdate: now - 3 * MIN },
-        { userId: user, targetId: 'b', lastUpdate: now - 2 * MIN, hasRead: true },
-        { userId: user, targetId: 'c', lastUpdate: now - MIN },
+      await target.seed(user, [
+        { targetId: 'a', at: now - 3 * MIN },
+        { targetId: 'b', at: now - 2 * MIN, read: true },
+        { targetId: 'c', at: now - MIN },
       ]);
-      keys = { a: seeded[0]!, b: seeded[1]!, c: seeded[2]! };
     });
 
     it('markSeen() marks records seen and counts() says how many are unseen', async () => {
       const client = clientOf(user);
       expect((await client.counts()).totalUnseenCount).to.equal(2);
-      expect(await client.markSeen([keys.a!, 'not-a-record'])).to.equal(1);
-      expect(await client.markSeen([keys.a!])).to.equal(0);
+      expect(await client.markSeen([keys.a, 'not-a-record'])).to.equal(1);
+      expect(await client.markSeen([keys.a])).to.equal(0);
       expect(await client.counts()).to.deep.equal({ totalUnreadCount: 2, totalUnseenCount: 1 });
     });
 
     it('archive() and unarchive() move records out of the inbox view and back', async () => {
       const client = clientOf(user);
-      expect(await client.archive([keys.c!])).to.equal(1);
+      expect(await client.archive([keys.c])).to.equal(1);
       expect(targets(await all(user))).to.deep.equal(['b', 'a']);
       expect(targets(await all(user, 'archived'))).to.deep.equal(['c']);
       const page = await client.historyPage(undefined, 'archived');
       expect(targets(page.data)).to.deep.equal(['c']);
       expect(page.data[0]?.archivedAt).to.be.a('number');
-      expect(await client.unarchive([keys.c!])).to.equal(1);
+      expect(await client.unarchive([keys.c])).to.equal(1);
       expect(targets(await all(user))).to.deep.equal(['c', 'b', 'a']);
     });
 
@@ -52,20 +52,20 @@ describe('the client’s inbox methods against the tray API (real PostgreSQL and
       const client = clientOf(user);
       expect(await client.archive('all-read')).to.equal(1);
       expect(targets(await all(user, 'archived'))).to.deep.equal(['b']);
-      expect(await client.unarchive([keys.b!])).to.equal(1);
+      expect(await client.unarchive([keys.b])).to.equal(1);
     });
 
     it('snooze() takes records out until a time; unsnooze() brings them back now', async () => {
       const client = clientOf(user);
-      expect(await client.snooze([keys.a!], new Date(Date.now() + 60 * MIN))).to.equal(1);
+      expect(await client.snooze([keys.a], new Date(Date.now() + 60 * MIN))).to.equal(1);
       expect(targets(await all(user, 'snoozed'))).to.deep.equal(['a']);
       expect(targets(await all(user))).to.deep.equal(['c', 'b']);
-      expect(await client.unsnooze([keys.a!])).to.equal(1);
+      expect(await client.unsnooze([keys.a])).to.equal(1);
       expect(targets(await all(user, 'all'))).to.deep.equal(['c', 'b', 'a']);
     });
 
     it('a snooze into the past is a TrayApiError 400 naming until', async () => {
-      await expect(clientOf(user).snooze([keys.a!], Date.now() - MIN))
+      await expect(clientOf(user).snooze([keys.a], Date.now() - MIN))
         .to.be.rejectedWith(TrayApiError, /until/)
         .and.eventually.include({ status: 400, code: 400001 });
     });
@@ -73,7 +73,7 @@ describe('the client’s inbox methods against the tray API (real PostgreSQL and
 
   describe('mutes', () => {
     it('mute() puts one, mutes() lists it, unmute() lifts it', async () => {
-      const client = clientOf('muting-user');
+      const client = clientOf(target.user('muting-user'));
       const until = Date.now() + 60 * MIN;
       const mute = await client.mute({ targetType: 'post', targetId: 'p-1', until: new Date(until) });
       expect(mute).to.include({ targetType: 'post', targetId: 'p-1', until });

@@ -1,18 +1,18 @@
 import { expect } from 'chai';
 import request from 'supertest';
+import { unauthorizedCodes } from '../../../client/src/generated/tray-api-types.ts';
 import { TrayApiError } from '../../../client/src/tray-api-error.ts';
 import { openTrayStream, type TrayStreamOptions } from '../../../client/src/stream/index.ts';
 import { streamEvents } from '../../../tray-service/http/api-schema/stream-schemas.ts';
-import { bearer, expiringToken, tokenFor } from '../../tray-service/api/support/api-harness.ts';
-import { banEvent } from '../../tray-service/bans/ban-events.ts';
-import { useLiveTray } from '../../tray-service/live/support/live-harness.ts';
 import { commentEvent, minute } from '../../tray-service/worker/event-builder.ts';
 import { waitFor } from '../../support/wait-for.ts';
+import { useClientTarget } from '../support/client-target.ts';
 import { collectStream } from './support/collect-stream.ts';
 
 describe('openTrayStream against the tray service', function () {
   this.timeout(30_000);
-  const tray = useLiveTray({ instances: 1 });
+  const target = useClientTarget();
+  const bearer = async (user: string) => `Bearer ${await target.token(user)}`;
   const aborts: AbortController[] = [];
   afterEach(() => {
     for (const controller of aborts.splice(0)) controller.abort();
@@ -24,8 +24,8 @@ describe('openTrayStream against the tray service', function () {
     aborts.push(controller);
     const stream = collectStream(
       openTrayStream({
-        baseUrl: tray.instance(0).base,
-        getToken: () => tokenFor(user),
+        baseUrl: target.baseUrl,
+        getToken: () => target.token(user),
         signal: controller.signal,
         reconnect: { initialMs: 200, maxMs: 1_000 },
         ...options,
@@ -36,15 +36,15 @@ describe('openTrayStream against the tray service', function () {
 
   describe('with a valid token', () => {
     it('yields typed events (unread, record, read, archived, snoozed, cleared), each as the schema declares it', async () => {
-      const user = 'u-typed';
+      const user = target.user('u-typed');
       const { stream } = open(user);
       expect((await stream.next('unread')).data).to.deep.equal({ totalUnreadCount: 0, totalUnseenCount: 0 });
-      await tray.worker.deliver(commentEvent({ postId: 'p-ty', postOwner: user, createdAt: minute(1) }));
+      await target.deliver(commentEvent({ postId: 'p-ty', postOwner: user, createdAt: minute(1) }));
       const record = await stream.next('record');
       expect(record.data.v_tarid_uid).to.equal(`comment_p-ty_${user}`);
       expect(record.data.description).to.equal('Cid commented on your post in Hiking Club');
       await stream.next('unread', { match: (event) => event.data.totalUnreadCount === 1 });
-      await request(tray.instance(0).base)
+      await request(target.baseUrl)
         .post('/notifications/v2/read')
         .set('Authorization', await bearer(user))
         .send({ verb: 'comment', targetId: 'p-ty' })
@@ -52,7 +52,7 @@ describe('openTrayStream against the tray service', function () {
       const id = `comment_p-ty_${user}`;
       expect((await stream.next('read')).data.ids).to.deep.equal([id]);
       const post = async (path: string, body: object) =>
-        request(tray.instance(0).base)
+        request(target.baseUrl)
           .post(`/notifications/v3/records/${path}`)
           .set('Authorization', await bearer(user))
           .send(body)
@@ -66,7 +66,7 @@ describe('openTrayStream against the tray service', function () {
       await post('unsnooze', { ids: [id] });
       const back = await stream.next('record', { from });
       expect(back.data).to.include({ v_tarid_uid: id, snoozedUntil: null, archivedAt: null });
-      await request(tray.instance(0).base)
+      await request(target.baseUrl)
         .delete('/notifications/v3/delete-all')
         .set('Authorization', await bearer(user))
         .expect(200);
@@ -82,30 +82,28 @@ describe('openTrayStream against the tray service', function () {
 
   describe('when the token expires mid-stream', () => {
     it('asks getToken again, resumes after the "expired" event, and misses nothing', async () => {
-      const user = 'u-expiry';
+      const user = target.user('u-expiry');
       let tokens = 0;
       let delivered: Promise<unknown> | undefined;
       const { stream } = open(user, {
         getToken: () => {
           tokens += 1;
-          return expiringToken(user, 3);
+          return target.token(user, 3);
         },
         // A comment queued while the client waits to reconnect: only the resumed stream brings it.
         reconnect: { initialMs: 1_500, maxMs: 1_500 },
         onState: (state) => {
           if (state === 'waiting' && !delivered)
-            delivered = tray.worker.deliver(
-              commentEvent({ postId: 'p-gap', postOwner: user, createdAt: minute(2) }),
-            );
+            delivered = target.seed(user, [{ targetId: 'p-gap', at: Date.parse(minute(2)) }]);
         },
       });
       await stream.next('unread');
-      await tray.worker.deliver(commentEvent({ postId: 'p-before', postOwner: user, createdAt: minute(1) }));
+      await target.deliver(commentEvent({ postId: 'p-before', postOwner: user, createdAt: minute(1) }));
       await stream.next('record', { match: (event) => event.data.targetId === 'p-before' });
       await stream.next('record', { match: (event) => event.data.targetId === 'p-gap', timeoutMs: 10_000 });
       expect(tokens).to.equal(2);
       await delivered;
-      await tray.worker.deliver(commentEvent({ postId: 'p-after', postOwner: user, createdAt: minute(3) }));
+      await target.deliver(commentEvent({ postId: 'p-after', postOwner: user, createdAt: minute(3) }));
       await stream.next('record', { match: (event) => event.data.targetId === 'p-after' });
       // Each record once: the resumed stream did not repeat what the first one delivered.
       expect(stream.records().map((record) => record.targetId)).to.deep.equal([
@@ -116,42 +114,61 @@ describe('openTrayStream against the tray service', function () {
     });
   });
 
-  describe('when the user is banned', () => {
-    it('ends the iteration with a TrayApiError 401 once a fresh token is refused too', async () => {
-      const user = 'u-banned';
+  describe('when a token is refused (401, code 401000)', () => {
+    it('asks getToken for another and opens the stream with it', async () => {
+      const user = target.user('u-refused');
       let tokens = 0;
       const { stream } = open(user, {
         getToken: () => {
           tokens += 1;
-          return tokenFor(user);
+          return tokens === 1 ? 'not-a-jwt' : target.token(user);
         },
       });
-      await stream.next('unread');
-      await tray.worker.deliver(banEvent('ban', [user], minute(30)));
-      const error = await stream.ended;
-      expect(error).to.be.instanceOf(TrayApiError);
-      expect(error).to.include({ status: 401, code: 401000, message: 'user is globally banned' });
-      // The first token, and one more asked for after the first refusal.
+      expect((await stream.next('unread')).data.totalUnreadCount).to.equal(0);
       expect(tokens).to.equal(2);
     });
   });
 
-  describe('when its signal aborts', () => {
-    const openStreams = () => tray.instance(0).live.hub.size;
-
-    it('ends cleanly while reading, and the service closes the stream', async () => {
-      const { stream, controller } = open('u-abort');
+  describe('when the user is banned (401, code 401001)', () => {
+    it('ends the iteration with the ban’s TrayApiError at once, without asking getToken again', async () => {
+      const user = target.user('u-banned');
+      let tokens = 0;
+      const { stream } = open(user, {
+        getToken: () => {
+          tokens += 1;
+          return target.token(user);
+        },
+      });
       await stream.next('unread');
+      await target.ban(user);
+      const error = await stream.ended;
+      expect(error).to.be.instanceOf(TrayApiError);
+      expect(error).to.include({
+        status: 401,
+        code: unauthorizedCodes.banned,
+        message: 'user is globally banned',
+      });
+      // Only the first token: another would be refused too.
+      expect(tokens).to.equal(1);
+    });
+  });
+
+  describe('when its signal aborts', () => {
+    it('ends cleanly while reading, and the service closes the stream', async () => {
+      const { stream, controller } = open(target.user('u-abort'));
+      await stream.next('unread');
+      // Only this process's own service shows its streams; a running stack's are not visible here.
+      const { openStreams } = target;
       // The earlier tests' streams close as the service notices their clients went.
-      await waitFor(() => openStreams() === 1, 5_000, 'only this stream open');
+      if (openStreams) await waitFor(() => openStreams() === 1, 5_000, 'only this stream open');
       controller.abort();
       expect(await stream.ended).to.equal(undefined);
-      await waitFor(() => openStreams() === 0, 5_000, 'the service to close the stream');
+      if (openStreams) await waitFor(() => openStreams() === 0, 5_000, 'the service to close the stream');
     });
 
     it('ends cleanly while it waits to reconnect', async () => {
       let refusals = 0;
-      const { stream, controller } = open('u-abort-wait', {
+      const { stream, controller } = open(target.user('u-abort-wait'), {
         // Nothing listens there: every attempt fails and the stream waits to try again.
         baseUrl: 'http://127.0.0.1:9',
         reconnect: { initialMs: 60_000, maxMs: 60_000 },
@@ -172,10 +189,10 @@ describe('openTrayStream against the tray service', function () {
       let tokens = 0;
       const stream = collectStream(
         openTrayStream({
-          baseUrl: tray.instance(0).base,
+          baseUrl: target.baseUrl,
           getToken: () => {
             tokens += 1;
-            return tokenFor('u-never');
+            return target.token('u-never');
           },
           signal: controller.signal,
         }),

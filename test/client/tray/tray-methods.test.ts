@@ -1,25 +1,31 @@
 import { expect } from 'chai';
-import { createTrayClient, TrayApiError, type NotificationRecord } from '../../../client/src/index.ts';
-import { seedRecords } from '../../support/seed-tray.ts';
-import { tokensOf, useServedTrayApi } from '../support/serve-tray-api.ts';
+import {
+  createTrayClient,
+  TrayApiError,
+  unauthorizedCodes,
+  type NotificationRecord,
+} from '../../../client/src/index.ts';
+import { useClientTarget } from '../support/client-target.ts';
 
 const MIN = 60_000;
-const NOW = Date.now();
+const NOW = Date.now() - 60 * MIN;
 
-describe('the client’s tray methods against the tray API (real PostgreSQL and Redis; 10 records a page)', () => {
-  const api = useServedTrayApi();
+describe('the client’s tray methods against the tray API (real PostgreSQL and Redis; 10 records a page)', function () {
+  this.timeout(30_000);
+  const target = useClientTarget();
   const clientOf = (userId: string, options: { locale?: string; fetch?: typeof fetch } = {}) =>
-    createTrayClient({ baseUrl: api.baseUrl, getToken: tokensOf(userId), ...options });
+    createTrayClient({ baseUrl: target.baseUrl, getToken: () => target.token(userId), ...options });
 
   describe('counts()', () => {
     it('answers the caller’s unread count, and not another user’s', async () => {
-      await seedRecords(api.harness.storage, [
-        { userId: 'counts-user', targetId: 'a', lastUpdate: NOW - 3 * MIN },
-        { userId: 'counts-user', targetId: 'b', lastUpdate: NOW - 2 * MIN },
-        { userId: 'counts-user', targetId: 'c', lastUpdate: NOW - MIN, hasRead: true },
-        { userId: 'counts-other', targetId: 'd', lastUpdate: NOW - MIN },
+      const user = target.user('counts-user');
+      await target.seed(user, [
+        { targetId: 'a', at: NOW - 3 * MIN },
+        { targetId: 'b', at: NOW - 2 * MIN },
+        { targetId: 'c', at: NOW - MIN, read: true },
       ]);
-      expect(await clientOf('counts-user').counts()).to.deep.equal({
+      await target.seed(target.user('counts-other'), [{ targetId: 'd', at: NOW - MIN }]);
+      expect(await clientOf(user).counts()).to.deep.equal({
         totalUnreadCount: 2,
         totalUnseenCount: 2,
       });
@@ -27,22 +33,14 @@ describe('the client’s tray methods against the tray API (real PostgreSQL and 
   });
 
   describe('history() across records sharing one lastUpdate', () => {
-    const user = 'ties-user';
+    const user = target.user('ties-user');
     const tied = NOW - 10 * MIN;
     before(async () => {
       // 4 newer records, then 23 records at one instant: the tie spans what would be pages 1 to 3.
-      await seedRecords(api.harness.storage, [
-        ...Array.from({ length: 4 }, (_, i) => ({
-          userId: user,
-          targetId: `new-${i}`,
-          lastUpdate: NOW - i * MIN,
-        })),
-        ...Array.from({ length: 23 }, (_, i) => ({ userId: user, targetId: `tie-${i}`, lastUpdate: tied })),
-        ...Array.from({ length: 8 }, (_, i) => ({
-          userId: user,
-          targetId: `old-${i}`,
-          lastUpdate: tied - (i + 1) * MIN,
-        })),
+      await target.seed(user, [
+        ...Array.from({ length: 4 }, (_, i) => ({ targetId: `new-${i}`, at: NOW - i * MIN })),
+        ...Array.from({ length: 23 }, (_, i) => ({ targetId: `tie-${i}`, at: tied })),
+        ...Array.from({ length: 8 }, (_, i) => ({ targetId: `old-${i}`, at: tied - (i + 1) * MIN })),
       ]);
     });
 
@@ -100,11 +98,12 @@ describe('the client’s tray methods against the tray API (real PostgreSQL and 
 
   describe('with a locale', () => {
     it('gets the records’ descriptions in that locale', async () => {
-      await seedRecords(api.harness.storage, [{ userId: 'locale-user', targetId: 'l1', lastUpdate: NOW }]);
-      const [english] = (await clientOf('locale-user').historyPage()).data;
-      const [german] = (await clientOf('locale-user', { locale: 'de' }).historyPage()).data;
+      const user = target.user('locale-user');
+      await target.seed(user, [{ targetId: 'l1', at: NOW }]);
+      const [english] = (await clientOf(user).historyPage()).data;
+      const [german] = (await clientOf(user, { locale: 'de' }).historyPage()).data;
       expect(english?.description).to.be.a('string').and.not.equal(german?.description);
-      expect(german?.description).to.include('Ana');
+      expect(german?.description).to.include('Cid');
     });
   });
 
@@ -112,10 +111,10 @@ describe('the client’s tray methods against the tray API (real PostgreSQL and 
     let users = 0;
     /** A user of the test's own with two unread records (r1, then the newer r2). */
     const twoRecords = async () => {
-      const user = `marks-user-${(users += 1)}`;
-      await seedRecords(api.harness.storage, [
-        { userId: user, verb: 'comment', targetId: 'r1', lastUpdate: NOW - 2 * MIN },
-        { userId: user, verb: 'post', targetId: 'r2', lastUpdate: NOW - MIN },
+      const user = target.user(`marks-user-${(users += 1)}`);
+      await target.seed(user, [
+        { targetId: 'r1', at: NOW - 2 * MIN },
+        { targetId: 'r2', at: NOW - MIN },
       ]);
       return clientOf(user);
     };
@@ -133,11 +132,12 @@ describe('the client’s tray methods against the tray API (real PostgreSQL and 
 
     it('read() of a record the caller does not have is a TrayApiError 404 with the service’s code', async () => {
       const client = await twoRecords();
-      await seedRecords(api.harness.storage, [{ userId: 'marks-other', verb: 'post', targetId: 'theirs' }]);
-      await expect(client.read('post', 'theirs'))
+      const other = target.user('marks-other');
+      await target.seed(other, [{ targetId: 'theirs', at: NOW }]);
+      await expect(client.read('comment', 'theirs'))
         .to.be.rejectedWith(TrayApiError)
         .and.eventually.include({ status: 404, code: 404000 });
-      const [theirs] = (await clientOf('marks-other').historyPage()).data;
+      const [theirs] = (await clientOf(other).historyPage()).data;
       expect(theirs?.hasRead).to.equal(false);
     });
 
@@ -164,13 +164,39 @@ describe('the client’s tray methods against the tray API (real PostgreSQL and 
 
   describe('an input the service refuses', () => {
     it('is a TrayApiError 400 with the validation code and the service’s message', async () => {
-      const refused = clientOf('refused-user').read('post', '');
+      const refused = clientOf(target.user('refused-user')).read('post', '');
       await expect(refused)
         .to.be.rejectedWith(TrayApiError, /targetId/)
         .and.eventually.include({
           status: 400,
           code: 400001,
         });
+    });
+  });
+
+  describe('a 401', () => {
+    it('for a token the service does not accept: asks getToken once more and sends the call again', async () => {
+      const user = target.user('refused-token');
+      const tokens = ['not-a-jwt', await target.token(user)];
+      let asked = 0;
+      const client = createTrayClient({ baseUrl: target.baseUrl, getToken: () => tokens[asked++]! });
+      expect((await client.counts()).totalUnreadCount).to.equal(0);
+      expect(asked).to.equal(2);
+    });
+
+    it('for a globally banned user: a TrayApiError with the ban’s own code, thrown without asking getToken again', async () => {
+      const user = target.user('banned-user');
+      await target.ban(user);
+      let asked = 0;
+      const client = createTrayClient({
+        baseUrl: target.baseUrl,
+        getToken: () => (asked++, target.token(user)),
+      });
+      await expect(client.counts())
+        .to.be.rejectedWith(TrayApiError, 'user is globally banned')
+        .and.eventually.include({ status: 401, code: unauthorizedCodes.banned });
+      expect(unauthorizedCodes.banned).to.equal(401001);
+      expect(asked).to.equal(1);
     });
   });
 });

@@ -331,7 +331,13 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       const started = Date.now();
       await Promise.all(streams.map((s) => s.ended));
       expect(Date.now() - started).to.be.below(2_000);
-      expect((await stream(0, user)).status).to.equal(401);
+      const refused = await stream(0, user);
+      expect(refused.status).to.equal(401);
+      expect(JSON.parse(await refused.body())).to.deep.equal({
+        status: 'error',
+        code: 401001,
+        message: 'user is globally banned',
+      });
       // A stream that ended is counted as a request, but its duration is no request latency.
       const metrics = (await request(tray.instance(0).base).get('/metrics')).text;
       expect(metrics).to.match(

@@ -1,5 +1,5 @@
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { errorResponse, header, jsonContent } from './error-responses.ts';
+import { errorResponse, header, jsonContent, unauthorizedResponse } from './error-responses.ts';
 import {
   streamEventComponent,
   streamEvents,
@@ -48,8 +48,8 @@ export const streamPaths: ZodOpenApiPathsObject = {
           },
         },
         ...trayErrors,
-        401: errorResponse(
-          'Missing, expired or invalid bearer token, an unknown, expired or used ticket, or the user is globally banned',
+        401: unauthorizedResponse(
+          'Missing, expired or invalid bearer token or an unknown, expired or used ticket (code 401000), or the user is globally banned (code 401001)',
         ),
         429: errorResponse(
           'Over the per-user rate limit (code 400311), or every one of the STREAMS_PER_USER streams is open (code 429001)',

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { createDocument, type oas31, type ZodOpenApiPathsObject } from 'zod-openapi';
 import * as block from './block-schemas.ts';
 import { blockPaths } from './block-paths.ts';
-import { errorBody } from './error-responses.ts';
+import { errorBody, unauthorizedBody } from './error-responses.ts';
 import { notificationRecord } from './notification-record.ts';
 import { healthBody, readinessBody, servicePaths } from './service-paths.ts';
 import * as stream from './stream-schemas.ts';
@@ -21,6 +21,7 @@ import { trayPaths } from './tray-paths.ts';
  */
 export const trayApiSchemas = {
   error: errorBody,
+  unauthorizedBody,
   notificationRecord,
   historyV3Query: tray.historyV3Query,
   historyV3Page: tray.historyV3Page,
@@ -57,6 +58,7 @@ export const trayApiSchemas = {
 /** Named components: each appears once in the document and is referenced wherever it is used. */
 const components = {
   Error: errorBody,
+  Unauthorized: unauthorizedBody,
   NotificationRecord: notificationRecord,
   NotificationHistory: tray.historyV3Page,
   NotificationHistoryV2: tray.historyV2Page,

@@ -1,12 +1,14 @@
 import type { ZodOpenApiResponseObject } from 'zod-openapi';
-import { errorResponse, header } from './error-responses.ts';
+import { errorResponse, header, unauthorizedResponse } from './error-responses.ts';
 
 /** The errors every tray call may answer (docs/contract.md#errors). */
 export const trayErrors = {
   400: errorResponse(
     'A field failed validation (code 400001, the message names it), the body is malformed, or a page cursor (startAfter, paginationToken) is invalid (code 400002, message "Query Token is invalid")',
   ),
-  401: errorResponse('Missing, expired or invalid bearer token, or the user is globally banned'),
+  401: unauthorizedResponse(
+    'Missing, expired or invalid bearer token (code 401000), or the user is globally banned (code 401001)',
+  ),
   405: errorResponse('Method not allowed on this path (Allow lists the allowed ones)', {
     Allow: header('The methods this path allows'),
   }),

@@ -5,12 +5,13 @@ import { callerId } from './require-user.ts';
 
 /**
  * A globally banned user cannot authenticate until the ban is lifted, so their still valid tokens
- * are refused exactly like an invalid one (401, `invalid_token`), after requireUser.
+ * are refused with 401 and `invalid_token` like an invalid one, after requireUser; the code
+ * (401001, not 401000) tells a client that another token will not help (docs/tray-rules.md#global-bans).
  */
 export function refuseBanned(bans: BanView): RequestHandler {
   return (_req, res, next) => {
     if (bans.isBanned(callerId(res))) {
-      throw new AppError('UNAUTHORIZED', 'user is globally banned', {
+      throw new AppError('BANNED', 'user is globally banned', {
         headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
       });
     }

@@ -264,6 +264,22 @@ describe('GET /openapi.json', () => {
     expect(res.status).to.equal(429);
     expectMatchesOpenApi(res, 'GET', '/notifications/v3');
   });
+
+  it('describes both 401s: a token refused (code 401000) and a globally banned user (401001)', async () => {
+    const app = api.app({ bans: { isBanned: (userId) => userId === 'openapi-banned' } });
+    const banned = await request(app)
+      .get('/notifications/v3')
+      .set('Authorization', await bearer('openapi-banned'));
+    expect(banned.status).to.equal(401);
+    expect(banned.body.code).to.equal(401001);
+    expectMatchesOpenApi(banned, 'GET', '/notifications/v3');
+    const refused = await request(app).get('/notifications/v3').set('Authorization', 'Bearer not-a-jwt');
+    expect(refused.body.code).to.equal(401000);
+    expectMatchesOpenApi(refused, 'GET', '/notifications/v3');
+    // The document names the two codes a 401 carries, and no other.
+    const otherCode = { status: 401, type: banned.type, body: { ...banned.body, code: 401002 }, text: '' };
+    expect(() => expectMatchesOpenApi(otherCode, 'GET', '/notifications/v3')).to.throw();
+  });
 });
 
 describe('GET /openapi.json on the admin listener', () => {
