@@ -1,9 +1,13 @@
-import type { Db, Filter } from 'mongodb';
+import type { Db } from 'mongodb';
+import type { RecordPosition } from '../../../domain/page-cursor.ts';
 import { summariseRemoval, type RemovalTrayChange } from '../../../domain/removal-tray-change.ts';
 import type { RemovalOutcomesPort } from '../../port.ts';
 import { TRAY_REMOVAL_CHANGES, TRAY_REMOVAL_OUTCOMES } from '../collection-names.ts';
 import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
 import type { RemovalChangeDoc, RemovalOutcomeDoc } from './tray-removal-outcomes-collection.ts';
+
+/** A change's place in (user, key) order as one string: U+0001 sorts before every character an id is made of (PostgreSQL, under FerretDB, refuses NUL in JSON). */
+const positionOf = ({ userId, key }: RecordPosition) => `${userId}\u0001${key}`;
 
 /**
  * Records what one application of a removal event changed (applyRemovals calls it once the
@@ -35,6 +39,7 @@ export async function recordRemovalOutcome(
       ...change,
       _id: JSON.stringify([eventKey, change.userId, change.key]),
       eventKey,
+      position: positionOf(change),
       expiresAt,
     })),
   );
@@ -50,16 +55,12 @@ export function createMongoRemovalOutcomes(db: Db): RemovalOutcomesPort {
       return { voided, shrunk, replaced, removed, listed };
     },
     async changes(eventKey, limit, after) {
-      const filter: Filter<RemovalChangeDoc> = after
-        ? {
-            eventKey,
-            $or: [{ userId: { $gt: after.userId } }, { userId: after.userId, key: { $gt: after.key } }],
-          }
-        : { eventKey };
       const docs = await db
         .collection<RemovalChangeDoc>(TRAY_REMOVAL_CHANGES)
-        .find(filter, { projection: { _id: 0, eventKey: 0, expiresAt: 0 } })
-        .sort({ userId: 1, key: 1 })
+        .find(after ? { eventKey, position: { $gt: positionOf(after) } } : { eventKey }, {
+          projection: { _id: 0, eventKey: 0, position: 0, expiresAt: 0 },
+        })
+        .sort({ eventKey: 1, position: 1 })
         .limit(limit + 1)
         .toArray();
       const items: RemovalTrayChange[] = docs.slice(0, limit);

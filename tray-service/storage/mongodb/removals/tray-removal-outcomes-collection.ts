@@ -14,8 +14,9 @@ export const trayRemovalChangesCollection: CollectionSpec = {
   indexes: [
     {
       name: 'change_event',
-      key: { eventKey: 1, userId: 1, key: 1 },
-      serves: 'find({eventKey}).sort({userId, key}) in changes: a page of the changes an event made',
+      key: { eventKey: 1, position: 1 },
+      serves:
+        'find({eventKey, position > after}).sort({position}) in changes: a page of the changes an event made',
     },
     EXPIRY_INDEX,
   ],
@@ -33,5 +34,7 @@ export interface RemovalChangeDoc extends RemovalTrayChange {
   /** JSON [eventKey, userId, key]. */
   _id: string;
   eventKey: string;
+  /** userId, U+0001, key: one field in (user, key) order, so a page is one range on the index. */
+  position: string;
   expiresAt: Date;
 }
