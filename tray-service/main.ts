@@ -137,6 +137,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
     redis,
     decisions: moderation.decisions,
     communityMembers: storage.communityMembers,
+    removalOutcomes: storage.removalOutcomes,
     queues: moderation.queue ? [queue, moderation.queue] : [queue],
     verifyAdminJwt: adminJwt ? createTokenVerifier(adminJwtKeys(adminJwt, keys.source)) : undefined,
     // Replays run the worker's own apply path, with what the worker tells (bans, live changes).

@@ -2,7 +2,12 @@ import type Bull from 'bull';
 import type { TrayConfig } from '../../shared/config/tray-config.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
-import type { CommunityMembersPort, DecisionsPort, EventsPort } from '../storage/port.ts';
+import type {
+  CommunityMembersPort,
+  DecisionsPort,
+  EventsPort,
+  RemovalOutcomesPort,
+} from '../storage/port.ts';
 import type { BlockedWord } from '../domain/blocked-words.ts';
 import type { ApplyJobDeps } from '../use-cases/apply-job.ts';
 import type { AdminAppDeps } from './create-admin-app.ts';
@@ -18,6 +23,8 @@ export function adminDepsFromConfig(
     redis: RedisClient;
     decisions: DecisionsPort;
     communityMembers: CommunityMembersPort;
+    /** What removal events changed (storage.removalOutcomes). */
+    removalOutcomes?: RemovalOutcomesPort | undefined;
     queues: readonly Bull.Queue[];
     /** The admin JWT verifier (own audience and issuer), when ADMIN_JWT_* are set. */
     verifyAdminJwt?: TokenVerifier | undefined;
@@ -35,6 +42,7 @@ export function adminDepsFromConfig(
     redis: deps.redis,
     decisions: deps.decisions,
     communityMembers: deps.communityMembers,
+    ...(deps.removalOutcomes ? { removalOutcomes: deps.removalOutcomes } : {}),
     queues: deps.queues,
     auth: { adminToken: config.ADMIN_TOKEN, verifyAdminJwt: deps.verifyAdminJwt },
     limits: {

@@ -16,8 +16,14 @@ import type { FailedAuthLimit } from '../http/rate-limit/failed-auth-limit.ts';
 import { recordFailedAuth } from '../http/rate-limit/limit-failed-auth.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
-import type { CommunityMembersPort, DecisionsPort, EventsPort } from '../storage/port.ts';
+import type {
+  CommunityMembersPort,
+  DecisionsPort,
+  EventsPort,
+  RemovalOutcomesPort,
+} from '../storage/port.ts';
 import { createEventDetail } from '../use-cases/event-detail.ts';
+import { createRemovalChanges } from '../use-cases/removal-changes.ts';
 import { createEventRecipients } from '../use-cases/event-recipients.ts';
 import { createEventsQuery } from '../use-cases/events-query.ts';
 import { createConsoleRouter } from './console/create-console-router.ts';
@@ -38,6 +44,8 @@ export interface AdminRouterDeps {
   decisions: DecisionsPort;
   /** Who a community had as members at a time (an event's recipients). */
   communityMembers: CommunityMembersPort;
+  /** What removal events changed in the trays (storage.removalOutcomes); without it none is shown. */
+  removalOutcomes?: RemovalOutcomesPort;
   /** Queues shown on the dashboard (the webhook queue, moderation-decisions). */
   queues: readonly Bull.Queue[];
   limits: { defaultLimit: number; maxLimit: number };
@@ -120,6 +128,7 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
     defaultLimit: Math.min(deps.limits.defaultLimit, deps.limits.maxLimit),
   };
   const recipients = createEventRecipients(deps.communityMembers);
+  const removalChanges = createRemovalChanges(deps.removalOutcomes);
   // Before the events router: /events/tail and /events/replay would be taken for keys.
   if (deps.eventsFeed) {
     router.use(
@@ -159,8 +168,14 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
   router.use(
     createEventsRouter({
       events: createEventsQuery(deps.events),
-      detail: createEventDetail({ events: deps.events, decisions: deps.decisions, recipients }),
+      detail: createEventDetail({
+        events: deps.events,
+        decisions: deps.decisions,
+        recipients,
+        removalChanges,
+      }),
       recipients,
+      removalChanges,
       retentionDays: deps.eventsRetentionDays,
       logger: deps.logger,
       exportMaxRows: deps.exportMaxRows ?? 1_000_000,

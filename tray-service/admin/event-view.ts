@@ -3,6 +3,8 @@ import type { Activity } from '../domain/activity.ts';
 import { toDecisionView } from '../domain/decision-doc.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { EventDetail } from '../use-cases/event-detail.ts';
+import type { RemovalChangesSummary } from '../use-cases/removal-changes.ts';
+import { encodeRecordCursor } from '../domain/page-cursor.ts';
 import type { AdminEventView } from './api-schema/admin-outputs.ts';
 
 /** What the admin API shows of a stored event: `key` is the receiver's dedupe key. */
@@ -30,6 +32,13 @@ export function toEventView(event: StoredEvent, retentionDays: number): EventVie
 /** An activity of the mapping, its time as ISO 8601 like every time of the admin API. */
 const activityView = (activity: Activity) => ({ ...activity, at: new Date(activity.at).toISOString() });
 
+/** What a removal event changed, its next page as a cursor. */
+function trayChangesView(summary: RemovalChangesSummary | null) {
+  if (summary === null) return null;
+  const { next, ...rest } = summary;
+  return { ...rest, nextCursor: next ? encodeRecordCursor(next) : null };
+}
+
 /** GET /admin/events/:key: the event with what the mapping makes of it, its recipients and decisions. */
 export function toEventDetailView(detail: EventDetail, retentionDays: number) {
   const { mapped, recipients } = detail;
@@ -53,5 +62,6 @@ export function toEventDetailView(detail: EventDetail, retentionDays: number) {
         : {}),
     },
     decisions: detail.decisions.map(toDecisionView),
+    ...(detail.trayChanges === undefined ? {} : { trayChanges: trayChangesView(detail.trayChanges) }),
   };
 }

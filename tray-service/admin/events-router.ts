@@ -8,25 +8,41 @@ import type { StoredEvent } from '../domain/stored-event.ts';
 import type { EventsFilter, EventsQuery } from '../use-cases/events-query.ts';
 import type { EventDetail } from '../use-cases/event-detail.ts';
 import type { EventRecipients } from '../use-cases/event-recipients.ts';
+import type { RemovalChanges } from '../use-cases/removal-changes.ts';
 import type { ConcurrencySlots } from './concurrency-slots.ts';
 import { csvStream } from './csv-stream.ts';
 import { toEventDetailView, toEventView, type EventView } from './event-view.ts';
 import { ndjsonStream } from './ndjson-stream.ts';
-import { decodeCursor, decodeUserCursor, encodeCursor, encodeUserCursor } from '../domain/page-cursor.ts';
+import {
+  decodeCursor,
+  decodeRecordCursor,
+  decodeUserCursor,
+  encodeCursor,
+  encodeRecordCursor,
+  encodeUserCursor,
+} from '../domain/page-cursor.ts';
 import { parseQuery, requireOrderedRange } from './parse-query.ts';
 import {
   eventsExportQuery,
   eventsListQuery,
   recipientsQuery,
+  trayChangesQuery,
   type eventsFilter,
 } from './api-schema/admin-inputs.ts';
-import type { AdminEventDetailView, AdminEventView, AdminPageView } from './api-schema/admin-outputs.ts';
+import type {
+  AdminEventDetailView,
+  AdminEventView,
+  AdminPageView,
+  TrayChangeView,
+} from './api-schema/admin-outputs.ts';
 
 export interface EventsRouterDeps {
   events: EventsQuery;
   /** GET /events/:key: the event with its mapping, recipients and decisions. */
   detail: (key: string) => Promise<EventDetail | undefined>;
   recipients: EventRecipients;
+  /** GET /events/:key/tray-changes: what a removal event changed. */
+  removalChanges: RemovalChanges;
   /** EVENTS_RETENTION_DAYS: an event's `expiresAt` in the view. */
   retentionDays: number;
   logger: Logger;
@@ -145,6 +161,22 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
       items: page.userIds,
       nextCursor: page.next === undefined ? null : encodeUserCursor(page.next),
     } satisfies AdminPageView<string>);
+  });
+
+  const trayChangesSchema = trayChangesQuery(deps);
+  router.get('/events/:key/tray-changes', async (req, res) => {
+    const { limit, cursor } = parseQuery(trayChangesSchema, req.query);
+    if (!(await deps.events.get(req.params.key)))
+      throw new AppError('NOT_FOUND', 'no stored event with this key');
+    const page = await deps.removalChanges.page(
+      req.params.key,
+      limit,
+      cursor === undefined ? undefined : decodeRecordCursor(cursor),
+    );
+    res.json({
+      items: page.items,
+      nextCursor: page.next === undefined ? null : encodeRecordCursor(page.next),
+    } satisfies AdminPageView<TrayChangeView>);
   });
 
   return router;

@@ -16,6 +16,7 @@ export interface PageKey {
 
 const pageKeyShape = z.object({ t: z.number().int(), k: z.string() });
 const userIdShape = z.object({ u: z.string() });
+const recordShape = z.object({ u: z.string(), r: z.string() });
 
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -48,4 +49,19 @@ export function encodeUserCursor(userId: string): string {
 
 export function decodeUserCursor(cursor: string): string {
   return decode(cursor, userIdShape).u;
+}
+
+/** Where a page of a user's records continues (the records a removal changed, in (user, key) order). */
+export interface RecordPosition {
+  userId: string;
+  key: string;
+}
+
+export function encodeRecordCursor(position: RecordPosition): string {
+  return encode({ u: position.userId, r: position.key });
+}
+
+export function decodeRecordCursor(cursor: string): RecordPosition {
+  const { u, r } = decode(cursor, recordShape);
+  return { userId: u, key: r };
 }

@@ -22,6 +22,8 @@ import type { InboxView } from '../domain/inbox-view.ts';
 import type { Mute } from '../domain/mute.ts';
 import type { MuteTarget } from '../domain/mute-changes.ts';
 import type { Removal } from '../domain/removal.ts';
+import type { RemovalOutcome, RemovalTrayChange } from '../domain/removal-tray-change.ts';
+import type { RecordPosition } from '../domain/page-cursor.ts';
 
 export type StorageEngine = 'postgres' | 'mongodb';
 
@@ -39,6 +41,15 @@ export interface WriteContext {
   onWritten?: (records: readonly InboxRecord[]) => Promise<void>;
   /** Told of the records this write removed (a removal left them with no action), once durable. */
   onRemoved?: (records: readonly RemovedRecord[]) => Promise<void>;
+}
+
+/** What a removal is told besides what every write is. */
+export interface RemovalContext extends WriteContext {
+  /**
+   * The stored event the removals came with: what they changed is recorded under its key, in the
+   * same write (RemovalOutcomesPort). Without it nothing is recorded.
+   */
+  eventKey?: string;
 }
 
 /** A record a write removed: whose, and its key. */
@@ -127,9 +138,10 @@ export interface TrayWritesPort {
    * actorsCount, the last action), keeping its lastUpdate, read, seen, archive and snooze state,
    * or removed when nothing is left. A voided action arriving later is a no-op; a redelivered
    * removal changes nothing. Optional until every adapter has it: without it removals are stored
-   * and change nothing.
+   * and change nothing. With `eventKey`, what it changed is recorded under it (RemovalOutcomesPort):
+   * counts added to any an earlier try recorded, and the first changes listed.
    */
-  applyRemovals?(removals: readonly Removal[], context: WriteContext): Promise<void>;
+  applyRemovals?(removals: readonly Removal[], context: RemovalContext): Promise<void>;
 }
 
 /** One latest time per user, never moving backwards (last read, delete-all). */
@@ -384,6 +396,18 @@ export interface InboxPort {
   mutesInForce(userId: string, now: number): Promise<Mute[]>;
 }
 
+/** Which trays a removal event changed, recorded when the worker applied it (domain/removal-tray-change.ts). */
+export interface RemovalOutcomesPort {
+  /** Undefined when nothing was recorded under the event's key (not applied, or before recording). */
+  outcome(eventKey: string): Promise<RemovalOutcome | undefined>;
+  /** The listed changes in (user, key) order, after `after`. */
+  changes(
+    eventKey: string,
+    limit: number,
+    after?: RecordPosition,
+  ): Promise<{ items: RemovalTrayChange[]; next?: RecordPosition }>;
+}
+
 export interface TrayStorage {
   readonly engine: StorageEngine;
   readonly records: TrayRecordsPort;
@@ -401,6 +425,8 @@ export interface TrayStorage {
    * pending). Use cases answer 501 without it.
    */
   readonly inbox?: InboxPort;
+  /** What removal events changed; absent on an adapter without removals. */
+  readonly removalOutcomes?: RemovalOutcomesPort;
   /** Deletes expired records and events now (readers already skip them); returns how many went. */
   purgeExpired(now: Date): Promise<{ records: number; events: number }>;
   /** Throws when the server does not answer (readiness). */

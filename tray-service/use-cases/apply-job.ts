@@ -129,7 +129,7 @@ async function applyInScope(job: JobDelivery, deps: ApplyJobDeps): Promise<Store
   // Removals after the event's own activities (it has none today): what they void goes whenever
   // it arrived. An adapter without removals yet stores the event and changes nothing.
   if (mapped.removals && mapped.removals.length > 0 && writes.applyRemovals)
-    await writes.applyRemovals(mapped.removals, context());
+    await writes.applyRemovals(mapped.removals, { ...context(), eventKey: job.dedupeKey });
   // The tray has it now: its lag (receipt to here) goes into the minute's histogram, once.
   const appliedAt = new Date(now());
   const first = await deps.storage.events.markApplied(stored, appliedAt);

@@ -4,6 +4,7 @@ import { mapEvent } from '../domain/map-event.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { DecisionsPort, EventsPort } from '../storage/port.ts';
 import type { EventRecipients, RecipientsSummary } from './event-recipients.ts';
+import type { RemovalChanges, RemovalChangesSummary } from './removal-changes.ts';
 
 /** Recipients listed with an event; the rest are paged (GET /admin/events/:key/recipients). */
 export const FIRST_RECIPIENTS = 50;
@@ -16,6 +17,11 @@ export interface EventDetail {
   mapped: MappedEvent;
   recipients: RecipientsSummary;
   decisions: ModerationDecisionDoc[];
+  /**
+   * A removal event's effect on the trays, as recorded when applied; null when nothing was
+   * recorded (not applied yet, or by a version that did not record it). Absent for other events.
+   */
+  trayChanges?: RemovalChangesSummary | null;
 }
 
 /** One stored event as the events console shows it: the event, its mapping, recipients, decisions. */
@@ -23,15 +29,24 @@ export function createEventDetail(deps: {
   events: Pick<EventsPort, 'get'>;
   decisions: Pick<DecisionsPort, 'list'>;
   recipients: EventRecipients;
+  removalChanges?: RemovalChanges;
 }) {
   return async (key: string): Promise<EventDetail | undefined> => {
     const event = await deps.events.get(key);
     if (!event) return undefined;
-    const [recipients, decisions] = await Promise.all([
+    const mapped = mapEvent({ event: event.event, data: event.data, receivedAt: event.receivedAt.getTime() });
+    const removal = (mapped.removals?.length ?? 0) > 0 && deps.removalChanges;
+    const [recipients, decisions, trayChanges] = await Promise.all([
       deps.recipients.summary(event, FIRST_RECIPIENTS),
       deps.decisions.list({ eventKey: key }, DECISIONS_SHOWN),
+      removal ? removal.summary(key) : undefined,
     ]);
-    const mapped = mapEvent({ event: event.event, data: event.data, receivedAt: event.receivedAt.getTime() });
-    return { event, mapped, recipients, decisions: decisions.items };
+    return {
+      event,
+      mapped,
+      recipients,
+      decisions: decisions.items,
+      ...(removal ? { trayChanges: trayChanges ?? null } : {}),
+    };
   };
 }

@@ -127,6 +127,7 @@ export function adminApp(
     redis,
     decisions: storage.decisions,
     communityMembers: storage.communityMembers,
+    ...(storage.removalOutcomes ? { removalOutcomes: storage.removalOutcomes } : {}),
     queues: options.queues ?? [],
     auth: {
       adminToken: options.adminToken === null ? undefined : (options.adminToken ?? ADMIN_TOKEN),

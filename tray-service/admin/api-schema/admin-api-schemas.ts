@@ -7,6 +7,7 @@ import {
   eventsListQuery,
   recipientsQuery,
   ruleTestBody,
+  trayChangesQuery,
   type AdminLimits,
 } from './admin-inputs.ts';
 import {
@@ -16,6 +17,8 @@ import {
   adminPage,
   moderationDecision,
   recipients,
+  trayChange,
+  trayChanges,
 } from './admin-outputs.ts';
 import * as console from './console-outputs.ts';
 
@@ -32,6 +35,7 @@ export function adminApiSchemas(limits: AdminLimits) {
     eventsExportQuery,
     eventsFilter,
     recipientsQuery: recipientsQuery(limits),
+    trayChangesQuery: trayChangesQuery(limits),
     decisionsQuery: decisionsQuery(limits),
     chartRangeQuery,
     ruleTestBody,
@@ -41,6 +45,9 @@ export function adminApiSchemas(limits: AdminLimits) {
     activity,
     recipients,
     recipientPage: adminPage(z.string(), limits.maxLimit),
+    trayChange,
+    trayChanges,
+    trayChangePage: adminPage(trayChange, limits.maxLimit),
     moderationDecision,
     moderationDecisionPage: adminPage(moderationDecision, limits.maxLimit),
     adminSession: console.adminSession,

@@ -98,6 +98,9 @@ export const eventsFilter = z.object(eventsFilterShape).strict();
 /** GET /admin/events/{key}/recipients. */
 export const recipientsQuery = (limits: AdminLimits) => z.object(pagingShape(limits)).strict();
 
+/** GET /admin/events/{key}/tray-changes. */
+export const trayChangesQuery = recipientsQuery;
+
 /** GET /admin/moderation/decisions. */
 export const decisionsQuery = (limits: AdminLimits) =>
   z

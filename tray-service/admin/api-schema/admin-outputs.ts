@@ -3,6 +3,8 @@ import { deliveryStates } from '../../domain/decision-doc.ts';
 import { moderationActions } from '../../domain/moderation-action.ts';
 import { trayVerbs } from '../../domain/tray-verb.ts';
 import { FIRST_RECIPIENTS } from '../../use-cases/event-detail.ts';
+import { FIRST_TRAY_CHANGES } from '../../use-cases/removal-changes.ts';
+import { REMOVAL_CHANGES_LISTED } from '../../domain/removal-tray-change.ts';
 import { eventStatuses } from './admin-inputs.ts';
 
 /** The admin API's answers about stored events and moderation decisions (times ISO 8601). */
@@ -92,6 +94,53 @@ export const recipients = z.strictObject({
   community: z.strictObject({ communityId: z.string(), at: isoDateTime }).optional(),
 });
 
+const count = z.number().int().min(0);
+
+/** A record's counts on one side of a removal. */
+const recordCounts = z.strictObject({
+  actorsCount: count,
+  actorIds: z.array(z.string()).max(3).meta({ description: 'Its latest actors (at most 3), newest first' }),
+  lastActionId: z.string().meta({ description: 'The action the record names' }),
+});
+
+/** One record a removal changed. */
+export const trayChange = z
+  .strictObject({
+    userId: z.string(),
+    key: z.string().meta({ description: 'The record key (v_tarid_uid)' }),
+    change: z.enum(['shrunk', 'replaced', 'removed']).meta({
+      description:
+        'shrunk: fewer or other actors; replaced: the same actors, another action named; removed: no action was left',
+    }),
+    before: recordCounts,
+    after: recordCounts.optional().meta({ description: 'Absent when the record was removed' }),
+  })
+  .meta({ description: 'One tray record a removal changed, with its counts before and after' });
+
+/** What a removal event changed, recorded when the worker applied it. */
+export const trayChanges = z
+  .strictObject({
+    voided: count.meta({
+      description:
+        'Kept actions the removal took out; 0: the action had not arrived (the removal waits for it) or had expired',
+    }),
+    shrunk: count,
+    replaced: count,
+    removed: count,
+    listed: count.meta({
+      description: `Changes kept to list: the first ${REMOVAL_CHANGES_LISTED} in (user, key) order; every change is counted`,
+    }),
+    items: z
+      .array(trayChange)
+      .max(FIRST_TRAY_CHANGES)
+      .meta({ description: `The first ${FIRST_TRAY_CHANGES} listed` }),
+    nextCursor: z
+      .string()
+      .nullable()
+      .meta({ description: 'Pass as cursor to GET /admin/events/{key}/tray-changes; null on the last' }),
+  })
+  .meta({ description: 'Which trays a removal event changed and how, recorded when the worker applied it' });
+
 /** GET /admin/events/{key}: the event with its mapping, recipients and decisions. */
 export const adminEventDetail = adminEvent
   .extend({
@@ -101,6 +150,10 @@ export const adminEventDetail = adminEvent
     bans: z.array(z.looseObject({})),
     recipients,
     decisions: z.array(moderationDecision),
+    trayChanges: trayChanges.nullable().optional().meta({
+      description:
+        'Removal events only: what it changed in the trays; null when nothing was recorded (not applied yet, or applied by a version that did not record it)',
+    }),
   })
   .meta({
     description: 'A stored event with what the mapping makes of it, its recipients and its decisions',
@@ -119,6 +172,7 @@ export const adminPage = <T extends z.ZodType>(item: T, maxLimit: number) =>
 export type AdminEventView = z.infer<typeof adminEvent>;
 export type AdminEventDetailView = z.infer<typeof adminEventDetail>;
 export type ModerationDecisionView = z.infer<typeof moderationDecision>;
+export type TrayChangeView = z.infer<typeof trayChange>;
 export interface AdminPageView<T> {
   items: T[];
   nextCursor: string | null;

@@ -4,6 +4,7 @@ import { errorResponse, jsonContent, jsonResponse as ok } from '../../http/api-s
 import { adminErrors, adminSecurity, busy, csrfRefused, noEvent } from './admin-errors.ts';
 import type { AdminApiSchemas } from './admin-api-schemas.ts';
 import { eventKeyPath } from './admin-paths.ts';
+import { REMOVAL_CHANGES_LISTED } from '../../domain/removal-tray-change.ts';
 
 /**
  * The events console's part of the admin API (docs/operations.md#events-console-api): the
@@ -35,6 +36,17 @@ export function consolePaths(s: AdminApiSchemas): ZodOpenApiPathsObject {
         security,
         requestParams: { path: eventKeyPath, query: s.recipientsQuery },
         responses: { 200: ok(s.recipientPage), 404: noEvent, ...adminErrors },
+      },
+    },
+    '/admin/events/{key}/tray-changes': {
+      get: {
+        tags,
+        operationId: 'listAdminEventTrayChanges',
+        summary: 'The tray records a removal event changed, in (user, key) order, one page',
+        description: `As recorded when the worker applied the removal: its first ${REMOVAL_CHANGES_LISTED} changes are listed (the counts in the event detail cover all). Empty for other events.`,
+        security,
+        requestParams: { path: eventKeyPath, query: s.trayChangesQuery },
+        responses: { 200: ok(s.trayChangePage), 404: noEvent, ...adminErrors },
       },
     },
     '/admin/events/tail': {

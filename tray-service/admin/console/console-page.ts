@@ -186,6 +186,12 @@ export function consolePage(base: string): string {
     <ul id="detail-recipients" class="chips"></ul>
     <p><button type="button" id="detail-recipients-more" hidden>More recipients</button></p>
   </section>
+  <section id="detail-removal" aria-labelledby="detail-removal-title" hidden>
+    <h3 id="detail-removal-title">Trays this removal changed</h3>
+    <p id="detail-removal-total"></p>
+    <table class="list"><thead><tr><th scope="col">User</th><th scope="col">Record</th><th scope="col">Change</th><th scope="col">Before</th><th scope="col">After</th></tr></thead><tbody id="detail-removal-changes"></tbody></table>
+    <p><button type="button" id="detail-removal-more" hidden>More changes</button></p>
+  </section>
   <section aria-labelledby="detail-decisions-title">
     <h3 id="detail-decisions-title">Moderation decisions</h3>
     <table class="list"><thead><tr><th scope="col">Rule</th><th scope="col">Action</th><th scope="col">Reason</th><th scope="col">Subject</th><th scope="col">Delivery</th></tr></thead><tbody id="detail-decisions"></tbody></table>

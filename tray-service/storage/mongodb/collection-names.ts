@@ -28,6 +28,10 @@ export const USER_PROFILES = 'user_profiles';
 export const TRAY_REMOVALS = 'tray_removals';
 /** The record groups a removal took actions out of, until their records are computed again. */
 export const TRAY_REMOVAL_WORK = 'tray_removal_work';
+/** What each removal event changed: its counts (one document per event)... */
+export const TRAY_REMOVAL_OUTCOMES = 'tray_removal_outcomes';
+/** ...and its first changes, listed (removal-outcomes.ts). */
+export const TRAY_REMOVAL_CHANGES = 'tray_removal_changes';
 
 // compare-and-set/: the write protocol's version claims (claim-versions.ts).
 export const TRAY_RECORD_CLAIMS = 'tray_record_claims';

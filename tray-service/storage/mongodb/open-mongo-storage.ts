@@ -8,6 +8,7 @@ import { createMongoLatestTimes } from './records/mongo-latest-times.ts';
 import { migrateRecordShape } from './records/migrate-record-shape.ts';
 import { migrateInboxState } from './records/migrate-inbox-state.ts';
 import { everyActionKeptSince } from './removals/kept-since.ts';
+import { createMongoRemovalOutcomes } from './removals/removal-outcomes.ts';
 import { createMongoBans } from './moderation/mongo-bans.ts';
 import { createMongoCommunityMembers } from './memberships/mongo-community-members.ts';
 import { createMongoDecisions } from './moderation/mongo-decisions.ts';
@@ -59,6 +60,7 @@ export async function openMongoStorage(
       members: createMongoMembersImport(db),
       communityMembers: createMongoCommunityMembers(db),
       inbox: createMongoInbox(db),
+      removalOutcomes: createMongoRemovalOutcomes(db),
       purgeExpired: (now) => purgeExpired(db, now),
       ping: () => pingMongo(db),
       close: () => connection.close(),

@@ -17,6 +17,10 @@ import { trayMutesCollection } from './mutes/tray-mutes-collection.ts';
 import { userProfilesCollection } from './grouping/user-profiles-collection.ts';
 import { trayRemovalsCollection } from './removals/tray-removals-collection.ts';
 import { trayRemovalWorkCollection } from './removals/tray-removal-work-collection.ts';
+import {
+  trayRemovalChangesCollection,
+  trayRemovalOutcomesCollection,
+} from './removals/tray-removal-outcomes-collection.ts';
 
 /** The collections the worker writes and reads (startWorker ensures them when run on its own). */
 export const workerCollections: readonly CollectionSpec[] = [
@@ -31,6 +35,8 @@ export const workerCollections: readonly CollectionSpec[] = [
   trayTargetActionsCollection,
   trayRemovalsCollection,
   trayRemovalWorkCollection,
+  trayRemovalOutcomesCollection,
+  trayRemovalChangesCollection,
   trayMutesCollection,
   userProfilesCollection,
   userBansCollection,
@@ -48,6 +54,8 @@ export const apiCollections: readonly CollectionSpec[] = [
   eventMinutesCollection,
   eventLagMinutesCollection,
   moderationDecisionsCollection,
+  trayRemovalOutcomesCollection,
+  trayRemovalChangesCollection,
 ];
 
 /** Every collection of the tray service: its one start-up call (tray-service/main.ts). */

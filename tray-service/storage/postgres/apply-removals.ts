@@ -2,7 +2,8 @@ import type pg from 'pg';
 import type { InboxRecord } from '../../domain/inbox-record.ts';
 import type { Removal } from '../../domain/removal.ts';
 import { removalVoids } from '../../domain/removal-voids.ts';
-import type { TrayVerb } from '../../domain/tray-record.ts';
+import type { ActorSnapshot, TrayVerb } from '../../domain/tray-record.ts';
+import { recordCounts, removalChange, type RemovalTrayChange } from '../../domain/removal-tray-change.ts';
 import type { RemovedRecord } from '../port.ts';
 import { exactActorsOfRow } from './exact-actors-sql.ts';
 import { MUTE_END } from './held-back-sql.ts';
@@ -96,7 +97,8 @@ function recomputeSql(): string {
            SELECT x.user_id, grp.verb, grp.target_id, grp.community_id
            FROM unnest($4::text[], $5::text[], $6::text[]) AS x(user_id, verb, target_id)
            JOIN grp ON grp.verb = x.verb AND grp.target_id = x.target_id),
-     r AS (SELECT t.user_id, t.key, t.verb, t.target_id, t.count_from, d.community_id
+     r AS (SELECT t.user_id, t.key, t.verb, t.target_id, t.count_from, d.community_id,
+             t.actors::json AS old_actors, t.actors_count AS old_count, t.last_action_id AS old_last
            FROM d JOIN tray_records t
              ON t.user_id = d.user_id AND t.key = tray_record_key(d.verb, d.target_id, d.user_id)
            WHERE t.expires_at > $7),
@@ -118,7 +120,7 @@ function recomputeSql(): string {
                              AND (m.target_type <> 'community' OR m.target_id = r.community_id))
              OFFSET 0) AS e ON true),
      y AS (
-       SELECT x.user_id, x.key,
+       SELECT x.user_id, x.key, x.old_actors, x.old_count, x.old_last,
          CASE WHEN x.exact IS NOT NULL THEN x.exact->'actors' ELSE top.actors END AS actors,
          CASE WHEN x.exact IS NOT NULL THEN (x.exact->>'count')::int
               WHEN x.count_from <= g.min_at THEN g.total - (CASE WHEN own.at >= x.count_from THEN 1 ELSE 0 END)
@@ -144,7 +146,8 @@ function recomputeSql(): string {
                ORDER BY t.at DESC, t.action_id DESC LIMIT 3) AS l) AS top),
      gone AS (DELETE FROM tray_records t USING y
               WHERE t.user_id = y.user_id AND t.key = y.key AND (y.actors_count = 0 OR y.last_action_id IS NULL)
-              RETURNING t.user_id, t.key),
+              RETURNING t.user_id, t.key, t.actors::json AS old_actors, t.actors_count AS old_count,
+                t.last_action_id AS old_last),
      changed AS (
        UPDATE tray_records t SET actors = y.actors, actors_count = y.actors_count,
          last_action_id = y.last_action_id, last_action_segment_no = y.seg,
@@ -153,8 +156,8 @@ function recomputeSql(): string {
        WHERE t.user_id = y.user_id AND t.key = y.key AND y.actors_count > 0 AND y.last_action_id IS NOT NULL
          AND (t.actors::text <> y.actors::text OR t.actors_count <> y.actors_count
               OR t.last_action_id <> y.last_action_id OR t.last_action_segment_no IS DISTINCT FROM y.seg)
-       RETURNING t.*)
-     SELECT user_id, key, NULL::json AS rec FROM gone
+       RETURNING t.*, y.old_actors, y.old_count, y.old_last)
+     SELECT user_id, key, NULL::json AS rec, old_actors, old_count, old_last FROM gone
      UNION ALL
      SELECT user_id, key, json_build_object('user_id', user_id, 'key', key, 'verb', verb, 'target_id', target_id,
        'target_type', target_type, 'target_name', target_name, 'parent_target_id', parent_target_id,
@@ -162,13 +165,27 @@ function recomputeSql(): string {
        'mention_in', mention_in, 'actors', actors, 'actors_count', actors_count,
        'last_update', last_update::text, 'has_read', has_read, 'unread_at', unread_at::text,
        'changed_at', changed_at::text, 'is_seen', is_seen, 'archived_at', archived_at::text,
-       'snoozed_until', snoozed_until::text) AS rec
+       'snoozed_until', snoozed_until::text) AS rec, old_actors, old_count, old_last
      FROM changed`;
 }
 
-export interface RemovalOutcome {
+export interface RemovalsApplied {
   written: InboxRecord[];
   removed: RemovedRecord[];
+  /** Kept actions taken out. */
+  voided: number;
+  /** Each record changed or removed, with its counts before and after (the event detail's). */
+  changes: RemovalTrayChange[];
+}
+
+/** A recomputed record: as it is now (`rec`, null when deleted) and its counts before. */
+interface RecomputedRow {
+  user_id: string;
+  key: string;
+  rec: InboxRow | null;
+  old_actors: ActorSnapshot[];
+  old_count: number;
+  old_last: string;
 }
 
 /**
@@ -182,8 +199,9 @@ export async function applyRemovals(
   client: pg.PoolClient,
   removals: readonly Removal[],
   options: { now: number; retentionMs: number },
-): Promise<RemovalOutcome> {
-  if (removals.length === 0) return { written: [], removed: [] };
+): Promise<RemovalsApplied> {
+  const none = { written: [], removed: [], voided: 0, changes: [] };
+  if (removals.length === 0) return none;
   const postIds = [...new Set(removals.map((removal) => removal.postId))];
   const locked = new Set<string>();
   const lockGroups = async (rows: readonly ActionRow[], posts: readonly string[] = []) => {
@@ -211,7 +229,7 @@ export async function applyRemovals(
   const candidates = await actionsOnPosts(client, postIds);
   await lockGroups(candidates);
   const voided = candidates.filter((row) => voids(removals, row));
-  if (voided.length === 0) return { written: [], removed: [] };
+  if (voided.length === 0) return none;
 
   const groups = new Map<string, ActionRow>();
   for (const row of voided) groups.set(groupKey(row), row);
@@ -237,7 +255,7 @@ export async function applyRemovals(
     voided.map((row) => row.verb),
     voided.map((row) => row.actor_id),
   ]);
-  const result = await client.query<{ user_id: string; key: string; rec: InboxRow | null }>(recomputeSql(), [
+  const result = await client.query<RecomputedRow>(recomputeSql(), [
     touched.map((row) => row.verb),
     touched.map((row) => row.target_id),
     touched.map((row) => (row.verb === 'post' ? row.target_id : row.community_id)),
@@ -248,8 +266,18 @@ export async function applyRemovals(
   ]);
   const written: InboxRecord[] = [];
   const removed: RemovedRecord[] = [];
-  for (const row of result.rows)
-    if (row.rec) written.push(toInboxRecord(row.rec));
-    else removed.push({ userId: row.user_id, key: row.key });
-  return { written, removed };
+  const changes: RemovalTrayChange[] = [];
+  for (const row of result.rows) {
+    const identity = { userId: row.user_id, key: row.key };
+    const before = recordCounts({
+      actors: row.old_actors,
+      actorsCount: row.old_count,
+      lastActionId: row.old_last,
+    });
+    const record = row.rec ? toInboxRecord(row.rec) : undefined;
+    if (record) written.push(record);
+    else removed.push(identity);
+    changes.push(removalChange(identity, before, record && recordCounts(record)));
+  }
+  return { written, removed, voided: voided.length, changes };
 }

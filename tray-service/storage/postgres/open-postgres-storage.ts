@@ -10,6 +10,7 @@ import { createPostgresInbox } from './postgres-inbox.ts';
 import { createPostgresLatestTimes } from './postgres-latest-times.ts';
 import { createPostgresMembersImport } from './postgres-members-import.ts';
 import { createPostgresRecords } from './postgres-records.ts';
+import { createPostgresRemovalOutcomes } from './postgres-removal-outcomes.ts';
 import { createPostgresWrites } from './postgres-writes.ts';
 import { purgeExpiredEvents } from './purge-expired-events.ts';
 import { purgeExpiredRecords } from './purge-expired-records.ts';
@@ -41,6 +42,7 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
     members: createPostgresMembersImport(pool),
     communityMembers: createPostgresCommunityMembers(pool),
     inbox: createPostgresInbox(pool),
+    removalOutcomes: createPostgresRemovalOutcomes(pool),
     async purgeExpired(now) {
       const records = await purgeExpiredRecords(pool, now);
       const events = await purgeExpiredEvents(pool, now);

@@ -6,6 +6,7 @@ import { spanOfJoin } from '../../domain/membership-intervals.ts';
 import type { InboxRecord } from '../../domain/inbox-record.ts';
 import type { TrayWritesPort, WriteContext } from '../port.ts';
 import { applyRemovals } from './apply-removals.ts';
+import { recordRemovalOutcome } from './postgres-removal-outcomes.ts';
 import { inTransaction } from './in-transaction.ts';
 import { jsonWithoutNul } from './without-nul.ts';
 import { groupLock, lockKeys, memberLock, postLock } from './lock-keys.ts';
@@ -292,9 +293,14 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
 
     async applyRemovals(removals, context) {
       if (removals.length === 0) return;
-      const { written, removed } = await inTransaction(pool, (client) =>
-        applyRemovals(client, removals, { now: context.now, retentionMs: retentionMsOf(context) }),
-      );
+      const retentionMs = retentionMsOf(context);
+      const { written, removed } = await inTransaction(pool, async (client) => {
+        const applied = await applyRemovals(client, removals, { now: context.now, retentionMs });
+        // In the same transaction: what is recorded is exactly what committed.
+        if (context.eventKey !== undefined)
+          await recordRemovalOutcome(client, context.eventKey, applied, context.now + retentionMs);
+        return applied;
+      });
       await tell(context, written);
       if (removed.length > 0 && context.onRemoved) await context.onRemoved(removed);
     },

@@ -11,6 +11,8 @@ const EXPIRING = [
   { table: 'tray_personal_actions', key: 'user_id, community_id, verb, target_id, actor_id, action_id' },
   { table: 'tray_group_actions', key: 'target_id, verb, action_id, recipient' },
   { table: 'tray_removals', key: 'post_id, kind, id' },
+  { table: 'tray_removal_outcomes', key: 'event_key' },
+  { table: 'tray_removal_changes', key: 'event_key, user_id, key' },
   { table: 'tray_mutes', key: 'user_id, target_type, target_id, created_at' },
 ] as const;
 

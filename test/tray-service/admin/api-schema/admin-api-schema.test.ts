@@ -4,7 +4,14 @@ import request from 'supertest';
 import { createAdminOpenApiDocument } from '../../../../tray-service/admin/api-schema/admin-api-schema.ts';
 import { expectMatchesOpenApi } from '../../api/support/openapi-validator.ts';
 import { documentedRoutes, servedRoutes } from '../../api/support/served-routes.ts';
-import { commentEvent, dedupeKeyOf, membershipEvent, minute, postEvent } from '../../worker/event-builder.ts';
+import {
+  commentDeleteEvent,
+  commentEvent,
+  dedupeKeyOf,
+  membershipEvent,
+  minute,
+  postEvent,
+} from '../../worker/event-builder.ts';
 import { useWorker } from '../../worker/worker-harness.ts';
 import { ADMIN_TOKEN, adminApp } from '../admin-fixtures.ts';
 
@@ -29,11 +36,13 @@ describe('the admin API’s OpenAPI document against the routes and responses', 
   let close: () => void;
   const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
   const post = postEvent({ postId: 'p-oa', author: 'u-ana', createdAt: minute(2), mentions: ['u-eve'] });
+  const removal = commentDeleteEvent();
   before(async () => {
     for (const envelope of [
       membershipEvent('join', ['u-ana', 'u-ben'], 'c-hike', minute(0)),
       post,
       commentEvent(),
+      removal,
     ])
       await worker.deliver(envelope);
     ({ app, close } = adminApp(worker.storage, { blockedWords: [{ word: 'trail', mode: 'exact' }] }));
@@ -71,6 +80,25 @@ describe('the admin API’s OpenAPI document against the routes and responses', 
         request(app).get(`/admin/events/${key}/recipients?limit=1`).set(admin),
       ],
       ['GET', '/admin/events/{key}/recipients', request(app).get('/admin/events/nope/recipients').set(admin)],
+      [
+        'GET',
+        '/admin/events/{key}',
+        request(app)
+          .get(`/admin/events/${dedupeKeyOf(removal)}`)
+          .set(admin),
+      ],
+      [
+        'GET',
+        '/admin/events/{key}/tray-changes',
+        request(app)
+          .get(`/admin/events/${dedupeKeyOf(removal)}/tray-changes?limit=1`)
+          .set(admin),
+      ],
+      [
+        'GET',
+        '/admin/events/{key}/tray-changes',
+        request(app).get('/admin/events/nope/tray-changes').set(admin),
+      ],
       ['GET', '/admin/events/export', request(app).get('/admin/events/export?format=csv').set(admin)],
       [
         'GET',

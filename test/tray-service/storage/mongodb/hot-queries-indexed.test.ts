@@ -8,6 +8,7 @@ import { purgeExpired } from '../../../../tray-service/storage/mongodb/purge-exp
 import { createMongoLatestTimes } from '../../../../tray-service/storage/mongodb/records/mongo-latest-times.ts';
 import { createMongoRecords } from '../../../../tray-service/storage/mongodb/records/mongo-records.ts';
 import { createMongoInbox } from '../../../../tray-service/storage/mongodb/inbox/mongo-inbox.ts';
+import { createMongoRemovalOutcomes } from '../../../../tray-service/storage/mongodb/removals/removal-outcomes.ts';
 import { TRAY_CLEARS, TRAY_READ_STATE } from '../../../../tray-service/storage/mongodb/collection-names.ts';
 import { processJob, type ProcessOptions } from './support/process-job.ts';
 import { assertIndexServed } from '../../../support/assert-index-served.ts';
@@ -17,6 +18,7 @@ import { uniqueName } from '../../../support/suite-resources.ts';
 import { testStack } from '../../../support/test-stack.ts';
 import {
   commentEvent,
+  dedupeKeyOf,
   membershipEvent,
   minute,
   postDeleteEvent,
@@ -188,6 +190,15 @@ describe('hot queries are served by an index (explain)', function () {
     await expectServed(
       process(commentEvent({ postId: 'p-1', commentId: 'cm-9', author: 'u-d', createdAt: minute(6) })),
     );
+  });
+  it('what a removal event changed, as the admin API reads it (its counts, a page of its changes)', async () => {
+    const deletion = postDeleteEvent({ postId: 'p-2' });
+    await process(deletion)();
+    const outcomes = createMongoRemovalOutcomes(db!);
+    const key = dedupeKeyOf(deletion);
+    await expectServed(() => outcomes.outcome(key));
+    await expectServed(() => outcomes.changes(key, 2));
+    await expectServed(() => outcomes.changes(key, 2, { userId: 'u-a', key: 'post_c-x_u-a' }));
   });
   it('a deleted user', async () => {
     await expectServed(process(userDeleteEvent('u-c')));

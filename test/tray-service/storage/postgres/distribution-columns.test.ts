@@ -6,7 +6,8 @@ import { usePostgres } from '../../../support/use-postgres.ts';
 /**
  * The column each table would be distributed by in a Citus cluster (docs/scaling.md): user_id
  * for per-user tables, community_id for community tables, target_id for what is kept once per
- * target, the key of the events and of the decisions, the owner of a block-list entry, the post of a removal's tombstone.
+ * target, the key of the events and of the decisions, the owner of a block-list entry, the post of a removal's tombstone,
+ * the event key of what a removal event changed (beside its stored event).
  */
 const distributedBy: Readonly<Record<string, string>> = {
   tray_records: 'user_id',
@@ -18,6 +19,8 @@ const distributedBy: Readonly<Record<string, string>> = {
   tray_target_actors: 'target_id',
   tray_group_actions: 'target_id',
   tray_removals: 'post_id',
+  tray_removal_outcomes: 'event_key',
+  tray_removal_changes: 'event_key',
   tray_membership_changes: 'community_id',
   tray_imported_members: 'community_id',
   tray_memberships: 'community_id',

@@ -3,6 +3,7 @@
 // returns to what opened it) with the payload, its activities, recipients, decisions and a replay.
 import { getJson, postJson } from './api.js';
 import { byId, h, showError, timeOf } from './dom.js';
+import { createTrayChanges } from './tray-changes.js';
 
 const RECIPIENTS_PAGE = 100;
 const path = (key) => `/events/${encodeURIComponent(key)}`;
@@ -78,6 +79,7 @@ export function createEventDetail() {
   const decisions = byId('detail-decisions');
   const replay = byId('detail-replay');
   const replayStatus = byId('detail-replay-status');
+  const trayChanges = createTrayChanges(path, error);
   let key;
   let opener;
   /** The next recipients page's cursor; `start`: the list so far came with the event, not paged. */
@@ -100,6 +102,7 @@ export function createEventDetail() {
     }
     showError(error);
     more.hidden = true;
+    trayChanges.clear();
   }
 
   function fill(view) {
@@ -134,6 +137,7 @@ export function createEventDetail() {
     recipients.replaceChildren(...r.users.map((user) => h('li', {}, user)));
     recipientsCursor = r.nextCursor ?? (r.total > r.users.length ? 'start' : null);
     more.hidden = !recipientsCursor;
+    trayChanges.fill(view.key, view.trayChanges);
   }
 
   async function moreRecipients() {

@@ -69,6 +69,7 @@ export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWrit
         owner: claimOwner(),
         now: () => context.now,
         keptSince: options.keptSince ?? 0,
+        ...(context.eventKey === undefined ? {} : { eventKey: context.eventKey }),
         ...toldAsInboxRecords(context.onWritten),
       });
       if (removed.length > 0 && context.onRemoved) await context.onRemoved(removed);

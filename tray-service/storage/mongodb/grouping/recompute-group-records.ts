@@ -24,6 +24,8 @@ export interface GroupRecomputeOptions extends RecomputeOptions {
    * no one: docs/storage.md#removals) instead of being computed again; undefined: computed again.
    */
   untold?: (record: TrayRecordDoc) => 'delete' | 'unchanged' | undefined;
+  /** Told of each unexpired record as read, before it is computed (in every round). */
+  onRead?: (record: TrayRecordDoc) => void;
 }
 
 /**
@@ -80,6 +82,7 @@ async function recomputeOnce(
     (key, current) => {
       emptied.delete(key);
       if (!current || current.expiresAt.getTime() <= options.now()) return 'unchanged';
+      options.onRead?.(current);
       const counted = notHeldBack(actions, mutes.get(current.userId) ?? []);
       const untold = options.untold?.(current);
       if (untold === 'unchanged') return 'unchanged';

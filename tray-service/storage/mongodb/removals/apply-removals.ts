@@ -8,12 +8,14 @@ import type { RemovedRecord } from '../../port.ts';
 import { TRAY_REMOVAL_WORK, TRAY_TARGET_ACTIONS } from '../collection-names.ts';
 import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
 import { deleteByIds } from '../compare-and-set/delete-by-ids.ts';
-import { recomputeGroupRecords } from '../grouping/recompute-group-records.ts';
+import { recomputeGroupRecords, type GroupRecomputeOptions } from '../grouping/recompute-group-records.ts';
 import type { RecomputeOptions } from '../grouping/recompute-member-records.ts';
 import type { TargetActionDoc } from '../grouping/tray-target-actions-collection.ts';
 import { recordGroup } from '../records/storage-keys.ts';
 import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
+import { recordCounts, removalChange } from '../../../domain/removal-tray-change.ts';
 import { countsUnkeptActions } from './kept-since.ts';
+import { recordRemovalOutcome } from './removal-outcomes.ts';
 import { takeOutVoided, type VoidedAction } from './take-out-voided.ts';
 import { storeTombstones } from './tombstones.ts';
 import type { RemovalWorkDoc } from './tray-removal-work-collection.ts';
@@ -21,6 +23,8 @@ import type { RemovalWorkDoc } from './tray-removal-work-collection.ts';
 export interface RemovalOptions extends RecomputeOptions {
   /** everyActionKeptSince: records counting from before it are not computed again (kept-since.ts). */
   keptSince: number;
+  /** The removal event's key: what this changes is recorded under it (removal-outcomes.ts). */
+  eventKey?: string;
 }
 
 /** The kept actions on one post (`action_post`), with what removalVoids reads of each. */
@@ -83,7 +87,8 @@ const targetRemoved = (removals: readonly Removal[], record: TrayRecordDoc) =>
  * failure finds what is still to do though the actions are gone, and a removal redelivered after
  * success finds nothing and changes nothing. Records counting from before this database kept every
  * action keep their actors, unless their own target was deleted (then they go). Returns the records
- * deleted; those changed are told to onWritten.
+ * deleted; those changed are told to onWritten. With `eventKey`, what it changed (each record as
+ * first read and as last written) is recorded under it before the work notes go (removal-outcomes.ts).
  */
 export async function applyRemovals(
   db: Db,
@@ -122,11 +127,35 @@ export async function applyRemovals(
         : ('unchanged' as const)
       : undefined;
   const removed: RemovedRecord[] = [];
+  // Each record as first read and as last written: what the event detail shows of this removal.
+  const before = new Map<string, TrayRecordDoc>();
+  const after = new Map<string, TrayRecordDoc>();
+  const recompute: GroupRecomputeOptions = {
+    ...options,
+    untold,
+    onRead: (record) => {
+      if (!before.has(record._id)) before.set(record._id, record);
+    },
+    onWritten: async (records) => {
+      for (const record of records) after.set(record._id, record);
+      await options.onWritten?.(records);
+    },
+  };
   for (const [group, ids] of groups)
-    for (const key of await recomputeGroupRecords(db, group, ids, { ...options, untold })) {
+    for (const key of await recomputeGroupRecords(db, group, ids, recompute)) {
+      after.delete(key);
       const identity = decodeRecordKey(key);
       if (identity) removed.push({ userId: identity.userId, key });
     }
+  if (options.eventKey !== undefined) {
+    const changes = [...after.values(), ...removed].flatMap((record) => {
+      const key = 'key' in record ? record.key : record._id;
+      const first = before.get(key);
+      const last = 'key' in record ? undefined : recordCounts(record);
+      return first ? [removalChange({ userId: first.userId, key }, recordCounts(first), last)] : [];
+    });
+    await recordRemovalOutcome(db, options.eventKey, { voided: voided.length, changes }, expiresAt);
+  }
   await deleteByIds(db, TRAY_REMOVAL_WORK, [...work.keys()]);
   return removed;
 }

@@ -1,0 +1,73 @@
+import type { Db } from 'mongodb';
+import type { RecordPosition } from '../../../domain/page-cursor.ts';
+import { summariseRemoval, type RemovalTrayChange } from '../../../domain/removal-tray-change.ts';
+import type { RemovalOutcomesPort } from '../../port.ts';
+import { TRAY_REMOVAL_CHANGES, TRAY_REMOVAL_OUTCOMES } from '../collection-names.ts';
+import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
+import type { RemovalChangeDoc, RemovalOutcomeDoc } from './tray-removal-outcomes-collection.ts';
+
+/** A change's place in (user, key) order as one string: U+0001 sorts before every character an id is made of (PostgreSQL, under FerretDB, refuses NUL in JSON). */
+const positionOf = ({ userId, key }: RecordPosition) => `${userId}\u0001${key}`;
+
+/**
+ * Records what one application of a removal event changed (applyRemovals calls it once the
+ * records are written, before it drops its work notes). Counts are added to those of an earlier
+ * application of the same event (a retry finds nothing left and adds 0); the changes are listed
+ * while fewer than REMOVAL_CHANGES_LISTED are, insert-only. Without transactions, a worker that
+ * dies between writing the records and this leaves those changes uncounted
+ * (docs/storage.md#removals).
+ */
+export async function recordRemovalOutcome(
+  db: Db,
+  eventKey: string,
+  applied: { voided: number; changes: readonly RemovalTrayChange[] },
+  expiresAt: Date,
+): Promise<void> {
+  const outcomes = db.collection<RemovalOutcomeDoc>(TRAY_REMOVAL_OUTCOMES);
+  const earlier = await outcomes.findOne({ _id: eventKey }, { projection: { listed: 1 } });
+  const { outcome, listed } = summariseRemoval(applied.voided, applied.changes, earlier?.listed ?? 0);
+  await outcomes.updateOne(
+    { _id: eventKey },
+    { $inc: { ...outcome }, $set: { expiresAt } },
+    { upsert: true },
+  );
+  if (listed.length === 0) return;
+  await insertCoalesced<RemovalChangeDoc>(
+    db,
+    TRAY_REMOVAL_CHANGES,
+    listed.map((change) => ({
+      ...change,
+      _id: JSON.stringify([eventKey, change.userId, change.key]),
+      eventKey,
+      position: positionOf(change),
+      expiresAt,
+    })),
+  );
+}
+
+/** The recorded outcomes, read by the admin API. */
+export function createMongoRemovalOutcomes(db: Db): RemovalOutcomesPort {
+  return {
+    async outcome(eventKey) {
+      const doc = await db.collection<RemovalOutcomeDoc>(TRAY_REMOVAL_OUTCOMES).findOne({ _id: eventKey });
+      if (!doc) return undefined;
+      const { voided, shrunk, replaced, removed, listed } = doc;
+      return { voided, shrunk, replaced, removed, listed };
+    },
+    async changes(eventKey, limit, after) {
+      const docs = await db
+        .collection<RemovalChangeDoc>(TRAY_REMOVAL_CHANGES)
+        .find(after ? { eventKey, position: { $gt: positionOf(after) } } : { eventKey }, {
+          projection: { _id: 0, eventKey: 0, position: 0, expiresAt: 0 },
+        })
+        .sort({ eventKey: 1, position: 1 })
+        .limit(limit + 1)
+        .toArray();
+      const items: RemovalTrayChange[] = docs.slice(0, limit);
+      const last = items.at(-1);
+      return docs.length > limit && last
+        ? { items, next: { userId: last.userId, key: last.key } }
+        : { items };
+    },
+  };
+}
