@@ -43,10 +43,10 @@ export function startScript(
   env: NodeJS.ProcessEnv,
   ready: RegExp,
   timeoutMs = 60_000,
-  options: { detached?: boolean } = {},
+  options: { detached?: boolean; args?: string[] } = {},
 ): Promise<{ child: ChildProcess; output: () => string }> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [resolve(repoRoot, script)], {
+    const child = spawn(process.execPath, [resolve(repoRoot, script), ...(options.args ?? [])], {
       env,
       cwd: repoRoot,
       detached: options.detached ?? false,
