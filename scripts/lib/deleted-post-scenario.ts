@@ -123,13 +123,11 @@ export function deletedPostScenario(options: {
         targetId: COMMUNITY,
       })),
       commentRecord,
-      ...indexes
-        .filter(mentions)
-        .map((index): RecordRef => ({
-          userId: `u-gone-x${index}`,
-          verb: 'mention',
-          targetId: commentId(index),
-        })),
+      ...indexes.filter(mentions).map((index): RecordRef => ({
+        userId: `u-gone-x${index}`,
+        verb: 'mention',
+        targetId: commentId(index),
+      })),
       ...(indexes.some(isReply)
         ? [{ userId: firstComment.userId, verb: 'mentreply' as const, targetId: firstComment.commentId }]
         : []),
