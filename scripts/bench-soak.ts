@@ -126,14 +126,23 @@ runCli(async () => {
   const servers: LocalServer[] = [];
   const children: ChildProcess[] = [];
   const streams: Stream[] = [];
-  // Ctrl-C during a long run: stop what the bench started instead of leaving it running.
-  process.once('SIGINT', () => {
-    for (const child of children) child.kill('SIGTERM');
-    void Promise.all(servers.map((server) => server.stop())).finally(() => {
+  // Once, whoever asks first (the end of the run, a failure, a signal): the services before the
+  // servers they use, each waited for.
+  let stopping: Promise<void> | undefined;
+  const stopAll = () =>
+    (stopping ??= (async () => {
+      for (const stream of streams) stream.close();
+      await Promise.all(children.map((child) => stopChild(child)));
+      for (const server of servers) await server.stop();
       rmSync(dir, { recursive: true, force: true });
-      process.exit(130);
-    });
-  });
+    })());
+  // Ctrl-C, or SIGTERM from a supervisor or `timeout`, during a long run: stop what the bench
+  // started instead of leaving it running (either signal ends a Node process at once by default).
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)
+    process.once(signal, () => void stopAll().finally(() => process.exit(code)));
   try {
     const { redisUrl, databaseUrl } = await startBenchStores(dir, 'bench_soak', servers);
     const trayPorts = [await freePort(), await freePort()];
@@ -334,10 +343,19 @@ runCli(async () => {
     );
     return rising.length === 0 ? 0 : 1;
   } finally {
-    for (const stream of streams) stream.close();
-    for (const child of children) child.kill('SIGTERM');
-    await Promise.all(children.map((child) => new Promise((done) => child.once('exit', done))));
-    for (const server of servers) await server.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await stopAll();
   }
 });
+
+/** SIGTERM, SIGKILL if it is still running 10 s later; resolves once it has exited (at once if it had). */
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      done();
+    });
+    child.kill('SIGTERM');
+  });
+}

@@ -9,7 +9,14 @@
 //   4. with --mutes (100,000) mute spans stored, 1,000 of the community's members muting it and
 //      1,000 mutes on the grouped comments' posts (by others than their owner): a post to the
 //      community (target 0.5 s, beside the same post without mutes) and grouped comments again
-//      (target 1,500 events/s); the bare baseline's fan-out anti-joins the community's mutes.
+//      (target 1,500 events/s); the bare baseline's fan-out anti-joins the community's mutes;
+//   5. removals (lib/deleted-post-scenario.ts): a post fanned out to another community of --members,
+//      --comments (1,000) comments on it (replies and mentions among them), then one comment
+//      deleted (its group's record shrinks by one actor) and the post deleted (every record on it
+//      goes: the members' `post` records, the author's `comment` record, the mention and reply
+//      records; target 1 s). Each is timed from the moment the worker takes the job (bull's local
+//      `active` event) until it completes, and a query issued then must find every record changed;
+//      the bare baselines are the UPDATE and the DELETE of the same rows in the scratch table.
 // Starts its own redis-server and a throwaway PostgreSQL cluster unless REDIS_URL / DATABASE_URL
 // point elsewhere.
 import { createHash } from 'node:crypto';
@@ -23,7 +30,9 @@ import { createLogger } from '../shared/logging/create-logger.ts';
 import { createWebhookQueue, webhookJobOptions, type WebhookJobData } from '../shared/queue/webhook-queue.ts';
 import { openPostgresStorage } from '../tray-service/storage/postgres/open-postgres-storage.ts';
 import { startWorker } from '../tray-service/worker/start-worker.ts';
+import { countRecords } from './lib/count-records.ts';
 import { createBenchDatabase } from './lib/create-bench-database.ts';
+import { deletedPostScenario, type BenchEnvelope, type RecordRef } from './lib/deleted-post-scenario.ts';
 import { startPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
 import { POSTGRES_SESSION_OPTIONS } from '../tray-service/storage/postgres/connect-postgres.ts';
 
@@ -35,13 +44,14 @@ const { values: args } = parseArgs({
     huge: { type: 'string', default: '100000' },
     burst: { type: 'string', default: '20' },
     mutes: { type: 'string', default: '100000' },
+    comments: { type: 'string', default: '1000' },
     concurrency: { type: 'string', default: '64' },
     help: { type: 'boolean', default: false },
   },
 });
 if (args.help) {
   process.stdout.write(
-    'usage: npm run bench:worker -- [--events 5000] [--posts 200] [--members 10000] [--huge 100000] [--burst 20] [--mutes 100000] [--concurrency 64]\n',
+    'usage: npm run bench:worker -- [--events 5000] [--posts 200] [--members 10000] [--huge 100000] [--burst 20] [--mutes 100000] [--comments 1000] [--concurrency 64]\n',
   );
   process.exit(0);
 }
@@ -51,10 +61,13 @@ const members = Number(args.members);
 const huge = Number(args.huge);
 const burst = Number(args.burst);
 const mutes = Number(args.mutes);
+const comments = Number(args.comments);
 const concurrency = Number(args.concurrency);
 for (const [name, value] of Object.entries({ events, posts, members, huge, burst, mutes, concurrency })) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} expects a whole number >= 1`);
 }
+// The first comment is replied to, a later one deleted.
+if (!Number.isInteger(comments) || comments < 2) throw new Error('--comments expects a whole number >= 2');
 
 const say = (line: string) => process.stderr.write(`[bench:worker] ${line}\n`);
 const dir = mkdtempSync(join(tmpdir(), 'bench-worker-'));
@@ -110,12 +123,13 @@ try {
   const t0 = Date.now() - 3_600_000;
   const iso = (ms: number) => new Date(t0 + ms).toISOString();
 
-  type Envelope = { event: string; data: Record<string, unknown> };
+  type Envelope = BenchEnvelope;
+  const jobIdOf = (envelope: Envelope) => createHash('sha256').update(JSON.stringify(envelope)).digest('hex');
   async function run(label: string, envelopes: Envelope[]): Promise<number> {
     const started = performance.now();
     const jobs = await queue.addBulk(
       envelopes.map((envelope) => {
-        const dedupeKey = createHash('sha256').update(JSON.stringify(envelope)).digest('hex');
+        const dedupeKey = jobIdOf(envelope);
         const data: WebhookJobData = { dedupeKey, webhook: 'bench', receivedAt: iso(0), ...envelope };
         return { data, opts: { ...webhookJobOptions, jobId: dedupeKey } };
       }),
@@ -134,6 +148,41 @@ try {
     const ms = performance.now() - started;
     say(`${label}: ${envelopes.length} jobs in ${(ms / 1000).toFixed(2)} s`);
     return ms;
+  }
+
+  /**
+   * One job, timed from the moment the worker takes it (bull's local `active` event) until it
+   * completes (the worker has committed its changes by then). `confirm`, a query issued at that
+   * moment, must then find every record the job changes changed (it throws otherwise): the time is
+   * checked, not assumed. The query's own time is shown apart: on a loaded machine it varies more
+   * than the job's.
+   */
+  async function fromTake(label: string, envelope: Envelope, confirm: () => Promise<void>): Promise<number> {
+    const id = jobIdOf(envelope);
+    let takenAt = Number.NaN;
+    const onActive = (job: { id: unknown }) => {
+      if (String(job.id) === id) takenAt = performance.now();
+    };
+    const confirmed = new Promise<number>((resolve, reject) => {
+      const onCompleted = (job: { id: unknown }) => {
+        if (String(job.id) !== id) return;
+        queue.off('completed', onCompleted);
+        const completedAt = performance.now();
+        confirm().then(() => {
+          say(`${label}: confirmed by a query of ${(performance.now() - completedAt).toFixed(1)} ms`);
+          resolve(completedAt - takenAt);
+        }, reject);
+      };
+      queue.on('completed', onCompleted);
+    });
+    queue.on('active', onActive);
+    try {
+      const [ms] = await Promise.all([confirmed, run(label, [envelope])]);
+      if (Number.isNaN(ms)) throw new Error(`${label}: the worker was not seen taking the job`);
+      return ms;
+    } finally {
+      queue.off('active', onActive);
+    }
   }
 
   const users = (ids: string[]) => ids.map((userId) => ({ userId, displayName: userId }));
@@ -255,6 +304,42 @@ try {
   await importMembers('c-huge', huge);
   const hugeNew = await run('post to c-huge, new records', [post('c-huge', 'ph-1', 'c-huge-m0', 13)]);
   const hugeGrouped = await run('post to c-huge, grouped', [post('c-huge', 'ph-2', 'c-huge-m1', 14)]);
+
+  // 5. Removals. The post (by member m0) and its comments come in untimed; every record they made
+  // is confirmed there before anything is deleted.
+  const gone = deletedPostScenario({ members, comments, at: (index) => iso(15 * 60_000 + index) });
+  await importMembers(gone.community, members + 1);
+  await run(`post to ${gone.community}`, [gone.post]);
+  await run(`${comments} comments on it`, gone.comments);
+  const commentRecord = async () => {
+    const { userId, verb, targetId } = gone.commentRecord;
+    const found = await sql.query<{ actors_count: number; last_action_id: string; actors: string }>(
+      `SELECT actors_count, last_action_id, actors::text AS actors FROM tray_records
+       WHERE user_id = $1 AND key = tray_record_key($2, $3, $1)`,
+      [userId, verb, targetId],
+    );
+    return found.rows[0];
+  };
+  const made = await countRecords(sql, gone.records);
+  if (made !== gone.records.length || (await commentRecord())?.actors_count !== gone.commentActors)
+    throw new Error(
+      `deleted post: ${made} of the ${gone.records.length} records expected before the deletions, ` +
+        `the comment record counting ${(await commentRecord())?.actors_count} of ${gone.commentActors} actors`,
+    );
+  const commentGoneMs = await fromTake('comment deleted', gone.commentDelete, async () => {
+    const record = await commentRecord();
+    const { commentId, userId } = gone.deletedComment;
+    if (
+      record?.actors_count !== gone.commentActors - 1 ||
+      record.last_action_id === commentId ||
+      record.actors.includes(JSON.stringify(userId))
+    )
+      throw new Error(`comment deleted: its record did not shrink: ${JSON.stringify(record)}`);
+  });
+  const postGoneMs = await fromTake('post deleted', gone.postDelete, async () => {
+    const left = await countRecords(sql, gone.records);
+    if (left !== 0) throw new Error(`post deleted: ${left} of its ${gone.records.length} records left`);
+  });
   await worker.close();
 
   // Baselines: the bare statements on a table shaped like the records, same server, same run.
@@ -319,6 +404,41 @@ try {
     return performance.now() - mark;
   })();
   const bareHuge = await bareFanOut('c-huge');
+  // The removals' bare statements on the same rows, written into the scratch table untimed: one
+  // UPDATE shrinking the comment record, one DELETE of every record on the post (the members' found
+  // through their memberships, as the fan-out finds them).
+  const scratchKey = (ref: RecordRef) => `${ref.verb}_${ref.targetId}`;
+  const othersGone = gone.records.filter((ref) => ref.verb !== 'post');
+  await sql.query(
+    `INSERT INTO bench_records (user_id, key, last_update, unread_at, actors, actors_count)
+     SELECT k.user_id, k.key, $3, $3, '[{"id":"a","name":"A"},{"id":"b","name":"B"},{"id":"c","name":"C"}]', 3
+     FROM unnest($1::text[], $2::text[]) AS k(user_id, key)`,
+    [gone.records.map((ref) => ref.userId), gone.records.map(scratchKey), t0],
+  );
+  let began = performance.now();
+  await sql.query(
+    `UPDATE bench_records SET actors = '[{"id":"b","name":"B"},{"id":"c","name":"C"},{"id":"d","name":"D"}]',
+       actors_count = actors_count - 1
+     WHERE user_id = $1 AND key = $2`,
+    [gone.commentRecord.userId, scratchKey(gone.commentRecord)],
+  );
+  const bareCommentGone = performance.now() - began;
+  began = performance.now();
+  const bareDeleted = await sql.query(
+    `DELETE FROM bench_records b
+     USING (SELECT user_id, $1::text AS key FROM tray_memberships WHERE community_id = $2
+            UNION ALL SELECT * FROM unnest($3::text[], $4::text[])) AS k
+     WHERE b.user_id = k.user_id AND b.key = k.key`,
+    [
+      `post_${gone.community}`,
+      gone.community,
+      othersGone.map((ref) => ref.userId),
+      othersGone.map(scratchKey),
+    ],
+  );
+  const barePostGone = performance.now() - began;
+  if (bareDeleted.rowCount !== gone.records.length)
+    throw new Error(`bare DELETE: ${bareDeleted.rowCount} rows of ${gone.records.length}`);
   await sql.end();
   await storage.close();
 
@@ -328,7 +448,7 @@ try {
   const row = (label: string, value: string, bare: string, target: string) =>
     `| ${label.padEnd(46)} | ${value.padStart(10)} | ${bare.padStart(10)} | ${target.padEnd(14)} |`;
   const out = [
-    `bench:worker  events=${events} posts=${posts} members=${members} huge=${huge} burst=${burst} mutes=${mutes} concurrency=${concurrency}  node ${process.version}, ${cpus().length} CPUs, PostgreSQL storage`,
+    `bench:worker  events=${events} posts=${posts} members=${members} huge=${huge} burst=${burst} mutes=${mutes} comments=${comments} concurrency=${concurrency}  node ${process.version}, ${cpus().length} CPUs, PostgreSQL storage`,
     row('measure (through the bull queue and worker)', 'result', 'bare SQL', 'target'),
     row('---', '---', '---', '---'),
     row(
@@ -374,6 +494,18 @@ try {
       String(rate(mutedGroupedMs)),
       String(rate(bareGrouped)),
       check(rate(mutedGroupedMs) >= 1500, '>= 1500'),
+    ),
+    row(
+      `comment deleted from a group of ${gone.commentActors} actors, ms`,
+      commentGoneMs.toFixed(1),
+      bareCommentGone.toFixed(1),
+      '',
+    ),
+    row(
+      `deleted post, ${members} members + ${comments} comments, s`,
+      s(postGoneMs),
+      s(barePostGone),
+      check(postGoneMs <= 1000, '<= 1 s'),
     ),
   ];
   process.stdout.write(`${out.join('\n')}\n`);

@@ -55,9 +55,10 @@ export function startScript(
   env: NodeJS.ProcessEnv,
   ready: RegExp,
   timeoutMs = 60_000,
-  options: { detached?: boolean } = {},
+  options: { detached?: boolean; args?: string[] } = {},
 ): Promise<{ child: ChildProcess; output: () => string }> {
-  return startCommand(process.execPath, [resolve(repoRoot, script)], env, ready, timeoutMs, options);
+  const { args = [], ...rest } = options;
+  return startCommand(process.execPath, [resolve(repoRoot, script), ...args], env, ready, timeoutMs, rest);
 }
 
 /** startScript for any command at the repository's root (`npm start`, as a user types it). */
