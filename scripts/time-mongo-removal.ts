@@ -6,18 +6,13 @@
 // grouped the post into those records, and a bare bulk of single-document updates of as many
 // documents. Uses MONGODB_URI's server when set (a database of its own), else starts FerretDB 1.24
 // on a throwaway PostgreSQL: the test server, whose figures are not MongoDB's.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { MongoClient, type AnyBulkWriteOperation } from 'mongodb';
-import { createLogger } from '../shared/logging/create-logger.ts';
+import type { AnyBulkWriteOperation } from 'mongodb';
 import type { Activity } from '../tray-service/domain/activity.ts';
 import type { TrayRecord } from '../tray-service/domain/tray-record.ts';
-import { openMongoStorage } from '../tray-service/storage/mongodb/open-mongo-storage.ts';
 import type { RemovedRecord } from '../tray-service/storage/port.ts';
 import { bigClubPost } from './lib/big-club-post.ts';
-import { startFerretOnPostgres, type FerretOnPostgres } from './lib/local-servers.ts';
+import { withTimingMongoStorage } from './lib/timing-mongo-storage.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -50,98 +45,76 @@ function comment(author: string, at: number, id: string): Activity {
 
 const since = (started: bigint) => (Number(process.hrtime.bigint() - started) / 1e6).toFixed(0);
 
-async function main(): Promise<void> {
-  let servers: FerretOnPostgres | undefined;
-  let dir: string | undefined;
-  let uri = process.env.MONGODB_URI;
-  if (!uri) {
-    dir = mkdtempSync(join(tmpdir(), 'mongo-removal-'));
-    servers = await startFerretOnPostgres({ dir, durability: 'persistent' });
-    uri = servers.ferret.url;
-  }
-  const dbName = `removal_${Date.now()}`;
-  const logger = createLogger({ name: 'time-mongo-removal', level: 'silent' });
-  const storage = await openMongoStorage(uri, dbName, { appName: 'time-mongo-removal', logger });
-  const client = await MongoClient.connect(uri);
-  try {
-    for (let start = 0; start < members; start += 5_000)
-      await storage.members.importBatch(
-        Array.from({ length: Math.min(5_000, members - start) }, (_, index) => ({
-          communityId: 'c-big',
-          userId: `m${start + index}`,
-          since: T0,
-        })),
-        T0,
-      );
-    let written = 0;
-    let removed = 0;
-    const context = (now: number) => ({
-      now,
-      retentionDays: 90,
-      onWritten: async (records: readonly TrayRecord[]) => {
-        written += records.length;
-      },
-      onRemoved: async (records: readonly RemovedRecord[]) => {
-        removed += records.length;
-      },
-    });
-    await storage.writes.fanOutPosts('c-big', [post('m1', T0 + 60_000, 'p-keep')], context(T0 + 61_000));
-    written = 0;
-    let started = process.hrtime.bigint();
-    await storage.writes.fanOutPosts('c-big', [post('m0', T0 + 120_000, 'p-del')], context(T0 + 121_000));
-    process.stdout.write(
-      `baseline, the post grouped into ${members} members' records (fan-out): ${since(started)} ms, ${written} records told\n`,
+await withTimingMongoStorage('mongo-removal', async ({ storage, db }) => {
+  for (let start = 0; start < members; start += 5_000)
+    await storage.members.importBatch(
+      Array.from({ length: Math.min(5_000, members - start) }, (_, index) => ({
+        communityId: 'c-big',
+        userId: `m${start + index}`,
+        since: T0,
+      })),
+      T0,
     );
-    for (let start = 0; start < comments; start += 100)
-      await storage.writes.applyPersonal(
-        Array.from({ length: Math.min(100, comments - start) }, (_, index) =>
-          comment(
-            `m${2 + ((start + index) % (members - 2))}`,
-            T0 + 180_000 + start + index,
-            `cm-${start + index}`,
-          ),
+  let written = 0;
+  let removed = 0;
+  const context = (now: number) => ({
+    now,
+    retentionDays: 90,
+    onWritten: async (records: readonly TrayRecord[]) => {
+      written += records.length;
+    },
+    onRemoved: async (records: readonly RemovedRecord[]) => {
+      removed += records.length;
+    },
+  });
+  await storage.writes.fanOutPosts('c-big', [post('m1', T0 + 60_000, 'p-keep')], context(T0 + 61_000));
+  written = 0;
+  let started = process.hrtime.bigint();
+  await storage.writes.fanOutPosts('c-big', [post('m0', T0 + 120_000, 'p-del')], context(T0 + 121_000));
+  process.stdout.write(
+    `baseline, the post grouped into ${members} members' records (fan-out): ${since(started)} ms, ${written} records told\n`,
+  );
+  for (let start = 0; start < comments; start += 100)
+    await storage.writes.applyPersonal(
+      Array.from({ length: Math.min(100, comments - start) }, (_, index) =>
+        comment(
+          `m${2 + ((start + index) % (members - 2))}`,
+          T0 + 180_000 + start + index,
+          `cm-${start + index}`,
         ),
-        context(T0 + 181_000),
-      );
-
-    // The bare write: as many single-document updates, 1,000 a bulk, on a scratch collection.
-    const scratch = client.db(dbName).collection<{ _id: string; n: number }>('scratch');
-    await scratch.insertMany(Array.from({ length: members }, (_, index) => ({ _id: `d${index}`, n: 0 })));
-    started = process.hrtime.bigint();
-    for (let start = 0; start < members; start += 1_000) {
-      const operations: AnyBulkWriteOperation<{ _id: string; n: number }>[] = Array.from(
-        { length: Math.min(1_000, members - start) },
-        (_, index) => ({ updateMany: { filter: { _id: `d${start + index}` }, update: { $set: { n: 1 } } } }),
-      );
-      await scratch.bulkWrite(operations, { ordered: false });
-    }
-    process.stdout.write(
-      `baseline, ${members} bare single-document updates (1,000 a bulk): ${since(started)} ms\n`,
+      ),
+      context(T0 + 181_000),
     );
 
-    for (const [label, now] of [
-      [
-        `the post deleted: ${members} members' records shrink, its ${comments} comments' record goes`,
-        T0 + 300_000,
-      ],
-      ['the same deletion redelivered (nothing changes)', T0 + 301_000],
-    ] as const) {
-      written = 0;
-      removed = 0;
-      started = process.hrtime.bigint();
-      await storage.writes.applyRemovals?.(
-        [{ kind: 'post', id: 'p-del', postId: 'p-del', at: now }],
-        context(now),
-      );
-      process.stdout.write(`${label}: ${since(started)} ms, ${written} records told, ${removed} removed\n`);
-    }
-  } finally {
-    await client.db(dbName).dropDatabase();
-    await client.close();
-    await storage.close();
-    await servers?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+  // The bare write: as many single-document updates, 1,000 a bulk, on a scratch collection.
+  const scratch = db.collection<{ _id: string; n: number }>('scratch');
+  await scratch.insertMany(Array.from({ length: members }, (_, index) => ({ _id: `d${index}`, n: 0 })));
+  started = process.hrtime.bigint();
+  for (let start = 0; start < members; start += 1_000) {
+    const operations: AnyBulkWriteOperation<{ _id: string; n: number }>[] = Array.from(
+      { length: Math.min(1_000, members - start) },
+      (_, index) => ({ updateMany: { filter: { _id: `d${start + index}` }, update: { $set: { n: 1 } } } }),
+    );
+    await scratch.bulkWrite(operations, { ordered: false });
   }
-}
+  process.stdout.write(
+    `baseline, ${members} bare single-document updates (1,000 a bulk): ${since(started)} ms\n`,
+  );
 
-await main();
+  for (const [label, now] of [
+    [
+      `the post deleted: ${members} members' records shrink, its ${comments} comments' record goes`,
+      T0 + 300_000,
+    ],
+    ['the same deletion redelivered (nothing changes)', T0 + 301_000],
+  ] as const) {
+    written = 0;
+    removed = 0;
+    started = process.hrtime.bigint();
+    await storage.writes.applyRemovals?.(
+      [{ kind: 'post', id: 'p-del', postId: 'p-del', at: now }],
+      context(now),
+    );
+    process.stdout.write(`${label}: ${since(started)} ms, ${written} records told, ${removed} removed\n`);
+  }
+});

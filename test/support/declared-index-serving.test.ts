@@ -49,8 +49,30 @@ describe('declaredIndexServing (MongoDB’s planning rules over declared indexes
       .that.matches(/reads documents for verb/);
   });
 
-  it('says it cannot tell for a top-level $or or an operator it does not know', () => {
-    expect(verdict({ command: 'find', filter: { $or: [{ userId: 'u' }] } })).to.deep.equal({
+  it('serves a top-level $or alone when every clause is served, each on its own index', () => {
+    const unread = { hasRead: false, unreadAt: { $gt: 1 }, expiresAt: { $gt: 2 } };
+    const clauses = [
+      { userId: { $in: ['u', 'v'] }, ...unread },
+      { userId: 'w', ...unread },
+    ];
+    expect(verdict({ command: 'count', filter: { $or: clauses } })).to.deep.equal({
+      served: true,
+      index: 'user_unread',
+    });
+    const found = verdict({ command: 'count', filter: { $or: [...clauses, { hasRead: false }] } });
+    expect(found).to.include({ served: false });
+    expect(found)
+      .to.have.property('why')
+      .that.matches(/^\$or clause 2: .*user_unread: its first key userId/);
+  });
+
+  it('says it cannot tell for a top-level $or beside other fields or under a sort, or an operator it does not know', () => {
+    const or = { $or: [{ userId: 'u' }] };
+    expect(verdict({ command: 'find', filter: { ...or, hasRead: false } })).to.deep.equal({
+      served: false,
+      why: 'cannot tell for a top-level $or',
+    });
+    expect(verdict({ command: 'find', filter: or, sort: { lastUpdate: -1 } })).to.deep.equal({
       served: false,
       why: 'cannot tell for a top-level $or',
     });

@@ -37,6 +37,19 @@ function fieldsOf(filter: Document): { fields: Map<string, unknown> } | { unread
 }
 
 /**
+ * The clauses of a filter that is one top-level `$or` and nothing else, without a sort: MongoDB
+ * plans each clause on its own and answers from indexes only when every clause has one
+ * (https://www.mongodb.com/docs/manual/reference/operator/query/or/#-or-clauses-and-indexes). An
+ * `$or` beside other fields or under a sort is planned otherwise, and left unread.
+ */
+function orClauses(selection: Selection): Document[] | undefined {
+  const { $or: clauses, ...rest } = selection.filter;
+  if (!Array.isArray(clauses) || clauses.length === 0) return undefined;
+  if (Object.keys(rest).length > 0 || Object.keys(selection.sort ?? {}).length > 0) return undefined;
+  return clauses as Document[];
+}
+
+/**
  * The declared index that serves a selection as MongoDB plans it, or why none does. Pure; the
  * rules of MongoDB's planner for one index (https://www.mongodb.com/docs/manual/tutorial/equality-sort-range-guideline/):
  * - the index's first key is a condition of the filter (its bounds narrow the scan), or, for a
@@ -44,12 +57,25 @@ function fieldsOf(filter: Document): { fields: Map<string, unknown> } | { unread
  * - a sort is served when its keys follow the index's equality-bound prefix, in the index's
  *   directions or all reversed (no sort in memory);
  * - a count is served from the index alone: every field of its filter is a key of the index
- *   (no document is read to count it).
+ *   (no document is read to count it);
+ * - a top-level `$or` alone is served when each of its clauses is (orClauses).
  */
 export function declaredIndexServing(
   selection: Selection,
   indexes: readonly Pick<IndexSpec, 'name' | 'key'>[],
 ): { served: true; index: string } | { served: false; why: string } {
+  const clauses = orClauses(selection);
+  if (clauses) {
+    const verdicts = clauses.map((filter) => declaredIndexServing({ ...selection, filter }, indexes));
+    const refused = verdicts.flatMap((verdict, n) =>
+      verdict.served ? [] : [`$or clause ${n}: ${verdict.why}`],
+    );
+    if (refused.length > 0) return { served: false, why: refused.join('; ') };
+    return {
+      served: true,
+      index: [...new Set(verdicts.map((verdict) => (verdict.served ? verdict.index : '')))].join(', '),
+    };
+  }
   const read = fieldsOf(selection.filter);
   if ('unreadable' in read) return { served: false, why: `cannot tell for ${read.unreadable}` };
   const { fields } = read;

@@ -1,11 +1,13 @@
 import type { ErrorRequestHandler } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { InvalidCursorError } from '../domain/invalid-cursor-error.ts';
+import { InvalidUntilError } from '../domain/invalid-until-error.ts';
 import { TooManyMutesError } from '../domain/too-many-mutes-error.ts';
 import { InboxUnsupportedError } from '../use-cases/inbox-unsupported-error.ts';
 
 function httpError(error: unknown): unknown {
   if (error instanceof InvalidCursorError) return new AppError('VALIDATION', error.message, { cause: error });
+  if (error instanceof InvalidUntilError) return new AppError('VALIDATION', error.message, { cause: error });
   if (error instanceof TooManyMutesError)
     return new AppError('TOO_MANY_MUTES', error.message, { cause: error });
   if (error instanceof InboxUnsupportedError)

@@ -359,9 +359,9 @@ export interface InboxPort {
   countUnseen(userId: string, now: number): Promise<number>;
   /**
    * Both inbox counts (countUnread with the recorded last-read time, and countUnseen) of each of
-   * `userIds`, in one round trip; for adapters whose engine can count many users in one statement
-   * (the live streams recount every user a snooze wake-up touched). Without it, the counts are
-   * taken user by user.
+   * `userIds` (each once; users with no record count 0), in a bounded number of round trips
+   * whatever their number: the live streams recount every user a snooze wake-up touched. Both
+   * adapters have it; without it, the counts are taken user by user.
    */
   countInboxes?(userIds: readonly string[], now: number): Promise<Map<string, InboxCountPair>>;
   /** Unexpired records of `view` (a history page's `totalPages`). */

@@ -1,9 +1,12 @@
+import { InvalidUntilError } from '../domain/invalid-until-error.ts';
+import { snoozeUntilProblem } from '../domain/snooze-mark.ts';
 import type { InboxMark, TrayStorage } from '../storage/port.ts';
 import { requireInbox } from './require-inbox.ts';
 import type { TrayChanges } from './tray-changes.ts';
 
 /**
- * POST v3/records/{seen,archive,unarchive,snooze,unsnooze}: one mark of the caller's records. The
+ * POST v3/records/{seen,archive,unarchive,snooze,unsnooze}: one mark of the caller's records. A
+ * snooze's `until` is judged against `now` first (InvalidUntilError: nothing changes). The
  * storage looks only among the caller's own records, so ids of another user's, unknown or expired
  * records change nothing. Returns how many records changed (`updated`); those are announced to the
  * caller's streams.
@@ -13,7 +16,10 @@ export async function markInbox(
   changes: Pick<TrayChanges, 'inboxMarked'> | undefined,
   request: { userId: string; mark: InboxMark; now: number },
 ): Promise<number> {
-  const changed = await requireInbox(storage).mark(request.userId, request.mark, request.now);
-  if (changed.length > 0) await changes?.inboxMarked(request.mark, changed);
+  const { mark, now } = request;
+  const problem = mark.kind === 'snooze' ? snoozeUntilProblem(mark.until, now) : undefined;
+  if (problem !== undefined) throw new InvalidUntilError(problem);
+  const changed = await requireInbox(storage).mark(request.userId, mark, now);
+  if (changed.length > 0) await changes?.inboxMarked(mark, changed);
   return changed.length;
 }

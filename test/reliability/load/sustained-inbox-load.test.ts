@@ -21,6 +21,7 @@ import {
   type RunStep,
 } from './support/inbox-model.ts';
 import { buildLoadSequence, type LoadEvent } from './support/load-sequence.ts';
+import { actionDatedBetween, planMutes, type MuteCall } from './support/mute-mix.ts';
 import { withRemovals } from './support/removal-mix.ts';
 
 /** RELIABILITY_LOAD_EVENTS, as in sustained-load.test.ts: the target is 20,000, CI runs the default. */
@@ -28,6 +29,8 @@ const eventCount = Number(process.env.RELIABILITY_LOAD_EVENTS ?? 2_000);
 const concurrency = Number(process.env.RELIABILITY_LOAD_CONCURRENCY ?? 48);
 /** Removals' share of the events sent. */
 const REMOVAL_SHARE = 0.1;
+/** Events between two stops for mutes calls (a mute put at each, an earlier one removed at every other). */
+const MUTE_EVERY = 100;
 const SEED = 8;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -84,16 +87,16 @@ describe(`sustained load with removals, mutes, archives and snoozes: ${eventCoun
     processes.push(tray);
 
     const tag = uniqueName('li');
-    // Dated ahead, a minute plus 10 ms an event: the first half is sent and drained well inside
-    // that even on this machine loaded, so every action is dated after the mutes put between the
-    // halves (dated earlier, an action is never held back, and the mutes would test nothing).
+    // Dated ahead, a minute plus 30 ms an event, so the tray meets the actions before their time
+    // even with the run's stops for the mutes calls: a mute put during the run is judged against
+    // actions dated after it, and holds back the ones it covers.
     const baseCount = Math.round(eventCount * (1 - REMOVAL_SHARE));
-    const startAt = Date.now() + 60_000 + eventCount * 10;
+    const startAt = Date.now() + 60_000 + eventCount * 30;
     const base = buildLoadSequence({ count: baseCount, tag, startAt, seed: SEED });
     const events = withRemovals(base.events, REMOVAL_SHARE, SEED);
     sent = events.length;
+    const plan = planMutes(events, MUTE_EVERY, SEED);
     const half = Math.floor(events.length / 2);
-    const [firstHalf, secondHalf, last] = [events.slice(0, half), events.slice(half, -1), events.at(-1)!];
     const options = { urls: [receiver.url], secret: faultSecret };
     const drain = async () => {
       while ((await queueCounts(redisUrl, prefix)).pending > 0) await sleep(100);
@@ -107,43 +110,56 @@ describe(`sustained load with removals, mutes, archives and snoozes: ${eventCoun
     const record = (operation: TrayOperation) => steps.push({ operation });
     const uid = (n: number) => `${tag}-u${n}`;
 
-    deliveries.push(...(await sendEvents(firstHalf, { ...options, concurrency })));
-    await drain();
-    steps.push({ events: firstHalf });
-
-    // Between the halves, with the queue empty: mutes, and marks on records the second half will
-    // touch again (new activity on an archived or snoozed record). The mutes are judged by the
-    // events' createdAt: every action of the sequence is dated after these calls, so a mute put now
-    // holds back the second half's actions on its target up to its `until`, and one removed now
-    // holds back nothing; both apply to whatever arrives later, whenever the worker meets it.
-    // The createdAt of the base sequence's event at three quarters (event n is dated startAt + n ms).
-    const muteUntil = startAt + Math.round(baseCount * 0.75);
-    const mutes: [number, { targetType: 'post' | 'community' | 'user'; targetId: string }, number | null][] =
-      [
-        [1, { targetType: 'post', targetId: `${tag}-p1` }, muteUntil],
-        [3, { targetType: 'community', targetId: `${tag}-club` }, null],
-        [0, { targetType: 'user', targetId: uid(9) }, null],
-        [7, { targetType: 'post', targetId: `${tag}-p7` }, null],
-      ];
-    for (const [owner, muteTarget, until] of mutes) {
-      const caller = await callerOf(uid(owner));
-      const put = (await call(caller, 'PUT', '/mutes', { ...muteTarget, ...(until ? { until } : {}) })) as {
-        createdAt: number;
-      };
-      record({ kind: 'mute', userId: caller.userId, target: muteTarget, until, now: put.createdAt });
-    }
-    {
-      // Unmuted at once: post 7's later comments reach its owner again.
-      const caller = await callerOf(uid(7));
+    /** One planned mutes call, made through the API and recorded where the tray met it. */
+    const mutesCall = async (planned: MuteCall) => {
+      const caller = await callerOf(planned.userId);
+      const { target } = planned;
+      if (planned.kind === 'mute') {
+        // A span planned to end at an action's time; never before now (the API refuses a past end).
+        const until = planned.until === null ? null : Math.max(planned.until, Date.now() + 10_000);
+        const put = (await call(caller, 'PUT', '/mutes', { ...target, ...(until ? { until } : {}) })) as {
+          createdAt: number;
+        };
+        record({ kind: 'mute', userId: caller.userId, target, until, now: put.createdAt });
+        return;
+      }
+      // The span ends at the tray's clock during the call, which the answer does not say: exact
+      // only while no action is dated within the call (the actions are dated ahead of the run).
       const now = Date.now();
-      await call(caller, 'DELETE', '/mutes', { targetType: 'post', targetId: `${tag}-p7` });
-      record({
-        kind: 'unmute',
-        userId: caller.userId,
-        target: { targetType: 'post', targetId: `${tag}-p7` },
-        now,
-      });
-    }
+      await call(caller, 'DELETE', '/mutes', target);
+      if (actionDatedBetween(plan, now, Date.now()))
+        throw new Error('an action is dated within a DELETE v3/mutes call: the run fell behind the dating');
+      record({ kind: 'unmute', userId: caller.userId, target, now });
+    };
+
+    /**
+     * Sends events[from, to) in order, stopping at each boundary with planned mutes calls: once
+     * every event sent so far is applied (the queue empty), the calls are made, then the sending
+     * goes on. So each call falls where the model puts it, between the events sent before and after,
+     * whichever way the worker's concurrent jobs interleave.
+     */
+    const sendWithMutes = async (from: number, to: number) => {
+      const stops = [...plan.calls.keys()].filter((at) => at > from && at < to).sort((a, b) => a - b);
+      let start = from;
+      for (const stop of [...stops, to]) {
+        if (stop > start) {
+          const segment = events.slice(start, stop);
+          deliveries.push(...(await sendEvents(segment, { ...options, concurrency })));
+          steps.push({ events: segment });
+          start = stop;
+        }
+        const planned = plan.calls.get(stop) ?? [];
+        if (planned.length === 0) continue;
+        await drain();
+        for (const one of planned) await mutesCall(one);
+      }
+    };
+
+    await sendWithMutes(0, half);
+    await drain();
+
+    // Between the halves, with the queue empty: marks on records the second half will touch again
+    // (new activity on an archived or snoozed record).
     const longUntil = Date.now() + 3_600_000;
     for (const [owner, mark] of [
       [0, 'archive'],
@@ -171,7 +187,7 @@ describe(`sustained load with removals, mutes, archives and snoozes: ${eventCoun
     const deletedPosts = new Set(postIds(events, 'post.didDelete'));
     // Posts of the first half (already applied), on their author's feed, that no removal undoes.
     const quietPosts = new Set(
-      postIds(firstHalf, 'post.didCreate').filter(
+      postIds(events.slice(0, half), 'post.didCreate').filter(
         (postId) => postId.startsWith(`${tag}-up`) && !deletedPosts.has(postId),
       ),
     );
@@ -206,10 +222,10 @@ describe(`sustained load with removals, mutes, archives and snoozes: ${eventCoun
       }
       return latestWake;
     })();
-    deliveries.push(...(await sendEvents(secondHalf, { ...options, concurrency })));
+    await sendWithMutes(half, events.length - 1);
     const latestWake = await marks;
-    deliveries.push(...(await sendEvents([last], { ...options, concurrency: 1 })));
-    steps.push({ events: [...secondHalf, last] });
+    deliveries.push(...(await sendEvents([events.at(-1)!], { ...options, concurrency: 1 })));
+    steps.push({ events: [events.at(-1)!] });
     await drain();
     failedJobs = (await queueCounts(redisUrl, prefix)).failed;
     // The wake-up runs every 250 ms (TRAY_WAKE_INTERVAL_MS): every short snooze is over by now.
@@ -241,7 +257,7 @@ describe(`sustained load with removals, mutes, archives and snoozes: ${eventCoun
     expect(failedJobs).to.equal(0);
   });
 
-  it('has removals, mutes, the unmute and the marks each change records (else the check would miss them)', () => {
+  it('has removals, mutes, unmutes and the marks each change records (else the check would miss them)', () => {
     for (const [kind, records] of Object.entries(changedBy)) expect(records, kind).to.be.above(0);
   });
 

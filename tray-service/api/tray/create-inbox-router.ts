@@ -1,9 +1,6 @@
 import { Router, type RequestHandler } from 'express';
-import { AppError } from '../../../shared/errors/app-error.ts';
 import { methodNotAllowed } from '../../../shared/http/error-middleware.ts';
-import { muteUntilProblem } from '../../domain/mute-changes.ts';
 import type { Mute } from '../../domain/mute.ts';
-import { snoozeUntilProblem } from '../../domain/snooze-mark.ts';
 import type { InboxMark, TrayStorage } from '../../storage/port.ts';
 import type { HistoryPages } from '../../use-cases/history-page.ts';
 import { listMutes } from '../../use-cases/list-mutes.ts';
@@ -51,11 +48,6 @@ export const inboxPaths = [
   '/v3/mutes',
 ];
 
-/** A time the domain refuses (in the past, too far on): 400 naming the field, before anything changes. */
-function refuseTime(problem: string | undefined): void {
-  if (problem !== undefined) throw new AppError('VALIDATION', problem);
-}
-
 const publicMute = ({ targetType, targetId, createdAt, until }: Mute) => ({
   targetType,
   targetId,
@@ -63,17 +55,16 @@ const publicMute = ({ targetType, targetId, createdAt, until }: Mute) => ({
   until,
 });
 
-/** The body's mark of each POST records/<kind>, parsed; `at` is the tray's clock now. */
-const marks: Record<string, (body: unknown, at: number) => InboxMark> = {
+/** The body's mark of each POST records/<kind>, parsed (markInbox judges a snooze's until). */
+const marks: Record<string, (body: unknown) => InboxMark> = {
   seen: (raw) => ({ kind: 'seen', ids: parseInput(seenBody, raw, 'body').ids ?? 'all' }),
   archive(raw) {
     const body = parseInput(archiveBody, raw, 'body');
     return { kind: 'archive', ids: body.ids ?? 'all', ...(body.readOnly ? { readOnly: true } : {}) };
   },
   unarchive: (raw) => ({ kind: 'unarchive', ids: parseInput(idsBody, raw, 'body').ids }),
-  snooze(raw, at) {
+  snooze(raw) {
     const body = parseInput(snoozeBody, raw, 'body');
-    refuseTime(snoozeUntilProblem(body.until, at));
     return { kind: 'snooze', ids: body.ids, until: body.until };
   },
   unsnooze: (raw) => ({ kind: 'unsnooze', ids: parseInput(idsBody, raw, 'body').ids }),
@@ -81,7 +72,8 @@ const marks: Record<string, (body: unknown, at: number) => InboxMark> = {
 
 /**
  * The inbox's marks and mutes (docs/tray-api.md#the-inbox): HTTP over their use cases. Every input
- * is parsed whole before a use case runs, so a bad body changes nothing.
+ * is parsed whole before a use case runs, and the use cases judge its times against the clock
+ * before they change anything (InvalidUntilError, answered 400), so a bad body changes nothing.
  */
 export function createInboxRouter(deps: InboxRouterDeps): Router {
   const router = Router();
@@ -93,7 +85,7 @@ export function createInboxRouter(deps: InboxRouterDeps): Router {
       .post(...deps.guard, ...jsonBody(), async (req, res) => {
         const at = now();
         const userId = callerId(res);
-        const mark = toMark(req.body ?? {}, at);
+        const mark = toMark(req.body ?? {});
         const updated = await markInbox(storage, changes, { userId, mark, now: at });
         if (updated > 0) deps.pages.forget(userId);
         res.json({ data: { updated } } satisfies UpdatedBody);
@@ -110,11 +102,9 @@ export function createInboxRouter(deps: InboxRouterDeps): Router {
     })
     .put(...deps.guard, ...jsonBody(), async (req, res) => {
       const body = parseInput(putMuteBody, req.body ?? {}, 'body');
-      const at = now();
-      const until = body.until ?? null;
-      refuseTime(muteUntilProblem(until, at));
       const target = { targetType: body.targetType, targetId: body.targetId };
-      const mute = await putMute(storage, { userId: callerId(res), target, until, now: at });
+      const until = body.until ?? null;
+      const mute = await putMute(storage, { userId: callerId(res), target, until, now: now() });
       res.json({ data: publicMute(mute) } satisfies MuteBody);
     })
     .delete(...deps.guard, ...jsonBody(), async (req, res) => {

@@ -85,7 +85,7 @@ export const archiveBody = z
 /** POST records/unarchive and records/unsnooze. */
 export const idsBody = z.strictObject({ ids: recordIds }, bodyError);
 
-/** POST records/snooze: `until` later than now and at most 90 days on (checked against the clock). */
+/** POST records/snooze: `until` later than now and at most 90 days on (markInbox checks it against the clock). */
 export const snoozeBody = z.strictObject({ ids: recordIds, until: timeInput }, bodyError);
 
 /** GET v3/history's `view`. */
@@ -99,7 +99,7 @@ const muteTarget = {
   targetId: storedId(512),
 };
 
-/** PUT v3/mutes: `until` (optional) later than now. */
+/** PUT v3/mutes: `until` (optional) later than now (putMute checks it against the clock). */
 export const putMuteBody = z.strictObject(
   { ...muteTarget, until: timeInput.nullable().optional() },
   bodyError,

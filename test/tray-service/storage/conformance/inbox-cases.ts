@@ -8,6 +8,7 @@ import { at, NOW } from './case-fixtures.ts';
 import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
 import { applyInboxOperation, inboxOf, isInboxOperation } from './inbox-operation.ts';
 import { modelInboxSnapshot, storageInboxSnapshot } from './inbox-snapshot.ts';
+import { manyUsersCountDifferences } from './many-users-counts.ts';
 import { modelledStorage, type ModelledStorage } from './modelled-storage.ts';
 import { differences } from './tray-snapshot.ts';
 
@@ -327,6 +328,55 @@ conformanceCase(
     await both(tray, context, { kind: 'archive', userId: ana, ids: [key], now: NOW + 1 });
     await expectInbox(tray, context, 'u-ana', NOW + 1);
     expect(await context.storage.records.count(ana, NOW + 1)).to.equal(0);
+  },
+  { needs: 'inbox' },
+);
+
+conformanceCase(
+  "inbox: both counts of many users at once are each user's own and the reference tray's, whatever their last-read times",
+  async (context) => {
+    const { tray, ana, ben, comment, reaction, mention } = await seeded(context);
+    const [fay, gus] = [context.id('u-fay'), context.id('u-gus')];
+    const comments = (users: readonly string[], minute: number) =>
+      users.map((owner) =>
+        aComment(
+          context.id('u-hal'),
+          { postId: `${owner}-p${minute}`, owner },
+          { id: `${owner}-cm${minute}`, at: at(minute) },
+        ),
+      );
+    await tray.personal(comments([fay, gus], 5), NOW + 1);
+    // Ana's records out of the inbox, seen, and read; Ben and Fay read at the same time, so they
+    // share a last-read time the others do not; Gus never read but saw one; then more for three.
+    await both(tray, context, { kind: 'archive', userId: ana, ids: [comment], now: NOW + 2 });
+    await both(tray, context, {
+      kind: 'snooze',
+      userId: ana,
+      ids: [reaction],
+      until: NOW + 60_000,
+      now: NOW + 2,
+    });
+    await both(tray, context, { kind: 'seen', userId: ana, ids: [mention], now: NOW + 2 });
+    const gusFirst = encodeRecordKey({ verb: 'comment', targetId: `${gus}-p5`, userId: gus });
+    await both(tray, context, { kind: 'seen', userId: gus, ids: [gusFirst], now: NOW + 2 });
+    await both(tray, context, { kind: 'lastRead', userId: ana, now: NOW + 3 });
+    await both(tray, context, { kind: 'lastRead', userId: ben, now: NOW + 4 });
+    await both(tray, context, { kind: 'lastRead', userId: fay, now: NOW + 4 });
+    await tray.personal(comments([ana, ben, gus], 6), NOW + 5);
+    const users = [ana, ben, fay, gus, ana, context.id('u-nobody')];
+    const found = await manyUsersCountDifferences(context.storage, tray.model, users, NOW + 6);
+    if (found.length > 0) expect.fail(`countInboxes:\n${found.join('\n')}`);
+    // Not all alike: what each user's last-read time and marks leave differs.
+    const counts = await inboxOf(context.storage).countInboxes?.(users, NOW + 6);
+    expect(
+      Object.fromEntries([...(counts ?? [])].map(([userId, pair]) => [userId.split('_')[0], pair])),
+    ).to.deep.equal({
+      'u-ana': { unread: 1, unseen: 1 },
+      'u-ben': { unread: 1, unseen: 1 },
+      'u-fay': { unread: 0, unseen: 0 },
+      'u-gus': { unread: 2, unseen: 1 },
+      'u-nobody': { unread: 0, unseen: 0 },
+    });
   },
   { needs: 'inbox' },
 );

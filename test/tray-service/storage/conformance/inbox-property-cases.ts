@@ -11,6 +11,7 @@ import { applyOperation, RETENTION_DAYS } from './apply-operation.ts';
 import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
 import { applyInboxOperation, isInboxOperation } from './inbox-operation.ts';
 import { modelInboxSnapshot, storageInboxSnapshot } from './inbox-snapshot.ts';
+import { manyUsersCountDifferences } from './many-users-counts.ts';
 import { toldRecords, toldStoredDifferences } from './told-records.ts';
 import { operationsOf, scenario } from './model-property-cases.ts';
 import { differences, modelSnapshot, storageSnapshot } from './tray-snapshot.ts';
@@ -24,8 +25,8 @@ import { differences, modelSnapshot, storageSnapshot } from './tray-snapshot.ts'
  * deliveries (late ones and redeliveries) meet mutes in force at their time, or ended since;
  * each mark's `updated` must be the reference tray's, the read and inbox state of every record a
  * write tells onWritten (what live streams publish) the storage's own right after, and afterwards
- * every user's four views, both counts, the platform's pages and what changedSince returns (inbox
- * state included) the reference tray's.
+ * every user's four views, both counts (also of all the users at once), the platform's pages and
+ * what changedSince returns (inbox state included) the reference tray's.
  */
 
 const RUNS = 25;
@@ -285,6 +286,10 @@ function inboxProperty(removals: boolean) {
           found.push(...differences(await storageInboxSnapshot(storage, userId, base.readAt), inbox));
           if (found.length > 0) expect.fail(`${userId}'s tray at ${base.readAt}:\n${found.join('\n')}`);
         }
+        // And the same counts of all the users at once, as the live streams take them.
+        const users = [...base.userIds, id('u-nobody')];
+        const many = await manyUsersCountDifferences(storage, model, users, base.readAt);
+        if (many.length > 0) expect.fail(`countInboxes at ${base.readAt}:\n${many.join('\n')}`);
       }),
       { numRuns: RUNS, interruptAfterTimeLimit: 240_000, markInterruptAsFailure: true },
     );

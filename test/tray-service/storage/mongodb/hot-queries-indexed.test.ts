@@ -157,12 +157,14 @@ describe('hot queries are served by an index (explain)', function () {
     await expectServed(() => records.countUnread('u-c', 'recorded', now));
     await expectServed(() => records.deleteAll('u-d'));
   });
-  it('the inbox: every view, the unseen count, marks by ids and all, last-read’s seen mark, the wake-up, mutes', async () => {
+  it('the inbox: every view, the unseen count, many users’ counts, marks by ids and all, last-read’s seen mark, the wake-up, mutes', async () => {
     const inbox = createMongoInbox(db!);
     const now = Date.now();
     for (const view of ['inbox', 'archived', 'snoozed', 'all'] as const)
       await expectServed(() => inbox.page('u-c', view, undefined, 10, now));
     await expectServed(() => inbox.countUnseen('u-c', now));
+    // Many users' counts at once (the live streams'), users with and without a last-read time.
+    await expectServed(() => inbox.countInboxes?.(['u-c', 'u-d', 'u-e'], now) ?? Promise.resolve());
     for (const view of ['inbox', 'archived', 'snoozed', 'all'] as const)
       await expectServed(() => inbox.countView('u-c', view, now));
     await expectServed(() => inbox.mark('u-c', { kind: 'seen', ids: 'all' }, now));

@@ -12,6 +12,7 @@ import { viewBox } from '../records/record-box.ts';
 import { createSortedPages } from '../records/sorted-pages.ts';
 import { toInboxRecord } from '../records/to-tray-record.ts';
 import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
+import { countInboxes } from './count-inboxes.ts';
 import { inboxChange, withInboxChange } from './inbox-change.ts';
 import { wakeDue } from './wake-due.ts';
 
@@ -74,6 +75,8 @@ export function createMongoInbox(db: Db): InboxPort {
 
     countUnseen: (userId, now) =>
       records.countDocuments({ userId, isSeen: false, box: 'inbox', expiresAt: { $gt: new Date(now) } }),
+
+    countInboxes: (userIds, now) => countInboxes(db, userIds, now),
 
     countView(userId, view, now) {
       const box = viewBox(view);

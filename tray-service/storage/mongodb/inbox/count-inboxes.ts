@@ -1,0 +1,91 @@
+import type { Db, Filter } from 'mongodb';
+import type { InboxCountPair } from '../../port.ts';
+import { TRAY_READ_STATE, TRAY_RECORDS } from '../collection-names.ts';
+import type { ReadStateDoc } from '../records/tray-read-state-collection.ts';
+import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
+
+/** Users counted by one set of commands: each `$in` and `$or` stays a bounded command. */
+const USERS_PER_QUERY = 500;
+
+/** Each user's latest last-read time (0: never), by one `$in` on `api_read_state_user`. */
+async function lastReadTimes(db: Db, userIds: readonly string[]): Promise<Map<string, number>> {
+  const times = new Map(userIds.map((userId) => [userId, 0]));
+  // The prune after each last-read leaves a user one document, or a few while calls race: the
+  // largest is the user's time, as createMongoLatestTimes reads it.
+  const docs = await db
+    .collection<ReadStateDoc>(TRAY_READ_STATE)
+    .find({ userId: { $in: [...userIds] } }, { projection: { _id: 0, userId: 1, lastReadAt: 1 } })
+    .toArray();
+  for (const { userId, lastReadAt } of docs)
+    if (typeof lastReadAt === 'number' && lastReadAt > (times.get(userId) ?? 0))
+      times.set(userId, lastReadAt);
+  return times;
+}
+
+/**
+ * Matching records per user: `$match` then `$group` by user with `$sum: 1`, the one accumulator
+ * FerretDB 1.24 has beside `$count`. The group needs only `userId`, a key of the index the match
+ * runs on, so MongoDB counts from the index alone, as countDocuments does for one user.
+ */
+async function countPerUser(db: Db, filter: Filter<TrayRecordDoc>): Promise<Map<string, number>> {
+  const rows = await db
+    .collection<TrayRecordDoc>(TRAY_RECORDS)
+    .aggregate<{ _id: string; n: number }>([
+      { $match: filter },
+      { $group: { _id: '$userId', n: { $sum: 1 } } },
+    ])
+    .toArray();
+  return new Map(rows.map((row) => [row._id, row.n]));
+}
+
+/**
+ * The unread count of each user (countUnread with the recorded last-read time): one `$or` clause
+ * per distinct last-read time, the users who share it in one `$in` (everyone who never read
+ * shares 0), each clause countUnread's filter on `box_unread`.
+ */
+async function countUnread(db: Db, userIds: readonly string[], now: number) {
+  const bySince = new Map<number, string[]>();
+  for (const [userId, since] of await lastReadTimes(db, userIds))
+    bySince.set(since, [...(bySince.get(since) ?? []), userId]);
+  return countPerUser(db, {
+    $or: [...bySince].map(([since, users]) => ({
+      userId: { $in: users },
+      hasRead: false,
+      box: 'inbox' as const,
+      unreadAt: { $gt: since },
+      expiresAt: { $gt: new Date(now) },
+    })),
+  });
+}
+
+/**
+ * Both inbox counts of many users (InboxPort.countInboxes), the same filters as countUnread and
+ * countUnseen with the users in one `$in`: per 500 users, the last-read times and then the unread
+ * counts, beside the unseen counts (three commands, two round trips one after the other), however
+ * many users. On MongoDB each runs on the index of its one-user form. FerretDB, the test server,
+ * pushes no `$in` or `$or` down and filters the collection in Go: right there, not fast
+ * (docs/storage.md#the-inbox).
+ */
+export async function countInboxes(
+  db: Db,
+  userIds: readonly string[],
+  now: number,
+): Promise<Map<string, InboxCountPair>> {
+  const counts = new Map<string, InboxCountPair>();
+  const unique = [...new Set(userIds)];
+  for (let start = 0; start < unique.length; start += USERS_PER_QUERY) {
+    const users = unique.slice(start, start + USERS_PER_QUERY);
+    const [unread, unseen] = await Promise.all([
+      countUnread(db, users, now),
+      countPerUser(db, {
+        userId: { $in: users },
+        isSeen: false,
+        box: 'inbox',
+        expiresAt: { $gt: new Date(now) },
+      }),
+    ]);
+    for (const userId of users)
+      counts.set(userId, { unread: unread.get(userId) ?? 0, unseen: unseen.get(userId) ?? 0 });
+  }
+  return counts;
+}
