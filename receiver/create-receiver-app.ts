@@ -1,9 +1,10 @@
-import express, { type Express } from 'express';
+import express from 'express';
 import helmet from 'helmet';
+import type { RequestListener } from 'node:http';
 import type { Registry } from 'prom-client';
 import { errorMiddleware, methodNotAllowed, notFound } from '../shared/http/error-middleware.ts';
 import { createHealthRouter } from '../shared/http/health-router.ts';
-import { helmetHeaders, helmetHeadersOnError } from '../shared/http/helmet-headers.ts';
+import { helmetHeaders } from '../shared/http/helmet-headers.ts';
 import type { MetricsAccess } from '../shared/http/metrics-access.ts';
 import { createMetricsRouter } from '../shared/http/metrics-router.ts';
 import type { Logger } from '../shared/logging/create-logger.ts';
@@ -28,26 +29,28 @@ export interface ReceiverDeps {
   settings: WebhookSettings;
 }
 
-export function createReceiverApp(deps: ReceiverDeps): Express {
+/**
+ * The receiver's HTTP app: a request listener for `http.createServer` (or supertest). `POST` on the
+ * webhook path goes straight to the webhook handler; everything else goes through Express.
+ */
+export function createReceiverApp(deps: ReceiverDeps): RequestListener {
   const app = express();
   app.disable('x-powered-by');
   // An acknowledgement is never cached; hashing every body for an ETag is wasted work.
   app.disable('etag');
   const metrics = createReceiverMetrics(deps.registry, () => deps.spool.depth());
-  // Before helmet's middleware: the webhook route sends the same headers, computed once by helmet.
-  const securityHeaders = helmetHeaders();
-  app.post(
-    deps.webhookPath,
-    createWebhookHandler({
-      settings: deps.settings,
-      enqueue: deps.enqueue,
-      spool: deps.spool,
-      metrics,
-      logger: deps.logger,
-      securityHeaders,
-    }),
-    helmetHeadersOnError(securityHeaders),
-  );
+  // The webhook handler writes helmet's headers itself, computed once by helmet.
+  const webhook = createWebhookHandler({
+    settings: deps.settings,
+    enqueue: deps.enqueue,
+    spool: deps.spool,
+    metrics,
+    logger: deps.logger,
+    securityHeaders: helmetHeaders(),
+  });
+  // For the spellings of the path that only Express's matching takes (`/webhooks/`, another case,
+  // a query string): the same handler, which answers every outcome itself.
+  app.post(deps.webhookPath, (req, res) => webhook(req, res));
   app.use(helmet());
   app.all(deps.webhookPath, methodNotAllowed(['POST']));
   app.use(
@@ -71,5 +74,14 @@ export function createReceiverApp(deps: ReceiverDeps): Express {
   app.use(createMetricsRouter(deps.registry, deps.metrics));
   app.use(notFound);
   app.use(errorMiddleware(deps.logger));
-  return app;
+
+  // Nearly every request a receiver gets is a POST on the webhook path, written exactly so. It
+  // skips Express: its router, the prototype swap of the request and response and the final
+  // handler made per request cost about a tenth of the receiver's CPU and gave nothing that path
+  // uses (docs/decisions.md; BENCHMARKS.md, "Receiver").
+  const { webhookPath } = deps;
+  return (req, res) => {
+    if (req.method === 'POST' && req.url === webhookPath) void webhook(req, res);
+    else app(req, res);
+  };
 }

@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { RequestListener } from 'node:http';
 import type { Registry } from 'prom-client';
 import type { MetricsAccess } from '../shared/http/metrics-access.ts';
 import type { Logger } from '../shared/logging/create-logger.ts';
@@ -32,7 +32,8 @@ export interface ReceiverWiring {
 }
 
 export interface Receiver {
-  app: Express;
+  /** The HTTP app (createReceiverApp), for `http.createServer` or supertest. */
+  app: RequestListener;
   spool: Spool;
   drainer: SpoolDrainer;
   queue: ReceiverQueue;

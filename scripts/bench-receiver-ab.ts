@@ -11,14 +11,15 @@
 //   git worktree add /tmp/base <rev> && cp -al node_modules /tmp/base/
 // It is started with its own `scripts/bench-receiver.ts serve receiver ...`, so both sides are
 // configured by their own code. AB_RATE (requests/s per receiver, default 1500), AB_SECONDS
-// (default 15) and AB_ROUNDS (default 4) tune the run.
+// (default 15) and AB_ROUNDS (default 4) tune the run. BENCH_SCHEMES as in bench-receiver.ts: `both`
+// (the default) sends every other request signed the Standard Webhooks way to both sides, whose
+// serve mode configures that webhook too; `platform` sends only the platform's signature.
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { signBody } from '../receiver/signature/sign-body.ts';
-import { benchBody, benchSecret } from './lib/bench-body.ts';
+import { benchSchemes, signedBenchRequest, type SignedBenchRequest } from './lib/bench-body.ts';
 import { freePort, startRedis, type LocalServer } from './lib/local-servers.ts';
 import { redisCpuSeconds } from './lib/redis-cpu-seconds.ts';
 
@@ -26,6 +27,7 @@ const rate = Number(process.env.AB_RATE ?? 1500);
 const seconds = Number(process.env.AB_SECONDS ?? 15);
 const rounds = Number(process.env.AB_ROUNDS ?? 4);
 const connections = 50;
+const schemes = benchSchemes(process.env.BENCH_SCHEMES);
 
 interface Side {
   name: 'A' | 'B';
@@ -97,14 +99,11 @@ async function startSide(name: Side['name'], tree: string, dir: string): Promise
 let sent = 0;
 
 /** Distinct signed bodies, made before the clock starts so signing does not slow the generator. */
-function signedBodies(count: number): { payload: string; signature: string }[] {
-  return Array.from({ length: count }, () => {
-    const payload = benchBody((sent += 1));
-    return { payload, signature: signBody(payload, benchSecret) };
-  });
+function signedBodies(count: number): SignedBenchRequest[] {
+  return Array.from({ length: count }, () => signedBenchRequest((sent += 1), schemes));
 }
 
-function load(side: Side, durationSeconds: number, bodies: { payload: string; signature: string }[]) {
+function load(side: Side, durationSeconds: number, bodies: SignedBenchRequest[]) {
   let next = 0;
   return autocannon({
     url: `http://127.0.0.1:${side.port}/webhooks`,
@@ -115,13 +114,9 @@ function load(side: Side, durationSeconds: number, bodies: { payload: string; si
       {
         method: 'POST',
         setupRequest: (request) => {
-          const item = bodies[next] ?? signedBodies(1)[0];
+          const item = bodies[next] ?? signedBenchRequest((sent += 1), schemes);
           next += 1;
-          return {
-            ...request,
-            body: item?.payload,
-            headers: { 'content-type': 'application/json', 'x-service-signature': item?.signature ?? '' },
-          };
+          return { ...request, body: item.payload, headers: item.headers };
         },
       },
     ],
@@ -141,7 +136,7 @@ async function main(): Promise<void> {
   const ratios: number[] = [];
   try {
     process.stdout.write(
-      `[ab] A = ${resolve(other)}, B = ${here}; ${rate} req/s each, ${rounds} rounds of ${seconds} s\n`,
+      `[ab] A = ${resolve(other)}, B = ${here}; ${rate} req/s each, ${rounds} rounds of ${seconds} s; signature schemes: ${schemes}\n`,
     );
     await Promise.all(sides.map((side) => load(side, 3, signedBodies(rate * 3))));
     const rows: string[] = [];

@@ -18,21 +18,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startRedis } from './lib/local-servers.ts';
-import { signBody } from '../receiver/signature/sign-body.ts';
-import { standardSignatureHeaders } from '../receiver/signature/sign-standard.ts';
 import {
-  benchBody as body,
+  benchSchemes,
   benchSecret as secret,
-  benchStandardBody,
   benchStandardSecret,
+  signedBenchRequest,
+  type SignedBenchRequest as SignedBody,
 } from './lib/bench-body.ts';
 
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const cpuProfDir = process.env.BENCH_CPU_PROF_DIR;
-const schemes = process.env.BENCH_SCHEMES ?? 'both';
-if (schemes !== 'both' && schemes !== 'platform') throw new Error('BENCH_SCHEMES: expected both or platform');
+const schemes = benchSchemes(process.env.BENCH_SCHEMES);
 
 interface Sample {
   cpuMicros: number;
@@ -183,26 +181,8 @@ async function measure(mode: string, port: number, child: ChildProcess, redisUrl
 /** Never reset, so no body repeats across warm-up and runs (a repeat would be a dedupe drop). */
 let n = 0;
 
-interface SignedBody {
-  payload: string;
-  headers: Record<string, string>;
-}
-
 /** The next body, signed the platform's way or, every other one with BENCH_SCHEMES=both, Standard Webhooks'. */
-const signed = (): SignedBody => {
-  n += 1;
-  if (schemes === 'both' && n % 2 === 0) {
-    const payload = benchStandardBody(n);
-    const message = { id: `msg_bench_${process.pid}_${n}`, timestamp: Math.floor(Date.now() / 1000) };
-    const headers = standardSignatureHeaders(payload, benchStandardSecret, message);
-    return { payload, headers: { 'content-type': 'application/json', ...headers } };
-  }
-  const payload = body(n);
-  return {
-    payload,
-    headers: { 'content-type': 'application/json', 'x-service-signature': signBody(payload, secret) },
-  };
-};
+const signed = (): SignedBody => signedBenchRequest((n += 1), schemes);
 
 /**
  * Enough bodies for the measured run at a rate above what either server reaches here (the bare app

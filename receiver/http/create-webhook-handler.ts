@@ -1,4 +1,4 @@
-import type { NextFunction, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, type ErrorKind } from '../../shared/errors/app-error.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { EncodedWebhookJob } from '../../shared/queue/webhook-queue.ts';
@@ -8,6 +8,7 @@ import type { ReceiverMetrics, RejectReason } from '../receiver-metrics.ts';
 import type { Spool } from '../spool/open-spool.ts';
 import type { EnqueueOutcome } from '../store/enqueue-once.ts';
 import { readRawBody } from './read-raw-body.ts';
+import { writeErrorReply } from './write-error-reply.ts';
 
 export interface WebhookSettings extends DeliveryRules {
   maxBodyBytes: number;
@@ -24,10 +25,16 @@ export interface WebhookHandlerDeps {
   spool: Spool;
   metrics: ReceiverMetrics;
   logger: Logger;
-  /** helmet's headers (helmetHeaders()), sent with every acknowledgement. */
+  /** helmet's headers (helmetHeaders()), sent with every answer. */
   securityHeaders: ReadonlyMap<string, string>;
   now?: () => Date;
 }
+
+/**
+ * Answers one request on the webhook path, whatever its outcome: it never rejects and needs no
+ * framework after it (create-receiver-app.ts calls it before Express for `POST` on the path).
+ */
+export type WebhookHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 // A string, not a Buffer: Node then sends headers and body in one write instead of a writev.
 const emptyObject = '{}';
@@ -39,12 +46,14 @@ const reasonOf: Partial<Record<ErrorKind, RejectReason>> = {
 };
 
 /**
- * POST on the webhook path: the Express adapter of the receiver's decision
- * (decision/create-delivery-decider.ts). It reads the body between the decision's two halves,
- * then dedupes and enqueues within the budget or spools, and counts every outcome by reason.
+ * POST on the webhook path: the HTTP adapter of the receiver's decision
+ * (decision/create-delivery-decider.ts), on Node's own request and response. It reads the body
+ * between the decision's two halves, then dedupes and enqueues within the budget or spools, counts
+ * every outcome by reason, and writes every answer itself: the acknowledgement, refusals in the
+ * JSON error shape and an unexpected failure as a 500, each with helmet's headers.
  */
-export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
-  const { settings, metrics, logger, securityHeaders } = deps;
+export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
+  const { settings, metrics, logger } = deps;
   const now = deps.now ?? (() => new Date());
   const decider = createDeliveryDecider(settings);
   let enqueueFailing = false;
@@ -53,8 +62,9 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
   // stringify `{}` and run its send() negotiation, and a setHeader per header costs more than one
   // writeHead with a flat list, on every request of the hottest path (BENCHMARKS.md, "Receiver").
   // writeHead stores the headers at once, so the length must be in the list.
+  const securityHeaders = [...deps.securityHeaders].flat();
   const okHeaders = [
-    ...[...securityHeaders].flat(),
+    ...securityHeaders,
     'content-type',
     'application/json; charset=utf-8',
     'content-length',
@@ -62,27 +72,30 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
   ];
   const ackSeconds = boundByStatus(metrics.ackSeconds);
   const ackedSeconds = ackSeconds(200);
-  // An ack's latency is taken when its bytes are handed to the socket, without a 'finish' listener
-  // per request; refusals, written later by the error middleware, are timed by 'finish'.
-  const ok = (res: Response, started: number) => {
+  // An answer's latency is taken when its bytes are handed to the socket, without a 'finish'
+  // listener per request.
+  const ok = (res: ServerResponse, started: number) => {
     res.writeHead(200, okHeaders);
     res.end(emptyObject);
     ackedSeconds.observe((performance.now() - started) / 1000);
   };
-  // Made once, not per request: only refusals need the response and `next`.
+  // As the error middleware logs a 5xx: the cause, the method and the path without its query.
+  const logFailure = (req: IncomingMessage, err: unknown, message: string) => {
+    logger.error({ err, method: req.method, path: (req.url ?? '').split('?', 1)[0] }, message);
+  };
+  // Made once, not per request.
   const refuse = (
-    res: Response,
-    next: NextFunction,
+    req: IncomingMessage,
+    res: ServerResponse,
     started: number,
     reason: RejectReason,
     error: AppError,
   ) => {
-    res.once('finish', () => {
-      ackSeconds(res.statusCode).observe((performance.now() - started) / 1000);
-    });
     metrics.rejected.inc({ reason });
     logger.debug({ reason, status: error.status }, 'webhook refused');
-    next(error);
+    if (error.status >= 500) logFailure(req, error.cause ?? error, error.message);
+    writeErrorReply(res, securityHeaders, error);
+    ackSeconds(error.status).observe((performance.now() - started) / 1000);
   };
   const enqueueSeconds = {
     queued: metrics.enqueueSeconds.labels('queued'),
@@ -94,65 +107,73 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): RequestHandler {
   const droppedDuplicate = metrics.dropped.labels('duplicate');
   const droppedLegacy = metrics.dropped.labels('legacy');
 
-  return async (req, res, next) => {
+  return async (req, res) => {
     const started = performance.now();
-    metrics.received.inc();
-    // 1-3. Source address, legacy duplicate, content type.
-    const head = decider.screen(req);
-    if (head !== readBody) {
-      if (head.verdict === 'refuse')
-        return refuse(res, next, started, head.reason, new AppError(head.kind, head.message));
-      droppedLegacy.inc();
-      return ok(res, started);
-    }
-    let rawBody: Buffer;
     try {
-      rawBody = await readRawBody(req, settings.maxBodyBytes);
-    } catch (error) {
-      const appError = error instanceof AppError ? error : new AppError('BAD_REQUEST', 'request was aborted');
-      return refuse(res, next, started, reasonOf[appError.kind] ?? 'bad_request', appError);
-    }
-    // 4-5. Signature, envelope.
-    const body = decider.judge(rawBody, req.headers);
-    if (body.verdict === 'refuse')
-      return refuse(res, next, started, body.reason, new AppError(body.kind, body.message));
-
-    // 6 + 7. Dedupe and enqueue within the budget, else the durable spool.
-    const job = deliveryJob({
-      dedupeKey: body.dedupeKey,
-      webhook: body.webhook,
-      receivedAt: now(),
-      envelope: body.envelope,
-    });
-    const enqueueStarted = performance.now();
-    let outcome: EnqueueOutcome | undefined;
-    try {
-      outcome = await deps.enqueue(job);
-      enqueueFailing = false;
-    } catch (error) {
-      if (!enqueueFailing) logger.warn({ err: (error as Error).message }, 'enqueue failed; spooling events');
-      enqueueFailing = true;
-    }
-    enqueueSeconds[outcome ?? 'failed'].observe((performance.now() - enqueueStarted) / 1000);
-    if (outcome === 'duplicate') {
-      droppedDuplicate.inc();
-      return ok(res, started);
-    }
-    if (outcome === undefined) {
-      try {
-        await deps.spool.append(job);
-      } catch (error) {
-        return refuse(
-          res,
-          next,
-          started,
-          'spool_unavailable',
-          new AppError('UNAVAILABLE', 'the event could not be stored; retry later', { cause: error }),
-        );
+      metrics.received.inc();
+      // 1-3. Source address, legacy duplicate, content type.
+      const head = decider.screen(req);
+      if (head !== readBody) {
+        if (head.verdict === 'refuse')
+          return refuse(req, res, started, head.reason, new AppError(head.kind, head.message));
+        droppedLegacy.inc();
+        return ok(res, started);
       }
+      let rawBody: Buffer;
+      try {
+        rawBody = await readRawBody(req, settings.maxBodyBytes);
+      } catch (error) {
+        const appError =
+          error instanceof AppError ? error : new AppError('BAD_REQUEST', 'request was aborted');
+        return refuse(req, res, started, reasonOf[appError.kind] ?? 'bad_request', appError);
+      }
+      // 4-5. Signature, envelope.
+      const body = decider.judge(rawBody, req.headers);
+      if (body.verdict === 'refuse')
+        return refuse(req, res, started, body.reason, new AppError(body.kind, body.message));
+
+      // 6 + 7. Dedupe and enqueue within the budget, else the durable spool.
+      const job = deliveryJob({
+        dedupeKey: body.dedupeKey,
+        webhook: body.webhook,
+        receivedAt: now(),
+        envelope: body.envelope,
+      });
+      const enqueueStarted = performance.now();
+      let outcome: EnqueueOutcome | undefined;
+      try {
+        outcome = await deps.enqueue(job);
+        enqueueFailing = false;
+      } catch (error) {
+        if (!enqueueFailing)
+          logger.warn({ err: (error as Error).message }, 'enqueue failed; spooling events');
+        enqueueFailing = true;
+      }
+      enqueueSeconds[outcome ?? 'failed'].observe((performance.now() - enqueueStarted) / 1000);
+      if (outcome === 'duplicate') {
+        droppedDuplicate.inc();
+        return ok(res, started);
+      }
+      if (outcome === undefined) {
+        try {
+          await deps.spool.append(job);
+        } catch (error) {
+          return refuse(
+            req,
+            res,
+            started,
+            'spool_unavailable',
+            new AppError('UNAVAILABLE', 'the event could not be stored; retry later', { cause: error }),
+          );
+        }
+      }
+      (outcome === 'queued' ? acceptedIntoQueue : acceptedIntoSpool).inc();
+      ok(res, started);
+    } catch (error) {
+      // A bug, not a refusal: answered as the error middleware answers any unexpected throw.
+      logFailure(req, error, 'internal error');
+      writeErrorReply(res, securityHeaders, new AppError('INTERNAL', 'internal error'));
     }
-    (outcome === 'queued' ? acceptedIntoQueue : acceptedIntoSpool).inc();
-    ok(res, started);
   };
 }
 

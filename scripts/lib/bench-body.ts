@@ -1,5 +1,7 @@
 // The delivery both receiver benches send (bench-receiver.ts, bench-receiver-ab.ts), and the secret
 // the bench receivers are configured with.
+import { signBody } from '../../receiver/signature/sign-body.ts';
+import { standardSignatureHeaders } from '../../receiver/signature/sign-standard.ts';
 
 export const benchSecret = 'bench-secret';
 /** The bench's Standard Webhooks webhook's secret: `whsec_` and Base64 of 32 bytes. */
@@ -17,6 +19,39 @@ export function benchStandardBody(n: number): string {
     timestamp: '2026-11-20T09:00:00.000Z',
     data: benchData(n),
   });
+}
+
+/** Which signatures the benches send (BENCH_SCHEMES): both schemes, alternating, or the platform's only. */
+export type BenchSchemes = 'both' | 'platform';
+
+export function benchSchemes(value: string | undefined): BenchSchemes {
+  const schemes = value ?? 'both';
+  if (schemes !== 'both' && schemes !== 'platform')
+    throw new Error('BENCH_SCHEMES: expected both or platform');
+  return schemes;
+}
+
+export interface SignedBenchRequest {
+  payload: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * Delivery `n`, signed the platform's way or, for every even `n` with both schemes, as a Standard
+ * Webhooks delivery (webhook-id, webhook-timestamp, webhook-signature) to the bench's `sw` webhook.
+ */
+export function signedBenchRequest(n: number, schemes: BenchSchemes): SignedBenchRequest {
+  if (schemes === 'both' && n % 2 === 0) {
+    const payload = benchStandardBody(n);
+    const message = { id: `msg_bench_${process.pid}_${n}`, timestamp: Math.floor(Date.now() / 1000) };
+    const headers = standardSignatureHeaders(payload, benchStandardSecret, message);
+    return { payload, headers: { 'content-type': 'application/json', ...headers } };
+  }
+  const payload = benchBody(n);
+  return {
+    payload,
+    headers: { 'content-type': 'application/json', 'x-service-signature': signBody(payload, benchSecret) },
+  };
 }
 
 function benchData(n: number) {

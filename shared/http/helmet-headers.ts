@@ -1,4 +1,3 @@
-import type { ErrorRequestHandler } from 'express';
 import helmet, { type HelmetOptions } from 'helmet';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
@@ -27,16 +26,4 @@ export function helmetHeaders(options?: Readonly<HelmetOptions>): ReadonlyMap<st
     if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : String(value));
   }
   return headers;
-}
-
-/**
- * For a route mounted before `app.use(helmet())`: its errors go straight to the error middleware
- * and would leave without helmet's headers, so this sets them on the way (refusals and unexpected
- * throws alike).
- */
-export function helmetHeadersOnError(headers: ReadonlyMap<string, string>): ErrorRequestHandler {
-  return (error: unknown, _req, res, next) => {
-    if (!res.headersSent) for (const [name, value] of headers) res.setHeader(name, value);
-    next(error);
-  };
 }

@@ -1,6 +1,5 @@
-import { createServer, STATUS_CODES, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Express } from 'express';
 import { LOOPBACK } from '../config/listen-config.ts';
 import { AppError, errorBody } from '../errors/app-error.ts';
 
@@ -42,7 +41,7 @@ export interface ListenOptions {
   requestTimeoutMs?: number;
 }
 
-export async function listen(app: Express, options: ListenOptions): Promise<Server> {
+export async function listen(app: RequestListener, options: ListenOptions): Promise<Server> {
   // Node enforces headersTimeout/requestTimeout only when it sweeps connections, every 30 s by
   // default; a 1 s sweep makes the slowloris limits hold to about a second.
   const server = createServer({ connectionsCheckingInterval: 1_000 }, app);

@@ -98,12 +98,23 @@ describe('receiver app', () => {
           .expect(200),
         await post().set(signedHeaders(body, 'wrong-secret')).send(body).expect(401),
         await post().set('content-type', 'text/plain').send('x').expect(415),
+        // The path as only Express's matching takes it: routed to the same handler.
+        await request(receiver().app)
+          .post('/webhooks/')
+          .set(signedHeaders(body, 'wrong-secret'))
+          .send(body)
+          .expect(401),
       ];
       for (const res of answers) {
         expect(securityHeaders(res)).to.deep.equal(expected);
         expect(res.headers).not.to.have.property('x-powered-by');
       }
       expect(answers[0]?.headers['content-length']).to.equal('2');
+      // Refusals, written without Express, have the content type of the error middleware's answers.
+      const notFound = await request(receiver().app).get('/nope').expect(404);
+      for (const res of answers.slice(2)) {
+        expect(res.headers['content-type']).to.equal(notFound.headers['content-type']);
+      }
     });
 
     for (const method of ['get', 'put', 'delete', 'patch'] as const) {
@@ -188,6 +199,27 @@ describe('receiver app', () => {
           backoff: webhookJobOptions.backoff,
         });
       });
+    });
+
+    describe('on the path as only Express matches it (trailing slash, other case, query string)', () => {
+      for (const path of ['/webhooks/', '/Webhooks', '/webhooks?via=proxy']) {
+        it(`${path}: responds 200 {} and queues it, and refuses a wrong signature with 401 and the JSON error shape`, async () => {
+          const body = channelDidCreate(`path-${path}`);
+          const res = await request(receiver().app)
+            .post(path)
+            .set(signedHeaders(body))
+            .send(body)
+            .expect(200);
+          expect(res.body).to.deep.equal({});
+          expect(await receiver().queue.queue.getJob(sha256(body))).to.not.equal(null);
+          const refused = await request(receiver().app)
+            .post(path)
+            .set(signedHeaders(body, 'wrong'))
+            .send(body)
+            .expect(401);
+          expect(refused.body).to.deep.include({ status: 'error', code: 401000 });
+        });
+      }
     });
 
     describe('signed with the second secret of a rotated webhook', () => {

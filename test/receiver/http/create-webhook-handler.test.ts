@@ -1,9 +1,14 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent, createServer, request as httpRequest, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { createWebhookHandler } from '../../../receiver/http/create-webhook-handler.ts';
 import { messageKey } from '../../../receiver/message-key.ts';
+import { createReceiverMetrics } from '../../../receiver/receiver-metrics.ts';
+import { helmetHeaders } from '../../../shared/http/helmet-headers.ts';
+import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
+import { createLogger } from '../../../shared/logging/create-logger.ts';
 import {
   channelDidCreate,
   sign,
@@ -13,7 +18,7 @@ import {
   testSecret,
   testStandardSecret,
 } from '../support/signed-request.ts';
-import { queuedJobIds, useReceiver, type ReceiverOptions } from '../support/use-receiver.ts';
+import { queuedJobIds, testSettings, useReceiver, type ReceiverOptions } from '../support/use-receiver.ts';
 
 // The test client always connects from loopback; "the platform" is simulated with a regional
 // address (Frankfurt, docs/contract.md#source-addresses) that only a trusted proxy can report.
@@ -116,7 +121,7 @@ describe('POST /webhooks source address', () => {
     describe(`with ${allow} allowed, several deliveries on one kept-alive connection`, () => {
       const receiver = useReceiver({ allow });
       it(`answers each of them ${status} (the decision is the socket's, taken once)`, async () => {
-        const server = receiver().app.listen(0, '127.0.0.1');
+        const server = createServer(receiver().app).listen(0, '127.0.0.1');
         const agent = new Agent({ keepAlive: true, maxSockets: 1 });
         try {
           await new Promise((resolve) => server.once('listening', resolve));
@@ -163,7 +168,7 @@ describe('POST /webhooks source address', () => {
   describe('from a socket address in IPv4-mapped IPv6 form (dual-stack listener)', () => {
     const receiver = useReceiver({ allow: '127.0.0.1' });
     it('counts it as the IPv4 address', async () => {
-      const server = receiver().app.listen(0, '::');
+      const server = createServer(receiver().app).listen(0, '::');
       try {
         await new Promise((resolve) => server.once('listening', resolve));
         const { port, family } = server.address() as AddressInfo;
@@ -187,7 +192,7 @@ describe('POST /webhooks with two Content-Type header lines', () => {
 
   /** Sends a correctly signed body with `contentTypes` as separate header lines; resolves to the status. */
   async function send(contentTypes: string[], body: string): Promise<number | undefined> {
-    const server = receiver().app.listen(0, '127.0.0.1');
+    const server = createServer(receiver().app).listen(0, '127.0.0.1');
     try {
       await new Promise((resolve) => server.once('listening', resolve));
       const { port } = server.address() as AddressInfo;
@@ -358,5 +363,31 @@ describe('POST /webhooks with a webhook on its own header and a Standard Webhook
         .expect(403);
       expect(res.body.code).to.equal(403000);
     });
+  });
+});
+
+describe('POST /webhooks when the handler itself fails (a bug, not a refusal)', () => {
+  const receiver = useReceiver();
+
+  it('responds 500 with the JSON error shape and helmet headers, and stores nothing', async () => {
+    const securityHeaders = helmetHeaders();
+    const handler = createWebhookHandler({
+      settings: testSettings(),
+      enqueue: () => Promise.reject(new Error('not reached')),
+      spool: receiver().spool,
+      metrics: createReceiverMetrics(createMetricsRegistry('receiver', false), () => 0),
+      logger: createLogger({ name: 'test', level: 'silent' }),
+      securityHeaders,
+      now: () => {
+        throw new Error('the clock failed');
+      },
+    });
+    // Without Express around it, nothing else would answer the request (or catch the rejection).
+    const listener: RequestListener = (req, res) => void handler(req, res);
+    const body = channelDidCreate('handler-failed');
+    const res = await request(listener).post('/webhooks').set(signedHeaders(body)).send(body).expect(500);
+    expect(res.body).to.deep.equal({ status: 'error', code: 500000, message: 'internal error' });
+    for (const [name, value] of securityHeaders) expect(res.headers[name]).to.equal(value);
+    expect(receiver().spool.depth()).to.equal(0);
   });
 });
