@@ -262,6 +262,27 @@ conformanceCase(
 );
 
 conformanceCase(
+  'writes: a deleted user renamed in an expired record is told to no live stream',
+  async (context) => {
+    const { storage, id, write } = context;
+    const ana = id('u-ana');
+    const ben = id('u-ben');
+    await storage.writes.applyPersonal(
+      [aComment(ben, { postId: id('p-1'), owner: ana }, { id: id('cm-1'), at: at(1) })],
+      write(NOW),
+    );
+    const later = at(1) + RETENTION_DAYS * DAY_MS + 1;
+    const told = toldRecords();
+    await storage.writes.applyProfiles(
+      [{ userId: ben, displayName: 'Deleted user', deleted: true, at: later }],
+      write(later, { onWritten: told.onWritten }),
+    );
+    expect(told.take(), 'records told').to.deep.equal([]);
+    expect(await storage.records.count(ana, later)).to.equal(0);
+  },
+);
+
+conformanceCase(
   'writes: a deleted user shows as `Deleted user` without image and loses their own tray; a rename changes nothing',
   async (context) => {
     const { storage, id, write } = context;
