@@ -79,6 +79,7 @@ const markSpec: fc.Arbitrary<MarkSpec> = fc.record({
     'mute',
     'mute',
     'mute',
+    'mute',
     'unmute',
   ),
   /** Which of the users holding records then. */
@@ -222,9 +223,11 @@ export function withMarks(
         case 'mute': {
           // Its post, community or actor, muted from around its time, until removed or for a while,
           // by whom it was for (a community's post: the user picked above). The action is one the
-          // sequence delivers later to its recipient, so that delivery meets the mute (held back
-          // when the mute starts before the action's time); one delivered so far when none is left.
-          const later = deliveredAfter(index);
+          // sequence first delivers later to its recipient, so that delivery meets the mute (held
+          // back when the mute starts before the action's time), not one a record already counts
+          // (a mute dated before it, which only a skewed clock makes); one delivered so far when
+          // none is left.
+          const later = deliveredAfter(index).filter((action) => !delivered.includes(action));
           const actions = later.length > 0 ? later : delivered;
           const action = actions[(mark.keys[0] ?? mark.user) % Math.max(1, actions.length)];
           const target = action && muteTargetOf(action, mark.keys[1] ?? mark.user);
@@ -271,15 +274,15 @@ type Exercised = 'marked' | 'archived' | 'removals' | 'mutes' | 'heldBack' | 'to
  * each variant; the share of runs that did it, then the chance that fewer than the minimum of 25
  * runs do at that share less 3 standard errors (a binomial tail; fast-check's bias makes the runs'
  * rates differ, which only makes that tail smaller, Hoeffding 1956):
- * marked a record 0.86 (at least 10: 4e-8), compared an archived record 0.49 (1: 9e-8), applied a
- * removal 0.74 (6: 8e-8), put a mute 0.76 (6: 2e-8), held back a delivery by a mute 0.50 (1: 8e-8),
- * told a written record 0.99 (20: 6e-8).
+ * marked a record 0.85 (at least 10: 1e-7), compared an archived record 0.48 (1: 2e-7), applied a
+ * removal 0.72 (6: 2e-7), put a mute 0.84 (8: 3e-9), held back a delivery by a mute 0.48 (1: 2e-7),
+ * told a written record 0.99 (20: 2e-7).
  */
 const MIN_RUNS: Record<Exercised, number> = {
   marked: 10,
   archived: 1,
   removals: 6,
-  mutes: 6,
+  mutes: 8,
   heldBack: 1,
   told: 20,
 };
