@@ -365,7 +365,12 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
         );
         return rows.rows.map(toInboxRecord);
       });
-      await tell(context, renamed);
+      // Expired records are renamed too (none keeps the name) but never shown, so no stream hears
+      // of one (docs/tray-engine.md#retention).
+      await tell(
+        context,
+        renamed.filter((record) => record.lastUpdate + retentionMsOf(context) > context.now),
+      );
       // A deleted user leaves every community they have a change or an imported membership in.
       const communities = await pool.query<{ community_id: string; user_id: string }>(
         `SELECT DISTINCT community_id, user_id FROM (

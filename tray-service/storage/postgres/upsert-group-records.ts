@@ -291,7 +291,8 @@ function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; 
  * fields and lastUpdate move only to a newer action (time, then action id); actors are the 3
  * newest of the group's actors at or after countFrom, the recipient excluded, and actorsCount
  * counts them all. A record that would not change is not written, so a redelivery leaves it (and
- * its read flag) as it is; one that changes turns unread at `now`.
+ * its read flag) as it is; one that changes turns unread at `now`. Nor is one that would be expired
+ * at `now` (an expired record reads as none here, so otherwise a redelivery would rewrite it unread).
  *
  * The caller holds the groups' locks (lock-keys.ts) and has added the actions to the group
  * actors in the same transaction. Returns the records written when `returning`.
@@ -421,12 +422,15 @@ export async function upsertGroupRecords(
        last_action_segment_no, feed, mention_in, actors, actors_count, cf, last_update, last_action_at, false,
        $2, $2, last_update + $3
      FROM v
-     WHERE NOT existed
+     WHERE (NOT existed
         OR (target_type, target_name, parent_target_id, last_action_id, last_action_segment_no, feed::text,
             mention_in, actors::text, actors_count, cf, last_update, last_action_at)
            IS DISTINCT FROM
            (c_target_type, c_target_name, c_parent_target_id, c_action_id, c_seg, c_feed::text, c_mention_in,
-            c_actors::text, c_actors_count, c_count_from, c_at, c_action_at)
+            c_actors::text, c_actors_count, c_count_from, c_at, c_action_at))
+       -- A record expired at the tray's clock is never shown (docs/tray-engine.md#retention): a
+       -- delivery that would leave one so (a replay, a spool drained long after) writes and tells nothing.
+       AND last_update + $3 > $2
      ORDER BY user_id, key
      ON CONFLICT (user_id, key) DO UPDATE SET
        target_type = excluded.target_type, target_name = excluded.target_name,

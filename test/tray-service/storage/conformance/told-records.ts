@@ -1,8 +1,6 @@
 import type { InboxRecord } from '../../../../tray-service/domain/inbox-record.ts';
-import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
 import type { ReferenceTray } from '../../../support/reference-tray/reference-tray.ts';
 import { inboxView } from '../../../support/reference-tray/reference-tray-reads.ts';
-import { inboxOf } from './inbox-operation.ts';
 import { differences, plain } from './tray-snapshot.ts';
 
 /**
@@ -43,25 +41,4 @@ export function toldDifferences(told: readonly InboxRecord[], model: ReferenceTr
     const expected = model.storedRecords(record.userId).find((stored) => stored.key === record.key);
     return expected ? differences(stateOf(record), stateOf(inboxView(expected)), ` told ${record.key}`) : [];
   });
-}
-
-/**
- * Each told record's read and inbox state against the storage's own `all` view right after the
- * operation (records a later step removed left out): what a stream was told is what history shows.
- */
-export async function toldStoredDifferences(
-  told: readonly InboxRecord[],
-  storage: TrayStorage,
-  now: number,
-): Promise<string[]> {
-  const found: string[] = [];
-  for (const userId of new Set(told.map((record) => record.userId))) {
-    const page = await inboxOf(storage).page(userId, 'all', undefined, 1_000, now);
-    const stored = new Map(page.records.map((record) => [record.key, record]));
-    for (const record of told.filter((one) => one.userId === userId)) {
-      const expected = stored.get(record.key);
-      if (expected) found.push(...differences(stateOf(record), stateOf(expected), ` told ${record.key}`));
-    }
-  }
-  return found;
 }

@@ -1,11 +1,14 @@
 import { expect } from 'chai';
+import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { encodeRecordKey } from '../../../../tray-service/domain/record-key.ts';
 import type { InboxRecord } from '../../../../tray-service/domain/inbox-record.ts';
 import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
 import { aComment, aCommentReaction, aMention, aReply } from '../../../support/activity-builder.ts';
+import { RETENTION_DAYS } from './apply-operation.ts';
 import { actorIdsOf, at, keysOf, NOW } from './case-fixtures.ts';
 import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
 import { inboxOf } from './inbox-operation.ts';
+import { toldRecords } from './told-records.ts';
 
 /**
  * The worker's personal writes (TrayWritesPort.applyPersonal, applyProfiles): grouping by verb and
@@ -231,6 +234,52 @@ conformanceCase(
     expect(told, 'a redelivery writes nothing').to.deep.equal([]);
   },
   { needs: 'inbox' },
+);
+
+conformanceCase(
+  'writes: a redelivery, or an older action as late, onto an expired record tells live streams nothing and shows nothing',
+  async (context) => {
+    const { storage, id, write } = context;
+    const ana = id('u-ana');
+    const post = { postId: id('p-1'), owner: ana };
+    const activity = aComment(id('u-ben'), post, { id: id('cm-1'), at: at(1) });
+    await storage.writes.applyPersonal([activity], write(NOW));
+    await storage.records.markRead(ana, 'comment', id('p-1'), NOW + 1);
+    // A replay or a spool drained long after: the record expired (lastUpdate + retention) meanwhile,
+    // and expired records are never shown, so no stream may be told of one either.
+    const later = at(1) + RETENTION_DAYS * DAY_MS + 1;
+    const told = toldRecords();
+    await storage.writes.applyPersonal([activity], write(later, { onWritten: told.onWritten }));
+    expect(told.take(), 'records told of the redelivery').to.deep.equal([]);
+    await storage.writes.applyPersonal(
+      [aComment(id('u-cid'), post, { id: id('cm-0'), at: at(0) })],
+      write(later + 1, { onWritten: told.onWritten }),
+    );
+    expect(told.take(), 'records told of the older action').to.deep.equal([]);
+    expect(await storage.records.count(ana, later + 1)).to.equal(0);
+    expect(await storage.records.countUnread(ana, 0, later + 1)).to.equal(0);
+  },
+);
+
+conformanceCase(
+  'writes: a deleted user renamed in an expired record is told to no live stream',
+  async (context) => {
+    const { storage, id, write } = context;
+    const ana = id('u-ana');
+    const ben = id('u-ben');
+    await storage.writes.applyPersonal(
+      [aComment(ben, { postId: id('p-1'), owner: ana }, { id: id('cm-1'), at: at(1) })],
+      write(NOW),
+    );
+    const later = at(1) + RETENTION_DAYS * DAY_MS + 1;
+    const told = toldRecords();
+    await storage.writes.applyProfiles(
+      [{ userId: ben, displayName: 'Deleted user', deleted: true, at: later }],
+      write(later, { onWritten: told.onWritten }),
+    );
+    expect(told.take(), 'records told').to.deep.equal([]);
+    expect(await storage.records.count(ana, later)).to.equal(0);
+  },
 );
 
 conformanceCase(

@@ -71,6 +71,15 @@ async function forgetDeletedUsers(
   { owner, now, onWritten }: ProfileChangeOptions,
 ): Promise<void> {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
+  // Expired records are renamed too (none keeps the name) but never shown, so no stream hears of
+  // one (docs/tray-engine.md#retention).
+  const tellLive =
+    onWritten &&
+    (async (written: readonly TrayRecordDoc[]) => {
+      const at = (now ?? Date.now)();
+      const live = written.filter((record) => record.expiresAt.getTime() > at);
+      if (live.length > 0) await onWritten(live);
+    });
   for (const { userId } of deleted) {
     await records.deleteMany({ userId });
     // Their snapshot in every group and kept action first, so records computed later keep the new
@@ -86,7 +95,7 @@ async function forgetDeletedUsers(
         owner,
         first: new Map(touched.map((doc) => [doc._id, doc])),
         ...(now ? { now } : {}),
-        ...(onWritten ? { onWritten } : {}),
+        ...(tellLive ? { onWritten: tellLive } : {}),
       },
     );
   }

@@ -145,6 +145,9 @@ export async function writeDeliveries(
       if (applied !== 'unchanged') next = applied;
     }
     if (next === current || next === undefined) return 'unchanged';
+    // An expired record is never shown (docs/tray-engine.md#retention): a delivery that leaves one
+    // so (an older action replayed long after) writes nothing, and no stream is told of it.
+    if (next.expiresAt.getTime() <= at) return 'unchanged';
     // One version step however many deliveries were folded: the claim is for exactly the next one.
     return { ...next, version: current ? current.version + 1 : at };
   };
