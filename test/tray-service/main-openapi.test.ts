@@ -222,6 +222,15 @@ describe('tray-service/main.ts against the OpenAPI documents it serves', functio
       admin$('GET', '/admin/events/{key}', '/admin/events/no-such-key', { headers: admin }),
       admin$('GET', '/admin/events/{key}/recipients', `/admin/events/${key}/recipients`, { headers: admin }),
       admin$('GET', '/admin/events/{key}/recipients', '/admin/events/nope/recipients', { headers: admin }),
+      admin$('GET', '/admin/events/{key}/tray-changes', `/admin/events/${key}/tray-changes`, {
+        headers: admin,
+      }),
+      admin$('GET', '/admin/events/{key}/tray-changes', '/admin/events/nope/tray-changes', {
+        headers: admin,
+      }),
+      admin$('GET', '/admin/events/{key}/tray-changes', `/admin/events/${key}/tray-changes?cursor=%7E`, {
+        headers: admin,
+      }),
       admin$('GET', '/admin/events/tail', '/admin/events/tail?event=post.didCreate', { headers: admin }),
       admin$('GET', '/admin/events/tail', '/admin/events/tail?status=lost', { headers: admin }),
       admin$('POST', '/admin/events/replay', undefined, json({ userId: 'u-ana' }, admin)),
