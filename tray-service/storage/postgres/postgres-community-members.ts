@@ -5,6 +5,7 @@ import { muteTargetsCovering } from '../../domain/mute.ts';
 import type { MuteTarget } from '../../domain/mute-changes.ts';
 import type { CommunityMembersPort } from '../port.ts';
 import { heldBackSql } from './held-back-sql.ts';
+import type { SqlQuery } from './sql-conditions.ts';
 import { MUTE_COLUMNS, toMute, type MuteRow } from './postgres-mutes.ts';
 
 /** Members of $1 at $2 but $3 (the author), by the interval the fan-out joins. */
@@ -12,20 +13,27 @@ const MEMBERS_AT = `FROM tray_memberships ms
   WHERE ms.community_id = $1 AND ms.from_at <= $2 AND $2 < ms.to_at AND ms.user_id IS DISTINCT FROM $3`;
 
 /**
- * The members of MEMBERS_AT whose mute held the post back are left out: `covering` holds every
- * span on the post's targets ($4, $5: types and ids), read once by target (tray_mutes_target, the
- * read the fan-out makes), and the spans are judged by the fan-out's own expression (the post's
- * verb $6, its post $7 and community $8).
+ * `held`: the users whose mute held the post back, to be left out of MEMBERS_AT. Its candidates are
+ * the owners of the spans on the post's targets ($4, $5: types and ids), read by target
+ * (tray_mutes_target, the read the fan-out makes: as many rows as there are mutes on them); each is
+ * judged by the fan-out's own expression (the post's verb $6, post $7 and community $8) on the
+ * primary key. Materialized once, it is a hashed `NOT IN` on each member, in the primary key's order.
  */
-const COVERING = `WITH covering AS MATERIALIZED (
-    SELECT ${MUTE_COLUMNS} FROM tray_mutes
-    WHERE (target_type, target_id) IN (SELECT * FROM unnest($4::text[], $5::text[])))`;
-const NOT_HELD_BACK = `NOT ${heldBackSql(
-  { user: 'ms.user_id', actor: '$3', verb: '$6::text', post: '$7::text', community: '$8::text', at: '$2' },
-  'covering',
-)}`;
+const HELD = `WITH held AS MATERIALIZED (
+    SELECT u.user_id FROM (
+      SELECT DISTINCT user_id FROM tray_mutes
+      WHERE (target_type, target_id) IN (SELECT * FROM unnest($4::text[], $5::text[]))) AS u
+    WHERE ${heldBackSql({
+      user: 'u.user_id',
+      actor: '$3::text',
+      verb: '$6::text',
+      post: '$7::text',
+      community: '$8::text',
+      at: '$2::bigint',
+    })})`;
+const NOT_HELD_BACK = 'ms.user_id NOT IN (SELECT user_id FROM held)';
 
-/** The values of $1-$8 of a post's recipients (COVERING, NOT_HELD_BACK). */
+/** The values of $1-$8 of a post's recipients (HELD). */
 function postValues(communityId: string, post: Activity): unknown[] {
   const targets = muteTargetsCovering(post);
   return [
@@ -38,6 +46,27 @@ function postValues(communityId: string, post: Activity): unknown[] {
     activityPost(post) ?? null,
     post.communityId ?? null,
   ];
+}
+
+/** A page of the post's recipients (postRecipients): one statement, `limit` + 1 rows. */
+export function postRecipientsQuery(
+  communityId: string,
+  post: Activity,
+  page: { limit: number; after?: string },
+): SqlQuery {
+  return {
+    text: `${HELD} SELECT ms.user_id ${MEMBERS_AT} AND ${NOT_HELD_BACK}
+           AND ms.user_id > $9 ORDER BY ms.user_id LIMIT $10`,
+    values: [...postValues(communityId, post), page.after ?? '', page.limit + 1],
+  };
+}
+
+/** How many recipients the post has (countPostRecipients): one statement. */
+export function countPostRecipientsQuery(communityId: string, post: Activity): SqlQuery {
+  return {
+    text: `${HELD} SELECT count(*)::int AS n ${MEMBERS_AT} AND ${NOT_HELD_BACK}`,
+    values: postValues(communityId, post),
+  };
 }
 
 /** The page of user ids of `rows` (fetched `limit` + 1 to tell whether more follow). */
@@ -76,9 +105,7 @@ export function createPostgresCommunityMembers(pool: pg.Pool): CommunityMembersP
     async postRecipients(communityId, post, page) {
       const { rows } = await pool.query<{ user_id: string }>({
         name: 'tray_post_recipients',
-        text: `${COVERING} SELECT ms.user_id ${MEMBERS_AT} AND ${NOT_HELD_BACK}
-               AND ms.user_id > $9 ORDER BY ms.user_id LIMIT $10`,
-        values: [...postValues(communityId, post), page.after ?? '', page.limit + 1],
+        ...postRecipientsQuery(communityId, post, page),
       });
       return pageOf(rows, page.limit);
     },
@@ -86,8 +113,7 @@ export function createPostgresCommunityMembers(pool: pg.Pool): CommunityMembersP
     async countPostRecipients(communityId, post) {
       const { rows } = await pool.query<{ n: number }>({
         name: 'tray_post_recipients_count',
-        text: `${COVERING} SELECT count(*)::int AS n ${MEMBERS_AT} AND ${NOT_HELD_BACK}`,
-        values: postValues(communityId, post),
+        ...countPostRecipientsQuery(communityId, post),
       });
       return rows[0]?.n ?? 0;
     },
