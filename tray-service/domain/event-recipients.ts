@@ -1,11 +1,15 @@
-import type { MappedEvent } from './activity.ts';
+import type { Activity, MappedEvent } from './activity.ts';
+import { heldBackByMutes, muteTargetsCovering, type Mute } from './mute.ts';
+import type { MuteTarget } from './mute-changes.ts';
 
 /**
  * Whose tray records an event changed, from what the mapping made of it (docs/operations.md#events-console-api):
  * the users of its personal activities (post or comment owners, mentioned users), the actor's own
- * left out as the tray leaves it out, and on a community's target those away from it then left out
+ * left out as the tray leaves it out, so are those whose mute held the activity back (a mention
+ * passes a post or community mute), and on a community's target those away from it then left out
  * by the caller (personalIn); and for a community post, the community's members at the
- * post's time, its author left out (membership by time, as the fan-out reads it).
+ * post's time, its author and those whose mute held it back left out by the store (membership and
+ * mutes by time, as the fan-out reads them).
  */
 export interface RecipientSources {
   /** Distinct, in byte order. */
@@ -15,25 +19,54 @@ export interface RecipientSources {
    * personal recipients who were away from it then got nothing (the tray held it back).
    */
   personalIn?: { communityId: string; at: number };
-  community?: { communityId: string; at: number; authorId: string };
+  /** A community post: `post` is its activity (what a member's mute is judged against). */
+  community?: { communityId: string; at: number; authorId: string; post: Activity };
 }
 
 /** Byte order of UTF-8, the order PostgreSQL's COLLATE "C" gives ids (and the pages use). */
 export const byteOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
-export function recipientSources(mapped: Pick<MappedEvent, 'activities'>): RecipientSources {
+/** The targets a mute of which could hold back one of the event's activities (muteTargetsCovering). Pure. */
+export function recipientMuteTargets(mapped: Pick<MappedEvent, 'activities'>): MuteTarget[] {
+  const targets = new Map<string, MuteTarget>();
+  for (const activity of mapped.activities)
+    for (const target of muteTargetsCovering(activity))
+      targets.set(JSON.stringify([target.targetType, target.targetId]), target);
+  return [...targets.values()];
+}
+
+/** Mute spans by owner. Pure. */
+export function mutesByOwner(spans: readonly Mute[]): Map<string, Mute[]> {
+  const byOwner = new Map<string, Mute[]>();
+  for (const span of spans) byOwner.set(span.userId, [...(byOwner.get(span.userId) ?? []), span]);
+  return byOwner;
+}
+
+/**
+ * The event's sources; `mutes` (the personal recipients' spans on recipientMuteTargets, by owner)
+ * leaves out a personal recipient all of whose activities a mute held back.
+ */
+export function recipientSources(
+  mapped: Pick<MappedEvent, 'activities'>,
+  mutes: ReadonlyMap<string, readonly Mute[]> = new Map(),
+): RecipientSources {
   const personal = new Set<string>();
   let community: RecipientSources['community'];
   let personalIn: RecipientSources['personalIn'];
   for (const activity of mapped.activities) {
     const { audience } = activity;
     if (audience.kind === 'user' && audience.userId !== activity.actor.userId) {
-      personal.add(audience.userId);
+      if (!heldBackByMutes(mutes.get(audience.userId) ?? [], activity)) personal.add(audience.userId);
       if (activity.communityId !== undefined && personalIn === undefined)
         personalIn = { communityId: activity.communityId, at: activity.at };
     }
     if (audience.kind === 'community' && community === undefined)
-      community = { communityId: audience.communityId, at: activity.at, authorId: activity.actor.userId };
+      community = {
+        communityId: audience.communityId,
+        at: activity.at,
+        authorId: activity.actor.userId,
+        post: activity,
+      };
   }
   return {
     personal: [...personal].sort(byteOrder),

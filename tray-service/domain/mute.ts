@@ -55,6 +55,23 @@ export function muteCovers(mute: Pick<Mute, 'targetType' | 'targetId'>, activity
   }
 }
 
+/**
+ * The targets a mute of which could cover the activity (muteCovers): its actor, its post and its
+ * community. A store reads an owner's spans on these, then judges them with heldBackByMutes. Pure.
+ */
+export function muteTargetsCovering(
+  activity: MutedFields,
+): { targetType: MuteTargetType; targetId: string }[] {
+  const post = activityPost(activity);
+  return [
+    { targetType: 'user', targetId: activity.actor.userId },
+    ...(post === undefined ? [] : [{ targetType: 'post' as const, targetId: post }]),
+    ...(activity.communityId === undefined
+      ? []
+      : [{ targetType: 'community' as const, targetId: activity.communityId }]),
+  ];
+}
+
 /** Whether one of the owner's mutes held the activity back: covering it and in force at its time. Pure. */
 export function heldBackByMutes(
   mutes: Iterable<Pick<Mute, 'targetType' | 'targetId' | 'createdAt' | 'until' | 'removedAt'>>,

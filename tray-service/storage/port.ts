@@ -314,6 +314,24 @@ export interface CommunityMembersPort {
    * does not reach them; a user the tray knows no join or leave of is never away.
    */
   awayAmong(communityId: string, at: number, userIds: readonly string[]): Promise<Set<string>>;
+  /**
+   * The users the community post's `post` record reached: members of `communityId` at the post's
+   * time but its author and those whose mute in force then covered it (domain/mute.ts
+   * heldBackByMutes: of the community, the post or its author), in id order (byte order), after
+   * `after`. Members and mutes are read in whole statements, never one per member.
+   */
+  postRecipients(
+    communityId: string,
+    post: Activity,
+    page: { limit: number; after?: string },
+  ): Promise<{ userIds: string[]; next?: string }>;
+  /** How many users postRecipients lists in all: exact, counted without a cap. */
+  countPostRecipients(communityId: string, post: Activity): Promise<number>;
+  /**
+   * The mute spans of `userIds` on `targets` (domain/mute.ts muteTargetsCovering), ended ones
+   * included: what judges whether a mute held an action back from a few personal recipients.
+   */
+  muteSpansOn(userIds: readonly string[], targets: readonly MuteTarget[]): Promise<Mute[]>;
 }
 
 /** A page of one of the inbox's views (docs/tray-rules.md#inbox): paged as HistoryPage. */

@@ -1,5 +1,12 @@
 import { mapEvent } from '../domain/map-event.ts';
-import { recipientSources, recipientsPage, type RecipientSources } from '../domain/event-recipients.ts';
+import {
+  mutesByOwner,
+  recipientMuteTargets,
+  recipientSources,
+  recipientsPage,
+  type RecipientSources,
+} from '../domain/event-recipients.ts';
+import { heldBackByMutes, type Mute } from '../domain/mute.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { CommunityMembersPort } from '../storage/port.ts';
 
@@ -18,26 +25,35 @@ export interface EventRecipients {
   page(event: StoredEvent, limit: number, after?: string): Promise<{ userIds: string[]; next?: string }>;
 }
 
+interface Sources {
+  sources: RecipientSources;
+  /** The personal recipients' mute spans on the event's targets, by owner. */
+  mutes: ReadonlyMap<string, readonly Mute[]>;
+}
+
 export function createEventRecipients(members: CommunityMembersPort): EventRecipients {
-  /** The event's sources, its personal recipients who were away from the community left out. */
-  async function sourcesOf(event: StoredEvent): Promise<RecipientSources> {
-    const sources = recipientSources(
-      mapEvent({ event: event.event, data: event.data, receivedAt: event.receivedAt.getTime() }),
-    );
+  /**
+   * The event's sources: its personal recipients whose mutes held back all they would have got,
+   * and those who were away from the community, left out.
+   */
+  async function sourcesOf(event: StoredEvent): Promise<Sources> {
+    const mapped = mapEvent({ event: event.event, data: event.data, receivedAt: event.receivedAt.getTime() });
+    const candidates = recipientSources(mapped).personal;
+    const mutes = mutesByOwner(await members.muteSpansOn(candidates, recipientMuteTargets(mapped)));
+    const sources = recipientSources(mapped, mutes);
     const { personalIn } = sources;
-    if (!personalIn) return sources;
+    if (!personalIn) return { sources, mutes };
     const away = await members.awayAmong(personalIn.communityId, personalIn.at, sources.personal);
     return away.size === 0
-      ? sources
-      : { ...sources, personal: sources.personal.filter((id) => !away.has(id)) };
+      ? { sources, mutes }
+      : { sources: { ...sources, personal: sources.personal.filter((id) => !away.has(id)) }, mutes };
   }
 
-  async function page(sources: RecipientSources, limit: number, after?: string) {
+  async function page({ sources }: Sources, limit: number, after?: string) {
     const { community } = sources;
     const found = community
-      ? await members.membersAt(community.communityId, community.at, {
+      ? await members.postRecipients(community.communityId, community.post, {
           limit,
-          exclude: community.authorId,
           ...(after === undefined ? {} : { after }),
         })
       : { userIds: [] };
@@ -50,16 +66,20 @@ export function createEventRecipients(members: CommunityMembersPort): EventRecip
   }
   return {
     async summary(event, first) {
-      const sources = await sourcesOf(event);
+      const read = await sourcesOf(event);
+      const { sources, mutes } = read;
       const { community } = sources;
-      const { userIds } = await page(sources, first);
+      const { userIds } = await page(read, first);
       if (!community) return { users: userIds, total: sources.personal.length };
       const [count, alsoMembers] = await Promise.all([
-        members.countMembersAt(community.communityId, community.at, community.authorId),
+        members.countPostRecipients(community.communityId, community.post),
         members.membersAmong(community.communityId, community.at, sources.personal),
       ]);
-      // A mentioned member got two records (the post and the mention) but is one user.
-      const others = sources.personal.filter((userId) => !alsoMembers.has(userId));
+      // A mentioned member the post reached got two records (the post and the mention) but is one
+      // user; one whose mute held the post back is counted by the mention alone.
+      const reachedByPost = (userId: string) =>
+        alsoMembers.has(userId) && !heldBackByMutes(mutes.get(userId) ?? [], community.post);
+      const others = sources.personal.filter((userId) => !reachedByPost(userId));
       return {
         users: userIds,
         total: count + others.length,

@@ -3,9 +3,12 @@ import fc from 'fast-check';
 import { mapEvent } from '../../../tray-service/domain/map-event.ts';
 import {
   byteOrder,
+  mutesByOwner,
+  recipientMuteTargets,
   recipientSources,
   recipientsPage,
 } from '../../../tray-service/domain/event-recipients.ts';
+import type { Mute, MuteTargetType } from '../../../tray-service/domain/mute.ts';
 import { commentEvent, minute, postEvent } from '../worker/event-builder.ts';
 
 const receivedAt = Date.parse('2026-11-20T12:00:00.000Z');
@@ -20,7 +23,12 @@ describe('an event’s recipients (pure part)', () => {
       personal: ['u-ben', 'u-eve'],
       // The mentions are on the community's post: whoever was away from it then got none.
       personalIn: { communityId: 'c-hike', at: Date.parse(minute(5)) },
-      community: { communityId: 'c-hike', at: Date.parse(minute(5)), authorId: 'u-ana' },
+      community: {
+        communityId: 'c-hike',
+        at: Date.parse(minute(5)),
+        authorId: 'u-ana',
+        post: post.activities[0],
+      },
     });
     const ownPost = mapEvent({ ...commentEvent({ author: 'u-ana', postOwner: 'u-ana' }), receivedAt });
     expect(recipientSources(ownPost)).to.deep.equal({ personal: [] });
@@ -32,6 +40,37 @@ describe('an event’s recipients (pure part)', () => {
       personal: ['u-ana'],
       personalIn: { communityId: 'c-hike', at: Date.parse(minute(6)) },
     });
+  });
+
+  it('leaves out a personal recipient whose mute in force at the action’s time held back all they would get', () => {
+    const comment = mapEvent({
+      ...commentEvent({ author: 'u-cid', createdAt: minute(5), mentions: ['u-ana', 'u-ben', 'u-dee'] }),
+      receivedAt,
+    });
+    expect(recipientMuteTargets(comment)).to.deep.equal([
+      { targetType: 'user', targetId: 'u-cid' },
+      { targetType: 'post', targetId: 'p-100' },
+      { targetType: 'community', targetId: 'c-hike' },
+    ]);
+    const span = (userId: string, targetType: MuteTargetType, targetId: string, from: number): Mute => ({
+      userId,
+      targetType,
+      targetId,
+      createdAt: Date.parse(minute(from)),
+      until: null,
+      removedAt: null,
+    });
+    const mutes = mutesByOwner([
+      // Ana's comment record is held back, her mention is not: she stays.
+      span('u-ana', 'post', 'p-100', 4),
+      // Put after the comment: no effect on it.
+      span('u-ben', 'user', 'u-cid', 6),
+      // A user mute holds back the actor's mentions too.
+      span('u-dee', 'user', 'u-cid', 4),
+    ]);
+    expect(recipientSources(comment, mutes).personal).to.deep.equal(['u-ana', 'u-ben']);
+    const unmentioned = mapEvent({ ...commentEvent({ author: 'u-cid', createdAt: minute(5) }), receivedAt });
+    expect(recipientSources(unmentioned, mutes).personal).to.deep.equal([]);
   });
 
   it('sorts ids in UTF-8 byte order, as PostgreSQL’s COLLATE "C" does', () => {

@@ -7,13 +7,13 @@ import type { InboxPort } from '../port.ts';
 /** A span still in force with no end of its own is kept until it ends (bigint's largest value). */
 const NEVER = '9223372036854775807';
 
-const MUTE_COLUMNS = 'user_id, target_type, target_id, created_at, until_at, removed_at';
+export const MUTE_COLUMNS = 'user_id, target_type, target_id, created_at, until_at, removed_at';
 
 /** The span of the user's mute of ($2, $3) in force at $4 (domain/mute.ts muteInForceAt). */
 const IN_FORCE = `user_id = $1 AND target_type = $2 AND target_id = $3 AND created_at <= $4
   AND (until_at IS NULL OR until_at > $4) AND (removed_at IS NULL OR removed_at > $4)`;
 
-interface MuteRow {
+export interface MuteRow {
   user_id: string;
   target_type: string;
   target_id: string;
@@ -22,7 +22,7 @@ interface MuteRow {
   removed_at: string | null;
 }
 
-function toMute(row: MuteRow): Mute {
+export function toMute(row: MuteRow): Mute {
   return {
     userId: row.user_id,
     targetType: row.target_type as MuteTargetType,

@@ -1,21 +1,8 @@
 import type { Db } from 'mongodb';
 import type { Activity } from '../../../domain/activity.ts';
-import { activityPost } from '../../../domain/activity-post.ts';
-import { heldBackByMutes, type Mute, type MuteTargetType } from '../../../domain/mute.ts';
+import { heldBackByMutes, muteTargetsCovering, type Mute } from '../../../domain/mute.ts';
 import { TRAY_MUTES } from '../collection-names.ts';
 import { muteTargetKey, type MuteDoc } from './tray-mutes-collection.ts';
-
-/** The targets a mute of which could cover the activity (domain/mute.ts muteCovers). */
-function coveringTargets(activity: Activity): [MuteTargetType, string][] {
-  const post = activityPost(activity);
-  return [
-    ['user', activity.actor.userId],
-    ...(post === undefined ? [] : [['post', post] as [MuteTargetType, string]]),
-    ...(activity.communityId === undefined
-      ? []
-      : [['community', activity.communityId] as [MuteTargetType, string]]),
-  ];
-}
 
 /**
  * The mute spans of `recipients` on every target that could cover one of the actions (their
@@ -33,7 +20,8 @@ export async function spansCovering(
 ): Promise<Map<string, Mute[]>> {
   const targets = new Set<string>();
   for (const activity of actions)
-    for (const [type, id] of coveringTargets(activity)) targets.add(muteTargetKey(type, id));
+    for (const { targetType, targetId } of muteTargetsCovering(activity))
+      targets.add(muteTargetKey(targetType, targetId));
   for (const actor of actors) targets.add(muteTargetKey('user', actor));
   const byOwner = new Map<string, Mute[]>();
   if (targets.size === 0 || recipients.size === 0) return byOwner;

@@ -32,7 +32,7 @@ export const trayMutesCollection: CollectionSpec = {
       name: 'mute_target',
       key: { target: 1, userId: 1 },
       serves:
-        'the fan-out and personal writes: find({target: {$in: a batch’s targets}}), who muted them (muted-deliveries.ts)',
+        'the fan-out and personal writes: find({target: {$in: a batch’s targets}}), who muted them (muted-deliveries.ts); the events console: the same for a post’s recipients, and find({target: {$in}, userId: {$in}}) for its few personal ones (mongo-community-members.ts)',
     },
     EXPIRY_INDEX,
   ],
