@@ -27,6 +27,7 @@ import './inbox-property-cases.ts';
 import './removals-cases.ts';
 import './removal-outcomes-cases.ts';
 import './mutes-cases.ts';
+import './back-dated-mutes-cases.ts';
 
 /**
  * The storage conformance run: every registered case (conformance-case.ts) against every adapter
