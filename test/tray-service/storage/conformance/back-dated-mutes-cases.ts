@@ -31,6 +31,11 @@ function mute(tray: ModelledStorage, ana: string, targetType: MuteTargetType, ta
   return tray.apply({ kind: 'mute', userId: ana, target: { targetType, targetId }, until: null, now });
 }
 
+/** Ana's unmute of the user, dated `now`. */
+function unmuteUser(tray: ModelledStorage, ana: string, userId: string, now: number) {
+  return tray.apply({ kind: 'unmute', userId: ana, target: { targetType: 'user', targetId: userId }, now });
+}
+
 function removeComment(tray: ModelledStorage, context: ConformanceContext, comment: string, now: number) {
   return tray.apply({
     kind: 'removal',
@@ -39,10 +44,14 @@ function removeComment(tray: ModelledStorage, context: ConformanceContext, comme
   });
 }
 
+/** Ana's comment record names and counts `actors` (none: there is no record), as the model's. */
 async function expectComment(tray: ModelledStorage, actors: string[], now: number) {
   const record = await tray.record('u-ana', 'comment', now);
-  expect(actorIdsOf(record)).to.deep.equal(actors);
-  expect(record?.actorsCount).to.equal(actors.length);
+  if (actors.length === 0) expect(record).to.equal(undefined);
+  else {
+    expect(actorIdsOf(record)).to.deep.equal(actors);
+    expect(record?.actorsCount).to.equal(actors.length);
+  }
   await tray.expectModel('u-ana', now);
   return record;
 }
@@ -68,8 +77,7 @@ conformanceCase(
     const { tray, id, ana } = await commentedPost(context);
     await mute(tray, ana, 'post', id('p-1'), at(0));
     await removeComment(tray, context, 'cm-u-ana-4', NOW + 1);
-    expect(await tray.record('u-ana', 'comment', NOW + 1)).to.equal(undefined);
-    await tray.expectModel('u-ana', NOW + 1);
+    await expectComment(tray, [], NOW + 1);
   },
   { needs: 'removals' },
 );
@@ -84,8 +92,7 @@ conformanceCase(
     await expectComment(tray, [id('u-dee')], NOW + 1);
     // Removing the last one left removes the record.
     await removeComment(tray, context, 'cm-u-dee-5', NOW + 2);
-    expect(await tray.record('u-ana', 'comment', NOW + 2)).to.equal(undefined);
-    await tray.expectModel('u-ana', NOW + 2);
+    await expectComment(tray, [], NOW + 2);
   },
   { needs: 'removals' },
 );
@@ -106,16 +113,19 @@ conformanceCase(
 );
 
 conformanceCase(
-  'back-dated mutes: a redelivery of a counted action leaves the tray as the model has it',
+  "back-dated mutes: a redelivery of the muted actor's action changes nothing; another's computes the record without it",
   async (context) => {
     const { tray, id, ana, comment } = await commentedPost(context);
     await tray.apply({ kind: 'markAllRead', userId: ana, now: NOW + 1 });
     await mute(tray, ana, 'user', id('u-ben'), at(2));
-    // The muted actor's own comment again, then another's.
+    // Held back, so it reaches nothing.
     await tray.personal([comment('u-ben', 3)], NOW + 2);
-    await tray.expectModel('u-ana', NOW + 2);
+    let record = await expectComment(tray, [id('u-ben'), id('u-cy')], NOW + 2);
+    expect(record).to.include({ hasRead: true });
+    // A delivery that computes the record again is new activity, a redelivery too (docs/tray-rules.md).
     await tray.personal([comment('u-cy', 1)], NOW + 3);
-    await tray.expectModel('u-ana', NOW + 3);
+    record = await expectComment(tray, [id('u-cy')], NOW + 3);
+    expect(record).to.include({ hasRead: false });
   },
   { needs: 'inbox' },
 );
@@ -126,12 +136,7 @@ conformanceCase(
     const { tray, id, ana, comment } = await commentedPost(context);
     // In force from minute 2 to half past: Ben's comment at minute 3 fell after it.
     await mute(tray, ana, 'user', id('u-ben'), at(2));
-    await tray.apply({
-      kind: 'unmute',
-      userId: ana,
-      target: { targetType: 'user', targetId: id('u-ben') },
-      now: at(2, 30_000),
-    });
+    await unmuteUser(tray, ana, id('u-ben'), at(2, 30_000));
     await removeComment(tray, context, 'cm-u-ana-4', NOW + 1);
     await expectComment(tray, [id('u-ben'), id('u-cy')], NOW + 1);
     await tray.personal([comment('u-dee', 5)], NOW + 2);
@@ -145,12 +150,7 @@ conformanceCase(
   async (context) => {
     const { tray, id, ana } = await commentedPost(context);
     await mute(tray, ana, 'user', id('u-ben'), at(2));
-    await tray.apply({
-      kind: 'unmute',
-      userId: ana,
-      target: { targetType: 'user', targetId: id('u-ben') },
-      now: at(3, 30_000),
-    });
+    await unmuteUser(tray, ana, id('u-ben'), at(3, 30_000));
     await removeComment(tray, context, 'cm-u-ana-4', NOW + 1);
     await expectComment(tray, [id('u-cy')], NOW + 1);
   },

@@ -242,8 +242,14 @@ export function withMarks(
           push({ kind: 'wake', now: now + mark.seconds * 1_000 });
           break;
         case 'removal': {
-          // The deletion of something delivered so far (its later redeliveries become no-ops).
-          const action = delivered[(mark.keys[0] ?? mark.user) % Math.max(1, delivered.length)];
+          // The deletion of something delivered so far (its later redeliveries become no-ops); for
+          // half of them one of an actor on their own target, if any, which no record counts but
+          // whose removal computes its group's records again (a back-dated mute takes effect).
+          const own = delivered.filter(
+            (one) => one.audience.kind === 'user' && one.audience.userId === one.actor.userId,
+          );
+          const from = mark.backDated && own.length > 0 ? own : delivered;
+          const action = from[(mark.keys[0] ?? mark.user) % Math.max(1, from.length)];
           if (action) push({ kind: 'removal', removals: [removalOf(action, now)], now });
           break;
         }
