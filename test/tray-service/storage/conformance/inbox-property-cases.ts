@@ -60,7 +60,8 @@ interface MarkSpec {
   /**
    * For a mute or an unmute: dated with no regard for the actions delivered so far that it covers,
    * so it may start (or end) before one a record already counts (a platform clock ahead of the
-   * tray's); otherwise it falls after every one of them.
+   * tray's); otherwise it falls after every one of them. For a removal: when there is one, the
+   * deletion of an action on its actor's own target.
    */
   backDated: boolean;
 }
