@@ -27,6 +27,7 @@ import './inbox-property-cases.ts';
 import './removals-cases.ts';
 import './removal-outcomes-cases.ts';
 import './mutes-cases.ts';
+import './back-dated-mutes-cases.ts';
 import './event-recipients-cases.ts';
 
 /**

@@ -19,7 +19,10 @@ export function communityOf(activity: Activity): string | undefined {
 /**
  * Keeps every action a record may count, on user feeds as on a community's targets, for the
  * records' retention: a record is computed again from them exactly (a removal, a recipient away or
- * muted at times; docs/storage.md#records-stay-small). A recipient's own action reaches no one: not kept.
+ * muted at times; docs/storage.md#records-stay-small). A recipient's own action reaches no one, yet it
+ * is kept too, without a member key: no record counts it, but its removal must find its group, whose
+ * records are then computed again as the reference tray's are (a mute dated before an action a
+ * record counts takes that action out there; docs/tray-rules.md#inbox).
  */
 export async function keepTargetActions(
   db: Db,
@@ -31,7 +34,7 @@ export async function keepTargetActions(
     // A community post is kept once for the community, also when a late join brings it to one member.
     const recipient =
       activity.audience.kind === 'user' && activity.verb !== 'post' ? activity.audience.userId : '';
-    if (recipient === activity.actor.userId) return [];
+    const own = recipient === activity.actor.userId;
     const group = recordGroup(activity.verb, activity.targetId);
     const expiresAt = new Date(activity.at + retentionDays * DAY_MS);
     const postId = activityPost(activity);
@@ -41,7 +44,7 @@ export async function keepTargetActions(
         group,
         ...(postId === undefined ? {} : { postId }),
         // Only a community's members join and leave: a user feed's actions need no member key.
-        ...(recipient === '' || communityId === undefined
+        ...(recipient === '' || own || communityId === undefined
           ? {}
           : { member: memberKey(communityId, recipient) }),
         at: activity.at,
