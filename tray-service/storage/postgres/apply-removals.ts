@@ -24,12 +24,29 @@ interface ActionRow {
 
 const groupKey = (row: Pick<ActionRow, 'verb' | 'target_id'>) => JSON.stringify([row.verb, row.target_id]);
 
-/** The kept actions on the posts, with what removalVoids reads of each. */
-async function actionsOnPosts(client: pg.PoolClient, postIds: readonly string[]): Promise<ActionRow[]> {
+/**
+ * The kept actions each removal may void, with what removalVoids reads of each: a deleted post's
+ * every action (by its post), and of a comment or reaction only the actions it is (by its id, the
+ * post's index) or that are on it (by their target, the primary key). A superset of what
+ * removalVoids takes: it decides. A comment deletion so reads its own few actions, never the post's.
+ */
+async function candidateActions(client: pg.PoolClient, removals: readonly Removal[]): Promise<ActionRow[]> {
   const found = await client.query<ActionRow>(
-    `SELECT target_id, verb, action_id, recipient, actor_id, parent_target_id, mention_in, community_id
-     FROM tray_group_actions WHERE post_id = ANY($1::text[])`,
-    [postIds],
+    `SELECT DISTINCT t.target_id, t.verb, t.action_id, t.recipient, t.actor_id, t.parent_target_id, t.mention_in,
+       t.community_id
+     FROM unnest($1::text[], $2::text[], $3::text[]) AS r(kind, id, post_id)
+     CROSS JOIN LATERAL (
+       SELECT * FROM tray_group_actions t WHERE r.kind = 'post' AND t.post_id = r.id
+       UNION ALL
+       SELECT * FROM tray_group_actions t WHERE r.kind <> 'post' AND t.post_id = r.post_id AND t.action_id = r.id
+       UNION ALL
+       SELECT * FROM tray_group_actions t WHERE r.kind = 'comment' AND t.target_id = r.id AND t.post_id = r.post_id
+     ) AS t`,
+    [
+      removals.map((removal) => removal.kind),
+      removals.map((removal) => removal.id),
+      removals.map((removal) => removal.postId),
+    ],
   );
   return found.rows;
 }
@@ -213,7 +230,7 @@ export async function applyRemovals(
   };
   // Locked before the tombstones are stored; read again after: a write that committed meanwhile
   // may have added a group (taking its lock too is safe: a deadlock is retried whole).
-  await lockGroups(await actionsOnPosts(client, postIds), postIds);
+  await lockGroups(await candidateActions(client, removals), postIds);
   await client.query(
     `INSERT INTO tray_removals (post_id, kind, id, at, expires_at)
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
@@ -226,7 +243,7 @@ export async function applyRemovals(
       removals.map((removal) => Math.max(removal.at, options.now) + options.retentionMs),
     ],
   );
-  const candidates = await actionsOnPosts(client, postIds);
+  const candidates = await candidateActions(client, removals);
   await lockGroups(candidates);
   const voided = candidates.filter((row) => voids(removals, row));
   if (voided.length === 0) return none;
