@@ -105,13 +105,16 @@ const SNAPSHOT = `jsonb_strip_nulls(jsonb_build_object('userId', t.actor_id, 'na
  * actorsCount and the last action's id and segment change (with changedAt); a record left with
  * none is deleted. Returns each record changed (`rec`) or deleted.
  */
-function recomputeSql(): string {
+function recomputeSql(members: boolean): string {
   const exact = exactActorsOfRow('r');
-  return `WITH grp AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS g(verb, target_id, community_id)),
-     d AS (SELECT DISTINCT mb.user_id, grp.verb, grp.target_id, grp.community_id
+  // Without a `post` group the members' branch finds nobody, but the planner cannot know that: it
+  // estimates a community's worth of records and reads tray_records whole for one comment's record.
+  const ofMembers = `SELECT DISTINCT mb.user_id, grp.verb, grp.target_id, grp.community_id
            FROM grp JOIN tray_memberships mb ON grp.verb = 'post' AND mb.community_id = grp.target_id
-           UNION
-           SELECT x.user_id, grp.verb, grp.target_id, grp.community_id
+           UNION`;
+  return `WITH grp AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS g(verb, target_id, community_id)),
+     d AS (${members ? ofMembers : ''}
+           SELECT DISTINCT x.user_id, grp.verb, grp.target_id, grp.community_id
            FROM unnest($4::text[], $5::text[], $6::text[]) AS x(user_id, verb, target_id)
            JOIN grp ON grp.verb = x.verb AND grp.target_id = x.target_id),
      r AS (SELECT t.user_id, t.key, t.verb, t.target_id, t.count_from, d.community_id,
@@ -272,7 +275,7 @@ export async function applyRemovals(
     voided.map((row) => row.verb),
     voided.map((row) => row.actor_id),
   ]);
-  const result = await client.query<RecomputedRow>(recomputeSql(), [
+  const result = await client.query<RecomputedRow>(recomputeSql(touched.some((row) => row.verb === 'post')), [
     touched.map((row) => row.verb),
     touched.map((row) => row.target_id),
     touched.map((row) => (row.verb === 'post' ? row.target_id : row.community_id)),
