@@ -30,12 +30,21 @@ const groupKey = (row: Pick<ActionRow, 'verb' | 'target_id'>) => JSON.stringify(
  * post's index) or that are on it (by their target, the primary key). A superset of what
  * removalVoids takes: it decides. A comment deletion so reads its own few actions, never the post's.
  */
-async function candidateActions(client: pg.PoolClient, removals: readonly Removal[]): Promise<ActionRow[]> {
+async function candidateActions(
+  client: pg.PoolClient,
+  removals: readonly Removal[],
+  store?: { now: number; retentionMs: number },
+): Promise<ActionRow[]> {
+  // With `store`, the tombstones are stored by the same statement (one round trip less): its reads
+  // see every write that committed before the post's lock was taken, which is all they need.
+  const storing = `, stored AS (INSERT INTO tray_removals (post_id, kind, id, at, expires_at)
+       SELECT post_id, kind, id, at, expires_at FROM r ON CONFLICT DO NOTHING)`;
   const found = await client.query<ActionRow>(
-    `SELECT DISTINCT t.target_id, t.verb, t.action_id, t.recipient, t.actor_id, t.parent_target_id, t.mention_in,
+    `WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
+       AS r(kind, id, post_id, at, expires_at))${store ? storing : ''}
+     SELECT DISTINCT t.target_id, t.verb, t.action_id, t.recipient, t.actor_id, t.parent_target_id, t.mention_in,
        t.community_id
-     FROM unnest($1::text[], $2::text[], $3::text[]) AS r(kind, id, post_id)
-     CROSS JOIN LATERAL (
+     FROM r CROSS JOIN LATERAL (
        SELECT * FROM tray_group_actions t WHERE r.kind = 'post' AND t.post_id = r.id
        UNION ALL
        SELECT * FROM tray_group_actions t WHERE r.kind <> 'post' AND t.post_id = r.post_id AND t.action_id = r.id
@@ -46,6 +55,8 @@ async function candidateActions(client: pg.PoolClient, removals: readonly Remova
       removals.map((removal) => removal.kind),
       removals.map((removal) => removal.id),
       removals.map((removal) => removal.postId),
+      removals.map((removal) => removal.at),
+      removals.map((removal) => (store ? Math.max(removal.at, store.now) + store.retentionMs : 0)),
     ],
   );
   return found.rows;
@@ -234,19 +245,7 @@ export async function applyRemovals(
   // Locked before the tombstones are stored; read again after: a write that committed meanwhile
   // may have added a group (taking its lock too is safe: a deadlock is retried whole).
   await lockGroups(await candidateActions(client, removals), postIds);
-  await client.query(
-    `INSERT INTO tray_removals (post_id, kind, id, at, expires_at)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
-     ON CONFLICT DO NOTHING`,
-    [
-      removals.map((removal) => removal.postId),
-      removals.map((removal) => removal.kind),
-      removals.map((removal) => removal.id),
-      removals.map((removal) => removal.at),
-      removals.map((removal) => Math.max(removal.at, options.now) + options.retentionMs),
-    ],
-  );
-  const candidates = await candidateActions(client, removals);
+  const candidates = await candidateActions(client, removals, options);
   await lockGroups(candidates);
   const voided = candidates.filter((row) => voids(removals, row));
   if (voided.length === 0) return none;
