@@ -24,12 +24,40 @@ interface ActionRow {
 
 const groupKey = (row: Pick<ActionRow, 'verb' | 'target_id'>) => JSON.stringify([row.verb, row.target_id]);
 
-/** The kept actions on the posts, with what removalVoids reads of each. */
-async function actionsOnPosts(client: pg.PoolClient, postIds: readonly string[]): Promise<ActionRow[]> {
+/**
+ * The kept actions each removal may void, with what removalVoids reads of each: a deleted post's
+ * every action (by its post), and of a comment or reaction only the actions it is (by its id, the
+ * post's index) or that are on it (by their target, the primary key). A superset of what
+ * removalVoids takes: it decides. A comment deletion so reads its own few actions, never the post's.
+ */
+async function candidateActions(
+  client: pg.PoolClient,
+  removals: readonly Removal[],
+  store?: { now: number; retentionMs: number },
+): Promise<ActionRow[]> {
+  // With `store`, the tombstones are stored by the same statement (one round trip less): its reads
+  // see every write that committed before the post's lock was taken, which is all they need.
+  const storing = `, stored AS (INSERT INTO tray_removals (post_id, kind, id, at, expires_at)
+       SELECT post_id, kind, id, at, expires_at FROM r ON CONFLICT DO NOTHING)`;
   const found = await client.query<ActionRow>(
-    `SELECT target_id, verb, action_id, recipient, actor_id, parent_target_id, mention_in, community_id
-     FROM tray_group_actions WHERE post_id = ANY($1::text[])`,
-    [postIds],
+    `WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
+       AS r(kind, id, post_id, at, expires_at))${store ? storing : ''}
+     SELECT DISTINCT t.target_id, t.verb, t.action_id, t.recipient, t.actor_id, t.parent_target_id, t.mention_in,
+       t.community_id
+     FROM r CROSS JOIN LATERAL (
+       SELECT * FROM tray_group_actions t WHERE r.kind = 'post' AND t.post_id = r.id
+       UNION ALL
+       SELECT * FROM tray_group_actions t WHERE r.kind <> 'post' AND t.post_id = r.post_id AND t.action_id = r.id
+       UNION ALL
+       SELECT * FROM tray_group_actions t WHERE r.kind = 'comment' AND t.target_id = r.id AND t.post_id = r.post_id
+     ) AS t`,
+    [
+      removals.map((removal) => removal.kind),
+      removals.map((removal) => removal.id),
+      removals.map((removal) => removal.postId),
+      removals.map((removal) => removal.at),
+      removals.map((removal) => (store ? Math.max(removal.at, store.now) + store.retentionMs : 0)),
+    ],
   );
   return found.rows;
 }
@@ -88,13 +116,16 @@ const SNAPSHOT = `jsonb_strip_nulls(jsonb_build_object('userId', t.actor_id, 'na
  * actorsCount and the last action's id and segment change (with changedAt); a record left with
  * none is deleted. Returns each record changed (`rec`) or deleted.
  */
-function recomputeSql(): string {
+function recomputeSql(members: boolean): string {
   const exact = exactActorsOfRow('r');
-  return `WITH grp AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS g(verb, target_id, community_id)),
-     d AS (SELECT DISTINCT mb.user_id, grp.verb, grp.target_id, grp.community_id
+  // Without a `post` group the members' branch finds nobody, but the planner cannot know that: it
+  // estimates a community's worth of records and reads tray_records whole for one comment's record.
+  const ofMembers = `SELECT DISTINCT mb.user_id, grp.verb, grp.target_id, grp.community_id
            FROM grp JOIN tray_memberships mb ON grp.verb = 'post' AND mb.community_id = grp.target_id
-           UNION
-           SELECT x.user_id, grp.verb, grp.target_id, grp.community_id
+           UNION`;
+  return `WITH grp AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS g(verb, target_id, community_id)),
+     d AS (${members ? ofMembers : ''}
+           SELECT DISTINCT x.user_id, grp.verb, grp.target_id, grp.community_id
            FROM unnest($4::text[], $5::text[], $6::text[]) AS x(user_id, verb, target_id)
            JOIN grp ON grp.verb = x.verb AND grp.target_id = x.target_id),
      r AS (SELECT t.user_id, t.key, t.verb, t.target_id, t.count_from, d.community_id,
@@ -213,20 +244,8 @@ export async function applyRemovals(
   };
   // Locked before the tombstones are stored; read again after: a write that committed meanwhile
   // may have added a group (taking its lock too is safe: a deadlock is retried whole).
-  await lockGroups(await actionsOnPosts(client, postIds), postIds);
-  await client.query(
-    `INSERT INTO tray_removals (post_id, kind, id, at, expires_at)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
-     ON CONFLICT DO NOTHING`,
-    [
-      removals.map((removal) => removal.postId),
-      removals.map((removal) => removal.kind),
-      removals.map((removal) => removal.id),
-      removals.map((removal) => removal.at),
-      removals.map((removal) => Math.max(removal.at, options.now) + options.retentionMs),
-    ],
-  );
-  const candidates = await actionsOnPosts(client, postIds);
+  await lockGroups(await candidateActions(client, removals), postIds);
+  const candidates = await candidateActions(client, removals, options);
   await lockGroups(candidates);
   const voided = candidates.filter((row) => voids(removals, row));
   if (voided.length === 0) return none;
@@ -255,7 +274,7 @@ export async function applyRemovals(
     voided.map((row) => row.verb),
     voided.map((row) => row.actor_id),
   ]);
-  const result = await client.query<RecomputedRow>(recomputeSql(), [
+  const result = await client.query<RecomputedRow>(recomputeSql(touched.some((row) => row.verb === 'post')), [
     touched.map((row) => row.verb),
     touched.map((row) => row.target_id),
     touched.map((row) => (row.verb === 'post' ? row.target_id : row.community_id)),
