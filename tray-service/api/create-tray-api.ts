@@ -1,10 +1,11 @@
 import express, { type Express } from 'express';
-import helmet from 'helmet';
 import type { Registry } from 'prom-client';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { errorMiddleware, notFound } from '../../shared/http/error-middleware.ts';
 import { createHealthRouter } from '../../shared/http/health-router.ts';
 import type { MetricsAccess } from '../../shared/http/metrics-access.ts';
+import { jsonInOneWrite } from '../../shared/http/json-in-one-write.ts';
+import { securityHeaders } from '../../shared/http/security-headers.ts';
 import { createMetricsRouter } from '../../shared/http/metrics-router.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import { pingRedis, type RedisClient } from '../../shared/redis/create-redis.ts';
@@ -68,10 +69,11 @@ export interface TrayApiDeps {
 export function createTrayApi(deps: TrayApiDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  jsonInOneWrite(app);
   app.set('query parser', 'simple'); // repeated keys become arrays, never nested objects
   // req.ip: the socket's address unless the connection comes from a listed proxy.
   app.set('trust proxy', deps.trustProxy && deps.trustProxy.length > 0 ? [...deps.trustProxy] : false);
-  app.use(helmet());
+  app.use(securityHeaders());
   const routes = new Set([
     ...[...trayPaths, ...inboxPaths].map((path) => `/notifications${path}`),
     ...blockPaths.map((path) => `/block${path}`),

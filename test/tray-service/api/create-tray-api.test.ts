@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
+import { helmetHeaders } from '../../../shared/http/helmet-headers.ts';
 import type { TrayStorage } from '../../../tray-service/storage/port.ts';
 import { bearer, useTrayApi } from './support/api-harness.ts';
 import { seedRecords } from '../../support/seed-tray.ts';
@@ -37,6 +38,23 @@ describe('tray API (operations)', () => {
     );
     expect(res.text).to.include('tray_api_request_duration_seconds_bucket');
     expect(res.text).not.to.include('/no/such/path');
+  });
+
+  it("sends helmet's security headers with every answer: a tray call, an error, the OpenAPI document", async () => {
+    const app = api.app();
+    const answers = [
+      await request(app)
+        .get('/notifications/v3')
+        .set('Authorization', await bearer('headers-user'))
+        .expect(200),
+      await request(app).get('/notifications/v3').expect(401),
+      await request(app).get('/openapi.json').expect(200),
+    ];
+    const expected = helmetHeaders();
+    expect(expected.get('x-content-type-options')).to.equal('nosniff');
+    for (const answer of answers) {
+      for (const [name, value] of expected) expect(answer.headers[name], name).to.equal(value);
+    }
   });
 
   it('answers an unknown path with 404 and the JSON error shape', async () => {
