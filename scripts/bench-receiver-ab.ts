@@ -14,11 +14,17 @@
 // (default 15) and AB_ROUNDS (default 4) tune the run. BENCH_SCHEMES as in bench-receiver.ts: `both`
 // (the default) sends every other request signed the Standard Webhooks way to both sides, whose
 // serve mode configures that webhook too; `platform` sends only the platform's signature.
-import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import {
+  loadAtRate,
+  processTicks,
+  requestCount,
+  startBenchReceiver,
+  tickMicros,
+} from './lib/bench-receiver-child.ts';
 import { benchSchemes, signedBenchRequest, type SignedBenchRequest } from './lib/bench-body.ts';
 import { freePort, startRedis, type LocalServer } from './lib/local-servers.ts';
 import { redisCpuSeconds } from './lib/redis-cpu-seconds.ts';
@@ -26,7 +32,6 @@ import { redisCpuSeconds } from './lib/redis-cpu-seconds.ts';
 const rate = Number(process.env.AB_RATE ?? 1500);
 const seconds = Number(process.env.AB_SECONDS ?? 15);
 const rounds = Number(process.env.AB_ROUNDS ?? 4);
-const connections = 50;
 const schemes = benchSchemes(process.env.BENCH_SCHEMES);
 
 interface Side {
@@ -45,23 +50,6 @@ interface Usage {
   redisSeconds: number;
 }
 
-/** Linux reports process CPU in clock ticks of 10 ms (USER_HZ = 100 on every mainstream build). */
-const tickMicros = 10_000;
-
-function processTicks(pid: number): { user: number; system: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { user: Number(fields[11]), system: Number(fields[12]) };
-}
-
-/** The server child's request count (its bench serve mode answers any IPC message with it). */
-function requestCount(child: ChildProcess): Promise<number> {
-  return new Promise((resolveCount) => {
-    child.once('message', (message) => resolveCount((message as { requests: number }).requests));
-    child.send('sample');
-  });
-}
-
 async function usage(side: Side): Promise<Usage> {
   const { user, system } = processTicks(side.child.pid ?? 0);
   return {
@@ -75,24 +63,7 @@ async function usage(side: Side): Promise<Usage> {
 async function startSide(name: Side['name'], tree: string, dir: string): Promise<Side> {
   const redis = await startRedis({ dir: mkdtempSync(join(dir, `redis-${name}-`)) });
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [
-      join(tree, 'scripts/bench-receiver.ts'),
-      'serve',
-      'receiver',
-      String(port),
-      redis.url,
-      mkdtempSync(join(dir, `spool-${name}-`)),
-    ],
-    { cwd: tree, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] },
-  );
-  await new Promise<void>((ready, fail) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('listening')) ready();
-    });
-    child.once('exit', (code) => fail(new Error(`receiver ${name} (${tree}) exited (${code})`)));
-  });
+  const child = await startBenchReceiver(tree, port, redis.url, mkdtempSync(join(dir, `spool-${name}-`)));
   return { name, tree, child, port, redis };
 }
 
@@ -103,25 +74,8 @@ function signedBodies(count: number): SignedBenchRequest[] {
   return Array.from({ length: count }, () => signedBenchRequest((sent += 1), schemes));
 }
 
-function load(side: Side, durationSeconds: number, bodies: SignedBenchRequest[]) {
-  let next = 0;
-  return autocannon({
-    url: `http://127.0.0.1:${side.port}/webhooks`,
-    connections,
-    overallRate: rate,
-    duration: durationSeconds,
-    requests: [
-      {
-        method: 'POST',
-        setupRequest: (request) => {
-          const item = bodies[next] ?? signedBenchRequest((sent += 1), schemes);
-          next += 1;
-          return { ...request, body: item.payload, headers: item.headers };
-        },
-      },
-    ],
-  });
-}
+const load = (side: Side, durationSeconds: number, bodies: SignedBenchRequest[]) =>
+  loadAtRate(side.port, rate, durationSeconds, bodies, () => signedBenchRequest((sent += 1), schemes));
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 

@@ -10,6 +10,9 @@
 // BENCH_SCHEMES=both (the default) configures a Standard Webhooks webhook beside the platform's two
 // and sends every other request signed that way (webhook-id, webhook-timestamp, webhook-signature;
 // docs/receiver.md#signature-schemes); BENCH_SCHEMES=platform sends only the platform's signature.
+// Nothing consumes the queue here, so it grows by every request the receiver accepts; each row
+// prints the jobs queued when it started. Whether that depth changes the cost of a delivery is
+// measured on its own, at a fixed rate, by `npm run bench:receiver-backlog` (scripts/bench-receiver-backlog.ts).
 // BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 100) tune the run;
 // BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of each server there (open in Chrome DevTools).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -145,6 +148,8 @@ interface Figures {
   serverBusy?: number;
   /** The same for the load generator (this process): near 1, it did. */
   generatorBusy?: number;
+  /** Jobs waiting in the receiver's queue when the run started (nothing consumes them here). */
+  queued?: number;
 }
 
 /** Asks a server child for its CPU time and request count. */
@@ -161,8 +166,15 @@ async function redisCpuSeconds(redisUrl: string): Promise<number> {
   return read(redisUrl);
 }
 
+/** Imported on first use, like redisCpuSeconds. */
+async function queuedJobs(redisUrl: string): Promise<number> {
+  const { queuedJobs: read } = await import('./lib/queued-jobs.ts');
+  return read(redisUrl, 'bench');
+}
+
 /** One measured run, with the CPU each server process and Redis spent per request. */
 async function measure(mode: string, port: number, child: ChildProcess, redisUrl: string): Promise<Figures> {
+  const queued = await queuedJobs(redisUrl);
   const before = await sample(child);
   const redisBefore = await redisCpuSeconds(redisUrl);
   const figures = await load(mode, port, durationSeconds, true);
@@ -172,6 +184,7 @@ async function measure(mode: string, port: number, child: ChildProcess, redisUrl
   const active = after.active - before.active;
   return {
     ...figures,
+    queued,
     serverCpuMicros: (after.cpuMicros - before.cpuMicros) / served,
     redisCpuMicros: ((redisAfter - redisBefore) * 1e6) / served,
     serverBusy: active / Math.max(active + after.idle - before.idle, 1),
@@ -310,8 +323,23 @@ async function main(): Promise<void> {
         'redis CPU us/req',
         'server busy',
         'generator busy',
+        'queued at start',
       ]),
-      line(['---:', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
+      line([
+        '---:',
+        '---',
+        '---:',
+        '---:',
+        '---:',
+        '---:',
+        '---:',
+        '---:',
+        '---:',
+        '---:',
+        '---:',
+        '---:',
+        '---:',
+      ]),
       ...results.map((r) =>
         line([
           r.round,
@@ -326,6 +354,7 @@ async function main(): Promise<void> {
           Math.round(r.redisCpuMicros ?? 0),
           percent(r.serverBusy),
           percent(r.generatorBusy),
+          r.queued ?? 0,
         ]),
       ),
       '',

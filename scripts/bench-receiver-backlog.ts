@@ -1,0 +1,178 @@
+// `npm run bench:receiver-backlog`: does a backlog in the queue make each delivery dearer? The
+// receiver's and redis-server's CPU per request at a fixed request rate, on an empty Redis and on
+// one already holding BACKLOG_JOBS unconsumed jobs, alternately (BENCHMARKS.md, "Receiver").
+//
+// Why: a receiver in production keeps accepting while its consumers are down, so its queue can hold
+// hundreds of thousands of jobs; and `bench:receiver` leaves every job it queues in Redis (nothing
+// consumes them there), its queue growing by 100,000 or more a round. This bench measures that cost
+// on its own. Before every round Redis is emptied (FLUSHALL); a backlog round first writes the
+// backlog through the receiver's own enqueue script (jobs of the bench's ~1.5 KB event, each with
+// its dedupe mark), and an empty round writes the same backlog before emptying Redis, so only the
+// depth differs between the two kinds of round. The rate is kept
+// below what the receiver serves here, so both kinds of round do the same work and their ratio is
+// of cost, not of speed (CPU time is read from /proc for the receiver and from INFO for Redis).
+// BACKLOG_JOBS (default 300000), BACKLOG_RATE (requests/s, default 1500), BACKLOG_SECONDS (default
+// 15) and BACKLOG_ROUNDS (pairs of rounds, default 3) tune it; BENCH_SCHEMES as in bench-receiver.ts.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { Redis } from 'ioredis';
+import { dedupeKey } from '../receiver/dedupe-key.ts';
+import { createReceiverQueue } from '../receiver/store/create-receiver-queue.ts';
+import { enqueueMany } from '../receiver/store/enqueue-once.ts';
+import { encodeWebhookJob } from '../shared/queue/webhook-queue.ts';
+import { benchBody, benchSchemes, signedBenchRequest } from './lib/bench-body.ts';
+import {
+  loadAtRate,
+  processTicks,
+  requestCount,
+  startBenchReceiver,
+  tickMicros,
+} from './lib/bench-receiver-child.ts';
+import { freePort, startRedis } from './lib/local-servers.ts';
+import { queuedJobs } from './lib/queued-jobs.ts';
+import { redisCpuSeconds } from './lib/redis-cpu-seconds.ts';
+
+const backlogJobs = Number(process.env.BACKLOG_JOBS ?? 300_000);
+const rate = Number(process.env.BACKLOG_RATE ?? 1500);
+const seconds = Number(process.env.BACKLOG_SECONDS ?? 15);
+const rounds = Number(process.env.BACKLOG_ROUNDS ?? 3);
+const schemes = benchSchemes(process.env.BENCH_SCHEMES);
+/** The queue prefix bench-receiver.ts's serve mode uses. */
+const prefix = 'bench';
+
+let sent = 0;
+const nextRequest = () => signedBenchRequest((sent += 1), schemes);
+
+interface Row {
+  round: number;
+  depth: number;
+  served: number;
+  p99: number;
+  failed: number;
+  receiverMicros: number;
+  redisMicros: number;
+  jobsPerCall: number;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const loadAverage = async () =>
+  (await import('node:os'))
+    .loadavg()
+    .map((v) => v.toFixed(2))
+    .join(' ');
+
+async function main(): Promise<void> {
+  const here = resolve(dirname(import.meta.filename), '..');
+  const dir = mkdtempSync(join(tmpdir(), 'bench-receiver-backlog-'));
+  const redis = await startRedis({ dir: join(dir, 'redis') });
+  const admin = new Redis(redis.url);
+  const writer = createReceiverQueue(redis.url, prefix);
+  const port = await freePort();
+  const child = await startBenchReceiver(here, port, redis.url, join(dir, 'spool'));
+  const pid = child.pid ?? 0;
+  const target = { queue: writer.queue, redis: writer.client, markPrefix: prefix, dedupeSeconds: 86_400 };
+
+  /** Writes `count` jobs as the receiver does, 50 to a script call, 8 calls in flight. */
+  async function fillBacklog(count: number): Promise<void> {
+    let left = count;
+    let n = 0;
+    const receivedAt = new Date().toISOString();
+    const writeSome = async () => {
+      while (left > 0) {
+        const size = Math.min(50, left);
+        left -= size;
+        const jobs = Array.from({ length: size }, () => {
+          const body = benchBody(-(n += 1));
+          const { data } = JSON.parse(body) as { data: Record<string, unknown> };
+          const key = dedupeKey(Buffer.from(body));
+          return encodeWebhookJob({
+            dedupeKey: key,
+            webhook: 'eu',
+            receivedAt,
+            event: 'channel.didCreate',
+            data,
+          });
+        });
+        await enqueueMany(target, jobs);
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, writeSome));
+  }
+
+  async function measure(round: number): Promise<Row> {
+    const bodies = Array.from({ length: Math.ceil(rate * seconds * 1.05) }, nextRequest);
+    await admin.config('RESETSTAT');
+    const depth = await queuedJobs(redis.url, prefix);
+    const requestsBefore = await requestCount(child);
+    const ticksBefore = processTicks(pid);
+    const redisBefore = await redisCpuSeconds(redis.url);
+    const result = await loadAtRate(port, rate, seconds, bodies, nextRequest);
+    const served = Math.max((await requestCount(child)) - requestsBefore, 1);
+    const ticksAfter = processTicks(pid);
+    const redisAfter = await redisCpuSeconds(redis.url);
+    const calls = /cmdstat_evalsha:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1];
+    const ticks = ticksAfter.user + ticksAfter.system - ticksBefore.user - ticksBefore.system;
+    return {
+      round,
+      depth,
+      served,
+      p99: result.latency.p99,
+      failed: result.non2xx + result.errors,
+      receiverMicros: (ticks * tickMicros) / served,
+      redisMicros: ((redisAfter - redisBefore) * 1e6) / served,
+      jobsPerCall: served / Math.max(Number(calls ?? 0), 1),
+    };
+  }
+
+  const rows: Row[] = [];
+  try {
+    await new Promise((ready) =>
+      writer.client.status === 'ready' ? ready(undefined) : writer.client.once('ready', ready),
+    );
+    process.stdout.write(
+      `[backlog] ${rounds} pairs of ${seconds} s rounds at ${rate} req/s, empty Redis against ${backlogJobs} queued jobs; signature schemes: ${schemes}; load average ${await loadAverage()}\n`,
+    );
+    await loadAtRate(port, rate, 3, [], nextRequest);
+    for (let round = 1; round <= rounds; round += 1) {
+      for (const depth of [0, backlogJobs]) {
+        // Both kinds of round follow the same work (writing the backlog, emptying Redis), in the
+        // other order, so whatever that work leaves behind (garbage in this process, freed memory
+        // in Redis) weighs on both alike.
+        if (depth === 0) await fillBacklog(backlogJobs);
+        await admin.flushall();
+        if (depth > 0) await fillBacklog(depth);
+        rows.push(await measure(round));
+        process.stdout.write(
+          `[backlog] round ${round} at ${depth} queued done; load average ${await loadAverage()}\n`,
+        );
+      }
+    }
+  } finally {
+    child.kill('SIGTERM');
+    await writer.close();
+    admin.disconnect();
+    await redis.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const ratios = { receiver: [] as number[], redis: [] as number[] };
+  for (let k = 0; k + 1 < rows.length; k += 2) {
+    const [empty, deep] = [rows[k] as Row, rows[k + 1] as Row];
+    ratios.receiver.push(deep.receiverMicros / empty.receiverMicros);
+    ratios.redis.push(deep.redisMicros / empty.redisMicros);
+  }
+  const list = (values: number[]) => values.map((r) => r.toFixed(2)).join(', ');
+  process.stdout.write(
+    `\n| round | queued at start | requests | p99 ms | failed | receiver CPU us/req | redis CPU us/req | jobs per script call |\n` +
+      `| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n` +
+      rows
+        .map(
+          (r) =>
+            `| ${r.round} | ${r.depth} | ${r.served} | ${r.p99} | ${r.failed} | ${r.receiverMicros.toFixed(1)} | ${r.redisMicros.toFixed(1)} | ${r.jobsPerCall.toFixed(1)} |`,
+        )
+        .join('\n') +
+      `\nCPU per request with ${backlogJobs} queued / empty: receiver median ${median(ratios.receiver).toFixed(2)}x (rounds ${list(ratios.receiver)}), redis-server median ${median(ratios.redis).toFixed(2)}x (rounds ${list(ratios.redis)})\n`,
+  );
+}
+
+await main();

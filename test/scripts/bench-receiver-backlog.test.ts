@@ -1,0 +1,26 @@
+import { expect } from 'chai';
+import { cleanEnv, runScript } from '../support/run-script.ts';
+
+describe('npm run bench:receiver-backlog, in a small mode', () => {
+  it('measures a round on an empty queue and one on the backlog, every request accepted', async function () {
+    this.timeout(90_000);
+    const result = await runScript(
+      'scripts/bench-receiver-backlog.ts',
+      [],
+      cleanEnv({ BACKLOG_JOBS: '500', BACKLOG_RATE: '100', BACKLOG_SECONDS: '1', BACKLOG_ROUNDS: '1' }),
+      80_000,
+    );
+    expect(result.code, result.stderr).to.equal(0);
+    // | round | queued at start | requests | p99 ms | failed | ...
+    const rows = result.stdout
+      .split('\n')
+      .filter((line) => /^\| 1 \|/.test(line))
+      .map((line) => line.split('|').map((cell) => cell.trim()));
+    expect(rows.map((cells) => cells[2])).to.deep.equal(['0', '500']);
+    for (const cells of rows) {
+      expect(Number(cells[3])).to.be.greaterThan(0);
+      expect(cells[5]).to.equal('0');
+    }
+    expect(result.stdout).to.match(/CPU per request with 500 queued \/ empty: receiver median \d/);
+  });
+});
