@@ -36,7 +36,9 @@ export interface WriteContext {
   /**
    * Told of the records this write changed, as readers now see them (with their inbox state, as
    * v3 history shows them), after they are durable (live streams). Called in batches, so a fan-out
-   * to many members never holds them all at once.
+   * to many members never holds them all at once. Every record written is told, expired ones too
+   * (a deleted user's name is rewritten there as well): what live streams hear is the caller's
+   * decision (the apply-job use case), not the adapter's.
    */
   onWritten?: (records: readonly InboxRecord[]) => Promise<void>;
   /** Told of the records this write removed (a removal left them with no action), once durable. */

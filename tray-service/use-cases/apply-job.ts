@@ -6,6 +6,7 @@ import { mostSevere } from '../domain/event-moderation.ts';
 import type { ModerationAction } from '../domain/moderation-action.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { InboxRecord } from '../domain/inbox-record.ts';
+import { unexpired } from '../domain/unexpired.ts';
 import type { EventOutcome, RemovedRecord, TrayStorage, WriteContext } from '../storage/port.ts';
 
 /** A verified delivery as the receiver queued it. */
@@ -51,7 +52,10 @@ export interface ApplyJobDeps {
    * of the events console. Not on a retry or replay of an event already finished.
    */
   onApplied?: (event: StoredEvent) => Promise<void>;
-  /** Told of the records each write changed, once durable (live streams). */
+  /**
+   * Told of the records each write changed, once durable (live streams), but those already expired
+   * at the write's clock.
+   */
   onWritten?: (records: readonly InboxRecord[]) => Promise<void>;
   /** Told of the records a removal took away, once durable (live streams). */
   onRemoved?: (records: readonly RemovedRecord[]) => Promise<void>;
@@ -60,6 +64,23 @@ export interface ApplyJobDeps {
 }
 
 const alone: ScheduleFanOut = (_key, post, fanOut) => fanOut([post]);
+
+/**
+ * What the live streams hear of a write at `now`: each record it wrote that is still shown. A write
+ * may change a record past its retention (a deleted user's name is rewritten there too, so none
+ * keeps it), but readers never see an expired record, so no stream may be told of one
+ * (docs/tray-engine.md#retention). Decided here, once, whatever the storage adapter wrote.
+ */
+function tellUnexpired(
+  onWritten: (records: readonly InboxRecord[]) => Promise<void>,
+  retentionDays: number,
+  now: number,
+): (records: readonly InboxRecord[]) => Promise<void> {
+  return async (records) => {
+    const shown = records.filter((record) => unexpired(record, retentionDays, now));
+    if (shown.length > 0) await onWritten(shown);
+  };
+}
 
 /** The outcome stored with the event: its status, and what a late join looks up. */
 function outcomeOf(mapped: ReturnType<typeof mapEvent>): EventOutcome {
@@ -103,12 +124,16 @@ async function applyInScope(job: JobDelivery, deps: ApplyJobDeps): Promise<Store
     await deps.storage.bans.apply(mapped.bans);
     await deps.publishBans(mapped.bans);
   }
-  const context = (): WriteContext => ({
-    now: now(),
-    retentionDays: deps.trayRetentionDays,
-    ...(deps.onWritten ? { onWritten: deps.onWritten } : {}),
-    ...(deps.onRemoved ? { onRemoved: deps.onRemoved } : {}),
-  });
+  const context = (): WriteContext => {
+    const at = now();
+    const { onWritten } = deps;
+    return {
+      now: at,
+      retentionDays: deps.trayRetentionDays,
+      ...(onWritten ? { onWritten: tellUnexpired(onWritten, deps.trayRetentionDays, at) } : {}),
+      ...(deps.onRemoved ? { onRemoved: deps.onRemoved } : {}),
+    };
+  };
   const { writes } = deps.storage;
   // Joins before the posts of the same job: a join stored late backfills the posts it missed.
   if (mapped.memberships.length > 0) await writes.applyMemberships(mapped.memberships, context());

@@ -365,12 +365,9 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
         );
         return rows.rows.map(toInboxRecord);
       });
-      // Expired records are renamed too (none keeps the name) but never shown, so no stream hears
-      // of one (docs/tray-engine.md#retention).
-      await tell(
-        context,
-        renamed.filter((record) => record.lastUpdate + retentionMsOf(context) > context.now),
-      );
+      // Expired records are renamed too (none keeps the name), and told like the others: which of
+      // them live streams hear of is the caller's to decide.
+      await tell(context, renamed);
       // A deleted user leaves every community they have a change or an imported membership in.
       const communities = await pool.query<{ community_id: string; user_id: string }>(
         `SELECT DISTINCT community_id, user_id FROM (

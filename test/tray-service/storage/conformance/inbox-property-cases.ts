@@ -23,8 +23,8 @@ import { differences, modelSnapshot, storageSnapshot } from './tray-snapshot.ts'
  * among them, and all), wake-ups, removals of what was delivered, and mutes and unmutes of its posts,
  * communities and actors mixed in, so new activity meets archived and snoozed records and
  * deliveries (late ones and redeliveries) meet mutes in force at their time, or ended since;
- * each mark's `updated` must be the reference tray's, the read and inbox state of every record a
- * write tells onWritten (what live streams publish) the reference tray's right after, and afterwards
+ * each mark's `updated` must be the reference tray's, the read and inbox state of every unexpired
+ * record a write tells onWritten (what live streams publish) the reference tray's right after, and afterwards
  * every user's four views, both counts (also of all the users at once), the platform's pages and
  * what changedSince returns (inbox state included) the reference tray's.
  */
@@ -375,7 +375,7 @@ function inboxProperty(removals: boolean) {
             await applyOperation(storage, operation, (now) => write(now, { onWritten: told.onWritten }));
             const written = told.take();
             if (written.length > 0) did.add('told');
-            const found = toldDifferences(written, model);
+            const found = toldDifferences(written, model, operation.now);
             if (found.length > 0)
               expect.fail(`${operation.kind} at ${operation.now} told onWritten:\n${found.join('\n')}`);
           }

@@ -37,7 +37,7 @@ export function modelledStorage(context: ConformanceContext, community = 'c-hike
       context.write(now, { onWritten: told.onWritten }),
     );
     // What the write told the live streams is the record as the model now has it, inbox state too.
-    const found = toldDifferences(told.take(), model);
+    const found = toldDifferences(told.take(), model, operation.now);
     if (found.length > 0) expect.fail(`${operation.kind} told onWritten:\n${found.join('\n')}`);
   };
   const records = async (user: string, now = NOW) =>

@@ -21,7 +21,7 @@ export interface ProfileChangeOptions {
   owner: string;
   /** The tray's clock (epoch ms): changedAt of the renamed records. Default: the process clock. */
   now?: () => number;
-  /** Told of every record renamed (live streams). */
+  /** Told of every record renamed, expired ones included (live streams). */
   onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
 }
 
@@ -71,21 +71,14 @@ async function forgetDeletedUsers(
   { owner, now, onWritten }: ProfileChangeOptions,
 ): Promise<void> {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
-  // Expired records are renamed too (none keeps the name) but never shown, so no stream hears of
-  // one (docs/tray-engine.md#retention).
-  const tellLive =
-    onWritten &&
-    (async (written: readonly TrayRecordDoc[]) => {
-      const at = (now ?? Date.now)();
-      const live = written.filter((record) => record.expiresAt.getTime() > at);
-      if (live.length > 0) await onWritten(live);
-    });
   for (const { userId } of deleted) {
     await records.deleteMany({ userId });
     // Their snapshot in every group and kept action first, so records computed later keep the new
     // name too.
     await renameGroupActor(db, userId, DELETED_USER_NAME);
     await renameKeptActor(db, userId, DELETED_USER_NAME);
+    // Expired records are renamed too (none keeps the name), and told like the others: which of
+    // them live streams hear of is the caller's to decide.
     const touched = await records.find({ 'actors.userId': userId }).toArray();
     await casUpdateRecords(
       db,
@@ -95,7 +88,7 @@ async function forgetDeletedUsers(
         owner,
         first: new Map(touched.map((doc) => [doc._id, doc])),
         ...(now ? { now } : {}),
-        ...(tellLive ? { onWritten: tellLive } : {}),
+        ...(onWritten ? { onWritten } : {}),
       },
     );
   }
