@@ -1,10 +1,10 @@
 import express from 'express';
-import helmet from 'helmet';
 import type { RequestListener } from 'node:http';
 import type { Registry } from 'prom-client';
 import { errorMiddleware, methodNotAllowed, notFound } from '../shared/http/error-middleware.ts';
 import { createHealthRouter } from '../shared/http/health-router.ts';
 import { helmetHeaders } from '../shared/http/helmet-headers.ts';
+import { securityHeaders } from '../shared/http/security-headers.ts';
 import type { MetricsAccess } from '../shared/http/metrics-access.ts';
 import { createMetricsRouter } from '../shared/http/metrics-router.ts';
 import type { Logger } from '../shared/logging/create-logger.ts';
@@ -39,19 +39,21 @@ export function createReceiverApp(deps: ReceiverDeps): RequestListener {
   // An acknowledgement is never cached; hashing every body for an ETag is wasted work.
   app.disable('etag');
   const metrics = createReceiverMetrics(deps.registry, () => deps.spool.depth());
-  // The webhook handler writes helmet's headers itself, computed once by helmet.
+  // helmet's headers, computed once: the webhook handler answers outside Express and sends them
+  // itself; every other route gets them from the same map.
+  const headers = helmetHeaders();
   const webhook = createWebhookHandler({
     settings: deps.settings,
     enqueue: deps.enqueue,
     spool: deps.spool,
     metrics,
     logger: deps.logger,
-    securityHeaders: helmetHeaders(),
+    securityHeaders: headers,
   });
   // For the spellings of the path that only Express's matching takes (`/webhooks/`, another case,
   // a query string): the same handler, which answers every outcome itself.
   app.post(deps.webhookPath, (req, res) => webhook(req, res));
-  app.use(helmet());
+  app.use(securityHeaders(headers));
   app.all(deps.webhookPath, methodNotAllowed(['POST']));
   app.use(
     createHealthRouter(

@@ -5,10 +5,11 @@ import { helmetHeaders } from './helmet-headers.ts';
  * `app.use(helmet())` with its headers computed once (helmetHeaders) and set in one call per
  * response. helmet walks twelve middlewares and twelve setHeader calls on every request: about
  * 0.04 ms of each tray API call under `bench:api`, where the whole call costs about 1 ms. For
- * helmet's defaults only: nothing in them depends on the request.
+ * helmet's defaults only: nothing in them depends on the request. `computed` lets an app that
+ * also sends them outside Express (the receiver's webhook handler) compute them once.
  */
-export function securityHeaders(): RequestHandler {
-  const headers = new Map(helmetHeaders());
+export function securityHeaders(computed: ReadonlyMap<string, string> = helmetHeaders()): RequestHandler {
+  const headers = new Map(computed);
   return (_req, res, next) => {
     res.setHeaders(headers);
     next();
