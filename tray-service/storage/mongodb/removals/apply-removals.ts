@@ -25,6 +25,11 @@ export interface RemovalOptions extends RecomputeOptions {
   keptSince: number;
   /** The removal event's key: what this changes is recorded under it (removal-outcomes.ts). */
   eventKey?: string;
+  /**
+   * Voided action ids by record group that a concurrent write may have counted after this removal
+   * took them out of the kept actions (reapply-removals.ts): those groups are computed again too.
+   */
+  counted?: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /** The kept actions on one post (`action_post`), with what removalVoids reads of each. */
@@ -53,6 +58,8 @@ function workOf(voided: readonly VoidedAction[], expiresAt: Date): RemovalWorkDo
     return { _id, postId, group, voided: sorted, expiresAt };
   });
 }
+
+const toWork = ([group, voided]: [string, ReadonlySet<string>]) => ({ group, voided: [...voided] });
 
 /** The groups whose whole target a removal deletes: the records there go, whatever they count. */
 function targetGroups(removal: Removal): string[] {
@@ -114,7 +121,7 @@ export async function applyRemovals(
     for (const doc of await db.collection<RemovalWorkDoc>(TRAY_REMOVAL_WORK).find({ postId }).toArray())
       work.set(doc._id, doc);
   const groups = new Map<string, Set<string>>();
-  for (const { group, voided: ids } of work.values())
+  for (const { group, voided: ids } of [...work.values(), ...[...(options.counted ?? [])].map(toWork)])
     groups.set(group, new Set([...(groups.get(group) ?? []), ...ids]));
   // Records no kept action reaches may be on a deleted target: looked up by their group too.
   if (options.keptSince > 0)
