@@ -10,8 +10,9 @@ import { removalsVoiding } from './tombstones.ts';
  * After a write of `activities`: a removal of one of them stored while the write ran (after its
  * tombstone check) may have read the kept actions before this write kept them, or computed the
  * records before this write counted them; it is applied once more, now that the write is done,
- * so the voided actions leave whatever this write did (docs/storage.md#removals). One tombstone
- * read when there is none, the common case.
+ * so the voided actions leave whatever this write did (docs/storage.md#removals): the groups of
+ * this write's voided actions are computed again with those the kept actions lead to. One
+ * tombstone read when there is none, the common case.
  */
 export async function reapplyRemovals(
   db: Db,
