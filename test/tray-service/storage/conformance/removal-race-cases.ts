@@ -68,8 +68,8 @@ conformanceCase(
       const { removalAt, delays } = schedule(round, deliveries.length);
       const operations = [...deliveries];
       operations.splice(removalAt, 0, removal);
-      // Each its own job, as the worker runs them (its claims are the job's: claim owners). Every
-      // round runs whatever an earlier one did, so the failure says in how many rounds it failed.
+      // Each its own job, as the worker runs them (its claims are the job's: claim owners). A failed
+      // round is noted and the next one runs all the same: the failure says how many rounds failed.
       const failed = await Promise.allSettled(
         operations.map((operation, n) =>
           jobScope.run(id(`job-${round}-${n}`), async () => {

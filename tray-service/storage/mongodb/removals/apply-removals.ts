@@ -59,8 +59,6 @@ function workOf(voided: readonly VoidedAction[], expiresAt: Date): RemovalWorkDo
   });
 }
 
-const toWork = ([group, voided]: [string, ReadonlySet<string>]) => ({ group, voided: [...voided] });
-
 /** The groups whose whole target a removal deletes: the records there go, whatever they count. */
 function targetGroups(removal: Removal): string[] {
   switch (removal.kind) {
@@ -121,8 +119,10 @@ export async function applyRemovals(
     for (const doc of await db.collection<RemovalWorkDoc>(TRAY_REMOVAL_WORK).find({ postId }).toArray())
       work.set(doc._id, doc);
   const groups = new Map<string, Set<string>>();
-  for (const { group, voided: ids } of [...work.values(), ...[...(options.counted ?? [])].map(toWork)])
+  const note = (group: string, ids: Iterable<string>) =>
     groups.set(group, new Set([...(groups.get(group) ?? []), ...ids]));
+  for (const { group, voided: ids } of work.values()) note(group, ids);
+  for (const [group, ids] of options.counted ?? []) note(group, ids);
   // Records no kept action reaches may be on a deleted target: looked up by their group too.
   if (options.keptSince > 0)
     for (const group of removals.flatMap(targetGroups)) groups.set(group, groups.get(group) ?? new Set());
