@@ -25,6 +25,7 @@ import './membership-property-cases.ts';
 import './inbox-cases.ts';
 import './inbox-property-cases.ts';
 import './removals-cases.ts';
+import './removal-race-cases.ts';
 import './removal-outcomes-cases.ts';
 import './mutes-cases.ts';
 import './back-dated-mutes-cases.ts';

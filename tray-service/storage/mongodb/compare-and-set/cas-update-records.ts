@@ -5,9 +5,13 @@ import { TRAY_RECORDS } from '../collection-names.ts';
 import { type TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { claimVersions } from './claim-versions.ts';
 import { bulkWriteCoalesced, insertCoalesced, MAX_BULK_OPERATIONS } from './coalesced-writes.ts';
+import { firstVersion } from './first-version.ts';
 import { readByIds } from './read-by-ids.ts';
 
-/** Computes a record's next state from its current one (undefined: no record yet). Must be pure. */
+/**
+ * Computes a record's next state from its current one (undefined: no record yet). Must be pure. A
+ * new record is stored at a version of its own (firstVersion), whatever version it was computed with.
+ */
 export type ComputeRecord = (key: string, current: TrayRecordDoc | undefined) => TrayRecordDoc | 'unchanged';
 
 /** Current records by key; a key without an entry has no record. */
@@ -62,7 +66,8 @@ export interface CasResult {
 /**
  * Optimistic compare-and-set over many records at once (no transactions or update pipelines on
  * FerretDB; docs/storage.md). One round: a read, a pure compute, then
- * - new records: one unordered insertMany (a concurrent insert of the same record fails on `_id`);
+ * - new records: one unordered insertMany (a concurrent insert of the same record fails on `_id`),
+ *   each at a first version of its own (firstVersion);
  * - changed records: one unordered claim insert of `record#nextVersion` (claimVersions), then
  *   single-record updates filtered on `{_id, version}`, a thousand per bulkWrite.
  * Keys that lost a race are read again and recomputed; `compute` is idempotent, so a record whose
@@ -112,7 +117,7 @@ export async function casUpdateRecords(
       if (computed === 'unchanged') continue;
       const next = before && options.stampChangedAt === false ? computed : { ...computed, changedAt };
       if (before) updates.push({ before, next });
-      else inserts.push(next);
+      else inserts.push({ ...next, version: firstVersion() });
     }
     const won = await claimVersions(
       db,

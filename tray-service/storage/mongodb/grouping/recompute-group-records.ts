@@ -1,8 +1,8 @@
 import type { Db } from 'mongodb';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Activity } from '../../../domain/activity.ts';
 import type { Mute } from '../../../domain/mute.ts';
-import { casUpdateRecords } from '../compare-and-set/cas-update-records.ts';
+import { backOff } from '../compare-and-set/back-off.ts';
+import { casUpdateRecords, type RecordSnapshot } from '../compare-and-set/cas-update-records.ts';
 import { claimVersions } from '../compare-and-set/claim-versions.ts';
 import { MAX_BULK_OPERATIONS } from '../compare-and-set/coalesced-writes.ts';
 import { readByIds } from '../compare-and-set/read-by-ids.ts';
@@ -15,8 +15,12 @@ import type { RecomputeOptions } from './recompute-member-records.ts';
 import { shrinkRecord } from './shrink-record.ts';
 import { communityOf, readTargetActions } from './target-actions.ts';
 
-/** Rounds of reading, claiming and deleting the records left with no action (the job retries). */
-const DELETE_ROUNDS = 20;
+/**
+ * Rounds in a row in which no record left to delete moved (deleted here, gone, or moved on by a
+ * concurrent writer) before giving up (the job retries). Only a claim whose writer stopped between
+ * claim and write holds a record that long: the rounds back off (backOff), at most about 12 s.
+ */
+const STALLED_ROUNDS = 60;
 
 export interface GroupRecomputeOptions extends RecomputeOptions {
   /**
@@ -35,8 +39,10 @@ export interface GroupRecomputeOptions extends RecomputeOptions {
  * (shrinkRecord). Changed records are written by compare-and-set with the kept actions, the
  * community's members and the recipients' mute spans read again each round; a record left with no
  * action is deleted once its next version is claimed, so no concurrent writer's change is lost
- * unseen. Whether the voided actions are still kept or already taken out makes no difference.
- * Idempotent. Returns the keys of the records deleted (the others written are told to onWritten).
+ * unseen. Only the records whose deletion a concurrent writer stopped are read and computed again,
+ * by `_id`; one deleted meanwhile is done. Whether the voided actions are still kept or already
+ * taken out makes no difference. Idempotent. Returns the keys of the records deleted (the others
+ * written are told to onWritten).
  */
 export async function recomputeGroupRecords(
   db: Db,
@@ -44,24 +50,25 @@ export async function recomputeGroupRecords(
   voided: ReadonlySet<string>,
   options: GroupRecomputeOptions,
 ): Promise<string[]> {
+  const first = await readRecordGroup(db, group);
+  let emptied = await recomputeOnce(db, group, voided, options, first, () => readRecordGroup(db, group));
   const deleted: string[] = [];
-  for (let round = 1; round <= DELETE_ROUNDS; round++) {
-    if (round > 1) await sleep(Math.random() * Math.min(5 * round, 100));
-    const emptied = await recomputeOnce(db, group, voided, options);
-    if (emptied.size === 0) return deleted;
-    // Deleted from the version computed empty: a writer that moved one meanwhile sends it round again.
-    const won = await claimVersions(
-      db,
-      [...emptied].map(([recordId, version]) => ({ recordId, version: version + 1, state: 'deleted' })),
-      { takeoverMs: 60_000, owner: options.owner },
-    );
-    const claimed = [...emptied].filter(([key]) => won.has(key));
-    const gone = await deleteVersions(db, claimed);
+  for (let stalled = 0; emptied.size > 0;) {
+    const gone = new Set(await deleteFromVersions(db, emptied, options.owner));
     deleted.push(...gone);
-    // Every one deleted from the version computed: nothing to compute again (a whole group's read).
-    if (gone.length === emptied.size) return deleted;
+    const left = [...emptied.keys()].filter((key) => !gone.has(key));
+    if (left.length === 0) break;
+    // A claim lost to a writer that moves the record (or deletes it) is progress: only a record
+    // whose version stays put under someone else's claim counts towards giving up.
+    await backOff(stalled + 1);
+    const current = await readByIds(db, left);
+    const moved = gone.size > 0 || left.some((key) => current.get(key)?.version !== emptied.get(key));
+    stalled = moved ? 0 : stalled + 1;
+    if (stalled >= STALLED_ROUNDS)
+      throw new Error(`records of ${group} still contended after ${STALLED_ROUNDS} rounds without progress`);
+    emptied = await recomputeOnce(db, group, voided, options, current, (keys) => readByIds(db, keys));
   }
-  throw new Error(`records of ${group} still contended after ${DELETE_ROUNDS} rounds of recomputation`);
+  return deleted;
 }
 
 /** One compare-and-set pass; returns the records computed empty, with the version they were read at. */
@@ -70,8 +77,9 @@ async function recomputeOnce(
   group: string,
   voided: ReadonlySet<string>,
   options: GroupRecomputeOptions,
+  first: RecordSnapshot,
+  read: (keys: readonly string[]) => Promise<RecordSnapshot>,
 ): Promise<Map<string, number>> {
-  const first = await readRecordGroup(db, group);
   let actions: Activity[] = [];
   let members = new Map<string, MemberSpans>();
   let mutes = new Map<string, Mute[]>();
@@ -95,7 +103,7 @@ async function recomputeOnce(
       owner: options.owner,
       now: options.now,
       first,
-      read: () => readRecordGroup(db, group),
+      read,
       ...(options.onWritten ? { onWritten: options.onWritten } : {}),
       // Read after the records, as every write does: a round never computes from actions older than them.
       refresh: async () => {
@@ -108,6 +116,27 @@ async function recomputeOnce(
     },
   );
   return emptied;
+}
+
+/**
+ * Deletes records at the versions they were computed empty from, once their next version is
+ * claimed (a claim lost to a concurrent writer leaves the record for the next round). Returns the
+ * keys deleted.
+ */
+async function deleteFromVersions(
+  db: Db,
+  emptied: ReadonlyMap<string, number>,
+  owner: string,
+): Promise<string[]> {
+  const won = await claimVersions(
+    db,
+    [...emptied].map(([recordId, version]) => ({ recordId, version: version + 1, state: 'deleted' })),
+    { takeoverMs: 60_000, owner },
+  );
+  return deleteVersions(
+    db,
+    [...emptied].filter(([key]) => won.has(key)),
+  );
 }
 
 /**

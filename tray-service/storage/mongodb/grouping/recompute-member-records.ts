@@ -1,11 +1,11 @@
 import type { Db } from 'mongodb';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { recordGroup } from '../records/storage-keys.ts';
 import { TRAY_RECORDS } from '../collection-names.ts';
 import { type TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { recordKey, type Activity } from '../../../domain/activity.ts';
 import type { MembershipInterval } from '../../../domain/membership-intervals.ts';
 import { recomputeRecord } from './apply-activity.ts';
+import { backOff } from '../compare-and-set/back-off.ts';
 import { casUpdateRecords } from '../compare-and-set/cas-update-records.ts';
 import { claimVersions } from '../compare-and-set/claim-versions.ts';
 import { memberChangesFingerprint, memberSpans } from '../memberships/membership-changes.ts';
@@ -24,9 +24,7 @@ export interface RecomputeOptions {
 
 /**
  * Rounds of claim-and-delete for a record left with no action before giving up (the job retries).
- * A round that loses waits for the winner to finish; on a loaded host that takes seconds, so the
- * rounds back off to 250 ms and together wait about 13 s (20 rounds of at most 100 ms gave up while
- * the winner was still writing, under a load average of 12).
+ * A round that loses waits for the winner to finish (backOff): together at most about 12 s.
  */
 const DELETE_ROUNDS = 60;
 
@@ -130,7 +128,7 @@ async function deleteEmptied(
   options: RecomputeOptions,
 ): Promise<void> {
   for (let round = 1; round <= DELETE_ROUNDS; round++) {
-    if (round > 1) await sleep(Math.random() * Math.min(10 * round, 250));
+    if (round > 1) await backOff(round);
     const current = (await readByIds(db, [key])).get(key);
     if (!current) return;
     const next = recomputeRecord(

@@ -115,8 +115,8 @@ export function createMongoRecords(
         now,
       );
     },
-    // A record re-created under the same _id starts at a new version (its creation time), so the
-    // claims of the deleted ones need no clean-up: they expire with the purge.
+    // A record re-created under the same _id starts at a first version of its own (firstVersion),
+    // so the claims of the deleted ones need no clean-up: they expire with the purge.
     deleteAll: async (userId) => (await records.deleteMany({ userId })).deletedCount,
     async changedSince(userId, since, now) {
       const changed = await records

@@ -25,6 +25,11 @@ export interface RemovalOptions extends RecomputeOptions {
   keptSince: number;
   /** The removal event's key: what this changes is recorded under it (removal-outcomes.ts). */
   eventKey?: string;
+  /**
+   * Voided action ids by record group that a concurrent write may have counted after this removal
+   * took them out of the kept actions (reapply-removals.ts): those groups are computed again too.
+   */
+  counted?: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /** The kept actions on one post (`action_post`), with what removalVoids reads of each. */
@@ -114,8 +119,10 @@ export async function applyRemovals(
     for (const doc of await db.collection<RemovalWorkDoc>(TRAY_REMOVAL_WORK).find({ postId }).toArray())
       work.set(doc._id, doc);
   const groups = new Map<string, Set<string>>();
-  for (const { group, voided: ids } of work.values())
+  const note = (group: string, ids: Iterable<string>) =>
     groups.set(group, new Set([...(groups.get(group) ?? []), ...ids]));
+  for (const { group, voided: ids } of work.values()) note(group, ids);
+  for (const [group, ids] of options.counted ?? []) note(group, ids);
   // Records no kept action reaches may be on a deleted target: looked up by their group too.
   if (options.keptSince > 0)
     for (const group of removals.flatMap(targetGroups)) groups.set(group, groups.get(group) ?? new Set());

@@ -1,7 +1,11 @@
 import { expect } from 'chai';
 import { TRAY_RECORDS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
 import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
-import { casUpdateRecords } from '../../../../../tray-service/storage/mongodb/compare-and-set/cas-update-records.ts';
+import {
+  casUpdateRecords,
+  type ComputeRecord,
+} from '../../../../../tray-service/storage/mongodb/compare-and-set/cas-update-records.ts';
+import { claimVersions } from '../../../../../tray-service/storage/mongodb/compare-and-set/claim-versions.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 import { trayCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
@@ -11,6 +15,11 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
   const mongo = useMongo();
   before(() => ensureTestCollections(mongo.db, trayCollections));
   const records = () => mongo.db.collection<TrayRecordDoc>(TRAY_RECORDS);
+  /** A writer's change: one more actor counted, one version up. */
+  const oneMoreActor: ComputeRecord = (_key, current) =>
+    current
+      ? { ...current, actorsCount: current.actorsCount + 1, version: current.version + 1 }
+      : 'unchanged';
 
   it('stamps every inserted and updated state with the writer’s clock and reports it as stored', async () => {
     const existing = aTrayRecord({ userId: 'u-1', targetId: 'p-old' });
@@ -55,15 +64,10 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
     const writers = 8;
     await Promise.all(
       Array.from({ length: writers }, (_, i) =>
-        casUpdateRecords(
-          mongo.db,
-          [record._id],
-          (_key, current) =>
-            current
-              ? { ...current, actorsCount: current.actorsCount + 1, version: current.version + 1 }
-              : 'unchanged',
-          { owner: `writer-${i}`, onWritten: async (written) => void told.push(...written) },
-        ),
+        casUpdateRecords(mongo.db, [record._id], oneMoreActor, {
+          owner: `writer-${i}`,
+          onWritten: async (written) => void told.push(...written),
+        }),
       ),
     );
     const stored = await records().findOne({ _id: record._id });
@@ -72,5 +76,36 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
       Array.from({ length: writers }, (_, i) => record.version + 1 + i),
     );
     expect(told.find((state) => state.version === stored?.version)).to.deep.equal(stored);
+  });
+
+  // A removal deletes a record behind a claim of its next version; a delivery that read the
+  // removal's tombstone before it was stored then creates the record again, on the same tray clock.
+  it('starts a record created again after its deletion at a version no claim of its previous life holds', async () => {
+    const record = aTrayRecord({ userId: 'u-4', actorsCount: 1 });
+    const create = () =>
+      casUpdateRecords(mongo.db, [record._id], (_key, current) => (current ? 'unchanged' : record), {
+        owner: 'delivery',
+        now: () => 1_234,
+      });
+    await create();
+    const first = await records().findOne({ _id: record._id });
+    if (!first) throw new Error('not created');
+    const won = await claimVersions(
+      mongo.db,
+      [{ recordId: record._id, version: first.version + 1, state: 'deleted' }],
+      { owner: 'removal', takeoverMs: 60_000 },
+    );
+    expect([...won]).to.deep.equal([record._id]);
+    await records().deleteOne({ _id: record._id, version: first.version });
+    await create();
+    const again = await records().findOne({ _id: record._id });
+    expect(again?.version).to.not.equal(first.version);
+    const grown = await casUpdateRecords(mongo.db, [record._id], oneMoreActor, {
+      owner: 'another-delivery',
+      now: () => 1_234,
+      maxRounds: 3,
+    });
+    expect(grown).to.deep.equal({ written: 1, rounds: 1 });
+    expect(await records().findOne({ _id: record._id })).to.include({ actorsCount: 2 });
   });
 });

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { recordKey } from '../../../../../tray-service/domain/activity.ts';
 import { TRAY_RECORDS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import { claimVersions } from '../../../../../tray-service/storage/mongodb/compare-and-set/claim-versions.ts';
 import { applyPersonalActivities } from '../../../../../tray-service/storage/mongodb/grouping/apply-personal-activities.ts';
 import { fanOutCommunityPosts } from '../../../../../tray-service/storage/mongodb/grouping/fan-out-posts.ts';
 import { recomputeGroupRecords } from '../../../../../tray-service/storage/mongodb/grouping/recompute-group-records.ts';
@@ -110,5 +112,35 @@ describe('recomputeGroupRecords (MongoDB-compatible server)', function () {
     expect(removed).to.deep.equal([hal]);
     expect(await record(gus)).to.include({ actorsCount: 1, lastActionId: 'p-i', lastUpdate: at(3) });
     expect((await record(gus))?.actors.map((actor) => actor.userId)).to.deep.equal(['u-ivy']);
+  });
+
+  it('leaves a record emptied meanwhile to the concurrent remover that claimed it, and is done once it is gone', async () => {
+    const post = { postId: 'p-raced', owner: 'u-ana' };
+    await applyPersonalActivities(
+      mongo.db,
+      [aComment('u-ben', post, { id: 'cm-raced', at: at(1), userFeed: 'u-ana' })],
+      options,
+    );
+    const key = recordKey('comment', 'p-raced', 'u-ana');
+    const held = await record(key);
+    if (!held) throw new Error('no record');
+    // Another removal of the same comment has claimed the record's deletion and not deleted it yet.
+    expect(
+      await claimVersions(mongo.db, [{ recordId: key, version: held.version + 1, state: 'deleted' }], {
+        owner: 'another-removal',
+        takeoverMs: 60_000,
+      }),
+    ).to.deep.equal(new Set([key]));
+    const recomputed = recomputeGroupRecords(
+      mongo.db,
+      recordGroup('comment', 'p-raced'),
+      new Set(['cm-raced']),
+      options,
+    );
+    await sleep(300);
+    expect(await record(key)).to.include({ version: held.version });
+    await mongo.db.collection<TrayRecordDoc>(TRAY_RECORDS).deleteOne({ _id: key, version: held.version });
+    expect(await recomputed).to.deep.equal([]);
+    expect(await record(key)).to.equal(null);
   });
 });
