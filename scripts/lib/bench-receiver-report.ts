@@ -58,11 +58,11 @@ const perCall = (stats: CommandStats, name: string) => {
   return command ? (command.usec / command.calls).toFixed(1) : '-';
 };
 
-/** Jobs queued (one LPUSH each), script calls, and the scripts' own time per job. */
+/** Jobs queued (one HSET each: the job's hash), script calls, and the scripts' own time per job. */
 function scriptFigures(r: Figures) {
   const calls = (r.commands.get('evalsha')?.calls ?? 0) + (r.commands.get('eval')?.calls ?? 0);
   const usec = (r.commands.get('evalsha')?.usec ?? 0) + (r.commands.get('eval')?.usec ?? 0);
-  const jobs = r.commands.get('lpush')?.calls ?? 0;
+  const jobs = r.commands.get('hset')?.calls ?? 0;
   return { calls, jobs, usecPerJob: usec / Math.max(jobs, 1) };
 }
 
