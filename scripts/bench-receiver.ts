@@ -15,12 +15,20 @@
 // measured on its own, at a fixed rate, by `npm run bench:receiver-backlog` (scripts/bench-receiver-backlog.ts).
 // BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 100) tune the run;
 // BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of each server there (open in Chrome DevTools).
+// BENCH_BASELINE=<other checkout with node_modules> adds that checkout's receiver to every round
+// (started by its own serve mode, over the same Redis), for a before/after in one run.
+// Why the second and third tables: the same code gave 64% and 54% of bare Express in two quiet
+// runs an hour apart. Per run they show what the whole machine did (its busy share, the time the
+// hypervisor stole, the CPU of processes outside the bench) and the load generator's own CPU, so a
+// slow run can be told apart from a slow receiver; and, from Redis's INFO commandstats, how many
+// jobs shared one script call and what each command inside it cost.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { freePort, startRedis } from './lib/local-servers.ts';
+import { hostCpu, hostShares } from './lib/host-cpu.ts';
 import {
   benchSchemes,
   benchSecret as secret,
@@ -28,11 +36,14 @@ import {
   signedBenchRequest,
   type SignedBenchRequest as SignedBody,
 } from './lib/bench-body.ts';
+import type { CommandStats } from './lib/redis-command-stats.ts';
+import { receiverBenchReport, type Figures } from './lib/bench-receiver-report.ts';
 
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const cpuProfDir = process.env.BENCH_CPU_PROF_DIR;
+const baseline = process.env.BENCH_BASELINE;
 const schemes = benchSchemes(process.env.BENCH_SCHEMES);
 
 interface Sample {
@@ -133,25 +144,6 @@ function startServer(mode: string, port: number, redisUrl: string, spoolDir: str
   });
 }
 
-interface Figures {
-  mode: string;
-  requestsPerSecond: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-  total: number;
-  /** CPU time per request of the server process, and of redis-server, over the measured run. */
-  serverCpuMicros?: number;
-  redisCpuMicros?: number;
-  /** Share of the run the server's event loop was busy: near 1, the server set the pace. */
-  serverBusy?: number;
-  /** The same for the load generator (this process): near 1, it did. */
-  generatorBusy?: number;
-  /** Jobs waiting in the receiver's queue when the run started (nothing consumes them here). */
-  queued?: number;
-}
-
 /** Asks a server child for its CPU time and request count. */
 function sample(child: ChildProcess): Promise<Sample> {
   return new Promise((resolve) => {
@@ -172,22 +164,58 @@ async function queuedJobs(redisUrl: string): Promise<number> {
   return read(redisUrl, 'bench');
 }
 
-/** One measured run, with the CPU each server process and Redis spent per request. */
-async function measure(mode: string, port: number, child: ChildProcess, redisUrl: string): Promise<Figures> {
+/** Imported on first use, like redisCpuSeconds. */
+async function commandStats(redisUrl: string): Promise<CommandStats> {
+  const { redisCommandStats } = await import('./lib/redis-command-stats.ts');
+  return redisCommandStats(redisUrl);
+}
+
+/**
+ * One measured run, with the CPU each server process, Redis and the load generator spent per
+ * request, and what the whole machine did meanwhile.
+ */
+async function measure(
+  mode: string,
+  port: number,
+  child: ChildProcess,
+  redisUrl: string,
+): Promise<Omit<Figures, 'round'>> {
+  const { commandStatsDelta } = await import('./lib/redis-command-stats.ts');
+  const pool = prepared(durationSeconds);
   const queued = await queuedJobs(redisUrl);
   const before = await sample(child);
   const redisBefore = await redisCpuSeconds(redisUrl);
-  const figures = await load(mode, port, durationSeconds, true);
+  const commandsBefore = await commandStats(redisUrl);
+  const hostBefore = hostCpu();
+  const generatorBefore = process.cpuUsage();
+  const figures = await load(mode, port, durationSeconds, pool);
+  const generator = process.cpuUsage(generatorBefore);
+  const host = hostShares(hostBefore, hostCpu());
   const after = await sample(child);
   const redisAfter = await redisCpuSeconds(redisUrl);
+  const commandsAfter = await commandStats(redisUrl);
   const served = Math.max(after.requests - before.requests, 1);
   const active = after.active - before.active;
+  const serverSeconds = (after.cpuMicros - before.cpuMicros) / 1e6;
+  const redisSeconds = redisAfter - redisBefore;
+  const generatorSeconds = (generator.user + generator.system) / 1e6;
+  const capacity = host.totalSeconds;
   return {
     ...figures,
     queued,
-    serverCpuMicros: (after.cpuMicros - before.cpuMicros) / served,
-    redisCpuMicros: ((redisAfter - redisBefore) * 1e6) / served,
+    serverCpuMicros: (serverSeconds * 1e6) / served,
+    redisCpuMicros: (redisSeconds * 1e6) / served,
+    generatorCpuMicros: (generatorSeconds * 1e6) / served,
     serverBusy: active / Math.max(active + after.idle - before.idle, 1),
+    machine: {
+      busy: host.busy,
+      steal: host.steal,
+      server: serverSeconds / capacity,
+      redis: redisSeconds / capacity,
+      generator: generatorSeconds / capacity,
+      others: Math.max(0, host.busySeconds - serverSeconds - redisSeconds - generatorSeconds) / capacity,
+    },
+    commands: commandStatsDelta(commandsBefore, commandsAfter),
   };
 }
 
@@ -206,13 +234,27 @@ const signed = (): SignedBody => signedBenchRequest((n += 1), schemes);
  */
 const bodiesPerSecond = 20_000;
 
-async function load(mode: string, port: number, seconds: number, measured = false): Promise<Figures> {
+/** What autocannon measured of one run. */
+type LoadFigures = Pick<
+  Figures,
+  'mode' | 'requestsPerSecond' | 'p50' | 'p99' | 'non2xx' | 'errors' | 'total' | 'generatorBusy'
+>;
+
+/** The bodies of one measured run; signed outside the measured window. */
+const prepared = (seconds: number): (SignedBody | undefined)[] =>
+  Array.from({ length: seconds * bodiesPerSecond }, signed);
+
+/** `seconds` of load at full speed; a measured run sends `pool` (prepared), a warm-up signs as it goes. */
+async function load(
+  mode: string,
+  port: number,
+  seconds: number,
+  pool: (SignedBody | undefined)[] = [],
+): Promise<LoadFigures> {
+  const measured = pool.length > 0;
   // Imported here, not at the top: the server child processes should not load it.
   const { default: autocannon } = await import('autocannon');
   const { performance } = await import('node:perf_hooks');
-  const pool: (SignedBody | undefined)[] = measured
-    ? Array.from({ length: seconds * bodiesPerSecond }, signed)
-    : [];
   let next = 0;
   let signedDuringRun = 0;
   const started = performance.eventLoopUtilization();
@@ -267,27 +309,23 @@ async function spoolDepth(port: number): Promise<string> {
     .join('\n');
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-};
-const percent = (ratio: number | undefined) => `${((ratio ?? 0) * 100).toFixed(0)}%`;
-
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-receiver-'));
   const redis = await startRedis({ dir: join(dir, 'redis') });
-  const results: (Figures & { round: number })[] = [];
+  const results: Figures[] = [];
   const servers: { mode: string; port: number; child: ChildProcess }[] = [];
   try {
-    for (const mode of ['bare', 'receiver']) {
+    for (const mode of ['bare', ...(baseline ? ['baseline'] : []), 'receiver']) {
       const port = await freePort();
-      servers.push({ mode, port, child: await startServer(mode, port, redis.url, join(dir, 'spool')) });
+      const spool = join(dir, `spool-${mode}`);
+      const child =
+        mode === 'baseline' && baseline
+          ? await startBaseline(baseline, port, redis.url, spool)
+          : await startServer(mode, port, redis.url, spool);
+      servers.push({ mode, port, child });
     }
     process.stdout.write(
-      `[bench] ${rounds} rounds of ${durationSeconds} s per server at ${connections} connections, after a 2 s warm-up each; signature schemes: ${schemes}\n`,
+      `[bench] ${rounds} rounds of ${durationSeconds} s per server at ${connections} connections, after a 2 s warm-up each; signature schemes: ${schemes}${baseline ? `; baseline: ${baseline}` : ''}\n`,
     );
     for (const { mode, port } of servers) await load(mode, port, 2);
     for (let round = 1; round <= rounds; round += 1) {
@@ -306,78 +344,13 @@ async function main(): Promise<void> {
     await redis.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
-  process.stdout.write(
-    [
-      '',
-      line([
-        'round',
-        'server',
-        'req/s',
-        'p50 ms',
-        'p99 ms',
-        'requests',
-        'non-2xx',
-        'errors',
-        'server CPU us/req',
-        'redis CPU us/req',
-        'server busy',
-        'generator busy',
-        'queued at start',
-      ]),
-      line([
-        '---:',
-        '---',
-        '---:',
-        '---:',
-        '---:',
-        '---:',
-        '---:',
-        '---:',
-        '---:',
-        '---:',
-        '---:',
-        '---:',
-        '---:',
-      ]),
-      ...results.map((r) =>
-        line([
-          r.round,
-          r.mode,
-          Math.round(r.requestsPerSecond),
-          r.p50,
-          r.p99,
-          r.total,
-          r.non2xx,
-          r.errors,
-          Math.round(r.serverCpuMicros ?? 0),
-          Math.round(r.redisCpuMicros ?? 0),
-          percent(r.serverBusy),
-          percent(r.generatorBusy),
-          r.queued ?? 0,
-        ]),
-      ),
-      '',
-    ].join('\n'),
-  );
-  const ratios: number[] = [];
-  const cpuRatios: number[] = [];
-  const receiverP99: number[] = [];
-  const cpu = (r: Figures) => (r.serverCpuMicros ?? 0) + (r.redisCpuMicros ?? 0);
-  for (let round = 1; round <= rounds; round += 1) {
-    const bare = results.find((r) => r.round === round && r.mode === 'bare');
-    const receiver = results.find((r) => r.round === round && r.mode === 'receiver');
-    if (!bare || !receiver) continue;
-    ratios.push(receiver.requestsPerSecond / bare.requestsPerSecond);
-    cpuRatios.push(cpu(receiver) / cpu(bare));
-    receiverP99.push(receiver.p99);
-  }
-  const list = (values: number[], format: (value: number) => string) => values.map(format).join(', ');
-  process.stdout.write(
-    `receiver/bare throughput: median ${(median(ratios) * 100).toFixed(1)}% (target >= 60%; rounds ${list(ratios, (r) => `${(r * 100).toFixed(1)}%`)})\n` +
-      `receiver p99: median ${median(receiverP99)} ms (target < 50 ms; rounds ${list(receiverP99, (p) => `${p} ms`)})\n` +
-      `CPU per request (server + redis-server), receiver/bare: median ${median(cpuRatios).toFixed(2)}x (rounds ${list(cpuRatios, (r) => `${r.toFixed(2)}x`)})\n`,
-  );
+  process.stdout.write(receiverBenchReport(results));
+}
+
+/** Another checkout's receiver, started by its own serve mode (so configured by its own code). */
+async function startBaseline(tree: string, port: number, redisUrl: string, spoolDir: string) {
+  const { startBenchReceiver } = await import('./lib/bench-receiver-child.ts');
+  return startBenchReceiver(resolve(tree), port, redisUrl, spoolDir);
 }
 
 if (process.argv[2] === 'serve') {

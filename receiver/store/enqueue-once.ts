@@ -70,7 +70,15 @@ export const dedupeMarkKey = (markPrefix: string, key: string) => `${markPrefix}
  * one `SET NX` (an existing mark is left as it is, its expiry included): one Redis call per event
  * fewer than EXISTS then SET.
  *
- * KEYS: wait, paused, meta-paused, id counter, then per job: mark, job hash.
+ * Unlike addJob it leaves bull's id counter alone: bull numbers only jobs added without an id from
+ * it, and every job here has one, so its INCR was a Redis call per event for nothing (the counter's
+ * key stays in KEYS, so the script's key list is unchanged; BENCHMARKS.md, "Receiver").
+ *
+ * The batch's new jobs go into the wait list with one LPUSH at the end, in the order one LPUSH per
+ * job would leave them: a `redis.call` costs Redis about 2 us on top of the command itself, and
+ * nothing outside the script can see the list before it ends (BENCHMARKS.md, "Receiver").
+ *
+ * KEYS: wait, paused, meta-paused, id counter (unused), then per job: mark, job hash.
  * ARGV: mark seconds, job name, timestamp, queue token, then per job: job id, data JSON, opts JSON.
  * Returns one 1 (queued) or 0 (duplicate) per job.
  */
@@ -79,20 +87,21 @@ local target = KEYS[1]
 if redis.call('EXISTS', KEYS[3]) == 1 then target = KEYS[2] end
 local channel = KEYS[1] .. 'ing@' .. ARGV[4]
 local results = {}
+local queued = {}
 for j = 1, (#KEYS - 4) / 2 do
   local mark, jobKey = KEYS[3 + 2 * j], KEYS[4 + 2 * j]
   local id = ARGV[2 + 3 * j]
   local added = 0
   if redis.call('SET', mark, '1', 'EX', ARGV[1], 'NX') and redis.call('EXISTS', jobKey) == 0 then
-    redis.call('INCR', KEYS[4])
     redis.call('HSET', jobKey, 'name', ARGV[2], 'data', ARGV[3 + 3 * j], 'opts', ARGV[4 + 3 * j],
       'timestamp', ARGV[3], 'delay', '0', 'priority', '0')
-    redis.call('LPUSH', target, id)
+    queued[#queued + 1] = id
     redis.call('PUBLISH', channel, id)
     added = 1
   end
   results[j] = added
 end
+if #queued > 0 then redis.call('LPUSH', target, unpack(queued)) end
 return results
 `;
 

@@ -63,3 +63,93 @@ describe('batchPerTick', () => {
     expect(settled.map((s) => s.status)).to.deep.equal(['rejected', 'rejected']);
   });
 });
+
+describe('batchPerTick with maxInFlight', () => {
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  /** A batch operation whose calls settle when the test says so. */
+  function controlled() {
+    const calls: { items: number[]; settle: (error?: Error) => void }[] = [];
+    const run = (items: readonly number[]) =>
+      new Promise<readonly number[]>((resolve, reject) => {
+        calls.push({ items: [...items], settle: (error) => (error ? reject(error) : resolve(items)) });
+      });
+    return { calls, run };
+  }
+
+  it('sends an item at the next turn while nothing is in flight', async () => {
+    const { calls, run } = controlled();
+    const same = batchPerTick(run, { maxItems: 10, maxInFlight: 1 });
+    const first = same(1);
+    await nextTurn();
+    expect(calls.map((call) => call.items)).to.deep.equal([[1]]);
+    calls[0]?.settle();
+    expect(await first).to.equal(1);
+  });
+
+  it('holds the items of later turns while a call is in flight, then sends them in one call', async () => {
+    const { calls, run } = controlled();
+    const same = batchPerTick(run, { maxItems: 10, maxInFlight: 1 });
+    const results = [same(1)];
+    await nextTurn();
+    results.push(same(2));
+    await nextTurn();
+    results.push(same(3));
+    await nextTurn();
+    expect(calls.map((call) => call.items)).to.deep.equal([[1]]);
+    calls[0]?.settle();
+    await nextTurn();
+    await nextTurn();
+    expect(calls.map((call) => call.items)).to.deep.equal([[1], [2, 3]]);
+    calls[1]?.settle();
+    expect(await Promise.all(results)).to.deep.equal([1, 2, 3]);
+  });
+
+  it('sends everything that waited once the call settles, in as many batches as the limits need', async () => {
+    const { calls, run } = controlled();
+    const same = batchPerTick(run, { maxItems: 2, maxInFlight: 1 });
+    const results = [same(1)];
+    await nextTurn();
+    results.push(...[2, 3, 4, 5, 6].map(same));
+    await nextTurn();
+    calls[0]?.settle();
+    await nextTurn();
+    await nextTurn();
+    expect(calls.map((call) => call.items)).to.deep.equal([[1], [2, 3], [4, 5], [6]]);
+    for (const call of calls.slice(1)) call.settle();
+    expect(await Promise.all(results)).to.deep.equal([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('sends the waiting items after maxHoldMs while the call in flight still has not settled', async () => {
+    const { calls, run } = controlled();
+    const same = batchPerTick(run, { maxItems: 10, maxInFlight: 1, maxHoldMs: 200 });
+    void same(1);
+    await nextTurn();
+    const later = same(2);
+    await nextTurn();
+    expect(calls.map((call) => call.items)).to.deep.equal([[1]]);
+    // The first call never settles here; the second goes once the hold has run out.
+    for (let waited = 0; calls.length < 2 && waited < 5_000; waited += 10) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(calls.map((call) => call.items)).to.deep.equal([[1], [2]]);
+    calls[1]?.settle();
+    expect(await later).to.equal(2);
+    calls[0]?.settle();
+  });
+
+  it('lets the waiting items go when the call in flight fails, and rejects only its own', async () => {
+    const { calls, run } = controlled();
+    const same = batchPerTick(run, { maxItems: 10, maxInFlight: 1 });
+    const failed = same(1);
+    await nextTurn();
+    const later = same(2);
+    await nextTurn();
+    calls[0]?.settle(new Error('redis is down'));
+    await expect(failed).to.be.rejectedWith('redis is down');
+    await nextTurn();
+    expect(calls.map((call) => call.items)).to.deep.equal([[1], [2]]);
+    calls[1]?.settle();
+    expect(await later).to.equal(2);
+  });
+});

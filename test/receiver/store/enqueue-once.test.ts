@@ -159,6 +159,15 @@ describe('enqueueOnce', () => {
       }
     });
 
+    it('answers a batch of only duplicates without touching the wait list', async () => {
+      await enqueueOnce(target, job('d0'));
+      const waitKey = `${prefix}:${WEBHOOK_QUEUE_NAME}:wait`;
+      const before = await redis.lrange(waitKey, 0, -1);
+      const outcomes = await enqueueMany(target, [job('d0'), job('d0')].map(encodeWebhookJob));
+      expect(outcomes).to.deep.equal(['duplicate', 'duplicate']);
+      expect(await redis.lrange(waitKey, 0, -1)).to.deep.equal(before);
+    });
+
     it('does nothing for an empty batch', async () => {
       expect(await enqueueMany(target, [])).to.deep.equal([]);
     });

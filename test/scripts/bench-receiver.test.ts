@@ -1,0 +1,33 @@
+import { expect } from 'chai';
+import { cleanEnv, runScript } from '../support/run-script.ts';
+
+describe('npm run bench:receiver, in a small mode', () => {
+  it('prints for each run its speed, what the machine did, and what Redis spent per queued job', async function () {
+    this.timeout(120_000);
+    const result = await runScript(
+      'scripts/bench-receiver.ts',
+      [],
+      cleanEnv({ BENCH_DURATION: '1', BENCH_ROUNDS: '1', BENCH_CONNECTIONS: '10' }),
+      110_000,
+    );
+    expect(result.code, result.stderr).to.equal(0);
+    const rows = (mode: string) =>
+      result.stdout
+        .split('\n')
+        .filter((line) => line.startsWith(`| 1 | ${mode} |`))
+        .map((line) => line.split('|').map((cell) => cell.trim()));
+    // Cells from 1 (a row starts with `|`). Speed: | round | server | req/s | p50 | p99 | requests | failed | server | redis | generator | queued |
+    // Machine: | round | server | machine busy | steal | server | redis | generator | others | ... |
+    // Redis: | round | server | jobs per script call | script us/job | rest | SET ... |
+    const [speed, machine, redis] = rows('receiver');
+    expect(speed?.[7], 'no request failed').to.equal('0');
+    expect(Number(speed?.[10]), 'generator CPU per request').to.be.greaterThan(0);
+    expect(machine?.[4]).to.match(/^\d+%$/);
+    expect(Number(machine?.[3]?.slice(0, -1)), 'machine busy').to.be.greaterThan(0);
+    expect(machine?.[3]).to.match(/^\d+%$/);
+    expect(Number(redis?.[3]), 'jobs per script call').to.be.at.least(1);
+    expect(Number(redis?.[4]), 'script us per job').to.be.greaterThan(0);
+    expect(rows('bare'), 'the bare app queues nothing: no Redis row').to.have.length(2);
+    expect(result.stdout).to.match(/receiver\/bare throughput: median \d/);
+  });
+});
