@@ -8,7 +8,8 @@
 // down); and GET v3, both counts of the inbox (unread and unseen). Target: p99 <= 5 ms and within
 // 1.5 ms of the floor's p99. Also prints the bytes a record takes on disk with its indexes.
 // The API runs here as main.ts wires it; the client runs in a process of its own
-// (lib/bench-api-client.ts). --stages adds, per user and route, where the server's time goes.
+// (lib/bench-api-client.ts). --stages adds, per user and route, where the server's time goes;
+// --gc, the garbage collections that ran during the API's requests and during the floor's.
 // Starts its own redis-server and a throwaway PostgreSQL cluster unless REDIS_URL / DATABASE_URL
 // point elsewhere. BENCHMARKS.md records the latest run.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -52,6 +53,8 @@ import { parseCli, runCli } from './lib/cli.ts';
 import { hs256Token } from './lib/hs256-token.ts';
 import type { LocalServer } from './lib/local-servers.ts';
 import { forkBenchClient } from './lib/fork-bench-client.ts';
+import { dirtyMegabytes } from './lib/dirty-pages.ts';
+import { gcTable, startGcTally } from './lib/gc-during-requests.ts';
 import { explainStatements } from './lib/explain-statements.ts';
 import { describeFootprint, recordFootprint } from './lib/record-footprint.ts';
 import { seedBenchRecords } from './lib/seed-bench-records.ts';
@@ -79,6 +82,7 @@ const usage = `Usage: npm run bench:api -- [--total 10000000] [--user-records 10
   --rounds         times each call is measured (default 1000: a p99 is the 10th slowest)
   --batch          records inserted per statement while seeding (default 500000)
   --stages         also time where the server's time goes, per user and route
+  --gc             also count the garbage collections that ran during the API's and the floor's requests
   --explain        also print EXPLAIN (ANALYZE, BUFFERS) of each plain statement`;
 
 const TARGET_MS = 5;
@@ -110,6 +114,7 @@ runCli(async () => {
         rounds: { type: 'string', default: '1000' },
         batch: { type: 'string', default: '500000' },
         stages: { type: 'boolean', default: false },
+        gc: { type: 'boolean', default: false },
         explain: { type: 'boolean', default: false },
       },
     },
@@ -195,6 +200,9 @@ runCli(async () => {
 
       // The floor under any API call (lib/bench-api-floor.ts), over the seeding pool.
       const floor = await startBenchFloor(sql);
+      const gc = values.gc ? startGcTally() : undefined;
+      gc?.watch(server, () => 'API');
+      gc?.watch(floor.server, (path) => (path === '/' ? 'bare hop' : 'floor'));
 
       /** A user's calls: each view's first page and deep page (where it has one), then GET v3. */
       const callsOf = async (userId: string, views: readonly InboxView[]): Promise<BenchCall[]> => {
@@ -237,10 +245,14 @@ runCli(async () => {
         const calls = await callsOf(userId, views);
         const token = await hs256Token(SECRET, userId);
         const job = { base, bare: floor.url, databaseUrl: url, token, pageSize: PAGE_SIZE, calls, rounds };
+        let dirtyBefore: number | undefined;
         const samples = await client.run(job, () => {
           stages?.take(); // the warm-up's
+          gc?.reset();
+          dirtyBefore = dirtyMegabytes();
           say(`measuring ${userId}: ${calls.length} calls x ${rounds} rounds`);
         });
+        const dirty = { before: dirtyBefore, after: dirtyMegabytes() };
         const sorted = (list: number[] = []) => list.sort((x, y) => x - y);
         const sort = (call: CallSamples | undefined): CallSamples => ({
           api: sorted(call?.api),
@@ -251,7 +263,9 @@ runCli(async () => {
           userId,
           calls: calls.map((call, i) => ({ call, samples: sort(samples.calls[i]) })),
           hop: sorted(samples.hop),
+          dirty,
           stages: stages?.take(),
+          gc: await gc?.take(),
         };
       };
 
@@ -307,11 +321,13 @@ runCli(async () => {
         '',
         'floor: a node:http server in the API process running the same plain statements (the counts together) and answering their rows; bare hop: the same server answering a constant body',
         ...results.map(
-          ({ userId, hop }) =>
-            `${userId}: bare hop p50 ${ms(quantile(hop, 0.5))}, p99 ${ms(quantile(hop, 0.99))}`,
+          ({ userId, hop, dirty }) =>
+            `${userId}: bare hop p50 ${ms(quantile(hop, 0.5))}, p99 ${ms(quantile(hop, 0.99))}; file data not yet on disk ${dirty.before ?? '?'} MB at the start, ${dirty.after ?? '?'} MB at the end`,
         ),
       );
       for (const { userId, stages: taken } of results) if (taken) out.push('', ...stageTable(userId, taken));
+      for (const { userId, gc: tally } of results) if (tally) out.push('', ...gcTable(userId, tally));
+      gc?.stop();
       if (values.explain) {
         const statements = results.flatMap(({ userId, calls }) =>
           calls.flatMap(({ call }) =>

@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
 import type { PlainStatement } from './bench-api-plain.ts';
@@ -9,6 +9,8 @@ export interface BenchFloor {
   url: string;
   /** Serves `statements` at `path`: run together, their rows answered as JSON. */
   serve(path: string, statements: PlainStatement[]): void;
+  /** The server itself, for what watches its requests (`--gc`). */
+  server: Server;
   close(): void;
 }
 
@@ -36,6 +38,7 @@ export async function startBenchFloor(sql: Pick<pg.Pool, 'query'>): Promise<Benc
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     serve: (path, statements) => void paths.set(path, statements),
+    server,
     close: () => void server.close(),
   };
 }

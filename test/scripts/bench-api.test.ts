@@ -17,7 +17,7 @@ describe('scripts/bench-api.ts', () => {
     before(async function () {
       this.timeout(180_000);
       const args = ['--total', '3000', '--user-records', '60', '--dense-records', '60', '--archived', '40'];
-      args.push('--snoozed', '5', '--deep', '20', '--rounds', '3', '--batch', '1000');
+      args.push('--snoozed', '5', '--deep', '20', '--rounds', '3', '--batch', '1000', '--gc');
       const env = cleanEnv({ DATABASE_URL: (await testPostgres()).url });
       result = await runScript('scripts/bench-api.ts', args, env, 170_000);
     });
@@ -52,6 +52,21 @@ describe('scripts/bench-api.ts', () => {
         /on disk: 3,000 records take .* GB with their indexes, \d+ bytes a record/,
       );
       expect(result.stdout).to.include('tray_records_inbox_page');
+    });
+
+    it("with --gc, counts the collections during the API's and the floor's requests, per user", () => {
+      for (const user of ['bench-user', 'bench-dense', 'bench-archive']) {
+        expect(result.stdout).to.include(`| ${user}: GC during | requests | scavenges |`);
+      }
+      // bench-user's 5 calls x 3 rounds on each server.
+      expect(result.stdout).to.match(/\| API \| 15 \| \d+ \| \d+\.\d \|/);
+      expect(result.stdout).to.match(/\| floor \| 15 \| \d+ \| \d+\.\d \|/);
+    });
+
+    it('says per user how much file data was not yet on disk as its measurement started and ended', () => {
+      expect(result.stdout).to.match(
+        /bench-user: bare hop p50 .*; file data not yet on disk \d+ MB at the start, \d+ MB at the end/,
+      );
     });
   });
 });
