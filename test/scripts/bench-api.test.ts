@@ -68,5 +68,13 @@ describe('scripts/bench-api.ts', () => {
         /bench-user: bare hop p50 .*; file data not yet on disk \d+ MB at the start, \d+ MB at the end/,
       );
     });
+
+    it('writes the load out to disk (a checkpoint and a sync) before it measures', () => {
+      const output = result.stderr; // the progress lines
+      expect(output).to.match(
+        /CHECKPOINT and sync in [\d.]+ m?s: file data not yet on disk \d+ MB before, \d+ MB after/,
+      );
+      expect(output.indexOf('CHECKPOINT and sync')).to.be.below(output.indexOf('measuring bench-user'));
+    });
   });
 });
