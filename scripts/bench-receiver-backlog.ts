@@ -31,6 +31,7 @@ import {
 } from './lib/bench-receiver-child.ts';
 import { freePort, startRedis } from './lib/local-servers.ts';
 import { queuedJobs } from './lib/queued-jobs.ts';
+import { parseCommandStats } from './lib/redis-command-stats.ts';
 import { redisCpuSeconds } from './lib/redis-cpu-seconds.ts';
 
 const backlogJobs = Number(process.env.BACKLOG_JOBS ?? 300_000);
@@ -111,7 +112,7 @@ async function main(): Promise<void> {
     const served = Math.max((await requestCount(child)) - requestsBefore, 1);
     const ticksAfter = processTicks(pid);
     const redisAfter = await redisCpuSeconds(redis.url);
-    const calls = /cmdstat_evalsha:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1];
+    const calls = parseCommandStats(await admin.info('commandstats')).get('evalsha')?.calls;
     const ticks = ticksAfter.user + ticksAfter.system - ticksBefore.user - ticksBefore.system;
     return {
       round,
@@ -121,7 +122,7 @@ async function main(): Promise<void> {
       failed: result.non2xx + result.errors,
       receiverMicros: (ticks * tickMicros) / served,
       redisMicros: ((redisAfter - redisBefore) * 1e6) / served,
-      jobsPerCall: served / Math.max(Number(calls ?? 0), 1),
+      jobsPerCall: served / Math.max(calls ?? 0, 1),
     };
   }
 

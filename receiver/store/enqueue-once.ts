@@ -71,14 +71,14 @@ export const dedupeMarkKey = (markPrefix: string, key: string) => `${markPrefix}
  * fewer than EXISTS then SET.
  *
  * Unlike addJob it leaves bull's id counter alone: bull numbers only jobs added without an id from
- * it, and every job here has one, so its INCR was a Redis call per event for nothing (the counter's
- * key stays in KEYS, so the script's key list is unchanged; BENCHMARKS.md, "Receiver").
+ * it, and every job here has one, so its INCR was a Redis call per event for nothing (BENCHMARKS.md,
+ * "Receiver").
  *
  * The batch's new jobs go into the wait list with one LPUSH at the end, in the order one LPUSH per
  * job would leave them: a `redis.call` costs Redis about 2 us on top of the command itself, and
  * nothing outside the script can see the list before it ends (BENCHMARKS.md, "Receiver").
  *
- * KEYS: wait, paused, meta-paused, id counter (unused), then per job: mark, job hash.
+ * KEYS: wait, paused, meta-paused, then per job: mark, job hash.
  * ARGV: mark seconds, job name, timestamp, queue token, then per job: job id, data JSON, opts JSON.
  * Returns one 1 (queued) or 0 (duplicate) per job.
  */
@@ -88,8 +88,8 @@ if redis.call('EXISTS', KEYS[3]) == 1 then target = KEYS[2] end
 local channel = KEYS[1] .. 'ing@' .. ARGV[4]
 local results = {}
 local queued = {}
-for j = 1, (#KEYS - 4) / 2 do
-  local mark, jobKey = KEYS[3 + 2 * j], KEYS[4 + 2 * j]
+for j = 1, (#KEYS - 3) / 2 do
+  local mark, jobKey = KEYS[2 + 2 * j], KEYS[3 + 2 * j]
   local id = ARGV[2 + 3 * j]
   local added = 0
   if redis.call('SET', mark, '1', 'EX', ARGV[1], 'NX') and redis.call('EXISTS', jobKey) == 0 then
@@ -113,7 +113,7 @@ interface WithEnqueueCommand {
 
 /** The parts of bull's Queue its type declarations leave out: key names and the event token. */
 interface BullQueueInternals {
-  readonly keys: Record<'wait' | 'paused' | 'meta-paused' | 'id', string>;
+  readonly keys: Record<'wait' | 'paused' | 'meta-paused', string>;
   readonly token: string;
   toKey(id: string): string;
 }
@@ -148,7 +148,7 @@ export async function enqueueMany(
   }
   const timestamp = Date.now();
   const { keys } = queue;
-  const keyList: string[] = [keys.wait, keys.paused, keys['meta-paused'], keys.id];
+  const keyList: string[] = [keys.wait, keys.paused, keys['meta-paused']];
   const argList: (string | number)[] = [target.dedupeSeconds, defaultJobName, timestamp, queue.token];
   for (const job of jobs) {
     keyList.push(dedupeMarkKey(target.markPrefix, job.dedupeKey), queue.toKey(job.dedupeKey));
