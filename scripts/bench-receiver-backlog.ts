@@ -15,6 +15,7 @@
 // 15) and BACKLOG_ROUNDS (pairs of rounds, default 3) tune it; BENCH_SCHEMES as in bench-receiver.ts.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { dedupeKey } from '../receiver/dedupe-key.ts';
@@ -101,6 +102,19 @@ async function main(): Promise<void> {
     await Promise.all(Array.from({ length: 8 }, writeSome));
   }
 
+  /**
+   * Waits until the receiver has taken every request of the last round (its count holds for 100 ms):
+   * one autocannon stopped waiting for may still be enqueued, and must not land in the next round's
+   * emptied Redis, where it would count as backlog.
+   */
+  async function settled(): Promise<void> {
+    let last = -1;
+    for (let count = await requestCount(child); count !== last; count = await requestCount(child)) {
+      last = count;
+      await sleep(100);
+    }
+  }
+
   async function measure(round: number): Promise<Row> {
     const bodies = Array.from({ length: Math.ceil(rate * seconds * 1.05) }, nextRequest);
     await admin.config('RESETSTAT');
@@ -135,6 +149,7 @@ async function main(): Promise<void> {
       `[backlog] ${rounds} pairs of ${seconds} s rounds at ${rate} req/s, empty Redis against ${backlogJobs} queued jobs; signature schemes: ${schemes}; load average ${await loadAverage()}\n`,
     );
     await loadAtRate(port, rate, 3, [], nextRequest);
+    await settled();
     for (let round = 1; round <= rounds; round += 1) {
       for (const depth of [0, backlogJobs]) {
         // Both kinds of round follow the same work (writing the backlog, emptying Redis), in the
@@ -144,6 +159,7 @@ async function main(): Promise<void> {
         await admin.flushall();
         if (depth > 0) await fillBacklog(depth);
         rows.push(await measure(round));
+        await settled();
         process.stdout.write(
           `[backlog] round ${round} at ${depth} queued done; load average ${await loadAverage()}\n`,
         );
