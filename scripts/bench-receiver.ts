@@ -4,16 +4,18 @@
 // its event loop. Every request carries a distinct, freshly signed ~1.5 KB channel.didCreate body,
 // so the receiver runs the whole path (allowlist, signature, envelope, dedupe, enqueue) each time
 // instead of answering redeliveries from the dedupe check.
-// The two are measured alternately, BENCH_ROUNDS times (default 3), and the summary takes the
-// median of the rounds: the host's speed drifts by 2x over minutes here, and a bare run and a
-// receiver run minutes apart are not comparable.
+// The two are measured alternately, BENCH_ROUNDS times (default 8, of 4 s each), and the summary
+// takes the median of the rounds: the host's speed drifts by 2x over minutes here, and a bare run
+// and a receiver run minutes apart are not comparable. Many short rounds rather than three of 10 s
+// (the earlier default): each ratio then compares two runs seconds apart, and a median of eight moved
+// less from run to run than a median of three (BENCHMARKS.md, "Receiver").
 // BENCH_SCHEMES=both (the default) configures a Standard Webhooks webhook beside the platform's two
 // and sends every other request signed that way (webhook-id, webhook-timestamp, webhook-signature;
 // docs/receiver.md#signature-schemes); BENCH_SCHEMES=platform sends only the platform's signature.
 // Nothing consumes the queue here, so it grows by every request the receiver accepts; each row
 // prints the jobs queued when it started. Whether that depth changes the cost of a delivery is
 // measured on its own, at a fixed rate, by `npm run bench:receiver-backlog` (scripts/bench-receiver-backlog.ts).
-// BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 100) tune the run;
+// BENCH_DURATION (seconds, default 4) and BENCH_CONNECTIONS (default 100) tune the run;
 // BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of each server there (open in Chrome DevTools).
 // BENCH_BASELINE=<other checkout with node_modules> adds that checkout's receiver to every round
 // (started by its own serve mode, over the same Redis), for a before/after in one run.
@@ -39,9 +41,9 @@ import {
 import type { CommandStats } from './lib/redis-command-stats.ts';
 import { receiverBenchReport, type Figures } from './lib/bench-receiver-report.ts';
 
-const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
+const durationSeconds = Number(process.env.BENCH_DURATION ?? 4);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 8);
 const cpuProfDir = process.env.BENCH_CPU_PROF_DIR;
 const baseline = process.env.BENCH_BASELINE;
 const schemes = benchSchemes(process.env.BENCH_SCHEMES);
@@ -227,12 +229,14 @@ const signed = (): SignedBody => signedBenchRequest((n += 1), schemes);
 
 /**
  * Enough bodies for the measured run at a rate above what either server reaches here (the bare app
- * peaked at 16,100 req/s), serialised and signed before the clock starts. Signing during the run
+ * has served 22,800 req/s on a quiet machine; at 20,000 a second, the earlier bound, its
+ * fastest runs ran out and signed the rest as they went, which slowed them and flattered the
+ * receiver's ratio), serialised and signed before the clock starts. Signing during the run
  * made the load generator, which shares the machine's two cores with the servers, the bottleneck
  * of the bare run and added its own delays to the latencies it measured. The warm-up signs as it
  * goes: it is not measured.
  */
-const bodiesPerSecond = 20_000;
+const bodiesPerSecond = 40_000;
 
 /** What autocannon measured of one run. */
 type LoadFigures = Pick<
