@@ -4,6 +4,17 @@ import type { NotificationRecord } from './api-schema/notification-record.ts';
 
 export type { NotificationRecord };
 
+/** 2.1: up to 3 latest actors, newest first; only their names are public. */
+function publicActors(actors: TrayRecord['actors']): NotificationRecord['actors'] {
+  // A loop rather than slice and map: no intermediate array per record of a page.
+  const names: NotificationRecord['actors'] = [];
+  for (let i = 0; i < actors.length && i < 3; i += 1) {
+    const actor = actors[i];
+    if (actor) names.push({ name: actor.name });
+  }
+  return names;
+}
+
 /**
  * Maps a reader's record to its public shape; `description` is rendered by the caller (per locale).
  * A record read with its inbox state (v3 history, an inbox mark, a wake-up) carries it; v2 reads none.
@@ -24,8 +35,7 @@ export function toNotificationRecord(
     targetName: record.targetName,
     hasRead: record.hasRead,
     lastUpdate: record.lastUpdate,
-    // 2.1: up to 3 latest actors, newest first; only their names are public.
-    actors: record.actors.slice(0, 3).map((actor) => ({ name: actor.name })),
+    actors: publicActors(record.actors),
     actorsCount: record.actorsCount,
     ...(record.parentTargetId === undefined ? {} : { parentTargetId: record.parentTargetId }),
     targetId: record.targetId,

@@ -36,6 +36,11 @@ export function compileMessage(ast: hbs.AST.Program, helpers: MessageHelpers): R
     }
     // What Handlebars passes a helper last; the two helpers read only its hash.
     const options = { hash } as unknown as HelperOptions;
+    // The usual arities called directly: a spread of a mapped array made two arrays per call.
+    const [first, second] = params;
+    if (params.length === 1 && first) return (values) => helper(first(values), options);
+    if (params.length === 2 && first && second)
+      return (values) => helper(first(values), second(values), options);
     return (values) => helper(...params.map((param) => param(values)), options);
   };
 

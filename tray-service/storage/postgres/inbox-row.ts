@@ -17,10 +17,11 @@ export interface InboxRow extends RecordRow {
 }
 
 export function toInboxRecord(row: InboxRow): InboxRecord {
-  return {
-    ...toTrayRecord(row),
+  // Onto the record toTrayRecord has just made, rather than a spread into a copy of it: one
+  // record object per row, not two.
+  return Object.assign(toTrayRecord(row), {
     isSeen: row.is_seen,
     archivedAt: row.archived_at === null ? null : Number(row.archived_at),
     snoozedUntil: row.snoozed_until === null ? null : Number(row.snoozed_until),
-  };
+  });
 }

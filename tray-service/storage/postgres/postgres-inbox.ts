@@ -52,8 +52,8 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
   return {
     page: (userId, view, startAfter, pageSize, now) =>
       viewPage(
-        rows,
         pool,
+        toInboxRecord,
         { columns: INBOX_COLUMNS, condition: VIEW_CONDITION[view] },
         userId,
         startAfter,

@@ -53,8 +53,8 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
 
     pageAfter: (userId, startAfter, pageSize, now): Promise<HistoryPage> =>
       viewPage(
-        rows,
         pool,
+        toTrayRecord,
         { columns: RECORD_COLUMNS, condition: IN_INBOX },
         userId,
         startAfter,
