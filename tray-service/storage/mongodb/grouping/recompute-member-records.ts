@@ -20,6 +20,11 @@ export interface RecomputeOptions {
   owner: string;
   now: () => number;
   onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
+  /**
+   * Waits before another round at a record a concurrent writer holds (default backOff). Tests pass
+   * their own to run the rounds at once or to move a record between them.
+   */
+  backOff?: (round: number) => Promise<void>;
 }
 
 /**
@@ -128,7 +133,7 @@ async function deleteEmptied(
   options: RecomputeOptions,
 ): Promise<void> {
   for (let round = 1; round <= DELETE_ROUNDS; round++) {
-    if (round > 1) await backOff(round);
+    if (round > 1) await (options.backOff ?? backOff)(round);
     const current = (await readByIds(db, [key])).get(key);
     if (!current) return;
     const next = recomputeRecord(
