@@ -143,4 +143,31 @@ describe('recomputeGroupRecords (MongoDB-compatible server)', function () {
     expect(await recomputed).to.deep.equal([]);
     expect(await record(key)).to.equal(null);
   });
+
+  it('gives up after 60 rounds in a row in which a claim holds an emptied record unmoved, naming its group', async () => {
+    const post = { postId: 'p-held', owner: 'u-ana' };
+    await applyPersonalActivities(
+      mongo.db,
+      [aComment('u-ben', post, { id: 'cm-held', at: at(1), userFeed: 'u-ana' })],
+      options,
+    );
+    const key = recordKey('comment', 'p-held', 'u-ana');
+    const held = await record(key);
+    if (!held) throw new Error('no record');
+    await claimVersions(mongo.db, [{ recordId: key, version: held.version + 1, state: 'theirs' }], {
+      owner: 'a-stopped-writer',
+      takeoverMs: 60_000,
+    });
+    const waits: number[] = [];
+    const backOff = (round: number) => {
+      waits.push(round);
+      return Promise.resolve();
+    };
+    const group = recordGroup('comment', 'p-held');
+    await expect(
+      recomputeGroupRecords(mongo.db, group, new Set(['cm-held']), { ...options, backOff }),
+    ).to.be.rejectedWith(`records of ${group} still contended after 60 rounds without progress`);
+    expect(waits).to.deep.equal(Array.from({ length: 60 }, (_, index) => index + 1));
+    expect(await record(key)).to.include({ version: held.version });
+  });
 });
