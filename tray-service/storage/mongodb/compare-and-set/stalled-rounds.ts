@@ -21,14 +21,14 @@ export interface StallOptions {
  * deleted here, gone, or moved on by a concurrent writer) is progress: the writers are taking
  * turns, and giving up would only have the queue retry the job for nothing. Only rounds in a row in
  * which none moved count, and the back-off starts short again after progress. `what` names the
- * records in the error (the job's failure as logged).
+ * records in the error (the job's failure as logged); a function is asked when it is thrown.
  */
 export class StalledRounds {
   #stalled = 0;
-  readonly #what: string;
+  readonly #what: string | (() => string);
   readonly #backOff: (round: number) => Promise<void>;
 
-  constructor(what: string, options: StallOptions = {}) {
+  constructor(what: string | (() => string), options: StallOptions = {}) {
     this.#what = what;
     this.#backOff = options.backOff ?? backOff;
   }
@@ -41,7 +41,8 @@ export class StalledRounds {
   /** Counts a round after its wait; throws once STALLED_ROUNDS in a row saw nothing move. */
   count(moved: boolean): void {
     this.#stalled = moved ? 0 : this.#stalled + 1;
-    if (this.#stalled >= STALLED_ROUNDS)
-      throw new Error(`${this.#what} still contended after ${STALLED_ROUNDS} rounds without progress`);
+    if (this.#stalled < STALLED_ROUNDS) return;
+    const what = typeof this.#what === 'string' ? this.#what : this.#what();
+    throw new Error(`${what} still contended after ${STALLED_ROUNDS} rounds without progress`);
   }
 }
