@@ -13,6 +13,7 @@ import { ensureTestCollections } from '../../../../support/ensure-test-collectio
 import { useMongo } from '../../../../support/suite-resources.ts';
 import { trayCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
 import { aTrayRecord } from '../../../../support/tray-record-builder.ts';
+import { claimFor } from '../support/claim-for.ts';
 
 describe('casUpdateRecords: changedAt and onWritten (what live streams are told)', () => {
   const mongo = useMongo();
@@ -122,22 +123,13 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
       return { waits, backOff };
     }
 
-    /** Claims a record's version for another writer, as it does before it writes. */
-    async function claimFor(owner: string, key: string, version: number): Promise<void> {
-      const won = await claimVersions(mongo.db, [{ recordId: key, version, state: 'theirs' }], {
-        owner,
-        takeoverMs: 60_000,
-      });
-      expect([...won]).to.deep.equal([key]);
-    }
-
     it('keeps trying a record a concurrent writer moves every round, for more than 60 rounds, and writes it once its turn comes', async () => {
       const record = aTrayRecord({ userId: 'u-busy', actorsCount: 1 });
       await records().insertOne(record);
       // The other writer always holds the version after the record's current one, so every claim
       // of this call is lost while the record moves on.
       let current = record.version;
-      await claimFor('busy-writer', record._id, current + 1);
+      await claimFor(mongo.db, 'busy-writer', record._id, current + 1);
       const MOVES = 80;
       const { waits, backOff } = recordedWaits(async (wait) => {
         if (wait > MOVES) {
@@ -146,7 +138,7 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
             .deleteOne({ _id: `${record._id}#${current + 1}` });
           return;
         }
-        await claimFor('busy-writer', record._id, current + 2);
+        await claimFor(mongo.db, 'busy-writer', record._id, current + 2);
         await records().updateOne(
           { _id: record._id, version: current },
           { $inc: { actorsCount: 1, version: 1 } },
@@ -166,7 +158,7 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
     it('gives up after 60 rounds in a row in which a claim holds the record unmoved, naming it, backing off longer each round', async () => {
       const record = aTrayRecord({ userId: 'u-held', actorsCount: 1 });
       await records().insertOne(record);
-      await claimFor('a-stopped-writer', record._id, record.version + 1);
+      await claimFor(mongo.db, 'a-stopped-writer', record._id, record.version + 1);
       const { waits, backOff } = recordedWaits();
       await expect(
         casUpdateRecords(mongo.db, [record._id], oneMoreActor, { owner: 'delivery', backOff }),

@@ -3,7 +3,6 @@ import {
   TRAY_RECORD_CLAIMS,
   TRAY_RECORDS,
 } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
-import { claimVersions } from '../../../../../tray-service/storage/mongodb/compare-and-set/claim-versions.ts';
 import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
 import { recordKey } from '../../../../../tray-service/domain/activity.ts';
 import { fanOutCommunityPosts } from '../../../../../tray-service/storage/mongodb/grouping/fan-out-posts.ts';
@@ -13,6 +12,7 @@ import { workerCollections } from '../../../../../tray-service/storage/mongodb/t
 import { aPost } from '../../../../support/activity-builder.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
+import { claimFor } from '../support/claim-for.ts';
 
 const NOW = Date.parse('2026-11-21T12:00:00.000Z');
 const at = (minute: number) => NOW - 86_400_000 + minute * 60_000;
@@ -50,19 +50,10 @@ describe('recomputeMemberRecords (MongoDB-compatible server)', () => {
     return { key, version: record.version };
   }
 
-  /** Claims a record's version for another job, as a concurrent writer does before it writes. */
-  async function claimFor(owner: string, key: string, version: number): Promise<void> {
-    const won = await claimVersions(mongo.db, [{ recordId: key, version, state: 'theirs' }], {
-      owner,
-      takeoverMs: 60_000,
-    });
-    expect([...won]).to.deep.equal([key]);
-  }
-
   it('deletes a record left with no action once it may claim its next version; a claim that holds it unmoved fails the job after 60 rounds without progress, backing off longer each round', async () => {
     const { key, version } = await emptiedByALeave('c-hike', 'u-ana');
     // Another writer holds the record's next version and never writes it.
-    await claimFor('another-job', key, version + 1);
+    await claimFor(mongo.db, 'another-job', key, version + 1);
     const waits: number[] = [];
     const backOff = (round: number) => {
       waits.push(round);
@@ -85,9 +76,9 @@ describe('recomputeMemberRecords (MongoDB-compatible server)', () => {
     // The concurrent writer always holds the version after the record's current one (claimed before
     // it writes the current one), so every claim of the deletion is lost while the record moves.
     let current = version;
-    await claimFor('busy-writer', key, current + 1);
+    await claimFor(mongo.db, 'busy-writer', key, current + 1);
     const move = async () => {
-      await claimFor('busy-writer', key, current + 2);
+      await claimFor(mongo.db, 'busy-writer', key, current + 2);
       const moved = await records().updateOne(
         { _id: key, version: current },
         { $set: { version: current + 1, changedAt: NOW } },
