@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { TRAY_RECORDS } from '../collection-names.ts';
 import { type TrayRecordDoc } from '../records/tray-records-collection.ts';
@@ -7,6 +6,7 @@ import { claimVersions } from './claim-versions.ts';
 import { bulkWriteCoalesced, insertCoalesced, MAX_BULK_OPERATIONS } from './coalesced-writes.ts';
 import { firstVersion } from './first-version.ts';
 import { readByIds } from './read-by-ids.ts';
+import { StalledRounds, type StallOptions } from './stalled-rounds.ts';
 
 /**
  * Computes a record's next state from its current one (undefined: no record yet). Must be pure. A
@@ -24,10 +24,10 @@ export type RecordSnapshot = ReadonlyMap<string, TrayRecordDoc>;
  */
 export const UPDATES_PER_BULK = MAX_BULK_OPERATIONS;
 
-export interface CasOptions {
+/** `backOff` (StallOptions): the wait between rounds at records a concurrent writer holds. */
+export interface CasOptions extends StallOptions {
   /** The job's dedupe key, recorded on its claims (see claimVersions). */
   owner: string;
-  maxRounds?: number;
   /** See ClaimOptions.takeoverMs. */
   claimTakeoverMs?: number;
   /**
@@ -71,7 +71,9 @@ export interface CasResult {
  * - changed records: one unordered claim insert of `record#nextVersion` (claimVersions), then
  *   single-record updates filtered on `{_id, version}`, a thousand per bulkWrite.
  * Keys that lost a race are read again and recomputed; `compute` is idempotent, so a record whose
- * write did land comes out 'unchanged' and nothing is applied twice.
+ * write did land comes out 'unchanged' and nothing is applied twice. It gives up (the job retries)
+ * only after rounds in a row in which none of them moved and nothing was written (StalledRounds):
+ * a record a concurrent writer keeps moving is writers taking turns, not a stall.
  */
 export async function casUpdateRecords(
   db: Db,
@@ -79,7 +81,6 @@ export async function casUpdateRecords(
   compute: ComputeRecord,
   options: CasOptions,
 ): Promise<CasResult> {
-  const maxRounds = options.maxRounds ?? 50;
   const read = options.read ?? ((wanted: readonly string[]) => readByIds(db, wanted));
   const now = options.now ?? Date.now;
   /** What this call tried to write per key: a chunk whose bulk missed does not say which landed. */
@@ -88,15 +89,20 @@ export async function casUpdateRecords(
   let snapshot = options.first;
   let written = 0;
   let rounds = 0;
+  // Thrown, so bull retries the job later: a record held this long is a transient state.
+  const stalls = new StalledRounds(() => `tray records ${namedKeys(pending)}`, options);
+  /** The version each key to retry was read at (undefined: no record), to tell whether it moved. */
+  let readAt = new Map<string, number | undefined>();
+  let wroteBefore = 0;
   while (pending.length > 0) {
-    if (++rounds > maxRounds) {
-      // Thrown, so bull retries the job later: a record this contended is a transient state.
-      throw new Error(`tray records still contended after ${maxRounds} rounds (${pending.length} records)`);
-    }
-    // Spread colliding writers apart instead of letting them collide again at once.
-    if (rounds > 1) await sleep(Math.random() * Math.min(5 * rounds, 100));
+    if (++rounds > 1) await stalls.wait();
     const current = snapshot ?? (await read(pending));
     snapshot = undefined;
+    if (rounds > 1)
+      stalls.count(
+        written > wroteBefore || pending.some((key) => current.get(key)?.version !== readAt.get(key)),
+      );
+    wroteBefore = written;
     if (options.refresh) await options.refresh();
     const inserts: TrayRecordDoc[] = [];
     const updates: { before: TrayRecordDoc; next: TrayRecordDoc }[] = [];
@@ -156,8 +162,15 @@ export async function casUpdateRecords(
     }
     if (options.onWritten && confirmed.length > 0) await options.onWritten(confirmed);
     pending = [...retry];
+    readAt = new Map(pending.map((key) => [key, current.get(key)?.version]));
   }
   return { written, rounds };
+}
+
+/** The records a stalled call names in its error: the first few keys, and how many more. */
+function namedKeys(keys: readonly string[]): string {
+  const named = keys.slice(0, 3).join(', ');
+  return keys.length > 3 ? `${named} and ${keys.length - 3} more` : named;
 }
 
 /** A record's fields in one order, so two reads of one state compare equal. */

@@ -1,11 +1,11 @@
 import type { Db } from 'mongodb';
 import type { Activity } from '../../../domain/activity.ts';
 import type { Mute } from '../../../domain/mute.ts';
-import { backOff } from '../compare-and-set/back-off.ts';
 import { casUpdateRecords, type RecordSnapshot } from '../compare-and-set/cas-update-records.ts';
 import { claimVersions } from '../compare-and-set/claim-versions.ts';
 import { MAX_BULK_OPERATIONS } from '../compare-and-set/coalesced-writes.ts';
 import { readByIds } from '../compare-and-set/read-by-ids.ts';
+import { StalledRounds } from '../compare-and-set/stalled-rounds.ts';
 import { TRAY_RECORDS } from '../collection-names.ts';
 import { communityMembers, type MemberSpans } from '../memberships/membership-changes.ts';
 import { notHeldBack, spansCovering } from '../mutes/muted-deliveries.ts';
@@ -14,13 +14,6 @@ import { readRecordGroup } from './read-record-group.ts';
 import type { RecomputeOptions } from './recompute-member-records.ts';
 import { shrinkRecord } from './shrink-record.ts';
 import { communityOf, readTargetActions } from './target-actions.ts';
-
-/**
- * Rounds in a row in which no record left to delete moved (deleted here, gone, or moved on by a
- * concurrent writer) before giving up (the job retries). Only a claim whose writer stopped between
- * claim and write holds a record that long: the rounds back off (backOff), at most about 12 s.
- */
-const STALLED_ROUNDS = 60;
 
 export interface GroupRecomputeOptions extends RecomputeOptions {
   /**
@@ -53,19 +46,17 @@ export async function recomputeGroupRecords(
   const first = await readRecordGroup(db, group);
   let emptied = await recomputeOnce(db, group, voided, options, first, () => readRecordGroup(db, group));
   const deleted: string[] = [];
-  for (let stalled = 0; emptied.size > 0;) {
+  const rounds = new StalledRounds(`records of ${group}`, options);
+  while (emptied.size > 0) {
     const gone = new Set(await deleteFromVersions(db, emptied, options.owner));
     deleted.push(...gone);
     const left = [...emptied.keys()].filter((key) => !gone.has(key));
     if (left.length === 0) break;
     // A claim lost to a writer that moves the record (or deletes it) is progress: only a record
     // whose version stays put under someone else's claim counts towards giving up.
-    await backOff(stalled + 1);
+    await rounds.wait();
     const current = await readByIds(db, left);
-    const moved = gone.size > 0 || left.some((key) => current.get(key)?.version !== emptied.get(key));
-    stalled = moved ? 0 : stalled + 1;
-    if (stalled >= STALLED_ROUNDS)
-      throw new Error(`records of ${group} still contended after ${STALLED_ROUNDS} rounds without progress`);
+    rounds.count(gone.size > 0 || left.some((key) => current.get(key)?.version !== emptied.get(key)));
     emptied = await recomputeOnce(db, group, voided, options, current, (keys) => readByIds(db, keys));
   }
   return deleted;

@@ -5,28 +5,23 @@ import { type TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { recordKey, type Activity } from '../../../domain/activity.ts';
 import type { MembershipInterval } from '../../../domain/membership-intervals.ts';
 import { recomputeRecord } from './apply-activity.ts';
-import { backOff } from '../compare-and-set/back-off.ts';
 import { casUpdateRecords } from '../compare-and-set/cas-update-records.ts';
 import { claimVersions } from '../compare-and-set/claim-versions.ts';
+import { StalledRounds, type StallOptions } from '../compare-and-set/stalled-rounds.ts';
 import { memberChangesFingerprint, memberSpans } from '../memberships/membership-changes.ts';
 import { readByIds } from '../compare-and-set/read-by-ids.ts';
 import { readMemberActions, readTargetActions } from './target-actions.ts';
 import type { Mute } from '../../../domain/mute.ts';
 import { notHeldBack, spansOfUser } from '../mutes/muted-deliveries.ts';
 
-export interface RecomputeOptions {
+/** `backOff` (StallOptions): the wait between rounds at a record a concurrent writer holds. */
+export interface RecomputeOptions extends StallOptions {
   retentionDays: number;
   /** The job's dedupe key (owner of its write claims). */
   owner: string;
   now: () => number;
   onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
 }
-
-/**
- * Rounds of claim-and-delete for a record left with no action before giving up (the job retries).
- * A round that loses waits for the winner to finish (backOff): together at most about 12 s.
- */
-const DELETE_ROUNDS = 60;
 
 /** Recomputations in a row after the member's joins and leaves changed meanwhile (the job retries). */
 const SPAN_ROUNDS = 20;
@@ -117,7 +112,8 @@ async function recomputeOnce(
 /**
  * Deletes a record left with no action, from the version it was computed from: its next version is
  * claimed first (claimVersions), so a concurrent writer either moved it before (then it is computed
- * again) or finds it gone.
+ * again) or finds it gone. A claim lost to a writer that moves the record is progress: only rounds
+ * in a row in which its version stays put count towards giving up (StalledRounds).
  */
 async function deleteEmptied(
   db: Db,
@@ -127,10 +123,12 @@ async function deleteEmptied(
   userId: string,
   options: RecomputeOptions,
 ): Promise<void> {
-  for (let round = 1; round <= DELETE_ROUNDS; round++) {
-    if (round > 1) await backOff(round);
+  const rounds = new StalledRounds(`tray record ${key}`, options);
+  for (let read: number | undefined; ; await rounds.wait()) {
     const current = (await readByIds(db, [key])).get(key);
     if (!current) return;
+    if (read !== undefined) rounds.count(current.version !== read);
+    read = current.version;
     const next = recomputeRecord(
       current,
       notHeldBack(await readTargetActions(db, group), await spansOfUser(db, userId)),
@@ -152,5 +150,4 @@ async function deleteEmptied(
       .deleteMany({ _id: key, version: current.version });
     if (deletedCount > 0) return;
   }
-  throw new Error(`tray record ${key} still contended after ${DELETE_ROUNDS} rounds of deletion`);
 }

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
-import { TRAY_RECORDS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import {
+  TRAY_RECORD_CLAIMS,
+  TRAY_RECORDS,
+} from '../../../../../tray-service/storage/mongodb/collection-names.ts';
 import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
 import {
   casUpdateRecords,
@@ -10,6 +13,7 @@ import { ensureTestCollections } from '../../../../support/ensure-test-collectio
 import { useMongo } from '../../../../support/suite-resources.ts';
 import { trayCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
 import { aTrayRecord } from '../../../../support/tray-record-builder.ts';
+import { claimFor } from '../support/claim-for.ts';
 
 describe('casUpdateRecords: changedAt and onWritten (what live streams are told)', () => {
   const mongo = useMongo();
@@ -103,9 +107,67 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
     const grown = await casUpdateRecords(mongo.db, [record._id], oneMoreActor, {
       owner: 'another-delivery',
       now: () => 1_234,
-      maxRounds: 3,
     });
     expect(grown).to.deep.equal({ written: 1, rounds: 1 });
     expect(await records().findOne({ _id: record._id })).to.include({ actorsCount: 2 });
+  });
+
+  describe('under contention', () => {
+    /** Waits that return at once, each recorded with the round it was told; `between` runs in each. */
+    function recordedWaits(between: (wait: number) => Promise<void> = () => Promise.resolve()) {
+      const waits: number[] = [];
+      const backOff = async (round: number) => {
+        waits.push(round);
+        await between(waits.length);
+      };
+      return { waits, backOff };
+    }
+
+    it('keeps trying a record a concurrent writer moves every round, for more than 60 rounds, and writes it once its turn comes', async () => {
+      const record = aTrayRecord({ userId: 'u-busy', actorsCount: 1 });
+      await records().insertOne(record);
+      // The other writer always holds the version after the record's current one, so every claim
+      // of this call is lost while the record moves on.
+      let current = record.version;
+      await claimFor(mongo.db, 'busy-writer', record._id, current + 1);
+      const MOVES = 80;
+      const { waits, backOff } = recordedWaits(async (wait) => {
+        if (wait > MOVES) {
+          await mongo.db
+            .collection<{ _id: string }>(TRAY_RECORD_CLAIMS)
+            .deleteOne({ _id: `${record._id}#${current + 1}` });
+          return;
+        }
+        await claimFor(mongo.db, 'busy-writer', record._id, current + 2);
+        await records().updateOne(
+          { _id: record._id, version: current },
+          { $inc: { actorsCount: 1, version: 1 } },
+        );
+        current += 1;
+      });
+      const result = await casUpdateRecords(mongo.db, [record._id], oneMoreActor, {
+        owner: 'delivery',
+        backOff,
+      });
+      expect(result).to.deep.equal({ written: 1, rounds: MOVES + 2 });
+      expect(await records().findOne({ _id: record._id })).to.include({ actorsCount: 1 + MOVES + 1 });
+      // Each round saw the record move: the back-off never grew.
+      expect(new Set(waits)).to.deep.equal(new Set([1]));
+    });
+
+    it('gives up after 60 rounds in a row in which a claim holds the record unmoved, naming it, backing off longer each round', async () => {
+      const record = aTrayRecord({ userId: 'u-held', actorsCount: 1 });
+      await records().insertOne(record);
+      await claimFor(mongo.db, 'a-stopped-writer', record._id, record.version + 1);
+      const { waits, backOff } = recordedWaits();
+      await expect(
+        casUpdateRecords(mongo.db, [record._id], oneMoreActor, { owner: 'delivery', backOff }),
+      ).to.be.rejectedWith(`tray records ${record._id} still contended after 60 rounds without progress`);
+      expect(waits).to.deep.equal(Array.from({ length: 60 }, (_, index) => index + 1));
+      expect(await records().findOne({ _id: record._id })).to.include({
+        actorsCount: 1,
+        version: record.version,
+      });
+    });
   });
 });

@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { recordKey } from '../../../../../tray-service/domain/activity.ts';
 import { TRAY_RECORDS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
-import { claimVersions } from '../../../../../tray-service/storage/mongodb/compare-and-set/claim-versions.ts';
 import { applyPersonalActivities } from '../../../../../tray-service/storage/mongodb/grouping/apply-personal-activities.ts';
 import { fanOutCommunityPosts } from '../../../../../tray-service/storage/mongodb/grouping/fan-out-posts.ts';
 import { recomputeGroupRecords } from '../../../../../tray-service/storage/mongodb/grouping/recompute-group-records.ts';
@@ -14,6 +13,7 @@ import { workerCollections } from '../../../../../tray-service/storage/mongodb/t
 import { aComment, aPost } from '../../../../support/activity-builder.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
+import { claimFor } from '../support/claim-for.ts';
 
 const NOW = Date.parse('2026-11-21T12:00:00.000Z');
 const at = (minute: number) => NOW - 86_400_000 + minute * 60_000;
@@ -26,6 +26,23 @@ describe('recomputeGroupRecords (MongoDB-compatible server)', function () {
   const mongo = useMongo();
   before(() => ensureTestCollections(mongo.db, workerCollections));
   const record = (key: string) => mongo.db.collection<TrayRecordDoc>(TRAY_RECORDS).findOne({ _id: key });
+
+  /**
+   * Ana's record of one comment by Ben on her post, whose next version `owner` has claimed and not
+   * written: a removal of the comment empties it and must wait for that claim.
+   */
+  async function heldCommentRecord(postId: string, commentId: string, owner: string, state?: string) {
+    await applyPersonalActivities(
+      mongo.db,
+      [aComment('u-ben', { postId, owner: 'u-ana' }, { id: commentId, at: at(1), userFeed: 'u-ana' })],
+      options,
+    );
+    const key = recordKey('comment', postId, 'u-ana');
+    const held = await record(key);
+    if (!held) throw new Error('no record');
+    await claimFor(mongo.db, owner, key, held.version + 1, state);
+    return { key, held };
+  }
 
   it('takes voided actions out of a user-feed record: the next actor moves up, the newest left names the last action, lastUpdate and read state stay', async () => {
     const post = { postId: 'p-feed', owner: 'u-ana' };
@@ -115,22 +132,8 @@ describe('recomputeGroupRecords (MongoDB-compatible server)', function () {
   });
 
   it('leaves a record emptied meanwhile to the concurrent remover that claimed it, and is done once it is gone', async () => {
-    const post = { postId: 'p-raced', owner: 'u-ana' };
-    await applyPersonalActivities(
-      mongo.db,
-      [aComment('u-ben', post, { id: 'cm-raced', at: at(1), userFeed: 'u-ana' })],
-      options,
-    );
-    const key = recordKey('comment', 'p-raced', 'u-ana');
-    const held = await record(key);
-    if (!held) throw new Error('no record');
     // Another removal of the same comment has claimed the record's deletion and not deleted it yet.
-    expect(
-      await claimVersions(mongo.db, [{ recordId: key, version: held.version + 1, state: 'deleted' }], {
-        owner: 'another-removal',
-        takeoverMs: 60_000,
-      }),
-    ).to.deep.equal(new Set([key]));
+    const { key, held } = await heldCommentRecord('p-raced', 'cm-raced', 'another-removal', 'deleted');
     const recomputed = recomputeGroupRecords(
       mongo.db,
       recordGroup('comment', 'p-raced'),
@@ -142,5 +145,20 @@ describe('recomputeGroupRecords (MongoDB-compatible server)', function () {
     await mongo.db.collection<TrayRecordDoc>(TRAY_RECORDS).deleteOne({ _id: key, version: held.version });
     expect(await recomputed).to.deep.equal([]);
     expect(await record(key)).to.equal(null);
+  });
+
+  it('gives up after 60 rounds in a row in which a claim holds an emptied record unmoved, naming its group', async () => {
+    const { key, held } = await heldCommentRecord('p-held', 'cm-held', 'a-stopped-writer');
+    const waits: number[] = [];
+    const backOff = (round: number) => {
+      waits.push(round);
+      return Promise.resolve();
+    };
+    const group = recordGroup('comment', 'p-held');
+    await expect(
+      recomputeGroupRecords(mongo.db, group, new Set(['cm-held']), { ...options, backOff }),
+    ).to.be.rejectedWith(`records of ${group} still contended after 60 rounds without progress`);
+    expect(waits).to.deep.equal(Array.from({ length: 60 }, (_, index) => index + 1));
+    expect(await record(key)).to.include({ version: held.version });
   });
 });

@@ -12,6 +12,7 @@ import { workerCollections } from '../../../../../tray-service/storage/mongodb/t
 import { aPost } from '../../../../support/activity-builder.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
+import { claimFor } from '../support/claim-for.ts';
 
 const NOW = Date.parse('2026-11-21T12:00:00.000Z');
 const at = (minute: number) => NOW - 86_400_000 + minute * 60_000;
@@ -20,36 +21,87 @@ const options = { retentionDays: 90, fanOutBatch: 1_000, owner: 'job-1', now: ()
 describe('recomputeMemberRecords (MongoDB-compatible server)', () => {
   const mongo = useMongo();
   before(() => ensureTestCollections(mongo.db, workerCollections));
+  const records = () => mongo.db.collection<TrayRecordDoc>(TRAY_RECORDS);
 
-  it('deletes a record left with no action once it may claim its next version; a held claim fails the job for a retry', async function () {
-    this.timeout(30_000);
+  /**
+   * A member's `post` record of a community whose only post came after their leave: the next
+   * recomputation leaves it with no action, so it is to be deleted. Returns its key and version.
+   */
+  async function emptiedByALeave(
+    communityId: string,
+    userId: string,
+  ): Promise<{ key: string; version: number }> {
     const member = (active: boolean, minute: number) =>
-      applyMembershipChanges(mongo.db, [{ communityId: 'c-hike', userId: 'u-ana', active, at: at(minute) }], {
+      applyMembershipChanges(mongo.db, [{ communityId, userId, active, at: at(minute) }], {
         retentionDays: 90,
         now: NOW,
       });
     await member(true, 0);
-    await fanOutCommunityPosts(mongo.db, 'c-hike', [aPost('u-cid', { id: 'p-5', at: at(5) })], options);
-    const key = recordKey('post', 'c-hike', 'u-ana');
-    const records = mongo.db.collection<TrayRecordDoc>(TRAY_RECORDS);
-    const record = await records.findOne({ _id: key });
-    expect(record).to.include({ lastActionId: 'p-5' });
-    // A leave before the only post, while another writer holds the record's next version.
-    await member(false, 2);
-    await mongo.db.collection(TRAY_RECORD_CLAIMS).insertOne({
-      _id: `${key}#${(record?.version ?? 0) + 1}` as never,
-      owner: 'another-job',
-      state: 'theirs',
-      claimedAt: new Date(),
-      expiresAt: new Date(NOW + 86_400_000),
-      expiresDay: '2026-11-22',
-    });
-    await expect(recomputeMemberRecords(mongo.db, 'c-hike', 'u-ana', options)).to.be.rejectedWith(
-      /still contended/,
+    await fanOutCommunityPosts(
+      mongo.db,
+      communityId,
+      [aPost('u-cid', { id: `p-${communityId}`, at: at(5), communityId })],
+      options,
     );
-    expect(await records.findOne({ _id: key })).to.include({ lastActionId: 'p-5' });
-    await mongo.db.collection(TRAY_RECORD_CLAIMS).deleteMany({});
-    await recomputeMemberRecords(mongo.db, 'c-hike', 'u-ana', options);
-    expect(await records.findOne({ _id: key })).to.equal(null);
+    const key = recordKey('post', communityId, userId);
+    const record = await records().findOne({ _id: key });
+    if (!record) throw new Error('the post reached no record');
+    await member(false, 2);
+    return { key, version: record.version };
+  }
+
+  it('deletes a record left with no action once it may claim its next version; a claim that holds it unmoved fails the job after 60 rounds without progress, backing off longer each round', async () => {
+    const { key, version } = await emptiedByALeave('c-hike', 'u-ana');
+    // Another writer holds the record's next version and never writes it.
+    await claimFor(mongo.db, 'another-job', key, version + 1);
+    const waits: number[] = [];
+    const backOff = (round: number) => {
+      waits.push(round);
+      return Promise.resolve();
+    };
+    await expect(
+      recomputeMemberRecords(mongo.db, 'c-hike', 'u-ana', { ...options, backOff }),
+    ).to.be.rejectedWith(`tray record ${key} still contended after 60 rounds without progress`);
+    expect(waits).to.deep.equal(Array.from({ length: 60 }, (_, index) => index + 1));
+    expect(await records().findOne({ _id: key })).to.include({ lastActionId: 'p-c-hike', version });
+    await mongo.db
+      .collection<{ _id: string }>(TRAY_RECORD_CLAIMS)
+      .deleteOne({ _id: `${key}#${version + 1}` });
+    await recomputeMemberRecords(mongo.db, 'c-hike', 'u-ana', { ...options, backOff });
+    expect(await records().findOne({ _id: key })).to.equal(null);
+  });
+
+  it('keeps deleting a record a concurrent writer moves every round, for more than 60 rounds, and deletes it once the writer stops', async () => {
+    const { key, version } = await emptiedByALeave('c-busy', 'u-bea');
+    // The concurrent writer always holds the version after the record's current one (claimed before
+    // it writes the current one), so every claim of the deletion is lost while the record moves.
+    let current = version;
+    await claimFor(mongo.db, 'busy-writer', key, current + 1);
+    const move = async () => {
+      await claimFor(mongo.db, 'busy-writer', key, current + 2);
+      const moved = await records().updateOne(
+        { _id: key, version: current },
+        { $set: { version: current + 1, changedAt: NOW } },
+      );
+      expect(moved.modifiedCount).to.equal(1);
+      current += 1;
+    };
+    const MOVES = 80;
+    const waits: number[] = [];
+    const backOff = async (round: number) => {
+      waits.push(round);
+      if (waits.length <= MOVES) await move();
+      // The writer stops: its claim of the next version goes, and the deletion's next claim wins.
+      else
+        await mongo.db
+          .collection<{ _id: string }>(TRAY_RECORD_CLAIMS)
+          .deleteOne({ _id: `${key}#${current + 1}` });
+    };
+    await recomputeMemberRecords(mongo.db, 'c-busy', 'u-bea', { ...options, backOff });
+    expect(current).to.equal(version + MOVES);
+    expect(await records().findOne({ _id: key })).to.equal(null);
+    // Each round saw the record move: the back-off never grew.
+    expect(waits.length).to.equal(MOVES + 1);
+    expect(new Set(waits)).to.deep.equal(new Set([1]));
   });
 });
