@@ -124,7 +124,8 @@ async function deleteEmptied(
   options: RecomputeOptions,
 ): Promise<void> {
   const rounds = new StalledRounds(`tray record ${key}`, options);
-  for (let read: number | undefined; ; await rounds.wait()) {
+  let read: number | undefined;
+  for (;;) {
     const current = (await readByIds(db, [key])).get(key);
     if (!current) return;
     if (read !== undefined) rounds.count(current.version !== read);
@@ -144,10 +145,12 @@ async function deleteEmptied(
       takeoverMs: 60_000,
       owner: options.owner,
     });
-    if (!won.has(key)) continue;
-    const { deletedCount } = await db
-      .collection<TrayRecordDoc>(TRAY_RECORDS)
-      .deleteMany({ _id: key, version: current.version });
-    if (deletedCount > 0) return;
+    if (won.has(key)) {
+      const { deletedCount } = await db
+        .collection<TrayRecordDoc>(TRAY_RECORDS)
+        .deleteMany({ _id: key, version: current.version });
+      if (deletedCount > 0) return;
+    }
+    await rounds.wait();
   }
 }
