@@ -11,7 +11,7 @@ import { recordActions, writeDeliveries, type Delivery, type GroupingOptions } f
  * audience), then regroups the records of the activities addressed to one user. Community posts
  * get their actors here too; their records are written by fanOutCommunityPosts. On a community's
  * targets the recipient's away spans are read in each compare-and-set round and once more after
- * the write: a join or leave stored meanwhile is then applied to the member's records here
+ * the writes: a join or leave stored since the first round's read is then applied to the member's records here
  * (recomputeMemberRecords), so a leave whose own recomputation read the record before this write
  * landed is not lost. An activity a kept removal voids is a no-op (docs/tray-rules.md#inbox), and a
  * removal stored while the write ran is applied again after it (reapplyRemovals).

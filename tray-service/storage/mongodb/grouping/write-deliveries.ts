@@ -70,7 +70,9 @@ export async function recordActions(
  * whole call): a delivery a mute of its recipient holds back makes no record and changes none, and a
  * recipient with mute spans on these targets or on any actor of their groups, on a user feed as on
  * a community's target, has their records counted from the group's kept actions without what the
- * spans held back. Returns the spans the last round used, by member.
+ * spans held back. Returns, by member, the spans its first round read: every record it wrote was
+ * computed from those or later ones, so a join or leave stored since that read is one a write may
+ * have missed (a later round's read says nothing of what an earlier round wrote).
  */
 export async function writeDeliveries(
   db: Db,
@@ -116,6 +118,7 @@ export async function writeDeliveries(
   let mutes = new Map<string, Mute[]>();
   const actors = new Map<string, GroupActors>();
   const spans = new Map<string, MemberSpans>();
+  const firstRead = new Map<string, MemberSpans>();
   const kept = new Map<string, Activity[]>();
   const now = options.now ?? Date.now;
   let at = now();
@@ -187,6 +190,7 @@ export async function writeDeliveries(
       for (const [member, { communityId, userId, groups: ofMember }] of scoped) {
         const found = community?.get(member) ?? (await memberSpans(db, communityId, userId));
         spans.set(member, found);
+        if (!firstRead.has(member)) firstRead.set(member, found);
         // And for a recipient ever away.
         if (found.away.length > 0) for (const group of ofMember) exact.add(group);
       }
@@ -196,5 +200,5 @@ export async function writeDeliveries(
         kept.set(group, keptPosts.get(group) ?? (await readTargetActions(db, group)));
     },
   });
-  return known ? new Map() : spans;
+  return known ? new Map() : firstRead;
 }
