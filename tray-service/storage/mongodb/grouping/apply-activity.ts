@@ -122,7 +122,8 @@ function counted(context: ApplyContext, countFrom: number, recipientId: string) 
 /**
  * A record of a community's target computed again after a leave (docs/tray-rules.md#leaving-and-rejoining-a-community):
  * its actors from the group's kept actions outside the recipient's away spans; a record whose
- * latest action fell while away takes its latest fields from its newest remaining action; one
+ * latest action fell while away, or that counts a newer one again, takes its latest fields from its
+ * newest remaining action; one
  * with none left is to be deleted. Nothing new happened: the read flag and unreadAt stay. Pure.
  */
 export function recomputeRecord(
@@ -133,8 +134,12 @@ export function recomputeRecord(
 ): TrayRecordDoc | 'unchanged' | 'delete' {
   const { named, count, newest } = exactActors(actions, record.countFrom, record.userId, away);
   if (!newest) return 'delete';
-  // Judged at the action the record names; lastUpdate never goes below a removal's floor.
-  const moved = isAwayAt(away, lastActionTime(record));
+  // The latest fields follow the newest remaining action when the one the record names fell while
+  // away, or when a newer one counts again (a join stored while an earlier recomputation wrote took
+  // back the time it had judged away). lastUpdate never goes below a removal's floor.
+  const shown = { at: lastActionTime(record), actionId: record.lastActionId };
+  const moved =
+    isAwayAt(away, shown.at) || compareActions({ at: newest.at, actionId: newest.lastActionId }, shown) > 0;
   const latest = moved ? describe(newest) : describeRecord(record);
   const lastUpdate = moved ? Math.max(newest.at, record.updateFloor ?? 0) : record.lastUpdate;
   const actionAt = moved ? newest.at : lastActionTime(record);

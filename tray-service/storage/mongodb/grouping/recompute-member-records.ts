@@ -52,7 +52,11 @@ export async function recomputeMemberRecords(
   );
 }
 
-/** One recomputation; returns the fingerprint of the member's changes its last round read. */
+/**
+ * One recomputation; returns the fingerprint of the member's changes its first round read: every
+ * record it wrote was computed from those or later ones, so a change stored since is one a write may
+ * have missed (a later round's read says nothing of what an earlier round wrote).
+ */
 async function recomputeOnce(
   db: Db,
   communityId: string,
@@ -71,7 +75,7 @@ async function recomputeOnce(
   const actions = new Map<string, Activity[]>();
   let away: MembershipInterval[] = [];
   let mutes: Mute[] = [];
-  let seen = '';
+  let seen: string | undefined;
   const gone = new Set<string>();
   await casUpdateRecords(
     db,
@@ -97,7 +101,7 @@ async function recomputeOnce(
       refresh: async () => {
         const spans = await memberSpans(db, communityId, userId);
         away = spans.away;
-        seen = spans.changes ?? '';
+        seen ??= spans.changes ?? '';
         mutes = await spansOfUser(db, userId);
         for (const group of new Set(keyGroups.values()))
           actions.set(group, await readTargetActions(db, group));
@@ -106,7 +110,7 @@ async function recomputeOnce(
   );
   for (const key of gone)
     await deleteEmptied(db, key, keyGroups.get(key) ?? '', communityId, userId, options);
-  return seen;
+  return seen ?? '';
 }
 
 /**

@@ -4,6 +4,7 @@ import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/
 import type { Activity } from '../../../../../tray-service/domain/activity.ts';
 import {
   applyActivity,
+  recomputeRecord,
   renameActor,
 } from '../../../../../tray-service/storage/mongodb/grouping/apply-activity.ts';
 import { groupActors } from '../../../../../tray-service/domain/group-actors.ts';
@@ -192,6 +193,39 @@ describe('applyActivity: the fields of a written record', () => {
     ) as TrayRecordDoc;
     expect(kept).to.include({ lastActionId: bare.lastActionId });
     expect(kept).to.not.have.any.keys('parentTargetId', 'lastActionSegmentNo', 'mentionIn');
+  });
+});
+
+describe('recomputeRecord (after a join or leave)', () => {
+  const both = [activity('a', 1), activity('b', 5)];
+  const record = fold(both)!;
+  const options = { retentionDays: 90, now: NOW };
+
+  it('takes back an action of the time away and names the newest remaining one', () => {
+    const shrunk = recomputeRecord(record, both, [{ from: 3, to: Infinity }], options) as TrayRecordDoc;
+    expect(shrunk).to.include({
+      actorsCount: 1,
+      lastActionId: 'cm-a-1',
+      lastUpdate: 1,
+      version: record.version + 1,
+    });
+  });
+
+  it('names a newer action that counts again once the time away shrinks (a join stored meanwhile)', () => {
+    const shrunk = recomputeRecord(record, both, [{ from: 3, to: Infinity }], options) as TrayRecordDoc;
+    const back = recomputeRecord(shrunk, both, [{ from: 3, to: 4 }], options) as TrayRecordDoc;
+    expect(back).to.include({
+      actorsCount: 2,
+      lastActionId: 'cm-b-5',
+      lastUpdate: 5,
+      lastActionSegmentNo: 5,
+    });
+    expect(back.actors.map((actor) => actor.userId)).to.deep.equal(['b', 'a']);
+    expect(recomputeRecord(back, both, [{ from: 3, to: 4 }], options)).to.equal('unchanged');
+  });
+
+  it('is to be deleted when no action remains', () => {
+    expect(recomputeRecord(record, both, [{ from: 0, to: Infinity }], options)).to.equal('delete');
   });
 });
 

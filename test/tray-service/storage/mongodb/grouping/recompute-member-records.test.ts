@@ -5,11 +5,12 @@ import {
 } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
 import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
 import { recordKey } from '../../../../../tray-service/domain/activity.ts';
+import { applyPersonalActivities } from '../../../../../tray-service/storage/mongodb/grouping/apply-personal-activities.ts';
 import { fanOutCommunityPosts } from '../../../../../tray-service/storage/mongodb/grouping/fan-out-posts.ts';
 import { applyMembershipChanges } from '../../../../../tray-service/storage/mongodb/memberships/membership-changes.ts';
 import { recomputeMemberRecords } from '../../../../../tray-service/storage/mongodb/grouping/recompute-member-records.ts';
 import { workerCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
-import { aPost } from '../../../../support/activity-builder.ts';
+import { aComment, aPost } from '../../../../support/activity-builder.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 import { claimFor } from '../support/claim-for.ts';
@@ -69,6 +70,63 @@ describe('recomputeMemberRecords (MongoDB-compatible server)', () => {
       .deleteOne({ _id: `${key}#${version + 1}` });
     await recomputeMemberRecords(mongo.db, 'c-hike', 'u-ana', { ...options, backOff });
     expect(await records().findOne({ _id: key })).to.equal(null);
+  });
+
+  it('computes again, after its writes, the records its first round wrote when a join was stored before a later round', async () => {
+    const communityId = 'c-back';
+    const member = (active: boolean, minute: number) =>
+      applyMembershipChanges(mongo.db, [{ communityId, userId: 'u-ana', active, at: at(minute) }], {
+        retentionDays: 90,
+        now: NOW,
+      });
+    await member(true, 0);
+    // u-ana's post record counts posts at minutes 1 and 5; her comment record comments at 1 and 5.
+    await fanOutCommunityPosts(
+      mongo.db,
+      communityId,
+      [
+        aPost('u-cid', { id: 'p-early', at: at(1), communityId }),
+        aPost('u-dee', { id: 'p-late', at: at(5), communityId }),
+      ],
+      options,
+    );
+    const own = { postId: 'p-ana', owner: 'u-ana' };
+    await applyPersonalActivities(
+      mongo.db,
+      [
+        aComment('u-eve', own, { id: 'cm-early', at: at(1), communityId }),
+        aComment('u-fay', own, { id: 'cm-late', at: at(5), communityId }),
+      ],
+      options,
+    );
+    const postKey = recordKey('post', communityId, 'u-ana');
+    const commentKey = recordKey('comment', 'p-ana', 'u-ana');
+    const comments = await records().findOne({ _id: commentKey });
+    if (!comments) throw new Error('the comments made no record');
+    // She leaves at minute 3; a concurrent writer holds her comment record, so the recomputation
+    // takes a second round for it.
+    await member(false, 3);
+    await claimFor(mongo.db, 'another-job', commentKey, comments.version + 1);
+    let rounds = 0;
+    await recomputeMemberRecords(mongo.db, communityId, 'u-ana', {
+      ...options,
+      // After the first round wrote the post record without p-late: her rejoin at minute 4 is
+      // stored, its backfill having read that record before the write (p-late was still there),
+      // and the other writer moves the comment record.
+      onWritten: async (written) => {
+        if (rounds++ > 0) return;
+        expect(written.map((record) => record._id)).to.deep.equal([postKey]);
+        expect(written[0]).to.include({ actorsCount: 1 });
+        await member(true, 4);
+        await records().updateOne(
+          { _id: commentKey, version: comments.version },
+          { $set: { version: comments.version + 1 } },
+        );
+      },
+    });
+    // Back from minute 4: p-late (minute 5) counts again.
+    expect(await records().findOne({ _id: postKey })).to.include({ actorsCount: 2, lastActionId: 'p-late' });
+    expect(await records().findOne({ _id: commentKey })).to.include({ actorsCount: 2 });
   });
 
   it('keeps deleting a record a concurrent writer moves every round, for more than 60 rounds, and deletes it once the writer stops', async () => {
