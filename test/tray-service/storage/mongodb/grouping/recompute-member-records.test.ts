@@ -24,6 +24,13 @@ describe('recomputeMemberRecords (MongoDB-compatible server)', () => {
   before(() => ensureTestCollections(mongo.db, workerCollections));
   const records = () => mongo.db.collection<TrayRecordDoc>(TRAY_RECORDS);
 
+  /** Stores a user's join (true) or leave (false) in a community at a minute of the day. */
+  const membership = (communityId: string, userId: string) => (active: boolean, minute: number) =>
+    applyMembershipChanges(mongo.db, [{ communityId, userId, active, at: at(minute) }], {
+      retentionDays: 90,
+      now: NOW,
+    });
+
   /**
    * A member's `post` record of a community whose only post came after their leave: the next
    * recomputation leaves it with no action, so it is to be deleted. Returns its key and version.
@@ -32,11 +39,7 @@ describe('recomputeMemberRecords (MongoDB-compatible server)', () => {
     communityId: string,
     userId: string,
   ): Promise<{ key: string; version: number }> {
-    const member = (active: boolean, minute: number) =>
-      applyMembershipChanges(mongo.db, [{ communityId, userId, active, at: at(minute) }], {
-        retentionDays: 90,
-        now: NOW,
-      });
+    const member = membership(communityId, userId);
     await member(true, 0);
     await fanOutCommunityPosts(
       mongo.db,
@@ -74,11 +77,7 @@ describe('recomputeMemberRecords (MongoDB-compatible server)', () => {
 
   it('computes again, after its writes, the records its first round wrote when a join was stored before a later round', async () => {
     const communityId = 'c-back';
-    const member = (active: boolean, minute: number) =>
-      applyMembershipChanges(mongo.db, [{ communityId, userId: 'u-ana', active, at: at(minute) }], {
-        retentionDays: 90,
-        now: NOW,
-      });
+    const member = membership(communityId, 'u-ana');
     await member(true, 0);
     // u-ana's post record counts posts at minutes 1 and 5; her comment record comments at 1 and 5.
     await fanOutCommunityPosts(
