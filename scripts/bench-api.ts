@@ -71,7 +71,7 @@ import {
 } from './lib/tray-api-stages.ts';
 import { POSTGRES_SESSION_OPTIONS } from '../tray-service/storage/postgres/connect-postgres.ts';
 
-const usage = `Usage: npm run bench:api -- [--total 10000000] [--user-records 1000] [--dense-records 1200] [--archived 1000] [--snoozed 100] [--deep 500] [--rounds 1000] [--batch 500000] [--stages] [--explain]
+const usage = `Usage: npm run bench:api -- [--total 10000000] [--user-records 1000] [--dense-records 1200] [--archived 1000] [--snoozed 100] [--deep 500] [--rounds 1000] [--settle 30] [--batch 500000] [--stages] [--explain]
 
   --total          records in the table, every user's (default 10000000)
   --user-records   bench-user's records, spread over 90 days; also bench-archive's inbox (default 1000)
@@ -80,6 +80,7 @@ const usage = `Usage: npm run bench:api -- [--total 10000000] [--user-records 10
   --snoozed        bench-archive's snoozed records (default 100)
   --deep           where the deep page of a view starts, in records (default 500)
   --rounds         times each call is measured (default 1000: a p99 is the 10th slowest)
+  --settle         seconds of untimed calls before the first user is measured, after the load (default 30)
   --batch          records inserted per statement while seeding (default 500000)
   --stages         also time where the server's time goes, per user and route
   --gc             also count the garbage collections that ran during the API's and the floor's requests
@@ -112,6 +113,7 @@ runCli(async () => {
         snoozed: { type: 'string', default: '100' },
         deep: { type: 'string', default: '500' },
         rounds: { type: 'string', default: '1000' },
+        settle: { type: 'string', default: '30' },
         batch: { type: 'string', default: '500000' },
         stages: { type: 'boolean', default: false },
         gc: { type: 'boolean', default: false },
@@ -133,6 +135,7 @@ runCli(async () => {
   const snoozed = option('snoozed', 1);
   const deep = option('deep', 1);
   const rounds = option('rounds', 1);
+  const settleMs = option('settle', 0) * 1000;
   const batch = option('batch', 1);
   const benchUsers = benchUsersRecords({ userRecords, denseRecords, archived, snoozed });
   if (total <= benchUsers)
@@ -241,10 +244,26 @@ runCli(async () => {
       // The client runs in a process of its own (scripts/lib/bench-api-client.ts).
       const client = forkBenchClient();
 
+      // Right after the load, every request runs slower for some 20 s, the API's, the floor's and
+      // the bare hop's alike, whichever user comes first (BENCHMARKS.md): the first user's warm-up
+      // lasts --settle seconds, so no user is measured in that transient.
+      let settle = settleMs;
       const measure = async (userId: string, views: readonly InboxView[]) => {
         const calls = await callsOf(userId, views);
         const token = await hs256Token(SECRET, userId);
-        const job = { base, bare: floor.url, databaseUrl: url, token, pageSize: PAGE_SIZE, calls, rounds };
+        const warmupMs = settle;
+        settle = 0;
+        if (warmupMs > 0) say(`settling for ${warmupMs / 1000} s: ${userId}'s calls, untimed`);
+        const job = {
+          base,
+          bare: floor.url,
+          databaseUrl: url,
+          token,
+          pageSize: PAGE_SIZE,
+          calls,
+          rounds,
+          warmupMs,
+        };
         let dirtyBefore: number | undefined;
         const samples = await client.run(job, () => {
           stages?.take(); // the warm-up's

@@ -34,6 +34,8 @@ export interface BenchClientJob {
   pageSize: number;
   calls: BenchCall[];
   rounds: number;
+  /** The warm-up's least duration (ms): it runs WARMUP_ROUNDS rounds and at least this long. */
+  warmupMs: number;
 }
 
 /** Per call, in the job's order: the API's, the plain statements' and the bare floor's times (ms). */
@@ -160,7 +162,8 @@ async function run(job: BenchClientJob): Promise<BenchClientSamples> {
   };
   try {
     await round(false, true);
-    for (let r = 0; r < WARMUP_ROUNDS; r++) await round(false);
+    const warming = performance.now();
+    for (let r = 0; r < WARMUP_ROUNDS || performance.now() - warming < job.warmupMs; r++) await round(false);
     send({ kind: 'warmed' });
     if ((await next()).kind !== 'go') throw new Error('bench client: expected go');
     for (let r = 0; r < job.rounds; r++) await round(true);

@@ -10,6 +10,9 @@ describe('scripts/bench-api.ts', () => {
     const result = await runScript('scripts/bench-api.ts', ['--rounds', 'many'], cleanEnv());
     expect(result.code).to.equal(2);
     expect(result.stderr).to.include('--rounds: expected a whole number >= 1');
+    const settle = await runScript('scripts/bench-api.ts', ['--settle', 'soon'], cleanEnv());
+    expect(settle.code).to.equal(2);
+    expect(settle.stderr).to.include('--settle: expected a whole number >= 0');
   });
 
   describe('a small run', () => {
@@ -17,7 +20,19 @@ describe('scripts/bench-api.ts', () => {
     before(async function () {
       this.timeout(180_000);
       const args = ['--total', '3000', '--user-records', '60', '--dense-records', '60', '--archived', '40'];
-      args.push('--snoozed', '5', '--deep', '20', '--rounds', '3', '--batch', '1000', '--gc');
+      args.push(
+        '--snoozed',
+        '5',
+        '--deep',
+        '20',
+        '--rounds',
+        '3',
+        '--settle',
+        '1',
+        '--batch',
+        '1000',
+        '--gc',
+      );
       const env = cleanEnv({ DATABASE_URL: (await testPostgres()).url });
       result = await runScript('scripts/bench-api.ts', args, env, 170_000);
     });
@@ -25,6 +40,16 @@ describe('scripts/bench-api.ts', () => {
     it('runs to the end (exit 0, or 1 for a missed target) with every answer checked', () => {
       expect(result.stderr).to.not.include('error:');
       expect(result.code).to.be.oneOf([0, 1]);
+    });
+
+    it("settles with the first user's calls, untimed, before measuring anyone, and only then", () => {
+      const lines = result.stderr.split('\n');
+      const settling = lines.findIndex((line) =>
+        line.includes("settling for 1 s: bench-user's calls, untimed"),
+      );
+      expect(settling, 'the settling line').to.be.above(-1);
+      expect(settling).to.be.below(lines.findIndex((line) => line.includes('measuring bench-user')));
+      expect(lines.filter((line) => line.includes('settling for'))).to.have.length(1);
     });
 
     it('prints each view of bench-archive, first and deep page, and both counts, with the target', () => {
