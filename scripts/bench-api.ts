@@ -8,7 +8,8 @@
 // down); and GET v3, both counts of the inbox (unread and unseen). Target: p99 <= 5 ms and within
 // 1.5 ms of the floor's p99. Also prints the bytes a record takes on disk with its indexes.
 // The API runs here as main.ts wires it; the client runs in a process of its own
-// (lib/bench-api-client.ts). --stages adds, per user and route, where the server's time goes;
+// (lib/bench-api-client.ts). --stages adds, per user and route, where the server's time goes, and
+// per user the causes of the calls slower than the floor's p99 + 1.5 ms (lib/slow-call-causes.ts);
 // --gc, the garbage collections that ran during the API's requests and during the floor's.
 // Starts its own redis-server and a throwaway PostgreSQL cluster unless REDIS_URL / DATABASE_URL
 // point elsewhere. BENCHMARKS.md records the latest run.
@@ -58,6 +59,7 @@ import { gcTable, startGcTally } from './lib/gc-during-requests.ts';
 import { explainStatements } from './lib/explain-statements.ts';
 import { describeFootprint, recordFootprint } from './lib/record-footprint.ts';
 import { seedBenchRecords } from './lib/seed-bench-records.ts';
+import { slowCallCauses, slowCallTable } from './lib/slow-call-causes.ts';
 import { createStageTimer } from './lib/stage-timer.ts';
 import { startBenchStores } from './lib/start-bench-stores.ts';
 import {
@@ -82,7 +84,8 @@ const usage = `Usage: npm run bench:api -- [--total 10000000] [--user-records 10
   --rounds         times each call is measured (default 1000: a p99 is the 10th slowest)
   --settle         seconds of untimed calls before the first user is measured, after the load (default 30)
   --batch          records inserted per statement while seeding (default 500000)
-  --stages         also time where the server's time goes, per user and route
+  --stages         also time where the server's time goes, per user and route, and say where each
+                   call slower than the floor's p99 + 1.5 ms lost its time
   --gc             also count the garbage collections that ran during the API's and the floor's requests
   --explain        also print EXPLAIN (ANALYZE, BUFFERS) of each plain statement`;
 
@@ -269,6 +272,22 @@ runCli(async () => {
           say(`measuring ${userId}: ${calls.length} calls x ${rounds} rounds`);
         });
         const dirty = { before: dirtyBefore, after: dirtyMegabytes() };
+        const taken = stages?.take();
+        // Before the samples are sorted: the causes pair each call with its request, in round order.
+        const slow =
+          taken &&
+          slowCallCauses(
+            calls.map((call, i) => ({
+              route: `GET ${call.path.split('?')[0]}`,
+              api: samples.calls[i]?.api ?? [],
+              slowOverMs:
+                quantile(
+                  [...(samples.calls[i]?.bare ?? [])].sort((x, y) => x - y),
+                  0.99,
+                ) + FLOOR_MARGIN_MS,
+            })),
+            taken,
+          );
         const sorted = (list: number[] = []) => list.sort((x, y) => x - y);
         const sort = (call: CallSamples | undefined): CallSamples => ({
           api: sorted(call?.api),
@@ -280,7 +299,8 @@ runCli(async () => {
           calls: calls.map((call, i) => ({ call, samples: sort(samples.calls[i]) })),
           hop: sorted(samples.hop),
           dirty,
-          stages: stages?.take(),
+          stages: taken,
+          slow,
           gc: await gc?.take(),
         };
       };
@@ -342,6 +362,9 @@ runCli(async () => {
         ),
       );
       for (const { userId, stages: taken } of results) if (taken) out.push('', ...stageTable(userId, taken));
+      const slowCalls = results.flatMap(({ userId, slow }) => (slow ? [{ userId, slow }] : []));
+      if (slowCalls.length > 0)
+        out.push('', ...slowCallTable(slowCalls, `the floor's p99 + ${FLOOR_MARGIN_MS} ms`));
       for (const { userId, gc: tally } of results) if (tally) out.push('', ...gcTable(userId, tally));
       gc?.stop();
       if (values.explain) {

@@ -32,6 +32,7 @@ describe('scripts/bench-api.ts', () => {
         '--batch',
         '1000',
         '--gc',
+        '--stages',
       );
       const env = cleanEnv({ DATABASE_URL: (await testPostgres()).url });
       result = await runScript('scripts/bench-api.ts', args, env, 170_000);
@@ -86,6 +87,26 @@ describe('scripts/bench-api.ts', () => {
       // bench-user's 5 calls x 3 rounds on each server.
       expect(result.stdout).to.match(/\| API \| 15 \| \d+ \| \d+\.\d \|/);
       expect(result.stdout).to.match(/\| floor \| 15 \| \d+ \| \d+\.\d \|/);
+    });
+
+    it('with --stages, says per user where the calls slower than the floor allows lost their time', () => {
+      expect(result.stdout).to.include('| bench-user: stage | p50 | p99 | calls |');
+      expect(result.stdout).to.include(
+        "| calls over the floor's p99 + 1.5 ms | calls | slow | SQL late | Redis late | SQL and Redis late together | outside the handler | elsewhere in the handler |",
+      );
+      // Every counted call of each user (bench-archive: 8 calls x 3 rounds), the causes adding up.
+      for (const [user, calls] of [
+        ['bench-user', 15],
+        ['bench-dense', 15],
+        ['bench-archive', 24],
+      ] as const) {
+        const row = new RegExp(
+          `\\| ${user} \\| ${calls} \\| (\\d+) \\| (\\d+) \\| (\\d+) \\| (\\d+) \\| (\\d+) \\| (\\d+) \\|`,
+        ).exec(result.stdout);
+        expect(row, `${user}'s row`).to.not.equal(null);
+        const [slow, ...causes] = (row ?? []).slice(1).map(Number);
+        expect(causes.reduce((sum, n) => sum + n, 0)).to.equal(slow);
+      }
     });
 
     it('says per user how much file data was not yet on disk as its measurement started and ended', () => {
