@@ -59,10 +59,12 @@ import { gcTable, startGcTally } from './lib/gc-during-requests.ts';
 import { explainStatements } from './lib/explain-statements.ts';
 import { describeFootprint, recordFootprint } from './lib/record-footprint.ts';
 import { seedBenchRecords } from './lib/seed-bench-records.ts';
+import { quantile } from './lib/quantile.ts';
 import { slowCallCauses, slowCallTable } from './lib/slow-call-causes.ts';
 import { createStageTimer } from './lib/stage-timer.ts';
 import { startBenchStores } from './lib/start-bench-stores.ts';
 import {
+  requestName,
   stageTable,
   timedLimiter,
   timedMessages,
@@ -99,8 +101,6 @@ const ARCHIVE = BENCH_ARCHIVE;
 const SECRET = `bench-${Math.random().toString(36).slice(2)}-secret-of-at-least-32-characters`;
 
 const say = (line: string) => process.stderr.write(`[bench:api] ${line}\n`);
-const quantile = (sorted: readonly number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 const ms = (n: number) => `${n.toFixed(2)} ms`;
 const row = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
 
@@ -272,31 +272,28 @@ runCli(async () => {
           say(`measuring ${userId}: ${calls.length} calls x ${rounds} rounds`);
         });
         const dirty = { before: dirtyBefore, after: dirtyMegabytes() };
-        const taken = stages?.take();
-        // Before the samples are sorted: the causes pair each call with its request, in round order.
-        const slow =
-          taken &&
-          slowCallCauses(
-            calls.map((call, i) => ({
-              route: `GET ${call.path.split('?')[0]}`,
-              api: samples.calls[i]?.api ?? [],
-              slowOverMs:
-                quantile(
-                  [...(samples.calls[i]?.bare ?? [])].sort((x, y) => x - y),
-                  0.99,
-                ) + FLOOR_MARGIN_MS,
-            })),
-            taken,
-          );
-        const sorted = (list: number[] = []) => list.sort((x, y) => x - y);
+        // Sorted copies: the slow calls' causes pair each call with its request by round order.
+        const sorted = (list: readonly number[] = []) => [...list].sort((x, y) => x - y);
         const sort = (call: CallSamples | undefined): CallSamples => ({
           api: sorted(call?.api),
           plain: sorted(call?.plain),
           bare: sorted(call?.bare),
         });
+        const measured = calls.map((call, i) => ({ call, samples: sort(samples.calls[i]) }));
+        const taken = stages?.take();
+        const slow =
+          taken &&
+          slowCallCauses(
+            measured.map(({ call, samples: { bare } }, i) => ({
+              route: requestName('GET', call.path),
+              api: samples.calls[i]?.api ?? [],
+              slowOverMs: quantile(bare, 0.99) + FLOOR_MARGIN_MS,
+            })),
+            taken,
+          );
         return {
           userId,
-          calls: calls.map((call, i) => ({ call, samples: sort(samples.calls[i]) })),
+          calls: measured,
           hop: sorted(samples.hop),
           dirty,
           stages: taken,

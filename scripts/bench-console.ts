@@ -28,6 +28,7 @@ import { parseCli, progressBar, runCli } from './lib/cli.ts';
 import { createBenchDatabase } from './lib/create-bench-database.ts';
 import { startPostgres, type LocalServer } from './lib/local-servers.ts';
 import { POSTGRES_SESSION_OPTIONS } from '../tray-service/storage/postgres/connect-postgres.ts';
+import { quantile } from './lib/quantile.ts';
 
 const USAGE = `
 usage: npm run bench:console -- [--events 1000000] [--members 10000] [--rounds 200] [--through-port 10000]
@@ -54,8 +55,6 @@ const COMMUNITIES = 1_000;
 const SPAN_MS = 7 * DAY_MS;
 
 const say = (line: string) => process.stderr.write(`[bench:console] ${line}\n`);
-const quantile = (sorted: readonly number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 const ms = (n: number) => `${n.toFixed(2)} ms`;
 
 interface Measure {

@@ -15,6 +15,7 @@ import { hs256Token } from './lib/hs256-token.ts';
 import { walkDenseUser } from './lib/walk/dense-user-walk.ts';
 import { walkInbox } from './lib/walk/inbox-walk.ts';
 import { feedMentionBody } from './lib/walk/walk-events.ts';
+import { quantile } from './lib/quantile.ts';
 
 const usage = `
 Usage: npm run try-stack -- [--members 500] [--feed-posts 400] [--comments 2000] [--dense 600]
@@ -44,8 +45,7 @@ const REST_MS = 5_000;
 /** Calls of each kind one member makes per measurement: 2 x 50 is the default per-user limit. */
 const PER_MEMBER = 50;
 
-const quantile = (sorted: readonly number[], q: number) =>
-  (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(1);
+const quantile1 = (sorted: readonly number[], q: number) => quantile(sorted, q).toFixed(1);
 
 async function main(): Promise<number> {
   const { values } = parseCli(
@@ -248,7 +248,7 @@ async function main(): Promise<number> {
     unread.sort((a, b) => a - b);
     const who = owners.length === 1 ? u(0) : `${u(0)}..${owners.length - 1}`;
     process.stdout.write(
-      `${who} ${when}: history p50 ${quantile(history, 0.5)} ms, p99 ${quantile(history, 0.99)} ms; unread p50 ${quantile(unread, 0.5)} ms, p99 ${quantile(unread, 0.99)} ms (${samples} calls each; GET /healthz p50 ${quantile(floor, 0.5)} ms, p99 ${quantile(floor, 0.99)} ms)\n`,
+      `${who} ${when}: history p50 ${quantile1(history, 0.5)} ms, p99 ${quantile1(history, 0.99)} ms; unread p50 ${quantile1(unread, 0.5)} ms, p99 ${quantile1(unread, 0.99)} ms (${samples} calls each; GET /healthz p50 ${quantile1(floor, 0.5)} ms, p99 ${quantile1(floor, 0.99)} ms)\n`,
     );
   };
   await measure('right after the load');

@@ -1,6 +1,8 @@
 // Where the API's slow calls of `bench:api --stages` lost their time. A p99 is decided by the
 // slowest 1% of calls, and a table of per-stage percentiles cannot say whether those calls were
 // slow in SQL, in Redis, or outside any stage: each call's own stage totals can.
+import { quantile } from './quantile.ts';
+import { RATE_LIMIT_STAGE, SERVER_TOTAL_STAGE, STORAGE_STAGE_PREFIX } from './tray-api-stages.ts';
 
 /** Why one slow call was slow. */
 export type SlowCallCause = 'process' | 'sql' | 'redis' | 'outside' | 'handler';
@@ -18,7 +20,7 @@ export const SLOW_CALL_CAUSES: readonly (readonly [SlowCallCause, string])[] = [
 export const LATE_MS = 0.8;
 
 export interface TimedCall {
-  /** The request name the stage timer files the call under (`GET <path without query>`). */
+  /** The request name the stage timer files the call under (requestName in tray-api-stages.ts). */
   route: string;
   /** The client's time of each counted call, in round order (ms). */
   api: readonly number[];
@@ -32,10 +34,11 @@ export interface SlowCalls {
   byCause: Map<SlowCallCause, number>;
 }
 
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((x, y) => x - y);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-};
+const median = (values: readonly number[]) =>
+  quantile(
+    [...values].sort((x, y) => x - y),
+    0.5,
+  );
 
 /**
  * Counts each call slower than its `slowOverMs` under the cause its stage totals show, comparing
@@ -78,9 +81,11 @@ export function slowCallCauses(
         const value = byStage.get(stage)?.[index];
         return value !== undefined && value - (medians.get(call.route)?.get(stage) ?? 0) > LATE_MS;
       };
-      const storageLate = [...byStage.keys()].some((stage) => stage.startsWith('storage: ') && late(stage));
-      const redisLate = late('rate limit (Redis)');
-      const serverTotal = byStage.get('server total')?.[index];
+      const storageLate = [...byStage.keys()].some(
+        (stage) => stage.startsWith(STORAGE_STAGE_PREFIX) && late(stage),
+      );
+      const redisLate = late(RATE_LIMIT_STAGE);
+      const serverTotal = byStage.get(SERVER_TOTAL_STAGE)?.[index];
       if (serverTotal === undefined) throw new Error(`${call.route}: no server total for request ${index}`);
       const cause: SlowCallCause =
         storageLate && redisLate

@@ -4,10 +4,21 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { TokenVerifier } from '../../tray-service/http/auth/create-token-verifier.ts';
 import type { MessageRenderer } from '../../tray-service/messages/message-renderer.ts';
 import type { TrayStorage } from '../../tray-service/storage/port.ts';
+import { quantile } from './quantile.ts';
 import type { StageTimer } from './stage-timer.ts';
 
 // The seams of the tray API that `bench:api --stages` times, each wrapped from outside: the product
 // code runs unchanged. Stage names say what the time is spent on.
+
+/** Each storage read's stage is this prefix and `<part>.<function>`. */
+export const STORAGE_STAGE_PREFIX = 'storage: ';
+/** The rate limiter's consume, a Redis round trip run beside the storage read. */
+export const RATE_LIMIT_STAGE = 'rate limit (Redis)';
+/** A request from arrival (headers parsed) to its response handed to the socket. */
+export const SERVER_TOTAL_STAGE = 'server total';
+
+/** The name a request is filed under: its method and path without the query. */
+export const requestName = (method: string, url: string) => `${method} ${url.split('?')[0]}`;
 
 type AsyncFn = (...args: never[]) => Promise<unknown>;
 
@@ -17,7 +28,7 @@ function timedPart<T extends object>(stages: StageTimer, name: string, part: T):
   for (const [key, value] of Object.entries(part)) {
     timed[key] =
       typeof value === 'function'
-        ? stages.wrap(`storage: ${name}.${key}`, (value as AsyncFn).bind(part))
+        ? stages.wrap(`${STORAGE_STAGE_PREFIX}${name}.${key}`, (value as AsyncFn).bind(part))
         : value;
   }
   return timed as T;
@@ -44,7 +55,7 @@ export function timedLimiter(
   limiter: RateLimiterAbstract,
 ): RateLimiterAbstract {
   if (!stages) return limiter;
-  const consume = stages.wrap('rate limit (Redis)', limiter.consume.bind(limiter));
+  const consume = stages.wrap(RATE_LIMIT_STAGE, limiter.consume.bind(limiter));
   return new Proxy(limiter, {
     get: (target, property, receiver) =>
       property === 'consume' ? consume : (Reflect.get(target, property, receiver) as unknown),
@@ -78,24 +89,21 @@ export function timeJson(app: Express, stages: StageTimer): void {
 export function timeRequests(server: Server, stages: StageTimer): void {
   server.prependListener('request', (req, res) => {
     const started = performance.now();
-    stages.begin(`GET ${(req.url ?? '').split('?')[0]}`);
+    stages.begin(requestName(req.method ?? 'GET', req.url ?? ''));
     res.once('finish', () => {
-      stages.record('server total', performance.now() - started);
+      stages.record(SERVER_TOTAL_STAGE, performance.now() - started);
       stages.end();
     });
   });
 }
 
-const quantile = (sorted: readonly number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-
 /** Markdown rows: per request and stage, the p50 and p99 of its per-request total, in ms. */
 export function stageTable(userId: string, taken: Map<string, Map<string, number[]>>): string[] {
   const rows = [`| ${userId}: stage | p50 | p99 | calls |`, '| --- | --- | --- | --- |'];
   for (const [request, byStage] of taken) {
-    const total = byStage.get('server total') ?? [];
+    const total = byStage.get(SERVER_TOTAL_STAGE) ?? [];
     const sortedStages = [...byStage].sort(([a], [b]) =>
-      a === 'server total' ? 1 : b === 'server total' ? -1 : a.localeCompare(b),
+      a === SERVER_TOTAL_STAGE ? 1 : b === SERVER_TOTAL_STAGE ? -1 : a.localeCompare(b),
     );
     for (const [stage, samples] of sortedStages) {
       const sorted = [...samples].sort((x, y) => x - y);

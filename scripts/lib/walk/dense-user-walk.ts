@@ -1,5 +1,6 @@
 import { trayCaller, type TrayCaller } from './tray-caller.ts';
 import { expectThat, sleep, step, waitFor } from './walk-step.ts';
+import { quantile } from '../quantile.ts';
 
 interface PagedRecord {
   v_tarid_uid: string;
@@ -13,11 +14,9 @@ type View = 'inbox' | 'archived' | 'snoozed' | 'all';
 /** The tray's per-user rate-limit window as `npm start` runs it (RATE_LIMIT_WINDOW_MS's default). */
 const RATE_WINDOW_MS = 5_000;
 
-const quantile = (sorted: readonly number[], q: number) =>
-  (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(1);
 const latencies = (ms: number[]) => {
   const sorted = [...ms].sort((a, b) => a - b);
-  return `p50 ${quantile(sorted, 0.5)} ms, p99 ${quantile(sorted, 0.99)} ms`;
+  return `p50 ${quantile(sorted, 0.5).toFixed(1)} ms, p99 ${quantile(sorted, 0.99).toFixed(1)} ms`;
 };
 
 /**
