@@ -20,13 +20,17 @@
 // BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of each server there (open in Chrome DevTools).
 // BENCH_BASELINE=<other checkout with node_modules> adds that checkout's receiver to every round
 // (started by its own serve mode, over the same Redis), for a before/after in one run.
+// BENCH_SPLIT=1 adds, in every round, the same receiver with an enqueue that answers at once without
+// Redis ("checks"): what the checks cost apart from the store.
 // Why the second and third tables: the same code gave 64% and 54% of bare Express in two quiet
 // runs an hour apart. Per run they show what the whole machine did (its busy share, the time the
 // hypervisor stole, the CPU of processes outside the bench) and the load generator's own CPU, so a
 // slow run can be told apart from a slow receiver; and, from Redis's INFO commandstats, how many
 // jobs shared one script call and what each command inside it cost.
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
+import type { WebhookSettings } from '../receiver/http/create-webhook-handler.ts';
+import type { Receiver } from '../receiver/wire-receiver.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -47,6 +51,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 8);
 const cpuProfDir = process.env.BENCH_CPU_PROF_DIR;
 const baseline = process.env.BENCH_BASELINE;
+const split = process.env.BENCH_SPLIT === '1';
 const schemes = benchSchemes(process.env.BENCH_SCHEMES);
 
 interface Sample {
@@ -69,42 +74,27 @@ async function serve(mode: string, port: number, redisUrl: string, spoolDir: str
     server = await listen(app, { port, host: '127.0.0.1' });
   } else {
     const { wireReceiver } = await import('../receiver/wire-receiver.ts');
-    const { parseCidrList } = await import('../receiver/address/parse-cidr.ts');
-    const { loadReceiverConfig } = await import('../receiver/receiver-config.ts');
     const { createMetricsRegistry } = await import('../shared/http/metrics-router.ts');
     const { createLogger } = await import('../shared/logging/create-logger.ts');
-    const receiver = await wireReceiver({
+    const wired = await wireReceiver({
       redis: redisUrl,
       queuePrefix: 'bench',
       spoolDir,
       webhookPath: '/webhooks',
       dedupeSeconds: 86_400,
       enqueueTimeoutMs: 300,
-      settings: {
-        // The allowlist check runs (and passes) for the loopback load generator.
-        allowlist: parseCidrList('52.77.130.167,3.127.106.141,52.70.191.115,127.0.0.1'),
-        trustProxy: { kind: 'none' },
-        // The webhooks as main.ts reads them; the Standard Webhooks one with BENCH_SCHEMES=both.
-        secrets: loadReceiverConfig(
-          schemes === 'both'
-            ? {
-                WEBHOOK_SECRETS: `eu=${secret},us=other-secret,sw=${benchStandardSecret}`,
-                WEBHOOK_SIGNATURE_SCHEME: 'sw=standard-webhooks',
-              }
-            : { WEBHOOK_SECRETS: `eu=${secret},us=other-secret` },
-        ).WEBHOOK_SECRETS,
-        maxBodyBytes: 1024 * 1024,
-      },
+      settings: await receiverSettings(),
       logger: createLogger({ name: 'bench', level: 'warn' }),
       registry: createMetricsRegistry('receiver'),
       metrics: { kind: 'open' },
     });
     await new Promise((resolve) =>
-      receiver.queue.client.status === 'ready'
-        ? resolve(undefined)
-        : receiver.queue.client.once('ready', resolve),
+      wired.queue.client.status === 'ready' ? resolve(undefined) : wired.queue.client.once('ready', resolve),
     );
-    server = await listen(receiver.app, { port, host: '127.0.0.1' });
+    server = await listen(mode === 'checks' ? await withoutStore(wired) : wired.app, {
+      port,
+      host: '127.0.0.1',
+    });
   }
   // The parent asks for CPU time and request count before and after a measured run, so the cost
   // of one request is known even when other work on the machine makes req/s noisy.
@@ -121,6 +111,48 @@ async function serve(mode: string, port: number, redisUrl: string, spoolDir: str
   // Exit normally on SIGTERM, so `node --cpu-prof` can write its profile.
   process.once('SIGTERM', () => process.exit(0));
   process.stdout.write('listening\n');
+}
+
+/**
+ * The same receiver app, but its enqueue answers `queued` at once without calling Redis: every
+ * check, the metrics and the acknowledgement, none of the store. Beside the full receiver it splits
+ * the gap to the bare app between the checks and the enqueue (BENCH_SPLIT=1).
+ */
+async function withoutStore(wired: Receiver): Promise<RequestListener> {
+  const { createReceiverApp } = await import('../receiver/create-receiver-app.ts');
+  const { createMetricsRegistry } = await import('../shared/http/metrics-router.ts');
+  const { createLogger } = await import('../shared/logging/create-logger.ts');
+  return createReceiverApp({
+    logger: createLogger({ name: 'bench', level: 'warn' }),
+    redis: wired.queue.client,
+    registry: createMetricsRegistry('receiver'),
+    metrics: { kind: 'open' },
+    spool: wired.spool,
+    enqueue: () => Promise.resolve('queued'),
+    webhookPath: '/webhooks',
+    settings: await receiverSettings(),
+  });
+}
+
+/** What main.ts would read from the environment for the bench's webhooks. */
+async function receiverSettings(): Promise<WebhookSettings> {
+  const { parseCidrList } = await import('../receiver/address/parse-cidr.ts');
+  const { loadReceiverConfig } = await import('../receiver/receiver-config.ts');
+  return {
+    // The allowlist check runs (and passes) for the loopback load generator.
+    allowlist: parseCidrList('52.77.130.167,3.127.106.141,52.70.191.115,127.0.0.1'),
+    trustProxy: { kind: 'none' },
+    // The webhooks as main.ts reads them; the Standard Webhooks one with BENCH_SCHEMES=both.
+    secrets: loadReceiverConfig(
+      schemes === 'both'
+        ? {
+            WEBHOOK_SECRETS: `eu=${secret},us=other-secret,sw=${benchStandardSecret}`,
+            WEBHOOK_SIGNATURE_SCHEME: 'sw=standard-webhooks',
+          }
+        : { WEBHOOK_SECRETS: `eu=${secret},us=other-secret` },
+    ).WEBHOOK_SECRETS,
+    maxBodyBytes: 1024 * 1024,
+  };
 }
 
 function startServer(mode: string, port: number, redisUrl: string, spoolDir: string): Promise<ChildProcess> {
@@ -323,7 +355,12 @@ async function main(): Promise<void> {
   const results: Figures[] = [];
   const servers: { mode: string; port: number; child: ChildProcess }[] = [];
   try {
-    for (const mode of ['bare', ...(baseline ? ['baseline'] : []), 'receiver']) {
+    for (const mode of [
+      'bare',
+      ...(baseline ? ['baseline'] : []),
+      ...(split ? ['checks'] : []),
+      'receiver',
+    ]) {
       const port = await freePort();
       const spool = join(dir, `spool-${mode}`);
       const child =

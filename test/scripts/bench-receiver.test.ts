@@ -31,7 +31,7 @@ describe('npm run bench:receiver, in a small mode', () => {
     expect(result.stdout).to.match(/receiver\/bare throughput: median \d/);
   });
 
-  it("never signs during the bare app's measured run: it goes round its bodies again", async function () {
+  it("never signs during the bare app's run (it goes round its bodies) and, with BENCH_SPLIT=1, measures the receiver without its store", async function () {
     this.timeout(120_000);
     // 200 bodies for a second: both servers run out. A receiver must only ever get new bodies (a
     // repeat would be answered as a redelivery), so it signs more and says so; the bare app, which
@@ -44,6 +44,7 @@ describe('npm run bench:receiver, in a small mode', () => {
         BENCH_ROUNDS: '1',
         BENCH_CONNECTIONS: '10',
         BENCH_BODIES_PER_SECOND: '200',
+        BENCH_SPLIT: '1',
       }),
       110_000,
     );
@@ -57,5 +58,18 @@ describe('npm run bench:receiver, in a small mode', () => {
       Number(bare?.split('|')[6]),
       'the bare app answered more requests than it had bodies',
     ).to.be.greaterThan(200);
+    // BENCH_SPLIT=1: the receiver without its store ran between the bare app and the receiver, and
+    // queued nothing: the receiver's row starts at the depth the checks' row started at.
+    const row = (mode: string) =>
+      result.stdout
+        .split('\n')
+        .find((line) => line.startsWith(`| 1 | ${mode} |`))
+        ?.split('|')
+        .map((cell) => cell.trim());
+    const checks = row('checks');
+    expect(Number(checks?.[3]), 'the checks answered').to.be.greaterThan(0);
+    expect(checks?.[7], 'no request to the checks failed').to.equal('0');
+    expect(row('receiver')?.[11]).to.equal(checks?.[11]);
+    expect(result.stdout).to.match(/checks\/bare throughput: median \d+(\.\d)?% \(no store, no target;/);
   });
 });
