@@ -145,6 +145,15 @@ describe('GET /notifications/v3/stream (live tray)', function () {
         await tray.worker.deliver(
           commentEvent({ postId: 'p-100', postOwner: user, author, commentId, createdAt: minute(at) }),
         );
+      // The second comment's record reaches the streams after deliver() returns (through Redis);
+      // waited for here, so the record looked for below can only be the deletion's.
+      for (const s of [one, two])
+        await s.next(
+          (event) =>
+            event.event === 'record' &&
+            dataOf<NotificationRecord>(event).v_tarid_uid === id &&
+            dataOf<NotificationRecord>(event).actorsCount === 2,
+        );
       const shrinking = [one.events.length, two.events.length];
       await tray.worker.deliver(commentDeleteEvent({ commentId: 'cm-o8', author: 'u-dee' }));
       const shrunk = await historyRecord(user, id);
