@@ -31,6 +31,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { RequestListener, Server } from 'node:http';
 import type { WebhookSettings } from '../receiver/http/create-webhook-handler.ts';
 import type { Receiver } from '../receiver/wire-receiver.ts';
+import type { Logger } from '../shared/logging/create-logger.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -76,6 +77,8 @@ async function serve(mode: string, port: number, redisUrl: string, spoolDir: str
     const { wireReceiver } = await import('../receiver/wire-receiver.ts');
     const { createMetricsRegistry } = await import('../shared/http/metrics-router.ts');
     const { createLogger } = await import('../shared/logging/create-logger.ts');
+    const settings = await receiverSettings();
+    const logger = createLogger({ name: 'bench', level: 'warn' });
     const wired = await wireReceiver({
       redis: redisUrl,
       queuePrefix: 'bench',
@@ -83,15 +86,16 @@ async function serve(mode: string, port: number, redisUrl: string, spoolDir: str
       webhookPath: '/webhooks',
       dedupeSeconds: 86_400,
       enqueueTimeoutMs: 300,
-      settings: await receiverSettings(),
-      logger: createLogger({ name: 'bench', level: 'warn' }),
+      settings,
+      logger,
       registry: createMetricsRegistry('receiver'),
       metrics: { kind: 'open' },
     });
     await new Promise((resolve) =>
       wired.queue.client.status === 'ready' ? resolve(undefined) : wired.queue.client.once('ready', resolve),
     );
-    server = await listen(mode === 'checks' ? await withoutStore(wired) : wired.app, {
+    const app = mode === 'checks' ? await withoutStore(wired, settings, logger) : wired.app;
+    server = await listen(app, {
       port,
       host: '127.0.0.1',
     });
@@ -118,19 +122,23 @@ async function serve(mode: string, port: number, redisUrl: string, spoolDir: str
  * check, the metrics and the acknowledgement, none of the store. Beside the full receiver it splits
  * the gap to the bare app between the checks and the enqueue (BENCH_SPLIT=1).
  */
-async function withoutStore(wired: Receiver): Promise<RequestListener> {
+async function withoutStore(
+  wired: Receiver,
+  settings: WebhookSettings,
+  logger: Logger,
+): Promise<RequestListener> {
   const { createReceiverApp } = await import('../receiver/create-receiver-app.ts');
   const { createMetricsRegistry } = await import('../shared/http/metrics-router.ts');
-  const { createLogger } = await import('../shared/logging/create-logger.ts');
   return createReceiverApp({
-    logger: createLogger({ name: 'bench', level: 'warn' }),
+    logger,
     redis: wired.queue.client,
+    // Its own registry: the wired receiver's already holds the receiver's metrics by these names.
     registry: createMetricsRegistry('receiver'),
     metrics: { kind: 'open' },
     spool: wired.spool,
     enqueue: () => Promise.resolve('queued'),
     webhookPath: '/webhooks',
-    settings: await receiverSettings(),
+    settings,
   });
 }
 

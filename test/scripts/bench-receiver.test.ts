@@ -1,6 +1,13 @@
 import { expect } from 'chai';
 import { cleanEnv, runScript } from '../support/run-script.ts';
 
+/** The cells of every row of `mode` in round 1, in table order (cells from 1: a row starts with `|`). */
+const rowsOf = (stdout: string, mode: string) =>
+  stdout
+    .split('\n')
+    .filter((line) => line.startsWith(`| 1 | ${mode} |`))
+    .map((line) => line.split('|').map((cell) => cell.trim()));
+
 describe('npm run bench:receiver, in a small mode', () => {
   it('prints for each run its speed, what the machine did, and what Redis spent per queued job', async function () {
     this.timeout(120_000);
@@ -11,11 +18,7 @@ describe('npm run bench:receiver, in a small mode', () => {
       110_000,
     );
     expect(result.code, result.stderr).to.equal(0);
-    const rows = (mode: string) =>
-      result.stdout
-        .split('\n')
-        .filter((line) => line.startsWith(`| 1 | ${mode} |`))
-        .map((line) => line.split('|').map((cell) => cell.trim()));
+    const rows = (mode: string) => rowsOf(result.stdout, mode);
     // Cells from 1 (a row starts with `|`). Speed: | round | server | req/s | p50 | p99 | requests | failed | server | redis | generator | queued |
     // Machine: | round | server | machine busy | steal | server | redis | generator | others | ... |
     // Redis: | round | server | jobs per script call | script us/job | rest | SET ... |
@@ -53,23 +56,16 @@ describe('npm run bench:receiver, in a small mode', () => {
       /\[bench\] receiver: ran out of prepared bodies; \d+ signed during the run/,
     );
     expect(result.stdout).not.to.match(/\[bench\] bare: ran out/);
-    const bare = result.stdout.split('\n').find((line) => line.startsWith('| 1 | bare |'));
-    expect(
-      Number(bare?.split('|')[6]),
-      'the bare app answered more requests than it had bodies',
-    ).to.be.greaterThan(200);
+    const [bare] = rowsOf(result.stdout, 'bare');
+    expect(Number(bare?.[6]), 'the bare app answered more requests than it had bodies').to.be.greaterThan(
+      200,
+    );
     // BENCH_SPLIT=1: the receiver without its store ran between the bare app and the receiver, and
     // queued nothing: the receiver's row starts at the depth the checks' row started at.
-    const row = (mode: string) =>
-      result.stdout
-        .split('\n')
-        .find((line) => line.startsWith(`| 1 | ${mode} |`))
-        ?.split('|')
-        .map((cell) => cell.trim());
-    const checks = row('checks');
+    const [checks] = rowsOf(result.stdout, 'checks');
     expect(Number(checks?.[3]), 'the checks answered').to.be.greaterThan(0);
     expect(checks?.[7], 'no request to the checks failed').to.equal('0');
-    expect(row('receiver')?.[11]).to.equal(checks?.[11]);
+    expect(rowsOf(result.stdout, 'receiver')[0]?.[11]).to.equal(checks?.[11]);
     expect(result.stdout).to.match(/checks\/bare throughput: median \d+(\.\d)?% \(no store, no target;/);
   });
 });
