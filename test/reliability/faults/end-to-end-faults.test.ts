@@ -1,8 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { usePostgres } from '../../support/use-postgres.ts';
 import { sendBurst } from '../support/burst.ts';
@@ -13,16 +10,12 @@ import {
 } from '../support/end-to-end-ledger.ts';
 import { queueCounts } from '../support/queue-counts.ts';
 import { outageAfterAcks } from '../support/outage-after-acks.ts';
-import {
-  faultSecret,
-  startReceiverProcess,
-  waitUntilDrained,
-  type ReceiverProcess,
-} from '../support/receiver-process.ts';
+import { faultSecret, startReceiverProcess, waitUntilDrained } from '../support/receiver-process.ts';
 import { latencySummary, reportFigures, tally } from '../support/report-figures.ts';
 import { socialBurstBodies } from '../support/social-burst.ts';
 import { openTargetStorage, type StorageTarget } from '../support/storage-target.ts';
-import { startTrayProcess, type TrayProcess } from '../support/tray-process.ts';
+import { startTrayProcess } from '../support/tray-process.ts';
+import { useFaultStage } from '../support/fault-stage.ts';
 
 const burstSize = Number(process.env.RELIABILITY_E2E_BURST ?? 1_000);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -31,23 +24,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // MongoDB adapter meets a fault in two-of-each.test.ts.
 describe('faults end to end: receiver -> queue -> worker -> events and tray (real processes, PostgreSQL)', function () {
   this.timeout(900_000);
-  let dir: string;
-  let redisPort: number;
-  let redis: LocalServer;
-  const processes: (ReceiverProcess | TrayProcess)[] = [];
-  const startOwnRedis = async () => {
-    redis = await startRedis({ dir: join(dir, 'redis'), port: redisPort, persistent: true });
-  };
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'reliability-e2e-'));
-    redisPort = await freePort();
-    await startOwnRedis();
-  });
-  afterEach(async () => {
-    for (const child of processes.splice(0)) await child.kill();
-    await redis.stop('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const stage = useFaultStage('e2e', 'each');
 
   describe('when the worker process is SIGKILLed mid-batch and another one is started', () => {
     const postgres = usePostgres();
@@ -57,14 +34,14 @@ describe('faults end to end: receiver -> queue -> worker -> events and tray (rea
       const storage = await openTargetStorage(target);
       try {
         const receiver = await startReceiverProcess({
-          redisUrl: redis.url,
+          redisUrl: stage.redis.url,
           prefix,
-          spoolDir: join(dir, 'spool'),
+          spoolDir: join(stage.dir, 'spool'),
         });
-        processes.push(receiver);
-        const trayOptions = { redisUrl: redis.url, storage: target, prefix };
+        stage.processes.push(receiver);
+        const trayOptions = { redisUrl: stage.redis.url, storage: target, prefix };
         const first = await startTrayProcess(trayOptions);
-        processes.push(first);
+        stage.processes.push(first);
         const bodies = socialBurstBodies('e2e-worker-kill', Math.round(burstSize / 2));
         const started = performance.now();
         // Sent while the worker runs, not before: on PostgreSQL the worker keeps pace with the
@@ -83,8 +60,8 @@ describe('faults end to end: receiver -> queue -> worker -> events and tray (rea
         await first.kill();
         const deliveries = await sending;
         const second = await startTrayProcess(trayOptions);
-        processes.push(second);
-        await waitUntilQueueEmpty(redis.url, prefix, 480_000);
+        stage.processes.push(second);
+        await waitUntilQueueEmpty(stage.redis.url, prefix, 480_000);
         const endToEndMs = performance.now() - started;
 
         const { ledger, firstMismatches } = await readEndToEndLedger(
@@ -98,8 +75,8 @@ describe('faults end to end: receiver -> queue -> worker -> events and tray (rea
           statuses: tally(deliveries.map((d) => d.status)),
           storedWhenKilled: storedAtKill,
           ...ledger,
-          failedJobs: (await queueCounts(redis.url, prefix)).failed,
-          recoveredStalledJobs: await recoveredStalledJobs(redis.url, prefix),
+          failedJobs: (await queueCounts(stage.redis.url, prefix)).failed,
+          recoveredStalledJobs: await recoveredStalledJobs(stage.redis.url, prefix),
           ackLatencyMs: latencySummary(deliveries.filter((d) => d.status === 200).map((d) => d.ms)),
           endToEndMs: Math.round(endToEndMs),
         };
@@ -132,19 +109,19 @@ describe('faults end to end: receiver -> queue -> worker -> events and tray (rea
       const storage = await openTargetStorage(target);
       try {
         const receiver = await startReceiverProcess({
-          redisUrl: redis.url,
+          redisUrl: stage.redis.url,
           prefix,
-          spoolDir: join(dir, 'spool'),
+          spoolDir: join(stage.dir, 'spool'),
         });
-        processes.push(receiver);
-        const tray = await startTrayProcess({ redisUrl: redis.url, storage: target, prefix });
-        processes.push(tray);
+        stage.processes.push(receiver);
+        const tray = await startTrayProcess({ redisUrl: stage.redis.url, storage: target, prefix });
+        stage.processes.push(tray);
         const bodies = socialBurstBodies('e2e-redis-kill', burstSize);
         const outage = outageAfterAcks({
           acks: burstSize * 0.3,
           downMs: 1_500,
-          stop: () => redis.stop('SIGKILL'),
-          start: startOwnRedis,
+          stop: stage.killRedis,
+          start: stage.startRedis,
         });
         const started = performance.now();
         const deliveries = await sendBurst({
@@ -156,7 +133,7 @@ describe('faults end to end: receiver -> queue -> worker -> events and tray (rea
         });
         await outage.done();
         await waitUntilDrained(receiver.port);
-        await waitUntilQueueEmpty(redis.url, prefix, 480_000);
+        await waitUntilQueueEmpty(stage.redis.url, prefix, 480_000);
         const endToEndMs = performance.now() - started;
 
         const { ledger, firstMismatches } = await readEndToEndLedger(storage, bodies, deliveries, tray.port);
@@ -164,8 +141,8 @@ describe('faults end to end: receiver -> queue -> worker -> events and tray (rea
           sent: deliveries.length,
           statuses: tally(deliveries.map((d) => d.status)),
           ...ledger,
-          failedJobs: (await queueCounts(redis.url, prefix)).failed,
-          recoveredStalledJobs: await recoveredStalledJobs(redis.url, prefix),
+          failedJobs: (await queueCounts(stage.redis.url, prefix)).failed,
+          recoveredStalledJobs: await recoveredStalledJobs(stage.redis.url, prefix),
           ackLatencyMs: latencySummary(deliveries.filter((d) => d.status === 200).map((d) => d.ms)),
           endToEndMs: Math.round(endToEndMs),
         };

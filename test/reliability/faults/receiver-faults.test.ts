@@ -1,8 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { connectMongo } from '../../../shared/mongo/connect-mongo.ts';
 import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
@@ -20,12 +17,12 @@ import {
   metricValue,
   startReceiverProcess,
   waitUntilDrained,
-  type ReceiverProcess,
 } from '../support/receiver-process.ts';
 import { latencySummary, reportFigures, tally } from '../support/report-figures.ts';
 import { socialBurstBodies } from '../support/social-burst.ts';
 import { withTargetStorage } from '../support/storage-target.ts';
-import { startTrayProcess, type TrayProcess } from '../support/tray-process.ts';
+import { startTrayProcess } from '../support/tray-process.ts';
+import { useFaultStage } from '../support/fault-stage.ts';
 
 /** The platform's deadline for an answer (docs/contract.md#answer). */
 const ackDeadlineMs = 1_500;
@@ -40,41 +37,22 @@ function summarise(deliveries: readonly Delivery[]) {
 
 describe('faults on the receiver path (real processes, ledger check on the queue; with a worker, on events and tray)', function () {
   this.timeout(900_000);
-  let dir: string;
-  let redisPort: number;
-  let redis: LocalServer;
-  const processes: (ReceiverProcess | TrayProcess)[] = [];
-  const redisDir = () => join(dir, 'redis');
-  const startOwnRedis = async () => {
-    redis = await startRedis({ dir: redisDir(), port: redisPort, persistent: true });
-  };
-  const killRedis = () => redis.stop('SIGKILL');
-
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'reliability-faults-'));
-    redisPort = await freePort();
-    await startOwnRedis();
-  });
-  afterEach(async () => {
-    for (const child of processes.splice(0)) await child.kill();
-    await redis.stop('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const stage = useFaultStage('faults', 'each');
 
   describe('when Redis is SIGKILLed during a burst of signed deliveries and restarted 1.5 s later', () => {
     it('answers every delivery 200 within 1.5 s and then holds every acknowledged event in the queue exactly once', async () => {
       const prefix = useQueuePrefix();
       const receiver = await startReceiverProcess({
-        redisUrl: redis.url,
+        redisUrl: stage.redis.url,
         prefix,
-        spoolDir: join(dir, 'spool'),
+        spoolDir: join(stage.dir, 'spool'),
       });
-      processes.push(receiver);
+      stage.processes.push(receiver);
       const outage = outageAfterAcks({
         acks: burstSize * 0.3,
         downMs: 1_500,
-        stop: killRedis,
-        start: startOwnRedis,
+        stop: stage.killRedis,
+        start: stage.startRedis,
       });
       const deliveries = await sendBurst({
         urls: [receiver.url],
@@ -89,7 +67,7 @@ describe('faults on the receiver path (real processes, ledger check on the queue
       const spooled = await metricValue(receiver.port, 'webhook_accepted_total', 'stored_in="spool"');
       const { acked, statuses, ackLatencyMs } = summarise(deliveries);
       const ledger = checkLedger(
-        await readQueueLedger(redis.url, prefix),
+        await readQueueLedger(stage.redis.url, prefix),
         deliveries.map((d) => d.id),
         acked,
       );
@@ -111,21 +89,21 @@ describe('faults on the receiver path (real processes, ledger check on the queue
   describe('when the receiver is SIGKILLed during a burst while Redis is down (spool filling), then restarted, with a tray-service process running', () => {
     it('the new process drains the spool; every acknowledged event is queued once, stored in events once, and the tray equals the model', async () => {
       const prefix = useQueuePrefix();
-      const spoolDir = join(dir, 'spool');
+      const spoolDir = join(stage.dir, 'spool');
       const dbName = uniqueName('rkill');
       const { client, db } = await connectMongo(testStack().mongoUri, dbName, { appName: 'reliability' });
       try {
         // The worker starts first (it checks Redis at start-up) and keeps running through the fault.
         const tray = await startTrayProcess({
-          redisUrl: redis.url,
+          redisUrl: stage.redis.url,
           mongoUri: testStack().mongoUri,
           db: dbName,
           prefix,
         });
-        processes.push(tray);
-        const first = await startReceiverProcess({ redisUrl: redis.url, prefix, spoolDir });
-        processes.push(first);
-        await redis.stop('SIGKILL');
+        stage.processes.push(tray);
+        const first = await startReceiverProcess({ redisUrl: stage.redis.url, prefix, spoolDir });
+        stage.processes.push(first);
+        await stage.killRedis();
         const bodies = socialBurstBodies('receiver-kill', Math.round(burstSize / 2));
         let killed: Promise<void> | undefined;
         const deliveries = await sendBurst({
@@ -138,20 +116,20 @@ describe('faults on the receiver path (real processes, ledger check on the queue
           },
         });
         await killed;
-        await startOwnRedis();
+        await stage.startRedis();
         const second = await startReceiverProcess({
-          redisUrl: redis.url,
+          redisUrl: stage.redis.url,
           prefix,
           spoolDir,
           port: first.port,
         });
-        processes.push(second);
+        stage.processes.push(second);
         const drainMs = await waitUntilDrained(second.port);
-        const queueEmptyMs = await waitUntilQueueEmpty(redis.url, prefix, 480_000);
+        const queueEmptyMs = await waitUntilQueueEmpty(stage.redis.url, prefix, 480_000);
         const { acked, statuses, ackLatencyMs } = summarise(deliveries);
         // Read once the worker is done: jobs move between bull's lists while it runs.
         const queue = checkLedger(
-          await readQueueLedger(redis.url, prefix),
+          await readQueueLedger(stage.redis.url, prefix),
           deliveries.map((d) => d.id),
           acked,
         );
@@ -164,8 +142,8 @@ describe('faults on the receiver path (real processes, ledger check on the queue
           statuses,
           queue,
           ...ledger,
-          failedJobs: (await queueCounts(redis.url, prefix)).failed,
-          recoveredStalledJobs: await recoveredStalledJobs(redis.url, prefix),
+          failedJobs: (await queueCounts(stage.redis.url, prefix)).failed,
+          recoveredStalledJobs: await recoveredStalledJobs(stage.redis.url, prefix),
           trayProcessAlive: tray.child.exitCode === null && tray.child.signalCode === null,
           ackLatencyMs,
           drainAfterRestartMs: Math.round(drainMs),
@@ -196,15 +174,23 @@ describe('faults on the receiver path (real processes, ledger check on the queue
   describe('with two receivers on the same Redis, each event delivered to both at once, and Redis SIGKILLed mid-way', () => {
     it('holds every acknowledged event exactly once (the dedupe key is the job id across instances)', async () => {
       const prefix = useQueuePrefix();
-      const a = await startReceiverProcess({ redisUrl: redis.url, prefix, spoolDir: join(dir, 'spool-a') });
-      const b = await startReceiverProcess({ redisUrl: redis.url, prefix, spoolDir: join(dir, 'spool-b') });
-      processes.push(a, b);
+      const a = await startReceiverProcess({
+        redisUrl: stage.redis.url,
+        prefix,
+        spoolDir: join(stage.dir, 'spool-a'),
+      });
+      const b = await startReceiverProcess({
+        redisUrl: stage.redis.url,
+        prefix,
+        spoolDir: join(stage.dir, 'spool-b'),
+      });
+      stage.processes.push(a, b);
       const count = Math.round(burstSize / 2);
       const outage = outageAfterAcks({
         acks: count * 0.6,
         downMs: 1_500,
-        stop: killRedis,
-        start: startOwnRedis,
+        stop: stage.killRedis,
+        start: stage.startRedis,
       });
       const deliveries = await sendBurst({
         urls: [a.url, b.url],
@@ -218,7 +204,7 @@ describe('faults on the receiver path (real processes, ledger check on the queue
       await Promise.all([waitUntilDrained(a.port), waitUntilDrained(b.port)]);
       const { acked, statuses, ackLatencyMs } = summarise(deliveries);
       const ledger = checkLedger(
-        await readQueueLedger(redis.url, prefix),
+        await readQueueLedger(stage.redis.url, prefix),
         deliveries.map((d) => d.id),
         acked,
       );

@@ -1,8 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import { attemptsSpent } from '../support/attempts-spent.ts';
@@ -16,7 +13,7 @@ import { socialBurstBodies } from '../support/social-burst.ts';
 import { withTargetStorage } from '../support/storage-target.ts';
 import { useStoppableFerret, type StoppedDatabase } from '../support/stoppable-database.ts';
 import { startTrayProcess, type TrayProcess } from '../support/tray-process.ts';
-import type { ReceiverProcess } from '../support/receiver-process.ts';
+import { useFaultStage } from '../support/fault-stage.ts';
 
 const count = Number(process.env.RELIABILITY_RETRY_WINDOW_BURST ?? 800);
 /** 50 ms doubling to at most 100 ms: a job's 20 attempts would all be spent within about 2 s. */
@@ -50,20 +47,7 @@ const failureReasons = (tray: TrayProcess) =>
 
 describe('the database down for longer than a job retry window, under load', function () {
   this.timeout(600_000);
-  let dir: string;
-  let redis: LocalServer;
-  const processes: (ReceiverProcess | TrayProcess)[] = [];
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'reliability-window-'));
-    redis = await startRedis({ dir: join(dir, 'redis'), persistent: true });
-  });
-  afterEach(async () => {
-    for (const child of processes.splice(0)) await child.kill();
-  });
-  after(async () => {
-    await redis.stop('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const stage = useFaultStage('window', 'all');
 
   describe('on PostgreSQL (the default storage)', () => {
     const postgres = useStoppablePostgres();
@@ -77,7 +61,7 @@ describe('the database down for longer than a job retry window, under load', fun
   });
 
   describe('on the MongoDB adapter (FerretDB)', () => {
-    const ferret = useStoppableFerret(() => dir, 'window');
+    const ferret = useStoppableFerret(() => stage.dir, 'window');
     it('puts no job in the failed set, counts no failed attempt, loses nothing, and the tray equals the model', () =>
       scenario(ferret));
   });
@@ -85,18 +69,18 @@ describe('the database down for longer than a job retry window, under load', fun
   async function scenario(database: StoppedDatabase): Promise<void> {
     const prefix = useQueuePrefix();
     const receiver = await startReceiverProcess({
-      redisUrl: redis.url,
+      redisUrl: stage.redis.url,
       prefix,
-      spoolDir: join(dir, `spool-${prefix}`),
+      spoolDir: join(stage.dir, `spool-${prefix}`),
     });
-    processes.push(receiver);
+    stage.processes.push(receiver);
     const tray = await startTrayProcess({
-      redisUrl: redis.url,
+      redisUrl: stage.redis.url,
       storage: database.target(),
       prefix,
       env: shortRetries,
     });
-    processes.push(tray);
+    stage.processes.push(tray);
 
     const bodies = socialBurstBodies(`window-${database.name}`, count);
     const outage = outageAfterAcks({
@@ -114,12 +98,12 @@ describe('the database down for longer than a job retry window, under load', fun
     });
     await outage.done();
     await waitUntilDrained(receiver.port);
-    await waitUntilQueueEmpty(redis.url, prefix, 300_000);
+    await waitUntilQueueEmpty(stage.redis.url, prefix, 300_000);
 
     const { ledger, firstMismatches } = await withTargetStorage(database.target(), (storage) =>
       readEndToEndLedger(storage, bodies, deliveries, tray.port),
     );
-    const counts = await queueCounts(redis.url, prefix);
+    const counts = await queueCounts(stage.redis.url, prefix);
     const figures = {
       storage: database.name,
       events: count,
@@ -130,7 +114,7 @@ describe('the database down for longer than a job retry window, under load', fun
       failedJobs: counts.failed,
       // bull's own count, from every job's hash: attempts the outage cost.
       attemptsSpent: await attemptsSpent(
-        redis.url,
+        stage.redis.url,
         prefix,
         bodies.map((body) => body.id),
       ),

@@ -1,8 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import { readEndToEndLedger, waitUntilQueueEmpty } from '../support/end-to-end-ledger.ts';
@@ -19,7 +16,8 @@ import { socialBurstBodies } from '../support/social-burst.ts';
 import { sendAtSteadyRate } from '../support/steady-rate.ts';
 import type { StorageTarget } from '../support/storage-target.ts';
 import { withTargetStorage } from '../support/storage-target.ts';
-import { startTrayProcess, type TrayProcess } from '../support/tray-process.ts';
+import { startTrayProcess } from '../support/tray-process.ts';
+import { useFaultStage } from '../support/fault-stage.ts';
 
 /** How long Redis and the database stay down: 3 minutes in CI, shorter for a local run. */
 const outageS = Number(process.env.RELIABILITY_TOTAL_OUTAGE_S ?? 180);
@@ -47,44 +45,28 @@ const lines = (output: string, text: string) => output.split(text).length - 1;
 describe('Redis and the database both down for minutes, under load (real processes)', function () {
   this.timeout((outageS + 420) * 1_000);
   const postgres = useStoppablePostgres();
-  let dir: string;
-  let redis: LocalServer;
-  let redisPort: number;
-  const processes: (ReceiverProcess | TrayProcess)[] = [];
-  const startOwnRedis = async () => {
-    redis = await startRedis({ dir: join(dir, 'redis'), port: redisPort, persistent: true });
-  };
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'reliability-total-'));
-    redisPort = await freePort();
-    await startOwnRedis();
-  });
-  after(async () => {
-    for (const child of processes.splice(0)) await child.kill();
-    await redis.stop('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const stage = useFaultStage('total', 'all');
 
   it('keeps every process within its RSS bound, honours SIGTERM within 10 s, and afterwards loses nothing and the tray equals the model', async () => {
     const prefix = useQueuePrefix();
     const target: StorageTarget = { engine: 'postgres', url: postgres.url };
     const receiver = await startReceiverProcess({
-      redisUrl: redis.url,
+      redisUrl: stage.redis.url,
       prefix,
-      spoolDir: join(dir, 'spool'),
+      spoolDir: join(stage.dir, 'spool'),
     });
-    processes.push(receiver);
-    const tray = await startTrayProcess({ redisUrl: redis.url, storage: target, prefix });
-    processes.push(tray);
+    stage.processes.push(receiver);
+    const tray = await startTrayProcess({ redisUrl: stage.redis.url, storage: target, prefix });
+    stage.processes.push(tray);
     // Two more, to be stopped in the middle of the outage (the ones above must ride it out).
     const stoppedReceiver = await startReceiverProcess({
-      redisUrl: redis.url,
+      redisUrl: stage.redis.url,
       prefix,
-      spoolDir: join(dir, 'spool-stopped'),
+      spoolDir: join(stage.dir, 'spool-stopped'),
     });
-    processes.push(stoppedReceiver);
-    const stoppedTray = await startTrayProcess({ redisUrl: redis.url, storage: target, prefix });
-    processes.push(stoppedTray);
+    stage.processes.push(stoppedReceiver);
+    const stoppedTray = await startTrayProcess({ redisUrl: stage.redis.url, storage: target, prefix });
+    stage.processes.push(stoppedTray);
 
     const bodies = socialBurstBodies('total-outage', (warmS + outageS + afterS) * perSecond);
     let outage: Promise<{ receiverRss: number[]; trayRss: number[]; exitMs: number[] }> | undefined;
@@ -95,7 +77,7 @@ describe('Redis and the database both down for minutes, under load (real process
       onStarted: (index) => {
         if (index !== warmS * perSecond) return;
         outage = (async () => {
-          await redis.stop('SIGKILL');
+          await stage.killRedis();
           await postgres.stop();
           const receiverRss = sampleRssEverySecond(receiver.child.pid!);
           const trayRss = sampleRssEverySecond(tray.child.pid!);
@@ -103,7 +85,7 @@ describe('Redis and the database both down for minutes, under load (real process
           const exitMs = await Promise.all([exitTime(stoppedReceiver.child), exitTime(stoppedTray.child)]);
           await sleep((outageS * 1_000) / 2);
           const samples = { receiverRss: receiverRss.finish(), trayRss: trayRss.finish(), exitMs };
-          await startOwnRedis();
+          await stage.startRedis();
           await postgres.start();
           return samples;
         })();
@@ -112,7 +94,7 @@ describe('Redis and the database both down for minutes, under load (real process
     if (!outage) throw new Error('the outage never began');
     const { receiverRss, trayRss, exitMs } = await outage;
     await waitUntilDrained(receiver.port, 120_000);
-    await waitUntilQueueEmpty(redis.url, prefix, 300_000);
+    await waitUntilQueueEmpty(stage.redis.url, prefix, 300_000);
 
     const { ledger, firstMismatches } = await withTargetStorage(target, (storage) =>
       readEndToEndLedger(storage, bodies, deliveries, tray.port),
@@ -122,7 +104,7 @@ describe('Redis and the database both down for minutes, under load (real process
       events: bodies.length,
       statuses: tally(deliveries.map((d) => d.status)),
       ...ledger,
-      failedJobs: (await queueCounts(redis.url, prefix)).failed,
+      failedJobs: (await queueCounts(stage.redis.url, prefix)).failed,
       rssMb: {
         receiver: {
           start: receiverRss[0],

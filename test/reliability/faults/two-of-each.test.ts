@@ -1,8 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import { sendBurst } from '../support/burst.ts';
@@ -21,6 +18,7 @@ import { socialBurstBodies } from '../support/social-burst.ts';
 import { withTargetStorage } from '../support/storage-target.ts';
 import { useStoppableFerret, type StoppedDatabase } from '../support/stoppable-database.ts';
 import { startTrayProcess, type TrayProcess } from '../support/tray-process.ts';
+import { useFaultStage } from '../support/fault-stage.ts';
 
 const count = Number(process.env.RELIABILITY_E2E_BURST ?? 1_000);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -41,20 +39,7 @@ function failureReasons(output: string): string[] {
 
 describe('two receivers and two workers at once, the database server stopped during processing', function () {
   this.timeout(900_000);
-  let dir: string;
-  let redis: LocalServer;
-  const processes: (ReceiverProcess | TrayProcess)[] = [];
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'reliability-two-'));
-    redis = await startRedis({ dir: join(dir, 'redis'), persistent: true });
-  });
-  afterEach(async () => {
-    for (const child of processes.splice(0)) await child.kill();
-  });
-  after(async () => {
-    await redis.stop('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const stage = useFaultStage('two', 'all');
 
   describe('on PostgreSQL (the default storage), its server stopped (fast shutdown) for 3 s', () => {
     // A server of this scenario's own: stopping the test stack's would break every other suite.
@@ -70,7 +55,7 @@ describe('two receivers and two workers at once, the database server stopped dur
 
   // The MongoDB adapter meets the same fault: both adapters must survive their server going away.
   describe('on the MongoDB adapter (FerretDB), FerretDB stopped (SIGTERM) for 3 s', () => {
-    const ferret = useStoppableFerret(() => dir, 'two');
+    const ferret = useStoppableFerret(() => stage.dir, 'two');
     it('stores every acknowledged event exactly once, with no failed job, and the tray equals the model', () =>
       scenario(ferret));
   });
@@ -81,18 +66,18 @@ describe('two receivers and two workers at once, the database server stopped dur
     const receivers: ReceiverProcess[] = [];
     for (const name of ['a', 'b']) {
       const receiver = await startReceiverProcess({
-        redisUrl: redis.url,
+        redisUrl: stage.redis.url,
         prefix,
-        spoolDir: join(dir, `spool-${name}-${prefix}`),
+        spoolDir: join(stage.dir, `spool-${name}-${prefix}`),
       });
-      processes.push(receiver);
+      stage.processes.push(receiver);
       receivers.push(receiver);
     }
-    const trayOptions = { redisUrl: redis.url, storage: database.target(), prefix };
+    const trayOptions = { redisUrl: stage.redis.url, storage: database.target(), prefix };
     const workers: TrayProcess[] = [];
     for (let n = 0; n < 2; n += 1) {
       const worker = await startTrayProcess(trayOptions);
-      processes.push(worker);
+      stage.processes.push(worker);
       workers.push(worker);
     }
 
@@ -116,10 +101,10 @@ describe('two receivers and two workers at once, the database server stopped dur
     await Promise.all(receivers.map((receiver) => waitUntilDrained(receiver.port)));
     const alive = (worker: TrayProcess) => worker.child.exitCode === null && worker.child.signalCode === null;
     const deadline = Date.now() + 480_000;
-    let counts = await queueCounts(redis.url, prefix);
+    let counts = await queueCounts(stage.redis.url, prefix);
     while (counts.pending > 0 && Date.now() < deadline && workers.some(alive)) {
       await sleep(500);
-      counts = await queueCounts(redis.url, prefix);
+      counts = await queueCounts(stage.redis.url, prefix);
     }
     const endToEndMs = performance.now() - started;
     // Evidence for the next occurrence: what a tray process logged last.
@@ -155,7 +140,7 @@ describe('two receivers and two workers at once, the database server stopped dur
       failedAttemptsPerProcess: workers.map((worker) => failureReasons(worker.output()).length),
       pendingJobs: counts.pending,
       failedJobs: counts.failed,
-      recoveredStalledJobs: await recoveredStalledJobs(redis.url, prefix),
+      recoveredStalledJobs: await recoveredStalledJobs(stage.redis.url, prefix),
       ackLatencyMs: latencySummary(deliveries.filter((d) => d.status === 200).map((d) => d.ms)),
       outageAfterMs: Math.round((outage.startedAt() ?? started) - started),
       databaseDownForMs: outage.downForMs(),

@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
+import type { ReceiverProcess } from './receiver-process.ts';
+import type { TrayProcess } from './tray-process.ts';
+
+/** What a fault scenario runs on: a folder, a Redis of its own and the processes it started. */
+export interface FaultStage {
+  /** The scenario's temporary folder (Redis data, spools, other servers' data). */
+  readonly dir: string;
+  readonly redis: LocalServer;
+  /** Every process pushed here is killed after each test, whether it passed or not. */
+  readonly processes: (ReceiverProcess | TrayProcess)[];
+  /** Starts Redis again on the same port and data (AOF), as a restarted server would come back. */
+  startRedis(): Promise<void>;
+  killRedis(): Promise<void>;
+}
+
+/**
+ * Mocha hooks for a fault scenario: a temporary folder and a persistent redis-server of its own
+ * (the shared test Redis cannot be killed without breaking every other suite), made before each
+ * test (`each`) or once for the describe (`all`), and the scenario's processes killed after each
+ * test. Call inside a describe.
+ */
+export function useFaultStage(name: string, per: 'each' | 'all'): FaultStage {
+  let dir: string | undefined;
+  let redis: LocalServer | undefined;
+  let redisPort = 0;
+  const processes: (ReceiverProcess | TrayProcess)[] = [];
+  const started = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`the fault stage's ${what} is used before its hook ran`);
+    return value;
+  };
+  const stage: FaultStage = {
+    get dir() {
+      return started(dir, 'folder');
+    },
+    get redis() {
+      return started(redis, 'Redis');
+    },
+    processes,
+    async startRedis() {
+      redis = await startRedis({ dir: join(stage.dir, 'redis'), port: redisPort, persistent: true });
+    },
+    killRedis: () => stage.redis.stop('SIGKILL'),
+  };
+  const setUp = async () => {
+    dir = mkdtempSync(join(tmpdir(), `reliability-${name}-`));
+    redisPort = await freePort();
+    await stage.startRedis();
+  };
+  const tearDown = async () => {
+    await redis?.stop('SIGKILL');
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    redis = undefined;
+    dir = undefined;
+  };
+  const killProcesses = async () => {
+    for (const child of processes.splice(0)) await child.kill();
+  };
+  if (per === 'each') {
+    beforeEach(setUp);
+    afterEach(async () => {
+      await killProcesses();
+      await tearDown();
+    });
+  } else {
+    before(setUp);
+    afterEach(killProcesses);
+    after(tearDown);
+  }
+  return stage;
+}
