@@ -396,7 +396,9 @@ export interface InboxPort {
   /**
    * The wake-up: claims up to `limit` records whose snooze has ended by `now` and brings them back
    * (domain/snooze-mark.ts wake), each once however many tray processes claim at the same time.
-   * Returns the woken records; fewer than `limit` when no more are due.
+   * A record that expired while snoozed is not woken: like every expired record it is never
+   * changed, counted or announced again, only purged. Returns the woken records; fewer than `limit`
+   * when no more are due.
    */
   wakeDue(now: number, limit: number): Promise<InboxRecord[]>;
   /**

@@ -290,6 +290,17 @@ describe('referenceTray: the inbox (docs/tray-rules.md#inbox)', () => {
       expect(referenceCountUnread(tray, 'u-ana', tray.lastRead('u-ana'), NOW + 60_400)).to.equal(1);
     });
 
+    it('leaves a record that expired while snoozed as it is: it expires snoozed', () => {
+      const tray = base();
+      const expiry = minute(1) + RETENTION.retentionDays * DAY_MS;
+      tray.apply({ kind: 'snooze', userId: 'u-ana', ids: [commentKey], until: expiry + 1, now: NOW + 1 });
+      tray.apply({ kind: 'wake', now: expiry + 1 });
+      expect(tray.storedRecords('u-ana').find((r) => r.key === commentKey)).to.deep.include({
+        snoozedUntil: expiry + 1,
+        changedAt: NOW + 1,
+      });
+    });
+
     it('unsnooze brings a record back now as it was', () => {
       const tray = base();
       tray.apply({ kind: 'snooze', userId: 'u-ana', ids: [commentKey], until: NOW + 60_000, now: NOW + 1 });

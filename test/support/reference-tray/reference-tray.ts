@@ -61,7 +61,7 @@ export type TrayOperation =
   | { kind: 'unarchive'; userId: string; ids: readonly string[]; now: number }
   | { kind: 'snooze'; userId: string; ids: readonly string[]; until: number; now: number }
   | { kind: 'unsnooze'; userId: string; ids: readonly string[]; now: number }
-  /** The wake-up at `now`: every snooze whose `until` has come ends. */
+  /** The wake-up at `now`: every snooze of an unexpired record whose `until` has come ends. */
   | { kind: 'wake'; now: number }
   | { kind: 'mute'; userId: string; target: MuteTarget; until: number | null; now: number }
   | { kind: 'unmute'; userId: string; target: MuteTarget; now: number };
@@ -228,7 +228,8 @@ export class ReferenceTray {
         return this.mark(operation.userId, operation.ids, now, unsnooze);
       case 'wake':
         for (const tray of this.trays.values())
-          for (const record of tray.values()) change(record, wake(record, now), now);
+          for (const record of tray.values())
+            if (this.live(record, now)) change(record, wake(record, now), now);
         return 0;
       case 'mute':
         this.mutes.set(

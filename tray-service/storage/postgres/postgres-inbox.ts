@@ -141,13 +141,14 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
 
     // Due records by the snooze index, oldest end first; SKIP LOCKED lets two tray processes claim
     // disjoint batches at once, and a record claimed (and woken) by one is no longer due for the other.
+    // Expired ones stay as they are until the purge (few: snoozed past the end of their retention).
     wakeDue: (now, limit) =>
       withRetry(() =>
         rows(
           `UPDATE tray_records t SET snoozed_until = NULL, has_read = false, is_seen = false,
              unread_at = t.snoozed_until, changed_at = $1
            FROM (SELECT user_id, key FROM tray_records
-                 WHERE snoozed_until IS NOT NULL AND snoozed_until <= $1
+                 WHERE snoozed_until IS NOT NULL AND snoozed_until <= $1 AND expires_at > $1
                  ORDER BY snoozed_until LIMIT $2 FOR UPDATE SKIP LOCKED) AS due
            WHERE t.user_id = due.user_id AND t.key = due.key
            RETURNING ${INBOX_COLUMNS_OF_T}`,

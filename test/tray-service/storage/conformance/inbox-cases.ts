@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { muteInForceAt } from '../../../../tray-service/domain/mute.ts';
 import { encodeRecordKey } from '../../../../tray-service/domain/record-key.ts';
 import type { TrayOperation } from '../../../support/reference-tray/reference-tray.ts';
@@ -267,6 +268,49 @@ conformanceCase(
     expect(new Set(all).size).to.equal(40);
     tray.model.apply({ kind: 'wake', now: NOW });
     for (const [index] of owners.entries()) await expectInbox(tray, context, `u-own${index}`, NOW);
+  },
+  { needs: 'inbox', timeout: 60_000 },
+);
+
+conformanceCase(
+  'inbox: a snooze that ends after its record expired wakes nothing: the record is not announced',
+  async (context) => {
+    const tray = modelledStorage(context);
+    const ana = context.id('u-exp');
+    // Everything here happens days before the case's clock, so no other case's snooze is due by
+    // the wake-up's time: the old record expires 3 days before NOW, the young one lives on.
+    const wakeAt = NOW - 2 * DAY_MS;
+    const snoozedAt = NOW - 4 * DAY_MS;
+    const old = { postId: context.id('p-old'), owner: ana };
+    const young = { postId: context.id('p-young'), owner: ana };
+    await tray.personal(
+      [
+        aComment(context.id('u-cy'), old, { id: context.id('cm-old'), at: NOW - 93 * DAY_MS }),
+        aComment(context.id('u-cy'), young, { id: context.id('cm-young'), at: NOW - 10 * DAY_MS }),
+      ],
+      snoozedAt,
+    );
+    const keys = [old, young].map((post) =>
+      encodeRecordKey({ verb: 'comment', targetId: post.postId, userId: ana }),
+    );
+    expect(
+      await both(tray, context, {
+        kind: 'snooze',
+        userId: ana,
+        ids: keys,
+        until: wakeAt - 1,
+        now: snoozedAt,
+      }),
+    ).to.equal(2);
+    const woken: string[] = [];
+    for (;;) {
+      const batch = await inboxOf(context.storage).wakeDue(wakeAt, 100);
+      woken.push(...batch.filter((record) => record.userId === ana).map((record) => record.key));
+      if (batch.length < 100) break;
+    }
+    expect(woken, 'records woken (and so announced to live streams)').to.deep.equal([keys[1]]);
+    tray.model.apply({ kind: 'wake', now: wakeAt });
+    await expectInbox(tray, context, 'u-exp', wakeAt);
   },
   { needs: 'inbox', timeout: 60_000 },
 );

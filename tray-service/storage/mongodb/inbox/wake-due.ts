@@ -17,7 +17,8 @@ const MAX_READS = 20;
  * That is the claim: two processes reading the same due records both try to claim each one's next
  * version, one wins it, and the other, reading the record again, finds it no longer snoozed and
  * leaves it, so each record is woken once. A batch whose records other processes took is followed
- * by the next due ones, so a short answer still means that no more are due.
+ * by the next due ones, so a short answer still means that no more are due. Records that expired
+ * while snoozed are left to the TTL index (few: snoozed past the end of their retention).
  */
 export async function wakeDue(db: Db, now: number, limit: number): Promise<InboxRecord[]> {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
@@ -25,7 +26,7 @@ export async function wakeDue(db: Db, now: number, limit: number): Promise<Inbox
   for (let reads = 0; reads < MAX_READS && woken.length < limit; reads++) {
     const wanted = limit - woken.length;
     const due = await records
-      .find({ box: 'snoozed', snoozedUntil: { $lte: now } })
+      .find({ box: 'snoozed', snoozedUntil: { $lte: now }, expiresAt: { $gt: new Date(now) } })
       .sort({ snoozedUntil: 1, _id: 1 })
       .limit(wanted)
       .toArray();
