@@ -267,6 +267,18 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
         [communityId, JSON.stringify(kept), retentionMs],
       );
       await tell(context, await fanOut(communityId, kept, context));
+      // A deletion that committed between the check above and the insert found no action of the
+      // post to void (the fan-out had written none yet), so it left the kept post, which the exact
+      // counts and late joins read. The fan-out saw its tombstone under the post's lock and wrote
+      // nothing; the kept post goes now. A deletion after the fan-out finds its actions and removes
+      // the kept post itself.
+      const live = new Set(await withoutVoided(pool, kept));
+      const voided = kept.filter((post) => !live.has(post));
+      if (voided.length > 0)
+        await pool.query(
+          'DELETE FROM tray_community_posts WHERE community_id = $1 AND action_id = ANY($2::text[])',
+          [communityId, voided.map((post) => post.lastActionId)],
+        );
     },
 
     async applyMemberships(changes, context) {

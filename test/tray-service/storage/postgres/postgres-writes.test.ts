@@ -434,6 +434,55 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
   });
 
   describe('under concurrency', () => {
+    it('counts no post deleted while its fan-out starts: the deletion commits between the fan-out reading the tombstones and keeping the post', async () => {
+      // u-rj left and rejoined, so their `post` record counts its actors exactly, from the kept
+      // posts; the post p-race-2 is deleted by another process just before it is kept.
+      const community = 'c-race';
+      const member = 'u-rj';
+      const context = tray.context();
+      await tray.writes.applyMemberships([join(community, member, 0)], context);
+      await tray.writes.fanOutPosts(community, [post(community, 'u-a', 1, 'p-race-1')], context);
+      await tray.writes.applyMemberships([leave(community, member, 2)], context);
+      await tray.writes.applyMemberships([join(community, member, 3)], context);
+      const deleter = createPostgresWrites(tray.pg.pool);
+      let deleted = false;
+      // The fan-out's pool: before it keeps the post, the deletion runs to its commit.
+      const racing = new Proxy(tray.pg.pool, {
+        get(target, property, receiver) {
+          if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
+          return async (...args: Parameters<typeof target.query>) => {
+            const [text] = args;
+            if (!deleted && typeof text === 'string' && text.includes('INSERT INTO tray_community_posts')) {
+              deleted = true;
+              if (!deleter.applyRemovals) throw new Error('the PostgreSQL writes apply removals');
+              await deleter.applyRemovals(
+                [{ kind: 'post', id: 'p-race-2', postId: 'p-race-2', at: at(4) + 1 }],
+                context,
+              );
+            }
+            return (target.query as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      });
+      await createPostgresWrites(racing).fanOutPosts(
+        community,
+        [post(community, 'u-b', 4, 'p-race-2')],
+        context,
+      );
+      expect(deleted, 'the deletion ran inside the fan-out').to.equal(true);
+      await tray.writes.fanOutPosts(community, [post(community, 'u-d', 5, 'p-race-3')], context);
+      const record = await tray.record(member, 'post', community);
+      expect({ actors: names(record), count: record?.actorsCount }).to.deep.equal({
+        actors: ['u-d', 'u-a'],
+        count: 2,
+      });
+      const kept = await tray.pg.pool.query<{ action_id: string }>(
+        'SELECT action_id FROM tray_community_posts WHERE community_id = $1 ORDER BY action_id',
+        [community],
+      );
+      expect(kept.rows.map((row) => row.action_id)).to.deep.equal(['p-race-1', 'p-race-3']);
+    });
+
     it('leaves one record written by 8 writers at once equal to the serial result', async () => {
       const authors = Array.from({ length: 8 }, (_, index) => `u-w${index}`);
       const concurrentWrites = createPostgresWrites(tray.pg.pool);
