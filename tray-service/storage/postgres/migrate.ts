@@ -38,6 +38,10 @@ export async function migrate(pool: pg.Pool, migrations = readMigrations()): Pro
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
+    // The pool's statement timeout (PG_STATEMENT_TIMEOUT_MS) is for the API's and the worker's
+    // statements; a migration may rewrite a large table for minutes, and cutting it short would
+    // stop every start-up after an upgrade. LOCAL: it ends with this transaction.
+    await client.query('SET LOCAL statement_timeout = 0');
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await client.query(
       `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import pgDriver from 'pg';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +40,26 @@ describe('storage/postgres migrate', () => {
     expect(results.filter((applied) => applied.length > 0)).to.deep.equal([[1]]);
     const runs = await pg.pool.query<{ count: string }>('SELECT count(*) FROM runs');
     expect(runs.rows[0]?.count).to.equal('1');
+  });
+
+  it("is not cut short by the pool's statement timeout: a migration may rewrite a large table", async () => {
+    // The tray's pool cancels any statement after PG_STATEMENT_TIMEOUT_MS (10 s by default); a
+    // migration that rewrites tray_records on a large database takes longer, and would then stop
+    // every start-up of the upgraded service.
+    const impatient = new pgDriver.Pool({ connectionString: pg.url, max: 1, statement_timeout: 50 });
+    try {
+      const dir = migrationsDir({
+        '0001_slow.sql': 'SELECT pg_sleep(0.3); CREATE TABLE slow_done (id integer);',
+      });
+      expect(await migrate(impatient, readMigrations(dir))).to.deep.equal([1]);
+      const after = await impatient.query<{ statement_timeout: string }>('SHOW statement_timeout');
+      expect(
+        after.rows[0]?.statement_timeout,
+        'the timeout of the pool is kept for later statements',
+      ).to.equal('50ms');
+    } finally {
+      await impatient.end();
+    }
   });
 
   it('rolls a failing migration back whole and names it', async () => {
