@@ -11,7 +11,8 @@ import { startSpoolDrainer, type SpoolDrainer } from './spool/start-spool-draine
 import { createReceiverQueue, type ReceiverQueue } from './store/create-receiver-queue.ts';
 import { batchPerTick } from './store/batch-per-tick.ts';
 import { enqueueMany, enqueueOnce, ReplicaFence } from './store/enqueue-once.ts';
-import { withTimeout } from '../shared/time/with-timeout.ts';
+import { dropConnection } from '../shared/redis/drop-connection.ts';
+import { createHungRedisBreaker } from './store/hung-redis-breaker.ts';
 
 export interface ReceiverWiring {
   /** A Redis URL or a cluster; on a cluster, enqueues wait for a replica (ReplicaFence). */
@@ -29,7 +30,12 @@ export interface ReceiverWiring {
   metrics: MetricsAccess;
   /** How often the drainer retries while the spool holds events. */
   drainIntervalMs?: number;
+  /** How long a call may stay unanswered before the Redis connection is dropped (default 5 s). */
+  hungRedisReconnectMs?: number;
 }
+
+/** Budget of one drainer add: it has no caller waiting, so it may wait longer than a request. */
+const DRAIN_ENQUEUE_BUDGET_MS = 5_000;
 
 export interface Receiver {
   /** The HTTP app (createReceiverApp), for `http.createServer` or supertest. */
@@ -73,9 +79,21 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
   // them, while at a low rate an event goes at once. An event waits at most a tenth of the budget
   // for the call in flight (a call takes a few ms under full load), so with the longest budget
   // allowed (1 s) it is answered well inside the platform's 1.5 s (BENCHMARKS.md, "Receiver").
+  // A call that runs out of its budget stops every later one until Redis answers it, and one still
+  // unanswered after hungRedisReconnectMs has the connection dropped (hung-redis-breaker.ts): a
+  // Redis that takes commands without answering must not collect every later event in memory.
+  const breaker = createHungRedisBreaker({
+    reconnectAfterMs: wiring.hungRedisReconnectMs ?? 5_000,
+    reconnect: () => {
+      logger.warn('Redis left a call unanswered too long; dropping the connection and connecting again');
+      dropConnection(queue.client);
+    },
+    onOpen: () => logger.warn('Redis did not answer within the budget; spooling events until it does'),
+    onClose: () => logger.info('Redis answers again; events go to the queue'),
+  });
   const { enqueueTimeoutMs } = wiring;
   const enqueue = batchPerTick(
-    (jobs: readonly EncodedWebhookJob[]) => withTimeout(enqueueMany(target, jobs), enqueueTimeoutMs),
+    (jobs: readonly EncodedWebhookJob[]) => breaker.call(() => enqueueMany(target, jobs), enqueueTimeoutMs),
     {
       maxItems: 100,
       maxWeight: 1024 * 1024,
@@ -97,7 +115,7 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
   // The drainer adds one event at a time, in spool order, under its own (longer) budget.
   const drainer = startSpoolDrainer({
     spool,
-    enqueue: (job) => enqueueOnce(target, job),
+    enqueue: (job) => breaker.call(() => enqueueOnce(target, job), DRAIN_ENQUEUE_BUDGET_MS),
     logger,
     intervalMs: wiring.drainIntervalMs,
   });

@@ -58,12 +58,13 @@ describe('receiver while Redis is down', function () {
   let redis: LocalServer;
   let port: number;
   const receivers: TestReceiver[] = [];
-  const start = async (prefix: string, spoolDir: string, noWait = false) => {
+  const start = async (prefix: string, spoolDir: string, noWait = false, hungRedisReconnectMs?: number) => {
     const receiver = await startTestReceiver(prefix, {
       redisUrl: redis.url,
       spoolDir,
       noWait,
       drainIntervalMs: 100,
+      ...(hungRedisReconnectMs === undefined ? {} : { hungRedisReconnectMs }),
     });
     receivers.push(receiver);
     return receiver;
@@ -122,6 +123,37 @@ describe('receiver while Redis is down', function () {
       }
       // The timed-out commands were already on the wire and now run too; the job id and the
       // dedupe mark keep the drainer's adds of the same events from queueing them again.
+      await waitFor(() => receiver.spool.depth() === 0, 15_000, 'the spool to drain');
+      const processed = await consumeAll(redis.url, prefix, bodies.length);
+      expect([...processed].sort()).to.deep.equal(bodies.map((body) => dedupeKey(Buffer.from(body))).sort());
+    });
+  });
+
+  describe('when Redis hangs for long, under a steady stream of events', () => {
+    it('sends nothing more to it while a call is unanswered and drops the connection after a while, so memory holds no pile of calls; once it answers, every event is queued exactly once', async () => {
+      const prefix = useQueuePrefix();
+      const receiver = await start(prefix, join(dir, 'spool'), false, 800);
+      let dropped = 0;
+      receiver.queue.client.on('end', () => (dropped += 1));
+      // ioredis's queue of commands sent and not answered: each holds its events' text.
+      const unanswered = () =>
+        (receiver.queue.client as unknown as { commandQueue: { length: number } }).commandQueue.length;
+      const bodies = Array.from({ length: 120 }, (_, n) => channelDidCreate(`long-hang-${n}`));
+      redis.process.kill('SIGSTOP');
+      let most = 0;
+      try {
+        // 20 waves 100 ms apart: many times the budget (300 ms) and its hold (30 ms).
+        for (let wave = 0; wave < 20; wave++) {
+          await Promise.all(bodies.slice(wave * 6, wave * 6 + 6).map((body) => deliverTimed(receiver, body)));
+          most = Math.max(most, unanswered());
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(receiver.spool.depth()).to.equal(bodies.length);
+        expect(most, 'Redis calls left unanswered in memory at once').to.be.at.most(2);
+        expect(dropped, 'connections dropped while Redis hung').to.be.at.least(1);
+      } finally {
+        redis.process.kill('SIGCONT');
+      }
       await waitFor(() => receiver.spool.depth() === 0, 15_000, 'the spool to drain');
       const processed = await consumeAll(redis.url, prefix, bodies.length);
       expect([...processed].sort()).to.deep.equal(bodies.map((body) => dedupeKey(Buffer.from(body))).sort());

@@ -32,6 +32,8 @@ export interface ReceiverOptions {
   redisUrl?: string;
   spoolDir?: string;
   drainIntervalMs?: number;
+  /** How long a call may stay unanswered before the Redis connection is dropped (wiring default: 5 s). */
+  hungRedisReconnectMs?: number;
   /** Resolve before Redis answers (default: wait until the queue connection is ready). */
   noWait?: boolean;
 }
@@ -83,6 +85,9 @@ export async function startTestReceiver(
     registry,
     metrics: { kind: 'open' },
     drainIntervalMs: options.drainIntervalMs ?? 200,
+    ...(options.hungRedisReconnectMs === undefined
+      ? {}
+      : { hungRedisReconnectMs: options.hungRedisReconnectMs }),
   });
   // The receiver starts without waiting for Redis (it spools until then); tests start with it connected.
   if (!options.noWait && receiver.queue.client.status !== 'ready') {

@@ -1,0 +1,92 @@
+import { TimeoutError } from '../../shared/errors/timeout-error.ts';
+
+/** Refused at once: an earlier call to Redis ran out of its budget and is still unanswered. */
+export class RedisUnansweredError extends Error {
+  readonly code = 'REDIS_UNANSWERED';
+  constructor() {
+    super('Redis has not answered an earlier call; not sending more until it does');
+    this.name = 'RedisUnansweredError';
+  }
+}
+
+export interface HungRedisBreaker {
+  /**
+   * Runs `operation` within `budgetMs` (else rejects with a TimeoutError), or rejects at once with
+   * RedisUnansweredError while a call that ran out of its budget is still unanswered.
+   */
+  call<T>(operation: () => Promise<T>, budgetMs: number): Promise<T>;
+  /** Whether calls are refused now. */
+  readonly open: boolean;
+}
+
+export interface HungRedisBreakerOptions {
+  /** How long a call may stay unanswered before the connection is dropped and made again. */
+  reconnectAfterMs: number;
+  /**
+   * Drops the connection, failing every command still waiting on it (which frees their events'
+   * text), and connects again.
+   */
+  reconnect: () => void;
+  onOpen?: () => void;
+  onClose?: () => void;
+}
+
+/**
+ * A Redis that accepts commands but does not answer (stopped, overloaded, or a connection that
+ * died without a reset: TCP keeps it open for minutes) would otherwise receive every later batch
+ * too, and each would wait in the client's memory with its events' text, without bound. So once
+ * a call runs out of its budget, nothing more is sent until it is answered: the callers fail at
+ * once and spool their events. A call unanswered for `reconnectAfterMs` has the connection
+ * dropped, which fails it and frees what it holds; the breaker closes as soon as the unanswered
+ * calls settle, by an answer or by the drop.
+ */
+export function createHungRedisBreaker(options: HungRedisBreakerOptions): HungRedisBreaker {
+  const unanswered = new Set<Promise<unknown>>();
+  let reconnectTimer: NodeJS.Timeout | undefined;
+
+  const settled = (call: Promise<unknown>) => {
+    unanswered.delete(call);
+    if (unanswered.size > 0) return;
+    clearTimeout(reconnectTimer);
+    reconnectTimer = undefined;
+    options.onClose?.();
+  };
+  const overrun = (call: Promise<unknown>) => {
+    if (unanswered.has(call)) return;
+    if (unanswered.size === 0) {
+      options.onOpen?.();
+      reconnectTimer = setTimeout(() => {
+        reconnectTimer = undefined;
+        if (unanswered.size > 0) options.reconnect();
+      }, options.reconnectAfterMs);
+      reconnectTimer.unref();
+    }
+    unanswered.add(call);
+    call.then(
+      () => settled(call),
+      () => settled(call),
+    );
+  };
+
+  return {
+    get open() {
+      return unanswered.size > 0;
+    },
+    async call<T>(operation: () => Promise<T>, budgetMs: number): Promise<T> {
+      if (unanswered.size > 0) throw new RedisUnansweredError();
+      const call = operation();
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => {
+          overrun(call);
+          reject(new TimeoutError(budgetMs));
+        }, budgetMs);
+      });
+      try {
+        return await Promise.race([call, timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import { Cluster, type Redis } from 'ioredis';
+import type { RedisClient } from './create-redis.ts';
+
+/**
+ * Drops the client's connections at once and connects again, failing every command still waiting
+ * on them ("Connection is closed"), so what they hold is freed. ioredis's own `disconnect()` only
+ * half-closes the socket and waits for the server to close its side: a stopped server or a dead
+ * route never does, and the waiting commands stay in memory. Destroying the socket does not wait.
+ *
+ * A server client is closed as if by hand (its commands fail instead of being sent again after the
+ * reconnect) and then connected again. A cluster's node connections never reconnect by themselves:
+ * each one dropped fails its commands and leaves the pool, and the cluster finds its nodes again as
+ * after losing one.
+ */
+export function dropConnection(redis: RedisClient): void {
+  if (redis instanceof Cluster) {
+    for (const node of redis.nodes()) socketOf(node)?.destroy();
+    return;
+  }
+  redis.once('end', () => void redis.connect().catch(() => undefined));
+  redis.disconnect();
+  socketOf(redis)?.destroy();
+}
+
+/** ioredis types the socket as always there; it is not before the first connection. */
+const socketOf = (redis: Redis): Redis['stream'] | undefined => redis.stream as Redis['stream'] | undefined;
