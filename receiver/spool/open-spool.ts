@@ -1,7 +1,14 @@
 import { constants } from 'node:fs';
 import { access, chmod, mkdir, open, readFile, stat, unlink, type FileHandle } from 'node:fs/promises';
 import type { EncodedWebhookJob } from '../../shared/queue/webhook-queue.ts';
-import { listSegments, segmentName, segmentPath, splitLines, syncDirectory } from './segment-files.ts';
+import {
+  listSegments,
+  probeWrite,
+  segmentName,
+  segmentPath,
+  splitLines,
+  syncDirectory,
+} from './segment-files.ts';
 
 /**
  * The durable local spool: events the queue could not take in time, one JSON line
@@ -22,8 +29,11 @@ export interface Spool {
    */
   drain(handler: (job: EncodedWebhookJob) => Promise<void>): Promise<number>;
   /**
-   * Throws if the spool directory cannot be written (readiness): the last append failed, or the
-   * directory is gone or not writable. Writes nothing, so a flood of probes costs no disk flush.
+   * Throws if the spool directory cannot be written (readiness): the directory is gone or not
+   * writable, or the last append failed. Writes nothing while appends work, so a flood of probes
+   * costs no disk flush. After a failed append it writes a probe file, at most once per
+   * `probeIntervalMs`, and reports the spool writable again once that works: with Redis back,
+   * nothing else would be spooled to show the disk recovered.
    */
   checkWritable(): Promise<void>;
   close(): Promise<void>;
@@ -34,10 +44,13 @@ export interface SpoolOptions {
   maxSegmentBytes?: number;
   /** Called for every line that is not a complete event (a torn write); never with its content. */
   onCorruptLine?: (segment: string) => void;
+  /** After a failed append, the least time between two probe writes of checkWritable. */
+  probeIntervalMs?: number;
 }
 
 export async function openSpool(dir: string, options: SpoolOptions = {}): Promise<Spool> {
   const maxSegmentBytes = options.maxSegmentBytes ?? 64 * 1024 * 1024;
+  const probeIntervalMs = options.probeIntervalMs ?? 5_000;
   // Spooled events are raw payloads: readable by the receiver's own user only (0700 / 0600), also
   // when the directory existed before with a wider mode.
   await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -55,8 +68,12 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
   let flushQueued = false;
   let chain: Promise<unknown> = Promise.resolve();
   let draining: Promise<number> | undefined;
-  /** The last flush failed and none has succeeded since: the disk refuses writes (readiness). */
-  let lastAppendError: unknown;
+  /**
+   * The last flush (or the probe since) failed and no write has succeeded since: the disk refuses
+   * writes (readiness). `at` is when, so probes are spaced by probeIntervalMs.
+   */
+  let writeFailure: { error: unknown; at: number } | undefined;
+  let probing: Promise<void> | undefined;
 
   /** Runs `task` after every earlier one: appends and rotations never interleave. */
   const exclusive = <T>(task: () => Promise<T>): Promise<T> => {
@@ -88,14 +105,34 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
       active.bytes += data.length;
       depth += batch.length;
       if (active.bytes >= maxSegmentBytes) await closeActive();
-      lastAppendError = undefined;
+      writeFailure = undefined;
       for (const entry of batch) entry.done();
     } catch (error) {
-      lastAppendError = error;
+      writeFailure = { error, at: performance.now() };
       // The file may now end in a partial line: never append behind it.
       await closeActive();
       for (const entry of batch) entry.fail(error);
     }
+  };
+
+  /** Throws the write failure until a probe write, at most one per interval, succeeds. */
+  const probeAfterFailure = (failure: { error: unknown; at: number }): Promise<void> => {
+    if (performance.now() - failure.at < probeIntervalMs) return Promise.reject(failure.error);
+    probing ??= probeWrite(dir)
+      .then(
+        () => {
+          // An append that failed while the probe ran is newer news than the probe: it stands.
+          if (writeFailure === failure) writeFailure = undefined;
+        },
+        (error: unknown) => {
+          if (writeFailure === failure) writeFailure = { error, at: performance.now() };
+          throw error;
+        },
+      )
+      .finally(() => {
+        probing = undefined;
+      });
+    return probing;
   };
 
   const drainOnce = async (handler: (job: EncodedWebhookJob) => Promise<void>): Promise<number> => {
@@ -147,7 +184,7 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
       return draining;
     },
     async checkWritable() {
-      if (lastAppendError !== undefined) throw lastAppendError;
+      if (writeFailure !== undefined) await probeAfterFailure(writeFailure);
       if (!(await stat(dir)).isDirectory())
         throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
       await access(dir, constants.W_OK | constants.X_OK);

@@ -132,6 +132,46 @@ describe('the spool', () => {
     });
   });
 
+  // A write that failed once (a full disk, the directory replaced) must not keep /readyz at 503
+  // after the disk recovered: with Redis back, nothing more is spooled to prove it.
+  describe('after a failed append, once the directory can be written again', () => {
+    const breakDirectory = (path: string) => {
+      rmSync(path, { recursive: true });
+      appendFileSync(path, 'a file where the directory was');
+    };
+    const repairDirectory = (path: string) => {
+      rmSync(path);
+      mkdirSync(path, { mode: 0o700 });
+    };
+
+    it('is writable again without another append, and leaves no probe file behind', async () => {
+      const sub = join(dir, 'sub');
+      const spool = await openSpool(sub, { probeIntervalMs: 0 });
+      breakDirectory(sub);
+      await expect(spool.append(job(1))).to.be.rejected;
+      await expect(spool.checkWritable()).to.be.rejected;
+      repairDirectory(sub);
+      await spool.checkWritable();
+      expect(readdirSync(sub)).to.deep.equal([]);
+      await spool.append(job(2));
+      expect(spool.depth()).to.equal(1);
+      await spool.close();
+    });
+
+    it('probes the disk at most once per probeIntervalMs, however often it is asked', async () => {
+      const sub = join(dir, 'sub');
+      const spool = await openSpool(sub, { probeIntervalMs: 1_000 });
+      breakDirectory(sub);
+      await expect(spool.append(job(1))).to.be.rejected;
+      repairDirectory(sub);
+      // Within the interval of the failure the error stands, however often it is asked.
+      for (let n = 0; n < 5; n += 1) await expect(spool.checkWritable()).to.be.rejected;
+      await new Promise((resolve) => setTimeout(resolve, 1_050));
+      await spool.checkWritable();
+      await spool.close();
+    });
+  });
+
   // Spooled events are raw payloads (user ids, post texts): only the receiver's own user reads them.
   describe('file permissions', () => {
     const mode = (path: string) => statSync(path).mode & 0o777;
