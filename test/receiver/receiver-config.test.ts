@@ -88,6 +88,30 @@ describe('receiver configuration', () => {
     });
   }
 
+  describe('with a bare Base64 secret ending in "=="', () => {
+    it('reads it whole as the secret of webhook "default", so its text is never a webhook name', () => {
+      const config = loadReceiverConfig({ WEBHOOK_SECRETS: 'c2VjcmV0LXZhbHVlLTEyMzQ1Ng==' });
+      expect(config.WEBHOOK_SECRETS.map(({ name }) => name)).to.deep.equal(['default']);
+      expect(config.WEBHOOK_SECRETS[0]?.keys[0]?.export().toString('utf8')).to.equal(
+        'c2VjcmV0LXZhbHVlLTEyMzQ1Ng==',
+      );
+    });
+
+    it('refuses a bare whsec_ one of the wrong length without showing any of its text', () => {
+      const encoded = Buffer.alloc(22, 1).toString('base64');
+      expect(() =>
+        loadReceiverConfig({
+          WEBHOOK_SECRETS: `whsec_${encoded}`,
+          WEBHOOK_SIGNATURE_SCHEME: 'standard-webhooks',
+        }),
+      )
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.includes('WEBHOOK_SECRETS: entry 1 decodes to 22 bytes')
+        .and.does.not.include(encoded.slice(0, 12));
+    });
+  });
+
   describe('with a standard-webhooks webhook', () => {
     const standard = {
       WEBHOOK_SECRETS: 'eu=topsecret,acme=topsecret',
@@ -98,7 +122,7 @@ describe('receiver configuration', () => {
       expect(() => loadReceiverConfig(standard))
         .to.throw(ConfigError)
         .with.property('message')
-        .that.includes('WEBHOOK_SECRETS: entry 2 (acme) is not a Standard Webhooks secret')
+        .that.includes('WEBHOOK_SECRETS: entry 2 is not a Standard Webhooks secret')
         .and.does.not.include('topsecret');
     });
 
