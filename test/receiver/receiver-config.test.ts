@@ -112,6 +112,50 @@ describe('receiver configuration', () => {
     });
   });
 
+  // A Standard Webhooks delivery is accepted from the tolerance before its timestamp to the
+  // tolerance after it; only its webhook-id's dedupe mark stops a replay in that time.
+  describe('with a dedupe window shorter than a Standard Webhooks delivery is accepted', () => {
+    const standard = {
+      WEBHOOK_SECRETS: `eu=s1,acme=whsec_${Buffer.alloc(24, 3).toString('base64')}`,
+      WEBHOOK_SIGNATURE_SCHEME: 'acme=standard-webhooks',
+    };
+
+    for (const [dedupe, tolerance] of [
+      ['300', undefined],
+      ['599', '300'],
+      ['3600', '3600'],
+    ] as const) {
+      it(`refuses WEBHOOK_DEDUPE_SECONDS=${dedupe} with WEBHOOK_TOLERANCE_SECONDS=${tolerance ?? '(300)'}, naming both`, () => {
+        expect(() =>
+          loadReceiverConfig({
+            ...standard,
+            WEBHOOK_DEDUPE_SECONDS: dedupe,
+            WEBHOOK_TOLERANCE_SECONDS: tolerance,
+          }),
+        )
+          .to.throw(ConfigError)
+          .with.property('message')
+          .that.matches(/WEBHOOK_DEDUPE_SECONDS: .*WEBHOOK_TOLERANCE_SECONDS/)
+          .and.does.not.include('\n');
+      });
+    }
+
+    it('accepts a window of twice the tolerance', () => {
+      const config = loadReceiverConfig({
+        ...standard,
+        WEBHOOK_DEDUPE_SECONDS: '600',
+        WEBHOOK_TOLERANCE_SECONDS: '300',
+      });
+      expect(config.WEBHOOK_DEDUPE_SECONDS).to.equal(600);
+    });
+
+    it('accepts any window when no webhook uses Standard Webhooks (the tolerance does not apply)', () => {
+      expect(
+        loadReceiverConfig({ ...secrets, WEBHOOK_DEDUPE_SECONDS: '60' }).WEBHOOK_DEDUPE_SECONDS,
+      ).to.equal(60);
+    });
+  });
+
   describe('with a standard-webhooks webhook', () => {
     const standard = {
       WEBHOOK_SECRETS: 'eu=topsecret,acme=topsecret',
