@@ -25,9 +25,12 @@ export interface Spool {
   /**
    * Hands every spooled event, oldest first, to `handler`; a segment file is deleted once all its
    * events were handled. Stops at the first handler error and rethrows it; the next call resumes.
-   * Crash-safe only if the handler is idempotent: a crash before the delete replays the segment.
+   * Once `signal` is aborted it returns after the event in hand (a shutdown must not wait for a
+   * whole spool); the next call resumes there too. A call made while a drain runs shares that
+   * drain, and its signal. Crash-safe only if the handler is idempotent: a crash before the delete
+   * replays the segment.
    */
-  drain(handler: (job: EncodedWebhookJob) => Promise<void>): Promise<number>;
+  drain(handler: (job: EncodedWebhookJob) => Promise<void>, signal?: AbortSignal): Promise<number>;
   /**
    * Throws if the spool directory cannot be written (readiness): the directory is gone or not
    * writable, or the last append failed. Writes nothing while appends work, so a flood of probes
@@ -135,7 +138,10 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
     return probing;
   };
 
-  const drainOnce = async (handler: (job: EncodedWebhookJob) => Promise<void>): Promise<number> => {
+  const drainOnce = async (
+    handler: (job: EncodedWebhookJob) => Promise<void>,
+    signal: AbortSignal | undefined,
+  ): Promise<number> => {
     // Close the active segment so the drain sees a fixed set of files; new appends open a new one.
     const below = await exclusive(async () => {
       await closeActive();
@@ -143,11 +149,13 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
     });
     let handled = 0;
     for (const segment of await listSegments(dir)) {
-      if (segment.seq >= below) break;
+      if (segment.seq >= below || signal?.aborted) break;
       const path = segmentPath(dir, segment.name);
       const { lines, torn } = splitLines(await readFile(path, 'utf8'));
       let done = progress.get(segment.name) ?? 0;
       for (const line of lines.slice(done)) {
+        // The segment stays, with its progress, for the next drain (or the next start's).
+        if (signal?.aborted) return handled;
         const job = decodeLine(line);
         if (job) await handler(job);
         else options.onCorruptLine?.(segment.name);
@@ -176,9 +184,9 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
       });
     },
     depth: () => depth,
-    drain(handler) {
+    drain(handler, signal) {
       // One drain at a time: a second caller waits for the running one instead of replaying it.
-      draining ??= drainOnce(handler).finally(() => {
+      draining ??= drainOnce(handler, signal).finally(() => {
         draining = undefined;
       });
       return draining;

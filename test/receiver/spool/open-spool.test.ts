@@ -60,6 +60,26 @@ describe('the spool', () => {
     });
   });
 
+  describe('when the drain is stopped (a shutdown) part-way', () => {
+    it('returns after the event in hand, keeps the rest on disk, and the next drain resumes there', async () => {
+      const spool = await openSpool(dir);
+      for (let n = 0; n < 5; n += 1) await spool.append(job(n));
+      const stop = new AbortController();
+      const seen: string[] = [];
+      const handler = async (event: EncodedWebhookJob) => {
+        seen.push(event.dedupeKey);
+        if (event.dedupeKey === 'key-1') stop.abort();
+      };
+      expect(await spool.drain(handler, stop.signal)).to.equal(2);
+      expect(spool.depth()).to.equal(3);
+      expect(readdirSync(dir)).to.have.lengthOf(1);
+      expect(await spool.drain(handler)).to.equal(3);
+      expect(seen).to.deep.equal(['key-0', 'key-1', 'key-2', 'key-3', 'key-4']);
+      expect(readdirSync(dir)).to.deep.equal([]);
+      await spool.close();
+    });
+  });
+
   describe('with a torn last line (a crash during an append)', () => {
     it('skips the incomplete line, reports it, and drains the complete ones', async () => {
       const first = await openSpool(dir);
