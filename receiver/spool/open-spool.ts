@@ -20,7 +20,10 @@ export interface Spool {
   readonly dir: string;
   /** Resolves once the event is on disk (write + fsync); rejects if it is not. */
   append(job: EncodedWebhookJob): Promise<void>;
-  /** Events spooled and not yet drained. */
+  /**
+   * Events spooled and not yet drained. The events of a failed write count until the next drain
+   * has read the segment: some of them may have reached the disk, and the drain hands those over.
+   */
   depth(): number;
   /**
    * Hands every spooled event, oldest first, to `handler`; a segment file is deleted once all its
@@ -60,8 +63,17 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
   await chmod(dir, 0o700);
   const existing = await listSegments(dir);
   let depth = 0;
+  /**
+   * Lines counted into `depth` per segment (by seq): those that may be on disk. An append counts its
+   * lines before writing them, since a write or fsync that fails may still leave some there and a
+   * drain hands those over too; a drain sets each count to what it reads, so `depth` never misses
+   * a spooled event (the drainer skips an empty spool) nor goes below zero.
+   */
+  const counted = new Map<number, number>();
   for (const segment of existing) {
-    depth += splitLines(await readFile(segmentPath(dir, segment.name), 'utf8')).lines.length;
+    const { lines } = splitLines(await readFile(segmentPath(dir, segment.name), 'utf8'));
+    counted.set(segment.seq, lines.length);
+    depth += lines.length;
   }
   let nextSeq = (existing.at(-1)?.seq ?? 0) + 1;
   let active: { handle: FileHandle; seq: number; bytes: number } | undefined;
@@ -103,10 +115,11 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
         await syncDirectory(dir);
       }
       const data = Buffer.from(batch.map((entry) => entry.line).join(''), 'utf8');
+      counted.set(active.seq, (counted.get(active.seq) ?? 0) + batch.length);
+      depth += batch.length;
       await active.handle.appendFile(data);
       await active.handle.sync();
       active.bytes += data.length;
-      depth += batch.length;
       if (active.bytes >= maxSegmentBytes) await closeActive();
       writeFailure = undefined;
       for (const entry of batch) entry.done();
@@ -148,10 +161,22 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
       return nextSeq;
     });
     let handled = 0;
-    for (const segment of await listSegments(dir)) {
-      if (segment.seq >= below || signal?.aborted) break;
+    const segments = (await listSegments(dir)).filter((segment) => segment.seq < below);
+    // Counted lines of a segment that is not there (removed by hand, say) will never be drained.
+    const present = new Set(segments.map((segment) => segment.seq));
+    for (const [seq, lines] of counted) {
+      if (seq >= below || present.has(seq)) continue;
+      depth -= lines - (progress.get(segmentName(seq)) ?? 0);
+      counted.delete(seq);
+      progress.delete(segmentName(seq));
+    }
+    for (const segment of segments) {
+      if (signal?.aborted) break;
       const path = segmentPath(dir, segment.name);
       const { lines, torn } = splitLines(await readFile(path, 'utf8'));
+      // What the appends counted may be on disk; what is there is what this drain hands over.
+      depth += lines.length - (counted.get(segment.seq) ?? 0);
+      counted.set(segment.seq, lines.length);
       let done = progress.get(segment.name) ?? 0;
       for (const line of lines.slice(done)) {
         // The segment stays, with its progress, for the next drain (or the next start's).
@@ -168,6 +193,7 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
       await unlink(path);
       await syncDirectory(dir);
       progress.delete(segment.name);
+      counted.delete(segment.seq);
     }
     return handled;
   };
