@@ -2,8 +2,10 @@ import { z } from 'zod';
 import { parseCidrList } from './address/parse-cidr.ts';
 import { parseTrustProxy } from './address/parse-trust-proxy.ts';
 import { parseRegions } from './allowlist/parse-regions.ts';
+import { ConfigError } from '../shared/errors/config-error.ts';
 import { configureWebhooks } from './signature/configure-webhooks.ts';
 import { parsePerWebhook } from './signature/parse-per-webhook.ts';
+import type { WebhookSecret } from './signature/parse-webhook-secrets.ts';
 import { parseSignatureHeader, parseSignatureScheme } from './signature/parse-signature-options.ts';
 import { commonShape, withRedisTarget } from '../shared/config/common-config.ts';
 import { opsShape } from '../shared/config/ops-config.ts';
@@ -42,7 +44,10 @@ export const receiverShape = {
   }),
   WEBHOOK_SIGNATURE_SCHEME: parsedWith((text) => parsePerWebhook(text, parseSignatureScheme)).optional(),
   WEBHOOK_SIGNATURE_HEADER: parsedWith((text) => parsePerWebhook(text, parseSignatureHeader)).optional(),
-  /** Standard Webhooks' default; at most an hour, so a captured delivery cannot be replayed for long. */
+  /**
+   * Standard Webhooks' default; at most an hour, so a captured delivery cannot be replayed for long.
+   * One value for every webhook; WEBHOOK_DEDUPE_SECONDS must cover it twice (loadReceiverConfig).
+   */
   WEBHOOK_TOLERANCE_SECONDS: positiveInt(300, 3_600),
   WEBHOOK_ALLOWLIST: onOff('on'),
   WEBHOOK_REGIONS: parsedWith(parseRegions).default(['sg', 'eu', 'us']),
@@ -60,5 +65,32 @@ export type ReceiverConfig = ReturnType<typeof loadReceiverConfig>;
 export function loadReceiverConfig(env: Env) {
   const parsed = parseEnv(receiverShape, env);
   // The secrets as configured webhooks; their text is not kept.
-  return withRedisTarget({ ...parsed, WEBHOOK_SECRETS: configureWebhooks(parsed) });
+  const webhooks = configureWebhooks(parsed);
+  refuseReplayableWindow(webhooks, parsed.WEBHOOK_DEDUPE_SECONDS, parsed.WEBHOOK_TOLERANCE_SECONDS);
+  return withRedisTarget({ ...parsed, WEBHOOK_SECRETS: webhooks });
+}
+
+/**
+ * Within the tolerance only the dedupe mark of a Standard Webhooks delivery's webhook-id stops a
+ * replay of it (docs/receiver.md#signature-schemes), so the mark must outlast the time the
+ * delivery's signature is accepted. That is the tolerance either side of its timestamp: a sender
+ * whose clock runs ahead has its first delivery accepted up to the tolerance before the timestamp,
+ * and a copy of it is then accepted for up to twice the tolerance after that first one.
+ */
+function refuseReplayableWindow(
+  webhooks: readonly WebhookSecret[],
+  dedupeSeconds: number,
+  toleranceSeconds: number,
+): void {
+  if (!webhooks.some((webhook) => webhook.scheme === 'standard-webhooks')) return;
+  if (dedupeSeconds >= 2 * toleranceSeconds) return;
+  throw new ConfigError([
+    {
+      variable: 'WEBHOOK_DEDUPE_SECONDS',
+      message:
+        `${dedupeSeconds} is shorter than twice WEBHOOK_TOLERANCE_SECONDS (${toleranceSeconds}): a ` +
+        `Standard Webhooks delivery could be replayed after its webhook-id is forgotten; set at ` +
+        `least ${2 * toleranceSeconds}, or lower WEBHOOK_TOLERANCE_SECONDS`,
+    },
+  ]);
 }

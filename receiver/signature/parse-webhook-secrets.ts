@@ -43,15 +43,22 @@ export interface WebhookOptions {
 }
 
 const maxWebhooks = 10;
-const namedEntry = /^([A-Za-z0-9_.-]{1,64})=(.+)$/s;
+/**
+ * `name=secret`. What follows the `=` must hold more than `=` and spaces: `abc==` is a bare Base64
+ * secret with its padding, not webhook `abc` keyed with `=` (which would fail every delivery and
+ * show the secret as the webhook's name in the start-up log).
+ */
+const namedEntry = /^([A-Za-z0-9_.-]{1,64})=(?=.*[^\s=])(.+)$/s;
 const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /**
  * Parses WEBHOOK_SECRETS: comma-separated `name=secret` entries or bare secrets (named `default`).
  * Repeating a name adds a secret to that webhook, so old and new secret both verify during a
  * rotation. The platform recommends at most 10 webhooks per network (docs/contract.md#limits).
- * Error messages name the entry by position only: a secret must never reach a log or a terminal.
- * A bare secret that itself looks like `word=...` must be written as `default=word=...`.
+ * Error messages name the entry by position only, not even by its name: until an entry parses,
+ * the text before its `=` may be part of a secret, and a secret must never reach a log or a
+ * terminal. A bare secret that itself looks like `word=...` (an `=` followed by more than padding)
+ * must be written as `default=word=...`.
  *
  * A platform secret is used as its UTF-8 bytes; a Standard Webhooks secret is Base64 of 24 to 64
  * random bytes, `whsec_` in front (optional, as in the scheme's reference libraries), and the
@@ -66,14 +73,14 @@ export function parseWebhookSecrets(text: string, options: WebhookOptions = {}):
     if (entry === '') throw new Error(`entry ${index + 1} is empty`);
     const match = namedEntry.exec(entry);
     const name = match?.[1] ?? 'default';
+    // Never empty: a bare entry is not (checked above), a named one holds more than `=` and spaces.
     const secret = (match?.[2] ?? entry).trim();
-    if (secret === '') throw new Error(`entry ${index + 1} (${name}) has an empty secret`);
     const keys = byName.get(name) ?? [];
     let key: Buffer;
     try {
       key = schemeOf(name) === 'standard-webhooks' ? standardSecretKey(secret) : Buffer.from(secret, 'utf8');
     } catch (error) {
-      throw new Error(`entry ${index + 1} (${name}) ${(error as Error).message}`);
+      throw new Error(`entry ${index + 1} ${(error as Error).message}`);
     }
     keys.push(createSecretKey(key));
     byName.set(name, keys);

@@ -1,7 +1,14 @@
 import { constants } from 'node:fs';
 import { access, chmod, mkdir, open, readFile, stat, unlink, type FileHandle } from 'node:fs/promises';
 import type { EncodedWebhookJob } from '../../shared/queue/webhook-queue.ts';
-import { listSegments, segmentName, segmentPath, splitLines, syncDirectory } from './segment-files.ts';
+import {
+  listSegments,
+  probeWrite,
+  segmentName,
+  segmentPath,
+  splitLines,
+  syncDirectory,
+} from './segment-files.ts';
 
 /**
  * The durable local spool: events the queue could not take in time, one JSON line
@@ -13,17 +20,26 @@ export interface Spool {
   readonly dir: string;
   /** Resolves once the event is on disk (write + fsync); rejects if it is not. */
   append(job: EncodedWebhookJob): Promise<void>;
-  /** Events spooled and not yet drained. */
+  /**
+   * Events spooled and not yet drained. The events of a failed write count until the next drain
+   * has read the segment: some of them may have reached the disk, and the drain hands those over.
+   */
   depth(): number;
   /**
    * Hands every spooled event, oldest first, to `handler`; a segment file is deleted once all its
    * events were handled. Stops at the first handler error and rethrows it; the next call resumes.
-   * Crash-safe only if the handler is idempotent: a crash before the delete replays the segment.
+   * Once `signal` is aborted it returns after the event in hand (a shutdown must not wait for a
+   * whole spool); the next call resumes there too. A call made while a drain runs shares that
+   * drain, and its signal. Crash-safe only if the handler is idempotent: a crash before the delete
+   * replays the segment.
    */
-  drain(handler: (job: EncodedWebhookJob) => Promise<void>): Promise<number>;
+  drain(handler: (job: EncodedWebhookJob) => Promise<void>, signal?: AbortSignal): Promise<number>;
   /**
-   * Throws if the spool directory cannot be written (readiness): the last append failed, or the
-   * directory is gone or not writable. Writes nothing, so a flood of probes costs no disk flush.
+   * Throws if the spool directory cannot be written (readiness): the directory is gone or not
+   * writable, or the last append failed. Writes nothing while appends work, so a flood of probes
+   * costs no disk flush. After a failed append it writes a probe file, at most once per
+   * `probeIntervalMs`, and reports the spool writable again once that works: with Redis back,
+   * nothing else would be spooled to show the disk recovered.
    */
   checkWritable(): Promise<void>;
   close(): Promise<void>;
@@ -34,18 +50,30 @@ export interface SpoolOptions {
   maxSegmentBytes?: number;
   /** Called for every line that is not a complete event (a torn write); never with its content. */
   onCorruptLine?: (segment: string) => void;
+  /** After a failed append, the least time between two probe writes of checkWritable. */
+  probeIntervalMs?: number;
 }
 
 export async function openSpool(dir: string, options: SpoolOptions = {}): Promise<Spool> {
   const maxSegmentBytes = options.maxSegmentBytes ?? 64 * 1024 * 1024;
+  const probeIntervalMs = options.probeIntervalMs ?? 5_000;
   // Spooled events are raw payloads: readable by the receiver's own user only (0700 / 0600), also
   // when the directory existed before with a wider mode.
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
   const existing = await listSegments(dir);
   let depth = 0;
+  /**
+   * Lines counted into `depth` per segment (by seq): those that may be on disk. An append counts its
+   * lines before writing them, since a write or fsync that fails may still leave some there and a
+   * drain hands those over too; a drain sets each count to what it reads, so `depth` never misses
+   * a spooled event (the drainer skips an empty spool) nor goes below zero.
+   */
+  const counted = new Map<number, number>();
   for (const segment of existing) {
-    depth += splitLines(await readFile(segmentPath(dir, segment.name), 'utf8')).lines.length;
+    const { lines } = splitLines(await readFile(segmentPath(dir, segment.name), 'utf8'));
+    counted.set(segment.seq, lines.length);
+    depth += lines.length;
   }
   let nextSeq = (existing.at(-1)?.seq ?? 0) + 1;
   let active: { handle: FileHandle; seq: number; bytes: number } | undefined;
@@ -55,8 +83,12 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
   let flushQueued = false;
   let chain: Promise<unknown> = Promise.resolve();
   let draining: Promise<number> | undefined;
-  /** The last flush failed and none has succeeded since: the disk refuses writes (readiness). */
-  let lastAppendError: unknown;
+  /**
+   * The last flush (or the probe since) failed and no write has succeeded since: the disk refuses
+   * writes (readiness). `at` is when, so probes are spaced by probeIntervalMs.
+   */
+  let writeFailure: { error: unknown; at: number } | undefined;
+  let probing: Promise<void> | undefined;
 
   /** Runs `task` after every earlier one: appends and rotations never interleave. */
   const exclusive = <T>(task: () => Promise<T>): Promise<T> => {
@@ -83,34 +115,72 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
         await syncDirectory(dir);
       }
       const data = Buffer.from(batch.map((entry) => entry.line).join(''), 'utf8');
+      counted.set(active.seq, (counted.get(active.seq) ?? 0) + batch.length);
+      depth += batch.length;
       await active.handle.appendFile(data);
       await active.handle.sync();
       active.bytes += data.length;
-      depth += batch.length;
       if (active.bytes >= maxSegmentBytes) await closeActive();
-      lastAppendError = undefined;
+      writeFailure = undefined;
       for (const entry of batch) entry.done();
     } catch (error) {
-      lastAppendError = error;
+      writeFailure = { error, at: performance.now() };
       // The file may now end in a partial line: never append behind it.
       await closeActive();
       for (const entry of batch) entry.fail(error);
     }
   };
 
-  const drainOnce = async (handler: (job: EncodedWebhookJob) => Promise<void>): Promise<number> => {
+  /** Throws the write failure until a probe write, at most one per interval, succeeds. */
+  const probeAfterFailure = (failure: { error: unknown; at: number }): Promise<void> => {
+    if (performance.now() - failure.at < probeIntervalMs) return Promise.reject(failure.error);
+    probing ??= probeWrite(dir)
+      .then(
+        () => {
+          // An append that failed while the probe ran is newer news than the probe: it stands.
+          if (writeFailure === failure) writeFailure = undefined;
+        },
+        (error: unknown) => {
+          if (writeFailure === failure) writeFailure = { error, at: performance.now() };
+          throw error;
+        },
+      )
+      .finally(() => {
+        probing = undefined;
+      });
+    return probing;
+  };
+
+  const drainOnce = async (
+    handler: (job: EncodedWebhookJob) => Promise<void>,
+    signal: AbortSignal | undefined,
+  ): Promise<number> => {
     // Close the active segment so the drain sees a fixed set of files; new appends open a new one.
     const below = await exclusive(async () => {
       await closeActive();
       return nextSeq;
     });
     let handled = 0;
-    for (const segment of await listSegments(dir)) {
-      if (segment.seq >= below) break;
+    const segments = (await listSegments(dir)).filter((segment) => segment.seq < below);
+    // Counted lines of a segment that is not there (removed by hand, say) will never be drained.
+    const present = new Set(segments.map((segment) => segment.seq));
+    for (const [seq, lines] of counted) {
+      if (seq >= below || present.has(seq)) continue;
+      depth -= lines - (progress.get(segmentName(seq)) ?? 0);
+      counted.delete(seq);
+      progress.delete(segmentName(seq));
+    }
+    for (const segment of segments) {
+      if (signal?.aborted) break;
       const path = segmentPath(dir, segment.name);
       const { lines, torn } = splitLines(await readFile(path, 'utf8'));
+      // What the appends counted may be on disk; what is there is what this drain hands over.
+      depth += lines.length - (counted.get(segment.seq) ?? 0);
+      counted.set(segment.seq, lines.length);
       let done = progress.get(segment.name) ?? 0;
       for (const line of lines.slice(done)) {
+        // The segment stays, with its progress, for the next drain (or the next start's).
+        if (signal?.aborted) return handled;
         const job = decodeLine(line);
         if (job) await handler(job);
         else options.onCorruptLine?.(segment.name);
@@ -123,6 +193,7 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
       await unlink(path);
       await syncDirectory(dir);
       progress.delete(segment.name);
+      counted.delete(segment.seq);
     }
     return handled;
   };
@@ -139,15 +210,15 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
       });
     },
     depth: () => depth,
-    drain(handler) {
+    drain(handler, signal) {
       // One drain at a time: a second caller waits for the running one instead of replaying it.
-      draining ??= drainOnce(handler).finally(() => {
+      draining ??= drainOnce(handler, signal).finally(() => {
         draining = undefined;
       });
       return draining;
     },
     async checkWritable() {
-      if (lastAppendError !== undefined) throw lastAppendError;
+      if (writeFailure !== undefined) await probeAfterFailure(writeFailure);
       if (!(await stat(dir)).isDirectory())
         throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
       await access(dir, constants.W_OK | constants.X_OK);

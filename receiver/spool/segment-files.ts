@@ -1,4 +1,4 @@
-import { open, readdir } from 'node:fs/promises';
+import { open, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -34,6 +34,26 @@ export async function syncDirectory(dir: string): Promise<void> {
 }
 
 export const segmentPath = (dir: string, name: string) => join(dir, name);
+
+/** Not a segment name, so a drain never reads it, also if a crash left it behind. */
+const probeName = '.write-probe';
+
+/**
+ * Creates, writes, fsyncs and removes a small file in `dir`: what an append does to the disk, so
+ * its success says appends work again after one failed.
+ */
+export async function probeWrite(dir: string): Promise<void> {
+  const path = join(dir, probeName);
+  const handle = await open(path, 'w', 0o600);
+  try {
+    await handle.writeFile('probe\n');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await unlink(path);
+  await syncDirectory(dir);
+}
 
 /** The complete lines of a segment; a torn last line (a crash during an append) is dropped. */
 export function splitLines(content: string): { lines: string[]; torn: number } {

@@ -19,7 +19,10 @@ export interface SpoolDrainerDeps {
 export interface SpoolDrainer {
   /** Drains now (also what the timer does); resolves when this pass ends, successful or not. */
   runOnce(): Promise<void>;
-  /** Stops the timer and waits for a running pass. */
+  /**
+   * Stops the timer and a running pass after the event in hand, and waits for that: the rest stays
+   * spooled for the next start, so a shutdown after a long outage ends within its deadline.
+   */
   stop(): Promise<void>;
 }
 
@@ -32,18 +35,22 @@ export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
   const enqueueTimeoutMs = deps.enqueueTimeoutMs ?? 5_000;
   let failing = false;
   let stopped = false;
+  const stopping = new AbortController();
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
 
   const pass = async () => {
-    if (deps.spool.depth() === 0) return;
+    if (stopped || deps.spool.depth() === 0) return;
     try {
       const moved = await deps.spool.drain(async (job) => {
         // Not `onDrained?.(await ...)`: optional chaining would skip evaluating the argument.
         const outcome = await withTimeout(deps.enqueue(job), enqueueTimeoutMs);
         deps.onDrained?.(outcome);
-      });
-      if (failing || moved > 0) deps.logger.info({ moved, depth: deps.spool.depth() }, 'spool drained');
+      }, stopping.signal);
+      const depth = deps.spool.depth();
+      if (stopped && depth > 0)
+        deps.logger.info({ moved, depth }, 'spool drain stopped; the rest drains at the next start');
+      else if (failing || moved > 0) deps.logger.info({ moved, depth }, 'spool drained');
       failing = false;
     } catch (error) {
       // Logged once per outage, not once per second.
@@ -71,6 +78,7 @@ export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
     runOnce,
     async stop() {
       stopped = true;
+      stopping.abort();
       clearTimeout(timer);
       await running;
     },

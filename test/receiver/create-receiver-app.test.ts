@@ -1,12 +1,15 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import request from 'supertest';
 import { createReceiverApp } from '../../receiver/create-receiver-app.ts';
+import { openSpool } from '../../receiver/spool/open-spool.ts';
 import { createMetricsRegistry } from '../../shared/http/metrics-router.ts';
 import { createLogger } from '../../shared/logging/create-logger.ts';
 import { helmetHeaders } from '../../shared/http/helmet-headers.ts';
-import { webhookJobOptions } from '../../shared/queue/webhook-queue.ts';
+import { encodeWebhookJob, webhookJobOptions } from '../../shared/queue/webhook-queue.ts';
 import { channelDidCreate, sign, signedHeaders, testSecret } from './support/signed-request.ts';
 import { queuedJobIds, useReceiver, type TestReceiver } from './support/use-receiver.ts';
 
@@ -29,6 +32,15 @@ const appDeps = (receiver: TestReceiver) => ({
   webhookPath: '/webhooks',
   settings: { allowlist: undefined, trustProxy: { kind: 'none' } as const, secrets: [], maxBodyBytes: 1024 },
 });
+
+/** An event as the handler would spool it. */
+const spooledJob = {
+  dedupeKey: 'readyz-1',
+  webhook: 'default',
+  receivedAt: '2026-11-21T00:00:00.000Z',
+  event: 'post.didCreate',
+  data: {},
+};
 
 const sha256 = (body: string) => createHash('sha256').update(body).digest('hex');
 
@@ -63,6 +75,28 @@ describe('receiver app', () => {
       expect(answers.every((res) => res.status === 200)).to.equal(true);
       expect((await pings()) - before).to.be.at.most(Math.ceil(elapsedSeconds) + 1);
       expect(readdirSync(receiver().spoolDir)).to.deep.equal([]);
+    });
+
+    it('GET /readyz is 200 again once a spool directory that failed a write can be written, with nothing more spooled', async () => {
+      const spoolDir = mkdtempSync(join(tmpdir(), 'receiver-readyz-'));
+      const spool = await openSpool(spoolDir, { probeIntervalMs: 0 });
+      try {
+        const app = createReceiverApp({ ...appDeps(receiver()), spool });
+        rmSync(spoolDir, { recursive: true });
+        writeFileSync(spoolDir, 'a file where the directory was');
+        await expect(spool.append(encodeWebhookJob(spooledJob))).to.be.rejected;
+        const failed = await request(app).get('/readyz').expect(503);
+        expect(failed.body.checks.spool).to.deep.include({ ok: false, reason: 'failed' });
+        rmSync(spoolDir);
+        mkdirSync(spoolDir, { mode: 0o700 });
+        await new Promise((resolve) => setTimeout(resolve, 1_050)); // past the cached result
+        const recovered = await request(app).get('/readyz').expect(200);
+        expect(recovered.body.checks.spool).to.deep.equal({ ok: true, detail: { depth: 0 } });
+        expect(readdirSync(spoolDir)).to.deep.equal([]);
+      } finally {
+        await spool.close();
+        rmSync(spoolDir, { recursive: true, force: true });
+      }
     });
 
     it('does not serve GET /metrics without METRICS_TOKEN (404)', async () => {

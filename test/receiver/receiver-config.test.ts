@@ -88,6 +88,74 @@ describe('receiver configuration', () => {
     });
   }
 
+  describe('with a bare Base64 secret ending in "=="', () => {
+    it('reads it whole as the secret of webhook "default", so its text is never a webhook name', () => {
+      const config = loadReceiverConfig({ WEBHOOK_SECRETS: 'c2VjcmV0LXZhbHVlLTEyMzQ1Ng==' });
+      expect(config.WEBHOOK_SECRETS.map(({ name }) => name)).to.deep.equal(['default']);
+      expect(config.WEBHOOK_SECRETS[0]?.keys[0]?.export().toString('utf8')).to.equal(
+        'c2VjcmV0LXZhbHVlLTEyMzQ1Ng==',
+      );
+    });
+
+    it('refuses a bare whsec_ one of the wrong length without showing any of its text', () => {
+      const encoded = Buffer.alloc(22, 1).toString('base64');
+      expect(() =>
+        loadReceiverConfig({
+          WEBHOOK_SECRETS: `whsec_${encoded}`,
+          WEBHOOK_SIGNATURE_SCHEME: 'standard-webhooks',
+        }),
+      )
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.includes('WEBHOOK_SECRETS: entry 1 decodes to 22 bytes')
+        .and.does.not.include(encoded.slice(0, 12));
+    });
+  });
+
+  // A Standard Webhooks delivery is accepted from the tolerance before its timestamp to the
+  // tolerance after it; only its webhook-id's dedupe mark stops a replay in that time.
+  describe('with a dedupe window shorter than a Standard Webhooks delivery is accepted', () => {
+    const standard = {
+      WEBHOOK_SECRETS: `eu=s1,acme=whsec_${Buffer.alloc(24, 3).toString('base64')}`,
+      WEBHOOK_SIGNATURE_SCHEME: 'acme=standard-webhooks',
+    };
+
+    for (const [dedupe, tolerance] of [
+      ['300', undefined],
+      ['599', '300'],
+      ['3600', '3600'],
+    ] as const) {
+      it(`refuses WEBHOOK_DEDUPE_SECONDS=${dedupe} with WEBHOOK_TOLERANCE_SECONDS=${tolerance ?? '(300)'}, naming both`, () => {
+        expect(() =>
+          loadReceiverConfig({
+            ...standard,
+            WEBHOOK_DEDUPE_SECONDS: dedupe,
+            WEBHOOK_TOLERANCE_SECONDS: tolerance,
+          }),
+        )
+          .to.throw(ConfigError)
+          .with.property('message')
+          .that.matches(/WEBHOOK_DEDUPE_SECONDS: .*WEBHOOK_TOLERANCE_SECONDS/)
+          .and.does.not.include('\n');
+      });
+    }
+
+    it('accepts a window of twice the tolerance', () => {
+      const config = loadReceiverConfig({
+        ...standard,
+        WEBHOOK_DEDUPE_SECONDS: '600',
+        WEBHOOK_TOLERANCE_SECONDS: '300',
+      });
+      expect(config.WEBHOOK_DEDUPE_SECONDS).to.equal(600);
+    });
+
+    it('accepts any window when no webhook uses Standard Webhooks (the tolerance does not apply)', () => {
+      expect(
+        loadReceiverConfig({ ...secrets, WEBHOOK_DEDUPE_SECONDS: '60' }).WEBHOOK_DEDUPE_SECONDS,
+      ).to.equal(60);
+    });
+  });
+
   describe('with a standard-webhooks webhook', () => {
     const standard = {
       WEBHOOK_SECRETS: 'eu=topsecret,acme=topsecret',
@@ -98,7 +166,7 @@ describe('receiver configuration', () => {
       expect(() => loadReceiverConfig(standard))
         .to.throw(ConfigError)
         .with.property('message')
-        .that.includes('WEBHOOK_SECRETS: entry 2 (acme) is not a Standard Webhooks secret')
+        .that.includes('WEBHOOK_SECRETS: entry 2 is not a Standard Webhooks secret')
         .and.does.not.include('topsecret');
     });
 

@@ -19,6 +19,20 @@ describe('parseWebhookSecrets', () => {
     expect(names('c2VjcmV0=')).to.deep.equal(['default:c2VjcmV0=']);
   });
 
+  // A Base64 secret pasted as it is: its padding is not a `name=secret` split (the name would be
+  // the secret's text, shown in the start-up log, and the key a lone "=").
+  it('keeps a bare Base64 secret ending in "==" whole', () => {
+    expect(names('c2VjcmV0LXZhbHVlLTEyMzQ1Ng==')).to.deep.equal(['default:c2VjcmV0LXZhbHVlLTEyMzQ1Ng==']);
+  });
+
+  it('keeps a named Base64 secret ending in "==" whole', () => {
+    expect(names('eu=c2VjcmV0LXZhbHVlLTEyMzQ1Ng==')).to.deep.equal(['eu:c2VjcmV0LXZhbHVlLTEyMzQ1Ng==']);
+  });
+
+  it('reads "default=" in front of a bare secret that itself holds "=" as the escape it documents', () => {
+    expect(names('default=my=secret')).to.deep.equal(['default:my=secret']);
+  });
+
   it('refuses more than 10 webhook names', () => {
     const text = Array.from({ length: 11 }, (_, i) => `w${i}=s`).join(',');
     expect(() => parseWebhookSecrets(text)).to.throw('11 webhook names given; at most 10');
@@ -73,11 +87,36 @@ describe('parseWebhookSecrets with Standard Webhooks webhooks', () => {
     ]);
   });
 
+  it('keys a bare whsec_ secret ending in "==" with its decoded bytes, under the name "default"', () => {
+    const key25 = Buffer.alloc(25, 1).toString('base64');
+    expect(key25.endsWith('==')).to.equal(true);
+    const [webhook, ...others] = parseWebhookSecrets(`whsec_${key25}`, {
+      schemeOf: () => 'standard-webhooks',
+    });
+    expect(others).to.deep.equal([]);
+    expect(webhook?.name).to.equal('default');
+    expect(webhook?.keys[0]?.export().toString('hex')).to.equal(Buffer.alloc(25, 1).toString('hex'));
+  });
+
+  // Which part of an entry is a name is a guess until the entry parses: an error shows its position.
+  for (const [text, secret] of [
+    [`whsec_${Buffer.alloc(22, 1).toString('base64')}`, `whsec_${Buffer.alloc(22, 1).toString('base64')}`],
+    ['topsecretpart=moresecret', 'topsecretpart'],
+    [`eu=${key24},topsecretpart=moresecret`, 'topsecretpart'],
+  ] as const) {
+    it(`refuses ${text.slice(0, 20)}… naming the entry's position, never any of its text`, () => {
+      expect(() => parseWebhookSecrets(text, { schemeOf: () => 'standard-webhooks' }))
+        .to.throw(/^entry \d+ (is not|decodes to)/)
+        .with.property('message')
+        .that.does.not.include(secret);
+    });
+  }
+
   for (const [secret, message] of [
-    ['whsec_not base64!', 'entry 1 (sw) is not a Standard Webhooks secret'],
-    ['whsec_c2VjcmV0=', 'entry 1 (sw) is not a Standard Webhooks secret'],
-    [`whsec_${Buffer.alloc(23).toString('base64')}`, 'entry 1 (sw) decodes to 23 bytes'],
-    [`whsec_${Buffer.alloc(65).toString('base64')}`, 'entry 1 (sw) decodes to 65 bytes'],
+    ['whsec_not base64!', 'entry 1 is not a Standard Webhooks secret'],
+    ['whsec_c2VjcmV0=', 'entry 1 is not a Standard Webhooks secret'],
+    [`whsec_${Buffer.alloc(23).toString('base64')}`, 'entry 1 decodes to 23 bytes'],
+    [`whsec_${Buffer.alloc(65).toString('base64')}`, 'entry 1 decodes to 65 bytes'],
   ] as const) {
     it(`refuses ${secret.slice(0, 20)}… without echoing it`, () => {
       expect(() => parse(`sw=${secret}`))

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSpool } from '../../../receiver/spool/open-spool.ts';
@@ -55,6 +56,121 @@ describe('the spool', () => {
       failOn = undefined;
       await spool.drain(handler);
       expect(seen).to.deep.equal(['key-0', 'key-1', 'key-2', 'key-3', 'key-4', 'key-5']);
+      expect(spool.depth()).to.equal(0);
+      await spool.close();
+    });
+  });
+
+  describe('when the drain is stopped (a shutdown) part-way', () => {
+    it('returns after the event in hand, keeps the rest on disk, and the next drain resumes there', async () => {
+      const spool = await openSpool(dir);
+      for (let n = 0; n < 5; n += 1) await spool.append(job(n));
+      const stop = new AbortController();
+      const seen: string[] = [];
+      const handler = async (event: EncodedWebhookJob) => {
+        seen.push(event.dedupeKey);
+        if (event.dedupeKey === 'key-1') stop.abort();
+      };
+      expect(await spool.drain(handler, stop.signal)).to.equal(2);
+      expect(spool.depth()).to.equal(3);
+      expect(readdirSync(dir)).to.have.lengthOf(1);
+      expect(await spool.drain(handler)).to.equal(3);
+      expect(seen).to.deep.equal(['key-0', 'key-1', 'key-2', 'key-3', 'key-4']);
+      expect(readdirSync(dir)).to.deep.equal([]);
+      await spool.close();
+    });
+  });
+
+  // A write that fails part-way (a disk that fills up) or whose fsync fails can leave complete
+  // lines on disk that the failed appends never counted; a drain hands them over all the same.
+  describe('when a disk write fails after some of it reached the file', () => {
+    /**
+     * Makes the next call of a FileHandle method, on any handle, fail the way a disk does; the
+     * returned function puts the method back.
+     */
+    const failNext = async (
+      method: 'appendFile' | 'sync',
+      fail: (handle: FileHandle, data: Buffer) => Promise<void>,
+    ) => {
+      const sample = await open(join(dir, 'sample'), 'w');
+      await sample.close();
+      rmSync(join(dir, 'sample'));
+      type DiskCall = (this: FileHandle, data: Buffer) => Promise<void>;
+      const prototype = Object.getPrototypeOf(sample) as Record<typeof method, DiskCall>;
+      const original = prototype[method];
+      let armed = true;
+      prototype[method] = function (data) {
+        if (!armed) return original.call(this, data);
+        armed = false;
+        return fail(this, data);
+      };
+      return () => {
+        prototype[method] = original;
+      };
+    };
+
+    it('counts the lines a torn group write left on disk once it reads them, and never goes below zero', async () => {
+      const spool = await openSpool(dir);
+      await spool.append(job(0));
+      // ENOSPC after the first line and a half of a group of three.
+      const restore = await failNext('appendFile', async (handle, data) => {
+        const half = data.subarray(0, data.indexOf('\n') + 10);
+        await handle.write(half);
+        throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+      });
+      try {
+        const results = await Promise.allSettled([
+          spool.append(job(1)),
+          spool.append(job(2)),
+          spool.append(job(3)),
+        ]);
+        expect(results.map((result) => result.status)).to.deep.equal(['rejected', 'rejected', 'rejected']);
+      } finally {
+        restore();
+      }
+      const seen: string[] = [];
+      expect(await spool.drain(async (event) => void seen.push(event.dedupeKey))).to.equal(2);
+      expect(seen).to.deep.equal(['key-0', 'key-1']);
+      expect(spool.depth()).to.equal(0);
+      // So the next spooled event is counted, and the drainer (which skips an empty spool) sees it.
+      await spool.append(job(4));
+      expect(spool.depth()).to.equal(1);
+      await spool.close();
+    });
+
+    it('counts a line whose fsync failed once a drain reads it', async () => {
+      const spool = await openSpool(dir);
+      await spool.append(job(0));
+      const restore = await failNext('sync', () =>
+        Promise.reject(Object.assign(new Error('input/output error'), { code: 'EIO' })),
+      );
+      try {
+        await expect(spool.append(job(1))).to.be.rejectedWith('input/output error');
+      } finally {
+        restore();
+      }
+      expect(spool.depth(), 'the failed line may be on disk: counted until a drain knows').to.equal(2);
+      const seen: string[] = [];
+      await spool.drain(async (event) => void seen.push(event.dedupeKey));
+      expect(seen).to.deep.equal(['key-0', 'key-1']);
+      expect(spool.depth()).to.equal(0);
+      await spool.append(job(2));
+      expect(spool.depth()).to.equal(1);
+      await spool.close();
+    });
+
+    it('uncounts a failed write that left nothing once a drain finds it missing', async () => {
+      const spool = await openSpool(dir);
+      await spool.append(job(0));
+      const restore = await failNext('appendFile', () =>
+        Promise.reject(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })),
+      );
+      try {
+        await expect(spool.append(job(1))).to.be.rejected;
+      } finally {
+        restore();
+      }
+      expect(await spool.drain(async () => undefined)).to.equal(1);
       expect(spool.depth()).to.equal(0);
       await spool.close();
     });
@@ -128,6 +244,46 @@ describe('the spool', () => {
       await expect(spool.append(job(1))).to.be.rejected;
       await expect(spool.checkWritable()).to.be.rejected;
       expect(spool.depth()).to.equal(0);
+      await spool.close();
+    });
+  });
+
+  // A write that failed once (a full disk, the directory replaced) must not keep /readyz at 503
+  // after the disk recovered: with Redis back, nothing more is spooled to prove it.
+  describe('after a failed append, once the directory can be written again', () => {
+    const breakDirectory = (path: string) => {
+      rmSync(path, { recursive: true });
+      appendFileSync(path, 'a file where the directory was');
+    };
+    const repairDirectory = (path: string) => {
+      rmSync(path);
+      mkdirSync(path, { mode: 0o700 });
+    };
+
+    it('is writable again without another append, and leaves no probe file behind', async () => {
+      const sub = join(dir, 'sub');
+      const spool = await openSpool(sub, { probeIntervalMs: 0 });
+      breakDirectory(sub);
+      await expect(spool.append(job(1))).to.be.rejected;
+      await expect(spool.checkWritable()).to.be.rejected;
+      repairDirectory(sub);
+      await spool.checkWritable();
+      expect(readdirSync(sub)).to.deep.equal([]);
+      await spool.append(job(2));
+      expect(spool.depth()).to.equal(1);
+      await spool.close();
+    });
+
+    it('probes the disk at most once per probeIntervalMs, however often it is asked', async () => {
+      const sub = join(dir, 'sub');
+      const spool = await openSpool(sub, { probeIntervalMs: 1_000 });
+      breakDirectory(sub);
+      await expect(spool.append(job(1))).to.be.rejected;
+      repairDirectory(sub);
+      // Within the interval of the failure the error stands, however often it is asked.
+      for (let n = 0; n < 5; n += 1) await expect(spool.checkWritable()).to.be.rejected;
+      await new Promise((resolve) => setTimeout(resolve, 1_050));
+      await spool.checkWritable();
       await spool.close();
     });
   });

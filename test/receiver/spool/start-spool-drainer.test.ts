@@ -1,0 +1,96 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSpool } from '../../../receiver/spool/open-spool.ts';
+import { startSpoolDrainer } from '../../../receiver/spool/start-spool-drainer.ts';
+import { createReceiverQueue, type ReceiverQueue } from '../../../receiver/store/create-receiver-queue.ts';
+import {
+  enqueueOnce,
+  type EnqueueOutcome,
+  type EnqueueTarget,
+} from '../../../receiver/store/enqueue-once.ts';
+import { createLogger } from '../../../shared/logging/create-logger.ts';
+import { encodeWebhookJob, type EncodedWebhookJob } from '../../../shared/queue/webhook-queue.ts';
+import { useQueuePrefix } from '../../support/suite-resources.ts';
+import { testStack } from '../../support/test-stack.ts';
+import { waitFor } from '../../support/wait-for.ts';
+
+const job = (n: number): EncodedWebhookJob =>
+  encodeWebhookJob({
+    dedupeKey: `drainer-${n}`,
+    webhook: 'default',
+    receivedAt: '2026-11-21T00:00:00.000Z',
+    event: 'post.didCreate',
+    data: { n },
+  });
+
+const logger = createLogger({ name: 'test', level: 'silent' });
+
+describe('the spool drainer', () => {
+  const prefix = useQueuePrefix();
+  let receiverQueue: ReceiverQueue;
+  let target: EnqueueTarget;
+  let dir: string;
+  before(async () => {
+    receiverQueue = createReceiverQueue(testStack().redisUrl, prefix);
+    await new Promise((resolve) => receiverQueue.client.once('ready', resolve));
+    target = {
+      queue: receiverQueue.queue,
+      redis: receiverQueue.client,
+      markPrefix: prefix,
+      dedupeSeconds: 60,
+    };
+  });
+  after(() => receiverQueue.close());
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'spool-drainer-test-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  // After a long outage the spool may hold tens of thousands of events; a shutdown that waited for
+  // all of them to be queued would run past its deadline and be cut off.
+  describe('stopped while it drains a long spool (a shutdown after an outage)', () => {
+    it('stops after the event in hand, and a later drain queues the rest: every event once', async () => {
+      const total = 2_000;
+      const spool = await openSpool(dir);
+      await Promise.all(Array.from({ length: total }, (_, n) => spool.append(job(n))));
+      let stopping: Promise<void> | undefined;
+      const first: EnqueueOutcome[] = [];
+      const drainer = startSpoolDrainer({
+        spool,
+        enqueue: (event) => enqueueOnce(target, event),
+        logger,
+        intervalMs: 60_000,
+        onDrained: (outcome) => {
+          first.push(outcome);
+          // Stopped from inside the pass, so when it stops does not depend on timing.
+          if (first.length === 10) stopping = drainer.stop();
+        },
+      });
+      await waitFor(() => stopping !== undefined, 10_000, 'the drainer to be stopped');
+      await stopping;
+      const left = spool.depth();
+      expect(left, 'events still spooled once stop() resolved').to.be.above(0);
+      expect(first.length + left).to.equal(total);
+      expect(await receiverQueue.queue.getWaitingCount()).to.equal(first.length);
+
+      const second: EnqueueOutcome[] = [];
+      const restarted = startSpoolDrainer({
+        spool,
+        enqueue: (event) => enqueueOnce(target, event),
+        logger,
+        intervalMs: 60_000,
+        onDrained: (outcome) => second.push(outcome),
+      });
+      await waitFor(() => spool.depth() === 0, 15_000, 'the rest to drain');
+      await restarted.stop();
+      // Resumed after the last queued event: none handed over twice, none left out.
+      expect(second).to.have.lengthOf(left);
+      expect(second.every((outcome) => outcome === 'queued')).to.equal(true);
+      const jobs = await receiverQueue.queue.getWaiting(0, -1);
+      expect(new Set(jobs.map((queued) => String(queued.id))).size).to.equal(total);
+      await spool.close();
+    });
+  });
+});
