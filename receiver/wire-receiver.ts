@@ -116,6 +116,7 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
   const drainer = startSpoolDrainer({
     spool,
     enqueue: (job) => breaker.call(() => enqueueOnce(target, job), DRAIN_ENQUEUE_BUDGET_MS),
+    enqueueTimeoutMs: DRAIN_ENQUEUE_BUDGET_MS,
     logger,
     intervalMs: wiring.drainIntervalMs,
   });
