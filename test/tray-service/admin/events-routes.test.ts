@@ -229,6 +229,10 @@ describe('admin events API', () => {
     it('responds 404 for an expired event', async () => {
       await request(app).get('/admin/events/expired').set(admin).expect(404);
     });
+    it('responds 400 for a key whose percent-encoding does not decode', async () => {
+      const res = await request(app).get('/admin/events/%E0%A4%A').set(admin).expect(400);
+      expect(res.body).to.deep.equal({ status: 'error', code: 400000, message: 'malformed URL encoding' });
+    });
   });
 
   describe('GET /admin/events/export', () => {

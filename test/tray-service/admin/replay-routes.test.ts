@@ -161,6 +161,12 @@ describe('replaying stored events into the tray (POST /admin/events/:key/replay,
         .send('x')
         .expect(415);
       await request(app).get('/admin/replays/no-such-replay').set(admin).expect(404);
+      const malformed = await request(app).get('/admin/replays/%zz').set(admin).expect(400);
+      expect(malformed.body).to.deep.equal({
+        status: 'error',
+        code: 400000,
+        message: 'malformed URL encoding',
+      });
     });
   });
 
