@@ -14,7 +14,19 @@ function isBodyParserError(error: unknown): error is BodyParserError {
   );
 }
 
-/** Maps anything thrown to the one JSON error shape. Unknown errors become a bare 500: no stack, no detail. */
+/** The client-error status (4xx) an error was raised with, as http-errors and Express set it. */
+function clientErrorStatus(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { status, statusCode } = error as { status?: unknown; statusCode?: unknown };
+  const value = typeof status === 'number' ? status : statusCode;
+  return typeof value === 'number' && value >= 400 && value <= 499 ? value : undefined;
+}
+
+/**
+ * Maps anything thrown to the one JSON error shape. Unknown errors become a bare 500: no stack, no
+ * detail. A 4xx that Express raised stays the client's mistake, with a fixed message: the
+ * original's (a zlib message, the raw path) is internals, or the client's own input echoed back.
+ */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   if (isBodyParserError(error)) {
@@ -30,6 +42,21 @@ export function toAppError(error: unknown): AppError {
       case 'request.aborted':
         return new AppError('BAD_REQUEST', 'request was aborted');
     }
+  }
+  const status = clientErrorStatus(error);
+  if (status !== undefined) {
+    // The router's, for a path parameter whose percent-encoding does not decode.
+    if (error instanceof URIError)
+      return new AppError('BAD_REQUEST', 'malformed URL encoding', { cause: error });
+    // Otherwise a body parser's without a type handled above (a body whose Content-Encoding does
+    // not decode, a form with too many fields): the status it chose, where the service has a code.
+    if (status === 413)
+      return new AppError('PAYLOAD_TOO_LARGE', 'request body is too large', { cause: error });
+    if (status === 415)
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', "request body's type or encoding is not supported", {
+        cause: error,
+      });
+    return new AppError('BAD_REQUEST', 'request body could not be decoded', { cause: error });
   }
   return new AppError('INTERNAL', 'internal error', { cause: error });
 }

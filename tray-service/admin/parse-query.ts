@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { positiveInt } from '../../shared/config/env-types.ts';
 import { AppError } from '../../shared/errors/app-error.ts';
+import { storableText } from '../domain/stored-text.ts';
 import { parseIsoTime } from './parse-iso-time.ts';
 
 /**
@@ -41,8 +42,11 @@ export function requireOrderedRange(range: { since?: Date | undefined; until?: D
 /** Longest accepted filter value (names, ids, keys). */
 export const textMaxLength = 200;
 
+/** A filter value: it reaches a storage query, so it is storable text (no U+0000). */
 export const nonEmpty = (what: string) =>
-  z
-    .string({ error: `expected ${what}` })
-    .min(1)
-    .max(textMaxLength);
+  storableText(
+    z
+      .string({ error: `expected ${what}` })
+      .min(1)
+      .max(textMaxLength),
+  );

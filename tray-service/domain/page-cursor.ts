@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { InvalidCursorError } from './invalid-cursor-error.ts';
+import { storableText } from './stored-text.ts';
 
 /**
  * The cursors of keyset pages handed to clients: where the next page of a list starts. Every one
@@ -14,9 +15,20 @@ export interface PageKey {
   id: string;
 }
 
-const pageKeyShape = z.object({ t: z.number().int(), k: z.string() });
-const userIdShape = z.object({ u: z.string() });
-const recordShape = z.object({ u: z.string(), r: z.string() });
+/**
+ * The times a cursor may carry: what both a JS Date (±8.64e15 ms) and PostgreSQL's timestamptz
+ * (from 4713-11-24 BC, Julian day 0) hold. A crafted time outside would make an Invalid Date or
+ * fail the query; every time a page hands out is well inside.
+ */
+const EARLIEST_MS = -210_866_803_200_000;
+const LATEST_MS = 8_640_000_000_000_000;
+
+/** A cursor's ids and keys go into the query as they are, so they are storable text too. */
+const part = () => storableText(z.string());
+
+const pageKeyShape = z.object({ t: z.number().int().min(EARLIEST_MS).max(LATEST_MS), k: part() });
+const userIdShape = z.object({ u: part() });
+const recordShape = z.object({ u: part(), r: part() });
 
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 

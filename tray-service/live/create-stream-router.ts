@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { DAY_MS } from '../../shared/time/durations.ts';
 import { methodNotAllowed } from '../../shared/http/error-middleware.ts';
@@ -8,7 +8,7 @@ import type { TokenVerifier } from '../http/auth/create-token-verifier.ts';
 import { parseInput } from '../http/parse-input.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import { streamCaller } from './stream-caller.ts';
-import { decodeStreamCursor, freshCursor } from './stream-cursor.ts';
+import { decodeStreamCursor, freshCursor, type StreamCursor } from './stream-cursor.ts';
 import type { StreamHub } from './stream-hub.ts';
 import { streamQuery, type StreamTicketBody } from '../http/api-schema/stream-schemas.ts';
 import type { StreamSlots } from './stream-slots.ts';
@@ -27,6 +27,13 @@ export interface StreamRouterDeps {
   now: () => number;
   /** An id older than this is not resumed: the client gets `reset` (default one day). */
   replayWindowMs?: number;
+}
+
+/** A stream request's own input, checked before its caller is known. */
+interface StreamInput {
+  locale: string | undefined;
+  /** The reconnect's cursor, when it sent an id. */
+  resumed: StreamCursor | undefined;
 }
 
 /** Paths relative to the /notifications mount. */
@@ -51,20 +58,35 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
     })
     .all(methodNotAllowed(['POST']));
 
+  // The input is checked before the caller is known: a ticket is redeemed (spent) on that step,
+  // and a request refused for its own input must leave the ticket usable for the corrected one.
+  const inputs = new WeakMap<Request, StreamInput>();
+  const checkInput: RequestHandler = (req, _res, next) => {
+    const query = parseInput(streamQuery, req.query, 'query');
+    const lastEventId = req.get('last-event-id') ?? query.lastEventId;
+    let resumed: StreamCursor | undefined;
+    if (lastEventId !== undefined && lastEventId !== '') {
+      resumed = decodeStreamCursor(lastEventId);
+      if (!resumed) throw new AppError('VALIDATION', 'Last-Event-ID: not an id this stream sent');
+    }
+    inputs.set(req, { locale: query.locale, resumed });
+    next();
+  };
+
   router
     .route('/v3/stream')
-    .get(streamCaller(deps.verifyToken, deps.tickets), ...deps.afterCaller, async (req, res) => {
-      const query = parseInput(streamQuery, req.query, 'query');
+    .get(checkInput, streamCaller(deps.verifyToken, deps.tickets), ...deps.afterCaller, async (req, res) => {
+      const input = inputs.get(req);
+      // checkInput runs first on this route: without its result the route is wired wrong.
+      if (!input) throw new Error('stream input was not checked');
+      inputs.delete(req);
       const userId = callerId(res);
-      const lastEventId = req.get('last-event-id') ?? query.lastEventId;
       const at = deps.now();
       let cursor = freshCursor(at);
       let start: 'fresh' | 'resume' | 'reset' = 'fresh';
-      if (lastEventId !== undefined && lastEventId !== '') {
-        const resumed = decodeStreamCursor(lastEventId);
-        if (!resumed) throw new AppError('VALIDATION', 'Last-Event-ID: not an id this stream sent');
-        if (resumed.at < at - replayWindowMs) start = 'reset';
-        else [cursor, start] = [resumed, 'resume'];
+      if (input.resumed) {
+        if (input.resumed.at < at - replayWindowMs) start = 'reset';
+        else [cursor, start] = [input.resumed, 'resume'];
       }
       const streamId = randomUUID();
       if (!(await deps.slots.acquire(userId, streamId))) {
@@ -72,7 +94,7 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
           headers: { 'Retry-After': '15' },
         });
       }
-      const locale = deps.messages.negotiate(query.locale, req.get('accept-language'));
+      const locale = deps.messages.negotiate(input.locale, req.get('accept-language'));
       res.vary('Accept-Language');
       const expiresAt = callerExpiresAt(res);
       deps.hub.open(res, {

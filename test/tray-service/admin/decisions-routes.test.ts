@@ -113,6 +113,12 @@ describe('GET /admin/moderation/decisions', () => {
     ['?limit=3', 'limit: expected a whole number from 1 to 2'],
     ['?since=soon', 'since: expected an ISO 8601 time'],
     ['?cursor=xyz', 'cursor: not a cursor this API returned'],
+    // PostgreSQL's text cannot hold U+0000, and no stored value does.
+    [
+      `?cursor=${Buffer.from(JSON.stringify({ t: 0, k: 'a\u0000' })).toString('base64url')}`,
+      'cursor: not a cursor this API returned',
+    ],
+    ['?userId=a%00', 'userId: expected no U+0000 character'],
     ['?user=u-ana', 'user: unknown query parameter'],
   ];
   for (const [query, message] of invalid) {

@@ -16,6 +16,8 @@ import {
 
 const t = (iso: string) => new Date(iso);
 const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+/** A cursor as a client could craft one: base64url JSON. */
+const crafted = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 describe('admin events API', () => {
   const suite = useTrayStorage();
@@ -197,6 +199,12 @@ describe('admin events API', () => {
         ['?since=2026-11-21&until=2026-11-20', 'until: must be later than since'],
         ['?status=deleted', 'status: expected applied, stored, unknown or invalid'],
         ['?cursor=garbage', 'cursor: not a cursor this API returned'],
+        // Times no Date holds or PostgreSQL cannot compare with would fail the query.
+        [`?cursor=${crafted({ t: 9e15, k: 'x' })}`, 'cursor: not a cursor this API returned'],
+        [`?cursor=${crafted({ t: -9e14, k: 'x' })}`, 'cursor: not a cursor this API returned'],
+        // PostgreSQL's text cannot hold U+0000, and no stored value does.
+        ['?userId=a%00', 'userId: expected no U+0000 character'],
+        ['?event=post%00', 'event: expected no U+0000 character'],
         ['?evnt=post.didCreate', 'evnt: unknown query parameter'],
         ['?event=a&event=b', 'event: expected an event name such as post.didCreate'],
       ];
@@ -220,6 +228,10 @@ describe('admin events API', () => {
     });
     it('responds 404 for an expired event', async () => {
       await request(app).get('/admin/events/expired').set(admin).expect(404);
+    });
+    it('responds 400 for a key whose percent-encoding does not decode', async () => {
+      const res = await request(app).get('/admin/events/%E0%A4%A').set(admin).expect(400);
+      expect(res.body).to.deep.equal({ status: 'error', code: 400000, message: 'malformed URL encoding' });
     });
   });
 

@@ -98,5 +98,18 @@ describe('admin events API: which trays a removal changed', function () {
         message: 'cursor: not a cursor this API returned',
       });
     });
+
+    it('answers 400 for a cursor holding U+0000 (PostgreSQL text cannot carry it into the query)', async () => {
+      const cursor = Buffer.from(JSON.stringify({ u: 'x', r: 'a\u0000' })).toString('base64url');
+      const bad = await request(app)
+        .get(`/admin/events/${dedupeKeyOf(deleted)}/tray-changes?cursor=${cursor}`)
+        .set(admin)
+        .expect(400);
+      expect(bad.body).to.deep.equal({
+        status: 'error',
+        code: 400001,
+        message: 'cursor: not a cursor this API returned',
+      });
+    });
   });
 });

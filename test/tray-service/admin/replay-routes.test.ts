@@ -144,6 +144,16 @@ describe('replaying stored events into the tray (POST /admin/events/:key/replay,
         .send({ since: 'soon' })
         .expect(400);
       expect(bad.body.message).to.equal('since: expected an ISO 8601 time');
+      const nul = await request(app)
+        .post('/admin/events/replay')
+        .set(admin)
+        .send({ userId: 'a\u0000' })
+        .expect(400);
+      expect(nul.body).to.deep.equal({
+        status: 'error',
+        code: 400001,
+        message: 'userId: expected no U+0000 character',
+      });
       await request(app)
         .post('/admin/events/replay')
         .set(admin)
@@ -151,6 +161,12 @@ describe('replaying stored events into the tray (POST /admin/events/:key/replay,
         .send('x')
         .expect(415);
       await request(app).get('/admin/replays/no-such-replay').set(admin).expect(404);
+      const malformed = await request(app).get('/admin/replays/%zz').set(admin).expect(400);
+      expect(malformed.body).to.deep.equal({
+        status: 'error',
+        code: 400000,
+        message: 'malformed URL encoding',
+      });
     });
   });
 

@@ -2,16 +2,25 @@ import { expect } from 'chai';
 import { InvalidCursorError } from '../../../tray-service/domain/invalid-cursor-error.ts';
 import {
   decodeCursor,
+  decodeRecordCursor,
   decodeUserCursor,
   encodeCursor,
   encodeUserCursor,
 } from '../../../tray-service/domain/page-cursor.ts';
+
+const crafted = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 describe('page cursors', () => {
   describe('of a time-ordered list', () => {
     it('give back the key they were made from', () => {
       const key = { at: new Date('2026-11-28T05:00:00.123Z'), id: 'evt_ä/1' };
       expect(decodeCursor(encodeCursor(key))).to.deep.equal(key);
+    });
+
+    it('hold every time both a Date and PostgreSQL can: 4713 BC to the end of Date', () => {
+      for (const ms of [-210_866_803_200_000, 8_640_000_000_000_000]) {
+        expect(decodeCursor(crafted({ t: ms, k: 'a' })).at.getTime()).to.equal(ms);
+      }
     });
   });
 
@@ -36,6 +45,19 @@ describe('page cursors', () => {
           .with.property('code', 'INVALID_CURSOR');
       }
       expect(() => decodeUserCursor(encodeCursor({ at: new Date(0), id: 'a' }))).to.throw(InvalidCursorError);
+    });
+
+    it('are refused when their time is one no Date holds or PostgreSQL cannot compare with', () => {
+      for (const t of [9e15, 8_640_000_000_000_001, -9e14, -210_866_803_200_001]) {
+        expect(() => decodeCursor(crafted({ t, k: 'x' })), String(t)).to.throw(InvalidCursorError);
+      }
+    });
+
+    it('are refused when a key or id holds U+0000 (none stored can; PostgreSQL text cannot)', () => {
+      expect(() => decodeCursor(crafted({ t: 0, k: 'a\u0000' }))).to.throw(InvalidCursorError);
+      expect(() => decodeUserCursor(crafted({ u: 'a\u0000' }))).to.throw(InvalidCursorError);
+      expect(() => decodeRecordCursor(crafted({ u: 'x', r: 'a\u0000' }))).to.throw(InvalidCursorError);
+      expect(() => decodeRecordCursor(crafted({ u: 'x\u0000', r: 'a' }))).to.throw(InvalidCursorError);
     });
   });
 });

@@ -360,10 +360,10 @@ describe('GET /notifications/v3/stream (live tray)', function () {
 
   describe('POST /notifications/v3/stream-ticket', () => {
     const user = 'u-tic';
-    const ticket = async () => {
+    const ticket = async (holder = user) => {
       const issued = await request(tray.instance(0).base)
         .post('/notifications/v3/stream-ticket')
-        .set('Authorization', await bearer(user));
+        .set('Authorization', await bearer(holder));
       expect(issued.status).to.equal(201);
       return issued.body.data as { ticket: string; expiresIn: number };
     };
@@ -393,6 +393,37 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       const again = await openSse(`${tray.instance(0).base}${STREAM}?ticket=${value}`);
       expect(again.status).to.equal(401);
       expect(JSON.parse(await again.body()).message).to.include('ticket');
+    });
+
+    it('is not spent by a request refused for its input (400): the same ticket then opens its stream', async () => {
+      const { ticket: value } = await ticket();
+      const url = `${tray.instance(0).base}${STREAM}?ticket=${value}`;
+      for (const [query, headers] of [
+        ['&lastEventId=not-an-id!', {}],
+        ['', { 'Last-Event-ID': 'not an id' }],
+        ['&locale=a&locale=b', {}],
+      ] as const) {
+        const refused = await openSse(`${url}${query}`, headers);
+        expect(refused.status, query || 'Last-Event-ID').to.equal(400);
+        expect(JSON.parse(await refused.body())).to.deep.include({ status: 'error', code: 400001 });
+      }
+      const opened = await openSse(url);
+      open.push(opened);
+      expect(opened.status).to.equal(200);
+      await opened.next(named('unread'));
+    });
+
+    it('is spent by a request refused once it was redeemed (every stream slot taken: 429)', async () => {
+      // A user of its own: slots another test's streams held are released only as their sockets close.
+      const full = 'u-tic-full';
+      const held = [await stream(0, full), await stream(1, full), await stream(0, full)];
+      for (const s of held) expect(s.status).to.equal(200);
+      const { ticket: value } = await ticket(full);
+      const refused = await openSse(`${tray.instance(1).base}${STREAM}?ticket=${value}`);
+      expect(refused.status).to.equal(429);
+      for (const s of held) s.close();
+      const again = await openSse(`${tray.instance(1).base}${STREAM}?ticket=${value}`);
+      expect(again.status).to.equal(401);
     });
 
     it('expires unused', async () => {

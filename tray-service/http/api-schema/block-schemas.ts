@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isStorable, NOT_STORABLE, storableText } from '../../domain/stored-text.ts';
 import { documentedAs } from './query-values.ts';
 
 /** The legacy block list's inputs and outputs (docs/contract.md#block-list-legacy-beta-deprecated). */
@@ -10,7 +11,7 @@ export const CHECK_LIST_MAX = 20;
 const userId = z
   .union(
     [
-      z.string().min(1).max(256),
+      storableText(z.string().min(1).max(256)),
       z
         .number()
         .int()
@@ -36,7 +37,7 @@ export const blockListBody = z.object(
   {
     paginationToken: z
       .object(
-        { netid_uid: z.string({ error: 'expected a string' }), blocked_userId: userId },
+        { netid_uid: storableText(z.string({ error: 'expected a string' })), blocked_userId: userId },
         { error: 'expected the paginationToken object of the previous page' },
       )
       .nullable()
@@ -58,6 +59,7 @@ export const checkListQuery = z.object({
     .refine((ids) => ids.every((id) => id.length >= 1 && id.length <= 256), {
       error: 'expected non-empty user ids',
     })
+    .refine((ids) => ids.every(isStorable), { error: NOT_STORABLE })
     .meta({
       // One value or several: on the wire, a repeated parameter (form, exploded) is an array.
       param: { style: 'form', explode: true },

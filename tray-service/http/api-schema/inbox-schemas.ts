@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { inboxViews } from '../../domain/inbox-view.ts';
 import { muteTargetTypes } from '../../domain/mute.ts';
+import { storedId } from '../../domain/stored-text.ts';
 
 /** The inbox endpoints' inputs and outputs (docs/tray-api.md#the-inbox): the router parses and answers these. */
 
@@ -28,17 +29,6 @@ const timeInput = z
       });
     },
   });
-
-/**
- * An id the storage is asked about: PostgreSQL's text cannot hold U+0000 (stored ids have it
- * replaced), so such an id names nothing and is refused as bad input rather than failing the query.
- */
-const storedId = (max: number) =>
-  z
-    .string({ error: 'expected a string' })
-    .min(1, { error: 'expected a non-empty string' })
-    .max(max)
-    .refine((id) => !id.includes('\u0000'), { error: 'expected no U+0000 character' });
 
 /** 1-100 record keys (v_tarid_uid); duplicates count once. */
 const recordIds = z

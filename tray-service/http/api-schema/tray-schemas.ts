@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storedId } from '../../domain/stored-text.ts';
 import { trayVerbs } from '../../domain/tray-verb.ts';
 import { notificationRecord } from './notification-record.ts';
 import { localeQuery, wholeNumberQuery } from './query-values.ts';
@@ -28,10 +29,7 @@ export const historyV2Query = z.object({
 export const readBody = z.object(
   {
     verb: z.enum(trayVerbs, { error: `expected one of ${trayVerbs.join(', ')}` }),
-    targetId: z
-      .string({ error: 'expected a string' })
-      .min(1, { error: 'expected a non-empty string' })
-      .max(512),
+    targetId: storedId(512),
   },
   { error: 'expected a JSON object' },
 );

@@ -107,5 +107,10 @@ describe('GET /admin/console (the events console page and its assets)', () => {
         await request(app).get(`/admin/console/assets/${name}`).expect(404);
       }
     });
+
+    it('answers 400 for a name whose percent-encoding does not decode, as for any malformed URL', async () => {
+      const res = await request(app).get('/admin/console/assets/%E0%A4%A').expect(400);
+      expect(res.body).to.deep.equal({ status: 'error', code: 400000, message: 'malformed URL encoding' });
+    });
   });
 });

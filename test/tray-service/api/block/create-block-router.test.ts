@@ -57,6 +57,7 @@ describe('block list (docs/contract.md#block-list-legacy-beta-deprecated)', () =
       ['no blockUserId', {}],
       ['an empty string', { blockUserId: '' }],
       ['two users in one call (one user per call)', { blockUserId: ['u-1', 'u-2'] }],
+      ['a string holding U+0000 (no stored id can)', { blockUserId: 'x\u0000' }],
     ] as const) {
       it(`answers ${label} with 400 naming blockUserId`, async () => {
         const res = await request(app())
@@ -96,6 +97,19 @@ describe('block list (docs/contract.md#block-list-legacy-beta-deprecated)', () =
         .set('Authorization', auth)
         .expect(200);
       expect(check.body).to.deep.equal({ u9: false });
+    });
+
+    it('answers a blockUserId holding U+0000 with 400 naming blockUserId', async () => {
+      const res = await request(app())
+        .delete('/block/members')
+        .set('Authorization', await bearer('owner-4'))
+        .send({ blockUserId: 'x\u0000' })
+        .expect(400);
+      expect(res.body).to.deep.equal({
+        status: 'error',
+        code: 400001,
+        message: 'blockUserId: expected no U+0000 character',
+      });
     });
   });
 
@@ -163,6 +177,8 @@ describe('block list (docs/contract.md#block-list-legacy-beta-deprecated)', () =
       { blocked_userId: 'b00' },
       { netid_uid: 7, blocked_userId: 'b00' },
       { netid_uid: `net1_${owner}`, blocked_userId: { $gt: '' } },
+      { netid_uid: `net1_${owner}`, blocked_userId: 'b0\u0000' },
+      { netid_uid: `net1_${owner}\u0000`, blocked_userId: 'b00' },
     ];
     for (const token of malformed) {
       it(`answers the token ${JSON.stringify(token)} with 400 'Query Token is invalid'`, async () => {
@@ -231,6 +247,18 @@ describe('block list (docs/contract.md#block-list-legacy-beta-deprecated)', () =
         .expect(400);
       expect(res.body.message).to.match(/^checkList: expected 1 to 20 user ids/);
       expect(res.headers.sunset).to.equal(SUNSET);
+    });
+
+    it('answers an id holding U+0000 with 400 naming checkList', async () => {
+      const res = await request(app())
+        .get('/block/members?checkList=c1&checkList=a%00b')
+        .set('Authorization', await bearer(owner))
+        .expect(400);
+      expect(res.body).to.deep.equal({
+        status: 'error',
+        code: 400001,
+        message: 'checkList: expected no U+0000 character',
+      });
     });
 
     it('answers no checkList with 400 naming checkList', async () => {

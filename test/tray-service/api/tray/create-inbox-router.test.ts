@@ -245,6 +245,25 @@ function inboxSuite(engine?: StorageEngine) {
           expect(res.status).to.equal(415);
           expectMatchesOpenApi(res, 'POST', '/notifications/v3/records/seen');
         });
+
+        it('answers a body whose Content-Encoding does not decode with 400, changing nothing', async () => {
+          await seed('u-gzip', 'u-gzip-other');
+          const before = await history('u-gzip', 'all');
+          const res = await request(app())
+            .post('/notifications/v3/records/seen')
+            .set('Authorization', await bearer('u-gzip'))
+            .set('Content-Type', 'application/json')
+            .set('Content-Encoding', 'gzip')
+            .send('definitely not gzip');
+          expect(res.status).to.equal(400);
+          expect(res.body).to.deep.equal({
+            status: 'error',
+            code: 400000,
+            message: 'request body could not be decoded',
+          });
+          expectMatchesOpenApi(res, 'POST', '/notifications/v3/records/seen');
+          expect(await history('u-gzip', 'all')).to.deep.equal(before);
+        });
       });
   });
 

@@ -277,6 +277,19 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
       expect(res.body.message).to.match(/^targetId: /);
     });
 
+    it('answers a targetId holding U+0000 (no stored id can) with 400 naming targetId', async () => {
+      const res = await request(app())
+        .post('/notifications/v2/read')
+        .set('Authorization', await bearer(user))
+        .send({ verb: 'comment', targetId: 'p\u0000' })
+        .expect(400);
+      expect(res.body).to.deep.equal({
+        status: 'error',
+        code: 400001,
+        message: 'targetId: expected no U+0000 character',
+      });
+    });
+
     it('answers an unknown verb with 400 naming verb', async () => {
       const res = await request(app())
         .post('/notifications/v2/read')

@@ -1,0 +1,61 @@
+import { expect } from 'chai';
+import express from 'express';
+import request from 'supertest';
+import { errorMiddleware, notFound, toAppError } from '../../../shared/http/error-middleware.ts';
+import { createLogger } from '../../../shared/logging/create-logger.ts';
+
+/** An app with Express's own body parsers and a path parameter, answering errors as the services do. */
+function appWithParsers() {
+  const app = express();
+  app.post('/json', express.json(), (req, res) => {
+    res.json(req.body);
+  });
+  app.post('/form', express.urlencoded({ extended: false, parameterLimit: 2 }), (req, res) => {
+    res.json(req.body);
+  });
+  app.get('/things/:id', (req, res) => {
+    res.json({ id: req.params.id });
+  });
+  app.use(notFound);
+  app.use(errorMiddleware(createLogger({ name: 'test', level: 'silent' })));
+  return app;
+}
+
+describe('the error middleware', () => {
+  const app = appWithParsers();
+
+  describe('answers what Express raises for a bad request as a 4xx in the error shape, naming no internals', () => {
+    it('a body whose Content-Encoding does not decode: 400', async () => {
+      const res = await request(app)
+        .post('/json')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'gzip')
+        .send('definitely not gzip')
+        .expect(400);
+      expect(res.body).to.deep.equal({
+        status: 'error',
+        code: 400000,
+        message: 'request body could not be decoded',
+      });
+    });
+
+    for (const path of ['/things/%E0%A4%A', '/things/%zz']) {
+      it(`a path parameter whose percent-encoding does not decode (${path}): 400`, async () => {
+        const res = await request(app).get(path).expect(400);
+        expect(res.body).to.deep.equal({ status: 'error', code: 400000, message: 'malformed URL encoding' });
+      });
+    }
+
+    it('a form with more parameters than the parser takes: 413, the status it was raised with', async () => {
+      const res = await request(app).post('/form').type('form').send('a=1&b=2&c=3').expect(413);
+      expect(res.body).to.deep.equal({ status: 'error', code: 413000, message: 'request body is too large' });
+    });
+  });
+
+  it('still answers an error with a server status, or none, as a bare 500', () => {
+    for (const error of [Object.assign(new Error('db down'), { status: 503 }), new Error('boom'), 'x']) {
+      const mapped = toAppError(error);
+      expect(mapped).to.include({ kind: 'INTERNAL', status: 500, message: 'internal error' });
+    }
+  });
+});
