@@ -99,6 +99,12 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
     adminJwts: deps.auth.verifyAdminJwt !== undefined,
   });
   const guard = { auth: deps.auth, sessions, mountPath, ...(deps.clock ? { clock: deps.clock } : {}) };
+  // Everything here is an admin's (payloads, job data, sessions): nothing may stay in a browser's or
+  // a proxy's cache after sign-out. The console's assets (no data) set their own revalidated caching.
+  router.use((_req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
   // Sign-in, sign-out and the session's CSRF token: before any guard.
   const { failedAuth, logger } = deps;
   router.use(

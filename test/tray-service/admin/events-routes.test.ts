@@ -101,6 +101,20 @@ describe('admin events API', () => {
         });
       });
     }
+    it('keeps every answer out of caches: payloads must not stay in a browser after sign-out', async () => {
+      for (const path of [
+        '/admin/events',
+        '/admin/events/e1',
+        '/admin/events/e1/recipients',
+        '/admin/events/export?format=csv',
+        '/admin/moderation/decisions',
+        '/admin/stats/events-per-minute',
+      ]) {
+        const res = await request(app).get(path).set(admin);
+        expect(res.status, path).to.equal(200);
+        expect(res.headers['cache-control'], path).to.equal('no-store');
+      }
+    });
     it('responds 401 to an admin JWT that has expired', async () => {
       const expired = await adminJwt('ops-ana', Math.floor(Date.now() / 1000) - 60);
       await request(app).get('/admin/events').set('Authorization', `Bearer ${expired}`).expect(401);

@@ -93,6 +93,13 @@ describe('/admin/queues (queue dashboard)', function () {
       expect(res.headers['set-cookie']).to.equal(undefined);
       await request(app).get(`/admin/queues/api/queues?token=${ADMIN_TOKEN}`).expect(401);
     });
+    it('keeps its API answers (job data) out of caches', async () => {
+      const res = await request(app)
+        .get('/admin/queues/api/queues')
+        .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+        .expect(200);
+      expect(res.headers['cache-control']).to.equal('no-store');
+    });
     it('then serves the page and its API with the cookie alone', async () => {
       const cookie = await signIn(ADMIN_TOKEN);
       const page = await request(app).get('/admin/queues').set('Cookie', cookie).expect(200);
