@@ -39,12 +39,17 @@ export function isNamedWrite(method: string, path: string): boolean {
 
 const READS = new Set(['GET', 'HEAD']);
 
-/** True when a browser says the request comes from a page of another origin. */
+/**
+ * True when a browser says the request comes from a page of another origin. The host is Express's
+ * `req.host`: behind a proxy trusted by ADMIN_TRUST_PROXY, the X-Forwarded-Host it sets (a proxy
+ * that sends its own Host would otherwise make every same-origin call look foreign); from anyone
+ * else, the Host header.
+ */
 function crossOrigin(req: Request): boolean {
   const origin = req.get('origin');
   if (origin === undefined) return false;
   try {
-    return new URL(origin).host !== req.get('host');
+    return new URL(origin).host !== req.host;
   } catch {
     return true;
   }

@@ -275,6 +275,26 @@ describe('/admin/queues (queue dashboard)', function () {
         .expect(403);
       expect(await queue.getFailedCount()).to.equal(failed);
     });
+    it("behind a trusted proxy that sends its own Host, judges the origin by the proxy's X-Forwarded-Host", async () => {
+      const viaProxy = (app: Express, origin: string, path: string) =>
+        request(app)
+          .put(`/admin/queues/api/queues/webhook-events/${path}`)
+          .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+          .set('Host', '127.0.0.1:8082')
+          .set('X-Forwarded-Host', 'admin.example.com')
+          .set('X-Forwarded-Proto', 'https')
+          .set('Origin', origin);
+      const proxied = another({ dashboardWrite: true, trustProxy: ['loopback'] });
+      await viaProxy(proxied, 'https://admin.example.com', 'pause').expect(200);
+      expect(await queue.isPaused()).to.equal(true);
+      await viaProxy(proxied, 'https://admin.example.com', 'resume').expect(200);
+      expect(await queue.isPaused()).to.equal(false);
+      await viaProxy(proxied, 'https://evil.example', 'pause').expect(403);
+      // Without ADMIN_TRUST_PROXY anyone could send the header: it is not believed.
+      const direct = another({ dashboardWrite: true });
+      await viaProxy(direct, 'https://admin.example.com', 'pause').expect(403);
+      expect(await queue.isPaused()).to.equal(false);
+    });
     it('retries failed jobs, but still never adds or edits one', async () => {
       const writable = another({ dashboardWrite: true });
       const bearer = { Authorization: `Bearer ${ADMIN_TOKEN}` };
