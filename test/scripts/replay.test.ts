@@ -85,6 +85,40 @@ describe('scripts/replay.ts', function () {
     });
   });
 
+  describe('failed --limit', () => {
+    const prefix = useQueuePrefix();
+    it('moves the oldest failures first: those nearest to leaving the failed set', async () => {
+      const worker = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+      let count = 0;
+      const failed = new Promise<void>((resolve) => {
+        worker.on('failed', () => (count += 1) === 3 && resolve());
+      });
+      void worker.process(async () => {
+        throw new Error('MongoDB was down');
+      });
+      // One after another, so each fails at its own time.
+      for (let n = 0; n < 3; n += 1) {
+        const each = new Promise((resolve) => worker.once('failed', resolve));
+        await worker.add(job(n), { jobId: job(n).dedupeKey, attempts: 1 });
+        await each;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await failed;
+      await worker.close();
+      const env = cleanEnv({ REDIS_URL: testStack().redisUrl, QUEUE_PREFIX: prefix });
+      const result = await runScript('scripts/replay.ts', ['failed', '--limit', '2'], env);
+      expect(result.code, result.stderr).to.equal(0);
+      const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+      try {
+        const waiting = (await queue.getWaiting(0, -1)).map((j) => String(j.id)).sort();
+        expect(waiting).to.deep.equal([job(0).dedupeKey, job(1).dedupeKey].sort());
+        expect((await queue.getFailed()).map((j) => String(j.id))).to.deep.equal([job(2).dedupeKey]);
+      } finally {
+        await queue.close();
+      }
+    });
+  });
+
   describe('spool', () => {
     const prefix = useQueuePrefix();
     let dir: string;

@@ -7,15 +7,21 @@ export interface RetryCounts {
   errors: number;
 }
 
-/** Ids of the failed set as it is now: jobs that fail again during the replay are not replayed twice. */
-export async function failedJobIds(queue: Bull.Queue, limit: number, pageSize = 500): Promise<string[]> {
-  const total = Math.min(await queue.getFailedCount(), limit);
-  const ids: string[] = [];
-  for (let start = 0; start < total; start += pageSize) {
-    const jobs = await queue.getFailed(start, Math.min(start + pageSize, total) - 1);
-    for (const job of jobs) if (job) ids.push(String(job.id));
-  }
-  return [...new Set(ids)];
+/** bull's Queue#getRanges, which its type declarations leave out: a state's job ids, in one call. */
+interface WithRanges {
+  getRanges(types: string[], start: number, end: number, asc: boolean): Promise<string[]>;
+}
+
+/**
+ * Ids of the failed set as it is now, oldest failure first (the failed set is ordered by the time
+ * each job failed; those that failed first are the nearest to its trimming), in one call: paging by
+ * position would skip jobs when others fail meanwhile and shift the set. Jobs that fail again during
+ * the replay are not replayed twice.
+ */
+export async function failedJobIds(queue: Bull.Queue, limit: number): Promise<string[]> {
+  const end = Number.isFinite(limit) ? limit - 1 : -1;
+  const ids = await (queue as unknown as WithRanges).getRanges(['failed'], 0, end, true);
+  return [...new Set(ids.map(String))];
 }
 
 /**
