@@ -15,6 +15,7 @@ import {
   type LineResult,
   type MemberRow,
 } from './lib/members/parse-member-line.ts';
+import { parseIsoTime } from '../tray-service/admin/parse-iso-time.ts';
 
 const usage = `
 Usage: npm run import-members -- <file> [options]
@@ -63,8 +64,9 @@ async function main(): Promise<number> {
   if (format !== 'csv' && format !== 'ndjson') {
     throw new UsageError('--format: expected csv or ndjson (cannot tell from the file name)');
   }
-  const asOf = values['as-of'] === undefined ? Date.now() : Date.parse(values['as-of']);
-  if (Number.isNaN(asOf)) throw new UsageError('--as-of: expected an ISO 8601 time');
+  // As the admin API and export-events read times: a real calendar day, and UTC without an offset.
+  const asOf = values['as-of'] === undefined ? Date.now() : parseIsoTime(values['as-of'])?.getTime();
+  if (asOf === undefined) throw new UsageError('--as-of: expected an ISO 8601 time');
   const batchSize = positiveInt(values['batch-size'], 'batch-size', 1000);
   const maxErrors = positiveInt(values['max-errors'], 'max-errors', 20);
   let size: number;

@@ -115,6 +115,33 @@ describe('scripts/import-members.ts', function () {
     });
   });
 
+  describe('with times as an operator writes them', () => {
+    it('reads a time without an offset as UTC on any machine, and refuses a day that does not exist', async () => {
+      const file = join(dir, 'times.ndjson');
+      writeFileSync(
+        file,
+        [
+          '{"communityId":"t-1","userId":"local","joinedAt":"2026-11-20T00:00:00"}',
+          '{"communityId":"t-1","userId":"rolled","joinedAt":"2026-02-30"}',
+          '',
+        ].join('\n'),
+      );
+      const result = await runScript(
+        'scripts/import-members.ts',
+        [file, '--as-of', '2026-11-21T00:00:00'],
+        { ...env, TZ: 'America/New_York' },
+        170_000,
+      );
+      expect(result.code).to.equal(3);
+      expect(result.stderr).to.include(
+        `${file}:2: joinedAt: expected an ISO 8601 time or epoch milliseconds`,
+      );
+      const local = await members().findOne({ _id: membershipId('t-1', 'local') });
+      expect(local).to.include({ since: Date.parse('2026-11-20T00:00:00Z') });
+      expect(local).to.include({ updatedAt: Date.parse('2026-11-21T00:00:00Z') });
+    });
+  });
+
   describe('with bad arguments', () => {
     it('--help prints the usage and exits 0', async () => {
       const result = await run(['--help']);
@@ -125,6 +152,15 @@ describe('scripts/import-members.ts', function () {
       const result = await run([join(dir, 'nope.csv')]);
       expect(result.code).to.equal(2);
       expect(result.stderr).to.equal(`cannot read ${join(dir, 'nope.csv')}: no such file\n`);
+    });
+    it('an --as-of that is not an ISO 8601 time of a real day exits 2', async () => {
+      const file = join(dir, 'as-of.csv');
+      writeFileSync(file, 'communityId,userId\nc-1,u-1\n');
+      for (const asOf of ['1', 'March 7', '2026-02-30', '2026-11-20T25:00:00Z']) {
+        const result = await run([file, '--as-of', asOf]);
+        expect(result.code, asOf).to.equal(2);
+        expect(result.stderr, asOf).to.include('--as-of: expected an ISO 8601 time');
+      }
     });
     it('an unknown format exits 2', async () => {
       const file = join(dir, 'members.txt');

@@ -1,3 +1,5 @@
+import { parseIsoTime } from '../../../tray-service/admin/parse-iso-time.ts';
+
 /** One membership from an import file: the community's member list as the platform knows it. */
 export interface MemberRow {
   communityId: string;
@@ -37,9 +39,8 @@ function parseTime(value: unknown): number | undefined | 'invalid' {
   if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? value : 'invalid';
   if (typeof value !== 'string') return 'invalid';
   if (/^\d{1,15}$/.test(value)) return Number(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value)) return 'invalid';
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? 'invalid' : ms;
+  // As the admin API reads times: a real calendar day (no roll-over), UTC without an offset.
+  return parseIsoTime(value)?.getTime() ?? 'invalid';
 }
 
 // No whitespace or control characters (\p{Cc}): ids are matched exactly by the worker.
