@@ -1,8 +1,8 @@
 // Development tool: prints a signed access token for the tray API (`npm run mint-token -- --help`).
 import { SignJWT, importPKCS8 } from 'jose';
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { ConfigError } from '../shared/errors/config-error.ts';
+import { UsageError } from '../shared/errors/usage-error.ts';
+import { parseCli, runCli } from './lib/cli.ts';
 import { devSecretOr } from './lib/dev-secrets.ts';
 
 const usage = `Usage: npm run mint-token -- --user <id> [options]
@@ -22,39 +22,54 @@ Without --private-key the token is signed with JWT_SECRET from the environment, 
 unset, with the secret \`npm start\` made for this machine (.data/dev-secrets.json, or under
 STACK_DATA_DIR).`;
 
-const { values } = parseArgs({
-  options: {
-    user: { type: 'string' },
-    ttl: { type: 'string', default: '1h' },
-    'private-key': { type: 'string' },
-    alg: { type: 'string' },
-    issuer: { type: 'string' },
-    audience: { type: 'string' },
-    help: { type: 'boolean', default: false },
-  },
-  strict: true,
-});
+async function main(): Promise<number> {
+  const { values } = parseCli(
+    {
+      args: process.argv.slice(2),
+      options: {
+        user: { type: 'string' },
+        ttl: { type: 'string', default: '1h' },
+        'private-key': { type: 'string' },
+        alg: { type: 'string' },
+        issuer: { type: 'string' },
+        audience: { type: 'string' },
+        help: { type: 'boolean', default: false },
+      },
+      strict: true,
+    },
+    usage,
+  );
+  if (!values.user) throw new UsageError(`mint-token: --user is required\n\n${usage}`);
+  let jwt = new SignJWT({}).setSubject(values.user).setIssuedAt();
+  try {
+    jwt = jwt.setExpirationTime(values.ttl);
+  } catch {
+    // jose's own reading of the span ("Invalid time period format"), named for the operator.
+    throw new UsageError('--ttl: expected a duration such as 30m, 1h or 30d');
+  }
+  const issuer = values.issuer ?? process.env.JWT_ISSUER;
+  const audience = values.audience ?? process.env.JWT_AUDIENCE;
+  if (issuer) jwt = jwt.setIssuer(issuer);
+  if (audience) jwt = jwt.setAudience(audience);
 
-if (values.help) {
-  process.stdout.write(`${usage}\n`);
-  process.exit(0);
-}
-if (!values.user) {
-  process.stderr.write(`mint-token: --user is required\n\n${usage}\n`);
-  process.exit(2);
-}
-
-let jwt = new SignJWT({}).setSubject(values.user).setIssuedAt().setExpirationTime(values.ttl);
-const issuer = values.issuer ?? process.env.JWT_ISSUER;
-const audience = values.audience ?? process.env.JWT_AUDIENCE;
-if (issuer) jwt = jwt.setIssuer(issuer);
-if (audience) jwt = jwt.setAudience(audience);
-
-try {
   let token: string;
-  if (values['private-key']) {
+  const keyFile = values['private-key'];
+  if (keyFile) {
     const alg = values.alg ?? 'RS256';
-    const key = await importPKCS8(readFileSync(values['private-key'], 'utf8'), alg);
+    let pem: string;
+    try {
+      pem = readFileSync(keyFile, 'utf8');
+    } catch (error) {
+      throw new UsageError(
+        `cannot read ${keyFile}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`,
+      );
+    }
+    let key: Awaited<ReturnType<typeof importPKCS8>>;
+    try {
+      key = await importPKCS8(pem, alg);
+    } catch (error) {
+      throw new UsageError(`--private-key: not a PKCS#8 PEM key for ${alg} (${(error as Error).message})`);
+    }
     token = await jwt.setProtectedHeader({ alg }).sign(key);
   } else {
     const secret = devSecretOr('JWT_SECRET', process.env.JWT_SECRET, 'JWT_SECRET');
@@ -63,7 +78,7 @@ try {
       .sign(new TextEncoder().encode(secret));
   }
   process.stdout.write(`${token}\n`);
-} catch (error) {
-  process.stderr.write(`mint-token: ${(error as Error).message}\n`);
-  process.exit(error instanceof ConfigError ? 2 : 1);
+  return 0;
 }
+
+runCli(main);

@@ -7,11 +7,12 @@
 // signature covers the exact bytes.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { UsageError } from '../shared/errors/usage-error.ts';
 import { parseSignatureHeader, parseSignatureScheme } from '../receiver/signature/parse-signature-options.ts';
 import { defaultSignatureHeader, standardSecretKey } from '../receiver/signature/parse-webhook-secrets.ts';
 import { signBody } from '../receiver/signature/sign-body.ts';
 import { standardSignatureHeaders } from '../receiver/signature/sign-standard.ts';
+import { parseCli, runCli } from './lib/cli.ts';
 import { devSecretOr } from './lib/dev-secrets.ts';
 
 const usage = `usage: sign-and-send <file.json> [--url URL] [--secret SECRET] [--scheme platform|standard-webhooks]
@@ -21,68 +22,80 @@ const usage = `usage: sign-and-send <file.json> [--url URL] [--secret SECRET] [-
   --scheme standard-webhooks: webhook-id (--id, default a new msg_ id), webhook-timestamp (--timestamp,
     default now) and webhook-signature; SECRET is the webhook's whsec_ secret`;
 
-function fail(message: string): never {
-  process.stderr.write(`sign-and-send: ${message}\n`);
-  process.exit(2);
-}
-
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    url: { type: 'string' },
-    secret: { type: 'string' },
-    scheme: { type: 'string', default: 'platform' },
-    header: { type: 'string' },
-    id: { type: 'string' },
-    timestamp: { type: 'string' },
-    help: { type: 'boolean' },
-  },
-});
-const file = positionals[0];
-if (values.help || !file) {
-  process.stderr.write(`${usage}\n`);
-  process.exit(values.help ? 0 : 2);
-}
-const url = values.url ?? `http://127.0.0.1:${process.env.RECEIVER_PORT ?? '8080'}/webhooks`;
-const body = readFileSync(file);
-/** The value `parse` makes, or exit 2 naming what was wrong and where. */
+/** The value `parse` makes, or a UsageError naming what was wrong and where. */
 function orFail<T>(where: string, parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    return fail(`${where}: ${(error as Error).message}`);
+    throw new UsageError(`${where}: ${(error as Error).message}`);
   }
 }
 
-const scheme = orFail('--scheme', () => parseSignatureScheme(values.scheme));
-const given = values.secret ?? process.env.WEBHOOK_SECRET;
-let headers: Record<string, string>;
-if (scheme === 'platform') {
-  const header = orFail('--header', () => parseSignatureHeader(values.header ?? defaultSignatureHeader));
-  let secret: string;
+async function main(): Promise<number> {
+  const { values, positionals } = parseCli(
+    {
+      args: process.argv.slice(2),
+      allowPositionals: true,
+      options: {
+        url: { type: 'string' },
+        secret: { type: 'string' },
+        scheme: { type: 'string', default: 'platform' },
+        header: { type: 'string' },
+        id: { type: 'string' },
+        timestamp: { type: 'string' },
+        help: { type: 'boolean' },
+      },
+    },
+    usage,
+  );
+  const file = positionals[0];
+  if (!file) throw new UsageError(usage);
+  const url = values.url ?? `http://127.0.0.1:${process.env.RECEIVER_PORT ?? '8080'}/webhooks`;
+  let body: Buffer;
   try {
-    secret = devSecretOr('WEBHOOK_SECRET', given, 'WEBHOOK_SECRET');
+    body = readFileSync(file);
   } catch (error) {
-    fail((error as Error).message);
+    throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
   }
-  headers = { [header]: signBody(body, secret) };
-} else {
-  if (values.header !== undefined)
-    fail('--header: a standard-webhooks signature always goes in webhook-signature');
-  if (!given)
-    fail("WEBHOOK_SECRET: not set; a standard-webhooks delivery is signed with the webhook's whsec_ secret");
-  // The receiver's own check, so a mistyped secret is named here rather than answered 401.
-  orFail('WEBHOOK_SECRET', () => standardSecretKey(given));
-  const id = values.id ?? `msg_${randomUUID().replaceAll('-', '')}`;
-  const timestamp = values.timestamp === undefined ? Math.floor(Date.now() / 1000) : Number(values.timestamp);
-  if (!Number.isSafeInteger(timestamp) || timestamp < 0) fail('--timestamp: expected Unix time in seconds');
-  headers = standardSignatureHeaders(body, given, { id, timestamp });
+
+  const scheme = orFail('--scheme', () => parseSignatureScheme(values.scheme));
+  const given = values.secret ?? process.env.WEBHOOK_SECRET;
+  let headers: Record<string, string>;
+  if (scheme === 'platform') {
+    const header = orFail('--header', () => parseSignatureHeader(values.header ?? defaultSignatureHeader));
+    const secret = devSecretOr('WEBHOOK_SECRET', given, 'WEBHOOK_SECRET');
+    headers = { [header]: signBody(body, secret) };
+  } else {
+    if (values.header !== undefined)
+      throw new UsageError('--header: a standard-webhooks signature always goes in webhook-signature');
+    if (!given)
+      throw new UsageError(
+        "WEBHOOK_SECRET: not set; a standard-webhooks delivery is signed with the webhook's whsec_ secret",
+      );
+    // The receiver's own check, so a mistyped secret is named here rather than answered 401.
+    orFail('WEBHOOK_SECRET', () => standardSecretKey(given));
+    const id = values.id ?? `msg_${randomUUID().replaceAll('-', '')}`;
+    const timestamp =
+      values.timestamp === undefined ? Math.floor(Date.now() / 1000) : Number(values.timestamp);
+    if (!Number.isSafeInteger(timestamp) || timestamp < 0)
+      throw new UsageError('--timestamp: expected Unix time in seconds');
+    headers = standardSignatureHeaders(body, given, { id, timestamp });
+  }
+
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
+  } catch (error) {
+    // fetch's own message is only "fetch failed"; its cause says why (ECONNREFUSED, ENOTFOUND, ...).
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+  }
+  process.stdout.write(`${response.status} ${await response.text()}\n`);
+  return response.status === 200 ? 0 : 1;
 }
 
-const response = await fetch(url, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json', ...headers },
-  body,
-});
-process.stdout.write(`${response.status} ${await response.text()}\n`);
-process.exit(response.status === 200 ? 0 : 1);
+runCli(main);

@@ -23,6 +23,21 @@ describe('scripts/mint-token.ts', () => {
     expect(result.stderr).to.include('--user is required');
   });
 
+  it('answers operator mistakes with one line and exit 2, never a stack trace', async () => {
+    const env = cleanEnv({ JWT_SECRET: SECRET });
+    for (const [args, says] of [
+      [['--user', 'u-1', '--color'], "Unknown option '--color'"],
+      [['--user', 'u-1', '--ttl', 'abc'], '--ttl: expected a duration such as 30m, 1h or 30d'],
+      [['--user', 'u-1', '--private-key', '/nonexistent/key.pem'], 'cannot read /nonexistent/key.pem'],
+    ] as const) {
+      const result = await runScript('scripts/mint-token.ts', [...args], env);
+      expect(result.code, args.join(' ')).to.equal(2);
+      expect(result.stderr, args.join(' ')).to.include(says);
+      expect(result.stderr, args.join(' ')).to.not.match(/^\s+at /m);
+      expect(result.stdout, args.join(' ')).to.equal('');
+    }
+  });
+
   it('mints an HS256 token with JWT_SECRET, issuer and audience that the API accepts', async () => {
     const env = cleanEnv({ JWT_SECRET: SECRET, JWT_ISSUER: 'dev', JWT_AUDIENCE: 'tray' });
     const result = await runScript('scripts/mint-token.ts', ['--user', 'alice', '--ttl', '5m'], env);

@@ -22,6 +22,27 @@ describe('scripts/sign-and-send.ts', () => {
     }
   });
 
+  it('answers operator mistakes with one line and exit 2, and an unreachable receiver with one line and exit 1, never a stack trace', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sign-and-send-'));
+    try {
+      const file = join(dir, 'event.json');
+      writeFileSync(file, '{}');
+      const env = cleanEnv({ STACK_DATA_DIR: dir, WEBHOOK_SECRET: 'a-secret' });
+      for (const [args, code, says] of [
+        [[file, '--colour'], 2, "Unknown option '--colour'"],
+        [[join(dir, 'missing.json')], 2, `cannot read ${join(dir, 'missing.json')}`],
+        [[file, '--url', 'http://127.0.0.1:9/webhooks'], 1, 'cannot reach http://127.0.0.1:9/webhooks'],
+      ] as const) {
+        const result = await runScript('scripts/sign-and-send.ts', [...args], env);
+        expect(result.code, args.join(' ')).to.equal(code);
+        expect(result.stderr, args.join(' ')).to.include(says);
+        expect(result.stderr, args.join(' ')).to.not.match(/^\s+at /m);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   describe('with --scheme', () => {
     const send = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
       const dir = mkdtempSync(join(tmpdir(), 'sign-and-send-'));
