@@ -11,7 +11,10 @@ export interface SseParser {
   push(text: string): SseMessage[];
   /** The last `retry:` the server sent, in ms (undefined before one). */
   readonly retryMs: number | undefined;
-  /** The last `id:` the server sent, even on a block without data. */
+  /**
+   * The id of the last block dispatched (its blank line read), even of one without data; never an
+   * id of a block still open, which a dropped connection may never finish.
+   */
   readonly lastEventId: string;
 }
 
@@ -19,18 +22,25 @@ export interface SseParser {
  * The event-stream interpretation of the HTML standard
  * (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation),
  * written out because EventSource cannot send a header or take a new URL per reconnect, and a
- * library would be a runtime dependency.
+ * library would be a runtime dependency. One parser per body: whatever a body that ends leaves
+ * unfinished (a block without its blank line, a line without its end) is dropped with it, as the
+ * spec drops it.
  */
 export function createSseParser(): SseParser {
   let buffer = '';
   let event = '';
   let data: string[] = [];
   let lastEventId = '';
+  // The spec's "last event ID buffer": an `id:` line sets it, and only dispatch makes it the
+  // stream's last event id. Resuming from an id whose event was never yielded would skip that event.
+  let pendingId = '';
   let retryMs: number | undefined;
 
   const field = (line: string, out: SseMessage[]) => {
     if (line === '') {
-      // A blank line ends the block; a block without data dispatches nothing.
+      // A blank line ends the block: its id (or an earlier block's) becomes the last event id, also
+      // for a block without data, which dispatches nothing else.
+      lastEventId = pendingId;
       if (data.length > 0) out.push({ event: event || 'message', data: data.join('\n'), id: lastEventId });
       event = '';
       data = [];
@@ -43,7 +53,7 @@ export function createSseParser(): SseParser {
     if (value.startsWith(' ')) value = value.slice(1);
     if (name === 'event') event = value;
     else if (name === 'data') data.push(value);
-    else if (name === 'id' && !value.includes('\0')) lastEventId = value;
+    else if (name === 'id' && !value.includes('\0')) pendingId = value;
     else if (name === 'retry' && /^\d+$/.test(value)) retryMs = Number(value);
   };
 

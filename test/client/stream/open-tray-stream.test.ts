@@ -7,7 +7,9 @@ import { streamEvents } from '../../../tray-service/http/api-schema/stream-schem
 import { commentEvent, minute } from '../../tray-service/worker/event-builder.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { useClientTarget } from '../support/client-target.ts';
+import { useScriptedServers } from '../support/scripted-servers.ts';
 import { collectStream } from './support/collect-stream.ts';
+import { eventStreamHead, scriptedStream, sseEvent, type ScriptedStream } from './support/scripted-stream.ts';
 
 describe('openTrayStream against the tray service', function () {
   this.timeout(30_000);
@@ -200,6 +202,59 @@ describe('openTrayStream against the tray service', function () {
       expect(await stream.ended).to.equal(undefined);
       expect(stream.events).to.deep.equal([]);
       expect(tokens).to.equal(0);
+    });
+  });
+});
+
+// What the tray service does not send on its own but a network or a proxy can make of it, from a
+// real HTTP server the test scripts.
+describe('openTrayStream against a scripted event stream', function () {
+  this.timeout(20_000);
+  const servers = useScriptedServers();
+  const aborts: AbortController[] = [];
+  afterEach(() => {
+    for (const controller of aborts.splice(0)) controller.abort();
+  });
+
+  /** A stream from `script`'s server with quick reconnects; the test's own options win. */
+  const open = async (script: ScriptedStream, options: Partial<TrayStreamOptions> = {}) => {
+    const controller = new AbortController();
+    aborts.push(controller);
+    const stream = collectStream(
+      openTrayStream({
+        baseUrl: await servers.serve(script.handler),
+        getToken: () => 'a-token',
+        signal: controller.signal,
+        reconnect: { initialMs: 20, maxMs: 20 },
+        ...options,
+      }),
+    );
+    return { stream, controller };
+  };
+  const unread = (count: number) => ({ totalUnreadCount: count, totalUnseenCount: count });
+
+  describe('when the connection drops after an event’s id line, before its blank line', () => {
+    it('resumes after the last event it yielded, and so yields the cut event', async () => {
+      const script = scriptedStream((res, { index, lastEventId }) => {
+        res.writeHead(200, eventStreamHead);
+        if (index === 0) {
+          res.write(sseEvent('unread', '1', unread(0)));
+          res.write('event: read\nid: 2\ndata: {"ids":');
+          setTimeout(() => res.destroy(), 50);
+          return;
+        }
+        // As the service does: what came after the id the client resumed from.
+        if (lastEventId === '1') res.write(sseEvent('read', '2', { ids: ['r-2'] }));
+        res.write(sseEvent('unread', '3', unread(1)));
+      });
+      const { stream } = await open(script);
+      await stream.next('unread', { match: (event) => event.id === '3' });
+      expect(stream.events.map((event) => `${event.event}#${event.id}`)).to.deep.equal([
+        'unread#1',
+        'read#2',
+        'unread#3',
+      ]);
+      expect(script.requests.map((request) => request.lastEventId)).to.deep.equal([null, '1']);
     });
   });
 });

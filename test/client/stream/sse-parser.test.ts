@@ -39,6 +39,25 @@ describe('createSseParser', () => {
     expect(parser.retryMs).to.equal(2_500);
   });
 
+  describe('with a block cut before its blank line (a connection dropped mid-event)', () => {
+    it('keeps the last event id of the last dispatched block, not the id the cut block named', () => {
+      const parser = createSseParser();
+      const dispatched = parser.push('event: unread\nid: 1\ndata: {}\n\nevent: record\nid: 2\ndata: {"a"');
+      expect(dispatched).to.deep.equal([{ event: 'unread', id: '1', data: '{}' }]);
+      expect(parser.lastEventId).to.equal('1');
+      expect(parser.push(':1}\n\n')).to.deep.equal([{ event: 'record', id: '2', data: '{"a":1}' }]);
+      expect(parser.lastEventId).to.equal('2');
+    });
+
+    it('takes the id of a block without data only at its blank line', () => {
+      const parser = createSseParser();
+      parser.push('id: 12\n');
+      expect(parser.lastEventId).to.equal('');
+      parser.push('\n');
+      expect(parser.lastEventId).to.equal('12');
+    });
+  });
+
   it('ignores an id that holds a NUL and fields it does not know', () => {
     const parser = createSseParser();
     expect(parser.push('id: 1\n\nid: a\0b\nfoo: bar\ndata\n\n')).to.deep.equal([
