@@ -86,6 +86,9 @@ export async function* openTrayStream(
       const parser = createSseParser();
       let expired = false;
       for await (const message of readSse(connection.body, parser, idleTimeoutMs)) {
+        // One chunk may hold many events, all parsed before the first is yielded: an abort while the
+        // app handles one must end the iteration before the next, as the read itself would.
+        if (signal.aborted) return;
         if (message.id !== '') lastEventId = message.id;
         // The last event of a stream whose token reached its `exp`: reconnect with a new token.
         if (message.event === 'expired') expired = true;

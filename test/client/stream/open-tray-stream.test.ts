@@ -233,6 +233,29 @@ describe('openTrayStream against a scripted event stream', function () {
   };
   const unread = (count: number) => ({ totalUnreadCount: count, totalUnseenCount: count });
 
+  describe('when its signal aborts while the app handles an event', () => {
+    it('yields none of the events that came in the same chunk', async () => {
+      const script = scriptedStream((res) => {
+        res.writeHead(200, eventStreamHead);
+        // One write: the three events reach the client in one chunk.
+        res.write(['1', '2', '3'].map((id) => sseEvent('read', id, { ids: [`r-${id}`] })).join(''));
+      });
+      const controller = new AbortController();
+      aborts.push(controller);
+      const yielded: string[] = [];
+      for await (const event of openTrayStream({
+        baseUrl: await servers.serve(script.handler),
+        getToken: () => 'a-token',
+        signal: controller.signal,
+      })) {
+        yielded.push(event.id);
+        // The view went away while the app handled this event.
+        controller.abort();
+      }
+      expect(yielded).to.deep.equal(['1']);
+    });
+  });
+
   describe('when the connection drops after an event’s id line, before its blank line', () => {
     it('resumes after the last event it yielded, and so yields the cut event', async () => {
       const script = scriptedStream((res, { index, lastEventId }) => {
