@@ -21,7 +21,10 @@ export interface TrayStreamOptions {
   lastEventId?: string;
   /** The locale of `record` descriptions (the service negotiates it like history's). */
   locale?: string;
-  /** Waits between reconnects (default 1 s doubling to 30 s, jittered). */
+  /**
+   * Waits between reconnects (default 1 s doubling to 30 s, jittered). `maxMs` also caps a wait the
+   * service names (`Retry-After`, `retry:`).
+   */
   reconnect?: Partial<ReconnectPolicy>;
   /** A stream silent this long is taken for dead and reopened (default 45 s: three heartbeats). */
   idleTimeoutMs?: number;
@@ -44,6 +47,9 @@ export async function* openTrayStream(
   const policy = { ...defaultReconnectPolicy, ...options.reconnect };
   const idleTimeoutMs = options.idleTimeoutMs ?? 45_000;
   const state = options.onState ?? (() => undefined);
+  // A wait the service names is kept to the longest of the backoff: a `Retry-After` of a month (a
+  // proxy's, a misconfiguration) would otherwise stop the stream for good without telling the app.
+  const named = (ms: number | undefined) => (ms === undefined ? undefined : Math.min(ms, policy.maxMs));
   // Ends any request or read still open when the loop stops for another reason than `signal`.
   const stop = new AbortController();
   const signal = AbortSignal.any([options.signal, stop.signal]);
@@ -76,7 +82,7 @@ export async function* openTrayStream(
       }
       if (connection.kind === 'unavailable') {
         state('waiting');
-        await pause(connection.retryAfterMs ?? reconnectDelay(attempt, policy), signal);
+        await pause(named(connection.retryAfterMs) ?? reconnectDelay(attempt, policy), signal);
         attempt += 1;
         continue;
       }
@@ -98,9 +104,9 @@ export async function* openTrayStream(
       if (signal.aborted) return;
       if (parser.lastEventId !== '') lastEventId = parser.lastEventId;
       if (expired) token = undefined;
-      // The service's own `retry:` (sent when it shuts down, spread over clients) wins.
+      // The service's own `retry:` (sent when it shuts down, spread over clients) wins, up to maxMs.
       state('waiting');
-      await pause(parser.retryMs ?? reconnectDelay(attempt, policy), signal);
+      await pause(named(parser.retryMs) ?? reconnectDelay(attempt, policy), signal);
       attempt += 1;
     }
   } finally {

@@ -1,4 +1,7 @@
-/** How long a stream waits before it reconnects: doubling from `initialMs`, capped at `maxMs`. */
+/**
+ * How long a stream waits before it reconnects: doubling from `initialMs`, capped at `maxMs`, which
+ * caps a wait the service names too.
+ */
 export interface ReconnectPolicy {
   initialMs: number;
   maxMs: number;

@@ -210,11 +210,12 @@ describe('openTrayStream against the tray service', function () {
 // real HTTP server the test scripts.
 describe('openTrayStream against a scripted event stream', function () {
   this.timeout(20_000);
-  const servers = useScriptedServers();
   const aborts: AbortController[] = [];
+  // Before the servers close: a stream still running would reconnect to a closed port meanwhile.
   afterEach(() => {
     for (const controller of aborts.splice(0)) controller.abort();
   });
+  const servers = useScriptedServers();
 
   /** A stream from `script`'s server with quick reconnects; the test's own options win. */
   const open = async (script: ScriptedStream, options: Partial<TrayStreamOptions> = {}) => {
@@ -232,6 +233,39 @@ describe('openTrayStream against a scripted event stream', function () {
     return { stream, controller };
   };
   const unread = (count: number) => ({ totalUnreadCount: count, totalUnseenCount: count });
+
+  describe('when the service asks for a wait longer than reconnect.maxMs', () => {
+    const maxMs = 300;
+    /** The gaps between the first `count` times `at` gives, once there are that many. */
+    const gapsOf = async (at: () => number[], count: number) => {
+      await waitFor(() => at().length >= count, 5_000, `${count} connection attempts`);
+      const times = at().slice(0, count);
+      return times.slice(1).map((time, index) => time - times[index]!);
+    };
+
+    it('waits maxMs after a 429 with a Retry-After of 30 days: not 30 days, and not at once', async () => {
+      const script = scriptedStream(
+        () => expect.fail('no ticket was sold'),
+        (res) => {
+          res.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': String(30 * 24 * 3_600) });
+          res.end(JSON.stringify({ status: 'error', code: 400311, message: 'RateLimit Exceed' }));
+        },
+      );
+      await open(script, { reconnect: { initialMs: 50, maxMs } });
+      for (const gap of await gapsOf(() => script.tickets, 3))
+        expect(gap).to.be.within(maxMs - 5, maxMs + 1_000);
+    });
+
+    it('waits maxMs after a stream that ends with a retry: of 35 days', async () => {
+      const script = scriptedStream((res) => {
+        res.writeHead(200, eventStreamHead);
+        res.end(`${sseEvent('unread', '1', unread(0))}retry: 3000000000\n\n`);
+      });
+      await open(script, { reconnect: { initialMs: 50, maxMs } });
+      const times = () => script.requests.map((request) => request.at);
+      for (const gap of await gapsOf(times, 3)) expect(gap).to.be.within(maxMs - 5, maxMs + 1_000);
+    });
+  });
 
   describe('when its signal aborts while the app handles an event', () => {
     it('yields none of the events that came in the same chunk', async () => {
