@@ -5,20 +5,25 @@ const BASE_DELAY_MS = 250;
 const JITTER = 0.2;
 
 /**
- * Milliseconds to wait before attempt `attempt + 1` of a call the service refused with 429 or 503.
+ * Milliseconds to wait before attempt `attempt + 1` of a call the service refused with 429 or 503,
+ * or undefined when that wait is longer than `maxMs` (the caller throws instead of waiting).
  * The service's `Retry-After` (seconds, or an HTTP date) wins when present: asking earlier is
  * refused again and costs the caller's budget. Without one, the wait doubles from 250 ms. Either
  * way a random part is added, so many clients refused at the same moment do not all come back in
- * the same millisecond.
+ * the same millisecond, but never past `maxMs`.
  */
 export function retryDelay(
   attempt: number,
   retryAfter: string | null,
   now: number,
   random: () => number = Math.random,
-): number {
+  maxMs = Infinity,
+): number | undefined {
   const plain = retryAfterMs(retryAfter, now) ?? BASE_DELAY_MS * 2 ** attempt;
-  return Math.round(plain + plain * JITTER * random());
+  // The limit applies to the wait asked for, not to the random part the client adds: compared after
+  // it, a wait exactly as long as the limit was refused almost every time.
+  if (plain > maxMs) return undefined;
+  return Math.min(maxMs, Math.round(plain + plain * JITTER * random()));
 }
 
 /** `Retry-After` in milliseconds from `now`, or undefined when absent or not understood. */

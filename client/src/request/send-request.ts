@@ -61,8 +61,14 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
       continue;
     }
     if ((error.status === 429 || error.status === 503) && retried < connection.retries) {
-      const delay = retryDelay(retried, response.headers.get('Retry-After'), Date.now());
-      if (delay <= connection.maxRetryWaitMs) {
+      const delay = retryDelay(
+        retried,
+        response.headers.get('Retry-After'),
+        Date.now(),
+        Math.random,
+        connection.maxRetryWaitMs,
+      );
+      if (delay !== undefined) {
         retried += 1;
         await wait(delay, request.signal);
         continue;

@@ -11,6 +11,21 @@ describe('retryDelay', () => {
     });
   });
 
+  describe('with a longest wait (maxRetryWaitMs)', () => {
+    it('waits a Retry-After equal to it, the random part cut so the wait stays within it', () => {
+      expect(retryDelay(0, '2', NOW, () => 0, 2_000)).to.equal(2_000);
+      expect(retryDelay(0, '2', NOW, () => 0.999, 2_000)).to.equal(2_000);
+      expect(retryDelay(0, '2', NOW, () => 0.999, 2_100)).to.equal(2_100);
+      expect(retryDelay(0, '2', NOW, () => 0.5, 60_000)).to.equal(2_200);
+    });
+
+    it('waits nothing (undefined) for a Retry-After longer than it, whatever the random part', () => {
+      expect(retryDelay(0, '2', NOW, () => 0, 1_999)).to.equal(undefined);
+      expect(retryDelay(0, '2', NOW, () => 0.999, 1_999)).to.equal(undefined);
+      expect(retryDelay(2, null, NOW, () => 0, 999)).to.equal(undefined);
+    });
+  });
+
   describe('with a Retry-After as an HTTP date', () => {
     it('waits until that time', () => {
       expect(retryDelay(0, new Date(NOW + 7_000).toUTCString(), NOW, () => 0)).to.equal(7_000);

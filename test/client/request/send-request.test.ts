@@ -4,6 +4,7 @@ import { createRateLimiter } from '../../../tray-service/http/rate-limit/create-
 import { uniqueName } from '../../support/suite-resources.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import { tokenFor } from '../../tray-service/api/support/api-harness.ts';
+import { useScriptedServers } from '../support/scripted-servers.ts';
 import { tokensOf, useServedTrayApi } from '../support/serve-tray-api.ts';
 
 /** One call the client sent, as seen through its fetch: when it left, and the answer. */
@@ -133,6 +134,54 @@ describe('sendRequest (through the client) against the tray API', () => {
       setTimeout(() => controller.abort(reason), 100);
       await expect(call).to.be.rejectedWith(reason);
       expect(sent.map((one) => one.status)).to.deep.equal([200, 200, 429]);
+    });
+  });
+
+  describe('refused with a Retry-After as long as maxRetryWaitMs, from a scripted server', () => {
+    const servers = useScriptedServers();
+    /** A server refusing every other call with 429 and `Retry-After: 1`, answering the rest. */
+    const refusingEveryOther = () => {
+      let calls = 0;
+      return servers.serve((_req, res) => {
+        calls += 1;
+        if (calls % 2 === 1) {
+          res.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '1' });
+          res.end(JSON.stringify({ status: 'error', code: 400311, message: 'RateLimit Exceed' }));
+          return;
+        }
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ data: { totalUnreadCount: 2, totalUnseenCount: 2 } }));
+      });
+    };
+
+    it('waits it out: only a longer wait is thrown (tried three times, the random part differing)', async function () {
+      this.timeout(15_000);
+      const { fetch, sent } = recordingFetch();
+      const client = createTrayClient({
+        baseUrl: await refusingEveryOther(),
+        getToken: () => 'a-token',
+        fetch,
+        maxRetryWaitMs: 1_000,
+      });
+      for (let call = 0; call < 3; call += 1) expect((await client.counts()).totalUnreadCount).to.equal(2);
+      expect(sent.map((call) => call.status)).to.deep.equal([429, 200, 429, 200, 429, 200]);
+      for (const at of [1, 3, 5]) {
+        const waited = sent[at]!.sentAt - sent[at - 1]!.answeredAt;
+        // Never longer than maxRetryWaitMs (a timer may fire a few ms late).
+        expect(waited).to.be.within(1_000, 1_100);
+      }
+    });
+
+    it('throws it at once when maxRetryWaitMs is a millisecond shorter', async () => {
+      const { fetch, sent } = recordingFetch();
+      const client = createTrayClient({
+        baseUrl: await refusingEveryOther(),
+        getToken: () => 'a-token',
+        fetch,
+        maxRetryWaitMs: 999,
+      });
+      await expect(client.counts()).to.be.rejectedWith(TrayApiError).and.eventually.include({ status: 429 });
+      expect(sent).to.have.lengthOf(1);
     });
   });
 
