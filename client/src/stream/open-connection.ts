@@ -1,5 +1,5 @@
 import { unauthorizedCodes, type StreamTicketBody } from '../generated/tray-api-types.ts';
-import type { TrayApiError } from '../tray-api-error.ts';
+import { TrayApiError } from '../tray-api-error.ts';
 import { readTrayApiError } from '../request/read-tray-api-error.ts';
 import { retryAfterMs } from '../request/retry-delay.ts';
 
@@ -14,10 +14,10 @@ export interface ConnectionRequest {
 }
 
 /**
- * open: the stream answered 200. refused: 401, the token (or the ticket it bought) was not
- * accepted. unavailable: worth trying again (no answer, 429, 5xx), after `retryAfterMs` when the
- * service said so. fatal: a refusal that trying again cannot change (a banned user's 401, 400 for
- * an id this service never sent, 403, 404).
+ * open: the stream answered 200 with an event stream. refused: 401, the token (or the ticket it
+ * bought) was not accepted. unavailable: worth trying again (no answer, 429, 5xx, a 200 that is not
+ * an event stream), after `retryAfterMs` when the service said so. fatal: a refusal that trying
+ * again cannot change (a banned user's 401, 400 for an id this service never sent, 403, 404).
  */
 export type Connection =
   | { kind: 'open'; body: ReadableStream<Uint8Array> }
@@ -53,6 +53,14 @@ export async function openConnection(request: ConnectionRequest): Promise<Connec
     });
     if (!response.ok) return await failed(response);
     if (response.body === null) throw new Error('the stream answered without a body');
+    // A proxy's or a maintenance page answers 200 too: taken for a stream it would end at once, and
+    // the client would come back every second instead of backing off.
+    const type = response.headers.get('Content-Type') ?? '';
+    if (!/^text\/event-stream\s*(;|$)/i.test(type)) {
+      await response.body.cancel();
+      const error = new TrayApiError(200, 0, `expected an event stream, got ${type || 'no content type'}`);
+      return { kind: 'unavailable', error, retryAfterMs: undefined };
+    }
     return { kind: 'open', body: response.body };
   } catch (error) {
     return { kind: 'unavailable', error, retryAfterMs: undefined };
