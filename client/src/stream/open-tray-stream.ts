@@ -57,7 +57,7 @@ export async function* openTrayStream(
   let token: string | undefined;
   /** 401s in a row; a token is asked for after each, so a second means the user is refused for good. */
   let refusals = 0;
-  /** Connection attempts since the last open stream, for the backoff. */
+  /** Connection attempts since a stream last delivered an event, for the backoff. */
   let attempt = 0;
   try {
     while (!signal.aborted) {
@@ -88,13 +88,15 @@ export async function* openTrayStream(
       }
       state('open');
       refusals = 0;
-      attempt = 0;
       const parser = createSseParser();
       let expired = false;
       for await (const message of readSse(connection.body, parser, idleTimeoutMs)) {
         // One chunk may hold many events, all parsed before the first is yielded: an abort while the
         // app handles one must end the iteration before the next, as the read itself would.
         if (signal.aborted) return;
+        // Only a stream that delivers starts the backoff again: one that ends at once, however
+        // often, is waited for longer each time.
+        attempt = 0;
         if (message.id !== '') lastEventId = message.id;
         // The last event of a stream whose token reached its `exp`: reconnect with a new token.
         if (message.event === 'expired') expired = true;

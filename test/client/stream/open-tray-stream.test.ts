@@ -267,6 +267,44 @@ describe('openTrayStream against a scripted event stream', function () {
     });
   });
 
+  describe('when connections come to nothing', () => {
+    const reconnect = { initialMs: 100, maxMs: 10_000 };
+    /** The gaps between the first `count` stream requests, once there are that many. */
+    const gaps = async (script: ScriptedStream, count: number) => {
+      await waitFor(() => script.requests.length >= count, 10_000, `${count} stream requests`);
+      const times = script.requests.slice(0, count).map((request) => request.at);
+      return times.slice(1).map((time, index) => time - times[index]!);
+    };
+    /** The least gap `step` may be: half of a step doubling from initialMs (a timer is never early). */
+    const least = (step: number) => (reconnect.initialMs * 2 ** step) / 2;
+
+    it('backs off, doubling, from a 200 that is not an event stream (a proxy’s maintenance page)', async () => {
+      const script = scriptedStream((res) => {
+        res.writeHead(200, { 'Content-Type': 'text/html' });
+        res.end('<html>Down for maintenance</html>');
+      });
+      const states: string[] = [];
+      await open(script, { reconnect, onState: (state) => states.push(state) });
+      const found = await gaps(script, 5);
+      found.forEach((gap, step) => expect(gap, `gap ${step}`).to.be.at.least(least(step)));
+      expect(states).to.not.include('open');
+    });
+
+    it('backs off, doubling, from event streams that end at once, and starts again after one delivered an event', async () => {
+      const script = scriptedStream((res, { index }) => {
+        res.writeHead(200, eventStreamHead);
+        res.end(index === 4 ? sseEvent('unread', '1', unread(0)) : '');
+      });
+      const { stream } = await open(script, { reconnect });
+      const found = await gaps(script, 6);
+      found.slice(0, 4).forEach((gap, step) => expect(gap, `gap ${step}`).to.be.at.least(least(step)));
+      // After the stream that delivered `unread`: the first step again (at most initialMs), where
+      // the backoff's next step would have been least(5), 1.6 s, at the least.
+      expect(found[4], 'the gap after an event').to.be.below(reconnect.initialMs * 4);
+      expect(stream.events.map((event) => event.id)).to.deep.equal(['1']);
+    });
+  });
+
   describe('when its signal aborts while the app handles an event', () => {
     it('yields none of the events that came in the same chunk', async () => {
       const script = scriptedStream((res) => {
