@@ -2,7 +2,8 @@
  * A refusal from the tray API, carrying the service's stable numeric error code (docs/contract.md#errors
  * lists them: 400001 validation, 401000 authentication, 401001 a globally banned user, 400311 rate
  * limit, ...) so callers branch on the code rather than on message text, which may be reworded.
- * `code` is 0 when the answer was not the service's error shape (a proxy's error page, say).
+ * `code` is 0 when the answer was not the service's error shape (a proxy's error page, say), or
+ * was a success whose body was not JSON.
  */
 export class TrayApiError extends Error {
   readonly code: number;

@@ -93,5 +93,12 @@ async function readJson<T>(response: Response): Promise<T> {
     await response.body?.cancel();
     throw new TrayApiError(response.status, 0, `expected a JSON answer, got ${type || 'no content type'}`);
   }
-  return (await response.json()) as T;
+  // Read first, parsed after: a connection dropped while reading stays the fetch's own error, and
+  // a body that is not JSON (cut, or a proxy's) is a TrayApiError like any other unusable answer.
+  const text = await response.text();
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new TrayApiError(response.status, 0, `the answer is not valid JSON (${text.length} characters)`);
+  }
 }

@@ -185,6 +185,21 @@ describe('sendRequest (through the client) against the tray API', () => {
     });
   });
 
+  describe('answered 200 with a JSON body that does not parse, from a scripted server', () => {
+    const servers = useScriptedServers();
+
+    it('throws a TrayApiError (status 200, code 0), not the parser’s SyntaxError', async () => {
+      const baseUrl = await servers.serve((_req, res) => {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end('{"data": {"totalUnreadCount": 2,');
+      });
+      const client = createTrayClient({ baseUrl, getToken: () => 'a-token' });
+      await expect(client.counts())
+        .to.be.rejectedWith(TrayApiError, 'not valid JSON')
+        .and.eventually.include({ status: 200, code: 0 });
+    });
+  });
+
   describe('while the storage is down (503 with Retry-After: 5)', () => {
     const postgres = useStoppablePostgres();
     let downUrl: string;
