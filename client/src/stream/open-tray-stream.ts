@@ -90,21 +90,32 @@ export async function* openTrayStream(
       refusals = 0;
       const parser = createSseParser();
       let expired = false;
+      let garbled = false;
       for await (const message of readSse(connection.body, parser, idleTimeoutMs)) {
         // One chunk may hold many events, all parsed before the first is yielded: an abort while the
         // app handles one must end the iteration before the next, as the read itself would.
         if (signal.aborted) return;
+        const known = isTrayStreamEventName(message.event);
+        const data = known ? parseJson(message.data) : undefined;
+        // The service writes JSON: data that is not was damaged on the way (a proxy, a cut). Taken
+        // for a dropped connection, so the reconnect asks for this event again rather than the app
+        // losing it or the iteration ending on a SyntaxError.
+        if (known && data === undefined) {
+          garbled = true;
+          break;
+        }
         // Only a stream that delivers starts the backoff again: one that ends at once, however
         // often, is waited for longer each time.
         attempt = 0;
         if (message.id !== '') lastEventId = message.id;
         // The last event of a stream whose token reached its `exp`: reconnect with a new token.
         if (message.event === 'expired') expired = true;
-        if (!isTrayStreamEventName(message.event)) continue;
-        yield { event: message.event, id: message.id, data: JSON.parse(message.data) } as TrayStreamEvent;
+        if (known) yield { event: message.event, id: message.id, data } as TrayStreamEvent;
       }
       if (signal.aborted) return;
-      if (parser.lastEventId !== '') lastEventId = parser.lastEventId;
+      // The id of a block without data, which yields no message; not after a garbled event, which
+      // the parser has dispatched (and maybe more after it) but the app never saw.
+      if (!garbled && parser.lastEventId !== '') lastEventId = parser.lastEventId;
       if (expired) token = undefined;
       // The service's own `retry:` (sent when it shuts down, spread over clients) wins, up to maxMs.
       state('waiting');
@@ -113,6 +124,15 @@ export async function* openTrayStream(
     }
   } finally {
     stop.abort();
+  }
+}
+
+/** The value `text` holds as JSON, or undefined (which JSON cannot hold) when it holds none. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }
 

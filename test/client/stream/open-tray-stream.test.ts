@@ -305,6 +305,30 @@ describe('openTrayStream against a scripted event stream', function () {
     });
   });
 
+  describe('when an event’s data is not JSON (garbled on the way)', () => {
+    it('takes it for a dropped connection: reconnects after the last event it yielded, and throws nothing', async () => {
+      const script = scriptedStream((res, { index }) => {
+        res.writeHead(200, eventStreamHead);
+        if (index === 0) {
+          res.write(sseEvent('unread', '1', unread(0)));
+          res.write('event: read\nid: 2\ndata: {"ids":\n\n');
+          res.write(sseEvent('unread', '3', unread(1)));
+          return;
+        }
+        res.write(sseEvent('read', '2', { ids: ['r-2'] }));
+        res.write(sseEvent('unread', '3', unread(1)));
+      });
+      const { stream } = await open(script);
+      await stream.next('unread', { match: (event) => event.id === '3' });
+      expect(stream.events.map((event) => `${event.event}#${event.id}`)).to.deep.equal([
+        'unread#1',
+        'read#2',
+        'unread#3',
+      ]);
+      expect(script.requests.map((request) => request.lastEventId)).to.deep.equal([null, '1']);
+    });
+  });
+
   describe('when its signal aborts while the app handles an event', () => {
     it('yields none of the events that came in the same chunk', async () => {
       const script = scriptedStream((res) => {
