@@ -9,6 +9,8 @@ import {
   BASE_TIME,
   commentEvent,
   dedupeKeyOf,
+  membershipEvent,
+  postEvent,
   userDeleteEvent,
   type TestEnvelope,
 } from '../worker/event-builder.ts';
@@ -69,6 +71,30 @@ for (const engine of REQUIRED_ENGINES) {
       ]);
       const { records } = await suite.storage.records.pageAfter('u-ana', undefined, 10, deletedAt);
       expect(records.map((record) => record.key)).to.deep.equal([keyOf('p-new')]);
+    });
+  });
+
+  describe(`applyJob on ${engine}: an event larger than a document may be`, () => {
+    const suite = useTrayStorage(engine);
+
+    // WEBHOOK_MAX_BODY_BYTES may allow 64 MB, and a JSON array of numbers grows about sixfold in
+    // BSON: such an event must still be applied and stored, never fail its job on every attempt.
+    it('is applied to the tray and stored, and its job completes', async function () {
+      this.timeout(120_000);
+      const deps = { storage: suite.storage, eventsRetentionDays: 30, trayRetentionDays: RETENTION_DAYS };
+      await applyJob(delivered(membershipEvent('join', ['u-ben'], 'c-big'), START), deps);
+      const post = postEvent({
+        postId: 'p-big',
+        communityId: 'c-big',
+        createdAt: new Date(START + 60_000).toISOString(),
+      });
+      // 3 MB of JSON, about 18 MB of BSON: over MongoDB's 16 MiB document limit.
+      post.data.attachments = new Array<number>(1_500_000).fill(0);
+      const stored = await applyJob(delivered(post, START + 120_000), deps);
+      expect(stored).to.deep.include({ key: dedupeKeyOf(post), event: 'post.didCreate', status: 'applied' });
+      expect((await suite.storage.events.get(dedupeKeyOf(post)))?.status).to.equal('applied');
+      const { records } = await suite.storage.records.pageAfter('u-ben', undefined, 10, START + 180_000);
+      expect(records.map((record) => [record.verb, record.lastActionId])).to.deep.equal([['post', 'p-big']]);
     });
   });
 }

@@ -123,3 +123,27 @@ conformanceCase(
     expect(await storage.events.count({ webhook })).to.equal(0);
   },
 );
+
+// JSON allows U+0000 anywhere, in a key too; BSON refuses it in a key, PostgreSQL's text and
+// jsonb anywhere (and so FerretDB). The acknowledged event must still be stored, never fail its
+// job on every retry: each U+0000 is kept as U+FFFD, the replacement character, on every adapter.
+conformanceCase(
+  'events: a payload holding U+0000, in a key or a string, is stored with U+FFFD in its place',
+  async ({ storage, id }) => {
+    const key = id('nul');
+    const stored = await storage.events.store(
+      {
+        key,
+        event: 'follow.didCreate',
+        data: { 'te\u0000xt': 'a\u0000b', list: ['\u0000', { 'k\u0000': { 'in\u0000ner': 1 } }] },
+        webhook: id('wh'),
+        receivedAt: received(5),
+      },
+      { status: 'invalid', error: 'bad \u0000', userId: id('u-\u0000') },
+      { retentionDays: 7, now: received(1) },
+    );
+    const data = { 'te\uFFFDxt': 'a\uFFFDb', list: ['\uFFFD', { 'k\uFFFD': { 'in\uFFFDner': 1 } }] };
+    expect(stored).to.deep.include({ key, data, error: 'bad \uFFFD', userId: id('u-\uFFFD') });
+    expect(await storage.events.get(key)).to.deep.equal(stored);
+  },
+);

@@ -3,8 +3,14 @@ import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { dayOf } from '../records/storage-keys.ts';
 import type { EventOutcome, EventsPort } from '../../port.ts';
 import type { EventDoc } from './events-collection.ts';
+import { withinDocumentLimit } from './within-document-limit.ts';
+import { withoutNul } from './without-nul.ts';
 
-/** The stored document of a delivery and its outcome. Pure. */
+/**
+ * The stored document of a delivery and its outcome, as MongoDB can hold it: U+0000 replaced
+ * (without-nul.ts) and a payload too large for a document replaced by a marker
+ * (within-document-limit.ts). Pure.
+ */
 export function eventDocument(
   /** A delivery as the storage port hands it over (the receiver's dedupe key as `key`). */
   event: Parameters<EventsPort['store']>[0],
@@ -14,25 +20,27 @@ export function eventDocument(
 ): EventDoc {
   const expiresAt = new Date(event.receivedAt.getTime() + retentionDays * DAY_MS);
   const post = outcome.communityPost;
-  return {
-    _id: event.key,
-    event: event.event,
-    data: event.data,
-    webhook: event.webhook,
-    receivedAt: event.receivedAt,
-    storedAt: now,
-    expiresAt,
-    status: outcome.status,
-    ...(outcome.error === undefined ? {} : { error: outcome.error }),
-    ...(outcome.userId === undefined ? {} : { userId: outcome.userId }),
-    ...(outcome.communityId === undefined ? {} : { communityId: outcome.communityId }),
-    moderation: 'none',
-    ...(post
-      ? {
-          communityDay: communityDay(post.communityId, dayOf(post.at)),
-          activityAt: post.at,
-          ...(post.activity ? { postActivity: post.activity } : {}),
-        }
-      : {}),
-  };
+  return withinDocumentLimit(
+    withoutNul<EventDoc>({
+      _id: event.key,
+      event: event.event,
+      data: event.data,
+      webhook: event.webhook,
+      receivedAt: event.receivedAt,
+      storedAt: now,
+      expiresAt,
+      status: outcome.status,
+      ...(outcome.error === undefined ? {} : { error: outcome.error }),
+      ...(outcome.userId === undefined ? {} : { userId: outcome.userId }),
+      ...(outcome.communityId === undefined ? {} : { communityId: outcome.communityId }),
+      moderation: 'none',
+      ...(post
+        ? {
+            communityDay: communityDay(post.communityId, dayOf(post.at)),
+            activityAt: post.at,
+            ...(post.activity ? { postActivity: post.activity } : {}),
+          }
+        : {}),
+    }),
+  );
 }
