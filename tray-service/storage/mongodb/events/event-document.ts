@@ -2,6 +2,7 @@ import { communityDay } from './events-collection.ts';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { dayOf } from '../records/storage-keys.ts';
 import type { EventOutcome, EventsPort } from '../../port.ts';
+import { idWithinLimit } from '../../../domain/event-id.ts';
 import type { EventDoc } from './events-collection.ts';
 import { withinDocumentLimit } from './within-document-limit.ts';
 import { withoutNul } from './without-nul.ts';
@@ -19,7 +20,10 @@ export function eventDocument(
   now: Date,
 ): EventDoc {
   const expiresAt = new Date(event.receivedAt.getTime() + retentionDays * DAY_MS);
-  const post = outcome.communityPost;
+  // A longer id (which no valid event names) would not fit its index on FerretDB: left out.
+  const userId = idWithinLimit(outcome.userId);
+  const communityId = idWithinLimit(outcome.communityId);
+  const post = idWithinLimit(outcome.communityPost?.communityId) ? outcome.communityPost : undefined;
   return withinDocumentLimit(
     withoutNul<EventDoc>({
       _id: event.key,
@@ -31,8 +35,8 @@ export function eventDocument(
       expiresAt,
       status: outcome.status,
       ...(outcome.error === undefined ? {} : { error: outcome.error }),
-      ...(outcome.userId === undefined ? {} : { userId: outcome.userId }),
-      ...(outcome.communityId === undefined ? {} : { communityId: outcome.communityId }),
+      ...(userId === undefined ? {} : { userId }),
+      ...(communityId === undefined ? {} : { communityId }),
       moderation: 'none',
       ...(post
         ? {
