@@ -17,8 +17,9 @@ import { createStorageGate, type StorageGateOptions } from './storage-gate.ts';
 import { createWorkerMetrics } from './worker-metrics.ts';
 
 /**
- * Posts of one community in one fan-out at most: a fan-out that fails is retried by every job in
- * it, and the adapter writes every member's record for all of them at once.
+ * Posts of one community in one fan-out at most: the adapter writes every member's record for all
+ * of them at once, and a fan-out that fails runs again post by post (keyedBatches), so a post that
+ * cannot be fanned out fails its own job only.
  */
 const POSTS_PER_FAN_OUT = 32;
 

@@ -12,7 +12,8 @@ import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import type { TrayStorage } from '../../../tray-service/storage/port.ts';
-import { commentEvent } from './event-builder.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
+import { commentEvent, membershipEvent, minute, postEvent } from './event-builder.ts';
 import { jobDataOf, readAll } from './worker-harness.ts';
 
 /** Resolves once the job reached a final state (completed, or failed with no attempt left). */
@@ -109,5 +110,58 @@ describe('tray worker when a job fails for a reason of its own (the database ans
     expect(failed?.failedReason).to.equal('refused by the test');
     // Exponential backoff: the second wait (400 ms) follows the first (200 ms).
     expect(failed!.finishedOn! - failed!.timestamp).to.be.at.least(600);
+  });
+});
+
+// A community's posts that reach the worker together are fanned out together (start-worker.ts):
+// one post whose fan-out cannot succeed must fail its own job only, not the others gathered with it
+// on every retry of theirs.
+describe('tray worker when one post of a community cannot be fanned out', () => {
+  const prefix = useQueuePrefix();
+  const suite = useTrayStorage();
+  let queue: Bull.Queue<WebhookJobData> | undefined;
+  let worker: RunningWorker | undefined;
+
+  before(async () => {
+    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    const { storage } = suite;
+    const writes = new Proxy(storage.writes, {
+      get: (target, name, receiver) =>
+        name === 'fanOutPosts'
+          ? (...args: Parameters<TrayStorage['writes']['fanOutPosts']>) =>
+              args[1].some((post) => post.lastActionId === 'p-poison')
+                ? Promise.reject(new Error('this post cannot be fanned out'))
+                : target.fanOutPosts(...args)
+          : (Reflect.get(target, name, receiver) as unknown),
+    });
+    worker = await startWorker({
+      queue,
+      storage: { ...storage, writes, ping: () => storage.ping() },
+      logger: createLogger({ name: 'test', level: 'silent' }),
+      registry: createMetricsRegistry('test', false),
+      purgeIntervalMs: 0,
+    });
+  });
+  after(async function () {
+    this.timeout(30_000);
+    await worker?.close();
+  });
+
+  it('fails the poison post’s job only; the post fanned out with it completes', async function () {
+    this.timeout(60_000);
+    const options = { ...webhookJobOptions, attempts: 1 };
+    const join = await queue!.add(
+      jobDataOf(membershipEvent('join', ['u-ben'], 'c-fan', minute(-5))),
+      options,
+    );
+    expect(await settled(join)).to.equal('completed');
+    const [good, poison] = await Promise.all(
+      ['p-good', 'p-poison'].map((postId) =>
+        queue!.add(jobDataOf(postEvent({ postId, communityId: 'c-fan' })), options),
+      ),
+    );
+    expect(await Promise.all([settled(good!), settled(poison!)])).to.deep.equal(['completed', 'failed']);
+    const records = await readAll(suite.storage, 'u-ben');
+    expect(records.map((record) => [record.verb, record.lastActionId])).to.deep.equal([['post', 'p-good']]);
   });
 });
