@@ -37,14 +37,15 @@ export const encodeWebhookJob = (job: WebhookJobData): EncodedWebhookJob => ({
 });
 
 /**
- * Waits between attempts of a webhook job: 1 s, 2 s, 4 s, 8 s, 16 s, then every 30 s (the tray
- * worker's TRAY_RETRY_FIRST_DELAY_MS and TRAY_RETRY_MAX_DELAY_MS change them).
+ * Waits between attempts of a webhook job: 1 s, 2 s, 4 s, 8 s, 16 s, then every 30 s, each less up
+ * to a fifth at random (RETRY_JITTER; the tray worker's TRAY_RETRY_FIRST_DELAY_MS and
+ * TRAY_RETRY_MAX_DELAY_MS change them).
  */
 export const webhookRetryDelays = { firstMs: 1_000, maxMs: 30_000 } as const;
 
 /**
  * Job options for every webhook job. 20 attempts with capped exponential backoff
- * (webhookRetryDelays) span about 7.5 minutes. A storage outage costs no attempts at all: the
+ * (webhookRetryDelays) span 6 to 7.5 minutes. A storage outage costs no attempts at all: the
  * worker stops taking jobs until the storage answers (tray-service/worker/storage-gate.ts). After the last attempt the job stays
  * in the failed set (the dead letter) until `scripts/replay` moves it back.
  */
