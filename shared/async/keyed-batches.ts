@@ -22,8 +22,9 @@ export interface KeyedBatchOptions {
 
 /**
  * Runs a batch of one key. Each call brings its own; a batch runs with the `run` of its first
- * call. A rejection fails every call of the batch (their callers retry), so it must be safe to
- * repeat.
+ * call. A rejected batch of several runs again call by call, each with its own `run`, before the
+ * key's next batch: an item that cannot succeed (a poison post) fails its own call alone instead of
+ * every call gathered with it, on every retry of theirs. So it must be safe to repeat.
  */
 export type RunBatch<T> = (items: readonly T[]) => Promise<void>;
 
@@ -54,7 +55,7 @@ export function keyedBatches<T>(
     if (!entry) {
       const gatherMs = options.gatherMs ?? 0;
       entry = {
-        submit: groupCommit(flush, { maxBatch: options.maxBatch, maxInFlight: 1 }),
+        submit: groupCommit(flush, { maxBatch: options.maxBatch, maxInFlight: 1, isolateFailures: true }),
         calls: 0,
         gathered: gatherMs > 0 ? new Promise((resolve) => setTimeout(resolve, gatherMs)) : Promise.resolve(),
       };

@@ -22,10 +22,11 @@ export const trayWorkerShape = {
   /** Milliseconds between purges of expired records and events (servers without TTL indexes need them). */
   TRAY_PURGE_INTERVAL_MS: positiveInt(3_600_000, 7 * 24 * 3_600_000),
   /**
-   * Wait before a failed job's second attempt, doubling per attempt up to TRAY_RETRY_MAX_DELAY_MS:
-   * with the 20 attempts the receiver gives each job, the defaults span about 7.5 minutes. A
-   * storage outage spends no attempts (the worker waits for the storage instead), so this window
-   * only bounds how long a job failing for a reason of its own keeps being tried.
+   * Wait before a failed job's second attempt, doubling per attempt up to TRAY_RETRY_MAX_DELAY_MS,
+   * each wait less up to a fifth at random (RETRY_JITTER): with the 20 attempts the receiver gives
+   * each job, the defaults span 6 to 7.5 minutes. A storage outage spends no attempts (the worker
+   * waits for the storage instead), so this window only bounds how long a job failing for a reason
+   * of its own keeps being tried.
    */
   TRAY_RETRY_FIRST_DELAY_MS: positiveInt(1_000, 3_600_000),
   /** Longest wait between two attempts of a job. */

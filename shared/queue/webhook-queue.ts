@@ -37,15 +37,17 @@ export const encodeWebhookJob = (job: WebhookJobData): EncodedWebhookJob => ({
 });
 
 /**
- * Waits between attempts of a webhook job: 1 s, 2 s, 4 s, 8 s, 16 s, then every 30 s (the tray
- * worker's TRAY_RETRY_FIRST_DELAY_MS and TRAY_RETRY_MAX_DELAY_MS change them).
+ * Waits between attempts of a webhook job: 1 s, 2 s, 4 s, 8 s, 16 s, then every 30 s, each less up
+ * to a fifth at random (RETRY_JITTER; the tray worker's TRAY_RETRY_FIRST_DELAY_MS and
+ * TRAY_RETRY_MAX_DELAY_MS change them).
  */
 export const webhookRetryDelays = { firstMs: 1_000, maxMs: 30_000 } as const;
 
 /**
  * Job options for every webhook job. 20 attempts with capped exponential backoff
- * (webhookRetryDelays) span about 7.5 minutes. A storage outage costs no attempts at all: the
- * worker stops taking jobs until the storage answers (tray-service/worker/storage-gate.ts). After the last attempt the job stays
+ * (webhookRetryDelays) span 6 to 7.5 minutes. A storage outage costs no attempts at all: the
+ * worker stops taking jobs until the storage answers (tray-service/worker/storage-gate.ts), and
+ * a stall costs none either (up to WEBHOOK_MAX_STALLED_COUNT). After the last attempt the job stays
  * in the failed set (the dead letter) until `scripts/replay` moves it back.
  */
 export const webhookJobOptions: Bull.JobOptions = {
@@ -54,6 +56,17 @@ export const webhookJobOptions: Bull.JobOptions = {
   removeOnComplete: { age: 24 * 3600, count: 10_000 },
   removeOnFail: false,
 };
+
+/**
+ * Stalls a webhook job survives: bull's default, 1, failed a job outright, without its remaining
+ * attempts, the second time its worker stopped holding it mid-job. A stall costs no attempt and is
+ * no fault of the job as a rule: a worker killed, or shut down while its jobs wait for the storage
+ * (start-worker.ts), and every job in flight on a worker that dies stalls with it. More than this
+ * many stalls means the job itself stops its workers (one that runs them out of memory, say): it
+ * goes to the failed set, replayable, instead of taking down worker after worker; the tray worker
+ * logs and counts it.
+ */
+export const WEBHOOK_MAX_STALLED_COUNT = 5;
 
 export type { QueueConnection };
 
@@ -65,6 +78,7 @@ export function createWebhookQueue(
   // Every instance registers the strategy: bull computes a retry's delay in the process whose
   // worker ran the failed attempt, from the job's stored `backoff.type`.
   return createBullQueue<WebhookJobData>(name, connection, {
+    maxStalledCount: WEBHOOK_MAX_STALLED_COUNT,
     backoffStrategies: {
       [CAPPED_EXPONENTIAL]: (attemptsMade) => cappedExponentialDelay(attemptsMade, retryDelays),
     },

@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { eventId } from './event-id.ts';
 
 // Payload schemas of the events that change the tray (docs/contract.md#event-catalogue). Unknown extra
 // fields are allowed: the platform may add fields without breaking the tray.
 
-const id = z.string().min(1);
+// Ids have a maximum length (event-id.ts): a longer one makes the payload invalid.
+const id = eventId;
 const time = z.iso.datetime({ offset: true });
 
 export const userProfileSchema = z.object({

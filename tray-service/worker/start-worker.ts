@@ -3,7 +3,8 @@ import pLimit from 'p-limit';
 import type { Registry } from 'prom-client';
 import { keyedBatches } from '../../shared/async/keyed-batches.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
-import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
+import { isStalledOut } from '../../shared/queue/stalled-out.ts';
+import { WEBHOOK_MAX_STALLED_COUNT, type WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import { publishBans } from '../bans/publish-bans.ts';
 import type { Activity } from '../domain/activity.ts';
@@ -17,8 +18,9 @@ import { createStorageGate, type StorageGateOptions } from './storage-gate.ts';
 import { createWorkerMetrics } from './worker-metrics.ts';
 
 /**
- * Posts of one community in one fan-out at most: a fan-out that fails is retried by every job in
- * it, and the adapter writes every member's record for all of them at once.
+ * Posts of one community in one fan-out at most: the adapter writes every member's record for all
+ * of them at once, and a fan-out that fails runs again post by post (keyedBatches), so a post that
+ * cannot be fanned out fails its own job only.
  */
 const POSTS_PER_FAN_OUT = 32;
 
@@ -142,6 +144,25 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     }
   });
 
+  // A job bull failed for stalling too often (its worker stopped mid-job each time) gets no retry and
+  // runs none of the code above: said here, by the process whose stalled check failed it.
+  const onFailed = (job: Bull.Job<WebhookJobData> | null, error: Error) => {
+    if (!isStalledOut(error)) return;
+    metrics.jobs.inc({ outcome: 'stalled_out' });
+    deps.logger.error(
+      { key: job?.data.dedupeKey, jobId: job?.id, maxStalledCount: WEBHOOK_MAX_STALLED_COUNT },
+      'job failed: it stalled more often than bull allows (its worker stopped mid-job each time); in the failed set, replayable',
+    );
+  };
+  const onStalled = (job: Bull.Job<WebhookJobData>) => {
+    deps.logger.warn(
+      { key: job.data.dedupeKey, jobId: job.id },
+      'job stalled (its worker stopped mid-job); run again, no attempt spent',
+    );
+  };
+  deps.queue.on('failed', onFailed);
+  deps.queue.on('stalled', onStalled);
+
   const purgeIntervalMs = deps.purgeIntervalMs ?? 3_600_000;
   const purge = async () => {
     try {
@@ -161,8 +182,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       const waiting = !gate.isOpen;
       gate.stop();
       // Waits for in-flight jobs, unless they wait for the storage: then they stay active and are
-      // picked up again as stalled jobs, which costs no attempt.
+      // picked up again as stalled jobs, which costs no attempt (WEBHOOK_MAX_STALLED_COUNT stalls
+      // at most).
       await deps.queue.close(waiting);
+      deps.queue.off('failed', onFailed);
+      deps.queue.off('stalled', onStalled);
     },
   };
 }

@@ -77,7 +77,10 @@ describe('keyedBatches', () => {
     await Promise.all(calls);
   });
 
-  it('fails every call of a failed batch, and only those; the key then runs again', async () => {
+  // One poison item (a post whose fan-out cannot succeed) must not fail the items gathered with it,
+  // on every retry of theirs: a failed batch of several runs again item by item, each with its own
+  // call's runner, before the key's next batch.
+  it('runs a failed batch of several again call by call, so only the failing call fails; the key then runs again', async () => {
     const { batches, runner, settle } = manualRuns();
     const submit = keyedBatches<number>({ maxBatch: 10 });
     const outcome = (n: number) =>
@@ -90,14 +93,33 @@ describe('keyedBatches', () => {
     const second = [outcome(2), outcome(3)];
     await tick();
     await settle(0);
+    expect(batches[1]).to.deep.equal({ runner: 'r2', items: [2, 3] });
+    const waiting = outcome(4);
     await settle(1, new Error('boom'));
+    expect(batches.slice(2), 'each call of the failed batch alone, in order').to.deep.equal([
+      { runner: 'r2', items: [2] },
+    ]);
+    await settle(2, new Error('poison'));
+    expect(batches.slice(3)).to.deep.equal([{ runner: 'r3', items: [3] }]);
+    await settle(3);
     expect(await first).to.equal('ok');
-    expect(await Promise.all(second)).to.deep.equal(['boom', 'boom']);
-    const later = outcome(4);
+    expect(await Promise.all(second)).to.deep.equal(['poison', 'ok']);
+    expect(batches.at(-1), 'the key’s next batch after them').to.deep.equal({ runner: 'r4', items: [4] });
+    await settle(4);
+    expect(await waiting).to.equal('ok');
+  });
+
+  it('fails a lone call’s failed batch at once, without running it again', async () => {
+    const { batches, runner, settle } = manualRuns();
+    const submit = keyedBatches<number>({ maxBatch: 10 });
+    const call = submit('k', 1, runner('r1')).then(
+      () => 'ok',
+      (error: Error) => error.message,
+    );
     await tick();
-    expect(batches.at(-1)).to.deep.equal({ runner: 'r4', items: [4] });
-    await settle(2);
-    expect(await later).to.equal('ok');
+    await settle(0, new Error('boom'));
+    expect(await call).to.equal('boom');
+    expect(batches).to.deep.equal([{ runner: 'r1', items: [1] }]);
   });
 
   it('with gatherMs, runs a key’s first call with the calls of its key made within gatherMs, and later calls as usual', async () => {

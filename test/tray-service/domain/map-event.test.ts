@@ -61,4 +61,27 @@ describe('mapEvent', () => {
       error: 'data.community: required for a post in a community',
     });
   });
+
+  // A longer id would not fit the storage's indexes (PostgreSQL's, and FerretDB's on it), and the
+  // API names targets of at most 512 characters and records of at most 1,024: such a payload is
+  // invalid, stored as such, and its job completes instead of failing for ever.
+  it('reports an event carrying an id longer than 128 characters as invalid, naming none of its ids', () => {
+    const tooLong = 'p'.repeat(129);
+    const comment = mapEvent({ ...commentEvent({ postId: tooLong }), receivedAt });
+    expect(comment.status).to.equal('invalid');
+    expect(comment.error).to.include('data.post.postId: expected an id of at most 128 characters');
+    expect(comment.subject).to.equal(undefined);
+    for (const envelope of [
+      membershipEvent('join', ['u-ana', 'u'.repeat(129)]),
+      membershipEvent('join', ['u-ana'], 'c'.repeat(129)),
+      userDeleteEvent('u'.repeat(129)),
+      postEvent({ author: 'u'.repeat(129) }),
+    ])
+      expect(mapEvent({ ...envelope, receivedAt }).status, envelope.event).to.equal('invalid');
+    const longest = mapEvent({
+      ...commentEvent({ postId: 'p'.repeat(128), author: 'u'.repeat(128) }),
+      receivedAt,
+    });
+    expect(longest.status).to.equal('applied');
+  });
 });

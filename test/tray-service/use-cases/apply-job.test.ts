@@ -1,3 +1,4 @@
+import { randomBytes, randomInt } from 'node:crypto';
 import { expect } from 'chai';
 import { DAY_MS } from '../../../shared/time/durations.ts';
 import type { InboxRecord } from '../../../tray-service/domain/inbox-record.ts';
@@ -7,8 +8,15 @@ import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { REQUIRED_ENGINES } from '../storage/conformance/conformance-adapters.ts';
 import {
   BASE_TIME,
+  commentDeleteEvent,
   commentEvent,
   dedupeKeyOf,
+  membershipEvent,
+  postDeleteEvent,
+  postEvent,
+  reactionEvent,
+  reactionRemoveEvent,
+  userUpdateEvent,
   userDeleteEvent,
   type TestEnvelope,
 } from '../worker/event-builder.ts';
@@ -71,4 +79,158 @@ for (const engine of REQUIRED_ENGINES) {
       expect(records.map((record) => record.key)).to.deep.equal([keyOf('p-new')]);
     });
   });
+
+  describe(`applyJob on ${engine}: an event larger than a document may be`, () => {
+    const suite = useTrayStorage(engine);
+
+    // WEBHOOK_MAX_BODY_BYTES may allow 64 MB, and a JSON array of numbers grows about sixfold in
+    // BSON: such an event must still be applied and stored, never fail its job on every attempt.
+    it('is applied to the tray and stored, and its job completes', async function () {
+      this.timeout(120_000);
+      const deps = { storage: suite.storage, eventsRetentionDays: 30, trayRetentionDays: RETENTION_DAYS };
+      await applyJob(delivered(membershipEvent('join', ['u-ben'], 'c-big'), START), deps);
+      const post = postEvent({
+        postId: 'p-big',
+        communityId: 'c-big',
+        createdAt: new Date(START + 60_000).toISOString(),
+      });
+      // 3 MB of JSON, about 18 MB of BSON: over MongoDB's 16 MiB document limit.
+      post.data.attachments = new Array<number>(1_500_000).fill(0);
+      const stored = await applyJob(delivered(post, START + 120_000), deps);
+      expect(stored).to.deep.include({ key: dedupeKeyOf(post), event: 'post.didCreate', status: 'applied' });
+      expect((await suite.storage.events.get(dedupeKeyOf(post)))?.status).to.equal('applied');
+      const { records } = await suite.storage.records.pageAfter('u-ben', undefined, 10, START + 180_000);
+      expect(records.map((record) => [record.verb, record.lastActionId])).to.deep.equal([['post', 'p-big']]);
+    });
+  });
+
+  describe(`applyJob on ${engine}: ids`, () => {
+    const suite = useTrayStorage(engine);
+    const deps = () => ({
+      storage: suite.storage,
+      eventsRetentionDays: 30,
+      trayRetentionDays: RETENTION_DAYS,
+      publishBans: async () => undefined,
+    });
+
+    // Over PostgreSQL's (and FerretDB's) largest index entry, such an id failed the store or the
+    // tray's writes on every attempt and replay.
+    it('stores a comment on a post whose id is 5,000 characters as invalid, and its job completes', async () => {
+      const envelope = commentEvent({ postId: randomBytes(2_500).toString('hex'), commentId: 'cm-long' });
+      const stored = await applyJob(delivered(envelope, START), deps());
+      expect(stored).to.deep.include({ key: dedupeKeyOf(envelope), status: 'invalid' });
+      expect(stored.error).to.match(/^data\.comment\.referenceId: expected an id of at most 128 characters/);
+      expect(await suite.storage.events.get(dedupeKeyOf(envelope))).to.deep.include(stored);
+      const { records } = await suite.storage.records.pageAfter('u-ana', undefined, 10, START + 60_000);
+      expect(records).to.deep.equal([]);
+    });
+
+    // The longest ids an event may carry, made of the characters that take the most room: three
+    // bytes of UTF-8 each (PostgreSQL's index entries count bytes), six in JSON (the MongoDB
+    // adapter's keys are JSON), or escaped in JSON and in record keys. Every kind of event, with
+    // every id that long, must still be stored and applied.
+    const alphabets = {
+      'three-byte characters': () => String.fromCharCode(0x4e00 + randomInt(20_000)),
+      'control characters': () => String.fromCharCode(1 + randomInt(31)),
+      'quotes, backslashes, underscores and percent signs': () => ['"', '\\', '_', '%'][randomInt(4)] ?? '_',
+    };
+    for (const [name, character] of Object.entries(alphabets)) {
+      it(`applies every kind of event whose ids are all 128 ${name}`, async function () {
+        this.timeout(60_000);
+        const longest = (first: string) => {
+          let text = first;
+          while (text.length < 128) text += character();
+          return text;
+        };
+        const [community, ana, ben, dee, eve, fay] = ['c', 'a', 'b', 'd', 'e', 'f'].map(longest) as [
+          string,
+          string,
+          string,
+          string,
+          string,
+          string,
+        ];
+        const [post, feedPost, comment, reply, reaction] = ['p', 'q', 'm', 'n', 'r'].map(longest) as [
+          string,
+          string,
+          string,
+          string,
+          string,
+        ];
+        const onPost = { postId: post, postOwner: ana, communityId: community };
+        const events: TestEnvelope[] = [
+          membershipEvent('join', [ana, ben, dee, eve, fay], community, new Date(START).toISOString()),
+          postEvent({
+            postId: post,
+            author: ana,
+            communityId: community,
+            mentions: [eve],
+            createdAt: new Date(START + 60_000).toISOString(),
+          }),
+          postEvent({ postId: feedPost, author: ben, feed: 'user', feedOwner: ana, mentions: [eve] }),
+          commentEvent({ ...onPost, commentId: comment, author: ben, mentions: [eve, dee] }),
+          commentEvent({
+            ...onPost,
+            commentId: reply,
+            author: fay,
+            parent: { commentId: comment, userId: ben },
+          }),
+          reactionEvent({ ...onPost, reactionId: reaction, author: dee }),
+          reactionEvent({
+            ...onPost,
+            reactionId: longest('s'),
+            author: dee,
+            comment: { commentId: comment, userId: ben },
+          }),
+          userUpdateEvent({ userId: ben, displayName: 'Ben' }),
+          {
+            event: 'user.didGlobalBan',
+            data: { userIds: [dee], createdAt: new Date(START).toISOString(), users: [] },
+          },
+          membershipEvent('leave', [eve], community, new Date(START + 120_000).toISOString()),
+          userDeleteEvent(fay),
+          withIds(
+            commentDeleteEvent({
+              commentId: reply,
+              author: fay,
+              parent: { commentId: comment, userId: ben },
+            }),
+            onPost,
+          ),
+          withIds(reactionRemoveEvent({ reactionId: reaction }), { ...onPost, author: dee }),
+          withIds(postDeleteEvent({ postId: post, author: ana }), onPost),
+        ];
+        for (const [index, envelope] of events.entries()) {
+          const stored = await applyJob(delivered(envelope, START + (index + 3) * 60_000), deps());
+          expect(stored.status, `${envelope.event}: ${stored.error ?? ''}`).to.equal('applied');
+        }
+        for (const user of [ana, ben, dee, eve])
+          await suite.storage.records.pageAfter(user, undefined, 10, START + 60 * 60_000);
+        expect((await suite.storage.events.list({ userId: ben }, 10)).items).to.have.length.above(0);
+      });
+    }
+  });
+}
+
+/** A removal's payload on `onPost`'s post, community and authors instead of the builders' own. */
+function withIds(
+  envelope: TestEnvelope,
+  onPost: { postId: string; postOwner: string; communityId: string; author?: string },
+): TestEnvelope {
+  const data = structuredClone(envelope.data) as Record<string, Record<string, unknown>>;
+  data.post = {
+    ...data.post,
+    postId: onPost.postId,
+    postedUserId: onPost.postOwner,
+    targetId: onPost.communityId,
+  };
+  data.community = { communityId: onPost.communityId, displayName: 'Hiking Club' };
+  if (data.comment) data.comment = { ...data.comment, referenceId: onPost.postId };
+  if (data.reaction)
+    data.reaction = {
+      ...data.reaction,
+      userId: onPost.author ?? data.reaction.userId,
+      referenceId: onPost.postId,
+    };
+  return { event: envelope.event, data };
 }

@@ -1,18 +1,24 @@
 import { expect } from 'chai';
 import type Bull from 'bull';
+import { Redis } from 'ioredis';
 import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import {
   createWebhookQueue,
+  WEBHOOK_MAX_STALLED_COUNT,
+  WEBHOOK_QUEUE_NAME,
   webhookJobOptions,
   type WebhookJobData,
 } from '../../../shared/queue/webhook-queue.ts';
 import { startWorker, type RunningWorker } from '../../../tray-service/worker/start-worker.ts';
+import { recordingLogger } from '../../support/recording-logger.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import type { TrayStorage } from '../../../tray-service/storage/port.ts';
-import { commentEvent } from './event-builder.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
+import { waitFor } from '../../support/wait-for.ts';
+import { commentEvent, membershipEvent, minute, postEvent } from './event-builder.ts';
 import { jobDataOf, readAll } from './worker-harness.ts';
 
 /** Resolves once the job reached a final state (completed, or failed with no attempt left). */
@@ -109,5 +115,165 @@ describe('tray worker when a job fails for a reason of its own (the database ans
     expect(failed?.failedReason).to.equal('refused by the test');
     // Exponential backoff: the second wait (400 ms) follows the first (200 ms).
     expect(failed!.finishedOn! - failed!.timestamp).to.be.at.least(600);
+  });
+});
+
+// A community's posts that reach the worker together are fanned out together (start-worker.ts):
+// one post whose fan-out cannot succeed must fail its own job only, not the others gathered with it
+// on every retry of theirs.
+describe('tray worker when one post of a community cannot be fanned out', () => {
+  const prefix = useQueuePrefix();
+  const suite = useTrayStorage();
+  let queue: Bull.Queue<WebhookJobData> | undefined;
+  let worker: RunningWorker | undefined;
+
+  before(async () => {
+    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    const { storage } = suite;
+    const writes = new Proxy(storage.writes, {
+      get: (target, name, receiver) =>
+        name === 'fanOutPosts'
+          ? (...args: Parameters<TrayStorage['writes']['fanOutPosts']>) =>
+              args[1].some((post) => post.lastActionId === 'p-poison')
+                ? Promise.reject(new Error('this post cannot be fanned out'))
+                : target.fanOutPosts(...args)
+          : (Reflect.get(target, name, receiver) as unknown),
+    });
+    worker = await startWorker({
+      queue,
+      storage: { ...storage, writes, ping: () => storage.ping() },
+      logger: createLogger({ name: 'test', level: 'silent' }),
+      registry: createMetricsRegistry('test', false),
+      purgeIntervalMs: 0,
+    });
+  });
+  after(async function () {
+    this.timeout(30_000);
+    await worker?.close();
+  });
+
+  it('fails the poison post’s job only; the post fanned out with it completes', async function () {
+    this.timeout(60_000);
+    const options = { ...webhookJobOptions, attempts: 1 };
+    const join = await queue!.add(
+      jobDataOf(membershipEvent('join', ['u-ben'], 'c-fan', minute(-5))),
+      options,
+    );
+    expect(await settled(join)).to.equal('completed');
+    const [good, poison] = await Promise.all(
+      ['p-good', 'p-poison'].map((postId) =>
+        queue!.add(jobDataOf(postEvent({ postId, communityId: 'c-fan' })), options),
+      ),
+    );
+    expect(await Promise.all([settled(good!), settled(poison!)])).to.deep.equal(['completed', 'failed']);
+    const records = await readAll(suite.storage, 'u-ben');
+    expect(records.map((record) => [record.verb, record.lastActionId])).to.deep.equal([['post', 'p-good']]);
+  });
+});
+
+// A job stalls when its worker stops holding it mid-job: killed, or shut down while waiting for the
+// storage. A stall costs no attempt, but bull fails a job outright once it has stalled more than
+// maxStalledCount times, without its retries.
+describe('tray worker when a job stalls (its worker killed mid-job)', () => {
+  const prefix = useQueuePrefix();
+  const suite = useTrayStorage();
+  const recording = recordingLogger();
+  const registry = createMetricsRegistry('test', false);
+  let queue: Bull.Queue<WebhookJobData> | undefined;
+  let vanishing: Bull.Queue<WebhookJobData> | undefined;
+  let worker: RunningWorker | undefined;
+  const redis = () => new Redis(testStack().redisUrl);
+  let admin: Redis | undefined;
+
+  before(async () => {
+    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    // Another worker's queue, whose jobs are taken and then abandoned (its process "killed").
+    vanishing = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    admin = redis();
+    worker = await startWorker({
+      queue,
+      storage: suite.storage,
+      logger: recording.logger,
+      registry,
+      purgeIntervalMs: 0,
+    });
+    // This worker takes no job until a test lets it: the other one takes them, and dies.
+    await queue.pause(true, true);
+  });
+  after(async function () {
+    this.timeout(30_000);
+    await worker?.close();
+    await vanishing?.close();
+    admin?.disconnect();
+  });
+
+  /** The other worker takes the waiting job and dies holding it; this worker's stalled check finds it. */
+  async function stall(jobId: string): Promise<void> {
+    const taken = await vanishing!.getNextJob();
+    expect(taken?.id).to.equal(jobId);
+    // Its lock is gone as after lockDuration without renewal.
+    await admin!.del(`${prefix}:${WEBHOOK_QUEUE_NAME}:${jobId}:lock`);
+    const checking = queue as unknown as { moveUnlockedJobsToWait(): Promise<unknown> };
+    // The first pass marks the active job as suspect, the second moves it back (or fails it); bull
+    // runs the check once per stalled interval, remembered in a key.
+    for (let pass = 0; pass < 2; pass += 1) {
+      await admin!.del(`${prefix}:${WEBHOOK_QUEUE_NAME}:stalled-check`);
+      await checking.moveUnlockedJobsToWait();
+    }
+  }
+
+  it('runs a job again after it stalled twice, without spending an attempt', async function () {
+    this.timeout(30_000);
+    const job = await queue!.add(jobDataOf(commentEvent({ commentId: 'cm-stalled' })), {
+      ...webhookJobOptions,
+      jobId: 'stalled-twice',
+    });
+    await stall('stalled-twice');
+    await stall('stalled-twice');
+    expect(await job.getState()).to.equal('waiting');
+    await queue!.resume(true);
+    try {
+      expect(await settled(job)).to.equal('completed');
+      expect((await queue!.getJob(job.id))?.attemptsMade).to.equal(0);
+    } finally {
+      await queue!.pause(true, true);
+    }
+  });
+
+  it('logs and counts a job that stalled more often than bull allows, left in the failed set to replay', async function () {
+    this.timeout(30_000);
+    const job = await queue!.add(jobDataOf(commentEvent({ commentId: 'cm-crashes' })), {
+      ...webhookJobOptions,
+      jobId: 'stalled-out',
+    });
+    let stalls = 0;
+    while ((await job.getState()) === 'waiting' && stalls < 20) {
+      await stall('stalled-out');
+      stalls += 1;
+    }
+    const failed = await queue!.getJob('stalled-out');
+    expect(await failed?.getState()).to.equal('failed');
+    expect(failed?.failedReason).to.equal('job stalled more than allowable limit');
+    await waitFor(
+      () => recording.messages.some((message) => message.includes('stalled')),
+      5_000,
+      'the stalled job to be logged',
+    );
+    expect(recording.messages).to.include(
+      'job failed: it stalled more often than bull allows (its worker stopped mid-job each time); in the failed set, replayable',
+    );
+    expect(stalls, 'stalls survived, and the one too many').to.equal(WEBHOOK_MAX_STALLED_COUNT + 1);
+    expect(failed?.attemptsMade).to.equal(0);
+    const jobs = await registry.getSingleMetricAsString('tray_worker_jobs_total');
+    expect(jobs).to.match(/tray_worker_jobs_total\{outcome="stalled_out"[^}]*\} 1/);
+
+    // Replayed (scripts/replay's `failed`), it runs.
+    await failed?.retry();
+    await queue!.resume(true);
+    try {
+      expect(await settled(job)).to.equal('completed');
+    } finally {
+      await queue!.pause(true, true);
+    }
   });
 });

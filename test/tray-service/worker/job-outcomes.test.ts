@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import {
   commentEvent,
@@ -76,6 +77,18 @@ describe('tray worker: job outcomes', () => {
       const stored = await worker.event(dedupeKeyOf(envelope));
       expect(stored).to.have.property('status', 'invalid');
       expect(stored?.error).to.match(/data\.comment\.userId/);
+    });
+
+    // More than an index entry may hold, such an id failed the job on every attempt and replay.
+    it('is stored as invalid when it carries an id longer than 128 characters, and completes', async () => {
+      const envelope = membershipEvent('join', ['u-ana', randomBytes(2_500).toString('hex')], 'c-long');
+      // One attempt: it must complete at the first.
+      const job = await worker.deliver(envelope, { jobOptions: { attempts: 1 } });
+      expect(await job.getState()).to.equal('completed');
+      expect(job.attemptsMade).to.equal(0);
+      const stored = await worker.event(dedupeKeyOf(envelope));
+      expect(stored).to.deep.include({ status: 'invalid', event: 'community.didJoin' });
+      expect(stored?.error).to.equal('data.userIds.1: expected an id of at most 128 characters');
     });
 
     it('reports a reply without its parent comment as invalid', async () => {

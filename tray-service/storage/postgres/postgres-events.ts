@@ -9,6 +9,7 @@ import { groupCommit } from '../../../shared/async/group-commit.ts';
 import { DAY_MS } from '../../../shared/time/durations.ts';
 import { SqlConditions, type SqlQuery } from './sql-conditions.ts';
 import { jsonWithoutNul, withoutNul } from './without-nul.ts';
+import { idWithinLimit } from '../../domain/event-id.ts';
 
 interface EventRow {
   key: string;
@@ -115,8 +116,9 @@ async function storeEvents(pool: pg.Pool, calls: readonly StoreCall[]): Promise<
       expires_at: new Date(event.receivedAt.getTime() + retentionDays * DAY_MS),
       status: outcome.status,
       error: outcome.error ?? null,
-      user_id: outcome.userId ?? null,
-      community_id: outcome.communityId ?? null,
+      // A longer id (which no valid event names) would not fit user_id's or community_id's index.
+      user_id: idWithinLimit(outcome.userId) ?? null,
+      community_id: idWithinLimit(outcome.communityId) ?? null,
       moderation: 'none',
       applied_at: null,
     });

@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { StoredEvent } from '../../../../tray-service/domain/stored-event.ts';
 import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
+import { aPost } from '../../../support/activity-builder.ts';
 import { MINUTE } from './case-fixtures.ts';
 import { conformanceCase } from './conformance-case.ts';
 
@@ -121,5 +123,69 @@ conformanceCase(
     expect((await storage.events.list({ webhook }, 10)).items).to.deep.equal([]);
     expect(await storage.events.get(id('old'))).to.equal(undefined);
     expect(await storage.events.count({ webhook })).to.equal(0);
+  },
+);
+
+// JSON allows U+0000 anywhere, in a key too; BSON refuses it in a key, PostgreSQL's text and
+// jsonb anywhere (and so FerretDB). The acknowledged event must still be stored, never fail its
+// job on every retry: each U+0000 is kept as U+FFFD, the replacement character, on every adapter.
+conformanceCase(
+  'events: a payload holding U+0000, in a key or a string, is stored with U+FFFD in its place',
+  async ({ storage, id }) => {
+    const key = id('nul');
+    const stored = await storage.events.store(
+      {
+        key,
+        event: 'follow.didCreate',
+        data: { 'te\u0000xt': 'a\u0000b', list: ['\u0000', { 'k\u0000': { 'in\u0000ner': 1 } }] },
+        webhook: id('wh'),
+        receivedAt: received(5),
+      },
+      { status: 'invalid', error: 'bad \u0000', userId: id('u-\u0000') },
+      { retentionDays: 7, now: received(1) },
+    );
+    const data = { 'te\uFFFDxt': 'a\uFFFDb', list: ['\uFFFD', { 'k\uFFFD': { 'in\uFFFDner': 1 } }] };
+    expect(stored).to.deep.include({ key, data, error: 'bad \uFFFD', userId: id('u-\uFFFD') });
+    expect(await storage.events.get(key)).to.deep.equal(stored);
+  },
+);
+
+// An event's ids are at most 128 characters (tray-service/domain/event-id.ts): a longer acting
+// user or community id, which no valid event names, would be more than an index entry of
+// PostgreSQL (or FerretDB) may hold, and the store would fail on every retry. It is left out,
+// and the event is stored.
+conformanceCase(
+  'events: an acting user or community id longer than an event’s ids may be is left out, and the event stored',
+  async ({ storage, id }) => {
+    const tooLong = randomBytes(2_500).toString('hex');
+    const activity = aPost(id('u-ana'), { id: id('p'), at: received(5).getTime(), communityId: tooLong });
+    const key = id('long-ids');
+    const stored = await storage.events.store(
+      { key, event: 'post.didCreate', data: {}, webhook: id('wh'), receivedAt: received(5) },
+      {
+        status: 'applied',
+        userId: tooLong,
+        communityId: tooLong,
+        communityPost: { communityId: tooLong, at: activity.at, activity },
+      },
+      { retentionDays: 7, now: received(1) },
+    );
+    expect(stored).to.deep.include({ key, status: 'applied' });
+    expect(stored).to.not.have.any.keys('userId', 'communityId');
+    expect(await storage.events.get(key)).to.deep.equal(stored);
+
+    const longest = { userId: id('u').padEnd(128, 'u'), communityId: id('c').padEnd(128, 'c') };
+    const kept = await storage.events.store(
+      {
+        key: id('longest-ids'),
+        event: 'post.didCreate',
+        data: {},
+        webhook: id('wh'),
+        receivedAt: received(5),
+      },
+      { status: 'applied', ...longest },
+      { retentionDays: 7, now: received(1) },
+    );
+    expect(kept).to.deep.include(longest);
   },
 );

@@ -1,6 +1,7 @@
 import type { AnyBulkWriteOperation, Collection, Db, Document, OptionalUnlessRequiredId } from 'mongodb';
 import { groupCommit } from '../../../../shared/async/group-commit.ts';
-import { ignoreDuplicates } from './ignore-duplicates.ts';
+import { InsertRefusedError } from './insert-refused-error.ts';
+import { insertOutcomes, type InsertOutcome } from './insert-outcomes.ts';
 
 /*
  * Group commit of the worker's writes, an adapter mechanism kept on every server for speed, not
@@ -9,7 +10,9 @@ import { ignoreDuplicates } from './ignore-duplicates.ts';
  * members on MongoDB, a PostgreSQL commit on FerretDB). Concurrent jobs' inserts and record
  * updates therefore share a command and pay that wait once. Each caller still learns its own
  * outcome (its duplicates; whether its updates all matched), so the write protocol is the same
- * as with a command per caller.
+ * as with a command per caller. A caller's bad data fails that caller alone (a document the server
+ * refuses, or one the driver cannot send): one poison job must not fail every job that happened
+ * to share its command, on every retry of theirs.
  */
 
 /**
@@ -28,7 +31,7 @@ const MAX_IN_FLIGHT = 2;
 
 type Submit<T, R> = (items: readonly T[]) => Promise<R[]>;
 interface Coalescers {
-  inserts: Map<string, Submit<Document, boolean>>;
+  inserts: Map<string, Submit<Document, InsertOutcome>>;
   bulks: Map<string, Submit<AnyBulkWriteOperation, boolean>>;
 }
 type SubmitOf<K extends keyof Coalescers> = Coalescers[K] extends Map<string, infer S> ? S : never;
@@ -53,8 +56,11 @@ function coalescer<K extends keyof Coalescers>(
  * Inserts `docs` into `name`, sharing the insert command with the concurrent callers of this
  * process (see groupCommit), and returns the indexes of `docs` that were duplicate keys (a
  * redelivery, or a concurrent writer that inserted the same `_id` first). Unordered: each
- * document is inserted or refused on its own, as with `insertMany({ordered: false})`. Any other
- * error fails every caller of the batch; inserts are idempotent, so each retries safely.
+ * document is inserted or refused on its own, as with `insertMany({ordered: false})`. A document
+ * the server refuses fails its own caller (InsertRefusedError), whatever became of the others; a
+ * command that fails as a whole (a document the driver cannot send, say) is run again caller by
+ * caller, so only the caller that cannot succeed fails. Inserts are idempotent, so each retries
+ * safely.
  */
 export async function insertCoalesced<T extends Document>(
   db: Db,
@@ -62,18 +68,18 @@ export async function insertCoalesced<T extends Document>(
   docs: readonly OptionalUnlessRequiredId<T>[],
 ): Promise<number[]> {
   const submit = coalescer(db, 'inserts', name, (collection) =>
-    groupCommit<Document, boolean>(
-      async (batch) => {
-        const duplicates = new Set(
-          await ignoreDuplicates(collection.insertMany([...batch], { ordered: false })),
-        );
-        return batch.map((_, index) => duplicates.has(index));
-      },
-      { maxBatch: MAX_INSERTS, maxInFlight: MAX_IN_FLIGHT },
+    groupCommit<Document, InsertOutcome>(
+      (batch) => insertOutcomes(collection.insertMany([...batch], { ordered: false }), batch.length),
+      { maxBatch: MAX_INSERTS, maxInFlight: MAX_IN_FLIGHT, isolateFailures: true },
     ),
   );
-  const duplicate = await submit(docs as readonly Document[]);
-  return duplicate.flatMap((isDuplicate, index) => (isDuplicate ? [index] : []));
+  const outcomes = await submit(docs as readonly Document[]);
+  const duplicates: number[] = [];
+  for (const [index, outcome] of outcomes.entries()) {
+    if (outcome === 'duplicate') duplicates.push(index);
+    else if (outcome !== 'inserted') throw new InsertRefusedError(name, outcome.refused);
+  }
+  return duplicates;
 }
 
 /**
@@ -81,7 +87,9 @@ export async function insertCoalesced<T extends Document>(
  * the concurrent callers of this process. Resolves true when every operation of the shared bulk
  * matched its filter; false when some did not, and then the caller cannot tell whether its own
  * did (the server reports the bulk's total only), so it must read its documents again. Meant for
- * compare-and-set writes, whose filters name the state they were computed from.
+ * compare-and-set writes, whose filters name the state they were computed from: a failed bulk is
+ * therefore safe to run again caller by caller (an update that went in no longer matches, and its
+ * caller reads again), so only the caller that cannot succeed fails.
  */
 export async function bulkWriteCoalesced<T extends Document>(
   db: Db,
@@ -98,7 +106,7 @@ export async function bulkWriteCoalesced<T extends Document>(
         const result = await collection.bulkWrite([...batch], { ordered: false });
         return batch.map(() => result.matchedCount === batch.length);
       },
-      { maxBatch: MAX_BULK_OPERATIONS, maxInFlight: MAX_IN_FLIGHT },
+      { maxBatch: MAX_BULK_OPERATIONS, maxInFlight: MAX_IN_FLIGHT, isolateFailures: true },
     ),
   );
   const matched = await submit(operations as readonly AnyBulkWriteOperation[]);

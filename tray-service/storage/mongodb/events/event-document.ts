@@ -2,9 +2,16 @@ import { communityDay } from './events-collection.ts';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { dayOf } from '../records/storage-keys.ts';
 import type { EventOutcome, EventsPort } from '../../port.ts';
+import { idWithinLimit } from '../../../domain/event-id.ts';
 import type { EventDoc } from './events-collection.ts';
+import { withinDocumentLimit } from './within-document-limit.ts';
+import { withoutNul } from './without-nul.ts';
 
-/** The stored document of a delivery and its outcome. Pure. */
+/**
+ * The stored document of a delivery and its outcome, as MongoDB can hold it: U+0000 replaced
+ * (without-nul.ts) and a payload too large for a document replaced by a marker
+ * (within-document-limit.ts). Pure.
+ */
 export function eventDocument(
   /** A delivery as the storage port hands it over (the receiver's dedupe key as `key`). */
   event: Parameters<EventsPort['store']>[0],
@@ -13,26 +20,31 @@ export function eventDocument(
   now: Date,
 ): EventDoc {
   const expiresAt = new Date(event.receivedAt.getTime() + retentionDays * DAY_MS);
-  const post = outcome.communityPost;
-  return {
-    _id: event.key,
-    event: event.event,
-    data: event.data,
-    webhook: event.webhook,
-    receivedAt: event.receivedAt,
-    storedAt: now,
-    expiresAt,
-    status: outcome.status,
-    ...(outcome.error === undefined ? {} : { error: outcome.error }),
-    ...(outcome.userId === undefined ? {} : { userId: outcome.userId }),
-    ...(outcome.communityId === undefined ? {} : { communityId: outcome.communityId }),
-    moderation: 'none',
-    ...(post
-      ? {
-          communityDay: communityDay(post.communityId, dayOf(post.at)),
-          activityAt: post.at,
-          ...(post.activity ? { postActivity: post.activity } : {}),
-        }
-      : {}),
-  };
+  // A longer id (which no valid event names) would not fit its index on FerretDB: left out.
+  const userId = idWithinLimit(outcome.userId);
+  const communityId = idWithinLimit(outcome.communityId);
+  const post = idWithinLimit(outcome.communityPost?.communityId) ? outcome.communityPost : undefined;
+  return withinDocumentLimit(
+    withoutNul<EventDoc>({
+      _id: event.key,
+      event: event.event,
+      data: event.data,
+      webhook: event.webhook,
+      receivedAt: event.receivedAt,
+      storedAt: now,
+      expiresAt,
+      status: outcome.status,
+      ...(outcome.error === undefined ? {} : { error: outcome.error }),
+      ...(userId === undefined ? {} : { userId }),
+      ...(communityId === undefined ? {} : { communityId }),
+      moderation: 'none',
+      ...(post
+        ? {
+            communityDay: communityDay(post.communityId, dayOf(post.at)),
+            activityAt: post.at,
+            ...(post.activity ? { postActivity: post.activity } : {}),
+          }
+        : {}),
+    }),
+  );
 }

@@ -49,16 +49,41 @@ describe('coalesced writes (one command for concurrent callers)', () => {
     expect(stored.find((doc) => doc._id === 'old')?.n).to.equal(0);
   });
 
-  it('fails every caller of a batch that fails for another reason than a duplicate', async () => {
+  // A document the driver cannot send (over the 16 MiB limit) fails the command before it is sent:
+  // the batch is run again call by call, so only its own caller fails.
+  it('fails only the caller whose documents cannot be sent, not the callers batched with it', async () => {
     const huge = 'x'.repeat(17 * 1024 * 1024);
-    // Same tick, so one batch: a document over the 16 MiB limit fails the whole command.
-    const calls = [
+    // Same tick, so one batch.
+    const [poison, good] = await Promise.allSettled([
       insertCoalesced<Doc & { pad?: string }>(mongo.db, 'failing', [{ _id: 'a', n: 1, pad: huge }]),
-      insertCoalesced<Doc & { pad?: string }>(mongo.db, 'failing', [{ _id: 'b', n: 2 }]),
-    ];
-    await Promise.all(calls.map((call) => expect(call).to.be.rejected));
-    // Retried alone, the small one goes in.
-    expect(await insertCoalesced<Doc>(mongo.db, 'failing', [{ _id: 'b', n: 2 }])).to.deep.equal([]);
+      insertCoalesced<Doc>(mongo.db, 'failing', [{ _id: 'b', n: 2 }]),
+    ]);
+    expect(poison.status).to.equal('rejected');
+    expect(good).to.deep.equal({ status: 'fulfilled', value: [] });
+    const stored = await mongo.db.collection<Doc>('failing').find().toArray();
+    expect(stored).to.deep.equal([{ _id: 'b', n: 2 }]);
+  });
+
+  // A document the server refuses (an array is no `_id`) fails on its own in an unordered insert,
+  // while the batch's other documents go in: each caller is told what happened to its own, and a
+  // caller whose document went in is not told it was a duplicate.
+  it('fails only the caller whose document the server refuses, the others told theirs went in', async () => {
+    commands.length = 0;
+    const [poison, good, redelivered] = await Promise.allSettled([
+      insertCoalesced<{ _id: unknown; n: number }>(mongo.db, 'refused', [{ _id: ['not', 'an', 'id'], n: 1 }]),
+      insertCoalesced<Doc>(mongo.db, 'refused', [{ _id: 'c', n: 3 }]),
+      insertCoalesced<Doc>(mongo.db, 'refused', [{ _id: 'c', n: 4 }]),
+    ]);
+    expect(poison.status).to.equal('rejected');
+    expect([good, redelivered]).to.deep.equal([
+      { status: 'fulfilled', value: [] },
+      { status: 'fulfilled', value: [0] },
+    ]);
+    expect(
+      commands.filter((name) => name === 'insert'),
+      'one command, not run again',
+    ).to.have.length(1);
+    expect(await mongo.db.collection<Doc>('refused').find().toArray()).to.deep.equal([{ _id: 'c', n: 3 }]);
   });
 
   it('writes concurrent callers’ bulks as one, true only when every operation matched', async () => {
@@ -88,6 +113,26 @@ describe('coalesced writes (one command for concurrent callers)', () => {
     expect(mixed).to.deep.equal([false, false]);
     expect((await docs.findOne({ _id: 'b0' }))?.n, 'the matching write still landed').to.equal(2);
     expect((await docs.findOne({ _id: 'b1' }))?.n).to.equal(1);
+  });
+
+  it('fails only the caller of a bulk operation that cannot be sent, not the callers batched with it', async () => {
+    const docs = mongo.db.collection<Doc>('isolated-bulks');
+    await docs.insertMany([
+      { _id: 'i0', n: 0 },
+      { _id: 'i1', n: 0 },
+    ]);
+    const [poison, good] = await Promise.allSettled([
+      // BSON refuses U+0000 in a field name: the driver throws before the command is sent.
+      bulkWriteCoalesced<Doc>(mongo.db, 'isolated-bulks', [
+        { updateMany: { filter: { _id: 'i0', n: 0 }, update: { $set: { 'n\u0000': 1 } } } },
+      ]),
+      bulkWriteCoalesced<Doc>(mongo.db, 'isolated-bulks', [
+        { updateMany: { filter: { _id: 'i1', n: 0 }, update: { $set: { n: 1 } } } },
+      ]),
+    ]);
+    expect(poison.status).to.equal('rejected');
+    expect(good).to.deep.equal({ status: 'fulfilled', value: true });
+    expect((await docs.findOne({ _id: 'i1' }))?.n).to.equal(1);
   });
 
   it('refuses a bulk larger than one command may carry', async () => {

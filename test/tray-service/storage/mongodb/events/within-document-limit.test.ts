@@ -1,0 +1,65 @@
+import { expect } from 'chai';
+import type { EventDoc } from '../../../../../tray-service/storage/mongodb/events/events-collection.ts';
+import {
+  MAX_DOCUMENT_BYTES,
+  PAYLOAD_NOT_KEPT,
+  withinDocumentLimit,
+} from '../../../../../tray-service/storage/mongodb/events/within-document-limit.ts';
+import { aPost } from '../../../../support/activity-builder.ts';
+
+const at = new Date('2026-11-20T10:00:00.000Z');
+
+function eventDoc(overrides: Partial<EventDoc>): EventDoc {
+  return {
+    _id: 'k',
+    event: 'post.didCreate',
+    data: {},
+    webhook: 'wh',
+    receivedAt: at,
+    storedAt: at,
+    expiresAt: at,
+    status: 'applied',
+    moderation: 'none',
+    ...overrides,
+  };
+}
+
+describe('storage/mongodb withinDocumentLimit', () => {
+  it('leaves a document that fits as it is', () => {
+    const doc = eventDoc({ data: { text: 'x'.repeat(1_000_000) } });
+    expect(withinDocumentLimit(doc)).to.equal(doc);
+  });
+
+  it('replaces a payload too large by a marker, keeping the post’s activity for a late join', () => {
+    const activity = aPost('u-ana', { id: 'p-1', at: at.getTime() });
+    const doc = eventDoc({
+      data: { text: 'x'.repeat(MAX_DOCUMENT_BYTES) },
+      userId: 'u-ana',
+      communityDay: '["c-hike","2026-11-20"]',
+      activityAt: at.getTime(),
+      postActivity: activity,
+    });
+    const kept = withinDocumentLimit(doc);
+    expect(kept.data).to.deep.equal({
+      payloadNotKept: { reason: PAYLOAD_NOT_KEPT, bsonBytes: MAX_DOCUMENT_BYTES + 16 },
+    });
+    expect(kept).to.deep.include({ userId: 'u-ana', postActivity: activity, status: 'applied' });
+    expect(kept.error).to.match(/^payload not kept: 16777232 bytes of BSON/);
+  });
+
+  // A display name of many megabytes makes the post's activity too large as well: the event is
+  // still stored; only a member joining late misses that post.
+  it('leaves out the post’s activity too when even the marked document would not fit', () => {
+    const activity = aPost('u-ana', { id: 'p-1', at: at.getTime(), name: 'n'.repeat(MAX_DOCUMENT_BYTES) });
+    const doc = eventDoc({
+      data: { users: [{ userId: 'u-ana', displayName: activity.actor.name }] },
+      communityDay: '["c-hike","2026-11-20"]',
+      activityAt: at.getTime(),
+      postActivity: activity,
+    });
+    const kept = withinDocumentLimit(doc);
+    expect(kept.data).to.have.property('payloadNotKept');
+    expect(kept).to.not.have.any.keys('postActivity', 'communityDay', 'activityAt');
+    expect(kept.error).to.match(/; nor its post's activity, for a late join$/);
+  });
+});
