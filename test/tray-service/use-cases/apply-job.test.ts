@@ -104,6 +104,36 @@ for (const engine of REQUIRED_ENGINES) {
     });
   });
 
+  describe(`applyJob on ${engine}: text that is not well-formed UTF-16`, () => {
+    const suite = useTrayStorage(engine);
+
+    // JSON may carry a lone surrogate ("\ud83d", half an emoji cut by a sender's truncation);
+    // PostgreSQL's jsonb refuses one, and MongoDB's UTF-8 cannot hold it either. Such an event must
+    // be applied and stored with U+FFFD in its place, never fail its job on every attempt.
+    it('applies and stores an event whose names and text hold lone surrogates, with U+FFFD in their place', async () => {
+      const deps = { storage: suite.storage, eventsRetentionDays: 30, trayRetentionDays: RETENTION_DAYS };
+      const envelope = commentEvent({
+        commentId: 'cm-half',
+        postId: 'p-half',
+        author: 'u-ben',
+        postOwner: 'u-ana',
+      });
+      const broken = structuredClone(envelope);
+      const users = (broken.data as { users?: { displayName?: string }[] }).users ?? [];
+      for (const user of users) user.displayName = `${user.displayName ?? ''} \ud83d`;
+      (broken.data as Record<string, unknown>)['note \udc00'] = 'half \ud83d';
+      const stored = await applyJob(delivered(broken, START), deps);
+      expect(stored).to.deep.include({ key: dedupeKeyOf(broken), status: 'applied' });
+      const kept = await suite.storage.events.get(dedupeKeyOf(broken));
+      expect((kept?.data as Record<string, unknown>)['note \uFFFD']).to.equal('half \uFFFD');
+      const { records } = await suite.storage.records.pageAfter('u-ana', undefined, 10, START + 60_000);
+      expect(records.map((record) => record.actors.map((actor) => actor.name.isWellFormed()))).to.deep.equal([
+        [true],
+      ]);
+      expect(records[0]?.actors[0]?.name).to.include('\uFFFD');
+    });
+  });
+
   describe(`applyJob on ${engine}: ids`, () => {
     const suite = useTrayStorage(engine);
     const deps = () => ({
