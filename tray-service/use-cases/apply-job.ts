@@ -7,7 +7,7 @@ import type { ModerationAction } from '../domain/moderation-action.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { InboxRecord } from '../domain/inbox-record.ts';
 import { unexpired } from '../domain/unexpired.ts';
-import { wellFormedJson } from '../domain/well-formed-json.ts';
+import { storableJson } from '../domain/storable-json.ts';
 import type { EventOutcome, RemovedRecord, TrayStorage, WriteContext } from '../storage/port.ts';
 
 /** A verified delivery as the receiver queued it. */
@@ -111,7 +111,7 @@ export function applyJob(job: JobDelivery, deps: ApplyJobDeps): Promise<StoredEv
 
 async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise<StoredEvent> {
   // Before anything reads it: the same text for the mapping, the stored event and every adapter.
-  const job = { ...delivered, event: wellFormedJson(delivered.event), data: wellFormedJson(delivered.data) };
+  const job = { ...delivered, event: storableJson(delivered.event), data: storableJson(delivered.data) };
   const now = deps.now ?? Date.now;
   const receivedAt = new Date(job.receivedAt);
   const mapped = mapEvent({ event: job.event, data: job.data, receivedAt: receivedAt.getTime() });

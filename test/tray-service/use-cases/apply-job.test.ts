@@ -134,6 +134,27 @@ for (const engine of REQUIRED_ENGINES) {
     });
   });
 
+  describe(`applyJob on ${engine}: U+0000 in the text the tray keeps`, () => {
+    const suite = useTrayStorage(engine);
+
+    it('applies a comment whose author and community names hold U+0000, with U+FFFD in its place', async () => {
+      const deps = { storage: suite.storage, eventsRetentionDays: 30, trayRetentionDays: RETENTION_DAYS };
+      const envelope = structuredClone(
+        commentEvent({ commentId: 'cm-nul', postId: 'p-nul', author: 'u-ben', postOwner: 'u-ana' }),
+      );
+      const users = (envelope.data as { users?: { displayName?: string }[] }).users ?? [];
+      for (const user of users) user.displayName = `${user.displayName ?? ''}\u0000`;
+      const community = (envelope.data as { community?: { displayName?: string } }).community;
+      if (community) community.displayName = `Hiking\u0000Club`;
+      const stored = await applyJob(delivered(envelope, START), deps);
+      expect(stored).to.deep.include({ key: dedupeKeyOf(envelope), status: 'applied' });
+      const { records } = await suite.storage.records.pageAfter('u-ana', undefined, 10, START + 60_000);
+      expect(records).to.have.length(1);
+      expect(records[0]?.actors[0]?.name).to.not.include('\u0000');
+      expect(records[0]?.targetName).to.not.include('\u0000');
+    });
+  });
+
   describe(`applyJob on ${engine}: ids`, () => {
     const suite = useTrayStorage(engine);
     const deps = () => ({
