@@ -21,6 +21,19 @@ import { waitFor } from '../../support/wait-for.ts';
 import { commentEvent, membershipEvent, minute, postEvent } from './event-builder.ts';
 import { jobDataOf, readAll } from './worker-harness.ts';
 
+/** A worker on `queue` over `storage`, logging nothing and never purging (tests purge themselves). */
+const quietWorker = (
+  queue: Bull.Queue<WebhookJobData>,
+  storage: Parameters<typeof startWorker>[0]['storage'],
+) =>
+  startWorker({
+    queue,
+    storage,
+    logger: createLogger({ name: 'test', level: 'silent' }),
+    registry: createMetricsRegistry('test', false),
+    purgeIntervalMs: 0,
+  });
+
 /** Resolves once the job reached a final state (completed, or failed with no attempt left). */
 async function settled(job: Bull.Job<WebhookJobData>): Promise<string> {
   return job.finished().then(
@@ -40,13 +53,7 @@ describe('tray worker when its database is unavailable', () => {
     this.timeout(60_000);
     storage = await postgres.openStorage();
     queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
-    worker = await startWorker({
-      queue,
-      storage,
-      logger: createLogger({ name: 'test', level: 'silent' }),
-      registry: createMetricsRegistry('test', false),
-      purgeIntervalMs: 0,
-    });
+    worker = await quietWorker(queue, storage);
   });
   after(async function () {
     this.timeout(30_000);
@@ -89,13 +96,7 @@ describe('tray worker when a job fails for a reason of its own (the database ans
     const events = new Proxy(storage.events, {
       get: () => () => Promise.reject(new Error('refused by the test')),
     });
-    worker = await startWorker({
-      queue,
-      storage: { ...storage, events, ping: () => storage.ping() },
-      logger: createLogger({ name: 'test', level: 'silent' }),
-      registry: createMetricsRegistry('test', false),
-      purgeIntervalMs: 0,
-    });
+    worker = await quietWorker(queue, { ...storage, events, ping: () => storage.ping() });
   });
   after(async function () {
     this.timeout(30_000);
@@ -139,13 +140,7 @@ describe('tray worker when one post of a community cannot be fanned out', () => 
                 : target.fanOutPosts(...args)
           : (Reflect.get(target, name, receiver) as unknown),
     });
-    worker = await startWorker({
-      queue,
-      storage: { ...storage, writes, ping: () => storage.ping() },
-      logger: createLogger({ name: 'test', level: 'silent' }),
-      registry: createMetricsRegistry('test', false),
-      purgeIntervalMs: 0,
-    });
+    worker = await quietWorker(queue, { ...storage, writes, ping: () => storage.ping() });
   });
   after(async function () {
     this.timeout(30_000);
