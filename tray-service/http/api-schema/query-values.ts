@@ -32,10 +32,22 @@ export const wholeNumberQuery = (max: number, min = 0, fallback?: number) =>
       }),
     );
 
+/**
+ * A page cursor (`startAfter`): a whole number of up to 16 digits is always one
+ * (docs/tray-rules.md#invalid-page-tokens), and one past the largest safe integer, after every
+ * record as any such time is, reads as that integer: from the top.
+ */
+export const cursorQuery = () =>
+  z
+    .string({ error: 'expected one whole number' })
+    .regex(/^\d{1,16}$/, { error: 'expected a whole number' })
+    .transform((text) => Math.min(Number(text), Number.MAX_SAFE_INTEGER))
+    .meta(documentedAs({ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }));
+
 /** The locale of `description`, as a query parameter. */
 export const localeQuery = z
   .string({ error: 'expected one locale tag' })
-  .max(35)
+  .max(35, { error: 'expected a locale tag of at most 35 characters' })
   .optional()
   .meta({
     param: {

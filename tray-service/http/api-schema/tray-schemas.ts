@@ -2,14 +2,14 @@ import { z } from 'zod';
 import { storedId } from '../../domain/stored-text.ts';
 import { trayVerbs } from '../../domain/tray-verb.ts';
 import { notificationRecord } from './notification-record.ts';
-import { localeQuery, wholeNumberQuery } from './query-values.ts';
+import { cursorQuery, localeQuery, wholeNumberQuery } from './query-values.ts';
 import { viewQuery } from './inbox-schemas.ts';
 
 /** The tray endpoints' inputs and outputs (docs/contract.md#tray): the routers parse and answer these. */
 
 /** GET /notifications/v3/history: `startAfter` is the previous page's `nextPage`. */
 export const historyV3Query = z.object({
-  startAfter: wholeNumberQuery(Number.MAX_SAFE_INTEGER)
+  startAfter: cursorQuery()
     .optional()
     .meta({ param: { description: 'Omit or 1 for the first page; then the previous nextPage' } }),
   view: viewQuery,
