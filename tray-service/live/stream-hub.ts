@@ -53,6 +53,8 @@ export interface StreamHub {
 
 /** Users caught up at once after the subscription comes back. */
 const RESYNC_PARALLEL = 8;
+/** The reconnect hint of a stream ended by a failed catch-up (spread up to twice as long). */
+const CATCH_UP_RETRY_MS = 2_000;
 /** Users counted by one statement at most. */
 const COUNT_BATCH = 500;
 
@@ -138,7 +140,21 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
   async function catchUp(userId: string, sessions: readonly StreamSession[]): Promise<void> {
     if (sessions.length === 0) return;
     const since = Math.min(...sessions.map((session) => session.stream.cursor.at)) - SETTLE_MS;
-    const { changed, clearedAt } = await streamCatchUp(deps.storage, userId, since, now());
+    let found: Awaited<ReturnType<typeof streamCatchUp>>;
+    try {
+      found = await streamCatchUp(deps.storage, userId, since, now());
+    } catch (error) {
+      // Left open, the stream's next live record would move its id past what it missed, and no
+      // reconnect would bring that back. Ended, it reconnects from the id it holds, which nothing
+      // newer has moved, and catches up then.
+      logger.warn(
+        { err: (error as Error).message },
+        'live stream catch-up failed; its streams end and resume',
+      );
+      for (const session of sessions) end(session, CATCH_UP_RETRY_MS * (1 + Math.random()));
+      return;
+    }
+    const { changed, clearedAt } = found;
     for (const session of sessions) {
       const { cursor } = session.stream;
       if (clearedAt > 0 && inWindow(cursor, clearedAt)) session.cleared(clearedAt);

@@ -50,6 +50,8 @@ export interface SessionHooks {
 
 /** A stream whose client reads slower than this many buffered bytes is closed. */
 const MAX_BUFFERED = 1 << 20;
+/** How long an ended stream's last bytes may wait for a client that does not read them. */
+const END_GRACE_MS = 10_000;
 
 /** Starts the event stream on `res` (status, headers) and returns its session. */
 export function createStreamSession(res: Response, stream: OpenStream, hooks: SessionHooks): StreamSession {
@@ -132,9 +134,20 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
     },
     close(retryMs) {
       if (closed) return;
-      if (retryMs !== undefined) res.write(sseRetry(retryMs));
       closed = true;
+      // A client that stopped reading never takes what is buffered: end() would wait for it for ever,
+      // holding the bytes and the socket (an overflowed stream's over a megabyte). Dropped at once
+      // then, and after END_GRACE_MS otherwise; the client reconnects and resumes from its last id.
+      if (res.writableLength > MAX_BUFFERED) {
+        res.destroy();
+        return;
+      }
+      if (retryMs !== undefined) res.write(sseRetry(retryMs));
       res.end();
+      if (res.writableFinished) return;
+      const drop = setTimeout(() => res.destroy(), END_GRACE_MS);
+      drop.unref();
+      res.once('close', () => clearTimeout(drop));
     },
   };
   return session;

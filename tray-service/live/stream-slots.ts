@@ -13,10 +13,14 @@ redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return 1
 `;
 
+/**
+ * Only open streams are renewed (the hub renews those it holds), so a lease that lapsed while its
+ * stream stayed open (Redis out of reach for longer than a lease, or restarted without its data) is
+ * added again: otherwise that stream would no longer count, and STREAMS_PER_USER would stop holding.
+ */
 const RENEW = `
-if redis.call('ZADD', KEYS[1], 'XX', 'CH', ARGV[1], ARGV[2]) == 1 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-end
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `;
 
@@ -24,7 +28,7 @@ export interface StreamSlots {
   readonly limit: number;
   /** Takes one of the user's STREAMS_PER_USER slots; false when all are held. */
   acquire(userId: string, streamId: string): Promise<boolean>;
-  /** Extends a held lease (every heartbeat). */
+  /** Extends the lease of an open stream (every heartbeat), taking it again if it lapsed. */
   renew(userId: string, streamId: string): Promise<void>;
   release(userId: string, streamId: string): Promise<void>;
 }

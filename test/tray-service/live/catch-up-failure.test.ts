@@ -1,0 +1,103 @@
+import { expect } from 'chai';
+import { createLogger } from '../../../shared/logging/create-logger.ts';
+import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
+import { startBanCache, type BanCache } from '../../../tray-service/http/auth/ban-cache.ts';
+import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
+import type { TrayStorage } from '../../../tray-service/storage/port.ts';
+import { applyJob } from '../../../tray-service/use-cases/apply-job.ts';
+import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
+import { testStack } from '../../support/test-stack.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
+import { bearer } from '../api/support/api-harness.ts';
+import { commentEvent, minute } from '../worker/event-builder.ts';
+import { jobDataOf } from '../worker/worker-harness.ts';
+import { dataOf, named, openSse } from './support/sse-client.ts';
+import { startLiveInstance, type StartedLiveInstance } from './support/start-live-instance.ts';
+
+const silent = createLogger({ name: 'test', level: 'silent' });
+
+// A reconnect's catch-up that fails (a pool timeout, a failover) must not leave the stream open as if
+// it had caught up: the next live record would move its id past what it missed.
+describe('live streams whose catch-up read fails once', function () {
+  this.timeout(60_000);
+  const suite = useTrayStorage();
+  let redis: RedisClient;
+  let bans: BanCache;
+  let instance: StartedLiveInstance;
+  let failNextCatchUp = false;
+
+  before(async () => {
+    redis = createRedis(testStack().redisUrl);
+    bans = await startBanCache(redis, { prefix: 'catch-up-fail-bans', refreshMs: 200, logger: silent });
+    const real = suite.storage;
+    // A transient storage failure (pool timeout, failover) on the catch-up's read, once.
+    const clears = new Proxy(real.clears, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (prop !== 'latest' || typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (failNextCatchUp) {
+            failNextCatchUp = false;
+            return Promise.reject(new Error('transient: connection pool timeout'));
+          }
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const storage = new Proxy(real, {
+      get: (target, prop, receiver) => (prop === 'clears' ? clears : Reflect.get(target, prop, receiver)),
+    }) as TrayStorage;
+    instance = await startLiveInstance({
+      storage,
+      redis,
+      subscriber: createRedis(testStack().redisUrl),
+      bans,
+      streamsPerUser: 5,
+    });
+  });
+  after(async () => {
+    await instance?.close();
+    bans?.stop();
+    redis?.disconnect();
+  });
+
+  const write = (user: string, postId: string, at: number) =>
+    applyJob(
+      jobDataOf(
+        commentEvent({
+          postId,
+          postOwner: user,
+          author: 'u-cid',
+          commentId: `cm-${postId}`,
+          createdAt: minute(at),
+        }),
+      ),
+      {
+        storage: suite.storage,
+        eventsRetentionDays: 30,
+        trayRetentionDays: 90,
+        onWritten: createChangePublisher(redis, 'live', silent).recordsWritten,
+      },
+    );
+
+  it('end the stream at once, and the reconnect with the same id gets the record written while the client was away', async () => {
+    const user = 'u-catchup-fail';
+    const url = `${instance.base}/notifications/v3/stream`;
+    const first = await openSse(url, { Authorization: await bearer(user) });
+    const lastId = (await first.next(named('unread'))).id!;
+    first.close();
+
+    await write(user, 'p-away', 1); // written while no stream is open
+
+    failNextCatchUp = true;
+    const second = await openSse(url, { Authorization: await bearer(user), 'Last-Event-ID': lastId });
+    expect(second.status).to.equal(200);
+    await second.ended;
+    expect(second.events.filter(named('record')), 'records of the failed catch-up').to.deep.equal([]);
+
+    const third = await openSse(url, { Authorization: await bearer(user), 'Last-Event-ID': lastId });
+    const record = await third.next(named('record'));
+    third.close();
+    expect(dataOf<NotificationRecord>(record).targetId).to.equal('p-away');
+  });
+});
