@@ -1,13 +1,19 @@
 import { Transform } from 'node:stream';
 
 /**
- * One CSV cell (RFC 4180), safe to open in a spreadsheet: a cell that starts with `=`, `+`, `-` or
- * `@` (or a tab or carriage return) would be read as a formula, so it gets a leading `'` (the OWASP
- * advice on CSV injection: https://owasp.org/www-community/attacks/CSV_Injection); a cell with a
- * quote, comma or line break is quoted, its quotes doubled.
+ * What a spreadsheet may run as a formula at the start of a cell: `=`, `+`, `-` or `@`, a tab or a
+ * carriage return (the OWASP advice on CSV injection:
+ * https://owasp.org/www-community/attacks/CSV_Injection), also after spaces (some spreadsheets trim
+ * them) and as their full-width forms (some read those as the ASCII signs).
+ */
+const formulaStart = /^[ ]*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+
+/**
+ * One CSV cell (RFC 4180), safe to open in a spreadsheet: a cell that could start a formula gets a
+ * leading `'`; a cell with a quote, comma or line break is quoted, its quotes doubled.
  */
 export function csvCell(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  const safe = formulaStart.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 

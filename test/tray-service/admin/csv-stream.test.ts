@@ -12,6 +12,14 @@ describe('CSV export cells', () => {
       ['@SUM(A1)', "'@SUM(A1)"],
       ['\t=1', "'\t=1"],
       ['\r=1', `"'\r=1"`],
+      // Spaces before the sign (some spreadsheets trim them), and the full-width signs (some read
+      // them as the ASCII ones).
+      [' =1+1', "' =1+1"],
+      ['  @SUM(A1)', "'  @SUM(A1)"],
+      ['\uFF1D1+1', "'\uFF1D1+1"],
+      ['\uFF0B1', "'\uFF0B1"],
+      ['\uFF0D1', "'\uFF0D1"],
+      ['\uFF20SUM(A1)', "'\uFF20SUM(A1)"],
     ] as const) {
       expect(csvCell(value), JSON.stringify(value)).to.equal(safe);
     }
