@@ -1,4 +1,5 @@
 import { TimeoutError } from '../../shared/errors/timeout-error.ts';
+import { withTimeout } from '../../shared/time/with-timeout.ts';
 
 /** Refused at once: an earlier call to Redis ran out of its budget and is still unanswered. */
 export class RedisUnansweredError extends Error {
@@ -75,17 +76,11 @@ export function createHungRedisBreaker(options: HungRedisBreakerOptions): HungRe
     async call<T>(operation: () => Promise<T>, budgetMs: number): Promise<T> {
       if (unanswered.size > 0) throw new RedisUnansweredError();
       const call = operation();
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => {
-          overrun(call);
-          reject(new TimeoutError(budgetMs));
-        }, budgetMs);
-      });
       try {
-        return await Promise.race([call, timeout]);
-      } finally {
-        clearTimeout(timer);
+        return await withTimeout(call, budgetMs);
+      } catch (error) {
+        if (error instanceof TimeoutError) overrun(call);
+        throw error;
       }
     },
   };

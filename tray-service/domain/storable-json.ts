@@ -1,20 +1,32 @@
+import { isStorable } from './stored-text.ts';
+
 /**
- * A delivered JSON value with every string in it, keys included, as storage can keep it: each
- * U+0000 and each lone surrogate becomes U+FFFD, the replacement character.
- * - U+0000: PostgreSQL's text and jsonb cannot hold it, nor FerretDB's documents on it.
+ * A JSON value with every string in it, keys included, as storage can keep it: each U+0000 and
+ * each lone surrogate becomes U+FFFD, the replacement character.
+ * - U+0000: PostgreSQL's text and jsonb cannot hold it, nor FerretDB's documents on it, and BSON
+ *   refuses it in a field name.
  * - A lone surrogate: JSON may carry one as an escape ("\ud83d": half an emoji, cut by a sender
  *   that truncates text by UTF-16 units); PostgreSQL's jsonb refuses it, and UTF-8 (MongoDB's)
  *   cannot encode it, so the driver would replace it unasked.
- * Either would fail the event's job on every attempt on one engine, or change it on another. Done
- * once, before the event is mapped or stored, it reads the same on every adapter. A value without
- * either is returned as it is (nothing is copied). Pure.
+ * Either would fail an event's job on every attempt on one engine, or change it on another. The
+ * worker applies it to every delivery before mapping or storing it, and each adapter to what it
+ * is handed, so the port keeps the rule for any caller. Nothing is copied unless something
+ * changes (the same object comes back); objects that are not plain JSON ones (a Date) are left as
+ * they are. Pure.
  */
 export function storableJson<T>(value: T): T {
   return fix(value) as T;
 }
 
 const storable = (text: string) =>
-  text.isWellFormed() && !text.includes('\u0000') ? text : text.toWellFormed().replaceAll('\u0000', '\uFFFD');
+  text.isWellFormed() && isStorable(text) ? text : text.toWellFormed().replaceAll('\u0000', '\uFFFD');
+
+/** A JSON object as parsed or built; a Date (or any other class) is not one. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
 
 function fix(value: unknown): unknown {
   if (typeof value === 'string') return storable(value);
@@ -26,15 +38,14 @@ function fix(value: unknown): unknown {
     }
     return copy ?? value;
   }
-  if (typeof value === 'object' && value !== null) {
-    let changed = false;
-    const entries = Object.entries(value).map(([key, item]): [string, unknown] => {
-      const fixedKey = storable(key);
-      const fixed = fix(item);
-      if (fixedKey !== key || fixed !== item) changed = true;
-      return [fixedKey, fixed];
-    });
-    return changed ? Object.fromEntries(entries) : value;
-  }
-  return value;
+  if (!isPlainObject(value)) return value;
+  let changed = false;
+  // Entries, not assignments into a new object, so a key such as `__proto__` stays a key.
+  const entries = Object.entries(value).map(([key, item]): [string, unknown] => {
+    const fixedKey = storable(key);
+    const fixed = fix(item);
+    if (fixedKey !== key || fixed !== item) changed = true;
+    return [fixedKey, fixed];
+  });
+  return changed ? Object.fromEntries(entries) : value;
 }

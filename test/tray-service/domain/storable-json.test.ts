@@ -34,4 +34,28 @@ describe('domain/storable-json', () => {
     expect(value.broken).to.equal('\ud83d');
     expect(fixed.inner).to.equal(inner);
   });
+
+  it('replaces U+0000 in every key and string of a JSON value, keeping its shape and other values', () => {
+    expect(
+      storableJson({ 'k\u0000': ['x\u0000', 1, true, null, { deep: '\u0000' }], n: 2.5, empty: {} }),
+    ).to.deep.equal({ 'k\uFFFD': ['x\uFFFD', 1, true, null, { deep: '\uFFFD' }], n: 2.5, empty: {} });
+  });
+
+  it('leaves a Date (an object that is not plain JSON) as it is', () => {
+    const at = new Date();
+    const cleaned = storableJson({ 'k\u0000': 'x', at });
+    expect(cleaned).to.deep.equal({ 'k\uFFFD': 'x', at });
+    expect(cleaned.at, 'a Date stays a Date').to.equal(at);
+    const value = { a: ['b', { c: 'd' }], at: new Date() };
+    expect(storableJson(value)).to.equal(value);
+    const changed = storableJson({ same: value.a, other: '\u0000' });
+    expect(changed.same, 'an unchanged part is shared').to.equal(value.a);
+  });
+
+  it('keeps a key named __proto__ a key', () => {
+    const parsed = JSON.parse('{"__proto__": {"x": "\\u0000"}, "y": 1}') as Record<string, unknown>;
+    const cleaned = storableJson(parsed);
+    expect(Object.keys(cleaned)).to.deep.equal(['__proto__', 'y']);
+    expect(Object.getOwnPropertyDescriptor(cleaned, '__proto__')?.value).to.deep.equal({ x: '\uFFFD' });
+  });
 });

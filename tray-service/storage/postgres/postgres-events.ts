@@ -8,7 +8,8 @@ import { ADD_COUNTS, MINUTE_OF } from './rollup-sql.ts';
 import { groupCommit } from '../../../shared/async/group-commit.ts';
 import { DAY_MS } from '../../../shared/time/durations.ts';
 import { SqlConditions, type SqlQuery } from './sql-conditions.ts';
-import { jsonWithoutNul, withoutNul } from './without-nul.ts';
+import { storableJson } from '../../domain/storable-json.ts';
+import { withoutNul } from './without-nul.ts';
 import { idWithinLimit } from '../../domain/event-id.ts';
 
 interface EventRow {
@@ -132,7 +133,7 @@ async function storeEvents(pool: pg.Pool, calls: readonly StoreCall[]): Promise<
         ...row,
         event: withoutNul(row.event),
         webhook: withoutNul(row.webhook),
-        data: jsonWithoutNul(row.data) as Record<string, unknown>,
+        data: storableJson(row.data),
         error: row.error === null ? null : withoutNul(row.error),
         user_id: row.user_id === null ? null : withoutNul(row.user_id),
         community_id: row.community_id === null ? null : withoutNul(row.community_id),

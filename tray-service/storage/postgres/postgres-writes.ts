@@ -8,7 +8,7 @@ import type { TrayWritesPort, WriteContext } from '../port.ts';
 import { applyRemovals } from './apply-removals.ts';
 import { recordRemovalOutcome } from './postgres-removal-outcomes.ts';
 import { inTransaction } from './in-transaction.ts';
-import { jsonWithoutNul } from './without-nul.ts';
+import { storableJson } from '../../domain/storable-json.ts';
 import { groupLock, lockKeys, memberLock, postLock } from './lock-keys.ts';
 import { postsOf, withoutVoided } from './voided-actions.ts';
 import { insertChanges, memberId, refoldMemberships, type Member } from './postgres-memberships.ts';
@@ -51,9 +51,7 @@ async function tell(context: WriteContext, records: readonly InboxRecord[]): Pro
  * retry. Checked on the JSON text first: nearly every activity has none.
  */
 function storable(activities: readonly Activity[]): readonly Activity[] {
-  return JSON.stringify(activities).includes('\\u0000')
-    ? (jsonWithoutNul(activities) as Activity[])
-    : activities;
+  return JSON.stringify(activities).includes('\\u0000') ? storableJson(activities) : activities;
 }
 
 /** Each action once (a job may carry one twice), in a stable order. */

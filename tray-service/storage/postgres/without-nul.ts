@@ -7,15 +7,3 @@
 export function withoutNul(text: string): string {
   return text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
 }
-
-/** The same for a JSON value: every string in it, keys included. */
-export function jsonWithoutNul(value: unknown): unknown {
-  if (typeof value === 'string') return withoutNul(value);
-  if (Array.isArray(value)) return value.map(jsonWithoutNul);
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, inner]) => [withoutNul(key), jsonWithoutNul(inner)]),
-    );
-  }
-  return value;
-}

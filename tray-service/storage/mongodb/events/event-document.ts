@@ -5,11 +5,11 @@ import type { EventOutcome, EventsPort } from '../../port.ts';
 import { idWithinLimit } from '../../../domain/event-id.ts';
 import type { EventDoc } from './events-collection.ts';
 import { withinDocumentLimit } from './within-document-limit.ts';
-import { withoutNul } from './without-nul.ts';
+import { storableJson } from '../../../domain/storable-json.ts';
 
 /**
- * The stored document of a delivery and its outcome, as MongoDB can hold it: U+0000 replaced
- * (without-nul.ts) and a payload too large for a document replaced by a marker
+ * The stored document of a delivery and its outcome, as MongoDB can hold it: U+0000 and lone
+ * surrogates replaced (domain/storable-json.ts) and a payload too large for a document replaced by a marker
  * (within-document-limit.ts). Pure.
  */
 export function eventDocument(
@@ -25,7 +25,7 @@ export function eventDocument(
   const communityId = idWithinLimit(outcome.communityId);
   const post = idWithinLimit(outcome.communityPost?.communityId) ? outcome.communityPost : undefined;
   return withinDocumentLimit(
-    withoutNul<EventDoc>({
+    storableJson<EventDoc>({
       _id: event.key,
       event: event.event,
       data: event.data,
