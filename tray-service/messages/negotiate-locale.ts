@@ -13,9 +13,20 @@ function canonical(tag: string): string | undefined {
   }
 }
 
-/** Accept-Language ranges, best first (RFC 9110, 12.5.4); q=0, malformed parts and tags are skipped. */
-export function parseAcceptLanguage(header: string): string[] {
+export interface AcceptLanguage {
+  /** Ranges with a q-value above 0, best first (RFC 9110, 12.5.4). */
+  accepted: string[];
+  /**
+   * Ranges with q=0, in the client's order: not acceptable, so kept rather than dropped, or a
+   * longer tag (`fr-CA`) would shorten into a refused `fr`.
+   */
+  refused: string[];
+}
+
+/** Accept-Language ranges: accepted ones best first, refused ones apart; malformed parts and tags are skipped. */
+export function parseAcceptLanguage(header: string): AcceptLanguage {
   const ranges: { tag: string; q: number }[] = [];
+  const refused: string[] = [];
   for (const part of header.slice(0, maxHeaderLength).split(',').slice(0, maxRanges)) {
     const [tag = '', ...params] = part.split(';').map((piece) => piece.trim());
     if (!rangePattern.test(tag)) continue;
@@ -27,19 +38,54 @@ export function parseAcceptLanguage(header: string): string[] {
       q = Number(match[1]);
     }
     if (q > 0) ranges.push({ tag, q });
+    else refused.push(tag);
   }
   // Array sort is stable: equal weights keep the client's order.
-  return ranges.sort((a, b) => b.q - a.q).map((range) => range.tag);
+  return { accepted: ranges.sort((a, b) => b.q - a.q).map((range) => range.tag), refused };
 }
 
-/** RFC 4647 lookup: `zh-Hant-TW`, then `zh-Hant`, then `zh`; case-insensitive. */
-function lookup(available: readonly string[], tag: string): string | undefined {
+/** Whether a source rules a locale out; `?locale=` rules nothing out. */
+type Refuses = (locale: string) => boolean;
+const refusesNothing: Refuses = () => false;
+
+/**
+ * The length of the longest of `ranges` naming `locale`, itself or as its prefix before a `-`
+ * (`fr` names `fr` and `fr-CA`, as in RFC 4647 basic filtering); 0 if none does. `*` is left out:
+ * it stands for the languages no other range names.
+ */
+function longestRangeNaming(ranges: readonly string[], locale: string): number {
+  const tag = locale.toLowerCase();
+  let longest = 0;
+  for (const range of ranges) {
+    const key = range === '*' ? undefined : canonical(range)?.toLowerCase();
+    if (key && (tag === key || tag.startsWith(`${key}-`))) longest = Math.max(longest, key.length);
+  }
+  return longest;
+}
+
+/**
+ * A locale is refused when the longest range naming it has q=0 (as RFC 2616, 14.4 weighed a tag:
+ * `pt;q=0, pt-BR` still accepts pt-BR; a tie, `fr, fr;q=0`, refuses). A refused `*` refuses only
+ * languages the header does not name, and those are never chosen from it: a locale reached from
+ * a named range by a shorter tag or another region counts as that range's, and the default as
+ * the last resort is no more acceptable than it.
+ */
+function refusalsOf(header: AcceptLanguage): Refuses {
+  if (header.refused.length === 0) return refusesNothing;
+  return (locale) => {
+    const refused = longestRangeNaming(header.refused, locale);
+    return refused > 0 && refused >= longestRangeNaming(header.accepted, locale);
+  };
+}
+
+/** RFC 4647 lookup: `zh-Hant-TW`, then `zh-Hant`, then `zh`; case-insensitive; refused locales are passed over. */
+function lookup(available: readonly string[], tag: string, refuses: Refuses): string | undefined {
   const wanted = canonical(tag);
   if (!wanted) return undefined;
   const subtags = wanted.split('-');
   while (subtags.length > 0) {
     const candidate = subtags.join('-').toLowerCase();
-    const found = available.find((locale) => locale.toLowerCase() === candidate);
+    const found = available.find((locale) => locale.toLowerCase() === candidate && !refuses(locale));
     if (found) return found;
     subtags.pop();
     // A lone singleton (`x`, `u`) is not a tag of its own.
@@ -48,20 +94,29 @@ function lookup(available: readonly string[], tag: string): string | undefined {
   return undefined;
 }
 
-/** Same language, other region: `pt-PT` or `pt` -> `pt-BR`, better than another language. */
-function sibling(available: readonly string[], tag: string): string | undefined {
+/** Same language, other region: `pt-PT` or `pt` -> `pt-BR`, better than another language; not a refused one. */
+function sibling(available: readonly string[], tag: string, refuses: Refuses): string | undefined {
   const language = canonical(tag)?.split('-')[0]?.toLowerCase();
-  return available.find((locale) => locale.split('-')[0]?.toLowerCase() === language);
+  return available.find((locale) => locale.split('-')[0]?.toLowerCase() === language && !refuses(locale));
 }
 
-function choose(available: readonly string[], fallback: string, tags: readonly string[]): string | undefined {
+function choose(
+  available: readonly string[],
+  fallback: string,
+  tags: readonly string[],
+  refuses: Refuses,
+): string | undefined {
   for (const tag of tags) {
-    if (tag === '*') return fallback;
-    const found = lookup(available, tag);
+    // `*` gives the default, unless the header refused it by name (`en;q=0, *`).
+    if (tag === '*') {
+      if (refuses(fallback)) continue;
+      return fallback;
+    }
+    const found = lookup(available, tag, refuses);
     if (found) return found;
   }
   for (const tag of tags) {
-    const found = tag === '*' ? undefined : sibling(available, tag);
+    const found = tag === '*' ? undefined : sibling(available, tag, refuses);
     if (found) return found;
   }
   return undefined;
@@ -70,8 +125,9 @@ function choose(available: readonly string[], fallback: string, tags: readonly s
 /**
  * The locale of a response: `?locale=` first, then Accept-Language by q-value,
  * then the default. Each source is tried with an exact or shorter tag (`fr-CA` -> `fr`) before
- * another region of the same language (`pt-PT` -> `pt-BR`); a source naming no locale we have
- * passes to the next. `available` holds canonical tags (`pt-BR`), sorted.
+ * another region of the same language (`pt-PT` -> `pt-BR`), never reaching a locale the header
+ * refused with q=0; a source naming no locale we have passes to the next. `available` holds
+ * canonical tags (`pt-BR`), sorted.
  */
 export function negotiateLocale(
   available: readonly string[],
@@ -79,10 +135,11 @@ export function negotiateLocale(
   query: string | undefined,
   acceptLanguage: string | undefined,
 ): string {
-  const fromQuery = query && query.length <= 64 ? choose(available, fallback, [query.trim()]) : undefined;
+  const fromQuery =
+    query && query.length <= 64 ? choose(available, fallback, [query.trim()], refusesNothing) : undefined;
   if (fromQuery) return fromQuery;
-  const fromHeader = acceptLanguage
-    ? choose(available, fallback, parseAcceptLanguage(acceptLanguage))
-    : undefined;
+  const header = acceptLanguage ? parseAcceptLanguage(acceptLanguage) : undefined;
+  const fromHeader = header ? choose(available, fallback, header.accepted, refusalsOf(header)) : undefined;
+  // The last resort even when the header refused it: a response needs some language.
   return fromHeader ?? fallback;
 }

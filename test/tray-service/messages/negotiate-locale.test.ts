@@ -45,6 +45,39 @@ describe('locale negotiation', () => {
       expect(negotiate(undefined, 'de;q=0, pt-PT;q=0')).to.equal('en');
       expect(negotiate('xx', 'fr;q=0')).to.equal('en');
     });
+    it('never shortens a longer tag into a refused range (fr-CA, fr;q=0)', () => {
+      expect(negotiate(undefined, 'fr-CA, fr;q=0')).to.equal('en');
+      expect(negotiate(undefined, 'fr-CA, fr;q=0, de;q=0.5')).to.equal('de');
+      expect(negotiate(undefined, 'fr-CA, FR;q=0')).to.equal('en');
+    });
+    it('never takes another region that was refused (pt, pt-BR;q=0)', () => {
+      expect(negotiate(undefined, 'pt, pt-BR;q=0')).to.equal('en');
+      expect(negotiate(undefined, 'pt-PT, pt_br;q=0, de;q=0.1')).to.equal('de');
+    });
+    it('refuses the longer tags of a refused range too (fr;q=0 refuses fr-CA)', () => {
+      const canadian = ['de', 'en', 'fr-CA'];
+      expect(negotiateLocale(canadian, 'en', undefined, 'fr-FR, fr;q=0')).to.equal('en');
+      expect(negotiateLocale(canadian, 'en', undefined, 'fr, fr;q=0')).to.equal('en');
+    });
+    it('lets the longest range naming a locale decide (pt;q=0, pt-BR)', () => {
+      expect(negotiate(undefined, 'pt;q=0, pt-BR')).to.equal('pt-BR');
+      expect(negotiate(undefined, 'pt-BR;q=0, pt')).to.equal('en');
+    });
+    it('reads "*;q=0" as refusing only languages the header does not name', () => {
+      expect(negotiate(undefined, 'fr-CA, *;q=0')).to.equal('fr');
+      expect(negotiate(undefined, 'pt-PT, *;q=0')).to.equal('pt-BR');
+    });
+    it('answers the default as the last resort even when it was refused', () => {
+      expect(negotiate(undefined, 'en;q=0')).to.equal('en');
+      expect(negotiate(undefined, 'xx, en;q=0')).to.equal('en');
+      expect(negotiate(undefined, 'de, en;q=0')).to.equal('de');
+    });
+    it('does not let "*" give a refused default', () => {
+      expect(negotiate(undefined, 'en;q=0, *, de;q=0.5')).to.equal('de');
+    });
+    it("applies the header's refusals to the header only: ?locale= still wins", () => {
+      expect(negotiate('pt', 'pt-BR;q=0')).to.equal('pt-BR');
+    });
     it('prefers a lower-weighted exact language over another region of a higher one', () => {
       expect(negotiate(undefined, 'pt-PT, es;q=0.8')).to.equal('es');
       expect(negotiate(undefined, 'pt-PT')).to.equal('pt-BR');
@@ -80,12 +113,15 @@ describe('locale negotiation', () => {
 
   describe('parseAcceptLanguage', () => {
     it('keeps the client order between equal weights and ignores malformed ranges', () => {
-      expect(parseAcceptLanguage('da, en-GB;q=0.8, en;q=0.8, x y;q=0.9, de;q=0.9;level=1')).to.deep.equal([
-        'da',
-        'de',
-        'en-GB',
-        'en',
-      ]);
+      expect(
+        parseAcceptLanguage('da, en-GB;q=0.8, en;q=0.8, x y;q=0.9, de;q=0.9;level=1').accepted,
+      ).to.deep.equal(['da', 'de', 'en-GB', 'en']);
+    });
+    it('keeps the ranges refused with q=0 apart', () => {
+      expect(parseAcceptLanguage('fr-CA, fr;q=0, de;q=0.5, *;q=0.000, x y;q=0')).to.deep.equal({
+        accepted: ['fr-CA', 'de'],
+        refused: ['fr', '*'],
+      });
     });
   });
 

@@ -144,6 +144,18 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
       expect(res.headers.vary).to.match(/Accept-Language/i);
     });
 
+    it('never answers a language Accept-Language refused with q=0, even shortened from a longer tag', async () => {
+      const auth = await bearer(user);
+      const en = await request(app()).get('/notifications/v3/history').set('Authorization', auth);
+      const res = await request(app())
+        .get('/notifications/v3/history')
+        .set('Authorization', auth)
+        .set('Accept-Language', 'fr-CA, fr;q=0')
+        .expect(200);
+      expect(res.headers['content-language']).to.equal('en');
+      expect(res.body.data[0].description).to.equal(en.body.data[0].description);
+    });
+
     it('takes any whole number of up to 16 digits as a cursor: one past the largest safe integer starts from the top', async () => {
       const auth = await bearer(user);
       const first = await request(app())
