@@ -100,17 +100,22 @@ function sibling(available: readonly string[], tag: string, refuses: Refuses): s
   return available.find((locale) => locale.split('-')[0]?.toLowerCase() === language && !refuses(locale));
 }
 
+/**
+ * The first locale `tags` lead to. `wildcard` is what `*` stands for: the default in
+ * Accept-Language; undefined for `?locale=`, which takes a locale tag, so there `*` names no locale
+ * and passes on to the next source.
+ */
 function choose(
   available: readonly string[],
-  fallback: string,
   tags: readonly string[],
   refuses: Refuses,
+  wildcard: string | undefined,
 ): string | undefined {
   for (const tag of tags) {
-    // `*` gives the default, unless the header refused it by name (`en;q=0, *`).
     if (tag === '*') {
-      if (refuses(fallback)) continue;
-      return fallback;
+      // Not the default the header refused by name (`en;q=0, *`).
+      if (wildcard === undefined || refuses(wildcard)) continue;
+      return wildcard;
     }
     const found = lookup(available, tag, refuses);
     if (found) return found;
@@ -136,10 +141,10 @@ export function negotiateLocale(
   acceptLanguage: string | undefined,
 ): string {
   const fromQuery =
-    query && query.length <= 64 ? choose(available, fallback, [query.trim()], refusesNothing) : undefined;
+    query && query.length <= 64 ? choose(available, [query.trim()], refusesNothing, undefined) : undefined;
   if (fromQuery) return fromQuery;
   const header = acceptLanguage ? parseAcceptLanguage(acceptLanguage) : undefined;
-  const fromHeader = header ? choose(available, fallback, header.accepted, refusalsOf(header)) : undefined;
+  const fromHeader = header ? choose(available, header.accepted, refusalsOf(header), fallback) : undefined;
   // The last resort even when the header refused it: a response needs some language.
   return fromHeader ?? fallback;
 }

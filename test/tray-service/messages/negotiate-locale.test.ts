@@ -27,6 +27,12 @@ describe('locale negotiation', () => {
       expect(negotiate('xx', 'de')).to.equal('de');
       expect(negotiate('not a locale!', 'ja')).to.equal('ja');
     });
+    it('reads "*" as no locale tag, passed on to Accept-Language ("*" is a header range only)', () => {
+      expect(negotiate('*', 'de')).to.equal('de');
+      expect(negotiate(' * ', 'ja')).to.equal('ja');
+      expect(negotiate('*', undefined)).to.equal('en');
+      expect(negotiateLocale(shipped, 'de', '*', undefined)).to.equal('de');
+    });
   });
 
   describe('with Accept-Language only', () => {

@@ -144,6 +144,15 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
       expect(res.headers.vary).to.match(/Accept-Language/i);
     });
 
+    it('passes ?locale=* on to Accept-Language: "*" is no locale tag', async () => {
+      const res = await request(app())
+        .get('/notifications/v3/history?locale=*')
+        .set('Authorization', await bearer(user))
+        .set('Accept-Language', 'de')
+        .expect(200);
+      expect(res.headers['content-language']).to.equal('de');
+    });
+
     it('never answers a language Accept-Language refused with q=0, even shortened from a longer tag', async () => {
       const auth = await bearer(user);
       const en = await request(app()).get('/notifications/v3/history').set('Authorization', auth);
