@@ -61,7 +61,17 @@ export function checkTemplate(
       problems.push('{{plural}} takes one number, {{plural others one=... other=...}}');
     } else checkPath(count as hbs.AST.PathExpression, true);
     const given = node.hash?.pairs ?? [];
+    const seen = new Set<string>();
+    const twice = new Set<string>();
     for (const pair of given) {
+      // Handlebars renders the first copy of a form, the plain function (compileMessage) the last,
+      // and the cross-check at start-up samples only a few counts: one copy, or no telling which.
+      if (seen.has(pair.key)) {
+        if (!twice.has(pair.key)) problems.push(`{{plural}} form "${pair.key}" is given twice`);
+        twice.add(pair.key);
+        continue;
+      }
+      seen.add(pair.key);
       if (!categories.includes(pair.key)) {
         problems.push(
           `{{plural}} form "${pair.key}" is not a plural category of ${locale} (it has ${categories.join(', ')})`,

@@ -66,6 +66,23 @@ describe('checkTemplate', () => {
         "{{plural}} lacks the form(s) one that en's plural rules choose",
       ],
     ],
+    // Handlebars would use the first copy and the plain function (compileMessage) the last.
+    ["{{actor1}} {{plural others one='#' other='#' one='# x'}}", ['{{plural}} form "one" is given twice']],
+    [
+      "{{actor1}} {{plural others one='#' other='#' other='# x' other='# y'}}",
+      ['{{plural}} form "other" is given twice'],
+    ],
+    [
+      "{{list actor1 (plural others other='#' one='#' other='# x')}}",
+      ['{{plural}} form "other" is given twice'],
+    ],
+    [
+      "{{actor1}} {{plural others few='#' one='#' few='#' other='#'}}",
+      [
+        '{{plural}} form "few" is not a plural category of en (it has one, other)',
+        '{{plural}} form "few" is given twice',
+      ],
+    ],
     [
       '{{actor1}} {{plural others}}',
       ["{{plural}} lacks the form(s) one, other that en's plural rules choose"],

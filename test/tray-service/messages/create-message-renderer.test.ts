@@ -212,6 +212,16 @@ describe('createMessageRenderer', () => {
         says: /\{\{plural\}\} form "one" is not a plural category of ja \(it has other\)/,
       },
       {
+        problem: 'a plural form given twice',
+        file: 'fr.json',
+        content: {
+          'mentreply.3+':
+            "{{actor1}}, {{actor2}} et {{plural others one='# autre' many='# d’autres' other='# autres' many='# d’autres encore'}} ont répondu",
+        },
+        key: 'mentreply.3+',
+        says: /\{\{plural\}\} form "many" is given twice/,
+      },
+      {
         problem: 'a bare number where the plural form is needed',
         file: 'de.json',
         content: { 'mentreply.3+': '{{actor1}}, {{actor2}} und {{others}} weitere haben geantwortet' },
