@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
-import helmet from 'helmet';
 import { errorMiddleware, notFound } from '../../shared/http/error-middleware.ts';
+import { pageSecurityHeaders } from '../../shared/http/security-headers.ts';
 import { mapDomainErrors } from '../http/map-domain-errors.ts';
 import { mapStoreErrors } from '../http/map-store-errors.ts';
 import { countFailedAuth, refuseBlockedAddress } from '../http/rate-limit/limit-failed-auth.ts';
@@ -10,7 +10,8 @@ import { createAdminRouter, type AdminRouterDeps } from './create-admin-router.t
 export interface AdminAppDeps extends AdminRouterDeps {
   /**
    * Express's `trust proxy` (ADMIN_TRUST_PROXY): which proxies may say the browser came over
-   * https, so the dashboard's cookie is `Secure` there. false: none.
+   * https, so the dashboard's cookie is `Secure` there and the pages' Content-Security-Policy
+   * upgrades insecure requests. false: none.
    */
   trustProxy?: false | readonly string[];
 }
@@ -28,7 +29,9 @@ export function createAdminApp(deps: AdminAppDeps): Express {
     'trust proxy',
     deps.trustProxy === undefined || deps.trustProxy === false ? false : deps.trustProxy,
   );
-  app.use(helmet());
+  // helmet's headers; over plain http without upgrade-insecure-requests, which would send the
+  // sign-in form, the dashboard's assets and the console's calls to an https nobody serves.
+  app.use(pageSecurityHeaders());
   // Guessing the admin credential is refused per address like guessing a user token.
   if (deps.failedAuth) app.use(refuseBlockedAddress(deps.failedAuth));
   const openApi = createAdminOpenApiDocument(deps.limits);

@@ -5,7 +5,7 @@ import { errorMiddleware, notFound } from '../../shared/http/error-middleware.ts
 import { createHealthRouter } from '../../shared/http/health-router.ts';
 import type { MetricsAccess } from '../../shared/http/metrics-access.ts';
 import { jsonInOneWrite } from '../../shared/http/json-in-one-write.ts';
-import { securityHeaders } from '../../shared/http/security-headers.ts';
+import { pageSecurityHeaders } from '../../shared/http/security-headers.ts';
 import { createMetricsRouter } from '../../shared/http/metrics-router.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import { pingRedis, type RedisClient } from '../../shared/redis/create-redis.ts';
@@ -54,7 +54,10 @@ export interface TrayApiDeps {
   rateLimiter: RateLimiterAbstract;
   /** Failed authentications per source address (createFailedAuthLimit); without it, no such limit. */
   failedAuth?: FailedAuthLimit;
-  /** TRUST_PROXY: proxies whose X-Forwarded-For gives the caller's address (Express `trust proxy`). */
+  /**
+   * TRUST_PROXY: proxies whose X-Forwarded-For gives the caller's address, and whose
+   * X-Forwarded-Proto says whether the browser came over https (Express `trust proxy`).
+   */
   trustProxy?: readonly string[];
   messages: MessageRenderer;
   settings: TrayApiSettings;
@@ -71,9 +74,11 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   app.disable('x-powered-by');
   jsonInOneWrite(app);
   app.set('query parser', 'simple'); // repeated keys become arrays, never nested objects
-  // req.ip: the socket's address unless the connection comes from a listed proxy.
+  // req.ip and req.secure: the socket's unless the connection comes from a listed proxy.
   app.set('trust proxy', deps.trustProxy && deps.trustProxy.length > 0 ? [...deps.trustProxy] : false);
-  app.use(securityHeaders());
+  // Over plain http without upgrade-insecure-requests: the demo page's script and calls would go
+  // to an https nobody serves. req.secure follows `trust proxy` above.
+  app.use(pageSecurityHeaders());
   const routes = new Set([
     ...[...trayPaths, ...inboxPaths].map((path) => `/notifications${path}`),
     ...blockPaths.map((path) => `/block${path}`),

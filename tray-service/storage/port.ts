@@ -403,7 +403,10 @@ export interface InboxPort {
   wakeDue(now: number, limit: number): Promise<InboxRecord[]>;
   /**
    * PUT a mute (domain/mute-changes.ts putMute); returns the mute in force. Ended spans are kept
-   * `retentionDays` after their end.
+   * `retentionDays` after their end. A PUT that would start a new span while `maxInForce` of the
+   * user's mutes are in force changes nothing and answers 'too many' (a PUT of a target in force
+   * never does). The count and the write are one step per user: PUTs of one user's mutes at once,
+   * from any number of processes, never take it past `maxInForce`.
    */
   putMute(
     userId: string,
@@ -411,7 +414,8 @@ export interface InboxPort {
     until: number | null,
     now: number,
     retentionDays: number,
-  ): Promise<Mute>;
+    maxInForce: number,
+  ): Promise<Mute | 'too many'>;
   /** DELETE a mute: whether one was in force (domain/mute-changes.ts removeMute). */
   removeMute(userId: string, target: MuteTarget, now: number, retentionDays: number): Promise<boolean>;
   /** The user's mutes in force at `now`, oldest first. */

@@ -2,7 +2,12 @@ import { expect } from 'chai';
 import express from 'express';
 import helmet from 'helmet';
 import request from 'supertest';
-import { securityHeaders } from '../../../shared/http/security-headers.ts';
+import { helmetHeaders } from '../../../shared/http/helmet-headers.ts';
+import {
+  pageSecurityHeaders,
+  plainHttpHelmetOptions,
+  securityHeaders,
+} from '../../../shared/http/security-headers.ts';
 
 /** An app answering `status` at / behind `middleware`, each header it sent but the transport's. */
 async function headersBehind(
@@ -37,5 +42,36 @@ describe('securityHeaders', () => {
     });
     const { headers } = await request(app).get('/').expect(200);
     expect(headers['content-security-policy']).to.equal("default-src 'none'");
+  });
+
+  it('sends `overPlainHttp` to a request that did not come over https, by req.secure and `trust proxy`', async () => {
+    const app = express();
+    app.set('trust proxy', 'loopback');
+    app.use(securityHeaders(new Map([['x-over', 'https']]), new Map([['x-over', 'http']])));
+    app.get('/', (_req, res) => {
+      res.end();
+    });
+    expect((await request(app).get('/').expect(200)).headers['x-over']).to.equal('http');
+    const forwarded = await request(app).get('/').set('X-Forwarded-Proto', 'https').expect(200);
+    expect(forwarded.headers['x-over']).to.equal('https');
+  });
+
+  it('pageSecurityHeaders: helmet’s defaults over https; over plain http without upgrade-insecure-requests alone', async () => {
+    const overHttps = helmetHeaders();
+    const overHttp = helmetHeaders(plainHttpHelmetOptions);
+    expect(overHttps.get('content-security-policy')).to.match(/;upgrade-insecure-requests$/);
+    expect(overHttp.get('content-security-policy')).to.equal(
+      overHttps.get('content-security-policy')?.replace(/;upgrade-insecure-requests$/, ''),
+    );
+    const app = express();
+    app.set('trust proxy', 'loopback');
+    app.use(pageSecurityHeaders());
+    app.get('/', (_req, res) => {
+      res.end();
+    });
+    const plain = await request(app).get('/').expect(200);
+    const secure = await request(app).get('/').set('X-Forwarded-Proto', 'https').expect(200);
+    for (const [name, value] of overHttp) expect(plain.headers[name], name).to.equal(value);
+    for (const [name, value] of overHttps) expect(secure.headers[name], name).to.equal(value);
   });
 });

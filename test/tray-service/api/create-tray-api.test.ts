@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { helmetHeaders } from '../../../shared/http/helmet-headers.ts';
+import { plainHttpHelmetOptions } from '../../../shared/http/security-headers.ts';
+import { demoRoutes } from '../../../tray-service/demo/demo-routes.ts';
+import { createMessageRenderer } from '../../../tray-service/messages/create-message-renderer.ts';
 import type { TrayStorage } from '../../../tray-service/storage/port.ts';
 import { bearer, useTrayApi } from './support/api-harness.ts';
 import { seedRecords } from '../../support/seed-tray.ts';
@@ -50,11 +53,62 @@ describe('tray API (operations)', () => {
       await request(app).get('/notifications/v3').expect(401),
       await request(app).get('/openapi.json').expect(200),
     ];
-    const expected = helmetHeaders();
+    // Over plain http, as supertest asks: helmet's defaults without upgrade-insecure-requests (below).
+    const expected = helmetHeaders(plainHttpHelmetOptions);
     expect(expected.get('x-content-type-options')).to.equal('nosniff');
     for (const answer of answers) {
       for (const [name, value] of expected) expect(answer.headers[name], name).to.equal(value);
     }
+  });
+
+  // `upgrade-insecure-requests` makes a browser fetch a page's scripts and calls over https: sent
+  // by a listener reached over plain http (the demo page on a LAN address, TRAY_DEMO=on, no TLS
+  // proxy), it sends them to an https port nobody serves. Over https (directly, or at a proxy
+  // TRUST_PROXY trusts) it stays.
+  describe('the Content-Security-Policy and https (the demo page and every answer)', () => {
+    const upgrades = (csp: unknown) =>
+      String(csp)
+        .split(';')
+        .map((part) => part.trim())
+        .includes('upgrade-insecure-requests');
+    /** The CSP of each answer, by path: the demo page, its script, the OpenAPI document, a 401. */
+    const answers = async (trustProxy: string[], headers: Record<string, string>) => {
+      const app = api.app({
+        trustProxy,
+        mounts: [demoRoutes(createMessageRenderer({ defaultLocale: 'en' }))],
+      });
+      const csp = async (path: string, status: number) =>
+        [
+          path,
+          (await request(app).get(path).set(headers).expect(status)).headers['content-security-policy'],
+        ] as const;
+      return [
+        await csp('/demo', 200),
+        await csp('/demo/demo.js', 200),
+        await csp('/openapi.json', 200),
+        await csp('/notifications/v3', 401),
+      ];
+    };
+
+    it('leaves upgrade-insecure-requests out over plain http, whatever the Host, and keeps the rest of the policy', async () => {
+      for (const [path, csp] of await answers([], { Host: '192.168.1.20:8080' })) {
+        expect(upgrades(csp), `${path}: ${csp}`).to.equal(false);
+        expect(csp).to.include("default-src 'self'").and.include("script-src 'self'");
+      }
+    });
+
+    it('leaves it out when X-Forwarded-Proto: https comes from a proxy TRUST_PROXY does not list', async () => {
+      for (const trustProxy of [[], ['10.1.2.3']])
+        for (const [path, csp] of await answers(trustProxy, { 'X-Forwarded-Proto': 'https' }))
+          expect(upgrades(csp), path).to.equal(false);
+    });
+
+    it('sends it when a trusted proxy says the browser came over https', async () => {
+      for (const [path, csp] of await answers(['loopback'], { 'X-Forwarded-Proto': 'https' }))
+        expect(upgrades(csp), path).to.equal(true);
+      for (const [path, csp] of await answers(['loopback'], { 'X-Forwarded-Proto': 'http' }))
+        expect(upgrades(csp), path).to.equal(false);
+    });
   });
 
   it('answers an unknown path with 404 and the JSON error shape', async () => {

@@ -14,6 +14,7 @@ import { trayTargetActionsCollection } from './grouping/tray-target-actions-coll
 import { trayTargetActorsCollection } from './grouping/tray-target-actors-collection.ts';
 import { userBansCollection } from './moderation/user-bans-collection.ts';
 import { trayMutesCollection } from './mutes/tray-mutes-collection.ts';
+import { trayMuteLocksCollection } from './mutes/tray-mute-locks-collection.ts';
 import { userProfilesCollection } from './grouping/user-profiles-collection.ts';
 import { trayRemovalsCollection } from './removals/tray-removals-collection.ts';
 import { trayRemovalWorkCollection } from './removals/tray-removal-work-collection.ts';
@@ -47,6 +48,7 @@ export const workerCollections: readonly CollectionSpec[] = [
 export const apiCollections: readonly CollectionSpec[] = [
   trayRecordsCollection,
   trayMutesCollection,
+  trayMuteLocksCollection,
   blockListCollection,
   trayReadStateCollection,
   trayClearsCollection,

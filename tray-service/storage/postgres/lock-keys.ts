@@ -43,3 +43,9 @@ export const memberLock = (communityId: string, userId: string) =>
  * (and the removal then finds its action) or after it commits.
  */
 export const postLock = (postId: string) => JSON.stringify(['post', postId]);
+
+/**
+ * The lock key of one user's mutes: a PUT takes it, so its count of the mutes in force and its
+ * insert are one step against every other PUT of the user (the limit of mutes in force).
+ */
+export const muteLock = (userId: string) => JSON.stringify(['mutes', userId]);

@@ -3,6 +3,8 @@ import { DAY_MS } from '../../../shared/time/durations.ts';
 import type { Mute, MuteTargetType } from '../../domain/mute.ts';
 import type { MuteTarget } from '../../domain/mute-changes.ts';
 import type { InboxPort } from '../port.ts';
+import { inTransaction } from './in-transaction.ts';
+import { lockKeys, muteLock } from './lock-keys.ts';
 
 /** A span still in force with no end of its own is kept until it ends (bigint's largest value). */
 const NEVER = '9223372036854775807';
@@ -35,37 +37,50 @@ export function toMute(row: MuteRow): Mute {
 
 /**
  * Mutes in tray_mutes (migrations/0005_inbox.sql), one row per span, each statement on the
- * primary key. A span is kept `retentionDays` after it ends, so deliveries dated inside it stay
+ * primary key; a PUT runs under the user's advisory lock (lock-keys.ts muteLock). A span is kept `retentionDays` after it ends, so deliveries dated inside it stay
  * held back for as long as records live.
  */
 export function createPostgresMutes(
   pool: pg.Pool,
 ): Pick<InboxPort, 'putMute' | 'removeMute' | 'mutesInForce'> {
   return {
-    async putMute(userId, target: MuteTarget, until, now, retentionDays) {
+    async putMute(userId, target: MuteTarget, until, now, retentionDays, maxInForce) {
       const keep = retentionDays * DAY_MS;
-      // One statement: the span in force gets the new end; without one a new span starts now.
-      const result = await pool.query<MuteRow>(
-        `WITH current AS (
-           UPDATE tray_mutes SET until_at = $5,
-             expires_at = CASE WHEN $5::bigint IS NULL THEN ${NEVER} ELSE $5::bigint + $6 END
-           WHERE ${IN_FORCE}
-           RETURNING ${MUTE_COLUMNS}),
-         started AS (
-           INSERT INTO tray_mutes (user_id, target_type, target_id, created_at, until_at, removed_at, expires_at)
-           SELECT $1, $2, $3, $4, $5, NULL,
-                  CASE WHEN $5::bigint IS NULL THEN ${NEVER} ELSE $5::bigint + $6 END
-           WHERE NOT EXISTS (SELECT 1 FROM current)
-           -- Removed at this very millisecond and put again: the span goes on.
-           ON CONFLICT (user_id, target_type, target_id, created_at) DO UPDATE
-             SET until_at = excluded.until_at, removed_at = NULL, expires_at = excluded.expires_at
-           RETURNING ${MUTE_COLUMNS})
-         SELECT * FROM current UNION ALL SELECT * FROM started`,
-        [userId, target.targetType, target.targetId, now, until, keep],
-      );
-      const [row] = result.rows;
-      if (!row) throw new Error('putMute: the mute was neither updated nor inserted');
-      return toMute(row);
+      return inTransaction(pool, async (client) => {
+        // The count below and the insert are read committed: two PUTs of one user at once would
+        // each count without the other's new span and both go past the limit. The user's lock,
+        // held until commit, makes the second count after the first committed.
+        await lockKeys(client, [muteLock(userId)]);
+        // One statement: the span in force gets the new end; without one a new span starts now,
+        // if fewer than $7 are in force (counted up to $7, on the primary key's user prefix).
+        const result = await client.query<MuteRow>(
+          `WITH current AS (
+             UPDATE tray_mutes SET until_at = $5,
+               expires_at = CASE WHEN $5::bigint IS NULL THEN ${NEVER} ELSE $5::bigint + $6 END
+             WHERE ${IN_FORCE}
+             RETURNING ${MUTE_COLUMNS}),
+           in_force AS (
+             SELECT count(*) AS n FROM (
+               SELECT 1 FROM tray_mutes
+               WHERE user_id = $1 AND created_at <= $4 AND (until_at IS NULL OR until_at > $4)
+                 AND (removed_at IS NULL OR removed_at > $4)
+               LIMIT $7) AS counted),
+           started AS (
+             INSERT INTO tray_mutes (user_id, target_type, target_id, created_at, until_at, removed_at, expires_at)
+             SELECT $1, $2, $3, $4, $5, NULL,
+                    CASE WHEN $5::bigint IS NULL THEN ${NEVER} ELSE $5::bigint + $6 END
+             WHERE NOT EXISTS (SELECT 1 FROM current) AND (SELECT n FROM in_force) < $7
+             -- Removed at this very millisecond and put again: the span goes on.
+             ON CONFLICT (user_id, target_type, target_id, created_at) DO UPDATE
+               SET until_at = excluded.until_at, removed_at = NULL, expires_at = excluded.expires_at
+             RETURNING ${MUTE_COLUMNS})
+           SELECT * FROM current UNION ALL SELECT * FROM started`,
+          [userId, target.targetType, target.targetId, now, until, keep, maxInForce],
+        );
+        const [row] = result.rows;
+        // Neither updated nor inserted: no span in force, and the limit reached.
+        return row ? toMute(row) : 'too many';
+      });
     },
 
     async removeMute(userId, target, now, retentionDays) {

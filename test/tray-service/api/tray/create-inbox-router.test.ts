@@ -7,6 +7,7 @@ import type { StorageEngine } from '../../../../tray-service/storage/port.ts';
 import { seedRecords } from '../../../support/seed-tray.ts';
 import { bearer, useTrayApi } from '../support/api-harness.ts';
 import { expectMatchesOpenApi } from '../support/openapi-validator.ts';
+import { MAX_MUTES_IN_FORCE } from '../../../../tray-service/domain/mute.ts';
 
 const NOW = Date.UTC(2026, 0, 15, 12);
 const MIN = 60_000;
@@ -332,7 +333,14 @@ function inboxSuite(engine?: StorageEngine) {
       this.timeout(120_000);
       const inbox = api.storage.inbox!;
       for (let i = 0; i < 1_000; i += 1)
-        await inbox.putMute('u-many', { targetType: 'post', targetId: `p-${i}` }, null, NOW - 1, 90);
+        await inbox.putMute(
+          'u-many',
+          { targetType: 'post', targetId: `p-${i}` },
+          null,
+          NOW - 1,
+          90,
+          MAX_MUTES_IN_FORCE,
+        );
       const refused = await call('u-many', 'put', '/v3/mutes', { targetType: 'post', targetId: 'p-new' });
       expect(refused.status).to.equal(400);
       expect(refused.body).to.include({ status: 'error', code: 400003 });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { MuteTargetType } from '../../../../tray-service/domain/mute.ts';
+import { MAX_MUTES_IN_FORCE, type MuteTargetType } from '../../../../tray-service/domain/mute.ts';
 import type { StoredEvent } from '../../../../tray-service/domain/stored-event.ts';
 import { applyJob } from '../../../../tray-service/use-cases/apply-job.ts';
 import { createEventRecipients } from '../../../../tray-service/use-cases/event-recipients.ts';
@@ -49,6 +49,7 @@ function consoleOf(context: ConformanceContext) {
         until === undefined ? null : at(until),
         at(minute),
         RETENTION_DAYS,
+        MAX_MUTES_IN_FORCE,
       ),
     unmute: (user: string, targetType: MuteTargetType, target: string, minute: number) =>
       inbox.removeMute(id(user), { targetType, targetId: id(target) }, at(minute), RETENTION_DAYS),

@@ -1,6 +1,7 @@
 import type { MarkOperation, TrayOperation } from '../../../support/reference-tray/reference-tray.ts';
 import type { InboxMark, InboxPort, TrayStorage } from '../../../../tray-service/storage/port.ts';
 import { RETENTION_DAYS } from './apply-operation.ts';
+import { MAX_MUTES_IN_FORCE } from '../../../../tray-service/domain/mute.ts';
 
 /** Records a wake-up claims per statement in the cases: small, so a wake-up takes several batches. */
 export const WAKE_BATCH = 3;
@@ -49,7 +50,14 @@ export async function applyInboxOperation(storage: TrayStorage, operation: Inbox
       while ((await inbox.wakeDue(now, WAKE_BATCH)).length === WAKE_BATCH);
       return 0;
     case 'mute':
-      await inbox.putMute(operation.userId, operation.target, operation.until, now, RETENTION_DAYS);
+      await inbox.putMute(
+        operation.userId,
+        operation.target,
+        operation.until,
+        now,
+        RETENTION_DAYS,
+        MAX_MUTES_IN_FORCE,
+      );
       return 0;
     case 'unmute':
       return (await inbox.removeMute(operation.userId, operation.target, now, RETENTION_DAYS)) ? 1 : 0;

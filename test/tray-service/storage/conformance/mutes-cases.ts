@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { MuteTargetType } from '../../../../tray-service/domain/mute.ts';
 import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
+import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
 import {
   aComment,
   aCommentReaction,
@@ -9,8 +10,10 @@ import {
   aReaction,
   aReply,
 } from '../../../support/activity-builder.ts';
+import { RETENTION_DAYS } from './apply-operation.ts';
 import { actorIdsOf, at, NOW } from './case-fixtures.ts';
 import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
+import { inboxOf } from './inbox-operation.ts';
 import { modelledStorage, type ModelledStorage } from './modelled-storage.ts';
 
 // Mutes in the deliveries (docs/tray-rules.md#inbox) against the reference tray: what a mute in
@@ -287,4 +290,44 @@ conformanceCase(
     await expectAll(tray, ['u-ana'], NOW + 1);
   },
   { needs: 'removals' },
+);
+
+conformanceCase(
+  'mutes: a new mute past the limit in force changes nothing; PUTs at once from two processes never take the user past it',
+  async (context) => {
+    const { storage, id } = context;
+    const peer = await context.peer();
+    const ana = id('u-ana');
+    // A small limit of the port's own, so the race is over a few places, not a thousand mutes.
+    const LIMIT = 3;
+    const put = (via: TrayStorage, target: string, now: number, until: number | null = null) =>
+      inboxOf(via).putMute(
+        ana,
+        { targetType: 'post', targetId: id(target) },
+        until,
+        now,
+        RETENTION_DAYS,
+        LIMIT,
+      );
+    const inForce = async (now: number) =>
+      (await inboxOf(storage).mutesInForce(ana, now)).map((mute) => mute.targetId);
+
+    await put(storage, 'p-first', at(0));
+    const racing = Array.from({ length: 12 }, (_, n) => `p-race-${n}`);
+    const outcomes = await Promise.all(
+      racing.map((target, n) => put(n % 2 === 0 ? storage : peer, target, at(1))),
+    );
+    expect(outcomes.filter((outcome) => outcome === 'too many')).to.have.length(racing.length - (LIMIT - 1));
+    const won = racing.filter((_, n) => outcomes[n] !== 'too many').map(id);
+    expect(await inForce(at(1))).to.have.members([id('p-first'), ...won]);
+
+    // At the limit: a PUT of a mute in force still changes its end, a new one changes nothing...
+    expect(await put(storage, 'p-first', at(2), at(3))).to.include({ createdAt: at(0), until: at(3) });
+    expect(await put(peer, 'p-late', at(2))).to.equal('too many');
+    expect(await inForce(at(2))).to.have.members([id('p-first'), ...won]);
+    // ...until one ends (by its `until` here, or removed): ended spans do not count.
+    expect(await put(peer, 'p-late', at(3))).to.include({ createdAt: at(3), until: null });
+    expect(await inForce(at(3))).to.have.members([...won, id('p-late')]);
+  },
+  { needs: 'inbox' },
 );

@@ -28,6 +28,7 @@ import {
   type TestEnvelope,
 } from '../../worker/event-builder.ts';
 import { jobDataOf } from '../../worker/worker-harness.ts';
+import { MAX_MUTES_IN_FORCE } from '../../../../tray-service/domain/mute.ts';
 
 const options: ProcessOptions = { eventsRetentionDays: 30, trayRetentionDays: 90, fanOutBatch: 10_000 };
 
@@ -175,7 +176,7 @@ describe('hot queries are served by an index (explain)', function () {
     await expectServed(() => inbox.seeThrough('u-c', now));
     await expectServed(() => inbox.wakeDue(now + 2, 10));
     const target = { targetType: 'post', targetId: 'p-1' } as const;
-    await expectServed(() => inbox.putMute('u-c', target, null, now, 90));
+    await expectServed(() => inbox.putMute('u-c', target, null, now, 90, MAX_MUTES_IN_FORCE));
     await expectServed(() => inbox.mutesInForce('u-c', now));
     await expectServed(() => inbox.removeMute('u-c', target, now + 1, 90));
   });

@@ -4,6 +4,7 @@ import { muteInForceAt, type Mute } from '../../../domain/mute.ts';
 import { muteInForce, type MuteTarget } from '../../../domain/mute-changes.ts';
 import type { InboxPort } from '../../port.ts';
 import { TRAY_MUTES } from '../collection-names.ts';
+import { withMuteLock } from './mute-lock.ts';
 import { muteTargetKey, type MuteDoc } from './tray-mutes-collection.ts';
 
 /** The latest time a Date holds: a span with no end yet is kept until it gets one. */
@@ -25,9 +26,10 @@ const toMute = (doc: MuteDoc): Mute => ({
 /**
  * Mutes in tray_mutes, one document per span (tray-mutes-collection.ts). PUT and DELETE read the
  * user's spans of the target (a handful) and decide by the domain's rules (mute-changes.ts) which
- * span to change or start; each write is one command on `_id`. Two PUTs of one target racing on a
- * server without atomic updates (FerretDB) may both start a span: the mute is then in force twice,
- * which judges every activity the same, and a DELETE ends both.
+ * span to change or start; each write is one command on `_id`. A PUT runs under the user's mute
+ * lock (mute-lock.ts), so it counts the mutes in force against the limit with no other PUT of the
+ * user between its count and its write, and two PUTs of one target never both start a span. A
+ * DELETE takes no lock: ending a mute never passes the limit.
  */
 export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMute' | 'mutesInForce'> {
   const mutes = db.collection<MuteDoc>(TRAY_MUTES);
@@ -37,25 +39,36 @@ export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMut
     );
   const keptUntil = (end: number | null, retentionDays: number) =>
     end === null ? NEVER : new Date(end + retentionDays * DAY_MS);
+  const mutesInForce = async (userId: string, now: number) => {
+    const spans = await mutes
+      .find({ userId, createdAt: { $lte: now } })
+      .sort({ createdAt: 1, targetType: 1, targetId: 1 })
+      .toArray();
+    return spans.map(toMute).filter((mute) => muteInForceAt(mute, now));
+  };
 
   return {
-    async putMute(userId, target, until, now, retentionDays) {
-      const current = muteInForce(await spansOf(userId, target), target, now);
-      // The span in force gets the new end (its start stays); without one a new span starts now,
-      // replacing one removed at this very millisecond (the span goes on).
-      const mute: Mute = current
-        ? { ...current, until }
-        : { userId, ...target, createdAt: now, until, removedAt: null };
-      await mutes.replaceOne(
-        { _id: spanId(mute) },
-        {
-          ...mute,
-          target: muteTargetKey(mute.targetType, mute.targetId),
-          expiresAt: keptUntil(until, retentionDays),
-        },
-        { upsert: true },
-      );
-      return mute;
+    putMute(userId, target, until, now, retentionDays, maxInForce) {
+      return withMuteLock(db, userId, async () => {
+        const current = muteInForce(await spansOf(userId, target), target, now);
+        // Counted under the user's lock: no other PUT of the user writes until this one has.
+        if (!current && (await mutesInForce(userId, now)).length >= maxInForce) return 'too many';
+        // The span in force gets the new end (its start stays); without one a new span starts now,
+        // replacing one removed at this very millisecond (the span goes on).
+        const mute: Mute = current
+          ? { ...current, until }
+          : { userId, ...target, createdAt: now, until, removedAt: null };
+        await mutes.replaceOne(
+          { _id: spanId(mute) },
+          {
+            ...mute,
+            target: muteTargetKey(mute.targetType, mute.targetId),
+            expiresAt: keptUntil(until, retentionDays),
+          },
+          { upsert: true },
+        );
+        return mute;
+      });
     },
 
     async removeMute(userId, target, now, retentionDays) {
@@ -70,12 +83,6 @@ export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMut
       return ended.length > 0;
     },
 
-    async mutesInForce(userId, now) {
-      const spans = await mutes
-        .find({ userId, createdAt: { $lte: now } })
-        .sort({ createdAt: 1, targetType: 1, targetId: 1 })
-        .toArray();
-      return spans.map(toMute).filter((mute) => muteInForceAt(mute, now));
-    },
+    mutesInForce,
   };
 }

@@ -14,6 +14,7 @@ import { aComment, aPost } from '../../../../support/activity-builder.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 import { claimFor } from '../support/claim-for.ts';
+import { MAX_MUTES_IN_FORCE } from '../../../../../tray-service/domain/mute.ts';
 
 const NOW = Date.parse('2026-11-21T12:00:00.000Z');
 const at = (minute: number) => NOW - 86_400_000 + minute * 60_000;
@@ -102,6 +103,7 @@ describe('recomputeGroupRecords (MongoDB-compatible server)', function () {
       null,
       at(1),
       90,
+      MAX_MUTES_IN_FORCE,
     );
     await fanOutCommunityPosts(
       mongo.db,

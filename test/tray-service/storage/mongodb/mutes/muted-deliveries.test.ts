@@ -3,6 +3,7 @@ import { jobScope } from '../../../../../shared/async/job-scope.ts';
 import type { InboxPort, TrayStorage, WriteContext } from '../../../../../tray-service/storage/port.ts';
 import { aComment, aMention, aPost } from '../../../../support/activity-builder.ts';
 import { useTrayStorage } from '../../../../support/use-tray-storage.ts';
+import { MAX_MUTES_IN_FORCE } from '../../../../../tray-service/domain/mute.ts';
 
 const T0 = Date.UTC(2026, 10, 20, 10);
 const context: WriteContext = { now: T0 + 60_000, retentionDays: 90 };
@@ -28,7 +29,7 @@ describe('MongoDB adapter: mutes held back in the fan-out and personal writes', 
   });
 
   it('a muted post: no record for a comment on it, an @mention in it arrives', async () => {
-    await inbox.putMute('u-ana', { targetType: 'post', targetId: 'p-1' }, null, T0, 90);
+    await inbox.putMute('u-ana', { targetType: 'post', targetId: 'p-1' }, null, T0, 90, MAX_MUTES_IN_FORCE);
     const post = { postId: 'p-1', owner: 'u-ana' };
     await job('j-1', () =>
       storage.writes.applyPersonal(
@@ -50,7 +51,14 @@ describe('MongoDB adapter: mutes held back in the fan-out and personal writes', 
           context,
         ),
       );
-    await inbox.putMute('u-dee', { targetType: 'community', targetId: 'c-mute' }, null, T0, 90);
+    await inbox.putMute(
+      'u-dee',
+      { targetType: 'community', targetId: 'c-mute' },
+      null,
+      T0,
+      90,
+      MAX_MUTES_IN_FORCE,
+    );
     await job('j-post', () =>
       storage.writes.fanOutPosts(
         'c-mute',
@@ -63,7 +71,7 @@ describe('MongoDB adapter: mutes held back in the fan-out and personal writes', 
   });
 
   it('judged by the action’s time: after the mute is removed a comment goes through, a late one dated inside it does not', async () => {
-    await inbox.putMute('u-gus', { targetType: 'user', targetId: 'u-hal' }, null, T0, 90);
+    await inbox.putMute('u-gus', { targetType: 'user', targetId: 'u-hal' }, null, T0, 90, MAX_MUTES_IN_FORCE);
     await inbox.removeMute('u-gus', { targetType: 'user', targetId: 'u-hal' }, T0 + 10_000, 90);
     const post = { postId: 'p-2', owner: 'u-gus' };
     await job('j-late', () =>
@@ -98,7 +106,14 @@ describe('MongoDB adapter: mutes held back in the fan-out and personal writes', 
       const postId = `p-${owner}`;
       const comment = commentsOn(postId, owner, onFeed);
       await comment('u-jon', `cm-j-${owner}`, T0 + 1_000);
-      await inbox.putMute(owner, { targetType: 'post', targetId: postId }, null, T0 + 2_000, 90);
+      await inbox.putMute(
+        owner,
+        { targetType: 'post', targetId: postId },
+        null,
+        T0 + 2_000,
+        90,
+        MAX_MUTES_IN_FORCE,
+      );
       await comment('u-kim', `cm-k-${owner}`, T0 + 3_000);
       await inbox.removeMute(owner, { targetType: 'post', targetId: postId }, T0 + 4_000, 90);
       await comment('u-lea', `cm-l-${owner}`, T0 + 5_000);
@@ -115,7 +130,14 @@ describe('MongoDB adapter: mutes held back in the fan-out and personal writes', 
       );
     await member(true, T0 - 1_000);
     await comment('u-jon', 'cm-lj', T0 + 1_000);
-    await inbox.putMute('u-ned', { targetType: 'post', targetId: 'p-5' }, null, T0 + 2_000, 90);
+    await inbox.putMute(
+      'u-ned',
+      { targetType: 'post', targetId: 'p-5' },
+      null,
+      T0 + 2_000,
+      90,
+      MAX_MUTES_IN_FORCE,
+    );
     await comment('u-kim', 'cm-lk', T0 + 3_000);
     await inbox.removeMute('u-ned', { targetType: 'post', targetId: 'p-5' }, T0 + 4_000, 90);
     await comment('u-lea', 'cm-ll', T0 + 5_000);
@@ -129,7 +151,14 @@ describe('MongoDB adapter: mutes held back in the fan-out and personal writes', 
   it('a user mute of one actor keeps them out when another actor regroups the record', async () => {
     const comment = commentsOn('p-6', 'u-ola', true);
     await comment('u-jon', 'cm-uj', T0 + 1_000);
-    await inbox.putMute('u-ola', { targetType: 'user', targetId: 'u-kim' }, null, T0 + 2_000, 90);
+    await inbox.putMute(
+      'u-ola',
+      { targetType: 'user', targetId: 'u-kim' },
+      null,
+      T0 + 2_000,
+      90,
+      MAX_MUTES_IN_FORCE,
+    );
     await comment('u-kim', 'cm-uk', T0 + 3_000);
     // Lea's comment is covered by no mute of Ola's: the record is regrouped without Kim all the same.
     await comment('u-lea', 'cm-ul', T0 + 5_000);

@@ -1,0 +1,53 @@
+import { expect } from 'chai';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { TRAY_MUTE_LOCKS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import { muteLockId, withMuteLock } from '../../../../../tray-service/storage/mongodb/mutes/mute-lock.ts';
+import type { MuteLockDoc } from '../../../../../tray-service/storage/mongodb/mutes/tray-mute-locks-collection.ts';
+import { useMongo } from '../../../../support/suite-resources.ts';
+
+describe('withMuteLock (MongoDB adapter: one PUT of a user’s mutes at a time)', function () {
+  this.timeout(60_000);
+  const mongo = useMongo();
+  const locks = () => mongo.db.collection<MuteLockDoc>(TRAY_MUTE_LOCKS);
+
+  it('runs one holder at a time per user and leaves no lock behind', async () => {
+    let holding = 0;
+    let most = 0;
+    const work = async () => {
+      holding += 1;
+      most = Math.max(most, holding);
+      await sleep(5);
+      holding -= 1;
+    };
+    await Promise.all(Array.from({ length: 8 }, () => withMuteLock(mongo.db, 'u-one', work)));
+    expect(most).to.equal(1);
+    expect(await locks().countDocuments({})).to.equal(0);
+  });
+
+  it('does not hold one user up behind another', async () => {
+    let released = false;
+    const other = withMuteLock(mongo.db, 'u-slow', async () => {
+      while (!released) await sleep(5);
+    });
+    await withMuteLock(mongo.db, 'u-quick', () => Promise.resolve());
+    released = true;
+    await other;
+  });
+
+  it('releases the lock when the work fails', async () => {
+    await expect(
+      withMuteLock(mongo.db, 'u-fails', () => Promise.reject(new Error('boom'))),
+    ).to.be.rejectedWith('boom');
+    expect(await locks().countDocuments({ _id: muteLockId('u-fails') })).to.equal(0);
+  });
+
+  it('takes over a lock whose holder died (past its expiresAt)', async () => {
+    await locks().insertOne({
+      _id: muteLockId('u-orphan'),
+      token: 'dead',
+      expiresAt: new Date(Date.now() - 1),
+    });
+    expect(await withMuteLock(mongo.db, 'u-orphan', () => Promise.resolve('ran'))).to.equal('ran');
+    expect(await locks().countDocuments({ _id: muteLockId('u-orphan') })).to.equal(0);
+  });
+});

@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from 'mongodb';
+import { backOff } from '../compare-and-set/back-off.ts';
+import { isDuplicateKey } from '../compare-and-set/is-duplicate-key.ts';
+import { TRAY_MUTE_LOCKS } from '../collection-names.ts';
+import type { MuteLockDoc } from './tray-mute-locks-collection.ts';
+
+/**
+ * How long a holder keeps the lock before another PUT may take it over: a holder that died
+ * between taking and releasing it (its PUT is two or three commands) would otherwise block the
+ * user's mutes for good. Long beside a PUT even on a loaded host, like the claims' takeover.
+ */
+export const MUTE_LOCK_TAKEOVER_MS = 10_000;
+
+/** A waiter gives up after this long (the holder is then stuck beyond its takeover too). */
+const MUTE_LOCK_WAIT_MS = 3 * MUTE_LOCK_TAKEOVER_MS;
+
+export const muteLockId = (userId: string) => JSON.stringify(['mutes', userId]);
+
+/**
+ * Runs `work` holding the user's mute lock, so a PUT's count of the mutes in force and its write
+ * are one step against every other PUT of the user, in any process. The lock is an insert with the
+ * user's `_id`, the one write FerretDB 1.24 performs atomically (its updates, a conditional `$inc`
+ * or findOneAndUpdate included, are not atomic under concurrency, so a counter document would let
+ * two PUTs through at once); on MongoDB it costs two commands per PUT. A waiter retries with the
+ * write protocol's back-off; a lock past its `expiresAt` (its holder died) is deleted and taken again.
+ */
+export async function withMuteLock<T>(db: Db, userId: string, work: () => Promise<T>): Promise<T> {
+  const locks = db.collection<MuteLockDoc>(TRAY_MUTE_LOCKS);
+  const _id = muteLockId(userId);
+  const token = randomUUID();
+  const giveUpAt = Date.now() + MUTE_LOCK_WAIT_MS;
+  for (let round = 1; ; round += 1) {
+    try {
+      await locks.insertOne({ _id, token, expiresAt: new Date(Date.now() + MUTE_LOCK_TAKEOVER_MS) });
+      break;
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
+    const held = await locks.findOne({ _id });
+    // Deleted by its token: only this stale holding goes, never a lock taken since.
+    if (held && held.expiresAt.getTime() <= Date.now()) await locks.deleteOne({ _id, token: held.token });
+    else if (Date.now() > giveUpAt)
+      throw new Error(`mute lock of ${userId}: still held after ${MUTE_LOCK_WAIT_MS} ms`);
+    else await backOff(round);
+  }
+  try {
+    return await work();
+  } finally {
+    // A release that fails (the server gone) leaves the lock to be taken over once it expires;
+    // the PUT's own outcome stands.
+    await locks.deleteOne({ _id, token }).catch(() => undefined);
+  }
+}
