@@ -1,5 +1,6 @@
 import type Bull from 'bull';
 import type { Logger } from '../../shared/logging/create-logger.ts';
+import { redactUrlCredentials } from '../../shared/logging/redact-url-credentials.ts';
 import { createBullQueue, type QueueConnection } from '../../shared/queue/create-bull-queue.ts';
 import { toDecisionView } from '../domain/decision-doc.ts';
 import type { DecisionsPort } from '../storage/port.ts';
@@ -67,13 +68,20 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): { close(): Pr
     if (!doc || doc.delivery === 'delivered') return;
     const body = JSON.stringify(toDecisionView(doc));
     const signature = signDecision(deps.secret, Math.floor(clock().getTime() / 1000), body);
-    const response = await fetch(deps.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': doc.id, ...signature },
-      body,
-      signal: AbortSignal.timeout(deps.timeoutMs),
-      redirect: 'error',
-    });
+    let response: Response;
+    try {
+      response = await fetch(deps.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': doc.id, ...signature },
+        body,
+        signal: AbortSignal.timeout(deps.timeoutMs),
+        redirect: 'error',
+      });
+    } catch (error) {
+      // Bull keeps a failed attempt's message and stack in Redis (the queue dashboard shows them),
+      // and fetch's may quote the URL with its credentials: only a redacted copy goes on.
+      throw new Error(redactUrlCredentials(error instanceof Error ? error.message : String(error)));
+    }
     await response.body?.cancel();
     if (!response.ok) throw new Error(`moderation webhook answered HTTP ${response.status}`);
     await deps.decisions.markDelivered(doc.id, job.attemptsMade + 1, clock());
@@ -81,12 +89,15 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): { close(): Pr
   deps.queue.on('failed', (job, error) => {
     const attempts = job.attemptsMade;
     const final = attempts >= (job.opts.attempts ?? 1);
+    // fetch's errors may quote the URL, credentials and all; the message is logged and stored
+    // (lastError, shown by GET /admin/moderation/decisions).
+    const reason = redactUrlCredentials(error.message);
     deps.logger[final ? 'error' : 'warn'](
-      { decisionId: job.data.decisionId, attempts, err: error.message },
+      { decisionId: job.data.decisionId, attempts, err: reason },
       'decision delivery failed',
     );
     void deps.decisions
-      .markAttemptFailed(job.data.decisionId, attempts, error.message, final)
+      .markAttemptFailed(job.data.decisionId, attempts, reason, final)
       .catch((markError: unknown) =>
         deps.logger.warn({ err: markError }, 'could not record a delivery failure'),
       );

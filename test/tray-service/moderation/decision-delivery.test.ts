@@ -1,5 +1,7 @@
 import type Bull from 'bull';
 import { expect } from 'chai';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { parseBlockedWords } from '../../../tray-service/domain/blocked-words.ts';
 import { createBlockedWordsRule } from '../../../tray-service/moderation/blocked-words-rule.ts';
@@ -22,7 +24,11 @@ const rule = createBlockedWordsRule(parseBlockedWords(['spam'], 'exact'));
 describe('moderation decision delivery', () => {
   const suite = useTrayStorage();
 
-  async function setup(statuses: (number | 'hang')[], attempts: number) {
+  async function setup(
+    statuses: (number | 'hang')[],
+    attempts: number,
+    options: { url?: (serverUrl: string) => string; logger?: typeof logger } = {},
+  ) {
     const server = await startStatusServer(statuses);
     const queue: Bull.Queue<DecisionJobData> = createDecisionsQueue({
       redis: testStack().redisUrl,
@@ -32,10 +38,10 @@ describe('moderation decision delivery', () => {
     const delivery = startDecisionDelivery({
       queue,
       decisions,
-      url: server.url,
+      url: options.url ? options.url(server.url) : server.url,
       secret: 's'.repeat(32),
       timeoutMs: 2_000,
-      logger,
+      logger: options.logger ?? logger,
     });
     const step = createModerationStep({
       rules: [rule],
@@ -47,7 +53,7 @@ describe('moderation decision delivery', () => {
       await delivery.close();
       await server.close();
     };
-    return { server, decisions, step, close };
+    return { server, decisions, step, close, queue };
   }
 
   describe('to an endpoint that fails twice, then succeeds', () => {
@@ -95,6 +101,42 @@ describe('moderation decision delivery', () => {
         });
         expect(failed).to.include({ deliveryAttempts: 2, lastError: 'moderation webhook answered HTTP 500' });
         expect(server.requests).to.have.lengthOf(2);
+      } finally {
+        await close();
+      }
+    });
+  });
+
+  describe('to a URL carrying a password (which the configuration refuses)', () => {
+    it('keeps the password out of the log and of the stored lastError', async () => {
+      const lines: string[] = [];
+      const sink = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          lines.push(chunk.toString());
+          done();
+        },
+      });
+      const { decisions, step, close, queue } = await setup([200], 1, {
+        url: (serverUrl) => serverUrl.replace('http://', 'http://hook:S3cretPass@'),
+        logger: pino({ level: 'info' }, sink),
+      });
+      try {
+        const event = eventDoc({ data: { post: { postId: 'p-4', text: 'spam' } } });
+        await step(event);
+        const [pending] = (await decisions.list({ eventKey: event.key }, 10)).items;
+        const failed = await eventually(async () => {
+          const doc = await decisions.get(pending!.id);
+          return doc?.delivery === 'failed' ? doc : undefined;
+        });
+        await eventually(async () =>
+          lines.some((line) => line.includes('decision delivery failed')) ? true : undefined,
+        );
+        expect(failed.lastError).to.be.a('string').and.not.include('S3cretPass');
+        expect(failed.lastError).to.include('//***@127.0.0.1');
+        expect(lines.join('')).to.not.include('S3cretPass');
+        // bull keeps the failure in Redis too, where the queue dashboard shows it.
+        const job = await queue.getJob(pending!.id);
+        expect(JSON.stringify([job?.failedReason, job?.stacktrace])).to.not.include('S3cretPass');
       } finally {
         await close();
       }
