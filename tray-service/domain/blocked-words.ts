@@ -11,24 +11,33 @@ export interface BlockedWord {
 }
 
 /**
- * Parses configured entries: `word` takes the default mode, `*word*` always matches anywhere
- * inside text, `=word` always matches whole words only. Blank entries and `#` comments are skipped.
+ * Parses one configured entry: `word` takes the default mode, `*word*` always matches anywhere
+ * inside text, `=word` always matches whole words only. Undefined when there is no word: a blank
+ * entry, or one that is only a marker (`*`, `**`, `=`, `* *`), which is a typo rather than a word
+ * (the loader refuses it). `#` means nothing here: only the words file has comments, so `#nsfw`
+ * in MODERATION_WORDS is a word (tray-service/moderation/load-blocked-words.ts).
  */
+export function parseBlockedWord(raw: string, defaultMode: MatchMode): BlockedWord | undefined {
+  const entry = raw.trim();
+  let parsed: BlockedWord;
+  if (entry.startsWith('*') && entry.endsWith('*')) {
+    // `*` alone starts and ends with the marker too: slice(1, -1) leaves it no word.
+    parsed = { word: entry.slice(1, -1), mode: 'contains' };
+  } else if (entry.startsWith('=')) {
+    parsed = { word: entry.slice(1), mode: 'exact' };
+  } else {
+    parsed = { word: entry, mode: defaultMode };
+  }
+  const word = parsed.word.trim().normalize('NFC');
+  return word === '' ? undefined : { word, mode: parsed.mode };
+}
+
+/** Parses configured entries (parseBlockedWord), skipping those without a word; each word once. */
 export function parseBlockedWords(entries: readonly string[], defaultMode: MatchMode): BlockedWord[] {
   const words = new Map<string, BlockedWord>();
-  for (const raw of entries) {
-    const entry = raw.trim();
-    if (entry === '' || entry.startsWith('#')) continue;
-    let parsed: BlockedWord;
-    if (entry.length > 2 && entry.startsWith('*') && entry.endsWith('*')) {
-      parsed = { word: entry.slice(1, -1), mode: 'contains' };
-    } else if (entry.length > 1 && entry.startsWith('=')) {
-      parsed = { word: entry.slice(1), mode: 'exact' };
-    } else {
-      parsed = { word: entry, mode: defaultMode };
-    }
-    const word = parsed.word.trim().normalize('NFC');
-    if (word !== '') words.set(`${parsed.mode}:${word.toLowerCase()}`, { word, mode: parsed.mode });
+  for (const entry of entries) {
+    const parsed = parseBlockedWord(entry, defaultMode);
+    if (parsed) words.set(`${parsed.mode}:${parsed.word.toLowerCase()}`, parsed);
   }
   return [...words.values()];
 }

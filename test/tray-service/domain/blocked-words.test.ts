@@ -1,6 +1,10 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { compileBlockedWords, parseBlockedWords } from '../../../tray-service/domain/blocked-words.ts';
+import {
+  compileBlockedWords,
+  parseBlockedWord,
+  parseBlockedWords,
+} from '../../../tray-service/domain/blocked-words.ts';
 
 /** Any text an operator could list: every code point (astral, combining marks, lone surrogates). */
 const anyText = fc.string({ unit: 'binary', minLength: 1, maxLength: 12 });
@@ -12,6 +16,18 @@ const tricky = fc.string({
 });
 
 describe('blocked words', () => {
+  it('read an entry that is only a mode marker as no word, not as a literal "*" or "="', () => {
+    for (const entry of ['*', '**', '=', ' * ', '* *', '= ']) {
+      expect(parseBlockedWord(entry, 'exact'), JSON.stringify(entry)).to.equal(undefined);
+    }
+    expect(parseBlockedWords(['*', '**', '=', 'ok'], 'exact')).to.deep.equal([{ word: 'ok', mode: 'exact' }]);
+  });
+
+  it('read an entry starting with # as a word (#nsfw), and find it in text', () => {
+    expect(parseBlockedWord('#nsfw', 'exact')).to.deep.equal({ word: '#nsfw', mode: 'exact' });
+    expect(compileBlockedWords(parseBlockedWords(['#nsfw'], 'exact'))('#nsfw pics')).to.deep.equal(['#nsfw']);
+  });
+
   it('compile a word containing "-" (f-word) and find it in text', () => {
     const find = compileBlockedWords(parseBlockedWords(['f-word', '--', 'a-b-c'], 'exact'));
     expect(find('no f-word here, -- and a-b-c')).to.have.members(['f-word', '--', 'a-b-c']);
