@@ -6,9 +6,12 @@ import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { parseBlockedWords } from '../../../tray-service/domain/blocked-words.ts';
 import { createBlockedWordsRule } from '../../../tray-service/moderation/blocked-words-rule.ts';
 import { createModerationStep } from '../../../tray-service/moderation/create-moderation-step.ts';
+import { CAPPED_EXPONENTIAL } from '../../../shared/queue/capped-exponential-backoff.ts';
 import {
   createDecisionEnqueuer,
   createDecisionsQueue,
+  DECISION_MAX_BACKOFF_MS,
+  decisionRetryDelay,
   startDecisionDelivery,
   type DecisionJobData,
 } from '../../../tray-service/moderation/decision-delivery.ts';
@@ -153,6 +156,72 @@ describe('moderation decision delivery', () => {
         await eventually(async () => (server.requests.length > 0 ? true : undefined));
       } finally {
         await close();
+      }
+    });
+  });
+
+  describe("retry waits (decisionRetryDelay, the queue's backoff strategy)", () => {
+    const never = () => 0;
+    it('double from MODERATION_WEBHOOK_BACKOFF_MS up to an hour, never more', () => {
+      const options = { firstMs: 1_000, maxMs: DECISION_MAX_BACKOFF_MS };
+      expect([1, 2, 3, 4].map((made) => decisionRetryDelay(made, options, never))).to.deep.equal([
+        1_000, 2_000, 4_000, 8_000,
+      ]);
+      expect(decisionRetryDelay(13, options, never)).to.equal(DECISION_MAX_BACKOFF_MS);
+      expect(
+        decisionRetryDelay(99, { firstMs: 3_600_000, maxMs: 10 * DECISION_MAX_BACKOFF_MS }, never),
+      ).to.equal(DECISION_MAX_BACKOFF_MS);
+      expect(DECISION_MAX_BACKOFF_MS).to.equal(3_600_000);
+    });
+
+    it('bound the last attempt: within 99 hours at the largest settings, 511 s at the defaults', () => {
+      const total = (attempts: number, firstMs: number) => {
+        let ms = 0;
+        for (let made = 1; made < attempts; made++) {
+          ms += decisionRetryDelay(made, { firstMs, maxMs: DECISION_MAX_BACKOFF_MS }, never);
+        }
+        return ms;
+      };
+      expect(total(100, 3_600_000)).to.equal(99 * 3_600_000);
+      expect(total(100, 1_000)).to.be.at.most(99 * 3_600_000);
+      expect(total(10, 1_000)).to.equal(511_000);
+    });
+
+    it('fall back to the defaults for options a job does not carry', () => {
+      expect(decisionRetryDelay(2, undefined, never)).to.equal(2_000);
+      expect(decisionRetryDelay(2, { firstMs: 'x' }, never)).to.equal(2_000);
+    });
+  });
+
+  describe('a decision queue retrying a failing delivery', () => {
+    it("waits by the capped strategy, not bull's uncapped exponential", async function () {
+      this.timeout(15_000);
+      const queue: Bull.Queue<DecisionJobData> = createDecisionsQueue({
+        redis: testStack().redisUrl,
+        prefix: useQueuePrefix(),
+      });
+      try {
+        const attemptsAt: number[] = [];
+        const attempts = 8;
+        const failedForGood = new Promise<void>((resolve) => {
+          queue.on('failed', (job) => {
+            if (job.attemptsMade >= attempts) resolve();
+          });
+        });
+        void queue.process(async () => {
+          attemptsAt.push(Date.now());
+          throw new Error('endpoint down');
+        });
+        await createDecisionEnqueuer(queue, { attempts, backoffMs: 20, maxBackoffMs: 40 })(['d-capped']);
+        await failedForGood;
+        const job = await queue.getJob('d-capped');
+        expect(job?.opts.backoff).to.include({ type: CAPPED_EXPONENTIAL });
+        expect(attemptsAt).to.have.lengthOf(attempts);
+        // Capped: 20 + 6 x 40 ms of waits. Bull's exponential would wait (2^n - 1) x 20 ms after
+        // the nth failure: 4.9 s in all, 2.5 s before the last attempt alone.
+        expect(attemptsAt.at(-1)! - attemptsAt[0]!).to.be.below(2_000);
+      } finally {
+        await queue.close();
       }
     });
   });
