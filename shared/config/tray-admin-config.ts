@@ -31,7 +31,10 @@ export const trayAdminShape = {
     .default('exact'),
   /** Where decisions are POSTed as JSON; unset: decisions are only stored. */
   MODERATION_WEBHOOK_URL: secureUrl().optional(),
-  /** Delivery attempts per decision before it is left failed (exponential backoff from the delay). */
+  /**
+   * Delivery attempts per decision before it is left failed: waits double from the delay up to an
+   * hour (DECISION_MAX_BACKOFF_MS), so the last attempt is at most (attempts - 1) hours later.
+   */
   MODERATION_WEBHOOK_ATTEMPTS: positiveInt(10, 100),
   MODERATION_WEBHOOK_BACKOFF_MS: positiveInt(1_000, 3_600_000),
   MODERATION_WEBHOOK_TIMEOUT_MS: positiveInt(5_000, 60_000),

@@ -42,11 +42,14 @@ export function requireOrderedRange(range: { since?: Date | undefined; until?: D
 /** Longest accepted filter value (names, ids, keys). */
 export const textMaxLength = 200;
 
-/** A filter value: it reaches a storage query, so it is storable text (no U+0000). */
+/**
+ * A filter value: it reaches a storage query, so it is storable text (no U+0000). Each check
+ * carries its own message: the schema's `error` would otherwise be theirs too, hiding the limit.
+ */
 export const nonEmpty = (what: string) =>
   storableText(
     z
       .string({ error: `expected ${what}` })
-      .min(1)
-      .max(textMaxLength),
+      .min(1, { error: `expected ${what}` })
+      .max(textMaxLength, { error: `expected ${what}, at most ${textMaxLength} characters` }),
   );

@@ -1,7 +1,8 @@
 /**
  * Blocklisted words and their matching mode (docs/operations.md#moderation, `isMatchExactWord`):
  * `exact` matches the word standing alone (Unicode word boundaries), `contains` matches it
- * anywhere inside text ("spam" in "spammer"). Both are case-insensitive.
+ * anywhere inside text ("spam" in "spammer"). Both are case-insensitive by full case folding
+ * (foldCase: `straße` matches `STRASSE`), which a regular expression's `i` flag does not do.
  */
 export type MatchMode = 'exact' | 'contains';
 
@@ -11,26 +12,87 @@ export interface BlockedWord {
 }
 
 /**
- * Parses configured entries: `word` takes the default mode, `*word*` always matches anywhere
- * inside text, `=word` always matches whole words only. Blank entries and `#` comments are skipped.
+ * Parses one configured entry: `word` takes the default mode, `*word*` always matches anywhere
+ * inside text, `=word` always matches whole words only. Undefined when there is no word: a blank
+ * entry, or one that is only a marker (`*`, `**`, `=`, `* *`), which is a typo rather than a word
+ * (the loader refuses it). `#` means nothing here: only the words file has comments, so `#nsfw`
+ * in MODERATION_WORDS is a word (tray-service/moderation/load-blocked-words.ts).
  */
+export function parseBlockedWord(raw: string, defaultMode: MatchMode): BlockedWord | undefined {
+  const entry = raw.trim();
+  let parsed: BlockedWord;
+  if (entry.startsWith('*') && entry.endsWith('*')) {
+    // `*` alone starts and ends with the marker too: slice(1, -1) leaves it no word.
+    parsed = { word: entry.slice(1, -1), mode: 'contains' };
+  } else if (entry.startsWith('=')) {
+    parsed = { word: entry.slice(1), mode: 'exact' };
+  } else {
+    parsed = { word: entry, mode: defaultMode };
+  }
+  const word = parsed.word.trim().normalize('NFC');
+  return word === '' ? undefined : { word, mode: parsed.mode };
+}
+
+/** Parses configured entries (parseBlockedWord), skipping those without a word; each word once. */
 export function parseBlockedWords(entries: readonly string[], defaultMode: MatchMode): BlockedWord[] {
   const words = new Map<string, BlockedWord>();
-  for (const raw of entries) {
-    const entry = raw.trim();
-    if (entry === '' || entry.startsWith('#')) continue;
-    let parsed: BlockedWord;
-    if (entry.length > 2 && entry.startsWith('*') && entry.endsWith('*')) {
-      parsed = { word: entry.slice(1, -1), mode: 'contains' };
-    } else if (entry.length > 1 && entry.startsWith('=')) {
-      parsed = { word: entry.slice(1), mode: 'exact' };
-    } else {
-      parsed = { word: entry, mode: defaultMode };
-    }
-    const word = parsed.word.trim().normalize('NFC');
-    if (word !== '') words.set(`${parsed.mode}:${word.toLowerCase()}`, { word, mode: parsed.mode });
+  for (const entry of entries) {
+    const parsed = parseBlockedWord(entry, defaultMode);
+    if (parsed) words.set(`${parsed.mode}:${foldCase(parsed.word)}`, parsed);
   }
   return [...words.values()];
+}
+
+/** A text folded (foldCase), and for each UTF-16 unit of the fold the span of `text` it came from. */
+interface FoldedText {
+  folded: string;
+  /** Offsets into the NFC text; undefined when the fold maps unit to unit (ASCII text). */
+  starts?: number[];
+  ends?: number[];
+}
+
+/** A base character with the combining marks that follow it (or marks with no base, at the start). */
+const piece = /\P{M}\p{M}*|\p{M}+/gsu;
+const ascii = /^\p{ASCII}*$/u;
+
+/**
+ * Full case folding of one piece: lower, upper, then lower case turns `ß` and `ẞ` into `ss` and `ǅ`
+ * into `ǆ`, as Unicode's full case folding does and the `i` flag (simple folding) does not (the
+ * first lowering is for `ẞ`, whose upper case is itself). Two letters need
+ * help: the capital dotted İ lowers to `i` plus a combining dot, which no listed `i` would match
+ * (Unicode's Turkic folding makes it `i`), and a final sigma `ς` is `σ` wherever it stands. NFC
+ * again, as upper-casing can decompose (`ΐ`). Pieces keep a letter and its marks together, so NFC
+ * never joins across two of them and the fold of a text is the concatenation of its pieces' folds.
+ */
+function foldPiece(text: string): string {
+  return text
+    .replaceAll('\u0130', 'I')
+    .toLowerCase()
+    .toUpperCase()
+    .toLowerCase()
+    .replaceAll('\u03c2', '\u03c3')
+    .normalize('NFC');
+}
+
+function foldWithSpans(nfc: string): FoldedText {
+  if (ascii.test(nfc)) return { folded: nfc.toLowerCase() };
+  let folded = '';
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (const match of nfc.matchAll(piece)) {
+    const part = foldPiece(match[0]);
+    folded += part;
+    for (let unit = 0; unit < part.length; unit++) {
+      starts.push(match.index);
+      ends.push(match.index + match[0].length);
+    }
+  }
+  return { folded, starts, ends };
+}
+
+/** How blocklisted words and texts are compared: both are folded so, then matched exactly. */
+export function foldCase(text: string): string {
+  return foldWithSpans(text.normalize('NFC')).folded;
 }
 
 /**
@@ -41,10 +103,12 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 /** Letters, digits, combining marks and connectors: what a "word" is made of in any script. */
 const wordChar = '[\\p{L}\\p{N}\\p{M}\\p{Pc}]';
 
-function alternation(words: readonly BlockedWord[]): string {
-  // Longest first, so "spammer" is reported rather than "spam" when both are listed.
-  const sorted = [...words].sort((a, b) => b.word.length - a.word.length);
-  return sorted.map((w) => escape(w.word)).join('|');
+/** Folded words, longest first, so "spammer" is reported rather than "spam" when both are listed. */
+function alternation(folds: readonly string[]): string {
+  return [...folds]
+    .sort((a, b) => b.length - a.length)
+    .map(escape)
+    .join('|');
 }
 
 /** One blocklisted word found in a text: as listed, and where (offsets into the NFC text, end exclusive). */
@@ -55,32 +119,52 @@ export interface BlockedWordMatch {
   end: number;
 }
 
+interface ModePattern {
+  pattern: RegExp;
+  /** The listed spelling of each folded word of this mode (parseBlockedWords keeps one per fold). */
+  listed: Map<string, string>;
+}
+
+function modePattern(words: readonly BlockedWord[], exact: boolean): ModePattern | undefined {
+  if (words.length === 0) return undefined;
+  const listed = new Map(words.map((w) => [foldCase(w.word), w.word]));
+  const alternatives = alternation([...listed.keys()]);
+  // No `i` flag: the text is folded as the words are, so a hit is exactly one word's fold.
+  const source = exact ? `(?<!${wordChar})(?:${alternatives})(?!${wordChar})` : `(?:${alternatives})`;
+  return { pattern: new RegExp(source, 'gu'), listed };
+}
+
 /**
  * Compiles the list once into (at most) two regular expressions; returns every match in a text, in
- * the order they occur (the rule tester shows them in place).
+ * the order they occur (the rule tester shows them in place). Matching runs on the folded text;
+ * each match is reported with the listed spelling and the span of the NFC text it folded from.
  */
 export function compileBlockedWordMatcher(
   words: readonly BlockedWord[],
 ): (text: string) => BlockedWordMatch[] {
-  const patterns: RegExp[] = [];
-  const exact = words.filter((w) => w.mode === 'exact');
-  const contains = words.filter((w) => w.mode === 'contains');
-  if (exact.length > 0) {
-    patterns.push(new RegExp(`(?<!${wordChar})(?:${alternation(exact)})(?!${wordChar})`, 'giu'));
-  }
-  if (contains.length > 0) patterns.push(new RegExp(`(?:${alternation(contains)})`, 'giu'));
-  // The listed spelling of a match: itself when listed so, else its lowercase (two words such as
-  // "K" and the Kelvin sign share one lowercase, and each must still be reported as listed).
-  const listed = new Set(words.map((w) => w.word));
-  const canonical = new Map(words.map((w) => [w.word.toLowerCase(), w.word]));
+  const patterns = [
+    modePattern(
+      words.filter((w) => w.mode === 'exact'),
+      true,
+    ),
+    modePattern(
+      words.filter((w) => w.mode === 'contains'),
+      false,
+    ),
+  ].filter((p): p is ModePattern => p !== undefined);
   return (text) => {
+    if (patterns.length === 0) return [];
     const found: BlockedWordMatch[] = [];
-    const normalized = text.normalize('NFC');
-    for (const pattern of patterns) {
-      for (const match of normalized.matchAll(pattern)) {
+    const { folded, starts, ends } = foldWithSpans(text.normalize('NFC'));
+    for (const { pattern, listed } of patterns) {
+      for (const match of folded.matchAll(pattern)) {
         const hit = match[0];
-        const word = listed.has(hit) ? hit : (canonical.get(hit.toLowerCase()) ?? hit);
-        found.push({ word, start: match.index, end: match.index + hit.length });
+        const last = match.index + hit.length - 1;
+        found.push({
+          word: listed.get(hit) ?? hit,
+          start: starts?.[match.index] ?? match.index,
+          end: ends?.[last] ?? last + 1,
+        });
       }
     }
     return found.sort((a, b) => a.start - b.start || b.end - a.end);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ModerationDecision } from './moderation-rule.ts';
 import type { ModerationAction } from './moderation-action.ts';
+import { idWithinLimit } from './event-id.ts';
 
 /** `off`: no MODERATION_WEBHOOK_URL when decided; `failed`: every delivery attempt failed. */
 export const deliveryStates = ['off', 'pending', 'delivered', 'failed'] as const;
@@ -38,6 +39,11 @@ export function toDecisionDoc(
   decision: ModerationDecision,
   options: { now: Date; delivery: 'off' | 'pending' },
 ): ModerationDecisionDoc {
+  // A user id over MAX_EVENT_ID_LENGTH comes only from an invalid event, which is still moderated
+  // (docs/decisions.md); the userId indexes could not hold it, so saving would fail the job on
+  // every attempt. Dropped, as storage drops such an event's acting user; the decision stays.
+  // The subject id is indexed nowhere (the decision id hashes it), so it is kept: it names the content.
+  const userId = idWithinLimit(decision.userId);
   return {
     id: decisionId(event.key, rule, decision.subject),
     eventKey: event.key,
@@ -47,7 +53,7 @@ export function toDecisionDoc(
     action: decision.action,
     reason: decision.reason,
     subject: decision.subject,
-    ...(decision.userId === undefined ? {} : { userId: decision.userId }),
+    ...(userId === undefined ? {} : { userId }),
     decidedAt: options.now,
     delivery: options.delivery,
     deliveryAttempts: 0,

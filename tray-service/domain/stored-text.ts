@@ -16,8 +16,14 @@ export function storableText<T extends z.ZodString>(text: T): T {
   return text.refine(isStorable, { error: NOT_STORABLE });
 }
 
-/** A non-empty stored id of at most `max` characters, as the public API takes one. */
+/**
+ * A non-empty stored id of at most `max` characters, as the public API takes one. The limit has its
+ * own message: without one it would get the schema's, "expected a string".
+ */
 export const storedId = (max: number) =>
   storableText(
-    z.string({ error: 'expected a string' }).min(1, { error: 'expected a non-empty string' }).max(max),
+    z
+      .string({ error: 'expected a string' })
+      .min(1, { error: 'expected a non-empty string' })
+      .max(max, { error: `expected a string of at most ${max} characters` }),
   );

@@ -1,5 +1,12 @@
 import type Bull from 'bull';
+import { z } from 'zod';
 import type { Logger } from '../../shared/logging/create-logger.ts';
+import { redactUrlCredentials } from '../../shared/logging/redact-url-credentials.ts';
+import {
+  CAPPED_EXPONENTIAL,
+  cappedExponentialDelay,
+  type CappedExponentialOptions,
+} from '../../shared/queue/capped-exponential-backoff.ts';
 import { createBullQueue, type QueueConnection } from '../../shared/queue/create-bull-queue.ts';
 import { toDecisionView } from '../domain/decision-doc.ts';
 import type { DecisionsPort } from '../storage/port.ts';
@@ -13,17 +20,63 @@ export interface DecisionJobData {
   decisionId: string;
 }
 
+/**
+ * The longest wait between two delivery attempts of a decision. Bull's own exponential backoff,
+ * (2^n - 1) x MODERATION_WEBHOOK_BACKOFF_MS, has no cap: at the largest settings (100 attempts,
+ * an hour) a decision would stay `pending` for longer than the universe has existed. Capped, the
+ * last attempt comes at most (attempts - 1) hours after the first: 99 hours at the largest
+ * settings, 511 s at the defaults (10 attempts, 1 s).
+ */
+export const DECISION_MAX_BACKOFF_MS = 3_600_000;
+
+const defaultDelays: CappedExponentialOptions = { firstMs: 1_000, maxMs: DECISION_MAX_BACKOFF_MS };
+const storedDelays = z.object({ firstMs: z.number().positive(), maxMs: z.number().positive() });
+
+/**
+ * Wait before the next attempt after `attemptsMade` failed ones: the job's first wait, doubling,
+ * at most DECISION_MAX_BACKOFF_MS (less up to a fifth at random, see capped-exponential-backoff.ts).
+ * The delays travel with the job (`backoff.options`), so whichever instance runs the failed attempt
+ * waits as the enqueuing one was configured; a job without them gets the defaults.
+ */
+export function decisionRetryDelay(
+  attemptsMade: number,
+  options: unknown,
+  random: () => number = Math.random,
+): number {
+  const parsed = storedDelays.safeParse(options);
+  const delays = parsed.success ? parsed.data : defaultDelays;
+  return cappedExponentialDelay(
+    attemptsMade,
+    { firstMs: delays.firstMs, maxMs: Math.min(delays.maxMs, DECISION_MAX_BACKOFF_MS) },
+    random,
+  );
+}
+
 export function createDecisionsQueue(connection: QueueConnection): Bull.Queue<DecisionJobData> {
-  return createBullQueue<DecisionJobData>(DECISIONS_QUEUE_NAME, connection);
+  // Every instance registers the strategy: bull computes a retry's delay in the process whose
+  // worker ran the failed attempt, from the job's stored `backoff.type`.
+  return createBullQueue<DecisionJobData>(DECISIONS_QUEUE_NAME, connection, {
+    backoffStrategies: {
+      [CAPPED_EXPONENTIAL]: (attemptsMade: number, _error: Error, options: unknown) =>
+        decisionRetryDelay(attemptsMade, options),
+    },
+  });
 }
 
 export interface DeliveryOptions {
   attempts: number;
+  /** MODERATION_WEBHOOK_BACKOFF_MS: the first wait, doubling per attempt. */
   backoffMs: number;
+  /** The longest wait; DECISION_MAX_BACKOFF_MS unless less (tests). */
+  maxBackoffMs?: number;
 }
 
 /** Enqueues decisions; the job id is the decision id, so enqueuing one twice queues it once. */
 export function createDecisionEnqueuer(queue: Bull.Queue<DecisionJobData>, options: DeliveryOptions) {
+  const delays: CappedExponentialOptions = {
+    firstMs: options.backoffMs,
+    maxMs: Math.min(options.maxBackoffMs ?? DECISION_MAX_BACKOFF_MS, DECISION_MAX_BACKOFF_MS),
+  };
   return async (decisionIds: readonly string[]): Promise<void> => {
     await Promise.all(
       decisionIds.map((decisionId) =>
@@ -32,7 +85,7 @@ export function createDecisionEnqueuer(queue: Bull.Queue<DecisionJobData>, optio
           {
             jobId: decisionId,
             attempts: options.attempts,
-            backoff: { type: 'exponential', delay: options.backoffMs },
+            backoff: { type: CAPPED_EXPONENTIAL, options: delays },
             // Kept a week after success so a re-moderated event does not deliver again.
             removeOnComplete: { age: 7 * 24 * 3600 },
             removeOnFail: false,
@@ -57,7 +110,8 @@ export interface DecisionDeliveryDeps {
 
 /**
  * POSTs each decision as JSON. Any answer but 2xx, a timeout or a network error fails the attempt
- * and bull retries it with exponential backoff; the receiver can drop repeats by `Idempotency-Key`.
+ * and bull retries it with capped exponential backoff (decisionRetryDelay); the receiver can drop
+ * repeats by `Idempotency-Key`.
  * Each attempt is signed afresh, with its own timestamp, so a retry hours later still verifies.
  */
 export function startDecisionDelivery(deps: DecisionDeliveryDeps): { close(): Promise<void> } {
@@ -67,13 +121,20 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): { close(): Pr
     if (!doc || doc.delivery === 'delivered') return;
     const body = JSON.stringify(toDecisionView(doc));
     const signature = signDecision(deps.secret, Math.floor(clock().getTime() / 1000), body);
-    const response = await fetch(deps.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': doc.id, ...signature },
-      body,
-      signal: AbortSignal.timeout(deps.timeoutMs),
-      redirect: 'error',
-    });
+    let response: Response;
+    try {
+      response = await fetch(deps.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': doc.id, ...signature },
+        body,
+        signal: AbortSignal.timeout(deps.timeoutMs),
+        redirect: 'error',
+      });
+    } catch (error) {
+      // Bull keeps a failed attempt's message and stack in Redis (the queue dashboard shows them),
+      // and fetch's may quote the URL with its credentials: only a redacted copy goes on.
+      throw new Error(redactUrlCredentials(error instanceof Error ? error.message : String(error)));
+    }
     await response.body?.cancel();
     if (!response.ok) throw new Error(`moderation webhook answered HTTP ${response.status}`);
     await deps.decisions.markDelivered(doc.id, job.attemptsMade + 1, clock());
@@ -81,12 +142,15 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): { close(): Pr
   deps.queue.on('failed', (job, error) => {
     const attempts = job.attemptsMade;
     const final = attempts >= (job.opts.attempts ?? 1);
+    // fetch's errors may quote the URL, credentials and all; the message is logged and stored
+    // (lastError, shown by GET /admin/moderation/decisions).
+    const reason = redactUrlCredentials(error.message);
     deps.logger[final ? 'error' : 'warn'](
-      { decisionId: job.data.decisionId, attempts, err: error.message },
+      { decisionId: job.data.decisionId, attempts, err: reason },
       'decision delivery failed',
     );
     void deps.decisions
-      .markAttemptFailed(job.data.decisionId, attempts, error.message, final)
+      .markAttemptFailed(job.data.decisionId, attempts, reason, final)
       .catch((markError: unknown) =>
         deps.logger.warn({ err: markError }, 'could not record a delivery failure'),
       );

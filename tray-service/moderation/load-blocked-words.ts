@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { ConfigError } from '../../shared/errors/config-error.ts';
 import {
   compileBlockedWords,
+  parseBlockedWord,
   parseBlockedWords,
   type BlockedWord,
   type MatchMode,
@@ -14,15 +15,33 @@ const refuse = (variable: string, message: string): never => {
 
 /**
  * Checks MODERATION_WORDS entry by entry: an empty one (`spam,,eggs`, a trailing comma) or one that
- * is only a mode marker (`* *`) is a typo, not a word, and is refused rather than silently dropped.
+ * is only a mode marker (`*`, `**`, `=`, `* *`) is a typo, not a word, and is refused rather than
+ * silently dropped or taken literally. The list has no comments: `#nsfw` is a word.
  */
 function checkListEntries(entries: readonly string[], mode: MatchMode): void {
   entries.forEach((entry, index) => {
     if (entry.trim() === '') refuse('MODERATION_WORDS', `entry ${index + 1} is empty (two commas in a row?)`);
-    if (!entry.trim().startsWith('#') && parseBlockedWords([entry], mode).length === 0) {
+    if (parseBlockedWord(entry, mode) === undefined) {
       refuse('MODERATION_WORDS', `entry ${index + 1} has no word inside its * or = marker`);
     }
   });
+}
+
+/**
+ * The entries of MODERATION_WORDS_FILE: blank lines and lines starting with `#` are layout; a line
+ * that is only a mode marker is refused, naming file and line, as in the list.
+ */
+function fileEntries(file: string, text: string, mode: MatchMode): string[] {
+  const entries: string[] = [];
+  text.split(/\r?\n/).forEach((line, index) => {
+    const entry = line.trim();
+    if (entry === '' || entry.startsWith('#')) return;
+    if (parseBlockedWord(entry, mode) === undefined) {
+      refuse('MODERATION_WORDS_FILE', `${file}:${index + 1}: no word inside its * or = marker`);
+    }
+    entries.push(entry);
+  });
+  return entries;
 }
 
 /**
@@ -41,7 +60,7 @@ export function loadBlockedWords(options: { words?: string; file?: string; mode:
       const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
       refuse('MODERATION_WORDS_FILE', `cannot read ${options.file} (${reason})`);
     }
-    entries.push(...text.split(/\r?\n/));
+    entries.push(...fileEntries(options.file, text, options.mode));
   }
   const words = parseBlockedWords(entries, options.mode);
   try {

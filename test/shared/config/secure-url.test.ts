@@ -44,6 +44,30 @@ describe('URLs the tray service trusts or sends to (JWT_JWKS_URL, MODERATION_WEB
     });
   }
 
+  // Node's fetch (and jose's JWKS fetch on it) refuses a URL with credentials on every request, and
+  // its error quotes the whole URL, password included: such a URL can only fail, and leak.
+  for (const url of [
+    'https://hook:S3cretPass@mod.example.com/hook',
+    'https://hook@mod.example.com/hook',
+    'http://:S3cretPass@127.0.0.1:9000/hook',
+  ]) {
+    it(`refuses ${url.replace('S3cretPass', '…')} (credentials in the URL), naming the variable, not the password`, () => {
+      expect(isSecureUrl(url)).to.equal(false);
+      for (const variable of ['JWT_JWKS_URL', 'ADMIN_JWT_JWKS_URL', 'MODERATION_WEBHOOK_URL']) {
+        let message = '';
+        try {
+          loadTrayConfig({ [variable]: url, ...secret });
+        } catch (error) {
+          message = (error as Error).message;
+        }
+        expect(message).to.match(
+          new RegExp(`^Invalid configuration: ${variable}: expected a URL without a user name or password`),
+        );
+        expect(message).to.not.include('S3cretPass');
+      }
+    });
+  }
+
   it('refuses MODERATION_WEBHOOK_URL without MODERATION_WEBHOOK_SECRET, naming the secret', () => {
     expect(() => loadTrayConfig({ MODERATION_WEBHOOK_URL: 'https://mod.example.com/hook' })).to.throw(
       /^Invalid configuration: MODERATION_WEBHOOK_SECRET: required when MODERATION_WEBHOOK_URL is set/,

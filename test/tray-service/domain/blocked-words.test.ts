@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { compileBlockedWords, parseBlockedWords } from '../../../tray-service/domain/blocked-words.ts';
+import {
+  compileBlockedWordMatcher,
+  compileBlockedWords,
+  parseBlockedWord,
+  parseBlockedWords,
+} from '../../../tray-service/domain/blocked-words.ts';
 
 /** Any text an operator could list: every code point (astral, combining marks, lone surrogates). */
 const anyText = fc.string({ unit: 'binary', minLength: 1, maxLength: 12 });
@@ -12,6 +17,18 @@ const tricky = fc.string({
 });
 
 describe('blocked words', () => {
+  it('read an entry that is only a mode marker as no word, not as a literal "*" or "="', () => {
+    for (const entry of ['*', '**', '=', ' * ', '* *', '= ']) {
+      expect(parseBlockedWord(entry, 'exact'), JSON.stringify(entry)).to.equal(undefined);
+    }
+    expect(parseBlockedWords(['*', '**', '=', 'ok'], 'exact')).to.deep.equal([{ word: 'ok', mode: 'exact' }]);
+  });
+
+  it('read an entry starting with # as a word (#nsfw), and find it in text', () => {
+    expect(parseBlockedWord('#nsfw', 'exact')).to.deep.equal({ word: '#nsfw', mode: 'exact' });
+    expect(compileBlockedWords(parseBlockedWords(['#nsfw'], 'exact'))('#nsfw pics')).to.deep.equal(['#nsfw']);
+  });
+
   it('compile a word containing "-" (f-word) and find it in text', () => {
     const find = compileBlockedWords(parseBlockedWords(['f-word', '--', 'a-b-c'], 'exact'));
     expect(find('no f-word here, -- and a-b-c')).to.have.members(['f-word', '--', 'a-b-c']);
@@ -31,4 +48,68 @@ describe('blocked words', () => {
       );
     });
   }
+
+  describe('match case-insensitively by full case folding, reporting the listed spelling', () => {
+    const find = (listed: string[], text: string, mode: 'exact' | 'contains' = 'exact') =>
+      compileBlockedWords(parseBlockedWords(listed, mode))(text);
+
+    it('straße matches STRASSE, Strasse and STRAẞE, as straße', () => {
+      for (const text of ['STRASSE', 'Strasse', 'STRAẞE', 'die strasse.']) {
+        expect(find(['straße'], text), text).to.deep.equal(['straße']);
+      }
+      expect(find(['STRASSE'], 'straße')).to.deep.equal(['STRASSE']);
+    });
+
+    it('istanbul matches İSTANBUL and ISTANBUL', () => {
+      expect(find(['istanbul'], 'İSTANBUL')).to.deep.equal(['istanbul']);
+      expect(find(['istanbul'], 'ISTANBUL')).to.deep.equal(['istanbul']);
+    });
+
+    it('ΣΟΦΟΣ matches σοφοσ and σοφος, reported as listed', () => {
+      expect(find(['ΣΟΦΟΣ'], 'σοφοσ')).to.deep.equal(['ΣΟΦΟΣ']);
+      expect(find(['ΣΟΦΟΣ'], 'ο σοφος είπε')).to.deep.equal(['ΣΟΦΟΣ']);
+      expect(find(['σοφος'], 'ΣΟΦΟΣ')).to.deep.equal(['σοφος']);
+      expect(find(['σοφοσ'], 'σοφοσμ', 'contains')).to.deep.equal(['σοφοσ']);
+    });
+
+    it('keeps Unicode word boundaries in exact mode', () => {
+      expect(find(['straße'], 'STRASSENBAHN')).to.deep.equal([]);
+      expect(find(['über'], 'Überall ÜBER')).to.deep.equal(['über']);
+      expect(find(['дурак'], 'дураки')).to.deep.equal([]);
+    });
+
+    it('gives offsets into the NFC text, spanning the characters that folded into the match', () => {
+      const match = compileBlockedWordMatcher(parseBlockedWords(['straße', '*ss*', 'istanbul'], 'exact'));
+      expect(match('Die STRASSE, İSTANBUL')).to.deep.equal([
+        { word: 'straße', start: 4, end: 11 },
+        { word: 'ss', start: 8, end: 10 },
+        { word: 'istanbul', start: 13, end: 21 },
+      ]);
+      // ß folds to "ss": a match of its fold covers ß itself.
+      expect(compileBlockedWordMatcher(parseBlockedWords(['*ss*'], 'exact'))('Maß')).to.deep.equal([
+        { word: 'ss', start: 2, end: 3 },
+      ]);
+    });
+
+    it('lists a word once whatever its case: STRASSE and straße are one word', () => {
+      expect(parseBlockedWords(['straße', 'STRASSE'], 'exact')).to.have.lengthOf(1);
+    });
+
+    for (const mode of ['exact', 'contains'] as const) {
+      it(`in ${mode} mode, finds any listed word written in upper or lower case`, () => {
+        fc.assert(
+          fc.property(fc.array(fc.oneof(anyText, tricky), { minLength: 1, maxLength: 5 }), (entries) => {
+            const words = parseBlockedWords(entries, mode);
+            const find = compileBlockedWords(words);
+            for (const { word } of words) {
+              for (const written of [word.toUpperCase(), word.toLowerCase()]) {
+                expect(find(`say ${written} now`), JSON.stringify([word, written])).to.include(word);
+              }
+            }
+          }),
+          { numRuns: 300 },
+        );
+      });
+    }
+  });
 });

@@ -72,8 +72,9 @@ describe('blocked-words moderation rule', () => {
       expect(find('axb c+')).to.deep.equal([]);
       expect(find('a.b c++')).to.have.members(['a.b', 'c++']);
     });
-    it('skips blank entries and # comments', () => {
-      expect(parseBlockedWords(['', '  ', '# note', 'ok'], 'exact')).to.deep.equal([
+    it("skips blank entries; an entry starting with # is a word (comments are the file loader's)", () => {
+      expect(parseBlockedWords(['', '  ', '#nsfw', 'ok'], 'exact')).to.deep.equal([
+        { word: '#nsfw', mode: 'exact' },
         { word: 'ok', mode: 'exact' },
       ]);
     });

@@ -15,6 +15,8 @@ import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { eventDoc } from '../admin/admin-fixtures.ts';
 import type Bull from 'bull';
+import { randomBytes } from 'node:crypto';
+import { MAX_EVENT_ID_LENGTH } from '../../../tray-service/domain/event-id.ts';
 
 const logger = createLogger({ name: 'test', level: 'silent' });
 const rule = createBlockedWordsRule(parseBlockedWords(['spam'], 'exact'));
@@ -106,6 +108,37 @@ describe('moderation step (worker step d)', () => {
       const event = eventDoc({ data: { post: { postId: 'p-0', text: 'all good' } } });
       await step(event);
       expect(await decisionsOf(event.key)).to.deep.equal([]);
+    });
+  });
+
+  describe('with an author id over 128 characters (an invalid event, still moderated)', () => {
+    it('stores the decision without the author, as storage keeps no longer id, on either adapter', async () => {
+      // Incompressible, so no storage engine's compression keeps its index entry small.
+      const author = randomBytes(3_000).toString('base64');
+      const postId = 'p'.repeat(MAX_EVENT_ID_LENGTH + 1);
+      const step = createModerationStep({ rules: [rule], decisions: suite.storage.decisions, logger });
+      const event = eventDoc({
+        event: 'post.didCreate',
+        data: { post: { postId, postedUserId: author, text: 'cheap spam' } },
+      });
+      expect(await step(event)).to.equal('flag');
+      const [decision, ...more] = await decisionsOf(event.key);
+      expect(more).to.deep.equal([]);
+      expect(decision).to.include({ action: 'flag', reason: 'blocklisted word: "spam"' });
+      expect(decision).to.not.have.property('userId');
+      // The subject is the content decided about, indexed nowhere: kept whole, so it names the post.
+      expect(decision!.subject).to.deep.equal({ type: 'post', id: postId });
+    });
+
+    it('keeps an author id of exactly 128 characters', async () => {
+      const author = 'u'.repeat(MAX_EVENT_ID_LENGTH);
+      const step = createModerationStep({ rules: [rule], decisions: suite.storage.decisions, logger });
+      const event = eventDoc({
+        event: 'post.didCreate',
+        data: { post: { postId: 'p-128', postedUserId: author, text: 'spam' } },
+      });
+      await step(event);
+      expect((await decisionsOf(event.key))[0]).to.include({ userId: author });
     });
   });
 });

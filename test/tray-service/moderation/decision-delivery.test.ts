@@ -1,12 +1,17 @@
 import type Bull from 'bull';
 import { expect } from 'chai';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { parseBlockedWords } from '../../../tray-service/domain/blocked-words.ts';
 import { createBlockedWordsRule } from '../../../tray-service/moderation/blocked-words-rule.ts';
 import { createModerationStep } from '../../../tray-service/moderation/create-moderation-step.ts';
+import { CAPPED_EXPONENTIAL } from '../../../shared/queue/capped-exponential-backoff.ts';
 import {
   createDecisionEnqueuer,
   createDecisionsQueue,
+  DECISION_MAX_BACKOFF_MS,
+  decisionRetryDelay,
   startDecisionDelivery,
   type DecisionJobData,
 } from '../../../tray-service/moderation/decision-delivery.ts';
@@ -22,7 +27,11 @@ const rule = createBlockedWordsRule(parseBlockedWords(['spam'], 'exact'));
 describe('moderation decision delivery', () => {
   const suite = useTrayStorage();
 
-  async function setup(statuses: (number | 'hang')[], attempts: number) {
+  async function setup(
+    statuses: (number | 'hang')[],
+    attempts: number,
+    options: { url?: (serverUrl: string) => string; logger?: typeof logger } = {},
+  ) {
     const server = await startStatusServer(statuses);
     const queue: Bull.Queue<DecisionJobData> = createDecisionsQueue({
       redis: testStack().redisUrl,
@@ -32,10 +41,10 @@ describe('moderation decision delivery', () => {
     const delivery = startDecisionDelivery({
       queue,
       decisions,
-      url: server.url,
+      url: options.url ? options.url(server.url) : server.url,
       secret: 's'.repeat(32),
       timeoutMs: 2_000,
-      logger,
+      logger: options.logger ?? logger,
     });
     const step = createModerationStep({
       rules: [rule],
@@ -47,7 +56,7 @@ describe('moderation decision delivery', () => {
       await delivery.close();
       await server.close();
     };
-    return { server, decisions, step, close };
+    return { server, decisions, step, close, queue };
   }
 
   describe('to an endpoint that fails twice, then succeeds', () => {
@@ -101,6 +110,42 @@ describe('moderation decision delivery', () => {
     });
   });
 
+  describe('to a URL carrying a password (which the configuration refuses)', () => {
+    it('keeps the password out of the log and of the stored lastError', async () => {
+      const lines: string[] = [];
+      const sink = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          lines.push(chunk.toString());
+          done();
+        },
+      });
+      const { decisions, step, close, queue } = await setup([200], 1, {
+        url: (serverUrl) => serverUrl.replace('http://', 'http://hook:S3cretPass@'),
+        logger: pino({ level: 'info' }, sink),
+      });
+      try {
+        const event = eventDoc({ data: { post: { postId: 'p-4', text: 'spam' } } });
+        await step(event);
+        const [pending] = (await decisions.list({ eventKey: event.key }, 10)).items;
+        const failed = await eventually(async () => {
+          const doc = await decisions.get(pending!.id);
+          return doc?.delivery === 'failed' ? doc : undefined;
+        });
+        await eventually(async () =>
+          lines.some((line) => line.includes('decision delivery failed')) ? true : undefined,
+        );
+        expect(failed.lastError).to.be.a('string').and.not.include('S3cretPass');
+        expect(failed.lastError).to.include('//***@127.0.0.1');
+        expect(lines.join('')).to.not.include('S3cretPass');
+        // bull keeps the failure in Redis too, where the queue dashboard shows it.
+        const job = await queue.getJob(pending!.id);
+        expect(JSON.stringify([job?.failedReason, job?.stacktrace])).to.not.include('S3cretPass');
+      } finally {
+        await close();
+      }
+    });
+  });
+
   describe('to an endpoint that never answers', () => {
     it('does not hold up the moderation step (the tray worker)', async () => {
       const { server, step, close } = await setup(['hang'], 1);
@@ -111,6 +156,72 @@ describe('moderation decision delivery', () => {
         await eventually(async () => (server.requests.length > 0 ? true : undefined));
       } finally {
         await close();
+      }
+    });
+  });
+
+  describe("retry waits (decisionRetryDelay, the queue's backoff strategy)", () => {
+    const never = () => 0;
+    it('double from MODERATION_WEBHOOK_BACKOFF_MS up to an hour, never more', () => {
+      const options = { firstMs: 1_000, maxMs: DECISION_MAX_BACKOFF_MS };
+      expect([1, 2, 3, 4].map((made) => decisionRetryDelay(made, options, never))).to.deep.equal([
+        1_000, 2_000, 4_000, 8_000,
+      ]);
+      expect(decisionRetryDelay(13, options, never)).to.equal(DECISION_MAX_BACKOFF_MS);
+      expect(
+        decisionRetryDelay(99, { firstMs: 3_600_000, maxMs: 10 * DECISION_MAX_BACKOFF_MS }, never),
+      ).to.equal(DECISION_MAX_BACKOFF_MS);
+      expect(DECISION_MAX_BACKOFF_MS).to.equal(3_600_000);
+    });
+
+    it('bound the last attempt: within 99 hours at the largest settings, 511 s at the defaults', () => {
+      const total = (attempts: number, firstMs: number) => {
+        let ms = 0;
+        for (let made = 1; made < attempts; made++) {
+          ms += decisionRetryDelay(made, { firstMs, maxMs: DECISION_MAX_BACKOFF_MS }, never);
+        }
+        return ms;
+      };
+      expect(total(100, 3_600_000)).to.equal(99 * 3_600_000);
+      expect(total(100, 1_000)).to.be.at.most(99 * 3_600_000);
+      expect(total(10, 1_000)).to.equal(511_000);
+    });
+
+    it('fall back to the defaults for options a job does not carry', () => {
+      expect(decisionRetryDelay(2, undefined, never)).to.equal(2_000);
+      expect(decisionRetryDelay(2, { firstMs: 'x' }, never)).to.equal(2_000);
+    });
+  });
+
+  describe('a decision queue retrying a failing delivery', () => {
+    it("waits by the capped strategy, not bull's uncapped exponential", async function () {
+      this.timeout(15_000);
+      const queue: Bull.Queue<DecisionJobData> = createDecisionsQueue({
+        redis: testStack().redisUrl,
+        prefix: useQueuePrefix(),
+      });
+      try {
+        const attemptsAt: number[] = [];
+        const attempts = 8;
+        const failedForGood = new Promise<void>((resolve) => {
+          queue.on('failed', (job) => {
+            if (job.attemptsMade >= attempts) resolve();
+          });
+        });
+        void queue.process(async () => {
+          attemptsAt.push(Date.now());
+          throw new Error('endpoint down');
+        });
+        await createDecisionEnqueuer(queue, { attempts, backoffMs: 20, maxBackoffMs: 40 })(['d-capped']);
+        await failedForGood;
+        const job = await queue.getJob('d-capped');
+        expect(job?.opts.backoff).to.include({ type: CAPPED_EXPONENTIAL });
+        expect(attemptsAt).to.have.lengthOf(attempts);
+        // Capped: 20 + 6 x 40 ms of waits. Bull's exponential would wait (2^n - 1) x 20 ms after
+        // the nth failure: 4.9 s in all, 2.5 s before the last attempt alone.
+        expect(attemptsAt.at(-1)! - attemptsAt[0]!).to.be.below(2_000);
+      } finally {
+        await queue.close();
       }
     });
   });

@@ -47,6 +47,32 @@ describe('loadBlockedWords', () => {
     expect(error.variables).to.deep.equal(['MODERATION_WORDS']);
   });
 
+  it('takes an entry of MODERATION_WORDS starting with # as a word: only the file has comments', () => {
+    expect(loadBlockedWords({ words: 'spam,#nsfw', mode: 'exact' })).to.deep.equal([
+      { word: 'spam', mode: 'exact' },
+      { word: '#nsfw', mode: 'exact' },
+    ]);
+  });
+
+  for (const marker of ['*', '**', '=', ' = ']) {
+    it(`refuses an entry of MODERATION_WORDS that is only the marker ${JSON.stringify(marker)}`, () => {
+      const error = configError(() => loadBlockedWords({ words: `spam,${marker}`, mode: 'exact' }));
+      expect(error.variables).to.deep.equal(['MODERATION_WORDS']);
+      expect(error.message).to.match(/^Invalid configuration: MODERATION_WORDS: entry 2 has no word/);
+    });
+  }
+
+  it('refuses a line of MODERATION_WORDS_FILE that is only a marker, naming file:line', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'words-'));
+    const file = join(dir, 'words.txt');
+    writeFileSync(file, '# words\nspam\n\n**\n');
+    const error = configError(() => loadBlockedWords({ file, mode: 'exact' }));
+    expect(error.variables).to.deep.equal(['MODERATION_WORDS_FILE']);
+    expect(error.message).to.match(
+      new RegExp(`^Invalid configuration: MODERATION_WORDS_FILE: ${file}:4: no word`),
+    );
+  });
+
   it('refuses an unreadable MODERATION_WORDS_FILE naming the variable', () => {
     const dir = mkdtempSync(join(tmpdir(), 'words-'));
     const error = configError(() => loadBlockedWords({ file: join(dir, 'missing.txt'), mode: 'exact' }));

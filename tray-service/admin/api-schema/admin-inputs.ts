@@ -130,7 +130,14 @@ export const nothing = z.object({}).strict();
 /** Longest text the rule tester takes: a long post's worth. */
 export const MAX_TEST_TEXT = 20_000;
 
-/** POST /admin/moderation/test. */
+/**
+ * POST /admin/moderation/test. The limit carries its own message: a schema's `error` is also the
+ * message of its checks that have none, and "expected a string" for a text too long misleads.
+ */
 export const ruleTestBody = z
-  .object({ text: z.string({ error: 'expected a string' }).max(MAX_TEST_TEXT) })
+  .object({
+    text: z
+      .string({ error: 'expected a string' })
+      .max(MAX_TEST_TEXT, { error: `expected a text of at most ${MAX_TEST_TEXT} characters` }),
+  })
   .strict();

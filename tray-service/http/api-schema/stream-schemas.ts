@@ -10,7 +10,8 @@ export const streamQuery = z.object({
   locale: localeQuery,
   ticket: z
     .string({ error: 'expected one ticket' })
-    .max(64)
+    // Its own message: the schema's ("expected one ticket") would otherwise hide the limit.
+    .max(64, { error: 'expected a ticket of at most 64 characters' })
     .optional()
     .meta({
       param: {
@@ -21,7 +22,7 @@ export const streamQuery = z.object({
   /** For clients that cannot set Last-Event-ID (a new EventSource): the last id they received. */
   lastEventId: z
     .string({ error: 'expected one event id' })
-    .max(1_024)
+    .max(1_024, { error: 'expected an event id of at most 1024 characters' })
     .optional()
     .meta({
       param: {
