@@ -10,7 +10,9 @@ import { startKeyServer, type KeyServer } from '../../support/key-server.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
-import { ADMIN_JWT, ADMIN_TOKEN, adminApp, userToken } from './admin-fixtures.ts';
+import { authenticateAdmin } from '../../../tray-service/admin/require-admin.ts';
+import { AppError } from '../../../shared/errors/app-error.ts';
+import { ADMIN_JWT, ADMIN_TOKEN, adminApp, adminJwt, userToken, verifyAdminJwt } from './admin-fixtures.ts';
 
 /** The admin guard: a bearer credential or the session cookie, and the CSRF token for changing cookie requests. */
 describe('requireAdmin (every /admin data path)', function () {
@@ -194,5 +196,18 @@ describe('admin JWTs with ADMIN_JWT_JWKS_URL and the key server down', function 
     } finally {
       close();
     }
+  });
+});
+
+describe('authenticateAdmin', () => {
+  it('refuses an admin JWT whose sub holds a lone surrogate: it would name the same admin as U+FFFD', async () => {
+    await expect(authenticateAdmin(await adminJwt('ops\uD800'), { verifyAdminJwt })).to.be.rejectedWith(
+      AppError,
+      'invalid admin token',
+    );
+    expect(await authenticateAdmin(await adminJwt('ops\uFFFD'), { verifyAdminJwt })).to.deep.include({
+      kind: 'jwt',
+      subject: 'ops\uFFFD',
+    });
   });
 });

@@ -25,7 +25,12 @@ export type TokenVerifier = (token: string) => Promise<VerifiedToken>;
  */
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
-const usable = (id: string) => id !== '' && !CONTROL_CHARACTER.test(id);
+/**
+ * A lone surrogate (a JSON `\ud800` escape) is not text: the database driver and the worker's
+ * storable JSON write it as U+FFFD, so "a\uD800", "a\uDFFF" and "a\uFFFD" would all read, mark and
+ * delete one tray. Only well-formed ids name someone.
+ */
+const usable = (id: string) => id !== '' && id.isWellFormed() && !CONTROL_CHARACTER.test(id);
 
 /** The user id a token names: `sub`, else a `userId` claim (string, or a whole number some issuers use). */
 export function userIdFromClaims(claims: JWTPayload): string | undefined {

@@ -11,6 +11,7 @@ import { cacheVerifiedTokens } from '../../../../tray-service/http/auth/cache-ve
 import { createTokenVerifier } from '../../../../tray-service/http/auth/create-token-verifier.ts';
 import { createFailedAuthLimit } from '../../../../tray-service/http/rate-limit/failed-auth-limit.ts';
 import { startKeyServer, type KeyServer } from '../../../support/key-server.ts';
+import { seedRecords } from '../../../support/seed-tray.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
 import { TEST_SECRET, tokenFor, useTrayApi } from '../../api/support/api-harness.ts';
 
@@ -53,6 +54,23 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
         const token = await sign({}).setSubject(sub).setExpirationTime('1h').sign(secret);
         await expect(verify(token)).to.be.rejectedWith(AppError, 'token names no user');
       }
+    });
+
+    it('rejects a user id that is not well-formed UTF-16 (a lone surrogate), as sub or userId', async () => {
+      // Stored, a lone surrogate becomes U+FFFD: these ids would all share the tray of "victim\uFFFD".
+      for (const id of ['victim\uD800', 'victim\uDFFF', '\uDC00victim', 'a\uDBFF\uDBFFb']) {
+        for (const claims of [{ sub: id }, { userId: id }]) {
+          const token = await sign(claims).setExpirationTime('1h').sign(secret);
+          await expect(verify(token), JSON.stringify(claims)).to.be.rejectedWith(
+            AppError,
+            'token names no user',
+          );
+        }
+      }
+      const paired = await sign({ sub: 'victim\uD83D\uDE00' }).setExpirationTime('1h').sign(secret);
+      expect((await verify(paired)).userId).to.equal('victim\u{1F600}');
+      const replacement = await sign({ sub: 'victim\uFFFD' }).setExpirationTime('1h').sign(secret);
+      expect((await verify(replacement)).userId).to.equal('victim\uFFFD');
     });
 
     it('rejects an expired token', async () => {
@@ -312,6 +330,47 @@ describe('tray API authentication', () => {
   it('answers alg: none with 401', async () => {
     const token = new UnsecuredJWT({ sub: 'u' }).setExpirationTime('1h').encode();
     await request(api.app()).get('/notifications/v3').set('Authorization', `Bearer ${token}`).expect(401);
+  });
+
+  it('refuses a lone-surrogate sub with 401, leaving the tray its stored form names untouched', async () => {
+    // The database keeps a lone surrogate as U+FFFD: "victim\uDFFF" would be "victim\uFFFD".
+    const victim = 'victim\uFFFD';
+    await seedRecords(api.storage, [
+      { userId: victim, verb: 'comment', targetId: 'lone-1', lastUpdate: Date.now() - 2000 },
+      { userId: victim, verb: 'comment', targetId: 'lone-2', lastUpdate: Date.now() - 1000 },
+    ]);
+    const victimAuth = `Bearer ${await tokenFor(victim)}`;
+    const before = await request(api.app())
+      .get('/notifications/v3')
+      .set('Authorization', victimAuth)
+      .expect(200);
+    expect(before.body.data.totalUnreadCount).to.equal(2);
+
+    const intruder = `Bearer ${await tokenFor('victim\uDFFF')}`;
+    for (const call of [
+      () => request(api.app()).get('/notifications/v3/history'),
+      () => request(api.app()).get('/notifications/v3/mark-all-as-read'),
+      () => request(api.app()).delete('/notifications/v3/delete-all'),
+    ]) {
+      const res = await call().set('Authorization', intruder);
+      expect(res.status, JSON.stringify(res.body)).to.equal(401);
+      expect(res.body).to.deep.equal({
+        status: 'error',
+        code: 401000,
+        message: 'token names no user (sub or userId claim)',
+      });
+    }
+
+    const after = await request(api.app())
+      .get('/notifications/v3')
+      .set('Authorization', victimAuth)
+      .expect(200);
+    expect(after.body.data.totalUnreadCount).to.equal(2);
+    const history = await request(api.app())
+      .get('/notifications/v3/history')
+      .set('Authorization', victimAuth)
+      .expect(200);
+    expect(history.body.data).to.have.length(2);
   });
 
   it('ignores a user id in the query or body: the token decides', async () => {
