@@ -2,8 +2,17 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
 import { createAdminOpenApiDocument } from '../../../tray-service/admin/api-schema/admin-api-schema.ts';
+import { resolveJwtConfig } from '../../../shared/config/tray-api-config.ts';
+import { createTokenVerifier } from '../../../tray-service/http/auth/create-token-verifier.ts';
+import { createFailedAuthLimit } from '../../../tray-service/http/rate-limit/failed-auth-limit.ts';
+import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
+import { startKeyServer, type KeyServer } from '../../support/key-server.ts';
+import { uniqueName } from '../../support/suite-resources.ts';
+import { testStack } from '../../support/test-stack.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
-import { ADMIN_TOKEN, adminApp, userToken } from './admin-fixtures.ts';
+import { authenticateAdmin } from '../../../tray-service/admin/require-admin.ts';
+import { AppError } from '../../../shared/errors/app-error.ts';
+import { ADMIN_JWT, ADMIN_TOKEN, adminApp, adminJwt, userToken, verifyAdminJwt } from './admin-fixtures.ts';
 
 /** The admin guard: a bearer credential or the session cookie, and the CSRF token for changing cookie requests. */
 describe('requireAdmin (every /admin data path)', function () {
@@ -135,5 +144,70 @@ describe('every admin data path refuses whoever is not an admin', function () {
       const res = await call(method, path).set('Cookie', cookie);
       expect(res.status, `${method} ${path}`).to.equal(403);
     }
+  });
+});
+
+describe('admin JWTs with ADMIN_JWT_JWKS_URL and the key server down', function () {
+  this.timeout(30_000);
+  const suite = useTrayStorage();
+  let keyServer: KeyServer;
+  let redis: RedisClient;
+  before(async () => {
+    keyServer = await startKeyServer();
+    redis = createRedis(testStack().redisUrl);
+  });
+  after(async () => {
+    redis.disconnect();
+    await keyServer.stop();
+  });
+
+  it('answers a valid admin JWT 503, never 401 or 429, and admits it once the keys are back', async () => {
+    const limit = 2;
+    const { app, close } = adminApp(suite.storage, {
+      deps: {
+        auth: {
+          adminToken: ADMIN_TOKEN,
+          verifyAdminJwt: createTokenVerifier(
+            { ...resolveJwtConfig({ JWT_JWKS_URL: keyServer.url }), ...ADMIN_JWT },
+            { keyRetryMs: 100 },
+          ),
+        },
+        failedAuth: createFailedAuthLimit({
+          redis,
+          points: limit,
+          windowMs: 60_000,
+          keyPrefix: uniqueName('admin-auth-fail'),
+        }),
+      },
+    });
+    try {
+      const token = await keyServer.sign('ops-1', {
+        claims: { aud: ADMIN_JWT.audience, iss: ADMIN_JWT.issuer },
+      });
+      keyServer.mode = '503';
+      for (let i = 0; i <= limit + 1; i++) {
+        const res = await request(app).get('/admin/events').set('Authorization', `Bearer ${token}`);
+        expect(res.status, JSON.stringify(res.body)).to.equal(503);
+        expect(res.body.code).to.equal(503000);
+      }
+      keyServer.mode = 'ok';
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      await request(app).get('/admin/events').set('Authorization', `Bearer ${token}`).expect(200);
+    } finally {
+      close();
+    }
+  });
+});
+
+describe('authenticateAdmin', () => {
+  it('refuses an admin JWT whose sub holds a lone surrogate: it would name the same admin as U+FFFD', async () => {
+    await expect(authenticateAdmin(await adminJwt('ops\uD800'), { verifyAdminJwt })).to.be.rejectedWith(
+      AppError,
+      'invalid admin token',
+    );
+    expect(await authenticateAdmin(await adminJwt('ops\uFFFD'), { verifyAdminJwt })).to.deep.include({
+      kind: 'jwt',
+      subject: 'ops\uFFFD',
+    });
   });
 });

@@ -1,4 +1,12 @@
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import {
+  createRemoteJWKSet,
+  customFetch,
+  errors,
+  jwtVerify,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  type RemoteJWKSetOptions,
+} from 'jose';
 import type { KeyObject } from 'node:crypto';
 import type { JwtConfig } from '../../../shared/config/tray-api-config.ts';
 import { AppError } from '../../../shared/errors/app-error.ts';
@@ -17,7 +25,12 @@ export type TokenVerifier = (token: string) => Promise<VerifiedToken>;
  */
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
-const usable = (id: string) => id !== '' && !CONTROL_CHARACTER.test(id);
+/**
+ * A lone surrogate (a JSON `\ud800` escape) is not text: the database driver and the worker's
+ * storable JSON write it as U+FFFD, so "a\uD800", "a\uDFFF" and "a\uFFFD" would all read, mark and
+ * delete one tray. Only well-formed ids name someone.
+ */
+const usable = (id: string) => id !== '' && id.isWellFormed() && !CONTROL_CHARACTER.test(id);
 
 /** The user id a token names: `sub`, else a `userId` claim (string, or a whole number some issuers use). */
 export function userIdFromClaims(claims: JWTPayload): string | undefined {
@@ -40,20 +53,67 @@ function reason(error: unknown): string {
   return 'token is invalid';
 }
 
+/** How long a failed key fetch is remembered before the key server is asked again. */
+export const DEFAULT_KEY_RETRY_MS = 5_000;
+
+export interface TokenVerifierOptions {
+  /** JWT_JWKS_URL only: ms after a failed key fetch during which no new fetch is tried. */
+  keyRetryMs?: number;
+}
+
+const keysUnavailable = (cause: unknown) =>
+  new AppError('UNAVAILABLE', 'token keys are unavailable', { cause });
+
+/**
+ * The JWKS key lookup, telling a token the keys do not cover from keys that could not be had.
+ * jose throws JWKSTimeout, a plain `TypeError: fetch failed` (refused, DNS), a bare JOSEError (not
+ * 200, not JSON) or JWKSInvalid when the fetch fails; taken as a bad token, each would answer a
+ * valid caller 401 and count against its address until it is refused with 429 for a whole window,
+ * outage over or not. Only "no key matches" (or several) says something about the token.
+ *
+ * A failure is remembered for `retryMs`: until then a lookup that needs a fetch fails at once
+ * instead of asking the key server again, so an outage costs it one request per interval per
+ * instance, not one per API call. Keys already fetched keep serving meanwhile, as the interval
+ * only stops fetches (jose's fetch hook), not lookups.
+ */
+function remoteKeys(url: URL, retryMs: number): JWTVerifyGetKey {
+  let failedAt = Number.NEGATIVE_INFINITY;
+  let lastFailure: unknown;
+  const fetchUnlessFailing: NonNullable<RemoteJWKSetOptions[typeof customFetch]> = (input, init) => {
+    if (Date.now() - failedAt < retryMs) return Promise.reject(keysUnavailable(lastFailure));
+    return fetch(input, init);
+  };
+  const keys = createRemoteJWKSet(url, { [customFetch]: fetchUnlessFailing });
+  return async (protectedHeader, token) => {
+    try {
+      return await keys(protectedHeader, token);
+    } catch (error) {
+      if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) {
+        throw error;
+      }
+      // The hook's refusal during the interval: the failure it stands for is already remembered.
+      if (error instanceof AppError) throw error;
+      failedAt = Date.now();
+      lastFailure = error;
+      throw keysUnavailable(error);
+    }
+  };
+}
+
 /**
  * Builds the bearer-token check shared by the tray API and the admin API. The algorithm
  * list is explicit (so `alg: none` and HS/RS confusion are refused), `exp` is required, and
  * iss/aud are checked when configured.
  */
-export function createTokenVerifier(config: JwtConfig): TokenVerifier {
+export function createTokenVerifier(config: JwtConfig, options: TokenVerifierOptions = {}): TokenVerifier {
   const { source } = config;
   const key: Uint8Array | KeyObject | JWTVerifyGetKey =
     source.kind === 'secret'
       ? source.secret
       : source.kind === 'publicKey'
         ? source.key
-        : createRemoteJWKSet(source.url);
-  const options = {
+        : remoteKeys(source.url, options.keyRetryMs ?? DEFAULT_KEY_RETRY_MS);
+  const checks = {
     algorithms: source.algorithms,
     requiredClaims: ['exp'],
     ...(config.issuer === undefined ? {} : { issuer: config.issuer }),
@@ -65,12 +125,11 @@ export function createTokenVerifier(config: JwtConfig): TokenVerifier {
       // jwtVerify is overloaded on the key kind; the union is resolved here for the type checker.
       ({ payload: claims } =
         typeof key === 'function'
-          ? await jwtVerify(token, key, options)
-          : await jwtVerify(token, key, options));
+          ? await jwtVerify(token, key, checks)
+          : await jwtVerify(token, key, checks));
     } catch (error) {
-      if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) {
-        throw new AppError('UNAVAILABLE', 'token keys are unavailable', { cause: error });
-      }
+      // remoteKeys' verdict: the keys could not be had, which says nothing about the token.
+      if (error instanceof AppError) throw error;
       throw new AppError('UNAUTHORIZED', reason(error), { cause: error, headers: invalidToken });
     }
     const userId = userIdFromClaims(claims);

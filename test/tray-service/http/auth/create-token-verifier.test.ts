@@ -2,16 +2,33 @@ import { expect } from 'chai';
 import { exportSPKI, generateKeyPair, SignJWT, UnsecuredJWT, type JWTPayload } from 'jose';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { exportJWK } from 'jose';
 import request from 'supertest';
 import { resolveJwtConfig } from '../../../../shared/config/tray-api-config.ts';
 import { AppError } from '../../../../shared/errors/app-error.ts';
+import { cacheVerifiedTokens } from '../../../../tray-service/http/auth/cache-verified-tokens.ts';
 import { createTokenVerifier } from '../../../../tray-service/http/auth/create-token-verifier.ts';
+import { createFailedAuthLimit } from '../../../../tray-service/http/rate-limit/failed-auth-limit.ts';
+import { startKeyServer, type KeyServer } from '../../../support/key-server.ts';
+import { seedRecords } from '../../../support/seed-tray.ts';
+import { uniqueName } from '../../../support/suite-resources.ts';
 import { TEST_SECRET, tokenFor, useTrayApi } from '../../api/support/api-harness.ts';
 
 const secret = new TextEncoder().encode(TEST_SECRET);
 const sign = (claims: JWTPayload, alg = 'HS256') =>
   new SignJWT(claims).setProtectedHeader({ alg }).setIssuedAt();
+
+/** The verifier's failure, for asserting its kind (UNAVAILABLE vs UNAUTHORIZED). */
+async function failureOf(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected the verification to fail');
+}
 
 describe('createTokenVerifier (docs/contract.md#api-served)', () => {
   describe('with JWT_SECRET (HS256)', () => {
@@ -37,6 +54,23 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
         const token = await sign({}).setSubject(sub).setExpirationTime('1h').sign(secret);
         await expect(verify(token)).to.be.rejectedWith(AppError, 'token names no user');
       }
+    });
+
+    it('rejects a user id that is not well-formed UTF-16 (a lone surrogate), as sub or userId', async () => {
+      // Stored, a lone surrogate becomes U+FFFD: these ids would all share the tray of "victim\uFFFD".
+      for (const id of ['victim\uD800', 'victim\uDFFF', '\uDC00victim', 'a\uDBFF\uDBFFb']) {
+        for (const claims of [{ sub: id }, { userId: id }]) {
+          const token = await sign(claims).setExpirationTime('1h').sign(secret);
+          await expect(verify(token), JSON.stringify(claims)).to.be.rejectedWith(
+            AppError,
+            'token names no user',
+          );
+        }
+      }
+      const paired = await sign({ sub: 'victim\uD83D\uDE00' }).setExpirationTime('1h').sign(secret);
+      expect((await verify(paired)).userId).to.equal('victim\u{1F600}');
+      const replacement = await sign({ sub: 'victim\uFFFD' }).setExpirationTime('1h').sign(secret);
+      expect((await verify(replacement)).userId).to.equal('victim\uFFFD');
     });
 
     it('rejects an expired token', async () => {
@@ -161,6 +195,84 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
       expect((await verify(token)).userId).to.equal('jwks-user');
     });
   });
+
+  describe('with JWT_JWKS_URL, the key server failing', () => {
+    let keyServer: KeyServer;
+    /** A failed fetch is remembered this long; short, so the tests can wait it out. */
+    const keyRetryMs = 200;
+    before(async () => {
+      keyServer = await startKeyServer();
+    });
+    after(() => keyServer.stop());
+    beforeEach(() => {
+      keyServer.mode = 'ok';
+      keyServer.requests = 0;
+    });
+
+    const verifier = () =>
+      createTokenVerifier(resolveJwtConfig({ JWT_JWKS_URL: keyServer.url }), { keyRetryMs });
+
+    for (const mode of ['503', 'not-json'] as const) {
+      it(`answers a valid token with UNAVAILABLE, not a token error, when the key server answers ${mode}`, async () => {
+        keyServer.mode = mode;
+        const error = await failureOf(verifier()(await keyServer.sign('u')));
+        expect(error.kind).to.equal('UNAVAILABLE');
+        expect(error.status).to.equal(503);
+        expect(error.message).to.equal('token keys are unavailable');
+      });
+    }
+
+    it('answers UNAVAILABLE when the key server refuses the connection', async () => {
+      await keyServer.stop();
+      try {
+        const error = await failureOf(verifier()(await keyServer.sign('u')));
+        expect(error.kind).to.equal('UNAVAILABLE');
+      } finally {
+        await keyServer.start();
+      }
+    });
+
+    it('asks a failing key server once per retry interval, not once per token', async () => {
+      keyServer.mode = '503';
+      const verify = verifier();
+      const token = await keyServer.sign('u');
+      for (let i = 0; i < 5; i++) {
+        expect((await failureOf(verify(token))).kind).to.equal('UNAVAILABLE');
+      }
+      expect(keyServer.requests).to.equal(1);
+      await sleep(keyRetryMs + 50);
+      expect((await failureOf(verify(token))).kind).to.equal('UNAVAILABLE');
+      expect(keyServer.requests).to.equal(2);
+    });
+
+    it('verifies again once the key server is back and the retry interval has passed', async () => {
+      keyServer.mode = '503';
+      const verify = verifier();
+      const token = await keyServer.sign('back');
+      expect((await failureOf(verify(token))).kind).to.equal('UNAVAILABLE');
+      keyServer.mode = 'ok';
+      await sleep(keyRetryMs + 50);
+      expect((await verify(token)).userId).to.equal('back');
+    });
+
+    it('keeps serving from keys already fetched while the key server is down', async () => {
+      const verify = verifier();
+      expect((await verify(await keyServer.sign('a'))).userId).to.equal('a');
+      keyServer.mode = '503';
+      expect((await verify(await keyServer.sign('b'))).userId).to.equal('b');
+      // Within jose's cooldown an unknown key id asks no one: still a token the keys do not cover.
+      expect((await failureOf(verify(await keyServer.sign('c', { kid: 'k9' })))).kind).to.equal(
+        'UNAUTHORIZED',
+      );
+      expect(keyServer.requests).to.equal(1);
+    });
+
+    it('still refuses a token whose key the server does not list, as an invalid token', async () => {
+      const error = await failureOf(verifier()(await keyServer.sign('u', { kid: 'k9' })));
+      expect(error.kind).to.equal('UNAUTHORIZED');
+      expect(error.message).to.equal('token key is unknown');
+    });
+  });
 });
 
 describe('tray API authentication', () => {
@@ -220,11 +332,106 @@ describe('tray API authentication', () => {
     await request(api.app()).get('/notifications/v3').set('Authorization', `Bearer ${token}`).expect(401);
   });
 
+  it('refuses a lone-surrogate sub with 401, leaving the tray its stored form names untouched', async () => {
+    // The database keeps a lone surrogate as U+FFFD: "victim\uDFFF" would be "victim\uFFFD".
+    const victim = 'victim\uFFFD';
+    await seedRecords(api.storage, [
+      { userId: victim, verb: 'comment', targetId: 'lone-1', lastUpdate: Date.now() - 2000 },
+      { userId: victim, verb: 'comment', targetId: 'lone-2', lastUpdate: Date.now() - 1000 },
+    ]);
+    const victimAuth = `Bearer ${await tokenFor(victim)}`;
+    const before = await request(api.app())
+      .get('/notifications/v3')
+      .set('Authorization', victimAuth)
+      .expect(200);
+    expect(before.body.data.totalUnreadCount).to.equal(2);
+
+    const intruder = `Bearer ${await tokenFor('victim\uDFFF')}`;
+    for (const call of [
+      () => request(api.app()).get('/notifications/v3/history'),
+      () => request(api.app()).get('/notifications/v3/mark-all-as-read'),
+      () => request(api.app()).delete('/notifications/v3/delete-all'),
+    ]) {
+      const res = await call().set('Authorization', intruder);
+      expect(res.status, JSON.stringify(res.body)).to.equal(401);
+      expect(res.body).to.deep.equal({
+        status: 'error',
+        code: 401000,
+        message: 'token names no user (sub or userId claim)',
+      });
+    }
+
+    const after = await request(api.app())
+      .get('/notifications/v3')
+      .set('Authorization', victimAuth)
+      .expect(200);
+    expect(after.body.data.totalUnreadCount).to.equal(2);
+    const history = await request(api.app())
+      .get('/notifications/v3/history')
+      .set('Authorization', victimAuth)
+      .expect(200);
+    expect(history.body.data).to.have.length(2);
+  });
+
   it('ignores a user id in the query or body: the token decides', async () => {
     const res = await request(api.app())
       .get('/notifications/v3?userId=victim')
       .set('Authorization', `Bearer ${await tokenFor('caller')}`)
       .expect(200);
     expect(res.body.data.totalUnreadCount).to.equal(0);
+  });
+
+  describe('with JWT_JWKS_URL and the key server down', () => {
+    let keyServer: KeyServer;
+    before(async () => {
+      keyServer = await startKeyServer();
+    });
+    after(() => keyServer.stop());
+
+    it('answers 503 (never 401, never 429) while it fails or refuses, and 200 once it is back', async () => {
+      const keyRetryMs = 200;
+      const limit = 3;
+      const app = api.app({
+        verifyToken: cacheVerifiedTokens(
+          createTokenVerifier(resolveJwtConfig({ JWT_JWKS_URL: keyServer.url }), { keyRetryMs }),
+        ),
+        failedAuth: createFailedAuthLimit({
+          redis: api.redis,
+          points: limit,
+          windowMs: 60_000,
+          keyPrefix: uniqueName('auth-fail'),
+        }),
+      });
+      const token = await keyServer.sign('jwks-caller');
+      const call = () => request(app).get('/notifications/v3').set('Authorization', `Bearer ${token}`);
+      const expectUnavailable = async () => {
+        for (let i = 0; i <= limit + 1; i++) {
+          const res = await call();
+          expect(res.status, JSON.stringify(res.body)).to.equal(503);
+          expect(res.body).to.deep.equal({
+            status: 'error',
+            code: 503000,
+            message: 'token keys are unavailable',
+          });
+          expect(res.headers['www-authenticate']).to.equal(undefined);
+        }
+      };
+
+      keyServer.mode = '503';
+      await expectUnavailable();
+      // One request to the key server for the whole burst: the failure is remembered.
+      expect(keyServer.requests).to.equal(1);
+      await sleep(keyRetryMs + 50);
+      await keyServer.stop();
+      try {
+        await expectUnavailable();
+      } finally {
+        await keyServer.start();
+      }
+      keyServer.mode = 'ok';
+      await sleep(keyRetryMs + 50);
+      const res = await call().expect(200);
+      expect(res.body).to.deep.equal({ data: { totalUnreadCount: 0, totalUnseenCount: 0 } });
+    });
   });
 });

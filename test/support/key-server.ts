@@ -1,0 +1,66 @@
+import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A real JWKS endpoint on a loopback port, serving one RS256 key (kid `k1`). `mode` decides each
+ * answer and `requests` counts them; `stop` closes the port (a refused connection) and `start`
+ * opens the same port again, so one verifier sees its key server fail, vanish and come back.
+ */
+export interface KeyServer {
+  mode: 'ok' | '503' | 'not-json';
+  requests: number;
+  readonly url: string;
+  /** An RS256 token for `sub`, valid for an hour, naming `kid` (default the served key's). */
+  sign(sub: string, options?: { kid?: string; claims?: JWTPayload }): Promise<string>;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+export async function startKeyServer(): Promise<KeyServer> {
+  const keys = await generateKeyPair('RS256', { extractable: true });
+  const jwks = JSON.stringify({
+    keys: [{ ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }],
+  });
+  const counters = { mode: 'ok' as KeyServer['mode'], requests: 0 };
+  const server = createServer((_req, res) => {
+    counters.requests += 1;
+    if (counters.mode === '503') {
+      res.writeHead(503).end('down for maintenance');
+      return;
+    }
+    res.setHeader('Content-Type', 'application/json');
+    res.end(counters.mode === 'not-json' ? '<html>' : jwks);
+  });
+  let port = 0;
+  const listen = () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await listen();
+  port = (server.address() as AddressInfo).port;
+  return {
+    get mode() {
+      return counters.mode;
+    },
+    set mode(mode) {
+      counters.mode = mode;
+    },
+    get requests() {
+      return counters.requests;
+    },
+    set requests(count) {
+      counters.requests = count;
+    },
+    url: `http://127.0.0.1:${port}/jwks.json`,
+    sign: (sub, { kid = 'k1', claims = {} } = {}) =>
+      new SignJWT({ ...claims, sub })
+        .setProtectedHeader({ alg: 'RS256', kid })
+        .setExpirationTime('1h')
+        .sign(keys.privateKey),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // fetch keeps connections alive: end them, so the port refuses the next one.
+        server.closeAllConnections();
+      }),
+    start: listen,
+  };
+}
