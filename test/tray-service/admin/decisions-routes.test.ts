@@ -118,7 +118,7 @@ describe('GET /admin/moderation/decisions', () => {
       `?cursor=${Buffer.from(JSON.stringify({ t: 0, k: 'a\u0000' })).toString('base64url')}`,
       'cursor: not a cursor this API returned',
     ],
-    ['?userId=a%00', 'userId: expected no U+0000 character'],
+    ['?userId=a%00', 'userId: expected no U+0000 character and no lone surrogate'],
     ['?user=u-ana', 'user: unknown query parameter'],
   ];
   for (const [query, message] of invalid) {

@@ -217,8 +217,8 @@ describe('admin events API', () => {
         [`?cursor=${crafted({ t: 9e15, k: 'x' })}`, 'cursor: not a cursor this API returned'],
         [`?cursor=${crafted({ t: -9e14, k: 'x' })}`, 'cursor: not a cursor this API returned'],
         // PostgreSQL's text cannot hold U+0000, and no stored value does.
-        ['?userId=a%00', 'userId: expected no U+0000 character'],
-        ['?event=post%00', 'event: expected no U+0000 character'],
+        ['?userId=a%00', 'userId: expected no U+0000 character and no lone surrogate'],
+        ['?event=post%00', 'event: expected no U+0000 character and no lone surrogate'],
         ['?evnt=post.didCreate', 'evnt: unknown query parameter'],
         ['?event=a&event=b', 'event: expected an event name such as post.didCreate'],
       ];

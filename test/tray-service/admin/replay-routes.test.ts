@@ -152,7 +152,7 @@ describe('replaying stored events into the tray (POST /admin/events/:key/replay,
       expect(nul.body).to.deep.equal({
         status: 'error',
         code: 400001,
-        message: 'userId: expected no U+0000 character',
+        message: 'userId: expected no U+0000 character and no lone surrogate',
       });
       await request(app)
         .post('/admin/events/replay')

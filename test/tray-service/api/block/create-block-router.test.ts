@@ -108,8 +108,27 @@ describe('block list (docs/contract.md#block-list-legacy-beta-deprecated)', () =
       expect(res.body).to.deep.equal({
         status: 'error',
         code: 400001,
-        message: 'blockUserId: expected no U+0000 character',
+        message: 'blockUserId: expected no U+0000 character and no lone surrogate',
       });
+    });
+
+    it('answers a blockUserId holding a lone surrogate with 400, blocking nobody (storage would keep U+FFFD: another user)', async () => {
+      const auth = await bearer('owner-5');
+      const res = await request(app())
+        .post('/block/members')
+        .set('Authorization', auth)
+        .send({ blockUserId: 'x\uD800' })
+        .expect(400);
+      expect(res.body).to.deep.equal({
+        status: 'error',
+        code: 400001,
+        message: 'blockUserId: expected no U+0000 character and no lone surrogate',
+      });
+      const check = await request(app())
+        .get(`/block/members?checkList=${encodeURIComponent('x\uFFFD')}`)
+        .set('Authorization', auth)
+        .expect(200);
+      expect(check.body).to.deep.equal({ 'x\uFFFD': false });
     });
   });
 
@@ -257,7 +276,7 @@ describe('block list (docs/contract.md#block-list-legacy-beta-deprecated)', () =
       expect(res.body).to.deep.equal({
         status: 'error',
         code: 400001,
-        message: 'checkList: expected no U+0000 character',
+        message: 'checkList: expected no U+0000 character and no lone surrogate',
       });
     });
 

@@ -325,7 +325,7 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
       expect(res.body).to.deep.equal({
         status: 'error',
         code: 400001,
-        message: 'targetId: expected no U+0000 character',
+        message: 'targetId: expected no U+0000 character and no lone surrogate',
       });
     });
 
