@@ -95,7 +95,9 @@ describe('sendRequest (through the client) against the tray API', () => {
       expect(sent.map((call) => call.status)).to.deep.equal([200, 200, 429, 200]);
       const [, , refused, retried] = sent;
       expect(Number(refused?.retryAfter)).to.be.within(1, 2);
-      expect(retried!.sentAt - refused!.answeredAt).to.be.at.least(Number(refused?.retryAfter) * 1000 - TIMER_GRAIN_MS);
+      expect(retried!.sentAt - refused!.answeredAt).to.be.at.least(
+        Number(refused?.retryAfter) * 1000 - TIMER_GRAIN_MS,
+      );
     });
 
     it('throws the 429 as a TrayApiError (the platform’s code 400311) when no retry is left', async () => {
