@@ -31,8 +31,8 @@ spool    Queues the events of a receiver spool file (NDJSON, one queued event pe
 
 Options:
   --queue <name>   queue to replay (default: ${WEBHOOK_QUEUE_NAME}; also moderation-decisions)
-  --limit <n>      move at most n failed jobs, oldest failures first (default: all)
-  --dry-run        only count the failed jobs
+  --limit <n>      failed only: move at most n failed jobs, oldest failures first (default: all)
+  --dry-run        failed only: only count the failed jobs (spool has no dry run and refuses it)
   -h, --help       show this help
 
 Environment: REDIS_URL or REDIS_CLUSTER_NODES, QUEUE_PREFIX, WEBHOOK_DEDUPE_SECONDS (as for the services).
@@ -64,6 +64,14 @@ async function main(): Promise<number> {
   const file = rest[0];
   if (command === 'spool') {
     if (!file || rest.length > 1) throw new UsageError('spool: expected exactly one file or directory');
+    // A spool run cannot count without deciding per event (the dedupe script both checks and
+    // queues), so a "dry" spool run would queue for real: refuse the failed-only options instead.
+    const failedOnly = values['dry-run'] ? '--dry-run' : values.limit !== undefined ? '--limit' : undefined;
+    if (failedOnly) {
+      throw new UsageError(
+        `spool: ${failedOnly} applies to "failed" only\nUsage: npm run replay -- spool <file or spool directory>`,
+      );
+    }
     try {
       statSync(file);
     } catch {

@@ -180,6 +180,21 @@ describe('scripts/replay.ts', function () {
       expect(ids).to.include.members([job(20).dedupeKey, job(21).dedupeKey]);
     });
 
+    // Both options belong to "failed"; with spool they once went unnoticed and --dry-run queued for real.
+    for (const option of [['--dry-run'], ['--limit', '1']]) {
+      it(`refuses ${option[0]} (a "failed" option) and queues nothing`, async () => {
+        const file = join(dir, 'segment-000000000050.ndjson');
+        writeFileSync(file, `${JSON.stringify(job(50))}\n`);
+        const result = await runScript('scripts/replay.ts', ['spool', file, ...option], env);
+        expect(result.code).to.equal(2);
+        expect(result.stderr).to.equal(
+          `spool: ${option[0]} applies to "failed" only\n` +
+            'Usage: npm run replay -- spool <file or spool directory>\n',
+        );
+        expect(await queue.getJob(job(50).dedupeKey)).to.equal(null);
+      });
+    }
+
     describe('with an event the receiver queued and the worker already finished (job trimmed)', () => {
       it("does not queue it again: the receiver's dedupe mark still holds it", async () => {
         const target = { queue, redis: queue.client, markPrefix: prefix, dedupeSeconds: 600 };
