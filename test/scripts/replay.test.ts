@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort, startRedis, type LocalServer } from '../../scripts/lib/local-servers.ts';
 import { openSpool } from '../../receiver/spool/open-spool.ts';
 import { enqueueOnce } from '../../receiver/store/enqueue-once.ts';
 import {
@@ -206,6 +207,40 @@ describe('scripts/replay.ts', function () {
         expect(result.stdout).to.include('1 queued, 1 already queued, 0 invalid');
         const ids = (await queue.getWaiting(0, -1)).map((j) => j.id);
         expect(ids).to.include(job(41).dedupeKey).and.not.include(job(40).dedupeKey);
+      });
+    });
+  });
+
+  describe('when Redis cannot be used', () => {
+    it('names the Redis it could not reach and why, never the password', async () => {
+      const port = await freePort();
+      const env = cleanEnv({ REDIS_URL: `redis://:not-this-password@127.0.0.1:${port}` });
+      const result = await runScript('scripts/replay.ts', ['failed'], env);
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.equal(`error: cannot reach Redis at 127.0.0.1:${port}: ECONNREFUSED\n`);
+    });
+
+    describe('with a wrong password', () => {
+      let dir: string;
+      let redis: LocalServer;
+      before(async () => {
+        dir = mkdtempSync(join(tmpdir(), 'replay-auth-'));
+        redis = await startRedis({ dir, password: 'the-right-one' });
+      });
+      after(async () => {
+        await redis.stop();
+        rmSync(dir, { recursive: true, force: true });
+      });
+
+      it('says the credentials were refused, naming the Redis but not the password', async () => {
+        const env = cleanEnv({ REDIS_URL: `redis://:not-this-password@127.0.0.1:${redis.port}` });
+        const result = await runScript('scripts/replay.ts', ['failed'], env);
+        expect(result.code).to.equal(1);
+        expect(result.stderr).to.match(
+          new RegExp(
+            `^error: Redis at 127\\.0\\.0\\.1:${redis.port} did not accept the credentials: (WRONGPASS|NOAUTH)\n$`,
+          ),
+        );
       });
     });
   });
