@@ -31,7 +31,7 @@ archive, snooze and seen, and a new user's steps of docs/tray-api.md#the-inbox (
 read, a 5 s snooze watched on the demo page in headless Chromium, a deleted comment), each printed
 with its timing; the first wrong outcome stops the run with exit 1. --walk only: the new user's
 steps alone, without the load. The secrets default to WEBHOOK_SECRET, JWT_SECRET and ADMIN_TOKEN,
-else to those npm start made (.data/dev-secrets.json).`;
+else to those npm start made (.data/dev-secrets.json). --members: at least 2.`;
 
 const whole = (name: string, value: string): number => {
   const n = Number(value);
@@ -69,6 +69,11 @@ async function main(): Promise<number> {
     usage,
   );
   const members = whole('members', values.members);
+  // The last post is read by a member who did not write it: an author is never told of their own.
+  if (members < 2)
+    throw new UsageError(
+      `--members: expected >= 2 (someone other than the author reads the last post), got ${members}`,
+    );
   const dense = whole('dense', values.dense);
   const walk = values.walk;
   if (walk !== 'on' && walk !== 'off' && walk !== 'only')
@@ -160,8 +165,9 @@ async function main(): Promise<number> {
     bodies.push(feedMentionBody(`try-${run}-dp${i}`, author, denseUser, at));
   }
   const lastPost = `try-${run}-news19`;
+  const newsAuthor = (i: number) => u((100 + i) % members);
   for (let i = 0; i < 20; i++) {
-    const author = u((100 + i) % members);
+    const author = newsAuthor(i);
     bodies.push(
       event('post.didCreate', {
         post: {
@@ -199,7 +205,8 @@ async function main(): Promise<number> {
   const auth = async (user: string) => ({
     authorization: `Bearer ${await hs256Token(jwtSecret, user)}`,
   });
-  const reader = u(members - 1);
+  // A member, but not the last post's author: an author is not told of their own post.
+  const reader = u(members - 1) === newsAuthor(19) ? u(members - 2) : u(members - 1);
   const readerAuth = await auth(reader);
   let visible = false;
   while (!visible && performance.now() - lastAck < 600_000) {
