@@ -99,5 +99,23 @@ describe('scripts/try-stack.ts', () => {
       expect(result.code).to.equal(0);
       expect(result.stdout).to.match(/the last community post showed in try-\w+-u18's v3 history/);
     });
+
+    it('a wrong --secret: stops at once with one line naming the receiver and its status', async () => {
+      const started = Date.now();
+      const result = await run('20', { webhook: 'not-the-secret', jwt: trayJwtSecret });
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.match(/^error: the receiver at \S+ refused the events: 401 .*--secret.*\n$/);
+      expect(Date.now() - started).to.be.below(10_000);
+    });
+
+    it('a wrong --jwt-secret: stops at once with one line naming the tray service and its status', async () => {
+      const started = Date.now();
+      const result = await run('20', { webhook: testSecret, jwt: 'not-the-jwt-secret-of-this-tray-service' });
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.match(
+        /^error: the tray service at \S+ refused the token: 401 .*--jwt-secret.*\n$/,
+      );
+      expect(Date.now() - started).to.be.below(10_000);
+    });
   });
 });
