@@ -1,7 +1,7 @@
 import { loadOrExit } from '../shared/config/load-or-exit.ts';
 import { loadReceiverConfig } from './receiver-config.ts';
 import { listenHostOf } from '../shared/config/listen-config.ts';
-import { closeServer, listen } from '../shared/http/listen.ts';
+import { closeServer, listen, listenedOrExit } from '../shared/http/listen.ts';
 import { listenMetrics } from '../shared/http/listen-metrics.ts';
 import { metricsAccessFor } from '../shared/http/metrics-access.ts';
 import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
@@ -46,19 +46,23 @@ const receiver = await wireReceiver({
   registry,
   metrics: metricsAccessFor(config.METRICS_TOKEN),
 });
-const metricsServer = await listenMetrics(config.METRICS_PORT, { registry, logger });
+const metricsServer = await listenedOrExit(logger, listenMetrics(config.METRICS_PORT, { registry, logger }));
 
 // A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.
 await refuseEvictingRedis(receiver.queue.client, { logger });
 
 // Slowloris: headers within 5 s, the whole request (at most WEBHOOK_MAX_BODY_BYTES) within 15 s.
 const host = listenHostOf(config, config.RECEIVER_HOST);
-const server = await listen(receiver.app, {
-  port: config.RECEIVER_PORT,
-  host,
-  headersTimeoutMs: 5_000,
-  requestTimeoutMs: 15_000,
-});
+const server = await listenedOrExit(
+  logger,
+  listen(receiver.app, {
+    port: config.RECEIVER_PORT,
+    host,
+    headersTimeoutMs: 5_000,
+    requestTimeoutMs: 15_000,
+    portVariable: 'RECEIVER_PORT',
+  }),
+);
 logger.info(
   {
     host,

@@ -10,22 +10,39 @@ import { trayMessagesShape } from '../shared/config/tray-messages-config.ts';
 import { formatProblem } from '../shared/errors/catalogue-error.ts';
 import { loadCatalogues } from '../tray-service/messages/load-catalogues.ts';
 import { messageKeys } from '../tray-service/messages/message-keys.ts';
+import { parseCli, runCli } from './lib/cli.ts';
 
-const config = loadOrExit(() => parseEnv(trayMessagesShape, process.env));
-const { messages, problems, fallbacks } = loadCatalogues({
-  defaultLocale: config.DEFAULT_LOCALE,
-  overrideDir: config.TRAY_MESSAGES_DIR,
-});
+const usage = `Usage: npm run messages:check
 
-for (const { locale, key } of fallbacks) {
-  process.stdout.write(`note: ${locale}: ${key}: missing, shows the ${config.DEFAULT_LOCALE} message\n`);
+Checks the shipped message catalogues and those of TRAY_MESSAGES_DIR with the tray service's own
+start-up checks, for DEFAULT_LOCALE (default en). Prints one line per problem (file: key: problem)
+and notes for messages a locale lacks. It takes no arguments.
+
+Exit code: 0 no problem, 1 problems or a bad variable, 2 bad arguments.`;
+
+async function main(): Promise<number> {
+  // No options: anything given is a mistake (a path meant for TRAY_MESSAGES_DIR, say), refused
+  // rather than ignored while the check runs on something else.
+  parseCli({ args: process.argv.slice(2), options: {}, strict: true, allowPositionals: false }, usage);
+  const config = loadOrExit(() => parseEnv(trayMessagesShape, process.env));
+  const { messages, problems, fallbacks } = loadCatalogues({
+    defaultLocale: config.DEFAULT_LOCALE,
+    overrideDir: config.TRAY_MESSAGES_DIR,
+  });
+
+  for (const { locale, key } of fallbacks) {
+    process.stdout.write(`note: ${locale}: ${key}: missing, shows the ${config.DEFAULT_LOCALE} message\n`);
+  }
+  if (problems.length > 0) {
+    for (const problem of problems) process.stderr.write(`${formatProblem(problem)}\n`);
+    process.stderr.write(`messages:check: ${problems.length} problem(s)\n`);
+    return 1;
+  }
+  const locales = [...messages.keys()].sort();
+  process.stdout.write(
+    `messages:check: ok, ${locales.length} locales (${locales.join(', ')}), ${messageKeys.size} messages, default ${config.DEFAULT_LOCALE}\n`,
+  );
+  return 0;
 }
-if (problems.length > 0) {
-  for (const problem of problems) process.stderr.write(`${formatProblem(problem)}\n`);
-  process.stderr.write(`messages:check: ${problems.length} problem(s)\n`);
-  process.exit(1);
-}
-const locales = [...messages.keys()].sort();
-process.stdout.write(
-  `messages:check: ok, ${locales.length} locales (${locales.join(', ')}), ${messageKeys.size} messages, default ${config.DEFAULT_LOCALE}\n`,
-);
+
+runCli(main);

@@ -1,6 +1,7 @@
 // Development tool: prints a signed access token for the tray API (`npm run mint-token -- --help`).
 import { SignJWT, importPKCS8 } from 'jose';
 import { readFileSync } from 'node:fs';
+import { asymmetricAlgorithms, hmacAlgorithms } from '../shared/config/tray-api-config.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { parseCli, runCli } from './lib/cli.ts';
 import { devSecretOr } from './lib/dev-secrets.ts';
@@ -21,6 +22,30 @@ Options:
 Without --private-key the token is signed with JWT_SECRET from the environment, or, when it is
 unset, with the secret \`npm start\` made for this machine (.data/dev-secrets.json, or under
 STACK_DATA_DIR).`;
+
+/**
+ * The algorithm to sign with, checked against the key given: the tray's own lists, so a token
+ * minted here is one it can verify. Checked before signing, since jose's errors for a mismatch
+ * ("Key for the RS256 algorithm must be one of type CryptoKey...") do not say what to change.
+ */
+function signingAlg(alg: string | undefined, withPrivateKey: boolean): string {
+  const usageLine = `\n${usage.split('\n')[0]}`;
+  const chosen = alg ?? (withPrivateKey ? 'RS256' : 'HS256');
+  if (asymmetricAlgorithms.includes(chosen)) {
+    if (!withPrivateKey)
+      throw new UsageError(`--alg ${chosen} signs with a private key: add --private-key <file>${usageLine}`);
+    return chosen;
+  }
+  if (hmacAlgorithms.includes(chosen)) {
+    if (withPrivateKey)
+      throw new UsageError(`--alg ${chosen} signs with JWT_SECRET, not --private-key${usageLine}`);
+    return chosen;
+  }
+  throw new UsageError(
+    `--alg: expected one of ${hmacAlgorithms.join(', ')} (with JWT_SECRET) or ` +
+      `${asymmetricAlgorithms.join(', ')} (with --private-key), got "${chosen}"${usageLine}`,
+  );
+}
 
 async function main(): Promise<number> {
   const { values } = parseCli(
@@ -54,8 +79,8 @@ async function main(): Promise<number> {
 
   let token: string;
   const keyFile = values['private-key'];
+  const alg = signingAlg(values.alg, keyFile !== undefined);
   if (keyFile) {
-    const alg = values.alg ?? 'RS256';
     let pem: string;
     try {
       pem = readFileSync(keyFile, 'utf8');
@@ -73,9 +98,7 @@ async function main(): Promise<number> {
     token = await jwt.setProtectedHeader({ alg }).sign(key);
   } else {
     const secret = devSecretOr('JWT_SECRET', process.env.JWT_SECRET, 'JWT_SECRET');
-    token = await jwt
-      .setProtectedHeader({ alg: values.alg ?? 'HS256' })
-      .sign(new TextEncoder().encode(secret));
+    token = await jwt.setProtectedHeader({ alg }).sign(new TextEncoder().encode(secret));
   }
   process.stdout.write(`${token}\n`);
   return 0;

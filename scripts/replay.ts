@@ -2,12 +2,15 @@
  * Operator tool: puts events back on the webhook queue, from its failed set (the dead
  * letter) or from a receiver's spool file, without processing any of them twice.
  */
+import type Bull from 'bull';
 import { statSync } from 'node:fs';
 import { listSegments, segmentPath } from '../receiver/spool/segment-files.ts';
 import { commonShape, withRedisTarget } from '../shared/config/common-config.ts';
 import { receiverShape } from '../receiver/receiver-config.ts';
 import { createWebhookQueue, WEBHOOK_QUEUE_NAME } from '../shared/queue/webhook-queue.ts';
-import { describeRedisTarget } from '../shared/redis/redis-target.ts';
+import { describeRedisFailure } from '../shared/redis/redis-failure.ts';
+import { describeRedisTarget, type RedisTarget } from '../shared/redis/redis-target.ts';
+import { TimeoutError } from '../shared/errors/timeout-error.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { withTimeout } from '../shared/time/with-timeout.ts';
 import { parseCli, progressBar, runCli, scriptEnv } from './lib/cli.ts';
@@ -31,8 +34,8 @@ spool    Queues the events of a receiver spool file (NDJSON, one queued event pe
 
 Options:
   --queue <name>   queue to replay (default: ${WEBHOOK_QUEUE_NAME}; also moderation-decisions)
-  --limit <n>      move at most n failed jobs, oldest failures first (default: all)
-  --dry-run        only count the failed jobs
+  --limit <n>      failed only: move at most n failed jobs, oldest failures first (default: all)
+  --dry-run        failed only: only count the failed jobs (spool has no dry run and refuses it)
   -h, --help       show this help
 
 Environment: REDIS_URL or REDIS_CLUSTER_NODES, QUEUE_PREFIX, WEBHOOK_DEDUPE_SECONDS (as for the services).
@@ -43,6 +46,27 @@ Exit code: 0 done, 1 failed, 2 bad arguments or configuration, 3 done with error
 async function spoolFiles(path: string): Promise<string[]> {
   if (!statSync(path).isDirectory()) return [path];
   return (await listSegments(path)).map((segment) => segmentPath(path, segment.name));
+}
+
+/**
+ * Checks the queue's connection with a PING: bull's isReady() only waits for its scripts, which
+ * need no server. When Redis cannot be used, the command fails with ioredis's "max retries per
+ * request" error, which says nothing of where or why; the connection's own error (ECONNREFUSED,
+ * WRONGPASS, ...) arrives as the queue's `error` event, so that is the one reported.
+ */
+async function untilReady(queue: Bull.Queue, target: RedisTarget): Promise<void> {
+  let connectionError: unknown;
+  const remember = (error: unknown) => (connectionError = error);
+  queue.on('error', remember);
+  try {
+    const ready = queue.isReady().then(() => queue.client.ping());
+    await withTimeout(ready, 5_000, `cannot reach Redis at ${describeRedisTarget(target)}`);
+  } catch (error) {
+    if (error instanceof TimeoutError && connectionError === undefined) throw error;
+    throw new Error(describeRedisFailure(target, connectionError ?? error));
+  } finally {
+    queue.removeListener('error', remember);
+  }
 }
 
 async function main(): Promise<number> {
@@ -64,6 +88,14 @@ async function main(): Promise<number> {
   const file = rest[0];
   if (command === 'spool') {
     if (!file || rest.length > 1) throw new UsageError('spool: expected exactly one file or directory');
+    // A spool run cannot count without deciding per event (the dedupe script both checks and
+    // queues), so a "dry" spool run would queue for real: refuse the failed-only options instead.
+    const failedOnly = values['dry-run'] ? '--dry-run' : values.limit !== undefined ? '--limit' : undefined;
+    if (failedOnly) {
+      throw new UsageError(
+        `spool: ${failedOnly} applies to "failed" only\nUsage: npm run replay -- spool <file or spool directory>`,
+      );
+    }
     try {
       statSync(file);
     } catch {
@@ -83,7 +115,7 @@ async function main(): Promise<number> {
   const queueName = values.queue ?? WEBHOOK_QUEUE_NAME;
   const queue = createWebhookQueue({ redis: env.redis, prefix: env.QUEUE_PREFIX }, queueName);
   try {
-    await withTimeout(queue.isReady(), 5_000, `cannot reach Redis at ${describeRedisTarget(env.redis)}`);
+    await untilReady(queue, env.redis);
     if (command === 'spool' && file) {
       const files = await spoolFiles(file);
       const sizes = files.map((f) => statSync(f).size);

@@ -31,7 +31,8 @@ archive, snooze and seen, and a new user's steps of docs/tray-api.md#the-inbox (
 read, a 5 s snooze watched on the demo page in headless Chromium, a deleted comment), each printed
 with its timing; the first wrong outcome stops the run with exit 1. --walk only: the new user's
 steps alone, without the load. The secrets default to WEBHOOK_SECRET, JWT_SECRET and ADMIN_TOKEN,
-else to those npm start made (.data/dev-secrets.json).`;
+else to those npm start made (.data/dev-secrets.json); a wrong one (the receiver refuses the
+events, the tray service the token) stops the run at once with exit 1. --members: at least 2.`;
 
 const whole = (name: string, value: string): number => {
   const n = Number(value);
@@ -46,6 +47,17 @@ const REST_MS = 5_000;
 const PER_MEMBER = 50;
 
 const quantile1 = (sorted: readonly number[], q: number) => quantile(sorted, q).toFixed(1);
+
+/** The `message` of a JSON error answer (the services' error body), else the text's first 200 characters. */
+function errorMessage(text: string): string {
+  try {
+    const body = JSON.parse(text) as { message?: unknown };
+    if (typeof body.message === 'string') return body.message;
+  } catch {
+    // not JSON: a proxy's page, say
+  }
+  return text.slice(0, 200);
+}
 
 async function main(): Promise<number> {
   const { values } = parseCli(
@@ -69,6 +81,11 @@ async function main(): Promise<number> {
     usage,
   );
   const members = whole('members', values.members);
+  // The last post is read by a member who did not write it: an author is never told of their own.
+  if (members < 2)
+    throw new UsageError(
+      `--members: expected >= 2 (someone other than the author reads the last post), got ${members}`,
+    );
   const dense = whole('dense', values.dense);
   const walk = values.walk;
   if (walk !== 'on' && walk !== 'off' && walk !== 'only')
@@ -160,8 +177,9 @@ async function main(): Promise<number> {
     bodies.push(feedMentionBody(`try-${run}-dp${i}`, author, denseUser, at));
   }
   const lastPost = `try-${run}-news19`;
+  const newsAuthor = (i: number) => u((100 + i) % members);
   for (let i = 0; i < 20; i++) {
-    const author = u((100 + i) % members);
+    const author = newsAuthor(i);
     bodies.push(
       event('post.didCreate', {
         post: {
@@ -180,18 +198,32 @@ async function main(): Promise<number> {
 
   const started = performance.now();
   let next = 0;
+  let accepted = 0;
   let refused = 0;
   let lastAck = started;
+  // A refused signature or address (401, 403) is the same for every event: once nothing has been
+  // accepted and one is refused so, the rest would be too. Stop at once instead of sending them
+  // all and then waiting 600 s for a post that never arrived.
+  let refusal: string | undefined;
   await Promise.all(
     Array.from({ length: 16 }, async () => {
-      for (let body = bodies[next++]; body !== undefined; body = bodies[next++]) {
+      for (let body = bodies[next++]; body !== undefined && !refusal; body = bodies[next++]) {
         const res = await sendSignedWebhook(values.receiver, body, webhookSecret);
-        await res.arrayBuffer();
-        if (res.status !== 200) refused += 1;
+        const text = await res.text();
+        if (res.status === 200) accepted += 1;
+        else refused += 1;
+        if ((res.status === 401 || res.status === 403) && accepted === 0)
+          refusal ??= `${res.status} ${errorMessage(text)}`;
         lastAck = performance.now();
       }
     }),
   );
+  if (refusal) {
+    throw new Error(
+      `the receiver at ${values.receiver} refused the events: ${refusal} ` +
+        "(is --secret, or WEBHOOK_SECRET, the receiver's webhook secret?)",
+    );
+  }
   process.stdout.write(
     `sent ${bodies.length} events in ${((lastAck - started) / 1000).toFixed(1)} s, ${refused} not 200\n`,
   );
@@ -199,11 +231,19 @@ async function main(): Promise<number> {
   const auth = async (user: string) => ({
     authorization: `Bearer ${await hs256Token(jwtSecret, user)}`,
   });
-  const reader = u(members - 1);
+  // A member, but not the last post's author: an author is not told of their own post.
+  const reader = u(members - 1) === newsAuthor(19) ? u(members - 2) : u(members - 1);
   const readerAuth = await auth(reader);
   let visible = false;
   while (!visible && performance.now() - lastAck < 600_000) {
     const res = await fetch(`${values.tray}/notifications/v3/history`, { headers: readerAuth });
+    // A refused token stays refused: waiting cannot make the post show.
+    if (res.status === 401 || res.status === 403) {
+      throw new Error(
+        `the tray service at ${values.tray} refused the token: ${res.status} ${errorMessage(await res.text())} ` +
+          "(is --jwt-secret, or JWT_SECRET, the tray service's?)",
+      );
+    }
     const page = (await res.json()) as { data?: { lastActionId: string }[] };
     visible = (page.data ?? []).some((record) => record.lastActionId === lastPost);
     if (!visible) await new Promise((resolve) => setTimeout(resolve, 250));

@@ -2,7 +2,7 @@ import { loadOrExit } from '../shared/config/load-or-exit.ts';
 import { loadTrayConfig } from '../shared/config/tray-config.ts';
 import { resolveTrayStorage } from '../shared/config/tray-storage-config.ts';
 import { createOpsApp } from '../shared/http/create-ops-app.ts';
-import { closeServer, listen } from '../shared/http/listen.ts';
+import { closeServer, listen, listenedOrExit } from '../shared/http/listen.ts';
 import { listenMetrics } from '../shared/http/listen-metrics.ts';
 import { metricsAccessFor } from '../shared/http/metrics-access.ts';
 import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
@@ -235,11 +235,17 @@ const app =
     },
   });
 const host = listenHostOf(config, config.TRAY_HOST);
-const server = await listen(app, { port: config.TRAY_PORT, host });
-const metricsServer = await listenMetrics(config.METRICS_PORT, { registry, logger });
+const server = await listenedOrExit(
+  logger,
+  listen(app, { port: config.TRAY_PORT, host, portVariable: 'TRAY_PORT' }),
+);
+const metricsServer = await listenedOrExit(logger, listenMetrics(config.METRICS_PORT, { registry, logger }));
 // The admin API on its own listener (loopback unless ADMIN_HOST), never on the public port.
 const adminServer = api?.adminApp
-  ? await listen(api.adminApp, { port: config.ADMIN_PORT, host: config.ADMIN_HOST })
+  ? await listenedOrExit(
+      logger,
+      listen(api.adminApp, { port: config.ADMIN_PORT, host: config.ADMIN_HOST, portVariable: 'ADMIN_PORT' }),
+    )
   : undefined;
 if (adminServer) {
   logger.info({ host: config.ADMIN_HOST, port: config.ADMIN_PORT }, 'admin API listening');

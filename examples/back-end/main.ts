@@ -12,6 +12,17 @@ then the newest records (* marks the unread ones). TRAY_URL (default http://127.
 the tray service; JWT_SECRET is its key (unset: the secret \`npm start\` made for this machine).
 `;
 
+/**
+ * fetch's own message is only "fetch failed"; its cause says why (ECONNREFUSED, ENOTFOUND, ...).
+ * Other errors (the service's refusals) pass through unchanged.
+ */
+function unreachable(trayUrl: string, error: unknown): unknown {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+  const why = typeof cause?.code === 'string' ? cause.code : cause?.message;
+  if (!(error instanceof TypeError) || typeof why !== 'string') return error;
+  return new Error(`cannot reach the tray service at ${trayUrl.replace(/\/+$/, '')}: ${why}`);
+}
+
 runCli(async () => {
   const { values } = parseCli(
     {
@@ -20,7 +31,13 @@ runCli(async () => {
     },
     usage,
   );
-  const env = scriptEnv({ TRAY_URL: z.url({ error: 'expected a URL' }).default('http://127.0.0.1:8081') });
+  const env = scriptEnv({
+    TRAY_URL: z
+      .url({ error: 'expected a URL' })
+      // fetch refuses such a URL with a message that repeats it, password and all.
+      .refine((url) => !/^[a-z]+:\/\/[^/]*@/i.test(url), 'expected a URL without a user or password')
+      .default('http://127.0.0.1:8081'),
+  });
   if (!values.user) throw new UsageError(`--user is required\n${usage}`);
   const limit = Number(values.limit ?? 20);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit: expected a whole number from 1`);
@@ -30,6 +47,8 @@ runCli(async () => {
     userId: values.user,
     limit,
     ...(values.locale ? { locale: values.locale } : {}),
+  }).catch((error: unknown) => {
+    throw unreachable(env.TRAY_URL, error);
   });
   process.stdout.write(`${values.user}: ${listing.totalUnreadCount} unread\n`);
   for (const record of listing.records) {

@@ -46,14 +46,17 @@ export interface RunningConsumer {
 /**
  * Takes the receiver's jobs from its bull queue and hands each event to `handle`. The queue is
  * opened with the kit's own `createWebhookQueue`, which registers the retry strategy the receiver's
- * jobs name: a consumer without it could not schedule a retry.
+ * jobs name: a consumer without it could not schedule a retry. Connection trouble (Redis down, a
+ * refused password) arrives as the queue's `error` event; the connections keep retrying.
  */
 export function startConsumer(options: ConsumerOptions, handle: HandleEvent): RunningConsumer {
   const queue = createWebhookQueue(
     { redis: options.redisUrl, prefix: options.prefix },
     options.queueName ?? WEBHOOK_QUEUE_NAME,
   );
-  void queue.process(options.concurrency ?? 4, async (job) => {
+  // process() rejects when its connection fails to start (a refused password, say): hand that to
+  // the queue's `error` listeners with the connections' own errors, instead of an unhandled rejection.
+  const processing = queue.process(options.concurrency ?? 4, async (job) => {
     await handle({
       event: job.data.event,
       data: job.data.data,
@@ -63,5 +66,6 @@ export function startConsumer(options: ConsumerOptions, handle: HandleEvent): Ru
       attempt: job.attemptsMade + 1,
     });
   });
+  processing.catch((error: unknown) => queue.emit('error', error));
   return { queue, close: () => queue.close() };
 }

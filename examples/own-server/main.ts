@@ -1,6 +1,7 @@
 import { loadOrExit } from '../../shared/config/load-or-exit.ts';
 import { listenHostOf } from '../../shared/config/listen-config.ts';
 import { loadReceiverConfig } from '../../receiver/receiver-config.ts';
+import { hostPort } from '../../shared/http/host-port.ts';
 import { startOwnServer, type VerifiedEvent } from './start-own-server.ts';
 
 /**
@@ -13,17 +14,24 @@ const handle = (event: VerifiedEvent) => {
 };
 
 const config = loadOrExit(() => loadReceiverConfig(process.env));
+const host = listenHostOf(config, config.RECEIVER_HOST);
 const server = await startOwnServer(
   {
     secrets: config.WEBHOOK_SECRETS,
     timestampToleranceSeconds: config.WEBHOOK_TOLERANCE_SECONDS,
     port: config.RECEIVER_PORT,
-    host: listenHostOf(config, config.RECEIVER_HOST),
+    host,
     path: config.WEBHOOK_PATH,
     maxBodyBytes: config.WEBHOOK_MAX_BODY_BYTES,
   },
   handle,
-);
+).catch((error: unknown) => {
+  // A port in use or not allowed: one line naming the variable to change, not a stack trace.
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === undefined) throw error;
+  process.stderr.write(`cannot listen on ${hostPort(host, config.RECEIVER_PORT)}: ${code} (RECEIVER_PORT)\n`);
+  process.exit(1);
+});
 process.stdout.write(`listening on ${server.port}${config.WEBHOOK_PATH}\n`);
 
 const stop = () => {

@@ -35,7 +35,8 @@ export interface RunningOwnServer {
  * Redis): it reads the body's exact bytes, asks the verification core for a verdict
  * (docs/receiver.md#verifying-in-your-own-http-server), answers a refusal as the receiver does,
  * and hands each accepted event to `handle` before answering 200. If `handle` throws, the answer is
- * 503 and the sender delivers again later.
+ * 503 and the sender delivers again later. Rejects with Node's listen error (its `code`, e.g.
+ * EADDRINUSE) when the port cannot be bound.
  */
 export async function startOwnServer(
   options: OwnServerOptions,
@@ -73,7 +74,14 @@ export async function startOwnServer(
   const server = createServer((req, res) => {
     void answer(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(options.port, options.host ?? '127.0.0.1', resolve));
+  // A port in use (EADDRINUSE) rejects here; without the listener it was an unhandled 'error' event.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   return {
     port: (server.address() as AddressInfo).port,
     close: () => new Promise((resolve) => server.close(() => resolve())),

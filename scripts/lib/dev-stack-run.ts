@@ -6,6 +6,7 @@ import { chmodSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { devDataDir, devSecretsPath, loadOrCreateDevSecrets, shownPath } from './dev-secrets.ts';
 import { ensureDatabase } from './ensure-database.ts';
+import { hostPort } from '../../shared/http/host-port.ts';
 import { startPostgres, startRedis, type LocalServer } from './local-servers.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -85,6 +86,8 @@ function run(name: string, script: string, env: NodeJS.ProcessEnv): ChildProcess
 }
 
 async function waitHealthy(url: string, timeoutMs: number): Promise<void> {
+  // A URL that cannot be built fails at once: only "not listening yet" is worth waiting out.
+  new URL(url);
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {
@@ -144,10 +147,12 @@ try {
     TRAY_PORT: trayPort,
     ADMIN_PORT: adminPort,
   };
-  const probe = (host: string | undefined) =>
-    host === undefined || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  const receiverHost = probe(env.RECEIVER_HOST ?? env.HOST);
-  const trayHost = probe(env.TRAY_HOST ?? env.HOST);
+  // Where to reach a service listening on `host`, as a URL's host:port (an IPv6 literal bracketed:
+  // `http://::1:8080` is no URL). Every interface is reached on loopback.
+  const probe = (host: string | undefined, port: string) =>
+    hostPort(host === undefined || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host, port);
+  const receiverAt = probe(env.RECEIVER_HOST ?? env.HOST, receiverPort);
+  const trayAt = probe(env.TRAY_HOST ?? env.HOST, trayPort);
   say(
     created
       ? `secrets  made for this machine in ${secretsFile} (mode 0600; kept for later runs)`
@@ -169,20 +174,15 @@ try {
   run('receiver', 'receiver/main.ts', env);
   run('tray-service', 'tray-service/main.ts', env);
   await Promise.all([
-    waitHealthy(`http://${receiverHost}:${receiverPort}/healthz`, 60_000),
-    waitHealthy(`http://${trayHost}:${trayPort}/healthz`, 60_000),
+    waitHealthy(`http://${receiverAt}/healthz`, 60_000),
+    waitHealthy(`http://${trayAt}/healthz`, 60_000),
   ]);
-  const adminHost = env.ADMIN_HOST ?? '127.0.0.1';
-  say(`receiver http://${receiverHost}:${receiverPort}  (webhooks: POST /webhooks, /healthz, /readyz)`);
-  say(
-    `tray     http://${trayHost}:${trayPort}  (API, /healthz, /readyz; /metrics with METRICS_TOKEN or METRICS_PORT)`,
-  );
-  say(`admin    http://${adminHost}:${adminPort}/admin/queues  (admin API and queue dashboard)`);
-  say(
-    `console  http://${adminHost}:${adminPort}/admin/console  (events console: stored events, traffic, moderation)`,
-  );
-  if (env.TRAY_DEMO === 'on')
-    say(`demo     http://${trayHost}:${trayPort}/demo  (a live tray; token: npm run mint-token)`);
+  const adminAt = probe(env.ADMIN_HOST, adminPort);
+  say(`receiver http://${receiverAt}  (webhooks: POST /webhooks, /healthz, /readyz)`);
+  say(`tray     http://${trayAt}  (API, /healthz, /readyz; /metrics with METRICS_TOKEN or METRICS_PORT)`);
+  say(`admin    http://${adminAt}/admin/queues  (admin API and queue dashboard)`);
+  say(`console  http://${adminAt}/admin/console  (events console: stored events, traffic, moderation)`);
+  if (env.TRAY_DEMO === 'on') say(`demo     http://${trayAt}/demo  (a live tray; token: npm run mint-token)`);
   const everywhere = [env.HOST, env.RECEIVER_HOST, env.TRAY_HOST, env.ADMIN_HOST].filter(Boolean);
   say(
     everywhere.length === 0

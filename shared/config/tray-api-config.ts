@@ -4,7 +4,8 @@ import { identifier, onOff, positiveInt } from './env-types.ts';
 import { secureUrl } from './secure-url.ts';
 import { ConfigError } from '../errors/config-error.ts';
 
-const asymmetricAlgorithms = [
+/** JWS algorithms the tray verifies with a public key (JWT_PUBLIC_KEY, JWT_JWKS_URL). */
+export const asymmetricAlgorithms = [
   'RS256',
   'RS384',
   'RS512',
@@ -16,7 +17,8 @@ const asymmetricAlgorithms = [
   'ES512',
   'EdDSA',
 ];
-const hmacAlgorithms = ['HS256', 'HS384', 'HS512'];
+/** JWS algorithms the tray verifies with JWT_SECRET. */
+export const hmacAlgorithms = ['HS256', 'HS384', 'HS512'];
 
 /** A comma-separated list of JWS algorithms; `none` is not a signature algorithm and is never accepted. */
 const algorithmList = z

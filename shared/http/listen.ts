@@ -2,6 +2,8 @@ import { createServer, STATUS_CODES, type RequestListener, type Server } from 'n
 import type { Duplex } from 'node:stream';
 import { LOOPBACK } from '../config/listen-config.ts';
 import { AppError, errorBody } from '../errors/app-error.ts';
+import type { Logger } from '../logging/create-logger.ts';
+import { hostPort } from './host-port.ts';
 
 /**
  * Node answers a request its parser refuses (a control character in a header, a malformed request
@@ -39,22 +41,57 @@ export interface ListenOptions {
   headersTimeoutMs?: number;
   /** A client must send the whole request within this time. */
   requestTimeoutMs?: number;
+  /** The variable that chose the port (RECEIVER_PORT, ...), named when it cannot be bound. */
+  portVariable?: string;
+}
+
+/** A listener that could not bind: port in use (EADDRINUSE), not allowed (EACCES), no such address. */
+export class ListenError extends Error {
+  override name = 'ListenError';
+  readonly host: string;
+  readonly port: number;
+  readonly code: string;
+
+  constructor(host: string, port: number, code: string, portVariable?: string) {
+    super(`cannot listen on ${hostPort(host, port)}: ${code}${portVariable ? ` (${portVariable})` : ''}`);
+    this.host = host;
+    this.port = port;
+    this.code = code;
+  }
 }
 
 export async function listen(app: RequestListener, options: ListenOptions): Promise<Server> {
   // Node enforces headersTimeout/requestTimeout only when it sweeps connections, every 30 s by
   // default; a 1 s sweep makes the slowloris limits hold to about a second.
   const server = createServer({ connectionsCheckingInterval: 1_000 }, app);
-  server.listen(options.port, options.host ?? LOOPBACK);
+  const host = options.host ?? LOOPBACK;
+  server.listen(options.port, host);
   server.headersTimeout = options.headersTimeoutMs ?? 10_000;
   server.requestTimeout = options.requestTimeoutMs ?? 30_000;
   server.keepAliveTimeout = 5_000;
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code ? new ListenError(host, options.port, error.code, options.portVariable) : error),
+    );
   });
   return server;
+}
+
+/**
+ * At start-up: a listener that cannot bind ends the process with one fatal log line naming the
+ * address and the variable to change (exit 1), like the other start-up refusals, instead of an
+ * unhandled rejection's stack trace.
+ */
+export async function listenedOrExit<T>(logger: Logger, listening: Promise<T>): Promise<T> {
+  try {
+    return await listening;
+  } catch (error) {
+    if (!(error instanceof ListenError)) throw error;
+    logger.fatal({ host: error.host, port: error.port, code: error.code }, error.message);
+    process.exit(1);
+  }
 }
 
 /** Stops accepting connections, lets in-flight requests finish, and closes idle keep-alive sockets. */

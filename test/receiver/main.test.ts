@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../scripts/lib/local-servers.ts';
@@ -236,6 +236,41 @@ describe('receiver/main.ts', function () {
         await stop(child);
       }
     });
+  });
+
+  describe('with its port already in use', () => {
+    let occupied: Server;
+    let busyPort: number;
+    before(async () => {
+      busyPort = await freePort();
+      occupied = createServer();
+      await new Promise<void>((resolve) => occupied.listen(busyPort, '127.0.0.1', resolve));
+    });
+    after(() => new Promise<void>((resolve) => occupied.close(() => resolve())));
+
+    for (const variable of ['RECEIVER_PORT', 'METRICS_PORT']) {
+      it(`${variable}: logs one line naming the address and the variable, exits 1, no stack trace`, async () => {
+        const result = await runScript(
+          'receiver/main.ts',
+          [],
+          cleanEnv({
+            REDIS_URL: testStack().redisUrl,
+            QUEUE_PREFIX: useQueuePrefix(),
+            RECEIVER_PORT: String(await freePort()),
+            [variable]: String(busyPort),
+            WEBHOOK_SECRETS: `eu=${secret}`,
+            SPOOL_DIR: join(dir, `spool-busy-${variable}`),
+          }),
+        );
+        expect(result.code).to.equal(1);
+        expect(result.stderr).to.equal('');
+        const last = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
+        expect(last).to.include({
+          level: 60,
+          msg: `cannot listen on 127.0.0.1:${busyPort}: EADDRINUSE (${variable})`,
+        });
+      });
+    }
   });
 
   describe('with METRICS_PORT set and no METRICS_TOKEN', () => {

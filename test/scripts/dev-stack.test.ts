@@ -301,4 +301,25 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       );
     });
   });
+
+  // An IPv6 literal must be bracketed in a URL: `http://::1:8080` is not one, and the health probe
+  // built that way waited out its 60 s and stopped the stack.
+  describe('with HOST=::1 (IPv6 loopback)', () => {
+    before(async () => {
+      const server = await testPostgres();
+      dataDir = mkdtempSync(join(tmpdir(), 'stack-test-ipv6-'));
+      const database = await ensureDatabase(server.url, `stack_ipv6_${process.pid}`);
+      await start({ HOST: '::1', DATABASE_URL: database, REDIS_URL: testStack().redisUrl });
+    });
+    after(stopAndRemove);
+
+    it('probes and prints the services at [::1], where they answer', async () => {
+      const output = stack!.output();
+      expect(output).to.include(`receiver http://[::1]:${ports.receiver}  (`);
+      expect(output).to.include(`tray     http://[::1]:${ports.tray}  (`);
+      expect(output).to.include(`demo     http://[::1]:${ports.tray}/demo`);
+      expect((await fetch(`http://[::1]:${ports.receiver}/healthz`)).status).to.equal(200);
+      expect((await fetch(`http://[::1]:${ports.tray}/healthz`)).status).to.equal(200);
+    });
+  });
 });

@@ -8,6 +8,7 @@ import {
   type MembershipDoc,
 } from '../../tray-service/storage/mongodb/memberships/memberships-collection.ts';
 import { cleanEnv, runScript } from '../support/run-script.ts';
+import { usePostgres } from '../support/use-postgres.ts';
 import { useMongo } from '../support/suite-resources.ts';
 import { testStack } from '../support/test-stack.ts';
 
@@ -112,6 +113,36 @@ describe('scripts/import-members.ts', function () {
       expect(byUser.get('new-leave')).to.include({ active: false, updatedAt: asOf + 1000 });
       expect(byUser.get('member')).to.include({ active: true, since: 5 });
       expect(byUser.get('fresh')).to.include({ active: true, since: Date.parse('2026-01-01T00:00:00Z') });
+    });
+  });
+
+  // Every line is in the summary: a member listed twice is one membership, the second line unchanged.
+  const duplicatesFile = () => {
+    const file = join(dir, 'duplicates.csv');
+    writeFileSync(file, 'communityId,userId\nc-dup,u-1\nc-dup,u-2\nc-dup,u-1\nc-dup,\n');
+    return file;
+  };
+  const duplicatesSummary = '4 lines, 2 inserted, 0 updated, 1 unchanged, 1 invalid';
+
+  describe('with a member listed twice (MongoDB)', () => {
+    it('counts the second line as unchanged: every line is accounted for', async () => {
+      const result = await run([duplicatesFile(), '--as-of', '2026-11-20T00:00:00Z']);
+      expect(result.code).to.equal(3);
+      expect(result.stdout).to.include(duplicatesSummary);
+    });
+  });
+
+  describe('with a member listed twice (PostgreSQL)', () => {
+    const postgres = usePostgres();
+    it('counts the second line as unchanged, as on MongoDB', async () => {
+      const result = await runScript(
+        'scripts/import-members.ts',
+        [duplicatesFile(), '--as-of', '2026-11-20T00:00:00Z'],
+        cleanEnv({ DATABASE_URL: postgres.url }),
+        60_000,
+      );
+      expect(result.code, result.stderr).to.equal(3);
+      expect(result.stdout).to.include(duplicatesSummary);
     });
   });
 

@@ -11,6 +11,27 @@ describe('npm run messages:check (scripts/messages-check.ts)', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
+  describe('its command line', () => {
+    it('--help prints the usage and exits 0, checking nothing', async () => {
+      const result = await runScript('scripts/messages-check.ts', ['--help'], cleanEnv());
+      expect(result.code).to.equal(0);
+      expect(result.stdout).to.match(/^Usage: npm run messages:check/);
+      expect(result.stdout).not.to.include('messages:check: ok');
+    });
+
+    it('an unknown option or an argument exits 2 with one line and the usage, checking nothing', async () => {
+      for (const [args, says] of [
+        [['--dir', 'x'], "Unknown option '--dir'"],
+        [['fr.json'], "Unexpected argument 'fr.json'"],
+      ] as const) {
+        const result = await runScript('scripts/messages-check.ts', [...args], cleanEnv());
+        expect(result.code, args.join(' ')).to.equal(2);
+        expect(result.stderr, args.join(' ')).to.include(says).and.include('Usage: npm run messages:check');
+        expect(result.stdout, args.join(' ')).to.equal('');
+      }
+    });
+  });
+
   describe('on the shipped catalogues', () => {
     it('exits 0 and lists the locales', async () => {
       const result = await runScript('scripts/messages-check.ts', [], cleanEnv());

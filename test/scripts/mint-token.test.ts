@@ -38,6 +38,26 @@ describe('scripts/mint-token.ts', () => {
     }
   });
 
+  it('refuses an --alg that cannot sign with the key given: exit 2, the reason and a usage line', async () => {
+    const env = cleanEnv({ JWT_SECRET: SECRET });
+    for (const [args, says] of [
+      [['--alg', 'RS256'], '--alg RS256 signs with a private key: add --private-key <file>'],
+      [['--alg', 'HS999'], '--alg: expected one of HS256, HS384, HS512 (with JWT_SECRET) or RS256,'],
+      [
+        ['--alg', 'HS256', '--private-key', '/some/key.pem'],
+        '--alg HS256 signs with JWT_SECRET, not --private-key',
+      ],
+    ] as const) {
+      const result = await runScript('scripts/mint-token.ts', ['--user', 'u-1', ...args], env);
+      expect(result.code, args.join(' ')).to.equal(2);
+      const lines = result.stderr.trim().split('\n');
+      expect(lines, args.join(' ')).to.have.lengthOf(2);
+      expect(lines[0], args.join(' ')).to.include(says);
+      expect(lines[1], args.join(' ')).to.match(/^Usage: npm run mint-token -- --user <id>/);
+      expect(result.stdout, args.join(' ')).to.equal('');
+    }
+  });
+
   it('mints an HS256 token with JWT_SECRET, issuer and audience that the API accepts', async () => {
     const env = cleanEnv({ JWT_SECRET: SECRET, JWT_ISSUER: 'dev', JWT_AUDIENCE: 'tray' });
     const result = await runScript('scripts/mint-token.ts', ['--user', 'alice', '--ttl', '5m'], env);

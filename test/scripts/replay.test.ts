@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort, startRedis, type LocalServer } from '../../scripts/lib/local-servers.ts';
 import { openSpool } from '../../receiver/spool/open-spool.ts';
 import { enqueueOnce } from '../../receiver/store/enqueue-once.ts';
 import {
@@ -180,6 +181,21 @@ describe('scripts/replay.ts', function () {
       expect(ids).to.include.members([job(20).dedupeKey, job(21).dedupeKey]);
     });
 
+    // Both options belong to "failed"; with spool they once went unnoticed and --dry-run queued for real.
+    for (const option of [['--dry-run'], ['--limit', '1']]) {
+      it(`refuses ${option[0]} (a "failed" option) and queues nothing`, async () => {
+        const file = join(dir, 'segment-000000000050.ndjson');
+        writeFileSync(file, `${JSON.stringify(job(50))}\n`);
+        const result = await runScript('scripts/replay.ts', ['spool', file, ...option], env);
+        expect(result.code).to.equal(2);
+        expect(result.stderr).to.equal(
+          `spool: ${option[0]} applies to "failed" only\n` +
+            'Usage: npm run replay -- spool <file or spool directory>\n',
+        );
+        expect(await queue.getJob(job(50).dedupeKey)).to.equal(null);
+      });
+    }
+
     describe('with an event the receiver queued and the worker already finished (job trimmed)', () => {
       it("does not queue it again: the receiver's dedupe mark still holds it", async () => {
         const target = { queue, redis: queue.client, markPrefix: prefix, dedupeSeconds: 600 };
@@ -191,6 +207,40 @@ describe('scripts/replay.ts', function () {
         expect(result.stdout).to.include('1 queued, 1 already queued, 0 invalid');
         const ids = (await queue.getWaiting(0, -1)).map((j) => j.id);
         expect(ids).to.include(job(41).dedupeKey).and.not.include(job(40).dedupeKey);
+      });
+    });
+  });
+
+  describe('when Redis cannot be used', () => {
+    it('names the Redis it could not reach and why, never the password', async () => {
+      const port = await freePort();
+      const env = cleanEnv({ REDIS_URL: `redis://:not-this-password@127.0.0.1:${port}` });
+      const result = await runScript('scripts/replay.ts', ['failed'], env);
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.equal(`error: cannot reach Redis at 127.0.0.1:${port}: ECONNREFUSED\n`);
+    });
+
+    describe('with a wrong password', () => {
+      let dir: string;
+      let redis: LocalServer;
+      before(async () => {
+        dir = mkdtempSync(join(tmpdir(), 'replay-auth-'));
+        redis = await startRedis({ dir, password: 'the-right-one' });
+      });
+      after(async () => {
+        await redis.stop();
+        rmSync(dir, { recursive: true, force: true });
+      });
+
+      it('says the credentials were refused, naming the Redis but not the password', async () => {
+        const env = cleanEnv({ REDIS_URL: `redis://:not-this-password@127.0.0.1:${redis.port}` });
+        const result = await runScript('scripts/replay.ts', ['failed'], env);
+        expect(result.code).to.equal(1);
+        expect(result.stderr).to.match(
+          new RegExp(
+            `^error: Redis at 127\\.0\\.0\\.1:${redis.port} did not accept the credentials: (WRONGPASS|NOAUTH)\n$`,
+          ),
+        );
       });
     });
   });

@@ -1,8 +1,17 @@
 import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { closeServer, listen } from '../../shared/http/listen.ts';
+import { startTrayProcess, trayJwtSecret, type TrayProcess } from '../reliability/support/tray-process.ts';
+import { startTestReceiver, type TestReceiver } from '../receiver/support/use-receiver.ts';
+import { testSecret } from '../receiver/support/signed-request.ts';
 import { cleanEnv, runScript } from '../support/run-script.ts';
+import { useQueuePrefix } from '../support/suite-resources.ts';
+import { testStack } from '../support/test-stack.ts';
+import { useTrayStorage } from '../support/use-tray-storage.ts';
 
 // The run itself needs `npm start`; BENCHMARKS.md records one. Here: the operator-facing edges.
 describe('scripts/try-stack.ts', () => {
@@ -10,6 +19,12 @@ describe('scripts/try-stack.ts', () => {
     const result = await runScript('scripts/try-stack.ts', ['--help'], cleanEnv());
     expect(result.code).to.equal(0);
     expect(result.stdout).to.match(/^Usage: npm run try-stack/);
+  });
+
+  it('a single member exits 2: no one but the author would be told of the last post', async () => {
+    const result = await runScript('scripts/try-stack.ts', ['--members', '1'], cleanEnv());
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.include('--members: expected >= 2');
   });
 
   it('a bad count exits 2 naming the option', async () => {
@@ -39,5 +54,68 @@ describe('scripts/try-stack.ts', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+
+  // A small run against a real receiver and a real tray process (worker and API) on this suite's
+  // queue and storage, as `npm start` would run them.
+  describe('against a running stack', function () {
+    this.timeout(60_000);
+    const storage = useTrayStorage();
+    const prefix = useQueuePrefix();
+    let receiver: TestReceiver;
+    let receiverServer: Server;
+    let tray: TrayProcess;
+    let receiverUrl: string;
+    before(async () => {
+      receiver = await startTestReceiver(prefix);
+      receiverServer = await listen(receiver.app, { port: 0 });
+      receiverUrl = `http://127.0.0.1:${(receiverServer.address() as AddressInfo).port}/webhooks`;
+      tray = await startTrayProcess({ redisUrl: testStack().redisUrl, prefix, env: storage.env });
+    });
+    after(async () => {
+      await tray?.kill();
+      if (receiverServer) await closeServer(receiverServer, 1_000);
+      await receiver?.close();
+      rmSync(receiver.spoolDir, { recursive: true, force: true });
+    });
+    const run = (members: string, secrets: { webhook: string; jwt: string }, timeoutMs = 30_000) =>
+      runScript(
+        'scripts/try-stack.ts',
+        [
+          ...['--members', members, '--feed-posts', '1', '--comments', '1', '--dense', '1'],
+          ...['--samples', '1', '--walk', 'off', '--receiver', receiverUrl],
+          ...['--tray', `http://127.0.0.1:${tray.port}`, '--secret', secrets.webhook],
+          ...['--jwt-secret', secrets.jwt],
+        ],
+        cleanEnv(),
+        timeoutMs,
+      );
+
+    // 20 divides the 120 of the last post's author, u((100 + 19) % members): the last member, who
+    // was also the reader, and an author is never told of their own post.
+    it('with --members 20, reads the last post as a member who did not write it', async () => {
+      const result = await run('20', { webhook: testSecret, jwt: trayJwtSecret });
+      expect(result.stderr).to.equal('');
+      expect(result.code).to.equal(0);
+      expect(result.stdout).to.match(/the last community post showed in try-\w+-u18's v3 history/);
+    });
+
+    it('a wrong --secret: stops at once with one line naming the receiver and its status', async () => {
+      const started = Date.now();
+      const result = await run('20', { webhook: 'not-the-secret', jwt: trayJwtSecret });
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.match(/^error: the receiver at \S+ refused the events: 401 .*--secret.*\n$/);
+      expect(Date.now() - started).to.be.below(10_000);
+    });
+
+    it('a wrong --jwt-secret: stops at once with one line naming the tray service and its status', async () => {
+      const started = Date.now();
+      const result = await run('20', { webhook: testSecret, jwt: 'not-the-jwt-secret-of-this-tray-service' });
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.match(
+        /^error: the tray service at \S+ refused the token: 401 .*--jwt-secret.*\n$/,
+      );
+      expect(Date.now() - started).to.be.below(10_000);
+    });
   });
 });

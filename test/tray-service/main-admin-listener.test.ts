@@ -3,6 +3,10 @@ import { SignJWT } from 'jose';
 import { startTrayProcess, trayJwtSecret, type TrayProcess } from '../reliability/support/tray-process.ts';
 import { accepts, externalAddress } from '../support/external-address.ts';
 import { rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { freePort } from '../../scripts/lib/local-servers.ts';
+import { cleanEnv, runScript } from '../support/run-script.ts';
+import { trayMetricsToken } from '../reliability/support/tray-process.ts';
 import request from 'supertest';
 import { channelDidCreate, signedHeaders } from '../receiver/support/signed-request.ts';
 import { startTestReceiver } from '../receiver/support/use-receiver.ts';
@@ -109,5 +113,44 @@ describe('tray-service/main.ts listeners', function () {
         await tray.kill();
       }
     });
+  });
+
+  describe('with a port already in use', () => {
+    let occupied: Server;
+    let busyPort: number;
+    before(async () => {
+      busyPort = await freePort();
+      occupied = createServer();
+      await new Promise<void>((resolve) => occupied.listen(busyPort, '127.0.0.1', resolve));
+    });
+    after(() => new Promise<void>((resolve) => occupied.close(() => resolve())));
+
+    for (const variable of ['TRAY_PORT', 'ADMIN_PORT']) {
+      it(`${variable}: logs one line naming the address and the variable, exits 1, no stack trace`, async () => {
+        const result = await runScript(
+          'tray-service/main.ts',
+          [],
+          cleanEnv({
+            REDIS_URL: testStack().redisUrl,
+            QUEUE_PREFIX: prefix,
+            TRAY_PORT: String(await freePort()),
+            ADMIN_PORT: String(await freePort()),
+            ADMIN_TOKEN,
+            JWT_SECRET: trayJwtSecret,
+            METRICS_TOKEN: trayMetricsToken,
+            ...suite.env,
+            [variable]: String(busyPort),
+          }),
+          40_000,
+        );
+        expect(result.code).to.equal(1);
+        expect(result.stderr).to.equal('');
+        const last = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
+        expect(last).to.include({
+          level: 60,
+          msg: `cannot listen on 127.0.0.1:${busyPort}: EADDRINUSE (${variable})`,
+        });
+      });
+    }
   });
 });

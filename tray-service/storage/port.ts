@@ -291,7 +291,8 @@ export interface ImportedMember {
 export interface MembersImportPort {
   /**
    * Adds memberships from the platform's own list. A member the change log already knows is left
-   * as the log says (a leave stored after `asOf` wins over the import).
+   * as the log says (a leave stored after `asOf` wins over the import). The counts add up to
+   * `members.length`: a member listed more than once counts once more as unchanged for each repeat.
    */
   importBatch(
     members: readonly ImportedMember[],

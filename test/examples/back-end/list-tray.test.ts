@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { listTray } from '../../../examples/back-end/list-tray.ts';
+import { freePort } from '../../../scripts/lib/local-servers.ts';
 import { seedRecords } from '../../support/seed-tray.ts';
 import { cleanEnv, runScript } from '../../support/run-script.ts';
 import { TEST_SECRET } from '../../tray-service/api/support/api-harness.ts';
@@ -55,6 +56,29 @@ describe('the back-end example (examples/back-end): a user’s tray listed throu
       expect(lines.slice(1)).to.have.lengthOf(15);
       expect(lines.slice(1).filter((line) => line.startsWith('*'))).to.have.lengthOf(14);
       expect(lines.at(-1)).to.match(/^ {2}\d{4}-\d\d-\d\dT\S+ Ana posted/);
+    });
+
+    it('stops with one line naming the tray service and why when it is down', async () => {
+      const port = await freePort();
+      const result = await runScript(
+        'examples/back-end/main.ts',
+        ['--user', 'u-ana'],
+        cleanEnv({ TRAY_URL: `http://127.0.0.1:${port}`, JWT_SECRET: TEST_SECRET }),
+      );
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.equal(
+        `error: cannot reach the tray service at http://127.0.0.1:${port}: ECONNREFUSED\n`,
+      );
+    });
+
+    it('refuses a TRAY_URL with a password, which fetch would repeat in its error', async () => {
+      const result = await runScript(
+        'examples/back-end/main.ts',
+        ['--user', 'u-ana'],
+        cleanEnv({ TRAY_URL: 'http://ops:hunter2@127.0.0.1:8081', JWT_SECRET: TEST_SECRET }),
+      );
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.include('TRAY_URL').and.not.include('hunter2');
     });
 
     it('stops with one line naming the variable when TRAY_URL is not a URL', async () => {

@@ -1,4 +1,8 @@
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import request from 'supertest';
 import {
   startConsumer,
@@ -7,7 +11,8 @@ import {
 } from '../../../examples/consumer/start-consumer.ts';
 import { channelDidCreate, signedHeaders } from '../../receiver/support/signed-request.ts';
 import { useReceiver } from '../../receiver/support/use-receiver.ts';
-import { cleanEnv, startScript } from '../../support/run-script.ts';
+import { freePort, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
+import { cleanEnv, repoRoot, runScript, startScript } from '../../support/run-script.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
@@ -82,6 +87,52 @@ describe('the example consumer (examples/consumer) on the receiver’s real queu
         );
       } finally {
         child.kill('SIGTERM');
+      }
+    });
+  });
+
+  describe('run as a program, when Redis cannot be used', () => {
+    let dir: string;
+    let redis: LocalServer;
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'consumer-auth-'));
+      redis = await startRedis({ dir, password: 'the-right-one' });
+    });
+    after(async () => {
+      await redis.stop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('a wrong password: one line naming the Redis (not the password), exit 1', async () => {
+      const result = await runScript(
+        'examples/consumer/main.ts',
+        [],
+        cleanEnv({ REDIS_URL: `redis://:not-this-one@127.0.0.1:${redis.port}` }),
+        10_000,
+      );
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.match(
+        new RegExp(
+          `^error: Redis at 127\\.0\\.0\\.1:${redis.port} did not accept the credentials: (WRONGPASS|NOAUTH)\n$`,
+        ),
+      );
+    });
+
+    it('an unreachable Redis: one line saying it is retrying, and it keeps running', async () => {
+      const port = await freePort();
+      const child = spawn(process.execPath, [join(repoRoot, 'examples/consumer/main.ts')], {
+        env: cleanEnv({ REDIS_URL: `redis://:not-this-one@127.0.0.1:${port}` }),
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      try {
+        await waitFor(() => stderr.includes('\n'), 10_000, 'a line on stderr');
+        // Several reconnection attempts later, still the one line and still running.
+        await new Promise((resolve) => setTimeout(resolve, 2_500));
+        expect(stderr).to.equal(`cannot reach Redis at 127.0.0.1:${port}: ECONNREFUSED; retrying\n`);
+        expect(child.exitCode).to.equal(null);
+      } finally {
+        child.kill('SIGKILL');
       }
     });
   });

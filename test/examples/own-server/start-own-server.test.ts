@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
+import { createServer } from 'node:net';
 import {
   startOwnServer,
   type RunningOwnServer,
@@ -16,7 +17,7 @@ import {
   testSecret,
   testStandardSecret,
 } from '../../receiver/support/signed-request.ts';
-import { cleanEnv, startScript } from '../../support/run-script.ts';
+import { cleanEnv, runScript, startScript } from '../../support/run-script.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 const variables = {
@@ -122,6 +123,23 @@ describe('the own-server example (examples/own-server): the verification core in
         );
       } finally {
         child.kill('SIGTERM');
+      }
+    });
+
+    it('with RECEIVER_PORT in use: one line naming the address and the variable, exit 1', async () => {
+      const port = await freePort();
+      const occupied = createServer();
+      await new Promise<void>((resolve) => occupied.listen(port, '127.0.0.1', resolve));
+      try {
+        const result = await runScript(
+          'examples/own-server/main.ts',
+          [],
+          cleanEnv({ ...variables, RECEIVER_PORT: String(port) }),
+        );
+        expect(result.code).to.equal(1);
+        expect(result.stderr).to.equal(`cannot listen on 127.0.0.1:${port}: EADDRINUSE (RECEIVER_PORT)\n`);
+      } finally {
+        await new Promise((resolve) => occupied.close(resolve));
       }
     });
   });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import express from 'express';
 import { connect, type AddressInfo } from 'node:net';
-import { closeServer, listen } from '../../../shared/http/listen.ts';
+import { closeServer, listen, ListenError } from '../../../shared/http/listen.ts';
 
 describe('listen()', () => {
   it('binds loopback when no host is given, so nothing is reachable from other machines by default', async () => {
@@ -18,6 +18,20 @@ describe('listen()', () => {
       expect((server.address() as AddressInfo).address).to.equal('::1');
     } finally {
       await closeServer(server);
+    }
+  });
+
+  it('refuses a port in use with one line naming the address and the variable that chose it', async () => {
+    const first = await listen(express(), { port: 0, host: '::1' });
+    try {
+      const { port } = first.address() as AddressInfo;
+      const refused = listen(express(), { port, host: '::1', portVariable: 'TRAY_PORT' });
+      await expect(refused).to.be.rejectedWith(
+        ListenError,
+        `cannot listen on [::1]:${port}: EADDRINUSE (TRAY_PORT)`,
+      );
+    } finally {
+      await closeServer(first);
     }
   });
 

@@ -9,7 +9,8 @@ import { memberId, refoldMemberships, sortedMembers } from './postgres-membershi
  * as a join at `since` plus a join at `asOf` (tray_imported_members), folded with the change log:
  * a leave stored before the list was taken is overridden, one after it stands. A member imported
  * before keeps the join time the tray has; the list moves their as-of time forward only when they
- * were not a member at the new `asOf`. Re-importing a file changes nothing.
+ * were not a member at the new `asOf`. Re-importing a file changes nothing. Every row is counted
+ * once: inserted, updated, or unchanged (a repeat of a member earlier in the batch included).
  */
 export function createPostgresMembersImport(pool: pg.Pool): MembersImportPort {
   return {
@@ -22,6 +23,9 @@ export function createPostgresMembersImport(pool: pg.Pool): MembersImportPort {
         since.set(id, Math.min(since.get(id) ?? Infinity, member.since));
       }
       const sorted = sortedMembers(members);
+      // A member listed again in the batch is one membership: the repeats change nothing, and are
+      // counted so (as on MongoDB), so that the counts add up to the lines given.
+      counts.unchanged = members.length - sorted.length;
       const communities = sorted.map((member) => member.communityId);
       const users = sorted.map((member) => member.userId);
       return inTransaction(pool, async (client) => {

@@ -126,6 +126,23 @@ conformanceCase(
   },
 );
 
+conformanceCase(
+  'memberships: an import batch accounts for every line, a member listed twice counting once as unchanged',
+  async (context) => {
+    const c = community(context);
+    const line = (user: string, since: number) => ({
+      communityId: c.communityId,
+      userId: context.id(user),
+      since: at(since),
+    });
+    const result = await context.storage.members.importBatch(
+      [line('ana', 0), line('ben', 0), line('ana', 0), line('ben', 1), line('ana', 0)],
+      at(2),
+    );
+    expect(result).to.deep.equal({ inserted: 2, updated: 0, unchanged: 3 });
+  },
+);
+
 conformanceCase('memberships: a deleted user leaves every community at the deletion', async (context) => {
   const c = community(context);
   await c.membership('ana', true, 0);

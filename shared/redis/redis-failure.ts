@@ -1,0 +1,32 @@
+import { describeRedisTarget, type RedisTarget } from './redis-target.ts';
+
+/** Redis's answers to a missing or wrong password (a ReplyError's first word). */
+const AUTH_CODES = new Set(['NOAUTH', 'WRONGPASS', 'WRONGPASSWORD']);
+
+/**
+ * The short reason of a Redis error: a socket code (ECONNREFUSED, ENOTFOUND, ETIMEDOUT) or a Redis
+ * error's code word (NOAUTH, WRONGPASS). Only these, because an ioredis ReplyError also carries the
+ * command's arguments, and an AUTH command's argument is the password.
+ */
+export function redisErrorCode(error: unknown): string {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && code !== '') return code;
+  const word = typeof message === 'string' ? /^([A-Z][A-Z_]+)\b/.exec(message)?.[1] : undefined;
+  return word ?? (typeof message === 'string' && message !== '' ? message : String(error));
+}
+
+/** Whether Redis refused the connection's password (or wanted one): retrying cannot help. */
+export function isRedisAuthError(error: unknown): boolean {
+  return AUTH_CODES.has(redisErrorCode(error));
+}
+
+/**
+ * One line for an operator: which Redis (host and port, never the URL's password) and why.
+ */
+export function describeRedisFailure(target: RedisTarget, error: unknown): string {
+  const where = describeRedisTarget(target);
+  const code = redisErrorCode(error);
+  return isRedisAuthError(error)
+    ? `Redis at ${where} did not accept the credentials: ${code}`
+    : `cannot reach Redis at ${where}: ${code}`;
+}

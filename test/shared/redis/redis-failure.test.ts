@@ -1,0 +1,37 @@
+import { expect } from 'chai';
+import {
+  describeRedisFailure,
+  isRedisAuthError,
+  redisErrorCode,
+} from '../../../shared/redis/redis-failure.ts';
+
+describe('shared/redis redis-failure', () => {
+  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' });
+  // What ioredis hands over for a wrong password: the AUTH command, password included, rides along.
+  const wrongPass = Object.assign(new Error('WRONGPASS invalid username-password pair'), {
+    name: 'ReplyError',
+    command: { name: 'auth', args: ['hunter2'] },
+  });
+
+  it('takes the socket code, or the first word of a Redis error', () => {
+    expect(redisErrorCode(refused)).to.equal('ECONNREFUSED');
+    expect(redisErrorCode(wrongPass)).to.equal('WRONGPASS');
+    expect(redisErrorCode(new Error('NOAUTH Authentication required.'))).to.equal('NOAUTH');
+    expect(redisErrorCode(new Error('something else'))).to.equal('something else');
+  });
+
+  it('tells a refused password from an unreachable server', () => {
+    expect(isRedisAuthError(wrongPass)).to.equal(true);
+    expect(isRedisAuthError(refused)).to.equal(false);
+  });
+
+  it('names host and port, never the password of the URL or of the AUTH command', () => {
+    const target = 'redis://:hunter2@redis.internal:6380';
+    expect(describeRedisFailure(target, refused)).to.equal(
+      'cannot reach Redis at redis.internal:6380: ECONNREFUSED',
+    );
+    expect(describeRedisFailure(target, wrongPass)).to.equal(
+      'Redis at redis.internal:6380 did not accept the credentials: WRONGPASS',
+    );
+  });
+});
