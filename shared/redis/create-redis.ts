@@ -29,10 +29,26 @@ export const failFastRules: RedisConnectionRules = {
 };
 
 /**
+ * How often a cluster connection re-reads the slot map on its own. ioredis otherwise re-reads it
+ * only after an error, and a master that hangs (stopped process, cut network: no TCP reset) causes
+ * none: after its replica took over, bull's worker stayed blocked on it, rate-limit calls and the
+ * ban cache's reads never answered and the live streams' subscription received nothing, for good.
+ * With the refresh, the hung node drops out of the map within this interval of the failover;
+ * ioredis then closes its connections (destroyed after its 2 s disconnect timeout), which fails
+ * the commands waiting there: ioredis sends them again to the promoted master, bull restarts its
+ * blocking read, and the subscriber moves to another node. 2 s keeps that delay small next to the
+ * failover itself (cluster-node-timeout, 15 s by Redis's default) at the cost of one short
+ * connection and CLUSTER SLOTS per client every 2 s (ioredis reads the map on a connection of its
+ * own, so a blocked one is never in the way).
+ */
+export const SLOTS_REFRESH_INTERVAL_MS = 2_000;
+
+/**
  * A connection to `target` with `rules`. On a cluster, ioredis follows MOVED and ASK redirections
  * and, when a node's connection closes (a master died or handed over), waits 100 ms, re-reads the
  * slot map and sends the command again, up to 16 times: a failover that completes within about
- * 1.6 s costs a command nothing but time. The rules' retry strategy then applies to reconnecting
+ * 1.6 s costs a command nothing but time; a hung master is noticed by re-reading the slot map
+ * every SLOTS_REFRESH_INTERVAL_MS. The rules' retry strategy then applies to reconnecting
  * to the cluster as a whole; each node connection follows maxRetriesPerRequest.
  */
 export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionRules> = {}): RedisClient {
@@ -58,6 +74,7 @@ export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionR
       retryDelayOnFailover: 100,
       retryDelayOnClusterDown: 100,
       retryDelayOnTryAgain: 100,
+      slotsRefreshInterval: SLOTS_REFRESH_INTERVAL_MS,
       // bull checks these two on the per-node options of its blocking and subscriber connections.
       redisOptions: { maxRetriesPerRequest, enableReadyCheck, connectTimeout },
     },
