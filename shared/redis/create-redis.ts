@@ -84,11 +84,64 @@ export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionR
   return cluster;
 }
 
-/** The parts of ioredis's Cluster (5.x) that its typings keep private and the two fixes below use. */
+/** The parts of ioredis's Cluster (5.x) that its typings keep private and the fixes below use. */
 interface ClusterInternals {
-  subscriber?: { onSubscriberEnd?: () => void };
+  subscriber?: ClusterSubscriberInternals;
   offlineQueue?: { length: number };
   flushQueue?: (error: Error) => void;
+}
+
+/** ioredis's ClusterSubscriber: the one connection a cluster client runs its subscriptions on. */
+interface ClusterSubscriberInternals {
+  onSubscriberEnd?: () => void;
+  /** Opens a new subscriber connection on a node of the pool and subscribes it again. */
+  selectSubscriber?: () => void;
+  getInstance?: () => Redis | null;
+}
+
+/**
+ * Calls `use` with every subscriber connection the cluster opens from now on. ioredis replaces
+ * that connection by itself (its node left the slot map, or the connection ended) and says so
+ * with no event of the cluster's: its `ready` is the cluster's, which stays ready meanwhile.
+ */
+function onNewClusterSubscriber(cluster: Cluster, use: (connection: Redis) => void): boolean {
+  const subscriber = (cluster as unknown as ClusterInternals).subscriber;
+  const select = subscriber?.selectSubscriber;
+  if (!subscriber || typeof select !== 'function') return false;
+  subscriber.selectSubscriber = function (this: ClusterSubscriberInternals) {
+    select.call(this);
+    const connection = this.getInstance?.();
+    if (connection) use(connection);
+  };
+  return true;
+}
+
+/**
+ * Calls `replaced` each time `redis`'s subscriber connection is connected again after it had been
+ * connected before: then whatever was published meanwhile reached nobody here, and subscriptions
+ * made meanwhile may be missing, so its user subscribes again and catches up. A single server's
+ * connection reconnects itself (its `ready` again). A cluster's opens a new connection to some
+ * node instead and subscribes it to the same channels, never emitting `ready` again; here the new
+ * connection's own `ready` counts.
+ */
+export function onSubscriberReplaced(redis: RedisClient, replaced: () => void): void {
+  if (!(redis instanceof Cluster)) {
+    let connectedBefore = redis.status === 'ready';
+    redis.on('ready', () => {
+      if (connectedBefore) replaced();
+      connectedBefore = true;
+    });
+    return;
+  }
+  const current = (redis as unknown as ClusterInternals).subscriber?.getInstance?.() ?? null;
+  let connectedBefore = current?.status === 'ready';
+  const watch = (connection: Redis) =>
+    connection.on('ready', () => {
+      if (connectedBefore) replaced();
+      connectedBefore = true;
+    });
+  if (current && !connectedBefore) watch(current);
+  onNewClusterSubscriber(redis, watch);
 }
 
 /**
@@ -97,7 +150,9 @@ interface ClusterInternals {
  * connection with subscriptions (bull's, the live streams') reconnects in a busy loop, a new
  * connection and error each time. That loop held a tray process at 50-100 % CPU and grew it by
  * about 25 MB a second (RELIABILITY.md). Here each reselection waits as a reconnect would, and the
- * count starts again once the cluster is ready.
+ * count starts again once a new subscriber connection is up (or the cluster is ready again): the
+ * cluster stays ready while only its subscriber is replaced, so counting from its `ready` alone
+ * made every later replacement wait longer, up to the strategy's longest wait.
  */
 function paceSubscriberReselection(cluster: Cluster, retryStrategy: (attempt: number) => number): void {
   const subscriber = (cluster as unknown as ClusterInternals).subscriber;
@@ -105,9 +160,11 @@ function paceSubscriberReselection(cluster: Cluster, retryStrategy: (attempt: nu
   if (!subscriber || !reselect) return;
   let attempt = 0;
   let timer: NodeJS.Timeout | undefined;
-  cluster.on('ready', () => {
+  const connected = () => {
     attempt = 0;
-  });
+  };
+  cluster.on('ready', connected);
+  onNewClusterSubscriber(cluster, (connection) => connection.on('ready', connected));
   cluster.on('end', () => clearTimeout(timer));
   subscriber.onSubscriberEnd = () => {
     attempt += 1;
