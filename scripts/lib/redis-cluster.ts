@@ -13,6 +13,15 @@ export interface ClusterNode {
   readonly process: ChildProcess;
   /** True once the process has exited (a fault test killed it). */
   exited(): boolean;
+  /** True while the process is stopped by pause(). */
+  paused(): boolean;
+  /**
+   * SIGSTOP: the node hangs (its connections stay open, nothing is answered), as behind a cut
+   * network or on a frozen machine. Until resume(), the cluster's own checks leave it out.
+   */
+  pause(): void;
+  /** SIGCONT after pause(). */
+  resume(): void;
   /** SIGTERM, then SIGKILL after a grace period; resolves when the process has exited. */
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -30,7 +39,7 @@ export interface LocalRedisCluster {
   readonly nodes: readonly ClusterNode[];
   /** Every node's address, comma-separated: the value for REDIS_CLUSTER_NODES. */
   readonly seeds: string;
-  /** Roles seen from the first live node. */
+  /** Roles seen from the first live node (neither exited nor paused). */
   roles(): Promise<ClusterNodeRole[]>;
   /** The node serving `key`'s slot as master right now. */
   masterOf(key: string): Promise<ClusterNode>;
@@ -38,7 +47,8 @@ export interface LocalRedisCluster {
   replicaOf(master: ClusterNode): Promise<ClusterNode>;
   /**
    * Resolves once every live node reports `cluster_state:ok`, all slots served, and every master
-   * (as the cluster sees it) is served by a live node; throws after `timeoutMs`.
+   * (as the cluster sees it) is served by a live node; throws after `timeoutMs`. A paused node is
+   * not live: this waits for its replica to take over.
    */
   waitUntilOk(timeoutMs?: number): Promise<void>;
   /** Stops every node (SIGKILL: nothing of a test cluster is kept). */
@@ -102,12 +112,22 @@ async function startNode(port: number, dir: string, nodeTimeoutMs: number): Prom
     await sleep(50);
   }
   const exited = () => child.exitCode !== null || child.signalCode !== null;
+  let stopped = false;
   return {
     port,
     address: `127.0.0.1:${port}`,
     dir,
     process: child,
     exited,
+    paused: () => stopped && !exited(),
+    pause() {
+      child.kill('SIGSTOP');
+      stopped = true;
+    },
+    resume() {
+      child.kill('SIGCONT');
+      stopped = false;
+    },
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (exited()) return;
       const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -199,10 +219,12 @@ export async function startRedisCluster(options: RedisClusterOptions): Promise<L
   const killAll = () => {
     for (const node of nodes) if (!node.exited()) node.process.kill('SIGKILL');
   };
+  // A paused node would never answer the administrative commands below.
+  const live = (node: ClusterNode) => !node.exited() && !node.paused();
   process.on('exit', killAll);
 
   const firstLive = () => {
-    const node = nodes.find((candidate) => !candidate.exited());
+    const node = nodes.find(live);
     if (!node) throw new Error('no node of the cluster is running');
     return node;
   };
@@ -252,19 +274,18 @@ export async function startRedisCluster(options: RedisClusterOptions): Promise<L
       let last = '';
       while (Date.now() < deadline) {
         try {
-          const live = nodes.filter((node) => !node.exited());
           const infos = await Promise.all(
-            live.map((node) =>
-              withNode(node.port, (redis) => redis.call('CLUSTER', 'INFO') as Promise<string>),
-            ),
+            nodes
+              .filter(live)
+              .map((node) =>
+                withNode(node.port, (redis) => redis.call('CLUSTER', 'INFO') as Promise<string>),
+              ),
           );
           const allOk = infos.every(
             (info) => info.includes('cluster_state:ok') && info.includes('cluster_slots_ok:16384'),
           );
           const servingMasters = (await roles()).filter((node) => node.role === 'master' && node.slots);
-          const mastersLive = servingMasters.every(
-            (node) => !node.failed && !byAddress(node.address).exited(),
-          );
+          const mastersLive = servingMasters.every((node) => !node.failed && live(byAddress(node.address)));
           if (allOk && mastersLive && servingMasters.length === masters) return;
           last = `${servingMasters.length} serving masters; states ${infos.map((info) => /cluster_state:(\w+)/.exec(info)?.[1]).join(',')}`;
         } catch (error) {

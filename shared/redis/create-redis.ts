@@ -29,10 +29,26 @@ export const failFastRules: RedisConnectionRules = {
 };
 
 /**
+ * How often a cluster connection re-reads the slot map on its own. ioredis otherwise re-reads it
+ * only after an error, and a master that hangs (stopped process, cut network: no TCP reset) causes
+ * none: after its replica took over, bull's worker stayed blocked on it, rate-limit calls and the
+ * ban cache's reads never answered and the live streams' subscription received nothing, for good.
+ * With the refresh, the hung node drops out of the map within this interval of the failover;
+ * ioredis then closes its connections (destroyed after its 2 s disconnect timeout), which fails
+ * the commands waiting there: ioredis sends them again to the promoted master, bull restarts its
+ * blocking read, and the subscriber moves to another node. 2 s keeps that delay small next to the
+ * failover itself (cluster-node-timeout, 15 s by Redis's default) at the cost of one short
+ * connection and CLUSTER SLOTS per client every 2 s (ioredis reads the map on a connection of its
+ * own, so a blocked one is never in the way).
+ */
+export const SLOTS_REFRESH_INTERVAL_MS = 2_000;
+
+/**
  * A connection to `target` with `rules`. On a cluster, ioredis follows MOVED and ASK redirections
  * and, when a node's connection closes (a master died or handed over), waits 100 ms, re-reads the
  * slot map and sends the command again, up to 16 times: a failover that completes within about
- * 1.6 s costs a command nothing but time. The rules' retry strategy then applies to reconnecting
+ * 1.6 s costs a command nothing but time; a hung master is noticed by re-reading the slot map
+ * every SLOTS_REFRESH_INTERVAL_MS. The rules' retry strategy then applies to reconnecting
  * to the cluster as a whole; each node connection follows maxRetriesPerRequest.
  */
 export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionRules> = {}): RedisClient {
@@ -58,6 +74,7 @@ export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionR
       retryDelayOnFailover: 100,
       retryDelayOnClusterDown: 100,
       retryDelayOnTryAgain: 100,
+      slotsRefreshInterval: SLOTS_REFRESH_INTERVAL_MS,
       // bull checks these two on the per-node options of its blocking and subscriber connections.
       redisOptions: { maxRetriesPerRequest, enableReadyCheck, connectTimeout },
     },
@@ -67,11 +84,64 @@ export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionR
   return cluster;
 }
 
-/** The parts of ioredis's Cluster (5.x) that its typings keep private and the two fixes below use. */
+/** The parts of ioredis's Cluster (5.x) that its typings keep private and the fixes below use. */
 interface ClusterInternals {
-  subscriber?: { onSubscriberEnd?: () => void };
+  subscriber?: ClusterSubscriberInternals;
   offlineQueue?: { length: number };
   flushQueue?: (error: Error) => void;
+}
+
+/** ioredis's ClusterSubscriber: the one connection a cluster client runs its subscriptions on. */
+interface ClusterSubscriberInternals {
+  onSubscriberEnd?: () => void;
+  /** Opens a new subscriber connection on a node of the pool and subscribes it again. */
+  selectSubscriber?: () => void;
+  getInstance?: () => Redis | null;
+}
+
+/**
+ * Calls `use` with every subscriber connection the cluster opens from now on. ioredis replaces
+ * that connection by itself (its node left the slot map, or the connection ended) and says so
+ * with no event of the cluster's: its `ready` is the cluster's, which stays ready meanwhile.
+ */
+function onNewClusterSubscriber(cluster: Cluster, use: (connection: Redis) => void): boolean {
+  const subscriber = (cluster as unknown as ClusterInternals).subscriber;
+  const select = subscriber?.selectSubscriber;
+  if (!subscriber || typeof select !== 'function') return false;
+  subscriber.selectSubscriber = function (this: ClusterSubscriberInternals) {
+    select.call(this);
+    const connection = this.getInstance?.();
+    if (connection) use(connection);
+  };
+  return true;
+}
+
+/**
+ * Calls `replaced` each time `redis`'s subscriber connection is connected again after it had been
+ * connected before: then whatever was published meanwhile reached nobody here, and subscriptions
+ * made meanwhile may be missing, so its user subscribes again and catches up. A single server's
+ * connection reconnects itself (its `ready` again). A cluster's opens a new connection to some
+ * node instead and subscribes it to the same channels, never emitting `ready` again; here the new
+ * connection's own `ready` counts.
+ */
+export function onSubscriberReplaced(redis: RedisClient, replaced: () => void): void {
+  if (!(redis instanceof Cluster)) {
+    let connectedBefore = redis.status === 'ready';
+    redis.on('ready', () => {
+      if (connectedBefore) replaced();
+      connectedBefore = true;
+    });
+    return;
+  }
+  const current = (redis as unknown as ClusterInternals).subscriber?.getInstance?.() ?? null;
+  let connectedBefore = current?.status === 'ready';
+  const watch = (connection: Redis) =>
+    connection.on('ready', () => {
+      if (connectedBefore) replaced();
+      connectedBefore = true;
+    });
+  if (current && !connectedBefore) watch(current);
+  onNewClusterSubscriber(redis, watch);
 }
 
 /**
@@ -80,7 +150,9 @@ interface ClusterInternals {
  * connection with subscriptions (bull's, the live streams') reconnects in a busy loop, a new
  * connection and error each time. That loop held a tray process at 50-100 % CPU and grew it by
  * about 25 MB a second (RELIABILITY.md). Here each reselection waits as a reconnect would, and the
- * count starts again once the cluster is ready.
+ * count starts again once a new subscriber connection is up (or the cluster is ready again): the
+ * cluster stays ready while only its subscriber is replaced, so counting from its `ready` alone
+ * made every later replacement wait longer, up to the strategy's longest wait.
  */
 function paceSubscriberReselection(cluster: Cluster, retryStrategy: (attempt: number) => number): void {
   const subscriber = (cluster as unknown as ClusterInternals).subscriber;
@@ -88,9 +160,11 @@ function paceSubscriberReselection(cluster: Cluster, retryStrategy: (attempt: nu
   if (!subscriber || !reselect) return;
   let attempt = 0;
   let timer: NodeJS.Timeout | undefined;
-  cluster.on('ready', () => {
+  const connected = () => {
     attempt = 0;
-  });
+  };
+  cluster.on('ready', connected);
+  onNewClusterSubscriber(cluster, (connection) => connection.on('ready', connected));
   cluster.on('end', () => clearTimeout(timer));
   subscriber.onSubscriberEnd = () => {
     attempt += 1;

@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../../shared/logging/create-logger.ts';
-import type { RedisClient } from '../../shared/redis/create-redis.ts';
+import { onSubscriberReplaced, type RedisClient } from '../../shared/redis/create-redis.ts';
 import type { BanView } from '../http/auth/ban-cache.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { TrayStorage } from '../storage/port.ts';
@@ -212,15 +212,9 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     expiries.set(session, timer);
   }
 
-  // Redis came back: subscriptions are renewed and every stream catches up on what it missed.
-  let connectedBefore = subscriber.status === 'ready';
-  subscriber.on('ready', () => {
-    if (!connectedBefore) {
-      connectedBefore = true;
-      return;
-    }
-    void resync();
-  });
+  // The subscription's connection was replaced (Redis came back, or a cluster moved it to another
+  // node): subscriptions are renewed and every stream catches up on what it missed meanwhile.
+  onSubscriberReplaced(subscriber, () => void resync());
   async function resync(): Promise<void> {
     await shards.renew();
     const users = [...byUser.keys()];

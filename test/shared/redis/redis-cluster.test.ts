@@ -332,6 +332,37 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
     });
   });
 
+  describe('a subscriber connection closed under it (CLIENT KILL TYPE pubsub)', () => {
+    it('comes back as quickly after the eighth replacement in a row as after the first', async () => {
+      const channel = uniqueName('killed');
+      const subscriber = connect();
+      const publisher = connect();
+      await subscriber.subscribe(channel);
+      let received = 0;
+      subscriber.on('message', () => {
+        received += 1;
+      });
+      const backAfterMs: number[] = [];
+      for (let kill = 1; kill <= 8; kill += 1) {
+        for (const node of cluster.nodes) {
+          const admin = new Redis({ host: '127.0.0.1', port: node.port });
+          await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+          admin.disconnect();
+        }
+        const killedAt = performance.now();
+        const before = received;
+        await eventually(async () => {
+          await publisher.publish(channel, String(kill));
+          return received > before ? true : undefined;
+        });
+        backAfterMs.push(Math.round(performance.now() - killedAt));
+      }
+      // Each replacement waits like a reconnect (200 ms, 400 ms, ... up to 2 s), and that count
+      // starts again once a new connection is up; without that it only grew.
+      expect(backAfterMs.at(-1), backAfterMs.join(', ')).to.be.below(1_000);
+    });
+  });
+
   // Last: it moves the queue's slot to another node, then leaves that master without a replica.
   describe('the enqueue script across a planned failover (CLUSTER FAILOVER)', () => {
     it('reaches the promoted master within a few calls: a failed call re-reads the slot map', async () => {

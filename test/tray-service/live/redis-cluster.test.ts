@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { Redis } from 'ioredis';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,6 +91,47 @@ describe('live tray on a Redis Cluster (ioredis Cluster client)', function () {
     );
     const record = await stream.next(named('record'));
     expect(dataOf<NotificationRecord>(record).targetId).to.equal('p-cl');
+    stream.close();
+  });
+
+  it('catches an open stream up on what was published while its subscription was being replaced', async () => {
+    const user = 'u-cl-kill';
+    const stream = await openSse(`${base}/notifications/v3/stream`, { Authorization: await bearer(user) });
+    await stream.next(named('unread'));
+    const publisher = createChangePublisher(connect(), 'live', silent);
+    const posts: string[] = [];
+    for (let n = 1; n <= 30; n += 1) {
+      if (n === 10) {
+        // The subscription's connection is closed under it (a node restarting, a proxy, a
+        // CLIENT KILL): ioredis's cluster client opens another on some node and subscribes
+        // again, and whatever was published in between reached nobody.
+        for (const node of cluster.nodes) {
+          const admin = new Redis({ host: '127.0.0.1', port: node.port });
+          await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+          admin.disconnect();
+        }
+      }
+      const postId = `p-kill-${n}`;
+      posts.push(postId);
+      await applyJob(
+        jobDataOf(commentEvent({ postId, postOwner: user, author: 'u-cid', createdAt: minute(n) })),
+        {
+          storage: suite.storage,
+          eventsRetentionDays: 30,
+          trayRetentionDays: 90,
+          onWritten: publisher.recordsWritten,
+        },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const delivered = () =>
+      new Set(stream.events.filter(named('record')).map((e) => dataOf<NotificationRecord>(e).targetId));
+    const deadline = Date.now() + 10_000;
+    while (delivered().size < posts.length && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const missed = posts.filter((postId) => !delivered().has(postId));
+    expect(missed, `${missed.length} of ${posts.length} never delivered`).to.deep.equal([]);
     stream.close();
   });
 });

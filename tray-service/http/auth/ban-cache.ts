@@ -1,5 +1,6 @@
 import type { RedisClient } from '../../../shared/redis/create-redis.ts';
 import type { Logger } from '../../../shared/logging/create-logger.ts';
+import { withTimeout } from '../../../shared/time/with-timeout.ts';
 import { banKeys } from '../../bans/ban-keys.ts';
 
 /** What a request needs to know: read from memory, so the hot path makes no database call. */
@@ -23,6 +24,16 @@ export interface BanCacheOptions {
   logger: Logger;
 }
 
+/**
+ * The longest a scheduled refresh may take before it counts as failed and the next one is
+ * scheduled. A Redis that hangs (a stopped server, a cut network: no connection error) never
+ * answers the GET, and the loop, which schedules the next refresh when one settles, stopped for
+ * good: bans and unbans went unseen until a restart. Longer than a cluster failover's retries
+ * (ioredis retries a command on a closed node for about 1.6 s), so a refresh that would succeed
+ * is not given up.
+ */
+export const BAN_REFRESH_TIMEOUT_MS = 3_000;
+
 /** A started cache: what a server must use, so it never serves a request before loading the bans. */
 export async function startBanCache(redis: RedisClient, options: BanCacheOptions): Promise<BanCache> {
   const cache = createBanCache(redis, options);
@@ -34,7 +45,8 @@ export async function startBanCache(redis: RedisClient, options: BanCacheOptions
  * This instance's copy of the banned set. Every `refreshMs` it reads one counter; only when the
  * worker has published a change does it load the set again, so an idle ban list costs one GET per
  * interval per instance. When Redis is unreachable the last loaded set stays in force
- * (the rate limiter needs Redis anyway, so such requests fail there) and the next interval retries.
+ * (the rate limiter needs Redis anyway, so such requests fail there) and the next interval retries;
+ * a refresh that gets no answer counts as failed after BAN_REFRESH_TIMEOUT_MS.
  */
 export function createBanCache(redis: RedisClient, options: BanCacheOptions): BanCache {
   const keys = banKeys(options.prefix);
@@ -45,18 +57,26 @@ export function createBanCache(redis: RedisClient, options: BanCacheOptions): Ba
   // A lasting Redis outage fails every refresh: logged when the failures begin and when they end.
   let failing = false;
 
+  // Refreshes are numbered: one given up on (timed out) may still complete later, and must not
+  // then replace what a newer one already loaded.
+  let started = 0;
+  let applied = 0;
   const refresh = async () => {
+    const mine = ++started;
     const latest = await redis.get(keys.version);
     if (version !== undefined && latest === version) return;
     // The version is read before the set: a change landing in between is loaded now and its
     // version bump triggers one more (harmless) load next time, never a missed change.
-    banned = new Set(await redis.smembers(keys.banned));
+    const members = await redis.smembers(keys.banned);
+    if (mine < applied) return;
+    applied = mine;
+    banned = new Set(members);
     version = latest;
   };
   const schedule = () => {
     if (stopped) return;
     timer = setTimeout(() => {
-      refresh()
+      withTimeout(refresh(), BAN_REFRESH_TIMEOUT_MS, 'ban list refresh')
         .then(() => {
           if (failing) options.logger.info('ban list refreshed again');
           failing = false;

@@ -1,4 +1,9 @@
 import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { startRedis } from '../../../../scripts/lib/local-servers.ts';
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
 import { createBanCache, startBanCache } from '../../../../tray-service/http/auth/ban-cache.ts';
@@ -60,5 +65,40 @@ describe('the API ban cache (real Redis)', () => {
     await expect(cache.refresh()).to.be.rejected;
     expect(cache.isBanned('u-jon')).to.equal(true);
     cache.stop();
+  });
+
+  it('keeps refreshing while Redis hangs (a read that never answers ends after its bound)', async function () {
+    this.timeout(30_000);
+    const dir = mkdtempSync(join(tmpdir(), 'ban-hang-'));
+    const server = await startRedis({ dir });
+    const own = createRedis(server.url);
+    own.on('error', () => undefined);
+    const warnings: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) });
+    const cache = await startBanCache(own, { prefix, refreshMs: 50, logger });
+    try {
+      // Stopped, not closed: the connection stays open and the GET waits for an answer.
+      server.process.kill('SIGSTOP');
+      const started = Date.now();
+      while (warnings.length === 0 && Date.now() - started < 10_000) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(warnings.join(''), 'a refresh that failed within its bound').to.include(
+        'ban list refresh failed',
+      );
+      server.process.kill('SIGCONT');
+      await publishBans(own, prefix, [{ userId: 'u-kim', banned: true, at }]);
+      const resumed = Date.now();
+      while (!cache.isBanned('u-kim') && Date.now() - resumed < 5_000) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(cache.isBanned('u-kim'), 'the loop still runs after the hang').to.equal(true);
+    } finally {
+      server.process.kill('SIGCONT');
+      cache.stop();
+      own.disconnect();
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
