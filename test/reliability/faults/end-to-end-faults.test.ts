@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { join } from 'node:path';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { usePostgres } from '../../support/use-postgres.ts';
 import { sendBurst } from '../support/burst.ts';
@@ -10,11 +9,10 @@ import {
 } from '../support/end-to-end-ledger.ts';
 import { queueCounts } from '../support/queue-counts.ts';
 import { outageAfterAcks } from '../support/outage-after-acks.ts';
-import { faultSecret, startReceiverProcess, waitUntilDrained } from '../support/receiver-process.ts';
+import { faultSecret, waitUntilDrained } from '../support/receiver-process.ts';
 import { latencySummary, reportFigures, tally } from '../support/report-figures.ts';
 import { socialBurstBodies } from '../support/social-burst.ts';
 import { openTargetStorage, type StorageTarget } from '../support/storage-target.ts';
-import { startTrayProcess } from '../support/tray-process.ts';
 import { useFaultStage } from '../support/fault-stage.ts';
 
 const burstSize = Number(process.env.RELIABILITY_E2E_BURST ?? 1_000);
@@ -33,15 +31,8 @@ describe('faults end to end: receiver -> queue -> worker -> events and tray (rea
       const target: StorageTarget = { engine: 'postgres', url: postgres.url };
       const storage = await openTargetStorage(target);
       try {
-        const receiver = await startReceiverProcess({
-          redisUrl: stage.redis.url,
-          prefix,
-          spoolDir: join(stage.dir, 'spool'),
-        });
-        stage.processes.push(receiver);
-        const trayOptions = { redisUrl: stage.redis.url, storage: target, prefix };
-        const first = await startTrayProcess(trayOptions);
-        stage.processes.push(first);
+        const receiver = await stage.startReceiver(prefix);
+        const first = await stage.startTray({ storage: target, prefix });
         const bodies = socialBurstBodies('e2e-worker-kill', Math.round(burstSize / 2));
         const started = performance.now();
         // Sent while the worker runs, not before: on PostgreSQL the worker keeps pace with the
@@ -59,8 +50,7 @@ describe('faults end to end: receiver -> queue -> worker -> events and tray (rea
         const storedAtKill = await storage.events.count({});
         await first.kill();
         const deliveries = await sending;
-        const second = await startTrayProcess(trayOptions);
-        stage.processes.push(second);
+        const second = await stage.startTray({ storage: target, prefix });
         await waitUntilQueueEmpty(stage.redis.url, prefix, 480_000);
         const endToEndMs = performance.now() - started;
 
@@ -108,14 +98,8 @@ describe('faults end to end: receiver -> queue -> worker -> events and tray (rea
       const target: StorageTarget = { engine: 'postgres', url: postgres.url };
       const storage = await openTargetStorage(target);
       try {
-        const receiver = await startReceiverProcess({
-          redisUrl: stage.redis.url,
-          prefix,
-          spoolDir: join(stage.dir, 'spool'),
-        });
-        stage.processes.push(receiver);
-        const tray = await startTrayProcess({ redisUrl: stage.redis.url, storage: target, prefix });
-        stage.processes.push(tray);
+        const receiver = await stage.startReceiver(prefix);
+        const tray = await stage.startTray({ storage: target, prefix });
         const bodies = socialBurstBodies('e2e-redis-kill', burstSize);
         const outage = outageAfterAcks({
           acks: burstSize * 0.3,

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { join } from 'node:path';
 import { connectMongo } from '../../../shared/mongo/connect-mongo.ts';
 import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
@@ -12,16 +11,10 @@ import {
 import { queueCounts } from '../support/queue-counts.ts';
 import { outageAfterAcks } from '../support/outage-after-acks.ts';
 import { checkLedger, readQueueLedger } from '../support/queue-ledger.ts';
-import {
-  faultSecret,
-  metricValue,
-  startReceiverProcess,
-  waitUntilDrained,
-} from '../support/receiver-process.ts';
+import { faultSecret, metricValue, waitUntilDrained } from '../support/receiver-process.ts';
 import { latencySummary, reportFigures, tally } from '../support/report-figures.ts';
 import { socialBurstBodies } from '../support/social-burst.ts';
 import { withTargetStorage } from '../support/storage-target.ts';
-import { startTrayProcess } from '../support/tray-process.ts';
 import { useFaultStage } from '../support/fault-stage.ts';
 
 /** The platform's deadline for an answer (docs/contract.md#answer). */
@@ -42,12 +35,7 @@ describe('faults on the receiver path (real processes, ledger check on the queue
   describe('when Redis is SIGKILLed during a burst of signed deliveries and restarted 1.5 s later', () => {
     it('answers every delivery 200 within 1.5 s and then holds every acknowledged event in the queue exactly once', async () => {
       const prefix = useQueuePrefix();
-      const receiver = await startReceiverProcess({
-        redisUrl: stage.redis.url,
-        prefix,
-        spoolDir: join(stage.dir, 'spool'),
-      });
-      stage.processes.push(receiver);
+      const receiver = await stage.startReceiver(prefix);
       const outage = outageAfterAcks({
         acks: burstSize * 0.3,
         downMs: 1_500,
@@ -89,20 +77,12 @@ describe('faults on the receiver path (real processes, ledger check on the queue
   describe('when the receiver is SIGKILLed during a burst while Redis is down (spool filling), then restarted, with a tray-service process running', () => {
     it('the new process drains the spool; every acknowledged event is queued once, stored in events once, and the tray equals the model', async () => {
       const prefix = useQueuePrefix();
-      const spoolDir = join(stage.dir, 'spool');
       const dbName = uniqueName('rkill');
       const { client, db } = await connectMongo(testStack().mongoUri, dbName, { appName: 'reliability' });
       try {
         // The worker starts first (it checks Redis at start-up) and keeps running through the fault.
-        const tray = await startTrayProcess({
-          redisUrl: stage.redis.url,
-          mongoUri: testStack().mongoUri,
-          db: dbName,
-          prefix,
-        });
-        stage.processes.push(tray);
-        const first = await startReceiverProcess({ redisUrl: stage.redis.url, prefix, spoolDir });
-        stage.processes.push(first);
+        const tray = await stage.startTray({ mongoUri: testStack().mongoUri, db: dbName, prefix });
+        const first = await stage.startReceiver(prefix);
         await stage.killRedis();
         const bodies = socialBurstBodies('receiver-kill', Math.round(burstSize / 2));
         let killed: Promise<void> | undefined;
@@ -117,13 +97,8 @@ describe('faults on the receiver path (real processes, ledger check on the queue
         });
         await killed;
         await stage.startRedis();
-        const second = await startReceiverProcess({
-          redisUrl: stage.redis.url,
-          prefix,
-          spoolDir,
-          port: first.port,
-        });
-        stage.processes.push(second);
+        // The same spool and port: the restarted receiver drains what the first one spooled.
+        const second = await stage.startReceiver(prefix, 'spool', first.port);
         const drainMs = await waitUntilDrained(second.port);
         const queueEmptyMs = await waitUntilQueueEmpty(stage.redis.url, prefix, 480_000);
         const { acked, statuses, ackLatencyMs } = summarise(deliveries);
@@ -174,17 +149,8 @@ describe('faults on the receiver path (real processes, ledger check on the queue
   describe('with two receivers on the same Redis, each event delivered to both at once, and Redis SIGKILLed mid-way', () => {
     it('holds every acknowledged event exactly once (the dedupe key is the job id across instances)', async () => {
       const prefix = useQueuePrefix();
-      const a = await startReceiverProcess({
-        redisUrl: stage.redis.url,
-        prefix,
-        spoolDir: join(stage.dir, 'spool-a'),
-      });
-      const b = await startReceiverProcess({
-        redisUrl: stage.redis.url,
-        prefix,
-        spoolDir: join(stage.dir, 'spool-b'),
-      });
-      stage.processes.push(a, b);
+      const a = await stage.startReceiver(prefix, 'spool-a');
+      const b = await stage.startReceiver(prefix, 'spool-b');
       const count = Math.round(burstSize / 2);
       const outage = outageAfterAcks({
         acks: count * 0.6,

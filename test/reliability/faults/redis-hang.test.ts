@@ -1,8 +1,7 @@
 import { expect } from 'chai';
-import { join } from 'node:path';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { checkLedger, readQueueLedger } from '../support/queue-ledger.ts';
-import { faultSecret, startReceiverProcess, waitUntilDrained } from '../support/receiver-process.ts';
+import { faultSecret, waitUntilDrained } from '../support/receiver-process.ts';
 import { latencySummary, reportFigures, tally } from '../support/report-figures.ts';
 import { growthMb, sampleRssEverySecond } from '../support/rss-series.ts';
 import { socialBurstBodies } from '../support/social-burst.ts';
@@ -24,12 +23,7 @@ describe('Redis hanging (SIGSTOP: connections open, nothing answered) under a st
 
   it('answers every event 200 from the spool, keeps its memory flat for the whole hang, and afterwards holds every event exactly once', async () => {
     const prefix = useQueuePrefix();
-    const receiver = await startReceiverProcess({
-      redisUrl: stage.redis.url,
-      prefix,
-      spoolDir: join(stage.dir, 'spool'),
-    });
-    stage.processes.push(receiver);
+    const receiver = await stage.startReceiver(prefix);
     const bodies = socialBurstBodies('redis-hang', (warmS + hangS + afterS) * perSecond);
     let hang: Promise<number[]> | undefined;
     const deliveries = await sendAtSteadyRate(bodies, {

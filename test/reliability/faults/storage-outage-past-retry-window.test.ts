@@ -1,18 +1,20 @@
 import { expect } from 'chai';
-import { join } from 'node:path';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
-import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import { attemptsSpent } from '../support/attempts-spent.ts';
 import { sendBurst } from '../support/burst.ts';
 import { readEndToEndLedger, waitUntilQueueEmpty } from '../support/end-to-end-ledger.ts';
 import { outageAfterAcks } from '../support/outage-after-acks.ts';
 import { queueCounts } from '../support/queue-counts.ts';
-import { faultSecret, startReceiverProcess, waitUntilDrained } from '../support/receiver-process.ts';
+import { faultSecret, waitUntilDrained } from '../support/receiver-process.ts';
 import { latencySummary, reportFigures, tally } from '../support/report-figures.ts';
 import { socialBurstBodies } from '../support/social-burst.ts';
 import { withTargetStorage } from '../support/storage-target.ts';
-import { useStoppableFerret, type StoppedDatabase } from '../support/stoppable-database.ts';
-import { startTrayProcess, type TrayProcess } from '../support/tray-process.ts';
+import {
+  type StoppedDatabase,
+  useStoppableFerret,
+  useStoppablePostgresDatabase,
+} from '../support/stoppable-database.ts';
+import { type TrayProcess } from '../support/tray-process.ts';
 import { useFaultStage } from '../support/fault-stage.ts';
 
 const count = Number(process.env.RELIABILITY_RETRY_WINDOW_BURST ?? 800);
@@ -50,14 +52,9 @@ describe('the database down for longer than a job retry window, under load', fun
   const stage = useFaultStage('window', 'all');
 
   describe('on PostgreSQL (the default storage)', () => {
-    const postgres = useStoppablePostgres();
+    const postgres = useStoppablePostgresDatabase();
     it('puts no job in the failed set, counts no failed attempt, loses nothing, and the tray equals the model', () =>
-      scenario({
-        name: 'PostgreSQL',
-        target: () => ({ engine: 'postgres', url: postgres.url }),
-        stop: () => postgres.stop(),
-        start: () => postgres.start(),
-      }));
+      scenario(postgres));
   });
 
   describe('on the MongoDB adapter (FerretDB)', () => {
@@ -68,19 +65,8 @@ describe('the database down for longer than a job retry window, under load', fun
 
   async function scenario(database: StoppedDatabase): Promise<void> {
     const prefix = useQueuePrefix();
-    const receiver = await startReceiverProcess({
-      redisUrl: stage.redis.url,
-      prefix,
-      spoolDir: join(stage.dir, `spool-${prefix}`),
-    });
-    stage.processes.push(receiver);
-    const tray = await startTrayProcess({
-      redisUrl: stage.redis.url,
-      storage: database.target(),
-      prefix,
-      env: shortRetries,
-    });
-    stage.processes.push(tray);
+    const receiver = await stage.startReceiver(prefix, `spool-${prefix}`);
+    const tray = await stage.startTray({ storage: database.target(), prefix, env: shortRetries });
 
     const bodies = socialBurstBodies(`window-${database.name}`, count);
     const outage = outageAfterAcks({

@@ -1,22 +1,15 @@
 import { expect } from 'chai';
-import { join } from 'node:path';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import { readEndToEndLedger, waitUntilQueueEmpty } from '../support/end-to-end-ledger.ts';
 import { queueCounts } from '../support/queue-counts.ts';
-import {
-  faultSecret,
-  startReceiverProcess,
-  waitUntilDrained,
-  type ReceiverProcess,
-} from '../support/receiver-process.ts';
+import { faultSecret, waitUntilDrained, type ReceiverProcess } from '../support/receiver-process.ts';
 import { latencySummary, reportFigures, tally } from '../support/report-figures.ts';
 import { growthMb, sampleRssEverySecond } from '../support/rss-series.ts';
 import { socialBurstBodies } from '../support/social-burst.ts';
 import { sendAtSteadyRate } from '../support/steady-rate.ts';
 import type { StorageTarget } from '../support/storage-target.ts';
 import { withTargetStorage } from '../support/storage-target.ts';
-import { startTrayProcess } from '../support/tray-process.ts';
 import { useFaultStage } from '../support/fault-stage.ts';
 
 /** How long Redis and the database stay down: 3 minutes in CI, shorter for a local run. */
@@ -50,23 +43,11 @@ describe('Redis and the database both down for minutes, under load (real process
   it('keeps every process within its RSS bound, honours SIGTERM within 10 s, and afterwards loses nothing and the tray equals the model', async () => {
     const prefix = useQueuePrefix();
     const target: StorageTarget = { engine: 'postgres', url: postgres.url };
-    const receiver = await startReceiverProcess({
-      redisUrl: stage.redis.url,
-      prefix,
-      spoolDir: join(stage.dir, 'spool'),
-    });
-    stage.processes.push(receiver);
-    const tray = await startTrayProcess({ redisUrl: stage.redis.url, storage: target, prefix });
-    stage.processes.push(tray);
+    const receiver = await stage.startReceiver(prefix);
+    const tray = await stage.startTray({ storage: target, prefix });
     // Two more, to be stopped in the middle of the outage (the ones above must ride it out).
-    const stoppedReceiver = await startReceiverProcess({
-      redisUrl: stage.redis.url,
-      prefix,
-      spoolDir: join(stage.dir, 'spool-stopped'),
-    });
-    stage.processes.push(stoppedReceiver);
-    const stoppedTray = await startTrayProcess({ redisUrl: stage.redis.url, storage: target, prefix });
-    stage.processes.push(stoppedTray);
+    const stoppedReceiver = await stage.startReceiver(prefix, 'spool-stopped');
+    const stoppedTray = await stage.startTray({ storage: target, prefix });
 
     const bodies = socialBurstBodies('total-outage', (warmS + outageS + afterS) * perSecond);
     let outage: Promise<{ receiverRss: number[]; trayRss: number[]; exitMs: number[] }> | undefined;

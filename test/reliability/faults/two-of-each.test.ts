@@ -1,23 +1,20 @@
 import { expect } from 'chai';
-import { join } from 'node:path';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
-import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import { sendBurst } from '../support/burst.ts';
 import { readEndToEndLedger, recoveredStalledJobs } from '../support/end-to-end-ledger.ts';
 import { printMismatchEvidence } from '../support/mismatch-evidence.ts';
 import { queueCounts } from '../support/queue-counts.ts';
 import { outageAfterAcks } from '../support/outage-after-acks.ts';
-import {
-  faultSecret,
-  startReceiverProcess,
-  waitUntilDrained,
-  type ReceiverProcess,
-} from '../support/receiver-process.ts';
+import { faultSecret, waitUntilDrained, type ReceiverProcess } from '../support/receiver-process.ts';
 import { latencySummary, reportFigures, tally } from '../support/report-figures.ts';
 import { socialBurstBodies } from '../support/social-burst.ts';
 import { withTargetStorage } from '../support/storage-target.ts';
-import { useStoppableFerret, type StoppedDatabase } from '../support/stoppable-database.ts';
-import { startTrayProcess, type TrayProcess } from '../support/tray-process.ts';
+import {
+  type StoppedDatabase,
+  useStoppableFerret,
+  useStoppablePostgresDatabase,
+} from '../support/stoppable-database.ts';
+import { type TrayProcess } from '../support/tray-process.ts';
 import { useFaultStage } from '../support/fault-stage.ts';
 
 const count = Number(process.env.RELIABILITY_E2E_BURST ?? 1_000);
@@ -42,15 +39,9 @@ describe('two receivers and two workers at once, the database server stopped dur
   const stage = useFaultStage('two', 'all');
 
   describe('on PostgreSQL (the default storage), its server stopped (fast shutdown) for 3 s', () => {
-    // A server of this scenario's own: stopping the test stack's would break every other suite.
-    const postgres = useStoppablePostgres();
+    const postgres = useStoppablePostgresDatabase();
     it('stores every acknowledged event exactly once, with no failed job, and the tray equals the model', () =>
-      scenario({
-        name: 'PostgreSQL',
-        target: () => ({ engine: 'postgres', url: postgres.url }),
-        stop: () => postgres.stop(),
-        start: () => postgres.start(),
-      }));
+      scenario(postgres));
   });
 
   // The MongoDB adapter meets the same fault: both adapters must survive their server going away.
@@ -65,21 +56,12 @@ describe('two receivers and two workers at once, the database server stopped dur
     // Each child is registered as soon as it runs, so a failed start never leaves one behind.
     const receivers: ReceiverProcess[] = [];
     for (const name of ['a', 'b']) {
-      const receiver = await startReceiverProcess({
-        redisUrl: stage.redis.url,
-        prefix,
-        spoolDir: join(stage.dir, `spool-${name}-${prefix}`),
-      });
-      stage.processes.push(receiver);
+      const receiver = await stage.startReceiver(prefix, `spool-${name}-${prefix}`);
       receivers.push(receiver);
     }
-    const trayOptions = { redisUrl: stage.redis.url, storage: database.target(), prefix };
     const workers: TrayProcess[] = [];
-    for (let n = 0; n < 2; n += 1) {
-      const worker = await startTrayProcess(trayOptions);
-      stage.processes.push(worker);
-      workers.push(worker);
-    }
+    for (let n = 0; n < 2; n += 1)
+      workers.push(await stage.startTray({ storage: database.target(), prefix }));
 
     const bodies = socialBurstBodies('two-of-each', count);
     // Every event goes to both receivers: stop the database 60 % of the way in, for 3 s.

@@ -2,8 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
-import type { ReceiverProcess } from './receiver-process.ts';
-import type { TrayProcess } from './tray-process.ts';
+import { startReceiverProcess, type ReceiverProcess } from './receiver-process.ts';
+import { startTrayProcess, type TrayProcess } from './tray-process.ts';
+
+type TrayOptions = Parameters<typeof startTrayProcess>[0];
 
 /** What a fault scenario runs on: a folder, a Redis of its own and the processes it started. */
 export interface FaultStage {
@@ -12,6 +14,14 @@ export interface FaultStage {
   readonly redis: LocalServer;
   /** Every process pushed here is killed after each test, whether it passed or not. */
   readonly processes: (ReceiverProcess | TrayProcess)[];
+  /**
+   * A receiver process on the stage's Redis under `prefix`, spooling to `spool` in the stage's
+   * folder (scenarios with several receivers give each its own), on `port` if given; killed after
+   * the test.
+   */
+  startReceiver(prefix: string, spool?: string, port?: number): Promise<ReceiverProcess>;
+  /** A tray process on the stage's Redis; killed after the test. */
+  startTray(options: Omit<TrayOptions, 'redisUrl'>): Promise<TrayProcess>;
   /** Starts Redis again on the same port and data (AOF), as a restarted server would come back. */
   startRedis(): Promise<void>;
   killRedis(): Promise<void>;
@@ -40,6 +50,21 @@ export function useFaultStage(name: string, per: 'each' | 'all'): FaultStage {
       return started(redis, 'Redis');
     },
     processes,
+    async startReceiver(prefix, spool = 'spool', port) {
+      const receiver = await startReceiverProcess({
+        redisUrl: stage.redis.url,
+        prefix,
+        spoolDir: join(stage.dir, spool),
+        ...(port === undefined ? {} : { port }),
+      });
+      processes.push(receiver);
+      return receiver;
+    },
+    async startTray(options) {
+      const tray = await startTrayProcess({ ...options, redisUrl: stage.redis.url });
+      processes.push(tray);
+      return tray;
+    },
     async startRedis() {
       redis = await startRedis({ dir: join(stage.dir, 'redis'), port: redisPort, persistent: true });
     },

@@ -3,6 +3,7 @@ import { freePort, startFerret, type LocalServer } from '../../../scripts/lib/lo
 import { connectMongo } from '../../../shared/mongo/connect-mongo.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { testPostgres } from '../../support/test-stack.ts';
+import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import type { StorageTarget } from './storage-target.ts';
 
 /** The database server a scenario stops, and the storage its processes use on it. */
@@ -49,5 +50,20 @@ export function useStoppableFerret(dir: () => string, tag: string): StoppedDatab
     target: () => ({ engine: 'mongodb', uri: server().url, db }),
     stop: () => server().stop(),
     start,
+  };
+}
+
+/**
+ * Registers hooks giving the enclosing suite a PostgreSQL server of its own (useStoppablePostgres),
+ * which a scenario may stop (fast shutdown) and start again: the default storage's outage. A
+ * server of the suite's own, as stopping the test stack's would break every other suite.
+ */
+export function useStoppablePostgresDatabase(): StoppedDatabase {
+  const postgres = useStoppablePostgres();
+  return {
+    name: 'PostgreSQL',
+    target: () => ({ engine: 'postgres', url: postgres.url }),
+    stop: () => postgres.stop(),
+    start: () => postgres.start(),
   };
 }
