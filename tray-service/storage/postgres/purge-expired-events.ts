@@ -8,13 +8,22 @@ export const PURGE_BATCH = 1_000;
  * first), until none is left, then the per-minute rollups whose events have all expired; returns
  * how many events went. Readers skip expired events already, so the purge only reclaims space and
  * may run late or be interrupted.
+ *
+ * A batch locks its rows as it reads them and skips a row a writer holds (SKIP LOCKED), as the
+ * records' purge does. A redelivery replaces an expired row the purge has not reached yet (it
+ * counts as gone): read without the lock, that row was deleted once the redelivery committed,
+ * though it had just been stored with 30 days to live and counted in its minute, since PostgreSQL
+ * re-checks only `key IN (...)` after the wait. Skipping also means the purge never waits for a
+ * row, so it cannot meet a batch of stores crosswise (they lock keys in key order, the expiry
+ * index lists them in any order: a deadlock). A skipped row that stays expired goes next time.
  */
 export async function purgeExpiredEvents(pool: pg.Pool, now: Date, batch = PURGE_BATCH): Promise<number> {
   let purged = 0;
   for (;;) {
     const { rowCount } = await pool.query(
       `DELETE FROM stored_events WHERE key IN (
-         SELECT key FROM stored_events WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)`,
+         SELECT key FROM stored_events WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2
+         FOR UPDATE SKIP LOCKED)`,
       [now, batch],
     );
     purged += rowCount ?? 0;
