@@ -12,6 +12,8 @@ export interface QueryPlan {
   nodes: string[];
   /** The indexes the plan reads. */
   indexes: string[];
+  /** Each node that reads an index, with the index: which of them is an index scan. */
+  indexScans: { node: string; index: string }[];
 }
 
 /**
@@ -30,10 +32,13 @@ export async function planOf(pool: pg.Pool, query: SqlQuery): Promise<QueryPlan>
       `EXPLAIN (FORMAT JSON) ${query.text}`,
       query.values,
     );
-    const plan: QueryPlan = { nodes: [], indexes: [] };
+    const plan: QueryPlan = { nodes: [], indexes: [], indexScans: [] };
     const walk = (node: PlanNode) => {
       plan.nodes.push(node['Node Type']);
-      if (node['Index Name']) plan.indexes.push(node['Index Name']);
+      if (node['Index Name']) {
+        plan.indexes.push(node['Index Name']);
+        plan.indexScans.push({ node: node['Node Type'], index: node['Index Name'] });
+      }
       for (const child of node.Plans ?? []) walk(child);
     };
     const root = rows[0]?.['QUERY PLAN'][0].Plan;
@@ -43,4 +48,20 @@ export async function planOf(pool: pg.Pool, query: SqlQuery): Promise<QueryPlan>
     await client.query('ROLLBACK');
     client.release();
   }
+}
+
+/**
+ * A pool that runs each statement on `pool` and keeps it: the statements a function sends, whose
+ * plans a test then reads (planOf), rather than copies of their text that could drift.
+ */
+export function recordingPool(pool: pg.Pool): { pool: pg.Pool; statements: SqlQuery[] } {
+  const statements: SqlQuery[] = [];
+  const recording = {
+    query: (text: string, values: unknown[] = []) => {
+      statements.push({ text, values });
+      return pool.query(text, values);
+    },
+  };
+  // Only query(text, values) is recorded: what the purges call.
+  return { pool: recording as unknown as pg.Pool, statements };
 }

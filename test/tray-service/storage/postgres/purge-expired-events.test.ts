@@ -7,7 +7,7 @@ import { purgeExpiredEvents } from '../../../../tray-service/storage/postgres/pu
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { usePostgres } from '../../../support/use-postgres.ts';
 import { waitFor } from '../../../support/wait-for.ts';
-import { planOf } from './plan-of.ts';
+import { planOf, recordingPool } from './plan-of.ts';
 
 const t0 = Date.parse('2026-11-20T10:00:00.000Z');
 /** Ten days past the 30-day retention of events received at t0. */
@@ -41,12 +41,25 @@ describe('storage/postgres purgeExpiredEvents', () => {
     expect(await purgeExpiredEvents(pg.pool, new Date(t0 + 4 * DAY_MS), 2)).to.equal(0);
   });
 
-  it('finds the expired events through the expiry index', async () => {
-    const plan = await planOf(pg.pool, {
-      text: 'SELECT key FROM stored_events WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2',
-      values: [new Date(t0), 1_000],
-    });
-    expect(plan.indexes).to.deep.equal(['stored_events_expiry']);
+  it('finds the expired events and minutes through their expiry indexes, oldest first, without a sort', async () => {
+    const recording = recordingPool(pg.pool);
+    await purgeExpiredEvents(recording.pool, new Date(t0));
+    const expiryIndexes: string[] = [];
+    for (const statement of recording.statements) {
+      const plan = await planOf(pg.pool, statement);
+      expect(plan.nodes, statement.text).not.to.include('Seq Scan');
+      expect(plan.nodes, statement.text).not.to.include('Sort');
+      expiryIndexes.push(
+        ...plan.indexScans
+          .filter(({ node, index }) => node === 'Index Scan' && index.endsWith('_expiry'))
+          .map(({ index }) => index),
+      );
+    }
+    expect(expiryIndexes).to.deep.equal([
+      'stored_events_expiry',
+      'stored_event_minutes_expiry',
+      'stored_event_lag_minutes_expiry',
+    ]);
   });
 
   describe('beside a redelivery replacing an expired event, in a transaction not yet committed', () => {
