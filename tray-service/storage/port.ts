@@ -454,7 +454,11 @@ export interface TrayStorage {
   readonly inbox?: InboxPort;
   /** What removal events changed; absent on an adapter without removals. */
   readonly removalOutcomes?: RemovalOutcomesPort;
-  /** Deletes expired records and events now (readers already skip them); returns how many went. */
+  /**
+   * Deletes expired records and events now (readers already skip them); returns how many went.
+   * The PostgreSQL adapter purges every table past one that fails, then throws a PurgeError
+   * (purge-error.ts) naming each table that failed.
+   */
   purgeExpired(now: Date): Promise<{ records: number; events: number }>;
   /** Throws when the server does not answer (readiness). */
   ping(): Promise<void>;

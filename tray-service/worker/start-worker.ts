@@ -12,6 +12,7 @@ import type { BanChange } from '../domain/ban-change.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { InboxRecord } from '../domain/inbox-record.ts';
 import type { RemovedRecord, TrayStorage } from '../storage/port.ts';
+import { PurgeError } from '../storage/purge-error.ts';
 import { applyJob, type ApplyJobDeps, type ScheduleFanOut } from '../use-cases/apply-job.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
 import { createStorageGate, type StorageGateOptions } from './storage-gate.ts';
@@ -165,11 +166,22 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
 
   const purgeIntervalMs = deps.purgeIntervalMs ?? 3_600_000;
   const purge = async () => {
-    try {
-      const purged = await deps.storage.purgeExpired(new Date());
+    const logPurged = (purged: { records: number; events: number }) => {
       if (purged.records + purged.events > 0) deps.logger.info(purged, 'purged expired records and events');
+    };
+    try {
+      logPurged(await deps.storage.purgeExpired(new Date()));
     } catch (error) {
-      deps.logger.warn({ err: (error as Error).message }, 'purge failed; retried at the next interval');
+      if (error instanceof PurgeError) {
+        // Every other table was purged: each failure once, by table.
+        logPurged(error.purged);
+        for (const { table, error: cause } of error.failures)
+          deps.logger.warn(
+            { table, err: cause.message },
+            `purge of ${table} failed (${cause.message}); retried at the next interval`,
+          );
+      } else
+        deps.logger.warn({ err: (error as Error).message }, 'purge failed; retried at the next interval');
     }
   };
   if (purgeIntervalMs > 0) void purge();

@@ -1,4 +1,5 @@
 import type { TrayStorage } from '../port.ts';
+import { PurgeError } from '../purge-error.ts';
 import { connectPostgres, type PostgresOptions } from './connect-postgres.ts';
 import { migrate } from './migrate.ts';
 import { createPostgresBans } from './postgres-bans.ts';
@@ -44,9 +45,13 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
     inbox: createPostgresInbox(pool),
     removalOutcomes: createPostgresRemovalOutcomes(pool),
     async purgeExpired(now) {
+      // Every table is purged past those that fail; they are reported together at the end.
       const records = await purgeExpiredRecords(pool, now);
       const events = await purgeExpiredEvents(pool, now);
-      return { records, events };
+      const purged = { records: records.purged, events: events.purged };
+      const failures = [...records.failures, ...events.failures];
+      if (failures.length > 0) throw new PurgeError(failures, purged);
+      return purged;
     },
     async ping() {
       await pool.query('SELECT 1');

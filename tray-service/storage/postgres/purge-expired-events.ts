@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { purgeEach, type PurgeOutcome } from './purge-each.ts';
 
 /** Events deleted per statement: short statements, short locks, bounded WAL per transaction. */
 export const PURGE_BATCH = 1_000;
@@ -6,8 +7,8 @@ export const PURGE_BATCH = 1_000;
 /**
  * Deletes the events expired at `now`, in batches read from the expiry index (oldest expiry
  * first), until none is left, then the per-minute rollups whose events have all expired; returns
- * how many events went. Readers skip expired events already, so the purge only reclaims space and
- * may run late or be interrupted.
+ * how many events went, and the tables it could not purge. Readers skip expired events already,
+ * so the purge only reclaims space and may run late or be interrupted.
  *
  * A batch locks its rows as it reads them and skips a row a writer holds (SKIP LOCKED), as the
  * records' purge does. A redelivery replaces an expired row the purge has not reached yet (it
@@ -17,7 +18,27 @@ export const PURGE_BATCH = 1_000;
  * row, so it cannot meet a batch of stores crosswise (they lock keys in key order, the expiry
  * index lists them in any order: a deadlock). A skipped row that stays expired goes next time.
  */
-export async function purgeExpiredEvents(pool: pg.Pool, now: Date, batch = PURGE_BATCH): Promise<number> {
+export async function purgeExpiredEvents(
+  pool: pg.Pool,
+  now: Date,
+  batch = PURGE_BATCH,
+): Promise<PurgeOutcome> {
+  // Each table on its own (purgeEach): minutes are purged even when the events' purge failed.
+  return purgeEach(
+    [
+      { table: 'stored_events', purge: () => purgeEvents(pool, now, batch) },
+      // A few thousand rows a day each: one statement apiece.
+      ...['stored_event_minutes', 'stored_event_lag_minutes'].map((table) => ({
+        table,
+        purge: async () =>
+          (await pool.query(`DELETE FROM ${table} WHERE expires_at <= $1`, [now])).rowCount ?? 0,
+      })),
+    ],
+    'stored_events',
+  );
+}
+
+async function purgeEvents(pool: pg.Pool, now: Date, batch: number): Promise<number> {
   let purged = 0;
   for (;;) {
     const { rowCount } = await pool.query(
@@ -27,10 +48,6 @@ export async function purgeExpiredEvents(pool: pg.Pool, now: Date, batch = PURGE
       [now, batch],
     );
     purged += rowCount ?? 0;
-    if ((rowCount ?? 0) < batch) break;
+    if ((rowCount ?? 0) < batch) return purged;
   }
-  // A few thousand rows a day each: one statement apiece.
-  await pool.query('DELETE FROM stored_event_minutes WHERE expires_at <= $1', [now]);
-  await pool.query('DELETE FROM stored_event_lag_minutes WHERE expires_at <= $1', [now]);
-  return purged;
 }

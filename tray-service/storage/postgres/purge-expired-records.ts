@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { purgeEach, type PurgeOutcome } from './purge-each.ts';
 
 /** Rows deleted per statement: short statements, short locks, bounded WAL per transaction. */
 export const PURGE_RECORDS_BATCH = 1_000;
@@ -46,17 +47,21 @@ async function purgeTable(
  * Deletes what expired by `now`: records (TRAY_RETENTION_DAYS after their lastUpdate), the group
  * actors, community posts, kept personal and group actions and removals' tombstones of the same
  * retention. Readers already skip expired records, so the
- * purge only reclaims space and may leave a row being written for the next run. Returns how many
- * records went.
+ * purge only reclaims space and may leave a row being written for the next run. Each table is
+ * purged on its own, past one that fails (purgeEach); returns how many records went, and the
+ * tables that failed.
  */
 export async function purgeExpiredRecords(
   pool: pg.Pool,
   now: Date,
   batch = PURGE_RECORDS_BATCH,
-): Promise<number> {
+): Promise<PurgeOutcome> {
   const at = now.getTime();
-  const [records, ...others] = EXPIRING;
-  const purged = await purgeTable(pool, records, at, batch);
-  for (const expiring of others) await purgeTable(pool, expiring, at, batch);
-  return purged;
+  return purgeEach(
+    EXPIRING.map((expiring) => ({
+      table: expiring.table,
+      purge: () => purgeTable(pool, expiring, at, batch),
+    })),
+    'tray_records',
+  );
 }

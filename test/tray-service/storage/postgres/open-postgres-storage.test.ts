@@ -86,6 +86,67 @@ describe('storage/postgres openPostgresStorage', () => {
     });
   });
 
+  it('purges every other table when one fails, and names the one that failed', async () => {
+    // A statement timeout as the pool's PG_STATEMENT_TIMEOUT_MS, short: the batch on a table
+    // held by another transaction is cancelled, as one scanning a huge table was.
+    const storage = await openPostgresStorage(pg.url, { ...options, statementTimeoutMs: 300 });
+    opened.push(storage);
+    const expired = NOW - DAY_MS;
+    const rows = [
+      `tray_records (user_id, key, verb, target_id, target_type, target_name, last_action_id, feed, actors,
+         actors_count, count_from, last_update, unread_at, changed_at, expires_at)
+       VALUES ('u-ana', 'k', 'comment', 'p-1', 'post', 'Club', 'a', '{}', '[]', 1, 1, 1, 1, 1, ${expired})`,
+      `tray_target_actors (verb, target_id, actor_id, name, at, action_id, expires_at)
+       VALUES ('comment', 'p-1', 'u-cid', 'Cid', 1, 'a', ${expired})`,
+      `tray_community_posts (community_id, action_id, at, activity, expires_at)
+       VALUES ('c-1', 'p-1', 1, '{}', ${expired})`,
+      `tray_personal_actions (user_id, verb, target_id, actor_id, action_id, community_id, at, activity, expires_at)
+       VALUES ('u-ana', 'comment', 'p-1', 'u-cid', 'a', 'c-1', 1, '{}', ${expired})`,
+      `tray_group_actions (target_id, verb, action_id, recipient, actor_id, name, at, expires_at)
+       VALUES ('p-1', 'comment', 'a', '', 'u-cid', 'Cid', 1, ${expired})`,
+      `tray_removals (post_id, kind, id, at, expires_at) VALUES ('p-1', 'post', 'p-1', 1, ${expired})`,
+      `tray_removal_outcomes (event_key, voided, shrunk, replaced, removed, listed, expires_at)
+       VALUES ('e-1', 0, 0, 0, 0, 0, ${expired})`,
+      `tray_removal_changes (event_key, user_id, key, change, before, expires_at)
+       VALUES ('e-1', 'u-ana', 'k', 'removed', '{}', ${expired})`,
+      `tray_mutes (user_id, target_type, target_id, created_at, expires_at)
+       VALUES ('u-ana', 'post', 'p-1', 1, ${expired})`,
+      `stored_event_lag_minutes (minute, count, buckets, max_ms, expires_at)
+       VALUES (to_timestamp(0), 1, '{}', 1, to_timestamp(${expired} / 1000.0))`,
+    ];
+    for (const row of rows) await pg.pool.query(`INSERT INTO ${row}`);
+    // An event and its minute (stored_events, stored_event_minutes), expired too.
+    const receivedAt = new Date(expired - DAY_MS);
+    await storage.events.store(
+      { key: 'e1', event: 'comment.created', webhook: 'w', data: {}, receivedAt },
+      { status: 'applied' },
+      { retentionDays: 1, now: receivedAt },
+    );
+    const tables = rows.map((row) => row.split(' ')[0] ?? '').concat('stored_events', 'stored_event_minutes');
+    const left = async () => {
+      const counts: Record<string, number> = {};
+      for (const table of tables)
+        counts[table] = Number((await pg.pool.query(`SELECT count(*) AS n FROM ${table}`)).rows[0]?.n);
+      return counts;
+    };
+    const nothingLeft = Object.fromEntries(tables.map((table) => [table, 0]));
+
+    const holder = await pg.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE tray_records IN ACCESS EXCLUSIVE MODE');
+      await expect(storage.purgeExpired(new Date(NOW))).to.be.rejectedWith(
+        /^purge failed on tray_records: canceling statement due to statement timeout; every other table was purged$/,
+      );
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+    expect(await left()).to.deep.equal({ ...nothingLeft, tray_records: 1 });
+    expect(await storage.purgeExpired(new Date(NOW))).to.deep.equal({ records: 1, events: 0 });
+    expect(await left()).to.deep.equal(nothingLeft);
+  });
+
   it('fails to open on a database that does not exist, leaving nothing connected', async () => {
     const url = new URL(pg.url);
     url.pathname = '/no_such_database';

@@ -151,7 +151,10 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       expect(await tray.records.count('u-ana', expiry)).to.equal(1);
       expect(await tray.records.countUnread('u-ana', 0, expiry)).to.equal(1);
       expect((await tray.records.pageAfter('u-ana', undefined, 10, expiry)).records).to.have.length(1);
-      expect(await purgeExpiredRecords(tray.pg.pool, new Date(expiry))).to.equal(1);
+      expect(await purgeExpiredRecords(tray.pg.pool, new Date(expiry))).to.deep.equal({
+        purged: 1,
+        failures: [],
+      });
       const left = await tray.pg.pool.query('SELECT key FROM tray_records');
       expect(left.rows).to.deep.equal([{ key: 'comment_p-2_u-ana' }]);
       // The group actors and kept actions of the same age go with it.

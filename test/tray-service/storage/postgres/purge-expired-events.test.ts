@@ -35,10 +35,16 @@ describe('storage/postgres purgeExpiredEvents', () => {
       );
     }
     // k0..k3 expire at t0 + 1..4 days; k4..k6 later.
-    expect(await purgeExpiredEvents(pg.pool, new Date(t0 + 4 * DAY_MS), 2)).to.equal(4);
+    expect(await purgeExpiredEvents(pg.pool, new Date(t0 + 4 * DAY_MS), 2)).to.deep.equal({
+      purged: 4,
+      failures: [],
+    });
     const { rows } = await pg.pool.query<{ key: string }>('SELECT key FROM stored_events ORDER BY key');
     expect(rows.map((row) => row.key)).to.deep.equal(['k4', 'k5', 'k6']);
-    expect(await purgeExpiredEvents(pg.pool, new Date(t0 + 4 * DAY_MS), 2)).to.equal(0);
+    expect(await purgeExpiredEvents(pg.pool, new Date(t0 + 4 * DAY_MS), 2)).to.deep.equal({
+      purged: 0,
+      failures: [],
+    });
   });
 
   it('finds the expired events and minutes through their expiry indexes, oldest first, without a sort', async () => {

@@ -1,0 +1,78 @@
+import type Bull from 'bull';
+import { expect } from 'chai';
+import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
+import { createWebhookQueue, type WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
+import type { TrayStorage } from '../../../tray-service/storage/port.ts';
+import { openPostgresStorage } from '../../../tray-service/storage/postgres/open-postgres-storage.ts';
+import { startWorker, type RunningWorker } from '../../../tray-service/worker/start-worker.ts';
+import { recordingLogger } from '../../support/recording-logger.ts';
+import { useQueuePrefix } from '../../support/suite-resources.ts';
+import { testStack } from '../../support/test-stack.ts';
+import { usePostgres } from '../../support/use-postgres.ts';
+import { waitFor } from '../../support/wait-for.ts';
+
+describe("tray worker's periodic purge", () => {
+  const pg = usePostgres();
+  const prefix = useQueuePrefix();
+  const opened: TrayStorage[] = [];
+  let queue: Bull.Queue<WebhookJobData> | undefined;
+  let worker: RunningWorker | undefined;
+  afterEach(async () => {
+    await worker?.close();
+    worker = undefined;
+    await queue?.close();
+    for (const storage of opened.splice(0)) await storage.close();
+  });
+
+  /** A storage on the suite's database whose statements are cancelled after `statementTimeoutMs`. */
+  const open = async (statementTimeoutMs: number) => {
+    const storage = await openPostgresStorage(pg.url, {
+      poolSize: 3,
+      statementTimeoutMs,
+      applicationName: 'tests',
+    });
+    opened.push(storage);
+    return storage;
+  };
+  const start = (
+    storage: TrayStorage,
+    purgeIntervalMs: number,
+    logger: ReturnType<typeof recordingLogger>['logger'],
+  ) => {
+    // A queue per worker: bull takes one handler per queue.
+    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    return startWorker({
+      queue,
+      storage,
+      logger,
+      registry: createMetricsRegistry('test', false),
+      purgeIntervalMs,
+    });
+  };
+  /** Holds tray_records as a long-running statement or a migration would, until released. */
+  const holdRecords = async () => {
+    const holder = await pg.pool.connect();
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE tray_records IN ACCESS EXCLUSIVE MODE');
+    return async () => {
+      await holder.query('ROLLBACK');
+      holder.release();
+    };
+  };
+
+  it('logs each table the purge could not purge once, by name', async () => {
+    const storage = await open(300);
+    const { logger, messages } = recordingLogger();
+    const release = await holdRecords();
+    try {
+      // One purge only: the one at start-up.
+      worker = await start(storage, 3_600_000, logger);
+      await waitFor(() => messages.some((message) => message.includes('purge')), 10_000, 'the purge to end');
+    } finally {
+      await release();
+    }
+    expect(messages.filter((message) => message.includes('purge'))).to.deep.equal([
+      'purge of tray_records failed (canceling statement due to statement timeout); retried at the next interval',
+    ]);
+  });
+});

@@ -1,0 +1,31 @@
+import type { PurgeFailure } from '../purge-error.ts';
+
+/** What a part of the purge deleted (the rows it counts), and each table it could not purge. */
+export interface PurgeOutcome {
+  purged: number;
+  failures: PurgeFailure[];
+}
+
+/** One table's purge: how many rows it deleted. */
+export interface PurgeStep {
+  table: string;
+  purge: () => Promise<number>;
+}
+
+/**
+ * Runs each table's purge in turn, each on its own: a table that fails (a batch cancelled by the
+ * statement timeout, a lost connection) is noted and the next one purged, so one table never
+ * keeps the others' expired rows. Counts the rows of the `counted` table.
+ */
+export async function purgeEach(steps: readonly PurgeStep[], counted: string): Promise<PurgeOutcome> {
+  const outcome: PurgeOutcome = { purged: 0, failures: [] };
+  for (const { table, purge } of steps) {
+    try {
+      const purged = await purge();
+      if (table === counted) outcome.purged = purged;
+    } catch (error) {
+      outcome.failures.push({ table, error: error instanceof Error ? error : new Error(String(error)) });
+    }
+  }
+  return outcome;
+}
