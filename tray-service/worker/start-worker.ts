@@ -165,7 +165,16 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   deps.queue.on('stalled', onStalled);
 
   const purgeIntervalMs = deps.purgeIntervalMs ?? 3_600_000;
+  let purging = false;
   const purge = async () => {
+    // A purge that outlasts the interval (a backlog after an outage, a huge table) is left to
+    // finish: setInterval does not wait for it, and each purge started beside it would read the
+    // same expired rows again and add to the load.
+    if (purging) {
+      deps.logger.warn({ purgeIntervalMs }, 'purge still running at the next interval; this one skipped');
+      return;
+    }
+    purging = true;
     const logPurged = (purged: { records: number; events: number }) => {
       if (purged.records + purged.events > 0) deps.logger.info(purged, 'purged expired records and events');
     };
@@ -182,6 +191,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
           );
       } else
         deps.logger.warn({ err: (error as Error).message }, 'purge failed; retried at the next interval');
+    } finally {
+      purging = false;
     }
   };
   if (purgeIntervalMs > 0) void purge();

@@ -60,6 +60,34 @@ describe("tray worker's periodic purge", () => {
     };
   };
 
+  it('never starts a purge while the previous one runs: the interval is skipped, and said', async () => {
+    const storage = await open(30_000);
+    let started = 0;
+    const counted: TrayStorage = {
+      ...storage,
+      purgeExpired: (now) => {
+        started += 1;
+        return storage.purgeExpired(now);
+      },
+    };
+    const { logger, messages } = recordingLogger();
+    const release = await holdRecords();
+    try {
+      // The first purge (at start-up) waits for tray_records; intervals of 20 ms pass meanwhile.
+      worker = await start(counted, 20, logger);
+      const skipped = () => messages.filter((message) => message.startsWith('purge still running')).length;
+      await waitFor(
+        () => started > 1 || skipped() >= 3,
+        10_000,
+        'three intervals while the first purge runs',
+      );
+      expect(started, 'purges started').to.equal(1);
+    } finally {
+      await release();
+    }
+    await waitFor(() => started > 1, 10_000, 'the next purge, once the first ended');
+  });
+
   it('logs each table the purge could not purge once, by name', async () => {
     const storage = await open(300);
     const { logger, messages } = recordingLogger();
