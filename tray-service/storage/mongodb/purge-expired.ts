@@ -14,6 +14,8 @@ import {
   TRAY_REMOVAL_OUTCOMES,
   TRAY_REMOVAL_CHANGES,
 } from './collection-names.ts';
+import { purgeEach } from '../purge-each.ts';
+import { PurgeError } from '../purge-error.ts';
 
 /**
  * Deletes expired records (90 days after lastUpdate by default), events and their per-minute
@@ -24,18 +26,29 @@ import {
  */
 export async function purgeExpired(db: Db, now = new Date()): Promise<{ records: number; events: number }> {
   const expired = { expiresAt: { $lte: now } };
-  const records = (await db.collection(TRAY_RECORDS).deleteMany(expired)).deletedCount;
-  const events = (await db.collection(EVENTS).deleteMany(expired)).deletedCount;
-  await db.collection(TRAY_TARGET_ACTORS).deleteMany(expired);
-  await db.collection(TRAY_TARGET_ACTIONS).deleteMany(expired);
-  await db.collection(TRAY_RECORD_CLAIMS).deleteMany(expired);
-  await db.collection(TRAY_MUTES).deleteMany(expired);
-  await db.collection(TRAY_MUTE_LOCKS).deleteMany(expired);
-  await db.collection(TRAY_REMOVALS).deleteMany(expired);
-  await db.collection(TRAY_REMOVAL_WORK).deleteMany(expired);
-  await db.collection(TRAY_REMOVAL_OUTCOMES).deleteMany(expired);
-  await db.collection(TRAY_REMOVAL_CHANGES).deleteMany(expired);
-  await db.collection(EVENT_MINUTES).deleteMany(expired);
-  await db.collection(EVENT_LAG_MINUTES).deleteMany(expired);
-  return { records, events };
+  const step = (collection: string) => ({
+    table: collection,
+    purge: async () => (await db.collection(collection).deleteMany(expired)).deletedCount,
+  });
+  // Each collection on its own (purgeEach): one that fails never keeps the others' expired documents.
+  const records = await purgeEach(
+    [
+      TRAY_RECORDS,
+      TRAY_TARGET_ACTORS,
+      TRAY_TARGET_ACTIONS,
+      TRAY_RECORD_CLAIMS,
+      TRAY_MUTES,
+      TRAY_MUTE_LOCKS,
+      TRAY_REMOVALS,
+      TRAY_REMOVAL_WORK,
+      TRAY_REMOVAL_OUTCOMES,
+      TRAY_REMOVAL_CHANGES,
+    ].map(step),
+    TRAY_RECORDS,
+  );
+  const events = await purgeEach([EVENTS, EVENT_MINUTES, EVENT_LAG_MINUTES].map(step), EVENTS);
+  const purged = { records: records.purged, events: events.purged };
+  const failures = [...records.failures, ...events.failures];
+  if (failures.length > 0) throw new PurgeError(failures, purged);
+  return purged;
 }

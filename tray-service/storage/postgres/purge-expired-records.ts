@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { purgeEach, type PurgeOutcome } from './purge-each.ts';
+import { purgeEach, type PurgeOutcome } from '../purge-each.ts';
 
 /** Rows deleted per statement: short statements, short locks, bounded WAL per transaction. */
 export const PURGE_RECORDS_BATCH = 1_000;

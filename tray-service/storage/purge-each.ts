@@ -1,4 +1,4 @@
-import type { PurgeFailure } from '../purge-error.ts';
+import type { PurgeFailure } from './purge-error.ts';
 
 /** What a part of the purge deleted (the rows it counts), and each table it could not purge. */
 export interface PurgeOutcome {
@@ -13,9 +13,10 @@ export interface PurgeStep {
 }
 
 /**
- * Runs each table's purge in turn, each on its own: a table that fails (a batch cancelled by the
- * statement timeout, a lost connection) is noted and the next one purged, so one table never
- * keeps the others' expired rows. Counts the rows of the `counted` table.
+ * Runs each table's (collection's) purge in turn, each on its own: one that fails (a batch
+ * cancelled by the statement timeout, a lost connection) is noted and the next one purged, so
+ * one table never keeps the others' expired rows. Counts the rows of the `counted` table. Both
+ * adapters purge through it.
  */
 export async function purgeEach(steps: readonly PurgeStep[], counted: string): Promise<PurgeOutcome> {
   const outcome: PurgeOutcome = { purged: 0, failures: [] };
