@@ -105,8 +105,14 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
         ),
       ),
 
+    // No group locks: a grouped upsert never re-creates a record deleted here after its snapshot
+    // (it only updates the records it read, upsert-group-records.ts). Its update of one record and
+    // insert over another of the user's, expired, may take two rows crosswise to this statement's
+    // key order: an abort for that deadlock runs it again.
     async deleteAll(userId) {
-      const result = await pool.query('DELETE FROM tray_records WHERE user_id = $1', [userId]);
+      const result = await withRetry(() =>
+        pool.query('DELETE FROM tray_records WHERE user_id = $1', [userId]),
+      );
       return result.rowCount ?? 0;
     },
 

@@ -121,11 +121,12 @@ export async function upsertGroupActors(
  * activity of this very statement: those fields are returned only for the others (`rest`), so a
  * fan-out to 10,000 members sends and parses little more than each member's actors.
  */
-const RETURNING = `RETURNING user_id, key, verb, target_id, last_action_id, actors, actors_count, last_update,
+const RETURNING = `RETURNING r.user_id, r.key, r.verb, r.target_id, r.last_action_id, r.actors, r.actors_count,
+  r.last_update,
   CASE WHEN EXISTS (SELECT 1 FROM p WHERE p.verb = r.verb AND p.target_id = r.target_id
                                       AND p.action_id = r.last_action_id) THEN NULL
-       ELSE json_build_array(target_type, target_name, parent_target_id, last_action_segment_no, feed,
-                             mention_in)::text END AS rest`;
+       ELSE json_build_array(r.target_type, r.target_name, r.parent_target_id, r.last_action_segment_no, r.feed,
+                             r.mention_in)::text END AS rest`;
 
 interface WrittenRow {
   user_id: string;
@@ -284,9 +285,65 @@ function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; 
 }
 
 /**
+ * The records to write (`w`, rows in key order) written: updated where the statement's snapshot
+ * read them, inserted where it did not; the rows written returned when `returning`.
+ *
+ * A record the snapshot read is computed from it (its countFrom, its latest action), so it is only
+ * ever updated in place. Delete-all takes no group lock (postgres-records.ts) and may delete it
+ * after the snapshot: the UPDATE then finds no row and the record stays deleted, as if the write
+ * came first. An INSERT ... ON CONFLICT would meet no conflict and bring it back from the deleted
+ * one, counting its actors (docs/tray-rules.md: a record re-created after delete-all counts afresh).
+ * A record the snapshot did not read is counted from this write's actions alone; the row its
+ * INSERT may meet is one expired at the tray's clock, which it replaces the same way. The two
+ * touch different rows, and no other writer can insert one the snapshot did not read while the
+ * group lock is held.
+ */
+function writeRecords(returning: boolean): string {
+  const returned = returning ? RETURNING : '';
+  const update = `UPDATE tray_records AS r SET
+         target_type = w.target_type, target_name = w.target_name, parent_target_id = w.parent_target_id,
+         last_action_id = w.last_action_id, last_action_segment_no = w.last_action_segment_no, feed = w.feed,
+         mention_in = w.mention_in, actors = w.actors, actors_count = w.actors_count, count_from = w.cf,
+         last_update = w.last_update, last_action_at = w.last_action_at, has_read = false,
+         -- New activity brings the record back: unseen, out of the archive and the snooze.
+         is_seen = false, archived_at = NULL, snoozed_until = NULL,
+         unread_at = $2, changed_at = $2, expires_at = w.last_update + $3
+       FROM w
+       WHERE w.existed AND r.user_id = w.user_id AND r.key = w.key
+       ${returned}`;
+  const insert = `INSERT INTO tray_records AS r (user_id, key, verb, target_id, target_type, target_name,
+       parent_target_id, last_action_id, last_action_segment_no, feed, mention_in, actors, actors_count,
+       count_from, last_update, last_action_at, has_read, unread_at, changed_at, expires_at)
+     SELECT user_id, key, verb, target_id, target_type, target_name, parent_target_id, last_action_id,
+       last_action_segment_no, feed, mention_in, actors, actors_count, cf, last_update, last_action_at, false,
+       $2, $2, last_update + $3
+     FROM w
+     WHERE NOT existed
+     ORDER BY user_id, key
+     ON CONFLICT (user_id, key) DO UPDATE SET
+       target_type = excluded.target_type, target_name = excluded.target_name,
+       parent_target_id = excluded.parent_target_id, last_action_id = excluded.last_action_id,
+       last_action_segment_no = excluded.last_action_segment_no, feed = excluded.feed,
+       mention_in = excluded.mention_in, actors = excluded.actors, actors_count = excluded.actors_count,
+       count_from = excluded.count_from, last_update = excluded.last_update,
+       last_action_at = excluded.last_action_at, has_read = false,
+       is_seen = false, archived_at = NULL, snoozed_until = NULL,
+       unread_at = excluded.unread_at, changed_at = excluded.changed_at, expires_at = excluded.expires_at
+     ${returned}`;
+  // A data-modifying CTE runs to completion whether read or not: without RETURNING the INSERT
+  // can be the statement itself.
+  return returning
+    ? `updated AS (${update}),
+     inserted AS (${insert})
+     SELECT * FROM updated UNION ALL SELECT * FROM inserted`
+    : `updated AS (${update})
+     ${insert}`;
+}
+
+/**
  * The grouping core as one set-based statement: every recipient's record of the activities'
- * groups is recomputed from the group's actors and upserted by one INSERT ... SELECT ... ON
- * CONFLICT DO UPDATE, rows in key order. Per record (docs/tray-engine.md#records): countFrom
+ * groups is recomputed from the group's actors and written, rows in key order, by an UPDATE of the
+ * records the statement read and an INSERT ... ON CONFLICT DO UPDATE of the others (writeRecords). Per record (docs/tray-engine.md#records): countFrom
  * widens to the earliest action delivered (an expired record counts as none); the "latest action"
  * fields and lastUpdate move only to a newer action (time, then action id); actors are the 3
  * newest of the group's actors at or after countFrom, the recipient excluded, and actorsCount
@@ -414,35 +471,22 @@ export async function upsertGroupRecords(
        JOIN g ON g.verb = j.verb AND g.target_id = j.target_id
        LEFT JOIN tray_target_actors AS own
          ON own.target_id = j.target_id AND own.verb = j.verb AND own.actor_id = j.user_id
-     )
-     INSERT INTO tray_records AS r (user_id, key, verb, target_id, target_type, target_name, parent_target_id,
-       last_action_id, last_action_segment_no, feed, mention_in, actors, actors_count, count_from,
-       last_update, last_action_at, has_read, unread_at, changed_at, expires_at)
-     SELECT user_id, key, verb, target_id, target_type, target_name, parent_target_id, last_action_id,
-       last_action_segment_no, feed, mention_in, actors, actors_count, cf, last_update, last_action_at, false,
-       $2, $2, last_update + $3
-     FROM v
-     WHERE (NOT existed
-        OR (target_type, target_name, parent_target_id, last_action_id, last_action_segment_no, feed::text,
-            mention_in, actors::text, actors_count, cf, last_update, last_action_at)
-           IS DISTINCT FROM
-           (c_target_type, c_target_name, c_parent_target_id, c_action_id, c_seg, c_feed::text, c_mention_in,
-            c_actors::text, c_actors_count, c_count_from, c_at, c_action_at))
-       -- A record expired at the tray's clock is never shown (docs/tray-engine.md#retention): a
-       -- delivery that would leave one so (a replay, a spool drained long after) writes and tells nothing.
-       AND last_update + $3 > $2
-     ORDER BY user_id, key
-     ON CONFLICT (user_id, key) DO UPDATE SET
-       target_type = excluded.target_type, target_name = excluded.target_name,
-       parent_target_id = excluded.parent_target_id, last_action_id = excluded.last_action_id,
-       last_action_segment_no = excluded.last_action_segment_no, feed = excluded.feed,
-       mention_in = excluded.mention_in, actors = excluded.actors, actors_count = excluded.actors_count,
-       count_from = excluded.count_from, last_update = excluded.last_update,
-       last_action_at = excluded.last_action_at, has_read = false,
-       -- New activity brings the record back: unseen, out of the archive and the snooze.
-       is_seen = false, archived_at = NULL, snoozed_until = NULL,
-       unread_at = excluded.unread_at, changed_at = excluded.changed_at, expires_at = excluded.expires_at
-     ${options.returning ? RETURNING : ''}`,
+     ),
+     -- The records to write: those that change and would not be expired at the tray's clock (a
+     -- record expired then is never shown, docs/tray-engine.md#retention: a delivery that would
+     -- leave one so, a replay or a spool drained long after, writes and tells nothing).
+     w AS (
+       SELECT * FROM v
+       WHERE (NOT existed
+          OR (target_type, target_name, parent_target_id, last_action_id, last_action_segment_no, feed::text,
+              mention_in, actors::text, actors_count, cf, last_update, last_action_at)
+             IS DISTINCT FROM
+             (c_target_type, c_target_name, c_parent_target_id, c_action_id, c_seg, c_feed::text, c_mention_in,
+              c_actors::text, c_actors_count, c_count_from, c_at, c_action_at))
+         AND last_update + $3 > $2
+       ORDER BY user_id, key
+     ),
+     ${writeRecords(options.returning)}`,
     values: [JSON.stringify(activityRows(activities)), options.now, options.retentionMs, ...params],
   });
   return written(result.rows, activities, options.now);

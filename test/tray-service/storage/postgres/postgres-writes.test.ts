@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import pg from 'pg';
 import type { Activity } from '../../../../tray-service/domain/activity.ts';
 import { encodeRecordKey } from '../../../../tray-service/domain/record-key.ts';
 import { purgeExpiredRecords } from '../../../../tray-service/storage/postgres/purge-expired-records.ts';
@@ -6,6 +7,7 @@ import { createPostgresMembersImport } from '../../../../tray-service/storage/po
 import { createPostgresWrites } from '../../../../tray-service/storage/postgres/postgres-writes.ts';
 import { at, comment, join, leave, NOW, post, RETENTION_MS, useTray } from './tray-fixture.ts';
 import { NEW_INBOX_STATE } from '../../../../tray-service/domain/inbox-state.ts';
+import { waitFor } from '../../../support/wait-for.ts';
 
 const names = (record: { actors: { userId: string }[] } | undefined) =>
   record?.actors.map((actor) => actor.userId);
@@ -484,6 +486,77 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
         [community],
       );
       expect(kept.rows.map((row) => row.action_id)).to.deep.equal(['p-race-1', 'p-race-3']);
+    });
+
+    /**
+     * Runs `write` while another connection holds the row lock on `heldUser`'s records, so the
+     * write's records upsert stops at that row (written in key order, before `deletedUser`'s) after
+     * its snapshot read `deletedUser`'s record; delete-all of `deletedUser` then commits, the lock
+     * goes, and the write goes on to `deletedUser`'s row: an interleaving made certain, not hoped for.
+     */
+    async function deleteAllDuring(write: () => Promise<unknown>, heldUser: string, deletedUser: string) {
+      const holder = new pg.Client({ connectionString: tray.pg.url });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT 1 FROM tray_records WHERE user_id = $1 FOR UPDATE', [heldUser]);
+        const writing = write();
+        const waiting = async () =>
+          (
+            await tray.pg.pool.query(
+              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+                 AND wait_event_type = 'Lock' AND query LIKE '-- tray: grouped upsert%'`,
+            )
+          ).rowCount === 1;
+        await waitFor(waiting, 5_000, 'the records upsert to wait for the held row');
+        expect(await tray.records.deleteAll(deletedUser)).to.equal(1);
+        await holder.query('COMMIT');
+        await writing;
+      } finally {
+        await holder.end();
+      }
+    }
+
+    it('re-creates no record deleted by delete-all while a fan-out that read it is on its way to it (it would count the deleted actors)', async () => {
+      const community = 'c-hike';
+      const context = tray.context();
+      await tray.writes.applyMemberships(
+        ['u-ana', 'u-bob', 'u-zed'].map((member) => join(community, member, 0)),
+        context,
+      );
+      await tray.writes.fanOutPosts(community, [post(community, 'u-dee', 1)], context);
+      tray.told.length = 0;
+      await deleteAllDuring(
+        () => tray.writes.fanOutPosts(community, [post(community, 'u-cid', 2)], context),
+        'u-ana',
+        'u-zed',
+      );
+      // The write ordered first, then delete-all: no record (a record counting only u-cid's post
+      // would be right too, but the deleted one's u-dee never).
+      const record = await tray.record('u-zed', 'post', community);
+      const found = record && { actors: names(record), count: record.actorsCount };
+      expect(found, `u-zed's record came back: ${JSON.stringify(found)}`).to.equal(undefined);
+      expect(tray.told.map((told) => told.userId)).to.deep.equal(['u-ana', 'u-bob']);
+      expect(names(await tray.record('u-bob', 'post', community))).to.deep.equal(['u-cid', 'u-dee']);
+    });
+
+    it('re-creates no record deleted by delete-all while a personal write that read it is on its way to it (nor its newer latest action)', async () => {
+      await personal([
+        comment('p-0', 'u-cid', 1, 'u-aaa'),
+        comment('p-1', 'u-cid', 1),
+        comment('p-1', 'u-dee', 5),
+      ]);
+      tray.told.length = 0;
+      // u-eve's comment is older than the deleted record's latest (u-dee's).
+      await deleteAllDuring(
+        () => personal([comment('p-0', 'u-eve', 3, 'u-aaa'), comment('p-1', 'u-eve', 3)]),
+        'u-aaa',
+        'u-ana',
+      );
+      const record = await tray.record('u-ana', 'comment', 'p-1');
+      const found = record && { actors: names(record), count: record.actorsCount, last: record.lastActionId };
+      expect(found, `u-ana's record came back: ${JSON.stringify(found)}`).to.equal(undefined);
+      expect(tray.told.map((told) => told.userId)).to.deep.equal(['u-aaa']);
     });
 
     it('leaves one record written by 8 writers at once equal to the serial result', async () => {

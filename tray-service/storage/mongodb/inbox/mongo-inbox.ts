@@ -8,7 +8,7 @@ import { casUpdateRecords, type ComputeRecord } from '../compare-and-set/cas-upd
 import { claimOwner } from '../compare-and-set/claim-owner.ts';
 import { readByIds } from '../compare-and-set/read-by-ids.ts';
 import { createMongoMutes } from '../mutes/mongo-mutes.ts';
-import { viewBox } from '../records/record-box.ts';
+import { recordBox, viewBox } from '../records/record-box.ts';
 import { createSortedPages } from '../records/sorted-pages.ts';
 import { toInboxRecord } from '../records/to-tray-record.ts';
 import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
@@ -93,7 +93,10 @@ export function createMongoInbox(db: Db): InboxPort {
         found,
         (_key, current) => {
           const record = live(current, userId, now);
-          return record ? withInboxChange(record, inboxChange(mark, record, now)) : 'unchanged';
+          // `all` is the records in the inbox (docs/tray-api.md): one read again after a concurrent
+          // archive or snooze is no longer among them, and marking it would undo that mark.
+          if (!record || (mark.ids === 'all' && recordBox(record) !== 'inbox')) return 'unchanged';
+          return withInboxChange(record, inboxChange(mark, record, now));
         },
         now,
       );

@@ -1,0 +1,122 @@
+import { expect } from 'chai';
+import { MongoClient, type Collection, type Db, type Document, type FindCursor } from 'mongodb';
+import { pino } from 'pino';
+import type { InboxRecord } from '../../../../../tray-service/domain/inbox-record.ts';
+import { TRAY_RECORDS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import { createMongoInbox } from '../../../../../tray-service/storage/mongodb/inbox/mongo-inbox.ts';
+import { openMongoStorage } from '../../../../../tray-service/storage/mongodb/open-mongo-storage.ts';
+import type { InboxMark, InboxPort, TrayStorage } from '../../../../../tray-service/storage/port.ts';
+import { aComment } from '../../../../support/activity-builder.ts';
+import { uniqueName } from '../../../../support/suite-resources.ts';
+import { testStack } from '../../../../support/test-stack.ts';
+import { at, NOW } from '../../conformance/case-fixtures.ts';
+
+/**
+ * `all` covers the records in the inbox (docs/tray-api.md). A mark of all reads the inbox, then
+ * writes each record by compare-and-set; a record a concurrent mark changed in between is read
+ * again, and must be judged again: no longer in the inbox, it is not the mark's to change.
+ */
+describe('MongoDB inbox: marks of all meeting a concurrent mark', function () {
+  this.timeout(60_000);
+  const dbName = uniqueName('inbox');
+  let client: MongoClient;
+  let storage: TrayStorage;
+  let inbox: InboxPort;
+
+  before(async () => {
+    storage = await openMongoStorage(testStack().mongoUri, dbName, {
+      appName: 'tests',
+      logger: pino({ level: 'silent' }),
+    });
+    if (!storage.inbox) throw new Error('the MongoDB storage has an inbox');
+    inbox = storage.inbox;
+    client = await MongoClient.connect(testStack().mongoUri);
+  });
+  after(async () => {
+    await storage?.close();
+    await client?.db(dbName).dropDatabase();
+    await client?.close();
+  });
+
+  /**
+   * The inbox on a Db whose read of the inbox's records (a find, then toArray) runs `between` once
+   * it has the records and before it hands them back: the mark then writes from records one of
+   * which `between` changed, as when another request commits at that moment.
+   */
+  function inboxRacing(between: () => Promise<unknown>): InboxPort {
+    const db = client.db(dbName);
+    let ran = false;
+    const racingCursor = (cursor: FindCursor<Document>) =>
+      new Proxy(cursor, {
+        get(target, property, receiver) {
+          if (property !== 'toArray') return Reflect.get(target, property, receiver) as unknown;
+          return async () => {
+            const found = await target.toArray();
+            if (!ran) {
+              ran = true;
+              await between();
+            }
+            return found;
+          };
+        },
+      });
+    const racingRecords = (records: Collection) =>
+      new Proxy(records, {
+        get(target, property, receiver) {
+          if (property !== 'find') return Reflect.get(target, property, receiver) as unknown;
+          return (...args: Parameters<Collection['find']>) => racingCursor(target.find(...args));
+        },
+      });
+    return createMongoInbox(
+      new Proxy(db, {
+        get(target, property, receiver) {
+          if (property !== 'collection') return Reflect.get(target, property, receiver) as unknown;
+          return (name: string) =>
+            name === TRAY_RECORDS ? racingRecords(target.collection(name)) : target.collection(name);
+        },
+      }) as Db,
+    );
+  }
+
+  /** Three records of `userId`'s, the second snoozed while `mark` of all reads the inbox. */
+  async function snoozedDuring(
+    userId: string,
+    mark: InboxMark,
+  ): Promise<{ marked: InboxRecord[]; snoozed: InboxRecord }> {
+    await storage.writes.applyPersonal(
+      [0, 1, 2].map((n) =>
+        aComment(
+          `u-${n}`,
+          { postId: `p-${n}-${userId}`, owner: userId },
+          { id: `cm-${n}-${userId}`, at: at(1, n) },
+        ),
+      ),
+      { now: NOW, retentionDays: 90 },
+    );
+    const { records } = await inbox.page(userId, 'all', undefined, 10, NOW);
+    const target = records[1]?.key ?? '';
+    const until = NOW + 3_600_000;
+    const marked = await inboxRacing(() =>
+      inbox.mark(userId, { kind: 'snooze', ids: [target], until }, NOW + 1),
+    ).mark(userId, mark, NOW + 1);
+    const after = await inbox.page(userId, 'all', undefined, 10, NOW + 1);
+    const snoozed = after.records.find((record) => record.key === target);
+    if (!snoozed) throw new Error('the snoozed record is gone');
+    expect(snoozed.snoozedUntil, 'the snooze stands').to.equal(until);
+    return { marked, snoozed };
+  }
+
+  it('archive all leaves a record snoozed while it read the inbox snoozed (it is no longer in the inbox)', async () => {
+    const { marked, snoozed } = await snoozedDuring('u-ana', { kind: 'archive', ids: 'all' });
+    expect(snoozed.archivedAt, 'archived').to.equal(null);
+    expect(marked.map((record) => record.key)).to.not.include(snoozed.key);
+    expect(marked).to.have.length(2);
+  });
+
+  it('seen all leaves a record snoozed while it read the inbox unseen', async () => {
+    const { marked, snoozed } = await snoozedDuring('u-bob', { kind: 'seen', ids: 'all' });
+    expect(snoozed.isSeen, 'seen').to.equal(false);
+    expect(marked.map((record) => record.key)).to.not.include(snoozed.key);
+    expect(marked).to.have.length(2);
+  });
+});
