@@ -76,8 +76,8 @@ logger.info(
 );
 
 onShutdown(logger, async () => {
-  // Stop accepting and finish in-flight requests first: each may still append to the spool.
-  await closeServer(server);
-  if (metricsServer) await closeServer(metricsServer);
+  // Stop accepting and finish in-flight requests first: each may still append to the spool. Both
+  // listeners drain at once, so their grace is spent once, well inside the shutdown deadline.
+  await Promise.all([closeServer(server), metricsServer && closeServer(metricsServer)]);
   await receiver.close();
 });

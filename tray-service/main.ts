@@ -257,13 +257,15 @@ logger.info({ host, port: config.TRAY_PORT, role: config.TRAY_ROLE }, 'tray serv
 onShutdown(logger, async () => {
   await wakeLoop.stop();
   await api?.closeStreams();
+  // The worker stops alongside the HTTP drain, not after it: a slow client holding the drain must
+  // not keep the worker taking jobs until the deadline kills it mid-job.
   await Promise.all([
     closeServer(server),
     adminServer && closeServer(adminServer),
     metricsServer && closeServer(metricsServer),
+    worker?.close(),
   ]);
   api?.stop();
-  await worker?.close();
   await moderation.close();
   await queue.close();
   redis.disconnect();

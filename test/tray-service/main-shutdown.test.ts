@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
+import { connect, type Socket } from 'node:net';
 import type Bull from 'bull';
 import {
   createWebhookQueue,
@@ -43,12 +44,14 @@ describe('tray-service/main.ts shutdown', function () {
   let queue: Bull.Queue<WebhookJobData> | undefined;
   let feed: NodeJS.Timeout | undefined;
   let added = 0;
+  const sockets: Socket[] = [];
 
   before(() => {
     queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
   });
   afterEach(async () => {
     clearInterval(feed);
+    for (const socket of sockets.splice(0)) socket.destroy();
     await tray?.kill();
   });
   after(async () => {
@@ -82,5 +85,37 @@ describe('tray-service/main.ts shutdown', function () {
     expect(code, shutdownLines(tray.output())).to.equal(0);
     expect(tray.output()).not.to.include('shutdown did not finish in time');
     await expectNothingLeftActive();
+  });
+
+  // A client that never finishes its request must not hold the process past its deadline, nor
+  // the worker to it: the drain's grace is shorter than the deadline, and the worker stops
+  // alongside the drain instead of after it.
+  it('with a client that never finishes its request, exits 0 before the deadline and stops the worker', async () => {
+    tray = await startTrayProcess({ redisUrl: testStack().redisUrl, prefix, env: suite.env });
+    const port = tray.port;
+    const socket = connect(port, '127.0.0.1');
+    sockets.push(socket);
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.on('error', () => undefined);
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+    startFeed();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    tray.child.kill('SIGTERM');
+    const exited = exitCode(tray.child, SHUTDOWN_DEADLINE_MS + 2_000);
+    // The worker has stopped taking jobs well before the drain gives up on the slow client.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const addedBeforeStop = added;
+    const code = await exited;
+    clearInterval(feed);
+    expect(code, shutdownLines(tray.output())).to.equal(0);
+    expect(tray.output()).not.to.include('shutdown did not finish in time');
+    await expectNothingLeftActive();
+    const later: string[] = [];
+    for (let i = addedBeforeStop + 1; i <= added; i += 1) {
+      const job = await queue!.getJob(`shutdown-${i}`);
+      if (job) later.push(await job.getState());
+    }
+    expect(later).to.not.include('completed');
+    expect(later.length).to.be.above(0);
   });
 });
