@@ -211,8 +211,9 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
   return {
     app,
     adminApp: adminAuthConfigured(admin.auth) ? createAdminApp({ ...admin, failedAuth }) : undefined,
-    // Streams never finish on their own: closed first, each told when to come back (to another
-    // instance behind the load balancer, or this one restarted).
+    // Streams never finish on their own: closed once the listeners stop accepting (the drain waits
+    // for them), each told when to come back (to another instance behind the load balancer, or
+    // this one restarted).
     closeStreams: async () => {
       await eventsFeed.close();
       await live.hub.close(1_000);
@@ -255,16 +256,18 @@ if (adminServer) {
 logger.info({ host, port: config.TRAY_PORT, role: config.TRAY_ROLE }, 'tray service listening');
 
 onShutdown(logger, async () => {
-  await wakeLoop.stop();
-  await api?.closeStreams();
-  // The worker stops alongside the HTTP drain, not after it: a slow client holding the drain must
-  // not keep the worker taking jobs until the deadline kills it mid-job.
-  await Promise.all([
+  // Stop accepting first (closeServer does at once, then drains): a stream opening later would
+  // miss the streams' close below and hold the drain. One still being authorised now opens on a
+  // closed hub, which ends it at once with a retry hint.
+  const drained = Promise.all([
     closeServer(server),
     adminServer && closeServer(adminServer),
     metricsServer && closeServer(metricsServer),
-    worker?.close(),
   ]);
+  // The worker stops alongside the HTTP drain, not after it: a slow client holding the drain must
+  // not keep the worker taking jobs until the deadline kills it mid-job.
+  const stopped = Promise.all([wakeLoop.stop(), worker?.close()]);
+  await Promise.all([drained, stopped, api?.closeStreams()]);
   api?.stop();
   await moderation.close();
   await queue.close();
