@@ -6,6 +6,7 @@ import { listenMetrics } from '../shared/http/listen-metrics.ts';
 import { metricsAccessFor } from '../shared/http/metrics-access.ts';
 import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
 import { createLogger } from '../shared/logging/create-logger.ts';
+import { exitOnUncaught } from '../shared/process/exit-on-uncaught.ts';
 import { onShutdown } from '../shared/process/on-shutdown.ts';
 import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
 import { createAllowlist } from './allowlist/create-allowlist.ts';
@@ -14,6 +15,7 @@ import { wireReceiver } from './wire-receiver.ts';
 
 const config = loadOrExit(() => loadReceiverConfig(process.env));
 const logger = createLogger({ name: 'receiver', level: config.LOG_LEVEL });
+exitOnUncaught(logger);
 if (config.WEBHOOK_ALLOWLIST === 'off') {
   logger.warn('WEBHOOK_ALLOWLIST=off: webhooks are accepted from any address (local development only)');
 }
@@ -76,8 +78,8 @@ logger.info(
 );
 
 onShutdown(logger, async () => {
-  // Stop accepting and finish in-flight requests first: each may still append to the spool.
-  await closeServer(server);
-  if (metricsServer) await closeServer(metricsServer);
+  // Stop accepting and finish in-flight requests first: each may still append to the spool. Both
+  // listeners drain at once, so their grace is spent once, well inside the shutdown deadline.
+  await Promise.all([closeServer(server), metricsServer && closeServer(metricsServer)]);
   await receiver.close();
 });

@@ -7,11 +7,14 @@ import { listenMetrics } from '../shared/http/listen-metrics.ts';
 import { metricsAccessFor } from '../shared/http/metrics-access.ts';
 import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
 import { createLogger } from '../shared/logging/create-logger.ts';
+import { exitOnUncaught } from '../shared/process/exit-on-uncaught.ts';
 import { onShutdown } from '../shared/process/on-shutdown.ts';
+import { dependencyOrExit } from '../shared/process/wait-for-dependency.ts';
 import { createWebhookQueue } from '../shared/queue/webhook-queue.ts';
 import { createRedis, pingRedis } from '../shared/redis/create-redis.ts';
 import { logRedisOutage } from '../shared/redis/log-redis-outage.ts';
 import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
+import { isCluster } from '../shared/redis/redis-target.ts';
 import { adminDepsFromConfig } from './admin/admin-deps-from-config.ts';
 import { createAdminApp } from './admin/create-admin-app.ts';
 import { adminAuthConfigured } from './admin/require-admin.ts';
@@ -35,6 +38,7 @@ import { createMessageRenderer } from './messages/create-message-renderer.ts';
 import { loadBlockedWords } from './moderation/load-blocked-words.ts';
 import { setupModeration } from './moderation/setup-moderation.ts';
 import { openStorage } from './storage/open-storage.ts';
+import { isPermanentStorageError } from './storage/permanent-storage-error.ts';
 import { startWorker } from './worker/start-worker.ts';
 import { startSnoozeWakeLoop } from './worker/snooze-wake-loop.ts';
 
@@ -51,6 +55,7 @@ const words = loadOrExit(() =>
   }),
 );
 const logger = createLogger({ name: 'tray-service', level: config.LOG_LEVEL });
+exitOnUncaught(logger);
 // Catalogues are checked and compiled before anything connects: a broken one stops start-up.
 const messages = loadOrExit(() =>
   createMessageRenderer({ defaultLocale: config.DEFAULT_LOCALE, overrideDir: config.TRAY_MESSAGES_DIR }),
@@ -65,13 +70,26 @@ const adminJwt = loadOrExit(() => (checkAdminPort(config), resolveAdminJwt(confi
 // still before anything connects.
 const storageConfig = loadOrExit(() => resolveTrayStorage(config));
 const registry = createMetricsRegistry('tray-service');
-// The tray's storage (TRAY_STORAGE: PostgreSQL by default, or MongoDB), its schema brought up to date.
-const storage = await openStorage(storageConfig, logger, {
-  fanOutBatch: config.TRAY_FANOUT_BATCH,
-  retentionDays: config.TRAY_RETENTION_DAYS,
+// The tray's storage (TRAY_STORAGE: PostgreSQL by default, or MongoDB), its schema brought up to
+// date. A database not answering yet (started beside this process, restarting) is waited for, up
+// to STARTUP_WAIT_MS, like Redis below (docs/operations.md#before-exposing-a-port).
+const storage = await dependencyOrExit(logger, {
+  variable: storageConfig.engine === 'postgres' ? 'DATABASE_URL' : 'MONGODB_URI',
+  connect: () =>
+    openStorage(storageConfig, logger, {
+      fanOutBatch: config.TRAY_FANOUT_BATCH,
+      retentionDays: config.TRAY_RETENTION_DAYS,
+    }),
+  isPermanent: isPermanentStorageError,
 });
 const redis = createRedis(config.redis);
 logRedisOutage(redis, logger, 'commands');
+// Start-up reads and writes Redis (the eviction check, the ban set): it waits for it first.
+await dependencyOrExit(logger, {
+  variable: isCluster(config.redis) ? 'REDIS_CLUSTER_NODES' : 'REDIS_URL',
+  connect: () => pingRedis(redis),
+  isPermanent: (error) => /WRONGPASS|NOAUTH|invalid password/i.test((error as Error).message),
+});
 // A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.
 await refuseEvictingRedis(redis, { logger });
 const queue = createWebhookQueue({ redis: config.redis, prefix: config.QUEUE_PREFIX }, undefined, {
@@ -211,8 +229,9 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
   return {
     app,
     adminApp: adminAuthConfigured(admin.auth) ? createAdminApp({ ...admin, failedAuth }) : undefined,
-    // Streams never finish on their own: closed first, each told when to come back (to another
-    // instance behind the load balancer, or this one restarted).
+    // Streams never finish on their own: closed once the listeners stop accepting (the drain waits
+    // for them), each told when to come back (to another instance behind the load balancer, or
+    // this one restarted).
     closeStreams: async () => {
       await eventsFeed.close();
       await live.hub.close(1_000);
@@ -255,15 +274,19 @@ if (adminServer) {
 logger.info({ host, port: config.TRAY_PORT, role: config.TRAY_ROLE }, 'tray service listening');
 
 onShutdown(logger, async () => {
-  await wakeLoop.stop();
-  await api?.closeStreams();
-  await Promise.all([
+  // Stop accepting first (closeServer does at once, then drains): a stream opening later would
+  // miss the streams' close below and hold the drain. One still being authorised now opens on a
+  // closed hub, which ends it at once with a retry hint.
+  const drained = Promise.all([
     closeServer(server),
     adminServer && closeServer(adminServer),
     metricsServer && closeServer(metricsServer),
   ]);
+  // The worker stops alongside the HTTP drain, not after it: a slow client holding the drain must
+  // not keep the worker taking jobs until the deadline kills it mid-job.
+  const stopped = Promise.all([wakeLoop.stop(), worker?.close()]);
+  await Promise.all([drained, stopped, api?.closeStreams()]);
   api?.stop();
-  await worker?.close();
   await moderation.close();
   await queue.close();
   redis.disconnect();

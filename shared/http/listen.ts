@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { LOOPBACK } from '../config/listen-config.ts';
 import { AppError, errorBody } from '../errors/app-error.ts';
 import type { Logger } from '../logging/create-logger.ts';
+import { SHUTDOWN_DEADLINE_MS } from '../process/on-shutdown.ts';
 import { hostPort } from './host-port.ts';
 
 /**
@@ -94,8 +95,19 @@ export async function listenedOrExit<T>(logger: Logger, listening: Promise<T>): 
   }
 }
 
-/** Stops accepting connections, lets in-flight requests finish, and closes idle keep-alive sockets. */
-export async function closeServer(server: Server, graceMs = 10_000): Promise<void> {
+/**
+ * How long a shutdown lets in-flight requests finish before it closes their connections: half the
+ * shutdown deadline, so a client that never finishes its request (partial headers, a slow body)
+ * costs the drain this much and leaves the other half for what closes after it (the receiver's
+ * spool and queue, the tray's pools), instead of holding the process to the deadline.
+ */
+export const DRAIN_GRACE_MS = SHUTDOWN_DEADLINE_MS / 2;
+
+/**
+ * Stops accepting connections at once, closes idle keep-alive sockets, lets in-flight requests
+ * finish, and after `graceMs` closes the connections still open.
+ */
+export async function closeServer(server: Server, graceMs = DRAIN_GRACE_MS): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const timer = setTimeout(() => server.closeAllConnections(), graceMs);

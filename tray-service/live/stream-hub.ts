@@ -40,7 +40,7 @@ export interface StreamHubDeps {
 }
 
 export interface StreamHub {
-  /** Starts the event stream on `res` (its slot is already held). */
+  /** Starts the event stream on `res` (its slot is already held); after close(), ends it at once. */
   open(res: Response, stream: OpenStream): void;
   /** Streams open on this instance. */
   readonly size: number;
@@ -245,6 +245,8 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     }
   }, deps.banSweepMs ?? 1_000);
   banSweep.unref();
+  /** The retry hint close() gave its streams; set once the hub is closed. */
+  let closedWith: number | undefined;
 
   return {
     get size() {
@@ -252,6 +254,16 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     },
     open(res, stream) {
       const session = createStreamSession(res, stream, hooks);
+      // A stream still being authorised when shutdown began arrives after close(): ended at once
+      // with the shutdown's retry hint, as the streams close() ended, instead of staying open with
+      // nothing to tell and holding the listener's drain.
+      if (closedWith !== undefined) {
+        deps.slots.release(stream.userId, stream.streamId).catch((error: unknown) => {
+          logger.warn({ err: (error as Error).message }, 'stream slot not released; its lease lapses');
+        });
+        session.close(closedWith * (1 + Math.random() * 4));
+        return;
+      }
       const sessions = byUser.get(stream.userId) ?? new Set<StreamSession>();
       const ready = sessions.size === 0 ? shards.addUser(stream.userId) : shards.ready(stream.userId);
       sessions.add(session);
@@ -273,6 +285,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
       });
     },
     async close(retryMs) {
+      closedWith = retryMs;
       shards.stop();
       clearInterval(heartbeat);
       clearInterval(banSweep);

@@ -7,7 +7,10 @@ import { withTimeout } from '../../shared/time/with-timeout.ts';
  * instead of spending one of its attempts (docs/operations.md#when-a-dependency-is-down).
  */
 export interface StorageGate {
-  /** Resolves at once while open, otherwise once the storage answers again; never after stop(). */
+  /**
+   * Resolves at once while open, otherwise once the storage answers again; never after stop()
+   * during an outage (nothing probes any more).
+   */
   whenOpen(): Promise<void>;
   /**
    * Called after a job failed: asks the storage (one probe shared by every job failing at once)
@@ -15,7 +18,10 @@ export interface StorageGate {
    */
   isOutage(): Promise<boolean>;
   readonly isOpen: boolean;
-  /** Shutdown: no more probes; jobs waiting at the gate stay where they are (active, then stalled). */
+  /**
+   * Shutdown: no more probes. During an outage, jobs waiting at the gate stay where they are (active,
+   * then stalled); with the storage answering, jobs still pass.
+   */
   stop(): void;
 }
 
@@ -77,9 +83,12 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
   };
 
   const shut = () => {
-    if (outage || stopped) return;
+    if (outage) return;
     const { promise: opened, resolve: open } = Promise.withResolvers<undefined>();
     outage = { since: performance.now(), opened, open: () => open(undefined) };
+    // An outage found after stop() still parks its jobs (else they would retry in a busy loop),
+    // but nothing probes or resumes the queue any more: the process is going away.
+    if (stopped) return;
     options.logger.warn(
       'storage does not answer: the worker takes no jobs until it does (jobs wait in the queue)',
     );
@@ -88,8 +97,10 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
   };
 
   return {
+    // Parks a job only during an outage: after stop() with the storage answering, bull still hands
+    // out the jobs its waiting fetches bring, and queue.close() waits for them, so they must run.
     whenOpen: () =>
-      stopped
+      stopped && outage
         ? new Promise<void>(() => undefined)
         : (outage?.opened.then(() => undefined) ?? Promise.resolve()),
     async isOutage() {

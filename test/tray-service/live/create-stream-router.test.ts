@@ -450,5 +450,18 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       const retry = await s.next(named('retry'));
       expect(retry.retry).to.be.within(1_000, 5_000);
     });
+
+    // A stream still being authorised when shutdown starts opens after the hub closed: left open,
+    // it got nothing and held the listener's drain to the shutdown deadline.
+    it('ends a stream that opens after the close at once, with a retry hint', async () => {
+      const { hub } = tray.instance(1).live;
+      await hub.close(1_000);
+      const s = await stream(1, 'u-late');
+      expect(s.status).to.equal(200);
+      const retry = await s.next(named('retry'), { timeoutMs: 3_000 });
+      expect(retry.retry).to.be.within(1_000, 5_000);
+      await s.ended;
+      expect(hub.size).to.equal(0);
+    });
   });
 });

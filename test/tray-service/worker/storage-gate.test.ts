@@ -70,4 +70,36 @@ describe('createStorageGate', () => {
     expect(probes).to.be.at.most(seen + 1);
     expect(opened).to.equal(false);
   });
+
+  // Shutdown with the storage answering: bull still hands out jobs whose fetches were already
+  // waiting, and queue.close() waits for them; parked at the gate, they held shutdown to its deadline.
+  it('after stop with the storage answering, lets jobs through at once', async () => {
+    const { logger } = recordingLogger();
+    const gate = createStorageGate({ ping: () => Promise.resolve(), logger });
+    gate.stop();
+    let opened = false;
+    void gate.whenOpen().then(() => (opened = true));
+    await sleep(50);
+    expect(opened).to.equal(true);
+  });
+
+  it('after stop, parks the jobs of an outage found then instead of running them again at once', async () => {
+    const { logger } = recordingLogger();
+    let probes = 0;
+    const gate = createStorageGate({
+      ping: () => {
+        probes += 1;
+        return Promise.reject(new Error('down'));
+      },
+      logger,
+      firstProbeMs: 10,
+    });
+    gate.stop();
+    expect(await gate.isOutage()).to.equal(true);
+    let opened = false;
+    void gate.whenOpen().then(() => (opened = true));
+    await sleep(100);
+    expect(opened).to.equal(false);
+    expect(probes).to.equal(1);
+  });
 });

@@ -1,0 +1,139 @@
+import { expect } from 'chai';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, startRedis, type LocalServer } from '../../scripts/lib/local-servers.ts';
+import { cleanEnv, runScript, startScript } from '../support/run-script.ts';
+import { usePostgres } from '../support/use-postgres.ts';
+import { testStack } from '../support/test-stack.ts';
+import { waitFor } from '../support/wait-for.ts';
+import { uniqueName } from '../support/suite-resources.ts';
+
+const trayEnv = (extra: Record<string, string>) =>
+  cleanEnv({
+    TRAY_STORAGE: 'postgres',
+    QUEUE_PREFIX: uniqueName('startup'),
+    JWT_SECRET: 'startup-test-jwt-secret-32-characters-long',
+    LOG_LEVEL: 'info',
+    ...extra,
+  });
+
+/** A TCP forwarder on `port` to `target`: the database "comes up" on the port the tray waits for. */
+function forward(port: number, target: number): Promise<Server> {
+  const server = createServer((socket) => {
+    const upstream = connect(target, '127.0.0.1');
+    socket.pipe(upstream).pipe(socket);
+    socket.on('error', () => upstream.destroy());
+    upstream.on('error', () => socket.destroy());
+  });
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
+}
+
+const fatalLines = (stdout: string) => stdout.split('\n').filter((line) => line.includes('"level":60'));
+
+// The docs say the processes stay up while dependencies are away: at start-up too, a dependency
+// that does not answer yet is waited for (bounded), and one that cannot work stops start-up with
+// one line naming its variable (docs/operations.md#before-exposing-a-port).
+describe('tray-service/main.ts start-up', function () {
+  this.timeout(60_000);
+  const postgres = usePostgres();
+  let child: ChildProcess | undefined;
+  const stopAfter: Array<{ close(): unknown }> = [];
+  let dir = '';
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tray-startup-'));
+  });
+  afterEach(async () => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    }
+    child = undefined;
+    for (const server of stopAfter.splice(0)) await server.close();
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('waits for a database that is not up yet, naming DATABASE_URL, and starts once it answers', async () => {
+    const port = await freePort();
+    const url = new URL(postgres.url);
+    const target = Number(url.port);
+    url.port = String(port);
+    const started = await startScript(
+      'tray-service/main.ts',
+      trayEnv({
+        DATABASE_URL: url.toString(),
+        REDIS_URL: testStack().redisUrl,
+        TRAY_PORT: String(await freePort()),
+      }),
+      /does not answer at start-up/,
+    );
+    child = started.child;
+    const warning = started
+      .output()
+      .split('\n')
+      .find((line) => line.includes('does not answer'));
+    expect(warning).to.include('"variable":"DATABASE_URL"');
+    expect(warning).not.to.include(url.password || 'no-password-in-url');
+    stopAfter.push(await forward(port, target));
+    await waitFor(() => started.output().includes('tray service listening'), 20_000, 'the tray to listen');
+    expect(started.output()).to.include('DATABASE_URL answers');
+  });
+
+  it('waits for a Redis that is not up yet, naming REDIS_URL, and starts once it answers', async () => {
+    const port = await freePort();
+    const started = await startScript(
+      'tray-service/main.ts',
+      trayEnv({
+        DATABASE_URL: postgres.url,
+        REDIS_URL: `redis://127.0.0.1:${port}`,
+        TRAY_PORT: String(await freePort()),
+      }),
+      /REDIS_URL does not answer at start-up/,
+    );
+    child = started.child;
+    const redis: LocalServer = await startRedis({ dir: join(dir, 'redis'), port });
+    stopAfter.push({ close: () => redis.stop() });
+    await waitFor(() => started.output().includes('tray service listening'), 20_000, 'the tray to listen');
+  });
+
+  it('stops at once, with one fatal line naming DATABASE_URL, when the database does not exist', async () => {
+    const url = new URL(postgres.url);
+    url.pathname = '/no_such_database';
+    const result = await runScript(
+      'tray-service/main.ts',
+      [],
+      trayEnv({
+        DATABASE_URL: url.toString(),
+        REDIS_URL: testStack().redisUrl,
+        TRAY_PORT: String(await freePort()),
+      }),
+    );
+    expect(result.code).to.equal(1);
+    const fatal = fatalLines(result.stdout);
+    expect(fatal).to.have.lengthOf(1);
+    expect(fatal[0]).to.include('"variable":"DATABASE_URL"').and.to.include('does not exist');
+    expect(result.stderr).not.to.match(/\n\s+at /);
+  });
+
+  it('stops with one fatal line naming DATABASE_URL on SIGTERM while it waits', async () => {
+    const started = await startScript(
+      'tray-service/main.ts',
+      trayEnv({
+        DATABASE_URL: `postgres://tray@127.0.0.1:${await freePort()}/tray`,
+        REDIS_URL: testStack().redisUrl,
+        TRAY_PORT: String(await freePort()),
+      }),
+      /does not answer at start-up/,
+    );
+    child = started.child;
+    const exited = new Promise<number | null>((resolve) => started.child.once('exit', resolve));
+    started.child.kill('SIGTERM');
+    expect(await exited).to.equal(1);
+    const fatal = fatalLines(started.output());
+    expect(fatal).to.have.lengthOf(1);
+    expect(fatal[0]).to.include('"variable":"DATABASE_URL"');
+  });
+});
