@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type Server } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../scripts/lib/local-servers.ts';
+import { useOccupiedPort } from '../support/use-occupied-port.ts';
 import { cleanEnv, runScript, startScript } from '../support/run-script.ts';
 import { useQueuePrefix } from '../support/suite-resources.ts';
 import { accepts, externalAddress } from '../support/external-address.ts';
@@ -239,14 +240,7 @@ describe('receiver/main.ts', function () {
   });
 
   describe('with its port already in use', () => {
-    let occupied: Server;
-    let busyPort: number;
-    before(async () => {
-      busyPort = await freePort();
-      occupied = createServer();
-      await new Promise<void>((resolve) => occupied.listen(busyPort, '127.0.0.1', resolve));
-    });
-    after(() => new Promise<void>((resolve) => occupied.close(() => resolve())));
+    const occupied = useOccupiedPort();
 
     for (const variable of ['RECEIVER_PORT', 'METRICS_PORT']) {
       it(`${variable}: logs one line naming the address and the variable, exits 1, no stack trace`, async () => {
@@ -257,7 +251,7 @@ describe('receiver/main.ts', function () {
             REDIS_URL: testStack().redisUrl,
             QUEUE_PREFIX: useQueuePrefix(),
             RECEIVER_PORT: String(await freePort()),
-            [variable]: String(busyPort),
+            [variable]: String(occupied.port()),
             WEBHOOK_SECRETS: `eu=${secret}`,
             SPOOL_DIR: join(dir, `spool-busy-${variable}`),
           }),
@@ -267,7 +261,7 @@ describe('receiver/main.ts', function () {
         const last = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
         expect(last).to.include({
           level: 60,
-          msg: `cannot listen on 127.0.0.1:${busyPort}: EADDRINUSE (${variable})`,
+          msg: `cannot listen on 127.0.0.1:${occupied.port()}: EADDRINUSE (${variable})`,
         });
       });
     }

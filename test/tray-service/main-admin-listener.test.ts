@@ -3,9 +3,9 @@ import { SignJWT } from 'jose';
 import { startTrayProcess, trayJwtSecret, type TrayProcess } from '../reliability/support/tray-process.ts';
 import { accepts, externalAddress } from '../support/external-address.ts';
 import { rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { freePort } from '../../scripts/lib/local-servers.ts';
 import { cleanEnv, runScript } from '../support/run-script.ts';
+import { useOccupiedPort } from '../support/use-occupied-port.ts';
 import { trayMetricsToken } from '../reliability/support/tray-process.ts';
 import request from 'supertest';
 import { channelDidCreate, signedHeaders } from '../receiver/support/signed-request.ts';
@@ -116,14 +116,7 @@ describe('tray-service/main.ts listeners', function () {
   });
 
   describe('with a port already in use', () => {
-    let occupied: Server;
-    let busyPort: number;
-    before(async () => {
-      busyPort = await freePort();
-      occupied = createServer();
-      await new Promise<void>((resolve) => occupied.listen(busyPort, '127.0.0.1', resolve));
-    });
-    after(() => new Promise<void>((resolve) => occupied.close(() => resolve())));
+    const occupied = useOccupiedPort();
 
     for (const variable of ['TRAY_PORT', 'ADMIN_PORT']) {
       it(`${variable}: logs one line naming the address and the variable, exits 1, no stack trace`, async () => {
@@ -139,7 +132,7 @@ describe('tray-service/main.ts listeners', function () {
             JWT_SECRET: trayJwtSecret,
             METRICS_TOKEN: trayMetricsToken,
             ...suite.env,
-            [variable]: String(busyPort),
+            [variable]: String(occupied.port()),
           }),
           40_000,
         );
@@ -148,7 +141,7 @@ describe('tray-service/main.ts listeners', function () {
         const last = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
         expect(last).to.include({
           level: 60,
-          msg: `cannot listen on 127.0.0.1:${busyPort}: EADDRINUSE (${variable})`,
+          msg: `cannot listen on 127.0.0.1:${occupied.port()}: EADDRINUSE (${variable})`,
         });
       });
     }
