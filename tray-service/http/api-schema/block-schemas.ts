@@ -56,8 +56,10 @@ export const checkListQuery = z.object({
     .refine((ids) => ids.length >= 1 && ids.length <= CHECK_LIST_MAX, {
       error: `expected 1 to ${CHECK_LIST_MAX} user ids (repeat checkList per id)`,
     })
-    .refine((ids) => ids.every((id) => id.length >= 1 && id.length <= 256), {
-      error: 'expected non-empty user ids',
+    .refine((ids) => ids.every((id) => id.length >= 1), { error: 'expected non-empty user ids' })
+    // Its own message: a long id is not an empty one.
+    .refine((ids) => ids.every((id) => id.length <= 256), {
+      error: 'expected user ids of at most 256 characters',
     })
     .refine((ids) => ids.every(isStorable), { error: NOT_STORABLE })
     .meta({

@@ -268,6 +268,19 @@ describe('block list (docs/contract.md#block-list-legacy-beta-deprecated)', () =
       expect(res.headers.sunset).to.equal(SUNSET);
     });
 
+    it('answers an empty id, and one over 256 characters, with 400 naming what is wrong', async () => {
+      const empty = await request(app())
+        .get('/block/members?checkList=c1&checkList=')
+        .set('Authorization', await bearer(owner))
+        .expect(400);
+      expect(empty.body.message).to.equal('checkList: expected non-empty user ids');
+      const long = await request(app())
+        .get(`/block/members?checkList=c1&checkList=${'x'.repeat(257)}`)
+        .set('Authorization', await bearer(owner))
+        .expect(400);
+      expect(long.body.message).to.equal('checkList: expected user ids of at most 256 characters');
+    });
+
     it('answers an id holding U+0000 with 400 naming checkList', async () => {
       const res = await request(app())
         .get('/block/members?checkList=c1&checkList=a%00b')
