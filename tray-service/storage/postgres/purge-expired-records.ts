@@ -4,6 +4,17 @@ import { purgeEach, type PurgeOutcome } from '../purge-each.ts';
 /** Rows deleted per statement: short statements, short locks, bounded WAL per transaction. */
 export const PURGE_RECORDS_BATCH = 1_000;
 
+/**
+ * How long past its expiry a row is kept before the purge deletes it. The grouped upsert UPDATEs a
+ * record its snapshot read as live and never re-inserts it (so one delete-all removed meanwhile
+ * stays deleted), and counts a group's actors and kept actions from whatever rows are there. A
+ * purge whose clock runs ahead of a writer's (another instance, a `now` taken before the statement)
+ * would delete rows that writer still reads as live: the record with the new action, or actors it
+ * still counts. The margin dwarfs any such skew; readers skip expired rows, so it only delays
+ * reclaiming space.
+ */
+export const PURGE_GRACE_MS = 3_600_000;
+
 /** Each table of the tray's retention and its primary key (how a batch names its rows). */
 const EXPIRING = [
   { table: 'tray_records', key: 'user_id, key' },
@@ -44,7 +55,7 @@ async function purgeTable(
 }
 
 /**
- * Deletes what expired by `now`: records (TRAY_RETENTION_DAYS after their lastUpdate), the group
+ * Deletes what expired PURGE_GRACE_MS before `now`: records (TRAY_RETENTION_DAYS after their lastUpdate), the group
  * actors, community posts, kept personal and group actions and removals' tombstones of the same
  * retention. Readers already skip expired records, so the
  * purge only reclaims space and may leave a row being written for the next run. Each table is
@@ -56,7 +67,7 @@ export async function purgeExpiredRecords(
   now: Date,
   batch = PURGE_RECORDS_BATCH,
 ): Promise<PurgeOutcome> {
-  const at = now.getTime();
+  const at = now.getTime() - PURGE_GRACE_MS;
   return purgeEach(
     EXPIRING.map((expiring) => ({
       table: expiring.table,

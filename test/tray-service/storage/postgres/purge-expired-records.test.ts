@@ -1,8 +1,11 @@
 import { expect } from 'chai';
+import type pg from 'pg';
 import { migrate } from '../../../../tray-service/storage/postgres/migrate.ts';
 import { purgeExpiredRecords } from '../../../../tray-service/storage/postgres/purge-expired-records.ts';
 import { usePostgres } from '../../../support/use-postgres.ts';
+import { waitFor } from '../../../support/wait-for.ts';
 import { planOf, recordingPool } from './plan-of.ts';
+import { at, comment, RETENTION_MS, useTray } from './tray-fixture.ts';
 
 describe('storage/postgres purgeExpiredRecords', () => {
   const pg = usePostgres();
@@ -38,5 +41,61 @@ describe('storage/postgres purgeExpiredRecords', () => {
       expect(plan.nodes, table).not.to.include('Seq Scan');
       expect(plan.nodes, table).not.to.include('Sort');
     }
+  });
+});
+
+describe('storage/postgres purgeExpiredRecords beside a grouped upsert', () => {
+  const tray = useTray();
+
+  // The upsert UPDATEs a record its snapshot read as live and never re-inserts it (a record
+  // delete-all removed meanwhile stays deleted). A purge whose clock runs a little ahead of the
+  // writer's (another instance, a `now` taken before the statement) must therefore not delete a
+  // record the writer still reads as live, or the new action is lost with no record at all.
+  it('keeps a record the writer still reads as live when the purge clock is a second ahead', async () => {
+    await tray.writes.applyPersonal([comment('p-1', 'u-cid', 1)], tray.context(at(1)));
+    const expiresAt = at(1) + RETENTION_MS;
+    const now = expiresAt - 1_000;
+    const purger = await tray.pg.pool.connect();
+    try {
+      await purger.query('BEGIN');
+      // The purge's statements, held uncommitted: the upsert meets its row locks.
+      const inTransaction = {
+        query: (text: string, values: unknown[] = []) => purger.query(text, values),
+      } as unknown as pg.Pool;
+      await purgeExpiredRecords(inTransaction, new Date(expiresAt + 1_000));
+      const writing = tray.writes.applyPersonal(
+        [{ ...comment('p-1', 'u-dee', 0), at: now - 500, lastActionId: 'cm-new' }],
+        tray.context(now),
+      );
+      const waitingForPurge = waitFor(
+        async () =>
+          (
+            await tray.pg.pool.query(
+              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+                 AND wait_event_type = 'Lock' AND query LIKE '-- tray: grouped upsert%'`,
+            )
+          ).rowCount === 1,
+        5_000,
+        'the upsert to finish or wait for the purge',
+      );
+      // Either the purge left the record alone (the upsert finishes) or it holds it deleted.
+      await Promise.race([writing, waitingForPurge]);
+      await purger.query('COMMIT');
+      await writing;
+    } finally {
+      purger.release();
+    }
+    const record = await tray.record('u-ana', 'comment', 'p-1', now);
+    expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-dee', 'u-cid']);
+    expect(tray.told.map((told) => told.key)).to.include('comment_p-1_u-ana');
+    // The group's actors are counted from their rows whatever their expiry: a later write at the
+    // same clock still counts u-cid, whose action is within the retention at that clock.
+    await tray.writes.applyPersonal(
+      [{ ...comment('p-1', 'u-eve', 0), at: now - 100, lastActionId: 'cm-newer' }],
+      tray.context(now),
+    );
+    const again = await tray.record('u-ana', 'comment', 'p-1', now);
+    expect(again?.actors.map((actor) => actor.userId)).to.deep.equal(['u-eve', 'u-dee', 'u-cid']);
+    expect(again?.actorsCount).to.equal(3);
   });
 });
