@@ -81,6 +81,8 @@ const storage = await dependencyOrExit(logger, {
       retentionDays: config.TRAY_RETENTION_DAYS,
     }),
   isPermanent: isPermanentStorageError,
+  // The attempt runs the schema's migrations too, which may rightly take minutes.
+  boundAttempts: false,
 });
 const redis = createRedis(config.redis);
 logRedisOutage(redis, logger, 'commands');

@@ -1,5 +1,6 @@
 import type { Logger } from '../logging/create-logger.ts';
 import { redactUrlCredentials } from '../logging/redact-url-credentials.ts';
+import { withTimeout } from '../time/with-timeout.ts';
 
 /**
  * How long start-up waits for a dependency that does not answer (Redis, the tray's database)
@@ -32,6 +33,14 @@ export interface WaitForDependencyOptions<T> {
   /** Wait before the second attempt; doubles per attempt up to maxRetryMs. */
   firstRetryMs?: number;
   maxRetryMs?: number;
+  /**
+   * Default true: each attempt is bounded by what is left of `waitMs` and by `maxRetryMs`, so one
+   * that never settles (a dependency that accepts connections but never answers) still fails.
+   * False only for an attempt that may rightly run long once the dependency answers (the tray's
+   * storage also runs its schema migrations, which may build an index for minutes): bounding it
+   * would give up mid-migration and start again, for ever.
+   */
+  boundAttempts?: boolean;
   /** Ends the wait (a shutdown signal during start-up). */
   stop?: AbortSignal;
 }
@@ -42,7 +51,7 @@ const describe = (error: unknown): string =>
 
 /**
  * Start-up's connection to a dependency: attempts again with backoff while it does not answer, for
- * at most `waitMs`, logging one warning each time the failure changes (not one per attempt) and one
+ * at most `waitMs` (each attempt bounded by what is left of it and by `maxRetryMs`), logging one warning each time the failure changes (not one per attempt) and one
  * line once it answers. Rejects with a DependencyError at once for a permanent error, when the
  * wait is over, or when `stop` aborts.
  */
@@ -62,7 +71,16 @@ export async function waitForDependency<T>(options: WaitForDependencyOptions<T>)
   stopped.catch(() => undefined);
   for (;;) {
     try {
-      const connected = await Promise.race([options.connect(), stopped]);
+      // An attempt on a dependency that accepts connections but never answers (a stopped Redis:
+      // ioredis's ready check is never answered; a hung database) never settles by itself: bound
+      // it, so it fails like any other attempt and the wait still ends in time. One message
+      // whatever the bound, so a lasting hang is warned about once.
+      const attemptMs = Math.max(1, Math.min(waitMs - (performance.now() - started), maxRetryMs));
+      const attempt =
+        options.boundAttempts === false
+          ? options.connect()
+          : withTimeout(options.connect(), attemptMs, 'no answer to the attempt');
+      const connected = await Promise.race([attempt, stopped]);
       if (lastFailure !== undefined) {
         logger.info({ variable }, `${variable} answers: start-up goes on`);
       }

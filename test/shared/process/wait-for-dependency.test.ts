@@ -1,7 +1,11 @@
 import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
-import { freePort } from '../../../scripts/lib/local-servers.ts';
+import { freePort, startRedis } from '../../../scripts/lib/local-servers.ts';
 import { DependencyError, waitForDependency } from '../../../shared/process/wait-for-dependency.ts';
+import { createRedis, pingRedis } from '../../../shared/redis/create-redis.ts';
 import { recordingLogger } from '../../support/recording-logger.ts';
 
 describe('waitForDependency', () => {
@@ -32,5 +36,41 @@ describe('waitForDependency', () => {
       /^DATABASE_URL did not answer within 1 s of start-up/,
     );
     expect(messages.filter((message) => message.includes('does not answer'))).to.have.lengthOf(1);
+  });
+
+  // A SIGSTOPped server still accepts TCP (the kernel's backlog) but answers nothing: an attempt
+  // on it never settles, so each attempt must be bounded, not only the wait between them.
+  it('gives up on a dependency that accepts connections but never answers, warning once', async function () {
+    this.timeout(20_000);
+    const dir = mkdtempSync(join(tmpdir(), 'wait-hung-'));
+    const redis = await startRedis({ dir });
+    const client = createRedis(redis.url);
+    client.on('error', () => undefined);
+    try {
+      redis.process.kill('SIGSTOP');
+      const { logger, messages } = recordingLogger();
+      const started = performance.now();
+      const error = await waitForDependency({
+        variable: 'REDIS_URL',
+        connect: () => pingRedis(client),
+        logger,
+        waitMs: 1_500,
+        firstRetryMs: 50,
+        maxRetryMs: 400,
+      }).then(
+        () => undefined,
+        (failed: unknown) => failed,
+      );
+      const elapsed = performance.now() - started;
+      expect(error).to.be.instanceOf(DependencyError);
+      expect((error as DependencyError).message).to.match(/^REDIS_URL did not answer within 2 s of start-up/);
+      expect(elapsed).to.be.below(3_000);
+      expect(messages.filter((message) => message.includes('does not answer'))).to.have.lengthOf(1);
+    } finally {
+      redis.process.kill('SIGCONT');
+      client.disconnect();
+      await redis.stop('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
