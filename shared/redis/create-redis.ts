@@ -80,6 +80,7 @@ export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionR
     },
   );
   paceSubscriberReselection(cluster, retryStrategy);
+  stopSlotsRefreshOnEnd(cluster);
   if (maxRetriesPerRequest !== null) failQueuedCommandsOnClose(cluster);
   return cluster;
 }
@@ -89,6 +90,11 @@ interface ClusterInternals {
   subscriber?: ClusterSubscriberInternals;
   offlineQueue?: { length: number };
   flushQueue?: (error: Error) => void;
+  /** Whether a slot-map refresh is in flight; its callbacks wait in _refreshSlotsCacheCallbacks. */
+  isRefreshing?: boolean;
+  _refreshSlotsCacheCallbacks?: ((error?: Error) => void)[];
+  /** Clears the timer of the periodic slot-map refresh (slotsRefreshInterval). */
+  clearNodesRefreshInterval?: () => void;
 }
 
 /** ioredis's ClusterSubscriber: the one connection a cluster client runs its subscriptions on. */
@@ -172,6 +178,24 @@ function paceSubscriberReselection(cluster: Cluster, retryStrategy: (attempt: nu
     timer = setTimeout(reselect, retryStrategy(attempt));
     timer.unref();
   };
+}
+
+/**
+ * quit() and disconnect() clear the periodic slot-map refresh's timer, but ioredis (5.11) arms the
+ * next one from the callback of the refresh in flight: a cluster closed during a refresh went on
+ * reading the slot map every SLOTS_REFRESH_INTERVAL_MS for good, and kept its process alive. Once
+ * the cluster has ended, the timer is cleared after that refresh's callbacks have run (ours is
+ * queued behind the one that re-arms it), or at once when none is in flight.
+ */
+function stopSlotsRefreshOnEnd(cluster: Cluster): void {
+  const internals = cluster as unknown as ClusterInternals;
+  const clear = internals.clearNodesRefreshInterval;
+  if (typeof clear !== 'function') return;
+  cluster.on('end', () => {
+    const callbacks = internals._refreshSlotsCacheCallbacks;
+    if (internals.isRefreshing && callbacks) callbacks.push(() => clear.call(cluster));
+    else clear.call(cluster);
+  });
 }
 
 /**
