@@ -5,6 +5,7 @@
 // command lines are visible to other users in `ps`), else, for the platform's scheme, from the
 // secrets `npm start` made for this machine. The file's bytes are sent unchanged, because the
 // signature covers the exact bytes.
+import { fetchFailureCause } from '../shared/http/fetch-failure-cause.ts';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../shared/errors/usage-error.ts';
@@ -90,9 +91,7 @@ async function main(): Promise<number> {
       body,
     });
   } catch (error) {
-    // fetch's own message is only "fetch failed"; its cause says why (ECONNREFUSED, ENOTFOUND, ...).
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new Error(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+    throw new Error(`cannot reach ${url}: ${fetchFailureCause(error) ?? (error as Error).message}`);
   }
   process.stdout.write(`${response.status} ${await response.text()}\n`);
   return response.status === 200 ? 0 : 1;

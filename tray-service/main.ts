@@ -13,6 +13,7 @@ import { dependencyOrExit } from '../shared/process/wait-for-dependency.ts';
 import { createWebhookQueue } from '../shared/queue/webhook-queue.ts';
 import { createRedis, pingRedis } from '../shared/redis/create-redis.ts';
 import { logRedisOutage } from '../shared/redis/log-redis-outage.ts';
+import { isRedisAuthError } from '../shared/redis/redis-failure.ts';
 import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
 import { isCluster } from '../shared/redis/redis-target.ts';
 import { adminDepsFromConfig } from './admin/admin-deps-from-config.ts';
@@ -90,7 +91,7 @@ logRedisOutage(redis, logger, 'commands');
 await dependencyOrExit(logger, {
   variable: isCluster(config.redis) ? 'REDIS_CLUSTER_NODES' : 'REDIS_URL',
   connect: () => pingRedis(redis),
-  isPermanent: (error) => /WRONGPASS|NOAUTH|invalid password/i.test((error as Error).message),
+  isPermanent: isRedisAuthError,
 });
 // A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.
 await refuseEvictingRedis(redis, { logger });

@@ -1,3 +1,4 @@
+import { fetchFailureCause } from '../../shared/http/fetch-failure-cause.ts';
 import { z } from 'zod';
 import { UsageError } from '../../shared/errors/usage-error.ts';
 import { parseCli, runCli, scriptEnv } from '../../scripts/lib/cli.ts';
@@ -12,14 +13,10 @@ then the newest records (* marks the unread ones). TRAY_URL (default http://127.
 the tray service; JWT_SECRET is its key (unset: the secret \`npm start\` made for this machine).
 `;
 
-/**
- * fetch's own message is only "fetch failed"; its cause says why (ECONNREFUSED, ENOTFOUND, ...).
- * Other errors (the service's refusals) pass through unchanged.
- */
+/** A fetch that never reached the tray service, named with its address and why; other errors (the service's refusals) pass through. */
 function unreachable(trayUrl: string, error: unknown): unknown {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-  const why = typeof cause?.code === 'string' ? cause.code : cause?.message;
-  if (!(error instanceof TypeError) || typeof why !== 'string') return error;
+  const why = fetchFailureCause(error);
+  if (!(error instanceof TypeError) || why === undefined) return error;
   return new Error(`cannot reach the tray service at ${trayUrl.replace(/\/+$/, '')}: ${why}`);
 }
 

@@ -15,9 +15,15 @@ export function redisErrorCode(error: unknown): string {
   return word ?? (typeof message === 'string' && message !== '' ? message : String(error));
 }
 
+/** Redis before 6 refused a wrong password with a plain `ERR invalid password`. */
+const OLD_WRONG_PASSWORD = /^ERR invalid password/i;
+
 /** Whether Redis refused the connection's password (or wanted one): retrying cannot help. */
 export function isRedisAuthError(error: unknown): boolean {
-  return AUTH_CODES.has(redisErrorCode(error));
+  const message = (error as { message?: unknown } | null)?.message;
+  return (
+    AUTH_CODES.has(redisErrorCode(error)) || (typeof message === 'string' && OLD_WRONG_PASSWORD.test(message))
+  );
 }
 
 /**

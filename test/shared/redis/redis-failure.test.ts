@@ -25,6 +25,11 @@ describe('shared/redis redis-failure', () => {
     expect(isRedisAuthError(refused)).to.equal(false);
   });
 
+  it('knows the refusal of a Redis older than 6 too (ERR invalid password)', () => {
+    expect(isRedisAuthError(new Error('ERR invalid password'))).to.equal(true);
+    expect(isRedisAuthError(new Error('ERR unknown command'))).to.equal(false);
+  });
+
   it('names host and port, never the password of the URL or of the AUTH command', () => {
     const target = 'redis://:hunter2@redis.internal:6380';
     expect(describeRedisFailure(target, refused)).to.equal(

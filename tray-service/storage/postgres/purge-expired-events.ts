@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { purgeEach, type PurgeOutcome } from '../purge-each.ts';
+import { purgeInBatches } from './purge-in-batches.ts';
 
 /** Events deleted per statement: short statements, short locks, bounded WAL per transaction. */
 export const PURGE_BATCH = 1_000;
@@ -10,7 +11,7 @@ export const PURGE_BATCH = 1_000;
  * how many events went, and the tables it could not purge. Readers skip expired events already,
  * so the purge only reclaims space and may run late or be interrupted.
  *
- * A batch locks its rows as it reads them and skips a row a writer holds (SKIP LOCKED), as the
+ * A batch locks its rows as it reads them and skips a row a writer holds (purgeInBatches), as the
  * records' purge does. A redelivery replaces an expired row the purge has not reached yet (it
  * counts as gone): read without the lock, that row was deleted once the redelivery committed,
  * though it had just been stored with 30 days to live and counted in its minute, since PostgreSQL
@@ -26,7 +27,10 @@ export async function purgeExpiredEvents(
   // Each table on its own (purgeEach): minutes are purged even when the events' purge failed.
   return purgeEach(
     [
-      { table: 'stored_events', purge: () => purgeEvents(pool, now, batch) },
+      {
+        table: 'stored_events',
+        purge: () => purgeInBatches(pool, { table: 'stored_events', key: 'key' }, now, batch),
+      },
       // A few thousand rows a day each: one statement apiece.
       ...['stored_event_minutes', 'stored_event_lag_minutes'].map((table) => ({
         table,
@@ -36,18 +40,4 @@ export async function purgeExpiredEvents(
     ],
     'stored_events',
   );
-}
-
-async function purgeEvents(pool: pg.Pool, now: Date, batch: number): Promise<number> {
-  let purged = 0;
-  for (;;) {
-    const { rowCount } = await pool.query(
-      `DELETE FROM stored_events WHERE key IN (
-         SELECT key FROM stored_events WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2
-         FOR UPDATE SKIP LOCKED)`,
-      [now, batch],
-    );
-    purged += rowCount ?? 0;
-    if ((rowCount ?? 0) < batch) return purged;
-  }
 }

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { purgeEach, type PurgeOutcome } from '../purge-each.ts';
+import { purgeInBatches, type ExpiringTable } from './purge-in-batches.ts';
 
 /** Rows deleted per statement: short statements, short locks, bounded WAL per transaction. */
 export const PURGE_RECORDS_BATCH = 1_000;
@@ -16,7 +17,7 @@ export const PURGE_RECORDS_BATCH = 1_000;
 export const PURGE_GRACE_MS = 3_600_000;
 
 /** Each table of the tray's retention and its primary key (how a batch names its rows). */
-const EXPIRING = [
+const EXPIRING: readonly ExpiringTable[] = [
   { table: 'tray_records', key: 'user_id, key' },
   { table: 'tray_target_actors', key: 'target_id, verb, actor_id' },
   { table: 'tray_community_posts', key: 'community_id, action_id' },
@@ -26,33 +27,7 @@ const EXPIRING = [
   { table: 'tray_removal_outcomes', key: 'event_key' },
   { table: 'tray_removal_changes', key: 'event_key, user_id, key' },
   { table: 'tray_mutes', key: 'user_id, target_type, target_id, created_at' },
-] as const;
-
-/**
- * Deletes the expired rows of one table in batches read from its expiry index. A row a writer
- * holds is skipped (SKIP LOCKED): a fan-out upserting an expired record renews it, and one it
- * leaves expired goes at the next purge. So the purge never waits for a row, and never meets a
- * writer crosswise (a writer takes its rows in key order, the expiry index lists them in any
- * order): without that, a purge and a fan-out each held rows the other wanted, a deadlock.
- */
-async function purgeTable(
-  pool: pg.Pool,
-  { table, key }: (typeof EXPIRING)[number],
-  at: number,
-  batch: number,
-): Promise<number> {
-  let purged = 0;
-  for (;;) {
-    const { rowCount } = await pool.query(
-      `DELETE FROM ${table} WHERE (${key}) IN (
-         SELECT ${key} FROM ${table} WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2
-         FOR UPDATE SKIP LOCKED)`,
-      [at, batch],
-    );
-    purged += rowCount ?? 0;
-    if ((rowCount ?? 0) < batch) return purged;
-  }
-}
+];
 
 /**
  * Deletes what expired PURGE_GRACE_MS before `now`: records (TRAY_RETENTION_DAYS after their lastUpdate), the group
@@ -71,7 +46,7 @@ export async function purgeExpiredRecords(
   return purgeEach(
     EXPIRING.map((expiring) => ({
       table: expiring.table,
-      purge: () => purgeTable(pool, expiring, at, batch),
+      purge: () => purgeInBatches(pool, expiring, at, batch),
     })),
     'tray_records',
   );

@@ -1,0 +1,35 @@
+import type pg from 'pg';
+
+/** A table the purge empties of expired rows, and its primary key (how a batch names its rows). */
+export interface ExpiringTable {
+  readonly table: string;
+  readonly key: string;
+}
+
+/**
+ * Deletes the rows of `table` whose `expires_at` is at or before `before`, in batches of `batch`
+ * read from its expiry index, until none is left; returns how many went. A row a writer holds is
+ * skipped (SKIP LOCKED): the purge never waits for a row, so it never meets a writer crosswise (a
+ * writer takes its rows in key order, the expiry index lists them in any order: a deadlock), and a
+ * row a writer renews while the purge waited is never deleted (PostgreSQL would re-check only the
+ * key after the wait). A skipped row that stays expired goes at the next purge. `before` is in the
+ * column's own type: a time for a timestamptz column, epoch ms for a bigint one.
+ */
+export async function purgeInBatches(
+  pool: pg.Pool,
+  { table, key }: ExpiringTable,
+  before: Date | number,
+  batch: number,
+): Promise<number> {
+  let purged = 0;
+  for (;;) {
+    const { rowCount } = await pool.query(
+      `DELETE FROM ${table} WHERE (${key}) IN (
+         SELECT ${key} FROM ${table} WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2
+         FOR UPDATE SKIP LOCKED)`,
+      [before, batch],
+    );
+    purged += rowCount ?? 0;
+    if ((rowCount ?? 0) < batch) return purged;
+  }
+}
