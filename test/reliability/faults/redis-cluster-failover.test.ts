@@ -1,17 +1,10 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  planFailover,
-  startRedisCluster,
-  type ClusterNode,
-  type LocalRedisCluster,
-} from '../../../scripts/lib/redis-cluster.ts';
+import { planFailover, type ClusterNode } from '../../../scripts/lib/redis-cluster.ts';
 import { connectMongo } from '../../../shared/mongo/connect-mongo.ts';
-import type { RedisClusterTarget } from '../../../shared/redis/redis-target.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
+import { useRedisCluster } from '../../support/use-redis-cluster.ts';
 import {
   readEndToEndLedger,
   recoveredStalledJobs,
@@ -43,26 +36,17 @@ type Fault = 'none' | 'sigkill' | 'planned-failover';
 
 describe('on a Redis Cluster: two receivers and two tray processes, a master failing over under traffic', function () {
   this.timeout(300_000);
-  let dir: string;
-  let cluster: LocalRedisCluster;
+  const local = useRedisCluster('reliability-cluster', { perTest: true });
   const processes: (ReceiverProcess | TrayProcess)[] = [];
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'reliability-cluster-'));
-    cluster = await startRedisCluster({ dir: join(dir, 'cluster') });
-  });
-  afterEach(async () => {
+  local.atTeardown(async () => {
     for (const child of processes.splice(0)) await child.kill();
-    await cluster?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   async function run(fault: Fault) {
     const prefix = `{${uniqueName('cl')}}`;
     const dbName = uniqueName('cluster');
+    const { cluster, target, dir } = local;
     const seeds = cluster.seeds;
-    const target: RedisClusterTarget = {
-      clusterNodes: cluster.nodes.map((node) => ({ host: '127.0.0.1', port: node.port })),
-    };
     const { client, db } = await connectMongo(testStack().mongoUri, dbName, { appName: 'reliability' });
     try {
       const receivers: ReceiverProcess[] = [];

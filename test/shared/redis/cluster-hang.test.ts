@@ -1,22 +1,15 @@
 import type Bull from 'bull';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  startRedisCluster,
-  type ClusterNode,
-  type LocalRedisCluster,
-} from '../../../scripts/lib/redis-cluster.ts';
+import type { ClusterNode } from '../../../scripts/lib/redis-cluster.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { createWebhookQueue, type WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
-import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
-import type { RedisClusterTarget } from '../../../shared/redis/redis-target.ts';
+import type { RedisClient } from '../../../shared/redis/create-redis.ts';
 import { withTimeout } from '../../../shared/time/with-timeout.ts';
 import { publishBans } from '../../../tray-service/bans/publish-bans.ts';
 import { startBanCache, type BanCache } from '../../../tray-service/http/auth/ban-cache.ts';
 import { createRateLimiter } from '../../../tray-service/http/rate-limit/create-rate-limiter.ts';
+import { useRedisCluster } from '../../support/use-redis-cluster.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -48,35 +41,19 @@ async function msUntil(what: string, probe: () => boolean | Promise<boolean>, ti
  */
 describe('createRedis on a Redis Cluster whose master hangs (SIGSTOP) and fails over', function () {
   this.timeout(90_000);
-  let dir: string;
-  let cluster: LocalRedisCluster;
-  let target: RedisClusterTarget;
+  const redisCluster = useRedisCluster('cluster-hang');
+  const { connect } = redisCluster;
   let hung: ClusterNode | undefined;
-  const clients: RedisClient[] = [];
   const queues: Bull.Queue[] = [];
   let bans: BanCache | undefined;
-  const connect = (rules?: Parameters<typeof createRedis>[1]) => {
-    const client = createRedis(target, rules);
-    client.on('error', () => undefined);
-    clients.push(client);
-    return client;
-  };
-
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cluster-hang-'));
-    cluster = await startRedisCluster({ dir });
-    target = { clusterNodes: cluster.nodes.map((node) => ({ host: '127.0.0.1', port: node.port })) };
-  });
-  after(async () => {
+  redisCluster.atTeardown(async () => {
     hung?.resume();
     bans?.stop();
     for (const queue of queues.splice(0)) await queue.close().catch(() => undefined);
-    for (const client of clients.splice(0)) client.disconnect();
-    await cluster?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('the worker, the rate limiter, the ban cache and a subscription move to the promoted replica', async () => {
+    const { cluster, target } = redisCluster;
     // One hash tag for the queue, the rate limit's key and the ban keys: one master holds them all.
     const tag = 'hang';
     const prefix = `{${tag}}`;

@@ -1,10 +1,7 @@
 import { expect } from 'chai';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startRedisCluster, type LocalRedisCluster } from '../../../scripts/lib/redis-cluster.ts';
-import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
+import type { createRedis } from '../../../shared/redis/create-redis.ts';
+import { useRedisCluster } from '../../support/use-redis-cluster.ts';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -25,25 +22,9 @@ async function socketsOpenedDuring(run: () => Promise<void>): Promise<number> {
 
 describe('createRedis on a Redis Cluster whose every node is gone', function () {
   this.timeout(120_000);
-  let dir: string;
-  let cluster: LocalRedisCluster;
-  const clients: RedisClient[] = [];
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cluster-outage-'));
-    cluster = await startRedisCluster({ dir: join(dir, 'cluster'), replicasPerMaster: 0 });
-  });
-  afterEach(async () => {
-    for (const client of clients.splice(0)) client.disconnect();
-    await cluster.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const redisCluster = useRedisCluster('cluster-outage', { replicasPerMaster: 0, perTest: true });
   const connect = async (rules: Parameters<typeof createRedis>[1]) => {
-    const client = createRedis(
-      { clusterNodes: cluster.nodes.map((node) => ({ host: '127.0.0.1', port: node.port })) },
-      rules,
-    );
-    client.on('error', () => undefined);
-    clients.push(client);
+    const client = redisCluster.connect(rules);
     await client.ping();
     return client;
   };
@@ -52,7 +33,7 @@ describe('createRedis on a Redis Cluster whose every node is gone', function () 
     // bull's subscriber connection and the live streams' both hold subscriptions like this one.
     const subscriber = await connect({ maxRetriesPerRequest: null, enableReadyCheck: false });
     await subscriber.subscribe('outage-test');
-    await cluster.stop();
+    await redisCluster.cluster.stop();
     await sleep(500);
     const sockets = await socketsOpenedDuring(() => sleep(4_000));
     // With ioredis's immediate reselection this was thousands (one per refused connect); with the
@@ -62,7 +43,7 @@ describe('createRedis on a Redis Cluster whose every node is gone', function () 
 
   it('a fail-fast connection refuses a command sent during the outage instead of holding it', async () => {
     const client = await connect({});
-    await cluster.stop();
+    await redisCluster.cluster.stop();
     await sleep(500);
     const started = performance.now();
     await expect(client.get('anything')).to.be.rejectedWith(

@@ -1,9 +1,6 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startRedisCluster, type LocalRedisCluster } from '../../../scripts/lib/redis-cluster.ts';
 import { createRedis, SLOTS_REFRESH_INTERVAL_MS } from '../../../shared/redis/create-redis.ts';
+import { useRedisCluster } from '../../support/use-redis-cluster.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 /** What the test watches of ioredis's Cluster (5.x): its periodic slot-map refresh. */
@@ -15,23 +12,12 @@ interface RefreshInternals {
 
 describe('shared/redis createRedis on a cluster', function () {
   this.timeout(60_000);
-  let dir: string;
-  let cluster: LocalRedisCluster;
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'create-redis-'));
-    cluster = await startRedisCluster({ dir, masters: 3, replicasPerMaster: 0 });
-  });
-  after(async () => {
-    await cluster?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const local = useRedisCluster('create-redis', { masters: 3, replicasPerMaster: 0 });
 
   // ioredis re-arms the refresh timer from the refresh's own callback: a client quit while a
   // periodic refresh was in flight kept reading the slot map every 2 s, and kept its process alive.
   it('stops refreshing the slot map once quit, also when a refresh was in flight', async () => {
-    const client = createRedis({
-      clusterNodes: cluster.nodes.map((node) => ({ host: '127.0.0.1', port: node.port })),
-    });
+    const client = createRedis(local.target);
     await client.ping();
     const internals = client as unknown as RefreshInternals;
     const refresh = internals.refreshSlotsCache.bind(client);

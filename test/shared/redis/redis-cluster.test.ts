@@ -1,14 +1,7 @@
 import type Bull from 'bull';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  planFailover,
-  startRedisCluster,
-  type LocalRedisCluster,
-} from '../../../scripts/lib/redis-cluster.ts';
+import { planFailover } from '../../../scripts/lib/redis-cluster.ts';
 import { createReceiverQueue, type ReceiverQueue } from '../../../receiver/store/create-receiver-queue.ts';
 import {
   dedupeMarkKey,
@@ -24,12 +17,12 @@ import {
   webhookJobOptions,
   type WebhookJobData,
 } from '../../../shared/queue/webhook-queue.ts';
-import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
+import type { RedisClient } from '../../../shared/redis/create-redis.ts';
 import { refuseEvictingRedis } from '../../../shared/redis/refuse-evicting-redis.ts';
-import type { RedisClusterTarget } from '../../../shared/redis/redis-target.ts';
 import { createRateLimiter } from '../../../tray-service/http/rate-limit/create-rate-limiter.ts';
 import { cleanEnv, runScript } from '../../support/run-script.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
+import { useRedisCluster } from '../../support/use-redis-cluster.ts';
 
 const job = (key: string): WebhookJobData => ({
   dedupeKey: key,
@@ -63,37 +56,18 @@ async function ready(client: RedisClient): Promise<void> {
 
 describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
   this.timeout(60_000);
-  let dir: string;
-  let cluster: LocalRedisCluster;
-  let target: RedisClusterTarget;
-  const clients: RedisClient[] = [];
+  const local = useRedisCluster('redis-cluster');
+  const { connect } = local;
   const queues: Bull.Queue[] = [];
-  const connect = () => {
-    const client = createRedis(target);
-    client.on('error', () => undefined);
-    clients.push(client);
-    return client;
-  };
+  local.atTeardown(async () => {
+    for (const queue of queues.splice(0)) await queue.close().catch(() => undefined);
+  });
   /** A queue prefix with a hash tag of its own, so each test uses a fresh slot's keys. */
   const taggedPrefix = () => `{${uniqueName('c')}}`;
 
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'redis-cluster-'));
-    cluster = await startRedisCluster({ dir });
-    target = {
-      clusterNodes: cluster.nodes.map((node) => ({ host: '127.0.0.1', port: node.port })),
-    };
-  });
-  after(async () => {
-    for (const queue of queues.splice(0)) await queue.close().catch(() => undefined);
-    for (const client of clients.splice(0)) client.disconnect();
-    await cluster?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   describe('the test topology', () => {
     it('has 3 masters serving every slot, each with one replica', async () => {
-      const roles = await cluster.roles();
+      const roles = await local.cluster.roles();
       const masters = roles.filter((node) => node.role === 'master');
       expect(masters).to.have.lengthOf(3);
       for (const master of masters) {
@@ -109,7 +83,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
     let enqueue: EnqueueTarget;
     const prefix = taggedPrefix();
     before(async () => {
-      receiverQueue = createReceiverQueue(target, prefix);
+      receiverQueue = createReceiverQueue(local.target, prefix);
       receiverQueue.client.on('error', () => undefined);
       await ready(receiverQueue.client);
       enqueue = {
@@ -127,7 +101,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       const jobKey = `${prefix}:${WEBHOOK_QUEUE_NAME}:d1`;
       const slots = await Promise.all(
         [...marks, jobKey, `${prefix}:${WEBHOOK_QUEUE_NAME}:wait`].map(
-          async (key) => (await cluster.masterOf(key)).address,
+          async (key) => (await local.cluster.masterOf(key)).address,
         ),
       );
       expect(new Set(slots).size).to.equal(1);
@@ -143,8 +117,8 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       const [outcome] = await enqueueMany(enqueue, [encodeWebhookJob(job('r1'))]);
       expect(outcome).to.equal('queued');
       expect(enqueue.fence?.replicas).to.equal(1);
-      const master = await cluster.masterOf(`${prefix}:x`);
-      const replica = await cluster.replicaOf(master);
+      const master = await local.cluster.masterOf(`${prefix}:x`);
+      const replica = await local.cluster.replicaOf(master);
       const direct = new Redis({ host: '127.0.0.1', port: replica.port, lazyConnect: true });
       try {
         await direct.connect();
@@ -159,7 +133,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
 
     it('fails with CROSSSLOT when the prefix has no hash tag (why start-up refuses one)', async () => {
       const untagged = uniqueName('plain');
-      const plainQueue = createReceiverQueue(target, untagged);
+      const plainQueue = createReceiverQueue(local.target, untagged);
       plainQueue.client.on('error', () => undefined);
       try {
         await ready(plainQueue.client);
@@ -178,7 +152,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
   describe("bull's own scripts with a hash-tagged prefix", () => {
     it('adds, fails, backs off, retries, completes, replays a failed job, cleans, pauses and removes', async () => {
       const prefix = taggedPrefix();
-      const queue = createWebhookQueue({ redis: target, prefix });
+      const queue = createWebhookQueue({ redis: local.target, prefix });
       queues.push(queue);
       queue.on('error', () => undefined);
       const attempts = new Map<string, number>();
@@ -214,7 +188,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
 
     it('recovers a stalled job (moveStalledJobsToWait) after its worker vanished', async () => {
       const prefix = taggedPrefix();
-      const producer = createWebhookQueue({ redis: target, prefix });
+      const producer = createWebhookQueue({ redis: local.target, prefix });
       queues.push(producer);
       await producer.add(job('stalls'), { ...webhookJobOptions, jobId: 'stalls' });
       // Take the job as a worker would, then "die": its lock expires and nobody renews it.
@@ -252,7 +226,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
 
   describe('the eviction check', () => {
     it('reads every master and names the one that may evict', async () => {
-      const masters = (await cluster.roles()).filter((node) => node.role === 'master');
+      const masters = (await local.cluster.roles()).filter((node) => node.role === 'master');
       const evicting = masters[2]!.address;
       const port = Number(evicting.split(':')[1]);
       const admin = new Redis({ host: '127.0.0.1', port });
@@ -277,7 +251,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
   describe('scripts/replay.ts with REDIS_CLUSTER_NODES', () => {
     it('moves a failed job back to waiting on the cluster', async () => {
       const prefix = taggedPrefix();
-      const worker = createWebhookQueue({ redis: target, prefix });
+      const worker = createWebhookQueue({ redis: local.target, prefix });
       queues.push(worker);
       const failed = new Promise((resolve) => worker.once('failed', resolve));
       void worker.process(async () => {
@@ -289,12 +263,12 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       const result = await runScript(
         'scripts/replay.ts',
         ['failed'],
-        cleanEnv({ REDIS_CLUSTER_NODES: cluster.seeds, QUEUE_PREFIX: prefix }),
+        cleanEnv({ REDIS_CLUSTER_NODES: local.cluster.seeds, QUEUE_PREFIX: prefix }),
         30_000,
       );
       expect(result.stderr).to.equal('');
       expect(result.stdout).to.include('1 failed jobs moved back');
-      const queue = createWebhookQueue({ redis: target, prefix });
+      const queue = createWebhookQueue({ redis: local.target, prefix });
       queues.push(queue);
       expect(await queue.getJobCounts()).to.deep.include({ waiting: 1, failed: 0 });
     });
@@ -303,9 +277,9 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
   describe('the replica fence', () => {
     it('counts nothing a replica did not confirm, and replaying that event is a no-op', async () => {
       const prefix = taggedPrefix();
-      const receiverQueue = createReceiverQueue(target, prefix);
+      const receiverQueue = createReceiverQueue(local.target, prefix);
       receiverQueue.client.on('error', () => undefined);
-      const replica = await cluster.replicaOf(await cluster.masterOf(`${prefix}:x`));
+      const replica = await local.cluster.replicaOf(await local.cluster.masterOf(`${prefix}:x`));
       try {
         await ready(receiverQueue.client);
         const enqueue: EnqueueTarget = {
@@ -328,7 +302,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
         replica.process.kill('SIGCONT');
         await receiverQueue.close();
       }
-      await cluster.waitUntilOk();
+      await local.cluster.waitUntilOk();
     });
   });
 
@@ -344,7 +318,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       });
       const backAfterMs: number[] = [];
       for (let kill = 1; kill <= 8; kill += 1) {
-        for (const node of cluster.nodes) {
+        for (const node of local.cluster.nodes) {
           const admin = new Redis({ host: '127.0.0.1', port: node.port });
           await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
           admin.disconnect();
@@ -367,7 +341,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
   describe('the enqueue script across a planned failover (CLUSTER FAILOVER)', () => {
     it('reaches the promoted master within a few calls: a failed call re-reads the slot map', async () => {
       const prefix = taggedPrefix();
-      const receiverQueue = createReceiverQueue(target, prefix);
+      const receiverQueue = createReceiverQueue(local.target, prefix);
       receiverQueue.client.on('error', () => undefined);
       try {
         await ready(receiverQueue.client);
@@ -378,8 +352,8 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
           dedupeSeconds: 60,
           fence: new ReplicaFence(patientWaitMs),
         };
-        const before = await cluster.masterOf(`${prefix}:x`);
-        const promoted = await cluster.replicaOf(before);
+        const before = await local.cluster.masterOf(`${prefix}:x`);
+        const promoted = await local.cluster.replicaOf(before);
         expect(await enqueueMany(enqueue, [encodeWebhookJob(job('f0'))])).to.deep.equal(['queued']);
         await planFailover(promoted);
         // The first call after the switch may still go to the demoted node and fail (the receiver
@@ -395,11 +369,11 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
         expect(outcomes.slice(2), outcomes.join(',')).to.deep.equal(Array(8).fill('queued'));
-        expect((await cluster.masterOf(`${prefix}:x`)).address).to.equal(promoted.address);
+        expect((await local.cluster.masterOf(`${prefix}:x`)).address).to.equal(promoted.address);
         expect(await receiverQueue.queue.getJob('f10')).to.not.equal(null);
 
         // The demoted master, now the only replica, dies: nothing is left to wait for.
-        await (await cluster.replicaOf(promoted)).stop('SIGKILL');
+        await (await local.cluster.replicaOf(promoted)).stop('SIGKILL');
         const afterLoss: string[] = [];
         for (let n = 11; n <= 16; n += 1) {
           afterLoss.push(

@@ -1,16 +1,12 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import request from 'supertest';
-import { startRedisCluster, type LocalRedisCluster } from '../../../scripts/lib/redis-cluster.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
-import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
 import { startBanCache, type BanCache } from '../../../tray-service/http/auth/ban-cache.ts';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
 import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
 import { applyJob } from '../../../tray-service/use-cases/apply-job.ts';
+import { useRedisCluster } from '../../support/use-redis-cluster.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { commentEvent, minute } from '../worker/event-builder.ts';
@@ -23,24 +19,17 @@ const silent = createLogger({ name: 'test', level: 'silent' });
 describe('live tray on a Redis Cluster (ioredis Cluster client)', function () {
   this.timeout(60_000);
   const suite = useTrayStorage();
-  let dir: string;
-  let cluster: LocalRedisCluster;
-  const clients: RedisClient[] = [];
-  let bans: BanCache;
+  const local = useRedisCluster('live-cluster');
+  const { connect } = local;
+  let bans: BanCache | undefined;
   let instance: StartedLiveInstance | undefined;
   let base: string;
-  const connect = () => {
-    const client = createRedis({
-      clusterNodes: cluster.nodes.map((node) => ({ host: '127.0.0.1', port: node.port })),
-    });
-    client.on('error', () => undefined);
-    clients.push(client);
-    return client;
-  };
+  local.atTeardown(async () => {
+    await instance?.close();
+    bans?.stop();
+  });
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'live-cluster-'));
-    cluster = await startRedisCluster({ dir });
     const redis = connect();
     bans = await startBanCache(redis, { prefix: '{bans}', refreshMs: 200, logger: silent });
     instance = await startLiveInstance({
@@ -51,13 +40,6 @@ describe('live tray on a Redis Cluster (ioredis Cluster client)', function () {
       streamsPerUser: 1,
     });
     base = instance.base;
-  });
-  after(async () => {
-    await instance?.close();
-    bans?.stop();
-    for (const client of clients) client.disconnect();
-    await cluster?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('opens a stream with a ticket, enforces the stream limit and delivers a published record', async () => {
@@ -105,7 +87,7 @@ describe('live tray on a Redis Cluster (ioredis Cluster client)', function () {
         // The subscription's connection is closed under it (a node restarting, a proxy, a
         // CLIENT KILL): ioredis's cluster client opens another on some node and subscribes
         // again, and whatever was published in between reached nobody.
-        for (const node of cluster.nodes) {
+        for (const node of local.cluster.nodes) {
           const admin = new Redis({ host: '127.0.0.1', port: node.port });
           await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
           admin.disconnect();
