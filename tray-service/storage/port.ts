@@ -417,7 +417,10 @@ export interface InboxPort {
     retentionDays: number,
     maxInForce: number,
   ): Promise<Mute | 'too many'>;
-  /** DELETE a mute: whether one was in force (domain/mute-changes.ts removeMute). */
+  /**
+   * DELETE a mute: whether one was in force (domain/mute-changes.ts removeMute). One step against
+   * the user's PUTs: a PUT of the target at once never undoes the removal it answered.
+   */
   removeMute(userId: string, target: MuteTarget, now: number, retentionDays: number): Promise<boolean>;
   /** The user's mutes in force at `now`, oldest first. */
   mutesInForce(userId: string, now: number): Promise<Mute[]>;

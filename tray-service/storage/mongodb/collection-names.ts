@@ -15,7 +15,7 @@ export const TRAY_MIGRATIONS = 'tray_migrations';
 
 // mutes/: every user's mute spans, in force and ended (docs/tray-rules.md#inbox).
 export const TRAY_MUTES = 'tray_mutes';
-/** Each user's mute lock, held while a PUT counts the user's mutes and writes (mute-lock.ts). */
+/** Each user's mute lock, held while a PUT or DELETE of the user's mutes reads and writes (mute-lock.ts). */
 export const TRAY_MUTE_LOCKS = 'tray_mute_locks';
 
 // grouping/: what the worker computes records from.

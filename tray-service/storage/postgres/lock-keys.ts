@@ -45,7 +45,8 @@ export const memberLock = (communityId: string, userId: string) =>
 export const postLock = (postId: string) => JSON.stringify(['post', postId]);
 
 /**
- * The lock key of one user's mutes: a PUT takes it, so its count of the mutes in force and its
- * insert are one step against every other PUT of the user (the limit of mutes in force).
+ * The lock key of one user's mutes: a PUT and a DELETE take it, so a PUT's count of the mutes in
+ * force and its insert are one step against every other PUT (the limit of mutes in force) and
+ * DELETE of the user.
  */
 export const muteLock = (userId: string) => JSON.stringify(['mutes', userId]);

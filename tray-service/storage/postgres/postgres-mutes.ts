@@ -37,8 +37,9 @@ export function toMute(row: MuteRow): Mute {
 
 /**
  * Mutes in tray_mutes (migrations/0005_inbox.sql), one row per span, each statement on the
- * primary key; a PUT runs under the user's advisory lock (lock-keys.ts muteLock). A span is kept `retentionDays` after it ends, so deliveries dated inside it stay
- * held back for as long as records live.
+ * primary key; a PUT and a DELETE run under the user's advisory lock (lock-keys.ts muteLock), so
+ * they act one after another. A span is kept `retentionDays` after it ends, so deliveries dated
+ * inside it stay held back for as long as records live.
  */
 export function createPostgresMutes(
   pool: pg.Pool,
@@ -83,12 +84,18 @@ export function createPostgresMutes(
       });
     },
 
-    async removeMute(userId, target, now, retentionDays) {
-      const result = await pool.query(
-        `UPDATE tray_mutes SET removed_at = $4, expires_at = $4::bigint + $5 WHERE ${IN_FORCE}`,
-        [userId, target.targetType, target.targetId, now, retentionDays * DAY_MS],
-      );
-      return (result.rowCount ?? 0) > 0;
+    removeMute(userId, target, now, retentionDays) {
+      return inTransaction(pool, async (client) => {
+        // The user's lock, as a PUT takes it: a PUT whose statement began before this removal
+        // committed would find the span no longer in force, yet count it in force by its snapshot
+        // and answer 'too many' at the limit, which neither order of the two answers.
+        await lockKeys(client, [muteLock(userId)]);
+        const result = await client.query(
+          `UPDATE tray_mutes SET removed_at = $4, expires_at = $4::bigint + $5 WHERE ${IN_FORCE}`,
+          [userId, target.targetType, target.targetId, now, retentionDays * DAY_MS],
+        );
+        return (result.rowCount ?? 0) > 0;
+      });
     },
 
     async mutesInForce(userId, now) {

@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import type { MuteTargetType } from '../../../../tray-service/domain/mute.ts';
+import { isDeepStrictEqual } from 'node:util';
+import { muteInForceAt, type Mute, type MuteTargetType } from '../../../../tray-service/domain/mute.ts';
+import {
+  muteInForce,
+  putMute as putMuteIn,
+  removeMute as removeMuteIn,
+  type MuteTarget,
+} from '../../../../tray-service/domain/mute-changes.ts';
 import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
 import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
 import {
@@ -330,4 +337,133 @@ conformanceCase(
     expect(await inForce(at(3))).to.have.members([...won, id('p-late')]);
   },
   { needs: 'inbox' },
+);
+
+/**
+ * One PUT of a user's mute and one DELETE of it at once, and what the two acknowledged: the stored
+ * spans, as every time around them sees them, and both answers must be those of one of the two
+ * serial orders, computed by the domain's rules (mute-changes.ts) from the spans before.
+ */
+function serialOrders(
+  spans: readonly Mute[],
+  userId: string,
+  target: MuteTarget,
+  put: { until: number | null; now: number },
+  removeAt: number,
+) {
+  const putFirst = putMuteIn(spans, userId, target, put.until, put.now);
+  const thenRemoved = removeMuteIn(putFirst, target, removeAt);
+  const removedFirst = removeMuteIn(spans, target, removeAt);
+  const thenPut = putMuteIn(removedFirst.mutes, userId, target, put.until, put.now);
+  return [
+    {
+      order: 'PUT, DELETE',
+      spans: thenRemoved.mutes,
+      put: muteInForce(putFirst, target, put.now),
+      ...thenRemoved,
+    },
+    {
+      order: 'DELETE, PUT',
+      spans: thenPut,
+      put: muteInForce(thenPut, target, put.now),
+      removed: removedFirst.removed,
+    },
+  ];
+}
+
+conformanceCase(
+  'mutes: a PUT and a DELETE of one mute at once end as one serial order of the two, and a DELETE after a PUT leaves no mute',
+  async (context) => {
+    const { storage, id } = context;
+    const peer = await context.peer();
+    // Users side by side, each racing its own mute round after round: a DELETE whose write lands
+    // between a PUT's read of the span and its write must not be undone by that write.
+    const USERS = 12;
+    const ROUNDS = 4;
+    // Each user at the limit with the raced mute alone: neither order refuses the PUT (it ends
+    // the span, or the span is gone before it), so a PUT that counts the span a DELETE is ending
+    // and answers 'too many' is no serial order either.
+    const LIMIT = 1;
+    const race = async (n: number) => {
+      const user = id(`u-racer-${n}`);
+      const target: MuteTarget = { targetType: 'post', targetId: id(`p-raced-${n}`) };
+      // The DELETE's clock a millisecond after the PUT's (both orders end alike) or before it (a
+      // DELETE first ends the span, so the PUT starts another): both kinds of race.
+      const removeAfter = n % 2 === 0 ? 1 : -1;
+      let spans: Mute[] = [];
+      const inForceOver = async (times: readonly number[]) =>
+        Promise.all(
+          times.map(async (time) =>
+            (await inboxOf(storage).mutesInForce(user, time)).filter(
+              (mute) => mute.targetId === target.targetId,
+            ),
+          ),
+        );
+      const modelOver = (model: readonly Mute[], times: readonly number[]) =>
+        times.map((time) =>
+          model.filter((mute) => mute.targetId === target.targetId && muteInForceAt(mute, time)),
+        );
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const start = at(10 * round);
+        // Every time a span of the round can start or end at, and one between.
+        const times = [0, 9, 10, 11, 15, 20, 21].map((ms) => start + ms);
+        // The mute in force before the race (a new span, or the one a DELETE, PUT order left).
+        const before = await inboxOf(storage).putMute(user, target, null, start, RETENTION_DAYS, LIMIT);
+        spans = putMuteIn(spans, user, target, null, start);
+        expect(before).to.deep.equal(muteInForce(spans, target, start));
+
+        const put = { until: at(10 * round + 5), now: start + 10 };
+        const removeAt = put.now + removeAfter;
+        const [putAnswer, removed] = await Promise.all([
+          inboxOf(round % 2 === 0 ? storage : peer).putMute(
+            user,
+            target,
+            put.until,
+            put.now,
+            RETENTION_DAYS,
+            LIMIT,
+          ),
+          inboxOf(round % 2 === 0 ? peer : storage).removeMute(user, target, removeAt, RETENTION_DAYS),
+        ]);
+        const seen = { spans: await inForceOver(times), put: putAnswer, removed };
+        const orders = serialOrders(spans, user, target, put, removeAt);
+        const matching = orders.find(
+          (order) =>
+            isDeepStrictEqual(seen.spans, modelOver(order.spans, times)) &&
+            isDeepStrictEqual(seen.put, order.put) &&
+            seen.removed === order.removed,
+        );
+        // A span as [start, until, removed] in ms after the round's start: a message one can read.
+        const brief = (mute: Mute | 'too many' | undefined) =>
+          typeof mute === 'object'
+            ? [mute.createdAt, mute.until, mute.removedAt].map((t) => t && t - start)
+            : mute;
+        const inForceBrief = (over: readonly Mute[][]) =>
+          JSON.stringify(over.map((mutes, k) => [`+${(times[k] ?? 0) - start}`, ...mutes.map(brief)]));
+        expect(
+          matching,
+          `user ${n}, round ${round}: DELETE answered ${removed}, PUT ${JSON.stringify(brief(putAnswer))}, ` +
+            `in force [at, [start, until, removed]]: ${inForceBrief(seen.spans)}; no serial order: ` +
+            orders
+              .map(
+                (order) =>
+                  `${order.order} ${JSON.stringify(brief(order.put))} ${inForceBrief(modelOver(order.spans, times))}`,
+              )
+              .join(', '),
+        ).to.not.equal(undefined);
+        spans = matching?.spans ?? spans;
+
+        // Both answered: a DELETE now leaves no mute of the target in force.
+        const after = start + 20;
+        await inboxOf(round % 2 === 0 ? peer : storage).removeMute(user, target, after, RETENTION_DAYS);
+        spans = removeMuteIn(spans, target, after).mutes;
+        expect(await inForceOver(times), `user ${n}, round ${round}, after`).to.deep.equal(
+          modelOver(spans, times),
+        );
+        expect(await inForceOver([after])).to.deep.equal([[]]);
+      }
+    };
+    await Promise.all(Array.from({ length: USERS }, (_, n) => race(n)));
+  },
+  { needs: 'inbox', timeout: 60_000 },
 );

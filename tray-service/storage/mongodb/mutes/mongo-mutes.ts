@@ -26,10 +26,13 @@ const toMute = (doc: MuteDoc): Mute => ({
 /**
  * Mutes in tray_mutes, one document per span (tray-mutes-collection.ts). PUT and DELETE read the
  * user's spans of the target (a handful) and decide by the domain's rules (mute-changes.ts) which
- * span to change or start; each write is one command on `_id`. A PUT runs under the user's mute
- * lock (mute-lock.ts), so it counts the mutes in force against the limit with no other PUT of the
- * user between its count and its write, and two PUTs of one target never both start a span. A
- * DELETE takes no lock: ending a mute never passes the limit.
+ * span to change or start; each write is one command on `_id`. Both run under the user's mute lock
+ * (mute-lock.ts), so each reads and writes with no other PUT or DELETE of the user in between: a PUT
+ * counts the mutes in force against the limit with no other PUT writing, two PUTs of one target
+ * never both start a span, and a DELETE is never undone. Without the lock a PUT that read the span
+ * in force before a DELETE ended it wrote it back whole with no removal, and on FerretDB, whose
+ * `$set` writes back the whole document it read, a DELETE wrote back the `until` a PUT had just
+ * changed; a write conditional on the span read would not help there either (not atomic on FerretDB).
  */
 export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMute' | 'mutesInForce'> {
   const mutes = db.collection<MuteDoc>(TRAY_MUTES);
@@ -71,16 +74,18 @@ export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMut
       });
     },
 
-    async removeMute(userId, target, now, retentionDays) {
-      const ended = (await spansOf(userId, target)).filter(
-        (mute) => mute.targetType === target.targetType && muteInForceAt(mute, now),
-      );
-      for (const mute of ended)
-        await mutes.updateOne(
-          { _id: spanId(mute) },
-          { $set: { removedAt: now, expiresAt: keptUntil(now, retentionDays) } },
+    removeMute(userId, target, now, retentionDays) {
+      return withMuteLock(db, userId, async () => {
+        const ended = (await spansOf(userId, target)).filter(
+          (mute) => mute.targetType === target.targetType && muteInForceAt(mute, now),
         );
-      return ended.length > 0;
+        for (const mute of ended)
+          await mutes.updateOne(
+            { _id: spanId(mute) },
+            { $set: { removedAt: now, expiresAt: keptUntil(now, retentionDays) } },
+          );
+        return ended.length > 0;
+      });
     },
 
     mutesInForce,

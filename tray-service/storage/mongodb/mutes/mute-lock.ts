@@ -6,9 +6,9 @@ import { TRAY_MUTE_LOCKS } from '../collection-names.ts';
 import type { MuteLockDoc } from './tray-mute-locks-collection.ts';
 
 /**
- * How long a holder keeps the lock before another PUT may take it over: a holder that died
- * between taking and releasing it (its PUT is two or three commands) would otherwise block the
- * user's mutes for good. Long beside a PUT even on a loaded host, like the claims' takeover.
+ * How long a holder keeps the lock before another PUT or DELETE may take it over: a holder that
+ * died between taking and releasing it (its work is two or three commands) would otherwise block
+ * the user's mutes for good. Long beside a PUT even on a loaded host, like the claims' takeover.
  */
 export const MUTE_LOCK_TAKEOVER_MS = 10_000;
 
@@ -18,12 +18,13 @@ const MUTE_LOCK_WAIT_MS = 3 * MUTE_LOCK_TAKEOVER_MS;
 export const muteLockId = (userId: string) => JSON.stringify(['mutes', userId]);
 
 /**
- * Runs `work` holding the user's mute lock, so a PUT's count of the mutes in force and its write
- * are one step against every other PUT of the user, in any process. The lock is an insert with the
- * user's `_id`, the one write FerretDB 1.24 performs atomically (its updates, a conditional `$inc`
- * or findOneAndUpdate included, are not atomic under concurrency, so a counter document would let
- * two PUTs through at once); on MongoDB it costs two commands per PUT. A waiter retries with the
- * write protocol's back-off; a lock past its `expiresAt` (its holder died) is deleted and taken again.
+ * Runs `work` holding the user's mute lock, so a PUT's or DELETE's read of the spans and its write
+ * are one step against every other PUT and DELETE of the user, in any process. The lock is an
+ * insert with the user's `_id`, the one write FerretDB 1.24 performs atomically (its updates, a
+ * conditional `$inc` or findOneAndUpdate included, are not atomic under concurrency, so a counter
+ * document would let two PUTs through at once); on MongoDB it costs two commands per PUT or
+ * DELETE. A waiter retries with the write protocol's back-off; a lock past its `expiresAt` (its
+ * holder died) is deleted and taken again.
  */
 export async function withMuteLock<T>(db: Db, userId: string, work: () => Promise<T>): Promise<T> {
   const locks = db.collection<MuteLockDoc>(TRAY_MUTE_LOCKS);

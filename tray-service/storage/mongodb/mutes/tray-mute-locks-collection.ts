@@ -1,7 +1,7 @@
 import { EXPIRY_INDEX, type CollectionSpec } from '../setup/collection-spec.ts';
 import { TRAY_MUTE_LOCKS } from '../collection-names.ts';
 
-/** One user's mute lock (mute-lock.ts), held while a PUT counts the user's mutes and writes. */
+/** One user's mute lock (mute-lock.ts), held while a PUT or DELETE of the user's mutes reads and writes. */
 export interface MuteLockDoc {
   /** muteLockId(userId): one per user, so the insert that takes it is the lock. */
   _id: string;
@@ -11,7 +11,7 @@ export interface MuteLockDoc {
   expiresAt: Date;
 }
 
-/** tray_mute_locks: the users' mute locks, each held for the instant of one PUT. */
+/** tray_mute_locks: the users' mute locks, each held for the instant of one PUT or DELETE. */
 export const trayMuteLocksCollection: CollectionSpec = {
   name: TRAY_MUTE_LOCKS,
   indexes: [EXPIRY_INDEX],

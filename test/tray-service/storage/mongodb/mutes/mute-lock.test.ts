@@ -5,7 +5,7 @@ import { muteLockId, withMuteLock } from '../../../../../tray-service/storage/mo
 import type { MuteLockDoc } from '../../../../../tray-service/storage/mongodb/mutes/tray-mute-locks-collection.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 
-describe('withMuteLock (MongoDB adapter: one PUT of a user’s mutes at a time)', function () {
+describe('withMuteLock (MongoDB adapter: one PUT or DELETE of a user’s mutes at a time)', function () {
   this.timeout(60_000);
   const mongo = useMongo();
   const locks = () => mongo.db.collection<MuteLockDoc>(TRAY_MUTE_LOCKS);
