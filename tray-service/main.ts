@@ -82,7 +82,9 @@ const storage = await dependencyOrExit(logger, {
       retentionDays: config.TRAY_RETENTION_DAYS,
     }),
   isPermanent: isPermanentStorageError,
-  // The attempt runs the schema's migrations too, which may rightly take minutes.
+  // The attempt runs the schema's migrations too, which may rightly take minutes. Each adapter
+  // bounds the server's first answer instead (PostgreSQL: 5 s, await-first-answer.ts; MongoDB:
+  // its driver's 2 s server selection), so a server that never answers still ends the wait.
   boundAttempts: false,
 });
 const redis = createRedis(config.redis);

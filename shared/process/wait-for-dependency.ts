@@ -38,7 +38,8 @@ export interface WaitForDependencyOptions<T> {
    * that never settles (a dependency that accepts connections but never answers) still fails.
    * False only for an attempt that may rightly run long once the dependency answers (the tray's
    * storage also runs its schema migrations, which may build an index for minutes): bounding it
-   * would give up mid-migration and start again, for ever.
+   * would give up mid-migration and start again, for ever. Such an attempt must bound its own wait
+   * for the dependency's first answer, or a dependency that never answers holds start-up for ever.
    */
   boundAttempts?: boolean;
   /** Ends the wait (a shutdown signal during start-up). */

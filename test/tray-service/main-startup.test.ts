@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer, type Server } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startRedis, type LocalServer } from '../../scripts/lib/local-servers.ts';
+import { STARTUP_WAIT_MS } from '../../shared/process/wait-for-dependency.ts';
 import { cleanEnv, runScript, startScript } from '../support/run-script.ts';
 import { usePostgres } from '../support/use-postgres.ts';
 import { testStack } from '../support/test-stack.ts';
@@ -116,6 +117,45 @@ describe('tray-service/main.ts start-up', function () {
     expect(fatal).to.have.lengthOf(1);
     expect(fatal[0]).to.include('"variable":"DATABASE_URL"').and.to.include('does not exist');
     expect(result.stderr).not.to.match(/\n\s+at /);
+  });
+
+  // A database that accepts connections and never answers (a stopped or hung server) is waited for
+  // like one that refuses them: the wait still ends, with the same fatal line.
+  it('stops within the start-up wait, with one fatal line naming DATABASE_URL, when the database accepts connections but never answers', async function () {
+    this.timeout(STARTUP_WAIT_MS + 30_000);
+    const held: Socket[] = [];
+    const silent = createServer((socket) => held.push(socket));
+    const port = await freePort();
+    await new Promise<void>((resolve) => silent.listen(port, '127.0.0.1', resolve));
+    stopAfter.push({
+      close: () => {
+        held.forEach((socket) => socket.destroy());
+        silent.close();
+      },
+    });
+    const started = performance.now();
+    const result = await runScript(
+      'tray-service/main.ts',
+      [],
+      trayEnv({
+        DATABASE_URL: `postgres://tray:secret@127.0.0.1:${port}/tray`,
+        REDIS_URL: testStack().redisUrl,
+        TRAY_PORT: String(await freePort()),
+      }),
+      STARTUP_WAIT_MS + 20_000,
+    );
+    const elapsed = performance.now() - started;
+    expect(held.length, 'connections the tray opened').to.be.above(1);
+    expect(result.code).to.equal(1);
+    expect(elapsed).to.be.below(STARTUP_WAIT_MS + 10_000);
+    const fatal = fatalLines(result.stdout);
+    expect(fatal).to.have.lengthOf(1);
+    expect(fatal[0])
+      .to.include('"variable":"DATABASE_URL"')
+      .and.to.include('DATABASE_URL did not answer within 60 s of start-up');
+    const warnings = result.stdout.split('\n').filter((line) => line.includes('does not answer at start-up'));
+    expect(warnings, 'one warning for one lasting failure').to.have.lengthOf(1);
+    expect(result.stdout).not.to.include('secret');
   });
 
   it('stops with one fatal line naming DATABASE_URL on SIGTERM while it waits', async () => {

@@ -9,6 +9,20 @@ export interface PostgresOptions {
   applicationName: string;
 }
 
+/** The session settings every connection of the tray's pools starts with (see below). */
+export const POSTGRES_SESSION_OPTIONS = '-c jit=off';
+
+/**
+ * Idle time before a connection's first TCP keepalive probe. A statement waiting for its answer
+ * leaves nothing unacknowledged on the socket, so when the server vanishes (its host down, the
+ * network cut) no TCP timer runs and the statement would wait for ever; PG_STATEMENT_TIMEOUT_MS
+ * is the server's and cannot end it. Node probes every second after this, 10 times: such a
+ * statement fails about 20 s after the server went (measured), and the pool drops the connection.
+ * A server that is only slow, stopped or mid-migration answers the probes from its kernel, so no
+ * real work is cut short. Without a delay, Node would leave the system's default (2 hours).
+ */
+export const KEEPALIVE_IDLE_MS = 10_000;
+
 /**
  * A pool on the URL's database. TLS and any other libpq setting come from the URL itself
  * (`?sslmode=require`, `sslrootcert=...`), which node-postgres reads; the pool size and the
@@ -20,9 +34,6 @@ export interface PostgresOptions {
  * for a 6 ms batch upsert, which left the worker unable to keep up with 250 comments a second.
  * An `options` parameter in the URL replaces this one (node-postgres lets the URL win).
  */
-/** The session settings every connection of the tray's pools starts with (see below). */
-export const POSTGRES_SESSION_OPTIONS = '-c jit=off';
-
 export function connectPostgres(url: string, options: PostgresOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
@@ -30,6 +41,8 @@ export function connectPostgres(url: string, options: PostgresOptions): pg.Pool 
     statement_timeout: options.statementTimeoutMs,
     application_name: options.applicationName,
     options: POSTGRES_SESSION_OPTIONS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
   });
   // An idle client that loses its server emits on the pool; without a listener that would be an
   // uncaught error. The next query reconnects, and its caller sees the failure.

@@ -36,6 +36,14 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
  */
 export async function migrate(pool: pg.Pool, migrations = readMigrations()): Promise<number[]> {
   const client = await pool.connect();
+  // A connection ended while checked out (a restart, an administrator, the pool's keepalive finding
+  // the server gone) also emits 'error', which the pool listens to only on idle connections:
+  // uncaught, it would end the process instead of failing this attempt, which start-up retries.
+  let broken: Error | undefined;
+  const onError = (error: Error) => {
+    broken ??= error;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     // The pool's statement timeout (PG_STATEMENT_TIMEOUT_MS) is for the API's and the worker's
@@ -77,6 +85,8 @@ export async function migrate(pool: pg.Pool, migrations = readMigrations()): Pro
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
-    client.release();
+    client.off('error', onError);
+    // A broken connection is destroyed rather than returned to the pool.
+    client.release(broken);
   }
 }

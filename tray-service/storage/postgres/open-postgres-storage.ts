@@ -1,5 +1,6 @@
 import type { TrayStorage } from '../port.ts';
 import { PurgeError } from '../purge-error.ts';
+import { awaitFirstAnswer } from './await-first-answer.ts';
 import { connectPostgres, type PostgresOptions } from './connect-postgres.ts';
 import { migrate } from './migrate.ts';
 import { createPostgresBans } from './postgres-bans.ts';
@@ -19,9 +20,11 @@ import { purgeExpiredRecords } from './purge-expired-records.ts';
 /**
  * The PostgreSQL adapter of the storage port: a pool on the URL's database, the schema brought up
  * to date (every instance may start at once: migrate.ts serialises them), and each part of the
- * port on that pool. A failing migration ends the pool and stops start-up.
+ * port on that pool. A failing migration ends the pool and stops start-up. A server that does not
+ * answer within FIRST_ANSWER_MS fails the open before the migrations, which are not bounded.
  */
 export async function openPostgresStorage(url: string, options: PostgresOptions): Promise<TrayStorage> {
+  await awaitFirstAnswer(url, options.applicationName);
   const pool = connectPostgres(url, options);
   try {
     await migrate(pool);

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import { connectPostgres } from '../../../../tray-service/storage/postgres/connect-postgres.ts';
 import { usePostgres } from '../../../support/use-postgres.ts';
 
@@ -34,6 +35,35 @@ describe('connectPostgres', () => {
         Number(threshold[0]?.jit_above_cost),
       );
       expect(plan, 'the plan shows no JIT compilation').not.to.have.property('JIT');
+    } finally {
+      await pool.end();
+    }
+  });
+
+  // A query waiting for its answer leaves nothing unacknowledged on the socket, so when the server
+  // vanishes (host down, network cut) no TCP timer runs and the query waits for ever. Keepalive
+  // probes end it; a server that is only slow or stopped still answers them from its kernel.
+  it('probes its connections with TCP keepalive after 10 s idle, not the system default of hours', async () => {
+    const pool = connectPostgres(postgres.url, {
+      poolSize: 1,
+      statementTimeoutMs: 10_000,
+      applicationName: 'tests',
+    });
+    try {
+      const client = await pool.connect();
+      const local = client.connection.stream as unknown as { localPort: number };
+      client.release();
+      // /proc/net/tcp: local and remote addresses as hex ip:port, then the state, the queues, and
+      // the socket's timer: 02 is keepalive, followed by the ticks (1/100 s) until it fires.
+      const port = local.localPort.toString(16).toUpperCase().padStart(4, '0');
+      const line = ['/proc/net/tcp', '/proc/net/tcp6']
+        .flatMap((table) => readFileSync(table, 'utf8').split('\n'))
+        .map((row) => row.trim().split(/\s+/))
+        .find((fields) => fields[1]?.endsWith(`:${port}`) && fields[3] === '01');
+      expect(line, `the pool's connection from port ${local.localPort}`).to.not.equal(undefined);
+      const [timer, ticks] = (line?.[5] ?? '').split(':');
+      expect(timer, 'the timer running on the idle connection (02: keepalive)').to.equal('02');
+      expect(parseInt(ticks ?? '', 16) / 100, 'seconds until the first probe').to.be.at.most(10);
     } finally {
       await pool.end();
     }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrate, readMigrations } from '../../../../tray-service/storage/postgres/migrate.ts';
 import { usePostgres } from '../../../support/use-postgres.ts';
+import { waitFor } from '../../../support/wait-for.ts';
 
 function migrationsDir(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
@@ -70,6 +71,40 @@ describe('storage/postgres migrate', () => {
     await expect(migrate(pg.pool, readMigrations(dir))).to.be.rejectedWith(/migration 2 \(broken\)/);
     const table = await pg.pool.query("SELECT to_regclass('kept_out') AS found");
     expect(table.rows[0]?.found).to.equal(null);
+  });
+
+  // The connection may end mid-migration: the server restarts, an administrator ends it, or the
+  // pool's keepalive finds the server gone. Start-up must see a failed attempt (and try again),
+  // not an uncaught 'error' event ending the process.
+  it('fails, naming the migration, when the server ends its connection mid-migration, and leaves the pool usable', async () => {
+    const own = new pgDriver.Pool({ connectionString: pg.url, max: 1 });
+    own.on('error', () => undefined);
+    try {
+      const dir = migrationsDir({ '0001_long.sql': 'SELECT pg_sleep(30);' });
+      const migrating = migrate(own, readMigrations(dir)).then(
+        () => undefined,
+        (failed: unknown) => failed,
+      );
+      await waitFor(
+        async () => {
+          const { rows } = await pg.pool.query(
+            `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+             WHERE datname = current_database() AND query = 'SELECT pg_sleep(30);'`,
+          );
+          return rows.length > 0;
+        },
+        5_000,
+        'the migration to run',
+      );
+      const error = await migrating;
+      expect(error).to.be.instanceOf(Error);
+      expect((error as Error).message).to.match(
+        /^schema migration 1 \(long\) failed: terminating connection/,
+      );
+      expect((await own.query('SELECT 1 AS one')).rows).to.deep.equal([{ one: 1 }]);
+    } finally {
+      await own.end();
+    }
   });
 
   it('starts the records that exist before the inbox seen as they are read, all in the inbox', async () => {

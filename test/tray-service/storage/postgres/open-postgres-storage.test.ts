@@ -1,9 +1,15 @@
 import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startPostgres, type PostgresServer } from '../../../../scripts/lib/local-servers.ts';
 import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
 import { openPostgresStorage } from '../../../../tray-service/storage/postgres/open-postgres-storage.ts';
 import { readMigrations } from '../../../../tray-service/storage/postgres/migrate.ts';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { usePostgres } from '../../../support/use-postgres.ts';
+import { waitFor } from '../../../support/wait-for.ts';
 import { comment, NOW, RETENTION_DAYS, RETENTION_MS } from './tray-fixture.ts';
 
 const options = { poolSize: 3, statementTimeoutMs: 5_000, applicationName: 'tray-open-test' };
@@ -151,5 +157,95 @@ describe('storage/postgres openPostgresStorage', () => {
     const url = new URL(pg.url);
     url.pathname = '/no_such_database';
     await expect(openPostgresStorage(url.toString(), options)).to.be.rejectedWith(/no_such_database/);
+  });
+});
+
+/** PostgreSQL's ReadyForQuery message as a server sends it when a session's start-up is done. */
+const READY_FOR_QUERY = Buffer.from([0x5a, 0, 0, 0, 5]);
+
+/**
+ * A TCP relay to `target` that passes each session's start-up both ways and then holds whatever
+ * the client sends: the session opens, its first statement never reaches the server (as behind a
+ * pooler whose server connection hangs).
+ */
+async function holdAfterStartUp(target: URL): Promise<{ url: string; server: Server; open: () => number }> {
+  const sockets: Socket[] = [];
+  let open = 0;
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    sockets.push(client, upstream);
+    open += 1;
+    client.on('close', () => (open -= 1));
+    let started = false;
+    client.on('data', (chunk) => {
+      if (!started) upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      if (chunk.includes(READY_FOR_QUERY)) started = true;
+      client.write(chunk);
+    });
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  const url = new URL(target);
+  url.port = String(port);
+  server.on('close', () => sockets.forEach((socket) => socket.destroy()));
+  return { url: url.toString(), server, open: () => open };
+}
+
+// Start-up retries a storage that fails to open (docs/operations.md#before-exposing-a-port), but
+// an open that never settles would hold start-up for ever, without a line in the log.
+describe('storage/postgres openPostgresStorage on a server that does not answer', function () {
+  this.timeout(30_000);
+  const pg = usePostgres();
+  let dir = '';
+  let stopped: PostgresServer | undefined;
+  let relay: Server | undefined;
+  afterEach(async () => {
+    relay?.close();
+    relay = undefined;
+    if (stopped) {
+      stopped.process.kill('SIGCONT');
+      await stopped.stop('SIGKILL');
+      stopped = undefined;
+    }
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const openFails = async (url: string) => {
+    const started = performance.now();
+    const error = await openPostgresStorage(url, options).then(
+      (storage) => {
+        opened(storage);
+        return undefined;
+      },
+      (failed: unknown) => failed,
+    );
+    return { error, ms: performance.now() - started };
+  };
+  const leftOpen: TrayStorage[] = [];
+  const opened = (storage: TrayStorage) => leftOpen.push(storage);
+  after(() => Promise.all(leftOpen.map((storage) => storage.close())));
+
+  it('gives up within 5 s on a server that accepts connections but never answers (a stopped postmaster)', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tray-pg-stopped-'));
+    stopped = await startPostgres({ dir });
+    stopped.process.kill('SIGSTOP');
+    const { error, ms } = await openFails(stopped.url);
+    expect(error).to.be.instanceOf(Error);
+    expect((error as Error).message).to.equal('no answer within 5 s while connecting');
+    expect(ms).to.be.within(4_500, 7_000);
+  });
+
+  it('gives up within 5 s on a session whose first statement is never answered', async () => {
+    const held = await holdAfterStartUp(new URL(pg.url));
+    relay = held.server;
+    const { error, ms } = await openFails(held.url);
+    expect(error).to.be.instanceOf(Error);
+    expect((error as Error).message).to.equal('no answer within 5 s to SELECT 1');
+    expect(ms).to.be.within(4_500, 7_000);
+    await waitFor(() => held.open() === 0, 2_000, 'the unanswered session to be closed');
   });
 });
