@@ -73,7 +73,7 @@ const storageConfig = loadOrExit(() => resolveTrayStorage(config));
 const registry = createMetricsRegistry('tray-service');
 // The tray's storage (TRAY_STORAGE: PostgreSQL by default, or MongoDB), its schema brought up to
 // date. A database not answering yet (started beside this process, restarting) is waited for, up
-// to STARTUP_WAIT_MS, like Redis below (docs/operations.md#before-exposing-a-port).
+// to TRAY_STARTUP_WAIT_MS, like Redis below (docs/operations.md#before-exposing-a-port).
 const storage = await dependencyOrExit(logger, {
   variable: storageConfig.engine === 'postgres' ? 'DATABASE_URL' : 'MONGODB_URI',
   connect: () =>
@@ -86,6 +86,7 @@ const storage = await dependencyOrExit(logger, {
   // bounds the server's first answer instead (PostgreSQL: 5 s, await-first-answer.ts; MongoDB:
   // its driver's 2 s server selection), so a server that never answers still ends the wait.
   boundAttempts: false,
+  waitMs: config.TRAY_STARTUP_WAIT_MS,
 });
 const redis = createRedis(config.redis);
 logRedisOutage(redis, logger, 'commands');
@@ -94,6 +95,7 @@ await dependencyOrExit(logger, {
   variable: isCluster(config.redis) ? 'REDIS_CLUSTER_NODES' : 'REDIS_URL',
   connect: () => pingRedis(redis),
   isPermanent: isRedisAuthError,
+  waitMs: config.TRAY_STARTUP_WAIT_MS,
 });
 // A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.
 await refuseEvictingRedis(redis, { logger });

@@ -1,7 +1,8 @@
 import { commonShape, withRedisTarget } from './common-config.ts';
 import { opsShape } from './ops-config.ts';
 import { z } from 'zod';
-import { port } from './env-types.ts';
+import { STARTUP_WAIT_MS } from '../process/wait-for-dependency.ts';
+import { port, positiveInt } from './env-types.ts';
 import { parseEnv, type Env } from './parse-env.ts';
 import { trayAbuseShape } from './tray-abuse-config.ts';
 import { trayAdminShape } from './tray-admin-config.ts';
@@ -26,6 +27,12 @@ export const trayShape = {
    * `worker` (no API: only /healthz, /readyz and /metrics on TRAY_PORT).
    */
   TRAY_ROLE: z.enum(['all', 'api', 'worker'], { error: 'expected "all", "api" or "worker"' }).default('all'),
+  /**
+   * How long start-up waits for the database and then Redis to answer before it stops with exit
+   * code 1 (docs/operations.md#before-exposing-a-port): shorter where an orchestrator restarts the
+   * process with its own backoff, longer where the database comes up slowly beside it.
+   */
+  TRAY_STARTUP_WAIT_MS: positiveInt(STARTUP_WAIT_MS, 3_600_000),
   ...trayStorageShape,
   ...trayWorkerShape,
   ...trayApiShape,
