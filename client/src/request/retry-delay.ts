@@ -2,7 +2,7 @@
 const BASE_DELAY_MS = 250;
 
 /** How much later than the plain delay a wait may be, as a fraction of it. */
-const JITTER = 0.2;
+export const JITTER = 0.2;
 
 /**
  * Milliseconds to wait before attempt `attempt + 1` of a call the service refused with 429 or 503,

@@ -1,7 +1,7 @@
 import { wait } from '../request/wait.ts';
 import { openConnection } from './open-connection.ts';
 import { readSse } from './read-sse.ts';
-import { defaultReconnectPolicy, reconnectDelay, type ReconnectPolicy } from './reconnect-delay.ts';
+import { defaultReconnectPolicy, reconnectWait, type ReconnectPolicy } from './reconnect-delay.ts';
 import { createSseParser } from './sse-parser.ts';
 import { isTrayStreamEventName, type TrayStreamEvent } from './tray-stream-event.ts';
 
@@ -22,8 +22,8 @@ export interface TrayStreamOptions {
   /** The locale of `record` descriptions (the service negotiates it like history's). */
   locale?: string;
   /**
-   * Waits between reconnects (default 1 s doubling to 30 s, jittered). `maxMs` also caps a wait the
-   * service names (`Retry-After`, `retry:`).
+   * Waits between reconnects (default 1 s doubling to 30 s, jittered). A wait the service names
+   * (`Retry-After`, `retry:`) is waited out, but never less than this backoff's step nor more than `maxMs`.
    */
   reconnect?: Partial<ReconnectPolicy>;
   /** A stream silent this long is taken for dead and reopened (default 45 s: three heartbeats). */
@@ -47,9 +47,6 @@ export async function* openTrayStream(
   const policy = { ...defaultReconnectPolicy, ...options.reconnect };
   const idleTimeoutMs = options.idleTimeoutMs ?? 45_000;
   const state = options.onState ?? (() => undefined);
-  // A wait the service names is kept to the longest of the backoff: a `Retry-After` of a month (a
-  // proxy's, a misconfiguration) would otherwise stop the stream for good without telling the app.
-  const named = (ms: number | undefined) => (ms === undefined ? undefined : Math.min(ms, policy.maxMs));
   // Ends any request or read still open when the loop stops for another reason than `signal`.
   const stop = new AbortController();
   const signal = AbortSignal.any([options.signal, stop.signal]);
@@ -82,7 +79,7 @@ export async function* openTrayStream(
       }
       if (connection.kind === 'unavailable') {
         state('waiting');
-        await pause(named(connection.retryAfterMs) ?? reconnectDelay(attempt, policy), signal);
+        await pause(reconnectWait(attempt, policy, connection.retryAfterMs), signal);
         attempt += 1;
         continue;
       }
@@ -117,9 +114,10 @@ export async function* openTrayStream(
       // the parser has dispatched (and maybe more after it) but the app never saw.
       if (!garbled && parser.lastEventId !== '') lastEventId = parser.lastEventId;
       if (expired) token = undefined;
-      // The service's own `retry:` (sent when it shuts down, spread over clients) wins, up to maxMs.
+      // The service's own `retry:` (sent when it shuts down, spread over clients) wins over a shorter
+      // backoff, up to maxMs.
       state('waiting');
-      await pause(named(parser.retryMs) ?? reconnectDelay(attempt, policy), signal);
+      await pause(reconnectWait(attempt, policy, parser.retryMs), signal);
       attempt += 1;
     }
   } finally {

@@ -267,6 +267,42 @@ describe('openTrayStream against a scripted event stream', function () {
     });
   });
 
+  describe('when the service names a wait of nothing', () => {
+    /** How many requests of `count`'s reach the server in 2 s of a stream with a 200 ms backoff. */
+    const requestsIn2s = async (script: ScriptedStream, count: () => number) => {
+      await open(script, { reconnect: { initialMs: 200, maxMs: 5_000 } });
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      return count();
+    };
+    const refusing = (status: number, retryAfter: string) =>
+      scriptedStream(
+        () => expect.fail('no ticket was sold'),
+        (res) => {
+          res.writeHead(status, { 'Content-Type': 'application/json', 'Retry-After': retryAfter });
+          res.end(JSON.stringify({ status: 'error', code: status * 1000, message: 'wait' }));
+        },
+      );
+
+    // The backoff's waits are 100 ms at the least, then 200, 400, 800: about five attempts in 2 s.
+    it('backs off as without one after a 503 with Retry-After: 0', async () => {
+      const script = refusing(503, '0');
+      expect(await requestsIn2s(script, () => script.tickets.length)).to.be.below(20);
+    });
+
+    it('backs off as without one after a 429 with a Retry-After date in the past', async () => {
+      const script = refusing(429, 'Thu, 01 Jan 1970 00:00:00 GMT');
+      expect(await requestsIn2s(script, () => script.tickets.length)).to.be.below(20);
+    });
+
+    it('backs off as without one after a stream that ends with retry: 0', async () => {
+      const script = scriptedStream((res) => {
+        res.writeHead(200, eventStreamHead);
+        res.end('retry: 0\n\n');
+      });
+      expect(await requestsIn2s(script, () => script.requests.length)).to.be.below(20);
+    });
+  });
+
   describe('when connections come to nothing', () => {
     const reconnect = { initialMs: 100, maxMs: 10_000 };
     /** The gaps between the first `count` stream requests, once there are that many. */
