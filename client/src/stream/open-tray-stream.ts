@@ -1,8 +1,9 @@
 import { wait } from '../request/wait.ts';
 import { openConnection } from './open-connection.ts';
 import { readSse } from './read-sse.ts';
-import { defaultReconnectPolicy, reconnectWait, type ReconnectPolicy } from './reconnect-delay.ts';
+import { reconnectWait, type ReconnectPolicy } from './reconnect-delay.ts';
 import { createSseParser } from './sse-parser.ts';
+import { streamSettings, type StreamSettings } from './stream-settings.ts';
 import { isTrayStreamEventName, type TrayStreamEvent } from './tray-stream-event.ts';
 
 /** connecting: buying a ticket and opening; open: events flow; waiting: before a reconnect. */
@@ -24,9 +25,13 @@ export interface TrayStreamOptions {
   /**
    * Waits between reconnects (default 1 s doubling to 30 s, jittered). A wait the service names
    * (`Retry-After`, `retry:`) is waited out, but never less than this backoff's step nor more than `maxMs`.
+   * Each must be a finite number above 0 (a TypeError at the call otherwise).
    */
   reconnect?: Partial<ReconnectPolicy>;
-  /** A stream silent this long is taken for dead and reopened (default 45 s: three heartbeats). */
+  /**
+   * A stream silent this long is taken for dead and reopened (default 45 s: three heartbeats). A
+   * finite number above 0 and at most 2^31 - 1 (a TypeError at the call otherwise).
+   */
   idleTimeoutMs?: number;
   /** Told of each change of the connection (a UI's "reconnecting…"). */
   onState?: (state: TrayStreamState) => void;
@@ -39,13 +44,18 @@ export interface TrayStreamOptions {
  * loop breaks, and throws a TrayApiError when the service refuses for good: a ban (401 with code
  * 401001, at once), a 401 for a token `getToken` has just given, or a 400, 403 or 404.
  */
-export async function* openTrayStream(
+export function openTrayStream(options: TrayStreamOptions): AsyncGenerator<TrayStreamEvent, void, undefined> {
+  // Checked here, not in the generator, whose body runs only at the first next(): a mistake is
+  // thrown where the stream is opened.
+  return streamEvents(options, streamSettings(options));
+}
+
+async function* streamEvents(
   options: TrayStreamOptions,
+  { policy, idleTimeoutMs }: StreamSettings,
 ): AsyncGenerator<TrayStreamEvent, void, undefined> {
   const request = options.fetch ?? fetch;
   const base = options.baseUrl.replace(/\/+$/, '');
-  const policy = { ...defaultReconnectPolicy, ...options.reconnect };
-  const idleTimeoutMs = options.idleTimeoutMs ?? 45_000;
   const state = options.onState ?? (() => undefined);
   // Ends any request or read still open when the loop stops for another reason than `signal`.
   const stop = new AbortController();
