@@ -10,7 +10,10 @@ import { isTrayStreamEventName, type TrayStreamEvent } from './tray-stream-event
 export type TrayStreamState = 'connecting' | 'open' | 'waiting';
 
 export interface TrayStreamOptions {
-  /** The tray service's address, e.g. `https://tray.example.com` ('' for the page's own origin). */
+  /**
+   * The tray service's address, e.g. `https://tray.example.com`; in a browser also relative to the
+   * page ('' for its own origin). A TypeError at the call when it is no URL.
+   */
   baseUrl: string;
   /** A current bearer token for the user; asked again after `expired` or a 401 (not a ban's). Its errors end the iteration. */
   getToken: () => string | Promise<string>;
@@ -52,10 +55,9 @@ export function openTrayStream(options: TrayStreamOptions): AsyncGenerator<TrayS
 
 async function* streamEvents(
   options: TrayStreamOptions,
-  { policy, idleTimeoutMs }: StreamSettings,
+  { base, policy, idleTimeoutMs }: StreamSettings,
 ): AsyncGenerator<TrayStreamEvent, void, undefined> {
   const request = options.fetch ?? fetch;
-  const base = options.baseUrl.replace(/\/+$/, '');
   const state = options.onState ?? (() => undefined);
   // Ends any request or read still open when the loop stops for another reason than `signal`.
   const stop = new AbortController();

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { openTrayStream, type TrayStreamOptions } from '../../../client/src/stream/index.ts';
 import { useScriptedServers } from '../support/scripted-servers.ts';
 import { collectStream } from './support/collect-stream.ts';
-import { eventStreamHead, scriptedStream } from './support/scripted-stream.ts';
+import { eventStreamHead, scriptedStream, sseEvent } from './support/scripted-stream.ts';
 
 /** openTrayStream's options, checked and completed when it is called. */
 describe('openTrayStream’s options', function () {
@@ -22,6 +22,43 @@ describe('openTrayStream’s options', function () {
       ...options,
     });
   };
+
+  describe('baseUrl', () => {
+    it('refuses one that is not an http(s) URL, at the call, naming it (no page to resolve it against in Node)', () => {
+      for (const baseUrl of [
+        'tray.example.org',
+        '',
+        '/tray',
+        'tray.example.org:8080',
+        'ws://tray.example.org',
+      ])
+        expect(call({ baseUrl }), baseUrl).to.throw(
+          TypeError,
+          `openTrayStream: baseUrl must be an http(s) URL (in a browser, it may be relative to the page), got ${JSON.stringify(baseUrl)}`,
+        );
+    });
+
+    it('resolves one relative to the page where there is one (a browser’s location): "" is its origin', async () => {
+      const script = scriptedStream((res) => {
+        res.writeHead(200, eventStreamHead);
+        res.write(sseEvent('unread', '1', { totalUnreadCount: 1, totalUnseenCount: 0 }));
+      });
+      const origin = await servers.serve(script.handler);
+      // What a page at `origin` has; Node has no location of its own.
+      Object.defineProperty(globalThis, 'location', {
+        value: { href: `${origin}/app/page?tab=tray` },
+        configurable: true,
+      });
+      let stream: ReturnType<typeof collectStream>;
+      try {
+        stream = collectStream(call({ baseUrl: '' })());
+      } finally {
+        Reflect.deleteProperty(globalThis, 'location');
+      }
+      expect((await stream.next('unread')).id).to.equal('1');
+      expect(script.tickets).to.have.lengthOf(1);
+    });
+  });
 
   describe('reconnect and idleTimeoutMs', () => {
     it('refuses a wait that is not a finite number above 0, at the call, naming it', () => {
