@@ -1,3 +1,4 @@
+import { untilAborted } from '../request/until-aborted.ts';
 import { wait } from '../request/wait.ts';
 import { openConnection } from './open-connection.ts';
 import { readSse } from './read-sse.ts';
@@ -71,8 +72,17 @@ async function* streamEvents(
   try {
     while (!signal.aborted) {
       state('connecting');
-      token ??= await options.getToken();
-      if (signal.aborted) return;
+      if (token === undefined) {
+        try {
+          // Raced with the signal: an abort ends the iteration at once, also while the app finds a
+          // token; and a getToken that fails because of the abort (the app passed the signal on)
+          // ends it as cleanly as any abort.
+          token = await untilAborted(options.getToken(), signal);
+        } catch (error) {
+          if (signal.aborted) return;
+          throw error;
+        }
+      }
       const connection = await openConnection({
         base,
         token,

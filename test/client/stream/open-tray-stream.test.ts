@@ -365,6 +365,41 @@ describe('openTrayStream against a scripted event stream', function () {
     });
   });
 
+  describe('when its signal aborts while getToken is still pending', () => {
+    /** How the iteration ended 1 s after the abort: 'ended', 'threw <name>', or 'still going'. */
+    const endAfterAbort = async (getToken: (signal: AbortSignal) => Promise<string>) => {
+      const controller = new AbortController();
+      aborts.push(controller);
+      let asked = false;
+      const stream = collectStream(
+        openTrayStream({
+          baseUrl: 'http://127.0.0.1:9',
+          getToken: () => ((asked = true), getToken(controller.signal)),
+          signal: controller.signal,
+        }),
+      );
+      await waitFor(() => asked, 5_000, 'getToken to be asked');
+      controller.abort();
+      const pending = new Promise((resolve) => setTimeout(() => resolve('still going'), 1_000));
+      const ending = stream.ended.then((error) =>
+        error === undefined ? 'ended' : `threw ${(error as Error).name}`,
+      );
+      return Promise.race([ending, pending]);
+    };
+
+    it('ends the iteration cleanly at once', async () => {
+      expect(await endAfterAbort(() => new Promise<string>(() => undefined))).to.equal('ended');
+    });
+
+    it('ends it cleanly too when getToken rejects because of the abort (the app passed the signal on)', async () => {
+      const fromSignal = (signal: AbortSignal) =>
+        new Promise<string>((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(signal.reason as Error)),
+        );
+      expect(await endAfterAbort(fromSignal)).to.equal('ended');
+    });
+  });
+
   describe('when its signal aborts while the app handles an event', () => {
     it('yields none of the events that came in the same chunk', async () => {
       const script = scriptedStream((res) => {
