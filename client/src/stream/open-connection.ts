@@ -15,9 +15,10 @@ export interface ConnectionRequest {
 
 /**
  * open: the stream answered 200 with an event stream. refused: 401, the token (or the ticket it
- * bought) was not accepted. unavailable: worth trying again (no answer, 429, 5xx, a 200 that is not
- * an event stream), after `retryAfterMs` when the service said so. fatal: a refusal that trying
- * again cannot change (a banned user's 401, 400 for an id this service never sent, 403, 404).
+ * bought) was not accepted. unavailable: worth trying again (no answer, 429, 5xx, any other answer
+ * not named below, a 200 that is not an event stream), after `retryAfterMs` when the service said
+ * so. fatal: a refusal that trying again cannot change (a banned user's 401, 400 for an id this
+ * service never sent, 403, 404, 410).
  */
 export type Connection =
   | { kind: 'open'; body: ReadableStream<Uint8Array> }
@@ -72,11 +73,18 @@ async function failed(response: Response): Promise<Connection> {
   // A ban is for good: a new token would be refused too (docs/client.md#live).
   if (response.status === 401 && error.code === unauthorizedCodes.banned) return { kind: 'fatal', error };
   if (response.status === 401) return { kind: 'refused', error };
-  if (response.status === 429 || response.status >= 500)
-    return {
-      kind: 'unavailable',
-      error,
-      retryAfterMs: retryAfterMs(response.headers.get('retry-after'), Date.now()),
-    };
-  return { kind: 'fatal', error };
+  if (FINAL_STATUSES.has(response.status)) return { kind: 'fatal', error };
+  // Anything else may pass on its own: a proxy's 408, a 409 or 425, a 429, a 5xx.
+  return {
+    kind: 'unavailable',
+    error,
+    retryAfterMs: retryAfterMs(response.headers.get('retry-after'), Date.now()),
+  };
 }
+
+/**
+ * Refusals that stay whatever the wait: a request the service will not take (400, e.g. an id it
+ * never sent), one the user may not make (403), a path it does not serve (404, 410: a wrong
+ * baseUrl).
+ */
+const FINAL_STATUSES = new Set([400, 403, 404, 410]);

@@ -46,7 +46,7 @@ export interface TrayStreamOptions {
  * by itself, resuming after the last event it yielded, so the events it yields across drops,
  * restarts and token expiries miss nothing the service stored. It ends when `signal` aborts or the
  * loop breaks, and throws a TrayApiError when the service refuses for good: a ban (401 with code
- * 401001, at once), a 401 for a token `getToken` has just given, or a 400, 403 or 404.
+ * 401001, at once), a 401 for a token `getToken` has just given, or a 400, 403, 404 or 410.
  */
 export function openTrayStream(options: TrayStreamOptions): AsyncGenerator<TrayStreamEvent, void, undefined> {
   // Checked here, not in the generator, whose body runs only at the first next(): a mistake is

@@ -267,6 +267,34 @@ describe('openTrayStream against a scripted event stream', function () {
     });
   });
 
+  describe('when the stream request is refused with a 4xx', () => {
+    const answering = (status: number) =>
+      scriptedStream((res) => {
+        res.writeHead(status, { 'Content-Type': 'text/html' });
+        res.end('<html>a proxy’s page</html>');
+      });
+
+    it('tries again after one that may pass (408, 409, 425)', async () => {
+      for (const status of [408, 409, 425]) {
+        const script = answering(status);
+        const { stream } = await open(script);
+        await waitFor(() => script.requests.length >= 3, 5_000, `three stream requests after ${status}s`);
+        expect(await Promise.race([stream.ended, 'still going']), String(status)).to.equal('still going');
+      }
+    });
+
+    it('ends the iteration with its TrayApiError after one that trying again cannot change (400, 403, 404, 410)', async () => {
+      for (const status of [400, 403, 404, 410]) {
+        const script = answering(status);
+        const { stream } = await open(script);
+        expect(await stream.ended, String(status))
+          .to.be.instanceOf(TrayApiError)
+          .and.include({ status });
+        expect(script.requests, String(status)).to.have.lengthOf(1);
+      }
+    });
+  });
+
   describe('when the service names a wait of nothing', () => {
     /** How many requests of `count`'s reach the server in 2 s of a stream with a 200 ms backoff. */
     const requestsIn2s = async (script: ScriptedStream, count: () => number) => {
