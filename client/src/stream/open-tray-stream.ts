@@ -110,6 +110,7 @@ async function* streamEvents(
       const parser = createSseParser();
       let expired = false;
       let garbled = false;
+      let delivered = false;
       for await (const message of readSse(connection.body, parser, idleTimeoutMs)) {
         // One chunk may hold many events, all parsed before the first is yielded: an abort while the
         // app handles one must end the iteration before the next, as the read itself would.
@@ -123,9 +124,7 @@ async function* streamEvents(
           garbled = true;
           break;
         }
-        // Only a stream that delivers starts the backoff again: one that ends at once, however
-        // often, is waited for longer each time.
-        attempt = 0;
+        delivered = true;
         if (message.id !== '') lastEventId = message.id;
         // The last event of a stream whose token reached its `exp`: reconnect with a new token.
         if (message.event === 'expired') expired = true;
@@ -136,6 +135,11 @@ async function* streamEvents(
       // the parser has dispatched (and maybe more after it) but the app never saw.
       if (!garbled && parser.lastEventId !== '') lastEventId = parser.lastEventId;
       if (expired) token = undefined;
+      // Only a stream that delivers starts the backoff again: one that ends at once, however often,
+      // is waited for longer each time. So is one that ended on a damaged event: the event before
+      // it (the `unread` every stream starts with) would otherwise bring it back at once, for ever,
+      // if the same event is damaged each time.
+      if (delivered && !garbled) attempt = 0;
       // The service's own `retry:` (sent when it shuts down, spread over clients) wins over a shorter
       // backoff, up to maxMs.
       state('waiting');

@@ -393,6 +393,24 @@ describe('openTrayStream against a scripted event stream', function () {
     });
   });
 
+  describe('when an event arrives damaged every time, after one that does not', () => {
+    it('backs off, doubling: the event before it does not start the backoff again', async () => {
+      const script = scriptedStream((res) => {
+        res.writeHead(200, eventStreamHead);
+        res.write(sseEvent('unread', '1', unread(1)));
+        res.write('event: record\nid: 2\ndata: {"v_tarid_uid": "x", CUT\n\n');
+      });
+      const initialMs = 100;
+      await open(script, { reconnect: { initialMs, maxMs: 10_000 } });
+      await waitFor(() => script.requests.length >= 5, 10_000, 'five stream requests');
+      const times = script.requests.slice(0, 5).map((request) => request.at);
+      // Each at least half of a step doubling from initialMs (a timer is never early).
+      times.slice(1).forEach((time, step) => {
+        expect(time - times[step]!, `gap ${step}`).to.be.at.least((initialMs * 2 ** step) / 2);
+      });
+    });
+  });
+
   describe('when its signal aborts while getToken is still pending', () => {
     /** How the iteration ended 1 s after the abort: 'ended', 'threw <name>', or 'still going'. */
     const endAfterAbort = async (getToken: (signal: AbortSignal) => Promise<string>) => {
