@@ -11,6 +11,8 @@ export interface ConnectionRequest {
   locale: string | undefined;
   fetch: typeof fetch;
   signal: AbortSignal;
+  /** How long each request may wait for its answer (a ticket's whole, a stream's headers). */
+  timeoutMs: number;
 }
 
 /**
@@ -35,8 +37,20 @@ export type Connection =
 export async function openConnection(request: ConnectionRequest): Promise<Connection> {
   // Called unbound: a browser's fetch throws "Illegal invocation" when called as a method of
   // another object.
-  const { base, signal, fetch: send } = request;
+  const { base, fetch: send } = request;
+  // Each request waits `timeoutMs` at most: one that never gets an answer (a server or a proxy
+  // that hangs) would otherwise hold the stream `connecting` until the platform gives up, if it
+  // does (Node: 300 s). Cleared on return, so the body of a stream that opened is never cut.
+  const deadline = new AbortController();
+  const signal = AbortSignal.any([request.signal, deadline.signal]);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    const reason = new DOMException(`no answer within ${request.timeoutMs} ms`, 'TimeoutError');
+    timer = setTimeout(() => deadline.abort(reason), request.timeoutMs);
+  };
   try {
+    arm();
     const issued = await send(`${base}/notifications/v3/stream-ticket`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${request.token}`, Accept: 'application/json' },
@@ -48,6 +62,7 @@ export async function openConnection(request: ConnectionRequest): Promise<Connec
     if (request.locale !== undefined) query.set('locale', request.locale);
     if (request.lastEventId !== undefined && request.lastEventId !== '')
       query.set('lastEventId', request.lastEventId);
+    arm();
     const response = await send(`${base}/notifications/v3/stream?${query.toString()}`, {
       headers: { Accept: 'text/event-stream' },
       signal,
@@ -65,6 +80,8 @@ export async function openConnection(request: ConnectionRequest): Promise<Connec
     return { kind: 'open', body: response.body };
   } catch (error) {
     return { kind: 'unavailable', error, retryAfterMs: undefined };
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -33,8 +33,10 @@ export interface TrayStreamOptions {
    */
   reconnect?: Partial<ReconnectPolicy>;
   /**
-   * A stream silent this long is taken for dead and reopened (default 45 s: three heartbeats). A
-   * finite number above 0 and at most 2^31 - 1 (a TypeError at the call otherwise).
+   * A stream silent this long is taken for dead and reopened (default 45 s: three heartbeats); a
+   * request of a connection attempt (its ticket, the stream's headers) without an answer this long
+   * is given up and tried again. A finite number above 0 and at most 2^31 - 1 (a TypeError at the
+   * call otherwise).
    */
   idleTimeoutMs?: number;
   /** Told of each change of the connection (a UI's "reconnecting…"). */
@@ -90,6 +92,7 @@ async function* streamEvents(
         locale: options.locale,
         fetch: request,
         signal,
+        timeoutMs: idleTimeoutMs,
       });
       if (signal.aborted) return;
       if (connection.kind === 'fatal') throw connection.error;

@@ -295,6 +295,40 @@ describe('openTrayStream against a scripted event stream', function () {
     });
   });
 
+  describe('when a request of a connection gets no answer (a server or proxy that hangs)', () => {
+    const idleTimeoutMs = 500;
+
+    it('gives up a stream request without response headers after idleTimeoutMs, and tries again', async () => {
+      const script = scriptedStream(() => undefined);
+      const states: string[] = [];
+      await open(script, { idleTimeoutMs, onState: (state) => states.push(state) });
+      await waitFor(() => script.requests.length >= 2, 5_000, 'a second stream request');
+      expect(states.slice(0, 3)).to.deep.equal(['connecting', 'waiting', 'connecting']);
+    });
+
+    it('gives up a ticket request without an answer after idleTimeoutMs, and tries again', async () => {
+      const script = scriptedStream(
+        () => expect.fail('no ticket was sold'),
+        () => undefined,
+      );
+      await open(script, { idleTimeoutMs });
+      await waitFor(() => script.tickets.length >= 2, 5_000, 'a second ticket request');
+    });
+
+    it('does not cut a stream that answered and keeps writing, however long it stays open', async () => {
+      const script = scriptedStream((res) => {
+        res.writeHead(200, eventStreamHead);
+        res.write(sseEvent('unread', '1', unread(0)));
+        const beat = setInterval(() => res.write(': hb\n\n'), 50);
+        res.on('close', () => clearInterval(beat));
+      });
+      const { stream } = await open(script, { idleTimeoutMs });
+      await stream.next('unread');
+      await new Promise((resolve) => setTimeout(resolve, idleTimeoutMs * 4));
+      expect(script.requests).to.have.lengthOf(1);
+    });
+  });
+
   describe('when the service names a wait of nothing', () => {
     /** How many requests of `count`'s reach the server in 2 s of a stream with a 200 ms backoff. */
     const requestsIn2s = async (script: ScriptedStream, count: () => number) => {
