@@ -69,7 +69,7 @@ async function* streamEvents(
   let token: string | undefined;
   /** 401s in a row; a token is asked for after each, so a second means the user is refused for good. */
   let refusals = 0;
-  /** Connection attempts since a stream last delivered an event, for the backoff. */
+  /** Connection attempts since a stream last delivered and did not end on a damaged event, for the backoff. */
   let attempt = 0;
   try {
     while (!signal.aborted) {
