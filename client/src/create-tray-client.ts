@@ -45,11 +45,13 @@ export function createTrayClient(options: TrayClientOptions): TrayClient {
       `createTrayClient: baseUrl must be an absolute URL, got ${JSON.stringify(options.baseUrl)}`,
     );
   }
+  const given = options.fetch;
   const connection: TrayConnection = {
     baseUrl: options.baseUrl,
     getToken: options.getToken,
-    // Called through globalThis: browsers refuse a fetch called on another object.
-    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    // Always called unbound: a browser's fetch (the global one, or `window.fetch` passed in) throws
+    // "Illegal invocation" when called as a method of another object, as `connection.fetch(…)` is.
+    fetch: given ? (input, init) => given(input, init) : (input, init) => globalThis.fetch(input, init),
     retries: options.retries ?? 3,
     maxRetryWaitMs: options.maxRetryWaitMs ?? 30_000,
   };

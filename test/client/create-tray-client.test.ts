@@ -3,6 +3,7 @@ import { createTrayClient } from '../../client/src/index.ts';
 import { commentEvent, minute } from '../tray-service/worker/event-builder.ts';
 import { collectStream } from './stream/support/collect-stream.ts';
 import { useClientTarget } from './support/client-target.ts';
+import { useScriptedServers } from './support/scripted-servers.ts';
 
 describe('createTrayClient', function () {
   this.timeout(30_000);
@@ -12,6 +13,24 @@ describe('createTrayClient', function () {
       TypeError,
       'createTrayClient: baseUrl must be an absolute URL, got "tray.example.org"',
     );
+  });
+
+  describe('with a fetch that refuses to be called as another object’s method (a browser’s window.fetch)', () => {
+    const servers = useScriptedServers();
+    /** Node's fetch, refusing a `this` other than none or the global object as a browser's does. */
+    function browserFetch(this: unknown, input: string | URL | Request, init?: RequestInit) {
+      if (this !== undefined && this !== globalThis) throw new TypeError('Illegal invocation');
+      return fetch(input, init);
+    }
+
+    it('calls it unbound, so every method works with it', async () => {
+      const baseUrl = await servers.serve((_req, res) => {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ data: { totalUnreadCount: 3, totalUnseenCount: 1 } }));
+      });
+      const client = createTrayClient({ baseUrl, getToken: () => 'a-token', fetch: browserFetch });
+      expect(await client.counts()).to.deep.equal({ totalUnreadCount: 3, totalUnseenCount: 1 });
+    });
   });
 
   describe('stream()', () => {

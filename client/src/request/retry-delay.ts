@@ -2,7 +2,7 @@
 const BASE_DELAY_MS = 250;
 
 /** How much later than the plain delay a wait may be, as a fraction of it. */
-const JITTER = 0.2;
+export const JITTER = 0.2;
 
 /**
  * Milliseconds to wait before attempt `attempt + 1` of a call the service refused with 429 or 503,
@@ -31,8 +31,27 @@ export function retryAfterMs(header: string | null, now: number): number | undef
   if (header === null) return undefined;
   const text = header.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
-  // An HTTP date always ends in GMT (RFC 9110); other text Date.parse might read ("-3") is not one.
+  const at = httpDate(text);
+  return at === undefined ? undefined : Math.max(0, at - now);
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/**
+ * An HTTP date (RFC 9110) as epoch ms. The IMF-fixdate and the obsolete RFC 850 form end in GMT,
+ * and Date.parse reads both; other text it might read ("-3") is not a date. The obsolete asctime
+ * form names no zone, so Date.parse would take it for local time: it is read here, as UTC.
+ */
+function httpDate(text: string): number | undefined {
+  const asctime =
+    /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ([A-Z][a-z]{2}) ([ \d]\d) (\d\d):(\d\d):(\d\d) (\d{4})$/.exec(text);
+  if (asctime) {
+    const [, month = '', day, hours, minutes, seconds, year] = asctime;
+    const index = MONTHS.indexOf(month);
+    if (index < 0) return undefined;
+    return Date.UTC(Number(year), index, Number(day), Number(hours), Number(minutes), Number(seconds));
+  }
   if (!text.endsWith('GMT')) return undefined;
   const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+  return Number.isNaN(at) ? undefined : at;
 }

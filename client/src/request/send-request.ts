@@ -2,6 +2,7 @@ import { unauthorizedCodes } from '../generated/tray-api-types.ts';
 import { TrayApiError } from '../tray-api-error.ts';
 import { readTrayApiError } from './read-tray-api-error.ts';
 import { retryDelay } from './retry-delay.ts';
+import { untilAborted } from './until-aborted.ts';
 import { wait } from './wait.ts';
 
 /** Where and as whom a client calls, and how patiently. */
@@ -38,7 +39,8 @@ export interface TrayRequest {
  */
 export async function sendRequest<T>(connection: TrayConnection, request: TrayRequest): Promise<T> {
   const url = requestUrl(connection.baseUrl, request);
-  let token = await connection.getToken();
+  // Raced with the signal: an abort ends the call at once, also while the app finds a token.
+  let token = await untilAborted(connection.getToken(), request.signal);
   let tokenAskedAgain = false;
   let retried = 0;
   for (;;) {
@@ -57,7 +59,7 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
     // A banned user's tokens are all refused: asking for another would only be refused again.
     if (error.status === 401 && error.code !== unauthorizedCodes.banned && !tokenAskedAgain) {
       tokenAskedAgain = true;
-      token = await connection.getToken();
+      token = await untilAborted(connection.getToken(), request.signal);
       continue;
     }
     if ((error.status === 429 || error.status === 503) && retried < connection.retries) {

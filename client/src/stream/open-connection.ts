@@ -11,13 +11,16 @@ export interface ConnectionRequest {
   locale: string | undefined;
   fetch: typeof fetch;
   signal: AbortSignal;
+  /** How long each request may wait for its answer (a ticket's whole, a stream's headers). */
+  timeoutMs: number;
 }
 
 /**
  * open: the stream answered 200 with an event stream. refused: 401, the token (or the ticket it
- * bought) was not accepted. unavailable: worth trying again (no answer, 429, 5xx, a 200 that is not
- * an event stream), after `retryAfterMs` when the service said so. fatal: a refusal that trying
- * again cannot change (a banned user's 401, 400 for an id this service never sent, 403, 404).
+ * bought) was not accepted. unavailable: worth trying again (no answer, 429, 5xx, any other answer
+ * not named below, a 200 that is not an event stream), after `retryAfterMs` when the service said
+ * so. fatal: a refusal that trying again cannot change (a banned user's 401, 400 for an id this
+ * service never sent, 403, 404, 410).
  */
 export type Connection =
   | { kind: 'open'; body: ReadableStream<Uint8Array> }
@@ -34,8 +37,20 @@ export type Connection =
 export async function openConnection(request: ConnectionRequest): Promise<Connection> {
   // Called unbound: a browser's fetch throws "Illegal invocation" when called as a method of
   // another object.
-  const { base, signal, fetch: send } = request;
+  const { base, fetch: send } = request;
+  // Each request waits `timeoutMs` at most: one that never gets an answer (a server or a proxy
+  // that hangs) would otherwise hold the stream `connecting` until the platform gives up, if it
+  // does (Node: 300 s). Cleared on return, so the body of a stream that opened is never cut.
+  const deadline = new AbortController();
+  const signal = AbortSignal.any([request.signal, deadline.signal]);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    const reason = new DOMException(`no answer within ${request.timeoutMs} ms`, 'TimeoutError');
+    timer = setTimeout(() => deadline.abort(reason), request.timeoutMs);
+  };
   try {
+    arm();
     const issued = await send(`${base}/notifications/v3/stream-ticket`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${request.token}`, Accept: 'application/json' },
@@ -47,6 +62,7 @@ export async function openConnection(request: ConnectionRequest): Promise<Connec
     if (request.locale !== undefined) query.set('locale', request.locale);
     if (request.lastEventId !== undefined && request.lastEventId !== '')
       query.set('lastEventId', request.lastEventId);
+    arm();
     const response = await send(`${base}/notifications/v3/stream?${query.toString()}`, {
       headers: { Accept: 'text/event-stream' },
       signal,
@@ -64,6 +80,8 @@ export async function openConnection(request: ConnectionRequest): Promise<Connec
     return { kind: 'open', body: response.body };
   } catch (error) {
     return { kind: 'unavailable', error, retryAfterMs: undefined };
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -72,11 +90,18 @@ async function failed(response: Response): Promise<Connection> {
   // A ban is for good: a new token would be refused too (docs/client.md#live).
   if (response.status === 401 && error.code === unauthorizedCodes.banned) return { kind: 'fatal', error };
   if (response.status === 401) return { kind: 'refused', error };
-  if (response.status === 429 || response.status >= 500)
-    return {
-      kind: 'unavailable',
-      error,
-      retryAfterMs: retryAfterMs(response.headers.get('retry-after'), Date.now()),
-    };
-  return { kind: 'fatal', error };
+  if (FINAL_STATUSES.has(response.status)) return { kind: 'fatal', error };
+  // Anything else may pass on its own: a proxy's 408, a 409 or 425, a 429, a 5xx.
+  return {
+    kind: 'unavailable',
+    error,
+    retryAfterMs: retryAfterMs(response.headers.get('retry-after'), Date.now()),
+  };
 }
+
+/**
+ * Refusals that stay whatever the wait: a request the service will not take (400, e.g. an id it
+ * never sent), one the user may not make (403), a path it does not serve (404, 410: a wrong
+ * baseUrl).
+ */
+const FINAL_STATUSES = new Set([400, 403, 404, 410]);

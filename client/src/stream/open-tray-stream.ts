@@ -1,15 +1,20 @@
+import { untilAborted } from '../request/until-aborted.ts';
 import { wait } from '../request/wait.ts';
 import { openConnection } from './open-connection.ts';
 import { readSse } from './read-sse.ts';
-import { defaultReconnectPolicy, reconnectDelay, type ReconnectPolicy } from './reconnect-delay.ts';
+import { reconnectWait, type ReconnectPolicy } from './reconnect-delay.ts';
 import { createSseParser } from './sse-parser.ts';
+import { streamSettings, type StreamSettings } from './stream-settings.ts';
 import { isTrayStreamEventName, type TrayStreamEvent } from './tray-stream-event.ts';
 
 /** connecting: buying a ticket and opening; open: events flow; waiting: before a reconnect. */
 export type TrayStreamState = 'connecting' | 'open' | 'waiting';
 
 export interface TrayStreamOptions {
-  /** The tray service's address, e.g. `https://tray.example.com` ('' for the page's own origin). */
+  /**
+   * The tray service's address, e.g. `https://tray.example.com`; in a browser also relative to the
+   * page ('' for its own origin). A TypeError at the call when it is no URL.
+   */
   baseUrl: string;
   /** A current bearer token for the user; asked again after `expired` or a 401 (not a ban's). Its errors end the iteration. */
   getToken: () => string | Promise<string>;
@@ -22,11 +27,17 @@ export interface TrayStreamOptions {
   /** The locale of `record` descriptions (the service negotiates it like history's). */
   locale?: string;
   /**
-   * Waits between reconnects (default 1 s doubling to 30 s, jittered). `maxMs` also caps a wait the
-   * service names (`Retry-After`, `retry:`).
+   * Waits between reconnects (default 1 s doubling to 30 s, jittered). A wait the service names
+   * (`Retry-After`, `retry:`) is waited out, but never less than this backoff's step nor more than `maxMs`.
+   * Each must be a finite number above 0 (a TypeError at the call otherwise).
    */
   reconnect?: Partial<ReconnectPolicy>;
-  /** A stream silent this long is taken for dead and reopened (default 45 s: three heartbeats). */
+  /**
+   * A stream silent this long is taken for dead and reopened (default 45 s: three heartbeats); a
+   * request of a connection attempt (its ticket, the stream's headers) without an answer this long
+   * is given up and tried again. A finite number above 0 and at most 2^31 - 1 (a TypeError at the
+   * call otherwise).
+   */
   idleTimeoutMs?: number;
   /** Told of each change of the connection (a UI's "reconnecting…"). */
   onState?: (state: TrayStreamState) => void;
@@ -37,19 +48,20 @@ export interface TrayStreamOptions {
  * by itself, resuming after the last event it yielded, so the events it yields across drops,
  * restarts and token expiries miss nothing the service stored. It ends when `signal` aborts or the
  * loop breaks, and throws a TrayApiError when the service refuses for good: a ban (401 with code
- * 401001, at once), a 401 for a token `getToken` has just given, or a 400, 403 or 404.
+ * 401001, at once), a 401 for a token `getToken` has just given, or a 400, 403, 404 or 410.
  */
-export async function* openTrayStream(
+export function openTrayStream(options: TrayStreamOptions): AsyncGenerator<TrayStreamEvent, void, undefined> {
+  // Checked here, not in the generator, whose body runs only at the first next(): a mistake is
+  // thrown where the stream is opened.
+  return streamEvents(options, streamSettings(options));
+}
+
+async function* streamEvents(
   options: TrayStreamOptions,
+  { base, policy, idleTimeoutMs }: StreamSettings,
 ): AsyncGenerator<TrayStreamEvent, void, undefined> {
   const request = options.fetch ?? fetch;
-  const base = options.baseUrl.replace(/\/+$/, '');
-  const policy = { ...defaultReconnectPolicy, ...options.reconnect };
-  const idleTimeoutMs = options.idleTimeoutMs ?? 45_000;
   const state = options.onState ?? (() => undefined);
-  // A wait the service names is kept to the longest of the backoff: a `Retry-After` of a month (a
-  // proxy's, a misconfiguration) would otherwise stop the stream for good without telling the app.
-  const named = (ms: number | undefined) => (ms === undefined ? undefined : Math.min(ms, policy.maxMs));
   // Ends any request or read still open when the loop stops for another reason than `signal`.
   const stop = new AbortController();
   const signal = AbortSignal.any([options.signal, stop.signal]);
@@ -57,13 +69,22 @@ export async function* openTrayStream(
   let token: string | undefined;
   /** 401s in a row; a token is asked for after each, so a second means the user is refused for good. */
   let refusals = 0;
-  /** Connection attempts since a stream last delivered an event, for the backoff. */
+  /** Connection attempts since a stream last delivered and did not end on a damaged event, for the backoff. */
   let attempt = 0;
   try {
     while (!signal.aborted) {
       state('connecting');
-      token ??= await options.getToken();
-      if (signal.aborted) return;
+      if (token === undefined) {
+        try {
+          // Raced with the signal: an abort ends the iteration at once, also while the app finds a
+          // token; and a getToken that fails because of the abort (the app passed the signal on)
+          // ends it as cleanly as any abort.
+          token = await untilAborted(options.getToken(), signal);
+        } catch (error) {
+          if (signal.aborted) return;
+          throw error;
+        }
+      }
       const connection = await openConnection({
         base,
         token,
@@ -71,6 +92,7 @@ export async function* openTrayStream(
         locale: options.locale,
         fetch: request,
         signal,
+        timeoutMs: idleTimeoutMs,
       });
       if (signal.aborted) return;
       if (connection.kind === 'fatal') throw connection.error;
@@ -82,7 +104,7 @@ export async function* openTrayStream(
       }
       if (connection.kind === 'unavailable') {
         state('waiting');
-        await pause(named(connection.retryAfterMs) ?? reconnectDelay(attempt, policy), signal);
+        await pause(reconnectWait(attempt, policy, connection.retryAfterMs), signal);
         attempt += 1;
         continue;
       }
@@ -91,6 +113,7 @@ export async function* openTrayStream(
       const parser = createSseParser();
       let expired = false;
       let garbled = false;
+      let delivered = false;
       for await (const message of readSse(connection.body, parser, idleTimeoutMs)) {
         // One chunk may hold many events, all parsed before the first is yielded: an abort while the
         // app handles one must end the iteration before the next, as the read itself would.
@@ -104,9 +127,7 @@ export async function* openTrayStream(
           garbled = true;
           break;
         }
-        // Only a stream that delivers starts the backoff again: one that ends at once, however
-        // often, is waited for longer each time.
-        attempt = 0;
+        delivered = true;
         if (message.id !== '') lastEventId = message.id;
         // The last event of a stream whose token reached its `exp`: reconnect with a new token.
         if (message.event === 'expired') expired = true;
@@ -117,9 +138,15 @@ export async function* openTrayStream(
       // the parser has dispatched (and maybe more after it) but the app never saw.
       if (!garbled && parser.lastEventId !== '') lastEventId = parser.lastEventId;
       if (expired) token = undefined;
-      // The service's own `retry:` (sent when it shuts down, spread over clients) wins, up to maxMs.
+      // Only a stream that delivers starts the backoff again: one that ends at once, however often,
+      // is waited for longer each time. So is one that ended on a damaged event: the event before
+      // it (the `unread` every stream starts with) would otherwise bring it back at once, for ever,
+      // if the same event is damaged each time.
+      if (delivered && !garbled) attempt = 0;
+      // The service's own `retry:` (sent when it shuts down, spread over clients) wins over a shorter
+      // backoff, up to maxMs.
       state('waiting');
-      await pause(named(parser.retryMs) ?? reconnectDelay(attempt, policy), signal);
+      await pause(reconnectWait(attempt, policy, parser.retryMs), signal);
       attempt += 1;
     }
   } finally {

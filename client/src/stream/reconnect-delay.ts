@@ -1,3 +1,5 @@
+import { JITTER } from '../request/retry-delay.ts';
+
 /**
  * How long a stream waits before it reconnects: doubling from `initialMs`, capped at `maxMs`, which
  * caps a wait the service names too.
@@ -17,4 +19,23 @@ export const defaultReconnectPolicy: ReconnectPolicy = { initialMs: 1_000, maxMs
 export function reconnectDelay(attempt: number, policy: ReconnectPolicy, random = Math.random): number {
   const step = Math.min(policy.maxMs, policy.initialMs * 2 ** Math.min(attempt, 30));
   return step / 2 + (random() * step) / 2;
+}
+
+/**
+ * The wait before reconnect number `attempt` when the service may have named one (`Retry-After`,
+ * `retry:`). Never shorter than the backoff's: a wait of nothing (`Retry-After: 0`, a date past,
+ * `retry: 0`) would otherwise bring the stream back at once, over and over. Up to a fifth longer
+ * than the named one at random (as calls' retries are), so clients told the same wait do not come
+ * back in the same instant. Never longer than `maxMs`: a `Retry-After` of a month (a proxy's, a
+ * misconfiguration) would otherwise stop the stream for good without telling the app.
+ */
+export function reconnectWait(
+  attempt: number,
+  policy: ReconnectPolicy,
+  namedMs: number | undefined,
+  random = Math.random,
+): number {
+  const backoff = reconnectDelay(attempt, policy, random);
+  if (namedMs === undefined) return backoff;
+  return Math.min(policy.maxMs, Math.max(backoff, namedMs + namedMs * JITTER * random()));
 }

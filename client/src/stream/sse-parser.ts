@@ -57,22 +57,29 @@ export function createSseParser(): SseParser {
     else if (name === 'retry' && /^\d+$/.test(value)) retryMs = Number(value);
   };
 
+  // A CR ended the text pushed last: an LF first in the next is the second half of that CRLF.
+  let skipLf = false;
+
   return {
     push(text) {
-      buffer += text;
       const out: SseMessage[] = [];
       let start = 0;
-      for (;;) {
-        const cr = buffer.indexOf('\r', start);
-        const lf = buffer.indexOf('\n', start);
-        const end = cr < 0 ? lf : lf < 0 ? cr : Math.min(cr, lf);
-        if (end < 0) break;
-        // A CR at the end of the text may be the first half of a CRLF: wait for the next chunk.
-        if (end === cr && cr === buffer.length - 1) break;
-        field(buffer.slice(start, end), out);
-        start = end + (end === cr && buffer[cr + 1] === '\n' ? 2 : 1);
+      if (skipLf && text !== '') {
+        skipLf = false;
+        if (text.startsWith('\n')) start = 1;
       }
-      buffer = buffer.slice(start);
+      // One pass over the text: each line end is found once, however many lines a chunk holds.
+      const lineEnd = /\r\n|\r|\n/g;
+      lineEnd.lastIndex = start;
+      for (let found = lineEnd.exec(text); found !== null; found = lineEnd.exec(text)) {
+        // Only the first line of a text can have begun in an earlier one.
+        field(buffer + text.slice(start, found.index), out);
+        buffer = '';
+        start = lineEnd.lastIndex;
+      }
+      buffer += text.slice(start);
+      // A CR ends its line at once (an event ended by CRs is dispatched now, not with the next text).
+      if (text.endsWith('\r')) skipLf = true;
       return out;
     },
     get retryMs() {

@@ -31,6 +31,16 @@ describe('retryDelay', () => {
       expect(retryDelay(0, new Date(NOW + 7_000).toUTCString(), NOW, () => 0)).to.equal(7_000);
       expect(retryAfterMs(new Date(NOW - 7_000).toUTCString(), NOW)).to.equal(0);
     });
+
+    it('reads the obsolete forms a recipient must accept too (RFC 9110): RFC 850 and asctime, in UTC', () => {
+      // NOW is Sat, 28 Nov 2026 09:00:00 GMT.
+      expect(retryAfterMs('Saturday, 28-Nov-26 09:00:07 GMT', NOW)).to.equal(7_000);
+      expect(retryAfterMs('Sat Nov 28 09:00:07 2026', NOW)).to.equal(7_000);
+      expect(retryAfterMs('Sat Nov  1 09:00:00 2026', NOW)).to.equal(0);
+      expect(retryAfterMs('Sat Dec  5 09:00:00 2026', NOW)).to.equal(7 * 24 * 3_600_000);
+      expect(retryAfterMs('Sat Nov 28 09:00:07 2026 junk', NOW)).to.equal(undefined);
+      expect(retryAfterMs('Sat Foo 28 09:00:07 2026', NOW)).to.equal(undefined);
+    });
   });
 
   describe('without a Retry-After the service could mean', () => {

@@ -193,6 +193,48 @@ describe('sendRequest (through the client) against the tray API', () => {
     });
   });
 
+  describe('when the call’s signal aborts while getToken is still pending', () => {
+    const servers = useScriptedServers();
+    const never = () => new Promise<string>(() => undefined);
+    /** Settles as `call` does, or with 'still pending' 1 s after the abort. */
+    const settledAfterAbort = async (call: Promise<unknown>, controller: AbortController, reason: Error) => {
+      controller.abort(reason);
+      const pending = new Promise((resolve) => setTimeout(() => resolve('still pending'), 1_000));
+      return Promise.race([
+        call.then(
+          () => 'resolved',
+          (error: unknown) => error,
+        ),
+        pending,
+      ]);
+    };
+
+    it('rejects with the abort’s reason at once, before the first token', async () => {
+      const client = createTrayClient({ baseUrl: 'http://127.0.0.1:9', getToken: never });
+      const controller = new AbortController();
+      const reason = new Error('the user left the page');
+      const call = client.counts({ signal: controller.signal });
+      expect(await settledAfterAbort(call, controller, reason)).to.equal(reason);
+    });
+
+    it('rejects with the abort’s reason at once, while asking again after a 401', async () => {
+      const baseUrl = await servers.serve((_req, res) => {
+        res.writeHead(401, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ status: 'error', code: 401000, message: 'jwt expired' }));
+      });
+      let asked = 0;
+      const client = createTrayClient({
+        baseUrl,
+        getToken: () => (asked++ === 0 ? 'an-expired-token' : never()),
+      });
+      const controller = new AbortController();
+      const reason = new Error('the user left the page');
+      const call = client.counts({ signal: controller.signal });
+      while (asked < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await settledAfterAbort(call, controller, reason)).to.equal(reason);
+    });
+  });
+
   describe('answered 200 with a JSON body that does not parse, from a scripted server', () => {
     const servers = useScriptedServers();
 

@@ -267,6 +267,104 @@ describe('openTrayStream against a scripted event stream', function () {
     });
   });
 
+  describe('when the stream request is refused with a 4xx', () => {
+    const answering = (status: number) =>
+      scriptedStream((res) => {
+        res.writeHead(status, { 'Content-Type': 'text/html' });
+        res.end('<html>a proxy’s page</html>');
+      });
+
+    it('tries again after one that may pass (408, 409, 425)', async () => {
+      for (const status of [408, 409, 425]) {
+        const script = answering(status);
+        const { stream } = await open(script);
+        await waitFor(() => script.requests.length >= 3, 5_000, `three stream requests after ${status}s`);
+        expect(await Promise.race([stream.ended, 'still going']), String(status)).to.equal('still going');
+      }
+    });
+
+    it('ends the iteration with its TrayApiError after one that trying again cannot change (400, 403, 404, 410)', async () => {
+      for (const status of [400, 403, 404, 410]) {
+        const script = answering(status);
+        const { stream } = await open(script);
+        expect(await stream.ended, String(status))
+          .to.be.instanceOf(TrayApiError)
+          .and.include({ status });
+        expect(script.requests, String(status)).to.have.lengthOf(1);
+      }
+    });
+  });
+
+  describe('when a request of a connection gets no answer (a server or proxy that hangs)', () => {
+    const idleTimeoutMs = 500;
+
+    it('gives up a stream request without response headers after idleTimeoutMs, and tries again', async () => {
+      const script = scriptedStream(() => undefined);
+      const states: string[] = [];
+      await open(script, { idleTimeoutMs, onState: (state) => states.push(state) });
+      await waitFor(() => script.requests.length >= 2, 5_000, 'a second stream request');
+      expect(states.slice(0, 3)).to.deep.equal(['connecting', 'waiting', 'connecting']);
+    });
+
+    it('gives up a ticket request without an answer after idleTimeoutMs, and tries again', async () => {
+      const script = scriptedStream(
+        () => expect.fail('no ticket was sold'),
+        () => undefined,
+      );
+      await open(script, { idleTimeoutMs });
+      await waitFor(() => script.tickets.length >= 2, 5_000, 'a second ticket request');
+    });
+
+    it('does not cut a stream that answered and keeps writing, however long it stays open', async () => {
+      const script = scriptedStream((res) => {
+        res.writeHead(200, eventStreamHead);
+        res.write(sseEvent('unread', '1', unread(0)));
+        const beat = setInterval(() => res.write(': hb\n\n'), 50);
+        res.on('close', () => clearInterval(beat));
+      });
+      const { stream } = await open(script, { idleTimeoutMs });
+      await stream.next('unread');
+      await new Promise((resolve) => setTimeout(resolve, idleTimeoutMs * 4));
+      expect(script.requests).to.have.lengthOf(1);
+    });
+  });
+
+  describe('when the service names a wait of nothing', () => {
+    /** How many requests of `count`'s reach the server in 2 s of a stream with a 200 ms backoff. */
+    const requestsIn2s = async (script: ScriptedStream, count: () => number) => {
+      await open(script, { reconnect: { initialMs: 200, maxMs: 5_000 } });
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      return count();
+    };
+    const refusing = (status: number, retryAfter: string) =>
+      scriptedStream(
+        () => expect.fail('no ticket was sold'),
+        (res) => {
+          res.writeHead(status, { 'Content-Type': 'application/json', 'Retry-After': retryAfter });
+          res.end(JSON.stringify({ status: 'error', code: status * 1000, message: 'wait' }));
+        },
+      );
+
+    // The backoff's waits are 100 ms at the least, then 200, 400, 800: about five attempts in 2 s.
+    it('backs off as without one after a 503 with Retry-After: 0', async () => {
+      const script = refusing(503, '0');
+      expect(await requestsIn2s(script, () => script.tickets.length)).to.be.below(20);
+    });
+
+    it('backs off as without one after a 429 with a Retry-After date in the past', async () => {
+      const script = refusing(429, 'Thu, 01 Jan 1970 00:00:00 GMT');
+      expect(await requestsIn2s(script, () => script.tickets.length)).to.be.below(20);
+    });
+
+    it('backs off as without one after a stream that ends with retry: 0', async () => {
+      const script = scriptedStream((res) => {
+        res.writeHead(200, eventStreamHead);
+        res.end('retry: 0\n\n');
+      });
+      expect(await requestsIn2s(script, () => script.requests.length)).to.be.below(20);
+    });
+  });
+
   describe('when connections come to nothing', () => {
     const reconnect = { initialMs: 100, maxMs: 10_000 };
     /** The gaps between the first `count` stream requests, once there are that many. */
@@ -326,6 +424,59 @@ describe('openTrayStream against a scripted event stream', function () {
         'unread#3',
       ]);
       expect(script.requests.map((request) => request.lastEventId)).to.deep.equal([null, '1']);
+    });
+  });
+
+  describe('when an event arrives damaged every time, after one that does not', () => {
+    it('backs off, doubling: the event before it does not start the backoff again', async () => {
+      const script = scriptedStream((res) => {
+        res.writeHead(200, eventStreamHead);
+        res.write(sseEvent('unread', '1', unread(1)));
+        res.write('event: record\nid: 2\ndata: {"v_tarid_uid": "x", CUT\n\n');
+      });
+      const initialMs = 100;
+      await open(script, { reconnect: { initialMs, maxMs: 10_000 } });
+      await waitFor(() => script.requests.length >= 5, 10_000, 'five stream requests');
+      const times = script.requests.slice(0, 5).map((request) => request.at);
+      // Each at least half of a step doubling from initialMs (a timer is never early).
+      times.slice(1).forEach((time, step) => {
+        expect(time - times[step]!, `gap ${step}`).to.be.at.least((initialMs * 2 ** step) / 2);
+      });
+    });
+  });
+
+  describe('when its signal aborts while getToken is still pending', () => {
+    /** How the iteration ended 1 s after the abort: 'ended', 'threw <name>', or 'still going'. */
+    const endAfterAbort = async (getToken: (signal: AbortSignal) => Promise<string>) => {
+      const controller = new AbortController();
+      aborts.push(controller);
+      let asked = false;
+      const stream = collectStream(
+        openTrayStream({
+          baseUrl: 'http://127.0.0.1:9',
+          getToken: () => ((asked = true), getToken(controller.signal)),
+          signal: controller.signal,
+        }),
+      );
+      await waitFor(() => asked, 5_000, 'getToken to be asked');
+      controller.abort();
+      const pending = new Promise((resolve) => setTimeout(() => resolve('still going'), 1_000));
+      const ending = stream.ended.then((error) =>
+        error === undefined ? 'ended' : `threw ${(error as Error).name}`,
+      );
+      return Promise.race([ending, pending]);
+    };
+
+    it('ends the iteration cleanly at once', async () => {
+      expect(await endAfterAbort(() => new Promise<string>(() => undefined))).to.equal('ended');
+    });
+
+    it('ends it cleanly too when getToken rejects because of the abort (the app passed the signal on)', async () => {
+      const fromSignal = (signal: AbortSignal) =>
+        new Promise<string>((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(signal.reason as Error)),
+        );
+      expect(await endAfterAbort(fromSignal)).to.equal('ended');
     });
   });
 

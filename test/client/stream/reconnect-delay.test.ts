@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { reconnectDelay } from '../../../client/src/stream/reconnect-delay.ts';
+import { reconnectDelay, reconnectWait } from '../../../client/src/stream/reconnect-delay.ts';
 import { retryAfterMs } from '../../../client/src/request/retry-delay.ts';
 
 describe('reconnectDelay', () => {
@@ -17,6 +17,26 @@ describe('reconnectDelay', () => {
   it('spreads clients dropped together', () => {
     const delays = new Set(Array.from({ length: 50 }, () => Math.round(reconnectDelay(0, policy))));
     expect(delays.size).to.be.above(25);
+  });
+});
+
+describe('reconnectWait', () => {
+  const policy = { initialMs: 1_000, maxMs: 8_000 };
+
+  it('waits the backoff when the service names no wait', () => {
+    expect(reconnectWait(2, policy, undefined, () => 0)).to.equal(2_000);
+  });
+
+  it('waits a named wait, up to a fifth longer at random, where it is longer than the backoff', () => {
+    expect(reconnectWait(0, policy, 3_000, () => 0)).to.equal(3_000);
+    expect(reconnectWait(0, policy, 3_000, () => 0.5)).to.equal(3_300);
+  });
+
+  it('waits the backoff where a named wait is shorter (0 included), and maxMs where it is longer', () => {
+    expect(reconnectWait(2, policy, 0, () => 0)).to.equal(2_000);
+    expect(reconnectWait(2, policy, 1_500, () => 0)).to.equal(2_000);
+    expect(reconnectWait(0, policy, 7_000, () => 0.999)).to.equal(8_000);
+    expect(reconnectWait(0, policy, 30 * 86_400_000, () => 0)).to.equal(8_000);
   });
 });
 

@@ -24,6 +24,37 @@ describe('createSseParser', () => {
     });
   });
 
+  describe('with lines ended by CR alone', () => {
+    it('dispatches an event at once, not when the next text comes', () => {
+      const parser = createSseParser();
+      expect(parser.push('event: unread\rid: 1\rdata: {}\r\r')).to.deep.equal([
+        { event: 'unread', id: '1', data: '{}' },
+      ]);
+    });
+
+    it('takes an LF right after a CR ending the text before for the second half of a CRLF, once', () => {
+      const parser = createSseParser();
+      expect(parser.push('data: a\r')).to.deep.equal([]);
+      expect(parser.push('')).to.deep.equal([]);
+      // The LF ends nothing: the CR before it ended the line. The next LF is a blank line.
+      expect(parser.push('\n')).to.deep.equal([]);
+      expect(parser.push('\ndata: b\r\r')).to.deep.equal([
+        { event: 'message', id: '', data: 'a' },
+        { event: 'message', id: '', data: 'b' },
+      ]);
+    });
+  });
+
+  describe('with a big chunk of short lines', () => {
+    it('reads it in one pass: 2 MB of 700 000 lines in well under a second', () => {
+      const chunk = `${': hb\n\n'.repeat(350_000)}event: unread\nid: 1\ndata: {}\n\n`;
+      const started = performance.now();
+      expect(createSseParser().push(chunk)).to.have.lengthOf(1);
+      // One pass takes some tens of ms; rescanning the rest of the chunk per line took seconds.
+      expect(performance.now() - started).to.be.below(1_000);
+    });
+  });
+
   it('joins data lines, keeps the last id for later events, and takes "message" as the default name', () => {
     const parser = createSseParser();
     expect(parser.push('id: 9\ndata: one\ndata:two\n\ndata: three\n\n')).to.deep.equal([
