@@ -6,6 +6,7 @@ import request from 'supertest';
 import { createWebhookHandler } from '../../../receiver/http/create-webhook-handler.ts';
 import { messageKey } from '../../../receiver/message-key.ts';
 import { createReceiverMetrics } from '../../../receiver/receiver-metrics.ts';
+import { standardSignatureHeaders } from '../../../receiver/signature/sign-standard.ts';
 import { helmetHeaders } from '../../../shared/http/helmet-headers.ts';
 import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
@@ -228,6 +229,62 @@ describe('POST /webhooks with two Content-Type header lines', () => {
     const before = await queuedJobIds(receiver());
     expect(await send(['application/json'], channelDidCreate('one-type'))).to.equal(200);
     expect(await queuedJobIds(receiver())).to.have.lengthOf(before.length + 1);
+  });
+});
+
+// A Standard Webhooks sender that rotates its secret may send each signature on a line of its own;
+// whichever line carries the one that matches, the delivery is accepted.
+describe('POST /webhooks with two webhook-signature header lines', () => {
+  const receiver = useReceiver({ secrets: `sw=${testStandardSecret}`, schemes: 'sw=standard-webhooks' });
+  const retired = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+
+  /** Sends `body` with `signatures` as separate webhook-signature lines; resolves to the status. */
+  async function send(body: string, id: string, signatures: (headers: Record<string, string>) => string[]) {
+    const headers = standardHeaders(body, { id });
+    const server = createServer(receiver().app).listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => server.once('listening', resolve));
+      const { port } = server.address() as AddressInfo;
+      return await new Promise<number | undefined>((resolve, reject) => {
+        const req = httpRequest({ port, host: '127.0.0.1', method: 'POST', path: '/webhooks' }, (res) => {
+          res.resume();
+          res.once('end', () => resolve(res.statusCode));
+        });
+        req.once('error', reject);
+        for (const [name, value] of Object.entries(headers)) req.setHeader(name, value);
+        // An array is written as one header line per value.
+        req.setHeader('webhook-signature', signatures(headers));
+        req.end(body);
+      });
+    } finally {
+      server.close();
+    }
+  }
+
+  for (const order of ['current first', 'retired first'] as const) {
+    it(`accepts and queues a delivery signed with the current and a retired secret, ${order}`, async () => {
+      const body = standardEvent(`two-lines-${order}`);
+      const id = `msg_two_lines_${order.replace(' ', '_')}`;
+      const status = await send(body, id, (headers) => {
+        const timestamp = Number(headers['webhook-timestamp']);
+        const current = headers['webhook-signature']!;
+        const old = standardSignatureHeaders(body, retired, { id, timestamp })['webhook-signature'];
+        return order === 'current first' ? [current, old] : [old, current];
+      });
+      expect(status).to.equal(200);
+      expect(await queuedJobIds(receiver())).to.include(messageKey('sw', id));
+    });
+  }
+
+  it('refuses two lines signed with secrets it does not know (the control)', async () => {
+    const body = standardEvent('two-lines-unknown');
+    const id = 'msg_two_lines_unknown';
+    const status = await send(body, id, (headers) => {
+      const timestamp = Number(headers['webhook-timestamp']);
+      const old = standardSignatureHeaders(body, retired, { id, timestamp })['webhook-signature'];
+      return [old, old];
+    });
+    expect(status).to.equal(401);
   });
 });
 
