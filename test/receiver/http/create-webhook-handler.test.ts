@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { Agent, createServer, request as httpRequest, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
@@ -289,11 +289,11 @@ describe('POST /webhooks with two webhook-signature header lines', () => {
 });
 
 describe('POST /webhooks with a webhook on its own header and a Standard Webhooks webhook', () => {
-  const hubSecret = 'hub-secret-do-not-use';
+  const partnerSecret = 'partner-secret-do-not-use';
   const options: ReceiverOptions = {
-    secrets: `eu=${testSecret},gh=${hubSecret},sw=${testStandardSecret}`,
+    secrets: `eu=${testSecret},partner=${partnerSecret},sw=${testStandardSecret}`,
     schemes: 'sw=standard-webhooks',
-    headers: 'gh=X-Hub-Signature',
+    headers: 'partner=X-Partner-Signature',
   };
   const receiver = useReceiver(options);
   const post = (body: string, headers: Record<string, string>) =>
@@ -383,15 +383,27 @@ describe('POST /webhooks with a webhook on its own header and a Standard Webhook
   });
 
   describe('a platform delivery', () => {
-    it('of webhook gh is accepted in X-Hub-Signature', async () => {
-      const body = channelDidCreate('http-gh');
+    it('of webhook partner is accepted in X-Partner-Signature', async () => {
+      const body = channelDidCreate('http-partner');
       await post(body, {
         'content-type': 'application/json',
-        'x-hub-signature': sign(body, hubSecret),
+        'x-partner-signature': sign(body, partnerSecret),
       }).expect(200);
       expect(
         (await receiver().queue.queue.getJob(createHash('sha256').update(body).digest('hex')))?.data.webhook,
-      ).to.equal('gh');
+      ).to.equal('partner');
+    });
+
+    // The header only moves the platform scheme's signature: its value is still Base64 of the
+    // HMAC-SHA256 of the body, never the `sha256=<hex>` some other senders write (docs/receiver.md).
+    it('of webhook partner with the same HMAC written as sha256=<hex> is refused', async () => {
+      const body = channelDidCreate('http-partner-hex');
+      const hex = createHmac('sha256', partnerSecret).update(body).digest('hex');
+      const res = await post(body, {
+        'content-type': 'application/json',
+        'x-partner-signature': `sha256=${hex}`,
+      }).expect(401);
+      expect(res.body.message).to.equal('x-partner-signature is not valid');
     });
 
     it('of webhook eu is still accepted in x-service-signature', async () => {
@@ -403,7 +415,7 @@ describe('POST /webhooks with a webhook on its own header and a Standard Webhook
       const body = channelDidCreate('http-none');
       const res = await post(body, { 'content-type': 'application/json' }).expect(401);
       expect(res.body.message).to.equal(
-        'x-service-signature or x-hub-signature or webhook-signature is missing',
+        'x-service-signature or x-partner-signature or webhook-signature is missing',
       );
     });
   });
