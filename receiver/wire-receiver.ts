@@ -5,6 +5,7 @@ import type { Logger } from '../shared/logging/create-logger.ts';
 import { isCluster, type RedisTarget } from '../shared/redis/redis-target.ts';
 import type { EncodedWebhookJob } from '../shared/queue/webhook-queue.ts';
 import { createReceiverApp } from './create-receiver-app.ts';
+import { createReceiverMetrics } from './receiver-metrics.ts';
 import type { WebhookSettings } from './http/create-webhook-handler.ts';
 import { openSpool, type Spool } from './spool/open-spool.ts';
 import { startSpoolDrainer, type SpoolDrainer } from './spool/start-spool-drainer.ts';
@@ -102,11 +103,14 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
       maxHoldMs: Math.ceil(enqueueTimeoutMs / 10),
     },
   );
+  // One set of metrics for the app and the drainer: the drainer counts what it moves out of the spool.
+  const receiverMetrics = createReceiverMetrics(wiring.registry, () => spool.depth());
   const app = createReceiverApp({
     logger,
     redis: queue.client,
     registry: wiring.registry,
     metrics: wiring.metrics,
+    receiverMetrics,
     spool,
     enqueue,
     webhookPath: wiring.webhookPath,
@@ -119,6 +123,7 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
     enqueueTimeoutMs: DRAIN_ENQUEUE_BUDGET_MS,
     logger,
     intervalMs: wiring.drainIntervalMs,
+    onDrained: (outcome) => receiverMetrics.spoolDrained.inc({ outcome }),
   });
   return {
     app,
