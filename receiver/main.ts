@@ -62,6 +62,7 @@ const server = await listenedOrExit(
     host,
     headersTimeoutMs: 5_000,
     requestTimeoutMs: 15_000,
+    keepAliveTimeoutMs: config.RECEIVER_KEEPALIVE_TIMEOUT_MS,
     portVariable: 'RECEIVER_PORT',
   }),
 );

@@ -213,6 +213,41 @@ describe('receiver/main.ts', function () {
     });
   });
 
+  // Behind a load balancer that keeps idle connections to it longer than the receiver does, the
+  // receiver may close one just as the balancer sends a request on it: a 502 for the platform.
+  describe('with RECEIVER_KEEPALIVE_TIMEOUT_MS=10000', () => {
+    it('keeps an idle connection open past the 5 s default (and past the 5 s header limit) and answers on it', async () => {
+      const { port, child } = await start({
+        WEBHOOK_ALLOWLIST: 'off',
+        RECEIVER_KEEPALIVE_TIMEOUT_MS: '10000',
+      });
+      const socket = connect(port, '127.0.0.1');
+      try {
+        socket.on('error', () => undefined);
+        let received = '';
+        let closed = false;
+        socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+        socket.on('close', () => (closed = true));
+        await new Promise((resolve) => socket.once('connect', resolve));
+        const get = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
+        socket.write(get);
+        await waitForOutput(() => received, /\r\n\r\n\{[^}]*\}/);
+        expect(received).to.match(/^HTTP\/1\.1 200 /);
+        expect(received).to.match(/\r\nKeep-Alive: timeout=10\r\n/i);
+        // Past the default (5 s, and Node's 1 s of grace on top), well inside the 10 s configured.
+        await new Promise((resolve) => setTimeout(resolve, 7_500));
+        expect(closed, 'the idle connection was closed').to.equal(false);
+        received = '';
+        socket.write(get);
+        await waitForOutput(() => received, /\r\n\r\n\{[^}]*\}/);
+        expect(received).to.match(/^HTTP\/1\.1 200 /);
+      } finally {
+        socket.destroy();
+        await stop(child);
+      }
+    });
+  });
+
   describe('where it listens', () => {
     it('is loopback only when no HOST is set: the machine’s other addresses refuse connections', async function () {
       const external = externalAddress();
