@@ -155,11 +155,25 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
     handler: (job: EncodedWebhookJob) => Promise<void>,
     signal: AbortSignal | undefined,
   ): Promise<number> => {
-    // Close the active segment so the drain sees a fixed set of files; new appends open a new one.
+    // The closed segments first. The one appended to is closed (so the drain sees a fixed set of
+    // files, and new appends open a new one) only once every older one is drained: a drain that
+    // keeps failing, every second of a long Redis outage, must not leave a file per pass.
+    const closed = await exclusive(async () => active?.seq ?? nextSeq);
+    const handled = await drainBelow(closed, handler, signal);
+    if (signal?.aborted) return handled;
     const below = await exclusive(async () => {
       await closeActive();
       return nextSeq;
     });
+    return handled + (await drainBelow(below, handler, signal));
+  };
+
+  /** Drains the segments numbered below `below`, oldest first; see drain(). */
+  const drainBelow = async (
+    below: number,
+    handler: (job: EncodedWebhookJob) => Promise<void>,
+    signal: AbortSignal | undefined,
+  ): Promise<number> => {
     let handled = 0;
     const segments = (await listSegments(dir)).filter((segment) => segment.seq < below);
     // Counted lines of a segment that is not there (removed by hand, say) will never be drained.

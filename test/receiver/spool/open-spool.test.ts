@@ -61,6 +61,26 @@ describe('the spool', () => {
     });
   });
 
+  // During a long Redis outage the drainer tries every second; a pass that closed the segment being
+  // appended to left one file per second behind (28,800 after 8 hours), each pass listing them all.
+  describe('while every drain fails (a long Redis outage) and events keep arriving', () => {
+    it('keeps appending to the open segment, and once the handler works drains every event in order', async () => {
+      const spool = await openSpool(dir);
+      const down = () => Promise.reject(new Error('redis is down'));
+      for (let n = 0; n < 200; n += 1) {
+        await spool.append(job(n));
+        await expect(spool.drain(down)).to.be.rejectedWith('redis is down');
+      }
+      expect(readdirSync(dir), 'segment files after 200 failed passes').to.have.length.at.most(2);
+      expect(spool.depth()).to.equal(200);
+      const seen: string[] = [];
+      expect(await spool.drain(async (event) => void seen.push(event.dedupeKey))).to.equal(200);
+      expect(seen).to.deep.equal(Array.from({ length: 200 }, (_, n) => `key-${n}`));
+      expect(readdirSync(dir)).to.deep.equal([]);
+      await spool.close();
+    });
+  });
+
   describe('when the drain is stopped (a shutdown) part-way', () => {
     it('returns after the event in hand, keeps the rest on disk, and the next drain resumes there', async () => {
       const spool = await openSpool(dir);
