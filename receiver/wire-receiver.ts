@@ -57,6 +57,11 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
   queue.client.on('error', (error: Error) => logger.debug({ err: error.message }, 'redis connection error'));
   const spool = await openSpool(wiring.spoolDir, {
     onCorruptLine: (segment) => logger.warn({ segment }, 'skipped an incomplete spool line (torn write)'),
+    onDeleteFailed: (segment, error) =>
+      logger.warn(
+        { segment, err: (error as NodeJS.ErrnoException).code ?? (error as Error).message },
+        'could not delete a drained spool segment; every drain pass retries it',
+      ),
   });
   if (spool.depth() > 0) logger.info({ depth: spool.depth() }, 'spool holds events from an earlier run');
   const target = {

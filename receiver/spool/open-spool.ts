@@ -26,6 +26,11 @@ export interface Spool {
    */
   depth(): number;
   /**
+   * Whether a drain has anything to do: events to hand over, or drained segments whose delete
+   * failed and is to be retried.
+   */
+  hasWork(): boolean;
+  /**
    * Hands every spooled event, oldest first, to `handler`; a segment file is deleted once all its
    * events were handled. Stops at the first handler error and rethrows it; the next call resumes.
    * Once `signal` is aborted it returns after the event in hand (a shutdown must not wait for a
@@ -52,6 +57,8 @@ export interface SpoolOptions {
   onCorruptLine?: (segment: string) => void;
   /** After a failed append, the least time between two probe writes of checkWritable. */
   probeIntervalMs?: number;
+  /** Called once per drained segment that could not be deleted; later drains retry the delete. */
+  onDeleteFailed?: (segment: string, error: unknown) => void;
 }
 
 export async function openSpool(dir: string, options: SpoolOptions = {}): Promise<Spool> {
@@ -79,6 +86,8 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
   let active: { handle: FileHandle; seq: number; bytes: number } | undefined;
   /** Lines already handled per segment, so a drain resumed after an error skips them. */
   const progress = new Map<string, number>();
+  /** Segments whose every event was handed over but whose delete failed (removeDrained). */
+  const drainedNotDeleted = new Set<string>();
   let pending: { line: string; done: () => void; fail: (error: unknown) => void }[] = [];
   let flushQueued = false;
   let chain: Promise<unknown> = Promise.resolve();
@@ -186,6 +195,11 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
     }
     for (const segment of segments) {
       if (signal?.aborted) break;
+      // Handed over already; only its delete failed.
+      if (drainedNotDeleted.has(segment.name)) {
+        await removeDrained(segment.name);
+        continue;
+      }
       const path = segmentPath(dir, segment.name);
       const { lines, torn } = splitLines(await readFile(path, 'utf8'));
       // What the appends counted may be on disk; what is there is what this drain hands over.
@@ -204,12 +218,30 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
         handled += 1;
       }
       if (torn > 0) options.onCorruptLine?.(segment.name);
-      await unlink(path);
-      await syncDirectory(dir);
       progress.delete(segment.name);
       counted.delete(segment.seq);
+      await removeDrained(segment.name);
     }
     return handled;
+  };
+
+  /**
+   * Deletes a segment whose every event was handed over. If that fails (the folder turned
+   * read-only, say), it is remembered, never read again, and the delete is retried by every later
+   * drain: left alone, the next start would replay it, and queue its events again once their
+   * dedupe marks have expired.
+   */
+  const removeDrained = async (name: string) => {
+    try {
+      await unlink(segmentPath(dir, name)).catch((error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      });
+      await syncDirectory(dir);
+      drainedNotDeleted.delete(name);
+    } catch (error) {
+      if (!drainedNotDeleted.has(name)) options.onDeleteFailed?.(name, error);
+      drainedNotDeleted.add(name);
+    }
   };
 
   return {
@@ -224,6 +256,7 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
       });
     },
     depth: () => depth,
+    hasWork: () => depth > 0 || drainedNotDeleted.size > 0,
     drain(handler, signal) {
       // One drain at a time: a second caller waits for the running one instead of replaying it.
       draining ??= drainOnce(handler, signal).finally(() => {
@@ -240,6 +273,8 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
     async close() {
       await draining?.catch(() => undefined);
       await exclusive(closeActive);
+      // A last try, so the next start does not replay them.
+      for (const name of drainedNotDeleted) await removeDrained(name);
     },
   };
 }

@@ -2,9 +2,11 @@ import { expect } from 'chai';
 import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { openSpool } from '../../../receiver/spool/open-spool.ts';
 import { encodeWebhookJob, type EncodedWebhookJob } from '../../../shared/queue/webhook-queue.ts';
+import { cleanEnv, runCommand } from '../../support/run-script.ts';
+import { unprivileged, unprivilegedFolder } from '../../support/unprivileged.ts';
 
 const job = (n: number): EncodedWebhookJob =>
   encodeWebhookJob({
@@ -253,6 +255,29 @@ describe('the spool', () => {
       expect(spool.depth()).to.equal(0);
       expect(await spool.drain(handler)).to.equal(0);
       await spool.close();
+    });
+  });
+
+  // A drained segment whose delete failed would be replayed by the next start, and queued a second
+  // time once its dedupe marks have expired.
+  describe('when the folder turns read-only while a drained segment is deleted, then writable again', () => {
+    it('hands every event over once, and deletes the segment on a later pass so no start replays it', async () => {
+      const spoolDir = unprivilegedFolder(dir, 'spool');
+      const script = resolve(import.meta.dirname, 'fixtures/read-only-delete.ts');
+      const { command, args } = unprivileged(process.execPath, [script, spoolDir]);
+      const result = await runCommand(command, args, cleanEnv(), 30_000);
+      expect(result.code, result.stderr).to.equal(0);
+      const seen = JSON.parse(result.stdout) as {
+        queued: string[];
+        whileReadOnly: { files: string[]; depth: number; queued: number };
+        afterwards: { files: string[] };
+        restarted: { depth: number };
+      };
+      expect(seen.whileReadOnly.files, 'the delete was refused (the test needs that)').to.have.lengthOf(1);
+      expect(seen.whileReadOnly).to.deep.include({ depth: 0, queued: 3 });
+      expect(seen.afterwards.files, 'files left once the folder is writable again').to.deep.equal([]);
+      expect(seen.restarted.depth, 'events the next start would replay').to.equal(0);
+      expect(seen.queued).to.deep.equal(['key-0', 'key-1', 'key-2']);
     });
   });
 
