@@ -9,6 +9,7 @@ import {
   splitLines,
   syncDirectory,
 } from './segment-files.ts';
+import { spoolDirStep } from './spool-dir-error.ts';
 
 /**
  * The durable local spool: events the queue could not take in time, one JSON line
@@ -64,11 +65,10 @@ export interface SpoolOptions {
 export async function openSpool(dir: string, options: SpoolOptions = {}): Promise<Spool> {
   const maxSegmentBytes = options.maxSegmentBytes ?? 64 * 1024 * 1024;
   const probeIntervalMs = options.probeIntervalMs ?? 5_000;
-  // Spooled events are raw payloads: readable by the receiver's own user only (0700 / 0600), also
-  // when the directory existed before with a wider mode.
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await chmod(dir, 0o700);
-  const existing = await listSegments(dir);
+  await spoolDirStep(dir, 'create the folder', () => mkdir(dir, { recursive: true, mode: 0o700 }));
+  await spoolDirStep(dir, 'make the folder private (0700)', () => makePrivateIfOwned(dir));
+  await spoolDirStep(dir, 'write in the folder', () => access(dir, constants.W_OK | constants.X_OK));
+  const existing = await spoolDirStep(dir, 'list the folder', () => listSegments(dir));
   let depth = 0;
   /**
    * Lines counted into `depth` per segment (by seq): those that may be on disk. An append counts its
@@ -78,7 +78,9 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
    */
   const counted = new Map<number, number>();
   for (const segment of existing) {
-    const { lines } = splitLines(await readFile(segmentPath(dir, segment.name), 'utf8'));
+    const path = segmentPath(dir, segment.name);
+    const content = await spoolDirStep(dir, `read ${segment.name}`, () => readFile(path, 'utf8'));
+    const { lines } = splitLines(content);
     counted.set(segment.seq, lines.length);
     depth += lines.length;
   }
@@ -277,6 +279,18 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
       for (const name of drainedNotDeleted) await removeDrained(name);
     },
   };
+}
+
+/**
+ * Spooled events are raw payloads: readable by the receiver's own user only (0700 / 0600), also
+ * when the folder existed before with a wider mode. A folder of another user's that the receiver
+ * may write in (a Kubernetes emptyDir is root's and 0777) is not the receiver's to change: there
+ * the files themselves, 0600, keep the payloads private.
+ */
+async function makePrivateIfOwned(dir: string): Promise<void> {
+  const folder = await stat(dir);
+  if (!folder.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+  if (folder.uid === process.getuid?.() && (folder.mode & 0o077) !== 0) await chmod(dir, 0o700);
 }
 
 /** A spool line back into a job; undefined for a line that is not a job's JSON (a damaged file). */

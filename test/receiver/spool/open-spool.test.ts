@@ -4,9 +4,15 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openSpool } from '../../../receiver/spool/open-spool.ts';
+import { SpoolDirError } from '../../../receiver/spool/spool-dir-error.ts';
 import { encodeWebhookJob, type EncodedWebhookJob } from '../../../shared/queue/webhook-queue.ts';
 import { cleanEnv, runCommand } from '../../support/run-script.ts';
-import { unprivileged, unprivilegedFolder } from '../../support/unprivileged.ts';
+import {
+  foreignWritableFolder,
+  unprivileged,
+  unprivilegedFolder,
+  unprivilegedIds,
+} from '../../support/unprivileged.ts';
 
 const job = (n: number): EncodedWebhookJob =>
   encodeWebhookJob({
@@ -293,6 +299,22 @@ describe('the spool', () => {
     });
   });
 
+  describe('when SPOOL_DIR cannot be used as a folder (a file is in the way)', () => {
+    it('refuses to open with a SpoolDirError naming the folder, what failed and why', async () => {
+      const file = join(dir, 'file');
+      appendFileSync(file, 'a file');
+      const refused = await openSpool(file).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).to.be.instanceOf(SpoolDirError);
+      expect(refused).to.deep.include({ code: 'SPOOL_DIR_UNUSABLE', dir: file, reason: 'EEXIST' });
+      expect((refused as Error).message).to.equal(
+        `SPOOL_DIR ${JSON.stringify(file)}: cannot create the folder: EEXIST (a file is in the way of the folder)`,
+      );
+    });
+  });
+
   // A write that failed once (a full disk, the directory replaced) must not keep /readyz at 503
   // after the disk recovered: with Redis back, nothing more is spooled to prove it.
   describe('after a failed append, once the directory can be written again', () => {
@@ -346,6 +368,30 @@ describe('the spool', () => {
       expect(files).to.have.length(1);
       expect(mode(join(spoolDir, files[0]!))).to.equal(0o600);
       await spool.close();
+    });
+
+    // A Kubernetes emptyDir is root's and 0777; a volume shared through fsGroup is not the
+    // receiver's either. Its mode is not the receiver's to change, and the spool must still work.
+    it('opens in a folder it may write but does not own, leaving its mode, and spools into 0600 files', async () => {
+      const foreign = foreignWritableFolder(dir, 'volume');
+      expect(statSync(foreign).uid, 'the folder must not be the test user’s').not.to.equal(
+        unprivilegedIds.uid,
+      );
+      const before = mode(foreign);
+      const script = resolve(import.meta.dirname, 'fixtures/open-in-folder.ts');
+      const { command, args } = unprivileged(process.execPath, [script, foreign]);
+      const result = await runCommand(command, args, cleanEnv(), 30_000);
+      expect(result.code, result.stderr).to.equal(0);
+      const report = JSON.parse(result.stdout) as {
+        opened: boolean;
+        message?: string;
+        files?: { name: string; mode: number }[];
+      };
+      expect(report, report.message).to.include({ opened: true });
+      expect(report.files?.filter((file) => file.name.startsWith('segment-'))).to.deep.equal([
+        { name: 'segment-000000000001.ndjson', mode: 0o600 },
+      ]);
+      expect(mode(foreign)).to.equal(before);
     });
 
     it('tightens an existing directory that others could read to 0700', async () => {
