@@ -1,5 +1,6 @@
 import { constants } from 'node:fs';
-import { access, chmod, mkdir, open, readFile, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { access, chmod, mkdir, open, readFile, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { EncodedWebhookJob } from '../../shared/queue/webhook-queue.ts';
 import {
   listSegments,
@@ -9,15 +10,19 @@ import {
   splitLines,
   syncDirectory,
 } from './segment-files.ts';
+import { adoptOrphanedSegments } from './adopt-orphaned-segments.ts';
+import { newInstanceName, ownerSocketPath } from './instance-folders.ts';
+import { holdOwnerSocket, type OwnerSocket } from './owner-socket.ts';
 import { spoolDirStep } from './spool-dir-error.ts';
 
 /**
  * The durable local spool: events the queue could not take in time, one JSON line
  * each, appended and fsynced before the request is acknowledged. Appends that arrive while an fsync
  * runs are written together with the next one (group commit), so an outage does not cost one disk
- * flush per request. One receiver process per SPOOL_DIR.
+ * flush per request. Each receiver process has a folder of its own under SPOOL_DIR (openSpool).
  */
 export interface Spool {
+  /** This process's instance folder under SPOOL_DIR, which holds its segment files. */
   readonly dir: string;
   /** Resolves once the event is on disk (write + fsync); rejects if it is not. */
   append(job: EncodedWebhookJob): Promise<void>;
@@ -62,13 +67,43 @@ export interface SpoolOptions {
   onDeleteFailed?: (segment: string, error: unknown) => void;
 }
 
-export async function openSpool(dir: string, options: SpoolOptions = {}): Promise<Spool> {
+/**
+ * Opens a spool under `root` (SPOOL_DIR) for this process: an instance folder of its own, held by
+ * its owner socket while the process runs, into which it first moves what receivers no longer
+ * running left under `root` (instance-folders.ts). Receivers sharing a SPOOL_DIR never touch each
+ * other's files. Rejects with a SpoolDirError naming what failed.
+ */
+export async function openSpool(root: string, options: SpoolOptions = {}): Promise<Spool> {
+  await spoolDirStep(root, 'create the folder', () => mkdir(root, { recursive: true, mode: 0o700 }));
+  await spoolDirStep(root, 'make the folder private (0700)', () => makePrivateIfOwned(root));
+  await spoolDirStep(root, 'write in the folder', () => access(root, constants.W_OK | constants.X_OK));
+  const instance = newInstanceName();
+  // The socket before the folder: a folder without a live socket is a dead receiver's to take.
+  const owner = await spoolDirStep(root, 'listen on its owner socket', () =>
+    holdOwnerSocket(ownerSocketPath(root, instance)),
+  );
+  try {
+    return await openInstance(root, instance, owner, options);
+  } catch (error) {
+    await owner.release();
+    throw error;
+  }
+}
+
+async function openInstance(
+  root: string,
+  instance: string,
+  owner: OwnerSocket,
+  options: SpoolOptions,
+): Promise<Spool> {
   const maxSegmentBytes = options.maxSegmentBytes ?? 64 * 1024 * 1024;
   const probeIntervalMs = options.probeIntervalMs ?? 5_000;
-  await spoolDirStep(dir, 'create the folder', () => mkdir(dir, { recursive: true, mode: 0o700 }));
-  await spoolDirStep(dir, 'make the folder private (0700)', () => makePrivateIfOwned(dir));
-  await spoolDirStep(dir, 'write in the folder', () => access(dir, constants.W_OK | constants.X_OK));
-  const existing = await spoolDirStep(dir, 'list the folder', () => listSegments(dir));
+  const dir = join(root, instance);
+  await spoolDirStep(root, `create its folder ${instance}`, () => mkdir(dir, { mode: 0o700 }));
+  await spoolDirStep(root, 'take over the events of stopped receivers', () =>
+    adoptOrphanedSegments(root, dir, instance),
+  );
+  const existing = await spoolDirStep(root, `list ${instance}`, () => listSegments(dir));
   let depth = 0;
   /**
    * Lines counted into `depth` per segment (by seq): those that may be on disk. An append counts its
@@ -79,7 +114,9 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
   const counted = new Map<number, number>();
   for (const segment of existing) {
     const path = segmentPath(dir, segment.name);
-    const content = await spoolDirStep(dir, `read ${segment.name}`, () => readFile(path, 'utf8'));
+    const content = await spoolDirStep(root, `read ${instance}/${segment.name}`, () =>
+      readFile(path, 'utf8'),
+    );
     const { lines } = splitLines(content);
     counted.set(segment.seq, lines.length);
     depth += lines.length;
@@ -101,6 +138,16 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
   let writeFailure: { error: unknown; at: number } | undefined;
   let probing: Promise<void> | undefined;
 
+  /**
+   * Makes the instance folder again, and its owner socket first, if they were removed (SPOOL_DIR
+   * deleted and made again by hand, say), so appends work once the disk does.
+   */
+  const ensureFolder = async () => {
+    await mkdir(root, { recursive: true, mode: 0o700 });
+    await owner.ensure();
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+  };
+
   /** Runs `task` after every earlier one: appends and rotations never interleave. */
   const exclusive = <T>(task: () => Promise<T>): Promise<T> => {
     const run = chain.then(task);
@@ -120,6 +167,7 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
     pending = [];
     try {
       if (!active) {
+        await ensureFolder();
         const seq = nextSeq++;
         const handle = await open(segmentPath(dir, segmentName(seq)), 'a', 0o600);
         active = { handle, seq, bytes: 0 };
@@ -145,7 +193,8 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
   /** Throws the write failure until a probe write, at most one per interval, succeeds. */
   const probeAfterFailure = (failure: { error: unknown; at: number }): Promise<void> => {
     if (performance.now() - failure.at < probeIntervalMs) return Promise.reject(failure.error);
-    probing ??= probeWrite(dir)
+    probing ??= ensureFolder()
+      .then(() => probeWrite(dir))
       .then(
         () => {
           // An append that failed while the probe ran is newer news than the probe: it stands.
@@ -277,6 +326,13 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
       await exclusive(closeActive);
       // A last try, so the next start does not replay them.
       for (const name of drainedNotDeleted) await removeDrained(name);
+      // An emptied folder goes; one that holds events stays, for the next receiver to start.
+      const left = await listSegments(dir).then(
+        (segments) => segments.length,
+        () => 1,
+      );
+      if (left === 0) await rmdir(dir).catch(() => undefined);
+      await owner.release();
     },
   };
 }

@@ -27,6 +27,7 @@ const hints: Readonly<Record<string, string>> = {
   ENOTDIR: 'a file is in the way of the folder',
   EROFS: 'the file system is read-only',
   ENOSPC: 'the disk is full',
+  ENAMETOOLONG: 'its socket path would be too long; use a SPOOL_DIR of at most about 80 characters',
 };
 
 /** Runs one start-up step of the spool on `dir`; a failure becomes a SpoolDirError naming it. */

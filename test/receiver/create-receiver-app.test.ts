@@ -84,7 +84,7 @@ describe('receiver app', () => {
       const elapsedSeconds = (performance.now() - started) / 1000;
       expect(answers.every((res) => res.status === 200)).to.equal(true);
       expect((await pings()) - before).to.be.at.most(Math.ceil(elapsedSeconds) + 1);
-      expect(readdirSync(receiver().spoolDir)).to.deep.equal([]);
+      expect(readdirSync(receiver().spool.dir)).to.deep.equal([]);
     });
 
     it('GET /readyz is 200 again once a spool directory that failed a write can be written, with nothing more spooled', async () => {
@@ -102,7 +102,7 @@ describe('receiver app', () => {
         await new Promise((resolve) => setTimeout(resolve, 1_050)); // past the cached result
         const recovered = await request(app).get('/readyz').expect(200);
         expect(recovered.body.checks.spool).to.deep.equal({ ok: true, detail: { depth: 0 } });
-        expect(readdirSync(spoolDir)).to.deep.equal([]);
+        expect(readdirSync(spool.dir)).to.deep.equal([]);
       } finally {
         await spool.close();
         rmSync(spoolDir, { recursive: true, force: true });

@@ -117,7 +117,7 @@ describe('receiver while Redis is down', function () {
 
       const processed = await consumeAll(redis.url, prefix, bodies.length);
       expect([...processed].sort()).to.deep.equal(bodies.map((body) => dedupeKey(Buffer.from(body))).sort());
-      expect(readdirSync(join(dir, 'spool'))).to.deep.equal([]);
+      expect(readdirSync(receiver.spool.dir)).to.deep.equal([]);
     });
   });
 
@@ -202,7 +202,7 @@ describe('receiver while Redis is down', function () {
         15_000,
         'the third instance to drain the replayed spool',
       );
-      expect(readdirSync(spoolDir)).to.deep.equal([]);
+      expect(readdirSync(third.spool.dir)).to.deep.equal([]);
       // The replayed events were queued by the second instance already: dropped by their marks.
       expect(await drained(third)).to.deep.equal({ queued: 0, duplicate: bodies.length });
 

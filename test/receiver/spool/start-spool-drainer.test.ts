@@ -68,7 +68,7 @@ describe('the spool drainer', () => {
           await spool.append(job(n));
           await pass;
         }
-        expect(readdirSync(dir), 'segment files after 150 failed passes').to.have.length.at.most(2);
+        expect(readdirSync(spool.dir), 'segment files after 150 failed passes').to.have.length.at.most(2);
         expect(spool.depth()).to.equal(150);
       } finally {
         await drainer.stop();
