@@ -11,7 +11,7 @@ import type { Logger } from '../shared/logging/create-logger.ts';
 import type { EncodedWebhookJob } from '../shared/queue/webhook-queue.ts';
 import { pingRedis, type RedisClient } from '../shared/redis/create-redis.ts';
 import { createWebhookHandler, type WebhookSettings } from './http/create-webhook-handler.ts';
-import { createReceiverMetrics } from './receiver-metrics.ts';
+import type { ReceiverMetrics } from './receiver-metrics.ts';
 import type { Spool } from './spool/open-spool.ts';
 import type { EnqueueOutcome } from './store/enqueue-once.ts';
 
@@ -19,9 +19,12 @@ export interface ReceiverDeps {
   logger: Logger;
   /** Checked by /readyz. */
   redis: RedisClient;
+  /** Served on /metrics; holds `receiverMetrics`. */
   registry: Registry;
   /** Who may read /metrics on this app (METRICS_TOKEN; off by default). */
   metrics: MetricsAccess;
+  /** The receiver's metrics (createReceiverMetrics on `registry`), shared with the spool drainer. */
+  receiverMetrics: ReceiverMetrics;
   spool: Spool;
   /** Dedupe check + bull add (enqueueMany on the receiver's queue, batched per turn). */
   enqueue: (job: EncodedWebhookJob) => Promise<EnqueueOutcome>;
@@ -38,7 +41,7 @@ export function createReceiverApp(deps: ReceiverDeps): RequestListener {
   app.disable('x-powered-by');
   // An acknowledgement is never cached; hashing every body for an ETag is wasted work.
   app.disable('etag');
-  const metrics = createReceiverMetrics(deps.registry, () => deps.spool.depth());
+  const metrics = deps.receiverMetrics;
   // helmet's headers, computed once: the webhook handler answers outside Express and sends them
   // itself; every other route gets them from the same map.
   const headers = helmetHeaders();

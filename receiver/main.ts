@@ -11,6 +11,7 @@ import { onShutdown } from '../shared/process/on-shutdown.ts';
 import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
 import { createAllowlist } from './allowlist/create-allowlist.ts';
 import { describeWebhooks } from './signature/describe-webhooks.ts';
+import { SpoolDirError } from './spool/spool-dir-error.ts';
 import { wireReceiver } from './wire-receiver.ts';
 
 const config = loadOrExit(() => loadReceiverConfig(process.env));
@@ -27,27 +28,29 @@ logger.info(
 );
 
 const registry = createMetricsRegistry('receiver');
-const receiver = await wireReceiver({
-  redis: config.redis,
-  queuePrefix: config.QUEUE_PREFIX,
-  spoolDir: config.SPOOL_DIR,
-  webhookPath: config.WEBHOOK_PATH,
-  dedupeSeconds: config.WEBHOOK_DEDUPE_SECONDS,
-  enqueueTimeoutMs: config.WEBHOOK_ENQUEUE_TIMEOUT_MS,
-  settings: {
-    allowlist:
-      config.WEBHOOK_ALLOWLIST === 'on'
-        ? createAllowlist(config.WEBHOOK_REGIONS, config.WEBHOOK_ALLOW_CIDRS)
-        : undefined,
-    trustProxy: config.TRUST_PROXY,
-    secrets: config.WEBHOOK_SECRETS,
-    timestampToleranceSeconds: config.WEBHOOK_TOLERANCE_SECONDS,
-    maxBodyBytes: config.WEBHOOK_MAX_BODY_BYTES,
-  },
-  logger,
-  registry,
-  metrics: metricsAccessFor(config.METRICS_TOKEN),
-});
+const receiver = await spoolOpenedOrExit(
+  wireReceiver({
+    redis: config.redis,
+    queuePrefix: config.QUEUE_PREFIX,
+    spoolDir: config.SPOOL_DIR,
+    webhookPath: config.WEBHOOK_PATH,
+    dedupeSeconds: config.WEBHOOK_DEDUPE_SECONDS,
+    enqueueTimeoutMs: config.WEBHOOK_ENQUEUE_TIMEOUT_MS,
+    settings: {
+      allowlist:
+        config.WEBHOOK_ALLOWLIST === 'on'
+          ? createAllowlist(config.WEBHOOK_REGIONS, config.WEBHOOK_ALLOW_CIDRS)
+          : undefined,
+      trustProxy: config.TRUST_PROXY,
+      secrets: config.WEBHOOK_SECRETS,
+      timestampToleranceSeconds: config.WEBHOOK_TOLERANCE_SECONDS,
+      maxBodyBytes: config.WEBHOOK_MAX_BODY_BYTES,
+    },
+    logger,
+    registry,
+    metrics: metricsAccessFor(config.METRICS_TOKEN),
+  }),
+);
 const metricsServer = await listenedOrExit(logger, listenMetrics(config.METRICS_PORT, { registry, logger }));
 
 // A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.
@@ -62,6 +65,7 @@ const server = await listenedOrExit(
     host,
     headersTimeoutMs: 5_000,
     requestTimeoutMs: 15_000,
+    keepAliveTimeoutMs: config.RECEIVER_KEEPALIVE_TIMEOUT_MS,
     portVariable: 'RECEIVER_PORT',
   }),
 );
@@ -83,3 +87,14 @@ onShutdown(logger, async () => {
   await Promise.all([closeServer(server), metricsServer && closeServer(metricsServer)]);
   await receiver.close();
 });
+
+/** A SPOOL_DIR that cannot be used ends start-up with one fatal line naming it (exit 1). */
+async function spoolOpenedOrExit<T>(opening: Promise<T>): Promise<T> {
+  try {
+    return await opening;
+  } catch (error) {
+    if (!(error instanceof SpoolDirError)) throw error;
+    logger.fatal({ spoolDir: error.dir, code: error.reason }, error.message);
+    process.exit(1);
+  }
+}

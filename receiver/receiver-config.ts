@@ -26,11 +26,24 @@ const parsedWith = <T>(parse: (text: string) => T, missing?: string) => {
   });
 };
 
+const keepAliveRange = 'expected a whole number from 1000 to 900000 (milliseconds)';
+
 export const receiverShape = {
   ...commonShape,
   ...opsShape,
   RECEIVER_PORT: port(8080),
   ...receiverListenShape,
+  /**
+   * How long an idle kept-alive connection stays open. Above the idle timeout of a load balancer in
+   * front (AWS ALB: 60 s), so the balancer, not the receiver, closes it: otherwise the receiver may
+   * close a connection just as the balancer sends a request on it, and the platform gets a 502.
+   */
+  RECEIVER_KEEPALIVE_TIMEOUT_MS: z.coerce
+    .number({ error: keepAliveRange })
+    .int({ error: keepAliveRange })
+    .min(1_000, { error: keepAliveRange })
+    .max(900_000, { error: keepAliveRange })
+    .default(5_000),
   WEBHOOK_PATH: z
     .string()
     .regex(/^\/[A-Za-z0-9/_.-]*$/, {

@@ -5,6 +5,7 @@ import type { Logger } from '../shared/logging/create-logger.ts';
 import { isCluster, type RedisTarget } from '../shared/redis/redis-target.ts';
 import type { EncodedWebhookJob } from '../shared/queue/webhook-queue.ts';
 import { createReceiverApp } from './create-receiver-app.ts';
+import { createReceiverMetrics } from './receiver-metrics.ts';
 import type { WebhookSettings } from './http/create-webhook-handler.ts';
 import { openSpool, type Spool } from './spool/open-spool.ts';
 import { startSpoolDrainer, type SpoolDrainer } from './spool/start-spool-drainer.ts';
@@ -56,6 +57,11 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
   queue.client.on('error', (error: Error) => logger.debug({ err: error.message }, 'redis connection error'));
   const spool = await openSpool(wiring.spoolDir, {
     onCorruptLine: (segment) => logger.warn({ segment }, 'skipped an incomplete spool line (torn write)'),
+    onDeleteFailed: (segment, error) =>
+      logger.warn(
+        { segment, err: (error as NodeJS.ErrnoException).code ?? (error as Error).message },
+        'could not delete a drained spool segment; every drain pass retries it',
+      ),
   });
   if (spool.depth() > 0) logger.info({ depth: spool.depth() }, 'spool holds events from an earlier run');
   const target = {
@@ -102,11 +108,14 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
       maxHoldMs: Math.ceil(enqueueTimeoutMs / 10),
     },
   );
+  // One set of metrics for the app and the drainer: the drainer counts what it moves out of the spool.
+  const receiverMetrics = createReceiverMetrics(wiring.registry, () => spool.depth());
   const app = createReceiverApp({
     logger,
     redis: queue.client,
     registry: wiring.registry,
     metrics: wiring.metrics,
+    receiverMetrics,
     spool,
     enqueue,
     webhookPath: wiring.webhookPath,
@@ -119,6 +128,7 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
     enqueueTimeoutMs: DRAIN_ENQUEUE_BUDGET_MS,
     logger,
     intervalMs: wiring.drainIntervalMs,
+    onDrained: (outcome) => receiverMetrics.spoolDrained.inc({ outcome }),
   });
   return {
     app,

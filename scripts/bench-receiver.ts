@@ -129,12 +129,15 @@ async function withoutStore(
 ): Promise<RequestListener> {
   const { createReceiverApp } = await import('../receiver/create-receiver-app.ts');
   const { createMetricsRegistry } = await import('../shared/http/metrics-router.ts');
+  const { createReceiverMetrics } = await import('../receiver/receiver-metrics.ts');
+  // Its own registry: the wired receiver's already holds the receiver's metrics by these names.
+  const registry = createMetricsRegistry('receiver');
   return createReceiverApp({
     logger,
     redis: wired.queue.client,
-    // Its own registry: the wired receiver's already holds the receiver's metrics by these names.
-    registry: createMetricsRegistry('receiver'),
+    registry,
     metrics: { kind: 'open' },
+    receiverMetrics: createReceiverMetrics(registry, () => wired.spool.depth()),
     spool: wired.spool,
     enqueue: () => Promise.resolve('queued'),
     webhookPath: '/webhooks',

@@ -4,6 +4,8 @@
  */
 import type Bull from 'bull';
 import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { listInstances } from '../receiver/spool/instance-folders.ts';
 import { listSegments, segmentPath } from '../receiver/spool/segment-files.ts';
 import { commonShape, withRedisTarget } from '../shared/config/common-config.ts';
 import { receiverShape } from '../receiver/receiver-config.ts';
@@ -26,8 +28,8 @@ failed   Moves the queue's failed jobs back to waiting (bull's job.retry()), eac
          a job another operator or run already moved back is skipped. Only jobs failed when the
          command starts are moved, so a job that fails again is not looped.
 spool    Queues the events of a receiver spool file (NDJSON, one queued event per line), or of
-         every segment-*.ndjson file of a spool directory, e.g. copied from a receiver that will
-         not come back (a running receiver drains its own spool). Nothing is verified again (the
+         every segment-*.ndjson file of a spool directory (and of its instance-* folders, one per
+         receiver process), e.g. copied from a receiver that will not come back (a running receiver drains its own spool). Nothing is verified again (the
          receiver verified each event before spooling it); an event queued within the dedupe
          window or still in the queue (same dedupe key) is not queued twice, so replaying a file
          twice is harmless.
@@ -42,10 +44,18 @@ Environment: REDIS_URL or REDIS_CLUSTER_NODES, QUEUE_PREFIX, WEBHOOK_DEDUPE_SECO
 Exit code: 0 done, 1 failed, 2 bad arguments or configuration, 3 done with errors or invalid lines.
 `;
 
-/** A spool file, or every segment of a spool directory in append order (the receiver's own listing). */
+/**
+ * A spool file, or every segment of a spool directory: those of each receiver's instance folder in
+ * it and those directly in it, each folder in append order (the receiver's own listing).
+ */
 async function spoolFiles(path: string): Promise<string[]> {
   if (!statSync(path).isDirectory()) return [path];
-  return (await listSegments(path)).map((segment) => segmentPath(path, segment.name));
+  const folders = [path, ...(await listInstances(path)).folders.map((name) => join(path, name))];
+  const files: string[] = [];
+  for (const folder of folders) {
+    for (const segment of await listSegments(folder)) files.push(segmentPath(folder, segment.name));
+  }
+  return files;
 }
 
 /**

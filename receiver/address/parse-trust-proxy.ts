@@ -21,7 +21,7 @@ export function parseTrustProxy(text: string): TrustProxy {
   if (value === '' || value === 'off' || value === '0' || value === 'false') return { kind: 'none' };
   if (value === 'true' || value === 'all' || value === '*') {
     throw new Error(
-      'trusting every proxy would let any client choose its address; give a hop count, "loopback" or proxy CIDRs',
+      'trusting every proxy would let any client choose its address; give "loopback" or the proxies\' addresses or CIDRs',
     );
   }
   if (/^\d+$/.test(value)) {

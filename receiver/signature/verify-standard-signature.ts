@@ -34,9 +34,10 @@ const failed = (reason: StandardFailure): StandardSignatureResult => ({ ok: fals
 /**
  * Checks a delivery signed with the Standard Webhooks scheme
  * (https://www.standardwebhooks.com/):
- * `webhook-signature` holds space-separated signatures, each `v1,` and Base64 of HMAC-SHA256 over
- * `webhook-id.webhook-timestamp.body` keyed with a webhook's decoded secret; one matching any
- * secret of any of `webhooks` is enough. Signatures of other versions (`v1a,`) are skipped.
+ * `webhook-signature` holds space-separated signatures (on one header line or several), each `v1,`
+ * and Base64 of HMAC-SHA256 over `webhook-id.webhook-timestamp.body` keyed with a webhook's decoded
+ * secret; one matching any secret of any of `webhooks` is enough. Signatures of other versions
+ * (`v1a,`) are skipped.
  *
  * The timestamp must be within the tolerance of now, either way: a captured delivery cannot be
  * replayed later, and since the id is signed too, its signature cannot carry another id (the
@@ -76,10 +77,15 @@ export function verifyStandardSignature(
   return failed('mismatch');
 }
 
-/** The decoded `v1` digests of a `webhook-signature` value; anything else in it is skipped. */
+/**
+ * The decoded `v1` digests of a `webhook-signature` value; anything else in it is skipped.
+ * Signatures are separated by spaces, and Node joins repeated header lines with ", ", which leaves
+ * a comma behind the last signature of every line but the last: no signature ends in a comma (its
+ * only one follows the version), so a comma before the spaces is that separator and is dropped.
+ */
 function signaturesOf(header: string): Buffer[] {
   const digests: Buffer[] = [];
-  for (const part of header.split(' ')) {
+  for (const part of header.split(/,?[ \t]+/)) {
     const base64 = v1Signature.exec(part)?.[1];
     if (base64 !== undefined) digests.push(Buffer.from(base64, 'base64'));
   }

@@ -1,5 +1,6 @@
 import { constants } from 'node:fs';
-import { access, chmod, mkdir, open, readFile, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { access, chmod, mkdir, open, readFile, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { EncodedWebhookJob } from '../../shared/queue/webhook-queue.ts';
 import {
   listSegments,
@@ -9,14 +10,19 @@ import {
   splitLines,
   syncDirectory,
 } from './segment-files.ts';
+import { adoptOrphanedSegments } from './adopt-orphaned-segments.ts';
+import { newInstanceName, ownerSocketPath } from './instance-folders.ts';
+import { holdOwnerSocket, type OwnerSocket } from './owner-socket.ts';
+import { spoolDirStep } from './spool-dir-error.ts';
 
 /**
  * The durable local spool: events the queue could not take in time, one JSON line
  * each, appended and fsynced before the request is acknowledged. Appends that arrive while an fsync
  * runs are written together with the next one (group commit), so an outage does not cost one disk
- * flush per request. One receiver process per SPOOL_DIR.
+ * flush per request. Each receiver process has a folder of its own under SPOOL_DIR (openSpool).
  */
 export interface Spool {
+  /** This process's instance folder under SPOOL_DIR, which holds its segment files. */
   readonly dir: string;
   /** Resolves once the event is on disk (write + fsync); rejects if it is not. */
   append(job: EncodedWebhookJob): Promise<void>;
@@ -25,6 +31,11 @@ export interface Spool {
    * has read the segment: some of them may have reached the disk, and the drain hands those over.
    */
   depth(): number;
+  /**
+   * Whether a drain has anything to do: events to hand over, or drained segments whose delete
+   * failed and is to be retried.
+   */
+  hasWork(): boolean;
   /**
    * Hands every spooled event, oldest first, to `handler`; a segment file is deleted once all its
    * events were handled. Stops at the first handler error and rethrows it; the next call resumes.
@@ -52,16 +63,47 @@ export interface SpoolOptions {
   onCorruptLine?: (segment: string) => void;
   /** After a failed append, the least time between two probe writes of checkWritable. */
   probeIntervalMs?: number;
+  /** Called once per drained segment that could not be deleted; later drains retry the delete. */
+  onDeleteFailed?: (segment: string, error: unknown) => void;
 }
 
-export async function openSpool(dir: string, options: SpoolOptions = {}): Promise<Spool> {
+/**
+ * Opens a spool under `root` (SPOOL_DIR) for this process: an instance folder of its own, held by
+ * its owner socket while the process runs, into which it first moves what receivers no longer
+ * running left under `root` (instance-folders.ts). Receivers sharing a SPOOL_DIR never touch each
+ * other's files. Rejects with a SpoolDirError naming what failed.
+ */
+export async function openSpool(root: string, options: SpoolOptions = {}): Promise<Spool> {
+  await spoolDirStep(root, 'create the folder', () => mkdir(root, { recursive: true, mode: 0o700 }));
+  await spoolDirStep(root, 'make the folder private (0700)', () => makePrivateIfOwned(root));
+  await spoolDirStep(root, 'write in the folder', () => access(root, constants.W_OK | constants.X_OK));
+  const instance = newInstanceName();
+  // The socket before the folder: a folder without a live socket is a dead receiver's to take.
+  const owner = await spoolDirStep(root, 'listen on its owner socket', () =>
+    holdOwnerSocket(ownerSocketPath(root, instance)),
+  );
+  try {
+    return await openInstance(root, instance, owner, options);
+  } catch (error) {
+    await owner.release();
+    throw error;
+  }
+}
+
+async function openInstance(
+  root: string,
+  instance: string,
+  owner: OwnerSocket,
+  options: SpoolOptions,
+): Promise<Spool> {
   const maxSegmentBytes = options.maxSegmentBytes ?? 64 * 1024 * 1024;
   const probeIntervalMs = options.probeIntervalMs ?? 5_000;
-  // Spooled events are raw payloads: readable by the receiver's own user only (0700 / 0600), also
-  // when the directory existed before with a wider mode.
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await chmod(dir, 0o700);
-  const existing = await listSegments(dir);
+  const dir = join(root, instance);
+  await spoolDirStep(root, `create its folder ${instance}`, () => mkdir(dir, { mode: 0o700 }));
+  await spoolDirStep(root, 'take over the events of stopped receivers', () =>
+    adoptOrphanedSegments(root, dir, instance),
+  );
+  const existing = await spoolDirStep(root, `list ${instance}`, () => listSegments(dir));
   let depth = 0;
   /**
    * Lines counted into `depth` per segment (by seq): those that may be on disk. An append counts its
@@ -71,7 +113,11 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
    */
   const counted = new Map<number, number>();
   for (const segment of existing) {
-    const { lines } = splitLines(await readFile(segmentPath(dir, segment.name), 'utf8'));
+    const path = segmentPath(dir, segment.name);
+    const content = await spoolDirStep(root, `read ${instance}/${segment.name}`, () =>
+      readFile(path, 'utf8'),
+    );
+    const { lines } = splitLines(content);
     counted.set(segment.seq, lines.length);
     depth += lines.length;
   }
@@ -79,6 +125,8 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
   let active: { handle: FileHandle; seq: number; bytes: number } | undefined;
   /** Lines already handled per segment, so a drain resumed after an error skips them. */
   const progress = new Map<string, number>();
+  /** Segments whose every event was handed over but whose delete failed (removeDrained). */
+  const drainedNotDeleted = new Set<string>();
   let pending: { line: string; done: () => void; fail: (error: unknown) => void }[] = [];
   let flushQueued = false;
   let chain: Promise<unknown> = Promise.resolve();
@@ -89,6 +137,16 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
    */
   let writeFailure: { error: unknown; at: number } | undefined;
   let probing: Promise<void> | undefined;
+
+  /**
+   * Makes the instance folder again, and its owner socket first, if they were removed (SPOOL_DIR
+   * deleted and made again by hand, say), so appends work once the disk does.
+   */
+  const ensureFolder = async () => {
+    await mkdir(root, { recursive: true, mode: 0o700 });
+    await owner.ensure();
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+  };
 
   /** Runs `task` after every earlier one: appends and rotations never interleave. */
   const exclusive = <T>(task: () => Promise<T>): Promise<T> => {
@@ -109,6 +167,7 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
     pending = [];
     try {
       if (!active) {
+        await ensureFolder();
         const seq = nextSeq++;
         const handle = await open(segmentPath(dir, segmentName(seq)), 'a', 0o600);
         active = { handle, seq, bytes: 0 };
@@ -134,7 +193,8 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
   /** Throws the write failure until a probe write, at most one per interval, succeeds. */
   const probeAfterFailure = (failure: { error: unknown; at: number }): Promise<void> => {
     if (performance.now() - failure.at < probeIntervalMs) return Promise.reject(failure.error);
-    probing ??= probeWrite(dir)
+    probing ??= ensureFolder()
+      .then(() => probeWrite(dir))
       .then(
         () => {
           // An append that failed while the probe ran is newer news than the probe: it stands.
@@ -155,11 +215,25 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
     handler: (job: EncodedWebhookJob) => Promise<void>,
     signal: AbortSignal | undefined,
   ): Promise<number> => {
-    // Close the active segment so the drain sees a fixed set of files; new appends open a new one.
+    // The closed segments first. The one appended to is closed (so the drain sees a fixed set of
+    // files, and new appends open a new one) only once every older one is drained: a drain that
+    // keeps failing, every second of a long Redis outage, must not leave a file per pass.
+    const closed = await exclusive(async () => active?.seq ?? nextSeq);
+    const handled = await drainBelow(closed, handler, signal);
+    if (signal?.aborted) return handled;
     const below = await exclusive(async () => {
       await closeActive();
       return nextSeq;
     });
+    return handled + (await drainBelow(below, handler, signal));
+  };
+
+  /** Drains the segments numbered below `below`, oldest first; see drain(). */
+  const drainBelow = async (
+    below: number,
+    handler: (job: EncodedWebhookJob) => Promise<void>,
+    signal: AbortSignal | undefined,
+  ): Promise<number> => {
     let handled = 0;
     const segments = (await listSegments(dir)).filter((segment) => segment.seq < below);
     // Counted lines of a segment that is not there (removed by hand, say) will never be drained.
@@ -172,6 +246,11 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
     }
     for (const segment of segments) {
       if (signal?.aborted) break;
+      // Handed over already; only its delete failed.
+      if (drainedNotDeleted.has(segment.name)) {
+        await removeDrained(segment.name);
+        continue;
+      }
       const path = segmentPath(dir, segment.name);
       const { lines, torn } = splitLines(await readFile(path, 'utf8'));
       // What the appends counted may be on disk; what is there is what this drain hands over.
@@ -190,12 +269,30 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
         handled += 1;
       }
       if (torn > 0) options.onCorruptLine?.(segment.name);
-      await unlink(path);
-      await syncDirectory(dir);
       progress.delete(segment.name);
       counted.delete(segment.seq);
+      await removeDrained(segment.name);
     }
     return handled;
+  };
+
+  /**
+   * Deletes a segment whose every event was handed over. If that fails (the folder turned
+   * read-only, say), it is remembered, never read again, and the delete is retried by every later
+   * drain: left alone, the next start would replay it, and queue its events again once their
+   * dedupe marks have expired.
+   */
+  const removeDrained = async (name: string) => {
+    try {
+      await unlink(segmentPath(dir, name)).catch((error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      });
+      await syncDirectory(dir);
+      drainedNotDeleted.delete(name);
+    } catch (error) {
+      if (!drainedNotDeleted.has(name)) options.onDeleteFailed?.(name, error);
+      drainedNotDeleted.add(name);
+    }
   };
 
   return {
@@ -210,6 +307,7 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
       });
     },
     depth: () => depth,
+    hasWork: () => depth > 0 || drainedNotDeleted.size > 0,
     drain(handler, signal) {
       // One drain at a time: a second caller waits for the running one instead of replaying it.
       draining ??= drainOnce(handler, signal).finally(() => {
@@ -226,8 +324,29 @@ export async function openSpool(dir: string, options: SpoolOptions = {}): Promis
     async close() {
       await draining?.catch(() => undefined);
       await exclusive(closeActive);
+      // A last try, so the next start does not replay them.
+      for (const name of drainedNotDeleted) await removeDrained(name);
+      // An emptied folder goes; one that holds events stays, for the next receiver to start.
+      const left = await listSegments(dir).then(
+        (segments) => segments.length,
+        () => 1,
+      );
+      if (left === 0) await rmdir(dir).catch(() => undefined);
+      await owner.release();
     },
   };
+}
+
+/**
+ * Spooled events are raw payloads: readable by the receiver's own user only (0700 / 0600), also
+ * when the folder existed before with a wider mode. A folder of another user's that the receiver
+ * may write in (a Kubernetes emptyDir is root's and 0777) is not the receiver's to change: there
+ * the files themselves, 0600, keep the payloads private.
+ */
+async function makePrivateIfOwned(dir: string): Promise<void> {
+  const folder = await stat(dir);
+  if (!folder.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+  if (folder.uid === process.getuid?.() && (folder.mode & 0o077) !== 0) await chmod(dir, 0o700);
 }
 
 /** A spool line back into a job; undefined for a line that is not a job's JSON (a damaged file). */

@@ -36,7 +36,7 @@ export async function syncDirectory(dir: string): Promise<void> {
 export const segmentPath = (dir: string, name: string) => join(dir, name);
 
 /** Not a segment name, so a drain never reads it, also if a crash left it behind. */
-const probeName = '.write-probe';
+export const probeName = '.write-probe';
 
 /**
  * Creates, writes, fsyncs and removes a small file in `dir`: what an append does to the disk, so

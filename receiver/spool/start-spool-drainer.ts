@@ -28,7 +28,7 @@ export interface SpoolDrainer {
 
 /**
  * Moves spooled events into the queue, oldest first: at start-up and then every `intervalMs` while
- * the spool is not empty. A failed enqueue ends the pass; the next pass resumes where it stopped.
+ * the spool is not empty (or holds a drained segment whose delete is to be retried). A failed enqueue ends the pass; the next pass resumes where it stopped.
  */
 export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
   const intervalMs = deps.intervalMs ?? 1_000;
@@ -40,7 +40,7 @@ export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
   let timer: NodeJS.Timeout | undefined;
 
   const pass = async () => {
-    if (stopped || deps.spool.depth() === 0) return;
+    if (stopped || !deps.spool.hasWork()) return;
     try {
       const moved = await deps.spool.drain(async (job) => {
         // Not `onDrained?.(await ...)`: optional chaining would skip evaluating the argument.

@@ -42,6 +42,8 @@ export interface ListenOptions {
   headersTimeoutMs?: number;
   /** A client must send the whole request within this time. */
   requestTimeoutMs?: number;
+  /** How long an idle kept-alive connection stays open (default 5 s). */
+  keepAliveTimeoutMs?: number;
   /** The variable that chose the port (RECEIVER_PORT, ...), named when it cannot be bound. */
   portVariable?: string;
 }
@@ -69,7 +71,9 @@ export async function listen(app: RequestListener, options: ListenOptions): Prom
   server.listen(options.port, host);
   server.headersTimeout = options.headersTimeoutMs ?? 10_000;
   server.requestTimeout = options.requestTimeoutMs ?? 30_000;
-  server.keepAliveTimeout = 5_000;
+  // Node times headers and the request from a request's first byte, not from the end of the one
+  // before, so a keep-alive longer than either limit leaves the slowloris defence as it is.
+  server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { createReceiverApp } from '../../receiver/create-receiver-app.ts';
+import { createReceiverMetrics } from '../../receiver/receiver-metrics.ts';
 import { openSpool } from '../../receiver/spool/open-spool.ts';
 import { createMetricsRegistry } from '../../shared/http/metrics-router.ts';
 import { createLogger } from '../../shared/logging/create-logger.ts';
@@ -22,16 +23,25 @@ async function expectNothingQueued(receiver: TestReceiver, action: () => Promise
 }
 
 /** The app of a wired test receiver, rebuilt from its parts (to vary one setting). */
-const appDeps = (receiver: TestReceiver) => ({
-  logger: createLogger({ name: 'test', level: 'silent' }),
-  redis: receiver.queue.client,
-  registry: createMetricsRegistry('receiver', false),
-  metrics: { kind: 'open' } as const,
-  spool: receiver.spool,
-  enqueue: () => Promise.reject(new Error('not used')),
-  webhookPath: '/webhooks',
-  settings: { allowlist: undefined, trustProxy: { kind: 'none' } as const, secrets: [], maxBodyBytes: 1024 },
-});
+const appDeps = (receiver: TestReceiver) => {
+  const registry = createMetricsRegistry('receiver', false);
+  return {
+    logger: createLogger({ name: 'test', level: 'silent' }),
+    redis: receiver.queue.client,
+    registry,
+    metrics: { kind: 'open' } as const,
+    receiverMetrics: createReceiverMetrics(registry, () => receiver.spool.depth()),
+    spool: receiver.spool,
+    enqueue: () => Promise.reject(new Error('not used')),
+    webhookPath: '/webhooks',
+    settings: {
+      allowlist: undefined,
+      trustProxy: { kind: 'none' } as const,
+      secrets: [],
+      maxBodyBytes: 1024,
+    },
+  };
+};
 
 /** An event as the handler would spool it. */
 const spooledJob = {
@@ -74,7 +84,7 @@ describe('receiver app', () => {
       const elapsedSeconds = (performance.now() - started) / 1000;
       expect(answers.every((res) => res.status === 200)).to.equal(true);
       expect((await pings()) - before).to.be.at.most(Math.ceil(elapsedSeconds) + 1);
-      expect(readdirSync(receiver().spoolDir)).to.deep.equal([]);
+      expect(readdirSync(receiver().spool.dir)).to.deep.equal([]);
     });
 
     it('GET /readyz is 200 again once a spool directory that failed a write can be written, with nothing more spooled', async () => {
@@ -92,7 +102,7 @@ describe('receiver app', () => {
         await new Promise((resolve) => setTimeout(resolve, 1_050)); // past the cached result
         const recovered = await request(app).get('/readyz').expect(200);
         expect(recovered.body.checks.spool).to.deep.equal({ ok: true, detail: { depth: 0 } });
-        expect(readdirSync(spoolDir)).to.deep.equal([]);
+        expect(readdirSync(spool.dir)).to.deep.equal([]);
       } finally {
         await spool.close();
         rmSync(spoolDir, { recursive: true, force: true });

@@ -3,10 +3,11 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { freePort } from '../../scripts/lib/local-servers.ts';
 import { useOccupiedPort } from '../support/use-occupied-port.ts';
-import { cleanEnv, runScript, startScript } from '../support/run-script.ts';
+import { cleanEnv, repoRoot, runScript, startCommand, startScript } from '../support/run-script.ts';
+import { foreignWritableFolder, unprivileged } from '../support/unprivileged.ts';
 import { useQueuePrefix } from '../support/suite-resources.ts';
 import { accepts, externalAddress } from '../support/external-address.ts';
 import { testStack } from '../support/test-stack.ts';
@@ -86,6 +87,7 @@ describe('receiver/main.ts', function () {
     it('warns, accepts a delivery from scripts/sign-and-send, cuts off a slowloris client, finishes in-flight requests on SIGTERM, never logs the secret', async () => {
       const { port, child, output } = await start({ WEBHOOK_ALLOWLIST: 'off' });
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      let signalled = false;
       // A slowloris client: starts a request and never finishes its headers.
       const slowClientStarted = Date.now();
       const slowClient = new Promise<{ answer: string; heldMs: number }>((resolve) => {
@@ -134,15 +136,17 @@ describe('receiver/main.ts', function () {
         );
         await new Promise((resolve) => setTimeout(resolve, 200));
         child.kill('SIGTERM');
+        signalled = true;
         await waitForOutput(output, /shutting down/);
         socket.write(inFlightBody.slice(50));
         await closed;
         expect(answer).to.match(/^HTTP\/1\.1 200 /);
         expect(answer.endsWith('{}')).to.equal(true);
       } finally {
-        child.kill('SIGTERM');
+        // Not a second signal, which exits at once (1) while the first one's shutdown still runs.
+        if (!signalled) child.kill('SIGTERM');
       }
-      expect(await exited).to.equal(0);
+      expect(await exited, output()).to.equal(0);
       expect(output()).to.include('stopped');
       expect(output()).not.to.include(secret);
     });
@@ -210,6 +214,94 @@ describe('receiver/main.ts', function () {
       }
       expect(output()).not.to.include(secret);
       expect(output()).not.to.include(standardSecret.slice('whsec_'.length));
+    });
+  });
+
+  // Behind a load balancer that keeps idle connections to it longer than the receiver does, the
+  // receiver may close one just as the balancer sends a request on it: a 502 for the platform.
+  describe('run as a user that may write SPOOL_DIR but does not own it (a Kubernetes emptyDir)', () => {
+    it('starts and listens', async () => {
+      const spoolDir = foreignWritableFolder(dir, 'empty-dir');
+      const port = await freePort();
+      const { command, args } = unprivileged(process.execPath, [resolve(repoRoot, 'receiver/main.ts')]);
+      const { child } = await startCommand(
+        command,
+        args,
+        cleanEnv({
+          REDIS_URL: testStack().redisUrl,
+          QUEUE_PREFIX: useQueuePrefix(),
+          RECEIVER_PORT: String(port),
+          WEBHOOK_SECRETS: `eu=${secret}`,
+          SPOOL_DIR: spoolDir,
+        }),
+        /receiver listening/,
+      );
+      try {
+        expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).to.equal(200);
+      } finally {
+        await stop(child);
+      }
+    });
+  });
+
+  describe('with a SPOOL_DIR that cannot be used (a file)', () => {
+    it('stops start-up with one fatal line naming SPOOL_DIR and the reason, no stack trace', async () => {
+      const file = join(dir, 'not-a-folder');
+      writeFileSync(file, 'a file');
+      const result = await runScript(
+        'receiver/main.ts',
+        [],
+        cleanEnv({
+          REDIS_URL: testStack().redisUrl,
+          QUEUE_PREFIX: useQueuePrefix(),
+          RECEIVER_PORT: String(await freePort()),
+          WEBHOOK_SECRETS: `eu=${secret}`,
+          SPOOL_DIR: file,
+        }),
+      );
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.equal('');
+      const fatal = result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { level: number; msg: string })
+        .filter((line) => line.level === 60);
+      expect(fatal).to.have.lengthOf(1);
+      expect(fatal[0]?.msg).to.match(/^SPOOL_DIR .*not-a-folder.*: .*(EEXIST|ENOTDIR)/);
+      expect(fatal[0]?.msg).not.to.include('uncaught');
+    });
+  });
+
+  describe('with RECEIVER_KEEPALIVE_TIMEOUT_MS=10000', () => {
+    it('keeps an idle connection open past the 5 s default (and past the 5 s header limit) and answers on it', async () => {
+      const { port, child } = await start({
+        WEBHOOK_ALLOWLIST: 'off',
+        RECEIVER_KEEPALIVE_TIMEOUT_MS: '10000',
+      });
+      const socket = connect(port, '127.0.0.1');
+      try {
+        socket.on('error', () => undefined);
+        let received = '';
+        let closed = false;
+        socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+        socket.on('close', () => (closed = true));
+        await new Promise((resolve) => socket.once('connect', resolve));
+        const get = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
+        socket.write(get);
+        await waitForOutput(() => received, /\r\n\r\n\{[^}]*\}/);
+        expect(received).to.match(/^HTTP\/1\.1 200 /);
+        expect(received).to.match(/\r\nKeep-Alive: timeout=10\r\n/i);
+        // Past the default (5 s, and Node's 1 s of grace on top), well inside the 10 s configured.
+        await new Promise((resolve) => setTimeout(resolve, 7_500));
+        expect(closed, 'the idle connection was closed').to.equal(false);
+        received = '';
+        socket.write(get);
+        await waitForOutput(() => received, /\r\n\r\n\{[^}]*\}/);
+        expect(received).to.match(/^HTTP\/1\.1 200 /);
+      } finally {
+        socket.destroy();
+        await stop(child);
+      }
     });
   });
 

@@ -19,6 +19,7 @@ describe('receiver configuration', () => {
         WEBHOOK_ENQUEUE_TIMEOUT_MS: 300,
         SPOOL_DIR: '.data/receiver-spool',
         WEBHOOK_TOLERANCE_SECONDS: 300,
+        RECEIVER_KEEPALIVE_TIMEOUT_MS: 5_000,
       });
       expect(config.WEBHOOK_SECRETS.map((secret) => [secret.name, secret.keys.length])).to.deep.equal([
         ['eu', 2],
@@ -75,6 +76,13 @@ describe('receiver configuration', () => {
     ['WEBHOOK_SIGNATURE_HEADER', 'x sig', 'entry 1: "x sig" is not an HTTP header name'],
     ['WEBHOOK_SIGNATURE_HEADER', 'ue=x-sig', '"ue" is not a webhook of WEBHOOK_SECRETS (eu, us)'],
     ['WEBHOOK_TOLERANCE_SECONDS', '7200', 'expected a whole number from 1 to 3600'],
+    ['RECEIVER_KEEPALIVE_TIMEOUT_MS', '0', 'expected a whole number from 1000 to 900000 (milliseconds)'],
+    ['RECEIVER_KEEPALIVE_TIMEOUT_MS', '65s', 'expected a whole number from 1000 to 900000 (milliseconds)'],
+    [
+      'RECEIVER_KEEPALIVE_TIMEOUT_MS',
+      '3600000',
+      'expected a whole number from 1000 to 900000 (milliseconds)',
+    ],
   ] as const) {
     describe(`with ${variable}=${value}`, () => {
       it('fails with one line naming the variable and the problem', () => {
@@ -87,6 +95,13 @@ describe('receiver configuration', () => {
       });
     });
   }
+
+  describe('with RECEIVER_KEEPALIVE_TIMEOUT_MS above a load balancer idle timeout (ALB: 60 s)', () => {
+    it('reads it in milliseconds', () => {
+      const config = loadReceiverConfig({ ...secrets, RECEIVER_KEEPALIVE_TIMEOUT_MS: '65000' });
+      expect(config.RECEIVER_KEEPALIVE_TIMEOUT_MS).to.equal(65_000);
+    });
+  });
 
   describe('with a bare Base64 secret ending in "=="', () => {
     it('reads it whole as the secret of webhook "default", so its text is never a webhook name', () => {

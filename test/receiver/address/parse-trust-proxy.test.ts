@@ -22,6 +22,18 @@ describe('parseTrustProxy', () => {
     });
   }
 
+  // The advice of a refusal must itself be a value that is taken.
+  it('refuses "true" recommending only values it takes (loopback or CIDRs, never a hop count)', () => {
+    let message = '';
+    try {
+      parseTrustProxy('true');
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).to.include('"loopback"');
+    expect(message).not.to.match(/hop count/);
+  });
+
   it('refuses a malformed proxy address, naming it', () => {
     expect(() => parseTrustProxy('10.0.0.01')).to.throw('"10.0.0.01"');
   });

@@ -1,11 +1,12 @@
 import { expect } from 'chai';
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { Agent, createServer, request as httpRequest, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createWebhookHandler } from '../../../receiver/http/create-webhook-handler.ts';
 import { messageKey } from '../../../receiver/message-key.ts';
 import { createReceiverMetrics } from '../../../receiver/receiver-metrics.ts';
+import { standardSignatureHeaders } from '../../../receiver/signature/sign-standard.ts';
 import { helmetHeaders } from '../../../shared/http/helmet-headers.ts';
 import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
@@ -231,12 +232,68 @@ describe('POST /webhooks with two Content-Type header lines', () => {
   });
 });
 
+// A Standard Webhooks sender that rotates its secret may send each signature on a line of its own;
+// whichever line carries the one that matches, the delivery is accepted.
+describe('POST /webhooks with two webhook-signature header lines', () => {
+  const receiver = useReceiver({ secrets: `sw=${testStandardSecret}`, schemes: 'sw=standard-webhooks' });
+  const retired = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+
+  /** Sends `body` with `signatures` as separate webhook-signature lines; resolves to the status. */
+  async function send(body: string, id: string, signatures: (headers: Record<string, string>) => string[]) {
+    const headers = standardHeaders(body, { id });
+    const server = createServer(receiver().app).listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => server.once('listening', resolve));
+      const { port } = server.address() as AddressInfo;
+      return await new Promise<number | undefined>((resolve, reject) => {
+        const req = httpRequest({ port, host: '127.0.0.1', method: 'POST', path: '/webhooks' }, (res) => {
+          res.resume();
+          res.once('end', () => resolve(res.statusCode));
+        });
+        req.once('error', reject);
+        for (const [name, value] of Object.entries(headers)) req.setHeader(name, value);
+        // An array is written as one header line per value.
+        req.setHeader('webhook-signature', signatures(headers));
+        req.end(body);
+      });
+    } finally {
+      server.close();
+    }
+  }
+
+  for (const order of ['current first', 'retired first'] as const) {
+    it(`accepts and queues a delivery signed with the current and a retired secret, ${order}`, async () => {
+      const body = standardEvent(`two-lines-${order}`);
+      const id = `msg_two_lines_${order.replace(' ', '_')}`;
+      const status = await send(body, id, (headers) => {
+        const timestamp = Number(headers['webhook-timestamp']);
+        const current = headers['webhook-signature']!;
+        const old = standardSignatureHeaders(body, retired, { id, timestamp })['webhook-signature'];
+        return order === 'current first' ? [current, old] : [old, current];
+      });
+      expect(status).to.equal(200);
+      expect(await queuedJobIds(receiver())).to.include(messageKey('sw', id));
+    });
+  }
+
+  it('refuses two lines signed with secrets it does not know (the control)', async () => {
+    const body = standardEvent('two-lines-unknown');
+    const id = 'msg_two_lines_unknown';
+    const status = await send(body, id, (headers) => {
+      const timestamp = Number(headers['webhook-timestamp']);
+      const old = standardSignatureHeaders(body, retired, { id, timestamp })['webhook-signature'];
+      return [old, old];
+    });
+    expect(status).to.equal(401);
+  });
+});
+
 describe('POST /webhooks with a webhook on its own header and a Standard Webhooks webhook', () => {
-  const hubSecret = 'hub-secret-do-not-use';
+  const partnerSecret = 'partner-secret-do-not-use';
   const options: ReceiverOptions = {
-    secrets: `eu=${testSecret},gh=${hubSecret},sw=${testStandardSecret}`,
+    secrets: `eu=${testSecret},partner=${partnerSecret},sw=${testStandardSecret}`,
     schemes: 'sw=standard-webhooks',
-    headers: 'gh=X-Hub-Signature',
+    headers: 'partner=X-Partner-Signature',
   };
   const receiver = useReceiver(options);
   const post = (body: string, headers: Record<string, string>) =>
@@ -326,15 +383,27 @@ describe('POST /webhooks with a webhook on its own header and a Standard Webhook
   });
 
   describe('a platform delivery', () => {
-    it('of webhook gh is accepted in X-Hub-Signature', async () => {
-      const body = channelDidCreate('http-gh');
+    it('of webhook partner is accepted in X-Partner-Signature', async () => {
+      const body = channelDidCreate('http-partner');
       await post(body, {
         'content-type': 'application/json',
-        'x-hub-signature': sign(body, hubSecret),
+        'x-partner-signature': sign(body, partnerSecret),
       }).expect(200);
       expect(
         (await receiver().queue.queue.getJob(createHash('sha256').update(body).digest('hex')))?.data.webhook,
-      ).to.equal('gh');
+      ).to.equal('partner');
+    });
+
+    // The header only moves the platform scheme's signature: its value is still Base64 of the
+    // HMAC-SHA256 of the body, never the `sha256=<hex>` some other senders write (docs/receiver.md).
+    it('of webhook partner with the same HMAC written as sha256=<hex> is refused', async () => {
+      const body = channelDidCreate('http-partner-hex');
+      const hex = createHmac('sha256', partnerSecret).update(body).digest('hex');
+      const res = await post(body, {
+        'content-type': 'application/json',
+        'x-partner-signature': `sha256=${hex}`,
+      }).expect(401);
+      expect(res.body.message).to.equal('x-partner-signature is not valid');
     });
 
     it('of webhook eu is still accepted in x-service-signature', async () => {
@@ -346,7 +415,7 @@ describe('POST /webhooks with a webhook on its own header and a Standard Webhook
       const body = channelDidCreate('http-none');
       const res = await post(body, { 'content-type': 'application/json' }).expect(401);
       expect(res.body.message).to.equal(
-        'x-service-signature or x-hub-signature or webhook-signature is missing',
+        'x-service-signature or x-partner-signature or webhook-signature is missing',
       );
     });
   });

@@ -57,6 +57,44 @@ describe('verifyStandardSignature', () => {
       expect(verify({ 'webhook-signature': others })).to.deep.include({ ok: true });
     });
 
+    // A sender rotating its secret may send one webhook-signature line per signature; Node joins
+    // repeated lines with ", ". Which line comes first must not decide the verdict.
+    describe('with one webhook-signature line per signature, as Node joins them', () => {
+      const other = `v1,${Buffer.alloc(32, 7).toString('base64')}`;
+      for (const [order, joined] of [
+        ['the matching one last', `${other}, ${vector.signature}`],
+        ['the matching one first', `${vector.signature}, ${other}`],
+        ['three lines, the matching one in the middle', `${other}, ${vector.signature}, ${other}`],
+      ] as const) {
+        it(`verifies it with ${order}`, () => {
+          expect(verify({ 'webhook-signature': joined })).to.deep.include({ ok: true });
+        });
+      }
+
+      it('verifies it given as a list of lines (headersDistinct), in either order', () => {
+        for (const lines of [
+          [other, vector.signature],
+          [vector.signature, other],
+        ]) {
+          const given = { ...headers(), 'webhook-signature': lines };
+          const result = verifyStandardSignature(
+            Buffer.from(vector.body),
+            given,
+            webhooks,
+            at(vector.timestamp),
+          );
+          expect(result, lines.join(' | ')).to.deep.include({ ok: true });
+        }
+      });
+
+      it('still refuses lines none of which matches', () => {
+        expect(verify({ 'webhook-signature': `${other}, ${other}` })).to.deep.equal({
+          ok: false,
+          reason: 'mismatch',
+        });
+      });
+    });
+
     it('verifies it with the second secret of a rotated webhook, after another webhook', () => {
       const rotated = standard(
         `other=whsec_${Buffer.alloc(24, 1).toString('base64')},sw=whsec_${Buffer.alloc(32, 2).toString('base64')},sw=${vector.secret}`,

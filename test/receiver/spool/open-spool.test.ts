@@ -1,10 +1,19 @@
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
 import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { openSpool } from '../../../receiver/spool/open-spool.ts';
+import { SpoolDirError } from '../../../receiver/spool/spool-dir-error.ts';
 import { encodeWebhookJob, type EncodedWebhookJob } from '../../../shared/queue/webhook-queue.ts';
+import { cleanEnv, runCommand } from '../../support/run-script.ts';
+import {
+  foreignWritableFolder,
+  unprivileged,
+  unprivilegedFolder,
+  unprivilegedIds,
+} from '../../support/unprivileged.ts';
 
 const job = (n: number): EncodedWebhookJob =>
   encodeWebhookJob({
@@ -35,8 +44,88 @@ describe('the spool', () => {
       expect(await second.drain(async (event) => void seen.push(event.dedupeKey))).to.equal(50);
       expect(seen).to.deep.equal(Array.from({ length: 50 }, (_, n) => `key-${n}`));
       expect(second.depth()).to.equal(0);
-      expect(readdirSync(dir)).to.deep.equal([]);
+      expect(readdirSync(second.dir)).to.deep.equal([]);
       await second.close();
+      expect(readdirSync(dir), 'what the two left, once the second closed').to.deep.equal([]);
+    });
+  });
+
+  // Two receivers on one SPOOL_DIR: "one per core" with the default SPOOL_DIR, or a rolling restart
+  // that starts the new process before the old one has stopped.
+  describe('opened twice on one folder (two receivers on one SPOOL_DIR)', () => {
+    it('hands every event either one spooled over exactly once, also what one spools after the other drained', async () => {
+      const a = await openSpool(dir);
+      const b = await openSpool(dir);
+      const spooled: string[] = [];
+      const append = async (spool: typeof a, n: number) => {
+        await spool.append(job(n));
+        spooled.push(`key-${n}`);
+      };
+      for (const n of [0, 1, 2]) await append(a, n);
+      for (const n of [10, 11, 12]) await append(b, n);
+      const queued: string[] = [];
+      const handler = async (event: EncodedWebhookJob) => void queued.push(event.dedupeKey);
+      await a.drain(handler);
+      for (const n of [13, 14, 15]) await append(b, n);
+      await b.drain(handler);
+      await a.drain(handler);
+      expect([...queued].sort()).to.deep.equal([...spooled].sort());
+      expect(a.depth() + b.depth()).to.equal(0);
+      await a.close();
+      await b.close();
+      expect(readdirSync(dir), 'what two empty spools leave behind').to.deep.equal([]);
+    });
+
+    it('leaves alone what another live process spools, and takes it over once that process is killed', async () => {
+      const child = spawn(process.execPath, [resolve(import.meta.dirname, 'fixtures/hold-spool.ts'), dir]);
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const printed = async (line: string) => {
+        while (!output.includes(`${line}\n`)) {
+          if (child.exitCode !== null) throw new Error(`hold-spool.ts exited: ${output}`);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      };
+      try {
+        await printed('spooled');
+        const beside = await openSpool(dir);
+        expect(beside.depth(), 'events of the live process this spool counts').to.equal(0);
+        const taken: string[] = [];
+        await beside.drain(async (event) => void taken.push(event.dedupeKey));
+        expect(taken, 'events of the live process a drain handed over').to.deep.equal([]);
+        child.stdin.write('more\n');
+        await printed('more');
+        child.kill('SIGKILL');
+        await exited;
+
+        const next = await openSpool(dir);
+        expect(next.depth()).to.equal(6);
+        const queued: string[] = [];
+        await next.drain(async (event) => void queued.push(event.dedupeKey));
+        expect(queued).to.deep.equal(['child-0', 'child-1', 'child-2', 'child-3', 'child-4', 'child-5']);
+        await beside.close();
+        await next.close();
+        expect(readdirSync(dir), 'what the killed process left, once taken over').to.deep.equal([]);
+      } finally {
+        child.kill('SIGKILL');
+      }
+    });
+  });
+
+  describe('with segments directly in the folder (spooled before receivers had folders of their own)', () => {
+    it('takes them over, drains them in order and leaves the folder empty', async () => {
+      const lines = (from: number) => [from, from + 1].map((n) => `${job(n).json}\n`).join('');
+      appendFileSync(join(dir, 'segment-000000000007.ndjson'), lines(0));
+      appendFileSync(join(dir, 'segment-000000000008.ndjson'), lines(2));
+      const spool = await openSpool(dir);
+      expect(spool.depth()).to.equal(4);
+      const seen: string[] = [];
+      await spool.drain(async (event) => void seen.push(event.dedupeKey));
+      expect(seen).to.deep.equal(['key-0', 'key-1', 'key-2', 'key-3']);
+      await spool.close();
+      expect(readdirSync(dir)).to.deep.equal([]);
     });
   });
 
@@ -61,6 +150,26 @@ describe('the spool', () => {
     });
   });
 
+  // During a long Redis outage the drainer tries every second; a pass that closed the segment being
+  // appended to left one file per second behind (28,800 after 8 hours), each pass listing them all.
+  describe('while every drain fails (a long Redis outage) and events keep arriving', () => {
+    it('keeps appending to the open segment, and once the handler works drains every event in order', async () => {
+      const spool = await openSpool(dir);
+      const down = () => Promise.reject(new Error('redis is down'));
+      for (let n = 0; n < 200; n += 1) {
+        await spool.append(job(n));
+        await expect(spool.drain(down)).to.be.rejectedWith('redis is down');
+      }
+      expect(readdirSync(spool.dir), 'segment files after 200 failed passes').to.have.length.at.most(2);
+      expect(spool.depth()).to.equal(200);
+      const seen: string[] = [];
+      expect(await spool.drain(async (event) => void seen.push(event.dedupeKey))).to.equal(200);
+      expect(seen).to.deep.equal(Array.from({ length: 200 }, (_, n) => `key-${n}`));
+      expect(readdirSync(spool.dir)).to.deep.equal([]);
+      await spool.close();
+    });
+  });
+
   describe('when the drain is stopped (a shutdown) part-way', () => {
     it('returns after the event in hand, keeps the rest on disk, and the next drain resumes there', async () => {
       const spool = await openSpool(dir);
@@ -73,10 +182,10 @@ describe('the spool', () => {
       };
       expect(await spool.drain(handler, stop.signal)).to.equal(2);
       expect(spool.depth()).to.equal(3);
-      expect(readdirSync(dir)).to.have.lengthOf(1);
+      expect(readdirSync(spool.dir)).to.have.lengthOf(1);
       expect(await spool.drain(handler)).to.equal(3);
       expect(seen).to.deep.equal(['key-0', 'key-1', 'key-2', 'key-3', 'key-4']);
-      expect(readdirSync(dir)).to.deep.equal([]);
+      expect(readdirSync(spool.dir)).to.deep.equal([]);
       await spool.close();
     });
   });
@@ -181,8 +290,8 @@ describe('the spool', () => {
       const first = await openSpool(dir);
       await first.append(job(1));
       await first.close();
-      const [segment] = readdirSync(dir);
-      appendFileSync(join(dir, segment!), '{"dedupeKey":"key-2","webh');
+      const [segment] = readdirSync(first.dir);
+      appendFileSync(join(first.dir, segment!), '{"dedupeKey":"key-2","webh');
 
       const corrupt: string[] = [];
       const second = await openSpool(dir, { onCorruptLine: (name) => corrupt.push(name) });
@@ -204,8 +313,8 @@ describe('the spool', () => {
       };
       await first.append(multiLine);
       await first.close();
-      const [segment] = readdirSync(dir);
-      appendFileSync(join(dir, segment!), '["not","a","job"]\n');
+      const [segment] = readdirSync(first.dir);
+      appendFileSync(join(first.dir, segment!), '["not","a","job"]\n');
 
       const corrupt: string[] = [];
       const second = await openSpool(dir, { onCorruptLine: (name) => corrupt.push(name) });
@@ -236,6 +345,29 @@ describe('the spool', () => {
     });
   });
 
+  // A drained segment whose delete failed would be replayed by the next start, and queued a second
+  // time once its dedupe marks have expired.
+  describe('when the folder turns read-only while a drained segment is deleted, then writable again', () => {
+    it('hands every event over once, and deletes the segment on a later pass so no start replays it', async () => {
+      const spoolDir = unprivilegedFolder(dir, 'spool');
+      const script = resolve(import.meta.dirname, 'fixtures/read-only-delete.ts');
+      const { command, args } = unprivileged(process.execPath, [script, spoolDir]);
+      const result = await runCommand(command, args, cleanEnv(), 30_000);
+      expect(result.code, result.stderr).to.equal(0);
+      const seen = JSON.parse(result.stdout) as {
+        queued: string[];
+        whileReadOnly: { files: string[]; depth: number; queued: number };
+        afterwards: { files: string[] };
+        restarted: { depth: number };
+      };
+      expect(seen.whileReadOnly.files, 'the delete was refused (the test needs that)').to.have.lengthOf(1);
+      expect(seen.whileReadOnly).to.deep.include({ depth: 0, queued: 3 });
+      expect(seen.afterwards.files, 'files left once the folder is writable again').to.deep.equal([]);
+      expect(seen.restarted.depth, 'events the next start would replay').to.equal(0);
+      expect(seen.queued).to.deep.equal(['key-0', 'key-1', 'key-2']);
+    });
+  });
+
   describe('when the directory cannot be written', () => {
     it('rejects the append and the writability check', async () => {
       const spool = await openSpool(join(dir, 'sub'));
@@ -245,6 +377,36 @@ describe('the spool', () => {
       await expect(spool.checkWritable()).to.be.rejected;
       expect(spool.depth()).to.equal(0);
       await spool.close();
+    });
+  });
+
+  describe('when SPOOL_DIR cannot be used as a folder (a file is in the way)', () => {
+    it('refuses to open with a SpoolDirError naming the folder, what failed and why', async () => {
+      const file = join(dir, 'file');
+      appendFileSync(file, 'a file');
+      const refused = await openSpool(file).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).to.be.instanceOf(SpoolDirError);
+      expect(refused).to.deep.include({ code: 'SPOOL_DIR_UNUSABLE', dir: file, reason: 'EEXIST' });
+      expect((refused as Error).message).to.equal(
+        `SPOOL_DIR ${JSON.stringify(file)}: cannot create the folder: EEXIST (a file is in the way of the folder)`,
+      );
+    });
+  });
+
+  describe('with a SPOOL_DIR too long for the path of its owner socket', () => {
+    it('refuses to open with a SpoolDirError saying so', async () => {
+      const deep = join(dir, 'd'.repeat(100), 'spool');
+      const refused = await openSpool(deep).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).to.be.instanceOf(SpoolDirError);
+      expect((refused as Error).message).to.match(
+        /^SPOOL_DIR ".*": cannot listen on its owner socket: ENAMETOOLONG \(.*at most about 80 characters\)$/,
+      );
     });
   });
 
@@ -268,7 +430,7 @@ describe('the spool', () => {
       await expect(spool.checkWritable()).to.be.rejected;
       repairDirectory(sub);
       await spool.checkWritable();
-      expect(readdirSync(sub)).to.deep.equal([]);
+      expect(readdirSync(spool.dir)).to.deep.equal([]);
       await spool.append(job(2));
       expect(spool.depth()).to.equal(1);
       await spool.close();
@@ -292,15 +454,43 @@ describe('the spool', () => {
   describe('file permissions', () => {
     const mode = (path: string) => statSync(path).mode & 0o777;
 
-    it('creates its directory 0700 and each segment file 0600', async () => {
+    it('creates its directory and its own folder in it 0700, and each segment file 0600', async () => {
       const spoolDir = join(dir, 'spool');
       const spool = await openSpool(spoolDir);
       await spool.append(job(1));
       expect(mode(spoolDir)).to.equal(0o700);
-      const files = readdirSync(spoolDir);
+      expect(mode(spool.dir)).to.equal(0o700);
+      const files = readdirSync(spool.dir);
       expect(files).to.have.length(1);
-      expect(mode(join(spoolDir, files[0]!))).to.equal(0o600);
+      expect(mode(join(spool.dir, files[0]!))).to.equal(0o600);
       await spool.close();
+    });
+
+    // A Kubernetes emptyDir is root's and 0777; a volume shared through fsGroup is not the
+    // receiver's either. Its mode is not the receiver's to change, and the spool must still work.
+    it('opens in a folder it may write but does not own, leaving its mode, and spools into a 0700 folder of its own', async () => {
+      const foreign = foreignWritableFolder(dir, 'volume');
+      expect(statSync(foreign).uid, 'the folder must not be the test user’s').not.to.equal(
+        unprivilegedIds.uid,
+      );
+      const before = mode(foreign);
+      const script = resolve(import.meta.dirname, 'fixtures/open-in-folder.ts');
+      const { command, args } = unprivileged(process.execPath, [script, foreign]);
+      const result = await runCommand(command, args, cleanEnv(), 30_000);
+      expect(result.code, result.stderr).to.equal(0);
+      const report = JSON.parse(result.stdout) as {
+        opened: boolean;
+        message?: string;
+        folder?: { path: string; mode: number };
+        files?: { name: string; mode: number }[];
+      };
+      expect(report, report.message).to.include({ opened: true });
+      expect(report.folder?.path.startsWith(`${foreign}/`), report.folder?.path).to.equal(true);
+      expect(report.folder?.mode).to.equal(0o700);
+      expect(report.files?.filter((file) => file.name.startsWith('segment-'))).to.deep.equal([
+        { name: 'segment-000000000001.ndjson', mode: 0o600 },
+      ]);
+      expect(mode(foreign)).to.equal(before);
     });
 
     it('tightens an existing directory that others could read to 0700', async () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSpool } from '../../../receiver/spool/open-spool.ts';
@@ -47,6 +47,35 @@ describe('the spool drainer', () => {
     dir = mkdtempSync(join(tmpdir(), 'spool-drainer-test-'));
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  describe('while Redis stays down and events keep arriving (passes 1 ms apart)', () => {
+    it('leaves a bounded number of segment files, not one per pass', async () => {
+      const spool = await openSpool(dir);
+      let attempted: () => void = () => undefined;
+      const drainer = startSpoolDrainer({
+        spool,
+        enqueue: () => {
+          attempted();
+          return Promise.reject(new Error('redis is down'));
+        },
+        logger,
+        intervalMs: 1,
+      });
+      try {
+        // An append, then a failed pass, and again: a steady stream of deliveries during the outage.
+        for (let n = 0; n < 150; n += 1) {
+          const pass = new Promise<void>((resolve) => (attempted = resolve));
+          await spool.append(job(n));
+          await pass;
+        }
+        expect(readdirSync(spool.dir), 'segment files after 150 failed passes').to.have.length.at.most(2);
+        expect(spool.depth()).to.equal(150);
+      } finally {
+        await drainer.stop();
+        await spool.close();
+      }
+    });
+  });
 
   // After a long outage the spool may hold tens of thousands of events; a shutdown that waited for
   // all of them to be queued would run past its deadline and be cut off.

@@ -1,0 +1,30 @@
+import { randomBytes } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * Every receiver process spools into a folder of its own under SPOOL_DIR, `instance-<random>`, so
+ * receivers sharing a SPOOL_DIR never append to, drain or delete each other's segments. Beside it,
+ * `instance-<random>.sock` is the owner's socket (owner-socket.ts): while it accepts connections
+ * the folder is in use; once refused (or gone), its segments are the next starting receiver's.
+ */
+const instancePattern = /^instance-[0-9a-f]{12}$/;
+
+/** A name no other process has: 48 random bits. */
+export const newInstanceName = () => `instance-${randomBytes(6).toString('hex')}`;
+
+export const ownerSocketPath = (root: string, instance: string) => join(root, `${instance}.sock`);
+
+/** The instance folders under `root`, and the instances whose socket file is there, sorted by name. */
+export async function listInstances(root: string): Promise<{ folders: string[]; sockets: string[] }> {
+  const entries = await readdir(root, { withFileTypes: true });
+  const folders = entries
+    .filter((entry) => entry.isDirectory() && instancePattern.test(entry.name))
+    .map((entry) => entry.name)
+    .sort();
+  const sockets = entries
+    .filter((entry) => entry.name.endsWith('.sock') && instancePattern.test(entry.name.slice(0, -5)))
+    .map((entry) => entry.name.slice(0, -5))
+    .sort();
+  return { folders, sockets };
+}

@@ -1,0 +1,89 @@
+import { lstat } from 'node:fs/promises';
+import { connect, createServer, type Server } from 'node:net';
+import { relative } from 'node:path';
+
+/**
+ * Which receiver process owns an instance folder of the spool: the one listening on the folder's
+ * Unix socket. The kernel answers for it: a connection is accepted while that process lives and
+ * refused once it has died, however it died (SIGKILL, a crash, the machine's power). Unlike a PID in
+ * a lock file it cannot be fooled by a PID reused since, nor by containers in which every receiver
+ * is PID 1. It answers for the processes of one machine: a SPOOL_DIR shared between machines (NFS)
+ * is not supported.
+ */
+export interface OwnerSocket {
+  /** Listens again if the socket's file was removed (with the whole SPOOL_DIR, say). */
+  ensure(): Promise<void>;
+  /** Stops listening and removes the socket's file. */
+  release(): Promise<void>;
+}
+
+/** Listens on `path` for as long as this process owns the folder the socket stands for. */
+export async function holdOwnerSocket(path: string): Promise<OwnerSocket> {
+  let server = await listenOn(path);
+  return {
+    async ensure() {
+      const gone = await lstat(path).then(
+        () => false,
+        (error: NodeJS.ErrnoException) => error.code === 'ENOENT',
+      );
+      if (!gone) return;
+      await close(server);
+      server = await listenOn(path);
+    },
+    release: () => close(server),
+  };
+}
+
+/**
+ * Whether a live process owns the socket at `path`. Refused or gone means dead. Anything else (a
+ * full backlog, another user's socket) counts as alive: taking a live receiver's folder would lose
+ * its events, while leaving a dead one's only delays them to a later start.
+ */
+export function ownerIsAlive(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(socketAddress(path));
+    const settle = (alive: boolean) => {
+      socket.destroy();
+      resolve(alive);
+    };
+    socket.setTimeout(2_000, () => settle(true));
+    socket.once('connect', () => settle(true));
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      settle(!(error.code === 'ECONNREFUSED' || error.code === 'ENOENT')),
+    );
+  });
+}
+
+async function listenOn(path: string): Promise<Server> {
+  // A connection only asks whether this process lives: it is closed at once.
+  const server = createServer((connection) => connection.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketAddress(path), () => {
+      server.removeListener('error', reject);
+      resolve();
+    });
+  });
+  server.on('error', () => undefined);
+  // It must not keep the process alive by itself.
+  server.unref();
+  return server;
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+/** Linux's limit of a socket's path (108 bytes of sun_path, with the terminating zero). */
+const maxSocketPath = 107;
+
+/** `path`, or the same path relative to the working directory when only that one fits the limit. */
+function socketAddress(path: string): string {
+  if (Buffer.byteLength(path) <= maxSocketPath) return path;
+  const nearer = relative(process.cwd(), path);
+  if (Buffer.byteLength(nearer) <= maxSocketPath) return nearer;
+  throw Object.assign(
+    new Error(`its socket's path is longer than ${maxSocketPath} bytes; choose a shorter path`),
+    { code: 'ENAMETOOLONG' },
+  );
+}
