@@ -68,6 +68,8 @@ export interface AdminRouterDeps {
   eventsFeed?: RedisEventsFeed;
   /** How often an open tail sends a heartbeat and checks its credential again (default 15 s). */
   tailHeartbeatMs?: number;
+  /** Bytes a tail may have waiting for a reader that falls behind before it is cut off (default 1 MiB). */
+  tailMaxBufferedBytes?: number;
   /** The worker's apply path, for replays; without it the replay routes answer 404. */
   apply?: ApplyJobDeps;
   /** Most events one replay of a filter may take (default 100,000). */
@@ -145,6 +147,8 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
         ...(deps.tailsPerAdmin === undefined ? {} : { tailsPerAdmin: deps.tailsPerAdmin }),
         ...(deps.clock ? { clock: deps.clock } : {}),
         ...(deps.tailHeartbeatMs === undefined ? {} : { heartbeatMs: deps.tailHeartbeatMs }),
+        ...(deps.tailMaxBufferedBytes === undefined ? {} : { maxBufferedBytes: deps.tailMaxBufferedBytes }),
+        logger: deps.logger,
       }),
     );
   }

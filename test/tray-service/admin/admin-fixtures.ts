@@ -10,7 +10,10 @@ import { createAdminApp, type AdminAppDeps } from '../../../tray-service/admin/c
 import { DAY_MS } from '../../../shared/time/durations.ts';
 import type { StoredEvent } from '../../../tray-service/domain/stored-event.ts';
 import type { TrayStorage } from '../../../tray-service/storage/port.ts';
-import { createRedisEventsFeed } from '../../../tray-service/admin/redis-events-feed.ts';
+import {
+  createRedisEventsFeed,
+  type RedisEventsFeed,
+} from '../../../tray-service/admin/redis-events-feed.ts';
 import { publishBans } from '../../../tray-service/bans/publish-bans.ts';
 import type { BlockedWord } from '../../../tray-service/domain/blocked-words.ts';
 import type { ApplyJobDeps } from '../../../tray-service/use-cases/apply-job.ts';
@@ -88,7 +91,10 @@ export function adminJwt(subject: string, expiresIn: string | number = '10m'): P
     .sign(jwtKey);
 }
 
-/** The admin app as main.ts builds it (its own listener) on the tray's storage; close() releases Redis. */
+/**
+ * The admin app as main.ts builds it (its own listener) on the tray's storage, and the live tail's
+ * feed (how many tails are open); close() releases Redis.
+ */
 export function adminApp(
   storage: TrayStorage,
   options: {
@@ -112,7 +118,7 @@ export function adminApp(
     /** Any other of the admin app's settings (the tail's heartbeat, the caps), as given. */
     deps?: Partial<AdminAppDeps>;
   } = {},
-): { app: Express; close(): void } {
+): { app: Express; eventsFeed: RedisEventsFeed; close(): void } {
   const logger = createLogger({ name: 'test', level: 'silent' });
   const redis = createRedis(testStack().redisUrl);
   const eventsFeed = createRedisEventsFeed({
@@ -151,6 +157,7 @@ export function adminApp(
   });
   return {
     app,
+    eventsFeed,
     close: () => {
       void eventsFeed.close();
       redis.disconnect();
