@@ -80,6 +80,8 @@ export interface AdminRouterDeps {
   exportMaxRows?: number;
   /** ADMIN_EXPORTS_MAX: exports running at once on this instance (default 2). */
   exportsMax?: number;
+  /** How long an export's writes may wait for a reader that takes nothing before it is cut off (default 60 s). */
+  exportIdleMs?: number;
   /** ADMIN_TAILS_PER_ADMIN: open live tails per admin on this instance (default 10). */
   tailsPerAdmin?: number;
   /** The blocklisted words in force (MODERATION_WORDS, MODERATION_WORDS_FILE), for the rule tester. */
@@ -190,6 +192,7 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
       logger: deps.logger,
       exportMaxRows: deps.exportMaxRows ?? 1_000_000,
       exports: createConcurrencySlots(deps.exportsMax ?? 2),
+      exportIdleMs: deps.exportIdleMs ?? 60_000,
       ...limits,
     }),
   );

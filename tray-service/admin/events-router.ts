@@ -11,6 +11,7 @@ import type { EventRecipients } from '../use-cases/event-recipients.ts';
 import type { RemovalChanges } from '../use-cases/removal-changes.ts';
 import type { ConcurrencySlots } from './concurrency-slots.ts';
 import { csvStream } from './csv-stream.ts';
+import { dropStalledReader } from './drop-stalled-reader.ts';
 import { toEventDetailView, toEventView, type EventView } from './event-view.ts';
 import { ndjsonStream } from './ndjson-stream.ts';
 import {
@@ -52,6 +53,8 @@ export interface EventsRouterDeps {
   exportMaxRows: number;
   /** ADMIN_EXPORTS_MAX: exports running at once on this instance. */
   exports: ConcurrencySlots;
+  /** How long an export's writes may wait for a reader that takes nothing before it is cut off. */
+  exportIdleMs: number;
 }
 
 /** The CSV export's columns: the event view's fields, the payload as one JSON cell. */
@@ -124,6 +127,11 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
     const csv = format === 'csv';
     res.status(200).type(csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson');
     res.set('Content-Disposition', `attachment; filename="events.${csv ? 'csv' : 'ndjson'}"`);
+    // A reader that stopped reading would hold the slot for as long as its connection stays up;
+    // cut off, the pipeline ends the reads and 'close' gives the slot back.
+    dropStalledReader(res, deps.exportIdleMs, () =>
+      deps.logger.info({ idleMs: deps.exportIdleMs }, 'events export cut off: its reader stopped reading'),
+    );
     try {
       // pipeline propagates backpressure to storage's batches, and ends the iteration (storage
       // closes its cursor) when the client goes away.
