@@ -6,6 +6,7 @@ import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
 import { toDecisionDoc } from '../../../../tray-service/domain/decision-doc.ts';
 import { createEventAnnouncer } from '../../../../tray-service/admin/event-announcer.ts';
+import { storedEventsChannel } from '../../../../tray-service/admin/stored-events-channel.ts';
 import { signedHeaders } from '../../../receiver/support/signed-request.ts';
 import { startTestReceiver, type TestReceiver } from '../../../receiver/support/use-receiver.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
@@ -181,6 +182,39 @@ describe('events console in a real browser: a real receiver and worker behind it
       .waitFor({ state: 'attached' });
     await expectAccessible(page, 'the Events view with the live tail on');
     await screenshot(page, 'events');
+    await page.uncheck('#tail-toggle');
+  });
+
+  it('keeps the newest 500 rows however long the live tail runs, and says older ones left the page', async () => {
+    await page.goto(`${base()}/admin/console#/events`);
+    await page.locator('#events-rows tr').first().waitFor();
+    await page.check('#tail-toggle');
+    await page.locator('#tail-state', { hasText: 'Live tail on' }).waitFor();
+    // Announced straight on the channel, as a worker would: 600 more than the page keeps.
+    const at = new Date().toISOString();
+    for (let n = 0; n < 600; n += 1) {
+      await redis!.publish(
+        storedEventsChannel(STREAM_PREFIX),
+        JSON.stringify({
+          key: `cap-${n}`,
+          event: 'post.didCreate',
+          webhook: 'main',
+          status: 'applied',
+          receivedAt: at,
+          storedAt: at,
+          data: {},
+        }),
+      );
+    }
+    await page.locator('#events-rows tr[data-key="cap-599"]').waitFor();
+    const shown = await rowKeys();
+    expect(shown).to.have.lengthOf(500);
+    expect([shown[0], shown.at(-1)]).to.deep.equal(['cap-599', 'cap-100']);
+    expect(await page.locator('#events-count').innerText()).to.match(
+      /^Showing the newest 500 events\b.*older/,
+    );
+    // Its cursor would skip the rows dropped: paging resumes from a fresh list.
+    expect(await page.locator('#events-older').isHidden()).to.equal(true);
     await page.uncheck('#tail-toggle');
   });
 
