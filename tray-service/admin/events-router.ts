@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type Response } from 'express';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { z } from 'zod';
@@ -34,6 +34,7 @@ import type {
   AdminEventDetailView,
   AdminEventView,
   AdminPageView,
+  ExportCheckView,
   TrayChangeView,
 } from './api-schema/admin-outputs.ts';
 
@@ -100,10 +101,13 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
     } satisfies AdminPageView<AdminEventView>);
   });
 
-  // Before /events/:key, or "export" would be taken for a key.
-  router.get('/events/export', async (req, res) => {
-    const { format, ...query } = parseQuery(eventsExportQuery, req.query);
-    const filter = toFilter(query);
+  /**
+   * What GET /events/export decides before its first byte: the filter, a free export slot (held
+   * until `res` closes) and the row cap. A refusal throws as the export would answer it.
+   */
+  const admitExport = async (query: unknown, res: Response) => {
+    const { format, ...filterQuery } = parseQuery(eventsExportQuery, query);
+    const filter = toFilter(filterQuery);
     // Each export holds a storage cursor and a connection for as long as its client reads.
     const release = deps.exports.take();
     if (release === undefined) {
@@ -124,6 +128,18 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
         `filter: matches ${rows} events, at most ${deps.exportMaxRows} per export; narrow it (since/until), or use npm run export-events`,
       );
     }
+    return { format, filter, rows };
+  };
+
+  // A download link cannot show why it failed: the console asks here first, and shows a refusal.
+  router.get('/events/export/check', async (req, res) => {
+    const { rows } = await admitExport(req.query, res);
+    res.json({ rows } satisfies ExportCheckView);
+  });
+
+  // Before /events/:key, or "export" would be taken for a key.
+  router.get('/events/export', async (req, res) => {
+    const { format, filter } = await admitExport(req.query, res);
     const csv = format === 'csv';
     res.status(200).type(csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson');
     res.set('Content-Disposition', `attachment; filename="events.${csv ? 'csv' : 'ndjson'}"`);

@@ -281,6 +281,23 @@ describe('admin events API', () => {
     });
   });
 
+  describe('GET /admin/events/export/check', () => {
+    it('answers how many events the export would send, sending none', async () => {
+      const res = await request(app)
+        .get('/admin/events/export/check?event=post.didCreate&format=csv')
+        .set(admin)
+        .expect(200);
+      expect(res.body).to.deep.equal({ rows: 3 });
+    });
+    it('refuses what the export refuses, with its message', async () => {
+      for (const query of ['since=nope', 'format=xml', 'page=2']) {
+        const check = await request(app).get(`/admin/events/export/check?${query}`).set(admin).expect(400);
+        const exported = await request(app).get(`/admin/events/export?${query}`).set(admin).expect(400);
+        expect(check.body, query).to.deep.equal(exported.body);
+      }
+    });
+  });
+
   describe('export caps', () => {
     it('refuses a filter matching more rows than ADMIN_EXPORT_MAX_ROWS before sending any, naming the count', async () => {
       const capped = adminApp(suite.storage, { deps: { exportMaxRows: 2 } });
@@ -288,6 +305,8 @@ describe('admin events API', () => {
         const res = await request(capped.app).get('/admin/events/export').set(admin).expect(400);
         expect(res.body.code).to.equal(400001);
         expect(res.body.message).to.match(/^filter: matches \d+ events, at most 2 per export/);
+        const check = await request(capped.app).get('/admin/events/export/check').set(admin).expect(400);
+        expect(check.body).to.deep.equal(res.body);
         await request(capped.app).get('/admin/events/export?webhook=none').set(admin).expect(200);
       } finally {
         capped.close();
@@ -316,6 +335,8 @@ describe('admin events API', () => {
         const refused = await request(capped.app).get('/admin/events/export').set(admin).expect(429);
         expect(refused.body.code).to.equal(429002);
         expect(refused.headers['retry-after']).to.match(/^\d+$/);
+        const check = await request(capped.app).get('/admin/events/export/check').set(admin).expect(429);
+        expect(check.body).to.deep.equal(refused.body);
         letGo();
         expect((await first).status).to.equal(200);
         await request(capped.app).get('/admin/events/export').set(admin).expect(200);

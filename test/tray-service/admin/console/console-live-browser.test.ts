@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import request from 'supertest';
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
@@ -47,7 +47,12 @@ describe('events console in a real browser: a real receiver and worker behind it
   let receiver: TestReceiver;
   let closeApp: () => void;
   const base = useListening(() => {
-    const admin = adminApp(worker.storage, { streamPrefix: STREAM_PREFIX, queues: [worker.queue] });
+    const admin = adminApp(worker.storage, {
+      streamPrefix: STREAM_PREFIX,
+      queues: [worker.queue],
+      // c-hike's events (three at the start) are too many for an export; a single post is not.
+      deps: { exportMaxRows: 2 },
+    });
     closeApp = admin.close;
     return admin.app;
   });
@@ -238,6 +243,34 @@ describe('events console in a real browser: a real receiver and worker behind it
     const rows = (await csv.text()).trim().split(/\r?\n/);
     expect(rows).to.have.lengthOf(2);
     expect(rows[1]).to.include(keys.post);
+  });
+
+  it('says why the service refuses an export instead of starting a download that fails, and downloads one it accepts', async () => {
+    await page.goto(`${base()}/admin/console#/export?communityId=c-hike`);
+    await page.locator('#export-filter', { hasText: 'community id = c-hike' }).waitFor();
+    let downloads = 0;
+    const counted = () => (downloads += 1);
+    page.on('download', counted);
+    await page.click('#export-csv');
+    await page
+      .locator('#export-error', { hasText: /^filter: matches \d+ events, at most 2 per export/ })
+      .waitFor({ timeout: 5_000 });
+    page.off('download', counted);
+    expect(downloads).to.equal(0);
+    // Chromium logs the refused request; it is the one this test asked for.
+    const refused = browser().problems.findIndex((problem) => /status of 400/.test(problem));
+    expect(refused).to.be.at.least(0);
+    browser().problems.splice(refused, 1);
+
+    await page.goto(`${base()}/admin/console#/export?event=post.didCreate`);
+    await page.locator('#export-filter', { hasText: 'event = post.didCreate' }).waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-ndjson')]);
+    expect(download.suggestedFilename()).to.equal('events.ndjson');
+    const lines = readFileSync((await download.path())!, 'utf8')
+      .trim()
+      .split('\n');
+    expect(lines.map((line) => (JSON.parse(line) as { key: string }).key)).to.deep.equal([keys.post]);
+    expect(await page.locator('#export-error').innerText()).to.equal('');
   });
 
   it('replays the filter’s events in the background and shows the progress to the end', async () => {
