@@ -181,6 +181,48 @@ describe('GET /demo in a real browser (headless Chromium)', function () {
     });
   });
 
+  describe('opening another tray on the same page', () => {
+    const one = 'u-one';
+    const submit = (on: Page) => on.click('#connect button[type=submit]');
+    let other: Page;
+    before(async () => {
+      // u-one has one unread record.
+      await tray.worker.deliver(
+        commentEvent({
+          postId: 'p-o1',
+          postOwner: one,
+          author: 'u-cid',
+          commentId: 'cm-o1',
+          createdAt: minute(1),
+        }),
+      );
+    });
+    beforeEach(async () => {
+      other = await context.newPage();
+    });
+    afterEach(() => other.close());
+
+    it("clears the previous user's tray, badges and buttons when the next one is refused", async () => {
+      await other.goto(`${tray.instance(0).base}/demo`);
+      await other.fill('#token', await tokenFor(one));
+      await submit(other);
+      await other.locator('#records li').first().waitFor({ timeout: 10_000 });
+      await other.locator('#badge', { hasText: /^1$/ }).waitFor({ timeout: 5_000 });
+      await other.locator('#mark-all:enabled').waitFor({ timeout: 5_000 });
+      await other.fill('#token', 'not-a-token');
+      await submit(other);
+      await other.getByText('Could not load the tray').waitFor({ timeout: 10_000 });
+      const left = {
+        records: await other.locator('#records li').count(),
+        badge: await other.locator('#badge').innerText(),
+        unseen: await other.locator('#unseen').innerText(),
+        markAll: await other.locator('#mark-all').isEnabled(),
+        markSeen: await other.locator('#mark-seen').isEnabled(),
+      };
+      expect(left).to.deep.equal({ records: 0, badge: '0', unseen: '0', markAll: false, markSeen: false });
+    });
+  });
+
   // Mocha runs a suite's own tests before its nested suites: this one comes after all of them.
   describe('after every interaction', () => {
     it('ran under the Content-Security-Policy without a violation', () => {

@@ -137,6 +137,17 @@ async function loadMutes() {
   render();
 }
 
+/** No user's tray on the page: no records, zero badges, nothing to mark. */
+function showNoTray() {
+  state.records = [];
+  state.mutes = new Set();
+  render();
+  setBadge('badge', 0);
+  setBadge('unseen', 0);
+  $('mark-all').disabled = true;
+  $('mark-seen').disabled = true;
+}
+
 /** One stream event, typed by the client (docs/live-tray.md lists them). */
 function apply({ event, data }) {
   switch (event) {
@@ -194,9 +205,10 @@ async function listen() {
 }
 
 async function open() {
+  // Nothing of the tray shown before stays, also when this one is refused.
+  showNoTray();
   state.locale = $('locale').value;
   state.client = createTrayClient({ baseUrl: location.origin, getToken: token, locale: state.locale });
-  state.records = [];
   sessionStorage.setItem('tray-demo-token', token());
   setStatus('Loading…');
   try {
@@ -207,6 +219,9 @@ async function open() {
     $('mark-all').disabled = false;
     $('mark-seen').disabled = false;
   } catch (error) {
+    // A tray that cannot be read is not half shown from its stream.
+    state.stream?.abort();
+    showNoTray();
     setStatus(`Could not load the tray: ${error.message}`);
   }
 }
