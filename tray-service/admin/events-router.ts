@@ -1,11 +1,10 @@
 import { Router, type Response } from 'express';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { z } from 'zod';
 import { AppError } from '../../shared/errors/app-error.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
-import type { EventsFilter, EventsQuery } from '../use-cases/events-query.ts';
+import type { EventsQuery } from '../use-cases/events-query.ts';
 import type { EventDetail } from '../use-cases/event-detail.ts';
 import type { EventRecipients } from '../use-cases/event-recipients.ts';
 import type { RemovalChanges } from '../use-cases/removal-changes.ts';
@@ -22,13 +21,13 @@ import {
   encodeRecordCursor,
   encodeUserCursor,
 } from '../domain/page-cursor.ts';
-import { parseQuery, requireOrderedRange } from './parse-query.ts';
+import { toFilter } from './parse-events-filter.ts';
+import { parseQuery } from './parse-query.ts';
 import {
   eventsExportQuery,
   eventsListQuery,
   recipientsQuery,
   trayChangesQuery,
-  type eventsFilter,
 } from './api-schema/admin-inputs.ts';
 import type {
   AdminEventDetailView,
@@ -77,12 +76,6 @@ export const CSV_COLUMNS = [
 
 const csvCells = (view: EventView): string[] =>
   CSV_COLUMNS.map((column) => (column === 'data' ? JSON.stringify(view.data) : String(view[column] ?? '')));
-
-/** The filter of the list, the export, the tail and a replay, as the events query takes it. */
-export function toFilter(query: z.infer<typeof eventsFilter>): EventsFilter {
-  requireOrderedRange(query);
-  return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined));
-}
 
 /** GET /admin/events (+ /export, /:key): stored events for moderation and analytics teams. */
 export function createEventsRouter(deps: EventsRouterDeps): Router {

@@ -4,9 +4,7 @@ import type { Logger } from '../../shared/logging/create-logger.ts';
 import { sseComment, sseEvent, sseRetry } from '../http/sse-format.ts';
 import { tailEvents } from '../use-cases/events-tail.ts';
 import { toEventView } from './event-view.ts';
-import { eventsFilter } from './api-schema/admin-inputs.ts';
-import { toFilter } from './events-router.ts';
-import { parseQuery } from './parse-query.ts';
+import { parseEventsFilter } from './parse-events-filter.ts';
 import type { RedisEventsFeed } from './redis-events-feed.ts';
 import { createConcurrencySlots } from './concurrency-slots.ts';
 import { admittedCaller, callerExpiresAt } from './require-admin.ts';
@@ -55,7 +53,7 @@ export function createTailRouter(deps: TailRouterDeps): Router {
   const clock = deps.clock ?? Date.now;
 
   router.get('/events/tail', async (req, res) => {
-    const filter = toFilter(parseQuery(eventsFilter, req.query));
+    const filter = parseEventsFilter(req.query);
     if (deps.feed.listeners >= maxTails) {
       throw new AppError('TOO_MANY_STREAMS', `at most ${maxTails} open tails on this instance`, {
         headers: { 'Retry-After': '15' },
