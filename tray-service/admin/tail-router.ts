@@ -26,8 +26,11 @@ export interface TailRouterDeps {
   maxBufferedBytes?: number;
   /** Told of each tail cut off for falling behind. */
   logger?: Logger;
-  /** Whether the request's credential still proves an admin (signed out, expired: no). */
-  stillAdmin: (req: Request) => Promise<boolean>;
+  /**
+   * Whether the request's credential still proves an admin (signed out, expired: no); undefined
+   * when that cannot be checked now (Redis unreachable): the tail stays until a check says no.
+   */
+  stillAdmin: (req: Request) => Promise<boolean | undefined>;
   clock?: () => number;
 }
 
@@ -126,7 +129,7 @@ export function createTailRouter(deps: TailRouterDeps): Router {
     stream.heartbeat = setInterval(() => {
       send(sseComment('heartbeat'));
       void deps.stillAdmin(req).then((admin) => {
-        if (!admin) finish();
+        if (admin === false) finish();
       });
     }, heartbeatMs);
     stream.heartbeat.unref();

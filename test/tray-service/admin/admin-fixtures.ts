@@ -110,6 +110,8 @@ export function adminApp(
     blockedWords?: BlockedWord[];
     /** STREAM_REDIS_PREFIX: where the tail listens for the worker's announcements. */
     streamPrefix?: string;
+    /** The Redis of the sessions and the tail (default the suite's). */
+    redisUrl?: string;
     /** The apply path replays run (default: the worker's, on this storage, with no moderation). */
     apply?: Partial<ApplyJobDeps>;
     /** Most events one replay of a filter may take. */
@@ -120,9 +122,16 @@ export function adminApp(
   } = {},
 ): { app: Express; eventsFeed: RedisEventsFeed; close(): void } {
   const logger = createLogger({ name: 'test', level: 'silent' });
-  const redis = createRedis(testStack().redisUrl);
+  const redisUrl = options.redisUrl ?? testStack().redisUrl;
+  // A test's own Redis may be stopped on purpose: its connections' errors are expected then.
+  const connect = () => {
+    const client = createRedis(redisUrl);
+    if (options.redisUrl !== undefined) client.on('error', () => undefined);
+    return client;
+  };
+  const redis = connect();
   const eventsFeed = createRedisEventsFeed({
-    connect: () => createRedis(testStack().redisUrl),
+    connect,
     prefix: options.streamPrefix ?? 'tray-live',
     logger,
   });
