@@ -13,7 +13,8 @@ import type { EventsFilter } from '../tray-service/storage/port.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { parseCli, progressBar, runCli, scriptEnv } from './lib/cli.ts';
 import { openScriptStorage, storageVariables } from './lib/open-script-storage.ts';
-import { parseIsoTime } from '../tray-service/admin/parse-iso-time.ts';
+import { parseEventsFilter } from '../tray-service/admin/parse-events-filter.ts';
+import { AppError } from '../shared/errors/app-error.ts';
 
 const usage = `
 Usage: npm run export-events -- --out <file> [filters]
@@ -21,29 +22,38 @@ Usage: npm run export-events -- --out <file> [filters]
 Writes every stored event matching the filters to <file>, one JSON object per line, newest first
 (the shape of GET /admin/events/export). The file appears only when the export is complete.
 
-Filters:
-  --event <name>      e.g. post.didCreate
-  --webhook <name>    the webhook that delivered it
-  --status <status>   applied, stored, unknown or invalid
-  --since <time>      received at or after (ISO 8601)
-  --until <time>      received before (ISO 8601)
+Filters (those of GET /admin/events, with its rules and messages):
+  --event <name>          e.g. post.didCreate
+  --webhook <name>        the webhook that delivered it
+  --status <status>       applied, stored, unknown or invalid
+  --userId <id>           the acting user: the author of a post, comment or reaction; the one
+                          user a join, leave, profile change or ban names
+  --communityId <id>      the community it happened in
+  --moderation <outcome>  none (no decision), any (at least one), flag or ban-request (the most
+                          severe decision)
+  --since <time>          received at or after (ISO 8601)
+  --until <time>          received before (ISO 8601)
 
 Options:
-  --out <file>        output file (required)
-  -h, --help          show this help
+  --out <file>            output file (required)
+  -h, --help              show this help
 
 Environment: ${storageVariables}; EVENTS_RETENTION_DAYS (each line's expiresAt).
 Exit code: 0 done, 1 failed, 2 bad arguments or configuration.
 `;
 
-const statuses = ['applied', 'stored', 'unknown', 'invalid'] as const;
-
-function time(value: string | undefined, name: string): Date | undefined {
-  if (value === undefined) return undefined;
-  // The admin API's parser: a day that does not exist is refused, a time without offset is UTC.
-  const date = parseIsoTime(value);
-  if (!date) throw new UsageError(`--${name}: expected an ISO 8601 time`);
-  return date;
+/**
+ * The options' filter, by the admin API's parser: the export's refusal sends operators here, so
+ * the same filters select the same events (a day that does not exist is refused, a time without
+ * offset is UTC), and a bad one is named as the API names it.
+ */
+function filterOf(options: Record<string, string | undefined>): EventsFilter {
+  try {
+    return parseEventsFilter(options, 'option');
+  } catch (error) {
+    if (error instanceof AppError && error.kind === 'VALIDATION') throw new UsageError(`--${error.message}`);
+    throw error;
+  }
 }
 
 async function main(): Promise<number> {
@@ -55,6 +65,9 @@ async function main(): Promise<number> {
         event: { type: 'string' },
         webhook: { type: 'string' },
         status: { type: 'string' },
+        userId: { type: 'string' },
+        communityId: { type: 'string' },
+        moderation: { type: 'string' },
         since: { type: 'string' },
         until: { type: 'string' },
       },
@@ -63,26 +76,14 @@ async function main(): Promise<number> {
     usage,
   );
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}\n${usage}`);
-  if (!values.out) throw new UsageError(`--out: the output file is required\n${usage}`);
-  const status = values.status;
-  if (status !== undefined && !statuses.includes(status as (typeof statuses)[number])) {
-    throw new UsageError(`--status: expected ${statuses.join(', ')}`);
-  }
-  const filter: EventsFilter = {};
-  if (values.event) filter.event = values.event;
-  if (values.webhook) filter.webhook = values.webhook;
-  if (status) filter.status = status as EventsFilter['status'];
-  const since = time(values.since, 'since');
-  const until = time(values.until, 'until');
-  if (since) filter.since = since;
-  if (until) filter.until = until;
-  if (since && until && since >= until) throw new UsageError('--until: must be later than --since');
+  const { out, ...filters } = values;
+  if (!out) throw new UsageError(`--out: the output file is required\n${usage}`);
+  const filter = filterOf(filters);
 
   const { EVENTS_RETENTION_DAYS: retentionDays } = scriptEnv({
     EVENTS_RETENTION_DAYS: trayWorkerShape.EVENTS_RETENTION_DAYS,
   });
   const storage = await openScriptStorage('export-events');
-  const out = values.out;
   const partial = `${out}.partial`;
   const started = Date.now();
   const events = storage.events;

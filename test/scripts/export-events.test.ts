@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanEnv, runScript } from '../support/run-script.ts';
 import { useTrayStorage } from '../support/use-tray-storage.ts';
+import { eventsFilterShape } from '../../tray-service/admin/api-schema/admin-inputs.ts';
+import { toDecisionDoc } from '../../tray-service/domain/decision-doc.ts';
 import { eventDoc, storeEvents, type SeedEvent } from '../tray-service/admin/admin-fixtures.ts';
 
 describe('scripts/export-events.ts', function () {
@@ -81,12 +83,65 @@ describe('scripts/export-events.ts', function () {
     expect(readLines(out).every((line) => line.event === 'comment.didCreate')).to.equal(true);
   });
 
+  describe('the filters of the admin API, which refuses a large export with "use npm run export-events"', () => {
+    const at = (day: number) => new Date(Date.UTC(2026, 11, day));
+    before(async () => {
+      // Stored as the worker stores them: the acting user and the community with the outcome.
+      const subjects = [
+        { key: 'who-1', userId: 'u-ana', communityId: 'c-hike', receivedAt: at(3) },
+        { key: 'who-2', userId: 'u-ben', communityId: 'c-hike', receivedAt: at(2) },
+        { key: 'who-3', userId: 'u-ana', communityId: 'c-run', receivedAt: at(1) },
+      ];
+      for (const { userId, communityId, ...fields } of subjects) {
+        const { storedAt, status, ...event } = eventDoc({ event: 'comment.didCreate', ...fields });
+        await suite.storage.events.store(
+          event,
+          { status, userId, communityId },
+          { retentionDays: 3650, now: storedAt },
+        );
+      }
+      const flagged = await suite.storage.events.get('who-3');
+      await suite.storage.decisions.saveAll([
+        toDecisionDoc(
+          flagged!,
+          'blocked-words',
+          { action: 'flag', reason: 'blocklisted words: "spam"', subject: { type: 'comment', id: 'cm-3' } },
+          { now: at(4), delivery: 'off' },
+        ),
+      ]);
+    });
+
+    const exported = async (name: string, filters: string[]) => {
+      const out = join(dir, `${name}.ndjson`);
+      const result = await runScript('scripts/export-events.ts', ['--out', out, ...filters], env);
+      expect(result.code, result.stderr).to.equal(0);
+      return readLines(out).map((line) => line.key);
+    };
+
+    it('--userId, --communityId and --moderation select as the API’s filters do', async () => {
+      expect(await exported('ana', ['--userId', 'u-ana'])).to.deep.equal(['who-1', 'who-3']);
+      expect(await exported('hike', ['--communityId', 'c-hike'])).to.deep.equal(['who-1', 'who-2']);
+      expect(await exported('flagged', ['--moderation', 'flag'])).to.deep.equal(['who-3']);
+      expect(await exported('ana-unmoderated', ['--userId', 'u-ana', '--moderation', 'none'])).to.deep.equal([
+        'who-1',
+      ]);
+    });
+
+    it('takes every filter the API takes', async () => {
+      const { stdout } = await runScript('scripts/export-events.ts', ['--help'], env);
+      for (const name of Object.keys(eventsFilterShape)) expect(stdout, name).to.include(`--${name} `);
+    });
+  });
+
   describe('with bad arguments', () => {
     const cases: [string[], string][] = [
       [[], '--out: the output file is required'],
       [['--out', 'x', '--since', 'today'], '--since: expected an ISO 8601 time'],
       [['--out', 'x', '--until', '2026-02-30'], '--until: expected an ISO 8601 time'],
-      [['--out', 'x', '--status', 'gone'], '--status: expected applied, stored, unknown, invalid'],
+      [['--out', 'x', '--status', 'gone'], '--status: expected applied, stored, unknown or invalid'],
+      [['--out', 'x', '--moderation', 'maybe'], '--moderation: expected none, any, flag, ban-request'],
+      [['--out', 'x', '--userId', ''], '--userId: expected a user id'],
+      [['--out', 'x', '--since', '2026-11-21', '--until', '2026-11-20'], '--until: must be later than since'],
       [['--out', 'x', '--bogus'], "Unknown option '--bogus'"],
     ];
     for (const [args, message] of cases) {

@@ -218,6 +218,8 @@ describe('tray-service/main.ts against the OpenAPI documents it serves', functio
       admin$('GET', '/admin/events/export', undefined, { headers: admin }),
       admin$('GET', '/admin/events/export', '/admin/events/export?format=csv', { headers: admin }),
       admin$('GET', '/admin/events/export', '/admin/events/export?limit=1', { headers: admin }),
+      admin$('GET', '/admin/events/export/check', undefined, { headers: admin }),
+      admin$('GET', '/admin/events/export/check', '/admin/events/export/check?limit=1', { headers: admin }),
       admin$('GET', '/admin/events/{key}', `/admin/events/${key}`, { headers: admin }),
       admin$('GET', '/admin/events/{key}', '/admin/events/no-such-key', { headers: admin }),
       admin$('GET', '/admin/events/{key}/recipients', `/admin/events/${key}/recipients`, { headers: admin }),

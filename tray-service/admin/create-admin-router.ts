@@ -68,6 +68,8 @@ export interface AdminRouterDeps {
   eventsFeed?: RedisEventsFeed;
   /** How often an open tail sends a heartbeat and checks its credential again (default 15 s). */
   tailHeartbeatMs?: number;
+  /** Bytes a tail may have waiting for a reader that falls behind before it is cut off (default 1 MiB). */
+  tailMaxBufferedBytes?: number;
   /** The worker's apply path, for replays; without it the replay routes answer 404. */
   apply?: ApplyJobDeps;
   /** Most events one replay of a filter may take (default 100,000). */
@@ -78,6 +80,8 @@ export interface AdminRouterDeps {
   exportMaxRows?: number;
   /** ADMIN_EXPORTS_MAX: exports running at once on this instance (default 2). */
   exportsMax?: number;
+  /** How long an export's writes may wait for a reader that takes nothing before it is cut off (default 60 s). */
+  exportIdleMs?: number;
   /** ADMIN_TAILS_PER_ADMIN: open live tails per admin on this instance (default 10). */
   tailsPerAdmin?: number;
   /** The blocklisted words in force (MODERATION_WORDS, MODERATION_WORDS_FILE), for the rule tester. */
@@ -145,6 +149,8 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
         ...(deps.tailsPerAdmin === undefined ? {} : { tailsPerAdmin: deps.tailsPerAdmin }),
         ...(deps.clock ? { clock: deps.clock } : {}),
         ...(deps.tailHeartbeatMs === undefined ? {} : { heartbeatMs: deps.tailHeartbeatMs }),
+        ...(deps.tailMaxBufferedBytes === undefined ? {} : { maxBufferedBytes: deps.tailMaxBufferedBytes }),
+        logger: deps.logger,
       }),
     );
   }
@@ -186,6 +192,7 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
       logger: deps.logger,
       exportMaxRows: deps.exportMaxRows ?? 1_000_000,
       exports: createConcurrencySlots(deps.exportsMax ?? 2),
+      exportIdleMs: deps.exportIdleMs ?? 60_000,
       ...limits,
     }),
   );

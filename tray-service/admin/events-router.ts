@@ -1,16 +1,16 @@
-import { Router } from 'express';
+import { Router, type Response } from 'express';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { z } from 'zod';
 import { AppError } from '../../shared/errors/app-error.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
-import type { EventsFilter, EventsQuery } from '../use-cases/events-query.ts';
+import type { EventsQuery } from '../use-cases/events-query.ts';
 import type { EventDetail } from '../use-cases/event-detail.ts';
 import type { EventRecipients } from '../use-cases/event-recipients.ts';
 import type { RemovalChanges } from '../use-cases/removal-changes.ts';
 import type { ConcurrencySlots } from './concurrency-slots.ts';
 import { csvStream } from './csv-stream.ts';
+import { dropStalledReader } from './drop-stalled-reader.ts';
 import { toEventDetailView, toEventView, type EventView } from './event-view.ts';
 import { ndjsonStream } from './ndjson-stream.ts';
 import {
@@ -21,18 +21,19 @@ import {
   encodeRecordCursor,
   encodeUserCursor,
 } from '../domain/page-cursor.ts';
-import { parseQuery, requireOrderedRange } from './parse-query.ts';
+import { toFilter } from './parse-events-filter.ts';
+import { parseQuery } from './parse-query.ts';
 import {
   eventsExportQuery,
   eventsListQuery,
   recipientsQuery,
   trayChangesQuery,
-  type eventsFilter,
 } from './api-schema/admin-inputs.ts';
 import type {
   AdminEventDetailView,
   AdminEventView,
   AdminPageView,
+  ExportCheckView,
   TrayChangeView,
 } from './api-schema/admin-outputs.ts';
 
@@ -52,6 +53,8 @@ export interface EventsRouterDeps {
   exportMaxRows: number;
   /** ADMIN_EXPORTS_MAX: exports running at once on this instance. */
   exports: ConcurrencySlots;
+  /** How long an export's writes may wait for a reader that takes nothing before it is cut off. */
+  exportIdleMs: number;
 }
 
 /** The CSV export's columns: the event view's fields, the payload as one JSON cell. */
@@ -74,12 +77,6 @@ export const CSV_COLUMNS = [
 const csvCells = (view: EventView): string[] =>
   CSV_COLUMNS.map((column) => (column === 'data' ? JSON.stringify(view.data) : String(view[column] ?? '')));
 
-/** The filter of the list, the export, the tail and a replay, as the events query takes it. */
-export function toFilter(query: z.infer<typeof eventsFilter>): EventsFilter {
-  requireOrderedRange(query);
-  return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined));
-}
-
 /** GET /admin/events (+ /export, /:key): stored events for moderation and analytics teams. */
 export function createEventsRouter(deps: EventsRouterDeps): Router {
   const router = Router();
@@ -97,10 +94,13 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
     } satisfies AdminPageView<AdminEventView>);
   });
 
-  // Before /events/:key, or "export" would be taken for a key.
-  router.get('/events/export', async (req, res) => {
-    const { format, ...query } = parseQuery(eventsExportQuery, req.query);
-    const filter = toFilter(query);
+  /**
+   * What GET /events/export decides before its first byte: the filter, a free export slot (held
+   * until `res` closes) and the row cap. A refusal throws as the export would answer it.
+   */
+  const admitExport = async (query: unknown, res: Response) => {
+    const { format, ...filterQuery } = parseQuery(eventsExportQuery, query);
+    const filter = toFilter(filterQuery);
     // Each export holds a storage cursor and a connection for as long as its client reads.
     const release = deps.exports.take();
     if (release === undefined) {
@@ -121,9 +121,26 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
         `filter: matches ${rows} events, at most ${deps.exportMaxRows} per export; narrow it (since/until), or use npm run export-events`,
       );
     }
+    return { format, filter, rows };
+  };
+
+  // A download link cannot show why it failed: the console asks here first, and shows a refusal.
+  router.get('/events/export/check', async (req, res) => {
+    const { rows } = await admitExport(req.query, res);
+    res.json({ rows } satisfies ExportCheckView);
+  });
+
+  // Before /events/:key, or "export" would be taken for a key.
+  router.get('/events/export', async (req, res) => {
+    const { format, filter } = await admitExport(req.query, res);
     const csv = format === 'csv';
     res.status(200).type(csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson');
     res.set('Content-Disposition', `attachment; filename="events.${csv ? 'csv' : 'ndjson'}"`);
+    // A reader that stopped reading would hold the slot for as long as its connection stays up;
+    // cut off, the pipeline ends the reads and 'close' gives the slot back.
+    dropStalledReader(res, deps.exportIdleMs, () =>
+      deps.logger.info({ idleMs: deps.exportIdleMs }, 'events export cut off: its reader stopped reading'),
+    );
     try {
       // pipeline propagates backpressure to storage's batches, and ends the iteration (storage
       // closes its cursor) when the client goes away.

@@ -2,9 +2,9 @@ import { Router } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { jsonBody } from '../http/require-json.ts';
 import type { ReplayProgress, Replays } from '../use-cases/replay-events.ts';
-import { eventsFilter, nothing } from './api-schema/admin-inputs.ts';
+import { nothing } from './api-schema/admin-inputs.ts';
 import type { ReplayedBody, ReplayProgressBody, ReplayStartedBody } from './api-schema/console-outputs.ts';
-import { toFilter } from './events-router.ts';
+import { parseEventsFilter } from './parse-events-filter.ts';
 import { parseQuery } from './parse-query.ts';
 
 export interface ReplayRouterDeps {
@@ -46,7 +46,7 @@ export function createReplayRouter(deps: ReplayRouterDeps): Router {
   const router = Router();
 
   router.post('/events/replay', ...jsonBody(), async (req, res) => {
-    const filter = toFilter(parseQuery(eventsFilter, req.body ?? {}, 'field'));
+    const filter = parseEventsFilter(req.body ?? {}, 'field');
     const started = await deps.replays.start(filter);
     if ('busy' in started) {
       throw new AppError(

@@ -97,14 +97,19 @@ export function callerExpiresAt(caller: AdminCaller): number | undefined {
 
 /**
  * Whether the request still proves an admin now: its session not signed out or expired, its JWT
- * not expired. For streams, which outlive the check made when they opened. A check that cannot
- * be made (Redis unreachable) counts as no: a stream of payloads is not kept open on trust.
+ * not expired. For streams, which outlive the check made when they opened. undefined when the
+ * check cannot be made (Redis unreachable, the JWT key set unavailable): nothing can have signed
+ * the session out meanwhile (signing out deletes it from that same Redis), its end is timed apart
+ * from this check, and the caller asks again at its next beat. Counting that as "signed out" ended
+ * every open tail at a Redis blip, and the console then asked to sign in again.
  */
-export async function stillAdmin(req: Request, options: AdminGuardOptions): Promise<boolean> {
+export async function stillAdmin(req: Request, options: AdminGuardOptions): Promise<boolean | undefined> {
   try {
     return (await adminCaller(req, options)) !== undefined;
-  } catch {
-    return false;
+  } catch (error) {
+    // A credential refused (401) is a no; anything else says nothing about the credential.
+    if (error instanceof AppError && error.kind === 'UNAUTHORIZED') return false;
+    return undefined;
   }
 }
 

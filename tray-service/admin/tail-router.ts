@@ -1,11 +1,10 @@
 import { Router, type Request } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
+import type { Logger } from '../../shared/logging/create-logger.ts';
 import { sseComment, sseEvent, sseRetry } from '../http/sse-format.ts';
 import { tailEvents } from '../use-cases/events-tail.ts';
 import { toEventView } from './event-view.ts';
-import { eventsFilter } from './api-schema/admin-inputs.ts';
-import { toFilter } from './events-router.ts';
-import { parseQuery } from './parse-query.ts';
+import { parseEventsFilter } from './parse-events-filter.ts';
 import type { RedisEventsFeed } from './redis-events-feed.ts';
 import { createConcurrencySlots } from './concurrency-slots.ts';
 import { admittedCaller, callerExpiresAt } from './require-admin.ts';
@@ -20,8 +19,18 @@ export interface TailRouterDeps {
   tailsPerAdmin?: number;
   /** A comment line this often keeps proxies from closing an idle tail; the credential is checked again then. */
   heartbeatMs?: number;
-  /** Whether the request's credential still proves an admin (signed out, expired: no). */
-  stillAdmin: (req: Request) => Promise<boolean>;
+  /**
+   * Bytes a tail may have waiting for its reader (default 1 MiB): past them the reader is not
+   * keeping up, and the tail is cut off rather than held in memory.
+   */
+  maxBufferedBytes?: number;
+  /** Told of each tail cut off for falling behind. */
+  logger?: Logger;
+  /**
+   * Whether the request's credential still proves an admin (signed out, expired: no); undefined
+   * when that cannot be checked now (Redis unreachable): the tail stays until a check says no.
+   */
+  stillAdmin: (req: Request) => Promise<boolean | undefined>;
   clock?: () => number;
 }
 
@@ -34,17 +43,20 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * between them (docs/operations.md#events-console-api). Nothing is replayed on reconnect: the list
  * shows what a tail missed. A tail carries every payload, so it lasts no longer than the credential
  * that opened it: it ends when that credential's session or JWT expires, and at the first
- * heartbeat after a sign-out.
+ * heartbeat after a sign-out. A reader that falls more than `maxBufferedBytes` behind (stopped
+ * reading, or slower than the events) is cut off: the client reconnects, and the list shows what it
+ * missed.
  */
 export function createTailRouter(deps: TailRouterDeps): Router {
   const router = Router();
   const maxTails = deps.maxTails ?? 100;
   const heartbeatMs = deps.heartbeatMs ?? 15_000;
+  const maxBuffered = deps.maxBufferedBytes ?? 1 << 20;
   const perAdmin = createConcurrencySlots(deps.tailsPerAdmin ?? 10);
   const clock = deps.clock ?? Date.now;
 
   router.get('/events/tail', async (req, res) => {
-    const filter = toFilter(parseQuery(eventsFilter, req.query));
+    const filter = parseEventsFilter(req.query);
     if (deps.feed.listeners >= maxTails) {
       throw new AppError('TOO_MANY_STREAMS', `at most ${maxTails} open tails on this instance`, {
         headers: { 'Retry-After': '15' },
@@ -74,7 +86,20 @@ export function createTailRouter(deps: TailRouterDeps): Router {
       clearInterval(stream.heartbeat);
       clearTimeout(stream.expiry);
       stream.stop?.();
-      res.end();
+      // A reader that stopped reading never takes what is buffered for it: end() would hold those
+      // bytes and the socket for as long as the connection stays up.
+      if (res.writableLength > maxBuffered) res.destroy();
+      else res.end();
+    };
+    // Every announced event is written as it comes; a reader that does not keep up would otherwise
+    // have them all buffered in this process (up to maxTails of them).
+    const send = (text: string) => {
+      if (!stream.open) return;
+      res.write(text);
+      if (res.writableLength > maxBuffered) {
+        deps.logger?.info({ buffered: res.writableLength }, 'events tail cut off: its reader fell behind');
+        finish();
+      }
     };
     res.status(200).set({
       'Content-Type': 'text/event-stream; charset=utf-8',
@@ -86,9 +111,7 @@ export function createTailRouter(deps: TailRouterDeps): Router {
     // Subscribed before the first byte: an event applied once the client sees the stream open is
     // never missed.
     stream.stop = await tailEvents(deps.feed, filter, {
-      event: (event) => {
-        if (stream.open) res.write(sseEvent('stored', event.key, toEventView(event, deps.retentionDays)));
-      },
+      event: (event) => send(sseEvent('stored', event.key, toEventView(event, deps.retentionDays))),
       end: finish,
     });
     if (!stream.open) {
@@ -104,9 +127,9 @@ export function createTailRouter(deps: TailRouterDeps): Router {
       stream.expiry.unref();
     }
     stream.heartbeat = setInterval(() => {
-      res.write(sseComment('heartbeat'));
+      send(sseComment('heartbeat'));
       void deps.stillAdmin(req).then((admin) => {
-        if (!admin) finish();
+        if (admin === false) finish();
       });
     }, heartbeatMs);
     stream.heartbeat.unref();

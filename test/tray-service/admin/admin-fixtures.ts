@@ -10,7 +10,10 @@ import { createAdminApp, type AdminAppDeps } from '../../../tray-service/admin/c
 import { DAY_MS } from '../../../shared/time/durations.ts';
 import type { StoredEvent } from '../../../tray-service/domain/stored-event.ts';
 import type { TrayStorage } from '../../../tray-service/storage/port.ts';
-import { createRedisEventsFeed } from '../../../tray-service/admin/redis-events-feed.ts';
+import {
+  createRedisEventsFeed,
+  type RedisEventsFeed,
+} from '../../../tray-service/admin/redis-events-feed.ts';
 import { publishBans } from '../../../tray-service/bans/publish-bans.ts';
 import type { BlockedWord } from '../../../tray-service/domain/blocked-words.ts';
 import type { ApplyJobDeps } from '../../../tray-service/use-cases/apply-job.ts';
@@ -88,7 +91,10 @@ export function adminJwt(subject: string, expiresIn: string | number = '10m'): P
     .sign(jwtKey);
 }
 
-/** The admin app as main.ts builds it (its own listener) on the tray's storage; close() releases Redis. */
+/**
+ * The admin app as main.ts builds it (its own listener) on the tray's storage, and the live tail's
+ * feed (how many tails are open); close() releases Redis.
+ */
 export function adminApp(
   storage: TrayStorage,
   options: {
@@ -104,6 +110,8 @@ export function adminApp(
     blockedWords?: BlockedWord[];
     /** STREAM_REDIS_PREFIX: where the tail listens for the worker's announcements. */
     streamPrefix?: string;
+    /** The Redis of the sessions and the tail (default the suite's). */
+    redisUrl?: string;
     /** The apply path replays run (default: the worker's, on this storage, with no moderation). */
     apply?: Partial<ApplyJobDeps>;
     /** Most events one replay of a filter may take. */
@@ -112,11 +120,18 @@ export function adminApp(
     /** Any other of the admin app's settings (the tail's heartbeat, the caps), as given. */
     deps?: Partial<AdminAppDeps>;
   } = {},
-): { app: Express; close(): void } {
+): { app: Express; eventsFeed: RedisEventsFeed; close(): void } {
   const logger = createLogger({ name: 'test', level: 'silent' });
-  const redis = createRedis(testStack().redisUrl);
+  const redisUrl = options.redisUrl ?? testStack().redisUrl;
+  // A test's own Redis may be stopped on purpose: its connections' errors are expected then.
+  const connect = () => {
+    const client = createRedis(redisUrl);
+    if (options.redisUrl !== undefined) client.on('error', () => undefined);
+    return client;
+  };
+  const redis = connect();
   const eventsFeed = createRedisEventsFeed({
-    connect: () => createRedis(testStack().redisUrl),
+    connect,
     prefix: options.streamPrefix ?? 'tray-live',
     logger,
   });
@@ -151,6 +166,7 @@ export function adminApp(
   });
   return {
     app,
+    eventsFeed,
     close: () => {
       void eventsFeed.close();
       redis.disconnect();

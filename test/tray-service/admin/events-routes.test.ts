@@ -1,7 +1,9 @@
 import type { EventsPort } from '../../../tray-service/storage/port.ts';
 import { expect } from 'chai';
 import type { Express } from 'express';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { closeServer, listen } from '../../../shared/http/listen.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import {
   ADMIN_TOKEN,
@@ -13,6 +15,7 @@ import {
   userToken,
   type SeedEvent,
 } from './admin-fixtures.ts';
+import { stalledGet } from './stalled-reader.ts';
 
 const t = (iso: string) => new Date(iso);
 const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -278,6 +281,23 @@ describe('admin events API', () => {
     });
   });
 
+  describe('GET /admin/events/export/check', () => {
+    it('answers how many events the export would send, sending none', async () => {
+      const res = await request(app)
+        .get('/admin/events/export/check?event=post.didCreate&format=csv')
+        .set(admin)
+        .expect(200);
+      expect(res.body).to.deep.equal({ rows: 3 });
+    });
+    it('refuses what the export refuses, with its message', async () => {
+      for (const query of ['since=nope', 'format=xml', 'page=2']) {
+        const check = await request(app).get(`/admin/events/export/check?${query}`).set(admin).expect(400);
+        const exported = await request(app).get(`/admin/events/export?${query}`).set(admin).expect(400);
+        expect(check.body, query).to.deep.equal(exported.body);
+      }
+    });
+  });
+
   describe('export caps', () => {
     it('refuses a filter matching more rows than ADMIN_EXPORT_MAX_ROWS before sending any, naming the count', async () => {
       const capped = adminApp(suite.storage, { deps: { exportMaxRows: 2 } });
@@ -285,6 +305,8 @@ describe('admin events API', () => {
         const res = await request(capped.app).get('/admin/events/export').set(admin).expect(400);
         expect(res.body.code).to.equal(400001);
         expect(res.body.message).to.match(/^filter: matches \d+ events, at most 2 per export/);
+        const check = await request(capped.app).get('/admin/events/export/check').set(admin).expect(400);
+        expect(check.body).to.deep.equal(res.body);
         await request(capped.app).get('/admin/events/export?webhook=none').set(admin).expect(200);
       } finally {
         capped.close();
@@ -298,20 +320,11 @@ describe('admin events API', () => {
       let letGo: () => void = () => undefined;
       const gate = new Promise<void>((resolve) => (letGo = resolve));
       const events = suite.storage.events;
-      const gated: EventsPort = {
-        store: (...args) => events.store(...args),
-        list: (...args) => events.list(...args),
-        get: (key) => events.get(key),
-        count: (filter) => events.count(filter),
-        markApplied: (...args) => events.markApplied(...args),
-        perMinute: (...args) => events.perMinute(...args),
-        lagPerMinute: (...args) => events.lagPerMinute(...args),
-        async *stream(filter) {
-          entered();
-          await gate;
-          yield* events.stream(filter);
-        },
-      };
+      const gated = eventsWithStream(events, async function* (filter) {
+        entered();
+        await gate;
+        yield* events.stream(filter);
+      });
       const capped = adminApp(suite.storage, { deps: { exportsMax: 1, events: gated } });
       try {
         const first = request(capped.app)
@@ -322,6 +335,8 @@ describe('admin events API', () => {
         const refused = await request(capped.app).get('/admin/events/export').set(admin).expect(429);
         expect(refused.body.code).to.equal(429002);
         expect(refused.headers['retry-after']).to.match(/^\d+$/);
+        const check = await request(capped.app).get('/admin/events/export/check').set(admin).expect(429);
+        expect(check.body).to.deep.equal(refused.body);
         letGo();
         expect((await first).status).to.equal(200);
         await request(capped.app).get('/admin/events/export').set(admin).expect(200);
@@ -330,5 +345,54 @@ describe('admin events API', () => {
         capped.close();
       }
     });
+
+    it('gives the slot of an export whose reader stopped reading back once it took nothing for the idle timeout', async () => {
+      const events = suite.storage.events;
+      const payload = 'x'.repeat(64 * 1024);
+      // webhook=endless: more events than any socket holds, as fast as the export takes them.
+      const endless = eventsWithStream(events, async function* (filter) {
+        if (filter.webhook !== 'endless') return yield* events.stream(filter);
+        for (let n = 0; ; n += 1) yield eventDoc({ key: `endless-${n}`, data: { payload } });
+      });
+      const capped = adminApp(suite.storage, {
+        deps: { exportsMax: 1, exportIdleMs: 200, events: endless },
+      });
+      const server = await listen(capped.app, { port: 0, host: '127.0.0.1' });
+      const port = (server.address() as AddressInfo).port;
+      const exportStatus = async () =>
+        (await fetch(`http://127.0.0.1:${port}/admin/events/export?webhook=none`, { headers: admin })).status;
+      try {
+        const reader = await stalledGet(port, '/admin/events/export?webhook=endless');
+        expect(reader.status).to.equal('HTTP/1.1 200 OK');
+        expect(await exportStatus()).to.equal(429);
+        // Cut off within the timeout and its check (a quarter of it); 5 s leave a loaded machine room.
+        const until = Date.now() + 5_000;
+        let status = await exportStatus();
+        while (status === 429 && Date.now() < until) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          status = await exportStatus();
+        }
+        expect(status, 'an export 5 s after its reader stalled').to.equal(200);
+        // Its reader gets the bytes the sockets held, then the end: a download cut short.
+        expect(await reader.readToEnd()).to.be.above(0);
+      } finally {
+        await closeServer(server, 100);
+        capped.close();
+      }
+    });
   });
 });
+
+/** The stored events, with another `stream` (what the export reads). */
+function eventsWithStream(events: EventsPort, stream: EventsPort['stream']): EventsPort {
+  return {
+    store: (...args) => events.store(...args),
+    list: (...args) => events.list(...args),
+    get: (key) => events.get(key),
+    count: (filter) => events.count(filter),
+    markApplied: (...args) => events.markApplied(...args),
+    perMinute: (...args) => events.perMinute(...args),
+    lagPerMinute: (...args) => events.lagPerMinute(...args),
+    stream,
+  };
+}

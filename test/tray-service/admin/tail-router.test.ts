@@ -1,11 +1,21 @@
 import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { closeServer, listen } from '../../../shared/http/listen.ts';
+import { createRedis } from '../../../shared/redis/create-redis.ts';
+import { storedEventsChannel } from '../../../tray-service/admin/stored-events-channel.ts';
+import { uniqueName } from '../../support/suite-resources.ts';
+import { testStack } from '../../support/test-stack.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
+import { waitFor } from '../../support/wait-for.ts';
 import { openSse, type SseStream } from '../live/support/sse-client.ts';
 import { ADMIN_TOKEN, adminApp, adminJwt } from './admin-fixtures.ts';
+import { stalledGet } from './stalled-reader.ts';
 
 /** Resolves true when the stream ends within `ms`, false when it is still open then. */
 const endsWithin = (stream: SseStream, ms: number) =>
@@ -117,6 +127,101 @@ describe('GET /admin/events/tail: a tail lasts only as long as its credential', 
       await first.ended;
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect((await open(token)).status).to.equal(200);
+    });
+  });
+
+  describe('a reader that stops reading', () => {
+    const prefix = uniqueName('tail-stall');
+    let stalled: { server: Server; port: number; built: ReturnType<typeof adminApp> };
+    before(async () => {
+      const built = adminApp(suite.storage, {
+        streamPrefix: prefix,
+        deps: { tailMaxBufferedBytes: 64 * 1024 },
+      });
+      const listening = await listen(built.app, { port: 0, host: '127.0.0.1' });
+      stalled = { server: listening, port: (listening.address() as AddressInfo).port, built };
+    });
+    after(async () => {
+      await closeServer(stalled.server, 100);
+      stalled.built.close();
+    });
+
+    it('is cut off once more than the cap waits for it, instead of every event piling up in memory', async () => {
+      const reader = await stalledGet(stalled.port, '/admin/events/tail');
+      expect(reader.status).to.equal('HTTP/1.1 200 OK');
+      const feed = stalled.built.eventsFeed;
+      expect(feed.listeners).to.equal(1);
+      const redis = createRedis(testStack().redisUrl);
+      const at = new Date().toISOString();
+      const text = 'x'.repeat(64 * 1024);
+      // Announcements until the tail is cut off; 32 MB at most, far beyond what the sockets of
+      // both ends hold for a reader that does not read (the rest would be the process's memory).
+      let published = 0;
+      try {
+        while (feed.listeners > 0 && published < 512) {
+          const event = { key: `stall-${published}`, event: 'post.didCreate', webhook: 'main' };
+          await redis.publish(
+            storedEventsChannel(prefix),
+            JSON.stringify({ ...event, status: 'applied', receivedAt: at, storedAt: at, data: { text } }),
+          );
+          published += 1;
+        }
+        const until = Date.now() + 5_000;
+        while (feed.listeners > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      } finally {
+        redis.disconnect();
+      }
+      expect(feed.listeners, `tails still open after ${published} announcements of 64 KB`).to.equal(0);
+      // The reader gets what the sockets held, then the end: EventSource reconnects.
+      const received = await reader.readToEnd();
+      expect(received).to.be.below(published * text.length);
+    });
+  });
+
+  describe('while Redis is unreachable', () => {
+    let dir: string;
+    let redis: LocalServer;
+    let own: { server: Server; base: string; close: () => void };
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'tail-redis-'));
+      // Persistent, so the session outlives the restart as it does on a production Redis.
+      redis = await startRedis({ dir, persistent: true });
+      const built = adminApp(suite.storage, { redisUrl: redis.url, deps: { tailHeartbeatMs: 200 } });
+      const listening = await listen(built.app, { port: 0, host: '127.0.0.1' });
+      own = {
+        server: listening,
+        base: `http://127.0.0.1:${(listening.address() as AddressInfo).port}`,
+        close: built.close,
+      };
+    });
+    after(async () => {
+      await closeServer(own.server, 100);
+      own.close();
+      await redis.stop('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('keeps a session’s tail open through the outage, and still ends it at sign-out once Redis is back', async () => {
+      const signedIn = await request(own.base)
+        .post('/admin/login')
+        .type('form')
+        .send({ token: ADMIN_TOKEN })
+        .expect(303);
+      const cookie = String(signedIn.headers['set-cookie']).split(';')[0]!;
+      const stream = await openSse(`${own.base}/admin/events/tail`, { Cookie: cookie });
+      tails.push(stream);
+      expect(stream.status).to.equal(200);
+      await redis.stop();
+      // Heartbeats every 200 ms: each checks the session, and none can reach Redis.
+      expect(await endsWithin(stream, 1_500), 'ended while Redis was down').to.equal(false);
+      redis = await startRedis({ dir, port: redis.port, persistent: true });
+      expect(await endsWithin(stream, 1_500), 'ended once Redis was back').to.equal(false);
+      await waitFor(
+        async () => (await request(own.base).post('/admin/logout').set('Cookie', cookie)).status === 303,
+        10_000,
+        'the sign-out, once Redis answers again',
+      );
+      expect(await endsWithin(stream, 2_000), 'ended after the sign-out').to.equal(true);
     });
   });
 });

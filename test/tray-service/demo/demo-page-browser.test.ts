@@ -181,6 +181,87 @@ describe('GET /demo in a real browser (headless Chromium)', function () {
     });
   });
 
+  describe('opening another tray on the same page', () => {
+    const [one, two] = ['u-one', 'u-two'];
+    const submit = (on: Page) => on.click('#connect button[type=submit]');
+    let other: Page;
+    before(async () => {
+      // u-one has one unread record; u-two has none.
+      await tray.worker.deliver(
+        commentEvent({
+          postId: 'p-o1',
+          postOwner: one,
+          author: 'u-cid',
+          commentId: 'cm-o1',
+          createdAt: minute(1),
+        }),
+      );
+    });
+    beforeEach(async () => {
+      other = await context.newPage();
+    });
+    afterEach(() => other.close());
+
+    it('never shows an answer for the tray opened before, however late it comes', async () => {
+      const first = await tokenFor(one);
+      const fromFirst = (headers: Record<string, string>) => headers.authorization === `Bearer ${first}`;
+      // u-one's history is held until u-two's tray is open.
+      let asked: () => void = () => undefined;
+      const requested = new Promise<void>((resolve) => (asked = resolve));
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await other.route('**/notifications/v3/history*', async (route) => {
+        if (fromFirst(route.request().headers())) {
+          asked();
+          await held;
+        }
+        await route.continue();
+      });
+      await other.goto(`${tray.instance(0).base}/demo`);
+      await other.fill('#token', first);
+      await submit(other);
+      await requested;
+      await other.fill('#token', await tokenFor(two));
+      await submit(other);
+      await other.locator('#mark-all:enabled').waitFor({ timeout: 10_000 });
+      const late = other.waitForResponse(
+        (response) => response.url().includes('/history') && fromFirst(response.request().headers()),
+      );
+      release();
+      await late;
+      // The old page renders within a task of its answer; a second is ample to show it if it did.
+      const shown = await other
+        .locator('#records li')
+        .first()
+        .waitFor({ timeout: 1_000 })
+        .then(
+          () => true,
+          () => false,
+        );
+      expect(shown, "u-one's record on u-two's tray").to.equal(false);
+    });
+
+    it("clears the previous user's tray, badges and buttons when the next one is refused", async () => {
+      await other.goto(`${tray.instance(0).base}/demo`);
+      await other.fill('#token', await tokenFor(one));
+      await submit(other);
+      await other.locator('#records li').first().waitFor({ timeout: 10_000 });
+      await other.locator('#badge', { hasText: /^1$/ }).waitFor({ timeout: 5_000 });
+      await other.locator('#mark-all:enabled').waitFor({ timeout: 5_000 });
+      await other.fill('#token', 'not-a-token');
+      await submit(other);
+      await other.getByText('Could not load the tray').waitFor({ timeout: 10_000 });
+      const left = {
+        records: await other.locator('#records li').count(),
+        badge: await other.locator('#badge').innerText(),
+        unseen: await other.locator('#unseen').innerText(),
+        markAll: await other.locator('#mark-all').isEnabled(),
+        markSeen: await other.locator('#mark-seen').isEnabled(),
+      };
+      expect(left).to.deep.equal({ records: 0, badge: '0', unseen: '0', markAll: false, markSeen: false });
+    });
+  });
+
   // Mocha runs a suite's own tests before its nested suites: this one comes after all of them.
   describe('after every interaction', () => {
     it('ran under the Content-Security-Policy without a violation', () => {

@@ -159,6 +159,11 @@ export const adminEventDetail = adminEvent
     description: 'A stored event with what the mapping makes of it, its recipients and its decisions',
   });
 
+/** GET /admin/events/export/check: the export would be accepted now. */
+export const exportCheck = z.strictObject({
+  rows: z.number().int().min(0).meta({ description: 'The events the export would send' }),
+});
+
 /** A page of `item`s, at most `maxLimit`, and the cursor of the next. */
 export const adminPage = <T extends z.ZodType>(item: T, maxLimit: number) =>
   z.strictObject({
@@ -173,6 +178,7 @@ export type AdminEventView = z.infer<typeof adminEvent>;
 export type AdminEventDetailView = z.infer<typeof adminEventDetail>;
 export type ModerationDecisionView = z.infer<typeof moderationDecision>;
 export type TrayChangeView = z.infer<typeof trayChange>;
+export type ExportCheckView = z.infer<typeof exportCheck>;
 export interface AdminPageView<T> {
   items: T[];
   nextCursor: string | null;

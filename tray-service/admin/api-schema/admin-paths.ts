@@ -14,6 +14,14 @@ const toEvent = (field: string) => ({
   parameters: { key: `$response.body#/items/0/${field}` },
 });
 
+/** What an export, and its check, refuse before sending anything. */
+const exportRefusals = {
+  400: errorResponse(
+    'A parameter has a bad value or is unknown, or the filter matches more than ADMIN_EXPORT_MAX_ROWS events (code 400001); the message says which',
+  ),
+  429: busy('ADMIN_EXPORTS_MAX exports are running on this instance (code 429002)'),
+};
+
 /** An event's key in a path. */
 export const eventKeyPath = z.object({
   key: z
@@ -75,10 +83,22 @@ export function adminPaths(s: AdminApiSchemas): ZodOpenApiPathsObject {
             },
           },
           ...adminErrors,
-          400: errorResponse(
-            'A parameter has a bad value or is unknown, or the filter matches more than ADMIN_EXPORT_MAX_ROWS events (code 400001); the message says which',
-          ),
-          429: busy('ADMIN_EXPORTS_MAX exports are running on this instance (code 429002)'),
+          ...exportRefusals,
+        },
+      },
+    },
+    '/admin/events/export/check': {
+      get: {
+        tags,
+        operationId: 'checkAdminEventsExport',
+        summary: 'Whether GET /admin/events/export with this query would be accepted now, sending no event',
+        description: `${description} Answers as the export would before its first line (the same 400 and 429); a download link cannot show a refusal, so the console asks here first. A slot free now may be taken before the export starts.`,
+        security,
+        requestParams: { query: s.eventsExportQuery },
+        responses: {
+          200: ok(s.exportCheck),
+          ...adminErrors,
+          ...exportRefusals,
         },
       },
     },

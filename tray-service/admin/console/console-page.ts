@@ -152,6 +152,7 @@ export function consolePage(base: string): string {
     <li><a id="export-ndjson" href="${b}/events/export?format=ndjson" download>Download NDJSON</a> (one event per line, as the API shows it)</li>
     <li><a id="export-csv" href="${b}/events/export?format=csv" download>Download CSV</a> (one row per event, for spreadsheets)</li>
   </ul>
+  <p id="export-error" class="error" role="alert"></p>
   <h3>Replay</h3>
   <p>Applies every matching stored event to the trays again, through the worker's own apply path, in the background. An event already applied changes nothing: only what it missed (a record lost, a rule fixed since) is written.</p>
   <p><button type="button" id="replay-start">Replay matching events</button></p>

@@ -7,7 +7,15 @@
 import { createTrayClient } from '/demo/client/index.js';
 
 const $ = (id) => document.getElementById(id);
-const state = { locale: '', client: undefined, stream: undefined, records: [], mutes: new Set() };
+const state = {
+  locale: '',
+  client: undefined,
+  stream: undefined,
+  records: [],
+  mutes: new Set(),
+  /** Counts the trays opened: an answer for one opened before is dropped, not shown on this one. */
+  opened: 0,
+};
 
 /** The pasted token, read at each use: the stream asks for it again when the one it used expires. */
 const token = () => $('token').value.trim();
@@ -124,17 +132,31 @@ function update(ids, change) {
   render();
 }
 
-async function loadHistory() {
+async function loadHistory(opened) {
   const page = await state.client.historyPage(undefined, 'inbox');
+  if (opened !== state.opened) return;
   // A record the stream already delivered is at least as new as the page's copy.
   const streamed = new Set(state.records.map((record) => record.v_tarid_uid));
   state.records.push(...page.data.filter((record) => !streamed.has(record.v_tarid_uid)));
   sortAndRender();
 }
 
-async function loadMutes() {
-  state.mutes = new Set((await state.client.mutes()).map(muteKey));
+async function loadMutes(opened) {
+  const mutes = await state.client.mutes();
+  if (opened !== state.opened) return;
+  state.mutes = new Set(mutes.map(muteKey));
   render();
+}
+
+/** No user's tray on the page: no records, zero badges, nothing to mark. */
+function showNoTray() {
+  state.records = [];
+  state.mutes = new Set();
+  render();
+  setBadge('badge', 0);
+  setBadge('unseen', 0);
+  $('mark-all').disabled = true;
+  $('mark-seen').disabled = true;
 }
 
 /** One stream event, typed by the client (docs/live-tray.md lists them). */
@@ -167,7 +189,7 @@ function apply({ event, data }) {
       return;
     case 'reset':
       state.records = [];
-      void loadHistory();
+      void loadHistory(state.opened);
       return;
   }
 }
@@ -187,26 +209,38 @@ async function listen() {
     },
   });
   try {
-    for await (const event of events) apply(event);
+    for await (const event of events) {
+      // Another tray was opened: what is still on its way from this one is not for it.
+      if (controller.signal.aborted) return;
+      apply(event);
+    }
   } catch (error) {
-    setStatus(`Stream stopped: ${error.message} (${error.code ?? 'no code'})`);
+    if (!controller.signal.aborted)
+      setStatus(`Stream stopped: ${error.message} (${error.code ?? 'no code'})`);
   }
 }
 
 async function open() {
+  const opened = ++state.opened;
+  // Nothing of the tray shown before stays, also when this one is refused.
+  showNoTray();
   state.locale = $('locale').value;
   state.client = createTrayClient({ baseUrl: location.origin, getToken: token, locale: state.locale });
-  state.records = [];
   sessionStorage.setItem('tray-demo-token', token());
   setStatus('Loading…');
   try {
     // The stream first: it sends every change from the moment it opens, so nothing falls
     // between the history read and the stream (a record in both is shown once).
     void listen();
-    await Promise.all([loadHistory(), loadMutes()]);
+    await Promise.all([loadHistory(opened), loadMutes(opened)]);
+    if (opened !== state.opened) return;
     $('mark-all').disabled = false;
     $('mark-seen').disabled = false;
   } catch (error) {
+    if (opened !== state.opened) return;
+    // A tray that cannot be read is not half shown from its stream.
+    state.stream?.abort();
+    showNoTray();
     setStatus(`Could not load the tray: ${error.message}`);
   }
 }

@@ -100,6 +100,12 @@ describe('the admin API’s OpenAPI document against the routes and responses', 
         request(app).get('/admin/events/nope/tray-changes').set(admin),
       ],
       ['GET', '/admin/events/export', request(app).get('/admin/events/export?format=csv').set(admin)],
+      ['GET', '/admin/events/export/check', request(app).get('/admin/events/export/check').set(admin)],
+      [
+        'GET',
+        '/admin/events/export/check',
+        request(app).get('/admin/events/export/check?since=x').set(admin),
+      ],
       [
         'GET',
         '/admin/stats/events-per-minute',

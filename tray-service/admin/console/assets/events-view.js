@@ -18,6 +18,8 @@ export const EVENT_FILTERS = [
 ];
 
 const PAGE_SIZE = 25;
+/** Rows the live tail leaves in the table, the newest: a tail left running all day keeps the page light. */
+const MAX_TAIL_ROWS = 500;
 /** How long tail announcements are gathered into one, so a burst is not read out event by event. */
 const ANNOUNCE_MS = 1000;
 
@@ -62,11 +64,32 @@ export function createEventsView({ navigate, openDetail }) {
   let announceTimer;
   /** Counts loads, so the answer to an older request never replaces a newer one's rows. */
   let loads = 0;
+  /** Whether the live tail pushed older rows out of the table since the list was loaded. */
+  let trimmed = false;
 
   const updateCount = () => {
     empty.hidden = shown.size > 0;
-    count.textContent = shown.size === 0 ? '' : `Showing ${shown.size} event${shown.size === 1 ? '' : 's'}.`;
+    count.textContent =
+      shown.size === 0
+        ? ''
+        : trimmed
+          ? `Showing the newest ${shown.size} events: older ones left the page as the live tail added new ones. Apply filters to list them again.`
+          : `Showing ${shown.size} event${shown.size === 1 ? '' : 's'}.`;
   };
+
+  /** Drops the oldest rows past MAX_TAIL_ROWS. */
+  function trim() {
+    while (shown.size > MAX_TAIL_ROWS && rows.lastElementChild) {
+      shown.delete(rows.lastElementChild.dataset.key);
+      rows.lastElementChild.remove();
+      trimmed = true;
+    }
+    if (trimmed) {
+      // The cursor follows the last row loaded, now gone: "Older" would skip the rows dropped.
+      cursor = null;
+      older.hidden = true;
+    }
+  }
 
   async function load(reset) {
     const ticket = ++loads;
@@ -82,13 +105,15 @@ export function createEventsView({ navigate, openDetail }) {
       if (reset) {
         rows.replaceChildren();
         shown = new Set();
+        trimmed = false;
       }
       for (const view of page.items) {
         if (shown.has(view.key)) continue;
         shown.add(view.key);
         rows.append(eventRow(view));
       }
-      cursor = page.nextCursor;
+      // Older rows dropped since this load began: its cursor would skip them.
+      cursor = trimmed ? null : page.nextCursor;
       older.hidden = !cursor;
       updateCount();
     } catch (failure) {
@@ -129,6 +154,7 @@ export function createEventsView({ navigate, openDetail }) {
       if (shown.has(view.key)) return;
       shown.add(view.key);
       rows.prepend(eventRow(view, true));
+      trim();
       updateCount();
       announce(view);
     });

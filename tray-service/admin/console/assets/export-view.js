@@ -1,6 +1,8 @@
 /* global setTimeout */
 // The Export and replay view: download links for the Events view's filter (NDJSON, CSV), and a
-// replay of every matching event with its progress.
+// replay of every matching event with its progress. A download the service refuses (too many
+// events, every export slot busy) would fail in the browser's downloads without a reason, so each
+// link asks GET /admin/events/export/check first and shows a refusal here.
 import { adminUrl, getJson, postJson } from './api.js';
 import { byId, showError } from './dom.js';
 import { describeFilter } from './filters.js';
@@ -11,6 +13,7 @@ export function createExportView({ currentFilter }) {
   const summary = byId('export-filter');
   const ndjson = byId('export-ndjson');
   const csv = byId('export-csv');
+  const exportError = byId('export-error');
   const start = byId('replay-start');
   const progress = byId('replay-progress');
   const bar = byId('replay-bar');
@@ -35,6 +38,29 @@ export function createExportView({ currentFilter }) {
     }
   }
 
+  /** The link whose export the check just accepted: its next click is the download's own. */
+  let admitted;
+  for (const [link, format] of [
+    [ndjson, 'ndjson'],
+    [csv, 'csv'],
+  ]) {
+    link.addEventListener('click', async (event) => {
+      if (admitted === link) {
+        admitted = undefined;
+        return;
+      }
+      event.preventDefault();
+      showError(exportError);
+      try {
+        await getJson('/events/export/check', { format, ...currentFilter() });
+        admitted = link;
+        link.click();
+      } catch (failure) {
+        showError(exportError, failure);
+      }
+    });
+  }
+
   start.addEventListener('click', async () => {
     start.disabled = true;
     progress.hidden = false;
@@ -54,6 +80,7 @@ export function createExportView({ currentFilter }) {
     show() {
       const filter = currentFilter();
       summary.textContent = describeFilter(filter);
+      showError(exportError);
       ndjson.href = adminUrl('/events/export', { format: 'ndjson', ...filter });
       csv.href = adminUrl('/events/export', { format: 'csv', ...filter });
     },
