@@ -20,11 +20,10 @@ export interface VerifiedToken {
 export type TokenVerifier = (token: string) => Promise<VerifiedToken>;
 
 /**
- * Control characters never occur in a platform user id, and PostgreSQL (behind FerretDB) cannot
- * hold U+0000 in a document at all: such an id names nobody.
+ * Control characters (C0, DEL and C1: Unicode's Cc) never occur in a platform user id, and
+ * PostgreSQL (behind FerretDB) cannot hold U+0000 in a document at all: such an id names nobody.
  */
-// eslint-disable-next-line no-control-regex
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+const CONTROL_CHARACTER = /\p{Cc}/u;
 /**
  * A lone surrogate (a JSON `\ud800` escape) is not text: the database driver and the worker's
  * storable JSON write it as U+FFFD, so "a\uD800", "a\uDFFF" and "a\uFFFD" would all read, mark and

@@ -50,7 +50,8 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
     });
 
     it('rejects a user id with a control character (U+0000 cannot even be stored)', async () => {
-      for (const sub of ['user-1\u0000', 'user-1\n', 'user-1\u007f']) {
+      // C1 controls too: U+009B is a terminal's CSI, as ESC [ is.
+      for (const sub of ['user-1\u0000', 'user-1\n', 'user-1\u007f', 'user-1\u0080', 'bob\u009b[31m']) {
         const token = await sign({}).setSubject(sub).setExpirationTime('1h').sign(secret);
         await expect(verify(token)).to.be.rejectedWith(AppError, 'token names no user');
       }
