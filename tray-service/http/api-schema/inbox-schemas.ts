@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { inboxViews } from '../../domain/inbox-view.ts';
 import { muteTargetTypes } from '../../domain/mute.ts';
+import { MAX_TARGET_ID_LENGTH } from '../../domain/id-limits.ts';
 import { storedId } from '../../domain/stored-text.ts';
 
 /** The inbox endpoints' inputs and outputs (docs/tray-api.md#the-inbox): the router parses and answers these. */
@@ -86,7 +87,7 @@ export const viewQuery = z
 
 const muteTarget = {
   targetType: z.enum(muteTargetTypes, { error: `expected one of ${muteTargetTypes.join(', ')}` }),
-  targetId: storedId(512),
+  targetId: storedId(MAX_TARGET_ID_LENGTH),
 };
 
 /** PUT v3/mutes: `until` (optional) later than now (putMute checks it against the clock). */

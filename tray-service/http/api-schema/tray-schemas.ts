@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_TARGET_ID_LENGTH } from '../../domain/id-limits.ts';
 import { storedId } from '../../domain/stored-text.ts';
 import { trayVerbs } from '../../domain/tray-verb.ts';
 import { notificationRecord } from './notification-record.ts';
@@ -29,7 +30,7 @@ export const historyV2Query = z.object({
 export const readBody = z.object(
   {
     verb: z.enum(trayVerbs, { error: `expected one of ${trayVerbs.join(', ')}` }),
-    targetId: storedId(512),
+    targetId: storedId(MAX_TARGET_ID_LENGTH),
   },
   { error: 'expected a JSON object' },
 );

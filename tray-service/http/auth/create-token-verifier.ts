@@ -10,6 +10,7 @@ import {
 import type { KeyObject } from 'node:crypto';
 import type { JwtConfig } from '../../../shared/config/tray-api-config.ts';
 import { AppError } from '../../../shared/errors/app-error.ts';
+import { MAX_USER_ID_LENGTH } from '../../domain/id-limits.ts';
 
 export interface VerifiedToken {
   /** The caller's user id: the only source of "who is asking" (docs/contract.md#api-served). */
@@ -27,9 +28,11 @@ const CONTROL_CHARACTER = /\p{Cc}/u;
 /**
  * A lone surrogate (a JSON `\ud800` escape) is not text: the database driver and the worker's
  * storable JSON write it as U+FFFD, so "a\uD800", "a\uDFFF" and "a\uFFFD" would all read, mark and
- * delete one tray. Only well-formed ids name someone.
+ * delete one tray. Only well-formed ids name someone. A longer id than storage can index
+ * (id-limits.ts) would be served its reads and then answered 500 by every write.
  */
-const usable = (id: string) => id !== '' && id.isWellFormed() && !CONTROL_CHARACTER.test(id);
+const usable = (id: string) =>
+  id !== '' && id.length <= MAX_USER_ID_LENGTH && id.isWellFormed() && !CONTROL_CHARACTER.test(id);
 
 /** The user id a token names: `sub`, else a `userId` claim (string, or a whole number some issuers use). */
 export function userIdFromClaims(claims: JWTPayload): string | undefined {
