@@ -90,7 +90,7 @@ const muteTarget = {
   targetId: storedId(MAX_TARGET_ID_LENGTH),
 };
 
-/** PUT v3/mutes: `until` (optional) later than now (putMute checks it against the clock). */
+/** PUT v3/mutes: `until` (optional) later than now and not after year 9999 (putMute checks it). */
 export const putMuteBody = z.strictObject(
   { ...muteTarget, until: timeInput.nullable().optional() },
   bodyError,

@@ -304,6 +304,19 @@ function inboxSuite(engine?: StorageEngine) {
       expect(await mutes('u-mute')).to.deep.equal([]);
     });
 
+    it('keeps a mute until the last millisecond of 9999 through the purge', async () => {
+      const until = '9999-12-31T23:59:59.999Z';
+      const put = await call('u-mute-late', 'put', '/v3/mutes', {
+        targetType: 'user',
+        targetId: 'u-1',
+        until,
+      });
+      expect(put.status, put.text).to.equal(200);
+      await api.storage.purgeExpired(new Date(NOW + DAY_MS));
+      expect(await mutes('u-mute-late')).to.deep.equal([put.body.data]);
+      expect(put.body.data.until).to.equal(Date.parse(until));
+    });
+
     if (!full) return;
     const bad: [Method, unknown, RegExp][] = [
       [
@@ -315,6 +328,11 @@ function inboxSuite(engine?: StorageEngine) {
       ['put', { targetType: 'post', targetId: 'p\u0000' }, /^targetId: expected no U\+0000 character/],
       ['delete', { targetType: 'post', targetId: '\u0000' }, /^targetId: expected no U\+0000 character/],
       ['put', { targetType: 'post', targetId: 'p-1', until: NOW }, /^until: expected a time later than now/],
+      [
+        'put',
+        { targetType: 'user', targetId: 'u-1', until: 8_639_995_000_000_000 },
+        /^until: expected a time no later than 9999-12-31T23:59:59.999Z/,
+      ],
       ['put', { targetType: 'post' }, /^targetId: /],
       ['delete', { targetType: 'post' }, /^targetId: /],
       ['delete', undefined, /^targetType: /],
