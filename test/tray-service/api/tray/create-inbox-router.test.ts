@@ -223,6 +223,14 @@ function inboxSuite(engine?: StorageEngine) {
             /^until: expected an integer time \(ms\) or an ISO 8601/,
           ],
           ['snooze', { ids: [id], until: 1.5 }, /^until: /],
+          // Days a month does not have and hour 24, which Date.parse rolls over into the next ones.
+          ...['2026-02-30T10:00:00Z', '2026-02-29T10:00:00Z', '2026-01-20T24:00:00Z'].map(
+            (until): [string, unknown, RegExp] => [
+              'snooze',
+              { ids: [id], until },
+              /^until: expected a date and time that exist/,
+            ],
+          ),
         ];
         for (const [kind, body, message] of bad) {
           it(`answers ${kind} ${JSON.stringify(body).slice(0, 60)} with 400 naming the problem, changing nothing`, async () => {
@@ -328,6 +336,11 @@ function inboxSuite(engine?: StorageEngine) {
       ['put', { targetType: 'post', targetId: 'p\u0000' }, /^targetId: expected no U\+0000 character/],
       ['delete', { targetType: 'post', targetId: '\u0000' }, /^targetId: expected no U\+0000 character/],
       ['put', { targetType: 'post', targetId: 'p-1', until: NOW }, /^until: expected a time later than now/],
+      [
+        'put',
+        { targetType: 'post', targetId: 'p-1', until: '2027-02-31T00:00:00Z' },
+        /^until: expected a date and time that exist/,
+      ],
       [
         'put',
         { targetType: 'user', targetId: 'u-1', until: 8_639_995_000_000_000 },
