@@ -8,7 +8,7 @@ import type { TokenVerifier } from '../http/auth/create-token-verifier.ts';
 import { parseInput } from '../http/parse-input.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import { streamCaller } from './stream-caller.ts';
-import { decodeStreamCursor, freshCursor, type StreamCursor } from './stream-cursor.ts';
+import { decodeStreamCursor, freshCursor, isAheadOf, type StreamCursor } from './stream-cursor.ts';
 import type { StreamHub } from './stream-hub.ts';
 import { streamQuery, type StreamTicketBody } from '../http/api-schema/stream-schemas.ts';
 import type { StreamSlots } from './stream-slots.ts';
@@ -68,6 +68,11 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
     if (lastEventId !== undefined && lastEventId !== '') {
       resumed = decodeStreamCursor(lastEventId);
       if (!resumed) throw new AppError('VALIDATION', 'Last-Event-ID: not an id this stream sent');
+      if (isAheadOf(resumed, deps.now()))
+        throw new AppError(
+          'VALIDATION',
+          'Last-Event-ID: names a time ahead of the clock, not an id this stream sent',
+        );
     }
     inputs.set(req, { locale: query.locale, resumed });
     next();
