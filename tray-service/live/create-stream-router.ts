@@ -5,6 +5,7 @@ import { DAY_MS } from '../../shared/time/durations.ts';
 import { methodNotAllowed } from '../../shared/http/error-middleware.ts';
 import { callerExpiresAt, callerId } from '../http/auth/require-user.ts';
 import type { TokenVerifier } from '../http/auth/create-token-verifier.ts';
+import { noInput } from '../http/no-input.ts';
 import { parseInput } from '../http/parse-input.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import { streamCaller } from './stream-caller.ts';
@@ -46,7 +47,7 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
 
   router
     .route('/v3/stream-ticket')
-    .post(...deps.guard, async (_req, res) => {
+    .post(...deps.guard, ...noInput(), async (_req, res) => {
       const expiresAt = callerExpiresAt(res);
       const ticket = await deps.tickets.issue({
         userId: callerId(res),

@@ -394,6 +394,21 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       expectMatchesOpenApi(refused, 'POST', '/notifications/v3/stream-ticket');
     });
 
+    it('refuses a body or query parameters it does not take (400, 415), and takes an empty JSON object', async () => {
+      const auth = await bearer(user);
+      const post = () =>
+        request(tray.instance(0).base).post('/notifications/v3/stream-ticket').set('Authorization', auth);
+      for (const [res, status] of [
+        [await post().set('Content-Type', 'text/plain').send('ticket'), 415],
+        [await post().send({ userId: 'u-other' }), 400],
+        [await post().query({ userId: 'u-other' }), 400],
+      ] as const) {
+        expect(res.status, res.text).to.equal(status);
+        expectMatchesOpenApi(res, 'POST', '/notifications/v3/stream-ticket');
+      }
+      expect((await post().send({})).status).to.equal(201);
+    });
+
     it('answers as its OpenAPI description says', async () => {
       const issued = await request(tray.instance(0).base)
         .post('/notifications/v3/stream-ticket')

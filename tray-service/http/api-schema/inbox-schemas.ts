@@ -101,7 +101,7 @@ export const putMuteBody = z.strictObject(
 );
 
 /** DELETE v3/mutes: a JSON body or query parameters. */
-export const muteTargetInput = z.object(muteTarget, bodyError);
+export const muteTargetInput = z.strictObject(muteTarget, bodyError);
 
 /** POST records/*. */
 export const updatedBody = z.strictObject({

@@ -348,6 +348,7 @@ function inboxSuite(engine?: StorageEngine) {
       ],
       ['put', { targetType: 'post' }, /^targetId: /],
       ['delete', { targetType: 'post' }, /^targetId: /],
+      ['delete', { targetType: 'post', targetId: 'p-1', until: NOW + MIN }, /^body: unknown field until/],
       ['delete', undefined, /^targetType: /],
     ];
     for (const [method, body, message] of bad) {
