@@ -104,8 +104,8 @@ function remoteKeys(url: URL, retryMs: number): JWTVerifyGetKey {
 
 /**
  * Builds the bearer-token check shared by the tray API and the admin API. The algorithm
- * list is explicit (so `alg: none` and HS/RS confusion are refused), `exp` is required, and
- * iss/aud are checked when configured.
+ * list is explicit (so `alg: none` and HS/RS confusion are refused), `exp` is required, iss/aud
+ * are checked when configured, and a token of `refusedAudience` is refused.
  */
 export function createTokenVerifier(config: JwtConfig, options: TokenVerifierOptions = {}): TokenVerifier {
   const { source } = config;
@@ -133,6 +133,11 @@ export function createTokenVerifier(config: JwtConfig, options: TokenVerifierOpt
       // remoteKeys' verdict: the keys could not be had, which says nothing about the token.
       if (error instanceof AppError) throw error;
       throw new AppError('UNAUTHORIZED', reason(error), { cause: error, headers: invalidToken });
+    }
+    const audiences = typeof claims.aud === 'string' ? [claims.aud] : (claims.aud ?? []);
+    if (config.refusedAudience !== undefined && audiences.includes(config.refusedAudience)) {
+      // Worded as jose words an audience it refuses.
+      throw new AppError('UNAUTHORIZED', 'token claim "aud" is invalid', { headers: invalidToken });
     }
     const userId = userIdFromClaims(claims);
     if (userId === undefined) {

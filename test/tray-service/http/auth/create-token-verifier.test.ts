@@ -148,6 +148,30 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
     });
   });
 
+  describe('with a refused audience (the admin JWTs’, JWT_AUDIENCE unset)', () => {
+    const verify = createTokenVerifier({
+      ...resolveJwtConfig({ JWT_SECRET: TEST_SECRET }),
+      refusedAudience: 'tray-admin',
+    });
+    const withAudience = (aud?: string | string[]) =>
+      sign(aud === undefined ? { sub: 'u' } : { sub: 'u', aud })
+        .setExpirationTime('1h')
+        .sign(secret);
+
+    it('refuses a token for that audience, alone or among others', async () => {
+      for (const aud of ['tray-admin', ['tray-app', 'tray-admin']])
+        await expect(verify(await withAudience(aud)), JSON.stringify(aud)).to.be.rejectedWith(
+          AppError,
+          'token claim "aud" is invalid',
+        );
+    });
+
+    it('accepts a token without an audience or for another one, as before', async () => {
+      for (const aud of [undefined, 'tray-app', ['tray-app', 'tray-admins']])
+        expect((await verify(await withAudience(aud))).userId, JSON.stringify(aud)).to.equal('u');
+    });
+  });
+
   describe('with JWT_PUBLIC_KEY (RS256)', () => {
     let keys: Awaited<ReturnType<typeof generateKeyPair>>;
     let verify: ReturnType<typeof createTokenVerifier>;
