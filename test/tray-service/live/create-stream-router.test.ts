@@ -414,6 +414,8 @@ describe('GET /notifications/v3/stream (live tray)', function () {
         .post('/notifications/v3/stream-ticket')
         .set('Authorization', await bearer(user));
       expectMatchesOpenApi(issued, 'POST', '/notifications/v3/stream-ticket');
+      // A ticket opens this user's stream: no cache may keep it.
+      expect(issued.headers['cache-control']).to.equal('private, no-store');
       const refused = await request(tray.instance(0).base).get(`${STREAM}?ticket=${'x'.repeat(43)}`);
       expectMatchesOpenApi(refused, 'GET', STREAM);
     });
