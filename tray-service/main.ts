@@ -20,7 +20,12 @@ import { adminDepsFromConfig } from './admin/admin-deps-from-config.ts';
 import { createAdminApp } from './admin/create-admin-app.ts';
 import { adminAuthConfigured } from './admin/require-admin.ts';
 import { listenHostOf } from '../shared/config/listen-config.ts';
-import { adminJwtKeys, checkAdminPort, resolveAdminJwt } from '../shared/config/tray-admin-access-config.ts';
+import {
+  adminJwtKeys,
+  checkAdminPort,
+  resolveAdminJwt,
+  userJwtKeys,
+} from '../shared/config/tray-admin-access-config.ts';
 import { resolveJwtConfig } from '../shared/config/tray-api-config.ts';
 import { startBanCache } from './http/auth/ban-cache.ts';
 import { cacheVerifiedTokens } from './http/auth/cache-verified-tokens.ts';
@@ -143,7 +148,7 @@ const wakeLoop = startSnoozeWakeLoop({
 /** The tray API with its live streams: token verifier, bans, per-user rate limit, messages. */
 async function startApi(keys: NonNullable<typeof jwtConfig>) {
   // Each client sends the same token with every call: its verification is reused until its exp.
-  const verifyToken = cacheVerifiedTokens(createTokenVerifier(keys));
+  const verifyToken = cacheVerifiedTokens(createTokenVerifier(userJwtKeys(keys, adminJwt)));
   const changes = createChangePublisher(redis, config.STREAM_REDIS_PREFIX, logger);
   // The events console's live tail: a subscriber connection of its own, made when a tail opens.
   const eventsFeed = createRedisEventsFeed({

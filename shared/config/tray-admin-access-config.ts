@@ -102,6 +102,15 @@ function ownAdminKey(config: {
     : { kind: 'jwks', url: new URL(jwks), algorithms: ['RS256', 'ES256'] };
 }
 
+/**
+ * What user tokens are verified with: `keys`, refusing the admin JWTs' audience. Without it, with
+ * JWT_AUDIENCE unset (user tokens' audience not checked), an admin JWT signed with the user tokens'
+ * key would be taken as a user token naming its `sub`.
+ */
+export function userJwtKeys(keys: JwtConfig, admin: AdminJwtConfig | undefined): JwtConfig {
+  return admin === undefined ? keys : { ...keys, refusedAudience: admin.audience };
+}
+
 /** The admin JWT settings, or undefined when admin JWTs are off; half a pair is an error. */
 export function resolveAdminJwt(config: {
   ADMIN_JWT_AUDIENCE?: string | undefined;

@@ -67,6 +67,11 @@ export interface JwtConfig {
   source: JwtKeySource;
   issuer?: string;
   audience?: string;
+  /**
+   * A token for this audience is refused even when `audience` is unset: the admin JWTs', which
+   * the user tokens' key may sign too, so an operator's token never acts as a user of the tray API.
+   */
+  refusedAudience?: string;
 }
 
 interface JwtVariables {

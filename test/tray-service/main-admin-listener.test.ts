@@ -103,6 +103,38 @@ describe('tray-service/main.ts listeners', function () {
     });
   });
 
+  describe('with admin JWTs on the tray API key and JWT_AUDIENCE unset', () => {
+    let tray: TrayProcess;
+    before(async () => {
+      tray = await start({ ADMIN_JWT_AUDIENCE: 'tray-admin', ADMIN_JWT_ISSUER: 'ops' });
+    });
+    after(() => tray.kill());
+    const signed = (audience?: string | string[]) => {
+      const jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('ops-ana').setIssuer('ops');
+      return (audience === undefined ? jwt : jwt.setAudience(audience))
+        .setExpirationTime('10m')
+        .sign(new TextEncoder().encode(trayJwtSecret));
+    };
+    const counts = async (token: string) =>
+      fetch(`http://127.0.0.1:${tray.port}/notifications/v3`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
+
+    it('refuses an admin JWT on the tray API (401), where it would act as its sub', async () => {
+      const admin = await signed('tray-admin');
+      const asAdmin = await fetch(`http://127.0.0.1:${tray.adminPort}/admin/events`, {
+        headers: { Authorization: `Bearer ${admin}` },
+      });
+      expect(asAdmin.status).to.equal(200);
+      const asUser = await counts(admin);
+      expect(asUser.status).to.equal(401);
+      expect(((await asUser.json()) as { message: string }).message).to.equal('token claim "aud" is invalid');
+      expect((await counts(await signed(['other', 'tray-admin']))).status).to.equal(401);
+      expect((await counts(await signed())).status).to.equal(200);
+      expect((await counts(await signed('another-service'))).status).to.equal(200);
+    });
+  });
+
   describe('without an admin credential', () => {
     it('serves no admin API at all, and says how to turn it on', async () => {
       const tray = await start({});

@@ -16,6 +16,7 @@ import type { BanView } from '../http/auth/ban-cache.ts';
 import type { TokenVerifier } from '../http/auth/create-token-verifier.ts';
 import { refuseBanned } from '../http/auth/refuse-banned.ts';
 import { requireUser } from '../http/auth/require-user.ts';
+import { privateNoStore } from '../http/private-no-store.ts';
 import { blockPaths, createBlockRouter } from './block/create-block-router.ts';
 import { mapDomainErrors } from '../http/map-domain-errors.ts';
 import { mapStoreErrors } from '../http/map-store-errors.ts';
@@ -123,6 +124,7 @@ export function createTrayApi(deps: TrayApiDeps): Express {
     limitPerUserAhead(deps.rateLimiter, admissions),
   ];
   const now = deps.now ?? Date.now;
+  app.use(['/notifications', '/block'], privateNoStore);
   for (const mount of deps.mounts ?? []) app.use(mount.at, mount.router({ afterCaller, guard }, now));
   const pages = createHistoryPages(deps.storage, deps.settings.pageSize);
   const changes = deps.changes ? { changes: deps.changes } : {};

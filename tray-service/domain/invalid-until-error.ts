@@ -1,8 +1,9 @@
 /**
  * An `until` the tray refuses against its clock: a snooze's not later than now or more than
- * MAX_SNOOZE_DAYS on (snooze-mark.ts snoozeUntilProblem), a mute's not later than now
- * (mute-changes.ts muteUntilProblem). A caller's mistake, checked by the use case before anything
- * changes, so every transport refuses it alike (tray-service/http/map-domain-errors.ts answers 400).
+ * MAX_SNOOZE_DAYS on (snooze-mark.ts snoozeUntilProblem), a mute's not later than now or later
+ * than LATEST_MUTE_UNTIL (mute-changes.ts muteUntilProblem). A caller's mistake, checked by the use
+ * case before anything changes, so every transport refuses it alike
+ * (tray-service/http/map-domain-errors.ts answers 400).
  */
 export class InvalidUntilError extends Error {
   /** Stable: transports and logs tell it by this, not by the message. */

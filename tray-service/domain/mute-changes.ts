@@ -51,9 +51,18 @@ export function removeMute(
   };
 }
 
+/**
+ * The latest end a mute may have: the last millisecond an ISO 8601 time with a four-digit year
+ * writes. Much later, a span's end plus its retention is no time at all (JavaScript's Date ends at
+ * 8,640,000,000,000,000 ms), and such a mute could neither be written back nor kept.
+ */
+export const LATEST_MUTE_UNTIL = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 /** Why `until` cannot end a mute put at `now`, or undefined when it can (absent: until removed). Pure. */
 export function muteUntilProblem(until: number | null, now: number): string | undefined {
   if (until === null) return undefined;
   if (!Number.isSafeInteger(until)) return 'until: expected an integer time (ms) or an ISO 8601 string';
+  if (until > LATEST_MUTE_UNTIL)
+    return `until: expected a time no later than ${new Date(LATEST_MUTE_UNTIL).toISOString()}`;
   return until > now ? undefined : 'until: expected a time later than now';
 }

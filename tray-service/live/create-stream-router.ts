@@ -5,10 +5,11 @@ import { DAY_MS } from '../../shared/time/durations.ts';
 import { methodNotAllowed } from '../../shared/http/error-middleware.ts';
 import { callerExpiresAt, callerId } from '../http/auth/require-user.ts';
 import type { TokenVerifier } from '../http/auth/create-token-verifier.ts';
+import { noInput } from '../http/no-input.ts';
 import { parseInput } from '../http/parse-input.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import { streamCaller } from './stream-caller.ts';
-import { decodeStreamCursor, freshCursor, type StreamCursor } from './stream-cursor.ts';
+import { decodeStreamCursor, freshCursor, isAheadOf, type StreamCursor } from './stream-cursor.ts';
 import type { StreamHub } from './stream-hub.ts';
 import { streamQuery, type StreamTicketBody } from '../http/api-schema/stream-schemas.ts';
 import type { StreamSlots } from './stream-slots.ts';
@@ -46,7 +47,7 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
 
   router
     .route('/v3/stream-ticket')
-    .post(...deps.guard, async (_req, res) => {
+    .post(...deps.guard, ...noInput(), async (_req, res) => {
       const expiresAt = callerExpiresAt(res);
       const ticket = await deps.tickets.issue({
         userId: callerId(res),
@@ -68,6 +69,11 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
     if (lastEventId !== undefined && lastEventId !== '') {
       resumed = decodeStreamCursor(lastEventId);
       if (!resumed) throw new AppError('VALIDATION', 'Last-Event-ID: not an id this stream sent');
+      if (isAheadOf(resumed, deps.now()))
+        throw new AppError(
+          'VALIDATION',
+          'Last-Event-ID: names a time ahead of the clock, not an id this stream sent',
+        );
     }
     inputs.set(req, { locale: query.locale, resumed });
     next();

@@ -8,6 +8,14 @@ import { createHash } from 'node:crypto';
  */
 export const SETTLE_MS = 5_000;
 
+/**
+ * How far ahead of this process's clock a cursor's time may be: its `at` is a change's time,
+ * stamped by whichever process wrote it, so a writer's clock somewhat ahead (NTP keeps them within
+ * milliseconds) still resumes. Further ahead the id is not one the service sent: resumed, its
+ * catch-up would skip every change until that time.
+ */
+export const MAX_CLOCK_AHEAD_MS = 60_000;
+
 /** Versions a cursor carries at most; beyond, a reconnect may repeat a record (never lose one). */
 export const MAX_SEEN = 64;
 
@@ -75,18 +83,35 @@ export function encodeStreamCursor(cursor: StreamCursor): string {
   return id;
 }
 
+/**
+ * A base-36 number of the id, or undefined past Number.MAX_SAFE_INTEGER: eleven digits reach
+ * 36^11, and a number read back rounded would be encoded as another id than the one received.
+ */
+function base36(digits: string): number | undefined {
+  const value = parseInt(digits, 36);
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
 /** The cursor of an id this service sent, or undefined for anything else. */
 export function decodeStreamCursor(id: string): StreamCursor | undefined {
   const [head, ...tokens] = id.split('.');
   const times = AT.exec(head ?? '');
   if (!times?.[1] || tokens.length > MAX_SEEN) return undefined;
-  const at = parseInt(times[1], 36);
-  const cursor: StreamCursor = { at, floor: times[2] ? parseInt(times[2], 36) : 0, seen: new Map() };
+  const at = base36(times[1]);
+  const floor = times[2] ? base36(times[2]) : 0;
+  if (at === undefined || floor === undefined) return undefined;
+  const cursor: StreamCursor = { at, floor, seen: new Map() };
   for (const token of tokens) {
     const match = TOKEN.exec(token);
-    if (!match?.[1] || !match[2]) return undefined;
+    const version = match?.[2] ? base36(match[2]) : undefined;
+    if (!match?.[1] || version === undefined) return undefined;
     // The exact change times are not in the id; the cursor's time keeps them in the window.
-    cursor.seen.set(match[1], { version: parseInt(match[2], 36), changedAt: cursor.at });
+    cursor.seen.set(match[1], { version, changedAt: cursor.at });
   }
   return cursor;
+}
+
+/** Whether the cursor names a time this service cannot have sent yet at `now` (MAX_CLOCK_AHEAD_MS). */
+export function isAheadOf(cursor: Pick<StreamCursor, 'at' | 'floor'>, now: number): boolean {
+  return Math.max(cursor.at, cursor.floor) > now + MAX_CLOCK_AHEAD_MS;
 }

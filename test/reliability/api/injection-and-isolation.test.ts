@@ -246,16 +246,22 @@ describe('tray API: NoSQL operator injection and cross-user isolation', function
       expect(aShared?.hasRead).to.equal(true);
     });
 
-    it("A's mark-all-as-read and delete-all leave B's records as they were", async () => {
+    it("A's mark-all-as-read and delete-all leave B's records as they were, and refuse B's id sent to them", async () => {
       const bBefore = await records(api.storage, userB);
+      const aBefore = await records(api.storage, userA);
+      // They take no input: one naming B is refused (400), changing nothing of A's either.
       await request(app)
         .get('/notifications/v3/mark-all-as-read?userId=user-b')
         .set('authorization', asA)
-        .expect(200);
+        .expect(400);
       await request(app)
         .delete('/notifications/v3/delete-all')
         .set('authorization', asA)
-        .send({ userId: userB });
+        .send({ userId: userB })
+        .expect(400);
+      expect(await records(api.storage, userA)).to.deep.equal(aBefore);
+      await request(app).get('/notifications/v3/mark-all-as-read').set('authorization', asA).expect(200);
+      await request(app).delete('/notifications/v3/delete-all').set('authorization', asA).expect(200);
       expect(await records(api.storage, userB)).to.deep.equal(bBefore);
       expect(await records(api.storage, userA)).to.deep.equal([]);
     });

@@ -4,6 +4,7 @@ import {
   adminJwtKeys,
   checkAdminPort,
   resolveAdminJwt,
+  userJwtKeys,
 } from '../../../shared/config/tray-admin-access-config.ts';
 import { resolveJwtConfig } from '../../../shared/config/tray-api-config.ts';
 import { loadTrayConfig } from '../../../shared/config/tray-config.ts';
@@ -109,6 +110,14 @@ describe('admin access configuration', () => {
     it('without one, keep today’s rule: the user tokens’ key, with the admin audience and issuer', async () => {
       const verify = verifierFor({});
       expect((await verify(await adminToken(USER_KEY))).userId).to.equal('ops-ana');
+    });
+    it('are refused by the user tokens’ verifier as tray-service/main.ts builds it', async () => {
+      const config = loadTrayConfig({ JWT_SECRET: USER_KEY, ...pair });
+      const keys = resolveJwtConfig(config);
+      const verifyUser = createTokenVerifier(userJwtKeys(keys, resolveAdminJwt(config)));
+      await expect(verifyUser(await adminToken(USER_KEY))).to.be.rejectedWith('token claim "aud" is invalid');
+      // Without admin JWTs there is no admin audience to refuse.
+      expect(userJwtKeys(keys, undefined)).to.equal(keys);
     });
     it('read ADMIN_JWT_JWKS_URL as a JWKS key source', () => {
       const config = loadTrayConfig({ ...pair, ADMIN_JWT_JWKS_URL: 'https://id.example/admin-jwks.json' });

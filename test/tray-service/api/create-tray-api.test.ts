@@ -6,6 +6,7 @@ import { demoRoutes } from '../../../tray-service/demo/demo-routes.ts';
 import { createMessageRenderer } from '../../../tray-service/messages/create-message-renderer.ts';
 import type { TrayStorage } from '../../../tray-service/storage/port.ts';
 import { bearer, useTrayApi } from './support/api-harness.ts';
+import { servedRoutes } from './support/served-routes.ts';
 import { seedRecords } from '../../support/seed-tray.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 
@@ -59,6 +60,22 @@ describe('tray API (operations)', () => {
     for (const answer of answers) {
       for (const [name, value] of expected) expect(answer.headers[name], name).to.equal(value);
     }
+  });
+
+  it('tells caches to keep no answer of a tray or block call, errors included (Cache-Control: private, no-store)', async () => {
+    const app = api.app();
+    const auth = await bearer('cache-user');
+    const calls = servedRoutes(app).filter((route) => / \/(notifications|block)\b/.test(route));
+    expect(calls).to.include.members(['GET /notifications/v3/history', 'GET /block/members']);
+    for (const call of calls) {
+      const [method = '', path = ''] = call.split(' ');
+      const test = request(app)[method.toLowerCase() as 'get' | 'post' | 'put' | 'delete'](path);
+      for (const res of [await test.set('Authorization', auth), await request(app).get(path)]) {
+        expect(res.headers['cache-control'], `${call}: ${res.status}`).to.equal('private, no-store');
+      }
+    }
+    // The OpenAPI document is everyone's.
+    expect((await request(app).get('/openapi.json')).headers['cache-control']).to.equal(undefined);
   });
 
   // `upgrade-insecure-requests` makes a browser fetch a page's scripts and calls over https: sent

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { heldBackByMutes, muteCovers, muteInForceAt, type Mute } from '../../../tray-service/domain/mute.ts';
 import {
+  LATEST_MUTE_UNTIL,
   muteInForce,
   muteUntilProblem,
   putMute,
@@ -96,5 +97,13 @@ describe('mutes (docs/tray-rules.md#inbox)', () => {
   it('refuses an `until` not in the future', () => {
     expect([muteUntilProblem(null, 10), muteUntilProblem(11, 10)]).to.deep.equal([undefined, undefined]);
     expect(muteUntilProblem(10, 10)).to.equal('until: expected a time later than now');
+  });
+
+  it('refuses an `until` later than the end of year 9999', () => {
+    expect(muteUntilProblem(LATEST_MUTE_UNTIL, 10)).to.equal(undefined);
+    expect(muteUntilProblem(LATEST_MUTE_UNTIL + 1, 10)).to.equal(
+      'until: expected a time no later than 9999-12-31T23:59:59.999Z',
+    );
+    expect(muteUntilProblem(8_639_995_000_000_000, 10)).to.match(/^until: expected a time no later than/);
   });
 });

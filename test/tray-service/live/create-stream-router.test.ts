@@ -289,6 +289,26 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       expect(records(again.events)).to.deep.equal([]);
     });
 
+    it('refuses an id naming a time later than its clock allows with 400, naming Last-Event-ID', async () => {
+      const ahead = (ms: number) => (Date.now() + ms).toString(36);
+      for (const id of [
+        // A year ahead: resumed, its catch-up would skip every change until then.
+        ahead(365 * 86_400_000),
+        ahead(10 * 60_000),
+        `${Date.now().toString(36)}~${ahead(10 * 60_000)}`,
+        // Past 2^53: taken, the stream would send an id it then refuses.
+        'zzzzzzzzzzz',
+      ]) {
+        const refused = await stream(0, user, '', { 'Last-Event-ID': id });
+        expect(refused.status, id).to.equal(400);
+        expect(JSON.parse(await refused.body()).message, id).to.include('Last-Event-ID');
+      }
+      // A writer's clock a few seconds ahead of this one's: still an id the service sent.
+      const resumed = await stream(0, user, '', { 'Last-Event-ID': ahead(3_000) });
+      expect(resumed.status).to.equal(200);
+      expect((await resumed.next(named('unread'))).event).to.equal('unread');
+    });
+
     it('refuses an id it never sent with 400, naming Last-Event-ID', async () => {
       const refused = await stream(0, user, '', { 'Last-Event-ID': 'not an id' });
       expect(refused.status).to.equal(400);
@@ -374,11 +394,28 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       expectMatchesOpenApi(refused, 'POST', '/notifications/v3/stream-ticket');
     });
 
+    it('refuses a body or query parameters it does not take (400, 415), and takes an empty JSON object', async () => {
+      const auth = await bearer(user);
+      const post = () =>
+        request(tray.instance(0).base).post('/notifications/v3/stream-ticket').set('Authorization', auth);
+      for (const [res, status] of [
+        [await post().set('Content-Type', 'text/plain').send('ticket'), 415],
+        [await post().send({ userId: 'u-other' }), 400],
+        [await post().query({ userId: 'u-other' }), 400],
+      ] as const) {
+        expect(res.status, res.text).to.equal(status);
+        expectMatchesOpenApi(res, 'POST', '/notifications/v3/stream-ticket');
+      }
+      expect((await post().send({})).status).to.equal(201);
+    });
+
     it('answers as its OpenAPI description says', async () => {
       const issued = await request(tray.instance(0).base)
         .post('/notifications/v3/stream-ticket')
         .set('Authorization', await bearer(user));
       expectMatchesOpenApi(issued, 'POST', '/notifications/v3/stream-ticket');
+      // A ticket opens this user's stream: no cache may keep it.
+      expect(issued.headers['cache-control']).to.equal('private, no-store');
       const refused = await request(tray.instance(0).base).get(`${STREAM}?ticket=${'x'.repeat(43)}`);
       expectMatchesOpenApi(refused, 'GET', STREAM);
     });

@@ -7,6 +7,8 @@ import {
   freshCursor,
   hasSeen,
   inWindow,
+  isAheadOf,
+  MAX_CLOCK_AHEAD_MS,
   markSeen,
   MAX_SEEN,
   SETTLE_MS,
@@ -105,9 +107,20 @@ describe('stream cursor (live stream event ids)', () => {
         'ABC',
         'mws53qg8.short1',
         `mws53qg8${'.abcdefgh1'.repeat(MAX_SEEN + 1)}`,
+        // Past Number.MAX_SAFE_INTEGER: read back rounded, it would not be the id that was sent.
+        'zzzzzzzzzzz',
+        'mws53qg8~zzzzzzzzzzz',
+        'mws53qg8.abcdefghzzzzzzzzzzz',
       ]) {
         expect(decodeStreamCursor(id), id).to.equal(undefined);
       }
+    });
+
+    it(`are ahead of the clock when their time or floor is more than ${MAX_CLOCK_AHEAD_MS} ms past now`, () => {
+      const limit = T + MAX_CLOCK_AHEAD_MS;
+      expect(isAheadOf({ at: limit, floor: limit }, T)).to.equal(false);
+      expect(isAheadOf({ at: limit + 1, floor: 0 }, T)).to.equal(true);
+      expect(isAheadOf({ at: T, floor: limit + 1 }, T)).to.equal(true);
     });
   });
 });

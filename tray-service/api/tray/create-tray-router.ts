@@ -15,6 +15,7 @@ import type { TrayChanges } from '../../use-cases/tray-changes.ts';
 import { callerId } from '../../http/auth/require-user.ts';
 import { admitted } from '../../http/rate-limit/limit-per-user.ts';
 import { jsonBody } from '../../http/require-json.ts';
+import { noInput } from '../../http/no-input.ts';
 import { parseInput } from '../../http/parse-input.ts';
 import { toNotificationRecord } from '../../http/to-notification-record.ts';
 import {
@@ -111,7 +112,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
 
   router
     .route('/v3/mark-all-as-read')
-    .get(...deps.guard, async (_req, res) => {
+    .get(...deps.guard, ...noInput(), async (_req, res) => {
       const marked = await markAll(storage, changes, callerId(res), now());
       res.json({
         data: { message: `marked ${marked} notification${marked === 1 ? '' : 's'} as read` },
@@ -121,7 +122,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
 
   router
     .route('/v2/last-read')
-    .post(...deps.guard, async (_req, res) => {
+    .post(...deps.guard, ...noInput(), async (_req, res) => {
       await markLastRead(storage, changes, callerId(res), now());
       res.json({ data: 'success' } satisfies DataStringBody);
     })
@@ -144,7 +145,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
 
   router
     .route('/v3/delete-all')
-    .delete(...deps.guard, async (_req, res) => {
+    .delete(...deps.guard, ...noInput(), async (_req, res) => {
       const userId = callerId(res);
       await deleteAll(storage, changes, userId, now());
       pages.forget(userId);

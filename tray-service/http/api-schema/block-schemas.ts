@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_USER_ID_LENGTH } from '../../domain/id-limits.ts';
 import { isStorable, NOT_STORABLE, storableText } from '../../domain/stored-text.ts';
 import { documentedAs } from './query-values.ts';
 
@@ -11,7 +12,7 @@ export const CHECK_LIST_MAX = 20;
 const userId = z
   .union(
     [
-      storableText(z.string().min(1).max(256)),
+      storableText(z.string().min(1).max(MAX_USER_ID_LENGTH)),
       z
         .number()
         .int()
@@ -58,8 +59,8 @@ export const checkListQuery = z.object({
     })
     .refine((ids) => ids.every((id) => id.length >= 1), { error: 'expected non-empty user ids' })
     // Its own message: a long id is not an empty one.
-    .refine((ids) => ids.every((id) => id.length <= 256), {
-      error: 'expected user ids of at most 256 characters',
+    .refine((ids) => ids.every((id) => id.length <= MAX_USER_ID_LENGTH), {
+      error: `expected user ids of at most ${MAX_USER_ID_LENGTH} characters`,
     })
     .refine((ids) => ids.every(isStorable), { error: NOT_STORABLE })
     .meta({
@@ -69,7 +70,7 @@ export const checkListQuery = z.object({
         type: 'array',
         minItems: 1,
         maxItems: CHECK_LIST_MAX,
-        items: { type: 'string', minLength: 1, maxLength: 256 },
+        items: { type: 'string', minLength: 1, maxLength: MAX_USER_ID_LENGTH },
       }),
     }),
 });

@@ -71,7 +71,7 @@ export const inboxPaths: ZodOpenApiPathsObject = {
         200: ok(muteBody),
         ...markErrors,
         400: errorResponse(
-          'A field failed validation (code 400001: another targetType, an empty targetId, an until not in the future), or 1,000 mutes are already in force (code 400003); nothing changed',
+          'A field failed validation (code 400001: another targetType, an empty targetId, an until not in the future or after 9999-12-31T23:59:59.999Z), or 1,000 mutes are already in force (code 400003); nothing changed',
         ),
       },
     },

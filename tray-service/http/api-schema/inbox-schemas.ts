@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { inboxViews } from '../../domain/inbox-view.ts';
 import { muteTargetTypes } from '../../domain/mute.ts';
+import { MAX_TARGET_ID_LENGTH } from '../../domain/id-limits.ts';
 import { storedId } from '../../domain/stored-text.ts';
+import { parseIsoDateTime } from './iso-date-time.ts';
 
 /** The inbox endpoints' inputs and outputs (docs/tray-api.md#the-inbox): the router parses and answers these. */
 
@@ -12,12 +14,15 @@ const timeInput = z
   })
   .transform((value, ctx) => {
     if (typeof value === 'number') return value;
-    // A full ISO 8601 date-time with its offset, so the server's time zone never decides.
-    const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(value)
-      ? Date.parse(value)
-      : Number.NaN;
-    if (Number.isSafeInteger(ms)) return ms;
-    ctx.addIssue({ code: 'custom', message: 'expected an integer time (ms) or an ISO 8601 string' });
+    const ms = parseIsoDateTime(value);
+    if (typeof ms === 'number' && Number.isSafeInteger(ms)) return ms;
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        ms === 'invalid'
+          ? 'expected a date and time that exist (no February 30, no hour 24)'
+          : 'expected an integer time (ms) or an ISO 8601 string',
+    });
     return z.NEVER;
   })
   .meta({
@@ -86,17 +91,17 @@ export const viewQuery = z
 
 const muteTarget = {
   targetType: z.enum(muteTargetTypes, { error: `expected one of ${muteTargetTypes.join(', ')}` }),
-  targetId: storedId(512),
+  targetId: storedId(MAX_TARGET_ID_LENGTH),
 };
 
-/** PUT v3/mutes: `until` (optional) later than now (putMute checks it against the clock). */
+/** PUT v3/mutes: `until` (optional) later than now and not after year 9999 (putMute checks it). */
 export const putMuteBody = z.strictObject(
   { ...muteTarget, until: timeInput.nullable().optional() },
   bodyError,
 );
 
 /** DELETE v3/mutes: a JSON body or query parameters. */
-export const muteTargetInput = z.object(muteTarget, bodyError);
+export const muteTargetInput = z.strictObject(muteTarget, bodyError);
 
 /** POST records/*. */
 export const updatedBody = z.strictObject({

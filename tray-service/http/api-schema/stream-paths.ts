@@ -7,7 +7,8 @@ import {
   streamQuery,
   streamTicketBody,
 } from './stream-schemas.ts';
-import { trayErrors } from './tray-errors.ts';
+import { trayBodyErrors, trayErrors } from './tray-errors.ts';
+import { noBody, noInputDescription } from './tray-paths.ts';
 
 const streamDescription = [
   'Authenticated by the bearer token, or by `ticket` (POST /notifications/v3/stream-ticket) where headers cannot be set (a browser EventSource). Bans and the per-user rate limit apply as on every tray call; opening counts as one call. At most STREAMS_PER_USER streams per user are open at once across all instances.',
@@ -62,10 +63,12 @@ export const streamPaths: ZodOpenApiPathsObject = {
     post: {
       summary: 'A single-use ticket that opens one live stream within 30 s',
       description:
-        'Browsers cannot set headers on an EventSource, and tokens never go into URLs: this ticket stands in for the bearer token once, on any instance.',
+        'Browsers cannot set headers on an EventSource, and tokens never go into URLs: this ticket stands in for the bearer token once, on any instance. ' +
+        noInputDescription,
+      requestBody: noBody,
       responses: {
         201: { description: 'Issued', content: jsonContent(streamTicketBody) },
-        ...trayErrors,
+        ...trayBodyErrors,
       },
     },
   },

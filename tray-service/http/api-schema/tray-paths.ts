@@ -4,6 +4,7 @@ import { inboxUnsupported } from './inbox-paths.ts';
 import { trayBodyErrors, trayErrors } from './tray-errors.ts';
 import {
   dataStringBody,
+  emptyBody,
   historyV2Page,
   historyV2Query,
   historyV3Page,
@@ -12,6 +13,13 @@ import {
   readBody,
   unreadCountBody,
 } from './tray-schemas.ts';
+
+/** What a call that takes no input refuses (tray-service/http/no-input.ts). */
+export const noInputDescription =
+  'Takes no input: a query parameter, or a body other than an empty JSON object, is refused with 400 naming it (415 for a body that is not JSON), and changes nothing.';
+
+/** The body of a call that takes none: absent, or an empty JSON object. */
+export const noBody = { required: false, content: jsonContent(emptyBody) };
 
 /** The tray endpoints (docs/contract.md#tray), as the document describes them. */
 export const trayPaths: ZodOpenApiPathsObject = {
@@ -42,13 +50,16 @@ export const trayPaths: ZodOpenApiPathsObject = {
   '/notifications/v3/mark-all-as-read': {
     get: {
       summary: 'Mark every record of the caller read',
-      responses: { 200: ok(markAllBody), ...trayErrors },
+      description: noInputDescription,
+      responses: { 200: ok(markAllBody), ...trayBodyErrors },
     },
   },
   '/notifications/v2/last-read': {
     post: {
       summary: "Set the caller's last-read time to now (resets the unread count)",
-      responses: { 200: ok(dataStringBody), ...trayErrors },
+      description: noInputDescription,
+      requestBody: noBody,
+      responses: { 200: ok(dataStringBody), ...trayBodyErrors },
     },
   },
   '/notifications/v2/read': {
@@ -65,7 +76,9 @@ export const trayPaths: ZodOpenApiPathsObject = {
   '/notifications/v3/delete-all': {
     delete: {
       summary: 'Delete every record of the caller',
-      responses: { 200: ok(dataStringBody), ...trayErrors },
+      description: noInputDescription,
+      requestBody: noBody,
+      responses: { 200: ok(dataStringBody), ...trayBodyErrors },
     },
   },
 };

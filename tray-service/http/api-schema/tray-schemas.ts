@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_TARGET_ID_LENGTH } from '../../domain/id-limits.ts';
 import { storedId } from '../../domain/stored-text.ts';
 import { trayVerbs } from '../../domain/tray-verb.ts';
 import { notificationRecord } from './notification-record.ts';
@@ -29,10 +30,27 @@ export const historyV2Query = z.object({
 export const readBody = z.object(
   {
     verb: z.enum(trayVerbs, { error: `expected one of ${trayVerbs.join(', ')}` }),
-    targetId: storedId(512),
+    targetId: storedId(MAX_TARGET_ID_LENGTH),
   },
   { error: 'expected a JSON object' },
 );
+
+/** The issue of an unknown key, by the name a caller knows it by; anything else as `otherwise`. */
+const unknownKeys =
+  (kind: string, otherwise: string) => (issue: { code?: string; keys?: readonly string[] }) =>
+    issue.code === 'unrecognized_keys' ? `unknown ${kind} ${(issue.keys ?? []).join(', ')}` : otherwise;
+
+/**
+ * The body of a call that takes none (last-read, delete-all, mark-all-as-read, a stream ticket):
+ * nothing, or `{}`, which some HTTP clients send with every POST. Anything else is refused: a
+ * client that sent `{"ids": [...]}` to delete-all meant something narrower than everything.
+ */
+export const emptyBody = z
+  .strictObject({}, { error: unknownKeys('field', 'expected no body, or an empty JSON object') })
+  .meta({ description: 'No body, or an empty JSON object' });
+
+/** The query of a call that takes none: a parameter it would ignore is refused, never ignored. */
+export const emptyQuery = z.strictObject({}, { error: unknownKeys('parameter', 'expected no query') });
 
 /** The counts of the inbox: GET /notifications/v3's data, and the live stream's `unread` event. */
 export const inboxCounts = z.strictObject({

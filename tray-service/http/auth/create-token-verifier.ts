@@ -10,6 +10,7 @@ import {
 import type { KeyObject } from 'node:crypto';
 import type { JwtConfig } from '../../../shared/config/tray-api-config.ts';
 import { AppError } from '../../../shared/errors/app-error.ts';
+import { MAX_USER_ID_LENGTH } from '../../domain/id-limits.ts';
 
 export interface VerifiedToken {
   /** The caller's user id: the only source of "who is asking" (docs/contract.md#api-served). */
@@ -20,17 +21,18 @@ export interface VerifiedToken {
 export type TokenVerifier = (token: string) => Promise<VerifiedToken>;
 
 /**
- * Control characters never occur in a platform user id, and PostgreSQL (behind FerretDB) cannot
- * hold U+0000 in a document at all: such an id names nobody.
+ * Control characters (C0, DEL and C1: Unicode's Cc) never occur in a platform user id, and
+ * PostgreSQL (behind FerretDB) cannot hold U+0000 in a document at all: such an id names nobody.
  */
-// eslint-disable-next-line no-control-regex
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+const CONTROL_CHARACTER = /\p{Cc}/u;
 /**
  * A lone surrogate (a JSON `\ud800` escape) is not text: the database driver and the worker's
  * storable JSON write it as U+FFFD, so "a\uD800", "a\uDFFF" and "a\uFFFD" would all read, mark and
- * delete one tray. Only well-formed ids name someone.
+ * delete one tray. Only well-formed ids name someone. A longer id than storage can index
+ * (id-limits.ts) would be served its reads and then answered 500 by every write.
  */
-const usable = (id: string) => id !== '' && id.isWellFormed() && !CONTROL_CHARACTER.test(id);
+const usable = (id: string) =>
+  id !== '' && id.length <= MAX_USER_ID_LENGTH && id.isWellFormed() && !CONTROL_CHARACTER.test(id);
 
 /** The user id a token names: `sub`, else a `userId` claim (string, or a whole number some issuers use). */
 export function userIdFromClaims(claims: JWTPayload): string | undefined {
@@ -102,8 +104,8 @@ function remoteKeys(url: URL, retryMs: number): JWTVerifyGetKey {
 
 /**
  * Builds the bearer-token check shared by the tray API and the admin API. The algorithm
- * list is explicit (so `alg: none` and HS/RS confusion are refused), `exp` is required, and
- * iss/aud are checked when configured.
+ * list is explicit (so `alg: none` and HS/RS confusion are refused), `exp` is required, iss/aud
+ * are checked when configured, and a token of `refusedAudience` is refused.
  */
 export function createTokenVerifier(config: JwtConfig, options: TokenVerifierOptions = {}): TokenVerifier {
   const { source } = config;
@@ -131,6 +133,11 @@ export function createTokenVerifier(config: JwtConfig, options: TokenVerifierOpt
       // remoteKeys' verdict: the keys could not be had, which says nothing about the token.
       if (error instanceof AppError) throw error;
       throw new AppError('UNAUTHORIZED', reason(error), { cause: error, headers: invalidToken });
+    }
+    const audiences = typeof claims.aud === 'string' ? [claims.aud] : (claims.aud ?? []);
+    if (config.refusedAudience !== undefined && audiences.includes(config.refusedAudience)) {
+      // Worded as jose words an audience it refuses.
+      throw new AppError('UNAUTHORIZED', 'token claim "aud" is invalid', { headers: invalidToken });
     }
     const userId = userIdFromClaims(claims);
     if (userId === undefined) {

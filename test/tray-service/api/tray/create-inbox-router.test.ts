@@ -223,6 +223,14 @@ function inboxSuite(engine?: StorageEngine) {
             /^until: expected an integer time \(ms\) or an ISO 8601/,
           ],
           ['snooze', { ids: [id], until: 1.5 }, /^until: /],
+          // Days a month does not have and hour 24, which Date.parse rolls over into the next ones.
+          ...['2026-02-30T10:00:00Z', '2026-02-29T10:00:00Z', '2026-01-20T24:00:00Z'].map(
+            (until): [string, unknown, RegExp] => [
+              'snooze',
+              { ids: [id], until },
+              /^until: expected a date and time that exist/,
+            ],
+          ),
         ];
         for (const [kind, body, message] of bad) {
           it(`answers ${kind} ${JSON.stringify(body).slice(0, 60)} with 400 naming the problem, changing nothing`, async () => {
@@ -304,6 +312,19 @@ function inboxSuite(engine?: StorageEngine) {
       expect(await mutes('u-mute')).to.deep.equal([]);
     });
 
+    it('keeps a mute until the last millisecond of 9999 through the purge', async () => {
+      const until = '9999-12-31T23:59:59.999Z';
+      const put = await call('u-mute-late', 'put', '/v3/mutes', {
+        targetType: 'user',
+        targetId: 'u-1',
+        until,
+      });
+      expect(put.status, put.text).to.equal(200);
+      await api.storage.purgeExpired(new Date(NOW + DAY_MS));
+      expect(await mutes('u-mute-late')).to.deep.equal([put.body.data]);
+      expect(put.body.data.until).to.equal(Date.parse(until));
+    });
+
     if (!full) return;
     const bad: [Method, unknown, RegExp][] = [
       [
@@ -315,8 +336,19 @@ function inboxSuite(engine?: StorageEngine) {
       ['put', { targetType: 'post', targetId: 'p\u0000' }, /^targetId: expected no U\+0000 character/],
       ['delete', { targetType: 'post', targetId: '\u0000' }, /^targetId: expected no U\+0000 character/],
       ['put', { targetType: 'post', targetId: 'p-1', until: NOW }, /^until: expected a time later than now/],
+      [
+        'put',
+        { targetType: 'post', targetId: 'p-1', until: '2027-02-31T00:00:00Z' },
+        /^until: expected a date and time that exist/,
+      ],
+      [
+        'put',
+        { targetType: 'user', targetId: 'u-1', until: 8_639_995_000_000_000 },
+        /^until: expected a time no later than 9999-12-31T23:59:59.999Z/,
+      ],
       ['put', { targetType: 'post' }, /^targetId: /],
       ['delete', { targetType: 'post' }, /^targetId: /],
+      ['delete', { targetType: 'post', targetId: 'p-1', until: NOW + MIN }, /^body: unknown field until/],
       ['delete', undefined, /^targetType: /],
     ];
     for (const [method, body, message] of bad) {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { bearer, useTrayApi } from '../support/api-harness.ts';
+import { expectMatchesOpenApi } from '../support/openapi-validator.ts';
 import { seedRecords } from '../../../support/seed-tray.ts';
 import { readAll } from '../../worker/worker-harness.ts';
 
@@ -396,6 +397,74 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
       expect(await readAll(api.storage, user)).to.deep.equal([]);
       expect(await readAll(api.storage, 'bystander-2')).to.have.length(1);
     });
+  });
+
+  describe('a call that takes no input', () => {
+    const calls = [
+      ['get', '/notifications/v3/mark-all-as-read'],
+      ['post', '/notifications/v2/last-read'],
+      ['delete', '/notifications/v3/delete-all'],
+    ] as const;
+    const user = 'no-input-user';
+    let keys: string[] = [];
+    before(async () => {
+      keys = await seedRecords(api.storage, [
+        { userId: user, targetId: 'n1', lastUpdate: NOW - MIN },
+        { userId: user, targetId: 'n2', lastUpdate: NOW - 2 * MIN },
+      ]);
+    });
+    const called = (method: (typeof calls)[number][0], path: string) => request(app())[method](path);
+    const tray = async () => ({
+      records: await readAll(api.storage, user, NOW),
+      counts: (
+        await request(app())
+          .get('/notifications/v3')
+          .set('Authorization', await bearer(user))
+      ).body,
+    });
+
+    for (const [method, path] of calls) {
+      const refusals: [string, (call: request.Test) => request.Test, number, RegExp][] = [
+        // A client that meant one record must not have every record deleted or marked.
+        ['a JSON body', (call) => call.send({ ids: keys }), 400, /^body: unknown field ids$/],
+        ['a JSON array', (call) => call.send(['x']), 400, /^body: expected no body/],
+        [
+          'a text body',
+          (call) => call.set('Content-Type', 'text/plain').send('all'),
+          415,
+          /application\/json/,
+        ],
+        [
+          'an XML body',
+          (call) => call.set('Content-Type', 'application/xml').send('<ids><id>n1</id></ids>'),
+          415,
+          /application\/json/,
+        ],
+        [
+          'query parameters',
+          (call) => call.query({ verb: 'comment', targetId: 'n1' }),
+          400,
+          /^query: unknown parameter verb, targetId$/,
+        ],
+      ];
+      for (const [what, send, status, message] of refusals) {
+        it(`answers ${method.toUpperCase()} ${path} with ${what} ${status} naming it, changing nothing`, async () => {
+          const before = await tray();
+          const res = await send(called(method, path).set('Authorization', await bearer(user)));
+          expect(res.status, res.text).to.equal(status);
+          expect(res.body.message).to.match(message);
+          expectMatchesOpenApi(res, method.toUpperCase(), path);
+          expect(await tray()).to.deep.equal(before);
+        });
+      }
+
+      it(`answers ${method.toUpperCase()} ${path} with an empty JSON object as with no body`, async () => {
+        const res = await called(method, path)
+          .set('Authorization', await bearer('no-input-empty'))
+          .send({});
+        expect(res.status, res.text).to.equal(200);
+      });
+    }
   });
 
   describe('with a method the path does not allow', () => {

@@ -9,6 +9,7 @@ import { resolveJwtConfig } from '../../../../shared/config/tray-api-config.ts';
 import { AppError } from '../../../../shared/errors/app-error.ts';
 import { cacheVerifiedTokens } from '../../../../tray-service/http/auth/cache-verified-tokens.ts';
 import { createTokenVerifier } from '../../../../tray-service/http/auth/create-token-verifier.ts';
+import { MAX_TARGET_ID_LENGTH, MAX_USER_ID_LENGTH } from '../../../../tray-service/domain/id-limits.ts';
 import { createFailedAuthLimit } from '../../../../tray-service/http/rate-limit/failed-auth-limit.ts';
 import { startKeyServer, type KeyServer } from '../../../support/key-server.ts';
 import { seedRecords } from '../../../support/seed-tray.ts';
@@ -50,9 +51,24 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
     });
 
     it('rejects a user id with a control character (U+0000 cannot even be stored)', async () => {
-      for (const sub of ['user-1\u0000', 'user-1\n', 'user-1\u007f']) {
+      // C1 controls too: U+009B is a terminal's CSI, as ESC [ is.
+      for (const sub of ['user-1\u0000', 'user-1\n', 'user-1\u007f', 'user-1\u0080', 'bob\u009b[31m']) {
         const token = await sign({}).setSubject(sub).setExpirationTime('1h').sign(secret);
         await expect(verify(token)).to.be.rejectedWith(AppError, 'token names no user');
+      }
+    });
+
+    it('rejects a user id longer than MAX_USER_ID_LENGTH characters, as sub or userId', async () => {
+      const longest = 'u'.repeat(MAX_USER_ID_LENGTH);
+      expect(
+        (await verify(await sign({ sub: longest }).setExpirationTime('1h').sign(secret))).userId,
+      ).to.equal(longest);
+      for (const claims of [{ sub: `${longest}u` }, { userId: `${longest}u` }]) {
+        const token = await sign(claims).setExpirationTime('1h').sign(secret);
+        await expect(verify(token), Object.keys(claims)[0]).to.be.rejectedWith(
+          AppError,
+          'token names no user',
+        );
       }
     });
 
@@ -129,6 +145,30 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
     it('rejects a wrong audience', async () => {
       const token = await base().setIssuer('https://issuer').setAudience('other').sign(secret);
       await expect(verify(token)).to.be.rejectedWith(AppError, 'token claim "aud" is invalid');
+    });
+  });
+
+  describe('with a refused audience (the admin JWTs’, JWT_AUDIENCE unset)', () => {
+    const verify = createTokenVerifier({
+      ...resolveJwtConfig({ JWT_SECRET: TEST_SECRET }),
+      refusedAudience: 'tray-admin',
+    });
+    const withAudience = (aud?: string | string[]) =>
+      sign(aud === undefined ? { sub: 'u' } : { sub: 'u', aud })
+        .setExpirationTime('1h')
+        .sign(secret);
+
+    it('refuses a token for that audience, alone or among others', async () => {
+      for (const aud of ['tray-admin', ['tray-app', 'tray-admin']])
+        await expect(verify(await withAudience(aud)), JSON.stringify(aud)).to.be.rejectedWith(
+          AppError,
+          'token claim "aud" is invalid',
+        );
+    });
+
+    it('accepts a token without an audience or for another one, as before', async () => {
+      for (const aud of [undefined, 'tray-app', ['tray-app', 'tray-admins']])
+        expect((await verify(await withAudience(aud))).userId, JSON.stringify(aud)).to.equal('u');
     });
   });
 
@@ -371,6 +411,57 @@ describe('tray API authentication', () => {
       .set('Authorization', victimAuth)
       .expect(200);
     expect(history.body.data).to.have.length(2);
+  });
+
+  it('refuses a user id too long to store with 401 on every call, and serves the longest one on every write', async () => {
+    // Three bytes of UTF-8 each: the most room a character of a user id can take in an index.
+    const wide = (length: number, from = 0x4e00) =>
+      Array.from({ length }, (_, i) => String.fromCharCode(from + ((i * 7919) % 20_000))).join('');
+    const app = api.app();
+    const writes: [string, (auth: string) => request.Test][] = [
+      [
+        'POST v2/last-read',
+        (auth) => request(app).post('/notifications/v2/last-read').set('Authorization', auth),
+      ],
+      [
+        'DELETE v3/delete-all',
+        (auth) => request(app).delete('/notifications/v3/delete-all').set('Authorization', auth),
+      ],
+      [
+        'GET v3/mark-all-as-read',
+        (auth) => request(app).get('/notifications/v3/mark-all-as-read').set('Authorization', auth),
+      ],
+      [
+        'PUT v3/mutes',
+        (auth) =>
+          request(app)
+            .put('/notifications/v3/mutes')
+            .set('Authorization', auth)
+            .send({ targetType: 'post', targetId: wide(MAX_TARGET_ID_LENGTH, 0x5e00) }),
+      ],
+      [
+        'POST block/members',
+        (auth) =>
+          request(app)
+            .post('/block/members')
+            .set('Authorization', auth)
+            .send({ blockUserId: wide(MAX_USER_ID_LENGTH, 0x6e00) }),
+      ],
+    ];
+    const tooLong = `Bearer ${await tokenFor(wide(MAX_USER_ID_LENGTH + 1))}`;
+    const reads: typeof writes = [
+      ['GET v3', (auth) => request(app).get('/notifications/v3').set('Authorization', auth)],
+    ];
+    for (const [name, call] of [...reads, ...writes]) {
+      const res = await call(tooLong);
+      expect(res.status, `${name}: ${res.text}`).to.equal(401);
+      expect(res.body.message).to.equal('token names no user (sub or userId claim)');
+    }
+    const longest = `Bearer ${await tokenFor(wide(MAX_USER_ID_LENGTH))}`;
+    for (const [name, call] of writes) {
+      const res = await call(longest);
+      expect(res.status, `${name}: ${res.text}`).to.equal(200);
+    }
   });
 
   it('ignores a user id in the query or body: the token decides', async () => {

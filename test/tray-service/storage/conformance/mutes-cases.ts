@@ -1,7 +1,14 @@
 import { expect } from 'chai';
 import { isDeepStrictEqual } from 'node:util';
-import { muteInForceAt, type Mute, type MuteTargetType } from '../../../../tray-service/domain/mute.ts';
+import { DAY_MS } from '../../../../shared/time/durations.ts';
 import {
+  MAX_MUTES_IN_FORCE,
+  muteInForceAt,
+  type Mute,
+  type MuteTargetType,
+} from '../../../../tray-service/domain/mute.ts';
+import {
+  LATEST_MUTE_UNTIL,
   muteInForce,
   putMute as putMuteIn,
   removeMute as removeMuteIn,
@@ -466,4 +473,23 @@ conformanceCase(
     await Promise.all(Array.from({ length: USERS }, (_, n) => race(n)));
   },
   { needs: 'inbox', timeout: 60_000 },
+);
+
+conformanceCase(
+  'mutes: a span ending as late as a time can be is kept through the purge, never dated past the end of time',
+  async (context) => {
+    const storage = await context.isolated();
+    const inbox = inboxOf(storage);
+    const user = context.id('u-ana');
+    // The latest end a caller may ask for, and the largest time a Date holds: an end plus the
+    // spans' retention past it must still keep the span, not date its expiry nowhere.
+    const untils = [LATEST_MUTE_UNTIL, 8_640_000_000_000_000];
+    for (const [n, until] of untils.entries()) {
+      const target = { targetType: 'post' as const, targetId: context.id(`p-${n}`) };
+      await inbox.putMute(user, target, until, NOW, RETENTION_DAYS, MAX_MUTES_IN_FORCE);
+    }
+    await storage.purgeExpired(new Date(NOW + DAY_MS));
+    expect((await inbox.mutesInForce(user, NOW + 1)).map((mute) => mute.until)).to.deep.equal(untils);
+  },
+  { needs: 'inbox' },
 );

@@ -30,6 +30,7 @@ import './removal-outcomes-cases.ts';
 import './mutes-cases.ts';
 import './back-dated-mutes-cases.ts';
 import './event-recipients-cases.ts';
+import './id-limits-cases.ts';
 
 /**
  * The storage conformance run: every registered case (conformance-case.ts) against every adapter

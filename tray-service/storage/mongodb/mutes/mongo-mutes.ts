@@ -40,8 +40,10 @@ export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMut
     (await mutes.find({ userId, targetType: target.targetType, targetId: target.targetId }).toArray()).map(
       toMute,
     );
+  // No later than NEVER: past it a Date is invalid, which the driver writes as the epoch, and the
+  // purge would take the span at once.
   const keptUntil = (end: number | null, retentionDays: number) =>
-    end === null ? NEVER : new Date(end + retentionDays * DAY_MS);
+    end === null ? NEVER : new Date(Math.min(end + retentionDays * DAY_MS, NEVER.getTime()));
   const mutesInForce = async (userId: string, now: number) => {
     const spans = await mutes
       .find({ userId, createdAt: { $lte: now } })
