@@ -20,6 +20,7 @@ const adminToken = 'schemathesis-admin-token-0123456789abcdef';
 const adminOperations = [
   '/admin/events',
   '/admin/events/export',
+  '/admin/events/export/check',
   '/admin/events/{key}',
   '/admin/moderation/decisions',
 ];
