@@ -2,20 +2,10 @@ import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { repoRoot } from '../support/run-script.ts';
+import { proseLines } from '../support/markdown.ts';
 import { readRepositoryFile, repositoryFiles } from '../support/repository-files.ts';
 
 const toRepoPath = (path: string) => normalize(path).split('\\').join('/');
-
-/** Lines of a markdown file outside fenced code blocks, with their line numbers. */
-function proseLines(text: string): { line: string; number: number }[] {
-  const lines: { line: string; number: number }[] = [];
-  let fenced = false;
-  text.split('\n').forEach((line, index) => {
-    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
-    else if (!fenced) lines.push({ line, number: index + 1 });
-  });
-  return lines;
-}
 
 /** GitHub's anchor of a heading: lowercase, punctuation dropped, spaces as hyphens. */
 const slug = (heading: string) =>

@@ -2,39 +2,7 @@ import { expect } from 'chai';
 import type pg from 'pg';
 import { migrate } from '../../../../tray-service/storage/postgres/migrate.ts';
 import { usePostgres } from '../../../support/use-postgres.ts';
-
-/**
- * The column each table would be distributed by in a Citus cluster (docs/scaling.md): user_id
- * for per-user tables, community_id for community tables, target_id for what is kept once per
- * target, the key of the events and of the decisions, the owner of a block-list entry, the post of a removal's tombstone,
- * the event key of what a removal event changed (beside its stored event).
- */
-const distributedBy: Readonly<Record<string, string>> = {
-  tray_records: 'user_id',
-  tray_profiles: 'user_id',
-  tray_last_read: 'user_id',
-  tray_clears: 'user_id',
-  user_bans: 'user_id',
-  block_list: 'netid_uid',
-  tray_target_actors: 'target_id',
-  tray_group_actions: 'target_id',
-  tray_removals: 'post_id',
-  tray_removal_outcomes: 'event_key',
-  tray_removal_changes: 'event_key',
-  tray_membership_changes: 'community_id',
-  tray_imported_members: 'community_id',
-  tray_memberships: 'community_id',
-  tray_member_away: 'community_id',
-  tray_personal_actions: 'user_id',
-  tray_mutes: 'user_id',
-  tray_community_posts: 'community_id',
-  stored_events: 'key',
-  moderation_decisions: 'id',
-};
-/** Small tables every node would hold whole (Citus reference tables). */
-const referenceTables: readonly string[] = ['stored_event_minutes', 'stored_event_lag_minutes'];
-/** Kept on the coordinator only, never distributed: the schema's own bookkeeping. */
-const localTables: readonly string[] = ['schema_migrations'];
+import { distributedBy, localTables, referenceTables } from './distribution-columns.ts';
 
 interface UniqueKey {
   table: string;
