@@ -1,17 +1,27 @@
 import { expect } from 'chai';
-import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { ensureDatabase } from '../../scripts/lib/ensure-database.ts';
 import { hs256Token } from '../../scripts/lib/hs256-token.ts';
-import { freePort, startPostgres } from '../../scripts/lib/local-servers.ts';
+import { freePort, startPostgres, type PostgresServer } from '../../scripts/lib/local-servers.ts';
 import { testPostgres, testStack } from '../support/test-stack.ts';
 import { sign, channelDidCreate } from '../receiver/support/signed-request.ts';
 import { accepts, externalAddress } from '../support/external-address.ts';
-import { cleanEnv, runScript, startScript } from '../support/run-script.ts';
+import { processesIn } from '../support/processes-in.ts';
+import { cleanEnv, repoRoot, runScript, startScript } from '../support/run-script.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 /** The secrets the stack used to have written in the repository: they must open nothing now. */
 const FORMER_JWT_SECRET = 'dev-only-secret-do-not-use-in-production';
@@ -82,6 +92,37 @@ describe('npm start (scripts/dev-stack.ts)', function () {
     JSON.parse(readFileSync(join(dataDir, 'dev-secrets.json'), 'utf8')) as Record<string, string>;
   const tool = (script: string, args: string[]) =>
     runScript(script, args, cleanEnv({ STACK_DATA_DIR: dataDir, RECEIVER_PORT: String(ports.receiver) }));
+
+  /**
+   * Runs `npm start` to its end, as a start it should refuse; one that gets as far as `ready.`
+   * anyway is stopped as Ctrl-C does, so a failing test leaves nothing running.
+   */
+  const startRefused = (env: Record<string, string> = {}) =>
+    new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn(process.execPath, ['scripts/dev-stack.ts'], {
+        cwd: repoRoot,
+        detached: true,
+        env: cleanEnv({
+          STACK_DATA_DIR: dataDir,
+          RECEIVER_PORT: String(ports.receiver),
+          TRAY_PORT: String(ports.tray),
+          ADMIN_PORT: String(ports.admin),
+          ...env,
+        }),
+      });
+      let output = '';
+      let stopped = false;
+      const collect = (chunk: Buffer) => {
+        output += chunk.toString();
+        if (!stopped && output.includes('ready. Press Ctrl-C')) {
+          stopped = true;
+          ctrlC(child);
+        }
+      };
+      child.stdout.on('data', collect);
+      child.stderr.on('data', collect);
+      child.once('exit', (code) => resolve({ code, output }));
+    });
 
   /** Stops a running stack as Ctrl-C does, and removes its data directory. */
   const stopAndRemove = async () => {
@@ -163,6 +204,29 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       await expect(connectWithoutPassword(postgres)).to.be.rejectedWith(/password/);
     });
 
+    it('refuses a second npm start on the same data directory with one line, and starts nothing', async () => {
+      const redisBefore = processesIn(join(dataDir, 'redis'));
+      const other = { receiver: await freePort(), tray: await freePort(), admin: await freePort() };
+      const second = await runScript(
+        'scripts/dev-stack.ts',
+        [],
+        cleanEnv({
+          STACK_DATA_DIR: dataDir,
+          RECEIVER_PORT: String(other.receiver),
+          TRAY_PORT: String(other.tray),
+          ADMIN_PORT: String(other.admin),
+        }),
+        60_000,
+      );
+      expect(second.code).to.equal(1);
+      expect(second.stdout).to.match(
+        /^\[stack\] start-up failed: \S+ is in use by another npm start \(pid \d+\): stop that one first, or set STACK_DATA_DIR to another directory\n$/,
+      );
+      expect(second.stdout).to.include(dataDir);
+      expect(processesIn(join(dataDir, 'redis'))).to.deep.equal(redisBefore);
+      expect((await fetch(url(ports.tray, '/healthz'))).status).to.equal(200);
+    });
+
     it('opens nothing to the secrets once written in the repository', async () => {
       const body = channelDidCreate('stack-former-secret');
       const webhook = await fetch(url(ports.receiver, '/webhooks'), {
@@ -218,6 +282,9 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       }
       expect(output()).not.to.include('second signal');
       expect(output()).to.include('[stack] stopped');
+      // Nothing left behind: no server, no lock.
+      expect(processesIn(dataDir)).to.deep.equal([]);
+      expect(existsSync(join(dataDir, 'stack.pid'))).to.equal(false);
     });
   });
 
@@ -251,6 +318,87 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       expect(output()).to.include('[stack] second signal: the services exit at once');
       expect(output()).to.include('[stack] stopped');
       expect(await accepts('127.0.0.1', ports.tray)).to.equal(false);
+    });
+  });
+
+  describe('a start that cannot finish', () => {
+    beforeEach(() => {
+      dataDir = mkdtempSync(join(tmpdir(), 'stack-test-fail-'));
+    });
+    afterEach(stopAndRemove);
+
+    it('on Ctrl-C while its servers start, stops every one it started', async () => {
+      const child = spawn(process.execPath, ['scripts/dev-stack.ts'], {
+        cwd: repoRoot,
+        detached: true,
+        stdio: 'ignore',
+        env: cleanEnv({
+          STACK_DATA_DIR: dataDir,
+          RECEIVER_PORT: String(ports.receiver),
+          TRAY_PORT: String(ports.tray),
+          ADMIN_PORT: String(ports.admin),
+        }),
+      });
+      stack = { child, output: () => '' };
+      const exited = exitOf(child);
+      // Redis is up within a moment; PostgreSQL is still making its cluster.
+      await waitFor(() => processesIn(join(dataDir, 'redis')).length > 0, 30_000, 'redis-server to start');
+      ctrlC(child);
+      expect(await exited).to.equal(0);
+      expect(processesIn(dataDir)).to.deep.equal([]);
+    });
+  });
+
+  describe('after a stack that was killed, or a PostgreSQL that cannot start', () => {
+    let leftover: PostgresServer | undefined;
+    before(async () => {
+      dataDir = mkdtempSync(join(tmpdir(), 'stack-test-left-'));
+      const cluster = await startPostgres({ dir: join(dataDir, 'postgres'), durability: 'persistent' });
+      await cluster.stop();
+    });
+    after(async () => {
+      await leftover?.stop();
+      await stopAndRemove();
+    });
+    const conf = () => join(dataDir, 'postgres', 'data', 'postgresql.conf');
+
+    it('PostgreSQL fails: prints its reason from postgres.log and the log’s path, and stops Redis', async () => {
+      const good = readFileSync(conf(), 'utf8');
+      appendFileSync(conf(), '\nbogus_setting = on\n');
+      try {
+        const { code, output } = await startRefused();
+        expect(code).to.equal(1);
+        const log = join(dataDir, 'postgres', 'postgres.log');
+        expect(output).to.include(
+          `[stack] start-up failed: postgres exited with code 1 during start-up: FATAL: configuration file "${conf()}" contains errors (log: ${log})`,
+        );
+        expect(processesIn(dataDir)).to.deep.equal([]);
+      } finally {
+        writeFileSync(conf(), good);
+      }
+    });
+
+    it('a PostgreSQL left running on the data directory: refused up front, naming its pid', async () => {
+      leftover = await startPostgres({ dir: join(dataDir, 'postgres'), durability: 'persistent' });
+      const { code, output } = await startRefused();
+      expect(code).to.equal(1);
+      expect(output).to.equal(
+        `[stack] start-up failed: a PostgreSQL (pid ${leftover.process.pid}) left running by an earlier npm start still uses ${join(dataDir, 'postgres')}: stop it (kill ${leftover.process.pid}), then start again\n`,
+      );
+      expect(processesIn(join(dataDir, 'redis'))).to.deep.equal([]);
+    });
+
+    it('the lock of a stack that is gone is taken over', async () => {
+      await leftover?.stop();
+      leftover = undefined;
+      // The pid of a process that has exited: what a stack killed with SIGKILL leaves.
+      const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+        encoding: 'utf8',
+      });
+      writeFileSync(join(dataDir, 'stack.pid'), `${gone.stdout}\n`);
+      await start();
+      expect((await fetch(url(ports.tray, '/healthz'))).status).to.equal(200);
+      expect(readFileSync(join(dataDir, 'stack.pid'), 'utf8').trim()).not.to.equal(gone.stdout);
     });
   });
 
