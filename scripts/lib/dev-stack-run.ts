@@ -6,7 +6,9 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { devDataDir, devSecretsPath, loadOrCreateDevSecrets, shownPath } from './dev-secrets.ts';
 import { ensureDatabase } from './ensure-database.ts';
+import { hostPort } from '../../shared/http/host-port.ts';
 import { checkNoLeftoverServers } from './leftover-servers.ts';
+import { listenError } from './listen-error.ts';
 import { startPostgres, startRedis, type SpawnedServer } from './local-servers.ts';
 import { stackAddresses } from './stack-addresses.ts';
 import { lockDataDir } from './stack-lock.ts';
@@ -95,6 +97,31 @@ async function waitHealthy(url: string, timeoutMs: number): Promise<void> {
   throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
 }
 
+/**
+ * Each service's port, free before anything starts: a port another program holds would answer the
+ * stack's health check for it (another stack's /healthz), and the service would then fail to listen.
+ */
+async function checkPortsFree(env: NodeJS.ProcessEnv): Promise<void> {
+  const listeners = [
+    { variable: 'RECEIVER_PORT', host: env.RECEIVER_HOST || env.HOST, port: receiverPort },
+    { variable: 'TRAY_PORT', host: env.TRAY_HOST || env.HOST, port: trayPort },
+    { variable: 'ADMIN_PORT', host: env.ADMIN_HOST, port: adminPort },
+  ];
+  for (const { variable, host = '127.0.0.1', port } of listeners) {
+    const number = Number(port);
+    // A port that is no port is the service's to refuse, naming the variable.
+    if (!Number.isInteger(number) || number < 1 || number > 65535) continue;
+    const code = await listenError(host, number);
+    if (code === undefined) continue;
+    const at = hostPort(host, port);
+    throw new Error(
+      code === 'EADDRINUSE'
+        ? `${variable}: ${at} is in use by another program (another npm start?): stop it, or set ${variable} to a free port`
+        : `${variable}: cannot listen on ${at}: ${code}`,
+    );
+  }
+}
+
 let signals = 0;
 function onSignal(): void {
   signals += 1;
@@ -145,6 +172,7 @@ async function start(): Promise<void> {
     TRAY_PORT: trayPort,
     ADMIN_PORT: adminPort,
   };
+  await checkPortsFree(configured);
 
   // The operator's own storage when they name one (DATABASE_URL, or MONGODB_URI for MongoDB);
   // otherwise a PostgreSQL of the stack's own.

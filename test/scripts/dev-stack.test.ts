@@ -9,6 +9,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -326,6 +327,23 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       dataDir = mkdtempSync(join(tmpdir(), 'stack-test-fail-'));
     });
     afterEach(stopAndRemove);
+
+    // Its /healthz answered for the stack's receiver, which then met EADDRINUSE after `ready.`.
+    it('with a port taken by another program: one line naming the variable, before starting anything', async () => {
+      const other = createServer((_req, res) => res.end('{"status":"ok"}'));
+      await new Promise<void>((resolve) => other.listen(ports.receiver, '127.0.0.1', resolve));
+      try {
+        const { code, output } = await startRefused();
+        expect(code).to.equal(1);
+        expect(output).not.to.include('ready.');
+        expect(output).to.equal(
+          `[stack] start-up failed: RECEIVER_PORT: 127.0.0.1:${ports.receiver} is in use by another program (another npm start?): stop it, or set RECEIVER_PORT to a free port\n`,
+        );
+        expect(existsSync(join(dataDir, 'redis'))).to.equal(false);
+      } finally {
+        await new Promise((resolve) => other.close(resolve));
+      }
+    });
 
     it('on Ctrl-C while its servers start, stops every one it started', async () => {
       const child = spawn(process.execPath, ['scripts/dev-stack.ts'], {
