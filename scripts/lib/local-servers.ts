@@ -1,12 +1,15 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
   chmodSync,
+  chownSync,
   existsSync,
+  fchmodSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer, connect } from 'node:net';
@@ -106,10 +109,14 @@ function launch(
   dir: string,
   user: { uid?: number; gid?: number } = {},
 ): { child: ChildProcess; log: LogMark } {
-  mkdirSync(dir, { recursive: true });
+  // The server's files and its log are its owner's only (mkdir's mode does not apply to an old
+  // folder, nor open's to an old file).
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
   const path = join(dir, `${name}.log`);
   const mark = markLog(path);
-  const log = openSync(path, 'a');
+  const log = openSync(path, 'a', 0o600);
+  fchmodSync(log, 0o600);
   // Its own process group is not used: children must die with the parent when it is killed.
   return { child: spawn(command, args, { stdio: ['ignore', log, log], ...user }), log: mark };
 }
@@ -327,11 +334,12 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
   // signal (a fault test's SIGKILL, a fast shutdown) reaches it and nothing is left orphaned.
   const account = process.getuid?.() === 0 ? postgresUser() : undefined;
   const user: { uid?: number; gid?: number } = account ?? {};
-  mkdirSync(options.dir, { recursive: true });
+  // Its socket, log and cluster: the owner's only (PostgreSQL itself wants its data folder so).
+  mkdirSync(options.dir, { recursive: true, mode: 0o700 });
+  chmodSync(options.dir, 0o700);
   if (account) {
     spawnSync('chown', ['-R', 'postgres', options.dir]);
-    // A mkdtemp parent is 0700: let `postgres` traverse it (search only, no listing).
-    spawnSync('chmod', ['o+x', dirname(options.dir)]);
+    letThrough(dirname(options.dir), account.gid);
   }
   if (!existsSync(join(data, 'PG_VERSION'))) {
     // UTF8 whatever the caller's locale (FerretDB refuses any other encoding; a bare environment
@@ -390,6 +398,23 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
     process: child,
     stop,
   };
+}
+
+/**
+ * Lets the `postgres` account traverse the folder holding its own (search only, no listing). A
+ * folder closed to its group (a 0700 mkdtemp folder, the dev stack's data directory) is given to
+ * group `postgres` for that (0710), so no other account gains anything; one whose group already has
+ * rights keeps its group and is opened to others for search instead.
+ */
+function letThrough(folder: string, postgresGid: number): void {
+  const { mode, uid, gid } = statSync(folder);
+  if ((mode & 0o001) !== 0 || (gid === postgresGid && (mode & 0o010) !== 0)) return;
+  if ((mode & 0o070) === 0) {
+    chownSync(folder, uid, postgresGid);
+    chmodSync(folder, (mode & 0o7777) | 0o010);
+  } else {
+    chmodSync(folder, (mode & 0o7777) | 0o001);
+  }
 }
 
 /**

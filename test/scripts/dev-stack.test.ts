@@ -58,6 +58,12 @@ function serverPorts(output: string): { redis: number; postgres: number } {
   return { redis: port('redis'), postgres: port('postgres') };
 }
 
+/** The uid and gid of an account, from `id`. */
+function account(name: string): { uid: number; gid: number } {
+  const id = (flag: string) => Number(spawnSync('id', [flag, name], { encoding: 'utf8' }).stdout.trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
+
 describe('npm start (scripts/dev-stack.ts)', function () {
   this.timeout(180_000);
   let dataDir: string;
@@ -203,6 +209,17 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       const { redis, postgres } = serverPorts(stack!.output());
       expect(await pingWithoutPassword(redis)).to.match(/^-NOAUTH/);
       await expect(connectWithoutPassword(postgres)).to.be.rejectedWith(/password/);
+    });
+
+    it('keeps its data to its owner: the directory 0700 (as root, 0710 for group postgres only), logs 0600', () => {
+      const root = process.getuid?.() === 0;
+      const top = statSync(dataDir);
+      expect((top.mode & 0o777).toString(8)).to.equal(root ? '710' : '700');
+      if (root) expect(top.gid).to.equal(account('postgres').gid);
+      expect((statSync(join(dataDir, 'postgres')).mode & 0o777).toString(8)).to.equal('700');
+      expect((statSync(join(dataDir, 'redis')).mode & 0o777).toString(8)).to.equal('700');
+      for (const log of ['postgres/postgres.log', 'redis/redis.log'])
+        expect((statSync(join(dataDir, log)).mode & 0o777).toString(8), log).to.equal('600');
     });
 
     it('refuses a second npm start on the same data directory with one line, and starts nothing', async () => {
