@@ -11,6 +11,7 @@ import { checkNoLeftoverServers } from './leftover-servers.ts';
 import { listenError } from './listen-error.ts';
 import { startPostgres, startRedis, type SpawnedServer } from './local-servers.ts';
 import { stackAddresses } from './stack-addresses.ts';
+import { stackExposure } from './stack-exposure.ts';
 import { lockDataDir } from './stack-lock.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -140,6 +141,9 @@ process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
 async function start(): Promise<void> {
+  const exposeOn = process.env.STACK_EXPOSE || 'off';
+  if (exposeOn !== 'on' && exposeOn !== 'off')
+    throw new Error(`STACK_EXPOSE: expected on or off, got "${exposeOn}"`);
   // The servers' files and sockets: the owner's only (mkdir's mode does not apply to an old directory).
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   chmodSync(dataDir, 0o700);
@@ -156,7 +160,8 @@ async function start(): Promise<void> {
     // Tray API tokens: `npm run mint-token -- --user <id>` signs with the same secret.
     JWT_SECRET: secrets.JWT_SECRET,
     // Receiver (docs/receiver.md): accept webhooks from any address (everything listens on loopback
-    // only), signed with this stack's secret of webhook `dev`, spooled under the data directory.
+    // unless STACK_EXPOSE=on), signed with this stack's secret of webhook `dev`, spooled under the
+    // data directory.
     WEBHOOK_ALLOWLIST: 'off',
     WEBHOOK_SECRETS: `dev=${secrets.WEBHOOK_SECRET}`,
     SPOOL_DIR: join(dataDir, 'receiver-spool'),
@@ -172,6 +177,15 @@ async function start(): Promise<void> {
     TRAY_PORT: trayPort,
     ADMIN_PORT: adminPort,
   };
+  // Its defaults are for one developer's machine: opened to the network only when asked twice.
+  const exposure = stackExposure(configured);
+  if (exposure && exposeOn !== 'on') {
+    const set = exposure.variables.map((name) => `${name}=${configured[name]}`).join(', ');
+    throw new Error(
+      `${set} would open to other machines, ${exposure.open}; ` +
+        `set STACK_EXPOSE=on to start so anyway, or leave ${exposure.variables.join(', ')} unset`,
+    );
+  }
   await checkPortsFree(configured);
 
   // The operator's own storage when they name one (DATABASE_URL, or MONGODB_URI for MongoDB);
@@ -237,12 +251,16 @@ async function start(): Promise<void> {
   say(`admin    ${at.admin}/admin/queues  (admin API and queue dashboard)`);
   say(`console  ${at.admin}/admin/console  (events console: stored events, traffic, moderation)`);
   if (env.TRAY_DEMO === 'on') say(`demo     ${at.tray}/demo  (a live tray; token: npm run mint-token)`);
-  const everywhere = [env.HOST, env.RECEIVER_HOST, env.TRAY_HOST, env.ADMIN_HOST].filter(Boolean);
-  say(
-    everywhere.length === 0
-      ? 'listening on 127.0.0.1 only: other machines cannot reach this stack (HOST changes that)'
-      : `listening on ${[...new Set(everywhere)].join(', ')} as configured (HOST, *_HOST)`,
-  );
+  if (exposure) {
+    say(`warning  open to other machines, ${exposure.open}`);
+  } else {
+    const everywhere = [env.HOST, env.RECEIVER_HOST, env.TRAY_HOST, env.ADMIN_HOST].filter(Boolean);
+    say(
+      everywhere.length === 0
+        ? 'listening on 127.0.0.1 only: other machines cannot reach this stack (HOST with STACK_EXPOSE=on changes that)'
+        : `listening on ${[...new Set(everywhere)].join(', ')} as configured (HOST, *_HOST)`,
+    );
+  }
   say(
     `sign in  the admin side with ADMIN_TOKEN from ${secretsFile} (a bearer token, or the dashboard's form)`,
   );

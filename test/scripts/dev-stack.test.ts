@@ -505,4 +505,35 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       expect((await fetch(`http://[::1]:${ports.tray}/healthz`)).status).to.equal(200);
     });
   });
+
+  // Every interface: the receiver, its allowlist off, and the demo page would be open to the network.
+  describe('with HOST=0.0.0.0 (every interface)', () => {
+    let own: Record<string, string>;
+    before(async () => {
+      const server = await testPostgres();
+      dataDir = mkdtempSync(join(tmpdir(), 'stack-test-exposed-'));
+      own = {
+        HOST: '0.0.0.0',
+        DATABASE_URL: await ensureDatabase(server.url, `stack_exposed_${process.pid}`),
+        REDIS_URL: testStack().redisUrl,
+      };
+    });
+    after(stopAndRemove);
+
+    it('refuses without STACK_EXPOSE=on, naming what would be open, and starts nothing', async () => {
+      const { code, output } = await startRefused(own);
+      expect(code).to.equal(1);
+      expect(output).to.equal(
+        `[stack] start-up failed: HOST=0.0.0.0 would open to other machines, over plain http: the receiver at 0.0.0.0:${ports.receiver}, which takes webhooks from any address (WEBHOOK_ALLOWLIST=off), and the tray API at 0.0.0.0:${ports.tray} with its demo page (TRAY_DEMO=on); set STACK_EXPOSE=on to start so anyway, or leave HOST unset\n`,
+      );
+    });
+
+    it('with STACK_EXPOSE=on, starts and warns of what is open', async () => {
+      await start({ ...own, STACK_EXPOSE: 'on' });
+      expect(stack!.output()).to.include(
+        `[stack] warning  open to other machines, over plain http: the receiver at 0.0.0.0:${ports.receiver}, which takes webhooks from any address (WEBHOOK_ALLOWLIST=off), and the tray API at 0.0.0.0:${ports.tray} with its demo page (TRAY_DEMO=on)`,
+      );
+      expect((await fetch(url(ports.tray, '/healthz'))).status).to.equal(200);
+    });
+  });
 });
