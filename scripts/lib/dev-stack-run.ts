@@ -2,7 +2,7 @@
 // own): Redis, PostgreSQL, the receiver and the tray service (on the PostgreSQL storage adapter).
 // The first SIGINT or SIGTERM drains and stops every child; a second makes the services exit at once.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { devDataDir, devSecretsPath, loadOrCreateDevSecrets, shownPath } from './dev-secrets.ts';
 import { ensureDatabase } from './ensure-database.ts';
@@ -11,6 +11,7 @@ import { checkNoLeftoverServers } from './leftover-servers.ts';
 import { listenError } from './listen-error.ts';
 import { startPostgres, startRedis, type SpawnedServer } from './local-servers.ts';
 import { stackAddresses } from './stack-addresses.ts';
+import { stackEnvPath, writeStackEnv } from './stack-env-file.ts';
 import { stackExposure } from './stack-exposure.ts';
 import { lockDataDir } from './stack-lock.ts';
 
@@ -37,6 +38,7 @@ const servers: SpawnedServer[] = [];
 const children: ChildProcess[] = [];
 let stopping: Promise<never> | undefined;
 let releaseLock: (() => void) | undefined;
+let wroteStackEnv = false;
 
 /** Stops what was started, children first, and exits; a second call waits for the first. */
 function stopAll(code: number): Promise<never> {
@@ -64,6 +66,7 @@ async function stopEverything(code: number): Promise<never> {
     started = true;
     await server.stop();
   }
+  if (wroteStackEnv) rmSync(stackEnvPath(dataDir), { force: true });
   releaseLock?.();
   if (started) say('stopped');
   process.exit(code);
@@ -219,6 +222,14 @@ async function start(): Promise<void> {
     // The tray's tables live in a database of their own on the stack's server.
     ...(postgres ? { DATABASE_URL: await ensureDatabase(postgres.url, 'tray') } : {}),
   };
+  // The ports change every run and the printed URLs hide the passwords: the operator scripts read
+  // the servers' URLs from this file (only those the stack started: the operator has their own).
+  const ownUrls = {
+    ...(redis && env.REDIS_URL ? { REDIS_URL: env.REDIS_URL } : {}),
+    ...(postgres && env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : {}),
+  };
+  const stackEnv = Object.keys(ownUrls).length > 0 ? shownPath(writeStackEnv(dataDir, ownUrls)) : undefined;
+  wroteStackEnv = stackEnv !== undefined;
   const at = stackAddresses(env);
   say(
     created
@@ -237,6 +248,11 @@ async function start(): Promise<void> {
     );
   } else {
     say(`mongodb  ${(env.MONGODB_URI ?? '').replace(/\/\/[^@]*@/, '//')}`);
+  }
+  if (stackEnv) {
+    say(
+      `env      set -a; . ${stackEnv}; set +a  (their full URLs, for npm run replay, export-events, ...; 0600)`,
+    );
   }
   run('receiver', 'receiver/main.ts', env);
   run('tray-service', 'tray-service/main.ts', env);

@@ -211,6 +211,32 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       await expect(connectWithoutPassword(postgres)).to.be.rejectedWith(/password/);
     });
 
+    it('writes its servers’ full URLs to stack.env (0600), from which the operator scripts reach them', async () => {
+      const file = join(dataDir, 'stack.env');
+      expect(statSync(file).mode & 0o777).to.equal(0o600);
+      expect(stack!.output()).to.include(`env      set -a; . ${file}; set +a`);
+      const { redis, postgres } = serverPorts(stack!.output());
+      const { REDIS_PASSWORD, POSTGRES_PASSWORD } = secrets();
+      const sourced = spawnSync(
+        'sh',
+        ['-c', `set -a; . '${file}'; set +a; echo "$REDIS_URL $DATABASE_URL"`],
+        {
+          encoding: 'utf8',
+          env: cleanEnv(),
+        },
+      );
+      expect(sourced.stdout.trim()).to.equal(
+        `redis://:${REDIS_PASSWORD}@127.0.0.1:${redis} postgres://postgres:${POSTGRES_PASSWORD}@127.0.0.1:${postgres}/tray`,
+      );
+      // As docs/operations.md shows it: the shell reads the file, the script its variables.
+      const replay = spawnSync(
+        'sh',
+        ['-c', `set -a; . '${file}'; set +a; exec "${process.execPath}" scripts/replay.ts failed --dry-run`],
+        { cwd: repoRoot, encoding: 'utf8', env: cleanEnv() },
+      );
+      expect(replay.status, replay.stderr).to.equal(0);
+    });
+
     it('keeps its data to its owner: the directory 0700 (as root, 0710 for group postgres only), logs 0600', () => {
       const root = process.getuid?.() === 0;
       const top = statSync(dataDir);
@@ -300,8 +326,9 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       }
       expect(output()).not.to.include('second signal');
       expect(output()).to.include('[stack] stopped');
-      // Nothing left behind: no server, no lock.
+      // Nothing left behind: no server, no lock, no URLs of servers that are gone.
       expect(processesIn(dataDir)).to.deep.equal([]);
+      expect(existsSync(join(dataDir, 'stack.env'))).to.equal(false);
       expect(existsSync(join(dataDir, 'stack.pid'))).to.equal(false);
     });
   });
