@@ -283,7 +283,9 @@ async function start(): Promise<void> {
   say(
     'tokens   npm run mint-token -- --user <id>  (a user token for the tray API, signed with the stack secret)',
   );
-  say('events   npm run sign-and-send -- event.json  (signed with the stack secret of webhook "dev")');
+  say(
+    'events   npm run sign-and-send -- examples/events/comment.json  (signed with the stack secret of webhook "dev")',
+  );
   say('ready. Press Ctrl-C to stop.');
 }
 

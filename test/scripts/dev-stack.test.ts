@@ -296,10 +296,21 @@ describe('npm start (scripts/dev-stack.ts)', function () {
         headers: { Authorization: `Bearer ${minted.stdout.trim()}` },
       });
       expect(tray.status).to.equal(200);
-      const file = join(dataDir, 'event.json');
-      writeFileSync(file, channelDidCreate('stack-sign-and-send'));
-      const sent = await tool('scripts/sign-and-send.ts', [file]);
+      // The sample the stack's own `events` line names: Cid's comment on Ana's post.
+      expect(stack!.output()).to.include('events   npm run sign-and-send -- examples/events/comment.json');
+      const sent = await tool('scripts/sign-and-send.ts', ['examples/events/comment.json']);
       expect(sent.stdout.trim()).to.equal('200 {}');
+      await waitFor(
+        async () => {
+          const history = await fetch(url(ports.tray, '/notifications/v3/history'), {
+            headers: { Authorization: `Bearer ${minted.stdout.trim()}` },
+          });
+          const page = (await history.json()) as { data: { v_tarid_uid: string }[] };
+          return page.data.some((record) => record.v_tarid_uid === 'comment_p-100_u-ana');
+        },
+        20_000,
+        "the sample comment in u-ana's tray",
+      );
     });
 
     it('serves the admin side on its own port to ADMIN_TOKEN only', async () => {
