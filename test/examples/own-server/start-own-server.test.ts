@@ -162,6 +162,8 @@ describe('the own-server example (examples/own-server): the verification core in
         /listening on/,
       );
       try {
+        // A URL to paste, not `listening on <port>/webhooks`.
+        expect(output()).to.equal(`listening on http://127.0.0.1:${port}/webhooks\n`);
         const body = standardEvent('own-server-program');
         const res = await fetch(`http://127.0.0.1:${port}/webhooks`, {
           method: 'POST',
@@ -177,6 +179,23 @@ describe('the own-server example (examples/own-server): the verification core in
       } finally {
         child.kill('SIGTERM');
       }
+    });
+
+    // Its own default, beside npm start's receiver on 8080 rather than on it.
+    it('without RECEIVER_PORT: listens on 8090', async () => {
+      const program = await new Promise<{ code: number | null; output: string }>((resolve) => {
+        void startScript('examples/own-server/main.ts', cleanEnv(variables), /listening on/).then(
+          ({ child, output }) => {
+            child.kill('SIGTERM');
+            resolve({ code: 0, output: output() });
+          },
+          (error: Error) => resolve({ code: 1, output: error.message }),
+        );
+      });
+      // 8090 may be another program's on this machine: then the refusal names it.
+      expect(program.output).to.match(
+        /listening on http:\/\/127\.0\.0\.1:8090\/webhooks\n|cannot listen on 127\.0\.0\.1:8090: EADDRINUSE/,
+      );
     });
 
     it('with RECEIVER_PORT in use: one line naming the address and the variable, exit 1', async () => {
