@@ -1,5 +1,5 @@
 // Signs a JSON file as a webhook sender does and POSTs it to a receiver (docs/receiver.md).
-//   npm run sign-and-send -- event.json [--url http://127.0.0.1:8080/webhooks] [--secret S]
+//   npm run sign-and-send -- examples/events/comment.json [--url http://127.0.0.1:8080/webhooks] [--secret S]
 //     [--scheme platform|standard-webhooks] [--header NAME] [--id ID] [--timestamp SECONDS]
 // The secret comes from --secret or the WEBHOOK_SECRET environment variable (prefer the variable:
 // command lines are visible to other users in `ps`), else, for the platform's scheme, from the

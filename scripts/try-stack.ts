@@ -6,7 +6,9 @@
 // Among the load, one user gets --dense mentions within a minute, several sharing a millisecond;
 // then the inbox walks: that dense user's pages and counts, and a new user's inbox steps as
 // docs/tray-api.md shows them with curl, the demo page among them (scripts/lib/walk/).
-// Secrets default to WEBHOOK_SECRET, JWT_SECRET and ADMIN_TOKEN, else to those `npm start` made.
+// Secrets default to WEBHOOK_SECRET, JWT_SECRET and ADMIN_TOKEN, else to those `npm start` made;
+// the services' addresses to npm start's (RECEIVER_PORT, TRAY_PORT, ADMIN_PORT, HOST).
+import { checkReachable } from './lib/check-reachable.ts';
 import { sendSignedWebhook } from './lib/send-signed-webhook.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { parseCli, runCli } from './lib/cli.ts';
@@ -16,11 +18,13 @@ import { walkDenseUser } from './lib/walk/dense-user-walk.ts';
 import { walkInbox } from './lib/walk/inbox-walk.ts';
 import { feedMentionBody } from './lib/walk/walk-events.ts';
 import { quantile } from './lib/quantile.ts';
+import { stackAddresses } from './lib/stack-addresses.ts';
 
+const defaults = stackAddresses();
 const usage = `
 Usage: npm run try-stack -- [--members 500] [--feed-posts 400] [--comments 2000] [--dense 600]
-  [--samples 200] [--walk on|off|only] [--receiver http://127.0.0.1:8080/webhooks]
-  [--tray http://127.0.0.1:8081] [--admin http://127.0.0.1:8082]
+  [--samples 200] [--walk on|off|only] [--receiver ${defaults.webhooks}]
+  [--tray ${defaults.tray}] [--admin ${defaults.admin}]
   [--secret <webhook secret>] [--jwt-secret <JWT_SECRET>] [--admin-token <ADMIN_TOKEN>]
 
 Needs a running stack (npm start). Prints the send time, how long after the last acknowledgement
@@ -32,7 +36,9 @@ read, a 5 s snooze watched on the demo page in headless Chromium, a deleted comm
 with its timing; the first wrong outcome stops the run with exit 1. --walk only: the new user's
 steps alone, without the load. The secrets default to WEBHOOK_SECRET, JWT_SECRET and ADMIN_TOKEN,
 else to those npm start made (.data/dev-secrets.json); a wrong one (the receiver refuses the
-events, the tray service the token) stops the run at once with exit 1. --members: at least 2.`;
+events, the tray service the token) stops the run at once with exit 1. The addresses default to
+npm start's (RECEIVER_PORT, TRAY_PORT, ADMIN_PORT, HOST, as the stack reads them); a service not
+answering there stops the run at once, naming its URL. --members: at least 2.`;
 
 const whole = (name: string, value: string): number => {
   const n = Number(value);
@@ -69,11 +75,11 @@ async function main(): Promise<number> {
         comments: { type: 'string', default: '2000' },
         dense: { type: 'string', default: '600' },
         walk: { type: 'string', default: 'on' },
-        admin: { type: 'string', default: 'http://127.0.0.1:8082' },
+        admin: { type: 'string', default: defaults.admin },
         'admin-token': { type: 'string' },
         samples: { type: 'string', default: '200' },
-        receiver: { type: 'string', default: 'http://127.0.0.1:8080/webhooks' },
-        tray: { type: 'string', default: 'http://127.0.0.1:8081' },
+        receiver: { type: 'string', default: defaults.webhooks },
+        tray: { type: 'string', default: defaults.tray },
         secret: { type: 'string' },
         'jwt-secret': { type: 'string' },
       },
@@ -106,6 +112,10 @@ async function main(): Promise<number> {
   const feedPosts = whole('feed-posts', values['feed-posts']);
   const comments = whole('comments', values.comments);
   const samples = whole('samples', values.samples);
+  // Before anything is sent: a stack that is not running is named, not reported as "fetch failed".
+  await checkReachable('receiver', values.receiver, '--receiver, or RECEIVER_PORT and HOST,');
+  await checkReachable('tray service', values.tray, '--tray, or TRAY_PORT and HOST,');
+  if (walk !== 'off') await checkReachable('admin listener', values.admin, '--admin, or ADMIN_PORT,');
   const run = Date.now().toString(36);
   const stack = {
     receiver: values.receiver,

@@ -13,7 +13,10 @@ const handle = (event: VerifiedEvent) => {
   process.stdout.write(`${event.webhook} ${event.event} ${event.key}\n`);
 };
 
-const config = loadOrExit(() => loadReceiverConfig(process.env));
+// 8090 unless RECEIVER_PORT says otherwise: beside `npm start`'s receiver (8080), not on it.
+const config = loadOrExit(() =>
+  loadReceiverConfig({ ...process.env, RECEIVER_PORT: process.env.RECEIVER_PORT || '8090' }),
+);
 const host = listenHostOf(config, config.RECEIVER_HOST);
 const server = await startOwnServer(
   {
@@ -32,7 +35,9 @@ const server = await startOwnServer(
   process.stderr.write(`cannot listen on ${hostPort(host, config.RECEIVER_PORT)}: ${code} (RECEIVER_PORT)\n`);
   process.exit(1);
 });
-process.stdout.write(`listening on ${server.port}${config.WEBHOOK_PATH}\n`);
+// Where to send, as a URL; every interface is reached on loopback.
+const sendTo = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+process.stdout.write(`listening on http://${hostPort(sendTo, server.port)}${config.WEBHOOK_PATH}\n`);
 
 const stop = () => {
   void server.close().then(() => process.exit(0));

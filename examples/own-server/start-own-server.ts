@@ -4,6 +4,7 @@ import { createWebhookVerifier } from '../../receiver/decision/create-webhook-ve
 import { readRawBody } from '../../receiver/http/read-raw-body.ts';
 import type { WebhookSecret } from '../../receiver/signature/parse-webhook-secrets.ts';
 import { AppError, errorBody } from '../../shared/errors/app-error.ts';
+import { webhookPathMatcher } from './webhook-path-matcher.ts';
 
 /** A verified event, as your function receives it. */
 export interface VerifiedEvent {
@@ -48,10 +49,11 @@ export async function startOwnServer(
       ? {}
       : { timestampToleranceSeconds: options.timestampToleranceSeconds }),
   });
-  const path = options.path ?? '/webhooks';
+  // The receiver's spellings of the path too: a trailing slash, another case, a query string.
+  const isWebhookPath = webhookPathMatcher(options.path ?? '/webhooks');
 
   const answer = async (req: IncomingMessage, res: ServerResponse) => {
-    if (req.url !== path) return refuse(res, new AppError('NOT_FOUND', 'not found'));
+    if (!isWebhookPath(req.url)) return refuse(res, new AppError('NOT_FOUND', 'not found'));
     if (req.method !== 'POST') return refuse(res, new AppError('METHOD_NOT_ALLOWED', 'method not allowed'));
     let body: Buffer;
     try {

@@ -2,24 +2,24 @@
 // own): Redis, PostgreSQL, the receiver and the tray service (on the PostgreSQL storage adapter).
 // The first SIGINT or SIGTERM drains and stops every child; a second makes the services exit at once.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { devDataDir, devSecretsPath, loadOrCreateDevSecrets, shownPath } from './dev-secrets.ts';
 import { ensureDatabase } from './ensure-database.ts';
 import { hostPort } from '../../shared/http/host-port.ts';
-import { startPostgres, startRedis, type LocalServer } from './local-servers.ts';
+import { checkNoLeftoverServers } from './leftover-servers.ts';
+import { listenError } from './listen-error.ts';
+import { startPostgres, startRedis, type SpawnedServer } from './local-servers.ts';
+import { stackAddresses } from './stack-addresses.ts';
+import { stackEnvPath, writeStackEnv } from './stack-env-file.ts';
+import { stackExposure } from './stack-exposure.ts';
+import { lockDataDir } from './stack-lock.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const dataDir = devDataDir();
-const receiverPort = process.env.RECEIVER_PORT ?? '8080';
-const trayPort = process.env.TRAY_PORT ?? '8081';
-const adminPort = process.env.ADMIN_PORT ?? '8082';
-// This machine's secrets, made on the first run (scripts/lib/dev-secrets.ts): none is in the repository.
-// A data directory of an earlier version gets the servers' passwords added (and set below).
-const { secrets, created, added } = loadOrCreateDevSecrets(dataDir);
-const secretsFile = shownPath(devSecretsPath(dataDir));
-// The servers' files and sockets: the owner's only (mkdir's mode does not apply to an old directory).
-chmodSync(dataDir, 0o700);
+const receiverPort = process.env.RECEIVER_PORT || '8080';
+const trayPort = process.env.TRAY_PORT || '8081';
+const adminPort = process.env.ADMIN_PORT || '8082';
 
 /** A URL as printed: its password, if any, replaced (the operator's own URLs included). */
 const shown = (url: string) => {
@@ -32,30 +32,25 @@ const shown = (url: string) => {
   }
 };
 
-/** Development settings, only where the operator set nothing. */
-const devDefaults: Record<string, string> = {
-  LOG_LEVEL: 'info',
-  // Tray API tokens: `npm run mint-token -- --user <id>` signs with the same secret.
-  JWT_SECRET: secrets.JWT_SECRET,
-  // Receiver (docs/receiver.md): accept webhooks from any address (everything listens on loopback
-  // only), signed with this stack's secret of webhook `dev`, spooled under the data directory.
-  WEBHOOK_ALLOWLIST: 'off',
-  WEBHOOK_SECRETS: `dev=${secrets.WEBHOOK_SECRET}`,
-  SPOOL_DIR: join(dataDir, 'receiver-spool'),
-  // The admin API and queue dashboard on their own loopback port.
-  ADMIN_TOKEN: secrets.ADMIN_TOKEN,
-  // The live tray demo page at /demo (docs/live-tray.md); off by default everywhere else.
-  TRAY_DEMO: 'on',
-};
-
 const say = (line: string) => process.stdout.write(`[stack] ${line}\n`);
-const servers: LocalServer[] = [];
+/** Every server process, from the moment it is spawned: a start interrupted midway stops them too. */
+const servers: SpawnedServer[] = [];
 const children: ChildProcess[] = [];
-let stopping = false;
+let stopping: Promise<never> | undefined;
+let releaseLock: (() => void) | undefined;
+let wroteStackEnv = false;
 
-async function stopAll(code: number): Promise<never> {
-  stopping = true;
-  say('stopping (the services finish what they are doing; Ctrl-C again to make them exit at once)');
+/** Stops what was started, children first, and exits; a second call waits for the first. */
+function stopAll(code: number): Promise<never> {
+  stopping ??= stopEverything(code);
+  return stopping;
+}
+
+async function stopEverything(code: number): Promise<never> {
+  // A refusal before anything was started says its one line and nothing more.
+  let started = servers.length > 0 || children.length > 0;
+  if (started)
+    say('stopping (the services finish what they are doing; Ctrl-C again to make them exit at once)');
   await Promise.all(
     children.map(
       (child) =>
@@ -66,12 +61,19 @@ async function stopAll(code: number): Promise<never> {
         }),
     ),
   );
-  for (const server of servers.splice(0).reverse()) await server.stop();
-  say('stopped');
+  // One by one, newest first; a server spawned meanwhile by a start still under way is taken too.
+  for (let server = servers.pop(); server !== undefined; server = servers.pop()) {
+    started = true;
+    await server.stop();
+  }
+  if (wroteStackEnv) rmSync(stackEnvPath(dataDir), { force: true });
+  releaseLock?.();
+  if (started) say('stopped');
   process.exit(code);
 }
 
-function run(name: string, script: string, env: NodeJS.ProcessEnv): ChildProcess {
+function run(name: string, script: string, env: NodeJS.ProcessEnv): void {
+  if (stopping) return;
   const child = spawn(process.execPath, [join(root, script)], {
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -82,7 +84,6 @@ function run(name: string, script: string, env: NodeJS.ProcessEnv): ChildProcess
     void stopAll(1);
   });
   children.push(child);
-  return child;
 }
 
 async function waitHealthy(url: string, timeoutMs: number): Promise<void> {
@@ -98,6 +99,31 @@ async function waitHealthy(url: string, timeoutMs: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
+}
+
+/**
+ * Each service's port, free before anything starts: a port another program holds would answer the
+ * stack's health check for it (another stack's /healthz), and the service would then fail to listen.
+ */
+async function checkPortsFree(env: NodeJS.ProcessEnv): Promise<void> {
+  const listeners = [
+    { variable: 'RECEIVER_PORT', host: env.RECEIVER_HOST || env.HOST, port: receiverPort },
+    { variable: 'TRAY_PORT', host: env.TRAY_HOST || env.HOST, port: trayPort },
+    { variable: 'ADMIN_PORT', host: env.ADMIN_HOST, port: adminPort },
+  ];
+  for (const { variable, host = '127.0.0.1', port } of listeners) {
+    const number = Number(port);
+    // A port that is no port is the service's to refuse, naming the variable.
+    if (!Number.isInteger(number) || number < 1 || number > 65535) continue;
+    const code = await listenError(host, number);
+    if (code === undefined) continue;
+    const at = hostPort(host, port);
+    throw new Error(
+      code === 'EADDRINUSE'
+        ? `${variable}: ${at} is in use by another program (another npm start?): stop it, or set ${variable} to a free port`
+        : `${variable}: cannot listen on ${at}: ${code}`,
+    );
+  }
 }
 
 let signals = 0;
@@ -117,16 +143,69 @@ function onSignal(): void {
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
-try {
+async function start(): Promise<void> {
+  const exposeOn = process.env.STACK_EXPOSE || 'off';
+  if (exposeOn !== 'on' && exposeOn !== 'off')
+    throw new Error(`STACK_EXPOSE: expected on or off, got "${exposeOn}"`);
+  // The servers' files and sockets: the owner's only (mkdir's mode does not apply to an old directory).
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
+  releaseLock = lockDataDir(dataDir);
+  checkNoLeftoverServers(dataDir);
+  // This machine's secrets, made on the first run (scripts/lib/dev-secrets.ts): none is in the
+  // repository. A data directory of an earlier version gets the servers' passwords added (and set below).
+  const { secrets, created, added } = loadOrCreateDevSecrets(dataDir);
+  const secretsFile = shownPath(devSecretsPath(dataDir));
+
+  /** Development settings, only where the operator set nothing. */
+  const devDefaults: Record<string, string> = {
+    LOG_LEVEL: 'info',
+    // Tray API tokens: `npm run mint-token -- --user <id>` signs with the same secret.
+    JWT_SECRET: secrets.JWT_SECRET,
+    // Receiver (docs/receiver.md): accept webhooks from any address (everything listens on loopback
+    // unless STACK_EXPOSE=on), signed with this stack's secret of webhook `dev`, spooled under the
+    // data directory.
+    WEBHOOK_ALLOWLIST: 'off',
+    WEBHOOK_SECRETS: `dev=${secrets.WEBHOOK_SECRET}`,
+    SPOOL_DIR: join(dataDir, 'receiver-spool'),
+    // The admin API and queue dashboard on their own loopback port.
+    ADMIN_TOKEN: secrets.ADMIN_TOKEN,
+    // The live tray demo page at /demo (docs/live-tray.md); off by default everywhere else.
+    TRAY_DEMO: 'on',
+  };
+  const configured: NodeJS.ProcessEnv = {
+    ...devDefaults,
+    ...process.env,
+    RECEIVER_PORT: receiverPort,
+    TRAY_PORT: trayPort,
+    ADMIN_PORT: adminPort,
+  };
+  // Its defaults are for one developer's machine: opened to the network only when asked twice.
+  const exposure = stackExposure(configured);
+  if (exposure && exposeOn !== 'on') {
+    const set = exposure.variables.map((name) => `${name}=${configured[name]}`).join(', ');
+    throw new Error(
+      `${set} would open to other machines, ${exposure.open}; ` +
+        `set STACK_EXPOSE=on to start so anyway, or leave ${exposure.variables.join(', ')} unset`,
+    );
+  }
+  await checkPortsFree(configured);
+
   // The operator's own storage when they name one (DATABASE_URL, or MONGODB_URI for MongoDB);
   // otherwise a PostgreSQL of the stack's own.
-  const ownStorage = Boolean(process.env.DATABASE_URL ?? process.env.MONGODB_URI);
+  const ownStorage = Boolean(process.env.DATABASE_URL || process.env.MONGODB_URI);
+  const onSpawn = (server: SpawnedServer) => servers.push(server);
   const [redis, postgres] = await Promise.all([
     // Both with a password from the secrets file: another local account can neither queue jobs
     // nor connect as PostgreSQL's superuser (docs/operations.md#security-model).
     process.env.REDIS_URL
       ? undefined
-      : startRedis({ dir: join(dataDir, 'redis'), persistent: true, password: secrets.REDIS_PASSWORD }),
+      : startRedis({
+          dir: join(dataDir, 'redis'),
+          persistent: true,
+          password: secrets.REDIS_PASSWORD,
+          onSpawn,
+        }),
     // The user's data: fsync stays on (durability 'persistent').
     ownStorage
       ? undefined
@@ -134,25 +213,24 @@ try {
           dir: join(dataDir, 'postgres'),
           durability: 'persistent',
           password: secrets.POSTGRES_PASSWORD,
+          onSpawn,
         }),
   ]);
-  for (const server of [redis, postgres]) if (server) servers.push(server);
   const env: NodeJS.ProcessEnv = {
-    ...devDefaults,
-    ...process.env,
+    ...configured,
     REDIS_URL: redis?.url ?? process.env.REDIS_URL,
     // The tray's tables live in a database of their own on the stack's server.
     ...(postgres ? { DATABASE_URL: await ensureDatabase(postgres.url, 'tray') } : {}),
-    RECEIVER_PORT: receiverPort,
-    TRAY_PORT: trayPort,
-    ADMIN_PORT: adminPort,
   };
-  // Where to reach a service listening on `host`, as a URL's host:port (an IPv6 literal bracketed:
-  // `http://::1:8080` is no URL). Every interface is reached on loopback.
-  const probe = (host: string | undefined, port: string) =>
-    hostPort(host === undefined || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host, port);
-  const receiverAt = probe(env.RECEIVER_HOST ?? env.HOST, receiverPort);
-  const trayAt = probe(env.TRAY_HOST ?? env.HOST, trayPort);
+  // The ports change every run and the printed URLs hide the passwords: the operator scripts read
+  // the servers' URLs from this file (only those the stack started: the operator has their own).
+  const ownUrls = {
+    ...(redis && env.REDIS_URL ? { REDIS_URL: env.REDIS_URL } : {}),
+    ...(postgres && env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : {}),
+  };
+  const stackEnv = Object.keys(ownUrls).length > 0 ? shownPath(writeStackEnv(dataDir, ownUrls)) : undefined;
+  wroteStackEnv = stackEnv !== undefined;
+  const at = stackAddresses(env);
   say(
     created
       ? `secrets  made for this machine in ${secretsFile} (mode 0600; kept for later runs)`
@@ -171,33 +249,52 @@ try {
   } else {
     say(`mongodb  ${(env.MONGODB_URI ?? '').replace(/\/\/[^@]*@/, '//')}`);
   }
+  if (stackEnv) {
+    say(
+      `env      set -a; . ${stackEnv}; set +a  (their full URLs, for npm run replay, export-events, ...; 0600)`,
+    );
+  }
   run('receiver', 'receiver/main.ts', env);
   run('tray-service', 'tray-service/main.ts', env);
   await Promise.all([
-    waitHealthy(`http://${receiverAt}/healthz`, 60_000),
-    waitHealthy(`http://${trayAt}/healthz`, 60_000),
+    waitHealthy(`${at.receiver}/healthz`, 60_000),
+    waitHealthy(`${at.tray}/healthz`, 60_000),
   ]);
-  const adminAt = probe(env.ADMIN_HOST, adminPort);
-  say(`receiver http://${receiverAt}  (webhooks: POST /webhooks, /healthz, /readyz)`);
-  say(`tray     http://${trayAt}  (API, /healthz, /readyz; /metrics with METRICS_TOKEN or METRICS_PORT)`);
-  say(`admin    http://${adminAt}/admin/queues  (admin API and queue dashboard)`);
-  say(`console  http://${adminAt}/admin/console  (events console: stored events, traffic, moderation)`);
-  if (env.TRAY_DEMO === 'on') say(`demo     http://${trayAt}/demo  (a live tray; token: npm run mint-token)`);
-  const everywhere = [env.HOST, env.RECEIVER_HOST, env.TRAY_HOST, env.ADMIN_HOST].filter(Boolean);
-  say(
-    everywhere.length === 0
-      ? 'listening on 127.0.0.1 only: other machines cannot reach this stack (HOST changes that)'
-      : `listening on ${[...new Set(everywhere)].join(', ')} as configured (HOST, *_HOST)`,
-  );
+  // A service that failed meanwhile is stopping the stack: it is not ready.
+  if (stopping) return;
+  say(`receiver ${at.receiver}  (webhooks: POST /webhooks, /healthz, /readyz)`);
+  say(`tray     ${at.tray}  (API, /healthz, /readyz; /metrics with METRICS_TOKEN or METRICS_PORT)`);
+  say(`admin    ${at.admin}/admin/queues  (admin API and queue dashboard)`);
+  say(`console  ${at.admin}/admin/console  (events console: stored events, traffic, moderation)`);
+  if (env.TRAY_DEMO === 'on') say(`demo     ${at.tray}/demo  (a live tray; token: npm run mint-token)`);
+  if (exposure) {
+    say(`warning  open to other machines, ${exposure.open}`);
+  } else {
+    const everywhere = [env.HOST, env.RECEIVER_HOST, env.TRAY_HOST, env.ADMIN_HOST].filter(Boolean);
+    say(
+      everywhere.length === 0
+        ? 'listening on 127.0.0.1 only: other machines cannot reach this stack (HOST with STACK_EXPOSE=on changes that)'
+        : `listening on ${[...new Set(everywhere)].join(', ')} as configured (HOST, *_HOST)`,
+    );
+  }
   say(
     `sign in  the admin side with ADMIN_TOKEN from ${secretsFile} (a bearer token, or the dashboard's form)`,
   );
   say(
     'tokens   npm run mint-token -- --user <id>  (a user token for the tray API, signed with the stack secret)',
   );
-  say('events   npm run sign-and-send -- event.json  (signed with the stack secret of webhook "dev")');
+  say(
+    'events   npm run sign-and-send -- examples/events/comment.json  (signed with the stack secret of webhook "dev")',
+  );
   say('ready. Press Ctrl-C to stop.');
+}
+
+try {
+  await start();
 } catch (error) {
-  say(`start-up failed: ${(error as Error).message}`);
-  await stopAll(1);
+  // A failure caused by stopping (a server stopped while it started) is no failure of its own.
+  if (!stopping) {
+    say(`start-up failed: ${(error as Error).message}`);
+    await stopAll(1);
+  }
 }

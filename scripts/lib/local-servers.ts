@@ -1,17 +1,33 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
   chmodSync,
+  chownSync,
   existsSync,
+  fchmodSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
+import { logFailureLine, markLog, type LogMark } from './log-failure-line.ts';
+
+/**
+ * A server process as soon as it is spawned, before it is ready: what a caller needs to stop it if
+ * it is interrupted or fails while the server starts (the dev stack's Ctrl-C).
+ */
+export interface SpawnedServer {
+  readonly name: string;
+  stop(): Promise<void>;
+}
+
+/** Told of each server process the moment it is spawned. */
+export type OnSpawn = (server: SpawnedServer) => void;
 
 /** A server process this project started, with what is needed to stop or restart it. */
 export interface LocalServer {
@@ -50,16 +66,25 @@ export function canConnect(port: number): Promise<boolean> {
   });
 }
 
+/** A server that ended while starting, with the reason its log gives and where that log is. */
+function exitedDuringStartUp(name: string, child: ChildProcess, log: LogMark): Error {
+  const how = child.exitCode === null ? `on ${child.signalCode}` : `with code ${child.exitCode}`;
+  const reason = logFailureLine(log);
+  return new Error(`${name} exited ${how} during start-up${reason ? `: ${reason}` : ''} (log: ${log.path})`);
+}
+
+const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+
 async function waitForPort(
   name: string,
   port: number,
   child: ChildProcess,
   timeoutMs: number,
+  log: LogMark,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null)
-      throw new Error(`${name} exited with code ${child.exitCode} during start-up`);
+    if (hasExited(child)) throw exitedDuringStartUp(name, child, log);
     if (await canConnect(port)) return;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -83,11 +108,17 @@ function launch(
   args: string[],
   dir: string,
   user: { uid?: number; gid?: number } = {},
-): ChildProcess {
-  mkdirSync(dir, { recursive: true });
-  const log = openSync(join(dir, `${name}.log`), 'a');
+): { child: ChildProcess; log: LogMark } {
+  // The server's files and its log are its owner's only (mkdir's mode does not apply to an old
+  // folder, nor open's to an old file).
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  const path = join(dir, `${name}.log`);
+  const mark = markLog(path);
+  const log = openSync(path, 'a', 0o600);
+  fchmodSync(log, 0o600);
   // Its own process group is not used: children must die with the parent when it is killed.
-  return spawn(command, args, { stdio: ['ignore', log, log], ...user });
+  return { child: spawn(command, args, { stdio: ['ignore', log, log], ...user }), log: mark };
 }
 
 /** The `postgres` account (Debian's package creates it): PostgreSQL refuses to run as root. */
@@ -114,6 +145,7 @@ export interface RedisOptions {
    * Unset (tests, benches): no password.
    */
   password?: string;
+  onSpawn?: OnSpawn;
 }
 
 export async function startRedis(options: RedisOptions): Promise<LocalServer> {
@@ -132,6 +164,10 @@ export async function startRedis(options: RedisOptions): Promise<LocalServer> {
     '127.0.0.1',
     '--dir',
     options.dir,
+    // While it runs (Redis removes it when it stops): the dev stack finds one left running by a
+    // stack that was killed, before starting another on the same files.
+    '--pidfile',
+    join(options.dir, 'redis.pid'),
     '--save',
     '',
     '--appendonly',
@@ -144,8 +180,10 @@ export async function startRedis(options: RedisOptions): Promise<LocalServer> {
     '--daemonize',
     'no',
   ];
-  const child = launch('redis', 'redis-server', args, options.dir);
-  await waitForPort('redis-server', port, child, 10_000);
+  const { child, log } = launch('redis', 'redis-server', args, options.dir);
+  const stop = stopper(child);
+  options.onSpawn?.({ name: 'redis', stop: () => stop() });
+  await waitForPort('redis-server', port, child, 10_000, log);
   return {
     name: 'redis',
     url:
@@ -155,7 +193,7 @@ export async function startRedis(options: RedisOptions): Promise<LocalServer> {
     port,
     dir: options.dir,
     process: child,
-    stop: stopper(child),
+    stop,
   };
 }
 
@@ -196,8 +234,8 @@ export async function startFerret(options: FerretOptions): Promise<LocalServer> 
     '--log-level=warn',
   ];
   mkdirSync(options.dir, { recursive: true });
-  const child = launch('ferretdb', ferretdbBinary(), args, options.dir);
-  await waitForPort('ferretdb', port, child, 20_000);
+  const { child, log } = launch('ferretdb', ferretdbBinary(), args, options.dir);
+  await waitForPort('ferretdb', port, child, 20_000, log);
   return {
     name: 'ferretdb',
     url: `mongodb://127.0.0.1:${port}/`,
@@ -244,6 +282,7 @@ export interface PostgresOptions {
    * throwaway clusters in temp directories): trust on 127.0.0.1.
    */
   password?: string;
+  onSpawn?: OnSpawn;
 }
 
 /** Client authentication with a password for every connection, the socket's included. */
@@ -293,12 +332,14 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
   const data = join(options.dir, 'data');
   // Spawned as `postgres` directly (not through runuser): the child is the postmaster itself, so a
   // signal (a fault test's SIGKILL, a fast shutdown) reaches it and nothing is left orphaned.
-  const user = process.getuid?.() === 0 ? postgresUser() : {};
-  mkdirSync(options.dir, { recursive: true });
-  if ('uid' in user) {
+  const account = process.getuid?.() === 0 ? postgresUser() : undefined;
+  const user: { uid?: number; gid?: number } = account ?? {};
+  // Its socket, log and cluster: the owner's only (PostgreSQL itself wants its data folder so).
+  mkdirSync(options.dir, { recursive: true, mode: 0o700 });
+  chmodSync(options.dir, 0o700);
+  if (account) {
     spawnSync('chown', ['-R', 'postgres', options.dir]);
-    // A mkdtemp parent is 0700: let `postgres` traverse it (search only, no listing).
-    spawnSync('chmod', ['o+x', dirname(options.dir)]);
+    letThrough(dirname(options.dir), account.gid);
   }
   if (!existsSync(join(data, 'PG_VERSION'))) {
     // UTF8 whatever the caller's locale (FerretDB refuses any other encoding; a bare environment
@@ -333,18 +374,21 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
     '-c',
     'max_connections=300',
   ];
-  const child = launch('postgres', postgresBin('postgres'), args, options.dir, user);
-  await waitForPort('postgres', port, child, 20_000);
+  const { child, log } = launch('postgres', postgresBin('postgres'), args, options.dir, user);
+  // SIGINT is PostgreSQL's fast shutdown; SIGTERM would wait for FerretDB's connections to end.
+  const stop = (signal: NodeJS.Signals = 'SIGINT') => stopper(child, 30_000)(signal);
+  options.onSpawn?.({ name: 'postgres', stop: () => stop() });
+  await waitForPort('postgres', port, child, 20_000, log);
   const bare = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const url =
     options.password === undefined
       ? bare
       : `postgres://postgres:${encodeURIComponent(options.password)}@127.0.0.1:${port}/postgres`;
   if (options.password !== undefined) {
-    await waitForQueries(bare, child, 60_000, true);
+    await waitForQueries(bare, child, log, 60_000, true);
     await requirePassword(data, bare, options.password);
   }
-  await waitForQueries(url, child);
+  await waitForQueries(url, child, log);
   return {
     name: 'postgres',
     url,
@@ -352,9 +396,25 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
     port,
     dir: options.dir,
     process: child,
-    // SIGINT is PostgreSQL's fast shutdown; SIGTERM would wait for FerretDB's connections to end.
-    stop: (signal = 'SIGINT') => stopper(child, 30_000)(signal),
+    stop,
   };
+}
+
+/**
+ * Lets the `postgres` account traverse the folder holding its own (search only, no listing). A
+ * folder closed to its group (a 0700 mkdtemp folder, the dev stack's data directory) is given to
+ * group `postgres` for that (0710), so no other account gains anything; one whose group already has
+ * rights keeps its group and is opened to others for search instead.
+ */
+function letThrough(folder: string, postgresGid: number): void {
+  const { mode, uid, gid } = statSync(folder);
+  if ((mode & 0o001) !== 0 || (gid === postgresGid && (mode & 0o010) !== 0)) return;
+  if ((mode & 0o070) === 0) {
+    chownSync(folder, uid, postgresGid);
+    chmodSync(folder, (mode & 0o7777) | 0o010);
+  } else {
+    chmodSync(folder, (mode & 0o7777) | 0o001);
+  }
 }
 
 /**
@@ -364,6 +424,7 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
 async function waitForQueries(
   url: string,
   child: ChildProcess,
+  log: LogMark,
   timeoutMs = 60_000,
   orRefused = false,
 ): Promise<void> {
@@ -382,8 +443,7 @@ async function waitForQueries(
         if (orRefused) return;
         throw new Error(`postgres refused the password: ${(error as Error).message}`);
       }
-      if (child.exitCode !== null)
-        throw new Error(`postgres exited with code ${child.exitCode} during start-up`);
+      if (hasExited(child)) throw exitedDuringStartUp('postgres', child, log);
       if (Date.now() > deadline)
         throw new Error(`postgres did not accept queries: ${(error as Error).message}`);
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -1,17 +1,28 @@
 import { expect } from 'chai';
-import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { ensureDatabase } from '../../scripts/lib/ensure-database.ts';
 import { hs256Token } from '../../scripts/lib/hs256-token.ts';
-import { freePort, startPostgres } from '../../scripts/lib/local-servers.ts';
+import { freePort, startPostgres, type PostgresServer } from '../../scripts/lib/local-servers.ts';
 import { testPostgres, testStack } from '../support/test-stack.ts';
 import { sign, channelDidCreate } from '../receiver/support/signed-request.ts';
 import { accepts, externalAddress } from '../support/external-address.ts';
-import { cleanEnv, runScript, startScript } from '../support/run-script.ts';
+import { processesIn } from '../support/processes-in.ts';
+import { cleanEnv, repoRoot, runScript, startScript } from '../support/run-script.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 /** The secrets the stack used to have written in the repository: they must open nothing now. */
 const FORMER_JWT_SECRET = 'dev-only-secret-do-not-use-in-production';
@@ -45,6 +56,12 @@ function serverPorts(output: string): { redis: number; postgres: number } {
   const port = (name: string) =>
     Number(new RegExp(`\\[stack\\] ${name} +\\w+://(?:[^@\\s]*@)?127\\.0\\.0\\.1:(\\d+)`).exec(output)?.[1]);
   return { redis: port('redis'), postgres: port('postgres') };
+}
+
+/** The uid and gid of an account, from `id`. */
+function account(name: string): { uid: number; gid: number } {
+  const id = (flag: string) => Number(spawnSync('id', [flag, name], { encoding: 'utf8' }).stdout.trim());
+  return { uid: id('-u'), gid: id('-g') };
 }
 
 describe('npm start (scripts/dev-stack.ts)', function () {
@@ -82,6 +99,37 @@ describe('npm start (scripts/dev-stack.ts)', function () {
     JSON.parse(readFileSync(join(dataDir, 'dev-secrets.json'), 'utf8')) as Record<string, string>;
   const tool = (script: string, args: string[]) =>
     runScript(script, args, cleanEnv({ STACK_DATA_DIR: dataDir, RECEIVER_PORT: String(ports.receiver) }));
+
+  /**
+   * Runs `npm start` to its end, as a start it should refuse; one that gets as far as `ready.`
+   * anyway is stopped as Ctrl-C does, so a failing test leaves nothing running.
+   */
+  const startRefused = (env: Record<string, string> = {}) =>
+    new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn(process.execPath, ['scripts/dev-stack.ts'], {
+        cwd: repoRoot,
+        detached: true,
+        env: cleanEnv({
+          STACK_DATA_DIR: dataDir,
+          RECEIVER_PORT: String(ports.receiver),
+          TRAY_PORT: String(ports.tray),
+          ADMIN_PORT: String(ports.admin),
+          ...env,
+        }),
+      });
+      let output = '';
+      let stopped = false;
+      const collect = (chunk: Buffer) => {
+        output += chunk.toString();
+        if (!stopped && output.includes('ready. Press Ctrl-C')) {
+          stopped = true;
+          ctrlC(child);
+        }
+      };
+      child.stdout.on('data', collect);
+      child.stderr.on('data', collect);
+      child.once('exit', (code) => resolve({ code, output }));
+    });
 
   /** Stops a running stack as Ctrl-C does, and removes its data directory. */
   const stopAndRemove = async () => {
@@ -163,6 +211,66 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       await expect(connectWithoutPassword(postgres)).to.be.rejectedWith(/password/);
     });
 
+    it('writes its servers’ full URLs to stack.env (0600), from which the operator scripts reach them', async () => {
+      const file = join(dataDir, 'stack.env');
+      expect(statSync(file).mode & 0o777).to.equal(0o600);
+      expect(stack!.output()).to.include(`env      set -a; . ${file}; set +a`);
+      const { redis, postgres } = serverPorts(stack!.output());
+      const { REDIS_PASSWORD, POSTGRES_PASSWORD } = secrets();
+      const sourced = spawnSync(
+        'sh',
+        ['-c', `set -a; . '${file}'; set +a; echo "$REDIS_URL $DATABASE_URL"`],
+        {
+          encoding: 'utf8',
+          env: cleanEnv(),
+        },
+      );
+      expect(sourced.stdout.trim()).to.equal(
+        `redis://:${REDIS_PASSWORD}@127.0.0.1:${redis} postgres://postgres:${POSTGRES_PASSWORD}@127.0.0.1:${postgres}/tray`,
+      );
+      // As docs/operations.md shows it: the shell reads the file, the script its variables.
+      const replay = spawnSync(
+        'sh',
+        ['-c', `set -a; . '${file}'; set +a; exec "${process.execPath}" scripts/replay.ts failed --dry-run`],
+        { cwd: repoRoot, encoding: 'utf8', env: cleanEnv() },
+      );
+      expect(replay.status, replay.stderr).to.equal(0);
+    });
+
+    it('keeps its data to its owner: the directory 0700 (as root, 0710 for group postgres only), logs 0600', () => {
+      const root = process.getuid?.() === 0;
+      const top = statSync(dataDir);
+      expect((top.mode & 0o777).toString(8)).to.equal(root ? '710' : '700');
+      if (root) expect(top.gid).to.equal(account('postgres').gid);
+      expect((statSync(join(dataDir, 'postgres')).mode & 0o777).toString(8)).to.equal('700');
+      expect((statSync(join(dataDir, 'redis')).mode & 0o777).toString(8)).to.equal('700');
+      for (const log of ['postgres/postgres.log', 'redis/redis.log'])
+        expect((statSync(join(dataDir, log)).mode & 0o777).toString(8), log).to.equal('600');
+    });
+
+    it('refuses a second npm start on the same data directory with one line, and starts nothing', async () => {
+      const redisBefore = processesIn(join(dataDir, 'redis'));
+      const other = { receiver: await freePort(), tray: await freePort(), admin: await freePort() };
+      const second = await runScript(
+        'scripts/dev-stack.ts',
+        [],
+        cleanEnv({
+          STACK_DATA_DIR: dataDir,
+          RECEIVER_PORT: String(other.receiver),
+          TRAY_PORT: String(other.tray),
+          ADMIN_PORT: String(other.admin),
+        }),
+        60_000,
+      );
+      expect(second.code).to.equal(1);
+      expect(second.stdout).to.match(
+        /^\[stack\] start-up failed: \S+ is in use by another npm start \(pid \d+\): stop that one first, or set STACK_DATA_DIR to another directory\n$/,
+      );
+      expect(second.stdout).to.include(dataDir);
+      expect(processesIn(join(dataDir, 'redis'))).to.deep.equal(redisBefore);
+      expect((await fetch(url(ports.tray, '/healthz'))).status).to.equal(200);
+    });
+
     it('opens nothing to the secrets once written in the repository', async () => {
       const body = channelDidCreate('stack-former-secret');
       const webhook = await fetch(url(ports.receiver, '/webhooks'), {
@@ -188,10 +296,21 @@ describe('npm start (scripts/dev-stack.ts)', function () {
         headers: { Authorization: `Bearer ${minted.stdout.trim()}` },
       });
       expect(tray.status).to.equal(200);
-      const file = join(dataDir, 'event.json');
-      writeFileSync(file, channelDidCreate('stack-sign-and-send'));
-      const sent = await tool('scripts/sign-and-send.ts', [file]);
+      // The sample the stack's own `events` line names: Cid's comment on Ana's post.
+      expect(stack!.output()).to.include('events   npm run sign-and-send -- examples/events/comment.json');
+      const sent = await tool('scripts/sign-and-send.ts', ['examples/events/comment.json']);
       expect(sent.stdout.trim()).to.equal('200 {}');
+      await waitFor(
+        async () => {
+          const history = await fetch(url(ports.tray, '/notifications/v3/history'), {
+            headers: { Authorization: `Bearer ${minted.stdout.trim()}` },
+          });
+          const page = (await history.json()) as { data: { v_tarid_uid: string }[] };
+          return page.data.some((record) => record.v_tarid_uid === 'comment_p-100_u-ana');
+        },
+        20_000,
+        "the sample comment in u-ana's tray",
+      );
     });
 
     it('serves the admin side on its own port to ADMIN_TOKEN only', async () => {
@@ -218,6 +337,10 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       }
       expect(output()).not.to.include('second signal');
       expect(output()).to.include('[stack] stopped');
+      // Nothing left behind: no server, no lock, no URLs of servers that are gone.
+      expect(processesIn(dataDir)).to.deep.equal([]);
+      expect(existsSync(join(dataDir, 'stack.env'))).to.equal(false);
+      expect(existsSync(join(dataDir, 'stack.pid'))).to.equal(false);
     });
   });
 
@@ -251,6 +374,104 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       expect(output()).to.include('[stack] second signal: the services exit at once');
       expect(output()).to.include('[stack] stopped');
       expect(await accepts('127.0.0.1', ports.tray)).to.equal(false);
+    });
+  });
+
+  describe('a start that cannot finish', () => {
+    beforeEach(() => {
+      dataDir = mkdtempSync(join(tmpdir(), 'stack-test-fail-'));
+    });
+    afterEach(stopAndRemove);
+
+    // Its /healthz answered for the stack's receiver, which then met EADDRINUSE after `ready.`.
+    it('with a port taken by another program: one line naming the variable, before starting anything', async () => {
+      const other = createServer((_req, res) => res.end('{"status":"ok"}'));
+      await new Promise<void>((resolve) => other.listen(ports.receiver, '127.0.0.1', resolve));
+      try {
+        const { code, output } = await startRefused();
+        expect(code).to.equal(1);
+        expect(output).not.to.include('ready.');
+        expect(output).to.equal(
+          `[stack] start-up failed: RECEIVER_PORT: 127.0.0.1:${ports.receiver} is in use by another program (another npm start?): stop it, or set RECEIVER_PORT to a free port\n`,
+        );
+        expect(existsSync(join(dataDir, 'redis'))).to.equal(false);
+      } finally {
+        await new Promise((resolve) => other.close(resolve));
+      }
+    });
+
+    it('on Ctrl-C while its servers start, stops every one it started', async () => {
+      const child = spawn(process.execPath, ['scripts/dev-stack.ts'], {
+        cwd: repoRoot,
+        detached: true,
+        stdio: 'ignore',
+        env: cleanEnv({
+          STACK_DATA_DIR: dataDir,
+          RECEIVER_PORT: String(ports.receiver),
+          TRAY_PORT: String(ports.tray),
+          ADMIN_PORT: String(ports.admin),
+        }),
+      });
+      stack = { child, output: () => '' };
+      const exited = exitOf(child);
+      // Redis is up within a moment; PostgreSQL is still making its cluster.
+      await waitFor(() => processesIn(join(dataDir, 'redis')).length > 0, 30_000, 'redis-server to start');
+      ctrlC(child);
+      expect(await exited).to.equal(0);
+      expect(processesIn(dataDir)).to.deep.equal([]);
+    });
+  });
+
+  describe('after a stack that was killed, or a PostgreSQL that cannot start', () => {
+    let leftover: PostgresServer | undefined;
+    before(async () => {
+      dataDir = mkdtempSync(join(tmpdir(), 'stack-test-left-'));
+      const cluster = await startPostgres({ dir: join(dataDir, 'postgres'), durability: 'persistent' });
+      await cluster.stop();
+    });
+    after(async () => {
+      await leftover?.stop();
+      await stopAndRemove();
+    });
+    const conf = () => join(dataDir, 'postgres', 'data', 'postgresql.conf');
+
+    it('PostgreSQL fails: prints its reason from postgres.log and the log’s path, and stops Redis', async () => {
+      const good = readFileSync(conf(), 'utf8');
+      appendFileSync(conf(), '\nbogus_setting = on\n');
+      try {
+        const { code, output } = await startRefused();
+        expect(code).to.equal(1);
+        const log = join(dataDir, 'postgres', 'postgres.log');
+        expect(output).to.include(
+          `[stack] start-up failed: postgres exited with code 1 during start-up: FATAL: configuration file "${conf()}" contains errors (log: ${log})`,
+        );
+        expect(processesIn(dataDir)).to.deep.equal([]);
+      } finally {
+        writeFileSync(conf(), good);
+      }
+    });
+
+    it('a PostgreSQL left running on the data directory: refused up front, naming its pid', async () => {
+      leftover = await startPostgres({ dir: join(dataDir, 'postgres'), durability: 'persistent' });
+      const { code, output } = await startRefused();
+      expect(code).to.equal(1);
+      expect(output).to.equal(
+        `[stack] start-up failed: a PostgreSQL (pid ${leftover.process.pid}) left running by an earlier npm start still uses ${join(dataDir, 'postgres')}: stop it (kill ${leftover.process.pid}), then start again\n`,
+      );
+      expect(processesIn(join(dataDir, 'redis'))).to.deep.equal([]);
+    });
+
+    it('the lock of a stack that is gone is taken over', async () => {
+      await leftover?.stop();
+      leftover = undefined;
+      // The pid of a process that has exited: what a stack killed with SIGKILL leaves.
+      const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+        encoding: 'utf8',
+      });
+      writeFileSync(join(dataDir, 'stack.pid'), `${gone.stdout}\n`);
+      await start();
+      expect((await fetch(url(ports.tray, '/healthz'))).status).to.equal(200);
+      expect(readFileSync(join(dataDir, 'stack.pid'), 'utf8').trim()).not.to.equal(gone.stdout);
     });
   });
 
@@ -320,6 +541,37 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       expect(output).to.include(`demo     http://[::1]:${ports.tray}/demo`);
       expect((await fetch(`http://[::1]:${ports.receiver}/healthz`)).status).to.equal(200);
       expect((await fetch(`http://[::1]:${ports.tray}/healthz`)).status).to.equal(200);
+    });
+  });
+
+  // Every interface: the receiver, its allowlist off, and the demo page would be open to the network.
+  describe('with HOST=0.0.0.0 (every interface)', () => {
+    let own: Record<string, string>;
+    before(async () => {
+      const server = await testPostgres();
+      dataDir = mkdtempSync(join(tmpdir(), 'stack-test-exposed-'));
+      own = {
+        HOST: '0.0.0.0',
+        DATABASE_URL: await ensureDatabase(server.url, `stack_exposed_${process.pid}`),
+        REDIS_URL: testStack().redisUrl,
+      };
+    });
+    after(stopAndRemove);
+
+    it('refuses without STACK_EXPOSE=on, naming what would be open, and starts nothing', async () => {
+      const { code, output } = await startRefused(own);
+      expect(code).to.equal(1);
+      expect(output).to.equal(
+        `[stack] start-up failed: HOST=0.0.0.0 would open to other machines, over plain http: the receiver at 0.0.0.0:${ports.receiver}, which takes webhooks from any address (WEBHOOK_ALLOWLIST=off), and the tray API at 0.0.0.0:${ports.tray} with its demo page (TRAY_DEMO=on); set STACK_EXPOSE=on to start so anyway, or leave HOST unset\n`,
+      );
+    });
+
+    it('with STACK_EXPOSE=on, starts and warns of what is open', async () => {
+      await start({ ...own, STACK_EXPOSE: 'on' });
+      expect(stack!.output()).to.include(
+        `[stack] warning  open to other machines, over plain http: the receiver at 0.0.0.0:${ports.receiver}, which takes webhooks from any address (WEBHOOK_ALLOWLIST=off), and the tray API at 0.0.0.0:${ports.tray} with its demo page (TRAY_DEMO=on)`,
+      );
+      expect((await fetch(url(ports.tray, '/healthz'))).status).to.equal(200);
     });
   });
 });

@@ -8,6 +8,7 @@ import { closeServer, listen } from '../../shared/http/listen.ts';
 import { startTrayProcess, trayJwtSecret, type TrayProcess } from '../reliability/support/tray-process.ts';
 import { startTestReceiver, type TestReceiver } from '../receiver/support/use-receiver.ts';
 import { testSecret } from '../receiver/support/signed-request.ts';
+import { freePort } from '../../scripts/lib/local-servers.ts';
 import { cleanEnv, runScript } from '../support/run-script.ts';
 import { useQueuePrefix } from '../support/suite-resources.ts';
 import { testStack } from '../support/test-stack.ts';
@@ -53,6 +54,36 @@ describe('scripts/try-stack.ts', () => {
       expect(result.stderr).to.include('WEBHOOK_SECRET: not set, and there are no development secrets');
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  // Without a stack: the ports npm start would use (RECEIVER_PORT, ...), with nothing listening.
+  describe('with no stack listening', () => {
+    const noStack = async () => {
+      const [receiver, tray, admin] = [await freePort(), await freePort(), await freePort()];
+      return {
+        receiver,
+        env: cleanEnv({
+          RECEIVER_PORT: String(receiver),
+          TRAY_PORT: String(tray),
+          ADMIN_PORT: String(admin),
+          WEBHOOK_SECRET: testSecret,
+          JWT_SECRET: trayJwtSecret,
+          ADMIN_TOKEN: 'a'.repeat(43),
+        }),
+      };
+    };
+
+    for (const args of [[], ['--walk', 'only']]) {
+      it(`${args.join(' ') || 'the load'}: one line naming the receiver's URL and why, from RECEIVER_PORT`, async () => {
+        const { receiver, env } = await noStack();
+        const result = await runScript('scripts/try-stack.ts', args, env);
+        expect(result.code).to.equal(1);
+        expect(result.stdout).to.equal('');
+        expect(result.stderr).to.equal(
+          `error: cannot reach the receiver at http://127.0.0.1:${receiver}/webhooks (ECONNREFUSED): is npm start running? --receiver, or RECEIVER_PORT and HOST, say where it is\n`,
+        );
+      });
     }
   });
 

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:net';
+import { rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import {
   startOwnServer,
   type RunningOwnServer,
@@ -17,7 +19,10 @@ import {
   testSecret,
   testStandardSecret,
 } from '../../receiver/support/signed-request.ts';
+import { startTestReceiver, type TestReceiver } from '../../receiver/support/use-receiver.ts';
+import { closeServer, listen } from '../../../shared/http/listen.ts';
 import { cleanEnv, runScript, startScript } from '../../support/run-script.ts';
+import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 const variables = {
@@ -100,6 +105,54 @@ describe('the own-server example (examples/own-server): the verification core in
     expect((await post(body, signedHeaders(body))).status).to.equal(503);
   });
 
+  // The receiver's path is matched by Express: a trailing slash, another case and a query string
+  // reach the same handler. The example answered 404 for `/webhooks/?a=1`, which the receiver takes.
+  describe('the webhook path, matched as the receiver matches it', () => {
+    const prefix = useQueuePrefix();
+    let receiver: TestReceiver;
+    let receiverServer: Server;
+    before(async () => {
+      receiver = await startTestReceiver(prefix);
+      receiverServer = await listen(receiver.app, { port: 0 });
+    });
+    after(async () => {
+      if (receiverServer) await closeServer(receiverServer, 1_000);
+      await receiver?.close();
+      rmSync(receiver.spoolDir, { recursive: true, force: true });
+    });
+
+    const paths = [
+      '/webhooks',
+      '/webhooks/',
+      '/webhooks?a=1',
+      '/webhooks/?a=1',
+      '/WEBHOOKS',
+      '/Webhooks/?x',
+      '/webhooks//',
+      '/webhooks/x',
+      '/webhook',
+      '/webhooksx',
+      '/%77ebhooks',
+      '//webhooks',
+      '/',
+    ];
+    for (const path of paths) {
+      it(`POST ${path}: the receiver's status`, async () => {
+        const body = channelDidCreate(`own-server-path-${path}`);
+        const at = (port: number) =>
+          fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: signedHeaders(body), body });
+        const receiverPort = (receiverServer.address() as AddressInfo).port;
+        const expected = (await at(receiverPort)).status;
+        expect((await at(server!.port)).status).to.equal(expected);
+      });
+    }
+
+    it('GET /webhooks/?a=1: 405, as the receiver', async () => {
+      const res = await fetch(`http://127.0.0.1:${server?.port}/webhooks/?a=1`);
+      expect(res.status).to.equal(405);
+    });
+  });
+
   describe('run as a program (npm run example:own-server)', () => {
     it('reads the receiver’s variables and prints one line per event', async () => {
       const port = await freePort();
@@ -109,6 +162,8 @@ describe('the own-server example (examples/own-server): the verification core in
         /listening on/,
       );
       try {
+        // A URL to paste, not `listening on <port>/webhooks`.
+        expect(output()).to.equal(`listening on http://127.0.0.1:${port}/webhooks\n`);
         const body = standardEvent('own-server-program');
         const res = await fetch(`http://127.0.0.1:${port}/webhooks`, {
           method: 'POST',
@@ -124,6 +179,23 @@ describe('the own-server example (examples/own-server): the verification core in
       } finally {
         child.kill('SIGTERM');
       }
+    });
+
+    // Its own default, beside npm start's receiver on 8080 rather than on it.
+    it('without RECEIVER_PORT: listens on 8090', async () => {
+      const program = await new Promise<{ code: number | null; output: string }>((resolve) => {
+        void startScript('examples/own-server/main.ts', cleanEnv(variables), /listening on/).then(
+          ({ child, output }) => {
+            child.kill('SIGTERM');
+            resolve({ code: 0, output: output() });
+          },
+          (error: Error) => resolve({ code: 1, output: error.message }),
+        );
+      });
+      // 8090 may be another program's on this machine: then the refusal names it.
+      expect(program.output).to.match(
+        /listening on http:\/\/127\.0\.0\.1:8090\/webhooks\n|cannot listen on 127\.0\.0\.1:8090: EADDRINUSE/,
+      );
     });
 
     it('with RECEIVER_PORT in use: one line naming the address and the variable, exit 1', async () => {
