@@ -71,16 +71,30 @@ export function inWindow(cursor: StreamCursor, changedAt: number): boolean {
 }
 
 /**
+ * The longest id the service sends: what the stream's schema takes back as `?lastEventId=` or
+ * `Last-Event-ID` (stream-schemas.ts). A client resuming with a longer one would be refused.
+ */
+export const MAX_EVENT_ID_LENGTH = 1_024;
+
+/**
  * The SSE `id:` of a cursor: base-36 time (and `~floor` while the floor is inside the window),
- * then `.hash+version` per state inside the window.
+ * then `.hash+version` per state inside the window, oldest delivered first. Past
+ * MAX_EVENT_ID_LENGTH the oldest states are left out (a reconnect may repeat them, never lose one).
  */
 export function encodeStreamCursor(cursor: StreamCursor): string {
-  let id = cursor.at.toString(36);
-  if (cursor.floor > cursor.at - SETTLE_MS) id += `~${cursor.floor.toString(36)}`;
+  let head = cursor.at.toString(36);
+  if (cursor.floor > cursor.at - SETTLE_MS) head += `~${cursor.floor.toString(36)}`;
+  const tokens: string[] = [];
   for (const [hash, entry] of cursor.seen) {
-    if (inWindow(cursor, entry.changedAt)) id += `.${hash}${entry.version.toString(36)}`;
+    if (inWindow(cursor, entry.changedAt)) tokens.push(`.${hash}${entry.version.toString(36)}`);
   }
-  return id;
+  let length = head.length;
+  let first = tokens.length;
+  while (first > 0 && length + (tokens[first - 1]?.length ?? 0) <= MAX_EVENT_ID_LENGTH) {
+    first -= 1;
+    length += tokens[first]?.length ?? 0;
+  }
+  return head + tokens.slice(first).join('');
 }
 
 /**
