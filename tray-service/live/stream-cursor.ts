@@ -47,6 +47,14 @@ export function freshCursor(now: number): StreamCursor {
   return { at: now, floor: now, seen: new Map() };
 }
 
+/**
+ * A copy of the cursor as it is: what a catch-up compares with, so what it writes itself (and the
+ * states that evicts from the cursor) never makes it skip or resend another record of its backlog.
+ */
+export function copyCursor(cursor: StreamCursor): StreamCursor {
+  return { at: cursor.at, floor: cursor.floor, seen: new Map(cursor.seen) };
+}
+
 /** Whether the stream already delivered this record at this version or a newer one. */
 export function hasSeen(cursor: StreamCursor, recordId: string, version: number): boolean {
   const seen = cursor.seen.get(recordHash(recordId));

@@ -5,12 +5,12 @@ import { onSubscriberReplaced, type RedisClient } from '../../shared/redis/creat
 import type { BanView } from '../http/auth/ban-cache.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { TrayStorage } from '../storage/port.ts';
-import { streamCatchUp } from '../use-cases/stream-catch-up.ts';
+import { lastClear, streamCatchUp } from '../use-cases/stream-catch-up.ts';
 import { inboxCounts, type InboxCounts } from '../use-cases/inbox-counts.ts';
 import { inboxCountsOf } from '../use-cases/inbox-counts-of.ts';
 import { parseChanges } from './live-change.ts';
 import { createShardSubscriptions } from './shard-subscriptions.ts';
-import { inWindow, SETTLE_MS } from './stream-cursor.ts';
+import { copyCursor, hasSeen, inWindow, SETTLE_MS } from './stream-cursor.ts';
 import { createStreamMetrics } from './stream-metrics.ts';
 import { createStreamSession, type OpenStream, type StreamSession } from './stream-session.ts';
 import type { StreamSlots } from './stream-slots.ts';
@@ -136,13 +136,34 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     }
   }
 
-  /** Sends `sessions` what they missed since their cursors, from the database. */
+  /**
+   * Sends `sessions` what they missed since their cursors, from the database: a page at a time,
+   * each taken by the client before the next is read, so a backlog of any size arrives and every
+   * page moves the stream's id (a stream dropped midway resumes after what it got).
+   */
   async function catchUp(userId: string, sessions: readonly StreamSession[]): Promise<void> {
     if (sessions.length === 0) return;
-    const since = Math.min(...sessions.map((session) => session.stream.cursor.at)) - SETTLE_MS;
-    let found: Awaited<ReturnType<typeof streamCatchUp>>;
+    // What each stream had delivered when its catch-up began: its own writes below do not count.
+    const starts = new Map(sessions.map((session) => [session, copyCursor(session.stream.cursor)]));
+    const since = Math.min(...[...starts.values()].map((cursor) => cursor.at)) - SETTLE_MS;
     try {
-      found = await streamCatchUp(deps.storage, userId, since, now());
+      const clearedAt = await lastClear(deps.storage, userId);
+      for (const [session, start] of starts) {
+        if (clearedAt > 0 && inWindow(start, clearedAt)) session.cleared(clearedAt);
+      }
+      for await (const page of streamCatchUp(deps.storage, userId, since, now())) {
+        await Promise.all(
+          [...starts].map(([session, start]) =>
+            session.paced(() => {
+              for (const record of page) {
+                if (inWindow(start, record.changedAt) && !hasSeen(start, record.key, record.changedAt))
+                  session.record(record);
+              }
+            }),
+          ),
+        );
+        if (sessions.every((session) => session.closed)) return;
+      }
     } catch (error) {
       // Left open, the stream's next live record would move its id past what it missed, and no
       // reconnect would bring that back. Ended, it reconnects from the id it holds, which nothing
@@ -152,13 +173,6 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
         'live stream catch-up failed; its streams end and resume',
       );
       for (const session of sessions) end(session, CATCH_UP_RETRY_MS * (1 + Math.random()));
-      return;
-    }
-    const { changed, clearedAt } = found;
-    for (const session of sessions) {
-      const { cursor } = session.stream;
-      if (clearedAt > 0 && inWindow(cursor, clearedAt)) session.cleared(clearedAt);
-      for (const record of changed) if (inWindow(cursor, record.changedAt)) session.record(record);
     }
   }
 
