@@ -8,7 +8,7 @@ import type { TrayStorage } from '../storage/port.ts';
 import { lastClear, streamCatchUp } from '../use-cases/stream-catch-up.ts';
 import { inboxCounts, type InboxCounts } from '../use-cases/inbox-counts.ts';
 import { inboxCountsOf } from '../use-cases/inbox-counts-of.ts';
-import { parseChanges } from './live-change.ts';
+import { parseChanges, type LiveChange } from './live-change.ts';
 import { createShardSubscriptions } from './shard-subscriptions.ts';
 import { copyCursor, hasSeen, inWindow, SETTLE_MS } from './stream-cursor.ts';
 import { createStreamMetrics } from './stream-metrics.ts';
@@ -71,6 +71,11 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
   const shards = createShardSubscriptions(subscriber, deps.prefix, logger);
   const chains = new Map<string, Promise<void>>();
   const countQueued = new Set<string>();
+  /**
+   * Live changes held for a stream until its opening (counts, catch-up) has run: delivered before,
+   * a change would move its cursor past what the catch-up is to send, and come before `unread`.
+   */
+  const held = new Map<StreamSession, LiveChange[]>();
   let size = 0;
   const metrics = createStreamMetrics(deps.registry, () => size);
   const hooks = {
@@ -180,16 +185,29 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     for (const change of parseChanges(message)) {
       if (!byUser.has(change.userId)) continue;
       void run(change.userId, async () => {
-        for (const session of byUser.get(change.userId) ?? []) session.deliver(change);
+        for (const session of byUser.get(change.userId) ?? []) {
+          const waiting = held.get(session);
+          if (waiting) waiting.push(change);
+          else session.deliver(change);
+        }
       });
       queueCount(change.userId);
     }
   });
 
+  /** Delivers the changes held for a session, which now takes them as they come. */
+  function release(session: StreamSession): void {
+    const waiting = held.get(session);
+    held.delete(session);
+    // What its catch-up already sent is in its cursor: delivered again, it is skipped.
+    for (const change of waiting ?? []) session.deliver(change);
+  }
+
   /** Forgets a session (its response closed or is being ended) and frees its slot. */
   function remove(session: StreamSession): void {
     const { userId, streamId } = session.stream;
     const sessions = byUser.get(userId);
+    held.delete(session);
     if (!sessions?.delete(session)) return;
     if (sessions.size === 0) {
       byUser.delete(userId);
@@ -290,12 +308,17 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
         return;
       }
       if (stream.expiresAt !== undefined) armExpiry(session, stream.expiresAt);
+      held.set(session, []);
       void run(stream.userId, async () => {
-        // Subscribed before anything is read, so no change falls between the read and the feed.
-        await ready;
-        await sendUnread(stream.userId);
-        if (stream.start === 'reset') session.write('reset', {});
-        if (stream.start === 'resume') await catchUp(stream.userId, [session]);
+        try {
+          // Subscribed before anything is read, so no change falls between the read and the feed.
+          await ready;
+          await sendUnread(stream.userId);
+          if (stream.start === 'reset') session.write('reset', {});
+          if (stream.start === 'resume') await catchUp(stream.userId, [session]);
+        } finally {
+          release(session);
+        }
       });
     },
     async close(retryMs) {
