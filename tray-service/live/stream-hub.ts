@@ -245,15 +245,34 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
   }
 
   // The subscription's connection was replaced (Redis came back, or a cluster moved it to another
-  // node): subscriptions are renewed and every stream catches up on what it missed meanwhile.
-  onSubscriberReplaced(subscriber, () => void resync());
-  async function resync(): Promise<void> {
+  // node): subscriptions are renewed and every stream catches up on what it missed meanwhile. Its
+  // live changes are held from this moment (before the new connection can deliver one) until its
+  // catch-up has run: the catch-ups run a few users at a time, and a change delivered to a stream
+  // whose catch-up is still to come would move its cursor past what it missed.
+  onSubscriberReplaced(subscriber, () => {
+    const owed = new Map<string, StreamSession[]>();
+    for (const [userId, sessions] of byUser) {
+      // A stream still opening is held already, and caught up by its opening.
+      const open = [...sessions].filter((session) => !held.has(session));
+      for (const session of open) held.set(session, []);
+      if (open.length > 0) owed.set(userId, open);
+    }
+    void resync(owed);
+  });
+  async function resync(owed: Map<string, StreamSession[]>): Promise<void> {
     await shards.renew();
-    const users = [...byUser.keys()];
+    const users = [...owed.keys()];
     for (let start = 0; start < users.length; start += RESYNC_PARALLEL) {
       await Promise.all(
         users.slice(start, start + RESYNC_PARALLEL).map((userId) => {
-          const done = run(userId, () => catchUp(userId, [...(byUser.get(userId) ?? [])]));
+          const done = run(userId, async () => {
+            const sessions = (owed.get(userId) ?? []).filter((session) => !session.closed);
+            try {
+              await catchUp(userId, sessions);
+            } finally {
+              for (const session of sessions) release(session);
+            }
+          });
           queueCount(userId);
           return done;
         }),
