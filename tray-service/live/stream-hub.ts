@@ -10,7 +10,7 @@ import { inboxCounts, type InboxCounts } from '../use-cases/inbox-counts.ts';
 import { inboxCountsOf } from '../use-cases/inbox-counts-of.ts';
 import { parseChanges, type LiveChange } from './live-change.ts';
 import { createShardSubscriptions } from './shard-subscriptions.ts';
-import { copyCursor, hasSeen, inWindow, SETTLE_MS } from './stream-cursor.ts';
+import { CLEARED_ID, copyCursor, hasSeen, inWindow, SETTLE_MS } from './stream-cursor.ts';
 import { createStreamMetrics } from './stream-metrics.ts';
 import { createStreamSession, type OpenStream, type StreamSession } from './stream-session.ts';
 import type { StreamSlots } from './stream-slots.ts';
@@ -150,18 +150,29 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     if (sessions.length === 0) return;
     // What each stream had delivered when its catch-up began: its own writes below do not count.
     const starts = new Map(sessions.map((session) => [session, copyCursor(session.stream.cursor)]));
-    const since = Math.min(...[...starts.values()].map((cursor) => cursor.at)) - SETTLE_MS;
     try {
       const clearedAt = await lastClear(deps.storage, userId);
+      // A stream told `cleared` now empties its list. Every record stored now was written after the
+      // delete, also one the stream sent before the `cleared` (a write landing between the delete
+      // and its announcement): sent again, from the clear's time less the settle window.
+      const resendAfter = new Map<StreamSession, number>();
       for (const [session, start] of starts) {
-        if (clearedAt > 0 && inWindow(start, clearedAt)) session.cleared(clearedAt);
+        if (clearedAt <= 0 || !inWindow(start, clearedAt) || hasSeen(start, CLEARED_ID, clearedAt)) continue;
+        session.cleared(clearedAt);
+        resendAfter.set(session, clearedAt - SETTLE_MS);
       }
+      const since = Math.min(
+        ...[...starts.values()].map((cursor) => cursor.at - SETTLE_MS),
+        ...resendAfter.values(),
+      );
       for await (const page of streamCatchUp(deps.storage, userId, since, now())) {
         await Promise.all(
           [...starts].map(([session, start]) =>
             session.paced(() => {
+              const after = resendAfter.get(session) ?? Infinity;
               for (const record of page) {
-                if (inWindow(start, record.changedAt) && !hasSeen(start, record.key, record.changedAt))
+                if (record.changedAt > after) session.record(record, true);
+                else if (inWindow(start, record.changedAt) && !hasSeen(start, record.key, record.changedAt))
                   session.record(record);
               }
             }),
@@ -185,22 +196,37 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     for (const change of parseChanges(message)) {
       if (!byUser.has(change.userId)) continue;
       void run(change.userId, async () => {
+        const live: StreamSession[] = [];
         for (const session of byUser.get(change.userId) ?? []) {
           const waiting = held.get(session);
           if (waiting) waiting.push(change);
-          else session.deliver(change);
+          else live.push(session);
         }
+        await deliver(change.userId, live, change);
       });
       queueCount(change.userId);
     }
   });
 
+  /**
+   * One live change to these streams of the user. A clear is followed by the records stored since
+   * (catchUp), which a write between the delete and its announcement may have sent before it.
+   */
+  async function deliver(
+    userId: string,
+    sessions: readonly StreamSession[],
+    change: LiveChange,
+  ): Promise<void> {
+    if (change.kind === 'cleared') await catchUp(userId, sessions);
+    else for (const session of sessions) session.deliver(change);
+  }
+
   /** Delivers the changes held for a session, which now takes them as they come. */
-  function release(session: StreamSession): void {
+  async function release(session: StreamSession): Promise<void> {
     const waiting = held.get(session);
     held.delete(session);
     // What its catch-up already sent is in its cursor: delivered again, it is skipped.
-    for (const change of waiting ?? []) session.deliver(change);
+    for (const change of waiting ?? []) await deliver(session.stream.userId, [session], change);
   }
 
   /** Forgets a session (its response closed or is being ended) and frees its slot. */
@@ -270,7 +296,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
             try {
               await catchUp(userId, sessions);
             } finally {
-              for (const session of sessions) release(session);
+              for (const session of sessions) await release(session);
             }
           });
           queueCount(userId);
@@ -336,7 +362,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
           if (stream.start === 'reset') session.write('reset', {});
           if (stream.start === 'resume') await catchUp(stream.userId, [session]);
         } finally {
-          release(session);
+          await release(session);
         }
       });
     },

@@ -31,8 +31,11 @@ export interface StreamSession {
   readonly closed: boolean;
   /** One event; its data is what the tray API's schema declares for that event (streamEvents). */
   write<E extends StreamEventName>(event: E, data: StreamEventData<E>): void;
-  /** A record's state, with its inbox state when the change read it (a mark, a wake-up). */
-  record(record: TrayRecord & Partial<InboxState>): void;
+  /**
+   * A record's state, with its inbox state when the change read it (a mark, a wake-up). `again`:
+   * even if the stream sent this state already (the client emptied its list since, on `cleared`).
+   */
+  record(record: TrayRecord & Partial<InboxState>, again?: boolean): void;
   cleared(at: number): void;
   deliver(change: LiveChange): void;
   comment(text: string): void;
@@ -100,9 +103,9 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
       hooks.sent(event);
       if (!pacing && res.writableLength > MAX_BUFFERED) hooks.overflow(session);
     },
-    record(record) {
+    record(record, again = false) {
       // A record's change time tells its states apart (docs/live-tray.md, "Event ids").
-      if (hasSeen(cursor, record.key, record.changedAt)) return;
+      if (!again && hasSeen(cursor, record.key, record.changedAt)) return;
       markSeen(cursor, record.key, record.changedAt, record.changedAt);
       session.write('record', toNotificationRecord(record, hooks.messages.render(record, stream.locale)));
     },
