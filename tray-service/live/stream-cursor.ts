@@ -47,6 +47,14 @@ export function freshCursor(now: number): StreamCursor {
   return { at: now, floor: now, seen: new Map() };
 }
 
+/**
+ * A copy of the cursor as it is: what a catch-up compares with, so what it writes itself (and the
+ * states that evicts from the cursor) never makes it skip or resend another record of its backlog.
+ */
+export function copyCursor(cursor: StreamCursor): StreamCursor {
+  return { at: cursor.at, floor: cursor.floor, seen: new Map(cursor.seen) };
+}
+
 /** Whether the stream already delivered this record at this version or a newer one. */
 export function hasSeen(cursor: StreamCursor, recordId: string, version: number): boolean {
   const seen = cursor.seen.get(recordHash(recordId));
@@ -71,16 +79,30 @@ export function inWindow(cursor: StreamCursor, changedAt: number): boolean {
 }
 
 /**
+ * The longest id the service sends: what the stream's schema takes back as `?lastEventId=` or
+ * `Last-Event-ID` (stream-schemas.ts). A client resuming with a longer one would be refused.
+ */
+export const MAX_EVENT_ID_LENGTH = 1_024;
+
+/**
  * The SSE `id:` of a cursor: base-36 time (and `~floor` while the floor is inside the window),
- * then `.hash+version` per state inside the window.
+ * then `.hash+version` per state inside the window, oldest delivered first. Past
+ * MAX_EVENT_ID_LENGTH the oldest states are left out (a reconnect may repeat them, never lose one).
  */
 export function encodeStreamCursor(cursor: StreamCursor): string {
-  let id = cursor.at.toString(36);
-  if (cursor.floor > cursor.at - SETTLE_MS) id += `~${cursor.floor.toString(36)}`;
+  let head = cursor.at.toString(36);
+  if (cursor.floor > cursor.at - SETTLE_MS) head += `~${cursor.floor.toString(36)}`;
+  const tokens: string[] = [];
   for (const [hash, entry] of cursor.seen) {
-    if (inWindow(cursor, entry.changedAt)) id += `.${hash}${entry.version.toString(36)}`;
+    if (inWindow(cursor, entry.changedAt)) tokens.push(`.${hash}${entry.version.toString(36)}`);
   }
-  return id;
+  let length = head.length;
+  let first = tokens.length;
+  while (first > 0 && length + (tokens[first - 1]?.length ?? 0) <= MAX_EVENT_ID_LENGTH) {
+    first -= 1;
+    length += tokens[first]?.length ?? 0;
+  }
+  return head + tokens.slice(first).join('');
 }
 
 /**

@@ -5,12 +5,12 @@ import { onSubscriberReplaced, type RedisClient } from '../../shared/redis/creat
 import type { BanView } from '../http/auth/ban-cache.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { TrayStorage } from '../storage/port.ts';
-import { streamCatchUp } from '../use-cases/stream-catch-up.ts';
+import { lastClear, streamCatchUp } from '../use-cases/stream-catch-up.ts';
 import { inboxCounts, type InboxCounts } from '../use-cases/inbox-counts.ts';
 import { inboxCountsOf } from '../use-cases/inbox-counts-of.ts';
-import { parseChanges } from './live-change.ts';
+import { parseChanges, type LiveChange } from './live-change.ts';
 import { createShardSubscriptions } from './shard-subscriptions.ts';
-import { inWindow, SETTLE_MS } from './stream-cursor.ts';
+import { CLEARED_ID, copyCursor, hasSeen, inWindow, SETTLE_MS } from './stream-cursor.ts';
 import { createStreamMetrics } from './stream-metrics.ts';
 import { createStreamSession, type OpenStream, type StreamSession } from './stream-session.ts';
 import type { StreamSlots } from './stream-slots.ts';
@@ -71,6 +71,11 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
   const shards = createShardSubscriptions(subscriber, deps.prefix, logger);
   const chains = new Map<string, Promise<void>>();
   const countQueued = new Set<string>();
+  /**
+   * Live changes held for a stream until its opening (counts, catch-up) has run: delivered before,
+   * a change would move its cursor past what the catch-up is to send, and come before `unread`.
+   */
+  const held = new Map<StreamSession, LiveChange[]>();
   let size = 0;
   const metrics = createStreamMetrics(deps.registry, () => size);
   const hooks = {
@@ -136,13 +141,45 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     }
   }
 
-  /** Sends `sessions` what they missed since their cursors, from the database. */
+  /**
+   * Sends `sessions` what they missed since their cursors, from the database: a page at a time,
+   * each taken by the client before the next is read, so a backlog of any size arrives and every
+   * page moves the stream's id (a stream dropped midway resumes after what it got).
+   */
   async function catchUp(userId: string, sessions: readonly StreamSession[]): Promise<void> {
     if (sessions.length === 0) return;
-    const since = Math.min(...sessions.map((session) => session.stream.cursor.at)) - SETTLE_MS;
-    let found: Awaited<ReturnType<typeof streamCatchUp>>;
+    // What each stream had delivered when its catch-up began: its own writes below do not count.
+    const starts = new Map(sessions.map((session) => [session, copyCursor(session.stream.cursor)]));
     try {
-      found = await streamCatchUp(deps.storage, userId, since, now());
+      const clearedAt = await lastClear(deps.storage, userId);
+      // A stream told `cleared` now empties its list. Every record stored now was written after the
+      // delete, also one the stream sent before the `cleared` (a write landing between the delete
+      // and its announcement): sent again, from the clear's time less the settle window.
+      const resendAfter = new Map<StreamSession, number>();
+      for (const [session, start] of starts) {
+        if (clearedAt <= 0 || !inWindow(start, clearedAt) || hasSeen(start, CLEARED_ID, clearedAt)) continue;
+        session.cleared(clearedAt);
+        resendAfter.set(session, clearedAt - SETTLE_MS);
+      }
+      const since = Math.min(
+        ...[...starts.values()].map((cursor) => cursor.at - SETTLE_MS),
+        ...resendAfter.values(),
+      );
+      for await (const page of streamCatchUp(deps.storage, userId, since, now())) {
+        await Promise.all(
+          [...starts].map(([session, start]) =>
+            session.paced(() => {
+              const after = resendAfter.get(session) ?? Infinity;
+              for (const record of page) {
+                if (record.changedAt > after) session.record(record, true);
+                else if (inWindow(start, record.changedAt) && !hasSeen(start, record.key, record.changedAt))
+                  session.record(record);
+              }
+            }),
+          ),
+        );
+        if (sessions.every((session) => session.closed)) return;
+      }
     } catch (error) {
       // Left open, the stream's next live record would move its id past what it missed, and no
       // reconnect would bring that back. Ended, it reconnects from the id it holds, which nothing
@@ -152,13 +189,6 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
         'live stream catch-up failed; its streams end and resume',
       );
       for (const session of sessions) end(session, CATCH_UP_RETRY_MS * (1 + Math.random()));
-      return;
-    }
-    const { changed, clearedAt } = found;
-    for (const session of sessions) {
-      const { cursor } = session.stream;
-      if (clearedAt > 0 && inWindow(cursor, clearedAt)) session.cleared(clearedAt);
-      for (const record of changed) if (inWindow(cursor, record.changedAt)) session.record(record);
     }
   }
 
@@ -166,16 +196,44 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     for (const change of parseChanges(message)) {
       if (!byUser.has(change.userId)) continue;
       void run(change.userId, async () => {
-        for (const session of byUser.get(change.userId) ?? []) session.deliver(change);
+        const live: StreamSession[] = [];
+        for (const session of byUser.get(change.userId) ?? []) {
+          const waiting = held.get(session);
+          if (waiting) waiting.push(change);
+          else live.push(session);
+        }
+        await deliver(change.userId, live, change);
       });
       queueCount(change.userId);
     }
   });
 
+  /**
+   * One live change to these streams of the user. A clear is followed by the records stored since
+   * (catchUp), which a write between the delete and its announcement may have sent before it.
+   */
+  async function deliver(
+    userId: string,
+    sessions: readonly StreamSession[],
+    change: LiveChange,
+  ): Promise<void> {
+    if (change.kind === 'cleared') await catchUp(userId, sessions);
+    else for (const session of sessions) session.deliver(change);
+  }
+
+  /** Delivers the changes held for a session, which now takes them as they come. */
+  async function release(session: StreamSession): Promise<void> {
+    const waiting = held.get(session);
+    held.delete(session);
+    // What its catch-up already sent is in its cursor: delivered again, it is skipped.
+    for (const change of waiting ?? []) await deliver(session.stream.userId, [session], change);
+  }
+
   /** Forgets a session (its response closed or is being ended) and frees its slot. */
   function remove(session: StreamSession): void {
     const { userId, streamId } = session.stream;
     const sessions = byUser.get(userId);
+    held.delete(session);
     if (!sessions?.delete(session)) return;
     if (sessions.size === 0) {
       byUser.delete(userId);
@@ -213,15 +271,34 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
   }
 
   // The subscription's connection was replaced (Redis came back, or a cluster moved it to another
-  // node): subscriptions are renewed and every stream catches up on what it missed meanwhile.
-  onSubscriberReplaced(subscriber, () => void resync());
-  async function resync(): Promise<void> {
+  // node): subscriptions are renewed and every stream catches up on what it missed meanwhile. Its
+  // live changes are held from this moment (before the new connection can deliver one) until its
+  // catch-up has run: the catch-ups run a few users at a time, and a change delivered to a stream
+  // whose catch-up is still to come would move its cursor past what it missed.
+  onSubscriberReplaced(subscriber, () => {
+    const owed = new Map<string, StreamSession[]>();
+    for (const [userId, sessions] of byUser) {
+      // A stream still opening is held already, and caught up by its opening.
+      const open = [...sessions].filter((session) => !held.has(session));
+      for (const session of open) held.set(session, []);
+      if (open.length > 0) owed.set(userId, open);
+    }
+    void resync(owed);
+  });
+  async function resync(owed: Map<string, StreamSession[]>): Promise<void> {
     await shards.renew();
-    const users = [...byUser.keys()];
+    const users = [...owed.keys()];
     for (let start = 0; start < users.length; start += RESYNC_PARALLEL) {
       await Promise.all(
         users.slice(start, start + RESYNC_PARALLEL).map((userId) => {
-          const done = run(userId, () => catchUp(userId, [...(byUser.get(userId) ?? [])]));
+          const done = run(userId, async () => {
+            const sessions = (owed.get(userId) ?? []).filter((session) => !session.closed);
+            try {
+              await catchUp(userId, sessions);
+            } finally {
+              for (const session of sessions) await release(session);
+            }
+          });
           queueCount(userId);
           return done;
         }),
@@ -276,12 +353,17 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
         return;
       }
       if (stream.expiresAt !== undefined) armExpiry(session, stream.expiresAt);
+      held.set(session, []);
       void run(stream.userId, async () => {
-        // Subscribed before anything is read, so no change falls between the read and the feed.
-        await ready;
-        await sendUnread(stream.userId);
-        if (stream.start === 'reset') session.write('reset', {});
-        if (stream.start === 'resume') await catchUp(stream.userId, [session]);
+        try {
+          // Subscribed before anything is read, so no change falls between the read and the feed.
+          await ready;
+          await sendUnread(stream.userId);
+          if (stream.start === 'reset') session.write('reset', {});
+          if (stream.start === 'resume') await catchUp(stream.userId, [session]);
+        } finally {
+          await release(session);
+        }
       });
     },
     async close(retryMs) {

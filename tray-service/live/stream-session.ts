@@ -31,11 +31,20 @@ export interface StreamSession {
   readonly closed: boolean;
   /** One event; its data is what the tray API's schema declares for that event (streamEvents). */
   write<E extends StreamEventName>(event: E, data: StreamEventData<E>): void;
-  /** A record's state, with its inbox state when the change read it (a mark, a wake-up). */
-  record(record: TrayRecord & Partial<InboxState>): void;
+  /**
+   * A record's state, with its inbox state when the change read it (a mark, a wake-up). `again`:
+   * even if the stream sent this state already (the client emptied its list since, on `cleared`).
+   */
+  record(record: TrayRecord & Partial<InboxState>, again?: boolean): void;
   cleared(at: number): void;
   deliver(change: LiveChange): void;
   comment(text: string): void;
+  /**
+   * Writes what `send` writes (a page of a catch-up) without the slow-client bound, then waits
+   * until the client has taken it, so a backlog larger than the bound still arrives; a client that
+   * takes nothing for STALL_MS is ended as a slow one.
+   */
+  paced(send: () => void): Promise<void>;
   /** Marks the session closed; with `retryMs`, the client is first told when to reconnect. */
   close(retryMs?: number): void;
 }
@@ -52,6 +61,8 @@ export interface SessionHooks {
 const MAX_BUFFERED = 1 << 20;
 /** How long an ended stream's last bytes may wait for a client that does not read them. */
 const END_GRACE_MS = 10_000;
+/** How long a page of a catch-up may wait for a client that does not read it. */
+const STALL_MS = 10_000;
 
 /** Starts the event stream on `res` (status, headers) and returns its session. */
 export function createStreamSession(res: Response, stream: OpenStream, hooks: SessionHooks): StreamSession {
@@ -66,6 +77,8 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
   res.flushHeaders();
   const { cursor } = stream;
   let closed = false;
+  /** Inside paced(): the bytes are bounded by a page, and the caller waits for them to go. */
+  let pacing = false;
 
   /** The keys of the marked states this stream has not sent yet, now counted as sent. */
   function unsent(records: readonly ReadMark[]): string[] {
@@ -88,11 +101,11 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
       if (closed) return;
       res.write(sseEvent(event, encodeStreamCursor(cursor), data));
       hooks.sent(event);
-      if (res.writableLength > MAX_BUFFERED) hooks.overflow(session);
+      if (!pacing && res.writableLength > MAX_BUFFERED) hooks.overflow(session);
     },
-    record(record) {
+    record(record, again = false) {
       // A record's change time tells its states apart (docs/live-tray.md, "Event ids").
-      if (hasSeen(cursor, record.key, record.changedAt)) return;
+      if (!again && hasSeen(cursor, record.key, record.changedAt)) return;
       markSeen(cursor, record.key, record.changedAt, record.changedAt);
       session.write('record', toNotificationRecord(record, hooks.messages.render(record, stream.locale)));
     },
@@ -131,6 +144,29 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
     },
     comment(text) {
       if (!closed) res.write(sseComment(text));
+    },
+    async paced(send) {
+      pacing = true;
+      try {
+        send();
+      } finally {
+        pacing = false;
+      }
+      if (closed || !res.writableNeedDrain) return;
+      const taken = await new Promise<boolean>((resolve) => {
+        const done = (drained: boolean) => {
+          clearTimeout(stall);
+          res.off('drain', onDrain);
+          res.off('close', onClose);
+          resolve(drained);
+        };
+        const onDrain = () => done(true);
+        const onClose = () => done(true);
+        const stall = setTimeout(() => done(false), STALL_MS);
+        res.on('drain', onDrain);
+        res.on('close', onClose);
+      });
+      if (!taken) hooks.overflow(session);
     },
     close(retryMs) {
       if (closed) return;

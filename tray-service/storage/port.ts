@@ -104,10 +104,18 @@ export interface TrayRecordsPort {
   /** Deletes the user's whole tray; returns how many records went. */
   deleteAll(userId: string): Promise<number>;
   /**
-   * Unexpired records whose changedAt is after `since`, oldest change first, with their inbox state
-   * (a reconnecting stream: an archived or snoozed record must not read as one back in the inbox).
+   * Unexpired records whose changedAt is after `since`, oldest change first (then by key), with
+   * their inbox state (a reconnecting stream: an archived or snoozed record must not read as one
+   * back in the inbox). With `page`, at most `limit` of them, starting after `after`: a catch-up
+   * reads a large backlog a page at a time.
    */
-  changedSince(userId: string, since: number, now: number): Promise<InboxRecord[]>;
+  changedSince(userId: string, since: number, now: number, page?: ChangesPage): Promise<InboxRecord[]>;
+}
+
+/** One page of changedSince: the next one starts after the last record of the previous. */
+export interface ChangesPage {
+  after?: { changedAt: number; key: string };
+  limit: number;
 }
 
 /** The worker's side of the tray: what a queue job changes. Every operation is idempotent. */

@@ -10,9 +10,11 @@ import {
   isAheadOf,
   MAX_CLOCK_AHEAD_MS,
   markSeen,
+  MAX_EVENT_ID_LENGTH,
   MAX_SEEN,
   SETTLE_MS,
 } from '../../../tray-service/live/stream-cursor.ts';
+import { streamHeaders, streamQuery } from '../../../tray-service/http/api-schema/stream-schemas.ts';
 
 const T = 1_790_000_000_000;
 
@@ -67,7 +69,7 @@ describe('stream cursor (live stream event ids)', () => {
       const cursor = freshCursor(T);
       for (let i = 0; i < 200; i += 1) markSeen(cursor, `r${i}`, 1, T + 1 + i);
       expect(cursor.seen.size).to.equal(MAX_SEEN);
-      expect(encodeStreamCursor(cursor).length).to.be.below(1_024);
+      expect(encodeStreamCursor(cursor).length).to.be.at.most(MAX_EVENT_ID_LENGTH);
       expect(decodeStreamCursor(encodeStreamCursor(cursor))?.seen.size).to.equal(MAX_SEEN);
     });
   });
@@ -95,6 +97,38 @@ describe('stream cursor (live stream event ids)', () => {
                 expect(again.seen.get(hash)?.version).to.equal(entry.version);
             }
             return true;
+          },
+        ),
+      );
+    });
+
+    it("always pass the stream's own schema, so a client can send any of them back", () => {
+      fc.assert(
+        fc.property(
+          fc.array(
+            fc.record({
+              record: fc.nat({ max: 3 * MAX_SEEN }),
+              // Versions are change times: eight base-36 digits today, up to eleven in the id's range.
+              version: fc.oneof(
+                fc.integer({ min: T, max: T + 20_000 }),
+                fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+              ),
+              offset: fc.nat(),
+            }),
+            { maxLength: 3 * MAX_SEEN, size: 'max' },
+          ),
+          // How far apart the changes are: a burst (mark-all-as-read) puts them all in one window.
+          fc.integer({ min: 0, max: 20_000 }),
+          fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER - 20_000 }),
+          (states, spread, start) => {
+            const cursor = freshCursor(start);
+            for (const state of states) {
+              markSeen(cursor, `r${state.record}`, state.version, start + (state.offset % (spread + 1)));
+              const id = encodeStreamCursor(cursor);
+              expect(streamQuery.safeParse({ lastEventId: id }).success, id).to.equal(true);
+              expect(streamHeaders.safeParse({ 'Last-Event-ID': id }).success, id).to.equal(true);
+              expect(decodeStreamCursor(id), id).to.not.equal(undefined);
+            }
           },
         ),
       );

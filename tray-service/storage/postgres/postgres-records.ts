@@ -118,13 +118,22 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
 
     // With the inbox state: a reconnecting stream must tell an archived or snoozed record from one
     // back in the inbox.
-    changedSince: async (userId, since, now) =>
+    // A page continues after (changed_at, key): key is COLLATE "C", the order of the row comparison.
+    changedSince: async (userId, since, now, page) =>
       (
         await pool.query<InboxRow>(
           `SELECT ${INBOX_COLUMNS} FROM tray_records
            WHERE user_id = $1 AND changed_at > $2 AND expires_at > $3
-           ORDER BY changed_at, key`,
-          [userId, since, now],
+           ${page?.after ? 'AND (changed_at, key) > ($5, $6)' : ''}
+           ORDER BY changed_at, key
+           ${page ? 'LIMIT $4' : ''}`,
+          [
+            userId,
+            since,
+            now,
+            ...(page ? [page.limit] : []),
+            ...(page?.after ? [page.after.changedAt, page.after.key] : []),
+          ],
         )
       ).rows.map(toInboxRecord),
   };

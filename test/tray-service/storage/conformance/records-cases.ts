@@ -209,3 +209,34 @@ conformanceCase(
     expect(await storage.records.changedSince(owner, 0, at(1) + RETENTION_DAYS * DAY_MS)).to.have.length(1);
   },
 );
+
+conformanceCase(
+  'records: changedSince pages through ties of changedAt by key, each record exactly once',
+  async (context) => {
+    const { storage, id } = context;
+    const owner = id('u-ana');
+    // Five records changed at NOW (one write), two at NOW + 10.
+    await fiveRecords(context, owner);
+    await storage.records.markRead(owner, 'reaction', id('p-1'), NOW + 10);
+    await storage.records.markRead(owner, 'mention', id('p-9'), NOW + 10);
+    const all = await storage.records.changedSince(owner, NOW - 1, NOW + 20);
+    expect(all.map((record) => record.changedAt)).to.deep.equal([NOW, NOW, NOW, NOW + 10, NOW + 10]);
+    const paged: string[] = [];
+    let after: { changedAt: number; key: string } | undefined;
+    for (;;) {
+      const page = await storage.records.changedSince(owner, NOW - 1, NOW + 20, {
+        limit: 2,
+        ...(after ? { after } : {}),
+      });
+      expect(page.length).to.be.at.most(2);
+      if (page.length === 0) break;
+      paged.push(...page.map((record) => record.key));
+      const last = page[page.length - 1];
+      if (last) after = { changedAt: last.changedAt, key: last.key };
+    }
+    expect(paged).to.deep.equal(all.map((record) => record.key));
+    // Within a tie, by key.
+    const tied = all.filter((record) => record.changedAt === NOW).map((record) => record.key);
+    expect(tied).to.deep.equal([...tied].sort());
+  },
+);

@@ -118,13 +118,31 @@ export function createMongoRecords(
     // A record re-created under the same _id starts at a first version of its own (firstVersion),
     // so the claims of the deleted ones need no clean-up: they expire with the purge.
     deleteAll: async (userId) => (await records.deleteMany({ userId })).deletedCount,
-    async changedSince(userId, since, now) {
-      const changed = await records
+    async changedSince(userId, since, now, page) {
+      const after = page?.after;
+      const cursor = records
         // A record written before live streams has no changedAt and counts as changed at 0, so it
-        // is after a negative `since` only; the missing field sorts first, as 0 would.
-        .find({ ...live(userId, now), ...(since >= 0 ? { changedAt: { $gt: since } } : {}) })
-        .sort({ changedAt: 1, _id: 1 })
-        .toArray();
+        // is after a negative `since` only; the missing field sorts first, as 0 would, and a page
+        // that ended among such records continues with the rest of them.
+        .find({
+          ...live(userId, now),
+          ...(since >= 0 ? { changedAt: { $gt: since } } : {}),
+          ...(after
+            ? {
+                $or: [
+                  { changedAt: { $gt: after.changedAt } },
+                  {
+                    ...(after.changedAt === 0
+                      ? { changedAt: { $exists: false } }
+                      : { changedAt: after.changedAt }),
+                    _id: { $gt: after.key },
+                  },
+                ],
+              }
+            : {}),
+        })
+        .sort({ changedAt: 1, _id: 1 });
+      const changed = await (page ? cursor.limit(page.limit) : cursor).toArray();
       return changed.map(toInboxRecord);
     },
   };

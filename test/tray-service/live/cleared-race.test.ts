@@ -1,0 +1,81 @@
+import { expect } from 'chai';
+import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
+import type { TrayStorage } from '../../../tray-service/storage/port.ts';
+import { deleteAll } from '../../../tray-service/use-cases/delete-all.ts';
+import { seedActivities } from '../../support/seed-tray.ts';
+import { bearer } from '../api/support/api-harness.ts';
+import { useLiveTray } from './support/live-harness.ts';
+import { dataOf, named, openSse, type SseEvent } from './support/sse-client.ts';
+
+/** The records a client shows after applying these events, as the demo page does. */
+function shownBy(events: readonly SseEvent[]): string[] {
+  const shown = new Map<string, string>();
+  for (const event of events) {
+    if (event.event === 'cleared') shown.clear();
+    if (event.event === 'record') {
+      const record = dataOf<NotificationRecord>(event);
+      shown.set(record.v_tarid_uid, record.targetId);
+    }
+    if (event.event === 'removed') for (const id of dataOf<{ ids: string[] }>(event).ids) shown.delete(id);
+  }
+  return [...shown.values()];
+}
+
+// A worker's write that lands after delete-all's DELETE and before its `cleared` is announced
+// reaches the stream first; the client then empties its list on `cleared`, and must still end
+// with that record, which the tray holds.
+describe('a record written while a delete-all is under way', function () {
+  this.timeout(60_000);
+  const tray = useLiveTray({ instances: 1 });
+  const user = 'u-clear-race';
+
+  it('is shown by the stream after its `cleared`, live and on reconnect', async () => {
+    const storage = tray.worker.storage;
+    const base = tray.instance(0).base;
+    const write = (targetId: string, at: number) =>
+      storage.writes.applyPersonal(seedActivities({ userId: user, targetId, lastUpdate: at }), {
+        now: at,
+        retentionDays: 90,
+        onWritten: (records) => tray.changes.recordsWritten(records),
+      });
+    await write('p-old', Date.now() - 60_000);
+    const stream = await openSse(`${base}/notifications/v3/stream`, { Authorization: await bearer(user) });
+    const opened = (await stream.next(named('unread'))).id;
+    // v3/delete-all as the route runs it; the worker's job commits (and announces) between the
+    // DELETE and the clear's time being stored and announced.
+    const clears: TrayStorage['clears'] = {
+      ...storage.clears,
+      record: async (userId, at) => {
+        await write('p-new', Date.now());
+        return storage.clears.record(userId, at);
+      },
+    };
+    await deleteAll({ records: storage.records, clears }, tray.instance(0).live.publisher, user, Date.now());
+    await stream.next(named('cleared'), { from: 0 });
+    await stream
+      .next((event) => event.event === 'record', {
+        from: stream.events.findIndex(named('cleared')) + 1,
+        timeoutMs: 2_000,
+      })
+      .catch(() => undefined);
+    stream.close();
+    expect(shownBy(stream.events), 'live').to.deep.equal(['p-new']);
+
+    // A stream that was away: it had p-new before the clear, and resumes from there.
+    const beforeClear = stream.events.slice(0, stream.events.findIndex(named('cleared')));
+    const lastId = [...beforeClear].reverse().find((event) => event.id !== undefined)?.id ?? opened ?? '';
+    const again = await openSse(`${base}/notifications/v3/stream`, {
+      Authorization: await bearer(user),
+      'Last-Event-ID': lastId,
+    });
+    await again.next(named('cleared'));
+    await again
+      .next((event) => event.event === 'record', {
+        from: again.events.findIndex(named('cleared')) + 1,
+        timeoutMs: 2_000,
+      })
+      .catch(() => undefined);
+    again.close();
+    expect(shownBy([...beforeClear, ...again.events]), 'on reconnect').to.deep.equal(['p-new']);
+  });
+});
