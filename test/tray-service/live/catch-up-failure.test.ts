@@ -3,7 +3,6 @@ import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
 import { startBanCache, type BanCache } from '../../../tray-service/http/auth/ban-cache.ts';
 import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
-import type { TrayStorage } from '../../../tray-service/storage/port.ts';
 import { applyJob } from '../../../tray-service/use-cases/apply-job.ts';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
 import { testStack } from '../../support/test-stack.ts';
@@ -13,6 +12,7 @@ import { commentEvent, minute } from '../worker/event-builder.ts';
 import { jobDataOf } from '../worker/worker-harness.ts';
 import { dataOf, named, openSse } from './support/sse-client.ts';
 import { startLiveInstance, type StartedLiveInstance } from './support/start-live-instance.ts';
+import { withCatchUpRead } from './support/with-catch-up-read.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
 
@@ -29,24 +29,14 @@ describe('live streams whose catch-up read fails once', function () {
   before(async () => {
     redis = createRedis(testStack().redisUrl);
     bans = await startBanCache(redis, { prefix: 'catch-up-fail-bans', refreshMs: 200, logger: silent });
-    const real = suite.storage;
     // A transient storage failure (pool timeout, failover) on the catch-up's read, once.
-    const clears = new Proxy(real.clears, {
-      get(target, prop, receiver) {
-        const value = Reflect.get(target, prop, receiver) as unknown;
-        if (prop !== 'latest' || typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          if (failNextCatchUp) {
-            failNextCatchUp = false;
-            return Promise.reject(new Error('transient: connection pool timeout'));
-          }
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
+    const storage = withCatchUpRead(suite.storage, (userId, real) => {
+      if (failNextCatchUp) {
+        failNextCatchUp = false;
+        return Promise.reject(new Error('transient: connection pool timeout'));
+      }
+      return real(userId);
     });
-    const storage = new Proxy(real, {
-      get: (target, prop, receiver) => (prop === 'clears' ? clears : Reflect.get(target, prop, receiver)),
-    }) as TrayStorage;
     instance = await startLiveInstance({
       storage,
       redis,

@@ -10,12 +10,12 @@ import type { NotificationRecord } from '../../../tray-service/http/to-notificat
 import { startBanCache, type BanCache } from '../../../tray-service/http/auth/ban-cache.ts';
 import { changeChannel, shardOf } from '../../../tray-service/live/change-channels.ts';
 import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
-import type { TrayStorage } from '../../../tray-service/storage/port.ts';
 import { seedActivities } from '../../support/seed-tray.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { dataOf, named, openSse, type SseStream } from './support/sse-client.ts';
 import { startLiveInstance, type StartedLiveInstance } from './support/start-live-instance.ts';
+import { withCatchUpRead } from './support/with-catch-up-read.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
 /** More users than the instance catches up at once after Redis comes back. */
@@ -47,17 +47,10 @@ describe('live streams caught up after a Redis outage, a live change arriving fi
     subscriber = createRedis(redisServer.url);
     subscriber.on('error', () => undefined);
     bans = await startBanCache(redis, { prefix: 'bans', refreshMs: 200, logger: silent });
-    const real = suite.storage;
-    const clears = {
-      ...real.clears,
-      latest: async (userId: string) => {
-        await hold;
-        return real.clears.latest(userId);
-      },
-    };
-    const storage = new Proxy(real, {
-      get: (target, prop, receiver) => (prop === 'clears' ? clears : Reflect.get(target, prop, receiver)),
-    }) as TrayStorage;
+    const storage = withCatchUpRead(suite.storage, async (userId, real) => {
+      await hold;
+      return real(userId);
+    });
     instance = await startLiveInstance({ storage, redis, subscriber, bans, streamsPerUser: 5 });
   });
   after(async () => {

@@ -6,13 +6,13 @@ import type { NotificationRecord } from '../../../tray-service/http/to-notificat
 import { startBanCache, type BanCache } from '../../../tray-service/http/auth/ban-cache.ts';
 import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
 import { encodeStreamCursor, freshCursor } from '../../../tray-service/live/stream-cursor.ts';
-import type { TrayStorage } from '../../../tray-service/storage/port.ts';
 import { seedActivities } from '../../support/seed-tray.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { dataOf, openSse, type SseStream } from './support/sse-client.ts';
 import { startLiveInstance, type StartedLiveInstance } from './support/start-live-instance.ts';
+import { withCatchUpRead } from './support/with-catch-up-read.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
 const STREAM = '/notifications/v3/stream';
@@ -34,22 +34,15 @@ describe('a resumed stream whose user has a live change queued before its catch-
     redis = createRedis(testStack().redisUrl);
     subscriber = createRedis(testStack().redisUrl);
     bans = await startBanCache(redis, { prefix: 'resume-behind-bans', refreshMs: 200, logger: silent });
-    const real = suite.storage;
-    const clears = {
-      ...real.clears,
-      latest: async (userId: string) => {
-        const held = hold;
-        hold = undefined;
-        if (held) {
-          held.started();
-          await held.until;
-        }
-        return real.clears.latest(userId);
-      },
-    };
-    const storage = new Proxy(real, {
-      get: (target, prop, receiver) => (prop === 'clears' ? clears : Reflect.get(target, prop, receiver)),
-    }) as TrayStorage;
+    const storage = withCatchUpRead(suite.storage, async (userId, real) => {
+      const held = hold;
+      hold = undefined;
+      if (held) {
+        held.started();
+        await held.until;
+      }
+      return real(userId);
+    });
     instance = await startLiveInstance({ storage, redis, subscriber, bans, streamsPerUser: 5 });
   });
   after(async () => {
