@@ -1,3 +1,5 @@
+import { calendarDayExists } from '../http/api-schema/iso-date-time.ts';
+
 /**
  * An ISO 8601 date or date-time such as 2026-11-20 or 2026-11-20T10:00:00Z, with each field in its
  * range. The OpenAPI document publishes this same pattern, so the fuzzer's "valid" times are valid
@@ -19,13 +21,7 @@ export function parseIsoTime(value: string): Date | undefined {
   const match = isoTimePattern.exec(value);
   if (!match) return undefined;
   const [, year = '', month = '', day = '', time, offset] = match;
-  const calendar = new Date(0);
-  calendar.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
-  const exists =
-    calendar.getUTCFullYear() === Number(year) &&
-    calendar.getUTCMonth() === Number(month) - 1 &&
-    calendar.getUTCDate() === Number(day);
-  if (!exists) return undefined;
+  if (!calendarDayExists(Number(year), Number(month), Number(day))) return undefined;
   const date = new Date(
     time === undefined ? `${year}-${month}-${day}` : `${year}-${month}-${day}T${time}${offset ?? 'Z'}`,
   );

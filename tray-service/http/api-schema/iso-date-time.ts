@@ -27,14 +27,10 @@ export function parseIsoDateTime(value: string): number | 'invalid' | undefined 
   const ms = Number((match[7] ?? '').padEnd(3, '0'));
   const [offsetHours, offsetMinutes] = [field(9), field(10)];
   if (offsetHours > 23 || offsetMinutes > 59) return 'invalid';
-  // setUTCFullYear, not Date.UTC, which reads a year below 100 as 19xx.
-  const written = new Date(0);
-  written.setUTCFullYear(year, month - 1, day);
+  const written = utcDay(year, month, day);
   written.setUTCHours(hour, minute, second, ms);
   const readsBack =
-    written.getUTCFullYear() === year &&
-    written.getUTCMonth() === month - 1 &&
-    written.getUTCDate() === day &&
+    readsBackAs(written, year, month, day) &&
     written.getUTCHours() === hour &&
     written.getUTCMinutes() === minute &&
     written.getUTCSeconds() === second;
@@ -42,3 +38,20 @@ export function parseIsoDateTime(value: string): number | 'invalid' | undefined 
   const offset = (match[8] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
   return written.getTime() - offset;
 }
+
+/** Midnight UTC of a calendar day; setUTCFullYear, not Date.UTC, which reads a year below 100 as 19xx. */
+function utcDay(year: number, month: number, day: number): Date {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  return date;
+}
+
+const readsBackAs = (date: Date, year: number, month: number, day: number) =>
+  date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+
+/**
+ * Whether a calendar day exists (no 30 February): Date rolls a day past the month's end over into
+ * the next month, which would move a caller's time silently.
+ */
+export const calendarDayExists = (year: number, month: number, day: number): boolean =>
+  readsBackAs(utcDay(year, month, day), year, month, day);
