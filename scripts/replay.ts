@@ -29,7 +29,8 @@ failed   Moves the queue's failed jobs back to waiting (bull's job.retry()), eac
          command starts are moved, so a job that fails again is not looped.
 spool    Queues the events of a receiver spool file (NDJSON, one queued event per line), or of
          every segment-*.ndjson file of a spool directory (and of its instance-* folders, one per
-         receiver process), e.g. copied from a receiver that will not come back (a running receiver drains its own spool). Nothing is verified again (the
+         receiver process), e.g. copied from a receiver that will not come back (a running
+         receiver drains its own spool). Nothing is verified again (the
          receiver verified each event before spooling it); an event queued within the dedupe
          window or still in the queue (same dedupe key) is not queued twice, so replaying a file
          twice is harmless.

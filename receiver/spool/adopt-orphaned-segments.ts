@@ -2,7 +2,7 @@ import { rename, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { listInstances, ownerSocketPath } from './instance-folders.ts';
 import { ownerIsAlive } from './owner-socket.ts';
-import { listSegments, probeName, segmentName, segmentPath, syncDirectory } from './segment-files.ts';
+import { ifGone, listSegments, probeName, segmentName, segmentPath, syncDirectory } from './segment-files.ts';
 
 /**
  * Moves into the new, empty folder `own` (instance `instance` of `root`) the segments that
@@ -43,12 +43,4 @@ export async function adoptOrphanedSegments(root: string, own: string, instance:
     if (!(await ownerIsAlive(path))) await unlink(path).catch(ifGone(undefined));
   }
   await syncDirectory(root);
-}
-
-/** A handler of a failed file operation: `fallback` if the file was gone, else the error again. */
-function ifGone<T>(fallback: T): (error: NodeJS.ErrnoException) => T {
-  return (error) => {
-    if (error.code === 'ENOENT') return fallback;
-    throw error;
-  };
 }

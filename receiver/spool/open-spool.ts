@@ -3,6 +3,7 @@ import { access, chmod, mkdir, open, readFile, rmdir, stat, unlink, type FileHan
 import { join } from 'node:path';
 import type { EncodedWebhookJob } from '../../shared/queue/webhook-queue.ts';
 import {
+  ifGone,
   listSegments,
   probeWrite,
   segmentName,
@@ -284,9 +285,7 @@ async function openInstance(
    */
   const removeDrained = async (name: string) => {
     try {
-      await unlink(segmentPath(dir, name)).catch((error: unknown) => {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      });
+      await unlink(segmentPath(dir, name)).catch(ifGone(undefined));
       await syncDirectory(dir);
       drainedNotDeleted.delete(name);
     } catch (error) {

@@ -62,3 +62,11 @@ export function splitLines(content: string): { lines: string[]; torn: number } {
   const lines = parts.filter((line) => line !== '');
   return { lines, torn: tail === '' ? 0 : 1 };
 }
+
+/** A handler of a failed file operation: `fallback` if the file was gone, else the error again. */
+export function ifGone<T>(fallback: T): (error: NodeJS.ErrnoException) => T {
+  return (error) => {
+    if (error.code === 'ENOENT') return fallback;
+    throw error;
+  };
+}
