@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, startRedis, type LocalServer } from '../../../../scripts/lib/local-servers.ts';
+import { createLogger } from '../../../../shared/logging/create-logger.ts';
+import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
+import { startBanCache, type BanCache } from '../../../../tray-service/http/auth/ban-cache.ts';
+import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
+import { startLiveInstance, type StartedLiveInstance } from './start-live-instance.ts';
+
+const silent = createLogger({ name: 'test', level: 'silent' });
+
+export interface LiveOnOwnRedis {
+  readonly instance: StartedLiveInstance;
+  /** The instance's command connection (publish through it as the worker would). */
+  readonly redis: RedisClient;
+  /** The instance's subscriber connection. */
+  readonly subscriber: RedisClient;
+  /** The Redis server, as it runs now (restartRedis replaces it). */
+  readonly redisServer: LocalServer;
+  /** Starts Redis again on the same port and files, after the test stopped it. */
+  restartRedis(): Promise<LocalServer>;
+}
+
+/**
+ * A live instance on a Redis of the suite's own, which its tests stop and restart (an outage):
+ * started before the suite, on the storage `storage()` gives then, and closed after it. The
+ * connections' errors during the outage are the point of such tests, so they are not reported.
+ */
+export function useLiveOnOwnRedis(name: string, storage: () => TrayStorage): LiveOnOwnRedis {
+  let dir = '';
+  let port = 0;
+  let server: LocalServer | undefined;
+  let redis: RedisClient | undefined;
+  let subscriber: RedisClient | undefined;
+  let bans: BanCache | undefined;
+  let instance: StartedLiveInstance | undefined;
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the live instance is used before its suite started it');
+    return value;
+  };
+  const startServer = async () => {
+    server = await startRedis({ dir: join(dir, 'redis'), port, persistent: true });
+    return server;
+  };
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), `${name}-`));
+    port = await freePort();
+    const { url } = await startServer();
+    redis = createRedis(url);
+    redis.on('error', () => undefined);
+    subscriber = createRedis(url);
+    subscriber.on('error', () => undefined);
+    bans = await startBanCache(redis, { prefix: 'bans', refreshMs: 200, logger: silent });
+    instance = await startLiveInstance({ storage: storage(), redis, subscriber, bans, streamsPerUser: 5 });
+  });
+  after(async () => {
+    await instance?.close();
+    bans?.stop();
+    redis?.disconnect();
+    await server?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  return {
+    get instance() {
+      return started(instance);
+    },
+    get redis() {
+      return started(redis);
+    },
+    get subscriber() {
+      return started(subscriber);
+    },
+    get redisServer() {
+      return started(server);
+    },
+    restartRedis: startServer,
+  };
+}
