@@ -251,6 +251,66 @@ export function operationsOf(run: Scenario, tag: string, start: number) {
   return { operations, userIds, readAt };
 }
 
+/**
+ * A reply to cid delivered, cid's tray wiped (`wipe`), a reply of the same time but an earlier id
+ * delivered after, then cid leaving the community: the record made again names the reply that
+ * made it, though the group also holds the one delivered before the wipe.
+ */
+function wipedThenLeft(wipe: OperationSpec): Scenario {
+  return {
+    epochs: [
+      {
+        members: [],
+        actions: [
+          { verb: 'comment', actor: 0, target: 0, minute: 0, ms: 0, renamed: false },
+          { verb: 'reply', actor: 0, target: 0, minute: 0, ms: 0, renamed: false },
+          { verb: 'comment', actor: 0, target: 0, minute: 0, ms: 0, renamed: false },
+          { verb: 'reply', actor: 0, target: 0, minute: 0, ms: 0, renamed: false },
+        ],
+        operations: [
+          { kind: 'deliver', actions: [3, 0] },
+          wipe,
+          { kind: 'deliver', actions: [1, 0] },
+          { kind: 'membership', user: 0, active: false, minute: 0, ms: 0 },
+          { kind: 'membership', user: 2, active: false, minute: 0, ms: 59_999 },
+          { kind: 'deliver', actions: [0] },
+        ],
+      },
+    ],
+    readAtExpiry: undefined,
+  };
+}
+
+/** Scenarios the property once failed on (and their close variants), replayed on every run. */
+const FOUND: Scenario[] = [
+  wipedThenLeft({ kind: 'deleteProfile', user: 2, minute: 0 }),
+  wipedThenLeft({ kind: 'deleteAll', user: 2 }),
+];
+
+conformanceCase(
+  'model: the scenarios the property once failed on give the reference tray',
+  async ({ storage, id, write }) => {
+    const start = Math.floor(Date.now() / DAY_MS) * DAY_MS - 2 * DAY_MS;
+    for (const [index, run] of FOUND.entries()) {
+      const { operations, userIds, readAt } = operationsOf(run, id(`f${index}`), start);
+      const since = (operations[Math.floor(operations.length / 2)] as TrayOperation).now;
+      const model = new ReferenceTray({ retentionDays: RETENTION_DAYS });
+      for (const operation of operations) {
+        model.apply(operation);
+        await applyOperation(storage, operation, write);
+      }
+      for (const userId of userIds) {
+        const found = differences(
+          await storageSnapshot(storage, userId, readAt, since),
+          modelSnapshot(model, userId, readAt, since),
+        );
+        if (found.length > 0)
+          expect.fail(`scenario ${index}, ${userId}'s tray at ${readAt}:\n${found.join('\n')}`);
+      }
+    }
+  },
+);
+
 conformanceCase(
   'model: after any sequence of deliveries, memberships, deletes, read marks and expiry, every tray is the reference tray',
   async ({ storage, id, write }) => {

@@ -122,24 +122,31 @@ function counted(context: ApplyContext, countFrom: number, recipientId: string) 
 /**
  * A record of a community's target computed again after a leave (docs/tray-rules.md#leaving-and-rejoining-a-community):
  * its actors from the group's kept actions outside the recipient's away spans; a record whose
- * latest action fell while away, or that counts a newer one again, takes its latest fields from its
- * newest remaining action; one
+ * latest action fell while away takes its latest fields from its newest remaining action; one
  * with none left is to be deleted. Nothing new happened: the read flag and unreadAt stay. Pure.
+ *
+ * `namesNewer`: a newer counted action than the one the record names moves the latest fields too.
+ * Only for a recomputation repeated because the member's joins changed while an earlier round
+ * wrote (recompute-member-records.ts): the join's backfill read the record before that round took
+ * the newer action back, so it found nothing to add and cannot move the record forward itself.
+ * Otherwise a newer counted action is one the record never showed (delivered before a delete-all
+ * or a profile delete wiped the tray the record was made again in), and it stays unshown, as it
+ * would had no leave come.
  */
 export function recomputeRecord(
   record: TrayRecordDoc,
   actions: readonly Activity[],
   away: readonly MembershipInterval[],
-  context: ApplyOptions & { now: number },
+  context: ApplyOptions & { now: number; namesNewer?: boolean },
 ): TrayRecordDoc | 'unchanged' | 'delete' {
   const { named, count, newest } = exactActors(actions, record.countFrom, record.userId, away);
   if (!newest) return 'delete';
-  // The latest fields follow the newest remaining action when the one the record names fell while
-  // away, or when a newer one counts again (a join stored while an earlier recomputation wrote took
-  // back the time it had judged away). lastUpdate never goes below a removal's floor.
+  // lastUpdate never goes below a removal's floor.
   const shown = { at: lastActionTime(record), actionId: record.lastActionId };
   const moved =
-    isAwayAt(away, shown.at) || compareActions({ at: newest.at, actionId: newest.lastActionId }, shown) > 0;
+    isAwayAt(away, shown.at) ||
+    (context.namesNewer === true &&
+      compareActions({ at: newest.at, actionId: newest.lastActionId }, shown) > 0);
   const latest = moved ? describe(newest) : describeRecord(record);
   const lastUpdate = moved ? Math.max(newest.at, record.updateFloor ?? 0) : record.lastUpdate;
   const actionAt = moved ? newest.at : lastActionTime(record);

@@ -44,7 +44,7 @@ export async function recomputeMemberRecords(
   // would otherwise leave the member away for good. So the spans are checked after the write, and a
   // change meanwhile computes the records again.
   for (let round = 1; round <= SPAN_ROUNDS; round++) {
-    const seen = await recomputeOnce(db, communityId, userId, options);
+    const seen = await recomputeOnce(db, communityId, userId, { ...options, namesNewer: round > 1 });
     if ((await memberChangesFingerprint(db, communityId, userId)) === seen) return;
   }
   throw new Error(
@@ -61,7 +61,7 @@ async function recomputeOnce(
   db: Db,
   communityId: string,
   userId: string,
-  options: RecomputeOptions,
+  options: RecomputeOptions & { namesNewer: boolean },
 ): Promise<string> {
   const addressed = await readMemberActions(db, communityId, userId);
   const targets = new Map<string, { verb: Activity['verb']; targetId: string }>([
@@ -87,6 +87,7 @@ async function recomputeOnce(
       const next = recomputeRecord(current, kept, away, {
         retentionDays: options.retentionDays,
         now: options.now(),
+        namesNewer: options.namesNewer,
       });
       if (next === 'delete') {
         gone.add(key);

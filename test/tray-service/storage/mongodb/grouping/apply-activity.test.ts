@@ -211,9 +211,10 @@ describe('recomputeRecord (after a join or leave)', () => {
     });
   });
 
-  it('names a newer action that counts again once the time away shrinks (a join stored meanwhile)', () => {
+  it('names a newer action that counts again once the time away shrinks, in a repeated round (a join stored meanwhile)', () => {
     const shrunk = recomputeRecord(record, both, [{ from: 3, to: Infinity }], options) as TrayRecordDoc;
-    const back = recomputeRecord(shrunk, both, [{ from: 3, to: 4 }], options) as TrayRecordDoc;
+    const repeated = { ...options, namesNewer: true };
+    const back = recomputeRecord(shrunk, both, [{ from: 3, to: 4 }], repeated) as TrayRecordDoc;
     expect(back).to.include({
       actorsCount: 2,
       lastActionId: 'cm-b-5',
@@ -221,7 +222,14 @@ describe('recomputeRecord (after a join or leave)', () => {
       lastActionSegmentNo: 5,
     });
     expect(back.actors.map((actor) => actor.userId)).to.deep.equal(['b', 'a']);
-    expect(recomputeRecord(back, both, [{ from: 3, to: 4 }], options)).to.equal('unchanged');
+    expect(recomputeRecord(back, both, [{ from: 3, to: 4 }], repeated)).to.equal('unchanged');
+  });
+
+  it('keeps naming its action when a newer one counts that it never showed, outside a repeated round', () => {
+    // Made again from cm-a-1 after a delete-all, while the group still holds cm-b-5 from before it.
+    const remade = fold([activity('a', 1)])!;
+    const again = recomputeRecord(remade, both, [{ from: 7, to: Infinity }], options) as TrayRecordDoc;
+    expect(again).to.include({ actorsCount: 2, lastActionId: 'cm-a-1', lastUpdate: 1 });
   });
 
   it('is to be deleted when no action remains', () => {
