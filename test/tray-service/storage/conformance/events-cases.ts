@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import type { StoredEvent } from '../../../../tray-service/domain/stored-event.ts';
 import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
 import { aPost } from '../../../support/activity-builder.ts';
-import { MINUTE } from './case-fixtures.ts';
+import { postEvent } from './apply-operation.ts';
+import { at, MINUTE, NOW } from './case-fixtures.ts';
 import { conformanceCase } from './conformance-case.ts';
 
 /** Stored events (EventsPort): stored once per dedupe key, listed newest first, streamed, counted. */
@@ -187,5 +188,67 @@ conformanceCase(
       { retentionDays: 7, now: received(1) },
     );
     expect(kept).to.deep.include(longest);
+  },
+);
+
+// The event schemas allow extra fields, and JSON allows any key: a key starting with `$` or
+// holding a `.` is a field name MongoDB-compatible servers refuse (FerretDB in every document). The
+// acknowledged event must still be stored, read back exactly as received (every reader: list, get,
+// stream) and applied, a late join included, never fail its job on every retry.
+conformanceCase(
+  'events: a payload with keys starting with $ or holding a dot is stored, read back exactly and applied',
+  async (context) => {
+    const { storage, id } = context;
+    const communityId = id('c-keys');
+    const post = aPost(id('u-ben'), { id: id('p-keys'), at: at(5), communityId });
+    const { event, data: platform } = postEvent(post);
+    const data = {
+      ...platform,
+      post: {
+        ...platform.post,
+        metadata: { $type: 'x', 'a.b': 'y', $: { '.': ['$', { $in: [{ 'c.d.': 1 }] }] } },
+      },
+      // Keys that already look escaped, or hold what an escape could use, come back as they were.
+      '%24type': '%2E',
+      '%': { '%25': '%', 'a%2Eb': 1, '$%.': 2 },
+      'x.$': [],
+      '': { 'ü.ß': '\uFFFD' },
+    };
+    const key = id('dollar-keys');
+    const webhook = id('wh');
+    const stored = await storage.events.store(
+      { key, event, data, webhook, receivedAt: received(5) },
+      { status: 'applied', communityId, communityPost: { communityId, at: post.at, activity: post } },
+      { retentionDays: 7, now: received(1) },
+    );
+    expect(stored.data).to.deep.equal(data);
+    expect((await storage.events.get(key))?.data).to.deep.equal(data);
+    expect((await storage.events.list({ webhook }, 10)).items.map((one) => one.data)).to.deep.equal([data]);
+    const streamed: StoredEvent[] = [];
+    for await (const one of storage.events.stream({ webhook })) streamed.push(one);
+    expect(streamed.map((one) => one.data)).to.deep.equal([data]);
+    // A redelivery gets it as first stored.
+    expect(
+      (
+        await storage.events.store(
+          { key, event, data, webhook, receivedAt: received(5) },
+          { status: 'applied' },
+          { retentionDays: 7, now: received(0) },
+        )
+      ).data,
+    ).to.deep.equal(data);
+
+    // Applied: marked once, and its post reaches a member whose join is processed after it.
+    expect(await storage.events.markApplied(stored, received(1))).to.equal(true);
+    expect(await storage.events.get(key)).to.deep.include({ appliedAt: received(1), data });
+    await storage.writes.fanOutPosts(communityId, [post], context.write(NOW));
+    await storage.writes.applyMemberships(
+      [{ communityId, userId: id('u-ana'), active: true, at: at(0) }],
+      context.write(NOW + 1),
+    );
+    const { records } = await storage.records.pageAfter(id('u-ana'), undefined, 10, NOW + 1);
+    expect(records.map((record) => [record.verb, record.lastActionId])).to.deep.equal([
+      ['post', id('p-keys')],
+    ]);
   },
 );

@@ -6,10 +6,12 @@ import { idWithinLimit } from '../../../domain/event-id.ts';
 import type { EventDoc } from './events-collection.ts';
 import { withinDocumentLimit } from './within-document-limit.ts';
 import { storableJson } from '../../../domain/storable-json.ts';
+import { escapeKeys, hasRefusedKey } from './escaped-keys.ts';
 
 /**
  * The stored document of a delivery and its outcome, as MongoDB can hold it: U+0000 and lone
- * surrogates replaced (domain/storable-json.ts) and a payload too large for a document replaced by a marker
+ * surrogates replaced (domain/storable-json.ts), keys no field name may be escaped
+ * (escaped-keys.ts), and a payload too large for a document replaced by a marker
  * (within-document-limit.ts). Pure.
  */
 export function eventDocument(
@@ -24,11 +26,13 @@ export function eventDocument(
   const userId = idWithinLimit(outcome.userId);
   const communityId = idWithinLimit(outcome.communityId);
   const post = idWithinLimit(outcome.communityPost?.communityId) ? outcome.communityPost : undefined;
+  const keysEscaped = hasRefusedKey(event.data);
   return withinDocumentLimit(
     storableJson<EventDoc>({
       _id: event.key,
       event: event.event,
-      data: event.data,
+      data: keysEscaped ? escapeKeys(event.data) : event.data,
+      ...(keysEscaped ? { keysEscaped } : {}),
       webhook: event.webhook,
       receivedAt: event.receivedAt,
       storedAt: now,

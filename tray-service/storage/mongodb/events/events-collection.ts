@@ -27,6 +27,11 @@ export interface StoredEventDoc {
    */
   communityDay?: string;
   activityAt?: number;
+  /**
+   * `data`'s keys are escaped (escaped-keys.ts): it had a key no field name may be. Absent: `data`
+   * is stored as received. Read it through payloadOf.
+   */
+  keysEscaped?: true;
 }
 
 /** The key of a community's posts of one UTC day in `events`: JSON keeps the two parts apart. */

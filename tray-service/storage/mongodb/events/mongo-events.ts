@@ -7,6 +7,7 @@ import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
 import { createEventRollups } from './event-rollups.ts';
 import { createEventsQueries } from './event-reads.ts';
 import { eventDocument } from './event-document.ts';
+import { payloadOf } from './escaped-keys.ts';
 
 /** Documents per batch of a stream: memory stays bounded however many events match. */
 const STREAM_BATCH = 500;
@@ -17,7 +18,7 @@ export function toStoredEvent(doc: StoredEventDoc | EventDoc): StoredEvent {
   return {
     key: doc._id,
     event: doc.event,
-    data: doc.data,
+    data: payloadOf(doc),
     webhook: doc.webhook,
     receivedAt: doc.receivedAt,
     storedAt: doc.storedAt,

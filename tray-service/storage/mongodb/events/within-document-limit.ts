@@ -25,8 +25,10 @@ export function withinDocumentLimit(doc: EventDoc): EventDoc {
   if (fits(doc)) return doc;
   const bsonBytes = BSON.calculateObjectSize(doc.data);
   const why = `payload not kept: ${bsonBytes} bytes of BSON, too large for a MongoDB document (under ${MAX_DOCUMENT_BYTES} bytes)`;
+  // The marker is not escaped: it is read as it is.
+  const { keysEscaped: _escaped, ...kept } = doc;
   const marked: EventDoc = {
-    ...doc,
+    ...kept,
     data: { payloadNotKept: { reason: PAYLOAD_NOT_KEPT, bsonBytes } },
     error: doc.error === undefined ? why : `${doc.error}; ${why}`,
   };

@@ -10,6 +10,7 @@ import { applyPersonalActivities } from './apply-personal-activities.ts';
 import type { GroupingOptions } from './write-deliveries.ts';
 import { communityIntervals } from '../memberships/membership-changes.ts';
 import type { EventDoc } from '../events/events-collection.ts';
+import { payloadOf } from '../events/escaped-keys.ts';
 import { readMemberActions } from './target-actions.ts';
 
 /** Stored posts read and applied per round: bounds memory whatever the community's volume. */
@@ -123,7 +124,11 @@ function communityPostsOf(event: EventDoc, communityId: string): Activity[] {
     const { audience } = event.postActivity;
     return audience.kind === 'community' && audience.communityId === communityId ? [event.postActivity] : [];
   }
-  const mapped = mapEvent({ event: event.event, data: event.data, receivedAt: event.receivedAt.getTime() });
+  const mapped = mapEvent({
+    event: event.event,
+    data: payloadOf(event),
+    receivedAt: event.receivedAt.getTime(),
+  });
   return mapped.activities.filter(
     (activity) => activity.audience.kind === 'community' && activity.audience.communityId === communityId,
   );

@@ -105,4 +105,22 @@ describe('storage/mongodb events', () => {
     const over = fitting('at-limit', 0);
     expect((await events().store(over, { status: 'stored' }, keep)).data).to.have.property('payloadNotKept');
   });
+  // FerretDB refuses a field name starting with `$` or holding a `.` anywhere in a document.
+  it('stores a payload with keys no field name may be with its keys escaped, and says so; any other as received', async () => {
+    const data = { post: { postId: 'p-keys', metadata: { $type: 'x', 'a.b': [{ '%': 1 }] } } };
+    const stored = await events().store(delivery('escaped', data), { status: 'stored' }, keep);
+    expect(stored.data).to.deep.equal(data);
+    const doc = await mongo.db.collection<EventDoc>(EVENTS).findOne({ _id: 'escaped' });
+    expect(doc?.data).to.deep.equal({
+      post: { postId: 'p-keys', metadata: { '%24type': 'x', 'a%2Eb': [{ '%25': 1 }] } },
+    });
+    expect(doc?.keysEscaped).to.equal(true);
+
+    const plain = { post: { postId: 'p-plain', note: { '%24': 'as sent' } } };
+    await events().store(delivery('plain', plain), { status: 'stored' }, keep);
+    const plainDoc = await mongo.db.collection<EventDoc>(EVENTS).findOne({ _id: 'plain' });
+    expect(plainDoc?.data).to.deep.equal(plain);
+    expect(plainDoc).to.not.have.property('keysEscaped');
+    expect((await events().get('plain'))?.data).to.deep.equal(plain);
+  });
 });

@@ -62,4 +62,13 @@ describe('storage/mongodb withinDocumentLimit', () => {
     expect(kept).to.not.have.any.keys('postActivity', 'communityDay', 'activityAt');
     expect(kept.error).to.match(/; nor its post's activity, for a late join$/);
   });
+
+  // The marker is no escaped payload: read as it is (escaped-keys.ts).
+  it('keeps no escape flag beside the marker of a payload too large', () => {
+    const kept = withinDocumentLimit(
+      eventDoc({ data: { '%24type': 'x'.repeat(MAX_DOCUMENT_BYTES) }, keysEscaped: true }),
+    );
+    expect(kept.data).to.have.property('payloadNotKept');
+    expect(kept).to.not.have.property('keysEscaped');
+  });
 });
