@@ -100,3 +100,22 @@ conformanceCase('rollups: minutes of expired events are not read', async ({ isol
   await storage.purgeExpired(new Date());
   expect(await storage.events.perMinute(...range)).to.deep.equal([]);
 });
+
+// An event's name is the sender's (any string the receiver accepts), and it names a count:
+// `constructor`, `__proto__` or a name with `$` or `.` counts like any other.
+conformanceCase(
+  'rollups: an event named like a property of every object, or with $ or a dot, is counted like any other',
+  async ({ isolated }) => {
+    const storage = await isolated();
+    const names = ['constructor', '__proto__', 'toString', '$set', 'a.b', 'hasOwnProperty'];
+    for (const [index, name] of names.entries()) {
+      await store(storage, `odd-${index}`, name, minuteAgo(3));
+      await store(storage, `odd-again-${index}`, name, minuteAgo(3));
+    }
+    const [row, ...rest] = await storage.events.perMinute(minuteAgo(3), minuteAgo(2));
+    expect(rest).to.deep.equal([]);
+    expect(row?.minute).to.deep.equal(minuteAgo(3));
+    const counts = Object.entries(row?.counts ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
+    expect(counts).to.deep.equal(names.map((name) => [name, 2]).sort(([a], [b]) => (a! < b! ? -1 : 1)));
+  },
+);

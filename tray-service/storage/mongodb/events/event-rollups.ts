@@ -159,7 +159,9 @@ export function createEventRollups(db: Db, clock: () => Date = () => new Date())
     },
 
     async perMinute(since: Date, until: Date): Promise<EventMinute[]> {
-      const minutes = new Map<number, EventMinute>();
+      // Counted by name in a Map: a name is the sender's, and as a property of a plain object
+      // `constructor` or `__proto__` would read or set what every object inherits.
+      const minutes = new Map<number, { minute: Date; counts: Map<string, number> }>();
       const docs = await db
         .collection<EventMinuteDoc>(EVENT_MINUTES)
         .find({ minute: { $gte: since, $lt: until }, expiresAt: { $gt: clock() } })
@@ -168,10 +170,14 @@ export function createEventRollups(db: Db, clock: () => Date = () => new Date())
       for (const doc of docs) {
         const at = doc.minute.getTime();
         let minute = minutes.get(at);
-        if (!minute) minutes.set(at, (minute = { minute: doc.minute, counts: {} }));
-        minute.counts[doc.event] = (minute.counts[doc.event] ?? 0) + doc.count;
+        if (!minute) minutes.set(at, (minute = { minute: doc.minute, counts: new Map() }));
+        minute.counts.set(doc.event, (minute.counts.get(doc.event) ?? 0) + doc.count);
       }
-      return [...minutes.values()];
+      // fromEntries defines each name as an own key, `__proto__` included.
+      return [...minutes.values()].map(({ minute, counts }): EventMinute => ({
+        minute,
+        counts: Object.fromEntries(counts),
+      }));
     },
 
     async lagPerMinute(since: Date, until: Date): Promise<LagMinute[]> {
