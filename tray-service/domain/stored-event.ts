@@ -21,6 +21,6 @@ export interface StoredEvent {
   communityId?: string;
   /** The most severe action of the moderation decisions about this event; absent when none. */
   moderation?: ModerationAction;
-  /** When the worker finished applying it to the tray (the lag charts measure from receivedAt). */
+  /** When a job first finished it: applied to the tray and moderated (the lag charts measure from receivedAt). */
   appliedAt?: Date;
 }

@@ -44,8 +44,9 @@ export interface ApplyJobDeps {
   /** Each post alone, at once, without it. */
   scheduleFanOut?: ScheduleFanOut;
   /**
-   * Runs after the event is stored and applied (moderation); must be idempotent. May tell the most
-   * severe action its rules decided (the event's moderation outcome).
+   * Runs after the event is stored and applied (moderation), before it is marked applied; must be
+   * idempotent: a retry, redelivery or replay runs it again. May tell the most severe action its
+   * rules decided (the event's moderation outcome).
    */
   onStored?: (event: StoredEvent) => Promise<ModerationAction | undefined>;
   /**
@@ -99,7 +100,8 @@ function outcomeOf(mapped: ReturnType<typeof mapEvent>): EventOutcome {
 
 /**
  * One queue job (docs/tray-engine.md): store the raw event, map it, apply it (bans, memberships,
- * profiles, personal activities, community posts), mark it applied, then hand it to the moderation hook. Permanent
+ * profiles, personal activities, community posts), hand it to the moderation hook, then mark it
+ * applied (the job's last durable step) and, on the first mark, announce it. Permanent
  * problems (unknown name, invalid payload) are stored as a status and the job completes; anything
  * thrown is transient and the queue retries it. Every step is idempotent, so a retry after a
  * partial run leaves the same state. It all runs in the job's scope (shared/async/job-scope.ts), so
@@ -158,10 +160,13 @@ async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise
   // it arrived. An adapter without removals yet stores the event and changes nothing.
   if (mapped.removals && mapped.removals.length > 0 && writes.applyRemovals)
     await writes.applyRemovals(mapped.removals, { ...context(), eventKey: job.dedupeKey });
-  // The tray has it now: its lag (receipt to here) goes into the minute's histogram, once.
+  // Moderation before the mark (it is idempotent, so a retry or replay runs it again harmlessly):
+  // the mark is the job's last durable step, so only a job that finished every step makes the
+  // first one. A job failing before it leaves the event unmarked, and its retry is then the first
+  // to finish it: counted (its lag, receipt to here, into the minute's histogram) and announced once.
+  const outcome = deps.onStored ? await deps.onStored(stored) : undefined;
   const appliedAt = new Date(now());
   const first = await deps.storage.events.markApplied(stored, appliedAt);
-  const outcome = deps.onStored ? await deps.onStored(stored) : undefined;
   if (first && deps.onApplied) {
     const moderation = mostSevere(stored.moderation, outcome);
     await deps.onApplied({ ...stored, appliedAt, ...(moderation ? { moderation } : {}) });

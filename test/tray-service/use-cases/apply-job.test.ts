@@ -80,6 +80,51 @@ for (const engine of REQUIRED_ENGINES) {
     });
   });
 
+  describe(`applyJob on ${engine}: the event's finish`, () => {
+    const suite = useTrayStorage(engine);
+
+    // The moderation step may fail once (a statement timeout) after the tray applied the event:
+    // the retry finishes it, and only then is it announced and its lag counted, each once.
+    it('is marked, counted and announced once, when a job first finishes it: after a retry of a failed moderation step', async () => {
+      const envelope = commentEvent({ commentId: 'cm-finish', createdAt: new Date(START).toISOString() });
+      const key = dedupeKeyOf(envelope);
+      const receivedAt = START + 60_000;
+      const announced: { key: string; appliedAt?: Date; moderation?: string }[] = [];
+      let failing = true;
+      const apply = (at: number) =>
+        applyJob(delivered(envelope, receivedAt), {
+          storage: suite.storage,
+          eventsRetentionDays: 30,
+          trayRetentionDays: RETENTION_DAYS,
+          onStored: async () => {
+            if (failing) throw new Error('moderation step failed once');
+            return 'flag';
+          },
+          onApplied: async (event) => void announced.push(event),
+          now: () => at,
+        });
+      await apply(receivedAt + 1_000).then(
+        () => expect.fail('the failed moderation step fails the job'),
+        (error: Error) => expect(error.message).to.equal('moderation step failed once'),
+      );
+      // Not finished: neither marked nor announced.
+      expect((await suite.storage.events.get(key))?.appliedAt).to.equal(undefined);
+      expect(announced).to.deep.equal([]);
+      failing = false;
+      await apply(receivedAt + 5_000);
+      expect(announced.map((event) => [event.key, event.appliedAt, event.moderation])).to.deep.equal([
+        [key, new Date(receivedAt + 5_000), 'flag'],
+      ]);
+      expect((await suite.storage.events.get(key))?.appliedAt).to.deep.equal(new Date(receivedAt + 5_000));
+      // A redelivery or replay finishes nothing again.
+      await apply(receivedAt + 9_000);
+      expect(announced).to.have.length(1);
+      const minute = new Date(Math.floor(receivedAt / 60_000) * 60_000);
+      const [lag] = await suite.storage.events.lagPerMinute(minute, new Date(minute.getTime() + 60_000));
+      expect(lag).to.deep.include({ count: 1, maxMs: 5_000 });
+    });
+  });
+
   describe(`applyJob on ${engine}: an event larger than a document may be`, () => {
     const suite = useTrayStorage(engine);
 
