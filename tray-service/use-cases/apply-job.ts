@@ -65,6 +65,18 @@ export interface ApplyJobDeps {
   now?: () => number;
 }
 
+/** What one job did with its event. */
+export interface AppliedJob {
+  /** The event as first stored. */
+  event: StoredEvent;
+  /**
+   * Whether this job first finished the event (made its first applied mark): true for one job per
+   * event, false for a retry after that, a redelivery or a replay. What is said once per event
+   * (the announcement, the events metric) is said by that job alone.
+   */
+  first: boolean;
+}
+
 const alone: ScheduleFanOut = (_key, post, fanOut) => fanOut([post]);
 
 /**
@@ -107,11 +119,11 @@ function outcomeOf(mapped: ReturnType<typeof mapEvent>): EventOutcome {
  * partial run leaves the same state. It all runs in the job's scope (shared/async/job-scope.ts), so
  * storage can tell a retry of this job from another job's write without the port naming how.
  */
-export function applyJob(job: JobDelivery, deps: ApplyJobDeps): Promise<StoredEvent> {
+export function applyJob(job: JobDelivery, deps: ApplyJobDeps): Promise<AppliedJob> {
   return jobScope.run(job.dedupeKey, () => applyInScope(job, deps));
 }
 
-async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise<StoredEvent> {
+async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise<AppliedJob> {
   // Before anything reads it: the same text for the mapping, the stored event and every adapter.
   const job = { ...delivered, event: storableJson(delivered.event), data: storableJson(delivered.data) };
   const now = deps.now ?? Date.now;
@@ -171,5 +183,5 @@ async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise
     const moderation = mostSevere(stored.moderation, outcome);
     await deps.onApplied({ ...stored, appliedAt, ...(moderation ? { moderation } : {}) });
   }
-  return stored;
+  return { event: stored, first };
 }

@@ -120,7 +120,7 @@ export function createReplays(deps: ReplayDeps) {
     async one(key: string): Promise<StoredEvent | undefined> {
       const event = await deps.events.get(key);
       if (!event) return undefined;
-      return applyJob(deliveryOf(event), deps.apply);
+      return (await applyJob(deliveryOf(event), deps.apply)).event;
     },
 
     /**

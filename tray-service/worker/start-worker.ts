@@ -123,14 +123,17 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   void deps.queue.process(deps.concurrency ?? 4, async (job) => {
     const stopTimer = metrics.duration.startTimer();
     try {
-      const stored = await apply(job.data);
+      const { event: stored, first } = await apply(job.data);
       metrics.jobs.inc({ outcome: 'completed' });
-      metrics.events.inc({ status: stored.status });
-      if (stored.status === 'invalid') {
-        deps.logger.warn(
-          { event: stored.event, key: stored.key, error: stored.error },
-          'invalid event payload stored',
-        );
+      // Once per event: a retry after it finished, a redelivery or a replay stores nothing new.
+      if (first) {
+        metrics.events.inc({ status: stored.status });
+        if (stored.status === 'invalid') {
+          deps.logger.warn(
+            { event: stored.event, key: stored.key, error: stored.error },
+            'invalid event payload stored',
+          );
+        }
       }
       return { status: stored.status };
     } catch (error) {

@@ -111,13 +111,13 @@ for (const engine of REQUIRED_ENGINES) {
       expect((await suite.storage.events.get(key))?.appliedAt).to.equal(undefined);
       expect(announced).to.deep.equal([]);
       failing = false;
-      await apply(receivedAt + 5_000);
+      expect((await apply(receivedAt + 5_000)).first).to.equal(true);
       expect(announced.map((event) => [event.key, event.appliedAt, event.moderation])).to.deep.equal([
         [key, new Date(receivedAt + 5_000), 'flag'],
       ]);
       expect((await suite.storage.events.get(key))?.appliedAt).to.deep.equal(new Date(receivedAt + 5_000));
       // A redelivery or replay finishes nothing again.
-      await apply(receivedAt + 9_000);
+      expect((await apply(receivedAt + 9_000)).first).to.equal(false);
       expect(announced).to.have.length(1);
       const minute = new Date(Math.floor(receivedAt / 60_000) * 60_000);
       const [lag] = await suite.storage.events.lagPerMinute(minute, new Date(minute.getTime() + 60_000));
@@ -141,7 +141,7 @@ for (const engine of REQUIRED_ENGINES) {
       });
       // 3 MB of JSON, about 18 MB of BSON: over MongoDB's 16 MiB document limit.
       post.data.attachments = new Array<number>(1_500_000).fill(0);
-      const stored = await applyJob(delivered(post, START + 120_000), deps);
+      const { event: stored } = await applyJob(delivered(post, START + 120_000), deps);
       expect(stored).to.deep.include({ key: dedupeKeyOf(post), event: 'post.didCreate', status: 'applied' });
       expect((await suite.storage.events.get(dedupeKeyOf(post)))?.status).to.equal('applied');
       const { records } = await suite.storage.records.pageAfter('u-ben', undefined, 10, START + 180_000);
@@ -167,7 +167,7 @@ for (const engine of REQUIRED_ENGINES) {
       const users = (broken.data as { users?: { displayName?: string }[] }).users ?? [];
       for (const user of users) user.displayName = `${user.displayName ?? ''} \ud83d`;
       (broken.data as Record<string, unknown>)['note \udc00'] = 'half \ud83d';
-      const stored = await applyJob(delivered(broken, START), deps);
+      const { event: stored } = await applyJob(delivered(broken, START), deps);
       expect(stored).to.deep.include({ key: dedupeKeyOf(broken), status: 'applied' });
       const kept = await suite.storage.events.get(dedupeKeyOf(broken));
       expect((kept?.data as Record<string, unknown>)['note \uFFFD']).to.equal('half \uFFFD');
@@ -191,7 +191,7 @@ for (const engine of REQUIRED_ENGINES) {
       for (const user of users) user.displayName = `${user.displayName ?? ''}\u0000`;
       const community = (envelope.data as { community?: { displayName?: string } }).community;
       if (community) community.displayName = `Hiking\u0000Club`;
-      const stored = await applyJob(delivered(envelope, START), deps);
+      const { event: stored } = await applyJob(delivered(envelope, START), deps);
       expect(stored).to.deep.include({ key: dedupeKeyOf(envelope), status: 'applied' });
       const { records } = await suite.storage.records.pageAfter('u-ana', undefined, 10, START + 60_000);
       expect(records).to.have.length(1);
@@ -213,7 +213,7 @@ for (const engine of REQUIRED_ENGINES) {
     // tray's writes on every attempt and replay.
     it('stores a comment on a post whose id is 5,000 characters as invalid, and its job completes', async () => {
       const envelope = commentEvent({ postId: randomBytes(2_500).toString('hex'), commentId: 'cm-long' });
-      const stored = await applyJob(delivered(envelope, START), deps());
+      const { event: stored } = await applyJob(delivered(envelope, START), deps());
       expect(stored).to.deep.include({ key: dedupeKeyOf(envelope), status: 'invalid' });
       expect(stored.error).to.match(/^data\.comment\.referenceId: expected an id of at most 128 characters/);
       expect(await suite.storage.events.get(dedupeKeyOf(envelope))).to.deep.include(stored);
@@ -297,7 +297,7 @@ for (const engine of REQUIRED_ENGINES) {
           withIds(postDeleteEvent({ postId: post, author: ana }), onPost),
         ];
         for (const [index, envelope] of events.entries()) {
-          const stored = await applyJob(delivered(envelope, START + (index + 3) * 60_000), deps());
+          const { event: stored } = await applyJob(delivered(envelope, START + (index + 3) * 60_000), deps());
           expect(stored.status, `${envelope.event}: ${stored.error ?? ''}`).to.equal('applied');
         }
         for (const user of [ana, ben, dee, eve])

@@ -10,6 +10,8 @@ import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { usePostgres } from '../../support/use-postgres.ts';
 import { waitFor } from '../../support/wait-for.ts';
+import { commentEvent } from './event-builder.ts';
+import { jobDataOf } from './worker-harness.ts';
 
 describe("tray worker's periodic purge", () => {
   const pg = usePostgres();
@@ -102,5 +104,46 @@ describe("tray worker's periodic purge", () => {
     expect(messages.filter((message) => message.includes('purge'))).to.deep.equal([
       'purge of tray_records failed (canceling statement due to statement timeout); retried at the next interval',
     ]);
+  });
+});
+
+describe("tray worker's events metric and invalid-payload warning", () => {
+  const pg = usePostgres();
+  const prefix = useQueuePrefix();
+  let storage: TrayStorage | undefined;
+  let queue: Bull.Queue<WebhookJobData> | undefined;
+  let worker: RunningWorker | undefined;
+  after(async () => {
+    await worker?.close();
+    await queue?.close();
+    await storage?.close();
+  });
+
+  // A redelivered or replayed event's job completes again: the event was stored once.
+  it('counts each event once, by the job that first finished it, and warns of an invalid payload once', async () => {
+    storage = await openPostgresStorage(pg.url, {
+      poolSize: 3,
+      statementTimeoutMs: 30_000,
+      applicationName: 'tests',
+    });
+    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    const registry = createMetricsRegistry('test', false);
+    const { logger, messages } = recordingLogger();
+    worker = await startWorker({ queue, storage, logger, registry, purgeIntervalMs: 0 });
+    const valid = commentEvent({ commentId: 'cm-counted' });
+    const invalid = commentEvent({ commentId: 'cm-invalid' });
+    delete (invalid.data.comment as Record<string, unknown>).userId;
+    for (const [index, envelope] of [valid, invalid, valid, invalid].entries()) {
+      const job = await queue.add(jobDataOf(envelope), { jobId: `delivery-${index}` });
+      await job.finished();
+    }
+    const values = async (name: string) =>
+      (await registry.getSingleMetric(name)!.get()).values.map((value) => [value.labels, value.value]);
+    expect(await values('tray_worker_events_total')).to.deep.equal([
+      [{ status: 'applied' }, 1],
+      [{ status: 'invalid' }, 1],
+    ]);
+    expect(await values('tray_worker_jobs_total')).to.deep.equal([[{ outcome: 'completed' }, 4]]);
+    expect(messages.filter((message) => message === 'invalid event payload stored')).to.have.length(1);
   });
 });

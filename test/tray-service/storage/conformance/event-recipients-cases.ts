@@ -35,7 +35,7 @@ function consoleOf(context: ConformanceContext) {
           ...envelope,
         },
         { storage, eventsRetentionDays: RETENTION_DAYS, trayRetentionDays: RETENTION_DAYS, now: () => NOW },
-      ),
+      ).then((applied) => applied.event),
     join: (users: readonly string[], minute: number) =>
       storage.writes.applyMemberships(
         users.map((user) => ({ communityId, userId: id(user), active: true, at: at(minute) })),
