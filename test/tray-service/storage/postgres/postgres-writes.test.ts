@@ -410,6 +410,47 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
     });
   });
 
+  describe('an event naming more users than the server has locks for', () => {
+    // One advisory lock per user overflowed the test server's lock table (64 x 300 connections).
+    const MANY = 40_000;
+    const users = Array.from({ length: MANY }, (_, index) => `m${index}`);
+    const count = async (sql: string) => (await tray.pg.pool.query<{ n: number }>(sql)).rows[0]?.n;
+
+    it(`applies a join of ${MANY} users to one community, and their leave`, async function () {
+      this.timeout(120_000);
+      await tray.writes.applyMemberships(
+        users.map((userId) => join('c-big', userId, 0)),
+        tray.context(),
+      );
+      const open =
+        "SELECT count(*)::int AS n FROM tray_memberships WHERE community_id = 'c-big' AND to_at > 0";
+      expect(await count(open)).to.equal(MANY);
+      await tray.writes.applyMemberships(
+        users.map((userId) => leave('c-big', userId, 5)),
+        tray.context(),
+      );
+      expect(await count(`${open} AND to_at > ${at(5)}`)).to.equal(0);
+    });
+
+    it(`applies a post mentioning ${MANY} members of its community to each of them`, async function () {
+      this.timeout(120_000);
+      const mention = (userId: string): Activity => ({
+        ...post('c-hike', 'u-ana', 1, 'p-many'),
+        verb: 'mention',
+        mentionIn: 'post',
+        targetType: 'post',
+        targetId: 'p-many',
+        audience: { kind: 'user', userId },
+      });
+      await tray.writes.applyPersonal(users.map(mention), tray.context());
+      expect(
+        await count(
+          "SELECT count(*)::int AS n FROM tray_records WHERE verb = 'mention' AND target_id = 'p-many'",
+        ),
+      ).to.equal(MANY);
+    });
+  });
+
   describe('a deleted user', () => {
     it('shows as `Deleted user` without images in every record, loses their tray and their memberships', async () => {
       await tray.writes.applyMemberships(
