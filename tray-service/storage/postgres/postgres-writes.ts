@@ -11,7 +11,13 @@ import { inTransaction } from './in-transaction.ts';
 import { storableJson } from '../../domain/storable-json.ts';
 import { groupLock, lockKeys, memberLock, postLock } from './lock-keys.ts';
 import { postsOf, withoutVoided } from './voided-actions.ts';
-import { insertChanges, memberId, refoldMemberships, type Member } from './postgres-memberships.ts';
+import {
+  insertChanges,
+  memberId,
+  refoldMemberships,
+  sortedMembers,
+  type Member,
+} from './postgres-memberships.ts';
 import { personalActionsInSpan } from './personal-actions.ts';
 import { recomputeMemberRecords } from './recompute-member-records.ts';
 import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
@@ -25,6 +31,21 @@ export const BACKFILL_BATCH = 50;
 
 /** applyPersonal calls written by one transaction at most. */
 export const PERSONAL_BATCH = 128;
+
+/**
+ * Members whose joins and leaves one transaction stores and folds, and whose records one leave's
+ * transaction computes again. Each member's are their own (a member's lock, their rows), so a join
+ * of thousands is applied as parts one after another, each as if an event of its own: a retry
+ * redoes them all, each a no-op for what it already did. Its locks (lock-keys.ts: a transaction of
+ * many keys locks whole buckets, which every writer may need) are then held for one part at a time.
+ */
+export const MEMBERS_PER_TRANSACTION = 500;
+
+/**
+ * Activities of one applyPersonal call handed to one grouped write: a post mentioning thousands is
+ * written in parts, each holding its locks for that part only. A redelivered part changes nothing.
+ */
+export const PERSONAL_ACTIVITIES_PER_WRITE = 500;
 
 /** One applyPersonal call waiting for its batch. */
 interface PersonalCall {
@@ -62,6 +83,20 @@ function distinctActions(activities: readonly Activity[]): Activity[] {
     seen.set(JSON.stringify([activity.verb, activity.targetId, activity.lastActionId, audience]), activity);
   }
   return [...seen.values()];
+}
+
+/** The changes in parts of MEMBERS_PER_TRANSACTION members at most, a member's in one, in key order. */
+function memberParts(changes: readonly MembershipChange[]): MembershipChange[][] {
+  const byMember = new Map<string, MembershipChange[]>();
+  for (const change of changes) {
+    const id = memberId(change);
+    byMember.set(id, [...(byMember.get(id) ?? []), change]);
+  }
+  const members = [...byMember.keys()].sort();
+  const parts: MembershipChange[][] = [];
+  for (let start = 0; start < members.length; start += MEMBERS_PER_TRANSACTION)
+    parts.push(members.slice(start, start + MEMBERS_PER_TRANSACTION).flatMap((id) => byMember.get(id) ?? []));
+  return parts;
 }
 
 /**
@@ -228,15 +263,20 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
     changes: readonly MembershipChange[],
     context: WriteContext,
   ): Promise<Map<string, { from: number; to: number }[]>> {
-    const members: Member[] = changes.map(({ communityId, userId }) => ({ communityId, userId }));
-    return inTransaction(pool, async (client) => {
-      await lockKeys(
-        client,
-        members.map((member) => memberLock(member.communityId, member.userId)),
-      );
-      await insertChanges(client, changes);
-      return refoldMemberships(client, members, context.now - retentionMsOf(context));
-    });
+    const folded = new Map<string, { from: number; to: number }[]>();
+    for (const part of memberParts(changes)) {
+      const members: Member[] = part.map(({ communityId, userId }) => ({ communityId, userId }));
+      const partFolded = await inTransaction(pool, async (client) => {
+        await lockKeys(
+          client,
+          members.map((member) => memberLock(member.communityId, member.userId)),
+        );
+        await insertChanges(client, part);
+        return refoldMemberships(client, members, context.now - retentionMsOf(context));
+      });
+      for (const [id, intervals] of partFolded) folded.set(id, intervals);
+    }
+    return folded;
   }
 
   return {
@@ -244,8 +284,11 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
       if (activities.length === 0) return;
       const personal = storable(activities.filter((activity) => activity.audience.kind === 'user'));
       if (personal.length === 0) return;
-      const [records = []] = await personalBatches([{ activities: personal, context }]);
-      await tell(context, records);
+      for (let start = 0; start < personal.length; start += PERSONAL_ACTIVITIES_PER_WRITE) {
+        const part = personal.slice(start, start + PERSONAL_ACTIVITIES_PER_WRITE);
+        const [records = []] = await personalBatches([{ activities: part, context }]);
+        await tell(context, records);
+      }
     },
 
     async fanOutPosts(communityId, posts, context) {
@@ -290,12 +333,11 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
         folded,
         context,
       );
-      const leaves: Member[] = changes
-        .filter((change) => !change.active)
-        .map(({ communityId, userId }) => ({ communityId, userId }));
-      if (leaves.length > 0) {
+      const leaves = sortedMembers(changes.filter((change) => !change.active));
+      for (let start = 0; start < leaves.length; start += MEMBERS_PER_TRANSACTION) {
+        const part = leaves.slice(start, start + MEMBERS_PER_TRANSACTION);
         const recomputed = await inTransaction(pool, (client) =>
-          recomputeMemberRecords(client, leaves, { now: context.now, retentionMs: retentionMsOf(context) }),
+          recomputeMemberRecords(client, part, { now: context.now, retentionMs: retentionMsOf(context) }),
         );
         await tell(context, recomputed);
       }

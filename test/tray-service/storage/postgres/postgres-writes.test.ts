@@ -7,7 +7,11 @@ import {
   purgeExpiredRecords,
 } from '../../../../tray-service/storage/postgres/purge-expired-records.ts';
 import { createPostgresMembersImport } from '../../../../tray-service/storage/postgres/postgres-members-import.ts';
-import { createPostgresWrites } from '../../../../tray-service/storage/postgres/postgres-writes.ts';
+import {
+  createPostgresWrites,
+  MEMBERS_PER_TRANSACTION,
+  PERSONAL_ACTIVITIES_PER_WRITE,
+} from '../../../../tray-service/storage/postgres/postgres-writes.ts';
 import { at, comment, join, leave, NOW, post, RETENTION_MS, useTray } from './tray-fixture.ts';
 import { NEW_INBOX_STATE } from '../../../../tray-service/domain/inbox-state.ts';
 import { waitFor } from '../../../support/wait-for.ts';
@@ -407,6 +411,141 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
         "SELECT count(*)::int AS n FROM tray_records WHERE verb = 'post' AND target_id = 'c-big'",
       );
       expect(counted.rows[0]?.n).to.equal(2_499);
+    });
+  });
+
+  describe('an event naming more users than the server has locks for', () => {
+    // One advisory lock per user overflowed the test server's lock table (64 x 300 connections).
+    const MANY = 40_000;
+    const users = Array.from({ length: MANY }, (_, index) => `m${index}`);
+    const count = async (sql: string) => (await tray.pg.pool.query<{ n: number }>(sql)).rows[0]?.n;
+
+    it(`applies a join of ${MANY} users to one community, and their leave`, async function () {
+      this.timeout(120_000);
+      await tray.writes.applyMemberships(
+        users.map((userId) => join('c-big', userId, 0)),
+        tray.context(),
+      );
+      const open =
+        "SELECT count(*)::int AS n FROM tray_memberships WHERE community_id = 'c-big' AND to_at > 0";
+      expect(await count(open)).to.equal(MANY);
+      await tray.writes.applyMemberships(
+        users.map((userId) => leave('c-big', userId, 5)),
+        tray.context(),
+      );
+      expect(await count(`${open} AND to_at > ${at(5)}`)).to.equal(0);
+    });
+
+    it(`applies a post mentioning ${MANY} members of its community to each of them`, async function () {
+      this.timeout(120_000);
+      const mention = (userId: string): Activity => ({
+        ...post('c-hike', 'u-ana', 1, 'p-many'),
+        verb: 'mention',
+        mentionIn: 'post',
+        targetType: 'post',
+        targetId: 'p-many',
+        audience: { kind: 'user', userId },
+      });
+      await tray.writes.applyPersonal(users.map(mention), tray.context());
+      expect(
+        await count(
+          "SELECT count(*)::int AS n FROM tray_records WHERE verb = 'mention' AND target_id = 'p-many'",
+        ),
+      ).to.equal(MANY);
+    });
+  });
+
+  describe('an event naming many users, in transactions of bounded size', () => {
+    // Each part locks, writes and commits apart, so a large event never holds every writer's locks
+    // (lock-keys.ts: a transaction of many keys locks whole buckets) for its whole length.
+    const three = Array.from({ length: 3 * MEMBERS_PER_TRANSACTION }, (_, index) => `m${index}`);
+    const last = [...three].sort().at(-1) ?? '';
+    const count = async (sql: string, values: unknown[] = []) =>
+      (await tray.pg.pool.query<{ n: number }>(sql, values)).rows[0]?.n ?? 0;
+
+    /** Holds the one row `sql` selects locked (FOR UPDATE) until the returned release is called. */
+    async function holdRow(sql: string, values: unknown[]): Promise<() => Promise<void>> {
+      const holder = await tray.pg.pool.connect();
+      await holder.query('BEGIN');
+      const held = await holder.query(`${sql} FOR UPDATE`, values);
+      expect(held.rowCount, 'rows held').to.equal(1);
+      return async () => {
+        await holder.query('ROLLBACK');
+        holder.release();
+      };
+    }
+
+    it(`stores a join in transactions of ${MEMBERS_PER_TRANSACTION} members: the first commit while a later one waits`, async () => {
+      await tray.writes.applyMemberships([join('c-big', last, 0)], tray.context());
+      const release = await holdRow(
+        "SELECT 1 FROM tray_memberships WHERE community_id = 'c-big' AND user_id = $1",
+        [last],
+      );
+      const joining = tray.writes.applyMemberships(
+        three.map((userId) => join('c-big', userId, 1)),
+        tray.context(),
+      );
+      const members = "SELECT count(*)::int AS n FROM tray_memberships WHERE community_id = 'c-big'";
+      try {
+        await waitFor(async () => (await count(members)) > 1, 5_000, 'the first parts to commit');
+      } finally {
+        await release();
+      }
+      await joining;
+      expect(await count(members)).to.equal(three.length);
+    });
+
+    it(`computes a leave's records in transactions of ${MEMBERS_PER_TRANSACTION} members: the first commit while a later one waits`, async () => {
+      await tray.writes.applyMemberships(
+        three.map((userId) => join('c-big', userId, 0)),
+        tray.context(),
+      );
+      await tray.writes.fanOutPosts('c-big', [post('c-big', 'u-author', 10)], tray.context());
+      const records =
+        "SELECT count(*)::int AS n FROM tray_records WHERE verb = 'post' AND target_id = 'c-big'";
+      expect(await count(records)).to.equal(three.length);
+      const release = await holdRow("SELECT 1 FROM tray_records WHERE user_id = $1 AND verb = 'post'", [
+        last,
+      ]);
+      // Delivered late: the post fell in the away time, so each member's record goes.
+      const leaving = tray.writes.applyMemberships(
+        three.map((userId) => leave('c-big', userId, 5)),
+        tray.context(),
+      );
+      try {
+        await waitFor(async () => (await count(records)) < three.length, 5_000, 'the first parts to commit');
+      } finally {
+        await release();
+      }
+      await leaving;
+      expect(await count(records)).to.equal(0);
+    });
+
+    it(`writes a post mentioning many users in transactions of ${PERSONAL_ACTIVITIES_PER_WRITE} mentions: the first commit while a later one waits`, async () => {
+      const mention = (userId: string, author: string, minutes: number): Activity => ({
+        ...post('c-hike', author, minutes, 'p-many'),
+        verb: 'mention',
+        mentionIn: 'post',
+        targetType: 'post',
+        targetId: 'p-many',
+        audience: { kind: 'user', userId },
+      });
+      const mentioned = Array.from({ length: 3 * PERSONAL_ACTIVITIES_PER_WRITE }, (_, index) => `m${index}`);
+      const lastMentioned = mentioned.at(-1) ?? '';
+      await personal([mention(lastMentioned, 'u-bob', 0)]);
+      const release = await holdRow("SELECT 1 FROM tray_records WHERE user_id = $1 AND verb = 'mention'", [
+        lastMentioned,
+      ]);
+      const writing = personal(mentioned.map((userId) => mention(userId, 'u-ana', 1)));
+      const records =
+        "SELECT count(*)::int AS n FROM tray_records WHERE verb = 'mention' AND target_id = 'p-many'";
+      try {
+        await waitFor(async () => (await count(records)) > 1, 5_000, 'the first parts to commit');
+      } finally {
+        await release();
+      }
+      await writing;
+      expect(await count(records)).to.equal(mentioned.length);
     });
   });
 
