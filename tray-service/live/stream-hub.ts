@@ -6,9 +6,9 @@ import type { BanView } from '../http/auth/ban-cache.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { TrayStorage } from '../storage/port.ts';
 import { lastClear, streamCatchUp } from '../use-cases/stream-catch-up.ts';
-import { inboxCounts, type InboxCounts } from '../use-cases/inbox-counts.ts';
-import { inboxCountsOf } from '../use-cases/inbox-counts-of.ts';
+import { inboxCountsOf, type CountedInbox } from '../use-cases/inbox-counts-of.ts';
 import { parseChanges, type LiveChange } from './live-change.ts';
+import { createRecountSchedule } from './recount-schedule.ts';
 import { createShardSubscriptions } from './shard-subscriptions.ts';
 import { CLEARED_ID, copyCursor, hasSeen, inWindow, SETTLE_MS } from './stream-cursor.ts';
 import { createStreamMetrics } from './stream-metrics.ts';
@@ -96,8 +96,21 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     return next;
   }
 
-  /** The user's counts, written to each stream whose last counts differ. */
-  function writeCounts(userId: string, counts: InboxCounts): void {
+  /**
+   * A record passing its expiry changes the counts without any write, so nothing is published:
+   * each user is counted again when the first record their last count counted expires.
+   */
+  const recounts = createRecountSchedule({
+    now,
+    due: (userIds) => {
+      for (const userId of userIds) queueCount(userId);
+    },
+  });
+
+  /** The user's counts, written to each stream whose last counts differ; recounted at their expiry. */
+  function writeCounts(userId: string, { counts, nextExpiry }: CountedInbox): void {
+    if (!byUser.has(userId)) return;
+    recounts.set(userId, nextExpiry);
     // One key for both, so a change of either is sent (a seen mark changes the unseen count alone).
     const sent = `${counts.totalUnreadCount}/${counts.totalUnseenCount ?? ''}`;
     for (const session of byUser.get(userId) ?? []) {
@@ -110,7 +123,8 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
   /** The user's unread and unseen counts, written to each stream whose last counts differ. */
   async function sendUnread(userId: string): Promise<void> {
     if (!byUser.has(userId)) return;
-    writeCounts(userId, await inboxCounts(deps.storage, userId, now()));
+    const counted = (await inboxCountsOf(deps.storage, [userId], now())).get(userId);
+    if (counted) writeCounts(userId, counted);
   }
 
   /**
@@ -238,6 +252,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     if (sessions.size === 0) {
       byUser.delete(userId);
       shards.removeUser(userId);
+      recounts.set(userId, undefined);
     }
     size -= 1;
     deps.slots.release(userId, streamId).catch((error: unknown) => {
@@ -371,6 +386,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
       shards.stop();
       clearInterval(heartbeat);
       clearInterval(banSweep);
+      recounts.stop();
       for (const sessions of [...byUser.values()]) {
         for (const session of [...sessions]) end(session, retryMs * (1 + Math.random() * 4));
       }
