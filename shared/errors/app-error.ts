@@ -24,7 +24,7 @@ export const errorCodes = {
   PAYLOAD_TOO_LARGE: { status: 413, code: 413000 },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, code: 415000 },
   RATE_LIMITED: { status: 429, code: 400311 },
-  /** Every one of the caller's STREAMS_PER_USER live streams is open. */
+  /** Admin: every live tail the caller may have open is open (a user's streams replace their oldest). */
   TOO_MANY_STREAMS: { status: 429, code: 429001 },
   /** Every one of this instance's ADMIN_EXPORTS_MAX admin exports is running. */
   TOO_MANY_EXPORTS: { status: 429, code: 429002 },

@@ -7,14 +7,17 @@ import { changesOf, marksChanges, removalsOf, type LiveChange } from './live-cha
 /** The live streams' side of the use cases' announcements. */
 export type ChangePublisher = TrayChanges;
 
+/** Publishes live changes to the instances holding their users' streams. */
+export type AnnounceChanges = (changes: readonly LiveChange[]) => Promise<void>;
+
 /**
- * Publishes tray changes on the users' shard channels, one PUBLISH per shard touched. Pub/sub
- * delivers at most once: a failed publish is logged and not retried, because the change is already
- * stored and a stream that misses it catches up from the database when it reconnects (or when its
+ * Publishes changes on the users' shard channels, one PUBLISH per shard touched. Pub/sub delivers
+ * at most once: a failed publish is logged and not retried, because the change is already stored
+ * and a stream that misses it catches up from the database when it reconnects (or when its
  * instance's subscription comes back). So a Redis outage never fails a job or an API call here.
  */
-export function createChangePublisher(redis: RedisClient, prefix: string, logger: Logger): ChangePublisher {
-  async function publish(changes: readonly LiveChange[]): Promise<void> {
+export function createChangeAnnouncer(redis: RedisClient, prefix: string, logger: Logger): AnnounceChanges {
+  return async function publish(changes) {
     const byShard = new Map<number, LiveChange[]>();
     for (const change of changes) {
       const shard = shardOf(change.userId);
@@ -29,7 +32,12 @@ export function createChangePublisher(redis: RedisClient, prefix: string, logger
         }),
       ),
     );
-  }
+  };
+}
+
+/** The tray changes of the use cases, announced to the live streams (createChangeAnnouncer). */
+export function createChangePublisher(redis: RedisClient, prefix: string, logger: Logger): ChangePublisher {
+  const publish = createChangeAnnouncer(redis, prefix, logger);
   return {
     recordsWritten: (records) => publish(changesOf('record', records)),
     recordsRemoved: (records) => publish(removalsOf(records)),

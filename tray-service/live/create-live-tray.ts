@@ -4,7 +4,7 @@ import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import type { BanView } from '../http/auth/ban-cache.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { TrayStorage } from '../storage/port.ts';
-import { createChangePublisher, type ChangePublisher } from './change-publisher.ts';
+import { createChangeAnnouncer, createChangePublisher, type ChangePublisher } from './change-publisher.ts';
 import { createStreamHub, type StreamHub } from './stream-hub.ts';
 import { createStreamSlots, type StreamSlots } from './stream-slots.ts';
 import { createStreamTickets, type StreamTickets } from './stream-tickets.ts';
@@ -57,6 +57,7 @@ export function createLiveTray(deps: LiveTrayDeps): LiveTray {
     messages: deps.messages,
     bans: deps.bans,
     slots,
+    announce: createChangeAnnouncer(deps.redis, deps.prefix, deps.logger),
     logger: deps.logger,
     registry: deps.registry,
     now,

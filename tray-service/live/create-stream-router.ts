@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Router, type Request, type RequestHandler } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { DAY_MS } from '../../shared/time/durations.ts';
@@ -12,7 +11,7 @@ import { streamCaller } from './stream-caller.ts';
 import { decodeStreamCursor, freshCursor, isAheadOf, type StreamCursor } from './stream-cursor.ts';
 import type { StreamHub } from './stream-hub.ts';
 import { streamQuery, type StreamTicketBody } from '../http/api-schema/stream-schemas.ts';
-import type { StreamSlots } from './stream-slots.ts';
+import { newStreamId, type StreamSlots } from './stream-slots.ts';
 import type { StreamTickets } from './stream-tickets.ts';
 
 export interface StreamRouterDeps {
@@ -94,12 +93,12 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
         if (input.resumed.at < at - replayWindowMs) start = 'reset';
         else [cursor, start] = [input.resumed, 'resume'];
       }
-      const streamId = randomUUID();
-      if (!(await deps.slots.acquire(userId, streamId))) {
-        throw new AppError('TOO_MANY_STREAMS', `at most ${deps.slots.limit} open streams per user`, {
-          headers: { 'Retry-After': '15' },
-        });
-      }
+      const streamId = newStreamId(at);
+      // At STREAMS_PER_USER the oldest of the user's streams gives its place: one whose client
+      // vanished without closing it stays open on the server until TCP gives up (a quarter of an
+      // hour), and must not lock the user out that long. Opening counts as a call of the per-user
+      // rate limit (and a ticket as another), which bounds a client opening streams in a loop.
+      const replaced = await deps.slots.acquire(userId, streamId);
       const locale = deps.messages.negotiate(input.locale, req.get('accept-language'));
       res.vary('Accept-Language');
       const expiresAt = callerExpiresAt(res);
@@ -111,6 +110,8 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
         start,
         ...(expiresAt === undefined ? {} : { expiresAt }),
       });
+      // After the new stream is open: the user's subscription on this instance stays in place.
+      deps.hub.replace(userId, replaced);
       // A stream stays open for hours, and Express leaves its router's continuation on the request
       // (req.next): closures and saved state of every layer passed, 1.6 kB a stream. Nothing calls
       // it once the stream has begun.

@@ -21,7 +21,12 @@ export type LiveChange =
   /** Every record deleted (v3/delete-all) at `at`. */
   | { kind: 'cleared'; userId: string; at: number }
   /** The last-read time moved (v2/last-read): only the unread count changes. */
-  | { kind: 'last-read'; userId: string };
+  | { kind: 'last-read'; userId: string }
+  /**
+   * A newer stream of the user took this stream's place at STREAMS_PER_USER (stream-slots.ts):
+   * the instance holding it ends it. Not a change of the tray: no stream is sent anything else.
+   */
+  | { kind: 'replaced'; userId: string; streamId: string };
 
 /**
  * A record state marked read: the stream needs its key, and its change time, which both orders
@@ -67,7 +72,17 @@ export function marksChanges(
   }));
 }
 
-const kinds = new Set(['record', 'removed', 'read', 'seen', 'archived', 'snoozed', 'cleared', 'last-read']);
+const kinds = new Set([
+  'record',
+  'removed',
+  'read',
+  'seen',
+  'archived',
+  'snoozed',
+  'cleared',
+  'last-read',
+  'replaced',
+]);
 
 /**
  * The changes of one channel message, or [] for a message this service did not publish. The
@@ -87,6 +102,8 @@ export function parseChanges(message: string): LiveChange[] {
       change !== null &&
       kinds.has((change as { kind?: unknown }).kind as string) &&
       typeof (change as { userId?: unknown }).userId === 'string' &&
-      (!('records' in change) || Array.isArray((change as { records?: unknown }).records)),
+      (!('records' in change) || Array.isArray((change as { records?: unknown }).records)) &&
+      ((change as { kind?: unknown }).kind !== 'replaced' ||
+        typeof (change as { streamId?: unknown }).streamId === 'string'),
   );
 }

@@ -6,9 +6,10 @@ import type { BanView } from '../http/auth/ban-cache.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { TrayStorage } from '../storage/port.ts';
 import { lastClear, streamCatchUp } from '../use-cases/stream-catch-up.ts';
-import { inboxCounts, type InboxCounts } from '../use-cases/inbox-counts.ts';
-import { inboxCountsOf } from '../use-cases/inbox-counts-of.ts';
+import { inboxCountsOf, type CountedInbox } from '../use-cases/inbox-counts-of.ts';
+import type { AnnounceChanges } from './change-publisher.ts';
 import { parseChanges, type LiveChange } from './live-change.ts';
+import { createRecountSchedule } from './recount-schedule.ts';
 import { createShardSubscriptions } from './shard-subscriptions.ts';
 import { CLEARED_ID, copyCursor, hasSeen, inWindow, SETTLE_MS } from './stream-cursor.ts';
 import { createStreamMetrics } from './stream-metrics.ts';
@@ -30,6 +31,8 @@ export interface StreamHubDeps {
   messages: MessageRenderer;
   bans: BanView;
   slots: StreamSlots;
+  /** Tells the instance holding a replaced stream to end it (the channels' command connection). */
+  announce: AnnounceChanges;
   logger: Logger;
   registry: Registry;
   now: () => number;
@@ -42,6 +45,11 @@ export interface StreamHubDeps {
 export interface StreamHub {
   /** Starts the event stream on `res` (its slot is already held); after close(), ends it at once. */
   open(res: Response, stream: OpenStream): void;
+  /**
+   * Ends these streams of the user, whose places newer streams took (StreamSlots.acquire), with a
+   * last `replaced` event: here when this instance holds them, else on the one that does.
+   */
+  replace(userId: string, streamIds: readonly string[]): void;
   /** Streams open on this instance. */
   readonly size: number;
   /**
@@ -57,6 +65,13 @@ const RESYNC_PARALLEL = 8;
 const CATCH_UP_RETRY_MS = 2_000;
 /** Users counted by one statement at most. */
 const COUNT_BATCH = 500;
+/**
+ * The reconnect hint after `replaced`. The client package ends its stream on that event instead:
+ * reconnecting by itself, it would replace the stream that replaced it, which would come back in
+ * turn (two tabs at STREAMS_PER_USER 1). A client that does not know the event waits this long
+ * before it takes a place again, so two of them swap every half minute rather than every second.
+ */
+const REPLACED_RETRY_MS = 30_000;
 
 /**
  * This instance's open streams. Changes arrive on the users' shard channels (Redis pub/sub) and
@@ -96,8 +111,21 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     return next;
   }
 
-  /** The user's counts, written to each stream whose last counts differ. */
-  function writeCounts(userId: string, counts: InboxCounts): void {
+  /**
+   * A record passing its expiry changes the counts without any write, so nothing is published:
+   * each user is counted again when the first record their last count counted expires.
+   */
+  const recounts = createRecountSchedule({
+    now,
+    due: (userIds) => {
+      for (const userId of userIds) queueCount(userId);
+    },
+  });
+
+  /** The user's counts, written to each stream whose last counts differ; recounted at their expiry. */
+  function writeCounts(userId: string, { counts, nextExpiry }: CountedInbox): void {
+    if (!byUser.has(userId)) return;
+    recounts.set(userId, nextExpiry);
     // One key for both, so a change of either is sent (a seen mark changes the unseen count alone).
     const sent = `${counts.totalUnreadCount}/${counts.totalUnseenCount ?? ''}`;
     for (const session of byUser.get(userId) ?? []) {
@@ -110,7 +138,8 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
   /** The user's unread and unseen counts, written to each stream whose last counts differ. */
   async function sendUnread(userId: string): Promise<void> {
     if (!byUser.has(userId)) return;
-    writeCounts(userId, await inboxCounts(deps.storage, userId, now()));
+    const counted = (await inboxCountsOf(deps.storage, [userId], now())).get(userId);
+    if (counted) writeCounts(userId, counted);
   }
 
   /**
@@ -195,6 +224,11 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
   subscriber.on('message', (_channel: string, message: string) => {
     for (const change of parseChanges(message)) {
       if (!byUser.has(change.userId)) continue;
+      if (change.kind === 'replaced') {
+        const session = sessionOf(change.userId, change.streamId);
+        if (session) endReplaced(session);
+        continue;
+      }
       void run(change.userId, async () => {
         const live: StreamSession[] = [];
         for (const session of byUser.get(change.userId) ?? []) {
@@ -238,11 +272,25 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     if (sessions.size === 0) {
       byUser.delete(userId);
       shards.removeUser(userId);
+      recounts.set(userId, undefined);
     }
     size -= 1;
     deps.slots.release(userId, streamId).catch((error: unknown) => {
       logger.warn({ err: (error as Error).message }, 'stream slot not released; its lease lapses');
     });
+  }
+
+  /** The user's stream of that id, when this instance holds it. */
+  function sessionOf(userId: string, streamId: string): StreamSession | undefined {
+    for (const session of byUser.get(userId) ?? []) if (session.stream.streamId === streamId) return session;
+    return undefined;
+  }
+
+  /** A newer stream of the user took this one's place: the last event, with an id to resume from. */
+  function endReplaced(session: StreamSession): void {
+    if (session.closed) return;
+    session.write('replaced', { reason: 'stream-limit', reconnect: false });
+    end(session, REPLACED_RETRY_MS);
   }
 
   function end(session: StreamSession, retryMs?: number): void {
@@ -310,7 +358,14 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     for (const sessions of byUser.values()) {
       for (const session of sessions) {
         session.comment('heartbeat');
-        deps.slots.renew(session.stream.userId, session.stream.streamId).catch(() => undefined);
+        // A stream whose place was taken and whose holder was not told (the announcement is
+        // published at most once) learns it here.
+        deps.slots.renew(session.stream.userId, session.stream.streamId).then(
+          (kept) => {
+            if (!kept) endReplaced(session);
+          },
+          () => undefined,
+        );
       }
     }
   }, deps.heartbeatMs ?? 15_000);
@@ -366,11 +421,21 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
         }
       });
     },
+    replace(userId, streamIds) {
+      const elsewhere: LiveChange[] = [];
+      for (const streamId of streamIds) {
+        const session = sessionOf(userId, streamId);
+        if (session) endReplaced(session);
+        else elsewhere.push({ kind: 'replaced', userId, streamId });
+      }
+      if (elsewhere.length > 0) void deps.announce(elsewhere);
+    },
     async close(retryMs) {
       closedWith = retryMs;
       shards.stop();
       clearInterval(heartbeat);
       clearInterval(banSweep);
+      recounts.stop();
       for (const sessions of [...byUser.values()]) {
         for (const session of [...sessions]) end(session, retryMs * (1 + Math.random() * 4));
       }

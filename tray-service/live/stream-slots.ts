@@ -1,24 +1,46 @@
+import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 
 /**
  * An open stream holds a lease in its user's sorted set (member: stream id, score: lease end).
  * One script trims expired leases, counts and adds, so two instances opening the user's last free
  * slot at once cannot both take it. A crashed instance's leases lapse after LEASE_MS.
+ *
+ * At the limit the new stream takes the place of the user's oldest (the smallest id: ids begin
+ * with their opening time): a stream whose client vanished without closing its connection (a phone
+ * changing networks) is renewed by its heartbeat as long as the server's TCP keeps it, up to a
+ * quarter of an hour, and must not lock its user out meanwhile. A replaced stream's member stays
+ * for a lease with a negative score (minus the time it goes), a mark its renewal reads: the
+ * stream's holder, on whichever instance, ends it then if the hub's announcement did not reach it.
+ * Expired leases score from 0 to now, expired marks from -now to 0: one trim drops both.
+ *
+ * ARGV: now, the new lease's end, the limit, the new stream's id, the lease, the mark's score.
+ * Returns the ids of the streams replaced (as many as take the user back under the limit, which
+ * may have been lowered since they opened).
  */
 const ACQUIRE = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-' .. ARGV[1], ARGV[1])
+local open = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf')
+table.sort(open)
+local replaced = {}
+for i = 1, #open - tonumber(ARGV[3]) + 1 do
+  replaced[i] = open[i]
+  redis.call('ZADD', KEYS[1], ARGV[6], open[i])
+end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
-return 1
+return replaced
 `;
 
 /**
  * Only open streams are renewed (the hub renews those it holds), so a lease that lapsed while its
  * stream stayed open (Redis out of reach for longer than a lease, or restarted without its data) is
  * added again: otherwise that stream would no longer count, and STREAMS_PER_USER would stop holding.
+ * A replaced stream's is not: 0 tells its holder to end it.
  */
 const RENEW = `
+local score = redis.call('ZSCORE', KEYS[1], ARGV[2])
+if score and tonumber(score) < 0 then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
@@ -26,10 +48,16 @@ return 1
 
 export interface StreamSlots {
   readonly limit: number;
-  /** Takes one of the user's STREAMS_PER_USER slots; false when all are held. */
-  acquire(userId: string, streamId: string): Promise<boolean>;
-  /** Extends the lease of an open stream (every heartbeat), taking it again if it lapsed. */
-  renew(userId: string, streamId: string): Promise<void>;
+  /**
+   * Takes one of the user's STREAMS_PER_USER slots, always: at the limit, the place of the user's
+   * oldest stream. Returns the ids of the streams replaced, which their holders are to end.
+   */
+  acquire(userId: string, streamId: string): Promise<string[]>;
+  /**
+   * Extends the lease of an open stream (every heartbeat), taking it again if it lapsed; false when
+   * a newer stream took its place (the holder ends it).
+   */
+  renew(userId: string, streamId: string): Promise<boolean>;
   release(userId: string, streamId: string): Promise<void>;
 }
 
@@ -41,6 +69,14 @@ export interface StreamSlotOptions {
   now?: () => number;
 }
 
+/**
+ * A new stream's id: its opening time (base 36, fixed width) first, so the user's oldest stream is
+ * the smallest id on every instance (as close as their clocks agree), then a random UUID.
+ */
+export function newStreamId(openedAt: number): string {
+  return `${Math.max(0, Math.floor(openedAt)).toString(36).padStart(9, '0')}-${randomUUID()}`;
+}
+
 export function createStreamSlots(redis: RedisClient, options: StreamSlotOptions): StreamSlots {
   const now = options.now ?? Date.now;
   const key = (userId: string) => `${options.prefix}:streams:${userId}`;
@@ -48,7 +84,7 @@ export function createStreamSlots(redis: RedisClient, options: StreamSlotOptions
     limit: options.limit,
     async acquire(userId, streamId) {
       const at = now();
-      const taken = await redis.eval(
+      const replaced = await redis.eval(
         ACQUIRE,
         1,
         key(userId),
@@ -57,11 +93,13 @@ export function createStreamSlots(redis: RedisClient, options: StreamSlotOptions
         String(options.limit),
         streamId,
         String(options.leaseMs),
+        // A lease from now: the replaced stream's holder renews within a heartbeat.
+        String(-(at + options.leaseMs)),
       );
-      return taken === 1;
+      return Array.isArray(replaced) ? replaced.filter((id): id is string => typeof id === 'string') : [];
     },
     async renew(userId, streamId) {
-      await redis.eval(
+      const kept = await redis.eval(
         RENEW,
         1,
         key(userId),
@@ -69,6 +107,7 @@ export function createStreamSlots(redis: RedisClient, options: StreamSlotOptions
         streamId,
         String(options.leaseMs),
       );
+      return kept === 1;
     },
     async release(userId, streamId) {
       await redis.zrem(key(userId), streamId);

@@ -373,6 +373,13 @@ export type InboxMark =
 export interface InboxCountPair {
   unread: number;
   unseen: number;
+  /**
+   * When the first record either count counted expires (epoch ms, after `now`), absent when they
+   * counted none: the counts change then without any write, and the live streams count again. An
+   * adapter may name an earlier time (what it reads ahead is bounded), never a later one: counted
+   * again then, the counts are the same and name the next time.
+   */
+  nextExpiry?: number;
 }
 
 export interface InboxPort {

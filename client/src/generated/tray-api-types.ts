@@ -309,6 +309,11 @@ export type StreamEventData_expired = {
   reconnect: true;
 };
 
+export type StreamEventData_replaced = {
+  reason: 'stream-limit';
+  reconnect: false;
+};
+
 /** The data of each live-stream event, by event name. */
 export interface StreamEventDataMap {
   unread: StreamEventData_unread;
@@ -321,6 +326,7 @@ export interface StreamEventDataMap {
   cleared: StreamEventData_cleared;
   reset: StreamEventData_reset;
   expired: StreamEventData_expired;
+  replaced: StreamEventData_replaced;
 }
 
 /** The live-stream events of this version of the API. */
@@ -335,6 +341,7 @@ export const streamEventNames: readonly (keyof StreamEventDataMap)[] = [
   'cleared',
   'reset',
   'expired',
+  'replaced',
 ];
 
 /** The codes of a 401 (UnauthorizedBody): another token may help with `invalidToken`, never with `banned`. */

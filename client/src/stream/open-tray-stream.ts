@@ -48,7 +48,8 @@ export interface TrayStreamOptions {
  * by itself, resuming after the last event it yielded, so the events it yields across drops,
  * restarts and token expiries miss nothing the service stored. It ends when `signal` aborts or the
  * loop breaks, and throws a TrayApiError when the service refuses for good: a ban (401 with code
- * 401001, at once), a 401 for a token `getToken` has just given, or a 400, 403, 404 or 410.
+ * 401001, at once), a 401 for a token `getToken` has just given, or a 400, 403, 404 or 410. It also
+ * ends, without an error, after yielding `replaced`: a newer stream of the user took its place.
  */
 export function openTrayStream(options: TrayStreamOptions): AsyncGenerator<TrayStreamEvent, void, undefined> {
   // Checked here, not in the generator, whose body runs only at the first next(): a mistake is
@@ -132,6 +133,10 @@ async function* streamEvents(
         // The last event of a stream whose token reached its `exp`: reconnect with a new token.
         if (message.event === 'expired') expired = true;
         if (known) yield { event: message.event, id: message.id, data } as TrayStreamEvent;
+        // A newer stream of the user took this one's place (STREAMS_PER_USER): reconnecting would
+        // take the place back from it, and it would come back in turn (two tabs at a limit of one).
+        // The iteration ends; the app offers to resume, after this event's id.
+        if (message.event === 'replaced') return;
       }
       if (signal.aborted) return;
       // The id of a block without data, which yields no message; not after a garbled event, which

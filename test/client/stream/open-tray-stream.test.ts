@@ -6,6 +6,7 @@ import { openTrayStream, type TrayStreamOptions } from '../../../client/src/stre
 import { streamEvents } from '../../../tray-service/http/api-schema/stream-schemas.ts';
 import { commentEvent, minute } from '../../tray-service/worker/event-builder.ts';
 import { waitFor } from '../../support/wait-for.ts';
+import { named, openSse, type SseStream } from '../../tray-service/live/support/sse-client.ts';
 import { useClientTarget } from '../support/client-target.ts';
 import { useScriptedServers } from '../support/scripted-servers.ts';
 import { collectStream } from './support/collect-stream.ts';
@@ -152,6 +153,36 @@ describe('openTrayStream against the tray service', function () {
       });
       // Only the first token: another would be refused too.
       expect(tokens).to.equal(1);
+    });
+  });
+
+  describe('when another stream of the user takes its place (STREAMS_PER_USER)', () => {
+    it('yields `replaced` and ends the iteration, without reconnecting in a fight with the newer streams', async () => {
+      const user = target.user('u-replaced');
+      const { stream } = open(user);
+      await stream.next('unread');
+      // Streams of the same user opened elsewhere (other tabs, devices) until this one, the oldest,
+      // gives its place, whatever the service's limit.
+      const others: SseStream[] = [];
+      for (let opened = 0; opened < 100 && stream.events.every((event) => event.event !== 'replaced');) {
+        others.push(
+          await openSse(`${target.baseUrl}/notifications/v3/stream`, { Authorization: await bearer(user) }),
+        );
+        await others.at(-1)?.next(named('unread'));
+        opened += 1;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      try {
+        const replaced = await stream.next('replaced');
+        expect(replaced.data).to.deep.equal({ reason: 'stream-limit', reconnect: false });
+        expect(replaced.id).to.be.a('string').and.not.equal('');
+        expect(await stream.ended).to.equal(undefined);
+        // Reconnects are 200 ms apart here: one would have replaced the oldest of the others.
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        for (const other of others) expect(other.events.filter(named('replaced'))).to.deep.equal([]);
+      } finally {
+        for (const other of others) other.close();
+      }
     });
   });
 
@@ -400,6 +431,24 @@ describe('openTrayStream against a scripted event stream', function () {
       // the backoff's next step would have been least(5), 1.6 s, at the least.
       expect(found[4], 'the gap after an event').to.be.below(reconnect.initialMs * 4);
       expect(stream.events.map((event) => event.id)).to.deep.equal(['1']);
+    });
+  });
+
+  describe('when the stream ends with `replaced`', () => {
+    it('yields it and ends the iteration, whatever `retry:` follows, and asks for no new ticket', async () => {
+      const script = scriptedStream((res) => {
+        res.writeHead(200, eventStreamHead);
+        res.write(sseEvent('unread', '1', unread(0)));
+        res.end(`${sseEvent('replaced', '2', { reason: 'stream-limit', reconnect: false })}retry: 30000\n\n`);
+      });
+      const { stream } = await open(script);
+      expect(await stream.ended).to.equal(undefined);
+      expect(stream.events.map((event) => `${event.event}#${event.id}`)).to.deep.equal([
+        'unread#1',
+        'replaced#2',
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(script.tickets).to.have.lengthOf(1);
     });
   });
 

@@ -324,32 +324,22 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       expect(JSON.parse(await refused.body())).to.deep.include({ status: 'error', code: 401000 });
     });
 
-    it('holds at most STREAMS_PER_USER streams per user across instances; the next gets 429', async () => {
+    it('holds at most STREAMS_PER_USER streams per user across instances: the next takes the place of the oldest', async () => {
       const user = 'u-lim';
       const held = [await stream(0, user), await stream(1, user), await stream(0, user)];
       for (const s of held) expect(s.status).to.equal(200);
-      const refused = await stream(1, user);
-      expect(refused.status).to.equal(429);
-      expect(JSON.parse(await refused.body())).to.deep.equal({
-        status: 'error',
-        code: 429001,
-        message: 'at most 3 open streams per user',
+      await Promise.all(held.map((s) => s.next(named('unread'))));
+      const next = await stream(1, user);
+      expect(next.status).to.equal(200);
+      const replaced = await held[0]?.next(named('replaced'));
+      expect(replaced && dataOf(replaced)).to.deep.equal({
+        reason: 'stream-limit',
+        reconnect: false,
       });
-      const documented = await request(tray.instance(0).base)
-        .get(STREAM)
-        .set('Authorization', await bearer(user));
-      expectMatchesOpenApi(documented, 'GET', STREAM);
-      // Another user is not affected; a closed stream frees its slot.
+      await held[0]?.ended;
+      // The others stay; another user is not affected.
+      for (const s of held.slice(1)) expect(s.events.filter(named('replaced'))).to.deep.equal([]);
       expect((await stream(1, 'u-other')).status).to.equal(200);
-      held[0]?.close();
-      // The server releases the slot when it sees the socket close: retry a few times (a busy
-      // machine may take a moment), well within the per-user call limit.
-      let reopened = await stream(1, user);
-      for (let attempt = 0; attempt < 20 && reopened.status === 429; attempt += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        reopened = await stream(1, user);
-      }
-      expect(reopened.status).to.equal(200);
     });
 
     it('closes the streams of a user banned globally, and refuses new ones', async () => {
@@ -450,17 +440,25 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       await opened.next(named('unread'));
     });
 
-    it('is spent by a request refused once it was redeemed (every stream slot taken: 429)', async () => {
-      // A user of its own: slots another test's streams held are released only as their sockets close.
-      const full = 'u-tic-full';
-      const held = [await stream(0, full), await stream(1, full), await stream(0, full)];
-      for (const s of held) expect(s.status).to.equal(200);
-      const { ticket: value } = await ticket(full);
+    it('is spent by a request refused once it was redeemed (a banned user: 401)', async () => {
+      // A user of its own: the ban stays.
+      const banned = 'u-tic-banned';
+      const { ticket: value } = await ticket(banned);
+      await tray.worker.deliver(banEvent('ban', [banned], minute(30)));
+      const auth = await bearer(banned);
+      for (let attempt = 0; attempt < 50; attempt += 1) {
+        const probe = await request(tray.instance(1).base)
+          .get('/notifications/v3')
+          .set('Authorization', auth);
+        if (probe.status === 401) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       const refused = await openSse(`${tray.instance(1).base}${STREAM}?ticket=${value}`);
-      expect(refused.status).to.equal(429);
-      for (const s of held) s.close();
+      expect(refused.status).to.equal(401);
+      expect(JSON.parse(await refused.body())).to.deep.include({ code: 401001 });
       const again = await openSse(`${tray.instance(1).base}${STREAM}?ticket=${value}`);
       expect(again.status).to.equal(401);
+      expect(JSON.parse(await again.body())).to.deep.include({ code: 401000 });
     });
 
     it('expires unused', async () => {

@@ -40,9 +40,15 @@ describe('live changes on the wire', () => {
       '{}',
       '[1, null, {"kind": "other", "userId": "u"}]',
       '[{"kind": "record"}]',
+      '[{"kind": "replaced", "userId": "u"}]',
     ]) {
       expect(parseChanges(message), message).to.deep.equal([]);
     }
+  });
+
+  it('brings back which stream of a user a newer one replaced', () => {
+    const replaced = { kind: 'replaced', userId: 'u-ana', streamId: '00000000a-x' };
+    expect(parseChanges(JSON.stringify([replaced]))).to.deep.equal([replaced]);
   });
 
   it('spreads users over a fixed set of channels, the same on every instance', () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createRedis } from '../../../shared/redis/create-redis.ts';
-import { createStreamSlots } from '../../../tray-service/live/stream-slots.ts';
+import { createStreamSlots, newStreamId } from '../../../tray-service/live/stream-slots.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 
@@ -9,16 +9,61 @@ describe('live/stream-slots', () => {
     const redis = createRedis(testStack().redisUrl);
     const slots = createStreamSlots(redis, { prefix: uniqueName('slots'), limit: 2, leaseMs: 200 });
     try {
-      expect(await slots.acquire('u', 'open-1')).to.equal(true);
-      expect(await slots.acquire('u', 'open-2')).to.equal(true);
-      expect(await slots.acquire('u', 'open-3'), 'a third while two are held').to.equal(false);
+      expect(await slots.acquire('u', 'open-1')).to.deep.equal([]);
+      expect(await slots.acquire('u', 'open-2')).to.deep.equal([]);
       // No renewal reached Redis for longer than the lease; then the heartbeats renew both.
       await new Promise((resolve) => setTimeout(resolve, 300));
-      await slots.renew('u', 'open-1');
-      await slots.renew('u', 'open-2');
-      expect(await slots.acquire('u', 'open-3'), 'a third while two are open and renewing').to.equal(false);
-      await slots.release('u', 'open-1');
-      expect(await slots.acquire('u', 'open-3'), 'a third once one of them closed').to.equal(true);
+      expect(await slots.renew('u', 'open-1')).to.equal(true);
+      expect(await slots.renew('u', 'open-2')).to.equal(true);
+      expect(await slots.acquire('u', 'open-3'), 'a third while two are open and renewing').to.deep.equal([
+        'open-1',
+      ]);
+      await slots.release('u', 'open-2');
+      expect(await slots.acquire('u', 'open-4'), 'a fourth once one of them closed').to.deep.equal([]);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it("at the limit, gives a new stream the place of the user's oldest, whose renewal then says so, on any instance", async () => {
+    const redis = createRedis(testStack().redisUrl);
+    const prefix = uniqueName('slots');
+    const options = { prefix, limit: 2, leaseMs: 5_000 };
+    // Two instances: the slots are the user's, wherever the streams are.
+    const [one, two] = [createStreamSlots(redis, options), createStreamSlots(redis, options)];
+    try {
+      const [first, second, third, fourth] = [1_000, 2_000, 3_000, 4_000].map((at) => newStreamId(at));
+      expect([first, second, third, fourth]).to.deep.equal([first, second, third, fourth].sort());
+      // Opened out of order: the oldest is the one opened first, not the one acquired first.
+      expect(await one.acquire('u', second ?? '')).to.deep.equal([]);
+      expect(await two.acquire('u', first ?? '')).to.deep.equal([]);
+      expect(await one.acquire('v', third ?? ''), 'another user').to.deep.equal([]);
+      expect(await two.acquire('u', third ?? '')).to.deep.equal([first]);
+      // The replaced stream's holder learns it at its next heartbeat, if no one told it before,
+      // and its renewal does not take the slot back; the others renew as before.
+      expect(await one.renew('u', first ?? '')).to.equal(false);
+      expect(await two.renew('u', second ?? '')).to.equal(true);
+      expect(await one.renew('u', third ?? '')).to.equal(true);
+      expect(await one.acquire('u', fourth ?? '')).to.deep.equal([second]);
+      expect(await one.renew('u', first ?? ''), 'still replaced').to.equal(false);
+      // Closing, a replaced stream releases its slot like any other.
+      await one.release('u', first ?? '');
+      await one.release('u', second ?? '');
+      expect(await redis.zcard(`${prefix}:streams:u`)).to.equal(2);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('gives the place of as many as it takes when the limit was lowered', async () => {
+    const redis = createRedis(testStack().redisUrl);
+    const prefix = uniqueName('slots');
+    try {
+      const before = createStreamSlots(redis, { prefix, limit: 3, leaseMs: 5_000 });
+      const ids = [1, 2, 3, 4].map((at) => newStreamId(at));
+      for (const id of ids.slice(0, 3)) expect(await before.acquire('u', id)).to.deep.equal([]);
+      const after = createStreamSlots(redis, { prefix, limit: 1, leaseMs: 5_000 });
+      expect(await after.acquire('u', ids[3] ?? '')).to.deep.equal(ids.slice(0, 3));
     } finally {
       redis.disconnect();
     }

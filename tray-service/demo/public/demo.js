@@ -191,6 +191,11 @@ function apply({ event, data }) {
       state.records = [];
       void loadHistory(state.opened);
       return;
+    case 'replaced':
+      // The last event: the client does not reconnect by itself, or two tabs would take the
+      // place from each other for ever. Opening the tray again takes it back here.
+      setStatus('Paused: this tray was opened in another tab or app. Open it again to take it back here.');
+      return;
   }
 }
 

@@ -70,6 +70,11 @@ export const streamEvents = {
   reset: z.strictObject({}),
   /** The token (or the ticket's token) expired: the stream ends; reconnect with a fresh one. */
   expired: z.strictObject({ reason: z.literal('token-expired'), reconnect: z.literal(true) }),
+  /**
+   * A newer stream of the user took this one's place at STREAMS_PER_USER: the stream ends; do not
+   * reconnect by yourself (it would replace the newer one in turn), resume on the user's request.
+   */
+  replaced: z.strictObject({ reason: z.literal('stream-limit'), reconnect: z.literal(false) }),
 };
 
 /** The document's component for an event's data: NotificationRecord, StreamEvent_unread, ... */

@@ -34,7 +34,9 @@ export async function manyUsersCountDifferences(
       unread: referenceCountUnread(model, userId, model.lastRead(userId), now),
       unseen: referenceCountUnseen(model, userId, now),
     };
-    const got = JSON.stringify(many.get(userId));
+    // The counts alone: when the next expiry changes them is a case of its own (inbox-cases.ts).
+    const pair = many.get(userId);
+    const got = JSON.stringify(pair && { unread: pair.unread, unseen: pair.unseen });
     if (got !== JSON.stringify(own))
       found.push(`${userId}: countInboxes ${got}, own counts ${JSON.stringify(own)}`);
     if (got !== JSON.stringify(modelled))

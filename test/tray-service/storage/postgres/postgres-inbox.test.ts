@@ -128,7 +128,7 @@ describe('storage/postgres inbox (InboxPort): the indexes serve every statement'
     const users = ['u-heavy', 'u7', 'u8', 'u-nobody'];
     const counts = await inbox.countInboxes?.([...users, 'u7'], NOW);
     for (const user of users) {
-      expect(counts?.get(user), user).to.deep.equal({
+      expect(counts?.get(user), user).to.deep.include({
         unread: await records.countUnread(user, 'recorded', NOW),
         unseen: await inbox.countUnseen(user, NOW),
       });

@@ -1,4 +1,5 @@
 import type { Db, Filter } from 'mongodb';
+import { HOUR_MS } from '../../../../shared/time/durations.ts';
 import type { InboxCountPair } from '../../port.ts';
 import { TRAY_READ_STATE, TRAY_RECORDS } from '../collection-names.ts';
 import type { ReadStateDoc } from '../records/tray-read-state-collection.ts';
@@ -39,32 +40,61 @@ async function countPerUser(db: Db, filter: Filter<TrayRecordDoc>): Promise<Map<
 }
 
 /**
- * The unread count of each user (countUnread with the recorded last-read time): one `$or` clause
- * per distinct last-read time, the users who share it in one `$in` (everyone who never read
+ * The unread filter of each user (countUnread's with the recorded last-read time): one `$or`
+ * clause per distinct last-read time, the users who share it in one `$in` (everyone who never read
  * shares 0), each clause countUnread's filter on `box_unread`.
  */
-async function countUnread(db: Db, userIds: readonly string[], now: number) {
+async function unreadClauses(db: Db, userIds: readonly string[], now: number) {
   const bySince = new Map<number, string[]>();
   for (const [userId, since] of await lastReadTimes(db, userIds))
     bySince.set(since, [...(bySince.get(since) ?? []), userId]);
-  return countPerUser(db, {
-    $or: [...bySince].map(([since, users]) => ({
-      userId: { $in: users },
-      hasRead: false,
-      box: 'inbox' as const,
-      unreadAt: { $gt: since },
-      expiresAt: { $gt: new Date(now) },
-    })),
-  });
+  return [...bySince].map(([since, users]): Filter<TrayRecordDoc> => ({
+    userId: { $in: users },
+    hasRead: false,
+    box: 'inbox',
+    unreadAt: { $gt: since },
+    expiresAt: { $gt: new Date(now) },
+  }));
+}
+
+/**
+ * How far ahead the first expiry of what the counts counted is looked for. FerretDB has no `$min`
+ * (nor `$first`) accumulator, and a sort by expiry across the `$or` would be a sort in memory of
+ * every counted record: the records counted that expire within this window are read instead (by the
+ * counts' own indexes, a few per user), and a user with none there is named the window's end, when
+ * the streams count again (counts that did not change are not sent).
+ */
+const EXPIRY_LOOKAHEAD_MS = HOUR_MS;
+
+/** The first expiry in the window of the records `clauses` match, per user. */
+async function firstExpiries(
+  db: Db,
+  clauses: readonly Filter<TrayRecordDoc>[],
+  now: number,
+): Promise<Map<string, number>> {
+  const window = { $gt: new Date(now), $lte: new Date(now + EXPIRY_LOOKAHEAD_MS) };
+  const docs = await db
+    .collection<TrayRecordDoc>(TRAY_RECORDS)
+    .find(
+      { $or: clauses.map((clause) => ({ ...clause, expiresAt: window })) },
+      { projection: { _id: 0, userId: 1, expiresAt: 1 } },
+    )
+    .toArray();
+  const first = new Map<string, number>();
+  for (const { userId, expiresAt } of docs) {
+    const at = expiresAt.getTime();
+    if (at < (first.get(userId) ?? Infinity)) first.set(userId, at);
+  }
+  return first;
 }
 
 /**
  * Both inbox counts of many users (InboxPort.countInboxes), the same filters as countUnread and
  * countUnseen with the users in one `$in`: per 500 users, the last-read times and then the unread
- * counts, beside the unseen counts (three commands, two round trips one after the other), however
- * many users. On MongoDB each runs on the index of its one-user form. FerretDB, the test server,
- * pushes no `$in` or `$or` down and filters the collection in Go: right there, not fast
- * (docs/storage.md#the-inbox).
+ * counts and the first expiries, beside the unseen counts (four commands, two round trips one after
+ * the other), however many users. On MongoDB each runs on the index of its one-user form. FerretDB,
+ * the test server, pushes no `$in` or `$or` down and filters the collection in Go: right there, not
+ * fast (docs/storage.md#the-inbox).
  */
 export async function countInboxes(
   db: Db,
@@ -75,17 +105,26 @@ export async function countInboxes(
   const unique = [...new Set(userIds)];
   for (let start = 0; start < unique.length; start += USERS_PER_QUERY) {
     const users = unique.slice(start, start + USERS_PER_QUERY);
-    const [unread, unseen] = await Promise.all([
-      countUnread(db, users, now),
-      countPerUser(db, {
-        userId: { $in: users },
-        isSeen: false,
-        box: 'inbox',
-        expiresAt: { $gt: new Date(now) },
-      }),
-    ]);
-    for (const userId of users)
-      counts.set(userId, { unread: unread.get(userId) ?? 0, unseen: unseen.get(userId) ?? 0 });
+    const unseenClause: Filter<TrayRecordDoc> = {
+      userId: { $in: users },
+      isSeen: false,
+      box: 'inbox',
+      expiresAt: { $gt: new Date(now) },
+    };
+    const counted = async () => {
+      const clauses = await unreadClauses(db, users, now);
+      const [unread, expiries] = await Promise.all([
+        countPerUser(db, { $or: clauses }),
+        firstExpiries(db, [...clauses, unseenClause], now),
+      ]);
+      return { unread, expiries };
+    };
+    const [{ unread, expiries }, unseen] = await Promise.all([counted(), countPerUser(db, unseenClause)]);
+    for (const userId of users) {
+      const pair = { unread: unread.get(userId) ?? 0, unseen: unseen.get(userId) ?? 0 };
+      const nextExpiry = expiries.get(userId) ?? now + EXPIRY_LOOKAHEAD_MS;
+      counts.set(userId, pair.unread + pair.unseen > 0 ? { ...pair, nextExpiry } : pair);
+    }
   }
   return counts;
 }
