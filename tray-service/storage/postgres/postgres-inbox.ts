@@ -112,7 +112,7 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
       const named = mark.ids === 'all' ? 'in_inbox' : `key = ANY($${values.length}::text[])`;
       return withRetry(() =>
         rows(
-          `UPDATE tray_records SET ${set}, changed_at = $2
+          `UPDATE tray_records SET ${set}, changed_at = GREATEST(changed_at + 1, $2)
            WHERE user_id = $1 AND key IN (
              SELECT key FROM tray_records
              WHERE user_id = $1 AND ${named} AND ${changes} AND expires_at > $2
@@ -146,7 +146,7 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
       withRetry(() =>
         rows(
           `UPDATE tray_records t SET snoozed_until = NULL, has_read = false, is_seen = false,
-             unread_at = t.snoozed_until, changed_at = $1
+             unread_at = t.snoozed_until, changed_at = GREATEST(t.changed_at + 1, $1)
            FROM (SELECT user_id, key FROM tray_records
                  WHERE snoozed_until IS NOT NULL AND snoozed_until <= $1 AND expires_at > $1
                  ORDER BY snoozed_until LIMIT $2 FOR UPDATE SKIP LOCKED) AS due

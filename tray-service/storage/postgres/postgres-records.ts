@@ -75,7 +75,7 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
       // Only the read and seen flags and changedAt: a worker writing the same record at once keeps
       // its actors.
       const changed = await rows(
-        `UPDATE tray_records SET has_read = true, is_seen = true, changed_at = $3
+        `UPDATE tray_records SET has_read = true, is_seen = true, changed_at = GREATEST(changed_at + 1, $3)
          WHERE user_id = $1 AND key = $2 AND expires_at > $3 AND NOT (has_read AND is_seen)
          RETURNING ${RECORD_COLUMNS}`,
         [userId, key, now],
@@ -94,7 +94,7 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
     markAllRead: (userId, now) =>
       withRetry(() =>
         rows(
-          `UPDATE tray_records SET has_read = true, is_seen = true, changed_at = $2
+          `UPDATE tray_records SET has_read = true, is_seen = true, changed_at = GREATEST(changed_at + 1, $2)
            WHERE user_id = $1 AND key IN (
              SELECT key FROM tray_records
              WHERE user_id = $1 AND NOT has_read AND expires_at > $2

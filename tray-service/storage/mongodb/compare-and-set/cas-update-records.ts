@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
+import { nextChangedAt } from '../../../domain/next-changed-at.ts';
 import { TRAY_RECORDS } from '../collection-names.ts';
 import { type TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { claimVersions } from './claim-versions.ts';
@@ -47,7 +48,10 @@ export interface CasOptions extends StallOptions {
    * so live streams can be told (docs/live-tray.md). Runs after the writes; it must not throw.
    */
   onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
-  /** The writer's clock (epoch ms) for `changedAt`; tests pin it. */
+  /**
+   * The writer's clock (epoch ms) for `changedAt`; tests pin it. An update stamps a later one than
+   * the record's (nextChangedAt) when this clock is not ahead of it.
+   */
   now?: () => number;
   /**
    * false: an update keeps the record's `changedAt` (a change no live stream is told of, as
@@ -121,7 +125,10 @@ export async function casUpdateRecords(
       }
       const computed = compute(key, before);
       if (computed === 'unchanged') continue;
-      const next = before && options.stampChangedAt === false ? computed : { ...computed, changedAt };
+      const next =
+        before && options.stampChangedAt === false
+          ? computed
+          : { ...computed, changedAt: nextChangedAt(before?.changedAt, changedAt) };
       if (before) updates.push({ before, next });
       else inserts.push({ ...next, version: firstVersion() });
     }
