@@ -1,6 +1,6 @@
 import type { InboxRecord } from '../domain/inbox-record.ts';
 import type { TrayRecord } from '../domain/tray-record.ts';
-import type { RemovedRecord } from '../storage/port.ts';
+import type { MarkedRecord, RemovedRecord } from '../storage/port.ts';
 
 /** One change of one user's tray, as published on the user's shard channel. */
 export type LiveChange =
@@ -25,9 +25,11 @@ export type LiveChange =
 
 /**
  * A record state marked read: the stream needs its key, and its change time, which both orders
- * the cursor and tells this state from the record's earlier ones.
+ * the cursor and tells this state from the record's earlier ones; and the change time of the state
+ * the mark changed: a stream that has not delivered that one has no record to apply the mark to
+ * (or an older state of it), and catches up on the record instead.
  */
-export type ReadMark = Pick<TrayRecord, 'key' | 'changedAt'>;
+export type ReadMark = Pick<MarkedRecord, 'key' | 'changedAt' | 'changedBefore'>;
 
 /** Groups removed records into one change per user. */
 export function removalsOf(records: readonly RemovedRecord[]): LiveChange[] {
@@ -47,8 +49,8 @@ function byUser<R extends Pick<TrayRecord, 'userId'>>(records: readonly R[]): Ma
   return users;
 }
 
-const marksOf = (records: readonly TrayRecord[]): ReadMark[] =>
-  records.map(({ key, changedAt }) => ({ key, changedAt }));
+const marksOf = (records: readonly MarkedRecord[]): ReadMark[] =>
+  records.map(({ key, changedAt, changedBefore }) => ({ key, changedAt, changedBefore }));
 
 /** Groups written records into one change per user. */
 export function changesOf(kind: 'record', records: readonly InboxRecord[]): LiveChange[] {
@@ -58,7 +60,7 @@ export function changesOf(kind: 'record', records: readonly InboxRecord[]): Live
 /** Groups marked records into one change per user, each record by what identifies its state. */
 export function marksChanges(
   mark: { kind: 'read' | 'seen' | 'archived' } | { kind: 'snoozed'; until: number },
-  records: readonly TrayRecord[],
+  records: readonly MarkedRecord[],
 ): LiveChange[] {
   return [...byUser(records)].map(([userId, list]): LiveChange => ({
     ...mark,

@@ -61,6 +61,14 @@ export function hasSeen(cursor: StreamCursor, recordId: string, version: number)
   return seen !== undefined && seen.version >= version;
 }
 
+/**
+ * Whether the stream has delivered this state of the record, or its client has it otherwise: one
+ * from before the window or the floor counts as delivered (or read from history by the client).
+ */
+export function hasDelivered(cursor: StreamCursor, recordId: string, changedAt: number): boolean {
+  return !inWindow(cursor, changedAt) || hasSeen(cursor, recordId, changedAt);
+}
+
 /** Records one delivered state; the window follows the newest time delivered. */
 export function markSeen(cursor: StreamCursor, recordId: string, version: number, changedAt: number): void {
   cursor.at = Math.max(cursor.at, changedAt);

@@ -210,15 +210,21 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
 
   /**
    * One live change to these streams of the user. A clear is followed by the records stored since
-   * (catchUp), which a write between the delete and its announcement may have sent before it.
+   * (catchUp), which a write between the delete and its announcement may have sent before it. A
+   * stream behind a record a mark changed (its earlier state not delivered: that announcement is
+   * still on its way, or was lost) catches up, which sends the record as stored, mark included.
    */
   async function deliver(
     userId: string,
     sessions: readonly StreamSession[],
     change: LiveChange,
   ): Promise<void> {
-    if (change.kind === 'cleared') await catchUp(userId, sessions);
-    else for (const session of sessions) session.deliver(change);
+    if (change.kind === 'cleared') {
+      await catchUp(userId, sessions);
+      return;
+    }
+    const behind = sessions.filter((session) => session.deliver(change));
+    if (behind.length > 0) await catchUp(userId, behind);
   }
 
   /** Delivers the changes held for a session, which now takes them as they come. */

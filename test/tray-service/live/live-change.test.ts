@@ -16,20 +16,31 @@ describe('live changes on the wire', () => {
     expect(first.records).to.deep.equal([ana, ana2]);
   });
 
-  it('sends only the key and change time of records marked read', () => {
-    const [change] = marksChanges({ kind: 'read' }, [ana]);
+  it('sends only the key, the change time and the one before of records marked read', () => {
+    const [change] = marksChanges({ kind: 'read' }, [{ ...ana, changedBefore: 4 }]);
     expect(change).to.deep.equal({
       kind: 'read',
       userId: 'u-ana',
-      records: [{ key: ana.key, changedAt: 5 }],
+      records: [{ key: ana.key, changedAt: 5, changedBefore: 4 }],
     });
   });
 
   it("sends a snooze's end with the keys and change times of the records it snoozed, per user", () => {
-    const changes = parseChanges(JSON.stringify(marksChanges({ kind: 'snoozed', until: 99 }, [ana, ben])));
+    const marked = [ana, ben].map((record) => ({ ...record, changedBefore: 1 }));
+    const changes = parseChanges(JSON.stringify(marksChanges({ kind: 'snoozed', until: 99 }, marked)));
     expect(changes).to.deep.equal([
-      { kind: 'snoozed', until: 99, userId: 'u-ana', records: [{ key: ana.key, changedAt: 5 }] },
-      { kind: 'snoozed', until: 99, userId: 'u-ben', records: [{ key: ben.key, changedAt: 7 }] },
+      {
+        kind: 'snoozed',
+        until: 99,
+        userId: 'u-ana',
+        records: [{ key: ana.key, changedAt: 5, changedBefore: 1 }],
+      },
+      {
+        kind: 'snoozed',
+        until: 99,
+        userId: 'u-ben',
+        records: [{ key: ben.key, changedAt: 7, changedBefore: 1 }],
+      },
     ]);
   });
 

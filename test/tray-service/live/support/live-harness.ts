@@ -6,8 +6,7 @@ import { createMetricsRegistry } from '../../../../shared/http/metrics-router.ts
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
 import type { InboxRecord } from '../../../../tray-service/domain/inbox-record.ts';
-import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
-import type { RemovedRecord } from '../../../../tray-service/storage/port.ts';
+import type { MarkedRecord, RemovedRecord } from '../../../../tray-service/storage/port.ts';
 import { startBanCache, type BanCache } from '../../../../tray-service/http/auth/ban-cache.ts';
 import {
   createChangePublisher,
@@ -69,7 +68,7 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
   const changes: ChangePublisher = {
     recordsWritten: (records: readonly InboxRecord[]) => theOne().recordsWritten(records),
     recordsRemoved: (records: readonly RemovedRecord[]) => theOne().recordsRemoved(records),
-    markedRead: (records: readonly TrayRecord[]) => theOne().markedRead(records),
+    markedRead: (records: readonly MarkedRecord[]) => theOne().markedRead(records),
     inboxMarked: (mark, records) => theOne().inboxMarked(mark, records),
     cleared: (userId: string, at: number) => theOne().cleared(userId, at),
     lastRead: (userId: string) => theOne().lastRead(userId),

@@ -1,9 +1,11 @@
 import { expect } from 'chai';
 import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
+import type { MarkedRecord } from '../../../../tray-service/storage/port.ts';
 import { aComment, aPost } from '../../../support/activity-builder.ts';
 import type { TrayOperation } from '../../../support/reference-tray/reference-tray.ts';
 import { at, NOW } from './case-fixtures.ts';
 import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
+import { inboxOf } from './inbox-operation.ts';
 import { modelledStorage } from './modelled-storage.ts';
 
 /**
@@ -121,4 +123,37 @@ conformanceCase(
     await tray.expectModel('u-ana', NOW);
   },
   { needs: 'removals' },
+);
+
+/** What a mark returns of each record it changed: its new changedAt and the one it replaced. */
+const times = (records: readonly MarkedRecord[]) =>
+  records.map(({ changedAt, changedBefore }) => ({ changedAt, changedBefore }));
+
+conformanceCase(
+  'change times: a read mark returns each record it changed with the changedAt of the state it replaced',
+  async (context) => {
+    const { storage, id, write } = context;
+    const ana = id('u-ana');
+    await storage.writes.applyPersonal([comment(context, 'u-ben', 1)], write(AHEAD));
+    const read = await storage.records.markRead(ana, 'comment', id('p-1'), NOW);
+    expect(times(read.changed)).to.deep.equal([{ changedAt: AHEAD + 1, changedBefore: AHEAD }]);
+    await storage.writes.applyPersonal([comment(context, 'u-cy', 2)], write(NOW));
+    const all = await storage.records.markAllRead(ana, NOW);
+    expect(times(all)).to.deep.equal([{ changedAt: AHEAD + 3, changedBefore: AHEAD + 2 }]);
+  },
+);
+
+conformanceCase(
+  'change times: an inbox mark returns each record it changed with the changedAt of the state it replaced',
+  async (context) => {
+    const { storage, id, write } = context;
+    const ana = id('u-ana');
+    await storage.writes.applyPersonal([comment(context, 'u-ben', 1)], write(AHEAD));
+    const inbox = inboxOf(storage);
+    const seen = await inbox.mark(ana, { kind: 'seen', ids: 'all' }, NOW);
+    expect(times(seen)).to.deep.equal([{ changedAt: AHEAD + 1, changedBefore: AHEAD }]);
+    const archived = await inbox.mark(ana, { kind: 'archive', ids: seen.map((one) => one.key) }, NOW);
+    expect(times(archived)).to.deep.equal([{ changedAt: AHEAD + 2, changedBefore: AHEAD + 1 }]);
+  },
+  { needs: 'inbox' },
 );
