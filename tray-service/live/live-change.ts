@@ -21,7 +21,12 @@ export type LiveChange =
   /** Every record deleted (v3/delete-all) at `at`. */
   | { kind: 'cleared'; userId: string; at: number }
   /** The last-read time moved (v2/last-read): only the unread count changes. */
-  | { kind: 'last-read'; userId: string };
+  | { kind: 'last-read'; userId: string }
+  /**
+   * Changes of the user from `since` on may not have reached the streams: their publish failed
+   * (change-publisher.ts). Each stream catches up from then and recounts.
+   */
+  | { kind: 'resync'; userId: string; since: number };
 
 /**
  * A record state marked read: the stream needs its key, and its change time, which both orders
@@ -69,7 +74,40 @@ export function marksChanges(
   }));
 }
 
-const kinds = new Set(['record', 'removed', 'read', 'seen', 'archived', 'snoozed', 'cleared', 'last-read']);
+/**
+ * The earliest change time of `change`: where its user's streams catch up from when its publish
+ * failed. `now` for a change that names none (a removal, a new last-read time): the streams then
+ * only recount.
+ */
+export function lostSince(change: LiveChange, now: number): number {
+  switch (change.kind) {
+    case 'record':
+    case 'read':
+    case 'seen':
+    case 'archived':
+    case 'snoozed':
+      return change.records.reduce((earliest, record) => Math.min(earliest, record.changedAt), now);
+    case 'cleared':
+      return Math.min(change.at, now);
+    case 'resync':
+      return change.since;
+    case 'removed':
+    case 'last-read':
+      return now;
+  }
+}
+
+const kinds = new Set([
+  'record',
+  'removed',
+  'read',
+  'seen',
+  'archived',
+  'snoozed',
+  'cleared',
+  'last-read',
+  'resync',
+]);
 
 /**
  * The changes of one channel message, or [] for a message this service did not publish. The
@@ -89,6 +127,8 @@ export function parseChanges(message: string): LiveChange[] {
       change !== null &&
       kinds.has((change as { kind?: unknown }).kind as string) &&
       typeof (change as { userId?: unknown }).userId === 'string' &&
-      (!('records' in change) || Array.isArray((change as { records?: unknown }).records)),
+      (!('records' in change) || Array.isArray((change as { records?: unknown }).records)) &&
+      ((change as { kind: string }).kind !== 'resync' ||
+        typeof (change as { since?: unknown }).since === 'number'),
   );
 }

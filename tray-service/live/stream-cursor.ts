@@ -62,6 +62,15 @@ export function hasSeen(cursor: StreamCursor, recordId: string, version: number)
 }
 
 /**
+ * Whether a state changed at `changedAt` may be one the cursor has not delivered, where changes from
+ * `lostFrom` on may never have been announced to the stream (a failed publish): inside the window,
+ * or from then on (the client read what changed before the floor from history itself).
+ */
+export function mayOwe(cursor: StreamCursor, changedAt: number, lostFrom = Infinity): boolean {
+  return inWindow(cursor, changedAt) || (changedAt >= lostFrom && changedAt > cursor.floor);
+}
+
+/**
  * Whether the stream has delivered this state of the record, or its client has it otherwise: one
  * from before the window or the floor counts as delivered (or read from history by the client).
  */

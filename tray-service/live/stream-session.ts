@@ -161,6 +161,9 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
           return false;
         case 'last-read':
           return false;
+        case 'resync':
+          // Nothing of its own to send: the hub catches the stream up from storage.
+          return false;
       }
     },
     comment(text) {

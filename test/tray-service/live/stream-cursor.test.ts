@@ -12,6 +12,7 @@ import {
   MAX_CLOCK_AHEAD_MS,
   markSeen,
   MAX_EVENT_ID_LENGTH,
+  mayOwe,
   MAX_SEEN,
   SETTLE_MS,
 } from '../../../tray-service/live/stream-cursor.ts';
@@ -62,6 +63,16 @@ describe('stream cursor (live stream event ids)', () => {
       expect(hasDelivered(cursor, 'comment_p2_u', T + 20_000 - SETTLE_MS), 'before the window').to.equal(
         true,
       );
+    });
+
+    it('may owe what changed from a lost change on, after its floor, besides its window', () => {
+      const cursor = freshCursor(T);
+      markSeen(cursor, 'a', T + 20_000, T + 20_000);
+      expect(mayOwe(cursor, T + 1_000), 'before the window').to.equal(false);
+      expect(mayOwe(cursor, T + 1_000, T + 1_000), 'from the lost change on').to.equal(true);
+      expect(mayOwe(cursor, T + 999, T + 1_000), 'before the lost change').to.equal(false);
+      expect(mayOwe(cursor, T, T - 1_000), 'before the floor: read from history').to.equal(false);
+      expect(mayOwe(cursor, T + 20_000 - SETTLE_MS + 1), 'inside the window').to.equal(true);
     });
 
     it('looks back SETTLE_MS before the newest delivered change, so a write that landed late is resent', () => {

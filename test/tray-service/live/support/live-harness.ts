@@ -33,6 +33,8 @@ export interface LiveHarness {
   readonly worker: WorkerHarness;
   /** The suite's publisher (what the worker announces through): for other announcers, the wake-up. */
   readonly changes: ChangePublisher;
+  /** STREAM_REDIS_PREFIX of the suite's instances: for a publisher of a test's own. */
+  readonly prefix: string;
   /** The suite's instances, listening on 127.0.0.1. */
   instance(index: number): LiveInstance;
 }
@@ -135,6 +137,7 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
     api,
     worker,
     changes,
+    prefix,
     instance(index) {
       const found = instances[index];
       if (!found) throw new Error(`useLiveTray: no instance ${index}`);
