@@ -2,7 +2,8 @@ import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import { changeChannel, shardOf } from './change-channels.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
-import { changesOf, marksChanges, removalsOf, type LiveChange } from './live-change.ts';
+import { changesOf, lostSince, marksChanges, removalsOf, type LiveChange } from './live-change.ts';
+import { createLostChanges } from './lost-changes.ts';
 
 /** The live streams' side of the use cases' announcements. */
 export type ChangePublisher = TrayChanges;
@@ -11,22 +12,15 @@ export type ChangePublisher = TrayChanges;
 export type AnnounceChanges = (changes: readonly LiveChange[]) => Promise<void>;
 
 /**
- * Publishes changes on the users' shard channels, one PUBLISH per shard touched. Pub/sub delivers
- * at most once: a failed publish is logged and not retried, because the change is already stored
- * and a stream that misses it catches up from the database when it reconnects (or when its
- * instance's subscription comes back). So a Redis outage never fails a job or an API call here.
+ * Publishes changes on the users' shard channels, one PUBLISH per shard touched, at most once: a
+ * failed publish is logged and not made up for. For the streams' own messages (a stream replaced
+ * at the per-user limit), whose loss the holder notices by itself at its next heartbeat; the use
+ * cases' changes go through createChangePublisher, which makes up for a lost one.
  */
 export function createChangeAnnouncer(redis: RedisClient, prefix: string, logger: Logger): AnnounceChanges {
   return async function publish(changes) {
-    const byShard = new Map<number, LiveChange[]>();
-    for (const change of changes) {
-      const shard = shardOf(change.userId);
-      const list = byShard.get(shard);
-      if (list) list.push(change);
-      else byShard.set(shard, [change]);
-    }
     await Promise.all(
-      [...byShard].map(([shard, list]) =>
+      [...byShard(changes)].map(([shard, list]) =>
         redis.publish(changeChannel(prefix, shard), JSON.stringify(list)).catch((error: unknown) => {
           logger.warn({ err: (error as Error).message, shard }, 'live change not published');
         }),
@@ -35,28 +29,123 @@ export function createChangeAnnouncer(redis: RedisClient, prefix: string, logger
   };
 }
 
-/** The tray changes of the use cases, announced to the live streams (createChangeAnnouncer). */
-export function createChangePublisher(redis: RedisClient, prefix: string, logger: Logger): ChangePublisher {
-  const publish = createChangeAnnouncer(redis, prefix, logger);
+/** The changes by the shard channel of their users. */
+function byShard(changes: readonly LiveChange[]): Map<number, LiveChange[]> {
+  const shards = new Map<number, LiveChange[]>();
+  for (const change of changes) {
+    const shard = shardOf(change.userId);
+    const list = shards.get(shard);
+    if (list) list.push(change);
+    else shards.set(shard, [change]);
+  }
+  return shards;
+}
+
+export interface ChangePublisherOptions {
+  /** The first wait before lost changes are resynced (tests shorten it). */
+  retryMs?: number;
+  now?: () => number;
+}
+
+/** The first wait before lost changes are resynced; doubled while Redis stays out of reach. */
+const RESYNC_RETRY_MS = 1_000;
+const MAX_RESYNC_RETRY_MS = 30_000;
+
+/**
+ * Publishes tray changes on the users' shard channels, one PUBLISH per shard touched. A publish
+ * that fails never fails the job or the API call (the change is stored); its changes are made up
+ * for instead: per user, the earliest change time lost is kept (in memory, one number per user)
+ * and, once Redis takes commands again, stored in Redis (LostChanges) and announced as a `resync`,
+ * which catches the user's open streams up from then; a stream that was away then catches up from
+ * it when it resumes. Without that, a later change delivered to the stream would move its id past
+ * the lost one, and no reconnect would look back that far (docs/live-tray.md). What is kept in
+ * memory is lost if the process stops before Redis is back.
+ */
+export function createChangePublisher(
+  redis: RedisClient,
+  prefix: string,
+  logger: Logger,
+  options: ChangePublisherOptions = {},
+): ChangePublisher {
+  const now = options.now ?? Date.now;
+  const lost = createLostChanges(redis, prefix);
+  const firstRetryMs = options.retryMs ?? RESYNC_RETRY_MS;
+  /** Per user, the earliest change time whose publish failed and is not resynced yet. */
+  const owed = new Map<string, number>();
+  let retry: NodeJS.Timeout | undefined;
+  let retryMs = firstRetryMs;
+
+  function owe(changes: readonly LiveChange[]): void {
+    const at = now();
+    for (const change of changes) {
+      const since = lostSince(change, at);
+      owed.set(change.userId, Math.min(owed.get(change.userId) ?? since, since));
+    }
+    if (retry) return;
+    retry = setTimeout(() => void resync(), retryMs);
+    retry.unref();
+  }
+
+  /** Stores the owed users' lost changes, then announces their resyncs; owed again on a failure. */
+  async function resync(): Promise<void> {
+    retry = undefined;
+    const due = [...owed].map(([userId, since]): LiveChange => ({ kind: 'resync', userId, since }));
+    owed.clear();
+    // A failure below waits longer before the next try.
+    retryMs = Math.min(retryMs * 2, MAX_RESYNC_RETRY_MS);
+    try {
+      // Stored first: a stream resuming once the resync has gone out finds it.
+      const at = now();
+      await Promise.all(due.map((change) => lost.record(change.userId, lostSince(change, at), at)));
+    } catch (error) {
+      logger.warn({ err: (error as Error).message, users: due.length }, 'lost live changes not resynced yet');
+      owe(due);
+      return;
+    }
+    if (await publish(due)) retryMs = firstRetryMs;
+  }
+
+  /** Publishes `changes`; false when some shard's publish failed (those changes are owed). */
+  async function publish(changes: readonly LiveChange[]): Promise<boolean> {
+    const published = await Promise.all(
+      [...byShard(changes)].map(([shard, list]) =>
+        redis.publish(changeChannel(prefix, shard), JSON.stringify(list)).then(
+          () => true,
+          (error: unknown) => {
+            logger.warn(
+              { err: (error as Error).message, shard },
+              'live change not published; its users resync later',
+            );
+            owe(list);
+            return false;
+          },
+        ),
+      ),
+    );
+    return published.every(Boolean);
+  }
+  /** A use case's announcement: what fails to go out is owed, never thrown. */
+  const announce = async (changes: readonly LiveChange[]) => void (await publish(changes));
+
   return {
-    recordsWritten: (records) => publish(changesOf('record', records)),
-    recordsRemoved: (records) => publish(removalsOf(records)),
-    markedRead: (records) => publish(marksChanges({ kind: 'read' }, records)),
+    recordsWritten: (records) => announce(changesOf('record', records)),
+    recordsRemoved: (records) => announce(removalsOf(records)),
+    markedRead: (records) => announce(marksChanges({ kind: 'read' }, records)),
     inboxMarked(mark, records) {
       switch (mark.kind) {
         case 'seen':
-          return publish(marksChanges({ kind: 'seen' }, records));
+          return announce(marksChanges({ kind: 'seen' }, records));
         case 'archive':
-          return publish(marksChanges({ kind: 'archived' }, records));
+          return announce(marksChanges({ kind: 'archived' }, records));
         case 'snooze':
-          return publish(marksChanges({ kind: 'snoozed', until: mark.until }, records));
+          return announce(marksChanges({ kind: 'snoozed', until: mark.until }, records));
         case 'unarchive':
         case 'unsnooze':
           // Back in the inbox: the whole record, with its inbox state, as v3 history shows it.
-          return publish(changesOf('record', records));
+          return announce(changesOf('record', records));
       }
     },
-    cleared: (userId, at) => publish([{ kind: 'cleared', userId, at }]),
-    lastRead: (userId) => publish([{ kind: 'last-read', userId }]),
+    cleared: (userId, at) => announce([{ kind: 'cleared', userId, at }]),
+    lastRead: (userId) => announce([{ kind: 'last-read', userId }]),
   };
 }

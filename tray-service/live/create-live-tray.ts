@@ -5,6 +5,7 @@ import type { BanView } from '../http/auth/ban-cache.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { TrayStorage } from '../storage/port.ts';
 import { createChangeAnnouncer, createChangePublisher, type ChangePublisher } from './change-publisher.ts';
+import { createLostChanges } from './lost-changes.ts';
 import { createStreamHub, type StreamHub } from './stream-hub.ts';
 import { createStreamSlots, type StreamSlots } from './stream-slots.ts';
 import { createStreamTickets, type StreamTickets } from './stream-tickets.ts';
@@ -54,6 +55,7 @@ export function createLiveTray(deps: LiveTrayDeps): LiveTray {
     subscriber: deps.subscriber,
     prefix: deps.prefix,
     storage: deps.storage,
+    lost: createLostChanges(deps.redis, deps.prefix),
     messages: deps.messages,
     bans: deps.bans,
     slots,

@@ -1,6 +1,6 @@
 import type { InboxRecord } from '../domain/inbox-record.ts';
 import type { TrayRecord } from '../domain/tray-record.ts';
-import type { RemovedRecord } from '../storage/port.ts';
+import type { MarkedRecord, RemovedRecord } from '../storage/port.ts';
 
 /** One change of one user's tray, as published on the user's shard channel. */
 export type LiveChange =
@@ -26,13 +26,20 @@ export type LiveChange =
    * A newer stream of the user took this stream's place at STREAMS_PER_USER (stream-slots.ts):
    * the instance holding it ends it. Not a change of the tray: no stream is sent anything else.
    */
-  | { kind: 'replaced'; userId: string; streamId: string };
+  | { kind: 'replaced'; userId: string; streamId: string }
+  /**
+   * Changes of the user from `since` on may not have reached the streams: their publish failed
+   * (change-publisher.ts). Each stream catches up from then and recounts.
+   */
+  | { kind: 'resync'; userId: string; since: number };
 
 /**
  * A record state marked read: the stream needs its key, and its change time, which both orders
- * the cursor and tells this state from the record's earlier ones.
+ * the cursor and tells this state from the record's earlier ones; and the change time of the state
+ * the mark changed: a stream that has not delivered that one has no record to apply the mark to
+ * (or an older state of it), and catches up on the record instead.
  */
-export type ReadMark = Pick<TrayRecord, 'key' | 'changedAt'>;
+export type ReadMark = Pick<MarkedRecord, 'key' | 'changedAt' | 'changedBefore'>;
 
 /** Groups removed records into one change per user. */
 export function removalsOf(records: readonly RemovedRecord[]): LiveChange[] {
@@ -52,8 +59,8 @@ function byUser<R extends Pick<TrayRecord, 'userId'>>(records: readonly R[]): Ma
   return users;
 }
 
-const marksOf = (records: readonly TrayRecord[]): ReadMark[] =>
-  records.map(({ key, changedAt }) => ({ key, changedAt }));
+const marksOf = (records: readonly MarkedRecord[]): ReadMark[] =>
+  records.map(({ key, changedAt, changedBefore }) => ({ key, changedAt, changedBefore }));
 
 /** Groups written records into one change per user. */
 export function changesOf(kind: 'record', records: readonly InboxRecord[]): LiveChange[] {
@@ -63,13 +70,37 @@ export function changesOf(kind: 'record', records: readonly InboxRecord[]): Live
 /** Groups marked records into one change per user, each record by what identifies its state. */
 export function marksChanges(
   mark: { kind: 'read' | 'seen' | 'archived' } | { kind: 'snoozed'; until: number },
-  records: readonly TrayRecord[],
+  records: readonly MarkedRecord[],
 ): LiveChange[] {
   return [...byUser(records)].map(([userId, list]): LiveChange => ({
     ...mark,
     userId,
     records: marksOf(list),
   }));
+}
+
+/**
+ * The earliest change time of `change`: where its user's streams catch up from when its publish
+ * failed. `now` for a change that names none (a removal, a new last-read time): the streams then
+ * only recount.
+ */
+export function lostSince(change: LiveChange, now: number): number {
+  switch (change.kind) {
+    case 'record':
+    case 'read':
+    case 'seen':
+    case 'archived':
+    case 'snoozed':
+      return change.records.reduce((earliest, record) => Math.min(earliest, record.changedAt), now);
+    case 'cleared':
+      return Math.min(change.at, now);
+    case 'resync':
+      return change.since;
+    case 'removed':
+    case 'last-read':
+    case 'replaced':
+      return now;
+  }
 }
 
 const kinds = new Set([
@@ -82,6 +113,7 @@ const kinds = new Set([
   'cleared',
   'last-read',
   'replaced',
+  'resync',
 ]);
 
 /**
@@ -104,6 +136,8 @@ export function parseChanges(message: string): LiveChange[] {
       typeof (change as { userId?: unknown }).userId === 'string' &&
       (!('records' in change) || Array.isArray((change as { records?: unknown }).records)) &&
       ((change as { kind?: unknown }).kind !== 'replaced' ||
-        typeof (change as { streamId?: unknown }).streamId === 'string'),
+        typeof (change as { streamId?: unknown }).streamId === 'string') &&
+      ((change as { kind?: unknown }).kind !== 'resync' ||
+        typeof (change as { since?: unknown }).since === 'number'),
   );
 }

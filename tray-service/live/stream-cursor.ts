@@ -61,6 +61,23 @@ export function hasSeen(cursor: StreamCursor, recordId: string, version: number)
   return seen !== undefined && seen.version >= version;
 }
 
+/**
+ * Whether a state changed at `changedAt` may be one the cursor has not delivered, where changes from
+ * `lostFrom` on may never have been announced to the stream (a failed publish): inside the window,
+ * or from then on (the client read what changed before the floor from history itself).
+ */
+export function mayOwe(cursor: StreamCursor, changedAt: number, lostFrom = Infinity): boolean {
+  return inWindow(cursor, changedAt) || (changedAt >= lostFrom && changedAt > cursor.floor);
+}
+
+/**
+ * Whether the stream has delivered this state of the record, or its client has it otherwise: one
+ * from before the window or the floor counts as delivered (or read from history by the client).
+ */
+export function hasDelivered(cursor: StreamCursor, recordId: string, changedAt: number): boolean {
+  return !inWindow(cursor, changedAt) || hasSeen(cursor, recordId, changedAt);
+}
+
 /** Records one delivered state; the window follows the newest time delivered. */
 export function markSeen(cursor: StreamCursor, recordId: string, version: number, changedAt: number): void {
   cursor.at = Math.max(cursor.at, changedAt);

@@ -11,7 +11,8 @@ import type { AnnounceChanges } from './change-publisher.ts';
 import { parseChanges, type LiveChange } from './live-change.ts';
 import { createRecountSchedule } from './recount-schedule.ts';
 import { createShardSubscriptions } from './shard-subscriptions.ts';
-import { CLEARED_ID, copyCursor, hasSeen, inWindow, SETTLE_MS } from './stream-cursor.ts';
+import type { LostChanges } from './lost-changes.ts';
+import { CLEARED_ID, copyCursor, hasSeen, mayOwe, SETTLE_MS } from './stream-cursor.ts';
 import { createStreamMetrics } from './stream-metrics.ts';
 import { createStreamSession, type OpenStream, type StreamSession } from './stream-session.ts';
 import type { StreamSlots } from './stream-slots.ts';
@@ -28,6 +29,8 @@ export interface StreamHubDeps {
   prefix: string;
   /** Where the counts and catch-ups are read. */
   storage: Pick<TrayStorage, 'records' | 'lastRead' | 'clears' | 'inbox'>;
+  /** Changes whose publish failed: a catch-up looks back to them for a stream that missed their resync. */
+  lost: Pick<LostChanges, 'of'>;
   messages: MessageRenderer;
   bans: BanView;
   slots: StreamSlots;
@@ -173,35 +176,56 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
   /**
    * Sends `sessions` what they missed since their cursors, from the database: a page at a time,
    * each taken by the client before the next is read, so a backlog of any size arrives and every
-   * page moves the stream's id (a stream dropped midway resumes after what it got).
+   * page moves the stream's id (a stream dropped midway resumes after what it got). `resyncFrom`:
+   * a resync's, changes from then on may not have been announced (a failed publish); so may those
+   * of a resync a stream was away for (one published after its last change, LostChanges).
    */
-  async function catchUp(userId: string, sessions: readonly StreamSession[]): Promise<void> {
+  async function catchUp(
+    userId: string,
+    sessions: readonly StreamSession[],
+    resyncFrom = Infinity,
+  ): Promise<void> {
     if (sessions.length === 0) return;
     // What each stream had delivered when its catch-up began: its own writes below do not count.
     const starts = new Map(sessions.map((session) => [session, copyCursor(session.stream.cursor)]));
     try {
+      const lost = await deps.lost.of(userId);
+      // Where each stream's changes may have gone unannounced. A stream that delivered a change
+      // written after the last resync went out (less the clocks' SETTLE_MS) was open and got it.
+      const lostFrom = new Map(
+        [...starts].map(([session, start]) => [
+          session,
+          lost && start.at < lost.at + SETTLE_MS ? Math.min(resyncFrom, lost.since) : resyncFrom,
+        ]),
+      );
       const clearedAt = await lastClear(deps.storage, userId);
       // A stream told `cleared` now empties its list. Every record stored now was written after the
       // delete, also one the stream sent before the `cleared` (a write landing between the delete
       // and its announcement): sent again, from the clear's time less the settle window.
       const resendAfter = new Map<StreamSession, number>();
       for (const [session, start] of starts) {
-        if (clearedAt <= 0 || !inWindow(start, clearedAt) || hasSeen(start, CLEARED_ID, clearedAt)) continue;
+        const owed = mayOwe(start, clearedAt, lostFrom.get(session));
+        if (clearedAt <= 0 || !owed || hasSeen(start, CLEARED_ID, clearedAt)) continue;
         session.cleared(clearedAt);
         resendAfter.set(session, clearedAt - SETTLE_MS);
       }
       const since = Math.min(
         ...[...starts.values()].map((cursor) => cursor.at - SETTLE_MS),
         ...resendAfter.values(),
+        ...[...lostFrom.values()].map((from) => from - 1),
       );
       for await (const page of streamCatchUp(deps.storage, userId, since, now())) {
         await Promise.all(
           [...starts].map(([session, start]) =>
             session.paced(() => {
               const after = resendAfter.get(session) ?? Infinity;
+              const from = lostFrom.get(session);
               for (const record of page) {
                 if (record.changedAt > after) session.record(record, true);
-                else if (inWindow(start, record.changedAt) && !hasSeen(start, record.key, record.changedAt))
+                else if (
+                  mayOwe(start, record.changedAt, from) &&
+                  !hasSeen(start, record.key, record.changedAt)
+                )
                   session.record(record);
               }
             }),
@@ -244,15 +268,22 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
 
   /**
    * One live change to these streams of the user. A clear is followed by the records stored since
-   * (catchUp), which a write between the delete and its announcement may have sent before it.
+   * (catchUp), which a write between the delete and its announcement may have sent before it; a
+   * resync is a catch-up from its lost changes' time (a failed publish, change-publisher.ts). A
+   * stream behind a record a mark changed (its earlier state not delivered: that announcement is
+   * still on its way, or was lost) catches up, which sends the record as stored, mark included.
    */
   async function deliver(
     userId: string,
     sessions: readonly StreamSession[],
     change: LiveChange,
   ): Promise<void> {
-    if (change.kind === 'cleared') await catchUp(userId, sessions);
-    else for (const session of sessions) session.deliver(change);
+    if (change.kind === 'cleared' || change.kind === 'resync') {
+      await catchUp(userId, sessions, change.kind === 'resync' ? change.since : Infinity);
+      return;
+    }
+    const behind = sessions.filter((session) => session.deliver(change));
+    if (behind.length > 0) await catchUp(userId, behind);
   }
 
   /** Delivers the changes held for a session, which now takes them as they come. */

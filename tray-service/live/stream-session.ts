@@ -6,7 +6,14 @@ import { toNotificationRecord } from '../http/to-notification-record.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { LiveChange, ReadMark } from './live-change.ts';
 import { sseComment, sseEvent, sseRetry } from '../http/sse-format.ts';
-import { CLEARED_ID, encodeStreamCursor, hasSeen, markSeen, type StreamCursor } from './stream-cursor.ts';
+import {
+  CLEARED_ID,
+  encodeStreamCursor,
+  hasDelivered,
+  hasSeen,
+  markSeen,
+  type StreamCursor,
+} from './stream-cursor.ts';
 
 /** One stream to open: who, in which locale, and where a reconnect resumes. */
 export interface OpenStream {
@@ -37,7 +44,12 @@ export interface StreamSession {
    */
   record(record: TrayRecord & Partial<InboxState>, again?: boolean): void;
   cleared(at: number): void;
-  deliver(change: LiveChange): void;
+  /**
+   * Writes what the stream has not sent of `change`. True when it is behind a record a mark
+   * changed: the mark alone would leave the client without the record, or with an older state of
+   * it, so the caller catches the stream up from storage instead (docs/live-tray.md).
+   */
+  deliver(change: LiveChange): boolean;
   comment(text: string): void;
   /**
    * Writes what `send` writes (a page of a catch-up) without the slow-client bound, then waits
@@ -80,15 +92,24 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
   /** Inside paced(): the bytes are bounded by a page, and the caller waits for them to go. */
   let pacing = false;
 
-  /** The keys of the marked states this stream has not sent yet, now counted as sent. */
-  function unsent(records: readonly ReadMark[]): string[] {
+  /**
+   * The keys of the marked states this stream has not sent yet, now counted as sent. A mark of a
+   * state the stream has not delivered is left out and not counted (`behind`): the record's own
+   * announcement may still be on its way, or lost, and the stream is to send the record instead.
+   */
+  function unsent(records: readonly ReadMark[]): { ids: string[]; behind: boolean } {
     const ids: string[] = [];
+    let behind = false;
     for (const record of records) {
       if (hasSeen(cursor, record.key, record.changedAt)) continue;
+      if (!hasDelivered(cursor, record.key, record.changedBefore)) {
+        behind = true;
+        continue;
+      }
       markSeen(cursor, record.key, record.changedAt, record.changedAt);
       ids.push(record.key);
     }
-    return ids;
+    return { ids, behind };
   }
 
   const session: StreamSession = {
@@ -118,28 +139,34 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
       switch (change.kind) {
         case 'record':
           for (const record of change.records) session.record(record);
-          return;
+          return false;
         case 'removed':
           // A record that is gone has no change time to order: sent as it comes (docs/live-tray.md).
           if (change.ids.length > 0) session.write('removed', { ids: change.ids });
-          return;
+          return false;
         case 'read':
         case 'seen':
         case 'archived': {
-          const ids = unsent(change.records);
+          const { ids, behind } = unsent(change.records);
           if (ids.length > 0) session.write(change.kind, { ids });
-          return;
+          return behind;
         }
         case 'snoozed': {
-          const ids = unsent(change.records);
+          const { ids, behind } = unsent(change.records);
           if (ids.length > 0) session.write('snoozed', { ids, until: change.until });
-          return;
+          return behind;
         }
         case 'cleared':
           session.cleared(change.at);
-          return;
+          return false;
         case 'last-read':
-          return;
+          return false;
+        case 'resync':
+          // Nothing of its own to send: the hub catches the stream up from storage.
+          return false;
+        case 'replaced':
+          // The hub ends the replaced stream itself; no tray change to send.
+          return false;
       }
     },
     comment(text) {

@@ -67,6 +67,13 @@ export interface HistoryPage {
   nextPage: number;
 }
 
+/**
+ * A record as a mark left it, and the changedAt of the state the mark changed: a live stream that
+ * had not delivered that state sends the whole record, where one that had sends only the mark
+ * (docs/live-tray.md).
+ */
+export type MarkedRecord<R extends TrayRecord = TrayRecord> = R & { changedBefore: number };
+
 /** A user's tray as the tray API and the live tray read and mark it. */
 export interface TrayRecordsPort {
   /**
@@ -98,9 +105,9 @@ export interface TrayRecordsPort {
     verb: TrayVerb,
     targetId: string,
     now: number,
-  ): Promise<{ found: boolean; changed: TrayRecord[] }>;
+  ): Promise<{ found: boolean; changed: MarkedRecord[] }>;
   /** Marks every unread record read; returns those it changed. */
-  markAllRead(userId: string, now: number): Promise<TrayRecord[]>;
+  markAllRead(userId: string, now: number): Promise<MarkedRecord[]>;
   /** Deletes the user's whole tray; returns how many records went. */
   deleteAll(userId: string): Promise<number>;
   /**
@@ -403,7 +410,7 @@ export interface InboxPort {
   /** Unexpired records of `view` (a history page's `totalPages`). */
   countView(userId: string, view: InboxView, now: number): Promise<number>;
   /** Applies the mark at `now`; returns the records it changed (their count is `updated`). */
-  mark(userId: string, mark: InboxMark, now: number): Promise<InboxRecord[]>;
+  mark(userId: string, mark: InboxMark, now: number): Promise<MarkedRecord<InboxRecord>[]>;
   /**
    * v2/last-read at `now` sees the records it stops counting as unread (domain/seen-mark.ts
    * seenByLastRead); like the last-read time, no change for streams. Returns how many.

@@ -1,6 +1,5 @@
 import type { InboxRecord } from '../domain/inbox-record.ts';
-import type { TrayRecord } from '../domain/tray-record.ts';
-import type { InboxMark, RemovedRecord } from '../storage/port.ts';
+import type { InboxMark, MarkedRecord, RemovedRecord } from '../storage/port.ts';
 
 /**
  * Where the use cases announce what they changed in a user's tray, after it is durable (the live
@@ -16,12 +15,12 @@ export interface TrayChanges {
   /** Records a removal left with no action, gone from the tray. */
   recordsRemoved(records: readonly RemovedRecord[]): Promise<void>;
   /** Records marked read (v2/read, v3/mark-all-as-read). */
-  markedRead(records: readonly TrayRecord[]): Promise<void>;
+  markedRead(records: readonly MarkedRecord[]): Promise<void>;
   /**
    * Records one inbox mark changed (v3/records/seen, archive, unarchive, snooze, unsnooze), as they
    * now are. A snooze's wake-up is no mark: the records it brought back are recordsWritten.
    */
-  inboxMarked(mark: InboxMark, records: readonly InboxRecord[]): Promise<void>;
+  inboxMarked(mark: InboxMark, records: readonly MarkedRecord<InboxRecord>[]): Promise<void>;
   /** The whole tray deleted at `at` (v3/delete-all). */
   cleared(userId: string, at: number): Promise<void>;
   /** The last-read time moved: only the unread count changes. */

@@ -18,6 +18,7 @@ import { heldBackByMutes, type Mute } from '../../../tray-service/domain/mute.ts
 import { putMute, removeMute, type MuteTarget } from '../../../tray-service/domain/mute-changes.ts';
 import { type Removal } from '../../../tray-service/domain/removal.ts';
 import { voidedByAny } from '../../../tray-service/domain/removal-voids.ts';
+import { nextChangedAt } from '../../../tray-service/domain/next-changed-at.ts';
 import { markReadAndSeen, markSeen, seenByLastRead } from '../../../tray-service/domain/seen-mark.ts';
 import { snooze, unsnooze, wake } from '../../../tray-service/domain/snooze-mark.ts';
 
@@ -140,6 +141,13 @@ export class ReferenceTray {
   private readonly removals = new Map<string, Removal>();
   /** owner -> every span of their mutes, ended ones included */
   private readonly mutes = new Map<string, Mute[]>();
+  /**
+   * recipient+key -> the changedAt the operation being applied stamped on the record: the model
+   * changes a record once per operation, however many of its steps (activities, a rename and a
+   * leave) reach it. An engine may write it more often, each write a millisecond later where the
+   * clock does not move (nextChangedAt): snapshots compare changedAt to within that (tray-snapshot.ts).
+   */
+  private readonly written = new Map<string, number>();
 
   constructor(options: { retentionDays: number }) {
     this.retentionDays = options.retentionDays;
@@ -148,6 +156,7 @@ export class ReferenceTray {
   /** Applies the operation; answers how many records a mark changed (1 for a removed mute), else 0. */
   apply(operation: TrayOperation): number {
     const { now } = operation;
+    this.written.clear();
     switch (operation.kind) {
       case 'personal':
         for (const activity of operation.activities) this.recordAction(activity);
@@ -379,7 +388,11 @@ export class ReferenceTray {
       lastActionAt: newest.at,
     });
     if (sameSeen(next, record)) return;
-    this.tray(userId).set(key, { ...next, updateFloor: record.lastUpdate, changedAt: now });
+    this.tray(userId).set(key, {
+      ...next,
+      updateFloor: record.lastUpdate,
+      changedAt: this.stampOnce(userId, key, record, now),
+    });
   }
 
   /** Each action joins its group's actions, whoever it reaches; a redelivery adds nothing. */
@@ -418,6 +431,13 @@ export class ReferenceTray {
    * action decides the latest fields; nothing the recipient sees changing leaves it as it was. An
    * action on a community's target that fell while the recipient was away reaches nothing.
    */
+  private stampOnce(recipientId: string, key: string, current: ModelRecord | undefined, now: number): number {
+    const id = `${recipientId}\u0000${key}`;
+    const stamped = this.written.get(id) ?? nextChangedAt(current?.changedAt, now);
+    this.written.set(id, stamped);
+    return stamped;
+  }
+
   private deliver(recipientId: string, activity: Activity, now: number): void {
     // An author is never notified of their own action.
     if (activity.actor.userId === recipientId) return;
@@ -450,7 +470,7 @@ export class ReferenceTray {
       ...seen,
       hasRead: false,
       unreadAt: now,
-      changedAt: now,
+      changedAt: this.stampOnce(recipientId, key, current, now),
       ...reopened(),
       updateFloor: current?.updateFloor ?? 0,
     });
@@ -524,7 +544,7 @@ export class ReferenceTray {
         ...seen,
         hasRead: record.hasRead,
         unreadAt: record.unreadAt,
-        changedAt: now,
+        changedAt: this.stampOnce(userId, key, record, now),
         isSeen: record.isSeen,
         archivedAt: record.archivedAt,
         snoozedUntil: record.snoozedUntil,
@@ -579,8 +599,8 @@ export class ReferenceTray {
         if (post.actor.userId === userId)
           posts.set(key, { ...post, actor: { userId, name: DELETED_USER_NAME } });
     }
-    for (const tray of this.trays.values()) {
-      for (const record of tray.values()) {
+    for (const [recipientId, tray] of this.trays) {
+      for (const [key, record] of tray) {
         if (
           !record.actors.some(
             (actor) => actor.userId === userId && (actor.name !== DELETED_USER_NAME || actor.imageUrl),
@@ -590,7 +610,7 @@ export class ReferenceTray {
         record.actors = record.actors.map((actor) =>
           actor.userId === userId ? { userId, name: DELETED_USER_NAME, at: actor.at } : actor,
         );
-        record.changedAt = now;
+        record.changedAt = this.stampOnce(recipientId, key, record, now);
       }
     }
     for (const [communityId, members] of this.members)
@@ -601,7 +621,7 @@ export class ReferenceTray {
 /** Applies a mark's change (if any) as a change of the record; answers whether there was one. */
 function change(record: ModelRecord, changes: InboxChange | undefined, now: number): boolean {
   if (!changes) return false;
-  Object.assign(record, changes, { changedAt: now });
+  Object.assign(record, changes, { changedAt: nextChangedAt(record.changedAt, now) });
   return true;
 }
 

@@ -1,6 +1,12 @@
 import { expect } from 'chai';
 import { CHANGE_SHARDS, changeChannel, shardOf } from '../../../tray-service/live/change-channels.ts';
-import { changesOf, marksChanges, parseChanges } from '../../../tray-service/live/live-change.ts';
+import {
+  changesOf,
+  lostSince,
+  marksChanges,
+  parseChanges,
+  type LiveChange,
+} from '../../../tray-service/live/live-change.ts';
 import { aReaderRecord } from '../../support/tray-record-builder.ts';
 
 describe('live changes on the wire', () => {
@@ -16,20 +22,48 @@ describe('live changes on the wire', () => {
     expect(first.records).to.deep.equal([ana, ana2]);
   });
 
-  it('sends only the key and change time of records marked read', () => {
-    const [change] = marksChanges({ kind: 'read' }, [ana]);
+  it('sends only the key, the change time and the one before of records marked read', () => {
+    const [change] = marksChanges({ kind: 'read' }, [{ ...ana, changedBefore: 4 }]);
     expect(change).to.deep.equal({
       kind: 'read',
       userId: 'u-ana',
-      records: [{ key: ana.key, changedAt: 5 }],
+      records: [{ key: ana.key, changedAt: 5, changedBefore: 4 }],
     });
   });
 
   it("sends a snooze's end with the keys and change times of the records it snoozed, per user", () => {
-    const changes = parseChanges(JSON.stringify(marksChanges({ kind: 'snoozed', until: 99 }, [ana, ben])));
+    const marked = [ana, ben].map((record) => ({ ...record, changedBefore: 1 }));
+    const changes = parseChanges(JSON.stringify(marksChanges({ kind: 'snoozed', until: 99 }, marked)));
     expect(changes).to.deep.equal([
-      { kind: 'snoozed', until: 99, userId: 'u-ana', records: [{ key: ana.key, changedAt: 5 }] },
-      { kind: 'snoozed', until: 99, userId: 'u-ben', records: [{ key: ben.key, changedAt: 7 }] },
+      {
+        kind: 'snoozed',
+        until: 99,
+        userId: 'u-ana',
+        records: [{ key: ana.key, changedAt: 5, changedBefore: 1 }],
+      },
+      {
+        kind: 'snoozed',
+        until: 99,
+        userId: 'u-ben',
+        records: [{ key: ben.key, changedAt: 7, changedBefore: 1 }],
+      },
+    ]);
+  });
+
+  it("names where a lost change's streams catch up from: its earliest change, or now for a change that names none", () => {
+    const marked = [ana, ana2].map((record) => ({ ...record, changedBefore: 1 }));
+    expect(lostSince(changesOf('record', [ana2, ana])[0] as LiveChange, 100)).to.equal(5);
+    expect(lostSince(marksChanges({ kind: 'read' }, marked)[0] as LiveChange, 100)).to.equal(5);
+    expect(lostSince({ kind: 'cleared', userId: 'u-ana', at: 9 }, 100)).to.equal(9);
+    expect(lostSince({ kind: 'resync', userId: 'u-ana', since: 3 }, 100)).to.equal(3);
+    expect(lostSince({ kind: 'removed', userId: 'u-ana', ids: [ana.key] }, 100)).to.equal(100);
+    expect(lostSince({ kind: 'last-read', userId: 'u-ana' }, 100)).to.equal(100);
+  });
+
+  it('brings a resync back with its time, and ignores one without', () => {
+    const resync = { kind: 'resync', userId: 'u-ana', since: 3 };
+    expect(parseChanges(JSON.stringify([resync, { kind: 'resync', userId: 'u-ben' }]))).to.deep.equal([
+      resync,
     ]);
   });
 

@@ -5,12 +5,14 @@ import {
   decodeStreamCursor,
   encodeStreamCursor,
   freshCursor,
+  hasDelivered,
   hasSeen,
   inWindow,
   isAheadOf,
   MAX_CLOCK_AHEAD_MS,
   markSeen,
   MAX_EVENT_ID_LENGTH,
+  mayOwe,
   MAX_SEEN,
   SETTLE_MS,
 } from '../../../tray-service/live/stream-cursor.ts';
@@ -48,6 +50,29 @@ describe('stream cursor (live stream event ids)', () => {
       expect(hasSeen(again, 'comment_p1_u', 6)).to.equal(true);
       expect(hasSeen(again, 'comment_p1_u', 8)).to.equal(false);
       expect(hasSeen(again, 'comment_p2_u', 1)).to.equal(false);
+    });
+
+    it("counts a record's state as delivered once sent, or once outside the window or before the floor", () => {
+      const cursor = freshCursor(T);
+      markSeen(cursor, 'comment_p1_u', T + 100, T + 100);
+      expect(hasDelivered(cursor, 'comment_p1_u', T + 100), 'sent').to.equal(true);
+      expect(hasDelivered(cursor, 'comment_p1_u', T + 200), 'a later state').to.equal(false);
+      expect(hasDelivered(cursor, 'comment_p2_u', T + 50), 'another record, not sent').to.equal(false);
+      expect(hasDelivered(cursor, 'comment_p2_u', T), 'from before the stream opened').to.equal(true);
+      markSeen(cursor, 'comment_p3_u', T + 20_000, T + 20_000);
+      expect(hasDelivered(cursor, 'comment_p2_u', T + 20_000 - SETTLE_MS), 'before the window').to.equal(
+        true,
+      );
+    });
+
+    it('may owe what changed from a lost change on, after its floor, besides its window', () => {
+      const cursor = freshCursor(T);
+      markSeen(cursor, 'a', T + 20_000, T + 20_000);
+      expect(mayOwe(cursor, T + 1_000), 'before the window').to.equal(false);
+      expect(mayOwe(cursor, T + 1_000, T + 1_000), 'from the lost change on').to.equal(true);
+      expect(mayOwe(cursor, T + 999, T + 1_000), 'before the lost change').to.equal(false);
+      expect(mayOwe(cursor, T, T - 1_000), 'before the floor: read from history').to.equal(false);
+      expect(mayOwe(cursor, T + 20_000 - SETTLE_MS + 1), 'inside the window').to.equal(true);
     });
 
     it('looks back SETTLE_MS before the newest delivered change, so a write that landed late is resent', () => {

@@ -182,7 +182,8 @@ function recomputeSql(members: boolean): string {
      changed AS (
        UPDATE tray_records t SET actors = y.actors, actors_count = y.actors_count,
          last_action_id = y.last_action_id, last_action_segment_no = y.seg,
-         last_action_at = nullif(y.last_action_at, t.last_update), update_floor = t.last_update, changed_at = $7
+         last_action_at = nullif(y.last_action_at, t.last_update), update_floor = t.last_update,
+         changed_at = GREATEST(t.changed_at + 1, $7)
        FROM y
        WHERE t.user_id = y.user_id AND t.key = y.key AND y.actors_count > 0 AND y.last_action_id IS NOT NULL
          AND (t.actors::text <> y.actors::text OR t.actors_count <> y.actors_count

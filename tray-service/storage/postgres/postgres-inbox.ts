@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { InboxView } from '../../domain/inbox-view.ts';
 import type { InboxMark, InboxPort } from '../port.ts';
 import { INBOX_COLUMNS, INBOX_COLUMNS_OF_T, toInboxRecord, type InboxRow } from './inbox-row.ts';
+import { MARKED_FROM, withChangedBefore, type ChangedBeforeRow } from './marked-row.ts';
 import { createPostgresMutes } from './postgres-mutes.ts';
 import { viewPage } from './view-page.ts';
 import { withRetry } from './with-retry.ts';
@@ -129,17 +130,16 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
       // Named records by their key (each once), else every record in the inbox.
       if (mark.ids !== 'all') values.push([...new Set(mark.ids)]);
       const named = mark.ids === 'all' ? 'in_inbox' : `key = ANY($${values.length}::text[])`;
-      return withRetry(() =>
-        rows(
-          `UPDATE tray_records SET ${set}, changed_at = $2
-           WHERE user_id = $1 AND key IN (
-             SELECT key FROM tray_records
-             WHERE user_id = $1 AND ${named} AND ${changes} AND expires_at > $2
-             ORDER BY key FOR UPDATE)
-           AND ${changes} AND expires_at > $2
-           RETURNING ${INBOX_COLUMNS}`,
-          values,
-        ),
+      return withRetry(async () =>
+        (
+          await pool.query<InboxRow & ChangedBeforeRow>(
+            `UPDATE tray_records SET ${set}, changed_at = GREATEST(changed_at + 1, $2)
+             FROM (${MARKED_FROM} AND ${named} AND ${changes} AND expires_at > $2 ORDER BY key FOR UPDATE) AS b
+             WHERE user_id = $1 AND key = b.marked AND ${changes} AND expires_at > $2
+             RETURNING ${INBOX_COLUMNS}, b.changed_before`,
+            values,
+          )
+        ).rows.map((row) => withChangedBefore(toInboxRecord(row), row)),
       );
     },
 
@@ -165,7 +165,7 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
       withRetry(() =>
         rows(
           `UPDATE tray_records t SET snoozed_until = NULL, has_read = false, is_seen = false,
-             unread_at = t.snoozed_until, changed_at = $1
+             unread_at = t.snoozed_until, changed_at = GREATEST(t.changed_at + 1, $1)
            FROM (SELECT user_id, key FROM tray_records
                  WHERE snoozed_until IS NOT NULL AND snoozed_until <= $1 AND expires_at > $1
                  ORDER BY snoozed_until LIMIT $2 FOR UPDATE SKIP LOCKED) AS due

@@ -3,6 +3,7 @@ import type { TrayVerb } from '../../domain/tray-record.ts';
 import { encodeRecordKey } from '../../domain/record-key.ts';
 import type { HistoryPage, TrayRecordsPort } from '../port.ts';
 import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
+import { MARKED_FROM, withChangedBefore, type ChangedBeforeRow } from './marked-row.ts';
 import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
 import { viewPage } from './view-page.ts';
 import { withRetry } from './with-retry.ts';
@@ -32,6 +33,10 @@ const COUNT_UNREAD_STATEMENT = {
 export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
   const rows = async (sql: string, params: unknown[]) =>
     (await pool.query<RecordRow>(sql, params)).rows.map(toTrayRecord);
+  const marked = async (sql: string, params: unknown[]) =>
+    (await pool.query<RecordRow & ChangedBeforeRow>(sql, params)).rows.map((row) =>
+      withChangedBefore(toTrayRecord(row), row),
+    );
 
   return {
     async countUnread(userId, lastReadAt, now) {
@@ -74,10 +79,11 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
       const key = encodeRecordKey({ verb, targetId, userId });
       // Only the read and seen flags and changedAt: a worker writing the same record at once keeps
       // its actors.
-      const changed = await rows(
-        `UPDATE tray_records SET has_read = true, is_seen = true, changed_at = $3
-         WHERE user_id = $1 AND key = $2 AND expires_at > $3 AND NOT (has_read AND is_seen)
-         RETURNING ${RECORD_COLUMNS}`,
+      const changed = await marked(
+        `UPDATE tray_records SET has_read = true, is_seen = true, changed_at = GREATEST(changed_at + 1, $3)
+         FROM (${MARKED_FROM} AND key = $2 AND expires_at > $3 AND NOT (has_read AND is_seen) FOR UPDATE) AS b
+         WHERE user_id = $1 AND key = b.marked
+         RETURNING ${RECORD_COLUMNS}, b.changed_before`,
         [userId, key, now],
       );
       if (changed.length > 0) return { found: true, changed };
@@ -93,14 +99,11 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
     // still possible (a writer of another order) runs the statement again here.
     markAllRead: (userId, now) =>
       withRetry(() =>
-        rows(
-          `UPDATE tray_records SET has_read = true, is_seen = true, changed_at = $2
-           WHERE user_id = $1 AND key IN (
-             SELECT key FROM tray_records
-             WHERE user_id = $1 AND NOT has_read AND expires_at > $2
-             ORDER BY key FOR UPDATE)
-           AND NOT has_read AND expires_at > $2
-           RETURNING ${RECORD_COLUMNS}`,
+        marked(
+          `UPDATE tray_records SET has_read = true, is_seen = true, changed_at = GREATEST(changed_at + 1, $2)
+           FROM (${MARKED_FROM} AND NOT has_read AND expires_at > $2 ORDER BY key FOR UPDATE) AS b
+           WHERE user_id = $1 AND key = b.marked AND NOT has_read AND expires_at > $2
+           RETURNING ${RECORD_COLUMNS}, b.changed_before`,
           [userId, now],
         ),
       ),

@@ -404,7 +404,7 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
           );
         // Names are snapshots: only a deletion rewrites them, without images, keeping each `at`.
         const rows = await client.query<InboxRow>(
-          `UPDATE tray_records SET changed_at = $3, actors = (
+          `UPDATE tray_records SET changed_at = GREATEST(changed_at + 1, $3), actors = (
              SELECT jsonb_agg(CASE WHEN e->>'userId' = ANY($1::text[])
                                    THEN jsonb_build_object('userId', e->'userId', 'name', $2::text, 'at', e->'at')
                                    ELSE e END ORDER BY o)::json

@@ -72,7 +72,7 @@ export async function recomputeMemberRecords(
        last_action_at = CASE WHEN y.newest IS NULL THEN t.last_action_at
                              ELSE nullif((y.newest->>'at')::bigint, greatest((y.newest->>'at')::bigint, t.update_floor)) END,
        expires_at = greatest(coalesce((y.newest->>'at')::bigint, t.last_update), t.update_floor) + $4,
-       changed_at = $3
+       changed_at = GREATEST(t.changed_at + 1, $3)
      FROM y
      WHERE t.user_id = y.user_id AND t.key = y.key AND y.actors_count > 0
        AND (y.newest IS NOT NULL OR t.actors::text <> y.actors::text OR t.actors_count <> y.actors_count)

@@ -119,10 +119,12 @@ export async function upsertGroupActors(
  * What the upsert returns of each record it wrote. Every record written is unread at `now` and back
  * in the inbox unseen (neither is returned), and most take their latest-action fields from an
  * activity of this very statement: those fields are returned only for the others (`rest`), so a
- * fan-out to 10,000 members sends and parses little more than each member's actors.
+ * fan-out to 10,000 members sends and parses little more than each member's actors. Its changedAt
+ * is `now` too but where the record's last change was not earlier (nextChangedAt): only that one
+ * is returned.
  */
 const RETURNING = `RETURNING r.user_id, r.key, r.verb, r.target_id, r.last_action_id, r.actors, r.actors_count,
-  r.last_update,
+  r.last_update, NULLIF(r.changed_at, $2) AS changed_at,
   CASE WHEN EXISTS (SELECT 1 FROM p WHERE p.verb = r.verb AND p.target_id = r.target_id
                                       AND p.action_id = r.last_action_id) THEN NULL
        ELSE json_build_array(r.target_type, r.target_name, r.parent_target_id, r.last_action_segment_no, r.feed,
@@ -137,6 +139,8 @@ interface WrittenRow {
   actors: TrayRecord['actors'];
   actors_count: number;
   last_update: string;
+  /** Null when it is `now`. */
+  changed_at: string | null;
   rest: string | null;
 }
 
@@ -182,7 +186,7 @@ function written(rows: readonly WrittenRow[], activities: readonly Activity[], n
       last_update: row.last_update,
       has_read: false,
       unread_at: String(now),
-      changed_at: String(now),
+      changed_at: row.changed_at ?? String(now),
       // Every record the upsert writes is new activity: it sets these, as has_read, unread_at and
       // changed_at, on insert and on update alike (docs/tray-rules.md#inbox).
       is_seen: false,
@@ -307,7 +311,7 @@ function writeRecords(returning: boolean): string {
          last_update = w.last_update, last_action_at = w.last_action_at, has_read = false,
          -- New activity brings the record back: unseen, out of the archive and the snooze.
          is_seen = false, archived_at = NULL, snoozed_until = NULL,
-         unread_at = $2, changed_at = $2, expires_at = w.last_update + $3
+         unread_at = $2, changed_at = GREATEST(r.changed_at + 1, $2), expires_at = w.last_update + $3
        FROM w
        WHERE w.existed AND r.user_id = w.user_id AND r.key = w.key
        ${returned}`;
@@ -328,7 +332,8 @@ function writeRecords(returning: boolean): string {
        count_from = excluded.count_from, last_update = excluded.last_update,
        last_action_at = excluded.last_action_at, has_read = false,
        is_seen = false, archived_at = NULL, snoozed_until = NULL,
-       unread_at = excluded.unread_at, changed_at = excluded.changed_at, expires_at = excluded.expires_at
+       unread_at = excluded.unread_at, changed_at = GREATEST(r.changed_at + 1, excluded.changed_at),
+       expires_at = excluded.expires_at
      ${returned}`;
   // A data-modifying CTE runs to completion whether read or not: without RETURNING the INSERT
   // can be the statement itself.

@@ -6,8 +6,7 @@ import { createMetricsRegistry } from '../../../../shared/http/metrics-router.ts
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
 import type { InboxRecord } from '../../../../tray-service/domain/inbox-record.ts';
-import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
-import type { RemovedRecord } from '../../../../tray-service/storage/port.ts';
+import type { MarkedRecord, RemovedRecord } from '../../../../tray-service/storage/port.ts';
 import { startBanCache, type BanCache } from '../../../../tray-service/http/auth/ban-cache.ts';
 import {
   createChangePublisher,
@@ -34,6 +33,8 @@ export interface LiveHarness {
   readonly worker: WorkerHarness;
   /** The suite's publisher (what the worker announces through): for other announcers, the wake-up. */
   readonly changes: ChangePublisher;
+  /** STREAM_REDIS_PREFIX of the suite's instances: for a publisher of a test's own. */
+  readonly prefix: string;
   /** The suite's instances, listening on 127.0.0.1. */
   instance(index: number): LiveInstance;
 }
@@ -69,7 +70,7 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
   const changes: ChangePublisher = {
     recordsWritten: (records: readonly InboxRecord[]) => theOne().recordsWritten(records),
     recordsRemoved: (records: readonly RemovedRecord[]) => theOne().recordsRemoved(records),
-    markedRead: (records: readonly TrayRecord[]) => theOne().markedRead(records),
+    markedRead: (records: readonly MarkedRecord[]) => theOne().markedRead(records),
     inboxMarked: (mark, records) => theOne().inboxMarked(mark, records),
     cleared: (userId: string, at: number) => theOne().cleared(userId, at),
     lastRead: (userId: string) => theOne().lastRead(userId),
@@ -136,6 +137,7 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
     api,
     worker,
     changes,
+    prefix,
     instance(index) {
       const found = instances[index];
       if (!found) throw new Error(`useLiveTray: no instance ${index}`);

@@ -14,7 +14,7 @@ import { modelInboxSnapshot, storageInboxSnapshot } from './inbox-snapshot.ts';
 import { manyUsersCountDifferences } from './many-users-counts.ts';
 import { toldDifferences, toldRecords } from './told-records.ts';
 import { operationsOf, scenario } from './model-property-cases.ts';
-import { differences, modelSnapshot, storageSnapshot } from './tray-snapshot.ts';
+import { differences, modelSnapshot, sinceBefore, storageSnapshot } from './tray-snapshot.ts';
 
 /**
  * The model-based property of the inbox: the sequences of model-property-cases.ts (deliveries,
@@ -360,7 +360,7 @@ function inboxProperty(removals: boolean) {
           ...(operations.heldBack > 0 ? ['heldBack' as const] : []),
           ...(operations.backDated > 0 ? ['backDated' as const] : []),
         ]);
-        const since = (operations[Math.floor(operations.length / 2)] as TrayOperation).now;
+        const since = sinceBefore((operations[Math.floor(operations.length / 2)] as TrayOperation).now);
         const model = new ReferenceTray({ retentionDays: RETENTION_DAYS });
         for (const operation of operations) {
           const expected = model.apply(operation);

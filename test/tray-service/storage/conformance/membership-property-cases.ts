@@ -17,7 +17,7 @@ import {
 } from '../../../support/activity-builder.ts';
 import { applyOperation, RETENTION_DAYS } from './apply-operation.ts';
 import { conformanceCase } from './conformance-case.ts';
-import { differences, modelSnapshot, plain, storageSnapshot } from './tray-snapshot.ts';
+import { differences, modelSnapshot, plain, sinceBefore, storageSnapshot } from './tray-snapshot.ts';
 
 /**
  * Leaving and rejoining as a property (docs/tray-rules.md#leaving-and-rejoining-a-community): one
@@ -249,7 +249,7 @@ conformanceCase(
       fc.asyncProperty(scenario, async (run) => {
         const tag = id(`m${runs++}`);
         const { operations, userIds, readAt, away } = operationsOf(run, tag, start);
-        const since = (operations[Math.floor(operations.length / 2)] as TrayOperation).now;
+        const since = sinceBefore((operations[Math.floor(operations.length / 2)] as TrayOperation).now);
         const model = new ReferenceTray({ retentionDays: RETENTION_DAYS });
         for (const operation of operations) {
           model.apply(operation);

@@ -13,7 +13,7 @@ import {
 } from '../../../support/activity-builder.ts';
 import { applyOperation, RETENTION_DAYS } from './apply-operation.ts';
 import { conformanceCase } from './conformance-case.ts';
-import { differences, modelSnapshot, storageSnapshot } from './tray-snapshot.ts';
+import { differences, modelSnapshot, sinceBefore, storageSnapshot } from './tray-snapshot.ts';
 
 /**
  * The model-based property: random sequences of deliveries (redelivered, reordered, in dense
@@ -293,7 +293,7 @@ conformanceCase(
     const start = Math.floor(Date.now() / DAY_MS) * DAY_MS - 2 * DAY_MS;
     for (const [index, run] of FOUND.entries()) {
       const { operations, userIds, readAt } = operationsOf(run, id(`f${index}`), start);
-      const since = (operations[Math.floor(operations.length / 2)] as TrayOperation).now;
+      const since = sinceBefore((operations[Math.floor(operations.length / 2)] as TrayOperation).now);
       const model = new ReferenceTray({ retentionDays: RETENTION_DAYS });
       for (const operation of operations) {
         model.apply(operation);
@@ -323,7 +323,7 @@ conformanceCase(
         const tag = id(`r${runs++}`);
         const { operations, userIds, readAt } = operationsOf(run, tag, start);
         // What a stream that reconnects halfway through would be sent.
-        const since = (operations[Math.floor(operations.length / 2)] as TrayOperation).now;
+        const since = sinceBefore((operations[Math.floor(operations.length / 2)] as TrayOperation).now);
         const model = new ReferenceTray({ retentionDays: RETENTION_DAYS });
         for (const operation of operations) {
           model.apply(operation);

@@ -7,6 +7,7 @@ import { conformanceAdapters, REQUIRED_ENGINES, type OpenedStorage } from './con
 import { registeredCases, type ConformanceContext } from './conformance-case.ts';
 // Every case file, so each registers its cases before the adapters' suites are built.
 import './records-cases.ts';
+import './change-times-cases.ts';
 import './writes-cases.ts';
 import './memberships-cases.ts';
 import './latest-times-cases.ts';

@@ -27,9 +27,12 @@ export function toldRecords(): ToldRecords {
   };
 }
 
-/** The read and inbox state of a record: what a stream's `record` event tells a client. */
-const stateOf = ({ key, hasRead, isSeen, archivedAt, snoozedUntil }: InboxRecord) =>
-  plain({ key, hasRead, isSeen, archivedAt, snoozedUntil });
+/**
+ * The read and inbox state of a record: what a stream's `record` event tells a client; and its
+ * changedAt, which the stream tells the record's states apart by.
+ */
+const stateOf = ({ key, hasRead, isSeen, archivedAt, snoozedUntil, changedAt }: InboxRecord) =>
+  plain({ key, hasRead, isSeen, archivedAt, snoozedUntil, changedAt });
 
 /**
  * Each told record's read and inbox state against the model's record of that key after the same

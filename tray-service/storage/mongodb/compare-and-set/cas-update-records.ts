@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
+import { nextChangedAt } from '../../../domain/next-changed-at.ts';
 import { TRAY_RECORDS } from '../collection-names.ts';
 import { type TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { claimVersions } from './claim-versions.ts';
@@ -44,10 +45,15 @@ export interface CasOptions extends StallOptions {
   refresh?: () => Promise<void>;
   /**
    * Called after each round with the records that round wrote (inserted or updated, as stored),
-   * so live streams can be told (docs/live-tray.md). Runs after the writes; it must not throw.
+   * so live streams can be told (docs/live-tray.md), and with the changedAt of the state each
+   * update replaced, by `_id` (an insert replaced none): a mark's announcement carries it. Runs
+   * after the writes; it must not throw.
    */
-  onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
-  /** The writer's clock (epoch ms) for `changedAt`; tests pin it. */
+  onWritten?: (records: readonly TrayRecordDoc[], replaced: ReadonlyMap<string, number>) => Promise<void>;
+  /**
+   * The writer's clock (epoch ms) for `changedAt`; tests pin it. An update stamps a later one than
+   * the record's (nextChangedAt) when this clock is not ahead of it.
+   */
   now?: () => number;
   /**
    * false: an update keeps the record's `changedAt` (a change no live stream is told of, as
@@ -85,6 +91,8 @@ export async function casUpdateRecords(
   const now = options.now ?? Date.now;
   /** What this call tried to write per key: a chunk whose bulk missed does not say which landed. */
   const attempted = new Map<string, TrayRecordDoc>();
+  /** The changedAt of the state each update of `attempted` was computed from. */
+  const replaced = new Map<string, number>();
   let pending = [...new Set(keys)];
   let snapshot = options.first;
   let written = 0;
@@ -121,7 +129,10 @@ export async function casUpdateRecords(
       }
       const computed = compute(key, before);
       if (computed === 'unchanged') continue;
-      const next = before && options.stampChangedAt === false ? computed : { ...computed, changedAt };
+      const next =
+        before && options.stampChangedAt === false
+          ? computed
+          : { ...computed, changedAt: nextChangedAt(before?.changedAt, changedAt) };
       if (before) updates.push({ before, next });
       else inserts.push({ ...next, version: firstVersion() });
     }
@@ -136,7 +147,11 @@ export async function casUpdateRecords(
     );
     // Only what this call may have written: an insert that met a concurrent one's `_id`, or an
     // update whose claim went to another writer, did not land and must never pass for ours.
-    for (const { before, next } of updates) if (won.has(before._id)) attempted.set(before._id, next);
+    for (const { before, next } of updates) {
+      if (!won.has(before._id)) continue;
+      attempted.set(before._id, next);
+      replaced.set(before._id, before.changedAt ?? 0);
+    }
     const retry = new Set(
       updates.filter(({ before }) => !won.has(before._id)).map(({ before }) => before._id),
     );
@@ -145,7 +160,11 @@ export async function casUpdateRecords(
     written += inserted.count + landed.length;
     for (const key of inserted.lost) retry.add(key);
     const lost = new Set(inserted.lost);
-    for (const next of inserts) if (!lost.has(next._id)) attempted.set(next._id, next);
+    for (const next of inserts) {
+      if (lost.has(next._id)) continue;
+      attempted.set(next._id, next);
+      replaced.delete(next._id);
+    }
     const confirmed = [...landed, ...inserts.filter((doc) => !lost.has(doc._id))];
     const wonUpdates = updates.filter(({ before }) => won.has(before._id));
     for (let start = 0; start < wonUpdates.length; start += UPDATES_PER_BULK) {
@@ -160,7 +179,7 @@ export async function casUpdateRecords(
         confirmed.push(...chunk.map(({ next }) => next));
       }
     }
-    if (options.onWritten && confirmed.length > 0) await options.onWritten(confirmed);
+    if (options.onWritten && confirmed.length > 0) await options.onWritten(confirmed, replaced);
     pending = [...retry];
     readAt = new Map(pending.map((key) => [key, current.get(key)?.version]));
   }

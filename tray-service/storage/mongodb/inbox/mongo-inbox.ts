@@ -2,12 +2,13 @@ import type { Db } from 'mongodb';
 import type { InboxRecord } from '../../../domain/inbox-record.ts';
 import { encodeRecordKey } from '../../../domain/record-key.ts';
 import { seenByLastRead } from '../../../domain/seen-mark.ts';
-import type { InboxPort, MarkedRecords } from '../../port.ts';
+import type { InboxPort, MarkedRecord, MarkedRecords } from '../../port.ts';
 import { TRAY_RECORDS } from '../collection-names.ts';
 import { casUpdateRecords, type ComputeRecord } from '../compare-and-set/cas-update-records.ts';
 import { claimOwner } from '../compare-and-set/claim-owner.ts';
 import { readByIds } from '../compare-and-set/read-by-ids.ts';
 import { createMongoMutes } from '../mutes/mongo-mutes.ts';
+import { marked } from '../records/marked.ts';
 import { recordBox, viewBox } from '../records/record-box.ts';
 import { createSortedPages } from '../records/sorted-pages.ts';
 import { toInboxRecord } from '../records/to-tray-record.ts';
@@ -46,7 +47,7 @@ export function createMongoInbox(db: Db): InboxPort {
     now: number,
     stampChangedAt = true,
   ) => {
-    const changed: InboxRecord[] = [];
+    const changed: MarkedRecord<InboxRecord>[] = [];
     await casUpdateRecords(
       db,
       found.map((record) => record._id),
@@ -56,7 +57,8 @@ export function createMongoInbox(db: Db): InboxPort {
         now: () => now,
         stampChangedAt,
         first: new Map(found.map((record) => [record._id, record])),
-        onWritten: async (docs) => void changed.push(...docs.map(toInboxRecord)),
+        onWritten: async (docs, replaced) =>
+          void changed.push(...docs.map((doc) => marked(toInboxRecord(doc), doc, replaced))),
       },
     );
     return changed;

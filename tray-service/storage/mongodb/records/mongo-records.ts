@@ -1,13 +1,13 @@
 import type { Db, Filter } from 'mongodb';
 import { recordKey } from '../../../domain/activity.ts';
-import type { TrayRecord } from '../../../domain/tray-record.ts';
 import type { TrayVerb } from '../../../domain/tray-verb.ts';
-import type { LatestTimesPort, TrayRecordsPort } from '../../port.ts';
+import type { LatestTimesPort, MarkedRecord, TrayRecordsPort } from '../../port.ts';
 import { TRAY_RECORDS } from '../collection-names.ts';
 import { casUpdateRecords, type ComputeRecord } from '../compare-and-set/cas-update-records.ts';
 import { claimOwner } from '../compare-and-set/claim-owner.ts';
 import { markReadAndSeen } from '../../../domain/seen-mark.ts';
 import { withInboxChange } from '../inbox/inbox-change.ts';
+import { marked } from './marked.ts';
 import { createSortedPages } from './sorted-pages.ts';
 import { toInboxRecord, toTrayRecord } from './to-tray-record.ts';
 import type { TrayRecordDoc } from './tray-records-collection.ts';
@@ -57,8 +57,8 @@ export function createMongoRecords(
   });
 
   /** Marks `found` read at `now`; returns the records this call changed, as stored. */
-  const markFound = async (found: readonly TrayRecordDoc[], now: number): Promise<TrayRecord[]> => {
-    const changed: TrayRecord[] = [];
+  const markFound = async (found: readonly TrayRecordDoc[], now: number): Promise<MarkedRecord[]> => {
+    const changed: MarkedRecord[] = [];
     await casUpdateRecords(
       db,
       found.map((record) => record._id),
@@ -69,7 +69,8 @@ export function createMongoRecords(
         // changedAt on the caller's clock, like every write of the port.
         now: () => now,
         first: new Map(found.map((record) => [record._id, record])),
-        onWritten: async (docs) => void changed.push(...docs.map(toTrayRecord)),
+        onWritten: async (docs, replaced) =>
+          void changed.push(...docs.map((doc) => marked(toTrayRecord(doc), doc, replaced))),
       },
     );
     return changed;

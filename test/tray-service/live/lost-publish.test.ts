@@ -1,0 +1,100 @@
+import { expect } from 'chai';
+import { createLogger } from '../../../shared/logging/create-logger.ts';
+import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
+import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
+import { createChangePublisher, type ChangePublisher } from '../../../tray-service/live/change-publisher.ts';
+import { createLostChanges } from '../../../tray-service/live/lost-changes.ts';
+import { encodeStreamCursor, freshCursor, SETTLE_MS } from '../../../tray-service/live/stream-cursor.ts';
+import { seedActivities } from '../../support/seed-tray.ts';
+import { testStack } from '../../support/test-stack.ts';
+import { waitFor } from '../../support/wait-for.ts';
+import { bearer } from '../api/support/api-harness.ts';
+import { useLiveTray } from './support/live-harness.ts';
+import { dataOf, named, openSse, type SseEvent, type SseStream } from './support/sse-client.ts';
+
+const silent = createLogger({ name: 'test', level: 'silent' });
+const STREAM = '/notifications/v3/stream';
+
+const shown = (events: readonly SseEvent[]) =>
+  events.filter(named('record')).map((event) => dataOf<NotificationRecord>(event).targetId);
+const lastId = (events: readonly SseEvent[]) =>
+  events.filter((event) => event.id !== undefined).at(-1)?.id ?? '';
+
+// A publish can fail while the streams' own subscriptions stay up (the publishing process's
+// connection to Redis drops, a command times out). The change is stored; a later change delivered
+// to the stream moves its id past it, so neither the stream nor a reconnect from that id would
+// ever look back far enough to send it.
+describe('a change whose publish failed', function () {
+  this.timeout(60_000);
+  const tray = useLiveTray({ instances: 1 });
+  const open: SseStream[] = [];
+  let redis: RedisClient;
+  let publisher: ChangePublisher;
+  before(() => {
+    // The worker's own connection, which the test takes down and brings back.
+    redis = createRedis(testStack().redisUrl);
+    redis.on('error', () => undefined);
+    publisher = createChangePublisher(redis, tray.prefix, silent, { retryMs: 100 });
+  });
+  after(() => {
+    for (const stream of open) stream.close();
+    redis.disconnect();
+  });
+
+  const stream = async (user: string, headers: Record<string, string> = {}) => {
+    const opened = await openSse(`${tray.instance(0).base}${STREAM}`, {
+      Authorization: await bearer(user),
+      ...headers,
+    });
+    open.push(opened);
+    await opened.next(named('unread'));
+    return opened;
+  };
+  const write = (userId: string, targetId: string, now: number, changes: ChangePublisher) =>
+    tray.worker.storage.writes.applyPersonal(seedActivities({ userId, targetId, lastUpdate: now }), {
+      now,
+      retentionDays: 90,
+      onWritten: (records) => changes.recordsWritten(records),
+    });
+  /**
+   * A stream resumed from a minute ago; p-lost written while the worker's connection is down, then
+   * p-later announced, ten seconds after it (the test stamps p-lost in the past rather than wait):
+   * the stream's id moves past p-lost by more than the window.
+   */
+  const loseOne = async (user: string) => {
+    const live = await stream(user, {
+      'Last-Event-ID': encodeStreamCursor(freshCursor(Date.now() - 60_000)),
+    });
+    redis.disconnect();
+    await write(user, 'p-lost', Date.now() - 2 * SETTLE_MS, publisher);
+    await write(user, 'p-later', Date.now(), tray.changes);
+    await live.next(named('record'));
+    return live;
+  };
+
+  it('reaches a stream that stayed open once the publisher reaches Redis again', async () => {
+    const live = await loseOne('u-lost-open');
+    await redis.connect();
+    await live
+      .next((event) => shown([event]).includes('p-lost'), { timeoutMs: 5_000 })
+      .catch(() => undefined);
+    expect(shown(live.events)).to.include.members(['p-later', 'p-lost']);
+  });
+
+  it('reaches a stream that was away then, when it resumes', async () => {
+    const user = 'u-lost-away';
+    const live = await loseOne(user);
+    live.close();
+    await redis.connect();
+    // The resync has gone out (to no stream of the user) once it is kept for later ones.
+    const lost = createLostChanges(redis, tray.prefix);
+    await waitFor(async () => (await lost.of(user)) !== undefined, 5_000, 'the resync kept').catch(
+      () => undefined,
+    );
+    const again = await stream(user, { 'Last-Event-ID': lastId(live.events) });
+    await again
+      .next((event) => shown([event]).includes('p-lost'), { timeoutMs: 3_000 })
+      .catch(() => undefined);
+    expect(shown([...live.events, ...again.events])).to.include.members(['p-later', 'p-lost']);
+  });
+});
