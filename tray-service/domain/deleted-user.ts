@@ -26,3 +26,8 @@ export function withDeletedActors(
       : activity,
   );
 }
+
+/** Whether a snapshot already shows its user as deletedActor does: that name, and no image. */
+export function showsDeleted(actor: Pick<ActorInfo, 'name' | 'imageUrl' | 'avatarCustomUrl'>): boolean {
+  return actor.name === DELETED_USER_NAME && !actor.imageUrl && !actor.avatarCustomUrl;
+}

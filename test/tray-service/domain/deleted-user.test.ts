@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { deletedActor, withDeletedActors } from '../../../tray-service/domain/deleted-user.ts';
+import { deletedActor, showsDeleted, withDeletedActors } from '../../../tray-service/domain/deleted-user.ts';
 import { aComment } from '../../support/activity-builder.ts';
 
 describe('deleted users (docs/tray-rules.md#deleted-users)', () => {
@@ -22,5 +22,12 @@ describe('deleted users (docs/tray-rules.md#deleted-users)', () => {
     const activities = [ben, cid];
     expect(withDeletedActors(activities, new Set(['u-ana']))).to.equal(activities);
     expect(withDeletedActors(activities, new Set())).to.equal(activities);
+  });
+
+  it('tells a snapshot shown as deleted from one that still names the user', () => {
+    expect(showsDeleted(deletedActor('u-ben'))).to.equal(true);
+    expect(showsDeleted({ name: 'Ben' })).to.equal(false);
+    expect(showsDeleted({ name: 'Deleted user', imageUrl: 'https://img/ben' })).to.equal(false);
+    expect(showsDeleted({ name: 'Deleted user', avatarCustomUrl: 'https://img/ben-custom' })).to.equal(false);
   });
 });
