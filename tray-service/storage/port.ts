@@ -146,7 +146,10 @@ export interface TrayWritesPort {
   applyMemberships(changes: readonly MembershipChange[], context: WriteContext): Promise<void>;
   /**
    * Profile changes: a rename changes no record (names are snapshots); a delete rewrites the
-   * user's snapshots to `Deleted user`, removes their own tray and ends their memberships.
+   * user's snapshots to `Deleted user`, removes their own tray and ends their memberships. A
+   * deletion is final (docs/tray-rules.md#deleted-users): no later change replaces it, and from
+   * then on every write of this port leaves the user out of its recipients and names an action
+   * of theirs as the deletion does, also a write running at the same moment.
    */
   applyProfiles(changes: readonly ProfileChange[], context: WriteContext): Promise<void>;
   /**

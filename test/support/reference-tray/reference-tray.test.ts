@@ -427,6 +427,58 @@ describe('referenceTray', () => {
       expect(record).to.include({ changedAt: NOW + 1, unreadAt: NOW, hasRead: false });
       expect(liveRecords(tray, 'u-ben', NOW + 2)).to.deep.equal([]);
     });
+
+    it('receives nothing delivered after the deletion: personal actions, posts dated before it, a late join', () => {
+      const tray = referenceTray(
+        [
+          join('u-ben', T),
+          { kind: 'deleteProfile', userId: 'u-ben', at: T + 10, now: NOW + 1 },
+          // Created before the deletion, delivered after it.
+          personal(
+            [aComment('u-ana', { postId: 'p-2', owner: 'u-ben' }, { id: 'cm-2', at: T + 2 })],
+            NOW + 2,
+          ),
+          personal(
+            [aMention('u-ana', 'u-ben', { in: 'post', postId: 'p-3' }, { at: T + 3, userFeed: 'u-ana' })],
+            NOW + 2,
+          ),
+          posts([aPost('u-cid', { id: 'p-4', at: T + 4 })], NOW + 2),
+          // A join after the deletion backfills nothing, and later posts reach nothing either.
+          join('u-ben', T + 20, NOW + 3),
+          posts([aPost('u-cid', { id: 'p-5', at: T + 30 })], NOW + 4),
+        ],
+        RETENTION,
+      );
+      expect(tray.storedRecords('u-ben')).to.deep.equal([]);
+      expect(liveRecords(tray, 'u-ana', NOW + 4).map((record) => record.lastActionId)).to.deep.equal([]);
+    });
+
+    it('shows as `Deleted user` without image in their activities delivered after the deletion, also once computed again', () => {
+      const ben = { name: 'Ben', imageUrl: 'https://img/ben' };
+      const tray = referenceTray(
+        [
+          join('u-ana', T),
+          join('u-cid', T),
+          { kind: 'deleteProfile', userId: 'u-ben', at: T + 10, now: NOW + 1 },
+          personal([aComment('u-ben', POST, { id: 'cm-1', at: T + 1, ...ben })], NOW + 2),
+          posts([aPost('u-ben', { id: 'p-9', at: T + 2, ...ben })], NOW + 2),
+          // A late join gets the kept post, and a late leave computes the records again: neither
+          // brings the name back.
+          join('u-dee', T + 1, NOW + 3),
+          leave('u-cid', T + 5, NOW + 3),
+        ],
+        RETENTION,
+      );
+      const deleted = (at: number) => [{ userId: 'u-ben', name: 'Deleted user', at }];
+      const actorsOf = (userId: string) =>
+        liveRecords(tray, userId, NOW + 3).map((record) => [record.verb, record.actors]);
+      expect(actorsOf('u-ana')).to.deep.equal([
+        ['post', deleted(T + 2)],
+        ['comment', deleted(T + 1)],
+      ]);
+      expect(actorsOf('u-cid')).to.deep.equal([['post', deleted(T + 2)]]);
+      expect(actorsOf('u-dee')).to.deep.equal([['post', deleted(T + 2)]]);
+    });
   });
 
   describe('reading', () => {

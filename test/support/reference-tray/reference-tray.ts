@@ -5,6 +5,7 @@ import {
   type Activity,
   type MembershipChange,
 } from '../../../tray-service/domain/activity.ts';
+import { withDeletedActors } from '../../../tray-service/domain/deleted-user.ts';
 import { encodeRecordKey } from '../../../tray-service/domain/record-key.ts';
 import type { TrayRecord, TrayVerb } from '../../../tray-service/domain/tray-record.ts';
 import { archive, unarchive } from '../../../tray-service/domain/archive-mark.ts';
@@ -37,7 +38,8 @@ import { snooze, unsnooze, wake } from '../../../tray-service/domain/snooze-mark
  * away from the community; a join arriving after the actions it precedes adds them, a leave
  * arriving after them takes them back. Order-dependent where the rules are: read marks and
  * delete-all act on the records as they are then, and a record rewritten after new actors joined
- * its group shows them.
+ * its group shows them. A deletion is final (docs/tray-rules.md#deleted-users): whatever is
+ * delivered after it, its user's tray stays empty and their actions show them as `Deleted user`.
  */
 export type TrayOperation =
   /** applyPersonal: activities addressed to one user each (comments, replies, reactions, mentions). */
@@ -148,6 +150,8 @@ export class ReferenceTray {
    * clock does not move (nextChangedAt): snapshots compare changedAt to within that (tray-snapshot.ts).
    */
   private readonly written = new Map<string, number>();
+  /** Users whose profile was deleted: they receive nothing more, and act as `Deleted user`. */
+  private readonly deleted = new Set<string>();
 
   constructor(options: { retentionDays: number }) {
     this.retentionDays = options.retentionDays;
@@ -158,15 +162,17 @@ export class ReferenceTray {
     const { now } = operation;
     this.written.clear();
     switch (operation.kind) {
-      case 'personal':
-        for (const activity of operation.activities) this.recordAction(activity);
-        for (const activity of operation.activities) {
+      case 'personal': {
+        const activities = withDeletedActors(operation.activities, this.deleted);
+        for (const activity of activities) this.recordAction(activity);
+        for (const activity of activities) {
           if (activity.audience.kind === 'user') this.deliver(activity.audience.userId, activity, now);
         }
         return 0;
+      }
       case 'posts': {
         // A community's post is on the community's own target, whatever the activity says.
-        const posts = operation.posts
+        const posts = withDeletedActors(operation.posts, this.deleted)
           .map((post): Activity => ({
             ...post,
             communityId: operation.communityId,
@@ -425,12 +431,7 @@ export class ReferenceTray {
     return [...latest.values()].sort((a, b) => (newer(asAction(a), asAction(b)) ? -1 : 1));
   }
 
-  /**
-   * Folds one action into a recipient's record (docs/tray-engine.md#records): the record is
-   * recomputed from its group's actions from its countFrom on, the recipient excluded; the newest
-   * action decides the latest fields; nothing the recipient sees changing leaves it as it was. An
-   * action on a community's target that fell while the recipient was away reaches nothing.
-   */
+  /** The changedAt of this operation's write of the record: one stamp however often it is written. */
   private stampOnce(recipientId: string, key: string, current: ModelRecord | undefined, now: number): number {
     const id = `${recipientId}\u0000${key}`;
     const stamped = this.written.get(id) ?? nextChangedAt(current?.changedAt, now);
@@ -438,9 +439,15 @@ export class ReferenceTray {
     return stamped;
   }
 
+  /**
+   * Folds one action into a recipient's record (docs/tray-engine.md#records): the record is
+   * recomputed from its group's actions from its countFrom on, the recipient excluded; the newest
+   * action decides the latest fields; nothing the recipient sees changing leaves it as it was. An
+   * action on a community's target that fell while the recipient was away reaches nothing.
+   */
   private deliver(recipientId: string, activity: Activity, now: number): void {
-    // An author is never notified of their own action.
-    if (activity.actor.userId === recipientId) return;
+    // An author is never notified of their own action, and a deleted user of anything.
+    if (activity.actor.userId === recipientId || this.deleted.has(recipientId)) return;
     if (awayAt(this.edges(activity.communityId, recipientId), activity.at)) return;
     // A voided action is a no-op; a muted one makes and changes nothing for its recipient.
     if (this.voided(activity) || this.heldBack(recipientId, activity)) return;
@@ -585,9 +592,11 @@ export class ReferenceTray {
   /**
    * user.didDelete (docs/tray-rules.md#deleted-users): their own tray goes, their snapshots in
    * every group and record become `Deleted user` without images, and they leave, at the deletion's
-   * time, every community they have a membership change in.
+   * time, every community they have a membership change in. From then on nothing reaches them and
+   * their actions delivered later show them deleted (deliver, withDeletedActors).
    */
   private deleteProfile(userId: string, at: number, now: number): void {
+    this.deleted.add(userId);
     this.trays.delete(userId);
     for (const group of this.groups.values()) {
       for (const [key, action] of group)

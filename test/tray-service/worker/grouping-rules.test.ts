@@ -231,6 +231,23 @@ describe('tray worker: grouping rules (docs/contract.md#tray-records)', () => {
       ]);
       expect(await worker.records('u-ivy')).to.deep.equal([]);
     });
+
+    it('receives nothing delivered after the deletion and shows as `Deleted user` in their actions delivered then', async () => {
+      await worker.deliver(userDeleteEvent('u-lea'));
+      // Both made before the deletion, delivered after it (a retry, the spool, a replay).
+      await worker.deliver(
+        comment('p-x3', 'u-lea', 1, {
+          users: [{ userId: 'u-lea', displayName: 'Lea', avatarFileUrl: 'https://cdn.example/lea.png' }],
+        }),
+      );
+      await worker.deliver(
+        commentEvent({ postId: 'p-x4', commentId: 'cm-x4', postOwner: 'u-lea', author: 'u-jon' }),
+      );
+      expect(
+        (await worker.record('comment_p-x3_u-ana'))?.actors.map((a) => [a.name, a.imageUrl]),
+      ).to.deep.equal([['Deleted user', undefined]]);
+      expect(await worker.records('u-lea')).to.deep.equal([]);
+    });
   });
 
   describe('an author acting on their own content', () => {

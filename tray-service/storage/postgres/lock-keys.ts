@@ -93,3 +93,12 @@ export const postLock = (postId: string) => JSON.stringify(['post', postId]);
  * DELETE of the user.
  */
 export const muteLock = (userId: string) => JSON.stringify(['mutes', userId]);
+
+/**
+ * The lock key of one user's profile: a deletion takes it exclusively while it stores the deleted
+ * profile and rewrites the user's snapshots; every write of an action takes its actor's and, when
+ * addressed to one user, its recipient's, shared. So a write reads the profile (its statements
+ * leave a deleted recipient out and name a deleted actor `Deleted user`) either after the deletion
+ * committed, or commits before the deletion reads what it rewrites and deletes.
+ */
+export const profileLock = (userId: string) => JSON.stringify(['profile', userId]);

@@ -1,7 +1,13 @@
 import type pg from 'pg';
 import { DAY_MS } from '../../../shared/time/durations.ts';
 import { groupCommit } from '../../../shared/async/group-commit.ts';
-import { DELETED_USER_NAME, recordKey, type Activity, type MembershipChange } from '../../domain/activity.ts';
+import {
+  DELETED_USER_NAME,
+  recordKey,
+  type Activity,
+  type MembershipChange,
+  type ProfileChange,
+} from '../../domain/activity.ts';
 import { spanOfJoin } from '../../domain/membership-intervals.ts';
 import type { InboxRecord } from '../../domain/inbox-record.ts';
 import type { TrayWritesPort, WriteContext } from '../port.ts';
@@ -9,7 +15,7 @@ import { applyRemovals } from './apply-removals.ts';
 import { recordRemovalOutcome } from './postgres-removal-outcomes.ts';
 import { inTransaction } from './in-transaction.ts';
 import { storableJson } from '../../domain/storable-json.ts';
-import { groupLock, lockKeys, memberLock, postLock } from './lock-keys.ts';
+import { groupLock, lockKeys, memberLock, postLock, profileLock } from './lock-keys.ts';
 import { postsOf, withoutVoided } from './voided-actions.ts';
 import {
   insertChanges,
@@ -22,6 +28,7 @@ import { personalActionsInSpan } from './personal-actions.ts';
 import { recomputeMemberRecords } from './recompute-member-records.ts';
 import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
 import { upsertGroupActors, upsertGroupRecords, type Deliveries } from './upsert-group-records.ts';
+import { waitForWriters } from './wait-for-writers.ts';
 
 /** Records per onWritten call: a fan-out to many members never hands them all over at once. */
 export const WRITTEN_BATCH = 1_000;
@@ -129,7 +136,11 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
       // join or leave of theirs (exclusive) is stored either before this reads their away spans,
       // or after this commits, when its backfill or recomputation reads the action kept here.
       // And each action's post, shared: a removal of the post waits for this write, or this
-      // write reads its tombstone (voided-actions.ts).
+      // write reads its tombstone (voided-actions.ts). And the profiles of each actor and of each
+      // one recipient, shared: a deletion of one of them commits before this reads the profiles
+      // (and the write leaves them out, or names them deleted), or after this commits, when it
+      // finds what this wrote (docs/tray-rules.md#deleted-users). A fan-out's members are not
+      // locked, thousands of them: a deletion waits for the fan-outs of its user's communities.
       await lockKeys(
         client,
         activities.map((activity) => groupLock(activity.verb, activity.targetId)),
@@ -140,6 +151,10 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
               : [],
           ),
           ...postsOf(activities).map(postLock),
+          ...activities.flatMap((activity) => [
+            profileLock(activity.actor.userId),
+            ...(activity.audience.kind === 'user' ? [profileLock(activity.audience.userId)] : []),
+          ]),
         ],
       );
       const live = await withoutVoided(client, activities);
@@ -359,33 +374,17 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
 
     async applyProfiles(changes, context) {
       if (changes.length === 0) return;
-      // The latest change of each user, in user order.
-      const latest = new Map<string, (typeof changes)[number]>();
-      for (const change of changes) {
-        const seen = latest.get(change.userId);
-        if (!seen || seen.at < change.at) latest.set(change.userId, change);
+      const ordered = profilesToStore(changes);
+      const ids = ordered.filter((change) => change.deleted).map((change) => change.userId);
+      if (ids.length === 0) {
+        await storeProfiles(pool, ordered);
+        return;
       }
-      const ordered = [...latest.values()].sort((a, b) => (a.userId < b.userId ? -1 : 1));
-      await pool.query(
-        `INSERT INTO tray_profiles AS t (user_id, display_name, image_url, avatar_custom_url, deleted, updated_at)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::bigint[])
-         ON CONFLICT (user_id) DO UPDATE SET display_name = excluded.display_name,
-           image_url = excluded.image_url, avatar_custom_url = excluded.avatar_custom_url,
-           deleted = excluded.deleted, updated_at = excluded.updated_at
-         WHERE t.updated_at < excluded.updated_at`,
-        [
-          ordered.map((change) => change.userId),
-          ordered.map((change) => change.displayName),
-          ordered.map((change) => change.imageUrl ?? null),
-          ordered.map((change) => change.avatarCustomUrl ?? null),
-          ordered.map((change) => change.deleted),
-          ordered.map((change) => change.at),
-        ],
-      );
-      const deleted = ordered.filter((change) => change.deleted);
-      if (deleted.length === 0) return;
-      const ids = deleted.map((change) => change.userId);
-      const renamed = await inTransaction(pool, async (client) => {
+      // The deletion holds its users' profile locks until its profiles and their snapshots are
+      // stored together: a write of theirs that takes the locks after reads them deleted.
+      const named = await inTransaction(pool, async (client) => {
+        await lockKeys(client, ids.map(profileLock));
+        await storeProfiles(client, ordered);
         await client.query('DELETE FROM tray_records WHERE user_id = ANY($1::text[])', [ids]);
         // The group actors and the kept actions first, so records computed later name them as
         // deleted too.
@@ -402,6 +401,41 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
              WHERE actor_id = ANY($1::text[]) AND activity->'actor' <> jsonb_build_object('userId', actor_id, 'name', $2::text)`,
             [ids, DELETED_USER_NAME],
           );
+        // The record groups that name them (tray_target_actors_actor).
+        const groups = await client.query<{ verb: string; target_id: string }>(
+          'SELECT DISTINCT verb, target_id FROM tray_target_actors WHERE actor_id = ANY($1::text[])',
+          [ids],
+        );
+        return groups.rows.map((row) => groupLock(row.verb, row.target_id));
+      });
+      // A deleted user leaves every community they have a change or an imported membership in.
+      const communities = await pool.query<{ community_id: string; user_id: string }>(
+        `SELECT DISTINCT community_id, user_id FROM (
+           SELECT community_id, user_id FROM tray_membership_changes WHERE user_id = ANY($1::text[])
+           UNION SELECT community_id, user_id FROM tray_imported_members WHERE user_id = ANY($1::text[])) AS m`,
+        [ids],
+      );
+      const at = Math.max(...ordered.filter((change) => change.deleted).map((change) => change.at));
+      await applyMembershipChanges(
+        communities.rows.map((row) => ({
+          communityId: row.community_id,
+          userId: row.user_id,
+          active: false,
+          at,
+        })),
+        context,
+      );
+      // A write that read the profiles or the group actors before the deletion committed may still
+      // be writing a record that names a deleted user as before, and a fan-out of one of their
+      // communities one in their tray: the deletion waits for the writers of those groups (each
+      // holds its groups' locks until it commits), then deletes the tray once more and rewrites the
+      // records, once, after them all. Every write that begins later reads the deletion.
+      await waitForWriters(pool, [
+        ...named,
+        ...communities.rows.map((row) => groupLock('post', row.community_id)),
+      ]);
+      const renamed = await inTransaction(pool, async (client) => {
+        await client.query('DELETE FROM tray_records WHERE user_id = ANY($1::text[])', [ids]);
         // Names are snapshots: only a deletion rewrites them, without images, keeping each `at`.
         const rows = await client.query<InboxRow>(
           `UPDATE tray_records SET changed_at = GREATEST(changed_at + 1, $3), actors = (
@@ -420,23 +454,47 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
       // Expired records are renamed too (none keeps the name), and told like the others: which of
       // them live streams hear of is the caller's to decide.
       await tell(context, renamed);
-      // A deleted user leaves every community they have a change or an imported membership in.
-      const communities = await pool.query<{ community_id: string; user_id: string }>(
-        `SELECT DISTINCT community_id, user_id FROM (
-           SELECT community_id, user_id FROM tray_membership_changes WHERE user_id = ANY($1::text[])
-           UNION SELECT community_id, user_id FROM tray_imported_members WHERE user_id = ANY($1::text[])) AS m`,
-        [ids],
-      );
-      const at = Math.max(...deleted.map((change) => change.at));
-      await applyMembershipChanges(
-        communities.rows.map((row) => ({
-          communityId: row.community_id,
-          userId: row.user_id,
-          active: false,
-          at,
-        })),
-        context,
-      );
     },
   };
+}
+
+/**
+ * The profile to store of each user, in user order: their deletion if the changes hold one (a
+ * deletion is final: docs/tray-rules.md#deleted-users), else their latest change.
+ */
+function profilesToStore(changes: readonly ProfileChange[]): ProfileChange[] {
+  const chosen = new Map<string, ProfileChange>();
+  for (const change of changes) {
+    const seen = chosen.get(change.userId);
+    if (
+      !seen ||
+      (change.deleted && !seen.deleted) ||
+      (change.deleted === seen.deleted && seen.at < change.at)
+    )
+      chosen.set(change.userId, change);
+  }
+  return [...chosen.values()].sort((a, b) => (a.userId < b.userId ? -1 : 1));
+}
+
+/**
+ * Stores each user's profile: a newer change replaces an older one, a deletion replaces any, and
+ * nothing replaces a deletion (the platform never brings a deleted user back).
+ */
+async function storeProfiles(db: pg.Pool | pg.PoolClient, ordered: readonly ProfileChange[]): Promise<void> {
+  await db.query(
+    `INSERT INTO tray_profiles AS t (user_id, display_name, image_url, avatar_custom_url, deleted, updated_at)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::bigint[])
+     ON CONFLICT (user_id) DO UPDATE SET display_name = excluded.display_name,
+       image_url = excluded.image_url, avatar_custom_url = excluded.avatar_custom_url,
+       deleted = excluded.deleted, updated_at = excluded.updated_at
+     WHERE NOT t.deleted AND (excluded.deleted OR t.updated_at < excluded.updated_at)`,
+    [
+      ordered.map((change) => change.userId),
+      ordered.map((change) => change.displayName),
+      ordered.map((change) => change.imageUrl ?? null),
+      ordered.map((change) => change.avatarCustomUrl ?? null),
+      ordered.map((change) => change.deleted),
+      ordered.map((change) => change.at),
+    ],
+  );
 }

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Activity } from '../../domain/activity.ts';
+import { DELETED_USER_NAME } from '../../domain/activity.ts';
 import { activityPost } from '../../domain/activity-post.ts';
 import { compareActions } from '../../domain/group-actors.ts';
 import type { InboxRecord } from '../../domain/inbox-record.ts';
@@ -65,10 +66,43 @@ export function activityRows(activities: readonly Activity[]): ActivityRow[] {
   }));
 }
 
-const ACTIVITIES = `SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(i int, recipient text, verb text,
-  target_id text, target_type text, target_name text, parent_target_id text, action_id text, seg bigint,
-  feed json, mention_in text, actor_id text, name text, image_url text, avatar_custom_url text, at bigint,
-  community_id text, post_id text)`;
+/** The name of a deleted user as an SQL literal (a constant of the domain's, without quotes). */
+const DELETED_NAME = `'${DELETED_USER_NAME.replaceAll("'", "''")}'`;
+
+/**
+ * The activities `$1` as the statements read them, an actor whose stored profile is deleted named
+ * as the deletion named them (docs/tray-rules.md#deleted-users: `Deleted user`, no image), with
+ * `actor_deleted` saying so: an action created before the deletion and delivered after it keeps
+ * and shows no other name. Read after the writer took its actors' profile locks (lock-keys.ts).
+ */
+const ACTIVITIES = `SELECT x.i, x.recipient, x.verb, x.target_id, x.target_type, x.target_name, x.parent_target_id,
+    x.action_id, x.seg, x.feed, x.mention_in, x.actor_id,
+    CASE WHEN gone.user_id IS NULL THEN x.name ELSE ${DELETED_NAME} END AS name,
+    CASE WHEN gone.user_id IS NULL THEN x.image_url END AS image_url,
+    CASE WHEN gone.user_id IS NULL THEN x.avatar_custom_url END AS avatar_custom_url,
+    x.at, x.community_id, x.post_id, gone.user_id IS NOT NULL AS actor_deleted
+  FROM jsonb_to_recordset($1::jsonb) AS x(i int, recipient text, verb text,
+    target_id text, target_type text, target_name text, parent_target_id text, action_id text, seg bigint,
+    feed json, mention_in text, actor_id text, name text, image_url text, avatar_custom_url text, at bigint,
+    community_id text, post_id text)
+  LEFT JOIN tray_profiles AS gone ON gone.user_id = x.actor_id AND gone.deleted`;
+
+/** Whether the stored profile of the user `column` names is deleted: such a user receives nothing. */
+const deletedUser = (column: string) =>
+  `EXISTS (SELECT 1 FROM tray_profiles AS gone WHERE gone.user_id = ${column} AND gone.deleted)`;
+
+/**
+ * A data-modifying CTE over the activities `p`: a community post whose author's profile is deleted
+ * has its kept copy (tray_community_posts, stored before the fan-out and outside its locks) named
+ * as the deletion names them, so a late join or leave that reads it later finds no other name.
+ */
+const RENAME_KEPT_POSTS = `renamed_posts AS (
+       UPDATE tray_community_posts AS c
+       SET activity = jsonb_set(c.activity, '{actor}', jsonb_build_object('userId', p.actor_id, 'name', p.name))
+       FROM p
+       WHERE p.actor_deleted AND p.recipient IS NULL AND c.community_id = p.community_id
+         AND c.action_id = p.action_id
+         AND c.activity->'actor' <> jsonb_build_object('userId', p.actor_id, 'name', p.name))`;
 
 /** A data-modifying CTE over the activities `p`: each action of each group once per recipient. */
 const KEEP_GROUP_ACTIONS = `group_kept AS (
@@ -87,7 +121,7 @@ const KEEP_GROUP_ACTIONS = `group_kept AS (
  * action: an older or repeated action changes nothing), keeps every action with whom it reached
  * in tray_group_actions (what a removal computes records again from) and the actions on a
  * community's targets addressed to one user (personal-actions.ts). Rows de-duplicated and written
- * in key order.
+ * in key order. A deleted actor is kept as `Deleted user` everywhere (ACTIVITIES, RENAME_KEPT_POSTS).
  */
 export async function upsertGroupActors(
   client: pg.PoolClient,
@@ -100,7 +134,8 @@ export async function upsertGroupActors(
     name: 'tray_upsert_group_actors',
     text: `WITH p AS (${ACTIVITIES}),
      ${KEEP_PERSONAL_ACTIONS},
-     ${KEEP_GROUP_ACTIONS}
+     ${KEEP_GROUP_ACTIONS},
+     ${RENAME_KEPT_POSTS}
      INSERT INTO tray_target_actors AS t
        (verb, target_id, actor_id, name, image_url, avatar_custom_url, at, action_id, expires_at)
      SELECT DISTINCT ON (target_id COLLATE "C", verb COLLATE "C", actor_id COLLATE "C")
@@ -226,11 +261,13 @@ const heldBackOf = (user: string) =>
 function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; params: unknown[] } {
   if (deliveries.kind === 'personal')
     return {
-      // An action on a community's target reaches no one who was away from it at its time, and
-      // an action a mute of its recipient held back reaches them in no way.
+      // An action on a community's target reaches no one who was away from it at its time, an
+      // action a mute of its recipient held back reaches them in no way, and nothing reaches a
+      // deleted user (docs/tray-rules.md#deleted-users).
       sql: `SELECT p.recipient AS user_id, p.verb, p.target_id, min(p.community_id) AS community_id,
               NULL::bigint AS open_from, min(p.at) AS first_at, max(p.i) AS newest_i
             FROM p WHERE p.recipient IS NOT NULL AND p.recipient <> p.actor_id
+              AND NOT ${deletedUser('p.recipient')}
               AND NOT EXISTS (SELECT 1 FROM tray_member_away a
                               WHERE a.community_id = p.community_id AND a.user_id = p.recipient
                                 AND a.from_at <= p.at AND p.at < a.to_at)
@@ -246,7 +283,8 @@ function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; 
             ON mb.community_id = $4 AND mb.from_at <= p.at AND p.at < mb.to_at
           LEFT JOIN mk ON mk.user_id = mb.user_id
           WHERE mb.user_id <> p.actor_id AND ($5::text[] IS NULL OR mb.user_id = ANY($5::text[]))
-            AND (mk.user_id IS NULL OR NOT ${heldBackOf('mb.user_id')})`;
+            AND (mk.user_id IS NULL OR NOT ${heldBackOf('mb.user_id')})
+            AND NOT ${deletedUser('mb.user_id')}`;
   const only = deliveries.only ? [...deliveries.only] : null;
   // One post: a member's intervals never overlap, so each member meets it once; nothing to fold.
   if (single)
@@ -283,6 +321,7 @@ function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; 
                          AND mb.user_id <> ALL (b.authors) AND mk.user_id IS NULL AS whole) AS x
           ) AS f
           WHERE f.newest_i IS NOT NULL AND ($5::text[] IS NULL OR mb.user_id = ANY($5::text[]))
+            AND NOT ${deletedUser('mb.user_id')}
           GROUP BY mb.user_id, b.verb, b.target_id`,
     params: [deliveries.communityId, only],
   };

@@ -32,6 +32,7 @@ import './mutes-cases.ts';
 import './back-dated-mutes-cases.ts';
 import './event-recipients-cases.ts';
 import './id-limits-cases.ts';
+import './deleted-users-cases.ts';
 
 /**
  * The storage conformance run: every registered case (conformance-case.ts) against every adapter

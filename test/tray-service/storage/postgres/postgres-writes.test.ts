@@ -710,6 +710,80 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       expect(tray.told.map((told) => told.userId)).to.deep.equal(['u-aaa']);
     });
 
+    /**
+     * Runs `write` while another connection holds the row lock on `heldUser`'s records, so the
+     * write's records upsert stops there after its snapshot read `deletedUser` as not deleted; then
+     * deletes `deletedUser` and lets the write go on only once the deletion waits for it (its
+     * group's lock): the write commits after the deletion stored the profile and rewrote the
+     * snapshots, which must still end with nothing of theirs and no old name.
+     */
+    async function deleteUserDuring(write: () => Promise<unknown>, heldUser: string, deletedUser: string) {
+      const holder = new pg.Client({ connectionString: tray.pg.url });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT 1 FROM tray_records WHERE user_id = $1 FOR UPDATE', [heldUser]);
+        const writing = write();
+        const waitingOn = (event: string | null, query: string) => async () =>
+          (
+            await tray.pg.pool.query(
+              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+                 AND wait_event_type = 'Lock' AND ($1::text IS NULL OR wait_event = $1) AND query LIKE $2`,
+              [event, query],
+            )
+          ).rowCount === 1;
+        await waitFor(
+          waitingOn(null, '-- tray: grouped upsert%'),
+          5_000,
+          'the write to wait for the held row',
+        );
+        const deleting = tray.writes.applyProfiles(
+          [{ userId: deletedUser, displayName: 'Deleted user', deleted: true, at: at(10) }],
+          tray.context(NOW + 1),
+        );
+        await waitFor(
+          waitingOn('advisory', '%pg_advisory_xact_lock_shared%'),
+          5_000,
+          'the deletion to wait for the write',
+        );
+        await holder.query('COMMIT');
+        await Promise.all([writing, deleting]);
+      } finally {
+        await holder.end();
+      }
+    }
+
+    it('leaves nothing in a deleted user’s tray when a fan-out that read them as a member writes after the deletion', async () => {
+      const community = 'c-hike';
+      const context = tray.context();
+      await tray.writes.applyMemberships([join(community, 'u-ana', 0)], context);
+      await tray.writes.fanOutPosts(community, [post(community, 'u-dee', 1)], context);
+      // u-cid joins after that post: the next post makes them a new record.
+      await tray.writes.applyMemberships([join(community, 'u-cid', 2)], context);
+      await deleteUserDuring(
+        () => tray.writes.fanOutPosts(community, [post(community, 'u-bob', 3)], context),
+        'u-ana',
+        'u-cid',
+      );
+      expect(await tray.records.count('u-cid', NOW + 1)).to.equal(0);
+      expect(names(await tray.record('u-ana', 'post', community))).to.deep.equal(['u-bob', 'u-dee']);
+    });
+
+    it('names a deleted user `Deleted user` in a record a write computed from its group before the deletion and made after it', async () => {
+      await personal([comment('p-1', 'u-cid', 1), comment('p-0', 'u-eve', 1, 'u-aaa')]);
+      // u-ana's record goes; u-dee's older comment then makes it again, counting u-cid.
+      await tray.records.deleteAll('u-ana');
+      await deleteUserDuring(
+        () => personal([comment('p-0', 'u-eve', 3, 'u-aaa'), comment('p-1', 'u-dee', 0)]),
+        'u-aaa',
+        'u-cid',
+      );
+      expect((await tray.record('u-ana', 'comment', 'p-1', NOW + 1))?.actors).to.deep.equal([
+        { userId: 'u-cid', name: 'Deleted user', at: at(1) },
+        { userId: 'u-dee', name: 'U-DEE', imageUrl: 'https://img/u-dee', at: at(0) },
+      ]);
+    });
+
     it('leaves one record written by 8 writers at once equal to the serial result', async () => {
       const authors = Array.from({ length: 8 }, (_, index) => `u-w${index}`);
       const concurrentWrites = createPostgresWrites(tray.pg.pool);

@@ -1,9 +1,12 @@
 import type { Db } from 'mongodb';
 import type { Activity } from '../../../domain/activity.ts';
+import { withDeletedActors } from '../../../domain/deleted-user.ts';
+import { deletedAmong } from './deleted-users.ts';
 import { memberChangesFingerprint } from '../memberships/membership-changes.ts';
 import { recomputeMemberRecords } from './recompute-member-records.ts';
 import { reapplyRemovals } from '../removals/reapply-removals.ts';
 import { withoutVoided } from '../removals/tombstones.ts';
+import { reapplyDeletions } from './reapply-deletions.ts';
 import { recordActions, writeDeliveries, type Delivery, type GroupingOptions } from './write-deliveries.ts';
 
 /**
@@ -14,24 +17,35 @@ import { recordActions, writeDeliveries, type Delivery, type GroupingOptions } f
  * the writes: a join or leave stored since the first round's read is then applied to the member's records here
  * (recomputeMemberRecords), so a leave whose own recomputation read the record before this write
  * landed is not lost. An activity a kept removal voids is a no-op (docs/tray-rules.md#inbox), and a
- * removal stored while the write ran is applied again after it (reapplyRemovals).
+ * removal stored while the write ran is applied again after it (reapplyRemovals). Nothing reaches a
+ * deleted user and their actions show them deleted; a deletion stored while the write ran is applied
+ * again after it (reapplyDeletions).
  */
 export async function applyPersonalActivities(
   db: Db,
   all: readonly Activity[],
   options: GroupingOptions,
 ): Promise<void> {
-  const activities = await withoutVoided(db, all);
+  const live = await withoutVoided(db, all);
+  // A deleted user receives nothing, and an action of theirs shows them deleted
+  // (docs/tray-rules.md#deleted-users): one look-up of the actors and recipients.
+  const deleted = await deletedAmong(db, [
+    ...live.map((activity) => activity.actor.userId),
+    ...live.flatMap((activity) => (activity.audience.kind === 'user' ? [activity.audience.userId] : [])),
+  ]);
+  const activities = withDeletedActors(live, deleted);
   await recordActions(db, activities, options.retentionDays);
   // An author is never notified of their own action.
   const addressed: Delivery[] = activities.flatMap((activity) =>
-    activity.audience.kind === 'user' && activity.audience.userId !== activity.actor.userId
+    activity.audience.kind === 'user' &&
+    activity.audience.userId !== activity.actor.userId &&
+    !deleted.has(activity.audience.userId)
       ? [{ recipientId: activity.audience.userId, activity }]
       : [],
   );
   // A delivery a mute of its recipient holds back makes no record and changes none (writeDeliveries).
-  const used = await writeDeliveries(db, addressed, options);
-  for (const [member, spans] of used) {
+  const written = await writeDeliveries(db, addressed, options);
+  for (const [member, spans] of written.spans) {
     const [communityId, userId] = JSON.parse(member) as [string, string];
     if ((await memberChangesFingerprint(db, communityId, userId)) === spans.changes) continue;
     await recomputeMemberRecords(db, communityId, userId, {
@@ -42,4 +56,17 @@ export async function applyPersonalActivities(
     });
   }
   await reapplyRemovals(db, activities, options);
+  // A deletion stored while this ran: of a recipient it wrote a record for, of an actor whose
+  // action it kept or whom a record it wrote names as they were.
+  await reapplyDeletions(
+    db,
+    new Set([
+      ...written.recipients,
+      ...written.named,
+      ...activities.flatMap((activity) =>
+        deleted.has(activity.actor.userId) ? [] : [activity.actor.userId],
+      ),
+    ]),
+    options,
+  );
 }

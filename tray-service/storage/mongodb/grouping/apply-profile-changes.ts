@@ -14,7 +14,9 @@ import type { UserProfileDoc } from './user-profiles-collection.ts';
  * Keeps user_profiles current (docs/contract.md#userdidupdate-userdiddelete). A rename changes no
  * stored record: names are snapshots taken when each actor acted. A delete rewrites the user's snapshots in
  * every record to `Deleted user` (FerretDB has no positional `$` update, so records are rewritten
- * with compare-and-set), removes the deleted user's own tray and ends their memberships.
+ * with compare-and-set), removes the deleted user's own tray and ends their memberships. A deletion
+ * is final (docs/tray-rules.md#deleted-users): it replaces any stored profile, and nothing
+ * replaces it.
  */
 export interface ProfileChangeOptions {
   /** The job's dedupe key (owner of its write claims). */
@@ -31,9 +33,12 @@ export async function applyProfileChanges(
   options: ProfileChangeOptions,
 ): Promise<void> {
   if (changes.length === 0) return;
+  // A filter that does not match a stored profile makes the upsert insert a duplicate `_id`: ignored.
   const ops: AnyBulkWriteOperation<UserProfileDoc>[] = changes.map((change) => ({
     updateMany: {
-      filter: { _id: change.userId, updatedAt: { $lt: change.at } },
+      filter: change.deleted
+        ? { _id: change.userId, deleted: { $ne: true } }
+        : { _id: change.userId, updatedAt: { $lt: change.at }, deleted: { $ne: true } },
       update: profileUpdate(change),
       upsert: true,
     },
@@ -47,7 +52,13 @@ export async function applyProfileChanges(
     );
   }
   const deleted = changes.filter((change) => change.deleted);
-  if (deleted.length > 0) await forgetDeletedUsers(db, deleted, options);
+  if (deleted.length === 0) return;
+  const userIds = [...new Set(deleted.map((change) => change.userId))];
+  // The profile first, then the memberships, then the tray and the snapshots: a write that reads
+  // the profile or its members' changes after its own writes then either finds the deletion and
+  // applies it again itself (reapply-deletions.ts), or wrote before this reads what it rewrites.
+  await endMemberships(db, userIds, Math.max(...deleted.map((change) => change.at)));
+  await forgetDeletedUsers(db, userIds, options);
 }
 
 /** Sets the new profile; an image the new profile lacks is removed, not kept from the old one. */
@@ -65,13 +76,18 @@ function profileUpdate(change: ProfileChange) {
   return Object.keys($unset).length > 0 ? { $set, $unset } : { $set };
 }
 
-async function forgetDeletedUsers(
+/**
+ * Removes the deleted users' own trays and rewrites their snapshot to `Deleted user` in every
+ * group, kept action and record; idempotent, so a write that finds a user deleted after it wrote
+ * runs it again for them (reapply-deletions.ts).
+ */
+export async function forgetDeletedUsers(
   db: Db,
-  deleted: readonly ProfileChange[],
+  userIds: readonly string[],
   { owner, now, onWritten }: ProfileChangeOptions,
 ): Promise<void> {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
-  for (const { userId } of deleted) {
+  for (const userId of userIds) {
     await records.deleteMany({ userId });
     // Their snapshot in every group and kept action first, so records computed later keep the new
     // name too.
@@ -92,9 +108,4 @@ async function forgetDeletedUsers(
       },
     );
   }
-  await endMemberships(
-    db,
-    deleted.map((change) => change.userId),
-    Math.max(...deleted.map((change) => change.at)),
-  );
 }

@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import type { Activity } from '../../../domain/activity.ts';
+import { withDeletedActors } from '../../../domain/deleted-user.ts';
 import { isMemberAt } from '../../../domain/membership-intervals.ts';
 import {
   communityChangesFingerprints,
@@ -8,6 +9,9 @@ import {
 } from '../memberships/membership-changes.ts';
 import { recordGroup } from '../records/storage-keys.ts';
 import { readRecordGroup } from './read-record-group.ts';
+import { forgetDeletedUsers } from './apply-profile-changes.ts';
+import { deletedAmong } from './deleted-users.ts';
+import { reapplyDeletions } from './reapply-deletions.ts';
 import { recomputeMemberRecords } from './recompute-member-records.ts';
 import { reapplyRemovals } from '../removals/reapply-removals.ts';
 import { withoutVoided } from '../removals/tombstones.ts';
@@ -17,7 +21,9 @@ import { memberOf, recordActions, writeDeliveries, type GroupingOptions } from '
  * The one fan-out entry point (the storage port's fanOutPosts): posts of one community, whole.
  * Their actions join their groups' actors, then each record group's posts go out in one fan-out. A
  * deleted post is a no-op (docs/tray-rules.md#inbox), and a removal stored while the fan-out ran is
- * applied again after it (reapplyRemovals).
+ * applied again after it (reapplyRemovals). A deleted author shows as deleted, and a deletion
+ * stored while the fan-out ran is applied again after it (reapplyDeletions; for the members, in
+ * fanOutPosts).
  */
 export async function fanOutCommunityPosts(
   db: Db,
@@ -25,7 +31,12 @@ export async function fanOutCommunityPosts(
   posts: readonly Activity[],
   options: GroupingOptions,
 ): Promise<void> {
-  const addressed = (await withoutVoided(db, posts)).map((post) => ({
+  const live = await withoutVoided(db, posts);
+  const deleted = await deletedAmong(
+    db,
+    live.map((post) => post.actor.userId),
+  );
+  const addressed = withDeletedActors(live, deleted).map((post) => ({
     ...post,
     audience: { kind: 'community' as const, communityId },
   }));
@@ -35,19 +46,30 @@ export async function fanOutCommunityPosts(
     const group = recordGroup(post.verb, post.targetId);
     byGroup.set(group, [...(byGroup.get(group) ?? []), post]);
   }
-  for (const group of byGroup.values()) await fanOutPosts(db, group, options);
+  const named = new Set<string>();
+  for (const group of byGroup.values())
+    for (const userId of await fanOutPosts(db, group, options)) named.add(userId);
   await reapplyRemovals(db, addressed, options);
+  for (const post of addressed) if (!deleted.has(post.actor.userId)) named.add(post.actor.userId);
+  await reapplyDeletions(db, named, options);
 }
 
 /**
  * Community posts of one record group and community, fanned out together: the community's
  * members and the group's records are read once, and each member's record takes every post the
  * member was there for in one compare-and-set write (membership by time: a post reaches those who
- * were members at its createdAt; an author is never notified of their own post).
+ * were members at its createdAt; an author is never notified of their own post; a deleted member is
+ * reached by nothing, looked up once per batch of members). Returns the actors its records name
+ * with a snapshot of their own.
  */
-async function fanOutPosts(db: Db, posts: readonly Activity[], options: GroupingOptions): Promise<void> {
+async function fanOutPosts(
+  db: Db,
+  posts: readonly Activity[],
+  options: GroupingOptions,
+): Promise<Set<string>> {
+  const named = new Set<string>();
   const [post] = posts;
-  if (post?.audience.kind !== 'community') return;
+  if (post?.audience.kind !== 'community') return named;
   const { communityId } = post.audience;
   const group = recordGroup(post.verb, post.targetId);
   const readGroup = () => readRecordGroup(db, group);
@@ -65,17 +87,35 @@ async function fanOutPosts(db: Db, posts: readonly Activity[], options: Grouping
   // The members as read first, then as read again by a compare-and-set round that retries.
   const spans = { first: keyed(members), reload: async () => keyed(await communityMembers(db, communityId)) };
   for (let start = 0; start < recipients.length; start += options.fanOutBatch) {
+    const chunk = recipients.slice(start, start + options.fanOutBatch);
+    const deleted = await deletedAmong(
+      db,
+      chunk.map(({ recipientId }) => recipientId),
+    );
     // Mutes are read per batch by target inside the write (one query, never one per member).
-    const batch = recipients
-      .slice(start, start + options.fanOutBatch)
+    const batch = chunk
+      .filter(({ recipientId }) => !deleted.has(recipientId))
       .flatMap(({ recipientId, received }) => received.map((activity) => ({ recipientId, activity })));
-    await writeDeliveries(db, batch, options, { read: readGroup, first }, spans);
+    const written = await writeDeliveries(db, batch, options, { read: readGroup, first }, spans);
+    for (const userId of written.named) named.add(userId);
   }
   // A leave stored since the members were read, whose recomputation read a member's record before
   // this fan-out wrote it, is applied now (a join's backfill sees the post: its event came first).
+  // A deletion ends the user's memberships before it removes their tray, so a member deleted while
+  // this ran is among these, and their tray is removed again instead.
   const now = await communityChangesFingerprints(db, communityId);
-  for (const userId of new Set([...members.keys(), ...now.keys()])) {
-    if ((members.get(userId)?.changes ?? '') === (now.get(userId) ?? '')) continue;
+  const changed = [...new Set([...members.keys(), ...now.keys()])].filter(
+    (userId) => (members.get(userId)?.changes ?? '') !== (now.get(userId) ?? ''),
+  );
+  const deleted = await deletedAmong(db, changed);
+  if (deleted.size > 0)
+    await forgetDeletedUsers(db, [...deleted], {
+      owner: options.owner,
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.onWritten ? { onWritten: options.onWritten } : {}),
+    });
+  for (const userId of changed) {
+    if (deleted.has(userId)) continue;
     await recomputeMemberRecords(db, communityId, userId, {
       retentionDays: options.retentionDays,
       owner: options.owner,
@@ -83,4 +123,5 @@ async function fanOutPosts(db: Db, posts: readonly Activity[], options: Grouping
       ...(options.onWritten ? { onWritten: options.onWritten } : {}),
     });
   }
+  return named;
 }

@@ -3,6 +3,7 @@ import type { KeyedLock } from '../../../../shared/async/keyed-lock.ts';
 import type { RemovedRecord } from '../../port.ts';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { recordKey, type Activity } from '../../../domain/activity.ts';
+import { showsDeleted } from '../../../domain/deleted-user.ts';
 import type { GroupActors } from '../../../domain/group-actors.ts';
 import { heldBackByMutes, type Mute } from '../../../domain/mute.ts';
 import { spansCovering } from '../mutes/muted-deliveries.ts';
@@ -63,6 +64,20 @@ export async function recordActions(
   }
 }
 
+/** What writeDeliveries wrote, for the checks its callers run after it. */
+export interface WrittenDeliveries {
+  /**
+   * By member, the spans its first round read: every record it wrote was computed from those or
+   * later ones, so a join or leave stored since that read is one a write may have missed (a later
+   * round's read says nothing of what an earlier round wrote). Empty for a fan-out (`known`).
+   */
+  spans: Map<string, MemberSpans>;
+  /** The users whose records it wrote. */
+  recipients: Set<string>;
+  /** The actors its records name with a snapshot of their own (not as deleted: deleted-user.ts). */
+  named: Set<string>;
+}
+
 /**
  * Writes the deliveries' records by compare-and-set. On a community's targets each recipient's
  * away spans gate and count what reaches them: `known` (a fan-out's, read with the community's
@@ -70,9 +85,7 @@ export async function recordActions(
  * whole call): a delivery a mute of its recipient holds back makes no record and changes none, and a
  * recipient with mute spans on these targets or on any actor of their groups, on a user feed as on
  * a community's target, has their records counted from the group's kept actions without what the
- * spans held back. Returns, by member, the spans its first round read: every record it wrote was
- * computed from those or later ones, so a join or leave stored since that read is one a write may
- * have missed (a later round's read says nothing of what an earlier round wrote).
+ * spans held back. Returns what it wrote (WrittenDeliveries).
  */
 export async function writeDeliveries(
   db: Db,
@@ -82,8 +95,8 @@ export async function writeDeliveries(
   known:
     | { first: ReadonlyMap<string, MemberSpans>; reload: () => Promise<ReadonlyMap<string, MemberSpans>> }
     | undefined = undefined,
-): Promise<Map<string, MemberSpans>> {
-  if (deliveries.length === 0) return new Map();
+): Promise<WrittenDeliveries> {
+  if (deliveries.length === 0) return { spans: new Map(), recipients: new Set(), named: new Set() };
   if (options.lock) {
     const { lock, ...unlocked } = options;
     const keys = deliveries.map(({ activity, recipientId }) =>
@@ -154,10 +167,18 @@ export async function writeDeliveries(
     // One version step however many deliveries were folded: the claim is for exactly the next one.
     return { ...next, version: current ? current.version + 1 : at };
   };
+  const recipientsWritten = new Set<string>();
+  const named = new Set<string>();
   await casUpdateRecords(db, [...byKey.keys()], compute, {
     owner: options.owner,
     now,
-    ...(options.onWritten ? { onWritten: options.onWritten } : {}),
+    onWritten: async (records) => {
+      for (const record of records) {
+        recipientsWritten.add(record.userId);
+        for (const actor of record.actors) if (!showsDeleted(actor)) named.add(actor.userId);
+      }
+      if (options.onWritten) await options.onWritten(records);
+    },
     ...(reads ? { read: reads.read, first: reads.first } : {}),
     refresh: async () => {
       at = now();
@@ -200,5 +221,5 @@ export async function writeDeliveries(
         kept.set(group, keptPosts.get(group) ?? (await readTargetActions(db, group)));
     },
   });
-  return known ? new Map() : firstRead;
+  return { spans: known ? new Map() : firstRead, recipients: recipientsWritten, named };
 }

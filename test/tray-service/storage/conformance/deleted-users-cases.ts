@@ -1,0 +1,241 @@
+import { expect } from 'chai';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { jobScope } from '../../../../shared/async/job-scope.ts';
+import type { Activity } from '../../../../tray-service/domain/activity.ts';
+import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts';
+import { ReferenceTray, type TrayOperation } from '../../../support/reference-tray/reference-tray.ts';
+import { aComment, aMention, aPost, aReply } from '../../../support/activity-builder.ts';
+import { applyOperation, RETENTION_DAYS } from './apply-operation.ts';
+import { at, NOW } from './case-fixtures.ts';
+import { conformanceCase } from './conformance-case.ts';
+import { modelledStorage } from './modelled-storage.ts';
+import { differences, modelSnapshot, storageSnapshot } from './tray-snapshot.ts';
+
+/**
+ * A deletion is final (docs/tray-rules.md#deleted-users): whatever is delivered after a user's
+ * profile was deleted, however old, creates and changes nothing in their tray, and their own
+ * actions delivered then show them as `Deleted user` without image, in every record and in what
+ * later recomputations read. Also when the deliveries and the deletion run at once.
+ */
+
+const XENA = { name: 'Xena', imageUrl: 'https://img.example/xena' };
+
+/** Each actor a record names, by name, with whether an image came along. */
+const namesOf = (record: TrayRecord | undefined) =>
+  record?.actors.map((actor) => [actor.name, actor.imageUrl ?? null]);
+
+conformanceCase(
+  'deleted users: nothing delivered after the deletion reaches them: personal actions, posts dated before it, a late join',
+  async (context) => {
+    const { id } = context;
+    const c = modelledStorage(context);
+    const [ana, ben, cid] = ['ana', 'ben', 'cid'].map(id) as [string, string, string];
+    const own = { postId: id('p-ben'), owner: ben };
+    for (const member of ['ana', 'ben', 'cid']) await c.membership(member, true, 0);
+    await c.apply({ kind: 'deleteProfile', userId: ben, at: at(10), now: NOW });
+    // Made before the deletion, delivered after it: a comment and a reply on a community's target,
+    // a mention on a user's feed, a community post, and one redelivered.
+    const comment = aComment(ana, own, { id: id('cm-1'), at: at(2), communityId: c.communityId });
+    await c.personal(
+      [
+        comment,
+        aReply(
+          cid,
+          { commentId: id('cm-ben'), owner: ben, postId: own.postId },
+          {
+            id: id('re-1'),
+            at: at(3),
+            communityId: c.communityId,
+          },
+        ),
+        aMention(ana, ben, { in: 'post', postId: id('p-feed') }, { at: at(4), userFeed: ana }),
+      ],
+      NOW + 1,
+    );
+    await c.posts([aPost(cid, { id: id('p-4'), at: at(4), communityId: c.communityId })], NOW + 1);
+    await c.personal([comment], NOW + 2);
+    // After it: a comment while away, a post, then a join processed late, which would add both.
+    await c.personal(
+      [aComment(cid, own, { id: id('cm-22'), at: at(22), communityId: c.communityId })],
+      NOW + 3,
+    );
+    await c.posts([aPost(ana, { id: id('p-25'), at: at(25), communityId: c.communityId })], NOW + 3);
+    await c.membership('ben', true, 20, NOW + 4);
+    await c.posts([aPost(cid, { id: id('p-30'), at: at(30), communityId: c.communityId })], NOW + 5);
+    expect(await c.records('ben', NOW + 5)).to.deep.equal([]);
+    expect(await context.storage.records.count(ben, NOW + 5)).to.equal(0);
+    expect(await context.storage.records.countUnread(ben, 0, NOW + 5)).to.equal(0);
+    for (const user of ['ana', 'ben', 'cid']) await c.expectModel(user, NOW + 5);
+    // The others' records were written as usual.
+    expect((await c.record('ana', 'post', NOW + 5))?.lastActionId).to.equal(id('p-30'));
+    expect((await c.record('cid', 'post', NOW + 5))?.lastActionId).to.equal(id('p-25'));
+  },
+);
+
+conformanceCase(
+  'deleted users: their actions delivered after the deletion show `Deleted user` without image, also once a late join, a late leave or a removal computes records again',
+  async (context) => {
+    const { id } = context;
+    const c = modelledStorage(context);
+    const [ana, ben, cid] = ['ana', 'ben', 'cid'].map(id) as [string, string, string];
+    const xena = id('xena');
+    const post = { postId: id('p-ana'), owner: ana };
+    const where = { communityId: c.communityId };
+    for (const member of ['ana', 'cid']) await c.membership(member, true, 0);
+    await c.apply({ kind: 'deleteProfile', userId: xena, at: at(10), now: NOW });
+    await c.personal(
+      [
+        aComment(xena, post, { id: id('cm-x'), at: at(1), ...XENA, ...where }),
+        aMention(
+          xena,
+          cid,
+          { in: 'comment', commentId: id('cm-x'), postId: post.postId },
+          {
+            at: at(1),
+            ...XENA,
+            ...where,
+          },
+        ),
+      ],
+      NOW + 1,
+    );
+    await c.posts([aPost(xena, { id: id('p-x'), at: at(2), ...XENA, ...where })], NOW + 1);
+    const deleted = [['Deleted user', null]];
+    expect(namesOf(await c.record('ana', 'comment', NOW + 1))).to.deep.equal(deleted);
+    expect(namesOf(await c.record('ana', 'post', NOW + 1))).to.deep.equal(deleted);
+    expect(namesOf(await c.record('cid', 'mention', NOW + 1))).to.deep.equal(deleted);
+    // Computed again from what was kept: a late join's backfill, a late leave taking a later post
+    // back, a removal taking another comment back.
+    await c.membership('ben', true, 1, NOW + 2);
+    await c.posts([aPost(ben, { id: id('p-ben'), at: at(6), name: 'Ben', ...where })], NOW + 2);
+    await c.membership('cid', false, 5, NOW + 3);
+    await c.personal([aComment(ben, post, { id: id('cm-ben'), at: at(7), name: 'Ben', ...where })], NOW + 3);
+    await c.apply({
+      kind: 'removal',
+      removals: [{ kind: 'comment', id: id('cm-ben'), postId: post.postId, at: at(8) }],
+      now: NOW + 4,
+    });
+    expect(namesOf(await c.record('ben', 'post', NOW + 4))).to.deep.equal(deleted);
+    expect(namesOf(await c.record('cid', 'post', NOW + 4))).to.deep.equal(deleted);
+    expect(namesOf(await c.record('ana', 'comment', NOW + 4))).to.deep.equal(deleted);
+    expect(namesOf(await c.record('ana', 'post', NOW + 4))).to.deep.equal([['Ben', null], ...deleted]);
+    for (const user of ['ana', 'ben', 'cid', 'xena']) await c.expectModel(user, NOW + 4);
+  },
+  { needs: 'removals' },
+);
+
+conformanceCase(
+  'deleted users: a deletion is final: one older than a stored update counts, and no later update brings the user back',
+  async (context) => {
+    const { storage, id, write } = context;
+    const [ana, ben] = [id('ana'), id('ben')];
+    const profile = (deleted: boolean, minute: number) => ({
+      userId: ben,
+      displayName: deleted ? 'Deleted user' : 'Ben',
+      deleted,
+      at: at(minute),
+    });
+    await storage.writes.applyProfiles([profile(false, 5)], write(NOW));
+    // Received before the update, applied after it (a retry): still the deletion.
+    await storage.writes.applyProfiles([profile(true, 3)], write(NOW + 1));
+    await storage.writes.applyProfiles([profile(false, 9)], write(NOW + 2));
+    await storage.writes.applyPersonal(
+      [
+        aComment(ana, { postId: id('p-ben'), owner: ben }, { id: id('cm-1'), at: at(10) }),
+        aComment(ben, { postId: id('p-ana'), owner: ana }, { id: id('cm-2'), at: at(10), ...XENA }),
+      ],
+      write(NOW + 3),
+    );
+    expect(await storage.records.count(ben, NOW + 3)).to.equal(0);
+    const { records } = await storage.records.pageAfter(ana, undefined, 10, NOW + 3);
+    expect(records.map(namesOf)).to.deep.equal([[['Deleted user', null]]]);
+  },
+);
+
+/** Rounds, each with users and a community of its own: the deletion starts at a different place. */
+const ROUNDS = 12;
+
+conformanceCase(
+  'deleted users: deliveries racing the deletion leave nothing in their tray and no old name in any record, in every interleaving tried',
+  async (context) => {
+    const { id } = context;
+    const failures: string[] = [];
+    // Two tray processes share the jobs, as in removal-race-cases.ts.
+    const storages = [context.storage, await context.peer()];
+    for (let round = 0; round < ROUNDS; round++) {
+      const [ana, cid, xena] = ['ana', 'cid', 'xena'].map((name) => id(`${name}-${round}`)) as [
+        string,
+        string,
+        string,
+      ];
+      const communityId = id(`c-${round}`);
+      const where = { communityId };
+      const post = { postId: id(`p-ana-${round}`), owner: ana };
+      const model = new ReferenceTray({ retentionDays: RETENTION_DAYS });
+      const serial = async (operation: TrayOperation) => {
+        model.apply(operation);
+        await applyOperation(context.storage, operation, (now) => context.write(now));
+      };
+      // Xena is a member and already named in Ana's comments record.
+      await serial({
+        kind: 'membership',
+        changes: [ana, cid, xena].map((userId) => ({ communityId, userId, active: true, at: at(0) })),
+        now: NOW,
+      });
+      await serial({
+        kind: 'personal',
+        activities: [aComment(xena, post, { id: id(`cm-x-${round}`), at: at(1), ...XENA, ...where })],
+        now: NOW,
+      });
+      const action = (n: number) => ({ id: id(`a-${round}-${n}`), at: at(2 + n), ...where });
+      const deliveries: Activity[][] = [
+        // To her: on a community's target, on a user's feed, a post of the community.
+        [aComment(cid, { postId: id(`p-x-${round}`), owner: xena }, action(0))],
+        [aMention(ana, xena, { in: 'post', postId: id(`p-m-${round}`) }, { at: at(3), userFeed: ana })],
+        [aPost(cid, action(2))],
+        // By her.
+        [aPost(xena, { ...action(3), ...XENA })],
+        [aComment(xena, { postId: id(`p-ana2-${round}`), owner: ana }, { ...action(4), ...XENA })],
+        // By others, on records that name her.
+        [aComment(cid, post, action(5))],
+        [aPost(ana, action(6))],
+        [aComment(ana, { postId: id(`p-x-${round}`), owner: xena }, action(7))],
+      ];
+      const operations: TrayOperation[] = deliveries.map((activities) =>
+        activities[0]?.audience.kind === 'community'
+          ? { kind: 'posts', communityId, posts: activities, now: NOW + 1 }
+          : { kind: 'personal', activities, now: NOW + 1 },
+      );
+      const deletion: TrayOperation = { kind: 'deleteProfile', userId: xena, at: at(20), now: NOW + 1 };
+      // The model takes the deletion last; the rules make the order irrelevant.
+      for (const operation of [...operations, deletion]) model.apply(operation);
+      const racing = [...operations];
+      racing.splice(round % (operations.length + 1), 0, deletion);
+      const settled = await Promise.allSettled(
+        racing.map((operation, n) =>
+          jobScope.run(id(`job-${round}-${n}`), async () => {
+            await sleep((n * 5 + round * 3) % 7);
+            await applyOperation(storages[(n + round) % 2] ?? context.storage, operation, (now) =>
+              context.write(now),
+            );
+          }),
+        ),
+      );
+      const rejected = settled.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
+      if (rejected.length > 0)
+        failures.push(`round ${round}: ${rejected.length} jobs failed: ${String(rejected[0])}`);
+      for (const user of [ana, cid, xena]) {
+        const found = differences(
+          await storageSnapshot(context.storage, user, NOW + 1, 0),
+          modelSnapshot(model, user, NOW + 1, 0),
+        );
+        if (found.length > 0) failures.push(`round ${round}, ${user}:\n${found.join('\n')}`);
+      }
+    }
+    expect(
+      failures,
+      `failed in ${new Set(failures.map((line) => line.split(/[:,]/)[0])).size} of ${ROUNDS} rounds`,
+    ).to.deep.equal([]);
+  },
+  { timeout: 300_000 },
+);
