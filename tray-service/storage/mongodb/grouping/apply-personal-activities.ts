@@ -1,9 +1,10 @@
 import type { Db } from 'mongodb';
 import type { Activity } from '../../../domain/activity.ts';
-import { memberChangesFingerprint } from '../memberships/membership-changes.ts';
+import { membersChangesFingerprints } from '../memberships/membership-changes.ts';
 import { recomputeMemberRecords } from './recompute-member-records.ts';
 import { reapplyRemovals } from '../removals/reapply-removals.ts';
 import { withoutVoided } from '../removals/tombstones.ts';
+import type { MemberSpans } from '../memberships/membership-changes.ts';
 import { recordActions, writeDeliveries, type Delivery, type GroupingOptions } from './write-deliveries.ts';
 
 /**
@@ -31,15 +32,24 @@ export async function applyPersonalActivities(
   );
   // A delivery a mute of its recipient holds back makes no record and changes none (writeDeliveries).
   const used = await writeDeliveries(db, addressed, options);
+  // The members' changes read again a community at a time (membersChangesFingerprints): a
+  // mention of thousands checks them in one query, not one per member.
+  const byCommunity = new Map<string, Map<string, MemberSpans>>();
   for (const [member, spans] of used) {
     const [communityId, userId] = JSON.parse(member) as [string, string];
-    if ((await memberChangesFingerprint(db, communityId, userId)) === spans.changes) continue;
-    await recomputeMemberRecords(db, communityId, userId, {
-      retentionDays: options.retentionDays,
-      owner: options.owner,
-      now: options.now ?? Date.now,
-      ...(options.onWritten ? { onWritten: options.onWritten } : {}),
-    });
+    byCommunity.set(communityId, (byCommunity.get(communityId) ?? new Map()).set(userId, spans));
+  }
+  for (const [communityId, members] of byCommunity) {
+    const current = await membersChangesFingerprints(db, communityId, new Set(members.keys()));
+    for (const [userId, spans] of members) {
+      if (current.get(userId) === spans.changes) continue;
+      await recomputeMemberRecords(db, communityId, userId, {
+        retentionDays: options.retentionDays,
+        owner: options.owner,
+        now: options.now ?? Date.now,
+        ...(options.onWritten ? { onWritten: options.onWritten } : {}),
+      });
+    }
   }
   await reapplyRemovals(db, activities, options);
 }
