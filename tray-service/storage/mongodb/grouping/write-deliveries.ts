@@ -12,7 +12,7 @@ import { recordGroup } from '../records/storage-keys.ts';
 import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { applyActivity, type ApplyOptions } from './apply-activity.ts';
 import { communityOf, keepTargetActions, readTargetActions } from './target-actions.ts';
-import { readGroupActors, recordGroupAction } from './target-actors.ts';
+import { readGroupActors, recordGroupActions } from './target-actors.ts';
 
 /** What the worker's record writes are told (mongo-writes.ts makes them from the port's WriteContext). */
 export interface GroupingOptions extends ApplyOptions {
@@ -53,14 +53,14 @@ export async function recordActions(
   // Kept before any record is computed: a join whose backfill reads them after this finds them,
   // or this write's records see the join's spans (the same order as a post's event and its fan-out).
   await keepTargetActions(db, activities, retentionDays);
-  for (const activity of activities) {
-    await recordGroupAction(
-      db,
-      recordGroup(activity.verb, activity.targetId),
-      { actor: activity.actor, at: activity.at, actionId: activity.lastActionId },
-      new Date(activity.at + retentionDays * DAY_MS),
-    );
-  }
+  await recordGroupActions(
+    db,
+    activities.map((activity) => ({
+      group: recordGroup(activity.verb, activity.targetId),
+      action: { actor: activity.actor, at: activity.at, actionId: activity.lastActionId },
+      expiresAt: new Date(activity.at + retentionDays * DAY_MS),
+    })),
+  );
 }
 
 /**
