@@ -58,7 +58,12 @@ export async function keepTargetActions(
       },
     ];
   });
-  if (docs.length > 0) await insertCoalesced<TargetActionDoc>(db, TRAY_TARGET_ACTIONS, docs);
+  // Once per `_id`: a late join of thousands brings each post to every joiner, the same kept
+  // action each time, and FerretDB pays for every duplicate key an insert meets.
+  // The first of each, as an unordered insert of them all would keep.
+  const unique = new Map<string, TargetActionDoc>();
+  for (const doc of docs) if (!unique.has(doc._id)) unique.set(doc._id, doc);
+  if (unique.size > 0) await insertCoalesced<TargetActionDoc>(db, TRAY_TARGET_ACTIONS, [...unique.values()]);
 }
 
 /**
