@@ -15,7 +15,8 @@ import { readMembersActions } from './target-actions.ts';
 
 /**
  * Activities applied per call, the joiners' together: bounds memory whatever the community's
- * volume, and a join of thousands writes in a few calls, not in one (or more) per member.
+ * volume, and a join of thousands writes in a few calls, not in one (or more) per member. A join
+ * of more users than this applies as many per call (see backfillJoins).
  */
 export const BACKFILL_BATCH = 1_000;
 
@@ -54,6 +55,10 @@ export async function backfillJoins(
     // The joiners' posts and addressed actions applied together, a batch at a time: a write per
     // member was a read of the group's actors, mutes and records per member. Each member's own
     // activities keep their order (posts, then addressed actions, each oldest first).
+    // A call reads the spans of its recipients' community whole once they are many (membersSpans):
+    // at least one joiner's worth of activities per call keeps those reads to about one per post,
+    // not one per thousand activities, which grew with the square of the join's size.
+    const batchSize = Math.max(BACKFILL_BATCH, addressed.size);
     let batch: Activity[] = [];
     const flush = async (below: number) => {
       if (batch.length < below) return;
@@ -75,14 +80,14 @@ export async function backfillJoins(
       due.sort((a, b) => a.activityAt - b.activityAt);
       for (const { _id } of due) {
         batch.push(...addressedTo(await posts.event(_id), join.userId));
-        await flush(BACKFILL_BATCH);
+        await flush(batchSize);
       }
       const actions = (addressed.get(join.userId) ?? [])
         .filter((action) => action.at >= from && action.at < until)
         .sort((a, b) => a.at - b.at);
       for (const action of actions) {
         batch.push(action);
-        await flush(BACKFILL_BATCH);
+        await flush(batchSize);
       }
     }
     await flush(1);
