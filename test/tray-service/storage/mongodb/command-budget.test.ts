@@ -12,6 +12,7 @@ import { uniqueName } from '../../../support/suite-resources.ts';
 import { testStack } from '../../../support/test-stack.ts';
 import {
   commentEvent,
+  membershipEvent,
   minute,
   postEvent,
   reactionEvent,
@@ -122,6 +123,36 @@ describe('database commands per event (command monitoring)', () => {
         .collection('tray_records')
         .countDocuments({ targetId: 'c-big', actorsCount: 2 });
       expect(grouped).to.equal(298);
+    });
+  });
+  // A join or a mention naming many users reads their memberships, and the actions addressed to
+  // them, a community or a bounded batch at a time: a command per member would be a query per member
+  // that FerretDB answers by scanning the whole collection, quadratic in the event's size.
+  describe('a join or a mention naming many users', () => {
+    const users = (prefix: string, count: number) =>
+      Array.from({ length: count }, (_, index) => `u-${prefix}${index}`);
+
+    it('costs at most 5 commands more for 200 users than for 100 (a join)', async function () {
+      this.timeout(240_000);
+      await countCommands(postEvent({ postId: 'p-j1', communityId: 'c-j1', createdAt: minute(1) }));
+      await countCommands(postEvent({ postId: 'p-j2', communityId: 'c-j2', createdAt: minute(1) }));
+      const hundred = await countCommands(membershipEvent('join', users('ja', 100), 'c-j1', minute(-5)));
+      const twoHundred = await countCommands(membershipEvent('join', users('jb', 200), 'c-j2', minute(-5)));
+      expect(twoHundred.length - hundred.length, twoHundred.join(',')).to.be.at.most(5);
+      // The backfill did reach them.
+      expect(await db!.collection('tray_records').countDocuments({ targetId: 'c-j2' })).to.equal(200);
+    });
+
+    it('costs at most 5 commands more for 200 users than for 100 (a mention)', async function () {
+      this.timeout(240_000);
+      const hundred = await countCommands(
+        postEvent({ postId: 'p-m1', communityId: 'c-m1', mentions: users('ma', 100), createdAt: minute(1) }),
+      );
+      const twoHundred = await countCommands(
+        postEvent({ postId: 'p-m2', communityId: 'c-m2', mentions: users('mb', 200), createdAt: minute(1) }),
+      );
+      expect(twoHundred.length - hundred.length, twoHundred.join(',')).to.be.at.most(5);
+      expect(await db!.collection('tray_records').countDocuments({ targetId: 'p-m2' })).to.equal(200);
     });
   });
 });

@@ -2,7 +2,7 @@ import type { Db } from 'mongodb';
 import type { Activity } from '../../../domain/activity.ts';
 import { withDeletedActors } from '../../../domain/deleted-user.ts';
 import { deletedAmong } from './deleted-users.ts';
-import { memberChangesFingerprint } from '../memberships/membership-changes.ts';
+import { membersChangesFingerprints, type MemberSpans } from '../memberships/membership-changes.ts';
 import { recomputeMemberRecords } from './recompute-member-records.ts';
 import { reapplyRemovals } from '../removals/reapply-removals.ts';
 import { withoutVoided } from '../removals/tombstones.ts';
@@ -45,15 +45,24 @@ export async function applyPersonalActivities(
   );
   // A delivery a mute of its recipient holds back makes no record and changes none (writeDeliveries).
   const written = await writeDeliveries(db, addressed, options);
+  // The members' changes read again a community at a time (membersChangesFingerprints): a
+  // mention of thousands checks them in one query, not one per member.
+  const byCommunity = new Map<string, Map<string, MemberSpans>>();
   for (const [member, spans] of written.spans) {
     const [communityId, userId] = JSON.parse(member) as [string, string];
-    if ((await memberChangesFingerprint(db, communityId, userId)) === spans.changes) continue;
-    await recomputeMemberRecords(db, communityId, userId, {
-      retentionDays: options.retentionDays,
-      owner: options.owner,
-      now: options.now ?? Date.now,
-      ...(options.onWritten ? { onWritten: options.onWritten } : {}),
-    });
+    byCommunity.set(communityId, (byCommunity.get(communityId) ?? new Map()).set(userId, spans));
+  }
+  for (const [communityId, members] of byCommunity) {
+    const current = await membersChangesFingerprints(db, communityId, new Set(members.keys()));
+    for (const [userId, spans] of members) {
+      if (current.get(userId) === spans.changes) continue;
+      await recomputeMemberRecords(db, communityId, userId, {
+        retentionDays: options.retentionDays,
+        owner: options.owner,
+        now: options.now ?? Date.now,
+        ...(options.onWritten ? { onWritten: options.onWritten } : {}),
+      });
+    }
   }
   await reapplyRemovals(db, activities, options);
   // A deletion stored while this ran: of a recipient it wrote a record for, of an actor whose

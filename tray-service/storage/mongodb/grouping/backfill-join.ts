@@ -11,10 +11,14 @@ import type { GroupingOptions } from './write-deliveries.ts';
 import { communityIntervals } from '../memberships/membership-changes.ts';
 import type { EventDoc } from '../events/events-collection.ts';
 import { payloadOf } from '../events/escaped-keys.ts';
-import { readMemberActions } from './target-actions.ts';
+import { readMembersActions } from './target-actions.ts';
 
-/** Stored posts read and applied per round: bounds memory whatever the community's volume. */
-export const BACKFILL_BATCH = 50;
+/**
+ * Activities applied per call, the joiners' together: bounds memory whatever the community's
+ * volume, and a join of thousands writes in a few calls, not in one (or more) per member. A join
+ * of more users than this applies as many per call (see backfillJoins).
+ */
+export const BACKFILL_BATCH = 1_000;
 
 /**
  * A join processed after posts that it precedes adds those posts to the member's tray
@@ -42,7 +46,27 @@ export async function backfillJoins(
     const intervals = await communityIntervals(db, communityId);
     // One event's joins share the days read and the events fetched (a join of many users at once).
     const posts = new CommunityPosts(db, communityId);
-    for (const join of joins.filter((change) => change.communityId === communityId)) {
+    const ofCommunity = joins.filter((change) => change.communityId === communityId);
+    // Read for all the joiners at once (a few queries, not one per member): after their joins
+    // were stored, as a read per member was, so an action stored later sees the joins itself.
+    const addressed = await readMembersActions(db, communityId, [
+      ...new Set(ofCommunity.map((join) => join.userId)),
+    ]);
+    // The joiners' posts and addressed actions applied together, a batch at a time: a write per
+    // member was a read of the group's actors, mutes and records per member. Each member's own
+    // activities keep their order (posts, then addressed actions, each oldest first).
+    // A call reads the spans of its recipients' community whole once they are many (membersSpans):
+    // at least one joiner's worth of activities per call keeps those reads to about one per post,
+    // not one per thousand activities, which grew with the square of the join's size.
+    const batchSize = Math.max(BACKFILL_BATCH, addressed.size);
+    let batch: Activity[] = [];
+    const flush = async (below: number) => {
+      if (batch.length < below) return;
+      const full = batch;
+      batch = [];
+      await applyPersonalActivities(db, full, options);
+    };
+    for (const join of ofCommunity) {
       const span = spanOfJoin(intervals.get(join.userId) ?? [], join.at);
       if (!span) continue;
       const from = Math.max(span.from, oldest);
@@ -54,19 +78,19 @@ export async function backfillJoins(
           if (post.activityAt >= from && post.activityAt < span.to) due.push(post);
       }
       due.sort((a, b) => a.activityAt - b.activityAt);
-      for (let start = 0; start < due.length; start += BACKFILL_BATCH) {
-        const activities: Activity[] = [];
-        for (const { _id } of due.slice(start, start + BACKFILL_BATCH)) {
-          activities.push(...addressedTo(await posts.event(_id), join.userId));
-        }
-        await applyPersonalActivities(db, activities, options);
+      for (const { _id } of due) {
+        batch.push(...addressedTo(await posts.event(_id), join.userId));
+        await flush(batchSize);
       }
-      const addressed = (await readMemberActions(db, communityId, join.userId))
+      const actions = (addressed.get(join.userId) ?? [])
         .filter((action) => action.at >= from && action.at < until)
         .sort((a, b) => a.at - b.at);
-      for (let start = 0; start < addressed.length; start += BACKFILL_BATCH)
-        await applyPersonalActivities(db, addressed.slice(start, start + BACKFILL_BATCH), options);
+      for (const action of actions) {
+        batch.push(action);
+        await flush(batchSize);
+      }
     }
+    await flush(1);
   }
 }
 

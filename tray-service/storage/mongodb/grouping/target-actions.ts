@@ -58,7 +58,12 @@ export async function keepTargetActions(
       },
     ];
   });
-  if (docs.length > 0) await insertCoalesced<TargetActionDoc>(db, TRAY_TARGET_ACTIONS, docs);
+  // Once per `_id`: a late join of thousands brings each post to every joiner, the same kept
+  // action each time, and FerretDB pays for every duplicate key an insert meets.
+  // The first of each, as an unordered insert of them all would keep.
+  const unique = new Map<string, TargetActionDoc>();
+  for (const doc of docs) if (!unique.has(doc._id)) unique.set(doc._id, doc);
+  if (unique.size > 0) await insertCoalesced<TargetActionDoc>(db, TRAY_TARGET_ACTIONS, [...unique.values()]);
 }
 
 /**
@@ -80,6 +85,39 @@ export async function readMemberActions(db: Db, communityId: string, userId: str
     .find({ member: memberKey(communityId, userId) }, { projection: { _id: 0, activity: 1 } })
     .toArray();
   return docs.map((doc) => doc.activity);
+}
+
+/** Members per `$in` of readMembersActions: a join of thousands in a few queries of bounded size. */
+const MEMBERS_PER_QUERY = 1_000;
+
+/**
+ * The kept actions addressed to each of `userIds` on `communityId`'s targets, by user (an entry for
+ * each): by `$in` on `member`, a thousand members per query, not a query per member. FerretDB
+ * filters an `$in` over the whole collection and a point query scans it too, so a query per member
+ * of a large join was quadratic; a thousand per query divides that by a thousand.
+ */
+export async function readMembersActions(
+  db: Db,
+  communityId: string,
+  userIds: readonly string[],
+): Promise<Map<string, Activity[]>> {
+  const found = new Map<string, Activity[]>(userIds.map((userId) => [userId, []]));
+  const byMember = new Map(userIds.map((userId) => [memberKey(communityId, userId), userId]));
+  const members = [...byMember.keys()];
+  for (let start = 0; start < members.length; start += MEMBERS_PER_QUERY) {
+    const docs = await db
+      .collection<TargetActionDoc>(TRAY_TARGET_ACTIONS)
+      .find(
+        { member: { $in: members.slice(start, start + MEMBERS_PER_QUERY) } },
+        { projection: { _id: 0, member: 1, activity: 1 }, batchSize: WHOLE_GROUP },
+      )
+      .toArray();
+    for (const { member, activity } of docs) {
+      const userId = member === undefined ? undefined : byMember.get(member);
+      if (userId !== undefined) found.get(userId)?.push(activity);
+    }
+  }
+  return found;
 }
 
 /** Rewrites a deleted user's snapshot in every action kept (user.didDelete). */

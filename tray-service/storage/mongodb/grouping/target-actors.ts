@@ -6,20 +6,25 @@ import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
 import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
 import type { TargetActorDoc } from './tray-target-actors-collection.ts';
 
-export async function recordGroupAction(
-  db: Db,
-  group: string,
-  action: ActorAction,
-  expiresAt: Date,
-): Promise<void> {
-  await insertCoalesced<TargetActorDoc>(db, TRAY_TARGET_ACTORS, [
-    {
-      _id: JSON.stringify([group, action.actor.userId, action.actionId]),
-      group,
-      ...action,
-      expiresAt,
-    },
-  ]);
+/** One action to add to its record group's actors (recordGroupActions). */
+export interface GroupAction {
+  group: string;
+  action: ActorAction;
+  expiresAt: Date;
+}
+
+/**
+ * Adds the actions to their groups' actors in one coalesced insert. One action per `_id`: the
+ * activities of a post mentioning thousands share their group, actor and action, and a document
+ * per activity was a command per mention (each only a duplicate of the first).
+ */
+export async function recordGroupActions(db: Db, actions: readonly GroupAction[]): Promise<void> {
+  const docs = new Map<string, TargetActorDoc>();
+  for (const { group, action, expiresAt } of actions) {
+    const _id = JSON.stringify([group, action.actor.userId, action.actionId]);
+    if (!docs.has(_id)) docs.set(_id, { _id, group, ...action, expiresAt });
+  }
+  if (docs.size > 0) await insertCoalesced<TargetActorDoc>(db, TRAY_TARGET_ACTORS, [...docs.values()]);
 }
 
 /**

@@ -8,12 +8,12 @@ import type { GroupActors } from '../../../domain/group-actors.ts';
 import { heldBackByMutes, type Mute } from '../../../domain/mute.ts';
 import { spansCovering } from '../mutes/muted-deliveries.ts';
 import { casUpdateRecords, type RecordSnapshot } from '../compare-and-set/cas-update-records.ts';
-import { memberSpans, type MemberSpans } from '../memberships/membership-changes.ts';
+import { membersSpans, type MemberSpans } from '../memberships/membership-changes.ts';
 import { recordGroup } from '../records/storage-keys.ts';
 import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { applyActivity, type ApplyOptions } from './apply-activity.ts';
 import { communityOf, keepTargetActions, readTargetActions } from './target-actions.ts';
-import { readGroupActors, recordGroupAction } from './target-actors.ts';
+import { readGroupActors, recordGroupActions } from './target-actors.ts';
 
 /** What the worker's record writes are told (mongo-writes.ts makes them from the port's WriteContext). */
 export interface GroupingOptions extends ApplyOptions {
@@ -54,14 +54,14 @@ export async function recordActions(
   // Kept before any record is computed: a join whose backfill reads them after this finds them,
   // or this write's records see the join's spans (the same order as a post's event and its fan-out).
   await keepTargetActions(db, activities, retentionDays);
-  for (const activity of activities) {
-    await recordGroupAction(
-      db,
-      recordGroup(activity.verb, activity.targetId),
-      { actor: activity.actor, at: activity.at, actionId: activity.lastActionId },
-      new Date(activity.at + retentionDays * DAY_MS),
-    );
-  }
+  await recordGroupActions(
+    db,
+    activities.map((activity) => ({
+      group: recordGroup(activity.verb, activity.targetId),
+      action: { actor: activity.actor, at: activity.at, actionId: activity.lastActionId },
+      expiresAt: new Date(activity.at + retentionDays * DAY_MS),
+    })),
+  );
 }
 
 /** What writeDeliveries wrote, for the checks its callers run after it. */
@@ -208,8 +208,19 @@ export async function writeDeliveries(
           .map(({ activity }) => recordGroup(activity.verb, activity.targetId)),
       );
       const community = known && (rounds++ === 0 ? known.first : await known.reload());
-      for (const [member, { communityId, userId, groups: ofMember }] of scoped) {
-        const found = community?.get(member) ?? (await memberSpans(db, communityId, userId));
+      // The members the fan-out did not read, a community at a time (membersSpans): a mention of
+      // thousands reads their spans in one query, not one per member.
+      const unknown = new Map<string, Set<string>>();
+      for (const [member, { communityId, userId }] of scoped)
+        if (!community?.has(member))
+          unknown.set(communityId, (unknown.get(communityId) ?? new Set()).add(userId));
+      const read = new Map<string, MemberSpans>();
+      for (const [communityId, userIds] of unknown)
+        for (const [userId, found] of await membersSpans(db, communityId, userIds))
+          read.set(memberOf(communityId, userId), found);
+      for (const [member, { groups: ofMember }] of scoped) {
+        const found = community?.get(member) ?? read.get(member);
+        if (!found) throw new Error(`spans of ${member} were not read`);
         spans.set(member, found);
         if (!firstRead.has(member)) firstRead.set(member, found);
         // And for a recipient ever away.

@@ -45,14 +45,52 @@ export async function applyMembershipChanges(
   const docs = changes.map(changeDoc);
   await ignoreDuplicates(collection.insertMany(docs, { ordered: false }));
   const cutoff = (options.now ?? Date.now()) - options.retentionDays * DAY_MS;
-  // One read per member changed (by equality on `member`): a join to a community of thousands reads
-  // only the changes of the one who joined.
-  for (const member of new Set(docs.map((doc) => doc.member))) {
-    const list = await collection.find({ member }, { projection: { _id: 0, joined: 1, at: 1 } }).toArray();
-    const below = pruneBelow(list, cutoff);
-    // Only strictly older changes go, never the one that holds the state at the cutoff.
-    if (below !== undefined) await collection.deleteMany({ member, at: { $lt: below } });
+  const byCommunity = new Map<string, Set<string>>();
+  for (const doc of docs)
+    byCommunity.set(doc.communityId, (byCommunity.get(doc.communityId) ?? new Set()).add(doc.member));
+  for (const [communityId, members] of byCommunity) {
+    for (const [member, list] of await changesOfMembers(db, communityId, members)) {
+      const below = pruneBelow(list, cutoff);
+      // Only strictly older changes go, never the one that holds the state at the cutoff.
+      if (below !== undefined) await collection.deleteMany({ member, at: { $lt: below } });
+    }
   }
+}
+
+/**
+ * Members of one community read one by one up to this many; more are read with the whole
+ * community by equality on communityId. FerretDB answers each point query by scanning the whole
+ * collection, so a read per member of a join or mention naming thousands was quadratic; one read of
+ * the community is one scan, and a community holds at least the members an event names.
+ */
+export const MEMBER_POINT_READS = 16;
+
+/** The stored changes of `members` (memberKey) of one community, by member; a member with none has no entry. */
+async function changesOfMembers(
+  db: Db,
+  communityId: string,
+  members: ReadonlySet<string>,
+): Promise<Map<string, Pick<MembershipChangeDoc, 'joined' | 'at'>[]>> {
+  const collection = db.collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES);
+  const byMember = new Map<string, Pick<MembershipChangeDoc, 'joined' | 'at'>[]>();
+  if (members.size <= MEMBER_POINT_READS) {
+    // By equality on `member`: a join to a community of thousands reads only the changes of the one who joined.
+    for (const member of members) {
+      const list = await collection.find({ member }, { projection: { _id: 0, joined: 1, at: 1 } }).toArray();
+      if (list.length > 0) byMember.set(member, list);
+    }
+    return byMember;
+  }
+  const all = await collection
+    .find({ communityId }, { projection: { _id: 0, member: 1, joined: 1, at: 1 }, batchSize: WHOLE_GROUP })
+    .toArray();
+  for (const { member, joined, at } of all) {
+    if (!members.has(member)) continue;
+    let list = byMember.get(member);
+    if (!list) byMember.set(member, (list = []));
+    list.push({ joined, at });
+  }
+  return byMember;
 }
 
 /** A user's membership in one community: their intervals and their away spans (awaySpans). */
@@ -93,8 +131,11 @@ export async function communityMembers(db: Db, communityId: string): Promise<Map
       .toArray(),
   ]);
   const edges = new Map<string, MembershipEdge[]>();
-  const add = (userId: string, edge: MembershipEdge) =>
-    edges.set(userId, [...(edges.get(userId) ?? []), edge]);
+  const add = (userId: string, edge: MembershipEdge) => {
+    const list = edges.get(userId);
+    if (list) list.push(edge);
+    else edges.set(userId, [edge]);
+  };
   for (const change of changes) add(change.userId, { joined: change.joined, at: change.at });
   for (const member of imported) for (const edge of importedEdges(member)) add(member.userId, edge);
   const ids = changeIdsByUser(changes);
@@ -123,7 +164,11 @@ function changeIdsByUser(
   changes: readonly Pick<MembershipChangeDoc, '_id' | 'userId'>[],
 ): Map<string, string> {
   const byUser = new Map<string, string[]>();
-  for (const change of changes) byUser.set(change.userId, [...(byUser.get(change.userId) ?? []), change._id]);
+  for (const change of changes) {
+    const ids = byUser.get(change.userId);
+    if (ids) ids.push(change._id);
+    else byUser.set(change.userId, [change._id]);
+  }
   return new Map([...byUser].map(([userId, ids]) => [userId, ids.sort().join('\n')]));
 }
 
@@ -146,6 +191,44 @@ export async function memberSpans(db: Db, communityId: string, userId: string): 
       .sort()
       .join('\n'),
   };
+}
+
+/**
+ * The spans of several users of one community, by user (memberSpans for each): read one by one
+ * when they are few, else with the whole community (communityMembers; see MEMBER_POINT_READS).
+ */
+export async function membersSpans(
+  db: Db,
+  communityId: string,
+  userIds: ReadonlySet<string>,
+): Promise<Map<string, MemberSpans>> {
+  const found = new Map<string, MemberSpans>();
+  if (userIds.size <= MEMBER_POINT_READS) {
+    for (const userId of userIds) found.set(userId, await memberSpans(db, communityId, userId));
+    return found;
+  }
+  const community = await communityMembers(db, communityId);
+  for (const userId of userIds) found.set(userId, community.get(userId) ?? { ...spansOf([]), changes: '' });
+  return found;
+}
+
+/**
+ * The fingerprints of several users' changes in one community, by user (memberChangesFingerprint
+ * for each): read one by one when they are few, else with the whole community (MEMBER_POINT_READS).
+ */
+export async function membersChangesFingerprints(
+  db: Db,
+  communityId: string,
+  userIds: ReadonlySet<string>,
+): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  if (userIds.size <= MEMBER_POINT_READS) {
+    for (const userId of userIds) found.set(userId, await memberChangesFingerprint(db, communityId, userId));
+    return found;
+  }
+  const community = await communityChangesFingerprints(db, communityId);
+  for (const userId of userIds) found.set(userId, community.get(userId) ?? '');
+  return found;
 }
 
 /**

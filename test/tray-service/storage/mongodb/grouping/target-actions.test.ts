@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import {
   keepTargetActions,
   readMemberActions,
+  readMembersActions,
   readTargetActions,
   renameKeptActor,
 } from '../../../../../tray-service/storage/mongodb/grouping/target-actions.ts';
@@ -45,6 +46,37 @@ describe('the kept actions of record groups (MongoDB-compatible server)', () => 
     expect((await readMemberActions(mongo.db, 'c-hike', 'u-ana')).map((a) => a.lastActionId)).to.deep.equal([
       'cm-1',
     ]);
+  });
+
+  it('reads the actions addressed to many members, each as their own look-up would', async () => {
+    // More than a thousand: the members go in several bounded queries.
+    const mentioned = Array.from({ length: 1_100 }, (_, n) => `u-m${n}`);
+    await keepTargetActions(
+      mongo.db,
+      [
+        ...mentioned.map((userId) =>
+          aMention('u-cid', userId, { in: 'comment', commentId: 'cm-3', postId: 'p-1' }, { at: T }),
+        ),
+        aMention('u-cid', 'u-m7', { in: 'comment', commentId: 'cm-4', postId: 'p-1' }, { at: T + 1 }),
+      ],
+      90,
+    );
+    const read = await readMembersActions(mongo.db, 'c-hike', [...mentioned, 'u-none']);
+    expect(read.size).to.equal(1_101);
+    for (const userId of ['u-m0', 'u-m7', 'u-m1099', 'u-none'])
+      expect(
+        read
+          .get(userId)
+          ?.map((a) => a.lastActionId)
+          .sort(),
+        userId,
+      ).to.deep.equal(
+        (await readMemberActions(mongo.db, 'c-hike', userId)).map((a) => a.lastActionId).sort(),
+      );
+    expect(read.get('u-m7')).to.have.length(2);
+    expect(read.get('u-none')).to.deep.equal([]);
+    // Another community's members are other members.
+    expect((await readMembersActions(mongo.db, 'c-other', ['u-m7'])).get('u-m7')).to.deep.equal([]);
   });
 
   it('keeps a community post once, also when a late join brings it to one member', async () => {

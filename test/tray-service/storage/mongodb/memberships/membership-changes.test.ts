@@ -14,6 +14,11 @@ import {
   applyMembershipChanges,
   communityIntervals,
   endMemberships,
+  MEMBER_POINT_READS,
+  memberChangesFingerprint,
+  memberSpans,
+  membersChangesFingerprints,
+  membersSpans,
   postRecipients,
 } from '../../../../../tray-service/storage/mongodb/memberships/membership-changes.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
@@ -118,6 +123,61 @@ describe('the membership store (MongoDB-compatible server)', () => {
       'u-gus',
     ]);
     expect(await postRecipients(mongo.db, 'c-list', now)).to.deep.equal(['u-fay']);
+  });
+
+  it('reads many members’ spans and changes with their community, as each one’s own read would', async () => {
+    const userIds = Array.from({ length: MEMBER_POINT_READS + 4 }, (_, n) => `u-b${n}`);
+    await applyMembershipChanges(
+      mongo.db,
+      userIds.flatMap((userId, n) => [
+        change('c-batch', userId, true, now - 10 * DAY),
+        ...(n % 3 === 0 ? [change('c-batch', userId, false, now - 5 * DAY)] : []),
+      ]),
+      retention,
+    );
+    await mongo.db.collection<MembershipDoc>(MEMBERSHIPS).insertOne({
+      _id: membershipId('c-batch', 'u-imported'),
+      communityId: 'c-batch',
+      userId: 'u-imported',
+      active: true,
+      since: now - 3 * DAY,
+      updatedAt: now - 3 * DAY,
+    });
+    const wanted = new Set([...userIds, 'u-imported', 'u-none']);
+    const spans = await membersSpans(mongo.db, 'c-batch', wanted);
+    const fingerprints = await membersChangesFingerprints(mongo.db, 'c-batch', wanted);
+    expect(spans.size).to.equal(wanted.size);
+    for (const userId of wanted) {
+      expect(spans.get(userId), userId).to.deep.equal(await memberSpans(mongo.db, 'c-batch', userId));
+      expect(fingerprints.get(userId), userId).to.equal(
+        await memberChangesFingerprint(mongo.db, 'c-batch', userId),
+      );
+    }
+  });
+
+  it('prunes the old changes of many members stored at once, as of one', async () => {
+    const userIds = Array.from({ length: MEMBER_POINT_READS + 4 }, (_, n) => `u-p${n}`);
+    const at = (days: number) => now - days * DAY;
+    await applyMembershipChanges(
+      mongo.db,
+      userIds.flatMap((userId) => [
+        change('c-prune', userId, true, at(200)),
+        change('c-prune', userId, false, at(150)),
+      ]),
+      retention,
+    );
+    await applyMembershipChanges(
+      mongo.db,
+      userIds.map((userId) => change('c-prune', userId, true, at(100))),
+      retention,
+    );
+    // Only the join 100 days ago is left of each: it holds the state at the cutoff (90 days ago).
+    const left = await mongo.db
+      .collection(MEMBERSHIP_CHANGES)
+      .find({ communityId: 'c-prune' }, { projection: { _id: 0, userId: 1, at: 1 } })
+      .toArray();
+    expect(left).to.have.length(userIds.length);
+    expect(left.every((doc) => doc.at === at(100))).to.equal(true);
   });
 
   it('ends a deleted user’s memberships in every community, imported ones included', async () => {
