@@ -12,7 +12,7 @@ import {
   aReply,
 } from '../../../support/activity-builder.ts';
 import { applyOperation, RETENTION_DAYS } from './apply-operation.ts';
-import { conformanceCase } from './conformance-case.ts';
+import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
 import { differences, modelSnapshot, sinceBefore, storageSnapshot } from './tray-snapshot.ts';
 
 /**
@@ -287,56 +287,56 @@ const FOUND: Scenario[] = [
   wipedThenLeft({ kind: 'deleteAll', user: 2 }),
 ];
 
+/**
+ * Plays one scenario on the storage and the reference tray, and fails naming the first user whose
+ * tray differs; returns what it compared (the model's records, and how many of them are read).
+ */
+async function playScenario(
+  { storage, write }: Pick<ConformanceContext, 'storage' | 'write'>,
+  run: Scenario,
+  tag: string,
+  start: number,
+): Promise<{ records: number; read: number }> {
+  const { operations, userIds, readAt } = operationsOf(run, tag, start);
+  // What a stream that reconnects halfway through would be sent.
+  const since = sinceBefore((operations[Math.floor(operations.length / 2)] as TrayOperation).now);
+  const model = new ReferenceTray({ retentionDays: RETENTION_DAYS });
+  for (const operation of operations) {
+    model.apply(operation);
+    await applyOperation(storage, operation, write);
+  }
+  const compared = { records: 0, read: 0 };
+  for (const userId of userIds) {
+    const expected = modelSnapshot(model, userId, readAt, since);
+    compared.records += expected.count;
+    compared.read += expected.history.flat().filter((record) => record.hasRead).length;
+    const found = differences(await storageSnapshot(storage, userId, readAt, since), expected);
+    if (found.length > 0) expect.fail(`${userId}'s tray at ${readAt}:\n${found.join('\n')}`);
+  }
+  return compared;
+}
+
 conformanceCase(
   'model: the scenarios the property once failed on give the reference tray',
-  async ({ storage, id, write }) => {
+  async (context) => {
     const start = Math.floor(Date.now() / DAY_MS) * DAY_MS - 2 * DAY_MS;
-    for (const [index, run] of FOUND.entries()) {
-      const { operations, userIds, readAt } = operationsOf(run, id(`f${index}`), start);
-      const since = sinceBefore((operations[Math.floor(operations.length / 2)] as TrayOperation).now);
-      const model = new ReferenceTray({ retentionDays: RETENTION_DAYS });
-      for (const operation of operations) {
-        model.apply(operation);
-        await applyOperation(storage, operation, write);
-      }
-      for (const userId of userIds) {
-        const found = differences(
-          await storageSnapshot(storage, userId, readAt, since),
-          modelSnapshot(model, userId, readAt, since),
-        );
-        if (found.length > 0)
-          expect.fail(`scenario ${index}, ${userId}'s tray at ${readAt}:\n${found.join('\n')}`);
-      }
-    }
+    for (const [index, run] of FOUND.entries())
+      await playScenario(context, run, context.id(`f${index}`), start);
   },
 );
 
 conformanceCase(
   'model: after any sequence of deliveries, memberships, deletes, read marks and expiry, every tray is the reference tray',
-  async ({ storage, id, write }) => {
+  async (context) => {
     let runs = 0;
     // What the runs compared, so a generator that stopped making records shows up as a failure.
     const seen = { records: 0, read: 0 };
     const start = Math.floor(Date.now() / DAY_MS) * DAY_MS - 2 * DAY_MS;
     await fc.assert(
       fc.asyncProperty(scenario, async (run) => {
-        const tag = id(`r${runs++}`);
-        const { operations, userIds, readAt } = operationsOf(run, tag, start);
-        // What a stream that reconnects halfway through would be sent.
-        const since = sinceBefore((operations[Math.floor(operations.length / 2)] as TrayOperation).now);
-        const model = new ReferenceTray({ retentionDays: RETENTION_DAYS });
-        for (const operation of operations) {
-          model.apply(operation);
-          await applyOperation(storage, operation, write);
-        }
-        for (const userId of userIds) {
-          const expected = modelSnapshot(model, userId, readAt, since);
-          seen.records += expected.count;
-          seen.read += expected.history.flat().filter((record) => record.hasRead).length;
-          const actual = await storageSnapshot(storage, userId, readAt, since);
-          const found = differences(actual, expected);
-          if (found.length > 0) expect.fail(`${userId}'s tray at ${readAt}:\n${found.join('\n')}`);
-        }
+        const compared = await playScenario(context, run, context.id(`r${runs++}`), start);
+        seen.records += compared.records;
+        seen.read += compared.read;
       }),
       { numRuns: RUNS, interruptAfterTimeLimit: 240_000, markInterruptAsFailure: true },
     );
