@@ -6,7 +6,7 @@ import { expectMatchesOpenApi } from '../api/support/openapi-validator.ts';
 import { banEvent } from '../bans/ban-events.ts';
 import { commentDeleteEvent, commentEvent, minute } from '../worker/event-builder.ts';
 import { useLiveTray } from './support/live-harness.ts';
-import { dataOf, named, openSse, type SseEvent, type SseStream } from './support/sse-client.ts';
+import { dataOf, lastId, named, openSse, type SseEvent, type SseStream } from './support/sse-client.ts';
 
 const STREAM = '/notifications/v3/stream';
 
@@ -223,7 +223,7 @@ describe('GET /notifications/v3/stream (live tray)', function () {
         (event) =>
           event.event === 'unread' && dataOf<{ totalUnreadCount: number }>(event).totalUnreadCount === 1,
       );
-      const lastId = first.events.filter((event) => event.id !== undefined).at(-1)?.id ?? '';
+      const resumeFrom = lastId(first.events);
       first.close();
 
       // While away: two new records, and the first one marked read.
@@ -234,7 +234,7 @@ describe('GET /notifications/v3/stream (live tray)', function () {
         .set('Authorization', await bearer(user))
         .send({ verb: 'comment', targetId: 'p-r1' });
 
-      const again = await stream(1, user, '', { 'Last-Event-ID': lastId });
+      const again = await stream(1, user, '', { 'Last-Event-ID': resumeFrom });
       const unread = await again.next((event) => event.event !== 'comment');
       expect(unread.event).to.equal('unread');
       expect(dataOf(unread)).to.deep.equal({ totalUnreadCount: 2, totalUnseenCount: 2 });

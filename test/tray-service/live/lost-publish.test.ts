@@ -10,15 +10,13 @@ import { testStack } from '../../support/test-stack.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { useLiveTray } from './support/live-harness.ts';
-import { dataOf, named, openSse, type SseEvent, type SseStream } from './support/sse-client.ts';
+import { dataOf, lastId, named, openSse, type SseEvent, type SseStream } from './support/sse-client.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
 const STREAM = '/notifications/v3/stream';
 
 const shown = (events: readonly SseEvent[]) =>
   events.filter(named('record')).map((event) => dataOf<NotificationRecord>(event).targetId);
-const lastId = (events: readonly SseEvent[]) =>
-  events.filter((event) => event.id !== undefined).at(-1)?.id ?? '';
 
 // A publish can fail while the streams' own subscriptions stay up (the publishing process's
 // connection to Redis drops, a command times out). The change is stored; a later change delivered

@@ -6,7 +6,7 @@ import { markRead } from '../../../tray-service/use-cases/mark-read.ts';
 import { ANA, seedActivities } from '../../support/seed-tray.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { useLiveTray } from './support/live-harness.ts';
-import { dataOf, named, openSse, type SseEvent, type SseStream } from './support/sse-client.ts';
+import { dataOf, lastId, named, openSse, type SseEvent, type SseStream } from './support/sse-client.ts';
 
 const STREAM = '/notifications/v3/stream';
 const BOB = { userId: 'bob', name: 'Bob', imageUrl: 'https://img.example/bob.png' };
@@ -29,9 +29,6 @@ function shownBy(events: readonly SseEvent[]): Map<string, { actors: string; has
   }
   return shown;
 }
-
-const lastId = (events: readonly SseEvent[]) =>
-  events.filter((event) => event.id !== undefined).at(-1)?.id ?? '';
 
 // A record's announcements travel separately: the worker's after its commit, a mark's after the
 // API's. One that arrives after a later state of the same record was announced must neither hide

@@ -113,6 +113,10 @@ export function openSse(url: string, headers: Record<string, string> = {}): Prom
 
 export const named = (name: string) => (event: SseEvent) => event.event === name;
 
+/** The id of the last event that carried one: where a reconnect resumes ('' before any). */
+export const lastId = (events: readonly SseEvent[]) =>
+  events.filter((event) => event.id !== undefined).at(-1)?.id ?? '';
+
 export function dataOf<T>(event: SseEvent): T {
   return JSON.parse(event.data) as T;
 }
