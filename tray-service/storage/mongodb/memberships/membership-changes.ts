@@ -197,37 +197,50 @@ export async function memberSpans(db: Db, communityId: string, userId: string): 
  * The spans of several users of one community, by user (memberSpans for each): read one by one
  * when they are few, else with the whole community (communityMembers; see MEMBER_POINT_READS).
  */
-export async function membersSpans(
+export function membersSpans(
   db: Db,
   communityId: string,
   userIds: ReadonlySet<string>,
 ): Promise<Map<string, MemberSpans>> {
-  const found = new Map<string, MemberSpans>();
-  if (userIds.size <= MEMBER_POINT_READS) {
-    for (const userId of userIds) found.set(userId, await memberSpans(db, communityId, userId));
-    return found;
-  }
-  const community = await communityMembers(db, communityId);
-  for (const userId of userIds) found.set(userId, community.get(userId) ?? { ...spansOf([]), changes: '' });
-  return found;
+  return ofMembers(
+    userIds,
+    (userId) => memberSpans(db, communityId, userId),
+    () => communityMembers(db, communityId),
+    () => ({ ...spansOf([]), changes: '' }),
+  );
 }
 
 /**
  * The fingerprints of several users' changes in one community, by user (memberChangesFingerprint
  * for each): read one by one when they are few, else with the whole community (MEMBER_POINT_READS).
  */
-export async function membersChangesFingerprints(
+export function membersChangesFingerprints(
   db: Db,
   communityId: string,
   userIds: ReadonlySet<string>,
 ): Promise<Map<string, string>> {
-  const found = new Map<string, string>();
+  return ofMembers(
+    userIds,
+    (userId) => memberChangesFingerprint(db, communityId, userId),
+    () => communityChangesFingerprints(db, communityId),
+    () => '',
+  );
+}
+
+/** `one` for each of a few users, else `whole` read once; `none()` for a user the community lacks. */
+async function ofMembers<T>(
+  userIds: ReadonlySet<string>,
+  one: (userId: string) => Promise<T>,
+  whole: () => Promise<Map<string, T>>,
+  none: () => T,
+): Promise<Map<string, T>> {
+  const found = new Map<string, T>();
   if (userIds.size <= MEMBER_POINT_READS) {
-    for (const userId of userIds) found.set(userId, await memberChangesFingerprint(db, communityId, userId));
+    for (const userId of userIds) found.set(userId, await one(userId));
     return found;
   }
-  const community = await communityChangesFingerprints(db, communityId);
-  for (const userId of userIds) found.set(userId, community.get(userId) ?? '');
+  const community = await whole();
+  for (const userId of userIds) found.set(userId, community.get(userId) ?? none());
   return found;
 }
 
