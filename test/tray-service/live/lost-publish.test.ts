@@ -8,12 +8,10 @@ import { encodeStreamCursor, freshCursor, SETTLE_MS } from '../../../tray-servic
 import { seedActivities } from '../../support/seed-tray.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { waitFor } from '../../support/wait-for.ts';
-import { bearer } from '../api/support/api-harness.ts';
 import { useLiveTray } from './support/live-harness.ts';
-import { dataOf, lastId, named, openSse, type SseEvent, type SseStream } from './support/sse-client.ts';
+import { dataOf, lastId, named, type SseEvent } from './support/sse-client.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
-const STREAM = '/notifications/v3/stream';
 
 const shown = (events: readonly SseEvent[]) =>
   events.filter(named('record')).map((event) => dataOf<NotificationRecord>(event).targetId);
@@ -25,7 +23,6 @@ const shown = (events: readonly SseEvent[]) =>
 describe('a change whose publish failed', function () {
   this.timeout(60_000);
   const tray = useLiveTray({ instances: 1 });
-  const open: SseStream[] = [];
   let redis: RedisClient;
   let publisher: ChangePublisher;
   before(() => {
@@ -35,19 +32,10 @@ describe('a change whose publish failed', function () {
     publisher = createChangePublisher(redis, tray.prefix, silent, { retryMs: 100 });
   });
   after(() => {
-    for (const stream of open) stream.close();
     redis.disconnect();
   });
 
-  const stream = async (user: string, headers: Record<string, string> = {}) => {
-    const opened = await openSse(`${tray.instance(0).base}${STREAM}`, {
-      Authorization: await bearer(user),
-      ...headers,
-    });
-    open.push(opened);
-    await opened.next(named('unread'));
-    return opened;
-  };
+  const stream = tray.stream;
   const write = (userId: string, targetId: string, now: number, changes: ChangePublisher) =>
     tray.worker.storage.writes.applyPersonal(seedActivities({ userId, targetId, lastUpdate: now }), {
       now,

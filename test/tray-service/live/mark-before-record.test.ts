@@ -6,9 +6,8 @@ import { markRead } from '../../../tray-service/use-cases/mark-read.ts';
 import { ANA, seedActivities } from '../../support/seed-tray.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { useLiveTray } from './support/live-harness.ts';
-import { dataOf, lastId, named, openSse, type SseEvent, type SseStream } from './support/sse-client.ts';
+import { dataOf, lastId, named, type SseEvent, type SseStream } from './support/sse-client.ts';
 
-const STREAM = '/notifications/v3/stream';
 const BOB = { userId: 'bob', name: 'Bob', imageUrl: 'https://img.example/bob.png' };
 
 /** What a client shows after applying these events, as the demo page does: each record's actors and read flag. */
@@ -36,11 +35,6 @@ function shownBy(events: readonly SseEvent[]): Map<string, { actors: string; has
 describe('a mark announced before the record state it changed', function () {
   this.timeout(60_000);
   const tray = useLiveTray({ instances: 1 });
-  const open: SseStream[] = [];
-  after(() => {
-    for (const stream of open) stream.close();
-  });
-
   /** The worker's write of one record, committed; its announcement is the test's to send. */
   const write = async (userId: string, targetId: string, actors = [ANA], now = Date.now()) => {
     let written: InboxRecord[] = [];
@@ -56,15 +50,7 @@ describe('a mark announced before the record state it changed', function () {
     );
     return written;
   };
-  const stream = async (user: string, headers: Record<string, string> = {}) => {
-    const opened = await openSse(`${tray.instance(0).base}${STREAM}`, {
-      Authorization: await bearer(user),
-      ...headers,
-    });
-    open.push(opened);
-    await opened.next(named('unread'));
-    return opened;
-  };
+  const stream = tray.stream;
   /**
    * Waits until the client shows `key` as `expected` after `before` (the events of an earlier
    * stream) and those of `on`, or a while; returns what it shows.

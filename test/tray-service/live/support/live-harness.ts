@@ -17,7 +17,8 @@ import { createLiveTray, type LiveTray } from '../../../../tray-service/live/cre
 import { createMessageRenderer } from '../../../../tray-service/messages/create-message-renderer.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
 import { testStack } from '../../../support/test-stack.ts';
-import { useTrayApi, type TrayApiHarness } from '../../api/support/api-harness.ts';
+import { bearer, useTrayApi, type TrayApiHarness } from '../../api/support/api-harness.ts';
+import { named, openSse, type SseStream } from './sse-client.ts';
 import { useWorker, type WorkerHarness } from '../../worker/worker-harness.ts';
 
 /** One API instance: its own app, server, ban cache, subscriber and metrics. */
@@ -37,6 +38,11 @@ export interface LiveHarness {
   readonly prefix: string;
   /** The suite's instances, listening on 127.0.0.1. */
   instance(index: number): LiveInstance;
+  /**
+   * A stream of `userId` on the first instance, opened with a token of theirs (and `headers`) and
+   * read up to its first counts; closed after the suite.
+   */
+  stream(userId: string, headers?: Record<string, string>): Promise<SseStream>;
 }
 
 export interface LiveHarnessOptions {
@@ -79,6 +85,7 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
   const instances: LiveInstance[] = [];
   const caches: BanCache[] = [];
   const failedAuthPrefix = uniqueName('auth');
+  const streams: SseStream[] = [];
 
   before(async () => {
     publisherRedis = createRedis(testStack().redisUrl);
@@ -125,6 +132,7 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
     }
   });
   after(async () => {
+    for (const stream of streams.splice(0)) stream.close();
     for (const instance of instances) {
       await instance.live.hub.close(1_000);
       await closeServer(instance.server, 1_000);
@@ -142,6 +150,17 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
       const found = instances[index];
       if (!found) throw new Error(`useLiveTray: no instance ${index}`);
       return found;
+    },
+    async stream(userId, headers = {}) {
+      const base = instances[0]?.base;
+      if (!base) throw new Error('useLiveTray: a stream opened before the suite started');
+      const opened = await openSse(`${base}/notifications/v3/stream`, {
+        Authorization: await bearer(userId),
+        ...headers,
+      });
+      streams.push(opened);
+      await opened.next(named('unread'));
+      return opened;
     },
   };
 }
