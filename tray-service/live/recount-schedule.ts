@@ -1,10 +1,12 @@
+import TinyQueue from 'tinyqueue';
+
 /** The longest delay setTimeout keeps (2^31 - 1 ms); a longer one fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * When each user's counts are due again although nothing was published: the first expiry of the
  * records they counted (docs/live-tray.md). One timer for every user, armed for the earliest time
- * of a binary heap, so ten thousand streams cost one timer and a heap, not a timer each.
+ * of a binary heap (tinyqueue), so ten thousand streams cost one timer and a heap, not a timer each.
  */
 export interface RecountSchedule {
   /** The user is due at `at` (epoch ms), replacing an earlier time; undefined: never. */
@@ -32,6 +34,8 @@ interface Entry {
   userId: string;
 }
 
+const byTime = (a: Entry, b: Entry) => a.at - b.at;
+
 /** A time replaced or unset stays in the heap until it comes up: the heap is rebuilt past this. */
 const STALE_SLACK = 64;
 
@@ -40,56 +44,28 @@ export function createRecountSchedule(options: RecountScheduleOptions): RecountS
   const granularity = options.granularityMs ?? 1_000;
   /** Each user's current time: a heap entry is live only while it matches. */
   const times = new Map<string, number>();
-  const heap: Entry[] = [];
+  let heap = new TinyQueue<Entry>([], byTime);
   let timer: NodeJS.Timeout | undefined;
   let armedFor: number | undefined;
   let stopped = false;
 
   const live = (entry: Entry) => times.get(entry.userId) === entry.at;
 
-  /** The time at `index` of the heap; past its end, later than any. */
-  const timeAt = (index: number) => heap[index]?.at ?? Infinity;
-
-  function swap(a: number, b: number): void {
-    const [first, second] = [heap[a], heap[b]];
-    if (first === undefined || second === undefined) return;
-    heap[a] = second;
-    heap[b] = first;
-  }
-
-  function push(entry: Entry): void {
-    heap.push(entry);
-    let index = heap.length - 1;
-    while (index > 0 && timeAt((index - 1) >> 1) > entry.at) {
-      swap(index, (index - 1) >> 1);
-      index = (index - 1) >> 1;
-    }
-  }
-
-  function pop(): Entry | undefined {
-    swap(0, heap.length - 1);
-    const top = heap.pop();
-    let index = 0;
-    for (;;) {
-      const left = index * 2 + 1;
-      const child = timeAt(left + 1) < timeAt(left) ? left + 1 : left;
-      if (timeAt(child) >= timeAt(index)) break;
-      swap(index, child);
-      index = child;
-    }
-    return top;
-  }
+  /** The time at the top of the heap; when it is empty, later than any. */
+  const nextAt = () => heap.peek()?.at ?? Infinity;
 
   /** Drops the replaced entries once they outnumber the live ones. */
   function compact(): void {
     if (heap.length <= times.size * 2 + STALE_SLACK) return;
-    heap.length = 0;
-    for (const [userId, at] of times) push({ at, userId });
+    heap = new TinyQueue<Entry>(
+      [...times].map(([userId, at]) => ({ at, userId })),
+      byTime,
+    );
   }
 
   function arm(): void {
-    while (heap[0] && !live(heap[0])) pop();
-    const next = heap[0]?.at;
+    for (let top = heap.peek(); top && !live(top); top = heap.peek()) heap.pop();
+    const next = heap.peek()?.at;
     if (next === armedFor) return;
     clearTimeout(timer);
     armedFor = next;
@@ -102,8 +78,8 @@ export function createRecountSchedule(options: RecountScheduleOptions): RecountS
     armedFor = undefined;
     const at = now();
     const users: string[] = [];
-    while (timeAt(0) <= at) {
-      const entry = pop();
+    while (nextAt() <= at) {
+      const entry = heap.pop();
       if (!entry || !live(entry)) continue;
       times.delete(entry.userId);
       users.push(entry.userId);
@@ -122,7 +98,7 @@ export function createRecountSchedule(options: RecountScheduleOptions): RecountS
         const rounded = Math.ceil(at / granularity) * granularity;
         if (times.get(userId) === rounded) return;
         times.set(userId, rounded);
-        push({ at: rounded, userId });
+        heap.push({ at: rounded, userId });
       }
       compact();
       arm();
@@ -137,7 +113,7 @@ export function createRecountSchedule(options: RecountScheduleOptions): RecountS
       stopped = true;
       clearTimeout(timer);
       times.clear();
-      heap.length = 0;
+      heap = new TinyQueue<Entry>([], byTime);
     },
   };
 }
