@@ -10,6 +10,7 @@ import { bearer, tokenFor } from '../api/support/api-harness.ts';
 import { useLiveTray } from '../live/support/live-harness.ts';
 import { commentEvent, minute } from '../worker/event-builder.ts';
 import { jobDataOf } from '../worker/worker-harness.ts';
+import { encodeStreamCursor, freshCursor } from '../../../tray-service/live/stream-cursor.ts';
 import { webhookJobOptions } from '../../../shared/queue/webhook-queue.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { startSnoozeWakeLoop, type SnoozeWakeLoop } from '../../../tray-service/worker/snooze-wake-loop.ts';
@@ -259,6 +260,167 @@ describe('GET /demo in a real browser (headless Chromium)', function () {
         markSeen: await other.locator('#mark-seen').isEnabled(),
       };
       expect(left).to.deep.equal({ records: 0, badge: '0', unseen: '0', markAll: false, markSeen: false });
+    });
+  });
+
+  describe('a change the stream announces while the history answer is on its way', () => {
+    let other: Page;
+    const errors: string[] = [];
+    beforeEach(async () => {
+      other = await context.newPage();
+      other.on('pageerror', (error) => errors.push(error.message));
+    });
+    afterEach(() => other.close());
+    afterEach(() => {
+      expect(errors.splice(0), 'uncaught errors on the page').to.deep.equal([]);
+    });
+
+    /** Opens `user`'s tray with the history answer read by the service at once but held on its way to the page. */
+    async function openHeld(user: string): Promise<() => Promise<void>> {
+      let read: () => void = () => undefined;
+      const historyRead = new Promise<void>((resolve) => (read = resolve));
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      // A slow network: the page the service read holds the record as it was before the change.
+      await other.route('**/notifications/v3/history*', async (route) => {
+        const response = await route.fetch();
+        read();
+        await held;
+        await route.fulfill({ response });
+      });
+      await other.goto(`${tray.instance(0).base}/demo`);
+      await other.fill('#token', await tokenFor(user));
+      await other.click('#connect button[type=submit]');
+      await historyRead;
+      await other.getByText('Live:').waitFor({ timeout: 10_000 });
+      return async () => {
+        release();
+        // Enabled once the history answer is shown (open() in demo.js).
+        await other.locator('#mark-all:enabled').waitFor({ timeout: 10_000 });
+      };
+    }
+
+    const changes = {
+      archive: async (user: string, id: string) =>
+        request(tray.instance(0).base)
+          .post('/notifications/v3/records/archive')
+          .set('Authorization', await bearer(user))
+          .send({ ids: [id] })
+          .expect(200),
+      snooze: async (user: string, id: string) =>
+        request(tray.instance(0).base)
+          .post('/notifications/v3/records/snooze')
+          .set('Authorization', await bearer(user))
+          .send({ ids: [id], until: Date.now() + 3_600_000 })
+          .expect(200),
+      'delete-all': async (user: string) =>
+        request(tray.instance(0).base)
+          .delete('/notifications/v3/delete-all')
+          .set('Authorization', await bearer(user))
+          .expect(200),
+    };
+    for (const [change, make] of Object.entries(changes)) {
+      it(`does not bring back a record the stream said left the inbox (${change})`, async () => {
+        const user = `u-late-${change}`;
+        const id = `comment_p-l1_${user}`;
+        await tray.worker.deliver(
+          commentEvent({
+            postId: 'p-l1',
+            postOwner: user,
+            author: 'u-cid',
+            commentId: 'cm-l1',
+            createdAt: minute(1),
+          }),
+        );
+        const show = await openHeld(user);
+        await make(user, id);
+        // The stream sends the counts after the change itself: the page has applied it.
+        await other.locator('#badge', { hasText: /^0$/ }).waitFor({ timeout: 5_000 });
+        await show();
+        expect(await other.locator(`#records li[data-id="${id}"]`).count()).to.equal(0);
+      });
+    }
+
+    it('shows a record the stream marked read as read, and one it marked seen as seen', async () => {
+      const user = 'u-late-marks';
+      const [read, seen] = [`comment_p-l2_${user}`, `comment_p-l3_${user}`];
+      for (const postId of ['p-l2', 'p-l3'])
+        await tray.worker.deliver(
+          commentEvent({
+            postId,
+            postOwner: user,
+            author: 'u-cid',
+            commentId: `cm-${postId}`,
+            createdAt: minute(1),
+          }),
+        );
+      const show = await openHeld(user);
+      const authorization = await bearer(user);
+      await request(tray.instance(0).base)
+        .post('/notifications/v2/read')
+        .set('Authorization', authorization)
+        .send({ verb: 'comment', targetId: 'p-l2' })
+        .expect(200);
+      await request(tray.instance(0).base)
+        .post('/notifications/v3/records/seen')
+        .set('Authorization', authorization)
+        .send({ ids: [seen] })
+        .expect(200);
+      await other.locator('#unseen', { hasText: /^0$/ }).waitFor({ timeout: 5_000 });
+      await show();
+      const classes = async (id: string) =>
+        ((await other.locator(`#records li[data-id="${id}"]`).getAttribute('class')) ?? '').split(' ').sort();
+      expect(await classes(read)).to.deep.equal(['read']);
+      expect(await classes(seen)).to.deep.equal(['unread']);
+    });
+
+    it('reloads the history on reset, and says so when that reload fails', async () => {
+      const user = 'u-late-reset';
+      await tray.worker.deliver(
+        commentEvent({
+          postId: 'p-l4',
+          postOwner: user,
+          author: 'u-cid',
+          commentId: 'cm-l4',
+          createdAt: minute(1),
+        }),
+      );
+      // The first stream resumes from an id older than the replay window: the service sends reset.
+      const old = encodeStreamCursor(freshCursor(Date.now() - 2 * 24 * 3_600_000));
+      let resumed = false;
+      await other.route('**/notifications/v3/stream?*', async (route) => {
+        const headers = resumed
+          ? route.request().headers()
+          : { ...route.request().headers(), 'last-event-id': old };
+        resumed = true;
+        await route.continue({ headers });
+      });
+      // The opening read is held until the reset's read is asked for; that one the service refuses.
+      let asked: () => void = () => undefined;
+      const reloadAsked = new Promise<void>((resolve) => (asked = resolve));
+      let reads = 0;
+      await other.route('**/notifications/v3/history*', async (route) => {
+        if (++reads === 1) {
+          await reloadAsked;
+          await route.continue();
+          return;
+        }
+        asked();
+        const url = new URL(route.request().url());
+        url.searchParams.set('view', 'not-a-view');
+        await route.continue({ url: url.href });
+      });
+      await other.goto(`${tray.instance(0).base}/demo`);
+      await other.fill('#token', await tokenFor(user));
+      const opening = other.waitForResponse(
+        (response) => response.url().includes('/history') && response.status() === 200,
+      );
+      await other.click('#connect button[type=submit]');
+      await other.getByText('Could not load the tray').waitFor({ timeout: 10_000 });
+      // The opening read's answer, older than the reset, is not shown either.
+      await opening;
+      expect(await other.locator('#records li').count()).to.equal(0);
+      expect(await other.locator('#mark-all').isEnabled()).to.equal(false);
     });
   });
 

@@ -15,6 +15,8 @@ const state = {
   mutes: new Set(),
   /** Counts the trays opened: an answer for one opened before is dropped, not shown on this one. */
   opened: 0,
+  /** The history read the page waits for, and what the stream said meanwhile (loadHistory). */
+  load: undefined,
 };
 
 /** The pasted token, read at each use: the stream asks for it again when the one it used expires. */
@@ -132,13 +134,57 @@ function update(ids, change) {
   render();
 }
 
+/**
+ * Reads the inbox's first page into the list. The stream runs alongside, and the page may have
+ * been read before a change the stream announces ahead of it: events that drop or mark records
+ * find nothing to change in the list for a record that is only in the page. So what the stream
+ * says while the read is on its way is kept here and applied to the page when it comes: records
+ * it sent or took out of the inbox, read and seen marks, a deleted tray. A read that another tray
+ * or a reset replaced is dropped, answer or error: the one that replaced it speaks for the page.
+ */
 async function loadHistory(opened) {
-  const page = await state.client.historyPage(undefined, 'inbox');
-  if (opened !== state.opened) return;
+  const load = { settled: new Set(), marks: new Map(), cleared: false };
+  state.load = load;
+  const current = () => opened === state.opened && state.load === load;
+  let page;
+  try {
+    page = await state.client.historyPage(undefined, 'inbox');
+  } catch (error) {
+    if (current()) throw error;
+    return;
+  }
+  if (!current()) return;
+  state.load = undefined;
+  // Deleted after the read began: what the page holds is gone, and the stream sends again what
+  // was stored since the delete.
+  if (load.cleared) return;
   // A record the stream already delivered is at least as new as the page's copy.
   const streamed = new Set(state.records.map((record) => record.v_tarid_uid));
-  state.records.push(...page.data.filter((record) => !streamed.has(record.v_tarid_uid)));
+  for (const record of page.data) {
+    const id = record.v_tarid_uid;
+    if (streamed.has(id) || load.settled.has(id)) continue;
+    state.records.push({ ...record, ...load.marks.get(id) });
+  }
   sortAndRender();
+}
+
+/** A mark the stream sent while a history read is on its way, for records only that page holds. */
+function markPending(ids, mark) {
+  if (!state.load) return;
+  for (const id of ids) state.load.marks.set(id, { ...state.load.marks.get(id), ...mark });
+}
+
+/** The stream's word on these records came after the history read began: the page's copies are older. */
+function settlePending(ids) {
+  for (const id of ids) state.load?.settled.add(id);
+}
+
+/** The tray cannot be read: nothing of it is shown, not even half of it from its stream. */
+function failTray(opened, error) {
+  if (opened !== state.opened) return;
+  state.stream?.abort();
+  showNoTray();
+  setStatus(`Could not load the tray: ${error.message}`);
 }
 
 async function loadMutes(opened) {
@@ -150,6 +196,7 @@ async function loadMutes(opened) {
 
 /** No user's tray on the page: no records, zero badges, nothing to mark. */
 function showNoTray() {
+  state.load = undefined;
   state.records = [];
   state.mutes = new Set();
   render();
@@ -169,28 +216,39 @@ function apply({ event, data }) {
       setBadge('unseen', data.totalUnseenCount ?? 0);
       return;
     case 'record':
-      // New, changed, or back in the inbox (unarchived, snooze ended).
+      // New, changed, or back in the inbox (unarchived, snooze ended); or a catch-up's record
+      // archived or snoozed meanwhile, which upsert leaves out.
+      settlePending([data.v_tarid_uid]);
       upsert(data);
       return;
     case 'read':
+      markPending(data.ids, { hasRead: true, isSeen: true });
       update(data.ids, (record) => Object.assign(record, { hasRead: true, isSeen: true }));
       return;
     case 'seen':
+      markPending(data.ids, { isSeen: true });
       update(data.ids, (record) => (record.isSeen = true));
       return;
     case 'archived':
     case 'snoozed':
     case 'removed':
+      settlePending(data.ids);
       drop(data.ids);
       return;
     case 'cleared':
+      if (state.load) state.load.cleared = true;
       state.records = [];
       render();
       return;
-    case 'reset':
+    case 'reset': {
+      // The stream missed too much to catch up: the list is read again, shown empty meanwhile,
+      // and a read that fails ends the tray as one that fails on opening does.
+      const opened = state.opened;
       state.records = [];
-      void loadHistory(state.opened);
+      render();
+      loadHistory(opened).catch((error) => failTray(opened, error));
       return;
+    }
     case 'replaced':
       // The last event: the client does not reconnect by itself, or two tabs would take the
       // place from each other for ever. Opening the tray again takes it back here.
@@ -238,15 +296,12 @@ async function open() {
     // between the history read and the stream (a record in both is shown once).
     void listen();
     await Promise.all([loadHistory(opened), loadMutes(opened)]);
-    if (opened !== state.opened) return;
+    // Another tray was opened, or this one failed meanwhile (a reset's read, failTray).
+    if (opened !== state.opened || state.stream?.signal.aborted) return;
     $('mark-all').disabled = false;
     $('mark-seen').disabled = false;
   } catch (error) {
-    if (opened !== state.opened) return;
-    // A tray that cannot be read is not half shown from its stream.
-    state.stream?.abort();
-    showNoTray();
-    setStatus(`Could not load the tray: ${error.message}`);
+    failTray(opened, error);
   }
 }
 
