@@ -11,6 +11,7 @@ import type {
   reactionDidRemove,
   UserProfile,
 } from './event-schemas.ts';
+import { nameOrId } from './display-name.ts';
 import type { Removal } from './removal.ts';
 import { PayloadError } from '../../shared/errors/payload-error.ts';
 
@@ -181,12 +182,16 @@ export function mapReactionRemove(payload: ReactionRemove): Removal[] {
 function feedOf(post: PostRef, community: Community, users: UserProfile[]): FeedRef {
   if (post.targetType === 'community') {
     if (!community) throw new PayloadError('data.community: required for a post in a community');
-    return { kind: 'community', id: community.communityId, name: community.displayName };
+    return {
+      kind: 'community',
+      id: community.communityId,
+      name: nameOrId(community.displayName, community.communityId),
+    };
   }
   // A user feed is named after its owner ("... in Ana feed"); the id stands in when the owner's
-  // profile is not in the payload.
+  // profile is not in the payload or names them blank.
   const owner = users.find((user) => user.userId === post.targetId);
-  return { kind: 'user', id: post.targetId, name: owner?.displayName ?? post.targetId };
+  return { kind: 'user', id: post.targetId, name: nameOrId(owner?.displayName, post.targetId) };
 }
 
 /** The community a target on this feed belongs to: every action on a community's posts is scoped to it. */
@@ -194,12 +199,12 @@ function communityOf(feed: FeedRef): { communityId?: string } {
   return feed.kind === 'community' ? { communityId: feed.id } : {};
 }
 
-/** The actor as the payload shows them; the id stands in for a name the payload lacks. */
+/** The actor as the payload shows them; the id stands in for a name the payload lacks or leaves blank. */
 function actorOf(userId: string, users: UserProfile[]): ActorInfo {
   const profile = users.find((user) => user.userId === userId);
   return {
     userId,
-    name: profile?.displayName ?? userId,
+    name: nameOrId(profile?.displayName, userId),
     ...(profile?.avatarFileUrl ? { imageUrl: profile.avatarFileUrl } : {}),
     ...(profile?.avatarCustomUrl ? { avatarCustomUrl: profile.avatarCustomUrl } : {}),
   };

@@ -38,6 +38,29 @@ describe('mapEvent', () => {
     expect(mapped.error).to.match(/^data\.createdAt: /);
   });
 
+  describe('a blank name (empty, or spaces only) counts as missing: the id stands in', () => {
+    const blank = {
+      users: [
+        { userId: 'u-cid', displayName: '' },
+        { userId: 'u-ana', displayName: '  ' },
+      ],
+    };
+
+    it('for the actor and the community of a comment', () => {
+      const [activity] = mapEvent({
+        ...commentEvent({ ...blank, communityName: ' ' }),
+        receivedAt,
+      }).activities;
+      expect(activity?.actor.name).to.equal('u-cid');
+      expect([activity?.feed.name, activity?.targetName]).to.deep.equal(['c-hike', 'c-hike']);
+    });
+
+    it('for the owner of a user feed, who names the feed', () => {
+      const [activity] = mapEvent({ ...commentEvent({ ...blank, feed: 'user' }), receivedAt }).activities;
+      expect([activity?.feed.name, activity?.targetName]).to.deep.equal(['u-ana', 'u-ana']);
+    });
+  });
+
   it('names a deleted user `Deleted user`', () => {
     expect(mapEvent({ ...userDeleteEvent('u-ivy'), receivedAt }).profiles).to.deep.equal([
       { userId: 'u-ivy', displayName: 'Deleted user', deleted: true, at: receivedAt },

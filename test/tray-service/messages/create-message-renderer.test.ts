@@ -6,7 +6,9 @@ import { CatalogueError } from '../../../shared/errors/catalogue-error.ts';
 import { createMessageRenderer } from '../../../tray-service/messages/create-message-renderer.ts';
 import { loadCatalogues } from '../../../tray-service/messages/load-catalogues.ts';
 import { displayPath } from '../../../tray-service/messages/read-catalogue-dir.ts';
+import { mapEvent } from '../../../tray-service/domain/map-event.ts';
 import { buildTrayRecord } from '../../support/tray-record-builder.ts';
+import { commentEvent } from '../worker/event-builder.ts';
 
 /** A TRAY_MESSAGES_DIR in a temp dir, removed after the suite. */
 function useCatalogueDirs() {
@@ -41,6 +43,18 @@ describe('createMessageRenderer', () => {
     it('removes control characters from names and keeps normal spaces', () => {
       const record = postBy('A\u0000n\u001ba\u0007 Mar\u009bía\u202e', 'Ben\nBen');
       expect(renderer.render(record, 'en')).to.equal('Ana María and Ben Ben created post in Hiking Club');
+    });
+    it('names the actor and the community by their ids when the event gave them blank names', () => {
+      const envelope = commentEvent({ users: [{ userId: 'u-cid', displayName: ' ' }], communityName: '' });
+      const [activity] = mapEvent({ ...envelope, receivedAt: Date.now() }).activities;
+      const record = buildTrayRecord({
+        verb: 'comment',
+        feed: 'community',
+        actors: 1,
+        names: [activity?.actor.name ?? 'missing'],
+        feedName: activity?.feed.name ?? 'missing',
+      });
+      expect(renderer.render(record, 'en')).to.equal('u-cid commented on your post in c-hike');
     });
     it('removes control characters from the community name', () => {
       const record = buildTrayRecord({
