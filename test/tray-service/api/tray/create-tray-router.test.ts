@@ -408,6 +408,23 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
       expect(res.body.code).to.equal(413000);
     });
 
+    for (const json of ['null', '5', '"x"']) {
+      it(`answers the JSON ${json}, valid JSON but no object, with 400 naming the body`, async () => {
+        const res = await request(app())
+          .post('/notifications/v2/read')
+          .set('Authorization', await bearer(user))
+          .set('Content-Type', 'application/json')
+          .send(json)
+          .expect(400);
+        expect(res.body).to.deep.equal({
+          status: 'error',
+          code: 400001,
+          message: 'body: expected a JSON object',
+        });
+        expectMatchesOpenApi(res, 'POST', '/notifications/v2/read');
+      });
+    }
+
     it('answers malformed JSON with 400', async () => {
       const res = await request(app())
         .post('/notifications/v2/read')
