@@ -4,22 +4,36 @@ import { AppError } from '../../shared/errors/app-error.ts';
 import { storableText } from '../domain/stored-text.ts';
 import { parseIsoTime } from './parse-iso-time.ts';
 
+/** What an input's members are called, and what the input as a whole is named and must be. */
+const inputs = {
+  'query parameter': { whole: 'query', expected: 'expected query parameters' },
+  field: { whole: 'body', expected: 'expected a JSON object' },
+  option: { whole: 'options', expected: 'expected options' },
+} as const;
+
 /**
- * Validates a query string (or a JSON body: `what` names its members); a failure is a 400 whose
- * message names the field (docs/contract.md#errors).
+ * Validates a query string, a JSON body (`what`: 'field') or a script's options ('option'); a
+ * failure is a 400 whose message names the member (docs/contract.md#errors), or the input as a
+ * whole when it is no object at all (`body: expected a JSON object`, not zod's own words).
  */
 export function parseQuery<S extends z.ZodType>(
   schema: S,
   query: unknown,
-  what = 'query parameter',
+  what: keyof typeof inputs = 'query parameter',
 ): z.infer<S> {
   const result = schema.safeParse(query);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const field =
-    issue?.code === 'unrecognized_keys' ? issue.keys.join(', ') : String(issue?.path[0] ?? 'query');
-  const message = issue?.code === 'unrecognized_keys' ? `unknown ${what}` : issue?.message;
-  throw new AppError('VALIDATION', `${field}: ${message ?? 'invalid'}`);
+  if (issue?.code === 'unrecognized_keys') {
+    throw new AppError('VALIDATION', `${issue.keys.join(', ')}: unknown ${what}`);
+  }
+  const member = issue?.path[0];
+  if (member === undefined) {
+    const { whole, expected } = inputs[what];
+    const message = issue === undefined || issue.code === 'invalid_type' ? expected : issue.message;
+    throw new AppError('VALIDATION', `${whole}: ${message}`);
+  }
+  throw new AppError('VALIDATION', `${String(member)}: ${issue?.message ?? 'invalid'}`);
 }
 
 /** An ISO 8601 time that is also a real date (see parseIsoTime: 2026-02-30 is refused, not rolled over). */
