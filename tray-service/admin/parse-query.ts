@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { positiveInt } from '../../shared/config/env-types.ts';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { storableText } from '../domain/stored-text.ts';
+import { documentedAs } from '../http/api-schema/query-values.ts';
 import { parseIsoTime } from './parse-iso-time.ts';
 
 /** What an input's members are called, and what the input as a whole is named and must be. */
@@ -43,8 +43,20 @@ export const isoTime = z.string({ error: 'expected an ISO 8601 time' }).transfor
   return date ?? new Date(Number.NaN);
 });
 
-/** A page size from 1 to `max`. */
-export const pageLimit = (fallback: number, max: number) => positiveInt(fallback, max);
+/**
+ * A page size from 1 to `max`, `fallback` when absent. Digits only: the document calls it an
+ * integer, and Number() would also read `0x2`, `1e1`, `2.0`, `+2` and ` 2 ` as one.
+ */
+export const pageLimit = (fallback: number, max: number) => {
+  const expected = `expected a whole number from 1 to ${max}`;
+  return z
+    .string({ error: expected })
+    .regex(/^[0-9]{1,16}$/, { error: expected })
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= max, { error: expected })
+    .default(fallback)
+    .meta(documentedAs({ default: fallback, type: 'integer', minimum: 1, maximum: max }));
+};
 
 /** A `since`/`until` pair must leave room between them: `until` is exclusive. */
 export function requireOrderedRange(range: { since?: Date | undefined; until?: Date | undefined }): void {

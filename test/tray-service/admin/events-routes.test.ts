@@ -209,6 +209,13 @@ describe('admin events API', () => {
         ['?limit=4', 'limit: expected a whole number from 1 to 3'],
         ['?limit=0', 'limit: expected a whole number from 1 to 3'],
         ['?limit=abc', 'limit: expected a whole number from 1 to 3'],
+        // Digits only: Number() would read these as 2, 1, 2, 2 and 2.
+        ['?limit=0x2', 'limit: expected a whole number from 1 to 3'],
+        ['?limit=1e0', 'limit: expected a whole number from 1 to 3'],
+        ['?limit=2.0', 'limit: expected a whole number from 1 to 3'],
+        ['?limit=%2B2', 'limit: expected a whole number from 1 to 3'],
+        ['?limit=%202%20', 'limit: expected a whole number from 1 to 3'],
+        ['?limit=2&limit=3', 'limit: expected a whole number from 1 to 3'],
         ['?since=yesterday', 'since: expected an ISO 8601 time'],
         ['?until=2026-13-45', 'until: expected an ISO 8601 time'],
         // A day that does not exist is refused, not rolled over to March 2.
