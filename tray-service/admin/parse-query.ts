@@ -36,10 +36,23 @@ export function parseQuery<S extends z.ZodType>(
   throw new AppError('VALIDATION', `${String(member)}: ${issue?.message ?? 'invalid'}`);
 }
 
-/** An ISO 8601 time that is also a real date (see parseIsoTime: 2026-02-30 is refused, not rolled over). */
+/**
+ * The span of an admin time: what every answer can write back, as RFC 3339 (a year of four
+ * digits: 10000 would be `+010000-…`) and as epoch ms of a chart's minutes (never negative).
+ */
+export const EARLIEST_TIME = new Date(0);
+const LATEST_TIME = new Date(Date.UTC(9999, 11, 31, 23, 59, 59, 999));
+const timeSpan = 'expected a time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z';
+
+/**
+ * An ISO 8601 time that is also a real date (see parseIsoTime: 2026-02-30 is refused, not rolled
+ * over) within EARLIEST_TIME and LATEST_TIME.
+ */
 export const isoTime = z.string({ error: 'expected an ISO 8601 time' }).transform((value, context) => {
   const date = parseIsoTime(value);
   if (date === undefined) context.addIssue({ code: 'custom', message: 'expected an ISO 8601 time' });
+  else if (date < EARLIEST_TIME || date > LATEST_TIME)
+    context.addIssue({ code: 'custom', message: timeSpan });
   return date ?? new Date(Number.NaN);
 });
 

@@ -221,6 +221,12 @@ describe('admin events API', () => {
         // A day that does not exist is refused, not rolled over to March 2.
         ['?since=2026-02-30', 'since: expected an ISO 8601 time'],
         ['?since=2026-11-21&until=2026-11-20', 'until: must be later than since'],
+        // Every time an answer may repeat (a replay's filter) is one RFC 3339 and epoch ms can write.
+        ['?since=0000-01-01', 'since: expected a time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z'],
+        [
+          '?until=9999-12-31T23:59:59-23:59',
+          'until: expected a time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z',
+        ],
         ['?status=deleted', 'status: expected applied, stored, unknown or invalid'],
         ['?cursor=garbage', 'cursor: not a cursor this API returned'],
         // Times no Date holds or PostgreSQL cannot compare with would fail the query.
