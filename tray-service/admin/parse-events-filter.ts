@@ -14,6 +14,6 @@ export function toFilter(query: z.infer<typeof eventsFilter>): EventsFilter {
  * options, by the API's own rules: one set of filters and messages wherever events are selected.
  * Throws the 400 (AppError VALIDATION) naming the field.
  */
-export function parseEventsFilter(input: unknown, what?: string): EventsFilter {
+export function parseEventsFilter(input: unknown, what?: Parameters<typeof parseQuery>[2]): EventsFilter {
   return toFilter(parseQuery(eventsFilter, input, what));
 }

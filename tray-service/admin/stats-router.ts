@@ -6,7 +6,7 @@ import { chartRange, type EventCharts } from '../use-cases/event-charts.ts';
 import { queueStats } from '../use-cases/queue-stats.ts';
 import { chartRangeQuery, nothing } from './api-schema/admin-inputs.ts';
 import type { EventsPerMinuteBody, LagChartBody, QueueStatsBody } from './api-schema/console-outputs.ts';
-import { parseQuery, requireOrderedRange } from './parse-query.ts';
+import { EARLIEST_TIME, parseQuery, requireOrderedRange } from './parse-query.ts';
 
 export interface StatsRouterDeps {
   charts: EventCharts;
@@ -18,6 +18,9 @@ export interface StatsRouterDeps {
 /** Longest range of a chart: a day of minutes. */
 export const MAX_CHART_MS = DAY_MS;
 
+/** The latest end of a chart: its end is widened to a whole minute, which must still be in 9999. */
+const LATEST_CHART_END = new Date(Date.UTC(9999, 11, 31, 23, 59));
+
 /**
  * GET /admin/stats/*: the events console's traffic charts (events per minute by name, the lag from
  * acknowledgement to tray) over at most 24 hours, from the per-minute rollups, and the queues'
@@ -27,14 +30,37 @@ export function createStatsRouter(deps: StatsRouterDeps): Router {
   const router = Router();
   const clock = deps.clock ?? Date.now;
 
-  /** since/until, defaulting to the last 24 hours, as whole minutes. */
+  /**
+   * since/until, defaulting to the last 24 hours (not before 1970), as whole minutes. The defaults
+   * are filled in before the checks, and a refusal names a parameter the caller sent: `since`
+   * alone is judged against now, the default `until`.
+   */
   const rangeOf = (query: unknown) => {
     const given = parseQuery(chartRangeQuery, query);
     requireOrderedRange(given);
     const until = given.until ?? new Date(clock());
-    const since = given.since ?? new Date(until.getTime() - MAX_CHART_MS);
+    const since = given.since ?? new Date(Math.max(EARLIEST_TIME.getTime(), until.getTime() - MAX_CHART_MS));
+    if (since >= until) {
+      throw new AppError(
+        'VALIDATION',
+        given.until === undefined
+          ? 'since: must be earlier than now (the default until)'
+          : 'until: must be later than 1970-01-01T00:00:00Z',
+      );
+    }
     if (until.getTime() - since.getTime() > MAX_CHART_MS) {
-      throw new AppError('VALIDATION', 'until: at most 24 hours after since');
+      throw new AppError(
+        'VALIDATION',
+        given.until === undefined
+          ? 'since: at most 24 hours before now (the default until)'
+          : 'until: at most 24 hours after since',
+      );
+    }
+    if (until > LATEST_CHART_END) {
+      throw new AppError(
+        'VALIDATION',
+        'until: at most 9999-12-31T23:59:00Z (a chart ends on a whole minute)',
+      );
     }
     return chartRange(since, until);
   };

@@ -7,7 +7,12 @@ const BODY_LIMIT = '16kb';
 const hasBody = (headers: Record<string, unknown>) =>
   headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
 
-/** A body, when sent, must be JSON (415 otherwise); then it is parsed, 413 above the limit. */
+/**
+ * A body, when sent, must be JSON (415 otherwise); then it is parsed, 413 above the limit, and must
+ * be an object or an array (whose schema then names what is wrong). The parser is not strict: its
+ * strict mode calls `null`, `5` or `"x"` invalid JSON, which they are not; they are refused here,
+ * where no route can take a JSON `null` for no body at all.
+ */
 export function jsonBody(limit: string = BODY_LIMIT): RequestHandler[] {
   return [
     (req, _res, next) => {
@@ -16,6 +21,13 @@ export function jsonBody(limit: string = BODY_LIMIT): RequestHandler[] {
       }
       next();
     },
-    express.json({ limit, strict: true }),
+    express.json({ limit, strict: false }),
+    (req, _res, next) => {
+      const body: unknown = req.body;
+      if (body !== undefined && (typeof body !== 'object' || body === null)) {
+        throw new AppError('VALIDATION', 'body: expected a JSON object');
+      }
+      next();
+    },
   ];
 }

@@ -158,6 +158,11 @@ export type MuteTargetInput = {
   targetId: string;
 };
 
+export type MuteTargetQuery = {
+  targetType: 'post' | 'community' | 'user';
+  targetId: string;
+};
+
 export type MutesBody = {
   data: Array<{
     targetType: 'post' | 'community' | 'user';

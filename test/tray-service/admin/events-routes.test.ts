@@ -209,11 +209,24 @@ describe('admin events API', () => {
         ['?limit=4', 'limit: expected a whole number from 1 to 3'],
         ['?limit=0', 'limit: expected a whole number from 1 to 3'],
         ['?limit=abc', 'limit: expected a whole number from 1 to 3'],
+        // Digits only: Number() would read these as 2, 1, 2, 2 and 2.
+        ['?limit=0x2', 'limit: expected a whole number from 1 to 3'],
+        ['?limit=1e0', 'limit: expected a whole number from 1 to 3'],
+        ['?limit=2.0', 'limit: expected a whole number from 1 to 3'],
+        ['?limit=%2B2', 'limit: expected a whole number from 1 to 3'],
+        ['?limit=%202%20', 'limit: expected a whole number from 1 to 3'],
+        ['?limit=2&limit=3', 'limit: expected a whole number from 1 to 3'],
         ['?since=yesterday', 'since: expected an ISO 8601 time'],
         ['?until=2026-13-45', 'until: expected an ISO 8601 time'],
         // A day that does not exist is refused, not rolled over to March 2.
         ['?since=2026-02-30', 'since: expected an ISO 8601 time'],
         ['?since=2026-11-21&until=2026-11-20', 'until: must be later than since'],
+        // Every time an answer may repeat (a replay's filter) is one RFC 3339 and epoch ms can write.
+        ['?since=0000-01-01', 'since: expected a time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z'],
+        [
+          '?until=9999-12-31T23:59:59-23:59',
+          'until: expected a time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z',
+        ],
         ['?status=deleted', 'status: expected applied, stored, unknown or invalid'],
         ['?cursor=garbage', 'cursor: not a cursor this API returned'],
         // Times no Date holds or PostgreSQL cannot compare with would fail the query.

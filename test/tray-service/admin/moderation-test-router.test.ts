@@ -59,6 +59,7 @@ describe('POST /admin/moderation/test (the blocked-words rule tester)', function
   it('answers 400 naming a missing, wrong or extra field, 413 over the body limit and 415 for a non-JSON body', async () => {
     expect((await test({}).expect(400)).body.message).to.match(/^text: /);
     expect((await test({ text: 7 }).expect(400)).body.message).to.equal('text: expected a string');
+    expect((await test([{ text: 'x' }]).expect(400)).body.message).to.equal('body: expected a JSON object');
     expect((await test({ text: 'x', words: ['y'] }).expect(400)).body.message).to.equal(
       'words: unknown field',
     );

@@ -144,6 +144,15 @@ describe('replaying stored events into the tray (POST /admin/events/:key/replay,
         .send({ since: 'soon' })
         .expect(400);
       expect(bad.body.message).to.equal('since: expected an ISO 8601 time');
+      // A body that is no object is named as the body, with the API's wording, on both replays.
+      for (const path of ['/admin/events/replay', '/admin/events/some-key/replay']) {
+        const array = await request(app).post(path).set(admin).send([]).expect(400);
+        expect(array.body, path).to.deep.equal({
+          status: 'error',
+          code: 400001,
+          message: 'body: expected a JSON object',
+        });
+      }
       const nul = await request(app)
         .post('/admin/events/replay')
         .set(admin)

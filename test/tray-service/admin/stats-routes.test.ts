@@ -107,11 +107,40 @@ describe('GET /admin/stats/* (the events console’s traffic charts)', function 
         [`?since=${iso(NOW)}&until=${iso(NOW - MINUTE)}`, 'until: must be later than since'],
         ['?since=yesterday', 'since: expected an ISO 8601 time'],
         ['?event=post.didCreate', 'event: unknown query parameter'],
+        // until defaults to now: a since the caller sent is what is wrong, so it is the one named.
+        [`?since=${iso(NOW + MINUTE)}`, 'since: must be earlier than now (the default until)'],
+        [`?since=${iso(NOW)}`, 'since: must be earlier than now (the default until)'],
+        [`?since=${iso(NOW - 25 * 60 * MINUTE)}`, 'since: at most 24 hours before now (the default until)'],
+        // Minutes before 1970 would be negative epoch ms, and a year past 9999 no RFC 3339 time.
+        [
+          '?since=1969-12-31T12:00:00Z&until=1970-01-01T01:00:00Z',
+          'since: expected a time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z',
+        ],
+        [
+          '?until=9999-12-31T23:59:59-23:59',
+          'until: expected a time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z',
+        ],
+        ['?until=1970-01-01T00:00:00Z', 'until: must be later than 1970-01-01T00:00:00Z'],
+        // The chart's end is widened to the next whole minute, which must still be in 9999.
+        [
+          '?since=9999-12-31T23:00:00Z&until=9999-12-31T23:59:30Z',
+          'until: at most 9999-12-31T23:59:00Z (a chart ends on a whole minute)',
+        ],
       ];
       for (const [query, message] of cases) {
-        const res = await get(`/admin/stats/events-per-minute${query}`).expect(400);
-        expect(res.body.message).to.equal(message);
+        const res = await get(`/admin/stats/events-per-minute${query}`);
+        expect([res.status, res.body.message], query).to.deep.equal([400, message]);
       }
+    });
+
+    it('starts a range given only an until in its first day at 1970-01-01, and ends the last in 9999', async () => {
+      const first = await get('/admin/stats/events-per-minute?until=1970-01-01T01:00:00Z').expect(200);
+      expect(first.body.from).to.equal('1970-01-01T00:00:00.000Z');
+      expect(first.body.minutes).to.have.lengthOf(60);
+      expect(first.body.minutes[0]).to.equal(0);
+      const last = await get('/admin/stats/lag?until=9999-12-31T23:59:00Z').expect(200);
+      expect(last.body.to).to.equal('9999-12-31T23:59:00.000Z');
+      expect(last.body.minutes).to.have.lengthOf(1_440);
     });
   });
 

@@ -429,6 +429,8 @@ describe('GET /notifications/v3/stream (live tray)', function () {
         ['&lastEventId=not-an-id!', {}],
         ['', { 'Last-Event-ID': 'not an id' }],
         ['&locale=a&locale=b', {}],
+        // A parameter it does not take (here a misspelt lastEventId) is refused, never ignored.
+        ['&lastEventid=x', {}],
       ] as const) {
         const refused = await openSse(`${url}${query}`, headers);
         expect(refused.status, query || 'Last-Event-ID').to.equal(400);

@@ -34,7 +34,7 @@ export const isoTimeQuery = (bound: string) =>
     documentedAs({
       type: 'string',
       pattern: isoTimePattern.source,
-      description: `${bound}; ISO 8601 date or date-time (2026-11-20, 2026-11-20T10:00:00Z; UTC when no offset is given). The day must exist (2026-02-30 is a 400), and since < until.`,
+      description: `${bound}; ISO 8601 date or date-time (2026-11-20, 2026-11-20T10:00:00Z; UTC when no offset is given), from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z. The day must exist (2026-02-30 is a 400), and since < until.`,
     }),
   );
 
@@ -119,8 +119,10 @@ export const decisionsQuery = (limits: AdminLimits) =>
 /** GET /admin/stats/events-per-minute and /lag: at most 24 hours. */
 export const chartRangeQuery = z
   .object({
-    since: isoTimeQuery('First minute (default: until minus 24 hours)'),
-    until: isoTimeQuery('End, exclusive (default: now); at most 24 hours after since'),
+    since: isoTimeQuery('First minute (default: until minus 24 hours, not before 1970)'),
+    until: isoTimeQuery(
+      'End, exclusive (default: now); at most 24 hours after since, and at most 9999-12-31T23:59:00Z',
+    ),
   })
   .strict();
 

@@ -16,6 +16,7 @@ import {
   archiveBody,
   idsBody,
   muteTargetInput,
+  muteTargetQuery,
   putMuteBody,
   seenBody,
   snoozeBody,
@@ -109,8 +110,10 @@ export function createInboxRouter(deps: InboxRouterDeps): Router {
     })
     .delete(...deps.guard, ...jsonBody(), async (req, res) => {
       // A JSON body, or query parameters for clients whose DELETE carries no body.
-      const sent: unknown = req.body ?? req.query;
-      const target = parseInput(muteTargetInput, sent, req.body === undefined ? 'query' : 'body');
+      const target =
+        req.body === undefined
+          ? parseInput(muteTargetQuery, req.query, 'query')
+          : parseInput(muteTargetInput, req.body, 'body');
       const removed = await removeMute(storage, { userId: callerId(res), target, now: now() });
       res.json({ data: { removed } } satisfies RemovedBody);
     })

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MAX_USER_ID_LENGTH } from '../../domain/id-limits.ts';
 import { isStorable, NOT_STORABLE, storableText } from '../../domain/stored-text.ts';
 import { documentedAs } from './query-values.ts';
+import { bodyError, queryError } from './unknown-keys.ts';
 
 /** The legacy block list's inputs and outputs (docs/contract.md#block-list-legacy-beta-deprecated). */
 
@@ -25,7 +26,7 @@ const userId = z
   .meta({ description: 'A user id; numbers are read as their decimal string' });
 
 /** POST and DELETE /block/members: one user per call. */
-export const blockMemberBody = z.object({ blockUserId: userId }, { error: 'expected a JSON object' });
+export const blockMemberBody = z.strictObject({ blockUserId: userId }, bodyError);
 
 /** One entry of a block list, and the cursor of the next page. */
 export const blockEntry = z.strictObject({
@@ -34,46 +35,50 @@ export const blockEntry = z.strictObject({
 });
 
 /** POST /block: the previous page's paginationToken, or nothing for the first page. */
-export const blockListBody = z.object(
+export const blockListBody = z.strictObject(
   {
+    // Strict too: a token is an entry of a page exactly, and anything more is no token a page handed out.
     paginationToken: z
-      .object(
+      .strictObject(
         { netid_uid: storableText(z.string({ error: 'expected a string' })), blocked_userId: userId },
         { error: 'expected the paginationToken object of the previous page' },
       )
       .nullable()
       .optional(),
   },
-  { error: 'expected a JSON object' },
+  bodyError,
 );
 
 /** GET /block/members?checkList=a&checkList=b. */
-export const checkListQuery = z.object({
-  checkList: z
-    .union([z.string(), z.array(z.string())], {
-      error: 'expected 1 to 20 user ids (repeat checkList per id)',
-    })
-    .transform((value) => (Array.isArray(value) ? value : [value]))
-    .refine((ids) => ids.length >= 1 && ids.length <= CHECK_LIST_MAX, {
-      error: `expected 1 to ${CHECK_LIST_MAX} user ids (repeat checkList per id)`,
-    })
-    .refine((ids) => ids.every((id) => id.length >= 1), { error: 'expected non-empty user ids' })
-    // Its own message: a long id is not an empty one.
-    .refine((ids) => ids.every((id) => id.length <= MAX_USER_ID_LENGTH), {
-      error: `expected user ids of at most ${MAX_USER_ID_LENGTH} characters`,
-    })
-    .refine((ids) => ids.every(isStorable), { error: NOT_STORABLE })
-    .meta({
-      // One value or several: on the wire, a repeated parameter (form, exploded) is an array.
-      param: { style: 'form', explode: true },
-      ...documentedAs({
-        type: 'array',
-        minItems: 1,
-        maxItems: CHECK_LIST_MAX,
-        items: { type: 'string', minLength: 1, maxLength: MAX_USER_ID_LENGTH },
+export const checkListQuery = z.strictObject(
+  {
+    checkList: z
+      .union([z.string(), z.array(z.string())], {
+        error: 'expected 1 to 20 user ids (repeat checkList per id)',
+      })
+      .transform((value) => (Array.isArray(value) ? value : [value]))
+      .refine((ids) => ids.length >= 1 && ids.length <= CHECK_LIST_MAX, {
+        error: `expected 1 to ${CHECK_LIST_MAX} user ids (repeat checkList per id)`,
+      })
+      .refine((ids) => ids.every((id) => id.length >= 1), { error: 'expected non-empty user ids' })
+      // Its own message: a long id is not an empty one.
+      .refine((ids) => ids.every((id) => id.length <= MAX_USER_ID_LENGTH), {
+        error: `expected user ids of at most ${MAX_USER_ID_LENGTH} characters`,
+      })
+      .refine((ids) => ids.every(isStorable), { error: NOT_STORABLE })
+      .meta({
+        // One value or several: on the wire, a repeated parameter (form, exploded) is an array.
+        param: { style: 'form', explode: true },
+        ...documentedAs({
+          type: 'array',
+          minItems: 1,
+          maxItems: CHECK_LIST_MAX,
+          items: { type: 'string', minLength: 1, maxLength: MAX_USER_ID_LENGTH },
+        }),
       }),
-    }),
-});
+  },
+  queryError(),
+);
 
 /** POST /block: 20 entries a page. */
 export const blockListPage = z.strictObject({

@@ -5,6 +5,7 @@ import {
   idsBody,
   muteBody,
   muteTargetInput,
+  muteTargetQuery,
   mutesBody,
   putMuteBody,
   removedBody,
@@ -77,7 +78,7 @@ export const inboxPaths: ZodOpenApiPathsObject = {
     },
     delete: {
       summary: 'Unmute a target (its two fields as a JSON body or as query parameters)',
-      requestParams: { query: muteTargetInput.partial() },
+      requestParams: { query: muteTargetQuery.partial() },
       requestBody: { required: false, content: jsonContent(muteTargetInput) },
       responses: { 200: ok(removedBody), ...markErrors },
     },

@@ -4,6 +4,7 @@ import { muteTargetTypes } from '../../domain/mute.ts';
 import { MAX_TARGET_ID_LENGTH } from '../../domain/id-limits.ts';
 import { storedId } from '../../domain/stored-text.ts';
 import { parseIsoDateTime } from './iso-date-time.ts';
+import { bodyError, queryError } from './unknown-keys.ts';
 
 /** The inbox endpoints' inputs and outputs (docs/tray-api.md#the-inbox): the router parses and answers these. */
 
@@ -45,14 +46,6 @@ const recordIds = z
   .transform((ids) => [...new Set(ids)]);
 
 const allRecords = z.literal(true, { error: 'expected true' });
-
-/** A body's error: an unknown field by its name, anything else as not the expected object. */
-const bodyError = {
-  error: (issue: { code?: string; keys?: readonly string[] }) =>
-    issue.code === 'unrecognized_keys'
-      ? `unknown field ${(issue.keys ?? []).join(', ')}`
-      : 'expected a JSON object',
-};
 
 /** Exactly one of `ids` and `all`. */
 const idsOrAll = <T extends { ids?: unknown; all?: unknown }>(body: T, ctx: z.RefinementCtx) => {
@@ -100,8 +93,11 @@ export const putMuteBody = z.strictObject(
   bodyError,
 );
 
-/** DELETE v3/mutes: a JSON body or query parameters. */
+/** DELETE v3/mutes: a JSON body. */
 export const muteTargetInput = z.strictObject(muteTarget, bodyError);
+
+/** DELETE v3/mutes: query parameters, for clients whose DELETE carries no body. */
+export const muteTargetQuery = z.strictObject(muteTarget, queryError());
 
 /** POST records/*. */
 export const updatedBody = z.strictObject({

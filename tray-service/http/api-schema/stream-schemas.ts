@@ -2,34 +2,38 @@ import { z } from 'zod';
 import { notificationRecord } from './notification-record.ts';
 import { localeQuery } from './query-values.ts';
 import { inboxCounts } from './tray-schemas.ts';
+import { queryError } from './unknown-keys.ts';
 
 /** The live tray's inputs and outputs (docs/live-tray.md). */
 
 /** GET /notifications/v3/stream. */
-export const streamQuery = z.object({
-  locale: localeQuery,
-  ticket: z
-    .string({ error: 'expected one ticket' })
-    // Its own message: the schema's ("expected one ticket") would otherwise hide the limit.
-    .max(64, { error: 'expected a ticket of at most 64 characters' })
-    .optional()
-    .meta({
-      param: {
-        description:
-          'A single-use ticket from POST /notifications/v3/stream-ticket, instead of the Authorization header',
-      },
-    }),
-  /** For clients that cannot set Last-Event-ID (a new EventSource): the last id they received. */
-  lastEventId: z
-    .string({ error: 'expected one event id' })
-    .max(1_024, { error: 'expected an event id of at most 1024 characters' })
-    .optional()
-    .meta({
-      param: {
-        description: 'The last event id received, for clients that cannot send the Last-Event-ID header',
-      },
-    }),
-});
+export const streamQuery = z.strictObject(
+  {
+    locale: localeQuery,
+    ticket: z
+      .string({ error: 'expected one ticket' })
+      // Its own message: the schema's ("expected one ticket") would otherwise hide the limit.
+      .max(64, { error: 'expected a ticket of at most 64 characters' })
+      .optional()
+      .meta({
+        param: {
+          description:
+            'A single-use ticket from POST /notifications/v3/stream-ticket, instead of the Authorization header',
+        },
+      }),
+    /** For clients that cannot set Last-Event-ID (a new EventSource): the last id they received. */
+    lastEventId: z
+      .string({ error: 'expected one event id' })
+      .max(1_024, { error: 'expected an event id of at most 1024 characters' })
+      .optional()
+      .meta({
+        param: {
+          description: 'The last event id received, for clients that cannot send the Last-Event-ID header',
+        },
+      }),
+  },
+  queryError(),
+);
 
 /** The header EventSource sends when it reconnects (read by the router as it is, not parsed here). */
 export const streamHeaders = z.object({

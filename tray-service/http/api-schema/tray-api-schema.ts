@@ -38,6 +38,7 @@ export const trayApiSchemas = {
   updatedBody: inbox.updatedBody,
   putMuteBody: inbox.putMuteBody,
   muteTargetInput: inbox.muteTargetInput,
+  muteTargetQuery: inbox.muteTargetQuery,
   mutesBody: inbox.mutesBody,
   muteBody: inbox.muteBody,
   removedBody: inbox.removedBody,

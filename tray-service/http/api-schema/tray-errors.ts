@@ -4,7 +4,7 @@ import { errorResponse, header, unauthorizedResponse } from './error-responses.t
 /** The errors every tray call may answer (docs/contract.md#errors). */
 export const trayErrors = {
   400: errorResponse(
-    'A field failed validation (code 400001, the message names it), the body is malformed, or a page cursor (startAfter, paginationToken) is invalid (code 400002, message "Query Token is invalid")',
+    'A field failed validation or a parameter or field the call does not take was sent (code 400001, the message names it), the body is malformed, or a page cursor (startAfter, paginationToken) is invalid (code 400002, message "Query Token is invalid")',
   ),
   401: unauthorizedResponse(
     'Missing, expired or invalid bearer token (code 401000), or the user is globally banned (code 401001)',

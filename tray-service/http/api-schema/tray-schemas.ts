@@ -5,40 +5,46 @@ import { trayVerbs } from '../../domain/tray-verb.ts';
 import { notificationRecord } from './notification-record.ts';
 import { cursorQuery, localeQuery, wholeNumberQuery } from './query-values.ts';
 import { viewQuery } from './inbox-schemas.ts';
+import { bodyError, queryError, unknownKeys } from './unknown-keys.ts';
 
 /** The tray endpoints' inputs and outputs (docs/contract.md#tray): the routers parse and answer these. */
 
 /** GET /notifications/v3/history: `startAfter` is the previous page's `nextPage`. */
-export const historyV3Query = z.object({
-  startAfter: cursorQuery()
-    .optional()
-    .meta({ param: { description: 'Omit or 1 for the first page; then the previous nextPage' } }),
-  view: viewQuery,
-  locale: localeQuery,
-});
+export const historyV3Query = z.strictObject(
+  {
+    startAfter: cursorQuery()
+      .optional()
+      .meta({ param: { description: 'Omit or 1 for the first page; then the previous nextPage' } }),
+    view: viewQuery,
+    locale: localeQuery,
+  },
+  // A client moving from v2 that kept page=N would otherwise be served the first page for ever.
+  queryError({ page: "v3 history pages with startAfter: the previous page's nextPage" }),
+);
 
 /** GET /notifications/v2/history: 1-based page number. */
-export const historyV2Query = z.object({
-  page: wholeNumberQuery(1_000_000, 1, 1)
-    .refine((n) => n >= 1, { error: 'expected a page number from 1' })
-    .optional()
-    .meta({ param: { description: '1-based page number' } }),
-  locale: localeQuery,
-});
+export const historyV2Query = z.strictObject(
+  {
+    page: wholeNumberQuery(1_000_000, 1, 1)
+      .refine((n) => n >= 1, { error: 'expected a page number from 1' })
+      .optional()
+      .meta({ param: { description: '1-based page number' } }),
+    locale: localeQuery,
+  },
+  queryError({
+    startAfter: 'v2 history pages with page, from 1',
+    view: 'v2 history lists the inbox only; v3 history takes view',
+  }),
+);
 
 /** POST /notifications/v2/read: the four verbs of 4.1 plus the mention verbs of 2.3. */
-export const readBody = z.object(
+export const readBody = z.strictObject(
   {
     verb: z.enum(trayVerbs, { error: `expected one of ${trayVerbs.join(', ')}` }),
     targetId: storedId(MAX_TARGET_ID_LENGTH),
   },
-  { error: 'expected a JSON object' },
+  bodyError,
 );
-
-/** The issue of an unknown key, by the name a caller knows it by; anything else as `otherwise`. */
-const unknownKeys =
-  (kind: string, otherwise: string) => (issue: { code?: string; keys?: readonly string[] }) =>
-    issue.code === 'unrecognized_keys' ? `unknown ${kind} ${(issue.keys ?? []).join(', ')}` : otherwise;
 
 /**
  * The body of a call that takes none (last-read, delete-all, mark-all-as-read, a stream ticket):

@@ -70,6 +70,23 @@ describe('block list (docs/contract.md#block-list-legacy-beta-deprecated)', () =
       });
     }
 
+    // One user per call: a call that blocked only the first of several would do less than asked.
+    it('answers a field it does not take with 400 naming it, blocking nobody', async () => {
+      const auth = await bearer('owner-extra');
+      const res = await request(app())
+        .post('/block/members')
+        .set('Authorization', auth)
+        .send({ blockUserId: 'a', blockUserIds: ['b', 'c'] })
+        .expect(400);
+      expect(res.body).to.deep.equal({
+        status: 'error',
+        code: 400001,
+        message: 'body: unknown field blockUserIds',
+      });
+      const list = await request(app()).post('/block').set('Authorization', auth).expect(200);
+      expect(list.body.results).to.deep.equal([]);
+    });
+
     it('answers 401 without a token, still with the deprecation headers', async () => {
       const res = await request(app()).post('/block/members').send({ blockUserId: 'x' }).expect(401);
       expect(res.headers.sunset).to.equal(SUNSET);
@@ -97,6 +114,19 @@ describe('block list (docs/contract.md#block-list-legacy-beta-deprecated)', () =
         .set('Authorization', auth)
         .expect(200);
       expect(check.body).to.deep.equal({ u9: false });
+    });
+
+    it('answers a field it does not take with 400 naming it, unblocking nobody', async () => {
+      const auth = await bearer('owner-extra-2');
+      await request(app()).post('/block/members').set('Authorization', auth).send({ blockUserId: 'a' });
+      const res = await request(app())
+        .delete('/block/members')
+        .set('Authorization', auth)
+        .send({ blockUserId: 'a', all: true })
+        .expect(400);
+      expect(res.body.message).to.equal('body: unknown field all');
+      const check = await request(app()).get('/block/members?checkList=a').set('Authorization', auth);
+      expect(check.body).to.deep.equal({ a: true });
     });
 
     it('answers a blockUserId holding U+0000 with 400 naming blockUserId', async () => {
@@ -210,6 +240,28 @@ describe('block list (docs/contract.md#block-list-legacy-beta-deprecated)', () =
       });
     }
 
+    it('answers a field it does not take with 400 naming it', async () => {
+      const res = await request(app())
+        .post('/block')
+        .set('Authorization', await bearer(owner))
+        .send({ paginationToken: null, pageSize: 45 })
+        .expect(400);
+      expect(res.body).to.deep.equal({
+        status: 'error',
+        code: 400001,
+        message: 'body: unknown field pageSize',
+      });
+    });
+
+    it("answers a token with a member no page hands out with 400 'Query Token is invalid'", async () => {
+      const res = await request(app())
+        .post('/block')
+        .set('Authorization', await bearer(owner))
+        .send({ paginationToken: { netid_uid: `net1_${owner}`, blocked_userId: 'b19', skip: 20 } })
+        .expect(400);
+      expect(res.body).to.deep.equal(invalidToken);
+    });
+
     it('takes a null token as the first page', async () => {
       const res = await request(app())
         .post('/block')
@@ -256,6 +308,18 @@ describe('block list (docs/contract.md#block-list-legacy-beta-deprecated)', () =
         .set('Authorization', await bearer(owner))
         .expect(200);
       expect(Object.keys(res.body)).to.have.lengthOf(20);
+    });
+
+    it('answers a parameter it does not take with 400 naming it', async () => {
+      const res = await request(app())
+        .get('/block/members?checkList=c1&userId=someone-else')
+        .set('Authorization', await bearer(owner))
+        .expect(400);
+      expect(res.body).to.deep.equal({
+        status: 'error',
+        code: 400001,
+        message: 'query: unknown parameter userId',
+      });
     });
 
     it('answers 21 ids with 400 naming checkList', async () => {

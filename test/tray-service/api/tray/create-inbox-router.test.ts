@@ -312,6 +312,19 @@ function inboxSuite(engine?: StorageEngine) {
       expect(await mutes('u-mute')).to.deep.equal([]);
     });
 
+    it('names a parameter DELETE does not take as a parameter, and a field as a field', async () => {
+      const byQuery = await call('u-mute-x', 'delete', '/v3/mutes?targetType=user&targetId=u-1&until=1');
+      expect(byQuery.status).to.equal(400);
+      expect(byQuery.body.message).to.equal('query: unknown parameter until');
+      const byBody = await call('u-mute-x', 'delete', '/v3/mutes', {
+        targetType: 'user',
+        targetId: 'u-1',
+        until: 1,
+      });
+      expect(byBody.status).to.equal(400);
+      expect(byBody.body.message).to.equal('body: unknown field until');
+    });
+
     it('keeps a mute until the last millisecond of 9999 through the purge', async () => {
       const until = '9999-12-31T23:59:59.999Z';
       const put = await call('u-mute-late', 'put', '/v3/mutes', {

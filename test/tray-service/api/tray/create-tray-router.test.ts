@@ -211,6 +211,24 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
         message: 'locale: expected a locale tag of at most 35 characters',
       });
     });
+
+    // Served page 1 again, a client that kept v2's page=N would walk the first page for ever.
+    for (const [query, message] of [
+      [
+        'page=2',
+        "query: unknown parameter page (v3 history pages with startAfter: the previous page's nextPage)",
+      ],
+      ['startAfter=5&sort=asc', 'query: unknown parameter sort'],
+    ]) {
+      it(`refuses ?${query}, a parameter it does not take, with 400 naming it`, async () => {
+        const res = await request(app())
+          .get(`/notifications/v3/history?${query}`)
+          .set('Authorization', await bearer(user))
+          .expect(400);
+        expect(res.body).to.deep.equal({ status: 'error', code: 400001, message });
+        expectMatchesOpenApi(res, 'GET', '/notifications/v3/history');
+      });
+    }
   });
 
   describe('GET /notifications/v2/history', () => {
@@ -246,6 +264,25 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
         .expect(400);
       expect(res.body.message).to.match(/^page: /);
     });
+
+    // v2 lists the inbox by page number: a v3 parameter it ignored would answer another list.
+    for (const [query, message] of [
+      [
+        'view=archived',
+        'query: unknown parameter view (v2 history lists the inbox only; v3 history takes view)',
+      ],
+      ['startAfter=5', 'query: unknown parameter startAfter (v2 history pages with page, from 1)'],
+      ['page=1&size=50', 'query: unknown parameter size'],
+    ]) {
+      it(`refuses ?${query}, a parameter it does not take, with 400 naming it`, async () => {
+        const res = await request(app())
+          .get(`/notifications/v2/history?${query}`)
+          .set('Authorization', await bearer(user))
+          .expect(400);
+        expect(res.body).to.deep.equal({ status: 'error', code: 400001, message });
+        expectMatchesOpenApi(res, 'GET', '/notifications/v2/history');
+      });
+    }
   });
 
   describe('GET /notifications/v3/mark-all-as-read', () => {
@@ -330,6 +367,19 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
       });
     });
 
+    it('answers a field it does not take with 400 naming it, marking nothing', async () => {
+      await seedRecords(api.storage, [{ userId: user, verb: 'post', targetId: 'x3', lastUpdate: NOW - MIN }]);
+      const before = await readAll(api.storage, user, NOW);
+      const res = await request(app())
+        .post('/notifications/v2/read')
+        .set('Authorization', await bearer(user))
+        .send({ verb: 'post', targetId: 'x3', all: true })
+        .expect(400);
+      expect(res.body).to.deep.equal({ status: 'error', code: 400001, message: 'body: unknown field all' });
+      expectMatchesOpenApi(res, 'POST', '/notifications/v2/read');
+      expect(await readAll(api.storage, user, NOW)).to.deep.equal(before);
+    });
+
     it('answers an unknown verb with 400 naming verb', async () => {
       const res = await request(app())
         .post('/notifications/v2/read')
@@ -357,6 +407,23 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
         .expect(413);
       expect(res.body.code).to.equal(413000);
     });
+
+    for (const json of ['null', '5', '"x"']) {
+      it(`answers the JSON ${json}, valid JSON but no object, with 400 naming the body`, async () => {
+        const res = await request(app())
+          .post('/notifications/v2/read')
+          .set('Authorization', await bearer(user))
+          .set('Content-Type', 'application/json')
+          .send(json)
+          .expect(400);
+        expect(res.body).to.deep.equal({
+          status: 'error',
+          code: 400001,
+          message: 'body: expected a JSON object',
+        });
+        expectMatchesOpenApi(res, 'POST', '/notifications/v2/read');
+      });
+    }
 
     it('answers malformed JSON with 400', async () => {
       const res = await request(app())

@@ -1,0 +1,49 @@
+import { expect } from 'chai';
+import express from 'express';
+import request from 'supertest';
+import { errorMiddleware } from '../../../shared/http/error-middleware.ts';
+import { createLogger } from '../../../shared/logging/create-logger.ts';
+import { jsonBody } from '../../../tray-service/http/require-json.ts';
+
+/** An app taking a JSON body as the tray and admin routes do, echoing what it was given. */
+function appWithJsonBody() {
+  const app = express();
+  app.post('/echo', ...jsonBody(), (req, res) => {
+    res.json({ body: req.body === undefined ? 'none' : req.body });
+  });
+  app.use(errorMiddleware(createLogger({ name: 'test', level: 'silent' })));
+  return app;
+}
+
+describe('jsonBody (the JSON body of a tray or admin call)', () => {
+  const app = appWithJsonBody();
+  const post = (text: string) =>
+    request(app).post('/echo').set('Content-Type', 'application/json').send(text);
+
+  // Valid JSON, so not 400000 "not valid JSON": what is wrong is that no call takes such a body.
+  for (const text of ['null', '5', '"x"', 'true', ' null ']) {
+    it(`answers the JSON ${JSON.stringify(text)} 400 naming the body: it is no object`, async () => {
+      const res = await post(text).expect(400);
+      expect(res.body).to.deep.equal({
+        status: 'error',
+        code: 400001,
+        message: 'body: expected a JSON object',
+      });
+    });
+  }
+
+  it('answers JSON that does not parse 400 "not valid JSON"', async () => {
+    const res = await post('{"verb":').expect(400);
+    expect(res.body).to.deep.equal({
+      status: 'error',
+      code: 400000,
+      message: 'request body is not valid JSON',
+    });
+  });
+
+  it('passes an object or an array on to the call (whose schema names what is wrong), and no body as none', async () => {
+    expect((await post('{"a":1}').expect(200)).body).to.deep.equal({ body: { a: 1 } });
+    expect((await post('[1]').expect(200)).body).to.deep.equal({ body: [1] });
+    expect((await request(app).post('/echo').expect(200)).body).to.deep.equal({ body: 'none' });
+  });
+});
