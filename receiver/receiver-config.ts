@@ -9,7 +9,7 @@ import type { WebhookSecret } from './signature/parse-webhook-secrets.ts';
 import { parseSignatureHeader, parseSignatureScheme } from './signature/parse-signature-options.ts';
 import { commonShape, withRedisTarget } from '../shared/config/common-config.ts';
 import { opsShape } from '../shared/config/ops-config.ts';
-import { onOff, port, positiveInt } from '../shared/config/env-types.ts';
+import { onOff, port, positiveInt, wholeNumber } from '../shared/config/env-types.ts';
 import { parseEnv, type Env } from '../shared/config/parse-env.ts';
 import { receiverListenShape } from '../shared/config/listen-config.ts';
 
@@ -38,12 +38,7 @@ export const receiverShape = {
    * front (AWS ALB: 60 s), so the balancer, not the receiver, closes it: otherwise the receiver may
    * close a connection just as the balancer sends a request on it, and the platform gets a 502.
    */
-  RECEIVER_KEEPALIVE_TIMEOUT_MS: z.coerce
-    .number({ error: keepAliveRange })
-    .int({ error: keepAliveRange })
-    .min(1_000, { error: keepAliveRange })
-    .max(900_000, { error: keepAliveRange })
-    .default(5_000),
+  RECEIVER_KEEPALIVE_TIMEOUT_MS: wholeNumber(keepAliveRange, 1_000, 900_000).default(5_000),
   WEBHOOK_PATH: z
     .string()
     .regex(/^\/[A-Za-z0-9/_.-]*$/, {

@@ -2,21 +2,23 @@ import { z } from 'zod';
 
 // Reusable variable types. Each message says what is expected, because it is shown to an operator.
 
+/**
+ * A whole number written in decimal digits: z.coerce.number alone would also take `0x10`, `1e2`
+ * or `2.0`, which an operator never means as a count or a port.
+ */
+export const wholeNumber = (message: string, min: number, max: number) =>
+  z
+    .string({ error: message })
+    .trim()
+    .regex(/^\d+$/, { error: message })
+    .transform(Number)
+    .pipe(z.number().int({ error: message }).min(min, { error: message }).max(max, { error: message }));
+
 export const port = (fallback: number) =>
-  z.coerce
-    .number({ error: 'expected a TCP port number (1-65535)' })
-    .int({ error: 'expected a TCP port number (1-65535)' })
-    .min(1, { error: 'expected a TCP port number (1-65535)' })
-    .max(65535, { error: 'expected a TCP port number (1-65535)' })
-    .default(fallback);
+  wholeNumber('expected a TCP port number (1-65535)', 1, 65535).default(fallback);
 
 export const positiveInt = (fallback: number, max = Number.MAX_SAFE_INTEGER) =>
-  z.coerce
-    .number({ error: `expected a whole number from 1 to ${max}` })
-    .int({ error: `expected a whole number from 1 to ${max}` })
-    .min(1, { error: `expected a whole number from 1 to ${max}` })
-    .max(max, { error: `expected a whole number from 1 to ${max}` })
-    .default(fallback);
+  wholeNumber(`expected a whole number from 1 to ${max}`, 1, max).default(fallback);
 
 export const url = (protocols: readonly string[], fallback?: string) => {
   const schema = z.string().refine(

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { wholeNumber } from './env-types.ts';
 
-const portMessage = { error: 'expected a TCP port number (1-65535)' };
+const portMessage = 'expected a TCP port number (1-65535)';
 
 /** Variables of what both services serve operators rather than clients (docs/operations.md#health-metrics-and-shutdown). */
 export const opsShape = {
@@ -16,10 +17,5 @@ export const opsShape = {
    * A second listener on 127.0.0.1 serving only `/metrics`, without a token: for a scraper on the
    * same host (or a sidecar). Unset: no such listener.
    */
-  METRICS_PORT: z.coerce
-    .number(portMessage)
-    .int(portMessage)
-    .min(1, portMessage)
-    .max(65535, portMessage)
-    .optional(),
+  METRICS_PORT: wholeNumber(portMessage, 1, 65535).optional(),
 };

@@ -60,3 +60,40 @@ describe('the Redis target (REDIS_URL or REDIS_CLUSTER_NODES)', () => {
     });
   }
 });
+
+describe('numbers in the environment', () => {
+  for (const [name, value] of [
+    ['RECEIVER_PORT', '0x1f90'],
+    ['RECEIVER_PORT', '8e3'],
+    ['METRICS_PORT', '9.1e3'],
+    ['RECEIVER_KEEPALIVE_TIMEOUT_MS', '5e3'],
+    ['RECEIVER_KEEPALIVE_TIMEOUT_MS', '5000.0'],
+  ] as const) {
+    it(`refuses ${name}=${value}: only decimal digits say a whole number`, () => {
+      expect(() => loadReceiverConfig({ ...secrets, [name]: value }))
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.matches(new RegExp(`${name}: expected`));
+    });
+  }
+
+  for (const value of ['0x10', '1e1', '+10', '10.0']) {
+    it(`refuses TRAY_PAGE_SIZE=${value}, naming the variable`, () => {
+      expect(() => loadTrayConfig({ TRAY_PAGE_SIZE: value }))
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.matches(/TRAY_PAGE_SIZE: expected a whole number from 1 to 100/);
+    });
+  }
+
+  it('still takes digits, with the spaces an env file may leave around them', () => {
+    const config = loadReceiverConfig({
+      ...secrets,
+      RECEIVER_PORT: ' 8181 ',
+      RECEIVER_KEEPALIVE_TIMEOUT_MS: '65000',
+    });
+    expect(config.RECEIVER_PORT).to.equal(8181);
+    expect(config.RECEIVER_KEEPALIVE_TIMEOUT_MS).to.equal(65_000);
+    expect(loadTrayConfig({ TRAY_PAGE_SIZE: '25' }).TRAY_PAGE_SIZE).to.equal(25);
+  });
+});
