@@ -16,7 +16,10 @@ export interface TrayStreamOptions {
    * page ('' for its own origin). A TypeError at the call when it is no URL.
    */
   baseUrl: string;
-  /** A current bearer token for the user; asked again after `expired` or a 401 (not a ban's). Its errors end the iteration. */
+  /**
+   * A current bearer token for the user; asked again after every wait to reconnect (the token may
+   * have expired meanwhile) and after a 401 (not a ban's). Its errors end the iteration.
+   */
   getToken: () => string | Promise<string>;
   /** Defaults to the global fetch (Node 24, browsers). */
   fetch?: typeof fetch;
@@ -48,7 +51,8 @@ export interface TrayStreamOptions {
  * by itself, resuming after the last event it yielded, so the events it yields across drops,
  * restarts and token expiries miss nothing the service stored. It ends when `signal` aborts or the
  * loop breaks, and throws a TrayApiError when the service refuses for good: a ban (401 with code
- * 401001, at once), a 401 for a token `getToken` has just given, or a 400, 403, 404 or 410. It also
+ * 401001, at once), a 401 for a token `getToken` gave right after a 401, with no wait between, or a
+ * 400, 403, 404 or 410. It also
  * ends, without an error, after yielding `replaced`: a newer stream of the user took its place.
  */
 export function openTrayStream(options: TrayStreamOptions): AsyncGenerator<TrayStreamEvent, void, undefined> {
@@ -68,8 +72,18 @@ async function* streamEvents(
   const signal = AbortSignal.any([options.signal, stop.signal]);
   let lastEventId = options.lastEventId;
   let token: string | undefined;
-  /** 401s in a row; a token is asked for after each, so a second means the user is refused for good. */
+  /**
+   * 401s in a row with no wait between them. A token is asked for after each, so a second means a
+   * token getToken has just given was refused too: the user is refused for good. A wait starts the
+   * count again: a token given before it may have expired meanwhile (an outage longer than a token
+   * lives), and its 401 says nothing of the next.
+   */
   let refusals = 0;
+  /** After every wait: the token held may have expired while the stream waited. */
+  const afterWait = () => {
+    token = undefined;
+    refusals = 0;
+  };
   /** Connection attempts since a stream last delivered and did not end on a damaged event, for the backoff. */
   let attempt = 0;
   try {
@@ -107,12 +121,12 @@ async function* streamEvents(
         state('waiting');
         await pause(reconnectWait(attempt, policy, connection.retryAfterMs), signal);
         attempt += 1;
+        afterWait();
         continue;
       }
       state('open');
       refusals = 0;
       const parser = createSseParser();
-      let expired = false;
       let garbled = false;
       let delivered = false;
       for await (const message of readSse(connection.body, parser, idleTimeoutMs)) {
@@ -130,8 +144,6 @@ async function* streamEvents(
         }
         delivered = true;
         if (message.id !== '') lastEventId = message.id;
-        // The last event of a stream whose token reached its `exp`: reconnect with a new token.
-        if (message.event === 'expired') expired = true;
         if (known) yield { event: message.event, id: message.id, data } as TrayStreamEvent;
         // A newer stream of the user took this one's place (STREAMS_PER_USER): reconnecting would
         // take the place back from it, and it would come back in turn (two tabs at a limit of one).
@@ -142,7 +154,6 @@ async function* streamEvents(
       // The id of a block without data, which yields no message; not after a garbled event, which
       // the parser has dispatched (and maybe more after it) but the app never saw.
       if (!garbled && parser.lastEventId !== '') lastEventId = parser.lastEventId;
-      if (expired) token = undefined;
       // Only a stream that delivers starts the backoff again: one that ends at once, however often,
       // is waited for longer each time. So is one that ended on a damaged event: the event before
       // it (the `unread` every stream starts with) would otherwise bring it back at once, for ever,
@@ -153,6 +164,8 @@ async function* streamEvents(
       state('waiting');
       await pause(reconnectWait(attempt, policy, parser.retryMs), signal);
       attempt += 1;
+      // Also after `expired`, whose token has reached its `exp`.
+      afterWait();
     }
   } finally {
     stop.abort();

@@ -133,7 +133,7 @@ describe('openTrayStream against the tray service', function () {
   });
 
   describe('when the user is banned (401, code 401001)', () => {
-    it('ends the iteration with the ban’s TrayApiError at once, without asking getToken again', async () => {
+    it('ends the iteration with the ban’s TrayApiError at once, without asking getToken after it', async () => {
       const user = target.user('u-banned');
       let tokens = 0;
       const { stream } = open(user, {
@@ -151,8 +151,9 @@ describe('openTrayStream against the tray service', function () {
         code: unauthorizedCodes.banned,
         message: 'user is globally banned',
       });
-      // Only the first token: another would be refused too.
-      expect(tokens).to.equal(1);
+      // The first token, and the one asked for after the wait to reconnect (the stream ended at the
+      // ban); none after the ban's refusal: another would be refused too.
+      expect(tokens).to.equal(2);
     });
   });
 
@@ -323,6 +324,37 @@ describe('openTrayStream against a scripted event stream', function () {
           .and.include({ status });
         expect(script.requests, String(status)).to.have.lengthOf(1);
       }
+    });
+  });
+
+  describe('when a token is refused after a wait (it expired while the service was unavailable)', () => {
+    it('asks getToken again after each wait, and does not take the refusal for a final one', async () => {
+      // token-1 is stale (the app kept it across a sleep); then the ticket store is down (503) for
+      // two attempts, longer than a token lives: a token given before the outage is refused after it.
+      const presented: string[] = [];
+      const script = scriptedStream(
+        (res) => {
+          res.writeHead(200, eventStreamHead);
+          res.write(sseEvent('unread', '1', unread(0)));
+        },
+        (res, req) => {
+          const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+          const index = presented.push(token) - 1;
+          const [status, body] =
+            index === 1 || index === 2
+              ? [503, { status: 'error', code: 503000, message: 'storage unavailable' }]
+              : token === 'token-1' || token === 'token-2'
+                ? [401, { status: 'error', code: 401000, message: 'invalid token' }]
+                : [201, { data: { ticket: 'a-ticket', expiresIn: 30 } }];
+          res.writeHead(status, { 'Content-Type': 'application/json' });
+          res.end(JSON.stringify(body));
+        },
+      );
+      let asked = 0;
+      const { stream } = await open(script, { getToken: () => `token-${++asked}` });
+      expect((await stream.next('unread')).data).to.deep.equal(unread(0));
+      // A new token after the refusal, and after each wait: none is presented after a wait.
+      expect(presented).to.deep.equal(['token-1', 'token-2', 'token-3', 'token-4']);
     });
   });
 

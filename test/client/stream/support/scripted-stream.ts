@@ -1,4 +1,4 @@
-import type { RequestListener, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 
 /** One stream request the client sent to a scripted server. */
 export interface StreamRequest {
@@ -25,7 +25,7 @@ export interface ScriptedStream {
  */
 export function scriptedStream(
   stream: (res: ServerResponse, request: StreamRequest) => void,
-  ticket: (res: ServerResponse) => void = sellTicket,
+  ticket: (res: ServerResponse, req: IncomingMessage) => void = sellTicket,
 ): ScriptedStream {
   const requests: StreamRequest[] = [];
   const tickets: number[] = [];
@@ -36,7 +36,7 @@ export function scriptedStream(
       const url = new URL(req.url ?? '/', 'http://scripted');
       if (url.pathname === '/notifications/v3/stream-ticket') {
         tickets.push(Date.now());
-        ticket(res);
+        ticket(res, req);
         return;
       }
       const request = {
