@@ -7,8 +7,12 @@ import { createSseParser } from './sse-parser.ts';
 import { streamSettings, type StreamSettings } from './stream-settings.ts';
 import { isTrayStreamEventName, type TrayStreamEvent } from './tray-stream-event.ts';
 
-/** connecting: buying a ticket and opening; open: events flow; waiting: before a reconnect. */
-export type TrayStreamState = 'connecting' | 'open' | 'waiting';
+/**
+ * connecting: buying a ticket and opening; open: events flow; waiting: before a reconnect; closed:
+ * the iteration has ended (after `replaced`, a refusal for good, an abort or a loop left), the last
+ * state reported.
+ */
+export type TrayStreamState = 'connecting' | 'open' | 'waiting' | 'closed';
 
 export interface TrayStreamOptions {
   /**
@@ -42,7 +46,10 @@ export interface TrayStreamOptions {
    * call otherwise).
    */
   idleTimeoutMs?: number;
-  /** Told of each change of the connection (a UI's "reconnecting…"). */
+  /**
+   * Told of each change of the connection (a UI's "reconnecting…"); last `closed`, when the
+   * iteration ends.
+   */
   onState?: (state: TrayStreamState) => void;
 }
 
@@ -169,6 +176,9 @@ async function* streamEvents(
     }
   } finally {
     stop.abort();
+    // However it ended: a UI driven by the states would otherwise go on showing the stream live
+    // (after `replaced`) or reconnecting (after a refusal while waiting).
+    state('closed');
   }
 }
 

@@ -484,6 +484,44 @@ describe('openTrayStream against a scripted event stream', function () {
     });
   });
 
+  describe('when the iteration ends', () => {
+    const replacing = () =>
+      scriptedStream((res) => {
+        res.writeHead(200, eventStreamHead);
+        res.write(sseEvent('unread', '1', unread(0)));
+        res.end(sseEvent('replaced', '2', { reason: 'stream-limit', reconnect: false }));
+      });
+
+    it('reports `closed` as its last state after `replaced`, not `open`', async () => {
+      const states: string[] = [];
+      const { stream } = await open(replacing(), { onState: (state) => states.push(state) });
+      expect(await stream.ended).to.equal(undefined);
+      expect(states).to.deep.equal(['connecting', 'open', 'closed']);
+    });
+
+    it('reports `closed` as its last state after a refusal for good, and after an abort', async () => {
+      const refusing = scriptedStream((res) => {
+        res.writeHead(403, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ status: 'error', code: 403000, message: 'forbidden' }));
+      });
+      const refused: string[] = [];
+      const first = await open(refusing, { onState: (state) => refused.push(state) });
+      expect(await first.stream.ended).to.be.instanceOf(TrayApiError);
+      expect(refused).to.deep.equal(['connecting', 'closed']);
+
+      const aborted: string[] = [];
+      const script = scriptedStream((res) => {
+        res.writeHead(200, eventStreamHead);
+        res.write(sseEvent('unread', '1', unread(0)));
+      });
+      const second = await open(script, { onState: (state) => aborted.push(state) });
+      await second.stream.next('unread');
+      second.controller.abort();
+      expect(await second.stream.ended).to.equal(undefined);
+      expect(aborted).to.deep.equal(['connecting', 'open', 'closed']);
+    });
+  });
+
   describe('when an event’s data is not JSON (garbled on the way)', () => {
     it('takes it for a dropped connection: reconnects after the last event it yielded, and throws nothing', async () => {
       const script = scriptedStream((res, { index }) => {
