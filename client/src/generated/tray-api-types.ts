@@ -225,6 +225,7 @@ export type StreamQuery = {
   locale?: string;
   ticket?: string;
   lastEventId?: string;
+  replaces?: string;
 };
 
 export type StreamTicketBody = {
@@ -249,6 +250,10 @@ export type ReadinessBody = {
       };
     };
   };
+};
+
+export type StreamEventData_opened = {
+  streamId: string;
 };
 
 export type StreamEventData_unread = {
@@ -316,6 +321,7 @@ export type StreamEventData_replaced = {
 
 /** The data of each live-stream event, by event name. */
 export interface StreamEventDataMap {
+  opened: StreamEventData_opened;
   unread: StreamEventData_unread;
   record: StreamEventData_record;
   removed: StreamEventData_removed;
@@ -331,6 +337,7 @@ export interface StreamEventDataMap {
 
 /** The live-stream events of this version of the API. */
 export const streamEventNames: readonly (keyof StreamEventDataMap)[] = [
+  'opened',
   'unread',
   'record',
   'removed',

@@ -78,6 +78,12 @@ async function* streamEvents(
   const stop = new AbortController();
   const signal = AbortSignal.any([options.signal, stop.signal]);
   let lastEventId = options.lastEventId;
+  /**
+   * The id the service gave the last stream that opened (its `opened` event). A reconnect names it:
+   * after a silent drop the service may still hold that stream, which then gives its place to the
+   * new one, rather than the user's oldest (another tab's, healthy) at STREAMS_PER_USER.
+   */
+  let previousStreamId: string | undefined;
   let token: string | undefined;
   /**
    * 401s in a row with no wait between them. A token is asked for after each, so a second means a
@@ -111,6 +117,7 @@ async function* streamEvents(
         base,
         token,
         lastEventId,
+        replaces: previousStreamId,
         locale: options.locale,
         fetch: request,
         signal,
@@ -140,6 +147,12 @@ async function* streamEvents(
         // One chunk may hold many events, all parsed before the first is yielded: an abort while the
         // app handles one must end the iteration before the next, as the read itself would.
         if (signal.aborted) return;
+        if (message.event === 'opened') {
+          // Not the app's: damaged, it is only not named on the reconnect (the oldest gives its place).
+          previousStreamId = streamIdOf(parseJson(message.data));
+          if (message.id !== '') lastEventId = message.id;
+          continue;
+        }
         const known = isTrayStreamEventName(message.event);
         const data = known ? parseJson(message.data) : undefined;
         // The service writes JSON: data that is not was damaged on the way (a proxy, a cut). Taken
@@ -180,6 +193,12 @@ async function* streamEvents(
     // (after `replaced`) or reconnecting (after a refusal while waiting).
     state('closed');
   }
+}
+
+/** The `streamId` of an `opened` event's data, or undefined when it holds none. */
+function streamIdOf(data: unknown): string | undefined {
+  if (typeof data !== 'object' || data === null || !('streamId' in data)) return undefined;
+  return typeof data.streamId === 'string' ? data.streamId : undefined;
 }
 
 /** The value `text` holds as JSON, or undefined (which JSON cannot hold) when it holds none. */

@@ -484,6 +484,26 @@ describe('openTrayStream against a scripted event stream', function () {
     });
   });
 
+  describe('when the service tells the stream its id (`opened`)', () => {
+    it('names that stream in `replaces` when it reconnects, and does not yield the event', async () => {
+      const streamIds = [
+        '0000000aa-00000000-0000-4000-8000-000000000001',
+        '0000000ab-00000000-0000-4000-8000-000000000002',
+      ];
+      const script = scriptedStream((res, { index }) => {
+        res.writeHead(200, eventStreamHead);
+        if (index < 2) res.write(sseEvent('opened', `${index}.0`, { streamId: streamIds[index] }));
+        // The first two end at once (a drop); the third stays.
+        if (index < 2) res.end(sseEvent('unread', `${index}.1`, unread(index)));
+        else res.write(sseEvent('unread', `${index}.1`, unread(index)));
+      });
+      const { stream } = await open(script);
+      await stream.next('unread', { match: (event) => event.id === '2.1' });
+      expect(script.requests.map((request) => request.replaces)).to.deep.equal([null, ...streamIds]);
+      expect(stream.events.map((event) => event.event)).to.deep.equal(['unread', 'unread', 'unread']);
+    });
+  });
+
   describe('when the iteration ends', () => {
     const replacing = () =>
       scriptedStream((res) => {

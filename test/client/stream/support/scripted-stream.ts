@@ -8,6 +8,8 @@ export interface StreamRequest {
   at: number;
   /** The id the client resumed after (`lastEventId` in the query), null when none. */
   lastEventId: string | null;
+  /** The stream the client named as its previous one (`replaces` in the query), null when none. */
+  replaces: string | null;
 }
 
 export interface ScriptedStream {
@@ -43,6 +45,7 @@ export function scriptedStream(
         index: requests.length,
         at: Date.now(),
         lastEventId: url.searchParams.get('lastEventId'),
+        replaces: url.searchParams.get('replaces'),
       };
       requests.push(request);
       stream(res, request);
