@@ -9,9 +9,9 @@ export interface TrayClientOptions {
   /** The tray service's URL, e.g. `https://tray.example.org` (a path prefix is kept). */
   baseUrl: string;
   /**
-   * The user's bearer token (a JWT the service accepts). Asked before every call, so return a
-   * cached token while it is valid; asked once more after a 401, so a token that expired or was
-   * refused can be replaced.
+   * The user's bearer token (a JWT the service accepts). Asked before every call and after every
+   * wait (a 429 or 503 waited out, a stream's reconnect), so return a cached token while it is
+   * valid; asked once more after a 401, so a token that expired or was refused can be replaced.
    */
   getToken: () => string | Promise<string>;
   /** Another fetch (a proxy's, a test's); the global one by default. */

@@ -38,10 +38,14 @@ export async function listTray(options: ListTrayOptions): Promise<TrayListing> {
     ...(options.locale ? { locale: options.locale } : {}),
   });
   const { totalUnreadCount } = await tray.counts();
+  const limit = options.limit ?? 20;
   const records: NotificationRecord[] = [];
+  if (limit < 1) return { totalUnreadCount, records };
   for await (const record of tray.history()) {
-    if (records.length === (options.limit ?? 20)) break;
     records.push(record);
+    // As soon as the last record wanted is in: history() fetches a page when the loop asks for its
+    // first record, so checking before the push would fetch a page that is never shown.
+    if (records.length >= limit) break;
   }
   return { totalUnreadCount, records };
 }

@@ -34,6 +34,8 @@ interface StreamInput {
   locale: string | undefined;
   /** The reconnect's cursor, when it sent an id. */
   resumed: StreamCursor | undefined;
+  /** The stream the caller's client held before, when it named it. */
+  replaces: string | undefined;
 }
 
 /** Paths relative to the /notifications mount. */
@@ -74,7 +76,7 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
           'Last-Event-ID: names a time ahead of the clock, not an id this stream sent',
         );
     }
-    inputs.set(req, { locale: query.locale, resumed });
+    inputs.set(req, { locale: query.locale, resumed, replaces: query.replaces });
     next();
   };
 
@@ -96,9 +98,11 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
       const streamId = newStreamId(at);
       // At STREAMS_PER_USER the oldest of the user's streams gives its place: one whose client
       // vanished without closing it stays open on the server until TCP gives up (a quarter of an
-      // hour), and must not lock the user out that long. Opening counts as a call of the per-user
-      // rate limit (and a ticket as another), which bounds a client opening streams in a loop.
-      const replaced = await deps.slots.acquire(userId, streamId);
+      // hour), and must not lock the user out that long. A reconnect's own previous stream, when it
+      // names it, gives its place first: the oldest may be another tab's healthy stream. Opening
+      // counts as a call of the per-user rate limit (and a ticket as another), which bounds a client
+      // opening streams in a loop.
+      const replaced = await deps.slots.acquire(userId, streamId, input.replaces);
       const locale = deps.messages.negotiate(input.locale, req.get('accept-language'));
       res.vary('Accept-Language');
       const expiresAt = callerExpiresAt(res);

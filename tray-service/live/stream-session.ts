@@ -213,5 +213,8 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
       res.once('close', () => clearTimeout(drop));
     },
   };
+  // First, before the counts: a client that reconnects names this id in `replaces`, so this stream,
+  // if its server still holds it, gives the new one its place rather than another tab's.
+  session.write('opened', { streamId: stream.streamId });
   return session;
 }

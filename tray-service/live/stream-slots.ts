@@ -14,17 +14,31 @@ import type { RedisClient } from '../../shared/redis/create-redis.ts';
  * stream's holder, on whichever instance, ends it then if the hub's announcement did not reach it.
  * Expired leases score from 0 to now, expired marks from -now to 0: one trim drops both.
  *
- * ARGV: now, the new lease's end, the limit, the new stream's id, the lease, the mark's score.
- * Returns the ids of the streams replaced (as many as take the user back under the limit, which
- * may have been lowered since they opened).
+ * A reconnect may name the stream its client held before (`replaces`): one the client gave up as
+ * silent, which its server may keep open for that quarter of an hour. That one gives its place
+ * first, whatever the count: left open, it would keep its slot, and being older than the user's
+ * other tabs' later streams, a healthy one would be replaced in its stead. Only a member of this
+ * user's set that is still open counts; any other id changes nothing.
+ *
+ * ARGV: now, the new lease's end, the limit, the new stream's id, the lease, the mark's score, the
+ * stream the new one replaces ('' for none). Returns the ids of the streams replaced (the named
+ * one, then as many as take the user back under the limit, which may have been lowered since they
+ * opened).
  */
 const ACQUIRE = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-' .. ARGV[1], ARGV[1])
+local replaced = {}
+if ARGV[7] ~= '' then
+  local score = redis.call('ZSCORE', KEYS[1], ARGV[7])
+  if score and tonumber(score) > tonumber(ARGV[1]) then
+    replaced[1] = ARGV[7]
+    redis.call('ZADD', KEYS[1], ARGV[6], ARGV[7])
+  end
+end
 local open = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf')
 table.sort(open)
-local replaced = {}
 for i = 1, #open - tonumber(ARGV[3]) + 1 do
-  replaced[i] = open[i]
+  replaced[#replaced + 1] = open[i]
   redis.call('ZADD', KEYS[1], ARGV[6], open[i])
 end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
@@ -49,10 +63,11 @@ return 1
 export interface StreamSlots {
   readonly limit: number;
   /**
-   * Takes one of the user's STREAMS_PER_USER slots, always: at the limit, the place of the user's
-   * oldest stream. Returns the ids of the streams replaced, which their holders are to end.
+   * Takes one of the user's STREAMS_PER_USER slots, always: the place of `replaces` (the client's
+   * previous stream) if the user still holds it, and at the limit the place of the user's oldest.
+   * Returns the ids of the streams replaced, which their holders are to end.
    */
-  acquire(userId: string, streamId: string): Promise<string[]>;
+  acquire(userId: string, streamId: string, replaces?: string): Promise<string[]>;
   /**
    * Extends the lease of an open stream (every heartbeat), taking it again if it lapsed; false when
    * a newer stream took its place (the holder ends it).
@@ -82,7 +97,7 @@ export function createStreamSlots(redis: RedisClient, options: StreamSlotOptions
   const key = (userId: string) => `${options.prefix}:streams:${userId}`;
   return {
     limit: options.limit,
-    async acquire(userId, streamId) {
+    async acquire(userId, streamId, replaces) {
       const at = now();
       const replaced = await redis.eval(
         ACQUIRE,
@@ -95,6 +110,7 @@ export function createStreamSlots(redis: RedisClient, options: StreamSlotOptions
         String(options.leaseMs),
         // A lease from now: the replaced stream's holder renews within a heartbeat.
         String(-(at + options.leaseMs)),
+        replaces ?? '',
       );
       return Array.isArray(replaced) ? replaced.filter((id): id is string => typeof id === 'string') : [];
     },

@@ -230,6 +230,7 @@ export type StreamQuery = {
   locale?: string;
   ticket?: string;
   lastEventId?: string;
+  replaces?: string;
 };
 
 export type StreamTicketBody = {
@@ -254,6 +255,10 @@ export type ReadinessBody = {
       };
     };
   };
+};
+
+export type StreamEventData_opened = {
+  streamId: string;
 };
 
 export type StreamEventData_unread = {
@@ -321,6 +326,7 @@ export type StreamEventData_replaced = {
 
 /** The data of each live-stream event, by event name. */
 export interface StreamEventDataMap {
+  opened: StreamEventData_opened;
   unread: StreamEventData_unread;
   record: StreamEventData_record;
   removed: StreamEventData_removed;
@@ -336,6 +342,7 @@ export interface StreamEventDataMap {
 
 /** The live-stream events of this version of the API. */
 export const streamEventNames: readonly (keyof StreamEventDataMap)[] = [
+  'opened',
   'unread',
   'record',
   'removed',

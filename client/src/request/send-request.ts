@@ -9,7 +9,10 @@ import { wait } from './wait.ts';
 export interface TrayConnection {
   /** The tray service's URL, e.g. `https://tray.example.org` (a path prefix is kept). */
   baseUrl: string;
-  /** The caller's bearer token; asked before every call, and once more after a 401. */
+  /**
+   * The caller's bearer token; asked before every call, again after each 429 or 503 waited out, and
+   * once more after a 401.
+   */
   getToken: () => string | Promise<string>;
   fetch: typeof fetch;
   /** How many times a call refused with 429 or 503 is sent again. */
@@ -34,13 +37,15 @@ export interface TrayRequest {
  * service's schema (answers are not validated at run time; the types come from the same
  * declarations the service answers with). A refusal is thrown as a TrayApiError with the
  * service's code. 429 and 503 are sent again after the wait the service names (`Retry-After`),
- * at most `retries` times; a 401 asks `getToken` once more, for a token that expired meanwhile,
- * unless its code says the user is banned.
+ * at most `retries` times, each with a token asked for after the wait; a 401 asks `getToken` once
+ * more, for a token that expired meanwhile, unless its code says the user is banned. A 401 is thrown
+ * only for a token asked for right after a 401, with no wait between.
  */
 export async function sendRequest<T>(connection: TrayConnection, request: TrayRequest): Promise<T> {
   const url = requestUrl(connection.baseUrl, request);
   // Raced with the signal: an abort ends the call at once, also while the app finds a token.
   let token = await untilAborted(connection.getToken(), request.signal);
+  /** Since the last wait: a token given before a wait may have expired during it. */
   let tokenAskedAgain = false;
   let retried = 0;
   for (;;) {
@@ -73,6 +78,9 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
       if (delay !== undefined) {
         retried += 1;
         await wait(delay, request.signal);
+        // Waits add up to minutes (three of up to maxRetryWaitMs): longer than some tokens live.
+        token = await untilAborted(connection.getToken(), request.signal);
+        tokenAskedAgain = false;
         continue;
       }
     }

@@ -8,6 +8,8 @@ export interface ConnectionRequest {
   base: string;
   token: string;
   lastEventId: string | undefined;
+  /** The id of the stream this one follows (its `opened` event's), which the service ends first. */
+  replaces: string | undefined;
   locale: string | undefined;
   fetch: typeof fetch;
   signal: AbortSignal;
@@ -62,6 +64,7 @@ export async function openConnection(request: ConnectionRequest): Promise<Connec
     if (request.locale !== undefined) query.set('locale', request.locale);
     if (request.lastEventId !== undefined && request.lastEventId !== '')
       query.set('lastEventId', request.lastEventId);
+    if (request.replaces !== undefined) query.set('replaces', request.replaces);
     arm();
     const response = await send(`${base}/notifications/v3/stream?${query.toString()}`, {
       headers: { Accept: 'text/event-stream' },

@@ -7,8 +7,12 @@ import { createSseParser } from './sse-parser.ts';
 import { streamSettings, type StreamSettings } from './stream-settings.ts';
 import { isTrayStreamEventName, type TrayStreamEvent } from './tray-stream-event.ts';
 
-/** connecting: buying a ticket and opening; open: events flow; waiting: before a reconnect. */
-export type TrayStreamState = 'connecting' | 'open' | 'waiting';
+/**
+ * connecting: buying a ticket and opening; open: events flow; waiting: before a reconnect; closed:
+ * the iteration has ended (after `replaced`, a refusal for good, an abort or a loop left), the last
+ * state reported.
+ */
+export type TrayStreamState = 'connecting' | 'open' | 'waiting' | 'closed';
 
 export interface TrayStreamOptions {
   /**
@@ -16,7 +20,10 @@ export interface TrayStreamOptions {
    * page ('' for its own origin). A TypeError at the call when it is no URL.
    */
   baseUrl: string;
-  /** A current bearer token for the user; asked again after `expired` or a 401 (not a ban's). Its errors end the iteration. */
+  /**
+   * A current bearer token for the user; asked again after every wait to reconnect (the token may
+   * have expired meanwhile) and after a 401 (not a ban's). Its errors end the iteration.
+   */
   getToken: () => string | Promise<string>;
   /** Defaults to the global fetch (Node 24, browsers). */
   fetch?: typeof fetch;
@@ -39,7 +46,10 @@ export interface TrayStreamOptions {
    * call otherwise).
    */
   idleTimeoutMs?: number;
-  /** Told of each change of the connection (a UI's "reconnecting…"). */
+  /**
+   * Told of each change of the connection (a UI's "reconnecting…"); last `closed`, when the
+   * iteration ends.
+   */
   onState?: (state: TrayStreamState) => void;
 }
 
@@ -48,8 +58,9 @@ export interface TrayStreamOptions {
  * by itself, resuming after the last event it yielded, so the events it yields across drops,
  * restarts and token expiries miss nothing the service stored. It ends when `signal` aborts or the
  * loop breaks, and throws a TrayApiError when the service refuses for good: a ban (401 with code
- * 401001, at once), a 401 for a token `getToken` has just given, or a 400, 403, 404 or 410. It also
- * ends, without an error, after yielding `replaced`: a newer stream of the user took its place.
+ * 401001, at once), a 401 for a token `getToken` gave right after a 401, with no wait between, or a
+ * 400, 403, 404 or 410. It also ends, without an error, after yielding `replaced`: a newer stream
+ * of the user took its place.
  */
 export function openTrayStream(options: TrayStreamOptions): AsyncGenerator<TrayStreamEvent, void, undefined> {
   // Checked here, not in the generator, whose body runs only at the first next(): a mistake is
@@ -67,9 +78,25 @@ async function* streamEvents(
   const stop = new AbortController();
   const signal = AbortSignal.any([options.signal, stop.signal]);
   let lastEventId = options.lastEventId;
+  /**
+   * The id the service gave the last stream that opened (its `opened` event). A reconnect names it:
+   * after a silent drop the service may still hold that stream, which then gives its place to the
+   * new one, rather than the user's oldest (another tab's, healthy) at STREAMS_PER_USER.
+   */
+  let previousStreamId: string | undefined;
   let token: string | undefined;
-  /** 401s in a row; a token is asked for after each, so a second means the user is refused for good. */
+  /**
+   * 401s in a row with no wait between them. A token is asked for after each, so a second means a
+   * token getToken has just given was refused too: the user is refused for good. A wait starts the
+   * count again: a token given before it may have expired meanwhile (an outage longer than a token
+   * lives), and its 401 says nothing of the next.
+   */
   let refusals = 0;
+  /** After every wait: the token held may have expired while the stream waited. */
+  const afterWait = () => {
+    token = undefined;
+    refusals = 0;
+  };
   /** Connection attempts since a stream last delivered and did not end on a damaged event, for the backoff. */
   let attempt = 0;
   try {
@@ -90,6 +117,7 @@ async function* streamEvents(
         base,
         token,
         lastEventId,
+        replaces: previousStreamId,
         locale: options.locale,
         fetch: request,
         signal,
@@ -107,18 +135,24 @@ async function* streamEvents(
         state('waiting');
         await pause(reconnectWait(attempt, policy, connection.retryAfterMs), signal);
         attempt += 1;
+        afterWait();
         continue;
       }
       state('open');
       refusals = 0;
       const parser = createSseParser();
-      let expired = false;
       let garbled = false;
       let delivered = false;
       for await (const message of readSse(connection.body, parser, idleTimeoutMs)) {
         // One chunk may hold many events, all parsed before the first is yielded: an abort while the
         // app handles one must end the iteration before the next, as the read itself would.
         if (signal.aborted) return;
+        if (message.event === 'opened') {
+          // Not the app's: damaged, it is only not named on the reconnect (the oldest gives its place).
+          previousStreamId = streamIdOf(parseJson(message.data));
+          if (message.id !== '') lastEventId = message.id;
+          continue;
+        }
         const known = isTrayStreamEventName(message.event);
         const data = known ? parseJson(message.data) : undefined;
         // The service writes JSON: data that is not was damaged on the way (a proxy, a cut). Taken
@@ -130,8 +164,6 @@ async function* streamEvents(
         }
         delivered = true;
         if (message.id !== '') lastEventId = message.id;
-        // The last event of a stream whose token reached its `exp`: reconnect with a new token.
-        if (message.event === 'expired') expired = true;
         if (known) yield { event: message.event, id: message.id, data } as TrayStreamEvent;
         // A newer stream of the user took this one's place (STREAMS_PER_USER): reconnecting would
         // take the place back from it, and it would come back in turn (two tabs at a limit of one).
@@ -142,7 +174,6 @@ async function* streamEvents(
       // The id of a block without data, which yields no message; not after a garbled event, which
       // the parser has dispatched (and maybe more after it) but the app never saw.
       if (!garbled && parser.lastEventId !== '') lastEventId = parser.lastEventId;
-      if (expired) token = undefined;
       // Only a stream that delivers starts the backoff again: one that ends at once, however often,
       // is waited for longer each time. So is one that ended on a damaged event: the event before
       // it (the `unread` every stream starts with) would otherwise bring it back at once, for ever,
@@ -153,10 +184,21 @@ async function* streamEvents(
       state('waiting');
       await pause(reconnectWait(attempt, policy, parser.retryMs), signal);
       attempt += 1;
+      // Also after `expired`, whose token has reached its `exp`.
+      afterWait();
     }
   } finally {
     stop.abort();
+    // However it ended: a UI driven by the states would otherwise go on showing the stream live
+    // (after `replaced`) or reconnecting (after a refusal while waiting).
+    state('closed');
   }
+}
+
+/** The `streamId` of an `opened` event's data, or undefined when it holds none. */
+function streamIdOf(data: unknown): string | undefined {
+  if (typeof data !== 'object' || data === null || !('streamId' in data)) return undefined;
+  return typeof data.streamId === 'string' ? data.streamId : undefined;
 }
 
 /** The value `text` holds as JSON, or undefined (which JSON cannot hold) when it holds none. */

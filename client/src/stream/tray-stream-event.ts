@@ -1,7 +1,10 @@
 import { streamEventNames, type StreamEventDataMap } from '../generated/tray-api-types.ts';
 
-/** What openTrayStream yields: every live-stream event but `expired`, which it answers itself. */
-export type TrayStreamEventName = Exclude<keyof StreamEventDataMap, 'expired'>;
+/**
+ * What openTrayStream yields: every live-stream event but those it answers itself, `opened` (the
+ * stream's id, named when it reconnects) and `expired`.
+ */
+export type TrayStreamEventName = Exclude<keyof StreamEventDataMap, 'opened' | 'expired'>;
 
 /** One live-stream event: its name, its id (the resume point) and its typed data. */
 export type TrayStreamEvent = {
@@ -10,5 +13,5 @@ export type TrayStreamEvent = {
 
 /** Whether `event` is one this client yields (a newer service may send events it does not know). */
 export function isTrayStreamEventName(event: string): event is TrayStreamEventName {
-  return event !== 'expired' && (streamEventNames as readonly string[]).includes(event);
+  return event !== 'opened' && event !== 'expired' && (streamEventNames as readonly string[]).includes(event);
 }

@@ -193,6 +193,54 @@ describe('sendRequest (through the client) against the tray API', () => {
     });
   });
 
+  describe('when a token is refused after a 429 was waited out (it expired during the wait), from a scripted server', () => {
+    const servers = useScriptedServers();
+
+    it('asks getToken again after the wait: a 401 is final only for a token given right after a 401', async () => {
+      // token-1 is stale (the app kept it across a sleep); token-2 meets the rate limit, and by the
+      // end of the wait it has expired too.
+      const presented: string[] = [];
+      const baseUrl = await servers.serve((req, res) => {
+        const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+        const index = presented.push(token) - 1;
+        const [status, body] =
+          index === 1
+            ? [429, { status: 'error', code: 400311, message: 'RateLimit Exceed' }]
+            : token === 'token-1' || token === 'token-2'
+              ? [401, { status: 'error', code: 401000, message: 'invalid token' }]
+              : [200, { data: { totalUnreadCount: 3, totalUnseenCount: 3 } }];
+        res.writeHead(status, { 'Content-Type': 'application/json', 'Retry-After': '0' });
+        res.end(JSON.stringify(body));
+      });
+      let asked = 0;
+      const client = createTrayClient({ baseUrl, getToken: () => `token-${++asked}` });
+      expect((await client.counts()).totalUnreadCount).to.equal(3);
+      expect(presented).to.deep.equal(['token-1', 'token-2', 'token-3']);
+    });
+
+    it('still throws a 401 for the token asked for right after a 401 that followed the wait', async () => {
+      const presented: string[] = [];
+      const baseUrl = await servers.serve((req, res) => {
+        const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+        const index = presented.push(token) - 1;
+        const [status, body] =
+          index === 0
+            ? [429, { status: 'error', code: 400311, message: 'RateLimit Exceed' }]
+            : [401, { status: 'error', code: 401000, message: 'invalid token' }];
+        res.writeHead(status, { 'Content-Type': 'application/json', 'Retry-After': '0' });
+        res.end(JSON.stringify(body));
+      });
+      let asked = 0;
+      const client = createTrayClient({ baseUrl, getToken: () => `token-${++asked}` });
+      await expect(client.counts()).to.be.rejectedWith(TrayApiError).and.eventually.include({
+        status: 401,
+        code: 401000,
+      });
+      // The first token (429), one after the wait (401), one after that 401 (401: thrown).
+      expect(presented).to.deep.equal(['token-1', 'token-2', 'token-3']);
+    });
+  });
+
   describe('when the call’s signal aborts while getToken is still pending', () => {
     const servers = useScriptedServers();
     const never = () => new Promise<string>(() => undefined);

@@ -133,7 +133,7 @@ describe('openTrayStream against the tray service', function () {
   });
 
   describe('when the user is banned (401, code 401001)', () => {
-    it('ends the iteration with the ban’s TrayApiError at once, without asking getToken again', async () => {
+    it('ends the iteration with the ban’s TrayApiError at once, without asking getToken after it', async () => {
       const user = target.user('u-banned');
       let tokens = 0;
       const { stream } = open(user, {
@@ -151,8 +151,9 @@ describe('openTrayStream against the tray service', function () {
         code: unauthorizedCodes.banned,
         message: 'user is globally banned',
       });
-      // Only the first token: another would be refused too.
-      expect(tokens).to.equal(1);
+      // The first token, and the one asked for after the wait to reconnect (the stream ended at the
+      // ban); none after the ban's refusal: another would be refused too.
+      expect(tokens).to.equal(2);
     });
   });
 
@@ -326,6 +327,37 @@ describe('openTrayStream against a scripted event stream', function () {
     });
   });
 
+  describe('when a token is refused after a wait (it expired while the service was unavailable)', () => {
+    it('asks getToken again after each wait, and does not take the refusal for a final one', async () => {
+      // token-1 is stale (the app kept it across a sleep); then the ticket store is down (503) for
+      // two attempts, longer than a token lives: a token given before the outage is refused after it.
+      const presented: string[] = [];
+      const script = scriptedStream(
+        (res) => {
+          res.writeHead(200, eventStreamHead);
+          res.write(sseEvent('unread', '1', unread(0)));
+        },
+        (res, req) => {
+          const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+          const index = presented.push(token) - 1;
+          const [status, body] =
+            index === 1 || index === 2
+              ? [503, { status: 'error', code: 503000, message: 'storage unavailable' }]
+              : token === 'token-1' || token === 'token-2'
+                ? [401, { status: 'error', code: 401000, message: 'invalid token' }]
+                : [201, { data: { ticket: 'a-ticket', expiresIn: 30 } }];
+          res.writeHead(status, { 'Content-Type': 'application/json' });
+          res.end(JSON.stringify(body));
+        },
+      );
+      let asked = 0;
+      const { stream } = await open(script, { getToken: () => `token-${++asked}` });
+      expect((await stream.next('unread')).data).to.deep.equal(unread(0));
+      // A new token after the refusal, and after each wait: none is presented after a wait.
+      expect(presented).to.deep.equal(['token-1', 'token-2', 'token-3', 'token-4']);
+    });
+  });
+
   describe('when a request of a connection gets no answer (a server or proxy that hangs)', () => {
     const idleTimeoutMs = 500;
 
@@ -449,6 +481,64 @@ describe('openTrayStream against a scripted event stream', function () {
       ]);
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(script.tickets).to.have.lengthOf(1);
+    });
+  });
+
+  describe('when the service tells the stream its id (`opened`)', () => {
+    it('names that stream in `replaces` when it reconnects, and does not yield the event', async () => {
+      const streamIds = [
+        '0000000aa-00000000-0000-4000-8000-000000000001',
+        '0000000ab-00000000-0000-4000-8000-000000000002',
+      ];
+      const script = scriptedStream((res, { index }) => {
+        res.writeHead(200, eventStreamHead);
+        if (index < 2) res.write(sseEvent('opened', `${index}.0`, { streamId: streamIds[index] }));
+        // The first two end at once (a drop); the third stays.
+        if (index < 2) res.end(sseEvent('unread', `${index}.1`, unread(index)));
+        else res.write(sseEvent('unread', `${index}.1`, unread(index)));
+      });
+      const { stream } = await open(script);
+      await stream.next('unread', { match: (event) => event.id === '2.1' });
+      expect(script.requests.map((request) => request.replaces)).to.deep.equal([null, ...streamIds]);
+      expect(stream.events.map((event) => event.event)).to.deep.equal(['unread', 'unread', 'unread']);
+    });
+  });
+
+  describe('when the iteration ends', () => {
+    const replacing = () =>
+      scriptedStream((res) => {
+        res.writeHead(200, eventStreamHead);
+        res.write(sseEvent('unread', '1', unread(0)));
+        res.end(sseEvent('replaced', '2', { reason: 'stream-limit', reconnect: false }));
+      });
+
+    it('reports `closed` as its last state after `replaced`, not `open`', async () => {
+      const states: string[] = [];
+      const { stream } = await open(replacing(), { onState: (state) => states.push(state) });
+      expect(await stream.ended).to.equal(undefined);
+      expect(states).to.deep.equal(['connecting', 'open', 'closed']);
+    });
+
+    it('reports `closed` as its last state after a refusal for good, and after an abort', async () => {
+      const refusing = scriptedStream((res) => {
+        res.writeHead(403, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ status: 'error', code: 403000, message: 'forbidden' }));
+      });
+      const refused: string[] = [];
+      const first = await open(refusing, { onState: (state) => refused.push(state) });
+      expect(await first.stream.ended).to.be.instanceOf(TrayApiError);
+      expect(refused).to.deep.equal(['connecting', 'closed']);
+
+      const aborted: string[] = [];
+      const script = scriptedStream((res) => {
+        res.writeHead(200, eventStreamHead);
+        res.write(sseEvent('unread', '1', unread(0)));
+      });
+      const second = await open(script, { onState: (state) => aborted.push(state) });
+      await second.stream.next('unread');
+      second.controller.abort();
+      expect(await second.stream.ended).to.equal(undefined);
+      expect(aborted).to.deep.equal(['connecting', 'open', 'closed']);
     });
   });
 

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import express from 'express';
 import { listTray } from '../../../examples/back-end/list-tray.ts';
 import { freePort } from '../../../scripts/lib/local-servers.ts';
 import { seedRecords } from '../../support/seed-tray.ts';
@@ -40,6 +41,25 @@ describe('the back-end example (examples/back-end): a user’s tray listed throu
     expect(listing.records.map((record) => record.targetId)).to.deep.equal(
       Array.from({ length: 12 }, (_, i) => `p-${i}`),
     );
+  });
+
+  it('fetches only the history pages it shows: a limit that ends a page fetches no more', async () => {
+    // The service's own app behind a counter of the history pages asked for (10 records a page).
+    let pages = 0;
+    const counting = express();
+    counting.use((req, _res, next) => {
+      if (req.path === '/notifications/v3/history') pages += 1;
+      next();
+    });
+    counting.use(api.harness.app());
+    const listing = await listTray({
+      trayUrl: await api.serve(counting),
+      jwtSecret: TEST_SECRET,
+      userId: 'u-ana',
+      limit: 10,
+    });
+    expect(listing.records).to.have.lengthOf(10);
+    expect(pages).to.equal(1);
   });
 
   describe('run as a program (npm run example:back-end)', () => {

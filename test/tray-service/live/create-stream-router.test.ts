@@ -22,6 +22,9 @@ const comment = (owner: string, postId: string, at: number) =>
 
 const recordId = (owner: string, postId: string) => `comment_${postId}_${owner}`;
 
+/** The first event of a stream's tray after its own id (`opened`): no heartbeat comment. */
+const tallied = (event: SseEvent) => event.event !== 'comment' && event.event !== 'opened';
+
 describe('GET /notifications/v3/stream (live tray)', function () {
   this.timeout(60_000);
   const tray = useLiveTray({ instances: 2, streamsPerUser: 3, heartbeatMs: 300, ticketTtlSeconds: 1 });
@@ -74,15 +77,23 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       two.close();
     });
 
-    it('answers text/event-stream and sends the unread count first', async () => {
+    it('answers text/event-stream and sends the stream its own id first, then the unread count', async () => {
       expect(one.status).to.equal(200);
       expect(one.headers['content-type']).to.equal('text/event-stream; charset=utf-8');
       expect(two.headers['content-language']).to.equal('de');
+      const ids: string[] = [];
       for (const s of [one, two]) {
-        const first = await s.next((event) => event.event !== 'comment');
-        expect(first.event).to.equal('unread');
-        expect(dataOf(first)).to.deep.equal({ totalUnreadCount: 0, totalUnseenCount: 0 });
+        await s.next(named('unread'));
+        const [opened, unread] = s.events.filter((event) => event.event !== 'comment');
+        expect(opened?.event).to.equal('opened');
+        expect(opened?.id).to.be.a('string').and.not.equal('');
+        const { streamId } = dataOf<{ streamId: string }>(opened!);
+        expect(streamId).to.match(/^[0-9a-z]{9}-[0-9a-f-]{36}$/);
+        ids.push(streamId);
+        expect(unread?.event).to.equal('unread');
+        expect(dataOf(unread!)).to.deep.equal({ totalUnreadCount: 0, totalUnseenCount: 0 });
       }
+      expect(ids[0]).to.not.equal(ids[1]);
     });
 
     it('sends a record the worker wrote to the streams on both instances, as v3 history returns it', async () => {
@@ -235,7 +246,7 @@ describe('GET /notifications/v3/stream (live tray)', function () {
         .send({ verb: 'comment', targetId: 'p-r1' });
 
       const again = await stream(1, user, '', { 'Last-Event-ID': resumeFrom });
-      const unread = await again.next((event) => event.event !== 'comment');
+      const unread = await again.next(tallied);
       expect(unread.event).to.equal('unread');
       expect(dataOf(unread)).to.deep.equal({ totalUnreadCount: 2, totalUnseenCount: 2 });
       await again.next(
@@ -284,7 +295,7 @@ describe('GET /notifications/v3/stream (live tray)', function () {
     it('tells the client to reset when the id is older than a day', async () => {
       const old = (Date.now() - 2 * 86_400_000).toString(36);
       const again = await stream(0, user, '', { 'Last-Event-ID': old });
-      expect((await again.next((event) => event.event !== 'comment')).event).to.equal('unread');
+      expect((await again.next(tallied)).event).to.equal('unread');
       await again.next(named('reset'));
       expect(records(again.events)).to.deep.equal([]);
     });
@@ -340,6 +351,32 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       // The others stay; another user is not affected.
       for (const s of held.slice(1)) expect(s.events.filter(named('replaced'))).to.deep.equal([]);
       expect((await stream(1, 'u-other')).status).to.equal(200);
+    });
+
+    it('gives a reconnect naming its client’s previous stream (?replaces=) that stream’s place, on any instance, not the oldest’s', async () => {
+      const user = 'u-lim-replaces';
+      const held = [await stream(0, user), await stream(1, user), await stream(0, user)];
+      const ids: string[] = [];
+      for (const s of held) ids.push(dataOf<{ streamId: string }>(await s.next(named('opened'))).streamId);
+      await Promise.all(held.map((s) => s.next(named('unread'))));
+      // The second, on the other instance, is the one whose client went silent and reconnects.
+      const next = await stream(0, user, `?replaces=${ids[1]}`);
+      expect(next.status).to.equal(200);
+      await held[1]?.next(named('replaced'));
+      await held[1]?.ended;
+      // The oldest stays, and still gets what changes: a replaced stream would have ended.
+      await tray.worker.deliver(comment(user, 'p-lim-r', 12));
+      for (const s of [held[0], held[2], next]) {
+        await s?.next(named('record'));
+        expect(s?.events.filter(named('replaced'))).to.deep.equal([]);
+      }
+    });
+
+    it('refuses a ?replaces= that is not a stream id with 400, naming it', async () => {
+      const refused = await stream(0, 'u-lim-bad', '?replaces=not-a-stream-id');
+      expect(refused.status).to.equal(400);
+      expect(JSON.parse(await refused.body())).to.deep.include({ status: 'error', code: 400001 });
+      expect(JSON.parse(await refused.body()).message).to.include('replaces');
     });
 
     it('closes the streams of a user banned globally, and refuses new ones', async () => {
@@ -427,6 +464,7 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       const url = `${tray.instance(0).base}${STREAM}?ticket=${value}`;
       for (const [query, headers] of [
         ['&lastEventId=not-an-id!', {}],
+        ['&replaces=not-a-stream-id', {}],
         ['', { 'Last-Event-ID': 'not an id' }],
         ['&locale=a&locale=b', {}],
         // A parameter it does not take (here a misspelt lastEventId) is refused, never ignored.

@@ -68,4 +68,34 @@ describe('live/stream-slots', () => {
       redis.disconnect();
     }
   });
+  it('gives first the place of the stream a reconnect names (its client’s previous one), at any count, only if the user still holds it', async () => {
+    const redis = createRedis(testStack().redisUrl);
+    const prefix = uniqueName('slots');
+    const options = { prefix, limit: 2, leaseMs: 5_000 };
+    const [one, two] = [createStreamSlots(redis, options), createStreamSlots(redis, options)];
+    try {
+      const [healthy, dead, reconnect, another, sixth, seventh, eighth] = [1, 2, 3, 4, 6, 7, 8].map((at) =>
+        newStreamId(at * 1_000),
+      ) as [string, string, string, string, string, string, string];
+      expect(await one.acquire('u', healthy)).to.deep.equal([]);
+      expect(await two.acquire('u', dead)).to.deep.equal([]);
+      // At the limit: the named stream, not the oldest.
+      expect(await one.acquire('u', reconnect, dead)).to.deep.equal([dead]);
+      expect(await two.renew('u', dead)).to.equal(false);
+      expect(await one.renew('u', healthy)).to.equal(true);
+      // Below the limit too: the client reads its previous stream no more, which would otherwise
+      // keep its place until TCP gives up, and later push out a healthy one in its stead.
+      await one.release('u', healthy);
+      expect(await one.acquire('u', another, reconnect)).to.deep.equal([reconnect]);
+      expect(await redis.zcount(`${prefix}:streams:u`, '(0', '+inf')).to.equal(1);
+      // One already replaced, another user's, or unknown: at the limit the oldest, as without one.
+      expect(await one.acquire('u', sixth, reconnect), 'already replaced').to.deep.equal([]);
+      expect(await one.acquire('v', healthy)).to.deep.equal([]);
+      expect(await one.acquire('u', seventh, healthy), 'v’s stream').to.deep.equal([another]);
+      expect(await one.renew('v', healthy)).to.equal(true);
+      expect(await one.acquire('u', eighth, newStreamId(9_000)), 'unknown').to.deep.equal([sixth]);
+    } finally {
+      redis.disconnect();
+    }
+  });
 });

@@ -11,9 +11,10 @@ import { trayBodyErrors, trayErrors } from './tray-errors.ts';
 import { noBody, noInputDescription } from './tray-paths.ts';
 
 const streamDescription = [
-  "Authenticated by the bearer token, or by `ticket` (POST /notifications/v3/stream-ticket) where headers cannot be set (a browser EventSource). Bans and the per-user rate limit apply as on every tray call; opening counts as one call. At most STREAMS_PER_USER streams per user are open at once across all instances: the next takes the place of the user's oldest, which ends with `replaced`.",
+  "Authenticated by the bearer token, or by `ticket` (POST /notifications/v3/stream-ticket) where headers cannot be set (a browser EventSource). Bans and the per-user rate limit apply as on every tray call; opening counts as one call. At most STREAMS_PER_USER streams per user are open at once across all instances: the next takes the place of the user's oldest, which ends with `replaced`. A reconnect names its client's previous stream in `replaces` (the `opened` event's streamId): that stream, if the user still holds it (a connection that died silently stays open on the server for minutes), ends with `replaced` and gives its place first, so the oldest, maybe another tab's healthy stream, keeps its own.",
   'Events (each with an `id:`; `data:` is one JSON line):',
-  '`unread` {totalUnreadCount, totalUnseenCount}: first on connect, then whenever a count changes;',
+  "`opened` {streamId}: first on connect, the stream's own id, for `replaces` when the client reconnects;",
+  '`unread` {totalUnreadCount, totalUnseenCount}: on connect, right after `opened`, then whenever a count changes;',
   '`record` NotificationRecord: a record created or changed, exactly as v3 history returns it, described in the negotiated locale (Content-Language); also a record back in the inbox (unarchived, unsnoozed, or its snooze ended), then with its inbox state;',
   '`read` {ids: [v_tarid_uid]}: records marked read (v2/read, v3/mark-all-as-read);',
   '`seen` {ids}: records marked seen; `archived` {ids}: records archived; `snoozed` {ids, until}: records snoozed until `until`;',
@@ -21,7 +22,7 @@ const streamDescription = [
   '`cleared` {}: the tray was deleted (v3/delete-all);',
   '`reset` {}: the Last-Event-ID is too old to resume from; reload the history;',
   '`expired` {reason: "token-expired", reconnect: true}: the token expired; the stream ends, reconnect with a fresh token or ticket;',
-  '`replaced` {reason: "stream-limit", reconnect: false}: a newer stream of the user took this one\'s place at STREAMS_PER_USER; the stream ends (with a `retry:` hint of 30 s), and a client does not reconnect by itself (it would replace the newer one in turn), only when the user asks.',
+  '`replaced` {reason: "stream-limit", reconnect: false}: a newer stream of the user took this one\'s place at STREAMS_PER_USER (or named it in `replaces`); the stream ends (with a `retry:` hint of 30 s), and a client does not reconnect by itself (it would replace the newer one in turn), only when the user asks.',
   'The data of each event is declared in x-events (a schema per event name).',
   'A comment line every 15 s keeps the connection alive. Reconnecting with Last-Event-ID (or `lastEventId`) sends the count, then every record changed since that id, once. On shutdown the server sends a `retry:` hint and closes the stream. Open the stream first, then read the history: a fresh stream sends what changes from the moment it opens.',
 ].join(' ');

@@ -6,6 +6,16 @@ import { queryError } from './unknown-keys.ts';
 
 /** The live tray's inputs and outputs (docs/live-tray.md). */
 
+/**
+ * A stream's id, as the service makes it: its opening time (base 36, nine digits), then a UUID.
+ * Sent to each stream in its `opened` event, named back by a reconnect's `replaces`.
+ */
+export const streamId = z
+  .string({ error: 'expected one stream id' })
+  .regex(/^[0-9a-z]{9}-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, {
+    error: 'expected a stream id, as an `opened` event names it',
+  });
+
 /** GET /notifications/v3/stream. */
 export const streamQuery = z.strictObject(
   {
@@ -31,6 +41,17 @@ export const streamQuery = z.strictObject(
           description: 'The last event id received, for clients that cannot send the Last-Event-ID header',
         },
       }),
+    /**
+     * A reconnect's previous stream, which its client reads no more (silent for too long): it gives
+     * its place to the new one before any other of the user's, so a healthy stream of another tab is
+     * not the one replaced at STREAMS_PER_USER.
+     */
+    replaces: streamId.optional().meta({
+      param: {
+        description:
+          "The id of the caller's previous stream (its `opened` event's streamId) when reconnecting: that stream, if the user still holds it, ends with `replaced` and gives its place to this one, instead of the user's oldest at STREAMS_PER_USER. Another or unknown id changes nothing.",
+      },
+    }),
   },
   queryError(),
 );
@@ -54,6 +75,8 @@ export const streamTicketBody = z.strictObject({
 
 /** The `data:` line of each event the stream sends, by event name. */
 export const streamEvents = {
+  /** First on every connect: the stream's own id, which a reconnect names in `replaces`. */
+  opened: z.strictObject({ streamId }),
   /** First on connect, then whenever a count changes: the counts of GET /notifications/v3. */
   unread: inboxCounts,
   /** A record created or changed, exactly as v3 history returns it. */
@@ -75,8 +98,9 @@ export const streamEvents = {
   /** The token (or the ticket's token) expired: the stream ends; reconnect with a fresh one. */
   expired: z.strictObject({ reason: z.literal('token-expired'), reconnect: z.literal(true) }),
   /**
-   * A newer stream of the user took this one's place at STREAMS_PER_USER: the stream ends; do not
-   * reconnect by yourself (it would replace the newer one in turn), resume on the user's request.
+   * A newer stream of the user took this one's place (at STREAMS_PER_USER, or a reconnect named
+   * it in `replaces`): the stream ends; do not reconnect by yourself (it would replace the newer
+   * one in turn), resume on the user's request.
    */
   replaced: z.strictObject({ reason: z.literal('stream-limit'), reconnect: z.literal(false) }),
 };

@@ -1,4 +1,4 @@
-import type { RequestListener, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 
 /** One stream request the client sent to a scripted server. */
 export interface StreamRequest {
@@ -8,6 +8,8 @@ export interface StreamRequest {
   at: number;
   /** The id the client resumed after (`lastEventId` in the query), null when none. */
   lastEventId: string | null;
+  /** The stream the client named as its previous one (`replaces` in the query), null when none. */
+  replaces: string | null;
 }
 
 export interface ScriptedStream {
@@ -25,7 +27,7 @@ export interface ScriptedStream {
  */
 export function scriptedStream(
   stream: (res: ServerResponse, request: StreamRequest) => void,
-  ticket: (res: ServerResponse) => void = sellTicket,
+  ticket: (res: ServerResponse, req: IncomingMessage) => void = sellTicket,
 ): ScriptedStream {
   const requests: StreamRequest[] = [];
   const tickets: number[] = [];
@@ -36,13 +38,14 @@ export function scriptedStream(
       const url = new URL(req.url ?? '/', 'http://scripted');
       if (url.pathname === '/notifications/v3/stream-ticket') {
         tickets.push(Date.now());
-        ticket(res);
+        ticket(res, req);
         return;
       }
       const request = {
         index: requests.length,
         at: Date.now(),
         lastEventId: url.searchParams.get('lastEventId'),
+        replaces: url.searchParams.get('replaces'),
       };
       requests.push(request);
       stream(res, request);
