@@ -2,14 +2,13 @@ import express from 'express';
 import type { RequestListener } from 'node:http';
 import type { Registry } from 'prom-client';
 import { errorMiddleware, methodNotAllowed, notFound } from '../shared/http/error-middleware.ts';
-import { createHealthRouter } from '../shared/http/health-router.ts';
+import { createHealthRouter, type CheckResult } from '../shared/http/health-router.ts';
 import { helmetHeaders } from '../shared/http/helmet-headers.ts';
 import { securityHeaders } from '../shared/http/security-headers.ts';
 import type { MetricsAccess } from '../shared/http/metrics-access.ts';
 import { createMetricsRouter } from '../shared/http/metrics-router.ts';
 import type { Logger } from '../shared/logging/create-logger.ts';
 import type { EncodedWebhookJob } from '../shared/queue/webhook-queue.ts';
-import { pingRedis, type RedisClient } from '../shared/redis/create-redis.ts';
 import { createWebhookHandler, type WebhookSettings } from './http/create-webhook-handler.ts';
 import type { ReceiverMetrics } from './receiver-metrics.ts';
 import type { Spool } from './spool/open-spool.ts';
@@ -17,8 +16,8 @@ import type { EnqueueOutcome } from './store/enqueue-once.ts';
 
 export interface ReceiverDeps {
   logger: Logger;
-  /** Checked by /readyz. */
-  redis: RedisClient;
+  /** /readyz's Redis check: it answers and takes writes (createRedisWriteHealth). */
+  redis: () => Promise<CheckResult>;
   /** Served on /metrics; holds `receiverMetrics`. */
   registry: Registry;
   /** Who may read /metrics on this app (METRICS_TOKEN; off by default). */
@@ -61,7 +60,7 @@ export function createReceiverApp(deps: ReceiverDeps): RequestListener {
   app.use(
     createHealthRouter(
       {
-        redis: async () => (await pingRedis(deps.redis), { ok: true }),
+        redis: deps.redis,
         spool: async () => {
           const detail = { depth: deps.spool.depth() };
           try {
