@@ -62,6 +62,10 @@ describe('receiver configuration', () => {
     ['TRUST_PROXY', '1', '"1": a hop count trusts X-Forwarded-For from any client'],
     ['WEBHOOK_ENQUEUE_TIMEOUT_MS', '5000', 'expected a whole number from 1 to 1000'],
     ['WEBHOOK_PATH', 'webhooks', 'expected a path starting with "/"'],
+    // The receiver's own routes: the webhook path would take them over (its 405 for a GET).
+    ['WEBHOOK_PATH', '/healthz', '"/healthz" is the receiver\'s own route; choose another path'],
+    ['WEBHOOK_PATH', '/readyz/', '"/readyz/" is the receiver\'s own route; choose another path'],
+    ['WEBHOOK_PATH', '/Metrics', '"/Metrics" is the receiver\'s own route; choose another path'],
     ['WEBHOOK_SECRETS', 'eu=topsecret,,us=x', 'entry 2 is empty'],
     [
       'WEBHOOK_SIGNATURE_SCHEME',
