@@ -202,5 +202,32 @@ describe('receiver configuration', () => {
         .with.property('message')
         .that.includes('WEBHOOK_SIGNATURE_HEADER: webhook "acme" uses standard-webhooks');
     });
+
+    it('refuses a header for every webhook when every webhook uses standard-webhooks: it would change nothing', () => {
+      const key = `whsec_${Buffer.alloc(24, 3).toString('base64')}`;
+      expect(() =>
+        loadReceiverConfig({
+          WEBHOOK_SECRETS: `acme=${key},billing=${key}`,
+          WEBHOOK_SIGNATURE_SCHEME: 'standard-webhooks',
+          WEBHOOK_SIGNATURE_HEADER: 'X-Sig',
+        }),
+      )
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.includes(
+          'WEBHOOK_SIGNATURE_HEADER: every webhook uses standard-webhooks, whose signature always comes in webhook-signature',
+        )
+        .and.does.not.include(key);
+    });
+
+    it('takes a header for every webhook while one of them uses the platform scheme (it applies to that one)', () => {
+      const key = `whsec_${Buffer.alloc(24, 3).toString('base64')}`;
+      const config = loadReceiverConfig({
+        ...standard,
+        WEBHOOK_SECRETS: `eu=s,acme=${key}`,
+        WEBHOOK_SIGNATURE_HEADER: 'X-Sig',
+      });
+      expect(config.WEBHOOK_SECRETS.map((webhook) => webhook.name)).to.deep.equal(['eu', 'acme']);
+    });
   });
 });
