@@ -41,6 +41,16 @@ export function createRedisWriteHealth(redis: RedisClient, markPrefix: string): 
   return {
     observe,
     async check() {
+      // The last write's refusal first: while a demoted server's READONLY keeps dropping the
+      // connection, a PING may find it closed, which would hide the reason.
+      if (refused !== undefined) {
+        await observe(redis.set(`${markPrefix}:receiver-write-probe`, '1', 'PX', 60_000)).catch(
+          () => undefined,
+        );
+        if (refused !== undefined) {
+          return { ok: false, error: `Redis refuses writes: ${refused}`, detail: { refused } };
+        }
+      }
       await pingRedis(redis);
       if (!(redis instanceof Cluster)) {
         const role = await roleOf(redis);
@@ -52,14 +62,7 @@ export function createRedisWriteHealth(redis: RedisClient, markPrefix: string): 
           };
         }
       }
-      if (refused !== undefined) {
-        await observe(redis.set(`${markPrefix}:receiver-write-probe`, '1', 'PX', 60_000)).catch(
-          () => undefined,
-        );
-      }
-      return refused === undefined
-        ? { ok: true }
-        : { ok: false, error: `Redis refuses writes: ${refused}`, detail: { refused } };
+      return { ok: true };
     },
   };
 }
