@@ -290,6 +290,17 @@ describe('the own-server example (examples/own-server): the verification core in
       );
     });
 
+    it('with RECEIVER_HOST not an address of this machine: one line naming it, exit 1', async () => {
+      const port = await freePort();
+      const result = await runScript(
+        'examples/own-server/main.ts',
+        [],
+        cleanEnv({ ...variables, RECEIVER_PORT: String(port), RECEIVER_HOST: '192.0.2.1' }),
+      );
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.equal(`cannot listen on 192.0.2.1:${port}: EADDRNOTAVAIL (RECEIVER_HOST)\n`);
+    });
+
     it('with RECEIVER_PORT in use: one line naming the address and the variable, exit 1', async () => {
       const port = await freePort();
       const occupied = createServer();
