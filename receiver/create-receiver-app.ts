@@ -2,23 +2,23 @@ import express from 'express';
 import type { RequestListener } from 'node:http';
 import type { Registry } from 'prom-client';
 import { errorMiddleware, methodNotAllowed, notFound } from '../shared/http/error-middleware.ts';
-import { createHealthRouter } from '../shared/http/health-router.ts';
+import { createHealthRouter, type CheckResult } from '../shared/http/health-router.ts';
 import { helmetHeaders } from '../shared/http/helmet-headers.ts';
 import { securityHeaders } from '../shared/http/security-headers.ts';
 import type { MetricsAccess } from '../shared/http/metrics-access.ts';
 import { createMetricsRouter } from '../shared/http/metrics-router.ts';
 import type { Logger } from '../shared/logging/create-logger.ts';
 import type { EncodedWebhookJob } from '../shared/queue/webhook-queue.ts';
-import { pingRedis, type RedisClient } from '../shared/redis/create-redis.ts';
 import { createWebhookHandler, type WebhookSettings } from './http/create-webhook-handler.ts';
+import { webhookPathMatcher } from './http/webhook-path-matcher.ts';
 import type { ReceiverMetrics } from './receiver-metrics.ts';
 import type { Spool } from './spool/open-spool.ts';
 import type { EnqueueOutcome } from './store/enqueue-once.ts';
 
 export interface ReceiverDeps {
   logger: Logger;
-  /** Checked by /readyz. */
-  redis: RedisClient;
+  /** /readyz's Redis check: it answers and takes writes (createRedisWriteHealth). */
+  redis: () => Promise<CheckResult>;
   /** Served on /metrics; holds `receiverMetrics`. */
   registry: Registry;
   /** Who may read /metrics on this app (METRICS_TOKEN; off by default). */
@@ -53,15 +53,21 @@ export function createReceiverApp(deps: ReceiverDeps): RequestListener {
     logger: deps.logger,
     securityHeaders: headers,
   });
-  // For the spellings of the path that only Express's matching takes (`/webhooks/`, another case,
-  // a query string): the same handler, which answers every outcome itself.
-  app.post(deps.webhookPath, (req, res) => webhook(req, res));
+  // The other spellings of the path (a trailing slash, another case, a query string), matched by
+  // the one matcher the own-server example uses too: the same handler, which answers every outcome
+  // itself. Any other method there is a 405 naming POST.
+  const isWebhookPath = webhookPathMatcher(deps.webhookPath);
+  const notPost = methodNotAllowed(['POST']);
+  app.use((req, res, next) => {
+    if (req.method === 'POST' && isWebhookPath(req.url)) void webhook(req, res);
+    else next();
+  });
   app.use(securityHeaders(headers));
-  app.all(deps.webhookPath, methodNotAllowed(['POST']));
+  app.use((req, res, next) => (isWebhookPath(req.url) ? notPost(req, res, next) : next()));
   app.use(
     createHealthRouter(
       {
-        redis: async () => (await pingRedis(deps.redis), { ok: true }),
+        redis: deps.redis,
         spool: async () => {
           const detail = { depth: deps.spool.depth() };
           try {

@@ -1,6 +1,6 @@
 import { loadOrExit } from '../shared/config/load-or-exit.ts';
 import { loadReceiverConfig } from './receiver-config.ts';
-import { listenHostOf } from '../shared/config/listen-config.ts';
+import { listenHostOf, listenHostVariable } from '../shared/config/listen-config.ts';
 import { closeServer, listen, listenedOrExit } from '../shared/http/listen.ts';
 import { listenMetrics } from '../shared/http/listen-metrics.ts';
 import { metricsAccessFor } from '../shared/http/metrics-access.ts';
@@ -67,6 +67,7 @@ const server = await listenedOrExit(
     requestTimeoutMs: 15_000,
     keepAliveTimeoutMs: config.RECEIVER_KEEPALIVE_TIMEOUT_MS,
     portVariable: 'RECEIVER_PORT',
+    hostVariable: listenHostVariable(config, 'RECEIVER_HOST', config.RECEIVER_HOST),
   }),
 );
 logger.info(

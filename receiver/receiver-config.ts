@@ -26,6 +26,19 @@ const parsedWith = <T>(parse: (text: string) => T, missing?: string) => {
   });
 };
 
+/** Routes the receiver serves on its own port besides the webhook path. */
+const OWN_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * Whether a webhook path would take over one of the receiver's own routes: the webhook path's
+ * route comes first and answers 405 to anything but a POST, so with `/healthz` an orchestrator's
+ * probe got 405 and restarted a healthy receiver. Compared as Express matches a route: any case,
+ * with or without one trailing slash.
+ */
+function isOwnRoute(path: string): boolean {
+  return OWN_ROUTES.has(path.toLowerCase().replace(/(.)\/$/, '$1'));
+}
+
 const keepAliveRange = 'expected a whole number from 1000 to 900000 (milliseconds)';
 
 export const receiverShape = {
@@ -43,6 +56,9 @@ export const receiverShape = {
     .string()
     .regex(/^\/[A-Za-z0-9/_.-]*$/, {
       error: 'expected a path starting with "/" (letters, digits, "/", "_", ".", "-")',
+    })
+    .refine((path) => !isOwnRoute(path), {
+      error: (issue) => `"${String(issue.input)}" is the receiver's own route; choose another path`,
     })
     .default('/webhooks'),
   /** Read with the schemes and headers below, once all are parsed (configureWebhooks). */

@@ -14,6 +14,7 @@ import { batchPerTick } from './store/batch-per-tick.ts';
 import { enqueueMany, enqueueOnce, ReplicaFence } from './store/enqueue-once.ts';
 import { dropConnection } from '../shared/redis/drop-connection.ts';
 import { createHungRedisBreaker } from './store/hung-redis-breaker.ts';
+import { createRedisWriteHealth } from './store/redis-write-health.ts';
 
 export interface ReceiverWiring {
   /** A Redis URL or a cluster; on a cluster, enqueues wait for a replica (ReplicaFence). */
@@ -97,9 +98,12 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
     onOpen: () => logger.warn('Redis did not answer within the budget; spooling events until it does'),
     onClose: () => logger.info('Redis answers again; events go to the queue'),
   });
+  // Whether Redis takes writes, for /readyz: every enqueue and drain reports how it ended.
+  const writes = createRedisWriteHealth(queue.client, wiring.queuePrefix);
   const { enqueueTimeoutMs } = wiring;
   const enqueue = batchPerTick(
-    (jobs: readonly EncodedWebhookJob[]) => breaker.call(() => enqueueMany(target, jobs), enqueueTimeoutMs),
+    (jobs: readonly EncodedWebhookJob[]) =>
+      breaker.call(() => writes.observe(enqueueMany(target, jobs)), enqueueTimeoutMs),
     {
       maxItems: 100,
       maxWeight: 1024 * 1024,
@@ -112,7 +116,7 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
   const receiverMetrics = createReceiverMetrics(wiring.registry, () => spool.depth());
   const app = createReceiverApp({
     logger,
-    redis: queue.client,
+    redis: writes.check,
     registry: wiring.registry,
     metrics: wiring.metrics,
     receiverMetrics,
@@ -124,7 +128,7 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
   // The drainer adds one event at a time, in spool order, under its own (longer) budget.
   const drainer = startSpoolDrainer({
     spool,
-    enqueue: (job) => breaker.call(() => enqueueOnce(target, job), DRAIN_ENQUEUE_BUDGET_MS),
+    enqueue: (job) => breaker.call(() => writes.observe(enqueueOnce(target, job)), DRAIN_ENQUEUE_BUDGET_MS),
     enqueueTimeoutMs: DRAIN_ENQUEUE_BUDGET_MS,
     logger,
     intervalMs: wiring.drainIntervalMs,

@@ -130,11 +130,12 @@ async function withoutStore(
   const { createReceiverApp } = await import('../receiver/create-receiver-app.ts');
   const { createMetricsRegistry } = await import('../shared/http/metrics-router.ts');
   const { createReceiverMetrics } = await import('../receiver/receiver-metrics.ts');
+  const { createRedisWriteHealth } = await import('../receiver/store/redis-write-health.ts');
   // Its own registry: the wired receiver's already holds the receiver's metrics by these names.
   const registry = createMetricsRegistry('receiver');
   return createReceiverApp({
     logger,
-    redis: wired.queue.client,
+    redis: createRedisWriteHealth(wired.queue.client, 'bench-receiver').check,
     registry,
     metrics: { kind: 'open' },
     receiverMetrics: createReceiverMetrics(registry, () => wired.spool.depth()),

@@ -19,7 +19,7 @@ import { isCluster } from '../shared/redis/redis-target.ts';
 import { adminDepsFromConfig } from './admin/admin-deps-from-config.ts';
 import { createAdminApp } from './admin/create-admin-app.ts';
 import { adminAuthConfigured } from './admin/require-admin.ts';
-import { listenHostOf } from '../shared/config/listen-config.ts';
+import { listenHostOf, listenHostVariable } from '../shared/config/listen-config.ts';
 import {
   adminJwtKeys,
   checkAdminPort,
@@ -268,14 +268,24 @@ const app =
 const host = listenHostOf(config, config.TRAY_HOST);
 const server = await listenedOrExit(
   logger,
-  listen(app, { port: config.TRAY_PORT, host, portVariable: 'TRAY_PORT' }),
+  listen(app, {
+    port: config.TRAY_PORT,
+    host,
+    portVariable: 'TRAY_PORT',
+    hostVariable: listenHostVariable(config, 'TRAY_HOST', config.TRAY_HOST),
+  }),
 );
 const metricsServer = await listenedOrExit(logger, listenMetrics(config.METRICS_PORT, { registry, logger }));
 // The admin API on its own listener (loopback unless ADMIN_HOST), never on the public port.
 const adminServer = api?.adminApp
   ? await listenedOrExit(
       logger,
-      listen(api.adminApp, { port: config.ADMIN_PORT, host: config.ADMIN_HOST, portVariable: 'ADMIN_PORT' }),
+      listen(api.adminApp, {
+        port: config.ADMIN_PORT,
+        host: config.ADMIN_HOST,
+        portVariable: 'ADMIN_PORT',
+        hostVariable: 'ADMIN_HOST',
+      }),
     )
   : undefined;
 if (adminServer) {

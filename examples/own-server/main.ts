@@ -1,7 +1,8 @@
 import { loadOrExit } from '../../shared/config/load-or-exit.ts';
-import { listenHostOf } from '../../shared/config/listen-config.ts';
+import { listenHostOf, listenHostVariable } from '../../shared/config/listen-config.ts';
 import { loadReceiverConfig } from '../../receiver/receiver-config.ts';
 import { hostPort } from '../../shared/http/host-port.ts';
+import { ListenError } from '../../shared/http/listen.ts';
 import { startOwnServer, type VerifiedEvent } from './start-own-server.ts';
 
 /**
@@ -29,10 +30,15 @@ const server = await startOwnServer(
   },
   handle,
 ).catch((error: unknown) => {
-  // A port in use or not allowed: one line naming the variable to change, not a stack trace.
+  // A port in use or not allowed, or an address not this machine's: one line naming the variable
+  // to change (the port's or the host's), as the receiver's, not a stack trace.
   const code = (error as NodeJS.ErrnoException).code;
   if (code === undefined) throw error;
-  process.stderr.write(`cannot listen on ${hostPort(host, config.RECEIVER_PORT)}: ${code} (RECEIVER_PORT)\n`);
+  const refused = new ListenError(host, config.RECEIVER_PORT, code, {
+    portVariable: 'RECEIVER_PORT',
+    hostVariable: listenHostVariable(config, 'RECEIVER_HOST', config.RECEIVER_HOST),
+  });
+  process.stderr.write(`${refused.message}\n`);
   process.exit(1);
 });
 // Where to send, as a URL; every interface is reached on loopback.

@@ -1,10 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createWebhookVerifier } from '../../receiver/decision/create-webhook-verifier.ts';
+import type { Cidr } from '../../receiver/address/parse-cidr.ts';
+import type { TrustProxy } from '../../receiver/address/parse-trust-proxy.ts';
+import { createDeliveryDecider, readBody } from '../../receiver/decision/create-delivery-decider.ts';
 import { readRawBody } from '../../receiver/http/read-raw-body.ts';
+import { webhookPathMatcher } from '../../receiver/http/webhook-path-matcher.ts';
 import type { WebhookSecret } from '../../receiver/signature/parse-webhook-secrets.ts';
 import { AppError, errorBody } from '../../shared/errors/app-error.ts';
-import { webhookPathMatcher } from './webhook-path-matcher.ts';
 
 /** A verified event, as your function receives it. */
 export interface VerifiedEvent {
@@ -20,6 +22,13 @@ export interface OwnServerOptions {
   /** The webhooks, e.g. loadReceiverConfig(process.env).WEBHOOK_SECRETS. */
   readonly secrets: readonly WebhookSecret[];
   readonly timestampToleranceSeconds?: number;
+  /**
+   * Check 1, the source address: the allowed ranges (e.g. createAllowlist(WEBHOOK_REGIONS,
+   * WEBHOOK_ALLOW_CIDRS)) and the trusted proxies. Off by default: whoever sends is judged by the
+   * signature alone, as with WEBHOOK_ALLOWLIST=off.
+   */
+  readonly allowlist?: readonly Cidr[];
+  readonly trustProxy?: TrustProxy;
   readonly port: number;
   readonly host?: string;
   readonly path?: string;
@@ -32,10 +41,12 @@ export interface RunningOwnServer {
 }
 
 /**
- * Your own HTTP server, with the receiver's verification and nothing else of it (no Express, no
- * Redis): it reads the body's exact bytes, asks the verification core for a verdict
- * (docs/receiver.md#verifying-in-your-own-http-server), answers a refusal as the receiver does,
- * and hands each accepted event to `handle` before answering 200. If `handle` throws, the answer is
+ * Your own HTTP server, with the receiver's decision and nothing else of it (no Express, no
+ * Redis): the receiver's path matcher, then the decision's `screen` on the head (source address,
+ * legacy duplicate, content type and encoding), the body's exact bytes, then its `judge`
+ * (signature, envelope; docs/receiver.md#verifying-in-your-own-http-server). It answers a
+ * refusal as the receiver does, acknowledges a legacy duplicate without handing it on, and hands
+ * each accepted event to `handle` before answering 200. If `handle` throws, the answer is
  * 503 and the sender delivers again later. Rejects with Node's listen error (its `code`, e.g.
  * EADDRINUSE) when the port cannot be bound.
  */
@@ -43,25 +54,44 @@ export async function startOwnServer(
   options: OwnServerOptions,
   handle: (event: VerifiedEvent) => Promise<void> | void,
 ): Promise<RunningOwnServer> {
-  const verify = createWebhookVerifier({
+  const decider = createDeliveryDecider({
     secrets: options.secrets,
     ...(options.timestampToleranceSeconds === undefined
       ? {}
       : { timestampToleranceSeconds: options.timestampToleranceSeconds }),
+    allowlist: options.allowlist,
+    trustProxy: options.trustProxy ?? { kind: 'none' },
   });
   // The receiver's spellings of the path too: a trailing slash, another case, a query string.
   const isWebhookPath = webhookPathMatcher(options.path ?? '/webhooks');
 
   const answer = async (req: IncomingMessage, res: ServerResponse) => {
-    if (!isWebhookPath(req.url)) return refuse(res, new AppError('NOT_FOUND', 'not found'));
-    if (req.method !== 'POST') return refuse(res, new AppError('METHOD_NOT_ALLOWED', 'method not allowed'));
+    // The receiver's own messages for a path or method it does not serve.
+    const path = (req.url ?? '').split('?', 1)[0];
+    if (!isWebhookPath(req.url))
+      return refuse(res, new AppError('NOT_FOUND', `no route for ${req.method} ${path}`));
+    if (req.method !== 'POST') {
+      return refuse(
+        res,
+        new AppError('METHOD_NOT_ALLOWED', `method ${req.method} is not allowed here`, {
+          headers: { Allow: 'POST' },
+        }),
+      );
+    }
+    // 1-3. Source address, legacy duplicate (acknowledged, never handed on), content type.
+    const head = decider.screen(req);
+    if (head !== readBody) {
+      if (head.verdict === 'refuse') return refuse(res, new AppError(head.kind, head.message));
+      return send(res, 200, {});
+    }
     let body: Buffer;
     try {
       body = await readRawBody(req, options.maxBodyBytes ?? 1024 * 1024);
     } catch (error) {
       return refuse(res, error instanceof AppError ? error : new AppError('BAD_REQUEST', 'bad request'));
     }
-    const verdict = verify(body, req.headers);
+    // 4-5. Signature, envelope.
+    const verdict = decider.judge(body, req.headers);
     if (verdict.verdict === 'refuse') return refuse(res, new AppError(verdict.kind, verdict.message));
     const { webhook, envelope, dedupeKey: key } = verdict;
     try {
@@ -90,11 +120,17 @@ export async function startOwnServer(
   };
 }
 
+/** The JSON error, with the error's own headers (a 405's `Allow`). */
 function refuse(res: ServerResponse, error: AppError): void {
-  send(res, error.status, errorBody(error));
+  send(res, error.status, errorBody(error), error.headers);
 }
 
-function send(res: ServerResponse, status: number, body: object): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+function send(
+  res: ServerResponse,
+  status: number,
+  body: object,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8' });
   res.end(JSON.stringify(body));
 }

@@ -33,7 +33,7 @@ export interface DeliveryHead {
 }
 
 export interface DeliveryDecider {
-  /** Checks 1-3: source address, legacy duplicate, content type. */
+  /** Checks 1-3: source address, legacy duplicate, content type and encoding. */
   screen(head: DeliveryHead): HeadVerdict;
   /** Checks 4-5: signature over the exact bytes, then the envelope (createWebhookVerifier). */
   judge: WebhookVerifier;
@@ -45,6 +45,11 @@ const unsupportedMediaType = refusal(
   'unsupported_media_type',
   'UNSUPPORTED_MEDIA_TYPE',
   'content type must be application/json',
+);
+const unsupportedEncoding = refusal(
+  'unsupported_media_type',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'content encoding is not supported',
 );
 const dropLegacy: DropLegacy = Object.freeze({ verdict: 'drop-legacy' });
 export const readBody: ReadBody = Object.freeze({ verdict: 'read-body' });
@@ -65,16 +70,25 @@ export function createDeliveryDecider(rules: DeliveryRules): DeliveryDecider {
       // 2. The legacy duplicate: acknowledged, never queued (docs/contract.md, "Legacy duplicate").
       if (head.headers['x-legacy-signature'] !== undefined) return dropLegacy;
       // 3. JSON only. Node keeps only the first of repeated Content-Type lines; two of them are
-      // ambiguous (a proxy may have read the other), so refused. The size limit and the content
-      // encoding are checked while the body is read.
+      // ambiguous (a proxy may have read the other), so refused. A compressed body is refused too,
+      // before it is read: it is not the bytes the signature covers, inflating it would need a
+      // limit of its own, and the platform sends none. The size limit is checked while the body
+      // is read.
       const contentTypes = headerLines(head.rawHeaders, 'content-type');
       if (contentTypes.length !== 1 || !isJsonContentType(contentTypes[0])) return unsupportedMediaType;
+      const encoding = head.headers['content-encoding'];
+      if (encoding !== undefined && !isIdentity(encoding)) return unsupportedEncoding;
       return readBody;
     },
     // 4. Signature over the exact bytes (docs/contract.md, "Signature", and
     // docs/receiver.md#signature-schemes). 5. Envelope (docs/contract.md, "Envelope").
     judge: createWebhookVerifier(rules),
   };
+}
+
+/** `identity` (any case, spaces around): the body as sent, the only encoding taken. */
+function isIdentity(encoding: HeaderValue): boolean {
+  return typeof encoding === 'string' && encoding.trim().toLowerCase() === 'identity';
 }
 
 /**

@@ -32,37 +32,35 @@ const standardHeaders = ['webhook-id', 'webhook-timestamp', 'webhook-signature']
  * and so can a team that keeps its own HTTP server (examples/own-server).
  *
  * Each platform-scheme webhook's signature is read from its own header; a request is checked
- * against the webhooks whose signature headers it carries, in the order they were configured, and
- * the first whose secret matches is the sender. Its scheme decides the envelope and the dedupe key
+ * against the webhooks whose signature headers it carries, in the order they were configured
+ * (whatever their schemes and headers), and the first whose secret matches is the sender. Its scheme decides the envelope and the dedupe key
  * (docs/receiver.md#signature-schemes). A refusal names the first problem found; a request with no
  * signature header of any configured webhook is refused naming the headers it lacks.
  */
 export function createWebhookVerifier(rules: VerifierRules): WebhookVerifier {
   const now = rules.now ?? Date.now;
   const toleranceSeconds = rules.timestampToleranceSeconds ?? defaultTimestampToleranceSeconds;
-  const platform = platformGroups(rules.secrets);
-  const standard = rules.secrets.filter(
-    (secret): secret is StandardWebhook => secret.scheme === 'standard-webhooks',
-  );
+  const steps = verificationSteps(rules.secrets);
   const refusedStandard = standardRefusals(toleranceSeconds);
   const expected = [
-    ...platform.map((group) => group.header),
-    ...(standard.length > 0 ? ['webhook-signature'] : []),
+    ...new Set(steps.map((step) => (step.scheme === 'platform' ? step.header : 'webhook-signature'))),
   ];
   const missing = refusal('bad_signature', 'UNAUTHORIZED', `${expected.join(' or ')} is missing`);
 
   return (rawBody, headers) => {
     let failure: Refusal | undefined;
-    for (const group of platform) {
-      const value = headers[group.header];
-      if (value === undefined || value === '') continue;
-      const signature = verifySignature(rawBody, value, group.webhooks);
-      if (signature.ok) return accepted(rawBody, signature.webhook, 'platform', deliveryKey(rawBody));
-      failure ??= group.invalid;
-    }
-    if (standard.length > 0 && standardHeaders.some((name) => headers[name] !== undefined)) {
+    for (const step of steps) {
+      if (step.scheme === 'platform') {
+        const value = headers[step.header];
+        if (value === undefined || value === '') continue;
+        const signature = verifySignature(rawBody, value, step.webhooks);
+        if (signature.ok) return accepted(rawBody, signature.webhook, 'platform', deliveryKey(rawBody));
+        failure ??= step.invalid;
+        continue;
+      }
+      if (!standardHeaders.some((name) => headers[name] !== undefined)) continue;
       const clock = { nowSeconds: Math.floor(now() / 1000), toleranceSeconds };
-      const signature = verifyStandardSignature(rawBody, headers, standard, clock);
+      const signature = verifyStandardSignature(rawBody, headers, step.webhooks, clock);
       if (signature.ok) {
         const key = messageKey(signature.webhook, signature.id);
         return accepted(rawBody, signature.webhook, 'standard-webhooks', key);
@@ -85,24 +83,45 @@ function accepted(
   return { verdict: 'accept', webhook, envelope: envelope.envelope, dedupeKey };
 }
 
-interface PlatformGroup {
+/** Platform-scheme webhooks next to each other in WEBHOOK_SECRETS that share a signature header. */
+interface PlatformStep {
+  readonly scheme: 'platform';
   readonly header: string;
   readonly webhooks: readonly PlatformWebhook[];
   readonly invalid: Refusal;
 }
 
-/** The platform-scheme webhooks by the header their signature comes in, in configured order. */
-function platformGroups(secrets: readonly WebhookSecret[]): PlatformGroup[] {
-  const byHeader = new Map<string, PlatformWebhook[]>();
+/** Standard Webhooks webhooks next to each other in WEBHOOK_SECRETS. */
+interface StandardStep {
+  readonly scheme: 'standard-webhooks';
+  readonly webhooks: readonly StandardWebhook[];
+}
+
+/**
+ * The webhooks in configured order, neighbours checked the same way (same scheme and header) taken
+ * together, so each header is read and decoded once per run of them: with every webhook on one
+ * header, as most deployments have it, that is one step, as before. A webhook configured before
+ * another is always tried first, whatever their schemes and headers, so a delivery validly signed
+ * for two is the first one's, as docs/receiver.md says.
+ */
+function verificationSteps(secrets: readonly WebhookSecret[]): (PlatformStep | StandardStep)[] {
+  const steps: { scheme: WebhookSecret['scheme']; header: string; webhooks: WebhookSecret[] }[] = [];
   for (const secret of secrets) {
-    if (secret.scheme !== 'platform') continue;
-    byHeader.set(secret.header, [...(byHeader.get(secret.header) ?? []), secret]);
+    const header = secret.scheme === 'platform' ? secret.header : 'webhook-signature';
+    const last = steps.at(-1);
+    if (last && last.scheme === secret.scheme && last.header === header) last.webhooks.push(secret);
+    else steps.push({ scheme: secret.scheme, header, webhooks: [secret] });
   }
-  return [...byHeader].map(([header, webhooks]) => ({
-    header,
-    webhooks,
-    invalid: refusal('bad_signature', 'UNAUTHORIZED', `${header} is not valid`),
-  }));
+  return steps.map((step) =>
+    step.scheme === 'platform'
+      ? {
+          scheme: 'platform',
+          header: step.header,
+          webhooks: step.webhooks as PlatformWebhook[],
+          invalid: refusal('bad_signature', 'UNAUTHORIZED', `${step.header} is not valid`),
+        }
+      : { scheme: 'standard-webhooks', webhooks: step.webhooks as StandardWebhook[] },
+  );
 }
 
 function standardRefusals(toleranceSeconds: number): Record<StandardFailure, Refusal> {

@@ -3,8 +3,8 @@ import { AppError } from '../../shared/errors/app-error.ts';
 
 /**
  * Reads the request body as the exact bytes sent (the signature covers them), keeping at most
- * `limit` bytes whether or not a Content-Length was given (chunked bodies have none). Compressed
- * bodies are refused: inflating them would need its own limit and the platform sends none.
+ * `limit` bytes whether or not a Content-Length was given (chunked bodies have none). A compressed
+ * body never gets here: the decision's `screen` refuses it (check 3).
  *
  * A body over the limit is refused, but only after the rest of it was read and thrown away (as
  * body-parser does): closing a socket with unread data makes the kernel send a reset, and the client
@@ -12,10 +12,6 @@ import { AppError } from '../../shared/errors/app-error.ts';
  * bounds how long a client can keep sending.
  */
 export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-  if (encoding !== 'identity') {
-    return drainThenReject(req, new AppError('UNSUPPORTED_MEDIA_TYPE', 'content encoding is not supported'));
-  }
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) return drainThenReject(req, tooLarge(limit));
   return new Promise((resolve, reject) => {

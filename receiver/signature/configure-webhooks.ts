@@ -19,7 +19,8 @@ export interface WebhookVariables {
  * scheme, its header. A scheme must be known before a secret is read (a Standard Webhooks secret is
  * Base64), so this runs after the variables are parsed one by one. Every problem names its
  * variable: a name that WEBHOOK_SECRETS does not have (a typo would otherwise leave that webhook on
- * the default unnoticed), or a header given to a webhook whose scheme fixes its headers.
+ * the default unnoticed), or a header given to a webhook whose scheme fixes its headers (by name,
+ * or for every webhook when every one has such a scheme).
  */
 export function configureWebhooks(variables: WebhookVariables): WebhookSecret[] {
   const schemes = variables.WEBHOOK_SIGNATURE_SCHEME;
@@ -57,6 +58,18 @@ export function configureWebhooks(variables: WebhookVariables): WebhookSecret[] 
         message: `webhook "${name}" uses standard-webhooks, whose signature always comes in webhook-signature`,
       });
     }
+  }
+  // A header for every webhook applies to the platform-scheme ones only; with none, it would change
+  // nothing, silently, where the operator meant it to.
+  if (
+    headers?.fallback !== undefined &&
+    webhooks.every((webhook) => webhook.scheme === 'standard-webhooks')
+  ) {
+    problems.push({
+      variable: 'WEBHOOK_SIGNATURE_HEADER',
+      message:
+        'every webhook uses standard-webhooks, whose signature always comes in webhook-signature; leave it unset',
+    });
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return webhooks;

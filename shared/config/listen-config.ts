@@ -25,3 +25,16 @@ export const trayListenShape = { HOST: listenHost.optional(), TRAY_HOST: listenH
 export function listenHostOf(config: { HOST?: string | undefined }, own: string | undefined): string {
   return own ?? config.HOST ?? LOOPBACK;
 }
+
+/**
+ * The variable that chose the address one service binds (its own, else HOST), or undefined for the
+ * loopback default: named when the address cannot be bound.
+ */
+export function listenHostVariable(
+  config: { HOST?: string | undefined },
+  ownName: string,
+  own: string | undefined,
+): string | undefined {
+  if (own !== undefined) return ownName;
+  return config.HOST === undefined ? undefined : 'HOST';
+}

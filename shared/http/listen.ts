@@ -46,17 +46,35 @@ export interface ListenOptions {
   keepAliveTimeoutMs?: number;
   /** The variable that chose the port (RECEIVER_PORT, ...), named when it cannot be bound. */
   portVariable?: string;
+  /** The variable that chose the host (RECEIVER_HOST, HOST, ...), named when the address is the problem. */
+  hostVariable?: string | undefined;
 }
 
-/** A listener that could not bind: port in use (EADDRINUSE), not allowed (EACCES), no such address. */
+/**
+ * Errors of the address, not the port: not an address of this machine, a name that does not
+ * resolve (or not now), an IPv6 address on a host without IPv6.
+ */
+const HOST_ERRORS = new Set(['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EAFNOSUPPORT']);
+
+/**
+ * A listener that could not bind: port in use (EADDRINUSE), not allowed (EACCES), no such address
+ * (EADDRNOTAVAIL, ENOTFOUND). The message names the variable to change: the host's for an error of
+ * the address, the port's otherwise.
+ */
 export class ListenError extends Error {
   override name = 'ListenError';
   readonly host: string;
   readonly port: number;
   readonly code: string;
 
-  constructor(host: string, port: number, code: string, portVariable?: string) {
-    super(`cannot listen on ${hostPort(host, port)}: ${code}${portVariable ? ` (${portVariable})` : ''}`);
+  constructor(
+    host: string,
+    port: number,
+    code: string,
+    variables: Pick<ListenOptions, 'portVariable' | 'hostVariable'> = {},
+  ) {
+    const variable = HOST_ERRORS.has(code) ? variables.hostVariable : variables.portVariable;
+    super(`cannot listen on ${hostPort(host, port)}: ${code}${variable ? ` (${variable})` : ''}`);
     this.host = host;
     this.port = port;
     this.code = code;
@@ -78,7 +96,7 @@ export async function listen(app: RequestListener, options: ListenOptions): Prom
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code ? new ListenError(host, options.port, error.code, options.portVariable) : error),
+      reject(error.code ? new ListenError(host, options.port, error.code, options) : error),
     );
   });
   return server;

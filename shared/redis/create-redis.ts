@@ -63,6 +63,7 @@ export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionR
       enableReadyCheck,
       connectTimeout,
       retryStrategy,
+      reconnectOnError: reconnectOnReadonly,
     });
   }
   const cluster = new Cluster(
@@ -83,6 +84,20 @@ export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionR
   stopSlotsRefreshOnEnd(cluster);
   if (maxRetriesPerRequest !== null) failQueuedCommandsOnClose(cluster);
   return cluster;
+}
+
+/**
+ * A managed Redis fails over behind one address (a DNS name, a virtual IP): the old primary is
+ * demoted to a replica, and a connection made before stays on it, every write answered READONLY,
+ * for good. Such an error drops the connection, so the next one reaches whichever server the
+ * address names now (ioredis's documented use of reconnectOnError). The failed command is not
+ * sent again (`true`, not 2): its caller sees the error, as for any other failed write (the
+ * receiver spools the event, bull retries), and a command never waits on a connection that may
+ * reach the same replica again. A cluster needs none of this: a replica answers MOVED there, and
+ * ioredis follows it.
+ */
+export function reconnectOnReadonly(error: Error): boolean {
+  return error.message.startsWith('READONLY');
 }
 
 /** The parts of ioredis's Cluster (5.x) that its typings keep private and the fixes below use. */

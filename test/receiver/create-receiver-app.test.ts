@@ -13,6 +13,7 @@ import { helmetHeaders } from '../../shared/http/helmet-headers.ts';
 import { encodeWebhookJob, webhookJobOptions } from '../../shared/queue/webhook-queue.ts';
 import { channelDidCreate, sign, signedHeaders, testSecret } from './support/signed-request.ts';
 import { queuedJobIds, useReceiver, type TestReceiver } from './support/use-receiver.ts';
+import { createRedisWriteHealth } from '../../receiver/store/redis-write-health.ts';
 
 /** Runs `action` and asserts that the queue and the spool hold no more events afterwards. */
 async function expectNothingQueued(receiver: TestReceiver, action: () => Promise<unknown>) {
@@ -27,7 +28,7 @@ const appDeps = (receiver: TestReceiver) => {
   const registry = createMetricsRegistry('receiver', false);
   return {
     logger: createLogger({ name: 'test', level: 'silent' }),
-    redis: receiver.queue.client,
+    redis: createRedisWriteHealth(receiver.queue.client, receiver.prefix).check,
     registry,
     metrics: { kind: 'open' } as const,
     receiverMetrics: createReceiverMetrics(registry, () => receiver.spool.depth()),

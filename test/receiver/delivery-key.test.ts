@@ -37,6 +37,56 @@ describe('deliveryKey', () => {
     }
   });
 
+  // Only data.createdAt tells a rejoin from the first join: a createdAt elsewhere (the community's or
+  // a user's, as other events' objects carry them) is the same in both.
+  it('is new for every delivery of a join or leave whose only createdAt is a nested one', () => {
+    for (const event of ['community.didJoin', 'community.didLeave']) {
+      const body = Buffer.from(
+        JSON.stringify({
+          event,
+          data: {
+            community: {
+              communityId: 'c-hike',
+              displayName: 'Hiking Club',
+              createdAt: '2025-01-01T00:00:00.000Z',
+            },
+            userIds: ['u-eve'],
+            users: [{ userId: 'u-eve', displayName: 'Eve', createdAt: '2026-01-01T00:00:00.000Z' }],
+          },
+        }),
+      );
+      const keys = new Set([deliveryKey(body), deliveryKey(body)]);
+      expect(keys.size, event).to.equal(2);
+      expect(keys.has(sha256(body.toString())), event).to.equal(false);
+    }
+  });
+
+  it('is new for every delivery of a join whose data.createdAt is null (the tray counts it from receipt)', () => {
+    const body = Buffer.from(
+      JSON.stringify({
+        event: 'community.didJoin',
+        data: { community: { communityId: 'c' }, userIds: ['u'], createdAt: null },
+      }),
+    );
+    expect(deliveryKey(body)).not.to.equal(deliveryKey(body));
+  });
+
+  it('is new for every delivery of an undated join that starts with a byte order mark', () => {
+    const body = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from(membership('community.didJoin')),
+    ]);
+    expect(deliveryKey(body)).not.to.equal(deliveryKey(body));
+  });
+
+  it('is the SHA-256 of the body for another event that quotes a membership event name', () => {
+    const body = JSON.stringify({
+      event: 'message.didCreate',
+      data: { message: { text: 'say "community.didJoin"' } },
+    });
+    expect(deliveryKey(Buffer.from(body))).to.equal(sha256(body));
+  });
+
   it('derives that key from the body and the nonce only', () => {
     const body = Buffer.from(membership('community.didJoin'));
     expect(deliveryKey(body, () => 'n-1')).to.equal(deliveryKey(body, () => 'n-1'));

@@ -359,6 +359,34 @@ describe('receiver/main.ts', function () {
     }
   });
 
+  describe('with a listen address not on this machine', () => {
+    // 192.0.2.1 (TEST-NET-1) is on no interface here: the address is wrong, not the port.
+    for (const variable of ['RECEIVER_HOST', 'HOST']) {
+      it(`${variable}: logs one line naming the address and ${variable}, exits 1`, async () => {
+        const port = await freePort();
+        const result = await runScript(
+          'receiver/main.ts',
+          [],
+          cleanEnv({
+            REDIS_URL: testStack().redisUrl,
+            QUEUE_PREFIX: useQueuePrefix(),
+            RECEIVER_PORT: String(port),
+            [variable]: '192.0.2.1',
+            WEBHOOK_SECRETS: `eu=${secret}`,
+            SPOOL_DIR: join(dir, `spool-host-${variable}`),
+          }),
+        );
+        expect(result.code).to.equal(1);
+        expect(result.stderr).to.equal('');
+        const last = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
+        expect(last).to.include({
+          level: 60,
+          msg: `cannot listen on 192.0.2.1:${port}: EADDRNOTAVAIL (${variable})`,
+        });
+      });
+    }
+  });
+
   describe('with METRICS_PORT set and no METRICS_TOKEN', () => {
     it('serves /metrics on 127.0.0.1:METRICS_PORT only, not on RECEIVER_PORT', async () => {
       const [port, metricsPort] = [await freePort(), await freePort()];

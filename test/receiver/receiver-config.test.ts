@@ -62,6 +62,10 @@ describe('receiver configuration', () => {
     ['TRUST_PROXY', '1', '"1": a hop count trusts X-Forwarded-For from any client'],
     ['WEBHOOK_ENQUEUE_TIMEOUT_MS', '5000', 'expected a whole number from 1 to 1000'],
     ['WEBHOOK_PATH', 'webhooks', 'expected a path starting with "/"'],
+    // The receiver's own routes: the webhook path would take them over (its 405 for a GET).
+    ['WEBHOOK_PATH', '/healthz', '"/healthz" is the receiver\'s own route; choose another path'],
+    ['WEBHOOK_PATH', '/readyz/', '"/readyz/" is the receiver\'s own route; choose another path'],
+    ['WEBHOOK_PATH', '/Metrics', '"/Metrics" is the receiver\'s own route; choose another path'],
     ['WEBHOOK_SECRETS', 'eu=topsecret,,us=x', 'entry 2 is empty'],
     [
       'WEBHOOK_SIGNATURE_SCHEME',
@@ -197,6 +201,33 @@ describe('receiver configuration', () => {
         .to.throw(ConfigError)
         .with.property('message')
         .that.includes('WEBHOOK_SIGNATURE_HEADER: webhook "acme" uses standard-webhooks');
+    });
+
+    it('refuses a header for every webhook when every webhook uses standard-webhooks: it would change nothing', () => {
+      const key = `whsec_${Buffer.alloc(24, 3).toString('base64')}`;
+      expect(() =>
+        loadReceiverConfig({
+          WEBHOOK_SECRETS: `acme=${key},billing=${key}`,
+          WEBHOOK_SIGNATURE_SCHEME: 'standard-webhooks',
+          WEBHOOK_SIGNATURE_HEADER: 'X-Sig',
+        }),
+      )
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.includes(
+          'WEBHOOK_SIGNATURE_HEADER: every webhook uses standard-webhooks, whose signature always comes in webhook-signature',
+        )
+        .and.does.not.include(key);
+    });
+
+    it('takes a header for every webhook while one of them uses the platform scheme (it applies to that one)', () => {
+      const key = `whsec_${Buffer.alloc(24, 3).toString('base64')}`;
+      const config = loadReceiverConfig({
+        ...standard,
+        WEBHOOK_SECRETS: `eu=s,acme=${key}`,
+        WEBHOOK_SIGNATURE_HEADER: 'X-Sig',
+      });
+      expect(config.WEBHOOK_SECRETS.map((webhook) => webhook.name)).to.deep.equal(['eu', 'acme']);
     });
   });
 });

@@ -178,4 +178,41 @@ describe('tray-service/main.ts listeners', function () {
       });
     }
   });
+
+  describe('with a listen address not on this machine', () => {
+    // 192.0.2.1 (TEST-NET-1) is on no interface here: the address is wrong, not the port.
+    for (const [variable, portVariable] of [
+      ['TRAY_HOST', 'TRAY_PORT'],
+      ['HOST', 'TRAY_PORT'],
+      ['ADMIN_HOST', 'ADMIN_PORT'],
+    ] as const) {
+      it(`${variable}: logs one line naming the address and ${variable}, exits 1`, async () => {
+        const ports = { TRAY_PORT: String(await freePort()), ADMIN_PORT: String(await freePort()) };
+        const result = await runScript(
+          'tray-service/main.ts',
+          [],
+          cleanEnv({
+            REDIS_URL: testStack().redisUrl,
+            QUEUE_PREFIX: prefix,
+            ...ports,
+            ADMIN_TOKEN,
+            JWT_SECRET: trayJwtSecret,
+            METRICS_TOKEN: trayMetricsToken,
+            // A non-loopback admin listener must say it is behind TLS.
+            ...(variable === 'ADMIN_HOST' ? { ADMIN_BEHIND_TLS: 'on' } : {}),
+            ...suite.env,
+            [variable]: '192.0.2.1',
+          }),
+          40_000,
+        );
+        expect(result.code).to.equal(1);
+        expect(result.stderr).to.equal('');
+        const last = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
+        expect(last).to.include({
+          level: 60,
+          msg: `cannot listen on 192.0.2.1:${ports[portVariable]}: EADDRNOTAVAIL (${variable})`,
+        });
+      });
+    }
+  });
 });

@@ -153,6 +153,98 @@ describe('the own-server example (examples/own-server): the verification core in
     });
   });
 
+  // docs/receiver.md says the example answers as the receiver does: the same requests to both, with
+  // a WEBHOOK_PATH that ends in a slash, get the same status, body and Allow header.
+  describe('every answer, compared with the receiver’s (WEBHOOK_PATH=/webhooks/)', () => {
+    const prefix = useQueuePrefix();
+    let receiver: TestReceiver;
+    let receiverServer: Server;
+    let own: RunningOwnServer;
+    const handed: string[] = [];
+    before(async () => {
+      receiver = await startTestReceiver(prefix, {
+        allow: 'off',
+        secrets: variables.WEBHOOK_SECRETS,
+        schemes: variables.WEBHOOK_SIGNATURE_SCHEME,
+        webhookPath: '/webhooks/',
+      });
+      receiverServer = await listen(receiver.app, { port: 0 });
+      own = await startOwnServer(
+        { secrets: loadReceiverConfig(variables).WEBHOOK_SECRETS, port: 0, path: '/webhooks/' },
+        (event) => void handed.push(event.key),
+      );
+    });
+    after(async () => {
+      await own?.close();
+      if (receiverServer) await closeServer(receiverServer, 1_000);
+      await receiver?.close();
+      rmSync(receiver.spoolDir, { recursive: true, force: true });
+    });
+
+    const signed = (id: string, change: Record<string, string> = {}) => {
+      const body = channelDidCreate(`compare-${id}`);
+      return { body, headers: { ...signedHeaders(body), ...change } };
+    };
+    const legacyBody = channelDidCreate('compare-legacy-signed');
+    const cases: {
+      name: string;
+      method?: string;
+      path?: string;
+      body?: string;
+      headers?: Record<string, string>;
+    }[] = [
+      { name: 'a valid delivery', ...signed('valid') },
+      { name: 'the path without its trailing slash', path: '/webhooks', ...signed('no-slash') },
+      { name: 'the path with two trailing slashes', path: '/webhooks//', ...signed('two-slashes') },
+      { name: 'the path in another case, with a query', path: '/WEBHOOKS/?a=1', ...signed('case') },
+      { name: 'another path', path: '/webhooks/x', ...signed('other') },
+      { name: 'Content-Type text/plain', ...signed('text', { 'content-type': 'text/plain' }) },
+      { name: 'Content-Encoding gzip', ...signed('gzip', { 'content-encoding': 'gzip' }) },
+      {
+        name: 'a legacy duplicate without a signature',
+        body: channelDidCreate('compare-legacy'),
+        headers: { 'content-type': 'application/json', 'x-legacy-signature': 'x' },
+      },
+      {
+        name: 'a legacy duplicate with a valid signature',
+        body: legacyBody,
+        headers: { ...signedHeaders(legacyBody), 'x-legacy-signature': 'x' },
+      },
+      { name: 'a wrong signature', ...signed('bad', { 'x-service-signature': 'bm90IGl0' }) },
+      {
+        name: 'no signature',
+        body: channelDidCreate('compare-none'),
+        headers: { 'content-type': 'application/json' },
+      },
+      {
+        name: 'a signed body that is not the envelope',
+        body: '{"event":"x"}',
+        headers: signedHeaders('{"event":"x"}'),
+      },
+      { name: 'a body over the size limit', ...signed('large'), body: `{"a":"${'x'.repeat(1024 * 1024)}"}` },
+      { name: 'GET', method: 'GET' },
+      { name: 'PUT', method: 'PUT', ...signed('put') },
+    ];
+    for (const request of cases) {
+      it(`${request.name}: the receiver’s answer`, async () => {
+        const at = async (port: number) => {
+          const res = await fetch(`http://127.0.0.1:${port}${request.path ?? '/webhooks/'}`, {
+            method: request.method ?? 'POST',
+            ...(request.headers ? { headers: request.headers } : {}),
+            ...(request.body === undefined ? {} : { body: request.body }),
+          });
+          return { status: res.status, allow: res.headers.get('allow'), body: await res.text() };
+        };
+        const expected = await at((receiverServer.address() as AddressInfo).port);
+        expect(await at(own.port)).to.deep.equal(expected);
+      });
+    }
+
+    it('hands on no legacy duplicate, signed or not, as the receiver queues none', () => {
+      expect(handed).not.to.include(createHash('sha256').update(legacyBody).digest('hex'));
+    });
+  });
+
   describe('run as a program (npm run example:own-server)', () => {
     it('reads the receiver’s variables and prints one line per event', async () => {
       const port = await freePort();
@@ -196,6 +288,17 @@ describe('the own-server example (examples/own-server): the verification core in
       expect(program.output).to.match(
         /listening on http:\/\/127\.0\.0\.1:8090\/webhooks\n|cannot listen on 127\.0\.0\.1:8090: EADDRINUSE/,
       );
+    });
+
+    it('with RECEIVER_HOST not an address of this machine: one line naming it, exit 1', async () => {
+      const port = await freePort();
+      const result = await runScript(
+        'examples/own-server/main.ts',
+        [],
+        cleanEnv({ ...variables, RECEIVER_PORT: String(port), RECEIVER_HOST: '192.0.2.1' }),
+      );
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.equal(`cannot listen on 192.0.2.1:${port}: EADDRNOTAVAIL (RECEIVER_HOST)\n`);
     });
 
     it('with RECEIVER_PORT in use: one line naming the address and the variable, exit 1', async () => {

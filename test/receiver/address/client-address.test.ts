@@ -18,6 +18,10 @@ describe('clientAddress', () => {
     expect(resolve('9.9.9.9', 'nonsense', 'loopback')).to.equal('9.9.9.9');
   });
 
+  it('does not count an IPv4-compatible socket (::a.b.c.d) as the IPv4 proxy it spells', () => {
+    expect(resolve('::10.0.0.1', '52.77.130.167', '10.0.0.0/8')).to.equal('::a00:1');
+  });
+
   it('reads the header when the connection comes from a trusted proxy', () => {
     expect(resolve('10.1.2.3', '52.77.130.167', '10.0.0.0/8,127.0.0.1')).to.equal('52.77.130.167');
   });

@@ -23,6 +23,16 @@ describe('parseCidr', () => {
     );
   });
 
+  it('reads an IPv4-compatible range (::a.b.c.d) as the IPv6 range it is', () => {
+    const cidr = parseCidr('::10.0.0.0/104');
+    expect(cidr.address.kind()).to.equal('ipv6');
+    expect(cidr.prefix).to.equal(104);
+    expect(contains('::10.0.0.0/104', '10.0.0.1')).to.equal(false);
+    expect(contains('::10.0.0.0/104', '::10.0.0.1')).to.equal(true);
+    expect(contains('10.0.0.0/8', '::10.0.0.1')).to.equal(false);
+    expect(() => parseCidr('::10.0.0.0/8')).to.throw('host bits set');
+  });
+
   it('refuses a range with host bits set, suggesting the network', () => {
     expect(() => parseCidr('10.0.0.1/8')).to.throw(
       '"10.0.0.1/8" has host bits set; did you mean 10.0.0.0/8?',

@@ -20,6 +20,8 @@ describe('allowlist', () => {
     expect(allowed('192.0.2.77')).to.equal(true);
     expect(allowed('52.77.130.167')).to.equal(false);
     expect(allowed('::ffff:3.65.52.7')).to.equal(true);
+    // IPv4-compatible, not IPv4-mapped: another (IPv6) address than the region's.
+    expect(allowed('::3.65.52.7')).to.equal(false);
   });
 
   it('refuses an unknown region, naming it', () => {

@@ -87,6 +87,22 @@ describe('the receiver decision (receiver/decision), without a server', () => {
       expect(decide(twice)).to.include({ reason: 'unsupported_media_type' });
     });
 
+    // A compressed body is not the bytes the signature covers; the platform sends none.
+    for (const encoding of ['gzip', 'deflate, identity', 'br']) {
+      it(`3. refuses Content-Encoding ${encoding} before the body is read (415), not after`, () => {
+        expect(decide(delivery({ headers: { 'content-encoding': encoding } }))).to.deep.equal({
+          verdict: 'refuse',
+          reason: 'unsupported_media_type',
+          kind: 'UNSUPPORTED_MEDIA_TYPE',
+          message: 'content encoding is not supported',
+        });
+      });
+    }
+
+    it('3. takes Content-Encoding identity, in any case', () => {
+      expect(decide(delivery({ headers: { 'content-encoding': ' Identity ' } })).verdict).to.equal('accept');
+    });
+
     it('4. checks the signature before the envelope (401, not 400)', () => {
       const verdict = decide(delivery({ body: '[]', headers: { 'x-service-signature': sign('other') } }));
       expect(verdict).to.include({

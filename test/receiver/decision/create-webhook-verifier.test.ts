@@ -161,6 +161,55 @@ describe('createWebhookVerifier (the receiver’s verification core, without a s
     });
   });
 
+  describe('a delivery validly signed for several webhooks', () => {
+    // A body both envelopes take, so only the order decides the sender (and with it the dedupe key).
+    const body = JSON.stringify({
+      event: 'post.didCreate',
+      type: 'invoice.paid',
+      timestamp: '2026-11-20T09:00:00.000Z',
+      data: { invoiceId: 'both-1' },
+    });
+    const usSecret = 'us-secret-do-not-use';
+    const headers = {
+      ...standard(body, { id: 'msg_both' }),
+      'x-service-signature': sign(body, usSecret),
+      'x-hub-signature': sign(body, hubSecret),
+    };
+    const senderWith = (secrets: string, schemes: string, signatureHeaders: string) =>
+      createWebhookVerifier({
+        secrets: loadReceiverConfig({
+          WEBHOOK_SECRETS: secrets,
+          WEBHOOK_SIGNATURE_SCHEME: schemes,
+          WEBHOOK_SIGNATURE_HEADER: signatureHeaders,
+        }).WEBHOOK_SECRETS,
+        now: () => now * 1000,
+      })(Buffer.from(body), headers);
+
+    it('is the first of WEBHOOK_SECRETS whose signature matches, whatever the schemes', () => {
+      const standardFirst = senderWith(
+        `sw=${testStandardSecret},us=${usSecret}`,
+        'sw=standard-webhooks',
+        'us=x-service-signature',
+      );
+      expect(standardFirst).to.deep.include({ verdict: 'accept', webhook: 'sw' });
+      expect(standardFirst).to.have.property('dedupeKey', messageKey('sw', 'msg_both'));
+      expect(
+        senderWith(
+          `us=${usSecret},sw=${testStandardSecret}`,
+          'sw=standard-webhooks',
+          'us=x-service-signature',
+        ),
+      ).to.deep.include({ verdict: 'accept', webhook: 'us', dedupeKey: sha256(body) });
+    });
+
+    it('is the first of WEBHOOK_SECRETS whose signature matches, whatever the headers', () => {
+      // eu and us share x-service-signature, gh (configured between them) has its own header.
+      expect(
+        senderWith(`eu=${testSecret},gh=${hubSecret},us=${usSecret}`, 'platform', 'gh=X-Hub-Signature'),
+      ).to.deep.include({ verdict: 'accept', webhook: 'gh' });
+    });
+  });
+
   describe('a delivery with no signature header of any configured webhook', () => {
     it('is refused naming every header it could have carried', () => {
       expect(verify(channelDidCreate(), { 'content-type': 'application/json' })).to.deep.equal(

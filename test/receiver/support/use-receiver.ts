@@ -30,6 +30,8 @@ export interface ReceiverOptions {
   timestampToleranceSeconds?: number;
   maxBodyBytes?: number;
   redisUrl?: string;
+  /** WEBHOOK_PATH (default `/webhooks`). */
+  webhookPath?: string;
   spoolDir?: string;
   drainIntervalMs?: number;
   /** How long a call may stay unanswered before the Redis connection is dropped (wiring default: 5 s). */
@@ -77,7 +79,7 @@ export async function startTestReceiver(
     redis: options.redisUrl ?? testStack().redisUrl,
     queuePrefix: prefix,
     spoolDir,
-    webhookPath: '/webhooks',
+    webhookPath: options.webhookPath ?? '/webhooks',
     dedupeSeconds: 86_400,
     enqueueTimeoutMs: 300,
     settings: testSettings(options),

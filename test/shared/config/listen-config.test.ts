@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { listenHostOf } from '../../../shared/config/listen-config.ts';
+import { listenHostOf, listenHostVariable } from '../../../shared/config/listen-config.ts';
 import { loadTrayConfig } from '../../../shared/config/tray-config.ts';
 import { loadReceiverConfig } from '../../../receiver/receiver-config.ts';
 
@@ -18,6 +18,12 @@ describe('listen addresses (HOST, RECEIVER_HOST, TRAY_HOST)', () => {
     const t = loadTrayConfig({ HOST: '0.0.0.0', TRAY_HOST: '10.1.2.3' });
     expect(listenHostOf(r, r.RECEIVER_HOST)).to.equal('0.0.0.0');
     expect(listenHostOf(t, t.TRAY_HOST)).to.equal('10.1.2.3');
+  });
+  it('name the variable that chose the address, for an error about it', () => {
+    expect(listenHostVariable(receiver({}), 'RECEIVER_HOST', undefined)).to.equal(undefined);
+    expect(listenHostVariable(receiver({ HOST: '10.1.2.3' }), 'RECEIVER_HOST', undefined)).to.equal('HOST');
+    const both = loadTrayConfig({ HOST: '0.0.0.0', TRAY_HOST: '10.1.2.3' });
+    expect(listenHostVariable(both, 'TRAY_HOST', both.TRAY_HOST)).to.equal('TRAY_HOST');
   });
   it('accept IPv6 literals and host names', () => {
     expect(loadTrayConfig({ HOST: '::' }).HOST).to.equal('::');

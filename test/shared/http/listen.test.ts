@@ -35,6 +35,28 @@ describe('listen()', () => {
     }
   });
 
+  // 192.0.2.1 (TEST-NET-1) is on no interface of this machine; .invalid never resolves.
+  for (const [host, code] of [
+    ['192.0.2.1', /EADDRNOTAVAIL/],
+    ['no-such-host.invalid', /ENOTFOUND|EAI_AGAIN/],
+  ] as const) {
+    it(`refuses a host it cannot bind (${host}) naming the variable that chose the host, not the port`, async () => {
+      const refused = listen(express(), {
+        port: 0,
+        host,
+        portVariable: 'RECEIVER_PORT',
+        hostVariable: 'RECEIVER_HOST',
+      });
+      const error = await refused.then(
+        () => expect.fail('listened'),
+        (e: unknown) => e,
+      );
+      expect(error).to.be.instanceOf(ListenError);
+      expect((error as ListenError).code).to.match(code);
+      expect((error as ListenError).message).to.match(/\(RECEIVER_HOST\)$/);
+    });
+  }
+
   /** Sends `request` as raw bytes (what no HTTP client library would send) and reads the answer. */
   async function rawRequest(port: number, request: string): Promise<string> {
     return new Promise((resolve, reject) => {

@@ -1,4 +1,9 @@
 import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { createRedis, SLOTS_REFRESH_INTERVAL_MS } from '../../../shared/redis/create-redis.ts';
 import { useRedisCluster } from '../../support/use-redis-cluster.ts';
 import { waitFor } from '../../support/wait-for.ts';
@@ -37,4 +42,52 @@ describe('shared/redis createRedis on a cluster', function () {
     await new Promise((resolve) => setTimeout(resolve, SLOTS_REFRESH_INTERVAL_MS + 500));
     expect(refreshes, 'refreshes after quit').to.equal(seen);
   });
+});
+
+describe('shared/redis createRedis on a server demoted to a replica', function () {
+  this.timeout(30_000);
+  let dir: string;
+  let primary: LocalServer;
+  let demoted: LocalServer;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'demoted-redis-'));
+    [primary, demoted] = await Promise.all([
+      startRedis({ dir: join(dir, 'primary') }),
+      startRedis({ dir: join(dir, 'demoted') }),
+    ]);
+  });
+  after(async () => {
+    await Promise.all([primary.stop(), demoted.stop()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  // Behind one address a failover leaves the connection on the old primary: it must connect again,
+  // so it reaches whichever server the address names now, instead of failing every write for good.
+  for (const [kind, rules] of [
+    ['a fail-fast connection', {}],
+    ["the receiver's connection (no offline queue)", { enableOfflineQueue: false }],
+    ["bull's blocking connection", { maxRetriesPerRequest: null, enableReadyCheck: false }],
+  ] as const) {
+    it(`${kind} connects again after a write is refused with READONLY`, async () => {
+      const client = createRedis(demoted.url, rules);
+      const admin = new Redis(demoted.url);
+      try {
+        client.on('error', () => undefined);
+        await waitFor(() => client.status === 'ready', 5_000, 'the connection');
+        const before = await client.client('ID');
+        await admin.call('REPLICAOF', '127.0.0.1', String(new URL(primary.url).port));
+        await expect(client.set('demoted-key', '1')).to.be.rejectedWith(/^READONLY/);
+        await waitFor(() => client.status === 'ready', 5_000, 'the connection to come back');
+        await waitFor(
+          async () => (await client.client('ID').catch(() => before)) !== before,
+          5_000,
+          'a new connection',
+        );
+      } finally {
+        await admin.call('REPLICAOF', 'NO', 'ONE');
+        admin.disconnect();
+        client.disconnect();
+      }
+    });
+  }
 });

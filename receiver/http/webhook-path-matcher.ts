@@ -1,0 +1,16 @@
+/**
+ * Whether a request's target is the webhook path (WEBHOOK_PATH), as Express 5 would match it as a
+ * route (path-to-regexp, neither case-sensitive nor strict): the query string and fragment left
+ * out, the path in any case, with or without one trailing slash, whether or not the configured
+ * path ends in one. `/webhooks/?a=1` is the webhook path `/webhooks`; `/webhooks/x`,
+ * `/webhooks//` and a percent-encoded spelling are not. The one matcher of the receiver's app and
+ * of the own-server example, so both take the same requests.
+ */
+export function webhookPathMatcher(path: string): (target: string | undefined) => boolean {
+  // `/webhooks/` is `/webhooks` with its optional slash: otherwise `/webhooks` would not match and
+  // `/webhooks//` would.
+  const bare = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  const escaped = bare.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const pattern = new RegExp(`^${escaped}(?:/)?$`, 'i');
+  return (target) => pattern.test((target ?? '').split(/[?#]/, 1)[0] ?? '');
+}

@@ -1,0 +1,47 @@
+import { expect } from 'chai';
+import { webhookPathMatcher } from '../../../receiver/http/webhook-path-matcher.ts';
+
+describe('webhookPathMatcher (WEBHOOK_PATH as Express matches a route)', () => {
+  for (const configured of ['/webhooks', '/webhooks/']) {
+    describe(`with ${configured}`, () => {
+      const matches = webhookPathMatcher(configured);
+      for (const target of [
+        '/webhooks',
+        '/webhooks/',
+        '/WEBHOOKS',
+        '/webhooks?a=1',
+        '/Webhooks/?x',
+        '/webhooks#f',
+      ]) {
+        it(`takes ${target}`, () => expect(matches(target)).to.equal(true));
+      }
+      for (const target of [
+        '/webhooks//',
+        '/webhooks/x',
+        '/webhook',
+        '/webhooksx',
+        '/%77ebhooks',
+        '//webhooks',
+        '/',
+        undefined,
+      ]) {
+        it(`refuses ${String(target)}`, () => expect(matches(target)).to.equal(false));
+      }
+    });
+  }
+
+  it('takes / and its one trailing slash for /, as Express does', () => {
+    const matches = webhookPathMatcher('/');
+    expect(matches('/')).to.equal(true);
+    expect(matches('/?a=1')).to.equal(true);
+    expect(matches('//')).to.equal(true);
+    expect(matches('///')).to.equal(false);
+    expect(matches('/webhooks')).to.equal(false);
+  });
+
+  it('reads a dot in the path as a dot', () => {
+    const matches = webhookPathMatcher('/hooks.v1');
+    expect(matches('/hooks.v1')).to.equal(true);
+    expect(matches('/hooksXv1')).to.equal(false);
+  });
+});

@@ -1,0 +1,126 @@
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { startRedis, type LocalServer } from '../../scripts/lib/local-servers.ts';
+import { useQueuePrefix } from '../support/suite-resources.ts';
+import { waitFor } from '../support/wait-for.ts';
+import { channelDidCreate, signedHeaders } from './support/signed-request.ts';
+import { startTestReceiver, type TestReceiver } from './support/use-receiver.ts';
+
+interface Readiness {
+  status: number;
+  redis: { ok: boolean; detail?: Record<string, unknown> };
+}
+
+async function readiness(receiver: TestReceiver): Promise<Readiness> {
+  const res = await request(receiver.app).get('/readyz');
+  return {
+    status: res.status,
+    redis: (res.body as { checks: Record<string, Readiness['redis']> }).checks.redis!,
+  };
+}
+
+async function deliver(receiver: TestReceiver, channelId: string): Promise<void> {
+  const body = channelDidCreate(channelId);
+  await request(receiver.app).post('/webhooks').set(signedHeaders(body)).send(body).expect(200);
+}
+
+/**
+ * A Redis that answers PING but refuses writes: a primary demoted to a replica behind the same
+ * address (READONLY), or one at maxmemory under noeviction (OOM). Every event is then spooled; the
+ * receiver must not call itself ready meanwhile, and must become ready again once writes succeed.
+ */
+describe('receiver while Redis refuses writes', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let primary: LocalServer;
+  let server: LocalServer;
+  let admin: Redis;
+  let receiver: TestReceiver | undefined;
+  const prefix = useQueuePrefix();
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'refusing-redis-'));
+    [primary, server] = await Promise.all([
+      startRedis({ dir: join(dir, 'primary') }),
+      startRedis({ dir: join(dir, 'server') }),
+    ]);
+    admin = new Redis(server.url, { maxRetriesPerRequest: 1 });
+  });
+  afterEach(async () => {
+    await receiver?.close();
+    if (receiver) rmSync(receiver.spoolDir, { recursive: true, force: true });
+    receiver = undefined;
+  });
+  after(async () => {
+    admin.disconnect();
+    await Promise.all([primary.stop(), server.stop()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is not ready while the server is a read-only replica, and ready again once it is a primary', async () => {
+    receiver = await startTestReceiver(`${prefix}-ro`, { redisUrl: server.url, drainIntervalMs: 50 });
+    const current = receiver;
+    expect((await readiness(current)).status).to.equal(200);
+    await admin.call('REPLICAOF', '127.0.0.1', String(new URL(primary.url).port));
+    try {
+      await waitFor(
+        async () => ((await admin.call('ROLE')) as string[])[0] === 'slave',
+        5_000,
+        'the demotion',
+      );
+      await deliver(current, 'ro-1');
+      expect(current.spool.depth(), 'the event is spooled').to.be.above(0);
+      // While the drainer's writes keep dropping the connection, a check may also find it closed.
+      let report: Readiness | undefined;
+      await waitFor(
+        async () => (report = await readiness(current)).redis.detail !== undefined,
+        5_000,
+        '/readyz to say why',
+      );
+      expect(report!.status).to.equal(503);
+      expect(report!.redis.ok).to.equal(false);
+      expect(JSON.stringify(report!.redis.detail)).to.match(/READONLY|replica/);
+      expect(JSON.stringify(report!.redis.detail)).not.to.include(server.url);
+    } finally {
+      await admin.call('REPLICAOF', 'NO', 'ONE');
+    }
+    await waitFor(() => current.spool.depth() === 0, 10_000, 'the spool to drain');
+    await waitFor(
+      async () => (await readiness(current)).status === 200,
+      5_000,
+      '/readyz to answer 200 again',
+    );
+  });
+
+  it('is not ready while the server is out of memory under noeviction, and ready again once writes succeed', async () => {
+    receiver = await startTestReceiver(`${prefix}-oom`, { redisUrl: server.url, drainIntervalMs: 50 });
+    const current = receiver;
+    expect((await readiness(current)).status).to.equal(200);
+    await admin.config('SET', 'maxmemory', '1');
+    try {
+      await deliver(current, 'oom-1');
+      expect(current.spool.depth(), 'the event is spooled').to.be.above(0);
+      let report: Readiness | undefined;
+      await waitFor(
+        async () => (report = await readiness(current)).redis.detail !== undefined,
+        5_000,
+        '/readyz to say why',
+      );
+      expect(report!.status).to.equal(503);
+      expect(report!.redis.ok).to.equal(false);
+      expect(JSON.stringify(report!.redis.detail)).to.include('OOM');
+    } finally {
+      await admin.config('SET', 'maxmemory', '0');
+    }
+    await waitFor(() => current.spool.depth() === 0, 10_000, 'the spool to drain');
+    await waitFor(
+      async () => (await readiness(current)).status === 200,
+      5_000,
+      '/readyz to answer 200 again',
+    );
+  });
+});
