@@ -132,6 +132,23 @@ describe('the admin API’s OpenAPI document against the routes and responses', 
       ['POST', '/admin/events/{key}/replay', request(app).post(`/admin/events/${key}/replay`).set(admin)],
       ['POST', '/admin/events/{key}/replay', request(app).post('/admin/events/nope/replay').set(admin)],
       ['POST', '/admin/events/replay', request(app).post('/admin/events/replay').set(admin).send({ bad: 1 })],
+      // Over the 16 kB body limit of the replay POSTs.
+      [
+        'POST',
+        '/admin/events/replay',
+        request(app)
+          .post('/admin/events/replay')
+          .set(admin)
+          .send({ event: 'x'.repeat(20_000) }),
+      ],
+      [
+        'POST',
+        '/admin/events/{key}/replay',
+        request(app)
+          .post(`/admin/events/${key}/replay`)
+          .set(admin)
+          .send({ pad: 'x'.repeat(20_000) }),
+      ],
       ['GET', '/admin/replays/{id}', request(app).get(`/admin/replays/${started.body.id}`).set(admin)],
       ['GET', '/admin/replays/{id}', request(app).get('/admin/replays/nope').set(admin)],
     ];
@@ -143,6 +160,6 @@ describe('the admin API’s OpenAPI document against the routes and responses', 
       statuses.add(res.status);
       expectMatchesOpenApi(res, method, path);
     }
-    expect([...statuses].sort()).to.deep.equal([200, 400, 401, 403, 404]);
+    expect([...statuses].sort()).to.deep.equal([200, 400, 401, 403, 404, 413]);
   });
 });
