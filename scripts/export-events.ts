@@ -5,13 +5,12 @@
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { trayWorkerShape } from '../shared/config/tray-worker-config.ts';
 import type { StoredEvent } from '../tray-service/domain/stored-event.ts';
 import { toEventView } from '../tray-service/admin/event-view.ts';
 import { ndjsonStream } from '../tray-service/admin/ndjson-stream.ts';
 import type { EventsFilter } from '../tray-service/storage/port.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
-import { parseCli, progressBar, runCli, scriptEnv } from './lib/cli.ts';
+import { parseCli, progressBar, runCli } from './lib/cli.ts';
 import { openScriptStorage, storageVariables } from './lib/open-script-storage.ts';
 import { parseEventsFilter } from '../tray-service/admin/parse-events-filter.ts';
 import { AppError } from '../shared/errors/app-error.ts';
@@ -38,7 +37,7 @@ Options:
   --out <file>            output file (required)
   -h, --help              show this help
 
-Environment: ${storageVariables}; EVENTS_RETENTION_DAYS (each line's expiresAt).
+Environment: ${storageVariables}.
 Exit code: 0 done, 1 failed, 2 bad arguments or configuration.
 `;
 
@@ -80,9 +79,6 @@ async function main(): Promise<number> {
   if (!out) throw new UsageError(`--out: the output file is required\n${usage}`);
   const filter = filterOf(filters);
 
-  const { EVENTS_RETENTION_DAYS: retentionDays } = scriptEnv({
-    EVENTS_RETENTION_DAYS: trayWorkerShape.EVENTS_RETENTION_DAYS,
-  });
   const storage = await openScriptStorage('export-events');
   const partial = `${out}.partial`;
   const started = Date.now();
@@ -103,7 +99,7 @@ async function main(): Promise<number> {
     await pipeline(
       events.stream(filter),
       counter,
-      ndjsonStream((event: StoredEvent) => toEventView(event, retentionDays)),
+      ndjsonStream((event: StoredEvent) => toEventView(event)),
       // Raw payloads: readable by the owner only, whatever the umask. `wx` creates the file anew
       // (an old partial file is removed first), so the mode applies.
       createWriteStream(partial, { flags: 'wx', mode: 0o600 }),

@@ -36,3 +36,38 @@ export function describeRedisFailure(target: RedisTarget, error: unknown): strin
     ? `Redis at ${where} did not accept the credentials: ${code}`
     : `cannot reach Redis at ${where}: ${code}`;
 }
+
+/** ioredis's errors for a command it could not get answered: Redis unreachable, not the command refused. */
+const UNREACHABLE_NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
+const UNREACHABLE_MESSAGES = [
+  'Connection is closed', // the connection ended with the command sent or queued
+  "Stream isn't writeable", // no connection, and no offline queue to wait in
+  "Cluster isn't ready", // the same on a cluster
+  'None of startup nodes is available',
+];
+/** Socket codes of a connection that cannot reach Redis, and Redis's own "not now" replies. */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'LOADING', // restarting: reading its data set back
+  'MASTERDOWN',
+  'CLUSTERDOWN',
+  'TRYAGAIN',
+]);
+
+/**
+ * Whether a Redis command failed because Redis cannot serve it now (unreachable, restarting, a
+ * cluster without a quorum), as opposed to the command being wrong: the caller may try again.
+ */
+export function isRedisUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (UNREACHABLE_NAMES.has(error.name)) return true;
+  if (UNREACHABLE_MESSAGES.some((message) => error.message.startsWith(message))) return true;
+  return UNREACHABLE_CODES.has(redisErrorCode(error));
+}

@@ -288,15 +288,19 @@ describe('tray-service/main.ts against the OpenAPI documents it serves', functio
 
     // Every operation of both documents was answered both ways (probes and the document: success only).
     const answered = [...onTray.matched, ...onAdmin.matched];
-    const missing = documentedRoutes(adminDoc as { paths: Record<string, object> }).flatMap((route) => {
-      const statuses = answered
-        .filter((entry) => entry.startsWith(`${route} `))
-        .map((entry) => Number(entry.split(' ')[2]));
-      return [
-        ...(statuses.some((status) => status < 400) ? [] : [`${route}: no success`]),
-        ...(successOnly.has(route) || statuses.some((status) => status >= 400) ? [] : [`${route}: no error`]),
-      ];
-    });
+    const missing = [trayDoc, adminDoc]
+      .flatMap((document) => documentedRoutes(document as { paths: Record<string, object> }))
+      .flatMap((route) => {
+        const statuses = answered
+          .filter((entry) => entry.startsWith(`${route} `))
+          .map((entry) => Number(entry.split(' ')[2]));
+        return [
+          ...(statuses.some((status) => status < 400) ? [] : [`${route}: no success`]),
+          ...(successOnly.has(route) || statuses.some((status) => status >= 400)
+            ? []
+            : [`${route}: no error`]),
+        ];
+      });
     expect(missing).to.deep.equal([]);
   });
 });

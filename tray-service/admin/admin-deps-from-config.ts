@@ -37,7 +37,6 @@ export function adminDepsFromConfig(
 ): AdminAppDeps {
   return {
     events: deps.events,
-    eventsRetentionDays: config.EVENTS_RETENTION_DAYS,
     logger: deps.logger,
     redis: deps.redis,
     decisions: deps.decisions,

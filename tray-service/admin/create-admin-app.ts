@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import { errorMiddleware, notFound } from '../../shared/http/error-middleware.ts';
 import { pageSecurityHeaders } from '../../shared/http/security-headers.ts';
 import { mapDomainErrors } from '../http/map-domain-errors.ts';
+import { mapRedisErrors } from '../http/map-redis-errors.ts';
 import { mapStoreErrors } from '../http/map-store-errors.ts';
 import { countFailedAuth, refuseBlockedAddress } from '../http/rate-limit/limit-failed-auth.ts';
 import { createAdminOpenApiDocument } from './api-schema/admin-api-schema.ts';
@@ -43,6 +44,8 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   if (deps.failedAuth) app.use(countFailedAuth(deps.failedAuth, deps.logger));
   app.use(mapDomainErrors);
   app.use(mapStoreErrors);
+  // Sessions, replay progress and the tail's feed live in Redis.
+  app.use(mapRedisErrors);
   app.use(errorMiddleware(deps.logger));
   return app;
 }

@@ -36,9 +36,8 @@ import { requireAdmin, requireAdminPage, stillAdmin, type AdminAuthOptions } fro
 import { createSignInRouter } from './sign-in-router.ts';
 
 export interface AdminRouterDeps {
-  /** The stored events (storage.events) and EVENTS_RETENTION_DAYS. */
+  /** The stored events (storage.events), each with the expiry set when it was stored. */
   events: EventsPort;
-  eventsRetentionDays: number;
   logger: Logger;
   auth: AdminAuthOptions;
   decisions: DecisionsPort;
@@ -144,7 +143,6 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
     router.use(
       createTailRouter({
         feed: deps.eventsFeed,
-        retentionDays: deps.eventsRetentionDays,
         stillAdmin: (req) => stillAdmin(req, guard),
         ...(deps.tailsPerAdmin === undefined ? {} : { tailsPerAdmin: deps.tailsPerAdmin }),
         ...(deps.clock ? { clock: deps.clock } : {}),
@@ -188,7 +186,6 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
       }),
       recipients,
       removalChanges,
-      retentionDays: deps.eventsRetentionDays,
       logger: deps.logger,
       exportMaxRows: deps.exportMaxRows ?? 1_000_000,
       exports: createConcurrencySlots(deps.exportsMax ?? 2),

@@ -1,4 +1,3 @@
-import { DAY_MS } from '../../shared/time/durations.ts';
 import type { Activity } from '../domain/activity.ts';
 import { toDecisionView } from '../domain/decision-doc.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
@@ -10,8 +9,11 @@ import type { AdminEventView } from './api-schema/admin-outputs.ts';
 /** What the admin API shows of a stored event: `key` is the receiver's dedupe key. */
 export type EventView = AdminEventView;
 
-/** `retentionDays`: EVENTS_RETENTION_DAYS, what an event's expiry is counted from its receipt with. */
-export function toEventView(event: StoredEvent, retentionDays: number): EventView {
+/**
+ * The expiry shown is the one storage holds, set from the EVENTS_RETENTION_DAYS in force when the
+ * event was stored: reads and the purge go by it, whatever the retention is now.
+ */
+export function toEventView(event: StoredEvent): EventView {
   return {
     key: event.key,
     event: event.event,
@@ -24,7 +26,7 @@ export function toEventView(event: StoredEvent, retentionDays: number): EventVie
     receivedAt: event.receivedAt.toISOString(),
     storedAt: event.storedAt.toISOString(),
     ...(event.appliedAt === undefined ? {} : { appliedAt: event.appliedAt.toISOString() }),
-    expiresAt: new Date(event.receivedAt.getTime() + retentionDays * DAY_MS).toISOString(),
+    expiresAt: event.expiresAt.toISOString(),
     data: event.data,
   };
 }
@@ -40,11 +42,11 @@ function trayChangesView(summary: RemovalChangesSummary | null) {
 }
 
 /** GET /admin/events/:key: the event with what the mapping makes of it, its recipients and decisions. */
-export function toEventDetailView(detail: EventDetail, retentionDays: number) {
+export function toEventDetailView(detail: EventDetail) {
   const { mapped, recipients } = detail;
   const iso = (at: number) => new Date(at).toISOString();
   return {
-    ...toEventView(detail.event, retentionDays),
+    ...toEventView(detail.event),
     activities: mapped.activities.map(activityView),
     memberships: mapped.memberships.map((change) => ({ ...change, at: iso(change.at) })),
     profiles: mapped.profiles.map((change) => ({ ...change, at: iso(change.at) })),

@@ -44,8 +44,6 @@ export interface EventsRouterDeps {
   recipients: EventRecipients;
   /** GET /events/:key/tray-changes: what a removal event changed. */
   removalChanges: RemovalChanges;
-  /** EVENTS_RETENTION_DAYS: an event's `expiresAt` in the view. */
-  retentionDays: number;
   logger: Logger;
   defaultLimit: number;
   maxLimit: number;
@@ -81,7 +79,7 @@ const csvCells = (view: EventView): string[] =>
 export function createEventsRouter(deps: EventsRouterDeps): Router {
   const router = Router();
   const listSchema = eventsListQuery(deps);
-  const view = (event: StoredEvent) => toEventView(event, deps.retentionDays);
+  const view = (event: StoredEvent) => toEventView(event);
 
   router.get('/events', async (req, res) => {
     const query = parseQuery(listSchema, req.query);
@@ -161,7 +159,7 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
   router.get('/events/:key', async (req, res) => {
     const detail = await deps.detail(req.params.key);
     if (!detail) throw new AppError('NOT_FOUND', 'no stored event with this key');
-    res.json(toEventDetailView(detail, deps.retentionDays) satisfies AdminEventDetailView);
+    res.json(toEventDetailView(detail) satisfies AdminEventDetailView);
   });
 
   const recipientsSchema = recipientsQuery(deps);

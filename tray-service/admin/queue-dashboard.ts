@@ -21,16 +21,24 @@ export interface QueueDashboardDeps {
 }
 
 /**
- * The changing calls the dashboard may make with QUEUE_DASHBOARD_WRITE=on: retry, clean, promote,
- * pause and resume, of a whole queue or of one job. Everything else is refused, adding a job or
- * editing its data above all (such a job would reach the worker without the receiver's signature
- * check), and whatever a newer bull-board adds. Compared case-insensitively, as Express routes.
+ * The changing calls the dashboard may make with QUEUE_DASHBOARD_WRITE=on: those that cannot lose a
+ * webhook the receiver acknowledged and the worker has not processed yet (waiting, paused, delayed
+ * or active). Allowed: clean completed or failed jobs; retry failed jobs, all or one; promote
+ * delayed jobs, all or one; pause and resume one queue or all. Everything else is refused: clean of
+ * any other state and removing one job (bull deletes a job whatever its state, as `empty` does),
+ * adding a job or editing its data (such a job would reach the worker without the receiver's
+ * signature check), retrying completed jobs (bull 4 cannot), and whatever a newer bull-board adds.
+ * Route words are compared case-insensitively, as Express routes them; the status is compared
+ * exactly, as bull-board hands it to bull.
  */
 const NAMED_WRITES = [
   /^\/api\/queues\/(?:pause|resume)\/?$/i,
-  /^\/api\/queues\/[^/]+\/(?:retry|clean)\/[^/]+\/?$/i,
   /^\/api\/queues\/[^/]+\/(?:promote|pause|resume)\/?$/i,
-  /^\/api\/queues\/[^/]+\/[^/]+\/(?:retry|clean|promote)\/?$/i,
+  /^\/api\/queues\/[^/]+\/[Cc][Ll][Ee][Aa][Nn]\/(?:completed|failed)\/?$/,
+  /^\/api\/queues\/[^/]+\/[Rr][Ee][Tt][Rr][Yy]\/failed\/?$/,
+  // One job, by id. bull-board routes .../clean/<x> and .../retry/<x> to the whole-queue calls
+  // above, whatever <x> is: a job id of `clean` or `retry` never reaches the one-job routes.
+  /^\/api\/queues\/[^/]+\/(?!(?:clean|retry)\/)[^/]+\/(?:retry|promote)\/?$/i,
 ];
 /** True for a PUT of one of the named write actions. */
 export function isNamedWrite(method: string, path: string): boolean {
@@ -69,7 +77,7 @@ function writeGate(write: boolean): RequestHandler {
       return next(
         new AppError(
           'FORBIDDEN',
-          'the queue dashboard may only retry, clean, promote, pause and resume; jobs enter the queue through the receiver only',
+          'the queue dashboard may only clean completed or failed jobs, retry failed ones, promote delayed ones, pause and resume: it never drops a job not processed yet, and jobs enter the queue through the receiver only',
         ),
       );
     }

@@ -85,11 +85,13 @@ export function createStatsRouter(deps: StatsRouterDeps): Router {
       deps.queues.map((queue) => ({
         name: queue.name,
         counts: async () => {
-          const counts = await queue.getJobCounts();
+          // bull counts paused jobs too (in the same MULTI as the others); its typings leave it out.
+          const counts: Bull.JobCounts & { paused?: number } = await queue.getJobCounts();
           return {
             waiting: counts.waiting,
             active: counts.active,
             delayed: counts.delayed,
+            paused: counts.paused ?? 0,
             failed: counts.failed,
             completed: counts.completed,
           };

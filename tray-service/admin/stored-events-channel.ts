@@ -7,7 +7,7 @@ import type { StoredEvent } from '../domain/stored-event.ts';
  */
 export const storedEventsChannel = (prefix: string): string => `${prefix}:stored-events`;
 
-const times = ['receivedAt', 'storedAt', 'appliedAt'] as const;
+const times = ['receivedAt', 'storedAt', 'expiresAt', 'appliedAt'] as const;
 
 /** A stored event as it travels on the channel (JSON, its times ISO 8601). */
 export function serializeStoredEvent(event: StoredEvent): string {
@@ -38,6 +38,11 @@ export function parseStoredEvent(message: string): StoredEvent | undefined {
     if (Number.isNaN(at.getTime())) return undefined;
     event[field] = at;
   }
-  if (!(event.receivedAt instanceof Date) || !(event.storedAt instanceof Date)) return undefined;
+  if (
+    !(event.receivedAt instanceof Date) ||
+    !(event.storedAt instanceof Date) ||
+    !(event.expiresAt instanceof Date)
+  )
+    return undefined;
   return event as unknown as StoredEvent;
 }

@@ -11,8 +11,6 @@ import { admittedCaller, callerExpiresAt } from './require-admin.ts';
 
 export interface TailRouterDeps {
   feed: RedisEventsFeed;
-  /** EVENTS_RETENTION_DAYS: each event's `expiresAt` in the view. */
-  retentionDays: number;
   /** Open tails per instance at most: each holds a connection. */
   maxTails?: number;
   /** ADMIN_TAILS_PER_ADMIN: open tails per admin on this instance, so one cannot take them all. */
@@ -111,7 +109,7 @@ export function createTailRouter(deps: TailRouterDeps): Router {
     // Subscribed before the first byte: an event applied once the client sees the stream open is
     // never missed.
     stream.stop = await tailEvents(deps.feed, filter, {
-      event: (event) => send(sseEvent('stored', event.key, toEventView(event, deps.retentionDays))),
+      event: (event) => send(sseEvent('stored', event.key, toEventView(event))),
       end: finish,
     });
     if (!stream.open) {

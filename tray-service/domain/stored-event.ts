@@ -13,6 +13,11 @@ export interface StoredEvent {
   webhook: string;
   receivedAt: Date;
   storedAt: Date;
+  /**
+   * When storage drops it: receivedAt + the EVENTS_RETENTION_DAYS in force when it was stored. Set
+   * once, so a later change of the retention does not move it; reads and the purge go by it.
+   */
+  expiresAt: Date;
   status: StoredEventStatus;
   error?: string;
   /** The user who acted (the mapping's EventSubject), when the event names exactly one. */

@@ -1,8 +1,9 @@
 import express, { type RequestHandler } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
+import { BODY_LIMIT_KB } from './api-schema/body-limit.ts';
 
-/** Small bodies only: the largest valid body ({verb, targetId} or a block token) is far below this. */
-const BODY_LIMIT = '16kb';
+/** Small bodies only (api-schema/body-limit.ts). */
+const BODY_LIMIT = `${BODY_LIMIT_KB}kb`;
 
 const hasBody = (headers: Record<string, unknown>) =>
   headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;

@@ -242,7 +242,7 @@ export interface EventsPort {
    * gets the event as first stored.
    */
   store(
-    event: Omit<StoredEvent, 'storedAt' | 'status' | 'error'>,
+    event: Omit<StoredEvent, 'storedAt' | 'expiresAt' | 'status' | 'error'>,
     outcome: EventOutcome,
     options: { retentionDays: number; now: Date },
   ): Promise<StoredEvent>;

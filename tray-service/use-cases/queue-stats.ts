@@ -2,6 +2,8 @@
 export interface QueueCounts {
   waiting: number;
   active: number;
+  /** Jobs of a paused queue not processed yet: bull moves its waiting jobs here, and adds new ones here. */
+  paused: number;
   delayed: number;
   failed: number;
   completed: number;

@@ -1,9 +1,13 @@
 import { expect } from 'chai';
+import { freePort } from '../../../scripts/lib/local-servers.ts';
+import { createRedis } from '../../../shared/redis/create-redis.ts';
 import {
   describeRedisFailure,
   isRedisAuthError,
+  isRedisUnavailable,
   redisErrorCode,
 } from '../../../shared/redis/redis-failure.ts';
+import { testStack } from '../../support/test-stack.ts';
 
 describe('shared/redis redis-failure', () => {
   const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' });
@@ -38,5 +42,35 @@ describe('shared/redis redis-failure', () => {
     expect(describeRedisFailure(target, wrongPass)).to.equal(
       'Redis at redis.internal:6380 did not accept the credentials: WRONGPASS',
     );
+  });
+
+  /** What a command on `client` rejects with. */
+  const failureOf = async (command: () => Promise<unknown>): Promise<unknown> => {
+    try {
+      await command();
+    } catch (error) {
+      return error;
+    }
+    throw new Error('the command succeeded');
+  };
+
+  it('tells Redis unreachable (try again) from a command Redis refused (a bug)', async () => {
+    const nobody = createRedis(`redis://127.0.0.1:${await freePort()}`);
+    nobody.on('error', () => undefined);
+    const live = createRedis(testStack().redisUrl);
+    try {
+      // Nothing listens there: ioredis gives up after its retries.
+      expect(isRedisUnavailable(await failureOf(() => nobody.get('k')))).to.equal(true);
+      await live.set('redis-failure:string', 'x');
+      expect(isRedisUnavailable(await failureOf(() => live.hget('redis-failure:string', 'f')))).to.equal(
+        false,
+      );
+      expect(isRedisUnavailable(await failureOf(() => live.call('NO-SUCH-COMMAND')))).to.equal(false);
+      expect(isRedisUnavailable(new Error('something else'))).to.equal(false);
+      expect(isRedisUnavailable('Connection is closed.')).to.equal(false);
+    } finally {
+      nobody.disconnect();
+      live.disconnect();
+    }
   });
 });

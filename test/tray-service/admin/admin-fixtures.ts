@@ -53,6 +53,7 @@ export function eventDoc(overrides: Partial<SeedEvent> = {}): SeedEvent {
     webhook: 'main',
     receivedAt,
     storedAt: new Date(receivedAt.getTime() + 50),
+    expiresAt: new Date(receivedAt.getTime() + (overrides.expired ? 0 : EVENTS_RETENTION_DAYS * DAY_MS)),
     status: 'stored',
     ...overrides,
   };
@@ -60,7 +61,7 @@ export function eventDoc(overrides: Partial<SeedEvent> = {}): SeedEvent {
 
 /** Stores the events through the port, as the worker does (an expired one with no retention left). */
 export async function storeEvents(storage: TrayStorage, events: readonly SeedEvent[]): Promise<void> {
-  for (const { storedAt, status, error, expired, ...event } of events) {
+  for (const { storedAt, expiresAt: _expiresAt, status, error, expired, ...event } of events) {
     await storage.events.store(
       event,
       { status, ...(error === undefined ? {} : { error }) },
@@ -137,7 +138,6 @@ export function adminApp(
   });
   const app = createAdminApp({
     events: storage.events,
-    eventsRetentionDays: EVENTS_RETENTION_DAYS,
     logger,
     redis,
     decisions: storage.decisions,

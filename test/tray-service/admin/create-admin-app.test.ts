@@ -1,6 +1,10 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import request from 'supertest';
+import { startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { ADMIN_TOKEN, adminApp } from './admin-fixtures.ts';
 
@@ -71,5 +75,52 @@ describe('createAdminApp: the pages’ Content-Security-Policy and https', () =>
     // The same proxy passing on a plain-http request: left out.
     for (const csp of await policies(app, { ...forwarded, 'X-Forwarded-Proto': 'http' }))
       expect(directives(csp).has('upgrade-insecure-requests'), String(csp)).to.equal(false);
+  });
+});
+
+// A call that cannot be served without Redis (the session behind a cookie, a replay's progress)
+// answers 503 with Retry-After, as one without the database does: not a 500 "internal error".
+describe('createAdminApp while Redis is unreachable', function () {
+  this.timeout(60_000);
+  const suite = useTrayStorage();
+  let dir: string;
+  let redis: LocalServer;
+  let built: ReturnType<typeof adminApp>;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'admin-redis-'));
+    redis = await startRedis({ dir });
+    built = adminApp(suite.storage, { redisUrl: redis.url });
+  });
+  after(async () => {
+    built.close();
+    await redis.stop('SIGKILL').catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers 503 with Retry-After to a session cookie and to the replays', async () => {
+    const signedIn = await request(built.app)
+      .post('/admin/login')
+      .type('form')
+      .send({ token: ADMIN_TOKEN })
+      .expect(303);
+    const cookie = String(signedIn.headers['set-cookie']).split(';')[0]!;
+    await request(built.app).get('/admin/events').set('Cookie', cookie).expect(200);
+    const bearer = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+    await redis.stop();
+    const calls = [
+      request(built.app).get('/admin/events').set('Cookie', cookie),
+      request(built.app).post('/admin/events/replay').set(bearer).send({ since: '2030-01-01' }),
+      request(built.app).get('/admin/replays/00000000-0000-4000-8000-000000000000').set(bearer),
+    ];
+    for (const call of calls) {
+      const res = await call;
+      expect(res.status, call.url).to.equal(503);
+      expect(res.body).to.deep.equal({
+        status: 'error',
+        code: 503000,
+        message: 'Redis is unavailable, try again later',
+      });
+      expect(res.headers['retry-after']).to.equal('5');
+    }
   });
 });

@@ -4,6 +4,7 @@ import type { Express } from 'express';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { closeServer, listen } from '../../../shared/http/listen.ts';
+import { DAY_MS } from '../../../shared/time/durations.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import {
   ADMIN_TOKEN,
@@ -393,6 +394,43 @@ describe('admin events API', () => {
         capped.close();
       }
     });
+  });
+});
+
+describe('admin events API after EVENTS_RETENTION_DAYS changes', () => {
+  const suite = useTrayStorage();
+  let app: Express;
+  let close: () => void;
+  const receivedAt = new Date(Date.now() - 3 * DAY_MS);
+  /** Stored while EVENTS_RETENTION_DAYS was 30: storage keeps it (and purges it) until then. */
+  const storedExpiry = new Date(receivedAt.getTime() + 30 * DAY_MS).toISOString();
+
+  before(async () => {
+    await suite.storage.events.store(
+      { key: 'kept-30-days', event: 'post.didCreate', data: {}, webhook: 'retention', receivedAt },
+      { status: 'stored' },
+      { retentionDays: 30, now: receivedAt },
+    );
+    // The admin tests' EVENTS_RETENTION_DAYS differs (as after an operator changed it): what was
+    // stored keeps its expiry.
+    ({ app, close } = adminApp(suite.storage));
+  });
+  after(() => close());
+
+  it('shows the expiry storage holds in the list, the detail and both exports', async () => {
+    const listed = await request(app).get('/admin/events?webhook=retention').set(admin).expect(200);
+    expect(listed.body.items.map((item: { expiresAt: string }) => item.expiresAt)).to.deep.equal([
+      storedExpiry,
+    ]);
+    const detail = await request(app).get('/admin/events/kept-30-days').set(admin).expect(200);
+    expect(detail.body.expiresAt).to.equal(storedExpiry);
+    const ndjson = await request(app).get('/admin/events/export?webhook=retention').set(admin).expect(200);
+    expect(JSON.parse(ndjson.text.trim()).expiresAt).to.equal(storedExpiry);
+    const csv = await request(app)
+      .get('/admin/events/export?webhook=retention&format=csv')
+      .set(admin)
+      .expect(200);
+    expect(csv.text).to.include(`,${storedExpiry},`);
   });
 });
 

@@ -318,3 +318,152 @@ describe('/admin/queues (queue dashboard)', function () {
     });
   });
 });
+
+/**
+ * Every changing route bull-board has, against a real bull queue holding jobs in each state. The
+ * gate lets through only what cannot lose a webhook the receiver acknowledged and the worker has
+ * not processed yet (waiting, paused, delayed or active).
+ */
+describe('/admin/queues with QUEUE_DASHBOARD_WRITE=on: no route loses an unprocessed job', function () {
+  this.timeout(30_000);
+  const suite = useTrayStorage();
+  const bearer = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+  const api = '/admin/queues/api/queues';
+  const QUEUE = '/admin/queues/api/queues/webhook-events';
+  const closers: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    for (const closeOne of closers.splice(0)) await closeOne();
+  });
+
+  /**
+   * A queue of its own holding c1 (completed), f1 (failed), d1 (delayed), w1 and w2 (waiting), all
+   * received and finished a minute ago (older than the 5 s grace bull-board's clean keeps), and a
+   * writable dashboard in front of it.
+   */
+  const seeded = async (): Promise<{ queue: Bull.Queue<WebhookJobData>; writable: Express }> => {
+    const prefix = useQueuePrefix();
+    const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    closers.push(() => queue.close());
+    const worker = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    const finished = new Promise<void>((resolve) => {
+      let count = 0;
+      const one = () => (++count === 2 ? resolve() : undefined);
+      worker.on('completed', one).on('failed', one);
+    });
+    void worker.process((taken) =>
+      taken.id === 'f1' ? Promise.reject(new Error('boom')) : Promise.resolve(),
+    );
+    const minuteAgo = Date.now() - 60_000;
+    await queue.add(job('c1'), { jobId: 'c1', attempts: 1 });
+    await queue.add(job('f1'), { jobId: 'f1', attempts: 1 });
+    await finished;
+    await worker.close();
+    await queue.add(job('d1'), { jobId: 'd1', delay: 3_600_000 });
+    await queue.add(job('w1'), { jobId: 'w1' });
+    await queue.add(job('w2'), { jobId: 'w2' });
+    // Back-dated as bull's clean reads a job's age (finishedOn, else processedOn, else timestamp).
+    for (const id of ['c1', 'f1', 'd1', 'w1', 'w2']) {
+      const times = id.startsWith('c') || id.startsWith('f') ? ['finishedOn', 'processedOn'] : ['timestamp'];
+      for (const field of times) await queue.client.hset(queue.toKey(id), field, minuteAgo);
+    }
+    const built = adminApp(suite.storage, { queues: [queue], dashboardWrite: true });
+    closers.push(built.close);
+    return { queue, writable: built.app };
+  };
+  /** The ids of the jobs the worker has still to process. */
+  const unprocessed = async (queue: Bull.Queue<WebhookJobData>) =>
+    (await queue.getJobs(['waiting', 'paused', 'delayed', 'active'])).map((one) => String(one.id)).sort();
+
+  it('refuses every call that could remove or change a job not processed yet, and changes nothing', async () => {
+    const { queue, writable } = await seeded();
+    const calls: [method: 'put' | 'patch' | 'post', path: string][] = [
+      ['put', `${QUEUE}/clean/wait`],
+      ['put', `${QUEUE}/clean/waiting`],
+      ['put', `${QUEUE}/CLEAN/Wait/`],
+      ['put', `${QUEUE}/clean/paused`],
+      ['put', `${QUEUE}/clean/active`],
+      ['put', `${QUEUE}/clean/delayed`],
+      ['put', `${QUEUE}/clean/%77ait`],
+      // bull-board routes these to clean/<status>, not to a job named "clean".
+      ['put', `${QUEUE}/clean/retry`],
+      ['put', `${QUEUE}/clean/promote`],
+      ['put', `${QUEUE}/retry/wait`],
+      // bull cannot retry a completed job (bull-board would answer 500).
+      ['put', `${QUEUE}/retry/completed`],
+      ['put', `${QUEUE}/clean/FAILED`],
+      ['put', `${QUEUE}/retry/delayed`],
+      ['put', `${QUEUE}/retry/promote`],
+      // Removing one job: bull removes it whatever its state.
+      ['put', `${QUEUE}/w1/clean`],
+      ['put', `${QUEUE}/d1/clean`],
+      ['put', `${QUEUE}/f1/clean`],
+      ['put', `${QUEUE}/empty`],
+      ['put', `${QUEUE}/obliterate`],
+      ['put', `${QUEUE}/concurrency`],
+      ['put', `${QUEUE}/rate-limit`],
+      ['put', `${QUEUE}/rate-limit/release`],
+      ['put', `${QUEUE}/job-schedulers/s1/remove`],
+      ['put', `${QUEUE}/job-schedulers/s1/run`],
+      ['put', `${QUEUE}/w1/remove-unprocessed-children`],
+      ['patch', `${QUEUE}/job-schedulers/s1`],
+      ['patch', `${QUEUE}/w1/update-data`],
+      ['patch', `${QUEUE}/d1/delay`],
+      ['patch', `${QUEUE}/w1/priority`],
+      ['post', `${QUEUE}/add`],
+      ['post', '/admin/queues/api/metrics/history/purge'],
+    ];
+    const before = await queue.getJobCounts();
+    for (const [method, path] of calls) {
+      const res = await request(writable)[method](path).set(bearer).send({ delay: 0, priority: 1 });
+      expect(res.status, `${method.toUpperCase()} ${path}`).to.equal(403);
+      expect(res.body.code).to.equal(403000);
+    }
+    expect(await queue.getJobCounts()).to.deep.equal(before);
+    expect(await unprocessed(queue)).to.deep.equal(['d1', 'w1', 'w2']);
+    expect((await queue.getJob('w1'))?.data.dedupeKey).to.equal('w1');
+  });
+  it('refuses clean/paused while a paused queue holds the backlog', async () => {
+    const { queue, writable } = await seeded();
+    await queue.pause();
+    await request(writable).put(`${QUEUE}/clean/paused`).set(bearer).expect(403);
+    expect(await queue.getPausedCount()).to.equal(2);
+  });
+  it('cleans only completed and failed jobs', async () => {
+    const { queue, writable } = await seeded();
+    await request(writable).put(`${QUEUE}/clean/completed`).set(bearer).expect(200);
+    await request(writable).put(`${QUEUE}/Clean/failed/`).set(bearer).expect(200);
+    expect(await queue.getCompletedCount()).to.equal(0);
+    expect(await queue.getFailedCount()).to.equal(0);
+    expect(await unprocessed(queue)).to.deep.equal(['d1', 'w1', 'w2']);
+  });
+  it('retries failed jobs, of the whole queue or one at a time', async () => {
+    const one = await seeded();
+    await request(one.writable).put(`${QUEUE}/f1/retry`).set(bearer).expect(204);
+    expect(await unprocessed(one.queue)).to.deep.equal(['d1', 'f1', 'w1', 'w2']);
+    const all = await seeded();
+    await request(all.writable).put(`${QUEUE}/RETRY/failed`).set(bearer).expect(200);
+    expect(await unprocessed(all.queue)).to.deep.equal(['d1', 'f1', 'w1', 'w2']);
+  });
+  it('promotes delayed jobs, of the whole queue or one at a time', async () => {
+    const one = await seeded();
+    await request(one.writable).put(`${QUEUE}/d1/promote`).set(bearer).expect(204);
+    expect(await one.queue.getDelayedCount()).to.equal(0);
+    expect(await unprocessed(one.queue)).to.deep.equal(['d1', 'w1', 'w2']);
+    const all = await seeded();
+    await request(all.writable).put(`${QUEUE}/promote`).set(bearer).expect(200);
+    expect(await all.queue.getDelayedCount()).to.equal(0);
+    expect(await unprocessed(all.queue)).to.deep.equal(['d1', 'w1', 'w2']);
+  });
+  it('pauses and resumes one queue or all of them, keeping their jobs', async () => {
+    const { queue, writable } = await seeded();
+    await request(writable).put(`${QUEUE}/pause`).set(bearer).expect(200);
+    expect(await queue.isPaused()).to.equal(true);
+    await request(writable).put(`${QUEUE}/resume`).set(bearer).expect(200);
+    expect(await queue.isPaused()).to.equal(false);
+    await request(writable).put(`${api}/pause`).set(bearer).expect(200);
+    expect(await queue.isPaused()).to.equal(true);
+    await request(writable).put(`${api}/resume`).set(bearer).expect(200);
+    expect(await queue.isPaused()).to.equal(false);
+    expect(await unprocessed(queue)).to.deep.equal(['d1', 'w1', 'w2']);
+  });
+});

@@ -168,8 +168,34 @@ describe('GET /admin/stats/* (the events console’s traffic charts)', function 
     it('reports each queue’s job counts', async () => {
       const res = await get('/admin/stats/queue').expect(200);
       expect(res.body).to.deep.equal({
-        queues: [{ name: queue.name, waiting: 2, active: 0, delayed: 0, failed: 0, completed: 0 }],
+        queues: [{ name: queue.name, waiting: 2, active: 0, delayed: 0, paused: 0, failed: 0, completed: 0 }],
       });
+    });
+    it('reports the jobs a paused queue holds (bull keeps them as paused, not waiting)', async () => {
+      const paused = createWebhookQueue({ redis: testStack().redisUrl, prefix: useQueuePrefix() });
+      const pausedApp = adminApp(suite.storage, { queues: [paused], clock: () => NOW });
+      try {
+        const job = (id: string) => ({
+          dedupeKey: id,
+          webhook: 'main',
+          receivedAt: iso(NOW),
+          event: 'x',
+          data: {},
+        });
+        await paused.add(job('p1'), { jobId: 'p1' });
+        await paused.pause();
+        // One that came after the pause as well.
+        await paused.add(job('p2'), { jobId: 'p2' });
+        const res = await request(pausedApp.app).get('/admin/stats/queue').set(admin).expect(200);
+        expect(res.body).to.deep.equal({
+          queues: [
+            { name: paused.name, waiting: 0, active: 0, delayed: 0, paused: 2, failed: 0, completed: 0 },
+          ],
+        });
+      } finally {
+        pausedApp.close();
+        await paused.close();
+      }
     });
   });
 });

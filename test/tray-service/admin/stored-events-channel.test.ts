@@ -13,6 +13,7 @@ const event: StoredEvent = {
   webhook: 'main',
   receivedAt: new Date('2026-11-20T10:00:00.000Z'),
   storedAt: new Date('2026-11-20T10:00:00.020Z'),
+  expiresAt: new Date('2026-12-20T10:00:00.000Z'),
   appliedAt: new Date('2026-11-20T10:00:00.045Z'),
   status: 'applied',
   userId: 'u-ana',
@@ -33,6 +34,9 @@ describe('the stored-events channel (the live tail’s announcements)', () => {
       '[]',
       '{"key":"k"}',
       JSON.stringify({ ...event, receivedAt: 'soon' }),
+      JSON.stringify({ ...event, expiresAt: 'never' }),
+      // Without its expiry (the tail shows it): a release before events carried one.
+      JSON.stringify({ ...event, expiresAt: undefined }),
     ]) {
       expect(parseStoredEvent(message), message).to.equal(undefined);
     }

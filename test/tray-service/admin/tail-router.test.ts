@@ -162,7 +162,14 @@ describe('GET /admin/events/tail: a tail lasts only as long as its credential', 
           const event = { key: `stall-${published}`, event: 'post.didCreate', webhook: 'main' };
           await redis.publish(
             storedEventsChannel(prefix),
-            JSON.stringify({ ...event, status: 'applied', receivedAt: at, storedAt: at, data: { text } }),
+            JSON.stringify({
+              ...event,
+              status: 'applied',
+              receivedAt: at,
+              storedAt: at,
+              expiresAt: at,
+              data: { text },
+            }),
           );
           published += 1;
         }

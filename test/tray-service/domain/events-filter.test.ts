@@ -9,6 +9,7 @@ const event: StoredEvent = {
   webhook: 'main',
   receivedAt: new Date('2026-11-20T10:00:00Z'),
   storedAt: new Date('2026-11-20T10:00:01Z'),
+  expiresAt: new Date('2026-12-20T10:00:00Z'),
   status: 'applied',
   userId: 'u-ana',
   communityId: 'c-hike',

@@ -31,7 +31,7 @@ describe('tray worker: replaying a day of stored events into an empty tray', fun
     // The export, as the file holds it (JSON lines), newest first.
     const exported: EventView[] = [];
     for await (const event of worker.storage.events.stream({})) {
-      exported.push(JSON.parse(JSON.stringify(toEventView(event, 30))) as EventView);
+      exported.push(JSON.parse(JSON.stringify(toEventView(event))) as EventView);
     }
     expect(exported).to.have.length(new Set(day.map(({ envelope }) => JSON.stringify(envelope))).size);
     expect(await trays(empty.storage, users)).to.deep.equal([]);

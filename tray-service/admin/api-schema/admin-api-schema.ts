@@ -1,6 +1,7 @@
-import type { oas31 } from 'zod-openapi';
-import { createTrayOpenApiDocument } from '../../http/api-schema/tray-api-schema.ts';
+import { createDocument, type oas31 } from 'zod-openapi';
+import { errorBody } from '../../http/api-schema/error-responses.ts';
 import { ADMIN_SESSION_COOKIE } from '../session-cookie.ts';
+import { adminSecurity } from './admin-errors.ts';
 import { adminApiSchemas } from './admin-api-schemas.ts';
 import type { AdminLimits } from './admin-inputs.ts';
 import { adminPaths } from './admin-paths.ts';
@@ -22,34 +23,48 @@ const securitySchemes: Record<string, oas31.SecuritySchemeObject> = {
   },
 };
 
-/** The document the admin listener serves: the tray API's, plus every /admin JSON endpoint. */
+/**
+ * The document the admin listener serves: the /admin JSON endpoints and nothing else. The tray
+ * API's paths are described by the tray listener's own document; listed here they would resolve
+ * to the admin listener, which does not serve them.
+ */
 export function createAdminOpenApiDocument(limits: AdminLimits): oas31.OpenAPIObject {
   const s = adminApiSchemas(limits);
-  return createTrayOpenApiDocument({
-    description:
-      'The /admin paths (tag `admin`) take ADMIN_TOKEN or an admin JWT instead (docs/operations.md#admin-and-operators).',
-    securitySchemes,
-    schemas: {
-      AdminEvent: s.adminEvent,
-      AdminEventPage: s.adminEventPage,
-      AdminEventDetail: s.adminEventDetail,
-      ModerationDecision: s.moderationDecision,
-      ModerationDecisionPage: s.moderationDecisionPage,
-      Activity: s.activity,
-      Recipients: s.recipients,
-      RecipientPage: s.recipientPage,
-      TrayChange: s.trayChange,
-      TrayChanges: s.trayChanges,
-      TrayChangePage: s.trayChangePage,
-      AdminSession: s.adminSession,
-      EventsPerMinute: s.eventsPerMinute,
-      LagChart: s.lagChart,
-      QueueStats: s.queueStats,
-      RuleTest: s.ruleTestResult,
-      EventsFilter: s.replayFilter,
-      Replayed: s.replayed,
-      ReplayStarted: s.replayStarted,
-      Replay: s.replayProgress,
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Tray admin API',
+      version: '3.0.0',
+      description:
+        'The admin listener (ADMIN_PORT): stored events, moderation decisions, replays and the events console (docs/operations.md#admin-and-operators). Every call takes ADMIN_TOKEN or an admin JWT as a bearer, or the admin session cookie; a user token never is an admin credential. Errors share one shape: `{status:"error", code, message}`. The tray API is described at /openapi.json on its own listener.',
+    },
+    servers: [{ url: '/' }],
+    security: adminSecurity,
+    components: {
+      securitySchemes,
+      schemas: {
+        Error: errorBody,
+        AdminEvent: s.adminEvent,
+        AdminEventPage: s.adminEventPage,
+        AdminEventDetail: s.adminEventDetail,
+        ModerationDecision: s.moderationDecision,
+        ModerationDecisionPage: s.moderationDecisionPage,
+        Activity: s.activity,
+        Recipients: s.recipients,
+        RecipientPage: s.recipientPage,
+        TrayChange: s.trayChange,
+        TrayChanges: s.trayChanges,
+        TrayChangePage: s.trayChangePage,
+        AdminSession: s.adminSession,
+        EventsPerMinute: s.eventsPerMinute,
+        LagChart: s.lagChart,
+        QueueStats: s.queueStats,
+        RuleTest: s.ruleTestResult,
+        EventsFilter: s.replayFilter,
+        Replayed: s.replayed,
+        ReplayStarted: s.replayStarted,
+        Replay: s.replayProgress,
+      },
     },
     paths: { ...adminPaths(s), ...consolePaths(s) },
   });

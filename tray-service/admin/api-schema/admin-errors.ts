@@ -15,8 +15,8 @@ export const adminErrors = {
     'Retry-After': header('Seconds until the address may try again'),
   }),
   500: errorResponse('Internal error (no details)'),
-  503: errorResponse('The database, or the JWT key set, is unavailable', {
-    'Retry-After': header('Seconds to wait (the database unavailable)'),
+  503: errorResponse('The database, Redis (sessions, replays), or the JWT key set, is unavailable', {
+    'Retry-After': header('Seconds to wait (the database or Redis unavailable)'),
   }),
 };
 

@@ -43,6 +43,9 @@ export const queueStatsBody = z.strictObject({
       waiting: z.number().int(),
       active: z.number().int(),
       delayed: z.number().int(),
+      paused: z.number().int().meta({
+        description: 'Jobs of a paused queue not processed yet (bull moves its waiting jobs here)',
+      }),
       failed: z.number().int(),
       completed: z.number().int(),
     }),

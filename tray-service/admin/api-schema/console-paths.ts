@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { errorResponse, jsonContent, jsonResponse as ok } from '../../http/api-schema/error-responses.ts';
+import { bodyTooLarge } from '../../http/api-schema/tray-errors.ts';
 import { adminErrors, adminSecurity, busy, csrfRefused, noEvent } from './admin-errors.ts';
 import type { AdminApiSchemas } from './admin-api-schemas.ts';
 import { eventKeyPath } from './admin-paths.ts';
@@ -89,6 +90,7 @@ export function consolePaths(s: AdminApiSchemas): ZodOpenApiPathsObject {
             content: jsonContent(s.replayStarted),
           },
           ...csrfRefused,
+          413: bodyTooLarge,
           415: errorResponse('The body is not JSON'),
           ...adminErrors,
           429: busy('REPLAY_MAX_RUNNING replays are running on this instance (code 429003)'),
@@ -106,6 +108,7 @@ export function consolePaths(s: AdminApiSchemas): ZodOpenApiPathsObject {
           200: ok(s.replayed, 'Replayed'),
           404: noEvent,
           ...csrfRefused,
+          413: bodyTooLarge,
           415: errorResponse('A body that is not JSON'),
           ...adminErrors,
         },

@@ -1,5 +1,4 @@
-import type { z } from 'zod';
-import { createDocument, type oas31, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { createDocument, type oas31 } from 'zod-openapi';
 import * as block from './block-schemas.ts';
 import { blockPaths } from './block-paths.ts';
 import { errorBody, unauthorizedBody } from './error-responses.ts';
@@ -82,38 +81,20 @@ const components = {
   ),
 };
 
-/** Another listener's paths, schemas and security schemes, added to the tray's document. */
-export interface OpenApiPart {
-  securitySchemes: Record<string, oas31.SecuritySchemeObject>;
-  schemas: Record<string, z.ZodType>;
-  paths: ZodOpenApiPathsObject;
-  /** A sentence added to the document's description. */
-  description: string;
-}
-
 const description =
   'The tray (docs/contract.md#tray) and legacy block list (docs/contract.md#block-list-legacy-beta-deprecated). Every call needs `Authorization: Bearer <JWT>`; the caller is the token\'s `sub` (or `userId` claim). Errors share one shape: `{status:"error", code, message}`.';
 
-let trayOnly: oas31.OpenAPIObject | undefined;
+let document: oas31.OpenAPIObject | undefined;
 
 /**
- * The served document: the tray API, plus another listener's part (the admin API) when given.
- * Generated once at start-up (tens of milliseconds); the tray API's own is kept, as every app
- * built in a process serves the same.
+ * The tray listener's document: the tray, block-list, live-stream and service paths (the admin
+ * listener serves its own, createAdminOpenApiDocument). Generated once at start-up (tens of
+ * milliseconds) and kept, as every app built in a process serves the same.
  */
-export function createTrayOpenApiDocument(part?: OpenApiPart): oas31.OpenAPIObject {
-  if (!part) return (trayOnly ??= generate());
-  return generate(part);
-}
-
-function generate(part?: OpenApiPart): oas31.OpenAPIObject {
-  return createDocument({
+export function createTrayOpenApiDocument(): oas31.OpenAPIObject {
+  return (document ??= createDocument({
     openapi: '3.1.0',
-    info: {
-      title: 'Notification tray and block-list API',
-      version: '3.0.0',
-      description: part ? `${description} ${part.description}` : description,
-    },
+    info: { title: 'Notification tray and block-list API', version: '3.0.0', description },
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],
     components: {
@@ -124,10 +105,9 @@ function generate(part?: OpenApiPart): oas31.OpenAPIObject {
           scheme: 'bearer',
           description: 'METRICS_TOKEN, for /metrics only: not a user token',
         },
-        ...part?.securitySchemes,
       },
-      schemas: { ...components, ...part?.schemas },
+      schemas: components,
     },
-    paths: { ...trayPaths, ...inboxPaths, ...streamPaths, ...blockPaths, ...servicePaths, ...part?.paths },
-  });
+    paths: { ...trayPaths, ...inboxPaths, ...streamPaths, ...blockPaths, ...servicePaths },
+  }));
 }

@@ -1,4 +1,5 @@
 import type { ZodOpenApiResponseObject } from 'zod-openapi';
+import { BODY_LIMIT_KB } from './body-limit.ts';
 import { errorResponse, header, unauthorizedResponse } from './error-responses.ts';
 
 /** The errors every tray call may answer (docs/contract.md#errors). */
@@ -20,9 +21,12 @@ export const trayErrors = {
   503: errorResponse('The storage (or the token key set) is unavailable'),
 } satisfies Record<number, ZodOpenApiResponseObject>;
 
+/** The 413 of a call that takes a JSON body of the default limit (require-json.ts). */
+export const bodyTooLarge = errorResponse(`Body larger than ${BODY_LIMIT_KB} kB`);
+
 /** The errors of a call that takes a JSON body. */
 export const trayBodyErrors = {
   ...trayErrors,
-  413: errorResponse('Body larger than 16 kB'),
+  413: bodyTooLarge,
   415: errorResponse('Body is not application/json'),
 };

@@ -19,6 +19,7 @@ interface EventRow {
   data: Record<string, unknown>;
   received_at: Date;
   stored_at: Date;
+  expires_at: Date;
   status: StoredEventStatus;
   error: string | null;
   user_id: string | null;
@@ -29,7 +30,7 @@ interface EventRow {
 
 /** What a delivery brings; moderation and applied_at come later. */
 const INSERTED = 'key, event, webhook, data, received_at, stored_at, status, error, user_id, community_id';
-const COLUMNS = `${INSERTED}, moderation, applied_at`;
+const COLUMNS = `${INSERTED}, expires_at, moderation, applied_at`;
 
 /** Rows per round trip of `stream`: bounded memory, few round trips. */
 export const STREAM_BATCH = 500;
@@ -42,6 +43,7 @@ function toEvent(row: EventRow): StoredEvent {
     webhook: row.webhook,
     receivedAt: row.received_at,
     storedAt: row.stored_at,
+    expiresAt: row.expires_at,
     status: row.status,
     ...(row.error === null ? {} : { error: row.error }),
     ...(row.user_id === null ? {} : { userId: row.user_id }),
@@ -87,7 +89,7 @@ export function eventsPageQuery(filter: EventsFilter, now: Date, limit: number, 
 
 /** One call of `store`. */
 interface StoreCall {
-  event: Omit<StoredEvent, 'storedAt' | 'status' | 'error'>;
+  event: Omit<StoredEvent, 'storedAt' | 'expiresAt' | 'status' | 'error'>;
   outcome: EventOutcome;
   retentionDays: number;
   now: Date;
@@ -103,7 +105,7 @@ export const STORE_BATCH = 200;
  * still waiting for the purge counts as gone and is replaced.
  */
 async function storeEvents(pool: pg.Pool, calls: readonly StoreCall[]): Promise<StoredEvent[]> {
-  const rows = new Map<string, EventRow & { expires_at: Date }>();
+  const rows = new Map<string, EventRow>();
   for (const { event, outcome, retentionDays, now } of calls) {
     const key = withoutNul(event.key);
     if (rows.has(key)) continue;

@@ -207,6 +207,7 @@ describe('events console in a real browser: a real receiver and worker behind it
           status: 'applied',
           receivedAt: at,
           storedAt: at,
+          expiresAt: at,
           data: {},
         }),
       );

@@ -203,6 +203,31 @@ describe('events console in a real browser: the Traffic view', function () {
     await screenshot(page, 'traffic');
   });
 
+  it('counts the jobs of a paused queue in its depth (bull moves them from waiting to paused)', async () => {
+    await queue.pause();
+    try {
+      await page.click('#traffic-refresh');
+      const table = page.locator('#chart-queue table[data-chart="queue"]');
+      const shown = async () => ({
+        counts: await cells(table, 'td[data-field]', 'data-queue', 'data-field'),
+        depth: await table.getAttribute('data-depth'),
+      });
+      await eventually(shown, {
+        counts: {
+          'webhook-events|waiting': 0,
+          'webhook-events|paused': 4,
+          'webhook-events|active': 0,
+          'webhook-events|delayed': 0,
+          'webhook-events|failed': 2,
+          'webhook-events|completed': 0,
+        },
+        depth: '4',
+      });
+    } finally {
+      await queue.resume();
+    }
+  });
+
   it('drew the charts without a CSP violation or a script error', () => {
     expect(browser().problems).to.deep.equal([]);
   });

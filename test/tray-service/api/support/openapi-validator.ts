@@ -1,6 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { expect } from 'chai';
 import { createAdminOpenApiDocument } from '../../../../tray-service/admin/api-schema/admin-api-schema.ts';
+import { createTrayOpenApiDocument } from '../../../../tray-service/http/api-schema/tray-api-schema.ts';
 
 /** An answer as supertest gives it, or as test code builds it from a fetch Response. */
 export interface Answer {
@@ -66,12 +67,13 @@ export function createOpenApiValidator(document: object) {
   };
 }
 
-/** The document as served with the admin API mounted (default page limits, as in admin-fixtures.ts). */
+/** The admin listener's document (default page limits, as in admin-fixtures.ts). */
 export const openApiDocument = createAdminOpenApiDocument({ defaultLimit: 50, maxLimit: 500 });
 
 const adminListener = createOpenApiValidator(openApiDocument);
+const trayListener = createOpenApiValidator(createTrayOpenApiDocument());
 
-/** Fails unless the answer is what the admin listener's document says of this operation. */
+/** Fails unless the answer is what its listener's document (/admin paths: the admin one) says of this operation. */
 export function expectMatchesOpenApi(res: Answer, method: string, path: string): void {
-  adminListener.expectMatches(res, method, path);
+  (path.startsWith('/admin') ? adminListener : trayListener).expectMatches(res, method, path);
 }

@@ -75,7 +75,6 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
   const adminAppWith = () =>
     createAdminApp({
       events: api.storage.events,
-      eventsRetentionDays: 30,
       logger,
       redis: api.redis,
       decisions: api.storage.decisions,

@@ -6,6 +6,7 @@ import { aPost } from '../../../support/activity-builder.ts';
 import { postEvent } from './apply-operation.ts';
 import { at, MINUTE, NOW } from './case-fixtures.ts';
 import { conformanceCase } from './conformance-case.ts';
+import { DAY_MS } from '../../../../shared/time/durations.ts';
 
 /** Stored events (EventsPort): stored once per dedupe key, listed newest first, streamed, counted. */
 
@@ -59,6 +60,7 @@ conformanceCase(
       webhook: id('wh'),
       receivedAt: received(5),
       storedAt: received(1),
+      expiresAt: new Date(received(5).getTime() + 7 * DAY_MS),
       status: 'applied',
     });
     const again = await storage.events.store(
@@ -69,6 +71,36 @@ conformanceCase(
     expect(again).to.deep.equal(first);
     expect(await storage.events.get(key)).to.deep.equal(first);
     expect(await storage.events.get(id('missing'))).to.equal(undefined);
+  },
+);
+
+conformanceCase(
+  'events: every read carries the expiry set when the event was stored, whatever the retention now',
+  async ({ storage, id }) => {
+    const webhook = id('wh');
+    const key = id('ev');
+    const receivedAt = received(5);
+    const expiresAt = new Date(receivedAt.getTime() + 30 * DAY_MS);
+    await storage.events.store(
+      { key, event: 'comment.didCreate', data: {}, webhook, receivedAt },
+      { status: 'applied' },
+      { retentionDays: 30, now: received(1) },
+    );
+    // A redelivery stored under a shorter retention (EVENTS_RETENTION_DAYS lowered since) moves nothing.
+    const again = await storage.events.store(
+      { key, event: 'comment.didCreate', data: {}, webhook, receivedAt },
+      { status: 'applied' },
+      { retentionDays: 1, now: received(0) },
+    );
+    expect(again.expiresAt).to.deep.equal(expiresAt);
+    await storage.events.markApplied(again, received(0));
+    expect((await storage.events.get(key))?.expiresAt).to.deep.equal(expiresAt);
+    expect((await storage.events.list({ webhook }, 10)).items.map((event) => event.expiresAt)).to.deep.equal([
+      expiresAt,
+    ]);
+    const streamed: Date[] = [];
+    for await (const event of storage.events.stream({ webhook })) streamed.push(event.expiresAt);
+    expect(streamed).to.deep.equal([expiresAt]);
   },
 );
 

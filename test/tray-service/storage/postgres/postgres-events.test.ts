@@ -16,7 +16,7 @@ const t0 = Date.parse('2026-11-20T10:00:00.000Z');
 const now = new Date(t0 + 1_000_000);
 const keep = { retentionDays: 30, now };
 
-type NewEvent = Omit<StoredEvent, 'storedAt' | 'status' | 'error'>;
+type NewEvent = Omit<StoredEvent, 'storedAt' | 'expiresAt' | 'status' | 'error'>;
 
 function delivery(key: string, overrides: Partial<NewEvent> = {}): NewEvent {
   return {
@@ -47,6 +47,7 @@ describe('storage/postgres events', () => {
       expect(stored).to.deep.equal({
         ...delivery('k1'),
         storedAt: now,
+        expiresAt: new Date(t0 + 30 * DAY_MS),
         status: 'invalid',
         error: 'no postId',
       });
@@ -108,7 +109,12 @@ describe('storage/postgres events', () => {
       const later = new Date(t0 + 2 * DAY_MS);
       const fresh = delivery('k1', { receivedAt: later, data: { fresh: true } });
       const stored = await events().store(fresh, { status: 'stored' }, { retentionDays: 1, now: later });
-      expect(stored).to.deep.equal({ ...fresh, storedAt: later, status: 'stored' });
+      expect(stored).to.deep.equal({
+        ...fresh,
+        storedAt: later,
+        expiresAt: new Date(later.getTime() + DAY_MS),
+        status: 'stored',
+      });
     });
 
     it('stores a payload holding U+0000, which PostgreSQL text cannot, with U+FFFD in its place', async () => {

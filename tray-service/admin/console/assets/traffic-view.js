@@ -12,7 +12,7 @@ const HEIGHT = 220;
 const QUEUE_SAMPLE_MS = 5000;
 /** One hour of queue samples at most. */
 const QUEUE_SAMPLES = 720;
-const QUEUE_FIELDS = ['waiting', 'active', 'delayed', 'failed', 'completed'];
+const QUEUE_FIELDS = ['waiting', 'paused', 'active', 'delayed', 'failed', 'completed'];
 /** The queue chart shows at least this much time: one sample alone is not a range uPlot can scale. */
 const QUEUE_WINDOW_S = 5 * 60;
 /** Seconds shown by each choice of the per-minute charts' range switch. */
@@ -207,7 +207,8 @@ function renderQueues(box, stats, samples) {
   const sum = (field) => stats.queues.reduce((total, queue) => total + (queue[field] ?? 0), 0);
   samples.push({
     at: Date.now(),
-    depth: sum('waiting') + sum('active') + sum('delayed'),
+    // A paused queue keeps its backlog as paused, not waiting: still to be processed.
+    depth: sum('waiting') + sum('paused') + sum('active') + sum('delayed'),
     failed: sum('failed'),
   });
   if (samples.length > QUEUE_SAMPLES) samples.shift();
@@ -215,7 +216,7 @@ function renderQueues(box, stats, samples) {
     box,
     samples.map((s) => s.at),
     [
-      { label: 'depth (waiting + active + delayed)', values: samples.map((s) => s.depth) },
+      { label: 'depth (waiting + paused + active + delayed)', values: samples.map((s) => s.depth) },
       { label: 'failed', values: samples.map((s) => s.failed) },
     ],
     'jobs',
@@ -224,20 +225,22 @@ function renderQueues(box, stats, samples) {
     // Each sample marked: the first ones alone would be a dot a pixel wide at the chart's edge.
     { points: true },
   );
-  box.data.replaceChildren(
-    dataTable(
-      'queue',
-      `Jobs per queue at ${new Date().toLocaleTimeString()}`,
-      ['Queue', ...QUEUE_FIELDS],
-      stats.queues.map((queue) => [
-        { text: queue.name, data: { queue: queue.name } },
-        ...QUEUE_FIELDS.map((field) => ({
-          text: String(queue[field] ?? 0),
-          data: { queue: queue.name, field, value: String(queue[field] ?? 0) },
-        })),
-      ]),
-    ),
+  const depth = samples.at(-1).depth;
+  const table = dataTable(
+    'queue',
+    `Jobs per queue at ${new Date().toLocaleTimeString()}; depth ${depth} (waiting + paused + active + delayed)`,
+    ['Queue', ...QUEUE_FIELDS],
+    stats.queues.map((queue) => [
+      { text: queue.name, data: { queue: queue.name } },
+      ...QUEUE_FIELDS.map((field) => ({
+        text: String(queue[field] ?? 0),
+        data: { queue: queue.name, field, value: String(queue[field] ?? 0) },
+      })),
+    ]),
   );
+  // The plotted depth, unformatted, as the other data-* attributes carry theirs.
+  table.dataset.depth = String(depth);
+  box.data.replaceChildren(table);
 }
 
 export function createTrafficView() {

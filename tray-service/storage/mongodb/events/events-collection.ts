@@ -12,7 +12,7 @@ export interface StoredEventDoc {
   webhook: string;
   receivedAt: Date;
   storedAt: Date;
-  /** receivedAt + EVENTS_RETENTION_DAYS. */
+  /** receivedAt + the EVENTS_RETENTION_DAYS in force when stored (a later change leaves it). */
   expiresAt: Date;
   /** `unknown`: a name the mapping does not know; `invalid`: known name, payload failed validation. */
   status: 'applied' | 'stored' | 'unknown' | 'invalid';

@@ -22,6 +22,7 @@ export function toStoredEvent(doc: StoredEventDoc | EventDoc): StoredEvent {
     webhook: doc.webhook,
     receivedAt: doc.receivedAt,
     storedAt: doc.storedAt,
+    expiresAt: doc.expiresAt,
     status: doc.status,
     ...(doc.error === undefined ? {} : { error: doc.error }),
     ...(extra.userId === undefined ? {} : { userId: extra.userId }),

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { BSON } from 'mongodb';
+import { DAY_MS } from '../../../../../shared/time/durations.ts';
 import type { StoredEvent } from '../../../../../tray-service/domain/stored-event.ts';
 import { EVENTS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
 import type { EventDoc } from '../../../../../tray-service/storage/mongodb/events/events-collection.ts';
@@ -13,7 +14,7 @@ const MINUTE = 60_000;
 const receivedAt = new Date(Math.floor(Date.now() / MINUTE) * MINUTE - MINUTE);
 const keep = { retentionDays: 7, now: new Date(receivedAt.getTime() + 1_000) };
 
-type NewEvent = Omit<StoredEvent, 'storedAt' | 'status' | 'error'>;
+type NewEvent = Omit<StoredEvent, 'storedAt' | 'expiresAt' | 'status' | 'error'>;
 
 const delivery = (key: string, data: Record<string, unknown>): NewEvent => ({
   key,
@@ -54,6 +55,7 @@ describe('storage/mongodb events', () => {
       webhook: 'wh-main',
       receivedAt,
       storedAt: keep.now,
+      expiresAt: new Date(receivedAt.getTime() + keep.retentionDays * DAY_MS),
       status: 'applied',
       error: `payload not kept: ${bsonBytes} bytes of BSON, too large for a MongoDB document (under ${MAX_BSON_BYTES} bytes)`,
       userId: 'u-ana',
