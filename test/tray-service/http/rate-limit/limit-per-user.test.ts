@@ -1,7 +1,12 @@
 import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import request from 'supertest';
 import { createRateLimiter } from '../../../../tray-service/http/rate-limit/create-rate-limiter.ts';
+import { startRedis, type LocalServer } from '../../../../scripts/lib/local-servers.ts';
+import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
 import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
 import { seedRecords } from '../../../support/seed-tray.ts';
@@ -119,5 +124,43 @@ describe('per-user rate limit (docs/contract.md#limits)', () => {
         expect(events).to.deep.equal(['count starts', 'count ends', 'read starts']);
       });
     });
+  });
+});
+
+// The limit must not take the tray down with Redis: while Redis is unreachable each instance
+// counts in its own memory (docs/contract.md#limits), so calls are answered and still limited.
+describe('per-user rate limit while its Redis is unreachable', function () {
+  this.timeout(60_000);
+  const api = useTrayApi();
+  let dir: string;
+  let server: LocalServer;
+  let redis: RedisClient;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'limiter-redis-'));
+    server = await startRedis({ dir });
+    redis = createRedis(server.url);
+  });
+  after(async () => {
+    redis.disconnect();
+    await server.stop('SIGKILL').catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers the calls within the limit and refuses the one over it, counting in memory', async () => {
+    const rateLimiter = createRateLimiter({
+      redis,
+      points: 3,
+      windowMs: 60_000,
+      keyPrefix: uniqueName('rl'),
+    });
+    const app = api.app({ rateLimiter });
+    const auth = await bearer('limited-while-down');
+    await request(app).get('/notifications/v3').set('Authorization', auth).expect(200);
+    await server.stop();
+    for (let i = 0; i < 3; i++) {
+      await request(app).get('/notifications/v3').set('Authorization', auth).expect(200);
+    }
+    const res = await request(app).get('/notifications/v3').set('Authorization', auth).expect(429);
+    expect(res.body).to.deep.equal({ status: 'error', code: 400311, message: 'RateLimit Exceed' });
   });
 });
