@@ -36,14 +36,31 @@ const timeInput = z
     },
   });
 
-/** 1-100 record keys (v_tarid_uid); duplicates count once. */
+/** Record keys one call marks at most, duplicates counting once. */
+export const MAX_IDS = 100;
+
+/**
+ * Entries an `ids` list may hold at most, duplicates included: a longer one is refused by its length
+ * alone, before any entry is compared (the 16 kB body limit would still let about 4,000 short ones in).
+ */
+export const MAX_ID_ENTRIES = 1_000;
+
+/** 1-100 record keys (v_tarid_uid); duplicates count once, in at most MAX_ID_ENTRIES entries. */
 const recordIds = z
   .array(storedId(1_024), {
     error: 'expected an array of record ids',
   })
-  .min(1, { error: 'expected 1 to 100 ids' })
-  .max(100, { error: 'expected 1 to 100 ids' })
-  .transform((ids) => [...new Set(ids)]);
+  .min(1, { error: `expected 1 to ${MAX_IDS} ids` })
+  .max(MAX_ID_ENTRIES, {
+    error: `expected at most ${MAX_ID_ENTRIES} entries (1 to ${MAX_IDS} ids, duplicates counting once)`,
+  })
+  .transform((ids, ctx) => {
+    const distinct = [...new Set(ids)];
+    if (distinct.length >= 1 && distinct.length <= MAX_IDS) return distinct;
+    ctx.addIssue({ code: 'custom', message: `expected 1 to ${MAX_IDS} ids` });
+    return z.NEVER;
+  })
+  .meta({ description: `1 to ${MAX_IDS} record keys (v_tarid_uid); duplicates count once` });
 
 const allRecords = z.literal(true, { error: 'expected true' });
 

@@ -151,6 +151,12 @@ function inboxSuite(engine?: StorageEngine) {
       expect(await counts('u-ben')).to.deep.equal({ totalUnreadCount: 1, totalUnseenCount: 1 });
     });
 
+    it('counts duplicate ids once against the 100: 101 entries holding 100 ids are one call', async () => {
+      const keys = await seed('u-dups', 'u-dups-other');
+      const unknown = Array.from({ length: 98 }, (_, i) => `comment_none${i}_u-dups`);
+      expect(await updated('u-dups', 'seen', { ids: [keys.a, keys.a, keys.c, ...unknown] })).to.equal(2);
+    });
+
     it('archives all, or all read, keeping the first archivedAt; unarchive brings records back as they were', async () => {
       const keys = await seed('u-arch', 'u-arch-other');
       expect(await updated('u-arch', 'archive', { all: true, readOnly: true })).to.equal(1);
@@ -202,6 +208,18 @@ function inboxSuite(engine?: StorageEngine) {
             'seen',
             { ids: Array.from({ length: 101 }, (_, i) => `${id}${i}`) },
             /^ids: expected 1 to 100 ids/,
+          ],
+          // 101 distinct ids; and more entries than any call of 100 ids needs, however repeated.
+          [
+            'seen',
+            { ids: [...Array.from({ length: 100 }, (_, i) => `${id}${i}`), id] },
+            /^ids: expected 1 to 100 ids/,
+          ],
+          [
+            'seen',
+            // Short ones: 1,001 of the usual keys would be over the 16 kB body limit (413).
+            { ids: Array.from({ length: 1_001 }, () => 'k') },
+            /^ids: expected at most 1000 entries \(1 to 100 ids, duplicates counting once\)$/,
           ],
           ['seen', { ids: [3] }, /^ids\.0: expected a string/],
           ['unarchive', { ids: ['\u0000'] }, /^ids\.0: expected no U\+0000 character/],
