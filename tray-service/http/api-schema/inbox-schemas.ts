@@ -8,10 +8,16 @@ import { bodyError, queryError } from './unknown-keys.ts';
 
 /** The inbox endpoints' inputs and outputs (docs/tray-api.md#the-inbox): the router parses and answers these. */
 
-/** A time input: integer ms since the epoch or an ISO 8601 string; ms out. */
+/**
+ * What a time input must be. The offset is named: a time without one (2026-01-16T00:00:00) is ISO
+ * 8601 too, but would be read in the server's time zone (iso-date-time.ts).
+ */
+const TIME_EXPECTED = 'expected an integer time (ms) or an ISO 8601 time with its offset (Z or +hh:mm)';
+
+/** A time input: integer ms since the epoch or an ISO 8601 time with its offset; ms out. */
 const timeInput = z
   .union([z.number().int({ error: 'expected an integer time (ms)' }), z.string().max(40)], {
-    error: 'expected an integer time (ms) or an ISO 8601 string',
+    error: TIME_EXPECTED,
   })
   .transform((value, ctx) => {
     if (typeof value === 'number') return value;
@@ -20,9 +26,7 @@ const timeInput = z
     ctx.addIssue({
       code: 'custom',
       message:
-        ms === 'invalid'
-          ? 'expected a date and time that exist (no February 30, no hour 24)'
-          : 'expected an integer time (ms) or an ISO 8601 string',
+        ms === 'invalid' ? 'expected a date and time that exist (no February 30, no hour 24)' : TIME_EXPECTED,
     });
     return z.NEVER;
   })
@@ -31,7 +35,7 @@ const timeInput = z
       for (const key of Object.keys(jsonSchema)) Reflect.deleteProperty(jsonSchema, key);
       Object.assign(jsonSchema, {
         oneOf: [{ type: 'integer' }, { type: 'string', format: 'date-time' }],
-        description: 'Epoch milliseconds or an ISO 8601 time',
+        description: 'Epoch milliseconds or an ISO 8601 time with its offset (Z or +hh:mm)',
       });
     },
   });

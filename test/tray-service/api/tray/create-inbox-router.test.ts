@@ -238,7 +238,18 @@ function inboxSuite(engine?: StorageEngine) {
           [
             'snooze',
             { ids: [id], until: 'tomorrow' },
-            /^until: expected an integer time \(ms\) or an ISO 8601/,
+            /^until: expected an integer time \(ms\) or an ISO 8601 time with its offset \(Z or \+hh:mm\)$/,
+          ],
+          // ISO 8601 all the same, but whose time zone would be the server's.
+          [
+            'snooze',
+            { ids: [id], until: '2026-01-16T00:00:00' },
+            /^until: expected an integer time \(ms\) or an ISO 8601 time with its offset \(Z or \+hh:mm\)$/,
+          ],
+          [
+            'snooze',
+            { ids: [id], until: true },
+            /^until: expected an integer time \(ms\) or an ISO 8601 time with its offset \(Z or \+hh:mm\)$/,
           ],
           ['snooze', { ids: [id], until: 1.5 }, /^until: /],
           // Days a month does not have and hour 24, which Date.parse rolls over into the next ones.
