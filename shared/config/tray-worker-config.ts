@@ -1,4 +1,11 @@
-import { positiveInt } from './env-types.ts';
+import { positiveInt, wholeNumber } from './env-types.ts';
+
+/**
+ * The longest pause between two rounds of the snooze wake-up: a snooze is back on its user's
+ * streams within 1 s of its end (docs/tray-rules.md#inbox), and a round that starts this long after
+ * the end still has a quarter of that second to claim the records and publish them.
+ */
+export const MAX_WAKE_INTERVAL_MS = 750;
 
 /** Variables of the tray service's queue consumer, events store, tray records. */
 export const trayWorkerShape = {
@@ -33,9 +40,14 @@ export const trayWorkerShape = {
   TRAY_RETRY_MAX_DELAY_MS: positiveInt(30_000, 3_600_000),
   /**
    * Milliseconds between two rounds of the snooze wake-up that every tray process runs: a snoozed
-   * record is back on its user's streams within about this much of its end (the contract asks 1 s).
+   * record is back on its user's streams within about this much of its end, so no more than
+   * MAX_WAKE_INTERVAL_MS (the contract asks 1 s).
    */
-  TRAY_WAKE_INTERVAL_MS: positiveInt(250, 60_000),
+  TRAY_WAKE_INTERVAL_MS: wholeNumber(
+    `expected a whole number from 1 to ${MAX_WAKE_INTERVAL_MS} (a snooze is back on its streams within 1 s of its end)`,
+    1,
+    MAX_WAKE_INTERVAL_MS,
+  ).default(250),
   /** Recipients per read-compute-write round of a post fan-out (bounds memory and command size). */
   TRAY_FANOUT_BATCH: positiveInt(10_000, 100_000),
 };

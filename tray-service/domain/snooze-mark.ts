@@ -6,7 +6,8 @@ export const MAX_SNOOZE_DAYS = 90;
 
 /** Why `until` cannot end a snooze put at `now`, or undefined when it can. Pure. */
 export function snoozeUntilProblem(until: number, now: number): string | undefined {
-  if (!Number.isSafeInteger(until)) return 'until: expected an integer time (ms) or an ISO 8601 string';
+  if (!Number.isSafeInteger(until))
+    return 'until: expected an integer time (ms) or an ISO 8601 time with its offset (Z or +hh:mm)';
   if (until <= now) return 'until: expected a time later than now';
   if (until > now + MAX_SNOOZE_DAYS * DAY_MS)
     return `until: expected at most ${MAX_SNOOZE_DAYS} days from now`;

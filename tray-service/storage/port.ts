@@ -41,7 +41,10 @@ export interface WriteContext {
    * decision (the apply-job use case), not the adapter's.
    */
   onWritten?: (records: readonly InboxRecord[]) => Promise<void>;
-  /** Told of the records this write removed (a removal left them with no action), once durable. */
+  /**
+   * Told of the records this write deleted because it left them with no action (a removal, or a
+   * leave that arrived after the actions it precedes), once durable.
+   */
   onRemoved?: (records: readonly RemovedRecord[]) => Promise<void>;
 }
 

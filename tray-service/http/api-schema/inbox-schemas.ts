@@ -8,10 +8,16 @@ import { bodyError, queryError } from './unknown-keys.ts';
 
 /** The inbox endpoints' inputs and outputs (docs/tray-api.md#the-inbox): the router parses and answers these. */
 
-/** A time input: integer ms since the epoch or an ISO 8601 string; ms out. */
+/**
+ * What a time input must be. The offset is named: a time without one (2026-01-16T00:00:00) is ISO
+ * 8601 too, but would be read in the server's time zone (iso-date-time.ts).
+ */
+const TIME_EXPECTED = 'expected an integer time (ms) or an ISO 8601 time with its offset (Z or +hh:mm)';
+
+/** A time input: integer ms since the epoch or an ISO 8601 time with its offset; ms out. */
 const timeInput = z
   .union([z.number().int({ error: 'expected an integer time (ms)' }), z.string().max(40)], {
-    error: 'expected an integer time (ms) or an ISO 8601 string',
+    error: TIME_EXPECTED,
   })
   .transform((value, ctx) => {
     if (typeof value === 'number') return value;
@@ -20,9 +26,7 @@ const timeInput = z
     ctx.addIssue({
       code: 'custom',
       message:
-        ms === 'invalid'
-          ? 'expected a date and time that exist (no February 30, no hour 24)'
-          : 'expected an integer time (ms) or an ISO 8601 string',
+        ms === 'invalid' ? 'expected a date and time that exist (no February 30, no hour 24)' : TIME_EXPECTED,
     });
     return z.NEVER;
   })
@@ -31,19 +35,36 @@ const timeInput = z
       for (const key of Object.keys(jsonSchema)) Reflect.deleteProperty(jsonSchema, key);
       Object.assign(jsonSchema, {
         oneOf: [{ type: 'integer' }, { type: 'string', format: 'date-time' }],
-        description: 'Epoch milliseconds or an ISO 8601 time',
+        description: 'Epoch milliseconds or an ISO 8601 time with its offset (Z or +hh:mm)',
       });
     },
   });
 
-/** 1-100 record keys (v_tarid_uid); duplicates count once. */
+/** Record keys one call marks at most, duplicates counting once. */
+export const MAX_IDS = 100;
+
+/**
+ * Entries an `ids` list may hold at most, duplicates included: a longer one is refused by its length
+ * alone, before any entry is compared (the 16 kB body limit would still let about 4,000 short ones in).
+ */
+export const MAX_ID_ENTRIES = 1_000;
+
+/** 1-100 record keys (v_tarid_uid); duplicates count once, in at most MAX_ID_ENTRIES entries. */
 const recordIds = z
   .array(storedId(1_024), {
     error: 'expected an array of record ids',
   })
-  .min(1, { error: 'expected 1 to 100 ids' })
-  .max(100, { error: 'expected 1 to 100 ids' })
-  .transform((ids) => [...new Set(ids)]);
+  .min(1, { error: `expected 1 to ${MAX_IDS} ids` })
+  .max(MAX_ID_ENTRIES, {
+    error: `expected at most ${MAX_ID_ENTRIES} entries (1 to ${MAX_IDS} ids, duplicates counting once)`,
+  })
+  .transform((ids, ctx) => {
+    const distinct = [...new Set(ids)];
+    if (distinct.length >= 1 && distinct.length <= MAX_IDS) return distinct;
+    ctx.addIssue({ code: 'custom', message: `expected 1 to ${MAX_IDS} ids` });
+    return z.NEVER;
+  })
+  .meta({ description: `1 to ${MAX_IDS} record keys (v_tarid_uid); duplicates count once` });
 
 const allRecords = z.literal(true, { error: 'expected true' });
 

@@ -18,7 +18,7 @@ const streamDescription = [
   '`record` NotificationRecord: a record created or changed, exactly as v3 history returns it, described in the negotiated locale (Content-Language); also a record back in the inbox (unarchived, unsnoozed, or its snooze ended), then with its inbox state;',
   '`read` {ids: [v_tarid_uid]}: records marked read (v2/read, v3/mark-all-as-read);',
   '`seen` {ids}: records marked seen; `archived` {ids}: records archived; `snoozed` {ids, until}: records snoozed until `until`;',
-  '`removed` {ids: [v_tarid_uid]}: records gone because a deleted post, comment or reaction left them with no action (a record it only shrank comes as `record`);',
+  '`removed` {ids: [v_tarid_uid]}: records gone because a deleted post, comment or reaction, or a leave that arrived after the actions it precedes, left them with no action (a record it only shrank comes as `record`);',
   '`cleared` {}: the tray was deleted (v3/delete-all);',
   '`reset` {}: the Last-Event-ID is too old to resume from; reload the history;',
   '`expired` {reason: "token-expired", reconnect: true}: the token expired; the stream ends, reconnect with a fresh token or ticket;',

@@ -351,10 +351,11 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
       const leaves = sortedMembers(changes.filter((change) => !change.active));
       for (let start = 0; start < leaves.length; start += MEMBERS_PER_TRANSACTION) {
         const part = leaves.slice(start, start + MEMBERS_PER_TRANSACTION);
-        const recomputed = await inTransaction(pool, (client) =>
+        const { written, removed } = await inTransaction(pool, (client) =>
           recomputeMemberRecords(client, part, { now: context.now, retentionMs: retentionMsOf(context) }),
         );
-        await tell(context, recomputed);
+        await tell(context, written);
+        if (removed.length > 0 && context.onRemoved) await context.onRemoved(removed);
       }
     },
 

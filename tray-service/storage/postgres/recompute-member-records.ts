@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { InboxRecord } from '../../domain/inbox-record.ts';
+import type { RemovedRecord } from '../port.ts';
 import { exactActorsOfRow } from './exact-actors-sql.ts';
 import { groupLock, lockKeys } from './lock-keys.ts';
 import type { Member } from './postgres-memberships.ts';
@@ -22,14 +23,15 @@ const RECORDS_OF_MEMBERS = `m AS (SELECT DISTINCT * FROM unnest($1::text[], $2::
  *
  * Locks the record groups first (lock-keys.ts), so a write of the same groups that began before
  * the leave's away spans were stored is done before this reads, and one that begins after sees
- * them. Runs in the caller's transaction; returns the records changed.
+ * them. Runs in the caller's transaction; returns the records changed and those deleted (live
+ * streams are told of both once it commits, as of a removal's).
  */
 export async function recomputeMemberRecords(
   client: pg.PoolClient,
   members: readonly Member[],
   options: { now: number; retentionMs: number },
-): Promise<InboxRecord[]> {
-  if (members.length === 0) return [];
+): Promise<{ written: InboxRecord[]; removed: RemovedRecord[] }> {
+  if (members.length === 0) return { written: [], removed: [] };
   const communities = members.map((member) => member.communityId);
   const users = members.map((member) => member.userId);
   const groups = await client.query<{ verb: string; target_id: string }>(
@@ -41,7 +43,7 @@ export async function recomputeMemberRecords(
     groups.rows.map((row) => groupLock(row.verb, row.target_id)),
   );
   const exact = exactActorsOfRow('r');
-  const result = await client.query<InboxRow>(
+  const result = await client.query<InboxRow & { gone_user_id: string; gone_key: string | null }>(
     `WITH ${RECORDS_OF_MEMBERS},
      r AS (SELECT t.*, k.community_id FROM k
            JOIN tray_records t ON t.user_id = k.user_id AND t.key = tray_record_key(k.verb, k.target_id, k.user_id)
@@ -57,8 +59,9 @@ export async function recomputeMemberRecords(
                   CASE WHEN x.latest_away THEN (x.exact->'newest')::jsonb END AS newest
            FROM x),
      gone AS (DELETE FROM tray_records t USING y
-              WHERE t.user_id = y.user_id AND t.key = y.key AND y.actors_count = 0)
-     UPDATE tray_records t SET
+              WHERE t.user_id = y.user_id AND t.key = y.key AND y.actors_count = 0
+              RETURNING t.user_id, t.key),
+     changed AS (UPDATE tray_records t SET
        actors = y.actors, actors_count = y.actors_count,
        target_name = coalesce(y.newest->>'targetName', t.target_name),
        parent_target_id = CASE WHEN y.newest IS NULL THEN t.parent_target_id ELSE y.newest->>'parentTargetId' END,
@@ -76,8 +79,17 @@ export async function recomputeMemberRecords(
      FROM y
      WHERE t.user_id = y.user_id AND t.key = y.key AND y.actors_count > 0
        AND (y.newest IS NOT NULL OR t.actors::text <> y.actors::text OR t.actors_count <> y.actors_count)
-     RETURNING ${INBOX_COLUMNS_OF_T}`,
+     RETURNING ${INBOX_COLUMNS_OF_T})
+     -- Both in one result: a record is either changed or gone, never both, so each row holds one
+     -- of them (a deleted record's row only its gone_user_id and gone_key).
+     SELECT c.*, g.user_id AS gone_user_id, g.key AS gone_key
+     FROM changed c FULL JOIN gone g ON g.user_id = c.user_id AND g.key = c.key`,
     [communities, users, options.now, options.retentionMs],
   );
-  return result.rows.map(toInboxRecord);
+  const written: InboxRecord[] = [];
+  const removed: RemovedRecord[] = [];
+  for (const row of result.rows)
+    if (row.gone_key === null) written.push(toInboxRecord(row));
+    else removed.push({ userId: row.gone_user_id, key: row.gone_key });
+  return { written, removed };
 }

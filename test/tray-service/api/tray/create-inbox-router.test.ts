@@ -151,6 +151,12 @@ function inboxSuite(engine?: StorageEngine) {
       expect(await counts('u-ben')).to.deep.equal({ totalUnreadCount: 1, totalUnseenCount: 1 });
     });
 
+    it('counts duplicate ids once against the 100: 101 entries holding 100 ids are one call', async () => {
+      const keys = await seed('u-dups', 'u-dups-other');
+      const unknown = Array.from({ length: 98 }, (_, i) => `comment_none${i}_u-dups`);
+      expect(await updated('u-dups', 'seen', { ids: [keys.a, keys.a, keys.c, ...unknown] })).to.equal(2);
+    });
+
     it('archives all, or all read, keeping the first archivedAt; unarchive brings records back as they were', async () => {
       const keys = await seed('u-arch', 'u-arch-other');
       expect(await updated('u-arch', 'archive', { all: true, readOnly: true })).to.equal(1);
@@ -203,6 +209,18 @@ function inboxSuite(engine?: StorageEngine) {
             { ids: Array.from({ length: 101 }, (_, i) => `${id}${i}`) },
             /^ids: expected 1 to 100 ids/,
           ],
+          // 101 distinct ids; and more entries than any call of 100 ids needs, however repeated.
+          [
+            'seen',
+            { ids: [...Array.from({ length: 100 }, (_, i) => `${id}${i}`), id] },
+            /^ids: expected 1 to 100 ids/,
+          ],
+          [
+            'seen',
+            // Short ones: 1,001 of the usual keys would be over the 16 kB body limit (413).
+            { ids: Array.from({ length: 1_001 }, () => 'k') },
+            /^ids: expected at most 1000 entries \(1 to 100 ids, duplicates counting once\)$/,
+          ],
           ['seen', { ids: [3] }, /^ids\.0: expected a string/],
           ['unarchive', { ids: ['\u0000'] }, /^ids\.0: expected no U\+0000 character/],
           ['seen', { ids: [id], extra: 1 }, /^body: unknown field extra/],
@@ -220,7 +238,18 @@ function inboxSuite(engine?: StorageEngine) {
           [
             'snooze',
             { ids: [id], until: 'tomorrow' },
-            /^until: expected an integer time \(ms\) or an ISO 8601/,
+            /^until: expected an integer time \(ms\) or an ISO 8601 time with its offset \(Z or \+hh:mm\)$/,
+          ],
+          // ISO 8601 all the same, but whose time zone would be the server's.
+          [
+            'snooze',
+            { ids: [id], until: '2026-01-16T00:00:00' },
+            /^until: expected an integer time \(ms\) or an ISO 8601 time with its offset \(Z or \+hh:mm\)$/,
+          ],
+          [
+            'snooze',
+            { ids: [id], until: true },
+            /^until: expected an integer time \(ms\) or an ISO 8601 time with its offset \(Z or \+hh:mm\)$/,
           ],
           ['snooze', { ids: [id], until: 1.5 }, /^until: /],
           // Days a month does not have and hour 24, which Date.parse rolls over into the next ones.

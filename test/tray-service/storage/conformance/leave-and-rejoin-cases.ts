@@ -141,6 +141,39 @@ conformanceCase(
 );
 
 conformanceCase(
+  'leave and rejoin: a late leave tells the records it deleted to onRemoved and those it shrank to onWritten',
+  async (context) => {
+    const c = modelledStorage(context);
+    const post = postBy(context, c.communityId);
+    for (const member of ['ana', 'kim']) await c.membership(member, true, 0);
+    await c.posts([post('pete', 1), post('sam', 4)]);
+    const [ana, kim] = [await c.record('ana', 'post'), await c.record('kim', 'post')];
+    if (!ana || !kim) return expect.fail('both members have the post record');
+    // One leave job: Ana's after Pete's post (her record shrinks), Kim's before both (hers goes).
+    const changes = [
+      { communityId: c.communityId, userId: context.id('ana'), active: false, at: at(2) },
+      { communityId: c.communityId, userId: context.id('kim'), active: false, at: at(0, 1) },
+    ];
+    const written: string[] = [];
+    const removed: { userId: string; key: string }[] = [];
+    await context.storage.writes.applyMemberships(
+      changes,
+      context.write(NOW + 1, {
+        onWritten: async (records) => void written.push(...records.map((r) => `${r.userId} ${r.key}`)),
+        onRemoved: async (records) =>
+          void removed.push(...records.map(({ userId, key }) => ({ userId, key }))),
+      }),
+    );
+    c.model.apply({ kind: 'membership', changes, now: NOW + 1 });
+    expect(await c.records('kim', NOW + 1)).to.deep.equal([]);
+    // Live streams hear only what these two report: the deleted record is their `removed`.
+    expect(removed).to.deep.equal([{ userId: context.id('kim'), key: kim.key }]);
+    expect(written).to.deep.equal([`${context.id('ana')} ${ana.key}`]);
+    for (const member of ['ana', 'kim']) await c.expectModel(member, NOW + 1);
+  },
+);
+
+conformanceCase(
   'leave and rejoin: a post that a late join brought to one member still counts for the members who left after it',
   async (context) => {
     const c = modelledStorage(context);

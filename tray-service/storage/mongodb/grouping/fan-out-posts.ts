@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import type { Activity } from '../../../domain/activity.ts';
+import type { RemovedRecord } from '../../port.ts';
 import { withDeletedActors } from '../../../domain/deleted-user.ts';
 import { isMemberAt } from '../../../domain/membership-intervals.ts';
 import {
@@ -114,14 +115,18 @@ async function fanOutPosts(
       ...(options.now ? { now: options.now } : {}),
       ...(options.onWritten ? { onWritten: options.onWritten } : {}),
     });
+  const removed: RemovedRecord[] = [];
   for (const userId of changed) {
     if (deleted.has(userId)) continue;
-    await recomputeMemberRecords(db, communityId, userId, {
+    const emptied = await recomputeMemberRecords(db, communityId, userId, {
       retentionDays: options.retentionDays,
       owner: options.owner,
       now: options.now ?? Date.now,
       ...(options.onWritten ? { onWritten: options.onWritten } : {}),
     });
+    removed.push(...emptied);
   }
+  // A record this fan-out wrote (and told) that the leave left with nothing: told removed.
+  if (removed.length > 0 && options.onRemoved) await options.onRemoved(removed);
   return named;
 }

@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { KeyedLock } from '../../../../shared/async/keyed-lock.ts';
-import type { TrayWritesPort, WriteContext } from '../../port.ts';
+import type { RemovedRecord, TrayWritesPort, WriteContext } from '../../port.ts';
 import { claimOwner } from '../compare-and-set/claim-owner.ts';
 import { applyMembershipChanges } from '../memberships/membership-changes.ts';
 import { toldAsInboxRecords } from '../records/to-tray-record.ts';
@@ -11,6 +11,9 @@ import { backfillJoins } from './backfill-join.ts';
 import { fanOutCommunityPosts } from './fan-out-posts.ts';
 import { recomputeMemberRecords } from './recompute-member-records.ts';
 import type { GroupingOptions } from './write-deliveries.ts';
+
+/** Records a leave deleted told to onRemoved at once at most. */
+export const REMOVED_BATCH = 1_000;
 
 export interface MongoWritesOptions {
   /** Recipients per compare-and-set round of a fan-out (TRAY_FANOUT_BATCH). */
@@ -55,13 +58,29 @@ export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWrit
           .filter((change) => !change.active)
           .map((change) => [JSON.stringify([change.communityId, change.userId]), change]),
       );
-      for (const { communityId, userId } of leaves.values())
-        await recomputeMemberRecords(db, communityId, userId, {
-          retentionDays: context.retentionDays,
-          owner,
-          now: () => context.now,
-          ...toldAsInboxRecords(context.onWritten),
-        });
+      // The records it deleted are told as a removal's are, REMOVED_BATCH at a time: a leave of
+      // many members publishes once per batch, not once per member. What was deleted before a
+      // failure is told too: a retry finds those records gone and would never tell them.
+      const removed: RemovedRecord[] = [];
+      const tellRemoved = async () => {
+        const told = removed.splice(0);
+        if (told.length > 0 && context.onRemoved) await context.onRemoved(told);
+      };
+      try {
+        for (const { communityId, userId } of leaves.values()) {
+          removed.push(
+            ...(await recomputeMemberRecords(db, communityId, userId, {
+              retentionDays: context.retentionDays,
+              owner,
+              now: () => context.now,
+              ...toldAsInboxRecords(context.onWritten),
+            })),
+          );
+          if (removed.length >= REMOVED_BATCH) await tellRemoved();
+        }
+      } finally {
+        await tellRemoved();
+      }
     },
     async applyRemovals(removals, context) {
       const removed = await applyRemovals(db, removals, {

@@ -12,6 +12,7 @@ import { memberChangesFingerprint, memberSpans } from '../memberships/membership
 import { readByIds } from '../compare-and-set/read-by-ids.ts';
 import { readMemberActions, readTargetActions } from './target-actions.ts';
 import type { Mute } from '../../../domain/mute.ts';
+import type { RemovedRecord } from '../../port.ts';
 import { notHeldBack, spansOfUser } from '../mutes/muted-deliveries.ts';
 
 /** `backOff` (StallOptions): the wait between rounds at a record a concurrent writer holds. */
@@ -32,20 +33,27 @@ const SPAN_ROUNDS = 20;
  * those their kept actions name, without what the member's mutes held back. A changed record is written by compare-and-set with the group's
  * kept actions and the member's away spans re-read each round; a record left with no action is
  * deleted once its next version is claimed, so no concurrent writer's change is lost unseen.
+ * Returns the records it deleted (the caller tells live streams, as of a removal's); those written
+ * are told to onWritten.
  */
 export async function recomputeMemberRecords(
   db: Db,
   communityId: string,
   userId: string,
   options: RecomputeOptions,
-): Promise<void> {
+): Promise<RemovedRecord[]> {
+  const removed: RemovedRecord[] = [];
   // Compare-and-set guards the records, not the spans they were computed from: a join stored after
   // this round read the spans, whose own backfill found the records unchanged (nothing to add yet),
   // would otherwise leave the member away for good. So the spans are checked after the write, and a
   // change meanwhile computes the records again.
   for (let round = 1; round <= SPAN_ROUNDS; round++) {
-    const seen = await recomputeOnce(db, communityId, userId, { ...options, namesNewer: round > 1 });
-    if ((await memberChangesFingerprint(db, communityId, userId)) === seen) return;
+    const { seen, deleted } = await recomputeOnce(db, communityId, userId, {
+      ...options,
+      namesNewer: round > 1,
+    });
+    removed.push(...deleted);
+    if ((await memberChangesFingerprint(db, communityId, userId)) === seen) return removed;
   }
   throw new Error(
     `membership of ${userId} in ${communityId} still changing after ${SPAN_ROUNDS} recomputations`,
@@ -53,16 +61,17 @@ export async function recomputeMemberRecords(
 }
 
 /**
- * One recomputation; returns the fingerprint of the member's changes its first round read: every
- * record it wrote was computed from those or later ones, so a change stored since is one a write may
- * have missed (a later round's read says nothing of what an earlier round wrote).
+ * One recomputation; returns the records it deleted and the fingerprint of the member's changes its
+ * first round read: every record it wrote was computed from those or later ones, so a change stored
+ * since is one a write may have missed (a later round's read says nothing of what an earlier round
+ * wrote).
  */
 async function recomputeOnce(
   db: Db,
   communityId: string,
   userId: string,
   options: RecomputeOptions & { namesNewer: boolean },
-): Promise<string> {
+): Promise<{ seen: string; deleted: RemovedRecord[] }> {
   const addressed = await readMemberActions(db, communityId, userId);
   const targets = new Map<string, { verb: Activity['verb']; targetId: string }>([
     [recordGroup('post', communityId), { verb: 'post', targetId: communityId }],
@@ -109,16 +118,19 @@ async function recomputeOnce(
       },
     },
   );
+  const deleted: RemovedRecord[] = [];
   for (const key of gone)
-    await deleteEmptied(db, key, keyGroups.get(key) ?? '', communityId, userId, options);
-  return seen ?? '';
+    deleted.push(...(await deleteEmptied(db, key, keyGroups.get(key) ?? '', communityId, userId, options)));
+  return { seen: seen ?? '', deleted };
 }
 
 /**
  * Deletes a record left with no action, from the version it was computed from: its next version is
  * claimed first (claimVersions), so a concurrent writer either moved it before (then it is computed
  * again) or finds it gone. A claim lost to a writer that moves the record is progress: only rounds
- * in a row in which its version stays put count towards giving up (StalledRounds).
+ * in a row in which its version stays put count towards giving up (StalledRounds). Returns what it
+ * deleted: this record, or what the recomputation it handed over to did (nothing if another writer
+ * deleted it first, whose own caller tells of it).
  */
 async function deleteEmptied(
   db: Db,
@@ -127,12 +139,12 @@ async function deleteEmptied(
   communityId: string,
   userId: string,
   options: RecomputeOptions,
-): Promise<void> {
+): Promise<RemovedRecord[]> {
   const rounds = new StalledRounds(`tray record ${key}`, options);
   let read: number | undefined;
   for (;;) {
     const current = (await readByIds(db, [key])).get(key);
-    if (!current) return;
+    if (!current) return [];
     if (read !== undefined) rounds.count(current.version !== read);
     read = current.version;
     const next = recomputeRecord(
@@ -143,8 +155,7 @@ async function deleteEmptied(
     );
     if (next !== 'delete') {
       // A concurrent writer added an action that counts: an ordinary recomputation then.
-      await recomputeMemberRecords(db, communityId, userId, options);
-      return;
+      return recomputeMemberRecords(db, communityId, userId, options);
     }
     const won = await claimVersions(db, [{ recordId: key, version: current.version + 1, state: 'deleted' }], {
       takeoverMs: 60_000,
@@ -154,7 +165,7 @@ async function deleteEmptied(
       const { deletedCount } = await db
         .collection<TrayRecordDoc>(TRAY_RECORDS)
         .deleteMany({ _id: key, version: current.version });
-      if (deletedCount > 0) return;
+      if (deletedCount > 0) return [{ userId, key }];
     }
     await rounds.wait();
   }

@@ -27,7 +27,10 @@ export interface GroupingOptions extends ApplyOptions {
   now?: () => number;
   /** Told of every record written (live streams, docs/live-tray.md). */
   onWritten?: (records: readonly TrayRecordDoc[]) => Promise<void>;
-  /** Told of every record a removal met by these writes deleted (removals/reapply-removals.ts). */
+  /**
+   * Told of every record these writes deleted: through a removal (removals/reapply-removals.ts) or
+   * a leave (recompute-member-records.ts) stored while they ran.
+   */
   onRemoved?: (records: readonly RemovedRecord[]) => Promise<void>;
   /** everyActionKeptSince (removals/kept-since.ts); 0 when unknown. */
   keptSince?: number;
