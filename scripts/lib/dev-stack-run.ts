@@ -9,7 +9,7 @@ import { ensureDatabase } from './ensure-database.ts';
 import { hostPort } from '../../shared/http/host-port.ts';
 import { checkNoLeftoverServers } from './leftover-servers.ts';
 import { listenError } from './listen-error.ts';
-import { startPostgres, startRedis, type SpawnedServer } from './local-servers.ts';
+import { startPostgres, startRedis, type LocalServer, type SpawnedServer } from './local-servers.ts';
 import { stackAddresses } from './stack-addresses.ts';
 import { stackEnvPath, writeStackEnv } from './stack-env-file.ts';
 import { stackExposure } from './stack-exposure.ts';
@@ -143,15 +143,36 @@ function onSignal(): void {
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
+/**
+ * A server of the stack's that ends while the stack runs (a PostgreSQL that shut down after a
+ * PANIC): the services would run on without it, half dead. One line names it and its log, and the
+ * stack stops.
+ */
+function supervise(server: LocalServer): void {
+  const ended = () => {
+    if (stopping) return;
+    const { exitCode, signalCode } = server.process;
+    say(
+      `${server.name} exited (${signalCode ?? `code ${exitCode}`}) while the stack ran: see ${server.log}; stopping the stack`,
+    );
+    void stopAll(1);
+  };
+  if (server.process.exitCode !== null || server.process.signalCode !== null) ended();
+  else server.process.once('exit', ended);
+}
+
 async function start(): Promise<void> {
   const exposeOn = process.env.STACK_EXPOSE || 'off';
   if (exposeOn !== 'on' && exposeOn !== 'off')
     throw new Error(`STACK_EXPOSE: expected on or off, got "${exposeOn}"`);
-  // The servers' files and sockets: the owner's only (mkdir's mode does not apply to an old directory).
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  chmodSync(dataDir, 0o700);
+  // Another stack's directory is left as it is: the lock and the leftover check come before any
+  // change to it (closing it to its group shut out the running stack's PostgreSQL, run as `postgres`).
   releaseLock = lockDataDir(dataDir);
   checkNoLeftoverServers(dataDir);
+  // The servers' files and sockets: the owner's only (mkdir's mode does not apply to an old
+  // directory); startPostgres lets its account through again.
+  chmodSync(dataDir, 0o700);
   // This machine's secrets, made on the first run (scripts/lib/dev-secrets.ts): none is in the
   // repository. A data directory of an earlier version gets the servers' passwords added (and set below).
   const { secrets, created, added } = loadOrCreateDevSecrets(dataDir);
@@ -216,6 +237,7 @@ async function start(): Promise<void> {
           onSpawn,
         }),
   ]);
+  for (const server of [redis, postgres]) if (server) supervise(server);
   const env: NodeJS.ProcessEnv = {
     ...configured,
     REDIS_URL: redis?.url ?? process.env.REDIS_URL,

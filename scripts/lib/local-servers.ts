@@ -35,6 +35,8 @@ export interface LocalServer {
   readonly url: string;
   readonly port: number;
   readonly dir: string;
+  /** The server's own log: where to look when it ends. */
+  readonly log: string;
   readonly process: ChildProcess;
   /** SIGTERM, then SIGKILL after a grace period; resolves when the process has exited. */
   stop(signal?: NodeJS.Signals): Promise<void>;
@@ -197,6 +199,7 @@ export async function startRedis(options: RedisOptions): Promise<LocalServer> {
         : `redis://:${encodeURIComponent(options.password)}@127.0.0.1:${port}`,
     port,
     dir: options.dir,
+    log: log.path,
     process: child,
     stop,
   };
@@ -246,6 +249,7 @@ export async function startFerret(options: FerretOptions): Promise<LocalServer> 
     url: `mongodb://127.0.0.1:${port}/`,
     port,
     dir: options.dir,
+    log: log.path,
     process: child,
     stop: stopper(child),
   };
@@ -400,6 +404,7 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
     ferretUrl: `${url}?plan_cache_mode=force_custom_plan`,
     port,
     dir: options.dir,
+    log: log.path,
     process: child,
     stop,
   };

@@ -58,6 +58,16 @@ function serverPorts(output: string): { redis: number; postgres: number } {
   return { redis: port('redis'), postgres: port('postgres') };
 }
 
+/** The modes of a data directory and of the folders in it, by path. */
+function modesOf(dir: string): Record<string, string> {
+  const modes: Record<string, string> = {};
+  for (const path of [dir, join(dir, 'redis'), join(dir, 'postgres'), join(dir, 'postgres', 'data')]) {
+    const { mode, uid, gid } = statSync(path);
+    modes[path] = `${(mode & 0o7777).toString(8)} ${uid}:${gid}`;
+  }
+  return modes;
+}
+
 /** The uid and gid of an account, from `id`. */
 function account(name: string): { uid: number; gid: number } {
   const id = (flag: string) => Number(spawnSync('id', [flag, name], { encoding: 'utf8' }).stdout.trim());
@@ -97,6 +107,20 @@ describe('npm start (scripts/dev-stack.ts)', function () {
     });
   const secrets = () =>
     JSON.parse(readFileSync(join(dataDir, 'dev-secrets.json'), 'utf8')) as Record<string, string>;
+  /** The stack's stack.env, as the shell reads it. */
+  const stackEnv = () => {
+    const file = join(dataDir, 'stack.env');
+    const sourced = spawnSync(
+      'sh',
+      ['-c', `set -a; . '${file}'; set +a; echo "$REDIS_URL"; echo "$DATABASE_URL"`],
+      {
+        encoding: 'utf8',
+        env: cleanEnv(),
+      },
+    );
+    const [REDIS_URL, DATABASE_URL] = sourced.stdout.split('\n');
+    return { REDIS_URL, DATABASE_URL };
+  };
   const tool = (script: string, args: string[]) =>
     runScript(script, args, cleanEnv({ STACK_DATA_DIR: dataDir, RECEIVER_PORT: String(ports.receiver) }));
 
@@ -130,6 +154,15 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       child.stderr.on('data', collect);
       child.once('exit', (code) => resolve({ code, output }));
     });
+
+  /** Stops a stack still running (one a test left, when tests are picked with --grep). */
+  const stopRunning = async () => {
+    if (stack && stack.child.exitCode === null) {
+      const exited = exitOf(stack.child);
+      ctrlC(stack.child);
+      await exited;
+    }
+  };
 
   /** Stops a running stack as Ctrl-C does, and removes its data directory. */
   const stopAndRemove = async () => {
@@ -250,6 +283,7 @@ describe('npm start (scripts/dev-stack.ts)', function () {
 
     it('refuses a second npm start on the same data directory with one line, and starts nothing', async () => {
       const redisBefore = processesIn(join(dataDir, 'redis'));
+      const modesBefore = modesOf(dataDir);
       const other = { receiver: await freePort(), tray: await freePort(), admin: await freePort() };
       const second = await runScript(
         'scripts/dev-stack.ts',
@@ -269,6 +303,17 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       expect(second.stdout).to.include(dataDir);
       expect(processesIn(join(dataDir, 'redis'))).to.deep.equal(redisBefore);
       expect((await fetch(url(ports.tray, '/healthz'))).status).to.equal(200);
+      // The refused start changed nothing in the running stack's data directory: a mode taken from
+      // its PostgreSQL (as root, the account `postgres` passes through it) made the first stack's
+      // next checkpoint fail to open global/pg_control, and its PostgreSQL shut down.
+      expect(modesOf(dataDir)).to.deep.equal(modesBefore);
+      const client = new pg.Client({ connectionString: stackEnv().DATABASE_URL });
+      await client.connect();
+      try {
+        await client.query('CHECKPOINT');
+      } finally {
+        await client.end();
+      }
     });
 
     it('opens nothing to the secrets once written in the repository', async () => {
@@ -374,6 +419,39 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       expect(output()).to.include('[stack] second signal: the services exit at once');
       expect(output()).to.include('[stack] stopped');
       expect(await accepts('127.0.0.1', ports.tray)).to.equal(false);
+    });
+  });
+
+  describe('when its own PostgreSQL exits while it runs', () => {
+    before(async () => {
+      await stopRunning();
+      dataDir = mkdtempSync(join(tmpdir(), 'stack-test-died-'));
+      await start();
+    });
+    after(stopAndRemove);
+
+    it('says so in one line naming it and its log, stops everything, and exits with code 1', async () => {
+      const { child, output } = stack!;
+      const exited = exitOf(child);
+      const postmaster = Number(
+        readFileSync(join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8').split('\n')[0],
+      );
+      // A fast shutdown, as PostgreSQL does itself after a PANIC.
+      process.kill(postmaster, 'SIGINT');
+      await waitFor(() => child.exitCode !== null, 60_000, 'the stack to stop');
+      expect(await exited).to.equal(1);
+      const log = join(dataDir, 'postgres', 'postgres.log');
+      expect(
+        output()
+          .split('\n')
+          .filter((line) => line.includes('[stack] postgres exited')),
+      ).to.deep.equal([
+        `[stack] postgres exited (code 0) while the stack ran: see ${log}; stopping the stack`,
+      ]);
+      expect(output()).to.include('[stack] stopped');
+      expect(processesIn(dataDir)).to.deep.equal([]);
+      expect(existsSync(join(dataDir, 'stack.env'))).to.equal(false);
+      expect(existsSync(join(dataDir, 'stack.pid'))).to.equal(false);
     });
   });
 
