@@ -18,4 +18,15 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   // A closed terminal (SIGHUP) stops the stack like Ctrl-C does.
   process.on(signal, () => stack.kill(signal === 'SIGHUP' ? 'SIGTERM' : signal));
 }
-stack.once('exit', (code, signal) => process.exit(code ?? (signal === null ? 0 : 1)));
+stack.once('exit', (code, signal) => {
+  // A stack that did not end by its own stop (killed, or crashed) may leave its servers and services
+  // running in its process group: they are stopped here, or the next start would refuse.
+  if (code !== 0 && stack.pid !== undefined) {
+    try {
+      process.kill(-stack.pid, 'SIGTERM');
+    } catch {
+      // ESRCH: nothing of the group is left.
+    }
+  }
+  process.exit(code ?? (signal === null ? 0 : 1));
+});

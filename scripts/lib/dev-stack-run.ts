@@ -33,6 +33,11 @@ const shown = (url: string) => {
 };
 
 const say = (line: string) => process.stdout.write(`[stack] ${line}\n`);
+// Output read through a pipe whose reader is gone (`npm start | grep -m1 ready`): a line then fails
+// with EPIPE, which unhandled would end the stack halfway and leave its servers running. The stack
+// runs on without its output.
+process.stdout.on('error', () => undefined);
+process.stderr.on('error', () => undefined);
 /** Every server process, from the moment it is spawned: a start interrupted midway stops them too. */
 const servers: SpawnedServer[] = [];
 const children: ChildProcess[] = [];
@@ -142,6 +147,11 @@ function onSignal(): void {
 }
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
+// A failure of the stack's own code still stops what it started, instead of leaving it running.
+process.on('uncaughtException', (error) => {
+  if (!stopping) say(`failed: ${error.message}`);
+  void stopAll(1);
+});
 
 /**
  * A server of the stack's that ends while the stack runs (a PostgreSQL that shut down after a
@@ -153,7 +163,7 @@ function supervise(server: LocalServer): void {
     if (stopping) return;
     const { exitCode, signalCode } = server.process;
     say(
-      `${server.name} exited (${signalCode ?? `code ${exitCode}`}) while the stack ran: see ${server.log}; stopping the stack`,
+      `${server.name} exited (${signalCode ?? `code ${exitCode}`}) while the stack ran: see ${shownPath(server.log)}; stopping the stack`,
     );
     void stopAll(1);
   };

@@ -455,6 +455,67 @@ describe('npm start (scripts/dev-stack.ts)', function () {
     });
   });
 
+  // `npm start | grep -m1 'ready\.'`: the reader is gone before Ctrl-C, and the stack's next line
+  // meets a closed pipe (EPIPE), which killed it halfway through stopping its servers.
+  describe('with its output piped into a reader that goes away', () => {
+    before(async () => {
+      await stopRunning();
+      dataDir = mkdtempSync(join(tmpdir(), 'stack-test-pipe-'));
+    });
+    after(stopAndRemove);
+
+    it('on Ctrl-C still stops every process it started and removes stack.pid and stack.env', async () => {
+      const child = spawn(process.execPath, ['scripts/dev-stack.ts'], {
+        cwd: repoRoot,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'ignore'],
+        env: cleanEnv({
+          STACK_DATA_DIR: dataDir,
+          RECEIVER_PORT: String(ports.receiver),
+          TRAY_PORT: String(ports.tray),
+          ADMIN_PORT: String(ports.admin),
+        }),
+      });
+      stack = { child, output: () => '' };
+      const exited = exitOf(child);
+      await new Promise<void>((resolve, reject) => {
+        let output = '';
+        child.stdout!.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes('ready. Press Ctrl-C')) resolve();
+        });
+        child.once('exit', () => reject(new Error(`the stack exited before ready: ${output}`)));
+      });
+      // The reader quits: the read end of the pipe closes.
+      child.stdout!.destroy();
+      ctrlC(child);
+      await exited;
+      await waitFor(() => processesIn(dataDir).length === 0, 30_000, 'every process of the stack to end');
+      expect(existsSync(join(dataDir, 'stack.env'))).to.equal(false);
+      expect(existsSync(join(dataDir, 'stack.pid'))).to.equal(false);
+    });
+  });
+
+  describe('when the stack process itself is killed', () => {
+    before(async () => {
+      await stopRunning();
+      dataDir = mkdtempSync(join(tmpdir(), 'stack-test-killed-'));
+      await start();
+    });
+    after(stopAndRemove);
+
+    it('npm start stops the servers and services it left running', async () => {
+      const { child } = stack!;
+      const exited = exitOf(child);
+      // The process behind `npm start`'s own, which holds the lock.
+      const inner = Number(readFileSync(join(dataDir, 'stack.pid'), 'utf8').trim());
+      process.kill(inner, 'SIGKILL');
+      expect(await exited).to.equal(1);
+      await waitFor(() => processesIn(dataDir).length === 0, 30_000, 'every process of the stack to end');
+      expect(await accepts('127.0.0.1', ports.tray)).to.equal(false);
+    });
+  });
+
   describe('a start that cannot finish', () => {
     beforeEach(() => {
       dataDir = mkdtempSync(join(tmpdir(), 'stack-test-fail-'));
