@@ -87,8 +87,19 @@ describe('the back-end example (examples/back-end): a user’s tray listed throu
       );
       expect(result.code).to.equal(1);
       expect(result.stderr).to.equal(
-        `error: cannot reach the tray service at http://127.0.0.1:${port}: ECONNREFUSED\n`,
+        `error: cannot reach the tray service at http://127.0.0.1:${port}: ECONNREFUSED: is npm start running? TRAY_URL, or TRAY_PORT and HOST, say where it is\n`,
       );
+    });
+
+    it('without TRAY_URL, finds the tray service where npm start puts it (TRAY_PORT, HOST), as try-stack does', async () => {
+      const result = await runScript(
+        'examples/back-end/main.ts',
+        ['--user', 'u-ana', '--limit', '1'],
+        cleanEnv({ TRAY_PORT: new URL(api.baseUrl).port, HOST: '127.0.0.1', JWT_SECRET: TEST_SECRET }),
+      );
+      expect(result.stderr).to.equal('');
+      expect(result.code).to.equal(0);
+      expect(result.stdout).to.match(/^u-ana: 14 unread\n/);
     });
 
     it('refuses a TRAY_URL with a password, which fetch would repeat in its error', async () => {
