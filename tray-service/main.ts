@@ -52,6 +52,16 @@ const config = loadOrExit(() => loadTrayConfig(process.env));
 // TRAY_ROLE: the API with its streams, the queue's worker, or both (docs/scaling.md).
 const runsApi = config.TRAY_ROLE !== 'worker';
 const runsWorker = config.TRAY_ROLE !== 'api';
+// The whole configuration is checked before anything is loaded or logged: a bad value is the one
+// line the process prints.
+// API token keys: exactly one key source, checked before anything connects (the API needs them).
+const jwtConfig = runsApi ? loadOrExit(() => resolveJwtConfig(config)) : undefined;
+// Admin credentials: ADMIN_TOKEN and/or admin JWTs with their own audience and issuer, never a
+// user token's claims (docs/operations.md#admin-authentication).
+const adminJwt = loadOrExit(() => (checkAdminPort(config), resolveAdminJwt(config)));
+// Which storage adapter, and its connection: an ambiguous or missing choice stops start-up here,
+// still before anything connects.
+const storageConfig = loadOrExit(() => resolveTrayStorage(config));
 // Blocklisted words are read at start-up, so a missing MODERATION_WORDS_FILE stops it at once.
 const words = loadOrExit(() =>
   loadBlockedWords({
@@ -67,14 +77,6 @@ const messages = loadOrExit(() =>
   createMessageRenderer({ defaultLocale: config.DEFAULT_LOCALE, overrideDir: config.TRAY_MESSAGES_DIR }),
 );
 logger.info({ locales: messages.locales, defaultLocale: messages.defaultLocale }, 'tray messages loaded');
-// API token keys: exactly one key source, checked before anything connects (the API needs them).
-const jwtConfig = runsApi ? loadOrExit(() => resolveJwtConfig(config)) : undefined;
-// Admin credentials: ADMIN_TOKEN and/or admin JWTs with their own audience and issuer, never a
-// user token's claims (docs/operations.md#admin-authentication).
-const adminJwt = loadOrExit(() => (checkAdminPort(config), resolveAdminJwt(config)));
-// Which storage adapter, and its connection: an ambiguous or missing choice stops start-up here,
-// still before anything connects.
-const storageConfig = loadOrExit(() => resolveTrayStorage(config));
 const registry = createMetricsRegistry('tray-service');
 // The tray's storage (TRAY_STORAGE: PostgreSQL by default, or MongoDB), its schema brought up to
 // date. A database not answering yet (started beside this process, restarting) is waited for, up

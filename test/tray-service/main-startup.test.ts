@@ -56,6 +56,22 @@ describe('tray-service/main.ts start-up', function () {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
+  // The README: a bad value stops the process with one line naming the variable; the message
+  // catalogues were loaded (and logged) before the token key was checked.
+  it('a configuration error is its only line: nothing is loaded or logged before the whole configuration is checked', async () => {
+    const env = trayEnv({
+      DATABASE_URL: postgres.url,
+      REDIS_URL: testStack().redisUrl,
+      TRAY_PORT: String(await freePort()),
+    });
+    delete env.JWT_SECRET;
+    const result = await runScript('tray-service/main.ts', [], env);
+    expect(result.code).to.equal(1);
+    const lines = `${result.stdout}${result.stderr}`.split('\n').filter((line) => line !== '');
+    expect(lines).to.have.lengthOf(1);
+    expect(lines[0]).to.match(/^Invalid configuration: JWT_SECRET: /);
+  });
+
   it('waits for a database that is not up yet, naming DATABASE_URL, and starts once it answers', async () => {
     const port = await freePort();
     const url = new URL(postgres.url);
