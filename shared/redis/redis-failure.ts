@@ -1,4 +1,5 @@
 import { describeRedisTarget, type RedisTarget } from './redis-target.ts';
+import { UNREACHABLE_SOCKET_CODES } from '../errors/unreachable-socket-codes.ts';
 
 /** Redis's answers to a missing or wrong password (a ReplyError's first word). */
 const AUTH_CODES = new Set(['NOAUTH', 'WRONGPASS', 'WRONGPASSWORD']);
@@ -47,14 +48,7 @@ const UNREACHABLE_MESSAGES = [
 ];
 /** Socket codes of a connection that cannot reach Redis, and Redis's own "not now" replies. */
 const UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EPIPE',
+  ...UNREACHABLE_SOCKET_CODES,
   'LOADING', // restarting: reading its data set back
   'MASTERDOWN',
   'CLUSTERDOWN',

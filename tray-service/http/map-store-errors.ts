@@ -1,11 +1,11 @@
-import type { ErrorRequestHandler } from 'express';
 import {
   MongoNetworkError,
   MongoNotConnectedError,
   MongoServerSelectionError,
   MongoTopologyClosedError,
 } from 'mongodb';
-import { AppError } from '../../shared/errors/app-error.ts';
+import { mapUnavailable } from './map-unavailable.ts';
+import { UNREACHABLE_SOCKET_CODES } from '../../shared/errors/unreachable-socket-codes.ts';
 
 /** True for driver errors that mean "MongoDB cannot be reached", as opposed to a bad query. */
 export function isMongoUnavailable(error: unknown): boolean {
@@ -31,18 +31,6 @@ const POSTGRES_UNAVAILABLE = new Set([
   '08006', // connection_failure
 ]);
 
-/** Socket errors of node-postgres reaching the server (the system's codes, not SQLSTATEs). */
-const NETWORK_UNAVAILABLE = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EPIPE',
-]);
-
 /** node-postgres's own errors for a connection lost mid-query or a pool that cannot connect in time. */
 const POSTGRES_CONNECTION_MESSAGES = [
   'Connection terminated',
@@ -54,7 +42,7 @@ const POSTGRES_CONNECTION_MESSAGES = [
 export function isPostgresUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (POSTGRES_UNAVAILABLE.has(code) || NETWORK_UNAVAILABLE.has(code))) {
+  if (typeof code === 'string' && (POSTGRES_UNAVAILABLE.has(code) || UNREACHABLE_SOCKET_CODES.has(code))) {
     return true;
   }
   return POSTGRES_CONNECTION_MESSAGES.some((message) => error.message.startsWith(message));
@@ -68,13 +56,7 @@ export const isStorageUnavailable = (error: unknown): boolean =>
  * The one place storage errors become 503 (the JSON error shape, Retry-After); everything else
  * goes on to the error middleware.
  */
-export const mapStoreErrors: ErrorRequestHandler = (error: unknown, _req, _res, next) => {
-  next(
-    isStorageUnavailable(error)
-      ? new AppError('UNAVAILABLE', 'the database is unavailable, try again later', {
-          cause: error,
-          headers: { 'Retry-After': '5' },
-        })
-      : error,
-  );
-};
+export const mapStoreErrors = mapUnavailable(
+  isStorageUnavailable,
+  'the database is unavailable, try again later',
+);
