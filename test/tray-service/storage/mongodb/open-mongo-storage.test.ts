@@ -219,7 +219,7 @@ describe('openMongoStorage: the storage port on MongoDB', function () {
       expect(again).to.deep.equal(first);
     });
 
-    it('lists, gets, streams and counts events with their key and without storage fields', async () => {
+    it('lists, gets, streams and counts events with their key and expiry and without other storage fields', async () => {
       const filter = { webhook: 'hook-a' };
       const page = await storage.events.list(filter, 10);
       expect(page.items.map((item) => item.key)).to.deep.equal([key]);
@@ -227,7 +227,7 @@ describe('openMongoStorage: the storage port on MongoDB', function () {
       const got = await storage.events.get(key);
       expect(got).to.deep.equal(page.items[0]);
       expect(Object.keys(got ?? {}).sort()).to.deep.equal(
-        ['data', 'event', 'key', 'receivedAt', 'status', 'storedAt', 'webhook'].sort(),
+        ['data', 'event', 'expiresAt', 'key', 'receivedAt', 'status', 'storedAt', 'webhook'].sort(),
       );
       expect(await storage.events.get('no-such-key')).to.equal(undefined);
       const streamed = [];
