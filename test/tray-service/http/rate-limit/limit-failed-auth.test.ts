@@ -113,6 +113,32 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
     }
   });
 
+  it('refuses METRICS_TOKEN guesses like any other once the address is over the limit', async () => {
+    const metricsToken = `metrics-${'m'.repeat(32)}`;
+    const app = appWith(uniqueName('auth'), { metrics: { kind: 'token', token: metricsToken } });
+    const from = '198.51.100.21';
+    for (let i = 0; i < LIMIT; i += 1) {
+      await request(app)
+        .get('/metrics')
+        .set('X-Forwarded-For', from)
+        .set('Authorization', `Bearer guess-${i}-${'x'.repeat(32)}`)
+        .expect(401);
+    }
+    await request(app).get('/metrics').set('X-Forwarded-For', from).set('Authorization', 'Bearer guess');
+    // No more guesses are answered, not even the right token, for a window.
+    expectRefused(
+      await request(app)
+        .get('/metrics')
+        .set('X-Forwarded-For', from)
+        .set('Authorization', `Bearer ${metricsToken}`),
+    );
+    await request(app)
+      .get('/metrics')
+      .set('X-Forwarded-For', '198.51.100.22')
+      .set('Authorization', `Bearer ${metricsToken}`)
+      .expect(200);
+  });
+
   const adminAppWith = () =>
     createAdminApp({
       events: api.storage.events,
