@@ -47,6 +47,9 @@ const invalidToken = { 'WWW-Authenticate': 'Bearer error="invalid_token"' };
 
 /** Client-facing reason for a rejected token; never echoes key material or library internals. */
 function reason(error: unknown): string {
+  // jose says JWTExpired of `iat` when the token is older than maxTokenAge, though its exp is not past.
+  if (error instanceof errors.JWTExpired && error.claim === 'iat')
+    return 'token is older than the maximum token age';
   if (error instanceof errors.JWTExpired) return 'token has expired';
   if (error instanceof errors.JWTClaimValidationFailed) return `token claim "${error.claim}" is invalid`;
   if (error instanceof errors.JOSEAlgNotAllowed) return 'token algorithm is not accepted';
@@ -105,7 +108,8 @@ function remoteKeys(url: URL, retryMs: number): JWTVerifyGetKey {
 /**
  * Builds the bearer-token check shared by the tray API and the admin API. The algorithm
  * list is explicit (so `alg: none` and HS/RS confusion are refused), `exp` is required, iss/aud
- * are checked when configured, and a token of `refusedAudience` is refused.
+ * and the maximum age since `iat` are checked when configured, and a token of `refusedAudience`
+ * is refused.
  */
 export function createTokenVerifier(config: JwtConfig, options: TokenVerifierOptions = {}): TokenVerifier {
   const { source } = config;
@@ -120,6 +124,8 @@ export function createTokenVerifier(config: JwtConfig, options: TokenVerifierOpt
     requiredClaims: ['exp'],
     ...(config.issuer === undefined ? {} : { issuer: config.issuer }),
     ...(config.audience === undefined ? {} : { audience: config.audience }),
+    // jose then requires `iat` too, and refuses one in the future.
+    ...(config.maxTokenAge === undefined ? {} : { maxTokenAge: config.maxTokenAge }),
   };
   return async (token) => {
     let claims: JWTPayload;

@@ -148,6 +148,55 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
     });
   });
 
+  describe('with JWT_MAX_TOKEN_AGE', () => {
+    const now = () => Math.floor(Date.now() / 1000);
+    /** Valid until the year 3000: only a maximum age bounds such a token. */
+    const farFuture = 32_503_680_000;
+    const verify = createTokenVerifier(
+      resolveJwtConfig({ JWT_SECRET: TEST_SECRET, JWT_MAX_TOKEN_AGE: 3600 }),
+    );
+
+    it('accepts a token issued within the maximum age, whatever its exp', async () => {
+      const token = await sign({ sub: 'u' })
+        .setIssuedAt(now() - 60)
+        .setExpirationTime(farFuture)
+        .sign(secret);
+      expect((await verify(token)).userId).to.equal('u');
+    });
+
+    it('refuses a token issued longer ago than the maximum age, though its exp is far away', async () => {
+      const token = await sign({ sub: 'u' })
+        .setIssuedAt(now() - 3700)
+        .setExpirationTime(farFuture)
+        .sign(secret);
+      const error = await failureOf(verify(token));
+      expect(error.kind).to.equal('UNAUTHORIZED');
+      expect(error.message).to.equal('token is older than the maximum token age');
+    });
+
+    it('refuses a token without iat (its age is unknown) or issued in the future', async () => {
+      const noIat = await new SignJWT({ sub: 'u' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setExpirationTime('1h')
+        .sign(secret);
+      await expect(verify(noIat)).to.be.rejectedWith(AppError, 'token claim "iat" is invalid');
+      const future = await sign({ sub: 'u' })
+        .setIssuedAt(now() + 600)
+        .setExpirationTime('1h')
+        .sign(secret);
+      await expect(verify(future)).to.be.rejectedWith(AppError, 'token claim "iat" is invalid');
+    });
+
+    it('unset, keeps today’s rule: exp alone, however far, and iat optional', async () => {
+      const unbounded = createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET }));
+      const token = await new SignJWT({ sub: 'u' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setExpirationTime(farFuture)
+        .sign(secret);
+      expect((await unbounded(token)).userId).to.equal('u');
+    });
+  });
+
   describe('with a refused audience (the admin JWTs’, JWT_AUDIENCE unset)', () => {
     const verify = createTokenVerifier({
       ...resolveJwtConfig({ JWT_SECRET: TEST_SECRET }),
