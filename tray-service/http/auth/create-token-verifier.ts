@@ -10,7 +10,7 @@ import {
 import type { KeyObject } from 'node:crypto';
 import type { JwtConfig } from '../../../shared/config/tray-api-config.ts';
 import { AppError } from '../../../shared/errors/app-error.ts';
-import { MAX_USER_ID_LENGTH } from '../../domain/id-limits.ts';
+import { isUsableUserId } from '../../domain/user-id.ts';
 
 export interface VerifiedToken {
   /** The caller's user id: the only source of "who is asking" (docs/contract.md#api-served). */
@@ -21,24 +21,13 @@ export interface VerifiedToken {
 export type TokenVerifier = (token: string) => Promise<VerifiedToken>;
 
 /**
- * Control characters (C0, DEL and C1: Unicode's Cc) never occur in a platform user id, and
- * PostgreSQL (behind FerretDB) cannot hold U+0000 in a document at all: such an id names nobody.
+ * The user id a token names: `sub`, else a `userId` claim (string, or a whole number some issuers
+ * use); an id no user can have (isUsableUserId) is skipped.
  */
-const CONTROL_CHARACTER = /\p{Cc}/u;
-/**
- * A lone surrogate (a JSON `\ud800` escape) is not text: the database driver and the worker's
- * storable JSON write it as U+FFFD, so "a\uD800", "a\uDFFF" and "a\uFFFD" would all read, mark and
- * delete one tray. Only well-formed ids name someone. A longer id than storage can index
- * (id-limits.ts) would be served its reads and then answered 500 by every write.
- */
-const usable = (id: string) =>
-  id !== '' && id.length <= MAX_USER_ID_LENGTH && id.isWellFormed() && !CONTROL_CHARACTER.test(id);
-
-/** The user id a token names: `sub`, else a `userId` claim (string, or a whole number some issuers use). */
 export function userIdFromClaims(claims: JWTPayload): string | undefined {
-  if (typeof claims.sub === 'string' && usable(claims.sub)) return claims.sub;
+  if (typeof claims.sub === 'string' && isUsableUserId(claims.sub)) return claims.sub;
   const userId = claims.userId;
-  if (typeof userId === 'string' && usable(userId)) return userId;
+  if (typeof userId === 'string' && isUsableUserId(userId)) return userId;
   if (typeof userId === 'number' && Number.isSafeInteger(userId)) return String(userId);
   return undefined;
 }

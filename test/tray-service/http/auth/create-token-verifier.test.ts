@@ -58,6 +58,35 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
       }
     });
 
+    it('rejects a look-alike user id: all whitespace, or holding an invisible format character or a line or paragraph separator', async () => {
+      const lookAlikes = [
+        '   ',
+        '\u00A0\u3000',
+        'alice\u200B',
+        'al\u200Dice',
+        '\uFEFFalice',
+        'ali\u00ADce',
+        '\u202Eecila',
+        '\u2067alice\u2069',
+        'alice\u2028',
+        'alice\u2029bob',
+      ];
+      for (const id of lookAlikes) {
+        for (const claims of [{ sub: id }, { userId: id }]) {
+          const token = await sign(claims).setExpirationTime('1h').sign(secret);
+          await expect(verify(token), JSON.stringify(claims)).to.be.rejectedWith(
+            AppError,
+            'token names no user',
+          );
+        }
+      }
+      // Spaces inside an id, and letters of any script, still name a user.
+      for (const id of ['ana maria', ' ana', 'ecila', 'أليس', 'émile']) {
+        const token = await sign({ sub: id }).setExpirationTime('1h').sign(secret);
+        expect((await verify(token)).userId).to.equal(id);
+      }
+    });
+
     it('rejects a user id longer than MAX_USER_ID_LENGTH characters, as sub or userId', async () => {
       const longest = 'u'.repeat(MAX_USER_ID_LENGTH);
       expect(
