@@ -16,6 +16,23 @@ export interface VerifiedToken {
   /** The caller's user id: the only source of "who is asking" (docs/contract.md#api-served). */
   userId: string;
   claims: JWTPayload;
+  /**
+   * With a maximum token age: when the token becomes too old (`iat` plus the maximum, epoch ms),
+   * which may be long before its `exp`.
+   */
+  ageEndsAt?: number;
+}
+
+/**
+ * Until when (epoch ms) a verified token stays accepted: its `exp`, or the end of its maximum age
+ * when that comes first. A cached verification, a live stream and an admin session end then.
+ */
+export function verifiedUntil(verified: VerifiedToken): number | undefined {
+  const { exp } = verified.claims;
+  const ends = [typeof exp === 'number' ? exp * 1000 : undefined, verified.ageEndsAt].filter(
+    (at): at is number => at !== undefined && Number.isFinite(at),
+  );
+  return ends.length === 0 ? undefined : Math.min(...ends);
 }
 
 export type TokenVerifier = (token: string) => Promise<VerifiedToken>;
@@ -140,6 +157,10 @@ export function createTokenVerifier(config: JwtConfig, options: TokenVerifierOpt
         headers: invalidToken,
       });
     }
-    return { userId, claims };
+    const { maxTokenAge } = config;
+    // jose required an `iat` when there is a maximum age.
+    return maxTokenAge !== undefined && typeof claims.iat === 'number'
+      ? { userId, claims, ageEndsAt: (claims.iat + maxTokenAge) * 1000 }
+      : { userId, claims };
   };
 }

@@ -8,7 +8,10 @@ import request from 'supertest';
 import { resolveJwtConfig } from '../../../../shared/config/tray-api-config.ts';
 import { AppError } from '../../../../shared/errors/app-error.ts';
 import { cacheVerifiedTokens } from '../../../../tray-service/http/auth/cache-verified-tokens.ts';
-import { createTokenVerifier } from '../../../../tray-service/http/auth/create-token-verifier.ts';
+import {
+  createTokenVerifier,
+  verifiedUntil,
+} from '../../../../tray-service/http/auth/create-token-verifier.ts';
 import { MAX_TARGET_ID_LENGTH, MAX_USER_ID_LENGTH } from '../../../../tray-service/domain/id-limits.ts';
 import { createFailedAuthLimit } from '../../../../tray-service/http/rate-limit/failed-auth-limit.ts';
 import { startKeyServer, type KeyServer } from '../../../support/key-server.ts';
@@ -191,6 +194,15 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
         .setExpirationTime(farFuture)
         .sign(secret);
       expect((await verify(token)).userId).to.equal('u');
+    });
+
+    it('says the token is accepted until iat plus the maximum age, not its exp, so a stream ends then', async () => {
+      const iat = now() - 60;
+      const token = await sign({ sub: 'u' }).setIssuedAt(iat).setExpirationTime(farFuture).sign(secret);
+      expect(verifiedUntil(await verify(token))).to.equal((iat + 3600) * 1000);
+      const soon = now() + 120;
+      const shortLived = await sign({ sub: 'u' }).setIssuedAt(iat).setExpirationTime(soon).sign(secret);
+      expect(verifiedUntil(await verify(shortLived))).to.equal(soon * 1000);
     });
 
     it('refuses a token issued longer ago than the maximum age, though its exp is far away', async () => {
