@@ -49,3 +49,25 @@ export const identifier = (fallback: string) =>
     .string()
     .regex(/^[A-Za-z0-9_-]{1,63}$/, { error: 'expected 1-63 letters, digits, "_" or "-"' })
     .default(fallback);
+
+const SECONDS_PER_UNIT = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
+const LONGEST_DURATION_S = 366 * 86_400;
+
+/**
+ * A length of time in whole seconds: digits alone are seconds, or digits and one unit (`90s`,
+ * `30m`, `24h`, `7d`); at least a second and at most a year, which no token lifetime exceeds.
+ */
+export const durationSeconds = () => {
+  const message = 'expected whole seconds or a duration such as 3600, 90m, 24h or 7d (1 s to 366 d)';
+  return z
+    .string({ error: message })
+    .trim()
+    .regex(/^\d+[smhd]?$/, { error: message })
+    .transform((value) => {
+      const unit = value.at(-1) as string;
+      return unit in SECONDS_PER_UNIT
+        ? Number(value.slice(0, -1)) * SECONDS_PER_UNIT[unit as keyof typeof SECONDS_PER_UNIT]
+        : Number(value);
+    })
+    .pipe(z.number().int().min(1, { error: message }).max(LONGEST_DURATION_S, { error: message }));
+};

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors/config-error.ts';
-import { onOff, port } from './env-types.ts';
+import { durationSeconds, onOff, port } from './env-types.ts';
 import { listenHost, LOOPBACK } from './listen-config.ts';
 import { isLoopbackHost } from './loopback-host.ts';
 import { secureUrl } from './secure-url.ts';
@@ -49,6 +49,12 @@ export const trayAdminAccessShape = {
    */
   ADMIN_JWT_SECRET: z.string().min(32, { error: 'expected a secret of at least 32 characters' }).optional(),
   ADMIN_JWT_JWKS_URL: secureUrl().optional(),
+  /**
+   * The longest an admin JWT is accepted after its `iat` (which it must then carry); unset: no
+   * maximum, as before. The admin JWTs' own, since their issuer is the operators' and not the
+   * platform's: JWT_MAX_TOKEN_AGE does not apply to them.
+   */
+  ADMIN_JWT_MAX_TOKEN_AGE: durationSeconds().optional(),
   /** The admin API's own listener, on loopback unless ADMIN_HOST says otherwise (HOST does not apply). */
   ADMIN_PORT: port(8082),
   ADMIN_HOST: listenHost.default(LOOPBACK),
@@ -67,11 +73,18 @@ export interface AdminJwtConfig {
   issuer: string;
   /** Their own key (ADMIN_JWT_SECRET, ADMIN_JWT_JWKS_URL); absent: the tray API's. */
   source?: JwtKeySource;
+  /** ADMIN_JWT_MAX_TOKEN_AGE, in seconds. */
+  maxTokenAge?: number;
 }
 
 /** What admin JWTs are verified with: their own key when configured, else the tray API's. */
 export function adminJwtKeys(admin: AdminJwtConfig, userSource: JwtKeySource): JwtConfig {
-  return { source: admin.source ?? userSource, audience: admin.audience, issuer: admin.issuer };
+  return {
+    source: admin.source ?? userSource,
+    audience: admin.audience,
+    issuer: admin.issuer,
+    ...(admin.maxTokenAge === undefined ? {} : { maxTokenAge: admin.maxTokenAge }),
+  };
 }
 
 /** The admin JWTs' own key source, or undefined; both set, or the user tokens' secret, is an error. */
@@ -117,6 +130,7 @@ export function resolveAdminJwt(config: {
   ADMIN_JWT_ISSUER?: string | undefined;
   ADMIN_JWT_SECRET?: string | undefined;
   ADMIN_JWT_JWKS_URL?: string | undefined;
+  ADMIN_JWT_MAX_TOKEN_AGE?: number | undefined;
   JWT_AUDIENCE?: string | undefined;
   JWT_SECRET?: string | undefined;
 }): AdminJwtConfig | undefined {
@@ -139,7 +153,13 @@ export function resolveAdminJwt(config: {
       },
     ]);
   }
-  return { audience, issuer, ...(source === undefined ? {} : { source }) };
+  const maxTokenAge = config.ADMIN_JWT_MAX_TOKEN_AGE;
+  return {
+    audience,
+    issuer,
+    ...(source === undefined ? {} : { source }),
+    ...(maxTokenAge === undefined ? {} : { maxTokenAge }),
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { identifier, onOff, positiveInt } from './env-types.ts';
+import { durationSeconds, identifier, onOff, positiveInt } from './env-types.ts';
 import { secureUrl } from './secure-url.ts';
 import { ConfigError } from '../errors/config-error.ts';
 
@@ -44,6 +44,12 @@ export const trayApiShape = {
   JWT_ALGORITHMS: algorithmList.optional(),
   JWT_ISSUER: z.string().optional(),
   JWT_AUDIENCE: z.string().optional(),
+  /**
+   * The longest a user token is accepted after its `iat`, in seconds, which makes `iat` required;
+   * unset: no maximum, `exp` alone decides, as before. A token minted with an `exp` years away
+   * (leaked, or from a careless issuer) then stops working this long after it was issued.
+   */
+  JWT_MAX_TOKEN_AGE: durationSeconds().optional(),
   /** Calls per user per window, shared by every API instance through Redis (docs/contract.md#limits). */
   RATE_LIMIT_CALLS: positiveInt(100, 1_000_000),
   RATE_LIMIT_WINDOW_MS: positiveInt(5_000, 86_400_000).refine((ms) => ms % 1000 === 0, {
@@ -72,6 +78,8 @@ export interface JwtConfig {
    * the user tokens' key may sign too, so an operator's token never acts as a user of the tray API.
    */
   refusedAudience?: string;
+  /** Seconds after `iat` a token is accepted (JWT_MAX_TOKEN_AGE, ADMIN_JWT_MAX_TOKEN_AGE); `iat` is then required. */
+  maxTokenAge?: number;
 }
 
 interface JwtVariables {
@@ -81,6 +89,7 @@ interface JwtVariables {
   JWT_ALGORITHMS?: string[] | undefined;
   JWT_ISSUER?: string | undefined;
   JWT_AUDIENCE?: string | undefined;
+  JWT_MAX_TOKEN_AGE?: number | undefined;
 }
 
 function fail(variable: string, message: string): never {
@@ -121,11 +130,12 @@ export function resolveJwtConfig(vars: JwtVariables): JwtConfig {
     );
   }
   const requested = vars.JWT_ALGORITHMS;
-  const extra = { issuer: vars.JWT_ISSUER, audience: vars.JWT_AUDIENCE };
+  const extra = { issuer: vars.JWT_ISSUER, audience: vars.JWT_AUDIENCE, maxTokenAge: vars.JWT_MAX_TOKEN_AGE };
   const clean = (config: JwtConfig): JwtConfig => ({
     source: config.source,
     ...(extra.issuer === undefined ? {} : { issuer: extra.issuer }),
     ...(extra.audience === undefined ? {} : { audience: extra.audience }),
+    ...(extra.maxTokenAge === undefined ? {} : { maxTokenAge: extra.maxTokenAge }),
   });
   if (vars.JWT_SECRET !== undefined) {
     const algorithms = requested ?? ['HS256'];

@@ -2,7 +2,7 @@ import type { AdminPrincipal } from './admin-principal.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
-import type { TokenVerifier } from '../http/auth/create-token-verifier.ts';
+import { verifiedUntil, type TokenVerifier } from '../http/auth/create-token-verifier.ts';
 import type { AdminSession, AdminSessions } from './admin-sessions.ts';
 import { readCookie } from './read-cookie.ts';
 import { ADMIN_SESSION_COOKIE } from './session-cookie.ts';
@@ -40,9 +40,10 @@ export async function authenticateAdmin(token: string, options: AdminAuthOptions
   if (options.adminToken !== undefined && safeEqual(token, options.adminToken)) return { kind: 'token' };
   if (options.verifyAdminJwt === undefined) throw new AppError('UNAUTHORIZED', 'invalid admin token');
   try {
-    const { userId, claims } = await options.verifyAdminJwt(token);
-    // The verifier requires `exp`; it bounds any session opened with this token.
-    return { kind: 'jwt', subject: userId, expiresAt: (claims.exp ?? 0) * 1000 };
+    const verified = await options.verifyAdminJwt(token);
+    // The verifier requires `exp`; it (or ADMIN_JWT_MAX_TOKEN_AGE, when sooner) bounds any session
+    // opened with this token.
+    return { kind: 'jwt', subject: verified.userId, expiresAt: verifiedUntil(verified) ?? 0 };
   } catch (error) {
     // 503 (token keys unavailable) stands; any other failure is "not an admin".
     if (error instanceof AppError && error.kind === 'UNAVAILABLE') throw error;

@@ -99,10 +99,11 @@ export function createTrayApi(deps: TrayApiDeps): Express {
       { logger: deps.logger },
     ),
   );
-  app.use(createMetricsRouter(deps.registry, deps.metrics));
-  // Probes and scrapers above are never refused; every route below is, once an address has
-  // failed to authenticate too often.
+  // The probes above are never refused; every route below is, once an address has failed to
+  // authenticate too often. /metrics too: its wrong METRICS_TOKENs count like any other failure,
+  // so guessing it is limited like guessing a token (a local scraper uses METRICS_PORT, never refused).
   if (deps.failedAuth) app.use(refuseBlockedAddress(deps.failedAuth));
+  app.use(createMetricsRouter(deps.registry, deps.metrics));
   // The admin paths are documented on the admin listener only (createAdminApp).
   const openApi = createTrayOpenApiDocument();
   app.get('/openapi.json', (_req, res) => {

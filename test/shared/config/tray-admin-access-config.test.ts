@@ -119,6 +119,28 @@ describe('admin access configuration', () => {
       // Without admin JWTs there is no admin audience to refuse.
       expect(userJwtKeys(keys, undefined)).to.equal(keys);
     });
+    it('ADMIN_JWT_MAX_TOKEN_AGE bounds admin JWTs, JWT_MAX_TOKEN_AGE the user tokens only', async () => {
+      const issuedAgo = (seconds: number, key: string) =>
+        new SignJWT({})
+          .setProtectedHeader({ alg: 'HS256' })
+          .setSubject('ops-ana')
+          .setAudience('tray-admin')
+          .setIssuer('ops')
+          .setIssuedAt(Math.floor(Date.now() / 1000) - seconds)
+          .setExpirationTime('5m')
+          .sign(new TextEncoder().encode(key));
+      const bounded = verifierFor({ ADMIN_JWT_MAX_TOKEN_AGE: '10m' });
+      expect((await bounded(await issuedAgo(60, USER_KEY))).userId).to.equal('ops-ana');
+      await expect(bounded(await issuedAgo(3600, USER_KEY))).to.be.rejectedWith(
+        'token is older than the maximum token age',
+      );
+      // The user tokens' maximum is theirs: an admin JWT without iat is not refused for it.
+      const userBounded = verifierFor({ JWT_MAX_TOKEN_AGE: '60' });
+      expect((await userBounded(await adminToken(USER_KEY))).userId).to.equal('ops-ana');
+      expect(() => loadTrayConfig({ ADMIN_JWT_MAX_TOKEN_AGE: 'later' })).to.throw(
+        'ADMIN_JWT_MAX_TOKEN_AGE: expected',
+      );
+    });
     it('read ADMIN_JWT_JWKS_URL as a JWKS key source', () => {
       const config = loadTrayConfig({ ...pair, ADMIN_JWT_JWKS_URL: 'https://id.example/admin-jwks.json' });
       expect(resolveAdminJwt(config)?.source).to.deep.include({ kind: 'jwks' });

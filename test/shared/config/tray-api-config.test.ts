@@ -72,6 +72,35 @@ describe('tray API configuration', () => {
     });
   });
 
+  describe('JWT_MAX_TOKEN_AGE', () => {
+    it('is unset by default: no maximum token age, as before', () => {
+      expect(resolveJwtConfig(loadTrayConfig({ JWT_SECRET: SECRET }))).not.to.have.property('maxTokenAge');
+    });
+
+    for (const [value, seconds] of [
+      ['3600', 3600],
+      ['90s', 90],
+      ['30m', 1800],
+      ['24h', 86_400],
+      ['7d', 604_800],
+    ] as const) {
+      it(`reads ${value} as ${seconds} s and hands it to the verifier`, () => {
+        const config = loadTrayConfig({ JWT_SECRET: SECRET, JWT_MAX_TOKEN_AGE: value });
+        expect(config.JWT_MAX_TOKEN_AGE).to.equal(seconds);
+        expect(resolveJwtConfig(config).maxTokenAge).to.equal(seconds);
+      });
+    }
+
+    for (const value of ['0', 'soon', '1.5h', '-60', '24 hours', '1y']) {
+      it(`refuses ${JSON.stringify(value)}, naming the variable`, () => {
+        expect(() => loadTrayConfig({ JWT_SECRET: SECRET, JWT_MAX_TOKEN_AGE: value }))
+          .to.throw(ConfigError, 'JWT_MAX_TOKEN_AGE: expected')
+          .with.property('variables')
+          .that.deep.equals(['JWT_MAX_TOKEN_AGE']);
+      });
+    }
+  });
+
   describe('with bad values', () => {
     it('names each variable', () => {
       expect(() =>

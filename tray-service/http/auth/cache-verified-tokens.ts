@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { TokenVerifier, VerifiedToken } from './create-token-verifier.ts';
+import { verifiedUntil, type TokenVerifier, type VerifiedToken } from './create-token-verifier.ts';
 
 export interface VerifiedTokenCacheOptions {
   /** Most verifications kept; the oldest is forgotten first. */
@@ -25,8 +25,9 @@ const DEFAULT_MAX_AGE_MS = 60_000;
  *
  * - Only successes are kept: a forged, expired or unknown token is verified, refused and counted
  *   as a failed authentication every time.
- * - An entry ends at `exp` (as jose counts it: valid while now < exp), and no later than
- *   `maxAgeMs` after the verification.
+ * - An entry ends at `exp` (as jose counts it: valid while now < exp), or when the token becomes
+ *   older than a maximum token age if that comes first, and no later than `maxAgeMs` after the
+ *   verification.
  * - Keys are the SHA-256 of the token, so no bearer token is held in memory.
  * - Bans and the rate limit are checked on every request after this, cached or not.
  */
@@ -47,12 +48,12 @@ export function cacheVerifiedTokens(
       entries.delete(key);
     }
     const verified = await verify(token);
-    const { exp } = verified.claims;
+    const acceptedUntil = verifiedUntil(verified);
     const at = now();
-    if (typeof exp === 'number' && Number.isFinite(exp) && exp * 1000 > at) {
+    if (acceptedUntil !== undefined && acceptedUntil > at) {
       // Map keeps insertion order: the first key is the oldest, dropped when full.
       if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
-      entries.set(key, { verified, until: Math.min(exp * 1000, at + maxAgeMs) });
+      entries.set(key, { verified, until: Math.min(acceptedUntil, at + maxAgeMs) });
     }
     return verified;
   };

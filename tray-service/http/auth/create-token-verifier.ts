@@ -10,35 +10,41 @@ import {
 import type { KeyObject } from 'node:crypto';
 import type { JwtConfig } from '../../../shared/config/tray-api-config.ts';
 import { AppError } from '../../../shared/errors/app-error.ts';
-import { MAX_USER_ID_LENGTH } from '../../domain/id-limits.ts';
+import { isUsableUserId } from '../../domain/user-id.ts';
 
 export interface VerifiedToken {
   /** The caller's user id: the only source of "who is asking" (docs/contract.md#api-served). */
   userId: string;
   claims: JWTPayload;
+  /**
+   * With a maximum token age: when the token becomes too old (`iat` plus the maximum, epoch ms),
+   * which may be long before its `exp`.
+   */
+  ageEndsAt?: number;
+}
+
+/**
+ * Until when (epoch ms) a verified token stays accepted: its `exp`, or the end of its maximum age
+ * when that comes first. A cached verification, a live stream and an admin session end then.
+ */
+export function verifiedUntil(verified: VerifiedToken): number | undefined {
+  const { exp } = verified.claims;
+  const ends = [typeof exp === 'number' ? exp * 1000 : undefined, verified.ageEndsAt].filter(
+    (at): at is number => at !== undefined && Number.isFinite(at),
+  );
+  return ends.length === 0 ? undefined : Math.min(...ends);
 }
 
 export type TokenVerifier = (token: string) => Promise<VerifiedToken>;
 
 /**
- * Control characters (C0, DEL and C1: Unicode's Cc) never occur in a platform user id, and
- * PostgreSQL (behind FerretDB) cannot hold U+0000 in a document at all: such an id names nobody.
+ * The user id a token names: `sub`, else a `userId` claim (string, or a whole number some issuers
+ * use); an id no user can have (isUsableUserId) is skipped.
  */
-const CONTROL_CHARACTER = /\p{Cc}/u;
-/**
- * A lone surrogate (a JSON `\ud800` escape) is not text: the database driver and the worker's
- * storable JSON write it as U+FFFD, so "a\uD800", "a\uDFFF" and "a\uFFFD" would all read, mark and
- * delete one tray. Only well-formed ids name someone. A longer id than storage can index
- * (id-limits.ts) would be served its reads and then answered 500 by every write.
- */
-const usable = (id: string) =>
-  id !== '' && id.length <= MAX_USER_ID_LENGTH && id.isWellFormed() && !CONTROL_CHARACTER.test(id);
-
-/** The user id a token names: `sub`, else a `userId` claim (string, or a whole number some issuers use). */
 export function userIdFromClaims(claims: JWTPayload): string | undefined {
-  if (typeof claims.sub === 'string' && usable(claims.sub)) return claims.sub;
+  if (typeof claims.sub === 'string' && isUsableUserId(claims.sub)) return claims.sub;
   const userId = claims.userId;
-  if (typeof userId === 'string' && usable(userId)) return userId;
+  if (typeof userId === 'string' && isUsableUserId(userId)) return userId;
   if (typeof userId === 'number' && Number.isSafeInteger(userId)) return String(userId);
   return undefined;
 }
@@ -47,6 +53,9 @@ const invalidToken = { 'WWW-Authenticate': 'Bearer error="invalid_token"' };
 
 /** Client-facing reason for a rejected token; never echoes key material or library internals. */
 function reason(error: unknown): string {
+  // jose says JWTExpired of `iat` when the token is older than maxTokenAge, though its exp is not past.
+  if (error instanceof errors.JWTExpired && error.claim === 'iat')
+    return 'token is older than the maximum token age';
   if (error instanceof errors.JWTExpired) return 'token has expired';
   if (error instanceof errors.JWTClaimValidationFailed) return `token claim "${error.claim}" is invalid`;
   if (error instanceof errors.JOSEAlgNotAllowed) return 'token algorithm is not accepted';
@@ -105,7 +114,8 @@ function remoteKeys(url: URL, retryMs: number): JWTVerifyGetKey {
 /**
  * Builds the bearer-token check shared by the tray API and the admin API. The algorithm
  * list is explicit (so `alg: none` and HS/RS confusion are refused), `exp` is required, iss/aud
- * are checked when configured, and a token of `refusedAudience` is refused.
+ * and the maximum age since `iat` are checked when configured, and a token of `refusedAudience`
+ * is refused.
  */
 export function createTokenVerifier(config: JwtConfig, options: TokenVerifierOptions = {}): TokenVerifier {
   const { source } = config;
@@ -120,6 +130,8 @@ export function createTokenVerifier(config: JwtConfig, options: TokenVerifierOpt
     requiredClaims: ['exp'],
     ...(config.issuer === undefined ? {} : { issuer: config.issuer }),
     ...(config.audience === undefined ? {} : { audience: config.audience }),
+    // jose then requires `iat` too, and refuses one in the future.
+    ...(config.maxTokenAge === undefined ? {} : { maxTokenAge: config.maxTokenAge }),
   };
   return async (token) => {
     let claims: JWTPayload;
@@ -145,6 +157,10 @@ export function createTokenVerifier(config: JwtConfig, options: TokenVerifierOpt
         headers: invalidToken,
       });
     }
-    return { userId, claims };
+    const { maxTokenAge } = config;
+    // jose required an `iat` when there is a maximum age.
+    return maxTokenAge !== undefined && typeof claims.iat === 'number'
+      ? { userId, claims, ageEndsAt: (claims.iat + maxTokenAge) * 1000 }
+      : { userId, claims };
   };
 }

@@ -1,11 +1,11 @@
 import type { RequestHandler, Response } from 'express';
 import { AppError } from '../../../shared/errors/app-error.ts';
 import { bearerToken } from './bearer-token.ts';
-import type { TokenVerifier } from './create-token-verifier.ts';
+import { verifiedUntil, type TokenVerifier } from './create-token-verifier.ts';
 
 /**
  * Sets `res.locals.userId` from a verified bearer token, and `res.locals.tokenExpiresAt` (epoch
- * ms, from `exp`) so a long-lived response (a live stream) can end when the token does; 401 otherwise.
+ * ms: `exp`, or the end of a maximum token age when sooner) so a long-lived response (a live stream) can end when the token does; 401 otherwise.
  */
 export function requireUser(verify: TokenVerifier): RequestHandler {
   return async (req, res, next) => {
@@ -15,9 +15,10 @@ export function requireUser(verify: TokenVerifier): RequestHandler {
         headers: { 'WWW-Authenticate': 'Bearer' },
       });
     }
-    const { userId, claims } = await verify(token);
-    res.locals.userId = userId;
-    if (typeof claims.exp === 'number') res.locals.tokenExpiresAt = claims.exp * 1000;
+    const verified = await verify(token);
+    res.locals.userId = verified.userId;
+    const until = verifiedUntil(verified);
+    if (until !== undefined) res.locals.tokenExpiresAt = until;
     next();
   };
 }

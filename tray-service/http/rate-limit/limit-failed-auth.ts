@@ -33,12 +33,15 @@ export async function recordFailedAuth(limit: FailedAuthLimit, req: Request, log
 }
 
 /**
- * Counts every 401 the app answers (bearer token, stream ticket, admin token) against the
- * caller's address, then lets the error through unchanged, never turned into a 500.
+ * Counts every failed authentication the app answers (UNAUTHORIZED: a missing, forged or expired
+ * bearer token, stream ticket or admin token) against the caller's address, then lets the error
+ * through unchanged, never turned into a 500. A ban (BANNED, also 401) is not counted: its token
+ * verified, so it is no guess, and an app back end calling for all its users from one address
+ * would otherwise be refused for everyone by one banned user's calls.
  */
 export function countFailedAuth(limit: FailedAuthLimit, logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, _res, next) => {
-    if (!(error instanceof AppError) || error.status !== 401) {
+    if (!(error instanceof AppError) || error.kind !== 'UNAUTHORIZED') {
       next(error);
       return;
     }

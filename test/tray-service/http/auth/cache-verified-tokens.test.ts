@@ -50,6 +50,24 @@ describe('cacheVerifiedTokens', () => {
     expect(inner.calls).to.deep.equal(['good-ana', 'good-bob']);
   });
 
+  it('keeps a verification no longer than the token is young enough (JWT_MAX_TOKEN_AGE), though its exp is later', async () => {
+    const calls: string[] = [];
+    const inner: TokenVerifier = async (token) => {
+      calls.push(token);
+      if (clock >= NOW + 1_000)
+        throw new AppError('UNAUTHORIZED', 'token is older than the maximum token age');
+      return { userId: 'ana', claims: { sub: 'ana', exp: EXP }, ageEndsAt: NOW + 1_000 };
+    };
+    const verify = cacheVerifiedTokens(inner, { now });
+    await verify('good-ana');
+    clock += 999;
+    await verify('good-ana');
+    expect(calls).to.have.length(1);
+    clock += 1;
+    await expect(verify('good-ana')).to.be.rejectedWith(AppError, 'older than the maximum token age');
+    expect(calls).to.have.length(2);
+  });
+
   it('never keeps a refusal: a bad token is verified, and refused, on every call', async () => {
     const inner = countingVerifier();
     const verify = cacheVerifiedTokens(inner.verify, { now });

@@ -8,7 +8,10 @@ import request from 'supertest';
 import { resolveJwtConfig } from '../../../../shared/config/tray-api-config.ts';
 import { AppError } from '../../../../shared/errors/app-error.ts';
 import { cacheVerifiedTokens } from '../../../../tray-service/http/auth/cache-verified-tokens.ts';
-import { createTokenVerifier } from '../../../../tray-service/http/auth/create-token-verifier.ts';
+import {
+  createTokenVerifier,
+  verifiedUntil,
+} from '../../../../tray-service/http/auth/create-token-verifier.ts';
 import { MAX_TARGET_ID_LENGTH, MAX_USER_ID_LENGTH } from '../../../../tray-service/domain/id-limits.ts';
 import { createFailedAuthLimit } from '../../../../tray-service/http/rate-limit/failed-auth-limit.ts';
 import { startKeyServer, type KeyServer } from '../../../support/key-server.ts';
@@ -55,6 +58,35 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
       for (const sub of ['user-1\u0000', 'user-1\n', 'user-1\u007f', 'user-1\u0080', 'bob\u009b[31m']) {
         const token = await sign({}).setSubject(sub).setExpirationTime('1h').sign(secret);
         await expect(verify(token)).to.be.rejectedWith(AppError, 'token names no user');
+      }
+    });
+
+    it('rejects a look-alike user id: all whitespace, or holding an invisible format character or a line or paragraph separator', async () => {
+      const lookAlikes = [
+        '   ',
+        '\u00A0\u3000',
+        'alice\u200B',
+        'al\u200Dice',
+        '\uFEFFalice',
+        'ali\u00ADce',
+        '\u202Eecila',
+        '\u2067alice\u2069',
+        'alice\u2028',
+        'alice\u2029bob',
+      ];
+      for (const id of lookAlikes) {
+        for (const claims of [{ sub: id }, { userId: id }]) {
+          const token = await sign(claims).setExpirationTime('1h').sign(secret);
+          await expect(verify(token), JSON.stringify(claims)).to.be.rejectedWith(
+            AppError,
+            'token names no user',
+          );
+        }
+      }
+      // Spaces inside an id, and letters of any script, still name a user.
+      for (const id of ['ana maria', ' ana', 'ecila', 'أليس', 'émile']) {
+        const token = await sign({ sub: id }).setExpirationTime('1h').sign(secret);
+        expect((await verify(token)).userId).to.equal(id);
       }
     });
 
@@ -145,6 +177,64 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
     it('rejects a wrong audience', async () => {
       const token = await base().setIssuer('https://issuer').setAudience('other').sign(secret);
       await expect(verify(token)).to.be.rejectedWith(AppError, 'token claim "aud" is invalid');
+    });
+  });
+
+  describe('with JWT_MAX_TOKEN_AGE', () => {
+    const now = () => Math.floor(Date.now() / 1000);
+    /** Valid until the year 3000: only a maximum age bounds such a token. */
+    const farFuture = 32_503_680_000;
+    const verify = createTokenVerifier(
+      resolveJwtConfig({ JWT_SECRET: TEST_SECRET, JWT_MAX_TOKEN_AGE: 3600 }),
+    );
+
+    it('accepts a token issued within the maximum age, whatever its exp', async () => {
+      const token = await sign({ sub: 'u' })
+        .setIssuedAt(now() - 60)
+        .setExpirationTime(farFuture)
+        .sign(secret);
+      expect((await verify(token)).userId).to.equal('u');
+    });
+
+    it('says the token is accepted until iat plus the maximum age, not its exp, so a stream ends then', async () => {
+      const iat = now() - 60;
+      const token = await sign({ sub: 'u' }).setIssuedAt(iat).setExpirationTime(farFuture).sign(secret);
+      expect(verifiedUntil(await verify(token))).to.equal((iat + 3600) * 1000);
+      const soon = now() + 120;
+      const shortLived = await sign({ sub: 'u' }).setIssuedAt(iat).setExpirationTime(soon).sign(secret);
+      expect(verifiedUntil(await verify(shortLived))).to.equal(soon * 1000);
+    });
+
+    it('refuses a token issued longer ago than the maximum age, though its exp is far away', async () => {
+      const token = await sign({ sub: 'u' })
+        .setIssuedAt(now() - 3700)
+        .setExpirationTime(farFuture)
+        .sign(secret);
+      const error = await failureOf(verify(token));
+      expect(error.kind).to.equal('UNAUTHORIZED');
+      expect(error.message).to.equal('token is older than the maximum token age');
+    });
+
+    it('refuses a token without iat (its age is unknown) or issued in the future', async () => {
+      const noIat = await new SignJWT({ sub: 'u' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setExpirationTime('1h')
+        .sign(secret);
+      await expect(verify(noIat)).to.be.rejectedWith(AppError, 'token claim "iat" is invalid');
+      const future = await sign({ sub: 'u' })
+        .setIssuedAt(now() + 600)
+        .setExpirationTime('1h')
+        .sign(secret);
+      await expect(verify(future)).to.be.rejectedWith(AppError, 'token claim "iat" is invalid');
+    });
+
+    it('unset, keeps today’s rule: exp alone, however far, and iat optional', async () => {
+      const unbounded = createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET }));
+      const token = await new SignJWT({ sub: 'u' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setExpirationTime(farFuture)
+        .sign(secret);
+      expect((await unbounded(token)).userId).to.equal('u');
     });
   });
 

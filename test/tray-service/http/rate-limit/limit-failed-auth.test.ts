@@ -8,6 +8,8 @@ import { bearer, useTrayApi } from '../../api/support/api-harness.ts';
 import { ADMIN_TOKEN } from '../../admin/admin-fixtures.ts';
 import { createAdminApp } from '../../../../tray-service/admin/create-admin-app.ts';
 import type { TrayApiDeps } from '../../../../tray-service/api/create-tray-api.ts';
+import { startBanCache } from '../../../../tray-service/http/auth/ban-cache.ts';
+import { banKeys } from '../../../../tray-service/bans/ban-keys.ts';
 
 const LIMIT = 5;
 const forged = 'Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJtYWxsb3J5In0.forged-signature-xxxxxxxxxxxxxxxxxxxx';
@@ -70,6 +72,71 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
       .set('Authorization', await bearer('u-other'))
       .expect(200);
     await request(app).get('/healthz').set('X-Forwarded-For', '198.51.100.8').expect(200);
+  });
+
+  it("does not count a banned user's valid token: their calls never refuse the others at their address", async () => {
+    // A ban published in Redis as the worker does, and a ban cache that loaded it.
+    const banPrefix = uniqueName('bans');
+    const keys = banKeys(banPrefix);
+    await api.redis.sadd(keys.banned, 'u-banned');
+    await api.redis.incr(keys.version);
+    const bans = await startBanCache(api.redis, { prefix: banPrefix, refreshMs: 60_000, logger });
+    try {
+      // An app back end calling for all its users from one address.
+      const app = appWith(uniqueName('auth'), { bans });
+      const from = '198.51.100.20';
+      for (let i = 0; i <= LIMIT * 4; i += 1) {
+        const res = await request(app)
+          .get('/notifications/v3')
+          .set('X-Forwarded-For', from)
+          .set('Authorization', await bearer('u-banned'));
+        expect(res.status).to.equal(401);
+        expect(res.body.code).to.equal(401001);
+      }
+      await request(app)
+        .get('/notifications/v3')
+        .set('X-Forwarded-For', from)
+        .set('Authorization', await bearer('u-honest'))
+        .expect(200);
+      // Forged tokens from that address are still counted, and refused once over the limit.
+      for (let i = 0; i <= LIMIT; i += 1) {
+        await request(app).get('/notifications/v3').set('X-Forwarded-For', from).set('Authorization', forged);
+      }
+      expectRefused(
+        await request(app)
+          .get('/notifications/v3')
+          .set('X-Forwarded-For', from)
+          .set('Authorization', await bearer('u-honest')),
+      );
+    } finally {
+      bans.stop();
+    }
+  });
+
+  it('refuses METRICS_TOKEN guesses like any other once the address is over the limit', async () => {
+    const metricsToken = `metrics-${'m'.repeat(32)}`;
+    const app = appWith(uniqueName('auth'), { metrics: { kind: 'token', token: metricsToken } });
+    const from = '198.51.100.21';
+    for (let i = 0; i < LIMIT; i += 1) {
+      await request(app)
+        .get('/metrics')
+        .set('X-Forwarded-For', from)
+        .set('Authorization', `Bearer guess-${i}-${'x'.repeat(32)}`)
+        .expect(401);
+    }
+    await request(app).get('/metrics').set('X-Forwarded-For', from).set('Authorization', 'Bearer guess');
+    // No more guesses are answered, not even the right token, for a window.
+    expectRefused(
+      await request(app)
+        .get('/metrics')
+        .set('X-Forwarded-For', from)
+        .set('Authorization', `Bearer ${metricsToken}`),
+    );
+    await request(app)
+      .get('/metrics')
+      .set('X-Forwarded-For', '198.51.100.22')
+      .set('Authorization', `Bearer ${metricsToken}`)
+      .expect(200);
   });
 
   const adminAppWith = () =>
