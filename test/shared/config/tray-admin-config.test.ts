@@ -45,7 +45,12 @@ describe('admin and moderation configuration', () => {
       const result = await runScript(
         'tray-service/main.ts',
         [],
-        cleanEnv({ MODERATION_WORDS_FILE: '/nonexistent/words.txt' }),
+        // A valid key and storage: start-up checks those before it reads any file (nothing connects).
+        cleanEnv({
+          JWT_SECRET: 'k'.repeat(32),
+          DATABASE_URL: 'postgres://127.0.0.1:1/none',
+          MODERATION_WORDS_FILE: '/nonexistent/words.txt',
+        }),
       );
       expect(result.code).to.equal(1);
       expect(result.stderr).to.equal(
