@@ -113,6 +113,7 @@ describe('tray-service start-up with blocked words', function () {
         JWT_SECRET: 'x'.repeat(32),
         MODERATION_WORDS: 'spam,,eggs',
         REDIS_URL: 'redis://127.0.0.1:1',
+        DATABASE_URL: 'postgres://127.0.0.1:1/none',
       }),
     );
     expect(result.code).to.equal(1);
