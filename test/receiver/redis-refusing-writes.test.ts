@@ -29,6 +29,25 @@ async function deliver(receiver: TestReceiver, channelId: string): Promise<void>
 }
 
 /**
+ * Delivers one event, which must go to the spool, then waits until /readyz says why Redis is not
+ * ready (a check may first find the connection closed, while the refused writes keep dropping it),
+ * and returns that answer.
+ */
+async function refusalReported(receiver: TestReceiver, channelId: string): Promise<Readiness> {
+  await deliver(receiver, channelId);
+  expect(receiver.spool.depth(), 'the event is spooled').to.be.above(0);
+  let report: Readiness | undefined;
+  await waitFor(
+    async () => (report = await readiness(receiver)).redis.detail !== undefined,
+    5_000,
+    '/readyz to say why',
+  );
+  expect(report!.status).to.equal(503);
+  expect(report!.redis.ok).to.equal(false);
+  return report!;
+}
+
+/**
  * A Redis that answers PING but refuses writes: a primary demoted to a replica behind the same
  * address (READONLY), or one at maxmemory under noeviction (OOM). Every event is then spooled; the
  * receiver must not call itself ready meanwhile, and must become ready again once writes succeed.
@@ -72,19 +91,9 @@ describe('receiver while Redis refuses writes', function () {
         5_000,
         'the demotion',
       );
-      await deliver(current, 'ro-1');
-      expect(current.spool.depth(), 'the event is spooled').to.be.above(0);
-      // While the drainer's writes keep dropping the connection, a check may also find it closed.
-      let report: Readiness | undefined;
-      await waitFor(
-        async () => (report = await readiness(current)).redis.detail !== undefined,
-        5_000,
-        '/readyz to say why',
-      );
-      expect(report!.status).to.equal(503);
-      expect(report!.redis.ok).to.equal(false);
-      expect(JSON.stringify(report!.redis.detail)).to.match(/READONLY|replica/);
-      expect(JSON.stringify(report!.redis.detail)).not.to.include(server.url);
+      const report = await refusalReported(current, 'ro-1');
+      expect(JSON.stringify(report.redis.detail)).to.match(/READONLY|replica/);
+      expect(JSON.stringify(report.redis.detail)).not.to.include(server.url);
     } finally {
       await admin.call('REPLICAOF', 'NO', 'ONE');
     }
@@ -102,17 +111,8 @@ describe('receiver while Redis refuses writes', function () {
     expect((await readiness(current)).status).to.equal(200);
     await admin.config('SET', 'maxmemory', '1');
     try {
-      await deliver(current, 'oom-1');
-      expect(current.spool.depth(), 'the event is spooled').to.be.above(0);
-      let report: Readiness | undefined;
-      await waitFor(
-        async () => (report = await readiness(current)).redis.detail !== undefined,
-        5_000,
-        '/readyz to say why',
-      );
-      expect(report!.status).to.equal(503);
-      expect(report!.redis.ok).to.equal(false);
-      expect(JSON.stringify(report!.redis.detail)).to.include('OOM');
+      const report = await refusalReported(current, 'oom-1');
+      expect(JSON.stringify(report.redis.detail)).to.include('OOM');
     } finally {
       await admin.config('SET', 'maxmemory', '0');
     }
