@@ -25,6 +25,7 @@ import {
   type RemovedBody,
   type UpdatedBody,
 } from '../../http/api-schema/inbox-schemas.ts';
+import { emptyQuery } from '../../http/api-schema/tray-schemas.ts';
 
 export interface InboxRouterDeps {
   storage: Pick<TrayStorage, 'inbox' | 'engine'>;
@@ -96,7 +97,8 @@ export function createInboxRouter(deps: InboxRouterDeps): Router {
 
   router
     .route('/v3/mutes')
-    .get(...deps.readGuard, async (_req, res) => {
+    .get(...deps.readGuard, async (req, res) => {
+      parseInput(emptyQuery, req.query, 'query');
       const mutes = await listMutes(storage, callerId(res), now());
       await admitted(res);
       res.json({ data: mutes.map(publicMute) } satisfies MutesBody);

@@ -19,6 +19,7 @@ import { noInput } from '../../http/no-input.ts';
 import { parseInput } from '../../http/parse-input.ts';
 import { toNotificationRecord } from '../../http/to-notification-record.ts';
 import {
+  emptyQuery,
   historyV2Query,
   historyV3Query,
   readBody,
@@ -78,7 +79,8 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
 
   router
     .route('/v3')
-    .get(...deps.readGuard, async (_req, res) => {
+    .get(...deps.readGuard, async (req, res) => {
+      parseInput(emptyQuery, req.query, 'query');
       const counts = await inboxCounts(storage, callerId(res), now());
       await admitted(res);
       res.json({ data: counts } satisfies UnreadCountBody);

@@ -341,6 +341,12 @@ function inboxSuite(engine?: StorageEngine) {
       expect(await mutes('u-mute')).to.deep.equal([]);
     });
 
+    it('GET refuses a query parameter with 400 naming it', async () => {
+      const res = await call('u-mute-x', 'get', '/v3/mutes?targetType=user');
+      expect(res.status).to.equal(400);
+      expect(res.body.message).to.equal('query: unknown parameter targetType');
+    });
+
     it('names a parameter DELETE does not take as a parameter, and a field as a field', async () => {
       const byQuery = await call('u-mute-x', 'delete', '/v3/mutes?targetType=user&targetId=u-1&until=1');
       expect(byQuery.status).to.equal(400);

@@ -37,6 +37,20 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
       expect(res.body).to.deep.equal({ data: { totalUnreadCount: 2, totalUnseenCount: 2 } });
     });
 
+    // It takes no parameter: one sent for something it would ignore (another user's id) is refused.
+    it('refuses a query parameter with 400 naming it', async () => {
+      const res = await request(app())
+        .get('/notifications/v3?userId=someone-else')
+        .set('Authorization', await bearer(user))
+        .expect(400);
+      expect(res.body).to.deep.equal({
+        status: 'error',
+        code: 400001,
+        message: 'query: unknown parameter userId',
+      });
+      expectMatchesOpenApi(res, 'GET', '/notifications/v3');
+    });
+
     describe('after POST /notifications/v2/last-read', () => {
       it('counts only records updated after the last-read time', async () => {
         const lastRead = NOW - 30 * MIN;
