@@ -554,11 +554,14 @@ describe('tray API authentication', () => {
     }
   });
 
-  it('ignores a user id in the query or body: the token decides', async () => {
-    const res = await request(api.app())
+  it('never takes a user id from the query: it is refused, and the token decides', async () => {
+    const auth = `Bearer ${await tokenFor('caller')}`;
+    const refused = await request(api.app())
       .get('/notifications/v3?userId=victim')
-      .set('Authorization', `Bearer ${await tokenFor('caller')}`)
-      .expect(200);
+      .set('Authorization', auth)
+      .expect(400);
+    expect(refused.body.message).to.equal('query: unknown parameter userId');
+    const res = await request(api.app()).get('/notifications/v3').set('Authorization', auth).expect(200);
     expect(res.body.data.totalUnreadCount).to.equal(0);
   });
 
