@@ -43,7 +43,7 @@ export const mutationModules: Record<string, MutationModule> = {
     ],
   },
   messages: {
-    mutate: ['tray-service/messages/*.ts'],
+    mutate: ['tray-service/messages/*.ts', 'tray-service/domain/sanitize-name.ts'],
     // Every messages test except start-up.test.ts, which starts the tray service.
     spec: [
       'test/tray-service/messages/check-template.test.ts',
@@ -54,7 +54,7 @@ export const mutationModules: Record<string, MutationModule> = {
       'test/tray-service/messages/messages-en.test.ts',
       'test/tray-service/messages/negotiate-locale.test.ts',
       'test/tray-service/messages/read-catalogue-dir.test.ts',
-      'test/tray-service/messages/sanitize-name.test.ts',
+      'test/tray-service/domain/sanitize-name.test.ts',
     ],
   },
 };

@@ -3,7 +3,7 @@ import type { TrayRecord } from '../domain/tray-record.ts';
 /** What a record's message is made of: the fields any reader's record carries. */
 export type MessageFields = Pick<TrayRecord, 'verb' | 'feed' | 'mentionIn' | 'actors' | 'actorsCount'>;
 import type { ActorForm, Placeholder } from './message-keys.ts';
-import { sanitizeName } from './sanitize-name.ts';
+import { sanitizeName } from '../domain/sanitize-name.ts';
 
 export type MessageValues = Readonly<Record<Placeholder, string | number>>;
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { nameOrId } from '../../../tray-service/domain/display-name.ts';
-import { sanitizeName } from '../../../tray-service/messages/sanitize-name.ts';
+import { sanitizeName } from '../../../tray-service/domain/sanitize-name.ts';
 
 describe('nameOrId', () => {
   it('keeps a name as the payload gives it', () => {

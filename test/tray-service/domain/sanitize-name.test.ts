@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { sanitizeName } from '../../../tray-service/messages/sanitize-name.ts';
+import { sanitizeName } from '../../../tray-service/domain/sanitize-name.ts';
 
 describe('sanitizeName', () => {
   it('turns each run of line breaks and tabs into one space', () => {
