@@ -43,6 +43,7 @@ export const trayApiShape = {
   /** Accepted algorithms; default: HS256 for JWT_SECRET, the key's own for JWT_PUBLIC_KEY, RS256,ES256 for JWKS. */
   JWT_ALGORITHMS: algorithmList.optional(),
   JWT_ISSUER: z.string().optional(),
+  /** Required with JWT_JWKS_URL (resolveJwtConfig): a provider's key set signs its other applications' tokens too. */
   JWT_AUDIENCE: z.string().optional(),
   /**
    * The longest a user token is accepted after its `iat`, in seconds, which makes `iat` required;
@@ -158,6 +159,14 @@ export function resolveJwtConfig(vars: JwtVariables): JwtConfig {
       return fail('JWT_PUBLIC_KEY', 'expected a PEM public key (-----BEGIN PUBLIC KEY----- ...)');
     }
     return clean({ source: { kind: 'publicKey', key, algorithms: requested ?? [defaultAlgorithm(key)] } });
+  }
+  // A JWKS is often an identity provider's (a tenant's) key set, which signs the tokens of every
+  // application it serves: without an audience, theirs would pass here as users of this tray.
+  if (vars.JWT_AUDIENCE === undefined) {
+    fail(
+      'JWT_AUDIENCE',
+      'required with JWT_JWKS_URL: the key set also signs tokens for other applications of the same identity provider, and only the audience tells this tray’s apart',
+    );
   }
   return clean({
     source: {

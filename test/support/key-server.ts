@@ -11,11 +11,15 @@ export interface KeyServer {
   mode: 'ok' | '503' | 'not-json';
   requests: number;
   readonly url: string;
-  /** An RS256 token for `sub`, valid for an hour, naming `kid` (default the served key's). */
+  /** The `aud` its tokens carry unless `claims` says otherwise: JWT_JWKS_URL needs JWT_AUDIENCE. */
+  readonly audience: string;
+  /** An RS256 token for `sub` and `audience`, valid for an hour, naming `kid` (default the served key's). */
   sign(sub: string, options?: { kid?: string; claims?: JWTPayload }): Promise<string>;
   stop(): Promise<void>;
   start(): Promise<void>;
 }
+
+const KEY_SERVER_AUDIENCE = 'tray';
 
 export async function startKeyServer(): Promise<KeyServer> {
   const keys = await generateKeyPair('RS256', { extractable: true });
@@ -50,8 +54,9 @@ export async function startKeyServer(): Promise<KeyServer> {
       counters.requests = count;
     },
     url: `http://127.0.0.1:${port}/jwks.json`,
+    audience: KEY_SERVER_AUDIENCE,
     sign: (sub, { kid = 'k1', claims = {} } = {}) =>
-      new SignJWT({ ...claims, sub })
+      new SignJWT({ aud: KEY_SERVER_AUDIENCE, ...claims, sub })
         .setProtectedHeader({ alg: 'RS256', kid })
         .setExpirationTime('1h')
         .sign(keys.privateKey),

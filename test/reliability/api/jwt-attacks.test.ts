@@ -236,14 +236,14 @@ describe('tray API under JWT attacks', function () {
       const { port } = server.address() as AddressInfo;
       app = api.app({
         verifyToken: createTokenVerifier(
-          resolveJwtConfig({ JWT_JWKS_URL: `http://127.0.0.1:${port}/jwks.json` }),
+          resolveJwtConfig({ JWT_JWKS_URL: `http://127.0.0.1:${port}/jwks.json`, JWT_AUDIENCE: 'tray' }),
         ),
       });
     });
     after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
     const rs256 = (kid: unknown, key: PrivateKey) =>
-      new SignJWT({ sub: 'user-a', exp: nowSeconds() + 3600 })
+      new SignJWT({ sub: 'user-a', aud: 'tray', exp: nowSeconds() + 3600 })
         .setProtectedHeader({ alg: 'RS256', kid: kid as string })
         .sign(key);
 
@@ -271,7 +271,7 @@ describe('tray API under JWT attacks', function () {
       for (const kid of [{ $ne: null }, ['k1'], 1, null]) {
         await expectRefusedEverywhere(
           app,
-          handmade({ alg: 'RS256', kid }, { sub: 'user-a', exp: nowSeconds() + 60 }, 'AAAA'),
+          handmade({ alg: 'RS256', kid }, { sub: 'user-a', aud: 'tray', exp: nowSeconds() + 60 }, 'AAAA'),
         );
       }
     });
@@ -280,7 +280,7 @@ describe('tray API under JWT attacks', function () {
       const jwks = await res.text();
       await expectRefusedEverywhere(
         app,
-        await hs256({ sub: 'user-a', exp: nowSeconds() + 60 }, { kid: 'k1' }, jwks),
+        await hs256({ sub: 'user-a', aud: 'tray', exp: nowSeconds() + 60 }, { kid: 'k1' }, jwks),
       );
     });
     it('does not fetch the JWKS once per bad token (unknown kids cannot turn the API into a request amplifier)', () => {

@@ -153,6 +153,12 @@ describe('admin access configuration', () => {
         'ADMIN_JWT_SECRET, ADMIN_JWT_JWKS_URL: set at most one',
       ],
       [{ ADMIN_JWT_SECRET: ADMIN_KEY }, 'ADMIN_JWT_AUDIENCE: admin JWTs need both'],
+      // A JWKS of the operators' identity provider signs its other applications' tokens too: only
+      // the admin audience (always required) tells an admin JWT from theirs.
+      [
+        { ADMIN_JWT_JWKS_URL: 'https://id.example/jwks' },
+        'ADMIN_JWT_AUDIENCE: admin JWTs need both ADMIN_JWT_AUDIENCE and ADMIN_JWT_ISSUER',
+      ],
       [
         { ...pair, JWT_SECRET: USER_KEY, ADMIN_JWT_SECRET: USER_KEY },
         'ADMIN_JWT_SECRET: must differ from JWT_SECRET',

@@ -35,7 +35,9 @@ describe('tray API configuration', () => {
     });
 
     it('fails naming both when two key sources are set', () => {
-      expect(() => resolveJwtConfig({ JWT_SECRET: SECRET, JWT_JWKS_URL: 'https://idp/jwks' }))
+      expect(() =>
+        resolveJwtConfig({ JWT_SECRET: SECRET, JWT_JWKS_URL: 'https://idp/jwks', JWT_AUDIENCE: 'tray' }),
+      )
         .to.throw(ConfigError)
         .with.property('message')
         .that.includes('JWT_SECRET, JWT_JWKS_URL: set exactly one');
@@ -62,6 +64,31 @@ describe('tray API configuration', () => {
         .to.throw(ConfigError)
         .with.property('message')
         .that.includes('JWT_ALGORITHMS: HS256 is an HMAC algorithm');
+    });
+
+    it('refuses a JWKS URL without JWT_AUDIENCE, naming it: another application of the issuer would pass', () => {
+      const error = (() => {
+        try {
+          resolveJwtConfig({
+            JWT_JWKS_URL: 'https://idp.example/.well-known/jwks.json',
+            JWT_ISSUER: 'https://idp',
+          });
+        } catch (caught) {
+          return caught;
+        }
+        return undefined;
+      })();
+      expect(error).to.be.instanceOf(ConfigError);
+      expect((error as ConfigError).variables).to.deep.equal(['JWT_AUDIENCE']);
+      expect((error as ConfigError).message).to.match(
+        /JWT_AUDIENCE: required with JWT_JWKS_URL: .*other applications of the same identity provider/,
+      );
+    });
+
+    it('takes a JWKS URL with JWT_AUDIENCE', () => {
+      const config = resolveJwtConfig({ JWT_JWKS_URL: 'https://idp.example/jwks', JWT_AUDIENCE: 'tray' });
+      expect(config.source.kind).to.equal('jwks');
+      expect(config.audience).to.equal('tray');
     });
 
     it('refuses a PEM that is not a public key', () => {

@@ -168,7 +168,10 @@ describe('admin JWTs with ADMIN_JWT_JWKS_URL and the key server down', function 
         auth: {
           adminToken: ADMIN_TOKEN,
           verifyAdminJwt: createTokenVerifier(
-            { ...resolveJwtConfig({ JWT_JWKS_URL: keyServer.url }), ...ADMIN_JWT },
+            {
+              ...resolveJwtConfig({ JWT_JWKS_URL: keyServer.url, JWT_AUDIENCE: keyServer.audience }),
+              ...ADMIN_JWT,
+            },
             { keyRetryMs: 100 },
           ),
         },

@@ -11,3 +11,16 @@ describe('tray-service/main.ts without a token key', () => {
     );
   });
 });
+
+describe('tray-service/main.ts with JWT_JWKS_URL and no JWT_AUDIENCE', () => {
+  it('stops start-up with one line naming JWT_AUDIENCE', async () => {
+    const result = await runScript(
+      'tray-service/main.ts',
+      [],
+      cleanEnv({ JWT_JWKS_URL: 'https://idp.example/.well-known/jwks.json' }),
+    );
+    expect(result.code).to.equal(1);
+    expect(result.stderr.trim().split('\n')).to.have.lengthOf(1);
+    expect(result.stderr).to.include('JWT_AUDIENCE: required with JWT_JWKS_URL');
+  });
+});

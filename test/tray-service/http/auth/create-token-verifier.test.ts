@@ -316,9 +316,9 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
     it('verifies with the key the JWKS names', async () => {
       const { port } = server.address() as AddressInfo;
       const verify = createTokenVerifier(
-        resolveJwtConfig({ JWT_JWKS_URL: `http://127.0.0.1:${port}/jwks.json` }),
+        resolveJwtConfig({ JWT_JWKS_URL: `http://127.0.0.1:${port}/jwks.json`, JWT_AUDIENCE: 'tray' }),
       );
-      const token = await new SignJWT({ sub: 'jwks-user' })
+      const token = await new SignJWT({ sub: 'jwks-user', aud: 'tray' })
         .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
         .setExpirationTime('1h')
         .sign(keys.privateKey);
@@ -340,7 +340,10 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
     });
 
     const verifier = () =>
-      createTokenVerifier(resolveJwtConfig({ JWT_JWKS_URL: keyServer.url }), { keyRetryMs });
+      createTokenVerifier(
+        resolveJwtConfig({ JWT_JWKS_URL: keyServer.url, JWT_AUDIENCE: keyServer.audience }),
+        { keyRetryMs },
+      );
 
     for (const mode of ['503', 'not-json'] as const) {
       it(`answers a valid token with UNAVAILABLE, not a token error, when the key server answers ${mode}`, async () => {
@@ -577,7 +580,10 @@ describe('tray API authentication', () => {
       const limit = 3;
       const app = api.app({
         verifyToken: cacheVerifiedTokens(
-          createTokenVerifier(resolveJwtConfig({ JWT_JWKS_URL: keyServer.url }), { keyRetryMs }),
+          createTokenVerifier(
+            resolveJwtConfig({ JWT_JWKS_URL: keyServer.url, JWT_AUDIENCE: keyServer.audience }),
+            { keyRetryMs },
+          ),
         ),
         failedAuth: createFailedAuthLimit({
           redis: api.redis,
