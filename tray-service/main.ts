@@ -30,6 +30,7 @@ import { resolveJwtConfig } from '../shared/config/tray-api-config.ts';
 import { startBanCache } from './http/auth/ban-cache.ts';
 import { cacheVerifiedTokens } from './http/auth/cache-verified-tokens.ts';
 import { createTokenVerifier } from './http/auth/create-token-verifier.ts';
+import { createAdminJwtVerifier } from './admin/admin-jwt-verifier.ts';
 import { createTrayApi } from './api/create-tray-api.ts';
 import { createChangePublisher } from './live/change-publisher.ts';
 import { createEventAnnouncer } from './admin/event-announcer.ts';
@@ -171,7 +172,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
     communityMembers: storage.communityMembers,
     removalOutcomes: storage.removalOutcomes,
     queues: moderation.queue ? [queue, moderation.queue] : [queue],
-    verifyAdminJwt: adminJwt ? createTokenVerifier(adminJwtKeys(adminJwt, keys.source)) : undefined,
+    verifyAdminJwt: adminJwt ? createAdminJwtVerifier(adminJwtKeys(adminJwt, keys.source)) : undefined,
     // Replays run the worker's own apply path, with what the worker tells (bans, live changes).
     apply: {
       storage,

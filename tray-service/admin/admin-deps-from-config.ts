@@ -12,7 +12,7 @@ import type { BlockedWord } from '../domain/blocked-words.ts';
 import type { ApplyJobDeps } from '../use-cases/apply-job.ts';
 import type { AdminAppDeps } from './create-admin-app.ts';
 import type { RedisEventsFeed } from './redis-events-feed.ts';
-import type { TokenVerifier } from '../http/auth/create-token-verifier.ts';
+import type { AdminJwtVerifier } from './admin-jwt-verifier.ts';
 
 /** Builds the admin app's dependencies from the configuration (tray-service/main.ts). */
 export function adminDepsFromConfig(
@@ -27,7 +27,7 @@ export function adminDepsFromConfig(
     removalOutcomes?: RemovalOutcomesPort | undefined;
     queues: readonly Bull.Queue[];
     /** The admin JWT verifier (own audience and issuer), when ADMIN_JWT_* are set. */
-    verifyAdminJwt?: TokenVerifier | undefined;
+    verifyAdminJwt?: AdminJwtVerifier | undefined;
     /** The worker's apply path, for replays. */
     apply: ApplyJobDeps;
     /** The live tail's subscription. */

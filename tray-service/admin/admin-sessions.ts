@@ -10,7 +10,8 @@ import type { AdminPrincipal } from './admin-principal.ts';
  *
  * A session is bound to the credential that opened it: one opened with ADMIN_TOKEN holds a keyed
  * fingerprint of that token and ends when the configured token changes; one opened with an admin
- * JWT ends when that JWT expires (the record's lifetime is capped by its `exp`). Redis holds a hash
+ * JWT holds the fingerprint of what verified it (AdminJwtVerifier: the key, audience, issuer) and
+ * ends when that changes, or when the JWT expires (the record's lifetime is capped by its `exp`). Redis holds a hash
  * of the id, never the id itself nor a credential. Each session has a CSRF token of its own, which
  * the console sends back in `x-csrf-token` on every changing request (docs/operations.md#admin-authentication).
  */
@@ -36,7 +37,8 @@ export interface OpenedSession extends AdminSession {
 }
 
 type SessionRecord = { csrfToken: string; expiresAt: number } & (
-  { kind: 'token'; fingerprint: string } | { kind: 'jwt'; subject: string; jwtExpiresAt: number }
+  | { kind: 'token'; fingerprint: string }
+  | { kind: 'jwt'; subject: string; jwtExpiresAt: number; keyFingerprint: string }
 );
 
 export interface AdminSessionOptions {
@@ -47,8 +49,11 @@ export interface AdminSessionOptions {
   ttlMs: number;
   /** The ADMIN_TOKEN in force; sessions opened with another token are not accepted. */
   adminToken?: string | undefined;
-  /** Whether admin JWTs are accepted now; sessions opened with one end when they are not. */
-  adminJwts: boolean;
+  /**
+   * The fingerprint of what verifies admin JWTs now (AdminJwtVerifier.keyFingerprint); undefined:
+   * admin JWTs are off. Sessions opened with one end when it is not the one they hold.
+   */
+  adminJwtKey?: string | undefined;
 }
 
 const ID = /^[A-Za-z0-9_-]{43}$/;
@@ -78,6 +83,7 @@ export function createAdminSessions(options: AdminSessionOptions): AdminSessions
               kind: 'jwt',
               subject: principal.subject,
               jwtExpiresAt: principal.expiresAt,
+              keyFingerprint: options.adminJwtKey ?? '',
               csrfToken,
               expiresAt,
             };
@@ -96,7 +102,10 @@ export function createAdminSessions(options: AdminSessionOptions): AdminSessions
           ? { principal: { kind: 'token' }, ...session }
           : undefined;
       }
-      return options.adminJwts && record.jwtExpiresAt > now
+      // A record of an earlier version holds no fingerprint: it ends, as after a key change.
+      return options.adminJwtKey !== undefined &&
+        record.keyFingerprint === options.adminJwtKey &&
+        record.jwtExpiresAt > now
         ? {
             principal: { kind: 'jwt', subject: record.subject, expiresAt: record.jwtExpiresAt },
             ...session,

@@ -99,7 +99,7 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
     prefix: deps.sessionPrefix ?? 'tray-admin',
     ttlMs: deps.sessionTtlMs ?? 8 * 3600 * 1000,
     adminToken: deps.auth.adminToken,
-    adminJwts: deps.auth.verifyAdminJwt !== undefined,
+    adminJwtKey: deps.auth.verifyAdminJwt?.keyFingerprint,
   });
   const guard = { auth: deps.auth, sessions, mountPath, ...(deps.clock ? { clock: deps.clock } : {}) };
   // Everything here is an admin's (payloads, job data, sessions): nothing may stay in a browser's or

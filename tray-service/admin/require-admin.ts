@@ -2,7 +2,8 @@ import type { AdminPrincipal } from './admin-principal.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
-import { verifiedUntil, type TokenVerifier } from '../http/auth/create-token-verifier.ts';
+import { verifiedUntil } from '../http/auth/create-token-verifier.ts';
+import type { AdminJwtVerifier } from './admin-jwt-verifier.ts';
 import type { AdminSession, AdminSessions } from './admin-sessions.ts';
 import { readCookie } from './read-cookie.ts';
 import { ADMIN_SESSION_COOKIE } from './session-cookie.ts';
@@ -16,7 +17,7 @@ export interface AdminAuthOptions {
   /** The operators' shared bearer secret; undefined: not accepted. */
   adminToken?: string | undefined;
   /** Verifies admin JWTs (the admin audience and issuer); undefined: admin JWTs are not accepted. */
-  verifyAdminJwt?: TokenVerifier | undefined;
+  verifyAdminJwt?: AdminJwtVerifier | undefined;
 }
 
 /** Constant-time comparison of two strings of any length (hashing equalises the lengths). */

@@ -4,7 +4,7 @@ import { SignJWT } from 'jose';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { createRedis } from '../../../shared/redis/create-redis.ts';
 import { resolveJwtConfig } from '../../../shared/config/tray-api-config.ts';
-import { createTokenVerifier } from '../../../tray-service/http/auth/create-token-verifier.ts';
+import { createAdminJwtVerifier } from '../../../tray-service/admin/admin-jwt-verifier.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { createAdminApp, type AdminAppDeps } from '../../../tray-service/admin/create-admin-app.ts';
 import { DAY_MS } from '../../../shared/time/durations.ts';
@@ -76,7 +76,7 @@ export const expiresAtOf = (event: StoredEvent) =>
 
 /** An admin JWT: the tray API's key, but the admin audience and issuer (ADMIN_JWT_*). */
 export const ADMIN_JWT = { audience: 'tray-admin', issuer: 'admin-tests' };
-export const verifyAdminJwt = createTokenVerifier({
+export const verifyAdminJwt = createAdminJwtVerifier({
   ...resolveJwtConfig({ JWT_SECRET }),
   audience: ADMIN_JWT.audience,
   issuer: ADMIN_JWT.issuer,

@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createAdminOpenApiDocument } from '../../../tray-service/admin/api-schema/admin-api-schema.ts';
 import { resolveJwtConfig } from '../../../shared/config/tray-api-config.ts';
-import { createTokenVerifier } from '../../../tray-service/http/auth/create-token-verifier.ts';
+import { createAdminJwtVerifier } from '../../../tray-service/admin/admin-jwt-verifier.ts';
 import { createFailedAuthLimit } from '../../../tray-service/http/rate-limit/failed-auth-limit.ts';
 import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
 import { startKeyServer, type KeyServer } from '../../support/key-server.ts';
@@ -167,7 +167,7 @@ describe('admin JWTs with ADMIN_JWT_JWKS_URL and the key server down', function 
       deps: {
         auth: {
           adminToken: ADMIN_TOKEN,
-          verifyAdminJwt: createTokenVerifier(
+          verifyAdminJwt: createAdminJwtVerifier(
             {
               ...resolveJwtConfig({ JWT_JWKS_URL: keyServer.url, JWT_AUDIENCE: keyServer.audience }),
               ...ADMIN_JWT,
