@@ -4,7 +4,7 @@ import { pageSecurityHeaders } from '../../shared/http/security-headers.ts';
 import { mapDomainErrors } from '../http/map-domain-errors.ts';
 import { mapRedisErrors } from '../http/map-redis-errors.ts';
 import { mapStoreErrors } from '../http/map-store-errors.ts';
-import { countFailedAuth, refuseBlockedAddress } from '../http/rate-limit/limit-failed-auth.ts';
+import { countFailedAuth, refuseBlockedAddress } from '../../shared/http/limit-failed-auth.ts';
 import { createAdminOpenApiDocument } from './api-schema/admin-api-schema.ts';
 import { createAdminRouter, type AdminRouterDeps } from './create-admin-router.ts';
 

@@ -12,8 +12,8 @@ import { createReplayRouter } from './replay-router.ts';
 import { createStatsRouter } from './stats-router.ts';
 import { createTailRouter } from './tail-router.ts';
 import { Router } from 'express';
-import type { FailedAuthLimit } from '../http/rate-limit/failed-auth-limit.ts';
-import { recordFailedAuth } from '../http/rate-limit/limit-failed-auth.ts';
+import type { FailedAuthLimit } from '../../shared/http/failed-auth-limit.ts';
+import { recordFailedAuth } from '../../shared/http/limit-failed-auth.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import type {

@@ -1,5 +1,5 @@
-import ipaddr from 'ipaddr.js';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { addressKey, type FailedAuthLimit } from '../../../shared/http/failed-auth-limit.ts';
 import type { RedisClient } from '../../../shared/redis/create-redis.ts';
 
 export interface FailedAuthLimitOptions {
@@ -14,30 +14,10 @@ export interface FailedAuthLimitOptions {
 }
 
 /**
- * Failed authentications (a bad bearer token, an unknown stream ticket, a wrong admin token) per
- * source address. The count lives in Redis, so every API instance shares it; the refusal is kept
- * in memory on each instance that saw it, so a caller in good standing costs no Redis call at all
- * and a blocked address at most one more attempt per instance.
+ * The tray's limit on failed authentications. The count lives in Redis, so every API instance
+ * shares it; the refusal is kept in memory on each instance that saw it, so a caller in good
+ * standing costs no Redis call at all and a blocked address at most one more attempt per instance.
  */
-export interface FailedAuthLimit {
-  readonly points: number;
-  /** Milliseconds this address is still refused on this instance (0: it may try). */
-  blockedFor(address: string): number;
-  /** Counts one failure; resolves to the milliseconds the address is now refused (0: not yet). */
-  failed(address: string): Promise<number>;
-}
-
-/**
- * The key of an address: an IPv4 address itself, an IPv6 address by its /64, since one client
- * usually holds a whole /64 and could otherwise take a fresh address for every attempt.
- */
-export function addressKey(address: string): string {
-  if (!ipaddr.isValid(address)) return address;
-  const parsed = ipaddr.process(address);
-  if (parsed.kind() === 'ipv4') return parsed.toString();
-  return `${ipaddr.IPv6.networkAddressFromCIDR(`${parsed.toString()}/64`).toString()}/64`;
-}
-
 export function createFailedAuthLimit(options: FailedAuthLimitOptions): FailedAuthLimit {
   const now = options.now ?? Date.now;
   const duration = Math.max(1, Math.round(options.windowMs / 1000));

@@ -1,10 +1,16 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import { AppError } from '../../../shared/errors/app-error.ts';
-import type { Logger } from '../../../shared/logging/create-logger.ts';
+import { AppError } from '../errors/app-error.ts';
+import type { Logger } from '../logging/create-logger.ts';
 import type { FailedAuthLimit } from './failed-auth-limit.ts';
 
-/** The caller's address: the socket's, or what a trusted proxy reported (TRUST_PROXY, `trust proxy`). */
-const addressOf = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+/** Whose failures a request counts as: an address, keyed by addressKey. */
+export type AddressOf = (req: Request) => string;
+
+/**
+ * The caller's address as Express sees it: the socket's, or what a trusted proxy reported (the
+ * tray's TRUST_PROXY, as `trust proxy`). The receiver reads its own TRUST_PROXY instead.
+ */
+const expressAddress: AddressOf = (req) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
 
 const tooMany = (ms: number) =>
   new AppError('RATE_LIMITED', 'too many failed authentication attempts from this address; try again later', {
@@ -12,7 +18,10 @@ const tooMany = (ms: number) =>
   });
 
 /** Refuses an address over its failed-authentication limit, before any token is looked at. */
-export function refuseBlockedAddress(limit: FailedAuthLimit): RequestHandler {
+export function refuseBlockedAddress(
+  limit: FailedAuthLimit,
+  addressOf: AddressOf = expressAddress,
+): RequestHandler {
   return (req, _res, next) => {
     const ms = limit.blockedFor(addressOf(req));
     if (ms > 0) throw tooMany(ms);
@@ -24,7 +33,12 @@ export function refuseBlockedAddress(limit: FailedAuthLimit): RequestHandler {
  * Counts one failed authentication against the caller's address. A limiter that cannot count
  * (Redis and its fallback both failing) is logged; the failure is still answered as it was.
  */
-export async function recordFailedAuth(limit: FailedAuthLimit, req: Request, logger: Logger): Promise<void> {
+export async function recordFailedAuth(
+  limit: FailedAuthLimit,
+  req: Request,
+  logger: Logger,
+  addressOf: AddressOf = expressAddress,
+): Promise<void> {
   try {
     await limit.failed(addressOf(req));
   } catch (countError) {
@@ -39,12 +53,16 @@ export async function recordFailedAuth(limit: FailedAuthLimit, req: Request, log
  * verified, so it is no guess, and an app back end calling for all its users from one address
  * would otherwise be refused for everyone by one banned user's calls.
  */
-export function countFailedAuth(limit: FailedAuthLimit, logger: Logger): ErrorRequestHandler {
+export function countFailedAuth(
+  limit: FailedAuthLimit,
+  logger: Logger,
+  addressOf: AddressOf = expressAddress,
+): ErrorRequestHandler {
   return (error: unknown, req, _res, next) => {
     if (!(error instanceof AppError) || error.kind !== 'UNAUTHORIZED') {
       next(error);
       return;
     }
-    void recordFailedAuth(limit, req, logger).then(() => next(error));
+    void recordFailedAuth(limit, req, logger, addressOf).then(() => next(error));
   };
 }
