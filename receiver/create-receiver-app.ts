@@ -5,11 +5,13 @@ import { errorMiddleware, methodNotAllowed, notFound } from '../shared/http/erro
 import { createHealthRouter, type CheckResult } from '../shared/http/health-router.ts';
 import { helmetHeaders } from '../shared/http/helmet-headers.ts';
 import { securityHeaders } from '../shared/http/security-headers.ts';
+import { countFailedAuth, refuseBlockedAddress } from '../shared/http/limit-failed-auth.ts';
 import type { MetricsAccess } from '../shared/http/metrics-access.ts';
 import { createMetricsRouter } from '../shared/http/metrics-router.ts';
 import type { Logger } from '../shared/logging/create-logger.ts';
 import type { EncodedWebhookJob } from '../shared/queue/webhook-queue.ts';
 import { createWebhookHandler, type WebhookSettings } from './http/create-webhook-handler.ts';
+import { createMetricsGuessLimit, metricsCallerAddress } from './http/metrics-guess-limit.ts';
 import { webhookPathMatcher } from './http/webhook-path-matcher.ts';
 import type { ReceiverMetrics } from './receiver-metrics.ts';
 import type { Spool } from './spool/open-spool.ts';
@@ -82,8 +84,14 @@ export function createReceiverApp(deps: ReceiverDeps): RequestListener {
       { logger: deps.logger },
     ),
   );
+  // Guessing METRICS_TOKEN is limited per address, as on the tray's port; only /metrics is counted
+  // and refused, so an address over the limit still delivers webhooks and answers probes.
+  const guesses = deps.metrics.kind === 'token' ? createMetricsGuessLimit() : undefined;
+  const callerAddress = metricsCallerAddress(deps.settings.trustProxy);
+  if (guesses) app.use('/metrics', refuseBlockedAddress(guesses, callerAddress));
   app.use(createMetricsRouter(deps.registry, deps.metrics));
   app.use(notFound);
+  if (guesses) app.use('/metrics', countFailedAuth(guesses, deps.logger, callerAddress));
   app.use(errorMiddleware(deps.logger));
 
   // Nearly every request a receiver gets is a POST on the webhook path, written exactly so. It

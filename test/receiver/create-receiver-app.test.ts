@@ -14,6 +14,7 @@ import { encodeWebhookJob, webhookJobOptions } from '../../shared/queue/webhook-
 import { channelDidCreate, sign, signedHeaders, testSecret } from './support/signed-request.ts';
 import { queuedJobIds, useReceiver, type TestReceiver } from './support/use-receiver.ts';
 import { createRedisWriteHealth } from '../../receiver/store/redis-write-health.ts';
+import { METRICS_GUESS_LIMIT } from '../../receiver/http/metrics-guess-limit.ts';
 
 /** Runs `action` and asserts that the queue and the spool hold no more events afterwards. */
 async function expectNothingQueued(receiver: TestReceiver, action: () => Promise<unknown>) {
@@ -218,6 +219,62 @@ describe('receiver app', () => {
       for (const name of ['webhook_enqueue_duration_seconds_bucket', 'webhook_spool_depth']) {
         expect(after.text).to.include(name);
       }
+    });
+  });
+
+  describe('GET /metrics with METRICS_TOKEN: wrong guesses per address', () => {
+    const TOKEN = 'receiver-metrics-token-of-32-characters';
+    // Behind a proxy on loopback, so each call names its client in X-Forwarded-For.
+    const receiver = useReceiver({
+      metrics: { kind: 'token', token: TOKEN },
+      trustProxy: 'loopback',
+      allow: '198.51.100.0/24,203.0.113.0/24',
+    });
+    const scrape = (from: string, token: string) =>
+      request(receiver().app)
+        .get('/metrics')
+        .set('X-Forwarded-For', from)
+        .set('Authorization', `Bearer ${token}`);
+
+    it(`refuses an address with 429 after ${METRICS_GUESS_LIMIT} wrong tokens, even the right one then, and no other address`, async () => {
+      const guesser = '198.51.100.7';
+      for (let i = 0; i < METRICS_GUESS_LIMIT; i += 1) {
+        await scrape(guesser, `wrong-${i}`.padEnd(32, 'x')).expect(401);
+      }
+      // The guess over the limit is still answered as a wrong token; from then on the address is refused.
+      await scrape(guesser, 'one-more-wrong-guess-xxxxxxxxxxxxx').expect(401);
+      const refused = await scrape(guesser, TOKEN).expect(429);
+      expect(refused.body).to.deep.equal({
+        status: 'error',
+        code: 400311,
+        message: 'too many failed authentication attempts from this address; try again later',
+      });
+      expect(Number(refused.headers['retry-after'])).to.be.within(1, 60);
+      // Its /64 for IPv6, as on the tray; another address still scrapes.
+      await scrape('203.0.113.9', TOKEN).expect(200);
+    });
+
+    it('counts guesses with a malformed X-Forwarded-For apart, never against the proxy they came through', async () => {
+      for (let i = 0; i <= METRICS_GUESS_LIMIT; i += 1) await scrape('010.0.0.1', 'wrong'.padEnd(32, 'x'));
+      await scrape('not-an-address', TOKEN).expect(429);
+      // The proxy itself (loopback, no header) and the clients behind it scrape as before.
+      await request(receiver().app).get('/metrics').set('Authorization', `Bearer ${TOKEN}`).expect(200);
+      await scrape('198.51.100.20', TOKEN).expect(200);
+    });
+
+    it('never refuses a webhook delivery, nor the probes, from an address refused for /metrics', async () => {
+      const guesser = '198.51.100.8';
+      for (let i = 0; i <= METRICS_GUESS_LIMIT; i += 1) await scrape(guesser, 'wrong'.padEnd(32, 'x'));
+      await scrape(guesser, TOKEN).expect(429);
+      const body = channelDidCreate('metrics-guesser-1');
+      await request(receiver().app)
+        .post('/webhooks')
+        .set('X-Forwarded-For', guesser)
+        .set(signedHeaders(body))
+        .send(body)
+        .expect(200);
+      expect(await queuedJobIds(receiver())).to.include(sha256(body));
+      await request(receiver().app).get('/healthz').set('X-Forwarded-For', guesser).expect(200);
     });
   });
 

@@ -8,6 +8,7 @@ import { parseRegions } from '../../../receiver/allowlist/parse-regions.ts';
 import type { WebhookSettings } from '../../../receiver/http/create-webhook-handler.ts';
 import { loadReceiverConfig } from '../../../receiver/receiver-config.ts';
 import { wireReceiver, type Receiver } from '../../../receiver/wire-receiver.ts';
+import type { MetricsAccess } from '../../../shared/http/metrics-access.ts';
 import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
@@ -38,6 +39,8 @@ export interface ReceiverOptions {
   hungRedisReconnectMs?: number;
   /** Resolve before Redis answers (default: wait until the queue connection is ready). */
   noWait?: boolean;
+  /** Who may read /metrics on the receiver's port (default: anyone, as on METRICS_PORT). */
+  metrics?: MetricsAccess;
 }
 
 /** Settings as main.ts builds them from configuration, with test defaults. */
@@ -85,7 +88,7 @@ export async function startTestReceiver(
     settings: testSettings(options),
     logger: createLogger({ name: 'test', level: (process.env.TEST_LOG as 'debug') ?? 'silent' }),
     registry,
-    metrics: { kind: 'open' },
+    metrics: options.metrics ?? { kind: 'open' },
     drainIntervalMs: options.drainIntervalMs ?? 200,
     ...(options.hungRedisReconnectMs === undefined
       ? {}
