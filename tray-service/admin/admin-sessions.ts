@@ -11,8 +11,8 @@ import type { AdminPrincipal } from './admin-principal.ts';
  * A session is bound to the credential that opened it: one opened with ADMIN_TOKEN holds a keyed
  * fingerprint of that token and ends when the configured token changes; one opened with an admin
  * JWT holds the fingerprint of what verified it (AdminJwtVerifier: the key, audience, issuer) and
- * ends when that changes, or when the JWT expires (the record's lifetime is capped by its `exp`). Redis holds a hash
- * of the id, never the id itself nor a credential. Each session has a CSRF token of its own, which
+ * ends when that changes, or when the JWT expires (the record's lifetime is capped by its `exp`).
+ * Redis holds a hash of the id, never the id itself nor a credential. Each session has a CSRF token of its own, which
  * the console sends back in `x-csrf-token` on every changing request (docs/operations.md#admin-authentication).
  */
 export interface AdminSessions {
