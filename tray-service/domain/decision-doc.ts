@@ -19,6 +19,12 @@ export interface ModerationDecisionDoc {
   subject: { type: string; id: string };
   userId?: string;
   decidedAt: Date;
+  /**
+   * When storage drops it: its event's expiry (StoredEvent.expiresAt), so a decision about a
+   * user's content is kept exactly as long as the content itself. The purge leaves a decision
+   * still `pending` delivery until it is delivered or given up.
+   */
+  expiresAt: Date;
   delivery: DeliveryState;
   deliveryAttempts: number;
   deliveredAt?: Date;
@@ -34,7 +40,7 @@ export function decisionId(eventKey: string, rule: string, subject: { type: stri
 }
 
 export function toDecisionDoc(
-  event: { key: string; event: string; receivedAt: Date },
+  event: { key: string; event: string; receivedAt: Date; expiresAt: Date },
   rule: string,
   decision: ModerationDecision,
   options: { now: Date; delivery: 'off' | 'pending' },
@@ -55,6 +61,7 @@ export function toDecisionDoc(
     subject: decision.subject,
     ...(userId === undefined ? {} : { userId }),
     decidedAt: options.now,
+    expiresAt: event.expiresAt,
     delivery: options.delivery,
     deliveryAttempts: 0,
   };

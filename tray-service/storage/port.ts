@@ -283,7 +283,8 @@ export interface DecisionsFilter {
 
 export interface DecisionsPort {
   /**
-   * Inserts decisions not stored yet; an existing one (same id) is left exactly as it is. Each
+   * Inserts decisions not stored yet; an existing one (same id) is left as it is, but for a later
+   * `expiresAt`, which it takes (its event was stored anew: a redelivery of an expired one). Each
    * decided event's moderation outcome (StoredEvent.moderation) becomes the most severe action of
    * its decisions.
    */
@@ -487,6 +488,8 @@ export interface TrayStorage {
   readonly removalOutcomes?: RemovalOutcomesPort;
   /**
    * Deletes expired records and events now (readers already skip them); returns how many went.
+   * The events' moderation decisions go with them (each carries its event's expiry), except those
+   * still `pending` delivery, which stay until delivered or given up.
    * The PostgreSQL adapter purges every table past one that fails, then throws a PurgeError
    * (purge-error.ts) naming each table that failed.
    */

@@ -3,7 +3,12 @@ import { toDecisionDoc } from '../../../tray-service/domain/decision-doc.ts';
 import { MAX_EVENT_ID_LENGTH } from '../../../tray-service/domain/event-id.ts';
 
 describe('toDecisionDoc', () => {
-  const event = { key: 'ev-1', event: 'post.didCreate', receivedAt: new Date(0) };
+  const event = {
+    key: 'ev-1',
+    event: 'post.didCreate',
+    receivedAt: new Date(0),
+    expiresAt: new Date(86_400_000),
+  };
   const decide = (userId: string) =>
     toDecisionDoc(
       event,
@@ -17,5 +22,8 @@ describe('toDecisionDoc', () => {
   });
   it('keeps a user id of up to 128 characters', () => {
     expect(decide('u'.repeat(MAX_EVENT_ID_LENGTH))).to.include({ userId: 'u'.repeat(MAX_EVENT_ID_LENGTH) });
+  });
+  it('expires with its event: the expiry storage gave the event', () => {
+    expect(decide('u-1').expiresAt).to.deep.equal(event.expiresAt);
   });
 });

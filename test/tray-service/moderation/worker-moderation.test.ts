@@ -40,6 +40,22 @@ describe('moderation in the worker (onStored hook, docs/tray-engine.md step 4)',
     expect(items[0]!.subject).to.deep.equal({ type: 'post', id: 'p-mod' });
   });
 
+  it('keeps a decision as long as its event: the purge that deletes the event deletes it', async () => {
+    const job = await worker.deliver(withText(postEvent({ postId: 'p-expiring' }), 'more spam'));
+    const stored = await worker.storage.events.get(job.data.dedupeKey);
+    const { items } = await worker.storage.decisions.list({ eventKey: job.data.dedupeKey }, 10);
+    expect(items.map((decision) => decision.expiresAt)).to.deep.equal([stored!.expiresAt]);
+    await worker.storage.purgeExpired(new Date(stored!.expiresAt.getTime() - 1));
+    expect(
+      (await worker.storage.decisions.list({ eventKey: job.data.dedupeKey }, 10)).items,
+    ).to.have.lengthOf(1);
+    await worker.storage.purgeExpired(stored!.expiresAt);
+    expect(await worker.storage.events.get(job.data.dedupeKey)).to.equal(undefined);
+    expect((await worker.storage.decisions.list({ eventKey: job.data.dedupeKey }, 10)).items).to.deep.equal(
+      [],
+    );
+  });
+
   it('stores nothing for a clean post', async () => {
     const job = await worker.deliver(withText(postEvent({ postId: 'p-clean' }), 'a fine day'));
     const { items } = await worker.storage.decisions.list({ eventKey: job.data.dedupeKey }, 10);

@@ -7,6 +7,7 @@ import { ensureCollections } from './setup/ensure-collections.ts';
 import { createMongoLatestTimes } from './records/mongo-latest-times.ts';
 import { migrateRecordShape } from './records/migrate-record-shape.ts';
 import { migrateInboxState } from './records/migrate-inbox-state.ts';
+import { migrateDecisionExpiry } from './moderation/migrate-decision-expiry.ts';
 import { everyActionKeptSince } from './removals/kept-since.ts';
 import { createMongoRemovalOutcomes } from './removals/removal-outcomes.ts';
 import { createMongoBans } from './moderation/mongo-bans.ts';
@@ -31,8 +32,8 @@ export interface MongoStorageOptions {
 
 /**
  * The MongoDB adapter of the storage port (MongoDB 6+, tested on FerretDB 1.24): connects, makes
- * sure every collection has the indexes its queries need, brings records of an
- * older shape to the current one (once per database), and assembles each part of the port.
+ * sure every collection has the indexes its queries need, brings records and moderation decisions
+ * of an older shape to the current one (once per database), and assembles each part of the port.
  */
 export async function openMongoStorage(
   uri: string,
@@ -45,6 +46,7 @@ export async function openMongoStorage(
     await ensureCollections(db, trayCollections, { logger: options.logger });
     await migrateRecordShape(db, { retentionDays: options.retentionDays ?? 90 });
     await migrateInboxState(db);
+    await migrateDecisionExpiry(db);
     const keptSince = await everyActionKeptSince(db);
     const lastRead = createMongoLatestTimes(db, TRAY_READ_STATE, 'lastReadAt');
     return {

@@ -13,13 +13,15 @@ import {
   TRAY_REMOVAL_WORK,
   TRAY_REMOVAL_OUTCOMES,
   TRAY_REMOVAL_CHANGES,
+  MODERATION_DECISIONS,
 } from './collection-names.ts';
 import { purgeEach } from '../purge-each.ts';
+import { purgeExpiredDecisions } from './moderation/purge-expired-decisions.ts';
 import { PurgeError } from '../purge-error.ts';
 
 /**
  * Deletes expired records (90 days after lastUpdate by default), events and their per-minute
- * rollups, group actors, kept actions, write claims, ended mute spans and stale mute locks, removals' tombstones, work notes and outcomes: every document whose `expiresAt` has passed, through the same `expiresAt` index as the
+ * rollups and moderation decisions, group actors, kept actions, write claims, ended mute spans and stale mute locks, removals' tombstones, work notes and outcomes: every document whose `expiresAt` has passed, through the same `expiresAt` index as the
  * TTL deletes. On MongoDB the TTL monitor deletes them anyway, once a minute; this is the port's
  * purge on demand, and the only expiry on a server that refuses TTL indexes (FerretDB). Readers
  * filter `expiresAt > now` too, so an expired record is never returned meanwhile.
@@ -46,7 +48,17 @@ export async function purgeExpired(db: Db, now = new Date()): Promise<{ records:
     ].map(step),
     TRAY_RECORDS,
   );
-  const events = await purgeEach([EVENTS, EVENT_MINUTES, EVENT_LAG_MINUTES].map(step), EVENTS);
+  // The events' moderation decisions expire with them, but in batches and never while pending
+  // delivery (purge-expired-decisions.ts).
+  const events = await purgeEach(
+    [
+      step(EVENTS),
+      { table: MODERATION_DECISIONS, purge: () => purgeExpiredDecisions(db, now) },
+      step(EVENT_MINUTES),
+      step(EVENT_LAG_MINUTES),
+    ],
+    EVENTS,
+  );
   const purged = { records: records.purged, events: events.purged };
   const failures = [...records.failures, ...events.failures];
   if (failures.length > 0) throw new PurgeError(failures, purged);

@@ -20,6 +20,7 @@ interface DecisionRow {
   subject_id: string;
   user_id: string | null;
   decided_at: Date;
+  expires_at: Date;
   delivery: DeliveryState;
   delivery_attempts: number;
   delivered_at: Date | null;
@@ -27,7 +28,7 @@ interface DecisionRow {
 }
 
 const COLUMNS = `id, event_key, event, event_received_at, rule, action, reason, subject_type, subject_id,
-  user_id, decided_at, delivery, delivery_attempts, delivered_at, last_error`;
+  user_id, decided_at, expires_at, delivery, delivery_attempts, delivered_at, last_error`;
 
 /** The longest error text kept with a decision (a failed delivery's answer can be a whole page). */
 const MAX_ERROR = 500;
@@ -44,6 +45,7 @@ function toDecision(row: DecisionRow): ModerationDecisionDoc {
     subject: { type: row.subject_type, id: row.subject_id },
     ...(row.user_id === null ? {} : { userId: row.user_id }),
     decidedAt: row.decided_at,
+    expiresAt: row.expires_at,
     delivery: row.delivery,
     deliveryAttempts: row.delivery_attempts,
     ...(row.delivered_at === null ? {} : { deliveredAt: row.delivered_at }),
@@ -78,6 +80,8 @@ export function createPostgresDecisions(pool: pg.Pool): DecisionsPort {
       const batch = [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       if (batch.length === 0) return;
       const column = <T>(pick: (decision: ModerationDecisionDoc) => T) => batch.map(pick);
+      // A decision saved again keeps everything it has, but a later expiry: its event was stored
+      // anew (a redelivery of an expired one), and the decision lives as long as the event.
       // The decided events' outcome, in the same statement: it only ever grows more severe, so
       // saving decisions again (a re-moderated event) leaves it as it is.
       const outcomes = [...outcomesByEvent(batch)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -86,11 +90,12 @@ export function createPostgresDecisions(pool: pg.Pool): DecisionsPort {
           `WITH saved AS (
              INSERT INTO moderation_decisions (${COLUMNS})
              SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[],
-               $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::text[], $13::integer[],
-               $14::timestamptz[], $15::text[])
-             ON CONFLICT (id) DO NOTHING)
+               $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::timestamptz[],
+               $13::text[], $14::integer[], $15::timestamptz[], $16::text[])
+             ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at
+               WHERE moderation_decisions.expires_at < EXCLUDED.expires_at)
            UPDATE stored_events e SET moderation = o.action
-           FROM unnest($16::text[], $17::text[]) AS o(key, action)
+           FROM unnest($17::text[], $18::text[]) AS o(key, action)
            WHERE e.key = o.key AND e.moderation <> o.action
              AND (e.moderation = 'none' OR o.action = 'ban-request')`,
           [
@@ -105,6 +110,7 @@ export function createPostgresDecisions(pool: pg.Pool): DecisionsPort {
             column((d) => d.subject.id),
             column((d) => d.userId ?? null),
             column((d) => d.decidedAt),
+            column((d) => d.expiresAt),
             column((d) => d.delivery),
             column((d) => d.deliveryAttempts),
             column((d) => d.deliveredAt ?? null),

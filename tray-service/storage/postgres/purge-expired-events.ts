@@ -1,13 +1,20 @@
 import type pg from 'pg';
 import { purgeEach, type PurgeOutcome } from '../purge-each.ts';
-import { purgeInBatches } from './purge-in-batches.ts';
+import { purgeInBatches, type ExpiringTable } from './purge-in-batches.ts';
 
 /** Events deleted per statement: short statements, short locks, bounded WAL per transaction. */
 export const PURGE_BATCH = 1_000;
 
 /**
+ * The moderation decisions, which expire with their event (the expiry copied from it when saved,
+ * migration 0012), except those still `pending` delivery: a retry may be hours away, and the
+ * delivery reads the decision it sends. Delivered or given up (`failed`), the next purge takes them.
+ */
+const DECISIONS: ExpiringTable = { table: 'moderation_decisions', key: 'id', only: "delivery <> 'pending'" };
+
+/**
  * Deletes the events expired at `now`, in batches read from the expiry index (oldest expiry
- * first), until none is left, then the per-minute rollups whose events have all expired; returns
+ * first), until none is left, then their moderation decisions and the per-minute rollups whose events have all expired; returns
  * how many events went, and the tables it could not purge. Readers skip expired events already,
  * so the purge only reclaims space and may run late or be interrupted.
  *
@@ -31,6 +38,7 @@ export async function purgeExpiredEvents(
         table: 'stored_events',
         purge: () => purgeInBatches(pool, { table: 'stored_events', key: 'key' }, now, batch),
       },
+      { table: DECISIONS.table, purge: () => purgeInBatches(pool, DECISIONS, now, batch) },
       // A few thousand rows a day each: one statement apiece.
       ...['stored_event_minutes', 'stored_event_lag_minutes'].map((table) => ({
         table,

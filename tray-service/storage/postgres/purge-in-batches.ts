@@ -4,6 +4,11 @@ import type pg from 'pg';
 export interface ExpiringTable {
   readonly table: string;
   readonly key: string;
+  /**
+   * A fixed condition rows must meet besides their expiry to go (SQL, no parameters): the
+   * condition of the table's partial expiry index, so a batch reads that index alone.
+   */
+  readonly only?: string;
 }
 
 /**
@@ -17,15 +22,16 @@ export interface ExpiringTable {
  */
 export async function purgeInBatches(
   pool: pg.Pool,
-  { table, key }: ExpiringTable,
+  { table, key, only }: ExpiringTable,
   before: Date | number,
   batch: number,
 ): Promise<number> {
   let purged = 0;
+  const also = only === undefined ? '' : ` AND ${only}`;
   for (;;) {
     const { rowCount } = await pool.query(
       `DELETE FROM ${table} WHERE (${key}) IN (
-         SELECT ${key} FROM ${table} WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2
+         SELECT ${key} FROM ${table} WHERE expires_at <= $1${also} ORDER BY expires_at LIMIT $2
          FOR UPDATE SKIP LOCKED)`,
       [before, batch],
     );

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { ModerationDecisionDoc } from '../../../../tray-service/domain/decision-doc.ts';
+import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { MINUTE } from './case-fixtures.ts';
 import { conformanceCase } from './conformance-case.ts';
 
@@ -22,6 +23,7 @@ function decision(
     subject: { type: 'comment', id: `cm-${n}` },
     userId: id(`u-${n % 3}`),
     decidedAt: new Date(base - (n === 3 ? 2 : n) * MINUTE),
+    expiresAt: new Date(base + 30 * DAY_MS),
     delivery: 'pending',
     deliveryAttempts: 0,
     ...overrides,
@@ -99,5 +101,54 @@ conformanceCase(
         (d) => d.id,
       ),
     ).to.deep.equal([two.id]);
+  },
+);
+
+conformanceCase(
+  'decisions: purged with their event (the expiry they were saved with), never while delivery is pending',
+  async (context) => {
+    const storage = await context.isolated();
+    const { id } = context;
+    const now = new Date(Math.floor(Date.now() / MINUTE) * MINUTE);
+    const expired = new Date(now.getTime() - DAY_MS);
+    const live = new Date(now.getTime() + DAY_MS);
+    const off = decision(id, 1, { delivery: 'off', expiresAt: expired });
+    const pending = decision(id, 2, { expiresAt: expired });
+    const failing = decision(id, 3, { expiresAt: expired });
+    const delivered = decision(id, 4, { expiresAt: expired });
+    const kept = decision(id, 5, { delivery: 'off', expiresAt: live });
+    await storage.decisions.saveAll([off, pending, failing, delivered, kept]);
+    await storage.decisions.markDelivered(delivered.id, 1, now);
+    await storage.decisions.markAttemptFailed(failing.id, 1, 'HTTP 500', false);
+    const remaining = async () => (await storage.decisions.list({}, 10)).items.map((one) => one.id).sort();
+
+    await storage.purgeExpired(now);
+    // Still pending (a retry to come): kept past its expiry, so the delivery finds it.
+    expect(await remaining()).to.deep.equal([pending.id, failing.id, kept.id].sort());
+    expect(await storage.decisions.get(pending.id)).to.deep.equal(pending);
+
+    // Delivered, or given up: the next purge takes it.
+    await storage.decisions.markDelivered(pending.id, 1, now);
+    await storage.decisions.markAttemptFailed(failing.id, 2, 'HTTP 500', true);
+    await storage.purgeExpired(now);
+    expect(await remaining()).to.deep.equal([kept.id]);
+    expect(await storage.decisions.get(kept.id)).to.deep.equal(kept);
+  },
+);
+
+conformanceCase(
+  'decisions: saved again with a later expiry (their event stored anew) they live as long as it',
+  async (context) => {
+    const storage = await context.isolated();
+    const { id } = context;
+    const now = new Date(Math.floor(Date.now() / MINUTE) * MINUTE);
+    const one = decision(id, 1, { delivery: 'off', expiresAt: new Date(now.getTime() - DAY_MS) });
+    await storage.decisions.saveAll([one]);
+    const renewed = new Date(now.getTime() + 30 * DAY_MS);
+    await storage.decisions.saveAll([{ ...one, reason: 'changed', expiresAt: renewed }]);
+    // An earlier expiry never shortens it.
+    await storage.decisions.saveAll([{ ...one, expiresAt: new Date(now.getTime() - 2 * DAY_MS) }]);
+    await storage.purgeExpired(now);
+    expect(await storage.decisions.get(one.id)).to.deep.equal({ ...one, expiresAt: renewed });
   },
 );

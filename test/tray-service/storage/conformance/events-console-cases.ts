@@ -3,6 +3,7 @@ import type { ModerationDecisionDoc } from '../../../../tray-service/domain/deci
 import type { ModerationAction } from '../../../../tray-service/domain/moderation-action.ts';
 import type { StoredEvent } from '../../../../tray-service/domain/stored-event.ts';
 import type { EventOutcome, TrayStorage } from '../../../../tray-service/storage/port.ts';
+import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { MINUTE } from './case-fixtures.ts';
 import { conformanceCase } from './conformance-case.ts';
 
@@ -41,6 +42,7 @@ function decision(eventKey: string, n: number, action: ModerationAction): Modera
     reason: 'r',
     subject: { type: 'comment', id: `cm-${n}` },
     decidedAt: received(1),
+    expiresAt: new Date(received(0).getTime() + 7 * DAY_MS),
     delivery: 'off',
     deliveryAttempts: 0,
   };

@@ -276,6 +276,7 @@ describe('openMongoStorage: the storage port on MongoDB', function () {
         reason: 'word',
         subject: { type: 'post', id: 'p-1' },
         decidedAt: new Date(now),
+        expiresAt: new Date(now + 30 * DAY_MS),
         delivery: 'pending' as const,
         deliveryAttempts: 0,
       };

@@ -57,7 +57,9 @@ describe("the tray service's collections (ensureCollections at start-up)", () =>
     ]);
     expect(await names(EVENTS)).to.include.members(['admin_received_desc', 'expiry']);
     expect(await names(TRAY_RECORD_CLAIMS)).to.include('expiry');
-    expect(await names(MODERATION_DECISIONS)).to.have.lengthOf(7);
+    expect(await names(MODERATION_DECISIONS))
+      .to.include('expiry')
+      .and.to.have.lengthOf(8);
   });
 
   it("reports TTL only where the server made the worker's expiry indexes TTL ones", async () => {

@@ -23,6 +23,7 @@ function decision(id: string, overrides: Partial<ModerationDecisionDoc> = {}): M
     subject: { type: 'comment', id: `cm-${id}` },
     userId: 'u-eve',
     decidedAt: new Date(t0),
+    expiresAt: new Date(t0 + 30 * 86_400_000),
     delivery: 'pending',
     deliveryAttempts: 0,
     ...overrides,

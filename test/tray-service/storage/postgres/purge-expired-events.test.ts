@@ -63,6 +63,7 @@ describe('storage/postgres purgeExpiredEvents', () => {
     }
     expect(expiryIndexes).to.deep.equal([
       'stored_events_expiry',
+      'moderation_decisions_expiry',
       'stored_event_minutes_expiry',
       'stored_event_lag_minutes_expiry',
     ]);

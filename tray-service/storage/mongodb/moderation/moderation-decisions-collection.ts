@@ -23,6 +23,15 @@ export const moderationDecisionsCollection: CollectionSpec = {
       serves: '... ?delivery= (e.g. failed deliveries an operator should look at)',
     },
     {
+      // No TTL (unlike the other collections' expiry indexes): the server's TTL monitor would also
+      // delete decisions still pending delivery, and a TTL index limited to the others needs a
+      // partial filter FerretDB 1.24 does not take. The periodic purge alone expires them
+      // (purge-expired-decisions.ts), in batches read from this index.
+      name: 'expiry',
+      key: { expiresAt: 1 },
+      serves: 'purgeExpired: the expired decisions, oldest expiry first (pending ones left)',
+    },
+    {
       name: 'event_key',
       key: { eventKey: 1 },
       serves: '... ?eventKey= (the decisions about one stored event)',

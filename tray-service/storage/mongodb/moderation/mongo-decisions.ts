@@ -36,7 +36,10 @@ export function decisionsQuery(filter: DecisionsFilter, after?: PageKey): Filter
 export function createMongoDecisions(db: Db): DecisionsPort {
   const decisions = db.collection<DecisionDocument>(MODERATION_DECISIONS);
   return {
-    /** Inserts decisions not stored yet (an existing one is left as it is) and marks their events' outcome. */
+    /**
+     * Inserts decisions not stored yet (an existing one is left as it is, but for a later expiry)
+     * and marks their events' outcome.
+     */
     async saveAll(docs: readonly ModerationDecisionDoc[]): Promise<void> {
       if (docs.length === 0) return;
       const ops: AnyBulkWriteOperation<DecisionDocument>[] = docs.map(({ id, ...rest }) => ({
@@ -48,6 +51,19 @@ export function createMongoDecisions(db: Db): DecisionsPort {
         // Two workers upserting the same new decision at once: one insert loses the race on _id,
         // and the decision is stored either way.
         if (!onlyDuplicateKeys(error)) throw error;
+      }
+      // A decision saved again whose event was stored anew (a redelivery of an expired one) lives
+      // as long as the event. Only those with an earlier expiry are written: FerretDB's updates
+      // rewrite the whole document, and one written for nothing could undo a delivery's mark.
+      const byExpiry = new Map<number, string[]>();
+      for (const doc of docs)
+        byExpiry.set(doc.expiresAt.getTime(), [...(byExpiry.get(doc.expiresAt.getTime()) ?? []), doc.id]);
+      for (const [expiry, ids] of byExpiry) {
+        const expiresAt = new Date(expiry);
+        await decisions.updateMany(
+          { _id: { $in: ids }, expiresAt: { $lt: expiresAt } },
+          { $set: { expiresAt } },
+        );
       }
       // Then each decided event's outcome, which only grows more severe: a flag never replaces a
       // ban request, so saving decisions again leaves it as it is. Single-document updateManys

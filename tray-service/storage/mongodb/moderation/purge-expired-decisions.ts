@@ -1,0 +1,37 @@
+import type { Db } from 'mongodb';
+import type { ModerationDecisionDoc } from '../../../domain/decision-doc.ts';
+import { MODERATION_DECISIONS } from '../collection-names.ts';
+
+/** Decisions deleted per round: short deletes, as the PostgreSQL adapter's batches. */
+export const PURGE_DECISIONS_BATCH = 1_000;
+
+/**
+ * Deletes the moderation decisions expired at `now` (their event's expiry, copied when saved),
+ * oldest expiry first, a batch at a time from the `expiry` index, until none is left; returns how
+ * many went. A decision still `pending` delivery stays until it is delivered or given up: a retry
+ * may be hours away, and the delivery reads the decision it sends. The delete repeats the
+ * conditions, so a decision whose expiry a save moved on since the read stays.
+ */
+export async function purgeExpiredDecisions(
+  db: Db,
+  now: Date,
+  batch = PURGE_DECISIONS_BATCH,
+): Promise<number> {
+  const decisions = db.collection<Pick<ModerationDecisionDoc, 'expiresAt' | 'delivery'> & { _id: string }>(
+    MODERATION_DECISIONS,
+  );
+  const expired = { expiresAt: { $lte: now }, delivery: { $ne: 'pending' as const } };
+  let purged = 0;
+  for (;;) {
+    const ids = (
+      await decisions
+        .find(expired, { projection: { _id: 1 } })
+        .sort({ expiresAt: 1 })
+        .limit(batch)
+        .toArray()
+    ).map((doc) => doc._id);
+    if (ids.length === 0) return purged;
+    purged += (await decisions.deleteMany({ _id: { $in: ids }, ...expired })).deletedCount;
+    if (ids.length < batch) return purged;
+  }
+}
