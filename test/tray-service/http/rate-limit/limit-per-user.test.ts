@@ -10,6 +10,7 @@ import { freePort, startRedis, type LocalServer } from '../../../../scripts/lib/
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
 import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
+import { waitFor } from '../../../support/wait-for.ts';
 import { seedRecords } from '../../../support/seed-tray.ts';
 import { bearer, useTrayApi } from '../../api/support/api-harness.ts';
 
@@ -179,6 +180,39 @@ describe('per-user rate limit while its Redis is unreachable', function () {
     }
     const res = await request(app).get('/notifications/v3').set('Authorization', auth).expect(429);
     expect(res.body).to.deep.equal({ status: 'error', code: 400311, message: 'RateLimit Exceed' });
+  });
+
+  it('counts a call whose count was in flight when Redis stopped once, in memory', async () => {
+    redis = createRedis((await startServer()).url);
+    const { app, auth } = await limitedApp('in-flight');
+    await ready();
+    await request(app).get('/notifications/v3').set('Authorization', auth).expect(200);
+    // The next count is held at the server (a paused write) until Redis stops under it.
+    const admin = createRedis(`redis://127.0.0.1:${port}`);
+    admin.on('error', () => undefined);
+    try {
+      await admin.call('CLIENT', 'PAUSE', '600000', 'WRITE');
+      const heldAnswer = request(app)
+        .get('/notifications/v3')
+        .set('Authorization', auth)
+        .then((res) => res);
+      await waitFor(
+        async () => /blocked_clients:1\b/.test(await admin.info('clients')),
+        10_000,
+        'the count held at the server',
+      );
+      await server?.stop();
+      const res = await heldAnswer;
+      expect(res.status).to.equal(200);
+      expect(res.headers['x-ratelimit-remaining']).to.equal('2');
+    } finally {
+      admin.disconnect();
+    }
+    // Memory counted it once: two more calls are answered, the next refused.
+    for (let i = 0; i < 2; i++) {
+      await request(app).get('/notifications/v3').set('Authorization', auth).expect(200);
+    }
+    await request(app).get('/notifications/v3').set('Authorization', auth).expect(429);
   });
 
   // What a CI run once saw, a 429 at the third call after Redis stopped: the call before had
