@@ -10,6 +10,7 @@ import { removeMute } from '../../use-cases/remove-mute.ts';
 import type { TrayChanges } from '../../use-cases/tray-changes.ts';
 import { callerId } from '../../http/auth/require-user.ts';
 import { admitted } from '../../http/rate-limit/limit-per-user.ts';
+import { noQuery } from '../../http/no-query.ts';
 import { jsonBody } from '../../http/require-json.ts';
 import { parseInput } from '../../http/parse-input.ts';
 import {
@@ -25,7 +26,6 @@ import {
   type RemovedBody,
   type UpdatedBody,
 } from '../../http/api-schema/inbox-schemas.ts';
-import { emptyQuery } from '../../http/api-schema/tray-schemas.ts';
 
 export interface InboxRouterDeps {
   storage: Pick<TrayStorage, 'inbox' | 'engine'>;
@@ -97,8 +97,7 @@ export function createInboxRouter(deps: InboxRouterDeps): Router {
 
   router
     .route('/v3/mutes')
-    .get(...deps.readGuard, async (req, res) => {
-      parseInput(emptyQuery, req.query, 'query');
+    .get(...deps.readGuard, noQuery, async (_req, res) => {
       const mutes = await listMutes(storage, callerId(res), now());
       await admitted(res);
       res.json({ data: mutes.map(publicMute) } satisfies MutesBody);

@@ -16,10 +16,10 @@ import { callerId } from '../../http/auth/require-user.ts';
 import { admitted } from '../../http/rate-limit/limit-per-user.ts';
 import { jsonBody } from '../../http/require-json.ts';
 import { noInput } from '../../http/no-input.ts';
+import { noQuery } from '../../http/no-query.ts';
 import { parseInput } from '../../http/parse-input.ts';
 import { toNotificationRecord } from '../../http/to-notification-record.ts';
 import {
-  emptyQuery,
   historyV2Query,
   historyV3Query,
   readBody,
@@ -79,8 +79,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
 
   router
     .route('/v3')
-    .get(...deps.readGuard, async (req, res) => {
-      parseInput(emptyQuery, req.query, 'query');
+    .get(...deps.readGuard, noQuery, async (_req, res) => {
       const counts = await inboxCounts(storage, callerId(res), now());
       await admitted(res);
       res.json({ data: counts } satisfies UnreadCountBody);

@@ -1,14 +1,16 @@
 import { expect } from 'chai';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import request from 'supertest';
 import { createRateLimiter } from '../../../../tray-service/http/rate-limit/create-rate-limiter.ts';
-import { startRedis, type LocalServer } from '../../../../scripts/lib/local-servers.ts';
+import { freePort, startRedis, type LocalServer } from '../../../../scripts/lib/local-servers.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
 import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
+import { waitFor } from '../../../support/wait-for.ts';
 import { seedRecords } from '../../../support/seed-tray.ts';
 import { bearer, useTrayApi } from '../../api/support/api-harness.ts';
 
@@ -128,37 +130,107 @@ describe('per-user rate limit (docs/contract.md#limits)', () => {
 });
 
 // The limit must not take the tray down with Redis: while Redis is unreachable each instance
-// counts in its own memory (docs/contract.md#limits), so calls are answered.
+// counts in its own memory (docs/contract.md#limits), so calls are answered and still limited.
 describe('per-user rate limit while its Redis is unreachable', function () {
   this.timeout(60_000);
   const api = useTrayApi();
   let dir: string;
-  let server: LocalServer;
+  let port: number;
+  let server: LocalServer | undefined;
   let redis: RedisClient;
-  before(async () => {
+  let keyPrefix: string;
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'limiter-redis-'));
-    server = await startRedis({ dir });
-    redis = createRedis(server.url);
+    port = await freePort();
+    keyPrefix = uniqueName('rl');
+    server = undefined;
   });
-  after(async () => {
+  afterEach(async () => {
     redis.disconnect();
-    await server.stop('SIGKILL').catch(() => undefined);
+    await server?.stop('SIGKILL').catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   });
+  const startServer = async () => {
+    server = await startRedis({ dir, port });
+    return server;
+  };
+  /** The app of one instance, its limiter on `redis` (3 calls per minute), and a caller's header. */
+  const limitedApp = async (user: string) => {
+    // Refused connections while the server is down are expected here, not news.
+    redis.on('error', () => undefined);
+    const rateLimiter = createRateLimiter({ redis, points: 3, windowMs: 60_000, keyPrefix });
+    return { app: api.app({ rateLimiter }), auth: await bearer(user) };
+  };
+  const ready = async () => {
+    if (redis.status !== 'ready') await once(redis, 'ready');
+  };
+  const inRedis = (user: string) => redis.get(`${keyPrefix}:${user}`);
 
-  it('keeps answering calls, counting them in memory', async () => {
-    const rateLimiter = createRateLimiter({
-      redis,
-      points: 100,
-      windowMs: 60_000,
-      keyPrefix: uniqueName('rl'),
-    });
-    const app = api.app({ rateLimiter });
-    const auth = await bearer('limited-while-down');
+  it('answers the calls within the limit and refuses the one over it, counting in memory', async () => {
+    redis = createRedis((await startServer()).url);
+    const { app, auth } = await limitedApp('limited-while-down');
+    // The first call must reach Redis: a connection still opening would count it in memory (below).
+    await ready();
     await request(app).get('/notifications/v3').set('Authorization', auth).expect(200);
-    await server.stop();
-    for (let i = 0; i < 5; i++) {
+    expect(await inRedis('limited-while-down')).to.equal('1');
+    await server?.stop();
+    // Memory has not heard of the call Redis counted: three more are answered, the fourth refused.
+    for (let i = 0; i < 3; i++) {
       await request(app).get('/notifications/v3').set('Authorization', auth).expect(200);
     }
+    const res = await request(app).get('/notifications/v3').set('Authorization', auth).expect(429);
+    expect(res.body).to.deep.equal({ status: 'error', code: 400311, message: 'RateLimit Exceed' });
+  });
+
+  it('counts a call whose count was in flight when Redis stopped once, in memory', async () => {
+    redis = createRedis((await startServer()).url);
+    const { app, auth } = await limitedApp('in-flight');
+    await ready();
+    await request(app).get('/notifications/v3').set('Authorization', auth).expect(200);
+    // The next count is held at the server (a paused write) until Redis stops under it.
+    const admin = createRedis(`redis://127.0.0.1:${port}`);
+    admin.on('error', () => undefined);
+    try {
+      await admin.call('CLIENT', 'PAUSE', '600000', 'WRITE');
+      const heldAnswer = request(app)
+        .get('/notifications/v3')
+        .set('Authorization', auth)
+        .then((res) => res);
+      await waitFor(
+        async () => /blocked_clients:1\b/.test(await admin.info('clients')),
+        10_000,
+        'the count held at the server',
+      );
+      await server?.stop();
+      const res = await heldAnswer;
+      expect(res.status).to.equal(200);
+      expect(res.headers['x-ratelimit-remaining']).to.equal('2');
+    } finally {
+      admin.disconnect();
+    }
+    // Memory counted it once: two more calls are answered, the next refused.
+    for (let i = 0; i < 2; i++) {
+      await request(app).get('/notifications/v3').set('Authorization', auth).expect(200);
+    }
+    await request(app).get('/notifications/v3').set('Authorization', auth).expect(429);
+  });
+
+  // What a CI run once saw, a 429 at the third call after Redis stopped: the call before had
+  // come while the limiter's connection was still opening, so memory had counted it already.
+  it('still counts, once Redis stops, a call counted in memory before its connection was ready', async () => {
+    redis = createRedis(`redis://127.0.0.1:${port}`);
+    const { app, auth } = await limitedApp('early-caller');
+    const early = await request(app).get('/notifications/v3').set('Authorization', auth).expect(200);
+    expect(early.headers['x-ratelimit-remaining']).to.equal('2');
+    await startServer();
+    await ready();
+    expect(await inRedis('early-caller')).to.equal(null);
+    await server?.stop();
+    // The fourth call of the minute, whichever store counted the first: the limit of 3 refuses it.
+    for (let i = 0; i < 2; i++) {
+      await request(app).get('/notifications/v3').set('Authorization', auth).expect(200);
+    }
+    const res = await request(app).get('/notifications/v3').set('Authorization', auth).expect(429);
+    expect(res.body).to.deep.equal({ status: 'error', code: 400311, message: 'RateLimit Exceed' });
   });
 });
