@@ -14,6 +14,7 @@ import {
   type CheckListBody,
 } from '../../http/api-schema/block-schemas.ts';
 import { deprecationHeaders } from './deprecation-headers.ts';
+import { noQuery } from '../../http/no-query.ts';
 
 export interface BlockRouterDeps {
   blocks: BlockList;
@@ -37,13 +38,13 @@ export function createBlockRouter(deps: BlockRouterDeps): Router {
 
   router
     .route('/members')
-    .post(...deps.guard, ...jsonBody(), async (req, res) => {
+    .post(...deps.guard, ...jsonBody(), noQuery, async (req, res) => {
       const { blockUserId } = parseInput(blockMemberBody, req.body ?? {}, 'body');
       if ((await blocks.block(callerId(res), blockUserId)) === 'self')
         throw new AppError('VALIDATION', 'blockUserId: a user cannot block themselves');
       res.json({ status: 'success' } satisfies BlockStatusBody);
     })
-    .delete(...deps.guard, ...jsonBody(), async (req, res) => {
+    .delete(...deps.guard, ...jsonBody(), noQuery, async (req, res) => {
       const { blockUserId } = parseInput(blockMemberBody, req.body ?? {}, 'body');
       await blocks.unblock(callerId(res), blockUserId);
       res.json({ status: 'success' } satisfies BlockStatusBody);
@@ -58,7 +59,7 @@ export function createBlockRouter(deps: BlockRouterDeps): Router {
 
   router
     .route('/')
-    .post(...deps.guard, ...jsonBody(), async (req, res) => {
+    .post(...deps.guard, ...jsonBody(), noQuery, async (req, res) => {
       const { paginationToken } = parseInput(blockListBody, req.body ?? {}, 'body', ['paginationToken']);
       const page = await blocks.page(callerId(res), paginationToken ?? undefined);
       // Another user's cursor is as invalid as a malformed one, and says nothing about that list.

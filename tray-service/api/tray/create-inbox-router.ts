@@ -26,6 +26,7 @@ import {
   type RemovedBody,
   type UpdatedBody,
 } from '../../http/api-schema/inbox-schemas.ts';
+import { emptyQuery } from '../../http/api-schema/tray-schemas.ts';
 
 export interface InboxRouterDeps {
   storage: Pick<TrayStorage, 'inbox' | 'engine'>;
@@ -84,7 +85,7 @@ export function createInboxRouter(deps: InboxRouterDeps): Router {
   for (const [kind, toMark] of Object.entries(marks)) {
     router
       .route(`/v3/records/${kind}`)
-      .post(...deps.guard, ...jsonBody(), async (req, res) => {
+      .post(...deps.guard, ...jsonBody(), noQuery, async (req, res) => {
         const at = now();
         const userId = callerId(res);
         const mark = toMark(req.body ?? {});
@@ -102,7 +103,7 @@ export function createInboxRouter(deps: InboxRouterDeps): Router {
       await admitted(res);
       res.json({ data: mutes.map(publicMute) } satisfies MutesBody);
     })
-    .put(...deps.guard, ...jsonBody(), async (req, res) => {
+    .put(...deps.guard, ...jsonBody(), noQuery, async (req, res) => {
       const body = parseInput(putMuteBody, req.body ?? {}, 'body');
       const target = { targetType: body.targetType, targetId: body.targetId };
       const until = body.until ?? null;
@@ -110,7 +111,9 @@ export function createInboxRouter(deps: InboxRouterDeps): Router {
       res.json({ data: publicMute(mute) } satisfies MuteBody);
     })
     .delete(...deps.guard, ...jsonBody(), async (req, res) => {
-      // A JSON body, or query parameters for clients whose DELETE carries no body.
+      // A JSON body, or query parameters for clients whose DELETE carries no body; not both, since
+      // which of the two names the mute to remove could not be known.
+      if (req.body !== undefined) parseInput(emptyQuery, req.query, 'query');
       const target =
         req.body === undefined
           ? parseInput(muteTargetQuery, req.query, 'query')

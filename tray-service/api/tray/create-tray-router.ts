@@ -131,7 +131,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
 
   router
     .route('/v2/read')
-    .post(...deps.guard, ...jsonBody(), async (req, res) => {
+    .post(...deps.guard, ...jsonBody(), noQuery, async (req, res) => {
       const body = parseInput(readBody, req.body ?? {}, 'body');
       const found = await markRead(storage, changes, {
         userId: callerId(res),

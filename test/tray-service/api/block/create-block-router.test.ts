@@ -87,6 +87,21 @@ describe('block list (docs/contract.md#block-list-legacy-beta-deprecated)', () =
       expect(list.body.results).to.deep.equal([]);
     });
 
+    it('answers a query parameter with 400 naming it, on every call that takes a body', async () => {
+      const auth = await bearer('owner-query');
+      for (const [method, path] of [
+        ['post', '/block/members?blockUserId=b'],
+        ['delete', '/block/members?all=true'],
+        ['post', '/block?paginationToken=x'],
+      ] as const) {
+        const res = await request(app())[method](path).set('Authorization', auth).send({ blockUserId: 'a' });
+        expect(res.status, `${method} ${path}`).to.equal(400);
+        expect(res.body.message, `${method} ${path}`).to.match(/^query: unknown parameter /);
+      }
+      const list = await request(app()).post('/block').set('Authorization', auth).expect(200);
+      expect(list.body.results).to.deep.equal([]);
+    });
+
     it('answers 401 without a token, still with the deprecation headers', async () => {
       const res = await request(app()).post('/block/members').send({ blockUserId: 'x' }).expect(401);
       expect(res.headers.sunset).to.equal(SUNSET);

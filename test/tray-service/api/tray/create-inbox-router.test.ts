@@ -274,6 +274,21 @@ function inboxSuite(engine?: StorageEngine) {
           });
         }
 
+        it('answers a query parameter beside the body with 400 naming it, changing nothing', async () => {
+          const keys = await seed('u-bad-query', 'u-bad-query-other');
+          const before = await history('u-bad-query', 'all');
+          const res = await call('u-bad-query', 'post', '/v3/records/seen?userId=u-bad-query-other', {
+            ids: [keys.a],
+          });
+          expect(res.status).to.equal(400);
+          expect(res.body).to.deep.equal({
+            status: 'error',
+            code: 400001,
+            message: 'query: unknown parameter userId',
+          });
+          expect(await history('u-bad-query', 'all')).to.deep.equal(before);
+        });
+
         it('answers a body that is not JSON with 415', async () => {
           const res = await request(app())
             .post('/notifications/v3/records/seen')
@@ -345,6 +360,22 @@ function inboxSuite(engine?: StorageEngine) {
       const res = await call('u-mute-x', 'get', '/v3/mutes?targetType=user');
       expect(res.status).to.equal(400);
       expect(res.body.message).to.equal('query: unknown parameter targetType');
+    });
+
+    it('answers PUT, and DELETE with a body, given a query parameter too with 400 naming it, changing nothing', async () => {
+      await call('u-mute-q', 'put', '/v3/mutes', { targetType: 'post', targetId: 'p-1' });
+      const before = await mutes('u-mute-q');
+      const put = await call('u-mute-q', 'put', '/v3/mutes?until=1', { targetType: 'post', targetId: 'p-2' });
+      expect(put.status).to.equal(400);
+      expect(put.body.message).to.equal('query: unknown parameter until');
+      // A body and a query both naming a mute: which one was meant cannot be known.
+      const both = await call('u-mute-q', 'delete', '/v3/mutes?targetType=post&targetId=p-9', {
+        targetType: 'post',
+        targetId: 'p-1',
+      });
+      expect(both.status).to.equal(400);
+      expect(both.body.message).to.equal('query: unknown parameter targetType, targetId');
+      expect(await mutes('u-mute-q')).to.deep.equal(before);
     });
 
     it('names a parameter DELETE does not take as a parameter, and a field as a field', async () => {

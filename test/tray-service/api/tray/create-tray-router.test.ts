@@ -394,6 +394,24 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
       expect(await readAll(api.storage, user, NOW)).to.deep.equal(before);
     });
 
+    // The body names the record; a parameter beside it (another user's id) would be ignored.
+    it('answers a query parameter with 400 naming it, marking nothing', async () => {
+      await seedRecords(api.storage, [{ userId: user, verb: 'post', targetId: 'x4', lastUpdate: NOW - MIN }]);
+      const before = await readAll(api.storage, user, NOW);
+      const res = await request(app())
+        .post('/notifications/v2/read?userId=someone-else')
+        .set('Authorization', await bearer(user))
+        .send({ verb: 'post', targetId: 'x4' })
+        .expect(400);
+      expect(res.body).to.deep.equal({
+        status: 'error',
+        code: 400001,
+        message: 'query: unknown parameter userId',
+      });
+      expectMatchesOpenApi(res, 'POST', '/notifications/v2/read');
+      expect(await readAll(api.storage, user, NOW)).to.deep.equal(before);
+    });
+
     it('answers an unknown verb with 400 naming verb', async () => {
       const res = await request(app())
         .post('/notifications/v2/read')
