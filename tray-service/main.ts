@@ -107,10 +107,12 @@ await dependencyOrExit(logger, {
 });
 // A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.
 await refuseEvictingRedis(redis, { logger });
-const queue = createWebhookQueue({ redis: config.redis, prefix: config.QUEUE_PREFIX }, undefined, {
-  firstMs: config.TRAY_RETRY_FIRST_DELAY_MS,
-  maxMs: config.TRAY_RETRY_MAX_DELAY_MS,
-});
+const queue = createWebhookQueue(
+  { redis: config.redis, prefix: config.QUEUE_PREFIX },
+  undefined,
+  { firstMs: config.TRAY_RETRY_FIRST_DELAY_MS, maxMs: config.TRAY_RETRY_MAX_DELAY_MS },
+  config.TRAY_JOB_LOCK_MS,
+);
 
 // Moderation: the worker's rules and the decisions' delivery; the admin API reads its decisions.
 const moderation = await setupModeration(config, {

@@ -39,6 +39,15 @@ export const trayWorkerShape = {
   /** Longest wait between two attempts of a job. */
   TRAY_RETRY_MAX_DELAY_MS: positiveInt(30_000, 3_600_000),
   /**
+   * A job's lock, renewed every half of it, and the interval of the stalled-job check (bull's
+   * default, 30 s both): the jobs of a worker that died run again on another within about two to
+   * three of these. At least 1 s: a worker whose event loop stops for longer than the lock loses
+   * its jobs to another worker (a stall each; the jobs' writes are idempotent).
+   */
+  TRAY_JOB_LOCK_MS: wholeNumber('expected a whole number from 1000 to 600000', 1_000, 600_000).default(
+    30_000,
+  ),
+  /**
    * Milliseconds between two rounds of the snooze wake-up that every tray process runs: a snoozed
    * record is back on its user's streams within about this much of its end, so no more than
    * MAX_WAKE_INTERVAL_MS (the contract asks 1 s).

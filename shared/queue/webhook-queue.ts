@@ -74,11 +74,18 @@ export function createWebhookQueue(
   connection: QueueConnection,
   name = WEBHOOK_QUEUE_NAME,
   retryDelays: CappedExponentialOptions = webhookRetryDelays,
+  /**
+   * How long a job stays its worker's without the worker renewing it (bull renews every half of
+   * it), also the interval of the stalled-job check: bull's 30 s when not given. A job held by a
+   * worker that died runs again on another worker within about two to three of these.
+   */
+  lockMs?: number,
 ): Bull.Queue<WebhookJobData> {
   // Every instance registers the strategy: bull computes a retry's delay in the process whose
   // worker ran the failed attempt, from the job's stored `backoff.type`.
   return createBullQueue<WebhookJobData>(name, connection, {
     maxStalledCount: WEBHOOK_MAX_STALLED_COUNT,
+    ...(lockMs === undefined ? {} : { lockDuration: lockMs, stalledInterval: lockMs }),
     backoffStrategies: {
       [CAPPED_EXPONENTIAL]: (attemptsMade) => cappedExponentialDelay(attemptsMade, retryDelays),
     },

@@ -45,6 +45,22 @@ describe('tray configuration', () => {
     });
   });
 
+  describe('TRAY_JOB_LOCK_MS', () => {
+    it("defaults to bull's 30 s lock and stalled-job check", () => {
+      expect(loadTrayConfig({}).TRAY_JOB_LOCK_MS).to.equal(30_000);
+      expect(loadTrayConfig({ TRAY_JOB_LOCK_MS: '5000' }).TRAY_JOB_LOCK_MS).to.equal(5_000);
+    });
+
+    it('refuses less than 1 s, more than 10 minutes and fractions, naming the variable', () => {
+      for (const value of ['999', '600001', '1500.5']) {
+        expect(() => loadTrayConfig({ TRAY_JOB_LOCK_MS: value }))
+          .to.throw(ConfigError)
+          .with.property('message')
+          .that.contains('TRAY_JOB_LOCK_MS: expected a whole number from 1000 to 600000');
+      }
+    });
+  });
+
   describe('TRAY_ROLE', () => {
     it('is "all" by default and takes "api" or "worker"', () => {
       expect(loadTrayConfig({}).TRAY_ROLE).to.equal('all');

@@ -66,4 +66,36 @@ describe('createWebhookQueue', () => {
       await queue.close();
     }
   });
+
+  it("with lockMs, a job whose worker stopped renewing its lock runs again on another worker within a few of them, not bull's 30 s", async function () {
+    // Bull's default lock and stalled check (30 s each) would take 30 to 90 s: past this timeout.
+    this.timeout(10_000);
+    const lockMs = 1_000;
+    const connection = { redis: testStack().redisUrl, prefix: `${prefix}-lock` };
+    // getNextJob takes the job and its lock without renewing it, as a worker that died would.
+    const dead = createWebhookQueue(connection, undefined, undefined, lockMs);
+    const alive = createWebhookQueue(connection, undefined, undefined, lockMs);
+    try {
+      const added = await dead.add(
+        { dedupeKey: 's', webhook: 'w', receivedAt: new Date().toISOString(), event: 'e', data: {} },
+        { ...webhookJobOptions, jobId: 's' },
+      );
+      const held = await dead.getNextJob();
+      expect(held?.id, 'the job the dead worker took').to.equal(added.id);
+      const ranAgain = new Promise<string>((resolve) => {
+        void alive.process(async (job) => resolve(String(job.id)));
+      });
+      expect(await ranAgain).to.equal(String(added.id));
+      const admin = createRedis(testStack().redisUrl);
+      try {
+        const stalls = await admin.hget(`${connection.prefix}:webhook-events:s`, 'stalledCounter');
+        expect(stalls, 'recovered as stalled, not run twice by chance').to.equal('1');
+      } finally {
+        admin.disconnect();
+      }
+    } finally {
+      await alive.close();
+      await dead.close();
+    }
+  });
 });

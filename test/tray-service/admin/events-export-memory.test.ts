@@ -10,9 +10,14 @@ import { ADMIN_TOKEN } from './admin-fixtures.ts';
 const EVENT_COUNT = 100_000;
 /** ~1.4 KB per exported line: the whole export is ~140 MB. */
 const FILLER = 'x'.repeat(1_200);
-/** The reader stops this long after the first chunk, then reads with short pauses. */
-const STALL_MS = 20_000;
-/** The end of the stall, in which the server must not fetch another document. */
+/**
+ * The reader stops after the first chunk until the server has stopped fetching (its count still for
+ * SETTLED_MS: the socket and the stream's buffers are full), for at most FILL_LIMIT_MS, then for
+ * QUIET_MS more, in which the server must not fetch another document; then it reads with short
+ * pauses.
+ */
+const FILL_LIMIT_MS = 12_000;
+const SETTLED_MS = 2_000;
 const QUIET_MS = 8_000;
 const READ_PAUSE_EVERY = 512 * 1024;
 const READ_PAUSE_MS = 20;
@@ -87,6 +92,19 @@ describe('GET /admin/events/export with 100,000 events and a slow reader', funct
     server?.kill('SIGKILL');
   });
 
+  /** Until the server's fetched count has not moved for SETTLED_MS, or FILL_LIMIT_MS have passed. */
+  async function untilFetchingStops(): Promise<void> {
+    const deadline = Date.now() + FILL_LIMIT_MS;
+    let last = samples.at(-1)?.fetched;
+    let since = Date.now();
+    while (Date.now() < deadline) {
+      await sleep(250);
+      const now = samples.at(-1)?.fetched;
+      if (now !== last) [last, since] = [now, Date.now()];
+      else if (Date.now() - since >= SETTLED_MS) return;
+    }
+  }
+
   it('streams every event, and a stalled reader stops the server reading storage', async () => {
     await sleep(1_000);
     const before = samples.at(-1)!;
@@ -109,7 +127,7 @@ describe('GET /admin/events/export with 100,000 events and a slow reader', funct
       if (!stall) {
         // Stop reading: the server's writes fill the socket, then backpressure must reach the cursor.
         const from = samples.length;
-        await sleep(STALL_MS - QUIET_MS);
+        await untilFetchingStops();
         const quietFrom = samples.length;
         await sleep(QUIET_MS);
         stall = { quiet: samples.slice(quietFrom), all: samples.slice(from) };
