@@ -7,6 +7,7 @@ import { ensureCollections } from './setup/ensure-collections.ts';
 import { createMongoLatestTimes } from './records/mongo-latest-times.ts';
 import { migrateRecordShape } from './records/migrate-record-shape.ts';
 import { migrateInboxState } from './records/migrate-inbox-state.ts';
+import { migrateDeletedMark } from './grouping/migrate-deleted-mark.ts';
 import { everyActionKeptSince } from './removals/kept-since.ts';
 import { createMongoRemovalOutcomes } from './removals/removal-outcomes.ts';
 import { createMongoBans } from './moderation/mongo-bans.ts';
@@ -45,6 +46,7 @@ export async function openMongoStorage(
     await ensureCollections(db, trayCollections, { logger: options.logger });
     await migrateRecordShape(db, { retentionDays: options.retentionDays ?? 90 });
     await migrateInboxState(db);
+    await migrateDeletedMark(db);
     const keptSince = await everyActionKeptSince(db);
     const lastRead = createMongoLatestTimes(db, TRAY_READ_STATE, 'lastReadAt');
     return {
