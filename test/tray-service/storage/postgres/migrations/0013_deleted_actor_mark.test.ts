@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { migrate } from '../../../../../tray-service/storage/postgres/migrate.ts';
 import { comment, join, post, useTray, at } from '../tray-fixture.ts';
 
-describe('storage/postgres migration 0012 (deleted actor mark)', () => {
+describe('storage/postgres migration 0013 (deleted actor mark)', () => {
   const tray = useTray();
 
   it("marks the snapshots deletions rewrote before the mark existed, and not a live user called 'Deleted user'", async function () {
