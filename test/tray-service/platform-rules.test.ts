@@ -10,10 +10,11 @@ describe('platform rules end to end: queue -> worker -> API', () => {
   const worker = useWorker();
   const api = useTrayApi();
 
-  const history = async (user: string) =>
+  const history = async (user: string, locale = 'en') =>
     (
       await request(api.app({ storage: worker.storage }))
         .get('/notifications/v3/history')
+        .query({ locale })
         .set('Authorization', await bearer(user))
         .expect(200)
     ).body as { data: Array<Record<string, unknown>> };
@@ -72,6 +73,15 @@ describe('platform rules end to end: queue -> worker -> API', () => {
         imageUrl: '',
       });
       expect(record).to.not.have.property('avatarCustomUrl');
+    });
+
+    it("is named in the reader's language in the message, while the record's actor name stays 'Deleted user'", async () => {
+      const { data } = await history('u-ana', 'fr');
+      const record = data.find((row) => row.targetId === 'p-del');
+      expect(record).to.deep.include({
+        description: 'Utilisateur supprimé a commenté votre publication dans Hiking Club',
+        actors: [{ name: 'Deleted user' }],
+      });
     });
 
     it('has an empty tray and nothing unread', async () => {

@@ -9,6 +9,11 @@ export interface ActorInfo {
   name: string;
   imageUrl?: string;
   avatarCustomUrl?: string;
+  /**
+   * Set only on a deleted user (deletedActor): what tells a deleted user from a live one whose
+   * display name happens to read `Deleted user`, so messages can name them in the reader's language.
+   */
+  deleted?: true;
 }
 
 /**

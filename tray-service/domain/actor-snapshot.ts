@@ -4,6 +4,8 @@ export interface ActorSnapshot {
   name: string;
   imageUrl?: string;
   avatarCustomUrl?: string;
+  /** Set only on a deleted user's snapshot (deleted-user.ts); absent on everyone else's. */
+  deleted?: true;
   /** Epoch ms of this actor's latest activity on the record. */
   at: number;
 }

@@ -2,10 +2,11 @@ import { DELETED_USER_NAME, type Activity, type ActorInfo } from './activity.ts'
 
 /**
  * A deleted user as every record shows them (docs/tray-rules.md#deleted-users): `Deleted user`,
- * without profile image or custom avatar.
+ * without profile image or custom avatar, marked `deleted` so a message names them in the reader's
+ * language (docs/messages.md#deleted-users) while the record's name stays the contract's.
  */
-export function deletedActor(userId: string): ActorInfo {
-  return { userId, name: DELETED_USER_NAME };
+export function deletedActor(userId: string): ActorInfo & { deleted: true } {
+  return { userId, name: DELETED_USER_NAME, deleted: true };
 }
 
 /**
@@ -27,7 +28,15 @@ export function withDeletedActors(
   );
 }
 
-/** Whether a snapshot already shows its user as deletedActor does: that name, and no image. */
-export function showsDeleted(actor: Pick<ActorInfo, 'name' | 'imageUrl' | 'avatarCustomUrl'>): boolean {
-  return actor.name === DELETED_USER_NAME && !actor.imageUrl && !actor.avatarCustomUrl;
+/**
+ * Whether a snapshot already shows its user as deletedActor does: marked deleted, that name, and no
+ * image. One written before snapshots carried the mark does not, so the deletion is applied to it
+ * again (idempotent) and it gains the mark.
+ */
+export function showsDeleted(
+  actor: Pick<ActorInfo, 'name' | 'imageUrl' | 'avatarCustomUrl' | 'deleted'>,
+): boolean {
+  return (
+    actor.deleted === true && actor.name === DELETED_USER_NAME && !actor.imageUrl && !actor.avatarCustomUrl
+  );
 }

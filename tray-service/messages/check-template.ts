@@ -12,6 +12,11 @@ export interface CheckedTemplate {
 }
 
 const tag = (name: string) => `{{${name}}}`;
+/** The placeholders a message may use, as a translator reads them. */
+const usable = (allowed: readonly Placeholder[]) =>
+  allowed.length > 0
+    ? `this message can use ${allowed.map(tag).join(', ')}`
+    : 'this entry takes no placeholder';
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 /**
@@ -41,7 +46,7 @@ export function checkTemplate(
   const checkPath = (path: hbs.AST.PathExpression, inPlural: boolean) => {
     const name = path.original;
     if (path.data || path.depth > 0 || path.parts.length !== 1 || !allowed.includes(name as Placeholder)) {
-      problems.push(`unknown placeholder ${tag(name)}; this message can use ${allowed.map(tag).join(', ')}`);
+      problems.push(`unknown placeholder ${tag(name)}; ${usable(allowed)}`);
       return;
     }
     used.add(name);
@@ -117,9 +122,7 @@ export function checkTemplate(
     }
     const mustache = node as hbs.AST.MustacheStatement;
     if (mustache.path.type !== 'PathExpression') {
-      problems.push(
-        `${mustache.path.type} in {{ }} is not a placeholder; this message can use ${allowed.map(tag).join(', ')}`,
-      );
+      problems.push(`${mustache.path.type} in {{ }} is not a placeholder; ${usable(allowed)}`);
       continue;
     }
     const isCall = mustache.params.length > 0 || (mustache.hash?.pairs.length ?? 0) > 0;

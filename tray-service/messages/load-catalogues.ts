@@ -5,7 +5,8 @@ import { checkTemplate } from './check-template.ts';
 import { compileMessage } from './compile-message.ts';
 import { createMessageHelpers } from './message-helpers.ts';
 import type { MessageValues } from './message-for-record.ts';
-import { messageKeys } from './message-keys.ts';
+import { sanitizeName } from '../domain/sanitize-name.ts';
+import { DELETED_USER_KEY, messageKeys } from './message-keys.ts';
 import { displayPath, readCatalogueDir, type CatalogueFile } from './read-catalogue-dir.ts';
 
 /** The catalogues shipped with the product (one `<locale>.json` per locale). */
@@ -73,6 +74,9 @@ function compileLocale(locale: string, entries: Map<string, MessageSource>, prob
       // cross-check exactly as Handlebars does.
       const plain = compileMessage(checked.ast, helpers);
       const same = plain && crossCheckValues.every((values) => plain(values) === render(values));
+      // It stands in for a name, and no name that would show as nothing reaches a message.
+      if (key === DELETED_USER_KEY && sanitizeName(render(sampleValues)) === '')
+        problems.push({ ...where, message: "shows nothing; write this locale's name for a deleted user" });
       compiled.set(key, same ? plain : render);
     } catch (error) {
       problems.push({ ...where, message: `cannot render: ${(error as Error).message}` });

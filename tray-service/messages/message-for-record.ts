@@ -1,4 +1,5 @@
-import type { TrayRecord } from '../domain/tray-record.ts';
+import { DELETED_USER_NAME } from '../domain/activity.ts';
+import type { ActorSnapshot, TrayRecord } from '../domain/tray-record.ts';
 
 /** What a record's message is made of: the fields any reader's record carries. */
 export type MessageFields = Pick<TrayRecord, 'verb' | 'feed' | 'mentionIn' | 'actors' | 'actorsCount'>;
@@ -16,15 +17,20 @@ export interface RecordMessage {
 /**
  * Which message a stored record shows, and the values of its placeholders (docs/contract.md#tray-records).
  * Pure: the record stores names as they were (docs/contract.md#userdidupdate-userdiddelete); nothing here reads other data.
+ * An actor whose snapshot is marked deleted reads `deletedName`, the reader's locale's word for a
+ * deleted user (docs/messages.md#deleted-users): the mark, not the name, tells them apart, since a
+ * live user may be called `Deleted user` too.
  */
-export function messageForRecord(record: MessageFields): RecordMessage {
+export function messageForRecord(record: MessageFields, deletedName = DELETED_USER_NAME): RecordMessage {
+  const nameOf = (actor: ActorSnapshot | undefined) =>
+    actor?.deleted === true ? deletedName : sanitizeName(actor?.name ?? '');
   // The worker keeps actors.length === min(actorsCount, 3); trusting the larger of the two keeps an
   // inconsistent record renderable instead of printing "undefined".
   const count = Math.max(record.actorsCount, record.actors.length, 1);
   const form: ActorForm = count === 1 ? '1' : count === 2 ? '2' : '3+';
   const values: MessageValues = {
-    actor1: sanitizeName(record.actors[0]?.name ?? ''),
-    actor2: sanitizeName(record.actors[1]?.name ?? ''),
+    actor1: nameOf(record.actors[0]),
+    actor2: nameOf(record.actors[1]),
     // 2.3: "'others' count is the number of actors not named" (two are named in the 3+ form).
     others: Math.max(count - 2, 0),
     community: record.feed.kind === 'community' ? sanitizeName(record.feed.name) : '',

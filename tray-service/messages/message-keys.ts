@@ -40,8 +40,16 @@ function buildMessageKeys(): ReadonlyMap<string, readonly Placeholder[]> {
   for (const where of ['post', 'comment']) {
     for (const feed of feedKinds) keys.set(`mention.${where}.${feed}`, placeholdersOf('1', feed));
   }
+  keys.set(DELETED_USER_KEY, []);
   return keys;
 }
 
-/** Message key -> the placeholders that message uses, all of them and only them. */
+/**
+ * Not a message but a name the messages show: a deleted user's, in the reader's language, put in
+ * the place of a snapshot marked `deleted` (docs/messages.md#deleted-users). Plain text, no
+ * placeholder; English reads the contract's `Deleted user`.
+ */
+export const DELETED_USER_KEY = 'name.deletedUser';
+
+/** Catalogue key -> the placeholders that entry uses, all of them and only them. */
 export const messageKeys = buildMessageKeys();

@@ -409,7 +409,7 @@ describe('referenceTray', () => {
   });
 
   describe('a deleted user', () => {
-    it('shows as `Deleted user` without image, loses their own tray and stops receiving posts', () => {
+    it('shows as `Deleted user` without image, marked deleted, loses their own tray and stops receiving posts', () => {
       const tray = referenceTray(
         [
           join('u-ben', T),
@@ -423,7 +423,9 @@ describe('referenceTray', () => {
         RETENTION,
       );
       const [record] = liveRecords(tray, 'u-ana', NOW + 2);
-      expect(record?.actors).to.deep.equal([{ userId: 'u-ben', name: 'Deleted user', at: T + 1 }]);
+      expect(record?.actors).to.deep.equal([
+        { userId: 'u-ben', name: 'Deleted user', deleted: true, at: T + 1 },
+      ]);
       expect(record).to.include({ changedAt: NOW + 1, unreadAt: NOW, hasRead: false });
       expect(liveRecords(tray, 'u-ben', NOW + 2)).to.deep.equal([]);
     });
@@ -469,7 +471,7 @@ describe('referenceTray', () => {
         ],
         RETENTION,
       );
-      const deleted = (at: number) => [{ userId: 'u-ben', name: 'Deleted user', at }];
+      const deleted = (at: number) => [{ userId: 'u-ben', name: 'Deleted user', deleted: true, at }];
       const actorsOf = (userId: string) =>
         liveRecords(tray, userId, NOW + 3).map((record) => [record.verb, record.actors]);
       expect(actorsOf('u-ana')).to.deep.equal([

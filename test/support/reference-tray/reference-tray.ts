@@ -591,7 +591,7 @@ export class ReferenceTray {
 
   /**
    * user.didDelete (docs/tray-rules.md#deleted-users): their own tray goes, their snapshots in
-   * every group and record become `Deleted user` without images, and they leave, at the deletion's
+   * every group and record become `Deleted user` without images, marked deleted, and they leave, at the deletion's
    * time, every community they have a membership change in. From then on nothing reaches them and
    * their actions delivered later show them deleted (deliver, withDeletedActors).
    */
@@ -601,23 +601,25 @@ export class ReferenceTray {
     for (const group of this.groups.values()) {
       for (const [key, action] of group)
         if (action.actor.userId === userId)
-          group.set(key, { ...action, actor: { userId, name: DELETED_USER_NAME } });
+          group.set(key, { ...action, actor: { userId, name: DELETED_USER_NAME, deleted: true } });
     }
     for (const posts of this.posts.values()) {
       for (const [key, post] of posts)
         if (post.actor.userId === userId)
-          posts.set(key, { ...post, actor: { userId, name: DELETED_USER_NAME } });
+          posts.set(key, { ...post, actor: { userId, name: DELETED_USER_NAME, deleted: true } });
     }
     for (const [recipientId, tray] of this.trays) {
       for (const [key, record] of tray) {
         if (
           !record.actors.some(
-            (actor) => actor.userId === userId && (actor.name !== DELETED_USER_NAME || actor.imageUrl),
+            (actor) =>
+              actor.userId === userId &&
+              (actor.name !== DELETED_USER_NAME || actor.deleted !== true || actor.imageUrl),
           )
         )
           continue;
         record.actors = record.actors.map((actor) =>
-          actor.userId === userId ? { userId, name: DELETED_USER_NAME, at: actor.at } : actor,
+          actor.userId === userId ? { userId, name: DELETED_USER_NAME, deleted: true, at: actor.at } : actor,
         );
         record.changedAt = this.stampOnce(recipientId, key, record, now);
       }

@@ -7,13 +7,13 @@ describe('deleted users (docs/tray-rules.md#deleted-users)', () => {
   const ben = aComment('u-ben', post, { id: 'cm-1', at: 1, name: 'Ben', imageUrl: 'https://img/ben' });
   const cid = aComment('u-cid', post, { id: 'cm-2', at: 2, name: 'Cid', imageUrl: 'https://img/cid' });
 
-  it('shows a deleted user as `Deleted user`, without image or custom avatar', () => {
-    expect(deletedActor('u-ben')).to.deep.equal({ userId: 'u-ben', name: 'Deleted user' });
+  it('shows a deleted user as `Deleted user`, without image or custom avatar, marked deleted', () => {
+    expect(deletedActor('u-ben')).to.deep.equal({ userId: 'u-ben', name: 'Deleted user', deleted: true });
   });
 
   it('rewrites the actor of a deleted user’s activity only, keeping everything else', () => {
     expect(withDeletedActors([ben, cid], new Set(['u-ben']))).to.deep.equal([
-      { ...ben, actor: { userId: 'u-ben', name: 'Deleted user' } },
+      { ...ben, actor: { userId: 'u-ben', name: 'Deleted user', deleted: true } },
       cid,
     ]);
   });
@@ -29,5 +29,10 @@ describe('deleted users (docs/tray-rules.md#deleted-users)', () => {
     expect(showsDeleted({ name: 'Ben' })).to.equal(false);
     expect(showsDeleted({ name: 'Deleted user', imageUrl: 'https://img/ben' })).to.equal(false);
     expect(showsDeleted({ name: 'Deleted user', avatarCustomUrl: 'https://img/ben-custom' })).to.equal(false);
+  });
+
+  it('tells a deleted user by the mark: a live user called `Deleted user`, or a snapshot from before the mark, is not shown as deleted', () => {
+    expect(showsDeleted({ name: 'Deleted user' })).to.equal(false);
+    expect(showsDeleted({ name: 'Ben', deleted: true })).to.equal(false);
   });
 });

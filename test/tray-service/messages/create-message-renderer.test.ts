@@ -67,6 +67,43 @@ describe('createMessageRenderer', () => {
     });
   });
 
+  describe('a deleted actor', () => {
+    const renderer = createMessageRenderer({ defaultLocale: 'en' });
+    /** A comment record on a community post: Ana deleted, then Ben, each as the deletion leaves them. */
+    const commentBy = (...actors: { name: string; deleted?: true }[]) => {
+      const record = buildTrayRecord({ verb: 'comment', feed: 'community', actors: actors.length });
+      record.actors = record.actors.map((actor, index) => ({ ...actor, ...actors[index] }));
+      return record;
+    };
+    const deleted = { name: 'Deleted user', deleted: true } as const;
+
+    it("is named in the reader's language, from that locale's catalogue", () => {
+      expect(renderer.render(commentBy(deleted), 'fr')).to.equal(
+        'Utilisateur supprimé a commenté votre publication dans Hiking Club',
+      );
+      expect(renderer.render(commentBy({ name: 'Ana' }, deleted), 'de')).to.equal(
+        'Ana und Gelöschtes Konto haben deinen Beitrag in Hiking Club kommentiert',
+      );
+    });
+    it("reads as the contract's English name in English", () => {
+      expect(renderer.render(commentBy(deleted, { name: 'Ben' }), 'en')).to.equal(
+        'Deleted user and Ben commented on your post in Hiking Club',
+      );
+    });
+    it('is told by the mark, not the name: a live user called "Deleted user" keeps the name as typed', () => {
+      expect(renderer.render(commentBy({ name: 'Deleted user' }), 'fr')).to.equal(
+        'Deleted user a commenté votre publication dans Hiking Club',
+      );
+    });
+    it("names the mentioning user's feed so too on a user feed", () => {
+      const record = buildTrayRecord({ verb: 'mention', feed: 'user', actors: 1, mentionIn: 'post' });
+      record.actors = record.actors.map((actor) => ({ ...actor, ...deleted }));
+      expect(renderer.render(record, 'fr')).to.equal(
+        'Utilisateur supprimé vous a mentionné dans une publication du fil de Utilisateur supprimé',
+      );
+    });
+  });
+
   it('lists its locales in sorted order', () => {
     expect(createMessageRenderer({ defaultLocale: 'en' }).locales).to.deep.equal([
       'de',
@@ -241,6 +278,20 @@ describe('createMessageRenderer', () => {
         content: { 'mentreply.3+': '{{actor1}}, {{actor2}} und {{others}} weitere haben geantwortet' },
         key: 'mentreply.3+',
         says: /write \{\{plural others \.\.\.\}\}/,
+      },
+      {
+        problem: "a placeholder in the deleted user's name",
+        file: 'fr.json',
+        content: { 'name.deletedUser': '{{actor1}} (supprimé)' },
+        key: 'name.deletedUser',
+        says: /unknown placeholder \{\{actor1\}\}; this entry takes no placeholder/,
+      },
+      {
+        problem: "a deleted user's name that shows nothing",
+        file: 'fr.json',
+        content: { 'name.deletedUser': ' {{! à traduire }} ' },
+        key: 'name.deletedUser',
+        says: /shows nothing; write this locale's name for a deleted user/,
       },
       {
         problem: 'a misspelt message key',

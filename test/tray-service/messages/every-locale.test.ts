@@ -28,6 +28,22 @@ describe('tray messages in every shipped locale', () => {
     expect(loadCatalogues({ defaultLocale: 'en' }).fallbacks).to.deep.equal([]);
   });
 
+  it('names a deleted user in each language of its own, in English as the contract does', () => {
+    const record = buildTrayRecord({ verb: 'comment', feed: 'user', actors: 1 });
+    record.actors = record.actors.map((actor) => ({ ...actor, name: 'Deleted user', deleted: true }));
+    const names = requiredLocales.map((locale) => [locale, renderer.render(record, locale)]);
+    expect(Object.fromEntries(names)).to.deep.equal({
+      en: 'Deleted user commented on your post',
+      de: 'Gelöschtes Konto hat deinen Beitrag kommentiert',
+      es: 'Usuario eliminado comentó tu publicación',
+      fr: 'Utilisateur supprimé a commenté votre publication',
+      ja: '削除されたユーザーさんがあなたの投稿にコメントしました',
+      'pt-BR': 'Usuário excluído comentou na sua publicação',
+      ru: 'Удалённый пользователь прокомментировал(а) ваш пост',
+      th: 'ผู้ใช้ที่ถูกลบ แสดงความคิดเห็นในโพสต์ของคุณ',
+    });
+  });
+
   for (const locale of requiredLocales) {
     describe(locale, () => {
       for (const shape of shapes) {

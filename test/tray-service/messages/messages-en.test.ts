@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { createMessageRenderer } from '../../../tray-service/messages/create-message-renderer.ts';
 import { messageForRecord } from '../../../tray-service/messages/message-for-record.ts';
-import { messageKeys } from '../../../tray-service/messages/message-keys.ts';
+import { DELETED_USER_NAME } from '../../../tray-service/domain/activity.ts';
+import { DELETED_USER_KEY, messageKeys } from '../../../tray-service/messages/message-keys.ts';
 import { messagesEnEveryKey, messagesEnRows } from '../../support/messages-en-rows.ts';
 import { buildTrayRecord } from '../../support/tray-record-builder.ts';
 
@@ -36,8 +37,18 @@ describe('tray messages in English (docs/messages.md#the-english-reference-table
 
     it('covers every key of the English catalogue, and the catalogue has every message key', () => {
       const covered = [...new Set(messagesEnEveryKey.map((row) => row.key))].sort();
-      expect(covered).to.deep.equal([...messageKeys.keys()].sort());
-      expect(englishCatalogueKeys().sort()).to.deep.equal(covered);
+      const messages = [...messageKeys.keys()].filter((key) => key !== DELETED_USER_KEY);
+      expect(covered).to.deep.equal(messages.sort());
+      expect(englishCatalogueKeys().sort()).to.deep.equal([...covered, DELETED_USER_KEY].sort());
+    });
+
+    it("names a deleted user as the contract's English does (docs/messages.md#deleted-users)", () => {
+      const record = buildTrayRecord({ verb: 'comment', feed: 'user', actors: 2 });
+      record.actors = record.actors.map((actor, index) =>
+        index === 1 ? { userId: actor.userId, name: DELETED_USER_NAME, deleted: true, at: actor.at } : actor,
+      );
+      expect(DELETED_USER_NAME).to.equal('Deleted user');
+      expect(renderer.render(record, 'en')).to.equal('Ana and Deleted user commented on your post');
     });
 
     it('renders each 3-or-more key with one actor not named ("1 other") and with several ("N others")', () => {

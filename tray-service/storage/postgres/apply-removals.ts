@@ -9,6 +9,7 @@ import { exactActorsOfRow } from './exact-actors-sql.ts';
 import { MUTE_END } from './held-back-sql.ts';
 import { groupLock, lockKeys, postLock } from './lock-keys.ts';
 import { toInboxRecord, type InboxRow } from './inbox-row.ts';
+import { deletedMarkSql } from './deleted-actor-sql.ts';
 
 /** A kept action on one of the removals' posts (tray_group_actions). */
 interface ActionRow {
@@ -94,18 +95,20 @@ const REFOLD_ACTORS = `WITH a AS (SELECT DISTINCT * FROM unnest($1::text[], $2::
      gone AS (DELETE FROM tray_target_actors t USING a
               WHERE t.target_id = a.target_id AND t.verb = a.verb AND t.actor_id = a.actor_id)
      INSERT INTO tray_target_actors
-       (verb, target_id, actor_id, name, image_url, avatar_custom_url, at, action_id, expires_at)
+       (verb, target_id, actor_id, name, image_url, avatar_custom_url, actor_deleted, at, action_id, expires_at)
      SELECT DISTINCT ON (g.target_id, g.verb, g.actor_id)
-       g.verb, g.target_id, g.actor_id, g.name, g.image_url, g.avatar_custom_url, g.at, g.action_id, g.expires_at
+       g.verb, g.target_id, g.actor_id, g.name, g.image_url, g.avatar_custom_url, g.actor_deleted, g.at, g.action_id,
+       g.expires_at
      FROM a JOIN tray_group_actions g
        ON g.target_id = a.target_id AND g.verb = a.verb AND g.actor_id = a.actor_id
      ORDER BY g.target_id, g.verb, g.actor_id, g.at DESC, g.action_id DESC
      ON CONFLICT (target_id, verb, actor_id) DO UPDATE SET name = excluded.name, image_url = excluded.image_url,
-       avatar_custom_url = excluded.avatar_custom_url, at = excluded.at, action_id = excluded.action_id,
-       expires_at = excluded.expires_at`;
+       avatar_custom_url = excluded.avatar_custom_url, actor_deleted = excluded.actor_deleted, at = excluded.at,
+       action_id = excluded.action_id, expires_at = excluded.expires_at`;
 
 const SNAPSHOT = `jsonb_strip_nulls(jsonb_build_object('userId', t.actor_id, 'name', t.name,
-  'imageUrl', t.image_url, 'avatarCustomUrl', t.avatar_custom_url, 'at', t.at))`;
+  'imageUrl', t.image_url, 'avatarCustomUrl', t.avatar_custom_url, 'deleted', ${deletedMarkSql('t.actor_deleted')},
+  'at', t.at))`;
 
 /**
  * Every unexpired record of the groups computed again from what it still counts: the members'

@@ -1,4 +1,5 @@
 import { heldBackSql } from './held-back-sql.ts';
+import { deletedMarkSql } from './deleted-actor-sql.ts';
 
 /** The SQL expressions naming one recipient's record of a community's target. */
 export interface RecordRef {
@@ -35,7 +36,8 @@ export function exactActorsSql(ref: RecordRef): string {
           FROM (SELECT DISTINCT ON (s.actor_id) s.actor_id, s.at, s.action_id, s.activity,
                   jsonb_strip_nulls(jsonb_build_object('userId', s.actor_id,
                     'name', s.activity->'actor'->>'name', 'imageUrl', s.activity->'actor'->>'imageUrl',
-                    'avatarCustomUrl', s.activity->'actor'->>'avatarCustomUrl', 'at', s.at)) AS snap
+                    'avatarCustomUrl', s.activity->'actor'->>'avatarCustomUrl',
+                    'deleted', s.activity->'actor'->'deleted', 'at', s.at)) AS snap
                 FROM (SELECT cp.actor_id, cp.at, cp.action_id, cp.activity, cp.action_id AS post_id
                       FROM tray_community_posts cp
                       WHERE ${verb} = 'post' AND cp.community_id = ${target} AND cp.at >= ${countFrom}
@@ -51,7 +53,8 @@ export function exactActorsSql(ref: RecordRef): string {
                              jsonb_strip_nulls(jsonb_build_object('lastActionId', ga.action_id,
                                'lastActionSegmentNo', ga.seg, 'at', ga.at, 'actor', jsonb_build_object(
                                  'userId', ga.actor_id, 'name', ga.name, 'imageUrl', ga.image_url,
-                                 'avatarCustomUrl', ga.avatar_custom_url))),
+                                 'avatarCustomUrl', ga.avatar_custom_url,
+                                 'deleted', ${deletedMarkSql('ga.actor_deleted')}))),
                              ga.post_id
                       FROM tray_group_actions ga
                       WHERE ${community} IS NULL AND ga.target_id = ${target} AND ga.verb = ${verb}

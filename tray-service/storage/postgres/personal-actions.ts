@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Activity } from '../../domain/activity.ts';
+import { deletedMarkSql } from './deleted-actor-sql.ts';
 
 /**
  * Actions of one actor kept per record (recipient, verb, target): a record computed again after a
@@ -28,7 +29,8 @@ export const KEEP_PERSONAL_ACTIONS = `kept AS (
            'targetName', target_name, 'parentTargetId', parent_target_id, 'lastActionId', action_id,
            'lastActionSegmentNo', seg, 'feed', feed, 'mentionIn', mention_in,
            'actor', jsonb_build_object('userId', actor_id, 'name', name, 'imageUrl', image_url,
-                                       'avatarCustomUrl', avatar_custom_url),
+                                       'avatarCustomUrl', avatar_custom_url,
+                                       'deleted', ${deletedMarkSql('actor_deleted')}),
            'at', at, 'audience', jsonb_build_object('kind', 'user', 'userId', recipient),
            'communityId', community_id)),
          at + $2

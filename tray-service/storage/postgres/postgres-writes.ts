@@ -29,6 +29,7 @@ import { recomputeMemberRecords } from './recompute-member-records.ts';
 import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
 import { upsertGroupActors, upsertGroupRecords, type Deliveries } from './upsert-group-records.ts';
 import { waitForWriters } from './wait-for-writers.ts';
+import { deletedActorSql } from './deleted-actor-sql.ts';
 
 /** Records per onWritten call: a fan-out to many members never hands them all over at once. */
 export const WRITTEN_BATCH = 1_000;
@@ -391,16 +392,16 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
         // deleted too.
         for (const table of ['tray_target_actors', 'tray_group_actions'])
           await client.query(
-            `UPDATE ${table} SET name = $2, image_url = NULL, avatar_custom_url = NULL
-             WHERE actor_id = ANY($1::text[]) AND (name <> $2 OR image_url IS NOT NULL OR avatar_custom_url IS NOT NULL)`,
+            `UPDATE ${table} SET name = $2, image_url = NULL, avatar_custom_url = NULL, actor_deleted = true
+             WHERE actor_id = ANY($1::text[])
+               AND (name <> $2 OR image_url IS NOT NULL OR avatar_custom_url IS NOT NULL OR NOT actor_deleted)`,
             [ids, DELETED_USER_NAME],
           );
         for (const table of ['tray_personal_actions', 'tray_community_posts'])
           await client.query(
-            `UPDATE ${table} SET activity = jsonb_set(activity, '{actor}',
-               jsonb_build_object('userId', actor_id, 'name', $2::text))
-             WHERE actor_id = ANY($1::text[]) AND activity->'actor' <> jsonb_build_object('userId', actor_id, 'name', $2::text)`,
-            [ids, DELETED_USER_NAME],
+            `UPDATE ${table} SET activity = jsonb_set(activity, '{actor}', ${deletedActorSql('actor_id')})
+             WHERE actor_id = ANY($1::text[]) AND activity->'actor' <> ${deletedActorSql('actor_id')}`,
+            [ids],
           );
         // The record groups that name them (tray_target_actors_actor).
         const groups = await client.query<{ verb: string; target_id: string }>(
@@ -441,12 +442,13 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
         const rows = await client.query<InboxRow>(
           `UPDATE tray_records SET changed_at = GREATEST(changed_at + 1, $3), actors = (
              SELECT jsonb_agg(CASE WHEN e->>'userId' = ANY($1::text[])
-                                   THEN jsonb_build_object('userId', e->'userId', 'name', $2::text, 'at', e->'at')
+                                   THEN jsonb_build_object('userId', e->'userId', 'name', $2::text, 'deleted', true,
+                                                           'at', e->'at')
                                    ELSE e END ORDER BY o)::json
              FROM jsonb_array_elements(actors::jsonb) WITH ORDINALITY AS x(e, o))
            WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(actors::jsonb) AS e
                          WHERE e->>'userId' = ANY($1::text[])
-                           AND e - 'at' <> jsonb_build_object('userId', e->'userId', 'name', $2::text))
+                           AND e - 'at' <> jsonb_build_object('userId', e->'userId', 'name', $2::text, 'deleted', true))
            RETURNING ${INBOX_COLUMNS}`,
           [ids, DELETED_USER_NAME, context.now],
         );

@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import type { Activity } from '../../domain/activity.ts';
-import { DELETED_USER_NAME } from '../../domain/activity.ts';
 import { activityPost } from '../../domain/activity-post.ts';
 import { compareActions } from '../../domain/group-actors.ts';
 import type { InboxRecord } from '../../domain/inbox-record.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
+import { DELETED_NAME, deletedActorSql, deletedMarkSql } from './deleted-actor-sql.ts';
 import { exactActorsSql } from './exact-actors-sql.ts';
 import { heldBackSql, MUTE_END, MUTES_OF_RECIPIENTS, MUTES_ON_TARGETS } from './held-back-sql.ts';
 import { KEEP_PERSONAL_ACTIONS } from './personal-actions.ts';
@@ -66,14 +66,11 @@ export function activityRows(activities: readonly Activity[]): ActivityRow[] {
   }));
 }
 
-/** The name of a deleted user as an SQL literal (a constant of the domain's, without quotes). */
-const DELETED_NAME = `'${DELETED_USER_NAME.replaceAll("'", "''")}'`;
-
 /**
  * The activities `$1` as the statements read them, an actor whose stored profile is deleted named
  * as the deletion named them (docs/tray-rules.md#deleted-users: `Deleted user`, no image), with
- * `actor_deleted` saying so: an action created before the deletion and delivered after it keeps
- * and shows no other name. Read after the writer took its actors' profile locks (lock-keys.ts).
+ * `actor_deleted` saying so (the mark of the snapshots written from them): an action created before
+ * the deletion and delivered after it keeps and shows no other name. Read after the writer took its actors' profile locks (lock-keys.ts).
  */
 const ACTIVITIES = `SELECT x.i, x.recipient, x.verb, x.target_id, x.target_type, x.target_name, x.parent_target_id,
     x.action_id, x.seg, x.feed, x.mention_in, x.actor_id,
@@ -98,20 +95,20 @@ const deletedUser = (column: string) =>
  */
 const RENAME_KEPT_POSTS = `renamed_posts AS (
        UPDATE tray_community_posts AS c
-       SET activity = jsonb_set(c.activity, '{actor}', jsonb_build_object('userId', p.actor_id, 'name', p.name))
+       SET activity = jsonb_set(c.activity, '{actor}', ${deletedActorSql('p.actor_id')})
        FROM p
        WHERE p.actor_deleted AND p.recipient IS NULL AND c.community_id = p.community_id
          AND c.action_id = p.action_id
-         AND c.activity->'actor' <> jsonb_build_object('userId', p.actor_id, 'name', p.name))`;
+         AND c.activity->'actor' <> ${deletedActorSql('p.actor_id')})`;
 
 /** A data-modifying CTE over the activities `p`: each action of each group once per recipient. */
 const KEEP_GROUP_ACTIONS = `group_kept AS (
        INSERT INTO tray_group_actions (target_id, verb, action_id, recipient, actor_id, name, image_url,
-         avatar_custom_url, at, seg, parent_target_id, mention_in, post_id, community_id, expires_at)
+         avatar_custom_url, actor_deleted, at, seg, parent_target_id, mention_in, post_id, community_id, expires_at)
        SELECT DISTINCT ON (target_id COLLATE "C", verb COLLATE "C", action_id COLLATE "C",
                            coalesce(recipient, '') COLLATE "C")
          target_id, verb, action_id, coalesce(recipient, ''), actor_id, name, image_url, avatar_custom_url,
-         at, seg, parent_target_id, mention_in, post_id, community_id, at + $2
+         actor_deleted, at, seg, parent_target_id, mention_in, post_id, community_id, at + $2
        FROM p
        ORDER BY target_id COLLATE "C", verb COLLATE "C", action_id COLLATE "C", coalesce(recipient, '') COLLATE "C"
        ON CONFLICT DO NOTHING)`;
@@ -137,14 +134,15 @@ export async function upsertGroupActors(
      ${KEEP_GROUP_ACTIONS},
      ${RENAME_KEPT_POSTS}
      INSERT INTO tray_target_actors AS t
-       (verb, target_id, actor_id, name, image_url, avatar_custom_url, at, action_id, expires_at)
+       (verb, target_id, actor_id, name, image_url, avatar_custom_url, actor_deleted, at, action_id, expires_at)
      SELECT DISTINCT ON (target_id COLLATE "C", verb COLLATE "C", actor_id COLLATE "C")
-       verb, target_id, actor_id, name, image_url, avatar_custom_url, at, action_id, at + $2
+       verb, target_id, actor_id, name, image_url, avatar_custom_url, actor_deleted, at, action_id, at + $2
      FROM p
      ORDER BY target_id COLLATE "C", verb COLLATE "C", actor_id COLLATE "C", at DESC, action_id COLLATE "C" DESC
      ON CONFLICT (target_id, verb, actor_id) DO UPDATE SET
        name = excluded.name, image_url = excluded.image_url, avatar_custom_url = excluded.avatar_custom_url,
-       at = excluded.at, action_id = excluded.action_id, expires_at = excluded.expires_at
+       actor_deleted = excluded.actor_deleted, at = excluded.at, action_id = excluded.action_id,
+       expires_at = excluded.expires_at
      WHERE (excluded.at, excluded.action_id) > (t.at, t.action_id)`,
     values: [JSON.stringify(activityRows(activities)), retentionMs],
   });
@@ -437,7 +435,8 @@ export async function upsertGroupRecords(
                 count(*)::int AS total, min(a.at) AS min_at
          FROM (SELECT t.actor_id, t.at,
                       jsonb_strip_nulls(jsonb_build_object('userId', t.actor_id, 'name', t.name,
-                        'imageUrl', t.image_url, 'avatarCustomUrl', t.avatar_custom_url, 'at', t.at)) AS snap,
+                        'imageUrl', t.image_url, 'avatarCustomUrl', t.avatar_custom_url,
+                        'deleted', ${deletedMarkSql('t.actor_deleted')}, 'at', t.at)) AS snap,
                       row_number() OVER (ORDER BY t.at DESC, t.action_id DESC) AS n
                FROM tray_target_actors t WHERE t.target_id = k.target_id AND t.verb = k.verb) AS a
        ) AS s

@@ -20,9 +20,9 @@ import { differences, modelSnapshot, storageSnapshot } from './tray-snapshot.ts'
 
 const XENA = { name: 'Xena', imageUrl: 'https://img.example/xena' };
 
-/** Each actor a record names, by name, with whether an image came along. */
+/** Each actor a record names, by name, with whether an image came along and whether marked deleted. */
 const namesOf = (record: TrayRecord | undefined) =>
-  record?.actors.map((actor) => [actor.name, actor.imageUrl ?? null]);
+  record?.actors.map((actor) => [actor.name, actor.imageUrl ?? null, actor.deleted ?? false]);
 
 conformanceCase(
   'deleted users: nothing delivered after the deletion reaches them: personal actions, posts dated before it, a late join',
@@ -100,7 +100,7 @@ conformanceCase(
       NOW + 1,
     );
     await c.posts([aPost(xena, { id: id('p-x'), at: at(2), ...XENA, ...where })], NOW + 1);
-    const deleted = [['Deleted user', null]];
+    const deleted = [['Deleted user', null, true]];
     expect(namesOf(await c.record('ana', 'comment', NOW + 1))).to.deep.equal(deleted);
     expect(namesOf(await c.record('ana', 'post', NOW + 1))).to.deep.equal(deleted);
     expect(namesOf(await c.record('cid', 'mention', NOW + 1))).to.deep.equal(deleted);
@@ -118,7 +118,7 @@ conformanceCase(
     expect(namesOf(await c.record('ben', 'post', NOW + 4))).to.deep.equal(deleted);
     expect(namesOf(await c.record('cid', 'post', NOW + 4))).to.deep.equal(deleted);
     expect(namesOf(await c.record('ana', 'comment', NOW + 4))).to.deep.equal(deleted);
-    expect(namesOf(await c.record('ana', 'post', NOW + 4))).to.deep.equal([['Ben', null], ...deleted]);
+    expect(namesOf(await c.record('ana', 'post', NOW + 4))).to.deep.equal([['Ben', null, false], ...deleted]);
     for (const user of ['ana', 'ben', 'cid', 'xena']) await c.expectModel(user, NOW + 4);
   },
   { needs: 'removals' },
@@ -148,7 +148,7 @@ conformanceCase(
     );
     expect(await storage.records.count(ben, NOW + 3)).to.equal(0);
     const { records } = await storage.records.pageAfter(ana, undefined, 10, NOW + 3);
-    expect(records.map(namesOf)).to.deep.equal([[['Deleted user', null]]]);
+    expect(records.map(namesOf)).to.deep.equal([[['Deleted user', null, true]]]);
   },
 );
 

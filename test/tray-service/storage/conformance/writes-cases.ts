@@ -290,6 +290,30 @@ conformanceCase(
 );
 
 conformanceCase(
+  'writes: a live user whose display name is `Deleted user` is not marked deleted, before or after another user is deleted',
+  async (context) => {
+    const { storage, id, write } = context;
+    const [ana, ben, dee] = [id('u-ana'), id('u-ben'), id('u-dee')];
+    const post = { postId: id('p-1'), owner: ana };
+    await storage.writes.applyPersonal(
+      [
+        aComment(dee, post, { id: id('cm-1'), at: at(1), name: 'Deleted user' }),
+        aComment(ben, post, { id: id('cm-2'), at: at(2), name: 'Ben' }),
+      ],
+      write(NOW),
+    );
+    await storage.writes.applyProfiles(
+      [{ userId: ben, displayName: 'Deleted user', deleted: true, at: at(3) }],
+      write(NOW + 1),
+    );
+    expect((await onlyRecord(context, ana, NOW + 1)).actors).to.deep.equal([
+      { userId: ben, name: 'Deleted user', deleted: true, at: at(2) },
+      { userId: dee, name: 'Deleted user', at: at(1) },
+    ]);
+  },
+);
+
+conformanceCase(
   'writes: a deleted user shows as `Deleted user` without image and loses their own tray; a rename changes nothing',
   async (context) => {
     const { storage, id, write } = context;
@@ -318,7 +342,8 @@ conformanceCase(
       write(NOW + 2),
     );
     const record = await onlyRecord(context, ana, NOW + 2);
-    expect(record.actors).to.deep.equal([{ userId: ben, name: 'Deleted user', at: at(1) }]);
+    // Marked deleted, so messages name them in the reader's language; the name stays the contract's.
+    expect(record.actors).to.deep.equal([{ userId: ben, name: 'Deleted user', deleted: true, at: at(1) }]);
     expect(record).to.include({ hasRead: false, unreadAt: NOW, changedAt: NOW + 2 });
     expect(await storage.records.count(ben, NOW + 2)).to.equal(0);
     // Records recomputed later keep the new name: the group's snapshot changed too.
@@ -326,9 +351,11 @@ conformanceCase(
       [aComment(id('u-cid'), { postId: id('p-1'), owner: ana }, { id: id('cm-3'), at: at(5) })],
       write(NOW + 3),
     );
-    expect((await onlyRecord(context, ana, NOW + 3)).actors.map((actor) => actor.name)).to.deep.equal([
-      id('u-cid'),
-      'Deleted user',
+    expect(
+      (await onlyRecord(context, ana, NOW + 3)).actors.map((actor) => [actor.name, actor.deleted ?? false]),
+    ).to.deep.equal([
+      [id('u-cid'), false],
+      ['Deleted user', true],
     ]);
     expect(keysOf(await storage.records.pageNumber(ben, 1, 10, NOW + 3, []))).to.deep.equal([]);
   },

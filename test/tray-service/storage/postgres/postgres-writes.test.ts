@@ -389,8 +389,8 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
          UNION ALL SELECT activity->'actor' FROM tray_community_posts`,
       );
       expect(actors.rows.map((row) => row.actor)).to.deep.equal([
-        { userId: 'u-cid', name: 'Deleted user' },
-        { userId: 'u-cid', name: 'Deleted user' },
+        { userId: 'u-cid', name: 'Deleted user', deleted: true },
+        { userId: 'u-cid', name: 'Deleted user', deleted: true },
       ]);
     });
   });
@@ -565,7 +565,9 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
         tray.context(NOW + 5),
       );
       const record = await tray.record('u-ana', 'comment', 'p-1');
-      expect(record?.actors).to.deep.equal([{ userId: 'u-cid', name: 'Deleted user', at: at(1) }]);
+      expect(record?.actors).to.deep.equal([
+        { userId: 'u-cid', name: 'Deleted user', deleted: true, at: at(1) },
+      ]);
       expect(record?.changedAt).to.equal(NOW + 5);
       expect(await tray.records.count('u-cid', NOW)).to.equal(0);
       await tray.writes.fanOutPosts('c-hike', [post('c-hike', 'u-bob', 3)], tray.context());
@@ -575,6 +577,7 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       expect((await tray.record('u-ana', 'comment', 'p-1'))?.actors[1]).to.deep.equal({
         userId: 'u-cid',
         name: 'Deleted user',
+        deleted: true,
         at: at(1),
       });
     });
@@ -779,7 +782,7 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
         'u-cid',
       );
       expect((await tray.record('u-ana', 'comment', 'p-1', NOW + 1))?.actors).to.deep.equal([
-        { userId: 'u-cid', name: 'Deleted user', at: at(1) },
+        { userId: 'u-cid', name: 'Deleted user', deleted: true, at: at(1) },
         { userId: 'u-dee', name: 'U-DEE', imageUrl: 'https://img/u-dee', at: at(0) },
       ]);
     });

@@ -2,7 +2,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { recordStorageKeys } from '../records/storage-keys.ts';
-import { recordKey, type Activity } from '../../../domain/activity.ts';
+import { recordKey, type Activity, type ActorInfo } from '../../../domain/activity.ts';
+import type { ActorSnapshot } from '../../../domain/actor-snapshot.ts';
 import {
   compareActions,
   countedActors,
@@ -226,18 +227,20 @@ function describeRecord(record: TrayRecordDoc | undefined): Latest {
   };
 }
 
-/** Rewrites a user's snapshots in a record (user.didDelete), or 'unchanged' when there are none. */
-export function renameActor(
-  record: TrayRecordDoc,
-  userId: string,
-  name: string,
-): TrayRecordDoc | 'unchanged' {
-  if (!record.actors.some((actor) => actor.userId === userId && (actor.name !== name || actor.imageUrl))) {
-    return 'unchanged';
-  }
+/**
+ * Rewrites a user's snapshots in a record to `as` (user.didDelete: deletedActor), each keeping its
+ * `at`, or 'unchanged' when every one of them reads so already.
+ */
+export function renameActor(record: TrayRecordDoc, as: ActorInfo): TrayRecordDoc | 'unchanged' {
+  const differs = (actor: ActorSnapshot) =>
+    actor.name !== as.name ||
+    actor.deleted !== as.deleted ||
+    actor.imageUrl !== as.imageUrl ||
+    actor.avatarCustomUrl !== as.avatarCustomUrl;
+  if (!record.actors.some((actor) => actor.userId === as.userId && differs(actor))) return 'unchanged';
   return {
     ...record,
-    actors: record.actors.map((actor) => (actor.userId === userId ? { userId, name, at: actor.at } : actor)),
+    actors: record.actors.map((actor) => (actor.userId === as.userId ? { ...as, at: actor.at } : actor)),
     version: record.version + 1,
   };
 }

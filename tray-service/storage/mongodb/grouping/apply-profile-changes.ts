@@ -1,7 +1,8 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { TRAY_RECORDS, USER_PROFILES } from '../collection-names.ts';
 import { type TrayRecordDoc } from '../records/tray-records-collection.ts';
-import { DELETED_USER_NAME, type ProfileChange } from '../../../domain/activity.ts';
+import type { ProfileChange } from '../../../domain/activity.ts';
+import { deletedActor } from '../../../domain/deleted-user.ts';
 import { renameActor } from './apply-activity.ts';
 import { casUpdateRecords, UPDATES_PER_BULK } from '../compare-and-set/cas-update-records.ts';
 import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
@@ -13,7 +14,7 @@ import type { UserProfileDoc } from './user-profiles-collection.ts';
 /**
  * Keeps user_profiles current (docs/contract.md#userdidupdate-userdiddelete). A rename changes no
  * stored record: names are snapshots taken when each actor acted. A delete rewrites the user's snapshots in
- * every record to `Deleted user` (FerretDB has no positional `$` update, so records are rewritten
+ * every record to `Deleted user`, marked deleted (deletedActor; FerretDB has no positional `$` update, so records are rewritten
  * with compare-and-set), removes the deleted user's own tray and ends their memberships. A deletion
  * is final (docs/tray-rules.md#deleted-users): it replaces any stored profile, and nothing
  * replaces it.
@@ -77,7 +78,7 @@ function profileUpdate(change: ProfileChange) {
 }
 
 /**
- * Removes the deleted users' own trays and rewrites their snapshot to `Deleted user` in every
+ * Removes the deleted users' own trays and rewrites their snapshot to deletedActor in every
  * group, kept action and record; idempotent, so a write that finds a user deleted after it wrote
  * runs it again for them (reapply-deletions.ts).
  */
@@ -91,15 +92,16 @@ export async function forgetDeletedUsers(
     await records.deleteMany({ userId });
     // Their snapshot in every group and kept action first, so records computed later keep the new
     // name too.
-    await renameGroupActor(db, userId, DELETED_USER_NAME);
-    await renameKeptActor(db, userId, DELETED_USER_NAME);
+    const as = deletedActor(userId);
+    await renameGroupActor(db, as);
+    await renameKeptActor(db, as);
     // Expired records are renamed too (none keeps the name), and told like the others: which of
     // them live streams hear of is the caller's to decide.
     const touched = await records.find({ 'actors.userId': userId }).toArray();
     await casUpdateRecords(
       db,
       touched.map((doc) => doc._id),
-      (_key, current) => (current ? renameActor(current, userId, DELETED_USER_NAME) : 'unchanged'),
+      (_key, current) => (current ? renameActor(current, as) : 'unchanged'),
       {
         owner,
         first: new Map(touched.map((doc) => [doc._id, doc])),

@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { recordGroup } from '../records/storage-keys.ts';
-import type { Activity } from '../../../domain/activity.ts';
+import type { Activity, ActorInfo } from '../../../domain/activity.ts';
 import { activityPost } from '../../../domain/activity-post.ts';
 import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
 import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
@@ -120,9 +120,9 @@ export async function readMembersActions(
   return found;
 }
 
-/** Rewrites a deleted user's snapshot in every action kept (user.didDelete). */
-export async function renameKeptActor(db: Db, userId: string, name: string): Promise<void> {
+/** Rewrites a deleted user's snapshot in every action kept to `as` (user.didDelete: deletedActor). */
+export async function renameKeptActor(db: Db, as: ActorInfo): Promise<void> {
   await db
     .collection<TargetActionDoc>(TRAY_TARGET_ACTIONS)
-    .updateMany({ 'activity.actor.userId': userId }, { $set: { 'activity.actor': { userId, name } } });
+    .updateMany({ 'activity.actor.userId': as.userId }, { $set: { 'activity.actor': as } });
 }

@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import type { ActorInfo } from '../../../domain/activity.ts';
 import { type ActorAction } from '../../../domain/actor-action.ts';
 import { TRAY_TARGET_ACTORS } from '../collection-names.ts';
 import { groupActors, type GroupActors } from '../../../domain/group-actors.ts';
@@ -52,9 +53,9 @@ export async function readGroupActors(db: Db, group: string): Promise<GroupActor
   return actors;
 }
 
-/** Rewrites a deleted user's snapshot in every group they acted in (user.didDelete). */
-export async function renameGroupActor(db: Db, userId: string, name: string): Promise<void> {
+/** Rewrites a deleted user's snapshot in every group they acted in to `as` (user.didDelete: deletedActor). */
+export async function renameGroupActor(db: Db, as: ActorInfo): Promise<void> {
   await db
     .collection<TargetActorDoc>(TRAY_TARGET_ACTORS)
-    .updateMany({ 'actor.userId': userId }, { $set: { actor: { userId, name } } });
+    .updateMany({ 'actor.userId': as.userId }, { $set: { actor: as } });
 }

@@ -1,3 +1,4 @@
+import { deletedActor } from '../../../../../tray-service/domain/deleted-user.ts';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
@@ -239,18 +240,19 @@ describe('recomputeRecord (after a join or leave)', () => {
 
 describe('renameActor (a deleted user)', () => {
   const record = fold([activity('a', 1), activity('b', 2)])!;
-  it("rewrites the user's snapshots without their images, one version up", () => {
+  it("rewrites the user's snapshots without their images, marked deleted, one version up", () => {
     const withImage = {
       ...record,
       actors: record.actors.map((actor) => ({ ...actor, imageUrl: 'https://img/x.png' })),
     };
-    const renamed = renameActor(withImage, 'a', 'Deleted user');
+    const renamed = renameActor(withImage, deletedActor('a'));
     expect(renamed).to.not.equal('unchanged');
     const next = renamed as TrayRecordDoc;
     expect(next.version).to.equal(record.version + 1);
     expect(next.actors.find((actor) => actor.userId === 'a')).to.deep.equal({
       userId: 'a',
       name: 'Deleted user',
+      deleted: true,
       at: 1,
     });
     expect(next.actors.find((actor) => actor.userId === 'b')).to.include({
@@ -259,8 +261,18 @@ describe('renameActor (a deleted user)', () => {
     });
   });
   it('is unchanged for a user without a snapshot, or already renamed', () => {
-    expect(renameActor(record, 'zz', 'Deleted user')).to.equal('unchanged');
-    const once = renameActor(record, 'a', 'Deleted user') as TrayRecordDoc;
-    expect(renameActor(once, 'a', 'Deleted user')).to.equal('unchanged');
+    expect(renameActor(record, deletedActor('zz'))).to.equal('unchanged');
+    const once = renameActor(record, deletedActor('a')) as TrayRecordDoc;
+    expect(renameActor(once, deletedActor('a'))).to.equal('unchanged');
+  });
+  it('marks a snapshot renamed before snapshots carried the mark', () => {
+    const unmarked = {
+      ...record,
+      actors: record.actors.map((actor) =>
+        actor.userId === 'a' ? { ...actor, name: 'Deleted user' } : actor,
+      ),
+    };
+    const marked = renameActor(unmarked, deletedActor('a')) as TrayRecordDoc;
+    expect(marked.actors.find((actor) => actor.userId === 'a')).to.include({ deleted: true });
   });
 });

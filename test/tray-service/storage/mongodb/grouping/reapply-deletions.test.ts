@@ -103,10 +103,12 @@ describe('reapplyDeletions (MongoDB-compatible server)', function () {
       .insertOne({ _id: 'u-zoe', displayName: 'Deleted user', deleted: true, updatedAt: at(10) });
     await reapplyDeletions(mongo.db, new Set(['u-zoe', 'u-ana']), options);
     const record = await records().findOne({ _id: recordKey('comment', 'p-2', 'u-ana') });
-    expect(record?.actors).to.deep.equal([{ userId: 'u-zoe', name: 'Deleted user', at: at(1) }]);
+    expect(record?.actors).to.deep.equal([
+      { userId: 'u-zoe', name: 'Deleted user', deleted: true, at: at(1) },
+    ]);
     const kept = await mongo.db
       .collection<TargetActionDoc>(TRAY_TARGET_ACTIONS)
       .findOne({ 'activity.lastActionId': 'cm-2' });
-    expect(kept?.activity.actor).to.deep.equal({ userId: 'u-zoe', name: 'Deleted user' });
+    expect(kept?.activity.actor).to.deep.equal({ userId: 'u-zoe', name: 'Deleted user', deleted: true });
   });
 });

@@ -1,3 +1,4 @@
+import { deletedActor } from '../../../../../tray-service/domain/deleted-user.ts';
 import { expect } from 'chai';
 import {
   keepTargetActions,
@@ -111,8 +112,8 @@ describe('the kept actions of record groups (MongoDB-compatible server)', () => 
       [aComment('u-cid', POST, { id: 'cm-1', at: T, imageUrl: 'https://img/c' })],
       90,
     );
-    await renameKeptActor(mongo.db, 'u-cid', 'Deleted user');
+    await renameKeptActor(mongo.db, deletedActor('u-cid'));
     const [action] = await readTargetActions(mongo.db, recordGroup('comment', 'p-1'));
-    expect(action?.actor).to.deep.equal({ userId: 'u-cid', name: 'Deleted user' });
+    expect(action?.actor).to.deep.equal({ userId: 'u-cid', name: 'Deleted user', deleted: true });
   });
 });
