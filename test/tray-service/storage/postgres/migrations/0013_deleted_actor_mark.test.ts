@@ -28,10 +28,10 @@ describe('storage/postgres migration 0013 (deleted actor mark)', () => {
       await pool.query(`UPDATE ${table} SET activity = activity #- '{actor,deleted}'`);
     for (const table of ['tray_target_actors', 'tray_group_actions'])
       await pool.query(`ALTER TABLE ${table} DROP COLUMN actor_deleted`);
-    await pool.query('DELETE FROM schema_migrations WHERE version = 12');
+    await pool.query('DELETE FROM schema_migrations WHERE version = 13');
     const changedAt = (await tray.record('u-ana', 'comment', 'p-1'))?.changedAt;
 
-    expect(await migrate(pool)).to.deep.equal([12]);
+    expect(await migrate(pool)).to.deep.equal([13]);
 
     const record = await tray.record('u-ana', 'comment', 'p-1');
     expect(record?.actors.map((actor) => [actor.userId, actor.name, actor.deleted ?? false])).to.deep.equal([
