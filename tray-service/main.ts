@@ -184,6 +184,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
       onStored: moderation.step,
       onWritten: (records) => changes.recordsWritten(records),
       onRemoved: (records) => changes.recordsRemoved(records),
+      onCleared: (userId, at) => changes.cleared(userId, at),
     },
     eventsFeed,
     blockedWords: words,

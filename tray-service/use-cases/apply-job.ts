@@ -33,7 +33,7 @@ export type ScheduleFanOut = (
 ) => Promise<void>;
 
 export interface ApplyJobDeps {
-  storage: Pick<TrayStorage, 'events' | 'bans' | 'writes'>;
+  storage: Pick<TrayStorage, 'events' | 'bans' | 'writes' | 'clears'>;
   eventsRetentionDays: number;
   trayRetentionDays: number;
   /**
@@ -61,6 +61,8 @@ export interface ApplyJobDeps {
   onWritten?: (records: readonly InboxRecord[]) => Promise<void>;
   /** Told of the records a removal took away, once durable (live streams). */
   onRemoved?: (records: readonly RemovedRecord[]) => Promise<void>;
+  /** Told of a tray emptied whole at `at`, once durable: a deleted user's own (live streams). */
+  onCleared?: (userId: string, at: number) => Promise<void>;
   /** The tray's clock (epoch ms); tests pin it. */
   now?: () => number;
 }
@@ -154,7 +156,20 @@ async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise
   const { writes } = deps.storage;
   // Joins before the posts of the same job: a join stored late backfills the posts it missed.
   if (mapped.memberships.length > 0) await writes.applyMemberships(mapped.memberships, context());
-  if (mapped.profiles.length > 0) await writes.applyProfiles(mapped.profiles, context());
+  if (mapped.profiles.length > 0) {
+    await writes.applyProfiles(mapped.profiles, context());
+    // A deletion emptied each deleted user's own tray. Kept as a clear, as v3/delete-all keeps one,
+    // so their streams (their token stays valid until it expires) empty their lists too, now and
+    // when they reconnect from before it. A retry keeps a later clear: the tray is empty either way.
+    const deleted = new Set(
+      mapped.profiles.filter((change) => change.deleted).map((change) => change.userId),
+    );
+    for (const userId of deleted) {
+      const at = now();
+      await deps.storage.clears.record(userId, at);
+      await deps.onCleared?.(userId, at);
+    }
+  }
   const personal = mapped.activities.filter((activity) => activity.audience.kind === 'user');
   if (personal.length > 0) await writes.applyPersonal(personal, context());
   const schedule = deps.scheduleFanOut ?? alone;

@@ -55,7 +55,7 @@ export interface WorkerDeps {
   /** Where each event is announced once first applied (the events console's live tail); none without it. */
   announce?: (event: StoredEvent) => Promise<void>;
   /** Where record writes are announced to live streams (docs/live-tray.md); none without it. */
-  changes?: Pick<TrayChanges, 'recordsWritten' | 'recordsRemoved'>;
+  changes?: Pick<TrayChanges, 'recordsWritten' | 'recordsRemoved' | 'cleared'>;
 
   /** How the worker probes the storage during an outage (tests shorten it). */
   storageProbe?: Pick<StorageGateOptions, 'firstProbeMs' | 'maxProbeMs' | 'probeTimeoutMs'>;
@@ -91,6 +91,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       ? {
           onWritten: (records: readonly InboxRecord[]) => changes.recordsWritten(records),
           onRemoved: (records: readonly RemovedRecord[]) => changes.recordsRemoved(records),
+          onCleared: (userId: string, at: number) => changes.cleared(userId, at),
         }
       : {}),
   };

@@ -16,7 +16,7 @@ import { startTrayProcess, trayToken, type TrayProcess } from '../../reliability
 import { uniqueName, useQueuePrefix } from '../../support/suite-resources.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
-import { commentEvent, minute } from '../worker/event-builder.ts';
+import { commentEvent, minute, userDeleteEvent } from '../worker/event-builder.ts';
 import { jobDataOf } from '../worker/worker-harness.ts';
 import { dataOf, named, openSse, type SseEvent } from './support/sse-client.ts';
 
@@ -71,6 +71,28 @@ describe('live tray across two tray-service processes', function () {
       expect(dataOf<NotificationRecord>(record).v_tarid_uid).to.equal(`comment_p-two_${user}`);
     }
     for (const stream of streams) stream.close();
+  });
+
+  // A deletion empties the deleted user's own tray: their open streams (a token stays valid until
+  // it expires) must empty their lists too, live and when they reconnect from before it.
+  it("tells a deleted user's own streams `cleared`, live and on reconnect", async () => {
+    const user = 'u-gone';
+    await seedRecords(suite.storage, [{ userId: user, targetId: 'p-gone', lastUpdate: Date.now() - 60_000 }]);
+    const url = (tray: TrayProcess) => `http://127.0.0.1:${tray.port}/notifications/v3/stream`;
+    const stream = await openSse(url(trays[0]!), { Authorization: `Bearer ${await token(user)}` });
+    const opened = (await stream.next(named('unread'))).id ?? '';
+    await queue.add(jobDataOf(userDeleteEvent(user)), {
+      ...webhookJobOptions,
+      jobId: 'two-processes-delete',
+    });
+    await stream.next(named('cleared'), { timeoutMs: 10_000 });
+    stream.close();
+    const again = await openSse(url(trays[1]!), {
+      Authorization: `Bearer ${await token(user)}`,
+      'Last-Event-ID': opened,
+    });
+    await again.next(named('cleared'), { timeoutMs: 10_000 });
+    again.close();
   });
 
   it('wakes each ended snooze once, though both processes wake, onto every stream within 1 s of its until', async () => {
