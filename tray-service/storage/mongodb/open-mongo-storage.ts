@@ -8,6 +8,7 @@ import { createMongoLatestTimes } from './records/mongo-latest-times.ts';
 import { migrateRecordShape } from './records/migrate-record-shape.ts';
 import { migrateInboxState } from './records/migrate-inbox-state.ts';
 import { migrateDecisionExpiry } from './moderation/migrate-decision-expiry.ts';
+import { migrateEventsConsole } from './events/migrate-events-console.ts';
 import { everyActionKeptSince } from './removals/kept-since.ts';
 import { createMongoRemovalOutcomes } from './removals/removal-outcomes.ts';
 import { createMongoBans } from './moderation/mongo-bans.ts';
@@ -47,6 +48,7 @@ export async function openMongoStorage(
     await migrateRecordShape(db, { retentionDays: options.retentionDays ?? 90 });
     await migrateInboxState(db);
     await migrateDecisionExpiry(db);
+    await migrateEventsConsole(db);
     const keptSince = await everyActionKeptSince(db);
     const lastRead = createMongoLatestTimes(db, TRAY_READ_STATE, 'lastReadAt');
     return {
