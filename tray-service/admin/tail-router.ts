@@ -19,8 +19,8 @@ export interface TailRouterDeps {
   /** A comment line this often keeps proxies from closing an idle tail; the credential is checked again then. */
   heartbeatMs?: number;
   /**
-   * Bytes a tail may have waiting for its reader (default 1 MiB): past them the reader is not
-   * keeping up, and the tail is cut off rather than held in memory.
+   * Bytes a tail may have waiting for its reader behind the event it is taking (default 1 MiB):
+   * past them the reader is not keeping up, and the tail is cut off rather than held in memory.
    */
   maxBufferedBytes?: number;
   /** Told of each tail cut off for falling behind. */
