@@ -21,7 +21,7 @@ type OlderEvent = Pick<EventDoc, '_id' | 'event' | 'data' | 'keysEscaped' | 'rec
 
 /**
  * Gives the events stored before the events console what its filters and chart read, once per
- * database, as PostgreSQL's migration 0013 gives them: the moderation outcome of the decisions
+ * database, as PostgreSQL's migration 0014 gives them: the moderation outcome of the decisions
  * about that delivery (the most severe), the acting user and community the mapping gives its
  * payload (domain/map-event.ts; an id longer than an event may carry left out, as at store), and
  * their minutes' counts. Without it they read as undecided, escape ?userId= and ?communityId=,

@@ -57,7 +57,7 @@ function decision(id: string, eventKey: string, action: 'flag' | 'ban-request', 
 }
 
 // After an upgrade from a release before the events console, its filters and chart see the older
-// events as they see every later one, as migration 0013 gives them on PostgreSQL.
+// events as they see every later one, as migration 0014 gives them on PostgreSQL.
 describe('migrateEventsConsole (events stored before the events console)', function () {
   this.timeout(60_000);
   const mongo = useMongo();

@@ -46,7 +46,7 @@ const stored: { key: string; envelope: TestEnvelope; status?: string; at?: numbe
   { key: 'ev-later', envelope: postEvent({ author: 'u-13' }), at: t0 + MINUTE_MS + 5 },
 ];
 
-describe('storage/postgres migration 0013 (events stored before the events console)', () => {
+describe('storage/postgres migration 0014 (events stored before the events console)', () => {
   const pg = usePostgres();
 
   it('gives them their moderation outcome, acting user and community, and counts them into the per-minute chart', async function () {
@@ -90,7 +90,7 @@ describe('storage/postgres migration 0013 (events stored before the events conso
         [id, eventKey, new Date(at), action],
       );
 
-    expect(await migrate(pg.pool)).to.include(13);
+    expect(await migrate(pg.pool)).to.include(14);
 
     const { rows } = await pg.pool.query<{
       key: string;
