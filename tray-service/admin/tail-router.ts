@@ -7,6 +7,7 @@ import { toEventView } from './event-view.ts';
 import { parseEventsFilter } from './parse-events-filter.ts';
 import type { RedisEventsFeed } from './redis-events-feed.ts';
 import { createConcurrencySlots } from './concurrency-slots.ts';
+import { createTailBacklog } from './tail-backlog.ts';
 import { admittedCaller, callerExpiresAt } from './require-admin.ts';
 
 export interface TailRouterDeps {
@@ -18,8 +19,8 @@ export interface TailRouterDeps {
   /** A comment line this often keeps proxies from closing an idle tail; the credential is checked again then. */
   heartbeatMs?: number;
   /**
-   * Bytes a tail may have waiting for its reader (default 1 MiB): past them the reader is not
-   * keeping up, and the tail is cut off rather than held in memory.
+   * Bytes a tail may have waiting for its reader behind the event it is taking (default 1 MiB):
+   * past them the reader is not keeping up, and the tail is cut off rather than held in memory.
    */
   maxBufferedBytes?: number;
   /** Told of each tail cut off for falling behind. */
@@ -78,6 +79,7 @@ export function createTailRouter(deps: TailRouterDeps): Router {
       heartbeat?: NodeJS.Timeout;
       expiry?: NodeJS.Timeout;
     } = { open: true };
+    const backlog = createTailBacklog();
     const finish = () => {
       if (!stream.open) return;
       stream.open = false;
@@ -86,16 +88,27 @@ export function createTailRouter(deps: TailRouterDeps): Router {
       stream.stop?.();
       // A reader that stopped reading never takes what is buffered for it: end() would hold those
       // bytes and the socket for as long as the connection stays up.
-      if (res.writableLength > maxBuffered) res.destroy();
+      if (backlog.behind(res.writableLength) > maxBuffered) res.destroy();
       else res.end();
     };
+    const write = (text: string) => {
+      backlog.wrote(Buffer.byteLength(text));
+      res.write(text);
+    };
     // Every announced event is written as it comes; a reader that does not keep up would otherwise
-    // have them all buffered in this process (up to maxTails of them).
+    // have them all buffered in this process (up to maxTails of them). What decides is what waits
+    // behind the message the reader is taking now (tail-backlog.ts), never that message itself: an
+    // event larger than the cap (a payload up to the receiver's body limit) goes whole to a reader
+    // that keeps up, and the events after it wait for it.
     const send = (text: string) => {
       if (!stream.open) return;
-      res.write(text);
-      if (res.writableLength > maxBuffered) {
-        deps.logger?.info({ buffered: res.writableLength }, 'events tail cut off: its reader fell behind');
+      write(text);
+      const behind = backlog.behind(res.writableLength);
+      if (behind > maxBuffered) {
+        deps.logger?.info(
+          { buffered: res.writableLength, behind },
+          'events tail cut off: its reader fell behind',
+        );
         finish();
       }
     };
@@ -117,8 +130,8 @@ export function createTailRouter(deps: TailRouterDeps): Router {
       return;
     }
     res.flushHeaders();
-    res.write(sseRetry(3_000));
-    res.write(sseComment('tail open'));
+    write(sseRetry(3_000));
+    write(sseComment('tail open'));
     const expiresAt = callerExpiresAt(caller);
     if (expiresAt !== undefined) {
       stream.expiry = setTimeout(finish, Math.min(Math.max(0, expiresAt - clock()), MAX_TIMER_MS));

@@ -13,7 +13,7 @@ import { uniqueName } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { waitFor } from '../../support/wait-for.ts';
-import { openSse, type SseStream } from '../live/support/sse-client.ts';
+import { dataOf, openSse, type SseStream } from '../live/support/sse-client.ts';
 import { ADMIN_TOKEN, adminApp, adminJwt } from './admin-fixtures.ts';
 import { stalledGet } from './stalled-reader.ts';
 
@@ -56,8 +56,8 @@ describe('GET /admin/events/tail: a tail lasts only as long as its credential', 
     const res = await request(base).post('/admin/login').type('form').send({ token }).expect(303);
     return String(res.headers['set-cookie']).split(';')[0]!;
   };
-  const tail = async (headers: Record<string, string>) => {
-    const stream = await openSse(`${base}/admin/events/tail`, headers);
+  const tail = async (headers: Record<string, string>, at = base) => {
+    const stream = await openSse(`${at}/admin/events/tail`, headers);
     tails.push(stream);
     expect(stream.status).to.equal(200);
     return stream;
@@ -182,6 +182,67 @@ describe('GET /admin/events/tail: a tail lasts only as long as its credential', 
       // The reader gets what the sockets held, then the end: EventSource reconnects.
       const received = await reader.readToEnd();
       expect(received).to.be.below(published * text.length);
+    });
+  });
+
+  describe('a reader that keeps up', () => {
+    const prefix = uniqueName('tail-large');
+    let keeping: { server: Server; base: string; built: ReturnType<typeof adminApp> };
+    before(async () => {
+      const built = adminApp(suite.storage, {
+        streamPrefix: prefix,
+        deps: { tailMaxBufferedBytes: 64 * 1024 },
+      });
+      const listening = await listen(built.app, { port: 0, host: '127.0.0.1' });
+      keeping = {
+        server: listening,
+        base: `http://127.0.0.1:${(listening.address() as AddressInfo).port}`,
+        built,
+      };
+    });
+    after(async () => {
+      await closeServer(keeping.server, 100);
+      keeping.built.close();
+    });
+
+    // The cap is on what waits for the reader before an event is written, not on the event itself:
+    // a reader that keeps up gets an event larger than the cap (a payload up to the receiver's
+    // body limit) and stays connected.
+    it('gets an event larger than the cap whole, and the tail stays open for the next', async () => {
+      const stream = await tail({ Authorization: `Bearer ${ADMIN_TOKEN}` }, keeping.base);
+      const redis = createRedis(testStack().redisUrl);
+      const at = new Date().toISOString();
+      const text = 'x'.repeat(8 * 1024 * 1024);
+      try {
+        for (const [key, data] of [
+          ['large', { text }],
+          ['small', {}],
+        ] as const)
+          await redis.publish(
+            storedEventsChannel(prefix),
+            JSON.stringify({
+              key,
+              event: 'post.didCreate',
+              webhook: 'main',
+              status: 'applied',
+              receivedAt: at,
+              storedAt: at,
+              expiresAt: at,
+              data,
+            }),
+          );
+      } finally {
+        redis.disconnect();
+      }
+      const cutOff = stream.ended.then(() => {
+        throw new Error('the tail ended before the event after the large one');
+      });
+      await Promise.race([stream.next((event) => event.id === 'small', { timeoutMs: 20_000 }), cutOff]);
+      const large = stream.events.find((event) => event.id === 'large');
+      expect(large, 'the large event').to.not.equal(undefined);
+      if (large) expect(dataOf<{ data: { text: string } }>(large).data.text).to.have.lengthOf(text.length);
+      expect(keeping.built.eventsFeed.listeners).to.equal(1);
+      stream.close();
     });
   });
 

@@ -35,6 +35,13 @@ export const KEEPALIVE_IDLE_MS = 10_000;
  * An `options` parameter in the URL replaces this one (node-postgres lets the URL win).
  */
 export function connectPostgres(url: string, options: PostgresOptions): pg.Pool {
+  // Times go to PostgreSQL as UTC. By default node-postgres writes a Date in the process's local
+  // time, so what a statement receives depends on the host's TZ: before a zone's standard time its
+  // local mean time offset is cut to whole minutes (New York's -4:56:02 sent as -04:56, seconds
+  // off), and west of UTC the earliest instant PostgreSQL holds, which a page cursor may carry,
+  // went out as the day before and failed the statement. The setting is node-postgres's own, for
+  // the process: every pool of the tray comes from here.
+  pg.defaults.parseInputDatesAsUTC = true;
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize,

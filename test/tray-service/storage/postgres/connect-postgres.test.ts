@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { connectPostgres } from '../../../../tray-service/storage/postgres/connect-postgres.ts';
+import { decodeCursor } from '../../../../tray-service/domain/page-cursor.ts';
 import { usePostgres } from '../../../support/use-postgres.ts';
 
 describe('connectPostgres', () => {
@@ -66,6 +67,34 @@ describe('connectPostgres', () => {
       expect(parseInt(ticks ?? '', 16) / 100, 'seconds until the first probe').to.be.at.most(10);
     } finally {
       await pool.end();
+    }
+  });
+
+  // node-postgres sends a Date in the process's local time by default: west of UTC the earliest
+  // time a page cursor may carry (PostgreSQL's first instant) went out as the day before, with a
+  // local-mean-time offset cut to whole minutes, and failed the statement (a 500 for a cursor the
+  // docs answer 400 or a page). The process's zone is set for real here, as a container's TZ sets it.
+  it('sends times as UTC whatever the process’s time zone, down to the earliest a page cursor carries', async () => {
+    const zone = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+    const pool = connectPostgres(postgres.url, {
+      poolSize: 1,
+      statementTimeoutMs: 10_000,
+      applicationName: 'tests',
+    });
+    try {
+      const earliest = -210_866_803_200_000;
+      const { at } = decodeCursor(Buffer.from(JSON.stringify({ t: earliest, k: 'x' })).toString('base64url'));
+      expect(at.getTimezoneOffset(), 'the process runs west of UTC').to.be.above(0);
+      const { rows } = await pool.query<{ ms: string }>(
+        'SELECT (extract(epoch FROM $1::timestamptz) * 1000)::bigint::text AS ms',
+        [at],
+      );
+      expect(Number(rows[0]?.ms)).to.equal(earliest);
+    } finally {
+      await pool.end();
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
     }
   });
 });

@@ -5,6 +5,7 @@ import { moderationActions } from '../../../domain/moderation-action.ts';
 import type { PageKey } from '../../../domain/page-cursor.ts';
 import type { EventsFilter, EventsPage } from '../../port.ts';
 import { afterKeyQuery } from './after-key-query.ts';
+import { storableJson } from '../../../domain/storable-json.ts';
 
 /** Newest first; _id breaks ties between events received in the same millisecond. */
 const newestFirst = { receivedAt: -1, _id: -1 } as const;
@@ -49,7 +50,10 @@ export function createEventsQueries(db: Db, clock: () => Date = () => new Date()
     },
 
     async get(key: string): Promise<StoredEventDoc | null> {
-      return events.findOne({ _id: key, expiresAt: { $gt: clock() } });
+      // Keys are stored as storage can hold them (event-document.ts): one asked with U+0000 is
+      // looked up as stored, instead of failing the query on FerretDB (a 500, where PostgreSQL's
+      // adapter answers not found).
+      return events.findOne({ _id: storableJson(key), expiresAt: { $gt: clock() } });
     },
 
     /** A server-side cursor read batch by batch: memory stays bounded however many events match. */

@@ -9,7 +9,7 @@ import { writeErrorsOf, isDuplicateKey } from '../compare-and-set/is-duplicate-k
 const MINUTE_MS = 60_000;
 
 /** One minute's count of one event name (event_minutes). */
-interface EventMinuteDoc {
+export interface EventMinuteDoc {
   /** `${minute ISO}|${event}`. */
   _id: string;
   minute: Date;
@@ -41,7 +41,11 @@ interface Increment {
   max?: Record<string, number>;
 }
 
-const minuteOf = (at: Date) => new Date(Math.floor(at.getTime() / MINUTE_MS) * MINUTE_MS);
+/** The UTC minute a time falls in. */
+export const minuteOf = (at: Date) => new Date(Math.floor(at.getTime() / MINUTE_MS) * MINUTE_MS);
+
+/** The `_id` of a minute's count of one event name. */
+export const eventMinuteId = (minute: Date, event: string) => `${minute.toISOString()}|${event}`;
 
 /**
  * Upserts the increments as one unordered bulk of single-document `updateMany`s (FerretDB hangs
@@ -135,7 +139,7 @@ export function createEventRollups(db: Db, clock: () => Date = () => new Date())
       await submit([
         {
           collection: EVENT_MINUTES,
-          _id: `${minute.toISOString()}|${event.event}`,
+          _id: eventMinuteId(minute, event.event),
           insert: { minute, event: event.event, ...expiryOf(minute, retentionDays) },
           inc: { count: 1 },
         },
