@@ -1,6 +1,5 @@
 import type { AnyBulkWriteOperation, Db, Document } from 'mongodb';
 import { groupCommit } from '../../../../shared/async/group-commit.ts';
-import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { LAG_BUCKETS, lagBucket } from '../../../domain/lag-histogram.ts';
 import type { EventMinute, LagMinute } from '../../port.ts';
 import { EVENT_LAG_MINUTES, EVENT_MINUTES } from '../collection-names.ts';
@@ -15,6 +14,7 @@ interface EventMinuteDoc {
   minute: Date;
   event: string;
   count: number;
+  /** The latest expiry of the events counted: kept while any of them is. */
   expiresAt: Date;
 }
 
@@ -38,10 +38,12 @@ interface Increment {
   _id: string;
   insert: Document;
   inc: Record<string, number>;
-  max?: Record<string, number>;
+  max: Record<string, number | Date>;
 }
 
 const minuteOf = (at: Date) => new Date(Math.floor(at.getTime() / MINUTE_MS) * MINUTE_MS);
+
+const later = (a: number | Date, b: number | Date) => (a >= b ? a : b);
 
 /**
  * Upserts the increments as one unordered bulk of single-document `updateMany`s (FerretDB hangs
@@ -58,13 +60,15 @@ async function applyIncrements(db: Db, increments: readonly Increment[]): Promis
       merged.set(id, {
         ...increment,
         inc: { ...increment.inc },
-        ...(increment.max ? { max: { ...increment.max } } : {}),
+        max: { ...increment.max },
       });
       continue;
     }
     for (const [field, by] of Object.entries(increment.inc)) held.inc[field] = (held.inc[field] ?? 0) + by;
-    for (const [field, value] of Object.entries(increment.max ?? {}))
-      held.max = { ...held.max, [field]: Math.max(held.max?.[field] ?? value, value) };
+    for (const [field, value] of Object.entries(increment.max)) {
+      const kept = held.max[field];
+      held.max[field] = kept === undefined ? value : later(kept, value);
+    }
   }
   const byCollection = new Map<string, Increment[]>();
   for (const increment of merged.values()) {
@@ -77,7 +81,7 @@ async function applyIncrements(db: Db, increments: readonly Increment[]): Promis
         update: {
           $setOnInsert: increment.insert,
           $inc: increment.inc,
-          ...(increment.max ? { $max: increment.max } : {}),
+          $max: increment.max,
         },
         upsert: true,
       },
@@ -115,15 +119,13 @@ function submitterOf(db: Db) {
   return submit;
 }
 
-const expiryOf = (minute: Date, retentionDays: number) => ({
-  expiresAt: new Date(minute.getTime() + retentionDays * DAY_MS),
-});
-
 /**
  * The events' per-minute rollups on MongoDB: counters kept with `$inc` as events are stored and
  * applied (the bucket and computed patterns), read by a range of minutes on their index. No
  * transaction joins a counter to its event (MongoDB's multi-document transactions are outside what
- * this adapter uses): a process that stops between the two leaves that one event uncounted.
+ * this adapter uses): a process that stops between the two leaves that one event uncounted. A
+ * minute keeps the latest expiry of the events it counts (`$max` of each one's own), as
+ * PostgreSQL's rows do: its counts stay while any of them is.
  */
 export function createEventRollups(db: Db, clock: () => Date = () => new Date()) {
   const submit = submitterOf(db);
@@ -131,13 +133,13 @@ export function createEventRollups(db: Db, clock: () => Date = () => new Date())
     /** Counts a newly stored event into its minute. */
     async countStored(event: { event: string; receivedAt: Date; expiresAt: Date }): Promise<void> {
       const minute = minuteOf(event.receivedAt);
-      const retentionDays = (event.expiresAt.getTime() - event.receivedAt.getTime()) / DAY_MS;
       await submit([
         {
           collection: EVENT_MINUTES,
           _id: `${minute.toISOString()}|${event.event}`,
-          insert: { minute, event: event.event, ...expiryOf(minute, retentionDays) },
+          insert: { minute, event: event.event },
           inc: { count: 1 },
+          max: { expiresAt: event.expiresAt },
         },
       ]);
     },
@@ -146,14 +148,13 @@ export function createEventRollups(db: Db, clock: () => Date = () => new Date())
     async countApplied(event: { receivedAt: Date; expiresAt: Date }, appliedAt: Date): Promise<void> {
       const minute = minuteOf(event.receivedAt);
       const lag = Math.max(0, appliedAt.getTime() - event.receivedAt.getTime());
-      const retentionDays = (event.expiresAt.getTime() - event.receivedAt.getTime()) / DAY_MS;
       await submit([
         {
           collection: EVENT_LAG_MINUTES,
           _id: minute.toISOString(),
-          insert: { minute, ...expiryOf(minute, retentionDays) },
+          insert: { minute },
           inc: { count: 1, [`b.${lagBucket(lag)}`]: 1 },
-          max: { maxMs: lag },
+          max: { maxMs: lag, expiresAt: event.expiresAt },
         },
       ]);
     },
