@@ -50,7 +50,22 @@ export function createMongoEvents(db: Db, clock: () => Date = () => new Date()):
         await rollups.countStored(doc);
         return toStoredEvent(doc);
       }
-      return toStoredEvent((await events.findOne({ _id: doc._id })) ?? doc);
+      const held = await events.findOne({ _id: doc._id });
+      // Gone between the two (the purge took it expired): the job's retry stores it anew.
+      if (!held) throw new Error(`stored event ${doc._id} vanished while it was being stored`);
+      if (held.expiresAt <= options.now) {
+        // Expired, not yet purged: it counts as gone, and this delivery replaces it (as PostgreSQL's
+        // upsert does), only while it is still expired, so of two replacing it at once one does.
+        const replaced = await events.replaceOne({ _id: doc._id, expiresAt: { $lte: options.now } }, doc);
+        if (replaced.matchedCount === 1) {
+          await rollups.countStored(doc);
+          return toStoredEvent(doc);
+        }
+        const current = await events.findOne({ _id: doc._id });
+        if (!current) throw new Error(`stored event ${doc._id} vanished while it was being stored`);
+        return toStoredEvent(current);
+      }
+      return toStoredEvent(held);
     },
     async list(filter, limit, after) {
       const page = await queries.list(filter, limit, after);
