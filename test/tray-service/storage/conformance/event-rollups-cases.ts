@@ -101,6 +101,35 @@ conformanceCase('rollups: minutes of expired events are not read', async ({ isol
   expect(await storage.events.perMinute(...range)).to.deep.equal([]);
 });
 
+// A minute's count is kept while any of its events is: its expiry is the latest of its events' own
+// expiries, whichever was stored first (EVENTS_RETENTION_DAYS may change between two of them).
+conformanceCase(
+  'rollups: a minute is counted as long as its latest-expiring event is kept, whichever was stored first',
+  async ({ isolated }) => {
+    const storage = await isolated();
+    const old = new Date(Math.floor(Date.now() / MINUTE) * MINUTE - 3 * 24 * 60 * MINUTE);
+    const range = [old, new Date(old.getTime() + MINUTE)] as const;
+    for (const [index, retentionDays] of [1, 30, 1].entries()) {
+      const receivedAt = new Date(old.getTime() + index * 10_000);
+      const stored = await storage.events.store(
+        { key: `mixed-${index}`, event: 'comment.didCreate', data: {}, webhook: 'rollups', receivedAt },
+        { status: 'applied' },
+        { retentionDays, now: receivedAt },
+      );
+      await storage.events.markApplied(stored, new Date(receivedAt.getTime() + 10));
+    }
+    expect(await storage.events.perMinute(...range)).to.deep.equal([
+      { minute: old, counts: { 'comment.didCreate': 3 } },
+    ]);
+    expect((await storage.events.lagPerMinute(...range)).map((minute) => minute.count)).to.deep.equal([3]);
+    await storage.purgeExpired(new Date());
+    expect(await storage.events.perMinute(...range)).to.deep.equal([
+      { minute: old, counts: { 'comment.didCreate': 3 } },
+    ]);
+    expect((await storage.events.lagPerMinute(...range)).map((minute) => minute.count)).to.deep.equal([3]);
+  },
+);
+
 // An event's name is the sender's (any string the receiver accepts), and it names a count:
 // `constructor`, `__proto__` or a name with `$` or `.` counts like any other.
 conformanceCase(

@@ -159,6 +159,64 @@ conformanceCase(
   },
 );
 
+// The purge runs hourly (or less often): meanwhile an expired event counts as gone, so a
+// redelivery of its key (a platform resend after the retention, a replay) is stored anew and
+// shown, counted and announced like any new event.
+conformanceCase(
+  'events: a redelivery of an expired event not yet purged is stored anew, listed, counted and marked applied once',
+  async ({ isolated, id }) => {
+    const storage = await isolated();
+    // Read once: the case must not straddle two minutes.
+    const [at3, at2, at1, at0] = [3, 2, 1, 0].map(received) as [Date, Date, Date, Date];
+    const webhook = id('wh');
+    const key = id('again');
+    const old = new Date(Math.floor(Date.now() / MINUTE) * MINUTE - 3 * 24 * 60 * MINUTE);
+    const expired = await storage.events.store(
+      { key, event: 'post.didCreate', data: { v: 1 }, webhook, receivedAt: old },
+      { status: 'applied' },
+      { retentionDays: 1, now: old },
+    );
+    expect(await storage.events.markApplied(expired, new Date(old.getTime() + 10))).to.equal(true);
+    const stored = await storage.events.store(
+      { key, event: 'comment.didCreate', data: { v: 2 }, webhook, receivedAt: at3 },
+      { status: 'invalid', error: 'data.comment: required' },
+      { retentionDays: 7, now: at0 },
+    );
+    expect(stored).to.deep.equal({
+      key,
+      event: 'comment.didCreate',
+      data: { v: 2 },
+      webhook,
+      receivedAt: at3,
+      storedAt: at0,
+      expiresAt: new Date(at3.getTime() + 7 * DAY_MS),
+      status: 'invalid',
+      error: 'data.comment: required',
+    });
+    expect(await storage.events.get(key)).to.deep.equal(stored);
+    expect((await storage.events.list({ webhook }, 10)).items).to.deep.equal([stored]);
+    expect(await storage.events.count({ webhook })).to.equal(1);
+    // Counted in its minute, and its first mark is the first (the live tail announces it).
+    expect(await storage.events.perMinute(at3, at2)).to.deep.equal([
+      { minute: at3, counts: { 'comment.didCreate': 1 } },
+    ]);
+    expect(await storage.events.markApplied(stored, at0)).to.equal(true);
+    expect((await storage.events.lagPerMinute(at3, at2)).map((m) => m.count)).to.deep.equal([1]);
+    // Stored anew once: a further redelivery gets it as stored, and counts nothing more.
+    expect(
+      await storage.events.store(
+        { key, event: 'post.didCreate', data: { v: 3 }, webhook, receivedAt: at1 },
+        { status: 'applied' },
+        { retentionDays: 7, now: at0 },
+      ),
+    ).to.deep.equal({ ...stored, appliedAt: at0 });
+    expect(await storage.events.markApplied(stored, at0)).to.equal(false);
+    expect((await storage.events.perMinute(at3, at0)).map((m) => m.counts)).to.deep.equal([
+      { 'comment.didCreate': 1 },
+    ]);
+  },
+);
+
 // JSON allows U+0000 anywhere, in a key too; BSON refuses it in a key, PostgreSQL's text and
 // jsonb anywhere (and so FerretDB). The acknowledged event must still be stored, never fail its
 // job on every retry: each U+0000 is kept as U+FFFD, the replacement character, on every adapter.

@@ -12,7 +12,7 @@ import { escapeKeys, hasRefusedKey } from './escaped-keys.ts';
  * The stored document of a delivery and its outcome, as MongoDB can hold it: U+0000 and lone
  * surrogates replaced (domain/storable-json.ts), keys no field name may be escaped
  * (escaped-keys.ts), and a payload too large for a document replaced by a marker
- * (within-document-limit.ts). Pure.
+ * (within-document-limit.ts), and marked as not yet counted in the chart (`countPending`). Pure.
  */
 export function eventDocument(
   /** A delivery as the storage port hands it over (the receiver's dedupe key as `key`). */
@@ -42,6 +42,8 @@ export function eventDocument(
       ...(userId === undefined ? {} : { userId }),
       ...(communityId === undefined ? {} : { communityId }),
       moderation: 'none',
+      // Until its count in the events-per-minute chart is made (mongo-events.ts).
+      countPending: true,
       ...(post
         ? {
             communityDay: communityDay(post.communityId, dayOf(post.at)),

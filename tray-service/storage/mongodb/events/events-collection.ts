@@ -98,4 +98,11 @@ export interface EventDoc extends StoredEventDoc {
   moderation?: ModerationAction | 'none';
   /** When the worker finished applying the event (the lag chart). */
   appliedAt?: Date;
+  /**
+   * Set while the event's count into the events-per-minute chart is not known to be made: the
+   * job's retry, storing it again, makes it (once: event-rollups.ts). Absent once counted.
+   */
+  countPending?: true;
+  /** The same for its applied mark's lag (`appliedAt`) in the lag chart. */
+  lagPending?: true;
 }

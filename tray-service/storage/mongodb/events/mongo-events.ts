@@ -34,23 +34,61 @@ export function toStoredEvent(doc: StoredEventDoc | EventDoc): StoredEvent {
   };
 }
 
+/**
+ * Takes a count's token off its minute, once its event is marked counted: only the call that
+ * stored the event (or made its applied mark) does. A retry finishing a count an earlier attempt
+ * left leaves its token, as does a take-off that fails: a token only keeps that very count from
+ * being made again, and goes with its minute's document. Once it is gone, only an attempt for the
+ * same event that read the pending mark before and stalled until then could count it again (bull
+ * runs one job per key at a time). A failure here is not the job's: failing it would lose what
+ * the job says once (its retry's mark is not the first).
+ */
+async function released(release: () => Promise<void>): Promise<void> {
+  await release().catch(() => undefined);
+}
+
 /** The storage port's events on MongoDB (`events`, the dedupe key as `_id`), with their per-minute rollups. */
 export function createMongoEvents(db: Db, clock: () => Date = () => new Date()): EventsPort {
   const queries = createEventsQueries(db, clock);
   const rollups = createEventRollups(db, clock);
   const events = db.collection<EventDoc>(EVENTS);
+  /**
+   * Counts a stored event into its minute's chart, then takes its `countPending` mark off: a step
+   * that failed leaves the mark, and the job's retry (storing it again) takes them again; the
+   * count is made once whatever is repeated (event-rollups.ts). `stored`: this call stored it.
+   */
+  async function counted(doc: EventDoc, stored: boolean): Promise<EventDoc> {
+    await rollups.countStored(doc);
+    await events.updateOne(
+      { _id: doc._id, storedAt: doc.storedAt, countPending: true },
+      { $unset: { countPending: '' } },
+    );
+    if (stored) await released(() => rollups.releaseStored(doc));
+    const { countPending: _done, ...kept } = doc;
+    return kept;
+  }
+
   return {
     async store(event, outcome, options) {
       const doc = eventDocument(event, outcome, options.retentionDays, options.now);
       // An insert, not an upsert (FerretDB runs an upsert as a read and then a write): a duplicate
       // key says the event is stored already, and the first stored version is the one returned.
       const [duplicate] = await insertCoalesced<EventDoc>(db, EVENTS, [doc]);
-      if (duplicate === undefined) {
-        // Counted only by the call that inserted it: a redelivery counts nothing.
-        await rollups.countStored(doc);
-        return toStoredEvent(doc);
+      if (duplicate === undefined) return toStoredEvent(await counted(doc, true));
+      const held = await events.findOne({ _id: doc._id });
+      // Gone between the two (the purge took it expired): the job's retry stores it anew.
+      if (!held) throw new Error(`stored event ${doc._id} vanished while it was being stored`);
+      if (held.expiresAt <= options.now) {
+        // Expired, not yet purged: it counts as gone, and this delivery replaces it (as PostgreSQL's
+        // upsert does), only while it is still expired, so of two replacing it at once one does.
+        const replaced = await events.replaceOne({ _id: doc._id, expiresAt: { $lte: options.now } }, doc);
+        if (replaced.matchedCount === 1) return toStoredEvent(await counted(doc, true));
+        const current = await events.findOne({ _id: doc._id });
+        if (!current) throw new Error(`stored event ${doc._id} vanished while it was being stored`);
+        return toStoredEvent(current.countPending ? await counted(current, false) : current);
       }
-      return toStoredEvent((await events.findOne({ _id: doc._id })) ?? doc);
+      // A count an earlier attempt left unfinished is finished by this one (a retry of its job).
+      return toStoredEvent(held.countPending ? await counted(held, false) : held);
     },
     async list(filter, limit, after) {
       const page = await queries.list(filter, limit, after);
@@ -74,11 +112,23 @@ export function createMongoEvents(db: Db, clock: () => Date = () => new Date()):
       // No projection: FerretDB 1.24's findAndModify refuses one.
       const before = await events.findOneAndUpdate(
         { _id: event.key, appliedAt: { $exists: false }, expiresAt: { $gt: appliedAt } },
-        { $set: { appliedAt } },
+        { $set: { appliedAt, lagPending: true } },
       );
-      if (!before) return false;
-      await rollups.countApplied(before, appliedAt);
-      return true;
+      // A mark whose count an earlier attempt left unfinished is finished by this one, with the
+      // time that attempt stored: it is still the first, and its job announces it.
+      const marked = before
+        ? { ...before, appliedAt }
+        : await events.findOne({ _id: event.key, lagPending: true, expiresAt: { $gt: appliedAt } });
+      if (!marked?.appliedAt) return false;
+      const at = marked.appliedAt;
+      await rollups.countApplied(marked, at);
+      // Whoever takes the pending mark off made the first mark: one call per event says true.
+      const settled = await events.updateOne(
+        { _id: marked._id, appliedAt: at, lagPending: true },
+        { $unset: { lagPending: '' } },
+      );
+      if (before) await released(() => rollups.releaseApplied(marked, at));
+      return settled.modifiedCount === 1;
     },
     perMinute: (since, until) => rollups.perMinute(since, until),
     lagPerMinute: (since, until) => rollups.lagPerMinute(since, until),

@@ -2,9 +2,15 @@ import { expect } from 'chai';
 import { BSON } from 'mongodb';
 import { DAY_MS } from '../../../../../shared/time/durations.ts';
 import type { StoredEvent } from '../../../../../tray-service/domain/stored-event.ts';
-import { EVENTS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import {
+  EVENT_LAG_MINUTES,
+  EVENT_MINUTES,
+  EVENTS,
+} from '../../../../../tray-service/storage/mongodb/collection-names.ts';
 import type { EventDoc } from '../../../../../tray-service/storage/mongodb/events/events-collection.ts';
 import { createMongoEvents } from '../../../../../tray-service/storage/mongodb/events/mongo-events.ts';
+import { createEventRollups } from '../../../../../tray-service/storage/mongodb/events/event-rollups.ts';
+import { eventDocument } from '../../../../../tray-service/storage/mongodb/events/event-document.ts';
 import { aPost } from '../../../../support/activity-builder.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 
@@ -99,6 +105,7 @@ describe('storage/mongodb events', () => {
         expiresAt: receivedAt,
         status: 'stored',
         moderation: 'none',
+        countPending: true,
       });
       return delivery(key, { pad: 'x'.repeat(MAX_BSON_BYTES - base + extra) });
     };
@@ -124,5 +131,83 @@ describe('storage/mongodb events', () => {
     expect(plainDoc?.data).to.deep.equal(plain);
     expect(plainDoc).to.not.have.property('keysEscaped');
     expect((await events().get('plain'))?.data).to.deep.equal(plain);
+  });
+  // No transaction joins an event to its counts (FerretDB has none): each is its own write, and a
+  // write that fails fails the job, which the queue retries. A document of the chart's in the way
+  // (a count that is not a number) makes the count's write fail for real, as a server error would.
+  describe('a chart count that fails, then the job’s retry', () => {
+    const minuteOf = (at: Date) => new Date(Math.floor(at.getTime() / MINUTE) * MINUTE);
+    const chartRange = [receivedAt, new Date(receivedAt.getTime() + MINUTE)] as const;
+
+    it('counts the stored event into its minute once, at the retry', async () => {
+      const event = 'fault.stored';
+      const blocking = { _id: `${minuteOf(receivedAt).toISOString()}|${event}`, count: 'not a number' };
+      await mongo.db.collection<{ _id: string }>(EVENT_MINUTES).insertOne(blocking);
+      const job = () =>
+        events().store({ ...delivery('fault-stored', {}), event }, { status: 'applied' }, keep);
+      await expect(job()).to.be.rejected;
+      await mongo.db.collection<{ _id: string }>(EVENT_MINUTES).deleteOne({ _id: blocking._id });
+      await job();
+      await job();
+      const counts = (await events().perMinute(...chartRange)).map((minute) => minute.counts[event]);
+      expect(counts).to.deep.equal([1]);
+      expect(await events().count({ event })).to.equal(1);
+    });
+
+    // What a process stopped (or a reply lost) right after a count leaves: the count made, the
+    // event still marked pending. The retry finishes it without counting again.
+    it('counts nothing twice when the count was made but its event not yet marked counted', async () => {
+      const event = 'fault.counted';
+      const doc = eventDocument(
+        { ...delivery('fault-counted', {}), event },
+        { status: 'applied' },
+        7,
+        keep.now,
+      );
+      await mongo.db.collection<EventDoc>(EVENTS).insertOne(doc);
+      await createEventRollups(mongo.db).countStored(doc);
+      await events().store({ ...delivery('fault-counted', {}), event }, { status: 'applied' }, keep);
+      const counts = (await events().perMinute(...chartRange)).map((minute) => minute.counts[event]);
+      expect(counts).to.deep.equal([1]);
+      expect(
+        await mongo.db.collection<EventDoc>(EVENTS).findOne({ _id: 'fault-counted' }),
+      ).to.not.have.property('countPending');
+
+      const appliedAt = new Date(receivedAt.getTime() + 3_000);
+      await mongo.db
+        .collection<EventDoc>(EVENTS)
+        .updateOne({ _id: 'fault-counted' }, { $set: { appliedAt, lagPending: true } });
+      await createEventRollups(mongo.db).countApplied(doc, appliedAt);
+      const stored = await events().store(
+        { ...delivery('fault-counted', {}), event },
+        { status: 'applied' },
+        keep,
+      );
+      // Nobody said it was first yet: the retry does, and counts its lag once.
+      expect(await events().markApplied(stored, new Date(appliedAt.getTime() + MINUTE))).to.equal(true);
+      expect(await events().markApplied(stored, new Date(appliedAt.getTime() + MINUTE))).to.equal(false);
+      const lag = await events().lagPerMinute(...chartRange);
+      expect(lag.map((minute) => [minute.count, minute.maxMs])).to.deep.equal([[1, 3_000]]);
+    });
+
+    it('counts the lag once and makes the retry’s mark the first (the one the live tail announces)', async () => {
+      const lagReceived = new Date(receivedAt.getTime() - 5 * MINUTE);
+      const stored = await events().store(
+        { ...delivery('fault-applied', {}), event: 'fault.applied', receivedAt: lagReceived },
+        { status: 'applied' },
+        keep,
+      );
+      const blocking = { _id: minuteOf(lagReceived).toISOString(), count: 'not a number' };
+      await mongo.db.collection<{ _id: string }>(EVENT_LAG_MINUTES).insertOne(blocking);
+      const appliedAt = new Date(lagReceived.getTime() + 2_000);
+      await expect(events().markApplied(stored, appliedAt)).to.be.rejected;
+      await mongo.db.collection<{ _id: string }>(EVENT_LAG_MINUTES).deleteOne({ _id: blocking._id });
+      expect(await events().markApplied(stored, new Date(appliedAt.getTime() + MINUTE))).to.equal(true);
+      expect(await events().markApplied(stored, new Date(appliedAt.getTime() + 2 * MINUTE))).to.equal(false);
+      const lag = await events().lagPerMinute(lagReceived, new Date(lagReceived.getTime() + MINUTE));
+      // The lag of the mark that was stored: the first attempt's.
+      expect(lag.map((minute) => [minute.count, minute.maxMs])).to.deep.equal([[1, 2_000]]);
+      expect((await events().get('fault-applied'))?.appliedAt).to.deep.equal(appliedAt);
+    });
   });
 });
