@@ -7,7 +7,16 @@ import type { EventDoc } from './events-collection.ts';
  */
 export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
 
-const fits = (value: object) => BSON.calculateObjectSize(value) < MAX_DOCUMENT_BYTES;
+/**
+ * Room kept in every stored event for what its job writes into it later: the applied mark and its
+ * pending lag count (about 30 bytes), a more severe moderation outcome (a few). MongoDB refuses an
+ * update whose result passes the limit, so without it an event stored just under the limit could
+ * never be marked applied and its job would fail on every attempt. A kilobyte leaves room for a
+ * field or two more.
+ */
+export const LATER_FIELDS_BYTES = 1024;
+
+const fits = (value: object) => BSON.calculateObjectSize(value) + LATER_FIELDS_BYTES < MAX_DOCUMENT_BYTES;
 
 /** Why `data` holds a marker (docs/storage.md#events-too-large-for-a-document). */
 export const PAYLOAD_NOT_KEPT = 'larger than a MongoDB document may be';

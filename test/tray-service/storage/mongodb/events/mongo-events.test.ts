@@ -11,6 +11,7 @@ import type { EventDoc } from '../../../../../tray-service/storage/mongodb/event
 import { createMongoEvents } from '../../../../../tray-service/storage/mongodb/events/mongo-events.ts';
 import { createEventRollups } from '../../../../../tray-service/storage/mongodb/events/event-rollups.ts';
 import { eventDocument } from '../../../../../tray-service/storage/mongodb/events/event-document.ts';
+import { LATER_FIELDS_BYTES } from '../../../../../tray-service/storage/mongodb/events/within-document-limit.ts';
 import { aPost } from '../../../../support/activity-builder.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 
@@ -90,7 +91,7 @@ describe('storage/mongodb events', () => {
     expect(stored.error).to.match(/^data\.post: required; payload not kept: \d+ bytes of BSON/);
   });
 
-  it('keeps a payload whole as long as its document fits: up to one byte under 16 MiB, the largest the driver sends', async function () {
+  it('keeps a payload whole as long as its document fits with room for its later fields: up to one byte under 16 MiB less that room', async function () {
     this.timeout(60_000);
     const fitting = (key: string, extra: number) => {
       // The document's size without the padding, then a padding that brings it to the limit + extra.
@@ -109,9 +110,9 @@ describe('storage/mongodb events', () => {
       });
       return delivery(key, { pad: 'x'.repeat(MAX_BSON_BYTES - base + extra) });
     };
-    const whole = fitting('under-limit', -1);
+    const whole = fitting('under-limit', -1 - LATER_FIELDS_BYTES);
     expect((await events().store(whole, { status: 'stored' }, keep)).data).to.deep.equal(whole.data);
-    const over = fitting('at-limit', 0);
+    const over = fitting('at-limit', -LATER_FIELDS_BYTES);
     expect((await events().store(over, { status: 'stored' }, keep)).data).to.have.property('payloadNotKept');
   });
   // FerretDB refuses a field name starting with `$` or holding a `.` anywhere in a document.

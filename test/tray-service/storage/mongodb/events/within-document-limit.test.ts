@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { BSON } from 'mongodb';
 import type { EventDoc } from '../../../../../tray-service/storage/mongodb/events/events-collection.ts';
 import {
   MAX_DOCUMENT_BYTES,
@@ -28,6 +29,23 @@ describe('storage/mongodb withinDocumentLimit', () => {
   it('leaves a document that fits as it is', () => {
     const doc = eventDoc({ data: { text: 'x'.repeat(1_000_000) } });
     expect(withinDocumentLimit(doc)).to.equal(doc);
+  });
+
+  // MongoDB refuses an update whose result passes the limit (FerretDB 1.24 checks only inserts, so
+  // this is asserted here, on sizes): a document kept whole must still take what its job writes
+  // later, or the job would fail on every attempt.
+  it('keeps whole only a document that still fits with the fields its job adds later', () => {
+    const later = { appliedAt: at, lagPending: true, moderation: 'ban-request' } as const;
+    const probe = eventDoc({ data: { text: '' }, status: 'stored', countPending: true });
+    const room = MAX_DOCUMENT_BYTES - BSON.calculateObjectSize(probe);
+    for (let pad = room - 200; pad < room; pad += 1) {
+      const doc = eventDoc({ data: { text: 'x'.repeat(pad) }, status: 'stored', countPending: true });
+      const kept = withinDocumentLimit(doc);
+      if (kept !== doc) continue;
+      expect(BSON.calculateObjectSize({ ...doc, ...later }), `padding ${pad}`).to.be.below(
+        MAX_DOCUMENT_BYTES,
+      );
+    }
   });
 
   it('replaces a payload too large by a marker, keeping the post’s activity for a late join', () => {
