@@ -27,6 +27,20 @@ describe('deliveryKey', () => {
     }
   });
 
+  // The receiver reads no time: any ISO 8601 form the tray takes keys the body by its bytes, so a
+  // redelivery (the same bytes) is one, and a rejoin at another time is another.
+  it('keys a join dated in any ISO 8601 form by its bytes, without reading the time', () => {
+    for (const createdAt of [
+      '2026-11-20T09:30:00+0000',
+      '2026-11-20T09:30:00+00',
+      '2026-11-20T09:30Z',
+      '2026-11-20T09:30:00.000000Z',
+    ]) {
+      const body = membership('community.didJoin', createdAt);
+      expect(deliveryKey(Buffer.from(body)), createdAt).to.equal(sha256(body));
+    }
+  });
+
   it('is new for every delivery of a join or leave without createdAt', () => {
     for (const event of ['community.didJoin', 'community.didLeave']) {
       const body = Buffer.from(membership(event));

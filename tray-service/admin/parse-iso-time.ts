@@ -1,4 +1,4 @@
-import { calendarDayExists } from '../http/api-schema/iso-date-time.ts';
+import { calendarDayExists } from '../domain/iso-date-time.ts';
 
 /**
  * An ISO 8601 date or date-time such as 2026-11-20 or 2026-11-20T10:00:00Z, with each field in its

@@ -1,12 +1,25 @@
 import { z } from 'zod';
 import { eventId } from './event-id.ts';
+import { isoDateTimeProblemMessages, parseIsoDateTime } from './iso-date-time.ts';
 
 // Payload schemas of the events that change the tray (docs/contract.md#event-catalogue). Unknown extra
 // fields are allowed: the platform may add fields without breaking the tray.
 
 // Ids have a maximum length (event-id.ts): a longer one makes the payload invalid.
 const id = eventId;
-const time = z.iso.datetime({ offset: true });
+
+/**
+ * An event time: any ISO 8601 date-time with its offset (iso-date-time.ts), as epoch ms. The
+ * contract says only "ISO 8601", so +0000, +00 and minutes-only times count as much as
+ * 2026-11-28T10:00:00.000Z; a time without an offset, a date alone or a day that does not exist
+ * makes the event invalid, naming the problem.
+ */
+const time = z.string().transform((value, ctx) => {
+  const ms = parseIsoDateTime(value);
+  if (typeof ms === 'number') return ms;
+  ctx.addIssue({ code: 'custom', message: isoDateTimeProblemMessages[ms] });
+  return z.NEVER;
+});
 
 export const userProfileSchema = z.object({
   userId: id,

@@ -75,7 +75,7 @@ export function mapEvent(envelope: Envelope): MappedEvent {
     case 'community.didLeave':
       return parsed(communityMembership, data, (payload) => {
         // Without createdAt (older platforms) the change counts from its receipt.
-        const at = payload.createdAt ? Date.parse(payload.createdAt) : receivedAt;
+        const at = payload.createdAt ?? receivedAt;
         return {
           ...none,
           status: 'applied',
@@ -127,7 +127,7 @@ export function mapEvent(envelope: Envelope): MappedEvent {
         bans: [...new Set(payload.userIds)].map((userId) => ({
           userId,
           banned: event === 'user.didGlobalBan',
-          at: Date.parse(payload.createdAt),
+          at: payload.createdAt,
         })),
       }));
     default:

@@ -34,7 +34,7 @@ export function mapPost(payload: Post): Activity[] {
   const feed = feedOf(post, payload.community, payload.users);
   const base = {
     actor: actorOf(post.postedUserId, payload.users),
-    at: Date.parse(post.createdAt),
+    at: post.createdAt,
     feed,
     ...communityOf(feed),
   };
@@ -73,7 +73,7 @@ export function mapComment(payload: Comment): Activity[] {
   const segment = comment.segmentNumber ?? undefined;
   const base = {
     actor: actorOf(comment.userId, payload.users),
-    at: Date.parse(comment.createdAt),
+    at: comment.createdAt,
     feed,
     ...communityOf(feed),
     targetType: 'post' as const,
@@ -121,7 +121,7 @@ export function mapReaction(payload: Reaction): Activity[] {
   const feed = feedOf(post, payload.community, payload.users);
   const base = {
     actor: actorOf(reaction.userId, payload.users),
-    at: Date.parse(reaction.createdAt),
+    at: reaction.createdAt,
     feed,
     ...communityOf(feed),
     targetType: 'post' as const,
@@ -158,7 +158,7 @@ export function mapReaction(payload: Reaction): Activity[] {
 /** post.didDelete: the post, and with it everything on it and its comments. */
 export function mapPostDelete(payload: PostDelete): Removal[] {
   const { postId } = payload.post;
-  return [{ kind: 'post', id: postId, postId, at: Date.parse(payload.deletedAt) }];
+  return [{ kind: 'post', id: postId, postId, at: payload.deletedAt }];
 }
 
 /** comment.didDelete: the comment or reply, the replies and reactions to it, the mentions in it. */
@@ -166,7 +166,7 @@ export function mapCommentDelete(payload: CommentDelete): Removal[] {
   const { comment, post } = payload;
   if (comment.parentId && !payload.parentComment)
     throw new PayloadError('data.parentComment: required when comment.parentId is set');
-  return [{ kind: 'comment', id: comment.commentId, postId: post.postId, at: Date.parse(payload.deletedAt) }];
+  return [{ kind: 'comment', id: comment.commentId, postId: post.postId, at: payload.deletedAt }];
 }
 
 /** reaction.didRemove: that reaction. */
@@ -174,9 +174,7 @@ export function mapReactionRemove(payload: ReactionRemove): Removal[] {
   const { reaction, post } = payload;
   if (reaction.referenceType === 'comment' && !payload.comment)
     throw new PayloadError('data.comment: required when reaction.referenceType is comment');
-  return [
-    { kind: 'reaction', id: reaction.reactionId, postId: post.postId, at: Date.parse(payload.removedAt) },
-  ];
+  return [{ kind: 'reaction', id: reaction.reactionId, postId: post.postId, at: payload.removedAt }];
 }
 
 function feedOf(post: PostRef, community: Community, users: UserProfile[]): FeedRef {

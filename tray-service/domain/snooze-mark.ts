@@ -1,4 +1,5 @@
 import { DAY_MS } from '../../shared/time/durations.ts';
+import { TIME_INPUT_EXPECTED } from './iso-date-time.ts';
 import type { InboxChange, MarkableRecord } from './inbox-state.ts';
 
 /** The furthest a snooze may reach: the records' retention, so a snoozed record can still come back. */
@@ -6,8 +7,7 @@ export const MAX_SNOOZE_DAYS = 90;
 
 /** Why `until` cannot end a snooze put at `now`, or undefined when it can. Pure. */
 export function snoozeUntilProblem(until: number, now: number): string | undefined {
-  if (!Number.isSafeInteger(until))
-    return 'until: expected an integer time (ms) or an ISO 8601 time with its offset (Z or +hh:mm)';
+  if (!Number.isSafeInteger(until)) return `until: ${TIME_INPUT_EXPECTED}`;
   if (until <= now) return 'until: expected a time later than now';
   if (until > now + MAX_SNOOZE_DAYS * DAY_MS)
     return `until: expected at most ${MAX_SNOOZE_DAYS} days from now`;

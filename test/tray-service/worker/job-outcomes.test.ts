@@ -102,6 +102,39 @@ describe('tray worker: job outcomes', () => {
     });
   });
 
+  // The contract says only "Timestamps are ISO 8601 strings": a sender's +hhmm, +hh or minutes-only
+  // time is no reason to drop the comment.
+  describe('an event timed in another ISO 8601 form', () => {
+    it('is applied, its record dated at the instant the time names', async () => {
+      const iso = new Date(Date.parse(minute(40))).toISOString();
+      const forms = {
+        extended: iso,
+        basicOffset: iso.replace('.000Z', '+0000'),
+        hourOffset: iso.replace('.000Z', '+00'),
+        minutes: iso.replace(':00.000Z', 'Z'),
+        micros: iso.replace('Z', '000Z'),
+      };
+      for (const [name, createdAt] of Object.entries(forms)) {
+        const envelope = commentEvent({
+          postId: `p-${name}`,
+          postOwner: 'u-iso',
+          commentId: `cm-${name}`,
+          author: 'u-bob',
+          createdAt,
+        });
+        await worker.deliver(envelope);
+        const stored = await worker.event(dedupeKeyOf(envelope));
+        expect([stored?.status, stored?.error], createdAt).to.deep.equal(['applied', undefined]);
+      }
+      const records = await worker.records('u-iso');
+      expect(records.map((record) => [record.targetId, record.lastUpdate]).sort()).to.deep.equal(
+        Object.keys(forms)
+          .map((name) => [`p-${name}`, Date.parse(minute(40))])
+          .sort(),
+      );
+    });
+  });
+
   describe('a stored event', () => {
     it('keeps the envelope, webhook, receive time and an expiry of EVENTS_RETENTION_DAYS', async () => {
       const envelope = reactionEvent({ reactionId: 'r-s1' });

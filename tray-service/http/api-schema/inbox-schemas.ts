@@ -2,31 +2,33 @@ import { z } from 'zod';
 import { inboxViews } from '../../domain/inbox-view.ts';
 import { muteTargetTypes } from '../../domain/mute.ts';
 import { MAX_TARGET_ID_LENGTH } from '../../domain/id-limits.ts';
+import {
+  ISO_OFFSET_FORMS,
+  isoDateTimeProblemMessages,
+  parseIsoDateTime,
+  TIME_INPUT_EXPECTED,
+} from '../../domain/iso-date-time.ts';
 import { storedId } from '../../domain/stored-text.ts';
-import { parseIsoDateTime } from './iso-date-time.ts';
 import { bodyError, queryError } from './unknown-keys.ts';
 
 /** The inbox endpoints' inputs and outputs (docs/tray-api.md#the-inbox): the router parses and answers these. */
 
 /**
- * What a time input must be. The offset is named: a time without one (2026-01-16T00:00:00) is ISO
- * 8601 too, but would be read in the server's time zone (iso-date-time.ts).
+ * A time input: integer ms since the epoch or an ISO 8601 date-time with its offset, read by the
+ * domain's one reader of event and input times (domain/iso-date-time.ts); ms out. A string that is
+ * not one is answered with what it lacks (the offset, the time) or what is wrong with it.
  */
-const TIME_EXPECTED = 'expected an integer time (ms) or an ISO 8601 time with its offset (Z or +hh:mm)';
-
-/** A time input: integer ms since the epoch or an ISO 8601 time with its offset; ms out. */
 const timeInput = z
-  .union([z.number().int({ error: 'expected an integer time (ms)' }), z.string().max(40)], {
-    error: TIME_EXPECTED,
+  .union([z.number().int({ error: 'expected an integer time (ms)' }), z.string().max(80)], {
+    error: TIME_INPUT_EXPECTED,
   })
   .transform((value, ctx) => {
     if (typeof value === 'number') return value;
     const ms = parseIsoDateTime(value);
-    if (typeof ms === 'number' && Number.isSafeInteger(ms)) return ms;
+    if (typeof ms === 'number') return ms;
     ctx.addIssue({
       code: 'custom',
-      message:
-        ms === 'invalid' ? 'expected a date and time that exist (no February 30, no hour 24)' : TIME_EXPECTED,
+      message: ms === 'not-a-date-time' ? TIME_INPUT_EXPECTED : isoDateTimeProblemMessages[ms],
     });
     return z.NEVER;
   })
@@ -35,7 +37,7 @@ const timeInput = z
       for (const key of Object.keys(jsonSchema)) Reflect.deleteProperty(jsonSchema, key);
       Object.assign(jsonSchema, {
         oneOf: [{ type: 'integer' }, { type: 'string', format: 'date-time' }],
-        description: 'Epoch milliseconds or an ISO 8601 time with its offset (Z or +hh:mm)',
+        description: `Epoch milliseconds or an ISO 8601 date-time with its offset (${ISO_OFFSET_FORMS}); a fraction of any length is kept to the millisecond`,
       });
     },
   });

@@ -195,6 +195,25 @@ function inboxSuite(engine?: StorageEngine) {
       expect(await ids('u-snooze')).to.deep.equal(['u-snooze-a', 'u-snooze-b']);
     });
 
+    // Serialisers that keep microseconds or nanoseconds, and offsets written +hhmm or +hh.
+    it('snoozes until an ISO 8601 time with any fraction (kept to the millisecond) and any offset form', async () => {
+      const keys = await seed('u-snooze-iso', 'u-snooze-iso-other');
+      const until = NOW + 5 * MIN + 97;
+      const forms = [
+        new Date(until).toISOString().replace('Z', '000Z'),
+        new Date(until + MIN).toISOString().replace('.097Z', '.097999999+0000'),
+        new Date(until + 2 * MIN + 60 * MIN).toISOString().replace('.097Z', '.097+01'),
+      ];
+      const snoozedUntil = async () =>
+        (await history('u-snooze-iso', 'snoozed')).data.map((r) => r.snoozedUntil);
+      expect(await updated('u-snooze-iso', 'snooze', { ids: [keys.a], until: forms[0] })).to.equal(1);
+      expect(await snoozedUntil()).to.deep.equal([until]);
+      expect(await updated('u-snooze-iso', 'snooze', { ids: [keys.a], until: forms[1] })).to.equal(1);
+      expect(await snoozedUntil()).to.deep.equal([until + MIN]);
+      expect(await updated('u-snooze-iso', 'snooze', { ids: [keys.a], until: forms[2] })).to.equal(1);
+      expect(await snoozedUntil()).to.deep.equal([until + 2 * MIN]);
+    });
+
     // Parsing is the router's, the same on every adapter: checked once.
     if (full)
       describe('with a body outside the contract', () => {
@@ -238,18 +257,19 @@ function inboxSuite(engine?: StorageEngine) {
           [
             'snooze',
             { ids: [id], until: 'tomorrow' },
-            /^until: expected an integer time \(ms\) or an ISO 8601 time with its offset \(Z or \+hh:mm\)$/,
+            /^until: expected an integer time \(ms\) or an ISO 8601 date-time with its offset \(Z, ±hh:mm, ±hhmm or ±hh\)$/,
           ],
-          // ISO 8601 all the same, but whose time zone would be the server's.
+          // ISO 8601 all the same, but whose time zone would be the server's: the answer says what is missing.
           [
             'snooze',
             { ids: [id], until: '2026-01-16T00:00:00' },
-            /^until: expected an integer time \(ms\) or an ISO 8601 time with its offset \(Z or \+hh:mm\)$/,
+            /^until: expected an offset after the time \(Z, ±hh:mm, ±hhmm or ±hh\)/,
           ],
+          ['snooze', { ids: [id], until: '2026-01-16' }, /^until: expected a time after the date/],
           [
             'snooze',
             { ids: [id], until: true },
-            /^until: expected an integer time \(ms\) or an ISO 8601 time with its offset \(Z or \+hh:mm\)$/,
+            /^until: expected an integer time \(ms\) or an ISO 8601 date-time with its offset \(Z, ±hh:mm, ±hhmm or ±hh\)$/,
           ],
           ['snooze', { ids: [id], until: 1.5 }, /^until: /],
           // Days a month does not have and hour 24, which Date.parse rolls over into the next ones.
@@ -344,6 +364,12 @@ function inboxSuite(engine?: StorageEngine) {
         createdAt: NOW,
         until: NOW + DAY_MS,
       });
+      const micro = await call('u-mute', 'put', '/v3/mutes', {
+        targetType: 'post',
+        targetId: 'p-1',
+        until: new Date(NOW + DAY_MS + 5).toISOString().replace('Z', '999+0000'),
+      });
+      expect([micro.status, micro.body.data?.until]).to.deep.equal([200, NOW + DAY_MS + 5]);
       await call('u-mute', 'put', '/v3/mutes', { targetType: 'user', targetId: 'u-loud' });
       expect(await mutes('u-mute')).to.have.length(2);
       expect(await mutes('u-mute-other')).to.deep.equal([]);
@@ -415,6 +441,11 @@ function inboxSuite(engine?: StorageEngine) {
       ['put', { targetType: 'post', targetId: 'p\u0000' }, /^targetId: expected no U\+0000 character/],
       ['delete', { targetType: 'post', targetId: '\u0000' }, /^targetId: expected no U\+0000 character/],
       ['put', { targetType: 'post', targetId: 'p-1', until: NOW }, /^until: expected a time later than now/],
+      [
+        'put',
+        { targetType: 'post', targetId: 'p-1', until: '2027-01-16T10:00:00.123456' },
+        /^until: expected an offset after the time/,
+      ],
       [
         'put',
         { targetType: 'post', targetId: 'p-1', until: '2027-02-31T00:00:00Z' },
