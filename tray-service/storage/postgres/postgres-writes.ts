@@ -17,15 +17,8 @@ import { inTransaction } from './in-transaction.ts';
 import { storableJson } from '../../domain/storable-json.ts';
 import { groupLock, lockKeys, memberLock, postLock, profileLock } from './lock-keys.ts';
 import { postsOf, withoutVoided } from './voided-actions.ts';
-import {
-  insertChanges,
-  memberId,
-  refoldMemberships,
-  sortedMembers,
-  type Member,
-} from './postgres-memberships.ts';
+import { insertChanges, memberId, refoldMemberships, type Member } from './postgres-memberships.ts';
 import { personalActionsInSpan } from './personal-actions.ts';
-import { recomputeMemberRecords } from './recompute-member-records.ts';
 import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
 import { upsertGroupActors, upsertGroupRecords, type Deliveries } from './upsert-group-records.ts';
 import { waitForWriters } from './wait-for-writers.ts';
@@ -341,23 +334,15 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
     async applyMemberships(changes, context) {
       if (changes.length === 0) return;
       const folded = await applyMembershipChanges(changes, context);
-      // A join only adds time as a member (its span), a leave only takes time away. Both run for
-      // every change, a redelivered one too: a job that stored its change and failed before this
-      // step does it when retried.
+      // A join adds the time it opens (its span), for every join, a redelivered one too: a job
+      // that stored its change and failed before this step does it when retried. A leave changes
+      // no record: it only stops what is processed after it (its place in tray_processed), so a
+      // leave processed late takes nothing back (docs/tray-rules.md#leaving-and-rejoining-a-community).
       await backfill(
         changes.filter((change) => change.active),
         folded,
         context,
       );
-      const leaves = sortedMembers(changes.filter((change) => !change.active));
-      for (let start = 0; start < leaves.length; start += MEMBERS_PER_TRANSACTION) {
-        const part = leaves.slice(start, start + MEMBERS_PER_TRANSACTION);
-        const { written, removed } = await inTransaction(pool, (client) =>
-          recomputeMemberRecords(client, part, { now: context.now, retentionMs: retentionMsOf(context) }),
-        );
-        await tell(context, written);
-        if (removed.length > 0 && context.onRemoved) await context.onRemoved(removed);
-      }
     },
 
     async applyRemovals(removals, context) {
