@@ -35,7 +35,11 @@ export async function keepTargetActions(
 ): Promise<KeptActivity[]> {
   const activities = given.map(withoutPlace);
   if (activities.length === 0) return [];
-  const first = await nextProcessed(db, activities.length);
+  // Only actions on a community's targets are judged by the processing order (a user feed's by
+  // no membership): those of user feeds alone take no place, and cost no allocation.
+  const first = activities.some((activity) => communityOf(activity) !== undefined)
+    ? await nextProcessed(db, activities.length)
+    : undefined;
   const docs: TargetActionDoc[] = activities.flatMap((activity, index) => {
     const communityId = communityOf(activity);
     // A community post is kept once for the community, also when a late join brings it to one member.
@@ -62,7 +66,7 @@ export async function keepTargetActions(
             ? { ...activity, audience: { kind: 'community' as const, communityId } }
             : activity,
         expiresAt,
-        processed: first + index,
+        ...(first === undefined ? {} : { processed: first + index }),
       },
     ];
   });
@@ -76,7 +80,7 @@ export async function keepTargetActions(
     inserted.length > 0 ? await insertCoalesced<TargetActionDoc>(db, TRAY_TARGET_ACTIONS, inserted) : [];
   // A redelivered action keeps the place it took first: read back by `_id` (few: redeliveries).
   const places = new Map(inserted.map((doc) => [doc._id, doc.processed]));
-  if (duplicates.length > 0) {
+  if (duplicates.length > 0 && first !== undefined) {
     const ids = duplicates.map((index) => (inserted[index] as TargetActionDoc)._id);
     const found = await db
       .collection<TargetActionDoc>(TRAY_TARGET_ACTIONS)
