@@ -196,9 +196,10 @@ async function unmark(db: Db, userIds: readonly string[]): Promise<void> {
       { _id: record._id },
       {
         $set: {
-          actors: record.actors.map(({ deleted: _mark, ...actor }) =>
-            userIds.includes(actor.userId) ? actor : { ...actor, ...(_mark ? { deleted: _mark } : {}) },
-          ),
+          actors: record.actors.map((actor) => {
+            const { deleted: _mark, ...unmarked } = actor;
+            return userIds.includes(actor.userId) ? unmarked : actor;
+          }),
         },
       },
     );
