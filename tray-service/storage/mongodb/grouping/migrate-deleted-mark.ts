@@ -1,20 +1,14 @@
 import type { AnyBulkWriteOperation, Db, FindCursor } from 'mongodb';
-import {
-  TRAY_MIGRATIONS,
-  TRAY_RECORDS,
-  TRAY_TARGET_ACTIONS,
-  TRAY_TARGET_ACTORS,
-  USER_PROFILES,
-} from '../collection-names.ts';
+import { TRAY_RECORDS, TRAY_TARGET_ACTIONS, TRAY_TARGET_ACTORS, USER_PROFILES } from '../collection-names.ts';
 import { deletedActor, showsDeleted } from '../../../domain/deleted-user.ts';
 import { MAX_BULK_OPERATIONS } from '../compare-and-set/coalesced-writes.ts';
 import { casUpdateRecords } from '../compare-and-set/cas-update-records.ts';
-import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
 import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { renameActor } from './apply-activity.ts';
 import type { TargetActionDoc } from './tray-target-actions-collection.ts';
 import type { TargetActorDoc } from './tray-target-actors-collection.ts';
 import type { UserProfileDoc } from './user-profiles-collection.ts';
+import { runOnce } from '../setup/run-once.ts';
 
 const DELETED_MARK = 'deleted-actor-mark';
 
@@ -37,18 +31,17 @@ const USERS_PER_READ = 10_000;
  * before the worker takes jobs. A record it marks is a change (its changedAt moves), as any
  * deletion's rewrite is.
  */
-export async function migrateDeletedMark(db: Db): Promise<number> {
-  const migrations = db.collection<{ _id: string; at: Date }>(TRAY_MIGRATIONS);
-  if (await migrations.findOne({ _id: DELETED_MARK })) return 0;
-  const deleted = await db
-    .collection<UserProfileDoc>(USER_PROFILES)
-    .find({ deleted: true }, { projection: { _id: 1 } })
-    .toArray();
-  const userIds = deleted.map((profile) => profile._id);
-  for (let start = 0; start < userIds.length; start += USERS_PER_READ)
-    await markDeleted(db, userIds.slice(start, start + USERS_PER_READ));
-  await ignoreDuplicates(migrations.insertOne({ _id: DELETED_MARK, at: new Date() }));
-  return userIds.length;
+export function migrateDeletedMark(db: Db): Promise<number> {
+  return runOnce(db, DELETED_MARK, async () => {
+    const deleted = await db
+      .collection<UserProfileDoc>(USER_PROFILES)
+      .find({ deleted: true }, { projection: { _id: 1 } })
+      .toArray();
+    const userIds = deleted.map((profile) => profile._id);
+    for (let start = 0; start < userIds.length; start += USERS_PER_READ)
+      await markDeleted(db, userIds.slice(start, start + USERS_PER_READ));
+    return userIds.length;
+  });
 }
 
 async function markDeleted(db: Db, userIds: readonly string[]): Promise<void> {
