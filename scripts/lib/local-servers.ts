@@ -44,7 +44,23 @@ export interface LocalServer {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
+// Ports this process has already handed out: the kernel soon offers a port just closed again, so
+// two calls in a row (a tray's TRAY_PORT and ADMIN_PORT) could otherwise get the same one.
+const handedOut = new Set<number>();
+
+/** A port nothing listens on now, never one this process was given before. */
 export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const port = await unusedPort();
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error('no port this process has not used already after 100 tries');
+}
+
+function unusedPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();

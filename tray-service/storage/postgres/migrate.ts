@@ -30,9 +30,15 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
 
 /**
  * Brings the database's schema up to date at start-up. Idempotent, and safe when several
- * instances start at once: everything runs in one transaction under a transaction-level advisory
- * lock, so a second instance waits, then sees the versions the first recorded. A failing
- * migration rolls back whole and stops start-up with its version in the message.
+ * instances start at once. Each migration runs in its own transaction and is recorded in it, so a
+ * long one (a scan of tray_records) holds its own locks only, not those of the migrations before
+ * it, which a still-running earlier instance's writes would wait for. Each of those transactions
+ * takes a transaction-level advisory lock and reads schema_migrations again under it: instances
+ * migrating together apply each version once, in order (one applies a version only once the ones
+ * before it are recorded). The lock is not held across transactions (a session-level one would be
+ * session state, which PgBouncer's transaction mode does not keep: docs/scaling.md). A failing
+ * migration rolls back whole and stops start-up with its version in the message; the ones before
+ * it stay applied, and the next start-up begins at it.
  */
 export async function migrate(pool: pg.Pool, migrations = readMigrations()): Promise<number[]> {
   const client = await pool.connect();
@@ -45,48 +51,66 @@ export async function migrate(pool: pg.Pool, migrations = readMigrations()): Pro
   };
   client.on('error', onError);
   try {
-    await client.query('BEGIN');
-    // The pool's statement timeout (PG_STATEMENT_TIMEOUT_MS) is for the API's and the worker's
-    // statements; a migration may rewrite a large table for minutes, and cutting it short would
-    // stop every start-up after an upgrade. LOCAL: it ends with this transaction.
-    await client.query('SET LOCAL statement_timeout = 0');
-    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await client.query(
-      `CREATE TABLE IF NOT EXISTS schema_migrations (
-         version integer PRIMARY KEY,
-         name text NOT NULL,
-         applied_at timestamptz NOT NULL DEFAULT now())`,
-    );
-    const done = new Set(
-      (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map(
-        (row) => row.version,
-      ),
-    );
+    const recorded = async () => {
+      const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+      return new Set(rows.map((row) => row.version));
+    };
+    const done = await inMigrationTransaction(client, async () => {
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS schema_migrations (
+           version integer PRIMARY KEY,
+           name text NOT NULL,
+           applied_at timestamptz NOT NULL DEFAULT now())`,
+      );
+      return recorded();
+    });
     const applied: number[] = [];
     for (const migration of migrations) {
       if (done.has(migration.version)) continue;
-      try {
-        await client.query(migration.sql);
-      } catch (error) {
-        throw new Error(
-          `schema migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`,
-          { cause: error },
-        );
-      }
-      await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
-        migration.version,
-        migration.name,
-      ]);
-      applied.push(migration.version);
+      const ran = await inMigrationTransaction(client, async () => {
+        // Another instance may have applied it since.
+        if ((await recorded()).has(migration.version)) return false;
+        try {
+          await client.query(migration.sql);
+        } catch (error) {
+          throw new Error(
+            `schema migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`,
+            { cause: error },
+          );
+        }
+        await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+          migration.version,
+          migration.name,
+        ]);
+        return true;
+      });
+      if (ran) applied.push(migration.version);
     }
-    await client.query('COMMIT');
     return applied;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
   } finally {
     client.off('error', onError);
     // A broken connection is destroyed rather than returned to the pool.
     client.release(broken);
+  }
+}
+
+/**
+ * One transaction of the migration run under the migration lock, rolled back whole when `work`
+ * fails; the wait for the lock may be as long as another instance's migration. The pool's statement
+ * timeout (PG_STATEMENT_TIMEOUT_MS) is for the API's and the worker's statements; a migration may
+ * rewrite a large table for minutes, and cutting it short would stop every start-up after an
+ * upgrade. LOCAL: the pool's timeout is back once the transaction ends.
+ */
+async function inMigrationTransaction<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SET LOCAL statement_timeout = 0');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    const result = await work();
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
   }
 }

@@ -35,12 +35,16 @@ describe('storage/postgres migrate', () => {
 
   it('applies each version once when several instances start at the same moment', async () => {
     const dir = migrationsDir({
-      '0001_counted.sql': 'CREATE TABLE runs (n serial PRIMARY KEY); INSERT INTO runs DEFAULT VALUES;',
+      '0001_counted.sql':
+        'CREATE TABLE runs (n serial PRIMARY KEY, version integer); INSERT INTO runs (version) VALUES (1);',
+      '0002_counted.sql': 'INSERT INTO runs (version) VALUES (2);',
     });
     const results = await Promise.all(Array.from({ length: 4 }, () => migrate(pg.pool, readMigrations(dir))));
-    expect(results.filter((applied) => applied.length > 0)).to.deep.equal([[1]]);
-    const runs = await pg.pool.query<{ count: string }>('SELECT count(*) FROM runs');
-    expect(runs.rows[0]?.count).to.equal('1');
+    // Each version by one of them (not necessarily the same one: each migration is its own
+    // transaction under the lock), once, in order.
+    expect(results.flat().sort()).to.deep.equal([1, 2]);
+    const runs = await pg.pool.query<{ version: number }>('SELECT version FROM runs ORDER BY n');
+    expect(runs.rows.map((row) => row.version)).to.deep.equal([1, 2]);
   });
 
   it("is not cut short by the pool's statement timeout: a migration may rewrite a large table", async () => {
@@ -63,14 +67,60 @@ describe('storage/postgres migrate', () => {
     }
   });
 
-  it('rolls a failing migration back whole and names it', async () => {
+  // Each migration commits on its own: the ones before a failing one stay applied and recorded,
+  // and the next start-up begins at the failing one.
+  it('rolls a failing migration back whole and names it, keeping the ones before it', async () => {
     const dir = migrationsDir({
-      '0001_ok.sql': 'CREATE TABLE kept_out (id integer);',
-      '0002_broken.sql': 'CREATE TABLE oops (;',
+      '0001_ok.sql': 'CREATE TABLE kept (id integer);',
+      '0002_broken.sql': 'CREATE TABLE half (id integer); SELECT 1 / 0;',
     });
     await expect(migrate(pg.pool, readMigrations(dir))).to.be.rejectedWith(/migration 2 \(broken\)/);
-    const table = await pg.pool.query("SELECT to_regclass('kept_out') AS found");
-    expect(table.rows[0]?.found).to.equal(null);
+    const tables = await pg.pool.query(
+      "SELECT to_regclass('kept')::text AS kept, to_regclass('half')::text AS half",
+    );
+    expect(tables.rows[0]).to.deep.equal({ kept: 'kept', half: null });
+    const versions = await pg.pool.query<{ version: number }>('SELECT version FROM schema_migrations');
+    expect(versions.rows.map((row) => row.version)).to.deep.equal([1]);
+  });
+
+  // A long migration (a scan of tray_records) must not keep an earlier one's ACCESS EXCLUSIVE
+  // locks: a still-running earlier instance's reads and writes of those tables would wait, and
+  // fail at their statement timeout, for as long as it runs.
+  it('holds no lock of an earlier migration while a later one runs', async function () {
+    this.timeout(30_000);
+    const dir = migrationsDir({
+      '0001_altered.sql': 'ALTER TABLE altered ADD COLUMN size integer;',
+      '0002_long.sql': 'SELECT pg_advisory_xact_lock(4242);',
+    });
+    await pg.pool.query('CREATE TABLE altered (id integer)');
+    const holder = await pg.pool.connect();
+    try {
+      await holder.query('SELECT pg_advisory_lock(4242)');
+      const migrating = migrate(pg.pool, readMigrations(dir));
+      let waiting: number | undefined;
+      await waitFor(
+        async () => {
+          const { rows } = await pg.pool.query<{ pid: number }>(
+            `SELECT pid FROM pg_stat_activity
+             WHERE datname = current_database() AND query = 'SELECT pg_advisory_xact_lock(4242);'`,
+          );
+          waiting = rows[0]?.pid;
+          return waiting !== undefined;
+        },
+        5_000,
+        'the second migration to run',
+      );
+      const { rows } = await pg.pool.query<{ mode: string }>(
+        "SELECT mode FROM pg_locks WHERE pid = $1 AND relation = to_regclass('altered')",
+        [waiting],
+      );
+      await holder.query('SELECT pg_advisory_unlock(4242)');
+      expect(rows.map((row) => row.mode)).to.deep.equal([]);
+      expect(await migrating).to.deep.equal([1, 2]);
+    } finally {
+      await holder.query('SELECT pg_advisory_unlock_all()');
+      holder.release();
+    }
   });
 
   // The connection may end mid-migration: the server restarts, an administrator ends it, or the

@@ -1,9 +1,9 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import type { ModerationDecisionDoc } from '../../../domain/decision-doc.ts';
-import { EVENTS, MODERATION_DECISIONS, TRAY_MIGRATIONS } from '../collection-names.ts';
+import { EVENTS, MODERATION_DECISIONS } from '../collection-names.ts';
 import { UPDATES_PER_BULK } from '../compare-and-set/cas-update-records.ts';
-import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
+import { runOnce } from '../setup/run-once.ts';
 
 const DECISION_EXPIRY = 'decision-expiry';
 
@@ -23,47 +23,46 @@ export type PreExpiryDecisionDoc = Omit<ModerationDecisionDoc, 'id' | 'expiresAt
  * single-document updates, each only while it still has none, as migrate-inbox-state.ts does.
  * Runs at open, before the worker takes jobs; without it they would never be purged.
  */
-export async function migrateDecisionExpiry(db: Db): Promise<number> {
-  const migrations = db.collection<{ _id: string; at: Date }>(TRAY_MIGRATIONS);
-  if (await migrations.findOne({ _id: DECISION_EXPIRY })) return 0;
-  const decisions = db.collection<PreExpiryDecisionDoc & { expiresAt?: Date }>(MODERATION_DECISIONS);
-  const events = db.collection<{ _id: string; expiresAt: Date }>(EVENTS);
-  const older = decisions.find(
-    { expiresAt: { $exists: false } },
-    { batchSize: UPDATES_PER_BULK, projection: { _id: 1, eventKey: 1, eventReceivedAt: 1 } },
-  );
-  let migrated = 0;
-  let batch: Pick<PreExpiryDecisionDoc, '_id' | 'eventKey' | 'eventReceivedAt'>[] = [];
-  const flush = async () => {
-    if (batch.length === 0) return;
-    const stored = await events
-      .find(
-        { _id: { $in: [...new Set(batch.map((one) => one.eventKey))] } },
-        { projection: { expiresAt: 1 } },
-      )
-      .toArray();
-    const expiryOf = new Map(stored.map((event) => [event._id, event.expiresAt]));
-    const updates: AnyBulkWriteOperation<PreExpiryDecisionDoc & { expiresAt?: Date }>[] = batch.map(
-      (one) => ({
-        updateMany: {
-          filter: { _id: one._id, expiresAt: { $exists: false } },
-          update: {
-            $set: {
-              expiresAt:
-                expiryOf.get(one.eventKey) ?? new Date(one.eventReceivedAt.getTime() + WITHOUT_EVENT_MS),
+export function migrateDecisionExpiry(db: Db): Promise<number> {
+  return runOnce(db, DECISION_EXPIRY, async () => {
+    const decisions = db.collection<PreExpiryDecisionDoc & { expiresAt?: Date }>(MODERATION_DECISIONS);
+    const events = db.collection<{ _id: string; expiresAt: Date }>(EVENTS);
+    const older = decisions.find(
+      { expiresAt: { $exists: false } },
+      { batchSize: UPDATES_PER_BULK, projection: { _id: 1, eventKey: 1, eventReceivedAt: 1 } },
+    );
+    let migrated = 0;
+    let batch: Pick<PreExpiryDecisionDoc, '_id' | 'eventKey' | 'eventReceivedAt'>[] = [];
+    const flush = async () => {
+      if (batch.length === 0) return;
+      const stored = await events
+        .find(
+          { _id: { $in: [...new Set(batch.map((one) => one.eventKey))] } },
+          { projection: { expiresAt: 1 } },
+        )
+        .toArray();
+      const expiryOf = new Map(stored.map((event) => [event._id, event.expiresAt]));
+      const updates: AnyBulkWriteOperation<PreExpiryDecisionDoc & { expiresAt?: Date }>[] = batch.map(
+        (one) => ({
+          updateMany: {
+            filter: { _id: one._id, expiresAt: { $exists: false } },
+            update: {
+              $set: {
+                expiresAt:
+                  expiryOf.get(one.eventKey) ?? new Date(one.eventReceivedAt.getTime() + WITHOUT_EVENT_MS),
+              },
             },
           },
-        },
-      }),
-    );
-    migrated += (await decisions.bulkWrite(updates, { ordered: false })).modifiedCount;
-    batch = [];
-  };
-  for await (const decision of older) {
-    batch.push(decision);
-    if (batch.length >= UPDATES_PER_BULK) await flush();
-  }
-  await flush();
-  await ignoreDuplicates(migrations.insertOne({ _id: DECISION_EXPIRY, at: new Date() }));
-  return migrated;
+        }),
+      );
+      migrated += (await decisions.bulkWrite(updates, { ordered: false })).modifiedCount;
+      batch = [];
+    };
+    for await (const decision of older) {
+      batch.push(decision);
+      if (batch.length >= UPDATES_PER_BULK) await flush();
+    }
+    await flush();
+    return migrated;
+  });
 }

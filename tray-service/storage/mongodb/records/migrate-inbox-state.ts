@@ -1,8 +1,8 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
-import { TRAY_MIGRATIONS, TRAY_RECORDS } from '../collection-names.ts';
+import { TRAY_RECORDS } from '../collection-names.ts';
 import { UPDATES_PER_BULK } from '../compare-and-set/cas-update-records.ts';
-import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
 import type { TrayRecordDoc } from './tray-records-collection.ts';
+import { runOnce } from '../setup/run-once.ts';
 
 const INBOX_STATE = 'record-inbox-state';
 
@@ -16,34 +16,33 @@ export type PreInboxRecordDoc = Omit<TrayRecordDoc, 'isSeen' | 'archivedAt' | 's
  * cursor and rewritten in bulks of single-document updates, each only if its version is still the
  * one read, as migrate-record-shape.ts does. Runs at open, before the worker takes jobs.
  */
-export async function migrateInboxState(db: Db): Promise<number> {
-  const migrations = db.collection<{ _id: string; at: Date }>(TRAY_MIGRATIONS);
-  if (await migrations.findOne({ _id: INBOX_STATE })) return 0;
-  const records = db.collection<PreInboxRecordDoc>(TRAY_RECORDS);
-  const older = records.find(
-    { box: { $exists: false } },
-    { batchSize: UPDATES_PER_BULK, projection: { _id: 1, version: 1, hasRead: 1 } },
-  );
-  let migrated = 0;
-  let batch: AnyBulkWriteOperation<PreInboxRecordDoc>[] = [];
-  const flush = async () => {
-    if (batch.length === 0) return;
-    migrated += (await records.bulkWrite(batch, { ordered: false })).modifiedCount;
-    batch = [];
-  };
-  for await (const record of older) {
-    const state: Pick<TrayRecordDoc, 'isSeen' | 'archivedAt' | 'snoozedUntil' | 'box'> = {
-      isSeen: record.hasRead,
-      archivedAt: null,
-      snoozedUntil: null,
-      box: 'inbox',
+export function migrateInboxState(db: Db): Promise<number> {
+  return runOnce(db, INBOX_STATE, async () => {
+    const records = db.collection<PreInboxRecordDoc>(TRAY_RECORDS);
+    const older = records.find(
+      { box: { $exists: false } },
+      { batchSize: UPDATES_PER_BULK, projection: { _id: 1, version: 1, hasRead: 1 } },
+    );
+    let migrated = 0;
+    let batch: AnyBulkWriteOperation<PreInboxRecordDoc>[] = [];
+    const flush = async () => {
+      if (batch.length === 0) return;
+      migrated += (await records.bulkWrite(batch, { ordered: false })).modifiedCount;
+      batch = [];
     };
-    batch.push({
-      updateMany: { filter: { _id: record._id, version: record.version }, update: { $set: state } },
-    });
-    if (batch.length >= UPDATES_PER_BULK) await flush();
-  }
-  await flush();
-  await ignoreDuplicates(migrations.insertOne({ _id: INBOX_STATE, at: new Date() }));
-  return migrated;
+    for await (const record of older) {
+      const state: Pick<TrayRecordDoc, 'isSeen' | 'archivedAt' | 'snoozedUntil' | 'box'> = {
+        isSeen: record.hasRead,
+        archivedAt: null,
+        snoozedUntil: null,
+        box: 'inbox',
+      };
+      batch.push({
+        updateMany: { filter: { _id: record._id, version: record.version }, update: { $set: state } },
+      });
+      if (batch.length >= UPDATES_PER_BULK) await flush();
+    }
+    await flush();
+    return migrated;
+  });
 }

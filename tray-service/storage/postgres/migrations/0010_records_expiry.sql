@@ -5,7 +5,7 @@
 -- It costs each record written (a fan-out's, a mark's) one more index insertion; no HOT update is
 -- lost, since each of those writes already changed a column another index holds (expires_at in the
 -- page indexes' INCLUDE, has_read or is_seen in the partial indexes' conditions).
--- A plain CREATE INDEX, as every migration's: they all run in one transaction (migrate.ts), where
+-- A plain CREATE INDEX, as every migration's: each runs in a transaction (migrate.ts), where
 -- CONCURRENTLY cannot. It blocks writes to tray_records, not reads, while it builds
 -- (docs/storage.md, "Pointing an adapter at your server").
 CREATE INDEX tray_records_expiry ON tray_records (expires_at);

@@ -16,5 +16,5 @@ ALTER TABLE moderation_decisions ALTER COLUMN expires_at SET NOT NULL;
 -- purgeExpired: the expired decisions, oldest expiry first, deleted in batches. A decision still
 -- `pending` delivery is not in it: the purge leaves it until it is delivered or given up
 -- (decision-delivery.ts), and the purge's condition is this index's, so it reads the index alone.
--- A plain CREATE INDEX, as every migration's (they run in one transaction: migrate.ts).
+-- A plain CREATE INDEX, as every migration's (each runs in a transaction: migrate.ts).
 CREATE INDEX moderation_decisions_expiry ON moderation_decisions (expires_at) WHERE delivery <> 'pending';

@@ -4,8 +4,8 @@
 -- community for ?userId= and ?communityId=, and was not in the events-per-minute chart. This
 -- gives those events what the store path and the decisions' saving give every event now.
 -- Set-based: each statement reads its tables once, whatever their size; like every migration it
--- runs in the one start-up transaction (migrate.ts), so make an upgrade from before 0004 in a
--- quiet hour (docs/storage.md). Expired events are left as they are: no reader sees them.
+-- runs in one transaction (migrate.ts), holding its locks on stored_events until it commits, so
+-- make an upgrade from before 0004 in a quiet hour (docs/storage.md). Expired events are left as they are: no reader sees them.
 
 -- The moderation outcome: the most severe action of the decisions about that delivery (a ban
 -- request outweighs a flag, domain/event-moderation.ts). Only decisions about this delivery count:

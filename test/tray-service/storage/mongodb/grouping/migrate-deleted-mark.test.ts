@@ -1,9 +1,12 @@
 import { expect } from 'chai';
+import type { CommandStartedEvent, Db, Document } from 'mongodb';
 import { recordKey } from '../../../../../tray-service/domain/activity.ts';
 import {
   TRAY_RECORDS,
   TRAY_TARGET_ACTIONS,
   TRAY_TARGET_ACTORS,
+  TRAY_MIGRATIONS,
+  USER_PROFILES,
 } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
 import { applyPersonalActivities } from '../../../../../tray-service/storage/mongodb/grouping/apply-personal-activities.ts';
 import { applyProfileChanges } from '../../../../../tray-service/storage/mongodb/grouping/apply-profile-changes.ts';
@@ -75,4 +78,129 @@ describe('migrateDeletedMark (MongoDB-compatible server)', function () {
     // Once per database.
     expect(await migrateDeletedMark(mongo.db)).to.equal(0);
   });
+
+  // On FerretDB no filter on an actor's path is pushed down: each is a full read of its
+  // collection, so the pass reads each collection once for all the deleted users, not once per
+  // user (which took hours on a large database), and rewrites what it found by _id.
+  it('marks several deleted users among live actors, reading each collection once for all of them', async () => {
+    await mongo.db.collection(TRAY_MIGRATIONS).deleteMany({});
+    const post = { postId: 'p-2', owner: 'u-ana' };
+    const gone = ['u-g1', 'u-g2', 'u-g3', 'u-g4', 'u-g5'];
+    await applyPersonalActivities(
+      mongo.db,
+      [
+        aComment('u-g1', post, { id: 'cm-21', at: at(11), name: 'G1' }),
+        aComment('u-eve', post, { id: 'cm-22', at: at(12), name: 'Eve' }),
+        aComment('u-g2', post, { id: 'cm-23', at: at(13), name: 'G2' }),
+        ...gone
+          .slice(2)
+          .map((userId, index) =>
+            aComment(
+              userId,
+              { postId: `p-${userId}`, owner: 'u-bob' },
+              { id: `cm-${userId}`, at: at(14 + index) },
+            ),
+          ),
+        aComment(
+          'u-dee',
+          { postId: 'p-u-g3', owner: 'u-bob' },
+          { id: 'cm-24', at: at(20), name: 'Deleted user' },
+        ),
+      ],
+      options,
+    );
+    await applyProfileChanges(
+      mongo.db,
+      gone.map((userId) => ({ userId, displayName: 'Deleted user', deleted: true, at: at(21) })),
+      { owner: 'job-delete', now: () => NOW },
+    );
+    await unmark(mongo.db, gone);
+
+    const scans: Document[] = [];
+    const listen = (event: CommandStartedEvent) => {
+      const filters =
+        event.commandName === 'find'
+          ? [event.command.filter as Document]
+          : event.commandName === 'update'
+            ? (event.command.updates as Document[]).map((update) => update.q as Document)
+            : [];
+      for (const filter of filters)
+        if (
+          Object.keys(filter ?? {}).some((path) => path.endsWith('actor.userId') || path === 'actors.userId')
+        )
+          scans.push({ [event.commandName]: event.command[event.commandName] as string, filter });
+    };
+    mongo.client.on('commandStarted', listen);
+    try {
+      expect(await migrateDeletedMark(mongo.db)).to.equal(
+        await mongo.db.collection(USER_PROFILES).countDocuments({ deleted: true }),
+      );
+    } finally {
+      mongo.client.off('commandStarted', listen);
+    }
+    expect(scans.map((scan) => Object.values(scan)[0])).to.have.members([
+      TRAY_RECORDS,
+      TRAY_TARGET_ACTORS,
+      TRAY_TARGET_ACTIONS,
+    ]);
+
+    const records = mongo.db.collection<TrayRecordDoc>(TRAY_RECORDS);
+    const actors = async (postId: string, owner: string) =>
+      (await records.findOne({ _id: recordKey('comment', postId, owner) }))?.actors.map(
+        (actor) => `${actor.userId} ${actor.name} ${actor.deleted ?? false}`,
+      );
+    expect(await actors('p-2', 'u-ana')).to.have.members([
+      'u-g1 Deleted user true',
+      'u-eve Eve false',
+      'u-g2 Deleted user true',
+    ]);
+    expect(await actors('p-u-g3', 'u-bob')).to.have.members([
+      'u-g3 Deleted user true',
+      'u-dee Deleted user false',
+    ]);
+    for (const userId of gone.slice(3))
+      expect(await actors(`p-${userId}`, 'u-bob')).to.deep.equal([`${userId} Deleted user true`]);
+    const unmarked = (name: string, path: string) =>
+      mongo.db
+        .collection(name)
+        .countDocuments({ [`${path}.userId`]: { $in: gone }, [`${path}.deleted`]: { $ne: true } });
+    expect(await unmarked(TRAY_TARGET_ACTORS, 'actor'), 'group actors left unmarked').to.equal(0);
+    expect(await unmarked(TRAY_TARGET_ACTIONS, 'activity.actor'), 'kept actions left unmarked').to.equal(0);
+    const live = await mongo.db
+      .collection<TargetActorDoc>(TRAY_TARGET_ACTORS)
+      .find({ 'actor.userId': { $in: ['u-eve', 'u-dee'] } })
+      .toArray();
+    expect(live, 'live actors').not.to.be.empty;
+    expect(
+      live.filter((doc) => doc.actor.deleted),
+      'live actors marked',
+    ).to.deep.equal([]);
+  });
 });
+
+/** As deletions stored the users' snapshots before the mark: the name only. */
+async function unmark(db: Db, userIds: readonly string[]): Promise<void> {
+  for (const userId of userIds) {
+    const unmarked = { userId, name: 'Deleted user' };
+    await db
+      .collection<TargetActorDoc>(TRAY_TARGET_ACTORS)
+      .updateMany({ 'actor.userId': userId }, { $set: { actor: unmarked } });
+    await db
+      .collection<TargetActionDoc>(TRAY_TARGET_ACTIONS)
+      .updateMany({ 'activity.actor.userId': userId }, { $set: { 'activity.actor': unmarked } });
+  }
+  // FerretDB has no `$[]`: each record is replaced whole.
+  const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
+  for (const record of await records.find({ 'actors.userId': { $in: [...userIds] } }).toArray())
+    await records.updateOne(
+      { _id: record._id },
+      {
+        $set: {
+          actors: record.actors.map((actor) => {
+            const { deleted: _mark, ...unmarked } = actor;
+            return userIds.includes(actor.userId) ? unmarked : actor;
+          }),
+        },
+      },
+    );
+}
