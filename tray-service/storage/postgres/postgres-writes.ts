@@ -22,6 +22,7 @@ import { personalActionsInSpan } from './personal-actions.ts';
 import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
 import { upsertGroupActors, upsertGroupRecords, type Deliveries } from './upsert-group-records.ts';
 import { waitForWriters } from './wait-for-writers.ts';
+import { lateLeavers } from './late-leavers.ts';
 import { deletedActorSql } from './deleted-actor-sql.ts';
 
 /** Records per onWritten call: a fan-out to many members never hands them all over at once. */
@@ -153,7 +154,33 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
       );
       const live = await withoutVoided(client, activities);
       await upsertGroupActors(client, live, retentionMs);
-      return upsertGroupRecords(client, live, deliveries, { now, retentionMs, returning });
+      const options = { now, retentionMs, returning };
+      const written = await upsertGroupRecords(client, live, deliveries, options);
+      if (deliveries.kind !== 'community' || live.length === 0) return written;
+      // Those whose leave covering a post was processed after the post took its place (in its keep,
+      // before this transaction, or at its first delivery): the memberships the statement above
+      // read leave them out, yet the leave takes nothing back. Looked for after it, in the same
+      // transaction: a leave that committed before that statement's snapshot is found here, one
+      // after it left its user in the memberships the statement read (a user found here the
+      // statement reached too has their record as it is, unchanged: nothing written).
+      const only = deliveries.only && new Set(deliveries.only);
+      const users = (
+        await lateLeavers(
+          client,
+          deliveries.communityId,
+          live.map((activity) => activity.lastActionId),
+        )
+      ).filter((user) => !only || only.has(user));
+      if (users.length === 0) return written;
+      return [
+        ...written,
+        ...(await upsertGroupRecords(
+          client,
+          live,
+          { kind: 'lateLeavers', communityId: deliveries.communityId, users },
+          options,
+        )),
+      ];
     });
   }
 
@@ -303,7 +330,9 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
     async fanOutPosts(communityId, posts, context) {
       if (posts.length === 0) return;
       // Kept first, in a transaction of its own: a join committed before this fan-out reads the
-      // memberships is in them, and one committed after finds the post (see backfill).
+      // memberships is in them, and one committed after finds the post (see backfill). The keep
+      // gives each post its place in the processing order (a redelivery keeps the first): a leave
+      // committed after it takes the post from no one (lateLeavers, in writeGroups).
       const retentionMs = retentionMsOf(context);
       // A post its removal came before is a no-op: not kept for a late join either.
       const kept = distinctActions(await withoutVoided(pool, storable(posts)));

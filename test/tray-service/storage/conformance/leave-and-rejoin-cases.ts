@@ -138,6 +138,35 @@ conformanceCase(
 );
 
 conformanceCase(
+  'leave and rejoin: a post redelivered after a late leave stays counted once for the member',
+  async (context) => {
+    const c = modelledStorage(context);
+    const post = postBy(context, c.communityId);
+    for (const member of ['ana', 'kim']) await c.membership(member, true, 0);
+    const first = post('pete', 2);
+    await c.posts([first]);
+    // Ana's leave at 1 covers Pete's post and is processed after it: it takes nothing back.
+    await c.membership('ana', false, 1, NOW + 1);
+    const kept = await c.record('ana', 'post', NOW + 1);
+    expect(kept).to.include({ actorsCount: 1, lastActionId: context.id('p-pete-2-0') });
+    // A redelivery is judged as the post was first processed: before the leave.
+    await c.posts([first], NOW + 2);
+    expect(await c.record('ana', 'post', NOW + 2)).to.deep.equal(kept);
+    // Ana deletes her tray; the post, redelivered, makes her record again, as for any member it
+    // first reached, counted once; Eve's post of the batch, processed after the leave and dated in
+    // the time away, does not count.
+    await c.apply({ kind: 'deleteAll', userId: context.id('ana'), now: NOW + 3 });
+    await c.posts([first], NOW + 4);
+    await c.posts([first, post('eve', 3)], NOW + 5);
+    const again = await c.record('ana', 'post', NOW + 5);
+    expect(actorIdsOf(again)).to.deep.equal([context.id('pete')]);
+    expect(again).to.include({ actorsCount: 1, lastActionId: context.id('p-pete-2-0') });
+    expect(actorIdsOf(await c.record('kim', 'post', NOW + 5))).to.deep.equal(['eve', 'pete'].map(context.id));
+    for (const member of ['ana', 'kim']) await c.expectModel(member, NOW + 5);
+  },
+);
+
+conformanceCase(
   'leave and rejoin: a late leave tells live streams nothing: it neither deletes nor rewrites a record',
   async (context) => {
     const c = modelledStorage(context);

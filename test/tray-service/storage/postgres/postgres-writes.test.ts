@@ -641,6 +641,84 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
     });
 
     /**
+     * The writes of the tray on a pool that, once the fan-out's keep of the posts has committed
+     * (their places taken), runs `between` to its end before anything else of the fan-out: the
+     * interleaving made certain.
+     */
+    function writesWithStepAfterKeep(between: () => Promise<void>) {
+      let ran = false;
+      const pool = new Proxy(tray.pg.pool, {
+        get(target, property, receiver) {
+          if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
+          return async (...args: Parameters<typeof target.query>) => {
+            const result = await (target.query as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+            const [text] = args;
+            if (!ran && typeof text === 'string' && text.includes('INSERT INTO tray_community_posts')) {
+              ran = true;
+              await between();
+            }
+            return result;
+          };
+        },
+      });
+      return { writes: createPostgresWrites(pool), ran: () => ran };
+    }
+
+    for (const batch of [false, true])
+      it(`reaches a member whose leave is stored between ${batch ? 'a batch’s' : 'a post’s'} keep and its fan-out: the post came first, the leave takes nothing back`, async () => {
+        const community = batch ? 'c-keep-batch' : 'c-keep-one';
+        const context = tray.context();
+        await tray.writes.applyMemberships(
+          [join(community, 'u-ana', 0), join(community, 'u-bob', 0)],
+          context,
+        );
+        // Ana's leave at 1 covers the posts at 2 and 3, and is processed after they took their places.
+        const racing = writesWithStepAfterKeep(() =>
+          tray.writes.applyMemberships([leave(community, 'u-ana', 1)], context),
+        );
+        const posts = batch
+          ? [post(community, 'u-cid', 2), post(community, 'u-dee', 3)]
+          : [post(community, 'u-cid', 2)];
+        await racing.writes.fanOutPosts(community, posts, context);
+        expect(racing.ran(), 'the leave ran between the keep and the fan-out').to.equal(true);
+        const expected = batch ? ['u-dee', 'u-cid'] : ['u-cid'];
+        for (const member of ['u-ana', 'u-bob']) {
+          const record = await tray.record(member, 'post', community);
+          expect({ actors: names(record), count: record?.actorsCount }, member).to.deep.equal({
+            actors: expected,
+            count: expected.length,
+          });
+        }
+        // A post processed after the leave and dated in the time away reaches Bob alone.
+        await tray.writes.fanOutPosts(community, [post(community, 'u-eve', 4)], context);
+        expect((await tray.record('u-ana', 'post', community))?.actorsCount).to.equal(expected.length);
+        expect((await tray.record('u-bob', 'post', community))?.actorsCount).to.equal(expected.length + 1);
+      });
+
+    it('reaches, on redelivery, a member whose leave was processed after the post’s keep and before the fan-out that failed', async () => {
+      const community = 'c-keep-fail';
+      const context = tray.context();
+      await tray.writes.applyMemberships([join(community, 'u-ana', 0)], context);
+      // The worker stops after keeping the post (its place taken), before its fan-out; Ana's leave
+      // covering the post is processed meanwhile; the job is then retried.
+      const failing = writesWithStepAfterKeep(() => Promise.reject(new Error('the worker stopped')));
+      const first = post(community, 'u-cid', 2);
+      const stopped = await failing.writes.fanOutPosts(community, [first], context).then(
+        () => 'fanned out',
+        (error: unknown) => (error as Error).message,
+      );
+      expect(stopped).to.equal('the worker stopped');
+      expect(await tray.record('u-ana', 'post', community)).to.equal(undefined);
+      await tray.writes.applyMemberships([leave(community, 'u-ana', 1)], context);
+      await tray.writes.fanOutPosts(community, [first], tray.context(NOW + 1));
+      const record = await tray.record('u-ana', 'post', community);
+      expect({ actors: names(record), count: record?.actorsCount }).to.deep.equal({
+        actors: ['u-cid'],
+        count: 1,
+      });
+    });
+
+    /**
      * Runs `write` while another connection holds the row lock on `heldUser`'s records, so the
      * write's records upsert stops at that row (written in key order, before `deletedUser`'s) after
      * its snapshot read `deletedUser`'s record; delete-all of `deletedUser` then commits, the lock

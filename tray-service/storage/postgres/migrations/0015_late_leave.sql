@@ -40,3 +40,33 @@ LANGUAGE sql STABLE AS $$
                          WHERE NOT l.joined AND l.at >= j.at AND l.at <= tray_away_for.at
                            AND l.processed < greatest(j.processed, tray_away_for.processed)))
 $$;
+
+-- Whether user `u` is a member of community `c` for an action at `at` processed at `processed`
+-- (memberFor of docs/tray-engine.md#membership-by-time): some join of theirs at or before it with
+-- no leave between the two processed before both the join and the action. A post's fan-out asks it
+-- of those the memberships leave out at the post's time only when a leave of theirs covering the
+-- post was processed after the post took its place (tray_membership_changes_late_leaves): such a
+-- leave takes nothing back, from the first delivery (stored between the post's keep and its
+-- fan-out) or a redelivery alike.
+CREATE FUNCTION tray_member_for(c text, u text, at bigint, processed bigint) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+  WITH e AS (
+    SELECT m.at, m.joined, m.processed FROM tray_membership_changes m
+    WHERE m.community_id = c AND m.user_id = u
+    UNION ALL
+    SELECT x.at, true, 0::bigint FROM tray_imported_members i
+    CROSS JOIN LATERAL (VALUES (i.since), (i.as_of)) AS x(at)
+    WHERE i.community_id = c AND i.user_id = u
+  )
+  SELECT EXISTS (
+    SELECT 1 FROM e j WHERE j.joined AND j.at <= tray_member_for.at
+      AND NOT EXISTS (SELECT 1 FROM e l
+                      WHERE NOT l.joined AND l.at >= j.at AND l.at <= tray_member_for.at
+                        AND l.processed < greatest(j.processed, tray_member_for.processed)))
+$$;
+
+-- A fan-out's leaves processed after its posts took their places, by community: for a post kept
+-- just now, none or those stored in the moment since, whatever the size of the community. Leaves
+-- only, and rows from before this version are all at 0 (below any post's place).
+CREATE INDEX tray_membership_changes_late_leaves ON tray_membership_changes (community_id, processed)
+  WHERE NOT joined;
