@@ -2,12 +2,11 @@ import type { Db } from 'mongodb';
 import { KeyedLock } from '../../../../shared/async/keyed-lock.ts';
 import type { TrayWritesPort, WriteContext } from '../../port.ts';
 import { claimOwner } from '../compare-and-set/claim-owner.ts';
-import { applyMembershipChanges } from '../memberships/membership-changes.ts';
 import { toldAsInboxRecords } from '../records/to-tray-record.ts';
 import { applyRemovals } from '../removals/apply-removals.ts';
 import { applyPersonalActivities } from './apply-personal-activities.ts';
 import { applyProfileChanges } from './apply-profile-changes.ts';
-import { backfillJoins } from './backfill-join.ts';
+import { applyMemberships } from './apply-memberships.ts';
 import { fanOutCommunityPosts } from './fan-out-posts.ts';
 import type { GroupingOptions } from './write-deliveries.ts';
 
@@ -41,17 +40,7 @@ export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWrit
     applyPersonal: (activities, context) => applyPersonalActivities(db, activities, applyOptions(context)),
     fanOutPosts: (communityId, posts, context) =>
       fanOutCommunityPosts(db, communityId, posts, applyOptions(context)),
-    async applyMemberships(changes, context) {
-      const owner = claimOwner();
-      await applyMembershipChanges(db, changes, { retentionDays: context.retentionDays, now: context.now });
-      // After the joins are stored: a post whose fan-out missed them is then found here (its event
-      // was stored before its fan-out read the memberships), or its fan-out saw them. Events older
-      // than their own retention are purged, so the records' retention bounds how far back it reads.
-      await backfillJoins(db, changes, { ...applyOptions(context, owner), eventsRetentionDays: Infinity });
-      // A leave changes no record: it only stops what is processed after it (its place in the
-      // processing order), so a leave processed late takes nothing back
-      // (docs/tray-rules.md#leaving-and-rejoining-a-community).
-    },
+    applyMemberships: (changes, context) => applyMemberships(db, changes, applyOptions(context)),
     async applyRemovals(removals, context) {
       const removed = await applyRemovals(db, removals, {
         retentionDays: context.retentionDays,

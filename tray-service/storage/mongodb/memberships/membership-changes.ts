@@ -47,14 +47,28 @@ const edgeOf = (change: Pick<MembershipChangeDoc, 'joined' | 'at' | 'processed'>
 export async function applyMembershipChanges(
   db: Db,
   changes: readonly MembershipChange[],
-  options: { retentionDays: number; now?: number },
-): Promise<void> {
-  if (changes.length === 0) return;
+  options: {
+    retentionDays: number;
+    now?: number;
+    /** The first of the changes' places, when the caller took them (nextProcessed); else taken here. */
+    first?: number;
+  },
+): Promise<PlacedChange[]> {
+  if (changes.length === 0) return [];
   const collection = db.collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES);
   // Their places in the processing order (a redelivery's duplicate keeps the first one's).
-  const first = await nextProcessed(db, changes.length);
+  const first = options.first ?? (await nextProcessed(db, changes.length));
   const docs = changes.map((change, index) => changeDoc(change, first + index));
-  await ignoreDuplicates(collection.insertMany(docs, { ordered: false }));
+  const duplicates = await ignoreDuplicates(collection.insertMany(docs, { ordered: false }));
+  const places = new Map(docs.map((doc) => [doc._id, doc.processed ?? 0]));
+  if (duplicates.length > 0) {
+    // Read back by `_id` (few: redeliveries), as their places decide what they cover.
+    const ids = duplicates.map((index) => (docs[index] as MembershipChangeDoc)._id);
+    const found = await collection
+      .find({ _id: { $in: ids } }, { projection: { _id: 1, processed: 1 } })
+      .toArray();
+    for (const doc of found) places.set(doc._id, doc.processed ?? 0);
+  }
   const cutoff = (options.now ?? Date.now()) - options.retentionDays * DAY_MS;
   const byCommunity = new Map<string, Set<string>>();
   for (const doc of docs)
@@ -66,7 +80,14 @@ export async function applyMembershipChanges(
       if (below !== undefined) await collection.deleteMany({ member, at: { $lt: below } });
     }
   }
+  return changes.map((change, index) => ({
+    ...change,
+    processed: places.get((docs[index] as MembershipChangeDoc)._id) ?? first + index,
+  }));
 }
+
+/** A join or leave as stored, with its place in the processing order (a redelivered one its first). */
+export type PlacedChange = MembershipChange & { processed: number };
 
 /**
  * Members of one community read one by one up to this many; more are read with the whole
