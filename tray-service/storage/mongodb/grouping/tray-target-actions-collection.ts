@@ -12,6 +12,12 @@ export const trayTargetActionsCollection: CollectionSpec = {
       serves: 'find({group}) in readTargetActions: a record computed exactly from its group’s actions',
     },
     {
+      name: 'action_group_processed',
+      key: { group: 1, processed: 1 },
+      serves:
+        'find({group, processed: {$gt}}) in recomputeRacedLeaves: the community’s posts kept after a leave took its place',
+    },
+    {
       name: 'action_post',
       key: { postId: 1 },
       serves: 'find({postId}) in applyRemovals: the actions a removal on that post may void',
