@@ -303,9 +303,16 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
     for (const part of memberParts(changes)) {
       const members: Member[] = part.map(({ communityId, userId }) => ({ communityId, userId }));
       const partFolded = await inTransaction(pool, async (client) => {
+        // A leave takes its place (the sequence) when inserted and is seen when it commits; a post
+        // kept in between has a later place yet its fan-out would not see the leave. So a leave holds
+        // its community's `post` group lock, shared, until it commits: a fan-out (exclusive) of a
+        // post placed after the leave waits, and reads it (docs/postgres-tray-records.md).
         await lockKeys(
           client,
           members.map((member) => memberLock(member.communityId, member.userId)),
+          [...new Set(part.filter((change) => !change.active).map((change) => change.communityId))].map(
+            (communityId) => groupLock('post', communityId),
+          ),
         );
         await insertChanges(client, part);
         return refoldMemberships(client, members, context.now - retentionMsOf(context));

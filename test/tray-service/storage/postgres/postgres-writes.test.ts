@@ -718,6 +718,59 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       });
     });
 
+    it('keeps a post from a member whose leave took its place before the post’s keep and commits after the post’s fan-out began: the leave came first', async () => {
+      const community = 'c-leave-stalled';
+      const context = tray.context();
+      await tray.writes.applyMemberships([join(community, 'u-ana', 0), join(community, 'u-bob', 0)], context);
+      // Ana's leave at 1 stops once inserted (its place taken, not yet committed): another
+      // connection holds her memberships row, which the leave's refold rewrites.
+      const holder = new pg.Client({ connectionString: tray.pg.url });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query(
+          'SELECT 1 FROM tray_memberships WHERE community_id = $1 AND user_id = $2 FOR UPDATE',
+          [community, 'u-ana'],
+        );
+        const leaving = tray.writes.applyMemberships([leave(community, 'u-ana', 1)], context);
+        const waitingOn = (kind: string, query: string) => async () =>
+          (
+            await tray.pg.pool.query(
+              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+                 AND wait_event_type = 'Lock' AND wait_event = $1 AND query LIKE $2`,
+              [kind, query],
+            )
+          ).rowCount === 1;
+        await waitFor(
+          waitingOn('transactionid', 'DELETE FROM tray_memberships%'),
+          5_000,
+          'the leave to stop',
+        );
+        // A post at 2, kept (its place after the leave's) and fanned out meanwhile: it either ends,
+        // or waits for the leave to commit.
+        let ended = false;
+        const fanning = tray.writes
+          .fanOutPosts(community, [post(community, 'u-cid', 2)], context)
+          .finally(() => {
+            ended = true;
+          });
+        await waitFor(
+          async () => ended || (await waitingOn('advisory', '%')()),
+          5_000,
+          'the fan-out to end or wait for the leave',
+        );
+        await holder.query('COMMIT');
+        await leaving;
+        await fanning;
+      } finally {
+        await holder.end();
+      }
+      // By the places the leave came first and covers the post: it reaches Bob alone, as every
+      // later computation of Ana's record would judge.
+      expect(await tray.record('u-ana', 'post', community)).to.equal(undefined);
+      expect(names(await tray.record('u-bob', 'post', community))).to.deep.equal(['u-cid']);
+    });
+
     /**
      * Runs `write` while another connection holds the row lock on `heldUser`'s records, so the
      * write's records upsert stops at that row (written in key order, before `deletedUser`'s) after
