@@ -15,30 +15,18 @@ ALTER TABLE tray_personal_actions ALTER COLUMN processed SET DEFAULT nextval('tr
 ALTER TABLE tray_community_posts ADD COLUMN processed bigint NOT NULL DEFAULT 1;
 ALTER TABLE tray_community_posts ALTER COLUMN processed SET DEFAULT nextval('tray_processed');
 
--- Whether user `u` was away from community `c` for an action at `at` processed at `processed`
--- (memberFor and awayFor of docs/tray-engine.md#membership-by-time): no join of theirs at or
--- before it with no leave between the two that was processed before both the join and the action,
--- and the tray knew then some change of theirs at or before it (any join, or a leave processed
--- before the action). An imported membership is a join at `since` and one at `as_of`, processed
--- before everything. Reads the user's few changes by the primary key; callers ask it only of
--- actions inside one of the user's away spans (tray_member_away), a superset of these.
-CREATE FUNCTION tray_away_for(c text, u text, at bigint, processed bigint) RETURNS boolean
+-- User `u`'s joins and leaves in community `c` with their places: an imported membership is a join
+-- at `since` and one at `as_of`, processed before everything. Reads the user's few changes by the
+-- primary key (inlined into its callers).
+CREATE FUNCTION tray_membership_edges(c text, u text)
+RETURNS TABLE (at bigint, joined boolean, processed bigint)
 LANGUAGE sql STABLE AS $$
-  WITH e AS (
-    SELECT m.at, m.joined, m.processed FROM tray_membership_changes m
-    WHERE m.community_id = c AND m.user_id = u
-    UNION ALL
-    SELECT x.at, true, 0::bigint FROM tray_imported_members i
-    CROSS JOIN LATERAL (VALUES (i.since), (i.as_of)) AS x(at)
-    WHERE i.community_id = c AND i.user_id = u
-  )
-  SELECT EXISTS (SELECT 1 FROM e WHERE e.at <= tray_away_for.at
-                   AND (e.joined OR e.processed < tray_away_for.processed))
-     AND NOT EXISTS (
-       SELECT 1 FROM e j WHERE j.joined AND j.at <= tray_away_for.at
-         AND NOT EXISTS (SELECT 1 FROM e l
-                         WHERE NOT l.joined AND l.at >= j.at AND l.at <= tray_away_for.at
-                           AND l.processed < greatest(j.processed, tray_away_for.processed)))
+  SELECT m.at, m.joined, m.processed FROM tray_membership_changes m
+  WHERE m.community_id = c AND m.user_id = u
+  UNION ALL
+  SELECT x.at, true, 0::bigint FROM tray_imported_members i
+  CROSS JOIN LATERAL (VALUES (i.since), (i.as_of)) AS x(at)
+  WHERE i.community_id = c AND i.user_id = u
 $$;
 
 -- Whether user `u` is a member of community `c` for an action at `at` processed at `processed`
@@ -50,19 +38,24 @@ $$;
 -- fan-out) or a redelivery alike.
 CREATE FUNCTION tray_member_for(c text, u text, at bigint, processed bigint) RETURNS boolean
 LANGUAGE sql STABLE AS $$
-  WITH e AS (
-    SELECT m.at, m.joined, m.processed FROM tray_membership_changes m
-    WHERE m.community_id = c AND m.user_id = u
-    UNION ALL
-    SELECT x.at, true, 0::bigint FROM tray_imported_members i
-    CROSS JOIN LATERAL (VALUES (i.since), (i.as_of)) AS x(at)
-    WHERE i.community_id = c AND i.user_id = u
-  )
+  WITH e AS (SELECT * FROM tray_membership_edges(c, u))
   SELECT EXISTS (
     SELECT 1 FROM e j WHERE j.joined AND j.at <= tray_member_for.at
       AND NOT EXISTS (SELECT 1 FROM e l
                       WHERE NOT l.joined AND l.at >= j.at AND l.at <= tray_member_for.at
                         AND l.processed < greatest(j.processed, tray_member_for.processed)))
+$$;
+
+-- Whether user `u` was away from community `c` for an action at `at` processed at `processed`
+-- (awayFor of docs/tray-engine.md#membership-by-time): not a member for it (tray_member_for), and
+-- the tray knew then some change of theirs at or before it (any join, or a leave processed before
+-- the action). Callers ask it only of actions inside one of the user's away spans
+-- (tray_member_away), a superset of these.
+CREATE FUNCTION tray_away_for(c text, u text, at bigint, processed bigint) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+  SELECT EXISTS (SELECT 1 FROM tray_membership_edges(c, u) e WHERE e.at <= tray_away_for.at
+                   AND (e.joined OR e.processed < tray_away_for.processed))
+     AND NOT tray_member_for(c, u, tray_away_for.at, tray_away_for.processed)
 $$;
 
 -- A fan-out's leaves processed after its posts took their places, by community: for a post kept

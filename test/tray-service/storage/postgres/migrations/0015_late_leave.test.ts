@@ -16,7 +16,8 @@ describe('storage/postgres migration 0015 (late leave)', () => {
     // As stored before this migration: no processing order.
     for (const table of ['tray_membership_changes', 'tray_personal_actions', 'tray_community_posts'])
       await pool.query(`ALTER TABLE ${table} DROP COLUMN processed`);
-    for (const name of ['tray_away_for', 'tray_member_for']) await pool.query(`DROP FUNCTION ${name}`);
+    for (const name of ['tray_away_for', 'tray_member_for', 'tray_membership_edges'])
+      await pool.query(`DROP FUNCTION ${name}`);
     await pool.query('DROP SEQUENCE tray_processed');
     await pool.query('DELETE FROM schema_migrations WHERE version = 15');
 
