@@ -100,7 +100,8 @@ describe('the kept actions of record groups (MongoDB-compatible server)', () => 
     const watcher = new MongoClient(testStack().mongoUri, { monitorCommands: true });
     const finds: Document[] = [];
     watcher.on('commandStarted', (event) => {
-      if (event.commandName === 'find' && event.command.find === TRAY_TARGET_ACTIONS) finds.push(event.command);
+      if (event.commandName === 'find' && event.command.find === TRAY_TARGET_ACTIONS)
+        finds.push(event.command);
     });
     try {
       await watcher.connect();
