@@ -78,15 +78,19 @@ export async function keepTargetActions(
   const inserted = [...unique.values()];
   const duplicates =
     inserted.length > 0 ? await insertCoalesced<TargetActionDoc>(db, TRAY_TARGET_ACTIONS, inserted) : [];
-  // A redelivered action keeps the place it took first: read back by `_id` (few: redeliveries).
+  // A redelivered action keeps the place it took first: read back, only for the duplicates the
+  // insert reported (few: redeliveries), one look-up by `_id` equality each. Not one `$in`:
+  // FerretDB pushes no `$in` down and reads the whole collection for it (seconds with a few
+  // hundred thousand kept actions), but pushes `_id` equality down; MongoDB serves both by `_id`.
   const places = new Map(inserted.map((doc) => [doc._id, doc.processed]));
-  if (duplicates.length > 0 && first !== undefined) {
-    const ids = duplicates.map((index) => (inserted[index] as TargetActionDoc)._id);
-    const found = await db
-      .collection<TargetActionDoc>(TRAY_TARGET_ACTIONS)
-      .find({ _id: { $in: ids } }, { projection: { _id: 1, processed: 1 } })
-      .toArray();
-    for (const doc of found) places.set(doc._id, doc.processed ?? KEPT_BEFORE_ORDER);
+  if (first !== undefined) {
+    for (const index of duplicates) {
+      const id = (inserted[index] as TargetActionDoc)._id;
+      const found = await db
+        .collection<TargetActionDoc>(TRAY_TARGET_ACTIONS)
+        .findOne({ _id: id }, { projection: { _id: 1, processed: 1 } });
+      if (found) places.set(id, found.processed ?? KEPT_BEFORE_ORDER);
+    }
   }
   return activities.map((activity, index) => {
     const place = places.get((docs[index] as TargetActionDoc)._id);

@@ -11,6 +11,12 @@ export const processingOrderCollection: CollectionSpec = {
 export interface ProcessingOrderDoc {
   _id: number;
   end: number;
-  /** When it was handed out (the process clock): blocks a day old below a newer one are deleted. */
+  /** When it was handed out (the process clock), for whoever looks at the collection. */
   at: Date;
+  /**
+   * Random, the allocator's own: tells its block from one inserted at the same `_id` later, so an
+   * allocator deletes only its own and checks the very block it read (processing-order.ts).
+   * Absent on blocks of earlier versions.
+   */
+  token?: string;
 }
