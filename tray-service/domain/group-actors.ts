@@ -1,7 +1,8 @@
 import type { ActorAction } from './actor-action.ts';
 import type { ActorSnapshot } from './actor-snapshot.ts';
 import type { Activity } from './activity.ts';
-import { isAwayAt, type MembershipInterval } from './membership-intervals.ts';
+import { awayFor, type MembershipEdge } from './membership-intervals.ts';
+import { processedOf, type KeptActivity } from './kept-activity.ts';
 
 const MAX_NAMED_ACTORS = 3;
 
@@ -74,20 +75,22 @@ export interface ExactActors extends CountedActors {
  * The actors a record of a community's target counts when its recipient was away at some time
  * since `countFrom` (docs/tray-rules.md#leaving-and-rejoining-a-community): from the group's kept
  * actions, those at or after `countFrom`, by others than the recipient, addressed to them (or to
- * the whole community), outside the `away` spans; each actor at their latest such action, named
- * as that action shows them. Pure.
+ * the whole community), that the recipient was not away for by their joins and leaves (`edges`)
+ * and the actions' places in the processing order (awayFor: a leave processed after an action
+ * takes nothing back); each actor at their latest such action, named as that action shows them.
+ * Pure.
  */
 export function exactActors(
-  actions: Iterable<Activity>,
+  actions: Iterable<KeptActivity>,
   countFrom: number,
   recipientId: string,
-  away: readonly MembershipInterval[],
+  edges: readonly MembershipEdge[],
 ): ExactActors {
   const latest = new Map<string, Activity>();
   for (const action of actions) {
     if (action.at < countFrom || action.actor.userId === recipientId) continue;
     if (action.audience.kind === 'user' && action.audience.userId !== recipientId) continue;
-    if (isAwayAt(away, action.at)) continue;
+    if (awayFor(edges, action.at, processedOf(action))) continue;
     const seen = latest.get(action.actor.userId);
     if (!seen || compareActions(asAction(action), asAction(seen)) > 0)
       latest.set(action.actor.userId, action);

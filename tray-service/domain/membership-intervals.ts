@@ -2,6 +2,11 @@
 export interface MembershipEdge {
   joined: boolean;
   at: number;
+  /**
+   * Its place in the order the tray processed changes and actions in (awayFor); none for a change
+   * stored before the tray kept that order, which counts as processed before every action.
+   */
+  processed?: number;
 }
 
 /** A span of membership: member from `from` (inclusive) until `to` (exclusive; Infinity if still a member). */
@@ -94,4 +99,42 @@ export function pruneBelow(edges: readonly MembershipEdge[], cutoff: number): nu
     if (edge.at <= cutoff && (newestOld === undefined || edge.at > newestOld)) newestOld = edge.at;
   if (newestOld === undefined) return undefined;
   return edges.some((edge) => edge.at < newestOld) ? newestOld : undefined;
+}
+
+/**
+ * Whether a join lets in an action at `at` processed at `processed`: the join is at or before it,
+ * and no leave between them (one at the join's time included) was processed before both the join
+ * and the action. A leave processed after the two takes back nothing they made.
+ */
+function joinLetsIn(edges: readonly MembershipEdge[], join: MembershipEdge, at: number, processed: number) {
+  const known = Math.max(join.processed ?? 0, processed);
+  return (
+    join.joined &&
+    join.at <= at &&
+    !edges.some(
+      (edge) => !edge.joined && edge.at >= join.at && edge.at <= at && (edge.processed ?? 0) < known,
+    )
+  );
+}
+
+/**
+ * A member for an action at `at` processed at `processed` (docs/tray-rules.md#leaving-and-rejoining-a-community):
+ * some join of theirs lets it in (a leave processed late takes nothing back; a late join adds what
+ * falls in its span by the leaves processed before it). With every change processed before the
+ * action this is isMemberAt of their intervals.
+ */
+export function memberFor(edges: readonly MembershipEdge[], at: number, processed: number): boolean {
+  return edges.some((join) => joinLetsIn(edges, join, at, processed));
+}
+
+/**
+ * Away for such an action: not a member for it, and the tray knew, when the action was processed,
+ * a change of the user at or before it (any join, or a leave processed before the action). A subset
+ * of isAwayAt(awaySpans(edges), at), so an action outside every away span needs no look at the order.
+ */
+export function awayFor(edges: readonly MembershipEdge[], at: number, processed: number): boolean {
+  return (
+    !memberFor(edges, at, processed) &&
+    edges.some((edge) => edge.at <= at && (edge.joined || (edge.processed ?? 0) < processed))
+  );
 }

@@ -17,8 +17,11 @@
  * Leaving a community (docs/tray-rules.md#leaving-and-rejoining-a-community): a user gets nothing of
  * a community's targets (its posts, comments and reactions on them and on their comments, mentions
  * in them) from a leave until their next join, once the tray knows any join or leave of theirs
- * there; whatever order the events arrive in. Each record is the set of the actions that reached
- * its recipient, so a `post` record names only who posted while the member was there.
+ * there; whatever order joins and actions arrive in. A leave processed after an action it covers
+ * takes nothing back, an order this model does not follow: it holds for sequences whose leaves are
+ * processed before what they cover (the bursts send leaves first). Each record is the set of the
+ * actions that reached its recipient, so a `post` record names only who posted while the member
+ * was there.
  */
 
 export interface ModelEnvelope {

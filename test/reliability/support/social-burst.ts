@@ -7,16 +7,21 @@ import type { BurstBody } from './burst.ts';
  * the order they are processed in: comments, replies and reactions by a small pool of actors (so
  * actors repeat and records group many actions) on a set of posts, mentions in comments and in
  * user-feed and community posts, community posts fanned out to the members at their createdAt,
- * joins and leaves dated by createdAt and sent anywhere in the burst (so most joins arrive after
- * posts they precede and must add them), global bans and unbans (the newest createdAt wins, sent in
- * either order, in the first half so the API has seen them by the end), and a tenth of store-only
+ * joins dated by createdAt and sent anywhere in the burst (so most joins arrive after posts they
+ * precede and must add them), leaves dated anywhere but sent first, global bans and unbans (the
+ * newest createdAt wins, sent in either order, in the first half so the API has seen them by the
+ * end), and a tenth of store-only
  * channel.didCreate events. Every action has its own id and its own time, and the times are a
  * shuffle of the send order, so "newest" is decided by the payload, never by arrival. What the
  * contract leaves to arrival order stays out: no rename or delete (they rewrite what earlier events
  * wrote). Some members leave and rejoin in a window of the burst, some leave for good in its tail,
  * with posts, comments and reactions throughout: what falls while they are away must not reach
- * them, whichever arrives first (docs/tray-rules.md#leaving-and-rejoining-a-community).
- * Deterministic for a tag: the same tag gives the same bodies.
+ * them, whichever of the join and the action arrives first. The leaves go first because a leave
+ * processed after an action it covers takes nothing back (docs/tray-rules.md#leaving-and-rejoining-a-community):
+ * the tray then depends on an order that faults (a stalled job run again, a retry) change and the
+ * model cannot know, while a leave processed before everything it covers gives the same tray in
+ * every order. Late leaves have their own cases in the conformance suite, whose reference tray
+ * follows the processing order. Deterministic for a tag: the same tag gives the same bodies.
  */
 export function socialBurstBodies(tag: string, count: number): BurstBody[] {
   const random = seededRandom(tag);
@@ -155,12 +160,15 @@ export function socialBurstBodies(tag: string, count: number): BurstBody[] {
       },
     };
   });
-  // The joins, leaves, bans and unbans at random places of the send order (bans in the first half).
+  // The joins, bans and unbans at random places of the send order (bans in the first half), then
+  // the leaves ahead of everything.
   const envelopes = [...regular];
-  for (const { envelope, firstHalf } of special) {
-    const within = firstHalf ? Math.floor(envelopes.length / 2) : envelopes.length;
+  for (const { envelope, sent } of special) {
+    if (sent === 'first') continue;
+    const within = sent === 'firstHalf' ? Math.floor(envelopes.length / 2) : envelopes.length;
     envelopes.splice(Math.floor(random() * (within + 1)), 0, envelope);
   }
+  envelopes.unshift(...special.filter(({ sent }) => sent === 'first').map(({ envelope }) => envelope));
   return envelopes.map((envelope) => {
     const body = JSON.stringify(envelope);
     return { id: dedupeKey(Buffer.from(body)), body };
@@ -169,8 +177,8 @@ export function socialBurstBodies(tag: string, count: number): BurstBody[] {
 
 interface Special {
   envelope: unknown;
-  /** Sent in the first half of the burst. */
-  firstHalf: boolean;
+  /** Where in the send order: ahead of everything, in the first half, or anywhere. */
+  sent: 'first' | 'firstHalf' | 'anywhere';
 }
 
 /**
@@ -190,12 +198,12 @@ function membershipBodies(
     community: (typeof communities)[number],
     userId: string,
     at: number,
-  ) => ({
+  ): Special => ({
     envelope: {
       event: `community.${kind}`,
       data: { community, userIds: [userId], createdAt: iso(at), users: [{ userId, displayName: userId }] },
     },
-    firstHalf: false,
+    sent: kind === 'didLeave' ? 'first' : 'anywhere',
   });
   const changes: Special[] = [];
   for (const community of communities) {
@@ -229,7 +237,7 @@ function banBodies(
       event: banned ? 'user.didGlobalBan' : 'user.didGlobalUnban',
       data: { userIds: [userId], createdAt: iso(at), users: [{ userId, displayName: userId }] },
     },
-    firstHalf: true,
+    sent: 'firstHalf',
   });
   const [kept, lifted] = [ids[1]!, ids[2]!];
   const at = Math.floor(random() * (count / 2));

@@ -176,12 +176,14 @@ describe('referenceTray', () => {
         expect(unstamped(liveRecords(referenceTray(order, RETENTION), 'u-ana', NOW))).to.deep.equal(expected);
     });
 
-    it('takes back what a leave processed late covers: the posts after it, and a record left with none', () => {
+    it('takes back nothing a leave processed late covers; a leave processed first stops the posts after it', () => {
+      const made = referenceTray([join('u-ana', T), posts([post('u-ben', 5)])], RETENTION);
       const late = referenceTray(
         [join('u-ana', T), posts([post('u-ben', 5)]), leave('u-ana', T + 60_000, NOW + 1)],
         RETENTION,
       );
-      expect(liveRecords(late, 'u-ana', NOW + 1)).to.deep.equal([]);
+      expect(liveRecords(made, 'u-ana', NOW)).to.have.length(1);
+      expect(late.storedRecords('u-ana')).to.deep.equal(made.storedRecords('u-ana'));
       const before = referenceTray(
         [join('u-ana', T), leave('u-ana', T + 60_000), posts([post('u-ben', 5)])],
         RETENTION,
@@ -189,27 +191,27 @@ describe('referenceTray', () => {
       expect(liveRecords(before, 'u-ana', NOW)).to.deep.equal([]);
     });
 
-    it('moves the latest fields back to the newest action left when a late leave takes the newest', () => {
+    it('keeps what a late leave covers through later recomputations, and stops what is processed after it', () => {
       const tray = referenceTray(
         [
           join('u-ana', T),
           posts([post('u-ben', 1), post('u-cid', 5)]),
           { kind: 'markRead', userId: 'u-ana', verb: 'post', targetId: 'c-hike', now: NOW + 1 },
           leave('u-ana', T + 3 * 60_000, NOW + 2),
+          // Processed after the leave and dated in the time away: counts for nothing.
+          posts([post('u-dee', 4)], NOW + 3),
+          // A removal shrinks the group: the record is computed again, Cid's post still counts.
+          {
+            kind: 'removal',
+            removals: [{ kind: 'post', id: 'p-u-ben-1', postId: 'p-u-ben-1', at: T + 6 * 60_000 }],
+            now: NOW + 4,
+          },
         ],
         RETENTION,
       );
-      const [record] = liveRecords(tray, 'u-ana', NOW + 2);
-      expect(record).to.include({
-        lastActionId: 'p-u-ben-1',
-        lastUpdate: T + 60_000,
-        actorsCount: 1,
-        // A change of state (live streams are told), but no new activity: still read.
-        changedAt: NOW + 2,
-        hasRead: true,
-        unreadAt: NOW,
-      });
-      expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-ben']);
+      const [record] = liveRecords(tray, 'u-ana', NOW + 4);
+      expect(record).to.include({ lastActionId: 'p-u-cid-5', actorsCount: 1, hasRead: true, unreadAt: NOW });
+      expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-cid']);
     });
 
     it('names and counts, after a rejoin, only those who posted while the member was there', () => {
@@ -234,14 +236,32 @@ describe('referenceTray', () => {
       // The same record whatever order the joins, leaves and posts arrive in.
       const seen = (tray: ReturnType<typeof referenceTray>) =>
         liveRecords(tray, 'u-ana', NOW).map(({ unreadAt: _u, changedAt: _c, ...rest }) => rest);
-      for (const order of [[...operations].reverse(), [...operations.slice(5), ...operations.slice(0, 5)]])
+      // Orders in which the leave is processed before Eve's post, which it covers.
+      const reversed = [...operations].reverse();
+      const leaveFirst = [operations[8]!, ...reversed.filter((operation) => operation !== operations[8])];
+      for (const order of [leaveFirst, [...operations.slice(5), ...operations.slice(0, 5)]])
         expect(seen(referenceTray(order, RETENTION))).to.deep.equal(
           seen(referenceTray(operations, RETENTION)),
         );
     });
 
-    it('adds nothing created while away when the rejoin is processed late', () => {
+    it('adds nothing created while away when the leave is processed before the late join', () => {
       const tray = referenceTray(
+        [
+          posts([post('u-ben', 1), post('u-cid', 3), post('u-dee', 5)]),
+          leave('u-ana', T + 2 * 60_000),
+          join('u-ana', T + 4 * 60_000),
+          join('u-ana', T),
+        ],
+        RETENTION,
+      );
+      const [record] = liveRecords(tray, 'u-ana', NOW);
+      expect(record?.lastActionId).to.equal('p-u-dee-5');
+      expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-dee', 'u-ben']);
+      expect(record?.actorsCount).to.equal(2);
+      // The late join processed before the leave: it adds the three posts, and the leave processed
+      // after it takes none back.
+      const joinFirst = referenceTray(
         [
           posts([post('u-ben', 1), post('u-cid', 3), post('u-dee', 5)]),
           join('u-ana', T),
@@ -250,10 +270,7 @@ describe('referenceTray', () => {
         ],
         RETENTION,
       );
-      const [record] = liveRecords(tray, 'u-ana', NOW);
-      expect(record?.lastActionId).to.equal('p-u-dee-5');
-      expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(['u-dee', 'u-ben']);
-      expect(record?.actorsCount).to.equal(2);
+      expect(liveRecords(joinFirst, 'u-ana', NOW)[0]?.actorsCount).to.equal(3);
       const onlyFirst = referenceTray(
         [posts([post('u-ben', 1), post('u-cid', 3)]), leave('u-ana', T + 2 * 60_000), join('u-ana', T)],
         RETENTION,
@@ -328,7 +345,7 @@ describe('referenceTray', () => {
         'mentreply_cm-a_u-ana u-dee,u-ben 2',
         'reaction_p-1_u-ana u-dee,u-ben 2',
       ]);
-      // The leave and the rejoin delivered last: the same records.
+      // The leave and the rejoin delivered last: Cid's actions, processed before the leave, stay.
       const late = [
         operations[0]!,
         operations[1]!,
@@ -337,9 +354,18 @@ describe('referenceTray', () => {
         operations[2]!,
         operations[4]!,
       ];
-      expect(summary(referenceTray(late, RETENTION))).to.deep.equal(
-        summary(referenceTray(operations, RETENTION)),
-      );
+      expect(summary(referenceTray(late, RETENTION))).to.deep.equal([
+        'comment_p-1_u-ana u-dee,u-cid,u-ben 3',
+        'mention_cmm-u-ben-1_u-ana u-ben 1',
+        'mention_cmm-u-cid-3_u-ana u-cid 1',
+        'mention_cmm-u-dee-5_u-ana u-dee 1',
+        'mention_pm-u-ben-1_u-ana u-ben 1',
+        'mention_pm-u-cid-3_u-ana u-cid 1',
+        'mention_pm-u-dee-5_u-ana u-dee 1',
+        'mentreact_cm-a_u-ana u-dee,u-cid,u-ben 3',
+        'mentreply_cm-a_u-ana u-dee,u-cid,u-ben 3',
+        'reaction_p-1_u-ana u-dee,u-cid,u-ben 3',
+      ]);
     });
 
     it('leaves records of user-feed targets as they are', () => {
@@ -364,7 +390,7 @@ describe('referenceTray', () => {
     });
   });
 
-  it('is order-independent for any interleaving of joins, leaves, posts and comments (property)', () => {
+  describe('processing order (properties)', () => {
     const change = fc.record({
       kind: fc.constantFrom('join' as const, 'leave' as const),
       minute: fc.integer({ min: 0, max: 8 }),
@@ -374,38 +400,139 @@ describe('referenceTray', () => {
       actor: fc.constantFrom('u-ben', 'u-cid', 'u-dee'),
       minute: fc.integer({ min: 0, max: 8 }),
     });
+    type Step = { operation: TrayOperation; leaveAt?: number; actionAt?: number };
+    const changeStep = ({ kind, minute }: { kind: 'join' | 'leave'; minute: number }): Step =>
+      kind === 'join'
+        ? { operation: join('u-ana', T + minute * 60_000) }
+        : { operation: leave('u-ana', T + minute * 60_000), leaveAt: T + minute * 60_000 };
+    const actStep = (
+      { kind, actor, minute }: { kind: 'post' | 'comment' | 'mention'; actor: string; minute: number },
+      index: number,
+    ): Step => {
+      const options = { id: `a-${index}`, at: T + minute * 60_000 };
+      const operation =
+        kind === 'post'
+          ? posts([aPost(actor, options)])
+          : kind === 'comment'
+            ? personal([aComment(actor, POST, options)])
+            : personal([aMention(actor, 'u-ana', { in: 'post', postId: options.id }, options)]);
+      return { operation, actionAt: options.at };
+    };
     const content = (tray: ReturnType<typeof referenceTray>) =>
       liveRecords(tray, 'u-ana', NOW).map(
         ({ unreadAt: _unreadAt, changedAt: _changedAt, hasRead: _hasRead, ...rest }) => rest,
       );
-    fc.assert(
-      fc.property(
-        fc.array(change, { maxLength: 5 }),
-        fc.array(act, { minLength: 1, maxLength: 8 }),
-        fc.infiniteStream(fc.nat()),
-        (changes, acts, seeds) => {
-          const operations: TrayOperation[] = [
-            ...changes.map(({ kind, minute }) =>
-              kind === 'join' ? join('u-ana', T + minute * 60_000) : leave('u-ana', T + minute * 60_000),
-            ),
-            ...acts.map(({ kind, actor, minute }, index) => {
-              const options = { id: `a-${index}`, at: T + minute * 60_000 };
-              if (kind === 'post') return posts([aPost(actor, options)]);
-              if (kind === 'comment') return personal([aComment(actor, POST, options)]);
-              return personal([aMention(actor, 'u-ana', { in: 'post', postId: options.id }, options)]);
-            }),
-          ];
-          const shuffled = operations
-            .map((operation) => ({ operation, order: seeds.next().value as number }))
-            .sort((a, b) => a.order - b.order)
-            .map(({ operation }) => operation);
-          expect(content(referenceTray(shuffled, RETENTION))).to.deep.equal(
-            content(referenceTray(operations, RETENTION)),
-          );
-        },
-      ),
-      { numRuns: 500 },
-    );
+    const shuffle = <T>(items: readonly T[], seeds: Iterator<number>) =>
+      items
+        .map((item) => ({ item, order: seeds.next().value as number }))
+        .sort((a, b) => a.order - b.order)
+        .map(({ item }) => item);
+    /** Moves each leave before the first action at or after its time: no leave is processed late. */
+    function leavesOnTime(steps: readonly Step[]): Step[] {
+      const ordered = [...steps];
+      for (const step of steps) {
+        if (step.leaveAt === undefined) continue;
+        const leaveAt = step.leaveAt;
+        const from = ordered.indexOf(step);
+        const covered = ordered.findIndex(
+          (other) => other.actionAt !== undefined && other.actionAt >= leaveAt,
+        );
+        if (covered !== -1 && covered < from) {
+          ordered.splice(from, 1);
+          ordered.splice(covered, 0, step);
+        }
+      }
+      return ordered;
+    }
+
+    it('gives the same records for any interleaving in which no leave is processed after an action it covers', () => {
+      fc.assert(
+        fc.property(
+          fc.array(change, { maxLength: 5 }),
+          fc.array(act, { minLength: 1, maxLength: 8 }),
+          fc.infiniteStream(fc.nat()),
+          (changes, acts, seeds) => {
+            const steps = [...changes.map(changeStep), ...acts.map(actStep)];
+            const shuffled = leavesOnTime(shuffle(steps, seeds));
+            expect(
+              content(
+                referenceTray(
+                  shuffled.map((step) => step.operation),
+                  RETENTION,
+                ),
+              ),
+            ).to.deep.equal(
+              content(
+                referenceTray(
+                  steps.map((step) => step.operation),
+                  RETENTION,
+                ),
+              ),
+            );
+          },
+        ),
+        { numRuns: 500 },
+      );
+    });
+
+    it('changes no record when a leave is processed, whatever came before it', () => {
+      fc.assert(
+        fc.property(
+          fc.array(change, { maxLength: 5 }),
+          fc.array(act, { minLength: 1, maxLength: 8 }),
+          fc.infiniteStream(fc.nat()),
+          fc.integer({ min: 0, max: 8 }),
+          (changes, acts, seeds, minute) => {
+            const operations = shuffle([...changes.map(changeStep), ...acts.map(actStep)], seeds).map(
+              (step) => step.operation,
+            );
+            const before = referenceTray(operations, RETENTION);
+            const after = referenceTray(
+              [...operations, leave('u-ana', T + minute * 60_000, NOW + 1)],
+              RETENTION,
+            );
+            expect(after.storedRecords('u-ana')).to.deep.equal(before.storedRecords('u-ana'));
+          },
+        ),
+        { numRuns: 300 },
+      );
+    });
+
+    it('counts nothing processed after a leave and dated in the time away it opens', () => {
+      fc.assert(
+        fc.property(
+          fc.array(change, { maxLength: 5 }),
+          fc.array(act, { maxLength: 6 }),
+          fc.array(act, { minLength: 1, maxLength: 6 }),
+          fc.infiniteStream(fc.nat()),
+          fc.integer({ min: 0, max: 8 }),
+          (changes, earlier, later, seeds, minute) => {
+            const leaveAt = T + minute * 60_000;
+            const first = shuffle([...changes.map(changeStep), ...earlier.map(actStep)], seeds).map(
+              (step) => step.operation,
+            );
+            // Later actions, numbered after the earlier ones; those at or after the leave are covered
+            // unless a join after the leave (already processed) is at or before them.
+            const next = later.map((one, index) => actStep(one, earlier.length + index));
+            const rejoins = changes
+              .filter((one) => one.kind === 'join')
+              .map((one) => T + one.minute * 60_000);
+            const covered = (at: number) =>
+              at >= leaveAt && !rejoins.some((joinAt) => joinAt > leaveAt && joinAt <= at);
+            const withAll = [...first, leave('u-ana', leaveAt), ...next.map((step) => step.operation)];
+            const uncovered = [
+              ...first,
+              leave('u-ana', leaveAt),
+              ...next.filter((step) => !covered(step.actionAt ?? 0)).map((step) => step.operation),
+            ];
+            expect(content(referenceTray(withAll, RETENTION))).to.deep.equal(
+              content(referenceTray(uncovered, RETENTION)),
+            );
+          },
+        ),
+        { numRuns: 300 },
+      );
+    });
   });
 
   describe('a deleted user', () => {

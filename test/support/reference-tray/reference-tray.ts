@@ -32,11 +32,14 @@ import { snooze, unsnooze, wake } from '../../../tray-service/domain/snooze-mark
  * operation carries the tray's clock, `now`).
  *
  * Order-independent where the rules say so: a redelivery changes nothing, actions delivered late
- * never move a record's latest fields backwards, and joins and leaves are judged by their own
- * times whenever they arrive (docs/tray-rules.md#leaving-and-rejoining-a-community): a record of a
- * community's target names and counts only actors whose actions fell while its recipient was not
- * away from the community; a join arriving after the actions it precedes adds them, a leave
- * arriving after them takes them back. Order-dependent where the rules are: read marks and
+ * never move a record's latest fields backwards, and joins are judged by their own times whenever
+ * they arrive (docs/tray-rules.md#leaving-and-rejoining-a-community): a join arriving after the
+ * actions it precedes adds them. A leave is judged by its time too, but only for the actions
+ * processed after it: an action on a community's target counts for a member unless a leave
+ * covering its time (at or before it, with no join of the member between) was processed before
+ * the action was, so a leave arriving late takes nothing back. The model is therefore a function
+ * of its operations in order, not of their set: it numbers every action and membership change in
+ * the order it first processes them. Order-dependent where the rules are: read marks and
  * delete-all act on the records as they are then, and a record rewritten after new actors joined
  * its group shows them. A deletion is final (docs/tray-rules.md#deleted-users): whatever is
  * delivered after it, its user's tray stays empty and their actions show them as `Deleted user`.
@@ -89,7 +92,8 @@ export interface ModelRecord extends TrayRecord, InboxState {
 /** What `seen` computes: the record's counted content, without its read and inbox state. */
 type SeenRecord = Omit<ModelRecord, 'hasRead' | 'unreadAt' | 'changedAt' | 'updateFloor' | keyof InboxState>;
 
-type Edge = { joined: boolean; at: number };
+/** A join or leave, and when the model first processed it (its place in the operations' order). */
+type Edge = { joined: boolean; at: number; processed: number };
 
 const MAX_NAMED_ACTORS = 3;
 
@@ -113,6 +117,38 @@ export function memberAt(edges: readonly Edge[], at: number): boolean {
 /** Away at `at`: the tray knows a change of the user at or before it, and they are not a member then. */
 export function awayAt(edges: readonly Edge[], at: number): boolean {
   return edges.some((edge) => edge.at <= at) && !memberAt(edges, at);
+}
+
+/**
+ * Whether the join lets in an action at `at` processed at `processed`: the join is at or before
+ * it, and no leave between them (a leave at the join's time included) was processed before both
+ * the join and the action were. A leave processed later takes back nothing the two made; a late
+ * join adds what falls in the span it opens by the leaves known when it is processed.
+ */
+function joinLetsIn(edges: readonly Edge[], join: Edge, at: number, processed: number): boolean {
+  const known = Math.max(join.processed, processed);
+  return (
+    join.joined &&
+    join.at <= at &&
+    !edges.some((edge) => !edge.joined && edge.at >= join.at && edge.at <= at && edge.processed < known)
+  );
+}
+
+/** A member for an action at `at` processed at `processed`: some join lets it in (joinLetsIn). */
+export function memberFor(edges: readonly Edge[], at: number, processed: number): boolean {
+  return edges.some((join) => joinLetsIn(edges, join, at, processed));
+}
+
+/**
+ * Away for such an action: no join lets it in, and the tray knew, when the action was processed,
+ * a change of the user at or before it (any join, or a leave processed before the action). A
+ * recipient the tray knew nothing of then is not away: a leave processed later takes nothing back.
+ */
+export function awayFor(edges: readonly Edge[], at: number, processed: number): boolean {
+  return (
+    !memberFor(edges, at, processed) &&
+    edges.some((edge) => edge.at <= at && (edge.joined || edge.processed < processed))
+  );
 }
 
 /** An action as kept: each action once per recipient (a mention of two users is two). */
@@ -152,6 +188,10 @@ export class ReferenceTray {
   private readonly written = new Map<string, number>();
   /** Users whose profile was deleted: they receive nothing more, and act as `Deleted user`. */
   private readonly deleted = new Set<string>();
+  /** verb+target+actionKey -> when the model first processed the action (see Edge.processed). */
+  private readonly processedAt = new Map<string, number>();
+  /** The count of actions and membership changes processed so far: the next one's place. */
+  private sequence = 0;
 
   constructor(options: { retentionDays: number }) {
     this.retentionDays = options.retentionDays;
@@ -184,18 +224,15 @@ export class ReferenceTray {
           this.communityPosts(operation.communityId).set(post.lastActionId, post);
         }
         for (const post of posts) {
-          for (const [userId, edges] of this.communityMembers(operation.communityId))
-            if (memberAt(edges, post.at)) this.deliver(userId, post, now);
+          for (const userId of this.communityMembers(operation.communityId).keys())
+            if (this.memberFor(post, userId)) this.deliver(userId, post, now);
         }
         return 0;
       }
       case 'membership':
         for (const change of operation.changes) this.addEdge(change.communityId, change.userId, change);
-        // A join only adds time as a member (its span), a leave only takes time away.
-        for (const change of operation.changes) {
-          if (change.active) this.backfill(change, now);
-          else this.recompute(change.communityId, change.userId, now);
-        }
+        // A join adds the time it opens (its span); a leave only stops what is processed after it.
+        for (const change of operation.changes) if (change.active) this.backfill(change, now);
         return 0;
       case 'deleteProfile':
         this.deleteProfile(operation.userId, operation.at, now);
@@ -312,7 +349,7 @@ export class ReferenceTray {
     const members = this.communityMembers(communityId);
     const edges = members.get(userId) ?? [];
     if (!edges.some((edge) => edge.at === change.at && edge.joined === change.active))
-      edges.push({ joined: change.active, at: change.at });
+      edges.push({ joined: change.active, at: change.at, processed: this.sequence++ });
     members.set(userId, edges);
   }
 
@@ -408,22 +445,44 @@ export class ReferenceTray {
     let group = this.groups.get(key);
     if (!group) this.groups.set(key, (group = new Map()));
     if (!group.has(actionKey(activity))) group.set(actionKey(activity), activity);
+    const processedKey = this.processedKey(activity);
+    if (!this.processedAt.has(processedKey)) this.processedAt.set(processedKey, this.sequence++);
+  }
+
+  private processedKey(activity: Activity): string {
+    return `${activity.verb}\u0000${activity.targetId}\u0000${actionKey(activity)}`;
   }
 
   private edges(communityId: string | undefined, userId: string): readonly Edge[] {
     return communityId === undefined ? [] : (this.members.get(communityId)?.get(userId) ?? []);
   }
 
+  /** When the model first processed the action; one not yet processed is judged as processed now. */
+  private processedOf(activity: Activity): number {
+    return this.processedAt.get(this.processedKey(activity)) ?? this.sequence;
+  }
+
+  /** Away at the action's time for the recipient, by the changes known when it was processed (awayFor). */
+  private awayFor(activity: Activity, recipientId: string): boolean {
+    return awayFor(this.edges(activity.communityId, recipientId), activity.at, this.processedOf(activity));
+  }
+
+  /** A member for the action (memberFor): whom a community's post reaches. */
+  private memberFor(activity: Activity, recipientId: string): boolean {
+    return memberFor(this.edges(activity.communityId, recipientId), activity.at, this.processedOf(activity));
+  }
+
   /**
    * The actions a recipient's record counts, each actor at their latest one, newest first: the
    * group's actions at or after `countFrom` by others than the recipient, and on a community's
-   * target only those that fell while the recipient was not away from it.
+   * target only those that fell while the recipient was not away from it by the leaves processed
+   * before them (edgesFor).
    */
   private counted(verb: TrayVerb, targetId: string, recipientId: string, countFrom: number): Activity[] {
     const latest = new Map<string, Activity>();
     for (const action of this.groups.get(`${verb}\u0000${targetId}`)?.values() ?? []) {
       if (action.at < countFrom || action.actor.userId === recipientId) continue;
-      if (awayAt(this.edges(action.communityId, recipientId), action.at)) continue;
+      if (this.awayFor(action, recipientId)) continue;
       if (this.heldBack(recipientId, action)) continue;
       const seen = latest.get(action.actor.userId);
       if (!seen || newer(asAction(action), asAction(seen))) latest.set(action.actor.userId, action);
@@ -448,7 +507,7 @@ export class ReferenceTray {
   private deliver(recipientId: string, activity: Activity, now: number): void {
     // An author is never notified of their own action, and a deleted user of anything.
     if (activity.actor.userId === recipientId || this.deleted.has(recipientId)) return;
-    if (awayAt(this.edges(activity.communityId, recipientId), activity.at)) return;
+    if (this.awayFor(activity, recipientId)) return;
     // A voided action is a no-op; a muted one makes and changes nothing for its recipient.
     if (this.voided(activity) || this.heldBack(recipientId, activity)) return;
     const key = encodeRecordKey({ verb: activity.verb, targetId: activity.targetId, userId: recipientId });
@@ -522,67 +581,29 @@ export class ReferenceTray {
   }
 
   /**
-   * A leave (processed whenever it arrives) takes back what fell while the member was away: each
-   * of the member's unexpired records of the community's targets is computed again from its
-   * group's actions. Actors of away time go; a record whose latest action fell then takes its
-   * latest fields from its newest remaining action; a record with none left goes. A change is a
-   * change of state (changedAt) but no new activity: the read flag and unreadAt stay.
-   */
-  private recompute(communityId: string, userId: string, now: number): void {
-    const tray = this.tray(userId);
-    const edges = this.edges(communityId, userId);
-    for (const [key, record] of [...tray]) {
-      if (!this.live(record, now)) continue;
-      const group = [...(this.groups.get(`${record.verb}\u0000${record.targetId}`)?.values() ?? [])];
-      if (!group.some((action) => action.communityId === communityId)) continue;
-      const counted = this.counted(record.verb, record.targetId, userId, record.countFrom);
-      const [newest] = counted;
-      if (!newest) {
-        tray.delete(key);
-        continue;
-      }
-      const source = awayAt(edges, record.lastActionAt)
-        ? { ...newest, lastUpdate: Math.max(newest.at, record.updateFloor), lastActionAt: newest.at }
-        : record;
-      const seen = this.seen(userId, record, source, record.countFrom);
-      if (sameSeen(seen, record)) continue;
-      // The counted content anew (an optional field the new source lacks goes); read and inbox state stay.
-      tray.set(key, {
-        ...seen,
-        hasRead: record.hasRead,
-        unreadAt: record.unreadAt,
-        changedAt: this.stampOnce(userId, key, record, now),
-        isSeen: record.isSeen,
-        archivedAt: record.archivedAt,
-        snoozedUntil: record.snoozedUntil,
-        updateFloor: record.updateFloor,
-      });
-    }
-  }
-
-  /**
    * A join processed late adds what falls in the span it opened (from the join to the next leave):
    * the community's posts and the actions on its targets addressed to the member (gated out while
    * they were away), no older than the retention and no more than a day ahead of the tray's clock.
+   * The span is the one the leaves known when the join is processed leave it (joinLetsIn); a
+   * leave processed after the join takes back nothing the join added.
    */
   private backfill(join: MembershipChange, now: number): void {
     const edges = this.edges(join.communityId, join.userId);
-    if (!memberAt(edges, join.at)) return;
+    const edge = edges.find((one) => one.joined && one.at === join.at);
+    if (!edge) return;
     const oldest = now - this.retentionDays * DAY_MS;
-    const inSpan = (at: number) =>
-      at >= join.at &&
-      at >= oldest &&
-      at < now + DAY_MS &&
-      memberAt(edges, at) &&
-      !edges.some((edge) => !edge.joined && edge.at > join.at && edge.at < at);
-    const posts = [...this.communityPosts(join.communityId).values()].filter((post) => inSpan(post.at));
+    const inSpan = (action: Activity) =>
+      action.at >= oldest &&
+      action.at < now + DAY_MS &&
+      joinLetsIn(edges, edge, action.at, this.processedOf(action));
+    const posts = [...this.communityPosts(join.communityId).values()].filter(inSpan);
     const addressed = [...this.groups.values()].flatMap((group) =>
       [...group.values()].filter(
         (action) =>
           action.communityId === join.communityId &&
           action.audience.kind === 'user' &&
           action.audience.userId === join.userId &&
-          inSpan(action.at),
+          inSpan(action),
       ),
     );
     for (const action of [...posts, ...addressed].sort((a, b) => a.at - b.at))

@@ -1,6 +1,10 @@
 import { expect } from 'chai';
 import {
+  awayFor,
+  awaySpans,
+  isAwayAt,
   isMemberAt,
+  memberFor,
   membershipIntervals,
   pruneBelow,
   spanOfJoin,
@@ -94,5 +98,46 @@ describe('pruneBelow', () => {
       expect(isMemberAt(membershipIntervals(kept), at), `at ${at}`).to.equal(
         isMemberAt(membershipIntervals(changes), at),
       );
+  });
+});
+
+describe('awayFor and memberFor (a leave stops only what is processed after it)', () => {
+  // Processing order: 1, 2, 3, ... A change stored before the order was kept has none (0).
+  const change = (joined: boolean, at: number, processed?: number) =>
+    processed === undefined ? { joined, at } : { joined, at, processed };
+
+  it('counts an action processed before a leave that covers it, and not one processed after', () => {
+    const edges = [change(true, 0, 1), change(false, 20, 3)];
+    expect([awayFor(edges, 30, 2), memberFor(edges, 30, 2)]).to.deep.equal([false, true]);
+    expect([awayFor(edges, 30, 4), memberFor(edges, 30, 4)]).to.deep.equal([true, false]);
+    // Before the leave's time it counts, whenever it is processed.
+    expect(awayFor(edges, 10, 4)).to.equal(false);
+  });
+
+  it('lets a late join add what falls in its span by the leaves processed before it', () => {
+    // Posts processed first (1, 2); then a leave at 20 (3); then a join at 0 (4): only the post before 20.
+    const leaveFirst = [change(false, 20, 3), change(true, 0, 4)];
+    expect([memberFor(leaveFirst, 10, 1), memberFor(leaveFirst, 30, 2)]).to.deep.equal([true, false]);
+    // The join processed before the leave: it added both, and the leave takes neither back.
+    const joinFirst = [change(true, 0, 3), change(false, 20, 4)];
+    expect([memberFor(joinFirst, 10, 1), memberFor(joinFirst, 30, 2)]).to.deep.equal([true, true]);
+  });
+
+  it('holds nothing back from a user the tray knew no change of when the action was processed', () => {
+    expect(awayFor([change(false, 5, 2)], 10, 1)).to.equal(false);
+    expect(awayFor([change(false, 5, 2)], 10, 3)).to.equal(true);
+    expect(awayFor([], 10, 1)).to.equal(false);
+  });
+
+  it('takes changes without a place as processed before every action (stored before the order was kept)', () => {
+    const edges = [change(true, 0), change(false, 20)];
+    expect(awayFor(edges, 30, 1)).to.equal(true);
+    expect(awayFor(edges, 10, 1)).to.equal(false);
+  });
+
+  it('agrees with awaySpans when every change was processed before the action', () => {
+    const edges = [change(true, 0, 1), change(false, 10, 2), change(true, 20, 3), change(false, 20, 4)];
+    for (const at of [-1, 0, 5, 10, 15, 20, 25])
+      expect(awayFor(edges, at, 9), `at ${at}`).to.equal(isAwayAt(awaySpans(edges), at));
   });
 });

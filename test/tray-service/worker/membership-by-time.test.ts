@@ -93,15 +93,42 @@ describe('tray worker: membership by time', () => {
   });
 
   describe('a leave delivered late', () => {
-    it('takes back what came after it, and stops what comes next', async () => {
+    it('takes back nothing already made for what came after it, and stops what comes next', async () => {
       await worker.deliver(change('c-gone', 'join', 'u-hal', 0));
       await worker.deliver(post('c-gone', 'p-g1', 5));
       await worker.deliver(post('c-gone', 'p-g2', 20, 'u-eve'));
+      const made = await worker.record('post_c-gone_u-hal');
+      expect(made).to.deep.include({ lastActionId: 'p-g2', actorsCount: 2 });
       await worker.deliver(change('c-gone', 'leave', 'u-hal', 10));
-      const record = await worker.record('post_c-gone_u-hal');
-      expect(record).to.deep.include({ lastActionId: 'p-g1', actorsCount: 1 });
+      expect(await worker.record('post_c-gone_u-hal')).to.deep.equal(made);
       await worker.deliver(post('c-gone', 'p-g3', 25));
-      expect(await lastPost('c-gone', 'u-hal')).to.equal('p-g1');
+      expect(await worker.record('post_c-gone_u-hal')).to.deep.equal(made);
+    });
+
+    it('leaves every record of the community’s targets as it was: the post record and a comment on the member’s own post', async () => {
+      const records = async () =>
+        (await Promise.all(['post_c-lag_u-eve', 'comment_p-eve_u-eve'].map((key) => worker.record(key)))).map(
+          (record) => record && visible(record),
+        );
+      await worker.deliver(membershipEvent('join', ['u-eve', 'u-ana', 'u-ben'], 'c-lag', minute(0)));
+      await worker.deliver(post('c-lag', 'p-lag1', 10, 'u-ana'));
+      await worker.deliver(post('c-lag', 'p-lag2', 30, 'u-ben'));
+      await worker.deliver(
+        commentEvent({
+          commentId: 'cm-eve',
+          author: 'u-ben',
+          postOwner: 'u-eve',
+          postId: 'p-eve',
+          communityId: 'c-lag',
+          communityName: 'Lag Club',
+          createdAt: minute(31),
+        }),
+      );
+      const before = await records();
+      expect(before.map((record) => record?.actorsCount)).to.deep.equal([2, 1]);
+      // Eve left at minute 20; the leave is processed only now.
+      await worker.deliver(change('c-lag', 'leave', 'u-eve', 20));
+      expect(await records()).to.deep.equal(before);
     });
   });
 
@@ -117,18 +144,19 @@ describe('tray worker: membership by time', () => {
         createdAt: minute(minutes),
       });
 
-    it('reach nothing, in whatever order the leave arrives; on the owner’s own feed nothing changes', async () => {
+    it('reach nothing once the leave is processed; one processed before a late leave stays; on the owner’s own feed nothing changes', async () => {
       await worker.deliver(change('c-away', 'join', 'u-ola', 0));
       await worker.deliver(comment('cm-a1', 5, 'u-ben', 'community'));
       await worker.deliver(comment('cm-a2', 15, 'u-cid', 'community'));
       await worker.deliver(comment('cm-u2', 15, 'u-cid', 'user'));
       await worker.deliver(change('c-away', 'leave', 'u-ola', 10));
+      await worker.deliver(comment('cm-a4', 17, 'u-fay', 'community'));
       await worker.deliver(change('c-away', 'join', 'u-ola', 20));
       await worker.deliver(comment('cm-a3', 25, 'u-dee', 'community'));
       const names = (record: TrayRecord | null) => record?.actors.map((actor) => actor.userId);
       const inCommunity = await worker.record('comment_p-ola-community_u-ola');
-      expect(names(inCommunity)).to.deep.equal(['u-dee', 'u-ben']);
-      expect(inCommunity?.actorsCount).to.equal(2);
+      expect(names(inCommunity)).to.deep.equal(['u-dee', 'u-cid', 'u-ben']);
+      expect(inCommunity?.actorsCount).to.equal(3);
       expect(names(await worker.record('comment_p-ola-user_u-ola'))).to.deep.equal(['u-cid']);
     });
   });

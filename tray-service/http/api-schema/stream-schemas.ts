@@ -81,7 +81,7 @@ export const streamEvents = {
   unread: inboxCounts,
   /** A record created or changed, exactly as v3 history returns it. */
   record: notificationRecord,
-  /** Records a removal (a deleted post, comment or reaction) or a late leave left with no action, by v_tarid_uid. */
+  /** Records a removal (a deleted post, comment or reaction), or a leave a write missed, left with no action, by v_tarid_uid. */
   removed: z.strictObject({ ids: z.array(z.string()) }),
   /** Records marked read (v2/read, v3/mark-all-as-read), by v_tarid_uid. */
   read: z.strictObject({ ids: z.array(z.string()) }),

@@ -24,6 +24,8 @@ export const TRAY_TARGET_ACTORS = 'tray_target_actors';
 /** Every counted action of the retention window, with its time and post (target-actions.ts). */
 export const TRAY_TARGET_ACTIONS = 'tray_target_actions';
 export const USER_PROFILES = 'user_profiles';
+/** The blocks of places in the order joins, leaves and kept actions were processed in (processing-order.ts). */
+export const TRAY_PROCESSING_ORDER = 'tray_processing_order';
 
 // removals/: deleted posts, comments and reactions (docs/tray-rules.md#inbox).
 /** One tombstone per removal: the actions it voids are no-ops whenever they arrive (tombstones.ts). */

@@ -16,6 +16,7 @@ import { userBansCollection } from './moderation/user-bans-collection.ts';
 import { trayMutesCollection } from './mutes/tray-mutes-collection.ts';
 import { trayMuteLocksCollection } from './mutes/tray-mute-locks-collection.ts';
 import { userProfilesCollection } from './grouping/user-profiles-collection.ts';
+import { processingOrderCollection } from './memberships/processing-order-collection.ts';
 import { trayRemovalsCollection } from './removals/tray-removals-collection.ts';
 import { trayRemovalWorkCollection } from './removals/tray-removal-work-collection.ts';
 import {
@@ -34,6 +35,7 @@ export const workerCollections: readonly CollectionSpec[] = [
   trayRecordClaimsCollection,
   trayTargetActorsCollection,
   trayTargetActionsCollection,
+  processingOrderCollection,
   trayRemovalsCollection,
   trayRemovalWorkCollection,
   trayRemovalOutcomesCollection,

@@ -13,8 +13,10 @@ export interface RecordRef {
 /**
  * A scalar subquery: what one recipient's record counts, exactly
  * (docs/tray-rules.md#leaving-and-rejoining-a-community, docs/tray-rules.md#inbox). The record
- * group's actions at or after the record's countFrom, by others than the recipient, that fell
- * outside the recipient's away spans and that none of the recipient's mutes held back
+ * group's actions at or after the record's countFrom, by others than the recipient, that the
+ * recipient was not away for (tray_away_for: inside an away span, and the leave that opened it
+ * processed before the action and before the join that let it in; a leave processed late takes
+ * nothing back) and that none of the recipient's mutes held back
  * (held-back-sql.ts); each actor at their latest such action, as that action shows them. Read from
  * the community's kept posts (`post` records), the recipient's kept actions (every other verb on a
  * community's target) or the group's kept actions (a user feed's targets, which no away span
@@ -38,13 +40,15 @@ export function exactActorsSql(ref: RecordRef): string {
                     'name', s.activity->'actor'->>'name', 'imageUrl', s.activity->'actor'->>'imageUrl',
                     'avatarCustomUrl', s.activity->'actor'->>'avatarCustomUrl',
                     'deleted', s.activity->'actor'->'deleted', 'at', s.at)) AS snap
-                FROM (SELECT cp.actor_id, cp.at, cp.action_id, cp.activity, cp.action_id AS post_id
+                FROM (SELECT cp.actor_id, cp.at, cp.action_id, cp.activity, cp.action_id AS post_id,
+                             cp.processed
                       FROM tray_community_posts cp
                       WHERE ${verb} = 'post' AND cp.community_id = ${target} AND cp.at >= ${countFrom}
                       UNION ALL
                       SELECT pa.actor_id, pa.at, pa.action_id, pa.activity,
                              CASE WHEN pa.verb IN ('comment', 'reaction') THEN pa.target_id
-                                  ELSE pa.activity->>'parentTargetId' END
+                                  ELSE pa.activity->>'parentTargetId' END,
+                             pa.processed
                       FROM tray_personal_actions pa
                       WHERE ${verb} <> 'post' AND pa.user_id = ${user} AND pa.community_id = ${community}
                         AND pa.verb = ${verb} AND pa.target_id = ${target} AND pa.at >= ${countFrom}
@@ -55,14 +59,15 @@ export function exactActorsSql(ref: RecordRef): string {
                                  'userId', ga.actor_id, 'name', ga.name, 'imageUrl', ga.image_url,
                                  'avatarCustomUrl', ga.avatar_custom_url,
                                  'deleted', ${deletedMarkSql('ga.actor_deleted')}))),
-                             ga.post_id
+                             ga.post_id, 0::bigint
                       FROM tray_group_actions ga
                       WHERE ${community} IS NULL AND ga.target_id = ${target} AND ga.verb = ${verb}
                         AND ga.at >= ${countFrom}) AS s
                 WHERE s.actor_id <> ${user}
-                  AND NOT EXISTS (SELECT 1 FROM tray_member_away a
-                                  WHERE a.community_id = ${community} AND a.user_id = ${user}
-                                    AND a.from_at <= s.at AND s.at < a.to_at)
+                  AND NOT (EXISTS (SELECT 1 FROM tray_member_away a
+                                   WHERE a.community_id = ${community} AND a.user_id = ${user}
+                                     AND a.from_at <= s.at AND s.at < a.to_at)
+                           AND tray_away_for(${community}, ${user}, s.at, s.processed))
                   AND NOT ${heldBackSql({ user, actor: 's.actor_id', verb, post: 's.post_id', community, at: 's.at' })}
                 ORDER BY s.actor_id, s.at DESC, s.action_id DESC) AS l) AS c)`;
 }

@@ -3,10 +3,10 @@ import type { Activity } from '../../domain/activity.ts';
 import { deletedMarkSql } from './deleted-actor-sql.ts';
 
 /**
- * Actions of one actor kept per record (recipient, verb, target): a record computed again after a
- * late leave finds each actor's newest action outside the away time among them, so an actor
- * whose newest 16 actions on one target all fell while the recipient was away, and an older one
- * did not, is no longer counted (docs/tray-rules.md#leaving-and-rejoining-a-community).
+ * Actions of one actor kept per record (recipient, verb, target): a record counted exactly finds
+ * each actor's newest action the recipient was not away for among them, so an actor whose newest
+ * 16 actions on one target all fell while the recipient was away, and an older one did not, is no
+ * longer counted (docs/tray-rules.md#leaving-and-rejoining-a-community).
  */
 export const KEPT_ACTIONS_PER_ACTOR = 16;
 

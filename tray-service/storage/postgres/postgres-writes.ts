@@ -17,18 +17,12 @@ import { inTransaction } from './in-transaction.ts';
 import { storableJson } from '../../domain/storable-json.ts';
 import { groupLock, lockKeys, memberLock, postLock, profileLock } from './lock-keys.ts';
 import { postsOf, withoutVoided } from './voided-actions.ts';
-import {
-  insertChanges,
-  memberId,
-  refoldMemberships,
-  sortedMembers,
-  type Member,
-} from './postgres-memberships.ts';
+import { insertChanges, memberId, refoldMemberships, type Member } from './postgres-memberships.ts';
 import { personalActionsInSpan } from './personal-actions.ts';
-import { recomputeMemberRecords } from './recompute-member-records.ts';
 import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
 import { upsertGroupActors, upsertGroupRecords, type Deliveries } from './upsert-group-records.ts';
 import { waitForWriters } from './wait-for-writers.ts';
+import { lateLeavers } from './late-leavers.ts';
 import { deletedActorSql } from './deleted-actor-sql.ts';
 
 /** Records per onWritten call: a fan-out to many members never hands them all over at once. */
@@ -160,7 +154,33 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
       );
       const live = await withoutVoided(client, activities);
       await upsertGroupActors(client, live, retentionMs);
-      return upsertGroupRecords(client, live, deliveries, { now, retentionMs, returning });
+      const options = { now, retentionMs, returning };
+      const written = await upsertGroupRecords(client, live, deliveries, options);
+      if (deliveries.kind !== 'community' || live.length === 0) return written;
+      // Those whose leave covering a post was processed after the post took its place (in its keep,
+      // before this transaction, or at its first delivery): the memberships the statement above
+      // read leave them out, yet the leave takes nothing back. Looked for after it, in the same
+      // transaction: a leave that committed before that statement's snapshot is found here, one
+      // after it left its user in the memberships the statement read (a user found here the
+      // statement reached too has their record as it is, unchanged: nothing written).
+      const only = deliveries.only && new Set(deliveries.only);
+      const users = (
+        await lateLeavers(
+          client,
+          deliveries.communityId,
+          live.map((activity) => activity.lastActionId),
+        )
+      ).filter((user) => !only || only.has(user));
+      if (users.length === 0) return written;
+      return [
+        ...written,
+        ...(await upsertGroupRecords(
+          client,
+          live,
+          { kind: 'lateLeavers', communityId: deliveries.communityId, users },
+          options,
+        )),
+      ];
     });
   }
 
@@ -283,9 +303,16 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
     for (const part of memberParts(changes)) {
       const members: Member[] = part.map(({ communityId, userId }) => ({ communityId, userId }));
       const partFolded = await inTransaction(pool, async (client) => {
+        // A leave takes its place (the sequence) when inserted and is seen when it commits; a post
+        // kept in between has a later place yet its fan-out would not see the leave. So a leave holds
+        // its community's `post` group lock, shared, until it commits: a fan-out (exclusive) of a
+        // post placed after the leave waits, and reads it (docs/postgres-tray-records.md).
         await lockKeys(
           client,
           members.map((member) => memberLock(member.communityId, member.userId)),
+          [...new Set(part.filter((change) => !change.active).map((change) => change.communityId))].map(
+            (communityId) => groupLock('post', communityId),
+          ),
         );
         await insertChanges(client, part);
         return refoldMemberships(client, members, context.now - retentionMsOf(context));
@@ -310,7 +337,9 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
     async fanOutPosts(communityId, posts, context) {
       if (posts.length === 0) return;
       // Kept first, in a transaction of its own: a join committed before this fan-out reads the
-      // memberships is in them, and one committed after finds the post (see backfill).
+      // memberships is in them, and one committed after finds the post (see backfill). The keep
+      // gives each post its place in the processing order (a redelivery keeps the first): a leave
+      // committed after it takes the post from no one (lateLeavers, in writeGroups).
       const retentionMs = retentionMsOf(context);
       // A post its removal came before is a no-op: not kept for a late join either.
       const kept = distinctActions(await withoutVoided(pool, storable(posts)));
@@ -341,23 +370,15 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
     async applyMemberships(changes, context) {
       if (changes.length === 0) return;
       const folded = await applyMembershipChanges(changes, context);
-      // A join only adds time as a member (its span), a leave only takes time away. Both run for
-      // every change, a redelivered one too: a job that stored its change and failed before this
-      // step does it when retried.
+      // A join adds the time it opens (its span), for every join, a redelivered one too: a job
+      // that stored its change and failed before this step does it when retried. A leave changes
+      // no record: it only stops what is processed after it (its place in tray_processed), so a
+      // leave processed late takes nothing back (docs/tray-rules.md#leaving-and-rejoining-a-community).
       await backfill(
         changes.filter((change) => change.active),
         folded,
         context,
       );
-      const leaves = sortedMembers(changes.filter((change) => !change.active));
-      for (let start = 0; start < leaves.length; start += MEMBERS_PER_TRANSACTION) {
-        const part = leaves.slice(start, start + MEMBERS_PER_TRANSACTION);
-        const { written, removed } = await inTransaction(pool, (client) =>
-          recomputeMemberRecords(client, part, { now: context.now, retentionMs: retentionMsOf(context) }),
-        );
-        await tell(context, written);
-        if (removed.length > 0 && context.onRemoved) await context.onRemoved(removed);
-      }
     },
 
     async applyRemovals(removals, context) {

@@ -237,7 +237,14 @@ export type Deliveries =
    * Every member of the community at each post's createdAt (membership by time), or only those
    * of `only` among them (a late join's backfill). The activities must all be of one record group.
    */
-  | { kind: 'community'; communityId: string; only?: readonly string[] };
+  | { kind: 'community'; communityId: string; only?: readonly string[] }
+  /**
+   * Those of `users` (late-leavers.ts) the memberships leave out at a post's time who are members
+   * for it by the processing order (tray_member_for): a leave of theirs covering the post was
+   * processed after the post took its place, so it takes nothing back. Judged by the kept post's
+   * place, so a redelivery reaches whom the first delivery did. Of one record group, as above.
+   */
+  | { kind: 'lateLeavers'; communityId: string; users: readonly string[] };
 
 /** Whether `user`'s mutes held back the activity `p` (held-back-sql.ts; their primary key). */
 const heldBackOf = (user: string) =>
@@ -261,18 +268,54 @@ function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; 
     return {
       // An action on a community's target reaches no one who was away from it at its time, an
       // action a mute of its recipient held back reaches them in no way, and nothing reaches a
-      // deleted user (docs/tray-rules.md#deleted-users).
+      // deleted user (docs/tray-rules.md#deleted-users). Away is judged as of the action's first
+      // processing: a redelivered one kept before a leave covering it still counts (tray_away_for
+      // with the kept row's place; a new one takes the largest, after every stored change; the
+      // statement's own insert into tray_personal_actions is not visible here).
       sql: `SELECT p.recipient AS user_id, p.verb, p.target_id, min(p.community_id) AS community_id,
               NULL::bigint AS open_from, min(p.at) AS first_at, max(p.i) AS newest_i
             FROM p WHERE p.recipient IS NOT NULL AND p.recipient <> p.actor_id
               AND NOT ${deletedUser('p.recipient')}
-              AND NOT EXISTS (SELECT 1 FROM tray_member_away a
-                              WHERE a.community_id = p.community_id AND a.user_id = p.recipient
-                                AND a.from_at <= p.at AND p.at < a.to_at)
+              AND NOT (EXISTS (SELECT 1 FROM tray_member_away a
+                               WHERE a.community_id = p.community_id AND a.user_id = p.recipient
+                                 AND a.from_at <= p.at AND p.at < a.to_at)
+                       AND tray_away_for(p.community_id, p.recipient, p.at, coalesce(
+                         (SELECT k.processed FROM tray_personal_actions k
+                          WHERE k.user_id = p.recipient AND k.community_id = p.community_id AND k.verb = p.verb
+                            AND k.target_id = p.target_id AND k.actor_id = p.actor_id
+                            AND k.action_id = p.action_id), ${OPEN_END})))
               AND NOT ${heldBackOf('p.recipient')}
             GROUP BY p.recipient, p.verb, p.target_id`,
       params: [],
     };
+  if (deliveries.kind === 'lateLeavers') {
+    // Their records count exactly (no open_from): the same question of every action of the time
+    // away. The few users are each looked up by their keys; a post no longer kept takes the
+    // largest place, after every change.
+    const late = `SELECT u.user_id, p.verb, p.target_id, $4::text AS community_id, NULL::bigint AS open_from,
+              p.at AS first_at, p.i AS newest_i
+            FROM p
+            CROSS JOIN unnest($5::text[]) AS u(user_id)
+            CROSS JOIN LATERAL (
+              SELECT coalesce((SELECT cp.processed FROM tray_community_posts cp
+                               WHERE cp.community_id = $4 AND cp.action_id = p.action_id), ${OPEN_END}) AS processed
+            ) AS k
+            WHERE u.user_id <> p.actor_id
+              AND NOT EXISTS (SELECT 1 FROM tray_memberships mb
+                              WHERE mb.community_id = $4 AND mb.user_id = u.user_id
+                                AND mb.from_at <= p.at AND p.at < mb.to_at)
+              AND tray_member_for($4, u.user_id, p.at, k.processed)
+              AND NOT ${heldBackOf('u.user_id')}
+              AND NOT ${deletedUser('u.user_id')}`;
+    return {
+      sql: single
+        ? late
+        : `SELECT d.user_id, d.verb, d.target_id, d.community_id, NULL::bigint AS open_from,
+                  min(d.first_at) AS first_at, max(d.newest_i) AS newest_i
+           FROM (${late}) AS d GROUP BY d.user_id, d.verb, d.target_id, d.community_id`,
+      params: [deliveries.communityId, [...deliveries.users]],
+    };
+  }
   // Only members with a mute on the post's targets (mk, hash-joined) have theirs looked up, by the
   // primary key: the planner sees the post's CTE as one row of unknown time, expects a handful of
   // members, and would scan the mutes read by target once per member (an anti-join against that
@@ -413,7 +456,7 @@ export async function upsertGroupRecords(
       : {}),
     // Named first: pg_stat_activity shows a statement's first 1,024 bytes (track_activity_query_size),
     // where this one's mute spans CTE comes before its audience.
-    text: `-- tray: grouped upsert, ${deliveries.kind === 'personal' ? 'personal' : 'community fan-out'}
+    text: `-- tray: grouped upsert, ${{ personal: 'personal', community: 'community fan-out', lateLeavers: 'late leavers' }[deliveries.kind]}
      WITH p AS (${ACTIVITIES}),
      -- The mute spans that could hold back an activity here or an action its groups count
      -- (held-back-sql.ts), and each of their owners with the latest end of theirs.

@@ -67,7 +67,7 @@ conformanceCase(
     );
     await tray.expectModel('u-ana', NOW);
 
-    // A leave takes back a post that fell while the member was away: the record is computed again.
+    // A late rejoin adds a post that fell after it: the record is computed again.
     const community = modelledStorage(context, 'c-leave');
     const byAuthor = (author: string, minute: number) =>
       aPost(context.id(author), {
@@ -77,10 +77,11 @@ conformanceCase(
         name: author,
       });
     await community.membership('u-kim', true, 0, AHEAD);
+    await community.membership('u-kim', false, 2, AHEAD);
     await community.posts([byAuthor('u-pete', 1), byAuthor('u-eve', 3)], AHEAD);
     const kim = stamps(context, 'u-kim', 'post');
     await kim.first();
-    await kim.after('a leave', () => community.membership('u-kim', false, 2, NOW));
+    await kim.after('a late rejoin', () => community.membership('u-kim', true, 3, NOW));
     await community.expectModel('u-kim', NOW);
   },
 );

@@ -5,6 +5,7 @@ import {
   membershipId,
   type MembershipDoc,
 } from '../../../../tray-service/storage/mongodb/memberships/memberships-collection.ts';
+import { nextProcessed } from '../../../../tray-service/storage/mongodb/memberships/processing-order.ts';
 import { workerCollections } from '../../../../tray-service/storage/mongodb/tray-collections.ts';
 import { ensureTestCollections } from '../../../support/ensure-test-collections.ts';
 import { processJob, type ProcessOptions } from './support/process-job.ts';
@@ -28,10 +29,11 @@ const options: ProcessOptions = { eventsRetentionDays: 30, trayRetentionDays: 90
 // before and after the write (docs/tray-rules.md#deleted-users), add the action to its group's
 // actors, read the mutes of its targets (one `$in`), read the record, read the group's actors, then
 // insert the record or claim its next version and update it (an actor acting again on the same
-// target costs one more, the prune of their older action). On a community's post it costs at most 4 more
-// (docs/tray-rules.md#leaving-and-rejoining-a-community): keep the action with its time, read the
-// recipient's joins and leaves and imported membership before computing, and their joins and
-// leaves again after writing (a leave stored meanwhile is then applied). A post fanned out to a
+// target costs one more, the prune of their older action). On a community's post it costs at most 7 more
+// (docs/tray-rules.md#leaving-and-rejoining-a-community): take the action's place in the processing
+// order (read the highest block, insert the next, read the one read again: processing-order.ts), keep the action with its time and place, read
+// the recipient's joins and leaves and imported membership before computing, and their joins and
+// leaves again after writing (a leave stored meanwhile is then applied by the places). A post fanned out to a
 // large community costs at most 31, its mutes and its members' deletions read once per batch (bench:worker measures the 10,000-member case; 300 members keep
 // the suite fast).
 describe('database commands per event (command monitoring)', () => {
@@ -56,6 +58,9 @@ describe('database commands per event (command monitoring)', () => {
       updatedAt: Date.parse(minute(-60)),
     }));
     await db.collection<MembershipDoc>(MEMBERSHIPS).insertMany(members);
+    // The processing order has begun, as everywhere but in a new database (its very first
+    // allocation inserts the block before the first place too).
+    await nextProcessed(db, 1);
   });
   after(async () => {
     await db?.dropDatabase().catch(() => undefined);
@@ -69,18 +74,18 @@ describe('database commands per event (command monitoring)', () => {
   }
 
   describe('a comment creating its record', () => {
-    it('costs at most 11 commands on a user feed, 15 on a community’s post', async () => {
+    it('costs at most 11 commands on a user feed, 18 on a community’s post', async () => {
       const onFeed = await countCommands(commentEvent({ postId: 'p-u1', commentId: 'cm-u1', feed: 'user' }));
       expect(onFeed, onFeed.join(',')).to.have.length.at.most(11);
       const used = await countCommands(commentEvent({ postId: 'p-b1', commentId: 'cm-b1' }));
-      expect(used, used.join(',')).to.have.length.at.most(15);
+      expect(used, used.join(',')).to.have.length.at.most(18);
     });
   });
 
   describe('a comment grouped into an existing record', () => {
     // A user feed's action is kept too (tray_target_actions), so a removal can compute its record
     // again: one insert more than when only each actor's latest action was kept.
-    it('costs at most 12 commands on a user feed, 15 on a community’s post', async () => {
+    it('costs at most 12 commands on a user feed, 18 on a community’s post', async () => {
       const onFeed = await countCommands(
         commentEvent({
           postId: 'p-u1',
@@ -94,17 +99,17 @@ describe('database commands per event (command monitoring)', () => {
       const used = await countCommands(
         commentEvent({ postId: 'p-b1', commentId: 'cm-b2', author: 'u-dee', createdAt: minute(9) }),
       );
-      expect(used, used.join(',')).to.have.length.at.most(15);
+      expect(used, used.join(',')).to.have.length.at.most(18);
     });
   });
 
   describe('a reaction grouped into an existing record', () => {
-    it('costs at most 15 commands on a community’s post', async () => {
+    it('costs at most 18 commands on a community’s post', async () => {
       await countCommands(reactionEvent({ postId: 'p-b1', reactionId: 'r-b1' }));
       const used = await countCommands(
         reactionEvent({ postId: 'p-b1', reactionId: 'r-b2', author: 'u-eve', createdAt: minute(9) }),
       );
-      expect(used, used.join(',')).to.have.length.at.most(15);
+      expect(used, used.join(',')).to.have.length.at.most(18);
     });
   });
 

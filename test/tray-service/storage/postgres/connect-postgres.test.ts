@@ -56,11 +56,17 @@ describe('connectPostgres', () => {
       client.release();
       // /proc/net/tcp: local and remote addresses as hex ip:port, then the state, the queues, and
       // the socket's timer: 02 is keepalive, followed by the ticks (1/100 s) until it fires.
-      const port = local.localPort.toString(16).toUpperCase().padStart(4, '0');
+      // Matched on both ends: the kernel gives one local port to connections to different servers,
+      // so under load another process's connection once shared it (and had its own timer).
+      const hex = (port: number | string) => Number(port).toString(16).toUpperCase().padStart(4, '0');
+      const [port, serverPort] = [hex(local.localPort), hex(new URL(postgres.url).port)];
       const line = ['/proc/net/tcp', '/proc/net/tcp6']
         .flatMap((table) => readFileSync(table, 'utf8').split('\n'))
         .map((row) => row.trim().split(/\s+/))
-        .find((fields) => fields[1]?.endsWith(`:${port}`) && fields[3] === '01');
+        .find(
+          (fields) =>
+            fields[1]?.endsWith(`:${port}`) && fields[2]?.endsWith(`:${serverPort}`) && fields[3] === '01',
+        );
       expect(line, `the pool's connection from port ${local.localPort}`).to.not.equal(undefined);
       const [timer, ticks] = (line?.[5] ?? '').split(':');
       expect(timer, 'the timer running on the idle connection (02: keepalive)').to.equal('02');

@@ -499,7 +499,7 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       expect(await count(members)).to.equal(three.length);
     });
 
-    it(`computes a leave's records in transactions of ${MEMBERS_PER_TRANSACTION} members: the first commit while a later one waits`, async () => {
+    it(`stores a leave of ${3 * MEMBERS_PER_TRANSACTION} members processed late without changing their records`, async () => {
       await tray.writes.applyMemberships(
         three.map((userId) => join('c-big', userId, 0)),
         tray.context(),
@@ -507,22 +507,20 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       await tray.writes.fanOutPosts('c-big', [post('c-big', 'u-author', 10)], tray.context());
       const records =
         "SELECT count(*)::int AS n FROM tray_records WHERE verb = 'post' AND target_id = 'c-big'";
+      const changed =
+        "SELECT max(changed_at)::text AS n FROM tray_records WHERE verb = 'post' AND target_id = 'c-big'";
       expect(await count(records)).to.equal(three.length);
-      const release = await holdRow("SELECT 1 FROM tray_records WHERE user_id = $1 AND verb = 'post'", [
-        last,
-      ]);
-      // Delivered late: the post fell in the away time, so each member's record goes.
-      const leaving = tray.writes.applyMemberships(
+      const before = await count(changed);
+      // Delivered late: the post fell in the away time, and stays (a late leave takes nothing back).
+      await tray.writes.applyMemberships(
         three.map((userId) => leave('c-big', userId, 5)),
         tray.context(),
       );
-      try {
-        await waitFor(async () => (await count(records)) < three.length, 5_000, 'the first parts to commit');
-      } finally {
-        await release();
-      }
-      await leaving;
-      expect(await count(records)).to.equal(0);
+      expect(await count(records)).to.equal(three.length);
+      expect(await count(changed)).to.equal(before);
+      const changes =
+        "SELECT count(*)::int AS n FROM tray_membership_changes WHERE community_id = 'c-big' AND NOT joined";
+      expect(await count(changes)).to.equal(three.length);
     });
 
     it(`writes a post mentioning many users in transactions of ${PERSONAL_ACTIVITIES_PER_WRITE} mentions: the first commit while a later one waits`, async () => {
@@ -640,6 +638,137 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
         [community],
       );
       expect(kept.rows.map((row) => row.action_id)).to.deep.equal(['p-race-1', 'p-race-3']);
+    });
+
+    /**
+     * The writes of the tray on a pool that, once the fan-out's keep of the posts has committed
+     * (their places taken), runs `between` to its end before anything else of the fan-out: the
+     * interleaving made certain.
+     */
+    function writesWithStepAfterKeep(between: () => Promise<void>) {
+      let ran = false;
+      const pool = new Proxy(tray.pg.pool, {
+        get(target, property, receiver) {
+          if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
+          return async (...args: Parameters<typeof target.query>) => {
+            const result = await (target.query as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+            const [text] = args;
+            if (!ran && typeof text === 'string' && text.includes('INSERT INTO tray_community_posts')) {
+              ran = true;
+              await between();
+            }
+            return result;
+          };
+        },
+      });
+      return { writes: createPostgresWrites(pool), ran: () => ran };
+    }
+
+    for (const batch of [false, true])
+      it(`reaches a member whose leave is stored between ${batch ? 'a batch’s' : 'a post’s'} keep and its fan-out: the post came first, the leave takes nothing back`, async () => {
+        const community = batch ? 'c-keep-batch' : 'c-keep-one';
+        const context = tray.context();
+        await tray.writes.applyMemberships(
+          [join(community, 'u-ana', 0), join(community, 'u-bob', 0)],
+          context,
+        );
+        // Ana's leave at 1 covers the posts at 2 and 3, and is processed after they took their places.
+        const racing = writesWithStepAfterKeep(() =>
+          tray.writes.applyMemberships([leave(community, 'u-ana', 1)], context),
+        );
+        const posts = batch
+          ? [post(community, 'u-cid', 2), post(community, 'u-dee', 3)]
+          : [post(community, 'u-cid', 2)];
+        await racing.writes.fanOutPosts(community, posts, context);
+        expect(racing.ran(), 'the leave ran between the keep and the fan-out').to.equal(true);
+        const expected = batch ? ['u-dee', 'u-cid'] : ['u-cid'];
+        for (const member of ['u-ana', 'u-bob']) {
+          const record = await tray.record(member, 'post', community);
+          expect({ actors: names(record), count: record?.actorsCount }, member).to.deep.equal({
+            actors: expected,
+            count: expected.length,
+          });
+        }
+        // A post processed after the leave and dated in the time away reaches Bob alone.
+        await tray.writes.fanOutPosts(community, [post(community, 'u-eve', 4)], context);
+        expect((await tray.record('u-ana', 'post', community))?.actorsCount).to.equal(expected.length);
+        expect((await tray.record('u-bob', 'post', community))?.actorsCount).to.equal(expected.length + 1);
+      });
+
+    it('reaches, on redelivery, a member whose leave was processed after the post’s keep and before the fan-out that failed', async () => {
+      const community = 'c-keep-fail';
+      const context = tray.context();
+      await tray.writes.applyMemberships([join(community, 'u-ana', 0)], context);
+      // The worker stops after keeping the post (its place taken), before its fan-out; Ana's leave
+      // covering the post is processed meanwhile; the job is then retried.
+      const failing = writesWithStepAfterKeep(() => Promise.reject(new Error('the worker stopped')));
+      const first = post(community, 'u-cid', 2);
+      const stopped = await failing.writes.fanOutPosts(community, [first], context).then(
+        () => 'fanned out',
+        (error: unknown) => (error as Error).message,
+      );
+      expect(stopped).to.equal('the worker stopped');
+      expect(await tray.record('u-ana', 'post', community)).to.equal(undefined);
+      await tray.writes.applyMemberships([leave(community, 'u-ana', 1)], context);
+      await tray.writes.fanOutPosts(community, [first], tray.context(NOW + 1));
+      const record = await tray.record('u-ana', 'post', community);
+      expect({ actors: names(record), count: record?.actorsCount }).to.deep.equal({
+        actors: ['u-cid'],
+        count: 1,
+      });
+    });
+
+    it('keeps a post from a member whose leave took its place before the post’s keep and commits after the post’s fan-out began: the leave came first', async () => {
+      const community = 'c-leave-stalled';
+      const context = tray.context();
+      await tray.writes.applyMemberships([join(community, 'u-ana', 0), join(community, 'u-bob', 0)], context);
+      // Ana's leave at 1 stops once inserted (its place taken, not yet committed): another
+      // connection holds her memberships row, which the leave's refold rewrites.
+      const holder = new pg.Client({ connectionString: tray.pg.url });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query(
+          'SELECT 1 FROM tray_memberships WHERE community_id = $1 AND user_id = $2 FOR UPDATE',
+          [community, 'u-ana'],
+        );
+        const leaving = tray.writes.applyMemberships([leave(community, 'u-ana', 1)], context);
+        const waitingOn = (kind: string, query: string) => async () =>
+          (
+            await tray.pg.pool.query(
+              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+                 AND wait_event_type = 'Lock' AND wait_event = $1 AND query LIKE $2`,
+              [kind, query],
+            )
+          ).rowCount === 1;
+        await waitFor(
+          waitingOn('transactionid', 'DELETE FROM tray_memberships%'),
+          5_000,
+          'the leave to stop',
+        );
+        // A post at 2, kept (its place after the leave's) and fanned out meanwhile: it either ends,
+        // or waits for the leave to commit.
+        let ended = false;
+        const fanning = tray.writes
+          .fanOutPosts(community, [post(community, 'u-cid', 2)], context)
+          .finally(() => {
+            ended = true;
+          });
+        await waitFor(
+          async () => ended || (await waitingOn('advisory', '%')()),
+          5_000,
+          'the fan-out to end or wait for the leave',
+        );
+        await holder.query('COMMIT');
+        await leaving;
+        await fanning;
+      } finally {
+        await holder.end();
+      }
+      // By the places the leave came first and covers the post: it reaches Bob alone, as every
+      // later computation of Ana's record would judge.
+      expect(await tray.record('u-ana', 'post', community)).to.equal(undefined);
+      expect(names(await tray.record('u-bob', 'post', community))).to.deep.equal(['u-cid']);
     });
 
     /**

@@ -10,7 +10,13 @@ import {
   exactActors,
   type GroupActors,
 } from '../../../domain/group-actors.ts';
-import { isAwayAt, isAwaySince, type MembershipInterval } from '../../../domain/membership-intervals.ts';
+import {
+  awayFor,
+  isAwaySince,
+  type MembershipEdge,
+  type MembershipInterval,
+} from '../../../domain/membership-intervals.ts';
+import { processedOf, type KeptActivity } from '../../../domain/kept-activity.ts';
 import { reopened } from '../../../domain/inbox-state.ts';
 import { lastActionTime, storedActionTime, storedFloor } from '../records/last-action-time.ts';
 
@@ -29,8 +35,10 @@ export interface ApplyContext extends ApplyOptions {
    * knows no join or leave of theirs (docs/tray-rules.md#leaving-and-rejoining-a-community).
    */
   away?: readonly MembershipInterval[];
+  /** The joins and leaves `away` was folded from, with their places in the processing order (awayFor). */
+  edges?: readonly MembershipEdge[];
   /** The group's kept actions (readTargetActions): read when `away` has a span after countFrom. */
-  actions?: readonly Activity[];
+  actions?: readonly KeptActivity[];
   /**
    * Whether one of the recipient's mutes held an action back (with `actions`): the record is then
    * counted exactly from the kept actions without those (docs/tray-rules.md#inbox).
@@ -48,13 +56,13 @@ export interface ApplyContext extends ApplyOptions {
  */
 export function applyActivity(
   record: TrayRecordDoc | undefined,
-  activity: Activity,
+  activity: KeptActivity,
   recipientId: string,
   context: ApplyContext,
 ): TrayRecordDoc | 'unchanged' {
-  const away = context.away ?? [];
-  // An action on a community's target reaches no one who was away from it at its time.
-  if (isAwayAt(away, activity.at)) return 'unchanged';
+  // An action on a community's target reaches no one who was away from it at its time, judged as
+  // when it was first processed (a leave processed after it takes nothing back).
+  if (awayFor(context.edges ?? [], activity.at, processedOf(activity))) return 'unchanged';
   // An older action delivered late widens what the record counts; nothing narrows it.
   const countFrom = record ? Math.min(record.countFrom, activity.at) : activity.at;
   const { named, count } = counted(context, countFrom, recipientId);
@@ -107,17 +115,18 @@ export function applyActivity(
  */
 function counted(context: ApplyContext, countFrom: number, recipientId: string) {
   const away = context.away ?? [];
+  const edges = context.edges ?? [];
   const { heldBack, actions } = context;
   if (heldBack && actions)
     return exactActors(
       actions.filter((action) => !heldBack(action)),
       countFrom,
       recipientId,
-      away,
+      edges,
     );
   if (!isAwaySince(away, countFrom)) return countedActors(context.actors, countFrom, recipientId);
   if (!context.actions) throw new Error('applyActivity: the group’s kept actions were not read');
-  return exactActors(context.actions, countFrom, recipientId, away);
+  return exactActors(context.actions, countFrom, recipientId, edges);
 }
 
 /**
@@ -136,16 +145,20 @@ function counted(context: ApplyContext, countFrom: number, recipientId: string) 
  */
 export function recomputeRecord(
   record: TrayRecordDoc,
-  actions: readonly Activity[],
-  away: readonly MembershipInterval[],
+  actions: readonly KeptActivity[],
+  edges: readonly MembershipEdge[],
   context: ApplyOptions & { now: number; namesNewer?: boolean },
 ): TrayRecordDoc | 'unchanged' | 'delete' {
-  const { named, count, newest } = exactActors(actions, record.countFrom, record.userId, away);
+  const { named, count, newest } = exactActors(actions, record.countFrom, record.userId, edges);
   if (!newest) return 'delete';
   // lastUpdate never goes below a removal's floor.
   const shown = { at: lastActionTime(record), actionId: record.lastActionId };
+  // The action the record names, when kept, counts no more (its recipient was away for it).
+  const shownAction = actions.find(
+    (action) => action.lastActionId === shown.actionId && action.at === shown.at,
+  );
   const moved =
-    isAwayAt(away, shown.at) ||
+    (shownAction !== undefined && awayFor(edges, shownAction.at, processedOf(shownAction))) ||
     (context.namesNewer === true &&
       compareActions({ at: newest.at, actionId: newest.lastActionId }, shown) > 0);
   const latest = moved ? describe(newest) : describeRecord(record);

@@ -15,9 +15,10 @@ import { recordActions, writeDeliveries, type Delivery, type GroupingOptions } f
  * audience), then regroups the records of the activities addressed to one user. Community posts
  * get their actors here too; their records are written by fanOutCommunityPosts. On a community's
  * targets the recipient's away spans are read in each compare-and-set round and once more after
- * the writes: a join or leave stored since the first round's read is then applied to the member's records here
- * (recomputeMemberRecords), so a leave whose own recomputation read the record before this write
- * landed is not lost. An activity a kept removal voids is a no-op (docs/tray-rules.md#inbox), and a
+ * the writes: a join or leave stored since the first round's read is then applied to the member's
+ * records here (recomputeMemberRecords), by the processing order: a leave whose place is before
+ * this write's actions, which the write did not see, holds them back after all; one after them
+ * takes nothing back (docs/tray-rules.md#leaving-and-rejoining-a-community). An activity a kept removal voids is a no-op (docs/tray-rules.md#inbox), and a
  * removal stored while the write ran is applied again after it (reapplyRemovals). Nothing reaches a
  * deleted user and their actions show them deleted; a deletion stored while the write ran is applied
  * again after it (reapplyDeletions).
@@ -34,8 +35,8 @@ export async function applyPersonalActivities(
     ...live.map((activity) => activity.actor.userId),
     ...live.flatMap((activity) => (activity.audience.kind === 'user' ? [activity.audience.userId] : [])),
   ]);
-  const activities = withDeletedActors(live, deleted);
-  await recordActions(db, activities, options.retentionDays);
+  // Each with its place in the processing order (a redelivered one its first): what away is judged by.
+  const activities = await recordActions(db, withDeletedActors(live, deleted), options.retentionDays);
   // An author is never notified of their own action.
   const addressed: Delivery[] = activities.flatMap((activity) =>
     activity.audience.kind === 'user' &&

@@ -2,7 +2,8 @@ import type { Db } from 'mongodb';
 import type { Activity } from '../../../domain/activity.ts';
 import type { RemovedRecord } from '../../port.ts';
 import { withDeletedActors } from '../../../domain/deleted-user.ts';
-import { isMemberAt } from '../../../domain/membership-intervals.ts';
+import { memberFor } from '../../../domain/membership-intervals.ts';
+import { processedOf } from '../../../domain/kept-activity.ts';
 import {
   communityChangesFingerprints,
   communityMembers,
@@ -37,11 +38,15 @@ export async function fanOutCommunityPosts(
     db,
     live.map((post) => post.actor.userId),
   );
-  const addressed = withDeletedActors(live, deleted).map((post) => ({
-    ...post,
-    audience: { kind: 'community' as const, communityId },
-  }));
-  await recordActions(db, addressed, options.retentionDays);
+  // Each with its place in the processing order (a redelivered one its first): whom it reaches.
+  const addressed = await recordActions(
+    db,
+    withDeletedActors(live, deleted).map((post) => ({
+      ...post,
+      audience: { kind: 'community' as const, communityId },
+    })),
+    options.retentionDays,
+  );
   const byGroup = new Map<string, Activity[]>();
   for (const post of addressed) {
     const group = recordGroup(post.verb, post.targetId);
@@ -79,7 +84,10 @@ async function fanOutPosts(
   const recipients: { recipientId: string; received: Activity[] }[] = [];
   for (const [recipientId, spans] of members) {
     const received = posts.filter(
-      (activity) => activity.actor.userId !== recipientId && isMemberAt(spans.intervals, activity.at),
+      // A member for the post as when it was first processed: a leave processed after it takes
+      // nothing back, also from a redelivery (memberFor).
+      (activity) =>
+        activity.actor.userId !== recipientId && memberFor(spans.edges, activity.at, processedOf(activity)),
     );
     if (received.length > 0) recipients.push({ recipientId, received });
   }
@@ -100,8 +108,8 @@ async function fanOutPosts(
     const written = await writeDeliveries(db, batch, options, { read: readGroup, first }, spans);
     for (const userId of written.named) named.add(userId);
   }
-  // A leave stored since the members were read, whose recomputation read a member's record before
-  // this fan-out wrote it, is applied now (a join's backfill sees the post: its event came first).
+  // A leave stored since the members were read with a place before the post's, which this fan-out
+  // did not see, holds it back now (a join's backfill sees the post: its event came first).
   // A deletion ends the user's memberships before it removes their tray, so a member deleted while
   // this ran is among these, and their tray is removed again instead.
   const now = await communityChangesFingerprints(db, communityId);

@@ -1,19 +1,14 @@
 import type { Db } from 'mongodb';
 import { KeyedLock } from '../../../../shared/async/keyed-lock.ts';
-import type { RemovedRecord, TrayWritesPort, WriteContext } from '../../port.ts';
+import type { TrayWritesPort, WriteContext } from '../../port.ts';
 import { claimOwner } from '../compare-and-set/claim-owner.ts';
-import { applyMembershipChanges } from '../memberships/membership-changes.ts';
 import { toldAsInboxRecords } from '../records/to-tray-record.ts';
 import { applyRemovals } from '../removals/apply-removals.ts';
 import { applyPersonalActivities } from './apply-personal-activities.ts';
 import { applyProfileChanges } from './apply-profile-changes.ts';
-import { backfillJoins } from './backfill-join.ts';
+import { applyMemberships } from './apply-memberships.ts';
 import { fanOutCommunityPosts } from './fan-out-posts.ts';
-import { recomputeMemberRecords } from './recompute-member-records.ts';
 import type { GroupingOptions } from './write-deliveries.ts';
-
-/** Records a leave deleted told to onRemoved at once at most. */
-export const REMOVED_BATCH = 1_000;
 
 export interface MongoWritesOptions {
   /** Recipients per compare-and-set round of a fan-out (TRAY_FANOUT_BATCH). */
@@ -45,43 +40,7 @@ export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWrit
     applyPersonal: (activities, context) => applyPersonalActivities(db, activities, applyOptions(context)),
     fanOutPosts: (communityId, posts, context) =>
       fanOutCommunityPosts(db, communityId, posts, applyOptions(context)),
-    async applyMemberships(changes, context) {
-      const owner = claimOwner();
-      await applyMembershipChanges(db, changes, { retentionDays: context.retentionDays, now: context.now });
-      // After the joins are stored: a post whose fan-out missed them is then found here (its event
-      // was stored before its fan-out read the memberships), or its fan-out saw them. Events older
-      // than their own retention are purged, so the records' retention bounds how far back it reads.
-      await backfillJoins(db, changes, { ...applyOptions(context, owner), eventsRetentionDays: Infinity });
-      // A leave only takes time away: the member's records of the community computed again.
-      const leaves = new Map(
-        changes
-          .filter((change) => !change.active)
-          .map((change) => [JSON.stringify([change.communityId, change.userId]), change]),
-      );
-      // The records it deleted are told as a removal's are, REMOVED_BATCH at a time: a leave of
-      // many members publishes once per batch, not once per member. What was deleted before a
-      // failure is told too: a retry finds those records gone and would never tell them.
-      const removed: RemovedRecord[] = [];
-      const tellRemoved = async () => {
-        const told = removed.splice(0);
-        if (told.length > 0 && context.onRemoved) await context.onRemoved(told);
-      };
-      try {
-        for (const { communityId, userId } of leaves.values()) {
-          removed.push(
-            ...(await recomputeMemberRecords(db, communityId, userId, {
-              retentionDays: context.retentionDays,
-              owner,
-              now: () => context.now,
-              ...toldAsInboxRecords(context.onWritten),
-            })),
-          );
-          if (removed.length >= REMOVED_BATCH) await tellRemoved();
-        }
-      } finally {
-        await tellRemoved();
-      }
-    },
+    applyMemberships: (changes, context) => applyMemberships(db, changes, applyOptions(context)),
     async applyRemovals(removals, context) {
       const removed = await applyRemovals(db, removals, {
         retentionDays: context.retentionDays,

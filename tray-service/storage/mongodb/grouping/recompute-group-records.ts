@@ -85,7 +85,7 @@ async function recomputeOnce(
       const counted = notHeldBack(actions, mutes.get(current.userId) ?? []);
       const untold = options.untold?.(current);
       if (untold === 'unchanged') return 'unchanged';
-      const next = untold ?? shrinkRecord(current, counted, members.get(current.userId)?.away ?? []);
+      const next = untold ?? shrinkRecord(current, counted, members.get(current.userId)?.edges ?? []);
       if (next !== 'delete') return next;
       emptied.set(key, current.version);
       return 'unchanged';

@@ -3,7 +3,7 @@ import { recordGroup } from '../records/storage-keys.ts';
 import { TRAY_RECORDS } from '../collection-names.ts';
 import { type TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { recordKey, type Activity } from '../../../domain/activity.ts';
-import type { MembershipInterval } from '../../../domain/membership-intervals.ts';
+import type { MembershipEdge } from '../../../domain/membership-intervals.ts';
 import { recomputeRecord } from './apply-activity.ts';
 import { casUpdateRecords } from '../compare-and-set/cas-update-records.ts';
 import { claimVersions } from '../compare-and-set/claim-versions.ts';
@@ -28,9 +28,11 @@ export interface RecomputeOptions extends StallOptions {
 const SPAN_ROUNDS = 20;
 
 /**
- * After a leave (docs/tray-rules.md#leaving-and-rejoining-a-community), computes a member's
- * unexpired records of the community's targets again (recomputeRecord): their `post` record and
- * those their kept actions name, without what the member's mutes held back. A changed record is written by compare-and-set with the group's
+ * After a write that may have missed a join or leave stored while it ran (its places in the
+ * processing order decide: docs/tray-rules.md#leaving-and-rejoining-a-community), computes a
+ * member's unexpired records of the community's targets again (recomputeRecord): their `post`
+ * record and those their kept actions name, without what the member's mutes held back. A leave
+ * itself computes nothing: it takes back nothing processed before it. A changed record is written by compare-and-set with the group's
  * kept actions and the member's away spans re-read each round; a record left with no action is
  * deleted once its next version is claimed, so no concurrent writer's change is lost unseen.
  * Returns the records it deleted (the caller tells live streams, as of a removal's); those written
@@ -82,7 +84,7 @@ async function recomputeOnce(
     [...targets].map(([group, { verb, targetId }]) => [recordKey(verb, targetId, userId), group]),
   );
   const actions = new Map<string, Activity[]>();
-  let away: MembershipInterval[] = [];
+  let edges: MembershipEdge[] = [];
   let mutes: Mute[] = [];
   let seen: string | undefined;
   const gone = new Set<string>();
@@ -93,7 +95,7 @@ async function recomputeOnce(
       gone.delete(key);
       if (!current || current.expiresAt.getTime() <= options.now()) return 'unchanged';
       const kept = notHeldBack(actions.get(keyGroups.get(key) ?? '') ?? [], mutes);
-      const next = recomputeRecord(current, kept, away, {
+      const next = recomputeRecord(current, kept, edges, {
         retentionDays: options.retentionDays,
         now: options.now(),
         namesNewer: options.namesNewer,
@@ -110,7 +112,7 @@ async function recomputeOnce(
       ...(options.onWritten ? { onWritten: options.onWritten } : {}),
       refresh: async () => {
         const spans = await memberSpans(db, communityId, userId);
-        away = spans.away;
+        edges = spans.edges;
         seen ??= spans.changes ?? '';
         mutes = await spansOfUser(db, userId);
         for (const group of new Set(keyGroups.values()))
@@ -150,7 +152,7 @@ async function deleteEmptied(
     const next = recomputeRecord(
       current,
       notHeldBack(await readTargetActions(db, group), await spansOfUser(db, userId)),
-      (await memberSpans(db, communityId, userId)).away,
+      (await memberSpans(db, communityId, userId)).edges,
       { retentionDays: options.retentionDays, now: options.now() },
     );
     if (next !== 'delete') {

@@ -1,14 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Activity } from '../../../domain/activity.ts';
 import { exactActors } from '../../../domain/group-actors.ts';
-import type { MembershipInterval } from '../../../domain/membership-intervals.ts';
+import type { KeptActivity } from '../../../domain/kept-activity.ts';
+import type { MembershipEdge } from '../../../domain/membership-intervals.ts';
 import { lastActionTime, storedActionTime } from '../records/last-action-time.ts';
 import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
 
 /**
  * A record computed again from the actions it still counts (docs/tray-rules.md#inbox, removals):
  * `actions` are its group's kept actions less the voided ones and those its recipient's mutes held
- * back; `away` the recipient's away spans on a community's target. Its actors are the newest three
+ * back; `edges` the recipient's joins and leaves in the community of a community's target (with the
+ * kept actions in the processing order: exactActors). Its actors are the newest three
  * left, `actorsCount` counts those left, `lastActionId` and `lastActionSegmentNo` come from the
  * newest action left (by createdAt, ties by action id), and `lastActionAt` names that action's time
  * when it is older than lastUpdate. Nothing new happened: `lastUpdate`, the read, seen and inbox
@@ -17,10 +18,10 @@ import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
  */
 export function shrinkRecord(
   record: TrayRecordDoc,
-  actions: readonly Activity[],
-  away: readonly MembershipInterval[],
+  actions: readonly KeptActivity[],
+  edges: readonly MembershipEdge[],
 ): TrayRecordDoc | 'unchanged' | 'delete' {
-  const { named, count, newest } = exactActors(actions, record.countFrom, record.userId, away);
+  const { named, count, newest } = exactActors(actions, record.countFrom, record.userId, edges);
   if (!newest) return 'delete';
   const counted = {
     actors: named,

@@ -7,6 +7,8 @@ import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
 import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
 import { TRAY_TARGET_ACTIONS } from '../collection-names.ts';
 import type { TargetActionDoc } from './tray-target-actions-collection.ts';
+import { withoutPlace, type KeptActivity } from '../../../domain/kept-activity.ts';
+import { nextProcessed } from '../memberships/processing-order.ts';
 
 /** The member key of an action addressed to `userId` on `communityId`'s targets. */
 export const memberKey = (communityId: string, userId: string) => JSON.stringify([communityId, userId]);
@@ -22,14 +24,23 @@ export function communityOf(activity: Activity): string | undefined {
  * muted at times; docs/storage.md#records-stay-small). A recipient's own action reaches no one, yet it
  * is kept too, without a member key: no record counts it, but its removal must find its group, whose
  * records are then computed again as the reference tray's are (a mute dated before an action a
- * record counts takes that action out there; docs/tray-rules.md#inbox).
+ * record counts takes that action out there; docs/tray-rules.md#inbox). Each takes a place in the
+ * processing order when first kept (docs/tray-rules.md#leaving-and-rejoining-a-community); returns
+ * the activities with the place each has (a redelivered one its first), in their order.
  */
 export async function keepTargetActions(
   db: Db,
-  activities: readonly Activity[],
+  given: readonly Activity[],
   retentionDays: number,
-): Promise<void> {
-  const docs: TargetActionDoc[] = activities.flatMap((activity) => {
+): Promise<KeptActivity[]> {
+  const activities = given.map(withoutPlace);
+  if (activities.length === 0) return [];
+  // Only actions on a community's targets are judged by the processing order (a user feed's by
+  // no membership): those of user feeds alone take no place, and cost no allocation.
+  const first = activities.some((activity) => communityOf(activity) !== undefined)
+    ? await nextProcessed(db, activities.length)
+    : undefined;
+  const docs: TargetActionDoc[] = activities.flatMap((activity, index) => {
     const communityId = communityOf(activity);
     // A community post is kept once for the community, also when a late join brings it to one member.
     const recipient =
@@ -55,6 +66,7 @@ export async function keepTargetActions(
             ? { ...activity, audience: { kind: 'community' as const, communityId } }
             : activity,
         expiresAt,
+        ...(first === undefined ? {} : { processed: first + index }),
       },
     ];
   });
@@ -63,28 +75,60 @@ export async function keepTargetActions(
   // The first of each, as an unordered insert of them all would keep.
   const unique = new Map<string, TargetActionDoc>();
   for (const doc of docs) if (!unique.has(doc._id)) unique.set(doc._id, doc);
-  if (unique.size > 0) await insertCoalesced<TargetActionDoc>(db, TRAY_TARGET_ACTIONS, [...unique.values()]);
+  const inserted = [...unique.values()];
+  const duplicates =
+    inserted.length > 0 ? await insertCoalesced<TargetActionDoc>(db, TRAY_TARGET_ACTIONS, inserted) : [];
+  // A redelivered action keeps the place it took first: read back, only for the duplicates the
+  // insert reported (few: redeliveries), one look-up by `_id` equality each. Not one `$in`:
+  // FerretDB pushes no `$in` down and reads the whole collection for it (seconds with a few
+  // hundred thousand kept actions), but pushes `_id` equality down; MongoDB serves both by `_id`.
+  const places = new Map(inserted.map((doc) => [doc._id, doc.processed]));
+  if (first !== undefined) {
+    for (const index of duplicates) {
+      const id = (inserted[index] as TargetActionDoc)._id;
+      const found = await db
+        .collection<TargetActionDoc>(TRAY_TARGET_ACTIONS)
+        .findOne({ _id: id }, { projection: { _id: 1, processed: 1 } });
+      if (found) places.set(id, found.processed ?? KEPT_BEFORE_ORDER);
+    }
+  }
+  return activities.map((activity, index) => {
+    const place = places.get((docs[index] as TargetActionDoc)._id);
+    return place === undefined ? activity : { ...activity, processed: place };
+  });
 }
+
+/** The place of an action kept before the processing order existed: after every change then (0). */
+const KEPT_BEFORE_ORDER = 1;
+
+const withPlace = (doc: Pick<TargetActionDoc, 'activity' | 'processed'>): KeptActivity => ({
+  ...doc.activity,
+  processed: doc.processed ?? KEPT_BEFORE_ORDER,
+});
 
 /**
  * A record group's kept actions, every one of the retention window, by equality on `group`.
  * Nothing is pruned: each is a counted action until it expires (removals take theirs out).
  */
-export async function readTargetActions(db: Db, group: string): Promise<Activity[]> {
+export async function readTargetActions(db: Db, group: string): Promise<KeptActivity[]> {
   const docs = await db
     .collection<TargetActionDoc>(TRAY_TARGET_ACTIONS)
-    .find({ group }, { projection: { _id: 0, activity: 1 }, batchSize: WHOLE_GROUP })
+    .find({ group }, { projection: { _id: 0, activity: 1, processed: 1 }, batchSize: WHOLE_GROUP })
     .toArray();
-  return docs.map((doc) => doc.activity);
+  return docs.map(withPlace);
 }
 
 /** The kept actions addressed to `userId` on `communityId`'s targets, by equality on `member`. */
-export async function readMemberActions(db: Db, communityId: string, userId: string): Promise<Activity[]> {
+export async function readMemberActions(
+  db: Db,
+  communityId: string,
+  userId: string,
+): Promise<KeptActivity[]> {
   const docs = await db
     .collection<TargetActionDoc>(TRAY_TARGET_ACTIONS)
-    .find({ member: memberKey(communityId, userId) }, { projection: { _id: 0, activity: 1 } })
+    .find({ member: memberKey(communityId, userId) }, { projection: { _id: 0, activity: 1, processed: 1 } })
     .toArray();
-  return docs.map((doc) => doc.activity);
+  return docs.map(withPlace);
 }
 
 /** Members per `$in` of readMembersActions: a join of thousands in a few queries of bounded size. */
@@ -109,12 +153,12 @@ export async function readMembersActions(
       .collection<TargetActionDoc>(TRAY_TARGET_ACTIONS)
       .find(
         { member: { $in: members.slice(start, start + MEMBERS_PER_QUERY) } },
-        { projection: { _id: 0, member: 1, activity: 1 }, batchSize: WHOLE_GROUP },
+        { projection: { _id: 0, member: 1, activity: 1, processed: 1 }, batchSize: WHOLE_GROUP },
       )
       .toArray();
-    for (const { member, activity } of docs) {
-      const userId = member === undefined ? undefined : byMember.get(member);
-      if (userId !== undefined) found.get(userId)?.push(activity);
+    for (const doc of docs) {
+      const userId = doc.member === undefined ? undefined : byMember.get(doc.member);
+      if (userId !== undefined) found.get(userId)?.push(withPlace(doc));
     }
   }
   return found;

@@ -12,6 +12,12 @@ export const trayTargetActionsCollection: CollectionSpec = {
       serves: 'find({group}) in readTargetActions: a record computed exactly from its group’s actions',
     },
     {
+      name: 'action_group_processed',
+      key: { group: 1, processed: 1 },
+      serves:
+        'find({group, processed: {$gt}}) in recomputeRacedLeaves: the community’s posts kept after a leave took its place',
+    },
+    {
       name: 'action_post',
       key: { postId: 1 },
       serves: 'find({postId}) in applyRemovals: the actions a removal on that post may void',
@@ -19,7 +25,8 @@ export const trayTargetActionsCollection: CollectionSpec = {
     {
       name: 'action_member',
       key: { member: 1 },
-      serves: 'find({member}) in readMemberActions: a late join’s and a late leave’s look-up',
+      serves:
+        'find({member}) in readMemberActions: a late join’s look-up, and a member’s records computed again',
     },
     {
       name: 'action_actor_user',
@@ -35,7 +42,8 @@ export const trayTargetActionsCollection: CollectionSpec = {
  * retention (it expires with the action, as its actor's entry in tray_target_actors does): a record
  * whose recipient was away or muted at some time since its countFrom is computed from these (group
  * actors keep each actor's latest action only), a removal computes its records again from those
- * left, a late leave the member's records, and a late join adds those addressed to the member.
+ * left, a join or leave a write missed the member's records, and a late join adds those addressed
+ * to the member.
  * Insert-only (atomic on FerretDB); nothing is pruned before it expires.
  */
 export interface TargetActionDoc {
@@ -57,4 +65,10 @@ export interface TargetActionDoc {
    */
   activity: Activity;
   expiresAt: Date;
+  /**
+   * Its place in the order joins, leaves and kept actions were processed in (processing-order.ts),
+   * taken when first kept. Absent on actions kept before the order was: those count as 1, after
+   * every change stored then (docs/tray-rules.md#leaving-and-rejoining-a-community).
+   */
+  processed?: number;
 }

@@ -13,6 +13,7 @@ import { recordGroup } from '../records/storage-keys.ts';
 import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { applyActivity, type ApplyOptions } from './apply-activity.ts';
 import { communityOf, keepTargetActions, readTargetActions } from './target-actions.ts';
+import type { KeptActivity } from '../../../domain/kept-activity.ts';
 import { readGroupActors, recordGroupActions } from './target-actors.ts';
 
 /** What the worker's record writes are told (mongo-writes.ts makes them from the port's WriteContext). */
@@ -53,10 +54,10 @@ export async function recordActions(
   db: Db,
   activities: readonly Activity[],
   retentionDays: number,
-): Promise<void> {
+): Promise<KeptActivity[]> {
   // Kept before any record is computed: a join whose backfill reads them after this finds them,
   // or this write's records see the join's spans (the same order as a post's event and its fan-out).
-  await keepTargetActions(db, activities, retentionDays);
+  const kept = await keepTargetActions(db, activities, retentionDays);
   await recordGroupActions(
     db,
     activities.map((activity) => ({
@@ -65,6 +66,7 @@ export async function recordActions(
       expiresAt: new Date(activity.at + retentionDays * DAY_MS),
     })),
   );
+  return kept;
 }
 
 /** What writeDeliveries wrote, for the checks its callers run after it. */
@@ -155,7 +157,7 @@ export async function writeDeliveries(
         retentionDays: options.retentionDays,
         actors: groupActors,
         now: at,
-        ...(member ? { away: member.away } : {}),
+        ...(member ? { away: member.away, edges: member.edges } : {}),
         ...(actions ? { actions } : {}),
         ...(actions && muteSpans
           ? { heldBack: (action: Activity) => heldBackByMutes(muteSpans, action) }

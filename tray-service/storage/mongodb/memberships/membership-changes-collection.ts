@@ -37,4 +37,10 @@ export interface MembershipChangeDoc {
   joined: boolean;
   /** Epoch ms of the change: the event's createdAt, or the time the receiver accepted it. */
   at: number;
+  /**
+   * Its place in the order joins, leaves and kept actions were processed in (processing-order.ts):
+   * an action counts unless a leave covering it was processed before it. Absent on changes stored
+   * before the order was kept: those count as 0, before every kept action.
+   */
+  processed?: number;
 }

@@ -14,16 +14,25 @@ import type { MembershipChange } from '../../../domain/activity.ts';
 import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
 import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
 import type { MembershipChangeDoc } from './membership-changes-collection.ts';
+import { nextProcessed } from './processing-order.ts';
 
 const memberKey = (communityId: string, userId: string) => JSON.stringify([communityId, userId]);
 
-const changeDoc = (change: MembershipChange): MembershipChangeDoc => ({
+const changeDoc = (change: MembershipChange, processed: number): MembershipChangeDoc => ({
   _id: JSON.stringify([change.communityId, change.userId, change.at, change.active]),
   communityId: change.communityId,
   userId: change.userId,
   member: memberKey(change.communityId, change.userId),
   joined: change.active,
   at: change.at,
+  processed,
+});
+
+/** A stored change as the fold and awayFor take it (one stored before the order was kept: 0). */
+const edgeOf = (change: Pick<MembershipChangeDoc, 'joined' | 'at' | 'processed'>): MembershipEdge => ({
+  joined: change.joined,
+  at: change.at,
+  processed: change.processed ?? 0,
 });
 
 /**
@@ -38,12 +47,28 @@ const changeDoc = (change: MembershipChange): MembershipChangeDoc => ({
 export async function applyMembershipChanges(
   db: Db,
   changes: readonly MembershipChange[],
-  options: { retentionDays: number; now?: number },
-): Promise<void> {
-  if (changes.length === 0) return;
+  options: {
+    retentionDays: number;
+    now?: number;
+    /** The first of the changes' places, when the caller took them (nextProcessed); else taken here. */
+    first?: number;
+  },
+): Promise<PlacedChange[]> {
+  if (changes.length === 0) return [];
   const collection = db.collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES);
-  const docs = changes.map(changeDoc);
-  await ignoreDuplicates(collection.insertMany(docs, { ordered: false }));
+  // Their places in the processing order (a redelivery's duplicate keeps the first one's).
+  const first = options.first ?? (await nextProcessed(db, changes.length));
+  const docs = changes.map((change, index) => changeDoc(change, first + index));
+  const duplicates = await ignoreDuplicates(collection.insertMany(docs, { ordered: false }));
+  const places = new Map(docs.map((doc) => [doc._id, doc.processed ?? 0]));
+  if (duplicates.length > 0) {
+    // Read back by `_id` (few: redeliveries), as their places decide what they cover.
+    const ids = duplicates.map((index) => (docs[index] as MembershipChangeDoc)._id);
+    const found = await collection
+      .find({ _id: { $in: ids } }, { projection: { _id: 1, processed: 1 } })
+      .toArray();
+    for (const doc of found) places.set(doc._id, doc.processed ?? 0);
+  }
   const cutoff = (options.now ?? Date.now()) - options.retentionDays * DAY_MS;
   const byCommunity = new Map<string, Set<string>>();
   for (const doc of docs)
@@ -55,7 +80,14 @@ export async function applyMembershipChanges(
       if (below !== undefined) await collection.deleteMany({ member, at: { $lt: below } });
     }
   }
+  return changes.map((change, index) => ({
+    ...change,
+    processed: places.get((docs[index] as MembershipChangeDoc)._id) ?? first + index,
+  }));
 }
+
+/** A join or leave as stored, with its place in the processing order (a redelivered one its first). */
+export type PlacedChange = MembershipChange & { processed: number };
 
 /**
  * Members of one community read one by one up to this many; more are read with the whole
@@ -97,6 +129,8 @@ async function changesOfMembers(
 export interface MemberSpans {
   intervals: MembershipInterval[];
   away: MembershipInterval[];
+  /** The changes they were folded from, with their places in the processing order (awayFor). */
+  edges: MembershipEdge[];
   /** The ids of the stored changes they were folded from, sorted (memberChangesFingerprint). */
   changes?: string;
 }
@@ -120,7 +154,10 @@ export async function communityMembers(db: Db, communityId: string): Promise<Map
   const [changes, imported] = await Promise.all([
     db
       .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
-      .find({ communityId }, { projection: { _id: 1, userId: 1, joined: 1, at: 1 }, batchSize: WHOLE_GROUP })
+      .find(
+        { communityId },
+        { projection: { _id: 1, userId: 1, joined: 1, at: 1, processed: 1 }, batchSize: WHOLE_GROUP },
+      )
       .toArray(),
     db
       .collection<MembershipDoc>(MEMBERSHIPS)
@@ -136,7 +173,7 @@ export async function communityMembers(db: Db, communityId: string): Promise<Map
     if (list) list.push(edge);
     else edges.set(userId, [edge]);
   };
-  for (const change of changes) add(change.userId, { joined: change.joined, at: change.at });
+  for (const change of changes) add(change.userId, edgeOf(change));
   for (const member of imported) for (const edge of importedEdges(member)) add(member.userId, edge);
   const ids = changeIdsByUser(changes);
   return new Map(
@@ -180,12 +217,15 @@ export async function memberSpans(db: Db, communityId: string, userId: string): 
   const [changes, imported] = await Promise.all([
     db
       .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
-      .find({ member: memberKey(communityId, userId) }, { projection: { _id: 1, joined: 1, at: 1 } })
+      .find(
+        { member: memberKey(communityId, userId) },
+        { projection: { _id: 1, joined: 1, at: 1, processed: 1 } },
+      )
       .toArray(),
     db.collection<MembershipDoc>(MEMBERSHIPS).findOne({ _id: membershipId(communityId, userId) }),
   ]);
   return {
-    ...spansOf([...changes, ...(imported ? importedEdges(imported) : [])]),
+    ...spansOf([...changes.map(edgeOf), ...(imported ? importedEdges(imported) : [])]),
     changes: changes
       .map((change) => change._id)
       .sort()
@@ -272,7 +312,7 @@ function importedEdges(member: Pick<MembershipDoc, 'since' | 'active' | 'updated
 }
 
 function spansOf(edges: readonly MembershipEdge[]): MemberSpans {
-  return { intervals: membershipIntervals(edges), away: awaySpans(edges) };
+  return { intervals: membershipIntervals(edges), away: awaySpans(edges), edges: [...edges] };
 }
 
 /** Members a community post reaches: those who were members at the post's createdAt. */
@@ -299,9 +339,11 @@ export async function endMemberships(db: Db, userIds: readonly string[], at: num
     for (const communityId of communities) leaves.push({ communityId, userId, active: false, at });
   }
   if (leaves.length === 0) return;
+  const first = await nextProcessed(db, leaves.length);
   await ignoreDuplicates(
-    db
-      .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
-      .insertMany(leaves.map(changeDoc), { ordered: false }),
+    db.collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES).insertMany(
+      leaves.map((leave, index) => changeDoc(leave, first + index)),
+      { ordered: false },
+    ),
   );
 }

@@ -36,7 +36,7 @@ export async function spansCovering(
 
 /**
  * Every mute span of one user, ended ones included (`mute_user`): a recomputation of that user's
- * records (a late leave) counts none of what they held back.
+ * records (a join or leave a write missed) counts none of what they held back.
  */
 export async function spansOfUser(db: Db, userId: string): Promise<Mute[]> {
   return db.collection<MuteDoc>(TRAY_MUTES).find({ userId }).toArray();

@@ -25,7 +25,7 @@ export interface TrayRecordDoc extends Omit<TrayRecord, 'key' | 'changedAt'>, In
   lastActionAt?: number;
   /**
    * The lastUpdate a removal left (absent: no removal changed the record): no later recomputation
-   * (a late leave) takes lastUpdate below it (docs/tray-rules.md#inbox).
+   * (a join or leave a write missed) takes lastUpdate below it (docs/tray-rules.md#inbox).
    */
   updateFloor?: number;
   /** recordBox(archivedAt, snoozedUntil), kept with them by every write (record-box.ts). */

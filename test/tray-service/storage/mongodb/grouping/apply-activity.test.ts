@@ -197,13 +197,13 @@ describe('applyActivity: the fields of a written record', () => {
   });
 });
 
-describe('recomputeRecord (after a join or leave)', () => {
+describe('recomputeRecord (a member’s joins and leaves changed while a write ran)', () => {
   const both = [activity('a', 1), activity('b', 5)];
   const record = fold(both)!;
   const options = { retentionDays: 90, now: NOW };
 
   it('takes back an action of the time away and names the newest remaining one', () => {
-    const shrunk = recomputeRecord(record, both, [{ from: 3, to: Infinity }], options) as TrayRecordDoc;
+    const shrunk = recomputeRecord(record, both, [{ joined: false, at: 3 }], options) as TrayRecordDoc;
     expect(shrunk).to.include({
       actorsCount: 1,
       lastActionId: 'cm-a-1',
@@ -213,9 +213,17 @@ describe('recomputeRecord (after a join or leave)', () => {
   });
 
   it('names a newer action that counts again once the time away shrinks, in a repeated round (a join stored meanwhile)', () => {
-    const shrunk = recomputeRecord(record, both, [{ from: 3, to: Infinity }], options) as TrayRecordDoc;
+    const shrunk = recomputeRecord(record, both, [{ joined: false, at: 3 }], options) as TrayRecordDoc;
     const repeated = { ...options, namesNewer: true };
-    const back = recomputeRecord(shrunk, both, [{ from: 3, to: 4 }], repeated) as TrayRecordDoc;
+    const back = recomputeRecord(
+      shrunk,
+      both,
+      [
+        { joined: false, at: 3 },
+        { joined: true, at: 4 },
+      ],
+      repeated,
+    ) as TrayRecordDoc;
     expect(back).to.include({
       actorsCount: 2,
       lastActionId: 'cm-b-5',
@@ -223,18 +231,28 @@ describe('recomputeRecord (after a join or leave)', () => {
       lastActionSegmentNo: 5,
     });
     expect(back.actors.map((actor) => actor.userId)).to.deep.equal(['b', 'a']);
-    expect(recomputeRecord(back, both, [{ from: 3, to: 4 }], repeated)).to.equal('unchanged');
+    expect(
+      recomputeRecord(
+        back,
+        both,
+        [
+          { joined: false, at: 3 },
+          { joined: true, at: 4 },
+        ],
+        repeated,
+      ),
+    ).to.equal('unchanged');
   });
 
   it('keeps naming its action when a newer one counts that it never showed, outside a repeated round', () => {
     // Made again from cm-a-1 after a delete-all, while the group still holds cm-b-5 from before it.
     const remade = fold([activity('a', 1)])!;
-    const again = recomputeRecord(remade, both, [{ from: 7, to: Infinity }], options) as TrayRecordDoc;
+    const again = recomputeRecord(remade, both, [{ joined: false, at: 7 }], options) as TrayRecordDoc;
     expect(again).to.include({ actorsCount: 2, lastActionId: 'cm-a-1', lastUpdate: 1 });
   });
 
   it('is to be deleted when no action remains', () => {
-    expect(recomputeRecord(record, both, [{ from: 0, to: Infinity }], options)).to.equal('delete');
+    expect(recomputeRecord(record, both, [{ joined: false, at: 0 }], options)).to.equal('delete');
   });
 });
 

@@ -58,6 +58,11 @@ describe('shrinkRecord', () => {
     expect(shrinkRecord(record, [], [])).to.equal('delete');
     // Actions before the record's countFrom (a delete-all) and while away do not count.
     expect(shrinkRecord({ ...record, countFrom: T + 2 }, actions, [])).to.equal('delete');
-    expect(shrinkRecord(record, actions, [{ from: T, to: T + 2 }])).to.equal('delete');
+    expect(
+      shrinkRecord(record, actions, [
+        { joined: false, at: T },
+        { joined: true, at: T + 2 },
+      ]),
+    ).to.equal('delete');
   });
 });

@@ -1,5 +1,6 @@
 import { deletedActor } from '../../../../../tray-service/domain/deleted-user.ts';
 import { expect } from 'chai';
+import { MongoClient, type Document } from 'mongodb';
 import {
   keepTargetActions,
   readMemberActions,
@@ -13,13 +14,15 @@ import { recordGroup } from '../../../../../tray-service/storage/mongodb/records
 import { aComment, aMention, aPost } from '../../../../support/activity-builder.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
+import { testStack } from '../../../../support/test-stack.ts';
+import { processingOrderCollection } from '../../../../../tray-service/storage/mongodb/memberships/processing-order-collection.ts';
 
 const T = Date.parse('2026-11-20T12:00:00.000Z');
 const POST = { postId: 'p-1', owner: 'u-ana' };
 
 describe('the kept actions of record groups (MongoDB-compatible server)', () => {
   const mongo = useMongo();
-  before(() => ensureTestCollections(mongo.db, [trayTargetActionsCollection]));
+  before(() => ensureTestCollections(mongo.db, [trayTargetActionsCollection, processingOrderCollection]));
   beforeEach(() => mongo.db.collection(TRAY_TARGET_ACTIONS).deleteMany({}));
 
   it('keeps each action once per recipient, on a community’s target as on a user feed, the recipient’s own without a member key', async () => {
@@ -85,6 +88,37 @@ describe('the kept actions of record groups (MongoDB-compatible server)', () => 
     await keepTargetActions(mongo.db, [post, { ...post, audience: { kind: 'user', userId: 'u-ana' } }], 90);
     expect(await readTargetActions(mongo.db, recordGroup('post', 'c-hike'))).to.have.length(1);
     expect(await readMemberActions(mongo.db, 'c-hike', 'u-ana')).to.deep.equal([]);
+  });
+
+  // FerretDB pushes no `$in` down (it reads the whole collection and filters in Go: seconds with
+  // hundreds of thousands of kept actions) but pushes `_id` equality down; MongoDB serves both
+  // from the `_id` index. A redelivery has few duplicates: one look-up each.
+  it('reads a redelivered action’s first place back by `_id` equality, one look-up per duplicate and none for new ones', async () => {
+    const first = aComment('u-cid', POST, { id: 'cm-r1', at: T });
+    const second = aComment('u-dee', POST, { id: 'cm-r2', at: T });
+    const [kept1, kept2] = await keepTargetActions(mongo.db, [first, second], 90);
+    const watcher = new MongoClient(testStack().mongoUri, { monitorCommands: true });
+    const finds: Document[] = [];
+    watcher.on('commandStarted', (event) => {
+      if (event.commandName === 'find' && event.command.find === TRAY_TARGET_ACTIONS)
+        finds.push(event.command);
+    });
+    try {
+      await watcher.connect();
+      const again = await keepTargetActions(
+        watcher.db(mongo.dbName),
+        [first, aComment('u-eve', POST, { id: 'cm-r3', at: T }), second],
+        90,
+      );
+      expect(again[0]?.processed).to.equal(kept1?.processed);
+      expect(again[2]?.processed).to.equal(kept2?.processed);
+      expect(again[1]?.processed).to.be.above(kept2?.processed ?? Infinity);
+    } finally {
+      await watcher.close();
+    }
+    const filters = finds.map((command) => command.filter as Document);
+    expect(filters).to.have.length(2);
+    for (const filter of filters) expect(filter._id, JSON.stringify(filter)).to.be.a('string');
   });
 
   it('keeps every action of an actor on one record, none pruned by later ones', async () => {

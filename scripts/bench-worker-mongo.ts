@@ -1,0 +1,321 @@
+// `npm run bench:worker-mongo`: the MongoDB adapter's counterpart of bench:worker's sections 1-2
+// (bench:worker is PostgreSQL-only), on FerretDB 1.24 on a throwaway PostgreSQL and a redis-server
+// of its own (scripts/lib/local-servers.ts), through the real bull queue and startWorker, with the
+// same envelopes: warm-up comments (untimed), --events grouped comments (a community's target: each
+// kept action takes a place in the processing order), --events new-record mentions (a user feed: no
+// place), --joins community.didJoin of one user each (a membership batch each: a place), a post to
+// --members imported members (new records, then grouped), then the grouped comments redelivered
+// (new job ids: every kept action is a duplicate whose first place is read back).
+// Each timed phase prints events/s and p50/p99 of a job's time from the worker taking it to its
+// completion. Baseline, same server, same run: --events bare updateOne upserts from 8 clients on a
+// scratch collection shaped like a record, and as many bare insertOne. At the end it prints how many
+// documents tray_target_actions and tray_processing_order hold.
+// ROOT=<another checkout> measures that checkout's code with this script (a commit before a change).
+// A phase with no completion for 45 s is reported as STALLED, with what PostgreSQL under FerretDB
+// and bull were doing, and the run stops.
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type * as MongoDriver from 'mongodb';
+
+// The checkout measured: this one, or ROOT=<another worktree> (to measure a commit before a change).
+const ROOT = process.env.ROOT ?? join(import.meta.dirname, '..');
+const { values: args } = parseArgs({
+  options: {
+    events: { type: 'string', default: '2000' },
+    posts: { type: 'string', default: '200' },
+    joins: { type: 'string', default: '500' },
+    members: { type: 'string', default: '2000' },
+    concurrency: { type: 'string', default: '64' },
+  },
+});
+const events = Number(args.events);
+const posts = Number(args.posts);
+const joins = Number(args.joins);
+const members = Number(args.members);
+const concurrency = Number(args.concurrency);
+
+const req = createRequire(join(ROOT, 'package.json'));
+const { MongoClient } = req('mongodb') as typeof MongoDriver;
+const { createMetricsRegistry } = await import(join(ROOT, 'shared/http/metrics-router.ts'));
+const { createLogger } = await import(join(ROOT, 'shared/logging/create-logger.ts'));
+const { createWebhookQueue, webhookJobOptions } = await import(join(ROOT, 'shared/queue/webhook-queue.ts'));
+const { openMongoStorage } = await import(join(ROOT, 'tray-service/storage/mongodb/open-mongo-storage.ts'));
+const { startWorker } = await import(join(ROOT, 'tray-service/worker/start-worker.ts'));
+const { startRedis, startFerretOnPostgres } = await import(join(ROOT, 'scripts/lib/local-servers.ts'));
+
+const say = (line: string) => process.stderr.write(`[bench:worker-mongo] ${line}\n`);
+const dir = mkdtempSync(join(tmpdir(), 'bench-worker-mongo-'));
+const redis = await startRedis({ dir: join(dir, 'redis') });
+const servers = await startFerretOnPostgres({ dir, durability: 'persistent' });
+const uri: string = servers.ferret.url;
+const dbName = `bench_worker_mongo_${Date.now()}`;
+const logger = createLogger({ name: 'bench', level: 'warn' });
+const storage = await openMongoStorage(uri, dbName, { appName: 'bench-worker-mongo', logger });
+const client = await MongoClient.connect(uri);
+const db = client.db(dbName);
+process.on('SIGTERM', () => {
+  say('SIGTERM: stopping the servers');
+  void servers
+    .stop()
+    .then(() => redis.stop())
+    .then(() => (rmSync(dir, { recursive: true, force: true }), process.exit(124)));
+});
+try {
+  const queue = createWebhookQueue({ redis: redis.url, prefix: `bench${Date.now()}` });
+  const completed = new Set<string>();
+  let pending = new Set<string>();
+  let failure: Error | undefined;
+  const takenAt = new Map<string, number>();
+  let durations: number[] = [];
+  queue.on('active', (job: { id: unknown }) => takenAt.set(String(job.id), performance.now()));
+  queue.on('completed', (job: { id: unknown }) => {
+    const id = String(job.id);
+    completed.add(id);
+    if (pending.delete(id)) {
+      const t = takenAt.get(id);
+      if (t !== undefined) durations.push(performance.now() - t);
+    }
+  });
+  queue.on('failed', (job: { id: unknown; attemptsMade: number }, error: Error) => {
+    failure = new Error(`job ${String(job.id)} failed (attempt ${job.attemptsMade}): ${error.message}`);
+  });
+  const worker = await startWorker({
+    queue,
+    storage,
+    logger,
+    registry: createMetricsRegistry('bench', false),
+    concurrency,
+    purgeIntervalMs: 0,
+  });
+  const t0 = Date.now() - 3_600_000;
+  const iso = (ms: number) => new Date(t0 + ms).toISOString();
+  type Envelope = { event: string; data: unknown };
+  const jobIdOf = (envelope: Envelope, salt = '') =>
+    createHash('sha256')
+      .update(salt + JSON.stringify(envelope))
+      .digest('hex');
+  const q = (sorted: number[], p: number) =>
+    sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
+  type Result = { ms: number; p50: number; p99: number; n: number };
+  async function run(label: string, envelopes: Envelope[], salt = ''): Promise<Result> {
+    durations = [];
+    const started = performance.now();
+    const jobs = await queue.addBulk(
+      envelopes.map((envelope) => {
+        const dedupeKey = jobIdOf(envelope, salt);
+        const data = { dedupeKey, webhook: 'bench', receivedAt: iso(0), ...envelope };
+        return { data, opts: { ...webhookJobOptions, jobId: dedupeKey } };
+      }),
+    );
+    const ids = jobs.map((job: { id: unknown }) => String(job.id));
+    pending = new Set(ids.filter((id: string) => !completed.has(id)));
+    let shown = performance.now();
+    let progressAt = performance.now();
+    let lastLeft = pending.size;
+    while (pending.size > 0) {
+      if (failure) throw failure;
+      if (pending.size !== lastLeft) {
+        lastLeft = pending.size;
+        progressAt = performance.now();
+      }
+      if (performance.now() - progressAt > 45_000) {
+        const pgc = new (req('pg').Client)({ connectionString: servers.postgres.url });
+        await pgc.connect();
+        const act = await pgc.query(
+          `SELECT state, wait_event_type, wait_event, count(*)::int AS n, max(now() - xact_start)::text AS oldest_xact, left(max(query), 160) AS query
+           FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() GROUP BY 1, 2, 3 ORDER BY n DESC`,
+        );
+        await pgc.end();
+        say(
+          `STALLED: ${label}: ${pending.size}/${ids.length} left, no completion for 45 s; PostgreSQL under FerretDB:`,
+        );
+        for (const row of act.rows) say(`  ${JSON.stringify(row)}`);
+        const counts = await queue.getJobCounts();
+        say(`  bull counts: ${JSON.stringify(counts)}`);
+        process.stdout.write(
+          `| ${label} | STALLED: ${lastLeft}/${ids.length} not completed, no completion for 45 s |\n`,
+        );
+        process.kill(process.pid, 'SIGTERM');
+        await new Promise(() => undefined);
+      }
+      if (performance.now() - shown > 5_000) {
+        say(`${label}: ${ids.length - pending.size}/${ids.length}`);
+        shown = performance.now();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const ms = performance.now() - started;
+    const sorted = [...durations].sort((a, b) => a - b);
+    say(`${label}: ${envelopes.length} jobs in ${(ms / 1000).toFixed(2)} s`);
+    return { ms, p50: q(sorted, 0.5), p99: q(sorted, 0.99), n: envelopes.length };
+  }
+  const users = (ids: string[]) => ids.map((userId) => ({ userId, displayName: userId }));
+  const comment = (index: number, author: string, minute: number): Envelope => {
+    const postId = `p-${index % posts}`;
+    return {
+      event: 'comment.didCreate',
+      data: {
+        comment: {
+          commentId: `cm-${author}-${index}`,
+          userId: author,
+          referenceType: 'post',
+          referenceId: postId,
+          parentId: null,
+          segmentNumber: 1,
+          createdAt: iso(minute * 60_000 + index),
+        },
+        post: { postId, postedUserId: 'u-owner', targetType: 'community', targetId: 'c-bench' },
+        community: { communityId: 'c-bench', displayName: 'Bench Club' },
+        users: users([author]),
+      },
+    };
+  };
+  const mention = (index: number): Envelope => ({
+    event: 'post.didCreate',
+    data: {
+      post: {
+        postId: `pm-${index}`,
+        postedUserId: 'u-writer',
+        targetType: 'user',
+        targetId: 'u-writer',
+        text: 'hi',
+        createdAt: iso(3 * 60_000 + index),
+        mentionees: [{ type: 'user', userIds: [`u-reader${index}`] }],
+      },
+      users: users(['u-writer']),
+    },
+  });
+  const join1 = (index: number): Envelope => ({
+    event: 'community.didJoin',
+    data: {
+      community: { communityId: 'c-join' },
+      userIds: [`u-joiner${index}`],
+      createdAt: iso(4 * 60_000 + index),
+    },
+  });
+  const post = (community: string, postId: string, author: string, minute: number): Envelope => ({
+    event: 'post.didCreate',
+    data: {
+      post: {
+        postId,
+        postedUserId: author,
+        targetType: 'community',
+        targetId: community,
+        text: 'hello',
+        createdAt: iso(minute * 60_000),
+      },
+      community: { communityId: community, displayName: community },
+      users: users([author]),
+    },
+  });
+
+  const rate = (r: Result) => Math.round((r.n * 1000) / r.ms);
+  const line = (label: string, r: Result) =>
+    process.stdout.write(
+      `| ${label.padEnd(40)} | ${String(rate(r)).padStart(8)} | ${r.p50.toFixed(1).padStart(8)} | ${r.p99.toFixed(1).padStart(8)} |\n`,
+    );
+  process.stdout.write(
+    `bench:worker-mongo ROOT=${ROOT} events=${events} posts=${posts} joins=${joins} members=${members} concurrency=${concurrency} node ${process.version}, ${cpus().length} CPUs, MongoDB adapter on FerretDB\n` +
+      `| measure (through the bull queue and worker) | events/s | p50 ms | p99 ms |\n`,
+  );
+  // Baselines: bare single-document writes from 8 clients, same server, same run.
+  const scratch = db.collection<{ _id: string; n: number; at: number }>('bench_records');
+  async function bare(write: (index: number) => Promise<unknown>): Promise<number> {
+    const started = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < events) await write(next++);
+      }),
+    );
+    return performance.now() - started;
+  }
+  const bareUpsert = await bare((index) =>
+    // FerretDB's upserts are not atomic: two at once on a new _id can both insert; retry the loser.
+    (scratch.updateOne as (...a: unknown[]) => Promise<unknown>)(
+      { _id: `u-owner|comment_p-${index % posts}` },
+      { $inc: { n: 1 }, $set: { at: t0 + index } },
+      { upsert: true },
+    ).catch(() =>
+      scratch.updateOne(
+        { _id: `u-owner|comment_p-${index % posts}` },
+        { $inc: { n: 1 }, $set: { at: t0 + index } },
+        { upsert: true },
+      ),
+    ),
+  );
+  const bareInsert = await bare((index) => scratch.insertOne({ _id: `new-${index}`, n: 1, at: t0 + index }));
+  process.stdout.write(
+    [
+      `| baseline: bare updateOne upsert, 8 clients, /s | ${Math.round((events * 1000) / bareUpsert)} | | |`,
+      `| baseline: bare insertOne, 8 clients, /s | ${Math.round((events * 1000) / bareInsert)} | | |`,
+    ].join('\n') + '\n',
+  );
+  const indexes = Array.from({ length: events }, (_, index) => index);
+  await run(
+    'warm-up comments',
+    indexes.slice(0, posts).map((index) => comment(index, 'u-first', 1)),
+  );
+  line(
+    'grouped comments',
+    await run(
+      'grouped comments',
+      indexes.map((index) => comment(index, `u-c${index % 50}`, 2)),
+    ),
+  );
+  line('new-record mentions (user feed)', await run('new-record mentions', indexes.map(mention)));
+  line(
+    'joins, one user each',
+    await run(
+      'joins, one user each',
+      Array.from({ length: joins }, (_, index) => join1(index)),
+    ),
+  );
+  for (let start = 0; start < members; start += 5_000) {
+    const batch = Array.from({ length: Math.min(5_000, members - start) }, (_, offset) => ({
+      communityId: 'c-big',
+      userId: `c-big-m${start + offset}`,
+      since: t0 - 3_600_000,
+    }));
+    await storage.members.importBatch(batch, t0 - 3_600_000);
+  }
+  const bigNew = await run('post to c-big, new records', [post('c-big', 'pb-1', 'c-big-m0', 10)]);
+  process.stdout.write(
+    `| post to ${members} members, new records, s | ${(bigNew.ms / 1000).toFixed(2)} | | |\n`,
+  );
+  const bigGrouped = await run('post to c-big, grouped', [post('c-big', 'pb-2', 'c-big-m1', 11)]);
+  process.stdout.write(
+    `| post to ${members} members, grouped, s | ${(bigGrouped.ms / 1000).toFixed(2)} | | |\n`,
+  );
+  line(
+    'grouped comments redelivered',
+    await run(
+      'grouped comments redelivered',
+      indexes.map((index) => comment(index, `u-c${index % 50}`, 2)),
+      'again',
+    ),
+  );
+  await worker.close();
+  const keptActions = await db.collection('tray_target_actions').estimatedDocumentCount();
+  const orderBlocks = (await db.listCollections({ name: 'tray_processing_order' }).toArray()).length
+    ? await db.collection('tray_processing_order').countDocuments()
+    : 0;
+
+  process.stdout.write(`tray_target_actions=${keptActions} tray_processing_order blocks=${orderBlocks}\n`);
+  await queue.close();
+} finally {
+  await client
+    .db(dbName)
+    .dropDatabase()
+    .catch(() => undefined);
+  await client.close();
+  await storage.close();
+  await servers.stop();
+  await redis.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(0);

@@ -1,0 +1,100 @@
+import { expect } from 'chai';
+import type { Db } from 'mongodb';
+import { TRAY_PROCESSING_ORDER } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import {
+  processingOrderCollection,
+  type ProcessingOrderDoc,
+} from '../../../../../tray-service/storage/mongodb/memberships/processing-order-collection.ts';
+import { nextProcessed } from '../../../../../tray-service/storage/mongodb/memberships/processing-order.ts';
+import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
+import { useMongo } from '../../../../support/suite-resources.ts';
+
+/**
+ * `db`, whose first `find` (the allocator's read of the highest block) returns only after `gate`:
+ * an allocator slowed down between its read and its insert, on the real server.
+ */
+function slowAfterFirstRead(db: Db, gate: Promise<void>, onRead: () => void): Db {
+  let slowed = false;
+  const bound = (target: object, key: string | symbol) => {
+    const value: unknown = Reflect.get(target, key);
+    return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+  };
+  return new Proxy(db, {
+    get(target, key) {
+      if (key !== 'collection') return bound(target, key);
+      return (name: string) =>
+        new Proxy(target.collection(name), {
+          get(collection, property) {
+            if (property !== 'find' || slowed) return bound(collection, property);
+            slowed = true;
+            return (...args: Parameters<typeof collection.find>) => {
+              const cursor = collection.find(...args);
+              return {
+                toArray: async () => {
+                  const docs = await cursor.toArray();
+                  onRead();
+                  await gate;
+                  return docs;
+                },
+              };
+            };
+          },
+        });
+    },
+  });
+}
+
+describe('the processing order of joins, leaves and kept actions (MongoDB-compatible server)', () => {
+  const mongo = useMongo();
+  before(() => ensureTestCollections(mongo.db, [processingOrderCollection]));
+  beforeEach(() => mongo.db.collection(TRAY_PROCESSING_ORDER).deleteMany({}));
+
+  it('hands out places from 2 on (0 and 1 are what was stored before), each once, in blocks', async () => {
+    const first = await nextProcessed(mongo.db, 3);
+    const second = await nextProcessed(mongo.db, 1);
+    expect([first, second]).to.deep.equal([2, 5]);
+  });
+
+  it('never hands one place out twice to allocations at once, and each later one is higher', async () => {
+    const starts = await Promise.all(Array.from({ length: 12 }, () => nextProcessed(mongo.db, 2)));
+    const places = starts.flatMap((start) => [start, start + 1]).sort((a, b) => a - b);
+    expect(new Set(places).size).to.equal(places.length);
+    const after = await nextProcessed(mongo.db, 1);
+    expect(after).to.be.above(Math.max(...places));
+  });
+
+  it('keeps few blocks: those more than a few dozen places behind the newest are deleted', async () => {
+    for (let index = 0; index < 300; index++) await nextProcessed(mongo.db, 1);
+    expect(await mongo.db.collection(TRAY_PROCESSING_ORDER).countDocuments()).to.be.at.most(40);
+    expect(await nextProcessed(mongo.db, 1)).to.equal(302);
+  });
+
+  // The interleaving deleting blocks often opens: a slow allocator read block H as the highest;
+  // meanwhile others allocated far past it and deleted H and the block after it; the slow one's
+  // insert of the place after H then succeeds. It must not hand that place out again.
+  for (const [label, before] of [
+    ['a block', 1],
+    ['nothing (the first allocation)', 0],
+  ] as const) {
+    it(`never hands a place out twice to an allocator that read ${label} as the highest, and the blocks after it were deleted before it inserted`, async () => {
+      const given: number[] = [];
+      for (let index = 0; index < before; index++) given.push(await nextProcessed(mongo.db, 1));
+      let release = () => {};
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let read = () => {};
+      const hasRead = new Promise<void>((resolve) => (read = resolve));
+      const slow = nextProcessed(slowAfterFirstRead(mongo.db, gate, read), 1);
+      await hasRead;
+      for (let index = 0; index < 100; index++) given.push(await nextProcessed(mongo.db, 1));
+      expect(
+        await mongo.db
+          .collection<ProcessingOrderDoc>(TRAY_PROCESSING_ORDER)
+          .countDocuments({ _id: { $lte: 3 } }),
+      ).to.equal(0);
+      release();
+      given.push(await slow);
+      expect(new Set(given).size, given.join(',')).to.equal(given.length);
+      expect(await nextProcessed(mongo.db, 1)).to.be.above(Math.max(...given));
+    });
+  }
+});
