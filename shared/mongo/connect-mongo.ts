@@ -10,6 +10,25 @@ export interface MongoConnection {
 }
 
 const connectTimeoutMS = 2_000;
+
+/**
+ * Connections to a FerretDB unless the URI names `maxPoolSize`. FerretDB 1.24 on PostgreSQL takes
+ * two connections of its own pool (50 by default), one after the other, for an update or
+ * findAndModify that matches a document: with 50 such commands at once each holds one and waits
+ * for ever for a second, and every later command waits behind them. The worker runs 64 jobs at
+ * once (TRAY_WORKER_CONCURRENCY); with 20 a process, an API process and a worker process on one
+ * FerretDB stay under 50 (docs/storage.md says what more processes need). A real MongoDB keeps
+ * the driver's default (100).
+ */
+const FERRETDB_POOL_SIZE = 20;
+
+const namesPoolSize = (uri: string) => /[?&]maxPoolSize=/i.test(uri);
+
+/** FerretDB names itself in buildInfo (`ferretdbVersion`). */
+async function isFerretDb(client: MongoClient): Promise<boolean> {
+  const info = await client.db('admin').command({ buildInfo: 1 });
+  return typeof info.ferretdbVersion === 'string';
+}
 /** The driver's default; an awaited (streaming) heartbeat lasts up to this long. */
 const heartbeatFrequencyMS = 10_000;
 /**
@@ -32,13 +51,19 @@ export async function connectMongo(
   dbName: string,
   options: { appName: string; serverSelectionTimeoutMS?: number; logger?: Logger; stuckHeartbeatMs?: number },
 ): Promise<MongoConnection> {
-  const client = new MongoClient(uri, {
+  const settings = {
     appName: options.appName,
     serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 2_000,
     connectTimeoutMS,
     heartbeatFrequencyMS,
-  });
+  };
+  let client = new MongoClient(uri, settings);
   await client.connect();
+  if (!namesPoolSize(uri) && (await isFerretDb(client))) {
+    await client.close();
+    client = new MongoClient(uri, { ...settings, maxPoolSize: FERRETDB_POOL_SIZE });
+    await client.connect();
+  }
   const { logger } = options;
   const watch = watchHeartbeats(client, {
     stuckAfterMs: options.stuckHeartbeatMs ?? stuckHeartbeatMs,
