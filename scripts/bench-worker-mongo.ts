@@ -20,6 +20,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type * as MongoDriver from 'mongodb';
+import { workerBenchEnvelopes } from './lib/worker-bench-envelopes.ts';
 
 // The checkout measured: this one, or ROOT=<another worktree> (to measure a commit before a change).
 const ROOT = process.env.ROOT ?? join(import.meta.dirname, '..');
@@ -153,42 +154,7 @@ try {
     say(`${label}: ${envelopes.length} jobs in ${(ms / 1000).toFixed(2)} s`);
     return { ms, p50: q(sorted, 0.5), p99: q(sorted, 0.99), n: envelopes.length };
   }
-  const users = (ids: string[]) => ids.map((userId) => ({ userId, displayName: userId }));
-  const comment = (index: number, author: string, minute: number): Envelope => {
-    const postId = `p-${index % posts}`;
-    return {
-      event: 'comment.didCreate',
-      data: {
-        comment: {
-          commentId: `cm-${author}-${index}`,
-          userId: author,
-          referenceType: 'post',
-          referenceId: postId,
-          parentId: null,
-          segmentNumber: 1,
-          createdAt: iso(minute * 60_000 + index),
-        },
-        post: { postId, postedUserId: 'u-owner', targetType: 'community', targetId: 'c-bench' },
-        community: { communityId: 'c-bench', displayName: 'Bench Club' },
-        users: users([author]),
-      },
-    };
-  };
-  const mention = (index: number): Envelope => ({
-    event: 'post.didCreate',
-    data: {
-      post: {
-        postId: `pm-${index}`,
-        postedUserId: 'u-writer',
-        targetType: 'user',
-        targetId: 'u-writer',
-        text: 'hi',
-        createdAt: iso(3 * 60_000 + index),
-        mentionees: [{ type: 'user', userIds: [`u-reader${index}`] }],
-      },
-      users: users(['u-writer']),
-    },
-  });
+  const { users, comment, mention } = workerBenchEnvelopes(iso, posts);
   const join1 = (index: number): Envelope => ({
     event: 'community.didJoin',
     data: {

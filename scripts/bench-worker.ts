@@ -35,6 +35,7 @@ import { createBenchDatabase } from './lib/create-bench-database.ts';
 import { deletedPostScenario, type BenchEnvelope, type RecordRef } from './lib/deleted-post-scenario.ts';
 import { startPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
 import { POSTGRES_SESSION_OPTIONS } from '../tray-service/storage/postgres/connect-postgres.ts';
+import { workerBenchEnvelopes } from './lib/worker-bench-envelopes.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -185,43 +186,7 @@ try {
     }
   }
 
-  const users = (ids: string[]) => ids.map((userId) => ({ userId, displayName: userId }));
-  const comment = (index: number, author: string, minute: number): Envelope => {
-    const postId = `p-${index % posts}`;
-    return {
-      event: 'comment.didCreate',
-      data: {
-        comment: {
-          commentId: `cm-${author}-${index}`,
-          userId: author,
-          referenceType: 'post',
-          referenceId: postId,
-          parentId: null,
-          segmentNumber: 1,
-          createdAt: iso(minute * 60_000 + index),
-        },
-        post: { postId, postedUserId: 'u-owner', targetType: 'community', targetId: 'c-bench' },
-        community: { communityId: 'c-bench', displayName: 'Bench Club' },
-        users: users([author]),
-      },
-    };
-  };
-  // A post on a user feed mentioning one user: exactly one new `mention` record.
-  const mention = (index: number): Envelope => ({
-    event: 'post.didCreate',
-    data: {
-      post: {
-        postId: `pm-${index}`,
-        postedUserId: 'u-writer',
-        targetType: 'user',
-        targetId: 'u-writer',
-        text: 'hi',
-        createdAt: iso(3 * 60_000 + index),
-        mentionees: [{ type: 'user', userIds: [`u-reader${index}`] }],
-      },
-      users: users(['u-writer']),
-    },
-  });
+  const { users, comment, mention } = workerBenchEnvelopes(iso, posts);
   const post = (community: string, postId: string, author: string, minute: number): Envelope => ({
     event: 'post.didCreate',
     data: {
