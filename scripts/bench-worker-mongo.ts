@@ -154,28 +154,13 @@ try {
     say(`${label}: ${envelopes.length} jobs in ${(ms / 1000).toFixed(2)} s`);
     return { ms, p50: q(sorted, 0.5), p99: q(sorted, 0.99), n: envelopes.length };
   }
-  const { users, comment, mention } = workerBenchEnvelopes(iso, posts);
+  const { comment, mention, post } = workerBenchEnvelopes(iso, posts);
   const join1 = (index: number): Envelope => ({
     event: 'community.didJoin',
     data: {
       community: { communityId: 'c-join' },
       userIds: [`u-joiner${index}`],
       createdAt: iso(4 * 60_000 + index),
-    },
-  });
-  const post = (community: string, postId: string, author: string, minute: number): Envelope => ({
-    event: 'post.didCreate',
-    data: {
-      post: {
-        postId,
-        postedUserId: author,
-        targetType: 'community',
-        targetId: community,
-        text: 'hello',
-        createdAt: iso(minute * 60_000),
-      },
-      community: { communityId: community, displayName: community },
-      users: users([author]),
     },
   });
 

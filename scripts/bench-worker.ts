@@ -186,22 +186,7 @@ try {
     }
   }
 
-  const { users, comment, mention } = workerBenchEnvelopes(iso, posts);
-  const post = (community: string, postId: string, author: string, minute: number): Envelope => ({
-    event: 'post.didCreate',
-    data: {
-      post: {
-        postId,
-        postedUserId: author,
-        targetType: 'community',
-        targetId: community,
-        text: 'hello',
-        createdAt: iso(minute * 60_000),
-      },
-      community: { communityId: community, displayName: community },
-      users: users([author]),
-    },
-  });
+  const { comment, mention, post } = workerBenchEnvelopes(iso, posts);
 
   // 1. Comments grouped into the owner's records (each warmed first, untimed) and new mentions.
   const indexes = Array.from({ length: events }, (_, index) => index);

@@ -3,7 +3,8 @@ import type { BenchEnvelope } from './deleted-post-scenario.ts';
 /**
  * The envelopes both worker benches send (bench-worker.ts on PostgreSQL, bench-worker-mongo.ts on
  * the MongoDB adapter), so their figures are for the same work: comments grouped into `posts`
- * records of a community, and posts on a user feed each mentioning one user. `iso` dates them.
+ * records of a community, posts on a user feed each mentioning one user, and posts in a community.
+ * `iso` dates them.
  */
 export function workerBenchEnvelopes(iso: (ms: number) => string, posts: number) {
   const users = (ids: string[]) => ids.map((userId) => ({ userId, displayName: userId }));
@@ -43,5 +44,21 @@ export function workerBenchEnvelopes(iso: (ms: number) => string, posts: number)
       users: users(['u-writer']),
     },
   });
-  return { users, comment, mention };
+  // A post in `community` by `author`: one `post` record for each of its members.
+  const post = (community: string, postId: string, author: string, minute: number): BenchEnvelope => ({
+    event: 'post.didCreate',
+    data: {
+      post: {
+        postId,
+        postedUserId: author,
+        targetType: 'community',
+        targetId: community,
+        text: 'hello',
+        createdAt: iso(minute * 60_000),
+      },
+      community: { communityId: community, displayName: community },
+      users: users([author]),
+    },
+  });
+  return { comment, mention, post };
 }

@@ -1,5 +1,6 @@
 import { MongoClient, type Db } from 'mongodb';
 import type { Logger } from '../logging/create-logger.ts';
+import { isFerretDb } from './is-ferretdb.ts';
 import { watchHeartbeats } from './watch-heartbeats.ts';
 
 export interface MongoConnection {
@@ -24,11 +25,6 @@ const FERRETDB_POOL_SIZE = 20;
 
 const namesPoolSize = (uri: string) => /[?&]maxPoolSize=/i.test(uri);
 
-/** FerretDB names itself in buildInfo (`ferretdbVersion`). */
-async function isFerretDb(client: MongoClient): Promise<boolean> {
-  const info = await client.db('admin').command({ buildInfo: 1 });
-  return typeof info.ferretdbVersion === 'string';
-}
 /** The driver's default; an awaited (streaming) heartbeat lasts up to this long. */
 const heartbeatFrequencyMS = 10_000;
 /**
@@ -59,7 +55,7 @@ export async function connectMongo(
   };
   let client = new MongoClient(uri, settings);
   await client.connect();
-  if (!namesPoolSize(uri) && (await isFerretDb(client))) {
+  if (!namesPoolSize(uri) && (await isFerretDb(client.db()))) {
     await client.close();
     client = new MongoClient(uri, { ...settings, maxPoolSize: FERRETDB_POOL_SIZE });
     await client.connect();

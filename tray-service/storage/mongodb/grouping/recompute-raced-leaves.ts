@@ -50,12 +50,9 @@ export async function recomputeRacedLeaves(
       (action.processed ?? 0) > leave.processed && action.at >= leave.at;
     for (const userId of new Set(ofCommunity.map((leave) => leave.userId))) {
       const member = memberKey(communityId, userId);
+      const theirs = [...posts, ...addressed.filter((action) => action.member === member)];
       const raced = ofCommunity.some(
-        (leave) =>
-          leave.userId === userId &&
-          [...posts, ...addressed.filter((action) => action.member === member)].some((action) =>
-            covered(action, leave),
-          ),
+        (leave) => leave.userId === userId && theirs.some((action) => covered(action, leave)),
       );
       if (!raced) continue;
       removed.push(

@@ -8,7 +8,7 @@ import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
 import { TRAY_TARGET_ACTIONS } from '../collection-names.ts';
 import type { TargetActionDoc } from './tray-target-actions-collection.ts';
 import { withoutPlace, type KeptActivity } from '../../../domain/kept-activity.ts';
-import { nextProcessed } from '../memberships/processing-order.ts';
+import { nextProcessed, storedPlaces } from '../memberships/processing-order.ts';
 
 /** The member key of an action addressed to `userId` on `communityId`'s targets. */
 export const memberKey = (communityId: string, userId: string) => JSON.stringify([communityId, userId]);
@@ -78,19 +78,13 @@ export async function keepTargetActions(
   const inserted = [...unique.values()];
   const duplicates =
     inserted.length > 0 ? await insertCoalesced<TargetActionDoc>(db, TRAY_TARGET_ACTIONS, inserted) : [];
-  // A redelivered action keeps the place it took first: read back, only for the duplicates the
-  // insert reported (few: redeliveries), one look-up by `_id` equality each. Not one `$in`:
-  // FerretDB pushes no `$in` down and reads the whole collection for it (seconds with a few
-  // hundred thousand kept actions), but pushes `_id` equality down; MongoDB serves both by `_id`.
+  // A redelivered action keeps the place it took first: read back for the duplicates the insert
+  // reported.
   const places = new Map(inserted.map((doc) => [doc._id, doc.processed]));
   if (first !== undefined) {
-    for (const index of duplicates) {
-      const id = (inserted[index] as TargetActionDoc)._id;
-      const found = await db
-        .collection<TargetActionDoc>(TRAY_TARGET_ACTIONS)
-        .findOne({ _id: id }, { projection: { _id: 1, processed: 1 } });
-      if (found) places.set(id, found.processed ?? KEPT_BEFORE_ORDER);
-    }
+    const ids = duplicates.map((index) => (inserted[index] as TargetActionDoc)._id);
+    const stored = await storedPlaces(db, TRAY_TARGET_ACTIONS, ids);
+    for (const [id, place] of stored) places.set(id, place ?? KEPT_BEFORE_ORDER);
   }
   return activities.map((activity, index) => {
     const place = places.get((docs[index] as TargetActionDoc)._id);

@@ -14,7 +14,7 @@ import type { MembershipChange } from '../../../domain/activity.ts';
 import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
 import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
 import type { MembershipChangeDoc } from './membership-changes-collection.ts';
-import { nextProcessed } from './processing-order.ts';
+import { nextProcessed, storedPlaces } from './processing-order.ts';
 
 const memberKey = (communityId: string, userId: string) => JSON.stringify([communityId, userId]);
 
@@ -60,15 +60,10 @@ export async function applyMembershipChanges(
   const first = options.first ?? (await nextProcessed(db, changes.length));
   const docs = changes.map((change, index) => changeDoc(change, first + index));
   const duplicates = await ignoreDuplicates(collection.insertMany(docs, { ordered: false }));
+  // A redelivered change keeps the place it took first, as its place decides what it covers.
   const places = new Map(docs.map((doc) => [doc._id, doc.processed ?? 0]));
-  if (duplicates.length > 0) {
-    // Read back by `_id` (few: redeliveries), as their places decide what they cover.
-    const ids = duplicates.map((index) => (docs[index] as MembershipChangeDoc)._id);
-    const found = await collection
-      .find({ _id: { $in: ids } }, { projection: { _id: 1, processed: 1 } })
-      .toArray();
-    for (const doc of found) places.set(doc._id, doc.processed ?? 0);
-  }
+  const ids = duplicates.map((index) => (docs[index] as MembershipChangeDoc)._id);
+  for (const [id, place] of await storedPlaces(db, MEMBERSHIP_CHANGES, ids)) places.set(id, place ?? 0);
   const cutoff = (options.now ?? Date.now()) - options.retentionDays * DAY_MS;
   const byCommunity = new Map<string, Set<string>>();
   for (const doc of docs)

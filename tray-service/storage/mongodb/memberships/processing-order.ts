@@ -105,3 +105,24 @@ async function cleanBelow(collection: Collection<ProcessingOrderDoc>, below: num
     { ordered: true },
   );
 }
+
+/**
+ * The places stored under `ids` in `collectionName` (the documents an insert reported as duplicates: a redelivery
+ * keeps the place it took first), by `_id`; a document stored before the order has none. One
+ * look-up by `_id` equality each, not one `$in`: FerretDB pushes no `$in` down and reads the whole
+ * collection for it (seconds with a few hundred thousand documents), but pushes `_id` equality
+ * down; MongoDB serves both by `_id`. Few: only redeliveries have duplicates.
+ */
+export async function storedPlaces(
+  db: Db,
+  collectionName: string,
+  ids: readonly string[],
+): Promise<Map<string, number | undefined>> {
+  const collection = db.collection<{ _id: string; processed?: number }>(collectionName);
+  const places = new Map<string, number | undefined>();
+  for (const _id of ids) {
+    const found = await collection.findOne({ _id }, { projection: { _id: 1, processed: 1 } });
+    if (found) places.set(_id, found.processed);
+  }
+  return places;
+}

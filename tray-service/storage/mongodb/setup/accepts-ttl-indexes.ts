@@ -1,12 +1,12 @@
 import type { Db } from 'mongodb';
+import { isFerretDb } from '../../../../shared/mongo/is-ferretdb.ts';
 
 /**
  * Whether the server makes TTL indexes. MongoDB does; FerretDB 1.24 refuses `expireAfterSeconds`
  * (code 238), and there the periodic purge alone expires data (purge-expired.ts). Asked once at
  * start-up, so an expiry index created without TTL on FerretDB is not taken for a changed
- * definition at every start: FerretDB names itself in buildInfo (`ferretdbVersion`).
+ * definition at every start.
  */
 export async function acceptsTtlIndexes(db: Db): Promise<boolean> {
-  const info = await db.admin().command({ buildInfo: 1 });
-  return typeof info.ferretdbVersion !== 'string';
+  return !(await isFerretDb(db));
 }
