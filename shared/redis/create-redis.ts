@@ -166,6 +166,15 @@ export function onSubscriberReplaced(redis: RedisClient, replaced: () => void): 
 }
 
 /**
+ * Whether `redis`'s subscriber connection is connected now: a cluster's is its own connection to
+ * one node, replaced while the cluster itself stays ready (onNewClusterSubscriber).
+ */
+export function isSubscriberConnected(redis: RedisClient): boolean {
+  if (!(redis instanceof Cluster)) return redis.status === 'ready';
+  return (redis as unknown as ClusterInternals).subscriber?.getInstance?.()?.status === 'ready';
+}
+
+/**
  * ioredis picks a new node for a cluster's subscriber connection the moment the current one ends
  * (https://github.com/redis/ioredis/pull/1589), with no wait: while every node is down, a
  * connection with subscriptions (bull's, the live streams') reconnects in a busy loop, a new

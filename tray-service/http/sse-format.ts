@@ -11,6 +11,14 @@ export function sseComment(text: string): string {
   return `: ${text}\n\n`;
 }
 
+/**
+ * An id with no event: a browser's EventSource (and the client package) takes it as the last
+ * event id without dispatching anything, so a reconnect sends it.
+ */
+export function sseId(id: string): string {
+  return `id: ${id}\n\n`;
+}
+
 /** Tells the client how long to wait before it reconnects. */
 export function sseRetry(ms: number): string {
   return `retry: ${Math.round(ms)}\n\n`;

@@ -27,6 +27,8 @@ export interface LiveTrayDeps {
   registry: Registry;
   now?: () => number;
   heartbeatMs?: number;
+  /** Tests shorten it; QUIET_MS otherwise (stream-cursor.ts). */
+  quietMs?: number;
   banSweepMs?: number;
   /** Tests shorten it; 30 s otherwise. */
   ticketTtlSeconds?: number;
@@ -64,6 +66,7 @@ export function createLiveTray(deps: LiveTrayDeps): LiveTray {
     registry: deps.registry,
     now,
     heartbeatMs,
+    ...(deps.quietMs === undefined ? {} : { quietMs: deps.quietMs }),
     ...(deps.banSweepMs === undefined ? {} : { banSweepMs: deps.banSweepMs }),
   });
   return {

@@ -19,6 +19,16 @@ export const MAX_CLOCK_AHEAD_MS = 60_000;
 /** Versions a cursor carries at most; beyond, a reconnect may repeat a record (never lose one). */
 export const MAX_SEEN = 64;
 
+/**
+ * How far behind the clock a quiet stream's id is moved at its heartbeats. The id's time otherwise
+ * moves only with what the stream delivers, and a stream quiet for a day would resume with `reset`
+ * (reload everything) though it missed nothing. Everything changed before this long ago has been
+ * delivered to a stream that was open and subscribed all along: a change is announced as it is
+ * written, and one whose announcement was lost is made up for by a resync from its own time
+ * (lost-changes.ts), whatever the cursor says.
+ */
+export const QUIET_MS = 60 * 60_000;
+
 /** The pseudo record id of a delete-all; its version is the time of the clear. */
 export const CLEARED_ID = '#cleared';
 
@@ -88,6 +98,14 @@ export function markSeen(cursor: StreamCursor, recordId: string, version: number
     if (inWindow(cursor, entry.changedAt) && cursor.seen.size <= MAX_SEEN) break;
     cursor.seen.delete(key);
   }
+}
+
+/** Moves a quiet stream's cursor up to `quietMs` before `now`; true when it moved. */
+export function advanceQuiet(cursor: StreamCursor, now: number, quietMs = QUIET_MS): boolean {
+  const to = now - quietMs;
+  if (cursor.at >= to) return false;
+  cursor.at = to;
+  return true;
 }
 
 /** Whether a state changed at `changedAt` may be one the cursor has not delivered. */

@@ -1,7 +1,11 @@
 import type { Response } from 'express';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../../shared/logging/create-logger.ts';
-import { onSubscriberReplaced, type RedisClient } from '../../shared/redis/create-redis.ts';
+import {
+  isSubscriberConnected,
+  onSubscriberReplaced,
+  type RedisClient,
+} from '../../shared/redis/create-redis.ts';
 import type { BanView } from '../http/auth/ban-cache.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { TrayStorage } from '../storage/port.ts';
@@ -12,7 +16,7 @@ import { parseChanges, type LiveChange } from './live-change.ts';
 import { createRecountSchedule } from './recount-schedule.ts';
 import { createShardSubscriptions } from './shard-subscriptions.ts';
 import type { LostChanges } from './lost-changes.ts';
-import { CLEARED_ID, copyCursor, hasSeen, mayOwe, SETTLE_MS } from './stream-cursor.ts';
+import { CLEARED_ID, copyCursor, hasSeen, mayOwe, QUIET_MS, SETTLE_MS } from './stream-cursor.ts';
 import { createStreamMetrics } from './stream-metrics.ts';
 import { createStreamSession, type OpenStream, type StreamSession } from './stream-session.ts';
 import type { StreamSlots } from './stream-slots.ts';
@@ -41,6 +45,8 @@ export interface StreamHubDeps {
   now: () => number;
   /** Comment line interval (default 15 s); also renews the streams' slot leases. */
   heartbeatMs?: number;
+  /** How far behind the clock a quiet stream's id is moved at its heartbeats (default QUIET_MS). */
+  quietMs?: number;
   /** How often open streams are checked against the ban list (default 1 s). */
   banSweepMs?: number;
 }
@@ -385,10 +391,25 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     }
   }
 
+  const quietMs = deps.quietMs ?? QUIET_MS;
+  /**
+   * Moves a quiet stream's id forward (QUIET_MS), in the user's order: never while a catch-up of
+   * the stream is under way or owed (it would skip the rest of it on a reconnect), nor while the
+   * subscription is down (changes published meanwhile reach no stream here, and the catch-up when
+   * it comes back starts from the cursor).
+   */
+  function moveQuiet(session: StreamSession): void {
+    void run(session.stream.userId, async () => {
+      if (held.has(session) || !isSubscriberConnected(subscriber)) return;
+      session.moveQuiet(now(), quietMs);
+    });
+  }
+
   const heartbeat = setInterval(() => {
     for (const sessions of byUser.values()) {
       for (const session of sessions) {
         session.comment('heartbeat');
+        if (session.stream.cursor.at < now() - quietMs) moveQuiet(session);
         // A stream whose place was taken and whose holder was not told (the announcement is
         // published at most once) learns it here.
         deps.slots.renew(session.stream.userId, session.stream.streamId).then(

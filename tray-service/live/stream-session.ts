@@ -5,8 +5,9 @@ import type { StreamEventData, StreamEventName } from '../http/api-schema/stream
 import { toNotificationRecord } from '../http/to-notification-record.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { LiveChange, ReadMark } from './live-change.ts';
-import { sseComment, sseEvent, sseRetry } from '../http/sse-format.ts';
+import { sseComment, sseEvent, sseId, sseRetry } from '../http/sse-format.ts';
 import {
+  advanceQuiet,
   CLEARED_ID,
   encodeStreamCursor,
   hasDelivered,
@@ -51,6 +52,11 @@ export interface StreamSession {
    */
   deliver(change: LiveChange): boolean;
   comment(text: string): void;
+  /**
+   * A quiet stream: moves its cursor up to `quietMs` before `now` (stream-cursor.ts, QUIET_MS) and
+   * sends the new id on its own, so a reconnect after a long quiet resumes instead of resetting.
+   */
+  moveQuiet(now: number, quietMs: number): void;
   /**
    * Writes what `send` writes (a page of a catch-up) without the slow-client bound, then waits
    * until the client has taken it, so a backlog larger than the bound still arrives; a client that
@@ -171,6 +177,9 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
     },
     comment(text) {
       if (!closed) res.write(sseComment(text));
+    },
+    moveQuiet(now, quietMs) {
+      if (!closed && advanceQuiet(cursor, now, quietMs)) res.write(sseId(encodeStreamCursor(cursor)));
     },
     async paced(send) {
       pacing = true;

@@ -642,6 +642,22 @@ describe('openTrayStream against a scripted event stream', function () {
     });
   });
 
+  describe('when a quiet stream’s heartbeat moved its id (a block with an id and no event)', () => {
+    it('reconnects with that id, not the last event’s', async () => {
+      const script = scriptedStream((res, { index }) => {
+        res.writeHead(200, eventStreamHead);
+        res.write(sseEvent('unread', `e${index}`, unread(0)));
+        if (index === 0) {
+          res.write(': heartbeat\n\nid: moved\n\n');
+          setTimeout(() => res.destroy(), 50);
+        }
+      });
+      const { stream } = await open(script);
+      await stream.next('unread', { match: (event) => event.id === 'e1' });
+      expect(script.requests.map((request) => request.lastEventId)).to.deep.equal([null, 'moved']);
+    });
+  });
+
   describe('when the connection drops after an event’s id line, before its blank line', () => {
     it('resumes after the last event it yielded, and so yields the cut event', async () => {
       const script = scriptedStream((res, { index, lastEventId }) => {

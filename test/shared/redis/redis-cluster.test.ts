@@ -17,7 +17,7 @@ import {
   webhookJobOptions,
   type WebhookJobData,
 } from '../../../shared/queue/webhook-queue.ts';
-import type { RedisClient } from '../../../shared/redis/create-redis.ts';
+import { isSubscriberConnected, type RedisClient } from '../../../shared/redis/create-redis.ts';
 import { refuseEvictingRedis } from '../../../shared/redis/refuse-evicting-redis.ts';
 import { createRateLimiter } from '../../../tray-service/http/rate-limit/create-rate-limiter.ts';
 import { cleanEnv, runScript } from '../../support/run-script.ts';
@@ -312,6 +312,8 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       const subscriber = connect();
       const publisher = connect();
       await subscriber.subscribe(channel);
+      // The cluster's own status says nothing of its subscriber connection: that one is asked.
+      expect(isSubscriberConnected(subscriber)).to.equal(true);
       let received = 0;
       subscriber.on('message', () => {
         received += 1;
@@ -330,6 +332,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
           return received > before ? true : undefined;
         });
         backAfterMs.push(Math.round(performance.now() - killedAt));
+        expect(isSubscriberConnected(subscriber)).to.equal(true);
       }
       // Each replacement waits like a reconnect (200 ms, 400 ms, ... up to 2 s), and that count
       // starts again once a new connection is up; without that it only grew.

@@ -300,6 +300,31 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       expect(records(again.events)).to.deep.equal([]);
     });
 
+    it("moves a quiet stream's id forward with its heartbeats, so it resumes after a day without change", async () => {
+      const quiet = 'u-quinn';
+      // Resumed from an id a day old less 2.5 s: the stream delivers nothing for longer than that,
+      // so every id of a real event it sent is more than a day old by then.
+      const dayOld = (Date.now() - 86_400_000 + 2_500).toString(36);
+      const first = await stream(0, quiet, '', { 'Last-Event-ID': dayOld });
+      await first.next(named('unread'));
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      // A heartbeat moved the id to an hour before now: a block with an id and no data, which a
+      // browser's EventSource takes as the last event id without dispatching an event.
+      const moved = first.events.filter((event) => event.id !== undefined && event.data === '');
+      expect(moved, JSON.stringify(first.events)).to.not.deep.equal([]);
+      const resumeFrom = lastId(first.events);
+      expect(parseInt(resumeFrom.split(/[.~]/)[0] ?? '', 36)).to.be.within(
+        Date.now() - 3_600_000 - 5_000,
+        Date.now() - 3_600_000,
+      );
+      first.close();
+      await tray.worker.deliver(comment(quiet, 'p-q1', 30));
+      const again = await stream(1, quiet, '', { 'Last-Event-ID': resumeFrom });
+      const caught = await again.next(named('record'));
+      expect(dataOf<NotificationRecord>(caught).targetId).to.equal('p-q1');
+      expect(again.events.filter(named('reset'))).to.deep.equal([]);
+    });
+
     it('refuses an id naming a time later than its clock allows with 400, naming Last-Event-ID', async () => {
       const ahead = (ms: number) => (Date.now() + ms).toString(36);
       for (const id of [

@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
 import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
+import { SETTLE_MS } from '../../../tray-service/live/stream-cursor.ts';
 import { applyJob } from '../../../tray-service/use-cases/apply-job.ts';
+import { seedActivities } from '../../support/seed-tray.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { commentEvent, minute } from '../worker/event-builder.ts';
@@ -55,6 +57,40 @@ describe('live stream while Redis is down', function () {
       (event) =>
         event.event === 'unread' && dataOf<{ totalUnreadCount: number }>(event).totalUnreadCount === 1,
     );
+    stream.close();
+  });
+});
+
+// A quiet stream's id moves forward at its heartbeats (docs/live-tray.md): not while the stream's
+// subscription is down, since what changed meanwhile reaches it only by the catch-up from its cursor
+// once the subscription is back. Here the id would move up to the clock at every heartbeat.
+describe('a quiet stream while Redis is down', function () {
+  this.timeout(60_000);
+  const suite = useTrayStorage();
+  const live = useLiveOnOwnRedis('live-outage-quiet', () => suite.storage, { heartbeatMs: 100, quietMs: 0 });
+
+  it('keeps its id where it was, so the catch-up brings what was written unannounced meanwhile', async () => {
+    const user = 'u-hush';
+    const stream = await openSse(`${live.instance.base}/notifications/v3/stream`, {
+      Authorization: await bearer(user),
+    });
+    await stream.next(named('unread'));
+
+    await live.redisServer.stop();
+    // Stored with no announcement at all (no lost change is recorded for it either): only the
+    // catch-up from the stream's cursor can bring it.
+    const at = Date.now();
+    await suite.storage.writes.applyPersonal(
+      seedActivities({ userId: user, targetId: 'p-hush', lastUpdate: at }),
+      { now: at, retentionDays: 90, onWritten: async () => undefined },
+    );
+    // Longer than the cursor's settle window: an id moved meanwhile would count it as delivered.
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS + 1_000));
+    expect(stream.events.filter(named('record'))).to.deep.equal([]);
+
+    await live.restartRedis();
+    const caught = await stream.next(named('record'), { timeoutMs: 15_000 });
+    expect(dataOf<NotificationRecord>(caught).targetId).to.equal('p-hush');
     stream.close();
   });
 });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import {
+  advanceQuiet,
   CLEARED_ID,
   decodeStreamCursor,
   encodeStreamCursor,
@@ -14,6 +15,7 @@ import {
   MAX_EVENT_ID_LENGTH,
   mayOwe,
   MAX_SEEN,
+  QUIET_MS,
   SETTLE_MS,
 } from '../../../tray-service/live/stream-cursor.ts';
 import { streamHeaders, streamQuery } from '../../../tray-service/http/api-schema/stream-schemas.ts';
@@ -96,6 +98,31 @@ describe('stream cursor (live stream event ids)', () => {
       expect(cursor.seen.size).to.equal(MAX_SEEN);
       expect(encodeStreamCursor(cursor).length).to.be.at.most(MAX_EVENT_ID_LENGTH);
       expect(decodeStreamCursor(encodeStreamCursor(cursor))?.seen.size).to.equal(MAX_SEEN);
+    });
+  });
+
+  describe('a quiet stream', () => {
+    it(`moves up to ${QUIET_MS} ms before the clock, never back, and keeps what it owes after that`, () => {
+      const cursor = freshCursor(T);
+      expect(advanceQuiet(cursor, T + QUIET_MS)).to.equal(false);
+      expect(advanceQuiet(cursor, T + QUIET_MS + 60_000)).to.equal(true);
+      expect(cursor.at).to.equal(T + 60_000);
+      expect(advanceQuiet(cursor, T + QUIET_MS + 30_000)).to.equal(false);
+      expect(cursor.at).to.equal(T + 60_000);
+      // The window still looks SETTLE_MS back from the moved time, and the id carries it.
+      expect(inWindow(cursor, T + 60_000 - SETTLE_MS + 1)).to.equal(true);
+      expect(inWindow(cursor, T + 60_000 - SETTLE_MS)).to.equal(false);
+      expect(decodeStreamCursor(encodeStreamCursor(cursor))?.at).to.equal(T + 60_000);
+    });
+
+    it('drops from its id the states the moved window has left behind, and keeps the newer', () => {
+      const cursor = freshCursor(T);
+      markSeen(cursor, 'old', 1, T + 1);
+      markSeen(cursor, 'new', 2, T + 70_000);
+      advanceQuiet(cursor, T + 70_000 + QUIET_MS - 1_000);
+      const again = decodeStreamCursor(encodeStreamCursor(cursor));
+      expect(again && hasSeen(again, 'new', 2)).to.equal(true);
+      expect(again?.seen.size).to.equal(1);
     });
   });
 

@@ -24,7 +24,7 @@ const streamDescription = [
   '`expired` {reason: "token-expired", reconnect: true}: the token expired; the stream ends, reconnect with a fresh token or ticket;',
   '`replaced` {reason: "stream-limit", reconnect: false}: a newer stream of the user took this one\'s place at STREAMS_PER_USER (or named it in `replaces`); the stream ends (with a `retry:` hint of 30 s), and a client does not reconnect by itself (it would replace the newer one in turn), only when the user asks.',
   'The data of each event is declared in x-events (a schema per event name).',
-  'A comment line every 15 s keeps the connection alive. Reconnecting with Last-Event-ID (or `lastEventId`) sends the count, then every record changed since that id, once. On shutdown the server sends a `retry:` hint and closes the stream. Open the stream first, then read the history: a fresh stream sends what changes from the moment it opens.',
+  'A comment line every 15 s keeps the connection alive; on a stream quiet for over an hour it is followed by a block with only an `id:` (an hour before the clock), which EventSource takes as the last event id, so a reconnect after a quiet day resumes instead of getting `reset`. Reconnecting with Last-Event-ID (or `lastEventId`) sends the count, then every record changed since that id, once. On shutdown the server sends a `retry:` hint and closes the stream. Open the stream first, then read the history: a fresh stream sends what changes from the moment it opens.',
 ].join(' ');
 
 /** The live tray (docs/live-tray.md): the stream and its tickets. */

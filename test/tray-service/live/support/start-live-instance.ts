@@ -35,6 +35,8 @@ export async function startLiveInstance(options: {
   subscriber: RedisClient;
   bans: BanCache;
   streamsPerUser: number;
+  /** The hub's timings, where a test shortens them. */
+  timings?: { heartbeatMs: number; quietMs: number };
 }): Promise<StartedLiveInstance> {
   const { storage, redis, bans } = options;
   const registry = createMetricsRegistry('tray-service', false);
@@ -49,6 +51,7 @@ export async function startLiveInstance(options: {
     bans,
     logger: silent,
     registry,
+    ...options.timings,
   });
   const verifyToken = createTokenVerifier(resolveJwtConfig({ JWT_SECRET: TEST_SECRET }));
   const app = createTrayApi({

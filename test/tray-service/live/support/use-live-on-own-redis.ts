@@ -27,7 +27,11 @@ export interface LiveOnOwnRedis {
  * started before the suite, on the storage `storage()` gives then, and closed after it. The
  * connections' errors during the outage are the point of such tests, so they are not reported.
  */
-export function useLiveOnOwnRedis(name: string, storage: () => TrayStorage): LiveOnOwnRedis {
+export function useLiveOnOwnRedis(
+  name: string,
+  storage: () => TrayStorage,
+  timings?: { heartbeatMs: number; quietMs: number },
+): LiveOnOwnRedis {
   let dir = '';
   let port = 0;
   let server: LocalServer | undefined;
@@ -53,7 +57,14 @@ export function useLiveOnOwnRedis(name: string, storage: () => TrayStorage): Liv
     subscriber = createRedis(url);
     subscriber.on('error', () => undefined);
     bans = await startBanCache(redis, { prefix: 'bans', refreshMs: 200, logger: silent });
-    instance = await startLiveInstance({ storage: storage(), redis, subscriber, bans, streamsPerUser: 5 });
+    instance = await startLiveInstance({
+      storage: storage(),
+      redis,
+      subscriber,
+      bans,
+      streamsPerUser: 5,
+      ...(timings ? { timings } : {}),
+    });
   });
   after(async () => {
     await instance?.close();
