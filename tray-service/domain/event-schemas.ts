@@ -21,17 +21,28 @@ const time = z.string().transform((value, ctx) => {
   return z.NEVER;
 });
 
+/**
+ * A profile's name may be left out or null (a user who never set one): the id stands in for it
+ * (display-name.ts), rather than the whole event, and every record it makes for others, being
+ * refused for one profile's missing name.
+ */
 export const userProfileSchema = z.object({
   userId: id,
-  displayName: z.string(),
+  displayName: z.string().nullish(),
   avatarFileUrl: z.string().nullish(),
   avatarCustomUrl: z.string().nullish(),
 });
 export type UserProfile = z.infer<typeof userProfileSchema>;
 
 const users = z.array(userProfileSchema).default([]);
-const mentionees = z.array(z.object({ type: z.string(), userIds: z.array(id) })).nullish();
-const community = z.object({ communityId: id, displayName: z.string() });
+/**
+ * Mentions of users; entries of other types (a channel, a role, whatever the platform adds) carry
+ * other fields, or none, and are left out. A user entry without its ids is a damaged payload.
+ */
+const userMention = z.object({ type: z.literal('user'), userIds: z.array(id) });
+const otherMention = z.object({ type: z.string().refine((type) => type !== 'user') });
+const mentionees = z.array(z.union([userMention, otherMention])).nullish();
+const community = z.object({ communityId: id, displayName: z.string().nullish() });
 
 /** The post a comment or reaction belongs to; decides the feed (community or user). */
 export const postRefSchema = z.object({

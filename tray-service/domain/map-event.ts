@@ -21,6 +21,7 @@ import {
   mapReactionRemove,
 } from './map-social-events.ts';
 import type { Removal } from './removal.ts';
+import { nameOrId } from './display-name.ts';
 import { PayloadError } from '../../shared/errors/payload-error.ts';
 
 /** Known events that are kept for moderation and analytics but change no record (docs/contract.md#events-that-are-only-stored). */
@@ -95,7 +96,7 @@ export function mapEvent(envelope: Envelope): MappedEvent {
         subject: onlyOne(payload.users.map((user) => user.userId)),
         profiles: payload.users.map((user) => ({
           userId: user.userId,
-          displayName: user.displayName,
+          displayName: nameOrId(user.displayName, user.userId),
           ...(user.avatarFileUrl ? { imageUrl: user.avatarFileUrl } : {}),
           ...(user.avatarCustomUrl ? { avatarCustomUrl: user.avatarCustomUrl } : {}),
           deleted: false,

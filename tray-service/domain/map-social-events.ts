@@ -22,7 +22,7 @@ type PostRef = z.infer<typeof postRefSchema>;
 type PostDelete = z.infer<typeof postDidDelete>;
 type CommentDelete = z.infer<typeof commentDidDelete>;
 type ReactionRemove = z.infer<typeof reactionDidRemove>;
-type Community = { communityId: string; displayName: string } | null | undefined;
+type Community = { communityId: string; displayName?: string | null | undefined } | null | undefined;
 
 // Record fields per verb: docs/contract.md#record-fields-per-verb. targetName is the
 // feed's name for every verb: the community's name, or the feed owner's display name on a user
@@ -208,6 +208,8 @@ function actorOf(userId: string, users: UserProfile[]): ActorInfo {
   };
 }
 
-function mentioned(list: { type: string; userIds: string[] }[] | null | undefined): string[] {
-  return [...new Set((list ?? []).filter((m) => m.type === 'user').flatMap((m) => m.userIds))];
+function mentioned(
+  list: ({ type: string } | { type: 'user'; userIds: string[] })[] | null | undefined,
+): string[] {
+  return [...new Set((list ?? []).flatMap((m) => ('userIds' in m ? m.userIds : [])))];
 }

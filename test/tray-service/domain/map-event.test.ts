@@ -1,6 +1,12 @@
 import { expect } from 'chai';
 import { mapEvent } from '../../../tray-service/domain/map-event.ts';
-import { commentEvent, membershipEvent, postEvent, userDeleteEvent } from '../worker/event-builder.ts';
+import {
+  commentEvent,
+  membershipEvent,
+  postEvent,
+  userDeleteEvent,
+  userUpdateEvent,
+} from '../worker/event-builder.ts';
 
 const receivedAt = Date.parse('2026-11-20T12:00:00.000Z');
 
@@ -58,6 +64,69 @@ describe('mapEvent', () => {
     it('for the owner of a user feed, who names the feed', () => {
       const [activity] = mapEvent({ ...commentEvent({ ...blank, feed: 'user' }), receivedAt }).activities;
       expect([activity?.feed.name, activity?.targetName]).to.deep.equal(['u-ana', 'u-ana']);
+    });
+  });
+
+  describe('a name left out, or sent as null, counts as missing too: the event is kept', () => {
+    it('for the actor, a mentioned user and the community of a comment', () => {
+      const event = commentEvent({ mentions: ['u-ben'] });
+      event.data.users = [{ userId: 'u-cid', displayName: null }, { userId: 'u-ben' }];
+      (event.data.community as Record<string, unknown>).displayName = null;
+      const mapped = mapEvent({ ...event, receivedAt });
+      expect(mapped.status, mapped.error).to.equal('applied');
+      const [comment, mention] = mapped.activities;
+      expect([comment?.actor.name, comment?.feed.name]).to.deep.equal(['u-cid', 'c-hike']);
+      expect([mention?.verb, mention?.audience]).to.deep.equal([
+        'mention',
+        { kind: 'user', userId: 'u-ben' },
+      ]);
+    });
+
+    it('for the owner of a user feed', () => {
+      const event = commentEvent({ feed: 'user' });
+      event.data.users = [
+        { userId: 'u-cid', displayName: 'Cid' },
+        { userId: 'u-ana', displayName: null },
+      ];
+      const [activity] = mapEvent({ ...event, receivedAt }).activities;
+      expect(activity?.feed.name).to.equal('u-ana');
+    });
+
+    it('for a profile update, which names the user by id from then on', () => {
+      for (const displayName of [null, undefined, '', ' ']) {
+        const event = userUpdateEvent({ userId: 'u-kim', displayName: 'Kim' });
+        event.data.users = [{ userId: 'u-kim', displayName }];
+        const mapped = mapEvent({ ...event, receivedAt });
+        expect(mapped.status, String(displayName)).to.equal('applied');
+        expect(mapped.profiles.map((profile) => profile.displayName)).to.deep.equal(['u-kim']);
+      }
+    });
+  });
+
+  describe('mentionees of other types than user', () => {
+    it('are left out, whatever they carry, and the users are mentioned', () => {
+      const event = postEvent({ mentions: ['u-ben'] });
+      const post = event.data.post as Record<string, unknown>;
+      post.mentionees = [
+        { type: 'channel' },
+        { type: 'role', roleIds: ['r-1'] },
+        { type: 'everyone', userIds: null },
+        { type: 'user', userIds: ['u-ben'] },
+      ];
+      const mapped = mapEvent({ ...event, receivedAt });
+      expect(mapped.status, mapped.error).to.equal('applied');
+      expect(mapped.activities.map((a) => [a.verb, a.audience])).to.deep.equal([
+        ['post', { kind: 'community', communityId: 'c-hike' }],
+        ['mention', { kind: 'user', userId: 'u-ben' }],
+      ]);
+    });
+
+    it('do not excuse a user entry without its user ids: invalid, naming the entry', () => {
+      const event = postEvent();
+      (event.data.post as Record<string, unknown>).mentionees = [{ type: 'user' }];
+      const mapped = mapEvent({ ...event, receivedAt });
+      expect(mapped.status).to.equal('invalid');
+      expect(mapped.error).to.match(/^data\.post\.mentionees\.0/);
     });
   });
 

@@ -199,4 +199,30 @@ describe('tray worker: record fields per verb', () => {
       expect(record).not.to.have.property('lastActionSegmentNo');
     });
   });
+
+  // A payload field the mapping does not need to refuse the event for must not cost every
+  // recipient their record (docs/contract.md#event-catalogue).
+  describe('a payload with a profile without a name, and a mention of another kind than a user', () => {
+    it('still gives the post owner the comment and the mentioned user the mention, naming them by id', async () => {
+      const event = commentEvent({
+        commentId: 'cm-30',
+        postId: 'p-330',
+        author: 'u-cid',
+        mentions: ['u-eve'],
+      });
+      event.data.users = [
+        { userId: 'u-cid', displayName: null },
+        { userId: 'u-ana', displayName: 'Ana' },
+        { userId: 'u-eve' },
+      ];
+      (event.data.comment as Record<string, unknown>).mentionees = [
+        { type: 'channel' },
+        { type: 'user', userIds: ['u-eve'] },
+      ];
+      await worker.deliver(event);
+      const comment = await worker.record('comment_p-330_u-ana');
+      expect(comment?.actors.map((actor) => actor.name)).to.deep.equal(['u-cid']);
+      expect((await worker.record('mention_cm-30_u-eve'))?.lastActionId).to.equal('cm-30');
+    });
+  });
 });
