@@ -23,7 +23,12 @@ describe('storage/postgres purgeExpiredRecords', () => {
     const recording = recordingPool(pg.pool);
     await purgeExpiredRecords(recording.pool, new Date());
     const tableOf = (text: string) => /^(?:DELETE FROM|-- purge) (\w+)/.exec(text.trim())?.[1] ?? text;
-    const kept = ['tray_target_actors', 'tray_community_posts', 'tray_personal_actions', 'tray_group_actions'];
+    const kept = [
+      'tray_target_actors',
+      'tray_community_posts',
+      'tray_personal_actions',
+      'tray_group_actions',
+    ];
     expect(recording.statements.map((statement) => tableOf(statement.text))).to.deep.equal([
       'tray_records',
       'tray_target_actors',
