@@ -129,3 +129,27 @@ conformanceCase(
   },
   { needs: 'removals' },
 );
+
+conformanceCase(
+  'kept actions: a record a removal left with lastUpdate above its newest action still counts that action after the purge',
+  async (given) => {
+    const context = await onItsOwn(given);
+    const tray = modelledStorage(context);
+    await tray.personal([commentOn(context, 'u-ben', 0)], day(0) + 1_000);
+    await tray.personal([commentOn(context, 'u-cy', 80)], day(80) + 1_000);
+    // Cy's comment goes: the record counts Ben's (day 0) and keeps lastUpdate day 80, so it lives
+    // until day 170, past the expiry of Ben's comment (day 90).
+    await tray.apply(removal(context, 'comment', 'cm-u-cy', 'p-1', day(85)));
+    await context.storage.purgeExpired(new Date(day(100)));
+    await tray.personal([commentOn(context, 'u-dee', 101)], day(101) + 1_000);
+    expect((await tray.record('u-ana', 'comment', day(101) + 2_000))?.actorsCount).to.equal(2);
+    await tray.expectModel('u-ana', day(101) + 2_000);
+    await tray.apply(removal(context, 'comment', 'cm-u-dee', 'p-1', day(102)));
+    expect(await tray.record('u-ana', 'comment', day(102) + 2_000)).to.deep.include({
+      actorsCount: 1,
+      lastActionId: context.id('cm-u-ben'),
+    });
+    await tray.expectModel('u-ana', day(102) + 2_000);
+  },
+  { needs: 'removals' },
+);
