@@ -18,13 +18,17 @@ import {
 import { purgeEach } from '../purge-each.ts';
 import { purgeExpiredDecisions } from './moderation/purge-expired-decisions.ts';
 import { PurgeError } from '../purge-error.ts';
+import { purgeKeptActions } from './grouping/purge-kept-actions.ts';
 
 /**
  * Deletes expired records (90 days after lastUpdate by default), events and their per-minute
- * rollups and moderation decisions, group actors, kept actions, write claims, ended mute spans and stale mute locks, removals' tombstones, work notes and outcomes: every document whose `expiresAt` has passed, through the same `expiresAt` index as the
- * TTL deletes. On MongoDB the TTL monitor deletes them anyway, once a minute; this is the port's
- * purge on demand, and the only expiry on a server that refuses TTL indexes (FerretDB). Readers
- * filter `expiresAt > now` too, so an expired record is never returned meanwhile.
+ * rollups and moderation decisions, write claims, ended mute spans and stale mute locks, removals'
+ * tombstones, work notes and outcomes: every document whose `expiresAt` has passed, through the
+ * same `expiresAt` index as the TTL deletes. On MongoDB the TTL monitor deletes them anyway, once a
+ * minute; this is the port's purge on demand, and the only expiry on a server that refuses TTL
+ * indexes (FerretDB). Readers filter `expiresAt > now` too, so an expired record is never returned
+ * meanwhile. Group actors and kept actions have no TTL index: they go here, once no record built
+ * from them can live any more (purge-kept-actions.ts).
  */
 export async function purgeExpired(db: Db, now = new Date()): Promise<{ records: number; events: number }> {
   const expired = { expiresAt: { $lte: now } };
@@ -35,17 +39,23 @@ export async function purgeExpired(db: Db, now = new Date()): Promise<{ records:
   // Each collection on its own (purgeEach): one that fails never keeps the others' expired documents.
   const records = await purgeEach(
     [
-      TRAY_RECORDS,
-      TRAY_TARGET_ACTORS,
-      TRAY_TARGET_ACTIONS,
-      TRAY_RECORD_CLAIMS,
-      TRAY_MUTES,
-      TRAY_MUTE_LOCKS,
-      TRAY_REMOVALS,
-      TRAY_REMOVAL_WORK,
-      TRAY_REMOVAL_OUTCOMES,
-      TRAY_REMOVAL_CHANGES,
-    ].map(step),
+      step(TRAY_RECORDS),
+      // Kept while a record built from them can live, not at their own expiry. Actors first: a
+      // group that is over loses them, and its kept actions then find none.
+      ...[TRAY_TARGET_ACTORS, TRAY_TARGET_ACTIONS].map((collection) => ({
+        table: collection,
+        purge: () => purgeKeptActions(db, collection, now),
+      })),
+      ...[
+        TRAY_RECORD_CLAIMS,
+        TRAY_MUTES,
+        TRAY_MUTE_LOCKS,
+        TRAY_REMOVALS,
+        TRAY_REMOVAL_WORK,
+        TRAY_REMOVAL_OUTCOMES,
+        TRAY_REMOVAL_CHANGES,
+      ].map(step),
+    ],
     TRAY_RECORDS,
   );
   // The events' moderation decisions expire with them, but in batches and never while pending

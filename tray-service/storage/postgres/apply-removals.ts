@@ -89,22 +89,41 @@ const DELETE_VOIDED = `WITH v AS (SELECT * FROM unnest($1::text[], $2::text[], $
 
 /**
  * Each actor of the groups who lost an action, at their newest action left (or gone): the group
- * actors are each actor's latest action, so they are read again from every kept action.
+ * actors are each actor's latest action, so they are read again from every kept action. Returns,
+ * per group, the latest expiry among the actor rows it replaced (RENEW_NEWEST_ACTOR).
  */
 const REFOLD_ACTORS = `WITH a AS (SELECT DISTINCT * FROM unnest($1::text[], $2::text[], $3::text[]) AS a(target_id, verb, actor_id)),
      gone AS (DELETE FROM tray_target_actors t USING a
-              WHERE t.target_id = a.target_id AND t.verb = a.verb AND t.actor_id = a.actor_id)
-     INSERT INTO tray_target_actors
-       (verb, target_id, actor_id, name, image_url, avatar_custom_url, actor_deleted, at, action_id, expires_at)
-     SELECT DISTINCT ON (g.target_id, g.verb, g.actor_id)
-       g.verb, g.target_id, g.actor_id, g.name, g.image_url, g.avatar_custom_url, g.actor_deleted, g.at, g.action_id,
-       g.expires_at
-     FROM a JOIN tray_group_actions g
-       ON g.target_id = a.target_id AND g.verb = a.verb AND g.actor_id = a.actor_id
-     ORDER BY g.target_id, g.verb, g.actor_id, g.at DESC, g.action_id DESC
-     ON CONFLICT (target_id, verb, actor_id) DO UPDATE SET name = excluded.name, image_url = excluded.image_url,
-       avatar_custom_url = excluded.avatar_custom_url, actor_deleted = excluded.actor_deleted, at = excluded.at,
-       action_id = excluded.action_id, expires_at = excluded.expires_at`;
+              WHERE t.target_id = a.target_id AND t.verb = a.verb AND t.actor_id = a.actor_id
+              RETURNING t.target_id, t.verb, t.expires_at),
+     refolded AS (
+       INSERT INTO tray_target_actors
+         (verb, target_id, actor_id, name, image_url, avatar_custom_url, actor_deleted, at, action_id, expires_at)
+       SELECT DISTINCT ON (g.target_id, g.verb, g.actor_id)
+         g.verb, g.target_id, g.actor_id, g.name, g.image_url, g.avatar_custom_url, g.actor_deleted, g.at, g.action_id,
+         g.expires_at
+       FROM a JOIN tray_group_actions g
+         ON g.target_id = a.target_id AND g.verb = a.verb AND g.actor_id = a.actor_id
+       ORDER BY g.target_id, g.verb, g.actor_id, g.at DESC, g.action_id DESC
+       ON CONFLICT (target_id, verb, actor_id) DO UPDATE SET name = excluded.name, image_url = excluded.image_url,
+         avatar_custom_url = excluded.avatar_custom_url, actor_deleted = excluded.actor_deleted, at = excluded.at,
+         action_id = excluded.action_id, expires_at = excluded.expires_at)
+     SELECT target_id, verb, max(expires_at)::text AS expires_at FROM gone GROUP BY target_id, verb`;
+
+/**
+ * A removal leaves a record's lastUpdate where it was (the floor), above the newest action it still
+ * counts when it took the newest one: the record lives until that lastUpdate + retention, and the
+ * kept actions it counts must too. The purge keeps a group's rows until its newest actor's expiry
+ * (purge-kept-in-batches.ts), so that actor takes the expiry of the rows the removal replaced when
+ * it is sooner. One row per group, under the group's lock the removal holds.
+ */
+const RENEW_NEWEST_ACTOR = `UPDATE tray_target_actors t SET expires_at = k.keep
+     FROM unnest($1::text[], $2::text[], $3::bigint[]) AS k(target_id, verb, keep)
+     CROSS JOIN LATERAL (SELECT n.actor_id FROM tray_target_actors n
+                         WHERE n.target_id = k.target_id AND n.verb = k.verb
+                         ORDER BY n.at DESC, n.action_id DESC LIMIT 1) AS newest
+     WHERE t.target_id = k.target_id AND t.verb = k.verb AND t.actor_id = newest.actor_id
+       AND t.expires_at < k.keep`;
 
 const SNAPSHOT = `jsonb_strip_nulls(jsonb_build_object('userId', t.actor_id, 'name', t.name,
   'imageUrl', t.image_url, 'avatarCustomUrl', t.avatar_custom_url, 'deleted', ${deletedMarkSql('t.actor_deleted')},
@@ -273,10 +292,14 @@ export async function applyRemovals(
     voided.map((row) => row.actor_id),
     voided.map((row) => row.community_id),
   ]);
-  await client.query(REFOLD_ACTORS, [
-    voided.map((row) => row.target_id),
-    voided.map((row) => row.verb),
-    voided.map((row) => row.actor_id),
+  const replaced = await client.query<{ target_id: string; verb: string; expires_at: string }>(
+    REFOLD_ACTORS,
+    [voided.map((row) => row.target_id), voided.map((row) => row.verb), voided.map((row) => row.actor_id)],
+  );
+  await client.query(RENEW_NEWEST_ACTOR, [
+    replaced.rows.map((row) => row.target_id),
+    replaced.rows.map((row) => row.verb),
+    replaced.rows.map((row) => row.expires_at),
   ]);
   const result = await client.query<RecomputedRow>(recomputeSql(touched.some((row) => row.verb === 'post')), [
     touched.map((row) => row.verb),

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { purgeEach, type PurgeOutcome } from '../purge-each.ts';
 import { purgeInBatches, type ExpiringTable } from './purge-in-batches.ts';
+import { purgeKeptInBatches, type KeptTable } from './purge-kept-in-batches.ts';
 
 /** Rows deleted per statement: short statements, short locks, bounded WAL per transaction. */
 export const PURGE_RECORDS_BATCH = 1_000;
@@ -16,13 +17,18 @@ export const PURGE_RECORDS_BATCH = 1_000;
  */
 export const PURGE_GRACE_MS = 3_600_000;
 
-/** Each table of the tray's retention and its primary key (how a batch names its rows). */
-const EXPIRING: readonly ExpiringTable[] = [
+/**
+ * Each table of the tray's retention: by its primary key (how a batch names its rows) the tables
+ * whose rows go at their own expiry, by their record group the kept actions and group actors, which
+ * live as long as a record built from them can (purge-kept-in-batches.ts).
+ */
+const EXPIRING: readonly (ExpiringTable | KeptTable)[] = [
   { table: 'tray_records', key: 'user_id, key' },
-  { table: 'tray_target_actors', key: 'target_id, verb, actor_id' },
-  { table: 'tray_community_posts', key: 'community_id, action_id' },
-  { table: 'tray_personal_actions', key: 'user_id, community_id, verb, target_id, actor_id, action_id' },
-  { table: 'tray_group_actions', key: 'target_id, verb, action_id, recipient' },
+  { table: 'tray_target_actors', group: { target: 'x.target_id', verb: 'x.verb' } },
+  // A community's posts are the group of its `post` records (the community is their target).
+  { table: 'tray_community_posts', group: { target: 'x.community_id', verb: "'post'" } },
+  { table: 'tray_personal_actions', group: { target: 'x.target_id', verb: 'x.verb' } },
+  { table: 'tray_group_actions', group: { target: 'x.target_id', verb: 'x.verb' } },
   { table: 'tray_removals', key: 'post_id, kind, id' },
   { table: 'tray_removal_outcomes', key: 'event_key' },
   { table: 'tray_removal_changes', key: 'event_key, user_id, key' },
@@ -31,8 +37,8 @@ const EXPIRING: readonly ExpiringTable[] = [
 
 /**
  * Deletes what expired PURGE_GRACE_MS before `now`: records (TRAY_RETENTION_DAYS after their lastUpdate), the group
- * actors, community posts, kept personal and group actions and removals' tombstones of the same
- * retention. Readers already skip expired records, so the
+ * actors, community posts, kept personal and group actions (once their group's newest actor expired
+ * too) and removals' tombstones of the same retention. Readers already skip expired records, so the
  * purge only reclaims space and may leave a row being written for the next run. Each table is
  * purged on its own, past one that fails (purgeEach); returns how many records went, and the
  * tables that failed.
@@ -46,7 +52,10 @@ export async function purgeExpiredRecords(
   return purgeEach(
     EXPIRING.map((expiring) => ({
       table: expiring.table,
-      purge: () => purgeInBatches(pool, expiring, at, batch),
+      purge: () =>
+        'group' in expiring
+          ? purgeKeptInBatches(pool, expiring, at, batch)
+          : purgeInBatches(pool, expiring, at, batch),
     })),
     'tray_records',
   );

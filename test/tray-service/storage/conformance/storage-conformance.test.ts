@@ -33,6 +33,7 @@ import './back-dated-mutes-cases.ts';
 import './event-recipients-cases.ts';
 import './id-limits-cases.ts';
 import './deleted-users-cases.ts';
+import './kept-actions-cases.ts';
 
 /**
  * The storage conformance run: every registered case (conformance-case.ts) against every adapter

@@ -3,6 +3,7 @@ import {
   EVENTS,
   TRAY_RECORD_CLAIMS,
   TRAY_RECORDS,
+  TRAY_TARGET_ACTIONS,
   TRAY_TARGET_ACTORS,
 } from '../../../../tray-service/storage/mongodb/collection-names.ts';
 import { purgeExpired } from '../../../../tray-service/storage/mongodb/purge-expired.ts';
@@ -16,17 +17,55 @@ describe('purgeExpired', () => {
       const now = new Date();
       const at = (ms: number) => new Date(now.getTime() + ms);
       for (const collection of [TRAY_RECORDS, EVENTS, TRAY_TARGET_ACTORS, TRAY_RECORD_CLAIMS]) {
-        await mongo.db.collection(collection).insertMany([
-          { _id: 'days-ago' as never, expiresAt: at(-3 * 86_400_000) },
-          { _id: 'minute-ago' as never, expiresAt: at(-60_000) },
-          { _id: 'now' as never, expiresAt: now },
-          { _id: 'later' as never, expiresAt: at(1) },
-        ]);
+        // Each group actor in a group of its own: it is its group's newest.
+        await mongo.db.collection(collection).insertMany(
+          [
+            { _id: 'days-ago', expiresAt: at(-3 * 86_400_000) },
+            { _id: 'minute-ago', expiresAt: at(-60_000) },
+            { _id: 'now', expiresAt: now },
+            { _id: 'later', expiresAt: at(1) },
+          ].map((doc) => ({ ...doc, _id: doc._id as never, group: doc._id })),
+        );
       }
       expect(await purgeExpired(mongo.db, now)).to.deep.equal({ records: 3, events: 3 });
       for (const collection of [TRAY_RECORDS, EVENTS, TRAY_TARGET_ACTORS, TRAY_RECORD_CLAIMS])
         expect(await mongo.db.collection(collection).distinct('_id'), collection).to.deep.equal(['later']);
       expect(await purgeExpired(mongo.db, now)).to.deep.equal({ records: 0, events: 0 });
+    });
+  });
+
+  // Kept actions live as long as a record built from them can (docs/storage.md): a group's go
+  // once its newest actor expired, and a live group's expired ones move to its expiry, so the
+  // purge neither grows storage for ever nor reads the same kept documents again every hour.
+  describe('with group actors and kept actions of a group that is over and of one that lives', () => {
+    it("deletes the first group's, moves the live group's expired ones to its newest actor's expiry", async () => {
+      const now = new Date();
+      const at = (days: number) => new Date(now.getTime() + days * 86_400_000);
+      const docs = [
+        { _id: 'over-ben', group: 'over', expiresAt: at(-20) },
+        { _id: 'over-cy', group: 'over', expiresAt: at(-1) },
+        { _id: 'live-ben', group: 'live', expiresAt: at(-20) },
+        { _id: 'live-cy', group: 'live', expiresAt: at(-1) },
+        { _id: 'live-dee', group: 'live', expiresAt: at(30) },
+      ];
+      for (const collection of [TRAY_TARGET_ACTORS, TRAY_TARGET_ACTIONS])
+        await mongo.db
+          .collection(collection)
+          .insertMany(docs.map((doc) => ({ ...doc, _id: doc._id as never })));
+      await purgeExpired(mongo.db, now);
+      for (const collection of [TRAY_TARGET_ACTORS, TRAY_TARGET_ACTIONS]) {
+        const left = await mongo.db
+          .collection(collection)
+          .find({}, { sort: { _id: 1 } })
+          .toArray();
+        expect(
+          left.map((doc) => [doc._id, doc.group, (doc.expiresAt as Date).getTime()]),
+          collection,
+        ).to.deep.equal(['live-ben', 'live-cy', 'live-dee'].map((id) => [id, 'live', at(30).getTime()]));
+      }
+      await purgeExpired(mongo.db, at(31));
+      for (const collection of [TRAY_TARGET_ACTORS, TRAY_TARGET_ACTIONS])
+        expect(await mongo.db.collection(collection).countDocuments({}), collection).to.equal(0);
     });
   });
 });

@@ -1,7 +1,11 @@
 import { expect } from 'chai';
 import type pg from 'pg';
 import { migrate } from '../../../../tray-service/storage/postgres/migrate.ts';
-import { purgeExpiredRecords } from '../../../../tray-service/storage/postgres/purge-expired-records.ts';
+import {
+  PURGE_GRACE_MS,
+  purgeExpiredRecords,
+} from '../../../../tray-service/storage/postgres/purge-expired-records.ts';
+import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { usePostgres } from '../../../support/use-postgres.ts';
 import { waitFor } from '../../../support/wait-for.ts';
 import { planOf, recordingPool } from './plan-of.ts';
@@ -18,7 +22,13 @@ describe('storage/postgres purgeExpiredRecords', () => {
   it("reads each table's expired rows from its expiry index, oldest first: no sequential scan, no sort", async () => {
     const recording = recordingPool(pg.pool);
     await purgeExpiredRecords(recording.pool, new Date());
-    const tableOf = (text: string) => /^DELETE FROM (\w+)/.exec(text)?.[1] ?? text;
+    const tableOf = (text: string) => /^(?:DELETE FROM|-- purge) (\w+)/.exec(text.trim())?.[1] ?? text;
+    const kept = [
+      'tray_target_actors',
+      'tray_community_posts',
+      'tray_personal_actions',
+      'tray_group_actions',
+    ];
     expect(recording.statements.map((statement) => tableOf(statement.text))).to.deep.equal([
       'tray_records',
       'tray_target_actors',
@@ -40,7 +50,55 @@ describe('storage/postgres purgeExpiredRecords', () => {
       });
       expect(plan.nodes, table).not.to.include('Seq Scan');
       expect(plan.nodes, table).not.to.include('Sort');
+      // A kept row's group: its newest actor, one row read from the index in its order.
+      if (kept.includes(table)) expect(plan.indexes, table).to.include('tray_target_actors_newest');
     }
+  });
+});
+
+describe('storage/postgres purgeExpiredRecords of kept actions', () => {
+  const tray = useTray();
+  const day = (n: number) => at(0) + n * DAY_MS;
+  const rowsOf = async (table: string, target: string) =>
+    (
+      await tray.pg.pool.query<{ actor_id: string; expires_at: string }>(
+        `SELECT actor_id, expires_at FROM ${table} WHERE target_id = $1 ORDER BY actor_id`,
+        [target],
+      )
+    ).rows.map((row) => [row.actor_id, Number(row.expires_at)]);
+
+  // Kept actions live as long as a record built from them can (docs/storage.md): a group's rows go
+  // once its newest actor expired, and a live group's expired rows move to its expiry, so the purge
+  // neither grows storage for ever nor reads the same kept rows again every hour.
+  it("deletes a group's kept rows once its newest actor expired, moves a live group's to that expiry", async () => {
+    await tray.pg.pool.query('TRUNCATE tray_group_actions');
+    await tray.writes.applyPersonal(
+      [
+        { ...comment('p-over', 'u-ben', 0), at: day(0) },
+        { ...comment('p-live', 'u-ben', 0), at: day(0), lastActionId: 'cm-live-ben' },
+      ],
+      tray.context(day(0)),
+    );
+    await tray.writes.applyPersonal(
+      [
+        { ...comment('p-over', 'u-cy', 0), at: day(10) },
+        { ...comment('p-live', 'u-dee', 0), at: day(80), lastActionId: 'cm-live-dee' },
+      ],
+      tray.context(day(80)),
+    );
+    const now = new Date(day(101) + PURGE_GRACE_MS);
+    // Batches of one: each round either deletes or moves the row it read, so the loop ends.
+    await purgeExpiredRecords(tray.pg.pool, now, 1);
+    for (const table of ['tray_target_actors', 'tray_group_actions']) {
+      expect(await rowsOf(table, 'p-over'), table).to.deep.equal([]);
+      expect(await rowsOf(table, 'p-live'), table).to.deep.equal([
+        ['u-ben', day(80) + RETENTION_MS],
+        ['u-dee', day(80) + RETENTION_MS],
+      ]);
+    }
+    await purgeExpiredRecords(tray.pg.pool, new Date(day(80) + RETENTION_MS + PURGE_GRACE_MS), 1);
+    for (const table of ['tray_target_actors', 'tray_group_actions'])
+      expect(await rowsOf(table, 'p-live'), table).to.deep.equal([]);
   });
 });
 

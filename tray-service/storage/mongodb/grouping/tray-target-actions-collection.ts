@@ -1,4 +1,4 @@
-import { EXPIRY_INDEX, type CollectionSpec } from '../setup/collection-spec.ts';
+import { KEPT_EXPIRY_INDEX, type CollectionSpec } from '../setup/collection-spec.ts';
 import { TRAY_TARGET_ACTIONS } from '../collection-names.ts';
 import type { Activity } from '../../../domain/activity.ts';
 
@@ -33,7 +33,7 @@ export const trayTargetActionsCollection: CollectionSpec = {
       key: { 'activity.actor.userId': 1 },
       serves: 'deleted user: updateMany({activity.actor.userId}) in renameKeptActor',
     },
-    EXPIRY_INDEX,
+    KEPT_EXPIRY_INDEX,
   ],
 };
 

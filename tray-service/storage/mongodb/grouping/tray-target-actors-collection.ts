@@ -1,4 +1,4 @@
-import { EXPIRY_INDEX, type CollectionSpec } from '../setup/collection-spec.ts';
+import { KEPT_EXPIRY_INDEX, type CollectionSpec } from '../setup/collection-spec.ts';
 import { TRAY_TARGET_ACTORS } from '../collection-names.ts';
 import type { ActorAction } from '../../../domain/actor-action.ts';
 
@@ -17,7 +17,7 @@ export const trayTargetActorsCollection: CollectionSpec = {
       key: { 'actor.userId': 1 },
       serves: 'deleted user: updateMany({actor.userId}) in renameGroupActor',
     },
-    EXPIRY_INDEX,
+    KEPT_EXPIRY_INDEX,
   ],
   retiredIndexes: ['group', 'actor', 'expiry_day'],
 };

@@ -36,9 +36,9 @@ export interface RemovalOptions extends RecomputeOptions {
 async function actionsOnPost(db: Db, postId: string): Promise<VoidedAction[]> {
   const docs = await db
     .collection<TargetActionDoc>(TRAY_TARGET_ACTIONS)
-    .find({ postId }, { projection: { _id: 1, group: 1, activity: 1 } })
+    .find({ postId }, { projection: { _id: 1, group: 1, activity: 1, expiresAt: 1 } })
     .toArray();
-  return docs.map(({ _id, group, activity }) => ({ _id, group, activity, postId }));
+  return docs.map(({ _id, group, activity, expiresAt }) => ({ _id, group, activity, expiresAt, postId }));
 }
 
 /** One work document per record group and post of the voided actions. */

@@ -9,7 +9,7 @@ import type { TargetActionDoc } from '../grouping/tray-target-actions-collection
 import type { TargetActorDoc } from '../grouping/tray-target-actors-collection.ts';
 
 /** A kept action a removal voids, as read by its post. */
-export interface VoidedAction extends Pick<TargetActionDoc, '_id' | 'group' | 'activity'> {
+export interface VoidedAction extends Pick<TargetActionDoc, '_id' | 'group' | 'activity' | 'expiresAt'> {
   postId: string;
 }
 
@@ -19,7 +19,8 @@ const actorKey = (group: string, userId: string) => JSON.stringify([group, userI
  * Takes the voided actions out of every collection that keeps actions: the kept actions, and the
  * group actors (each actor's latest action per group); an actor who lost their latest action is
  * put back at their newest kept action left, read by group. Inserts and deletes only, each
- * idempotent, so a retried removal (or two at once) leaves the same state.
+ * idempotent, so a retried removal (or two at once) leaves the same state, but for one update
+ * that only ever moves an expiry later (renewGroups).
  */
 export async function takeOutVoided(db: Db, voided: readonly VoidedAction[]): Promise<void> {
   if (voided.length === 0) return;
@@ -62,4 +63,30 @@ export async function takeOutVoided(db: Db, voided: readonly VoidedAction[]): Pr
     };
   });
   if (actors.length > 0) await insertCoalesced<TargetActorDoc>(db, TRAY_TARGET_ACTORS, actors);
+  await renewGroups(db, voided);
+}
+
+/**
+ * A removal leaves a record's lastUpdate where it was (the floor), above the newest action it still
+ * counts when it took the newest one: the record lives until that lastUpdate + retention, and the
+ * kept actions it counts must too. The purge keeps a group's documents until the latest expiry
+ * among its actors (purge-kept-actions.ts), so the group's latest-expiring actor left takes the
+ * voided actions' latest expiry when it is sooner (a group left with no actor has no record).
+ */
+async function renewGroups(db: Db, voided: readonly VoidedAction[]): Promise<void> {
+  const keep = new Map<string, Date>();
+  for (const { group, expiresAt } of voided) {
+    const held = keep.get(group);
+    if (!held || expiresAt > held) keep.set(group, expiresAt);
+  }
+  const actors = db.collection<TargetActorDoc>(TRAY_TARGET_ACTORS);
+  for (const [group, expiresAt] of keep) {
+    const left = await actors
+      .find({ group }, { projection: { _id: 1, expiresAt: 1 }, batchSize: WHOLE_GROUP })
+      .toArray();
+    let latest: Pick<TargetActorDoc, '_id' | 'expiresAt'> | undefined;
+    for (const doc of left) if (!latest || doc.expiresAt > latest.expiresAt) latest = doc;
+    if (latest && latest.expiresAt < expiresAt)
+      await actors.updateOne({ _id: latest._id }, { $set: { expiresAt } });
+  }
 }

@@ -33,3 +33,16 @@ export const EXPIRY_INDEX: IndexSpec = {
   expireAfterSeconds: 0,
   serves: 'expiry: the server’s TTL deletes, and deleteMany({expiresAt <= now}) in purgeExpired',
 };
+
+/**
+ * The expiry index of the group actors and kept actions, without TTL: they live as long as a
+ * record built from them can, past their own `expiresAt`, so only purgeExpired deletes them
+ * (purge-kept-actions.ts), reading the expired ones from it. Same name as EXPIRY_INDEX: start-up
+ * re-creates a TTL one an earlier release made as this one.
+ */
+export const KEPT_EXPIRY_INDEX: IndexSpec = {
+  name: 'expiry',
+  key: { expiresAt: 1 },
+  serves:
+    'purgeExpired: find({expiresAt <= now}) in purgeKeptActions, the expired documents whose group it judges',
+};

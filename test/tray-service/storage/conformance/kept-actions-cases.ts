@@ -1,0 +1,155 @@
+import { expect } from 'chai';
+import { DAY_MS } from '../../../../shared/time/durations.ts';
+import type { Removal } from '../../../../tray-service/domain/removal.ts';
+import { aComment, aPost } from '../../../support/activity-builder.ts';
+import { RETENTION_DAYS } from './apply-operation.ts';
+import { NOW } from './case-fixtures.ts';
+import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
+import { modelledStorage, type ModelledStorage } from './modelled-storage.ts';
+
+// Kept actions outlive their own retention while a record counting them lives
+// (docs/storage.md#kept-actions-live-as-long-as-their-records): a removal computes a record again
+// from them, and new activity counts them, whenever the hourly purge ran. Each case purges, so each
+// runs on a storage of its own (the purge is whole-store).
+
+/** Day `n` of a thread that started 200 days before NOW: day 92 is still 108 days in the past. */
+const day = (n: number) => NOW - 200 * DAY_MS + n * DAY_MS;
+
+/** The case's context on an isolated storage, so its purge touches no other case's rows. */
+async function onItsOwn(context: ConformanceContext): Promise<ConformanceContext> {
+  const storage = await context.isolated();
+  return { storage, id: context.id, peer: context.peer, isolated: context.isolated, write: context.write };
+}
+
+/** Comments by `actor` on Ana's post p-1 on day `n`. */
+function commentOn(context: ConformanceContext, actor: string, n: number) {
+  const post = { postId: context.id('p-1'), owner: context.id('u-ana') };
+  return aComment(context.id(actor), post, { id: context.id(`cm-${actor}`), at: day(n), segment: n });
+}
+
+function removal(context: ConformanceContext, kind: Removal['kind'], id: string, post: string, at: number) {
+  return {
+    kind: 'removal' as const,
+    removals: [{ kind, id: context.id(id), postId: context.id(post), at }],
+    now: at + 1_000,
+  };
+}
+
+/** Ben comments on day 0 and Cy on day 80; the purge runs on day 92 (Ben's comment is 92 days old). */
+async function longThread(context: ConformanceContext): Promise<ModelledStorage> {
+  const tray = modelledStorage(context);
+  await tray.personal([commentOn(context, 'u-ben', 0)], day(0) + 1_000);
+  await tray.personal([commentOn(context, 'u-cy', 80)], day(80) + 1_000);
+  await context.storage.purgeExpired(new Date(day(92)));
+  return tray;
+}
+
+conformanceCase(
+  'kept actions: after the purge, removing the newer action keeps the older one counted though it is past its own retention',
+  async (given) => {
+    const context = await onItsOwn(given);
+    const tray = await longThread(context);
+    await tray.apply(removal(context, 'comment', 'cm-u-cy', 'p-1', day(92)));
+    const records = await tray.records('u-ana', day(92) + 2_000);
+    expect(records).to.have.length(1);
+    expect(records[0]).to.deep.include({
+      actorsCount: 1,
+      lastActionId: context.id('cm-u-ben'),
+      lastUpdate: day(80),
+    });
+    await tray.expectModel('u-ana', day(92) + 2_000);
+  },
+  { needs: 'removals' },
+);
+
+conformanceCase(
+  'kept actions: after the purge, a new action counts every actor of a record that lives, also those past their own retention',
+  async (given) => {
+    const context = await onItsOwn(given);
+    const tray = await longThread(context);
+    await tray.personal([commentOn(context, 'u-dee', 92)], day(92) + 1_000);
+    const record = await tray.record('u-ana', 'comment', day(92) + 2_000);
+    expect(record?.actorsCount).to.equal(3);
+    expect(record?.actors.map((actor) => actor.userId)).to.deep.equal(
+      ['u-dee', 'u-cy', 'u-ben'].map(context.id),
+    );
+    await tray.expectModel('u-ana', day(92) + 2_000);
+    // And a removal then takes only what it voids.
+    await tray.apply(removal(context, 'comment', 'cm-u-dee', 'p-1', day(93)));
+    await tray.apply(removal(context, 'comment', 'cm-u-cy', 'p-1', day(94)));
+    await tray.expectModel('u-ana', day(94) + 2_000);
+    expect((await tray.record('u-ana', 'comment', day(94) + 2_000))?.lastActionId).to.equal(
+      context.id('cm-u-ben'),
+    );
+  },
+  { needs: 'removals' },
+);
+
+conformanceCase(
+  "kept actions: after the purge, a deleted post leaves a community's post record with the older post it counts",
+  async (given) => {
+    const context = await onItsOwn(given);
+    const tray = modelledStorage(context);
+    const id = context.id;
+    const community = { communityId: tray.communityId };
+    await tray.changes(
+      ['u-ana', 'u-ben', 'u-cy'].map((user) => ({
+        communityId: tray.communityId,
+        userId: id(user),
+        active: true,
+        at: day(-1),
+      })),
+      day(-1) + 1_000,
+    );
+    await tray.posts([aPost(id('u-ben'), { id: id('p-ben'), at: day(0), ...community })], day(0) + 1_000);
+    await tray.posts([aPost(id('u-cy'), { id: id('p-cy'), at: day(80), ...community })], day(80) + 1_000);
+    await context.storage.purgeExpired(new Date(day(92)));
+    await tray.apply(removal(context, 'post', 'p-cy', 'p-cy', day(92)));
+    const record = await tray.record('u-ana', 'post', day(92) + 2_000);
+    expect(record).to.deep.include({ actorsCount: 1, lastActionId: id('p-ben'), lastUpdate: day(80) });
+    await tray.expectModel('u-ana', day(92) + 2_000);
+  },
+  { needs: 'removals' },
+);
+
+conformanceCase(
+  'kept actions: once no record of the group can live, the purge takes its kept actions; new activity starts afresh',
+  async (given) => {
+    const context = await onItsOwn(given);
+    const tray = modelledStorage(context);
+    await tray.personal([commentOn(context, 'u-ben', 0)], day(0) + 1_000);
+    await tray.personal([commentOn(context, 'u-cy', 10)], day(10) + 1_000);
+    // Cy's comment, the group's newest, is past the retention too: no record counting either lives.
+    const after = day(10) + (RETENTION_DAYS + 1) * DAY_MS;
+    await context.storage.purgeExpired(new Date(after));
+    expect(await tray.records('u-ana', after)).to.deep.equal([]);
+    await tray.personal([commentOn(context, 'u-dee', 120)], day(120) + 1_000);
+    const record = await tray.record('u-ana', 'comment', day(120) + 2_000);
+    expect(record).to.deep.include({ actorsCount: 1, lastActionId: context.id('cm-u-dee') });
+  },
+  { needs: 'removals' },
+);
+
+conformanceCase(
+  'kept actions: a record a removal left with lastUpdate above its newest action still counts that action after the purge',
+  async (given) => {
+    const context = await onItsOwn(given);
+    const tray = modelledStorage(context);
+    await tray.personal([commentOn(context, 'u-ben', 0)], day(0) + 1_000);
+    await tray.personal([commentOn(context, 'u-cy', 80)], day(80) + 1_000);
+    // Cy's comment goes: the record counts Ben's (day 0) and keeps lastUpdate day 80, so it lives
+    // until day 170, past the expiry of Ben's comment (day 90).
+    await tray.apply(removal(context, 'comment', 'cm-u-cy', 'p-1', day(85)));
+    await context.storage.purgeExpired(new Date(day(100)));
+    await tray.personal([commentOn(context, 'u-dee', 101)], day(101) + 1_000);
+    expect((await tray.record('u-ana', 'comment', day(101) + 2_000))?.actorsCount).to.equal(2);
+    await tray.expectModel('u-ana', day(101) + 2_000);
+    await tray.apply(removal(context, 'comment', 'cm-u-dee', 'p-1', day(102)));
+    expect(await tray.record('u-ana', 'comment', day(102) + 2_000)).to.deep.include({
+      actorsCount: 1,
+      lastActionId: context.id('cm-u-ben'),
+    });
+    await tray.expectModel('u-ana', day(102) + 2_000);
+  },
+  { needs: 'removals' },
+);

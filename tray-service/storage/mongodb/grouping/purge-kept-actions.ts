@@ -1,0 +1,61 @@
+import type { Db } from 'mongodb';
+import { TRAY_TARGET_ACTORS } from '../collection-names.ts';
+import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
+
+/** Expired documents read per round: each round handles their groups whole. */
+export const PURGE_KEPT_BATCH = 1_000;
+
+interface Grouped {
+  _id: string;
+  group: string;
+  expiresAt: Date;
+}
+
+/**
+ * When a group's kept actions and actors may go: the latest expiry among its actors, each at
+ * their latest action (tray_target_actors, by equality on `group`); undefined when it has none.
+ * No record built from the group is newer than its newest action (a record's lastUpdate is its
+ * newest counted action's time), so none outlives that.
+ */
+async function groupKeptUntil(db: Db, group: string): Promise<Date | undefined> {
+  const actors = await db
+    .collection<Grouped>(TRAY_TARGET_ACTORS)
+    .find({ group }, { projection: { _id: 0, expiresAt: 1 }, batchSize: WHOLE_GROUP })
+    .toArray();
+  let latest: Date | undefined;
+  for (const { expiresAt } of actors) if (!latest || expiresAt > latest) latest = expiresAt;
+  return latest;
+}
+
+/**
+ * The purge of the group actors and kept actions (docs/storage.md#kept-actions-live-as-long-as-their-records),
+ * which no TTL index expires: a document past its own expiry goes only once its group's newest
+ * actor has expired too, since until then a record may count it (a removal computes the record
+ * again from the kept actions, new activity counts every actor from the record's countFrom).
+ * Reads a batch of expired documents, then per group: deletes its expired documents when the group
+ * is over, else moves them to the group's expiry, so no later round (nor the next purge) reads them
+ * again until then. Every filter is an equality on `group` or the `expiresAt` range, as FerretDB
+ * pushes down. `name` is tray_target_actors or tray_target_actions; returns how many documents went.
+ */
+export async function purgeKeptActions(
+  db: Db,
+  name: string,
+  now: Date,
+  batch = PURGE_KEPT_BATCH,
+): Promise<number> {
+  let purged = 0;
+  const expired = { expiresAt: { $lte: now } };
+  const collection = db.collection<Grouped>(name);
+  for (;;) {
+    const found = await collection
+      .find(expired, { projection: { _id: 0, group: 1 }, limit: batch })
+      .toArray();
+    for (const group of new Set(found.map((doc) => doc.group))) {
+      const keptUntil = await groupKeptUntil(db, group);
+      if (keptUntil === undefined || keptUntil <= now)
+        purged += (await collection.deleteMany({ group, ...expired })).deletedCount;
+      else await collection.updateMany({ group, ...expired }, { $set: { expiresAt: keptUntil } });
+    }
+    if (found.length < batch) return purged;
+  }
+}
