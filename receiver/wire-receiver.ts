@@ -63,6 +63,11 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
         { segment, err: (error as NodeJS.ErrnoException).code ?? (error as Error).message },
         'could not delete a drained spool segment; every drain pass retries it',
       ),
+    onForeignEntry: (path, reason) =>
+      logger.warn(
+        { path, reason },
+        'left alone an entry of SPOOL_DIR this receiver did not write; its events are not queued',
+      ),
   });
   if (spool.depth() > 0) logger.info({ depth: spool.depth() }, 'spool holds events from an earlier run');
   const target = {
