@@ -64,6 +64,33 @@ describe('shared/redis createRedis while Redis refuses the password', function (
     expect(rejections.map(String)).to.deep.equal([]);
   });
 
+  it('does not subscribe again to a channel the caller left while Redis refused the password', async () => {
+    const client = createRedis(server.url, { maxRetriesPerRequest: null, enableReadyCheck: false });
+    const errors: Error[] = [];
+    client.on('error', (error: Error) => errors.push(error));
+    try {
+      await client.subscribe('restore-kept', 'restore-left');
+      await admin.config('SET', 'requirepass', `${password}-next`);
+      await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+      await waitFor(() => errors.some((error) => error.message.startsWith('WRONGPASS')), 10_000, 'WRONGPASS');
+      const left = client.unsubscribe('restore-left');
+      await admin.config('SET', 'requirepass', password);
+      await left;
+      const subscribers = async () =>
+        (await admin.call('PUBSUB', 'NUMSUB', 'restore-kept', 'restore-left')) as [
+          string,
+          number,
+          string,
+          number,
+        ];
+      await waitFor(async () => (await subscribers())[1] === 1, 10_000, 'the kept channel subscribed again');
+      expect((await subscribers())[3]).to.equal(0);
+      expect(rejections.map(String)).to.deep.equal([]);
+    } finally {
+      client.disconnect();
+    }
+  });
+
   it("leaves a caller's own SUBSCRIBE failure to the caller", async () => {
     const client = createRedis(server.url.replace(password, 'not-the-password'), {
       maxRetriesPerRequest: null,
