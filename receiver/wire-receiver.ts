@@ -118,7 +118,11 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
     },
   );
   // One set of metrics for the app and the drainer: the drainer counts what it moves out of the spool.
-  const receiverMetrics = createReceiverMetrics(wiring.registry, () => spool.depth());
+  const receiverMetrics = createReceiverMetrics(
+    wiring.registry,
+    () => spool.depth(),
+    () => spool.foreignEntries(),
+  );
   const app = createReceiverApp({
     logger,
     redis: writes.check,

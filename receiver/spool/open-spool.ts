@@ -34,6 +34,11 @@ export interface Spool {
    */
   depth(): number;
   /**
+   * Entries under SPOOL_DIR that opening the spool left alone because this process's user did
+   * not write them (SpoolOptions.onForeignEntry): nonzero means someone else writes there.
+   */
+  foreignEntries(): number;
+  /**
    * Whether a drain has anything to do: events to hand over, or drained segments whose delete
    * failed and is to be retried.
    */
@@ -107,9 +112,13 @@ async function openInstance(
   const maxSegmentBytes = options.maxSegmentBytes ?? 64 * 1024 * 1024;
   const probeIntervalMs = options.probeIntervalMs ?? 5_000;
   const dir = join(root, instance);
+  let foreign = 0;
   await spoolDirStep(root, `create its folder ${instance}`, () => mkdir(dir, { mode: 0o700 }));
   await spoolDirStep(root, 'take over the events of stopped receivers', () =>
-    adoptOrphanedSegments(root, dir, instance, options.onForeignEntry),
+    adoptOrphanedSegments(root, dir, instance, (path, reason) => {
+      foreign += 1;
+      options.onForeignEntry?.(path, reason);
+    }),
   );
   const existing = await spoolDirStep(root, `list ${instance}`, () => listSegments(dir));
   let depth = 0;
@@ -311,6 +320,7 @@ async function openInstance(
       });
     },
     depth: () => depth,
+    foreignEntries: () => foreign,
     hasWork: () => depth > 0 || drainedNotDeleted.size > 0,
     drain(handler, signal) {
       // One drain at a time: a second caller waits for the running one instead of replaying it.

@@ -184,6 +184,7 @@ describe('the spool', () => {
         join(dir, 'segment-000000000003.ndjson'),
       ];
       expect(refused.map((entry) => entry.path).sort()).to.deep.equal(expected.sort());
+      expect(spool.foreignEntries()).to.equal(expected.length);
       // Left where they were, for an operator to look at.
       expect(readdirSync(dir)).to.include.members([
         ...(isRoot ? ['instance-aaaaaaaaaaaa', 'segment-000000000002.ndjson'] : []),
