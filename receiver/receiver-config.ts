@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseCidrList } from './address/parse-cidr.ts';
+import { parseCidrList } from '../shared/address/parse-cidr.ts';
 import { parseTrustProxy } from './address/parse-trust-proxy.ts';
 import { parseRegions } from './allowlist/parse-regions.ts';
 import { ConfigError } from '../shared/errors/config-error.ts';

@@ -22,7 +22,11 @@ export interface ReceiverMetrics {
 }
 
 /** The receiver's metrics, on the app's own registry (docs/receiver.md#metrics-readiness-and-shutdown). */
-export function createReceiverMetrics(registry: Registry, spoolDepth: () => number): ReceiverMetrics {
+export function createReceiverMetrics(
+  registry: Registry,
+  spoolDepth: () => number,
+  spoolForeignEntries: () => number = () => 0,
+): ReceiverMetrics {
   const registers = [registry];
   new Gauge({
     name: 'webhook_spool_depth',
@@ -30,6 +34,14 @@ export function createReceiverMetrics(registry: Registry, spoolDepth: () => numb
     registers,
     collect() {
       this.set(spoolDepth());
+    },
+  });
+  new Gauge({
+    name: 'webhook_spool_foreign_entries',
+    help: 'Entries of SPOOL_DIR named like spool files that the receiver left alone at start-up: another user wrote them',
+    registers,
+    collect() {
+      this.set(spoolForeignEntries());
     },
   });
   return {

@@ -63,6 +63,11 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
         { segment, err: (error as NodeJS.ErrnoException).code ?? (error as Error).message },
         'could not delete a drained spool segment; every drain pass retries it',
       ),
+    onForeignEntry: (path, reason) =>
+      logger.warn(
+        { path, reason },
+        'left alone an entry of SPOOL_DIR this receiver did not write; its events are not queued',
+      ),
   });
   if (spool.depth() > 0) logger.info({ depth: spool.depth() }, 'spool holds events from an earlier run');
   const target = {
@@ -113,7 +118,11 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
     },
   );
   // One set of metrics for the app and the drainer: the drainer counts what it moves out of the spool.
-  const receiverMetrics = createReceiverMetrics(wiring.registry, () => spool.depth());
+  const receiverMetrics = createReceiverMetrics(
+    wiring.registry,
+    () => spool.depth(),
+    () => spool.foreignEntries(),
+  );
   const app = createReceiverApp({
     logger,
     redis: writes.check,

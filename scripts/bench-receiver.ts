@@ -148,7 +148,7 @@ async function withoutStore(
 
 /** What main.ts would read from the environment for the bench's webhooks. */
 async function receiverSettings(): Promise<WebhookSettings> {
-  const { parseCidrList } = await import('../receiver/address/parse-cidr.ts');
+  const { parseCidrList } = await import('../shared/address/parse-cidr.ts');
   const { loadReceiverConfig } = await import('../receiver/receiver-config.ts');
   return {
     // The allowlist check runs (and passes) for the loopback load generator.

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Cidr } from '../../receiver/address/parse-cidr.ts';
+import type { Cidr } from '../../shared/address/parse-cidr.ts';
 import type { TrustProxy } from '../../receiver/address/parse-trust-proxy.ts';
 import { createDeliveryDecider, readBody } from '../../receiver/decision/create-delivery-decider.ts';
 import { readRawBody } from '../../receiver/http/read-raw-body.ts';

@@ -1,5 +1,5 @@
-import { parseAddress, type IpAddress } from './parse-address.ts';
-import { cidrContains } from './parse-cidr.ts';
+import { parseAddress, type IpAddress } from '../../shared/address/parse-address.ts';
+import { cidrContains } from '../../shared/address/parse-cidr.ts';
 import type { TrustProxy } from './parse-trust-proxy.ts';
 
 export type ClientAddressResult =

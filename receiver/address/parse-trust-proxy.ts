@@ -1,4 +1,4 @@
-import { parseCidr, parseCidrList, type Cidr } from './parse-cidr.ts';
+import { parseCidr, parseCidrList, type Cidr } from '../../shared/address/parse-cidr.ts';
 
 /**
  * Which proxies in front of the receiver may tell it the client's address (X-Forwarded-For).

@@ -1,4 +1,4 @@
-import { parseCidr, type Cidr } from '../address/parse-cidr.ts';
+import { parseCidr, type Cidr } from '../../shared/address/parse-cidr.ts';
 import { regionalAddresses, type RegionId } from './regional-addresses.ts';
 
 /** The ranges a webhook may come from: the chosen regions' addresses plus the operator's extras. */

@@ -1,5 +1,5 @@
 import { clientAddress } from '../address/client-address.ts';
-import type { Cidr } from '../address/parse-cidr.ts';
+import type { Cidr } from '../../shared/address/parse-cidr.ts';
 import type { TrustProxy } from '../address/parse-trust-proxy.ts';
 import { isAllowed } from '../allowlist/is-allowed.ts';
 import { headerLines } from '../http/header-lines.ts';

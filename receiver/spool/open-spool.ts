@@ -1,17 +1,18 @@
 import { constants } from 'node:fs';
-import { access, chmod, mkdir, open, readFile, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { access, chmod, mkdir, open, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EncodedWebhookJob } from '../../shared/queue/webhook-queue.ts';
 import {
   ifGone,
   listSegments,
   probeWrite,
+  readSegment,
   segmentName,
   segmentPath,
   splitLines,
   syncDirectory,
 } from './segment-files.ts';
-import { adoptOrphanedSegments } from './adopt-orphaned-segments.ts';
+import { adoptOrphanedSegments, type OnForeignEntry } from './adopt-orphaned-segments.ts';
 import { newInstanceName, ownerSocketPath } from './instance-folders.ts';
 import { holdOwnerSocket, type OwnerSocket } from './owner-socket.ts';
 import { spoolDirStep } from './spool-dir-error.ts';
@@ -32,6 +33,11 @@ export interface Spool {
    * has read the segment: some of them may have reached the disk, and the drain hands those over.
    */
   depth(): number;
+  /**
+   * Entries under SPOOL_DIR that opening the spool left alone because this process's user did
+   * not write them (SpoolOptions.onForeignEntry): nonzero means someone else writes there.
+   */
+  foreignEntries(): number;
   /**
    * Whether a drain has anything to do: events to hand over, or drained segments whose delete
    * failed and is to be retried.
@@ -66,6 +72,12 @@ export interface SpoolOptions {
   probeIntervalMs?: number;
   /** Called once per drained segment that could not be deleted; later drains retry the delete. */
   onDeleteFailed?: (segment: string, error: unknown) => void;
+  /**
+   * Called, when the spool opens, for each entry under SPOOL_DIR named like a segment or an
+   * instance folder that it leaves alone because this process's user did not write it (another
+   * uid's, a symlink, not a regular file): in a SPOOL_DIR others may write in, a planted one.
+   */
+  onForeignEntry?: OnForeignEntry;
 }
 
 /**
@@ -100,9 +112,13 @@ async function openInstance(
   const maxSegmentBytes = options.maxSegmentBytes ?? 64 * 1024 * 1024;
   const probeIntervalMs = options.probeIntervalMs ?? 5_000;
   const dir = join(root, instance);
+  let foreign = 0;
   await spoolDirStep(root, `create its folder ${instance}`, () => mkdir(dir, { mode: 0o700 }));
   await spoolDirStep(root, 'take over the events of stopped receivers', () =>
-    adoptOrphanedSegments(root, dir, instance),
+    adoptOrphanedSegments(root, dir, instance, (path, reason) => {
+      foreign += 1;
+      options.onForeignEntry?.(path, reason);
+    }),
   );
   const existing = await spoolDirStep(root, `list ${instance}`, () => listSegments(dir));
   let depth = 0;
@@ -115,9 +131,7 @@ async function openInstance(
   const counted = new Map<number, number>();
   for (const segment of existing) {
     const path = segmentPath(dir, segment.name);
-    const content = await spoolDirStep(root, `read ${instance}/${segment.name}`, () =>
-      readFile(path, 'utf8'),
-    );
+    const content = await spoolDirStep(root, `read ${instance}/${segment.name}`, () => readSegment(path));
     const { lines } = splitLines(content);
     counted.set(segment.seq, lines.length);
     depth += lines.length;
@@ -253,7 +267,7 @@ async function openInstance(
         continue;
       }
       const path = segmentPath(dir, segment.name);
-      const { lines, torn } = splitLines(await readFile(path, 'utf8'));
+      const { lines, torn } = splitLines(await readSegment(path));
       // What the appends counted may be on disk; what is there is what this drain hands over.
       depth += lines.length - (counted.get(segment.seq) ?? 0);
       counted.set(segment.seq, lines.length);
@@ -306,6 +320,7 @@ async function openInstance(
       });
     },
     depth: () => depth,
+    foreignEntries: () => foreign,
     hasWork: () => depth > 0 || drainedNotDeleted.size > 0,
     drain(handler, signal) {
       // One drain at a time: a second caller waits for the running one instead of replaying it.

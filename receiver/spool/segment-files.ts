@@ -1,4 +1,5 @@
-import { open, readdir, unlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readFile, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -22,6 +23,13 @@ export async function listSegments(dir: string): Promise<SegmentFile[]> {
     .map((entry) => ({ name: entry.name, seq: Number(entry.match?.[1]) }))
     .sort((a, b) => a.seq - b.seq);
 }
+
+/**
+ * A segment's text. Never through a symlink (O_NOFOLLOW, where the platform has it): a segment is
+ * a file a receiver wrote, and a link in its place would have this process read another file.
+ */
+export const readSegment = (path: string): Promise<string> =>
+  readFile(path, { encoding: 'utf8', flag: constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) });
 
 /** Makes a created or removed directory entry durable (fsync of the directory itself). */
 export async function syncDirectory(dir: string): Promise<void> {

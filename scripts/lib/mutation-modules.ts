@@ -15,8 +15,12 @@ export const mutationModules: Record<string, MutationModule> = {
     spec: ['test/receiver/signature/*.test.ts'],
   },
   'address-allowlist': {
-    mutate: ['receiver/address/*.ts', 'receiver/allowlist/*.ts'],
-    spec: ['test/receiver/address/*.test.ts', 'test/receiver/allowlist/*.test.ts'],
+    mutate: ['shared/address/*.ts', 'receiver/address/*.ts', 'receiver/allowlist/*.ts'],
+    spec: [
+      'test/shared/address/*.test.ts',
+      'test/receiver/address/*.test.ts',
+      'test/receiver/allowlist/*.test.ts',
+    ],
   },
   envelope: {
     mutate: ['receiver/envelope/*.ts'],

@@ -1,11 +1,13 @@
-import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { parseCidr } from '../address/parse-cidr.ts';
 import { positiveInt } from './env-types.ts';
 
 /**
  * TRUST_PROXY of the tray service: `off`, `loopback`, or proxy addresses/CIDRs (as Express's
  * `trust proxy` reads them). X-Forwarded-For then counts only when the connection comes from one
- * of them. A hop count, `true` or a /0 would let any client pick its own address.
+ * of them. A hop count, `true` or a /0 (also one written as an IPv4-mapped IPv6 range) would let
+ * any client pick its own address. Entries are read as the receiver reads its TRUST_PROXY
+ * (parseCidr); the list is handed to Express as written.
  */
 export function parseTrayTrustProxy(text: string): string[] {
   const value = text.trim().toLowerCase();
@@ -21,9 +23,10 @@ export function parseTrayTrustProxy(text: string): string[] {
         `"${entry}" would trust X-Forwarded-For from any client; give the proxies' addresses or CIDRs (e.g. 10.0.0.0/8)`,
       );
     }
-    const valid = entry.includes('/') ? ipaddr.isValidCIDR(entry) : ipaddr.isValid(entry);
-    if (!valid) throw new Error(`"${entry}" is not an IP address or CIDR (e.g. 10.0.0.0/8 or loopback)`);
-    if (entry.includes('/') && ipaddr.parseCIDR(entry)[1] === 0) {
+    // The receiver's rule (shared/address): canonical forms only, and an IPv4-mapped range read
+    // as the IPv4 range it maps, as Express's proxy-addr reads it: `::ffff:0.0.0.0/96` is
+    // 0.0.0.0/0 there, which a check of the prefix as written (96) let through.
+    if (parseCidr(entry).prefix === 0) {
       throw new Error(`"${entry}" trusts every address and would let any client choose its address`);
     }
   }

@@ -1,4 +1,6 @@
-import { pino, type Logger, type LevelWithSilent } from 'pino';
+import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
+
+import { serializeError } from './serialize-error.ts';
 
 export type { Logger };
 
@@ -23,14 +25,28 @@ const redactPaths = [
   '*.secrets',
   '*.password',
   '*.token',
+  // A Redis command's arguments (ioredis's errors carry the failed command; an AUTH's is the
+  // password): serializeError drops them from errors; these catch one logged some other way.
+  'command.args',
+  '*.command.args',
+  '*.*.command.args',
 ];
 
-export function createLogger(options: { name: string; level: LevelWithSilent }): Logger {
-  return pino({
-    name: options.name,
-    level: options.level,
-    redact: { paths: redactPaths, censor: '[redacted]' },
-    base: { service: options.name },
-    timestamp: pino.stdTimeFunctions.isoTime,
-  });
+/** The service's logger; `destination` (stdout by default) lets a test read the lines it writes. */
+export function createLogger(options: {
+  name: string;
+  level: LevelWithSilent;
+  destination?: DestinationStream;
+}): Logger {
+  return pino(
+    {
+      name: options.name,
+      level: options.level,
+      redact: { paths: redactPaths, censor: '[redacted]' },
+      serializers: { err: serializeError },
+      base: { service: options.name },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    options.destination,
+  );
 }

@@ -1,4 +1,5 @@
 import { Cluster, Redis } from 'ioredis';
+import { handleRestoreFailures } from './handle-restore-failures.ts';
 import { isCluster, type RedisTarget } from './redis-target.ts';
 
 /** A connection to one Redis server or to a Redis Cluster; both take the same commands. */
@@ -57,7 +58,7 @@ export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionR
     ...rules,
   };
   if (!isCluster(target)) {
-    return new Redis(target, {
+    const redis = new Redis(target, {
       maxRetriesPerRequest,
       enableOfflineQueue,
       enableReadyCheck,
@@ -65,6 +66,10 @@ export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionR
       retryStrategy,
       reconnectOnError: reconnectOnReadonly,
     });
+    // A cluster's subscriber connection is never restored this way: ioredis replaces it with a new
+    // one and subscribes that with handlers of its own.
+    handleRestoreFailures(redis);
+    return redis;
   }
   const cluster = new Cluster(
     target.clusterNodes.map((node) => ({ host: node.host, port: node.port })),

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { parseAddress } from '../../../receiver/address/parse-address.ts';
-import { parseCidrList } from '../../../receiver/address/parse-cidr.ts';
+import { parseAddress } from '../../../shared/address/parse-address.ts';
+import { parseCidrList } from '../../../shared/address/parse-cidr.ts';
 import { createAllowlist } from '../../../receiver/allowlist/create-allowlist.ts';
 import { isAllowed } from '../../../receiver/allowlist/is-allowed.ts';
 import { parseRegions } from '../../../receiver/allowlist/parse-regions.ts';

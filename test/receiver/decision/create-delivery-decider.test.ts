@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { parseTrustProxy } from '../../../receiver/address/parse-trust-proxy.ts';
-import { parseCidrList } from '../../../receiver/address/parse-cidr.ts';
+import { parseCidrList } from '../../../shared/address/parse-cidr.ts';
 import {
   createDeliveryDecider,
   type DeliveryRules,

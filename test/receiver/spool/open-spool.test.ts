@@ -1,6 +1,16 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -126,6 +136,61 @@ describe('the spool', () => {
       expect(seen).to.deep.equal(['key-0', 'key-1', 'key-2', 'key-3']);
       await spool.close();
       expect(readdirSync(dir)).to.deep.equal([]);
+    });
+  });
+
+  // A SPOOL_DIR others may write in (an emptyDir, an fsGroup volume, a shared folder): whatever
+  // they put there is not the receiver's to queue, since a spooled event skips every check.
+  describe('with entries another user planted in a shared SPOOL_DIR', () => {
+    it('adopts only its own segments: none in a folder or file of another uid, nor through a symlink', async () => {
+      const isRoot = process.getuid?.() === 0;
+      const own = (n: number) => `${job(n).json}\n`;
+      const forged = encodeWebhookJob({
+        dedupeKey: 'forged',
+        webhook: 'default',
+        receivedAt: '2026-11-21T00:00:00.000Z',
+        event: 'comment.didCreate',
+        data: { forged: true },
+      });
+      // What a receiver that died left: its folder, one segment.
+      mkdirSync(join(dir, 'instance-0123456789ab'), { mode: 0o700 });
+      appendFileSync(join(dir, 'instance-0123456789ab', 'segment-000000000001.ndjson'), own(1));
+      appendFileSync(join(dir, 'segment-000000000001.ndjson'), own(0));
+      // A folder named like an instance's, and a segment in the root, both another user's (only
+      // root can give them away; as another user the test checks the symlink alone).
+      const planted = join(dir, 'instance-aaaaaaaaaaaa');
+      if (isRoot) {
+        mkdirSync(planted, { mode: 0o777 });
+        appendFileSync(join(planted, 'segment-000000000001.ndjson'), `${forged.json}\n`);
+        appendFileSync(join(dir, 'segment-000000000002.ndjson'), `${forged.json}\n`);
+        chownSync(planted, unprivilegedIds.uid, unprivilegedIds.gid);
+        chownSync(join(planted, 'segment-000000000001.ndjson'), unprivilegedIds.uid, unprivilegedIds.gid);
+        chownSync(join(dir, 'segment-000000000002.ndjson'), unprivilegedIds.uid, unprivilegedIds.gid);
+      }
+      // A symlink named like a segment, to a file of the receiver's user that holds a job.
+      const target = join(dir, 'not-a-segment.txt');
+      appendFileSync(target, `${forged.json}\n`);
+      symlinkSync(target, join(dir, 'segment-000000000003.ndjson'));
+      const refused: { path: string; reason: string }[] = [];
+      const spool = await openSpool(dir, {
+        onForeignEntry: (path, reason) => refused.push({ path, reason }),
+      });
+      const seen: string[] = [];
+      await spool.drain(async (event) => void seen.push(event.dedupeKey));
+      await spool.close();
+      expect(seen).to.deep.equal(['key-0', 'key-1']);
+      const expected = [
+        ...(isRoot ? [join(dir, 'segment-000000000002.ndjson'), planted] : []),
+        join(dir, 'segment-000000000003.ndjson'),
+      ];
+      expect(refused.map((entry) => entry.path).sort()).to.deep.equal(expected.sort());
+      expect(spool.foreignEntries()).to.equal(expected.length);
+      // Left where they were, for an operator to look at.
+      expect(readdirSync(dir)).to.include.members([
+        ...(isRoot ? ['instance-aaaaaaaaaaaa', 'segment-000000000002.ndjson'] : []),
+        'segment-000000000003.ndjson',
+        'not-a-segment.txt',
+      ]);
     });
   });
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseCidrList } from '../../../receiver/address/parse-cidr.ts';
+import { parseCidrList } from '../../../shared/address/parse-cidr.ts';
 import { parseTrustProxy } from '../../../receiver/address/parse-trust-proxy.ts';
 import { createAllowlist } from '../../../receiver/allowlist/create-allowlist.ts';
 import { parseRegions } from '../../../receiver/allowlist/parse-regions.ts';

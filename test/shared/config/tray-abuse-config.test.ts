@@ -16,11 +16,25 @@ describe('tray abuse configuration (TRUST_PROXY, AUTH_FAILURE_*, METRICS_*)', ()
     ).to.deep.equal(['10.0.0.0/8', '127.0.0.1', 'loopback', 'fd00::/8']);
   });
 
+  it('reads an IPv4-mapped range as the IPv4 range it maps, as the receiver does', () => {
+    expect(loadTrayConfig({ TRUST_PROXY: '::ffff:10.0.0.0/104' }).TRUST_PROXY).to.deep.equal([
+      '::ffff:10.0.0.0/104',
+    ]);
+  });
+
   const bad: [Record<string, string>, RegExp][] = [
     [{ TRUST_PROXY: '1' }, /TRUST_PROXY: "1" would trust X-Forwarded-For from any client/],
     [{ TRUST_PROXY: 'true' }, /TRUST_PROXY: "true" would trust/],
     [{ TRUST_PROXY: '0.0.0.0/0' }, /TRUST_PROXY: "0.0.0.0\/0" trusts every address/],
     [{ TRUST_PROXY: 'proxy.internal' }, /TRUST_PROXY: "proxy.internal" is not an IP address or CIDR/],
+    // IPv4-mapped: Express's proxy-addr reads it as 0.0.0.0/0, trusting every client's header.
+    [{ TRUST_PROXY: '::ffff:0.0.0.0/96' }, /TRUST_PROXY: "::ffff:0.0.0.0\/96" trusts every address/],
+    [{ TRUST_PROXY: '10.0.0.0/8,::FFFF:0:0/96' }, /TRUST_PROXY: "::ffff:0:0\/96" trusts every address/],
+    [
+      { ADMIN_TRUST_PROXY: '::ffff:0.0.0.0/96' },
+      /ADMIN_TRUST_PROXY: "::ffff:0.0.0.0\/96" trusts every address/,
+    ],
+    [{ TRUST_PROXY: '010.0.0.1' }, /TRUST_PROXY: "010.0.0.1" is not an IP address or CIDR/],
     [{ AUTH_FAILURE_WINDOW_MS: '1500' }, /AUTH_FAILURE_WINDOW_MS: expected a whole number of seconds/],
     [{ AUTH_FAILURE_LIMIT: '0' }, /AUTH_FAILURE_LIMIT: expected a whole number/],
     [{ METRICS_TOKEN: 'short' }, /METRICS_TOKEN: expected at least 32 characters/],

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseAddress } from '../../../receiver/address/parse-address.ts';
+import { parseAddress } from '../../../shared/address/parse-address.ts';
 
 describe('parseAddress', () => {
   for (const [text, expected] of [

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { cidrContains, parseCidr, parseCidrList } from '../../../receiver/address/parse-cidr.ts';
-import { parseAddress } from '../../../receiver/address/parse-address.ts';
+import { cidrContains, parseCidr, parseCidrList } from '../../../shared/address/parse-cidr.ts';
+import { parseAddress } from '../../../shared/address/parse-address.ts';
 
 const contains = (cidr: string, address: string) => cidrContains(parseCidr(cidr), parseAddress(address)!);
 

@@ -1,0 +1,83 @@
+import { expect } from 'chai';
+import { Writable } from 'node:stream';
+import { Redis } from 'ioredis';
+import { createLogger } from '../../../shared/logging/create-logger.ts';
+import { toAppError } from '../../../shared/http/error-middleware.ts';
+import { testStack } from '../../support/test-stack.ts';
+
+const password = 'canary-s3cret-0d5e';
+
+/**
+ * Redis refusing an AUTH, as ioredis reports it: a ReplyError carrying the command, its arguments
+ * (the password) included. The test server has no password, so it refuses any.
+ */
+async function refusedAuth(): Promise<Error & { command?: { name: string; args: unknown[] } }> {
+  const redis = new Redis(testStack().redisUrl, { lazyConnect: true });
+  try {
+    await redis.connect();
+    await redis.auth(password);
+  } catch (error) {
+    return error as Error;
+  } finally {
+    redis.disconnect();
+  }
+  throw new Error('Redis accepted the AUTH');
+}
+
+/** The project's logger, writing into an array instead of stdout. */
+function loggedLines() {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  return { logger: createLogger({ name: 'test', level: 'info', destination: sink }), lines };
+}
+
+describe('createLogger', () => {
+  let error: Awaited<ReturnType<typeof refusedAuth>>;
+  before(async () => {
+    error = await refusedAuth();
+    // What the test is about: ioredis puts the password on the error.
+    expect(error.command).to.deep.equal({ name: 'auth', args: [password] });
+  });
+
+  it("never writes a Redis command's arguments of an error logged as err, and keeps its name", () => {
+    const { logger, lines } = loggedLines();
+    logger.fatal({ err: error }, `unhandled rejection: ${error.message}; exiting`);
+    logger.error(error, 'logged as the first argument');
+    expect(lines).to.have.length(2);
+    for (const line of lines) {
+      expect(line).not.to.include(password);
+      const { err } = JSON.parse(line) as { err: { type: string; message: string; command: unknown } };
+      expect(err.type).to.equal('ReplyError');
+      expect(err.command).to.deep.equal({ name: 'auth' });
+    }
+    // The error itself is left as it was: its owner (ioredis, a caller) may still read it.
+    expect(error.command?.args).to.deep.equal([password]);
+  });
+
+  it('nor of such an error nested in another: a 5xx wrapping it, an aggregate, a property', () => {
+    const { logger, lines } = loggedLines();
+    const appError = toAppError(error);
+    logger.error({ err: appError }, 'the wrapper');
+    logger.error({ err: appError.cause }, 'what error-middleware logs');
+    logger.error({ err: new AggregateError([error], 'several') }, 'an aggregate');
+    logger.error({ err: Object.assign(new Error('outer'), { inner: error }) }, 'a property');
+    const detail = { command: { name: 'auth', args: [password] } };
+    logger.error({ err: Object.assign(new Error('outer'), { detail }) }, 'a plain object');
+    logger.error({ err: new Error('caused', { cause: error }) }, 'a cause');
+    expect(lines).to.have.length(6);
+    for (const line of lines) expect(line).not.to.include(password);
+  });
+
+  it('redacts command arguments logged outside an error too (a backstop)', () => {
+    const { logger, lines } = loggedLines();
+    logger.warn({ command: { name: 'auth', args: [password] } }, 'top level');
+    logger.warn({ failure: { command: { name: 'auth', args: [password] } } }, 'one level down');
+    expect(lines).to.have.length(2);
+    for (const line of lines) expect(line).not.to.include(password);
+  });
+});
