@@ -141,11 +141,11 @@ function outcomeOf(mapped: Judged): EventOutcome {
 
 /**
  * One queue job (docs/tray-engine.md): store the raw event, map it if it is the platform's (another
- * sender's is stored as `foreign` and applied never, not by a retry or a replay either), apply it (bans, memberships,
- * profiles, personal activities, community posts), hand it to the moderation hook, then mark it
- * applied (the job's last durable step) and, on the first mark, announce it. Permanent
- * problems (unknown name, invalid payload) are stored as a status and the job completes; anything
- * thrown is transient and the queue retries it. Every step is idempotent, so a retry after a
+ * sender's is stored as `foreign` and applied never, not by a retry or a replay either), apply it
+ * (bans, memberships, profiles, personal activities, community posts), hand it to the moderation
+ * hook, then mark it applied (the job's last durable step) and, on the first mark, announce it.
+ * Permanent problems (unknown name, invalid payload) are stored as a status and the job completes;
+ * anything thrown is transient and the queue retries it. Every step is idempotent, so a retry after a
  * partial run leaves the same state. It all runs in the job's scope (shared/async/job-scope.ts), so
  * storage can tell a retry of this job from another job's write without the port naming how.
  */
