@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { banEvent } from '../bans/ban-events.ts';
 import { commentEvent, dedupeKeyOf, minute, userDeleteEvent } from './event-builder.ts';
+import { recordingLogger } from '../../support/recording-logger.ts';
 import { useWorker, type WorkerHarness } from './worker-harness.ts';
 
 const names = async (worker: WorkerHarness, userId: string) =>
@@ -13,7 +14,8 @@ const banned = async (worker: WorkerHarness) =>
 
 // What docs/receiver.md#what-a-standard-webhooks-sender-gets promises, through the real bull consumer.
 describe('tray worker: TRAY_PLATFORM_WEBHOOKS=eu,us', () => {
-  const worker = useWorker({ platformWebhooks: { names: new Set(['eu', 'us']) } });
+  const { logger, messages } = recordingLogger();
+  const worker = useWorker({ platformWebhooks: { names: new Set(['eu', 'us']) }, logger });
 
   it("stores a partner's ban, comment and user.didDelete as `foreign` and applies none of them", async () => {
     await worker.deliver(commentEvent({ commentId: 'cm-w1', author: 'u-cid', postOwner: 'u-ana' }), {
@@ -41,6 +43,8 @@ describe('tray worker: TRAY_PLATFORM_WEBHOOKS=eu,us', () => {
     expect(await names(worker, 'u-ana')).to.deep.equal([['cm-w1', ['Cid']]]);
     const metrics = await worker.registry.getSingleMetricAsString('tray_worker_events_total');
     expect(metrics).to.match(/tray_worker_events_total\{status="foreign"[^}]*\} 3/);
+    // Said once for the webhook, not per event: a region left out by mistake shows in the log.
+    expect(messages.filter((message) => message.includes('stored as foreign'))).to.have.length(1);
 
     await worker.deliver(banEvent('ban', ['u-eve'], minute(0)), { webhook: 'us', scheme: 'platform' });
     expect(await banned(worker)).to.deep.equal(['u-eve']);

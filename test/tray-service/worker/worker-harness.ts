@@ -72,7 +72,7 @@ export function jobDataOf(
  * default storage adapter), started before the suite's tests and closed after them.
  */
 export function useWorker(
-  overrides: Partial<Omit<WorkerDeps, 'queue' | 'storage' | 'logger' | 'registry'>> = {},
+  overrides: Partial<Omit<WorkerDeps, 'queue' | 'storage' | 'registry'>> = {},
 ): WorkerHarness {
   const suite = useTrayStorage();
   const prefix = useQueuePrefix();
