@@ -1,9 +1,10 @@
-import type { EncodedWebhookJob } from '../shared/queue/webhook-queue.ts';
+import type { EncodedWebhookJob, WebhookSignatureScheme } from '../shared/queue/webhook-queue.ts';
 import type { Envelope } from './envelope/validate-envelope.ts';
 
 export interface Delivery {
   readonly dedupeKey: string;
   readonly webhook: string;
+  readonly scheme: WebhookSignatureScheme;
   readonly receivedAt: Date;
   readonly envelope: Envelope;
 }
@@ -16,9 +17,10 @@ export interface Delivery {
  * a field added to that type fails there until it is added here.
  */
 export function deliveryJob(delivery: Delivery): EncodedWebhookJob {
-  const { dedupeKey, webhook, receivedAt, envelope } = delivery;
+  const { dedupeKey, webhook, scheme, receivedAt, envelope } = delivery;
   const json =
     `{"dedupeKey":${JSON.stringify(dedupeKey)},"webhook":${JSON.stringify(webhook)},` +
+    `"scheme":${JSON.stringify(scheme)},` +
     `"receivedAt":${JSON.stringify(receivedAt.toISOString())},"event":${JSON.stringify(envelope.event)},` +
     `"data":${envelope.dataJson}}`;
   return { dedupeKey, json };

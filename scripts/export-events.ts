@@ -24,7 +24,7 @@ Writes every stored event matching the filters to <file>, one JSON object per li
 Filters (those of GET /admin/events, with its rules and messages):
   --event <name>          e.g. post.didCreate
   --webhook <name>        the webhook that delivered it
-  --status <status>       applied, stored, unknown or invalid
+  --status <status>       applied, stored, unknown, invalid or foreign
   --userId <id>           the acting user: the author of a post, comment or reaction; the one
                           user a join, leave, profile change or ban names
   --communityId <id>      the community it happened in

@@ -44,6 +44,7 @@ import { createFailedAuthLimit } from './http/rate-limit/failed-auth-limit.ts';
 import { createMessageRenderer } from './messages/create-message-renderer.ts';
 import { loadBlockedWords } from './moderation/load-blocked-words.ts';
 import { setupModeration } from './moderation/setup-moderation.ts';
+import { PLATFORM_SCHEME_ONLY, type PlatformWebhooks } from './domain/platform-webhooks.ts';
 import { openStorage } from './storage/open-storage.ts';
 import { isPermanentStorageError } from './storage/permanent-storage-error.ts';
 import { startWorker } from './worker/start-worker.ts';
@@ -114,6 +115,16 @@ const queue = createWebhookQueue(
   config.TRAY_JOB_LOCK_MS,
 );
 
+// Whose events change the tray: the worker and every replay judge a delivery alike.
+const platformWebhooks: PlatformWebhooks =
+  config.TRAY_PLATFORM_WEBHOOKS === undefined
+    ? PLATFORM_SCHEME_ONLY
+    : { names: new Set(config.TRAY_PLATFORM_WEBHOOKS) };
+logger.info(
+  { platformWebhooks: config.TRAY_PLATFORM_WEBHOOKS ?? 'those signed with the platform scheme' },
+  'platform webhooks: only their events change the tray',
+);
+
 // Moderation: the worker's rules and the decisions' delivery; the admin API reads its decisions.
 const moderation = await setupModeration(config, {
   decisions: storage.decisions,
@@ -134,6 +145,7 @@ const worker = runsWorker
       purgeIntervalMs: config.TRAY_PURGE_INTERVAL_MS,
       fanOutConcurrency: config.TRAY_FANOUT_CONCURRENCY,
       bans: { prefix: config.BAN_REDIS_PREFIX, redis },
+      platformWebhooks,
       onStored: moderation.step,
       changes: createChangePublisher(redis, config.STREAM_REDIS_PREFIX, logger),
       // The events console's live tail: each event once applied.
@@ -181,6 +193,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
       eventsRetentionDays: config.EVENTS_RETENTION_DAYS,
       trayRetentionDays: config.TRAY_RETENTION_DAYS,
       publishBans: (changed) => publishBans(redis, config.BAN_REDIS_PREFIX, changed),
+      platformWebhooks,
       onStored: moderation.step,
       onWritten: (records) => changes.recordsWritten(records),
       onRemoved: (records) => changes.recordsRemoved(records),

@@ -80,7 +80,7 @@ function accepted(
 ): BodyVerdict {
   const envelope = validateEnvelope(rawBody, scheme);
   if (!envelope.ok) return refusal('bad_envelope', 'BAD_REQUEST', envelope.message);
-  return { verdict: 'accept', webhook, envelope: envelope.envelope, dedupeKey };
+  return { verdict: 'accept', webhook, scheme, envelope: envelope.envelope, dedupeKey };
 }
 
 /** Platform-scheme webhooks next to each other in WEBHOOK_SECRETS that share a signature header. */

@@ -1,5 +1,6 @@
 import type { ErrorKind } from '../../shared/errors/app-error.ts';
 import type { Envelope } from '../envelope/validate-envelope.ts';
+import type { SignatureScheme } from '../signature/parse-webhook-secrets.ts';
 import type { RejectReason } from '../receiver-metrics.ts';
 
 /** A refusal: the metric's reason, and the error kind (status, code) and message the client gets. */
@@ -19,6 +20,8 @@ export interface Accept {
   readonly verdict: 'accept';
   /** The webhook whose secret signed the body. */
   readonly webhook: string;
+  /** How it signed: the job says so, and the tray applies the platform's scheme only. */
+  readonly scheme: SignatureScheme;
   readonly envelope: Envelope;
   /**
    * The delivery's identity for dedupe, also its job id (docs/receiver.md#queue): from the body's

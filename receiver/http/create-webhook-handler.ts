@@ -136,6 +136,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
       const job = deliveryJob({
         dedupeKey: body.dedupeKey,
         webhook: body.webhook,
+        scheme: body.scheme,
         receivedAt: now(),
         envelope: body.envelope,
       });

@@ -12,6 +12,7 @@ import { trayApiShape } from './tray-api-config.ts';
 import { trayBanShape } from './tray-ban-config.ts';
 import { trayMessagesShape } from './tray-messages-config.ts';
 import { checkModerationWebhook, trayModerationWebhookShape } from './tray-moderation-webhook-config.ts';
+import { trayPlatformShape } from './tray-platform-config.ts';
 import { trayStorageShape } from './tray-storage-config.ts';
 import { trayStreamShape } from './tray-stream-config.ts';
 import { trayWorkerShape } from './tray-worker-config.ts';
@@ -35,6 +36,7 @@ export const trayShape = {
   TRAY_STARTUP_WAIT_MS: positiveInt(STARTUP_WAIT_MS, 3_600_000),
   ...trayStorageShape,
   ...trayWorkerShape,
+  ...trayPlatformShape,
   ...trayApiShape,
   ...trayBanShape,
   ...trayMessagesShape,

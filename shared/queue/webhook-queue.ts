@@ -9,12 +9,20 @@ import { createBullQueue, type QueueConnection } from './create-bull-queue.ts';
 /** The one queue between receiver and worker. docs/receiver.md#queue documents name and options. */
 export const WEBHOOK_QUEUE_NAME = 'webhook-events';
 
+/** How a webhook signs: the platform's own scheme, or Standard Webhooks. */
+export type WebhookSignatureScheme = 'platform' | 'standard-webhooks';
+
 /** What the receiver enqueues for each verified delivery. */
 export interface WebhookJobData {
   /** Lowercase hex SHA-256 of the raw body; also the bull job id. */
   dedupeKey: string;
   /** Name of the webhook whose secret verified the signature. */
   webhook: string;
+  /**
+   * The signature scheme that verified it (docs/receiver.md#signature-schemes): the tray applies
+   * no Standard Webhooks delivery. Absent on a job queued by a receiver from before it was written.
+   */
+  scheme?: WebhookSignatureScheme;
   /** ISO 8601 time the receiver accepted the delivery. */
   receivedAt: string;
   event: string;

@@ -1,14 +1,14 @@
 import { expect } from 'chai';
 import { deliveryJob } from '../../receiver/delivery-job.ts';
 import { validateEnvelope } from '../../receiver/envelope/validate-envelope.ts';
-import type { WebhookJobData } from '../../shared/queue/webhook-queue.ts';
+import type { WebhookJobData, WebhookSignatureScheme } from '../../shared/queue/webhook-queue.ts';
 
 const receivedAt = new Date('2026-11-22T01:02:03.004Z');
 
-function jobFor(body: string, webhook = 'eu') {
+function jobFor(body: string, webhook = 'eu', scheme: WebhookSignatureScheme = 'platform') {
   const result = validateEnvelope(Buffer.from(body));
   if (!result.ok) throw new Error(result.message);
-  return deliveryJob({ dedupeKey: 'ab'.repeat(32), webhook, receivedAt, envelope: result.envelope });
+  return deliveryJob({ dedupeKey: 'ab'.repeat(32), webhook, scheme, receivedAt, envelope: result.envelope });
 }
 
 describe('deliveryJob', () => {
@@ -17,11 +17,12 @@ describe('deliveryJob', () => {
     const expected: WebhookJobData = {
       dedupeKey: 'ab'.repeat(32),
       webhook: 'we"ird',
+      scheme: 'standard-webhooks',
       receivedAt: receivedAt.toISOString(),
       event: 'channel.didCreate',
       data,
     };
-    const job = jobFor(JSON.stringify({ event: 'channel.didCreate', data }), 'we"ird');
+    const job = jobFor(JSON.stringify({ event: 'channel.didCreate', data }), 'we"ird', 'standard-webhooks');
     expect(job).to.deep.equal({ dedupeKey: expected.dedupeKey, json: JSON.stringify(expected) });
   });
 
@@ -32,6 +33,7 @@ describe('deliveryJob', () => {
     expect(JSON.parse(job.json)).to.deep.equal({
       dedupeKey: 'ab'.repeat(32),
       webhook: 'eu',
+      scheme: 'platform',
       receivedAt: receivedAt.toISOString(),
       event: 'post.didCreate',
       data: envelope.data,

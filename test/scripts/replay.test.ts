@@ -16,9 +16,11 @@ import { cleanEnv, runScript } from '../support/run-script.ts';
 import { useQueuePrefix } from '../support/suite-resources.ts';
 import { testStack } from '../support/test-stack.ts';
 
+// Odd ones from a Standard Webhooks sender: a replay keeps the scheme, which the tray goes by.
 const job = (n: number): WebhookJobData => ({
   dedupeKey: createHash('sha256').update(`event-${n}`).digest('hex'),
   webhook: 'main',
+  scheme: n % 2 === 0 ? 'platform' : 'standard-webhooks',
   receivedAt: '2026-11-20T10:00:00.000Z',
   event: 'post.didCreate',
   data: { n },

@@ -1,7 +1,11 @@
 import type { ModerationAction } from './moderation-action.ts';
 
-/** `unknown`: a name the mapping does not know; `invalid`: known name, payload failed validation. */
-export const storedEventStatuses = ['applied', 'stored', 'unknown', 'invalid'] as const;
+/**
+ * `unknown`: a name the mapping does not know; `invalid`: known name, payload failed validation;
+ * `foreign`: from a webhook that is not the platform's (platform-webhooks.ts), never mapped nor
+ * applied, and never applied by a replay either: the verdict is stored with the event.
+ */
+export const storedEventStatuses = ['applied', 'stored', 'unknown', 'invalid', 'foreign'] as const;
 export type StoredEventStatus = (typeof storedEventStatuses)[number];
 
 /** A verified delivery as stored for moderation and analytics (the admin API reads it). */

@@ -1,10 +1,16 @@
 import { jobScope } from '../../shared/async/job-scope.ts';
-import type { Activity } from '../domain/activity.ts';
+import type { Activity, MappedEvent } from '../domain/activity.ts';
 import type { BanChange } from '../domain/ban-change.ts';
 import { mapEvent } from '../domain/map-event.ts';
 import { mostSevere } from '../domain/event-moderation.ts';
 import type { ModerationAction } from '../domain/moderation-action.ts';
-import type { StoredEvent } from '../domain/stored-event.ts';
+import {
+  isPlatformDelivery,
+  PLATFORM_SCHEME_ONLY,
+  type DeliveryScheme,
+  type PlatformWebhooks,
+} from '../domain/platform-webhooks.ts';
+import type { StoredEvent, StoredEventStatus } from '../domain/stored-event.ts';
 import type { InboxRecord } from '../domain/inbox-record.ts';
 import { unexpired } from '../domain/unexpired.ts';
 import { storableJson } from '../domain/storable-json.ts';
@@ -15,6 +21,11 @@ export interface JobDelivery {
   /** The receiver's dedupe key: the stored event's key, and the job every write of it runs for. */
   dedupeKey: string;
   webhook: string;
+  /**
+   * How the receiver verified it; absent on a job an older receiver queued, and on a stored event's
+   * replay (whose stored status says whether it is the platform's).
+   */
+  scheme?: DeliveryScheme;
   /** ISO 8601 time the receiver accepted it. */
   receivedAt: string;
   event: string;
@@ -36,6 +47,8 @@ export interface ApplyJobDeps {
   storage: Pick<TrayStorage, 'events' | 'bans' | 'writes' | 'clears'>;
   eventsRetentionDays: number;
   trayRetentionDays: number;
+  /** Whose events are applied (TRAY_PLATFORM_WEBHOOKS); unset: deliveries of the platform's scheme. */
+  platformWebhooks?: PlatformWebhooks;
   /**
    * Publishes stored ban changes to the API instances. Without it a ban event fails its job rather
    * than be stored but never enforced.
@@ -98,8 +111,22 @@ function tellUnexpired(
   };
 }
 
+/** What the tray makes of an event: the mapping's, or another sender's (FOREIGN). */
+type Judged = Omit<MappedEvent, 'status'> & { status: StoredEventStatus };
+
+/**
+ * Another sender's event, as the tray takes it: stored with its own status and nothing to apply.
+ * Not mapped at all, so nothing of what it claims (a subject, a community) reaches the stored event.
+ */
+const FOREIGN: Judged = {
+  status: 'foreign',
+  activities: [],
+  memberships: [],
+  profiles: [],
+};
+
 /** The outcome stored with the event: its status, and what a late join looks up. */
-function outcomeOf(mapped: ReturnType<typeof mapEvent>): EventOutcome {
+function outcomeOf(mapped: Judged): EventOutcome {
   const post = mapped.activities.find((activity) => activity.audience.kind === 'community');
   return {
     status: mapped.status,
@@ -113,11 +140,12 @@ function outcomeOf(mapped: ReturnType<typeof mapEvent>): EventOutcome {
 }
 
 /**
- * One queue job (docs/tray-engine.md): store the raw event, map it, apply it (bans, memberships,
- * profiles, personal activities, community posts), hand it to the moderation hook, then mark it
- * applied (the job's last durable step) and, on the first mark, announce it. Permanent
- * problems (unknown name, invalid payload) are stored as a status and the job completes; anything
- * thrown is transient and the queue retries it. Every step is idempotent, so a retry after a
+ * One queue job (docs/tray-engine.md): store the raw event, map it if it is the platform's (another
+ * sender's is stored as `foreign` and applied never, not by a retry or a replay either), apply it
+ * (bans, memberships, profiles, personal activities, community posts), hand it to the moderation
+ * hook, then mark it applied (the job's last durable step) and, on the first mark, announce it.
+ * Permanent problems (unknown name, invalid payload) are stored as a status and the job completes;
+ * anything thrown is transient and the queue retries it. Every step is idempotent, so a retry after a
  * partial run leaves the same state. It all runs in the job's scope (shared/async/job-scope.ts), so
  * storage can tell a retry of this job from another job's write without the port naming how.
  */
@@ -130,12 +158,18 @@ async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise
   const job = { ...delivered, event: storableJson(delivered.event), data: storableJson(delivered.data) };
   const now = deps.now ?? Date.now;
   const receivedAt = new Date(job.receivedAt);
-  const mapped = mapEvent({ event: job.event, data: job.data, receivedAt: receivedAt.getTime() });
+  const platform = isPlatformDelivery(job, deps.platformWebhooks ?? PLATFORM_SCHEME_ONLY);
+  const judged = platform
+    ? mapEvent({ event: job.event, data: job.data, receivedAt: receivedAt.getTime() })
+    : FOREIGN;
   const stored = await deps.storage.events.store(
     { key: job.dedupeKey, event: job.event, data: job.data, webhook: job.webhook, receivedAt },
-    outcomeOf(mapped),
+    outcomeOf(judged),
     { retentionDays: deps.eventsRetentionDays, now: new Date(now()) },
   );
+  // The verdict stored first stands: a replay carries no scheme, and a stored event is judged by
+  // the name alone then; one first found another sender's stays so, whatever the setting says now.
+  const mapped = stored.status === 'foreign' ? FOREIGN : judged;
   if (mapped.bans) {
     if (!deps.publishBans) throw new Error('applyJob: a ban event needs publishBans to publish it');
     // Durable first: a crash between the two leaves the job to be retried, and both steps keep

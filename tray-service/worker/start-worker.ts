@@ -50,6 +50,8 @@ export interface WorkerDeps {
    * unless a connection is given. Default prefix `tray-bans`.
    */
   bans?: { prefix: string; redis?: RedisClient };
+  /** Whose events are applied (TRAY_PLATFORM_WEBHOOKS); unset: deliveries of the platform's scheme. */
+  platformWebhooks?: ApplyJobDeps['platformWebhooks'];
   /** The moderation step plugs in here: called once per processed job, after the event is stored. */
   onStored?: ApplyJobDeps['onStored'];
   /** Where each event is announced once first applied (the events console's live tail); none without it. */
@@ -85,6 +87,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     trayRetentionDays: deps.trayRetentionDays ?? 90,
     publishBans: (changed: readonly BanChange[]) => publishBans(bans.redis, bans.prefix, changed),
     scheduleFanOut,
+    ...(deps.platformWebhooks ? { platformWebhooks: deps.platformWebhooks } : {}),
     ...(deps.onStored ? { onStored: deps.onStored } : {}),
     ...(deps.announce ? { onApplied: deps.announce } : {}),
     ...(changes
@@ -121,6 +124,18 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     }
   };
 
+  // A webhook left out of TRAY_PLATFORM_WEBHOOKS by mistake (a typo, a new region) would leave
+  // the tray silently behind: said once per webhook and process, when its first event is stored.
+  const warnedForeign = new Set<string>();
+  const warnForeign = (webhook: string) => {
+    if (warnedForeign.has(webhook)) return;
+    warnedForeign.add(webhook);
+    deps.logger.warn(
+      { webhook },
+      "events of a webhook that is not the platform's are stored as foreign and not applied (TRAY_PLATFORM_WEBHOOKS)",
+    );
+  };
+
   void deps.queue.process(deps.concurrency ?? 4, async (job) => {
     const stopTimer = metrics.duration.startTimer();
     try {
@@ -129,6 +144,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       // Once per event: a retry after it finished, a redelivery or a replay stores nothing new.
       if (first) {
         metrics.events.inc({ status: stored.status });
+        if (stored.status === 'foreign') warnForeign(stored.webhook);
         if (stored.status === 'invalid') {
           deps.logger.warn(
             { event: stored.event, key: stored.key, error: stored.error },

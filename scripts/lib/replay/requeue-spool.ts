@@ -8,6 +8,9 @@ import { encodeWebhookJob, type WebhookJobData } from '../../../shared/queue/web
 const spoolLine = z.object({
   dedupeKey: z.string().regex(/^[0-9a-f]{64}$/),
   webhook: z.string().min(1),
+  // Kept as written (z.object drops a key it does not name): the tray applies no Standard Webhooks
+  // delivery, and absent it is a line an older receiver spooled.
+  scheme: z.enum(['platform', 'standard-webhooks']).optional(),
   receivedAt: z.string().refine((value) => !Number.isNaN(Date.parse(value))),
   event: z.string().min(1),
   data: z.record(z.string(), z.unknown()),

@@ -51,6 +51,7 @@ describe('createWebhookVerifier (the receiver’s verification core, without a s
       expect(verify(body, { 'x-service-signature': sign(body) })).to.deep.include({
         verdict: 'accept',
         webhook: 'eu',
+        scheme: 'platform',
         dedupeKey: sha256(body),
       });
     });
@@ -63,6 +64,7 @@ describe('createWebhookVerifier (the receiver’s verification core, without a s
       expect(verify(body, { 'x-hub-signature': sign(body, hubSecret) })).to.deep.include({
         verdict: 'accept',
         webhook: 'gh',
+        scheme: 'platform',
       });
     });
 
@@ -81,6 +83,7 @@ describe('createWebhookVerifier (the receiver’s verification core, without a s
       expect(verdict).to.deep.equal({
         verdict: 'accept',
         webhook: 'sw',
+        scheme: 'standard-webhooks',
         envelope: { event: 'invoice.paid', dataJson: body },
         dedupeKey: messageKey('sw', 'msg_1'),
       });

@@ -309,6 +309,7 @@ describe('POST /webhooks with a webhook on its own header and a Standard Webhook
       expect(job?.data).to.deep.include({
         dedupeKey: messageKey('sw', 'msg_http_1'),
         webhook: 'sw',
+        scheme: 'standard-webhooks',
         event: 'invoice.paid',
         data: JSON.parse(body),
       });
@@ -389,9 +390,9 @@ describe('POST /webhooks with a webhook on its own header and a Standard Webhook
         'content-type': 'application/json',
         'x-partner-signature': sign(body, partnerSecret),
       }).expect(200);
-      expect(
-        (await receiver().queue.queue.getJob(createHash('sha256').update(body).digest('hex')))?.data.webhook,
-      ).to.equal('partner');
+      const job = await receiver().queue.queue.getJob(createHash('sha256').update(body).digest('hex'));
+      // The scheme goes with the job: the tray applies no Standard Webhooks delivery.
+      expect(job?.data).to.deep.include({ webhook: 'partner', scheme: 'platform' });
     });
 
     // The header only moves the platform scheme's signature: its value is still Base64 of the

@@ -40,6 +40,8 @@ describe('admin events API', () => {
       event: 'post.didCreate',
       webhook: 'backup',
       receivedAt: t('2026-11-20T12:00:00Z'),
+      // Not a webhook of the platform's (TRAY_PLATFORM_WEBHOOKS): stored, never applied.
+      status: 'foreign',
     }),
     // Same millisecond as e3: the key decides the order.
     eventDoc({
@@ -181,6 +183,7 @@ describe('admin events API', () => {
         ['?event=post.didCreate', ['e5', 'e3', 'e1']],
         ['?webhook=backup', ['e3']],
         ['?status=unknown', ['e4']],
+        ['?status=foreign', ['e3']],
         ['?since=2026-11-20T12:00:00Z', ['e5', 'e4', 'e3']],
         ['?until=2026-11-20T12:00:00Z', ['e2', 'e1']],
         ['?since=2026-11-20T11:00:00Z&until=2026-11-20T13:00:00Z', ['e4', 'e3', 'e2']],
@@ -228,7 +231,7 @@ describe('admin events API', () => {
           '?until=9999-12-31T23:59:59-23:59',
           'until: expected a time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z',
         ],
-        ['?status=deleted', 'status: expected applied, stored, unknown or invalid'],
+        ['?status=deleted', 'status: expected applied, stored, unknown, invalid or foreign'],
         ['?cursor=garbage', 'cursor: not a cursor this API returned'],
         // Times no Date holds or PostgreSQL cannot compare with would fail the query.
         [`?cursor=${crafted({ t: 9e15, k: 'x' })}`, 'cursor: not a cursor this API returned'],

@@ -27,6 +27,9 @@ export interface DeliverOptions {
   /** Bull job id; a different id with the same dedupe key is a redelivery. */
   jobId?: string;
   jobOptions?: Bull.JobOptions;
+  /** The webhook that sent it (default `test-hook`) and the scheme that verified it (default none, as an older receiver queued it). */
+  webhook?: string;
+  scheme?: WebhookJobData['scheme'];
 }
 
 export interface WorkerHarness {
@@ -49,10 +52,15 @@ export interface WorkerHarness {
   event(key: string): Promise<StoredEvent | null>;
 }
 
-export function jobDataOf(envelope: TestEnvelope, receivedAt = new Date().toISOString()): WebhookJobData {
+export function jobDataOf(
+  envelope: TestEnvelope,
+  receivedAt = new Date().toISOString(),
+  sender: Pick<DeliverOptions, 'webhook' | 'scheme'> = {},
+): WebhookJobData {
   return {
     dedupeKey: dedupeKeyOf(envelope),
-    webhook: 'test-hook',
+    webhook: sender.webhook ?? 'test-hook',
+    ...(sender.scheme === undefined ? {} : { scheme: sender.scheme }),
     receivedAt,
     event: envelope.event,
     data: envelope.data,
@@ -64,7 +72,7 @@ export function jobDataOf(envelope: TestEnvelope, receivedAt = new Date().toISOS
  * default storage adapter), started before the suite's tests and closed after them.
  */
 export function useWorker(
-  overrides: Partial<Omit<WorkerDeps, 'queue' | 'storage' | 'logger' | 'registry'>> = {},
+  overrides: Partial<Omit<WorkerDeps, 'queue' | 'storage' | 'registry'>> = {},
 ): WorkerHarness {
   const suite = useTrayStorage();
   const prefix = useQueuePrefix();
@@ -95,7 +103,7 @@ export function useWorker(
     return queue;
   };
   const add = (envelope: TestEnvelope, options: DeliverOptions = {}) => {
-    const data = jobDataOf(envelope, options.receivedAt);
+    const data = jobDataOf(envelope, options.receivedAt, options);
     return theQueue().add(data, {
       ...webhookJobOptions,
       jobId: options.jobId ?? `${data.dedupeKey}:${++sequence}`,

@@ -20,6 +20,7 @@ export const eventStatuses = [
   'stored',
   'unknown',
   'invalid',
+  'foreign',
 ] as const satisfies readonly StoredEvent['status'][];
 
 /** The export's formats: NDJSON (one event view a line) or CSV (a spreadsheet). */
@@ -47,7 +48,9 @@ const text = (what: string, description: string, example: string) =>
 export const eventsFilterShape = {
   event: text('an event name such as post.didCreate', 'Event name', 'post.didCreate'),
   webhook: text('a webhook name', 'Name of the webhook the event came in on', 'main'),
-  status: z.enum(eventStatuses, { error: 'expected applied, stored, unknown or invalid' }).optional(),
+  status: z
+    .enum(eventStatuses, { error: 'expected applied, stored, unknown, invalid or foreign' })
+    .optional(),
   userId: text(
     'a user id',
     'The acting user: the author of a post, comment or reaction; the one user a join, leave, profile change or ban names',

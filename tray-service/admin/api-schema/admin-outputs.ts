@@ -18,7 +18,10 @@ export const adminEvent = z
     key: z.string(),
     event: z.string(),
     webhook: z.string(),
-    status: z.enum(eventStatuses),
+    status: z.enum(eventStatuses).meta({
+      description:
+        "What the tray made of it: applied (or stored, a known event that changes no tray), unknown (a name it does not know), invalid (a payload that failed validation), or foreign (from a webhook that is not the platform's: stored, never applied)",
+    }),
     error: z.string().optional().meta({ description: 'Why the event is unknown or invalid' }),
     userId: z.string().optional().meta({ description: 'The acting user, when the event names exactly one' }),
     communityId: z.string().optional().meta({ description: 'The community the event happened in' }),

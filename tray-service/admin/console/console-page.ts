@@ -64,7 +64,7 @@ export function consolePage(base: string): string {
       ${option('', 'Not filtered')}${option('none', 'No decision')}${option('any', 'Any decision')}${option('flag', 'Flagged, no ban request')}${option('ban-request', 'Ban requested')}
     </select></div>
     <div class="field"><label for="f-status">Status</label><select id="f-status" name="status">
-      ${option('', 'Any status')}${option('applied', 'applied')}${option('stored', 'stored')}${option('unknown', 'unknown')}${option('invalid', 'invalid')}
+      ${option('', 'Any status')}${option('applied', 'applied')}${option('stored', 'stored')}${option('unknown', 'unknown')}${option('invalid', 'invalid')}${option('foreign', 'foreign')}
     </select></div>
     <div class="field"><label for="f-since">Received from</label><input id="f-since" name="since" type="datetime-local" step="1"></div>
     <div class="field"><label for="f-until">Received before</label><input id="f-until" name="until" type="datetime-local" step="1"></div>

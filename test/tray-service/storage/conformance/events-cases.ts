@@ -74,6 +74,45 @@ conformanceCase(
   },
 );
 
+// Another sender's event (docs/receiver.md#what-a-standard-webhooks-sender-gets): every status the
+// domain has is one each engine keeps and filters by (PostgreSQL's stored_events checks the list).
+conformanceCase(
+  'events: a `foreign` event is stored, kept by a redelivery, and listed and counted by its status',
+  async ({ storage, id }) => {
+    const webhook = id('wh');
+    const key = id('ev');
+    const event = {
+      key,
+      event: 'user.didGlobalBan',
+      data: { userIds: ['u-1'] },
+      webhook,
+      receivedAt: received(5),
+    };
+    const first = await storage.events.store(
+      event,
+      { status: 'foreign' },
+      { retentionDays: 7, now: received(1) },
+    );
+    expect(first).to.deep.include({ key, status: 'foreign' });
+    expect(first).to.not.have.any.keys('error', 'userId', 'communityId');
+    // A redelivery judged otherwise (the setting changed meanwhile) gets the verdict stored first.
+    const again = await storage.events.store(
+      event,
+      { status: 'applied', userId: 'u-1' },
+      {
+        retentionDays: 7,
+        now: received(0),
+      },
+    );
+    expect(again).to.deep.equal(first);
+    expect(
+      (await storage.events.list({ webhook, status: 'foreign' }, 10)).items.map((item) => item.key),
+    ).to.deep.equal([key]);
+    expect(await storage.events.count({ webhook, status: 'foreign' })).to.equal(1);
+    expect(await storage.events.count({ webhook, status: 'applied' })).to.equal(0);
+  },
+);
+
 conformanceCase(
   'events: every read carries the expiry set when the event was stored, whatever the retention now',
   async ({ storage, id }) => {

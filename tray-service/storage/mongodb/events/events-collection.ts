@@ -2,6 +2,7 @@ import { EXPIRY_INDEX, type CollectionSpec } from '../setup/collection-spec.ts';
 import { EVENTS } from '../collection-names.ts';
 import type { Activity } from '../../../domain/activity.ts';
 import type { ModerationAction } from '../../../domain/moderation-action.ts';
+import type { StoredEventStatus } from '../../../domain/stored-event.ts';
 
 /** events: every verified delivery, for moderation and analytics (the admin API reads it). */
 export interface StoredEventDoc {
@@ -14,8 +15,8 @@ export interface StoredEventDoc {
   storedAt: Date;
   /** receivedAt + the EVENTS_RETENTION_DAYS in force when stored (a later change leaves it). */
   expiresAt: Date;
-  /** `unknown`: a name the mapping does not know; `invalid`: known name, payload failed validation. */
-  status: 'applied' | 'stored' | 'unknown' | 'invalid';
+  /** The stored event's status (domain/stored-event.ts). */
+  status: StoredEventStatus;
   error?: string;
   /**
    * On a community post: communityDay(community, UTC day of the post's createdAt), at top level so a
