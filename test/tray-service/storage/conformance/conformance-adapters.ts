@@ -1,11 +1,11 @@
 import { MongoClient } from 'mongodb';
-import pg from 'pg';
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { openMongoStorage } from '../../../../tray-service/storage/mongodb/open-mongo-storage.ts';
 import { openPostgresStorage } from '../../../../tray-service/storage/postgres/open-postgres-storage.ts';
 import type { StorageEngine, TrayStorage } from '../../../../tray-service/storage/port.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
-import { testPostgres, testStack } from '../../../support/test-stack.ts';
+import { createPostgresDatabase } from '../../../support/create-postgres-database.ts';
+import { testStack } from '../../../support/test-stack.ts';
 
 /** Every engine the port has: the coverage check fails unless each ran every case. */
 export const REQUIRED_ENGINES: readonly StorageEngine[] = ['postgres', 'mongodb'];
@@ -85,31 +85,12 @@ const mongodb: ConformanceAdapter = {
   },
 };
 
-/** A database of its own on the test PostgreSQL (or DATABASE_URL's server), dropped by `drop`. */
-export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const server = process.env.DATABASE_URL ?? (await testPostgres()).url;
-  const database = uniqueName('conformance').toLowerCase();
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: server });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${database}`);
-  const url = new URL(server);
-  url.pathname = `/${database}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`) };
-}
-
 /** On a database of its own on the test PostgreSQL, migrated at open as in production. */
 const postgres: ConformanceAdapter = {
   engine: 'postgres',
   capabilities: { inbox: true, removals: true },
   async open() {
-    const database = await createPostgresDatabase();
+    const database = await createPostgresDatabase('conformance');
     return opened(
       () =>
         openPostgresStorage(database.url, {

@@ -37,6 +37,13 @@ export interface ConformanceCase {
   readonly timeout?: number;
   /** A part of the port the case needs: it runs on the adapters that have it (conformance-adapters.ts). */
   readonly needs?: Capability;
+  /**
+   * Runs on a database of its own (`storage` and `peer`), dropped after the case, instead of the
+   * one the run's cases share: for a case of thousands of writes, which should neither wait on
+   * the other cases' data (FerretDB scans a collection for each query it cannot push down to an
+   * index, so a shared database slows whatever runs last) nor leave its own to the cases after it.
+   */
+  readonly ownDatabase?: boolean;
 }
 
 const registry = new Map<string, ConformanceCase>();
@@ -45,7 +52,7 @@ const registry = new Map<string, ConformanceCase>();
 export function conformanceCase(
   name: string,
   run: (context: ConformanceContext) => Promise<void>,
-  options: { timeout?: number; needs?: Capability } = {},
+  options: Pick<ConformanceCase, 'timeout' | 'needs' | 'ownDatabase'> = {},
 ): void {
   if (registry.has(name)) throw new Error(`conformanceCase: "${name}" is registered twice`);
   registry.set(name, { name, run, ...options });

@@ -237,5 +237,5 @@ conformanceCase(
       `failed in ${new Set(failures.map((line) => line.split(/[:,]/)[0])).size} of ${ROUNDS} rounds`,
     ).to.deep.equal([]);
   },
-  { timeout: 300_000 },
+  { timeout: 300_000, ownDatabase: true },
 );

@@ -406,11 +406,11 @@ function inboxProperty(removals: boolean) {
 conformanceCase(
   'inbox model: with seen, archive, snooze marks and wake-ups among any sequence, every view and count is the reference tray',
   inboxProperty(false),
-  { timeout: 300_000, needs: 'inbox' },
+  { timeout: 300_000, needs: 'inbox', ownDatabase: true },
 );
 
 conformanceCase(
   'inbox model: with removals of what was delivered among the marks too, every view and count is the reference tray',
   inboxProperty(true),
-  { timeout: 300_000, needs: 'removals' },
+  { timeout: 300_000, needs: 'removals', ownDatabase: true },
 );

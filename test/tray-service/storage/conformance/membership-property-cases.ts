@@ -268,7 +268,7 @@ conformanceCase(
     expect(seen.records, 'records compared').to.be.above(RUNS * 3);
     expect(seen.away, 'actions addressed to a member while away').to.be.above(0);
   },
-  { timeout: 300_000 },
+  { timeout: 300_000, ownDatabase: true },
 );
 
 /** Writers applying one scenario's operations at once in the concurrent variant below. */
@@ -328,7 +328,7 @@ conformanceCase(
     );
     expect(compared, 'records compared').to.be.above(RUNS * 3);
   },
-  { timeout: 300_000 },
+  { timeout: 300_000, ownDatabase: true },
 );
 
 /** A tray's records as the writes decide them: the write times and read flags depend on the interleaving. */

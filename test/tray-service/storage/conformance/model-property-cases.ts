@@ -343,5 +343,5 @@ conformanceCase(
     expect(seen.records, 'records compared').to.be.above(RUNS * 2);
     expect(seen.read, 'read records compared').to.be.above(0);
   },
-  { timeout: 300_000 },
+  { timeout: 300_000, ownDatabase: true },
 );

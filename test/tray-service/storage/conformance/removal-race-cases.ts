@@ -116,5 +116,5 @@ conformanceCase(
     expect((await context.storage.records.pageAfter(ben, undefined, 100, NOW)).records).to.deep.equal([]);
     expect((await context.storage.records.pageAfter(fay, undefined, 100, NOW)).records).to.deep.equal([]);
   },
-  { needs: 'removals', timeout: 300_000 },
+  { needs: 'removals', timeout: 300_000, ownDatabase: true },
 );

@@ -66,13 +66,19 @@ for (const adapter of conformanceAdapters) {
         if (testCase.timeout) this.timeout(testCase.timeout);
         ran.set(testCase.name, (ran.get(testCase.name) ?? new Set()).add(adapter.engine));
         if (!shared) throw new Error('the adapter did not open');
-        const opened = shared;
+        let opened = shared;
+        let ownPeer: Promise<TrayStorage> | undefined;
+        if (testCase.ownDatabase) {
+          opened = await adapter.open();
+          isolated.push(opened);
+        }
         const storage: TrayStorage = opened.storage;
         const tag = randomUUID().slice(0, 6);
         const context: ConformanceContext = {
           storage,
           id: (name) => `${name}_${tag}`,
-          peer: () => (peer ??= opened.openAgain()),
+          peer: () =>
+            testCase.ownDatabase ? (ownPeer ??= opened.openAgain()) : (peer ??= opened.openAgain()),
           async isolated() {
             const fresh = await adapter.open();
             isolated.push(fresh);
