@@ -309,6 +309,8 @@ export interface PostgresOptions {
    * throwaway clusters in temp directories): trust on 127.0.0.1.
    */
   password?: string;
+  /** Further server settings (`-c name=value`) after the defaults: a test's small lock table, say. */
+  settings?: Readonly<Record<string, string>>;
   onSpawn?: OnSpawn;
 }
 
@@ -429,6 +431,7 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
     // FerretDB's pool holds up to 50 connections; tests run several FerretDB servers on one cluster.
     '-c',
     'max_connections=300',
+    ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
   ];
   const { child, log } = launch('postgres', postgresBin('postgres'), args, options.dir, user);
   // SIGINT is PostgreSQL's fast shutdown; SIGTERM would wait for FerretDB's connections to end.

@@ -1,6 +1,5 @@
 import pg from 'pg';
-import { uniqueName } from './suite-resources.ts';
-import { testPostgres } from './test-stack.ts';
+import { createPostgresDatabase, type CreatedDatabase } from './create-postgres-database.ts';
 
 export interface SuitePostgres {
   /** A database of the enclosing suite's own, dropped afterwards. */
@@ -8,53 +7,34 @@ export interface SuitePostgres {
   readonly pool: pg.Pool;
 }
 
-/** The server tests create their databases on: DATABASE_URL when set, else the stack's own cluster. */
-async function serverUrl(): Promise<string> {
-  return process.env.DATABASE_URL ?? (await testPostgres()).url;
-}
-
-function withDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
+export interface SuitePostgresOptions {
+  /**
+   * The server to create the database on (a URL of its `postgres` database), read when the suite
+   * starts: a server of the suite's own. DATABASE_URL's server, else the test stack's, by default.
+   */
+  readonly server?: () => string;
 }
 
 /** Registers hooks giving the enclosing `describe` its own PostgreSQL database (empty, no schema). */
-export function usePostgres(): SuitePostgres {
-  const database = uniqueName('pg').toLowerCase();
-  let url = '';
+export function usePostgres(options: SuitePostgresOptions = {}): SuitePostgres {
+  let database: CreatedDatabase | undefined;
   let pool: pg.Pool | undefined;
   before(async function () {
     this.timeout(60_000);
-    const server = await serverUrl();
-    const admin = new pg.Client({ connectionString: server });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE DATABASE ${database}`);
-    } finally {
-      await admin.end();
-    }
-    url = withDatabase(server, database);
-    pool = new pg.Pool({ connectionString: url, max: 4 });
+    database = await createPostgresDatabase('pg', options.server?.());
+    pool = new pg.Pool({ connectionString: database.url, max: 4 });
     // The drop below ends any connection still closing; without a listener that is an uncaught error.
     pool.on('error', () => undefined);
   });
   after(async function () {
     this.timeout(30_000);
     await pool?.end();
-    if (!url) return;
-    const admin = new pg.Client({ connectionString: await serverUrl() });
-    await admin.connect();
-    try {
-      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    } finally {
-      await admin.end();
-    }
+    await database?.drop();
   });
   return {
     get url() {
-      if (!url) throw new Error('usePostgres: used before the suite started');
-      return url;
+      if (!database) throw new Error('usePostgres: used before the suite started');
+      return database.url;
     },
     get pool() {
       if (!pool) throw new Error('usePostgres: used before the suite started');

@@ -20,7 +20,10 @@ export interface StoppablePostgres {
  * Registers hooks giving the enclosing suite a PostgreSQL server of its own that a test may stop
  * and start again (outages), unlike the shared test server every other suite uses.
  */
-export function useStoppablePostgres(): StoppablePostgres {
+export function useStoppablePostgres(
+  options: { settings?: Readonly<Record<string, string>> } = {},
+): StoppablePostgres {
+  const { settings } = options;
   let dir = '';
   let server: PostgresServer | undefined;
   let running = false;
@@ -28,7 +31,7 @@ export function useStoppablePostgres(): StoppablePostgres {
   before(async function () {
     this.timeout(60_000);
     dir = mkdtempSync(join(tmpdir(), 'tray-pg-outage-'));
-    server = await startPostgres({ dir });
+    server = await startPostgres({ dir, settings });
     running = true;
   });
   after(async function () {
@@ -59,7 +62,7 @@ export function useStoppablePostgres(): StoppablePostgres {
       running = false;
     },
     async start() {
-      server = await startPostgres({ dir, port: theServer().port });
+      server = await startPostgres({ dir, port: theServer().port, settings });
       running = true;
     },
   };

@@ -8,7 +8,7 @@ import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts'
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 
 const MINUTE_MS = 60_000;
-import { usePostgres, type SuitePostgres } from '../../../support/use-postgres.ts';
+import { usePostgres, type SuitePostgres, type SuitePostgresOptions } from '../../../support/use-postgres.ts';
 
 /** The tray's clock in these tests, and minutes of platform time around it. */
 export const NOW = Date.UTC(2026, 10, 22, 12);
@@ -80,8 +80,8 @@ export interface TrayFixture {
 }
 
 /** A migrated database of the suite's own, emptied before each test. */
-export function useTray(): TrayFixture {
-  const pg = usePostgres();
+export function useTray(options: SuitePostgresOptions = {}): TrayFixture {
+  const pg = usePostgres(options);
   let records: TrayRecordsPort | undefined;
   let writes: TrayWritesPort | undefined;
   const told: InboxRecord[] = [];
