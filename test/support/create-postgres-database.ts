@@ -20,14 +20,21 @@ async function onServer(server: string, sql: string): Promise<void> {
   }
 }
 
-/**
- * A new, empty database (no schema) named after `prefix`, on `server` (a URL of its `postgres`
- * database): by default DATABASE_URL's server when set, else the test stack's cluster.
- */
-export async function createPostgresDatabase(prefix: string, server?: string): Promise<CreatedDatabase> {
-  const on = server ?? process.env.DATABASE_URL ?? (await testPostgres()).url;
+export interface DatabaseOptions {
+  /** A URL of the server's `postgres` database: DATABASE_URL's server when set, else the test stack's cluster. */
+  readonly server?: string;
+  /** What follows `CREATE DATABASE name`: a template and locale of its own, say. */
+  readonly createWith?: string;
+}
+
+/** A new, empty database (no schema) named after `prefix`. */
+export async function createPostgresDatabase(
+  prefix: string,
+  options: DatabaseOptions = {},
+): Promise<CreatedDatabase> {
+  const on = options.server ?? process.env.DATABASE_URL ?? (await testPostgres()).url;
   const database = uniqueName(prefix).toLowerCase();
-  await onServer(on, `CREATE DATABASE ${database}`);
+  await onServer(on, `CREATE DATABASE ${database} ${options.createWith ?? ''}`.trimEnd());
   const url = new URL(on);
   url.pathname = `/${database}`;
   return {

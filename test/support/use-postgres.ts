@@ -13,6 +13,8 @@ export interface SuitePostgresOptions {
    * starts: a server of the suite's own. DATABASE_URL's server, else the test stack's, by default.
    */
   readonly server?: () => string;
+  /** What follows `CREATE DATABASE name` (createPostgresDatabase). */
+  readonly createWith?: string;
 }
 
 /** Registers hooks giving the enclosing `describe` its own PostgreSQL database (empty, no schema). */
@@ -21,7 +23,10 @@ export function usePostgres(options: SuitePostgresOptions = {}): SuitePostgres {
   let pool: pg.Pool | undefined;
   before(async function () {
     this.timeout(60_000);
-    database = await createPostgresDatabase('pg', options.server?.());
+    database = await createPostgresDatabase('pg', {
+      server: options.server?.(),
+      createWith: options.createWith,
+    });
     pool = new pg.Pool({ connectionString: database.url, max: 4 });
     // The drop below ends any connection still closing; without a listener that is an uncaught error.
     pool.on('error', () => undefined);

@@ -1,9 +1,6 @@
 import { expect } from 'chai';
-import pg from 'pg';
 import { migrate } from '../../../../tray-service/storage/postgres/migrate.ts';
 import { createPostgresBlockList } from '../../../../tray-service/storage/postgres/postgres-block-list.ts';
-import { uniqueName } from '../../../support/suite-resources.ts';
-import { testPostgres } from '../../../support/test-stack.ts';
 import { usePostgres } from '../../../support/use-postgres.ts';
 
 describe('storage/postgres block list', () => {
@@ -69,35 +66,16 @@ describe('storage/postgres block list', () => {
 });
 
 describe('storage/postgres block list on a database whose default collation is not byte order', () => {
-  const database = uniqueName('pg_icu').toLowerCase();
-  let server = '';
-  let pool: pg.Pool | undefined;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: server });
-    await client.connect();
-    await client.query(sql).finally(() => client.end());
-  };
-  before(async function () {
-    this.timeout(60_000);
-    server = process.env.DATABASE_URL ?? (await testPostgres()).url;
-    // en-US sorts case-insensitively first ('a' < 'B'), unlike MongoDB and unlike the tests' clusters.
-    await admin(
-      `CREATE DATABASE ${database} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C'`,
-    );
-    const url = new URL(server);
-    url.pathname = `/${database}`;
-    pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
-    await migrate(pool);
+  // en-US sorts case-insensitively first ('a' < 'B'), unlike MongoDB and unlike the tests' clusters.
+  const postgres = usePostgres({
+    createWith: "TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C'",
   });
-  after(async function () {
-    this.timeout(30_000);
-    await pool?.end();
-    if (server) await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  before(async () => {
+    await migrate(postgres.pool);
   });
 
   it('still pages in byte order of the blocked ids', async () => {
-    if (!pool) throw new Error('no pool');
-    const blockList = createPostgresBlockList(pool);
+    const blockList = createPostgresBlockList(postgres.pool);
     for (const id of ['b', 'B', 'a']) await blockList.block('n_owner', id);
     const first = await blockList.page('n_owner', undefined, 2);
     expect(first.results.map((entry) => entry.blocked_userId)).to.deep.equal(['B', 'a']);
