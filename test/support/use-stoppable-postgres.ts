@@ -18,7 +18,8 @@ export interface StoppablePostgres {
 
 /**
  * Registers hooks giving the enclosing suite a PostgreSQL server of its own that a test may stop
- * and start again (outages), unlike the shared test server every other suite uses.
+ * and start again (outages), unlike the shared test server every other suite uses; `settings` are
+ * the server's own (a small lock table, say).
  */
 export function useStoppablePostgres(
   options: { settings?: Readonly<Record<string, string>> } = {},

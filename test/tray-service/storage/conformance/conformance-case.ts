@@ -10,8 +10,8 @@ import type { Capability } from './conformance-adapters.ts';
  */
 export interface ConformanceContext {
   /**
-   * The adapter's storage on a database the run's cases share: cases keep apart by the ids they
-   * make with `id` (every query of a user's tray takes the user id).
+   * The adapter's storage on a database the run's cases share (but for `ownDatabase` cases): cases
+   * keep apart by the ids they make with `id` (every query of a user's tray takes the user id).
    */
   readonly storage: TrayStorage;
   /** An id of this case's own, e.g. id('u-ana') -> 'u-ana_k3f9': unique per case and run. */
