@@ -101,7 +101,7 @@ export function markSeen(cursor: StreamCursor, recordId: string, version: number
 }
 
 /** Moves a quiet stream's cursor up to `quietMs` before `now`; true when it moved. */
-export function advanceQuiet(cursor: StreamCursor, now: number, quietMs = QUIET_MS): boolean {
+export function advanceQuiet(cursor: StreamCursor, now: number, quietMs: number): boolean {
   const to = now - quietMs;
   if (cursor.at >= to) return false;
   cursor.at = to;

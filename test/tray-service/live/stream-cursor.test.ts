@@ -104,10 +104,10 @@ describe('stream cursor (live stream event ids)', () => {
   describe('a quiet stream', () => {
     it(`moves up to ${QUIET_MS} ms before the clock, never back, and keeps what it owes after that`, () => {
       const cursor = freshCursor(T);
-      expect(advanceQuiet(cursor, T + QUIET_MS)).to.equal(false);
-      expect(advanceQuiet(cursor, T + QUIET_MS + 60_000)).to.equal(true);
+      expect(advanceQuiet(cursor, T + QUIET_MS, QUIET_MS)).to.equal(false);
+      expect(advanceQuiet(cursor, T + QUIET_MS + 60_000, QUIET_MS)).to.equal(true);
       expect(cursor.at).to.equal(T + 60_000);
-      expect(advanceQuiet(cursor, T + QUIET_MS + 30_000)).to.equal(false);
+      expect(advanceQuiet(cursor, T + QUIET_MS + 30_000, QUIET_MS)).to.equal(false);
       expect(cursor.at).to.equal(T + 60_000);
       // The window still looks SETTLE_MS back from the moved time, and the id carries it.
       expect(inWindow(cursor, T + 60_000 - SETTLE_MS + 1)).to.equal(true);
@@ -119,7 +119,7 @@ describe('stream cursor (live stream event ids)', () => {
       const cursor = freshCursor(T);
       markSeen(cursor, 'old', 1, T + 1);
       markSeen(cursor, 'new', 2, T + 70_000);
-      advanceQuiet(cursor, T + 70_000 + QUIET_MS - 1_000);
+      advanceQuiet(cursor, T + 70_000 + QUIET_MS - 1_000, QUIET_MS);
       const again = decodeStreamCursor(encodeStreamCursor(cursor));
       expect(again && hasSeen(again, 'new', 2)).to.equal(true);
       expect(again?.seen.size).to.equal(1);
