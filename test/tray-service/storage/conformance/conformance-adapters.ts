@@ -12,8 +12,11 @@ export const REQUIRED_ENGINES: readonly StorageEngine[] = ['postgres', 'mongodb'
 
 export interface OpenedStorage {
   readonly storage: TrayStorage;
-  /** The same database opened once more, as a second process of the tray opens it (closed by `drop`). */
-  openAgain(): Promise<TrayStorage>;
+  /**
+   * The same database opened once more, as a second process of the tray opens it: opened on first
+   * use, the same one after that (closed by `drop`).
+   */
+  peer(): Promise<TrayStorage>;
   /** Closes the storage and drops its database. */
   drop(): Promise<void>;
 }
@@ -40,7 +43,7 @@ export interface ConformanceAdapter {
 const logger = createLogger({ name: 'conformance', level: 'silent' });
 
 /**
- * One database opened by `open` (again by openAgain, as a second tray process would); `drop`
+ * One database opened by `open` (again by `peer`, as a second tray process would); `drop`
  * closes every instance, then removes the database with `dropDatabase`.
  */
 async function opened(
@@ -48,16 +51,14 @@ async function opened(
   dropDatabase: () => Promise<void>,
 ): Promise<OpenedStorage> {
   const storage = await open();
-  const again: TrayStorage[] = [];
+  let peer: Promise<TrayStorage> | undefined;
   return {
     storage,
-    async openAgain() {
-      const another = await open();
-      again.push(another);
-      return another;
-    },
+    peer: () => (peer ??= open()),
     async drop() {
-      for (const another of again) await another.close();
+      // A peer that failed to open has nothing to close.
+      const another = await peer?.catch(() => undefined);
+      await another?.close();
       await storage.close();
       await dropDatabase();
     },

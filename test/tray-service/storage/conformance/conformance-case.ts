@@ -18,7 +18,8 @@ export interface ConformanceContext {
   id(name: string): string;
   /**
    * The same database as `storage`, opened as a second process of the tray would open it: its own
-   * connections and none of `storage`'s in-process state (locks, batching). One per run, shared.
+   * connections and none of `storage`'s in-process state (locks, batching). One per database,
+   * shared by the cases on it.
    */
   peer(): Promise<TrayStorage>;
   /** A storage on a fresh database of its own, dropped after the case: for whole-store queries (purge, lists). */

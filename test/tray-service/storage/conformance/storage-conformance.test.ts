@@ -44,8 +44,13 @@ const ran = new Map<string, Set<StorageEngine>>();
 for (const adapter of conformanceAdapters) {
   describe(`storage conformance: ${adapter.engine}`, function () {
     let shared: OpenedStorage | undefined;
-    let peer: Promise<TrayStorage> | undefined;
     const isolated: OpenedStorage[] = [];
+    /** A fresh database of the case's own, dropped after it. */
+    const openIsolated = async () => {
+      const fresh = await adapter.open();
+      isolated.push(fresh);
+      return fresh;
+    };
 
     before(async function () {
       this.timeout(120_000);
@@ -66,24 +71,14 @@ for (const adapter of conformanceAdapters) {
         if (testCase.timeout) this.timeout(testCase.timeout);
         ran.set(testCase.name, (ran.get(testCase.name) ?? new Set()).add(adapter.engine));
         if (!shared) throw new Error('the adapter did not open');
-        let opened = shared;
-        let ownPeer: Promise<TrayStorage> | undefined;
-        if (testCase.ownDatabase) {
-          opened = await adapter.open();
-          isolated.push(opened);
-        }
+        const opened = testCase.ownDatabase ? await openIsolated() : shared;
         const storage: TrayStorage = opened.storage;
         const tag = randomUUID().slice(0, 6);
         const context: ConformanceContext = {
           storage,
           id: (name) => `${name}_${tag}`,
-          peer: () =>
-            testCase.ownDatabase ? (ownPeer ??= opened.openAgain()) : (peer ??= opened.openAgain()),
-          async isolated() {
-            const fresh = await adapter.open();
-            isolated.push(fresh);
-            return fresh.storage;
-          },
+          peer: () => opened.peer(),
+          isolated: async () => (await openIsolated()).storage,
           write: (now, extra = {}) => ({
             now,
             retentionDays: RETENTION_DAYS,
