@@ -1,16 +1,42 @@
-import { cleanEnv, runScript } from './run-script.ts';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanEnv, repoRoot, runScript } from './run-script.ts';
 
 let built: Promise<void> | undefined;
 
+const clientDir = join(repoRoot, 'client');
+
+/** The newest modification time of the client's sources and its tsconfig.json. */
+function newestSource(): number {
+  const sources = readdirSync(join(clientDir, 'src'), { recursive: true, encoding: 'utf8' }).map((file) =>
+    join(clientDir, 'src', file),
+  );
+  return Math.max(...[join(clientDir, 'tsconfig.json'), ...sources].map((file) => statSync(file).mtimeMs));
+}
+
+/** Whether client/dist was built after the last change to its sources (setup.sh's test too). */
+function distIsCurrent(): boolean {
+  try {
+    return statSync(join(clientDir, 'dist', 'stream', 'index.js')).mtimeMs >= newestSource();
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Builds the client package into client/dist (`npm run build:client`), once per test run: the demo
- * page serves those modules, and a test must not depend on an earlier build being current.
+ * Builds the client package into client/dist (`npm run build:client`) when a source is newer than
+ * the build, once per test run: the demo page serves those modules, and a test must not depend on
+ * an earlier build being current. A current build is left alone: `npm test` builds it just before
+ * mocha, and rewriting it then would race the other mocha process's tray services, which read
+ * client/dist when they start.
  */
 export function buildClient(): Promise<void> {
-  built ??= runScript('node_modules/typescript/bin/tsc', ['-p', 'client'], cleanEnv(), 120_000).then(
-    ({ code, stdout, stderr }) => {
-      if (code !== 0) throw new Error(`building the client failed:\n${stdout}${stderr}`);
-    },
-  );
+  built ??= distIsCurrent()
+    ? Promise.resolve()
+    : runScript('node_modules/typescript/bin/tsc', ['-p', 'client'], cleanEnv(), 120_000).then(
+        ({ code, stdout, stderr }) => {
+          if (code !== 0) throw new Error(`building the client failed:\n${stdout}${stderr}`);
+        },
+      );
   return built;
 }
