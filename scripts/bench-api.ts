@@ -197,7 +197,7 @@ runCli(async () => {
         // As in production: a caller in good standing costs an in-memory look-up per request.
         failedAuth: createFailedAuthLimit({ redis, points: 20, windowMs: 60_000, keyPrefix: 'bench-auth' }),
         messages: timedMessages(stages, createMessageRenderer({ defaultLocale: 'en' })),
-        settings: { pageSize: PAGE_SIZE, networkId: 'bench', blockApi: true },
+        settings: { pageSize: PAGE_SIZE, networkId: 'bench', blockApi: true, retentionDays: 90 },
       });
       if (stages) timeJson(app, stages);
       const server = await listen(app, { port: 0, host: '127.0.0.1' });

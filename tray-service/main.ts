@@ -250,6 +250,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
       pageSize: config.TRAY_PAGE_SIZE,
       networkId: config.NETWORK_ID,
       blockApi: config.BLOCK_API === 'on',
+      retentionDays: config.TRAY_RETENTION_DAYS,
     },
     changes: live.publisher,
     mounts: [

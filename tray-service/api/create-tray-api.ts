@@ -39,6 +39,11 @@ export interface TrayApiSettings {
   networkId: string;
   /** BLOCK_API: false answers 410 Gone on every block path. */
   blockApi: boolean;
+  /**
+   * TRAY_RETENTION_DAYS: how long a record lives after its lastUpdate, and so how long an ended
+   * mute span is kept (what it held back must stay held back while a record could count it).
+   */
+  retentionDays: number;
 }
 
 export interface TrayApiDeps {
@@ -140,7 +145,15 @@ export function createTrayApi(deps: TrayApiDeps): Express {
       readGuard,
       ...changes,
     }),
-    createInboxRouter({ storage: deps.storage, pages, now, guard, readGuard, ...changes }),
+    createInboxRouter({
+      storage: deps.storage,
+      pages,
+      now,
+      guard,
+      readGuard,
+      retentionDays: deps.settings.retentionDays,
+      ...changes,
+    }),
   );
   app.use(
     '/block',

@@ -8,11 +8,17 @@ const BODY_LIMIT = `${BODY_LIMIT_KB}kb`;
 const hasBody = (headers: Record<string, unknown>) =>
   headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
 
+/** Requests whose body, once read, had no bytes. */
+const emptyBodies = new WeakSet<object>();
+
 /**
  * A body, when sent, must be JSON (415 otherwise); then it is parsed, 413 above the limit, and must
  * be an object or an array (whose schema then names what is wrong). The parser is not strict: its
  * strict mode calls `null`, `5` or `"x"` invalid JSON, which they are not; they are refused here,
- * where no route can take a JSON `null` for no body at all.
+ * where no route can take a JSON `null` for no body at all. A body of no bytes is no body, whatever
+ * its headers say: the parser would make it `{}`, and a route that takes its input from the query
+ * when no body is sent (DELETE v3/mutes) must not refuse a client that sets a JSON content type on
+ * every call.
  */
 export function jsonBody(limit: string = BODY_LIMIT): RequestHandler[] {
   return [
@@ -22,8 +28,15 @@ export function jsonBody(limit: string = BODY_LIMIT): RequestHandler[] {
       }
       next();
     },
-    express.json({ limit, strict: false }),
+    express.json({
+      limit,
+      strict: false,
+      verify: (req, _res, bytes) => {
+        if (bytes.length === 0) emptyBodies.add(req);
+      },
+    }),
     (req, _res, next) => {
+      if (emptyBodies.has(req)) req.body = undefined;
       const body: unknown = req.body;
       if (body !== undefined && (typeof body !== 'object' || body === null)) {
         throw new AppError('VALIDATION', 'body: expected a JSON object');

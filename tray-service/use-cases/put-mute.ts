@@ -3,7 +3,6 @@ import { muteUntilProblem, type MuteTarget } from '../domain/mute-changes.ts';
 import { MAX_MUTES_IN_FORCE, type Mute } from '../domain/mute.ts';
 import { TooManyMutesError } from '../domain/too-many-mutes-error.ts';
 import type { TrayStorage } from '../storage/port.ts';
-import { MUTE_SPANS_KEPT_DAYS } from './mute-spans-kept.ts';
 import { requireInbox } from './require-inbox.ts';
 
 /**
@@ -11,12 +10,16 @@ import { requireInbox } from './require-inbox.ts';
  * `until` not later than `now` is refused (InvalidUntilError), and so is a new mute beyond
  * MAX_MUTES_IN_FORCE (TooManyMutesError); either changes nothing. A second PUT of a target in
  * force is always allowed, since it adds no mute.
+ *
+ * `retentionDays` is the records' (TRAY_RETENTION_DAYS): an ended span is kept as long after its
+ * end, so a late delivery dated inside it stays held back while a record could still count it
+ * (docs/tray-rules.md#inbox).
  */
 export async function putMute(
   storage: Pick<TrayStorage, 'inbox' | 'engine'>,
-  request: { userId: string; target: MuteTarget; until: number | null; now: number },
+  request: { userId: string; target: MuteTarget; until: number | null; now: number; retentionDays: number },
 ): Promise<Mute> {
-  const { userId, target, until, now } = request;
+  const { userId, target, until, now, retentionDays } = request;
   const problem = muteUntilProblem(until, now);
   if (problem !== undefined) throw new InvalidUntilError(problem);
   // The adapter counts and writes in one step: a count taken here, before the write, let PUTs of
@@ -26,7 +29,7 @@ export async function putMute(
     target,
     until,
     now,
-    MUTE_SPANS_KEPT_DAYS,
+    retentionDays,
     MAX_MUTES_IN_FORCE,
   );
   if (mute === 'too many') throw new TooManyMutesError();

@@ -1,12 +1,15 @@
 import type { MuteTarget } from '../domain/mute-changes.ts';
 import type { TrayStorage } from '../storage/port.ts';
-import { MUTE_SPANS_KEPT_DAYS } from './mute-spans-kept.ts';
 import { requireInbox } from './require-inbox.ts';
 
-/** DELETE v3/mutes: ends the target's mute in force now; false when none was. */
+/**
+ * DELETE v3/mutes: ends the target's mute in force now; false when none was. The ended span is
+ * kept `retentionDays` (the records', TRAY_RETENTION_DAYS), as putMute says why.
+ */
 export async function removeMute(
   storage: Pick<TrayStorage, 'inbox' | 'engine'>,
-  request: { userId: string; target: MuteTarget; now: number },
+  request: { userId: string; target: MuteTarget; now: number; retentionDays: number },
 ): Promise<boolean> {
-  return requireInbox(storage).removeMute(request.userId, request.target, request.now, MUTE_SPANS_KEPT_DAYS);
+  const { userId, target, now, retentionDays } = request;
+  return requireInbox(storage).removeMute(userId, target, now, retentionDays);
 }

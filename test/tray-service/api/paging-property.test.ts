@@ -59,7 +59,10 @@ describe('history paging (property)', () => {
               lastUpdate: T0 - spec.offset * spacing,
             })),
           );
-          const app = api.app({ settings: { pageSize, networkId: 'n', blockApi: true }, now: () => T0 });
+          const app = api.app({
+            settings: { pageSize, networkId: 'n', blockApi: true, retentionDays: 90 },
+            now: () => T0,
+          });
           const auth = await bearer(user);
 
           const v3: string[] = [];

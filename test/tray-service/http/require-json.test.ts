@@ -46,4 +46,12 @@ describe('jsonBody (the JSON body of a tray or admin call)', () => {
     expect((await post('[1]').expect(200)).body).to.deep.equal({ body: [1] });
     expect((await request(app).post('/echo').expect(200)).body).to.deep.equal({ body: 'none' });
   });
+
+  it('passes a JSON body of no bytes on as no body, however it is framed, and `{}` as `{}`', async () => {
+    for (const framing of [{ 'Content-Length': '0' }, { 'Transfer-Encoding': 'chunked' }]) {
+      const res = await request(app).post('/echo').set('Content-Type', 'application/json').set(framing);
+      expect(res.body, JSON.stringify(framing)).to.deep.equal({ body: 'none' });
+    }
+    expect((await post('{}').expect(200)).body).to.deep.equal({ body: {} });
+  });
 });

@@ -16,7 +16,7 @@ describe('putMute (PUT v3/mutes, every transport)', () => {
     ['ending in the past', NOW - 1],
   ] as const) {
     it(`refuses a mute ${what} with INVALID_UNTIL naming the problem, and mutes nothing`, async () => {
-      await expect(putMute(suite.storage, { userId: 'u-mute', target, until, now: NOW }))
+      await expect(putMute(suite.storage, { userId: 'u-mute', target, until, now: NOW, retentionDays: 90 }))
         .to.be.rejectedWith(InvalidUntilError, 'until: expected a time later than now')
         .and.eventually.include({ code: 'INVALID_UNTIL' });
       expect(await suite.storage.inbox!.mutesInForce('u-mute', NOW)).to.deep.equal([]);
@@ -25,13 +25,21 @@ describe('putMute (PUT v3/mutes, every transport)', () => {
 
   it('mutes from now until a later time, or until removed', async () => {
     const until = NOW + 1;
-    expect(await putMute(suite.storage, { userId: 'u-mute-ok', target, until, now: NOW })).to.include({
+    expect(
+      await putMute(suite.storage, { userId: 'u-mute-ok', target, until, now: NOW, retentionDays: 90 }),
+    ).to.include({
       createdAt: NOW,
       until,
     });
     const other = { targetType: 'user', targetId: 'u-loud' } as const;
     expect(
-      await putMute(suite.storage, { userId: 'u-mute-ok', target: other, until: null, now: NOW }),
+      await putMute(suite.storage, {
+        userId: 'u-mute-ok',
+        target: other,
+        until: null,
+        now: NOW,
+        retentionDays: 90,
+      }),
     ).to.include({ until: null });
   });
 });
@@ -67,6 +75,7 @@ describe('putMute: concurrent PUTs of new mutes', function () {
           target: { targetType: 'user', targetId: `u-loud-${n}` },
           until: null,
           now: NOW,
+          retentionDays: 90,
         }),
       ),
     );

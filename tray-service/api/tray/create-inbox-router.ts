@@ -39,6 +39,8 @@ export interface InboxRouterDeps {
   readGuard: RequestHandler[];
   /** Where marks are announced (live streams, docs/live-tray.md). */
   changes?: Pick<TrayChanges, 'inboxMarked'>;
+  /** TRAY_RETENTION_DAYS: ended mute spans are kept as long (put-mute.ts). */
+  retentionDays: number;
 }
 
 /** Paths relative to the /notifications mount. */
@@ -107,7 +109,13 @@ export function createInboxRouter(deps: InboxRouterDeps): Router {
       const body = parseInput(putMuteBody, req.body ?? {}, 'body');
       const target = { targetType: body.targetType, targetId: body.targetId };
       const until = body.until ?? null;
-      const mute = await putMute(storage, { userId: callerId(res), target, until, now: now() });
+      const mute = await putMute(storage, {
+        userId: callerId(res),
+        target,
+        until,
+        now: now(),
+        retentionDays: deps.retentionDays,
+      });
       res.json({ data: publicMute(mute) } satisfies MuteBody);
     })
     .delete(...deps.guard, ...jsonBody(), async (req, res) => {
@@ -118,7 +126,12 @@ export function createInboxRouter(deps: InboxRouterDeps): Router {
         req.body === undefined
           ? parseInput(muteTargetQuery, req.query, 'query')
           : parseInput(muteTargetInput, req.body, 'body');
-      const removed = await removeMute(storage, { userId: callerId(res), target, now: now() });
+      const removed = await removeMute(storage, {
+        userId: callerId(res),
+        target,
+        now: now(),
+        retentionDays: deps.retentionDays,
+      });
       res.json({ data: { removed } } satisfies RemovedBody);
     })
     .all(methodNotAllowed(['GET', 'PUT', 'DELETE']));

@@ -383,7 +383,9 @@ describe('block list (docs/contract.md#block-list-legacy-beta-deprecated)', () =
 
   describe('with BLOCK_API=off', () => {
     it('answers every block path with 410 and the deprecation headers', async () => {
-      const off = api.app({ settings: { pageSize: 10, networkId: 'net1', blockApi: false } });
+      const off = api.app({
+        settings: { pageSize: 10, networkId: 'net1', blockApi: false, retentionDays: 90 },
+      });
       for (const call of [
         request(off).post('/block/members').send({ blockUserId: 'x' }),
         request(off).post('/block').send({}),

@@ -117,7 +117,7 @@ export function useTrayApi(options: { rateLimit?: number; engine?: StorageEngine
           keyPrefix,
         }),
         messages,
-        settings: { pageSize: 10, networkId: 'net1', blockApi: true },
+        settings: { pageSize: 10, networkId: 'net1', blockApi: true, retentionDays: 90 },
         ...liveDeps,
         ...overrides,
       });

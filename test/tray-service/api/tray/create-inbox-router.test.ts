@@ -4,6 +4,7 @@ import request from 'supertest';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import type { NotificationRecord } from '../../../../tray-service/http/to-notification-record.ts';
 import type { StorageEngine } from '../../../../tray-service/storage/port.ts';
+import { aComment } from '../../../support/activity-builder.ts';
 import { seedRecords } from '../../../support/seed-tray.ts';
 import { bearer, useTrayApi } from '../support/api-harness.ts';
 import { expectMatchesOpenApi } from '../support/openapi-validator.ts';
@@ -428,6 +429,60 @@ function inboxSuite(engine?: StorageEngine) {
       await api.storage.purgeExpired(new Date(NOW + DAY_MS));
       expect(await mutes('u-mute-late')).to.deep.equal([put.body.data]);
       expect(put.body.data.until).to.equal(Date.parse(until));
+    });
+
+    it('removes by query a caller sends with a JSON content type and an empty body', async () => {
+      // Clients that set Content-Type: application/json on every call (a session default) send
+      // it on a bodiless DELETE too; the body parser then reads the empty body as {}.
+      await call('u-mute-empty', 'put', '/v3/mutes', { targetType: 'post', targetId: 'p-1' });
+      for (const framing of [{ 'Content-Length': '0' }, { 'Transfer-Encoding': 'chunked' }]) {
+        await call('u-mute-empty', 'put', '/v3/mutes', { targetType: 'post', targetId: 'p-1' });
+        const res = await request(app())
+          .delete('/notifications/v3/mutes?targetType=post&targetId=p-1')
+          .set('Authorization', await bearer('u-mute-empty'))
+          .set('Content-Type', 'application/json')
+          .set(framing);
+        expect([res.status, res.body], JSON.stringify(framing)).to.deep.equal([
+          200,
+          { data: { removed: true } },
+        ]);
+        expect(await mutes('u-mute-empty')).to.deep.equal([]);
+      }
+    });
+
+    it("keeps an ended span for the records' retention as configured, not a fixed 90 days", async () => {
+      // A record lives TRAY_RETENTION_DAYS after its lastUpdate; so must the span that held
+      // back an action dated inside it, or a late delivery (a replay of stored events) of
+      // that action would be counted once the span is purged.
+      const retentionDays = 365;
+      const yearApp = () =>
+        api.app({
+          now: () => clock,
+          settings: { pageSize: 10, networkId: 'net1', blockApi: true, retentionDays },
+        });
+      const as = async (method: Method, body?: unknown) =>
+        request(yearApp())
+          [method]('/notifications/v3/mutes')
+          .set('Authorization', await bearer('u-mute-year'))
+          .send(body as object);
+      const target = { targetType: 'post', targetId: 'p-year' };
+      expect((await as('put', target)).status).to.equal(200);
+      clock = NOW + DAY_MS;
+      expect((await as('delete', target)).body).to.deep.equal({ data: { removed: true } });
+      const later = NOW + 101 * DAY_MS;
+      await api.storage.purgeExpired(new Date(later));
+      const muted = aComment(
+        'u-eve',
+        { postId: 'p-year', owner: 'u-mute-year' },
+        {
+          id: 'cm-year',
+          at: NOW + DAY_MS / 2,
+          userFeed: 'u-mute-year',
+        },
+      );
+      await api.storage.writes.applyPersonal([muted], { now: later, retentionDays });
+      clock = later;
+      expect(await ids('u-mute-year', 'all')).to.deep.equal([]);
     });
 
     if (!full) return;

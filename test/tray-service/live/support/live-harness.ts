@@ -124,7 +124,7 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
                 keyPrefix: failedAuthPrefix,
               }),
             }),
-        settings: { pageSize: 10, networkId: 'net1', blockApi: true },
+        settings: { pageSize: 10, networkId: 'net1', blockApi: true, retentionDays: 90 },
       });
       const server = await listen(app, { port: 0, host: '127.0.0.1' });
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

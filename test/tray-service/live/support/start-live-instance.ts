@@ -64,7 +64,7 @@ export async function startLiveInstance(options: {
     bans,
     rateLimiter: createRateLimiter({ redis, points: 1_000, windowMs: 60_000, keyPrefix: 'rl' }),
     messages,
-    settings: { pageSize: 10, networkId: 'net1', blockApi: true },
+    settings: { pageSize: 10, networkId: 'net1', blockApi: true, retentionDays: 90 },
     changes: live.publisher,
     mounts: [liveRoutes(live, { messages, verifyToken })],
   });
