@@ -460,11 +460,12 @@ function inboxSuite(engine?: StorageEngine) {
           now: () => clock,
           settings: { pageSize: 10, networkId: 'net1', blockApi: true, retentionDays },
         });
-      const as = async (method: Method, body?: unknown) =>
-        request(yearApp())
-          [method]('/notifications/v3/mutes')
-          .set('Authorization', await bearer('u-mute-year'))
-          .send(body as object);
+      const as = async (method: 'put' | 'delete', body: unknown) => {
+        const agent = request(yearApp());
+        const sent =
+          method === 'put' ? agent.put('/notifications/v3/mutes') : agent.delete('/notifications/v3/mutes');
+        return sent.set('Authorization', await bearer('u-mute-year')).send(body as object);
+      };
       const target = { targetType: 'post', targetId: 'p-year' };
       expect((await as('put', target)).status).to.equal(200);
       clock = NOW + DAY_MS;
