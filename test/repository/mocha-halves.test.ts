@@ -3,7 +3,7 @@ import { readRepositoryFile } from '../support/repository-files.ts';
 
 /**
  * `npm run test:mocha` runs the suite as two mocha processes at once (docs/testing.md): one takes
- * the folders `test:mocha:storage-scripts` names, the other everything else. The other's `--ignore`s must
+ * the folders `test:mocha:storage` names, the other everything else. The other's `--ignore`s must
  * be exactly those folders (and the reliability suite's), or a folder would run twice or never.
  */
 describe('the two halves of npm run test:mocha', () => {
@@ -11,11 +11,11 @@ describe('the two halves of npm run test:mocha', () => {
   const quoted = (command: string) => [...command.matchAll(/'([^']+)'/g)].map((match) => match[1] ?? '');
 
   it('runs both halves at once', () => {
-    expect(scripts['test:mocha']).to.match(/^run-p .*test:mocha:storage-scripts test:mocha:rest$/);
+    expect(scripts['test:mocha']).to.match(/^run-p .*test:mocha:storage test:mocha:rest$/);
   });
 
   it('leaves out of the rest exactly the folders of the storage half, and the reliability suite', () => {
-    const storage = quoted(scripts['test:mocha:storage-scripts'] ?? '');
+    const storage = quoted(scripts['test:mocha:storage'] ?? '');
     const rest = scripts['test:mocha:rest'] ?? '';
     const [everything, ...ignored] = quoted(rest);
     expect(everything).to.equal('test/**/*.test.ts');
