@@ -2,8 +2,9 @@
  * Server-sent event framing (https://html.spec.whatwg.org/multipage/server-sent-events.html).
  * `data` is one JSON line: JSON.stringify escapes line breaks inside strings.
  */
-export function sseEvent(event: string, id: string, data: unknown): string {
-  return `event: ${event}\nid: ${id}\ndata: ${JSON.stringify(data)}\n\n`;
+export function sseEvent(event: string, id: string | undefined, data: unknown): string {
+  // Without an id line the client keeps the last id it had (EventSource's last event id buffer).
+  return `event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`;
 }
 
 /** A comment line: keeps proxies and the client's connection from idling out. */

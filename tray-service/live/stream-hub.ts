@@ -463,11 +463,17 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
       held.set(session, []);
       void run(stream.userId, async () => {
         try {
-          // Subscribed before anything is read, so no change falls between the read and the feed.
+          // Subscribed before anything is read, so no change falls between the read and the feed
+          // (the client's reload after `reset` included).
           await ready;
-          await sendUnread(stream.userId);
           if (stream.start === 'reset') session.write('reset', {});
+          await sendUnread(stream.userId);
           if (stream.start === 'resume') await catchUp(stream.userId, [session]);
+        } catch (error) {
+          // As for a failed catch-up: left open, the stream's next live record would move its id
+          // past what it has not been sent; ended, it reconnects from the id it holds.
+          logger.warn({ err: (error as Error).message }, 'live stream opening failed; it ends and resumes');
+          end(session, CATCH_UP_RETRY_MS * (1 + Math.random()));
         } finally {
           await release(session);
         }

@@ -97,6 +97,12 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
   let closed = false;
   /** Inside paced(): the bytes are bounded by a page, and the caller waits for them to go. */
   let pacing = false;
+  /**
+   * A stream opened to reset gives no id until its `reset`: a client whose connection drops before
+   * it keeps its old id, and its reconnect is told to reset again. The stream's own id (a fresh
+   * one) owes it nothing from before it opened, so the reset would be lost.
+   */
+  let idWithheld = stream.start === 'reset';
 
   /**
    * The keys of the marked states this stream has not sent yet, now counted as sent. A mark of a
@@ -126,7 +132,8 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
     },
     write(event, data) {
       if (closed) return;
-      res.write(sseEvent(event, encodeStreamCursor(cursor), data));
+      if (event === 'reset') idWithheld = false;
+      res.write(sseEvent(event, idWithheld ? undefined : encodeStreamCursor(cursor), data));
       hooks.sent(event);
       if (!pacing && res.writableLength > MAX_BUFFERED) hooks.overflow(session);
     },
@@ -179,7 +186,8 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
       if (!closed) res.write(sseComment(text));
     },
     moveQuiet(now, quietMs) {
-      if (!closed && advanceQuiet(cursor, now, quietMs)) res.write(sseId(encodeStreamCursor(cursor)));
+      if (!closed && !idWithheld && advanceQuiet(cursor, now, quietMs))
+        res.write(sseId(encodeStreamCursor(cursor)));
     },
     async paced(send) {
       pacing = true;

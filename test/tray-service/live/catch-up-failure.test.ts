@@ -25,17 +25,34 @@ describe('live streams whose catch-up read fails once', function () {
   let bans: BanCache;
   let instance: StartedLiveInstance;
   let failNextCatchUp = false;
+  let failNextCount = false;
 
   before(async () => {
     redis = createRedis(testStack().redisUrl);
     bans = await startBanCache(redis, { prefix: 'catch-up-fail-bans', refreshMs: 200, logger: silent });
     // A transient storage failure (pool timeout, failover) on the catch-up's read, once.
-    const storage = withCatchUpRead(suite.storage, (userId, real) => {
+    const withFailingRead = withCatchUpRead(suite.storage, (userId, real) => {
       if (failNextCatchUp) {
         failNextCatchUp = false;
         return Promise.reject(new Error('transient: connection pool timeout'));
       }
       return real(userId);
+    });
+    // The same on the counts a stream sends first when it opens (or resumes).
+    const inbox = suite.storage.inbox!;
+    const failingInbox = new Proxy(inbox, {
+      get: (target, prop, receiver) =>
+        prop === 'countInboxes'
+          ? (...args: Parameters<NonNullable<typeof inbox.countInboxes>>) => {
+              if (!failNextCount) return inbox.countInboxes!(...args);
+              failNextCount = false;
+              return Promise.reject(new Error('transient: connection pool timeout'));
+            }
+          : Reflect.get(target, prop, receiver),
+    });
+    const storage = new Proxy(withFailingRead, {
+      get: (target, prop, receiver) =>
+        prop === 'inbox' ? failingInbox : Reflect.get(target, prop, receiver),
     });
     instance = await startLiveInstance({
       storage,
@@ -89,5 +106,30 @@ describe('live streams whose catch-up read fails once', function () {
     const record = await third.next(named('record'));
     third.close();
     expect(dataOf<NotificationRecord>(record).targetId).to.equal('p-away');
+  });
+
+  it('end the stream when its opening count fails, and the reconnect with the same id gets what it missed', async () => {
+    const user = 'u-count-fail';
+    const url = `${instance.base}/notifications/v3/stream`;
+    const first = await openSse(url, { Authorization: await bearer(user) });
+    const lastId = (await first.next(named('unread'))).id!;
+    first.close();
+
+    await write(user, 'p-count-away', 1);
+
+    failNextCount = true;
+    const second = await openSse(url, { Authorization: await bearer(user), 'Last-Event-ID': lastId });
+    expect(second.status).to.equal(200);
+    // Left open, its next live record would move the client's id past the record it missed.
+    const leftOpen = new Promise((resolve) => setTimeout(() => resolve('left open'), 5_000));
+    expect(await Promise.race([second.ended.then(() => 'ended'), leftOpen])).to.equal('ended');
+    second.close();
+    const ids = second.events.filter((event) => event.id !== undefined && event.event !== 'opened');
+    expect(ids, 'events giving the client a new id').to.deep.equal([]);
+
+    const third = await openSse(url, { Authorization: await bearer(user), 'Last-Event-ID': lastId });
+    const record = await third.next(named('record'));
+    third.close();
+    expect(dataOf<NotificationRecord>(record).targetId).to.equal('p-count-away');
   });
 });

@@ -292,11 +292,17 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       expect(dataOf<NotificationRecord>(caught).targetId).to.equal('p-r5');
     });
 
-    it('tells the client to reset when the id is older than a day', async () => {
+    it('tells the client to reset when the id is older than a day, before any event gives it a new id', async () => {
       const old = (Date.now() - 2 * 86_400_000).toString(36);
       const again = await stream(0, user, '', { 'Last-Event-ID': old });
-      expect((await again.next(tallied)).event).to.equal('unread');
-      await again.next(named('reset'));
+      expect((await again.next(tallied)).event).to.equal('reset');
+      await again.next(named('unread'));
+      // A connection lost between `opened` and `reset` must leave the client its old id, so that
+      // its reconnect is told to reset again: an id from `opened` would owe it nothing before it.
+      const reset = again.events.findIndex(named('reset'));
+      const before = again.events.slice(0, reset).filter((event) => event.event !== 'comment');
+      expect(before.map(({ event, id }) => [event, id])).to.deep.equal([['opened', undefined]]);
+      expect(again.events[reset]?.id).to.be.a('string').and.not.equal('');
       expect(records(again.events)).to.deep.equal([]);
     });
 
