@@ -68,7 +68,13 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       logger.error({ err: appError.cause ?? appError, method: req.method, path: req.path }, appError.message);
     }
     if (res.headersSent) return;
-    res.status(appError.status).set(appError.headers).json(errorBody(appError));
+    // Explicitly: res.json keeps a Content-Type the route set for the answer it meant to give (an
+    // event stream's, an export's), and the error would go out labelled as one.
+    res
+      .status(appError.status)
+      .set(appError.headers)
+      .set('Content-Type', 'application/json; charset=utf-8')
+      .json(errorBody(appError));
   };
 }
 

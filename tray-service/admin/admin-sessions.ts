@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { AppError } from '../../shared/errors/app-error.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import type { AdminPrincipal } from './admin-principal.ts';
 
@@ -74,7 +75,9 @@ export function createAdminSessions(options: AdminSessionOptions): AdminSessions
         options.ttlMs,
         principal.kind === 'jwt' ? principal.expiresAt - now : options.ttlMs,
       );
-      if (maxAgeMs <= 0) throw new Error('the credential has expired');
+      // The credential passed its check a moment ago and has expired since (its last second):
+      // refused as an expired one is, not as a failure of the service.
+      if (maxAgeMs <= 0) throw new AppError('UNAUTHORIZED', 'the credential has expired');
       const expiresAt = now + maxAgeMs;
       const record: SessionRecord =
         principal.kind === 'token'

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { finished } from 'node:stream';
 
 /**
  * Destroys `res` once writes have waited `idleMs` for its reader without it taking them (no
@@ -29,5 +30,5 @@ export function dropStalledReader(res: ServerResponse, idleMs: number, onDropped
     Math.max(1, Math.floor(idleMs / 4)),
   );
   check.unref();
-  res.once('close', () => clearInterval(check));
+  finished(res, () => clearInterval(check));
 }

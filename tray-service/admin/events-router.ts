@@ -1,5 +1,5 @@
 import { Router, type Response } from 'express';
-import { Readable } from 'node:stream';
+import { finished, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../../shared/errors/app-error.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
@@ -110,8 +110,9 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
         },
       );
     }
-    // 'close' comes once the response is over: sent, refused, or cut off by the client.
-    res.once('close', release);
+    // Once the response is over: sent, refused, or cut off by the client, also before this route
+    // ran (while a session was looked up), when its 'close' has passed already.
+    finished(res, () => release());
     const rows = await deps.events.count(filter);
     if (rows > deps.exportMaxRows) {
       throw new AppError(
@@ -134,6 +135,12 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
     const csv = format === 'csv';
     res.status(200).type(csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson');
     res.set('Content-Disposition', `attachment; filename="events.${csv ? 'csv' : 'ndjson'}"`);
+    // HEAD (Express routes it here): the headers and nothing read. Node drops a HEAD's body writes
+    // and reports each as taken, so the pipeline would read every row, holding a slot, for nothing.
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
     // A reader that stopped reading would hold the slot for as long as its connection stays up;
     // cut off, the pipeline ends the reads and 'close' gives the slot back.
     dropStalledReader(res, deps.exportIdleMs, () =>

@@ -1,4 +1,5 @@
 import { Router, type Request } from 'express';
+import { finished } from 'node:stream';
 import { AppError } from '../../shared/errors/app-error.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import { sseComment, sseEvent, sseRetry } from '../http/sse-format.ts';
@@ -71,7 +72,9 @@ export function createTailRouter(deps: TailRouterDeps): Router {
         headers: { 'Retry-After': '15' },
       });
     }
-    res.once('close', release);
+    // Once the response is over, also when its client left before this route ran (its 'close'
+    // passed while the session was looked up).
+    finished(res, () => release());
     // What the stream holds: ended once, by the client leaving or the feed closing.
     const stream: {
       open: boolean;
@@ -118,7 +121,7 @@ export function createTailRouter(deps: TailRouterDeps): Router {
       // Proxies that buffer responses (nginx) would hold the events back.
       'X-Accel-Buffering': 'no',
     });
-    req.on('close', finish);
+    finished(res, finish);
     // Subscribed before the first byte: an event applied once the client sees the stream open is
     // never missed.
     stream.stop = await tailEvents(deps.feed, filter, {

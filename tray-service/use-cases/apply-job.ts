@@ -1,6 +1,7 @@
 import { jobScope } from '../../shared/async/job-scope.ts';
-import type { Activity, MappedEvent } from '../domain/activity.ts';
+import type { Activity } from '../domain/activity.ts';
 import type { BanChange } from '../domain/ban-change.ts';
+import { FOREIGN, type JudgedEvent } from '../domain/judged-event.ts';
 import { mapEvent } from '../domain/map-event.ts';
 import { mostSevere } from '../domain/event-moderation.ts';
 import type { ModerationAction } from '../domain/moderation-action.ts';
@@ -10,7 +11,7 @@ import {
   type DeliveryScheme,
   type PlatformWebhooks,
 } from '../domain/platform-webhooks.ts';
-import type { StoredEvent, StoredEventStatus } from '../domain/stored-event.ts';
+import type { StoredEvent } from '../domain/stored-event.ts';
 import type { InboxRecord } from '../domain/inbox-record.ts';
 import { unexpired } from '../domain/unexpired.ts';
 import { storableJson } from '../domain/storable-json.ts';
@@ -111,22 +112,8 @@ function tellUnexpired(
   };
 }
 
-/** What the tray makes of an event: the mapping's, or another sender's (FOREIGN). */
-type Judged = Omit<MappedEvent, 'status'> & { status: StoredEventStatus };
-
-/**
- * Another sender's event, as the tray takes it: stored with its own status and nothing to apply.
- * Not mapped at all, so nothing of what it claims (a subject, a community) reaches the stored event.
- */
-const FOREIGN: Judged = {
-  status: 'foreign',
-  activities: [],
-  memberships: [],
-  profiles: [],
-};
-
 /** The outcome stored with the event: its status, and what a late join looks up. */
-function outcomeOf(mapped: Judged): EventOutcome {
+function outcomeOf(mapped: JudgedEvent): EventOutcome {
   const post = mapped.activities.find((activity) => activity.audience.kind === 'community');
   return {
     status: mapped.status,

@@ -1,6 +1,5 @@
 import type { ModerationDecisionDoc } from '../domain/decision-doc.ts';
-import type { MappedEvent } from '../domain/activity.ts';
-import { mapEvent } from '../domain/map-event.ts';
+import { judgeStoredEvent, type JudgedEvent } from '../domain/judged-event.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { DecisionsPort, EventsPort } from '../storage/port.ts';
 import type { EventRecipients, RecipientsSummary } from './event-recipients.ts';
@@ -13,8 +12,11 @@ const DECISIONS_SHOWN = 100;
 
 export interface EventDetail {
   event: StoredEvent;
-  /** What the mapping makes of the stored payload today (the pure mapping, docs/tray-engine.md). */
-  mapped: MappedEvent;
+  /**
+   * What the mapping makes of the stored payload today (the pure mapping, docs/tray-engine.md);
+   * nothing for a `foreign` event, which no tray ever takes.
+   */
+  mapped: JudgedEvent;
   recipients: RecipientsSummary;
   decisions: ModerationDecisionDoc[];
   /**
@@ -34,7 +36,7 @@ export function createEventDetail(deps: {
   return async (key: string): Promise<EventDetail | undefined> => {
     const event = await deps.events.get(key);
     if (!event) return undefined;
-    const mapped = mapEvent({ event: event.event, data: event.data, receivedAt: event.receivedAt.getTime() });
+    const mapped = judgeStoredEvent(event);
     const removal = (mapped.removals?.length ?? 0) > 0 && deps.removalChanges;
     const [recipients, decisions, trayChanges] = await Promise.all([
       deps.recipients.summary(event, FIRST_RECIPIENTS),

@@ -1,4 +1,4 @@
-import { mapEvent } from '../domain/map-event.ts';
+import { judgeStoredEvent } from '../domain/judged-event.ts';
 import {
   mutesByOwner,
   recipientMuteTargets,
@@ -37,7 +37,7 @@ export function createEventRecipients(members: CommunityMembersPort): EventRecip
    * and those who were away from the community, left out.
    */
   async function sourcesOf(event: StoredEvent): Promise<Sources> {
-    const mapped = mapEvent({ event: event.event, data: event.data, receivedAt: event.receivedAt.getTime() });
+    const mapped = judgeStoredEvent(event);
     const candidates = recipientSources(mapped).personal;
     const mutes = mutesByOwner(await members.muteSpansOn(candidates, recipientMuteTargets(mapped)));
     const sources = recipientSources(mapped, mutes);

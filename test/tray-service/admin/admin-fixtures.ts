@@ -1,6 +1,7 @@
 import type Bull from 'bull';
 import type { Express } from 'express';
 import { SignJWT } from 'jose';
+import request from 'supertest';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { createRedis } from '../../../shared/redis/create-redis.ts';
 import { resolveJwtConfig } from '../../../shared/config/tray-api-config.ts';
@@ -172,4 +173,13 @@ export function adminApp(
       redis.disconnect();
     },
   };
+}
+
+/**
+ * Signs in at `/admin/login` of `target` (an app, or a listening server's base URL) with `token`
+ * (ADMIN_TOKEN by default) and returns the session's `Cookie` header value.
+ */
+export async function sessionCookie(target: Express | string, token = ADMIN_TOKEN): Promise<string> {
+  const res = await request(target).post('/admin/login').type('form').send({ token }).expect(303);
+  return String(res.headers['set-cookie']).split(';')[0]!;
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
-import { ADMIN_TOKEN, adminApp } from './admin-fixtures.ts';
+import { ADMIN_TOKEN, adminApp, sessionCookie } from './admin-fixtures.ts';
 
 /** The directives of a Content-Security-Policy header, by name. */
 const directives = (csp: unknown) =>
@@ -98,12 +98,7 @@ describe('createAdminApp while Redis is unreachable', function () {
   });
 
   it('answers 503 with Retry-After to a session cookie and to the replays', async () => {
-    const signedIn = await request(built.app)
-      .post('/admin/login')
-      .type('form')
-      .send({ token: ADMIN_TOKEN })
-      .expect(303);
-    const cookie = String(signedIn.headers['set-cookie']).split(';')[0]!;
+    const cookie = await sessionCookie(built.app);
     await request(built.app).get('/admin/events').set('Cookie', cookie).expect(200);
     const bearer = { Authorization: `Bearer ${ADMIN_TOKEN}` };
     await redis.stop();

@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { closeServer, listen } from '../../../shared/http/listen.ts';
 import { DAY_MS } from '../../../shared/time/durations.ts';
+import { readRepositoryFile } from '../../support/repository-files.ts';
+import { testStack } from '../../support/test-stack.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import {
   ADMIN_TOKEN,
@@ -14,8 +16,11 @@ import {
   expiresAtOf,
   storeEvents,
   userToken,
+  sessionCookie,
   type SeedEvent,
 } from './admin-fixtures.ts';
+import { banEvent } from '../bans/ban-events.ts';
+import { leaveDuringLookup } from './leave-during-lookup.ts';
 import { stalledGet } from './stalled-reader.ts';
 
 const t = (iso: string) => new Date(iso);
@@ -256,6 +261,26 @@ describe('admin events API', () => {
       const res = await request(app).get('/admin/events/e2').set(admin).expect(200);
       expect(res.body).to.include({ key: 'e2', event: 'comment.didCreate', webhook: 'main' });
     });
+    it('shows a foreign event as the tray took it: nothing applied, no recipient, no ban', async () => {
+      // Another sender's comment and ban, stored as foreign: no tray took either (docs/receiver.md).
+      const comment = JSON.parse(readRepositoryFile('examples/events/comment.json')) as SeedEvent;
+      const ban = banEvent('ban', ['u-ana'], '2026-11-20T10:06:00.000Z');
+      const foreign = [
+        eventDoc({ key: 'foreign-comment', event: comment.event, data: comment.data, status: 'foreign' }),
+        eventDoc({ key: 'foreign-ban', event: ban.event, data: ban.data, status: 'foreign' }),
+      ];
+      await storeEvents(suite.storage, foreign);
+      for (const { key } of foreign) {
+        const detail = (await request(app).get(`/admin/events/${key}`).set(admin).expect(200)).body;
+        expect(detail, key).to.include({ status: 'foreign' });
+        expect(
+          [detail.activities, detail.memberships, detail.profiles, detail.bans, detail.recipients],
+          key,
+        ).to.deep.equal([[], [], [], [], { users: [], total: 0 }]);
+        const page = (await request(app).get(`/admin/events/${key}/recipients`).set(admin).expect(200)).body;
+        expect(page.items, key).to.deep.equal([]);
+      }
+    });
     it('responds 404 for an unknown key', async () => {
       const res = await request(app).get('/admin/events/nope').set(admin).expect(404);
       expect(res.body.code).to.equal(404000);
@@ -403,6 +428,45 @@ describe('admin events API', () => {
         expect(status, 'an export 5 s after its reader stalled').to.equal(200);
         // Its reader gets the bytes the sockets held, then the end: a download cut short.
         expect(await reader.readToEnd()).to.be.above(0);
+      } finally {
+        await closeServer(server, 100);
+        capped.close();
+      }
+    });
+
+    it('answers HEAD with the headers of the export, reading no event', async () => {
+      const events = suite.storage.events;
+      let read = 0;
+      const counted = eventsWithStream(events, async function* (filter) {
+        for await (const event of events.stream(filter)) {
+          read += 1;
+          yield event;
+        }
+      });
+      const capped = adminApp(suite.storage, { deps: { exportsMax: 1, events: counted } });
+      try {
+        const head = await request(capped.app).head('/admin/events/export?format=csv').set(admin).expect(200);
+        expect(head.headers['content-type']).to.match(/^text\/csv/);
+        expect(read, 'events read for a HEAD').to.equal(0);
+        // Its slot is free again.
+        await request(capped.app).get('/admin/events/export').set(admin).expect(200);
+        expect(read).to.be.above(0);
+      } finally {
+        capped.close();
+      }
+    });
+
+    it('gives the slot back when the client left while its session was looked up, before the route ran', async () => {
+      const capped = adminApp(suite.storage, { deps: { exportsMax: 1 } });
+      const server = await listen(capped.app, { port: 0, host: '127.0.0.1' });
+      const port = (server.address() as AddressInfo).port;
+      try {
+        const cookie = await sessionCookie(capped.app);
+        for (const path of ['/admin/events/export/check', '/admin/events/export']) {
+          await leaveDuringLookup(port, path, cookie, testStack().redisUrl);
+          const next = await request(capped.app).get('/admin/events/export/check').set(admin);
+          expect(next.status, `after a client left ${path}: ${JSON.stringify(next.body)}`).to.equal(200);
+        }
       } finally {
         await closeServer(server, 100);
         capped.close();

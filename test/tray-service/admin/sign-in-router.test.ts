@@ -69,6 +69,20 @@ describe('admin sign-in (/admin/login, /admin/logout, /admin/session)', function
       expect(res.headers['set-cookie']).to.equal(undefined);
       expect(res.text).to.include('not a valid admin credential');
     });
+    it('answers an admin JWT that has expired by the time its session would open like a wrong one (401)', async () => {
+      // The token's verification and the session take the time apart: at the last second of a
+      // token's life (its exp, or its iat plus ADMIN_JWT_MAX_TOKEN_AGE) the first may pass and the
+      // second find the session ending before it begins. A clock ahead of the token's life does it.
+      const late = adminApp(suite.storage, { clock: () => Date.now() + 120_000 });
+      try {
+        const token = await adminJwt('ops-late', '1m');
+        const res = await request(late.app).post('/admin/login').type('form').send({ token });
+        expect([res.status, res.headers['set-cookie']]).to.deep.equal([401, undefined]);
+        expect(res.text).to.include('not a valid admin credential');
+      } finally {
+        late.close();
+      }
+    });
   });
 
   describe('GET /admin/session', () => {

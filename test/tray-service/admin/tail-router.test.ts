@@ -14,7 +14,8 @@ import { testStack } from '../../support/test-stack.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { dataOf, openSse, type SseStream } from '../live/support/sse-client.ts';
-import { ADMIN_TOKEN, adminApp, adminJwt } from './admin-fixtures.ts';
+import { ADMIN_TOKEN, adminApp, adminJwt, sessionCookie } from './admin-fixtures.ts';
+import { leaveDuringLookup } from './leave-during-lookup.ts';
 import { stalledGet } from './stalled-reader.ts';
 
 /** Resolves true when the stream ends within `ms`, false when it is still open then. */
@@ -52,10 +53,7 @@ describe('GET /admin/events/tail: a tail lasts only as long as its credential', 
     closeApp();
   });
 
-  const signIn = async (token: string): Promise<string> => {
-    const res = await request(base).post('/admin/login').type('form').send({ token }).expect(303);
-    return String(res.headers['set-cookie']).split(';')[0]!;
-  };
+  const signIn = (token: string) => sessionCookie(base, token);
   const tail = async (headers: Record<string, string>, at = base) => {
     const stream = await openSse(`${at}/admin/events/tail`, headers);
     tails.push(stream);
@@ -92,7 +90,7 @@ describe('GET /admin/events/tail: a tail lasts only as long as its credential', 
   });
 
   describe('tails per admin (ADMIN_TAILS_PER_ADMIN), not one pool for all', () => {
-    let capped: { server: Server; base: string; close: () => void };
+    let capped: { server: Server; base: string; close: () => void; feed: { readonly listeners: number } };
     before(async () => {
       const built = adminApp(suite.storage, { deps: { tailsPerAdmin: 2 } });
       const listening = await listen(built.app, { port: 0, host: '127.0.0.1' });
@@ -100,6 +98,7 @@ describe('GET /admin/events/tail: a tail lasts only as long as its credential', 
         server: listening,
         base: `http://127.0.0.1:${(listening.address() as AddressInfo).port}`,
         close: built.close,
+        feed: built.eventsFeed,
       };
     });
     after(async () => {
@@ -127,6 +126,21 @@ describe('GET /admin/events/tail: a tail lasts only as long as its credential', 
       await first.ended;
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect((await open(token)).status).to.equal(200);
+    });
+
+    it('gives the place back, and listens to nothing, when the client left while its session was looked up', async () => {
+      const token = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+      for (const stream of tails) stream.close();
+      await waitFor(async () => (await open(token)).status === 200, 5_000, 'a free place');
+      for (const stream of tails) stream.close();
+      await waitFor(() => capped.feed.listeners === 0, 5_000, 'no tail listening');
+      const cookie = await sessionCookie(capped.base);
+      const port = (capped.server.address() as AddressInfo).port;
+      for (let n = 0; n < 2; n += 1)
+        await leaveDuringLookup(port, '/admin/events/tail', cookie, testStack().redisUrl);
+      expect(capped.feed.listeners, 'tails listening for clients that left').to.equal(0);
+      const [first, second] = [await open(token), await open(token)];
+      expect([first.status, second.status]).to.deep.equal([200, 200]);
     });
   });
 
@@ -269,13 +283,22 @@ describe('GET /admin/events/tail: a tail lasts only as long as its credential', 
       rmSync(dir, { recursive: true, force: true });
     });
 
+    it('refuses a tail it cannot subscribe for with 503 as JSON, not as an event stream', async () => {
+      await redis.stop();
+      try {
+        const res = await fetch(`${own.base}/admin/events/tail`, {
+          headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+        });
+        expect(res.status).to.equal(503);
+        expect(res.headers.get('content-type')).to.match(/^application\/json/);
+        expect(await res.json()).to.include({ status: 'error', code: 503000 });
+      } finally {
+        redis = await startRedis({ dir, port: redis.port, persistent: true });
+      }
+    });
+
     it('keeps a session’s tail open through the outage, and still ends it at sign-out once Redis is back', async () => {
-      const signedIn = await request(own.base)
-        .post('/admin/login')
-        .type('form')
-        .send({ token: ADMIN_TOKEN })
-        .expect(303);
-      const cookie = String(signedIn.headers['set-cookie']).split(';')[0]!;
+      const cookie = await sessionCookie(own.base);
       const stream = await openSse(`${own.base}/admin/events/tail`, { Cookie: cookie });
       tails.push(stream);
       expect(stream.status).to.equal(200);
