@@ -251,6 +251,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
       networkId: config.NETWORK_ID,
       blockApi: config.BLOCK_API === 'on',
       retentionDays: config.TRAY_RETENTION_DAYS,
+      corsOrigins: config.TRAY_CORS_ORIGINS,
     },
     changes: live.publisher,
     mounts: [

@@ -1,6 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import { durationSeconds, identifier, onOff, positiveInt } from './env-types.ts';
+import { corsOrigins } from './cors-origins.ts';
 import { secureUrl } from './secure-url.ts';
 import { ConfigError } from '../errors/config-error.ts';
 
@@ -63,6 +64,13 @@ export const trayApiShape = {
   NETWORK_ID: identifier('default'),
   /** The legacy block list (docs/contract.md#block-list-legacy-beta-deprecated); `off` answers 410 Gone after its sunset. */
   BLOCK_API: onOff('on'),
+  /**
+   * Web origins whose pages may call the tray and block-list API and open the live stream from a
+   * browser (CORS): a comma-separated list, or `*` for any; unset: none, as a browser then allows
+   * the tray's own origin only. Tokens travel in a header, never a cookie, so `*` lets no page act
+   * for a user whose token it does not hold.
+   */
+  TRAY_CORS_ORIGINS: corsOrigins(),
 };
 
 export type JwtKeySource =

@@ -7,6 +7,7 @@ import type { MetricsAccess } from '../../shared/http/metrics-access.ts';
 import { jsonInOneWrite } from '../../shared/http/json-in-one-write.ts';
 import { pageSecurityHeaders } from '../../shared/http/security-headers.ts';
 import { createMetricsRouter } from '../../shared/http/metrics-router.ts';
+import type { CorsOrigins } from '../../shared/config/cors-origins.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import { pingRedis, type RedisClient } from '../../shared/redis/create-redis.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
@@ -20,6 +21,7 @@ import { privateNoStore } from '../http/private-no-store.ts';
 import { blockPaths, createBlockRouter } from './block/create-block-router.ts';
 import { mapDomainErrors } from '../http/map-domain-errors.ts';
 import { mapStoreErrors } from '../http/map-store-errors.ts';
+import { crossOrigin } from '../http/cross-origin.ts';
 import { requestMetrics } from '../http/request-metrics.ts';
 import { createTrayOpenApiDocument } from '../http/api-schema/tray-api-schema.ts';
 import type { FailedAuthLimit } from '../../shared/http/failed-auth-limit.ts';
@@ -44,6 +46,8 @@ export interface TrayApiSettings {
    * mute span is kept (what it held back must stay held back while a record could count it).
    */
   retentionDays: number;
+  /** TRAY_CORS_ORIGINS: web origins whose pages may call the API from a browser (http/cross-origin.ts). */
+  corsOrigins?: CorsOrigins;
 }
 
 export interface TrayApiDeps {
@@ -92,6 +96,9 @@ export function createTrayApi(deps: TrayApiDeps): Express {
     '/openapi.json',
   ]);
   app.use(requestMetrics(deps.registry, routes));
+  // Before everything that may answer a page's call (a refused address's 429 included), so the page
+  // can read why; the probes and /metrics are for operators, not pages.
+  app.use(['/notifications', '/block', '/openapi.json'], crossOrigin(deps.settings.corsOrigins ?? []));
   app.use(
     createHealthRouter(
       {

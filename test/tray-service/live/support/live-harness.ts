@@ -1,3 +1,4 @@
+import type { CorsOrigins } from '../../../../shared/config/cors-origins.ts';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
@@ -53,6 +54,8 @@ export interface LiveHarnessOptions {
   demo?: boolean;
   /** AUTH_FAILURE_LIMIT of every instance (one count shared through Redis); unset: no such limit. */
   failedAuthLimit?: number;
+  /** TRAY_CORS_ORIGINS of every instance, read when the suite starts (a test may fill it before). */
+  corsOrigins?: CorsOrigins;
 }
 
 const messages = createMessageRenderer({ defaultLocale: 'en' });
@@ -124,7 +127,13 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
                 keyPrefix: failedAuthPrefix,
               }),
             }),
-        settings: { pageSize: 10, networkId: 'net1', blockApi: true, retentionDays: 90 },
+        settings: {
+          pageSize: 10,
+          networkId: 'net1',
+          blockApi: true,
+          retentionDays: 90,
+          ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
+        },
       });
       const server = await listen(app, { port: 0, host: '127.0.0.1' });
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
