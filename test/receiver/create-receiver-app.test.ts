@@ -384,6 +384,17 @@ describe('receiver app', () => {
       });
     });
 
+    describe('a profile changed back within the dedupe window (user.didUpdate names no time)', () => {
+      it('queues each: Ana, then Ana B, then Ana again, or the tray would keep Ana B', async () => {
+        const profile = (displayName: string) =>
+          JSON.stringify({ event: 'user.didUpdate', data: { users: [{ userId: 'u-ana-p', displayName }] } });
+        const before = (await queuedJobIds(receiver())).length;
+        for (const name of ['Ana', 'Ana B', 'Ana'])
+          await post(profile(name), signedHeaders(profile(name))).expect(200);
+        expect((await queuedJobIds(receiver())).length).to.equal(before + 3);
+      });
+    });
+
     describe('a join with createdAt redelivered with an identical body', () => {
       it('queues it once (a real rejoin has another createdAt)', async () => {
         const join = JSON.stringify({

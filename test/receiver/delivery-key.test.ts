@@ -93,6 +93,22 @@ describe('deliveryKey', () => {
     expect(deliveryKey(body)).not.to.equal(deliveryKey(body));
   });
 
+  // A profile update carries the new profile and no time: changed back, it repeats an earlier
+  // update byte for byte, and keyed by its body the change back would be dropped as a redelivery.
+  it('is new for every delivery of a user.didUpdate without data.createdAt', () => {
+    const body = Buffer.from(
+      JSON.stringify({ event: 'user.didUpdate', data: { users: [{ userId: 'u-ana', displayName: 'Ana' }] } }),
+    );
+    const keys = new Set([deliveryKey(body), deliveryKey(body)]);
+    expect(keys.size).to.equal(2);
+    expect(keys.has(sha256(body.toString()))).to.equal(false);
+  });
+
+  it('is the SHA-256 of the body for a user.didDelete (a deletion is final: a repeat is a redelivery)', () => {
+    const body = JSON.stringify({ event: 'user.didDelete', data: { users: [{ userId: 'u-ana' }] } });
+    expect(deliveryKey(Buffer.from(body))).to.equal(sha256(body));
+  });
+
   it('is the SHA-256 of the body for another event that quotes a membership event name', () => {
     const body = JSON.stringify({
       event: 'message.didCreate',
