@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Activity } from '../../../../tray-service/domain/activity.ts';
 import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
+import { DAY_MS, HOUR_MS } from '../../../../shared/time/durations.ts';
 import { aPost } from '../../../support/activity-builder.ts';
 import { applyOperation } from './apply-operation.ts';
 import { actorIdsOf, at, NOW } from './case-fixtures.ts';
@@ -79,6 +80,34 @@ conformanceCase(
     // A redelivered join adds nothing twice.
     await c.membership('ana', true, 0, NOW + 3);
     expect(await c.postRecord('ana', NOW + 3)).to.deep.equal(late);
+  },
+);
+
+conformanceCase(
+  'memberships: a late join backfills no post dated more than a day ahead of the tray clock',
+  async (context) => {
+    const c = community(context);
+    const processedAt = NOW + 1;
+    const bound = processedAt + DAY_MS;
+    // Further ahead than the bound, but in the UTC day the bound falls in (the MongoDB adapter
+    // reads stored posts a UTC day at a time); the bound at midnight leaves no such time.
+    const nextMidnight = (Math.floor(bound / DAY_MS) + 1) * DAY_MS;
+    const time = bound + Math.max(1, Math.floor((nextMidnight - bound) / 2));
+    await c.posts([
+      aPost(context.id('cid'), { id: context.id('p-cid'), at: time, communityId: c.communityId }),
+    ]);
+    await c.membership('ana', true, 0, processedAt);
+    expect(await c.postRecord('ana', processedAt)).to.equal(undefined);
+    // One up to a day ahead is backfilled.
+    await c.posts([
+      aPost(context.id('ben'), {
+        id: context.id('p-ben'),
+        at: processedAt + HOUR_MS,
+        communityId: c.communityId,
+      }),
+    ]);
+    await c.membership('dee', true, 0, processedAt);
+    expect(actorIdsOf(await c.postRecord('dee', processedAt))).to.include(context.id('ben'));
   },
 );
 

@@ -75,7 +75,7 @@ export async function backfillJoins(
       const due: PostKey[] = [];
       for (let day = Date.parse(dayOf(from)); day < until; day += DAY_MS) {
         for (const post of await posts.ofDay(dayOf(day)))
-          if (post.activityAt >= from && post.activityAt < span.to) due.push(post);
+          if (post.activityAt >= from && post.activityAt < until) due.push(post);
       }
       due.sort((a, b) => a.activityAt - b.activityAt);
       for (const { _id } of due) {
