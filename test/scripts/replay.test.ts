@@ -152,6 +152,18 @@ describe('scripts/replay.ts', function () {
       expect(waiting.find((j) => j.id === job(11).dedupeKey)?.data).to.deep.equal(job(11));
     });
 
+    it("queues a line's text as written, as the receiver's drainer does: nothing of the sender's JSON changes", async () => {
+      // A __proto__ key is an ordinary key of data, and 1e400 is past a double: parsed and written
+      // again, the first would be dropped and the second become null.
+      const id = createHash('sha256').update('as-written').digest('hex');
+      const line = `{"dedupeKey":"${id}","webhook":"main","receivedAt":"2026-11-20T10:00:00.000Z","event":"comment.didCreate","data":{"__proto__":{"x":1},"n":1e400,"ok":true}}`;
+      const file = join(dir, 'as-written.ndjson');
+      writeFileSync(file, `${line}\n`);
+      const result = await runScript('scripts/replay.ts', ['spool', file], env);
+      expect(result.stdout).to.include('1 queued, 0 already queued, 0 invalid');
+      expect(await queue.client.hget(`${prefix}:webhook-events:${id}`, 'data')).to.equal(line);
+    });
+
     it('replays a spool directory the receiver wrote (its own format, every segment)', async () => {
       const spoolDir = join(dir, 'receiver-spool');
       const spool = await openSpool(spoolDir, { maxSegmentBytes: 1 });

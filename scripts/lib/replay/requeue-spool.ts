@@ -2,7 +2,6 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { enqueueOnce, type EnqueueTarget } from '../../../receiver/store/enqueue-once.ts';
-import { encodeWebhookJob, type WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
 
 /** A spool line: the WebhookJobData the receiver would have queued (receiver/spool). */
 const spoolLine = z.object({
@@ -57,8 +56,10 @@ export async function requeueSpool(
       if (counts.invalidLines.length < 20) counts.invalidLines.push(lineNo);
       continue;
     }
-    const job = result.data as WebhookJobData;
-    if ((await enqueueOnce(target, encodeWebhookJob(job))) === 'queued') counts.queued += 1;
+    // The line as written, as the receiver's drainer queues it: parsed and written again, the
+    // sender's JSON could change (a `__proto__` key of data dropped, a number past a double null).
+    const job = { dedupeKey: result.data.dedupeKey, json: line };
+    if ((await enqueueOnce(target, job)) === 'queued') counts.queued += 1;
     else counts.alreadyQueued += 1;
     onBytes(bytes);
   }
