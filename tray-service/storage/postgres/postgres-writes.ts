@@ -224,15 +224,23 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
       const from = Math.max(span.from, oldest);
       const to = Math.min(span.to, context.now + DAY_MS);
       if (from >= to) continue;
-      const found = await pool.query<{ activity: Activity }>(
-        `SELECT activity FROM tray_community_posts
-         WHERE community_id = $1 AND at >= $2 AND at < $3 ORDER BY at, action_id`,
-        [join.communityId, from, to],
-      );
-      const posts = found.rows.map((row) => row.activity);
-      for (let start = 0; start < posts.length; start += BACKFILL_BATCH) {
-        const batch = posts.slice(start, start + BACKFILL_BATCH);
+      // A page at a time, after the last one's (at, action_id): a late or replayed join in a busy
+      // community spans up to TRAY_RETENTION_DAYS of posts, which read whole would be held in
+      // memory per join. Ties on `at` are ordered by the id, so no page splits one or repeats it.
+      let after: { at: number; actionId: string } = { at: from, actionId: '' };
+      for (;;) {
+        const found = await pool.query<{ activity: Activity; at: string; action_id: string }>(
+          `SELECT activity, at, action_id FROM tray_community_posts
+           WHERE community_id = $1 AND at >= $2 AND at < $3 AND (at, action_id) > ($4, $5 COLLATE "C")
+           ORDER BY at, action_id LIMIT $6`,
+          [join.communityId, from, to, after.at, after.actionId, BACKFILL_BATCH],
+        );
+        const last = found.rows.at(-1);
+        if (!last) break;
+        const batch = found.rows.map((row) => row.activity);
         await tell(context, await fanOut(join.communityId, batch, context, [join.userId]));
+        if (found.rows.length < BACKFILL_BATCH) break;
+        after = { at: Number(last.at), actionId: last.action_id };
       }
       const addressed = await personalActionsInSpan(pool, join.userId, join.communityId, from, to);
       for (let start = 0; start < addressed.length; start += BACKFILL_BATCH) {

@@ -8,6 +8,7 @@ import {
 } from '../../../../tray-service/storage/postgres/purge-expired-records.ts';
 import { createPostgresMembersImport } from '../../../../tray-service/storage/postgres/postgres-members-import.ts';
 import {
+  BACKFILL_BATCH,
   createPostgresWrites,
   MEMBERS_PER_TRANSACTION,
   PERSONAL_ACTIVITIES_PER_WRITE,
@@ -306,6 +307,32 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       expect(record).to.deep.include({ actorsCount: 1, lastActionId: 'p-u-dee-3', lastUpdate: at(3) });
       expect(names(record)).to.deep.equal(['u-dee']);
       expect(tray.told.filter((told) => told.userId === 'u-ana')).to.have.length(1);
+    });
+
+    it('backfills a span of more posts than a statement reads, ties on the time included, a page at a time', async () => {
+      // 130 posts, 60 of them at one time: a late join reads them BACKFILL_BATCH at a time, not the
+      // span whole (a busy community's 90 days would be held in memory per join).
+      const posts = Array.from({ length: 130 }, (_, n) => post('c-hike', `u-p${n}`, n < 60 ? 1 : n));
+      for (let start = 0; start < posts.length; start += 40) await fanOut(posts.slice(start, start + 40));
+      const largest: number[] = [];
+      const observed = new Proxy(tray.pg.pool, {
+        get: (target, prop, receiver) =>
+          prop === 'query'
+            ? async (...args: Parameters<typeof target.query>) => {
+                const result = await (
+                  target.query as (...a: unknown[]) => Promise<{ rowCount: number | null }>
+                )(...args);
+                if (typeof args[0] === 'string' && /FROM tray_community_posts/.test(args[0]))
+                  largest.push(result.rowCount ?? 0);
+                return result;
+              }
+            : Reflect.get(target, prop, receiver),
+      });
+      await createPostgresWrites(observed).applyMemberships([join('c-hike', 'u-ana', 0)], tray.context());
+      const record = await tray.record('u-ana', 'post', 'c-hike');
+      expect(record).to.deep.include({ actorsCount: 130, lastActionId: 'p-u-p129-129' });
+      expect(largest.length, 'reads of the stored posts').to.be.above(2);
+      expect(Math.max(...largest), 'posts read by one statement').to.be.at.most(BACKFILL_BATCH);
     });
 
     it('gives the same trays whether posts and joins arrive in order or reversed', async () => {
