@@ -87,49 +87,46 @@ describe('live streams whose catch-up read fails once', function () {
       },
     );
 
-  it('end the stream at once, and the reconnect with the same id gets the record written while the client was away', async () => {
-    const user = 'u-catchup-fail';
-    const url = `${instance.base}/notifications/v3/stream`;
-    const first = await openSse(url, { Authorization: await bearer(user) });
+  const url = () => `${instance.base}/notifications/v3/stream`;
+  const resume = async (user: string, lastId: string) =>
+    openSse(url(), { Authorization: await bearer(user), 'Last-Event-ID': lastId });
+  /** Opens a stream, closes it, and writes `postId` while no stream is open: the id to resume from. */
+  const missWhileAway = async (user: string, postId: string) => {
+    const first = await openSse(url(), { Authorization: await bearer(user) });
     const lastId = (await first.next(named('unread'))).id!;
     first.close();
+    await write(user, postId, 1);
+    return lastId;
+  };
+  /** A reconnect from `lastId` gets the record written while away. */
+  const expectCaughtUp = async (user: string, lastId: string, postId: string) => {
+    const again = await resume(user, lastId);
+    const record = await again.next(named('record'));
+    again.close();
+    expect(dataOf<NotificationRecord>(record).targetId).to.equal(postId);
+  };
 
-    await write(user, 'p-away', 1); // written while no stream is open
-
+  it('end the stream at once, and the reconnect with the same id gets the record written while the client was away', async () => {
+    const lastId = await missWhileAway('u-catchup-fail', 'p-away');
     failNextCatchUp = true;
-    const second = await openSse(url, { Authorization: await bearer(user), 'Last-Event-ID': lastId });
-    expect(second.status).to.equal(200);
-    await second.ended;
-    expect(second.events.filter(named('record')), 'records of the failed catch-up').to.deep.equal([]);
-
-    const third = await openSse(url, { Authorization: await bearer(user), 'Last-Event-ID': lastId });
-    const record = await third.next(named('record'));
-    third.close();
-    expect(dataOf<NotificationRecord>(record).targetId).to.equal('p-away');
+    const failed = await resume('u-catchup-fail', lastId);
+    expect(failed.status).to.equal(200);
+    await failed.ended;
+    expect(failed.events.filter(named('record')), 'records of the failed catch-up').to.deep.equal([]);
+    await expectCaughtUp('u-catchup-fail', lastId, 'p-away');
   });
 
   it('end the stream when its opening count fails, and the reconnect with the same id gets what it missed', async () => {
-    const user = 'u-count-fail';
-    const url = `${instance.base}/notifications/v3/stream`;
-    const first = await openSse(url, { Authorization: await bearer(user) });
-    const lastId = (await first.next(named('unread'))).id!;
-    first.close();
-
-    await write(user, 'p-count-away', 1);
-
+    const lastId = await missWhileAway('u-count-fail', 'p-count-away');
     failNextCount = true;
-    const second = await openSse(url, { Authorization: await bearer(user), 'Last-Event-ID': lastId });
-    expect(second.status).to.equal(200);
+    const failed = await resume('u-count-fail', lastId);
+    expect(failed.status).to.equal(200);
     // Left open, its next live record would move the client's id past the record it missed.
     const leftOpen = new Promise((resolve) => setTimeout(() => resolve('left open'), 5_000));
-    expect(await Promise.race([second.ended.then(() => 'ended'), leftOpen])).to.equal('ended');
-    second.close();
-    const ids = second.events.filter((event) => event.id !== undefined && event.event !== 'opened');
+    expect(await Promise.race([failed.ended.then(() => 'ended'), leftOpen])).to.equal('ended');
+    failed.close();
+    const ids = failed.events.filter((event) => event.id !== undefined && event.event !== 'opened');
     expect(ids, 'events giving the client a new id').to.deep.equal([]);
-
-    const third = await openSse(url, { Authorization: await bearer(user), 'Last-Event-ID': lastId });
-    const record = await third.next(named('record'));
-    third.close();
-    expect(dataOf<NotificationRecord>(record).targetId).to.equal('p-count-away');
+    await expectCaughtUp('u-count-fail', lastId, 'p-count-away');
   });
 });
