@@ -70,7 +70,7 @@ export interface StreamHub {
 
 /** Users caught up at once after the subscription comes back. */
 const RESYNC_PARALLEL = 8;
-/** The reconnect hint of a stream ended by a failed catch-up (spread up to twice as long). */
+/** The reconnect hint of a stream ended by a failed opening or catch-up (spread up to twice as long). */
 const CATCH_UP_RETRY_MS = 2_000;
 /** Users counted by one statement at most. */
 const COUNT_BATCH = 500;
@@ -180,6 +180,17 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
   }
 
   /**
+   * Ends streams whose opening or catch-up failed (a pool timeout, a failover). Left open, a
+   * stream's next live record would move its id past what it missed, and no reconnect would bring
+   * that back. Ended, it reconnects from the id it holds, which nothing newer has moved, and catches
+   * up then.
+   */
+  function endToResume(sessions: readonly StreamSession[], step: string, error: unknown): void {
+    logger.warn({ err: (error as Error).message }, `live stream ${step} failed; its streams end and resume`);
+    for (const session of sessions) end(session, CATCH_UP_RETRY_MS * (1 + Math.random()));
+  }
+
+  /**
    * Sends `sessions` what they missed since their cursors, from the database: a page at a time,
    * each taken by the client before the next is read, so a backlog of any size arrives and every
    * page moves the stream's id (a stream dropped midway resumes after what it got). `resyncFrom`:
@@ -240,14 +251,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
         if (sessions.every((session) => session.closed)) return;
       }
     } catch (error) {
-      // Left open, the stream's next live record would move its id past what it missed, and no
-      // reconnect would bring that back. Ended, it reconnects from the id it holds, which nothing
-      // newer has moved, and catches up then.
-      logger.warn(
-        { err: (error as Error).message },
-        'live stream catch-up failed; its streams end and resume',
-      );
-      for (const session of sessions) end(session, CATCH_UP_RETRY_MS * (1 + Math.random()));
+      endToResume(sessions, 'catch-up', error);
     }
   }
 
@@ -470,10 +474,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
           await sendUnread(stream.userId);
           if (stream.start === 'resume') await catchUp(stream.userId, [session]);
         } catch (error) {
-          // As for a failed catch-up: left open, the stream's next live record would move its id
-          // past what it has not been sent; ended, it reconnects from the id it holds.
-          logger.warn({ err: (error as Error).message }, 'live stream opening failed; it ends and resumes');
-          end(session, CATCH_UP_RETRY_MS * (1 + Math.random()));
+          endToResume([session], 'opening', error);
         } finally {
           await release(session);
         }
