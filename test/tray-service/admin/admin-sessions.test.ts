@@ -8,7 +8,7 @@ import { loadTrayConfig } from '../../../shared/config/tray-config.ts';
 import { createAdminJwtVerifier } from '../../../tray-service/admin/admin-jwt-verifier.ts';
 import { ADMIN_SESSION_COOKIE } from '../../../tray-service/admin/session-cookie.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
-import { ADMIN_TOKEN, adminApp } from './admin-fixtures.ts';
+import { ADMIN_TOKEN, adminApp, sessionCookie } from './admin-fixtures.ts';
 
 const USER_KEY = 'user-token-key-of-the-session-tests-0123';
 const ADMIN_KEY = 'admin-jwt-key-of-the-session-tests-01234';
@@ -50,10 +50,7 @@ describe('admin sessions opened with an admin JWT, across a change of the admin 
     return app;
   };
 
-  const signIn = async (app: Express, token: string): Promise<string> => {
-    const res = await request(app).post('/admin/login').type('form').send({ token }).expect(303);
-    return String(res.headers['set-cookie']).split(';')[0]!;
-  };
+  const signIn = (app: Express, token: string) => sessionCookie(app, token);
 
   it('ends when ADMIN_JWT_SECRET changes: the cookie is refused as an expired session is', async () => {
     const before = started({ ADMIN_JWT_SECRET: ADMIN_KEY });

@@ -12,7 +12,7 @@ import {
   userUpdateEvent,
 } from '../worker/event-builder.ts';
 import { useWorker } from '../worker/worker-harness.ts';
-import { ADMIN_TOKEN, adminApp } from './admin-fixtures.ts';
+import { ADMIN_TOKEN, adminApp, sessionCookie } from './admin-fixtures.ts';
 
 const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 const USERS = ['u-ana', 'u-ben', 'u-cid', 'u-dee', 'u-eve'];
@@ -183,12 +183,7 @@ describe('replaying stored events into the tray (POST /admin/events/:key/replay,
     let cookie: string;
     let csrfToken: string;
     before(async () => {
-      const signedIn = await request(app)
-        .post('/admin/login')
-        .type('form')
-        .send({ token: ADMIN_TOKEN })
-        .expect(303);
-      cookie = String(signedIn.headers['set-cookie']).split(';')[0]!;
+      cookie = await sessionCookie(app);
       csrfToken = (await request(app).get('/admin/session').set('Cookie', cookie).expect(200)).body.csrfToken;
     });
 

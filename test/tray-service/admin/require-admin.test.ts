@@ -12,7 +12,15 @@ import { testStack } from '../../support/test-stack.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { authenticateAdmin } from '../../../tray-service/admin/require-admin.ts';
 import { AppError } from '../../../shared/errors/app-error.ts';
-import { ADMIN_JWT, ADMIN_TOKEN, adminApp, adminJwt, userToken, verifyAdminJwt } from './admin-fixtures.ts';
+import {
+  ADMIN_JWT,
+  ADMIN_TOKEN,
+  adminApp,
+  adminJwt,
+  sessionCookie,
+  userToken,
+  verifyAdminJwt,
+} from './admin-fixtures.ts';
 
 /** The admin guard: a bearer credential or the session cookie, and the CSRF token for changing cookie requests. */
 describe('requireAdmin (every /admin data path)', function () {
@@ -24,8 +32,7 @@ describe('requireAdmin (every /admin data path)', function () {
   let csrfToken: string;
   before(async () => {
     ({ app, close } = adminApp(suite.storage));
-    const res = await request(app).post('/admin/login').type('form').send({ token: ADMIN_TOKEN }).expect(303);
-    cookie = String(res.headers['set-cookie']).split(';')[0]!;
+    cookie = await sessionCookie(app);
     csrfToken = (await request(app).get('/admin/session').set('Cookie', cookie).expect(200)).body.csrfToken;
   });
   after(() => close());
@@ -106,8 +113,7 @@ describe('every admin data path refuses whoever is not an admin', function () {
   let cookie: string;
   before(async () => {
     ({ app, close } = adminApp(suite.storage));
-    const res = await request(app).post('/admin/login').type('form').send({ token: ADMIN_TOKEN }).expect(303);
-    cookie = String(res.headers['set-cookie']).split(';')[0]!;
+    cookie = await sessionCookie(app);
   });
   after(() => close());
 
