@@ -7,6 +7,7 @@ import {
   recoveredStalledJobs,
   waitUntilQueueEmpty,
 } from '../support/end-to-end-ledger.ts';
+import { leadingProcessed } from '../support/leading-processed.ts';
 import { queueCounts } from '../support/queue-counts.ts';
 import { outageAfterAcks } from '../support/outage-after-acks.ts';
 import { faultSecret, waitUntilDrained } from '../support/receiver-process.ts';
@@ -50,6 +51,7 @@ describe('faults end to end: receiver -> queue -> worker -> events and tray (rea
           secret: faultSecret,
           bodies,
           concurrency: 16,
+          settleLeading: leadingProcessed(stage.redis.url, prefix, [receiver.port]),
         });
         // Kill the worker once it is well into the batch (bounded wait), with jobs still active.
         for (let n = 0; n < 600 && (await storage.events.count({})) < bodies.length * 0.2; n += 1) {
@@ -122,6 +124,7 @@ describe('faults end to end: receiver -> queue -> worker -> events and tray (rea
           bodies,
           concurrency: 16,
           onAck: outage.onAck,
+          settleLeading: leadingProcessed(stage.redis.url, prefix, [receiver.port]),
         });
         await outage.done();
         await waitUntilDrained(receiver.port);

@@ -8,6 +8,7 @@ import {
   recoveredStalledJobs,
   waitUntilQueueEmpty,
 } from '../support/end-to-end-ledger.ts';
+import { leadingProcessed } from '../support/leading-processed.ts';
 import { queueCounts } from '../support/queue-counts.ts';
 import { outageAfterAcks } from '../support/outage-after-acks.ts';
 import { checkLedger, readQueueLedger } from '../support/queue-ledger.ts';
@@ -83,7 +84,6 @@ describe('faults on the receiver path (real processes, ledger check on the queue
         // The worker starts first (it checks Redis at start-up) and keeps running through the fault.
         const tray = await stage.startTray({ mongoUri: testStack().mongoUri, db: dbName, prefix });
         const first = await stage.startReceiver(prefix);
-        await stage.killRedis();
         const bodies = socialBurstBodies('receiver-kill', Math.round(burstSize / 2));
         let killed: Promise<void> | undefined;
         const deliveries = await sendBurst({
@@ -91,6 +91,11 @@ describe('faults on the receiver path (real processes, ledger check on the queue
           secret: faultSecret,
           bodies,
           concurrency: 16,
+          // The leaves are processed with Redis up; everything after them fills the spool.
+          settleLeading: async () => {
+            await leadingProcessed(stage.redis.url, prefix, [first.port])();
+            await stage.killRedis();
+          },
           onAck: (acked) => {
             if (!killed && acked >= burstSize / 4) killed = first.kill();
           },

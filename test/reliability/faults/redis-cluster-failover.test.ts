@@ -9,6 +9,7 @@ import {
   recoveredStalledJobs,
   waitUntilQueueEmpty,
 } from '../support/end-to-end-ledger.ts';
+import { leadingProcessed } from '../support/leading-processed.ts';
 import { printMismatchEvidence } from '../support/mismatch-evidence.ts';
 import { queueCounts } from '../support/queue-counts.ts';
 import {
@@ -84,6 +85,11 @@ describe('on a Redis Cluster: two receivers and two tray processes, a master fai
         urls: receivers.map((receiver) => receiver.url),
         secret: faultSecret,
         perSecond,
+        settleLeading: leadingProcessed(
+          target,
+          prefix,
+          receivers.map((receiver) => receiver.port),
+        ),
         onStarted: (index) => {
           if (fault === 'none' || index !== Math.round(count * 0.4)) return;
           faultAt = performance.now();

@@ -3,6 +3,7 @@ import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { attemptsSpent } from '../support/attempts-spent.ts';
 import { sendBurst } from '../support/burst.ts';
 import { readEndToEndLedger, waitUntilQueueEmpty } from '../support/end-to-end-ledger.ts';
+import { leadingProcessed } from '../support/leading-processed.ts';
 import { outageAfterAcks } from '../support/outage-after-acks.ts';
 import { queueCounts } from '../support/queue-counts.ts';
 import { faultSecret, waitUntilDrained } from '../support/receiver-process.ts';
@@ -81,6 +82,7 @@ describe('the database down for longer than a job retry window, under load', fun
       bodies,
       concurrency: 4,
       onAck: outage.onAck,
+      settleLeading: leadingProcessed(stage.redis.url, prefix, [receiver.port]),
     });
     await outage.done();
     await waitUntilDrained(receiver.port);

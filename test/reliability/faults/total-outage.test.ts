@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import { readEndToEndLedger, waitUntilQueueEmpty } from '../support/end-to-end-ledger.ts';
+import { leadingProcessed } from '../support/leading-processed.ts';
 import { queueCounts } from '../support/queue-counts.ts';
 import { faultSecret, waitUntilDrained, type ReceiverProcess } from '../support/receiver-process.ts';
 import { latencySummary, reportFigures, tally } from '../support/report-figures.ts';
@@ -58,6 +59,7 @@ describe('Redis and the database both down for minutes, under load (real process
       urls: [receiver.url],
       secret: faultSecret,
       perSecond,
+      settleLeading: leadingProcessed(stage.redis.url, prefix, [receiver.port]),
       onStarted: (index) => {
         if (index !== warmS * perSecond) return;
         outage = (async () => {

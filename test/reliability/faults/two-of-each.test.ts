@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { sendBurst } from '../support/burst.ts';
 import { readEndToEndLedger, recoveredStalledJobs } from '../support/end-to-end-ledger.ts';
+import { leadingProcessed } from '../support/leading-processed.ts';
 import { printMismatchEvidence } from '../support/mismatch-evidence.ts';
 import { queueCounts } from '../support/queue-counts.ts';
 import { outageAfterAcks } from '../support/outage-after-acks.ts';
@@ -78,6 +79,11 @@ describe('two receivers and two workers at once, the database server stopped dur
       bodies,
       concurrency: 8,
       onAck: outage.onAck,
+      settleLeading: leadingProcessed(
+        stage.redis.url,
+        prefix,
+        receivers.map((receiver) => receiver.port),
+      ),
     });
     await outage.done();
     await Promise.all(receivers.map((receiver) => waitUntilDrained(receiver.port)));

@@ -13,9 +13,9 @@ import type { StorageTarget } from './storage-target.ts';
 interface Evidence {
   key: string;
   record: unknown;
-  /** The member's joins and leaves: [at, joined]. */
+  /** The member's joins and leaves: [at, joined, place in the processing order (MongoDB)]. */
   changes: unknown[];
-  /** The community's kept posts: [actor, at, audience kind]. */
+  /** The community's kept posts: [actor, at, audience kind, action id, place (MongoDB)]. */
   kept: unknown[];
 }
 
@@ -64,14 +64,20 @@ export async function printMismatchEvidence(
             },
           ),
           changes: (await db.collection(MEMBERSHIP_CHANGES).find({ communityId, userId }).toArray()).map(
-            (change) => [change.at, change.joined],
+            (change) => [change.at, change.joined, change.processed],
           ),
           kept: (
             await db
               .collection(TRAY_TARGET_ACTIONS)
               .find({ group: recordGroup('post', communityId) })
               .toArray()
-          ).map((action) => [action.activity?.actor?.userId, action.at, action.activity?.audience?.kind]),
+          ).map((action) => [
+            action.activity?.actor?.userId,
+            action.at,
+            action.activity?.audience?.kind,
+            action.activity?.lastActionId,
+            action.processed,
+          ]),
         });
       }
     } finally {

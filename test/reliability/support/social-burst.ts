@@ -16,11 +16,14 @@ import type { BurstBody } from './burst.ts';
  * contract leaves to arrival order stays out: no rename or delete (they rewrite what earlier events
  * wrote). Some members leave and rejoin in a window of the burst, some leave for good in its tail,
  * with posts, comments and reactions throughout: what falls while they are away must not reach
- * them, whichever of the join and the action arrives first. The leaves go first because a leave
+ * them, whichever of the join and the action arrives first. The leaves go first, and are processed
+ * before the rest is sent (they are `leading`: the senders wait for them), because a leave
  * processed after an action it covers takes nothing back (docs/tray-rules.md#leaving-and-rejoining-a-community):
  * the tray then depends on an order that faults (a stalled job run again, a retry) change and the
  * model cannot know, while a leave processed before everything it covers gives the same tray in
- * every order. Late leaves have their own cases in the conformance suite, whose reference tray
+ * every order. Sent first is not enough: a worker runs many jobs at once, so a leave job may take
+ * its place after a post sent later, and a fault that catches it in flight runs it again after the
+ * posts (once seen on FerretDB: a storage outage two seconds into a burst). Late leaves have their own cases in the conformance suite, whose reference tray
  * follows the processing order. Deterministic for a tag: the same tag gives the same bodies.
  */
 export function socialBurstBodies(tag: string, count: number): BurstBody[] {
@@ -168,10 +171,15 @@ export function socialBurstBodies(tag: string, count: number): BurstBody[] {
     const within = sent === 'firstHalf' ? Math.floor(envelopes.length / 2) : envelopes.length;
     envelopes.splice(Math.floor(random() * (within + 1)), 0, envelope);
   }
-  envelopes.unshift(...special.filter(({ sent }) => sent === 'first').map(({ envelope }) => envelope));
-  return envelopes.map((envelope) => {
+  const first = special.filter(({ sent }) => sent === 'first').map(({ envelope }) => envelope);
+  envelopes.unshift(...first);
+  return envelopes.map((envelope, index) => {
     const body = JSON.stringify(envelope);
-    return { id: dedupeKey(Buffer.from(body)), body };
+    return {
+      id: dedupeKey(Buffer.from(body)),
+      body,
+      ...(index < first.length ? { leading: true as const } : {}),
+    };
   });
 }
 
