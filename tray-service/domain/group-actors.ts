@@ -3,6 +3,7 @@ import type { ActorSnapshot } from './actor-snapshot.ts';
 import type { Activity } from './activity.ts';
 import { awayFor, type MembershipEdge } from './membership-intervals.ts';
 import { processedOf, type KeptActivity } from './kept-activity.ts';
+import { compareCodePoints } from './code-point-order.ts';
 
 const MAX_NAMED_ACTORS = 3;
 
@@ -16,13 +17,16 @@ export interface GroupActors {
   readonly rank: ReadonlyMap<string, number>;
 }
 
-/** Orders actions by time, then by id so equal times still have one order. */
+/**
+ * Orders actions by time, then by id (in code point order, as SQL and MongoDB compare them) so
+ * equal times still have one order.
+ */
 export function compareActions(
   a: { at: number; actionId: string },
   b: { at: number; actionId: string },
 ): number {
   if (a.at !== b.at) return a.at - b.at;
-  return a.actionId < b.actionId ? -1 : a.actionId > b.actionId ? 1 : 0;
+  return Math.sign(compareCodePoints(a.actionId, b.actionId));
 }
 
 /** Keeps each actor's latest action (the store may briefly hold older ones) and sorts newest first. */

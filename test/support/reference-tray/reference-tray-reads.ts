@@ -2,6 +2,7 @@ import type { ModelRecord, ReferenceTray } from './reference-tray.ts';
 import type { TrayRecord, TrayVerb } from '../../../tray-service/domain/tray-record.ts';
 import type { InboxRecord } from '../../../tray-service/domain/inbox-record.ts';
 import { inView, type InboxView } from '../../../tray-service/domain/inbox-view.ts';
+import { byteOrder } from './byte-order.ts';
 
 /**
  * What readers get from the reference tray (docs/tray-api.md, docs/contract.md#tray): the same
@@ -26,12 +27,12 @@ export function inboxView(record: ModelRecord): InboxRecord {
   return view;
 }
 
-/** Newest first: lastUpdate descending, then the key descending (code-unit order). */
+/** Newest first: lastUpdate descending, then the key descending (byteOrder). */
 export function newestFirst(
   a: Pick<TrayRecord, 'lastUpdate' | 'key'>,
   b: Pick<TrayRecord, 'lastUpdate' | 'key'>,
 ): number {
-  return b.lastUpdate - a.lastUpdate || (a.key < b.key ? 1 : a.key > b.key ? -1 : 0);
+  return b.lastUpdate - a.lastUpdate || byteOrder(b.key, a.key);
 }
 
 /** The user's unexpired records in `view` (every record by default), newest first, without `excludeVerbs`. */
@@ -168,5 +169,5 @@ export function referenceChangedSince(
 ): InboxRecord[] {
   return liveInboxRecords(tray, userId, now, 'all')
     .filter((record) => record.changedAt > since)
-    .sort((a, b) => a.changedAt - b.changedAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    .sort((a, b) => a.changedAt - b.changedAt || byteOrder(a.key, b.key));
 }

@@ -22,6 +22,7 @@ import { voidedByAny } from '../../../tray-service/domain/removal-voids.ts';
 import { nextChangedAt } from '../../../tray-service/domain/next-changed-at.ts';
 import { markReadAndSeen, markSeen, seenByLastRead } from '../../../tray-service/domain/seen-mark.ts';
 import { snooze, unsnooze, wake } from '../../../tray-service/domain/snooze-mark.ts';
+import { byteOrder } from './byte-order.ts';
 
 /**
  * The tray as the rules define it (docs/tray-engine.md, docs/tray-rules.md, docs/contract.md),
@@ -97,9 +98,9 @@ type Edge = { joined: boolean; at: number; processed: number };
 
 const MAX_NAMED_ACTORS = 3;
 
-/** Later time first; equal times by action id, so equal times still have one order. */
+/** Later time first; equal times by action id (byteOrder), so equal times still have one order. */
 function newer(a: { at: number; actionId: string }, b: { at: number; actionId: string }): boolean {
-  return a.at !== b.at ? a.at > b.at : a.actionId > b.actionId;
+  return a.at !== b.at ? a.at > b.at : byteOrder(a.actionId, b.actionId) > 0;
 }
 
 const asAction = (activity: Activity) => ({ at: activity.at, actionId: activity.lastActionId });

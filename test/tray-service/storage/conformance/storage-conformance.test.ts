@@ -10,6 +10,7 @@ import './records-cases.ts';
 import './change-times-cases.ts';
 import './writes-cases.ts';
 import './memberships-cases.ts';
+import './id-order-cases.ts';
 import './latest-times-cases.ts';
 import './block-list-cases.ts';
 import './bans-cases.ts';
