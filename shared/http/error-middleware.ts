@@ -92,3 +92,12 @@ export function methodNotAllowed(allowed: readonly string[]): RequestHandler {
     );
   };
 }
+
+/**
+ * Refuses HEAD on a GET that changes something (405, Allow: GET): Express answers HEAD with a
+ * route's GET handlers, so a link checker or a proxy sending HEAD would make the change.
+ */
+export const refuseHead: RequestHandler = (req, res, next) => {
+  if (req.method === 'HEAD') methodNotAllowed(['GET'])(req, res, next);
+  else next();
+};

@@ -1,7 +1,7 @@
 import { Router, type Request, type RequestHandler } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { DAY_MS } from '../../shared/time/durations.ts';
-import { methodNotAllowed } from '../../shared/http/error-middleware.ts';
+import { methodNotAllowed, refuseHead } from '../../shared/http/error-middleware.ts';
 import { callerExpiresAt, callerId } from '../http/auth/require-user.ts';
 import type { TokenVerifier } from '../http/auth/create-token-verifier.ts';
 import { noInput } from '../http/no-input.ts';
@@ -80,47 +80,54 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
     next();
   };
 
+  // A HEAD would spend the ticket and take a slot (refuseHead).
   router
     .route('/v3/stream')
-    .get(checkInput, streamCaller(deps.verifyToken, deps.tickets), ...deps.afterCaller, async (req, res) => {
-      const input = inputs.get(req);
-      // checkInput runs first on this route: without its result the route is wired wrong.
-      if (!input) throw new Error('stream input was not checked');
-      inputs.delete(req);
-      const userId = callerId(res);
-      const at = deps.now();
-      let cursor = freshCursor(at);
-      let start: 'fresh' | 'resume' | 'reset' = 'fresh';
-      if (input.resumed) {
-        if (input.resumed.at < at - replayWindowMs) start = 'reset';
-        else [cursor, start] = [input.resumed, 'resume'];
-      }
-      const streamId = newStreamId(at);
-      // At STREAMS_PER_USER the oldest of the user's streams gives its place: one whose client
-      // vanished without closing it stays open on the server until TCP gives up (a quarter of an
-      // hour), and must not lock the user out that long. A reconnect's own previous stream, when it
-      // names it, gives its place first: the oldest may be another tab's healthy stream. Opening
-      // counts as a call of the per-user rate limit (and a ticket as another), which bounds a client
-      // opening streams in a loop.
-      const replaced = await deps.slots.acquire(userId, streamId, input.replaces);
-      const locale = deps.messages.negotiate(input.locale, req.get('accept-language'));
-      res.vary('Accept-Language');
-      const expiresAt = callerExpiresAt(res);
-      deps.hub.open(res, {
-        userId,
-        streamId,
-        locale,
-        cursor,
-        start,
-        ...(expiresAt === undefined ? {} : { expiresAt }),
-      });
-      // After the new stream is open: the user's subscription on this instance stays in place.
-      deps.hub.replace(userId, replaced);
-      // A stream stays open for hours, and Express leaves its router's continuation on the request
-      // (req.next): closures and saved state of every layer passed, 1.6 kB a stream. Nothing calls
-      // it once the stream has begun.
-      (req as unknown as { next?: unknown }).next = undefined;
-    })
+    .get(
+      refuseHead,
+      checkInput,
+      streamCaller(deps.verifyToken, deps.tickets),
+      ...deps.afterCaller,
+      async (req, res) => {
+        const input = inputs.get(req);
+        // checkInput runs first on this route: without its result the route is wired wrong.
+        if (!input) throw new Error('stream input was not checked');
+        inputs.delete(req);
+        const userId = callerId(res);
+        const at = deps.now();
+        let cursor = freshCursor(at);
+        let start: 'fresh' | 'resume' | 'reset' = 'fresh';
+        if (input.resumed) {
+          if (input.resumed.at < at - replayWindowMs) start = 'reset';
+          else [cursor, start] = [input.resumed, 'resume'];
+        }
+        const streamId = newStreamId(at);
+        // At STREAMS_PER_USER the oldest of the user's streams gives its place: one whose client
+        // vanished without closing it stays open on the server until TCP gives up (a quarter of an
+        // hour), and must not lock the user out that long. A reconnect's own previous stream, when it
+        // names it, gives its place first: the oldest may be another tab's healthy stream. Opening
+        // counts as a call of the per-user rate limit (and a ticket as another), which bounds a client
+        // opening streams in a loop.
+        const replaced = await deps.slots.acquire(userId, streamId, input.replaces);
+        const locale = deps.messages.negotiate(input.locale, req.get('accept-language'));
+        res.vary('Accept-Language');
+        const expiresAt = callerExpiresAt(res);
+        deps.hub.open(res, {
+          userId,
+          streamId,
+          locale,
+          cursor,
+          start,
+          ...(expiresAt === undefined ? {} : { expiresAt }),
+        });
+        // After the new stream is open: the user's subscription on this instance stays in place.
+        deps.hub.replace(userId, replaced);
+        // A stream stays open for hours, and Express leaves its router's continuation on the request
+        // (req.next): closures and saved state of every layer passed, 1.6 kB a stream. Nothing calls
+        // it once the stream has begun.
+        (req as unknown as { next?: unknown }).next = undefined;
+      },
+    )
     .all(methodNotAllowed(['GET']));
 
   return router;

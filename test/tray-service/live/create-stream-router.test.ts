@@ -511,6 +511,18 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       await opened.next(named('unread'));
     });
 
+    it('is not spent by a HEAD (405, Allow: GET): the same ticket then opens its stream', async () => {
+      const { ticket: value } = await ticket();
+      const url = `${tray.instance(0).base}${STREAM}?ticket=${value}`;
+      const head = await fetch(url, { method: 'HEAD' });
+      expect(head.status).to.equal(405);
+      expect(head.headers.get('allow')).to.equal('GET');
+      const opened = await openSse(url);
+      open.push(opened);
+      expect(opened.status).to.equal(200);
+      await opened.next(named('unread'));
+    });
+
     it('is spent by a request refused once it was redeemed (a banned user: 401)', async () => {
       // A user of its own: the ban stays.
       const banned = 'u-tic-banned';

@@ -1,6 +1,6 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '../../../shared/errors/app-error.ts';
-import { methodNotAllowed } from '../../../shared/http/error-middleware.ts';
+import { methodNotAllowed, refuseHead } from '../../../shared/http/error-middleware.ts';
 import type { InboxState } from '../../domain/inbox-state.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
 import type { MessageRenderer } from '../../messages/message-renderer.ts';
@@ -111,9 +111,10 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
     })
     .all(methodNotAllowed(['GET']));
 
+  // A GET that changes the tray (the contract makes it one): a HEAD must not (refuseHead).
   router
     .route('/v3/mark-all-as-read')
-    .get(...deps.guard, ...noInput(), async (_req, res) => {
+    .get(refuseHead, ...deps.guard, ...noInput(), async (_req, res) => {
       const marked = await markAll(storage, changes, callerId(res), now());
       res.json({
         data: { message: `marked ${marked} notification${marked === 1 ? '' : 's'} as read` },

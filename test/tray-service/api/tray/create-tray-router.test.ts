@@ -321,6 +321,23 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
         .set('Authorization', await bearer('bystander-1'));
       expect(other.body.data.totalUnreadCount).to.equal(1);
     });
+
+    it('answers HEAD 405 with Allow: GET and marks nothing (a link checker must not clear the tray)', async () => {
+      const user = 'mark-all-head';
+      await seedRecords(api.storage, [
+        { userId: user, targetId: 'a', lastUpdate: NOW - MIN },
+        { userId: user, targetId: 'b', lastUpdate: NOW - MIN },
+      ]);
+      const res = await request(app())
+        .head('/notifications/v3/mark-all-as-read')
+        .set('Authorization', await bearer(user))
+        .expect(405);
+      expect(res.headers.allow).to.equal('GET');
+      const count = await request(app())
+        .get('/notifications/v3')
+        .set('Authorization', await bearer(user));
+      expect(count.body.data.totalUnreadCount).to.equal(2);
+    });
   });
 
   describe('POST /notifications/v2/read', () => {
