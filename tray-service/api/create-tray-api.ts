@@ -19,6 +19,7 @@ import { refuseBanned } from '../http/auth/refuse-banned.ts';
 import { requireUser } from '../http/auth/require-user.ts';
 import { privateNoStore } from '../http/private-no-store.ts';
 import { blockPaths, createBlockRouter } from './block/create-block-router.ts';
+import { deprecationHeaders } from './block/deprecation-headers.ts';
 import { mapDomainErrors } from '../http/map-domain-errors.ts';
 import { mapStoreErrors } from '../http/map-store-errors.ts';
 import { crossOrigin } from '../http/cross-origin.ts';
@@ -114,6 +115,9 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   // The probes above are never refused; every route below is, once an address has failed to
   // authenticate too often. /metrics too: its wrong METRICS_TOKENs count like any other failure,
   // so guessing it is limited like guessing a token (a local scraper uses METRICS_PORT, never refused).
+  // Set before the refusal below, so a refused tray or block call carries them too (docs/tray-api.md).
+  app.use(['/notifications', '/block'], privateNoStore);
+  app.use('/block', deprecationHeaders);
   if (deps.failedAuth) app.use(refuseBlockedAddress(deps.failedAuth));
   app.use(createMetricsRouter(deps.registry, deps.metrics));
   // The admin paths are documented on the admin listener only (createAdminApp).
@@ -137,7 +141,6 @@ export function createTrayApi(deps: TrayApiDeps): Express {
     limitPerUserAhead(deps.rateLimiter, admissions),
   ];
   const now = deps.now ?? Date.now;
-  app.use(['/notifications', '/block'], privateNoStore);
   for (const mount of deps.mounts ?? []) app.use(mount.at, mount.router({ afterCaller, guard }, now));
   const pages = createHistoryPages(deps.storage, deps.settings.pageSize);
   const changes = deps.changes ? { changes: deps.changes } : {};

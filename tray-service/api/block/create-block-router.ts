@@ -13,7 +13,6 @@ import {
   type BlockStatusBody,
   type CheckListBody,
 } from '../../http/api-schema/block-schemas.ts';
-import { deprecationHeaders } from './deprecation-headers.ts';
 import { noQuery } from '../../http/no-query.ts';
 
 export interface BlockRouterDeps {
@@ -24,10 +23,13 @@ export interface BlockRouterDeps {
 
 export const blockPaths = ['', '/', '/members'];
 
-/** The legacy block list, a deprecated beta (docs/contract.md#block-list-legacy-beta-deprecated). */
+/**
+ * The legacy block list, a deprecated beta (docs/contract.md#block-list-legacy-beta-deprecated). Its
+ * Deprecation and Sunset headers are set by the app ahead of the address refusal (create-tray-api.ts),
+ * so every block answer carries them.
+ */
 export function createBlockRouter(deps: BlockRouterDeps): Router {
   const router = Router();
-  router.use(deprecationHeaders);
   if (!deps.enabled) {
     router.use(() => {
       throw new AppError('GONE', 'the block list beta was removed on 28 February 2024; use its replacement');

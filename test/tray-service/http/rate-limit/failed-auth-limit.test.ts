@@ -58,6 +58,27 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
     expectRefused(valid);
   });
 
+  it('refuses with the headers every tray and block answer carries (no-store; the block list its deprecation)', async () => {
+    const app = appWith(uniqueName('auth'));
+    const from = '198.51.100.8';
+    for (let i = 0; i <= LIMIT; i += 1)
+      await request(app).get('/notifications/v3').set('X-Forwarded-For', from).set('Authorization', forged);
+    const tray = await request(app)
+      .get('/notifications/v3')
+      .set('X-Forwarded-For', from)
+      .set('Authorization', await bearer('u-honest'));
+    expectRefused(tray);
+    expect(tray.headers['cache-control']).to.equal('private, no-store');
+    const block = await request(app)
+      .post('/block/members')
+      .set('X-Forwarded-For', from)
+      .set('Authorization', await bearer('u-honest'))
+      .send({ checkList: ['u-x'] });
+    expectRefused(block);
+    expect(block.headers['cache-control']).to.equal('private, no-store');
+    expect(block.headers).to.include.keys('deprecation', 'sunset');
+  });
+
   it('does not refuse other addresses, nor the probes', async () => {
     const app = appWith(uniqueName('auth'));
     for (let i = 0; i <= LIMIT; i += 1) {
