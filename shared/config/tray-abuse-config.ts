@@ -11,7 +11,8 @@ import { positiveInt } from './env-types.ts';
  */
 export function parseTrayTrustProxy(text: string): string[] {
   const value = text.trim().toLowerCase();
-  if (value === '' || value === 'off' || value === 'false') return [];
+  // `0` is off, as the receiver reads it: one env file may serve both services.
+  if (value === '' || value === 'off' || value === 'false' || value === '0') return [];
   const entries = value
     .split(',')
     .map((entry) => entry.trim())

@@ -177,9 +177,12 @@ export function checkAdminListener(config: { ADMIN_HOST: string; ADMIN_BEHIND_TL
   ]);
 }
 
-/** The admin listener is a second one: it cannot share the tray API's port. */
-export function checkAdminPort(config: { ADMIN_PORT: number; TRAY_PORT: number }): void {
-  if (config.ADMIN_PORT === config.TRAY_PORT) {
+/**
+ * The admin listener is a second one: it cannot share the tray API's port. A worker-only process
+ * (TRAY_ROLE=worker) opens neither, so nothing clashes there.
+ */
+export function checkAdminPort(config: { ADMIN_PORT: number; TRAY_PORT: number; TRAY_ROLE: string }): void {
+  if (config.TRAY_ROLE !== 'worker' && config.ADMIN_PORT === config.TRAY_PORT) {
     throw new ConfigError([
       {
         variable: 'ADMIN_PORT',

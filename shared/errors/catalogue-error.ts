@@ -28,7 +28,9 @@ export class CatalogueError extends ConfigError {
     const variables = [...new Set(problems.flatMap((p) => (p.variable ? [p.variable] : [])))];
     super(variables.map((variable) => ({ variable, message: 'see the catalogue problems' })));
     this.name = 'CatalogueError';
-    this.message = `Invalid tray message catalogues: ${problems.map(formatProblem).join('; ')}`;
+    // Each problem led by the variable that brought its file in, as every configuration error is.
+    const named = problems.map((p) => (p.variable ? `${p.variable}: ${formatProblem(p)}` : formatProblem(p)));
+    this.message = `Invalid tray message catalogues: ${named.join('; ')}`;
     this.problems = problems;
     this.file = problems[0]?.file ?? '';
     this.key = problems[0]?.key;

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { loadTrayConfig } from '../../../shared/config/tray-config.ts';
+import { parseTrustProxy } from '../../../receiver/address/parse-trust-proxy.ts';
 
 describe('tray abuse configuration (TRUST_PROXY, AUTH_FAILURE_*, METRICS_*)', () => {
   it('defaults to no trusted proxy, 20 failures a minute, no metrics token or port', () => {
@@ -8,6 +9,13 @@ describe('tray abuse configuration (TRUST_PROXY, AUTH_FAILURE_*, METRICS_*)', ()
     expect(config).to.include({ AUTH_FAILURE_LIMIT: 20, AUTH_FAILURE_WINDOW_MS: 60_000 });
     expect(config.METRICS_TOKEN).to.equal(undefined);
     expect(config.METRICS_PORT).to.equal(undefined);
+  });
+
+  it('reads off, false and 0 as no trusted proxy, as the receiver does (one env file for both)', () => {
+    for (const value of ['off', 'false', '0', ' OFF '])
+      expect(loadTrayConfig({ TRUST_PROXY: value }).TRUST_PROXY, value).to.deep.equal([]);
+    for (const value of ['off', 'false', '0', ' OFF '])
+      expect(parseTrustProxy(value), value).to.deep.equal({ kind: 'none' });
   });
 
   it('reads proxy addresses, CIDRs and loopback', () => {

@@ -206,5 +206,11 @@ describe('admin access configuration', () => {
         'ADMIN_PORT: must differ from TRAY_PORT (9000)',
       );
     });
+
+    it('is no clash on a worker-only process, which serves neither', () => {
+      expect(() =>
+        checkAdminPort(loadTrayConfig({ TRAY_PORT: '9000', ADMIN_PORT: '9000', TRAY_ROLE: 'worker' })),
+      ).not.to.throw();
+    });
   });
 });

@@ -326,7 +326,7 @@ describe('createMessageRenderer', () => {
     it('fails on a file that is not JSON, naming the file', () => {
       const dir = catalogueDir({ 'en.json': '{"post.community.1": ' });
       expect(() => createMessageRenderer({ defaultLocale: 'en', overrideDir: dir }))
-        .to.throw(CatalogueError, /en\.json: not valid JSON/)
+        .to.throw(CatalogueError, /TRAY_MESSAGES_DIR: [^;]*en\.json: not valid JSON/)
         .with.property('variables')
         .that.deep.equals(['TRAY_MESSAGES_DIR']);
     });
@@ -334,7 +334,10 @@ describe('createMessageRenderer', () => {
     it('fails on a directory that does not exist', () => {
       expect(() =>
         createMessageRenderer({ defaultLocale: 'en', overrideDir: '/nonexistent/tray-messages' }),
-      ).to.throw(CatalogueError, /\/nonexistent\/tray-messages: cannot read the catalogue directory/);
+      ).to.throw(
+        CatalogueError,
+        /TRAY_MESSAGES_DIR: \/nonexistent\/tray-messages: cannot read the catalogue directory/,
+      );
     });
 
     it('names the override directory when DEFAULT_LOCALE has no catalogue there or shipped', () => {
@@ -346,7 +349,7 @@ describe('createMessageRenderer', () => {
 
     it('fails on a DEFAULT_LOCALE without a catalogue', () => {
       expect(() => createMessageRenderer({ defaultLocale: 'ko' }))
-        .to.throw(CatalogueError, /no catalogue for the default locale ko/)
+        .to.throw(CatalogueError, /DEFAULT_LOCALE: [^;]*no catalogue for the default locale ko/)
         .with.property('variables')
         .that.deep.equals(['DEFAULT_LOCALE']);
     });
