@@ -13,6 +13,7 @@ import {
   type BlockStatusBody,
   type CheckListBody,
 } from '../../http/api-schema/block-schemas.ts';
+import { noBody } from '../../http/no-input.ts';
 import { noQuery } from '../../http/no-query.ts';
 
 export interface BlockRouterDeps {
@@ -51,7 +52,7 @@ export function createBlockRouter(deps: BlockRouterDeps): Router {
       await blocks.unblock(callerId(res), blockUserId);
       res.json({ status: 'success' } satisfies BlockStatusBody);
     })
-    .get(...deps.guard, async (req, res) => {
+    .get(...deps.guard, ...noBody(), async (req, res) => {
       const { checkList } = parseInput(checkListQuery, req.query, 'query');
       const blocked = await blocks.check(callerId(res), checkList);
       // fromEntries defines own properties, so an id like "__proto__" stays a plain key.

@@ -10,6 +10,7 @@ import { removeMute } from '../../use-cases/remove-mute.ts';
 import type { TrayChanges } from '../../use-cases/tray-changes.ts';
 import { callerId } from '../../http/auth/require-user.ts';
 import { admitted } from '../../http/rate-limit/limit-per-user.ts';
+import { noInput } from '../../http/no-input.ts';
 import { noQuery } from '../../http/no-query.ts';
 import { jsonBody } from '../../http/require-json.ts';
 import { parseInput } from '../../http/parse-input.ts';
@@ -100,7 +101,7 @@ export function createInboxRouter(deps: InboxRouterDeps): Router {
 
   router
     .route('/v3/mutes')
-    .get(...deps.readGuard, noQuery, async (_req, res) => {
+    .get(...deps.readGuard, ...noInput(), async (_req, res) => {
       const mutes = await listMutes(storage, callerId(res), now());
       await admitted(res);
       res.json({ data: mutes.map(publicMute) } satisfies MutesBody);

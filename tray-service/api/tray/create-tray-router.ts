@@ -15,7 +15,7 @@ import type { TrayChanges } from '../../use-cases/tray-changes.ts';
 import { callerId } from '../../http/auth/require-user.ts';
 import { admitted } from '../../http/rate-limit/limit-per-user.ts';
 import { jsonBody } from '../../http/require-json.ts';
-import { noInput } from '../../http/no-input.ts';
+import { noBody, noInput } from '../../http/no-input.ts';
 import { noQuery } from '../../http/no-query.ts';
 import { parseInput } from '../../http/parse-input.ts';
 import { toNotificationRecord } from '../../http/to-notification-record.ts';
@@ -79,7 +79,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
 
   router
     .route('/v3')
-    .get(...deps.readGuard, noQuery, async (_req, res) => {
+    .get(...deps.readGuard, ...noInput(), async (_req, res) => {
       const counts = await inboxCounts(storage, callerId(res), now());
       await admitted(res);
       res.json({ data: counts } satisfies UnreadCountBody);
@@ -88,7 +88,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
 
   router
     .route('/v3/history')
-    .get(...deps.readGuard, async (req, res) => {
+    .get(...deps.readGuard, ...noBody(), async (req, res) => {
       const query = parseInput(historyV3Query, req.query, 'query', ['startAfter']);
       const { startAfter, view = 'inbox' } = query;
       const page = await pages.v3(callerId(res), { startAfter, view }, now());
@@ -100,7 +100,7 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
 
   router
     .route('/v2/history')
-    .get(...deps.readGuard, async (req, res) => {
+    .get(...deps.readGuard, ...noBody(), async (req, res) => {
       const query = parseInput(historyV2Query, req.query, 'query');
       const page = await pages.v2(callerId(res), query.page ?? 1, now());
       await admitted(res);

@@ -515,6 +515,41 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
     });
   });
 
+  describe('a GET, whose input is its query', () => {
+    const reads = [
+      '/notifications/v3',
+      '/notifications/v3/history',
+      '/notifications/v2/history',
+      '/notifications/v3/mutes',
+      '/block/members?checkList=u-x',
+    ];
+    for (const path of reads) {
+      it(`refuses GET ${path} with a body, naming it (a cursor sent there must not give page one)`, async () => {
+        const res = await request(app())
+          .get(path)
+          .set('Authorization', await bearer('get-body-user'))
+          .send({ startAfter: NOW });
+        expect(res.status, res.text).to.equal(400);
+        expect(res.body).to.deep.include({
+          status: 'error',
+          code: 400001,
+          message: 'body: unknown field startAfter',
+        });
+        const text = await request(app())
+          .get(path)
+          .set('Authorization', await bearer('get-body-user'))
+          .set('Content-Type', 'text/plain')
+          .send('startAfter=1');
+        expect(text.status, text.text).to.equal(415);
+        const empty = await request(app())
+          .get(path)
+          .set('Authorization', await bearer('get-body-user'))
+          .send({});
+        expect(empty.status, empty.text).to.equal(200);
+      });
+    }
+  });
+
   describe('a call that takes no input', () => {
     const calls = [
       ['get', '/notifications/v3/mark-all-as-read'],
