@@ -64,11 +64,18 @@ export interface RedisClusterOptions {
    * Redis's default is 15 s; tests use 1 s so a failover completes within a couple of seconds.
    */
   nodeTimeoutMs?: number;
+  /** `requirepass` (and `masterauth`) of every node: a cluster that asks its clients for AUTH. */
+  password?: string;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function startNode(port: number, dir: string, nodeTimeoutMs: number): Promise<ClusterNode> {
+async function startNode(
+  port: number,
+  dir: string,
+  nodeTimeoutMs: number,
+  password: string | undefined,
+): Promise<ClusterNode> {
   mkdirSync(dir, { recursive: true });
   const log = openSync(join(dir, 'redis.log'), 'a');
   const args = [
@@ -97,6 +104,7 @@ async function startNode(port: number, dir: string, nodeTimeoutMs: number): Prom
     'noeviction',
     '--daemonize',
     'no',
+    ...(password === undefined ? [] : ['--requirepass', password, '--masterauth', password]),
   ];
   const child = spawn('redis-server', args, { stdio: ['ignore', log, log] });
   let spawnError: Error | undefined;
@@ -160,10 +168,11 @@ function redisCli(args: readonly string[], timeoutMs = 30_000): Promise<string> 
 }
 
 /** One short-lived connection to one node (not cluster-aware), for administrative commands. */
-async function withNode<T>(port: number, use: (redis: Redis) => Promise<T>): Promise<T> {
+async function withNode<T>(port: number, use: (redis: Redis) => Promise<T>, password?: string): Promise<T> {
   const redis = new Redis({
     host: '127.0.0.1',
     port,
+    ...(password === undefined ? {} : { password }),
     lazyConnect: true,
     connectTimeout: 1_000,
     maxRetriesPerRequest: 0,
@@ -215,6 +224,8 @@ export async function startRedisCluster(options: RedisClusterOptions): Promise<L
   const masters = options.masters ?? 3;
   const replicas = options.replicasPerMaster ?? 1;
   const nodeTimeoutMs = options.nodeTimeoutMs ?? 1_000;
+  const { password } = options;
+  const admin = <T>(port: number, use: (redis: Redis) => Promise<T>) => withNode(port, use, password);
   const nodes: ClusterNode[] = [];
   const killAll = () => {
     for (const node of nodes) if (!node.exited()) node.process.kill('SIGKILL');
@@ -235,7 +246,7 @@ export async function startRedisCluster(options: RedisClusterOptions): Promise<L
   };
   const roles = async () =>
     parseClusterNodes(
-      await withNode(firstLive().port, (redis) => redis.call('CLUSTER', 'NODES') as Promise<string>),
+      await admin(firstLive().port, (redis) => redis.call('CLUSTER', 'NODES') as Promise<string>),
     );
 
   const cluster: LocalRedisCluster = {
@@ -251,8 +262,8 @@ export async function startRedisCluster(options: RedisClusterOptions): Promise<L
         failed,
       })),
     async masterOf(key) {
-      const slot = Number(await withNode(firstLive().port, (redis) => redis.call('CLUSTER', 'KEYSLOT', key)));
-      const ranges = (await withNode(firstLive().port, (redis) => redis.call('CLUSTER', 'SLOTS'))) as [
+      const slot = Number(await admin(firstLive().port, (redis) => redis.call('CLUSTER', 'KEYSLOT', key)));
+      const ranges = (await admin(firstLive().port, (redis) => redis.call('CLUSTER', 'SLOTS'))) as [
         number,
         number,
         [string, number, ...unknown[]],
@@ -277,9 +288,7 @@ export async function startRedisCluster(options: RedisClusterOptions): Promise<L
           const infos = await Promise.all(
             nodes
               .filter(live)
-              .map((node) =>
-                withNode(node.port, (redis) => redis.call('CLUSTER', 'INFO') as Promise<string>),
-              ),
+              .map((node) => admin(node.port, (redis) => redis.call('CLUSTER', 'INFO') as Promise<string>)),
           );
           const allOk = infos.every(
             (info) => info.includes('cluster_state:ok') && info.includes('cluster_slots_ok:16384'),
@@ -304,9 +313,10 @@ export async function startRedisCluster(options: RedisClusterOptions): Promise<L
   try {
     for (let n = 0; n < masters * (1 + replicas); n += 1) {
       const port = await freePort();
-      nodes.push(await startNode(port, join(options.dir, `node-${port}`), nodeTimeoutMs));
+      nodes.push(await startNode(port, join(options.dir, `node-${port}`), nodeTimeoutMs, password));
     }
     await redisCli([
+      ...(password === undefined ? [] : ['-a', password, '--no-auth-warning']),
       '--cluster',
       'create',
       ...nodes.map((node) => node.address),
@@ -319,7 +329,7 @@ export async function startRedisCluster(options: RedisClusterOptions): Promise<L
     for (const node of nodes) {
       const deadline = Date.now() + 20_000;
       while (Date.now() < deadline) {
-        const info = await withNode(node.port, (redis) => redis.info('replication'));
+        const info = await admin(node.port, (redis) => redis.info('replication'));
         if (!info.includes('role:slave') || info.includes('master_link_status:up')) break;
         await sleep(100);
       }
@@ -332,7 +342,7 @@ export async function startRedisCluster(options: RedisClusterOptions): Promise<L
 }
 
 /**
- * Promotes `replica` to master with its master's agreement (`CLUSTER FAILOVER`, a planned switch)
+ * Promotes `replica` (of a cluster without a password) to master with its master's agreement (`CLUSTER FAILOVER`, a planned switch)
  * and resolves once it serves as master; the command itself only starts the switch.
  */
 export async function planFailover(replica: ClusterNode, timeoutMs = 10_000): Promise<void> {

@@ -10,7 +10,7 @@ export const mongoUri = url(['mongodb', 'mongodb+srv']);
 /** Variables both services read. */
 export const commonShape = {
   REDIS_URL: url(['redis', 'rediss'], 'redis://127.0.0.1:6379'),
-  /** Seed nodes of a Redis Cluster; when set, REDIS_URL is not used. */
+  /** Seed nodes of a Redis Cluster; when set, REDIS_URL gives only their credentials (withRedisTarget). */
   REDIS_CLUSTER_NODES: z
     .string()
     .transform((value, ctx) => {
@@ -57,5 +57,29 @@ export function withRedisTarget<C extends { REDIS_URL: string; QUEUE_PREFIX: str
       },
     ]);
   }
-  return { ...config, redis: { clusterNodes: nodes } };
+  return { ...config, redis: { clusterNodes: nodes, ...clusterAuth(config.REDIS_URL) } };
+}
+
+/**
+ * On a cluster, REDIS_URL gives the nodes' credentials only (its host is not used): the one place
+ * the Redis password lives, whichever the topology. TLS to a cluster is not supported yet, so a
+ * `rediss://` URL stops start-up instead of letting the cluster be reached in clear.
+ */
+function clusterAuth(redisUrl: string): { auth?: { username?: string; password: string } } {
+  const url = new URL(redisUrl);
+  if (url.protocol === 'rediss:') {
+    throw new ConfigError([
+      {
+        variable: 'REDIS_URL',
+        message:
+          'rediss:// asks for TLS, which the Redis Cluster connection (REDIS_CLUSTER_NODES) does not support yet; ' +
+          'use redis:// on a private network, or a single Redis server over TLS',
+      },
+    ]);
+  }
+  // A user with no password sends no AUTH, as for a single server.
+  if (url.password === '') return {};
+  const password = decodeURIComponent(url.password);
+  const username = decodeURIComponent(url.username);
+  return { auth: username === '' ? { password } : { username, password } };
 }

@@ -82,7 +82,8 @@ export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionR
       retryDelayOnTryAgain: 100,
       slotsRefreshInterval: SLOTS_REFRESH_INTERVAL_MS,
       // bull checks these two on the per-node options of its blocking and subscriber connections.
-      redisOptions: { maxRetriesPerRequest, enableReadyCheck, connectTimeout },
+      // The same AUTH on every node: ioredis makes each node's connection from these options.
+      redisOptions: { maxRetriesPerRequest, enableReadyCheck, connectTimeout, ...target.auth },
     },
   );
   paceSubscriberReselection(cluster, retryStrategy);

@@ -7,6 +7,8 @@ export interface RedisNodeAddress {
 /** A Redis Cluster, reached through any of its seed nodes (ioredis discovers the rest). */
 export interface RedisClusterTarget {
   readonly clusterNodes: readonly RedisNodeAddress[];
+  /** The AUTH every node asks for (an ACL user, or the default user's password), when it asks. */
+  readonly auth?: { readonly username?: string; readonly password: string };
 }
 
 /**

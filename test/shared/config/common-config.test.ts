@@ -25,6 +25,37 @@ describe('the Redis target (REDIS_URL or REDIS_CLUSTER_NODES)', () => {
     expect(loadTrayConfig(env).redis).to.deep.equal(expected);
   });
 
+  it("takes only REDIS_URL's credentials on a cluster, decoded, for every node", () => {
+    const env = { REDIS_CLUSTER_NODES: 'a:7000', QUEUE_PREFIX: '{bull}' };
+    expect(loadTrayConfig({ ...env, REDIS_URL: 'redis://:p%40ss@ignored:1' }).redis).to.deep.equal({
+      clusterNodes: [{ host: 'a', port: 7000 }],
+      auth: { password: 'p@ss' },
+    });
+    expect(
+      loadReceiverConfig({ ...secrets, ...env, REDIS_URL: 'redis://svc:s3cret@ignored:1' }).redis,
+    ).to.deep.equal({
+      clusterNodes: [{ host: 'a', port: 7000 }],
+      auth: { username: 'svc', password: 's3cret' },
+    });
+    expect(loadTrayConfig({ ...env, REDIS_URL: 'redis://svc@ignored:1' }).redis).to.deep.equal({
+      clusterNodes: [{ host: 'a', port: 7000 }],
+    });
+  });
+
+  it('refuses rediss:// on a cluster, naming REDIS_URL (TLS to a cluster is not supported: never fall back to clear)', () => {
+    expect(() =>
+      loadTrayConfig({
+        REDIS_CLUSTER_NODES: 'a:7000',
+        QUEUE_PREFIX: '{bull}',
+        REDIS_URL: 'rediss://:pw@h:6380',
+      }),
+    )
+      .to.throw(ConfigError)
+      .with.property('message')
+      .that.matches(/^Invalid configuration: REDIS_URL: rediss:\/\/ asks for TLS/)
+      .and.not.include('pw');
+  });
+
   for (const prefix of ['bull', '{}bull', 'bull{', 'bull{}']) {
     it(`refuses QUEUE_PREFIX=${prefix} on a cluster, naming the variable and a tagged example`, () => {
       expect(() => loadTrayConfig({ REDIS_CLUSTER_NODES: 'a:7000', QUEUE_PREFIX: prefix }))
