@@ -1,4 +1,3 @@
-import { commonShape } from '../../shared/config/common-config.ts';
 import { resolveTrayStorage, trayStorageShape } from '../../shared/config/tray-storage-config.ts';
 import { createLogger } from '../../shared/logging/create-logger.ts';
 import { openStorage } from '../../tray-service/storage/open-storage.ts';
@@ -15,10 +14,6 @@ export const storageVariables =
  * does. A missing or ambiguous choice is a ConfigError (exit 2, one line naming the variables).
  */
 export async function openScriptStorage(appName: string): Promise<TrayStorage> {
-  const env = scriptEnv({
-    ...trayStorageShape,
-    MONGODB_URI: commonShape.MONGODB_URI,
-    MONGODB_DB: commonShape.MONGODB_DB,
-  });
+  const env = scriptEnv(trayStorageShape);
   return openStorage(resolveTrayStorage(env), createLogger({ name: appName, level: 'warn' }), { appName });
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { hashTagOf, type RedisTarget } from '../redis/redis-target.ts';
-import { identifier, logLevel, url } from './env-types.ts';
+import { logLevel, url } from './env-types.ts';
 import { parseClusterNodes } from './parse-cluster-nodes.ts';
 import { ConfigError } from '../errors/config-error.ts';
 
@@ -22,9 +22,6 @@ export const commonShape = {
       }
     })
     .optional(),
-  /** The MongoDB deployment of the tray, when it runs on MongoDB (tray-storage-config.ts). */
-  MONGODB_URI: mongoUri.optional(),
-  MONGODB_DB: identifier('tray'),
   /**
    * Prefix of every bull key in Redis; lets several deployments (or test suites) share one Redis.
    * Braces are allowed for a cluster's hash tag, e.g. `{bull}`.

@@ -25,6 +25,12 @@ describe('the Redis target (REDIS_URL or REDIS_CLUSTER_NODES)', () => {
     expect(loadTrayConfig(env).redis).to.deep.equal(expected);
   });
 
+  it("leaves the tray's storage variables to the tray: the receiver starts on an env file it shares", () => {
+    const shared = { MONGODB_DB: 'tray.prod', MONGODB_URI: 'not a url' };
+    expect(() => loadReceiverConfig({ ...secrets, ...shared })).not.to.throw();
+    expect(() => loadTrayConfig(shared)).to.throw(ConfigError, /MONGODB_URI/);
+  });
+
   it("takes only REDIS_URL's credentials on a cluster, decoded, for every node", () => {
     const env = { REDIS_CLUSTER_NODES: 'a:7000', QUEUE_PREFIX: '{bull}' };
     expect(loadTrayConfig({ ...env, REDIS_URL: 'redis://:p%40ss@ignored:1' }).redis).to.deep.equal({
