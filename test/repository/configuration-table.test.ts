@@ -35,6 +35,7 @@ interface DocumentedVariable {
   name: string;
   usedBy: string;
   defaultCell: string;
+  description: string;
   number: number;
 }
 
@@ -45,6 +46,7 @@ function documentedVariables(): DocumentedVariable[] {
       name: (cells[0] ?? '').slice(1, -1),
       usedBy: cells[1] ?? '',
       defaultCell: cells[2] ?? '',
+      description: cells[3] ?? '',
       number,
     }));
 }
@@ -83,6 +85,28 @@ function defaultMismatch(
   if (written === 'refused') return `documented default ${cell} is refused by the schema`;
   if (unset === 'refused' || !isDeepStrictEqual(unset.value, written.value))
     return `documented default ${cell} parses to ${show(written)}, but the schema's default is ${show(unset)}`;
+  return undefined;
+}
+
+/** Whether `schema` takes `value` as a number (a whole-number variable). */
+const takesNumber = (schema: z.ZodType, value: number) => {
+  const outcome = parsed(schema, String(value));
+  return outcome !== 'refused' && typeof outcome.value === 'number';
+};
+
+/**
+ * Why the row's "at most N" disagrees with a whole-number variable's schema, or undefined: N must be
+ * taken, and neither N + 1 nor N + 1000 (a variable of whole seconds in ms refuses N + 1 anyway).
+ * A variable that takes no small number is not a whole-number one and needs no bound.
+ */
+function boundMismatch(documented: DocumentedVariable, schema: z.ZodType): string | undefined {
+  if (![0, 1, 1_000].some((value) => takesNumber(schema, value))) return undefined;
+  const written = /at most `?([\d,]+)/.exec(documented.description)?.[1];
+  if (written === undefined) return 'a whole number, but the row states no "at most" bound';
+  const bound = Number(written.replaceAll(',', ''));
+  if (!takesNumber(schema, bound)) return `documented at most ${written}, which the schema refuses`;
+  if (takesNumber(schema, bound + 1) || takesNumber(schema, bound + 1_000))
+    return `documented at most ${written}, but the schema takes more`;
   return undefined;
 }
 
@@ -127,6 +151,20 @@ describe(`${page}: the table of variables matches the configuration schemas`, ()
         const schema = shape[variable.name];
         if (!schema) continue;
         const why = defaultMismatch(variable, schema, documentedNames);
+        if (why) wrong.push(`${page}:${variable.number}: ${variable.name} (${service}): ${why}`);
+      }
+    }
+    expect(wrong).to.deep.equal([]);
+  });
+
+  it('states the largest value of every whole-number variable (but ports), as the schema takes it', () => {
+    const wrong: string[] = [];
+    for (const variable of documented) {
+      if (variable.name.endsWith('_PORT')) continue;
+      for (const [service, shape] of Object.entries(shapes)) {
+        const schema = shape[variable.name];
+        if (!schema) continue;
+        const why = boundMismatch(variable, schema);
         if (why) wrong.push(`${page}:${variable.number}: ${variable.name} (${service}): ${why}`);
       }
     }
