@@ -172,7 +172,7 @@ describe(`${page}: the table of variables matches the configuration schemas`, ()
   });
 
   it('would notice a wrong default', () => {
-    const port = { name: 'RECEIVER_PORT', usedBy: 'receiver', number: 0 };
+    const port = { name: 'RECEIVER_PORT', usedBy: 'receiver', description: '', number: 0 };
     expect(defaultMismatch({ ...port, defaultCell: '`8080`' }, receiverShape.RECEIVER_PORT, documentedNames))
       .to.be.undefined;
     expect(
