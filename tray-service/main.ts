@@ -163,6 +163,15 @@ const wakeLoop = startSnoozeWakeLoop({
 });
 
 /** The tray API with its live streams: token verifier, bans, per-user rate limit, messages. */
+// Failed authentications per address, one count for the tray API, the admin listener and a
+// worker-only process's /metrics (its METRICS_TOKEN is guessed like any other).
+const failedAuth = createFailedAuthLimit({
+  redis,
+  points: config.AUTH_FAILURE_LIMIT,
+  windowMs: config.AUTH_FAILURE_WINDOW_MS,
+  keyPrefix: `${config.RATE_LIMIT_PREFIX}-auth`,
+});
+
 async function startApi(keys: NonNullable<typeof jwtConfig>) {
   // Each client sends the same token with every call: its verification is reused until its exp.
   const verifyToken = cacheVerifiedTokens(createTokenVerifier(userJwtKeys(keys, adminJwt)));
@@ -222,13 +231,6 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
     logger,
     registry,
   });
-  // Failed authentications per address, one count for the tray API and the admin listener.
-  const failedAuth = createFailedAuthLimit({
-    redis,
-    points: config.AUTH_FAILURE_LIMIT,
-    windowMs: config.AUTH_FAILURE_WINDOW_MS,
-    keyPrefix: `${config.RATE_LIMIT_PREFIX}-auth`,
-  });
   const app = createTrayApi({
     logger,
     storage,
@@ -281,6 +283,7 @@ const app =
     registry,
     logger,
     metrics: metricsAccessFor(config.METRICS_TOKEN),
+    failedAuth: { limit: failedAuth, trustProxy: config.TRUST_PROXY },
     checks: {
       storage: async () => (await storage.ping(), { ok: true, detail: { engine: storage.engine } }),
       redis: async () => (await pingRedis(redis), { ok: true }),

@@ -9,6 +9,9 @@ import { ADMIN_TOKEN } from '../../admin/admin-fixtures.ts';
 import { createAdminApp } from '../../../../tray-service/admin/create-admin-app.ts';
 import type { TrayApiDeps } from '../../../../tray-service/api/create-tray-api.ts';
 import { startBanCache } from '../../../../tray-service/http/auth/ban-cache.ts';
+import { createOpsApp } from '../../../../shared/http/create-ops-app.ts';
+import { metricsAccessFor } from '../../../../shared/http/metrics-access.ts';
+import { Registry } from 'prom-client';
 import { banKeys } from '../../../../tray-service/bans/ban-keys.ts';
 
 const LIMIT = 5;
@@ -156,6 +159,43 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
     await request(app)
       .get('/metrics')
       .set('X-Forwarded-For', '198.51.100.22')
+      .set('Authorization', `Bearer ${metricsToken}`)
+      .expect(200);
+  });
+
+  it('on a worker-only process (the ops app), counts and refuses METRICS_TOKEN guesses too, never the probes', async () => {
+    const metricsToken = `metrics-${'w'.repeat(32)}`;
+    const app = createOpsApp({
+      registry: new Registry(),
+      logger,
+      metrics: metricsAccessFor(metricsToken),
+      checks: {},
+      failedAuth: {
+        limit: createFailedAuthLimit({
+          redis: api.redis,
+          points: LIMIT,
+          windowMs: 60_000,
+          keyPrefix: uniqueName('ops'),
+        }),
+        trustProxy: ['loopback'],
+      },
+    });
+    const from = '198.51.100.31';
+    for (let i = 0; i <= LIMIT; i += 1)
+      await request(app)
+        .get('/metrics')
+        .set('X-Forwarded-For', from)
+        .set('Authorization', `Bearer guess-${i}`);
+    expectRefused(
+      await request(app)
+        .get('/metrics')
+        .set('X-Forwarded-For', from)
+        .set('Authorization', `Bearer ${metricsToken}`),
+    );
+    await request(app).get('/healthz').set('X-Forwarded-For', from).expect(200);
+    await request(app)
+      .get('/metrics')
+      .set('X-Forwarded-For', '198.51.100.32')
       .set('Authorization', `Bearer ${metricsToken}`)
       .expect(200);
   });
