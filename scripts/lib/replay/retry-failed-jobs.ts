@@ -2,7 +2,7 @@ import type Bull from 'bull';
 
 export interface RetryCounts {
   moved: number;
-  /** No longer failed when its turn came (retried by someone else, or removed). */
+  /** No longer failed when its turn came (retried by someone else, running, or removed). */
   skipped: number;
   errors: number;
 }
@@ -45,8 +45,9 @@ export async function retryFailedJobs(
         await job.retry();
         counts.moved += 1;
       } catch (error) {
-        // bull's messages for "not in the failed set any more" and "locked by a worker".
-        if (/already retried or has not failed|doesn't exist/i.test((error as Error).message))
+        // bull's messages for "not in the failed set any more", "removed" and "locked by a worker"
+        // (another run moved it back and a worker is running it).
+        if (/already retried or has not failed|doesn't exist|is locked/i.test((error as Error).message))
           counts.skipped += 1;
         else counts.errors += 1;
       }
