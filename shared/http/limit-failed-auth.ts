@@ -57,9 +57,11 @@ export function countFailedAuth(
   limit: FailedAuthLimit,
   logger: Logger,
   addressOf: AddressOf = expressAddress,
+  /** Whether the refused request made a guess at all (the admin listener: a bearer credential). */
+  guessed: (req: Request) => boolean = () => true,
 ): ErrorRequestHandler {
   return (error: unknown, req, _res, next) => {
-    if (!(error instanceof AppError) || error.kind !== 'UNAUTHORIZED') {
+    if (!(error instanceof AppError) || error.kind !== 'UNAUTHORIZED' || !guessed(req)) {
       next(error);
       return;
     }

@@ -7,6 +7,7 @@ import { mapStoreErrors } from '../http/map-store-errors.ts';
 import { countFailedAuth, refuseBlockedAddress } from '../../shared/http/limit-failed-auth.ts';
 import { createAdminOpenApiDocument } from './api-schema/admin-api-schema.ts';
 import { createAdminRouter, type AdminRouterDeps } from './create-admin-router.ts';
+import { bearerToken } from './require-admin.ts';
 
 export interface AdminAppDeps extends AdminRouterDeps {
   /**
@@ -41,7 +42,13 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   });
   app.use('/admin', createAdminRouter({ ...deps, mountPath: '/admin' }));
   app.use(notFound);
-  if (deps.failedAuth) app.use(countFailedAuth(deps.failedAuth, deps.logger));
+  // Only a bearer credential is a guess here (the sign-in form counts its own): a call with none,
+  // or with a session cookie signed out or expired (a dashboard tab still polling), guesses nothing,
+  // and counting it locked the admin out of signing in again from that address.
+  if (deps.failedAuth)
+    app.use(
+      countFailedAuth(deps.failedAuth, deps.logger, undefined, (req) => bearerToken(req) !== undefined),
+    );
   app.use(mapDomainErrors);
   app.use(mapStoreErrors);
   // Sessions, replay progress and the tail's feed live in Redis.

@@ -6,6 +6,7 @@ import { createFailedAuthLimit } from '../../../../tray-service/http/rate-limit/
 import { uniqueName } from '../../../support/suite-resources.ts';
 import { bearer, useTrayApi } from '../../api/support/api-harness.ts';
 import { ADMIN_TOKEN } from '../../admin/admin-fixtures.ts';
+import { ADMIN_SESSION_COOKIE } from '../../../../tray-service/admin/session-cookie.ts';
 import { createAdminApp } from '../../../../tray-service/admin/create-admin-app.ts';
 import type { TrayApiDeps } from '../../../../tray-service/api/create-tray-api.ts';
 import { startBanCache } from '../../../../tray-service/http/auth/ban-cache.ts';
@@ -256,6 +257,26 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
         .set('X-Forwarded-For', from)
         .set('Authorization', `Bearer ${ADMIN_TOKEN}`),
     );
+  });
+
+  it('does not count calls with no credential or a stale session cookie (an open dashboard polling after sign-out)', async () => {
+    const app = adminAppWith();
+    const from = '198.51.100.14';
+    for (let i = 0; i <= 2 * LIMIT; i += 1) {
+      const polled = await request(app)
+        .get('/admin/events')
+        .set('X-Forwarded-For', from)
+        .set('Cookie', `${ADMIN_SESSION_COOKIE}=${'s'.repeat(43)}`);
+      expect(polled.status).to.equal(401);
+      await request(app).get('/admin/events').set('X-Forwarded-For', from).expect(401);
+    }
+    // No guess was made: the admin signs in again from that address.
+    await request(app)
+      .post('/admin/login')
+      .set('X-Forwarded-For', from)
+      .type('form')
+      .send({ token: ADMIN_TOKEN })
+      .expect(303);
   });
 
   it('counts wrong admin tokens on the admin listener (guessing ADMIN_TOKEN)', async () => {
