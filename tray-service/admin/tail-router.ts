@@ -1,6 +1,7 @@
 import { Router, type Request } from 'express';
 import { finished } from 'node:stream';
 import { AppError } from '../../shared/errors/app-error.ts';
+import { refuseHead } from '../../shared/http/error-middleware.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import { sseComment, sseEvent, sseRetry } from '../http/sse-format.ts';
 import { tailEvents } from '../use-cases/events-tail.ts';
@@ -55,7 +56,8 @@ export function createTailRouter(deps: TailRouterDeps): Router {
   const perAdmin = createConcurrencySlots(deps.tailsPerAdmin ?? 10);
   const clock = deps.clock ?? Date.now;
 
-  router.get('/events/tail', async (req, res) => {
+  // A HEAD would open a tail whose body Node drops: it would never end, holding a place (refuseHead).
+  router.get('/events/tail', refuseHead, async (req, res) => {
     const filter = parseEventsFilter(req.query);
     if (deps.feed.listeners >= maxTails) {
       throw new AppError('TOO_MANY_STREAMS', `at most ${maxTails} open tails on this instance`, {

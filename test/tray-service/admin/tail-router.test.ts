@@ -128,6 +128,19 @@ describe('GET /admin/events/tail: a tail lasts only as long as its credential', 
       expect((await open(token)).status).to.equal(200);
     });
 
+    it('answers HEAD 405 at once (Allow: GET), taking no place and listening to nothing', async () => {
+      for (const stream of tails) stream.close();
+      await waitFor(() => capped.feed.listeners === 0, 5_000, 'no tail listening');
+      const head = await fetch(`${capped.base}/admin/events/tail`, {
+        method: 'HEAD',
+        headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+        signal: AbortSignal.timeout(5_000),
+      });
+      expect(head.status).to.equal(405);
+      expect(head.headers.get('allow')).to.equal('GET');
+      expect(capped.feed.listeners).to.equal(0);
+    });
+
     it('gives the place back, and listens to nothing, when the client left while its session was looked up', async () => {
       const token = { Authorization: `Bearer ${ADMIN_TOKEN}` };
       for (const stream of tails) stream.close();
