@@ -91,7 +91,7 @@ export function createReceiverApp(deps: ReceiverDeps): RequestListener {
   if (guesses) app.use('/metrics', refuseBlockedAddress(guesses, callerAddress));
   app.use(createMetricsRouter(deps.registry, deps.metrics));
   app.use(notFound);
-  if (guesses) app.use('/metrics', countFailedAuth(guesses, deps.logger, callerAddress));
+  if (guesses) app.use('/metrics', countFailedAuth(guesses, deps.logger, { addressOf: callerAddress }));
   app.use(errorMiddleware(deps.logger));
 
   // Nearly every request a receiver gets is a POST on the webhook path, written exactly so. It

@@ -162,7 +162,6 @@ const wakeLoop = startSnoozeWakeLoop({
   intervalMs: config.TRAY_WAKE_INTERVAL_MS,
 });
 
-/** The tray API with its live streams: token verifier, bans, per-user rate limit, messages. */
 // Failed authentications per address, one count for the tray API, the admin listener and a
 // worker-only process's /metrics (its METRICS_TOKEN is guessed like any other).
 const failedAuth = createFailedAuthLimit({
@@ -172,6 +171,7 @@ const failedAuth = createFailedAuthLimit({
   keyPrefix: `${config.RATE_LIMIT_PREFIX}-auth`,
 });
 
+/** The tray API with its live streams: token verifier, bans, per-user rate limit, messages. */
 async function startApi(keys: NonNullable<typeof jwtConfig>) {
   // Each client sends the same token with every call: its verification is reused until its exp.
   const verifyToken = cacheVerifiedTokens(createTokenVerifier(userJwtKeys(keys, adminJwt)));

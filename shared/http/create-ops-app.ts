@@ -8,6 +8,7 @@ import { countFailedAuth, refuseBlockedAddress } from './limit-failed-auth.ts';
 import { createHealthRouter, type ReadinessChecks } from './health-router.ts';
 import type { MetricsAccess } from './metrics-access.ts';
 import { createMetricsRouter } from './metrics-router.ts';
+import { trustProxySetting } from './trust-proxy-setting.ts';
 
 /**
  * What a process without a public API serves operators: `/healthz`, `/readyz` (the given checks)
@@ -26,7 +27,7 @@ export function createOpsApp(deps: {
   app.disable('x-powered-by');
   const { failedAuth } = deps;
   // Whose address a failure counts against, as the API reads it (TRUST_PROXY).
-  app.set('trust proxy', failedAuth && failedAuth.trustProxy.length > 0 ? [...failedAuth.trustProxy] : false);
+  app.set('trust proxy', trustProxySetting(failedAuth?.trustProxy));
   app.use(helmet());
   app.use(createHealthRouter(deps.checks, { logger: deps.logger }));
   if (failedAuth) app.use(refuseBlockedAddress(failedAuth.limit));

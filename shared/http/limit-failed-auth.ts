@@ -56,10 +56,13 @@ export async function recordFailedAuth(
 export function countFailedAuth(
   limit: FailedAuthLimit,
   logger: Logger,
-  addressOf: AddressOf = expressAddress,
-  /** Whether the refused request made a guess at all (the admin listener: a bearer credential). */
-  guessed: (req: Request) => boolean = () => true,
+  options: {
+    addressOf?: AddressOf;
+    /** Whether the refused request made a guess at all (the admin listener: a bearer credential). */
+    guessed?: (req: Request) => boolean;
+  } = {},
 ): ErrorRequestHandler {
+  const { addressOf = expressAddress, guessed = () => true } = options;
   return (error: unknown, req, _res, next) => {
     if (!(error instanceof AppError) || error.kind !== 'UNAUTHORIZED' || !guessed(req)) {
       next(error);

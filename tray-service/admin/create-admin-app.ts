@@ -47,7 +47,7 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   // and counting it locked the admin out of signing in again from that address.
   if (deps.failedAuth)
     app.use(
-      countFailedAuth(deps.failedAuth, deps.logger, undefined, (req) => bearerToken(req) !== undefined),
+      countFailedAuth(deps.failedAuth, deps.logger, { guessed: (req) => bearerToken(req) !== undefined }),
     );
   app.use(mapDomainErrors);
   app.use(mapStoreErrors);

@@ -20,6 +20,7 @@ import { requireUser } from '../http/auth/require-user.ts';
 import { privateNoStore } from '../http/private-no-store.ts';
 import { blockPaths, createBlockRouter } from './block/create-block-router.ts';
 import { deprecationHeaders } from './block/deprecation-headers.ts';
+import { trustProxySetting } from '../../shared/http/trust-proxy-setting.ts';
 import { mapDomainErrors } from '../http/map-domain-errors.ts';
 import { mapStoreErrors } from '../http/map-store-errors.ts';
 import { crossOrigin } from '../http/cross-origin.ts';
@@ -86,7 +87,7 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   jsonInOneWrite(app);
   app.set('query parser', 'simple'); // repeated keys become arrays, never nested objects
   // req.ip and req.secure: the socket's unless the connection comes from a listed proxy.
-  app.set('trust proxy', deps.trustProxy && deps.trustProxy.length > 0 ? [...deps.trustProxy] : false);
+  app.set('trust proxy', trustProxySetting(deps.trustProxy));
   // Over plain http without upgrade-insecure-requests: the demo page's script and calls would go
   // to an https nobody serves. req.secure follows `trust proxy` above.
   app.use(pageSecurityHeaders());
@@ -112,12 +113,12 @@ export function createTrayApi(deps: TrayApiDeps): Express {
       { logger: deps.logger },
     ),
   );
-  // The probes above are never refused; every route below is, once an address has failed to
-  // authenticate too often. /metrics too: its wrong METRICS_TOKENs count like any other failure,
-  // so guessing it is limited like guessing a token (a local scraper uses METRICS_PORT, never refused).
   // Set before the refusal below, so a refused tray or block call carries them too (docs/tray-api.md).
   app.use(['/notifications', '/block'], privateNoStore);
   app.use('/block', deprecationHeaders);
+  // The probes above are never refused; every route below is, once an address has failed to
+  // authenticate too often. /metrics too: its wrong METRICS_TOKENs count like any other failure,
+  // so guessing it is limited like guessing a token (a local scraper uses METRICS_PORT, never refused).
   if (deps.failedAuth) app.use(refuseBlockedAddress(deps.failedAuth));
   app.use(createMetricsRouter(deps.registry, deps.metrics));
   // The admin paths are documented on the admin listener only (createAdminApp).

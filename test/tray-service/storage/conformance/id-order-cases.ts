@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import type { TrayOperation } from '../../../support/reference-tray/reference-tray.ts';
 import { aReaction } from '../../../support/activity-builder.ts';
 import { at, keysOf, NOW } from './case-fixtures.ts';
 import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
 import { modelledStorage } from './modelled-storage.ts';
+import { removalOperation } from './removal-operation.ts';
 
 // Ids are ordered by code point (UTF-8 bytes) wherever a tie in time needs an order: the newest of
 // two actions at the same time, and records of equal lastUpdate on a page. "😀" (U+1F600, two UTF-16
@@ -43,19 +43,9 @@ conformanceCase(
       await tray.expectModel(owner, NOW + 3);
     }
     // A removal computes the record again from its kept actions: the same newest, the same order.
-    const removal: TrayOperation = {
-      kind: 'removal',
-      removals: [
-        {
-          kind: 'reaction',
-          id: context.id('r-old-p-u-ana'),
-          postId: context.id('p-u-ana'),
-          at: NOW + 4,
-        },
-      ],
-      now: NOW + 4,
-    };
-    await tray.apply(removal);
+    await tray.apply(
+      removalOperation(context, { kind: 'reaction', id: 'r-old-p-u-ana', post: 'p-u-ana', at: NOW + 4 }),
+    );
     const shrunk = await tray.record('u-ana', 'reaction', NOW + 4);
     expect(shrunk?.lastActionId).to.equal(context.id(`r${ASTRAL}-p-u-ana`));
     expect(shrunk?.actors.map((actor) => actor.userId)).to.deep.equal([

@@ -6,6 +6,7 @@ import { RETENTION_DAYS } from './apply-operation.ts';
 import { NOW } from './case-fixtures.ts';
 import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
 import { modelledStorage, type ModelledStorage } from './modelled-storage.ts';
+import { removalOperation } from './removal-operation.ts';
 
 // Kept actions outlive their own retention while a record counting them lives
 // (docs/storage.md#kept-actions-live-as-long-as-their-records): a removal computes a record again
@@ -27,13 +28,9 @@ function commentOn(context: ConformanceContext, actor: string, n: number) {
   return aComment(context.id(actor), post, { id: context.id(`cm-${actor}`), at: day(n), segment: n });
 }
 
-function removal(context: ConformanceContext, kind: Removal['kind'], id: string, post: string, at: number) {
-  return {
-    kind: 'removal' as const,
-    removals: [{ kind, id: context.id(id), postId: context.id(post), at }],
-    now: at + 1_000,
-  };
-}
+/** The removal of `id` under `post` at `at`, applied a second later. */
+const removal = (context: ConformanceContext, kind: Removal['kind'], id: string, post: string, at: number) =>
+  removalOperation(context, { kind, id, post, at }, at + 1_000);
 
 /** Ben comments on day 0 and Cy on day 80; the purge runs on day 92 (Ben's comment is 92 days old). */
 async function longThread(context: ConformanceContext): Promise<ModelledStorage> {

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import type { Removal } from '../../../../tray-service/domain/removal.ts';
-import type { TrayOperation } from '../../../support/reference-tray/reference-tray.ts';
 import {
   aComment,
   aCommentReaction,
@@ -12,19 +11,15 @@ import {
 import { at, NOW } from './case-fixtures.ts';
 import { conformanceCase, type ConformanceContext } from './conformance-case.ts';
 import { modelledStorage, type ModelledStorage } from './modelled-storage.ts';
+import { removalOperation } from './removal-operation.ts';
 
 // Removals (docs/tray-rules.md#inbox) against the reference tray: groups shrink to what remains,
 // records left with nothing go, tombstones make late actions no-ops. They need the inbox port's
 // removals in the writes (the `removals` capability, conformance-adapters.ts).
 
-function removal(context: ConformanceContext, kind: Removal['kind'], id: string, now: number, post = 'p-1') {
-  const operation: TrayOperation = {
-    kind: 'removal',
-    removals: [{ kind, id: context.id(id), postId: context.id(post), at: now }],
-    now,
-  };
-  return operation;
-}
+/** The removal of `id` under Ana's post p-1 at the tray's clock `now`. */
+const removal = (context: ConformanceContext, kind: Removal['kind'], id: string, now: number) =>
+  removalOperation(context, { kind, id, post: 'p-1', at: now });
 
 /** Comments by `actors` on Ana's post p-1, one a minute, each with its segment. */
 function comments(context: ConformanceContext, actors: readonly [string, number][]) {
