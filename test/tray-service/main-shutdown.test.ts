@@ -71,8 +71,11 @@ describe('tray-service/main.ts shutdown', function () {
 
   /**
    * No job was in the worker's hands (locked) when it exited: each it took finished. bull itself
-   * may leave one unlocked job in the active list: a blocking fetch the server answered just as
-   * close() cut its connection moved it there, and bull's stalled check returns it to the queue.
+   * may leave unlocked jobs in the active list: its blocking fetches (one per unit of
+   * concurrency, queued on one connection) that the server answered just as close() cut the
+   * connection moved them there, one for each job that arrived then. bull's stalled check, which
+   * the next worker runs, returns them to the queue: the test runs it (twice, as it first marks,
+   * then moves) and finds every one of them waiting again, none failed.
    */
   const expectNothingLeftActive = async () => {
     const active = await queue!.getActive();
@@ -81,7 +84,26 @@ describe('tray-service/main.ts shutdown', function () {
       if (await queue!.client.exists(queue!.toKey(`${job.id}:lock`))) locked.push(String(job.id));
     }
     expect(locked, 'jobs left mid-job (to stall later)').to.deep.equal([]);
-    expect(active.length).to.be.at.most(1);
+    // bull's own stalled check (public in its source, missing from its type declarations), run
+    // past the gate the exited worker set for its own interval.
+    const recovery = createWebhookQueue({
+      redis: testStack().redisUrl,
+      prefix,
+    }) as Bull.Queue<WebhookJobData> & {
+      moveUnlockedJobsToWait(): Promise<void>;
+    };
+    try {
+      for (let round = 0; round < 2; round += 1) {
+        await recovery.client.del(recovery.toKey('stalled-check'));
+        await recovery.moveUnlockedJobsToWait();
+      }
+    } finally {
+      await recovery.close();
+    }
+    expect(await queue!.getActive(), 'jobs the stalled check did not return').to.deep.equal([]);
+    for (const job of active) {
+      expect(await (await queue!.getJob(job.id))?.getState(), `job ${job.id}`).to.equal('waiting');
+    }
     expect((await queue!.getJobCounts()).failed).to.equal(0);
   };
 
