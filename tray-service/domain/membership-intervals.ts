@@ -88,9 +88,20 @@ export function spanOfJoin(
 }
 
 /**
- * The changes older than `cutoff` that no longer decide anything: every change before the newest
- * one at or before the cutoff (that newest one holds the state at the cutoff, and nothing older
- * matters once posts older than the cutoff can no longer make a record). Returns the time below
+ * How far back a member's changes still decide something: to the records' retention
+ * (`retentionCutoff`, now minus TRAY_RETENTION_DAYS: posts older make no new record), and further
+ * back to the oldest `countFrom` among the user's records. A record computed again (a removal, a
+ * late leave) judges every action it counts from its countFrom on by the member's changes, and a
+ * record lives on past the retention of its first actions while new ones come.
+ */
+export function pruneCutoff(retentionCutoff: number, oldestCountFrom: number | undefined): number {
+  return oldestCountFrom === undefined ? retentionCutoff : Math.min(retentionCutoff, oldestCountFrom);
+}
+
+/**
+ * The changes older than `cutoff` (pruneCutoff) that no longer decide anything: every change
+ * before the newest one at or before the cutoff (that newest one holds the state at the cutoff, and
+ * nothing older matters once no record counts from before the cutoff). Returns the time below
  * which changes may be deleted, or undefined when there is nothing to prune.
  */
 export function pruneBelow(edges: readonly MembershipEdge[], cutoff: number): number | undefined {

@@ -19,6 +19,7 @@ import { purgeEach } from '../purge-each.ts';
 import { purgeExpiredDecisions } from './moderation/purge-expired-decisions.ts';
 import { PurgeError } from '../purge-error.ts';
 import { purgeKeptActions } from './grouping/purge-kept-actions.ts';
+import { purgeEndedMutes } from './mutes/purge-ended-mutes.ts';
 
 /**
  * Deletes expired records (90 days after lastUpdate by default), events and their per-minute
@@ -27,8 +28,8 @@ import { purgeKeptActions } from './grouping/purge-kept-actions.ts';
  * same `expiresAt` index as the TTL deletes. On MongoDB the TTL monitor deletes them anyway, once a
  * minute; this is the port's purge on demand, and the only expiry on a server that refuses TTL
  * indexes (FerretDB). Readers filter `expiresAt > now` too, so an expired record is never returned
- * meanwhile. Group actors and kept actions have no TTL index: they go here, once no record built
- * from them can live any more (purge-kept-actions.ts).
+ * meanwhile. Group actors, kept actions and mute spans have no TTL index: they go here, once no
+ * record built from or judged by them can live any more (purge-kept-actions.ts, purge-ended-mutes.ts).
  */
 export async function purgeExpired(db: Db, now = new Date()): Promise<{ records: number; events: number }> {
   const expired = { expiresAt: { $lte: now } };
@@ -46,9 +47,10 @@ export async function purgeExpired(db: Db, now = new Date()): Promise<{ records:
         table: collection,
         purge: () => purgeKeptActions(db, collection, now),
       })),
+      // Kept while a record they judge lives, after the records went.
+      { table: TRAY_MUTES, purge: () => purgeEndedMutes(db, now) },
       ...[
         TRAY_RECORD_CLAIMS,
-        TRAY_MUTES,
         TRAY_MUTE_LOCKS,
         TRAY_REMOVALS,
         TRAY_REMOVAL_WORK,

@@ -4,6 +4,7 @@ import {
   awaySpans,
   membershipIntervals,
   pruneBelow,
+  pruneCutoff,
   type MembershipEdge,
   type MembershipInterval,
 } from '../../domain/membership-intervals.ts';
@@ -50,14 +51,15 @@ export async function insertChanges(
  * Re-folds the membership intervals of `members` from their change log and imported membership
  * (membershipIntervals: the same whatever order the changes arrived in) and stores them in
  * tray_memberships, where a fan-out joins them, and their away spans (awaySpans) in
- * tray_member_away, which the records of the community's targets leave out. Prunes each member's changes before the newest
- * one at or before `pruneCutoff` (pruneBelow): posts that old make no record any more. The caller
- * holds the members' locks. Returns each member's intervals, by memberId.
+ * tray_member_away, which the records of the community's targets leave out. Prunes each member's
+ * changes before the newest one at or before `retentionCutoff` and every countFrom of the user's
+ * records (pruneCutoff, pruneBelow): posts that old make no record any more, and no record counts
+ * them. The caller holds the members' locks. Returns each member's intervals, by memberId.
  */
 export async function refoldMemberships(
   client: pg.PoolClient,
   members: readonly Member[],
-  pruneCutoff: number,
+  retentionCutoff: number,
 ): Promise<Map<string, MembershipInterval[]>> {
   const folded = new Map<string, MembershipInterval[]>();
   if (members.length === 0) return folded;
@@ -92,6 +94,7 @@ export async function refoldMemberships(
   const rows = { community: [] as string[], user: [] as string[], from: [] as number[], to: [] as string[] };
   const away = { community: [] as string[], user: [] as string[], from: [] as number[], to: [] as string[] };
   const prune = { community: [] as string[], user: [] as string[], below: [] as number[] };
+  const pruning: Member[] = [];
   for (const member of sorted) {
     const entry = byMember.get(memberId(member)) ?? { all: [], logged: [] };
     const intervals = membershipIntervals(entry.all);
@@ -108,7 +111,13 @@ export async function refoldMemberships(
       away.from.push(span.from);
       away.to.push(span.to === Infinity ? OPEN_END : String(span.to));
     }
-    const below = pruneBelow(entry.logged, pruneCutoff);
+    if (pruneBelow(entry.logged, retentionCutoff) !== undefined) pruning.push(member);
+  }
+  // The users' records are read only for members the retention alone would prune.
+  const oldest = await oldestCountFrom(client, pruning);
+  for (const member of pruning) {
+    const logged = byMember.get(memberId(member))?.logged ?? [];
+    const below = pruneBelow(logged, pruneCutoff(retentionCutoff, oldest.get(member.userId)));
     if (below !== undefined) {
       prune.community.push(member.communityId);
       prune.user.push(member.userId);
@@ -139,6 +148,22 @@ export async function refoldMemberships(
       [prune.community, prune.user, prune.below],
     );
   return folded;
+}
+
+/**
+ * The oldest count_from among each user's records, expired ones the purge has not reached included
+ * (through the primary key's user_id), by user; a user without records has no entry.
+ */
+async function oldestCountFrom(
+  client: pg.PoolClient,
+  members: readonly Member[],
+): Promise<Map<string, number>> {
+  if (members.length === 0) return new Map();
+  const { rows } = await client.query<{ user_id: string; oldest: string }>(
+    `SELECT user_id, min(count_from) AS oldest FROM tray_records WHERE user_id = ANY($1::text[]) GROUP BY user_id`,
+    [[...new Set(members.map((member) => member.userId))]],
+  );
+  return new Map(rows.map((row) => [row.user_id, Number(row.oldest)]));
 }
 
 export { memberId };

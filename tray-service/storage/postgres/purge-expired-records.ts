@@ -1,7 +1,12 @@
 import type pg from 'pg';
 import { purgeEach, type PurgeOutcome } from '../purge-each.ts';
 import { purgeInBatches, type ExpiringTable } from './purge-in-batches.ts';
-import { purgeKeptInBatches, type KeptTable } from './purge-kept-in-batches.ts';
+import {
+  keptByGroup,
+  keptByUserRecords,
+  purgeKeptInBatches,
+  type KeptTable,
+} from './purge-kept-in-batches.ts';
 
 /** Rows deleted per statement: short statements, short locks, bounded WAL per transaction. */
 export const PURGE_RECORDS_BATCH = 1_000;
@@ -19,26 +24,29 @@ export const PURGE_GRACE_MS = 3_600_000;
 
 /**
  * Each table of the tray's retention: by its primary key (how a batch names its rows) the tables
- * whose rows go at their own expiry, by their record group the kept actions and group actors, which
- * live as long as a record built from them can (purge-kept-in-batches.ts).
+ * whose rows go at their own expiry; the kept actions and group actors by their record group, and
+ * the mute spans by their owner's records, which live as long as a record built from or judged by
+ * them can (purge-kept-in-batches.ts). Records go first: what they kept alive is judged without them.
  */
 const EXPIRING: readonly (ExpiringTable | KeptTable)[] = [
   { table: 'tray_records', key: 'user_id, key' },
-  { table: 'tray_target_actors', group: { target: 'x.target_id', verb: 'x.verb' } },
+  keptByGroup('tray_target_actors', 'x.target_id', 'x.verb'),
   // A community's posts are the group of its `post` records (the community is their target).
-  { table: 'tray_community_posts', group: { target: 'x.community_id', verb: "'post'" } },
-  { table: 'tray_personal_actions', group: { target: 'x.target_id', verb: 'x.verb' } },
-  { table: 'tray_group_actions', group: { target: 'x.target_id', verb: 'x.verb' } },
+  keptByGroup('tray_community_posts', 'x.community_id', "'post'"),
+  keptByGroup('tray_personal_actions', 'x.target_id', 'x.verb'),
+  keptByGroup('tray_group_actions', 'x.target_id', 'x.verb'),
   { table: 'tray_removals', key: 'post_id, kind, id' },
   { table: 'tray_removal_outcomes', key: 'event_key' },
   { table: 'tray_removal_changes', key: 'event_key, user_id, key' },
-  { table: 'tray_mutes', key: 'user_id, target_type, target_id, created_at' },
+  // An ended span (until or removal; least() passes over the one that is NULL).
+  keptByUserRecords('tray_mutes', 'least(x.until_at, x.removed_at)'),
 ];
 
 /**
  * Deletes what expired PURGE_GRACE_MS before `now`: records (TRAY_RETENTION_DAYS after their lastUpdate), the group
  * actors, community posts, kept personal and group actions (once their group's newest actor expired
- * too) and removals' tombstones of the same retention. Readers already skip expired records, so the
+ * too), removals' tombstones of the same retention and ended mute spans (once no record they judge
+ * lives). Readers already skip expired records, so the
  * purge only reclaims space and may leave a row being written for the next run. Each table is
  * purged on its own, past one that fails (purgeEach); returns how many records went, and the
  * tables that failed.
@@ -53,7 +61,7 @@ export async function purgeExpiredRecords(
     EXPIRING.map((expiring) => ({
       table: expiring.table,
       purge: () =>
-        'group' in expiring
+        'keptUntil' in expiring
           ? purgeKeptInBatches(pool, expiring, at, batch)
           : purgeInBatches(pool, expiring, at, batch),
     })),

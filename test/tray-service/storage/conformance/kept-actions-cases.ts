@@ -150,3 +150,69 @@ conformanceCase(
   },
   { needs: 'removals' },
 );
+
+// What decides whether a kept action counts lives as long as the records that may count it: a
+// mute span and a member's leaves and joins are judged again whenever such a record is computed
+// again, however long ago they ended.
+
+conformanceCase(
+  'kept actions: after the purge, a mute span that ended over the retention ago still holds back what it covered when a removal computes the record again',
+  async (given) => {
+    const context = await onItsOwn(given);
+    const tray = modelledStorage(context);
+    const ana = context.id('u-ana');
+    const target = { targetType: 'post', targetId: context.id('p-1') } as const;
+    await tray.personal([commentOn(context, 'u-ben', 0)], day(0) + 1_000);
+    await tray.apply({ kind: 'mute', userId: ana, target, until: null, now: day(1) });
+    await tray.personal([commentOn(context, 'u-cy', 2)], day(2) + 1_000);
+    await tray.apply({ kind: 'unmute', userId: ana, target, now: day(3) });
+    await tray.personal([commentOn(context, 'u-dee', 80)], day(80) + 1_000);
+    // The span ended on day 3, its own retention on day 93; Ana's record (from day 0) lives until day 170.
+    await context.storage.purgeExpired(new Date(day(95)));
+    await tray.apply(removal(context, 'comment', 'cm-u-dee', 'p-1', day(95)));
+    expect(await tray.record('u-ana', 'comment', day(95) + 2_000)).to.deep.include({
+      actorsCount: 1,
+      lastActionId: context.id('cm-u-ben'),
+    });
+    await tray.expectModel('u-ana', day(95) + 2_000);
+  },
+  { needs: 'removals' },
+);
+
+conformanceCase(
+  "kept actions: a member's leave and join older than the retention still decide their community's post record when a removal computes it again",
+  async (given) => {
+    const context = await onItsOwn(given);
+    const tray = modelledStorage(context);
+    const id = context.id;
+    const community = { communityId: tray.communityId };
+    const change = (user: string, active: boolean, n: number) => ({
+      communityId: tray.communityId,
+      userId: id(user),
+      active,
+      at: day(n),
+    });
+    const post = (actor: string, n: number) =>
+      aPost(id(actor), { id: id(`p-${actor}`), at: day(n), ...community });
+    await tray.changes(
+      ['u-ana', 'u-ben', 'u-cy', 'u-dee'].map((user) => change(user, true, -1)),
+      day(-1) + 1_000,
+    );
+    await tray.posts([post('u-ben', 0)], day(0) + 1_000);
+    await tray.changes([change('u-ana', false, 1)], day(1) + 1_000);
+    await tray.posts([post('u-dee', 2)], day(2) + 1_000);
+    await tray.changes([change('u-ana', true, 3)], day(3) + 1_000);
+    await tray.posts([post('u-cy', 80)], day(80) + 1_000);
+    // Ana's record counts Ben's post of day 0 and Cy's of day 80, not Dee's from while she was
+    // away. Two more of her changes after the retention: each stored change prunes her older ones.
+    await tray.changes([change('u-ana', true, 95)], day(95));
+    await tray.changes([change('u-ana', true, 95.5)], day(95.5));
+    await tray.apply(removal(context, 'post', 'p-u-cy', 'p-u-cy', day(96)));
+    expect(await tray.record('u-ana', 'post', day(96) + 2_000)).to.deep.include({
+      actorsCount: 1,
+      lastActionId: id('p-u-ben'),
+    });
+    await tray.expectModel('u-ana', day(96) + 2_000);
+  },
+  { needs: 'removals' },
+);

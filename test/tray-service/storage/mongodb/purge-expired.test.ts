@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import {
   EVENTS,
+  TRAY_MUTES,
   TRAY_RECORD_CLAIMS,
   TRAY_RECORDS,
   TRAY_TARGET_ACTIONS,
@@ -66,6 +67,41 @@ describe('purgeExpired', () => {
       await purgeExpired(mongo.db, at(31));
       for (const collection of [TRAY_TARGET_ACTORS, TRAY_TARGET_ACTIONS])
         expect(await mongo.db.collection(collection).countDocuments({}), collection).to.equal(0);
+    });
+  });
+
+  // An ended span still holds back what it covered while a record of its owner that counts from
+  // before its end lives (docs/storage.md): it moves to that record's expiry, and goes once no
+  // such record lives.
+  describe("with ended mute spans, one inside its owner's live record", () => {
+    it("moves that one to the expiry of the owner's records that count from before its end, deletes the others", async () => {
+      const now = new Date();
+      const day = (n: number) => now.getTime() + n * 86_400_000;
+      await mongo.db.collection(TRAY_RECORDS).insertMany([
+        { _id: 'r-ana' as never, userId: 'u-ana', countFrom: day(-100), expiresAt: new Date(day(70)) },
+        { _id: 'r-ana-new' as never, userId: 'u-ana', countFrom: day(-2), expiresAt: new Date(day(88)) },
+      ]);
+      const span = (id: string, userId: string, end: number) => ({
+        _id: id as never,
+        userId,
+        until: null,
+        removedAt: end,
+        expiresAt: new Date(end + 90 * 86_400_000),
+      });
+      await mongo.db.collection(TRAY_MUTES).insertMany([
+        span('inside', 'u-ana', day(-95)), // Ana's record from day -100 judges it
+        span('before', 'u-ana', day(-101)), // ended before any of her records counts from
+        span('nobody', 'u-zed', day(-95)), // no record at all
+      ]);
+      await purgeExpired(mongo.db, now);
+      const left = async () =>
+        (await mongo.db.collection(TRAY_MUTES).find({}).toArray()).map((doc) => [
+          doc._id,
+          (doc.expiresAt as Date).getTime(),
+        ]);
+      expect(await left()).to.deep.equal([['inside', day(70)]]);
+      await purgeExpired(mongo.db, new Date(day(71)));
+      expect(await left()).to.deep.equal([]);
     });
   });
 });

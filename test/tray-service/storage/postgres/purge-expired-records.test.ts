@@ -52,6 +52,14 @@ describe('storage/postgres purgeExpiredRecords', () => {
       expect(plan.nodes, table).not.to.include('Sort');
       // A kept row's group: its newest actor, one row read from the index in its order.
       if (kept.includes(table)) expect(plan.indexes, table).to.include('tray_target_actors_newest');
+      // An ended mute span: its owner's records, through an index that leads with user_id.
+      if (table === 'tray_mutes')
+        expect(
+          plan.indexes.filter(
+            (index) => index.startsWith('tray_records_') && !/_(expiry|snooze_due)$/.test(index),
+          ),
+          table,
+        ).to.have.length(1);
     }
   });
 });
@@ -155,5 +163,41 @@ describe('storage/postgres purgeExpiredRecords beside a grouped upsert', () => {
     const again = await tray.record('u-ana', 'comment', 'p-1', now);
     expect(again?.actors.map((actor) => actor.userId)).to.deep.equal(['u-eve', 'u-dee', 'u-cid']);
     expect(again?.actorsCount).to.equal(3);
+  });
+});
+
+describe('storage/postgres purgeExpiredRecords of ended mute spans', () => {
+  const tray = useTray();
+  const day = (n: number) => at(0) + n * DAY_MS;
+  const spans = async () =>
+    (
+      await tray.pg.pool.query<{ user_id: string; created_at: string; expires_at: string }>(
+        'SELECT user_id, created_at, expires_at FROM tray_mutes ORDER BY user_id, created_at',
+      )
+    ).rows.map((row) => [row.user_id, Number(row.created_at), Number(row.expires_at)]);
+
+  // A span ended over the retention ago still holds back what it covered while a record of its
+  // owner that counts from before its end lives (docs/storage.md): it moves to that record's
+  // expiry, and goes once no such record lives.
+  it("moves a span to the expiry of its owner's records that count from before its end, deletes the others", async () => {
+    await tray.pg.pool.query('TRUNCATE tray_mutes');
+    await tray.writes.applyPersonal([{ ...comment('p-1', 'u-ben', 0), at: day(0) }], tray.context(day(0)));
+    await tray.writes.applyPersonal(
+      [{ ...comment('p-1', 'u-cy', 0), at: day(80), lastActionId: 'cm-cy' }],
+      tray.context(day(80)),
+    );
+    const span = (user: string, from: number, to: number) =>
+      tray.pg.pool.query(
+        `INSERT INTO tray_mutes (user_id, target_type, target_id, created_at, until_at, removed_at, expires_at)
+         VALUES ($1, 'post', 'p-1', $2, NULL, $3, $3::bigint + $4)`,
+        [user, from, to, RETENTION_MS],
+      );
+    await span('u-ana', day(1), day(3)); // inside Ana's record (from day 0, expires day 170)
+    await span('u-ana', day(-9), day(-5)); // ended before her record counts from
+    await span('u-zed', day(1), day(3)); // no record at all
+    await purgeExpiredRecords(tray.pg.pool, new Date(day(95) + PURGE_GRACE_MS), 1);
+    expect(await spans()).to.deep.equal([['u-ana', day(1), day(80) + RETENTION_MS]]);
+    await purgeExpiredRecords(tray.pg.pool, new Date(day(80) + RETENTION_MS + PURGE_GRACE_MS), 1);
+    expect(await spans()).to.deep.equal([]);
   });
 });

@@ -7,6 +7,7 @@ import {
   isMemberAt,
   membershipIntervals,
   pruneBelow,
+  pruneCutoff,
   type MembershipEdge,
   type MembershipInterval,
 } from '../../../domain/membership-intervals.ts';
@@ -15,6 +16,7 @@ import { ignoreDuplicates } from '../compare-and-set/ignore-duplicates.ts';
 import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
 import type { MembershipChangeDoc } from './membership-changes-collection.ts';
 import { nextProcessed, storedPlaces } from './processing-order.ts';
+import { oldestCountFrom } from '../records/oldest-count-from.ts';
 
 const memberKey = (communityId: string, userId: string) => JSON.stringify([communityId, userId]);
 
@@ -41,8 +43,9 @@ const edgeOf = (change: Pick<MembershipChangeDoc, 'joined' | 'at' | 'processed'>
  * (two conditional upserts can both pass their filter and the older one win), so a membership is
  * never updated in place: each change is an insert with a unique `_id`, the one write FerretDB
  * performs atomically, and readers fold a member's changes into intervals. A member's changes
- * before the newest one older than the tray's retention are pruned: posts that old make no
- * record any more, and that newest old change still holds the state at the cutoff.
+ * before the newest one older than the tray's retention and than every countFrom of the user's
+ * records are pruned (pruneCutoff): posts that old make no record any more, no record counts
+ * them, and that newest old change still holds the state at the cutoff.
  */
 export async function applyMembershipChanges(
   db: Db,
@@ -66,11 +69,15 @@ export async function applyMembershipChanges(
   for (const [id, place] of await storedPlaces(db, MEMBERSHIP_CHANGES, ids)) places.set(id, place ?? 0);
   const cutoff = (options.now ?? Date.now()) - options.retentionDays * DAY_MS;
   const byCommunity = new Map<string, Set<string>>();
+  const userOf = new Map(docs.map((doc) => [doc.member, doc.userId]));
   for (const doc of docs)
     byCommunity.set(doc.communityId, (byCommunity.get(doc.communityId) ?? new Set()).add(doc.member));
   for (const [communityId, members] of byCommunity) {
     for (const [member, list] of await changesOfMembers(db, communityId, members)) {
-      const below = pruneBelow(list, cutoff);
+      // The user's records are read only when the retention alone would prune something.
+      if (pruneBelow(list, cutoff) === undefined) continue;
+      const oldest = await oldestCountFrom(db, userOf.get(member) ?? '');
+      const below = pruneBelow(list, pruneCutoff(cutoff, oldest));
       // Only strictly older changes go, never the one that holds the state at the cutoff.
       if (below !== undefined) await collection.deleteMany({ member, at: { $lt: below } });
     }

@@ -1,17 +1,21 @@
-import { EXPIRY_INDEX, type CollectionSpec } from '../setup/collection-spec.ts';
+import { KEPT_EXPIRY_INDEX, type CollectionSpec } from '../setup/collection-spec.ts';
 import { TRAY_MUTES } from '../collection-names.ts';
 import type { Mute } from '../../../domain/mute.ts';
 
 /**
  * One span of one user's mute (domain/mute.ts), under the key of its owner, target and start, so
  * a span put again at the millisecond it was removed is the same document. Kept until its
- * retention after it ends (`expiresAt`), so deliveries dated inside it stay held back.
+ * retention after it ends (`expiresAt`), so deliveries dated inside it stay held back, and past
+ * that while a record it judges lives (purge-ended-mutes.ts): no TTL index.
  */
 export interface MuteDoc extends Mute {
   _id: string;
   /** muteTargetKey(targetType, targetId): what the writes look mutes up by, all targets in one `$in`. */
   target: string;
-  /** The end (until or removal) + TRAY_RETENTION_DAYS; far in the future while it has none. */
+  /**
+   * The end (until or removal) + TRAY_RETENTION_DAYS, far in the future while it has none; moved
+   * by the purge to the expiry of the owner's records it still judges.
+   */
   expiresAt: Date;
 }
 
@@ -34,6 +38,6 @@ export const trayMutesCollection: CollectionSpec = {
       serves:
         'the fan-out and personal writes: find({target: {$in: a batch’s targets}}), who muted them (muted-deliveries.ts); the events console: the same for a post’s recipients, and find({target: {$in}, userId: {$in}}) for its few personal ones (mongo-community-members.ts)',
     },
-    EXPIRY_INDEX,
+    KEPT_EXPIRY_INDEX,
   ],
 };
