@@ -153,12 +153,17 @@ export function mapReaction(payload: Reaction): Activity[] {
 }
 
 // Removals (docs/tray-rules.md#inbox): one tombstone each; what it voids is removal.ts's rule, so
-// the payload's owners and community are not needed to find the records it changes.
+// the payload's owners and community are not needed to find the records it changes (a post's
+// community only says how long its tombstone must live).
 
 /** post.didDelete: the post, and with it everything on it and its comments. */
 export function mapPostDelete(payload: PostDelete): Removal[] {
-  const { postId } = payload.post;
-  return [{ kind: 'post', id: postId, postId, at: payload.deletedAt }];
+  const { postId, targetType, targetId } = payload.post;
+  // The community its post records belong to (a post on a user feed makes none).
+  const communityId = targetType === 'community' ? (payload.community?.communityId ?? targetId) : undefined;
+  return [
+    { kind: 'post', id: postId, postId, at: payload.deletedAt, ...(communityId ? { communityId } : {}) },
+  ];
 }
 
 /** comment.didDelete: the comment or reply, the replies and reactions to it, the mentions in it. */

@@ -10,7 +10,9 @@ describe('mapEvent: removal events (docs/tray-rules.md#inbox)', () => {
     expect(mapped).to.deep.include({
       status: 'applied',
       activities: [],
-      removals: [{ kind: 'post', id: 'p-100', postId: 'p-100', at: Date.parse(minute(40)) }],
+      removals: [
+        { kind: 'post', id: 'p-100', postId: 'p-100', at: Date.parse(minute(40)), communityId: 'c-hike' },
+      ],
       subject: { userId: 'u-ana', communityId: 'c-hike' },
     });
   });
@@ -18,6 +20,7 @@ describe('mapEvent: removal events (docs/tray-rules.md#inbox)', () => {
   it('maps a post deleted on a user feed without a community', () => {
     const mapped = mapEvent({ ...postDeleteEvent({ feed: 'user' }), receivedAt });
     expect([mapped.status, mapped.subject]).to.deep.equal(['applied', { userId: 'u-ana' }]);
+    expect(mapped.removals?.[0]).not.to.have.property('communityId');
   });
 
   it('maps comment.didDelete (a comment or a reply) to a comment tombstone on its post', () => {

@@ -20,16 +20,18 @@ import { purgeExpiredDecisions } from './moderation/purge-expired-decisions.ts';
 import { PurgeError } from '../purge-error.ts';
 import { purgeKeptActions } from './grouping/purge-kept-actions.ts';
 import { purgeEndedMutes } from './mutes/purge-ended-mutes.ts';
+import { purgeKeptTombstones } from './removals/purge-kept-tombstones.ts';
 
 /**
  * Deletes expired records (90 days after lastUpdate by default), events and their per-minute
- * rollups and moderation decisions, write claims, ended mute spans and stale mute locks, removals'
- * tombstones, work notes and outcomes: every document whose `expiresAt` has passed, through the
+ * rollups and moderation decisions, write claims, stale mute locks, removals' work notes and
+ * outcomes: every document whose `expiresAt` has passed, through the
  * same `expiresAt` index as the TTL deletes. On MongoDB the TTL monitor deletes them anyway, once a
  * minute; this is the port's purge on demand, and the only expiry on a server that refuses TTL
  * indexes (FerretDB). Readers filter `expiresAt > now` too, so an expired record is never returned
- * meanwhile. Group actors, kept actions and mute spans have no TTL index: they go here, once no
- * record built from or judged by them can live any more (purge-kept-actions.ts, purge-ended-mutes.ts).
+ * meanwhile. Group actors, kept actions, mute spans and tombstones have no TTL index: they go here,
+ * once no record built from or judged by them can live any more (purge-kept-actions.ts,
+ * purge-ended-mutes.ts, purge-kept-tombstones.ts).
  */
 export async function purgeExpired(db: Db, now = new Date()): Promise<{ records: number; events: number }> {
   const expired = { expiresAt: { $lte: now } };
@@ -47,12 +49,12 @@ export async function purgeExpired(db: Db, now = new Date()): Promise<{ records:
         table: collection,
         purge: () => purgeKeptActions(db, collection, now),
       })),
-      // Kept while a record they judge lives, after the records went.
+      // Kept while a record they judge lives, or could take what they void, after those went.
       { table: TRAY_MUTES, purge: () => purgeEndedMutes(db, now) },
+      { table: TRAY_REMOVALS, purge: () => purgeKeptTombstones(db, now) },
       ...[
         TRAY_RECORD_CLAIMS,
         TRAY_MUTE_LOCKS,
-        TRAY_REMOVALS,
         TRAY_REMOVAL_WORK,
         TRAY_REMOVAL_OUTCOMES,
         TRAY_REMOVAL_CHANGES,

@@ -38,11 +38,11 @@ async function candidateActions(
 ): Promise<ActionRow[]> {
   // With `store`, the tombstones are stored by the same statement (one round trip less): its reads
   // see every write that committed before the post's lock was taken, which is all they need.
-  const storing = `, stored AS (INSERT INTO tray_removals (post_id, kind, id, at, expires_at)
-       SELECT post_id, kind, id, at, expires_at FROM r ON CONFLICT DO NOTHING)`;
+  const storing = `, stored AS (INSERT INTO tray_removals (post_id, kind, id, at, expires_at, community_id)
+       SELECT post_id, kind, id, at, expires_at, community_id FROM r ON CONFLICT DO NOTHING)`;
   const found = await client.query<ActionRow>(
-    `WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
-       AS r(kind, id, post_id, at, expires_at))${store ? storing : ''}
+    `WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[])
+       AS r(kind, id, post_id, at, expires_at, community_id))${store ? storing : ''}
      SELECT DISTINCT t.target_id, t.verb, t.action_id, t.recipient, t.actor_id, t.parent_target_id, t.mention_in,
        t.community_id
      FROM r CROSS JOIN LATERAL (
@@ -58,6 +58,7 @@ async function candidateActions(
       removals.map((removal) => removal.postId),
       removals.map((removal) => removal.at),
       removals.map((removal) => (store ? Math.max(removal.at, store.now) + store.retentionMs : 0)),
+      removals.map((removal) => removal.communityId ?? null),
     ],
   );
   return found.rows;

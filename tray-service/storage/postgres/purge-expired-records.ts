@@ -3,6 +3,7 @@ import { purgeEach, type PurgeOutcome } from '../purge-each.ts';
 import { purgeInBatches, type ExpiringTable } from './purge-in-batches.ts';
 import {
   keptByGroup,
+  keptByThread,
   keptByUserRecords,
   purgeKeptInBatches,
   type KeptTable,
@@ -24,9 +25,11 @@ export const PURGE_GRACE_MS = 3_600_000;
 
 /**
  * Each table of the tray's retention: by its primary key (how a batch names its rows) the tables
- * whose rows go at their own expiry; the kept actions and group actors by their record group, and
- * the mute spans by their owner's records, which live as long as a record built from or judged by
- * them can (purge-kept-in-batches.ts). Records go first: what they kept alive is judged without them.
+ * whose rows go at their own expiry; the kept actions and group actors by their record group, the
+ * removals' tombstones by their post's thread and community, and the mute spans by their owner's
+ * records, which live as long as a record built from or judged by them can
+ * (purge-kept-in-batches.ts). Records and kept actions go first: what they kept alive is judged
+ * without them.
  */
 const EXPIRING: readonly (ExpiringTable | KeptTable)[] = [
   { table: 'tray_records', key: 'user_id, key' },
@@ -35,7 +38,7 @@ const EXPIRING: readonly (ExpiringTable | KeptTable)[] = [
   keptByGroup('tray_community_posts', 'x.community_id', "'post'"),
   keptByGroup('tray_personal_actions', 'x.target_id', 'x.verb'),
   keptByGroup('tray_group_actions', 'x.target_id', 'x.verb'),
-  { table: 'tray_removals', key: 'post_id, kind, id' },
+  keptByThread('tray_removals'),
   { table: 'tray_removal_outcomes', key: 'event_key' },
   { table: 'tray_removal_changes', key: 'event_key, user_id, key' },
   // An ended span (until or removal; least() passes over the one that is NULL).
@@ -45,8 +48,8 @@ const EXPIRING: readonly (ExpiringTable | KeptTable)[] = [
 /**
  * Deletes what expired PURGE_GRACE_MS before `now`: records (TRAY_RETENTION_DAYS after their lastUpdate), the group
  * actors, community posts, kept personal and group actions (once their group's newest actor expired
- * too), removals' tombstones of the same retention and ended mute spans (once no record they judge
- * lives). Readers already skip expired records, so the
+ * too), removals' tombstones (once nothing could take what they void again) and ended mute spans
+ * (once no record they judge lives). Readers already skip expired records, so the
  * purge only reclaims space and may leave a row being written for the next run. Each table is
  * purged on its own, past one that fails (purgeEach); returns how many records went, and the
  * tables that failed.

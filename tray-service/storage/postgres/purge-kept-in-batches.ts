@@ -24,6 +24,22 @@ export const keptByGroup = (table: string, target: string, verb: string): KeptTa
 });
 
 /**
+ * The removals' tombstones: a tombstone voids what arrives after it, so it is kept until the latest
+ * expiry of what could take a voided action again: the kept actions left on its post's thread (by
+ * tray_group_actions_post; their rows carry their group's expiry once past their own), and for a
+ * deleted community post its community's `post` group (one probe of tray_target_actors_newest,
+ * as keptByGroup). A voided action dated that old makes a record of its own only expired.
+ */
+export const keptByThread = (table: string): KeptTable => ({
+  table,
+  keptUntil: `greatest(
+                (SELECT max(t.expires_at) FROM tray_group_actions t WHERE t.post_id = x.post_id),
+                (SELECT n.expires_at FROM tray_target_actors n
+                 WHERE n.target_id = x.community_id AND n.verb = 'post'
+                 ORDER BY n.at DESC, n.action_id DESC LIMIT 1))`,
+});
+
+/**
  * A table of what judges one user's records (mute spans): a row whose span ended at `end` (SQL
  * over `x`) is kept until the latest expiry among the user's records that count from before that
  * end, read through tray_records' primary key (user_id first). A record counts actions from its
@@ -40,7 +56,8 @@ export const keptByUserRecords = (table: string, end: string): KeptTable => ({
  * The purge of rows kept past their own expiry (docs/storage.md#kept-actions-live-as-long-as-their-records):
  * a kept action goes only once its group's newest actor has expired too, since until then a record
  * may still count it (a removal computes the record again from the kept rows, new activity counts
- * every actor from the record's countFrom); a mute span only once no record it judges lives. Reads
+ * every actor from the record's countFrom); a mute span only once no record it judges lives; a
+ * tombstone only once nothing could take what it voids again. Reads
  * `batch` expired rows at a time from the table's expiry index, oldest first, skipping rows a
  * writer holds (SKIP LOCKED, as purgeInBatches); each row still needed gets the expiry of what
  * needs it instead of being deleted, so it leaves the expired range and the next batch and the

@@ -32,6 +32,32 @@ function commentOn(context: ConformanceContext, actor: string, n: number) {
 const removal = (context: ConformanceContext, kind: Removal['kind'], id: string, post: string, at: number) =>
   removalOperation(context, { kind, id, post, at }, at + 1_000);
 
+/** A join or leave of `user` in the case's community on day `n`. */
+const changeOn = (
+  context: ConformanceContext,
+  tray: ModelledStorage,
+  user: string,
+  active: boolean,
+  n: number,
+) => ({
+  communityId: tray.communityId,
+  userId: context.id(user),
+  active,
+  at: day(n),
+});
+
+/** The case's tray with `users` joined its community on day -1, and `post(actor, n)`: a post there on day `n`. */
+async function communityOn(context: ConformanceContext, users: readonly string[]) {
+  const tray = modelledStorage(context);
+  await tray.changes(
+    users.map((user) => changeOn(context, tray, user, true, -1)),
+    day(-1) + 1_000,
+  );
+  const post = (actor: string, n: number) =>
+    aPost(context.id(actor), { id: context.id(`p-${actor}`), at: day(n), communityId: tray.communityId });
+  return { tray, post };
+}
+
 /** Ben comments on day 0 and Cy on day 80; the purge runs on day 92 (Ben's comment is 92 days old). */
 async function longThread(context: ConformanceContext): Promise<ModelledStorage> {
   const tray = modelledStorage(context);
@@ -86,24 +112,17 @@ conformanceCase(
   "kept actions: after the purge, a deleted post leaves a community's post record with the older post it counts",
   async (given) => {
     const context = await onItsOwn(given);
-    const tray = modelledStorage(context);
-    const id = context.id;
-    const community = { communityId: tray.communityId };
-    await tray.changes(
-      ['u-ana', 'u-ben', 'u-cy'].map((user) => ({
-        communityId: tray.communityId,
-        userId: id(user),
-        active: true,
-        at: day(-1),
-      })),
-      day(-1) + 1_000,
-    );
-    await tray.posts([aPost(id('u-ben'), { id: id('p-ben'), at: day(0), ...community })], day(0) + 1_000);
-    await tray.posts([aPost(id('u-cy'), { id: id('p-cy'), at: day(80), ...community })], day(80) + 1_000);
+    const { tray, post } = await communityOn(context, ['u-ana', 'u-ben', 'u-cy']);
+    await tray.posts([post('u-ben', 0)], day(0) + 1_000);
+    await tray.posts([post('u-cy', 80)], day(80) + 1_000);
     await context.storage.purgeExpired(new Date(day(92)));
-    await tray.apply(removal(context, 'post', 'p-cy', 'p-cy', day(92)));
+    await tray.apply(removal(context, 'post', 'p-u-cy', 'p-u-cy', day(92)));
     const record = await tray.record('u-ana', 'post', day(92) + 2_000);
-    expect(record).to.deep.include({ actorsCount: 1, lastActionId: id('p-ben'), lastUpdate: day(80) });
+    expect(record).to.deep.include({
+      actorsCount: 1,
+      lastActionId: context.id('p-u-ben'),
+      lastUpdate: day(80),
+    });
     await tray.expectModel('u-ana', day(92) + 2_000);
   },
   { needs: 'removals' },
@@ -183,21 +202,8 @@ conformanceCase(
   "kept actions: a member's leave and join older than the retention still decide their community's post record when a removal computes it again",
   async (given) => {
     const context = await onItsOwn(given);
-    const tray = modelledStorage(context);
-    const id = context.id;
-    const community = { communityId: tray.communityId };
-    const change = (user: string, active: boolean, n: number) => ({
-      communityId: tray.communityId,
-      userId: id(user),
-      active,
-      at: day(n),
-    });
-    const post = (actor: string, n: number) =>
-      aPost(id(actor), { id: id(`p-${actor}`), at: day(n), ...community });
-    await tray.changes(
-      ['u-ana', 'u-ben', 'u-cy', 'u-dee'].map((user) => change(user, true, -1)),
-      day(-1) + 1_000,
-    );
+    const { tray, post } = await communityOn(context, ['u-ana', 'u-ben', 'u-cy', 'u-dee']);
+    const change = (user: string, active: boolean, n: number) => changeOn(context, tray, user, active, n);
     await tray.posts([post('u-ben', 0)], day(0) + 1_000);
     await tray.changes([change('u-ana', false, 1)], day(1) + 1_000);
     await tray.posts([post('u-dee', 2)], day(2) + 1_000);
@@ -210,9 +216,58 @@ conformanceCase(
     await tray.apply(removal(context, 'post', 'p-u-cy', 'p-u-cy', day(96)));
     expect(await tray.record('u-ana', 'post', day(96) + 2_000)).to.deep.include({
       actorsCount: 1,
-      lastActionId: id('p-u-ben'),
+      lastActionId: context.id('p-u-ben'),
     });
     await tray.expectModel('u-ana', day(96) + 2_000);
+  },
+  { needs: 'removals' },
+);
+
+// A removal's tombstone makes what it voids a no-op whenever it arrives (a replay of the stored
+// events, a spool drained late): it lives as long as a record could take that action again.
+
+conformanceCase(
+  "kept actions: a deleted comment replayed after its tombstone's own retention stays out of the thread's record that lives on",
+  async (given) => {
+    const context = await onItsOwn(given);
+    const tray = modelledStorage(context);
+    const ben = commentOn(context, 'u-ben', 0);
+    await tray.personal([ben], day(0) + 1_000);
+    await tray.personal([commentOn(context, 'u-cy', 1)], day(1) + 1_000);
+    await tray.apply(removal(context, 'comment', 'cm-u-ben', 'p-1', day(1) + 5_000));
+    await tray.personal([commentOn(context, 'u-dee', 80)], day(80) + 1_000);
+    // The tombstone's own retention ended on day 91; the thread's record lives until day 170.
+    await context.storage.purgeExpired(new Date(day(95)));
+    await tray.personal([ben], day(95));
+    expect(await tray.record('u-ana', 'comment', day(95) + 2_000)).to.deep.include({ actorsCount: 2 });
+    await tray.expectModel('u-ana', day(95) + 2_000);
+  },
+  { needs: 'removals' },
+);
+
+conformanceCase(
+  "kept actions: a deleted community post replayed after its tombstone's own retention stays out of the members' post records",
+  async (given) => {
+    const context = await onItsOwn(given);
+    const { tray, post } = await communityOn(context, ['u-ana', 'u-ben', 'u-cy']);
+    const benPost = post('u-ben', 0);
+    await tray.posts([benPost], day(0) + 1_000);
+    const deleted = {
+      kind: 'post',
+      id: 'p-u-ben',
+      post: 'p-u-ben',
+      at: day(1),
+      community: 'c-hike',
+    } as const;
+    await tray.apply(removalOperation(context, deleted));
+    await tray.posts([post('u-cy', 80)], day(80) + 1_000);
+    await context.storage.purgeExpired(new Date(day(95)));
+    await tray.posts([benPost], day(95));
+    expect(await tray.record('u-ana', 'post', day(95) + 2_000)).to.deep.include({
+      actorsCount: 1,
+      lastActionId: context.id('p-u-cy'),
+    });
+    await tray.expectModel('u-ana', day(95) + 2_000);
   },
   { needs: 'removals' },
 );

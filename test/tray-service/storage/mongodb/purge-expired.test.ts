@@ -3,11 +3,13 @@ import {
   EVENTS,
   TRAY_MUTES,
   TRAY_RECORD_CLAIMS,
+  TRAY_REMOVALS,
   TRAY_RECORDS,
   TRAY_TARGET_ACTIONS,
   TRAY_TARGET_ACTORS,
 } from '../../../../tray-service/storage/mongodb/collection-names.ts';
 import { purgeExpired } from '../../../../tray-service/storage/mongodb/purge-expired.ts';
+import { recordGroup } from '../../../../tray-service/storage/mongodb/records/storage-keys.ts';
 import { useMongo } from '../../../support/suite-resources.ts';
 
 describe('purgeExpired', () => {
@@ -101,6 +103,56 @@ describe('purgeExpired', () => {
         ]);
       expect(await left()).to.deep.equal([['inside', day(70)]]);
       await purgeExpired(mongo.db, new Date(day(71)));
+      expect(await left()).to.deep.equal([]);
+    });
+  });
+
+  // A tombstone voids what arrives after it as long as something could take that action again
+  // (docs/storage.md): its post's thread keeps actions, or a deleted post's community's post group
+  // lives. Then it moves to their expiry; else it goes.
+  describe('with expired tombstones, one on a live thread and one of a post in a live community', () => {
+    it('moves those two to the expiry of what could take their actions again, deletes the others', async () => {
+      const now = new Date();
+      const at = (days: number) => new Date(now.getTime() + days * 86_400_000);
+      await mongo.db.collection(TRAY_TARGET_ACTIONS).insertMany([
+        { _id: 'a-1' as never, group: 'g-thread', postId: 'p-live', expiresAt: at(40) },
+        { _id: 'a-2' as never, group: 'g-thread', postId: 'p-live', expiresAt: at(60) },
+      ]);
+      // The community's post group: its newest actor's expiry.
+      await mongo.db
+        .collection(TRAY_TARGET_ACTORS)
+        .insertOne({ _id: 'c-live-actor' as never, group: recordGroup('post', 'c-live'), expiresAt: at(50) });
+      const tombstone = (id: string, kind: string, postId: string, communityId?: string) => ({
+        _id: id as never,
+        kind,
+        id,
+        postId,
+        at: at(-100).getTime(),
+        expiresAt: at(-10),
+        ...(communityId ? { communityId } : {}),
+      });
+      await mongo.db
+        .collection(TRAY_REMOVALS)
+        .insertMany([
+          tombstone('cm-on-live', 'comment', 'p-live'),
+          tombstone('p-in-live', 'post', 'p-in-live', 'c-live'),
+          tombstone('cm-on-over', 'comment', 'p-over'),
+          tombstone('p-in-over', 'post', 'p-in-over', 'c-over'),
+          tombstone('p-on-feed', 'post', 'p-on-feed'),
+        ]);
+      await purgeExpired(mongo.db, now);
+      const left = async () =>
+        (
+          await mongo.db
+            .collection(TRAY_REMOVALS)
+            .find({}, { sort: { _id: 1 } })
+            .toArray()
+        ).map((doc) => [doc._id, (doc.expiresAt as Date).getTime()]);
+      expect(await left()).to.deep.equal([
+        ['cm-on-live', at(60).getTime()],
+        ['p-in-live', at(50).getTime()],
+      ]);
+      await purgeExpired(mongo.db, at(61));
       expect(await left()).to.deep.equal([]);
     });
   });

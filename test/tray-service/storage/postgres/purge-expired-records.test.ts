@@ -9,7 +9,7 @@ import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { usePostgres } from '../../../support/use-postgres.ts';
 import { waitFor } from '../../../support/wait-for.ts';
 import { planOf, recordingPool } from './plan-of.ts';
-import { at, comment, RETENTION_MS, useTray } from './tray-fixture.ts';
+import { at, comment, post, RETENTION_MS, useTray } from './tray-fixture.ts';
 
 describe('storage/postgres purgeExpiredRecords', () => {
   const pg = usePostgres();
@@ -52,6 +52,15 @@ describe('storage/postgres purgeExpiredRecords', () => {
       expect(plan.nodes, table).not.to.include('Sort');
       // A kept row's group: its newest actor, one row read from the index in its order.
       if (kept.includes(table)) expect(plan.indexes, table).to.include('tray_target_actors_newest');
+      // A tombstone: its post's kept actions, and a deleted post's community's newest actor.
+      if (table === 'tray_removals') {
+        expect(plan.indexes, table).to.include('tray_target_actors_newest');
+        // tray_group_actions_post or its (post_id, action_id) sibling: both lead with post_id.
+        expect(
+          plan.indexes.filter((index) => index.startsWith('tray_group_actions_post')),
+          table,
+        ).to.have.length(1);
+      }
       // An ended mute span: its owner's records, through an index that leads with user_id.
       if (table === 'tray_mutes')
         expect(
@@ -199,5 +208,51 @@ describe('storage/postgres purgeExpiredRecords of ended mute spans', () => {
     expect(await spans()).to.deep.equal([['u-ana', day(1), day(80) + RETENTION_MS]]);
     await purgeExpiredRecords(tray.pg.pool, new Date(day(80) + RETENTION_MS + PURGE_GRACE_MS), 1);
     expect(await spans()).to.deep.equal([]);
+  });
+});
+
+describe('storage/postgres purgeExpiredRecords of tombstones', () => {
+  const tray = useTray();
+  const day = (n: number) => at(0) + n * DAY_MS;
+
+  // A tombstone voids what arrives after it as long as something could take that action again
+  // (docs/storage.md): its post's thread keeps actions, or a deleted post's community's post group
+  // lives. Then it moves to their expiry; else it goes.
+  it('moves a tombstone on a live thread or of a post in a live community to their expiry, deletes the others', async () => {
+    await tray.pg.pool.query('TRUNCATE tray_removals, tray_group_actions, tray_target_actors');
+    // A live thread on p-live (comments on day 0 and 80) and a community post group in c-hike.
+    await tray.writes.applyPersonal([{ ...comment('p-live', 'u-ben', 0), at: day(0) }], tray.context(day(0)));
+    await tray.writes.applyPersonal(
+      [{ ...comment('p-live', 'u-cy', 0), at: day(80), lastActionId: 'cm-live-cy' }],
+      tray.context(day(80)),
+    );
+    await tray.writes.fanOutPosts(
+      'c-hike',
+      [{ ...post('c-hike', 'u-dee', 0), at: day(70) }],
+      tray.context(day(70)),
+    );
+    const tombstone = (kind: string, id: string, postId: string, communityId: string | null) =>
+      tray.pg.pool.query(
+        `INSERT INTO tray_removals (post_id, kind, id, at, expires_at, community_id) VALUES ($1, $2, $3, $4, $5, $6)`,
+        [postId, kind, id, day(1), day(1) + RETENTION_MS, communityId],
+      );
+    await tombstone('comment', 'cm-on-live', 'p-live', null);
+    await tombstone('post', 'p-in-hike', 'p-in-hike', 'c-hike');
+    await tombstone('comment', 'cm-on-over', 'p-over', null);
+    await tombstone('post', 'p-in-over', 'p-in-over', 'c-over');
+    await tombstone('post', 'p-on-feed', 'p-on-feed', null);
+    const left = async () =>
+      (
+        await tray.pg.pool.query<{ id: string; expires_at: string }>(
+          'SELECT id, expires_at FROM tray_removals ORDER BY id',
+        )
+      ).rows.map((row) => [row.id, Number(row.expires_at)]);
+    await purgeExpiredRecords(tray.pg.pool, new Date(day(95) + PURGE_GRACE_MS), 1);
+    expect(await left()).to.deep.equal([
+      ['cm-on-live', day(80) + RETENTION_MS],
+      ['p-in-hike', day(70) + RETENTION_MS],
+    ]);
+    await purgeExpiredRecords(tray.pg.pool, new Date(day(80) + RETENTION_MS + PURGE_GRACE_MS), 1);
+    expect(await left()).to.deep.equal([]);
   });
 });

@@ -17,7 +17,7 @@ interface Grouped {
  * No record built from the group is newer than its newest action (a record's lastUpdate is its
  * newest counted action's time), so none outlives that.
  */
-async function groupKeptUntil(db: Db, group: string): Promise<Date | undefined> {
+export async function groupKeptUntil(db: Db, group: string): Promise<Date | undefined> {
   const actors = await db
     .collection<Grouped>(TRAY_TARGET_ACTORS)
     .find({ group }, { projection: { _id: 0, expiresAt: 1 }, batchSize: WHOLE_GROUP })

@@ -20,7 +20,8 @@ export const trayTargetActionsCollection: CollectionSpec = {
     {
       name: 'action_post',
       key: { postId: 1 },
-      serves: 'find({postId}) in applyRemovals: the actions a removal on that post may void',
+      serves:
+        'find({postId}) in applyRemovals: the actions a removal on that post may void; in purgeKeptTombstones: whether its thread still keeps any',
     },
     {
       name: 'action_member',

@@ -8,7 +8,10 @@ import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
 import { TRAY_REMOVALS } from '../collection-names.ts';
 import type { TombstoneDoc } from './tray-removals-collection.ts';
 
-/** Keeps each removal as a tombstone for the records' retention; a redelivered one inserts nothing. */
+/**
+ * Keeps each removal as a tombstone for the records' retention, and past it while what it voids
+ * could be taken again (purge-kept-tombstones.ts); a redelivered one inserts nothing.
+ */
 export async function storeTombstones(
   db: Db,
   removals: readonly Removal[],
@@ -24,6 +27,7 @@ export async function storeTombstones(
       id: removal.id,
       postId: removal.postId,
       at: removal.at,
+      ...(removal.communityId === undefined ? {} : { communityId: removal.communityId }),
       expiresAt: new Date(Math.max(removal.at, options.now) + options.retentionDays * DAY_MS),
     })),
   );

@@ -1,4 +1,4 @@
-import { EXPIRY_INDEX, type CollectionSpec } from '../setup/collection-spec.ts';
+import { KEPT_EXPIRY_INDEX, type CollectionSpec } from '../setup/collection-spec.ts';
 import { TRAY_REMOVALS } from '../collection-names.ts';
 import type { Removal } from '../../../domain/removal.ts';
 
@@ -11,14 +11,15 @@ export const trayRemovalsCollection: CollectionSpec = {
       key: { postId: 1 },
       serves: 'find({postId}) in tombstonesOn: the removals an arriving action on that post meets',
     },
-    EXPIRY_INDEX,
+    KEPT_EXPIRY_INDEX,
   ],
 };
 
 /**
- * A post, comment or reaction the platform deleted, kept for the records' retention: an action it
+ * A post, comment or reaction the platform deleted, kept for the records' retention and past it
+ * while what it voids could be taken again (purge-kept-tombstones.ts: no TTL index): an action it
  * voids that arrives later (retries, the spool, replay) is a no-op (docs/tray-rules.md#inbox).
- * Insert-only: a redelivered removal inserts nothing.
+ * Insert-only: a redelivered removal inserts nothing; the purge moves `expiresAt`.
  */
 export interface TombstoneDoc extends Removal {
   /** JSON [kind, id]. */

@@ -35,14 +35,14 @@ export const EXPIRY_INDEX: IndexSpec = {
 };
 
 /**
- * The expiry index of the group actors, kept actions and mute spans, without TTL: they live as
- * long as a record built from or judged by them can, past their own `expiresAt`, so only
- * purgeExpired deletes them (purge-kept-actions.ts, purge-ended-mutes.ts), reading the expired ones
- * from it. Same name as EXPIRY_INDEX: start-up re-creates a TTL one an earlier release made as this one.
+ * The expiry index of the group actors, kept actions, mute spans and tombstones, without TTL:
+ * they live as long as a record built from or judged by them can, past their own `expiresAt`, so
+ * only purgeExpired deletes them (purge-kept-actions.ts, purge-ended-mutes.ts,
+ * purge-kept-tombstones.ts), reading the expired ones from it. Same name as EXPIRY_INDEX: start-up re-creates a TTL one an earlier release made as this one.
  */
 export const KEPT_EXPIRY_INDEX: IndexSpec = {
   name: 'expiry',
   key: { expiresAt: 1 },
   serves:
-    'purgeExpired: find({expiresAt <= now}) in purgeKeptActions and purgeEndedMutes, the expired documents it judges',
+    'purgeExpired: find({expiresAt <= now}) in purgeKeptActions, purgeEndedMutes and purgeKeptTombstones, the expired documents it judges',
 };

@@ -1,0 +1,47 @@
+import type { Db } from 'mongodb';
+import { TRAY_REMOVALS, TRAY_TARGET_ACTIONS } from '../collection-names.ts';
+import { groupKeptUntil } from '../grouping/purge-kept-actions.ts';
+import { recordGroup } from '../records/storage-keys.ts';
+import { purgeKeptDocuments } from '../purge-kept-documents.ts';
+import type { TombstoneDoc } from './tray-removals-collection.ts';
+
+/** The latest expiry among the actions kept on a post's thread (`action_post`), if any. */
+async function threadKeptUntil(db: Db, postId: string): Promise<Date | undefined> {
+  const [latest] = await db
+    .collection<{ expiresAt: Date }>(TRAY_TARGET_ACTIONS)
+    .find({ postId }, { projection: { _id: 0, expiresAt: 1 } })
+    .sort({ expiresAt: -1 })
+    .limit(1)
+    .toArray();
+  return latest?.expiresAt;
+}
+
+const later = (a: Date | undefined, b: Date | undefined) => (a && b ? (a > b ? a : b) : (a ?? b));
+
+/**
+ * The purge of the removals' tombstones (docs/storage.md#kept-actions-live-as-long-as-their-records),
+ * which no TTL index expires: a tombstone voids what arrives after it, so past its own expiry it
+ * goes only once nothing could take a voided action again: no action is kept on its post's thread
+ * any more (their documents carry their group's expiry once past their own), and for a deleted
+ * community post its community's `post` group is over (purge-kept-actions.ts groupKeptUntil). Else
+ * it moves to the latest of those expiries (purgeKeptDocuments). A voided action dated that old
+ * makes a record of its own only expired. Every filter is an equality (`_id`, `postId`, `group`) or
+ * the `expiresAt` range. Returns how many tombstones went.
+ */
+export function purgeKeptTombstones(db: Db, now: Date): Promise<number> {
+  return purgeKeptDocuments<Pick<TombstoneDoc, '_id' | 'kind' | 'postId' | 'communityId'>>(
+    db,
+    TRAY_REMOVALS,
+    now,
+    {
+      projection: { kind: 1, postId: 1, communityId: 1 },
+      keptUntil: async (tombstone) => {
+        const community =
+          tombstone.kind === 'post' && tombstone.communityId !== undefined
+            ? await groupKeptUntil(db, recordGroup('post', tombstone.communityId))
+            : undefined;
+        return later(await threadKeptUntil(db, tombstone.postId), community);
+      },
+    },
+  );
+}
