@@ -141,14 +141,17 @@ describe('storage/postgres openPostgresStorage', () => {
     try {
       await holder.query('BEGIN');
       await holder.query('LOCK TABLE tray_records IN ACCESS EXCLUSIVE MODE');
+      // The mute spans' purge reads their owners' records (kept while a record they judge lives),
+      // so it waits for the lock too and fails with it.
+      const timeout = 'canceling statement due to statement timeout';
       await expect(storage.purgeExpired(new Date(NOW))).to.be.rejectedWith(
-        /^purge failed on tray_records: canceling statement due to statement timeout; every other table was purged$/,
+        `purge failed on tray_records: ${timeout}, tray_mutes: ${timeout}; every other table was purged`,
       );
     } finally {
       await holder.query('ROLLBACK');
       holder.release();
     }
-    expect(await left()).to.deep.equal({ ...nothingLeft, tray_records: 1 });
+    expect(await left()).to.deep.equal({ ...nothingLeft, tray_records: 1, tray_mutes: 1 });
     expect(await storage.purgeExpired(new Date(NOW))).to.deep.equal({ records: 1, events: 0 });
     expect(await left()).to.deep.equal(nothingLeft);
   });
