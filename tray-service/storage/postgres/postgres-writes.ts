@@ -19,11 +19,10 @@ import { groupLock, lockKeys, memberLock, postLock, profileLock } from './lock-k
 import { postsOf, withoutVoided } from './voided-actions.ts';
 import { insertChanges, memberId, refoldMemberships, type Member } from './postgres-memberships.ts';
 import { personalActionsInSpan } from './personal-actions.ts';
-import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
 import { upsertGroupActors, upsertGroupRecords, type Deliveries } from './upsert-group-records.ts';
 import { waitForWriters } from './wait-for-writers.ts';
 import { lateLeavers } from './late-leavers.ts';
-import { deletedActorSql } from './deleted-actor-sql.ts';
+import { renameInRecords, renameKeptActivities } from './deleted-users.ts';
 
 /** Records per onWritten call: a fan-out to many members never hands them all over at once. */
 export const WRITTEN_BATCH = 1_000;
@@ -426,12 +425,7 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
                AND (name <> $2 OR image_url IS NOT NULL OR avatar_custom_url IS NOT NULL OR NOT actor_deleted)`,
             [ids, DELETED_USER_NAME],
           );
-        for (const table of ['tray_personal_actions', 'tray_community_posts'])
-          await client.query(
-            `UPDATE ${table} SET activity = jsonb_set(activity, '{actor}', ${deletedActorSql('actor_id')})
-             WHERE actor_id = ANY($1::text[]) AND activity->'actor' <> ${deletedActorSql('actor_id')}`,
-            [ids],
-          );
+        await renameKeptActivities(client, ids);
         // The record groups that name them (tray_target_actors_actor).
         const groups = await client.query<{ verb: string; target_id: string }>(
           'SELECT DISTINCT verb, target_id FROM tray_target_actors WHERE actor_id = ANY($1::text[])',
@@ -465,27 +459,10 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
         ...named,
         ...communities.rows.map((row) => groupLock('post', row.community_id)),
       ]);
-      const renamed = await inTransaction(pool, async (client) => {
-        await client.query('DELETE FROM tray_records WHERE user_id = ANY($1::text[])', [ids]);
-        // Names are snapshots: only a deletion rewrites them, without images, keeping each `at`.
-        const rows = await client.query<InboxRow>(
-          `UPDATE tray_records SET changed_at = GREATEST(changed_at + 1, $3), actors = (
-             SELECT jsonb_agg(CASE WHEN e->>'userId' = ANY($1::text[])
-                                   THEN jsonb_build_object('userId', e->'userId', 'name', $2::text, 'deleted', true,
-                                                           'at', e->'at')
-                                   ELSE e END ORDER BY o)::json
-             FROM jsonb_array_elements(actors::jsonb) WITH ORDINALITY AS x(e, o))
-           WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(actors::jsonb) AS e
-                         WHERE e->>'userId' = ANY($1::text[])
-                           AND e - 'at' <> jsonb_build_object('userId', e->'userId', 'name', $2::text, 'deleted', true))
-           RETURNING ${INBOX_COLUMNS}`,
-          [ids, DELETED_USER_NAME, context.now],
-        );
-        return rows.rows.map(toInboxRecord);
-      });
-      // Expired records are renamed too (none keeps the name), and told like the others: which of
-      // them live streams hear of is the caller's to decide.
-      await tell(context, renamed);
+      await pool.query('DELETE FROM tray_records WHERE user_id = ANY($1::text[])', [ids]);
+      // Expired records are renamed too while their group lives (none keeps the name), and told
+      // like the others: which of them live streams hear of is the caller's to decide.
+      await renameInRecords(pool, ids, context.now, (renamed) => tell(context, renamed));
     },
   };
 }

@@ -125,6 +125,52 @@ conformanceCase(
 );
 
 conformanceCase(
+  'deleted users: what they did before the deletion shows `Deleted user` in every record that counts it, members’ post records too, and in what later computations read',
+  async (context) => {
+    const { id } = context;
+    const c = modelledStorage(context);
+    const [ana, cid] = ['ana', 'cid'].map(id) as [string, string];
+    const xena = id('xena');
+    const post = { postId: id('p-ana'), owner: ana };
+    const where = { communityId: c.communityId };
+    for (const member of ['ana', 'cid', 'xena']) await c.membership(member, true, 0);
+    await c.personal(
+      [
+        aComment(xena, post, { id: id('cm-x'), at: at(1), ...XENA, ...where }),
+        aMention(xena, cid, { in: 'post', postId: id('p-feed') }, { at: at(1), ...XENA, userFeed: cid }),
+        // To Ben, not a member yet: kept, and added by his late join below.
+        aComment(
+          xena,
+          { postId: id('p-ben'), owner: id('ben') },
+          { id: id('cm-xb'), at: at(1), ...XENA, ...where },
+        ),
+      ],
+      NOW,
+    );
+    await c.posts([aPost(xena, { id: id('p-x'), at: at(2), ...XENA, ...where })], NOW);
+    await c.apply({ kind: 'deleteProfile', userId: xena, at: at(10), now: NOW + 1 });
+    const deleted = [['Deleted user', null, true]];
+    expect(namesOf(await c.record('ana', 'comment', NOW + 1))).to.deep.equal(deleted);
+    expect(namesOf(await c.record('ana', 'post', NOW + 1))).to.deep.equal(deleted);
+    expect(namesOf(await c.record('cid', 'post', NOW + 1))).to.deep.equal(deleted);
+    expect(namesOf(await c.record('cid', 'mention', NOW + 1))).to.deep.equal(deleted);
+    // Computed again from the kept snapshots: a late join's backfill, a removal of a later comment.
+    await c.membership('ben', true, 1, NOW + 2);
+    await c.personal([aComment(cid, post, { id: id('cm-cid'), at: at(7), ...where })], NOW + 3);
+    await c.apply({
+      kind: 'removal',
+      removals: [{ kind: 'comment', id: id('cm-cid'), postId: post.postId, at: at(8) }],
+      now: NOW + 4,
+    });
+    expect(namesOf(await c.record('ben', 'post', NOW + 4))).to.deep.equal(deleted);
+    expect(namesOf(await c.record('ben', 'comment', NOW + 4))).to.deep.equal(deleted);
+    expect(namesOf(await c.record('ana', 'comment', NOW + 4))).to.deep.equal(deleted);
+    for (const user of ['ana', 'ben', 'cid', 'xena']) await c.expectModel(user, NOW + 4);
+  },
+  { needs: 'removals' },
+);
+
+conformanceCase(
   'deleted users: a deletion is final: one older than a stored update counts, and no later update brings the user back',
   async (context) => {
     const { storage, id, write } = context;

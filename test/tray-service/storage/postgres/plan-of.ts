@@ -4,6 +4,8 @@ import type { SqlQuery } from '../../../../tray-service/storage/postgres/sql-con
 interface PlanNode {
   'Node Type': string;
   'Index Name'?: string;
+  'Relation Name'?: string;
+  'Index Cond'?: string;
   Plans?: PlanNode[];
 }
 
@@ -14,6 +16,8 @@ export interface QueryPlan {
   indexes: string[];
   /** Each node that reads an index, with the index: which of them is an index scan. */
   indexScans: { node: string; index: string }[];
+  /** The tables a node reads whole: a sequential scan, or an index read without a condition. */
+  readWhole: string[];
 }
 
 /**
@@ -32,9 +36,12 @@ export async function planOf(pool: pg.Pool, query: SqlQuery): Promise<QueryPlan>
       `EXPLAIN (FORMAT JSON) ${query.text}`,
       query.values,
     );
-    const plan: QueryPlan = { nodes: [], indexes: [], indexScans: [] };
+    const plan: QueryPlan = { nodes: [], indexes: [], indexScans: [], readWhole: [] };
     const walk = (node: PlanNode) => {
       plan.nodes.push(node['Node Type']);
+      const table = node['Relation Name'];
+      if (table && (node['Node Type'] === 'Seq Scan' || (node['Index Name'] && !node['Index Cond'])))
+        plan.readWhole.push(table);
       if (node['Index Name']) {
         plan.indexes.push(node['Index Name']);
         plan.indexScans.push({ node: node['Node Type'], index: node['Index Name'] });

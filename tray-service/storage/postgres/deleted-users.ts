@@ -1,0 +1,124 @@
+import type pg from 'pg';
+import type { InboxRecord } from '../../domain/inbox-record.ts';
+import { DELETED_USER_NAME } from '../../domain/activity.ts';
+import { deletedActorSql } from './deleted-actor-sql.ts';
+import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
+
+/** Members of a community read per page, and so records rewritten per statement. */
+export const DELETED_USER_PAGE = 5_000;
+
+/**
+ * A deleted user's snapshots in the kept personal actions and community posts, rewritten to
+ * `Deleted user` (deleted-actor-sql.ts). Neither table has an index by actor (each comment would
+ * pay one more insertion), so the rows are found through the user's kept actions, which every
+ * action of theirs on a community's target is mirrored in (tray_group_actions_actor), and reached
+ * by their primary keys: no table is read whole, however large.
+ */
+export async function renameKeptActivities(
+  client: pg.Pool | pg.PoolClient,
+  ids: readonly string[],
+): Promise<void> {
+  await client.query(
+    `UPDATE tray_personal_actions t SET activity = jsonb_set(t.activity, '{actor}', ${deletedActorSql('t.actor_id')})
+     FROM (SELECT DISTINCT recipient, community_id, verb, target_id, actor_id, action_id
+           FROM tray_group_actions WHERE actor_id = ANY($1::text[]) AND recipient <> '' AND community_id IS NOT NULL) g
+     WHERE t.user_id = g.recipient AND t.community_id = g.community_id AND t.verb = g.verb
+       AND t.target_id = g.target_id AND t.actor_id = g.actor_id AND t.action_id = g.action_id
+       AND t.activity->'actor' <> ${deletedActorSql('t.actor_id')}`,
+    [ids],
+  );
+  await client.query(
+    `UPDATE tray_community_posts t SET activity = jsonb_set(t.activity, '{actor}', ${deletedActorSql('t.actor_id')})
+     FROM (SELECT DISTINCT target_id, action_id
+           FROM tray_group_actions WHERE actor_id = ANY($1::text[]) AND verb = 'post' AND recipient = '') g
+     WHERE t.community_id = g.target_id AND t.action_id = g.action_id AND t.actor_id = ANY($1::text[])
+       AND t.activity->'actor' <> ${deletedActorSql('t.actor_id')}`,
+    [ids],
+  );
+}
+
+/**
+ * The records (by user_id and key, from the subquery `keys` over parameters $1 = the deleted ids
+ * and those after $3) whose actors name a deleted user as before, rewritten to `Deleted user`
+ * without images, marked deleted, each `at` kept; their changed_at moves. Returns them.
+ */
+async function renameRecords(
+  pool: pg.Pool,
+  keys: string,
+  params: readonly unknown[],
+  now: number,
+): Promise<InboxRecord[]> {
+  const { rows } = await pool.query<InboxRow>(
+    `UPDATE tray_records r SET changed_at = GREATEST(r.changed_at + 1, $3), actors = (
+       SELECT jsonb_agg(CASE WHEN e->>'userId' = ANY($1::text[])
+                             THEN jsonb_build_object('userId', e->'userId', 'name', $2::text, 'deleted', true,
+                                                     'at', e->'at')
+                             ELSE e END ORDER BY o)::json
+       FROM jsonb_array_elements(r.actors::jsonb) WITH ORDINALITY AS x(e, o))
+     FROM (${keys}) n
+     WHERE r.user_id = n.user_id AND r.key = n.key
+       AND EXISTS (SELECT 1 FROM jsonb_array_elements(r.actors::jsonb) AS e
+                   WHERE e->>'userId' = ANY($1::text[])
+                     AND e - 'at' <> jsonb_build_object('userId', e->'userId', 'name', $2::text, 'deleted', true))
+     RETURNING ${INBOX_COLUMNS.split(',')
+       .map((column) => `r.${column.trim()}`)
+       .join(', ')}`,
+    [...params.slice(0, 1), DELETED_USER_NAME, now, ...params.slice(1)],
+  );
+  return rows.map(toInboxRecord);
+}
+
+/**
+ * Rewrites a deleted user's snapshots in every record that names them and hands each batch of
+ * rewritten records to `told`. A record names a user only while it counts an action of theirs,
+ * and every counted action is kept (tray_group_actions, by tray_group_actions_actor): one addressed
+ * to one user is that user's record of its group; a community post, every member's `post` record
+ * of the community (tray_memberships and tray_imported_members by their primary keys, a page at a
+ * time). So the statements read the records named, never the whole table, which the statement
+ * timeout would stop at a few million records. A record expired with its whole group (its kept
+ * actions purged) keeps the name until the purge deletes it; no reader returns it meanwhile.
+ */
+export async function renameInRecords(
+  pool: pg.Pool,
+  ids: readonly string[],
+  now: number,
+  told: (records: InboxRecord[]) => Promise<void>,
+  page = DELETED_USER_PAGE,
+): Promise<void> {
+  await told(
+    await renameRecords(
+      pool,
+      `SELECT DISTINCT recipient AS user_id, tray_record_key(verb, target_id, recipient) AS key
+       FROM tray_group_actions WHERE actor_id = ANY($1::text[]) AND recipient <> ''`,
+      [ids],
+      now,
+    ),
+  );
+  const communities = await pool.query<{ community_id: string }>(
+    `SELECT DISTINCT target_id AS community_id FROM tray_group_actions
+     WHERE actor_id = ANY($1::text[]) AND verb = 'post' AND recipient = ''`,
+    [ids],
+  );
+  for (const { community_id: communityId } of communities.rows)
+    for (const table of ['tray_memberships', 'tray_imported_members']) {
+      let after = '';
+      for (;;) {
+        const members = await pool.query<{ user_id: string }>(
+          `SELECT DISTINCT user_id FROM ${table} WHERE community_id = $1 AND user_id > $2 ORDER BY user_id LIMIT $3`,
+          [communityId, after, page],
+        );
+        const users = members.rows.map((row) => row.user_id);
+        if (users.length > 0)
+          await told(
+            await renameRecords(
+              pool,
+              `SELECT u AS user_id, tray_record_key('post', $4::text, u) AS key FROM unnest($5::text[]) AS u`,
+              [ids, communityId, users],
+              now,
+            ),
+          );
+        if (users.length < page) break;
+        after = users[users.length - 1] as string;
+      }
+    }
+}
