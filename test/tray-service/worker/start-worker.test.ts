@@ -101,9 +101,13 @@ describe("tray worker's periodic purge", () => {
     } finally {
       await release();
     }
-    expect(messages.filter((message) => message.includes('purge'))).to.deep.equal([
-      'purge of tray_records failed (canceling statement due to statement timeout); retried at the next interval',
-    ]);
+    // The mute spans' purge reads their owners' records, so the lock on them stops it too.
+    expect(messages.filter((message) => message.includes('purge'))).to.deep.equal(
+      ['tray_records', 'tray_mutes'].map(
+        (table) =>
+          `purge of ${table} failed (canceling statement due to statement timeout); retried at the next interval`,
+      ),
+    );
   });
 });
 
