@@ -69,6 +69,8 @@ export interface AdminRouterDeps {
   tailHeartbeatMs?: number;
   /** Bytes a tail may have waiting for a reader that falls behind before it is cut off (default 1 MiB). */
   tailMaxBufferedBytes?: number;
+  /** How long an ended tail waits for a reader that takes nothing before dropping it (default 5 s). */
+  tailEndGraceMs?: number;
   /** The worker's apply path, for replays; without it the replay routes answer 404. */
   apply?: ApplyJobDeps;
   /** Most events one replay of a filter may take (default 100,000). */
@@ -148,6 +150,7 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
         ...(deps.clock ? { clock: deps.clock } : {}),
         ...(deps.tailHeartbeatMs === undefined ? {} : { heartbeatMs: deps.tailHeartbeatMs }),
         ...(deps.tailMaxBufferedBytes === undefined ? {} : { maxBufferedBytes: deps.tailMaxBufferedBytes }),
+        ...(deps.tailEndGraceMs === undefined ? {} : { endGraceMs: deps.tailEndGraceMs }),
         logger: deps.logger,
       }),
     );

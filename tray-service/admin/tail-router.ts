@@ -25,7 +25,13 @@ export interface TailRouterDeps {
    * past them the reader is not keeping up, and the tail is cut off rather than held in memory.
    */
   maxBufferedBytes?: number;
-  /** Told of each tail cut off for falling behind. */
+  /**
+   * How long an ended tail may wait for its reader to take the end (default 5 s): a reader that
+   * stopped reading with less than the cap waiting never takes it, and the response would hold its
+   * place and socket for as long as the connection stays up. Past it the connection is dropped.
+   */
+  endGraceMs?: number;
+  /** Told of each tail cut off for falling behind, or dropped at its end. */
   logger?: Logger;
   /**
    * Whether the request's credential still proves an admin (signed out, expired: no); undefined
@@ -46,7 +52,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * that opened it: it ends when that credential's session or JWT expires, and at the first
  * heartbeat after a sign-out. A reader that falls more than `maxBufferedBytes` behind (stopped
  * reading, or slower than the events) is cut off: the client reconnects, and the list shows what it
- * missed.
+ * missed. A tail that ends while its reader takes nothing is dropped `endGraceMs` later.
  */
 export function createTailRouter(deps: TailRouterDeps): Router {
   const router = Router();
@@ -55,6 +61,7 @@ export function createTailRouter(deps: TailRouterDeps): Router {
   const maxBuffered = deps.maxBufferedBytes ?? 1 << 20;
   const perAdmin = createConcurrencySlots(deps.tailsPerAdmin ?? 10);
   const clock = deps.clock ?? Date.now;
+  const endGraceMs = deps.endGraceMs ?? 5_000;
 
   // A HEAD would open a tail whose body Node drops: it would never end, holding a place (refuseHead).
   router.get('/events/tail', refuseHead, async (req, res) => {
@@ -93,8 +100,20 @@ export function createTailRouter(deps: TailRouterDeps): Router {
       stream.stop?.();
       // A reader that stopped reading never takes what is buffered for it: end() would hold those
       // bytes and the socket for as long as the connection stays up.
-      if (backlog.behind(res.writableLength) > maxBuffered) res.destroy();
-      else res.end();
+      if (backlog.behind(res.writableLength) > maxBuffered) {
+        res.destroy();
+        return;
+      }
+      res.end();
+      // Neither does one with less waiting: the end would sit behind what it never takes.
+      setTimeout(() => {
+        if (res.writableFinished || res.destroyed) return;
+        deps.logger?.info(
+          { buffered: res.writableLength },
+          'events tail dropped: its reader took nothing at its end',
+        );
+        res.destroy();
+      }, endGraceMs).unref();
     };
     const write = (text: string) => {
       backlog.wrote(Buffer.byteLength(text));

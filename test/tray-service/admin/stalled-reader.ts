@@ -10,11 +10,18 @@ export interface StalledReader {
   readToEnd(): Promise<number>;
 }
 
-/** Sends `GET path` as the admin (ADMIN_TOKEN) over a raw socket and stops reading once the first bytes came. */
-export async function stalledGet(port: number, path: string): Promise<StalledReader> {
+/**
+ * Sends `GET path` as the admin (ADMIN_TOKEN, or the credential `header` names: a session's
+ * cookie) over a raw socket and stops reading once the first bytes came.
+ */
+export async function stalledGet(
+  port: number,
+  path: string,
+  header = `Authorization: Bearer ${ADMIN_TOKEN}`,
+): Promise<StalledReader> {
   const socket = connect(port, '127.0.0.1');
   await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-  socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n\r\n`);
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${header}\r\n\r\n`);
   const first: Buffer = await new Promise((resolve) => socket.once('data', resolve));
   socket.pause();
   let received = first.length;

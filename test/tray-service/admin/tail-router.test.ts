@@ -212,6 +212,77 @@ describe('GET /admin/events/tail: a tail lasts only as long as its credential', 
     });
   });
 
+  describe('a reader that stops reading with less than the cap waiting, when its tail ends', () => {
+    const prefix = uniqueName('tail-end');
+    let ending: { server: Server; port: number; base: string; built: ReturnType<typeof adminApp> };
+    before(async () => {
+      const built = adminApp(suite.storage, {
+        streamPrefix: prefix,
+        deps: {
+          tailMaxBufferedBytes: 256 << 20,
+          tailsPerAdmin: 1,
+          tailHeartbeatMs: 200,
+          tailEndGraceMs: 300,
+        },
+      });
+      const listening = await listen(built.app, { port: 0, host: '127.0.0.1' });
+      const port = (listening.address() as AddressInfo).port;
+      ending = { server: listening, port, base: `http://127.0.0.1:${port}`, built };
+    });
+    after(async () => {
+      await closeServer(ending.server, 100);
+      ending.built.close();
+    });
+
+    // The end of a response waits behind what its reader never takes: without a limit the tail
+    // held the admin's place and its socket for as long as the connection stayed up.
+    it('is dropped shortly after its end (a sign-out), giving the admin their place back', async () => {
+      const cookie = await sessionCookie(ending.base, ADMIN_TOKEN);
+      const reader = await stalledGet(ending.port, '/admin/events/tail', `Cookie: ${cookie}`);
+      expect(reader.status).to.equal('HTTP/1.1 200 OK');
+      const feed = ending.built.eventsFeed;
+      const redis = createRedis(testStack().redisUrl);
+      const at = new Date().toISOString();
+      const text = 'x'.repeat(64 * 1024);
+      // 32 MB the reader never takes, far beyond what the sockets of both ends hold and far below
+      // the cap: the rest waits in the response, and the tail stays open.
+      try {
+        for (let n = 0; n < 512; n += 1) {
+          const event = { key: `end-${n}`, event: 'post.didCreate', webhook: 'main' };
+          await redis.publish(
+            storedEventsChannel(prefix),
+            JSON.stringify({
+              ...event,
+              status: 'applied',
+              receivedAt: at,
+              storedAt: at,
+              expiresAt: at,
+              data: { text },
+            }),
+          );
+        }
+      } finally {
+        redis.disconnect();
+      }
+      expect(feed.listeners).to.equal(1);
+      await request(ending.base).post('/admin/logout').set('Cookie', cookie).expect(303);
+      await waitFor(() => feed.listeners === 0, 3_000, 'the tail to end at the heartbeat after the sign-out');
+      const token = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+      let next: SseStream | undefined;
+      const until = Date.now() + 3_000;
+      while (Date.now() < until) {
+        next = await openSse(`${ending.base}/admin/events/tail`, token);
+        tails.push(next);
+        if (next.status === 200) break;
+        next.close();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(next?.status, 'the same admin opening a tail after the grace').to.equal(200);
+      // The reader then finds the connection closed before it got what was written.
+      expect(await reader.readToEnd()).to.be.below(512 * text.length);
+    });
+  });
+
   describe('a reader that keeps up', () => {
     const prefix = uniqueName('tail-large');
     let keeping: { server: Server; base: string; built: ReturnType<typeof adminApp> };
