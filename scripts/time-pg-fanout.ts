@@ -6,18 +6,14 @@
 // removals of posts (docs/tray-rules.md#inbox). Target:
 // 10,000 members well under 0.5 s. Uses DATABASE_URL's server when set (in a database of its
 // own), else starts a throwaway PostgreSQL cluster with fsync on in a temp dir.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import type { Activity } from '../tray-service/domain/activity.ts';
 import type { TrayRecord } from '../tray-service/domain/tray-record.ts';
 import { migrate } from '../tray-service/storage/postgres/migrate.ts';
 import { createPostgresMembersImport } from '../tray-service/storage/postgres/postgres-members-import.ts';
 import { createPostgresWrites } from '../tray-service/storage/postgres/postgres-writes.ts';
 import { bigClubPost } from './lib/big-club-post.ts';
-import { startPostgres, type LocalServer } from './lib/local-servers.ts';
+import { openScratchPostgres } from './lib/scratch-postgres.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -35,23 +31,7 @@ const T0 = Date.UTC(2026, 0, 1);
 const post = bigClubPost;
 
 async function main(): Promise<void> {
-  let server: LocalServer | undefined;
-  let dir: string | undefined;
-  let url = process.env.DATABASE_URL;
-  if (!url) {
-    dir = mkdtempSync(join(tmpdir(), 'pg-fanout-'));
-    const started = await startPostgres({ dir, durability: 'persistent' });
-    server = started;
-    url = started.url;
-  }
-  const database = `fanout_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  const dbUrl = new URL(url);
-  dbUrl.pathname = `/${database}`;
-  const pool = new pg.Pool({ connectionString: dbUrl.toString(), max: 4 });
-  pool.on('error', () => undefined);
+  const { pool, close } = await openScratchPostgres('fanout');
   if (process.env.EXPLAIN_FANOUT) {
     // Prints each slow statement's plan with its timings (auto_explain at NOTICE level).
     pool.on('connect', (client) => {
@@ -180,11 +160,7 @@ async function main(): Promise<void> {
     await remove('a post of the wide group deleted', 'p-w500', T0 + 501_000);
     await remove('the same deletion redelivered (nothing changes)', 'p-w500', T0 + 502_000);
   } finally {
-    await pool.end();
-    await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);
-    await admin.end();
-    await server?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 }
 

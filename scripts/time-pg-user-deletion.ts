@@ -6,17 +6,13 @@
 // filter over every record, as a bare SELECT (it stops at PG_STATEMENT_TIMEOUT_MS, 10 s, at a few
 // million records). Uses DATABASE_URL's server when set (in a database of its own), else starts a
 // throwaway PostgreSQL cluster in a temp dir.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { migrate } from '../tray-service/storage/postgres/migrate.ts';
 import { createPostgresMembersImport } from '../tray-service/storage/postgres/postgres-members-import.ts';
 import { createPostgresWrites } from '../tray-service/storage/postgres/postgres-writes.ts';
 import type { Activity } from '../tray-service/domain/activity.ts';
 import { bigClubPost } from './lib/big-club-post.ts';
-import { startPostgres, type LocalServer } from './lib/local-servers.ts';
+import { openScratchPostgres } from './lib/scratch-postgres.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -47,22 +43,7 @@ const comment = (owner: string, index: number): Activity => ({
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 async function main(): Promise<void> {
-  let server: LocalServer | undefined;
-  let dir: string | undefined;
-  let url = process.env.DATABASE_URL;
-  if (!url) {
-    dir = mkdtempSync(join(tmpdir(), 'pg-deletion-'));
-    server = await startPostgres({ dir, durability: 'persistent' });
-    url = server.url;
-  }
-  const database = `deletion_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  const dbUrl = new URL(url);
-  dbUrl.pathname = `/${database}`;
-  const pool = new pg.Pool({ connectionString: dbUrl.toString(), max: 4 });
-  pool.on('error', () => undefined);
+  const { pool, close } = await openScratchPostgres('deletion');
   try {
     await migrate(pool);
     let started = Date.now();
@@ -130,11 +111,7 @@ async function main(): Promise<void> {
       `deletion (applyProfiles, every step): ${seconds(deletion)}, ${told.toLocaleString('en')} records renamed`,
     );
   } finally {
-    await pool.end();
-    await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);
-    await admin.end();
-    await server?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 }
 

@@ -25,6 +25,39 @@ const endsWithin = (stream: SseStream, ms: number) =>
     new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms)),
   ]);
 
+/** 64 KB of payload per announcement. */
+const LARGE_TEXT = 'x'.repeat(64 * 1024);
+
+/**
+ * Announces applied events of 64 KB on `prefix`'s channel, as workers do, one at a time while
+ * `more(n)` holds for the n sent so far (512 at most: 32 MB); returns how many went.
+ */
+async function announceLarge(prefix: string, more: (sent: number) => boolean = () => true): Promise<number> {
+  const redis = createRedis(testStack().redisUrl);
+  const at = new Date().toISOString();
+  let sent = 0;
+  try {
+    while (sent < 512 && more(sent)) {
+      const event = { key: `large-${sent}`, event: 'post.didCreate', webhook: 'main' };
+      await redis.publish(
+        storedEventsChannel(prefix),
+        JSON.stringify({
+          ...event,
+          status: 'applied',
+          receivedAt: at,
+          storedAt: at,
+          expiresAt: at,
+          data: { text: LARGE_TEXT },
+        }),
+      );
+      sent += 1;
+    }
+  } finally {
+    redis.disconnect();
+  }
+  return sent;
+}
+
 describe('GET /admin/events/tail: a tail lasts only as long as its credential', function () {
   this.timeout(30_000);
   const suite = useTrayStorage();
@@ -178,37 +211,15 @@ describe('GET /admin/events/tail: a tail lasts only as long as its credential', 
       expect(reader.status).to.equal('HTTP/1.1 200 OK');
       const feed = stalled.built.eventsFeed;
       expect(feed.listeners).to.equal(1);
-      const redis = createRedis(testStack().redisUrl);
-      const at = new Date().toISOString();
-      const text = 'x'.repeat(64 * 1024);
       // Announcements until the tail is cut off; 32 MB at most, far beyond what the sockets of
       // both ends hold for a reader that does not read (the rest would be the process's memory).
-      let published = 0;
-      try {
-        while (feed.listeners > 0 && published < 512) {
-          const event = { key: `stall-${published}`, event: 'post.didCreate', webhook: 'main' };
-          await redis.publish(
-            storedEventsChannel(prefix),
-            JSON.stringify({
-              ...event,
-              status: 'applied',
-              receivedAt: at,
-              storedAt: at,
-              expiresAt: at,
-              data: { text },
-            }),
-          );
-          published += 1;
-        }
-        const until = Date.now() + 5_000;
-        while (feed.listeners > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-      } finally {
-        redis.disconnect();
-      }
+      const published = await announceLarge(prefix, () => feed.listeners > 0);
+      const until = Date.now() + 5_000;
+      while (feed.listeners > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
       expect(feed.listeners, `tails still open after ${published} announcements of 64 KB`).to.equal(0);
       // The reader gets what the sockets held, then the end: EventSource reconnects.
       const received = await reader.readToEnd();
-      expect(received).to.be.below(published * text.length);
+      expect(received).to.be.below(published * LARGE_TEXT.length);
     });
   });
 
@@ -241,29 +252,9 @@ describe('GET /admin/events/tail: a tail lasts only as long as its credential', 
       const reader = await stalledGet(ending.port, '/admin/events/tail', `Cookie: ${cookie}`);
       expect(reader.status).to.equal('HTTP/1.1 200 OK');
       const feed = ending.built.eventsFeed;
-      const redis = createRedis(testStack().redisUrl);
-      const at = new Date().toISOString();
-      const text = 'x'.repeat(64 * 1024);
       // 32 MB the reader never takes, far beyond what the sockets of both ends hold and far below
       // the cap: the rest waits in the response, and the tail stays open.
-      try {
-        for (let n = 0; n < 512; n += 1) {
-          const event = { key: `end-${n}`, event: 'post.didCreate', webhook: 'main' };
-          await redis.publish(
-            storedEventsChannel(prefix),
-            JSON.stringify({
-              ...event,
-              status: 'applied',
-              receivedAt: at,
-              storedAt: at,
-              expiresAt: at,
-              data: { text },
-            }),
-          );
-        }
-      } finally {
-        redis.disconnect();
-      }
+      await announceLarge(prefix);
       expect(feed.listeners).to.equal(1);
       await request(ending.base).post('/admin/logout').set('Cookie', cookie).expect(303);
       await waitFor(() => feed.listeners === 0, 3_000, 'the tail to end at the heartbeat after the sign-out');
@@ -279,7 +270,7 @@ describe('GET /admin/events/tail: a tail lasts only as long as its credential', 
       }
       expect(next?.status, 'the same admin opening a tail after the grace').to.equal(200);
       // The reader then finds the connection closed before it got what was written.
-      expect(await reader.readToEnd()).to.be.below(512 * text.length);
+      expect(await reader.readToEnd()).to.be.below(512 * LARGE_TEXT.length);
     });
   });
 

@@ -27,11 +27,14 @@ export async function renameKeptActivities(
        AND t.activity->'actor' <> ${deletedActorSql('t.actor_id')}`,
     [ids],
   );
+  // Every kept post of theirs in each community they have one kept action of a post in: by the
+  // primary key's community_id. Migration 0006 kept only each author's latest post as an action,
+  // so older kept posts of theirs have none of their own.
   await client.query(
     `UPDATE tray_community_posts t SET activity = jsonb_set(t.activity, '{actor}', ${deletedActorSql('t.actor_id')})
-     FROM (SELECT DISTINCT target_id, action_id
+     FROM (SELECT DISTINCT target_id
            FROM tray_group_actions WHERE actor_id = ANY($1::text[]) AND verb = 'post' AND recipient = '') g
-     WHERE t.community_id = g.target_id AND t.action_id = g.action_id AND t.actor_id = ANY($1::text[])
+     WHERE t.community_id = g.target_id AND t.actor_id = ANY($1::text[])
        AND t.activity->'actor' <> ${deletedActorSql('t.actor_id')}`,
     [ids],
   );
@@ -69,6 +72,49 @@ async function renameRecords(
 }
 
 /**
+ * Records of actions kept before migration 0006, which copied each actor's latest action of a
+ * record group without whom it reached (recipient '' for every verb, where it now means a
+ * community's post only): the record of such a comment or reaction cannot be told from the kept
+ * action. Only when the deleted users have one, the records are read whole, `page` primary keys at
+ * a time (each statement well inside the statement timeout), passing over a record whose actors'
+ * text holds none of the ids before parsing it.
+ */
+async function renameLegacyRecords(
+  pool: pg.Pool,
+  ids: readonly string[],
+  now: number,
+  told: (records: InboxRecord[]) => Promise<void>,
+  page: number,
+): Promise<void> {
+  const legacy = await pool.query(
+    `SELECT 1 FROM tray_group_actions WHERE actor_id = ANY($1::text[]) AND recipient = '' AND verb <> 'post' LIMIT 1`,
+    [ids],
+  );
+  if (legacy.rowCount === 0) return;
+  let after = { user: '', key: '' };
+  for (;;) {
+    const keys = await pool.query<{ user_id: string; key: string }>(
+      `SELECT user_id, key FROM tray_records WHERE (user_id, key) > ($1, $2) ORDER BY user_id, key LIMIT $3`,
+      [after.user, after.key, page],
+    );
+    const last = keys.rows[keys.rows.length - 1];
+    if (!last) return;
+    await told(
+      await renameRecords(
+        pool,
+        `SELECT k.user_id, k.key FROM unnest($4::text[], $5::text[]) AS k(user_id, key)
+         JOIN tray_records t ON t.user_id = k.user_id AND t.key = k.key
+         WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) AS id WHERE strpos(t.actors::text, id) > 0)`,
+        [ids, keys.rows.map((row) => row.user_id), keys.rows.map((row) => row.key)],
+        now,
+      ),
+    );
+    if (keys.rows.length < page) return;
+    after = { user: last.user_id, key: last.key };
+  }
+}
+
+/**
  * Rewrites a deleted user's snapshots in every record that names them and hands each batch of
  * rewritten records to `told`. A record names a user only while it counts an action of theirs,
  * and every counted action is kept (tray_group_actions, by tray_group_actions_actor): one addressed
@@ -94,6 +140,7 @@ export async function renameInRecords(
       now,
     ),
   );
+  await renameLegacyRecords(pool, ids, now, told, page);
   const communities = await pool.query<{ community_id: string }>(
     `SELECT DISTINCT target_id AS community_id FROM tray_group_actions
      WHERE actor_id = ANY($1::text[]) AND verb = 'post' AND recipient = ''`,

@@ -29,3 +29,39 @@ describe('storage/postgres deleted users', () => {
     }
   });
 });
+
+// Migration 0006 kept each actor's latest action of a group without whom it reached, and only an
+// author's latest post as an action: what a deployment upgraded from before it still holds.
+describe('storage/postgres deleted users, with actions kept before migration 0006', () => {
+  const tray = useTray();
+  const actorsOf = async (userId: string) =>
+    (
+      await tray.pg.pool.query<{ actors: { name: string }[] }>(
+        'SELECT actors FROM tray_records WHERE user_id = $1',
+        [userId],
+      )
+    ).rows.map((row) => row.actors.map((actor) => actor.name));
+
+  it('renames a record whose kept action names no recipient, reading the records a page at a time', async () => {
+    await tray.writes.applyPersonal([comment('p-1', 'u-cid', 1)], tray.context());
+    await tray.writes.applyPersonal([comment('p-2', 'u-cid', 2, 'u-ben')], tray.context());
+    await tray.pg.pool.query(`UPDATE tray_group_actions SET recipient = '' WHERE actor_id = 'u-cid'`);
+    await renameInRecords(tray.pg.pool, ['u-cid'], tray.context().now, async () => undefined, 1);
+    expect([await actorsOf('u-ana'), await actorsOf('u-ben')]).to.deep.equal([
+      [['Deleted user']],
+      [['Deleted user']],
+    ]);
+  });
+
+  it("renames each of a deleted author's kept posts, also those without a kept action of their own", async () => {
+    await tray.writes.applyMemberships([join('c-hike', 'u-ana', 0)], tray.context());
+    await tray.writes.fanOutPosts('c-hike', [post('c-hike', 'u-cid', 1)], tray.context());
+    await tray.writes.fanOutPosts('c-hike', [post('c-hike', 'u-cid', 2)], tray.context());
+    await tray.pg.pool.query(`DELETE FROM tray_group_actions WHERE action_id = 'p-u-cid-1'`);
+    await renameKeptActivities(tray.pg.pool, ['u-cid']);
+    const names = await tray.pg.pool.query<{ name: string }>(
+      `SELECT activity->'actor'->>'name' AS name FROM tray_community_posts ORDER BY action_id`,
+    );
+    expect(names.rows.map((row) => row.name)).to.deep.equal(['Deleted user', 'Deleted user']);
+  });
+});

@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import { TRAY_MUTES, TRAY_RECORDS } from '../collection-names.ts';
+import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
 import { purgeKeptDocuments } from '../purge-kept-documents.ts';
 import type { MuteDoc } from './tray-mutes-collection.ts';
 
@@ -8,18 +9,21 @@ const endOf = (span: Pick<MuteDoc, 'until' | 'removedAt'>) =>
   Math.min(span.until ?? Infinity, span.removedAt ?? Infinity);
 
 /**
- * The latest expiry among the owner's records that count from before `end` (by `userId`, the lead
- * of the records' history indexes); undefined when there is none. A record counts actions from its
- * countFrom on, and only while it lives.
+ * The latest expiry among the owner's records that count from before `end`; undefined when there
+ * is none. Read by equality on `userId` (the lead of the records' history indexes), the latest
+ * taken here: no index orders a user's records by expiry, and a sort on `expiresAt` would either
+ * sort in memory or walk the whole `expiry` index. A record counts actions from its countFrom on,
+ * and only while it lives.
  */
 async function recordsJudgedUntil(db: Db, userId: string, end: number): Promise<Date | undefined> {
-  const [latest] = await db
-    .collection<{ expiresAt: Date }>(TRAY_RECORDS)
-    .find({ userId, countFrom: { $lt: end } }, { projection: { _id: 0, expiresAt: 1 } })
-    .sort({ expiresAt: -1 })
-    .limit(1)
+  const records = await db
+    .collection<{ countFrom: number; expiresAt: Date }>(TRAY_RECORDS)
+    .find({ userId }, { projection: { _id: 0, countFrom: 1, expiresAt: 1 }, batchSize: WHOLE_GROUP })
     .toArray();
-  return latest?.expiresAt;
+  let latest: Date | undefined;
+  for (const { countFrom, expiresAt } of records)
+    if (countFrom < end && (!latest || expiresAt > latest)) latest = expiresAt;
+  return latest;
 }
 
 /**

@@ -1,19 +1,23 @@
 import type { Db } from 'mongodb';
 import { TRAY_REMOVALS, TRAY_TARGET_ACTIONS } from '../collection-names.ts';
+import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
 import { groupKeptUntil } from '../grouping/purge-kept-actions.ts';
 import { recordGroup } from '../records/storage-keys.ts';
 import { purgeKeptDocuments } from '../purge-kept-documents.ts';
 import type { TombstoneDoc } from './tray-removals-collection.ts';
 
-/** The latest expiry among the actions kept on a post's thread (`action_post`), if any. */
+/**
+ * The latest expiry among the actions kept on a post's thread, if any: read by equality on
+ * `postId` (`action_post`), the latest taken here (no index orders a post's actions by expiry).
+ */
 async function threadKeptUntil(db: Db, postId: string): Promise<Date | undefined> {
-  const [latest] = await db
+  const actions = await db
     .collection<{ expiresAt: Date }>(TRAY_TARGET_ACTIONS)
-    .find({ postId }, { projection: { _id: 0, expiresAt: 1 } })
-    .sort({ expiresAt: -1 })
-    .limit(1)
+    .find({ postId }, { projection: { _id: 0, expiresAt: 1 }, batchSize: WHOLE_GROUP })
     .toArray();
-  return latest?.expiresAt;
+  let latest: Date | undefined;
+  for (const { expiresAt } of actions) if (!latest || expiresAt > latest) latest = expiresAt;
+  return latest;
 }
 
 const later = (a: Date | undefined, b: Date | undefined) => (a && b ? (a > b ? a : b) : (a ?? b));
