@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { InboxRecord } from '../../domain/inbox-record.ts';
 import { DELETED_USER_NAME } from '../../domain/activity.ts';
 import { deletedActorSql } from './deleted-actor-sql.ts';
-import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
+import { INBOX_COLUMNS_OF_T, toInboxRecord, type InboxRow } from './inbox-row.ts';
 
 /** Members of a community read per page, and so records rewritten per statement. */
 export const DELETED_USER_PAGE = 5_000;
@@ -41,32 +41,31 @@ export async function renameKeptActivities(
 }
 
 /**
- * The records (by user_id and key, from the subquery `keys` over parameters $1 = the deleted ids
- * and those after $3) whose actors name a deleted user as before, rewritten to `Deleted user`
+ * The records (by user_id and key, from the subquery `keys`, whose own parameters are `$4` on,
+ * `keyParams`) whose actors name a deleted user (`ids`) as before, rewritten to `Deleted user`
  * without images, marked deleted, each `at` kept; their changed_at moves. Returns them.
  */
 async function renameRecords(
   pool: pg.Pool,
-  keys: string,
-  params: readonly unknown[],
+  ids: readonly string[],
   now: number,
+  keys: string,
+  keyParams: readonly unknown[],
 ): Promise<InboxRecord[]> {
   const { rows } = await pool.query<InboxRow>(
-    `UPDATE tray_records r SET changed_at = GREATEST(r.changed_at + 1, $3), actors = (
+    `UPDATE tray_records t SET changed_at = GREATEST(t.changed_at + 1, $3), actors = (
        SELECT jsonb_agg(CASE WHEN e->>'userId' = ANY($1::text[])
                              THEN jsonb_build_object('userId', e->'userId', 'name', $2::text, 'deleted', true,
                                                      'at', e->'at')
                              ELSE e END ORDER BY o)::json
-       FROM jsonb_array_elements(r.actors::jsonb) WITH ORDINALITY AS x(e, o))
+       FROM jsonb_array_elements(t.actors::jsonb) WITH ORDINALITY AS x(e, o))
      FROM (${keys}) n
-     WHERE r.user_id = n.user_id AND r.key = n.key
-       AND EXISTS (SELECT 1 FROM jsonb_array_elements(r.actors::jsonb) AS e
+     WHERE t.user_id = n.user_id AND t.key = n.key
+       AND EXISTS (SELECT 1 FROM jsonb_array_elements(t.actors::jsonb) AS e
                    WHERE e->>'userId' = ANY($1::text[])
                      AND e - 'at' <> jsonb_build_object('userId', e->'userId', 'name', $2::text, 'deleted', true))
-     RETURNING ${INBOX_COLUMNS.split(',')
-       .map((column) => `r.${column.trim()}`)
-       .join(', ')}`,
-    [...params.slice(0, 1), DELETED_USER_NAME, now, ...params.slice(1)],
+     RETURNING ${INBOX_COLUMNS_OF_T}`,
+    [ids, DELETED_USER_NAME, now, ...keyParams],
   );
   return rows.map(toInboxRecord);
 }
@@ -102,11 +101,12 @@ async function renameLegacyRecords(
     await told(
       await renameRecords(
         pool,
-        `SELECT k.user_id, k.key FROM unnest($4::text[], $5::text[]) AS k(user_id, key)
-         JOIN tray_records t ON t.user_id = k.user_id AND t.key = k.key
-         WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) AS id WHERE strpos(t.actors::text, id) > 0)`,
-        [ids, keys.rows.map((row) => row.user_id), keys.rows.map((row) => row.key)],
+        ids,
         now,
+        `SELECT k.user_id, k.key FROM unnest($4::text[], $5::text[]) AS k(user_id, key)
+         JOIN tray_records c ON c.user_id = k.user_id AND c.key = k.key
+         WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) AS id WHERE strpos(c.actors::text, id) > 0)`,
+        [keys.rows.map((row) => row.user_id), keys.rows.map((row) => row.key)],
       ),
     );
     if (keys.rows.length < page) return;
@@ -119,8 +119,7 @@ async function renameLegacyRecords(
  * rewritten records to `told`. A record names a user only while it counts an action of theirs,
  * and every counted action is kept (tray_group_actions, by tray_group_actions_actor): one addressed
  * to one user is that user's record of its group; a community post, every member's `post` record
- * of the community (tray_memberships and tray_imported_members by their primary keys, a page at a
- * time). So the statements read the records named, never the whole table, which the statement
+ * of the community (tray_memberships by its primary key, a page at a time). So the statements read the records named, never the whole table, which the statement
  * timeout would stop at a few million records. A record expired with its whole group (its kept
  * actions purged) keeps the name until the purge deletes it; no reader returns it meanwhile.
  */
@@ -134,10 +133,11 @@ export async function renameInRecords(
   await told(
     await renameRecords(
       pool,
+      ids,
+      now,
       `SELECT DISTINCT recipient AS user_id, tray_record_key(verb, target_id, recipient) AS key
        FROM tray_group_actions WHERE actor_id = ANY($1::text[]) AND recipient <> ''`,
-      [ids],
-      now,
+      [],
     ),
   );
   await renameLegacyRecords(pool, ids, now, told, page);
@@ -146,26 +146,28 @@ export async function renameInRecords(
      WHERE actor_id = ANY($1::text[]) AND verb = 'post' AND recipient = ''`,
     [ids],
   );
-  for (const { community_id: communityId } of communities.rows)
-    for (const table of ['tray_memberships', 'tray_imported_members']) {
-      let after = '';
-      for (;;) {
-        const members = await pool.query<{ user_id: string }>(
-          `SELECT DISTINCT user_id FROM ${table} WHERE community_id = $1 AND user_id > $2 ORDER BY user_id LIMIT $3`,
-          [communityId, after, page],
+  // The members a fan-out reaches: tray_memberships holds every member's folded intervals,
+  // imported ones included (an import refolds its members).
+  for (const { community_id: communityId } of communities.rows) {
+    let after = '';
+    for (;;) {
+      const members = await pool.query<{ user_id: string }>(
+        `SELECT DISTINCT user_id FROM tray_memberships WHERE community_id = $1 AND user_id > $2 ORDER BY user_id LIMIT $3`,
+        [communityId, after, page],
+      );
+      const users = members.rows.map((row) => row.user_id);
+      if (users.length > 0)
+        await told(
+          await renameRecords(
+            pool,
+            ids,
+            now,
+            `SELECT u AS user_id, tray_record_key('post', $4::text, u) AS key FROM unnest($5::text[]) AS u`,
+            [communityId, users],
+          ),
         );
-        const users = members.rows.map((row) => row.user_id);
-        if (users.length > 0)
-          await told(
-            await renameRecords(
-              pool,
-              `SELECT u AS user_id, tray_record_key('post', $4::text, u) AS key FROM unnest($5::text[]) AS u`,
-              [ids, communityId, users],
-              now,
-            ),
-          );
-        if (users.length < page) break;
-        after = users[users.length - 1] as string;
-      }
+      if (users.length < page) break;
+      after = users[users.length - 1] as string;
     }
+  }
 }

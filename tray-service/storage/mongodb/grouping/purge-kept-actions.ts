@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { TRAY_TARGET_ACTORS } from '../collection-names.ts';
-import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
+import { latestExpiry } from '../latest-expiry.ts';
 
 /** Expired documents read per round: each round handles their groups whole. */
 export const PURGE_KEPT_BATCH = 1_000;
@@ -17,14 +17,8 @@ interface Grouped {
  * No record built from the group is newer than its newest action (a record's lastUpdate is its
  * newest counted action's time), so none outlives that.
  */
-export async function groupKeptUntil(db: Db, group: string): Promise<Date | undefined> {
-  const actors = await db
-    .collection<Grouped>(TRAY_TARGET_ACTORS)
-    .find({ group }, { projection: { _id: 0, expiresAt: 1 }, batchSize: WHOLE_GROUP })
-    .toArray();
-  let latest: Date | undefined;
-  for (const { expiresAt } of actors) if (!latest || expiresAt > latest) latest = expiresAt;
-  return latest;
+export function groupKeptUntil(db: Db, group: string): Promise<Date | undefined> {
+  return latestExpiry(db, TRAY_TARGET_ACTORS, { group });
 }
 
 /**

@@ -1,24 +1,10 @@
 import type { Db } from 'mongodb';
 import { TRAY_REMOVALS, TRAY_TARGET_ACTIONS } from '../collection-names.ts';
-import { WHOLE_GROUP } from '../compare-and-set/read-by-ids.ts';
 import { groupKeptUntil } from '../grouping/purge-kept-actions.ts';
 import { recordGroup } from '../records/storage-keys.ts';
+import { latestExpiry } from '../latest-expiry.ts';
 import { purgeKeptDocuments } from '../purge-kept-documents.ts';
 import type { TombstoneDoc } from './tray-removals-collection.ts';
-
-/**
- * The latest expiry among the actions kept on a post's thread, if any: read by equality on
- * `postId` (`action_post`), the latest taken here (no index orders a post's actions by expiry).
- */
-async function threadKeptUntil(db: Db, postId: string): Promise<Date | undefined> {
-  const actions = await db
-    .collection<{ expiresAt: Date }>(TRAY_TARGET_ACTIONS)
-    .find({ postId }, { projection: { _id: 0, expiresAt: 1 }, batchSize: WHOLE_GROUP })
-    .toArray();
-  let latest: Date | undefined;
-  for (const { expiresAt } of actions) if (!latest || expiresAt > latest) latest = expiresAt;
-  return latest;
-}
 
 const later = (a: Date | undefined, b: Date | undefined) => (a && b ? (a > b ? a : b) : (a ?? b));
 
@@ -26,7 +12,7 @@ const later = (a: Date | undefined, b: Date | undefined) => (a && b ? (a > b ? a
  * The purge of the removals' tombstones (docs/storage.md#kept-actions-live-as-long-as-their-records),
  * which no TTL index expires: a tombstone voids what arrives after it, so past its own expiry it
  * goes only once nothing could take a voided action again: no action is kept on its post's thread
- * any more (their documents carry their group's expiry once past their own), and for a deleted
+ * any more (`action_post`) (their documents carry their group's expiry once past their own), and for a deleted
  * community post its community's `post` group is over (purge-kept-actions.ts groupKeptUntil). Else
  * it moves to the latest of those expiries (purgeKeptDocuments). A voided action dated that old
  * makes a record of its own only expired. Every filter is an equality (`_id`, `postId`, `group`) or
@@ -44,7 +30,7 @@ export function purgeKeptTombstones(db: Db, now: Date): Promise<number> {
           tombstone.kind === 'post' && tombstone.communityId !== undefined
             ? await groupKeptUntil(db, recordGroup('post', tombstone.communityId))
             : undefined;
-        return later(await threadKeptUntil(db, tombstone.postId), community);
+        return later(await latestExpiry(db, TRAY_TARGET_ACTIONS, { postId: tombstone.postId }), community);
       },
     },
   );
