@@ -155,7 +155,10 @@ function postgresUser(): { uid: number; gid: number } {
 export interface RedisOptions {
   dir: string;
   port?: number;
-  /** Append-only file with fsync every second, so data survives a restart (dev stack, fault tests). */
+  /**
+   * Append-only file written and fsynced before Redis answers (`appendfsync always`), so every write
+   * Redis acknowledged survives a restart or a crash (dev stack, fault tests). Unset: no file.
+   */
   persistent?: boolean;
   /** Default `noeviction`; tests of the start-up check pass an evicting policy. */
   maxmemoryPolicy?: string;
@@ -192,8 +195,11 @@ export async function startRedis(options: RedisOptions): Promise<LocalServer> {
     '',
     '--appendonly',
     options.persistent ? 'yes' : 'no',
+    // `everysec` answers before writing while the last second's fsync runs, so a killed Redis
+    // loses writes it acknowledged (receiver/store/warn-volatile-redis.ts). `always` costs one
+    // fsync per event-loop turn, shared by every call of that turn (BENCHMARKS.md).
     '--appendfsync',
-    'everysec',
+    'always',
     // A queued job's hash holds its event's text (1-2 KB): Redis's default keeps a hash with a
     // value over 64 bytes as a hashtable; up to 4 KB it stays one listpack, 14% less memory a
     // job at the same CPU (BENCHMARKS.md, "Redis memory a delivery costs").

@@ -35,7 +35,7 @@ export function testStack(): TestStack {
 export async function startTestStack(): Promise<TestStack> {
   const dir = mkdtempSync(join(tmpdir(), 'tray-test-'));
   const [redis, mongo] = await Promise.all([
-    process.env.REDIS_URL ? undefined : startRedis({ dir: join(dir, 'redis'), persistent: true }),
+    process.env.REDIS_URL ? undefined : startRedis({ dir: join(dir, 'redis') }),
     process.env.MONGODB_URI ? undefined : startFerretOnPostgres({ dir }),
   ]);
   // Stopped in reverse: FerretDB before the PostgreSQL it holds connections to.
