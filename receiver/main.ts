@@ -9,6 +9,7 @@ import { createLogger } from '../shared/logging/create-logger.ts';
 import { exitOnUncaught } from '../shared/process/exit-on-uncaught.ts';
 import { onShutdown } from '../shared/process/on-shutdown.ts';
 import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
+import { warnVolatileRedis } from './store/warn-volatile-redis.ts';
 import { createAllowlist } from './allowlist/create-allowlist.ts';
 import { describeWebhooks } from './signature/describe-webhooks.ts';
 import { SpoolDirError } from './spool/spool-dir-error.ts';
@@ -54,7 +55,11 @@ const receiver = await spoolOpenedOrExit(
 const metricsServer = await listenedOrExit(logger, listenMetrics(config.METRICS_PORT, { registry, logger }));
 
 // A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.
-await refuseEvictingRedis(receiver.queue.client, { logger });
+// One that may answer before its write is on disk could lose acknowledged ones: a warning.
+await Promise.all([
+  refuseEvictingRedis(receiver.queue.client, { logger }),
+  warnVolatileRedis(receiver.queue.client, { logger }),
+]);
 
 // Slowloris: headers within 5 s, the whole request (at most WEBHOOK_MAX_BODY_BYTES) within 15 s.
 const host = listenHostOf(config, config.RECEIVER_HOST);

@@ -1,0 +1,66 @@
+import { Cluster, type Redis } from 'ioredis';
+import type { RedisClient } from './create-redis.ts';
+
+/**
+ * Checks one server: `where` is `host:port` on a cluster, '' for a single server. Resolves false
+ * when the server could not be read, so that a cluster master is checked again at the next chance.
+ */
+export type CheckRedisNode = (node: Redis, where: string) => Promise<boolean>;
+
+/**
+ * Runs `check` whenever `redis` (re)connects: at start-up (waiting at most `startupWaitMs` for a
+ * first connection, since a receiver must start while Redis is down) and after every reconnect,
+ * since a restarted or failed-over Redis may come back with another config. Resolves once the
+ * start-up checks ran.
+ *
+ * On a cluster every master is checked on its own (a cluster-wide command would answer from one
+ * node only), and again whenever the slot map changes: a promoted replica is a new master with a
+ * config of its own.
+ */
+export async function watchRedisNodes(
+  redis: RedisClient,
+  check: CheckRedisNode,
+  startupWaitMs = 3_000,
+): Promise<void> {
+  let latest: Promise<void> | undefined;
+  // Masters already checked; forgotten when the cluster drops a node, so a node that comes back
+  // (possibly restarted with another config) is checked again.
+  const checked = new Set<string>();
+  const checkAll = async () => {
+    if (!(redis instanceof Cluster)) {
+      await check(redis, '');
+      return;
+    }
+    await Promise.all(
+      redis.nodes('master').map(async (node) => {
+        const where = `${node.options.host}:${node.options.port}`;
+        if (checked.has(where)) return;
+        // Claimed before the check: 'ready' and 'refresh' often fire together at start-up.
+        checked.add(where);
+        if (!(await check(node, where))) checked.delete(where);
+      }),
+    );
+  };
+  // Start-up waits for every check started so far, not only the newest one.
+  const recheck = () => {
+    latest = Promise.all([latest, checkAll()]).then(() => undefined);
+  };
+  redis.on('ready', recheck);
+  if (redis instanceof Cluster) {
+    redis.on('refresh', recheck);
+    redis.on('-node', (node: Redis) => checked.delete(`${node.options.host}:${node.options.port}`));
+  }
+  if (redis.status === 'ready') recheck();
+  else {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, startupWaitMs);
+      function done() {
+        clearTimeout(timer);
+        redis.off('ready', done);
+        resolve();
+      }
+      redis.once('ready', done);
+    });
+  }
+  await latest;
+}
