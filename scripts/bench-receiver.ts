@@ -20,6 +20,8 @@
 // BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of each server there (open in Chrome DevTools).
 // BENCH_BASELINE=<other checkout with node_modules> adds that checkout's receiver to every round
 // (started by its own serve mode, over the same Redis), for a before/after in one run.
+// BENCH_REDIS=durable runs the bench's Redis as `npm start` does (append-only file fsynced before
+// each answer, `appendfsync always`); by default it keeps no file, as the earlier runs compared here.
 // BENCH_SPLIT=1 adds, in every round, the same receiver with an enqueue that answers at once without
 // Redis ("checks"): what the checks cost apart from the store.
 // Why the second and third tables: the same code gave 64% and 54% of bare Express in two quiet
@@ -53,6 +55,7 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 8);
 const cpuProfDir = process.env.BENCH_CPU_PROF_DIR;
 const baseline = process.env.BENCH_BASELINE;
 const split = process.env.BENCH_SPLIT === '1';
+const durableRedis = process.env.BENCH_REDIS === 'durable';
 const schemes = benchSchemes(process.env.BENCH_SCHEMES);
 
 interface Sample {
@@ -363,7 +366,7 @@ async function spoolDepth(port: number): Promise<string> {
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-receiver-'));
-  const redis = await startRedis({ dir: join(dir, 'redis') });
+  const redis = await startRedis({ dir: join(dir, 'redis'), persistent: durableRedis });
   const results: Figures[] = [];
   const servers: { mode: string; port: number; child: ChildProcess }[] = [];
   try {
@@ -382,7 +385,7 @@ async function main(): Promise<void> {
       servers.push({ mode, port, child });
     }
     process.stdout.write(
-      `[bench] ${rounds} rounds of ${durationSeconds} s per server at ${connections} connections, after a 2 s warm-up each; signature schemes: ${schemes}${baseline ? `; baseline: ${baseline}` : ''}\n`,
+      `[bench] ${rounds} rounds of ${durationSeconds} s per server at ${connections} connections, after a 2 s warm-up each; signature schemes: ${schemes}; Redis: ${durableRedis ? 'durable (appendfsync always)' : 'no append-only file'}${baseline ? `; baseline: ${baseline}` : ''}\n`,
     );
     for (const { mode, port } of servers) await load(mode, port, 2);
     for (let round = 1; round <= rounds; round += 1) {
