@@ -1,3 +1,5 @@
+import { DAY_MS } from '../../shared/time/durations.ts';
+
 /** One join or leave of one user in one community, at the platform's time (epoch ms). */
 export interface MembershipEdge {
   joined: boolean;
@@ -7,6 +9,11 @@ export interface MembershipEdge {
    * stored before the tray kept that order, which counts as processed before every action.
    */
   processed?: number;
+  /**
+   * When the tray processed it (epoch ms, the processing's clock); none for a change stored before
+   * the tray kept it, which counts as processed long ago. Only the prune reads it (prunableChanges).
+   */
+  processedAt?: number;
 }
 
 /** A span of membership: member from `from` (inclusive) until `to` (exclusive; Infinity if still a member). */
@@ -99,17 +106,43 @@ export function pruneCutoff(retentionCutoff: number, oldestCountFrom: number | u
 }
 
 /**
- * The changes older than `cutoff` (pruneCutoff) that no longer decide anything: every change
- * before the newest one at or before the cutoff (that newest one holds the state at the cutoff, and
- * nothing older matters once no record counts from before the cutoff). Returns the time below
- * which changes may be deleted, or undefined when there is nothing to prune.
+ * How much earlier than its own time an action may have been processed (the platform's clock ahead
+ * of the tray's, a transaction's delay): a change processed more than this before the cutoff was
+ * processed before every action at or after the cutoff.
  */
-export function pruneBelow(edges: readonly MembershipEdge[], cutoff: number): number | undefined {
-  let newestOld: number | undefined;
-  for (const edge of edges)
-    if (edge.at <= cutoff && (newestOld === undefined || edge.at > newestOld)) newestOld = edge.at;
-  if (newestOld === undefined) return undefined;
-  return edges.some((edge) => edge.at < newestOld) ? newestOld : undefined;
+export const PROCESSING_SKEW_MS = DAY_MS;
+
+/**
+ * The changes at or before `cutoff` (pruneCutoff) that decide nothing for an action at or after
+ * it, whenever that action was or will be processed (memberFor, awayFor, the intervals from the
+ * cutoff on). Such actions are all a record may still judge. Returned as the input's own objects.
+ *
+ * A change is settled when it was processed more than PROCESSING_SKEW_MS before the cutoff, so
+ * before every such action. A settled leave then stops every join at or before it, for each of
+ * those actions, and settled joins differ only in the leaves after them. Kept:
+ * - every change at the newest old time, which holds the state at the cutoff (the intervals);
+ * - the newest settled leave, and the newest settled join after it (the one no later leave stops
+ *   more often than another), which keep memberFor and awayFor for every action;
+ * - every change that is not settled: a leave processed late (after an action at or after the
+ *   cutoff) takes nothing back from the joins before it, so those joins must stay while it may.
+ *   Such changes are few, and they become settled once the cutoff moves past them.
+ * The rest goes.
+ */
+export function prunableChanges<E extends MembershipEdge>(edges: readonly E[], cutoff: number): E[] {
+  const old = edges.filter((edge) => edge.at <= cutoff);
+  if (old.length < 2) return [];
+  const newestOld = Math.max(...old.map((edge) => edge.at));
+  const settled = old.filter((edge) => (edge.processedAt ?? 0) < cutoff - PROCESSING_SKEW_MS);
+  const newestOf = (list: readonly E[]) =>
+    list.reduce<E | undefined>(
+      (newest, edge) => (newest === undefined || edge.at > newest.at ? edge : newest),
+      undefined,
+    );
+  const lastLeave = newestOf(settled.filter((edge) => !edge.joined));
+  const lastJoin = newestOf(
+    settled.filter((edge) => edge.joined && (lastLeave === undefined || edge.at > lastLeave.at)),
+  );
+  return settled.filter((edge) => edge.at !== newestOld && edge !== lastLeave && edge !== lastJoin);
 }
 
 /**

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
+import { DAY_MS } from '../../../shared/time/durations.ts';
 import {
   awayFor,
   awaySpans,
@@ -6,7 +8,7 @@ import {
   isMemberAt,
   memberFor,
   membershipIntervals,
-  pruneBelow,
+  prunableChanges,
   spanOfJoin,
   type MembershipEdge,
 } from '../../../tray-service/domain/membership-intervals.ts';
@@ -80,24 +82,106 @@ describe('spanOfJoin', () => {
   });
 });
 
-describe('pruneBelow', () => {
-  it('drops what precedes the newest change at or before the cutoff', () => {
-    expect(pruneBelow([join(10), leave(20), join(30), leave(100)], 50)).to.equal(30);
+describe('prunableChanges', () => {
+  // Days, processed in the order of their times unless a case says otherwise.
+  const d = (n: number) => n * DAY_MS;
+  const at = (
+    joined: boolean,
+    day: number,
+    processedDay = day,
+    processed = processedDay,
+  ): MembershipEdge => ({
+    joined,
+    at: d(day),
+    processed,
+    processedAt: d(processedDay),
+  });
+
+  it('drops, of changes processed long before the cutoff, all but the newest leave, the newest join after it and those at the newest time', () => {
+    const changes = [at(true, 10), at(false, 20), at(true, 30), at(false, 40), at(true, 45), at(false, 100)];
+    expect(prunableChanges(changes, d(50)).map((edge) => edge.at / DAY_MS)).to.deep.equal([10, 20, 30]);
   });
 
   it('prunes nothing when at most one change is that old', () => {
-    expect(pruneBelow([join(10), leave(100)], 50)).to.equal(undefined);
-    expect(pruneBelow([join(60)], 50)).to.equal(undefined);
+    expect(prunableChanges([at(true, 10), at(false, 100)], d(50))).to.deep.equal([]);
+    expect(prunableChanges([at(true, 60)], d(50))).to.deep.equal([]);
   });
 
-  it('keeps the state at the cutoff: the pruned changes decide nothing from the cutoff on', () => {
-    const changes = [join(10), leave(20), join(30), join(35), leave(100), join(120)];
-    const below = pruneBelow(changes, 50);
-    const kept = changes.filter((change) => below === undefined || change.at >= below);
-    for (let at = 50; at <= 130; at += 5)
-      expect(isMemberAt(membershipIntervals(kept), at), `at ${at}`).to.equal(
-        isMemberAt(membershipIntervals(changes), at),
-      );
+  it('keeps a join that a leave processed late (after a post it is dated before) must not take back', () => {
+    // Joined on day 10, a post on day 50 (processed day 50), the leave of day 20 processed on day 60.
+    const changes = [at(true, 10, 10, 1), at(false, 20, 60, 3)];
+    expect(prunableChanges(changes, d(50))).to.deep.equal([]);
+    // The post counts before the prune and after it.
+    expect(memberFor(changes, d(50), 2)).to.equal(true);
+  });
+
+  it('counts changes stored before their processing time was kept as processed long ago', () => {
+    const changes: MembershipEdge[] = [join(d(10)), leave(d(20)), join(d(30)), leave(d(40))];
+    expect(prunableChanges(changes, d(50)).map((edge) => edge.at / DAY_MS)).to.deep.equal([10, 20, 30]);
+  });
+
+  it('changes nothing an action at or after the cutoff is judged by, whenever it was processed (property)', () => {
+    const cutoff = d(50);
+    // A change: its day, kind, and how many days after its own time it was processed.
+    const change = fc.record({
+      day: fc.integer({ min: 0, max: 80 }),
+      joined: fc.boolean(),
+      late: fc.nat(40),
+    });
+    // An action at or after the cutoff, processed between a day before its time and 30 days after.
+    const action = fc.record({
+      day: fc.integer({ min: 50, max: 90 }),
+      late: fc.integer({ min: -1, max: 30 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(change, { maxLength: 9 }),
+        fc.array(action, { minLength: 1, maxLength: 6 }),
+        (drawn, actions) => {
+          // One change per time and kind, as stored; the processing order follows the processing clock.
+          const unique = [...new Map(drawn.map((c) => [`${c.day}-${c.joined}`, c])).values()];
+          const events = [
+            ...unique.map((c, index) => ({
+              kind: 'change' as const,
+              index,
+              time: d(c.day + c.late) + index,
+            })),
+            ...actions.map((a, index) => ({
+              kind: 'action' as const,
+              index,
+              time: d(a.day + a.late) + 100 + index,
+            })),
+          ].sort((a, b) => a.time - b.time);
+          const placeOf = new Map(events.map((event, place) => [`${event.kind}-${event.index}`, place + 1]));
+          const edges = unique.map((c, index) => ({
+            joined: c.joined,
+            at: d(c.day),
+            processed: placeOf.get(`change-${index}`) ?? 0,
+            processedAt: d(c.day + c.late) + index,
+          }));
+          const pruned = new Set(prunableChanges(edges, cutoff));
+          const kept = edges.filter((edge) => !pruned.has(edge));
+          const judged = [
+            ...actions.map((a, index) => ({ at: d(a.day), processed: placeOf.get(`action-${index}`) ?? 0 })),
+            // And actions processed after everything stored so far.
+            ...actions.map((a) => ({ at: d(a.day), processed: events.length + 1 })),
+          ];
+          for (const { at: time, processed } of judged) {
+            expect(memberFor(kept, time, processed), `memberFor ${time / DAY_MS} #${processed}`).to.equal(
+              memberFor(edges, time, processed),
+            );
+            expect(awayFor(kept, time, processed), `awayFor ${time / DAY_MS} #${processed}`).to.equal(
+              awayFor(edges, time, processed),
+            );
+          }
+          for (let day = 50; day <= 95; day += 1)
+            expect(isMemberAt(membershipIntervals(kept), d(day)), `member on day ${day}`).to.equal(
+              isMemberAt(membershipIntervals(edges), d(day)),
+            );
+        },
+      ),
+      { numRuns: 2_000 },
+    );
   });
 });
 

@@ -3,7 +3,7 @@ import type { MembershipChange } from '../../domain/activity.ts';
 import {
   awaySpans,
   membershipIntervals,
-  pruneBelow,
+  prunableChanges,
   pruneCutoff,
   type MembershipEdge,
   type MembershipInterval,
@@ -27,15 +27,19 @@ export function sortedMembers(members: readonly Member[]): Member[] {
     .map(([, member]) => ({ communityId: member.communityId, userId: member.userId }));
 }
 
-/** Stores joins and leaves once each (a redelivery inserts nothing), rows in key order. */
+/**
+ * Stores joins and leaves once each (a redelivery inserts nothing, its first processing time
+ * kept), rows in key order, with `now` as their processing time.
+ */
 export async function insertChanges(
   client: pg.PoolClient,
   changes: readonly MembershipChange[],
+  now: number,
 ): Promise<void> {
   if (changes.length === 0) return;
   await client.query(
-    `INSERT INTO tray_membership_changes (community_id, user_id, at, joined)
-     SELECT DISTINCT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::boolean[])
+    `INSERT INTO tray_membership_changes (community_id, user_id, at, joined, processed_at)
+     SELECT DISTINCT *, $5::bigint FROM unnest($1::text[], $2::text[], $3::bigint[], $4::boolean[])
      ORDER BY 1, 2, 3, 4
      ON CONFLICT DO NOTHING`,
     [
@@ -43,6 +47,7 @@ export async function insertChanges(
       changes.map((change) => change.userId),
       changes.map((change) => change.at),
       changes.map((change) => change.active),
+      now,
     ],
   );
 }
@@ -52,9 +57,9 @@ export async function insertChanges(
  * (membershipIntervals: the same whatever order the changes arrived in) and stores them in
  * tray_memberships, where a fan-out joins them, and their away spans (awaySpans) in
  * tray_member_away, which the records of the community's targets leave out. Prunes each member's
- * changes before the newest one at or before `retentionCutoff` and every countFrom of the user's
- * records (pruneCutoff, pruneBelow): posts that old make no record any more, and no record counts
- * them. The caller holds the members' locks. Returns each member's intervals, by memberId.
+ * changes at or before `retentionCutoff` and every countFrom of the user's records (pruneCutoff)
+ * that decide nothing any more (prunableChanges): posts that old make no record, and no record
+ * counts them. The caller holds the members' locks. Returns each member's intervals, by memberId.
  */
 export async function refoldMemberships(
   client: pg.PoolClient,
@@ -71,13 +76,15 @@ export async function refoldMemberships(
     user_id: string;
     at: string;
     joined: boolean;
+    processed: string;
+    processed_at: string | null;
     logged: boolean;
   }>(
     `WITH m AS (SELECT * FROM unnest($1::text[], $2::text[]) AS m(community_id, user_id))
-     SELECT c.community_id, c.user_id, c.at, c.joined, true AS logged
+     SELECT c.community_id, c.user_id, c.at, c.joined, c.processed, c.processed_at, true AS logged
      FROM m JOIN tray_membership_changes c USING (community_id, user_id)
      UNION ALL
-     SELECT i.community_id, i.user_id, e.at, true, false
+     SELECT i.community_id, i.user_id, e.at, true, 0, NULL, false
      FROM m JOIN tray_imported_members i USING (community_id, user_id)
      CROSS JOIN LATERAL (VALUES (i.since), (i.as_of)) AS e(at)`,
     [communities, users],
@@ -87,13 +94,23 @@ export async function refoldMemberships(
   );
   for (const row of edges.rows) {
     const entry = byMember.get(memberId({ communityId: row.community_id, userId: row.user_id }));
-    const edge = { joined: row.joined, at: Number(row.at) };
+    const edge: MembershipEdge = {
+      joined: row.joined,
+      at: Number(row.at),
+      processed: Number(row.processed),
+      ...(row.processed_at === null ? {} : { processedAt: Number(row.processed_at) }),
+    };
     entry?.all.push(edge);
     if (row.logged) entry?.logged.push(edge);
   }
   const rows = { community: [] as string[], user: [] as string[], from: [] as number[], to: [] as string[] };
   const away = { community: [] as string[], user: [] as string[], from: [] as number[], to: [] as string[] };
-  const prune = { community: [] as string[], user: [] as string[], below: [] as number[] };
+  const prune = {
+    community: [] as string[],
+    user: [] as string[],
+    at: [] as number[],
+    joined: [] as boolean[],
+  };
   const pruning: Member[] = [];
   for (const member of sorted) {
     const entry = byMember.get(memberId(member)) ?? { all: [], logged: [] };
@@ -111,17 +128,17 @@ export async function refoldMemberships(
       away.from.push(span.from);
       away.to.push(span.to === Infinity ? OPEN_END : String(span.to));
     }
-    if (pruneBelow(entry.logged, retentionCutoff) !== undefined) pruning.push(member);
+    if (prunableChanges(entry.logged, retentionCutoff).length > 0) pruning.push(member);
   }
   // The users' records are read only for members the retention alone would prune.
   const oldest = await oldestCountFrom(client, pruning);
   for (const member of pruning) {
     const logged = byMember.get(memberId(member))?.logged ?? [];
-    const below = pruneBelow(logged, pruneCutoff(retentionCutoff, oldest.get(member.userId)));
-    if (below !== undefined) {
+    for (const edge of prunableChanges(logged, pruneCutoff(retentionCutoff, oldest.get(member.userId)))) {
       prune.community.push(member.communityId);
       prune.user.push(member.userId);
-      prune.below.push(below);
+      prune.at.push(edge.at);
+      prune.joined.push(edge.joined);
     }
   }
   for (const [table, spans] of [
@@ -143,9 +160,9 @@ export async function refoldMemberships(
   if (prune.community.length > 0)
     await client.query(
       `DELETE FROM tray_membership_changes c
-       USING unnest($1::text[], $2::text[], $3::bigint[]) AS m(community_id, user_id, below)
-       WHERE c.community_id = m.community_id AND c.user_id = m.user_id AND c.at < m.below`,
-      [prune.community, prune.user, prune.below],
+       USING unnest($1::text[], $2::text[], $3::bigint[], $4::boolean[]) AS m(community_id, user_id, at, joined)
+       WHERE (c.community_id, c.user_id, c.at, c.joined) = (m.community_id, m.user_id, m.at, m.joined)`,
+      [prune.community, prune.user, prune.at, prune.joined],
     );
   return folded;
 }

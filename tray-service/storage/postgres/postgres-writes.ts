@@ -321,7 +321,7 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
             (communityId) => groupLock('post', communityId),
           ),
         );
-        await insertChanges(client, part);
+        await insertChanges(client, part, context.now);
         return refoldMemberships(client, members, context.now - retentionMsOf(context));
       });
       for (const [id, intervals] of partFolded) folded.set(id, intervals);

@@ -223,6 +223,34 @@ conformanceCase(
   { needs: 'removals' },
 );
 
+conformanceCase(
+  "kept actions: a join before a leave processed late still decides the post record after the member's old changes are pruned",
+  async (given) => {
+    const context = await onItsOwn(given);
+    const { tray, post } = await communityOn(context, ['u-ana', 'u-ben', 'u-cy']);
+    const change = (user: string, active: boolean, n: number) => changeOn(context, tray, user, active, n);
+    await tray.posts([post('u-ben', 0)], day(0) + 1_000);
+    await tray.posts([post('u-cy', 40)], day(40) + 1_000);
+    // Three changes of Ana's arrive late, each after the posts: a leave on day 30, a join on day
+    // 20 and a leave on day -0.5. None takes a post back: her join of day -1 lets both in, and her
+    // record (from day 0) lives until day 130.
+    await tray.changes([change('u-ana', false, 30)], day(45));
+    await tray.changes([change('u-ana', true, 20)], day(46));
+    await tray.changes([change('u-ana', false, -0.5)], day(50));
+    // A change of hers after the retention prunes her old ones (the cutoff: her record's day 0).
+    await tray.changes([change('u-ana', false, 100)], day(100));
+    // Ben's post is deleted: computed again, her record keeps Cy's, which only the join of day -1
+    // lets in (the late join of day 20 does not: the leave of day 30 was processed before it).
+    await tray.apply(removal(context, 'post', 'p-u-ben', 'p-u-ben', day(101)));
+    expect(await tray.record('u-ana', 'post', day(101) + 2_000)).to.deep.include({
+      actorsCount: 1,
+      lastActionId: context.id('p-u-cy'),
+    });
+    await tray.expectModel('u-ana', day(101) + 2_000);
+  },
+  { needs: 'removals' },
+);
+
 // A removal's tombstone makes what it voids a no-op whenever it arrives (a replay of the stored
 // events, a spool drained late): it lives as long as a record could take that action again.
 

@@ -9,7 +9,12 @@ import { createMongoLatestTimes } from '../../../../tray-service/storage/mongodb
 import { createMongoRecords } from '../../../../tray-service/storage/mongodb/records/mongo-records.ts';
 import { createMongoInbox } from '../../../../tray-service/storage/mongodb/inbox/mongo-inbox.ts';
 import { createMongoRemovalOutcomes } from '../../../../tray-service/storage/mongodb/removals/removal-outcomes.ts';
-import { TRAY_CLEARS, TRAY_READ_STATE } from '../../../../tray-service/storage/mongodb/collection-names.ts';
+import {
+  MEMBERSHIP_CHANGES,
+  TRAY_CLEARS,
+  TRAY_READ_STATE,
+} from '../../../../tray-service/storage/mongodb/collection-names.ts';
+import type { MembershipChangeDoc } from '../../../../tray-service/storage/mongodb/memberships/membership-changes-collection.ts';
 import { processJob, type ProcessOptions } from './support/process-job.ts';
 import { assertIndexServed } from '../../../support/assert-index-served.ts';
 import type { Selection } from '../../../support/declared-index-serving.ts';
@@ -121,9 +126,29 @@ describe('hot queries are served by an index (explain)', function () {
     await expectServed(process(membershipEvent('leave', ['u-e'], 'c-x', minute(3))));
   });
   it('a member’s changes older than the tray’s retention pruned', async () => {
-    const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
-    await process(membershipEvent('join', ['u-f'], 'c-x', daysAgo(100)))();
-    await expectServed(process(membershipEvent('leave', ['u-f'], 'c-x', daysAgo(95))));
+    // A join and a leave the tray processed when they happened, 100 and 95 days ago.
+    const daysAgo = (days: number) => Date.now() - days * 86_400_000;
+    const changes = db!.collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES);
+    await changes.insertMany(
+      (
+        [
+          [true, 100],
+          [false, 95],
+        ] as const
+      ).map(([joined, days], n) => ({
+        _id: JSON.stringify(['c-x', 'u-f', daysAgo(days), joined]),
+        communityId: 'c-x',
+        userId: 'u-f',
+        member: JSON.stringify(['c-x', 'u-f']),
+        joined,
+        at: daysAgo(days),
+        processed: n + 1,
+        processedAt: daysAgo(days),
+      })),
+    );
+    await expectServed(process(membershipEvent('join', ['u-f'], 'c-x', new Date(daysAgo(94)).toISOString())));
+    // The join of 100 days ago went.
+    expect(await changes.countDocuments({ userId: 'u-f' })).to.equal(2);
   });
   it('a comment and a reaction grouped into the author’s records', async () => {
     await expectServed(

@@ -58,7 +58,12 @@ export async function applyProfileChanges(
   // The profile first, then the memberships, then the tray and the snapshots: a write that reads
   // the profile or its members' changes after its own writes then either finds the deletion and
   // applies it again itself (reapply-deletions.ts), or wrote before this reads what it rewrites.
-  await endMemberships(db, userIds, Math.max(...deleted.map((change) => change.at)));
+  await endMemberships(
+    db,
+    userIds,
+    Math.max(...deleted.map((change) => change.at)),
+    options.now?.() ?? Date.now(),
+  );
   await forgetDeletedUsers(db, userIds, options);
 }
 

@@ -13,7 +13,7 @@ export const membershipChangesCollection: CollectionSpec = {
     {
       name: 'change_member',
       key: { member: 1, at: 1 },
-      serves: 'find({member}) and deleteMany({member, at < newest old}) pruning a member’s old changes',
+      serves: 'find({member}) reading a member’s changes (the prune then deletes by _id)',
     },
     {
       name: 'change_user',
@@ -43,4 +43,9 @@ export interface MembershipChangeDoc {
    * before the order was kept: those count as 0, before every kept action.
    */
   processed?: number;
+  /**
+   * When the tray processed it (epoch ms): the prune keeps a change processed late (prunableChanges).
+   * Absent on changes stored before it was kept: those count as processed long ago.
+   */
+  processedAt?: number;
 }

@@ -6,7 +6,7 @@ import {
   awaySpans,
   isMemberAt,
   membershipIntervals,
-  pruneBelow,
+  prunableChanges,
   pruneCutoff,
   type MembershipEdge,
   type MembershipInterval,
@@ -20,7 +20,11 @@ import { oldestCountFrom } from '../records/oldest-count-from.ts';
 
 const memberKey = (communityId: string, userId: string) => JSON.stringify([communityId, userId]);
 
-const changeDoc = (change: MembershipChange, processed: number): MembershipChangeDoc => ({
+const changeDoc = (
+  change: MembershipChange,
+  processed: number,
+  processedAt: number,
+): MembershipChangeDoc => ({
   _id: JSON.stringify([change.communityId, change.userId, change.at, change.active]),
   communityId: change.communityId,
   userId: change.userId,
@@ -28,13 +32,20 @@ const changeDoc = (change: MembershipChange, processed: number): MembershipChang
   joined: change.active,
   at: change.at,
   processed,
+  processedAt,
 });
 
-/** A stored change as the fold and awayFor take it (one stored before the order was kept: 0). */
-const edgeOf = (change: Pick<MembershipChangeDoc, 'joined' | 'at' | 'processed'>): MembershipEdge => ({
+/**
+ * A stored change as the fold, awayFor and the prune take it (one stored before the order was
+ * kept: 0; before its processing time was: none, long ago).
+ */
+const edgeOf = (
+  change: Pick<MembershipChangeDoc, 'joined' | 'at' | 'processed' | 'processedAt'>,
+): MembershipEdge => ({
   joined: change.joined,
   at: change.at,
   processed: change.processed ?? 0,
+  ...(change.processedAt === undefined ? {} : { processedAt: change.processedAt }),
 });
 
 /**
@@ -43,9 +54,9 @@ const edgeOf = (change: Pick<MembershipChangeDoc, 'joined' | 'at' | 'processed'>
  * (two conditional upserts can both pass their filter and the older one win), so a membership is
  * never updated in place: each change is an insert with a unique `_id`, the one write FerretDB
  * performs atomically, and readers fold a member's changes into intervals. A member's changes
- * before the newest one older than the tray's retention and than every countFrom of the user's
- * records are pruned (pruneCutoff): posts that old make no record any more, no record counts
- * them, and that newest old change still holds the state at the cutoff.
+ * older than the tray's retention and than every countFrom of the user's records (pruneCutoff)
+ * that decide nothing any more (prunableChanges) are pruned: posts that old make no record, and
+ * no record counts them.
  */
 export async function applyMembershipChanges(
   db: Db,
@@ -61,13 +72,14 @@ export async function applyMembershipChanges(
   const collection = db.collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES);
   // Their places in the processing order (a redelivery's duplicate keeps the first one's).
   const first = options.first ?? (await nextProcessed(db, changes.length));
-  const docs = changes.map((change, index) => changeDoc(change, first + index));
+  const now = options.now ?? Date.now();
+  const docs = changes.map((change, index) => changeDoc(change, first + index, now));
   const duplicates = await ignoreDuplicates(collection.insertMany(docs, { ordered: false }));
   // A redelivered change keeps the place it took first, as its place decides what it covers.
   const places = new Map(docs.map((doc) => [doc._id, doc.processed ?? 0]));
   const ids = duplicates.map((index) => (docs[index] as MembershipChangeDoc)._id);
   for (const [id, place] of await storedPlaces(db, MEMBERSHIP_CHANGES, ids)) places.set(id, place ?? 0);
-  const cutoff = (options.now ?? Date.now()) - options.retentionDays * DAY_MS;
+  const cutoff = now - options.retentionDays * DAY_MS;
   const byCommunity = new Map<string, Set<string>>();
   const userOf = new Map(docs.map((doc) => [doc.member, doc.userId]));
   for (const doc of docs)
@@ -75,11 +87,11 @@ export async function applyMembershipChanges(
   for (const [communityId, members] of byCommunity) {
     for (const [member, list] of await changesOfMembers(db, communityId, members)) {
       // The user's records are read only when the retention alone would prune something.
-      if (pruneBelow(list, cutoff) === undefined) continue;
+      if (prunableChanges(list, cutoff).length === 0) continue;
       const oldest = await oldestCountFrom(db, userOf.get(member) ?? '');
-      const below = pruneBelow(list, pruneCutoff(cutoff, oldest));
-      // Only strictly older changes go, never the one that holds the state at the cutoff.
-      if (below !== undefined) await collection.deleteMany({ member, at: { $lt: below } });
+      const prunable = prunableChanges(list, pruneCutoff(cutoff, oldest));
+      if (prunable.length > 0)
+        await collection.deleteMany({ _id: { $in: prunable.map((change) => change._id) } });
     }
   }
   return changes.map((change, index) => ({
@@ -99,31 +111,38 @@ export type PlacedChange = MembershipChange & { processed: number };
  */
 export const MEMBER_POINT_READS = 16;
 
+/** A stored change as the prune takes it: its edge and its `_id`. */
+type StoredChange = MembershipEdge & { _id: string };
+
+const storedChangeProjection = { _id: 1, member: 1, joined: 1, at: 1, processed: 1, processedAt: 1 } as const;
+
 /** The stored changes of `members` (memberKey) of one community, by member; a member with none has no entry. */
 async function changesOfMembers(
   db: Db,
   communityId: string,
   members: ReadonlySet<string>,
-): Promise<Map<string, Pick<MembershipChangeDoc, 'joined' | 'at'>[]>> {
+): Promise<Map<string, StoredChange[]>> {
   const collection = db.collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES);
-  const byMember = new Map<string, Pick<MembershipChangeDoc, 'joined' | 'at'>[]>();
+  const byMember = new Map<string, StoredChange[]>();
+  const add = (
+    doc: Pick<MembershipChangeDoc, '_id' | 'member' | 'joined' | 'at' | 'processed' | 'processedAt'>,
+  ) => {
+    let list = byMember.get(doc.member);
+    if (!list) byMember.set(doc.member, (list = []));
+    list.push({ ...edgeOf(doc), _id: doc._id });
+  };
   if (members.size <= MEMBER_POINT_READS) {
     // By equality on `member`: a join to a community of thousands reads only the changes of the one who joined.
     for (const member of members) {
-      const list = await collection.find({ member }, { projection: { _id: 0, joined: 1, at: 1 } }).toArray();
-      if (list.length > 0) byMember.set(member, list);
+      for (const doc of await collection.find({ member }, { projection: storedChangeProjection }).toArray())
+        add(doc);
     }
     return byMember;
   }
   const all = await collection
-    .find({ communityId }, { projection: { _id: 0, member: 1, joined: 1, at: 1 }, batchSize: WHOLE_GROUP })
+    .find({ communityId }, { projection: storedChangeProjection, batchSize: WHOLE_GROUP })
     .toArray();
-  for (const { member, joined, at } of all) {
-    if (!members.has(member)) continue;
-    let list = byMember.get(member);
-    if (!list) byMember.set(member, (list = []));
-    list.push({ joined, at });
-  }
+  for (const doc of all) if (members.has(doc.member)) add(doc);
   return byMember;
 }
 
@@ -324,7 +343,13 @@ export async function postRecipients(db: Db, communityId: string, createdAt: num
 }
 
 /** A deleted user leaves every community they belong to, so post fan-outs stop at `at`. */
-export async function endMemberships(db: Db, userIds: readonly string[], at: number): Promise<void> {
+export async function endMemberships(
+  db: Db,
+  userIds: readonly string[],
+  at: number,
+  /** When the deletion is processed (its leaves' processing time). */
+  processedAt: number,
+): Promise<void> {
   const leaves: MembershipChange[] = [];
   for (const userId of userIds) {
     const [changes, imported] = await Promise.all([
@@ -344,7 +369,7 @@ export async function endMemberships(db: Db, userIds: readonly string[], at: num
   const first = await nextProcessed(db, leaves.length);
   await ignoreDuplicates(
     db.collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES).insertMany(
-      leaves.map((leave, index) => changeDoc(leave, first + index)),
+      leaves.map((leave, index) => changeDoc(leave, first + index, processedAt)),
       { ordered: false },
     ),
   );

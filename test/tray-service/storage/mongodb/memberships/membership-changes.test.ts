@@ -58,20 +58,43 @@ describe('the membership store (MongoDB-compatible server)', () => {
     );
   });
 
-  it('prunes a member’s changes before the newest one older than the retention, keeping the state', async () => {
-    await applyMembershipChanges(mongo.db, [change('c-old', 'u-ben', true, now - 200 * DAY)], retention);
-    await applyMembershipChanges(mongo.db, [change('c-old', 'u-ben', false, now - 150 * DAY)], retention);
-    await applyMembershipChanges(mongo.db, [change('c-old', 'u-ben', true, now - 100 * DAY)], retention);
-    expect(await mongo.db.collection(MEMBERSHIP_CHANGES).countDocuments({ communityId: 'c-old' })).to.equal(
-      1,
-    );
-    expect(await postRecipients(mongo.db, 'c-old', now)).to.deep.equal(['u-ben']);
-    await applyMembershipChanges(mongo.db, [change('c-old', 'u-ben', false, now - DAY)], retention);
-    expect(await mongo.db.collection(MEMBERSHIP_CHANGES).countDocuments({ communityId: 'c-old' })).to.equal(
-      2,
-    );
+  /** Stores `one` as the tray processing it at `processedAt`. */
+  const processedAt = (one: MembershipChange, at: number) =>
+    applyMembershipChanges(mongo.db, [one], { retentionDays: 90, now: at });
+  const storedAts = async (communityId: string) =>
+    (
+      await mongo.db
+        .collection(MEMBERSHIP_CHANGES)
+        .find({ communityId }, { projection: { _id: 0, at: 1 } })
+        .toArray()
+    )
+      .map((doc) => (now - Number(doc.at)) / DAY)
+      .sort((a, b) => b - a);
+
+  it('prunes a member’s changes that decide nothing past the retention, keeping the state', async () => {
+    for (const [active, days] of [
+      [true, 200],
+      [false, 150],
+      [true, 100],
+    ] as const)
+      await processedAt(change('c-old', 'u-ben', active, now - days * DAY), now - days * DAY);
+    // The join of 200 days ago goes; the leave after it and the join of 100 days ago (the state at
+    // the cutoff, 90 days ago) stay.
+    await processedAt(change('c-old', 'u-ben', false, now - DAY), now);
+    expect(await storedAts('c-old')).to.deep.equal([150, 100, 1]);
     expect(await postRecipients(mongo.db, 'c-old', now - 2 * DAY)).to.deep.equal(['u-ben']);
     expect(await postRecipients(mongo.db, 'c-old', now)).to.deep.equal([]);
+  });
+
+  it('keeps the join before a leave processed late, within a day of the cutoff or later', async () => {
+    await processedAt(change('c-late', 'u-ben', true, now - 200 * DAY), now - 200 * DAY);
+    await processedAt(change('c-late', 'u-ben', true, now - 180 * DAY), now - 180 * DAY);
+    // Dated 150 days ago, processed 89 days ago: after any action of the last 90 days it precedes.
+    await processedAt(change('c-late', 'u-ben', false, now - 150 * DAY), now - 89 * DAY);
+    await processedAt(change('c-late', 'u-ben', true, now - 100 * DAY), now - 89 * DAY);
+    await processedAt(change('c-late', 'u-ben', true, now - DAY), now);
+    // Only the older of the two joins before the leave goes: the newer lets in all the older did.
+    expect(await storedAts('c-late')).to.deep.equal([180, 150, 100, 1]);
   });
 
   it('reads imported memberships as a join at `since` (and a leave at `updatedAt` when inactive)', async () => {
@@ -158,26 +181,29 @@ describe('the membership store (MongoDB-compatible server)', () => {
   it('prunes the old changes of many members stored at once, as of one', async () => {
     const userIds = Array.from({ length: MEMBER_POINT_READS + 4 }, (_, n) => `u-p${n}`);
     const at = (days: number) => now - days * DAY;
+    for (const [active, days] of [
+      [true, 200],
+      [true, 150],
+      [true, 100],
+    ] as const)
+      await applyMembershipChanges(
+        mongo.db,
+        userIds.map((userId) => change('c-prune', userId, active, at(days))),
+        { retentionDays: 90, now: at(days) },
+      );
     await applyMembershipChanges(
       mongo.db,
-      userIds.flatMap((userId) => [
-        change('c-prune', userId, true, at(200)),
-        change('c-prune', userId, false, at(150)),
-      ]),
+      userIds.map((userId) => change('c-prune', userId, false, at(1))),
       retention,
     );
-    await applyMembershipChanges(
-      mongo.db,
-      userIds.map((userId) => change('c-prune', userId, true, at(100))),
-      retention,
-    );
-    // Only the join 100 days ago is left of each: it holds the state at the cutoff (90 days ago).
+    // Of each, the join 100 days ago (the state at the cutoff, 90 days ago, and it lets in all the
+    // older joins did) and the new leave are left.
     const left = await mongo.db
       .collection(MEMBERSHIP_CHANGES)
       .find({ communityId: 'c-prune' }, { projection: { _id: 0, userId: 1, at: 1 } })
       .toArray();
-    expect(left).to.have.length(userIds.length);
-    expect(left.every((doc) => doc.at === at(100))).to.equal(true);
+    expect(left).to.have.length(2 * userIds.length);
+    expect(left.every((doc) => doc.at === at(100) || doc.at === at(1))).to.equal(true);
   });
 
   it('ends a deleted user’s memberships in every community, imported ones included', async () => {
@@ -190,7 +216,7 @@ describe('the membership store (MongoDB-compatible server)', () => {
       since: now - 3 * DAY,
       updatedAt: now - 3 * DAY,
     });
-    await endMemberships(mongo.db, ['u-eve'], now - DAY);
+    await endMemberships(mongo.db, ['u-eve'], now - DAY, now);
     for (const communityId of ['c-del1', 'c-del2']) {
       expect(await postRecipients(mongo.db, communityId, now - 2 * DAY), communityId).to.deep.equal([
         'u-eve',
