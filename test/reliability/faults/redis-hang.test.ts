@@ -19,7 +19,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('Redis hanging (SIGSTOP: connections open, nothing answered) under a steady load (a real receiver process)', function () {
   this.timeout((hangS + 240) * 1_000);
-  const stage = useFaultStage('hang', 'each');
+  // SIGSTOP and SIGCONT: Redis keeps its memory, so no file is needed.
+  const stage = useFaultStage('hang', 'each', { redis: 'volatile' });
 
   it('answers every event 200 from the spool, keeps its memory flat for the whole hang, and afterwards holds every event exactly once', async () => {
     const prefix = useQueuePrefix();

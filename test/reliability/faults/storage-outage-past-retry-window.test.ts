@@ -50,7 +50,7 @@ const failureReasons = (tray: TrayProcess) =>
 
 describe('the database down for longer than a job retry window, under load', function () {
   this.timeout(600_000);
-  const stage = useFaultStage('window', 'all');
+  const stage = useFaultStage('window', 'all', { redis: 'volatile' });
 
   describe('on PostgreSQL (the default storage)', () => {
     const postgres = useStoppablePostgresDatabase();

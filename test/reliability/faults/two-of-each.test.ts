@@ -37,7 +37,7 @@ function failureReasons(output: string): string[] {
 
 describe('two receivers and two workers at once, the database server stopped during processing', function () {
   this.timeout(900_000);
-  const stage = useFaultStage('two', 'all');
+  const stage = useFaultStage('two', 'all', { redis: 'volatile' });
 
   describe('on PostgreSQL (the default storage), its server stopped (fast shutdown) for 3 s', () => {
     const postgres = useStoppablePostgresDatabase();
