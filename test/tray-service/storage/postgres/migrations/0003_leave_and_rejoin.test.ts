@@ -5,8 +5,9 @@ import {
   membershipIntervals,
   type MembershipEdge,
 } from '../../../../../tray-service/domain/membership-intervals.ts';
-import { migrate, readMigrations } from '../../../../../tray-service/storage/postgres/migrate.ts';
+import { migrate } from '../../../../../tray-service/storage/postgres/migrate.ts';
 import { OPEN_END } from '../../../../../tray-service/storage/postgres/postgres-memberships.ts';
+import { schemaBefore } from './schema-before.ts';
 import { usePostgres } from '../../../../support/use-postgres.ts';
 
 const toText = (at: number) => (at === Infinity ? OPEN_END : String(at));
@@ -24,11 +25,7 @@ describe('storage/postgres migration 0003 (leave and rejoin)', () => {
       }),
       { numRuns: 60, seed: 3 },
     );
-    await pg.pool.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
-    await migrate(
-      pg.pool,
-      readMigrations().filter((migration) => migration.version < 3),
-    );
+    await schemaBefore(pg.pool, 3);
     const expected: string[] = [];
     for (const [index, member] of members.entries()) {
       const userId = `u${index}`;

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { migrate, readMigrations } from '../../../../../tray-service/storage/postgres/migrate.ts';
+import { migrate } from '../../../../../tray-service/storage/postgres/migrate.ts';
 import { DAY_MS } from '../../../../../shared/time/durations.ts';
+import { schemaBefore } from './schema-before.ts';
 import { usePostgres } from '../../../../support/use-postgres.ts';
 
 const t0 = Date.parse('2026-11-20T10:00:00.000Z');
@@ -10,11 +11,7 @@ describe('storage/postgres migration 0012 (decisions expire with their event)', 
 
   it('gives the decisions already there their event’s expiry, or the receipt plus 30 days when it is gone', async function () {
     this.timeout(60_000);
-    await pg.pool.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
-    await migrate(
-      pg.pool,
-      readMigrations().filter((migration) => migration.version < 12),
-    );
+    await schemaBefore(pg.pool, 12);
     const eventExpiry = new Date(t0 + 7 * DAY_MS);
     await pg.pool.query(
       `INSERT INTO stored_events (key, event, webhook, data, received_at, stored_at, expires_at, status)

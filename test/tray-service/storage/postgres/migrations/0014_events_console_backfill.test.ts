@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { mapEvent } from '../../../../../tray-service/domain/map-event.ts';
-import { migrate, readMigrations } from '../../../../../tray-service/storage/postgres/migrate.ts';
+import { migrate } from '../../../../../tray-service/storage/postgres/migrate.ts';
 import { DAY_MS } from '../../../../../shared/time/durations.ts';
+import { schemaBefore } from './schema-before.ts';
 import { usePostgres } from '../../../../support/use-postgres.ts';
 import {
   commentDeleteEvent,
@@ -51,11 +52,7 @@ describe('storage/postgres migration 0014 (events stored before the events conso
 
   it('gives them their moderation outcome, acting user and community, and counts them into the per-minute chart', async function () {
     this.timeout(60_000);
-    await pg.pool.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
-    await migrate(
-      pg.pool,
-      readMigrations().filter((migration) => migration.version < 4),
-    );
+    await schemaBefore(pg.pool, 4);
     for (const { key, envelope, status, at } of stored)
       await pg.pool.query(
         `INSERT INTO stored_events (key, event, webhook, data, received_at, stored_at, expires_at, status)

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { migrate, readMigrations } from '../../../../../tray-service/storage/postgres/migrate.ts';
+import { migrate } from '../../../../../tray-service/storage/postgres/migrate.ts';
+import { schemaBefore } from './schema-before.ts';
 import { usePostgres } from '../../../../support/use-postgres.ts';
 
 const t0 = new Date('2026-11-20T10:00:00.000Z');
@@ -9,11 +10,7 @@ describe('storage/postgres migration 0016 (the foreign status)', () => {
 
   it('lets stored_events hold `foreign`, keeps the rows there and still refuses a status the domain lacks', async function () {
     this.timeout(60_000);
-    await pg.pool.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
-    await migrate(
-      pg.pool,
-      readMigrations().filter((migration) => migration.version < 16),
-    );
+    await schemaBefore(pg.pool, 16);
     const insert = (key: string, status: string) =>
       pg.pool.query(
         `INSERT INTO stored_events (key, event, webhook, data, received_at, stored_at, expires_at, status)

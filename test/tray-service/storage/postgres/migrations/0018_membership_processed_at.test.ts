@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import { DAY_MS } from '../../../../../shared/time/durations.ts';
-import { migrate, readMigrations } from '../../../../../tray-service/storage/postgres/migrate.ts';
+import { migrate } from '../../../../../tray-service/storage/postgres/migrate.ts';
 import {
   insertChanges,
   refoldMemberships,
 } from '../../../../../tray-service/storage/postgres/postgres-memberships.ts';
+import { schemaBefore } from './schema-before.ts';
 import { usePostgres } from '../../../../support/use-postgres.ts';
 
 const now = Date.parse('2026-11-20T10:00:00.000Z');
@@ -15,11 +16,7 @@ describe('storage/postgres migration 0018 (when each membership change was proce
 
   it('leaves changes stored before it without a processing time, which the prune takes as long ago', async function () {
     this.timeout(60_000);
-    await pg.pool.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
-    await migrate(
-      pg.pool,
-      readMigrations().filter((migration) => migration.version < 18),
-    );
+    await schemaBefore(pg.pool, 18);
     for (const [joined, days] of [
       [true, 200],
       [false, 150],
