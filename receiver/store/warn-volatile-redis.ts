@@ -56,7 +56,10 @@ export async function warnVolatileRedis(
           { err: (error as Error).message, node: where },
           `could not read the Redis persistence settings; make sure Redis runs appendonly yes and appendfsync always`,
         );
-        return false;
+        // Refused by the server (NOPERM, an unknown or renamed command): it will refuse again, so
+        // the master counts as checked rather than being asked at every slot-map refresh. A
+        // connection that failed is asked again at the next chance.
+        return (error as Error).name === 'ReplyError';
       }
       const problem = persistenceProblem(settings);
       if (problem !== undefined) logger.warn({ node: where }, problem);

@@ -10,8 +10,8 @@ export interface MembershipEdge {
    */
   processed?: number;
   /**
-   * When the tray processed it (epoch ms, the processing's clock); none for a change stored before
-   * the tray kept it, which counts as processed long ago. Only the prune reads it (prunableChanges).
+   * When the tray processed it (epoch ms, the processing's clock). Only the prune reads it
+   * (prunableChanges); a change without one is never pruned.
    */
   processedAt?: number;
 }
@@ -118,7 +118,7 @@ export const PROCESSING_SKEW_MS = DAY_MS;
  * cutoff on). Such actions are all a record may still judge. Returned as the input's own objects.
  *
  * A change is settled when it was processed more than PROCESSING_SKEW_MS before the cutoff, so
- * before every such action. A settled leave then stops every join at or before it, for each of
+ * before every such action (one without a processing time never is). A settled leave then stops every join at or before it, for each of
  * those actions, and settled joins differ only in the leaves after them. Kept:
  * - every change at the newest old time, which holds the state at the cutoff (the intervals);
  * - the newest settled leave, and the newest settled join after it (the one no later leave stops
@@ -132,7 +132,9 @@ export function prunableChanges<E extends MembershipEdge>(edges: readonly E[], c
   const old = edges.filter((edge) => edge.at <= cutoff);
   if (old.length < 2) return [];
   const newestOld = Math.max(...old.map((edge) => edge.at));
-  const settled = old.filter((edge) => (edge.processedAt ?? 0) < cutoff - PROCESSING_SKEW_MS);
+  const settled = old.filter(
+    (edge) => edge.processedAt !== undefined && edge.processedAt < cutoff - PROCESSING_SKEW_MS,
+  );
   const newestOf = (list: readonly E[]) =>
     list.reduce<E | undefined>(
       (newest, edge) => (newest === undefined || edge.at > newest.at ? edge : newest),

@@ -78,7 +78,12 @@ export function useFaultStage(
     async startRedis() {
       redis = await startRedis({ dir: join(stage.dir, 'redis'), port: redisPort, persistent: durable });
     },
-    killRedis: () => stage.redis.stop('SIGKILL'),
+    killRedis: async () => {
+      // Restarted without a file it would come back empty: the scenario would lose what it tests.
+      if (!durable)
+        throw new Error(`the fault stage "${name}" runs Redis without a file; use { redis: 'durable' }`);
+      await stage.redis.stop('SIGKILL');
+    },
   };
   const setUp = async () => {
     dir = mkdtempSync(join(tmpdir(), `reliability-${name}-`));

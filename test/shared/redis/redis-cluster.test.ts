@@ -17,7 +17,9 @@ import {
   webhookJobOptions,
   type WebhookJobData,
 } from '../../../shared/queue/webhook-queue.ts';
-import { isSubscriberConnected, type RedisClient } from '../../../shared/redis/create-redis.ts';
+import { createRedis, isSubscriberConnected, type RedisClient } from '../../../shared/redis/create-redis.ts';
+import { warnVolatileRedis } from '../../../receiver/store/warn-volatile-redis.ts';
+import { recordingLogger } from '../../support/recording-logger.ts';
 import { refuseEvictingRedis } from '../../../shared/redis/refuse-evicting-redis.ts';
 import { createRateLimiter } from '../../../tray-service/http/rate-limit/create-rate-limiter.ts';
 import { cleanEnv, runScript } from '../../support/run-script.ts';
@@ -246,6 +248,48 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       const messages: string[] = [];
       await refuseEvictingRedis(connect(), { onEvicting: (message) => messages.push(message) });
       expect(messages).to.deep.equal([]);
+    });
+  });
+
+  describe("the receiver's persistence warning", () => {
+    // Managed clusters often refuse CONFIG; the warning says so once per master, not at every
+    // slot-map refresh (every 2 s) for as long as the receiver runs.
+    it('says once per master that it could not read the settings when CONFIG is refused', async () => {
+      const nodes = await local.cluster.roles();
+      for (const node of nodes) {
+        const admin = new Redis({ host: '127.0.0.1', port: Number(node.address.split(':')[1]) });
+        try {
+          await admin.call(
+            'ACL',
+            'SETUSER',
+            'no-config',
+            'on',
+            '>no-config-pw',
+            '~*',
+            '&*',
+            '+@all',
+            '-config',
+          );
+        } finally {
+          admin.disconnect();
+        }
+      }
+      const client = createRedis({
+        ...local.target,
+        auth: { username: 'no-config', password: 'no-config-pw' },
+      });
+      client.on('error', () => undefined);
+      const { messages, logger } = recordingLogger();
+      try {
+        await warnVolatileRedis(client, { logger });
+        // Two slot-map refreshes and more.
+        await new Promise((resolve) => setTimeout(resolve, 5_000));
+        expect(messages.filter((message) => message.includes('could not read'))).to.have.lengthOf(
+          nodes.filter((node) => node.role === 'master').length,
+        );
+      } finally {
+        client.disconnect();
+      }
     });
   });
   describe('scripts/replay.ts with REDIS_CLUSTER_NODES', () => {

@@ -115,18 +115,20 @@ describe('prunableChanges', () => {
     expect(memberFor(changes, d(50), 2)).to.equal(true);
   });
 
-  it('counts changes stored before their processing time was kept as processed long ago', () => {
+  it('never prunes a change without a processing time', () => {
     const changes: MembershipEdge[] = [join(d(10)), leave(d(20)), join(d(30)), leave(d(40))];
-    expect(prunableChanges(changes, d(50)).map((edge) => edge.at / DAY_MS)).to.deep.equal([10, 20, 30]);
+    expect(prunableChanges(changes, d(50))).to.deep.equal([]);
   });
 
   it('changes nothing an action at or after the cutoff is judged by, whenever it was processed (property)', () => {
     const cutoff = d(50);
-    // A change: its day, kind, and how many days after its own time it was processed.
+    // A change: its day, kind, how many days after its own time it was processed, and whether
+    // that time is unknown (stored before it was kept).
     const change = fc.record({
       day: fc.integer({ min: 0, max: 80 }),
       joined: fc.boolean(),
       late: fc.nat(40),
+      unknown: fc.boolean(),
     });
     // An action at or after the cutoff, processed between a day before its time and 30 days after.
     const action = fc.record({
@@ -157,7 +159,7 @@ describe('prunableChanges', () => {
             joined: c.joined,
             at: d(c.day),
             processed: placeOf.get(`change-${index}`) ?? 0,
-            processedAt: d(c.day + c.late) + index,
+            ...(c.unknown ? {} : { processedAt: d(c.day + c.late) + index }),
           }));
           const pruned = new Set(prunableChanges(edges, cutoff));
           const kept = edges.filter((edge) => !pruned.has(edge));

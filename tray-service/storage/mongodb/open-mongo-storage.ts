@@ -9,6 +9,7 @@ import { migrateRecordShape } from './records/migrate-record-shape.ts';
 import { migrateInboxState } from './records/migrate-inbox-state.ts';
 import { migrateDecisionExpiry } from './moderation/migrate-decision-expiry.ts';
 import { migrateDeletedMark } from './grouping/migrate-deleted-mark.ts';
+import { migrateMembershipProcessedAt } from './memberships/migrate-processed-at.ts';
 import { migrateEventsConsole } from './events/migrate-events-console.ts';
 import { everyActionKeptSince } from './removals/kept-since.ts';
 import { createMongoRemovalOutcomes } from './removals/removal-outcomes.ts';
@@ -51,6 +52,7 @@ export async function openMongoStorage(
     await migrateDecisionExpiry(db);
     await migrateDeletedMark(db);
     await migrateEventsConsole(db);
+    await migrateMembershipProcessedAt(db);
     const keptSince = await everyActionKeptSince(db);
     const lastRead = createMongoLatestTimes(db, TRAY_READ_STATE, 'lastReadAt');
     return {

@@ -45,7 +45,7 @@ export interface MembershipChangeDoc {
   processed?: number;
   /**
    * When the tray processed it (epoch ms): the prune keeps a change processed late (prunableChanges).
-   * Absent on changes stored before it was kept: those count as processed long ago.
+   * Changes stored before it was kept got the upgrade's time (migrate-processed-at.ts).
    */
   processedAt?: number;
 }

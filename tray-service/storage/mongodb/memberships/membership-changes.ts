@@ -37,7 +37,7 @@ const changeDoc = (
 
 /**
  * A stored change as the fold, awayFor and the prune take it (one stored before the order was
- * kept: 0; before its processing time was: none, long ago).
+ * kept: 0).
  */
 const edgeOf = (
   change: Pick<MembershipChangeDoc, 'joined' | 'at' | 'processed' | 'processedAt'>,

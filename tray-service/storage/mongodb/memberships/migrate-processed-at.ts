@@ -1,0 +1,22 @@
+import type { Db } from 'mongodb';
+import { MEMBERSHIP_CHANGES } from '../collection-names.ts';
+import { runOnce } from '../setup/run-once.ts';
+import type { MembershipChangeDoc } from './membership-changes-collection.ts';
+
+const PROCESSED_AT = 'membership-processed-at';
+
+/**
+ * Gives membership changes stored before the tray kept their processing time the upgrade's time,
+ * once per database, as PostgreSQL's migration 0018 does: later than they were processed, so the
+ * prune keeps them until its cutoff is a day past the upgrade (a leave among them may have been
+ * processed late; prunableChanges). Without it they would never be pruned. Runs at open, before
+ * the worker takes jobs; run again by a second instance it changes nothing.
+ */
+export function migrateMembershipProcessedAt(db: Db, now = Date.now()): Promise<number> {
+  return runOnce(db, PROCESSED_AT, async () => {
+    const result = await db
+      .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
+      .updateMany({ processedAt: { $exists: false } }, { $set: { processedAt: now } });
+    return result.modifiedCount;
+  });
+}
