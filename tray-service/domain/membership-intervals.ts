@@ -118,8 +118,9 @@ export const PROCESSING_SKEW_MS = DAY_MS;
  * cutoff on). Such actions are all a record may still judge. Returned as the input's own objects.
  *
  * A change is settled when it was processed more than PROCESSING_SKEW_MS before the cutoff, so
- * before every such action (one without a processing time never is). A settled leave then stops every join at or before it, for each of
- * those actions, and settled joins differ only in the leaves after them. Kept:
+ * before every such action (one without a processing time never is). A settled leave then stops
+ * every join at or before it, for each of those actions, and settled joins differ only in the
+ * leaves after them. Kept:
  * - every change at the newest old time, which holds the state at the cutoff (the intervals);
  * - the newest settled leave, and the newest settled join after it (the one no later leave stops
  *   more often than another), which keep memberFor and awayFor for every action;

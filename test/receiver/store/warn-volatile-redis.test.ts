@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { persistenceProblem, warnVolatileRedis } from '../../../receiver/store/warn-volatile-redis.ts';
 import { recordingLogger } from '../../support/recording-logger.ts';
+import { useRedisClients } from '../../support/use-redis-clients.ts';
 import { cleanEnv, startScript } from '../../support/run-script.ts';
 
 const fix = 'set appendonly yes and appendfsync always';
@@ -36,13 +36,7 @@ describe('warnVolatileRedis against a real redis-server', function () {
   let dir: string;
   let volatile: LocalServer;
   let durable: LocalServer;
-  const clients: Redis[] = [];
-  const connect = (url: string, options: { username?: string; password?: string } = {}) => {
-    const client = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => 100, ...options });
-    client.on('error', () => undefined);
-    clients.push(client);
-    return client;
-  };
+  const { connect } = useRedisClients();
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'volatile-redis-'));
     [volatile, durable] = await Promise.all([
@@ -51,7 +45,6 @@ describe('warnVolatileRedis against a real redis-server', function () {
     ]);
   });
   after(async () => {
-    for (const client of clients.splice(0)) client.disconnect();
     await Promise.all([volatile.stop(), durable.stop()]);
     rmSync(dir, { recursive: true, force: true });
   });

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { evictionProblem, refuseEvictingRedis } from '../../../shared/redis/refuse-evicting-redis.ts';
+import { useRedisClients } from '../../support/use-redis-clients.ts';
 import { cleanEnv, runScript } from '../../support/run-script.ts';
 import { testStack } from '../../support/test-stack.ts';
 
@@ -31,13 +31,7 @@ describe('refuseEvictingRedis against a real redis-server', function () {
   let dir: string;
   let lru: LocalServer;
   let safe: LocalServer;
-  const clients: Redis[] = [];
-  const connect = (url: string) => {
-    const client = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => 100 });
-    client.on('error', () => undefined);
-    clients.push(client);
-    return client;
-  };
+  const { connect } = useRedisClients();
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'evicting-redis-'));
     [lru, safe] = await Promise.all([
@@ -46,7 +40,6 @@ describe('refuseEvictingRedis against a real redis-server', function () {
     ]);
   });
   after(async () => {
-    for (const client of clients.splice(0)) client.disconnect();
     await Promise.all([lru.stop(), safe.stop()]);
     rmSync(dir, { recursive: true, force: true });
   });
