@@ -46,25 +46,17 @@ export async function warnVolatileRedis(
   await watchRedisNodes(
     redis,
     async (node, where) => {
-      let settings: Map<string, string>;
-      try {
-        const flat = (await node.config('GET', 'append*')) as string[];
-        settings = new Map();
-        for (let i = 0; i + 1 < flat.length; i += 2) settings.set(String(flat[i]), String(flat[i + 1]));
-      } catch (error) {
-        logger.warn(
-          { err: (error as Error).message, node: where },
-          `could not read the Redis persistence settings; make sure Redis runs appendonly yes and appendfsync always`,
-        );
-        // Refused by the server (NOPERM, an unknown or renamed command): it will refuse again, so
-        // the master counts as checked rather than being asked at every slot-map refresh. A
-        // connection that failed is asked again at the next chance.
-        return (error as Error).name === 'ReplyError';
-      }
+      const flat = (await node.config('GET', 'append*')) as string[];
+      const settings = new Map<string, string>();
+      for (let i = 0; i + 1 < flat.length; i += 2) settings.set(String(flat[i]), String(flat[i + 1]));
       const problem = persistenceProblem(settings);
       if (problem !== undefined) logger.warn({ node: where }, problem);
-      return true;
     },
+    (error, where) =>
+      logger.warn(
+        { err: error.message, node: where },
+        'could not read the Redis persistence settings; make sure Redis runs appendonly yes and appendfsync always',
+      ),
     options.startupWaitMs,
   );
 }

@@ -43,16 +43,7 @@ export async function refuseEvictingRedis(
   await watchRedisNodes(
     redis,
     async (node, where) => {
-      let info: string;
-      try {
-        info = await node.info('memory');
-      } catch (error) {
-        options.logger?.warn(
-          { err: (error as Error).message, node: where },
-          'could not read the Redis eviction policy',
-        );
-        return false;
-      }
+      const info = await node.info('memory');
       if (!/^maxmemory_policy:/m.test(info)) {
         options.logger?.warn(
           { node: where },
@@ -61,8 +52,9 @@ export async function refuseEvictingRedis(
       }
       const problem = evictionProblem(info);
       if (problem !== undefined) onEvicting(where === '' ? problem : `${problem} (master ${where})`);
-      return true;
     },
+    (error, where) =>
+      options.logger?.warn({ err: error.message, node: where }, 'could not read the Redis eviction policy'),
     options.startupWaitMs,
   );
 }

@@ -2,10 +2,23 @@ import { Cluster, type Redis } from 'ioredis';
 import type { RedisClient } from './create-redis.ts';
 
 /**
- * Checks one server: `where` is `host:port` on a cluster, '' for a single server. Resolves false
- * when the server could not be read, so that a cluster master is checked again at the next chance.
+ * Checks one server: `where` is `host:port` on a cluster, '' for a single server. Rejects when the
+ * server could not be read.
  */
-export type CheckRedisNode = (node: Redis, where: string) => Promise<boolean>;
+export type CheckRedisNode = (node: Redis, where: string) => Promise<void>;
+
+/** Told why a server could not be read (`where` as for the check), to say so once. */
+export type OnUnreadableRedisNode = (error: Error, where: string) => void;
+
+/**
+ * Whether a server that could not be read is worth asking again at the next chance. A refusal by
+ * the server itself (NOPERM, an unknown or renamed command: a ReplyError) will come again, so
+ * asking at every slot-map refresh (every 2 s) would only repeat the same warning for as long as
+ * the process runs; a connection that failed may work next time.
+ */
+function askAgain(error: Error): boolean {
+  return error.name !== 'ReplyError';
+}
 
 /**
  * Runs `check` whenever `redis` (re)connects: at start-up (waiting at most `startupWaitMs` for a
@@ -15,20 +28,32 @@ export type CheckRedisNode = (node: Redis, where: string) => Promise<boolean>;
  *
  * On a cluster every master is checked on its own (a cluster-wide command would answer from one
  * node only), and again whenever the slot map changes: a promoted replica is a new master with a
- * config of its own.
+ * config of its own. A master that could not be read is told to `onUnreadable` and asked again at
+ * the next chance, unless the server itself refused (askAgain).
  */
 export async function watchRedisNodes(
   redis: RedisClient,
   check: CheckRedisNode,
+  onUnreadable: OnUnreadableRedisNode,
   startupWaitMs = 3_000,
 ): Promise<void> {
   let latest: Promise<void> | undefined;
   // Masters already checked; forgotten when the cluster drops a node, so a node that comes back
   // (possibly restarted with another config) is checked again.
   const checked = new Set<string>();
+  /** Resolves false when the server could not be read and should be asked again. */
+  const checkOne = async (node: Redis, where: string): Promise<boolean> => {
+    try {
+      await check(node, where);
+      return true;
+    } catch (error) {
+      onUnreadable(error as Error, where);
+      return !askAgain(error as Error);
+    }
+  };
   const checkAll = async () => {
     if (!(redis instanceof Cluster)) {
-      await check(redis, '');
+      await checkOne(redis, '');
       return;
     }
     await Promise.all(
@@ -37,7 +62,7 @@ export async function watchRedisNodes(
         if (checked.has(where)) return;
         // Claimed before the check: 'ready' and 'refresh' often fire together at start-up.
         checked.add(where);
-        if (!(await check(node, where))) checked.delete(where);
+        if (!(await checkOne(node, where))) checked.delete(where);
       }),
     );
   };

@@ -251,47 +251,61 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
     });
   });
 
+  /**
+   * A client signed in as a user that every node refuses `command` (ACL), as on managed clusters
+   * that refuse CONFIG or INFO, and the number of masters.
+   */
+  async function connectWithout(command: string): Promise<{ client: RedisClient; masters: number }> {
+    const nodes = await local.cluster.roles();
+    const user = `no-${command}`;
+    for (const node of nodes) {
+      const admin = new Redis({ host: '127.0.0.1', port: Number(node.address.split(':')[1]) });
+      try {
+        await admin.call('ACL', 'SETUSER', user, 'on', `>${user}-pw`, '~*', '&*', '+@all', `-${command}`);
+      } finally {
+        admin.disconnect();
+      }
+    }
+    const client = createRedis({ ...local.target, auth: { username: user, password: `${user}-pw` } });
+    client.on('error', () => undefined);
+    return { client, masters: nodes.filter((node) => node.role === 'master').length };
+  }
+
+  /** Waits past two slot-map refreshes (every 2 s), when a master refused would be asked again. */
+  const pastTwoRefreshes = () => new Promise((resolve) => setTimeout(resolve, 5_000));
+
   describe("the receiver's persistence warning", () => {
     // Managed clusters often refuse CONFIG; the warning says so once per master, not at every
-    // slot-map refresh (every 2 s) for as long as the receiver runs.
+    // slot-map refresh for as long as the receiver runs.
     it('says once per master that it could not read the settings when CONFIG is refused', async () => {
-      const nodes = await local.cluster.roles();
-      for (const node of nodes) {
-        const admin = new Redis({ host: '127.0.0.1', port: Number(node.address.split(':')[1]) });
-        try {
-          await admin.call(
-            'ACL',
-            'SETUSER',
-            'no-config',
-            'on',
-            '>no-config-pw',
-            '~*',
-            '&*',
-            '+@all',
-            '-config',
-          );
-        } finally {
-          admin.disconnect();
-        }
-      }
-      const client = createRedis({
-        ...local.target,
-        auth: { username: 'no-config', password: 'no-config-pw' },
-      });
-      client.on('error', () => undefined);
+      const { client, masters } = await connectWithout('config');
       const { messages, logger } = recordingLogger();
       try {
         await warnVolatileRedis(client, { logger });
-        // Two slot-map refreshes and more.
-        await new Promise((resolve) => setTimeout(resolve, 5_000));
-        expect(messages.filter((message) => message.includes('could not read'))).to.have.lengthOf(
-          nodes.filter((node) => node.role === 'master').length,
-        );
+        await pastTwoRefreshes();
+        expect(messages.filter((message) => message.includes('could not read'))).to.have.lengthOf(masters);
       } finally {
         client.disconnect();
       }
     });
   });
+
+  describe('the eviction check when INFO is refused', () => {
+    it('says once per master that it could not read the policy, and refuses nothing', async () => {
+      const { client, masters } = await connectWithout('info');
+      const { messages, logger } = recordingLogger();
+      const evicting: string[] = [];
+      try {
+        await refuseEvictingRedis(client, { logger, onEvicting: (message) => evicting.push(message) });
+        await pastTwoRefreshes();
+        expect(messages.filter((message) => message.includes('could not read'))).to.have.lengthOf(masters);
+        expect(evicting).to.deep.equal([]);
+      } finally {
+        client.disconnect();
+      }
+    });
+  });
+
   describe('scripts/replay.ts with REDIS_CLUSTER_NODES', () => {
     it('moves a failed job back to waiting on the cluster', async () => {
       const prefix = taggedPrefix();
