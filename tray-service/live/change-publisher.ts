@@ -4,6 +4,8 @@ import { changeChannel, shardOf } from './change-channels.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
 import { changesOf, lostSince, marksChanges, removalsOf, type LiveChange } from './live-change.ts';
 import { createLostChanges } from './lost-changes.ts';
+import { createRemovalLog } from './removal-log.ts';
+import type { RemovedRecord } from '../storage/port.ts';
 
 /** The live streams' side of the use cases' announcements. */
 export type ChangePublisher = TrayChanges;
@@ -58,8 +60,10 @@ const MAX_RESYNC_RETRY_MS = 30_000;
  * and, once Redis takes commands again, stored in Redis (LostChanges) and announced as a `resync`,
  * which catches the user's open streams up from then; a stream that was away then catches up from
  * it when it resumes. Without that, a later change delivered to the stream would move its id past
- * the lost one, and no reconnect would look back that far (docs/live-tray.md). What is kept in
- * memory is lost if the process stops before Redis is back.
+ * the lost one, and no reconnect would look back that far (docs/live-tray.md). Removed records are
+ * also kept in Redis for streams that were away (RemovalLog), before they are announced; one that
+ * cannot be kept then is kept with the resync. What is kept in memory is lost if the process stops
+ * before Redis is back.
  */
 export function createChangePublisher(
   redis: RedisClient,
@@ -69,14 +73,19 @@ export function createChangePublisher(
 ): ChangePublisher {
   const now = options.now ?? Date.now;
   const lost = createLostChanges(redis, prefix);
+  const removals = createRemovalLog(redis, prefix);
+  /**
+   * Removed records not kept in the removal log yet (Redis out of reach), with their removal time:
+   * kept with the resync, at that time, which the resync's `since` is not after.
+   */
+  const unlogged: { records: readonly RemovedRecord[]; at: number }[] = [];
   const firstRetryMs = options.retryMs ?? RESYNC_RETRY_MS;
   /** Per user, the earliest change time whose publish failed and is not resynced yet. */
   const owed = new Map<string, number>();
   let retry: NodeJS.Timeout | undefined;
   let retryMs = firstRetryMs;
 
-  function owe(changes: readonly LiveChange[]): void {
-    const at = now();
+  function owe(changes: readonly LiveChange[], at = now()): void {
     for (const change of changes) {
       const since = lostSince(change, at);
       owed.set(change.userId, Math.min(owed.get(change.userId) ?? since, since));
@@ -91,14 +100,18 @@ export function createChangePublisher(
     retry = undefined;
     const due = [...owed].map(([userId, since]): LiveChange => ({ kind: 'resync', userId, since }));
     owed.clear();
+    const removed = unlogged.splice(0);
     // A failure below waits longer before the next try.
     retryMs = Math.min(retryMs * 2, MAX_RESYNC_RETRY_MS);
     try {
-      // Stored first: a stream resuming once the resync has gone out finds it.
+      // Stored first: a stream resuming once the resync has gone out finds it, and the removals.
+      for (const batch of removed) await removals.record(batch.records, batch.at);
       const at = now();
       await Promise.all(due.map((change) => lost.record(change.userId, lostSince(change, at), at)));
     } catch (error) {
       logger.warn({ err: (error as Error).message, users: due.length }, 'lost live changes not resynced yet');
+      // Logged again in full next time: a removal logged twice keeps its latest time.
+      unlogged.push(...removed);
       owe(due);
       return;
     }
@@ -129,7 +142,21 @@ export function createChangePublisher(
 
   return {
     recordsWritten: (records) => announce(changesOf('record', records)),
-    recordsRemoved: (records) => announce(removalsOf(records)),
+    async recordsRemoved(records) {
+      // Logged first: a stream resuming once the announcement has gone out finds the removal.
+      const at = now();
+      try {
+        await removals.record(records, at);
+      } catch (error) {
+        logger.warn(
+          { err: (error as Error).message, records: records.length },
+          'removed records not logged for resuming streams yet; kept with their resync',
+        );
+        unlogged.push({ records, at });
+        owe(removalsOf(records), at);
+      }
+      await announce(removalsOf(records));
+    },
     markedRead: (records) => announce(marksChanges({ kind: 'read' }, records)),
     inboxMarked(mark, records) {
       switch (mark.kind) {

@@ -6,6 +6,7 @@ import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { TrayStorage } from '../storage/port.ts';
 import { createChangeAnnouncer, createChangePublisher, type ChangePublisher } from './change-publisher.ts';
 import { createLostChanges } from './lost-changes.ts';
+import { createRemovalLog } from './removal-log.ts';
 import { createStreamHub, type StreamHub } from './stream-hub.ts';
 import { createStreamSlots, type StreamSlots } from './stream-slots.ts';
 import { createStreamTickets, type StreamTickets } from './stream-tickets.ts';
@@ -58,6 +59,7 @@ export function createLiveTray(deps: LiveTrayDeps): LiveTray {
     prefix: deps.prefix,
     storage: deps.storage,
     lost: createLostChanges(deps.redis, deps.prefix),
+    removals: createRemovalLog(deps.redis, deps.prefix),
     messages: deps.messages,
     bans: deps.bans,
     slots,

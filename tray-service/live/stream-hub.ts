@@ -16,6 +16,7 @@ import { parseChanges, type LiveChange } from './live-change.ts';
 import { createRecountSchedule } from './recount-schedule.ts';
 import { createShardSubscriptions } from './shard-subscriptions.ts';
 import type { LostChanges } from './lost-changes.ts';
+import type { RemovalLog } from './removal-log.ts';
 import { CLEARED_ID, copyCursor, hasSeen, mayOwe, QUIET_MS, SETTLE_MS } from './stream-cursor.ts';
 import { createStreamMetrics } from './stream-metrics.ts';
 import { createStreamSession, type OpenStream, type StreamSession } from './stream-session.ts';
@@ -35,6 +36,8 @@ export interface StreamHubDeps {
   storage: Pick<TrayStorage, 'records' | 'lastRead' | 'clears' | 'inbox'>;
   /** Changes whose publish failed: a catch-up looks back to them for a stream that missed their resync. */
   lost: Pick<LostChanges, 'of'>;
+  /** Records removed lately: a catch-up tells a stream that was away of them. */
+  removals: Pick<RemovalLog, 'since'>;
   messages: MessageRenderer;
   bans: BanView;
   slots: StreamSlots;
@@ -231,6 +234,15 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
         ...resendAfter.values(),
         ...[...lostFrom.values()].map((from) => from - 1),
       );
+      // Removals first, which no id keeps: a stream dropped midway then still gets them when it
+      // resumes, whatever the records' pages have moved its id to. A record removed and stored
+      // again since (new activity on it) is in the pages below, and is sent again after its removal.
+      const removed = await deps.removals.since(userId, since);
+      const again = new Set(removed);
+      if (removed.length > 0)
+        await Promise.all(
+          sessions.map((session) => session.paced(() => session.write('removed', { ids: removed }))),
+        );
       for await (const page of streamCatchUp(deps.storage, userId, since, now())) {
         await Promise.all(
           [...starts].map(([session, start]) =>
@@ -238,7 +250,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
               const after = resendAfter.get(session) ?? Infinity;
               const from = lostFrom.get(session);
               for (const record of page) {
-                if (record.changedAt > after) session.record(record, true);
+                if (record.changedAt > after || again.has(record.key)) session.record(record, true);
                 else if (
                   mayOwe(start, record.changedAt, from) &&
                   !hasSeen(start, record.key, record.changedAt)

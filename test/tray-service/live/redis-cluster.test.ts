@@ -5,6 +5,7 @@ import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { startBanCache, type BanCache } from '../../../tray-service/http/auth/ban-cache.ts';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
 import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
+import { createRemovalLog } from '../../../tray-service/live/removal-log.ts';
 import { applyJob } from '../../../tray-service/use-cases/apply-job.ts';
 import { useRedisCluster } from '../../support/use-redis-cluster.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
@@ -113,5 +114,15 @@ describe('live tray on a Redis Cluster (ioredis Cluster client)', function () {
     const missed = posts.filter((postId) => !delivered().has(postId));
     expect(missed, `${missed.length} of ${posts.length} never delivered`).to.deep.equal([]);
     stream.close();
+  });
+
+  it('keeps removals of users on every master, one call per shard (no CROSSSLOT)', async () => {
+    const log = createRemovalLog(connect(), 'live');
+    const users = Array.from({ length: 300 }, (_, i) => `u-cl-removed-${i}`);
+    await log.record(
+      users.map((userId) => ({ userId, key: `post_c1_${userId}` })),
+      Date.now(),
+    );
+    for (const userId of users) expect(await log.since(userId, 0)).to.deep.equal([`post_c1_${userId}`]);
   });
 });

@@ -234,8 +234,14 @@ export function postDeleteEvent(
 
 /** comment.didDelete of `commentId` on p-100 (a reply when `parent` is given). */
 export function commentDeleteEvent(
-  options: { commentId?: string; author?: string; parent?: { commentId: string; userId: string } } = {},
+  options: {
+    commentId?: string;
+    author?: string;
+    parent?: { commentId: string; userId: string };
+    post?: { postId: string; owner: string };
+  } = {},
 ): TestEnvelope {
+  const post = options.post ?? { postId: 'p-100', owner: 'u-ana' };
   return {
     event: 'comment.didDelete',
     data: {
@@ -243,10 +249,10 @@ export function commentDeleteEvent(
         commentId: options.commentId ?? 'cm-7',
         userId: options.author ?? 'u-cid',
         referenceType: 'post',
-        referenceId: 'p-100',
+        referenceId: post.postId,
         parentId: options.parent?.commentId ?? null,
       },
-      post: postRef('p-100', 'u-ana', 'community'),
+      post: postRef(post.postId, post.owner, 'community'),
       parentComment: options.parent ?? null,
       community: hiking,
       deletedAt: minute(31),

@@ -1,0 +1,212 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { createLogger } from '../../../shared/logging/create-logger.ts';
+import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
+import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
+import { CHANGE_SHARDS, shardOf } from '../../../tray-service/live/change-channels.ts';
+import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
+import {
+  createRemovalLog,
+  REMOVAL_KEEP_MS,
+  REMOVALS_PER_USER,
+  type RemovalLog,
+} from '../../../tray-service/live/removal-log.ts';
+import { bearer } from '../api/support/api-harness.ts';
+import { testStack } from '../../support/test-stack.ts';
+import { uniqueName } from '../../support/suite-resources.ts';
+import { waitFor } from '../../support/wait-for.ts';
+import { commentDeleteEvent, commentEvent, minute } from '../worker/event-builder.ts';
+import { useLiveTray } from './support/live-harness.ts';
+import { dataOf, lastId, named, type SseEvent } from './support/sse-client.ts';
+
+const silent = createLogger({ name: 'test', level: 'silent' });
+
+describe('live/removal-log against a real Redis', () => {
+  let redis: RedisClient;
+  let log: RemovalLog;
+  before(() => {
+    redis = createRedis(testStack().redisUrl);
+    log = createRemovalLog(redis, uniqueName('removals'));
+  });
+  after(() => redis.disconnect());
+
+  it('gives each user the keys removed at or after a time, oldest first, and no other user’s', async () => {
+    await log.record(
+      [
+        { userId: 'u-a', key: 'k1' },
+        { userId: 'u-b', key: 'k2' },
+      ],
+      1_000,
+    );
+    await log.record([{ userId: 'u-a', key: 'k3' }], 3_000);
+    expect(await log.since('u-a', 0)).to.deep.equal(['k1', 'k3']);
+    expect(await log.since('u-a', 1_000)).to.deep.equal(['k1', 'k3']);
+    expect(await log.since('u-a', 1_001)).to.deep.equal(['k3']);
+    expect(await log.since('u-b', 0)).to.deep.equal(['k2']);
+    expect(await log.since('u-c', 0)).to.deep.equal([]);
+  });
+
+  it('keeps the latest time of a key removed twice, whichever call arrives last', async () => {
+    await log.record([{ userId: 'u-twice', key: 'k' }], 5_000);
+    await log.record([{ userId: 'u-twice', key: 'k' }], 4_000);
+    expect(await log.since('u-twice', 4_500)).to.deep.equal(['k']);
+  });
+
+  it('writes the users of many shards in one call each, as a large deletion does', async () => {
+    const users = Array.from({ length: 600 }, (_, i) => `u-many-${i}`);
+    expect(new Set(users.map(shardOf)).size).to.be.greaterThan(CHANGE_SHARDS / 2);
+    await log.record(
+      users.map((userId) => ({ userId, key: `post_c1_${userId}` })),
+      10_000,
+    );
+    for (const userId of [users[0]!, users[299]!, users[599]!])
+      expect(await log.since(userId, 0)).to.deep.equal([`post_c1_${userId}`]);
+  });
+
+  it(`forgets removals older than its window and keeps at most ${REMOVALS_PER_USER} per user, the newest`, async () => {
+    const at = Date.now();
+    await log.record([{ userId: 'u-old', key: 'old' }], at - REMOVAL_KEEP_MS - 1);
+    await log.record([{ userId: 'u-old', key: 'new' }], at);
+    expect(await log.since('u-old', 0)).to.deep.equal(['new']);
+    const many = Array.from({ length: REMOVALS_PER_USER + 5 }, (_, i) => ({
+      userId: 'u-busy',
+      key: `k${i}`,
+    }));
+    await log.record(many.slice(0, 5), at - 1);
+    await log.record(many.slice(5), at);
+    const kept = await log.since('u-busy', 0);
+    expect(kept).to.have.lengthOf(REMOVALS_PER_USER);
+    expect(kept).to.not.include.members(['k0', 'k4']);
+  });
+});
+
+/**
+ * A comment by u-cid on `owner`'s post `postId`: one `comment` record for the owner. Its id names the
+ * owner, and each test's post is its own: a deleted comment's id stays deleted, and a post's comments
+ * reach its owner.
+ */
+const comment = (owner: string, postId: string, at: number) =>
+  commentEvent({
+    postId,
+    postOwner: owner,
+    author: 'u-cid',
+    commentId: `cm-${owner}-${at}`,
+    createdAt: minute(at),
+  });
+
+/** What a client's list holds after these events, applied in order (docs/client.md). */
+function listAfter(events: readonly SseEvent[]): Set<string> {
+  const ids = new Set<string>();
+  for (const event of events) {
+    if (event.event === 'record') ids.add(dataOf<NotificationRecord>(event).v_tarid_uid);
+    if (event.event === 'removed') for (const id of dataOf<{ ids: string[] }>(event).ids) ids.delete(id);
+    if (event.event === 'cleared') ids.clear();
+  }
+  return ids;
+}
+
+describe('a stream that resumes after a record was removed', function () {
+  this.timeout(60_000);
+  const tray = useLiveTray({ instances: 1 });
+
+  async function historyIds(user: string): Promise<Set<string>> {
+    const page = await request(tray.instance(0).base)
+      .get('/notifications/v3/history')
+      .set('Authorization', await bearer(user));
+    return new Set((page.body.data as NotificationRecord[]).map((record) => record.v_tarid_uid));
+  }
+
+  /** Reads `stream` until the unread count is `count`, then a moment more for what may follow. */
+  const settled = async (
+    stream: { next: (match: (event: SseEvent) => boolean) => Promise<SseEvent> },
+    count: number,
+  ) => {
+    await stream.next(
+      (event) =>
+        event.event === 'unread' && dataOf<{ totalUnreadCount: number }>(event).totalUnreadCount === count,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 400));
+  };
+
+  it('is told `removed` for a record removed while it was away', async () => {
+    const user = 'u-away-removal';
+    const first = await tray.stream(user);
+    await tray.worker.deliver(comment(user, `p-${user}`, 1));
+    await tray.worker.deliver(comment(user, `p-${user}-2`, 2));
+    await settled(first, 2);
+    first.close();
+    await tray.worker.deliver(
+      commentDeleteEvent({ commentId: `cm-${user}-1`, post: { postId: `p-${user}`, owner: user } }),
+    );
+
+    const again = await tray.stream(user, { 'Last-Event-ID': lastId(first.events) });
+    const removed = await again.next(named('removed'));
+    expect(dataOf(removed)).to.deep.equal({ ids: [`comment_p-${user}_${user}`] });
+    expect(listAfter([...first.events, ...again.events])).to.deep.equal(await historyIds(user));
+  });
+
+  it('ends with the record when it was removed and stored again while away', async () => {
+    const user = 'u-away-back';
+    const first = await tray.stream(user);
+    await tray.worker.deliver(comment(user, `p-${user}`, 1));
+    await settled(first, 1);
+    first.close();
+    await tray.worker.deliver(
+      commentDeleteEvent({ commentId: `cm-${user}-1`, post: { postId: `p-${user}`, owner: user } }),
+    );
+    await tray.worker.deliver(comment(user, `p-${user}`, 3));
+
+    const again = await tray.stream(user, { 'Last-Event-ID': lastId(first.events) });
+    await settled(again, 1);
+    expect(again.events.some(named('removed'))).to.equal(true);
+    expect(listAfter([...first.events, ...again.events])).to.deep.equal(await historyIds(user));
+  });
+
+  // The stream got the removal and the record's return live, then dropped within the settle window
+  // (docs/live-tray.md): its resume repeats the removal, so it must repeat the record after it.
+  it('gets a record it already had again after a removal its resume repeats', async () => {
+    const user = 'u-back-live';
+    const first = await tray.stream(user);
+    await tray.worker.deliver(comment(user, `p-${user}`, 1));
+    await settled(first, 1);
+    await tray.worker.deliver(
+      commentDeleteEvent({ commentId: `cm-${user}-1`, post: { postId: `p-${user}`, owner: user } }),
+    );
+    await first.next(named('removed'));
+    await tray.worker.deliver(comment(user, `p-${user}`, 3));
+    await settled(first, 1);
+    expect(listAfter(first.events)).to.deep.equal(await historyIds(user));
+    first.close();
+
+    const again = await tray.stream(user, { 'Last-Event-ID': lastId(first.events) });
+    await settled(again, 1);
+    expect(again.events.some(named('removed'))).to.equal(true);
+    expect(listAfter([...first.events, ...again.events])).to.deep.equal(await historyIds(user));
+  });
+
+  it('is told of a removal whose logging failed once the publisher reaches Redis again', async () => {
+    const user = 'u-unlogged';
+    // The worker's own connection, which the test takes down and brings back.
+    const redis = createRedis(testStack().redisUrl);
+    redis.on('error', () => undefined);
+    const publisher = createChangePublisher(redis, tray.prefix, silent, { retryMs: 100 });
+    try {
+      const first = await tray.stream(user);
+      await tray.worker.deliver(comment(user, `p-${user}`, 1));
+      await settled(first, 1);
+      first.close();
+      redis.disconnect();
+      await publisher.recordsRemoved([{ userId: user, key: `comment_p-${user}_${user}` }]);
+      await redis.connect();
+      const log = createRemovalLog(redis, tray.prefix);
+      await waitFor(async () => (await log.since(user, 0)).length > 0, 5_000, 'the removal logged');
+
+      const again = await tray.stream(user, { 'Last-Event-ID': lastId(first.events) });
+      expect(dataOf(await again.next(named('removed')))).to.deep.equal({
+        ids: [`comment_p-${user}_${user}`],
+      });
+    } finally {
+      redis.disconnect();
+    }
+  });
+});

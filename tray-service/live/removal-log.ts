@@ -1,0 +1,85 @@
+import type { RedisClient } from '../../shared/redis/create-redis.ts';
+import { DAY_MS } from '../../shared/time/durations.ts';
+import type { RemovedRecord } from '../storage/port.ts';
+import { shardOf } from './change-channels.ts';
+
+/**
+ * The records removed from each user's tray lately, kept in Redis, so that a stream that was away
+ * when a record went is told `removed` when it resumes (docs/live-tray.md, "Event ids and
+ * resuming"). Storage keeps nothing of a removed record, and a stream's id keeps no removal either:
+ * without this log, a client that reconnected after a removal would show the record until it
+ * reloaded its history.
+ */
+export interface RemovalLog {
+  /** These records were removed at `at` (epoch ms). */
+  record(removed: readonly RemovedRecord[], at: number): Promise<void>;
+  /** The keys of `userId`'s records removed at or after `since`, oldest first. */
+  since(userId: string, since: number): Promise<string[]>;
+}
+
+/**
+ * As long as a stream resumes from an id (an older one gets `reset` and reloads), and a minute
+ * more: a resuming stream looks back its cursor's settle window too.
+ */
+export const REMOVAL_KEEP_MS = DAY_MS + 60_000;
+
+/**
+ * The removals kept per user: the newest. A user whose records are removed faster than this in a
+ * day (a spammer's reactions deleted on every post of theirs) gets only these on a resume.
+ */
+export const REMOVALS_PER_USER = 1_000;
+
+/**
+ * One call per shard touched: KEYS are the users' logs, ARGV the time, the keep window, the
+ * bound, and a JSON array holding each KEYS' record keys. A key removed again keeps its latest time
+ * (GT): two workers' calls may arrive out of order.
+ */
+const RECORD = `
+local at = tonumber(ARGV[1])
+local lists = cjson.decode(ARGV[4])
+for i, key in ipairs(KEYS) do
+  for _, id in ipairs(lists[i]) do redis.call('ZADD', key, 'GT', at, id) end
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (at - tonumber(ARGV[2])))
+  redis.call('ZREMRANGEBYRANK', key, 0, -tonumber(ARGV[3]) - 1)
+  redis.call('PEXPIRE', key, ARGV[2])
+end
+return #KEYS`;
+
+/**
+ * Keys hash-tagged by the users' change shard (STREAM_REDIS_PREFIX holds no braces), so one call
+ * writes the logs of many users on a Redis Cluster: a post deleted in a large community removes a
+ * record of each member.
+ */
+const logKey = (prefix: string, userId: string) => `${prefix}:removed:{${shardOf(userId)}}:${userId}`;
+
+export function createRemovalLog(redis: RedisClient, prefix: string): RemovalLog {
+  return {
+    async record(removed, at) {
+      const byShard = new Map<number, Map<string, string[]>>();
+      for (const { userId, key } of removed) {
+        const shard = shardOf(userId);
+        const users = byShard.get(shard) ?? new Map<string, string[]>();
+        byShard.set(shard, users);
+        const keys = users.get(userId);
+        if (keys) keys.push(key);
+        else users.set(userId, [key]);
+      }
+      await Promise.all(
+        [...byShard.values()].map((users) =>
+          redis.eval(
+            RECORD,
+            users.size,
+            ...[...users.keys()].map((userId) => logKey(prefix, userId)),
+            String(at),
+            String(REMOVAL_KEEP_MS),
+            String(REMOVALS_PER_USER),
+            JSON.stringify([...users.values()]),
+          ),
+        ),
+      );
+    },
+    async since(userId, since) {
+      return redis.zrangebyscore(logKey(prefix, userId), since, '+inf');
+    },
+  };
+}
