@@ -620,6 +620,9 @@ export class ReferenceTray {
   private deleteProfile(userId: string, at: number, now: number): void {
     this.deleted.add(userId);
     this.trays.delete(userId);
+    // What the user kept for themselves goes with their tray; others' mutes of them stay theirs.
+    this.mutes.delete(userId);
+    this.lastReads.delete(userId);
     for (const group of this.groups.values()) {
       for (const [key, action] of group)
         if (action.actor.userId === userId)

@@ -416,6 +416,10 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
         await lockKeys(client, ids.map(profileLock));
         await storeProfiles(client, ordered);
         await client.query('DELETE FROM tray_records WHERE user_id = ANY($1::text[])', [ids]);
+        // What they kept for themselves goes with their tray (docs/tray-rules.md#deleted-users);
+        // others' mutes of them are the others'.
+        for (const table of ['tray_mutes', 'tray_last_read'])
+          await client.query(`DELETE FROM ${table} WHERE user_id = ANY($1::text[])`, [ids]);
         // The group actors and the kept actions first, so records computed later name them as
         // deleted too.
         for (const table of ['tray_target_actors', 'tray_group_actions'])

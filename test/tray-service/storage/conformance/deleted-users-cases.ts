@@ -6,6 +6,7 @@ import type { TrayRecord } from '../../../../tray-service/domain/tray-record.ts'
 import { ReferenceTray, type TrayOperation } from '../../../support/reference-tray/reference-tray.ts';
 import { aComment, aMention, aPost, aReply } from '../../../support/activity-builder.ts';
 import { applyOperation, RETENTION_DAYS } from './apply-operation.ts';
+import { inboxOf } from './inbox-operation.ts';
 import { at, NOW } from './case-fixtures.ts';
 import { conformanceCase } from './conformance-case.ts';
 import { modelledStorage } from './modelled-storage.ts';
@@ -195,6 +196,37 @@ conformanceCase(
     expect(await storage.records.count(ben, NOW + 3)).to.equal(0);
     const { records } = await storage.records.pageAfter(ana, undefined, 10, NOW + 3);
     expect(records.map(namesOf)).to.deep.equal([[['Deleted user', null, true]]]);
+  },
+);
+
+conformanceCase(
+  'deleted users: their mutes and last-read time go with their tray; others’ mutes of them stay',
+  async (context) => {
+    const { storage, id } = context;
+    const inbox = inboxOf(storage);
+    const c = modelledStorage(context);
+    const [ana, ben] = [id('ana'), id('ben')];
+    const community = { targetType: 'community' as const, targetId: c.communityId };
+    const anaAsTarget = { targetType: 'user' as const, targetId: ana };
+    const benAsTarget = { targetType: 'user' as const, targetId: ben };
+    await c.apply({ kind: 'mute', userId: ben, target: community, until: null, now: NOW });
+    await c.apply({ kind: 'mute', userId: ben, target: anaAsTarget, until: NOW + 60_000, now: NOW });
+    // An ended span is kept too (it judges late deliveries): it goes as well.
+    await c.apply({ kind: 'unmute', userId: ben, target: anaAsTarget, now: NOW + 1 });
+    await c.apply({ kind: 'mute', userId: ana, target: benAsTarget, until: null, now: NOW + 1 });
+    await c.apply({ kind: 'lastRead', userId: ben, now: NOW + 2 });
+    expect(await storage.lastRead.latest(ben)).to.equal(NOW + 2);
+
+    await c.apply({ kind: 'deleteProfile', userId: ben, at: at(10), now: NOW + 3 });
+    expect(await inbox.mutesInForce(ben, NOW + 4)).to.deep.equal([]);
+    expect(await storage.communityMembers.muteSpansOn([ben], [community, anaAsTarget])).to.deep.equal([]);
+    expect(c.model.mutesOf(ben)).to.deep.equal([]);
+    expect(await storage.lastRead.latest(ben))
+      .to.equal(c.model.lastRead(ben))
+      .and.to.equal(0);
+    // Ana's mute of Ben is hers.
+    expect((await inbox.mutesInForce(ana, NOW + 4)).map((mute) => mute.targetId)).to.deep.equal([ben]);
+    expect(c.model.mutesOf(ana).map((mute) => mute.targetId)).to.deep.equal([ben]);
   },
 );
 

@@ -1,5 +1,5 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
-import { TRAY_RECORDS, USER_PROFILES } from '../collection-names.ts';
+import { TRAY_MUTES, TRAY_READ_STATE, TRAY_RECORDS, USER_PROFILES } from '../collection-names.ts';
 import { type TrayRecordDoc } from '../records/tray-records-collection.ts';
 import type { ProfileChange } from '../../../domain/activity.ts';
 import { deletedActor } from '../../../domain/deleted-user.ts';
@@ -13,11 +13,11 @@ import type { UserProfileDoc } from './user-profiles-collection.ts';
 
 /**
  * Keeps user_profiles current (docs/contract.md#userdidupdate-userdiddelete). A rename changes no
- * stored record: names are snapshots taken when each actor acted. A delete rewrites the user's snapshots in
- * every record to `Deleted user`, marked deleted (deletedActor; FerretDB has no positional `$` update, so records are rewritten
- * with compare-and-set), removes the deleted user's own tray and ends their memberships. A deletion
- * is final (docs/tray-rules.md#deleted-users): it replaces any stored profile, and nothing
- * replaces it.
+ * stored record: names are snapshots taken when each actor acted. A delete rewrites the user's
+ * snapshots in every record to `Deleted user`, marked deleted (deletedActor; FerretDB has no
+ * positional `$` update, so records are rewritten with compare-and-set), removes the deleted user's
+ * own tray, mutes and last-read times, and ends their memberships. A deletion is final
+ * (docs/tray-rules.md#deleted-users): it replaces any stored profile, and nothing replaces it.
  */
 export interface ProfileChangeOptions {
   /** The job's dedupe key (owner of its write claims). */
@@ -95,6 +95,10 @@ export async function forgetDeletedUsers(
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
   for (const userId of userIds) {
     await records.deleteMany({ userId });
+    // What they kept for themselves goes with their tray (docs/tray-rules.md#deleted-users);
+    // others' mutes of them are the others'.
+    for (const collection of [TRAY_MUTES, TRAY_READ_STATE])
+      await db.collection(collection).deleteMany({ userId });
     // Their snapshot in every group and kept action first, so records computed later keep the new
     // name too.
     const as = deletedActor(userId);
