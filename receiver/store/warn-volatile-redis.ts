@@ -5,7 +5,7 @@ import type { Logger } from '../../shared/logging/create-logger.ts';
 const fix = 'set appendonly yes and appendfsync always (CONFIG SET, and in redis.conf)';
 
 /**
- * Why a Redis with these settings (`CONFIG GET append*`, as a name-to-value map) may lose events the
+ * Why a Redis with these settings (`CONFIG GET *append*`, as a name-to-value map) may lose events the
  * receiver acknowledged, as one operator-readable line, or undefined when it keeps them.
  *
  * The receiver answers 200 once the enqueue script's reply arrives. Only with `appendfsync always`
@@ -13,6 +13,8 @@ const fix = 'set appendonly yes and appendfsync always (CONFIG SET, and in redis
  * Redis postpones the write while the previous second's fsync still runs (up to 2 s on a busy
  * disk) and answers meanwhile, so a Redis process killed then loses writes it already answered:
  * reproduced here, tens of acknowledged writes lost per kill (RELIABILITY.md, "Redis durability").
+ * With `no-appendfsync-on-rewrite yes`, Redis skips the fsync while a child saves or rewrites: its
+ * writes still reach the OS before the reply, so only a power loss or an OS crash then loses them.
  */
 export function persistenceProblem(settings: ReadonlyMap<string, string>): string | undefined {
   const appendonly = settings.get('appendonly');
@@ -22,6 +24,9 @@ export function persistenceProblem(settings: ReadonlyMap<string, string>): strin
   }
   if (appendfsync !== undefined && appendfsync !== 'always') {
     return `Redis appendfsync is "${appendfsync}": Redis may answer an enqueue before writing it to disk, so a Redis crash can lose acknowledged events; ${fix}`;
+  }
+  if (settings.get('no-appendfsync-on-rewrite') === 'yes') {
+    return 'Redis no-appendfsync-on-rewrite is yes: while it saves a snapshot or rewrites its append-only file, Redis answers before the fsync, so a power loss or an OS crash then can lose acknowledged events; set no-appendfsync-on-rewrite no (CONFIG SET, and in redis.conf)';
   }
   return undefined;
 }
@@ -46,7 +51,8 @@ export async function warnVolatileRedis(
   await watchRedisNodes(
     redis,
     async (node, where) => {
-      const flat = (await node.config('GET', 'append*')) as string[];
+      // One pattern (Redis 6 takes no more) that matches no-appendfsync-on-rewrite too.
+      const flat = (await node.config('GET', '*append*')) as string[];
       const settings = new Map<string, string>();
       for (let i = 0; i + 1 < flat.length; i += 2) settings.set(String(flat[i]), String(flat[i + 1]));
       const problem = persistenceProblem(settings);

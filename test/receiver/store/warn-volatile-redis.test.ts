@@ -26,6 +26,18 @@ describe('persistenceProblem', () => {
     const message = persistenceProblem(settings({ appendonly: 'no', appendfsync: 'always' }));
     expect(message).to.include('appendonly no').and.to.include(fix);
   });
+  it('names no-appendfsync-on-rewrite yes, which skips the fsync while Redis saves', () => {
+    const message = persistenceProblem(
+      settings({ appendonly: 'yes', appendfsync: 'always', 'no-appendfsync-on-rewrite': 'yes' }),
+    );
+    expect(message).to.include('no-appendfsync-on-rewrite is yes').and.to.include('power loss');
+    expect(message).to.include('set no-appendfsync-on-rewrite no').and.not.to.include('\n');
+    expect(
+      persistenceProblem(
+        settings({ appendonly: 'yes', appendfsync: 'always', 'no-appendfsync-on-rewrite': 'no' }),
+      ),
+    ).to.equal(undefined);
+  });
   it('has nothing to say about settings the server does not report', () => {
     expect(persistenceProblem(settings({}))).to.equal(undefined);
   });
@@ -73,6 +85,19 @@ describe('warnVolatileRedis against a real redis-server', function () {
       expect(messages[0]).to.include('appendfsync is "everysec"');
     } finally {
       await admin.config('SET', 'appendfsync', 'always');
+    }
+  });
+
+  it('reads no-appendfsync-on-rewrite from the server too', async () => {
+    const admin = connect(durable.url);
+    await admin.config('SET', 'no-appendfsync-on-rewrite', 'yes');
+    try {
+      const { messages, logger } = recordingLogger();
+      await warnVolatileRedis(connect(durable.url), { logger });
+      expect(messages).to.have.lengthOf(1);
+      expect(messages[0]).to.include('no-appendfsync-on-rewrite is yes');
+    } finally {
+      await admin.config('SET', 'no-appendfsync-on-rewrite', 'no');
     }
   });
 
