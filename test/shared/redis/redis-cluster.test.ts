@@ -244,6 +244,31 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       }
     });
 
+    // A master restarted in place keeps its address, so the slot map does not change; its
+    // connection ends, though, and the node is checked again once the client reconnects to it.
+    it('checks a master again once its connection was lost, as after a restart in place', async () => {
+      const masters = (await local.cluster.roles()).filter((node) => node.role === 'master');
+      const port = Number(masters[1]!.address.split(':')[1]);
+      const admin = new Redis({ host: '127.0.0.1', port });
+      const messages: string[] = [];
+      try {
+        const client = connect();
+        await refuseEvictingRedis(client, { onEvicting: (message) => messages.push(message) });
+        expect(messages).to.deep.equal([]);
+        await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+        await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+        // The next command or slot-map refresh connects to the node again.
+        await client.set(`{${masters[1]!.address}}probe`, '1').catch(() => undefined);
+        for (let n = 0; n < 100 && messages.length === 0; n += 1)
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(messages).to.have.lengthOf(1);
+        expect(messages[0]).to.include('"allkeys-lru"').and.to.include(`(master ${masters[1]!.address})`);
+      } finally {
+        await admin.config('SET', 'maxmemory-policy', 'noeviction');
+        admin.disconnect();
+      }
+    });
+
     it('accepts a cluster whose masters all use noeviction', async () => {
       const messages: string[] = [];
       await refuseEvictingRedis(connect(), { onEvicting: (message) => messages.push(message) });
