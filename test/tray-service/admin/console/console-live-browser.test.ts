@@ -309,6 +309,47 @@ describe('events console in a real browser: a real receiver and worker behind it
     await page.keyboard.press('Escape');
   });
 
+  it('says why the server refuses the live tail: every tail of the admin open, then a session that ended', async () => {
+    await page.goto(`${base()}/admin/console#/events`);
+    await page.locator('#events-rows tr').first().waitFor();
+    const before = browser().problems.length;
+    // Every tail this admin may have on the instance (ADMIN_TAILS_PER_ADMIN, 10) is open elsewhere:
+    // held from here with the browser's session (the browser itself opens at most 6 connections to
+    // one server).
+    const cookie = (await page.context().cookies()).map((entry) => `${entry.name}=${entry.value}`).join('; ');
+    const held = new AbortController();
+    try {
+      for (let i = 0; i < 10; i += 1) {
+        const tail = await fetch(`${base()}/admin/events/tail`, { headers: { cookie }, signal: held.signal });
+        expect(tail.status).to.equal(200);
+      }
+      await page.check('#tail-toggle');
+      const waiting = page.locator('#tail-state', { hasText: 'Live tail waiting' });
+      await waiting.waitFor();
+      const said = await waiting.innerText();
+      expect(said).to.include('every open tail this admin may have on this instance is open');
+      expect(said).to.include('Trying again in 15 s').and.not.to.include('sign in');
+      expect(await page.isChecked('#tail-toggle')).to.equal(true);
+    } finally {
+      held.abort();
+    }
+    await page.uncheck('#tail-toggle');
+    await page.locator('#tail-state', { hasText: 'Live tail off' }).waitFor();
+
+    // The session ends (its cookie is gone): the tail says so, and stops.
+    const cookies = await page.context().cookies();
+    await page.context().clearCookies();
+    try {
+      await page.check('#tail-toggle');
+      await page.locator('#tail-state', { hasText: 'your session has ended' }).waitFor();
+      expect(await page.isChecked('#tail-toggle')).to.equal(false);
+    } finally {
+      await page.context().addCookies(cookies);
+    }
+    // Chromium logs the refused requests; they are the ones this test asked for.
+    for (const problem of browser().problems.splice(before)) expect(problem).to.match(/\b(429|401)\b/);
+  });
+
   it('refuses the console’s data to a browser without a session: 401 for the JSON, the sign-in for the page', async () => {
     // Plain requests, without the browser's cookie.
     for (const path of [

@@ -1,4 +1,4 @@
-/* global document, EventSource, setTimeout */
+/* global AbortController, clearTimeout, document, EventSource, fetch, setTimeout */
 // The Events view: the stored events, newest first, with filters, keyset paging ("Older") and a
 // live tail that puts each newly stored event at the top as the worker stores it.
 import { adminUrl, getJson } from './api.js';
@@ -22,6 +22,8 @@ const PAGE_SIZE = 25;
 const MAX_TAIL_ROWS = 500;
 /** How long tail announcements are gathered into one, so a burst is not read out event by event. */
 const ANNOUNCE_MS = 1000;
+/** A refused tail tries again after this long when the refusal names no wait of its own. */
+const TAIL_RETRY_S = 5;
 
 /** One event's row; its button opens the detail. */
 function eventRow(view, fresh = false) {
@@ -136,15 +138,75 @@ export function createEventsView({ navigate, openDetail }) {
     }, ANNOUNCE_MS);
   }
 
+  /** Counts starts and stops: an answer about an older tail never changes a newer one. */
+  let tails = 0;
+  let retryTimer;
+
   function stopTail(state = 'Live tail off.') {
+    tails += 1;
+    clearTimeout(retryTimer);
     source?.close();
     source = undefined;
     tailState.textContent = state;
   }
 
+  /**
+   * Why the server refused the tail at `url`, or undefined when it now accepts it (the refusal has
+   * passed) or does not answer. EventSource tells no status, so the request is made once more with
+   * fetch, dropped as soon as its answer's head arrives.
+   */
+  async function refusalOf(url) {
+    const controller = new AbortController();
+    try {
+      const response = await fetch(url, {
+        headers: { accept: 'text/event-stream' },
+        credentials: 'same-origin',
+        signal: controller.signal,
+      });
+      if (response.ok) return undefined;
+      const json = await response.json().catch(() => undefined);
+      const error = json?.error ?? json;
+      const retryAfter = Number(response.headers.get('retry-after'));
+      return {
+        status: response.status,
+        message: error?.message ?? `${response.status} ${response.statusText}`,
+        retryAfterS: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : TAIL_RETRY_S,
+      };
+    } catch {
+      return undefined;
+    } finally {
+      controller.abort();
+    }
+  }
+
+  /** Says why the tail was refused; tries again later when the refusal is a passing one. */
+  async function refused(url) {
+    const tail = tails;
+    tailState.textContent = 'Live tail refused: asking the server why…';
+    const why = await refusalOf(url);
+    if (tail !== tails) return;
+    const later = (seconds, state) => {
+      tailState.textContent = state;
+      retryTimer = setTimeout(() => {
+        if (tail === tails) startTail();
+      }, seconds * 1000);
+    };
+    if (why === undefined) later(TAIL_RETRY_S, `Live tail reconnecting in ${TAIL_RETRY_S} s…`);
+    else if (why.status === 401) {
+      toggle.checked = false;
+      stopTail('Live tail stopped: your session has ended. Reload the page to sign in again.');
+    } else if (why.status === 429 || why.status === 503)
+      later(why.retryAfterS, `Live tail waiting: ${why.message}. Trying again in ${why.retryAfterS} s.`);
+    else {
+      toggle.checked = false;
+      stopTail(`Live tail stopped: ${why.message}`);
+    }
+  }
+
   function startTail() {
     stopTail('Live tail connecting…');
-    const stream = new EventSource(adminUrl('/events/tail', filter));
+    const url = adminUrl('/events/tail', filter);
+    const stream = new EventSource(url);
     source = stream;
     stream.addEventListener('open', () => {
       tailState.textContent = 'Live tail on: new events appear at the top.';
@@ -161,9 +223,11 @@ export function createEventsView({ navigate, openDetail }) {
     stream.addEventListener('error', () => {
       if (source !== stream) return;
       if (stream.readyState === EventSource.CLOSED) {
-        // Refused (the session ended, or the filter is invalid): the browser will not retry.
-        toggle.checked = false;
-        stopTail('Live tail stopped: the server refused it. Reload the page to sign in again.');
+        // Refused (the session ended, every tail open, the filter invalid): the browser will not
+        // retry by itself.
+        stream.close();
+        source = undefined;
+        void refused(url);
       } else {
         tailState.textContent = 'Live tail reconnecting…';
       }
