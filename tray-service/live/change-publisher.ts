@@ -4,7 +4,7 @@ import { changeChannel, shardOf } from './change-channels.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
 import { changesOf, lostSince, marksChanges, removalsOf, type LiveChange } from './live-change.ts';
 import { createLostChanges } from './lost-changes.ts';
-import { createRemovalLog } from './removal-log.ts';
+import { createRemovalLog, REMOVAL_KEEP_MS } from './removal-log.ts';
 import type { RemovedRecord } from '../storage/port.ts';
 
 /** The live streams' side of the use cases' announcements. */
@@ -47,11 +47,21 @@ export interface ChangePublisherOptions {
   /** The first wait before lost changes are resynced (tests shorten it). */
   retryMs?: number;
   now?: () => number;
+  /** Removed records kept in memory while Redis is out of reach (tests shorten it). */
+  maxUnloggedRemovals?: number;
 }
 
 /** The first wait before lost changes are resynced; doubled while Redis stays out of reach. */
 const RESYNC_RETRY_MS = 1_000;
 const MAX_RESYNC_RETRY_MS = 30_000;
+/** Removed records kept in memory for the removal log while Redis is out of reach (about 100 B each). */
+const MAX_UNLOGGED = 100_000;
+
+/** Records removed at `at` that the removal log does not hold yet. */
+interface UnloggedRemovals {
+  records: readonly RemovedRecord[];
+  at: number;
+}
 
 /**
  * Publishes tray changes on the users' shard channels, one PUBLISH per shard touched. A publish
@@ -75,10 +85,41 @@ export function createChangePublisher(
   const lost = createLostChanges(redis, prefix);
   const removals = createRemovalLog(redis, prefix);
   /**
-   * Removed records not kept in the removal log yet (Redis out of reach), with their removal time:
-   * kept with the resync, at that time, which the resync's `since` is not after.
+   * Removed records not kept in the removal log yet (Redis out of reach), with their removal time,
+   * oldest first: kept with the resync, at that time, which the resync's `since` is not after.
+   * At most maxUnloggedRemovals records; past it the oldest are dropped, as are any older than the log
+   * keeps (a stream away for them would be told to reset).
    */
-  const unlogged: { records: readonly RemovedRecord[]; at: number }[] = [];
+  const maxUnlogged = options.maxUnloggedRemovals ?? MAX_UNLOGGED;
+  let unlogged: UnloggedRemovals[] = [];
+  let unloggedRecords = 0;
+  function keepUnlogged(batches: readonly UnloggedRemovals[]): void {
+    for (const batch of batches) {
+      unlogged.push(batch);
+      unloggedRecords += batch.records.length;
+    }
+    const oldest = now() - REMOVAL_KEEP_MS;
+    let drop = 0;
+    let dropped = 0;
+    for (const batch of unlogged) {
+      if (unloggedRecords - dropped <= maxUnlogged && batch.at >= oldest) break;
+      drop += 1;
+      dropped += batch.records.length;
+    }
+    if (drop === 0) return;
+    unlogged = unlogged.slice(drop);
+    unloggedRecords -= dropped;
+    logger.warn(
+      { records: dropped },
+      'removed records dropped from the removal log while Redis is out of reach; streams away for them keep showing them',
+    );
+  }
+  function takeUnlogged(): UnloggedRemovals[] {
+    const taken = unlogged;
+    unlogged = [];
+    unloggedRecords = 0;
+    return taken;
+  }
   const firstRetryMs = options.retryMs ?? RESYNC_RETRY_MS;
   /** Per user, the earliest change time whose publish failed and is not resynced yet. */
   const owed = new Map<string, number>();
@@ -100,7 +141,7 @@ export function createChangePublisher(
     retry = undefined;
     const due = [...owed].map(([userId, since]): LiveChange => ({ kind: 'resync', userId, since }));
     owed.clear();
-    const removed = unlogged.splice(0);
+    const removed = takeUnlogged();
     // A failure below waits longer before the next try.
     retryMs = Math.min(retryMs * 2, MAX_RESYNC_RETRY_MS);
     try {
@@ -110,16 +151,22 @@ export function createChangePublisher(
       await Promise.all(due.map((change) => lost.record(change.userId, lostSince(change, at), at)));
     } catch (error) {
       logger.warn({ err: (error as Error).message, users: due.length }, 'lost live changes not resynced yet');
-      // Logged again in full next time: a removal logged twice keeps its latest time.
-      unlogged.push(...removed);
+      // Logged again in full next time, before what failed since: a removal logged twice keeps
+      // its latest time.
+      const since = takeUnlogged();
+      keepUnlogged(removed.concat(since));
       owe(due);
       return;
     }
     if (await publish(due)) retryMs = firstRetryMs;
   }
 
-  /** Publishes `changes`; false when some shard's publish failed (those changes are owed). */
-  async function publish(changes: readonly LiveChange[]): Promise<boolean> {
+  /**
+   * Publishes `changes`; false when some shard's publish failed (those changes are owed, a removal
+   * from `at`, its time in the removal log: a later time would let its resync's catch-up start
+   * after it).
+   */
+  async function publish(changes: readonly LiveChange[], at?: number): Promise<boolean> {
     const published = await Promise.all(
       [...byShard(changes)].map(([shard, list]) =>
         redis.publish(changeChannel(prefix, shard), JSON.stringify(list)).then(
@@ -129,7 +176,7 @@ export function createChangePublisher(
               { err: (error as Error).message, shard },
               'live change not published; its users resync later',
             );
-            owe(list);
+            owe(list, at);
             return false;
           },
         ),
@@ -152,10 +199,10 @@ export function createChangePublisher(
           { err: (error as Error).message, records: records.length },
           'removed records not logged for resuming streams yet; kept with their resync',
         );
-        unlogged.push({ records, at });
+        keepUnlogged([{ records, at }]);
         owe(removalsOf(records), at);
       }
-      await announce(removalsOf(records));
+      await publish(removalsOf(records), at);
     },
     markedRead: (records) => announce(marksChanges({ kind: 'read' }, records)),
     inboxMarked(mark, records) {
