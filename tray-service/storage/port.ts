@@ -192,6 +192,8 @@ export interface BlockListPort {
   page(netidUid: string, afterBlockedUserId: string | undefined, pageSize: number): Promise<BlockListPage>;
   /** Which of `userIds` the owner has blocked. */
   blockedAmong(netidUid: string, userIds: readonly string[]): Promise<Set<string>>;
+  /** Removes every entry of the owner (a deleted user's list); others' entries naming them stay. */
+  forget(netidUid: string): Promise<void>;
 }
 
 export interface BansPort {

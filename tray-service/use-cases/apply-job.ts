@@ -16,6 +16,7 @@ import type { InboxRecord } from '../domain/inbox-record.ts';
 import { unexpired } from '../domain/unexpired.ts';
 import { storableJson } from '../domain/storable-json.ts';
 import type { EventOutcome, RemovedRecord, TrayStorage, WriteContext } from '../storage/port.ts';
+import { createBlockList } from './block-list.ts';
 
 /** A verified delivery as the receiver queued it. */
 export interface JobDelivery {
@@ -45,9 +46,14 @@ export type ScheduleFanOut = (
 ) => Promise<void>;
 
 export interface ApplyJobDeps {
-  storage: Pick<TrayStorage, 'events' | 'bans' | 'writes' | 'clears'>;
+  storage: Pick<TrayStorage, 'events' | 'bans' | 'writes' | 'clears' | 'blockList'>;
   eventsRetentionDays: number;
   trayRetentionDays: number;
+  /**
+   * NETWORK_ID: the network whose block list a deleted user's own list is removed from (default
+   * `default`, the variable's own).
+   */
+  networkId?: string;
   /** Whose events are applied (TRAY_PLATFORM_WEBHOOKS); unset: deliveries of the platform's scheme. */
   platformWebhooks?: PlatformWebhooks;
   /**
@@ -185,10 +191,13 @@ async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise
     const deleted = new Set(
       mapped.profiles.filter((change) => change.deleted).map((change) => change.userId),
     );
+    // Their own block list goes with them too (docs/tray-rules.md#deleted-users).
+    const blockList = createBlockList(deps.storage.blockList, deps.networkId ?? 'default');
     for (const userId of deleted) {
       const at = now();
       await deps.storage.clears.record(userId, at);
       await deps.onCleared?.(userId, at);
+      await blockList.forget(userId);
     }
   }
   const personal = mapped.activities.filter((activity) => activity.audience.kind === 'user');

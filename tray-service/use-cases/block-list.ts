@@ -15,6 +15,8 @@ export interface BlockList {
   page(userId: string, token: BlockEntry | undefined): Promise<BlockListPage | 'foreign'>;
   /** Each of `userIds` with whether the user blocked it. */
   check(userId: string, userIds: readonly string[]): Promise<Map<string, boolean>>;
+  /** Removes the user's whole list (a deleted user's); others' blocks of them stay. */
+  forget(userId: string): Promise<void>;
 }
 
 /** The legacy block list of one network (docs/contract.md#block-list-legacy-beta-deprecated). */
@@ -36,5 +38,6 @@ export function createBlockList(entries: BlockListPort, networkId: string): Bloc
       const blocked = await entries.blockedAmong(owner(userId), userIds);
       return new Map(userIds.map((id) => [id, blocked.has(id)]));
     },
+    forget: (userId) => entries.forget(owner(userId)),
   };
 }

@@ -80,6 +80,36 @@ for (const engine of REQUIRED_ENGINES) {
     });
   });
 
+  describe(`applyJob on ${engine}: a deleted user's block list`, () => {
+    const suite = useTrayStorage(engine);
+
+    it('goes with them, on the network the job names; blocks of them by others stay', async () => {
+      const { blockList } = suite.storage;
+      const [ivy, ana] = ['u-ivy-blocks', 'u-ana-blocks'];
+      const owner = (networkId: string, userId: string) => `${networkId}_${userId}`;
+      await blockList.block(owner('net-a', ivy), 'u-x');
+      await blockList.block(owner('net-a', ivy), 'u-y');
+      // Another network's list in the same store is that network's deployment's to clear.
+      await blockList.block(owner('net-b', ivy), 'u-x');
+      await blockList.block(owner('net-a', ana), ivy);
+      await applyJob(delivered(userDeleteEvent(ivy), START), {
+        storage: suite.storage,
+        eventsRetentionDays: 30,
+        trayRetentionDays: RETENTION_DAYS,
+        networkId: 'net-a',
+        now: () => START,
+      });
+      const page = (netidUid: string) => blockList.page(netidUid, undefined, 20);
+      expect((await page(owner('net-a', ivy))).results).to.deep.equal([]);
+      expect((await page(owner('net-b', ivy))).results.map((entry) => entry.blocked_userId)).to.deep.equal([
+        'u-x',
+      ]);
+      expect((await page(owner('net-a', ana))).results.map((entry) => entry.blocked_userId)).to.deep.equal([
+        ivy,
+      ]);
+    });
+  });
+
   describe(`applyJob on ${engine}: the event's finish`, () => {
     const suite = useTrayStorage(engine);
 

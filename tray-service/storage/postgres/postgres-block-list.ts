@@ -17,6 +17,10 @@ export function createPostgresBlockList(pool: pg.Pool): BlockListPort {
       );
     },
 
+    async forget(netidUid) {
+      await pool.query('DELETE FROM block_list WHERE netid_uid = $1', [netidUid]);
+    },
+
     async unblock(netidUid, blockedUserId) {
       await pool.query('DELETE FROM block_list WHERE netid_uid = $1 AND blocked_user_id = $2', [
         netidUid,

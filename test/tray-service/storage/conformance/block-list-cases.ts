@@ -41,3 +41,26 @@ conformanceCase(
     expect((await storage.blockList.blockedAmong(owner, [])).size).to.equal(0);
   },
 );
+
+conformanceCase(
+  'block list: forget removes every entry of one owner, and no other owner’s',
+  async ({ storage, id }) => {
+    const [ana, ben] = [id('u-ana'), id('u-ben')];
+    for (const blocked of ['u-1', 'u-2', 'u-3'].map(id)) await storage.blockList.block(ana, blocked);
+    await storage.blockList.block(ben, ana);
+    await storage.blockList.forget(ana);
+    await storage.blockList.forget(id('u-never'));
+    expect(await storage.blockList.page(ana, undefined, 20)).to.deep.equal({
+      results: [],
+      paginationToken: null,
+    });
+    expect((await storage.blockList.page(ben, undefined, 20)).results).to.deep.equal([
+      { netid_uid: ben, blocked_userId: ana },
+    ]);
+    // Blocking again after it works as before.
+    await storage.blockList.block(ana, id('u-1'));
+    expect([...(await storage.blockList.blockedAmong(ana, [id('u-1'), id('u-2')]))]).to.deep.equal([
+      id('u-1'),
+    ]);
+  },
+);

@@ -19,7 +19,8 @@ export const blockListCollection: CollectionSpec = {
       name: 'api_block_owner',
       key: { netid_uid: 1, blocked_userId: 1 },
       unique: true,
-      serves: 'POST /block pages (netid_uid equality, blocked_userId order) and GET /block/members checkList',
+      serves:
+        'POST /block pages (netid_uid equality, blocked_userId order), GET /block/members checkList, and the removal of a deleted user’s list (netid_uid equality)',
     },
   ],
 };

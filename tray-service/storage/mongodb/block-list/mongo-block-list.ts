@@ -21,6 +21,9 @@ export function createMongoBlockList(db: Db): BlockListPort {
         ),
       );
     },
+    async forget(netidUid) {
+      await entries.deleteMany({ netid_uid: netidUid });
+    },
     async unblock(netidUid, blockedUserId) {
       await entries.deleteOne({ _id: entryId(netidUid, blockedUserId) });
     },
