@@ -86,6 +86,7 @@ try {
   });
   const worker = await startWorker({
     queue,
+    networkId: 'default',
     storage,
     logger,
     registry: createMetricsRegistry('bench', false),

@@ -115,6 +115,7 @@ try {
   });
   const worker = await startWorker({
     queue,
+    networkId: 'default',
     storage,
     logger: createLogger({ name: 'bench', level: 'warn' }),
     registry: createMetricsRegistry('bench', false),

@@ -11,13 +11,13 @@ export type CheckRedisNode = (node: Redis, where: string) => Promise<void>;
 export type OnUnreadableRedisNode = (error: Error, where: string) => void;
 
 /**
- * Whether a server that could not be read is worth asking again at the next chance. A refusal by
- * the server itself (NOPERM, an unknown or renamed command: a ReplyError) will come again, so
- * asking at every slot-map refresh (every 2 s) would only repeat the same warning for as long as
- * the process runs; a connection that failed may work next time.
+ * Whether a server that could not be read is worth asking again at the next chance. A refusal that
+ * will come again (NOPERM from its ACL, an unknown or renamed command) would only repeat the same
+ * warning at every slot-map refresh (every 2 s) for as long as the process runs; any other failure
+ * (a connection lost, BUSY while a long script runs, LOADING) may pass.
  */
-function askAgain(error: Error): boolean {
-  return error.name !== 'ReplyError';
+export function askAgain(error: Error): boolean {
+  return !(error.name === 'ReplyError' && /^(NOPERM|ERR unknown command)/.test(error.message));
 }
 
 /**
@@ -29,7 +29,7 @@ function askAgain(error: Error): boolean {
  * On a cluster every master is checked on its own (a cluster-wide command would answer from one
  * node only), and again whenever the slot map changes: a promoted replica is a new master with a
  * config of its own. A master that could not be read is told to `onUnreadable` and asked again at
- * the next chance, unless the server itself refused (askAgain).
+ * the next chance, unless it refused for good (askAgain).
  */
 export async function watchRedisNodes(
   redis: RedisClient,

@@ -49,11 +49,8 @@ export interface ApplyJobDeps {
   storage: Pick<TrayStorage, 'events' | 'bans' | 'writes' | 'clears' | 'blockList'>;
   eventsRetentionDays: number;
   trayRetentionDays: number;
-  /**
-   * NETWORK_ID: the network whose block list a deleted user's own list is removed from (default
-   * `default`, the variable's own).
-   */
-  networkId?: string;
+  /** NETWORK_ID: the network whose block list a deleted user's own list is removed from. */
+  networkId: string;
   /** Whose events are applied (TRAY_PLATFORM_WEBHOOKS); unset: deliveries of the platform's scheme. */
   platformWebhooks?: PlatformWebhooks;
   /**
@@ -192,7 +189,7 @@ async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise
       mapped.profiles.filter((change) => change.deleted).map((change) => change.userId),
     );
     // Their own block list goes with them too (docs/tray-rules.md#deleted-users).
-    const blockList = createBlockList(deps.storage.blockList, deps.networkId ?? 'default');
+    const blockList = createBlockList(deps.storage.blockList, deps.networkId);
     for (const userId of deleted) {
       const at = now();
       await deps.storage.clears.record(userId, at);

@@ -42,7 +42,7 @@ export interface WorkerDeps {
   eventsRetentionDays?: number;
   trayRetentionDays?: number;
   /** NETWORK_ID: the block list a deleted user's own list is removed from. */
-  networkId?: string;
+  networkId: string;
   /** TRAY_PURGE_INTERVAL_MS; 0 turns the periodic purge off (tests call purgeExpired directly). */
   purgeIntervalMs?: number;
   /** TRAY_FANOUT_CONCURRENCY: community-post fan-outs at once (default 4). */
@@ -87,7 +87,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     storage: deps.storage,
     eventsRetentionDays: deps.eventsRetentionDays ?? 30,
     trayRetentionDays: deps.trayRetentionDays ?? 90,
-    ...(deps.networkId === undefined ? {} : { networkId: deps.networkId }),
+    networkId: deps.networkId,
     publishBans: (changed: readonly BanChange[]) => publishBans(bans.redis, bans.prefix, changed),
     scheduleFanOut,
     ...(deps.platformWebhooks ? { platformWebhooks: deps.platformWebhooks } : {}),

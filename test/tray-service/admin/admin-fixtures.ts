@@ -157,6 +157,7 @@ export function adminApp(
       storage,
       eventsRetentionDays: EVENTS_RETENTION_DAYS,
       trayRetentionDays: 90,
+      networkId: 'default',
       publishBans: (changed) => publishBans(redis, 'tray-bans-admin-tests', changed),
       ...options.apply,
     },

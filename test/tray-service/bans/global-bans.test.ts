@@ -253,6 +253,7 @@ describe('global bans: queue -> worker -> storage and Redis -> two API instances
       const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix: useQueuePrefix() });
       const restarted = await startWorker({
         queue,
+        networkId: 'default',
         storage: worker.storage,
         logger: createLogger({ name: 'test', level: 'silent' }),
         registry: createMetricsRegistry('test', false),

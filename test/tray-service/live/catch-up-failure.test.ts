@@ -83,6 +83,7 @@ describe('live streams whose catch-up read fails once', function () {
         storage: suite.storage,
         eventsRetentionDays: 30,
         trayRetentionDays: 90,
+        networkId: 'default',
         onWritten: createChangePublisher(redis, 'live', silent).recordsWritten,
       },
     );

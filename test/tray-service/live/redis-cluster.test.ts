@@ -67,6 +67,7 @@ describe('live tray on a Redis Cluster (ioredis Cluster client)', function () {
         storage: suite.storage,
         eventsRetentionDays: 30,
         trayRetentionDays: 90,
+        networkId: 'default',
         onWritten: publisher.recordsWritten,
       },
     );
@@ -100,6 +101,7 @@ describe('live tray on a Redis Cluster (ioredis Cluster client)', function () {
           storage: suite.storage,
           eventsRetentionDays: 30,
           trayRetentionDays: 90,
+          networkId: 'default',
           onWritten: publisher.recordsWritten,
         },
       );

@@ -44,6 +44,7 @@ describe('live stream while Redis is down', function () {
         storage: suite.storage,
         eventsRetentionDays: 30,
         trayRetentionDays: 90,
+        networkId: 'default',
         onWritten: publisher.recordsWritten,
       },
     );

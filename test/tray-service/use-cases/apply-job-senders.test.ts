@@ -49,6 +49,7 @@ for (const engine of REQUIRED_ENGINES) {
       storage: suite.storage,
       eventsRetentionDays: 30,
       trayRetentionDays: 90,
+      networkId: 'default',
       publishBans: async (changes) => void published.push(...changes),
       ...(platformWebhooks === undefined ? {} : { platformWebhooks }),
       now: () => at,

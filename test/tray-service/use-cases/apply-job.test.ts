@@ -49,6 +49,7 @@ for (const engine of REQUIRED_ENGINES) {
           storage: suite.storage,
           eventsRetentionDays: 30,
           trayRetentionDays: RETENTION_DAYS,
+          networkId: 'default',
           onWritten: async (records) => void told.push(...records),
           now: () => at,
         });
@@ -126,6 +127,7 @@ for (const engine of REQUIRED_ENGINES) {
           storage: suite.storage,
           eventsRetentionDays: 30,
           trayRetentionDays: RETENTION_DAYS,
+          networkId: 'default',
           onStored: async () => {
             if (failing) throw new Error('moderation step failed once');
             return 'flag';
@@ -162,7 +164,12 @@ for (const engine of REQUIRED_ENGINES) {
     // BSON: such an event must still be applied and stored, never fail its job on every attempt.
     it('is applied to the tray and stored, and its job completes', async function () {
       this.timeout(120_000);
-      const deps = { storage: suite.storage, eventsRetentionDays: 30, trayRetentionDays: RETENTION_DAYS };
+      const deps = {
+        storage: suite.storage,
+        eventsRetentionDays: 30,
+        trayRetentionDays: RETENTION_DAYS,
+        networkId: 'default',
+      };
       await applyJob(delivered(membershipEvent('join', ['u-ben'], 'c-big'), START), deps);
       const post = postEvent({
         postId: 'p-big',
@@ -186,7 +193,12 @@ for (const engine of REQUIRED_ENGINES) {
     // PostgreSQL's jsonb refuses one, and MongoDB's UTF-8 cannot hold it either. Such an event must
     // be applied and stored with U+FFFD in its place, never fail its job on every attempt.
     it('applies and stores an event whose names and text hold lone surrogates, with U+FFFD in their place', async () => {
-      const deps = { storage: suite.storage, eventsRetentionDays: 30, trayRetentionDays: RETENTION_DAYS };
+      const deps = {
+        storage: suite.storage,
+        eventsRetentionDays: 30,
+        trayRetentionDays: RETENTION_DAYS,
+        networkId: 'default',
+      };
       const envelope = commentEvent({
         commentId: 'cm-half',
         postId: 'p-half',
@@ -213,7 +225,12 @@ for (const engine of REQUIRED_ENGINES) {
     const suite = useTrayStorage(engine);
 
     it('applies a comment whose author and community names hold U+0000, with U+FFFD in its place', async () => {
-      const deps = { storage: suite.storage, eventsRetentionDays: 30, trayRetentionDays: RETENTION_DAYS };
+      const deps = {
+        storage: suite.storage,
+        eventsRetentionDays: 30,
+        trayRetentionDays: RETENTION_DAYS,
+        networkId: 'default',
+      };
       const envelope = structuredClone(
         commentEvent({ commentId: 'cm-nul', postId: 'p-nul', author: 'u-ben', postOwner: 'u-ana' }),
       );
@@ -236,6 +253,7 @@ for (const engine of REQUIRED_ENGINES) {
       storage: suite.storage,
       eventsRetentionDays: 30,
       trayRetentionDays: RETENTION_DAYS,
+      networkId: 'default',
       publishBans: async () => undefined,
     });
 

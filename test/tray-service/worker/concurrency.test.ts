@@ -37,6 +37,7 @@ describe('tray worker with concurrency 8', () => {
     before(async () => {
       second = await startWorker({
         queue: createWebhookQueue({ redis: testStack().redisUrl, prefix: worker.prefix }),
+        networkId: 'default',
         storage: await worker.another(),
         logger: createLogger({ name: 'test', level: 'silent' }),
         registry: createMetricsRegistry('test2', false),

@@ -28,6 +28,7 @@ const quietWorker = (
 ) =>
   startWorker({
     queue,
+    networkId: 'default',
     storage,
     logger: createLogger({ name: 'test', level: 'silent' }),
     registry: createMetricsRegistry('test', false),
@@ -187,6 +188,7 @@ describe('tray worker when a job stalls (its worker killed mid-job)', () => {
     admin = redis();
     worker = await startWorker({
       queue,
+      networkId: 'default',
       storage: suite.storage,
       logger: recording.logger,
       registry,

@@ -49,6 +49,7 @@ describe('tray worker: replaying a day of stored events into an empty tray', fun
           storage: empty.storage,
           eventsRetentionDays: 30,
           trayRetentionDays: 90,
+          networkId: 'default',
           publishBans: async () => {},
         },
       );

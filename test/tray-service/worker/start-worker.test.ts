@@ -45,6 +45,7 @@ describe("tray worker's periodic purge", () => {
     queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
     return startWorker({
       queue,
+      networkId: 'default',
       storage,
       logger,
       registry: createMetricsRegistry('test', false),
@@ -133,7 +134,14 @@ describe("tray worker's events metric and invalid-payload warning", () => {
     queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
     const registry = createMetricsRegistry('test', false);
     const { logger, messages } = recordingLogger();
-    worker = await startWorker({ queue, storage, logger, registry, purgeIntervalMs: 0 });
+    worker = await startWorker({
+      queue,
+      networkId: 'default',
+      storage,
+      logger,
+      registry,
+      purgeIntervalMs: 0,
+    });
     const valid = commentEvent({ commentId: 'cm-counted' });
     const invalid = commentEvent({ commentId: 'cm-invalid' });
     delete (invalid.data.comment as Record<string, unknown>).userId;

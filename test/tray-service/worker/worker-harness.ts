@@ -87,6 +87,7 @@ export function useWorker(
     queue.setMaxListeners(1_000);
     worker = await startWorker({
       queue,
+      networkId: 'default',
       storage: suite.storage,
       logger: createLogger({ name: 'test', level: 'silent' }),
       registry,

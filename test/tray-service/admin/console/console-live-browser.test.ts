@@ -340,7 +340,8 @@ describe('events console in a real browser: a real receiver and worker behind it
     const cookies = await page.context().cookies();
     await page.context().clearCookies();
     try {
-      await page.check('#tail-toggle');
+      // A click, not check(): the page may switch it off again before check() reads it back.
+      await page.click('#tail-toggle');
       await page.locator('#tail-state', { hasText: 'your session has ended' }).waitFor();
       expect(await page.isChecked('#tail-toggle')).to.equal(false);
     } finally {

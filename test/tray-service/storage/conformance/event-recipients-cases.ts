@@ -34,7 +34,13 @@ function consoleOf(context: ConformanceContext) {
           receivedAt: new Date(NOW).toISOString(),
           ...envelope,
         },
-        { storage, eventsRetentionDays: RETENTION_DAYS, trayRetentionDays: RETENTION_DAYS, now: () => NOW },
+        {
+          storage,
+          eventsRetentionDays: RETENTION_DAYS,
+          trayRetentionDays: RETENTION_DAYS,
+          networkId: 'default',
+          now: () => NOW,
+        },
       ).then((applied) => applied.event),
     join: (users: readonly string[], minute: number) =>
       storage.writes.applyMemberships(

@@ -181,6 +181,7 @@ describe('PostgreSQL adapter under load through two workers', () => {
         workers.push(
           await startWorker({
             queue,
+            networkId: 'default',
             storage: await open(name),
             logger,
             registry: createMetricsRegistry(name.replace('-', '_'), false),

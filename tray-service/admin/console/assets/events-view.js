@@ -24,6 +24,10 @@ const MAX_TAIL_ROWS = 500;
 const ANNOUNCE_MS = 1000;
 /** A refused tail tries again after this long when the refusal names no wait of its own. */
 const TAIL_RETRY_S = 5;
+/** The longest wait a refusal's Retry-After may ask for before the tail tries again. */
+const MAX_TAIL_RETRY_S = 300;
+/** How long the question why a tail was refused may wait for its answer. */
+const PROBE_TIMEOUT_MS = 10_000;
 
 /** One event's row; its button opens the detail. */
 function eventRow(view, fresh = false) {
@@ -141,10 +145,14 @@ export function createEventsView({ navigate, openDetail }) {
   /** Counts starts and stops: an answer about an older tail never changes a newer one. */
   let tails = 0;
   let retryTimer;
+  /** The request asking why a tail was refused, while it runs: it may hold a tail's place. */
+  let probe;
 
   function stopTail(state = 'Live tail off.') {
     tails += 1;
     clearTimeout(retryTimer);
+    probe?.abort();
+    probe = undefined;
     source?.close();
     source = undefined;
     tailState.textContent = state;
@@ -157,6 +165,8 @@ export function createEventsView({ navigate, openDetail }) {
    */
   async function refusalOf(url) {
     const controller = new AbortController();
+    probe = controller;
+    const timeout = setTimeout(() => controller.abort(), PROBE_TIMEOUT_MS);
     try {
       const response = await fetch(url, {
         headers: { accept: 'text/event-stream' },
@@ -170,12 +180,17 @@ export function createEventsView({ navigate, openDetail }) {
       return {
         status: response.status,
         message: error?.message ?? `${response.status} ${response.statusText}`,
-        retryAfterS: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : TAIL_RETRY_S,
+        retryAfterS:
+          Number.isFinite(retryAfter) && retryAfter > 0
+            ? Math.min(retryAfter, MAX_TAIL_RETRY_S)
+            : TAIL_RETRY_S,
       };
     } catch {
       return undefined;
     } finally {
+      clearTimeout(timeout);
       controller.abort();
+      if (probe === controller) probe = undefined;
     }
   }
 

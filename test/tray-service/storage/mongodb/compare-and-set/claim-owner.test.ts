@@ -36,6 +36,7 @@ describe('claimOwner: whose version claims a write takes', () => {
         storage,
         eventsRetentionDays: 30,
         trayRetentionDays: 90,
+        networkId: 'default',
         scheduleFanOut,
       });
     const claims = () => mongo.db.collection<RecordClaimDoc>(TRAY_RECORD_CLAIMS).find({}).toArray();
@@ -59,7 +60,13 @@ describe('claimOwner: whose version claims a write takes', () => {
       );
       await Promise.all(
         jobs.map((job) =>
-          applyJob(job, { storage, eventsRetentionDays: 30, trayRetentionDays: 90, scheduleFanOut }),
+          applyJob(job, {
+            storage,
+            eventsRetentionDays: 30,
+            trayRetentionDays: 90,
+            networkId: 'default',
+            scheduleFanOut,
+          }),
         ),
       );
       const owners = new Set((await claims()).map((claim) => claim.owner));
