@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, openSync } from 'node:fs';
+import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { canConnect, freePort } from './local-servers.ts';
@@ -66,6 +66,17 @@ export interface RedisClusterOptions {
   nodeTimeoutMs?: number;
   /** `requirepass` (and `masterauth`) of every node: a cluster that asks its clients for AUTH. */
   password?: string;
+  /**
+   * TLS only (no port in clear), between the nodes too: the nodes' certificate and key, and the CA
+   * every node and admin connection verifies them with (PEM files).
+   */
+  tls?: ClusterTls;
+}
+
+export interface ClusterTls {
+  certFile: string;
+  keyFile: string;
+  caFile: string;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -75,12 +86,34 @@ async function startNode(
   dir: string,
   nodeTimeoutMs: number,
   password: string | undefined,
+  tls: ClusterTls | undefined,
 ): Promise<ClusterNode> {
   mkdirSync(dir, { recursive: true });
   const log = openSync(join(dir, 'redis.log'), 'a');
+  const listen =
+    tls === undefined
+      ? ['--port', String(port)]
+      : [
+          '--port',
+          '0',
+          '--tls-port',
+          String(port),
+          '--tls-cert-file',
+          tls.certFile,
+          '--tls-key-file',
+          tls.keyFile,
+          '--tls-ca-cert-file',
+          tls.caFile,
+          // The cluster bus and replication over TLS too; clients show no certificate of their own.
+          '--tls-cluster',
+          'yes',
+          '--tls-replication',
+          'yes',
+          '--tls-auth-clients',
+          'no',
+        ];
   const args = [
-    '--port',
-    String(port),
+    ...listen,
     '--bind',
     '127.0.0.1',
     '--dir',
@@ -168,11 +201,17 @@ function redisCli(args: readonly string[], timeoutMs = 30_000): Promise<string> 
 }
 
 /** One short-lived connection to one node (not cluster-aware), for administrative commands. */
-async function withNode<T>(port: number, use: (redis: Redis) => Promise<T>, password?: string): Promise<T> {
+async function withNode<T>(
+  port: number,
+  use: (redis: Redis) => Promise<T>,
+  password?: string,
+  tls?: ClusterTls,
+): Promise<T> {
   const redis = new Redis({
     host: '127.0.0.1',
     port,
     ...(password === undefined ? {} : { password }),
+    ...(tls === undefined ? {} : { tls: { ca: readFileSync(tls.caFile) } }),
     lazyConnect: true,
     connectTimeout: 1_000,
     maxRetriesPerRequest: 0,
@@ -224,8 +263,8 @@ export async function startRedisCluster(options: RedisClusterOptions): Promise<L
   const masters = options.masters ?? 3;
   const replicas = options.replicasPerMaster ?? 1;
   const nodeTimeoutMs = options.nodeTimeoutMs ?? 1_000;
-  const { password } = options;
-  const admin = <T>(port: number, use: (redis: Redis) => Promise<T>) => withNode(port, use, password);
+  const { password, tls } = options;
+  const admin = <T>(port: number, use: (redis: Redis) => Promise<T>) => withNode(port, use, password, tls);
   const nodes: ClusterNode[] = [];
   const killAll = () => {
     for (const node of nodes) if (!node.exited()) node.process.kill('SIGKILL');
@@ -313,10 +352,11 @@ export async function startRedisCluster(options: RedisClusterOptions): Promise<L
   try {
     for (let n = 0; n < masters * (1 + replicas); n += 1) {
       const port = await freePort();
-      nodes.push(await startNode(port, join(options.dir, `node-${port}`), nodeTimeoutMs, password));
+      nodes.push(await startNode(port, join(options.dir, `node-${port}`), nodeTimeoutMs, password, tls));
     }
     await redisCli([
       ...(password === undefined ? [] : ['-a', password, '--no-auth-warning']),
+      ...(tls === undefined ? [] : ['--tls', '--cacert', tls.caFile]),
       '--cluster',
       'create',
       ...nodes.map((node) => node.address),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { hashTagOf, type RedisTarget } from '../redis/redis-target.ts';
+import { hashTagOf, type RedisClusterTarget, type RedisTarget } from '../redis/redis-target.ts';
 import { logLevel, url } from './env-types.ts';
 import { parseClusterNodes } from './parse-cluster-nodes.ts';
 import { ConfigError } from '../errors/config-error.ts';
@@ -54,29 +54,21 @@ export function withRedisTarget<C extends { REDIS_URL: string; QUEUE_PREFIX: str
       },
     ]);
   }
-  return { ...config, redis: { clusterNodes: nodes, ...clusterAuth(config.REDIS_URL) } };
+  return { ...config, redis: { clusterNodes: nodes, ...clusterAccess(config.REDIS_URL) } };
 }
 
 /**
- * On a cluster, REDIS_URL gives the nodes' credentials only (its host is not used): the one place
- * the Redis password lives, whichever the topology. TLS to a cluster is not supported yet, so a
- * `rediss://` URL stops start-up instead of letting the cluster be reached in clear.
+ * On a cluster, REDIS_URL gives the nodes' credentials and whether to reach them over TLS only
+ * (its host is not used): the one place the Redis password lives, whichever the topology. A
+ * `rediss://` URL makes every node connection TLS, verified against the system's CAs and
+ * NODE_EXTRA_CA_CERTS (docs/redis-cluster.md).
  */
-function clusterAuth(redisUrl: string): { auth?: { username?: string; password: string } } {
+function clusterAccess(redisUrl: string): Pick<RedisClusterTarget, 'auth' | 'tls'> {
   const url = new URL(redisUrl);
-  if (url.protocol === 'rediss:') {
-    throw new ConfigError([
-      {
-        variable: 'REDIS_URL',
-        message:
-          'rediss:// asks for TLS, which the Redis Cluster connection (REDIS_CLUSTER_NODES) does not support yet; ' +
-          'use redis:// on a private network, or a single Redis server over TLS',
-      },
-    ]);
-  }
+  const tls = url.protocol === 'rediss:' ? { tls: {} } : {};
   // A user with no password sends no AUTH, as for a single server.
-  if (url.password === '') return {};
+  if (url.password === '') return tls;
   const password = decodeURIComponent(url.password);
   const username = decodeURIComponent(url.username);
-  return { auth: username === '' ? { password } : { username, password } };
+  return { ...tls, auth: username === '' ? { password } : { username, password } };
 }

@@ -82,8 +82,15 @@ export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionR
       retryDelayOnTryAgain: 100,
       slotsRefreshInterval: SLOTS_REFRESH_INTERVAL_MS,
       // bull checks these two on the per-node options of its blocking and subscriber connections.
-      // The same AUTH on every node: ioredis makes each node's connection from these options.
-      redisOptions: { maxRetriesPerRequest, enableReadyCheck, connectTimeout, ...target.auth },
+      // The same AUTH and TLS on every node: ioredis makes each node's connection (the subscriber's
+      // too) from these options.
+      redisOptions: {
+        maxRetriesPerRequest,
+        enableReadyCheck,
+        connectTimeout,
+        ...target.auth,
+        ...(target.tls ? { tls: target.tls } : {}),
+      },
     },
   );
   paceSubscriberReselection(cluster, retryStrategy);

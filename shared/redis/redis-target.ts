@@ -1,3 +1,5 @@
+import type { ConnectionOptions } from 'node:tls';
+
 /** One seed node of a Redis Cluster. */
 export interface RedisNodeAddress {
   readonly host: string;
@@ -9,6 +11,11 @@ export interface RedisClusterTarget {
   readonly clusterNodes: readonly RedisNodeAddress[];
   /** The AUTH every node asks for (an ACL user, or the default user's password), when it asks. */
   readonly auth?: { readonly username?: string; readonly password: string };
+  /**
+   * TLS to every node (a `rediss://` REDIS_URL), each verified against the system's CAs and
+   * NODE_EXTRA_CA_CERTS (tests give their own CA here) for the address the node announces.
+   */
+  readonly tls?: ConnectionOptions;
 }
 
 /**
@@ -41,5 +48,6 @@ export function describeRedisTarget(target: RedisTarget): string {
       return 'an invalid URL';
     }
   }
-  return `cluster ${target.clusterNodes.map((node) => `${node.host}:${node.port}`).join(',')}`;
+  const nodes = target.clusterNodes.map((node) => `${node.host}:${node.port}`).join(',');
+  return `cluster ${nodes}${target.tls ? ' over TLS' : ''}`;
 }

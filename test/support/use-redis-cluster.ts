@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -8,6 +8,7 @@ import {
 } from '../../scripts/lib/redis-cluster.ts';
 import { createRedis, type RedisClient } from '../../shared/redis/create-redis.ts';
 import type { RedisClusterTarget } from '../../shared/redis/redis-target.ts';
+import { loopbackCertificate } from './loopback-certificate.ts';
 
 export interface RedisClusterFixture {
   readonly cluster: LocalRedisCluster;
@@ -15,6 +16,8 @@ export interface RedisClusterFixture {
   readonly target: RedisClusterTarget;
   /** A temporary directory of the suite's own (the cluster's nodes live in `cluster/` under it). */
   readonly dir: string;
+  /** With `tls`: the CA file that verifies the nodes (for NODE_EXTRA_CA_CERTS of a process). */
+  readonly caFile: string;
   /** A client on the cluster whose errors are ignored (faults are the point), closed at teardown. */
   readonly connect: (rules?: Parameters<typeof createRedis>[1]) => RedisClient;
   /**
@@ -25,9 +28,11 @@ export interface RedisClusterFixture {
   readonly atTeardown: (cleanup: () => unknown) => void;
 }
 
-export interface UseRedisClusterOptions extends Omit<RedisClusterOptions, 'dir'> {
+export interface UseRedisClusterOptions extends Omit<RedisClusterOptions, 'dir' | 'tls'> {
   /** A cluster of its own for each test (faults that leave it broken) instead of one per suite. */
   perTest?: boolean;
+  /** TLS only, with a loopback certificate of the suite's own (`caFile`; `target` trusts it). */
+  tls?: boolean;
 }
 
 /**
@@ -36,8 +41,9 @@ export interface UseRedisClusterOptions extends Omit<RedisClusterOptions, 'dir'>
  * connected and everything it registered with `atTeardown`, when the suite (or test) ends.
  */
 export function useRedisCluster(name: string, options: UseRedisClusterOptions = {}): RedisClusterFixture {
-  const { perTest = false, ...clusterOptions } = options;
+  const { perTest = false, tls = false, ...clusterOptions } = options;
   let dir: string | undefined;
+  let caFile: string | undefined;
   let cluster: LocalRedisCluster | undefined;
   let target: RedisClusterTarget | undefined;
   const clients: RedisClient[] = [];
@@ -49,8 +55,17 @@ export function useRedisCluster(name: string, options: UseRedisClusterOptions = 
 
   (perTest ? beforeEach : before)(async () => {
     dir = mkdtempSync(join(tmpdir(), `${name}-`));
-    cluster = await startRedisCluster({ ...clusterOptions, dir: join(dir, 'cluster') });
-    target = { clusterNodes: cluster.nodes.map((node) => ({ host: '127.0.0.1', port: node.port })) };
+    const certificate = tls ? loopbackCertificate(dir) : undefined;
+    caFile = certificate?.caFile;
+    cluster = await startRedisCluster({
+      ...clusterOptions,
+      dir: join(dir, 'cluster'),
+      ...(certificate ? { tls: certificate } : {}),
+    });
+    target = {
+      clusterNodes: cluster.nodes.map((node) => ({ host: '127.0.0.1', port: node.port })),
+      ...(certificate ? { tls: { ca: readFileSync(certificate.caFile) } } : {}),
+    };
   });
   (perTest ? afterEach : after)(async () => {
     for (const cleanup of [...cleanups].reverse()) await cleanup();
@@ -71,6 +86,9 @@ export function useRedisCluster(name: string, options: UseRedisClusterOptions = 
     },
     get dir() {
       return started(dir);
+    },
+    get caFile() {
+      return started(caFile);
     },
     connect: (rules) => {
       const client = createRedis(started(target), rules);

@@ -48,18 +48,17 @@ describe('the Redis target (REDIS_URL or REDIS_CLUSTER_NODES)', () => {
     });
   });
 
-  it('refuses rediss:// on a cluster, naming REDIS_URL (TLS to a cluster is not supported: never fall back to clear)', () => {
-    expect(() =>
-      loadTrayConfig({
-        REDIS_CLUSTER_NODES: 'a:7000',
-        QUEUE_PREFIX: '{bull}',
-        REDIS_URL: 'rediss://:pw@h:6380',
-      }),
-    )
-      .to.throw(ConfigError)
-      .with.property('message')
-      .that.matches(/^Invalid configuration: REDIS_URL: rediss:\/\/ asks for TLS/)
-      .and.not.include('pw');
+  it('reaches every node of a cluster over TLS when REDIS_URL is rediss://, with its credentials', () => {
+    const env = { REDIS_CLUSTER_NODES: 'a:7000', QUEUE_PREFIX: '{bull}' };
+    expect(loadTrayConfig({ ...env, REDIS_URL: 'rediss://:pw@ignored:6380' }).redis).to.deep.equal({
+      clusterNodes: [{ host: 'a', port: 7000 }],
+      tls: {},
+      auth: { password: 'pw' },
+    });
+    expect(loadReceiverConfig({ ...secrets, ...env, REDIS_URL: 'rediss://ignored' }).redis).to.deep.equal({
+      clusterNodes: [{ host: 'a', port: 7000 }],
+      tls: {},
+    });
   });
 
   for (const prefix of ['bull', '{}bull', 'bull{', 'bull{}']) {
