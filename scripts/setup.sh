@@ -29,6 +29,14 @@ if ! command -v redis-server >/dev/null 2>&1; then
   as_root service redis-server stop >/dev/null 2>&1 || true
 fi
 
+# openssl makes the certificate of the tests' TLS-only Redis Cluster (usually present already, with
+# ca-certificates). Not needed by the product.
+if [ "${1:-}" != "--product" ] && ! command -v openssl >/dev/null 2>&1; then
+  say "installing openssl (apt)"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq openssl >/dev/null
+fi
+
 # 3. FerretDB (MongoDB wire protocol over PostgreSQL), built from source with Go: the MongoDB
 #    adapter's test server. The product itself does not need it (`npm start` runs PostgreSQL), so
 #    `setup.sh --product` (npm's prestart) skips it.
