@@ -67,8 +67,9 @@ export interface RedisClusterOptions {
   /** `requirepass` (and `masterauth`) of every node: a cluster that asks its clients for AUTH. */
   password?: string;
   /**
-   * TLS only (no port in clear), between the nodes too: the nodes' certificate and key, and the CA
-   * every node and admin connection verifies them with (PEM files).
+   * TLS only (no port in clear), between the nodes too, each node announced as `localhost`: the
+   * nodes' certificate and key, and the CA every node and admin connection verifies them with
+   * (PEM files).
    */
   tls?: ClusterTls;
 }
@@ -111,6 +112,11 @@ async function startNode(
           'yes',
           '--tls-auth-clients',
           'no',
+          // Announced by name, as managed clusters do: the certificate names no address.
+          '--cluster-announce-hostname',
+          'localhost',
+          '--cluster-preferred-endpoint-type',
+          'hostname',
         ];
   const args = [
     ...listen,
@@ -208,7 +214,8 @@ async function withNode<T>(
   tls?: ClusterTls,
 ): Promise<T> {
   const redis = new Redis({
-    host: '127.0.0.1',
+    // The name the certificate of a TLS node holds.
+    host: tls === undefined ? '127.0.0.1' : 'localhost',
     port,
     ...(password === undefined ? {} : { password }),
     ...(tls === undefined ? {} : { tls: { ca: readFileSync(tls.caFile) } }),

@@ -60,7 +60,7 @@ export function withRedisTarget<C extends { REDIS_URL: string; QUEUE_PREFIX: str
 /**
  * On a cluster, REDIS_URL gives the nodes' credentials and whether to reach them over TLS only
  * (its host is not used): the one place the Redis password lives, whichever the topology. A
- * `rediss://` URL makes every node connection TLS, verified against the system's CAs and
+ * `rediss://` URL makes every node connection TLS, verified against Node's bundled CAs and
  * NODE_EXTRA_CA_CERTS (docs/redis-cluster.md).
  */
 function clusterAccess(redisUrl: string): Pick<RedisClusterTarget, 'auth' | 'tls'> {

@@ -81,6 +81,9 @@ export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionR
       retryDelayOnClusterDown: 100,
       retryDelayOnTryAgain: 100,
       slotsRefreshInterval: SLOTS_REFRESH_INTERVAL_MS,
+      // Over TLS a seed given by name is reached by that name, not by the address it resolves to:
+      // the node's certificate names the host (ioredis's documented setting for TLS clusters).
+      ...(target.tls ? { dnsLookup: keepHostName } : {}),
       // bull checks these two on the per-node options of its blocking and subscriber connections.
       // The same AUTH and TLS on every node: ioredis makes each node's connection (the subscriber's
       // too) from these options.
@@ -97,6 +100,11 @@ export function createRedis(target: RedisTarget, rules: Partial<RedisConnectionR
   stopSlotsRefreshOnEnd(cluster);
   if (maxRetriesPerRequest !== null) failQueuedCommandsOnClose(cluster);
   return cluster;
+}
+
+/** A cluster's `dnsLookup` that resolves nothing: the connection looks the name up itself. */
+function keepHostName(address: string, callback: (error: Error | null, address: string) => void): void {
+  callback(null, address);
 }
 
 /**

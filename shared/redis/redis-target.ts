@@ -12,7 +12,7 @@ export interface RedisClusterTarget {
   /** The AUTH every node asks for (an ACL user, or the default user's password), when it asks. */
   readonly auth?: { readonly username?: string; readonly password: string };
   /**
-   * TLS to every node (a `rediss://` REDIS_URL), each verified against the system's CAs and
+   * TLS to every node (a `rediss://` REDIS_URL), each verified against Node's bundled CAs and
    * NODE_EXTRA_CA_CERTS (tests give their own CA here) for the address the node announces.
    */
   readonly tls?: ConnectionOptions;

@@ -63,7 +63,11 @@ export function useRedisCluster(name: string, options: UseRedisClusterOptions = 
       ...(certificate ? { tls: certificate } : {}),
     });
     target = {
-      clusterNodes: cluster.nodes.map((node) => ({ host: '127.0.0.1', port: node.port })),
+      // A TLS node by the name its certificate holds.
+      clusterNodes: cluster.nodes.map((node) => ({
+        host: certificate ? 'localhost' : '127.0.0.1',
+        port: node.port,
+      })),
       ...(certificate ? { tls: { ca: readFileSync(certificate.caFile) } } : {}),
     };
   });

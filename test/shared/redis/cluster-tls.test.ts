@@ -14,7 +14,8 @@ import { useRedisCluster } from '../../support/use-redis-cluster.ts';
 const password = 'cluster-tls-password';
 
 // Managed clusters often speak TLS only (in-transit encryption). Every node here listens on TLS
-// alone, the cluster bus and replication too, with a loopback certificate of the suite's own.
+// alone, the cluster bus and replication too, with a certificate of the suite's own that names
+// `localhost` and no address, and announces itself by that name; the seeds are given by it too.
 describe('on a Redis Cluster that speaks TLS only (rediss:// REDIS_URL)', function () {
   this.timeout(60_000);
   const local = useRedisCluster('redis-cluster-tls', {
