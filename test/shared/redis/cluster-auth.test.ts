@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { createWebhookQueue, webhookJobOptions } from '../../../shared/queue/webhook-queue.ts';
+import { createWebhookQueue } from '../../../shared/queue/webhook-queue.ts';
 import { createRedis } from '../../../shared/redis/create-redis.ts';
-import { refuseEvictingRedis } from '../../../shared/redis/refuse-evicting-redis.ts';
 import { loadTrayConfig } from '../../../shared/config/tray-config.ts';
+import { expectClusterServes } from '../../support/expect-cluster-serves.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { useRedisCluster } from '../../support/use-redis-cluster.ts';
 
@@ -42,25 +42,7 @@ describe('on a Redis Cluster that asks for a password (requirepass on every node
     queue.on('error', () => undefined);
     try {
       // Keys in many slots: every master is asked, each over its own authenticated connection.
-      for (let n = 0; n < 30; n += 1) await client.set(`key-${n}`, String(n));
-      expect(await client.get('key-29')).to.equal('29');
-      const evicting: string[] = [];
-      await refuseEvictingRedis(client, { onEvicting: (message) => evicting.push(message) });
-      expect(evicting).to.deep.equal([]);
-      const processed = new Promise<string>((resolve) => {
-        void queue.process(async (job) => resolve(String(job.id)));
-      });
-      await queue.add(
-        {
-          dedupeKey: 'k1',
-          webhook: 'default',
-          receivedAt: new Date().toISOString(),
-          event: 'post.didCreate',
-          data: {},
-        },
-        { ...webhookJobOptions, jobId: 'k1' },
-      );
-      expect(await processed).to.equal('k1');
+      await expectClusterServes(client, queue);
     } finally {
       await queue.close().catch(() => undefined);
       client.disconnect();

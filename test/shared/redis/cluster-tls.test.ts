@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import { freePort } from '../../../scripts/lib/local-servers.ts';
 import { loadTrayConfig } from '../../../shared/config/tray-config.ts';
-import { createWebhookQueue, webhookJobOptions } from '../../../shared/queue/webhook-queue.ts';
+import { createWebhookQueue } from '../../../shared/queue/webhook-queue.ts';
 import { createRedis } from '../../../shared/redis/create-redis.ts';
 import { isCluster } from '../../../shared/redis/redis-target.ts';
-import { refuseEvictingRedis } from '../../../shared/redis/refuse-evicting-redis.ts';
 import { channelDidCreate, signedHeaders, testSecret } from '../../receiver/support/signed-request.ts';
+import { expectClusterServes } from '../../support/expect-cluster-serves.ts';
 import { cleanEnv, startScript } from '../../support/run-script.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { useRedisCluster } from '../../support/use-redis-cluster.ts';
@@ -58,31 +58,13 @@ describe('on a Redis Cluster that speaks TLS only (rediss:// REDIS_URL)', functi
     for (const connection of [client, subscriber]) connection.on('error', () => undefined);
     queue.on('error', () => undefined);
     try {
-      for (let n = 0; n < 30; n += 1) await client.set(`key-${n}`, String(n));
-      expect(await client.get('key-29')).to.equal('29');
-      const evicting: string[] = [];
-      await refuseEvictingRedis(client, { onEvicting: (message) => evicting.push(message) });
-      expect(evicting).to.deep.equal([]);
+      await expectClusterServes(client, queue);
       const heard = new Promise<string>((resolve) =>
         subscriber.on('message', (_channel: string, text: string) => resolve(text)),
       );
       await subscriber.subscribe('tls-channel');
       await client.publish('tls-channel', 'over tls');
       expect(await heard).to.equal('over tls');
-      const processed = new Promise<string>((resolve) => {
-        void queue.process(async (job) => resolve(String(job.id)));
-      });
-      await queue.add(
-        {
-          dedupeKey: 'k1',
-          webhook: 'default',
-          receivedAt: new Date().toISOString(),
-          event: 'post.didCreate',
-          data: {},
-        },
-        { ...webhookJobOptions, jobId: 'k1' },
-      );
-      expect(await processed).to.equal('k1');
     } finally {
       await queue.close().catch(() => undefined);
       client.disconnect();
