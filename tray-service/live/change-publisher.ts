@@ -192,6 +192,7 @@ export function createChangePublisher(
     async recordsRemoved(records) {
       // Logged first: a stream resuming once the announcement has gone out finds the removal.
       const at = now();
+      const changes = removalsOf(records);
       try {
         await removals.record(records, at);
       } catch (error) {
@@ -200,9 +201,9 @@ export function createChangePublisher(
           'removed records not logged for resuming streams yet; kept with their resync',
         );
         keepUnlogged([{ records, at }]);
-        owe(removalsOf(records), at);
+        owe(changes, at);
       }
-      await publish(removalsOf(records), at);
+      await publish(changes, at);
     },
     markedRead: (records) => announce(marksChanges({ kind: 'read' }, records)),
     inboxMarked(mark, records) {

@@ -41,10 +41,17 @@ export type LiveChange =
  */
 export type ReadMark = Pick<MarkedRecord, 'key' | 'changedAt' | 'changedBefore'>;
 
-/** Groups removed records into one change per user. */
-export function removalsOf(records: readonly RemovedRecord[]): LiveChange[] {
+/** One user's removed records, as announced. */
+export type RemovedChange = Extract<LiveChange, { kind: 'removed' }>;
+
+/** Groups removed records into one change per user (a post's deletion: one per member). */
+export function removalsOf(records: readonly RemovedRecord[]): RemovedChange[] {
   const byUser = new Map<string, string[]>();
-  for (const { userId, key } of records) byUser.set(userId, [...(byUser.get(userId) ?? []), key]);
+  for (const { userId, key } of records) {
+    const ids = byUser.get(userId);
+    if (ids) ids.push(key);
+    else byUser.set(userId, [key]);
+  }
   return [...byUser].map(([userId, ids]) => ({ kind: 'removed', userId, ids }));
 }
 

@@ -2,6 +2,7 @@ import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import { DAY_MS } from '../../shared/time/durations.ts';
 import type { RemovedRecord } from '../storage/port.ts';
 import { shardOf } from './change-channels.ts';
+import { removalsOf, type RemovedChange } from './live-change.ts';
 
 /**
  * The records removed from each user's tray lately, kept in Redis, so that a stream that was away
@@ -55,25 +56,23 @@ const logKey = (prefix: string, userId: string) => `${prefix}:removed:{${shardOf
 export function createRemovalLog(redis: RedisClient, prefix: string): RemovalLog {
   return {
     async record(removed, at) {
-      const byShard = new Map<number, Map<string, string[]>>();
-      for (const { userId, key } of removed) {
-        const shard = shardOf(userId);
-        const users = byShard.get(shard) ?? new Map<string, string[]>();
-        byShard.set(shard, users);
-        const keys = users.get(userId);
-        if (keys) keys.push(key);
-        else users.set(userId, [key]);
+      const byShard = new Map<number, RemovedChange[]>();
+      for (const change of removalsOf(removed)) {
+        const shard = shardOf(change.userId);
+        const users = byShard.get(shard);
+        if (users) users.push(change);
+        else byShard.set(shard, [change]);
       }
       await Promise.all(
         [...byShard.values()].map((users) =>
           redis.eval(
             RECORD,
-            users.size,
-            ...[...users.keys()].map((userId) => logKey(prefix, userId)),
+            users.length,
+            ...users.map((change) => logKey(prefix, change.userId)),
             String(at),
             String(REMOVAL_KEEP_MS),
             String(REMOVALS_PER_USER),
-            JSON.stringify([...users.values()]),
+            JSON.stringify(users.map((change) => change.ids)),
           ),
         ),
       );

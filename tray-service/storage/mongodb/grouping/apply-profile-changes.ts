@@ -93,12 +93,12 @@ export async function forgetDeletedUsers(
   { owner, now, onWritten }: ProfileChangeOptions,
 ): Promise<void> {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
+  // What they kept for themselves goes with their tray (docs/tray-rules.md#deleted-users), one
+  // statement for all of them; others' mutes of them are the others'.
+  for (const collection of [TRAY_MUTES, TRAY_READ_STATE])
+    await db.collection(collection).deleteMany({ userId: { $in: [...userIds] } });
   for (const userId of userIds) {
     await records.deleteMany({ userId });
-    // What they kept for themselves goes with their tray (docs/tray-rules.md#deleted-users);
-    // others' mutes of them are the others'.
-    for (const collection of [TRAY_MUTES, TRAY_READ_STATE])
-      await db.collection(collection).deleteMany({ userId });
     // Their snapshot in every group and kept action first, so records computed later keep the new
     // name too.
     const as = deletedActor(userId);
