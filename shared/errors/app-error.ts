@@ -21,6 +21,8 @@ export const errorCodes = {
   NOT_FOUND: { status: 404, code: 404000 },
   METHOD_NOT_ALLOWED: { status: 405, code: 405000 },
   GONE: { status: 410, code: 410000 },
+  /** A write of a mute, a last-read time or a block for a user whose deletion is stored. */
+  USER_DELETED: { status: 410, code: 410001 },
   PAYLOAD_TOO_LARGE: { status: 413, code: 413000 },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, code: 415000 },
   RATE_LIMITED: { status: 429, code: 400311 },

@@ -169,7 +169,7 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   app.use(
     '/block',
     createBlockRouter({
-      blocks: createBlockList(deps.storage.blockList, deps.settings.networkId),
+      blocks: createBlockList(deps.storage.blockList, deps.storage.deletedUsers, deps.settings.networkId),
       enabled: deps.settings.blockApi,
       guard,
     }),

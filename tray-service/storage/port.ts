@@ -174,6 +174,19 @@ export interface LatestTimesPort {
   record(userId: string, at: number): Promise<void>;
 }
 
+/**
+ * Deleted users (docs/tray-rules.md#deleted-users). A deletion stores the profile first and only
+ * then removes what the user kept for themselves (forgetKept's state): so a write of that state
+ * that reads the profile after its own write (use-cases/unless-deleted.ts) either finds the
+ * deletion and removes it itself, or wrote before the deletion's removal began.
+ */
+export interface DeletedUsersPort {
+  /** Whether the user's deletion is stored. */
+  isDeleted(userId: string): Promise<boolean>;
+  /** Removes the users' mutes (ended spans too) and last-read times; idempotent. */
+  forgetKept(userIds: readonly string[]): Promise<void>;
+}
+
 export interface BlockEntry {
   netid_uid: string;
   blocked_userId: string;
@@ -476,6 +489,7 @@ export interface TrayStorage {
   readonly lastRead: LatestTimesPort;
   readonly clears: LatestTimesPort;
   readonly blockList: BlockListPort;
+  readonly deletedUsers: DeletedUsersPort;
   readonly bans: BansPort;
   readonly events: EventsPort;
   readonly decisions: DecisionsPort;

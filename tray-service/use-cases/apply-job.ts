@@ -46,7 +46,7 @@ export type ScheduleFanOut = (
 ) => Promise<void>;
 
 export interface ApplyJobDeps {
-  storage: Pick<TrayStorage, 'events' | 'bans' | 'writes' | 'clears' | 'blockList'>;
+  storage: Pick<TrayStorage, 'events' | 'bans' | 'writes' | 'clears' | 'blockList' | 'deletedUsers'>;
   eventsRetentionDays: number;
   trayRetentionDays: number;
   /** NETWORK_ID: the network whose block list a deleted user's own list is removed from. */
@@ -189,7 +189,7 @@ async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise
       mapped.profiles.filter((change) => change.deleted).map((change) => change.userId),
     );
     // Their own block list goes with them too (docs/tray-rules.md#deleted-users).
-    const blockList = createBlockList(deps.storage.blockList, deps.networkId);
+    const blockList = createBlockList(deps.storage.blockList, deps.storage.deletedUsers, deps.networkId);
     for (const userId of deleted) {
       const at = now();
       await deps.storage.clears.record(userId, at);

@@ -1,4 +1,5 @@
-import type { BlockEntry, BlockListPage, BlockListPort } from '../storage/port.ts';
+import type { BlockEntry, BlockListPage, BlockListPort, DeletedUsersPort } from '../storage/port.ts';
+import { unlessDeleted } from './unless-deleted.ts';
 
 /** 4.2 rule 2. */
 export const BLOCK_PAGE_SIZE = 20;
@@ -7,7 +8,10 @@ export const BLOCK_PAGE_SIZE = 20;
 export const netidUid = (networkId: string, ownerUserId: string) => `${networkId}_${ownerUserId}`;
 
 export interface BlockList {
-  /** 'self' when a user tries to block themselves (nothing is stored). */
+  /**
+   * 'self' when a user tries to block themselves (nothing is stored); a deleted user's block is
+   * refused (DeletedUserError) and leaves nothing stored.
+   */
   block(userId: string, blockUserId: string): Promise<'blocked' | 'self'>;
   /** Unblocking someone not blocked succeeds too: the end state is what was asked for. */
   unblock(userId: string, blockUserId: string): Promise<void>;
@@ -20,12 +24,21 @@ export interface BlockList {
 }
 
 /** The legacy block list of one network (docs/contract.md#block-list-legacy-beta-deprecated). */
-export function createBlockList(entries: BlockListPort, networkId: string): BlockList {
+export function createBlockList(
+  entries: BlockListPort,
+  users: DeletedUsersPort,
+  networkId: string,
+): BlockList {
   const owner = (userId: string) => netidUid(networkId, userId);
   return {
     async block(userId, blockUserId) {
       if (blockUserId === userId) return 'self';
-      await entries.block(owner(userId), blockUserId);
+      await unlessDeleted(
+        users,
+        userId,
+        () => entries.block(owner(userId), blockUserId),
+        () => entries.forget(owner(userId)),
+      );
       return 'blocked';
     },
     unblock: (userId, blockUserId) => entries.unblock(owner(userId), blockUserId),

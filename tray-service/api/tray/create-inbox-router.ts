@@ -30,7 +30,7 @@ import {
 import { emptyQuery } from '../../http/api-schema/tray-schemas.ts';
 
 export interface InboxRouterDeps {
-  storage: Pick<TrayStorage, 'inbox' | 'engine'>;
+  storage: Pick<TrayStorage, 'inbox' | 'engine' | 'deletedUsers'>;
   /** The history pages' memoised totals, forgotten when a mark moves records between views. */
   pages: Pick<HistoryPages, 'forget'>;
   now: () => number;

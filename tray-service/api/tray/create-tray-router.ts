@@ -33,7 +33,7 @@ import {
 export { V2_EXCLUDED_VERBS } from '../../use-cases/history-page.ts';
 
 export interface TrayRouterDeps {
-  storage: Pick<TrayStorage, 'records' | 'lastRead' | 'clears' | 'inbox'>;
+  storage: Pick<TrayStorage, 'records' | 'lastRead' | 'clears' | 'inbox' | 'deletedUsers'>;
   messages: MessageRenderer;
   /** The history pages (createHistoryPages), shared with the inbox's router, which changes their totals. */
   pages: HistoryPages;

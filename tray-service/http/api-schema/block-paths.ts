@@ -8,7 +8,7 @@ import {
   checkListQuery,
 } from './block-schemas.ts';
 import { errorResponse, header, jsonContent, jsonResponse } from './error-responses.ts';
-import { trayBodyErrors } from './tray-errors.ts';
+import { trayBodyErrors, USER_DELETED_DESCRIPTION } from './tray-errors.ts';
 
 /** Deprecation and Sunset: on every block-list answer, errors included. */
 const blockHeaders = {
@@ -26,11 +26,14 @@ const withBlockHeaders = (responses: Responses): Responses =>
     ]),
   );
 
-const responses = (description: string, schema: Parameters<typeof jsonContent>[0]) =>
+const OFF = 'BLOCK_API=off: the beta is gone (code 410000)';
+
+/** `gone` describes the call's 410s: BLOCK_API=off, and for a write also a deleted user's. */
+const responses = (description: string, schema: Parameters<typeof jsonContent>[0], gone = OFF) =>
   withBlockHeaders({
     200: jsonResponse(schema, description),
     ...trayBodyErrors,
-    410: errorResponse('BLOCK_API=off: the beta is gone'),
+    410: errorResponse(gone),
   });
 
 const memberBody = { required: true, content: jsonContent(blockMemberBody) };
@@ -42,7 +45,7 @@ export const blockPaths: ZodOpenApiPathsObject = {
       summary: 'Block one user (idempotent)',
       deprecated: true,
       requestBody: memberBody,
-      responses: responses('Blocked', blockStatusBody),
+      responses: responses('Blocked', blockStatusBody, `${OFF}; or ${USER_DELETED_DESCRIPTION}`),
     },
     delete: {
       summary: 'Unblock one user (idempotent)',

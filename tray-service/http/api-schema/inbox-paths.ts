@@ -13,7 +13,7 @@ import {
   snoozeBody,
   updatedBody,
 } from './inbox-schemas.ts';
-import { trayBodyErrors, trayErrors } from './tray-errors.ts';
+import { trayBodyErrors, trayErrors, userDeleted } from './tray-errors.ts';
 
 /** Every inbox call on a storage adapter without the inbox extensions. */
 export const inboxUnsupported = errorResponse(
@@ -74,6 +74,7 @@ export const inboxPaths: ZodOpenApiPathsObject = {
         400: errorResponse(
           'A field failed validation (code 400001: another targetType, an empty targetId, an until not in the future or after 9999-12-31T23:59:59.999Z), or 1,000 mutes are already in force (code 400003); nothing changed',
         ),
+        410: userDeleted,
       },
     },
     delete: {

@@ -21,6 +21,12 @@ export const trayErrors = {
   503: errorResponse('The storage (or the token key set) is unavailable'),
 } satisfies Record<number, ZodOpenApiResponseObject>;
 
+/** What a write of state a user keeps for themselves (a mute, the last-read time) answers once their deletion is stored. */
+export const USER_DELETED_DESCRIPTION =
+  'The user was deleted (code 410001; a token issued before the deletion): a deletion is final, nothing was stored';
+
+export const userDeleted = errorResponse(USER_DELETED_DESCRIPTION);
+
 /** The 413 of a call that takes a JSON body of the default limit (require-json.ts). */
 export const bodyTooLarge = errorResponse(`Body larger than ${BODY_LIMIT_KB} kB`);
 

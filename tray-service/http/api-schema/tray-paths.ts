@@ -1,7 +1,7 @@
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { errorResponse, jsonContent, jsonResponse as ok } from './error-responses.ts';
 import { inboxUnsupported } from './inbox-paths.ts';
-import { trayBodyErrors, trayErrors } from './tray-errors.ts';
+import { trayBodyErrors, trayErrors, userDeleted } from './tray-errors.ts';
 import {
   dataStringBody,
   emptyBody,
@@ -59,7 +59,7 @@ export const trayPaths: ZodOpenApiPathsObject = {
       summary: "Set the caller's last-read time to now (resets the unread count)",
       description: noInputDescription,
       requestBody: noBody,
-      responses: { 200: ok(dataStringBody), ...trayBodyErrors },
+      responses: { 200: ok(dataStringBody), ...trayBodyErrors, 410: userDeleted },
     },
   },
   '/notifications/v2/read': {

@@ -2,6 +2,7 @@ import { connectMongo, pingMongo } from '../../../shared/mongo/connect-mongo.ts'
 import type { Logger } from '../../../shared/logging/create-logger.ts';
 import type { TrayStorage } from '../port.ts';
 import { createMongoBlockList } from './block-list/mongo-block-list.ts';
+import { createMongoDeletedUsers } from './grouping/deleted-users.ts';
 import { TRAY_CLEARS, TRAY_READ_STATE } from './collection-names.ts';
 import { ensureCollections } from './setup/ensure-collections.ts';
 import { createMongoLatestTimes } from './records/mongo-latest-times.ts';
@@ -62,6 +63,7 @@ export async function openMongoStorage(
       lastRead,
       clears: createMongoLatestTimes(db, TRAY_CLEARS, 'clearedAt'),
       blockList: createMongoBlockList(db),
+      deletedUsers: createMongoDeletedUsers(db),
       bans: createMongoBans(db),
       events: createMongoEvents(db),
       decisions: createMongoDecisions(db),

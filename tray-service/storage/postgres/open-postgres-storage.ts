@@ -4,6 +4,7 @@ import { awaitFirstAnswer } from './await-first-answer.ts';
 import { connectPostgres, type PostgresOptions } from './connect-postgres.ts';
 import { migrate } from './migrate.ts';
 import { createPostgresBans } from './postgres-bans.ts';
+import { createPostgresDeletedUsers } from './postgres-deleted-users.ts';
 import { createPostgresBlockList } from './postgres-block-list.ts';
 import { createPostgresCommunityMembers } from './postgres-community-members.ts';
 import { createPostgresDecisions } from './postgres-decisions.ts';
@@ -40,6 +41,7 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
     lastRead: createPostgresLatestTimes(pool, 'tray_last_read'),
     clears: createPostgresLatestTimes(pool, 'tray_clears'),
     blockList: createPostgresBlockList(pool),
+    deletedUsers: createPostgresDeletedUsers(pool),
     bans: createPostgresBans(pool),
     events: createPostgresEvents(pool),
     decisions: createPostgresDecisions(pool),

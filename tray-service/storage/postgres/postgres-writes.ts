@@ -23,6 +23,7 @@ import { upsertGroupActors, upsertGroupRecords, type Deliveries } from './upsert
 import { waitForWriters } from './wait-for-writers.ts';
 import { lateLeavers } from './late-leavers.ts';
 import { renameInRecords, renameKeptActivities } from './deleted-users.ts';
+import { forgetKeptState } from './postgres-deleted-users.ts';
 
 /** Records per onWritten call: a fan-out to many members never hands them all over at once. */
 export const WRITTEN_BATCH = 1_000;
@@ -416,10 +417,6 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
         await lockKeys(client, ids.map(profileLock));
         await storeProfiles(client, ordered);
         await client.query('DELETE FROM tray_records WHERE user_id = ANY($1::text[])', [ids]);
-        // What they kept for themselves goes with their tray (docs/tray-rules.md#deleted-users);
-        // others' mutes of them are the others'.
-        for (const table of ['tray_mutes', 'tray_last_read'])
-          await client.query(`DELETE FROM ${table} WHERE user_id = ANY($1::text[])`, [ids]);
         // The group actors and the kept actions first, so records computed later name them as
         // deleted too.
         for (const table of ['tray_target_actors', 'tray_group_actions'])
@@ -437,6 +434,9 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
         );
         return groups.rows.map((row) => groupLock(row.verb, row.target_id));
       });
+      // What they kept for themselves goes with their tray, once the deletion is committed
+      // (forgetKeptState says why not before).
+      await forgetKeptState(pool, ids);
       // A deleted user leaves every community they have a change or an imported membership in.
       const communities = await pool.query<{ community_id: string; user_id: string }>(
         `SELECT DISTINCT community_id, user_id FROM (

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { bearer, useTrayApi } from '../support/api-harness.ts';
+import { expectMatchesOpenApi } from '../support/openapi-validator.ts';
 
 const SUNSET = 'Wed, 28 Feb 2024 00:00:00 GMT';
 
@@ -100,6 +101,25 @@ describe('block list (docs/contract.md#block-list-legacy-beta-deprecated)', () =
       }
       const list = await request(app()).post('/block').set('Authorization', auth).expect(200);
       expect(list.body.results).to.deep.equal([]);
+    });
+
+    // docs/tray-rules.md#deleted-users: a token outlives the deletion until it expires.
+    it("answers a deleted user's block with 410 (code 410001) and the deprecation headers, keeping no list", async () => {
+      await api.storage.writes.applyProfiles(
+        [{ userId: 'owner-gone', displayName: 'Deleted user', deleted: true, at: Date.now() - 60_000 }],
+        { now: Date.now(), retentionDays: 90 },
+      );
+      const auth = await bearer('owner-gone');
+      const res = await request(app())
+        .post('/block/members')
+        .set('Authorization', auth)
+        .send({ blockUserId: 'u2' })
+        .expect(410);
+      expect(res.body).to.include({ status: 'error', code: 410001 });
+      expect(res.headers.sunset).to.equal(SUNSET);
+      expectMatchesOpenApi(res, 'POST', '/block/members');
+      const list = await request(app()).post('/block').set('Authorization', auth).send({}).expect(200);
+      expect(list.body).to.deep.equal({ results: [], paginationToken: null });
     });
 
     it('answers 401 without a token, still with the deprecation headers', async () => {

@@ -552,6 +552,32 @@ function inboxSuite(engine?: StorageEngine) {
       expect(await mutes('u-many')).to.have.length(1_000);
     });
   });
+
+  // docs/tray-rules.md#deleted-users: a token outlives the deletion until it expires.
+  describe("a deleted user's token", () => {
+    it('is answered 410 (code 410001) on a PUT of a mute and on v2/last-read, storing neither', async () => {
+      await api.storage.writes.applyProfiles(
+        [{ userId: 'u-gone', displayName: 'Deleted user', deleted: true, at: NOW - MIN }],
+        { now: NOW, retentionDays: 90 },
+      );
+      for (const [method, path, body] of [
+        ['put', '/v3/mutes', { targetType: 'post', targetId: 'p-1' }],
+        ['post', '/v2/last-read', undefined],
+      ] as const) {
+        const res = await call('u-gone', method, path, body);
+        expect(res.status, path).to.equal(410);
+        expect(res.body).to.deep.equal({
+          status: 'error',
+          code: 410001,
+          message: 'this user was deleted: the tray keeps nothing more of theirs',
+        });
+      }
+      expect((await call('u-gone', 'get', '/v3/mutes')).body.data).to.deep.equal([]);
+      expect(await api.storage.lastRead.latest('u-gone')).to.equal(0);
+      // Reads still answer, empty: nothing is delivered to a deleted user.
+      expect((await call('u-gone', 'get', '/v3')).body.data).to.include({ totalUnreadCount: 0 });
+    });
+  });
 }
 
 describe('inbox endpoints (docs/tray-api.md#the-inbox)', function () {

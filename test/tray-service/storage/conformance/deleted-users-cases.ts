@@ -9,6 +9,10 @@ import { applyOperation, RETENTION_DAYS } from './apply-operation.ts';
 import { inboxOf } from './inbox-operation.ts';
 import { at, NOW } from './case-fixtures.ts';
 import { conformanceCase } from './conformance-case.ts';
+import { DeletedUserError } from '../../../../tray-service/domain/deleted-user-error.ts';
+import { createBlockList } from '../../../../tray-service/use-cases/block-list.ts';
+import { markLastRead } from '../../../../tray-service/use-cases/last-read.ts';
+import { putMute } from '../../../../tray-service/use-cases/put-mute.ts';
 import { modelledStorage } from './modelled-storage.ts';
 import { differences, modelSnapshot, storageSnapshot } from './tray-snapshot.ts';
 
@@ -18,6 +22,9 @@ import { differences, modelSnapshot, storageSnapshot } from './tray-snapshot.ts'
  * actions delivered then show them as `Deleted user` without image, in every record and in what
  * later recomputations read. Also when the deliveries and the deletion run at once.
  */
+
+/** The deployment's NETWORK_ID the block list is kept under. */
+const NETWORK = 'net-conformance';
 
 const XENA = { name: 'Xena', imageUrl: 'https://img.example/xena' };
 
@@ -228,6 +235,89 @@ conformanceCase(
     expect((await inbox.mutesInForce(ana, NOW + 4)).map((mute) => mute.targetId)).to.deep.equal([ben]);
     expect(c.model.mutesOf(ana).map((mute) => mute.targetId)).to.deep.equal([ben]);
   },
+);
+
+conformanceCase(
+  'deleted users: isDeleted tells a stored deletion from a live, renamed or unknown user; forgetKept removes only the named users’ mutes and last-read times',
+  async (context) => {
+    const { storage, id } = context;
+    const inbox = inboxOf(storage);
+    const c = modelledStorage(context);
+    const [ana, ben, cid] = [id('ana'), id('ben'), id('cid')];
+    const post = { targetType: 'post' as const, targetId: id('p-1') };
+    await storage.writes.applyProfiles(
+      [{ userId: ana, displayName: 'Ana B.', deleted: false, at: at(1) }],
+      context.write(NOW),
+    );
+    await c.apply({ kind: 'deleteProfile', userId: ben, at: at(2), now: NOW });
+    expect(await storage.deletedUsers.isDeleted(ana)).to.equal(false);
+    expect(await storage.deletedUsers.isDeleted(ben)).to.equal(true);
+    expect(await storage.deletedUsers.isDeleted(cid)).to.equal(false);
+    expect(await storage.deletedUsers.isDeleted(id('never-seen'))).to.equal(false);
+
+    for (const user of [ana, cid]) {
+      await inbox.putMute(user, post, null, NOW, RETENTION_DAYS, 10);
+      await storage.lastRead.record(user, NOW + 1);
+    }
+    await storage.deletedUsers.forgetKept([ana]);
+    await storage.deletedUsers.forgetKept([ana]);
+    expect(await inbox.mutesInForce(ana, NOW + 2)).to.deep.equal([]);
+    expect(await storage.communityMembers.muteSpansOn([ana], [post])).to.deep.equal([]);
+    expect(await storage.lastRead.latest(ana)).to.equal(0);
+    expect((await inbox.mutesInForce(cid, NOW + 2)).map((mute) => mute.targetId)).to.deep.equal([
+      post.targetId,
+    ]);
+    expect(await storage.lastRead.latest(cid)).to.equal(NOW + 1);
+    // Forgetting is not a deletion.
+    expect(await storage.deletedUsers.isDeleted(ana)).to.equal(false);
+  },
+  { needs: 'inbox' },
+);
+
+conformanceCase(
+  'deleted users: a mute, a last-read time or a block asked later (a token from before the deletion) is refused and stores nothing; before it, the deletion removes them',
+  async (context) => {
+    const { storage, id } = context;
+    const inbox = inboxOf(storage);
+    const c = modelledStorage(context);
+    const [ana, ben, cid] = [id('ana'), id('ben'), id('cid')];
+    const blocks = createBlockList(storage.blockList, storage.deletedUsers, NETWORK);
+    const target = { targetType: 'community' as const, targetId: c.communityId };
+    const mute = (userId: string, now: number) =>
+      putMute(storage, { userId, target, until: null, now, retentionDays: RETENTION_DAYS });
+
+    // Asked before the deletion: kept, then removed by it.
+    await mute(ben, NOW);
+    await markLastRead(storage, undefined, ben, NOW);
+    expect(await blocks.block(ben, cid)).to.equal('blocked');
+    await c.apply({ kind: 'deleteProfile', userId: ben, at: at(10), now: NOW + 1 });
+    await blocks.forget(ben);
+
+    // Asked after it, each is refused with the typed error, and nothing of it is left.
+    for (const [what, call] of [
+      ['mute', () => mute(ben, NOW + 2)],
+      ['last-read', () => markLastRead(storage, undefined, ben, NOW + 2)],
+      ['block', () => blocks.block(ben, cid)],
+    ] as const) {
+      await expect(call(), what)
+        .to.be.rejectedWith(DeletedUserError)
+        .and.eventually.include({ code: 'USER_DELETED' });
+    }
+    expect(await inbox.mutesInForce(ben, NOW + 3)).to.deep.equal([]);
+    expect(await storage.communityMembers.muteSpansOn([ben], [target])).to.deep.equal([]);
+    expect(await storage.lastRead.latest(ben)).to.equal(0);
+    expect(await blocks.page(ben, undefined)).to.deep.equal({ results: [], paginationToken: null });
+    expect(c.model.mutesOf(ben)).to.deep.equal([]);
+
+    // Another user's are kept as ever, also of the deleted user.
+    await mute(ana, NOW + 2);
+    await markLastRead(storage, undefined, ana, NOW + 2);
+    expect(await blocks.block(ana, ben)).to.equal('blocked');
+    expect(await inbox.mutesInForce(ana, NOW + 3)).to.have.length(1);
+    expect(await storage.lastRead.latest(ana)).to.equal(NOW + 2);
+    expect((await blocks.check(ana, [ben])).get(ben)).to.equal(true);
+  },
+  { needs: 'inbox' },
 );
 
 /** Rounds, each with users and a community of its own: the deletion starts at a different place. */

@@ -1,5 +1,6 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
-import { TRAY_MUTES, TRAY_READ_STATE, TRAY_RECORDS, USER_PROFILES } from '../collection-names.ts';
+import { TRAY_RECORDS, USER_PROFILES } from '../collection-names.ts';
+import { forgetKeptState } from './deleted-users.ts';
 import { type TrayRecordDoc } from '../records/tray-records-collection.ts';
 import type { ProfileChange } from '../../../domain/activity.ts';
 import { deletedActor } from '../../../domain/deleted-user.ts';
@@ -93,10 +94,8 @@ export async function forgetDeletedUsers(
   { owner, now, onWritten }: ProfileChangeOptions,
 ): Promise<void> {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
-  // What they kept for themselves goes with their tray (docs/tray-rules.md#deleted-users), one
-  // statement for all of them; others' mutes of them are the others'.
-  for (const collection of [TRAY_MUTES, TRAY_READ_STATE])
-    await db.collection(collection).deleteMany({ userId: { $in: [...userIds] } });
+  // What they kept for themselves goes with their tray (docs/tray-rules.md#deleted-users).
+  await forgetKeptState(db, userIds);
   for (const userId of userIds) {
     await records.deleteMany({ userId });
     // Their snapshot in every group and kept action first, so records computed later keep the new

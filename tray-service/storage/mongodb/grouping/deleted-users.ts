@@ -1,5 +1,6 @@
 import type { Db, Filter } from 'mongodb';
-import { USER_PROFILES } from '../collection-names.ts';
+import type { DeletedUsersPort } from '../../port.ts';
+import { TRAY_MUTES, TRAY_READ_STATE, USER_PROFILES } from '../collection-names.ts';
 import type { UserProfileDoc } from './user-profiles-collection.ts';
 
 /** Users per `$in`: a fan-out's batch of members in one query or a few. */
@@ -26,4 +27,24 @@ export async function deletedAmong(db: Db, userIds: Iterable<string>): Promise<S
     for (const doc of found) deleted.add(doc._id);
   }
   return deleted;
+}
+
+/**
+ * Removes what the users kept for themselves (docs/tray-rules.md#deleted-users): their mutes
+ * (ended spans too) and last-read times, one statement a collection (an equality for one user,
+ * which FerretDB pushes down); others' mutes of them are the others'. The deletion calls it after
+ * storing the profile (apply-profile-changes.ts), as DeletedUsersPort requires.
+ */
+export async function forgetKeptState(db: Db, userIds: readonly string[]): Promise<void> {
+  if (userIds.length === 0) return;
+  const filter = userIds.length === 1 ? { userId: userIds[0] } : { userId: { $in: [...userIds] } };
+  for (const collection of [TRAY_MUTES, TRAY_READ_STATE]) await db.collection(collection).deleteMany(filter);
+}
+
+/** Deleted users as user_profiles marks them. */
+export function createMongoDeletedUsers(db: Db): DeletedUsersPort {
+  return {
+    isDeleted: async (userId) => (await deletedAmong(db, [userId])).has(userId),
+    forgetKept: (userIds) => forgetKeptState(db, userIds),
+  };
 }
