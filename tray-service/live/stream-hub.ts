@@ -8,6 +8,7 @@ import {
 } from '../../shared/redis/create-redis.ts';
 import type { BanView } from '../http/auth/ban-cache.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
+import type { InboxRecord } from '../domain/inbox-record.ts';
 import type { TrayStorage } from '../storage/port.ts';
 import { lastClear, streamCatchUp } from '../use-cases/stream-catch-up.ts';
 import { inboxCountsOf, type CountedInbox } from '../use-cases/inbox-counts-of.ts';
@@ -236,12 +237,21 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
       );
       // Removals first, which no id keeps: a stream dropped midway then still gets them when it
       // resumes, whatever the records' pages have moved its id to. A record removed and stored
-      // again since (new activity on it) is in the pages below, and is sent again after its removal.
-      const removed = await deps.removals.since(userId, since);
-      const again = new Set(removed);
-      if (removed.length > 0)
+      // again since (new activity on it) is sent as stored instead, whatever its changedAt (one
+      // stamped before the write waited for locks can be older than `since`); one stored again
+      // after this read is in the pages below or announced after it, and sent again then.
+      const logged = await deps.removals.since(userId, since);
+      const { gone, stored } = await stillStored(userId, logged);
+      const again = new Set(gone);
+      const resent = new Map([...stored.values()].map((record) => [record.key, record.changedAt]));
+      if (logged.length > 0)
         await Promise.all(
-          sessions.map((session) => session.paced(() => session.write('removed', { ids: removed }))),
+          sessions.map((session) =>
+            session.paced(() => {
+              session.removed(gone);
+              for (const record of stored.values()) session.record(record, true);
+            }),
+          ),
         );
       for await (const page of streamCatchUp(deps.storage, userId, since, now())) {
         await Promise.all(
@@ -250,6 +260,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
               const after = resendAfter.get(session) ?? Infinity;
               const from = lostFrom.get(session);
               for (const record of page) {
+                if (resent.get(record.key) === record.changedAt) continue;
                 if (record.changedAt > after || again.has(record.key)) session.record(record, true);
                 else if (
                   mayOwe(start, record.changedAt, from) &&
@@ -304,8 +315,69 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
       await catchUp(userId, sessions, change.kind === 'resync' ? change.since : Infinity);
       return;
     }
+    if (change.kind === 'removed' || change.kind === 'record') {
+      try {
+        await deliverAsStored(userId, sessions, change);
+      } catch (error) {
+        // Not sent: the stream resumes from its id, and its catch-up reads the removal log.
+        endToResume(sessions, 'removal check', error);
+      }
+      return;
+    }
     const behind = sessions.filter((session) => session.deliver(change));
     if (behind.length > 0) await catchUp(userId, behind);
+  }
+
+  /**
+   * Which of `keys` the user's storage holds now (stored again after a removal), and which are gone.
+   * A removal and a new write of one record by two workers are announced in either order, and a
+   * state's changedAt is stamped before its write waits for locks, so neither the order of the
+   * announcements nor the states' times tell which came last; storage does. Each announcement is
+   * published after its write landed, and each user's are handled in order (run), so whatever
+   * lands after this read is announced and handled after it.
+   */
+  async function stillStored(
+    userId: string,
+    keys: readonly string[],
+  ): Promise<{ gone: string[]; stored: Map<string, InboxRecord> }> {
+    if (keys.length === 0) return { gone: [], stored: new Map() };
+    const found = await deps.storage.records.byKeys(userId, keys, now());
+    const stored = new Map(found.map((record) => [record.key, record]));
+    return { gone: keys.filter((key) => !stored.has(key)), stored };
+  }
+
+  /**
+   * Removals, and records a stream told removed, as storage has them (stillStored): a removal is
+   * sent for the records still gone and the stored state for those stored again since; a later
+   * state of a record a stream told removed is sent only if stored, as stored (an older state
+   * announced late would otherwise bring back a record that is gone). Every other record as it comes.
+   */
+  async function deliverAsStored(
+    userId: string,
+    sessions: readonly StreamSession[],
+    change: Extract<LiveChange, { kind: 'removed' | 'record' }>,
+  ): Promise<void> {
+    if (change.kind === 'removed') {
+      const { gone, stored } = await stillStored(userId, change.ids);
+      for (const session of sessions) {
+        session.removed(gone);
+        for (const record of stored.values()) session.record(record, true);
+      }
+      return;
+    }
+    const doubtful = change.records
+      .map((record) => record.key)
+      .filter((key) => sessions.some((session) => session.wasRemoved(key)));
+    const { stored } = await stillStored(userId, doubtful);
+    for (const session of sessions) {
+      for (const record of change.records) {
+        if (!session.wasRemoved(record.key)) session.record(record);
+        else {
+          const current = stored.get(record.key);
+          if (current) session.record(current, true);
+        }
+      }
+    }
   }
 
   /** Delivers the changes held for a session, which now takes them as they come. */

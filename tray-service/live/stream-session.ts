@@ -44,6 +44,13 @@ export interface StreamSession {
    * even if the stream sent this state already (the client emptied its list since, on `cleared`).
    */
   record(record: TrayRecord & Partial<InboxState>, again?: boolean): void;
+  /**
+   * Tells the client these records are gone. The stream remembers the newest REMEMBERED_REMOVALS
+   * of them (wasRemoved): a later state of one is sent only as storage holds it (stream-hub.ts).
+   */
+  removed(ids: readonly string[]): void;
+  /** Whether this stream told its client the record was removed (one of its latest removals). */
+  wasRemoved(id: string): boolean;
   cleared(at: number): void;
   /**
    * Writes what the stream has not sent of `change`. True when it is behind a record a mark
@@ -75,6 +82,9 @@ export interface SessionHooks {
   overflow: (session: StreamSession) => void;
 }
 
+/** Removals a stream remembers (wasRemoved), newest kept: a few kilobytes a stream at most. */
+export const REMEMBERED_REMOVALS = 256;
+
 /** A stream whose client reads slower than this many buffered bytes is closed. */
 const MAX_BUFFERED = 1 << 20;
 /** How long an ended stream's last bytes may wait for a client that does not read them. */
@@ -103,6 +113,8 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
    * one) owes it nothing from before it opened, so the reset would be lost.
    */
   let idWithheld = stream.start === 'reset';
+  /** The records this stream told removed, oldest first (REMEMBERED_REMOVALS at most). */
+  const removedIds = new Set<string>();
 
   /**
    * The keys of the marked states this stream has not sent yet, now counted as sent. A mark of a
@@ -143,6 +155,19 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
       markSeen(cursor, record.key, record.changedAt, record.changedAt);
       session.write('record', toNotificationRecord(record, hooks.messages.render(record, stream.locale)));
     },
+    removed(ids) {
+      if (ids.length === 0) return;
+      for (const id of ids) {
+        removedIds.delete(id); // re-inserted last: the set stays oldest first
+        removedIds.add(id);
+      }
+      for (const id of removedIds) {
+        if (removedIds.size <= REMEMBERED_REMOVALS) break;
+        removedIds.delete(id);
+      }
+      session.write('removed', { ids: [...ids] });
+    },
+    wasRemoved: (id) => removedIds.has(id),
     cleared(at) {
       if (hasSeen(cursor, CLEARED_ID, at)) return;
       markSeen(cursor, CLEARED_ID, at, at);
@@ -154,8 +179,8 @@ export function createStreamSession(res: Response, stream: OpenStream, hooks: Se
           for (const record of change.records) session.record(record);
           return false;
         case 'removed':
-          // A record that is gone has no change time to order: sent as it comes (docs/live-tray.md).
-          if (change.ids.length > 0) session.write('removed', { ids: change.ids });
+          // A record that is gone has no change time to order: the hub checks storage first.
+          session.removed(change.ids);
           return false;
         case 'read':
         case 'seen':

@@ -120,6 +120,11 @@ export interface TrayRecordsPort {
    * reads a large backlog a page at a time.
    */
   changedSince(userId: string, since: number, now: number, page?: ChangesPage): Promise<InboxRecord[]>;
+  /**
+   * The user's unexpired records of these keys (others' and unknown keys are ignored), with their
+   * inbox state: a live stream told of a removal sends a record stored again since instead.
+   */
+  byKeys(userId: string, keys: readonly string[], now: number): Promise<InboxRecord[]>;
 }
 
 /** One page of changedSince: the next one starts after the last record of the previous. */

@@ -139,5 +139,15 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
           ],
         )
       ).rows.map(toInboxRecord),
+    byKeys: async (userId, keys, now) =>
+      keys.length === 0
+        ? []
+        : (
+            await pool.query<InboxRow>(
+              `SELECT ${INBOX_COLUMNS} FROM tray_records
+               WHERE user_id = $1 AND key = ANY($2::text[]) AND expires_at > $3`,
+              [userId, [...new Set(keys)], now],
+            )
+          ).rows.map(toInboxRecord),
   };
 }

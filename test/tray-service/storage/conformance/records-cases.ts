@@ -211,6 +211,37 @@ conformanceCase(
 );
 
 conformanceCase(
+  'records: byKeys returns the user’s unexpired records of the keys, with their inbox state, and nothing of other users or unknown keys',
+  async (context) => {
+    const { storage, id } = context;
+    const [owner, other] = [id('u-ana'), id('u-ola')];
+    const keys = await fiveRecords(context, owner);
+    await storage.writes.applyPersonal(
+      [aReaction(id('u-ben'), { postId: id('p-ola'), owner: other }, { id: id('r-ola'), at: at(1) })],
+      context.write(NOW),
+    );
+    const theirs = encodeRecordKey({ verb: 'reaction', targetId: id('p-ola'), userId: other });
+    expect(await storage.records.byKeys(other, [theirs], NOW)).to.have.length(1);
+    await storage.records.markRead(owner, 'reaction', id('p-2'), NOW + 10);
+    const wanted = [keys.r1, keys.r2, keys.r2, theirs, `${keys.r1}-unknown`, keys.mention];
+    const found = await storage.records.byKeys(owner, wanted, NOW + 20);
+    const all = await storage.records.changedSince(owner, -1, NOW + 20);
+    const asChanged = (key: string) => all.find((record) => record.key === key);
+    expect(found.map((record) => record.key).sort()).to.deep.equal([keys.r1, keys.r2, keys.mention].sort());
+    // Each as a reconnecting stream reads it: the same fields, inbox state and change time.
+    for (const record of found) expect(record).to.deep.equal(asChanged(record.key));
+    expect(found.find((record) => record.key === keys.r2)?.hasRead).to.equal(true);
+    expect(await storage.records.byKeys(owner, [], NOW + 20)).to.deep.equal([]);
+    // Expired: the reaction on post 1 lived RETENTION_DAYS after its lastUpdate.
+    expect(
+      (await storage.records.byKeys(owner, [keys.r1, keys.r4], at(2) + RETENTION_DAYS * DAY_MS)).map(
+        (record) => record.key,
+      ),
+    ).to.deep.equal([keys.r1]);
+  },
+);
+
+conformanceCase(
   'records: changedSince pages through ties of changedAt by key, each record exactly once',
   async (context) => {
     const { storage, id } = context;

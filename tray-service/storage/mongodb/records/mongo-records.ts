@@ -33,6 +33,9 @@ const IN_INBOX = { box: 'inbox' } as const;
 const isRecordOf = (record: TrayRecordDoc, userId: string, verb: TrayVerb, targetId: string) =>
   record.userId === userId && record.verb === verb && record.targetId === targetId;
 
+/** Up to this many keys, byKeys reads each by its `_id` (see there). */
+const KEYS_READ_ONE_BY_ONE = 8;
+
 /**
  * The storage port's tray records on MongoDB (`tray_records`, written by the worker). Every query
  * takes the user id as a required argument and is served by a compound index on it
@@ -145,6 +148,20 @@ export function createMongoRecords(
         .sort({ changedAt: 1, _id: 1 });
       const changed = await (page ? cursor.limit(page.limit) : cursor).toArray();
       return changed.map(toInboxRecord);
+    },
+    async byKeys(userId, keys, now) {
+      const wanted = [...new Set(keys)];
+      if (wanted.length === 0) return [];
+      // The key is the `_id`. FerretDB pushes an equality on it down to its index and filters an
+      // `$in` in Go over the user's records: a few keys (a live removal names one or a handful)
+      // are read one by one, a catch-up's many in one query on the user's index.
+      const found =
+        wanted.length <= KEYS_READ_ONE_BY_ONE
+          ? (
+              await Promise.all(wanted.map((key) => records.findOne({ _id: key, ...live(userId, now) })))
+            ).filter((doc) => doc !== null)
+          : await records.find({ ...live(userId, now), _id: { $in: wanted } }).toArray();
+      return found.map(toInboxRecord);
     },
   };
 }
