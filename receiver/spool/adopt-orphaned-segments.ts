@@ -15,30 +15,60 @@ async function whyForeign(path: string, kind: 'segment' | 'folder'): Promise<str
 }
 
 /**
- * Moves into the new, empty folder `own` (instance `instance` of `root`) the segments that
- * receivers no longer running left under `root`: those of every instance folder whose owner socket
- * refuses connections or is gone, and those directly in `root` (spooled before receivers had
- * folders of their own). They are numbered from 1 in the order found, oldest first per folder. A
- * rename either happens or fails as a whole, so when two receivers start at once each segment goes
- * to exactly one of them; the other finds it gone and skips it. Emptied folders and dead sockets
- * are removed. Only this user's folders and regular files are taken (foreign-entry.ts): anything
- * else is left where it is and reported to `onForeign`.
+ * A running receiver takes a folder over only once it found its owner dead in this many checks in
+ * a row: a live owner whose socket file was removed makes it again at its own next check
+ * (OwnerSocket.ensure), so checks spanning two of its periods always find it alive once. At start
+ * the folders are taken at once: every receiver that was running before still is.
+ */
+export const DEAD_CHECKS = 3;
+
+export interface AdoptOptions {
+  /** The first number given to a segment taken over: above every segment `own` holds (default 1). */
+  firstSeq?: number;
+  /**
+   * A running receiver's: how many checks in a row found each folder's owner dead, kept from one
+   * call to the next; a folder is taken at DEAD_CHECKS. Without it, at once.
+   */
+  deadChecks?: Map<string, number>;
+}
+
+/**
+ * Moves into the folder `own` (instance `instance` of `root`) the segments that receivers no
+ * longer running left under `root`: those of every instance folder whose owner socket refuses
+ * connections or is gone, and those directly in `root` (spooled before receivers had folders of
+ * their own). They are numbered from `firstSeq` in the order found, oldest first per folder; returns how many were moved. A rename either happens or fails as
+ * a whole, so when two receivers adopt at once each segment goes to exactly one of them; the other
+ * finds it gone and skips it. Emptied folders and dead sockets are removed. Only this user's
+ * folders and regular files are taken (foreign-entry.ts): anything else is left where it is and
+ * reported to `onForeign`.
  */
 export async function adoptOrphanedSegments(
   root: string,
   own: string,
   instance: string,
   onForeign: OnForeignEntry = () => undefined,
-): Promise<void> {
+  options: AdoptOptions = {},
+): Promise<number> {
+  const firstSeq = options.firstSeq ?? 1;
   const { folders, sockets } = await listInstances(root);
   const orphans: string[] = [];
+  const { deadChecks } = options;
   for (const name of folders) {
     if (name === instance) continue;
     const reason = await whyForeign(join(root, name), 'folder');
     if (reason !== undefined) onForeign(join(root, name), reason);
-    else if (!(await ownerIsAlive(ownerSocketPath(root, name)))) orphans.push(name);
+    else if (await ownerIsAlive(ownerSocketPath(root, name))) deadChecks?.delete(name);
+    else if (!deadChecks) orphans.push(name);
+    else {
+      const seen = (deadChecks.get(name) ?? 0) + 1;
+      deadChecks.set(name, seen);
+      if (seen >= DEAD_CHECKS) orphans.push(name);
+    }
   }
-  let seq = 1;
+  if (deadChecks) for (const name of deadChecks.keys()) if (!folders.includes(name)) deadChecks.delete(name);
+  let seq = firstSeq;
+  /** Folders a segment left: their entries are synced too, so a crash cannot bring one back. */
+  const emptied = new Set<string>();
   for (const folder of [root, ...orphans.map((name) => join(root, name))]) {
     for (const segment of await listSegments(folder).catch(ifGone([]))) {
       const from = segmentPath(folder, segment.name);
@@ -50,6 +80,7 @@ export async function adoptOrphanedSegments(
       const to = segmentPath(own, segmentName(seq));
       const moved = await rename(from, to).then(() => true, ifGone(false));
       if (!moved) continue;
+      emptied.add(folder);
       // Checked again where no one else can write: in a folder others may write in, the entry
       // could have been swapped between the check above and the rename.
       const after = await whyForeign(to, 'segment');
@@ -61,7 +92,9 @@ export async function adoptOrphanedSegments(
       seq += 1;
     }
   }
-  if (seq > 1) await syncDirectory(own);
+  if (seq > firstSeq) await syncDirectory(own);
+  // The root is synced below, after the orphans' folders go.
+  for (const folder of emptied) if (folder !== root) await syncDirectory(folder).catch(ifGone(undefined));
   for (const name of orphans) {
     const folder = join(root, name);
     // A probe file a crash left is all an orphan may still hold; anything else keeps it for later.
@@ -75,4 +108,5 @@ export async function adoptOrphanedSegments(
     if (!(await ownerIsAlive(path))) await unlink(path).catch(ifGone(undefined));
   }
   await syncDirectory(root);
+  return seq - firstSeq;
 }

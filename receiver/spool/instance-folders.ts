@@ -6,7 +6,8 @@ import { join } from 'node:path';
  * Every receiver process spools into a folder of its own under SPOOL_DIR, `instance-<random>`, so
  * receivers sharing a SPOOL_DIR never append to, drain or delete each other's segments. Beside it,
  * `instance-<random>.sock` is the owner's socket (owner-socket.ts): while it accepts connections
- * the folder is in use; once refused (or gone), its segments are the next starting receiver's.
+ * the folder is in use; once refused (or gone), its segments are the next starting receiver's, or
+ * a running one's (adopt-orphaned-segments.ts, DEAD_CHECKS).
  */
 const instancePattern = /^instance-[0-9a-f]{12}$/;
 

@@ -60,6 +60,12 @@ export interface Spool {
    * nothing else would be spooled to show the disk recovered.
    */
   checkWritable(): Promise<void>;
+  /**
+   * Takes over the segments of receivers that stopped since (adoptOrphanedSegments), as the spool
+   * did when it opened: a receiver stopped while others run (a rolling restart) leaves its events
+   * to them. Returns how many events it took over; each foreign entry is reported once.
+   */
+  adoptOrphans(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -113,12 +119,19 @@ async function openInstance(
   const probeIntervalMs = options.probeIntervalMs ?? 5_000;
   const dir = join(root, instance);
   let foreign = 0;
+  /** Foreign entries reported, each once however often the folder is looked at. */
+  const reported = new Set<string>();
+  const onForeign = (path: string, reason: string) => {
+    if (reported.has(path)) return;
+    reported.add(path);
+    foreign += 1;
+    options.onForeignEntry?.(path, reason);
+  };
+  /** Other folders whose owner the periodic checks found dead, and how many times in a row. */
+  const deadChecks = new Map<string, number>();
   await spoolDirStep(root, `create its folder ${instance}`, () => mkdir(dir, { mode: 0o700 }));
   await spoolDirStep(root, 'take over the events of stopped receivers', () =>
-    adoptOrphanedSegments(root, dir, instance, (path, reason) => {
-      foreign += 1;
-      options.onForeignEntry?.(path, reason);
-    }),
+    adoptOrphanedSegments(root, dir, instance, onForeign),
   );
   const existing = await spoolDirStep(root, `list ${instance}`, () => listSegments(dir));
   let depth = 0;
@@ -335,6 +348,29 @@ async function openInstance(
         throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
       await access(dir, constants.W_OK | constants.X_OK);
     },
+    adoptOrphans: () =>
+      // In turn with the appends: the segments taken over are numbered after every one here.
+      exclusive(async () => {
+        // This receiver's own socket first, should its file have been removed: others' checks
+        // would find it dead (DEAD_CHECKS).
+        await owner.ensure();
+        const first = nextSeq;
+        nextSeq =
+          first +
+          (await adoptOrphanedSegments(root, dir, instance, onForeign, { firstSeq: first, deadChecks }));
+        let events = 0;
+        for (let seq = first; seq < nextSeq; seq += 1) {
+          // Unreadable now, counted as one event: the drainer visits it, and its drain counts it.
+          const lines = await readSegment(segmentPath(dir, segmentName(seq))).then(
+            (content) => splitLines(content).lines.length,
+            () => 1,
+          );
+          counted.set(seq, lines);
+          depth += lines;
+          events += lines;
+        }
+        return events;
+      }),
     async close() {
       await draining?.catch(() => undefined);
       await exclusive(closeActive);

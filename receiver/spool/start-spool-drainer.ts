@@ -14,6 +14,11 @@ export interface SpoolDrainerDeps {
   /** Budget of one enqueue; a hung Redis must not hold the drainer (or shutdown) forever. */
   enqueueTimeoutMs?: number;
   onDrained?: (outcome: EnqueueOutcome) => void;
+  /**
+   * How often to take over the segments of receivers that stopped since (Spool.adoptOrphans;
+   * default 30 s): a receiver stopped during a rolling restart leaves its events to those running.
+   */
+  adoptIntervalMs?: number;
 }
 
 export interface SpoolDrainer {
@@ -28,7 +33,9 @@ export interface SpoolDrainer {
 
 /**
  * Moves spooled events into the queue, oldest first: at start-up and then every `intervalMs` while
- * the spool is not empty (or holds a drained segment whose delete is to be retried). A failed enqueue ends the pass; the next pass resumes where it stopped.
+ * the spool is not empty (or holds a drained segment whose delete is to be retried), after taking
+ * over, every `adoptIntervalMs`, what receivers that stopped left. A failed enqueue ends the pass;
+ * the next pass resumes where it stopped.
  */
 export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
   const intervalMs = deps.intervalMs ?? 1_000;
@@ -38,8 +45,32 @@ export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
   const stopping = new AbortController();
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
+  const adoptIntervalMs = deps.adoptIntervalMs ?? 30_000;
+  // The spool took over what was left when it opened.
+  let adoptedAt = performance.now();
+  let adoptFailing = false;
+
+  const adoptIfDue = async () => {
+    if (performance.now() - adoptedAt < adoptIntervalMs) return;
+    adoptedAt = performance.now();
+    try {
+      const events = await deps.spool.adoptOrphans();
+      if (events > 0)
+        deps.logger.info(
+          { events, depth: deps.spool.depth() },
+          'took over the spooled events of a stopped receiver',
+        );
+      adoptFailing = false;
+    } catch (error) {
+      if (!adoptFailing)
+        deps.logger.warn({ err: (error as Error).message }, 'spool take-over failed; retried');
+      adoptFailing = true;
+    }
+  };
 
   const pass = async () => {
+    if (stopped) return;
+    await adoptIfDue();
     if (stopped || !deps.spool.hasWork()) return;
     try {
       const moved = await deps.spool.drain(async (job) => {

@@ -13,7 +13,8 @@ import {
 } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
+import { DEAD_CHECKS } from '../../../receiver/spool/adopt-orphaned-segments.ts';
 import { openSpool } from '../../../receiver/spool/open-spool.ts';
 import { SpoolDirError } from '../../../receiver/spool/spool-dir-error.ts';
 import { encodeWebhookJob, type EncodedWebhookJob } from '../../../shared/queue/webhook-queue.ts';
@@ -121,6 +122,51 @@ describe('the spool', () => {
       } finally {
         child.kill('SIGKILL');
       }
+    });
+  });
+
+  // A rolling restart: the new receiver starts while the old one runs, so it takes nothing over at
+  // its start; the old one stops afterwards with events spooled.
+  describe('running while another receiver on the folder stops with events spooled', () => {
+    it(`takes them over after ${DEAD_CHECKS} checks in a row find the other stopped, numbered after its own, and drains them once`, async () => {
+      const staying = await openSpool(dir);
+      const stopping = await openSpool(dir);
+      for (const n of [0, 1]) await staying.append(job(n));
+      for (const n of [10, 11, 12]) await stopping.append(job(n));
+      expect(await staying.adoptOrphans(), 'while the other runs').to.equal(0);
+      await stopping.close();
+      for (let check = 1; check < DEAD_CHECKS; check += 1)
+        expect(await staying.adoptOrphans(), `check ${check} after the stop`).to.equal(0);
+      expect(staying.depth()).to.equal(2);
+      expect(await staying.adoptOrphans()).to.equal(3);
+      expect(staying.depth()).to.equal(5);
+      await staying.append(job(2));
+      const queued: string[] = [];
+      expect(await staying.drain(async (event) => void queued.push(event.dedupeKey))).to.equal(6);
+      // Its open segment first (key-2 went there), then those taken over.
+      expect(queued).to.deep.equal(['key-0', 'key-1', 'key-2', 'key-10', 'key-11', 'key-12']);
+      expect(await staying.adoptOrphans()).to.equal(0);
+      await staying.close();
+      expect(readdirSync(dir), 'what the two left').to.deep.equal([]);
+    });
+
+    it('never takes over a live receiver whose socket file was removed: it makes it again at its next check', async () => {
+      const a = await openSpool(dir);
+      const b = await openSpool(dir);
+      await b.append(job(1));
+      const [socket] = readdirSync(dir).filter((name) => name === `${basename(b.dir)}.sock`);
+      expect(socket, "b's socket").to.not.equal(undefined);
+      rmSync(join(dir, socket!));
+      for (let check = 1; check < DEAD_CHECKS; check += 1) expect(await a.adoptOrphans()).to.equal(0);
+      // b's own periodic check comes round within the span of a's checks.
+      expect(await b.adoptOrphans()).to.equal(0);
+      for (let check = 0; check < 2 * DEAD_CHECKS; check += 1) expect(await a.adoptOrphans()).to.equal(0);
+      expect(b.depth()).to.equal(1);
+      const queued: string[] = [];
+      await b.drain(async (event) => void queued.push(event.dedupeKey));
+      expect(queued).to.deep.equal(['key-1']);
+      await a.close();
+      await b.close();
     });
   });
 

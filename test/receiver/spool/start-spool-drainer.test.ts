@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEAD_CHECKS } from '../../../receiver/spool/adopt-orphaned-segments.ts';
 import { openSpool } from '../../../receiver/spool/open-spool.ts';
 import { startSpoolDrainer } from '../../../receiver/spool/start-spool-drainer.ts';
 import { createReceiverQueue, type ReceiverQueue } from '../../../receiver/store/create-receiver-queue.ts';
@@ -74,6 +75,46 @@ describe('the spool drainer', () => {
         await drainer.stop();
         await spool.close();
       }
+    });
+  });
+
+  // A rolling restart: this receiver started while the other ran, so it took nothing over then.
+  describe('while another receiver on the same SPOOL_DIR stops with events spooled', () => {
+    it(`queues them within ${DEAD_CHECKS} take-over checks, each once`, async () => {
+      const spool = await openSpool(dir);
+      const other = await openSpool(dir);
+      const rolling = (n: number) =>
+        encodeWebhookJob({
+          dedupeKey: `rolling-${n}`,
+          webhook: 'default',
+          receivedAt: '2026-11-21T00:00:00.000Z',
+          event: 'post.didCreate',
+          data: { n },
+        });
+      for (const n of [1, 2, 3]) await other.append(rolling(n));
+      const drainer = startSpoolDrainer({
+        spool,
+        enqueue: (event) => enqueueOnce(target, event),
+        logger,
+        intervalMs: 5,
+        adoptIntervalMs: 20,
+      });
+      try {
+        await other.close();
+        await waitFor(
+          async () => (await receiverQueue.queue.getWaitingCount()) === 3 && spool.depth() === 0,
+          10_000,
+          "the other receiver's events queued",
+        );
+        const jobs = await receiverQueue.queue.getWaiting(0, -1);
+        expect(jobs.map((queued) => queued.id).sort()).to.deep.equal(['rolling-1', 'rolling-2', 'rolling-3']);
+      } finally {
+        await drainer.stop();
+        await spool.close();
+        // The later tests count the queue's jobs from empty.
+        await receiverQueue.queue.empty();
+      }
+      expect(readdirSync(dir), 'what the two receivers left').to.deep.equal([]);
     });
   });
 
