@@ -1,4 +1,4 @@
-/* global document, location, sessionStorage, AbortController */
+/* global document, location, sessionStorage, AbortController, setTimeout */
 // The demo page's script: one user's inbox through the public API only (history, counts, read,
 // seen, archive, snooze, mutes, ticket, stream). An ES module from the same origin (the
 // Content-Security-Policy refuses inline scripts) that makes every call and reads the live stream
@@ -261,26 +261,45 @@ function apply({ event, data }) {
  * The client's stream takes a ticket per connection, reconnects after drops and token expiry
  * resuming from the last event, and ends with an error only when the service refuses for good.
  */
-async function listen() {
+/** How long the history waits for the stream's first event before it is read anyway. */
+const FIRST_EVENT_WAIT_MS = 5_000;
+
+/**
+ * Listens to the tray's stream; `subscribed` resolves at its first event, which the service sends
+ * once the stream receives every change (also when the stream ends first, or after
+ * FIRST_EVENT_WAIT_MS: a stream that cannot connect must not keep the history from showing).
+ */
+function listen() {
   state.stream?.abort();
   const controller = new AbortController();
   state.stream = controller;
+  let first;
+  const subscribed = new Promise((resolve) => {
+    first = resolve;
+    setTimeout(resolve, FIRST_EVENT_WAIT_MS);
+  });
   const events = state.client.stream({
     signal: controller.signal,
     onState: (connection) => {
       if (connection === 'waiting') setStatus('Disconnected; reconnecting…');
     },
   });
-  try {
-    for await (const event of events) {
-      // Another tray was opened: what is still on its way from this one is not for it.
-      if (controller.signal.aborted) return;
-      apply(event);
+  void (async () => {
+    try {
+      for await (const event of events) {
+        // Another tray was opened: what is still on its way from this one is not for it.
+        if (controller.signal.aborted) return;
+        apply(event);
+        first();
+      }
+    } catch (error) {
+      if (!controller.signal.aborted)
+        setStatus(`Stream stopped: ${error.message} (${error.code ?? 'no code'})`);
+    } finally {
+      first();
     }
-  } catch (error) {
-    if (!controller.signal.aborted)
-      setStatus(`Stream stopped: ${error.message} (${error.code ?? 'no code'})`);
-  }
+  })();
+  return subscribed;
 }
 
 async function open() {
@@ -292,10 +311,11 @@ async function open() {
   sessionStorage.setItem('tray-demo-token', token());
   setStatus('Loading…');
   try {
-    // The stream first: it sends every change from the moment it opens, so nothing falls
-    // between the history read and the stream (a record in both is shown once).
-    void listen();
-    await Promise.all([loadHistory(opened), loadMutes(opened)]);
+    // The stream first, and the history once the stream has its first event: from then on it sends
+    // every change, so nothing falls between the history read and the stream (a record in both is
+    // shown once).
+    const subscribed = listen();
+    await Promise.all([subscribed.then(() => loadHistory(opened)), loadMutes(opened)]);
     // Another tray was opened, or this one failed meanwhile (a reset's read, failTray).
     if (opened !== state.opened || state.stream?.signal.aborted) return;
     $('mark-all').disabled = false;
