@@ -242,14 +242,17 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
       // after this read is in the pages below or announced after it, and sent again then.
       const logged = await deps.removals.since(userId, since);
       const { gone, stored } = await stillStored(userId, logged);
-      const again = new Set(gone);
-      const resent = new Map([...stored.values()].map((record) => [record.key, record.changedAt]));
-      if (logged.length > 0)
+      // Sent here only when the pages will not have them: a state sent ahead of the pages would
+      // move the stream's id past the pages still to come, and a stream dropped midway would
+      // resume after them. The others come in the pages, in order, sent even if delivered before.
+      const early = [...stored.values()].filter((record) => record.changedAt <= since);
+      const again = new Set([...gone, ...stored.keys()]);
+      if (gone.length > 0 || early.length > 0)
         await Promise.all(
           sessions.map((session) =>
             session.paced(() => {
               session.removed(gone);
-              for (const record of stored.values()) session.record(record, true);
+              for (const record of early) session.record(record, true);
             }),
           ),
         );
@@ -260,7 +263,6 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
               const after = resendAfter.get(session) ?? Infinity;
               const from = lostFrom.get(session);
               for (const record of page) {
-                if (resent.get(record.key) === record.changedAt) continue;
                 if (record.changedAt > after || again.has(record.key)) session.record(record, true);
                 else if (
                   mayOwe(start, record.changedAt, from) &&

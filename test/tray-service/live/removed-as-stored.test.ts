@@ -134,6 +134,31 @@ describe('live streams: a removal and a new state of the same record, as storage
     expect(listAfter(stream.events)).to.not.include(keyOf(user));
   });
 
+  // A state sent ahead of the catch-up's pages would move the stream's id past them: dropped
+  // midway, the stream would resume after pages it never got.
+  it('sends on a resume a record removed and stored again while away in its place among the changes, not first', async () => {
+    const user = 'u-away-order';
+    const first = await withRecord(user);
+    first.close();
+    for (const n of [1, 2, 3]) await tray.worker.deliver(comment(user, `p-${user}-${n}`, 2 + n));
+    await tray.worker.deliver(
+      commentDeleteEvent({ commentId: `cm-${user}-1`, post: { postId: `p-${user}`, owner: user } }),
+    );
+    await tray.worker.deliver(comment(user, `p-${user}`, 9));
+    const again = await tray.stream(user, { 'Last-Event-ID': lastId(first.events) });
+    await afterEverything(again, user, 10);
+    const order = again.events
+      .filter((event) => event.event === 'record')
+      .map((event) => dataOf<NotificationRecord>(event).v_tarid_uid);
+    expect(order.slice(0, 4)).to.deep.equal([
+      `comment_p-${user}-1_${user}`,
+      `comment_p-${user}-2_${user}`,
+      `comment_p-${user}-3_${user}`,
+      keyOf(user),
+    ]);
+    expect(listAfter([...first.events, ...again.events])).to.deep.equal(await historyIds(user));
+  });
+
   it('sends on a resume a record removed and stored again while away, whose changedAt is before the resume’s window', async () => {
     const user = 'u-away-older';
     const first = await withRecord(user);
