@@ -8,6 +8,17 @@ import { ifGone, listSegments, probeName, segmentName, segmentPath, syncDirector
 /** Told of each entry under SPOOL_DIR left alone because this process did not write it. */
 export type OnForeignEntry = (path: string, reason: string) => void;
 
+/** Whether no segment in `folder` changed in the last `quietMs` (an unreadable one counts as changed). */
+async function quietSince(folder: string, quietMs: number): Promise<boolean> {
+  if (quietMs <= 0) return true;
+  const since = Date.now() - quietMs;
+  for (const segment of await listSegments(folder).catch(ifGone([]))) {
+    const stats = await lstat(segmentPath(folder, segment.name)).catch(ifGone(undefined));
+    if (stats !== undefined && stats.mtimeMs > since) return false;
+  }
+  return true;
+}
+
 /** foreignEntryReason of the entry at `path` (lstat: a symlink is itself, not what it names). */
 async function whyForeign(path: string, kind: 'segment' | 'folder'): Promise<string | undefined> {
   const stats = await lstat(path).catch(ifGone(undefined));
@@ -30,6 +41,11 @@ export interface AdoptOptions {
    * call to the next; a folder is taken at DEAD_CHECKS. Without it, at once.
    */
   deadChecks?: Map<string, number>;
+  /**
+   * With deadChecks: a folder a segment of which changed less than this long ago (ms) is not taken
+   * yet, however its socket answers: a live receiver appending to a segment always changes it.
+   */
+  quietMs?: number;
 }
 
 /**
@@ -62,7 +78,8 @@ export async function adoptOrphanedSegments(
     else {
       const seen = (deadChecks.get(name) ?? 0) + 1;
       deadChecks.set(name, seen);
-      if (seen >= DEAD_CHECKS) orphans.push(name);
+      if (seen >= DEAD_CHECKS && (await quietSince(join(root, name), options.quietMs ?? 0)))
+        orphans.push(name);
     }
   }
   if (deadChecks) for (const name of deadChecks.keys()) if (!folders.includes(name)) deadChecks.delete(name);
@@ -77,6 +94,8 @@ export async function adoptOrphanedSegments(
         onForeign(from, before);
         continue;
       }
+      // Never over a segment of `own` (a number taken by an earlier, failed take-over, say).
+      while (await lstat(segmentPath(own, segmentName(seq))).then(() => true, ifGone(false))) seq += 1;
       const to = segmentPath(own, segmentName(seq));
       const moved = await rename(from, to).then(() => true, ifGone(false));
       if (!moved) continue;

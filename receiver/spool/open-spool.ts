@@ -69,6 +69,11 @@ export interface Spool {
   close(): Promise<void>;
 }
 
+/** How often a spool makes its owner socket's file again if it was removed. */
+const OWNER_CHECK_MS = 5_000;
+/** SpoolOptions.adoptQuietMs's default. */
+const ADOPT_QUIET_MS = 60_000;
+
 export interface SpoolOptions {
   /** A segment is closed once it grows past this, so a drain never reads a huge file. */
   maxSegmentBytes?: number;
@@ -84,6 +89,11 @@ export interface SpoolOptions {
    * uid's, a symlink, not a regular file): in a SPOOL_DIR others may write in, a planted one.
    */
   onForeignEntry?: OnForeignEntry;
+  /**
+   * adoptOrphans leaves a stopped receiver's folder alone while one of its segments changed within
+   * this long (ms; default 60 s): a receiver still appending is alive, whatever its socket says.
+   */
+  adoptQuietMs?: number;
 }
 
 /**
@@ -129,6 +139,10 @@ async function openInstance(
   };
   /** Other folders whose owner the periodic checks found dead, and how many times in a row. */
   const deadChecks = new Map<string, number>();
+  // Others' checks must never find this receiver's socket gone for long: its file is made again
+  // if removed (by a cleaner of old files, say), on a timer of its own that no long drain delays.
+  const keeper = setInterval(() => void owner.ensure().catch(() => undefined), OWNER_CHECK_MS);
+  keeper.unref();
   await spoolDirStep(root, `create its folder ${instance}`, () => mkdir(dir, { mode: 0o700 }));
   await spoolDirStep(root, 'take over the events of stopped receivers', () =>
     adoptOrphanedSegments(root, dir, instance, onForeign),
@@ -173,7 +187,9 @@ async function openInstance(
   const ensureFolder = async () => {
     await mkdir(root, { recursive: true, mode: 0o700 });
     await owner.ensure();
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    // Made again: its entry in the root is synced too, or a crash could lose the folder with the
+    // segments fsynced in it.
+    if ((await mkdir(dir, { recursive: true, mode: 0o700 })) !== undefined) await syncDirectory(root);
   };
 
   /** Runs `task` after every earlier one: appends and rotations never interleave. */
@@ -351,27 +367,36 @@ async function openInstance(
     adoptOrphans: () =>
       // In turn with the appends: the segments taken over are numbered after every one here.
       exclusive(async () => {
-        // This receiver's own socket first, should its file have been removed: others' checks
-        // would find it dead (DEAD_CHECKS).
         await owner.ensure();
         const first = nextSeq;
-        nextSeq =
-          first +
-          (await adoptOrphanedSegments(root, dir, instance, onForeign, { firstSeq: first, deadChecks }));
-        let events = 0;
-        for (let seq = first; seq < nextSeq; seq += 1) {
-          // Unreadable now, counted as one event: the drainer visits it, and its drain counts it.
-          const lines = await readSegment(segmentPath(dir, segmentName(seq))).then(
-            (content) => splitLines(content).lines.length,
-            () => 1,
-          );
-          counted.set(seq, lines);
-          depth += lines;
-          events += lines;
+        let adopted = 0;
+        try {
+          await adoptOrphanedSegments(root, dir, instance, onForeign, {
+            firstSeq: first,
+            deadChecks,
+            quietMs: options.adoptQuietMs ?? ADOPT_QUIET_MS,
+          });
+        } finally {
+          // What is in the folder now, also after a take-over that failed part-way: every segment
+          // moved in is counted, and the next segment this spool opens comes after them.
+          const taken = (await listSegments(dir)).filter((segment) => segment.seq >= first);
+          nextSeq = Math.max(nextSeq, (taken.at(-1)?.seq ?? 0) + 1);
+          for (const segment of taken) {
+            if (counted.has(segment.seq)) continue;
+            // Unreadable now, counted as one event: the drainer visits it, and its drain counts it.
+            const lines = await readSegment(segmentPath(dir, segment.name)).then(
+              (content) => splitLines(content).lines.length,
+              () => 1,
+            );
+            counted.set(segment.seq, lines);
+            depth += lines;
+            adopted += lines;
+          }
         }
-        return events;
+        return adopted;
       }),
     async close() {
+      clearInterval(keeper);
       await draining?.catch(() => undefined);
       await exclusive(closeActive);
       // A last try, so the next start does not replay them.

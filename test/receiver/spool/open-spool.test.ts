@@ -10,6 +10,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
 } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -129,7 +130,7 @@ describe('the spool', () => {
   // its start; the old one stops afterwards with events spooled.
   describe('running while another receiver on the folder stops with events spooled', () => {
     it(`takes them over after ${DEAD_CHECKS} checks in a row find the other stopped, numbered after its own, and drains them once`, async () => {
-      const staying = await openSpool(dir);
+      const staying = await openSpool(dir, { adoptQuietMs: 0 });
       const stopping = await openSpool(dir);
       for (const n of [0, 1]) await staying.append(job(n));
       for (const n of [10, 11, 12]) await stopping.append(job(n));
@@ -151,7 +152,8 @@ describe('the spool', () => {
     });
 
     it('never takes over a live receiver whose socket file was removed: it makes it again at its next check', async () => {
-      const a = await openSpool(dir);
+      // Only the socket keeps b's folder: no wait for its segments to go quiet.
+      const a = await openSpool(dir, { adoptQuietMs: 0 });
       const b = await openSpool(dir);
       await b.append(job(1));
       const [socket] = readdirSync(dir).filter((name) => name === `${basename(b.dir)}.sock`);
@@ -167,6 +169,43 @@ describe('the spool', () => {
       expect(queued).to.deep.equal(['key-1']);
       await a.close();
       await b.close();
+    });
+
+    it('leaves a stopped receiver’s folder alone while a segment of it changed within adoptQuietMs', async () => {
+      const staying = await openSpool(dir, { adoptQuietMs: 60_000 });
+      const stopping = await openSpool(dir);
+      await stopping.append(job(1));
+      const left = join(dir, basename(stopping.dir));
+      await stopping.close();
+      for (let check = 0; check < 2 * DEAD_CHECKS; check += 1)
+        expect(await staying.adoptOrphans(), `check ${check}`).to.equal(0);
+      const [segment] = readdirSync(left);
+      const anHourAgo = new Date(Date.now() - 3_600_000);
+      utimesSync(join(left, segment!), anHourAgo, anHourAgo);
+      expect(await staying.adoptOrphans()).to.equal(1);
+      await staying.close();
+    });
+
+    // A number in its folder already taken (a segment an earlier take-over that failed part-way
+    // moved in without counting it): neither overwritten nor left uncounted.
+    it('numbers what it takes over past any segment already in its folder, and counts that one too', async () => {
+      const staying = await openSpool(dir, { adoptQuietMs: 0 });
+      const stopping = await openSpool(dir);
+      await staying.append(job(0));
+      await stopping.append(job(10));
+      await stopping.close();
+      for (let check = 1; check < DEAD_CHECKS; check += 1) expect(await staying.adoptOrphans()).to.equal(0);
+      // Under the number the take-over is to use first.
+      appendFileSync(join(staying.dir, 'segment-000000000002.ndjson'), `${job(5).json}\n`);
+      expect(await staying.adoptOrphans(), 'the segment found in its folder and the one taken over').to.equal(
+        2,
+      );
+      expect(staying.depth()).to.equal(3);
+      await staying.append(job(1));
+      const queued: string[] = [];
+      await staying.drain(async (event) => void queued.push(event.dedupeKey));
+      expect(queued).to.deep.equal(['key-0', 'key-1', 'key-5', 'key-10']);
+      await staying.close();
     });
   });
 

@@ -81,7 +81,7 @@ describe('the spool drainer', () => {
   // A rolling restart: this receiver started while the other ran, so it took nothing over then.
   describe('while another receiver on the same SPOOL_DIR stops with events spooled', () => {
     it(`queues them within ${DEAD_CHECKS} take-over checks, each once`, async () => {
-      const spool = await openSpool(dir);
+      const spool = await openSpool(dir, { adoptQuietMs: 0 });
       const other = await openSpool(dir);
       const rolling = (n: number) =>
         encodeWebhookJob({
