@@ -72,7 +72,9 @@ const allRecords = z.literal(true, { error: 'expected true' });
 
 /** Exactly one of `ids` and `all`. */
 const idsOrAll = <T extends { ids?: unknown; all?: unknown }>(body: T, ctx: z.RefinementCtx) => {
-  if ((body.ids === undefined) === (body.all === undefined))
+  if (body.ids === undefined && body.all === undefined)
+    ctx.addIssue({ code: 'custom', message: 'expected ids or all (one of the two)', path: ['ids'] });
+  else if (body.ids !== undefined && body.all !== undefined)
     ctx.addIssue({ code: 'custom', message: 'expected either ids or all, not both', path: ['ids'] });
 };
 

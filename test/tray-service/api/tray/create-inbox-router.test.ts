@@ -220,8 +220,8 @@ function inboxSuite(engine?: StorageEngine) {
       describe('with a body outside the contract', () => {
         const id = 'comment_x_u-bad';
         const bad: [string, unknown, RegExp][] = [
-          ['seen', {}, /^ids: expected either ids or all/],
-          ['seen', { ids: [id], all: true }, /^ids: expected either ids or all/],
+          ['seen', {}, /^ids: expected ids or all \(one of the two\)$/],
+          ['seen', { ids: [id], all: true }, /^ids: expected either ids or all, not both$/],
           ['seen', { all: false }, /^all: expected true/],
           ['seen', { ids: [] }, /^ids: expected 1 to 100 ids/],
           [

@@ -232,6 +232,15 @@ conformanceCase(
     for (const record of found) expect(record).to.deep.equal(asChanged(record.key));
     expect(found.find((record) => record.key === keys.r2)?.hasRead).to.equal(true);
     expect(await storage.records.byKeys(owner, [], NOW + 20)).to.deep.equal([]);
+    // Many keys at once (an adapter may read them otherwise than a few): the same answer.
+    const many = [
+      ...Object.values(keys),
+      theirs,
+      ...Array.from({ length: 8 }, (_, n) => `${keys.r1}-unknown-${n}`),
+    ];
+    expect(
+      (await storage.records.byKeys(owner, many, NOW + 20)).map((record) => record.key).sort(),
+    ).to.deep.equal(Object.values(keys).sort());
     // Expired: the reaction on post 1 lived RETENTION_DAYS after its lastUpdate.
     expect(
       (await storage.records.byKeys(owner, [keys.r1, keys.r4], at(2) + RETENTION_DAYS * DAY_MS)).map(

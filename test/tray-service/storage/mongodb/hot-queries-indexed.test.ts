@@ -205,9 +205,13 @@ describe('hot queries are served by an index (explain)', function () {
     await expectServed(() => inbox.mutesInForce('u-c', now));
     await expectServed(() => inbox.removeMute('u-c', target, now + 1, 90));
   });
-  it('a live stream’s catch-up and the delete-all mark it reads', async () => {
+  it('a live stream’s catch-up, its check of removed records, and the delete-all mark it reads', async () => {
     const records = trayRecords();
     await expectServed(() => records.changedSince('u-c', 0, Date.now()));
+    // A few keys one by one, many in one query: both ways.
+    await expectServed(() => records.byKeys('u-c', ['comment_p-1_u-c'], Date.now()));
+    const many = Array.from({ length: 12 }, (_, n) => `comment_p-${n}_u-c`);
+    await expectServed(() => records.byKeys('u-c', many, Date.now()));
     const clears = createMongoLatestTimes(db!, TRAY_CLEARS, 'clearedAt');
     await expectServed(() => clears.record('u-d', Date.now()));
     await expectServed(() => clears.latest('u-d'));

@@ -1,4 +1,4 @@
-import type { Db } from 'mongodb';
+import type { Db, Filter } from 'mongodb';
 import type { InboxRecord } from '../../../domain/inbox-record.ts';
 import { encodeRecordKey } from '../../../domain/record-key.ts';
 import { seenByLastRead } from '../../../domain/seen-mark.ts';
@@ -28,11 +28,15 @@ export function createMongoInbox(db: Db): InboxPort {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
   const pages = createSortedPages(db);
 
-  /** The caller's unexpired records among `ids` (others' and unknown keys are left out), or the inbox's. */
-  const named = async (userId: string, ids: MarkedRecords, now: number, readOnly: boolean) => {
+  /**
+   * The caller's unexpired records among `ids` (others' and unknown keys are left out), or the
+   * inbox's: with `only`, those it names (those read, for archive's readOnly; those not seen yet,
+   * for seen: a record seen already would be read only to change nothing, on every call).
+   */
+  const named = async (userId: string, ids: MarkedRecords, now: number, only: Filter<TrayRecordDoc>) => {
     const found =
       ids === 'all'
-        ? await records.find({ userId, box: 'inbox', ...(readOnly ? { hasRead: true } : {}) }).toArray()
+        ? await records.find({ userId, box: 'inbox', ...only }).toArray()
         : [...(await readByIds(db, [...new Set(ids)])).values()].filter(
             // A key names its own user: a record read under it is the caller's only if it says so.
             (record) => record.userId === userId && ids.includes(encodeRecordKey(record)),
@@ -90,7 +94,13 @@ export function createMongoInbox(db: Db): InboxPort {
     },
 
     async mark(userId, mark, now) {
-      const found = await named(userId, mark.ids, now, mark.kind === 'archive' && mark.readOnly === true);
+      const only: Filter<TrayRecordDoc> =
+        mark.kind === 'seen'
+          ? { isSeen: false }
+          : mark.kind === 'archive' && mark.readOnly === true
+            ? { hasRead: true }
+            : {};
+      const found = await named(userId, mark.ids, now, only);
       return write(
         found,
         (_key, current) => {

@@ -120,3 +120,50 @@ describe('MongoDB inbox: marks of all meeting a concurrent mark', function () {
     expect(marked).to.have.length(2);
   });
 });
+
+// "Mark all seen" is pressed again and again (the demo's button): a mark of all records already
+// seen must not read them all only to change none (PostgreSQL's reads only those not seen).
+describe('MongoDB inbox: seen of all', function () {
+  this.timeout(60_000);
+  const dbName = uniqueName('inbox-seen');
+  let client: MongoClient;
+  let storage: TrayStorage;
+  const returned: number[] = [];
+
+  before(async () => {
+    storage = await openMongoStorage(testStack().mongoUri, dbName, {
+      appName: 'tests',
+      logger: pino({ level: 'silent' }),
+    });
+    client = new MongoClient(testStack().mongoUri, { monitorCommands: true });
+    client.on('commandSucceeded', (event) => {
+      const batch = (event.reply as { cursor?: { firstBatch?: unknown[] } }).cursor?.firstBatch;
+      if (event.commandName === 'find' && batch) returned.push(batch.length);
+    });
+    await client.connect();
+  });
+  after(async () => {
+    await storage?.close();
+    await client?.db(dbName).dropDatabase();
+    await client?.close();
+  });
+
+  it('reads only the records not seen yet', async () => {
+    const userId = 'u-seen-all';
+    await storage.writes.applyPersonal(
+      [0, 1, 2].map((n) =>
+        aComment(`u-${n}`, { postId: `p-${n}`, owner: userId }, { id: `cm-${n}`, at: at(1, n) }),
+      ),
+      { now: NOW, retentionDays: 90 },
+    );
+    const inbox = createMongoInbox(client.db(dbName));
+    const { records } = await inbox.page(userId, 'all', undefined, 10, NOW);
+    await inbox.mark(userId, { kind: 'seen', ids: records.slice(0, 2).map((record) => record.key) }, NOW + 1);
+    returned.length = 0;
+    expect(await inbox.mark(userId, { kind: 'seen', ids: 'all' }, NOW + 2)).to.have.length(1);
+    expect(returned[0], 'records the mark read').to.equal(1);
+    returned.length = 0;
+    expect(await inbox.mark(userId, { kind: 'seen', ids: 'all' }, NOW + 3)).to.have.length(0);
+    expect(returned[0], 'records the second mark read').to.equal(0);
+  });
+});
