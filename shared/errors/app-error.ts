@@ -11,6 +11,8 @@ export const errorCodes = {
   INVALID_QUERY_TOKEN: { status: 400, code: 400002 },
   /** A new mute when MAX_MUTES_IN_FORCE are already in force. */
   TOO_MANY_MUTES: { status: 400, code: 400003 },
+  /** A new span of a target muted anew MAX_MUTE_SPANS_PER_TARGET times within the retention. */
+  TOO_MANY_MUTE_SPANS: { status: 400, code: 400004 },
   UNAUTHORIZED: { status: 401, code: 401000 },
   /**
    * A globally banned user's otherwise valid token: 401 as the platform's contract fixes, with a

@@ -9,6 +9,13 @@ export type MuteTargetType = (typeof muteTargetTypes)[number];
 export const MAX_MUTES_IN_FORCE = 1000;
 
 /**
+ * At most this many spans per user and target kept at once, in force or ended (each is kept the
+ * records' retention after its end): every delivery to the target reads them, so a user muting and
+ * unmuting one target in a loop would slow every delivery to it.
+ */
+export const MAX_MUTE_SPANS_PER_TARGET = 100;
+
+/**
  * One span of one mute of one user, judged by time like membership: in force from `createdAt`
  * (the tray's clock when it was put) until `until` passes or it is removed. Removed and expired
  * spans are kept for the records' retention, so a late delivery dated inside one stays held back.

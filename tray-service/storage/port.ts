@@ -456,7 +456,9 @@ export interface InboxPort {
    * `retentionDays` after their end. A PUT that would start a new span while `maxInForce` of the
    * user's mutes are in force changes nothing and answers 'too many' (a PUT of a target in force
    * never does). The count and the write are one step per user: PUTs of one user's mutes at once,
-   * from any number of processes, never take it past `maxInForce`.
+   * from any number of processes, never take it past `maxInForce`. Likewise a new span when the
+   * user keeps `maxSpansPerTarget` spans of this target (in force, or ended and not yet expired)
+   * answers 'too many spans': every delivery to the target reads them (unbounded by default).
    */
   putMute(
     userId: string,
@@ -465,7 +467,8 @@ export interface InboxPort {
     now: number,
     retentionDays: number,
     maxInForce: number,
-  ): Promise<Mute | 'too many'>;
+    maxSpansPerTarget?: number,
+  ): Promise<Mute | 'too many' | 'too many spans'>;
   /**
    * DELETE a mute: whether one was in force (domain/mute-changes.ts removeMute). One step against
    * the user's PUTs: a PUT of the target at once never undoes the removal it answered.

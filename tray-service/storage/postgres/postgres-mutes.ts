@@ -45,7 +45,7 @@ export function createPostgresMutes(
   pool: pg.Pool,
 ): Pick<InboxPort, 'putMute' | 'removeMute' | 'mutesInForce'> {
   return {
-    async putMute(userId, target: MuteTarget, until, now, retentionDays, maxInForce) {
+    async putMute(userId, target: MuteTarget, until, now, retentionDays, maxInForce, maxSpansPerTarget) {
       const keep = retentionDays * DAY_MS;
       return inTransaction(pool, async (client) => {
         // The count below and the insert are read committed: two PUTs of one user at once would
@@ -66,21 +66,47 @@ export function createPostgresMutes(
                WHERE user_id = $1 AND created_at <= $4 AND (until_at IS NULL OR until_at > $4)
                  AND (removed_at IS NULL OR removed_at > $4)
                LIMIT $7) AS counted),
+           kept AS (
+             SELECT count(*) AS n FROM (
+               SELECT 1 FROM tray_mutes
+               WHERE user_id = $1 AND target_type = $2 AND target_id = $3 AND expires_at > $4
+               LIMIT $8) AS counted),
            started AS (
              INSERT INTO tray_mutes (user_id, target_type, target_id, created_at, until_at, removed_at, expires_at)
              SELECT $1, $2, $3, $4, $5, NULL,
                     CASE WHEN $5::bigint IS NULL THEN ${NEVER} ELSE $5::bigint + $6 END
              WHERE NOT EXISTS (SELECT 1 FROM current) AND (SELECT n FROM in_force) < $7
+               AND (SELECT n FROM kept) < $8
              -- Removed at this very millisecond and put again: the span goes on.
              ON CONFLICT (user_id, target_type, target_id, created_at) DO UPDATE
                SET until_at = excluded.until_at, removed_at = NULL, expires_at = excluded.expires_at
              RETURNING ${MUTE_COLUMNS})
            SELECT * FROM current UNION ALL SELECT * FROM started`,
-          [userId, target.targetType, target.targetId, now, until, keep, maxInForce],
+          [
+            userId,
+            target.targetType,
+            target.targetId,
+            now,
+            until,
+            keep,
+            maxInForce,
+            // bigint's largest: no limit (LIMIT takes it as a count).
+            Number.isFinite(maxSpansPerTarget ?? Infinity) ? maxSpansPerTarget : NEVER,
+          ],
         );
         const [row] = result.rows;
-        // Neither updated nor inserted: no span in force, and the limit reached.
-        return row ? toMute(row) : 'too many';
+        if (row) return toMute(row);
+        // Neither updated nor inserted: no span in force, and a limit reached. Which one is read
+        // under the same lock, so nothing of the user's changed since.
+        const inForce = await client.query<{ full: boolean }>(
+          `SELECT count(*) >= $3 AS full FROM (
+             SELECT 1 FROM tray_mutes
+             WHERE user_id = $1 AND created_at <= $2 AND (until_at IS NULL OR until_at > $2)
+               AND (removed_at IS NULL OR removed_at > $2)
+             LIMIT $3) AS counted`,
+          [userId, now, maxInForce],
+        );
+        return inForce.rows[0]?.full ? 'too many' : 'too many spans';
       });
     },
 

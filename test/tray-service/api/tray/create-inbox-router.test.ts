@@ -8,7 +8,7 @@ import { aComment } from '../../../support/activity-builder.ts';
 import { seedRecords } from '../../../support/seed-tray.ts';
 import { bearer, useTrayApi } from '../support/api-harness.ts';
 import { expectMatchesOpenApi } from '../support/openapi-validator.ts';
-import { MAX_MUTES_IN_FORCE } from '../../../../tray-service/domain/mute.ts';
+import { MAX_MUTE_SPANS_PER_TARGET, MAX_MUTES_IN_FORCE } from '../../../../tray-service/domain/mute.ts';
 
 const NOW = Date.UTC(2026, 0, 15, 12);
 const MIN = 60_000;
@@ -526,6 +526,25 @@ function inboxSuite(engine?: StorageEngine) {
         expect(await mutes('u-mute-bad')).to.deep.equal([]);
       });
     }
+
+    it('refuses a new span of a target muted anew 100 times within the retention with 400 (code 400004), changing nothing', async function () {
+      this.timeout(60_000);
+      const inbox = api.storage.inbox!;
+      const target = { targetType: 'post', targetId: 'p-loop' } as const;
+      for (let i = 0; i < MAX_MUTE_SPANS_PER_TARGET; i += 1) {
+        await inbox.putMute('u-looping', target, null, NOW - 1_000 + 2 * i, 90, MAX_MUTES_IN_FORCE);
+        await inbox.removeMute('u-looping', target, NOW - 999 + 2 * i, 90);
+      }
+      const refused = await call('u-looping', 'put', '/v3/mutes', target);
+      expect(refused.status).to.equal(400);
+      expect(refused.body).to.include({ status: 'error', code: 400004 });
+      expect(refused.body.message).to.match(/muted anew 100 times within 90 days/);
+      expect(await mutes('u-looping')).to.deep.equal([]);
+      // Another target is another count.
+      expect(
+        (await call('u-looping', 'put', '/v3/mutes', { ...target, targetId: 'p-other' })).status,
+      ).to.equal(200);
+    });
 
     it('refuses a new mute beyond 1,000 in force with 400 (code 400003), but not a second PUT of one in force', async function () {
       this.timeout(120_000);

@@ -307,6 +307,41 @@ conformanceCase(
 );
 
 conformanceCase(
+  'mutes: a new span of a target with the limit of spans kept (in force or ended, not expired) changes nothing, until the oldest expires',
+  async (context) => {
+    const { storage, id } = context;
+    const inbox = inboxOf(storage);
+    const ana = id('u-ana');
+    const LIMIT = 3;
+    const post = { targetType: 'post' as const, targetId: id('p-loop') };
+    const put = (target: MuteTarget, now: number, until: number | null = null) =>
+      inbox.putMute(ana, target, until, now, RETENTION_DAYS, MAX_MUTES_IN_FORCE, LIMIT);
+    const spans = async () => (await storage.communityMembers.muteSpansOn([ana], [post])).length;
+
+    // Three spans: two ended (removed; by their until), one in force.
+    await put(post, NOW);
+    await inbox.removeMute(ana, post, NOW + 1, RETENTION_DAYS);
+    await put(post, NOW + 2, NOW + 3);
+    expect(await put(post, NOW + 4)).to.include({ createdAt: NOW + 4 });
+    // In force: a PUT changes its end, whatever the count.
+    expect(await put(post, NOW + 5, NOW + 6)).to.include({ createdAt: NOW + 4, until: NOW + 6 });
+    expect(await spans()).to.equal(LIMIT);
+    // Ended, all three kept: a new span is refused and changes nothing.
+    expect(await put(post, NOW + 7)).to.equal('too many spans');
+    expect(await inbox.mutesInForce(ana, NOW + 7)).to.deep.equal([]);
+    expect(await spans()).to.equal(LIMIT);
+    // Another target is another count.
+    expect(await put({ targetType: 'user', targetId: id('u-ben') }, NOW + 7)).to.include({
+      createdAt: NOW + 7,
+    });
+    // Once the first span (ended at NOW + 1) has expired, a new one starts.
+    const later = NOW + 1 + RETENTION_DAYS * DAY_MS + 1;
+    expect(await put(post, later)).to.include({ createdAt: later, until: null });
+  },
+  { needs: 'inbox' },
+);
+
+conformanceCase(
   'mutes: a new mute past the limit in force changes nothing; PUTs at once from two processes never take the user past it',
   async (context) => {
     const { storage, id } = context;
@@ -441,7 +476,7 @@ conformanceCase(
             seen.removed === order.removed,
         );
         // A span as [start, until, removed] in ms after the round's start: a message one can read.
-        const brief = (mute: Mute | 'too many' | undefined) =>
+        const brief = (mute: Mute | 'too many' | 'too many spans' | undefined) =>
           typeof mute === 'object'
             ? [mute.createdAt, mute.until, mute.removedAt].map((t) => t && t - start)
             : mute;

@@ -36,10 +36,10 @@ const toMute = (doc: MuteDoc): Mute => ({
  */
 export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMute' | 'mutesInForce'> {
   const mutes = db.collection<MuteDoc>(TRAY_MUTES);
+  const spanDocsOf = (userId: string, target: MuteTarget) =>
+    mutes.find({ userId, targetType: target.targetType, targetId: target.targetId }).toArray();
   const spansOf = async (userId: string, target: MuteTarget) =>
-    (await mutes.find({ userId, targetType: target.targetType, targetId: target.targetId }).toArray()).map(
-      toMute,
-    );
+    (await spanDocsOf(userId, target)).map(toMute);
   // No later than NEVER: past it a Date is invalid, which the driver writes as the epoch, and the
   // purge would take the span at once.
   const keptUntil = (end: number | null, retentionDays: number) =>
@@ -53,11 +53,15 @@ export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMut
   };
 
   return {
-    putMute(userId, target, until, now, retentionDays, maxInForce) {
+    putMute(userId, target, until, now, retentionDays, maxInForce, maxSpansPerTarget = Infinity) {
       return withMuteLock(db, userId, async () => {
-        const current = muteInForce(await spansOf(userId, target), target, now);
+        const docs = await spanDocsOf(userId, target);
+        const current = muteInForce(docs.map(toMute), target, now);
         // Counted under the user's lock: no other PUT of the user writes until this one has.
         if (!current && (await mutesInForce(userId, now)).length >= maxInForce) return 'too many';
+        // The target's spans not yet expired (in force, or ended within their keep).
+        const kept = docs.filter((doc) => doc.expiresAt.getTime() > now).length;
+        if (!current && kept >= maxSpansPerTarget) return 'too many spans';
         // The span in force gets the new end (its start stays); without one a new span starts now,
         // replacing one removed at this very millisecond (the span goes on).
         const mute: Mute = current

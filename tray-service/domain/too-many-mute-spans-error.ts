@@ -1,0 +1,17 @@
+import { MAX_MUTE_SPANS_PER_TARGET } from './mute.ts';
+
+/**
+ * A PUT that would start a new span of a target the user already keeps MAX_MUTE_SPANS_PER_TARGET
+ * spans of (muted and unmuted that often within the records' retention): bad input, nothing changed.
+ */
+export class TooManyMuteSpansError extends Error {
+  /** Stable: transports and logs tell it by this, not by the message. */
+  readonly code = 'TOO_MANY_MUTE_SPANS';
+
+  constructor(retentionDays: number) {
+    super(
+      `this target was muted anew ${MAX_MUTE_SPANS_PER_TARGET} times within ${retentionDays} days (the records' retention); mute it again once the oldest of those has expired`,
+    );
+    this.name = 'TooManyMuteSpansError';
+  }
+}
