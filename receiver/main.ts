@@ -50,16 +50,16 @@ const receiver = await spoolOpenedOrExit(
     logger,
     registry,
     metrics: metricsAccessFor(config.METRICS_TOKEN),
+    // A Redis that may evict keys would silently lose queued events: refused, also after a
+    // reconnect, and the spool drains into it only once it passed.
+    beforeDraining: (client) => refuseEvictingRedis(client, { logger }),
   }),
 );
 const metricsServer = await listenedOrExit(logger, listenMetrics(config.METRICS_PORT, { registry, logger }));
 
-// A Redis that may evict keys would silently lose queued events: refused, also after a reconnect.
-// One that may answer before its write is on disk could lose acknowledged ones: a warning.
-await Promise.all([
-  refuseEvictingRedis(receiver.queue.client, { logger }),
-  warnVolatileRedis(receiver.queue.client, { logger }),
-]);
+// The eviction check (above) before listening; a Redis that may answer before its write is on disk
+// could lose acknowledged events: a warning.
+await Promise.all([receiver.checked, warnVolatileRedis(receiver.queue.client, { logger })]);
 
 // Slowloris: headers within 5 s, the whole request (at most WEBHOOK_MAX_BODY_BYTES) within 15 s.
 const host = listenHostOf(config, config.RECEIVER_HOST);

@@ -34,6 +34,11 @@ export interface ReceiverWiring {
   drainIntervalMs?: number;
   /** How long a call may stay unanswered before the Redis connection is dropped (default 5 s). */
   hungRedisReconnectMs?: number;
+  /**
+   * Checks of the queue's Redis the spool's drainer waits for (main.ts: that it never evicts keys,
+   * which exits the process otherwise): spooled events must not go into a Redis about to be refused.
+   */
+  beforeDraining?: (client: ReceiverQueue['client']) => Promise<void>;
 }
 
 /** Budget of one drainer add: it has no caller waiting, so it may wait longer than a request. */
@@ -45,6 +50,8 @@ export interface Receiver {
   spool: Spool;
   drainer: SpoolDrainer;
   queue: ReceiverQueue;
+  /** Settles once beforeDraining's checks have: the drainer starts then. */
+  checked: Promise<void>;
   /** Stops the drainer, closes the spool and Redis. Call after the HTTP server has closed. */
   close(): Promise<void>;
 }
@@ -135,7 +142,9 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
     settings: wiring.settings,
   });
   // The drainer adds one event at a time, in spool order, under its own (longer) budget.
+  const checked = wiring.beforeDraining?.(queue.client) ?? Promise.resolve();
   const drainer = startSpoolDrainer({
+    startAfter: checked,
     spool,
     enqueue: (job) => breaker.call(() => writes.observe(enqueueOnce(target, job)), DRAIN_ENQUEUE_BUDGET_MS),
     enqueueTimeoutMs: DRAIN_ENQUEUE_BUDGET_MS,
@@ -148,6 +157,7 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
     spool,
     drainer,
     queue,
+    checked,
     async close() {
       await drainer.stop();
       await spool.close();

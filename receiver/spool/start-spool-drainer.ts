@@ -19,6 +19,11 @@ export interface SpoolDrainerDeps {
    * default 30 s): a receiver stopped during a rolling restart leaves its events to those running.
    */
   adoptIntervalMs?: number;
+  /**
+   * The first pass waits for it (the receiver's check that Redis never evicts keys): the spool's
+   * events must not go into a Redis the process is about to refuse. Settled either way, it starts.
+   */
+  startAfter?: Promise<unknown>;
 }
 
 export interface SpoolDrainer {
@@ -103,7 +108,11 @@ export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
     if (stopped) return;
     timer = setTimeout(() => void runOnce().then(schedule), intervalMs);
   };
-  void runOnce().then(schedule);
+  void (deps.startAfter ?? Promise.resolve())
+    .catch(() => undefined)
+    .then(() => {
+      if (!stopped) void runOnce().then(schedule);
+    });
 
   return {
     runOnce,

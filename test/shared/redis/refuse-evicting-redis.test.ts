@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openSpool } from '../../../receiver/spool/open-spool.ts';
+import { encodeWebhookJob } from '../../../shared/queue/webhook-queue.ts';
 import { freePort, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { evictionProblem, refuseEvictingRedis } from '../../../shared/redis/refuse-evicting-redis.ts';
 import { useRedisClients } from '../../support/use-redis-clients.ts';
@@ -91,4 +93,36 @@ describe('refuseEvictingRedis against a real redis-server', function () {
       });
     });
   }
+
+  // The spool's events must not go into a Redis the process then refuses: it could evict them.
+  it('receiver/main.ts leaves its spooled events on disk, none queued into it', async () => {
+    const spoolDir = join(dir, 'spool-kept');
+    const earlier = await openSpool(spoolDir);
+    await earlier.append(
+      encodeWebhookJob({
+        dedupeKey: 'kept-on-disk',
+        webhook: 'default',
+        receivedAt: '2026-11-21T00:00:00.000Z',
+        event: 'post.didCreate',
+        data: {},
+      }),
+    );
+    await earlier.close();
+    const result = await runScript(
+      'receiver/main.ts',
+      [],
+      cleanEnv({
+        REDIS_URL: lru.url,
+        WEBHOOK_SECRETS: 'eviction-test-secret',
+        SPOOL_DIR: spoolDir,
+        RECEIVER_PORT: String(await freePort()),
+        LOG_LEVEL: 'silent',
+      }),
+    );
+    expect(result.code, result.stderr).to.equal(1);
+    expect(await connect(lru.url).keys('*')).to.deep.equal([]);
+    const after = await openSpool(spoolDir);
+    expect(after.depth()).to.equal(1);
+    await after.close();
+  });
 });
