@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import request from 'supertest';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
@@ -13,11 +12,11 @@ import {
   REMOVALS_PER_USER,
   type RemovalLog,
 } from '../../../tray-service/live/removal-log.ts';
-import { bearer } from '../api/support/api-harness.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { waitFor } from '../../support/wait-for.ts';
-import { commentDeleteEvent, commentEvent, minute } from '../worker/event-builder.ts';
+import { commentDeleteEvent } from '../worker/event-builder.ts';
+import { commentOn, historyIds as historyIdsAt, listAfter } from './support/client-list.ts';
 import { useLiveTray } from './support/live-harness.ts';
 import { dataOf, lastId, named, type SseEvent, type SseStream } from './support/sse-client.ts';
 
@@ -82,41 +81,11 @@ describe('live/removal-log against a real Redis', () => {
   });
 });
 
-/**
- * A comment by u-cid on `owner`'s post `postId`: one `comment` record for the owner. Its id names the
- * owner, and each test's post is its own: a deleted comment's id stays deleted, and a post's comments
- * reach its owner.
- */
-const comment = (owner: string, postId: string, at: number) =>
-  commentEvent({
-    postId,
-    postOwner: owner,
-    author: 'u-cid',
-    commentId: `cm-${owner}-${at}`,
-    createdAt: minute(at),
-  });
-
-/** What a client's list holds after these events, applied in order (docs/client.md). */
-function listAfter(events: readonly SseEvent[]): Set<string> {
-  const ids = new Set<string>();
-  for (const event of events) {
-    if (event.event === 'record') ids.add(dataOf<NotificationRecord>(event).v_tarid_uid);
-    if (event.event === 'removed') for (const id of dataOf<{ ids: string[] }>(event).ids) ids.delete(id);
-    if (event.event === 'cleared') ids.clear();
-  }
-  return ids;
-}
-
 describe('a stream that resumes after a record was removed', function () {
   this.timeout(60_000);
   const tray = useLiveTray({ instances: 1 });
 
-  async function historyIds(user: string): Promise<Set<string>> {
-    const page = await request(tray.instance(0).base)
-      .get('/notifications/v3/history')
-      .set('Authorization', await bearer(user));
-    return new Set((page.body.data as NotificationRecord[]).map((record) => record.v_tarid_uid));
-  }
+  const historyIds = (user: string) => historyIdsAt(tray.instance(0).base, user);
 
   /** Reads `stream` until the unread count is `count`, then a moment more for what may follow. */
   const settled = async (
@@ -151,8 +120,8 @@ describe('a stream that resumes after a record was removed', function () {
   it('is told `removed` for a record removed while it was away', async () => {
     const user = 'u-away-removal';
     const first = await tray.stream(user);
-    await tray.worker.deliver(comment(user, `p-${user}`, 1));
-    await tray.worker.deliver(comment(user, `p-${user}-2`, 2));
+    await tray.worker.deliver(commentOn(user, `p-${user}`, 1));
+    await tray.worker.deliver(commentOn(user, `p-${user}-2`, 2));
     await settled(first, 2);
     first.close();
     await tray.worker.deliver(
@@ -168,13 +137,13 @@ describe('a stream that resumes after a record was removed', function () {
   it('ends with the record when it was removed and stored again while away', async () => {
     const user = 'u-away-back';
     const first = await tray.stream(user);
-    await tray.worker.deliver(comment(user, `p-${user}`, 1));
+    await tray.worker.deliver(commentOn(user, `p-${user}`, 1));
     await settled(first, 1);
     first.close();
     await tray.worker.deliver(
       commentDeleteEvent({ commentId: `cm-${user}-1`, post: { postId: `p-${user}`, owner: user } }),
     );
-    await tray.worker.deliver(comment(user, `p-${user}`, 3));
+    await tray.worker.deliver(commentOn(user, `p-${user}`, 3));
 
     const again = await tray.stream(user, { 'Last-Event-ID': lastId(first.events) });
     await backAfterRemoval(again, user);
@@ -187,13 +156,13 @@ describe('a stream that resumes after a record was removed', function () {
   it('gets a record it already had again after a removal its resume repeats', async () => {
     const user = 'u-back-live';
     const first = await tray.stream(user);
-    await tray.worker.deliver(comment(user, `p-${user}`, 1));
+    await tray.worker.deliver(commentOn(user, `p-${user}`, 1));
     await settled(first, 1);
     await tray.worker.deliver(
       commentDeleteEvent({ commentId: `cm-${user}-1`, post: { postId: `p-${user}`, owner: user } }),
     );
     await first.next(named('removed'));
-    await tray.worker.deliver(comment(user, `p-${user}`, 3));
+    await tray.worker.deliver(commentOn(user, `p-${user}`, 3));
     await settled(first, 1);
     expect(listAfter(first.events)).to.deep.equal(await historyIds(user));
     first.close();
@@ -211,7 +180,7 @@ describe('a stream that resumes after a record was removed', function () {
     const publisher = createChangePublisher(redis, tray.prefix, silent, { retryMs: 100 });
     try {
       const first = await tray.stream(user);
-      await tray.worker.deliver(comment(user, `p-${user}`, 1));
+      await tray.worker.deliver(commentOn(user, `p-${user}`, 1));
       await settled(first, 1);
       first.close();
       // Gone from storage, as the worker's removal left it; its announcement is the test's.

@@ -1,12 +1,11 @@
 import { expect } from 'chai';
-import request from 'supertest';
 import type { InboxRecord } from '../../../tray-service/domain/inbox-record.ts';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
 import { aComment } from '../../support/activity-builder.ts';
-import { bearer } from '../api/support/api-harness.ts';
-import { commentDeleteEvent, commentEvent, minute } from '../worker/event-builder.ts';
+import { commentDeleteEvent } from '../worker/event-builder.ts';
+import { commentOn, historyIds as historyIdsAt, listAfter } from './support/client-list.ts';
 import { useLiveTray } from './support/live-harness.ts';
-import { dataOf, lastId, named, type SseEvent, type SseStream } from './support/sse-client.ts';
+import { dataOf, lastId, named, type SseStream } from './support/sse-client.ts';
 
 /**
  * A record removed (its last action deleted) and stored again (new activity on it) at nearly the
@@ -17,37 +16,11 @@ import { dataOf, lastId, named, type SseEvent, type SseStream } from './support/
  * through the publisher what the worker would, and fails on a hub that trusts the order or times.
  */
 
-/** A comment by u-cid on `owner`'s post `postId`: one `comment` record for the owner. */
-const comment = (owner: string, postId: string, at: number) =>
-  commentEvent({
-    postId,
-    postOwner: owner,
-    author: 'u-cid',
-    commentId: `cm-${owner}-${at}`,
-    createdAt: minute(at),
-  });
-
-/** What a client's list holds after these events, applied in order (docs/client.md). */
-function listAfter(events: readonly SseEvent[]): Set<string> {
-  const ids = new Set<string>();
-  for (const event of events) {
-    if (event.event === 'record') ids.add(dataOf<NotificationRecord>(event).v_tarid_uid);
-    if (event.event === 'removed') for (const id of dataOf<{ ids: string[] }>(event).ids) ids.delete(id);
-    if (event.event === 'cleared') ids.clear();
-  }
-  return ids;
-}
-
 describe('live streams: a removal and a new state of the same record, as storage has them', function () {
   this.timeout(60_000);
   const tray = useLiveTray({ instances: 1 });
 
-  async function historyIds(user: string): Promise<Set<string>> {
-    const page = await request(tray.instance(0).base)
-      .get('/notifications/v3/history')
-      .set('Authorization', await bearer(user));
-    return new Set((page.body.data as NotificationRecord[]).map((record) => record.v_tarid_uid));
-  }
+  const historyIds = (user: string) => historyIdsAt(tray.instance(0).base, user);
 
   const keyOf = (user: string) => `comment_p-${user}_${user}`;
 
@@ -63,7 +36,7 @@ describe('live streams: a removal and a new state of the same record, as storage
    * handled in order, so once the stream has its record it has had every earlier one.
    */
   async function afterEverything(stream: SseStream, user: string, at: number): Promise<void> {
-    await tray.worker.deliver(comment(user, `p-${user}-other`, at));
+    await tray.worker.deliver(commentOn(user, `p-${user}-other`, at));
     await stream.next(
       (event) =>
         event.event === 'record' &&
@@ -74,7 +47,7 @@ describe('live streams: a removal and a new state of the same record, as storage
   /** Ben's record: one comment, delivered to his open stream. */
   async function withRecord(user: string): Promise<SseStream> {
     const stream = await tray.stream(user);
-    await tray.worker.deliver(comment(user, `p-${user}`, 1));
+    await tray.worker.deliver(commentOn(user, `p-${user}`, 1));
     await stream.next(named('record'));
     return stream;
   }
@@ -140,11 +113,11 @@ describe('live streams: a removal and a new state of the same record, as storage
     const user = 'u-away-order';
     const first = await withRecord(user);
     first.close();
-    for (const n of [1, 2, 3]) await tray.worker.deliver(comment(user, `p-${user}-${n}`, 2 + n));
+    for (const n of [1, 2, 3]) await tray.worker.deliver(commentOn(user, `p-${user}-${n}`, 2 + n));
     await tray.worker.deliver(
       commentDeleteEvent({ commentId: `cm-${user}-1`, post: { postId: `p-${user}`, owner: user } }),
     );
-    await tray.worker.deliver(comment(user, `p-${user}`, 9));
+    await tray.worker.deliver(commentOn(user, `p-${user}`, 9));
     const again = await tray.stream(user, { 'Last-Event-ID': lastId(first.events) });
     await afterEverything(again, user, 10);
     const order = again.events
