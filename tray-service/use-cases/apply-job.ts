@@ -28,6 +28,11 @@ export interface JobDelivery {
    * replay (whose stored status says whether it is the platform's).
    */
   scheme?: DeliveryScheme;
+  /**
+   * A replay of an event stored as another sender's (`foreign`): never applied, also when its row
+   * expired or was purged after the replay read it (and is stored anew from this delivery).
+   */
+  storedForeign?: boolean;
   /** ISO 8601 time the receiver accepted it. */
   receivedAt: string;
   event: string;
@@ -148,7 +153,8 @@ async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise
   const job = { ...delivered, event: storableJson(delivered.event), data: storableJson(delivered.data) };
   const now = deps.now ?? Date.now;
   const receivedAt = new Date(job.receivedAt);
-  const platform = isPlatformDelivery(job, deps.platformWebhooks ?? PLATFORM_SCHEME_ONLY);
+  const platform =
+    job.storedForeign !== true && isPlatformDelivery(job, deps.platformWebhooks ?? PLATFORM_SCHEME_ONLY);
   const judged = platform
     ? mapEvent({ event: job.event, data: job.data, receivedAt: receivedAt.getTime() })
     : FOREIGN;

@@ -52,6 +52,7 @@ export interface ReplayDeps {
 export const deliveryOf = (event: StoredEvent): JobDelivery => ({
   dedupeKey: event.key,
   webhook: event.webhook,
+  ...(event.status === 'foreign' ? { storedForeign: true } : {}),
   receivedAt: event.receivedAt.toISOString(),
   event: event.event,
   data: event.data,

@@ -162,5 +162,25 @@ for (const engine of REQUIRED_ENGINES) {
       }
       expect(await names('u-ned')).to.deep.equal([]);
     });
+
+    // A replay reads events, then applies each: one stored as another sender's may expire (and
+    // be purged) in between, and its row is then stored anew from the replay's delivery.
+    it("a replay of an event stored as another sender's applies nothing also once its row is gone", async () => {
+      const comment = commentEvent({
+        commentId: 'cm-12',
+        author: 'u-max',
+        postId: 'p-501',
+        postOwner: 'u-oli',
+      });
+      await applyJob(from('billing', 'standard-webhooks', comment, START), deps());
+      const stored = await suite.storage.events.get(dedupeKeyOf(comment));
+      if (!stored) throw new Error('not stored');
+      const replayed = deliveryOf(stored);
+      await suite.storage.purgeExpired(new Date(stored.expiresAt.getTime() + 86_400_000));
+      expect(await suite.storage.events.get(dedupeKeyOf(comment))).to.equal(undefined);
+      const { event } = await applyJob(replayed, deps());
+      expect(event.status).to.equal('foreign');
+      expect(await names('u-oli')).to.deep.equal([]);
+    });
   });
 }
