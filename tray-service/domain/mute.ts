@@ -9,9 +9,10 @@ export type MuteTargetType = (typeof muteTargetTypes)[number];
 export const MAX_MUTES_IN_FORCE = 1000;
 
 /**
- * At most this many spans per user and target kept at once, in force or ended (each is kept the
- * records' retention after its end): every delivery to the target reads them, so a user muting and
- * unmuting one target in a loop would slow every delivery to it.
+ * At most this many spans per user and target stored at once, in force or ended (an ended one is
+ * kept the records' retention after its end, longer while a record counts from before it): every
+ * delivery to the target reads them, so a user muting and unmuting one target in a loop would
+ * slow every delivery to it.
  */
 export const MAX_MUTE_SPANS_PER_TARGET = 100;
 

@@ -2,7 +2,7 @@ import { MAX_MUTE_SPANS_PER_TARGET } from './mute.ts';
 
 /**
  * A PUT that would start a new span of a target the user already keeps MAX_MUTE_SPANS_PER_TARGET
- * spans of (muted and unmuted that often within the records' retention): bad input, nothing changed.
+ * spans of (muted anew that often within the records' retention): bad input, nothing changed.
  */
 export class TooManyMuteSpansError extends Error {
   /** Stable: transports and logs tell it by this, not by the message. */
@@ -10,7 +10,7 @@ export class TooManyMuteSpansError extends Error {
 
   constructor(retentionDays: number) {
     super(
-      `this target was muted anew ${MAX_MUTE_SPANS_PER_TARGET} times within ${retentionDays} days (the records' retention); mute it again once the oldest of those has expired`,
+      `this target was muted anew ${MAX_MUTE_SPANS_PER_TARGET} times and those mutes are kept (${retentionDays} days after each ends, the records' retention); mute it again once the oldest is gone`,
     );
     this.name = 'TooManyMuteSpansError';
   }

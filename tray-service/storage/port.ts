@@ -456,9 +456,10 @@ export interface InboxPort {
    * `retentionDays` after their end. A PUT that would start a new span while `maxInForce` of the
    * user's mutes are in force changes nothing and answers 'too many' (a PUT of a target in force
    * never does). The count and the write are one step per user: PUTs of one user's mutes at once,
-   * from any number of processes, never take it past `maxInForce`. Likewise a new span when the
-   * user keeps `maxSpansPerTarget` spans of this target (in force, or ended and not yet expired)
-   * answers 'too many spans': every delivery to the target reads them (unbounded by default).
+   * from any number of processes, never take it past `maxInForce`. Likewise a new span when
+   * `maxSpansPerTarget` spans of the user's of this target are stored (in force, or ended and not
+   * yet purged) answers 'too many spans': every delivery to the target reads them (unbounded by
+   * default).
    */
   putMute(
     userId: string,

@@ -69,7 +69,7 @@ export function createPostgresMutes(
            kept AS (
              SELECT count(*) AS n FROM (
                SELECT 1 FROM tray_mutes
-               WHERE user_id = $1 AND target_type = $2 AND target_id = $3 AND expires_at > $4
+               WHERE user_id = $1 AND target_type = $2 AND target_id = $3
                LIMIT $8) AS counted),
            started AS (
              INSERT INTO tray_mutes (user_id, target_type, target_id, created_at, until_at, removed_at, expires_at)

@@ -538,7 +538,9 @@ function inboxSuite(engine?: StorageEngine) {
       const refused = await call('u-looping', 'put', '/v3/mutes', target);
       expect(refused.status).to.equal(400);
       expect(refused.body).to.include({ status: 'error', code: 400004 });
-      expect(refused.body.message).to.match(/muted anew 100 times within 90 days/);
+      expect(refused.body.message).to.match(
+        /muted anew 100 times and those mutes are kept \(90 days after each ends/,
+      );
       expect(await mutes('u-looping')).to.deep.equal([]);
       // Another target is another count.
       expect(

@@ -59,9 +59,8 @@ export function createMongoMutes(db: Db): Pick<InboxPort, 'putMute' | 'removeMut
         const current = muteInForce(docs.map(toMute), target, now);
         // Counted under the user's lock: no other PUT of the user writes until this one has.
         if (!current && (await mutesInForce(userId, now)).length >= maxInForce) return 'too many';
-        // The target's spans not yet expired (in force, or ended within their keep).
-        const kept = docs.filter((doc) => doc.expiresAt.getTime() > now).length;
-        if (!current && kept >= maxSpansPerTarget) return 'too many spans';
+        // Every span of the target stored (what deliveries read), until the purge takes it.
+        if (!current && docs.length >= maxSpansPerTarget) return 'too many spans';
         // The span in force gets the new end (its start stays); without one a new span starts now,
         // replacing one removed at this very millisecond (the span goes on).
         const mute: Mute = current
