@@ -52,7 +52,8 @@ export interface AdoptOptions {
  * Moves into the folder `own` (instance `instance` of `root`) the segments that receivers no
  * longer running left under `root`: those of every instance folder whose owner socket refuses
  * connections or is gone, and those directly in `root` (spooled before receivers had folders of
- * their own). They are numbered from `firstSeq` in the order found, oldest first per folder; returns how many were moved. A rename either happens or fails as
+ * their own). They are numbered from `firstSeq` in the order found, oldest first per folder, past
+ * any number taken in `own`; returns how many numbers it used. A rename either happens or fails as
  * a whole, so when two receivers adopt at once each segment goes to exactly one of them; the other
  * finds it gone and skips it. Emptied folders and dead sockets are removed. Only this user's
  * folders and regular files are taken (foreign-entry.ts): anything else is left where it is and

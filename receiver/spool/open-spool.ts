@@ -139,10 +139,6 @@ async function openInstance(
   };
   /** Other folders whose owner the periodic checks found dead, and how many times in a row. */
   const deadChecks = new Map<string, number>();
-  // Others' checks must never find this receiver's socket gone for long: its file is made again
-  // if removed (by a cleaner of old files, say), on a timer of its own that no long drain delays.
-  const keeper = setInterval(() => void owner.ensure().catch(() => undefined), OWNER_CHECK_MS);
-  keeper.unref();
   await spoolDirStep(root, `create its folder ${instance}`, () => mkdir(dir, { mode: 0o700 }));
   await spoolDirStep(root, 'take over the events of stopped receivers', () =>
     adoptOrphanedSegments(root, dir, instance, onForeign),
@@ -337,6 +333,11 @@ async function openInstance(
     }
   };
 
+  // Others' checks must never find this receiver's socket gone for long: its file is made again
+  // if removed (by a cleaner of old files, say), on a timer of its own that no long drain delays.
+  // Started once the spool is open: a spool that failed to open holds nothing to keep.
+  const keeper = setInterval(() => void owner.ensure().catch(() => undefined), OWNER_CHECK_MS);
+  keeper.unref();
   return {
     dir,
     append(job) {

@@ -20,17 +20,31 @@ export interface OwnerSocket {
 /** Listens on `path` for as long as this process owns the folder the socket stands for. */
 export async function holdOwnerSocket(path: string): Promise<OwnerSocket> {
   let server = await listenOn(path);
+  let released = false;
+  /** One check at a time: two listening again at once would meet EADDRINUSE. */
+  let ensuring: Promise<void> | undefined;
+  const listenAgainIfGone = async () => {
+    const gone = await lstat(path).then(
+      () => false,
+      (error: NodeJS.ErrnoException) => error.code === 'ENOENT',
+    );
+    if (!gone || released) return;
+    await close(server);
+    server = await listenOn(path);
+  };
   return {
-    async ensure() {
-      const gone = await lstat(path).then(
-        () => false,
-        (error: NodeJS.ErrnoException) => error.code === 'ENOENT',
-      );
-      if (!gone) return;
-      await close(server);
-      server = await listenOn(path);
+    ensure() {
+      ensuring ??= listenAgainIfGone().finally(() => {
+        ensuring = undefined;
+      });
+      return ensuring;
     },
-    release: () => close(server),
+    async release() {
+      // A check under way finishes first, so none listens again after this.
+      released = true;
+      await ensuring?.catch(() => undefined);
+      await close(server);
+    },
   };
 }
 
