@@ -7,6 +7,11 @@ export interface PostgresOptions {
   statementTimeoutMs: number;
   /** Names this process in pg_stat_activity. */
   applicationName: string;
+  /**
+   * A pool whose callers give up after this long, waiting for a connection or for an answer (the
+   * ping's, so a hung server does not pile pings up); by default they wait.
+   */
+  answerWithinMs?: number;
 }
 
 /** The session settings every connection of the tray's pools starts with (see below). */
@@ -50,6 +55,9 @@ export function connectPostgres(url: string, options: PostgresOptions): pg.Pool 
     options: POSTGRES_SESSION_OPTIONS,
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
+    ...(options.answerWithinMs === undefined
+      ? {}
+      : { connectionTimeoutMillis: options.answerWithinMs, query_timeout: options.answerWithinMs }),
   });
   // An idle client that loses its server emits on the pool; without a listener that would be an
   // uncaught error. The next query reconnects, and its caller sees the failure.

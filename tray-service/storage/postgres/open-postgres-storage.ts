@@ -24,6 +24,9 @@ import { purgeExpiredRecords } from './purge-expired-records.ts';
  * port on that pool. A failing migration ends the pool and stops start-up. A server that does not
  * answer within FIRST_ANSWER_MS fails the open before the migrations, which are not bounded.
  */
+/** Longest a ping waits for its answer (the gate's and /readyz's own budgets are shorter or alike). */
+const PING_TIMEOUT_MS = 5_000;
+
 export async function openPostgresStorage(url: string, options: PostgresOptions): Promise<TrayStorage> {
   await awaitFirstAnswer(url, options.applicationName);
   const pool = connectPostgres(url, options);
@@ -33,6 +36,14 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
     await pool.end();
     throw error;
   }
+  // The ping's own connection: the worker's gate tells an outage from a job's failure by it and
+  // /readyz asks it, and behind busy jobs in the pool it would wait and read as an outage. A ping
+  // that finds no answer within PING_TIMEOUT_MS fails (no pile-up while the server hangs).
+  const pingPool = connectPostgres(url, {
+    ...options,
+    poolSize: 1,
+    answerWithinMs: PING_TIMEOUT_MS,
+  });
   let closing: Promise<void> | undefined;
   return {
     engine: 'postgres',
@@ -59,9 +70,9 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
       return purged;
     },
     async ping() {
-      await pool.query('SELECT 1');
+      await pingPool.query('SELECT 1');
     },
     // Ending a pool twice throws; closing the storage twice (two shutdown paths) must not.
-    close: () => (closing ??= pool.end()),
+    close: () => (closing ??= Promise.all([pool.end(), pingPool.end()]).then(() => undefined)),
   };
 }

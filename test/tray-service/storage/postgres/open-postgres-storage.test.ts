@@ -55,6 +55,40 @@ describe('storage/postgres openPostgresStorage', () => {
     await expect(storage.ping()).to.be.rejected;
   });
 
+  // The worker's gate tells an outage from a job's own failure by the ping, and /readyz asks it:
+  // a pool whose every connection waits on a lock (busy jobs) is no outage, and must not read as one.
+  it('answers ping while every connection of its pool waits on a lock', async () => {
+    const storage = await open();
+    const holder = await pg.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE tray_last_read IN ACCESS EXCLUSIVE MODE');
+      const waiting = Array.from({ length: options.poolSize }, (_, n) =>
+        storage.lastRead.record(`u-busy-${n}`, NOW),
+      );
+      await waitFor(
+        async () =>
+          (
+            await pg.pool.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'tray-open-test'
+                 AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO tray_last_read%'`,
+            )
+          ).rows[0]?.n === options.poolSize,
+        5_000,
+        'every pooled connection to wait on the lock',
+      );
+      const answered = await Promise.race([
+        storage.ping().then(() => 'answered'),
+        new Promise((resolve) => setTimeout(resolve, 5_000, 'still waiting')),
+      ]);
+      expect(answered).to.equal('answered');
+      await holder.query('ROLLBACK');
+      await Promise.all(waiting);
+    } finally {
+      holder.release();
+    }
+  });
+
   it('assembles every part on one database: what one part writes, the others of the same storage see', async () => {
     const storage = await open();
     const context = { now: NOW, retentionDays: RETENTION_DAYS };
