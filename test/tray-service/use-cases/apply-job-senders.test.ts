@@ -145,16 +145,17 @@ for (const engine of REQUIRED_ENGINES) {
       expect(await banned()).to.not.include('u-lea');
     });
 
-    it("a replay of an event stored as another sender's applies nothing, whatever the setting now says", async () => {
-      const comment = commentEvent({
-        commentId: 'cm-11',
-        author: 'u-max',
-        postId: 'p-500',
-        postOwner: 'u-ned',
-      });
+    /** A comment for `postOwner` from a Standard Webhooks sender, as stored (`foreign`). */
+    async function storedForeign(commentId: string, postId: string, postOwner: string) {
+      const comment = commentEvent({ commentId, author: 'u-max', postId, postOwner });
       await applyJob(from('billing', 'standard-webhooks', comment, START), deps());
       const stored = await suite.storage.events.get(dedupeKeyOf(comment));
       if (!stored) throw new Error('not stored');
+      return stored;
+    }
+
+    it("a replay of an event stored as another sender's applies nothing, whatever the setting now says", async () => {
+      const stored = await storedForeign('cm-11', 'p-500', 'u-ned');
       // A stored event has no scheme: the replay goes by the verdict stored with it.
       for (const platformWebhooks of [undefined, { names: new Set(['billing']) }]) {
         const { event } = await applyJob(deliveryOf(stored), deps(platformWebhooks));
@@ -166,18 +167,10 @@ for (const engine of REQUIRED_ENGINES) {
     // A replay reads events, then applies each: one stored as another sender's may expire (and
     // be purged) in between, and its row is then stored anew from the replay's delivery.
     it("a replay of an event stored as another sender's applies nothing also once its row is gone", async () => {
-      const comment = commentEvent({
-        commentId: 'cm-12',
-        author: 'u-max',
-        postId: 'p-501',
-        postOwner: 'u-oli',
-      });
-      await applyJob(from('billing', 'standard-webhooks', comment, START), deps());
-      const stored = await suite.storage.events.get(dedupeKeyOf(comment));
-      if (!stored) throw new Error('not stored');
+      const stored = await storedForeign('cm-12', 'p-501', 'u-oli');
       const replayed = deliveryOf(stored);
       await suite.storage.purgeExpired(new Date(stored.expiresAt.getTime() + 86_400_000));
-      expect(await suite.storage.events.get(dedupeKeyOf(comment))).to.equal(undefined);
+      expect(await suite.storage.events.get(stored.key)).to.equal(undefined);
       const { event } = await applyJob(replayed, deps());
       expect(event.status).to.equal('foreign');
       expect(await names('u-oli')).to.deep.equal([]);

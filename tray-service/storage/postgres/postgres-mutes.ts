@@ -11,9 +11,12 @@ const NEVER = '9223372036854775807';
 
 export const MUTE_COLUMNS = 'user_id, target_type, target_id, created_at, until_at, removed_at';
 
-/** The span of the user's mute of ($2, $3) in force at $4 (domain/mute.ts muteInForceAt). */
-const IN_FORCE = `user_id = $1 AND target_type = $2 AND target_id = $3 AND created_at <= $4
-  AND (until_at IS NULL OR until_at > $4) AND (removed_at IS NULL OR removed_at > $4)`;
+/** The user $1's spans in force at the parameter `at` (domain/mute.ts muteInForceAt). */
+const inForceAt = (at: string) => `user_id = $1 AND created_at <= ${at}
+  AND (until_at IS NULL OR until_at > ${at}) AND (removed_at IS NULL OR removed_at > ${at})`;
+
+/** The span of the user's mute of ($2, $3) in force at $4. */
+const IN_FORCE = `target_type = $2 AND target_id = $3 AND ${inForceAt('$4')}`;
 
 export interface MuteRow {
   user_id: string;
@@ -63,8 +66,7 @@ export function createPostgresMutes(
            in_force AS (
              SELECT count(*) AS n FROM (
                SELECT 1 FROM tray_mutes
-               WHERE user_id = $1 AND created_at <= $4 AND (until_at IS NULL OR until_at > $4)
-                 AND (removed_at IS NULL OR removed_at > $4)
+               WHERE ${inForceAt('$4')}
                LIMIT $7) AS counted),
            kept AS (
              SELECT count(*) AS n FROM (
@@ -101,8 +103,7 @@ export function createPostgresMutes(
         const inForce = await client.query<{ full: boolean }>(
           `SELECT count(*) >= $3 AS full FROM (
              SELECT 1 FROM tray_mutes
-             WHERE user_id = $1 AND created_at <= $2 AND (until_at IS NULL OR until_at > $2)
-               AND (removed_at IS NULL OR removed_at > $2)
+             WHERE ${inForceAt('$2')}
              LIMIT $3) AS counted`,
           [userId, now, maxInForce],
         );
@@ -127,8 +128,7 @@ export function createPostgresMutes(
     async mutesInForce(userId, now) {
       const result = await pool.query<MuteRow>(
         `SELECT ${MUTE_COLUMNS} FROM tray_mutes
-         WHERE user_id = $1 AND created_at <= $2 AND (until_at IS NULL OR until_at > $2)
-           AND (removed_at IS NULL OR removed_at > $2)
+         WHERE ${inForceAt('$2')}
          ORDER BY created_at, target_type, target_id`,
         [userId, now],
       );
