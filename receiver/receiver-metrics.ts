@@ -8,7 +8,9 @@ export type RejectReason =
   | 'bad_signature'
   | 'bad_envelope'
   | 'bad_request'
-  | 'spool_unavailable';
+  | 'spool_unavailable'
+  | 'spool_full'
+  | 'spool_late';
 export type StoredIn = 'queue' | 'spool';
 
 export interface ReceiverMetrics {

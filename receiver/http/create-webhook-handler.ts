@@ -6,6 +6,7 @@ import { createDeliveryDecider, readBody, type DeliveryRules } from '../decision
 import { deliveryJob } from '../delivery-job.ts';
 import type { ReceiverMetrics, RejectReason } from '../receiver-metrics.ts';
 import type { Spool } from '../spool/open-spool.ts';
+import { SpoolFullError } from '../spool/spool-full-error.ts';
 import type { EnqueueOutcome } from '../store/enqueue-once.ts';
 import { readRawBody } from './read-raw-body.ts';
 import { writeErrorReply } from './write-error-reply.ts';
@@ -38,6 +39,30 @@ export type WebhookHandler = (req: IncomingMessage, res: ServerResponse) => Prom
 
 // A string, not a Buffer: Node then sends headers and body in one write instead of a writev.
 const emptyObject = '{}';
+
+/**
+ * How long after its arrival a request waits for its spool write: the platform's own deadline
+ * (docs/contract.md#answer). Past it the platform has counted the delivery failed, whatever the
+ * answer, and will send it again; a 503 then frees the request instead of holding it for as long
+ * as the disk stalls. The write goes on and, if it lands, is drained like any other: the retry is
+ * then a duplicate of it.
+ */
+const SPOOL_DEADLINE_MS = 1_500;
+
+/** `write`'s outcome, or 'late' once `deadline` (a performance.now() time) has passed. */
+async function beforeDeadline(write: Promise<void>, deadline: number): Promise<'stored' | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), Math.max(0, deadline - performance.now()));
+  });
+  // A write that fails after the deadline was answered already; the spool's readiness reports it.
+  write.catch(() => undefined);
+  try {
+    return await Promise.race([write.then(() => 'stored' as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 const reasonOf: Partial<Record<ErrorKind, RejectReason>> = {
   UNSUPPORTED_MEDIA_TYPE: 'unsupported_media_type',
@@ -156,17 +181,27 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
         return ok(res, started);
       }
       if (outcome === undefined) {
+        let stored: 'stored' | 'late';
         try {
-          await deps.spool.append(job);
+          stored = await beforeDeadline(deps.spool.append(job), started + SPOOL_DEADLINE_MS);
         } catch (error) {
+          const full = error instanceof SpoolFullError;
           return refuse(
             req,
             res,
             started,
-            'spool_unavailable',
+            full ? 'spool_full' : 'spool_unavailable',
             new AppError('UNAVAILABLE', 'the event could not be stored; retry later', { cause: error }),
           );
         }
+        if (stored === 'late')
+          return refuse(
+            req,
+            res,
+            started,
+            'spool_late',
+            new AppError('UNAVAILABLE', 'the event could not be stored in time; retry later'),
+          );
       }
       (outcome === 'queued' ? acceptedIntoQueue : acceptedIntoSpool).inc();
       ok(res, started);

@@ -16,6 +16,7 @@ import { adoptOrphanedSegments, type OnForeignEntry } from './adopt-orphaned-seg
 import { newInstanceName, ownerSocketPath } from './instance-folders.ts';
 import { holdOwnerSocket, type OwnerSocket } from './owner-socket.ts';
 import { spoolDirStep } from './spool-dir-error.ts';
+import { SpoolFullError } from './spool-full-error.ts';
 
 /**
  * The durable local spool: events the queue could not take in time, one JSON line
@@ -26,7 +27,10 @@ import { spoolDirStep } from './spool-dir-error.ts';
 export interface Spool {
   /** This process's instance folder under SPOOL_DIR, which holds its segment files. */
   readonly dir: string;
-  /** Resolves once the event is on disk (write + fsync); rejects if it is not. */
+  /**
+   * Resolves once the event is on disk (write + fsync); rejects if it is not, and at once with a
+   * SpoolFullError while SpoolOptions.maxPendingBytes of earlier appends wait for the disk.
+   */
   append(job: EncodedWebhookJob): Promise<void>;
   /**
    * Events spooled and not yet drained. The events of a failed write count until the next drain
@@ -73,6 +77,8 @@ export interface Spool {
 const OWNER_CHECK_MS = 5_000;
 /** SpoolOptions.adoptQuietMs's default. */
 const ADOPT_QUIET_MS = 60_000;
+/** SpoolOptions.maxPendingBytes's default. */
+const MAX_PENDING_BYTES = 64 * 1024 * 1024;
 
 export interface SpoolOptions {
   /** A segment is closed once it grows past this, so a drain never reads a huge file. */
@@ -94,6 +100,13 @@ export interface SpoolOptions {
    * this long (ms; default 60 s): a receiver still appending is alive, whatever its socket says.
    */
   adoptQuietMs?: number;
+  /**
+   * Bytes of appends not yet on disk (waiting for the write in progress, or in it) past which an
+   * append is refused at once (SpoolFullError; default 64 MiB): with Redis down and a disk that
+   * stalls, every request would otherwise wait in memory for as long as the stall lasts. An append
+   * is taken whatever its size while nothing waits, so no event is too large for the spool.
+   */
+  maxPendingBytes?: number;
 }
 
 /**
@@ -127,6 +140,7 @@ async function openInstance(
 ): Promise<Spool> {
   const maxSegmentBytes = options.maxSegmentBytes ?? 64 * 1024 * 1024;
   const probeIntervalMs = options.probeIntervalMs ?? 5_000;
+  const maxPendingBytes = options.maxPendingBytes ?? MAX_PENDING_BYTES;
   const dir = join(root, instance);
   let foreign = 0;
   /** Foreign entries reported, each once however often the folder is looked at. */
@@ -166,6 +180,8 @@ async function openInstance(
   /** Segments whose every event was handed over but whose delete failed (removeDrained). */
   const drainedNotDeleted = new Set<string>();
   let pending: { line: string; done: () => void; fail: (error: unknown) => void }[] = [];
+  /** Bytes of the lines appended and not yet settled: in `pending`, or in the flush under way. */
+  let pendingBytes = 0;
   let flushQueued = false;
   let chain: Promise<unknown> = Promise.resolve();
   let draining: Promise<number> | undefined;
@@ -341,8 +357,21 @@ async function openInstance(
   return {
     dir,
     append(job) {
-      return new Promise<void>((done, fail) => {
-        pending.push({ line: `${job.json}\n`, done, fail });
+      const line = `${job.json}\n`;
+      const bytes = Buffer.byteLength(line);
+      if (pendingBytes > 0 && pendingBytes + bytes > maxPendingBytes)
+        return Promise.reject(new SpoolFullError(pendingBytes));
+      pendingBytes += bytes;
+      return new Promise<void>((resolve, reject) => {
+        const done = () => {
+          pendingBytes -= bytes;
+          resolve();
+        };
+        const fail = (error: unknown) => {
+          pendingBytes -= bytes;
+          reject(error);
+        };
+        pending.push({ line, done, fail });
         if (!flushQueued) {
           flushQueued = true;
           void exclusive(flush);

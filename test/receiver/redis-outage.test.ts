@@ -8,6 +8,7 @@ import { freePort, startRedis, type LocalServer } from '../../scripts/lib/local-
 import { createWebhookQueue } from '../../shared/queue/webhook-queue.ts';
 import { useQueuePrefix } from '../support/suite-resources.ts';
 import { channelDidCreate, signedHeaders } from './support/signed-request.ts';
+import { stallDiskCalls } from './support/disk-calls.ts';
 import { startTestReceiver, type TestReceiver } from './support/use-receiver.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -52,16 +53,18 @@ async function consumeAll(redisUrl: string, prefix: string, expected: number): P
   }
 }
 
-/** webhook_spool_drained_total of a receiver, by outcome, as /metrics reports it. */
+/** A counter of the receiver's /metrics, by its label's value (0 while not reported). */
+async function counterOf(receiver: TestReceiver, name: string, label: string): Promise<number> {
+  const text = (await request(receiver.app).get('/metrics').expect(200)).text;
+  return Number(new RegExp(`^${name}\\{${label}[^}]*\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+}
+
+/** webhook_spool_drained_total of a receiver, by outcome. */
 async function drained(receiver: TestReceiver): Promise<{ queued: number; duplicate: number }> {
-  const text = await request(receiver.app).get('/metrics').expect(200);
-  const count = (outcome: string) =>
-    Number(
-      new RegExp(`^webhook_spool_drained_total\\{outcome="${outcome}"[^}]*\\} (\\d+)$`, 'm').exec(
-        text.text,
-      )?.[1] ?? 0,
-    );
-  return { queued: count('queued'), duplicate: count('duplicate') };
+  return {
+    queued: await counterOf(receiver, 'webhook_spool_drained_total', 'outcome="queued"'),
+    duplicate: await counterOf(receiver, 'webhook_spool_drained_total', 'outcome="duplicate"'),
+  };
 }
 
 describe('receiver while Redis is down', function () {
@@ -208,6 +211,66 @@ describe('receiver while Redis is down', function () {
 
       const processed = await consumeAll(redis.url, prefix, bodies.length);
       expect([...processed].sort()).to.deep.equal(bodies.map((body) => dedupeKey(Buffer.from(body))).sort());
+    });
+  });
+
+  describe('when Redis is down and the disk stalls (an fsync that does not return)', () => {
+    const rejected = (receiver: TestReceiver, reason: string) =>
+      counterOf(receiver, 'webhook_rejected_total', `reason="${reason}"`);
+    /** A valid envelope of about 1 MB (the default WEBHOOK_MAX_BODY_BYTES is 1 MiB). */
+    const megabyteBody = (n: number) =>
+      JSON.stringify({
+        event: 'channel.didCreate',
+        data: { channelId: `big-${n}`, pad: 'x'.repeat(1_000_000) },
+      });
+
+    it('answers 503 at the platform deadline, refuses at once past 64 MiB waiting, and queues every write that lands', async () => {
+      await redis.stop();
+      const prefix = useQueuePrefix();
+      const receiver = await start(prefix, join(dir, 'spool'), true);
+      const first = channelDidCreate('stalled');
+      const big = Array.from({ length: 70 }, (_, n) => megabyteBody(n));
+      const disk = await stallDiskCalls(dir, 'sync');
+      try {
+        const started = performance.now();
+        const res = await request(receiver.app).post('/webhooks').set(signedHeaders(first)).send(first);
+        const elapsed = performance.now() - started;
+        expect(res.status).to.equal(503);
+        expect(res.body).to.deep.equal({
+          status: 'error',
+          code: 503000,
+          message: 'the event could not be stored in time; retry later',
+        });
+        expect(elapsed, 'answered at the deadline (ms)').to.be.within(1_450, 3_000);
+        // Its write still waits for the disk; 64 MiB more may wait with it, the rest are refused.
+        const statuses = await Promise.all(
+          big.map(
+            async (body) =>
+              (await request(receiver.app).post('/webhooks').set(signedHeaders(body)).send(body)).status,
+          ),
+        );
+        expect(new Set(statuses)).to.deep.equal(new Set([503]));
+      } finally {
+        disk.restore();
+        disk.answer();
+      }
+      const full = await rejected(receiver, 'spool_full');
+      expect(full, 'refused at once: 64 MiB waited').to.be.within(1, 10);
+      expect(await rejected(receiver, 'spool_late')).to.equal(1 + big.length - full);
+
+      // The writes answered late land once the disk answers, and are queued once Redis is back.
+      const landed = 1 + big.length - full;
+      await waitFor(() => receiver.spool.depth() === landed, 15_000, 'the late writes to land');
+      redis = await startRedis({ dir: join(dir, 'redis'), port, persistent: true });
+      await waitFor(() => receiver.spool.depth() === 0, 30_000, 'the spool to drain');
+      const processed = await consumeAll(redis.url, prefix, landed);
+      const keys = [first, ...big].map((body) => dedupeKey(Buffer.from(body)));
+      expect(processed).to.have.length(landed);
+      expect(processed).to.include(keys[0]);
+      expect(keys).to.include.members(processed);
+      // The platform's retry of the delivery answered 503 is then a duplicate of what landed.
+      await deliverTimed(receiver, first);
+      expect(await counterOf(receiver, 'webhook_dropped_total', 'reason="duplicate"')).to.equal(1);
     });
   });
 

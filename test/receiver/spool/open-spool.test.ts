@@ -12,12 +12,13 @@ import {
   symlinkSync,
   utimesSync,
 } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { DEAD_CHECKS } from '../../../receiver/spool/adopt-orphaned-segments.ts';
 import { openSpool } from '../../../receiver/spool/open-spool.ts';
 import { SpoolDirError } from '../../../receiver/spool/spool-dir-error.ts';
+import { SpoolFullError } from '../../../receiver/spool/spool-full-error.ts';
 import { encodeWebhookJob, type EncodedWebhookJob } from '../../../shared/queue/webhook-queue.ts';
 import { cleanEnv, runCommand } from '../../support/run-script.ts';
 import {
@@ -26,6 +27,8 @@ import {
   unprivilegedFolder,
   unprivilegedIds,
 } from '../../support/unprivileged.ts';
+import { waitFor } from '../../support/wait-for.ts';
+import { failNextDiskCall, stallDiskCalls, type DiskMethod } from '../support/disk-calls.ts';
 
 const job = (n: number): EncodedWebhookJob =>
   encodeWebhookJob({
@@ -343,30 +346,8 @@ describe('the spool', () => {
   // A write that fails part-way (a disk that fills up) or whose fsync fails can leave complete
   // lines on disk that the failed appends never counted; a drain hands them over all the same.
   describe('when a disk write fails after some of it reached the file', () => {
-    /**
-     * Makes the next call of a FileHandle method, on any handle, fail the way a disk does; the
-     * returned function puts the method back.
-     */
-    const failNext = async (
-      method: 'appendFile' | 'sync',
-      fail: (handle: FileHandle, data: Buffer) => Promise<void>,
-    ) => {
-      const sample = await open(join(dir, 'sample'), 'w');
-      await sample.close();
-      rmSync(join(dir, 'sample'));
-      type DiskCall = (this: FileHandle, data: Buffer) => Promise<void>;
-      const prototype = Object.getPrototypeOf(sample) as Record<typeof method, DiskCall>;
-      const original = prototype[method];
-      let armed = true;
-      prototype[method] = function (data) {
-        if (!armed) return original.call(this, data);
-        armed = false;
-        return fail(this, data);
-      };
-      return () => {
-        prototype[method] = original;
-      };
-    };
+    const failNext = (method: DiskMethod, fail: (handle: FileHandle, data: Buffer) => Promise<void>) =>
+      failNextDiskCall(dir, method, fail);
 
     it('counts the lines a torn group write left on disk once it reads them, and never goes below zero', async () => {
       const spool = await openSpool(dir);
@@ -431,6 +412,43 @@ describe('the spool', () => {
       }
       expect(await spool.drain(async () => undefined)).to.equal(1);
       expect(spool.depth()).to.equal(0);
+      await spool.close();
+    });
+  });
+
+  describe('while the disk stalls (an fsync that does not return)', () => {
+    const lineBytes = Buffer.byteLength(`${job(1).json}\n`);
+
+    it('refuses at once, keeping nothing, an append past maxPendingBytes waiting, and takes appends again once the disk answers', async () => {
+      const spool = await openSpool(dir, { maxPendingBytes: 3 * lineBytes });
+      await spool.append(job(0));
+      const disk = await stallDiskCalls(dir, 'sync');
+      let waiting: Promise<void>[];
+      try {
+        waiting = [spool.append(job(1)), spool.append(job(2)), spool.append(job(3))];
+        await waitFor(() => disk.waiting() === 1, 5_000, 'the fsync of the three appends');
+        await expect(spool.append(job(4))).to.be.rejectedWith(SpoolFullError, `${3 * lineBytes} bytes`);
+      } finally {
+        disk.restore();
+        disk.answer();
+      }
+      await Promise.all(waiting);
+      // Room again once the disk answered.
+      await spool.append(job(5));
+      const seen: string[] = [];
+      await spool.drain(async (event) => void seen.push(event.dedupeKey));
+      expect(seen).to.deep.equal(['key-0', 'key-1', 'key-2', 'key-3', 'key-5']);
+      await spool.close();
+    });
+
+    it('takes an event larger than maxPendingBytes while nothing else waits', async () => {
+      const spool = await openSpool(dir, { maxPendingBytes: 10 });
+      await spool.append(job(0));
+      await spool.append(job(1));
+      await expect(Promise.all([spool.append(job(2)), spool.append(job(3))])).to.be.rejectedWith(
+        SpoolFullError,
+      );
+      expect(await spool.drain(async () => undefined)).to.equal(3);
       await spool.close();
     });
   });
