@@ -42,10 +42,12 @@ const emptyObject = '{}';
 
 /**
  * How long after its arrival a request waits for its spool write: the platform's own deadline
- * (docs/contract.md#answer). Past it the platform has counted the delivery failed, whatever the
- * answer, and will send it again; a 503 then frees the request instead of holding it for as long
- * as the disk stalls. The write goes on and, if it lands, is drained like any other: the retry is
- * then a duplicate of it.
+ * (docs/contract.md#answer). Past it the platform counts the delivery failed whatever the answer
+ * (it may send it again, or not), so a 503 then frees the request instead of holding it for as
+ * long as the disk stalls. The write goes on, also for a request already past the deadline when it
+ * reaches the spool: the event is kept and processed even if no retry comes, and a retry that does
+ * is dropped as a redelivery, except an undated join, leave or profile update, queued again as
+ * every delivery of one is (docs/receiver.md#spool).
  */
 const SPOOL_DEADLINE_MS = 1_500;
 
@@ -82,6 +84,8 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
   const now = deps.now ?? (() => new Date());
   const decider = createDeliveryDecider(settings);
   let enqueueFailing = false;
+  /** The spool refused the last event it was given (spool_unavailable, _late or _full). */
+  let spoolRefusing = false;
 
   // The acknowledgement's bytes, written directly and in one call: express's json() would
   // stringify `{}` and run its send() negotiation, and a setHeader per header costs more than one
@@ -115,10 +119,11 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
     started: number,
     reason: RejectReason,
     error: AppError,
+    logged = error.status >= 500,
   ) => {
     metrics.rejected.inc({ reason });
     logger.debug({ reason, status: error.status }, 'webhook refused');
-    if (error.status >= 500) logFailure(req, error.cause ?? error, error.message);
+    if (logged) logFailure(req, error.cause ?? error, error.message);
     writeErrorReply(res, securityHeaders, error);
     ackSeconds(error.status).observe((performance.now() - started) / 1000);
   };
@@ -181,27 +186,34 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
         return ok(res, started);
       }
       if (outcome === undefined) {
-        let stored: 'stored' | 'late';
+        let refusal: { reason: RejectReason; error: AppError } | undefined;
         try {
-          stored = await beforeDeadline(deps.spool.append(job), started + SPOOL_DEADLINE_MS);
+          if ((await beforeDeadline(deps.spool.append(job), started + SPOOL_DEADLINE_MS)) === 'late')
+            refusal = {
+              reason: 'spool_late',
+              error: new AppError('UNAVAILABLE', 'the event could not be stored in time; retry later'),
+            };
         } catch (error) {
-          const full = error instanceof SpoolFullError;
-          return refuse(
-            req,
-            res,
-            started,
-            full ? 'spool_full' : 'spool_unavailable',
-            new AppError('UNAVAILABLE', 'the event could not be stored; retry later', { cause: error }),
-          );
+          refusal = {
+            reason: error instanceof SpoolFullError ? 'spool_full' : 'spool_unavailable',
+            error: new AppError('UNAVAILABLE', 'the event could not be stored; retry later', {
+              cause: error,
+            }),
+          };
         }
-        if (stored === 'late')
-          return refuse(
-            req,
-            res,
-            started,
-            'spool_late',
-            new AppError('UNAVAILABLE', 'the event could not be stored in time; retry later'),
-          );
+        if (refusal) {
+          // A disk that fails or stalls refuses every request: logged once until it takes one again.
+          if (!spoolRefusing)
+            logFailure(
+              req,
+              refusal.error.cause ?? refusal.error,
+              `${refusal.error.message} (${refusal.reason}; further refusals are counted, not logged, until the spool takes an event again)`,
+            );
+          spoolRefusing = true;
+          return refuse(req, res, started, refusal.reason, refusal.error, false);
+        }
+        if (spoolRefusing) logger.info('the spool takes events again');
+        spoolRefusing = false;
       }
       (outcome === 'queued' ? acceptedIntoQueue : acceptedIntoSpool).inc();
       ok(res, started);

@@ -235,15 +235,18 @@ async function openInstance(
       await active.handle.appendFile(data);
       await active.handle.sync();
       active.bytes += data.length;
-      if (active.bytes >= maxSegmentBytes) await closeActive();
       writeFailure = undefined;
-      for (const entry of batch) entry.done();
     } catch (error) {
       writeFailure = { error, at: performance.now() };
+      // Answered before the handle is closed, here and below: a close that stalls as well must
+      // not hold the answers, nor keep their bytes counted against maxPendingBytes.
+      for (const entry of batch) entry.fail(error);
       // The file may now end in a partial line: never append behind it.
       await closeActive();
-      for (const entry of batch) entry.fail(error);
+      return;
     }
+    for (const entry of batch) entry.done();
+    if (active !== undefined && active.bytes >= maxSegmentBytes) await closeActive();
   };
 
   /** Throws the write failure until a probe write, at most one per interval, succeeds. */

@@ -9,7 +9,7 @@ import { createWebhookQueue } from '../../shared/queue/webhook-queue.ts';
 import { useQueuePrefix } from '../support/suite-resources.ts';
 import { channelDidCreate, signedHeaders } from './support/signed-request.ts';
 import { stallDiskCalls } from './support/disk-calls.ts';
-import { startTestReceiver, type TestReceiver } from './support/use-receiver.ts';
+import { startTestReceiver, type ReceiverOptions, type TestReceiver } from './support/use-receiver.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 /** The platform's deadline (docs/contract.md#answer) is a contract, checked per request; not a benchmark. */
@@ -73,13 +73,12 @@ describe('receiver while Redis is down', function () {
   let redis: LocalServer;
   let port: number;
   const receivers: TestReceiver[] = [];
-  const start = async (prefix: string, spoolDir: string, noWait = false, hungRedisReconnectMs?: number) => {
+  const start = async (prefix: string, spoolDir: string, options: ReceiverOptions = {}) => {
     const receiver = await startTestReceiver(prefix, {
       redisUrl: redis.url,
       spoolDir,
-      noWait,
       drainIntervalMs: 100,
-      ...(hungRedisReconnectMs === undefined ? {} : { hungRedisReconnectMs }),
+      ...options,
     });
     receivers.push(receiver);
     return receiver;
@@ -147,7 +146,7 @@ describe('receiver while Redis is down', function () {
   describe('when Redis hangs for long, under a steady stream of events', () => {
     it('sends nothing more to it while a call is unanswered and drops the connection after a while, so memory holds no pile of calls; once it answers, every event is queued exactly once', async () => {
       const prefix = useQueuePrefix();
-      const receiver = await start(prefix, join(dir, 'spool'), false, 800);
+      const receiver = await start(prefix, join(dir, 'spool'), { hungRedisReconnectMs: 800 });
       let dropped = 0;
       receiver.queue.client.on('end', () => (dropped += 1));
       // ioredis's queue of commands sent and not answered: each holds its events' text.
@@ -227,7 +226,8 @@ describe('receiver while Redis is down', function () {
     it('answers 503 at the platform deadline, refuses at once past 64 MiB waiting, and queues every write that lands', async () => {
       await redis.stop();
       const prefix = useQueuePrefix();
-      const receiver = await start(prefix, join(dir, 'spool'), true);
+      const logLines: string[] = [];
+      const receiver = await start(prefix, join(dir, 'spool'), { noWait: true, logLines });
       const first = channelDidCreate('stalled');
       const big = Array.from({ length: 70 }, (_, n) => megabyteBody(n));
       const disk = await stallDiskCalls(dir, 'sync');
@@ -257,10 +257,12 @@ describe('receiver while Redis is down', function () {
       const full = await rejected(receiver, 'spool_full');
       expect(full, 'refused at once: 64 MiB waited').to.be.within(1, 10);
       expect(await rejected(receiver, 'spool_late')).to.equal(1 + big.length - full);
+      // One line for the whole stall, not one per refused request.
+      expect(logLines.filter((line) => line.includes('could not be stored'))).to.have.length(1);
 
       // The writes answered late land once the disk answers, and are queued once Redis is back.
       const landed = 1 + big.length - full;
-      await waitFor(() => receiver.spool.depth() === landed, 15_000, 'the late writes to land');
+      await waitFor(() => receiver.spool.depth() === landed, 15_000, 'the late writes to be counted');
       redis = await startRedis({ dir: join(dir, 'redis'), port, persistent: true });
       await waitFor(() => receiver.spool.depth() === 0, 30_000, 'the spool to drain');
       const processed = await consumeAll(redis.url, prefix, landed);
@@ -278,7 +280,7 @@ describe('receiver while Redis is down', function () {
     it('responds 503 with the JSON error shape', async () => {
       await redis.stop();
       const spoolDir = join(dir, 'spool');
-      const receiver = await start(useQueuePrefix(), spoolDir, true);
+      const receiver = await start(useQueuePrefix(), spoolDir, { noWait: true });
       rmSync(spoolDir, { recursive: true });
       writeFileSync(spoolDir, 'a file where the spool directory was');
       const body = channelDidCreate('no-spool');

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { parseCidrList } from '../../../shared/address/parse-cidr.ts';
 import { parseTrustProxy } from '../../../receiver/address/parse-trust-proxy.ts';
 import { createAllowlist } from '../../../receiver/allowlist/create-allowlist.ts';
@@ -41,6 +42,8 @@ export interface ReceiverOptions {
   noWait?: boolean;
   /** Who may read /metrics on the receiver's port (default: anyone, as on METRICS_PORT). */
   metrics?: MetricsAccess;
+  /** Collects the receiver's log lines, from level info (default: TEST_LOG's level, else none). */
+  logLines?: string[];
 }
 
 /** Settings as main.ts builds them from configuration, with test defaults. */
@@ -71,6 +74,20 @@ export interface TestReceiver extends Receiver {
   readonly registry: ReturnType<typeof createMetricsRegistry>;
 }
 
+const testLogger = () =>
+  createLogger({ name: 'test', level: (process.env.TEST_LOG as 'debug' | undefined) ?? 'silent' });
+
+/** The receiver's logger, writing its lines into `lines` instead of stdout. */
+function collectingLogger(lines: string[]) {
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  return createLogger({ name: 'test', level: 'info', destination });
+}
+
 /** A fully wired receiver over real Redis with its own queue prefix and spool directory. */
 export async function startTestReceiver(
   prefix: string,
@@ -86,7 +103,7 @@ export async function startTestReceiver(
     dedupeSeconds: 86_400,
     enqueueTimeoutMs: 300,
     settings: testSettings(options),
-    logger: createLogger({ name: 'test', level: (process.env.TEST_LOG as 'debug') ?? 'silent' }),
+    logger: options.logLines ? collectingLogger(options.logLines) : testLogger(),
     registry,
     metrics: options.metrics ?? { kind: 'open' },
     drainIntervalMs: options.drainIntervalMs ?? 200,
