@@ -150,7 +150,7 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
       // pipeline propagates backpressure to storage's batches, and ends the iteration (storage
       // closes its cursor) when the client goes away.
       await pipeline(
-        Readable.from(deps.events.export(filter)),
+        Readable.from(deps.events.export(filter, deps.exportMaxRows)),
         csv ? csvStream(CSV_COLUMNS, (event: StoredEvent) => csvCells(view(event))) : ndjsonStream(view),
         res,
       );

@@ -11,7 +11,7 @@ export interface ReplayRouterDeps {
   replays: Replays;
   /** Where the router is mounted: the Location of a started replay. */
   mountPath: string;
-  /** REPLAY_MAX_EVENTS: the most events one replay of a filter may take. */
+  /** The most events one replay of a filter may take (create-admin-router.ts: 100,000). */
   maxEvents: number;
 }
 

@@ -9,8 +9,12 @@ export interface EventsQuery {
   /** Newest first, `limit` at most, strictly after `after`. */
   list(filter: EventsFilter, limit: number, after?: PageKey): Promise<EventsPage>;
   get(key: string): Promise<StoredEvent | undefined>;
-  /** Every match, newest first, in batches: memory stays bounded however many match. */
-  export(filter: EventsFilter): AsyncIterable<StoredEvent>;
+  /**
+   * Every match, newest first, in batches: memory stays bounded however many match. At most
+   * `atMost`: a count made before cannot bound it, since events stored since with an earlier
+   * receivedAt (a queue's backlog) join the stream.
+   */
+  export(filter: EventsFilter, atMost?: number): AsyncIterable<StoredEvent>;
   count(filter: EventsFilter): Promise<number>;
 }
 
@@ -18,7 +22,18 @@ export function createEventsQuery(events: EventsPort): EventsQuery {
   return {
     list: (filter, limit, after) => events.list(filter, limit, after),
     get: (key) => events.get(key),
-    export: (filter) => events.stream(filter),
+    export: (filter, atMost = Number.POSITIVE_INFINITY) => firstOf(events.stream(filter), atMost),
     count: (filter) => events.count(filter),
   };
+}
+
+/** The first `count` items of `items`; the rest are never read (storage reads no more pages). */
+async function* firstOf<T>(items: AsyncIterable<T>, count: number): AsyncGenerator<T> {
+  if (count <= 0) return;
+  let taken = 0;
+  for await (const item of items) {
+    yield item;
+    taken += 1;
+    if (taken >= count) return;
+  }
 }

@@ -46,6 +46,8 @@ export interface ReplayDeps {
   clock?: () => number;
   /** How often a running replay writes its progress even when no event finished (HEARTBEAT_MS). */
   heartbeatMs?: number;
+  /** Between tries of a replay's last save (HEARTBEAT_MS); tried until LOST_AFTER_MS. */
+  finalSaveRetryMs?: number;
 }
 
 /** A stored event as the queue delivered it: its key is the job's dedupe key, so it is stored once. */
@@ -91,6 +93,9 @@ export function createReplays(deps: ReplayDeps) {
     beat.unref();
     try {
       for await (const event of deps.events.stream(progress.filter)) {
+        // Events stored after the count with an earlier receivedAt (a queue's backlog) join the
+        // stream: the replay still ends at maxEvents, and its total grows with what it read.
+        if (progress.done + progress.failed >= deps.maxEvents) break;
         try {
           await applyJob(deliveryOf(event), deps.apply);
           progress.done += 1;
@@ -98,9 +103,12 @@ export function createReplays(deps: ReplayDeps) {
           progress.failed += 1;
           deps.onError?.(error, event);
         }
+        progress.total = Math.max(progress.total, progress.done + progress.failed);
         if (clock() - saved >= SAVE_EVERY_MS) {
           progress.updatedAt = new Date((saved = clock()));
-          await deps.progress.save(progress);
+          // A save that fails (Redis out for a moment) costs one report, not the replay: the
+          // next save, or the heartbeat's, writes the progress again.
+          await deps.progress.save({ ...progress }).catch((error: unknown) => deps.onError?.(error));
         }
       }
       progress.state = 'done';
@@ -113,7 +121,25 @@ export function createReplays(deps: ReplayDeps) {
       await writing;
     }
     progress.finishedAt = progress.updatedAt = new Date(clock());
-    await deps.progress.save(progress);
+    await saveFinal(progress);
+  }
+
+  /**
+   * The last save, tried again for as long as a running replay would still be told running: one
+   * that never lands leaves it `running` until it reads as `lost`, however it ended.
+   */
+  async function saveFinal(progress: ReplayProgress): Promise<void> {
+    const retryMs = deps.finalSaveRetryMs ?? HEARTBEAT_MS;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await deps.progress.save(progress);
+        return;
+      } catch (error) {
+        if (attempt * retryMs >= LOST_AFTER_MS) throw error;
+        deps.onError?.(error);
+        await new Promise((resolve) => setTimeout(resolve, retryMs));
+      }
+    }
   }
 
   return {

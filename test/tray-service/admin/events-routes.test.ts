@@ -373,10 +373,12 @@ describe('admin events API', () => {
       let letGo: () => void = () => undefined;
       const gate = new Promise<void>((resolve) => (letGo = resolve));
       const events = suite.storage.events;
-      const gated = eventsWithStream(events, async function* (filter) {
-        entered();
-        await gate;
-        yield* events.stream(filter);
+      const gated = eventsWith(events, {
+        stream: async function* (filter) {
+          entered();
+          await gate;
+          yield* events.stream(filter);
+        },
       });
       const capped = adminApp(suite.storage, { deps: { exportsMax: 1, events: gated } });
       try {
@@ -403,9 +405,11 @@ describe('admin events API', () => {
       const events = suite.storage.events;
       const payload = 'x'.repeat(64 * 1024);
       // webhook=endless: more events than any socket holds, as fast as the export takes them.
-      const endless = eventsWithStream(events, async function* (filter) {
-        if (filter.webhook !== 'endless') return yield* events.stream(filter);
-        for (let n = 0; ; n += 1) yield eventDoc({ key: `endless-${n}`, data: { payload } });
+      const endless = eventsWith(events, {
+        stream: async function* (filter) {
+          if (filter.webhook !== 'endless') return yield* events.stream(filter);
+          for (let n = 0; ; n += 1) yield eventDoc({ key: `endless-${n}`, data: { payload } });
+        },
       });
       const capped = adminApp(suite.storage, {
         deps: { exportsMax: 1, exportIdleMs: 200, events: endless },
@@ -437,11 +441,13 @@ describe('admin events API', () => {
     it('answers HEAD with the headers of the export, reading no event', async () => {
       const events = suite.storage.events;
       let read = 0;
-      const counted = eventsWithStream(events, async function* (filter) {
-        for await (const event of events.stream(filter)) {
-          read += 1;
-          yield event;
-        }
+      const counted = eventsWith(events, {
+        stream: async function* (filter) {
+          for await (const event of events.stream(filter)) {
+            read += 1;
+            yield event;
+          }
+        },
       });
       const capped = adminApp(suite.storage, { deps: { exportsMax: 1, events: counted } });
       try {
@@ -512,8 +518,8 @@ describe('admin events API after EVENTS_RETENTION_DAYS changes', () => {
   });
 });
 
-/** The stored events, with another `stream` (what the export reads). */
-function eventsWithStream(events: EventsPort, stream: EventsPort['stream']): EventsPort {
+/** The stored events, with some of their operations replaced. */
+function eventsWith(events: EventsPort, replaced: Partial<EventsPort>): EventsPort {
   return {
     store: (...args) => events.store(...args),
     list: (...args) => events.list(...args),
@@ -522,6 +528,39 @@ function eventsWithStream(events: EventsPort, stream: EventsPort['stream']): Eve
     markApplied: (...args) => events.markApplied(...args),
     perMinute: (...args) => events.perMinute(...args),
     lagPerMinute: (...args) => events.lagPerMinute(...args),
-    stream,
+    stream: (filter) => events.stream(filter),
+    ...replaced,
   };
 }
+
+describe('admin events export while events are being stored', () => {
+  const suite = useTrayStorage();
+
+  it('sends at most ADMIN_EXPORT_MAX_ROWS rows, also when events stored after its count join the stream', async () => {
+    await storeEvents(suite.storage, [
+      eventDoc({ webhook: 'busy', receivedAt: t('2026-11-20T10:00:00Z') }),
+      eventDoc({ webhook: 'busy', receivedAt: t('2026-11-20T11:00:00Z') }),
+    ]);
+    const events = suite.storage.events;
+    // One more stored between the count and the stream, received earlier (from a queue's backlog):
+    // the newest-first stream reaches it after the two counted.
+    const backlogged = eventsWith(events, {
+      count: async (filter) => {
+        const counted = await events.count(filter);
+        await storeEvents(suite.storage, [
+          eventDoc({ webhook: 'busy', receivedAt: t('2026-11-20T09:00:00Z') }),
+        ]);
+        return counted;
+      },
+    });
+    const capped = adminApp(suite.storage, { deps: { exportMaxRows: 2, events: backlogged } });
+    try {
+      const res = await request(capped.app).get('/admin/events/export?webhook=busy').set(admin).expect(200);
+      const lines = res.text.trim().split('\n');
+      expect(lines, 'rows sent').to.have.length(2);
+      expect(await events.count({ webhook: 'busy' })).to.equal(3);
+    } finally {
+      capped.close();
+    }
+  });
+});

@@ -11,6 +11,7 @@ import { SqlConditions, type SqlQuery } from './sql-conditions.ts';
 import { storableJson } from '../../domain/storable-json.ts';
 import { withoutNul } from './without-nul.ts';
 import { idWithinLimit } from '../../domain/event-id.ts';
+import { streamEvents } from '../stream-events.ts';
 
 interface EventRow {
   key: string;
@@ -31,9 +32,6 @@ interface EventRow {
 /** What a delivery brings; moderation and applied_at come later. */
 const INSERTED = 'key, event, webhook, data, received_at, stored_at, status, error, user_id, community_id';
 const COLUMNS = `${INSERTED}, expires_at, moderation, applied_at`;
-
-/** Rows per round trip of `stream`: bounded memory, few round trips. */
-export const STREAM_BATCH = 500;
 
 function toEvent(row: EventRow): StoredEvent {
   return {
@@ -228,17 +226,7 @@ export function createPostgresEvents(pool: pg.Pool, clock: () => Date = () => ne
       return rows[0] && toEvent(rows[0]);
     },
 
-    async *stream(filter) {
-      // Keyset pages instead of one query or a server-side cursor: each batch is one short
-      // statement on a pooled connection, so a slow consumer of an export holds no connection
-      // and no snapshot between batches.
-      let after: PageKey | undefined;
-      do {
-        const page = await list(filter, STREAM_BATCH, after);
-        yield* page.items;
-        after = page.next;
-      } while (after);
-    },
+    stream: (filter) => streamEvents(list, filter),
 
     async count(filter) {
       const where = filterConditions(filter, clock());

@@ -6,8 +6,8 @@ import { migrate } from '../../../../tray-service/storage/postgres/migrate.ts';
 import {
   createPostgresEvents,
   eventsPageQuery,
-  STREAM_BATCH,
 } from '../../../../tray-service/storage/postgres/postgres-events.ts';
+import { STREAM_BATCH } from '../../../../tray-service/storage/stream-events.ts';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { usePostgres } from '../../../support/use-postgres.ts';
 import { planOf } from './plan-of.ts';

@@ -1,4 +1,4 @@
-import type { Db, Filter, FindCursor } from 'mongodb';
+import type { Db, Filter } from 'mongodb';
 import { EVENTS } from '../collection-names.ts';
 import { type StoredEventDoc } from './events-collection.ts';
 import { moderationActions } from '../../../domain/moderation-action.ts';
@@ -39,10 +39,13 @@ export function createEventsQueries(db: Db, clock: () => Date = () => new Date()
       after?: PageKey,
     ): Promise<Omit<EventsPage, 'items'> & { items: StoredEventDoc[] }> {
       // One extra document tells whether another page exists without a count.
+      // The whole page in the find's reply (the driver's first batch is 101 documents otherwise):
+      // a page is one round trip, and its cursor is closed with the reply.
       const docs = await events
         .find(eventsQuery(filter, clock(), after))
         .sort(newestFirst)
         .limit(limit + 1)
+        .batchSize(limit + 1)
         .toArray();
       const items = docs.slice(0, limit);
       const last = items.at(-1);
@@ -54,11 +57,6 @@ export function createEventsQueries(db: Db, clock: () => Date = () => new Date()
       // looked up as stored, instead of failing the query on FerretDB (a 500, where PostgreSQL's
       // adapter answers not found).
       return events.findOne({ _id: storableJson(key), expiresAt: { $gt: clock() } });
-    },
-
-    /** A server-side cursor read batch by batch: memory stays bounded however many events match. */
-    openCursor(filter: EventsFilter, batchSize = 500): FindCursor<StoredEventDoc> {
-      return events.find(eventsQuery(filter, clock())).sort(newestFirst).batchSize(batchSize);
     },
 
     count(filter: EventsFilter): Promise<number> {

@@ -8,9 +8,7 @@ import { createEventRollups } from './event-rollups.ts';
 import { createEventsQueries } from './event-reads.ts';
 import { eventDocument } from './event-document.ts';
 import { payloadOf } from './escaped-keys.ts';
-
-/** Documents per batch of a stream: memory stays bounded however many events match. */
-const STREAM_BATCH = 500;
+import { streamEvents } from '../../stream-events.ts';
 
 /** A stored event as the admin API sees it: the dedupe key as `key`, none of the storage fields. */
 export function toStoredEvent(doc: StoredEventDoc | EventDoc): StoredEvent {
@@ -51,6 +49,10 @@ async function released(release: () => Promise<void>): Promise<void> {
 export function createMongoEvents(db: Db, clock: () => Date = () => new Date()): EventsPort {
   const queries = createEventsQueries(db, clock);
   const rollups = createEventRollups(db, clock);
+  const list: EventsPort['list'] = async (filter, limit, after) => {
+    const page = await queries.list(filter, limit, after);
+    return { items: page.items.map(toStoredEvent), ...(page.next ? { next: page.next } : {}) };
+  };
   const events = db.collection<EventDoc>(EVENTS);
   /**
    * Counts a stored event into its minute's chart, then takes its `countPending` mark off: a step
@@ -90,22 +92,12 @@ export function createMongoEvents(db: Db, clock: () => Date = () => new Date()):
       // A count an earlier attempt left unfinished is finished by this one (a retry of its job).
       return toStoredEvent(held.countPending ? await counted(held, false) : held);
     },
-    async list(filter, limit, after) {
-      const page = await queries.list(filter, limit, after);
-      return { items: page.items.map(toStoredEvent), ...(page.next ? { next: page.next } : {}) };
-    },
+    list,
     async get(key) {
       const doc = await queries.get(key);
       return doc ? toStoredEvent(doc) : undefined;
     },
-    async *stream(filter) {
-      const cursor = queries.openCursor(filter, STREAM_BATCH);
-      try {
-        for await (const doc of cursor) yield toStoredEvent(doc);
-      } finally {
-        await cursor.close();
-      }
-    },
+    stream: (filter) => streamEvents(list, filter),
     count: (filter) => queries.count(filter),
     async markApplied(event, appliedAt) {
       // Only the first mark matches (`appliedAt` absent), so only it counts into the histogram.

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { BSON } from 'mongodb';
+import { BSON, MongoClient } from 'mongodb';
 import { DAY_MS } from '../../../../../shared/time/durations.ts';
 import type { StoredEvent } from '../../../../../tray-service/domain/stored-event.ts';
 import {
@@ -14,6 +14,8 @@ import { eventDocument } from '../../../../../tray-service/storage/mongodb/event
 import { LATER_FIELDS_BYTES } from '../../../../../tray-service/storage/mongodb/events/within-document-limit.ts';
 import { aPost } from '../../../../support/activity-builder.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
+import { testStack } from '../../../../support/test-stack.ts';
+import { STREAM_BATCH } from '../../../../../tray-service/storage/stream-events.ts';
 
 /** MongoDB's largest document: 16 MiB of BSON. */
 const MAX_BSON_BYTES = 16 * 1024 * 1024;
@@ -136,6 +138,61 @@ describe('storage/mongodb events', () => {
   // No transaction joins an event to its counts (FerretDB has none): each is its own write, and a
   // write that fails fails the job, which the queue retries. A document of the chart's in the way
   // (a count that is not a number) makes the count's write fail for real, as a server error would.
+  describe('a stream (an export, a replay) read slowly', () => {
+    it('holds no server cursor open while its consumer works: MongoDB closes one idle for 10 minutes', async function () {
+      this.timeout(60_000);
+      const total = STREAM_BATCH * 2 + 7;
+      const docs = Array.from({ length: total }, (_, n) =>
+        eventDocument(
+          {
+            ...delivery(`stream-${String(n).padStart(5, '0')}`, {}),
+            event: 'stream.read',
+            receivedAt: new Date(receivedAt.getTime() - (n % 50)),
+          },
+          { status: 'applied' },
+          7,
+          keep.now,
+        ),
+      );
+      await mongo.db.collection<EventDoc>(EVENTS).insertMany(docs);
+      // Cursors the server holds for this client, from its command replies: a find or getMore
+      // whose reply names a cursor id other than 0 left it open; one answering 0, or a
+      // killCursors, closed it.
+      const client = new MongoClient(testStack().mongoUri, { monitorCommands: true });
+      const open = new Set<string>();
+      const cursorOf = new Map<number, string>();
+      client.on('commandStarted', (event) => {
+        const command = event.command as { getMore?: unknown; cursors?: unknown[] };
+        if (event.commandName === 'getMore') cursorOf.set(event.requestId, String(command.getMore));
+        if (event.commandName === 'killCursors')
+          for (const id of command.cursors ?? []) open.delete(String(id));
+      });
+      client.on('commandSucceeded', (event) => {
+        const id = (event.reply as { cursor?: { id?: unknown } }).cursor?.id;
+        if (id === undefined) return;
+        if (String(id) !== '0') open.add(String(id));
+        else open.delete(cursorOf.get(event.requestId) ?? '');
+      });
+      const seen: string[] = [];
+      try {
+        await client.connect();
+        const events = createMongoEvents(client.db(mongo.dbName));
+        for await (const event of events.stream({ event: 'stream.read' })) {
+          expect(open.size, `server cursors open while event ${seen.length} is handled`).to.equal(0);
+          seen.push(event.key);
+        }
+      } finally {
+        await client.close();
+      }
+      expect(seen).to.have.lengthOf(total);
+      const order = docs
+        .map((doc) => [doc.receivedAt.getTime(), doc._id] as const)
+        .sort((x, y) => y[0] - x[0] || (x[1] < y[1] ? 1 : -1))
+        .map(([, key]) => key);
+      expect(seen).to.deep.equal(order);
+    });
+  });
+
   describe('a chart count that fails, then the job’s retry', () => {
     const minuteOf = (at: Date) => new Date(Math.floor(at.getTime() / MINUTE) * MINUTE);
     const chartRange = [receivedAt, new Date(receivedAt.getTime() + MINUTE)] as const;

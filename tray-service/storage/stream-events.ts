@@ -1,0 +1,25 @@
+import type { PageKey } from '../domain/page-cursor.ts';
+import type { StoredEvent } from '../domain/stored-event.ts';
+import type { EventsFilter, EventsPage } from './port.ts';
+
+/** Events per page of streamEvents: bounded memory, few round trips. */
+export const STREAM_BATCH = 500;
+
+/**
+ * Every event of `filter`, newest first, as keyset pages of `list` (EventsPort.stream, on both
+ * engines). Each page is one short query, so a slow consumer (an export's reader, a replay that
+ * applies every event) holds no connection, snapshot or server cursor between pages: PostgreSQL
+ * would keep the snapshot's old row versions from being cleaned up, and MongoDB closes a cursor
+ * left idle for 10 minutes, which failed a long replay part-way.
+ */
+export async function* streamEvents(
+  list: (filter: EventsFilter, limit: number, after?: PageKey) => Promise<EventsPage>,
+  filter: EventsFilter,
+): AsyncGenerator<StoredEvent> {
+  let after: PageKey | undefined;
+  do {
+    const page = await list(filter, STREAM_BATCH, after);
+    yield* page.items;
+    after = page.next;
+  } while (after);
+}
