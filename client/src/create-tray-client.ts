@@ -1,4 +1,5 @@
 import { blockMethods, type BlockMethods } from './block/block-methods.ts';
+import type { GetToken } from './get-token.ts';
 import { inboxMethods, type InboxMethods } from './inbox/inbox-methods.ts';
 import { sendRequest, type TrayConnection, type TrayRequest } from './request/send-request.ts';
 import { openTrayStream, type TrayStreamOptions } from './stream/open-tray-stream.ts';
@@ -11,9 +12,10 @@ export interface TrayClientOptions {
   /**
    * The user's bearer token (a JWT the service accepts). Asked before every call and after every
    * wait (a 429 or 503 waited out, a stream's reconnect), so return a cached token while it is
-   * valid; asked once more after a 401, so a token that expired or was refused can be replaced.
+   * valid; asked once more after a 401 with the token refused (`{ refused }`): return a new one
+   * then, even if the cached one has not reached its `exp`.
    */
-  getToken: () => string | Promise<string>;
+  getToken: GetToken;
   /** Another fetch (a proxy's, a test's); the global one by default. */
   fetch?: typeof fetch;
   /** The locale records' descriptions are written in (`?locale=`); the service's default otherwise. */

@@ -7,8 +7,8 @@ export const JITTER = 0.2;
 /**
  * Milliseconds to wait before attempt `attempt + 1` of a call the service refused with 429 or 503,
  * or undefined when that wait is longer than `maxMs` (the caller throws instead of waiting).
- * The service's `Retry-After` (seconds, or an HTTP date) wins when present: asking earlier is
- * refused again and costs the caller's budget. Without one, the wait doubles from 250 ms. Either
+ * The service's `Retry-After` (seconds, or an HTTP date) wins when present and longer: asking
+ * earlier is refused again and costs the caller's budget. Otherwise the wait doubles from 250 ms. Either
  * way a random part is added, so many clients refused at the same moment do not all come back in
  * the same millisecond, but never past `maxMs`.
  */
@@ -19,7 +19,10 @@ export function retryDelay(
   random: () => number = Math.random,
   maxMs = Infinity,
 ): number | undefined {
-  const plain = retryAfterMs(retryAfter, now) ?? BASE_DELAY_MS * 2 ** attempt;
+  const backoff = BASE_DELAY_MS * 2 ** attempt;
+  // Never shorter than the backoff: a wait of nothing (`Retry-After: 0`, a date past, from a proxy
+  // say) would send every retry at once, as the stream's reconnects never are (reconnectWait).
+  const plain = Math.max(retryAfterMs(retryAfter, now) ?? 0, backoff);
   // The limit applies to the wait asked for, not to the random part the client adds: compared after
   // it, a wait exactly as long as the limit was refused almost every time.
   if (plain > maxMs) return undefined;

@@ -1,3 +1,4 @@
+import type { GetToken } from '../get-token.ts';
 import { unauthorizedCodes } from '../generated/tray-api-types.ts';
 import { TrayApiError } from '../tray-api-error.ts';
 import { readTrayApiError } from './read-tray-api-error.ts';
@@ -13,7 +14,7 @@ export interface TrayConnection {
    * The caller's bearer token; asked before every call, again after each 429 or 503 waited out, and
    * once more after a 401.
    */
-  getToken: () => string | Promise<string>;
+  getToken: GetToken;
   fetch: typeof fetch;
   /** How many times a call refused with 429 or 503 is sent again. */
   retries: number;
@@ -44,7 +45,7 @@ export interface TrayRequest {
 export async function sendRequest<T>(connection: TrayConnection, request: TrayRequest): Promise<T> {
   const url = requestUrl(connection.baseUrl, request);
   // Raced with the signal: an abort ends the call at once, also while the app finds a token.
-  let token = await untilAborted(connection.getToken(), request.signal);
+  let token = await untilAborted(connection.getToken({}), request.signal);
   /** Since the last wait: a token given before a wait may have expired during it. */
   let tokenAskedAgain = false;
   let retried = 0;
@@ -64,7 +65,7 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
     // A banned user's tokens are all refused: asking for another would only be refused again.
     if (error.status === 401 && error.code !== unauthorizedCodes.banned && !tokenAskedAgain) {
       tokenAskedAgain = true;
-      token = await untilAborted(connection.getToken(), request.signal);
+      token = await untilAborted(connection.getToken({ refused: token }), request.signal);
       continue;
     }
     if ((error.status === 429 || error.status === 503) && retried < connection.retries) {
@@ -79,7 +80,7 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
         retried += 1;
         await wait(delay, request.signal);
         // Waits add up to minutes (three of up to maxRetryWaitMs): longer than some tokens live.
-        token = await untilAborted(connection.getToken(), request.signal);
+        token = await untilAborted(connection.getToken({}), request.signal);
         tokenAskedAgain = false;
         continue;
       }

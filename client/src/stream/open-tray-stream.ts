@@ -1,3 +1,4 @@
+import type { GetToken } from '../get-token.ts';
 import { untilAborted } from '../request/until-aborted.ts';
 import { wait } from '../request/wait.ts';
 import { openConnection } from './open-connection.ts';
@@ -22,9 +23,10 @@ export interface TrayStreamOptions {
   baseUrl: string;
   /**
    * A current bearer token for the user; asked again after every wait to reconnect (the token may
-   * have expired meanwhile) and after a 401 (not a ban's). Its errors end the iteration.
+   * have expired meanwhile) and after a 401 (not a ban's), then with the token refused
+   * (`{ refused }`): return a new one. Its errors end the iteration.
    */
-  getToken: () => string | Promise<string>;
+  getToken: GetToken;
   /** Defaults to the global fetch (Node 24, browsers). */
   fetch?: typeof fetch;
   /** Aborting it ends the iteration cleanly, wherever it is (reading, waiting, connecting). */
@@ -58,8 +60,8 @@ export interface TrayStreamOptions {
  * by itself, resuming after the last event it yielded, so the events it yields across drops,
  * restarts and token expiries miss nothing the service stored. It ends when `signal` aborts or the
  * loop breaks, and throws a TrayApiError when the service refuses for good: a ban (401 with code
- * 401001, at once), a 401 for a token `getToken` gave right after a 401, with no wait between, or a
- * 400, 403, 404 or 410. It also ends, without an error, after yielding `replaced`: a newer stream
+ * 401001, at once), a 401 for a new token `getToken` gave right after a 401, with no wait between,
+ * the token refused given back MAX_SAME_TOKEN_WAITS times, or a 400, 403, 404 or 410. It also ends, without an error, after yielding `replaced`: a newer stream
  * of the user took its place.
  */
 export function openTrayStream(options: TrayStreamOptions): AsyncGenerator<TrayStreamEvent, void, undefined> {
@@ -67,6 +69,12 @@ export function openTrayStream(options: TrayStreamOptions): AsyncGenerator<TrayS
   // thrown where the stream is opened.
   return streamEvents(options, streamSettings(options));
 }
+
+/**
+ * How many times the stream waits for a token other than the one refused, when getToken keeps
+ * giving that one back, before it ends with the 401 (about 15 s at the default backoff).
+ */
+const MAX_SAME_TOKEN_WAITS = 4;
 
 async function* streamEvents(
   options: TrayStreamOptions,
@@ -85,6 +93,10 @@ async function* streamEvents(
    */
   let previousStreamId: string | undefined;
   let token: string | undefined;
+  /** The token of the last 401, until a stream opens: what getToken is told was refused. */
+  let refused: string | undefined;
+  /** Waits since getToken last gave back the very token refused. */
+  let sameTokenWaits = 0;
   /**
    * 401s in a row with no wait between them. A token is asked for after each, so a second means a
    * token getToken has just given was refused too: the user is refused for good. A wait starts the
@@ -107,7 +119,7 @@ async function* streamEvents(
           // Raced with the signal: an abort ends the iteration at once, also while the app finds a
           // token; and a getToken that fails because of the abort (the app passed the signal on)
           // ends it as cleanly as any abort.
-          token = await untilAborted(options.getToken(), signal);
+          token = await untilAborted(options.getToken(refused === undefined ? {} : { refused }), signal);
         } catch (error) {
           if (signal.aborted) return;
           throw error;
@@ -127,7 +139,15 @@ async function* streamEvents(
       if (connection.kind === 'fatal') throw connection.error;
       if (connection.kind === 'refused') {
         refusals += 1;
-        if (refusals > 1) throw connection.error;
+        if (refusals > 1 && token === refused && sameTokenWaits < MAX_SAME_TOKEN_WAITS) {
+          // The very token refused, given back (a cache whose clock has not reached what the
+          // service refuses it for): waited for, as an outage is, before asking again.
+          state('waiting');
+          await pause(reconnectWait(attempt, policy, undefined), signal);
+          attempt += 1;
+          sameTokenWaits += 1;
+        } else if (refusals > 1) throw connection.error;
+        refused = token;
         token = undefined;
         continue;
       }
@@ -140,6 +160,8 @@ async function* streamEvents(
       }
       state('open');
       refusals = 0;
+      refused = undefined;
+      sameTokenWaits = 0;
       const parser = createSseParser();
       let garbled = false;
       let delivered = false;

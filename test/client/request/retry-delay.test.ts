@@ -11,6 +11,16 @@ describe('retryDelay', () => {
     });
   });
 
+  describe('with a Retry-After shorter than the backoff (0, or a date past)', () => {
+    it('waits the backoff, so the retries do not all go at once', () => {
+      expect([0, 1, 2].map((attempt) => retryDelay(attempt, '0', NOW, () => 0))).to.deep.equal([
+        250, 500, 1_000,
+      ]);
+      expect(retryDelay(1, new Date(NOW - 7_000).toUTCString(), NOW, () => 0)).to.equal(500);
+      expect(retryDelay(2, '1', NOW, () => 0)).to.equal(1_000);
+    });
+  });
+
   describe('with a longest wait (maxRetryWaitMs)', () => {
     it('waits a Retry-After equal to it, the random part cut so the wait stays within it', () => {
       expect(retryDelay(0, '2', NOW, () => 0, 2_000)).to.equal(2_000);

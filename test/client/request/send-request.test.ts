@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createTrayClient, TrayApiError } from '../../../client/src/index.ts';
+import { createTrayClient, TrayApiError, type TokenRequest } from '../../../client/src/index.ts';
 import { createRateLimiter } from '../../../tray-service/http/rate-limit/create-rate-limiter.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
@@ -50,9 +50,18 @@ describe('sendRequest (through the client) against the tray API', () => {
         tokenFor('t-user'),
       ];
       let asked = 0;
-      const client = createTrayClient({ baseUrl: api.baseUrl, getToken: () => tokens[asked++]! });
+      const asks: TokenRequest[] = [];
+      const client = createTrayClient({
+        baseUrl: api.baseUrl,
+        getToken: (request) => {
+          asks.push(request);
+          return tokens[asked++]!;
+        },
+      });
       expect((await client.counts()).totalUnreadCount).to.equal(0);
       expect(asked).to.equal(2);
+      // The second ask names the token refused, so a cache knows to give another.
+      expect(asks).to.deep.equal([{}, { refused: await tokens[0] }]);
     });
 
     it('throws a TrayApiError 401 when the new token is refused too, after asking only once more', async () => {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { unauthorizedCodes } from '../../../client/src/generated/tray-api-types.ts';
+import type { TokenRequest } from '../../../client/src/get-token.ts';
 import { TrayApiError } from '../../../client/src/tray-api-error.ts';
 import { openTrayStream, type TrayStreamOptions } from '../../../client/src/stream/index.ts';
 import { streamEvents } from '../../../tray-service/http/api-schema/stream-schemas.ts';
@@ -129,6 +130,52 @@ describe('openTrayStream against the tray service', function () {
       });
       expect((await stream.next('unread')).data.totalUnreadCount).to.equal(0);
       expect(tokens).to.equal(2);
+    });
+
+    // A token the service refuses before the app's cache thinks it expired (JWT_MAX_TOKEN_AGE, or
+    // the service's clock ahead of the app's): here one past its exp, which the cache still hands out.
+    it('tells getToken which token was refused, so a cache can give another', async () => {
+      const user = target.user('u-refused-told');
+      const stale = await target.token(user, -120);
+      const asked: TokenRequest[] = [];
+      const { stream } = open(user, {
+        getToken: (request) => {
+          asked.push(request);
+          return request.refused === stale ? target.token(user) : stale;
+        },
+      });
+      expect((await stream.next('unread')).data.totalUnreadCount).to.equal(0);
+      expect(asked).to.deep.equal([{}, { refused: stale }]);
+    });
+
+    it('waits and asks again when getToken gives back the very token refused, and opens once it gives another', async () => {
+      const user = target.user('u-refused-cached');
+      const stale = await target.token(user, -120);
+      let tokens = 0;
+      const states: string[] = [];
+      const { stream } = open(user, {
+        getToken: () => (++tokens <= 3 ? stale : target.token(user)),
+        onState: (state) => states.push(state),
+      });
+      expect((await stream.next('unread')).data.totalUnreadCount).to.equal(0);
+      expect(tokens).to.equal(4);
+      expect(states.filter((state) => state === 'waiting')).to.have.length(2);
+    });
+
+    it('ends with the 401 once getToken has given back the refused token 4 times after waits', async () => {
+      const user = target.user('u-refused-always');
+      const stale = await target.token(user, -120);
+      let tokens = 0;
+      const { stream } = open(user, {
+        getToken: () => {
+          tokens += 1;
+          return stale;
+        },
+      });
+      const error = await stream.ended;
+      expect(error).to.be.instanceOf(TrayApiError);
+      expect(error).to.include({ status: 401, code: unauthorizedCodes.invalidToken });
+      expect(tokens).to.equal(6);
     });
   });
 
