@@ -193,6 +193,8 @@ async function* streamEvents(
         if (message.event === 'replaced') return;
       }
       if (signal.aborted) return;
+      // An event too large to be the service's (sse-parser.ts) is damaged, as garbled data is.
+      if (parser.overflowed) garbled = true;
       // The id of a block without data, which yields no message; not after a garbled event, which
       // the parser has dispatched (and maybe more after it) but the app never saw.
       if (!garbled && parser.lastEventId !== '') lastEventId = parser.lastEventId;

@@ -23,6 +23,8 @@ export async function* readSse(
       clearTimeout(idle);
       if (chunk === undefined || chunk.done) return;
       yield* parser.push(decoder.decode(chunk.value, { stream: true }));
+      // A damaged body (an event that never ends): this stream is over, as after a drop.
+      if (parser.overflowed) return;
     }
   } finally {
     await reader.cancel().catch(() => undefined);

@@ -16,7 +16,20 @@ export interface SseParser {
    * id of a block still open, which a dropped connection may never finish.
    */
   readonly lastEventId: string;
+  /**
+   * An event, or a line, grew past MAX_EVENT_CHARS without its end: the parser has dropped it and
+   * takes nothing more. The body is damaged (a proxy or a server that never ends a line), and
+   * buffering it would grow memory for as long as bytes keep coming.
+   */
+  readonly overflowed: boolean;
 }
+
+/**
+ * The longest event (its data lines and the line being read) a parser keeps, in UTF-16 code
+ * units: far above any event of the tray service, whose stream is cut off once 1 MiB waits for a
+ * client.
+ */
+export const MAX_EVENT_CHARS = 8 * 1024 * 1024;
 
 /**
  * The event-stream interpretation of the HTML standard
@@ -35,6 +48,9 @@ export function createSseParser(): SseParser {
   // stream's last event id. Resuming from an id whose event was never yielded would skip that event.
   let pendingId = '';
   let retryMs: number | undefined;
+  /** Characters of the open block's data lines. */
+  let dataChars = 0;
+  let overflowed = false;
 
   const field = (line: string, out: SseMessage[]) => {
     if (line === '') {
@@ -44,6 +60,7 @@ export function createSseParser(): SseParser {
       if (data.length > 0) out.push({ event: event || 'message', data: data.join('\n'), id: lastEventId });
       event = '';
       data = [];
+      dataChars = 0;
       return;
     }
     if (line.startsWith(':')) return;
@@ -52,8 +69,10 @@ export function createSseParser(): SseParser {
     let value = colon < 0 ? '' : line.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
     if (name === 'event') event = value;
-    else if (name === 'data') data.push(value);
-    else if (name === 'id' && !value.includes('\0')) pendingId = value;
+    else if (name === 'data') {
+      data.push(value);
+      dataChars += value.length + 1;
+    } else if (name === 'id' && !value.includes('\0')) pendingId = value;
     else if (name === 'retry' && /^\d+$/.test(value)) retryMs = Number(value);
   };
 
@@ -63,6 +82,7 @@ export function createSseParser(): SseParser {
   return {
     push(text) {
       const out: SseMessage[] = [];
+      if (overflowed) return out;
       let start = 0;
       if (skipLf && text !== '') {
         skipLf = false;
@@ -78,6 +98,13 @@ export function createSseParser(): SseParser {
         start = lineEnd.lastIndex;
       }
       buffer += text.slice(start);
+      if (buffer.length + dataChars > MAX_EVENT_CHARS) {
+        overflowed = true;
+        buffer = '';
+        data = [];
+        dataChars = 0;
+        return out;
+      }
       // A CR ends its line at once (an event ended by CRs is dispatched now, not with the next text).
       if (text.endsWith('\r')) skipLf = true;
       return out;
@@ -87,6 +114,9 @@ export function createSseParser(): SseParser {
     },
     get lastEventId() {
       return lastEventId;
+    },
+    get overflowed() {
+      return overflowed;
     },
   };
 }

@@ -4,6 +4,7 @@ import { unauthorizedCodes } from '../../../client/src/generated/tray-api-types.
 import type { TokenRequest } from '../../../client/src/get-token.ts';
 import { TrayApiError } from '../../../client/src/tray-api-error.ts';
 import { openTrayStream, type TrayStreamOptions } from '../../../client/src/stream/index.ts';
+import { MAX_EVENT_CHARS } from '../../../client/src/stream/sse-parser.ts';
 import { streamEvents } from '../../../tray-service/http/api-schema/stream-schemas.ts';
 import { commentEvent, minute } from '../../tray-service/worker/event-builder.ts';
 import { waitFor } from '../../support/wait-for.ts';
@@ -610,6 +611,32 @@ describe('openTrayStream against a scripted event stream', function () {
         'unread#3',
       ]);
       expect(script.requests.map((request) => request.lastEventId)).to.deep.equal([null, '1']);
+    });
+  });
+
+  describe('when an event never ends (a line or an event growing past MAX_EVENT_CHARS)', () => {
+    it('takes it for a damaged event: drops the connection and reconnects after the last event it yielded', async () => {
+      const script = scriptedStream((res, { index }) => {
+        res.writeHead(200, eventStreamHead);
+        res.write(sseEvent('unread', `${index + 1}`, unread(index)));
+        if (index > 0) return;
+        res.write('event: record\nid: 9\ndata: ');
+        const chunk = 'x'.repeat(1024 * 1024);
+        // More than the client keeps, written as the connection takes it; ends once it is dropped.
+        const more = (left: number): void => {
+          if (left === 0 || res.destroyed) return;
+          if (res.write(chunk)) setImmediate(() => more(left - 1));
+          else res.once('drain', () => more(left - 1));
+        };
+        more(Math.ceil(MAX_EVENT_CHARS / chunk.length) + 4);
+      });
+      const { stream } = await open(script);
+      await stream.next('unread', { match: (event) => event.id === '2', timeoutMs: 10_000 });
+      expect(script.requests.map((request) => request.lastEventId)).to.deep.equal([null, '1']);
+      expect(stream.events.map((event) => `${event.event}#${event.id}`)).to.deep.equal([
+        'unread#1',
+        'unread#2',
+      ]);
     });
   });
 

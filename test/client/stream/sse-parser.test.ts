@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createSseParser } from '../../../client/src/stream/sse-parser.ts';
+import { createSseParser, MAX_EVENT_CHARS } from '../../../client/src/stream/sse-parser.ts';
 
 describe('createSseParser', () => {
   it('reads an event the way the service frames it', () => {
@@ -94,5 +94,24 @@ describe('createSseParser', () => {
     expect(parser.push('id: 1\n\nid: a\0b\nfoo: bar\ndata\n\n')).to.deep.equal([
       { event: 'message', id: '1', data: '' },
     ]);
+  });
+
+  describe('with an event that never ends (a damaged body)', () => {
+    it('keeps at most MAX_EVENT_CHARS of it, then drops it and takes nothing more', () => {
+      const chunk = 'x'.repeat(1024 * 1024);
+      for (const start of ['data: ', 'data: a\ndata: ', '']) {
+        const parser = createSseParser();
+        expect(parser.push(`event: unread\nid: 1\ndata: {}\n\n${start}`)).to.have.length(1);
+        let pushed = 0;
+        while (!parser.overflowed && pushed <= MAX_EVENT_CHARS) {
+          parser.push(start === 'data: a\ndata: ' ? `${chunk}\ndata: ` : chunk);
+          pushed += chunk.length;
+        }
+        expect(parser.overflowed, `after ${pushed} characters`).to.equal(true);
+        expect(pushed).to.be.at.most(MAX_EVENT_CHARS + chunk.length);
+        expect(parser.push('\n\nevent: unread\ndata: {}\n\n')).to.deep.equal([]);
+        expect(parser.lastEventId).to.equal('1');
+      }
+    });
   });
 });
