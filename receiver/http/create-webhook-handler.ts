@@ -175,6 +175,8 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
       try {
         outcome = await deps.enqueue(job);
         enqueueFailing = false;
+        // A run of spool refusals ends when Redis takes events again too: the next one is logged.
+        spoolRefusing = false;
       } catch (error) {
         if (!enqueueFailing)
           logger.warn({ err: (error as Error).message }, 'enqueue failed; spooling events');

@@ -273,6 +273,18 @@ describe('receiver while Redis is down', function () {
       // The platform's retry of the delivery answered 503 is then a duplicate of what landed.
       await deliverTimed(receiver, first);
       expect(await counterOf(receiver, 'webhook_dropped_total', 'reason="duplicate"')).to.equal(1);
+
+      // Redis took events again, which ended the run: the next outage's first refusal is logged.
+      await redis.stop();
+      const again = await stallDiskCalls(dir, 'sync');
+      try {
+        const next = channelDidCreate('stalled-again');
+        await request(receiver.app).post('/webhooks').set(signedHeaders(next)).send(next).expect(503);
+      } finally {
+        again.restore();
+        again.answer();
+      }
+      expect(logLines.filter((line) => line.includes('could not be stored'))).to.have.length(2);
     });
   });
 
