@@ -10,6 +10,7 @@ import { useQueuePrefix } from '../support/suite-resources.ts';
 import { channelDidCreate, signedHeaders } from './support/signed-request.ts';
 import { stallDiskCalls } from './support/disk-calls.ts';
 import { startTestReceiver, type ReceiverOptions, type TestReceiver } from './support/use-receiver.ts';
+import { metricSum } from '../support/metric-sum.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 /** The platform's deadline (docs/contract.md#answer) is a contract, checked per request; not a benchmark. */
@@ -53,10 +54,9 @@ async function consumeAll(redisUrl: string, prefix: string, expected: number): P
   }
 }
 
-/** A counter of the receiver's /metrics, by its label's value (0 while not reported). */
+/** A counter of the receiver's /metrics, by a label's value (0 while not reported). */
 async function counterOf(receiver: TestReceiver, name: string, label: string): Promise<number> {
-  const text = (await request(receiver.app).get('/metrics').expect(200)).text;
-  return Number(new RegExp(`^${name}\\{${label}[^}]*\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+  return metricSum((await request(receiver.app).get('/metrics').expect(200)).text, name, label);
 }
 
 /** webhook_spool_drained_total of a receiver, by outcome. */

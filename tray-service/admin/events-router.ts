@@ -147,8 +147,8 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
       deps.logger.info({ idleMs: deps.exportIdleMs }, 'events export cut off: its reader stopped reading'),
     );
     try {
-      // pipeline propagates backpressure to storage's batches, and ends the iteration (storage
-      // closes its cursor) when the client goes away.
+      // pipeline propagates backpressure to storage's pages, and ends the iteration (storage
+      // reads no further page) when the client goes away.
       await pipeline(
         Readable.from(deps.events.export(filter, deps.exportMaxRows)),
         csv ? csvStream(CSV_COLUMNS, (event: StoredEvent) => csvCells(view(event))) : ndjsonStream(view),

@@ -1,3 +1,4 @@
+import { firstOf } from '../../shared/async/first-of.ts';
 import type { PageKey } from '../domain/page-cursor.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { EventsFilter, EventsPage, EventsPort } from '../storage/port.ts';
@@ -25,15 +26,4 @@ export function createEventsQuery(events: EventsPort): EventsQuery {
     export: (filter, atMost = Number.POSITIVE_INFINITY) => firstOf(events.stream(filter), atMost),
     count: (filter) => events.count(filter),
   };
-}
-
-/** The first `count` items of `items`; the rest are never read (storage reads no more pages). */
-async function* firstOf<T>(items: AsyncIterable<T>, count: number): AsyncGenerator<T> {
-  if (count <= 0) return;
-  let taken = 0;
-  for await (const item of items) {
-    yield item;
-    taken += 1;
-    if (taken >= count) return;
-  }
 }

@@ -1,3 +1,4 @@
+import { firstOf } from '../../shared/async/first-of.ts';
 import type { EventsFilter } from '../domain/events-filter.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { EventsPort } from '../storage/port.ts';
@@ -92,10 +93,9 @@ export function createReplays(deps: ReplayDeps) {
     }, deps.heartbeatMs ?? HEARTBEAT_MS);
     beat.unref();
     try {
-      for await (const event of deps.events.stream(progress.filter)) {
-        // Events stored after the count with an earlier receivedAt (a queue's backlog) join the
-        // stream: the replay still ends at maxEvents, and its total grows with what it read.
-        if (progress.done + progress.failed >= deps.maxEvents) break;
+      // Events stored after the count with an earlier receivedAt (a queue's backlog) join the
+      // stream: the replay still ends at maxEvents, and its total grows with what it read.
+      for await (const event of firstOf(deps.events.stream(progress.filter), deps.maxEvents)) {
         try {
           await applyJob(deliveryOf(event), deps.apply);
           progress.done += 1;

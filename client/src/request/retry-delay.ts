@@ -8,9 +8,9 @@ export const JITTER = 0.2;
  * Milliseconds to wait before attempt `attempt + 1` of a call the service refused with 429 or 503,
  * or undefined when that wait is longer than `maxMs` (the caller throws instead of waiting).
  * The service's `Retry-After` (seconds, or an HTTP date) wins when present and longer: asking
- * earlier is refused again and costs the caller's budget. Otherwise the wait doubles from 250 ms. Either
- * way a random part is added, so many clients refused at the same moment do not all come back in
- * the same millisecond, but never past `maxMs`.
+ * earlier is refused again and costs the caller's budget. Otherwise the wait doubles from 250 ms.
+ * Either way a random part is added, so many clients refused at the same moment do not all come
+ * back in the same millisecond, but never past `maxMs`.
  */
 export function retryDelay(
   attempt: number,

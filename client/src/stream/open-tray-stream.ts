@@ -61,8 +61,8 @@ export interface TrayStreamOptions {
  * restarts and token expiries miss nothing the service stored. It ends when `signal` aborts or the
  * loop breaks, and throws a TrayApiError when the service refuses for good: a ban (401 with code
  * 401001, at once), a 401 for a new token `getToken` gave right after a 401, with no wait between,
- * the token refused given back MAX_SAME_TOKEN_WAITS times, or a 400, 403, 404 or 410. It also ends, without an error, after yielding `replaced`: a newer stream
- * of the user took its place.
+ * the token refused given back MAX_SAME_TOKEN_WAITS times, or a 400, 403, 404 or 410. It also
+ * ends, without an error, after yielding `replaced`: a newer stream of the user took its place.
  */
 export function openTrayStream(options: TrayStreamOptions): AsyncGenerator<TrayStreamEvent, void, undefined> {
   // Checked here, not in the generator, whose body runs only at the first next(): a mistake is

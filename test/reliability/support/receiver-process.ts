@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../../../scripts/lib/local-servers.ts';
 import { cleanEnv, startScript } from '../../support/run-script.ts';
+import { metricSum } from '../../support/metric-sum.ts';
 
 export const faultSecret = 'reliability-fault-secret';
 
@@ -93,8 +94,5 @@ export async function waitUntilDrained(port: number, timeoutMs = 60_000): Promis
 export async function metricValue(port: number, name: string, label: string): Promise<number> {
   const headers = { Authorization: `Bearer ${receiverMetricsToken}` };
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { headers })).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith(`${name}{`) && line.includes(label))
-    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+  return metricSum(text, name, label);
 }

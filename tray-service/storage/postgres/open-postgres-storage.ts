@@ -18,15 +18,15 @@ import { createPostgresWrites } from './postgres-writes.ts';
 import { purgeExpiredEvents } from './purge-expired-events.ts';
 import { purgeExpiredRecords } from './purge-expired-records.ts';
 
+/** Longest a ping waits for its answer (the gate's and /readyz's own budgets are shorter or alike). */
+const PING_TIMEOUT_MS = 5_000;
+
 /**
  * The PostgreSQL adapter of the storage port: a pool on the URL's database, the schema brought up
  * to date (every instance may start at once: migrate.ts serialises them), and each part of the
  * port on that pool. A failing migration ends the pool and stops start-up. A server that does not
  * answer within FIRST_ANSWER_MS fails the open before the migrations, which are not bounded.
  */
-/** Longest a ping waits for its answer (the gate's and /readyz's own budgets are shorter or alike). */
-const PING_TIMEOUT_MS = 5_000;
-
 export async function openPostgresStorage(url: string, options: PostgresOptions): Promise<TrayStorage> {
   await awaitFirstAnswer(url, options.applicationName);
   const pool = connectPostgres(url, options);
