@@ -8,6 +8,7 @@ import type {
   CheckListBody,
 } from '../generated/tray-api-types.ts';
 import type { Send } from '../send.ts';
+import { TrayApiError } from '../tray-api-error.ts';
 
 /** The legacy block list (deprecated by the platform, served while it lasts). */
 export interface BlockMethods {
@@ -54,7 +55,16 @@ export function blockMethods(send: Send): BlockMethods {
       do {
         const page: BlockListPage = await blockedPage(token, options);
         yield* page.results;
-        token = page.results.length > 0 ? page.paginationToken : null;
+        const next: BlockEntry | null = page.results.length > 0 ? page.paginationToken : null;
+        // A token that does not move (a proxy's cached page, a faulty service) would fetch the same
+        // page for ever.
+        if (next !== null && token !== null && next.blocked_userId === token.blocked_userId)
+          throw new TrayApiError(
+            200,
+            0,
+            `blocked: the page after ${token.blocked_userId} gave the same token again`,
+          );
+        token = next;
       } while (token);
     },
     blockedPage,

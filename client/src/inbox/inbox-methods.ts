@@ -11,6 +11,7 @@ import type {
   SnoozeBody,
   UpdatedBody,
 } from '../generated/tray-api-types.ts';
+import { ALL_RECORDS_RETRY_WITHIN_MS } from '../request/all-records-retry.ts';
 import type { Send } from '../send.ts';
 
 /** One mute in force, as the service lists it. */
@@ -21,7 +22,11 @@ export type TrayTime = number | Date | string;
 
 /** The inbox operations: seen, archived and snoozed records, and mutes. */
 export interface InboxMethods {
-  /** Marks records seen: these (1 to 100 `v_tarid_uid`s) or every record in the inbox. Answers how many changed. */
+  /**
+   * Marks records seen: these (1 to 100 `v_tarid_uid`s) or every record in the inbox. Answers how
+   * many changed. `'all'` here and in archive() is sent again after a 429 or 503 only within 2 s of
+   * the call, as markAllAsRead() is.
+   */
   markSeen(records: readonly string[] | 'all', options?: CallOptions): Promise<number>;
   /**
    * Archives records: these, every record in the inbox, or (`'all-read'`) every read one. Answers
@@ -58,6 +63,8 @@ export function inboxMethods(send: Send): InboxMethods {
       path: `/notifications/v3/records/${action}`,
       body,
       signal: options.signal,
+      // `all` takes the records in the inbox when the service applies it: retried only briefly.
+      ...('all' in body ? { retryWithinMs: ALL_RECORDS_RETRY_WITHIN_MS } : {}),
     });
     return answer.data.updated;
   };

@@ -31,6 +31,12 @@ export interface TrayRequest {
   /** Sent as JSON. */
   body?: unknown;
   signal?: AbortSignal | undefined;
+  /**
+   * For a call that takes every record of the user as the service finds them when it applies it
+   * (ALL_RECORDS_RETRY_WITHIN_MS): sent again only while this many ms since the call began
+   * allow the wait, whatever `maxRetryWaitMs` allows.
+   */
+  retryWithinMs?: number;
 }
 
 /**
@@ -49,6 +55,7 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
   /** Since the last wait: a token given before a wait may have expired during it. */
   let tokenAskedAgain = false;
   let retried = 0;
+  const began = performance.now();
   for (;;) {
     const response = await connection.fetch(url, {
       method: request.method,
@@ -69,12 +76,13 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
       continue;
     }
     if ((error.status === 429 || error.status === 503) && retried < connection.retries) {
+      const left = (request.retryWithinMs ?? Infinity) - (performance.now() - began);
       const delay = retryDelay(
         retried,
         response.headers.get('Retry-After'),
         Date.now(),
         Math.random,
-        connection.maxRetryWaitMs,
+        Math.min(connection.maxRetryWaitMs, left),
       );
       if (delay !== undefined) {
         retried += 1;

@@ -8,8 +8,10 @@ import type {
   ReadBody,
   UnreadCountBody,
 } from '../generated/tray-api-types.ts';
+import { ALL_RECORDS_RETRY_WITHIN_MS } from '../request/all-records-retry.ts';
 import type { TrayRequest } from '../request/send-request.ts';
 import type { Send } from '../send.ts';
+import { TrayApiError } from '../tray-api-error.ts';
 
 /** Which records a history lists: the inbox (default), archived, snoozed or all. */
 export type HistoryView = NonNullable<HistoryV3Query['view']>;
@@ -34,7 +36,11 @@ export interface TrayMethods {
   historyPage(startAfter?: number, view?: HistoryView, options?: CallOptions): Promise<HistoryV3Page>;
   /** Marks one record read; a TrayApiError 404 when the caller has no such record. */
   read(verb: ReadBody['verb'], targetId: string, options?: CallOptions): Promise<void>;
-  /** Marks every record of the caller read. */
+  /**
+   * Marks every record of the caller read. This and the two below take the records the service
+   * holds when it applies them, so after a 429 or 503 they are sent again only within 2 s of the
+   * call (docs/client.md, "Tokens, errors and retries").
+   */
   markAllAsRead(options?: CallOptions): Promise<void>;
   /** Sets the caller's last-read time to now: the unread count starts again from 0. */
   setLastRead(options?: CallOptions): Promise<void>;
@@ -50,10 +56,16 @@ export function trayMethods(send: Send, settings: { locale?: string | undefined 
       query: { startAfter, view, locale: settings.locale },
       signal: options.signal,
     });
-  const command =
+  /** A call on every record of the caller: retried only briefly (ALL_RECORDS_RETRY_WITHIN_MS). */
+  const allRecords =
     (method: TrayRequest['method'], path: string) =>
     async (options: CallOptions = {}): Promise<void> => {
-      await send<DataStringBody | MarkAllBody>({ method, path, signal: options.signal });
+      await send<DataStringBody | MarkAllBody>({
+        method,
+        path,
+        signal: options.signal,
+        retryWithinMs: ALL_RECORDS_RETRY_WITHIN_MS,
+      });
     };
   return {
     async counts(options = {}) {
@@ -71,6 +83,14 @@ export function trayMethods(send: Send, settings: { locale?: string | undefined 
         yield* page.data;
         // 0 is the last page's nextPage; an empty page ends the walk too, whatever it says.
         if (page.nextPage === 0 || page.data.length === 0) return;
+        // Each page lies strictly below the one before (1 asks for the first): a cursor that does
+        // not go down (a proxy's cached page, a faulty service) would fetch the same page for ever.
+        if (startAfter !== undefined && startAfter !== 1 && page.nextPage >= startAfter)
+          throw new TrayApiError(
+            200,
+            0,
+            `history: the page after ${startAfter} gave nextPage ${page.nextPage}, which does not go below it`,
+          );
         startAfter = page.nextPage;
       }
     },
@@ -84,8 +104,8 @@ export function trayMethods(send: Send, settings: { locale?: string | undefined 
       });
     },
     // The service answers these with a fixed acknowledgement (DataStringBody, MarkAllBody): nothing to hand on.
-    markAllAsRead: command('GET', '/notifications/v3/mark-all-as-read'),
-    setLastRead: command('POST', '/notifications/v2/last-read'),
-    deleteAll: command('DELETE', '/notifications/v3/delete-all'),
+    markAllAsRead: allRecords('GET', '/notifications/v3/mark-all-as-read'),
+    setLastRead: allRecords('POST', '/notifications/v2/last-read'),
+    deleteAll: allRecords('DELETE', '/notifications/v3/delete-all'),
   };
 }

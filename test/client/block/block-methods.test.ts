@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createTrayClient, TrayApiError, type BlockEntry } from '../../../client/src/index.ts';
 import { useClientTarget } from '../support/client-target.ts';
+import { useScriptedServers } from '../support/scripted-servers.ts';
 
 describe('the client’s block-list methods against the tray API (real PostgreSQL and Redis)', () => {
   const target = useClientTarget();
@@ -46,5 +47,27 @@ describe('the client’s block-list methods against the tray API (real PostgreSQ
     await expect(clientOf(self).block(self)).to.be.rejectedWith(TrayApiError).and.eventually.include({
       status: 400,
     });
+  });
+});
+
+describe('the client’s blocked() against a scripted server', () => {
+  const servers = useScriptedServers();
+
+  it('throws a TrayApiError (code 0) when a page gives the token it was asked with, instead of looping', async () => {
+    let pages = 0;
+    const baseUrl = await servers.serve((_req, res) => {
+      pages += 1;
+      const entry: BlockEntry = { netid_uid: 'net_u', blocked_userId: 'b-1' };
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ results: [entry], paginationToken: entry }));
+    });
+    const client = createTrayClient({ baseUrl, getToken: () => 'a-token' });
+    const walk = async () => {
+      for await (const entry of client.blocked()) void entry;
+    };
+    await expect(walk())
+      .to.be.rejectedWith(TrayApiError, /gave the same token again/)
+      .and.eventually.include({ status: 200, code: 0 });
+    expect(pages).to.equal(2);
   });
 });

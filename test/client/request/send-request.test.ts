@@ -1,5 +1,10 @@
 import { expect } from 'chai';
-import { createTrayClient, TrayApiError, type TokenRequest } from '../../../client/src/index.ts';
+import {
+  createTrayClient,
+  TrayApiError,
+  type TokenRequest,
+  type TrayClient,
+} from '../../../client/src/index.ts';
 import { createRateLimiter } from '../../../tray-service/http/rate-limit/create-rate-limiter.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
@@ -199,6 +204,82 @@ describe('sendRequest (through the client) against the tray API', () => {
       });
       await expect(client.counts()).to.be.rejectedWith(TrayApiError).and.eventually.include({ status: 429 });
       expect(sent).to.have.lengthOf(1);
+    });
+  });
+
+  describe('a call on every record of the user, refused with 503, from a scripted server', () => {
+    const servers = useScriptedServers();
+    /** Refuses the first `refusals` calls with 503 and `retryAfter`, then answers each as the service does. */
+    const refusingFirst = (refusals: number, retryAfter: string) => {
+      let calls = 0;
+      return servers.serve((req, res) => {
+        calls += 1;
+        if (calls <= refusals) {
+          res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': retryAfter });
+          res.end(JSON.stringify({ status: 'error', code: 503000, message: 'storage unavailable' }));
+          return;
+        }
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        const path = new URL(req.url ?? '/', 'http://scripted').pathname;
+        res.end(
+          JSON.stringify(
+            path.includes('/records/')
+              ? { data: { updated: 1 } }
+              : path.endsWith('mark-all-as-read')
+                ? { data: { message: 'All notifications marked as read' } }
+                : { data: 'success' },
+          ),
+        );
+      });
+    };
+    const allRecordCalls = {
+      markAllAsRead: (client: TrayClient) => client.markAllAsRead(),
+      setLastRead: (client: TrayClient) => client.setLastRead(),
+      deleteAll: (client: TrayClient) => client.deleteAll(),
+      'markSeen("all")': (client: TrayClient) => client.markSeen('all'),
+      'archive("all")': (client: TrayClient) => client.archive('all'),
+      'archive("all-read")': (client: TrayClient) => client.archive('all-read'),
+    };
+
+    for (const [name, call] of Object.entries(allRecordCalls)) {
+      it(`${name}: throws a Retry-After of 3 s at once, which would take records that arrived after the call`, async () => {
+        const { fetch, sent } = recordingFetch();
+        const client = createTrayClient({
+          baseUrl: await refusingFirst(1, '3'),
+          getToken: () => 'a-token',
+          fetch,
+        });
+        await expect(call(client)).to.be.rejectedWith(TrayApiError).and.eventually.include({ status: 503 });
+        expect(sent.map((one) => one.status)).to.deep.equal([503]);
+      });
+    }
+
+    it('markAllAsRead: sends it again within 2 s of the call (two backoffs of 250 and 500 ms)', async () => {
+      const { fetch, sent } = recordingFetch();
+      const client = createTrayClient({
+        baseUrl: await refusingFirst(2, '0'),
+        getToken: () => 'a-token',
+        fetch,
+      });
+      await client.markAllAsRead();
+      expect(sent.map((one) => one.status)).to.deep.equal([503, 503, 200]);
+    });
+
+    it('archive() of named records and counts(): wait the 3 s out, as any call does', async function () {
+      this.timeout(15_000);
+      for (const call of [
+        (client: TrayClient) => client.archive(['comment_p_u']),
+        (client: TrayClient) => client.counts(),
+      ]) {
+        const { fetch, sent } = recordingFetch();
+        const client = createTrayClient({
+          baseUrl: await refusingFirst(1, '3'),
+          getToken: () => 'a-token',
+          fetch,
+        });
+        await call(client);
+        expect(sent.map((one) => one.status)).to.deep.equal([503, 200]);
+      }
     });
   });
 

@@ -6,6 +6,7 @@ import {
   type NotificationRecord,
 } from '../../../client/src/index.ts';
 import { useClientTarget } from '../support/client-target.ts';
+import { useScriptedServers } from '../support/scripted-servers.ts';
 
 const MIN = 60_000;
 const NOW = Date.now() - 60 * MIN;
@@ -198,5 +199,37 @@ describe('the client’s tray methods against the tray API (real PostgreSQL and 
       expect(unauthorizedCodes.banned).to.equal(401001);
       expect(asked).to.equal(1);
     });
+  });
+});
+
+// What the tray service never answers but a proxy's cache or a faulty server can, from a real
+// HTTP server the test scripts.
+describe('the client’s history() against a scripted server', () => {
+  const servers = useScriptedServers();
+  const record = (targetId: string, lastUpdate: number) => ({
+    v_tarid_uid: `comment_${targetId}_u`,
+    lastUpdate,
+  });
+
+  it('throws a TrayApiError (code 0) when a nextPage does not go below the page asked for, instead of looping', async () => {
+    const asked: string[] = [];
+    const baseUrl = await servers.serve((req, res) => {
+      const startAfter = new URL(req.url ?? '/', 'http://scripted').searchParams.get('startAfter');
+      asked.push(startAfter ?? '');
+      // The first page, then the same page again for ever, as a cache keyed without the query would.
+      const page = { totalPages: 2, nextPage: 5_000, data: [record('a', 5_000)] };
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(page));
+    });
+    const client = createTrayClient({ baseUrl, getToken: () => 'a-token' });
+    const yielded: string[] = [];
+    const walk = async () => {
+      for await (const one of client.history()) yielded.push(one.v_tarid_uid);
+    };
+    await expect(walk())
+      .to.be.rejectedWith(TrayApiError, /nextPage 5000, which does not go below/)
+      .and.eventually.include({ status: 200, code: 0 });
+    expect(asked).to.deep.equal(['', '5000']);
+    expect(yielded).to.have.lengthOf(2);
   });
 });
