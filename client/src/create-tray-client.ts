@@ -67,8 +67,9 @@ export function createTrayClient(options: TrayClientOptions): TrayClient {
         baseUrl: options.baseUrl,
         getToken: options.getToken,
         fetch: connection.fetch,
-        ...(options.locale === undefined ? {} : { locale: options.locale }),
         ...streamOptions,
+        // A stream's own locale wins; one given as undefined leaves the client's, as a call's does.
+        ...(options.locale === undefined ? {} : { locale: streamOptions.locale ?? options.locale }),
       }),
   };
 }

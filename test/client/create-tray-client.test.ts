@@ -36,27 +36,31 @@ describe('createTrayClient', function () {
   describe('stream()', () => {
     const target = useClientTarget();
 
-    it('opens the live stream with the client’s connection and locale: the same user’s records, typed', async () => {
-      const user = target.user('u-client-stream');
-      const controller = new AbortController();
-      const client = createTrayClient({
-        baseUrl: target.baseUrl,
-        getToken: () => target.token(user),
-        locale: 'de',
+    for (const [how, localeOption] of [
+      ['', {}],
+      [' (a stream locale given as undefined)', { locale: undefined }],
+    ] as const)
+      it(`opens the live stream with the client’s connection and locale: the same user’s records, typed${how}`, async () => {
+        const user = target.user(`u-client-stream${how === '' ? '' : '-undefined'}`);
+        const controller = new AbortController();
+        const client = createTrayClient({
+          baseUrl: target.baseUrl,
+          getToken: () => target.token(user),
+          locale: 'de',
+        });
+        const stream = collectStream(client.stream({ signal: controller.signal, ...localeOption }));
+        try {
+          expect((await stream.next('unread')).data.totalUnreadCount).to.equal(0);
+          await target.deliver(commentEvent({ postId: 'p-cs', postOwner: user, createdAt: minute(1) }));
+          const record = await stream.next('record');
+          expect(record.data.v_tarid_uid).to.equal(`comment_p-cs_${user}`);
+          const [listed] = (await client.historyPage()).data;
+          expect(record.data.description).to.equal(listed?.description).and.include('Cid');
+          expect(record.data.description).to.not.equal('Cid commented on your post in Hiking Club');
+        } finally {
+          controller.abort();
+        }
+        expect(await stream.ended).to.equal(undefined);
       });
-      const stream = collectStream(client.stream({ signal: controller.signal }));
-      try {
-        expect((await stream.next('unread')).data.totalUnreadCount).to.equal(0);
-        await target.deliver(commentEvent({ postId: 'p-cs', postOwner: user, createdAt: minute(1) }));
-        const record = await stream.next('record');
-        expect(record.data.v_tarid_uid).to.equal(`comment_p-cs_${user}`);
-        const [listed] = (await client.historyPage()).data;
-        expect(record.data.description).to.equal(listed?.description).and.include('Cid');
-        expect(record.data.description).to.not.equal('Cid commented on your post in Hiking Club');
-      } finally {
-        controller.abort();
-      }
-      expect(await stream.ended).to.equal(undefined);
-    });
   });
 });

@@ -33,6 +33,13 @@ export interface TrayStreamOptions {
   signal: AbortSignal;
   /** Resume after this event id (an id this stream yielded earlier, kept by the app). */
   lastEventId?: string;
+  /**
+   * Told the id to resume from each time it moves: after each event yielded, and when the service
+   * moves a quiet stream's id with a heartbeat, which yields nothing. An app that keeps the id to
+   * resume a later stream (`lastEventId`) keeps this one: the last event's id grows old on a quiet
+   * stream, and one older than a day is answered `reset`.
+   */
+  onResumePoint?: (id: string) => void;
   /** The locale of `record` descriptions (the service negotiates it like history's). */
   locale?: string;
   /**
@@ -86,6 +93,13 @@ async function* streamEvents(
   const stop = new AbortController();
   const signal = AbortSignal.any([options.signal, stop.signal]);
   let lastEventId = options.lastEventId;
+  /** The last id onResumePoint was told. */
+  let toldResumePoint = options.lastEventId;
+  const tellResumePoint = () => {
+    if (lastEventId === undefined || lastEventId === toldResumePoint) return;
+    toldResumePoint = lastEventId;
+    options.onResumePoint?.(lastEventId);
+  };
   /**
    * The id the service gave the last stream that opened (its `opened` event). A reconnect names it:
    * after a silent drop the service may still hold that stream, which then gives its place to the
@@ -165,7 +179,14 @@ async function* streamEvents(
       const parser = createSseParser();
       let garbled = false;
       let delivered = false;
-      for await (const message of readSse(connection.body, parser, idleTimeoutMs)) {
+      // Once a chunk's events are all yielded: the id of a block without data (a heartbeat's) is
+      // then past everything the app has; not after an oversized event, taken for a damaged one.
+      const afterChunk = () => {
+        if (parser.overflowed || parser.lastEventId === '') return;
+        lastEventId = parser.lastEventId;
+        tellResumePoint();
+      };
+      for await (const message of readSse(connection.body, parser, idleTimeoutMs, afterChunk)) {
         // One chunk may hold many events, all parsed before the first is yielded: an abort while the
         // app handles one must end the iteration before the next, as the read itself would.
         if (signal.aborted) return;
@@ -187,6 +208,8 @@ async function* streamEvents(
         delivered = true;
         if (message.id !== '') lastEventId = message.id;
         if (known) yield { event: message.event, id: message.id, data } as TrayStreamEvent;
+        // Told once the app has taken the event (asked for the next), not before.
+        tellResumePoint();
         // A newer stream of the user took this one's place (STREAMS_PER_USER): reconnecting would
         // take the place back from it, and it would come back in turn (two tabs at a limit of one).
         // The iteration ends; the app offers to resume, after this event's id.
@@ -198,6 +221,7 @@ async function* streamEvents(
       // The id of a block without data, which yields no message; not after a garbled event, which
       // the parser has dispatched (and maybe more after it) but the app never saw.
       if (!garbled && parser.lastEventId !== '') lastEventId = parser.lastEventId;
+      tellResumePoint();
       // Only a stream that delivers starts the backoff again: one that ends at once, however often,
       // is waited for longer each time. So is one that ended on a damaged event: the event before
       // it (the `unread` every stream starts with) would otherwise bring it back at once, for ever,

@@ -10,6 +10,8 @@ export async function* readSse(
   body: ReadableStream<Uint8Array>,
   parser: SseParser,
   idleTimeoutMs: number,
+  /** Called once the events of each chunk are all taken: the parser's state is then the caller's. */
+  afterChunk: () => void = () => undefined,
 ): AsyncGenerator<SseMessage, void, undefined> {
   const reader = body.getReader();
   // One decoder for the whole body: a character may be split across two chunks.
@@ -23,6 +25,7 @@ export async function* readSse(
       clearTimeout(idle);
       if (chunk === undefined || chunk.done) return;
       yield* parser.push(decoder.decode(chunk.value, { stream: true }));
+      afterChunk();
       // A damaged body (an event that never ends): this stream is over, as after a drop.
       if (parser.overflowed) return;
     }

@@ -732,6 +732,65 @@ describe('openTrayStream against a scripted event stream', function () {
     });
   });
 
+  describe('when the resume point moves (onResumePoint)', () => {
+    it('tells an event’s id only once the app has taken it (asked for the next)', async () => {
+      const told: string[] = [];
+      const script = scriptedStream((res) => {
+        res.writeHead(200, eventStreamHead);
+        res.write(sseEvent('unread', 'e1', unread(0)));
+        res.write(sseEvent('unread', 'e2', unread(1)));
+      });
+      const controller = new AbortController();
+      aborts.push(controller);
+      const toldAtEach: string[][] = [];
+      for await (const event of openTrayStream({
+        baseUrl: await servers.serve(script.handler),
+        getToken: () => 'a-token',
+        signal: controller.signal,
+        onResumePoint: (id) => told.push(id),
+      })) {
+        toldAtEach.push([...told]);
+        // An app that stops here has not finished with e2: a later stream must resume before it.
+        if (event.id === 'e2') break;
+      }
+      expect(toldAtEach).to.deep.equal([[], ['e1']]);
+      expect(told).to.deep.equal(['e1']);
+    });
+
+    it('tells each event’s id, then the id a heartbeat moved it to', async () => {
+      const told: string[] = [];
+      const script = scriptedStream((res, { index }) => {
+        res.writeHead(200, eventStreamHead);
+        if (index > 0) return;
+        res.write(sseEvent('unread', 'e1', unread(0)));
+        res.write(sseEvent('unread', 'e2', unread(1)));
+        // A quiet stream's heartbeat, later, in a chunk of its own: no event to yield.
+        setTimeout(() => res.write(': heartbeat\n\nid: moved\n\n'), 100);
+      });
+      const { stream } = await open(script, { onResumePoint: (id) => told.push(id) });
+      await stream.next('unread', { match: (event) => event.id === 'e2' });
+      await waitFor(() => told.includes('moved'), 5_000, 'the heartbeat’s id');
+      expect(told).to.deep.equal(['e1', 'e2', 'moved']);
+    });
+
+    it('does not tell the id of a garbled event, nor one the stream was opened with', async () => {
+      const told: string[] = [];
+      const script = scriptedStream((res, { index }) => {
+        res.writeHead(200, eventStreamHead);
+        if (index === 0) {
+          res.write(sseEvent('unread', '1', unread(0)));
+          res.write('event: read\nid: 2\ndata: {"ids":\n\n');
+          return;
+        }
+        res.write(sseEvent('read', '2', { ids: ['r-2'] }));
+      });
+      const { stream } = await open(script, { lastEventId: '0', onResumePoint: (id) => told.push(id) });
+      await stream.next('read', { match: (event) => event.id === '2' });
+      await waitFor(() => told.includes('2'), 5_000, 'the redelivered event’s id');
+      expect(told).to.deep.equal(['1', '2']);
+    });
+  });
+
   describe('when the connection drops after an event’s id line, before its blank line', () => {
     it('resumes after the last event it yielded, and so yields the cut event', async () => {
       const script = scriptedStream((res, { index, lastEventId }) => {
