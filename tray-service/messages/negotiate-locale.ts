@@ -101,6 +101,15 @@ function sibling(available: readonly string[], tag: string, refuses: Refuses): s
 }
 
 /**
+ * A range naming only a language (`pt`): it matches every region of that language (RFC 4647 basic
+ * filtering), so it takes one in its own place by q, before the ranges ranked below it. A browser
+ * set to Portuguese (Portugal) sends `pt-PT,pt;q=0.9,en;q=0.8` and means pt-BR rather than English.
+ */
+function isBareLanguage(tag: string): boolean {
+  return canonical(tag)?.includes('-') === false;
+}
+
+/**
  * The first locale `tags` lead to. `wildcard` is what `*` stands for: the default in
  * Accept-Language; undefined for `?locale=`, which takes a locale tag, so there `*` names no locale
  * and passes on to the next source.
@@ -117,7 +126,8 @@ function choose(
       if (wildcard === undefined || refuses(wildcard)) continue;
       return wildcard;
     }
-    const found = lookup(available, tag, refuses);
+    const found =
+      lookup(available, tag, refuses) ?? (isBareLanguage(tag) ? sibling(available, tag, refuses) : undefined);
     if (found) return found;
   }
   for (const tag of tags) {

@@ -56,6 +56,13 @@ describe('locale negotiation', () => {
       expect(negotiate(undefined, 'fr-CA, fr;q=0, de;q=0.5')).to.equal('de');
       expect(negotiate(undefined, 'fr-CA, FR;q=0')).to.equal('en');
     });
+    it('takes a bare language range as naming every region of it, in its place by q (pt-PT,pt;q=0.9,en;q=0.8)', () => {
+      // What a browser set to Portuguese (Portugal) sends: pt-BR, not the English ranked below pt.
+      expect(negotiate(undefined, 'pt-PT,pt;q=0.9,en;q=0.8')).to.equal('pt-BR');
+      expect(negotiate(undefined, 'pt, de;q=0.5')).to.equal('pt-BR');
+      // A range with a region leads to another region only once every range has found nothing.
+      expect(negotiate(undefined, 'pt-PT, es;q=0.8')).to.equal('es');
+    });
     it('never takes another region that was refused (pt, pt-BR;q=0)', () => {
       expect(negotiate(undefined, 'pt, pt-BR;q=0')).to.equal('en');
       expect(negotiate(undefined, 'pt-PT, pt_br;q=0, de;q=0.1')).to.equal('de');
