@@ -1,3 +1,4 @@
+import { DeletedUserError } from '../domain/deleted-user-error.ts';
 import type { BlockEntry, BlockListPage, BlockListPort, DeletedUsersPort } from '../storage/port.ts';
 import { unlessDeleted } from './unless-deleted.ts';
 
@@ -9,8 +10,8 @@ export const netidUid = (networkId: string, ownerUserId: string) => `${networkId
 
 export interface BlockList {
   /**
-   * 'self' when a user tries to block themselves (nothing is stored); a deleted user's block is
-   * refused (DeletedUserError) and leaves nothing stored.
+   * 'self' when a user tries to block themselves (nothing is stored); a deleted user's block, of
+   * themselves too, is refused (DeletedUserError) and leaves nothing stored.
    */
   block(userId: string, blockUserId: string): Promise<'blocked' | 'self'>;
   /** Unblocking someone not blocked succeeds too: the end state is what was asked for. */
@@ -32,7 +33,11 @@ export function createBlockList(
   const owner = (userId: string) => netidUid(networkId, userId);
   return {
     async block(userId, blockUserId) {
-      if (blockUserId === userId) return 'self';
+      if (blockUserId === userId) {
+        // Nothing to store, but a deleted user's call is still refused as theirs all are (410).
+        if (await users.isDeleted(userId)) throw new DeletedUserError();
+        return 'self';
+      }
       await unlessDeleted(
         users,
         userId,

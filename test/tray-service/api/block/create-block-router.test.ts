@@ -120,6 +120,14 @@ describe('block list (docs/contract.md#block-list-legacy-beta-deprecated)', () =
       expectMatchesOpenApi(res, 'POST', '/block/members');
       const list = await request(app()).post('/block').set('Authorization', auth).send({}).expect(200);
       expect(list.body).to.deep.equal({ results: [], paginationToken: null });
+      // Blocking themselves too: a deleted user's call is the deletion's 410, not a 400 as though
+      // the account went on.
+      const self = await request(app())
+        .post('/block/members')
+        .set('Authorization', auth)
+        .send({ blockUserId: 'owner-gone' })
+        .expect(410);
+      expect(self.body).to.include({ status: 'error', code: 410001 });
     });
 
     it('answers 401 without a token, still with the deprecation headers', async () => {
