@@ -5,12 +5,28 @@ import { TRAY_MUTES } from '../collection-names.ts';
 import { muteTargetKey, type MuteDoc } from './tray-mutes-collection.ts';
 
 /**
+ * Up to this many recipients, the spans are read for those recipients only (`userId` beside
+ * `target`): a comment's one recipient does not read the thousands of spans other users keep on a
+ * community they muted.
+ */
+export const FEW_RECIPIENTS = 1_000;
+
+/**
+ * Past this many targets the spans are read by owner alone (`mute_user`) and matched to the targets
+ * here: a community's post record counts every post it kept (90 days of them), so a `$in` of their
+ * targets grows with the community's history, towards the 16 MiB a command may hold.
+ */
+export const MANY_TARGETS = 1_000;
+
+/**
  * The mute spans of `recipients` on every target that could cover one of the actions (their
  * authors, posts and communities) and on the users `actors` (the other actors their records count),
- * by owner, ended spans included (docs/storage.md#the-inbox): one `$in` on `mute_target` per
- * write or fan-out batch, never one query per recipient. MongoDB has no join to do it inside the
- * write; reading by target keeps the read the size of the mutes on those targets whatever the
- * audience's size. Each delivery is then judged by its activity's time like membership.
+ * by owner, ended spans included (docs/storage.md#the-inbox): one `$in` per write or fan-out batch,
+ * never one query per recipient. MongoDB has no join to do it inside the write. A fan-out batch
+ * (thousands of recipients) reads by target, the read the size of the mutes on those targets
+ * whatever the audience's size; a write to few recipients, or one on many targets, reads by owner
+ * (FEW_RECIPIENTS, MANY_TARGETS). Each delivery is then judged by its activity's time like
+ * membership.
  */
 export async function spansCovering(
   db: Db,
@@ -25,12 +41,18 @@ export async function spansCovering(
   for (const actor of actors) targets.add(muteTargetKey('user', actor));
   const byOwner = new Map<string, Mute[]>();
   if (targets.size === 0 || recipients.size === 0) return byOwner;
-  const found = await db
-    .collection<MuteDoc>(TRAY_MUTES)
-    .find({ target: { $in: [...targets] } })
-    .toArray();
+  const owners = { userId: { $in: [...recipients] } };
+  const onTargets = { target: { $in: [...targets] } };
+  const filter =
+    targets.size > MANY_TARGETS
+      ? owners
+      : recipients.size <= FEW_RECIPIENTS
+        ? { ...onTargets, ...owners }
+        : onTargets;
+  const found = await db.collection<MuteDoc>(TRAY_MUTES).find(filter).toArray();
   for (const mute of found)
-    if (recipients.has(mute.userId)) byOwner.set(mute.userId, [...(byOwner.get(mute.userId) ?? []), mute]);
+    if (recipients.has(mute.userId) && targets.has(mute.target))
+      byOwner.set(mute.userId, [...(byOwner.get(mute.userId) ?? []), mute]);
   return byOwner;
 }
 

@@ -30,13 +30,13 @@ export const trayMutesCollection: CollectionSpec = {
       name: 'mute_user',
       key: { userId: 1, createdAt: 1, targetType: 1, targetId: 1 },
       serves:
-        'GET mutes: find({userId, createdAt <= now}).sort({createdAt: 1, targetType: 1, targetId: 1}); PUT and DELETE mutes: find({userId, targetType, targetId})',
+        'GET mutes: find({userId, createdAt <= now}).sort({createdAt: 1, targetType: 1, targetId: 1}); PUT and DELETE mutes: find({userId, targetType, targetId}); the writes on many targets (a post record’s kept posts): find({userId: {$in: the recipients}}) (muted-deliveries.ts)',
     },
     {
       name: 'mute_target',
       key: { target: 1, userId: 1 },
       serves:
-        'the fan-out and personal writes: find({target: {$in: a batch’s targets}}), who muted them (muted-deliveries.ts); the events console: the same for a post’s recipients, and find({target: {$in}, userId: {$in}}) for its few personal ones (mongo-community-members.ts)',
+        'the fan-out writes: find({target: {$in: a batch’s targets}}), who muted them, and the writes to few recipients: find({target: {$in}, userId: {$in}}) (muted-deliveries.ts); the events console: the same for a post’s recipients, and find({target: {$in}, userId: {$in}}) for its few personal ones (mongo-community-members.ts)',
     },
     KEPT_EXPIRY_INDEX,
   ],

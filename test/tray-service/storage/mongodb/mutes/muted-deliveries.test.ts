@@ -1,9 +1,20 @@
 import { expect } from 'chai';
+import { MongoClient, type Db, type Document } from 'mongodb';
 import { jobScope } from '../../../../../shared/async/job-scope.ts';
 import type { InboxPort, TrayStorage, WriteContext } from '../../../../../tray-service/storage/port.ts';
 import { aComment, aMention, aPost } from '../../../../support/activity-builder.ts';
 import { useTrayStorage } from '../../../../support/use-tray-storage.ts';
-import { MAX_MUTES_IN_FORCE } from '../../../../../tray-service/domain/mute.ts';
+import { MAX_MUTES_IN_FORCE, type MuteTargetType } from '../../../../../tray-service/domain/mute.ts';
+import { TRAY_MUTES } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import { spansCovering } from '../../../../../tray-service/storage/mongodb/mutes/muted-deliveries.ts';
+import {
+  muteTargetKey,
+  type MuteDoc,
+} from '../../../../../tray-service/storage/mongodb/mutes/tray-mutes-collection.ts';
+import { trayCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
+import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
+import { uniqueName } from '../../../../support/suite-resources.ts';
+import { testStack } from '../../../../support/test-stack.ts';
 
 const T0 = Date.UTC(2026, 10, 20, 10);
 const context: WriteContext = { now: T0 + 60_000, retentionDays: 90 };
@@ -167,5 +178,107 @@ describe('MongoDB adapter: mutes held back in the fan-out and personal writes', 
     const record = await newestRecord('u-ola');
     expect(actorIds(record)).to.deep.equal(['u-lea', 'u-jon']);
     expect(record?.actorsCount).to.equal(2);
+  });
+});
+
+// Counted with the driver's command monitoring: which spans the server sends back for one write.
+describe('MongoDB adapter: spansCovering reads the spans a write needs, not every user’s on its targets', function () {
+  this.timeout(120_000);
+  const dbName = uniqueName('test');
+  let client: MongoClient | undefined;
+  let db: Db | undefined;
+  /** The documents each find on tray_mutes answered, first batch and further ones. */
+  let returned = 0;
+  const filters: Document[] = [];
+  const cursors = new Set<string>();
+  const userOf = (n: number) => `u-${String(n).padStart(5, '0')}`;
+
+  const span = (userId: string, targetType: MuteTargetType, targetId: string): MuteDoc => ({
+    _id: JSON.stringify([userId, targetType, targetId, 1_000]),
+    userId,
+    targetType,
+    targetId,
+    createdAt: 1_000,
+    until: null,
+    removedAt: null,
+    target: muteTargetKey(targetType, targetId),
+    expiresAt: new Date(Date.UTC(2100, 0, 1)),
+  });
+
+  before(async () => {
+    client = new MongoClient(testStack().mongoUri, { monitorCommands: true });
+    client.on('commandStarted', (event) => {
+      if (event.commandName === 'find' && event.command.find === TRAY_MUTES) {
+        filters.push(event.command.filter as Document);
+        cursors.add(String(event.requestId));
+      }
+      if (event.commandName === 'getMore' && event.command.collection === TRAY_MUTES)
+        cursors.add(String(event.requestId));
+    });
+    client.on('commandSucceeded', (event) => {
+      if (!cursors.has(String(event.requestId))) return;
+      const cursor = (event.reply as { cursor?: { firstBatch?: unknown[]; nextBatch?: unknown[] } }).cursor;
+      returned += (cursor?.firstBatch ?? cursor?.nextBatch ?? []).length;
+    });
+    await client.connect();
+    db = client.db(dbName);
+    await ensureTestCollections(db, trayCollections);
+    // 1,000 users mute the community c-big; u-01000 mutes it too and the author of post p-1200.
+    await db
+      .collection<MuteDoc>(TRAY_MUTES)
+      .insertMany([
+        ...Array.from({ length: 1_001 }, (_, n) => span(userOf(n), 'community', 'c-big')),
+        span(userOf(1_000), 'user', 'author-1200'),
+      ]);
+  });
+  beforeEach(() => {
+    returned = 0;
+    filters.length = 0;
+  });
+  after(async () => {
+    await db?.dropDatabase().catch(() => undefined);
+    await client?.close();
+  });
+
+  it('a comment to one recipient reads that recipient’s spans only', async () => {
+    const comment = aComment(
+      'u-ben',
+      { postId: 'p-1', owner: userOf(1_000) },
+      { id: 'cm-1', at: 5_000, communityId: 'c-big' },
+    );
+    const spans = await spansCovering(db!, [comment], new Set([userOf(1_000)]));
+    expect([...spans.keys()]).to.deep.equal([userOf(1_000)]);
+    expect(spans.get(userOf(1_000))?.map((one) => muteTargetKey(one.targetType, one.targetId))).to.deep.equal(
+      [muteTargetKey('community', 'c-big')],
+    );
+    expect(returned).to.equal(1);
+  });
+
+  it('a post record counting 1,500 kept posts reads its recipients’ spans by owner, not a $in of every post’s targets', async () => {
+    const posts = Array.from({ length: 1_500 }, (_, n) =>
+      aPost(`author-${n}`, { id: `p-${n}`, at: 5_000 + n, communityId: 'c-big' }),
+    );
+    const recipients = new Set([userOf(1_000), 'u-without-mutes']);
+    const spans = await spansCovering(db!, posts, recipients);
+    expect(
+      spans
+        .get(userOf(1_000))
+        ?.map((one) => muteTargetKey(one.targetType, one.targetId))
+        .sort(),
+    ).to.deep.equal([muteTargetKey('community', 'c-big'), muteTargetKey('user', 'author-1200')].sort());
+    expect(spans.has('u-without-mutes')).to.equal(false);
+    expect(filters).to.have.lengthOf(1);
+    expect(filters[0]).to.not.have.property('target');
+    expect(returned).to.equal(2);
+  });
+
+  it('a fan-out batch of 1,500 recipients reads by target, as many spans as they hold there', async () => {
+    const recipients = new Set(Array.from({ length: 1_500 }, (_, n) => userOf(n)));
+    const post = aPost('author-1200', { id: 'p-new', at: 9_000, communityId: 'c-big' });
+    const spans = await spansCovering(db!, [post], recipients);
+    expect(spans.size).to.equal(1_001);
+    expect(spans.get(userOf(1_000))).to.have.lengthOf(2);
+    expect(filters[0]).to.not.have.property('userId');
+    expect(returned).to.equal(1_002);
   });
 });
