@@ -1,8 +1,8 @@
 import { lstat, rename, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { foreignEntryReason } from './foreign-entry.ts';
-import { listInstances, ownerSocketPath } from './instance-folders.ts';
-import { ownerIsAlive } from './owner-socket.ts';
+import { listInstances, ownerSocketPath, stoppedMarkName } from './instance-folders.ts';
+import { ownerIsAlive, ownerStatus } from './owner-socket.ts';
 import { ifGone, listSegments, probeName, segmentName, segmentPath, syncDirectory } from './segment-files.ts';
 
 /** Told of each entry under SPOOL_DIR left alone because this process did not write it. */
@@ -19,6 +19,20 @@ async function quietSince(folder: string, quietMs: number): Promise<boolean> {
   return true;
 }
 
+/**
+ * Whether a starting receiver takes the folder `name` at once: its owner died (the socket refuses)
+ * or stopped with events left (its mark). A socket file gone without the mark may be a live
+ * receiver's, removed by hand or by a cleaner of old files: taking its folder would move the
+ * segment it appends to, so only the running receivers' checks, spanning its own remaking of the
+ * socket, take that one.
+ */
+async function takenAtStart(root: string, name: string): Promise<boolean> {
+  const status = await ownerStatus(ownerSocketPath(root, name));
+  if (status !== 'gone') return status === 'refused';
+  const mark = await lstat(join(root, name, stoppedMarkName)).catch(ifGone(undefined));
+  return mark?.isFile() === true;
+}
+
 /** foreignEntryReason of the entry at `path` (lstat: a symlink is itself, not what it names). */
 async function whyForeign(path: string, kind: 'segment' | 'folder'): Promise<string | undefined> {
   const stats = await lstat(path).catch(ifGone(undefined));
@@ -29,7 +43,8 @@ async function whyForeign(path: string, kind: 'segment' | 'folder'): Promise<str
  * A running receiver takes a folder over only once it found its owner dead in this many checks in
  * a row: a live owner whose socket file was removed makes it again at its own next check
  * (OwnerSocket.ensure), so checks spanning two of its periods always find it alive once. At start
- * the folders are taken at once: every receiver that was running before still is.
+ * the folders of owners that died (socket refused) or stopped (stoppedMarkName) are taken at once;
+ * one whose socket file is merely gone is left to those checks.
  */
 export const DEAD_CHECKS = 3;
 
@@ -74,8 +89,9 @@ export async function adoptOrphanedSegments(
     if (name === instance) continue;
     const reason = await whyForeign(join(root, name), 'folder');
     if (reason !== undefined) onForeign(join(root, name), reason);
-    else if (await ownerIsAlive(ownerSocketPath(root, name))) deadChecks?.delete(name);
-    else if (!deadChecks) orphans.push(name);
+    else if (!deadChecks) {
+      if (await takenAtStart(root, name)) orphans.push(name);
+    } else if (await ownerIsAlive(ownerSocketPath(root, name))) deadChecks.delete(name);
     else {
       const seen = (deadChecks.get(name) ?? 0) + 1;
       deadChecks.set(name, seen);
@@ -117,8 +133,10 @@ export async function adoptOrphanedSegments(
   for (const folder of emptied) if (folder !== root) await syncDirectory(folder).catch(ifGone(undefined));
   for (const name of orphans) {
     const folder = join(root, name);
-    // A probe file a crash left is all an orphan may still hold; anything else keeps it for later.
+    // A probe file a crash left and the stopped mark are all an orphan may still hold; anything
+    // else keeps it for later.
     await unlink(join(folder, probeName)).catch(() => undefined);
+    await unlink(join(folder, stoppedMarkName)).catch(() => undefined);
     await rmdir(folder).catch(() => undefined);
   }
   // Sockets of receivers that died before they made their folder, or whose folder is gone now.

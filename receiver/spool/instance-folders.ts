@@ -29,3 +29,12 @@ export async function listInstances(root: string): Promise<{ folders: string[]; 
     .sort();
   return { folders, sockets };
 }
+
+/**
+ * Written into its folder by a receiver that stops with events left, before it gives up its
+ * socket, whose file then goes: a starting receiver takes such a folder at once. A folder whose
+ * socket file is gone without it may be a live receiver's whose socket file was removed (it makes
+ * it again within seconds), so only the running receivers' repeated checks take it
+ * (adopt-orphaned-segments.ts). Not a segment name: a drain never reads it.
+ */
+export const stoppedMarkName = '.stopped';

@@ -13,7 +13,7 @@ import {
   syncDirectory,
 } from './segment-files.ts';
 import { adoptOrphanedSegments, type OnForeignEntry } from './adopt-orphaned-segments.ts';
-import { newInstanceName, ownerSocketPath } from './instance-folders.ts';
+import { newInstanceName, ownerSocketPath, stoppedMarkName } from './instance-folders.ts';
 import { holdOwnerSocket, type OwnerSocket } from './owner-socket.ts';
 import { spoolDirStep } from './spool-dir-error.ts';
 import { SpoolFullError } from './spool-full-error.ts';
@@ -440,6 +440,9 @@ async function openInstance(
         () => 1,
       );
       if (left === 0) await rmdir(dir).catch(() => undefined);
+      // Said before the socket's file goes, so the next start takes the events at once rather
+      // than leave them to running receivers' checks; not said, they wait for those.
+      else await markStopped(dir).catch(() => undefined);
       await owner.release();
     },
   };
@@ -455,6 +458,17 @@ async function makePrivateIfOwned(dir: string): Promise<void> {
   const folder = await stat(dir);
   if (!folder.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
   if (folder.uid === process.getuid?.() && (folder.mode & 0o077) !== 0) await chmod(dir, 0o700);
+}
+
+/** Writes the folder's stopped mark (instance-folders.ts), durably. */
+async function markStopped(dir: string): Promise<void> {
+  const handle = await open(join(dir, stoppedMarkName), 'w', 0o600);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await syncDirectory(dir);
 }
 
 /** A spool line back into a job; undefined for a line that is not a job's JSON (a damaged file). */

@@ -49,24 +49,29 @@ export async function holdOwnerSocket(path: string): Promise<OwnerSocket> {
 }
 
 /**
- * Whether a live process owns the socket at `path`. Refused or gone means dead. Anything else (a
- * full backlog, another user's socket) counts as alive: taking a live receiver's folder would lose
- * its events, while leaving a dead one's only delays them to a later start.
+ * What answers at the owner socket `path`: `refused`, a process that died (its file stays, nobody
+ * listens); `gone`, no file (removed when its process stopped, or by hand or a cleaner while it
+ * runs); `alive` otherwise. Anything else (a full backlog, another user's socket) counts as alive:
+ * taking a live receiver's folder would lose its events, while leaving a dead one's only delays
+ * them.
  */
-export function ownerIsAlive(path: string): Promise<boolean> {
+export function ownerStatus(path: string): Promise<'alive' | 'refused' | 'gone'> {
   return new Promise((resolve) => {
     const socket = connect(socketAddress(path));
-    const settle = (alive: boolean) => {
+    const settle = (status: 'alive' | 'refused' | 'gone') => {
       socket.destroy();
-      resolve(alive);
+      resolve(status);
     };
-    socket.setTimeout(2_000, () => settle(true));
-    socket.once('connect', () => settle(true));
+    socket.setTimeout(2_000, () => settle('alive'));
+    socket.once('connect', () => settle('alive'));
     socket.once('error', (error: NodeJS.ErrnoException) =>
-      settle(!(error.code === 'ECONNREFUSED' || error.code === 'ENOENT')),
+      settle(error.code === 'ECONNREFUSED' ? 'refused' : error.code === 'ENOENT' ? 'gone' : 'alive'),
     );
   });
 }
+
+/** Whether a live process owns the socket at `path` (ownerStatus): refused or gone means dead. */
+export const ownerIsAlive = async (path: string): Promise<boolean> => (await ownerStatus(path)) === 'alive';
 
 async function listenOn(path: string): Promise<Server> {
   // A connection only asks whether this process lives: it is closed at once.

@@ -39,6 +39,9 @@ const job = (n: number): EncodedWebhookJob =>
     data: { n },
   });
 
+/** The segment files in `folder` (a stopped receiver's holds its stopped mark too). */
+const segmentsIn = (folder: string) => readdirSync(folder).filter((name) => name.startsWith('segment-'));
+
 describe('the spool', () => {
   let dir: string;
   beforeEach(() => {
@@ -174,6 +177,49 @@ describe('the spool', () => {
       await b.close();
     });
 
+    it('is not taken by a receiver starting while the live one’s socket file is removed', async () => {
+      const live = await openSpool(dir);
+      await live.append(job(1));
+      rmSync(join(dir, `${basename(live.dir)}.sock`));
+      // Before the live one's own check (every 5 s) makes its socket again.
+      const starting = await openSpool(dir, { adoptQuietMs: 0 });
+      expect(starting.depth(), 'events the starting receiver took').to.equal(0);
+      expect(readdirSync(live.dir)).to.have.lengthOf(1);
+      await live.adoptOrphans();
+      for (let check = 0; check < 2 * DEAD_CHECKS; check += 1)
+        expect(await starting.adoptOrphans()).to.equal(0);
+      const queued: string[] = [];
+      await live.drain(async (event) => void queued.push(event.dedupeKey));
+      expect(queued).to.deep.equal(['key-1']);
+      await live.close();
+      await starting.close();
+    });
+
+    it('is taken at start once its owner stopped with events left (its stopped mark), and by the running checks when the mark is missing', async () => {
+      const stopped = await openSpool(dir);
+      await stopped.append(job(1));
+      await stopped.close();
+      expect(readdirSync(stopped.dir)).to.include('.stopped');
+      const next = await openSpool(dir, { adoptQuietMs: 0 });
+      expect(next.depth(), 'taken at its start').to.equal(1);
+      // A folder without the mark (a receiver of an earlier version, or one whose mark failed).
+      const older = await openSpool(dir);
+      await older.append(job(2));
+      await older.close();
+      rmSync(join(older.dir, '.stopped'));
+      const later = await openSpool(dir, { adoptQuietMs: 0 });
+      expect(later.depth(), 'taken at its start').to.equal(0);
+      for (let check = 1; check < DEAD_CHECKS; check += 1) expect(await later.adoptOrphans()).to.equal(0);
+      expect(await later.adoptOrphans()).to.equal(1);
+      const queued: string[] = [];
+      await next.drain(async (event) => void queued.push(event.dedupeKey));
+      await later.drain(async (event) => void queued.push(event.dedupeKey));
+      expect(queued).to.deep.equal(['key-1', 'key-2']);
+      await next.close();
+      await later.close();
+      expect(readdirSync(dir), 'what they all left').to.deep.equal([]);
+    });
+
     it('leaves a stopped receiver’s folder alone while a segment of it changed within adoptQuietMs', async () => {
       const staying = await openSpool(dir, { adoptQuietMs: 60_000 });
       const stopping = await openSpool(dir);
@@ -182,7 +228,7 @@ describe('the spool', () => {
       await stopping.close();
       for (let check = 0; check < 2 * DEAD_CHECKS; check += 1)
         expect(await staying.adoptOrphans(), `check ${check}`).to.equal(0);
-      const [segment] = readdirSync(left);
+      const [segment] = segmentsIn(left);
       const anHourAgo = new Date(Date.now() - 3_600_000);
       utimesSync(join(left, segment!), anHourAgo, anHourAgo);
       expect(await staying.adoptOrphans()).to.equal(1);
@@ -240,9 +286,10 @@ describe('the spool', () => {
         event: 'comment.didCreate',
         data: { forged: true },
       });
-      // What a receiver that died left: its folder, one segment.
+      // What a receiver that stopped left: its folder, one segment, its stopped mark.
       mkdirSync(join(dir, 'instance-0123456789ab'), { mode: 0o700 });
       appendFileSync(join(dir, 'instance-0123456789ab', 'segment-000000000001.ndjson'), own(1));
+      appendFileSync(join(dir, 'instance-0123456789ab', '.stopped'), '');
       appendFileSync(join(dir, 'segment-000000000001.ndjson'), own(0));
       // A folder named like an instance's, and a segment in the root, both another user's (only
       // root can give them away; as another user the test checks the symlink alone).
@@ -458,7 +505,7 @@ describe('the spool', () => {
       const first = await openSpool(dir);
       await first.append(job(1));
       await first.close();
-      const [segment] = readdirSync(first.dir);
+      const [segment] = segmentsIn(first.dir);
       appendFileSync(join(first.dir, segment!), '{"dedupeKey":"key-2","webh');
 
       const corrupt: string[] = [];
@@ -481,7 +528,7 @@ describe('the spool', () => {
       };
       await first.append(multiLine);
       await first.close();
-      const [segment] = readdirSync(first.dir);
+      const [segment] = segmentsIn(first.dir);
       appendFileSync(join(first.dir, segment!), '["not","a","job"]\n');
 
       const corrupt: string[] = [];
