@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseCidrList } from '../shared/address/parse-cidr.ts';
+import { parseCidrList, type Cidr } from '../shared/address/parse-cidr.ts';
 import { parseTrustProxy } from './address/parse-trust-proxy.ts';
 import { parseRegions } from './allowlist/parse-regions.ts';
 import { ConfigError } from '../shared/errors/config-error.ts';
@@ -75,7 +75,7 @@ export const receiverShape = {
   WEBHOOK_TOLERANCE_SECONDS: positiveInt(300, 3_600),
   WEBHOOK_ALLOWLIST: onOff('on'),
   WEBHOOK_REGIONS: parsedWith(parseRegions).default(['sg', 'eu', 'us']),
-  WEBHOOK_ALLOW_CIDRS: parsedWith(parseCidrList).default([]),
+  WEBHOOK_ALLOW_CIDRS: parsedWith(parseAllowCidrs).default([]),
   TRUST_PROXY: parsedWith(parseTrustProxy).default({ kind: 'none' }),
   WEBHOOK_MAX_BODY_BYTES: positiveInt(1024 * 1024, 64 * 1024 * 1024),
   WEBHOOK_DEDUPE_SECONDS: positiveInt(86_400, 30 * 86_400),
@@ -99,7 +99,8 @@ export function loadReceiverConfig(env: Env) {
  * replay of it (docs/receiver.md#signature-schemes), so the mark must outlast the time the
  * delivery's signature is accepted. That is the tolerance either side of its timestamp: a sender
  * whose clock runs ahead has its first delivery accepted up to the tolerance before the timestamp,
- * and a copy of it is then accepted for up to twice the tolerance after that first one.
+ * and a copy of it is then accepted for up to twice the tolerance after that first one, and a second
+ * more: the age is counted in whole seconds (the timestamp's unit) and both edges are accepted.
  */
 function refuseReplayableWindow(
   webhooks: readonly WebhookSecret[],
@@ -107,14 +108,29 @@ function refuseReplayableWindow(
   toleranceSeconds: number,
 ): void {
   if (!webhooks.some((webhook) => webhook.scheme === 'standard-webhooks')) return;
-  if (dedupeSeconds >= 2 * toleranceSeconds) return;
+  const needed = 2 * toleranceSeconds + 1;
+  if (dedupeSeconds >= needed) return;
   throw new ConfigError([
     {
       variable: 'WEBHOOK_DEDUPE_SECONDS',
       message:
-        `${dedupeSeconds} is shorter than twice WEBHOOK_TOLERANCE_SECONDS (${toleranceSeconds}): a ` +
-        `Standard Webhooks delivery could be replayed after its webhook-id is forgotten; set at ` +
-        `least ${2 * toleranceSeconds}, or lower WEBHOOK_TOLERANCE_SECONDS`,
+        `${dedupeSeconds} is shorter than twice WEBHOOK_TOLERANCE_SECONDS (${toleranceSeconds}) and a ` +
+        `second: a Standard Webhooks delivery could be replayed after its webhook-id is forgotten; ` +
+        `set at least ${needed}, or lower WEBHOOK_TOLERANCE_SECONDS`,
     },
   ]);
+}
+
+/**
+ * WEBHOOK_ALLOW_CIDRS: extra sender ranges. A /0 (also `::ffff:0.0.0.0/96`, read as IPv4's) would
+ * allow every address while the configuration still reads as an allowlist; turning the check off
+ * is `WEBHOOK_ALLOWLIST=off`, which says so and warns at start.
+ */
+function parseAllowCidrs(text: string): Cidr[] {
+  const cidrs = parseCidrList(text);
+  if (cidrs.some((cidr) => cidr.prefix === 0))
+    throw new Error(
+      'a /0 range allows every address; to accept any sender, set WEBHOOK_ALLOWLIST=off instead',
+    );
+  return cidrs;
 }

@@ -58,6 +58,10 @@ describe('receiver configuration', () => {
   for (const [variable, value, message] of [
     ['WEBHOOK_REGIONS', 'eu,ap', '"ap" is not a region'],
     ['WEBHOOK_ALLOW_CIDRS', '10.0.0.0/8, 2130706433', '"2130706433" is not an IP address'],
+    // Allowing every address is WEBHOOK_ALLOWLIST=off, which says so and warns.
+    ['WEBHOOK_ALLOW_CIDRS', '0.0.0.0/0', 'a /0 range allows every address'],
+    ['WEBHOOK_ALLOW_CIDRS', '10.0.0.0/8, ::/0', 'a /0 range allows every address'],
+    ['WEBHOOK_ALLOW_CIDRS', '::ffff:0.0.0.0/96', 'a /0 range allows every address'],
     ['TRUST_PROXY', '0.0.0.0/0', 'a /0 range trusts every address'],
     ['TRUST_PROXY', '1', '"1": a hop count trusts X-Forwarded-For from any client'],
     ['WEBHOOK_ENQUEUE_TIMEOUT_MS', '5000', 'expected a whole number from 1 to 1000'],
@@ -142,6 +146,8 @@ describe('receiver configuration', () => {
     for (const [dedupe, tolerance] of [
       ['300', undefined],
       ['599', '300'],
+      // Ages are whole seconds and both edges pass: accepted for 601 s.
+      ['600', '300'],
       ['3600', '3600'],
     ] as const) {
       it(`refuses WEBHOOK_DEDUPE_SECONDS=${dedupe} with WEBHOOK_TOLERANCE_SECONDS=${tolerance ?? '(300)'}, naming both`, () => {
@@ -159,13 +165,13 @@ describe('receiver configuration', () => {
       });
     }
 
-    it('accepts a window of twice the tolerance', () => {
+    it('accepts a window of twice the tolerance and a second', () => {
       const config = loadReceiverConfig({
         ...standard,
-        WEBHOOK_DEDUPE_SECONDS: '600',
+        WEBHOOK_DEDUPE_SECONDS: '601',
         WEBHOOK_TOLERANCE_SECONDS: '300',
       });
-      expect(config.WEBHOOK_DEDUPE_SECONDS).to.equal(600);
+      expect(config.WEBHOOK_DEDUPE_SECONDS).to.equal(601);
     });
 
     it('accepts any window when no webhook uses Standard Webhooks (the tolerance does not apply)', () => {
