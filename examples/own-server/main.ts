@@ -1,5 +1,6 @@
 import { loadOrExit } from '../../shared/config/load-or-exit.ts';
 import { listenHostOf, listenHostVariable } from '../../shared/config/listen-config.ts';
+import { createAllowlist } from '../../receiver/allowlist/create-allowlist.ts';
 import { loadReceiverConfig } from '../../receiver/receiver-config.ts';
 import { hostPort } from '../../shared/http/host-port.ts';
 import { ListenError } from '../../shared/http/listen.ts';
@@ -7,8 +8,8 @@ import { startOwnServer, type VerifiedEvent } from './start-own-server.ts';
 
 /**
  * The own-server example as a program: verifies deliveries with the receiver's variables
- * (WEBHOOK_SECRETS, WEBHOOK_SIGNATURE_SCHEME, WEBHOOK_SIGNATURE_HEADER, ...) and prints one line
- * per event. Replace `handle` with your own code (docs/receiver.md#verifying-in-your-own-http-server).
+ * (WEBHOOK_SECRETS, WEBHOOK_SIGNATURE_SCHEME, WEBHOOK_SIGNATURE_HEADER, the allowlist's and
+ * TRUST_PROXY, ...) as the receiver does, and prints one line per event. Replace `handle` with your own code (docs/receiver.md#verifying-in-your-own-http-server).
  */
 const handle = (event: VerifiedEvent) => {
   process.stdout.write(`${event.webhook} ${event.event} ${event.key}\n`);
@@ -19,9 +20,18 @@ const config = loadOrExit(() =>
   loadReceiverConfig({ ...process.env, RECEIVER_PORT: process.env.RECEIVER_PORT || '8090' }),
 );
 const host = listenHostOf(config, config.RECEIVER_HOST);
+if (config.WEBHOOK_ALLOWLIST === 'off')
+  process.stderr.write(
+    'WEBHOOK_ALLOWLIST=off: webhooks are accepted from any address (local development only)\n',
+  );
 const server = await startOwnServer(
   {
     secrets: config.WEBHOOK_SECRETS,
+    // Check 1 as the receiver's: the platform's addresses unless WEBHOOK_ALLOWLIST=off.
+    ...(config.WEBHOOK_ALLOWLIST === 'on'
+      ? { allowlist: createAllowlist(config.WEBHOOK_REGIONS, config.WEBHOOK_ALLOW_CIDRS) }
+      : {}),
+    trustProxy: config.TRUST_PROXY,
     timestampToleranceSeconds: config.WEBHOOK_TOLERANCE_SECONDS,
     port: config.RECEIVER_PORT,
     host,

@@ -103,9 +103,15 @@ export async function startOwnServer(
     send(res, 200, {});
   };
 
-  const server = createServer((req, res) => {
-    void answer(req, res);
-  });
+  // Slow clients as the receiver cuts them: headers within 5 s, the whole request within 15 s,
+  // checked every second (Node's defaults, 60 s and 300 s checked every 30 s, let a few slow
+  // connections hold a server's sockets for minutes).
+  const server = createServer(
+    { headersTimeout: 5_000, requestTimeout: 15_000, connectionsCheckingInterval: 1_000 },
+    (req, res) => {
+      void answer(req, res);
+    },
+  );
   // A port in use (EADDRINUSE) rejects here; without the listener it was an unhandled 'error' event.
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import {
   startOwnServer,
   type RunningOwnServer,
@@ -107,6 +107,19 @@ describe('the own-server example (examples/own-server): the verification core in
 
   // The receiver's path is matched by Express: a trailing slash, another case and a query string
   // reach the same handler. The example answered 404 for `/webhooks/?a=1`, which the receiver takes.
+  it('cuts a client whose headers do not end within 5 s, as the receiver does (Node’s default waits 60 s)', async function () {
+    this.timeout(15_000);
+    const socket = connect(server!.port, '127.0.0.1');
+    const started = performance.now();
+    socket.write('POST /webhooks HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const waited = performance.now() - started;
+    expect(waited).to.be.within(4_900, 7_500);
+    expect(answer).to.match(/^HTTP\/1\.1 408 /);
+  });
+
   describe('the webhook path, matched as the receiver matches it', () => {
     const prefix = useQueuePrefix();
     let receiver: TestReceiver;
@@ -250,12 +263,17 @@ describe('the own-server example (examples/own-server): the verification core in
       const port = await freePort();
       const { child, output } = await startScript(
         'examples/own-server/main.ts',
-        cleanEnv({ ...variables, RECEIVER_PORT: String(port) }),
+        cleanEnv({ ...variables, RECEIVER_PORT: String(port), WEBHOOK_ALLOWLIST: 'off' }),
         /listening on/,
       );
       try {
-        // A URL to paste, not `listening on <port>/webhooks`.
-        expect(output()).to.equal(`listening on http://127.0.0.1:${port}/webhooks\n`);
+        // A URL to paste, not `listening on <port>/webhooks`; the warning the receiver gives too.
+        // (Its two lines come on two pipes: their order is not the test's.)
+        expect(output().split('\n').sort()).to.deep.equal([
+          '',
+          'WEBHOOK_ALLOWLIST=off: webhooks are accepted from any address (local development only)',
+          `listening on http://127.0.0.1:${port}/webhooks`,
+        ]);
         const body = standardEvent('own-server-program');
         const res = await fetch(`http://127.0.0.1:${port}/webhooks`, {
           method: 'POST',
@@ -268,6 +286,27 @@ describe('the own-server example (examples/own-server): the verification core in
           10_000,
           'the line',
         );
+      } finally {
+        child.kill('SIGTERM');
+      }
+    });
+
+    it('checks the source address as the receiver does: a delivery from loopback is refused unless WEBHOOK_ALLOWLIST=off', async () => {
+      const port = await freePort();
+      const { child } = await startScript(
+        'examples/own-server/main.ts',
+        cleanEnv({ ...variables, RECEIVER_PORT: String(port) }),
+        /listening on/,
+      );
+      try {
+        const body = standardEvent('own-server-allowlist');
+        const res = await fetch(`http://127.0.0.1:${port}/webhooks`, {
+          method: 'POST',
+          headers: standardHeaders(body, { id: 'msg_allowlist' }),
+          body,
+        });
+        expect(res.status).to.equal(403);
+        expect(await res.json()).to.include({ status: 'error' });
       } finally {
         child.kill('SIGTERM');
       }
