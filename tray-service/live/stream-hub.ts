@@ -104,6 +104,13 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
    * a change would move its cursor past what the catch-up is to send, and come before `unread`.
    */
   const held = new Map<StreamSession, LiveChange[]>();
+  /**
+   * How many resyncs each stream is owed (one per replacement of the subscriber whose catch-up has
+   * not run yet): it stays held until the last. One found opening, or in an earlier resync, may have
+   * read the tray before the subscription was back; its opening's or that resync's release leaves
+   * it held for the next.
+   */
+  const owedResyncs = new Map<StreamSession, number>();
   let size = 0;
   const metrics = createStreamMetrics(deps.registry, () => size);
   const hooks = {
@@ -384,6 +391,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
 
   /** Delivers the changes held for a session, which now takes them as they come. */
   async function release(session: StreamSession): Promise<void> {
+    if (owedResyncs.has(session)) return;
     const waiting = held.get(session);
     held.delete(session);
     // What its catch-up already sent is in its cursor: delivered again, it is skipped.
@@ -395,6 +403,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     const { userId, streamId } = session.stream;
     const sessions = byUser.get(userId);
     held.delete(session);
+    owedResyncs.delete(session);
     if (!sessions?.delete(session)) return;
     if (sessions.size === 0) {
       byUser.delete(userId);
@@ -453,10 +462,13 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
   onSubscriberReplaced(subscriber, () => {
     const owed = new Map<string, StreamSession[]>();
     for (const [userId, sessions] of byUser) {
-      // A stream still opening is held already, and caught up by its opening.
-      const open = [...sessions].filter((session) => !held.has(session));
-      for (const session of open) held.set(session, []);
-      if (open.length > 0) owed.set(userId, open);
+      for (const session of sessions) {
+        // A stream still opening, or still in an earlier resync, is held already: its catch-up may
+        // have read the tray before this connection was back, so it is owed this one too, after it.
+        if (!held.has(session)) held.set(session, []);
+        owedResyncs.set(session, (owedResyncs.get(session) ?? 0) + 1);
+      }
+      if (sessions.size > 0) owed.set(userId, [...sessions]);
     }
     void resync(owed);
   });
@@ -471,7 +483,15 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
             try {
               await catchUp(userId, sessions);
             } finally {
-              for (const session of sessions) await release(session);
+              for (const session of sessions) {
+                const owes = (owedResyncs.get(session) ?? 1) - 1;
+                if (owes > 0) {
+                  owedResyncs.set(session, owes);
+                  continue;
+                }
+                owedResyncs.delete(session);
+                await release(session);
+              }
             }
           });
           queueCount(userId);

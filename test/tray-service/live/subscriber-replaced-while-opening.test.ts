@@ -1,0 +1,115 @@
+import { expect } from 'chai';
+import { createLogger } from '../../../shared/logging/create-logger.ts';
+import { createRedis } from '../../../shared/redis/create-redis.ts';
+import type { InboxRecord } from '../../../tray-service/domain/inbox-record.ts';
+import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
+import { changeChannel, shardOf } from '../../../tray-service/live/change-channels.ts';
+import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
+import type { TrayStorage } from '../../../tray-service/storage/port.ts';
+import { seedActivities } from '../../support/seed-tray.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
+import { waitFor } from '../../support/wait-for.ts';
+import { bearer } from '../api/support/api-harness.ts';
+import { dataOf, named, openSse } from './support/sse-client.ts';
+import { useLiveOnOwnRedis } from './support/use-live-on-own-redis.ts';
+
+const silent = createLogger({ name: 'test', level: 'silent' });
+const STREAM = '/notifications/v3/stream';
+
+/** The storage with every catch-up's record read (`records.changedSince`) followed by `after`. */
+function afterRecordRead(storage: TrayStorage, after: (userId: string) => Promise<void>): TrayStorage {
+  const records = new Proxy(storage.records, {
+    get: (target, prop, receiver) =>
+      prop === 'changedSince'
+        ? async (...args: Parameters<TrayStorage['records']['changedSince']>) => {
+            const read = await target.changedSince(...args);
+            await after(args[0]);
+            return read;
+          }
+        : Reflect.get(target, prop, receiver),
+  });
+  return new Proxy(storage, {
+    get: (target, prop, receiver) => (prop === 'records' ? records : Reflect.get(target, prop, receiver)),
+  });
+}
+
+// A Redis of its own: the test drops the instance's subscriber connection. What is published while
+// it is down reaches nobody here, so every stream catches up once it is back; a stream still
+// opening then had read the tray before the drop, and its opening cannot cover what came after.
+describe('a stream opening while the live subscription drops and comes back', function () {
+  this.timeout(60_000);
+  const suite = useTrayStorage();
+  /** While set, the named user's catch-ups wait after reading their records. */
+  let gate: { userId: string; read: () => void; until: Promise<void> } | undefined;
+  const live = useLiveOnOwnRedis('live-replaced-opening', () =>
+    afterRecordRead(suite.storage, async (userId) => {
+      if (gate?.userId !== userId) return;
+      gate.read();
+      await gate.until;
+    }),
+  );
+
+  const write = async (user: string, targetId: string, at: number) => {
+    let written: InboxRecord[] = [];
+    await suite.storage.writes.applyPersonal(seedActivities({ userId: user, targetId, lastUpdate: at }), {
+      now: at,
+      retentionDays: 90,
+      onWritten: async (records) => {
+        written = [...records];
+      },
+    });
+    return written;
+  };
+
+  it('gets what was written while the subscription was down, as the user’s open stream does', async () => {
+    const user = 'u-replaced-opening';
+    const a = await openSse(`${live.instance.base}${STREAM}`, { Authorization: await bearer(user) });
+    const unread = await a.next(named('unread'));
+
+    // Stream B resumes from A's id; its catch-up has read the tray and waits.
+    let read: () => void = () => undefined;
+    const hasRead = new Promise<void>((resolve) => (read = resolve));
+    let open: () => void = () => undefined;
+    gate = { userId: user, read, until: new Promise<void>((resolve) => (open = resolve)) };
+    const b = await openSse(`${live.instance.base}${STREAM}`, {
+      Authorization: await bearer(user),
+      'Last-Event-ID': unread.id,
+    });
+    const probe = createRedis(live.redisServer.url);
+    try {
+      await hasRead;
+      // The subscriber connection drops; p-lost is written and its announcement reaches no one
+      // (not published at all here: the same to this instance).
+      await probe.client('KILL', 'TYPE', 'pubsub');
+      const now = Date.now();
+      await write(user, 'p-lost', now);
+      await waitFor(() => live.subscriber.status !== 'ready', 5_000, 'the subscriber to drop');
+      await waitFor(() => live.subscriber.status === 'ready', 10_000, 'the subscriber to come back');
+      // Subscribed again: what is published from now on reaches the instance.
+      const channel = changeChannel('live', shardOf(user));
+      const subscribed = async () =>
+        Number(((await probe.pubsub('NUMSUB', channel)) as [string, number])[1]) > 0;
+      await waitFor(subscribed, 5_000, 'the subscription');
+    } finally {
+      gate = undefined;
+      open();
+    }
+    // A's catch-up gives it p-lost; then a live record 10 s later moves both cursors on.
+    await a.next(
+      (event) => event.event === 'record' && dataOf<NotificationRecord>(event).targetId === 'p-lost',
+      {
+        timeoutMs: 10_000,
+      },
+    );
+    const announced = await write(user, 'p-live', Date.now() + 10_000);
+    await createChangePublisher(live.redis, 'live', silent).recordsWritten(announced);
+    const targets = () =>
+      b.events.filter(named('record')).map((event) => dataOf<NotificationRecord>(event).targetId);
+    await b.next(() => targets().includes('p-live'), { timeoutMs: 10_000 });
+    await b.next(() => targets().includes('p-lost'), { timeoutMs: 3_000 }).catch(() => undefined);
+    a.close();
+    b.close();
+    probe.disconnect();
+    expect(targets()).to.have.members(['p-lost', 'p-live']);
+  });
+});
