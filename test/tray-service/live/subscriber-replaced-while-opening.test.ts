@@ -65,6 +65,7 @@ describe('a stream opening while the live subscription drops and comes back', fu
     const user = 'u-replaced-opening';
     const a = await openSse(`${live.instance.base}${STREAM}`, { Authorization: await bearer(user) });
     const unread = await a.next(named('unread'));
+    if (unread.id === undefined) throw new Error('the unread event has no id to resume from');
 
     // Stream B resumes from A's id; its catch-up has read the tray and waits.
     let read: () => void = () => undefined;
