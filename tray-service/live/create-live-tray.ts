@@ -31,6 +31,8 @@ export interface LiveTrayDeps {
   /** Tests shorten it; QUIET_MS otherwise (stream-cursor.ts). */
   quietMs?: number;
   banSweepMs?: number;
+  /** Tests shorten it (StreamHubDeps.subscriberPingTimeoutMs). */
+  subscriberPingTimeoutMs?: number;
   /** Tests shorten it; 30 s otherwise. */
   ticketTtlSeconds?: number;
 }
@@ -70,6 +72,9 @@ export function createLiveTray(deps: LiveTrayDeps): LiveTray {
     heartbeatMs,
     ...(deps.quietMs === undefined ? {} : { quietMs: deps.quietMs }),
     ...(deps.banSweepMs === undefined ? {} : { banSweepMs: deps.banSweepMs }),
+    ...(deps.subscriberPingTimeoutMs === undefined
+      ? {}
+      : { subscriberPingTimeoutMs: deps.subscriberPingTimeoutMs }),
   });
   return {
     hub,

@@ -6,6 +6,7 @@ import {
   onSubscriberReplaced,
   type RedisClient,
 } from '../../shared/redis/create-redis.ts';
+import { watchSubscriber } from '../../shared/redis/watch-subscriber.ts';
 import type { BanView } from '../http/auth/ban-cache.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { InboxRecord } from '../domain/inbox-record.ts';
@@ -53,6 +54,11 @@ export interface StreamHubDeps {
   quietMs?: number;
   /** How often open streams are checked against the ban list (default 1 s). */
   banSweepMs?: number;
+  /**
+   * The subscriber is asked a PING at every heartbeat; no answer within this long (default
+   * SUBSCRIBER_PING_TIMEOUT_MS) takes it for dead and connects again (watchSubscriber).
+   */
+  subscriberPingTimeoutMs?: number;
 }
 
 export interface StreamHub {
@@ -71,6 +77,12 @@ export interface StreamHub {
    */
   close(retryMs: number): Promise<void>;
 }
+
+/**
+ * SubscriberPingTimeoutMs's default: far above a PING's time on a loaded Redis, since a connection
+ * taken for dead wrongly costs a catch-up of every stream here.
+ */
+const SUBSCRIBER_PING_TIMEOUT_MS = 10_000;
 
 /** Users caught up at once after the subscription comes back. */
 const RESYNC_PARALLEL = 8;
@@ -532,6 +544,12 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     }
   }, deps.heartbeatMs ?? 15_000);
   heartbeat.unref();
+  // A subscription that died without a word is found within a heartbeat and the timeout.
+  const stopWatching = watchSubscriber(subscriber, {
+    intervalMs: deps.heartbeatMs ?? 15_000,
+    timeoutMs: deps.subscriberPingTimeoutMs ?? SUBSCRIBER_PING_TIMEOUT_MS,
+    logger,
+  });
   // A banned user's streams end within a sweep of the ban reaching this instance's ban cache.
   const banSweep = setInterval(() => {
     for (const [userId, sessions] of byUser) {
@@ -599,6 +617,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
       closedWith = retryMs;
       shards.stop();
       clearInterval(heartbeat);
+      stopWatching();
       clearInterval(banSweep);
       recounts.stop();
       for (const sessions of [...byUser.values()]) {

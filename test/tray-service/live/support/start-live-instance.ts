@@ -25,6 +25,13 @@ export interface StartedLiveInstance {
   close(): Promise<void>;
 }
 
+/** The hub's timings a test may shorten. */
+export interface LiveTimings {
+  heartbeatMs: number;
+  quietMs: number;
+  subscriberPingTimeoutMs?: number;
+}
+
 /**
  * One tray API with its live tray on a Redis of the test's own (a server it stops, a cluster),
  * listening on 127.0.0.1: what tests of the stream against a particular Redis start.
@@ -36,7 +43,7 @@ export async function startLiveInstance(options: {
   bans: BanCache;
   streamsPerUser: number;
   /** The hub's timings, where a test shortens them. */
-  timings?: { heartbeatMs: number; quietMs: number };
+  timings?: LiveTimings;
 }): Promise<StartedLiveInstance> {
   const { storage, redis, bans } = options;
   const registry = createMetricsRegistry('tray-service', false);

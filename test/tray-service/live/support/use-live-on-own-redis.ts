@@ -6,7 +6,8 @@ import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
 import { startBanCache, type BanCache } from '../../../../tray-service/http/auth/ban-cache.ts';
 import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
-import { startLiveInstance, type StartedLiveInstance } from './start-live-instance.ts';
+import { startBlackholeProxy, type BlackholeProxy } from '../../../support/blackhole-proxy.ts';
+import { startLiveInstance, type LiveTimings, type StartedLiveInstance } from './start-live-instance.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
 
@@ -20,6 +21,8 @@ export interface LiveOnOwnRedis {
   readonly redisServer: LocalServer;
   /** Starts Redis again on the same port and files, after the test stopped it. */
   restartRedis(): Promise<LocalServer>;
+  /** The proxy the subscriber connects through, with `subscriberThroughProxy`. */
+  readonly proxy: BlackholeProxy;
 }
 
 /**
@@ -30,13 +33,15 @@ export interface LiveOnOwnRedis {
 export function useLiveOnOwnRedis(
   name: string,
   storage: () => TrayStorage,
-  timings?: { heartbeatMs: number; quietMs: number },
+  timings?: LiveTimings,
+  options: { subscriberThroughProxy?: boolean } = {},
 ): LiveOnOwnRedis {
   let dir = '';
   let port = 0;
   let server: LocalServer | undefined;
   let redis: RedisClient | undefined;
   let subscriber: RedisClient | undefined;
+  let proxy: BlackholeProxy | undefined;
   let bans: BanCache | undefined;
   let instance: StartedLiveInstance | undefined;
   const started = <T>(value: T | undefined): T => {
@@ -54,7 +59,8 @@ export function useLiveOnOwnRedis(
     const { url } = await startServer();
     redis = createRedis(url);
     redis.on('error', () => undefined);
-    subscriber = createRedis(url);
+    if (options.subscriberThroughProxy) proxy = await startBlackholeProxy(port);
+    subscriber = createRedis(proxy ? `redis://127.0.0.1:${proxy.port}` : url);
     subscriber.on('error', () => undefined);
     bans = await startBanCache(redis, { prefix: 'bans', refreshMs: 200, logger: silent });
     instance = await startLiveInstance({
@@ -70,6 +76,7 @@ export function useLiveOnOwnRedis(
     await instance?.close();
     bans?.stop();
     redis?.disconnect();
+    await proxy?.close();
     await server?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -88,5 +95,8 @@ export function useLiveOnOwnRedis(
       return started(server);
     },
     restartRedis: startServer,
+    get proxy() {
+      return started(proxy);
+    },
   };
 }

@@ -1,0 +1,53 @@
+import { Cluster, type Redis } from 'ioredis';
+import type { Logger } from '../logging/create-logger.ts';
+import type { RedisClient } from './create-redis.ts';
+
+export interface SubscriberWatchOptions {
+  /** How often the connection is asked (a PING). */
+  intervalMs: number;
+  /** An answer later than this drops the connection. */
+  timeoutMs: number;
+  logger: Logger;
+}
+
+/**
+ * A subscriber connection only receives. One whose peer vanished without a FIN or a RST (a network
+ * cut, a host that lost its power, a NAT or firewall that forgot the flow) stays `ready` for as long
+ * as TCP keeps it, hours with the operating system's defaults: nothing published reaches it, and
+ * its user never learns that what was published meanwhile is lost to it. Every `intervalMs` this
+ * sends a PING (which a subscribed connection may send) and, when no answer comes within
+ * `timeoutMs`, destroys the socket: ioredis connects again and subscribes again, and that `ready`
+ * tells onSubscriberReplaced's user to catch up. A cluster's subscriber is a connection ioredis
+ * keeps to itself, watched by its slot-map refresh: nothing is done for one. Returns a stop.
+ */
+export function watchSubscriber(redis: RedisClient, options: SubscriberWatchOptions): () => void {
+  if (redis instanceof Cluster) return () => undefined;
+  let asking = false;
+  const timer = setInterval(() => {
+    if (asking || redis.status !== 'ready') return;
+    asking = true;
+    const socket = socketOf(redis);
+    const late = setTimeout(() => {
+      // Only the connection asked: one made since is not this one's to judge.
+      if (socketOf(redis) !== socket || redis.status !== 'ready') return;
+      options.logger.warn(
+        { timeoutMs: options.timeoutMs },
+        'the live subscription did not answer a PING in time: connecting again',
+      );
+      socket?.destroy();
+    }, options.timeoutMs);
+    // The PING of a dropped connection is sent again on the next one; it settles there.
+    redis
+      .ping()
+      .catch(() => undefined)
+      .finally(() => {
+        clearTimeout(late);
+        asking = false;
+      });
+  }, options.intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** ioredis types the socket as always there; it is not before the first connection. */
+const socketOf = (redis: Redis): Redis['stream'] | undefined => redis.stream as Redis['stream'] | undefined;
