@@ -9,11 +9,19 @@ import { Transform } from 'node:stream';
 const formulaStart = /^[ ]*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 
 /**
+ * The same after a semicolon inside a cell: a spreadsheet whose locale separates lists with `;`
+ * (German, French, ...) splits the line there, quotes or not (the line does not start with one),
+ * and what follows starts a cell of its own (OWASP: the separators must be handled too).
+ */
+const formulaAfterSemicolon = /;(?=[ ]*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20])/g;
+
+/**
  * One CSV cell (RFC 4180), safe to open in a spreadsheet: a cell that could start a formula gets a
- * leading `'`; a cell with a quote, comma or line break is quoted, its quotes doubled.
+ * leading `'`, and so does what follows a `;` that could; a cell with a quote, comma or line break
+ * is quoted, its quotes doubled.
  */
 export function csvCell(value: string): string {
-  const safe = formulaStart.test(value) ? `'${value}` : value;
+  const safe = (formulaStart.test(value) ? `'${value}` : value).replace(formulaAfterSemicolon, ";'");
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 

@@ -24,6 +24,19 @@ describe('CSV export cells', () => {
       expect(csvCell(value), JSON.stringify(value)).to.equal(safe);
     }
   });
+  it('start what follows a semicolon with a quote too, where a spreadsheet of a `;` locale would split the cell', () => {
+    for (const [value, safe] of [
+      ["x;=cmd|' /C calc'!A0;", "x;'=cmd|' /C calc'!A0;"],
+      ['a; +1;b;@SUM(A1)', "a;' +1;b;'@SUM(A1)"],
+      ['=1;-2', "'=1;'-2"],
+    ] as const) {
+      expect(csvCell(value), JSON.stringify(value)).to.equal(safe);
+      // Split as such a spreadsheet splits it: no piece starts a formula.
+      for (const piece of csvCell(value).split(';'))
+        expect(piece, JSON.stringify(value)).to.not.match(/^[ ]*[=+\-@\t\r]/);
+    }
+    expect(csvCell('a;b')).to.equal('a;b');
+  });
   it('leave other cells as they are, quoting those with a quote, comma or line break (RFC 4180)', () => {
     expect(csvCell('post.didCreate')).to.equal('post.didCreate');
     expect(csvCell('a=b')).to.equal('a=b');
