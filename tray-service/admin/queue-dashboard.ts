@@ -4,6 +4,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import type Bull from 'bull';
 import { Router, type Request, type RequestHandler } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
+import { isCrossOrigin } from './is-cross-origin.ts';
 
 export interface QueueDashboardDeps {
   queues: readonly Bull.Queue[];
@@ -47,29 +48,13 @@ export function isNamedWrite(method: string, path: string): boolean {
 
 const READS = new Set(['GET', 'HEAD']);
 
-/**
- * True when a browser says the request comes from a page of another origin. The host is Express's
- * `req.host`: behind a proxy trusted by ADMIN_TRUST_PROXY, the X-Forwarded-Host it sets (a proxy
- * that sends its own Host would otherwise make every same-origin call look foreign); from anyone
- * else, the Host header.
- */
-function crossOrigin(req: Request): boolean {
-  const origin = req.get('origin');
-  if (origin === undefined) return false;
-  try {
-    return new URL(origin).host !== req.host;
-  } catch {
-    return true;
-  }
-}
-
 /** Refuses bull-board's changing calls unless QUEUE_DASHBOARD_WRITE=on, and any but the named ones always. */
 function writeGate(write: boolean): RequestHandler {
   return (req, _res, next) => {
     if (READS.has(req.method)) return next();
     // bull-board's page cannot send the CSRF header: its changing calls must at least come from
     // this origin (the cookie is SameSite=Strict too).
-    if (crossOrigin(req)) return next(new AppError('FORBIDDEN', 'cross-origin request refused'));
+    if (isCrossOrigin(req)) return next(new AppError('FORBIDDEN', 'cross-origin request refused'));
     if (!write) {
       return next(new AppError('FORBIDDEN', 'the queue dashboard is read-only (QUEUE_DASHBOARD_WRITE=off)'));
     }

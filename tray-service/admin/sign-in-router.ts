@@ -2,6 +2,7 @@ import express, { Router, type Request, type Response } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
 import type { AdminSessions } from './admin-sessions.ts';
 import type { AdminSessionBody } from './api-schema/console-outputs.ts';
+import { isCrossOrigin } from './is-cross-origin.ts';
 import { readCookie } from './read-cookie.ts';
 import { adminCaller, authenticateAdmin, type AdminAuthOptions } from './require-admin.ts';
 import { ADMIN_SESSION_COOKIE, sessionCookieOptions } from './session-cookie.ts';
@@ -58,6 +59,17 @@ export function createSignInRouter(deps: SignInRouterDeps): Router {
     const body = req.body as Record<string, unknown> | undefined;
     const token = typeof body?.token === 'string' ? body.token.trim() : '';
     const target = safeNext(body?.next ?? req.query.next, mountPath);
+    // Another site's page can post this form without a cookie: its wrong tokens, counted against
+    // the address of the admin whose browser sends them, would lock that admin out
+    // (AUTH_FAILURE_LIMIT). Refused before anything is checked or counted.
+    if (isCrossOrigin(req)) {
+      html(
+        res,
+        403,
+        signInPage(mountPath, target, 'Sign in from this page: a form sent from another site is refused.'),
+      );
+      return;
+    }
     try {
       const admin = await authenticateAdmin(token, deps.auth);
       // The browser's earlier session ends: a cookie it no longer holds must not stay valid.

@@ -259,6 +259,37 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
     );
   });
 
+  // Another site's page can post the sign-in form from the admin's own browser: its wrong tokens
+  // must not lock that admin's address out.
+  it('refuses a sign-in form posted from another site with 403, without counting it', async () => {
+    const app = adminAppWith();
+    const from = '198.51.100.14';
+    for (let i = 0; i < LIMIT + 2; i += 1) {
+      const res = await request(app)
+        .post('/admin/login')
+        .set('X-Forwarded-For', from)
+        .set(i % 2 === 0 ? 'Origin' : 'Sec-Fetch-Site', i % 2 === 0 ? 'https://evil.example' : 'cross-site')
+        .type('form')
+        .send({ token: `guess-${i}-${'x'.repeat(32)}` });
+      expect(res.status).to.equal(403);
+      expect(res.text).to.include('a form sent from another site is refused');
+    }
+    const own = await request(app)
+      .get('/admin/events')
+      .set('X-Forwarded-For', from)
+      .set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+    expect(own.status).to.equal(200);
+    // The form from its own page still works.
+    const signedIn = await request(app)
+      .post('/admin/login')
+      .set('X-Forwarded-For', from)
+      .set('Origin', 'http://127.0.0.1')
+      .set('Host', '127.0.0.1')
+      .type('form')
+      .send({ token: ADMIN_TOKEN });
+    expect(signedIn.status).to.equal(303);
+  });
+
   it('does not count calls with no credential or a stale session cookie (an open dashboard polling after sign-out)', async () => {
     const app = adminAppWith();
     const from = '198.51.100.14';
