@@ -1,4 +1,5 @@
 import type { TrayStorage } from '../storage/port.ts';
+import { announcePartial } from './announce-partial.ts';
 import type { TrayChanges } from './tray-changes.ts';
 
 /** v3/mark-all-as-read: every unread record of the user marked read; returns how many changed. */
@@ -8,7 +9,10 @@ export async function markAll(
   userId: string,
   now: number,
 ): Promise<number> {
-  const changed = await storage.records.markAllRead(userId, now);
-  if (changed.length > 0) await changes?.markedRead(changed);
+  const announce = async (marked: Parameters<TrayChanges['markedRead']>[0]) => {
+    if (marked.length > 0) await changes?.markedRead(marked);
+  };
+  const changed = await announcePartial(() => storage.records.markAllRead(userId, now), announce);
+  await announce(changed);
   return changed.length;
 }

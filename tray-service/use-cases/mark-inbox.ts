@@ -1,6 +1,7 @@
 import { InvalidUntilError } from '../domain/invalid-until-error.ts';
 import { snoozeUntilProblem } from '../domain/snooze-mark.ts';
 import type { InboxMark, TrayStorage } from '../storage/port.ts';
+import { announcePartial } from './announce-partial.ts';
 import { requireInbox } from './require-inbox.ts';
 import type { TrayChanges } from './tray-changes.ts';
 
@@ -19,7 +20,13 @@ export async function markInbox(
   const { mark, now } = request;
   const problem = mark.kind === 'snooze' ? snoozeUntilProblem(mark.until, now) : undefined;
   if (problem !== undefined) throw new InvalidUntilError(problem);
-  const changed = await requireInbox(storage).mark(request.userId, mark, now);
-  if (changed.length > 0) await changes?.inboxMarked(mark, changed);
+  const announce = async (marked: Parameters<TrayChanges['inboxMarked']>[1]) => {
+    if (marked.length > 0) await changes?.inboxMarked(mark, marked);
+  };
+  const changed = await announcePartial(
+    () => requireInbox(storage).mark(request.userId, mark, now),
+    announce,
+  );
+  await announce(changed);
   return changed.length;
 }

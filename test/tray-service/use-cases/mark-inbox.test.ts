@@ -1,26 +1,32 @@
 import { expect } from 'chai';
+import { MongoClient } from 'mongodb';
 import { DAY_MS } from '../../../shared/time/durations.ts';
 import type { InboxRecord } from '../../../tray-service/domain/inbox-record.ts';
 import { InvalidUntilError } from '../../../tray-service/domain/invalid-until-error.ts';
 import type { InboxMark } from '../../../tray-service/storage/port.ts';
+import type { TrayRecord } from '../../../tray-service/domain/tray-record.ts';
+import { TRAY_RECORDS } from '../../../tray-service/storage/mongodb/collection-names.ts';
+import type { TrayRecordDoc } from '../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
+import { markAll } from '../../../tray-service/use-cases/mark-all.ts';
 import { markInbox } from '../../../tray-service/use-cases/mark-inbox.ts';
+import { claimFor } from '../storage/mongodb/support/claim-for.ts';
+import { testStack } from '../../support/test-stack.ts';
 import { seedRecords } from '../../support/seed-tray.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 
 const NOW = Date.UTC(2026, 0, 15, 12);
 
+/** The changes the use case announced, each mark with its records. */
+function announced() {
+  const marks: [InboxMark, readonly InboxRecord[]][] = [];
+  return {
+    marks,
+    inboxMarked: async (mark: InboxMark, records: readonly InboxRecord[]) => void marks.push([mark, records]),
+  };
+}
+
 describe('markInbox (POST v3/records/*, every transport)', () => {
   const suite = useTrayStorage();
-
-  /** The changes the use case announced, each mark with its records. */
-  function announced() {
-    const marks: [InboxMark, readonly InboxRecord[]][] = [];
-    return {
-      marks,
-      inboxMarked: async (mark: InboxMark, records: readonly InboxRecord[]) =>
-        void marks.push([mark, records]),
-    };
-  }
 
   describe('a snooze', () => {
     const refused: [string, number, string][] = [
@@ -54,5 +60,57 @@ describe('markInbox (POST v3/records/*, every transport)', () => {
       expect(page.records.map((one) => one.snoozedUntil)).to.deep.equal([until]);
       expect(changes.marks).to.have.length(1);
     });
+  });
+});
+
+// MongoDB writes the records of a mark one compare-and-set at a time: a record held by a writer that
+// died (its claim of the next version, taken over only after 60 s) stops the mark after the
+// others were written. Those are announced before the call fails, as markAll's are.
+describe('markInbox and markAll on MongoDB, failing part-way', function () {
+  this.timeout(60_000);
+  const suite = useTrayStorage('mongodb');
+  let client: MongoClient | undefined;
+  after(async () => client?.close());
+
+  /** Seeds two records of `userId`; a stalled writer holds the second's next version. */
+  const seedOneHeld = async (userId: string) => {
+    const keys = await seedRecords(suite.storage, [
+      { userId, targetId: 'p-free', lastUpdate: NOW - 60_000 },
+      { userId, targetId: 'p-held', lastUpdate: NOW - 30_000 },
+    ]);
+    client ??= await MongoClient.connect(testStack().mongoUri);
+    const db = client.db(suite.env.MONGODB_DB);
+    const held = await db.collection<TrayRecordDoc>(TRAY_RECORDS).findOne({ userId, targetId: 'p-held' });
+    if (!held) throw new Error('the held record was not seeded');
+    await claimFor(db, 'a-writer-that-died', held._id, held.version + 1);
+    return keys;
+  };
+
+  it('announces the records it changed, then fails as the write did', async () => {
+    const [free, held] = await seedOneHeld('u-part-archive');
+    await seedOneHeld('u-part-read');
+    const inboxChanges = announced();
+    const readChanges: (readonly TrayRecord[])[] = [];
+    const archive: InboxMark = { kind: 'archive', ids: [free!, held!] };
+    const [archived, read] = await Promise.allSettled([
+      markInbox(suite.storage, inboxChanges, { userId: 'u-part-archive', mark: archive, now: NOW }),
+      markAll(
+        suite.storage,
+        { markedRead: async (records) => void readChanges.push(records) },
+        'u-part-read',
+        NOW,
+      ),
+    ]);
+    expect(archived.status).to.equal('rejected');
+    expect(read.status).to.equal('rejected');
+    expect(inboxChanges.marks.map(([, records]) => records.map((record) => record.targetId))).to.deep.equal([
+      ['p-free'],
+    ]);
+    expect(readChanges.map((records) => records.map((record) => record.targetId))).to.deep.equal([
+      ['p-free'],
+    ]);
+    // What was announced is what is stored.
+    const page = await suite.storage.inbox!.page('u-part-archive', 'archived', undefined, 10, NOW);
+    expect(page.records.map((record) => record.targetId)).to.deep.equal(['p-free']);
   });
 });

@@ -3,6 +3,7 @@ import type { InboxRecord } from '../../../domain/inbox-record.ts';
 import { encodeRecordKey } from '../../../domain/record-key.ts';
 import { seenByLastRead } from '../../../domain/seen-mark.ts';
 import type { InboxPort, MarkedRecord, MarkedRecords } from '../../port.ts';
+import { collectChanged } from '../../partial-write-error.ts';
 import { TRAY_RECORDS } from '../collection-names.ts';
 import { casUpdateRecords, type ComputeRecord } from '../compare-and-set/cas-update-records.ts';
 import { claimOwner } from '../compare-and-set/claim-owner.ts';
@@ -52,20 +53,22 @@ export function createMongoInbox(db: Db): InboxPort {
     stampChangedAt = true,
   ) => {
     const changed: MarkedRecord<InboxRecord>[] = [];
-    await casUpdateRecords(
-      db,
-      found.map((record) => record._id),
-      compute,
-      {
-        owner: claimOwner(),
-        now: () => now,
-        stampChangedAt,
-        first: new Map(found.map((record) => [record._id, record])),
-        onWritten: async (docs, replaced) =>
-          void changed.push(...docs.map((doc) => marked(toInboxRecord(doc), doc, replaced))),
-      },
+    // A write stopped part-way says what it changed (PartialWriteError).
+    return collectChanged(changed, () =>
+      casUpdateRecords(
+        db,
+        found.map((record) => record._id),
+        compute,
+        {
+          owner: claimOwner(),
+          now: () => now,
+          stampChangedAt,
+          first: new Map(found.map((record) => [record._id, record])),
+          onWritten: async (docs, replaced) =>
+            void changed.push(...docs.map((doc) => marked(toInboxRecord(doc), doc, replaced))),
+        },
+      ),
     );
-    return changed;
   };
 
   // A record read again in a later round (a concurrent write) is judged again: gone or expired
