@@ -31,6 +31,14 @@ export type StorageEngine = 'postgres' | 'mongodb';
 export interface WriteContext {
   /** The tray's clock (epoch ms): unreadAt and changedAt of what this write changes. */
   now: number;
+  /**
+   * The tray's clock while the write runs. A write made of rounds (MongoDB's fan-out batches and
+   * compare-and-set retries, which may take tens of seconds) stamps each round with the later of
+   * `now` and this: a record that lands after the user's last-read call is unread, and its
+   * `changedAt` stays within a stream's settle window of when it landed. Without it (tests pin
+   * the time) every round takes `now`.
+   */
+  clock?: () => number;
   /** Days a record lives after its lastUpdate (TRAY_RETENTION_DAYS). */
   retentionDays: number;
   /**

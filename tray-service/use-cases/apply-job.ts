@@ -178,6 +178,8 @@ async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise
     const { onWritten } = deps;
     return {
       now: at,
+      // A fan-out of many rounds stamps each at its own time (WriteContext.clock).
+      clock: now,
       retentionDays: deps.trayRetentionDays,
       ...(onWritten ? { onWritten: tellUnexpired(onWritten, deps.trayRetentionDays, at) } : {}),
       ...(deps.onRemoved ? { onRemoved: deps.onRemoved } : {}),

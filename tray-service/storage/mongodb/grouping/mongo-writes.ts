@@ -31,7 +31,7 @@ export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWrit
     fanOutBatch: options.fanOutBatch,
     owner,
     lock,
-    now: () => context.now,
+    now: roundClock(context),
     keptSince: options.keptSince ?? 0,
     ...toldAsInboxRecords(context.onWritten),
     ...(context.onRemoved ? { onRemoved: context.onRemoved } : {}),
@@ -45,7 +45,7 @@ export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWrit
       const removed = await applyRemovals(db, removals, {
         retentionDays: context.retentionDays,
         owner: claimOwner(),
-        now: () => context.now,
+        now: roundClock(context),
         keptSince: options.keptSince ?? 0,
         ...(context.eventKey === undefined ? {} : { eventKey: context.eventKey }),
         ...toldAsInboxRecords(context.onWritten),
@@ -57,8 +57,14 @@ export function createMongoWrites(db: Db, options: MongoWritesOptions): TrayWrit
         owner: claimOwner(),
         // The tray's clock, as for every other write: the renamed records' changedAt is read by
         // live catch-up (changedSince), which must not see a process clock ahead or behind it.
-        now: () => context.now,
+        now: roundClock(context),
         ...toldAsInboxRecords(context.onWritten),
       }),
   };
+}
+
+/** The time each round of a write stamps (WriteContext.clock): never before the context's `now`. */
+function roundClock(context: WriteContext): () => number {
+  const { clock, now } = context;
+  return clock ? () => Math.max(now, clock()) : () => now;
 }

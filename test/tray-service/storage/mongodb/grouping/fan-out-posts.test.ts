@@ -1,4 +1,10 @@
 import { expect } from 'chai';
+import { MongoClient } from 'mongodb';
+import { createLogger } from '../../../../../shared/logging/create-logger.ts';
+import { openMongoStorage } from '../../../../../tray-service/storage/mongodb/open-mongo-storage.ts';
+import type { TrayStorage } from '../../../../../tray-service/storage/port.ts';
+import { aPost } from '../../../../support/activity-builder.ts';
+import { testStack } from '../../../../support/test-stack.ts';
 import { recordGroup } from '../../../../../tray-service/storage/mongodb/records/storage-keys.ts';
 import { keyedBatches } from '../../../../../shared/async/keyed-batches.ts';
 import { TRAY_RECORDS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
@@ -7,7 +13,7 @@ import type { Activity } from '../../../../../tray-service/domain/activity.ts';
 import { workerCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
 import { processJob, type ProcessOptions } from '../support/process-job.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
-import { useMongo } from '../../../../support/suite-resources.ts';
+import { uniqueName, useMongo } from '../../../../support/suite-resources.ts';
 import { waitFor } from '../../../../support/wait-for.ts';
 import { membershipEvent, minute, postEvent } from '../../../worker/event-builder.ts';
 import { jobDataOf } from '../../../worker/worker-harness.ts';
@@ -78,5 +84,85 @@ describe('fanOutCommunityPosts: one community’s waiting posts fanned out toget
       .find({ group: recordGroup('post', 'c-d') })
       .toArray();
     expect(versions).to.have.length(members.length + 1);
+  });
+});
+
+// A fan-out goes out in batches of TRAY_FANOUT_BATCH members, one after another: a member may call
+// last-read while it runs, before their batch lands. Each batch is stamped with the tray's clock
+// when it is written (WriteContext.clock), so that record is unread, as one written after the call.
+describe('fanOutPosts on MongoDB: each batch stamped at its own time', function () {
+  this.timeout(60_000);
+  const dbName = uniqueName('fanout-clock');
+  let storage: TrayStorage | undefined;
+  let client: MongoClient | undefined;
+  const T0 = Date.UTC(2026, 10, 20, 10);
+  before(async () => {
+    storage = await openMongoStorage(testStack().mongoUri, dbName, {
+      appName: 'tests',
+      logger: createLogger({ name: 'test', level: 'silent' }),
+      fanOutBatch: 1,
+    });
+    client = await MongoClient.connect(testStack().mongoUri);
+  });
+  after(async () => {
+    await storage?.close();
+    await client?.db(dbName).dropDatabase();
+    await client?.close();
+  });
+
+  it('a member whose last-read call came while the fan-out ran, before their batch, has the post unread', async () => {
+    const members = ['u-clock-1', 'u-clock-2'];
+    await storage!.writes.applyMemberships(
+      members.map((userId) => ({ communityId: 'c-clock', userId, active: true, at: T0 - 60_000 })),
+      { now: T0 - 60_000, retentionDays: 90 },
+    );
+    let clock = T0;
+    const batches: string[][] = [];
+    await storage!.writes.fanOutPosts(
+      'c-clock',
+      [aPost('u-author', { id: 'p-clock', at: T0, communityId: 'c-clock' })],
+      {
+        now: T0,
+        clock: () => clock,
+        retentionDays: 90,
+        onWritten: async (records) => {
+          batches.push(records.map((record) => record.userId));
+          if (batches.length > 1) return;
+          // The other member opens the app 10 s on, while the fan-out goes on: their last-read call.
+          const other = members.find((userId) => !records.some((record) => record.userId === userId))!;
+          clock = T0 + 20_000;
+          await storage!.lastRead.record(other, T0 + 10_000);
+        },
+      },
+    );
+    expect(batches).to.have.lengthOf(2);
+    const [first, second] = batches.map(([userId]) => userId!);
+    expect(await storage!.records.countUnread(first!, 'recorded', T0 + 30_000)).to.equal(1);
+    expect(
+      await storage!.records.countUnread(second!, 'recorded', T0 + 30_000),
+      'the member whose last-read came first',
+    ).to.equal(1);
+    const [record] = (await storage!.records.pageAfter(second!, undefined, 10, T0 + 30_000)).records;
+    expect(record?.unreadAt).to.equal(T0 + 20_000);
+  });
+
+  it('without a clock (tests that pin the time), every batch takes the context’s time', async () => {
+    const members = ['u-pinned-1', 'u-pinned-2'];
+    await storage!.writes.applyMemberships(
+      members.map((userId) => ({ communityId: 'c-pinned', userId, active: true, at: T0 - 60_000 })),
+      { now: T0 - 60_000, retentionDays: 90 },
+    );
+    await storage!.writes.fanOutPosts(
+      'c-pinned',
+      [aPost('u-author', { id: 'p-pinned', at: T0, communityId: 'c-pinned' })],
+      {
+        now: T0,
+        retentionDays: 90,
+      },
+    );
+    for (const userId of members) {
+      const [record] = (await storage!.records.pageAfter(userId, undefined, 10, T0 + 30_000)).records;
+      expect(record?.unreadAt).to.equal(T0);
+    }
   });
 });
