@@ -20,6 +20,7 @@ export function createBullQueue<T>(
   settings?: Bull.AdvancedSettings,
 ): Bull.Queue<T> {
   const clients: RedisClient[] = [];
+  let closing = false;
   const queue = new Bull<T>(name, {
     prefix: connection.prefix,
     ...(settings ? { settings } : {}),
@@ -29,6 +30,7 @@ export function createBullQueue<T>(
         enableReadyCheck: type === 'client',
       });
       clients.push(client);
+      if (type === 'bclient') connectAgainOnEnd(client, () => closing);
       return client;
     },
   });
@@ -36,6 +38,7 @@ export function createBullQueue<T>(
   // leave its three connections reconnecting for the life of the process.
   const close = queue.close.bind(queue);
   queue.close = async (doNotWaitJobs?: boolean) => {
+    closing = true;
     try {
       await close(doNotWaitJobs);
     } finally {
@@ -43,4 +46,25 @@ export function createBullQueue<T>(
     }
   };
   return queue;
+}
+
+/** How long after its end the blocking connection is connected again, unless bull did it first. */
+const BLOCKING_RECONNECT_MS = 1_000;
+
+/**
+ * bull's local pause that does not wait for active jobs (the worker's, while the storage is down)
+ * drops its blocking connection and connects it again at once. While Redis cannot be reached
+ * either, that connect fails, and ioredis, told to disconnect by hand, ends the connection for good:
+ * bull never makes another, and once the queue is drained every BRPOPLPUSH fails "Connection is
+ * closed.", swallowed by bull, so the worker takes no job again, with nothing said. A blocking
+ * connection that ended while the queue is not closing is connected again here; one that cannot
+ * reach Redis yet then reconnects as any connection does.
+ */
+function connectAgainOnEnd(client: RedisClient, closing: () => boolean): void {
+  client.on('end', () => {
+    setTimeout(() => {
+      if (closing() || client.status !== 'end') return;
+      client.connect().catch(() => undefined);
+    }, BLOCKING_RECONNECT_MS).unref();
+  });
 }
