@@ -157,11 +157,16 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       }
       return { status: stored.status };
     } catch (error) {
-      metrics.jobs.inc({ outcome: 'failed' });
-      deps.logger.warn(
-        { key: job.data.dedupeKey, attempt: job.attemptsMade + 1, err: (error as Error).message },
-        'job failed; bull retries it with backoff',
-      );
+      const attempt = job.attemptsMade + 1;
+      const failure = { key: job.data.dedupeKey, attempt, err: (error as Error).message };
+      // Its last attempt: bull puts it in the failed set, where only a replay brings it back.
+      if (attempt >= (job.opts.attempts ?? 1)) {
+        metrics.jobs.inc({ outcome: 'dead_lettered' });
+        deps.logger.error(failure, 'job failed on its last attempt: in the failed set, replayable');
+      } else {
+        metrics.jobs.inc({ outcome: 'failed' });
+        deps.logger.warn(failure, 'job failed; bull retries it with backoff');
+      }
       throw error;
     } finally {
       stopTimer();
@@ -229,8 +234,15 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       gate.stop();
       // Waits for in-flight jobs, unless they wait for the storage: then they stay active and are
       // picked up again as stalled jobs, which costs no attempt (WEBHOOK_MAX_STALLED_COUNT stalls
-      // at most).
-      await deps.queue.close(waiting);
+      // at most). So do jobs that meet an outage while it waits (the database stopped with the
+      // rest of a stack): they would hold the close until the shutdown's deadline.
+      await Promise.race([
+        deps.queue.close(waiting),
+        // bull's own disconnect (untyped): its connections go, the parked jobs' locks lapse.
+        gate.parkedAfterStop.then(() =>
+          (deps.queue as unknown as { disconnect(): Promise<void> }).disconnect(),
+        ),
+      ]);
       deps.queue.off('failed', onFailed);
       deps.queue.off('stalled', onStalled);
     },

@@ -19,6 +19,11 @@ export interface StorageGate {
   isOutage(): Promise<boolean>;
   readonly isOpen: boolean;
   /**
+   * Resolves when an outage is found after stop(): the jobs a shutdown waits for are then parked
+   * for good (nothing probes any more), and the shutdown stops waiting for them.
+   */
+  readonly parkedAfterStop: Promise<void>;
+  /**
    * Shutdown: no more probes. During an outage, jobs waiting at the gate stay where they are (active,
    * then stalled); with the storage answering, jobs still pass.
    */
@@ -46,6 +51,7 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
   let outage: { since: number; opened: Promise<undefined>; open: () => void } | undefined;
   let probing: Promise<boolean> | undefined;
   let timer: NodeJS.Timeout | undefined;
+  const parked = Promise.withResolvers<undefined>();
 
   const answers = (): Promise<boolean> => {
     probing ??= withTimeout(options.ping(), probeTimeoutMs, 'storage ping').then(
@@ -88,7 +94,10 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
     outage = { since: performance.now(), opened, open: () => open(undefined) };
     // An outage found after stop() still parks its jobs (else they would retry in a busy loop),
     // but nothing probes or resumes the queue any more: the process is going away.
-    if (stopped) return;
+    if (stopped) {
+      parked.resolve(undefined);
+      return;
+    }
     options.logger.warn(
       'storage does not answer: the worker takes no jobs until it does (jobs wait in the queue)',
     );
@@ -112,6 +121,7 @@ export function createStorageGate(options: StorageGateOptions): StorageGate {
     get isOpen() {
       return outage === undefined;
     },
+    parkedAfterStop: parked.promise,
     stop() {
       stopped = true;
       clearTimeout(timer);

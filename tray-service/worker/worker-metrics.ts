@@ -19,7 +19,7 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
   return {
     jobs: new Counter({
       name: 'tray_worker_jobs_total',
-      help: 'Queue jobs handled by the tray worker, by outcome (completed, failed: will be retried or dead-lettered, stalled_out: failed by bull for stalling too often, dead-lettered)',
+      help: 'Queue jobs handled by the tray worker, by outcome (completed; failed: retried with backoff; dead_lettered: its last attempt failed, left in the failed set, replayable; stalled_out: failed by bull for stalling too often)',
       labelNames: ['outcome'],
       registers: [registry],
     }),

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type Bull from 'bull';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import {
@@ -88,6 +89,8 @@ describe('tray worker when a job fails for a reason of its own (the database ans
   const postgres = useStoppablePostgres();
   let queue: Bull.Queue<WebhookJobData> | undefined;
   let worker: RunningWorker | undefined;
+  const registry = createMetricsRegistry('test', false);
+  const recording = recordingLogger();
 
   before(async function () {
     this.timeout(60_000);
@@ -97,7 +100,14 @@ describe('tray worker when a job fails for a reason of its own (the database ans
     const events = new Proxy(storage.events, {
       get: () => () => Promise.reject(new Error('refused by the test')),
     });
-    worker = await quietWorker(queue, { ...storage, events, ping: () => storage.ping() });
+    worker = await startWorker({
+      queue,
+      networkId: 'default',
+      storage: { ...storage, events, ping: () => storage.ping() },
+      logger: recording.logger,
+      registry,
+      purgeIntervalMs: 0,
+    });
   });
   after(async function () {
     this.timeout(30_000);
@@ -117,6 +127,133 @@ describe('tray worker when a job fails for a reason of its own (the database ans
     expect(failed?.failedReason).to.equal('refused by the test');
     // Exponential backoff: the second wait (400 ms) follows the first (200 ms).
     expect(failed!.finishedOn! - failed!.timestamp).to.be.at.least(600);
+    // Two retried failures, then the last one, said apart (an alert waits on the last alone).
+    const jobs = await registry.getSingleMetricAsString('tray_worker_jobs_total');
+    expect(jobs).to.match(/tray_worker_jobs_total\{outcome="failed"[^}]*\} 2/);
+    expect(jobs).to.match(/tray_worker_jobs_total\{outcome="dead_lettered"[^}]*\} 1/);
+    // pino's level 50 is `error`.
+    expect(recording.lines.filter((line) => line.level === 50).map((line) => line.msg)).to.deep.equal([
+      'job failed on its last attempt: in the failed set, replayable',
+    ]);
+  });
+});
+
+// After a failover behind one address, connections made before it reach the former primary, now a
+// standby that answers every write with read_only_sql_transaction while it answers SELECT 1. Made
+// here by setting the database read-only for new sessions and ending the open ones.
+describe('tray worker when its database takes no writes (a standby after a failover)', () => {
+  const prefix = useQueuePrefix();
+  const postgres = useStoppablePostgres();
+  let queue: Bull.Queue<WebhookJobData> | undefined;
+  let worker: RunningWorker | undefined;
+  let admin: pg.Client | undefined;
+
+  const database = () => new URL(postgres.url).pathname.slice(1);
+  /** Sets the database read-only for new sessions and ends every other session of it. */
+  const readOnly = async () => {
+    await admin!.query(`ALTER DATABASE "${database()}" SET default_transaction_read_only = on`);
+    await admin!.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+  };
+
+  before(async function () {
+    this.timeout(60_000);
+    const storage = await postgres.openStorage();
+    admin = new pg.Client({ connectionString: postgres.url });
+    // The suite's server stops in its own after hook, which may run before this suite's.
+    admin.on('error', () => undefined);
+    await admin.connect();
+    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    worker = await startWorker({
+      queue,
+      networkId: 'default',
+      storage,
+      logger: createLogger({ name: 'test', level: 'silent' }),
+      registry: createMetricsRegistry('test', false),
+      purgeIntervalMs: 0,
+      storageProbe: { firstProbeMs: 100, maxProbeMs: 200 },
+    });
+  });
+  after(async function () {
+    this.timeout(30_000);
+    await worker?.close();
+    await admin?.end().catch(() => undefined);
+  });
+
+  it('holds the job without spending an attempt while writes are refused, and applies it once they pass', async function () {
+    this.timeout(60_000);
+    await readOnly();
+    const job = await queue!.add(jobDataOf(commentEvent({ commentId: 'cm-standby' })), {
+      ...webhookJobOptions,
+      attempts: 3,
+      backoff: { type: 'exponential', delay: 200 },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const waiting = await queue!.getJob(job.id);
+    expect(await waiting?.getState()).to.equal('active');
+    expect(waiting?.attemptsMade).to.equal(0);
+    // The address names a primary again: connections made from now on take writes (the worker's
+    // read-only ones are not kept: nothing ends them here).
+    await admin!.query(`ALTER DATABASE "${database()}" RESET default_transaction_read_only`);
+    expect(await settled(job)).to.equal('completed');
+    expect((await queue!.getJob(job.id))?.attemptsMade).to.equal(0);
+  });
+});
+
+// `docker compose down`: the worker is told to stop while it applies a job, and the database stops
+// at the same moment. The job meets the outage after the stop: it stays active, to stall and run
+// again elsewhere, and the close does not wait for it until the shutdown's deadline.
+describe('tray worker closing while its database goes down', () => {
+  const prefix = useQueuePrefix();
+  const postgres = useStoppablePostgres();
+  let queue: Bull.Queue<WebhookJobData> | undefined;
+  let worker: RunningWorker | undefined;
+  let storing: () => void = () => undefined;
+  const stored = new Promise<void>((resolve) => (storing = resolve));
+  let down = false;
+  let release: (error: Error) => void = () => undefined;
+
+  before(async function () {
+    this.timeout(60_000);
+    const storage = await postgres.openStorage();
+    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    // The event's store waits (the job in flight) until the test fails it, as a stopped server would.
+    const events = new Proxy(storage.events, {
+      get: (target, prop, receiver) =>
+        prop === 'store'
+          ? () => {
+              storing();
+              return new Promise((_resolve, reject) => (release = reject));
+            }
+          : Reflect.get(target, prop, receiver),
+    });
+    const ping = () => (down ? Promise.reject(new Error('the database stopped')) : storage.ping());
+    worker = await quietWorker(queue, { ...storage, events, ping });
+  });
+
+  it('stops waiting for the job once it meets the outage, which leaves it active to run again', async function () {
+    this.timeout(30_000);
+    const job = await queue!.add(jobDataOf(commentEvent({ commentId: 'cm-closing' })), webhookJobOptions);
+    await stored;
+    const closing = worker!.close();
+    down = true;
+    release(new Error('the database stopped'));
+    const started = performance.now();
+    const outcome = await Promise.race([
+      closing.then(() => 'closed'),
+      new Promise((resolve) => setTimeout(() => resolve('still closing'), 5_000)),
+    ]);
+    expect(outcome).to.equal('closed');
+    expect(performance.now() - started).to.be.below(3_000);
+    const probe = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    try {
+      const left = await probe.getJob(job.id);
+      expect(await left?.getState()).to.equal('active');
+      expect(left?.attemptsMade).to.equal(0);
+    } finally {
+      await probe.close();
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { isReadOnlyFailure } from './read-only-connection.ts';
 import { withRetry } from './with-retry.ts';
 
 /**
@@ -26,6 +27,8 @@ export function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) =>
       await client.query('COMMIT');
       return result;
     } catch (error) {
+      // Connected to a server that takes no writes (a former primary): dropped, not pooled again.
+      if (isReadOnlyFailure(error)) broken ??= error as Error;
       await client.query('ROLLBACK').catch((rollbackError: unknown) => {
         broken ??= rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
       });

@@ -17,6 +17,7 @@ import { createPostgresRemovalOutcomes } from './postgres-removal-outcomes.ts';
 import { createPostgresWrites } from './postgres-writes.ts';
 import { purgeExpiredEvents } from './purge-expired-events.ts';
 import { purgeExpiredRecords } from './purge-expired-records.ts';
+import { pingWritable } from './read-only-connection.ts';
 
 /** Longest a ping waits for its answer (the gate's and /readyz's own budgets are shorter or alike). */
 const PING_TIMEOUT_MS = 5_000;
@@ -69,9 +70,7 @@ export async function openPostgresStorage(url: string, options: PostgresOptions)
       if (failures.length > 0) throw new PurgeError(failures, purged);
       return purged;
     },
-    async ping() {
-      await pingPool.query('SELECT 1');
-    },
+    ping: () => pingWritable(pingPool),
     // Ending a pool twice throws; closing the storage twice (two shutdown paths) must not.
     close: () => (closing ??= Promise.all([pool.end(), pingPool.end()]).then(() => undefined)),
   };
