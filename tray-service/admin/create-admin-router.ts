@@ -193,6 +193,12 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
       exportMaxRows: deps.exportMaxRows ?? 1_000_000,
       exports: createConcurrencySlots(deps.exportsMax ?? 2),
       exportIdleMs: deps.exportIdleMs ?? 60_000,
+      // Checked as often as a tail's credential (at its heartbeats).
+      credential: {
+        stillAdmin: (req) => stillAdmin(req, guard),
+        checkMs: deps.tailHeartbeatMs ?? 15_000,
+        clock: deps.clock ?? Date.now,
+      },
       ...limits,
     }),
   );

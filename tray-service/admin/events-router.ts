@@ -11,6 +11,7 @@ import type { RemovalChanges } from '../use-cases/removal-changes.ts';
 import type { ConcurrencySlots } from './concurrency-slots.ts';
 import { csvStream } from './csv-stream.ts';
 import { dropStalledReader } from './drop-stalled-reader.ts';
+import { endWithCredential, type CredentialWatch } from './end-with-credential.ts';
 import { toEventDetailView, toEventView, type EventView } from './event-view.ts';
 import { ndjsonStream } from './ndjson-stream.ts';
 import {
@@ -23,6 +24,7 @@ import {
 } from '../domain/page-cursor.ts';
 import { toFilter } from './parse-events-filter.ts';
 import { parseQuery } from './parse-query.ts';
+import { admittedCaller } from './require-admin.ts';
 import {
   eventsExportQuery,
   eventsListQuery,
@@ -53,6 +55,8 @@ export interface EventsRouterDeps {
   exports: ConcurrencySlots;
   /** How long an export's writes may wait for a reader that takes nothing before it is cut off. */
   exportIdleMs: number;
+  /** An export carries every payload: it ends with the credential that opened it. */
+  credential: CredentialWatch;
 }
 
 /** The CSV export's columns: the event view's fields, the payload as one JSON cell. */
@@ -141,11 +145,21 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
       res.end();
       return;
     }
+    // Express, the slot, the stalled-reader check, the credential watch and the pipeline's stages
+    // each listen for the response's 'close': past Node's default of 10, a warning per export.
+    res.setMaxListeners(20);
     // A reader that stopped reading would hold the slot for as long as its connection stays up;
     // cut off, the pipeline ends the reads and 'close' gives the slot back.
     dropStalledReader(res, deps.exportIdleMs, () =>
       deps.logger.info({ idleMs: deps.exportIdleMs }, 'events export cut off: its reader stopped reading'),
     );
+    // Signed out or expired mid-export (an export of a million rows takes minutes): cut off, as a
+    // tail ends, rather than sent to the end.
+    const unwatch = endWithCredential(req, admittedCaller(res), deps.credential, () => {
+      deps.logger.info('events export cut off: its credential ended (signed out, or expired)');
+      res.destroy();
+    });
+    res.once('close', unwatch);
     try {
       // pipeline propagates backpressure to storage's pages, and ends the iteration (storage
       // reads no further page) when the client goes away.

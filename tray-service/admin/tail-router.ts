@@ -10,7 +10,8 @@ import { parseEventsFilter } from './parse-events-filter.ts';
 import type { RedisEventsFeed } from './redis-events-feed.ts';
 import { createConcurrencySlots } from './concurrency-slots.ts';
 import { createTailBacklog } from './tail-backlog.ts';
-import { admittedCaller, callerExpiresAt } from './require-admin.ts';
+import { endWithCredential } from './end-with-credential.ts';
+import { admittedCaller } from './require-admin.ts';
 
 export interface TailRouterDeps {
   feed: RedisEventsFeed;
@@ -40,9 +41,6 @@ export interface TailRouterDeps {
   stillAdmin: (req: Request) => Promise<boolean | undefined>;
   clock?: () => number;
 }
-
-/** setTimeout's longest delay; a later expiry is left to the heartbeats' checks. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * GET /admin/events/tail: server-sent events, one `stored` event (id: the event's key, data: its
@@ -89,14 +87,14 @@ export function createTailRouter(deps: TailRouterDeps): Router {
       open: boolean;
       stop?: () => void;
       heartbeat?: NodeJS.Timeout;
-      expiry?: NodeJS.Timeout;
+      unwatch?: () => void;
     } = { open: true };
     const backlog = createTailBacklog();
     const finish = () => {
       if (!stream.open) return;
       stream.open = false;
       clearInterval(stream.heartbeat);
-      clearTimeout(stream.expiry);
+      stream.unwatch?.();
       stream.stop?.();
       // A reader that stopped reading never takes what is buffered for it: end() would hold those
       // bytes and the socket for as long as the connection stays up.
@@ -156,17 +154,13 @@ export function createTailRouter(deps: TailRouterDeps): Router {
     res.flushHeaders();
     write(sseRetry(3_000));
     write(sseComment('tail open'));
-    const expiresAt = callerExpiresAt(caller);
-    if (expiresAt !== undefined) {
-      stream.expiry = setTimeout(finish, Math.min(Math.max(0, expiresAt - clock()), MAX_TIMER_MS));
-      stream.expiry.unref();
-    }
-    stream.heartbeat = setInterval(() => {
-      send(sseComment('heartbeat'));
-      void deps.stillAdmin(req).then((admin) => {
-        if (admin === false) finish();
-      });
-    }, heartbeatMs);
+    stream.unwatch = endWithCredential(
+      req,
+      caller,
+      { stillAdmin: deps.stillAdmin, checkMs: heartbeatMs, clock },
+      finish,
+    );
+    stream.heartbeat = setInterval(() => send(sseComment('heartbeat')), heartbeatMs);
     stream.heartbeat.unref();
   });
 

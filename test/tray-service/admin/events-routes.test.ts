@@ -401,6 +401,38 @@ describe('admin events API', () => {
       }
     });
 
+    // An export carries every payload, as a tail does: it lasts no longer than its credential.
+    it('ends an export whose session signs out while it runs, at the next credential check', async () => {
+      const events = suite.storage.events;
+      const payload = 'x'.repeat(64 * 1024);
+      const endless = eventsWith(events, {
+        stream: async function* (filter) {
+          if (filter.webhook !== 'endless') return yield* events.stream(filter);
+          for (let n = 0; ; n += 1) yield eventDoc({ key: `endless-${n}`, data: { payload } });
+        },
+      });
+      const watched = adminApp(suite.storage, {
+        deps: { exportIdleMs: 60_000, tailHeartbeatMs: 200, events: endless },
+      });
+      const server = await listen(watched.app, { port: 0, host: '127.0.0.1' });
+      const port = (server.address() as AddressInfo).port;
+      const base = `http://127.0.0.1:${port}`;
+      try {
+        const cookie = await sessionCookie(base, ADMIN_TOKEN);
+        const reader = await stalledGet(port, '/admin/events/export?webhook=endless', `Cookie: ${cookie}`);
+        expect(reader.status).to.equal('HTTP/1.1 200 OK');
+        await request(base).post('/admin/logout').set('Cookie', cookie).expect(303);
+        const ended = await Promise.race([
+          reader.readToEnd().then(() => 'ended'),
+          new Promise((resolve) => setTimeout(() => resolve('still sending'), 5_000)),
+        ]);
+        expect(ended).to.equal('ended');
+      } finally {
+        await closeServer(server, 100);
+        watched.close();
+      }
+    });
+
     it('gives the slot of an export whose reader stopped reading back once it took nothing for the idle timeout', async () => {
       const events = suite.storage.events;
       const payload = 'x'.repeat(64 * 1024);
