@@ -403,14 +403,7 @@ describe('admin events API', () => {
 
     // An export carries every payload, as a tail does: it lasts no longer than its credential.
     it('ends an export whose session signs out while it runs, at the next credential check', async () => {
-      const events = suite.storage.events;
-      const payload = 'x'.repeat(64 * 1024);
-      const endless = eventsWith(events, {
-        stream: async function* (filter) {
-          if (filter.webhook !== 'endless') return yield* events.stream(filter);
-          for (let n = 0; ; n += 1) yield eventDoc({ key: `endless-${n}`, data: { payload } });
-        },
-      });
+      const endless = endlessEvents(suite.storage.events);
       const watched = adminApp(suite.storage, {
         deps: { exportIdleMs: 60_000, tailHeartbeatMs: 200, events: endless },
       });
@@ -434,15 +427,7 @@ describe('admin events API', () => {
     });
 
     it('gives the slot of an export whose reader stopped reading back once it took nothing for the idle timeout', async () => {
-      const events = suite.storage.events;
-      const payload = 'x'.repeat(64 * 1024);
-      // webhook=endless: more events than any socket holds, as fast as the export takes them.
-      const endless = eventsWith(events, {
-        stream: async function* (filter) {
-          if (filter.webhook !== 'endless') return yield* events.stream(filter);
-          for (let n = 0; ; n += 1) yield eventDoc({ key: `endless-${n}`, data: { payload } });
-        },
-      });
+      const endless = endlessEvents(suite.storage.events);
       const capped = adminApp(suite.storage, {
         deps: { exportsMax: 1, exportIdleMs: 200, events: endless },
       });
@@ -551,6 +536,17 @@ describe('admin events API after EVENTS_RETENTION_DAYS changes', () => {
 });
 
 /** The stored events, with some of their operations replaced. */
+/** The events, with webhook=endless streaming 64 KB events without end, as fast as a reader takes them. */
+function endlessEvents(events: EventsPort): EventsPort {
+  const payload = 'x'.repeat(64 * 1024);
+  return eventsWith(events, {
+    stream: async function* (filter) {
+      if (filter.webhook !== 'endless') return yield* events.stream(filter);
+      for (let n = 0; ; n += 1) yield eventDoc({ key: `endless-${n}`, data: { payload } });
+    },
+  });
+}
+
 function eventsWith(events: EventsPort, replaced: Partial<EventsPort>): EventsPort {
   return {
     store: (...args) => events.store(...args),

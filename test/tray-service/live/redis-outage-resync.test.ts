@@ -1,16 +1,15 @@
 import { expect } from 'chai';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { createRedis } from '../../../shared/redis/create-redis.ts';
-import type { InboxRecord } from '../../../tray-service/domain/inbox-record.ts';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
 import { changeChannel, shardOf } from '../../../tray-service/live/change-channels.ts';
 import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
-import { seedActivities } from '../../support/seed-tray.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { dataOf, named, openSse, type SseStream } from './support/sse-client.ts';
 import { useLiveOnOwnRedis } from './support/use-live-on-own-redis.ts';
 import { withCatchUpRead } from './support/with-catch-up-read.ts';
+import { writeRecord } from './support/write-record.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
 /** More users than the instance catches up at once after Redis comes back. */
@@ -31,17 +30,8 @@ describe('live streams caught up after a Redis outage, a live change arriving fi
     }),
   );
 
-  const write = async (user: string, targetId: string, at: number) => {
-    let written: InboxRecord[] = [];
-    await suite.storage.writes.applyPersonal(seedActivities({ userId: user, targetId, lastUpdate: at }), {
-      now: at,
-      retentionDays: 90,
-      onWritten: async (records) => {
-        written = [...records];
-      },
-    });
-    return written;
-  };
+  const write = (user: string, targetId: string, at: number) =>
+    writeRecord(suite.storage, user, targetId, at);
 
   it('the stream still gets what was written during the outage', async () => {
     const users = [...Array.from({ length: BUSY }, (_, i) => `u-busy-${i}`), 'u-last'];

@@ -1,18 +1,17 @@
 import { expect } from 'chai';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
-import type { InboxRecord } from '../../../tray-service/domain/inbox-record.ts';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
 import { startBanCache, type BanCache } from '../../../tray-service/http/auth/ban-cache.ts';
 import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
 import { encodeStreamCursor, freshCursor } from '../../../tray-service/live/stream-cursor.ts';
-import { seedActivities } from '../../support/seed-tray.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { dataOf, openSse, type SseStream } from './support/sse-client.ts';
 import { startLiveInstance, type StartedLiveInstance } from './support/start-live-instance.ts';
 import { withCatchUpRead } from './support/with-catch-up-read.ts';
+import { writeRecord } from './support/write-record.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
 const STREAM = '/notifications/v3/stream';
@@ -51,17 +50,8 @@ describe('a resumed stream whose user has a live change queued before its catch-
     redis?.disconnect();
   });
 
-  const write = async (user: string, targetId: string, at: number) => {
-    let written: InboxRecord[] = [];
-    await suite.storage.writes.applyPersonal(seedActivities({ userId: user, targetId, lastUpdate: at }), {
-      now: at,
-      retentionDays: 90,
-      onWritten: async (records) => {
-        written = [...records];
-      },
-    });
-    return written;
-  };
+  const write = (user: string, targetId: string, at: number) =>
+    writeRecord(suite.storage, user, targetId, at);
   const shown = (stream: SseStream) =>
     stream.events
       .filter((event) => event.event !== 'comment')

@@ -1,13 +1,12 @@
 import { expect } from 'chai';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
-import type { InboxRecord } from '../../../tray-service/domain/inbox-record.ts';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
 import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
-import { seedActivities } from '../../support/seed-tray.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { dataOf, named, openSse } from './support/sse-client.ts';
 import { useLiveOnOwnRedis } from './support/use-live-on-own-redis.ts';
+import { writeRecord } from './support/write-record.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
 
@@ -25,17 +24,8 @@ describe('live streams whose subscriber connection went silent (a network cut)',
     { subscriberThroughProxy: true },
   );
 
-  const write = async (user: string, targetId: string, at: number) => {
-    let written: InboxRecord[] = [];
-    await suite.storage.writes.applyPersonal(seedActivities({ userId: user, targetId, lastUpdate: at }), {
-      now: at,
-      retentionDays: 90,
-      onWritten: async (records) => {
-        written = [...records];
-      },
-    });
-    return written;
-  };
+  const write = (user: string, targetId: string, at: number) =>
+    writeRecord(suite.storage, user, targetId, at);
 
   it('get what was published into the cut, within seconds', async () => {
     const user = 'u-silent-subscriber';

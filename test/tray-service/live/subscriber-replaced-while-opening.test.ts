@@ -1,17 +1,16 @@
 import { expect } from 'chai';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { createRedis } from '../../../shared/redis/create-redis.ts';
-import type { InboxRecord } from '../../../tray-service/domain/inbox-record.ts';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
 import { changeChannel, shardOf } from '../../../tray-service/live/change-channels.ts';
 import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
 import type { TrayStorage } from '../../../tray-service/storage/port.ts';
-import { seedActivities } from '../../support/seed-tray.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { bearer } from '../api/support/api-harness.ts';
 import { dataOf, named, openSse } from './support/sse-client.ts';
 import { useLiveOnOwnRedis } from './support/use-live-on-own-redis.ts';
+import { writeRecord } from './support/write-record.ts';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
 const STREAM = '/notifications/v3/stream';
@@ -49,17 +48,8 @@ describe('a stream opening while the live subscription drops and comes back', fu
     }),
   );
 
-  const write = async (user: string, targetId: string, at: number) => {
-    let written: InboxRecord[] = [];
-    await suite.storage.writes.applyPersonal(seedActivities({ userId: user, targetId, lastUpdate: at }), {
-      now: at,
-      retentionDays: 90,
-      onWritten: async (records) => {
-        written = [...records];
-      },
-    });
-    return written;
-  };
+  const write = (user: string, targetId: string, at: number) =>
+    writeRecord(suite.storage, user, targetId, at);
 
   it('gets what was written while the subscription was down, as the user’s open stream does', async () => {
     const user = 'u-replaced-opening';

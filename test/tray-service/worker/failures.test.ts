@@ -11,7 +11,11 @@ import {
   webhookJobOptions,
   type WebhookJobData,
 } from '../../../shared/queue/webhook-queue.ts';
-import { startWorker, type RunningWorker } from '../../../tray-service/worker/start-worker.ts';
+import {
+  startWorker,
+  type RunningWorker,
+  type WorkerDeps,
+} from '../../../tray-service/worker/start-worker.ts';
 import { recordingLogger } from '../../support/recording-logger.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
@@ -22,10 +26,14 @@ import { waitFor } from '../../support/wait-for.ts';
 import { commentEvent, membershipEvent, minute, postEvent } from './event-builder.ts';
 import { jobDataOf, readAll } from './worker-harness.ts';
 
-/** A worker on `queue` over `storage`, logging nothing and never purging (tests purge themselves). */
+/**
+ * A worker on `queue` over `storage`, logging nothing and never purging (tests purge themselves),
+ * with any other setting of `more`.
+ */
 const quietWorker = (
   queue: Bull.Queue<WebhookJobData>,
-  storage: Parameters<typeof startWorker>[0]['storage'],
+  storage: WorkerDeps['storage'],
+  more: Partial<WorkerDeps> = {},
 ) =>
   startWorker({
     queue,
@@ -34,6 +42,7 @@ const quietWorker = (
     logger: createLogger({ name: 'test', level: 'silent' }),
     registry: createMetricsRegistry('test', false),
     purgeIntervalMs: 0,
+    ...more,
   });
 
 /** Resolves once the job reached a final state (completed, or failed with no attempt left). */
@@ -42,6 +51,26 @@ async function settled(job: Bull.Job<WebhookJobData>): Promise<string> {
     () => 'completed',
     () => 'failed',
   );
+}
+
+/**
+ * Adds a comment's job with 3 attempts 200 ms apart (before the storage gate, all three failed
+ * within a second) and checks 2 s later that the worker holds it, active, with no attempt spent.
+ */
+async function addHeldJob(
+  queue: Bull.Queue<WebhookJobData>,
+  commentId: string,
+): Promise<Bull.Job<WebhookJobData>> {
+  const job = await queue.add(jobDataOf(commentEvent({ commentId })), {
+    ...webhookJobOptions,
+    attempts: 3,
+    backoff: { type: 'exponential', delay: 200 },
+  });
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  const waiting = await queue.getJob(job.id);
+  expect(await waiting?.getState()).to.equal('active');
+  expect(waiting?.attemptsMade).to.equal(0);
+  return job;
 }
 
 describe('tray worker when its database is unavailable', () => {
@@ -65,16 +94,7 @@ describe('tray worker when its database is unavailable', () => {
   it('holds the job without spending an attempt while the database is down, and applies it once it answers', async function () {
     this.timeout(120_000);
     await postgres.stop();
-    const job = await queue!.add(jobDataOf(commentEvent({ commentId: 'cm-down' })), {
-      ...webhookJobOptions,
-      // Before the storage gate, these 3 short attempts all failed within a second.
-      attempts: 3,
-      backoff: { type: 'exponential', delay: 200 },
-    });
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-    const waiting = await queue!.getJob(job.id);
-    expect(await waiting?.getState()).to.equal('active');
-    expect(waiting?.attemptsMade).to.equal(0);
+    const job = await addHeldJob(queue!, 'cm-down');
 
     await postgres.start();
     expect(await settled(job)).to.equal('completed');
@@ -165,15 +185,7 @@ describe('tray worker when its database takes no writes (a standby after a failo
     admin.on('error', () => undefined);
     await admin.connect();
     queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
-    worker = await startWorker({
-      queue,
-      networkId: 'default',
-      storage,
-      logger: createLogger({ name: 'test', level: 'silent' }),
-      registry: createMetricsRegistry('test', false),
-      purgeIntervalMs: 0,
-      storageProbe: { firstProbeMs: 100, maxProbeMs: 200 },
-    });
+    worker = await quietWorker(queue, storage, { storageProbe: { firstProbeMs: 100, maxProbeMs: 200 } });
   });
   after(async function () {
     this.timeout(30_000);
@@ -184,15 +196,7 @@ describe('tray worker when its database takes no writes (a standby after a failo
   it('holds the job without spending an attempt while writes are refused, and applies it once they pass', async function () {
     this.timeout(60_000);
     await readOnly();
-    const job = await queue!.add(jobDataOf(commentEvent({ commentId: 'cm-standby' })), {
-      ...webhookJobOptions,
-      attempts: 3,
-      backoff: { type: 'exponential', delay: 200 },
-    });
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-    const waiting = await queue!.getJob(job.id);
-    expect(await waiting?.getState()).to.equal('active');
-    expect(waiting?.attemptsMade).to.equal(0);
+    const job = await addHeldJob(queue!, 'cm-standby');
     // The address names a primary again: connections made from now on take writes (the worker's
     // read-only ones are not kept: nothing ends them here).
     await admin!.query(`ALTER DATABASE "${database()}" RESET default_transaction_read_only`);

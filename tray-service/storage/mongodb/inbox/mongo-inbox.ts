@@ -1,15 +1,12 @@
 import type { Db, Filter } from 'mongodb';
-import type { InboxRecord } from '../../../domain/inbox-record.ts';
 import { encodeRecordKey } from '../../../domain/record-key.ts';
 import { seenByLastRead } from '../../../domain/seen-mark.ts';
-import type { InboxPort, MarkedRecord, MarkedRecords } from '../../port.ts';
-import { collectChanged } from '../../partial-write-error.ts';
+import type { InboxPort, MarkedRecords } from '../../port.ts';
 import { TRAY_RECORDS } from '../collection-names.ts';
-import { casUpdateRecords, type ComputeRecord } from '../compare-and-set/cas-update-records.ts';
-import { claimOwner } from '../compare-and-set/claim-owner.ts';
+import type { ComputeRecord } from '../compare-and-set/cas-update-records.ts';
 import { readByIds } from '../compare-and-set/read-by-ids.ts';
 import { createMongoMutes } from '../mutes/mongo-mutes.ts';
-import { marked } from '../records/marked.ts';
+import { writeMarked } from '../records/write-marked.ts';
 import { recordBox, viewBox } from '../records/record-box.ts';
 import { createSortedPages } from '../records/sorted-pages.ts';
 import { toInboxRecord } from '../records/to-tray-record.ts';
@@ -46,30 +43,12 @@ export function createMongoInbox(db: Db): InboxPort {
   };
 
   /** Writes `compute` over `found` at `now`; returns the records this call changed. */
-  const write = async (
+  const write = (
     found: readonly TrayRecordDoc[],
     compute: ComputeRecord,
     now: number,
     stampChangedAt = true,
-  ) => {
-    const changed: MarkedRecord<InboxRecord>[] = [];
-    // A write stopped part-way says what it changed (PartialWriteError).
-    return collectChanged(changed, () =>
-      casUpdateRecords(
-        db,
-        found.map((record) => record._id),
-        compute,
-        {
-          owner: claimOwner(),
-          now: () => now,
-          stampChangedAt,
-          first: new Map(found.map((record) => [record._id, record])),
-          onWritten: async (docs, replaced) =>
-            void changed.push(...docs.map((doc) => marked(toInboxRecord(doc), doc, replaced))),
-        },
-      ),
-    );
-  };
+  ) => writeMarked(db, found, compute, now, toInboxRecord, stampChangedAt);
 
   // A record read again in a later round (a concurrent write) is judged again: gone or expired
   // records and another user's are left alone.

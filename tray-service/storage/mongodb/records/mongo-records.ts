@@ -2,13 +2,11 @@ import type { Db, Filter } from 'mongodb';
 import { recordKey } from '../../../domain/activity.ts';
 import type { TrayVerb } from '../../../domain/tray-verb.ts';
 import type { LatestTimesPort, MarkedRecord, TrayRecordsPort } from '../../port.ts';
-import { collectChanged } from '../../partial-write-error.ts';
 import { TRAY_RECORDS } from '../collection-names.ts';
-import { casUpdateRecords, type ComputeRecord } from '../compare-and-set/cas-update-records.ts';
-import { claimOwner } from '../compare-and-set/claim-owner.ts';
+import { type ComputeRecord } from '../compare-and-set/cas-update-records.ts';
 import { markReadAndSeen } from '../../../domain/seen-mark.ts';
 import { withInboxChange } from '../inbox/inbox-change.ts';
-import { marked } from './marked.ts';
+import { writeMarked } from './write-marked.ts';
 import { createSortedPages } from './sorted-pages.ts';
 import { toInboxRecord, toTrayRecord } from './to-tray-record.ts';
 import type { TrayRecordDoc } from './tray-records-collection.ts';
@@ -61,26 +59,8 @@ export function createMongoRecords(
   });
 
   /** Marks `found` read at `now`; returns the records this call changed, as stored. */
-  const markFound = async (found: readonly TrayRecordDoc[], now: number): Promise<MarkedRecord[]> => {
-    const changed: MarkedRecord[] = [];
-    // A write stopped part-way says what it changed (PartialWriteError).
-    return collectChanged(changed, () =>
-      casUpdateRecords(
-        db,
-        found.map((record) => record._id),
-        markReadCompute,
-        {
-          // A request's own claims: a retry of a request is a new request.
-          owner: claimOwner(),
-          // changedAt on the caller's clock, like every write of the port.
-          now: () => now,
-          first: new Map(found.map((record) => [record._id, record])),
-          onWritten: async (docs, replaced) =>
-            void changed.push(...docs.map((doc) => marked(toTrayRecord(doc), doc, replaced))),
-        },
-      ),
-    );
-  };
+  const markFound = (found: readonly TrayRecordDoc[], now: number): Promise<MarkedRecord[]> =>
+    writeMarked(db, found, markReadCompute, now, toTrayRecord);
 
   return {
     async countUnread(userId, lastReadAt, now) {

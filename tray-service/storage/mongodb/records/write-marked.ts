@@ -1,0 +1,42 @@
+import type { Db } from 'mongodb';
+import type { TrayRecord } from '../../../domain/tray-record.ts';
+import { collectChanged } from '../../partial-write-error.ts';
+import type { MarkedRecord } from '../../port.ts';
+import { casUpdateRecords, type ComputeRecord } from '../compare-and-set/cas-update-records.ts';
+import { claimOwner } from '../compare-and-set/claim-owner.ts';
+import type { TrayRecordDoc } from './tray-records-collection.ts';
+
+/**
+ * A user's mark (read, seen, archived, snoozed) of the records `found`: `compute` written over them
+ * by compare-and-set at `now` (changedAt on the caller's clock, like every write of the port, unless
+ * `stampChangedAt` is false), under claims of the request's own (a retry of a request is a new
+ * request). Answers the records it changed, as `shape` reads them, each with the changedAt of the
+ * state it replaced; a write stopped part-way throws a PartialWriteError with those it changed.
+ */
+export function writeMarked<R extends TrayRecord>(
+  db: Db,
+  found: readonly TrayRecordDoc[],
+  compute: ComputeRecord,
+  now: number,
+  shape: (doc: TrayRecordDoc) => R,
+  stampChangedAt = true,
+): Promise<MarkedRecord<R>[]> {
+  const changed: MarkedRecord<R>[] = [];
+  return collectChanged(changed, () =>
+    casUpdateRecords(
+      db,
+      found.map((record) => record._id),
+      compute,
+      {
+        owner: claimOwner(),
+        now: () => now,
+        stampChangedAt,
+        first: new Map(found.map((record) => [record._id, record])),
+        onWritten: async (docs, replaced) =>
+          void changed.push(
+            ...docs.map((doc) => Object.assign(shape(doc), { changedBefore: replaced.get(doc._id) ?? 0 })),
+          ),
+      },
+    ),
+  );
+}
