@@ -531,3 +531,20 @@ export interface TrayStorage {
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * A write of several records that failed after it had changed some. MongoDB's adapter writes
+ * records one compare-and-set at a time, so a mark of many can stop part-way (a record held by a
+ * writer that died, the connection lost) with the first records changed for good; PostgreSQL
+ * writes them in one statement and never throws this. `changed` holds what the write would have
+ * returned for those; `cause` is the failure, which is the call's.
+ */
+export class PartialWriteError<T> extends Error {
+  readonly changed: readonly T[];
+
+  constructor(changed: readonly T[], cause: unknown) {
+    super(`the write failed after it changed ${changed.length} records`, { cause });
+    this.name = 'PartialWriteError';
+    this.changed = changed;
+  }
+}

@@ -1,4 +1,4 @@
-import { PartialWriteError } from '../storage/partial-write-error.ts';
+import { PartialWriteError } from '../storage/port.ts';
 
 /**
  * Runs a write of several records and answers what it changed. When it fails part-way
