@@ -268,7 +268,14 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
       const res = await request(app)
         .post('/admin/login')
         .set('X-Forwarded-For', from)
-        .set(i % 2 === 0 ? 'Origin' : 'Sec-Fetch-Site', i % 2 === 0 ? 'https://evil.example' : 'cross-site')
+        .set(
+          [
+            { Origin: 'https://evil.example' },
+            { 'Sec-Fetch-Site': 'cross-site', Origin: 'https://evil.example' },
+            { 'Sec-Fetch-Site': 'same-site' },
+            { Origin: 'null' },
+          ][i % 4]!,
+        )
         .type('form')
         .send({ token: `guess-${i}-${'x'.repeat(32)}` });
       expect(res.status).to.equal(403);
@@ -279,15 +286,20 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
       .set('X-Forwarded-For', from)
       .set('Authorization', `Bearer ${ADMIN_TOKEN}`);
     expect(own.status).to.equal(200);
-    // The form from its own page still works.
-    const signedIn = await request(app)
-      .post('/admin/login')
-      .set('X-Forwarded-For', from)
-      .set('Origin', 'http://127.0.0.1')
-      .set('Host', '127.0.0.1')
-      .type('form')
-      .send({ token: ADMIN_TOKEN });
-    expect(signedIn.status).to.equal(303);
+    // The form from its own page still works, also as a browser posts it from a page served with
+    // Referrer-Policy: no-referrer (helmet's), with `Origin: null` and Sec-Fetch-Site saying whose.
+    for (const headers of [
+      { Origin: 'http://127.0.0.1', Host: '127.0.0.1' },
+      { Origin: 'null', 'Sec-Fetch-Site': 'same-origin' },
+    ]) {
+      const signedIn = await request(app)
+        .post('/admin/login')
+        .set('X-Forwarded-For', from)
+        .set(headers)
+        .type('form')
+        .send({ token: ADMIN_TOKEN });
+      expect(signedIn.status, JSON.stringify(headers)).to.equal(303);
+    }
   });
 
   it('does not count calls with no credential or a stale session cookie (an open dashboard polling after sign-out)', async () => {
