@@ -1,5 +1,6 @@
-import { Cluster, type Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import type { RedisClient } from './create-redis.ts';
+import { socketOf } from './redis-socket.ts';
 
 /**
  * Drops the client's connections at once and connects again, failing every command still waiting
@@ -21,6 +22,3 @@ export function dropConnection(redis: RedisClient): void {
   redis.disconnect();
   socketOf(redis)?.destroy();
 }
-
-/** ioredis types the socket as always there; it is not before the first connection. */
-const socketOf = (redis: Redis): Redis['stream'] | undefined => redis.stream as Redis['stream'] | undefined;

@@ -1,6 +1,7 @@
-import { Cluster, type Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import type { Logger } from '../logging/create-logger.ts';
 import type { RedisClient } from './create-redis.ts';
+import { socketOf } from './redis-socket.ts';
 
 export interface SubscriberWatchOptions {
   /** How often the connection is asked (a PING). */
@@ -48,6 +49,3 @@ export function watchSubscriber(redis: RedisClient, options: SubscriberWatchOpti
   timer.unref();
   return () => clearInterval(timer);
 }
-
-/** ioredis types the socket as always there; it is not before the first connection. */
-const socketOf = (redis: Redis): Redis['stream'] | undefined => redis.stream as Redis['stream'] | undefined;

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { withPooledClient } from './with-pooled-client.ts';
 
 /** read_only_sql_transaction: a write sent to a server that takes none (a standby, or read-only set). */
 const READ_ONLY = '25006';
@@ -20,28 +21,17 @@ export function isReadOnlyFailure(error: unknown): boolean {
  * refuses; a server that is read-only counts as not answering (the worker waits, jobs keep their
  * attempts), and the ping's connection is dropped so the next probe connects afresh.
  */
-export async function pingWritable(pool: pg.Pool): Promise<void> {
-  const client = await pool.connect();
-  let dropped: Error | undefined;
-  // A connection the server ends while it is checked out reports it as an 'error' event too, which
-  // the pool listens to only on idle connections (in-transaction.ts): the query fails instead.
-  const onError = (error: Error) => {
-    dropped ??= error;
-  };
-  client.on('error', onError);
-  try {
-    const { rows } = await client.query<{ read_only: string }>(
-      "SELECT current_setting('transaction_read_only') AS read_only",
-    );
-    if (rows[0]?.read_only === 'on') {
-      dropped = new Error('the database takes no writes (a standby, or transaction_read_only on)');
-      throw dropped;
+export function pingWritable(pool: pg.Pool): Promise<void> {
+  return withPooledClient(pool, async (client, drop) => {
+    try {
+      const { rows } = await client.query<{ read_only: string }>(
+        "SELECT current_setting('transaction_read_only') AS read_only",
+      );
+      if (rows[0]?.read_only === 'on')
+        throw new Error('the database takes no writes (a standby, or transaction_read_only on)');
+    } catch (error) {
+      drop(error instanceof Error ? error : new Error(String(error)));
+      throw error;
     }
-  } catch (error) {
-    dropped ??= error instanceof Error ? error : new Error(String(error));
-    throw error;
-  } finally {
-    client.off('error', onError);
-    client.release(dropped);
-  }
+  });
 }
