@@ -1,5 +1,5 @@
 import type { TrayStorage } from '../storage/port.ts';
-import { announcePartial } from './announce-partial.ts';
+import { writeAndAnnounce } from './write-and-announce.ts';
 import type { TrayChanges } from './tray-changes.ts';
 
 /** v3/mark-all-as-read: every unread record of the user marked read; returns how many changed. */
@@ -9,10 +9,9 @@ export async function markAll(
   userId: string,
   now: number,
 ): Promise<number> {
-  const announce = async (marked: Parameters<TrayChanges['markedRead']>[0]) => {
-    if (marked.length > 0) await changes?.markedRead(marked);
-  };
-  const changed = await announcePartial(() => storage.records.markAllRead(userId, now), announce);
-  await announce(changed);
+  const changed = await writeAndAnnounce(
+    () => storage.records.markAllRead(userId, now),
+    async (marked) => changes?.markedRead(marked),
+  );
   return changed.length;
 }

@@ -1,7 +1,7 @@
 import { InvalidUntilError } from '../domain/invalid-until-error.ts';
 import { snoozeUntilProblem } from '../domain/snooze-mark.ts';
 import type { InboxMark, TrayStorage } from '../storage/port.ts';
-import { announcePartial } from './announce-partial.ts';
+import { writeAndAnnounce } from './write-and-announce.ts';
 import { requireInbox } from './require-inbox.ts';
 import type { TrayChanges } from './tray-changes.ts';
 
@@ -20,13 +20,9 @@ export async function markInbox(
   const { mark, now } = request;
   const problem = mark.kind === 'snooze' ? snoozeUntilProblem(mark.until, now) : undefined;
   if (problem !== undefined) throw new InvalidUntilError(problem);
-  const announce = async (marked: Parameters<TrayChanges['inboxMarked']>[1]) => {
-    if (marked.length > 0) await changes?.inboxMarked(mark, marked);
-  };
-  const changed = await announcePartial(
+  const changed = await writeAndAnnounce(
     () => requireInbox(storage).mark(request.userId, mark, now),
-    announce,
+    async (marked) => changes?.inboxMarked(mark, marked),
   );
-  await announce(changed);
   return changed.length;
 }
