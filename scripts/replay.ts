@@ -10,6 +10,7 @@ import { listSegments, segmentPath } from '../receiver/spool/segment-files.ts';
 import { commonShape, withRedisTarget } from '../shared/config/common-config.ts';
 import { receiverShape } from '../receiver/receiver-config.ts';
 import { createWebhookQueue, WEBHOOK_QUEUE_NAME } from '../shared/queue/webhook-queue.ts';
+import { DECISIONS_QUEUE_NAME } from '../tray-service/moderation/decision-delivery.ts';
 import { describeRedisFailure } from '../shared/redis/redis-failure.ts';
 import { describeRedisTarget, type RedisTarget } from '../shared/redis/redis-target.ts';
 import { TimeoutError } from '../shared/errors/timeout-error.ts';
@@ -18,6 +19,9 @@ import { withTimeout } from '../shared/time/with-timeout.ts';
 import { parseCli, progressBar, runCli, scriptEnv } from './lib/cli.ts';
 import { failedJobIds, retryFailedJobs } from './lib/replay/retry-failed-jobs.ts';
 import { requeueSpool } from './lib/replay/requeue-spool.ts';
+
+/** The queues whose failed jobs a replay moves back; a spool holds only webhook events. */
+const QUEUES = [WEBHOOK_QUEUE_NAME, DECISIONS_QUEUE_NAME];
 
 const usage = `
 Usage:
@@ -36,7 +40,7 @@ spool    Queues the events of a receiver spool file (NDJSON, one queued event pe
          twice is harmless.
 
 Options:
-  --queue <name>   queue to replay (default: ${WEBHOOK_QUEUE_NAME}; also moderation-decisions)
+  --queue <name>   failed only: ${WEBHOOK_QUEUE_NAME} (the default) or ${DECISIONS_QUEUE_NAME}
   --limit <n>      failed only: move at most n failed jobs, oldest failures first (default: all)
   --dry-run        failed only: only count the failed jobs (spool has no dry run and refuses it)
   -h, --help       show this help
@@ -96,12 +100,23 @@ async function main(): Promise<number> {
   if (values.limit !== undefined && !/^[1-9]\d*$/.test(values.limit)) {
     throw new UsageError('--limit: expected a whole number >= 1');
   }
+  if (values.queue !== undefined && !QUEUES.includes(values.queue)) {
+    throw new UsageError(`--queue: expected ${QUEUES.join(' or ')}`);
+  }
   const file = rest[0];
   if (command === 'spool') {
     if (!file || rest.length > 1) throw new UsageError('spool: expected exactly one file or directory');
     // A spool run cannot count without deciding per event (the dedupe script both checks and
     // queues), so a "dry" spool run would queue for real: refuse the failed-only options instead.
-    const failedOnly = values['dry-run'] ? '--dry-run' : values.limit !== undefined ? '--limit' : undefined;
+    // A spool holds webhook events only. Queued elsewhere, each would be lost there, and its dedupe
+    // mark (keyed without the queue) would then keep the right run from queueing it for a day.
+    const failedOnly = values['dry-run']
+      ? '--dry-run'
+      : values.limit !== undefined
+        ? '--limit'
+        : values.queue !== undefined && values.queue !== WEBHOOK_QUEUE_NAME
+          ? `--queue ${values.queue}`
+          : undefined;
     if (failedOnly) {
       throw new UsageError(
         `spool: ${failedOnly} applies to "failed" only\nUsage: npm run replay -- spool <file or spool directory>`,

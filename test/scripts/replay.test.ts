@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startRedis, type LocalServer } from '../../scripts/lib/local-servers.ts';
 import { openSpool } from '../../receiver/spool/open-spool.ts';
-import { enqueueOnce } from '../../receiver/store/enqueue-once.ts';
+import { dedupeMarkKey, enqueueOnce } from '../../receiver/store/enqueue-once.ts';
 import {
   createWebhookQueue,
   encodeWebhookJob,
@@ -195,20 +195,35 @@ describe('scripts/replay.ts', function () {
       expect(ids).to.include.members([job(20).dedupeKey, job(21).dedupeKey]);
     });
 
-    // Both options belong to "failed"; with spool they once went unnoticed and --dry-run queued for real.
-    for (const option of [['--dry-run'], ['--limit', '1']]) {
-      it(`refuses ${option[0]} (a "failed" option) and queues nothing`, async () => {
+    // These options belong to "failed"; with spool they once went unnoticed: --dry-run queued for
+    // real, and --queue put webhook events where nothing reads them, while their dedupe marks kept
+    // the right run from queueing them for a day.
+    for (const [named, ...option] of [
+      ['--dry-run', '--dry-run'],
+      ['--limit', '--limit', '1'],
+      ['--queue moderation-decisions', '--queue', 'moderation-decisions'],
+    ] as const) {
+      it(`refuses ${named} (a "failed" option) and queues nothing`, async () => {
         const file = join(dir, 'segment-000000000050.ndjson');
         writeFileSync(file, `${JSON.stringify(job(50))}\n`);
         const result = await runScript('scripts/replay.ts', ['spool', file, ...option], env);
         expect(result.code).to.equal(2);
         expect(result.stderr).to.equal(
-          `spool: ${option[0]} applies to "failed" only\n` +
+          `spool: ${named} applies to "failed" only\n` +
             'Usage: npm run replay -- spool <file or spool directory>\n',
         );
         expect(await queue.getJob(job(50).dedupeKey)).to.equal(null);
+        expect(await queue.client.exists(dedupeMarkKey(prefix, job(50).dedupeKey))).to.equal(0);
       });
     }
+
+    it('takes --queue webhook-events, the queue it queues in anyway', async () => {
+      const file = join(dir, 'segment-000000000051.ndjson');
+      writeFileSync(file, `${JSON.stringify(job(51))}\n`);
+      const result = await runScript('scripts/replay.ts', ['spool', file, '--queue', 'webhook-events'], env);
+      expect(result.code).to.equal(0);
+      expect(await queue.getJob(job(51).dedupeKey)).to.not.equal(null);
+    });
 
     describe('with an event the receiver queued and the worker already finished (job trimmed)', () => {
       it("does not queue it again: the receiver's dedupe mark still holds it", async () => {
@@ -275,6 +290,11 @@ describe('scripts/replay.ts', function () {
       const result = await runScript('scripts/replay.ts', ['failed', '--force'], env());
       expect(result.code).to.equal(2);
       expect(result.stderr).to.include("Unknown option '--force'");
+    });
+    it('an unknown --queue exits 2 naming the queues there are', async () => {
+      const result = await runScript('scripts/replay.ts', ['failed', '--queue', 'webhook-event'], env());
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.equal('--queue: expected webhook-events or moderation-decisions\n');
     });
     it('a missing spool file exits 2', async () => {
       const result = await runScript('scripts/replay.ts', ['spool', '/nonexistent/spool.ndjson'], env());
