@@ -123,7 +123,7 @@ async function* streamEvents(
     token = undefined;
     refusals = 0;
   };
-  /** Connection attempts since a stream last delivered and did not end on a damaged event, for the backoff. */
+  /** Connection attempts since a stream was last served and did not end on a damaged event, for the backoff. */
   let attempt = 0;
   try {
     while (!signal.aborted) {
@@ -177,8 +177,12 @@ async function* streamEvents(
       refused = undefined;
       sameTokenWaits = 0;
       const parser = createSseParser();
+      const openedAt = performance.now();
       let garbled = false;
-      let delivered = false;
+      /** The stream's opening `unread` (after `reset`, if any) has come; events after it count. */
+      let started = false;
+      /** Served past its opening: an event after the first `unread`. */
+      let served = false;
       // Once a chunk's events are all yielded: the id of a block without data (a heartbeat's) is
       // then past everything the app has; not after an oversized event, taken for a damaged one.
       const afterChunk = () => {
@@ -205,7 +209,10 @@ async function* streamEvents(
           garbled = true;
           break;
         }
-        delivered = true;
+        // Every stream opens with `unread` (after `reset`, if any), written before the service reads
+        // what the stream missed: a service that fails that read ends each stream right after it.
+        if (started || (message.event !== 'unread' && message.event !== 'reset')) served = true;
+        if (message.event === 'unread') started = true;
         if (message.id !== '') lastEventId = message.id;
         if (known) yield { event: message.event, id: message.id, data } as TrayStreamEvent;
         // Told once the app has taken the event (asked for the next), not before.
@@ -222,11 +229,14 @@ async function* streamEvents(
       // the parser has dispatched (and maybe more after it) but the app never saw.
       if (!garbled && parser.lastEventId !== '') lastEventId = parser.lastEventId;
       tellResumePoint();
-      // Only a stream that delivers starts the backoff again: one that ends at once, however often,
-      // is waited for longer each time. So is one that ended on a damaged event: the event before
-      // it (the `unread` every stream starts with) would otherwise bring it back at once, for ever,
-      // if the same event is damaged each time.
-      if (delivered && !garbled) attempt = 0;
+      // Only a stream that was served starts the backoff again: past its opening `unread`, or open
+      // for as long as the longest wait. One that ends at once, however often, is waited for longer
+      // each time, also after its `unread` (else a service failing every catch-up would have all
+      // its clients back every second or two while the failure lasts). So is one that ended on a
+      // damaged event: the events before it would otherwise bring it back at once, for ever, if the
+      // same event is damaged each time.
+      const steady = served || performance.now() - openedAt >= policy.maxMs;
+      if (steady && !garbled) attempt = 0;
       // The service's own `retry:` (sent when it shuts down, spread over clients) wins over a shorter
       // backoff, up to maxMs.
       state('waiting');

@@ -499,18 +499,47 @@ describe('openTrayStream against a scripted event stream', function () {
       expect(states).to.not.include('open');
     });
 
-    it('backs off, doubling, from event streams that end at once, and starts again after one delivered an event', async () => {
+    it('backs off, doubling, from event streams that end at once, and starts again after one delivered an event past its opening', async () => {
       const script = scriptedStream((res, { index }) => {
         res.writeHead(200, eventStreamHead);
-        res.end(index === 4 ? sseEvent('unread', '1', unread(0)) : '');
+        res.end(index === 4 ? sseEvent('unread', '1', unread(0)) + sseEvent('unread', '2', unread(1)) : '');
       });
       const { stream } = await open(script, { reconnect });
       const found = await gaps(script, 6);
       found.slice(0, 4).forEach((gap, step) => expect(gap, `gap ${step}`).to.be.at.least(least(step)));
-      // After the stream that delivered `unread`: the first step again (at most initialMs), where
-      // the backoff's next step would have been least(5), 1.6 s, at the least.
+      // After the stream that delivered an event past its opening `unread`: the first step again (at
+      // most initialMs), where the backoff's next step would have been least(5), 1.6 s, at the least.
       expect(found[4], 'the gap after an event').to.be.below(reconnect.initialMs * 4);
-      expect(stream.events.map((event) => event.id)).to.deep.equal(['1']);
+      expect(stream.events.map((event) => event.id)).to.deep.equal(['1', '2']);
+    });
+
+    // A service whose catch-up read fails ends each stream right after the `unread` it opens with.
+    it('backs off, doubling, from streams that end right after their opening `unread` (and `reset`)', async () => {
+      const script = scriptedStream((res, { index }) => {
+        res.writeHead(200, eventStreamHead);
+        const reset = index % 2 === 0 ? sseEvent('reset', `r${index}`, {}) : '';
+        res.end(reset + sseEvent('unread', `u${index}`, unread(index)));
+      });
+      await open(script, { reconnect });
+      const found = await gaps(script, 6);
+      found.forEach((gap, step) => expect(gap, `gap ${step}`).to.be.at.least(least(step)));
+    });
+
+    it('starts again after a stream that delivered only its `unread` but stayed open reconnect.maxMs', async () => {
+      const quick = { initialMs: 100, maxMs: 1_000 };
+      const script = scriptedStream((res, { index }) => {
+        res.writeHead(200, eventStreamHead);
+        if (index !== 3) return void res.end('');
+        res.write(sseEvent('unread', 'u', unread(0)));
+        setTimeout(() => res.end(), quick.maxMs + 100);
+      });
+      await open(script, { reconnect: quick });
+      await waitFor(() => script.requests.length >= 5, 10_000, 'five stream requests');
+      const at = script.requests.map((request) => request.at);
+      // Three failed attempts before it: the next step would be least(4) = 800 ms of a 1 s cap.
+      expect(at[4]! - at[3]! - (quick.maxMs + 100), 'the gap after the open stream').to.be.below(
+        quick.initialMs * 2,
+      );
     });
   });
 
