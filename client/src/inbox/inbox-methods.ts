@@ -52,6 +52,17 @@ export interface InboxMethods {
 
 const timeOf = (time: TrayTime) => (time instanceof Date ? time.getTime() : time);
 
+/**
+ * How long a call naming `until` may still be sent again: the service refuses an `until` that is
+ * not later than its clock (400), so a retry after it could only fail, with a confusing message.
+ */
+function retriedBefore(until: number | string | null | undefined): { retryWithinMs?: number } {
+  if (until === null || until === undefined) return {};
+  const at = typeof until === 'number' ? until : Date.parse(until);
+  // A time the service cannot read is refused with 400, which is never sent again anyway.
+  return Number.isFinite(at) ? { retryWithinMs: at - Date.now() } : {};
+}
+
 export function inboxMethods(send: Send): InboxMethods {
   const mark = async (
     action: string,
@@ -64,7 +75,12 @@ export function inboxMethods(send: Send): InboxMethods {
       body,
       signal: options.signal,
       // `all` takes the records in the inbox when the service applies it: retried only briefly.
-      ...('all' in body ? { retryWithinMs: ALL_RECORDS_RETRY_WITHIN_MS } : {}),
+      // A snooze is retried only before its `until`: after it, the service refuses the time (400).
+      ...('all' in body
+        ? { retryWithinMs: ALL_RECORDS_RETRY_WITHIN_MS }
+        : 'until' in body
+          ? retriedBefore(body.until)
+          : {}),
     });
     return answer.data.updated;
   };
@@ -96,7 +112,13 @@ export function inboxMethods(send: Send): InboxMethods {
         ...(until === undefined ? {} : { until: until === null ? null : timeOf(until) }),
       };
       return (
-        await send<MuteBody>({ method: 'PUT', path: '/notifications/v3/mutes', body, signal: options.signal })
+        await send<MuteBody>({
+          method: 'PUT',
+          path: '/notifications/v3/mutes',
+          body,
+          signal: options.signal,
+          ...retriedBefore(body.until),
+        })
       ).data;
     },
     async unmute({ targetType, targetId }, options = {}) {

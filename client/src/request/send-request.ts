@@ -69,6 +69,9 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
     });
     if (response.ok) return readJson<T>(response);
     const error = await readTrayApiError(response);
+    // An abort while the refusal's body was read ends that read, which readTrayApiError takes for
+    // a body it could not use: the call rejects with the signal's reason, as every abort does.
+    request.signal?.throwIfAborted();
     // A banned user's tokens are all refused: asking for another would only be refused again.
     if (error.status === 401 && error.code !== unauthorizedCodes.banned && !tokenAskedAgain) {
       tokenAskedAgain = true;

@@ -373,6 +373,82 @@ describe('sendRequest (through the client) against the tray API', () => {
     });
   });
 
+  describe('a call naming an `until`, refused with 503, from a scripted server', () => {
+    const servers = useScriptedServers();
+    /** Refuses the first call with 503 and `retryAfter`, then answers as the service does. */
+    const refusingFirst = (retryAfter: string) => {
+      let calls = 0;
+      return servers.serve((req, res) => {
+        calls += 1;
+        if (calls === 1) {
+          res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': retryAfter });
+          res.end(JSON.stringify({ status: 'error', code: 503000, message: 'storage unavailable' }));
+          return;
+        }
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(
+          JSON.stringify(
+            req.url?.includes('/records/')
+              ? { data: { updated: 1 } }
+              : { data: { targetType: 'post', targetId: 'p', createdAt: 1, until: 2 } },
+          ),
+        );
+      });
+    };
+    const untilCalls = {
+      snooze: (client: TrayClient, until: number | string) => client.snooze(['comment_p_u'], until),
+      mute: (client: TrayClient, until: number | string) =>
+        client.mute({ targetType: 'post', targetId: 'p', until }),
+    };
+
+    for (const [name, call] of Object.entries(untilCalls)) {
+      // The service refuses an `until` that is past (400): sent again after it, the call could only
+      // fail, with a message about the time the app gave.
+      it(`${name}: throws a Retry-After of 3 s at once when its until comes sooner`, async () => {
+        for (const until of [Date.now() + 1_500, new Date(Date.now() + 1_500).toISOString()]) {
+          const { fetch, sent } = recordingFetch();
+          const client = createTrayClient({
+            baseUrl: await refusingFirst('3'),
+            getToken: () => 'a-token',
+            fetch,
+          });
+          await expect(call(client, until))
+            .to.be.rejectedWith(TrayApiError)
+            .and.eventually.include({ status: 503 });
+          expect(sent.map((one) => one.status)).to.deep.equal([503]);
+        }
+      });
+
+      it(`${name}: waits the Retry-After out when its until is later`, async () => {
+        const { fetch, sent } = recordingFetch();
+        const client = createTrayClient({
+          baseUrl: await refusingFirst('1'),
+          getToken: () => 'a-token',
+          fetch,
+        });
+        await call(client, Date.now() + 60_000);
+        expect(sent.map((one) => one.status)).to.deep.equal([503, 200]);
+      });
+    }
+  });
+
+  describe('when the call’s signal aborts while the body of a refusal is read, from a scripted server', () => {
+    const servers = useScriptedServers();
+
+    it('rejects with the abort’s reason, not a TrayApiError for a body it could not read', async () => {
+      const baseUrl = await servers.serve((_req, res) => {
+        res.writeHead(500, { 'Content-Type': 'application/json' });
+        // The body's start, then nothing until the client goes.
+        res.write('{"status": "error", ');
+      });
+      const controller = new AbortController();
+      const client = createTrayClient({ baseUrl, getToken: () => 'a-token' });
+      const reason = new Error('the user left the page');
+      setTimeout(() => controller.abort(reason), 200);
+      await expect(client.counts({ signal: controller.signal })).to.be.rejectedWith(reason);
+    });
+  });
+
   describe('answered 200 with a JSON body that does not parse, from a scripted server', () => {
     const servers = useScriptedServers();
 
