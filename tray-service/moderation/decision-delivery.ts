@@ -8,6 +8,7 @@ import {
   type CappedExponentialOptions,
 } from '../../shared/queue/capped-exponential-backoff.ts';
 import { createBullQueue, type QueueConnection } from '../../shared/queue/create-bull-queue.ts';
+import { WEBHOOK_MAX_STALLED_COUNT } from '../../shared/queue/webhook-queue.ts';
 import { toDecisionView } from '../domain/decision-doc.ts';
 import type { DecisionsPort } from '../storage/port.ts';
 import { signDecision } from './sign-decision.ts';
@@ -52,10 +53,17 @@ export function decisionRetryDelay(
   );
 }
 
-export function createDecisionsQueue(connection: QueueConnection): Bull.Queue<DecisionJobData> {
+export function createDecisionsQueue(
+  connection: QueueConnection,
+  /** The job lock and stalled-check interval (bull's 30 s when not given; tests shorten it). */
+  lockMs?: number,
+): Bull.Queue<DecisionJobData> {
   // Every instance registers the strategy: bull computes a retry's delay in the process whose
-  // worker ran the failed attempt, from the job's stored `backoff.type`.
+  // worker ran the failed attempt, from the job's stored `backoff.type`. A stall is a worker that
+  // died mid-delivery, not the endpoint's failure: allowed as often as a webhook job's.
   return createBullQueue<DecisionJobData>(DECISIONS_QUEUE_NAME, connection, {
+    maxStalledCount: WEBHOOK_MAX_STALLED_COUNT,
+    ...(lockMs === undefined ? {} : { lockDuration: lockMs, stalledInterval: lockMs }),
     backoffStrategies: {
       [CAPPED_EXPONENTIAL]: (attemptsMade: number, _error: Error, options: unknown) =>
         decisionRetryDelay(attemptsMade, options),
@@ -71,7 +79,12 @@ export interface DeliveryOptions {
   maxBackoffMs?: number;
 }
 
-/** Enqueues decisions; the job id is the decision id, so enqueuing one twice queues it once. */
+/**
+ * Enqueues decisions that are still pending; the job id is the decision id, so enqueuing one twice
+ * queues it once. A pending decision whose job bull already gave up on (failed while its failure
+ * could not be recorded: the database was down) is sent again: bull's add keeps the failed job
+ * and queues nothing, which would leave the decision pending for ever.
+ */
 export function createDecisionEnqueuer(queue: Bull.Queue<DecisionJobData>, options: DeliveryOptions) {
   const delays: CappedExponentialOptions = {
     firstMs: options.backoffMs,
@@ -79,8 +92,8 @@ export function createDecisionEnqueuer(queue: Bull.Queue<DecisionJobData>, optio
   };
   return async (decisionIds: readonly string[]): Promise<void> => {
     await Promise.all(
-      decisionIds.map((decisionId) =>
-        queue.add(
+      decisionIds.map(async (decisionId) => {
+        await queue.add(
           { decisionId },
           {
             jobId: decisionId,
@@ -90,10 +103,22 @@ export function createDecisionEnqueuer(queue: Bull.Queue<DecisionJobData>, optio
             removeOnComplete: { age: 7 * 24 * 3600 },
             removeOnFail: false,
           },
-        ),
-      ),
+        );
+        const job = await queue.getJob(decisionId);
+        // retry() moves it back only if it is still failed: two enqueuers at once move it once.
+        if (job && (await job.isFailed())) await job.retry().catch(() => undefined);
+      }),
     );
   };
+}
+
+/** The endpoint took the decision (2xx), but the database did not record it. */
+class DeliveredUnrecordedError extends Error {
+  constructor(cause: unknown) {
+    super(
+      `delivered, but the delivery could not be recorded: ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
+  }
 }
 
 export interface DecisionDeliveryDeps {
@@ -137,23 +162,35 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): { close(): Pr
     }
     await response.body?.cancel();
     if (!response.ok) throw new Error(`moderation webhook answered HTTP ${response.status}`);
-    await deps.decisions.markDelivered(doc.id, job.attemptsMade + 1, clock());
+    await deps.decisions
+      .markDelivered(doc.id, job.attemptsMade + 1, clock())
+      .catch((error: unknown) => Promise.reject(new DeliveredUnrecordedError(error)));
   });
   deps.queue.on('failed', (job, error) => {
+    void recordFailure(job, error).catch((markError: unknown) =>
+      deps.logger.warn({ err: markError }, 'could not record a delivery failure'),
+    );
+  });
+  const recordFailure = async (job: Bull.Job<DecisionJobData>, error: Error) => {
+    const { decisionId } = job.data;
     const attempts = job.attemptsMade;
-    const final = attempts >= (job.opts.attempts ?? 1);
+    // Also final when bull gave up on the job before its attempts ran out: a job that stalled more
+    // than maxStalledCount times (its workers died mid-delivery) is failed for good, its attempts
+    // untouched, and would otherwise leave the decision pending for ever.
+    const final = attempts >= (job.opts.attempts ?? 1) || (await job.isFailed().catch(() => false));
+    if (error instanceof DeliveredUnrecordedError) {
+      // The endpoint has it: a final attempt must not record the decision as failed. Recorded as
+      // delivered now if the database answers; otherwise the next attempt delivers it again (the
+      // endpoint drops repeats by Idempotency-Key).
+      deps.logger.warn({ decisionId, attempts, err: error.message }, 'decision delivered, not recorded');
+      if (final) await deps.decisions.markDelivered(decisionId, attempts, clock());
+      return;
+    }
     // fetch's errors may quote the URL, credentials and all; the message is logged and stored
     // (lastError, shown by GET /admin/moderation/decisions).
     const reason = redactUrlCredentials(error.message);
-    deps.logger[final ? 'error' : 'warn'](
-      { decisionId: job.data.decisionId, attempts, err: reason },
-      'decision delivery failed',
-    );
-    void deps.decisions
-      .markAttemptFailed(job.data.decisionId, attempts, reason, final)
-      .catch((markError: unknown) =>
-        deps.logger.warn({ err: markError }, 'could not record a delivery failure'),
-      );
-  });
+    deps.logger[final ? 'error' : 'warn']({ decisionId, attempts, err: reason }, 'decision delivery failed');
+    await deps.decisions.markAttemptFailed(decisionId, attempts, reason, final);
+  };
   return { close: () => deps.queue.close() };
 }

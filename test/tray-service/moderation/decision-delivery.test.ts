@@ -15,6 +15,7 @@ import {
   startDecisionDelivery,
   type DecisionJobData,
 } from '../../../tray-service/moderation/decision-delivery.ts';
+import { WEBHOOK_MAX_STALLED_COUNT } from '../../../shared/queue/webhook-queue.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { testStack } from '../../support/test-stack.ts';
@@ -30,21 +31,46 @@ describe('moderation decision delivery', () => {
   async function setup(
     statuses: (number | 'hang')[],
     attempts: number,
-    options: { url?: (serverUrl: string) => string; logger?: typeof logger } = {},
+    options: {
+      url?: (serverUrl: string) => string;
+      logger?: typeof logger;
+      /** The queue's job lock and stalled check (bull's 30 s when not given). */
+      lockMs?: number;
+      timeoutMs?: number;
+      concurrency?: number;
+      /** Those of the real decisions' calls that fail first, once each (the database answering no). */
+      failFirst?: readonly ('markDelivered' | 'markAttemptFailed')[];
+    } = {},
   ) {
     const server = await startStatusServer(statuses);
-    const queue: Bull.Queue<DecisionJobData> = createDecisionsQueue({
-      redis: testStack().redisUrl,
-      prefix: useQueuePrefix(),
-    });
+    const queue: Bull.Queue<DecisionJobData> = createDecisionsQueue(
+      { redis: testStack().redisUrl, prefix: useQueuePrefix() },
+      options.lockMs,
+    );
     const decisions = suite.storage.decisions;
+    const failing = new Set(options.failFirst);
+    const failOnce = (name: 'markDelivered' | 'markAttemptFailed') => {
+      if (!failing.delete(name)) return;
+      throw new Error(`database unavailable (${name})`);
+    };
     const delivery = startDecisionDelivery({
       queue,
-      decisions,
+      decisions: {
+        get: (id) => decisions.get(id),
+        markDelivered: async (...args) => {
+          failOnce('markDelivered');
+          return decisions.markDelivered(...args);
+        },
+        markAttemptFailed: async (...args) => {
+          failOnce('markAttemptFailed');
+          return decisions.markAttemptFailed(...args);
+        },
+      },
       url: options.url ? options.url(server.url) : server.url,
       secret: 's'.repeat(32),
-      timeoutMs: 2_000,
+      timeoutMs: options.timeoutMs ?? 2_000,
       logger: options.logger ?? logger,
+      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
     });
     const step = createModerationStep({
       rules: [rule],
@@ -140,6 +166,82 @@ describe('moderation decision delivery', () => {
         // bull keeps the failure in Redis too, where the queue dashboard shows it.
         const job = await queue.getJob(pending!.id);
         expect(JSON.stringify([job?.failedReason, job?.stacktrace])).to.not.include('S3cretPass');
+      } finally {
+        await close();
+      }
+    });
+  });
+
+  describe('when its workers die mid-delivery more often than a job may stall', () => {
+    it('marks the decision failed: bull gave up on its job, whatever attempts it had left', async function () {
+      this.timeout(30_000);
+      const { server, decisions, step, close, queue } = await setup(['hang'], 5, {
+        lockMs: 200,
+        timeoutMs: 10_000,
+        // Each stalled pickup hangs in a slot of its own until the timeout.
+        concurrency: 10,
+      });
+      try {
+        const event = eventDoc({ data: { post: { postId: 'p-5', text: 'spam' } } });
+        await step(event);
+        const [pending] = (await decisions.list({ eventKey: event.key }, 10)).items;
+        // A worker that dies leaves its job's lock to expire: deleted here while each delivery
+        // hangs, the job is found stalled at the next check and picked up again, until it has
+        // stalled more than WEBHOOK_MAX_STALLED_COUNT times.
+        const lockKey = `${queue.toKey(pending!.id)}:lock`;
+        const failed = await eventually(async () => {
+          await queue.client.del(lockKey);
+          const doc = await decisions.get(pending!.id);
+          return doc?.delivery === 'failed' ? doc : undefined;
+        }, 50);
+        expect(failed.lastError).to.equal('job stalled more than allowable limit');
+        expect(server.requests.length).to.be.above(WEBHOOK_MAX_STALLED_COUNT);
+        expect(await (await queue.getJob(pending!.id))?.isFailed()).to.equal(true);
+      } finally {
+        await close();
+      }
+    });
+  });
+
+  describe('when the database does not record a failed last attempt', () => {
+    it('sends the pending decision again when its event is moderated again (a replay)', async () => {
+      const { server, decisions, step, close, queue } = await setup([500, 200], 1, {
+        failFirst: ['markAttemptFailed'],
+      });
+      try {
+        const event = eventDoc({ data: { post: { postId: 'p-6', text: 'spam' } } });
+        await step(event);
+        const [pending] = (await decisions.list({ eventKey: event.key }, 10)).items;
+        await eventually(async () =>
+          (await (await queue.getJob(pending!.id))?.isFailed()) ? true : undefined,
+        );
+        expect((await decisions.get(pending!.id))?.delivery).to.equal('pending');
+        await step(event);
+        const delivered = await eventually(async () => {
+          const doc = await decisions.get(pending!.id);
+          return doc?.delivery === 'delivered' ? doc : undefined;
+        });
+        expect(delivered.id).to.equal(pending!.id);
+        expect(server.requests).to.have.lengthOf(2);
+      } finally {
+        await close();
+      }
+    });
+  });
+
+  describe('when the endpoint takes the last attempt but the database does not record it at once', () => {
+    it('records the decision delivered, not failed', async () => {
+      const { server, decisions, step, close } = await setup([200], 1, { failFirst: ['markDelivered'] });
+      try {
+        const event = eventDoc({ data: { post: { postId: 'p-7', text: 'spam' } } });
+        await step(event);
+        const [pending] = (await decisions.list({ eventKey: event.key }, 10)).items;
+        const settled = await eventually(async () => {
+          const doc = await decisions.get(pending!.id);
+          return doc?.delivery === 'pending' ? undefined : doc;
+        });
+        expect(settled.delivery).to.equal('delivered');
+        expect(server.requests).to.have.lengthOf(1);
       } finally {
         await close();
       }
