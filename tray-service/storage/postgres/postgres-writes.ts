@@ -330,6 +330,15 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
     return folded;
   }
 
+  /** The kept copies of a community's voided posts, gone (none: no statement). */
+  async function dropKept(communityId: string, voided: readonly Activity[]): Promise<void> {
+    if (voided.length === 0) return;
+    await pool.query(
+      'DELETE FROM tray_community_posts WHERE community_id = $1 AND action_id = ANY($2::text[])',
+      [communityId, voided.map((post) => post.lastActionId)],
+    );
+  }
+
   return {
     async applyPersonal(activities, context) {
       if (activities.length === 0) return;
@@ -349,8 +358,16 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
       // gives each post its place in the processing order (a redelivery keeps the first): a leave
       // committed after it takes the post from no one (lateLeavers, in writeGroups).
       const retentionMs = retentionMsOf(context);
-      // A post its removal came before is a no-op: not kept for a late join either.
-      const kept = distinctActions(await withoutVoided(pool, storable(posts)));
+      // A post its removal came before is a no-op: not kept for a late join either. Nor left kept
+      // by an earlier try of this job that kept it, then failed before the check at the end below
+      // (a deletion committed in between found no action of the post to void).
+      const given = storable(posts);
+      const live = await withoutVoided(pool, given);
+      await dropKept(
+        communityId,
+        given.filter((post) => !live.includes(post)),
+      );
+      const kept = distinctActions(live);
       if (kept.length === 0) return;
       await pool.query(
         `INSERT INTO tray_community_posts (community_id, action_id, at, activity, expires_at)
@@ -366,13 +383,11 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
       // counts and late joins read. The fan-out saw its tombstone under the post's lock and wrote
       // nothing; the kept post goes now. A deletion after the fan-out finds its actions and removes
       // the kept post itself.
-      const live = new Set(await withoutVoided(pool, kept));
-      const voided = kept.filter((post) => !live.has(post));
-      if (voided.length > 0)
-        await pool.query(
-          'DELETE FROM tray_community_posts WHERE community_id = $1 AND action_id = ANY($2::text[])',
-          [communityId, voided.map((post) => post.lastActionId)],
-        );
+      const after = await withoutVoided(pool, kept);
+      await dropKept(
+        communityId,
+        kept.filter((post) => !after.includes(post)),
+      );
     },
 
     async applyMemberships(changes, context) {

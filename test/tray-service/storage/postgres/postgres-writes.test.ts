@@ -423,6 +423,43 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
     });
   });
 
+  describe('a post deleted while its fan-out was retried', () => {
+    // The kept copy is stored in a transaction of its own before the fan-out. A try that kept it and
+    // failed before its fan-out wrote any action leaves it to a deletion committed meanwhile, which
+    // finds no action to void and so leaves the copy: exact counts and late joins read it.
+    it('drops the kept copy an earlier try left, though the retry fans out nothing', async () => {
+      const deleted = post('c-hike', 'u-cid', 1, 'p-retried');
+      const next = post('c-hike', 'u-dee', 3, 'p-after-retried');
+      const keptCopies = async () =>
+        (
+          await tray.pg.pool.query(
+            "SELECT action_id FROM tray_community_posts WHERE action_id LIKE '%retried' ORDER BY 1",
+          )
+        ).rows.map((row: { action_id: string }) => row.action_id);
+      // What the failed try kept.
+      await tray.pg.pool.query(
+        `INSERT INTO tray_community_posts (community_id, action_id, at, activity, expires_at)
+         VALUES ('c-hike', $1, $2, $3, $4)`,
+        [deleted.lastActionId, deleted.at, JSON.stringify(deleted), deleted.at + RETENTION_MS],
+      );
+      await tray.writes.applyRemovals?.(
+        [
+          {
+            kind: 'post',
+            id: deleted.lastActionId,
+            postId: deleted.lastActionId,
+            at: at(2),
+            communityId: 'c-hike',
+          },
+        ],
+        tray.context(),
+      );
+      expect(await keptCopies()).to.deep.equal([deleted.lastActionId]);
+      await tray.writes.fanOutPosts('c-hike', [deleted, next], tray.context());
+      expect(await keptCopies()).to.deep.equal([next.lastActionId]);
+    });
+  });
+
   describe('a post to a large community', () => {
     it('reaches every member in one statement and tells the live streams at most 1,000 records at a time', async () => {
       const members = Array.from({ length: 2_500 }, (_, index) => ({

@@ -7,6 +7,7 @@ import { membersChangesFingerprints, type MemberSpans } from '../memberships/mem
 import { recomputeMemberRecords } from './recompute-member-records.ts';
 import { reapplyRemovals } from '../removals/reapply-removals.ts';
 import { withoutVoided } from '../removals/tombstones.ts';
+import { reapplyToKeptVoided } from '../removals/reapply-to-kept-voided.ts';
 import { reapplyDeletions } from './reapply-deletions.ts';
 import { recordActions, writeDeliveries, type Delivery, type GroupingOptions } from './write-deliveries.ts';
 
@@ -29,6 +30,7 @@ export async function applyPersonalActivities(
   options: GroupingOptions,
 ): Promise<void> {
   const live = await withoutVoided(db, all);
+  await reapplyToKeptVoided(db, all, live, options);
   // A deleted user receives nothing, and an action of theirs shows them deleted
   // (docs/tray-rules.md#deleted-users): one look-up of the actors and recipients.
   const deleted = await deletedAmong(db, [

@@ -17,6 +17,7 @@ import { reapplyDeletions } from './reapply-deletions.ts';
 import { recomputeMemberRecords } from './recompute-member-records.ts';
 import { reapplyRemovals } from '../removals/reapply-removals.ts';
 import { withoutVoided } from '../removals/tombstones.ts';
+import { reapplyToKeptVoided } from '../removals/reapply-to-kept-voided.ts';
 import { memberOf, recordActions, writeDeliveries, type GroupingOptions } from './write-deliveries.ts';
 
 /**
@@ -34,6 +35,7 @@ export async function fanOutCommunityPosts(
   options: GroupingOptions,
 ): Promise<void> {
   const live = await withoutVoided(db, posts);
+  await reapplyToKeptVoided(db, posts, live, options);
   const deleted = await deletedAmong(
     db,
     live.map((post) => post.actor.userId),

@@ -18,6 +18,18 @@ export function communityOf(activity: Activity): string | undefined {
   return activity.audience.kind === 'community' ? activity.audience.communityId : activity.communityId;
 }
 
+/** A community post is kept once for the community, also when a late join brings it to one member. */
+const keptRecipient = (activity: Activity) =>
+  activity.audience.kind === 'user' && activity.verb !== 'post' ? activity.audience.userId : '';
+
+/** The `_id` an activity's action is kept under (TargetActionDoc). Pure. */
+export const targetActionId = (activity: Activity): string =>
+  JSON.stringify([
+    recordGroup(activity.verb, activity.targetId),
+    activity.lastActionId,
+    keptRecipient(activity),
+  ]);
+
 /**
  * Keeps every action a record may count, on user feeds as on a community's targets, for the
  * records' retention: a record is computed again from them exactly (a removal, a recipient away or
@@ -42,16 +54,14 @@ export async function keepTargetActions(
     : undefined;
   const docs: TargetActionDoc[] = activities.flatMap((activity, index) => {
     const communityId = communityOf(activity);
-    // A community post is kept once for the community, also when a late join brings it to one member.
-    const recipient =
-      activity.audience.kind === 'user' && activity.verb !== 'post' ? activity.audience.userId : '';
+    const recipient = keptRecipient(activity);
     const own = recipient === activity.actor.userId;
     const group = recordGroup(activity.verb, activity.targetId);
     const expiresAt = new Date(activity.at + retentionDays * DAY_MS);
     const postId = activityPost(activity);
     return [
       {
-        _id: JSON.stringify([group, activity.lastActionId, recipient]),
+        _id: targetActionId(activity),
         group,
         ...(postId === undefined ? {} : { postId }),
         // Only a community's members join and leave: a user feed's actions need no member key.

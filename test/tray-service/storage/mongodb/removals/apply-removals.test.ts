@@ -8,6 +8,8 @@ import {
   TRAY_TARGET_ACTORS,
 } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
 import { applyPersonalActivities } from '../../../../../tray-service/storage/mongodb/grouping/apply-personal-activities.ts';
+import { applyMemberships } from '../../../../../tray-service/storage/mongodb/grouping/apply-memberships.ts';
+import { fanOutCommunityPosts } from '../../../../../tray-service/storage/mongodb/grouping/fan-out-posts.ts';
 import type { TargetActionDoc } from '../../../../../tray-service/storage/mongodb/grouping/tray-target-actions-collection.ts';
 import type { TargetActorDoc } from '../../../../../tray-service/storage/mongodb/grouping/tray-target-actors-collection.ts';
 import { recordGroup } from '../../../../../tray-service/storage/mongodb/records/storage-keys.ts';
@@ -18,7 +20,7 @@ import { reapplyRemovals } from '../../../../../tray-service/storage/mongodb/rem
 import { storeTombstones } from '../../../../../tray-service/storage/mongodb/removals/tombstones.ts';
 import type { RemovedRecord } from '../../../../../tray-service/storage/port.ts';
 import { workerCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
-import { aComment } from '../../../../support/activity-builder.ts';
+import { aComment, aPost } from '../../../../support/activity-builder.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 
@@ -145,5 +147,46 @@ describe('applyRemovals (MongoDB-compatible server)', function () {
     // Arriving again, it is a no-op.
     await applyPersonalActivities(mongo.db, late, options);
     expect(await record(key)).to.equal(null);
+  });
+
+  // No transactions here: a write that passed its tombstone check, kept and counted its actions,
+  // then failed before its reapplyRemovals, left them to a removal stored meanwhile, which found
+  // nothing to void when it ran. The retry sees the tombstone and writes nothing; it must still
+  // apply the removal to what the failed try left.
+  describe('a write retried after a try that failed past its keep, with a removal stored between', () => {
+    it('a comment: the retry takes it out of the record the try wrote', async () => {
+      const late = comments('p-5', [['u-ben', 'cm-5b', 1]]);
+      // The failed try, up to its reapplyRemovals: kept and counted.
+      await applyPersonalActivities(mongo.db, late, options);
+      const key = recordKey('comment', 'p-5', 'u-ana');
+      expect(await record(key)).to.include({ lastActionId: 'cm-5b' });
+      await storeTombstones(mongo.db, [removalOf('cm-5b', 'p-5')], { now: NOW, retentionDays: 90 });
+      await applyPersonalActivities(mongo.db, late, options);
+      expect(await record(key)).to.equal(null);
+      expect(await mongo.db.collection(TRAY_TARGET_ACTIONS).countDocuments({ postId: 'p-5' })).to.equal(0);
+    });
+
+    it('a community post: the retry takes it out of the members’ records and of the kept posts', async () => {
+      await applyMemberships(
+        mongo.db,
+        ['u-ana', 'u-ben'].map((userId) => ({ communityId: 'c-6', userId, active: true, at: at(0) })),
+        options,
+      );
+      const post = aPost('u-ben', { id: 'p-6', at: at(1), communityId: 'c-6' });
+      await fanOutCommunityPosts(mongo.db, 'c-6', [post], options);
+      const key = recordKey('post', 'c-6', 'u-ana');
+      expect(await record(key)).to.include({ lastActionId: 'p-6' });
+      await storeTombstones(
+        mongo.db,
+        [{ kind: 'post', id: 'p-6', postId: 'p-6', at: NOW, communityId: 'c-6' }],
+        {
+          now: NOW,
+          retentionDays: 90,
+        },
+      );
+      await fanOutCommunityPosts(mongo.db, 'c-6', [post], options);
+      expect(await record(key)).to.equal(null);
+      expect(await mongo.db.collection(TRAY_TARGET_ACTIONS).countDocuments({ postId: 'p-6' })).to.equal(0);
+    });
   });
 });
