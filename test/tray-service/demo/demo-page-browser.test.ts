@@ -424,6 +424,83 @@ describe('GET /demo in a real browser (headless Chromium)', function () {
     });
   });
 
+  describe('opening a tray that fails part-way', () => {
+    const reader = 'u-part';
+    const submit = (on: Page) => on.click('#connect button[type=submit]');
+    let other: Page;
+    before(() =>
+      tray.worker.deliver(
+        commentEvent({
+          postId: 'p-pt1',
+          postOwner: reader,
+          author: 'u-cid',
+          commentId: 'cm-pt1',
+          createdAt: minute(1),
+        }),
+      ),
+    );
+    beforeEach(async () => {
+      other = await context.newPage();
+    });
+    afterEach(() => other.close());
+
+    it('shows no records when the mutes cannot be read, though the history answers after', async () => {
+      // A query GET v3/mutes refuses (400): the page's read of the mutes fails, nothing else does.
+      await other.route('**/notifications/v3/mutes', (route) => {
+        const url = new URL(route.request().url());
+        url.searchParams.set('unexpected', '1');
+        return route.continue({ url: url.href });
+      });
+      await other.goto(`${tray.instance(0).base}/demo`);
+      await other.fill('#token', await tokenFor(reader));
+      await submit(other);
+      await other.getByText('Could not load the tray').waitFor({ timeout: 10_000 });
+      // The aborted stream's end let a history read start, answered within milliseconds here: two
+      // seconds are ample to show it if the page did.
+      const shown = await other
+        .locator('#records li')
+        .first()
+        .waitFor({ timeout: 2_000 })
+        .then(
+          () => true,
+          () => false,
+        );
+      expect(shown, 'a record under "Could not load the tray"').to.equal(false);
+      expect(await other.getByText('Could not load the tray').count()).to.equal(1);
+    });
+
+    it('reads the history again at the first event of a stream that took longer than the wait for it', async () => {
+      // The stream's ticket is held until the history was read without it, and a record was
+      // stored after that read and before the stream subscribed: no event brings that record.
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await other.route('**/notifications/v3/stream-ticket', async (route) => {
+        await held;
+        await route.continue();
+      });
+      await other.goto(`${tray.instance(0).base}/demo`);
+      await other.fill('#token', await tokenFor(reader));
+      const firstRead = other.waitForResponse((response) => response.url().includes('/history'), {
+        timeout: 15_000,
+      });
+      await submit(other);
+      await firstRead;
+      await other.locator('#records li').first().waitFor({ timeout: 5_000 });
+      await tray.worker.deliver(
+        commentEvent({
+          postId: 'p-pt2',
+          postOwner: reader,
+          author: 'u-dee',
+          commentId: 'cm-pt2',
+          createdAt: minute(2),
+        }),
+      );
+      release();
+      await other.locator('#records li', { hasText: 'Dee' }).waitFor({ timeout: 10_000 });
+      expect(await other.locator('#records li').count()).to.equal(2);
+    });
+  });
+
   // Mocha runs a suite's own tests before its nested suites: this one comes after all of them.
   describe('after every interaction', () => {
     it('ran under the Content-Security-Policy without a violation', () => {

@@ -17,6 +17,8 @@ const state = {
   opened: 0,
   /** The history read the page waits for, and what the stream said meanwhile (loadHistory). */
   load: undefined,
+  /** The tray opened that failed (failTray): nothing read for it afterwards is shown. */
+  failed: 0,
 };
 
 /** The pasted token, read at each use: the stream asks for it again when the one it used expires. */
@@ -143,9 +145,10 @@ function update(ids, change) {
  * or a reset replaced is dropped, answer or error: the one that replaced it speaks for the page.
  */
 async function loadHistory(opened) {
+  if (state.failed === opened) return;
   const load = { settled: new Set(), marks: new Map(), cleared: false };
   state.load = load;
-  const current = () => opened === state.opened && state.load === load;
+  const current = () => opened === state.opened && state.load === load && state.failed !== opened;
   let page;
   try {
     page = await state.client.historyPage(undefined, 'inbox');
@@ -182,6 +185,8 @@ function settlePending(ids) {
 /** The tray cannot be read: nothing of it is shown, not even half of it from its stream. */
 function failTray(opened, error) {
   if (opened !== state.opened) return;
+  // Also for the history read the aborted stream's end lets start (listen's `subscribed`).
+  state.failed = opened;
   state.stream?.abort();
   showNoTray();
   setStatus(`Could not load the tray: ${error.message}`);
@@ -267,17 +272,30 @@ const FIRST_EVENT_WAIT_MS = 5_000;
 /**
  * Listens to the tray's stream; `subscribed` resolves at its first event, which the service sends
  * once the stream receives every change (also when the stream ends first, or after
- * FIRST_EVENT_WAIT_MS: a stream that cannot connect must not keep the history from showing).
+ * FIRST_EVENT_WAIT_MS: a stream that cannot connect must not keep the history from showing). A
+ * history read after that wait may have missed what was stored before the stream subscribed, so
+ * the history is read again at the stream's first event (records already shown are kept as they are).
  */
-function listen() {
+function listen(opened) {
   state.stream?.abort();
   const controller = new AbortController();
   state.stream = controller;
   let first;
+  let waitedOut = false;
   const subscribed = new Promise((resolve) => {
     first = resolve;
-    setTimeout(resolve, FIRST_EVENT_WAIT_MS);
+    setTimeout(() => {
+      waitedOut = true;
+      resolve();
+    }, FIRST_EVENT_WAIT_MS);
   });
+  let heard = false;
+  const firstEvent = () => {
+    if (heard) return;
+    heard = true;
+    if (waitedOut) loadHistory(opened).catch((error) => failTray(opened, error));
+    first();
+  };
   const events = state.client.stream({
     signal: controller.signal,
     onState: (connection) => {
@@ -290,7 +308,7 @@ function listen() {
         // Another tray was opened: what is still on its way from this one is not for it.
         if (controller.signal.aborted) return;
         apply(event);
-        first();
+        firstEvent();
       }
     } catch (error) {
       if (!controller.signal.aborted)
@@ -314,7 +332,7 @@ async function open() {
     // The stream first, and the history once the stream has its first event: from then on it sends
     // every change, so nothing falls between the history read and the stream (a record in both is
     // shown once).
-    const subscribed = listen();
+    const subscribed = listen(opened);
     await Promise.all([subscribed.then(() => loadHistory(opened)), loadMutes(opened)]);
     // Another tray was opened, or this one failed meanwhile (a reset's read, failTray).
     if (opened !== state.opened || state.stream?.signal.aborted) return;
