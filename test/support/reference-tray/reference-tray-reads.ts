@@ -155,9 +155,16 @@ export function referenceCountUnread(
   ).length;
 }
 
-/** Unseen: in the inbox, unexpired, not seen. */
+/**
+ * Unseen: in the inbox, unexpired, not seen, and made unread after the last-read time (which says
+ * the user has seen all made unread until then, as it says they have read it: a record written
+ * after the last-read with an unread time before it counts neither way).
+ */
 export function referenceCountUnseen(tray: ReferenceTray, userId: string, now: number): number {
-  return liveInboxRecords(tray, userId, now, 'inbox').filter((record) => !record.isSeen).length;
+  const lastReadAt = tray.lastRead(userId);
+  return liveInboxRecords(tray, userId, now, 'inbox').filter(
+    (record) => !record.isSeen && record.unreadAt > lastReadAt,
+  ).length;
 }
 
 /** Unexpired records whose changedAt is after `since`, oldest change first (then by key), with their inbox state. */

@@ -66,7 +66,8 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
       const result = await pool.query<{ n: number }>({
         name: 'tray_count_unseen',
         text: `SELECT count(*)::int AS n FROM tray_records
-          WHERE user_id = $1 AND NOT is_seen AND in_inbox AND expires_at > $2`,
+          WHERE user_id = $1 AND NOT is_seen AND in_inbox AND expires_at > $2
+            AND unread_at > COALESCE((SELECT at FROM tray_last_read WHERE user_id = $1), 0)`,
         values: [userId, now],
       });
       return result.rows[0]?.n ?? 0;
@@ -95,6 +96,7 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
           CROSS JOIN LATERAL (SELECT count(*)::int AS n, min(r.expires_at) AS first_expiry
             FROM tray_records r
             WHERE r.user_id = u.user_id AND NOT r.is_seen AND r.in_inbox AND r.expires_at > $2
+              AND r.unread_at > COALESCE((SELECT at FROM tray_last_read l WHERE l.user_id = u.user_id), 0)
           ) AS unseen`,
         values: [[...new Set(userIds)], now],
       });

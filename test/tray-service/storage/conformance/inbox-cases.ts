@@ -230,6 +230,60 @@ conformanceCase(
   { needs: 'inbox' },
 );
 
+// A record made unread at or before the user's last-read time is counted neither unread nor unseen,
+// whatever order the writes land in: a job whose clock began before the last-read may commit its
+// record after it (its unread time is the job's), and a snooze due before the last-read may wake
+// after it (its unread time is its until).
+conformanceCase(
+  'inbox: a record made unread before the last-read but written after it counts neither unread nor unseen',
+  async (context) => {
+    const { tray, ana } = await seeded(context);
+    await both(tray, context, { kind: 'lastRead', userId: ana, now: NOW + 10 });
+    const post = { postId: context.id('p-1'), owner: ana };
+    await tray.personal(
+      [
+        aComment(context.id('u-fay'), post, { id: context.id('cm-late'), at: at(7) }),
+        aComment(
+          context.id('u-gus'),
+          { postId: context.id('p-9'), owner: ana },
+          { id: context.id('cm-9'), at: at(7) },
+        ),
+      ],
+      NOW + 5,
+    );
+    await expectInbox(tray, context, 'u-ana', NOW + 11);
+    const counts = modelInboxSnapshot(tray.model, ana, NOW + 11);
+    expect(counts.unseen, 'unseen').to.equal(0);
+    // Activity after the last-read counts again, both ways.
+    await tray.personal(
+      [aComment(context.id('u-hal'), post, { id: context.id('cm-after'), at: at(8) })],
+      NOW + 12,
+    );
+    await expectInbox(tray, context, 'u-ana', NOW + 13);
+    expect(modelInboxSnapshot(tray.model, ana, NOW + 13).unseen, 'unseen after').to.equal(1);
+  },
+  { needs: 'inbox' },
+);
+
+conformanceCase(
+  'inbox: a snooze due before the last-read and woken after it counts neither unread nor unseen',
+  async (context) => {
+    const { tray, ana, comment } = await seeded(context);
+    await both(tray, context, {
+      kind: 'snooze',
+      userId: ana,
+      ids: [comment],
+      until: NOW + 10_000,
+      now: NOW + 1,
+    });
+    await both(tray, context, { kind: 'lastRead', userId: ana, now: NOW + 10_100 });
+    await both(tray, context, { kind: 'wake', now: NOW + 10_300 });
+    await expectInbox(tray, context, 'u-ana', NOW + 10_300);
+    expect(modelInboxSnapshot(tray.model, ana, NOW + 10_300).unseen, 'unseen').to.equal(0);
+  },
+  { needs: 'inbox' },
+);
+
 conformanceCase(
   'inbox: two tray processes waking at once wake every due record exactly once',
   async (context) => {

@@ -52,7 +52,7 @@ describe("the tray service's collections (ensureCollections at start-up)", () =>
     expect(await names(TRAY_RECORDS)).to.include.members([
       'user_history',
       'box_unread',
-      'box_unseen',
+      'box_unseen_since',
       'expiry',
     ]);
     expect(await names(EVENTS)).to.include.members(['admin_received_desc', 'expiry']);

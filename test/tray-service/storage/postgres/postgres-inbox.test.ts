@@ -79,7 +79,9 @@ describe('storage/postgres inbox (InboxPort): the indexes serve every statement'
     expect(statements.map((query) => query.text)).to.satisfy((texts: string[]) =>
       texts.every((text) => !/\bnow\(\)|clock_timestamp/.test(text)),
     );
-    expect((await planned(4)).indexes).to.deep.equal(['tray_records_inbox_unseen']);
+    // The last-read time is read by the same statement, as the unread count reads it.
+    expect((await planned(4)).indexes).to.include('tray_records_inbox_unseen');
+    expect((await planned(4)).nodes).not.to.include('Seq Scan');
     expect((await planned(5)).indexes).to.include('tray_records_inbox_unread');
   });
 

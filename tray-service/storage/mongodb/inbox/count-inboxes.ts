@@ -9,7 +9,7 @@ import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
 const USERS_PER_QUERY = 500;
 
 /** Each user's latest last-read time (0: never), by one `$in` on `api_read_state_user`. */
-async function lastReadTimes(db: Db, userIds: readonly string[]): Promise<Map<string, number>> {
+export async function lastReadTimes(db: Db, userIds: readonly string[]): Promise<Map<string, number>> {
   const times = new Map(userIds.map((userId) => [userId, 0]));
   // The prune after each last-read leaves a user one document, or a few while calls race: the
   // largest is the user's time, as createMongoLatestTimes reads it.
@@ -40,21 +40,24 @@ async function countPerUser(db: Db, filter: Filter<TrayRecordDoc>): Promise<Map<
 }
 
 /**
- * The unread filter of each user (countUnread's with the recorded last-read time): one `$or`
- * clause per distinct last-read time, the users who share it in one `$in` (everyone who never read
- * shares 0), each clause countUnread's filter on `box_unread`.
+ * The unread and the unseen filters of each user (countUnread's and countUnseen's with the recorded
+ * last-read time): one `$or` clause per distinct last-read time, the users who share it in one
+ * `$in` (everyone who never read shares 0), each clause the one-user filter on its index
+ * (`box_unread`, `box_unseen_since`).
  */
-async function unreadClauses(db: Db, userIds: readonly string[], now: number) {
+async function countClauses(db: Db, userIds: readonly string[], now: number) {
   const bySince = new Map<number, string[]>();
   for (const [userId, since] of await lastReadTimes(db, userIds))
     bySince.set(since, [...(bySince.get(since) ?? []), userId]);
-  return [...bySince].map(([since, users]): Filter<TrayRecordDoc> => ({
-    userId: { $in: users },
-    hasRead: false,
-    box: 'inbox',
-    unreadAt: { $gt: since },
-    expiresAt: { $gt: new Date(now) },
-  }));
+  const clauses = (flag: 'hasRead' | 'isSeen') =>
+    [...bySince].map(([since, users]): Filter<TrayRecordDoc> => ({
+      userId: { $in: users },
+      [flag]: false,
+      box: 'inbox',
+      unreadAt: { $gt: since },
+      expiresAt: { $gt: new Date(now) },
+    }));
+  return { unread: clauses('hasRead'), unseen: clauses('isSeen') };
 }
 
 /**
@@ -91,8 +94,8 @@ async function firstExpiries(
 /**
  * Both inbox counts of many users (InboxPort.countInboxes), the same filters as countUnread and
  * countUnseen with the users in one `$in`: per 500 users, the last-read times and then the unread
- * counts and the first expiries, beside the unseen counts (four commands, two round trips one after
- * the other), however many users. On MongoDB each runs on the index of its one-user form. FerretDB,
+ * and the unseen counts and the first expiries (four commands, two round trips one after the
+ * other), however many users. On MongoDB each runs on the index of its one-user form. FerretDB,
  * the test server, pushes no `$in` or `$or` down and filters the collection in Go: right there, not
  * fast (docs/storage.md#the-inbox).
  */
@@ -105,21 +108,12 @@ export async function countInboxes(
   const unique = [...new Set(userIds)];
   for (let start = 0; start < unique.length; start += USERS_PER_QUERY) {
     const users = unique.slice(start, start + USERS_PER_QUERY);
-    const unseenClause: Filter<TrayRecordDoc> = {
-      userId: { $in: users },
-      isSeen: false,
-      box: 'inbox',
-      expiresAt: { $gt: new Date(now) },
-    };
-    const counted = async () => {
-      const clauses = await unreadClauses(db, users, now);
-      const [unread, expiries] = await Promise.all([
-        countPerUser(db, { $or: clauses }),
-        firstExpiries(db, [...clauses, unseenClause], now),
-      ]);
-      return { unread, expiries };
-    };
-    const [{ unread, expiries }, unseen] = await Promise.all([counted(), countPerUser(db, unseenClause)]);
+    const clauses = await countClauses(db, users, now);
+    const [unread, unseen, expiries] = await Promise.all([
+      countPerUser(db, { $or: clauses.unread }),
+      countPerUser(db, { $or: clauses.unseen }),
+      firstExpiries(db, [...clauses.unread, ...clauses.unseen], now),
+    ]);
     for (const userId of users) {
       const pair = { unread: unread.get(userId) ?? 0, unseen: unseen.get(userId) ?? 0 };
       const nextExpiry = expiries.get(userId) ?? now + EXPIRY_LOOKAHEAD_MS;

@@ -11,7 +11,7 @@ import { recordBox, viewBox } from '../records/record-box.ts';
 import { createSortedPages } from '../records/sorted-pages.ts';
 import { toInboxRecord } from '../records/to-tray-record.ts';
 import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
-import { countInboxes } from './count-inboxes.ts';
+import { countInboxes, lastReadTimes } from './count-inboxes.ts';
 import { inboxChange, withInboxChange } from './inbox-change.ts';
 import { wakeDue } from './wake-due.ts';
 
@@ -61,8 +61,18 @@ export function createMongoInbox(db: Db): InboxPort {
       return { records: page.records.map(toInboxRecord), nextPage: page.nextPage };
     },
 
-    countUnseen: (userId, now) =>
-      records.countDocuments({ userId, isSeen: false, box: 'inbox', expiresAt: { $gt: new Date(now) } }),
+    // Made unread after the last-read time, as the unread count is: a record written after the
+    // last-read with an unread time before it (a job whose clock began first) counts neither way.
+    async countUnseen(userId, now) {
+      const since = (await lastReadTimes(db, [userId])).get(userId) ?? 0;
+      return records.countDocuments({
+        userId,
+        isSeen: false,
+        box: 'inbox',
+        unreadAt: { $gt: since },
+        expiresAt: { $gt: new Date(now) },
+      });
+    },
 
     countInboxes: (userIds, now) => countInboxes(db, userIds, now),
 

@@ -75,10 +75,10 @@ export const trayRecordsCollection: CollectionSpec = {
         'unread count: countDocuments({userId, hasRead: false, box: "inbox", unreadAt > lastRead, expiresAt > now}) from the index alone; mark-all-as-read: find({userId, hasRead: false})',
     },
     {
-      name: 'box_unseen',
-      key: { userId: 1, isSeen: 1, box: 1, expiresAt: 1 },
+      name: 'box_unseen_since',
+      key: { userId: 1, isSeen: 1, box: 1, unreadAt: 1, expiresAt: 1 },
       serves:
-        'unseen count: countDocuments({userId, isSeen: false, box: "inbox", expiresAt > now}) from the index alone; last-read’s seen mark: find({userId, isSeen: false, hasRead: false})',
+        'unseen count: countDocuments({userId, isSeen: false, box: "inbox", unreadAt > lastRead, expiresAt > now}) from the index alone; last-read’s seen mark: find({userId, isSeen: false, hasRead: false})',
     },
     {
       name: 'box_user',
@@ -111,5 +111,5 @@ export const trayRecordsCollection: CollectionSpec = {
     },
     EXPIRY_INDEX,
   ],
-  retiredIndexes: ['history_bucket', 'expiry_day', 'actor_ids', 'user_unread', 'record_user'],
+  retiredIndexes: ['history_bucket', 'expiry_day', 'actor_ids', 'user_unread', 'record_user', 'box_unseen'],
 };
