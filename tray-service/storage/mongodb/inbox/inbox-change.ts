@@ -5,12 +5,14 @@ import { snooze, unsnooze } from '../../../domain/snooze-mark.ts';
 import type { InboxMark } from '../../port.ts';
 import { recordBox } from '../records/record-box.ts';
 import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
+import { withInboxState } from '../records/with-inbox-state.ts';
 
 /**
  * What an inbox mark made at `now` changes of one record, by the domain's rules (seen-mark.ts,
  * archive-mark.ts, snooze-mark.ts); undefined when nothing. Pure.
  */
-export function inboxChange(mark: InboxMark, record: TrayRecordDoc, now: number): InboxChange | undefined {
+export function inboxChange(mark: InboxMark, stored: TrayRecordDoc, now: number): InboxChange | undefined {
+  const record = withInboxState(stored);
   switch (mark.kind) {
     case 'seen':
       return markSeen(record);
@@ -34,6 +36,6 @@ export function withInboxChange(
   change: InboxChange | undefined,
 ): TrayRecordDoc | 'unchanged' {
   if (!change) return 'unchanged';
-  const next = { ...record, ...change };
+  const next = { ...withInboxState(record), ...change };
   return { ...next, box: recordBox(next), version: record.version + 1 };
 }

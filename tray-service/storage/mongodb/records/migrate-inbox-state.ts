@@ -3,6 +3,7 @@ import { TRAY_RECORDS } from '../collection-names.ts';
 import { UPDATES_PER_BULK } from '../compare-and-set/cas-update-records.ts';
 import type { TrayRecordDoc } from './tray-records-collection.ts';
 import { runOnce } from '../setup/run-once.ts';
+import { preInboxState } from './with-inbox-state.ts';
 
 const INBOX_STATE = 'record-inbox-state';
 
@@ -31,14 +32,11 @@ export function migrateInboxState(db: Db): Promise<number> {
       batch = [];
     };
     for await (const record of older) {
-      const state: Pick<TrayRecordDoc, 'isSeen' | 'archivedAt' | 'snoozedUntil' | 'box'> = {
-        isSeen: record.hasRead,
-        archivedAt: null,
-        snoozedUntil: null,
-        box: 'inbox',
-      };
       batch.push({
-        updateMany: { filter: { _id: record._id, version: record.version }, update: { $set: state } },
+        updateMany: {
+          filter: { _id: record._id, version: record.version },
+          update: { $set: preInboxState(record.hasRead) },
+        },
       });
       if (batch.length >= UPDATES_PER_BULK) await flush();
     }

@@ -1,4 +1,5 @@
 import type { TrayRecordDoc } from './tray-records-collection.ts';
+import { withInboxState } from './with-inbox-state.ts';
 import { encodeRecordKey } from '../../../domain/record-key.ts';
 import type { TrayRecord } from '../../../domain/tray-record.ts';
 import type { InboxRecord } from '../../../domain/inbox-record.ts';
@@ -33,7 +34,8 @@ export function toTrayRecord(doc: TrayRecordDoc): TrayRecord {
 }
 
 /** A stored record as the inbox's views and marks hand it out: with its inbox state. Pure. */
-export function toInboxRecord(doc: TrayRecordDoc): InboxRecord {
+export function toInboxRecord(stored: TrayRecordDoc): InboxRecord {
+  const doc = withInboxState(stored);
   return {
     ...toTrayRecord(doc),
     isSeen: doc.isSeen,
