@@ -133,6 +133,10 @@ const moderation = await setupModeration(config, {
   deliver: runsWorker,
 });
 
+// The events console's live tail: each event once applied, by the worker or by a replay that
+// finished it first (its job still retrying or dead-lettered).
+const announce = createEventAnnouncer(redis, config.STREAM_REDIS_PREFIX, logger);
+
 const worker = runsWorker
   ? await startWorker({
       queue,
@@ -149,8 +153,7 @@ const worker = runsWorker
       platformWebhooks,
       onStored: moderation.step,
       changes: createChangePublisher(redis, config.STREAM_REDIS_PREFIX, logger),
-      // The events console's live tail: each event once applied.
-      announce: createEventAnnouncer(redis, config.STREAM_REDIS_PREFIX, logger),
+      announce,
     })
   : undefined;
 
@@ -206,6 +209,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
       publishBans: (changed) => publishBans(redis, config.BAN_REDIS_PREFIX, changed),
       platformWebhooks,
       onStored: moderation.step,
+      onApplied: announce,
       onWritten: (records) => changes.recordsWritten(records),
       onRemoved: (records) => changes.recordsRemoved(records),
       onCleared: (userId, at) => changes.cleared(userId, at),
