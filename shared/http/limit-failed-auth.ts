@@ -58,13 +58,16 @@ export function countFailedAuth(
   logger: Logger,
   options: {
     addressOf?: AddressOf;
-    /** Whether the refused request made a guess at all (the admin listener: a bearer credential). */
-    guessed?: (req: Request) => boolean;
+    /**
+     * Whether the refused request made a guess at all (a bearer credential sent, that did not
+     * verify); every refusal when not given.
+     */
+    guessed?: (req: Request, error: AppError) => boolean;
   } = {},
 ): ErrorRequestHandler {
   const { addressOf = expressAddress, guessed = () => true } = options;
   return (error: unknown, req, _res, next) => {
-    if (!(error instanceof AppError) || error.kind !== 'UNAUTHORIZED' || !guessed(req)) {
+    if (!(error instanceof AppError) || error.kind !== 'UNAUTHORIZED' || !guessed(req, error)) {
       next(error);
       return;
     }

@@ -28,6 +28,7 @@ import { requestMetrics } from '../http/request-metrics.ts';
 import { createTrayOpenApiDocument } from '../http/api-schema/tray-api-schema.ts';
 import type { FailedAuthLimit } from '../../shared/http/failed-auth-limit.ts';
 import { countFailedAuth, refuseBlockedAddress } from '../../shared/http/limit-failed-auth.ts';
+import { isTokenGuess } from '../http/auth/is-token-guess.ts';
 import { createAdmissionLedger } from '../http/rate-limit/admission-ledger.ts';
 import { limitPerUser, limitPerUserAhead } from '../http/rate-limit/limit-per-user.ts';
 import { createTrayRouter, trayPaths } from './tray/create-tray-router.ts';
@@ -175,7 +176,7 @@ export function createTrayApi(deps: TrayApiDeps): Express {
     }),
   );
   app.use(notFound);
-  if (deps.failedAuth) app.use(countFailedAuth(deps.failedAuth, deps.logger));
+  if (deps.failedAuth) app.use(countFailedAuth(deps.failedAuth, deps.logger, { guessed: isTokenGuess }));
   app.use(mapDomainErrors);
   app.use(mapStoreErrors);
   app.use(errorMiddleware(deps.logger));

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createFailedAuthLimit } from '../../../../tray-service/http/rate-limit/failed-auth-limit.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
-import { bearer, useTrayApi } from '../../api/support/api-harness.ts';
+import { bearer, expiringToken, useTrayApi } from '../../api/support/api-harness.ts';
 import { ADMIN_TOKEN } from '../../admin/admin-fixtures.ts';
 import { ADMIN_SESSION_COOKIE } from '../../../../tray-service/admin/session-cookie.ts';
 import { createAdminApp } from '../../../../tray-service/admin/create-admin-app.ts';
@@ -97,6 +97,27 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
       .set('Authorization', await bearer('u-other'))
       .expect(200);
     await request(app).get('/healthz').set('X-Forwarded-For', '198.51.100.8').expect(200);
+  });
+
+  // Another site's page can make a visitor's browser call without a credential (an image, an
+  // EventSource with a made-up ticket), and an app back end relays its users' expired tokens from
+  // one address: none of these is a guess, and counting them let either lock an address out.
+  it('does not count calls without a token, nor expired tokens that verified (tickets: stream-ticket-guessing)', async () => {
+    const app = appWith(uniqueName('auth'));
+    const from = '198.51.100.30';
+    const expired = `Bearer ${await expiringToken('u-late', -120)}`;
+    for (let i = 0; i <= LIMIT * 2; i += 1) {
+      const calls = [
+        request(app).get('/notifications/v3').set('X-Forwarded-For', from),
+        request(app).get('/notifications/v3').set('X-Forwarded-For', from).set('Authorization', expired),
+      ];
+      for (const call of calls) expect((await call).status).to.equal(401);
+    }
+    await request(app)
+      .get('/notifications/v3')
+      .set('X-Forwarded-For', from)
+      .set('Authorization', await bearer('u-honest'))
+      .expect(200);
   });
 
   it("does not count a banned user's valid token: their calls never refuse the others at their address", async () => {
