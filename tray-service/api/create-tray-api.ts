@@ -29,6 +29,7 @@ import { createTrayOpenApiDocument } from '../http/api-schema/tray-api-schema.ts
 import type { FailedAuthLimit } from '../../shared/http/failed-auth-limit.ts';
 import { countFailedAuth, refuseBlockedAddress } from '../../shared/http/limit-failed-auth.ts';
 import { isTokenGuess } from '../http/auth/is-token-guess.ts';
+import { mapRedisErrors } from '../http/map-redis-errors.ts';
 import { createAdmissionLedger } from '../http/rate-limit/admission-ledger.ts';
 import { limitPerUser, limitPerUserAhead } from '../http/rate-limit/limit-per-user.ts';
 import { createTrayRouter, trayPaths } from './tray/create-tray-router.ts';
@@ -179,6 +180,8 @@ export function createTrayApi(deps: TrayApiDeps): Express {
   if (deps.failedAuth) app.use(countFailedAuth(deps.failedAuth, deps.logger, { guessed: isTokenGuess }));
   app.use(mapDomainErrors);
   app.use(mapStoreErrors);
+  // Stream tickets and places live in Redis.
+  app.use(mapRedisErrors);
   app.use(errorMiddleware(deps.logger));
   return app;
 }
