@@ -6,7 +6,8 @@ export interface VerifiedTokenCacheOptions {
   maxEntries?: number;
   /**
    * Longest a verification is reused, however long the token is valid: a key withdrawn from a
-   * JWKS (JWT_JWKS_URL) stops being honoured for cached tokens at most this much later.
+   * JWKS (JWT_JWKS_URL) stops being honoured for cached tokens at most this much after the key set
+   * is fetched again without it (JWKS_CACHE_MAX_AGE_MS).
    */
   maxAgeMs?: number;
   /** Epoch ms; tests pin it. */

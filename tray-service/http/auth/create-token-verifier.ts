@@ -64,6 +64,12 @@ function reason(error: unknown): string {
   return 'token is invalid';
 }
 
+/**
+ * How long a fetched JWKS is used before it is fetched again (jose's default, named): longer keeps
+ * the API verifying through a longer key-server outage, shorter drops a withdrawn key sooner.
+ */
+export const JWKS_CACHE_MAX_AGE_MS = 600_000;
+
 /** How long a failed key fetch is remembered before the key server is asked again. */
 export const DEFAULT_KEY_RETRY_MS = 5_000;
 
@@ -94,7 +100,12 @@ function remoteKeys(url: URL, retryMs: number): JWTVerifyGetKey {
     if (Date.now() - failedAt < retryMs) return Promise.reject(keysUnavailable(lastFailure));
     return fetch(input, init);
   };
-  const keys = createRemoteJWKSet(url, { [customFetch]: fetchUnlessFailing });
+  // The key set is fetched again once it is JWKS_CACHE_MAX_AGE_MS old, or at once for a token of
+  // an unknown `kid`: a key withdrawn from the set stops verifying within that time.
+  const keys = createRemoteJWKSet(url, {
+    [customFetch]: fetchUnlessFailing,
+    cacheMaxAge: JWKS_CACHE_MAX_AGE_MS,
+  });
   return async (protectedHeader, token) => {
     try {
       return await keys(protectedHeader, token);
