@@ -42,3 +42,20 @@ export async function publishBans(
     );
   }
 }
+
+/**
+ * Publishes every stored ban (`all`: the durable store's), as the worker does at start and after
+ * each reconnect: Redis may have lost the published set (a restart without its data, a failover to
+ * a replica that lacks it), and changes newer than the stored ones are kept (each is compared by
+ * rank). A version counter that is gone starts again from the clock's milliseconds, never from 0:
+ * counting from 0 again could land on the very number an API instance last loaded, which would
+ * then not load the set again.
+ */
+export async function publishAllBans(
+  redis: RedisClient,
+  prefix: string,
+  all: readonly BanChange[],
+): Promise<void> {
+  await redis.set(banKeys(prefix).version, String(Date.now()), 'NX');
+  await publishBans(redis, prefix, all);
+}

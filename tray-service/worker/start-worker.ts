@@ -6,7 +6,7 @@ import type { Logger } from '../../shared/logging/create-logger.ts';
 import { isStalledOut } from '../../shared/queue/stalled-out.ts';
 import { WEBHOOK_MAX_STALLED_COUNT, type WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
-import { publishBans } from '../bans/publish-bans.ts';
+import { publishAllBans, publishBans } from '../bans/publish-bans.ts';
 import type { Activity } from '../domain/activity.ts';
 import type { BanChange } from '../domain/ban-change.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
@@ -73,8 +73,19 @@ export interface RunningWorker {
 export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const bans = { redis: deps.bans?.redis ?? deps.queue.client, prefix: deps.bans?.prefix ?? 'tray-bans' };
   // Redis may have lost the published set (a restart without persistence, a new instance): storage
-  // holds every ban, and republishing keeps whatever newer change Redis has.
-  await publishBans(bans.redis, bans.prefix, await deps.storage.bans.all());
+  // holds every ban, and republishing keeps whatever newer change Redis has. Again after each
+  // reconnect: a Redis that came back empty would otherwise serve no ban until the next start.
+  const republishBans = async () => publishAllBans(bans.redis, bans.prefix, await deps.storage.bans.all());
+  await republishBans();
+  const onReconnected = () => {
+    republishBans().catch((error: unknown) =>
+      deps.logger.warn(
+        { err: (error as Error).message },
+        'stored bans not published again after a reconnect',
+      ),
+    );
+  };
+  bans.redis.on('ready', onReconnected);
   const metrics = createWorkerMetrics(deps.registry);
   const fanOuts = pLimit(deps.fanOutConcurrency ?? 4);
   // A fan-out costs about the same for one post as for many: posts to a community that arrive
@@ -230,6 +241,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   return {
     close: async () => {
       clearInterval(timer);
+      bans.redis.off('ready', onReconnected);
       const waiting = !gate.isOpen;
       gate.stop();
       // Waits for in-flight jobs, unless they wait for the storage: then they stay active and are

@@ -241,6 +241,23 @@ describe('global bans: queue -> worker -> storage and Redis -> two API instances
     });
   });
 
+  describe('Redis coming back without the published set, the worker running', () => {
+    it('keeps every instance refusing the banned user, and the worker publishes the stored bans again on reconnecting', async () => {
+      await worker.deliver(banEvent('ban', ['u-lex'], minute(90)));
+      await bothWithinBound('u-lex', 401);
+      const keys = banKeys(api.banPrefix);
+      await api.redis.del(keys.rank, keys.banned, keys.version);
+      await bothStill('u-lex', 401);
+      // The worker's connection drops and comes back, as after a Redis restart.
+      worker.queue.client.disconnect(true);
+      const started = Date.now();
+      while ((await api.redis.sismember(keys.banned, 'u-lex')) === 0 && Date.now() - started < BOUND_MS)
+        await sleep(25);
+      expect(await api.redis.sismember(keys.banned, 'u-lex')).to.equal(1);
+      await bothStill('u-lex', 401);
+    });
+  });
+
   describe('Redis losing the published set', () => {
     it('is repaired by the next worker start from the stored bans, within 2 s on both instances', async () => {
       await worker.deliver(banEvent('ban', ['u-kim'], minute(80)));

@@ -44,7 +44,7 @@ export async function startBanCache(redis: RedisClient, options: BanCacheOptions
 /**
  * This instance's copy of the banned set. Every `refreshMs` it reads one counter; only when the
  * worker has published a change does it load the set again, so an idle ban list costs one GET per
- * interval per instance. When Redis is unreachable the last loaded set stays in force
+ * interval per instance. When Redis is unreachable, or has lost the set, the last loaded set stays in force
  * (the rate limiter needs Redis anyway, so such requests fail there) and the next interval retries;
  * a refresh that gets no answer counts as failed after BAN_REFRESH_TIMEOUT_MS.
  */
@@ -61,9 +61,20 @@ export function createBanCache(redis: RedisClient, options: BanCacheOptions): Ba
   // then replace what a newer one already loaded.
   let started = 0;
   let applied = 0;
+  // A version that disappeared is a Redis that lost the published set (restarted without its
+  // data, failed over to a replica that lacks it), not every ban lifted: the last loaded set stays
+  // in force until the worker publishes the stored bans again (it does when it reconnects).
+  let lost = false;
   const refresh = async () => {
     const mine = ++started;
     const latest = await redis.get(keys.version);
+    if (latest === null && typeof version === 'string') {
+      if (!lost)
+        options.logger.warn('the published ban list is gone from Redis; the last loaded one stays in force');
+      lost = true;
+      return;
+    }
+    lost = false;
     if (version !== undefined && latest === version) return;
     // The version is read before the set: a change landing in between is loaded now and its
     // version bump triggers one more (harmless) load next time, never a missed change.
