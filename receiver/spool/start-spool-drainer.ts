@@ -30,8 +30,9 @@ export interface SpoolDrainer {
   /** Drains now (also what the timer does); resolves when this pass ends, successful or not. */
   runOnce(): Promise<void>;
   /**
-   * Stops the timer and a running pass after the event in hand, and waits for that: the rest stays
-   * spooled for the next start, so a shutdown after a long outage ends within its deadline.
+   * Stops the timer and a running pass: the event in hand is given up if its add has not answered
+   * yet, and it and the rest stay spooled for the next start, so a shutdown after a long outage, or
+   * on a Redis that stopped answering, ends within its deadline.
    */
   stop(): Promise<void>;
 }
@@ -80,7 +81,9 @@ export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
     try {
       const moved = await deps.spool.drain(async (job) => {
         // Not `onDrained?.(await ...)`: optional chaining would skip evaluating the argument.
-        const outcome = await withTimeout(deps.enqueue(job), enqueueTimeoutMs);
+        // Given up at stop(): the event stays spooled (its add, if it lands, makes the next
+        // start's a duplicate), so a shutdown does not wait out the budget on a hung Redis.
+        const outcome = await untilStopped(withTimeout(deps.enqueue(job), enqueueTimeoutMs), stopping.signal);
         deps.onDrained?.(outcome);
       }, stopping.signal);
       const depth = deps.spool.depth();
@@ -89,6 +92,13 @@ export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
       else if (failing || moved > 0) deps.logger.info({ moved, depth }, 'spool drained');
       failing = false;
     } catch (error) {
+      if (stopped) {
+        deps.logger.info(
+          { depth: deps.spool.depth() },
+          'spool drain stopped; the rest drains at the next start',
+        );
+        return;
+      }
       // Logged once per outage, not once per second.
       if (!failing) {
         deps.logger.warn({ err: (error as Error).message, depth: deps.spool.depth() }, 'spool drain paused');
@@ -123,4 +133,14 @@ export function startSpoolDrainer(deps: SpoolDrainerDeps): SpoolDrainer {
       await running;
     },
   };
+}
+
+/** `work`'s outcome, or a rejection as soon as `signal` aborts (the drainer's stop). */
+function untilStopped<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error('the drainer stopped'));
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(new Error('the drainer stopped'));
+    signal.addEventListener('abort', stop, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
 }

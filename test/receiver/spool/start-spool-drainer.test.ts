@@ -16,6 +16,7 @@ import { encodeWebhookJob, type EncodedWebhookJob } from '../../../shared/queue/
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { waitFor } from '../../support/wait-for.ts';
+import { startBlackholeProxy } from '../../support/blackhole-proxy.ts';
 
 const job = (n: number): EncodedWebhookJob =>
   encodeWebhookJob({
@@ -161,6 +162,52 @@ describe('the spool drainer', () => {
       const jobs = await receiverQueue.queue.getWaiting(0, -1);
       expect(new Set(jobs.map((queued) => String(queued.id))).size).to.equal(total);
       await spool.close();
+    });
+  });
+
+  // The shutdown's deadline (8 s) holds the HTTP grace (4 s) before the drainer's stop: a stop
+  // that waited out the event in hand's enqueue budget (5 s) on a hung Redis ran past it, and the
+  // process exited before the spool closed (no .stopped mark).
+  describe('stopped while the event in hand waits on a Redis that went silent', () => {
+    it('stops at once, leaving that event spooled, and a later drain queues it once', async () => {
+      const proxy = await startBlackholeProxy(Number(new URL(testStack().redisUrl).port));
+      const silentQueue = createReceiverQueue(`redis://127.0.0.1:${proxy.port}`, prefix);
+      silentQueue.client.on('error', () => undefined);
+      await new Promise((resolve) => silentQueue.client.once('ready', resolve));
+      const spool = await openSpool(dir);
+      try {
+        await spool.append(job(5_000));
+        proxy.blackhole();
+        let asked = false;
+        const drainer = startSpoolDrainer({
+          spool,
+          enqueue: (event) => {
+            asked = true;
+            return enqueueOnce({ ...target, queue: silentQueue.queue, redis: silentQueue.client }, event);
+          },
+          logger,
+          intervalMs: 60_000,
+          enqueueTimeoutMs: 5_000,
+        });
+        await waitFor(() => asked, 5_000, 'the drainer to hand the event to the silent Redis');
+        const started = performance.now();
+        await drainer.stop();
+        expect(performance.now() - started, 'stop() took').to.be.below(1_000);
+        expect(spool.depth()).to.equal(1);
+        const restarted = startSpoolDrainer({
+          spool,
+          enqueue: (event) => enqueueOnce(target, event),
+          logger,
+          intervalMs: 60_000,
+        });
+        await waitFor(() => spool.depth() === 0, 10_000, 'the event to drain');
+        await restarted.stop();
+        expect(await receiverQueue.queue.getJob('drainer-5000')).to.not.equal(null);
+      } finally {
+        await spool.close();
+        silentQueue.client.disconnect();
+        await proxy.close();
+      }
     });
   });
 });
