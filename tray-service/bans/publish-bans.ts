@@ -5,7 +5,10 @@ import { banKeys } from './ban-keys.ts';
 /**
  * Compare and set in one script, because two workers may publish changes of one user at once:
  * a change is kept only when its rank beats the published one, so Redis ends at the newest
- * change whatever order the workers finish in (the same rule as the durable store).
+ * change whatever order the workers finish in (the same rule as the durable store). A version
+ * counter that is gone (a Redis that lost the set) starts again from the clock's milliseconds,
+ * never from 0: counting from 0 again could land on the very number an API instance last loaded,
+ * which would then not load the set again.
  */
 const PUBLISH = `
 local current = redis.call('HGET', KEYS[1], ARGV[1])
@@ -16,6 +19,7 @@ if tonumber(ARGV[2]) % 2 == 1 then
 else
   redis.call('SREM', KEYS[2], ARGV[1])
 end
+redis.call('SET', KEYS[3], ARGV[3], 'NX')
 redis.call('INCR', KEYS[3])
 return 1
 `;
@@ -39,23 +43,7 @@ export async function publishBans(
       keys.version,
       change.userId,
       String(banRank(change)),
+      String(Date.now()),
     );
   }
-}
-
-/**
- * Publishes every stored ban (`all`: the durable store's), as the worker does at start and after
- * each reconnect: Redis may have lost the published set (a restart without its data, a failover to
- * a replica that lacks it), and changes newer than the stored ones are kept (each is compared by
- * rank). A version counter that is gone starts again from the clock's milliseconds, never from 0:
- * counting from 0 again could land on the very number an API instance last loaded, which would
- * then not load the set again.
- */
-export async function publishAllBans(
-  redis: RedisClient,
-  prefix: string,
-  all: readonly BanChange[],
-): Promise<void> {
-  await redis.set(banKeys(prefix).version, String(Date.now()), 'NX');
-  await publishBans(redis, prefix, all);
 }

@@ -6,7 +6,7 @@ import type { Logger } from '../../shared/logging/create-logger.ts';
 import { isStalledOut } from '../../shared/queue/stalled-out.ts';
 import { WEBHOOK_MAX_STALLED_COUNT, type WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
-import { publishAllBans, publishBans } from '../bans/publish-bans.ts';
+import { publishBans } from '../bans/publish-bans.ts';
 import type { Activity } from '../domain/activity.ts';
 import type { BanChange } from '../domain/ban-change.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
@@ -75,7 +75,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   // Redis may have lost the published set (a restart without persistence, a new instance): storage
   // holds every ban, and republishing keeps whatever newer change Redis has. Again after each
   // reconnect: a Redis that came back empty would otherwise serve no ban until the next start.
-  const republishBans = async () => publishAllBans(bans.redis, bans.prefix, await deps.storage.bans.all());
+  const republishBans = async () => publishBans(bans.redis, bans.prefix, await deps.storage.bans.all());
   await republishBans();
   const onReconnected = () => {
     republishBans().catch((error: unknown) =>

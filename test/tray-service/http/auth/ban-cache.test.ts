@@ -8,7 +8,7 @@ import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
 import { createBanCache, startBanCache } from '../../../../tray-service/http/auth/ban-cache.ts';
 import { banKeys } from '../../../../tray-service/bans/ban-keys.ts';
-import { publishAllBans, publishBans } from '../../../../tray-service/bans/publish-bans.ts';
+import { publishBans } from '../../../../tray-service/bans/publish-bans.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
 import { testStack } from '../../../support/test-stack.ts';
 
@@ -47,7 +47,7 @@ describe('the API ban cache (real Redis)', () => {
   });
 
   // A Redis restarted without its data, or a replica promoted without the set: the bans are
-  // still stored, and the worker publishes them again when it reconnects (publishAllBans).
+  // still stored, and the worker publishes them again when it reconnects (publishBans).
   it('keeps the last loaded set when the published one is gone from Redis, then loads it once published again', async () => {
     const lines: string[] = [];
     const recorded = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
@@ -61,7 +61,7 @@ describe('the API ban cache (real Redis)', () => {
     expect(cache.isBanned('u-kay')).to.equal(true);
     expect(lines.filter((line) => line.includes('gone from Redis'))).to.have.lengthOf(1);
     // Published again from the store, without the ban lifted meanwhile: the new set loads.
-    await publishAllBans(redis, prefix, [
+    await publishBans(redis, prefix, [
       { userId: 'u-kay', banned: false, at: at + 1 },
       { userId: 'u-lou', banned: true, at },
     ]);
@@ -70,14 +70,17 @@ describe('the API ban cache (real Redis)', () => {
     expect(cache.isBanned('u-lou')).to.equal(true);
   });
 
-  it('loads the set published again from 0 even where the counter ends on the number it last loaded', async () => {
-    await publishBans(redis, prefix, [{ userId: 'u-max', banned: true, at }]);
+  it('loads the set published again even where a counter from 0 would end on the number it last loaded', async () => {
+    const keys = banKeys(prefix);
+    // As a publisher counting from 0 left it: one change, version 1.
+    await redis.sadd(keys.banned, 'u-max');
+    await redis.set(keys.version, '1');
     const cache = createBanCache(redis, { prefix, refreshMs: 60_000, logger });
     await cache.refresh();
-    const keys = banKeys(prefix);
+    expect(cache.isBanned('u-max')).to.equal(true);
     await redis.del(keys.rank, keys.banned, keys.version);
-    // One change republished: counted from 0 it would end at 1, the version the cache holds.
-    await publishAllBans(redis, prefix, [{ userId: 'u-ned', banned: true, at }]);
+    // One change published into the emptied Redis: counted from 0, it would end at 1 again.
+    await publishBans(redis, prefix, [{ userId: 'u-ned', banned: true, at }]);
     await cache.refresh();
     expect(cache.isBanned('u-ned')).to.equal(true);
     expect(cache.isBanned('u-max')).to.equal(false);
