@@ -110,13 +110,13 @@ async function main(): Promise<number> {
     // queues), so a "dry" spool run would queue for real: refuse the failed-only options instead.
     // A spool holds webhook events only. Queued elsewhere, each would be lost there, and its dedupe
     // mark (keyed without the queue) would then keep the right run from queueing it for a day.
-    const failedOnly = values['dry-run']
-      ? '--dry-run'
-      : values.limit !== undefined
-        ? '--limit'
-        : values.queue !== undefined && values.queue !== WEBHOOK_QUEUE_NAME
-          ? `--queue ${values.queue}`
-          : undefined;
+    const failedOnly = [
+      values['dry-run'] ? '--dry-run' : undefined,
+      values.limit !== undefined ? '--limit' : undefined,
+      values.queue !== undefined && values.queue !== WEBHOOK_QUEUE_NAME
+        ? `--queue ${values.queue}`
+        : undefined,
+    ].find((option) => option !== undefined);
     if (failedOnly) {
       throw new UsageError(
         `spool: ${failedOnly} applies to "failed" only\nUsage: npm run replay -- spool <file or spool directory>`,

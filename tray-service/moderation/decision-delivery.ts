@@ -93,7 +93,7 @@ export function createDecisionEnqueuer(queue: Bull.Queue<DecisionJobData>, optio
   return async (decisionIds: readonly string[]): Promise<void> => {
     await Promise.all(
       decisionIds.map(async (decisionId) => {
-        await queue.add(
+        const job = await queue.add(
           { decisionId },
           {
             jobId: decisionId,
@@ -104,9 +104,10 @@ export function createDecisionEnqueuer(queue: Bull.Queue<DecisionJobData>, optio
             removeOnFail: false,
           },
         );
-        const job = await queue.getJob(decisionId);
-        // retry() moves it back only if it is still failed: two enqueuers at once move it once.
-        if (job && (await job.isFailed())) await job.retry().catch(() => undefined);
+        // add() hands back a job of that id whether it queued one or found one; only whether it is
+        // in the failed set is read. retry() moves it back only if it is still failed: two
+        // enqueuers at once move it once.
+        if (await job.isFailed()) await job.retry().catch(() => undefined);
       }),
     );
   };

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type pg from 'pg';
+import { withPooledClient } from './with-pooled-client.ts';
 
 /** The schema's versions: numbered SQL files, applied in order, each once. */
 export const MIGRATIONS_DIR = join(import.meta.dirname, 'migrations');
@@ -41,16 +42,9 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
  * it stay applied, and the next start-up begins at it.
  */
 export async function migrate(pool: pg.Pool, migrations = readMigrations()): Promise<number[]> {
-  const client = await pool.connect();
   // A connection ended while checked out (a restart, an administrator, the pool's keepalive finding
-  // the server gone) also emits 'error', which the pool listens to only on idle connections:
-  // uncaught, it would end the process instead of failing this attempt, which start-up retries.
-  let broken: Error | undefined;
-  const onError = (error: Error) => {
-    broken ??= error;
-  };
-  client.on('error', onError);
-  try {
+  // the server gone) fails this attempt, which start-up retries, and is destroyed, not pooled again.
+  return withPooledClient(pool, async (client) => {
     const recorded = async () => {
       const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
       return new Set(rows.map((row) => row.version));
@@ -87,11 +81,7 @@ export async function migrate(pool: pg.Pool, migrations = readMigrations()): Pro
       if (ran) applied.push(migration.version);
     }
     return applied;
-  } finally {
-    client.off('error', onError);
-    // A broken connection is destroyed rather than returned to the pool.
-    client.release(broken);
-  }
+  });
 }
 
 /**
