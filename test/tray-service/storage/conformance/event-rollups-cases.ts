@@ -9,8 +9,14 @@ import { conformanceCase } from './conformance-case.ts';
  * stored and applied, each event counted once, equal to what was seeded.
  */
 
-/** A whole minute within the last hour (retention runs on the real clock). */
-const minuteAgo = (minutes: number) => new Date(Math.floor(Date.now() / MINUTE) * MINUTE - minutes * MINUTE);
+/**
+ * Whole minutes before the minute this is called in (retention runs on the real clock). Each case
+ * fixes its minute once: read per call, a case crossing a minute boundary would split its events.
+ */
+function minutesBeforeNow() {
+  const thisMinute = Math.floor(Date.now() / MINUTE) * MINUTE;
+  return (minutes: number) => new Date(thisMinute - minutes * MINUTE);
+}
 
 async function store(storage: TrayStorage, key: string, event: string, receivedAt: Date) {
   return storage.events.store(
@@ -24,6 +30,7 @@ conformanceCase(
   'rollups: events per minute and name equal the events stored, a redelivery counted once',
   async ({ isolated }) => {
     const storage = await isolated();
+    const minuteAgo = minutesBeforeNow();
     const seeded: [number, string, number][] = [
       [10, 'post.didCreate', 3],
       [10, 'comment.didCreate', 2],
@@ -60,6 +67,7 @@ conformanceCase(
   'rollups: each event’s lag is counted once, at its first markApplied, into its minute’s histogram',
   async ({ isolated }) => {
     const storage = await isolated();
+    const minuteAgo = minutesBeforeNow();
     const lags = [[12, 40, 40, 250, 900, 1_200, 3_100], [5]] as const;
     let n = 0;
     for (const [index, list] of lags.entries()) {
@@ -136,6 +144,7 @@ conformanceCase(
   'rollups: an event named like a property of every object, or with $ or a dot, is counted like any other',
   async ({ isolated }) => {
     const storage = await isolated();
+    const minuteAgo = minutesBeforeNow();
     const names = ['constructor', '__proto__', 'toString', '$set', 'a.b', 'hasOwnProperty'];
     for (const [index, name] of names.entries()) {
       await store(storage, `odd-${index}`, name, minuteAgo(3));
