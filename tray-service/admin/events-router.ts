@@ -159,7 +159,9 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
       deps.logger.info('events export cut off: its credential ended (signed out, or expired)');
       res.destroy();
     });
-    res.once('close', unwatch);
+    // finished, not 'close': a client that left while the rows were counted closed the response
+    // before this line, and a 'close' listener added now would never run, leaving the watch on.
+    finished(res, unwatch);
     try {
       // pipeline propagates backpressure to storage's pages, and ends the iteration (storage
       // reads no further page) when the client goes away.

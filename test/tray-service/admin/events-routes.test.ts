@@ -1,10 +1,11 @@
 import type { EventsPort } from '../../../tray-service/storage/port.ts';
 import { expect } from 'chai';
 import type { Express } from 'express';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import request from 'supertest';
 import { closeServer, listen } from '../../../shared/http/listen.ts';
 import { DAY_MS } from '../../../shared/time/durations.ts';
+import { recordingLogger } from '../../support/recording-logger.ts';
 import { readRepositoryFile } from '../../support/repository-files.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
@@ -475,6 +476,42 @@ describe('admin events API', () => {
         await request(capped.app).get('/admin/events/export').set(admin).expect(200);
         expect(read).to.be.above(0);
       } finally {
+        capped.close();
+      }
+    });
+
+    it('watches no credential for an export whose client left while its rows were counted', async () => {
+      const events = suite.storage.events;
+      let counting: (() => void) | undefined;
+      const counted = new Promise<void>((resolve) => (counting = resolve));
+      const slowCount = eventsWith(events, {
+        count: async (filter) => {
+          counting?.();
+          // The client leaves meanwhile: the route goes on with a response already closed.
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          return events.count(filter);
+        },
+      });
+      const { logger, messages } = recordingLogger();
+      const capped = adminApp(suite.storage, { deps: { events: slowCount, tailHeartbeatMs: 50, logger } });
+      const server = await listen(capped.app, { port: 0, host: '127.0.0.1' });
+      const port = (server.address() as AddressInfo).port;
+      try {
+        const cookie = await sessionCookie(capped.app);
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => undefined);
+        await new Promise((resolve) => socket.once('connect', resolve));
+        socket.write(`GET /admin/events/export HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\n\r\n`);
+        await counted;
+        socket.destroy();
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        // Signed out: a credential watch left running on the gone export would now end it, again
+        // at every check, for as long as the process runs.
+        await request(capped.app).post('/admin/logout').set('Cookie', cookie).expect(303);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(messages.filter((message) => message.includes('credential ended'))).to.deep.equal([]);
+      } finally {
+        await closeServer(server, 100);
         capped.close();
       }
     });
