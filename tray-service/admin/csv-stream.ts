@@ -4,16 +4,17 @@ import { Transform } from 'node:stream';
  * What a spreadsheet may run as a formula at the start of a cell: `=`, `+`, `-` or `@`, a tab or a
  * carriage return (the OWASP advice on CSV injection:
  * https://owasp.org/www-community/attacks/CSV_Injection), also after spaces (some spreadsheets trim
- * them) and as their full-width forms (some read those as the ASCII signs).
+ * them) or quotes (a lenient parser may drop a quoted cell's doubled quotes) and as their full-width
+ * forms (some read those as the ASCII signs).
  */
-const formulaStart = /^[ ]*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+const formulaStart = /^[ "]*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 
 /**
  * The same after a semicolon inside a cell: a spreadsheet whose locale separates lists with `;`
  * (German, French, ...) splits the line there, quotes or not (the line does not start with one),
  * and what follows starts a cell of its own (OWASP: the separators must be handled too).
  */
-const formulaAfterSemicolon = /;(?=[ ]*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20])/g;
+const formulaAfterSemicolon = /;(?=[ "]*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20])/g;
 
 /**
  * One CSV cell (RFC 4180), safe to open in a spreadsheet: a cell that could start a formula gets a
