@@ -132,7 +132,13 @@ export function createAdminRouter(deps: AdminRouterDeps): Router {
   );
   // The events console: its assets carry no data and are public; a browser without a session
   // asking for its page is sent to the sign-in form.
-  router.use(createConsoleRouter({ mountPath, requirePageSession: requireAdminPage(guard) }));
+  router.use(
+    createConsoleRouter({
+      mountPath,
+      listMaxLimit: deps.limits.maxLimit,
+      requirePageSession: requireAdminPage(guard),
+    }),
+  );
   router.use(requireAdmin(guard));
   const limits = {
     maxLimit: deps.limits.maxLimit,

@@ -24,9 +24,10 @@ const option = (value: string, label: string) => `<option value="${value}">${lab
 /**
  * The console's HTML shell: landmarks, the four views' forms and empty tables, no data. The
  * scripts (assets/console.js and the modules it imports) fill it in from the admin JSON API.
- * `base` is where the admin router is mounted (/admin).
+ * `base` is where the admin router is mounted (/admin); `listMaxLimit` the largest page its lists
+ * accept (ADMIN_LIST_MAX_LIMIT), so the scripts ask for no larger one.
  */
-export function consolePage(base: string): string {
+export function consolePage(base: string, listMaxLimit: number): string {
   const b = escapeHtml(base);
   const assets = `${b}/console/assets`;
   return `<!doctype html>
@@ -39,7 +40,7 @@ export function consolePage(base: string): string {
 <link rel="stylesheet" href="${assets}/console.css">
 <script type="module" src="${assets}/console.js"></script>
 </head>
-<body data-admin-base="${b}">
+<body data-admin-base="${b}" data-list-max-limit="${listMaxLimit}">
 <header class="top">
   <h1>Events console</h1>
   <nav aria-label="Console views">

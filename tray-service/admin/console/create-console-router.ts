@@ -6,6 +6,8 @@ import { CONSOLE_CSP, consolePage } from './console-page.ts';
 export interface ConsoleRouterDeps {
   /** Where the admin router is mounted (/admin): the page's links and API calls start with it. */
   mountPath: string;
+  /** ADMIN_LIST_MAX_LIMIT: the scripts' pages are no larger. */
+  listMaxLimit: number;
   /**
    * Lets a signed-in admin through to the page and sends anyone else to the sign-in form (the
    * /admin session); the assets need none of it, as they carry no data.
@@ -20,7 +22,7 @@ export interface ConsoleRouterDeps {
  */
 export function createConsoleRouter(deps: ConsoleRouterDeps): Router {
   const router = Router();
-  const html = consolePage(deps.mountPath);
+  const html = consolePage(deps.mountPath, deps.listMaxLimit);
   const assets = loadConsoleAssets();
 
   router.get('/console/assets/:name', (req, res, next) => {

@@ -5,6 +5,12 @@
 /** Where the admin router is mounted, from the page (/admin). */
 export const ADMIN = document.body.dataset.adminBase ?? '/admin';
 
+/** The largest page the admin lists accept (ADMIN_LIST_MAX_LIMIT), from the page. */
+const LIST_MAX_LIMIT = Number(document.body.dataset.listMaxLimit) || Infinity;
+
+/** A page of `size` rows, or of as many as this instance allows when it allows fewer. */
+export const pageLimit = (size) => Math.min(size, LIST_MAX_LIMIT);
+
 /** A refused call: `status` is the HTTP status, `message` the API's own (naming the bad field). */
 export class ApiError extends Error {
   constructor(status, message, code) {

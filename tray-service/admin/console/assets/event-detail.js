@@ -1,7 +1,7 @@
 /* global document, getSelection, navigator */
 // The event detail: a modal dialog over the current view (Escape or Close shuts it and focus
 // returns to what opened it) with the payload, its activities, recipients, decisions and a replay.
-import { getJson, postJson } from './api.js';
+import { getJson, pageLimit, postJson } from './api.js';
 import { byId, h, showError, timeOf } from './dom.js';
 import { createTrayChanges } from './tray-changes.js';
 
@@ -145,7 +145,7 @@ export function createEventDetail() {
     try {
       const fromStart = recipientsCursor === 'start';
       const page = await getJson(`${path(key)}/recipients`, {
-        limit: RECIPIENTS_PAGE,
+        limit: pageLimit(RECIPIENTS_PAGE),
         cursor: fromStart ? undefined : recipientsCursor,
       });
       const items = page.items.map((user) => h('li', {}, user));

@@ -1,7 +1,7 @@
 /* global AbortController, clearTimeout, document, EventSource, fetch, setTimeout */
 // The Events view: the stored events, newest first, with filters, keyset paging ("Older") and a
 // live tail that puts each newly stored event at the top as the worker stores it.
-import { adminUrl, getJson } from './api.js';
+import { adminUrl, getJson, pageLimit } from './api.js';
 import { byId, h, showError, timeOf } from './dom.js';
 import { fillForm, pick, readForm, sameFilter } from './filters.js';
 
@@ -104,7 +104,7 @@ export function createEventsView({ navigate, openDetail }) {
     try {
       const page = await getJson('/events', {
         ...filter,
-        limit: PAGE_SIZE,
+        limit: pageLimit(PAGE_SIZE),
         cursor: reset ? undefined : cursor,
       });
       if (ticket !== loads) return;

@@ -1,6 +1,6 @@
 // The Moderation view: the rule tester (what the blocklisted-words rule would decide about a text)
 // and the stored decisions, newest first, with filters and keyset paging.
-import { getJson, postJson } from './api.js';
+import { getJson, pageLimit, postJson } from './api.js';
 import { byId, h, showError, timeOf } from './dom.js';
 import { fillForm, readForm } from './filters.js';
 
@@ -83,7 +83,7 @@ export function createModerationView({ openDetail }) {
     try {
       const page = await getJson('/moderation/decisions', {
         ...filter,
-        limit: PAGE_SIZE,
+        limit: pageLimit(PAGE_SIZE),
         cursor: reset ? undefined : cursor,
       });
       if (ticket !== loads) return;

@@ -1,7 +1,7 @@
 // The event detail's "Trays this removal changed": what a removal event did to each tray record,
 // as the worker recorded it when it applied the removal (counts of every change, the first
 // changes listed and paged). Shown for removal events only.
-import { getJson } from './api.js';
+import { getJson, pageLimit } from './api.js';
 import { byId, h, showError } from './dom.js';
 
 const CHANGES_PAGE = 100;
@@ -57,7 +57,7 @@ export function createTrayChanges(path, error) {
   more.addEventListener('click', async () => {
     more.disabled = true;
     try {
-      const page = await getJson(`${path(key)}/tray-changes`, { limit: CHANGES_PAGE, cursor });
+      const page = await getJson(`${path(key)}/tray-changes`, { limit: pageLimit(CHANGES_PAGE), cursor });
       rows.append(...page.items.map(changeRow));
       cursor = page.nextCursor;
       more.hidden = !cursor;
