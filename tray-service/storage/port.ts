@@ -456,7 +456,7 @@ export interface InboxPort {
    * (domain/snooze-mark.ts wake), each once however many tray processes claim at the same time.
    * A record that expired while snoozed is not woken: like every expired record it is never
    * changed, counted or announced again, only purged. Returns the woken records; fewer than `limit`
-   * when no more are due.
+   * when no more are due. A failure after some woke is a PartialWriteError carrying them.
    */
   wakeDue(now: number, limit: number): Promise<InboxRecord[]>;
   /**

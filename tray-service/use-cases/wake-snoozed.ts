@@ -1,5 +1,6 @@
 import type { TrayStorage } from '../storage/port.ts';
 import type { TrayChanges } from './tray-changes.ts';
+import { writeAndAnnounce } from './write-and-announce.ts';
 
 /**
  * The snooze wake-up (docs/tray-rules.md#inbox): brings back up to `limit` records whose snooze has
@@ -13,8 +14,12 @@ export async function wakeSnoozed(
   now: number,
   limit: number,
 ): Promise<number> {
-  if (!storage.inbox) return 0;
-  const woken = await storage.inbox.wakeDue(now, limit);
-  if (woken.length > 0) await changes?.recordsWritten(woken);
+  const { inbox } = storage;
+  if (!inbox) return 0;
+  // Woken part-way (PartialWriteError): those woken are announced, then the round fails.
+  const woken = await writeAndAnnounce(
+    () => inbox.wakeDue(now, limit),
+    async (records) => changes?.recordsWritten(records),
+  );
   return woken.length;
 }

@@ -4,6 +4,7 @@ import { wake } from '../../../domain/snooze-mark.ts';
 import { TRAY_RECORDS } from '../collection-names.ts';
 import { casUpdateRecords } from '../compare-and-set/cas-update-records.ts';
 import { claimOwner } from '../compare-and-set/claim-owner.ts';
+import { collectChanged } from '../compare-and-set/collect-changed.ts';
 import { toInboxRecord } from '../records/to-tray-record.ts';
 import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { withInboxChange } from './inbox-change.ts';
@@ -23,25 +24,28 @@ const MAX_READS = 20;
 export async function wakeDue(db: Db, now: number, limit: number): Promise<InboxRecord[]> {
   const records = db.collection<TrayRecordDoc>(TRAY_RECORDS);
   const woken: InboxRecord[] = [];
-  for (let reads = 0; reads < MAX_READS && woken.length < limit; reads++) {
-    const wanted = limit - woken.length;
-    const due = await records
-      .find({ box: 'snoozed', snoozedUntil: { $lte: now }, expiresAt: { $gt: new Date(now) } })
-      .sort({ snoozedUntil: 1, _id: 1 })
-      .limit(wanted)
-      .toArray();
-    await casUpdateRecords(
-      db,
-      due.map((record) => record._id),
-      (_key, current) => (current ? withInboxChange(current, wake(current, now)) : 'unchanged'),
-      {
-        owner: claimOwner(),
-        now: () => now,
-        first: new Map(due.map((record) => [record._id, record])),
-        onWritten: async (docs) => void woken.push(...docs.map(toInboxRecord)),
-      },
-    );
-    if (due.length < wanted) break;
-  }
-  return woken;
+  // One record held by a claim (its writer stopped between claiming and writing) fails the batch
+  // after the others woke: those go out with the failure, to be announced.
+  return collectChanged(woken, async () => {
+    for (let reads = 0; reads < MAX_READS && woken.length < limit; reads++) {
+      const wanted = limit - woken.length;
+      const due = await records
+        .find({ box: 'snoozed', snoozedUntil: { $lte: now }, expiresAt: { $gt: new Date(now) } })
+        .sort({ snoozedUntil: 1, _id: 1 })
+        .limit(wanted)
+        .toArray();
+      await casUpdateRecords(
+        db,
+        due.map((record) => record._id),
+        (_key, current) => (current ? withInboxChange(current, wake(current, now)) : 'unchanged'),
+        {
+          owner: claimOwner(),
+          now: () => now,
+          first: new Map(due.map((record) => [record._id, record])),
+          onWritten: async (docs) => void woken.push(...docs.map(toInboxRecord)),
+        },
+      );
+      if (due.length < wanted) break;
+    }
+  });
 }

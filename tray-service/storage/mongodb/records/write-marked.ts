@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import type { TrayRecord } from '../../../domain/tray-record.ts';
-import { PartialWriteError, type MarkedRecord } from '../../port.ts';
+import type { MarkedRecord } from '../../port.ts';
+import { collectChanged } from '../compare-and-set/collect-changed.ts';
 import { casUpdateRecords, type ComputeRecord } from '../compare-and-set/cas-update-records.ts';
 import { claimOwner } from '../compare-and-set/claim-owner.ts';
 import type { TrayRecordDoc } from './tray-records-collection.ts';
@@ -38,18 +39,4 @@ export function writeMarked<R extends TrayRecord>(
       },
     ),
   );
-}
-
-/**
- * Runs `write`, which pushes each record it changes into `changed` as it goes, and returns them; a
- * failure after some were changed is thrown as a PartialWriteError carrying them.
- */
-async function collectChanged<T>(changed: T[], write: () => Promise<unknown>): Promise<T[]> {
-  try {
-    await write();
-  } catch (error) {
-    if (changed.length > 0) throw new PartialWriteError(changed, error);
-    throw error;
-  }
-  return changed;
 }
