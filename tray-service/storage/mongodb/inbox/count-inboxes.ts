@@ -8,6 +8,15 @@ import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
 /** Users counted by one set of commands: each `$in` and `$or` stays a bounded command. */
 const USERS_PER_QUERY = 500;
 
+/**
+ * A match on `userId` of these users: one user as an equality, which FerretDB pushes down to its
+ * backend (an `$in` it filters in Go over the whole collection); MongoDB uses the index either way.
+ */
+function oneOrIn(userIds: readonly string[]) {
+  const [only] = userIds;
+  return only !== undefined && userIds.length === 1 ? only : { $in: [...userIds] };
+}
+
 /** Each user's latest last-read time (0: never), by one `$in` on `api_read_state_user`. */
 export async function lastReadTimes(db: Db, userIds: readonly string[]): Promise<Map<string, number>> {
   const times = new Map(userIds.map((userId) => [userId, 0]));
@@ -15,7 +24,7 @@ export async function lastReadTimes(db: Db, userIds: readonly string[]): Promise
   // largest is the user's time, as createMongoLatestTimes reads it.
   const docs = await db
     .collection<ReadStateDoc>(TRAY_READ_STATE)
-    .find({ userId: { $in: [...userIds] } }, { projection: { _id: 0, userId: 1, lastReadAt: 1 } })
+    .find({ userId: oneOrIn(userIds) }, { projection: { _id: 0, userId: 1, lastReadAt: 1 } })
     .toArray();
   for (const { userId, lastReadAt } of docs)
     if (typeof lastReadAt === 'number' && lastReadAt > (times.get(userId) ?? 0))
@@ -51,7 +60,7 @@ async function countClauses(db: Db, userIds: readonly string[], now: number) {
     bySince.set(since, [...(bySince.get(since) ?? []), userId]);
   const clauses = (flag: 'hasRead' | 'isSeen') =>
     [...bySince].map(([since, users]): Filter<TrayRecordDoc> => ({
-      userId: { $in: users },
+      userId: oneOrIn(users),
       [flag]: false,
       box: 'inbox',
       unreadAt: { $gt: since },
