@@ -64,6 +64,7 @@ describe('the live tray while its Redis is unreachable', function () {
       const res = await call;
       expect(res.status, call.url).to.equal(503);
       expect(res.body).to.include({ status: 'error', code: 503000 });
+      expect(res.body.message, call.url).to.equal('Redis is unavailable, try again later');
       expect(res.headers['retry-after'], call.url).to.equal('5');
     }
   });
