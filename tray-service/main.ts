@@ -173,6 +173,7 @@ const failedAuth = createFailedAuthLimit({
   points: config.AUTH_FAILURE_LIMIT,
   windowMs: config.AUTH_FAILURE_WINDOW_MS,
   keyPrefix: `${config.RATE_LIMIT_PREFIX}-auth`,
+  exempt: config.AUTH_FAILURE_EXEMPT,
 });
 
 /** The tray API with its live streams: token verifier, bans, per-user rate limit, messages. */

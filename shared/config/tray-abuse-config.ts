@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseCidr } from '../address/parse-cidr.ts';
+import { parseCidr, parseCidrList } from '../address/parse-cidr.ts';
 import { positiveInt } from './env-types.ts';
 
 /**
@@ -53,4 +53,19 @@ export const trayAbuseShape = {
   AUTH_FAILURE_WINDOW_MS: positiveInt(60_000, 86_400_000).refine((ms) => ms % 1000 === 0, {
     error: 'expected a whole number of seconds in milliseconds (1000, 60000, ...)',
   }),
+  /** Addresses/CIDRs whose failed authentications are never counted nor refused (app back ends). */
+  AUTH_FAILURE_EXEMPT: z
+    .string()
+    .transform((value, ctx) => {
+      try {
+        const ranges = parseCidrList(value);
+        const everyone = ranges.find((range) => range.prefix === 0);
+        if (everyone) throw new Error('a /0 exempts every address; list the app back ends only');
+        return ranges;
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    })
+    .default([]),
 };

@@ -7,6 +7,7 @@ describe('tray abuse configuration (TRUST_PROXY, AUTH_FAILURE_*, METRICS_*)', ()
     const config = loadTrayConfig({});
     expect(config.TRUST_PROXY).to.deep.equal([]);
     expect(config).to.include({ AUTH_FAILURE_LIMIT: 20, AUTH_FAILURE_WINDOW_MS: 60_000 });
+    expect(config.AUTH_FAILURE_EXEMPT).to.deep.equal([]);
     expect(config.METRICS_TOKEN).to.equal(undefined);
     expect(config.METRICS_PORT).to.equal(undefined);
   });
@@ -30,7 +31,24 @@ describe('tray abuse configuration (TRUST_PROXY, AUTH_FAILURE_*, METRICS_*)', ()
     ]);
   });
 
+  it('reads the app back ends exempt from failed-authentication counting as addresses and CIDRs', () => {
+    const exempt = loadTrayConfig({
+      AUTH_FAILURE_EXEMPT: '10.1.2.3, 192.168.0.0/16,fd00::/8',
+    }).AUTH_FAILURE_EXEMPT;
+    expect(exempt.map((range) => `${range.address.toString()}/${range.prefix}`)).to.deep.equal([
+      '10.1.2.3/32',
+      '192.168.0.0/16',
+      'fd00::/8',
+    ]);
+  });
+
   const bad: [Record<string, string>, RegExp][] = [
+    [{ AUTH_FAILURE_EXEMPT: '0.0.0.0/0' }, /AUTH_FAILURE_EXEMPT: a \/0 exempts every address/],
+    [
+      { AUTH_FAILURE_EXEMPT: 'backend.internal' },
+      /AUTH_FAILURE_EXEMPT: "backend.internal" is not an IP address/,
+    ],
+    [{ AUTH_FAILURE_EXEMPT: '10.0.0.1/8' }, /AUTH_FAILURE_EXEMPT: "10.0.0.1\/8" has host bits set/],
     [{ TRUST_PROXY: '1' }, /TRUST_PROXY: "1" would trust X-Forwarded-For from any client/],
     [{ TRUST_PROXY: 'true' }, /TRUST_PROXY: "true" would trust/],
     [{ TRUST_PROXY: '0.0.0.0/0' }, /TRUST_PROXY: "0.0.0.0\/0" trusts every address/],

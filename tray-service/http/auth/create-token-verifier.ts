@@ -51,6 +51,21 @@ export function userIdFromClaims(claims: JWTPayload): string | undefined {
 
 const invalidToken = { 'WWW-Authenticate': 'Bearer error="invalid_token"' };
 
+/**
+ * The cause of a refusal of a token whose signature verified (an audience refused here, no user
+ * named): issued with the real key, so no guess at one (is-token-guess.ts).
+ */
+export class SignedTokenRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SignedTokenRefused';
+  }
+}
+
+/** A 401 for a token whose signature verified but which is not accepted. */
+const signedButRefused = (message: string) =>
+  new AppError('UNAUTHORIZED', message, { cause: new SignedTokenRefused(message), headers: invalidToken });
+
 /** Client-facing reason for a rejected token; never echoes key material or library internals. */
 function reason(error: unknown): string {
   // jose says JWTExpired of `iat` when the token is older than maxTokenAge, though its exp is not past.
@@ -160,13 +175,11 @@ export function createTokenVerifier(config: JwtConfig, options: TokenVerifierOpt
     const audiences = typeof claims.aud === 'string' ? [claims.aud] : (claims.aud ?? []);
     if (config.refusedAudience !== undefined && audiences.includes(config.refusedAudience)) {
       // Worded as jose words an audience it refuses.
-      throw new AppError('UNAUTHORIZED', 'token claim "aud" is invalid', { headers: invalidToken });
+      throw signedButRefused('token claim "aud" is invalid');
     }
     const userId = userIdFromClaims(claims);
     if (userId === undefined) {
-      throw new AppError('UNAUTHORIZED', 'token names no user (sub or userId claim)', {
-        headers: invalidToken,
-      });
+      throw signedButRefused('token names no user (sub or userId claim)');
     }
     const { maxTokenAge } = config;
     // jose required an `iat` when there is a maximum age.

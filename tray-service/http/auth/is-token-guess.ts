@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import { errors } from 'jose';
 import type { AppError } from '../../../shared/errors/app-error.ts';
 import { bearerToken } from './bearer-token.ts';
+import { SignedTokenRefused } from './create-token-verifier.ts';
 
 /**
  * Whether a refused tray call guessed at a credential, and so counts against its address
@@ -9,9 +10,15 @@ import { bearerToken } from './bearer-token.ts';
  * METRICS_TOKEN). Not a call without one, which another site's page can make from a visitor's
  * browser (an image, an EventSource) to lock the visitor's address out; not a stream ticket, whose
  * 256 random bits no count would protect, for the same reason; and not a token whose signature
- * verified but whose time is up (jose checks the claims after the signature), which an app back end
- * relays for its users from one address.
+ * verified but which is refused all the same (jose checks the claims after the signature): expired,
+ * not yet valid (an issuer whose clock runs ahead), of another issuer or audience, naming no user.
+ * Such a token was issued with the real key, and an app back end relays its users' tokens from one
+ * address.
  */
 export function isTokenGuess(req: Request, error: AppError): boolean {
-  return bearerToken(req.get('authorization')) !== undefined && !(error.cause instanceof errors.JWTExpired);
+  const signed =
+    error.cause instanceof errors.JWTExpired ||
+    error.cause instanceof errors.JWTClaimValidationFailed ||
+    error.cause instanceof SignedTokenRefused;
+  return bearerToken(req.get('authorization')) !== undefined && !signed;
 }

@@ -1,6 +1,8 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { addressKey, type FailedAuthLimit } from '../../../shared/http/failed-auth-limit.ts';
 import type { RedisClient } from '../../../shared/redis/create-redis.ts';
+import { cidrContains, type Cidr } from '../../../shared/address/parse-cidr.ts';
+import { parseAddress } from '../../../shared/address/parse-address.ts';
 
 export interface FailedAuthLimitOptions {
   redis: RedisClient;
@@ -9,6 +11,11 @@ export interface FailedAuthLimitOptions {
   /** The window, and how long an address over the limit is refused (AUTH_FAILURE_WINDOW_MS). */
   windowMs: number;
   keyPrefix: string;
+  /**
+   * AUTH_FAILURE_EXEMPT: addresses never counted nor refused (app back ends that relay their users'
+   * tokens, where one user's forged tokens would have every user behind them refused).
+   */
+  exempt?: readonly Cidr[];
   /** Epoch ms; tests pin it. */
   now?: () => number;
 }
@@ -38,6 +45,12 @@ export function createFailedAuthLimit(options: FailedAuthLimitOptions): FailedAu
     }),
   });
   const blockedUntil = new Map<string, number>();
+  const exempt = options.exempt ?? [];
+  const isExempt = (address: string) => {
+    if (exempt.length === 0) return false;
+    const parsed = parseAddress(address);
+    return parsed !== undefined && exempt.some((range) => cidrContains(range, parsed));
+  };
 
   return {
     points: options.points,
@@ -53,6 +66,8 @@ export function createFailedAuthLimit(options: FailedAuthLimitOptions): FailedAu
       return 0;
     },
     async failed(address) {
+      // Never counted, so never in blockedUntil: refused by no instance either.
+      if (isExempt(address)) return 0;
       const key = addressKey(address);
       try {
         await limiter.consume(key);

@@ -4,7 +4,8 @@ import request from 'supertest';
 import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createFailedAuthLimit } from '../../../../tray-service/http/rate-limit/failed-auth-limit.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
-import { bearer, expiringToken, useTrayApi } from '../../api/support/api-harness.ts';
+import { bearer, expiringToken, tokenFor, useTrayApi } from '../../api/support/api-harness.ts';
+import { parseCidrList } from '../../../../shared/address/parse-cidr.ts';
 import { ADMIN_TOKEN } from '../../admin/admin-fixtures.ts';
 import { ADMIN_SESSION_COOKIE } from '../../../../tray-service/admin/session-cookie.ts';
 import { createAdminApp } from '../../../../tray-service/admin/create-admin-app.ts';
@@ -118,6 +119,74 @@ describe('failed authentications per source address (AUTH_FAILURE_LIMIT)', () =>
       .set('X-Forwarded-For', from)
       .set('Authorization', await bearer('u-honest'))
       .expect(200);
+  });
+
+  // jose checks the claims only once the signature verified: such a token was issued by the real
+  // key, and an issuer whose clock runs ahead (nbf a moment away) would otherwise lock out the back
+  // end relaying its users' fresh tokens.
+  it('does not count tokens whose signature verified but whose claims are refused (not yet valid, no user named)', async () => {
+    const app = appWith(uniqueName('auth'));
+    const from = '198.51.100.31';
+    const early = `Bearer ${await tokenFor('u-early', { nbf: Math.floor(Date.now() / 1000) + 120 })}`;
+    const nobody = `Bearer ${await tokenFor('')}`;
+    for (let i = 0; i <= LIMIT * 2; i += 1) {
+      for (const token of [early, nobody]) {
+        const res = await request(app)
+          .get('/notifications/v3')
+          .set('X-Forwarded-For', from)
+          .set('Authorization', token);
+        expect(res.status, res.body.message).to.equal(401);
+      }
+    }
+    await request(app)
+      .get('/notifications/v3')
+      .set('X-Forwarded-For', from)
+      .set('Authorization', await bearer('u-honest'))
+      .expect(200);
+  });
+
+  // An app back end relays its users' tokens from one address: one user sending forged tokens
+  // through it would otherwise have it refused, and every user behind it with it.
+  it('never counts nor refuses an address of AUTH_FAILURE_EXEMPT, and still refuses the others', async () => {
+    const keyPrefix = uniqueName('auth');
+    const app = api.app({
+      failedAuth: createFailedAuthLimit({
+        redis: api.redis,
+        points: LIMIT,
+        windowMs: 60_000,
+        keyPrefix,
+        exempt: parseCidrList('203.0.113.0/28, 2001:db8::/64'),
+      }),
+      trustProxy: ['loopback'],
+    });
+    for (const backEnd of ['203.0.113.9', '2001:db8::7']) {
+      for (let i = 0; i <= LIMIT * 2; i += 1) {
+        await request(app)
+          .get('/notifications/v3')
+          .set('X-Forwarded-For', backEnd)
+          .set('Authorization', forged)
+          .expect(401);
+      }
+      await request(app)
+        .get('/notifications/v3')
+        .set('X-Forwarded-For', backEnd)
+        .set('Authorization', await bearer('u-behind-the-back-end'))
+        .expect(200);
+    }
+    const outside = '203.0.113.16';
+    for (let i = 0; i <= LIMIT; i += 1) {
+      const res = await request(app)
+        .get('/notifications/v3')
+        .set('X-Forwarded-For', outside)
+        .set('Authorization', forged);
+      expect(res.status).to.be.oneOf([401, 429]);
+    }
+    expectRefused(
+      await request(app)
+        .get('/notifications/v3')
+        .set('X-Forwarded-For', outside)
+        .set('Authorization', await bearer('u-outside')),
+    );
   });
 
   it("does not count a banned user's valid token: their calls never refuse the others at their address", async () => {
