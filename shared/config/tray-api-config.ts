@@ -105,22 +105,44 @@ function fail(variable: string, message: string): never {
   throw new ConfigError([{ variable, message }]);
 }
 
-function defaultAlgorithm(key: KeyObject): string {
+/** The EC curves a JWS algorithm names (RFC 7518), by Node's name of the curve. */
+const EC_ALGORITHMS: Record<string, { name: string; algorithm: string }> = {
+  prime256v1: { name: 'P-256', algorithm: 'ES256' },
+  secp384r1: { name: 'P-384', algorithm: 'ES384' },
+  secp521r1: { name: 'P-521', algorithm: 'ES512' },
+};
+
+/**
+ * What a public key can verify, as jose checks it: the key's kind for an operator, and its
+ * algorithms, the default first. An RSA key verifies PS too; an RSA-PSS key only PS; an EC key the
+ * one algorithm of its curve.
+ */
+function keyAlgorithms(key: KeyObject): { kind: string; algorithms: string[] } {
   switch (key.asymmetricKeyType) {
     case 'rsa':
-      return 'RS256';
+      return { kind: 'an RSA key', algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'] };
     case 'rsa-pss':
-      return 'PS256';
+      return { kind: 'an RSA-PSS key', algorithms: ['PS256', 'PS384', 'PS512'] };
     case 'ec': {
-      const curve = key.asymmetricKeyDetails?.namedCurve;
-      return curve === 'secp384r1' ? 'ES384' : curve === 'secp521r1' ? 'ES512' : 'ES256';
+      const curve = EC_ALGORITHMS[key.asymmetricKeyDetails?.namedCurve ?? ''];
+      if (curve === undefined) {
+        return fail(
+          'JWT_PUBLIC_KEY',
+          `unsupported EC curve ${key.asymmetricKeyDetails?.namedCurve ?? 'unknown'}; use P-256, P-384 or P-521`,
+        );
+      }
+      return { kind: `an EC ${curve.name} key`, algorithms: [curve.algorithm] };
     }
     case 'ed25519':
-      return 'EdDSA';
+      return { kind: 'an Ed25519 key', algorithms: ['EdDSA'] };
     default:
       return fail('JWT_PUBLIC_KEY', `unsupported key type ${key.asymmetricKeyType ?? 'unknown'}`);
   }
 }
+
+/** `a, b or c`. */
+const orList = (items: readonly string[]) =>
+  items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1) ?? ''}`;
 
 /**
  * Resolves the one JWT key source. Kept out of the schema so the rest of the tray config (and
@@ -166,7 +188,16 @@ export function resolveJwtConfig(vars: JwtVariables): JwtConfig {
     } catch {
       return fail('JWT_PUBLIC_KEY', 'expected a PEM public key (-----BEGIN PUBLIC KEY----- ...)');
     }
-    return clean({ source: { kind: 'publicKey', key, algorithms: requested ?? [defaultAlgorithm(key)] } });
+    // Accepted, an algorithm the key cannot verify would refuse every token (401), each counted
+    // against its caller's address.
+    const fits = keyAlgorithms(key);
+    const unfit = requested?.find((alg) => !fits.algorithms.includes(alg));
+    if (unfit !== undefined) {
+      fail('JWT_ALGORITHMS', `${unfit} cannot be verified with ${fits.kind}; use ${orList(fits.algorithms)}`);
+    }
+    return clean({
+      source: { kind: 'publicKey', key, algorithms: requested ?? fits.algorithms.slice(0, 1) },
+    });
   }
   // A JWKS is often an identity provider's (a tenant's) key set, which signs the tokens of every
   // application it serves: without an audience, theirs would pass here as users of this tray.

@@ -66,6 +66,42 @@ describe('tray API configuration', () => {
         .that.includes('JWT_ALGORITHMS: HS256 is an HMAC algorithm');
     });
 
+    // Accepted, every token would fail to verify (401), and each count against its address.
+    it('refuses an algorithm the public key cannot verify, naming those it can', () => {
+      const pem = (curve: string) =>
+        generateKeyPairSync('ec', { namedCurve: curve }).publicKey.export({ type: 'spki', format: 'pem' });
+      for (const [key, algorithms, message] of [
+        [
+          String(rsaPem),
+          ['ES256'],
+          'JWT_ALGORITHMS: ES256 cannot be verified with an RSA key; use RS256, RS384, RS512, PS256, PS384 or PS512',
+        ],
+        [
+          String(pem('P-384')),
+          ['ES256'],
+          'JWT_ALGORITHMS: ES256 cannot be verified with an EC P-384 key; use ES384',
+        ],
+        [
+          String(pem('P-256')),
+          ['ES256', 'EdDSA'],
+          'JWT_ALGORITHMS: EdDSA cannot be verified with an EC P-256 key; use ES256',
+        ],
+      ] as const) {
+        expect(() => resolveJwtConfig({ JWT_PUBLIC_KEY: key, JWT_ALGORITHMS: [...algorithms] }))
+          .to.throw(ConfigError)
+          .with.property('message')
+          .that.includes(message);
+      }
+      expect(
+        resolveJwtConfig({ JWT_PUBLIC_KEY: String(rsaPem), JWT_ALGORITHMS: ['RS256', 'PS256'] }).source
+          .algorithms,
+      ).to.deep.equal(['RS256', 'PS256']);
+      expect(
+        resolveJwtConfig({ JWT_PUBLIC_KEY: String(pem('P-521')), JWT_ALGORITHMS: ['ES512'] }).source
+          .algorithms,
+      ).to.deep.equal(['ES512']);
+    });
+
     it('refuses a JWKS URL without JWT_AUDIENCE, naming it: another application of the issuer would pass', () => {
       const error = (() => {
         try {
