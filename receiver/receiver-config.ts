@@ -8,7 +8,7 @@ import { parsePerWebhook } from './signature/parse-per-webhook.ts';
 import type { WebhookSecret } from './signature/parse-webhook-secrets.ts';
 import { parseSignatureHeader, parseSignatureScheme } from './signature/parse-signature-options.ts';
 import { commonShape, withRedisTarget } from '../shared/config/common-config.ts';
-import { opsShape } from '../shared/config/ops-config.ts';
+import { checkMetricsPort, opsShape } from '../shared/config/ops-config.ts';
 import { onOff, port, positiveInt, wholeNumber } from '../shared/config/env-types.ts';
 import { parseEnv, type Env } from '../shared/config/parse-env.ts';
 import { receiverListenShape } from '../shared/config/listen-config.ts';
@@ -88,6 +88,7 @@ export type ReceiverConfig = ReturnType<typeof loadReceiverConfig>;
 
 export function loadReceiverConfig(env: Env) {
   const parsed = parseEnv(receiverShape, env);
+  checkMetricsPort(parsed.METRICS_PORT, { RECEIVER_PORT: parsed.RECEIVER_PORT });
   // The secrets as configured webhooks; their text is not kept.
   const webhooks = configureWebhooks(parsed);
   refuseReplayableWindow(webhooks, parsed.WEBHOOK_DEDUPE_SECONDS, parsed.WEBHOOK_TOLERANCE_SECONDS);

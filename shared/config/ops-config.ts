@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { wholeNumber } from './env-types.ts';
+import { ConfigError } from '../errors/config-error.ts';
 
 const portMessage = 'expected a TCP port number (1-65535)';
 
@@ -19,3 +20,20 @@ export const opsShape = {
    */
   METRICS_PORT: wholeNumber(portMessage, 1, 65535).optional(),
 };
+
+/**
+ * METRICS_PORT is a listener of its own: on the port of another listener of the process, it would
+ * bind first and the other's EADDRINUSE would name the variable that was right. `ports` are the
+ * process's other listeners by variable.
+ */
+export function checkMetricsPort(metricsPort: number | undefined, ports: Record<string, number>): void {
+  const clash = Object.entries(ports).find(([, port]) => port === metricsPort);
+  if (clash === undefined) return;
+  const [variable, port] = clash;
+  throw new ConfigError([
+    {
+      variable: 'METRICS_PORT',
+      message: `must differ from ${variable} (${port}): the metrics listener has a port of its own`,
+    },
+  ]);
+}

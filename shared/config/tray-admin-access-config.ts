@@ -6,6 +6,7 @@ import { isLoopbackHost } from './loopback-host.ts';
 import { secureUrl } from './secure-url.ts';
 import type { JwtConfig, JwtKeySource } from './tray-api-config.ts';
 import { parseTrayTrustProxy } from './tray-abuse-config.ts';
+import { checkMetricsPort } from './ops-config.ts';
 
 /**
  * Express's `trust proxy` value for the admin listener: `off`, or addresses and CIDRs of the
@@ -178,11 +179,18 @@ export function checkAdminListener(config: { ADMIN_HOST: string; ADMIN_BEHIND_TL
 }
 
 /**
- * The admin listener is a second one: it cannot share the tray API's port. A worker-only process
- * (TRAY_ROLE=worker) opens neither, so nothing clashes there.
+ * The admin listener is a second one: it cannot share the tray API's port, and METRICS_PORT
+ * neither. A worker-only process (TRAY_ROLE=worker) opens neither, so nothing clashes there.
  */
-export function checkAdminPort(config: { ADMIN_PORT: number; TRAY_PORT: number; TRAY_ROLE: string }): void {
-  if (config.TRAY_ROLE !== 'worker' && config.ADMIN_PORT === config.TRAY_PORT) {
+export function checkAdminPort(config: {
+  ADMIN_PORT: number;
+  TRAY_PORT: number;
+  TRAY_ROLE: string;
+  METRICS_PORT?: number | undefined;
+}): void {
+  if (config.TRAY_ROLE === 'worker') return;
+  checkMetricsPort(config.METRICS_PORT, { TRAY_PORT: config.TRAY_PORT, ADMIN_PORT: config.ADMIN_PORT });
+  if (config.ADMIN_PORT === config.TRAY_PORT) {
     throw new ConfigError([
       {
         variable: 'ADMIN_PORT',

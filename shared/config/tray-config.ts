@@ -1,5 +1,6 @@
 import { commonShape, withRedisTarget } from './common-config.ts';
 import { opsShape } from './ops-config.ts';
+import { ConfigError } from '../errors/config-error.ts';
 import { z } from 'zod';
 import { STARTUP_WAIT_MS } from '../process/wait-for-dependency.ts';
 import { port, positiveInt } from './env-types.ts';
@@ -53,5 +54,17 @@ export function loadTrayConfig(env: Env) {
   const config = withRedisTarget(parseEnv(trayShape, env));
   checkModerationWebhook(config);
   checkAdminListener(config);
+  checkRetryDelays(config);
   return config;
+}
+
+/** A first retry delay above the longest would be cut to it at once: not what was asked for. */
+function checkRetryDelays(config: { TRAY_RETRY_FIRST_DELAY_MS: number; TRAY_RETRY_MAX_DELAY_MS: number }) {
+  if (config.TRAY_RETRY_FIRST_DELAY_MS <= config.TRAY_RETRY_MAX_DELAY_MS) return;
+  throw new ConfigError([
+    {
+      variable: 'TRAY_RETRY_FIRST_DELAY_MS',
+      message: `must be at most TRAY_RETRY_MAX_DELAY_MS (${config.TRAY_RETRY_MAX_DELAY_MS}): the waits double from it up to that`,
+    },
+  ]);
 }

@@ -237,3 +237,13 @@ describe('receiver configuration', () => {
     });
   });
 });
+
+describe('receiver METRICS_PORT', () => {
+  it('refuses the port of the receiver itself, naming METRICS_PORT (it would bind first)', () => {
+    expect(() => loadReceiverConfig({ ...secrets, RECEIVER_PORT: '8090', METRICS_PORT: '8090' }))
+      .to.throw(ConfigError)
+      .with.property('message')
+      .that.contains('METRICS_PORT: must differ from RECEIVER_PORT (8090)');
+    expect(loadReceiverConfig({ ...secrets, METRICS_PORT: '9464' }).METRICS_PORT).to.equal(9464);
+  });
+});

@@ -207,9 +207,25 @@ describe('admin access configuration', () => {
       );
     });
 
+    it('fails naming METRICS_PORT on the tray API’s or the admin listener’s port', () => {
+      expect(() => checkAdminPort(loadTrayConfig({ TRAY_PORT: '9000', METRICS_PORT: '9000' }))).to.throw(
+        'METRICS_PORT: must differ from TRAY_PORT (9000)',
+      );
+      expect(() => checkAdminPort(loadTrayConfig({ ADMIN_PORT: '9001', METRICS_PORT: '9001' }))).to.throw(
+        'METRICS_PORT: must differ from ADMIN_PORT (9001)',
+      );
+    });
+
     it('is no clash on a worker-only process, which serves neither', () => {
       expect(() =>
-        checkAdminPort(loadTrayConfig({ TRAY_PORT: '9000', ADMIN_PORT: '9000', TRAY_ROLE: 'worker' })),
+        checkAdminPort(
+          loadTrayConfig({
+            TRAY_PORT: '9000',
+            ADMIN_PORT: '9000',
+            METRICS_PORT: '9000',
+            TRAY_ROLE: 'worker',
+          }),
+        ),
       ).not.to.throw();
     });
   });

@@ -32,6 +32,17 @@ describe('tray configuration', () => {
       ]);
     });
 
+    it('refuse a first delay above the longest, naming it (it would be cut to the longest at once)', () => {
+      expect(() => loadTrayConfig({ TRAY_RETRY_FIRST_DELAY_MS: '60000', TRAY_RETRY_MAX_DELAY_MS: '30000' }))
+        .to.throw(ConfigError)
+        .with.property('message')
+        .that.contains('TRAY_RETRY_FIRST_DELAY_MS: must be at most TRAY_RETRY_MAX_DELAY_MS (30000)');
+      expect(
+        loadTrayConfig({ TRAY_RETRY_FIRST_DELAY_MS: '30000', TRAY_RETRY_MAX_DELAY_MS: '30000' })
+          .TRAY_RETRY_FIRST_DELAY_MS,
+      ).to.equal(30_000);
+    });
+
     it('refuse 0 and fractions, naming the variable', () => {
       for (const [name, value] of [
         ['TRAY_RETRY_FIRST_DELAY_MS', '0'],
