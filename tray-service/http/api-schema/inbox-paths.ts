@@ -13,7 +13,7 @@ import {
   snoozeBody,
   updatedBody,
 } from './inbox-schemas.ts';
-import { trayBodyErrors, trayErrors, userDeleted } from './tray-errors.ts';
+import { trayBodyErrors, userDeleted } from './tray-errors.ts';
 
 /** Every inbox call on a storage adapter without the inbox extensions. */
 export const inboxUnsupported = errorResponse(
@@ -61,7 +61,7 @@ export const inboxPaths: ZodOpenApiPathsObject = {
   '/notifications/v3/mutes': {
     get: {
       summary: "The caller's mutes in force, oldest first",
-      responses: { 200: ok(mutesBody), ...trayErrors, 501: inboxUnsupported },
+      responses: { 200: ok(mutesBody), ...trayBodyErrors, 501: inboxUnsupported },
     },
     put: {
       summary: 'Mute a post, a community or a user (again: changes only `until`)',

@@ -30,7 +30,7 @@ export const userDeleted = errorResponse(USER_DELETED_DESCRIPTION);
 /** The 413 of a call that takes a JSON body of the default limit (require-json.ts). */
 export const bodyTooLarge = errorResponse(`Body larger than ${BODY_LIMIT_KB} kB`);
 
-/** The errors of a call that takes a JSON body. */
+/** The errors of a call that takes a JSON body, or refuses one that is not JSON (a read: no-input.ts). */
 export const trayBodyErrors = {
   ...trayErrors,
   413: bodyTooLarge,

@@ -1,7 +1,7 @@
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { errorResponse, jsonContent, jsonResponse as ok } from './error-responses.ts';
 import { inboxUnsupported } from './inbox-paths.ts';
-import { trayBodyErrors, trayErrors, userDeleted } from './tray-errors.ts';
+import { trayBodyErrors, userDeleted } from './tray-errors.ts';
 import {
   dataStringBody,
   emptyBody,
@@ -28,7 +28,7 @@ export const trayPaths: ZodOpenApiPathsObject = {
       summary: 'Total unread and unseen counts of the inbox',
       description:
         'totalUnreadCount: records in the inbox (not archived, not snoozed) updated after the last-read time (POST /notifications/v2/last-read) and not marked read. totalUnseenCount: records in the inbox not seen.',
-      responses: { 200: ok(unreadCountBody), ...trayErrors },
+      responses: { 200: ok(unreadCountBody), ...trayBodyErrors },
     },
   },
   '/notifications/v3/history': {
@@ -37,14 +37,14 @@ export const trayPaths: ZodOpenApiPathsObject = {
       description:
         'The records of `view` (inbox by default), newest first (lastUpdate desc, then v_tarid_uid desc), with their inbox state. A page never splits records sharing one lastUpdate, so walking nextPage returns every record once; see docs/tray-api.md#paging-v3-startafternextpage.',
       requestParams: { query: historyV3Query },
-      responses: { 200: ok(historyV3Page), ...trayErrors, 501: inboxUnsupported },
+      responses: { 200: ok(historyV3Page), ...trayBodyErrors, 501: inboxUnsupported },
     },
   },
   '/notifications/v2/history': {
     get: {
       summary: 'History page (v2, page number; the inbox only, no mentions)',
       requestParams: { query: historyV2Query },
-      responses: { 200: ok(historyV2Page), ...trayErrors },
+      responses: { 200: ok(historyV2Page), ...trayBodyErrors },
     },
   },
   '/notifications/v3/mark-all-as-read': {

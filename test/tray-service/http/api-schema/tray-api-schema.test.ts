@@ -203,6 +203,20 @@ describe('GET /openapi.json', () => {
         (r) => r.delete('/notifications/v3/delete-all').set('Authorization', auth),
       ],
     ];
+    // A read refuses a body that is not JSON (415) as a write does: described for each.
+    for (const path of [
+      '/notifications/v3',
+      '/notifications/v3/history',
+      '/notifications/v2/history',
+      '/notifications/v3/mutes',
+      '/block/members',
+    ]) {
+      calls.push([
+        'GET',
+        path,
+        (r) => r.get(path).set('Authorization', auth).set('Content-Type', 'text/plain').send('x'),
+      ]);
+    }
     const agent = request.agent(app);
     const statuses: number[] = [];
     for (const [method, path, call] of calls) {
