@@ -120,13 +120,17 @@ export function createInboxRouter(deps: InboxRouterDeps): Router {
       res.json({ data: publicMute(mute) } satisfies MuteBody);
     })
     .delete(...deps.guard, ...jsonBody(), async (req, res) => {
-      // A JSON body, or query parameters for clients whose DELETE carries no body; not both, since
-      // which of the two names the mute to remove could not be known.
-      if (req.body !== undefined) parseInput(emptyQuery, req.query, 'query');
-      const target =
-        req.body === undefined
-          ? parseInput(muteTargetQuery, req.query, 'query')
-          : parseInput(muteTargetInput, req.body, 'body');
+      // A JSON body, or query parameters for clients whose DELETE carries no body (or `{}`, as
+      // some send with every call); not both, since which of the two names the mute to remove
+      // could not be known.
+      const body: unknown = req.body;
+      const emptyBody =
+        typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0;
+      const byQuery = body === undefined || (emptyBody && Object.keys(req.query).length > 0);
+      if (!byQuery) parseInput(emptyQuery, req.query, 'query');
+      const target = byQuery
+        ? parseInput(muteTargetQuery, req.query, 'query')
+        : parseInput(muteTargetInput, body, 'body');
       const removed = await removeMute(storage, {
         userId: callerId(res),
         target,

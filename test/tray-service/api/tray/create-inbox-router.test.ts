@@ -380,6 +380,10 @@ function inboxSuite(engine?: StorageEngine) {
       expect(byQuery.body).to.deep.equal({ data: { removed: true } });
       const none = await call('u-mute', 'delete', '/v3/mutes?targetType=user&targetId=u-loud');
       expect(none.body).to.deep.equal({ data: { removed: false } });
+      // Some clients send `{}` with every call: the query then names the mute.
+      await call('u-mute', 'put', '/v3/mutes', { targetType: 'community', targetId: 'c-1' });
+      const emptyBody = await call('u-mute', 'delete', '/v3/mutes?targetType=community&targetId=c-1', {});
+      expect(emptyBody.body).to.deep.equal({ data: { removed: true } });
       expect(await mutes('u-mute')).to.deep.equal([]);
     });
 
