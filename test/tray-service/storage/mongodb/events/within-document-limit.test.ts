@@ -38,14 +38,25 @@ describe('storage/mongodb withinDocumentLimit', () => {
     const later = { appliedAt: at, lagPending: true, moderation: 'ban-request' } as const;
     const probe = eventDoc({ data: { text: '' }, status: 'stored', countPending: true });
     const room = MAX_DOCUMENT_BYTES - BSON.calculateObjectSize(probe);
-    for (let pad = room - 200; pad < room; pad += 1) {
-      const doc = eventDoc({ data: { text: 'x'.repeat(pad) }, status: 'stored', countPending: true });
-      const kept = withinDocumentLimit(doc);
-      if (kept !== doc) continue;
-      expect(BSON.calculateObjectSize({ ...doc, ...later }), `padding ${pad}`).to.be.below(
-        MAX_DOCUMENT_BYTES,
-      );
+    const padded = (pad: number) =>
+      eventDoc({ data: { text: 'x'.repeat(pad) }, status: 'stored', countPending: true });
+    const keptWhole = (pad: number) => {
+      const doc = padded(pad);
+      return withinDocumentLimit(doc) === doc;
+    };
+    // Kept whole up to some padding and no further: the largest such document is the one to check
+    // (found by halving, each try a 16 MiB string).
+    let [whole, cut] = [0, room];
+    expect(keptWhole(whole)).to.equal(true);
+    expect(keptWhole(cut)).to.equal(false);
+    while (cut - whole > 1) {
+      const middle = Math.floor((whole + cut) / 2);
+      if (keptWhole(middle)) whole = middle;
+      else cut = middle;
     }
+    expect(BSON.calculateObjectSize({ ...padded(whole), ...later }), `padding ${whole}`).to.be.below(
+      MAX_DOCUMENT_BYTES,
+    );
   });
 
   it('replaces a payload too large by a marker, keeping the post’s activity for a late join', () => {
