@@ -14,6 +14,7 @@ import { stackAddresses } from './stack-addresses.ts';
 import { stackEnvPath, writeStackEnv } from './stack-env-file.ts';
 import { stackExposure } from './stack-exposure.ts';
 import { lockDataDir } from './stack-lock.ts';
+import { shownUrl } from './shown-url.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const dataDir = devDataDir();
@@ -21,16 +22,6 @@ const receiverPort = process.env.RECEIVER_PORT || '8080';
 const trayPort = process.env.TRAY_PORT || '8081';
 const adminPort = process.env.ADMIN_PORT || '8082';
 
-/** A URL as printed: its password, if any, replaced (the operator's own URLs included). */
-const shown = (url: string) => {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '****';
-    return parsed.toString();
-  } catch {
-    return url.replace(/\/\/[^@/]*@/, '//');
-  }
-};
 
 const say = (line: string) => process.stdout.write(`[stack] ${line}\n`);
 // Output read through a pipe whose reader is gone (`npm start | grep -m1 ready`): a line then fails
@@ -272,11 +263,11 @@ async function start(): Promise<void> {
   );
   const passwordIn = (name: string) => `password: ${name} in ${secretsFile}; `;
   say(
-    `redis    ${shown(env.REDIS_URL ?? '')}${redis ? ` (${passwordIn('REDIS_PASSWORD')}data in ${redis.dir})` : ''}`,
+    `redis    ${shownUrl(env.REDIS_URL ?? '')}${redis ? ` (${passwordIn('REDIS_PASSWORD')}data in ${redis.dir})` : ''}`,
   );
   if (env.DATABASE_URL) {
     say(
-      `postgres ${shown(env.DATABASE_URL)}${postgres ? ` (${passwordIn('POSTGRES_PASSWORD')}data in ${postgres.dir})` : ''}`,
+      `postgres ${shownUrl(env.DATABASE_URL)}${postgres ? ` (${passwordIn('POSTGRES_PASSWORD')}data in ${postgres.dir})` : ''}`,
     );
   } else {
     say(`mongodb  ${(env.MONGODB_URI ?? '').replace(/\/\/[^@]*@/, '//')}`);
