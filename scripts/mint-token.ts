@@ -23,6 +23,10 @@ Without --private-key the token is signed with JWT_SECRET from the environment, 
 unset, with the secret \`npm start\` made for this machine (.data/dev-secrets.json, or under
 STACK_DATA_DIR).`;
 
+/** A span ahead, as jose reads one ("30m", "1.5 hours", "30d"): no sign, no "ago". */
+const FUTURE_SPAN =
+  /^\+?(\d+(?:\.\d+)?)\s*(s|sec|secs|second|seconds|m|min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days|w|week|weeks|y|yr|yrs|year|years)$/i;
+
 /**
  * The algorithm to sign with, checked against the key given: the tray's own lists, so a token
  * minted here is one it can verify. Checked before signing, since jose's errors for a mismatch
@@ -67,6 +71,9 @@ async function main(): Promise<number> {
   if (!values.user) throw new UsageError(`mint-token: --user is required\n\n${usage}`);
   let jwt = new SignJWT({}).setSubject(values.user).setIssuedAt();
   try {
+    // jose also reads "-1h", "1h ago" and "0s": a token expired as it is printed.
+    const span = FUTURE_SPAN.exec(values.ttl);
+    if (span === null || !(Number(span[1]) > 0)) throw new Error('no span ahead');
     jwt = jwt.setExpirationTime(values.ttl);
   } catch {
     // jose's own reading of the span ("Invalid time period format"), named for the operator.

@@ -28,6 +28,10 @@ describe('scripts/mint-token.ts', () => {
     for (const [args, says] of [
       [['--user', 'u-1', '--color'], "Unknown option '--color'"],
       [['--user', 'u-1', '--ttl', 'abc'], '--ttl: expected a duration such as 30m, 1h or 30d'],
+      // An already expired token would be refused by the tray: a lifetime must lie ahead.
+      [['--user', 'u-1', '--ttl=-1h'], '--ttl: expected a duration such as 30m, 1h or 30d'],
+      [['--user', 'u-1', '--ttl', '1h ago'], '--ttl: expected a duration such as 30m, 1h or 30d'],
+      [['--user', 'u-1', '--ttl', '0s'], '--ttl: expected a duration such as 30m, 1h or 30d'],
       [['--user', 'u-1', '--private-key', '/nonexistent/key.pem'], 'cannot read /nonexistent/key.pem'],
     ] as const) {
       const result = await runScript('scripts/mint-token.ts', [...args], env);
