@@ -156,6 +156,9 @@ describe('scripts/import-members.ts', function () {
         [
           '{"communityId":"t-1","userId":"local","joinedAt":"2026-11-20T00:00:00"}',
           '{"communityId":"t-1","userId":"rolled","joinedAt":"2026-02-30"}',
+          // Epoch seconds, as many databases export them: read as milliseconds, January 1970.
+          '{"communityId":"t-1","userId":"seconds","joinedAt":1763596800}',
+          '{"communityId":"t-1","userId":"seconds-text","joinedAt":"1763596800"}',
           '',
         ].join('\n'),
       );
@@ -169,6 +172,12 @@ describe('scripts/import-members.ts', function () {
       expect(result.stderr).to.include(
         `${file}:2: joinedAt: expected an ISO 8601 time or epoch milliseconds`,
       );
+      for (const line of [3, 4]) {
+        expect(result.stderr).to.include(
+          `${file}:${line}: joinedAt: epoch milliseconds before 2000 (epoch seconds? multiply by 1000)`,
+        );
+      }
+      expect(await members().countDocuments({ userId: { $in: ['seconds', 'seconds-text'] } })).to.equal(0);
       const local = await members().findOne({ _id: membershipId('t-1', 'local') });
       expect(local).to.include({ since: Date.parse('2026-11-20T00:00:00Z') });
       expect(local).to.include({ updatedAt: Date.parse('2026-11-21T00:00:00Z') });

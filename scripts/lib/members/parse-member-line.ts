@@ -34,11 +34,18 @@ export function splitCsvLine(line: string): string[] | undefined {
   return fields;
 }
 
-function parseTime(value: unknown): number | undefined | 'invalid' {
+/**
+ * No community's member joined before 2000: an epoch number below it is seconds (as many databases
+ * export times), which read as milliseconds would fall in January 1970.
+ */
+const EARLIEST_JOIN_MS = Date.UTC(2000, 0, 1);
+
+function parseTime(value: unknown): number | undefined | 'invalid' | 'too early' {
   if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? value : 'invalid';
+  const epoch = (ms: number) => (ms < EARLIEST_JOIN_MS ? 'too early' : ms);
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? epoch(value) : 'invalid';
   if (typeof value !== 'string') return 'invalid';
-  if (/^\d{1,15}$/.test(value)) return Number(value);
+  if (/^\d{1,15}$/.test(value)) return epoch(Number(value));
   // As the admin API reads times: a real calendar day (no roll-over), UTC without an offset.
   return parseIsoTime(value)?.getTime() ?? 'invalid';
 }
@@ -56,6 +63,12 @@ export function toMemberRow(communityId: unknown, userId: unknown, joinedAt: unk
   const time = parseTime(joinedAt);
   if (time === 'invalid')
     return { ok: false, reason: 'joinedAt: expected an ISO 8601 time or epoch milliseconds' };
+  if (time === 'too early') {
+    return {
+      ok: false,
+      reason: 'joinedAt: epoch milliseconds before 2000 (epoch seconds? multiply by 1000)',
+    };
+  }
   return { ok: true, row: { communityId, userId, ...(time === undefined ? {} : { joinedAt: time }) } };
 }
 
