@@ -51,7 +51,9 @@ async function main(): Promise<number> {
   );
   const file = positionals[0];
   if (!file) throw new UsageError(usage);
-  const url = values.url ?? `http://127.0.0.1:${process.env.RECEIVER_PORT ?? '8080'}/webhooks`;
+  if (positionals.length > 1) throw new UsageError(`one file at a time; got ${positionals.length}`);
+  // An empty RECEIVER_PORT is unset, as npm start reads it.
+  const url = values.url ?? `http://127.0.0.1:${process.env.RECEIVER_PORT || '8080'}/webhooks`;
   let body: Buffer;
   try {
     body = readFileSync(file);

@@ -31,6 +31,8 @@ describe('scripts/sign-and-send.ts', () => {
       for (const [args, code, says] of [
         [[file, '--colour'], 2, "Unknown option '--colour'"],
         [[join(dir, 'missing.json')], 2, `cannot read ${join(dir, 'missing.json')}`],
+        // One file a call: a second would silently not be sent.
+        [[file, file], 2, 'one file at a time; got 2'],
         [[file, '--url', 'http://127.0.0.1:9/webhooks'], 1, 'cannot reach http://127.0.0.1:9/webhooks'],
       ] as const) {
         const result = await runScript('scripts/sign-and-send.ts', [...args], env);
