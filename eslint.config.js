@@ -4,7 +4,15 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/**', '.data/**', '.tools/**', '.stryker-tmp/**', 'reports/**', 'client/dist/**'],
+    ignores: [
+      'node_modules/**',
+      '.data/**',
+      '.tools/**',
+      '.stryker-tmp/**',
+      'reports/**',
+      'client/dist/**',
+      'client/dist.next/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.strict,

@@ -93,9 +93,13 @@ if ! compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null; then
 fi
 
 # 6. The client package's JavaScript (client/dist, built by tsc): the demo page loads it as ES
-#    modules from the tray service. Rebuilt when a source is newer than the build.
+#    modules from the tray service. Rebuilt when a source is newer than the build. Built beside it
+#    and moved into place whole: a build cut short (Ctrl-C) leaves no newer half of client/dist
+#    that the next run would take for a finished one.
 if [ ! -f client/dist/stream/index.js ] \
   || [ -n "$(find client/src client/tsconfig.json -newer client/dist/stream/index.js -print -quit)" ]; then
   say "building the client package (client/dist)"
-  node_modules/.bin/tsc -p client
+  rm -rf client/dist.next
+  node_modules/.bin/tsc -p client --outDir client/dist.next
+  rm -rf client/dist && mv client/dist.next client/dist
 fi
