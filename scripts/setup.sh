@@ -9,6 +9,12 @@ FERRETDB_MODULE="github.com/FerretDB/FerretDB"
 
 say() { printf '[setup] %s\n' "$*" >&2; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+# Stops a service a Debian package just started, and keeps it from starting at boot.
+stop_system_service() {
+  as_root service "$1" stop >/dev/null 2>&1 || true
+  if command -v systemctl >/dev/null 2>&1; then as_root systemctl disable "$1" >/dev/null 2>&1 || true; fi
+  if command -v update-rc.d >/dev/null 2>&1; then as_root update-rc.d "$1" disable >/dev/null 2>&1 || true; fi
+}
 
 # 1. npm packages (includes the pinned Node 24 runtime in node_modules/.bin).
 if [ ! -x node_modules/.bin/node ] || [ ! -f node_modules/.package-lock.json ] \
@@ -25,8 +31,8 @@ if ! command -v redis-server >/dev/null 2>&1; then
   say "installing redis-server (apt)"
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq redis-server >/dev/null
-  # Debian's package starts a system instance on 6379; the project starts its own servers.
-  as_root service redis-server stop >/dev/null 2>&1 || true
+  # Debian's package starts a system instance on 6379 (and at every boot); the project starts its own.
+  stop_system_service redis-server
 fi
 
 # openssl makes the certificate of the tests' TLS-only Redis Cluster (usually present already, with
@@ -88,8 +94,8 @@ if ! compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null; then
   say "installing postgresql (apt)"
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq postgresql >/dev/null
-  # Debian's package starts a cluster on 5432; the project starts its own servers.
-  as_root service postgresql stop >/dev/null 2>&1 || true
+  # Debian's package starts a cluster on 5432 (and at every boot); the project starts its own.
+  stop_system_service postgresql
 fi
 
 # 6. The client package's JavaScript (client/dist, built by tsc): the demo page loads it as ES
