@@ -15,13 +15,13 @@ import { stackEnvPath, writeStackEnv } from './stack-env-file.ts';
 import { stackExposure } from './stack-exposure.ts';
 import { lockDataDir } from './stack-lock.ts';
 import { shownUrl } from './shown-url.ts';
+import { checkDataDir } from './check-data-dir.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const dataDir = devDataDir();
 const receiverPort = process.env.RECEIVER_PORT || '8080';
 const trayPort = process.env.TRAY_PORT || '8081';
 const adminPort = process.env.ADMIN_PORT || '8082';
-
 
 const say = (line: string) => process.stdout.write(`[stack] ${line}\n`);
 // Output read through a pipe whose reader is gone (`npm start | grep -m1 ready`): a line then fails
@@ -166,6 +166,7 @@ async function start(): Promise<void> {
   const exposeOn = process.env.STACK_EXPOSE || 'off';
   if (exposeOn !== 'on' && exposeOn !== 'off')
     throw new Error(`STACK_EXPOSE: expected on or off, got "${exposeOn}"`);
+  checkDataDir(dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   // Another stack's directory is left as it is: the lock and the leftover check come before any
   // change to it (closing it to its group shut out the running stack's PostgreSQL, run as `postgres`).

@@ -2,8 +2,10 @@ import { expect } from 'chai';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
   appendFileSync,
+  chmodSync,
   existsSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -537,6 +539,19 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       } finally {
         await new Promise((resolve) => other.close(resolve));
       }
+    });
+
+    // The stack closes its directory to its owner: /tmp, say, would be shut to every other account.
+    it('with STACK_DATA_DIR a folder of other files: one line naming it, and its mode left as it was', async () => {
+      writeFileSync(join(dataDir, 'notes.txt'), 'not the stack’s');
+      chmodSync(dataDir, 0o755);
+      const { code, output } = await startRefused();
+      expect(code).to.equal(1);
+      expect(output).to.equal(
+        `[stack] start-up failed: STACK_DATA_DIR: ${dataDir} holds files of its own (notes.txt) and is not a stack's data directory; name a new or empty one, as the stack makes it its owner's only\n`,
+      );
+      expect(statSync(dataDir).mode & 0o777).to.equal(0o755);
+      expect(readdirSync(dataDir)).to.deep.equal(['notes.txt']);
     });
 
     it('on Ctrl-C while its servers start, stops every one it started', async () => {
