@@ -65,6 +65,13 @@ function errorMessage(text: string): string {
   return text.slice(0, 200);
 }
 
+/** Calls `say` every `ms` until stopped: a long step shows it is still going. */
+function every(ms: number, say: () => void): { stop(): void } {
+  const timer = setInterval(say, ms);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
 async function main(): Promise<number> {
   const { values } = parseCli(
     {
@@ -215,6 +222,9 @@ async function main(): Promise<number> {
   // accepted and one is refused so, the rest would be too. Stop at once instead of sending them
   // all and then waiting 600 s for a post that never arrived.
   let refusal: string | undefined;
+  const sending = every(5_000, () =>
+    process.stdout.write(`sent ${accepted + refused} of ${bodies.length} events\n`),
+  );
   await Promise.all(
     Array.from({ length: 16 }, async () => {
       for (let body = bodies[next++]; body !== undefined && !refusal; body = bodies[next++]) {
@@ -228,6 +238,7 @@ async function main(): Promise<number> {
       }
     }),
   );
+  sending.stop();
   if (refusal) {
     throw new Error(
       `the receiver at ${values.receiver} refused the events: ${refusal} ` +
@@ -245,6 +256,11 @@ async function main(): Promise<number> {
   const reader = u(members - 1) === newsAuthor(19) ? u(members - 2) : u(members - 1);
   const readerAuth = await auth(reader);
   let visible = false;
+  const waiting = every(10_000, () =>
+    process.stdout.write(
+      `waiting for the last community post in ${reader}'s history (${((performance.now() - lastAck) / 1000).toFixed(0)} s of at most 600)\n`,
+    ),
+  );
   while (!visible && performance.now() - lastAck < 600_000) {
     const res = await fetch(`${values.tray}/notifications/v3/history`, { headers: readerAuth });
     // A refused token stays refused: waiting cannot make the post show.
@@ -258,6 +274,7 @@ async function main(): Promise<number> {
     visible = (page.data ?? []).some((record) => record.lastActionId === lastPost);
     if (!visible) await new Promise((resolve) => setTimeout(resolve, 250));
   }
+  waiting.stop();
   const lag = ((performance.now() - lastAck) / 1000).toFixed(1);
   process.stdout.write(
     visible
@@ -298,7 +315,7 @@ async function main(): Promise<number> {
     unread.sort((a, b) => a - b);
     const who = owners.length === 1 ? u(0) : `${u(0)}..${owners.length - 1}`;
     process.stdout.write(
-      `${who} ${when}: history p50 ${quantile1(history, 0.5)} ms, p99 ${quantile1(history, 0.99)} ms; unread p50 ${quantile1(unread, 0.5)} ms, p99 ${quantile1(unread, 0.99)} ms (${samples} calls each; GET /healthz p50 ${quantile1(floor, 0.5)} ms, p99 ${quantile1(floor, 0.99)} ms)\n`,
+      `${who} ${when}: history p50 ${quantile1(history, 0.5)} ms, p99 ${quantile1(history, 0.99)} ms; unread p50 ${quantile1(unread, 0.5)} ms, p99 ${quantile1(unread, 0.99)} ms (${history.length} calls each; GET /healthz p50 ${quantile1(floor, 0.5)} ms, p99 ${quantile1(floor, 0.99)} ms)\n`,
     );
   };
   await measure('right after the load');

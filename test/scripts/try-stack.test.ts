@@ -129,6 +129,8 @@ describe('scripts/try-stack.ts', () => {
       expect(result.stderr).to.equal('');
       expect(result.code).to.equal(0);
       expect(result.stdout).to.match(/the last community post showed in try-\w+-u18's v3 history/);
+      // As many calls as were made: one member, one of each.
+      expect(result.stdout).to.include('(1 calls each;');
     });
 
     it('a wrong --secret: stops at once with one line naming the receiver and its status', async () => {
