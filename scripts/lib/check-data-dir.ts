@@ -1,17 +1,33 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 
 /**
- * Refuses a data directory that holds files and is not a stack's (no dev-secrets.json): the stack
- * closes its directory to its owner (0700, then 0710 for PostgreSQL's account), so
- * `STACK_DATA_DIR=/tmp` would shut every other account out of /tmp, for good. A new or empty
- * directory, or one an earlier run made, is taken.
+ * What the stack itself keeps in its data directory (a start cut short, or a killed stack, may leave
+ * some without dev-secrets.json): its secrets, the servers' data, the spool, the lock and stack.env,
+ * with the files those are written through.
+ */
+const STACK_ENTRIES = new Set([
+  'dev-secrets.json',
+  'dev-secrets.json.new',
+  // An earlier version's FerretDB data, from when npm start ran it.
+  'ferretdb',
+  'postgres',
+  'redis',
+  'receiver-spool',
+  'stack.pid',
+  'stack.env',
+  'stack.env.new',
+]);
+
+/**
+ * Refuses a data directory that holds files not the stack's: the stack closes its directory to its
+ * owner (0700, then 0710 for PostgreSQL's account), so `STACK_DATA_DIR=/tmp` would shut every other
+ * account out of /tmp, for good. A new or empty directory, or one a stack made, is taken.
  */
 export function checkDataDir(dataDir: string, variable = 'STACK_DATA_DIR'): void {
-  if (!existsSync(dataDir) || existsSync(join(dataDir, 'dev-secrets.json'))) return;
-  const entries = readdirSync(dataDir);
-  if (entries.length === 0) return;
-  const shown = entries.slice(0, 3).join(', ') + (entries.length > 3 ? ', ...' : '');
+  if (!existsSync(dataDir)) return;
+  const foreign = readdirSync(dataDir).filter((entry) => !STACK_ENTRIES.has(entry));
+  if (foreign.length === 0) return;
+  const shown = foreign.slice(0, 3).join(', ') + (foreign.length > 3 ? ', ...' : '');
   throw new Error(
     `${variable}: ${dataDir} holds files of its own (${shown}) and is not a stack's data directory; name a new or empty one, as the stack makes it its owner's only`,
   );
