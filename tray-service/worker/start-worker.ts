@@ -12,6 +12,7 @@ import type { BanChange } from '../domain/ban-change.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { InboxRecord } from '../domain/inbox-record.ts';
 import type { RemovedRecord, TrayStorage } from '../storage/port.ts';
+import { isStorageConnectionLost } from '../http/map-store-errors.ts';
 import { PurgeError } from '../storage/purge-error.ts';
 import { applyJob, type ApplyJobDeps, type ScheduleFanOut } from '../use-cases/apply-job.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
@@ -31,6 +32,14 @@ const POSTS_PER_FAN_OUT = 32;
  * would be fanned out alone and the rest after it, rewriting every member's record twice.
  */
 const FAN_OUT_GATHER_MS = 25;
+
+/**
+ * Runs of one job in a row, while the storage answers, that may meet a failed connection before
+ * the next spends an attempt. After a failover behind one address every pooled connection may
+ * reach the former primary, and each fails once before it is dropped: the default pool's size
+ * (PG_POOL_SIZE), so a job meeting all of them still keeps its attempts.
+ */
+const LOST_CONNECTION_RETRIES = 10;
 
 export interface WorkerDeps {
   queue: Bull.Queue<WebhookJobData>;
@@ -127,13 +136,19 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   });
 
   const apply = async (data: WebhookJobData) => {
-    for (;;) {
+    for (let lostConnections = 0; ;) {
       await gate.whenOpen();
       try {
         return await applyJob(data, applyDeps);
       } catch (error) {
         // Only a failure of the job's own spends an attempt; during an outage it runs again.
-        if (!(await gate.isOutage())) throw error;
+        if (await gate.isOutage()) continue;
+        // The storage answers, but the job's connection failed: one made before a failover that
+        // still reaches the former primary (dropped now), or one the server ended. Not the job's
+        // fault either: it runs again on another connection. Bounded, so that a job which itself
+        // breaks its connection still spends its attempts.
+        if (isStorageConnectionLost(error) && ++lostConnections <= LOST_CONNECTION_RETRIES) continue;
+        throw error;
       }
     }
   };

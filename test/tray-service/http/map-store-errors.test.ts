@@ -4,7 +4,11 @@ import pg from 'pg';
 import request from 'supertest';
 import { errorMiddleware } from '../../../shared/http/error-middleware.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
-import { mapStoreErrors } from '../../../tray-service/http/map-store-errors.ts';
+import {
+  isStorageConnectionLost,
+  isStorageUnavailable,
+  mapStoreErrors,
+} from '../../../tray-service/http/map-store-errors.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { usePostgres } from '../../support/use-postgres.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
@@ -105,6 +109,40 @@ describe('mapStoreErrors: PostgreSQL that cannot serve answers 503 in the JSON e
       code: '57P03',
     });
     await expect503(starting);
+  });
+
+  it('when a write reaches a server that takes no writes (25006, a former primary): that connection alone failed', async () => {
+    const client = new pg.Client({ connectionString: shared.url });
+    await client.connect();
+    try {
+      await client.query('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
+      const refused = await failureOf(() => client.query('CREATE TABLE never_made (id int)'));
+      expect(refused.code).to.equal('25006');
+      await expect503(refused);
+      expect(isStorageConnectionLost(refused)).to.equal(true);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('says apart a lost connection from a server that cannot serve any', async () => {
+    const timedOut = Object.assign(
+      new pg.DatabaseError('canceling statement due to statement timeout', 0, 'error'),
+      {
+        code: '57014',
+      },
+    );
+    const full = Object.assign(new pg.DatabaseError('too many connections', 0, 'error'), { code: '53300' });
+    const ended = Object.assign(
+      new pg.DatabaseError('terminating connection due to administrator command', 0, 'error'),
+      {
+        code: '57P01',
+      },
+    );
+    expect([timedOut, full, ended].map(isStorageUnavailable)).to.deep.equal([true, true, true]);
+    expect([timedOut, full, ended].map(isStorageConnectionLost)).to.deep.equal([false, false, true]);
+    expect(isStorageConnectionLost(new Error('Connection terminated unexpectedly'))).to.equal(true);
+    expect(isStorageConnectionLost(new Error('timeout exceeded when trying to connect'))).to.equal(false);
   });
 
   it('but hands a wrong query on unchanged (500, never 503)', async () => {

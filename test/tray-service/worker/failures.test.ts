@@ -21,6 +21,7 @@ import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
 import type { TrayStorage } from '../../../tray-service/storage/port.ts';
+import { usePostgres } from '../../support/use-postgres.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { commentEvent, membershipEvent, minute, postEvent } from './event-builder.ts';
@@ -202,6 +203,84 @@ describe('tray worker when its database takes no writes (a standby after a failo
     await admin!.query(`ALTER DATABASE "${database()}" RESET default_transaction_read_only`);
     expect(await settled(job)).to.equal('completed');
     expect((await queue!.getJob(job.id))?.attemptsMade).to.equal(0);
+  });
+});
+
+// A connection the pool made before a failover behind one address still reaches the former
+// primary: its next write fails with read_only_sql_transaction, and it is dropped. The storage
+// answers all along (the ping takes a fresh connection), so only the failure itself says that the
+// job was not at fault. Made here with a real such failure, thrown by the first stores.
+describe('tray worker when its connection alone fails while the database answers', () => {
+  const prefix = useQueuePrefix();
+  const suite = useTrayStorage('postgres');
+  const shared = usePostgres();
+  let queue: Bull.Queue<WebhookJobData> | undefined;
+  let worker: RunningWorker | undefined;
+  let readOnlyFailure: Error | undefined;
+  let failuresLeft = 0;
+  let stores = 0;
+
+  before(async () => {
+    const client = new pg.Client({ connectionString: shared.url });
+    await client.connect();
+    try {
+      await client.query('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
+      readOnlyFailure = await client.query('CREATE TABLE never_made (id int)').then(
+        () => undefined,
+        (error: unknown) => error as Error,
+      );
+    } finally {
+      await client.end();
+    }
+    expect((readOnlyFailure as { code?: string } | undefined)?.code).to.equal('25006');
+    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    const { storage } = suite;
+    const events = new Proxy(storage.events, {
+      get: (target, name, receiver) =>
+        name === 'store'
+          ? (...args: Parameters<TrayStorage['events']['store']>) => {
+              stores += 1;
+              if (failuresLeft <= 0) return target.store(...args);
+              failuresLeft -= 1;
+              return Promise.reject(readOnlyFailure!);
+            }
+          : (Reflect.get(target, name, receiver) as unknown),
+    });
+    worker = await quietWorker(queue, { ...storage, events, ping: () => storage.ping() });
+  });
+  after(async function () {
+    this.timeout(30_000);
+    await worker?.close();
+  });
+
+  it('runs the job again on another connection without spending an attempt, once per failed connection', async function () {
+    this.timeout(30_000);
+    // A pool of 10 connections, every one made before the failover.
+    failuresLeft = 10;
+    stores = 0;
+    const job = await queue!.add(jobDataOf(commentEvent({ commentId: 'cm-stale-pool' })), {
+      ...webhookJobOptions,
+      attempts: 3,
+      backoff: { type: 'fixed', delay: 10 },
+    });
+    expect(await settled(job)).to.equal('completed');
+    expect((await queue!.getJob(job.id))?.attemptsMade).to.equal(0);
+    expect(stores).to.equal(11);
+  });
+
+  it('but spends attempts on a job that fails so every time, so it cannot loop for ever', async function () {
+    this.timeout(30_000);
+    failuresLeft = Number.POSITIVE_INFINITY;
+    stores = 0;
+    const job = await queue!.add(jobDataOf(commentEvent({ commentId: 'cm-always-lost' })), {
+      ...webhookJobOptions,
+      attempts: 2,
+      backoff: { type: 'fixed', delay: 10 },
+    });
+    expect(await settled(job)).to.equal('failed');
+    // Each attempt: the first run and 10 more on other connections.
+    expect(stores).to.equal(22);
+    failuresLeft = 0;
   });
 });
 
