@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import type { Response } from 'express';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../../shared/logging/create-logger.ts';
@@ -486,10 +487,12 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
   });
   async function resync(owed: Map<string, StreamSession[]>): Promise<void> {
     await shards.renew();
-    const users = [...owed.keys()];
-    for (let start = 0; start < users.length; start += RESYNC_PARALLEL) {
-      await Promise.all(
-        users.slice(start, start + RESYNC_PARALLEL).map((userId) => {
+    // A pool, not batches: a user whose catch-up is slow (a long backlog read slowly, a client
+    // that stopped reading) holds one place, and the users after it go on through the others.
+    const limit = pLimit(RESYNC_PARALLEL);
+    await Promise.all(
+      [...owed.keys()].map((userId) =>
+        limit(() => {
           const done = run(userId, async () => {
             const sessions = (owed.get(userId) ?? []).filter((session) => !session.closed);
             try {
@@ -509,8 +512,8 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
           queueCount(userId);
           return done;
         }),
-      );
-    }
+      ),
+    );
   }
 
   const quietMs = deps.quietMs ?? QUIET_MS;

@@ -78,3 +78,56 @@ describe('live streams caught up after a Redis outage, a live change arriving fi
     expect(targets()).to.have.members(['p-lost', 'p-live']);
   });
 });
+
+// One slow catch-up after the outage (a client with a long backlog reading slowly, or one that
+// stopped reading) must hold back its own user's stream only, not every user caught up after it.
+describe('live streams caught up after a Redis outage, one catch-up slow', function () {
+  this.timeout(60_000);
+  const suite = useTrayStorage();
+  /** While set, u-slow's catch-up reads wait for it. */
+  let slow: Promise<void> | undefined;
+  const live = useLiveOnOwnRedis('live-outage-slow', () =>
+    withCatchUpRead(suite.storage, async (userId, real) => {
+      if (userId === 'u-slow') await slow;
+      return real(userId);
+    }),
+  );
+
+  it('the other users still get what was written during the outage', async () => {
+    // u-slow first, then more users than the instance catches up at once.
+    const users = ['u-slow', ...Array.from({ length: BUSY + 1 }, (_, i) => `u-other-${i}`)];
+    const streams = new Map<string, SseStream>();
+    for (const user of users) {
+      const stream = await openSse(`${live.instance.base}/notifications/v3/stream`, {
+        Authorization: await bearer(user),
+      });
+      await stream.next(named('unread'));
+      streams.set(user, stream);
+    }
+    let release: () => void = () => undefined;
+    slow = new Promise<void>((resolve) => (release = resolve));
+    try {
+      await live.redisServer.stop();
+      const last = users.at(-1)!;
+      await writeRecord(suite.storage, last, 'p-during', Date.now());
+      await live.restartRedis();
+      const stream = streams.get(last)!;
+      const got = await stream
+        .next(
+          (event) => named('record')(event) && dataOf<NotificationRecord>(event).targetId === 'p-during',
+          {
+            timeoutMs: 10_000,
+          },
+        )
+        .then(
+          () => true,
+          () => false,
+        );
+      expect(got, `${last} got the record written during the outage while u-slow caught up`).to.equal(true);
+    } finally {
+      release();
+      slow = undefined;
+      for (const stream of streams.values()) stream.close();
+    }
+  });
+});
