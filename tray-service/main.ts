@@ -200,7 +200,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
     communityMembers: storage.communityMembers,
     removalOutcomes: storage.removalOutcomes,
     queues: moderation.queue ? [queue, moderation.queue] : [queue],
-    verifyAdminJwt: adminJwt ? createAdminJwtVerifier(adminJwtKeys(adminJwt, keys.source)) : undefined,
+    verifyAdminJwt: adminJwt ? createAdminJwtVerifier(adminJwtKeys(adminJwt, keys)) : undefined,
     // Replays run the worker's own apply path, with what the worker tells (bans, live changes).
     apply: {
       storage,

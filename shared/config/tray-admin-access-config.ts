@@ -78,13 +78,17 @@ export interface AdminJwtConfig {
   maxTokenAge?: number;
 }
 
-/** What admin JWTs are verified with: their own key when configured, else the tray API's. */
-export function adminJwtKeys(admin: AdminJwtConfig, userSource: JwtKeySource): JwtConfig {
+/**
+ * What admin JWTs are verified with: their own key when configured, else the tray API's; with the
+ * tray API's clock tolerance (one host's clock against the issuers').
+ */
+export function adminJwtKeys(admin: AdminJwtConfig, user: JwtConfig): JwtConfig {
   return {
-    source: admin.source ?? userSource,
+    source: admin.source ?? user.source,
     audience: admin.audience,
     issuer: admin.issuer,
     ...(admin.maxTokenAge === undefined ? {} : { maxTokenAge: admin.maxTokenAge }),
+    ...(user.clockTolerance === undefined ? {} : { clockTolerance: user.clockTolerance }),
   };
 }
 

@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { durationSeconds, identifier, onOff, positiveInt } from './env-types.ts';
+import { durationSeconds, identifier, onOff, positiveInt, wholeNumber } from './env-types.ts';
 import { corsOrigins } from './cors-origins.ts';
 import { secureUrl } from './secure-url.ts';
 import { ConfigError } from '../errors/config-error.ts';
@@ -52,6 +52,13 @@ export const trayApiShape = {
    * (leaked, or from a careless issuer) then stops working this long after it was issued.
    */
   JWT_MAX_TOKEN_AGE: durationSeconds().optional(),
+  /**
+   * Seconds a token's time claims may be off by, for user and admin JWTs alike: an issuer whose
+   * clock runs ahead of this host's mints tokens whose `iat` or `nbf` lies in the future here, and
+   * each would be refused (401) for that long after it is issued. It accepts a token no later than
+   * this after its `exp` (or its maximum age), and what it opens (a stream, a session) ends as late.
+   */
+  JWT_CLOCK_TOLERANCE: wholeNumber('expected whole seconds from 0 to 300', 0, 300).default(0),
   /** Calls per user per window, shared by every API instance through Redis (docs/contract.md#limits). */
   RATE_LIMIT_CALLS: positiveInt(100, 1_000_000),
   RATE_LIMIT_WINDOW_MS: positiveInt(5_000, 86_400_000).refine((ms) => ms % 1000 === 0, {
@@ -89,6 +96,8 @@ export interface JwtConfig {
   refusedAudience?: string;
   /** Seconds after `iat` a token is accepted (JWT_MAX_TOKEN_AGE, ADMIN_JWT_MAX_TOKEN_AGE); `iat` is then required. */
   maxTokenAge?: number;
+  /** Seconds the time claims may be off by (JWT_CLOCK_TOLERANCE); 0 when unset. */
+  clockTolerance?: number;
 }
 
 interface JwtVariables {
@@ -99,6 +108,7 @@ interface JwtVariables {
   JWT_ISSUER?: string | undefined;
   JWT_AUDIENCE?: string | undefined;
   JWT_MAX_TOKEN_AGE?: number | undefined;
+  JWT_CLOCK_TOLERANCE?: number | undefined;
 }
 
 function fail(variable: string, message: string): never {
@@ -161,12 +171,18 @@ export function resolveJwtConfig(vars: JwtVariables): JwtConfig {
     );
   }
   const requested = vars.JWT_ALGORITHMS;
-  const extra = { issuer: vars.JWT_ISSUER, audience: vars.JWT_AUDIENCE, maxTokenAge: vars.JWT_MAX_TOKEN_AGE };
+  const extra = {
+    issuer: vars.JWT_ISSUER,
+    audience: vars.JWT_AUDIENCE,
+    maxTokenAge: vars.JWT_MAX_TOKEN_AGE,
+    clockTolerance: vars.JWT_CLOCK_TOLERANCE,
+  };
   const clean = (config: JwtConfig): JwtConfig => ({
     source: config.source,
     ...(extra.issuer === undefined ? {} : { issuer: extra.issuer }),
     ...(extra.audience === undefined ? {} : { audience: extra.audience }),
     ...(extra.maxTokenAge === undefined ? {} : { maxTokenAge: extra.maxTokenAge }),
+    ...(extra.clockTolerance ? { clockTolerance: extra.clockTolerance } : {}),
   });
   if (vars.JWT_SECRET !== undefined) {
     const algorithms = requested ?? ['HS256'];

@@ -102,7 +102,7 @@ describe('admin access configuration', () => {
     /** The admin verifier as tray-service/main.ts builds it. */
     const verifierFor = (env: Record<string, string>) => {
       const config = loadTrayConfig({ JWT_SECRET: USER_KEY, ...pair, ...env });
-      return createTokenVerifier(adminJwtKeys(resolveAdminJwt(config)!, resolveJwtConfig(config).source));
+      return createTokenVerifier(adminJwtKeys(resolveAdminJwt(config)!, resolveJwtConfig(config)));
     };
 
     it('with ADMIN_JWT_SECRET, refuse an admin JWT signed with the user tokens’ key', async () => {
@@ -143,6 +143,20 @@ describe('admin access configuration', () => {
       expect(() => loadTrayConfig({ ADMIN_JWT_MAX_TOKEN_AGE: 'later' })).to.throw(
         'ADMIN_JWT_MAX_TOKEN_AGE: expected',
       );
+    });
+    it('take JWT_CLOCK_TOLERANCE too: one host’s clock against the issuers’', async () => {
+      const early = (key: string) =>
+        new SignJWT({})
+          .setProtectedHeader({ alg: 'HS256' })
+          .setSubject('ops-ana')
+          .setAudience('tray-admin')
+          .setIssuer('ops')
+          .setNotBefore(Math.floor(Date.now() / 1000) + 20)
+          .setExpirationTime('5m')
+          .sign(new TextEncoder().encode(key));
+      await expect(verifierFor({})(await early(USER_KEY))).to.be.rejectedWith('token claim "nbf" is invalid');
+      const tolerant = verifierFor({ ADMIN_JWT_SECRET: ADMIN_KEY, JWT_CLOCK_TOLERANCE: '30' });
+      expect((await tolerant(await early(ADMIN_KEY))).userId).to.equal('ops-ana');
     });
     it('read ADMIN_JWT_JWKS_URL as a JWKS key source', () => {
       const config = loadTrayConfig({ ...pair, ADMIN_JWT_JWKS_URL: 'https://id.example/admin-jwks.json' });

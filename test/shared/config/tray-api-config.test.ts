@@ -164,6 +164,28 @@ describe('tray API configuration', () => {
     }
   });
 
+  describe('JWT_CLOCK_TOLERANCE', () => {
+    it('is 0 by default: the time claims are taken as they are', () => {
+      const config = loadTrayConfig({ JWT_SECRET: SECRET });
+      expect(config.JWT_CLOCK_TOLERANCE).to.equal(0);
+      expect(resolveJwtConfig(config)).not.to.have.property('clockTolerance');
+    });
+
+    it('reads whole seconds up to 300 and hands them to the verifier', () => {
+      const config = loadTrayConfig({ JWT_SECRET: SECRET, JWT_CLOCK_TOLERANCE: '30' });
+      expect(resolveJwtConfig(config).clockTolerance).to.equal(30);
+    });
+
+    for (const value of ['301', '-5', '30s', 'a bit']) {
+      it(`refuses ${JSON.stringify(value)}, naming the variable`, () => {
+        expect(() => loadTrayConfig({ JWT_SECRET: SECRET, JWT_CLOCK_TOLERANCE: value }))
+          .to.throw(ConfigError, 'JWT_CLOCK_TOLERANCE: expected whole seconds from 0 to 300')
+          .with.property('variables')
+          .that.deep.equals(['JWT_CLOCK_TOLERANCE']);
+      });
+    }
+  });
+
   describe('with bad values', () => {
     it('names each variable', () => {
       expect(() =>

@@ -18,7 +18,7 @@ const PAIR = { ADMIN_JWT_AUDIENCE: 'tray-admin', ADMIN_JWT_ISSUER: 'https://ops.
 /** The admin JWT verifier main.ts builds from these variables. */
 function verifierFor(env: Record<string, string>) {
   const config = loadTrayConfig({ JWT_SECRET: USER_KEY, ...PAIR, ...env });
-  return createAdminJwtVerifier(adminJwtKeys(resolveAdminJwt(config)!, resolveJwtConfig(config).source));
+  return createAdminJwtVerifier(adminJwtKeys(resolveAdminJwt(config)!, resolveJwtConfig(config)));
 }
 
 const adminJwtSignedWith = (key: string) =>

@@ -21,18 +21,22 @@ export interface VerifiedToken {
    * which may be long before its `exp`.
    */
   ageEndsAt?: number;
+  /** JWT_CLOCK_TOLERANCE in ms, when set: the verifier accepts the token that much longer. */
+  toleranceMs?: number;
 }
 
 /**
  * Until when (epoch ms) a verified token stays accepted: its `exp`, or the end of its maximum age
- * when that comes first. A cached verification, a live stream and an admin session end then.
+ * when that comes first, plus the clock tolerance, as the verifier counts. A cached verification,
+ * a live stream and an admin session end then: one ending earlier would open to a token the
+ * verifier takes and end at once (a stream, again and again while its client keeps the token).
  */
 export function verifiedUntil(verified: VerifiedToken): number | undefined {
   const { exp } = verified.claims;
   const ends = [typeof exp === 'number' ? exp * 1000 : undefined, verified.ageEndsAt].filter(
     (at): at is number => at !== undefined && Number.isFinite(at),
   );
-  return ends.length === 0 ? undefined : Math.min(...ends);
+  return ends.length === 0 ? undefined : Math.min(...ends) + (verified.toleranceMs ?? 0);
 }
 
 export type TokenVerifier = (token: string) => Promise<VerifiedToken>;
@@ -158,6 +162,8 @@ export function createTokenVerifier(config: JwtConfig, options: TokenVerifierOpt
     ...(config.audience === undefined ? {} : { audience: config.audience }),
     // jose then requires `iat` too, and refuses one in the future.
     ...(config.maxTokenAge === undefined ? {} : { maxTokenAge: config.maxTokenAge }),
+    // For `exp`, `nbf`, `iat` in the future and the age alike (jose's); verifiedUntil counts it.
+    ...(config.clockTolerance === undefined ? {} : { clockTolerance: config.clockTolerance }),
   };
   return async (token) => {
     let claims: JWTPayload;
@@ -181,10 +187,15 @@ export function createTokenVerifier(config: JwtConfig, options: TokenVerifierOpt
     if (userId === undefined) {
       throw signedButRefused('token names no user (sub or userId claim)');
     }
-    const { maxTokenAge } = config;
-    // jose required an `iat` when there is a maximum age.
-    return maxTokenAge !== undefined && typeof claims.iat === 'number'
-      ? { userId, claims, ageEndsAt: (claims.iat + maxTokenAge) * 1000 }
-      : { userId, claims };
+    const { maxTokenAge, clockTolerance } = config;
+    return {
+      userId,
+      claims,
+      // jose required an `iat` when there is a maximum age.
+      ...(maxTokenAge !== undefined && typeof claims.iat === 'number'
+        ? { ageEndsAt: (claims.iat + maxTokenAge) * 1000 }
+        : {}),
+      ...(clockTolerance === undefined ? {} : { toleranceMs: clockTolerance * 1000 }),
+    };
   };
 }

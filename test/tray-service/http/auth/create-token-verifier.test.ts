@@ -238,6 +238,46 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
     });
   });
 
+  describe('with JWT_CLOCK_TOLERANCE (an issuer whose clock is off from this host’s)', () => {
+    const now = () => Math.floor(Date.now() / 1000);
+    const strict = createTokenVerifier(
+      resolveJwtConfig({ JWT_SECRET: TEST_SECRET, JWT_MAX_TOKEN_AGE: 3600 }),
+    );
+    const tolerant = createTokenVerifier(
+      resolveJwtConfig({ JWT_SECRET: TEST_SECRET, JWT_MAX_TOKEN_AGE: 3600, JWT_CLOCK_TOLERANCE: 30 }),
+    );
+
+    it('accepts a token issued, or valid from, up to that far in the future', async () => {
+      const early = await sign({ sub: 'u' })
+        .setIssuedAt(now() + 20)
+        .setNotBefore(now() + 20)
+        .setExpirationTime('1h')
+        .sign(secret);
+      await expect(strict(early)).to.be.rejectedWith(AppError, 'is invalid');
+      expect((await tolerant(early)).userId).to.equal('u');
+      const tooEarly = await sign({ sub: 'u' })
+        .setIssuedAt(now() + 60)
+        .setExpirationTime('1h')
+        .sign(secret);
+      await expect(tolerant(tooEarly)).to.be.rejectedWith(AppError, 'token claim "iat" is invalid');
+    });
+
+    it('accepts a token up to that long after its exp, and says so, so a stream it opens lasts as long', async () => {
+      const exp = now() - 10;
+      const late = await sign({ sub: 'u' })
+        .setIssuedAt(now() - 60)
+        .setExpirationTime(exp)
+        .sign(secret);
+      await expect(strict(late)).to.be.rejectedWith(AppError, 'token has expired');
+      expect(verifiedUntil(await tolerant(late))).to.equal((exp + 30) * 1000);
+      const gone = await sign({ sub: 'u' })
+        .setIssuedAt(now() - 120)
+        .setExpirationTime(now() - 60)
+        .sign(secret);
+      await expect(tolerant(gone)).to.be.rejectedWith(AppError, 'token has expired');
+    });
+  });
+
   describe('with a refused audience (the admin JWTs’, JWT_AUDIENCE unset)', () => {
     const verify = createTokenVerifier({
       ...resolveJwtConfig({ JWT_SECRET: TEST_SECRET }),
