@@ -20,9 +20,9 @@ export interface TrayClientOptions {
   fetch?: typeof fetch;
   /** The locale records' descriptions are written in (`?locale=`); the service's default otherwise. */
   locale?: string;
-  /** How many times a call refused with 429 or 503 is sent again (default 3). */
+  /** How many times a call refused with 429 or 503 is sent again (default 3; a whole number, 0 for never). */
   retries?: number;
-  /** A refusal asking for a longer wait than this (ms, default 30 s) is thrown at once. */
+  /** A refusal asking for a longer wait than this (ms, default 30 s; 0 or more) is thrown at once. */
   maxRetryWaitMs?: number;
 }
 
@@ -42,11 +42,27 @@ export type TrayClient = TrayMethods &
  * options: create one per user, or per request in a back end.
  */
 export function createTrayClient(options: TrayClientOptions): TrayClient {
+  // The stream needs it (the caller's signal with its own); an older browser would otherwise fail
+  // only at the stream's first event, long after every other call worked.
+  if (typeof AbortSignal.any !== 'function') {
+    throw new TypeError(
+      'createTrayClient: this runtime has no AbortSignal.any (docs/client.md lists the browsers)',
+    );
+  }
   if (!URL.canParse(options.baseUrl)) {
     throw new TypeError(
       `createTrayClient: baseUrl must be an absolute URL, got ${JSON.stringify(options.baseUrl)}`,
     );
   }
+  // NaN (a Number() of a variable left unset) would send every retry at once, ignoring Retry-After.
+  const retries = options.retries ?? 3;
+  if (!Number.isSafeInteger(retries) || retries < 0)
+    throw new TypeError(`createTrayClient: retries must be a whole number from 0, got ${String(retries)}`);
+  const maxRetryWaitMs = options.maxRetryWaitMs ?? 30_000;
+  if (typeof maxRetryWaitMs !== 'number' || Number.isNaN(maxRetryWaitMs) || maxRetryWaitMs < 0)
+    throw new TypeError(
+      `createTrayClient: maxRetryWaitMs must be a number from 0, got ${String(maxRetryWaitMs)}`,
+    );
   const given = options.fetch;
   const connection: TrayConnection = {
     baseUrl: options.baseUrl,
@@ -54,8 +70,8 @@ export function createTrayClient(options: TrayClientOptions): TrayClient {
     // Always called unbound: a browser's fetch (the global one, or `window.fetch` passed in) throws
     // "Illegal invocation" when called as a method of another object, as `connection.fetch(…)` is.
     fetch: given ? (input, init) => given(input, init) : (input, init) => globalThis.fetch(input, init),
-    retries: options.retries ?? 3,
-    maxRetryWaitMs: options.maxRetryWaitMs ?? 30_000,
+    retries,
+    maxRetryWaitMs,
   };
   const send = <T>(request: TrayRequest) => sendRequest<T>(connection, request);
   return {

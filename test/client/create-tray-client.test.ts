@@ -15,6 +15,35 @@ describe('createTrayClient', function () {
     );
   });
 
+  it('refuses retry settings that are no count or no wait (NaN would retry at once), naming them', () => {
+    const make = (more: { retries?: number; maxRetryWaitMs?: number }) => () =>
+      createTrayClient({ baseUrl: 'http://127.0.0.1:1', getToken: () => 't', ...more });
+    expect(make({ maxRetryWaitMs: Number.NaN })).to.throw(
+      TypeError,
+      'maxRetryWaitMs must be a number from 0, got NaN',
+    );
+    expect(make({ maxRetryWaitMs: -1 })).to.throw(TypeError, 'maxRetryWaitMs must be a number from 0');
+    expect(make({ retries: Number.NaN })).to.throw(
+      TypeError,
+      'retries must be a whole number from 0, got NaN',
+    );
+    expect(make({ retries: 1.5 })).to.throw(TypeError, 'retries must be a whole number from 0');
+    expect(make({ retries: 0, maxRetryWaitMs: 0 })).not.to.throw();
+  });
+
+  it('refuses at once a runtime without AbortSignal.any (Safari before 17.4), which the stream needs', () => {
+    const any = Object.getOwnPropertyDescriptor(AbortSignal, 'any');
+    Reflect.deleteProperty(AbortSignal, 'any');
+    try {
+      expect(() => createTrayClient({ baseUrl: 'http://127.0.0.1:1', getToken: () => 't' })).to.throw(
+        TypeError,
+        'AbortSignal.any',
+      );
+    } finally {
+      Object.defineProperty(AbortSignal, 'any', any!);
+    }
+  });
+
   describe('with a fetch that refuses to be called as another object’s method (a browser’s window.fetch)', () => {
     const servers = useScriptedServers();
     /** Node's fetch, refusing a `this` other than none or the global object as a browser's does. */

@@ -89,6 +89,20 @@ console.log(JSON.stringify({ counts: await tray.counts(), targets: page.data.map
     });
   });
 
+  it('loads with require() from CommonJS too (Node 24 requires an ES module without top-level await)', async () => {
+    writeFileSync(
+      join(app, 'main.cjs'),
+      `const { createTrayClient, TrayApiError } = require('@webhook-tray-kit/client');
+console.log(JSON.stringify([typeof createTrayClient, typeof TrayApiError]));
+`,
+    );
+    const { stdout } = await run(process.execPath, ['main.cjs'], {
+      cwd: app,
+      env: { PATH: process.env.PATH },
+    });
+    expect(JSON.parse(stdout)).to.deep.equal(['function', 'function']);
+  });
+
   for (const [environment, options] of [
     ['a browser (DOM types)', { lib: ['ES2024', 'DOM'], types: [] }],
     [

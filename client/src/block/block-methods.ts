@@ -54,16 +54,16 @@ export function blockMethods(send: Send): BlockMethods {
       let token: BlockEntry | null = null;
       do {
         const page: BlockListPage = await blockedPage(token, options);
-        yield* page.results;
         const next: BlockEntry | null = page.results.length > 0 ? page.paginationToken : null;
         // A token that does not move (a proxy's cached page, a faulty service) would fetch the same
-        // page for ever.
+        // page for ever; checked before the page's entries are handed out a second time.
         if (next !== null && token !== null && next.blocked_userId === token.blocked_userId)
           throw new TrayApiError(
             200,
             0,
             `blocked: the page after ${token.blocked_userId} gave the same token again`,
           );
+        yield* page.results;
         token = next;
       } while (token);
     },

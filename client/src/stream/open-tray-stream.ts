@@ -118,9 +118,14 @@ async function* streamEvents(
    * lives), and its 401 says nothing of the next.
    */
   let refusals = 0;
-  /** After every wait: the token held may have expired while the stream waited. */
+  /**
+   * After every wait: the token held may have expired while the stream waited. Asked for afresh,
+   * not as a refused one: a token refused before the wait was replaced already, and a provider
+   * told `refused` again would mint a new token after every wait of an outage.
+   */
   const afterWait = () => {
     token = undefined;
+    refused = undefined;
     refusals = 0;
   };
   /** Connection attempts since a stream was last served and did not end on a damaged event, for the backoff. */

@@ -80,17 +80,23 @@ export function trayMethods(send: Send, settings: { locale?: string | undefined 
       let startAfter = options.startAfter;
       for (;;) {
         const page = await historyPage(startAfter, options.view, options);
-        yield* page.data;
-        // 0 is the last page's nextPage; an empty page ends the walk too, whatever it says.
-        if (page.nextPage === 0 || page.data.length === 0) return;
         // Each page lies strictly below the one before (1 asks for the first): a cursor that does
         // not go down (a proxy's cached page, a faulty service) would fetch the same page for ever.
-        if (startAfter !== undefined && startAfter !== 1 && page.nextPage >= startAfter)
+        // Checked before the page's records are handed out, which would repeat the page's before.
+        if (
+          page.nextPage !== 0 &&
+          startAfter !== undefined &&
+          startAfter !== 1 &&
+          page.nextPage >= startAfter
+        )
           throw new TrayApiError(
             200,
             0,
             `history: the page after ${startAfter} gave nextPage ${page.nextPage}, which does not go below it`,
           );
+        yield* page.data;
+        // 0 is the last page's nextPage; an empty page ends the walk too, whatever it says.
+        if (page.nextPage === 0 || page.data.length === 0) return;
         startAfter = page.nextPage;
       }
     },

@@ -62,12 +62,15 @@ describe('the client’s blocked() against a scripted server', () => {
       res.end(JSON.stringify({ results: [entry], paginationToken: entry }));
     });
     const client = createTrayClient({ baseUrl, getToken: () => 'a-token' });
+    const yielded: BlockEntry[] = [];
     const walk = async () => {
-      for await (const entry of client.blocked()) void entry;
+      for await (const entry of client.blocked()) yielded.push(entry);
     };
     await expect(walk())
       .to.be.rejectedWith(TrayApiError, /gave the same token again/)
       .and.eventually.include({ status: 200, code: 0 });
     expect(pages).to.equal(2);
+    // The repeated page's entry is not handed out a second time.
+    expect(yielded).to.have.lengthOf(1);
   });
 });

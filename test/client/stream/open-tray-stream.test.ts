@@ -398,11 +398,15 @@ describe('openTrayStream against a scripted event stream', function () {
           res.end(JSON.stringify(body));
         },
       );
-      let asked = 0;
-      const { stream } = await open(script, { getToken: () => `token-${++asked}` });
+      const asked: { refused?: string }[] = [];
+      const { stream } = await open(script, {
+        getToken: (request) => `token-${asked.push(request)}`,
+      });
       expect((await stream.next('unread')).data).to.deep.equal(unread(0));
       // A new token after the refusal, and after each wait: none is presented after a wait.
       expect(presented).to.deep.equal(['token-1', 'token-2', 'token-3', 'token-4']);
+      // Told of token-1's refusal once: token-2 replaced it, and was never refused itself.
+      expect(asked).to.deep.equal([{}, { refused: 'token-1' }, {}, {}]);
     });
   });
 
