@@ -19,3 +19,12 @@ export interface ChangedBeforeRow {
 export function withChangedBefore<R extends TrayRecord>(record: R, row: ChangedBeforeRow): MarkedRecord<R> {
   return Object.assign(record, { changedBefore: Number(row.changed_before) });
 }
+
+/**
+ * Said of the unread or unseen records of every view, this lets their partial indexes serve the
+ * statement (migration 0005: the inbox's, and the unread ones outside it). It is true of every row
+ * (in_inbox is NOT NULL), but the planner combines two partial indexes only for an OR whose arms
+ * imply theirs; without it, it read the user's whole tray by the primary key (63 ms for a user of
+ * 50,000 records, 20 unread, against 0.4 ms).
+ */
+export const INBOX_OR_AWAY = '(in_inbox OR NOT in_inbox)';

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { InboxView } from '../../domain/inbox-view.ts';
 import type { InboxMark, InboxPort } from '../port.ts';
 import { INBOX_COLUMNS, INBOX_COLUMNS_OF_T, toInboxRecord, type InboxRow } from './inbox-row.ts';
-import { MARKED_FROM, withChangedBefore, type ChangedBeforeRow } from './marked-row.ts';
+import { INBOX_OR_AWAY, MARKED_FROM, withChangedBefore, type ChangedBeforeRow } from './marked-row.ts';
 import { createPostgresMutes } from './postgres-mutes.ts';
 import { viewPage } from './view-page.ts';
 import { withRetry } from './with-retry.ts';
@@ -152,6 +152,7 @@ export function createPostgresInbox(pool: pg.Pool): InboxPort {
            WHERE user_id = $1 AND key IN (
              SELECT key FROM tray_records
              WHERE user_id = $1 AND NOT has_read AND NOT is_seen AND unread_at <= $2 AND expires_at > $2
+               AND ${INBOX_OR_AWAY}
              ORDER BY key FOR UPDATE)
            AND NOT has_read AND NOT is_seen AND unread_at <= $2`,
           [userId, now],

@@ -3,7 +3,7 @@ import type { TrayVerb } from '../../domain/tray-record.ts';
 import { encodeRecordKey } from '../../domain/record-key.ts';
 import type { HistoryPage, TrayRecordsPort } from '../port.ts';
 import { INBOX_COLUMNS, toInboxRecord, type InboxRow } from './inbox-row.ts';
-import { MARKED_FROM, withChangedBefore, type ChangedBeforeRow } from './marked-row.ts';
+import { INBOX_OR_AWAY, MARKED_FROM, withChangedBefore, type ChangedBeforeRow } from './marked-row.ts';
 import { RECORD_COLUMNS, toTrayRecord, type RecordRow } from './record-row.ts';
 import { viewPage } from './view-page.ts';
 import { withRetry } from './with-retry.ts';
@@ -101,7 +101,8 @@ export function createPostgresRecords(pool: pg.Pool): TrayRecordsPort {
       withRetry(() =>
         marked(
           `UPDATE tray_records SET has_read = true, is_seen = true, changed_at = GREATEST(changed_at + 1, $2)
-           FROM (${MARKED_FROM} AND NOT has_read AND expires_at > $2 ORDER BY key FOR UPDATE) AS b
+           FROM (${MARKED_FROM} AND NOT has_read AND expires_at > $2 AND ${INBOX_OR_AWAY}
+                 ORDER BY key FOR UPDATE) AS b
            WHERE user_id = $1 AND key = b.marked AND NOT has_read AND expires_at > $2
            RETURNING ${RECORD_COLUMNS}, b.changed_before`,
           [userId, now],
