@@ -85,7 +85,14 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
     // A third of the enqueue budget for the replica's confirmation: on loopback or in one data
     // centre it takes well under a millisecond, and a missing one must leave time to spool.
     ...(isCluster(wiring.redis)
-      ? { fence: new ReplicaFence(Math.max(10, Math.round(wiring.enqueueTimeoutMs / 3))) }
+      ? {
+          fence: new ReplicaFence(Math.max(10, Math.round(wiring.enqueueTimeoutMs / 3)), (message) =>
+            logger.warn(
+              { err: message },
+              'the Redis user may not run ROLE: every enqueue waits for a replica (grant +role, or keep a replica per master, or every event is spooled)',
+            ),
+          ),
+        }
       : {}),
   };
   // The events of one turn of the event loop go to Redis in one script call, up to 100 events or

@@ -35,8 +35,15 @@ export class ReplicaFence {
   /** Replicas to wait for in the next call: at most 1; starts at 1 so the first call finds out. */
   replicas = 1;
   readonly waitMs: number;
-  constructor(waitMs: number) {
+  /**
+   * Told once when the Redis user may not run ROLE (an ACL without @dangerous, as many managed
+   * services grant): the fence then cannot tell a master without a replica, and waits on every call.
+   */
+  readonly onRoleRefused: ((message: string) => void) | undefined;
+  roleRefused = false;
+  constructor(waitMs: number, onRoleRefused?: (message: string) => void) {
     this.waitMs = waitMs;
+    this.onRoleRefused = onRoleRefused;
   }
 }
 
@@ -172,7 +179,16 @@ async function fencedCall(
   (pipeline as unknown as WithEnqueueCommand)[commandName](...(keysAndArgs as [number, ...string[]]));
   if (waitFor > 0) pipeline.call('WAIT', waitFor, fence.waitMs);
   const replies = (await pipeline.exec()) ?? [];
-  const failed = replies.find(([error]) => error)?.[0];
+  const [roleError] = replies[0] ?? [];
+  // ROLE only informs the fence: refused on its own (NOPERM), the script's and WAIT's replies
+  // still decide. Thrown, it failed every call whose events the script had queued, and the spool
+  // drained none of them, ever. An error of the node itself (MOVED, a demoted master) fails the
+  // script too, and is thrown below.
+  if (roleError && /^NOPERM\b/.test(roleError.message)) {
+    if (!fence.roleRefused) fence.onRoleRefused?.(roleError.message);
+    fence.roleRefused = true;
+  }
+  const failed = replies.find(([error], index) => error && !(index === 0 && fence.roleRefused))?.[0];
   if (failed) {
     // ioredis retries a cluster pipeline only when every command failed alike; here ROLE still
     // answers on a demoted master (and WAIT fails differently), so nothing would ever re-read the

@@ -315,6 +315,49 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
     });
   });
 
+  describe("the receiver's enqueue when ROLE is refused (an ACL without @dangerous)", () => {
+    it('still queues, waiting for the replica, and says once that ROLE is refused', async () => {
+      const { client } = await connectWithout('role');
+      const prefix = taggedPrefix();
+      // The user's own queue connection, as the receiver's would be.
+      const receiverQueue = createReceiverQueue(
+        { ...local.target, auth: { username: 'no-role', password: 'no-role-pw' } },
+        prefix,
+      );
+      receiverQueue.client.on('error', () => undefined);
+      const told: string[] = [];
+      try {
+        await ready(receiverQueue.client);
+        const enqueue: EnqueueTarget = {
+          queue: receiverQueue.queue,
+          redis: receiverQueue.client,
+          markPrefix: prefix,
+          dedupeSeconds: 60,
+          fence: new ReplicaFence(patientWaitMs, (message) => told.push(message)),
+        };
+        expect(await enqueueMany(enqueue, [encodeWebhookJob(job('n1'))])).to.deep.equal(['queued']);
+        expect(
+          await enqueueMany(enqueue, [encodeWebhookJob(job('n1')), encodeWebhookJob(job('n2'))]),
+        ).to.deep.equal(['duplicate', 'queued']);
+        expect(told).to.have.lengthOf(1);
+        expect(told[0]).to.match(/^NOPERM/);
+        const master = await local.cluster.masterOf(`${prefix}:x`);
+        const replica = await local.cluster.replicaOf(master);
+        const direct = new Redis({ host: '127.0.0.1', port: replica.port, lazyConnect: true });
+        try {
+          await direct.connect();
+          await direct.call('READONLY');
+          expect(await direct.exists(`${prefix}:${WEBHOOK_QUEUE_NAME}:n2`)).to.equal(1);
+        } finally {
+          direct.disconnect();
+        }
+      } finally {
+        await receiverQueue.close();
+        client.disconnect();
+      }
+    });
+  });
+
   describe('the eviction check when INFO is refused', () => {
     it('says once per master that it could not read the policy, and refuses nothing', async () => {
       const { client, masters } = await connectWithout('info');
