@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { canConnect, freePort } from './local-servers.ts';
@@ -266,6 +267,31 @@ function parseClusterNodes(text: string): (ClusterNodeRole & { id: string; slots
  * free ports, created with `redis-cli --cluster create`. Every node is stopped again if start-up
  * fails, and when the calling process exits.
  */
+/** A node also listens on its port plus this, for the cluster bus (Redis's fixed offset). */
+const BUS_PORT_OFFSET = 10_000;
+
+/** Whether nothing listens on `port` of 127.0.0.1 now. */
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A free port for a node whose bus port is free too. Redis refuses a port above 55535 (its bus
+ * port would pass 65535) and exits when the bus port is taken: either way the node exited during
+ * start-up, which the system's ephemeral ports (32768-60999) made happen now and then.
+ */
+async function nodePort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const port = await freePort();
+    if (port + BUS_PORT_OFFSET <= 65_535 && (await canBind(port + BUS_PORT_OFFSET))) return port;
+  }
+  throw new Error('no port with a free cluster bus port after 100 tries');
+}
+
 export async function startRedisCluster(options: RedisClusterOptions): Promise<LocalRedisCluster> {
   const masters = options.masters ?? 3;
   const replicas = options.replicasPerMaster ?? 1;
@@ -358,8 +384,17 @@ export async function startRedisCluster(options: RedisClusterOptions): Promise<L
 
   try {
     for (let n = 0; n < masters * (1 + replicas); n += 1) {
-      const port = await freePort();
-      nodes.push(await startNode(port, join(options.dir, `node-${port}`), nodeTimeoutMs, password, tls));
+      // Another process may take a port between the check and the node's bind: a node that
+      // exits while it starts is started again on other ports.
+      for (let attempt = 1; ; attempt += 1) {
+        const port = await nodePort();
+        try {
+          nodes.push(await startNode(port, join(options.dir, `node-${port}`), nodeTimeoutMs, password, tls));
+          break;
+        } catch (error) {
+          if (attempt >= 3 || !/exited during start-up/.test((error as Error).message)) throw error;
+        }
+      }
     }
     await redisCli([
       ...(password === undefined ? [] : ['-a', password, '--no-auth-warning']),
