@@ -66,6 +66,18 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
   });
   /** A queue prefix with a hash tag of its own, so each test uses a fresh slot's keys. */
   const taggedPrefix = () => `{${uniqueName('c')}}`;
+  /** `read` on a connection of its own to the replica of the prefix's master (READONLY). */
+  const onReplica = async <T>(prefix: string, read: (direct: Redis) => Promise<T>): Promise<T> => {
+    const replica = await local.cluster.replicaOf(await local.cluster.masterOf(`${prefix}:x`));
+    const direct = new Redis({ host: '127.0.0.1', port: replica.port, lazyConnect: true });
+    try {
+      await direct.connect();
+      await direct.call('READONLY');
+      return await read(direct);
+    } finally {
+      direct.disconnect();
+    }
+  };
 
   describe('the test topology', () => {
     it('has 3 masters serving every slot, each with one replica', async () => {
@@ -119,18 +131,11 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       const [outcome] = await enqueueMany(enqueue, [encodeWebhookJob(job('r1'))]);
       expect(outcome).to.equal('queued');
       expect(enqueue.fence?.replicas).to.equal(1);
-      const master = await local.cluster.masterOf(`${prefix}:x`);
-      const replica = await local.cluster.replicaOf(master);
-      const direct = new Redis({ host: '127.0.0.1', port: replica.port, lazyConnect: true });
-      try {
-        await direct.connect();
-        await direct.call('READONLY');
-        expect(
-          await direct.exists(`${prefix}:${WEBHOOK_QUEUE_NAME}:r1`, dedupeMarkKey(prefix, 'r1')),
-        ).to.equal(2);
-      } finally {
-        direct.disconnect();
-      }
+      expect(
+        await onReplica(prefix, (direct) =>
+          direct.exists(`${prefix}:${WEBHOOK_QUEUE_NAME}:r1`, dedupeMarkKey(prefix, 'r1')),
+        ),
+      ).to.equal(2);
     });
 
     it('fails with CROSSSLOT when the prefix has no hash tag (why start-up refuses one)', async () => {
@@ -341,16 +346,9 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
         ).to.deep.equal(['duplicate', 'queued']);
         expect(told).to.have.lengthOf(1);
         expect(told[0]).to.match(/^NOPERM/);
-        const master = await local.cluster.masterOf(`${prefix}:x`);
-        const replica = await local.cluster.replicaOf(master);
-        const direct = new Redis({ host: '127.0.0.1', port: replica.port, lazyConnect: true });
-        try {
-          await direct.connect();
-          await direct.call('READONLY');
-          expect(await direct.exists(`${prefix}:${WEBHOOK_QUEUE_NAME}:n2`)).to.equal(1);
-        } finally {
-          direct.disconnect();
-        }
+        expect(
+          await onReplica(prefix, (direct) => direct.exists(`${prefix}:${WEBHOOK_QUEUE_NAME}:n2`)),
+        ).to.equal(1);
       } finally {
         await receiverQueue.close();
         client.disconnect();

@@ -15,6 +15,17 @@ const silent = createLogger({ name: 'test', level: 'silent' });
 /** More users than the instance catches up at once after Redis comes back. */
 const BUSY = 8;
 
+/** One open stream per user, in this order, each past its opening count. */
+async function openStreams(base: string, users: readonly string[]): Promise<Map<string, SseStream>> {
+  const streams = new Map<string, SseStream>();
+  for (const user of users) {
+    const stream = await openSse(`${base}/notifications/v3/stream`, { Authorization: await bearer(user) });
+    await stream.next(named('unread'));
+    streams.set(user, stream);
+  }
+  return streams;
+}
+
 // A Redis of its own: the test stops and restarts it. After the outage the instance catches its
 // streams up a few users at a time; a live change for a user whose catch-up is not running yet must
 // not move that stream's cursor past what changed during the outage.
@@ -35,14 +46,7 @@ describe('live streams caught up after a Redis outage, a live change arriving fi
 
   it('the stream still gets what was written during the outage', async () => {
     const users = [...Array.from({ length: BUSY }, (_, i) => `u-busy-${i}`), 'u-last'];
-    const streams = new Map<string, SseStream>();
-    for (const user of users) {
-      const stream = await openSse(`${live.instance.base}/notifications/v3/stream`, {
-        Authorization: await bearer(user),
-      });
-      await stream.next(named('unread'));
-      streams.set(user, stream);
-    }
+    const streams = await openStreams(live.instance.base, users);
     await live.redisServer.stop();
     const now = Date.now();
     // Stored during the outage, its announcement lost; the next, 10 s later, is announced once the
@@ -96,14 +100,7 @@ describe('live streams caught up after a Redis outage, one catch-up slow', funct
   it('the other users still get what was written during the outage', async () => {
     // u-slow first, then more users than the instance catches up at once.
     const users = ['u-slow', ...Array.from({ length: BUSY + 1 }, (_, i) => `u-other-${i}`)];
-    const streams = new Map<string, SseStream>();
-    for (const user of users) {
-      const stream = await openSse(`${live.instance.base}/notifications/v3/stream`, {
-        Authorization: await bearer(user),
-      });
-      await stream.next(named('unread'));
-      streams.set(user, stream);
-    }
+    const streams = await openStreams(live.instance.base, users);
     let release: () => void = () => undefined;
     slow = new Promise<void>((resolve) => (release = resolve));
     try {
