@@ -184,11 +184,10 @@ async function fencedCall(
   // still decide. Thrown, it failed every call whose events the script had queued, and the spool
   // drained none of them, ever. An error of the node itself (MOVED, a demoted master) fails the
   // script too, and is thrown below.
-  if (roleError && /^NOPERM\b/.test(roleError.message)) {
-    if (!fence.roleRefused) fence.onRoleRefused?.(roleError.message);
-    fence.roleRefused = true;
-  }
-  const failed = replies.find(([error], index) => error && !(index === 0 && fence.roleRefused))?.[0];
+  const roleRefused = roleError !== null && roleError !== undefined && /^NOPERM\b/.test(roleError.message);
+  if (roleRefused && !fence.roleRefused) fence.onRoleRefused?.(roleError.message);
+  fence.roleRefused ||= roleRefused;
+  const failed = replies.find(([error], index) => error && !(index === 0 && roleRefused))?.[0];
   if (failed) {
     // ioredis retries a cluster pipeline only when every command failed alike; here ROLE still
     // answers on a demoted master (and WAIT fails differently), so nothing would ever re-read the

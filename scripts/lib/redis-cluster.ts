@@ -83,6 +83,14 @@ export interface ClusterTls {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A node that ended while it started: its port, or its bus port, was taken or out of range. */
+class NodeExitedError extends Error {
+  constructor(port: number) {
+    super(`redis-server on port ${port} exited during start-up`);
+    this.name = 'NodeExitedError';
+  }
+}
+
 async function startNode(
   port: number,
   dir: string,
@@ -152,7 +160,7 @@ async function startNode(
   const deadline = Date.now() + 10_000;
   while (!(await canConnect(port))) {
     if (spawnError) throw new Error(`cannot run redis-server (${spawnError.message}): npm run setup`);
-    if (child.exitCode !== null) throw new Error(`redis-server on port ${port} exited during start-up`);
+    if (child.exitCode !== null) throw new NodeExitedError(port);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`redis-server did not listen on port ${port} within 10 s`);
@@ -262,11 +270,6 @@ function parseClusterNodes(text: string): (ClusterNodeRole & { id: string; slots
   });
 }
 
-/**
- * A Redis Cluster of `masters` masters with `replicasPerMaster` replicas each, on 127.0.0.1 and
- * free ports, created with `redis-cli --cluster create`. Every node is stopped again if start-up
- * fails, and when the calling process exits.
- */
 /** A node also listens on its port plus this, for the cluster bus (Redis's fixed offset). */
 const BUS_PORT_OFFSET = 10_000;
 
@@ -292,6 +295,11 @@ async function nodePort(): Promise<number> {
   throw new Error('no port with a free cluster bus port after 100 tries');
 }
 
+/**
+ * A Redis Cluster of `masters` masters with `replicasPerMaster` replicas each, on 127.0.0.1 and
+ * free ports, created with `redis-cli --cluster create`. Every node is stopped again if start-up
+ * fails, and when the calling process exits.
+ */
 export async function startRedisCluster(options: RedisClusterOptions): Promise<LocalRedisCluster> {
   const masters = options.masters ?? 3;
   const replicas = options.replicasPerMaster ?? 1;
@@ -392,7 +400,7 @@ export async function startRedisCluster(options: RedisClusterOptions): Promise<L
           nodes.push(await startNode(port, join(options.dir, `node-${port}`), nodeTimeoutMs, password, tls));
           break;
         } catch (error) {
-          if (attempt >= 3 || !/exited during start-up/.test((error as Error).message)) throw error;
+          if (attempt >= 3 || !(error instanceof NodeExitedError)) throw error;
         }
       }
     }

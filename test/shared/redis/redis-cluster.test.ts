@@ -56,6 +56,15 @@ async function ready(client: RedisClient): Promise<void> {
   if (client.status !== 'ready') await new Promise((resolve) => client.once('ready', resolve));
 }
 
+/** The receiver's enqueue target on `queue`, fenced as on a cluster. */
+const fencedTarget = (queue: ReceiverQueue, prefix: string, fence: ReplicaFence): EnqueueTarget => ({
+  queue: queue.queue,
+  redis: queue.client,
+  markPrefix: prefix,
+  dedupeSeconds: 60,
+  fence,
+});
+
 describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
   this.timeout(60_000);
   const local = useRedisCluster('redis-cluster');
@@ -100,13 +109,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       receiverQueue = createReceiverQueue(local.target, prefix);
       receiverQueue.client.on('error', () => undefined);
       await ready(receiverQueue.client);
-      enqueue = {
-        queue: receiverQueue.queue,
-        redis: receiverQueue.client,
-        markPrefix: prefix,
-        dedupeSeconds: 60,
-        fence: new ReplicaFence(patientWaitMs),
-      };
+      enqueue = fencedTarget(receiverQueue, prefix, new ReplicaFence(patientWaitMs));
     });
     after(() => receiverQueue.close());
 
@@ -333,13 +336,11 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       const told: string[] = [];
       try {
         await ready(receiverQueue.client);
-        const enqueue: EnqueueTarget = {
-          queue: receiverQueue.queue,
-          redis: receiverQueue.client,
-          markPrefix: prefix,
-          dedupeSeconds: 60,
-          fence: new ReplicaFence(patientWaitMs, (message) => told.push(message)),
-        };
+        const enqueue = fencedTarget(
+          receiverQueue,
+          prefix,
+          new ReplicaFence(patientWaitMs, (message) => told.push(message)),
+        );
         expect(await enqueueMany(enqueue, [encodeWebhookJob(job('n1'))])).to.deep.equal(['queued']);
         expect(
           await enqueueMany(enqueue, [encodeWebhookJob(job('n1')), encodeWebhookJob(job('n2'))]),
@@ -406,13 +407,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       const replica = await local.cluster.replicaOf(await local.cluster.masterOf(`${prefix}:x`));
       try {
         await ready(receiverQueue.client);
-        const enqueue: EnqueueTarget = {
-          queue: receiverQueue.queue,
-          redis: receiverQueue.client,
-          markPrefix: prefix,
-          dedupeSeconds: 60,
-          fence: new ReplicaFence(100),
-        };
+        const enqueue = fencedTarget(receiverQueue, prefix, new ReplicaFence(100));
         // A replica that is connected but does not answer: the master still counts it (ROLE).
         replica.process.kill('SIGSTOP');
         await expect(enqueueMany(enqueue, [encodeWebhookJob(job('s1'))])).to.be.rejectedWith(
@@ -440,13 +435,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       const later = createReceiverQueue(local.target, prefix);
       for (const queue of [first, later]) queue.client.on('error', () => undefined);
       const replica = await local.cluster.replicaOf(await local.cluster.masterOf(`${prefix}:x`));
-      const target = (queue: ReceiverQueue): EnqueueTarget => ({
-        queue: queue.queue,
-        redis: queue.client,
-        markPrefix: prefix,
-        dedupeSeconds: 60,
-        fence: new ReplicaFence(100),
-      });
+      const target = (queue: ReceiverQueue) => fencedTarget(queue, prefix, new ReplicaFence(100));
       try {
         await Promise.all([ready(first.client), ready(later.client)]);
         replica.process.kill('SIGSTOP');

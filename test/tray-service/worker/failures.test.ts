@@ -46,6 +46,18 @@ const quietWorker = (
     ...more,
   });
 
+/**
+ * `part` of a storage with its method `name` replaced by what `replace` makes of the real one
+ * (bound to `part`); every other member is the part's own.
+ */
+function withMethod<T extends object, K extends keyof T>(part: T, name: K, replace: (real: T[K]) => T[K]): T {
+  const real = (part[name] as (...args: never[]) => unknown).bind(part) as T[K];
+  const replaced = replace(real);
+  return new Proxy(part, {
+    get: (target, prop, receiver) => (prop === name ? replaced : Reflect.get(target, prop, receiver)),
+  });
+}
+
 /** Resolves once the job reached a final state (completed, or failed with no attempt left). */
 async function settled(job: Bull.Job<WebhookJobData>): Promise<string> {
   return job.finished().then(
@@ -235,16 +247,11 @@ describe('tray worker when its connection alone fails while the database answers
     expect((readOnlyFailure as { code?: string } | undefined)?.code).to.equal('25006');
     queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
     const { storage } = suite;
-    const events = new Proxy(storage.events, {
-      get: (target, name, receiver) =>
-        name === 'store'
-          ? (...args: Parameters<TrayStorage['events']['store']>) => {
-              stores += 1;
-              if (failuresLeft <= 0) return target.store(...args);
-              failuresLeft -= 1;
-              return Promise.reject(readOnlyFailure!);
-            }
-          : (Reflect.get(target, name, receiver) as unknown),
+    const events = withMethod(storage.events, 'store', (store) => (...args) => {
+      stores += 1;
+      if (failuresLeft <= 0) return store(...args);
+      failuresLeft -= 1;
+      return Promise.reject(readOnlyFailure!);
     });
     worker = await quietWorker(queue, { ...storage, events, ping: () => storage.ping() });
   });
@@ -302,14 +309,9 @@ describe('tray worker closing while its database goes down', () => {
     const storage = await postgres.openStorage();
     queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
     // The event's store waits (the job in flight) until the test fails it, as a stopped server would.
-    const events = new Proxy(storage.events, {
-      get: (target, prop, receiver) =>
-        prop === 'store'
-          ? () => {
-              storing();
-              return new Promise((_resolve, reject) => (release = reject));
-            }
-          : Reflect.get(target, prop, receiver),
+    const events = withMethod(storage.events, 'store', () => () => {
+      storing();
+      return new Promise((_resolve, reject) => (release = reject));
     });
     const ping = () => (down ? Promise.reject(new Error('the database stopped')) : storage.ping());
     worker = await quietWorker(queue, { ...storage, events, ping });
@@ -352,15 +354,15 @@ describe('tray worker when one post of a community cannot be fanned out', () => 
   before(async () => {
     queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
     const { storage } = suite;
-    const writes = new Proxy(storage.writes, {
-      get: (target, name, receiver) =>
-        name === 'fanOutPosts'
-          ? (...args: Parameters<TrayStorage['writes']['fanOutPosts']>) =>
-              args[1].some((post) => post.lastActionId === 'p-poison')
-                ? Promise.reject(new Error('this post cannot be fanned out'))
-                : target.fanOutPosts(...args)
-          : (Reflect.get(target, name, receiver) as unknown),
-    });
+    const writes = withMethod(
+      storage.writes,
+      'fanOutPosts',
+      (fanOutPosts) =>
+        (...args) =>
+          args[1].some((post) => post.lastActionId === 'p-poison')
+            ? Promise.reject(new Error('this post cannot be fanned out'))
+            : fanOutPosts(...args),
+    );
     worker = await quietWorker(queue, { ...storage, writes, ping: () => storage.ping() });
   });
   after(async function () {

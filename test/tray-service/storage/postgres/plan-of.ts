@@ -69,6 +69,6 @@ export function recordingPool(pool: pg.Pool): { pool: pg.Pool; statements: SqlQu
       return pool.query(text, values);
     },
   };
-  // Only query(text, values) is recorded: what the purges call.
+  // Only query(text, values) is recorded: what the purges and the marks of every record call.
   return { pool: recording as unknown as pg.Pool, statements };
 }

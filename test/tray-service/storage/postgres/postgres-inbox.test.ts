@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type pg from 'pg';
 import { createPostgresInbox } from '../../../../tray-service/storage/postgres/postgres-inbox.ts';
 import { createPostgresRecords } from '../../../../tray-service/storage/postgres/postgres-records.ts';
-import { planOf } from './plan-of.ts';
+import { planOf, recordingPool } from './plan-of.ts';
 import { NOW, useTray } from './tray-fixture.ts';
 
 // What only PostgreSQL shows of the inbox (its behaviour is in the storage conformance suite):
@@ -173,13 +173,7 @@ describe('storage/postgres inbox: last-read and mark-all-as-read read only the u
       [NOW - 60_000],
     );
     await pool.query('ANALYZE tray_records');
-    const statements: { text: string; values: unknown[] }[] = [];
-    const recording = {
-      query: (text: string, values: unknown[]) => {
-        statements.push({ text, values });
-        return pool.query(text, values);
-      },
-    } as unknown as pg.Pool;
+    const { pool: recording, statements } = recordingPool(pool);
     // Each plan as the server would choose it: bitmap scans allowed (they combine two indexes).
     const plan = async (query: { text: string; values: unknown[] }) => {
       const client = await pool.connect();
