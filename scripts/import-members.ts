@@ -28,7 +28,8 @@ active member keeps the join time the tray already has: re-importing a file chan
 
 Options:
   --format csv|ndjson   file format (default: from the extension .csv/.ndjson/.jsonl)
-  --as-of <time>        when the list was taken, ISO 8601 (default: now)
+  --as-of <time>        when the list was taken, ISO 8601 (default: the file's modification
+                        time, so a re-run of the same file reads it as of the same moment)
   --batch-size <n>      documents per database round trip (default: 1000)
   --max-errors <n>      invalid lines to print before only counting them (default: 20)
   -h, --help            show this help
@@ -65,16 +66,23 @@ async function main(): Promise<number> {
     throw new UsageError('--format: expected csv or ndjson (cannot tell from the file name)');
   }
   // As the admin API and export-events read times: a real calendar day, and UTC without an offset.
-  const asOf = values['as-of'] === undefined ? Date.now() : parseIsoTime(values['as-of'])?.getTime();
-  if (asOf === undefined) throw new UsageError('--as-of: expected an ISO 8601 time');
+  const givenAsOf = values['as-of'] === undefined ? undefined : parseIsoTime(values['as-of'])?.getTime();
+  if (values['as-of'] !== undefined && givenAsOf === undefined)
+    throw new UsageError('--as-of: expected an ISO 8601 time');
   const batchSize = positiveInt(values['batch-size'], 'batch-size', 1000);
   const maxErrors = positiveInt(values['max-errors'], 'max-errors', 20);
-  let size: number;
+  let stats: { size: number; mtimeMs: number };
   try {
-    size = statSync(file).size;
+    stats = statSync(file);
   } catch {
     throw new UsageError(`cannot read ${file}: no such file`);
   }
+  const size = stats.size;
+  // No list is taken after its file was written. "Now" would move with every run: a re-run that
+  // finishes an interrupted import would then read the list as newer than the leaves stored in
+  // between, and bring those members back.
+  const asOf = givenAsOf ?? Math.floor(stats.mtimeMs);
+  const asOfSource = givenAsOf === undefined ? "the file's time" : '--as-of';
 
   const storage = await openScriptStorage('import-members');
   const totals = {
@@ -110,9 +118,11 @@ async function main(): Promise<number> {
       batch = [];
       bar.update(bytes);
     };
-    for await (const line of lines) {
+    for await (const read of lines) {
       lineNo += 1;
-      bytes += Buffer.byteLength(line) + 1;
+      bytes += Buffer.byteLength(read) + 1;
+      // Windows editors and spreadsheet exports start a UTF-8 file with a byte-order mark.
+      const line = lineNo === 1 ? read.replace(/^\uFEFF/, '') : read;
       if (line.trim() === '') continue;
       if (format === 'csv' && !columns) {
         columns = csvColumns(line);
@@ -139,8 +149,9 @@ async function main(): Promise<number> {
   if (totals.invalid > maxErrors)
     process.stderr.write(`... ${totals.invalid - maxErrors} more invalid lines\n`);
   process.stdout.write(
-    `imported ${file}: ${totals.lines} lines, ${totals.inserted} inserted, ${totals.updated} updated, ` +
-      `${totals.unchanged} unchanged, ${totals.invalid} invalid (${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
+    `imported ${file} as of ${new Date(asOf).toISOString()} (${asOfSource}): ${totals.lines} lines, ` +
+      `${totals.inserted} inserted, ${totals.updated} updated, ${totals.unchanged} unchanged, ` +
+      `${totals.invalid} invalid (${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
   );
   return totals.invalid > 0 ? 3 : 0;
 }

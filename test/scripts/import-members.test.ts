@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MEMBERSHIPS } from '../../tray-service/storage/mongodb/collection-names.ts';
@@ -54,6 +54,31 @@ describe('scripts/import-members.ts', function () {
       expect(second.code).to.equal(0);
       expect(second.stdout).to.include('5000 lines, 0 inserted, 0 updated, 5000 unchanged, 0 invalid');
       expect(await members().find({}).sort({ _id: 1 }).toArray()).to.deep.equal(snapshot);
+    });
+  });
+
+  // The list was taken no later than its file was written; "now" moved with every run, so a re-run
+  // to finish an interrupted import brought back the members who had left in between.
+  describe('without --as-of, run again after a member left', () => {
+    it('reads the list as of its file time, so the leave stays', async () => {
+      const file = join(dir, 'default-as-of.csv');
+      writeFileSync(file, 'communityId,userId\nc-asof,u-stays\nc-asof,u-leaves\n');
+      const listTaken = Date.now() - 60_000;
+      utimesSync(file, listTaken / 1000, listTaken / 1000);
+
+      const first = await run([file]);
+      expect(first.code).to.equal(0);
+      expect(first.stdout).to.include(`as of ${new Date(listTaken).toISOString()} (the file's time)`);
+      const id = membershipId('c-asof', 'u-leaves');
+      expect(await members().findOne({ _id: id })).to.include({ active: true, since: listTaken });
+      // The tray stores the leave, as its worker does, at the leave's time (after the list).
+      const leftAt = Date.now() - 1_000;
+      await members().updateOne({ _id: id }, { $set: { active: false, updatedAt: leftAt } });
+
+      const again = await run([file]);
+      expect(again.code).to.equal(0);
+      expect(again.stdout).to.include('2 lines, 0 inserted, 0 updated, 2 unchanged, 0 invalid');
+      expect(await members().findOne({ _id: id })).to.include({ active: false, updatedAt: leftAt });
     });
   });
 
@@ -181,6 +206,23 @@ describe('scripts/import-members.ts', function () {
       const local = await members().findOne({ _id: membershipId('t-1', 'local') });
       expect(local).to.include({ since: Date.parse('2026-11-20T00:00:00Z') });
       expect(local).to.include({ updatedAt: Date.parse('2026-11-21T00:00:00Z') });
+    });
+  });
+
+  // Windows editors and spreadsheet exports start a UTF-8 file with a byte-order mark.
+  describe('with files that start with a byte-order mark', () => {
+    it('reads the first line of a CSV and of an NDJSON file', async () => {
+      const csv = join(dir, 'bom.csv');
+      writeFileSync(csv, '\uFEFFcommunityId,userId\nbom-csv,u-1\n');
+      const ndjson = join(dir, 'bom.ndjson');
+      writeFileSync(ndjson, '\uFEFF{"communityId":"bom-ndjson","userId":"u-1"}\n');
+      for (const file of [csv, ndjson]) {
+        const result = await run([file, '--as-of', '2026-11-20T00:00:00Z']);
+        expect(result.stderr).to.equal('');
+        expect(result.code).to.equal(0);
+        expect(result.stdout).to.include('1 lines, 1 inserted, 0 updated, 0 unchanged, 0 invalid');
+      }
+      expect(await members().countDocuments({ communityId: { $in: ['bom-csv', 'bom-ndjson'] } })).to.equal(2);
     });
   });
 

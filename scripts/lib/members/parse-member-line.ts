@@ -74,7 +74,7 @@ export function toMemberRow(communityId: unknown, userId: unknown, joinedAt: unk
 
 /** Columns of a CSV file, from its header: communityId and userId are required, joinedAt optional. */
 export function csvColumns(header: string): { communityId: number; userId: number; joinedAt?: number } {
-  const names = (splitCsvLine(header.replace(/^\uFEFF/, '')) ?? []).map((name) => name.trim());
+  const names = (splitCsvLine(header) ?? []).map((name) => name.trim());
   const communityId = names.indexOf('communityId');
   const userId = names.indexOf('userId');
   if (communityId < 0 || userId < 0) {
