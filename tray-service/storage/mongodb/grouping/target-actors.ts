@@ -32,12 +32,16 @@ export async function recordGroupActions(db: Db, actions: readonly GroupAction[]
  * The group's actors, each at their latest action. An actor's older actions, left by the insert,
  * are pruned here when the read finds them (an actor acting again on the same target), so the
  * common case (a first action) costs no delete. The prune never deletes the newest action,
- * whatever the interleaving: only strictly older ones go.
+ * whatever the interleaving: only strictly older ones go, and never one a removal put back
+ * (`refolded`), which may be the newest by the time the delete runs (repair-group-actors.ts).
  */
 export async function readGroupActors(db: Db, group: string): Promise<GroupActors> {
   const actions = db.collection<TargetActorDoc>(TRAY_TARGET_ACTORS);
   const docs = await actions
-    .find({ group }, { projection: { _id: 0, actor: 1, at: 1, actionId: 1 }, batchSize: WHOLE_GROUP })
+    .find(
+      { group },
+      { projection: { _id: 0, actor: 1, at: 1, actionId: 1, refolded: 1 }, batchSize: WHOLE_GROUP },
+    )
     .toArray();
   const actors = groupActors(docs);
   if (docs.length > actors.actions.length) {
@@ -45,10 +49,15 @@ export async function readGroupActors(db: Db, group: string): Promise<GroupActor
     const stale = new Map<string, number>();
     for (const doc of docs) {
       const at = newest.get(doc.actor.userId);
-      if (at !== undefined && doc.at < at) stale.set(doc.actor.userId, at);
+      if (at !== undefined && doc.at < at && doc.refolded !== true) stale.set(doc.actor.userId, at);
     }
     for (const [userId, at] of stale)
-      await actions.deleteMany({ group, 'actor.userId': userId, at: { $lt: at } });
+      await actions.deleteMany({
+        group,
+        'actor.userId': userId,
+        at: { $lt: at },
+        refolded: { $exists: false },
+      });
   }
   return actors;
 }

@@ -36,4 +36,10 @@ export interface TargetActorDoc extends ActorAction {
   /** recordGroup(verb, targetId): a fan-out reads the whole group by equality. */
   group: string;
   expiresAt: Date;
+  /**
+   * Put back by a removal at the actor's newest kept action left, under an _id of its own (JSON
+   * [group, actor, action, "refolded"]): the prune of older actions never deletes it
+   * (repair-group-actors.ts).
+   */
+  refolded?: true;
 }

@@ -16,6 +16,7 @@ import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { recordCounts, removalChange } from '../../../domain/removal-tray-change.ts';
 import { countsUnkeptActions } from './kept-since.ts';
 import { recordRemovalOutcome } from './removal-outcomes.ts';
+import { repairGroupActors } from './repair-group-actors.ts';
 import { takeOutVoided, type VoidedAction } from './take-out-voided.ts';
 import { storeTombstones } from './tombstones.ts';
 import type { RemovalWorkDoc } from './tray-removal-work-collection.ts';
@@ -43,19 +44,20 @@ async function actionsOnPost(db: Db, postId: string): Promise<VoidedAction[]> {
 
 /** One work document per record group and post of the voided actions. */
 function workOf(voided: readonly VoidedAction[], expiresAt: Date): RemovalWorkDoc[] {
-  const byGroup = new Map<string, { postId: string; group: string; ids: Set<string> }>();
-  for (const { group, activity, postId } of voided) {
+  const byGroup = new Map<string, { postId: string; group: string; ids: Set<string>; keepUntil: Date }>();
+  for (const { group, activity, postId, expiresAt: until } of voided) {
     const key = JSON.stringify([postId, group]);
-    const entry = byGroup.get(key) ?? { postId, group, ids: new Set<string>() };
+    const entry = byGroup.get(key) ?? { postId, group, ids: new Set<string>(), keepUntil: until };
     entry.ids.add(activity.lastActionId);
+    if (until > entry.keepUntil) entry.keepUntil = until;
     byGroup.set(key, entry);
   }
-  return [...byGroup.values()].map(({ postId, group, ids }) => {
+  return [...byGroup.values()].map(({ postId, group, ids, keepUntil }) => {
     const sorted = [...ids].sort();
     const _id = createHash('sha256')
       .update(JSON.stringify([postId, group, sorted]))
       .digest('base64url');
-    return { _id, postId, group, voided: sorted, expiresAt };
+    return { _id, postId, group, voided: sorted, keepUntil, expiresAt };
   });
 }
 
@@ -86,8 +88,10 @@ const targetRemoved = (removals: readonly Removal[], record: TrayRecordDoc) =>
  * Removals on MongoDB (docs/storage.md#removals), whole per batch: the tombstones are stored first
  * (an action arriving from then on is a no-op: tombstones.ts), the kept actions on the removals'
  * posts read by post and those the domain's rule voids (removal.ts) noted as work per record group,
- * then taken out of the kept actions and group actors (take-out-voided.ts), and every record of each
- * group computed again from what is left (recomputeGroupRecords: compare-and-set, a thousand record
+ * then taken out of the kept actions (take-out-voided.ts); for each group noted (by this try, an
+ * earlier one, or a write that counted a voided action: `counted`) the group actors are brought in
+ * line with the kept actions left (repair-group-actors.ts) and every record computed again from
+ * them (recomputeGroupRecords: compare-and-set, a thousand record
  * updates a bulk, a record left with nothing deleted). The work notes go last: a retry after a
  * failure finds what is still to do though the actions are gone, and a removal redelivered after
  * success finds nothing and changes nothing. Records counting from before this database kept every
@@ -119,9 +123,14 @@ export async function applyRemovals(
     for (const doc of await db.collection<RemovalWorkDoc>(TRAY_REMOVAL_WORK).find({ postId }).toArray())
       work.set(doc._id, doc);
   const groups = new Map<string, Set<string>>();
+  const keepUntil = new Map<string, Date>();
   const note = (group: string, ids: Iterable<string>) =>
     groups.set(group, new Set([...(groups.get(group) ?? []), ...ids]));
-  for (const { group, voided: ids } of work.values()) note(group, ids);
+  for (const { group, voided: ids, keepUntil: until } of work.values()) {
+    note(group, ids);
+    const held = keepUntil.get(group);
+    if (until && (!held || until > held)) keepUntil.set(group, until);
+  }
   for (const [group, ids] of options.counted ?? []) note(group, ids);
   // Records no kept action reaches may be on a deleted target: looked up by their group too.
   if (options.keptSince > 0)
@@ -148,12 +157,14 @@ export async function applyRemovals(
       await options.onWritten?.(records);
     },
   };
-  for (const [group, ids] of groups)
+  for (const [group, ids] of groups) {
+    if (ids.size > 0) await repairGroupActors(db, group, ids, keepUntil.get(group));
     for (const key of await recomputeGroupRecords(db, group, ids, recompute)) {
       after.delete(key);
       const identity = decodeRecordKey(key);
       if (identity) removed.push({ userId: identity.userId, key });
     }
+  }
   if (options.eventKey !== undefined) {
     const changes = [...after.values(), ...removed].flatMap((record) => {
       const key = 'key' in record ? record.key : record._id;

@@ -17,8 +17,9 @@ export const trayRemovalWorkCollection: CollectionSpec = {
 
 /**
  * One record group a removal took actions out of, written before they are taken out and deleted
- * once the group's records are computed again: a job that fails in between finds it when retried
- * (the actions are gone by then, so nothing else would say which records to compute again).
+ * once the group's actors are repaired and its records computed again: a job that fails in between
+ * finds it when retried (the actions are gone by then, so nothing else would say which actors and
+ * records to compute again).
  */
 export interface RemovalWorkDoc {
   /** sha256 of JSON [group, the voided actions' ids]: the same removal writes it once. */
@@ -29,5 +30,10 @@ export interface RemovalWorkDoc {
   group: string;
   /** The voided actions' ids (lastActionId). */
   voided: string[];
+  /**
+   * The voided actions' latest expiry, which the group's actors left keep (repair-group-actors.ts).
+   * Absent from notes written before it was kept.
+   */
+  keepUntil?: Date;
   expiresAt: Date;
 }

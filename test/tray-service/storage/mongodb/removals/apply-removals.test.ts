@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { Db } from 'mongodb';
 import { recordKey } from '../../../../../tray-service/domain/activity.ts';
 import type { Removal } from '../../../../../tray-service/domain/removal.ts';
 import {
@@ -12,6 +13,11 @@ import { applyMemberships } from '../../../../../tray-service/storage/mongodb/gr
 import { fanOutCommunityPosts } from '../../../../../tray-service/storage/mongodb/grouping/fan-out-posts.ts';
 import type { TargetActionDoc } from '../../../../../tray-service/storage/mongodb/grouping/tray-target-actions-collection.ts';
 import type { TargetActorDoc } from '../../../../../tray-service/storage/mongodb/grouping/tray-target-actors-collection.ts';
+import { keepTargetActions } from '../../../../../tray-service/storage/mongodb/grouping/target-actions.ts';
+import {
+  readGroupActors,
+  recordGroupActions,
+} from '../../../../../tray-service/storage/mongodb/grouping/target-actors.ts';
 import { recordGroup } from '../../../../../tray-service/storage/mongodb/records/storage-keys.ts';
 import type { TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
 import { applyRemovals } from '../../../../../tray-service/storage/mongodb/removals/apply-removals.ts';
@@ -20,6 +26,7 @@ import { reapplyRemovals } from '../../../../../tray-service/storage/mongodb/rem
 import { storeTombstones } from '../../../../../tray-service/storage/mongodb/removals/tombstones.ts';
 import type { RemovedRecord } from '../../../../../tray-service/storage/port.ts';
 import { workerCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
+import type { Activity } from '../../../../../tray-service/domain/activity.ts';
 import { aComment, aPost } from '../../../../support/activity-builder.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
@@ -149,6 +156,107 @@ describe('applyRemovals (MongoDB-compatible server)', function () {
     expect(await record(key)).to.equal(null);
   });
 
+  // The group actors are what every later delivery on the target counts from: a voided action
+  // left there is counted (and named) on every record to come, an actor missing is left out.
+  describe('the group actors, whatever order the steps of a removal and a write run in', () => {
+    const actorsOf = async (group: string) =>
+      (await readGroupActors(mongo.db, group)).actions.map(
+        (action) => `${action.actor.userId}@${action.actionId}`,
+      );
+    /** As a try of the removal of `actionId` that failed after taking it out of the kept actions. */
+    const failedTry = async (postId: string, actionId: string, alsoActors: boolean) => {
+      await storeTombstones(mongo.db, [removalOf(actionId, postId)], { now: NOW, retentionDays: 90 });
+      await mongo.db.collection<RemovalWorkDoc>(TRAY_REMOVAL_WORK).insertOne({
+        _id: `left-by-a-failed-try-${actionId}`,
+        postId,
+        group: recordGroup('comment', postId),
+        voided: [actionId],
+        expiresAt: new Date(NOW + 86_400_000),
+      });
+      await mongo.db.collection(TRAY_TARGET_ACTIONS).deleteMany({ 'activity.lastActionId': actionId });
+      if (alsoActors) await mongo.db.collection(TRAY_TARGET_ACTORS).deleteMany({ actionId });
+    };
+
+    it('a retry takes out the voided action the failed try left among the actors', async () => {
+      await applyPersonalActivities(
+        mongo.db,
+        comments('p-7', [
+          ['u-ben', 'cm-7b', 1],
+          ['u-cy', 'cm-7c', 2],
+        ]),
+        options,
+      );
+      await failedTry('p-7', 'cm-7b', false);
+      await applyRemovals(mongo.db, [removalOf('cm-7b', 'p-7')], options);
+      expect(await actorsOf(recordGroup('comment', 'p-7'))).to.deep.equal(['u-cy@cm-7c']);
+      // The next comment's record counts Cy and Dee, not the removed comment's author.
+      await applyPersonalActivities(mongo.db, comments('p-7', [['u-dee', 'cm-7d', 4]]), options);
+      expect(await record(recordKey('comment', 'p-7', 'u-ana'))).to.include({ actorsCount: 2 });
+    });
+
+    it('a retry puts back the actor whose newest action the failed try took out', async () => {
+      await applyPersonalActivities(
+        mongo.db,
+        comments('p-8', [
+          ['u-ben', 'cm-8b1', 1],
+          ['u-cy', 'cm-8c', 2],
+          ['u-ben', 'cm-8b2', 3],
+        ]),
+        options,
+      );
+      await failedTry('p-8', 'cm-8b2', true);
+      await applyRemovals(mongo.db, [removalOf('cm-8b2', 'p-8')], options);
+      expect(await actorsOf(recordGroup('comment', 'p-8'))).to.deep.equal(['u-cy@cm-8c', 'u-ben@cm-8b1']);
+      await applyPersonalActivities(mongo.db, comments('p-8', [['u-dee', 'cm-8d', 4]]), options);
+      expect(await record(recordKey('comment', 'p-8', 'u-ana'))).to.include({ actorsCount: 3 });
+    });
+
+    it('a write that adds its action to the actors after the removal ran leaves it out once reapplied', async () => {
+      const late: Activity[] = comments('p-9', [['u-xav', 'cm-9x', 1]]);
+      const group = recordGroup('comment', 'p-9');
+      // The write passed its tombstone check and kept the comment; then the removal ran whole.
+      await keepTargetActions(mongo.db, late, 90);
+      await applyRemovals(mongo.db, [removalOf('cm-9x', 'p-9')], options);
+      // The write goes on: the comment joins the group actors, then the write reapplies the removal.
+      await recordGroupActions(
+        mongo.db,
+        late.map((activity) => ({
+          group,
+          action: { actor: activity.actor, at: activity.at, actionId: activity.lastActionId },
+          expiresAt: new Date(NOW + 86_400_000),
+        })),
+      );
+      await reapplyRemovals(mongo.db, late, options);
+      expect(await actorsOf(group)).to.deep.equal([]);
+      await applyPersonalActivities(mongo.db, comments('p-9', [['u-dee', 'cm-9d', 4]]), options);
+      expect(await record(recordKey('comment', 'p-9', 'u-ana'))).to.include({ actorsCount: 1 });
+    });
+
+    it('a reader pruning an actor’s older action while a removal takes out the newest keeps the older one', async () => {
+      const group = recordGroup('comment', 'p-10');
+      const both = comments('p-10', [
+        ['u-ben', 'cm-10b1', 1],
+        ['u-ben', 'cm-10b2', 3],
+      ]);
+      // Both actions kept and among the actors, before any reader pruned the older one.
+      await keepTargetActions(mongo.db, both, 90);
+      await recordGroupActions(
+        mongo.db,
+        both.map((activity) => ({
+          group,
+          action: { actor: activity.actor, at: activity.at, actionId: activity.lastActionId },
+          expiresAt: new Date(NOW + 86_400_000),
+        })),
+      );
+      // The reader read both and is about to prune the older; the removal of the newer runs first.
+      const removalFirst = beforeEachDeleteMany(mongo.db, TRAY_TARGET_ACTORS, () =>
+        applyRemovals(mongo.db, [removalOf('cm-10b2', 'p-10')], options),
+      );
+      await readGroupActors(removalFirst, group);
+      expect(await actorsOf(group)).to.deep.equal(['u-ben@cm-10b1']);
+    });
+  });
+
   // No transactions here: a write that passed its tombstone check, kept and counted its actions,
   // then failed before its reapplyRemovals, left them to a removal stored meanwhile, which found
   // nothing to void when it ran. The retry sees the tombstone and writes nothing; it must still
@@ -190,3 +298,30 @@ describe('applyRemovals (MongoDB-compatible server)', function () {
     });
   });
 });
+
+/** `db`, where every deleteMany on `collection` runs only after `first` has run (once). */
+function beforeEachDeleteMany(db: Db, collection: string, first: () => Promise<unknown>): Db {
+  let ran = false;
+  const bound = (target: object, key: string | symbol) => {
+    const value: unknown = Reflect.get(target, key);
+    return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+  };
+  return new Proxy(db, {
+    get(target, key) {
+      if (key !== 'collection') return bound(target, key);
+      return (name: string) =>
+        new Proxy(target.collection(name), {
+          get(found, property) {
+            if (name !== collection || property !== 'deleteMany') return bound(found, property);
+            return async (...args: Parameters<typeof found.deleteMany>) => {
+              if (!ran) {
+                ran = true;
+                await first();
+              }
+              return found.deleteMany(...args);
+            };
+          },
+        });
+    },
+  });
+}
