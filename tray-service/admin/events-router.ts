@@ -98,7 +98,7 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
 
   /**
    * What GET /events/export decides before its first byte: the filter, a free export slot (held
-   * until `res` closes) and the row cap. A refusal throws as the export would answer it.
+   * until `res` closes and the rows are counted) and the row cap. A refusal throws as the export would answer it.
    */
   const admitExport = async (query: unknown, res: Response) => {
     const { format, ...filterQuery } = parseQuery(eventsExportQuery, query);
@@ -114,10 +114,26 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
         },
       );
     }
-    // Once the response is over: sent, refused, or cut off by the client, also before this route
-    // ran (while a session was looked up), when its 'close' has passed already.
-    finished(res, () => release());
-    const rows = await deps.events.count(filter);
+    // Once the response is over (sent, refused, or cut off by the client, also before this route
+    // ran, while a session was looked up, when its 'close' has passed already) and the count has
+    // ended: a client that leaves while its rows are counted must not free the slot for another
+    // count while its own still runs in the database.
+    let over = false;
+    let counted = false;
+    const releaseWhenBoth = () => {
+      if (over && counted) release();
+    };
+    finished(res, () => {
+      over = true;
+      releaseWhenBoth();
+    });
+    let rows: number;
+    try {
+      rows = await deps.events.count(filter);
+    } finally {
+      counted = true;
+      releaseWhenBoth();
+    }
     if (rows > deps.exportMaxRows) {
       throw new AppError(
         'VALIDATION',

@@ -516,6 +516,58 @@ describe('admin events API', () => {
       }
     });
 
+    // The slot bounds the counts as well as the reads: a client that leaves while its rows are
+    // counted must not free it for another count while its own still runs in the database.
+    it('holds the slot of a client that left while its rows were counted until the count ends', async () => {
+      const events = suite.storage.events;
+      // The first count after `hold` waits for `release`; any other runs at once.
+      let held: { entered: () => void; gate: Promise<void> } | undefined;
+      let counts = 0;
+      const heldCount = eventsWith(events, {
+        count: async (filter) => {
+          counts += 1;
+          const mine = held;
+          held = undefined;
+          if (mine) {
+            mine.entered();
+            await mine.gate;
+          }
+          return events.count(filter);
+        },
+      });
+      const capped = adminApp(suite.storage, { deps: { exportsMax: 1, events: heldCount } });
+      const server = await listen(capped.app, { port: 0, host: '127.0.0.1' });
+      const port = (server.address() as AddressInfo).port;
+      let release = () => undefined as void;
+      try {
+        for (const path of ['/admin/events/export/check', '/admin/events/export']) {
+          counts = 0;
+          let entered = () => undefined as void;
+          const inCount = new Promise<void>((resolve) => (entered = resolve));
+          held = { entered, gate: new Promise<void>((resolve) => (release = resolve)) };
+          const socket = connect(port, '127.0.0.1');
+          socket.on('error', () => undefined);
+          await new Promise((resolve) => socket.once('connect', resolve));
+          socket.write(
+            `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${admin.Authorization}\r\n\r\n`,
+          );
+          await inCount;
+          socket.destroy();
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          const refused = await request(capped.app).get('/admin/events/export/check').set(admin);
+          expect(refused.status, `while the count of a client gone from ${path} runs`).to.equal(429);
+          expect(counts, 'counts started').to.equal(1);
+          release();
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          await request(capped.app).get('/admin/events/export/check').set(admin).expect(200);
+        }
+      } finally {
+        release();
+        await closeServer(server, 100);
+        capped.close();
+      }
+    });
+
     it('gives the slot back when the client left while its session was looked up, before the route ran', async () => {
       const capped = adminApp(suite.storage, { deps: { exportsMax: 1 } });
       const server = await listen(capped.app, { port: 0, host: '127.0.0.1' });
