@@ -7,7 +7,8 @@ import { mapStoreErrors } from '../http/map-store-errors.ts';
 import { countFailedAuth, refuseBlockedAddress } from '../../shared/http/limit-failed-auth.ts';
 import { createAdminOpenApiDocument } from './api-schema/admin-api-schema.ts';
 import { createAdminRouter, type AdminRouterDeps } from './create-admin-router.ts';
-import { bearerToken } from './require-admin.ts';
+import { AppError } from '../../shared/errors/app-error.ts';
+import { isTokenGuess } from '../http/auth/is-token-guess.ts';
 
 export interface AdminAppDeps extends AdminRouterDeps {
   /**
@@ -44,10 +45,14 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   app.use(notFound);
   // Only a bearer credential is a guess here (the sign-in form counts its own): a call with none,
   // or with a session cookie signed out or expired (a dashboard tab still polling), guesses nothing,
-  // and counting it locked the admin out of signing in again from that address.
+  // and counting it locked the admin out of signing in again from that address. Nor does an admin
+  // JWT whose signature verified but which was refused (expired: a cron job still polling with it),
+  // as on the tray API; authenticateAdmin keeps the verifier's refusal as its cause.
   if (deps.failedAuth)
     app.use(
-      countFailedAuth(deps.failedAuth, deps.logger, { guessed: (req) => bearerToken(req) !== undefined }),
+      countFailedAuth(deps.failedAuth, deps.logger, {
+        guessed: (req, error) => isTokenGuess(req, error.cause instanceof AppError ? error.cause : error),
+      }),
     );
   app.use(mapDomainErrors);
   app.use(mapStoreErrors);

@@ -208,6 +208,50 @@ describe('admin JWTs with ADMIN_JWT_JWKS_URL and the key server down', function 
   });
 });
 
+// A JWT signed with the admin key but expired (an operator's cron job still polling with it)
+// guesses nothing, as on the tray API; counted, it locked every admin behind that address out,
+// the sign-in form too.
+describe('AUTH_FAILURE_LIMIT on the admin API', function () {
+  this.timeout(30_000);
+  const suite = useTrayStorage();
+  let redis: RedisClient;
+  before(() => {
+    redis = createRedis(testStack().redisUrl);
+  });
+  after(() => redis.disconnect());
+
+  const limited = (limit: number) =>
+    adminApp(suite.storage, {
+      deps: {
+        failedAuth: createFailedAuthLimit({
+          redis,
+          points: limit,
+          windowMs: 60_000,
+          keyPrefix: uniqueName('admin-auth-fail'),
+        }),
+      },
+    });
+
+  it('counts no admin JWT that verified but expired, and still counts a forged one', async () => {
+    const limit = 3;
+    const expired = await adminJwt('ops-cron', Math.floor(Date.now() / 1000) - 60);
+    const { app, close } = limited(limit);
+    try {
+      for (let i = 0; i <= limit + 1; i++) {
+        const res = await request(app).get('/admin/events').set('Authorization', `Bearer ${expired}`);
+        expect(res.status, `call ${i + 1} with an expired admin JWT`).to.equal(401);
+      }
+      await request(app).get('/admin/login').expect(200);
+      // A forged one (its signature changed) is a guess: past the limit, the address is refused.
+      for (let i = 0; i <= limit; i++)
+        await request(app).get('/admin/events').set('Authorization', `Bearer ${expired}x`).expect(401);
+      await request(app).get('/admin/login').expect(429);
+    } finally {
+      close();
+    }
+  });
+});
+
 describe('authenticateAdmin', () => {
   it('refuses an admin JWT whose sub holds a lone surrogate: it would name the same admin as U+FFFD', async () => {
     await expect(authenticateAdmin(await adminJwt('ops\uD800'), { verifyAdminJwt })).to.be.rejectedWith(
