@@ -538,11 +538,11 @@ describe('admin events API', () => {
       const capped = adminApp(suite.storage, { deps: { exportsMax: 1, events: heldCount } });
       const server = await listen(capped.app, { port: 0, host: '127.0.0.1' });
       const port = (server.address() as AddressInfo).port;
-      let release = () => undefined as void;
+      let release: () => void = () => undefined;
       try {
         for (const path of ['/admin/events/export/check', '/admin/events/export']) {
           counts = 0;
-          let entered = () => undefined as void;
+          let entered: () => void = () => undefined;
           const inCount = new Promise<void>((resolve) => (entered = resolve));
           held = { entered, gate: new Promise<void>((resolve) => (release = resolve)) };
           const socket = connect(port, '127.0.0.1');
