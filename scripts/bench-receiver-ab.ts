@@ -27,11 +27,22 @@ import {
 } from './lib/bench-receiver-child.ts';
 import { benchSchemes, signedBenchRequest, type SignedBenchRequest } from './lib/bench-body.ts';
 import { freePort, startRedis, type LocalServer } from './lib/local-servers.ts';
+import { scriptEnv } from './lib/cli.ts';
+import { loadOrExit } from '../shared/config/load-or-exit.ts';
+import { positiveInt } from '../shared/config/env-types.ts';
+import { median } from './lib/quantile.ts';
 import { redisCpuSeconds } from './lib/redis-cpu-seconds.ts';
 
-const rate = Number(process.env.AB_RATE ?? 1500);
-const seconds = Number(process.env.AB_SECONDS ?? 15);
-const rounds = Number(process.env.AB_ROUNDS ?? 4);
+const settings = loadOrExit(() =>
+  scriptEnv({
+    AB_RATE: positiveInt(1500, 100_000),
+    AB_SECONDS: positiveInt(15, 3600),
+    AB_ROUNDS: positiveInt(4, 1000),
+  }),
+);
+const rate = settings.AB_RATE;
+const seconds = settings.AB_SECONDS;
+const rounds = settings.AB_ROUNDS;
 const schemes = benchSchemes(process.env.BENCH_SCHEMES);
 
 interface Side {
@@ -62,9 +73,15 @@ async function usage(side: Side): Promise<Usage> {
 
 async function startSide(name: Side['name'], tree: string, dir: string): Promise<Side> {
   const redis = await startRedis({ dir: mkdtempSync(join(dir, `redis-${name}-`)) });
-  const port = await freePort();
-  const child = await startBenchReceiver(tree, port, redis.url, mkdtempSync(join(dir, `spool-${name}-`)));
-  return { name, tree, child, port, redis };
+  try {
+    const port = await freePort();
+    const child = await startBenchReceiver(tree, port, redis.url, mkdtempSync(join(dir, `spool-${name}-`)));
+    return { name, tree, child, port, redis };
+  } catch (error) {
+    // A receiver that did not start (the other checkout without node_modules) leaves no Redis.
+    await redis.stop();
+    throw error;
+  }
 }
 
 let sent = 0;
@@ -77,8 +94,6 @@ function signedBodies(count: number): SignedBenchRequest[] {
 const load = (side: Side, durationSeconds: number, bodies: SignedBenchRequest[]) =>
   loadAtRate(side.port, rate, durationSeconds, bodies, () => signedBenchRequest((sent += 1), schemes));
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-
 async function main(): Promise<void> {
   const other = process.argv[2];
   if (!other || !existsSync(join(resolve(other), 'scripts/bench-receiver.ts'))) {
@@ -86,9 +101,11 @@ async function main(): Promise<void> {
   }
   const here = resolve(dirname(import.meta.filename), '..');
   const dir = mkdtempSync(join(tmpdir(), 'bench-receiver-ab-'));
-  const sides = [await startSide('A', resolve(other), dir), await startSide('B', here, dir)];
+  const sides: Side[] = [];
   const ratios: number[] = [];
   try {
+    sides.push(await startSide('A', resolve(other), dir));
+    sides.push(await startSide('B', here, dir));
     process.stdout.write(
       `[ab] A = ${resolve(other)}, B = ${here}; ${rate} req/s each, ${rounds} rounds of ${seconds} s; signature schemes: ${schemes}\n`,
     );

@@ -31,14 +31,26 @@ import {
   tickMicros,
 } from './lib/bench-receiver-child.ts';
 import { freePort, startRedis } from './lib/local-servers.ts';
+import { scriptEnv } from './lib/cli.ts';
+import { loadOrExit } from '../shared/config/load-or-exit.ts';
+import { positiveInt } from '../shared/config/env-types.ts';
 import { queuedJobs } from './lib/queued-jobs.ts';
 import { parseCommandStats } from './lib/redis-command-stats.ts';
+import { median } from './lib/quantile.ts';
 import { redisCpuSeconds } from './lib/redis-cpu-seconds.ts';
 
-const backlogJobs = Number(process.env.BACKLOG_JOBS ?? 300_000);
-const rate = Number(process.env.BACKLOG_RATE ?? 1500);
-const seconds = Number(process.env.BACKLOG_SECONDS ?? 15);
-const rounds = Number(process.env.BACKLOG_ROUNDS ?? 3);
+const settings = loadOrExit(() =>
+  scriptEnv({
+    BACKLOG_JOBS: positiveInt(300_000, 100_000_000),
+    BACKLOG_RATE: positiveInt(1500, 100_000),
+    BACKLOG_SECONDS: positiveInt(15, 3600),
+    BACKLOG_ROUNDS: positiveInt(3, 1000),
+  }),
+);
+const backlogJobs = settings.BACKLOG_JOBS;
+const rate = settings.BACKLOG_RATE;
+const seconds = settings.BACKLOG_SECONDS;
+const rounds = settings.BACKLOG_ROUNDS;
 const schemes = benchSchemes(process.env.BENCH_SCHEMES);
 /** The queue prefix bench-receiver.ts's serve mode uses. */
 const prefix = 'bench';
@@ -57,7 +69,6 @@ interface Row {
   jobsPerCall: number;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 const loadAverage = async () =>
   (await import('node:os'))
     .loadavg()

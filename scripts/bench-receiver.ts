@@ -38,6 +38,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort, startRedis } from './lib/local-servers.ts';
+import { scriptEnv } from './lib/cli.ts';
+import { loadOrExit } from '../shared/config/load-or-exit.ts';
+import { positiveInt } from '../shared/config/env-types.ts';
 import { hostCpu, hostShares } from './lib/host-cpu.ts';
 import {
   benchSchemes,
@@ -49,9 +52,18 @@ import {
 import type { CommandStats } from './lib/redis-command-stats.ts';
 import { receiverBenchReport, type Figures } from './lib/bench-receiver-report.ts';
 
-const durationSeconds = Number(process.env.BENCH_DURATION ?? 4);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 8);
+// A garbage count (BENCH_ROUNDS=eight) gave NaN, no round at all, empty tables and exit 0.
+const settings = loadOrExit(() =>
+  scriptEnv({
+    BENCH_DURATION: positiveInt(4, 3600),
+    BENCH_CONNECTIONS: positiveInt(100, 10_000),
+    BENCH_ROUNDS: positiveInt(8, 1000),
+    BENCH_BODIES_PER_SECOND: positiveInt(40_000, 1_000_000),
+  }),
+);
+const durationSeconds = settings.BENCH_DURATION;
+const connections = settings.BENCH_CONNECTIONS;
+const rounds = settings.BENCH_ROUNDS;
 const cpuProfDir = process.env.BENCH_CPU_PROF_DIR;
 const baseline = process.env.BENCH_BASELINE;
 const split = process.env.BENCH_SPLIT === '1';
@@ -284,7 +296,7 @@ const signed = (): SignedBody => signedBenchRequest((n += 1), schemes);
  * beyond any pool that fits in memory; until 29 Nov it signed the rest as it went, which slowed it
  * and flattered the receiver's ratio).
  */
-const bodiesPerSecond = Number(process.env.BENCH_BODIES_PER_SECOND ?? 40_000);
+const bodiesPerSecond = settings.BENCH_BODIES_PER_SECOND;
 
 /** What autocannon measured of one run. */
 type LoadFigures = Pick<

@@ -20,6 +20,7 @@ import { parseCli, runCli } from './lib/cli.ts';
 import { startBenchStores } from './lib/start-bench-stores.ts';
 import { hs256Token } from './lib/hs256-token.ts';
 import { freePort, type LocalServer } from './lib/local-servers.ts';
+import { median } from './lib/quantile.ts';
 
 const usage = `Usage: npm run bench:soak -- [--minutes 30] [--rate 500] [--streams 1000] [--readers 20] [--window 10]
 
@@ -51,8 +52,7 @@ function trendRule(series: readonly number[], kind: 'rss' | 'latency'): { rise: 
   const covariance = xs.reduce((sum, x, i) => sum + (x - meanX) * ((series[i] ?? 0) - meanY), 0);
   const variance = xs.reduce((sum, x) => sum + (x - meanX) ** 2, 0);
   const rise = variance === 0 ? 0 : (covariance / variance) * (n - 1);
-  const median = [...series].sort((a, b) => a - b)[Math.floor(n / 2)] ?? 0;
-  const allowed = kind === 'rss' ? (series[0] ?? 0) * 0.05 + 20 : median * 0.5 + 5;
+  const allowed = kind === 'rss' ? (series[0] ?? 0) * 0.05 + 20 : median(series) * 0.5 + 5;
   return { rise: Math.round(rise * 10) / 10, allowed: Math.round(allowed * 10) / 10 };
 }
 

@@ -1,4 +1,5 @@
 // The tables and summary `npm run bench:receiver` prints (scripts/bench-receiver.ts).
+import { median } from './quantile.ts';
 import type { CommandStats } from './redis-command-stats.ts';
 
 /** Where the machine's CPU went during one run, as shares of all its cores. */
@@ -43,14 +44,6 @@ export interface Figures {
 
 /** The commands of the receiver's enqueue script, in the order it calls them. */
 const scriptCommands = ['set', 'exists', 'incr', 'hset', 'lpush', 'publish'] as const;
-
-export const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-};
 
 const percent = (ratio: number) => `${(ratio * 100).toFixed(0)}%`;
 const line = (cells: readonly (string | number)[]) => `| ${cells.join(' | ')} |`;

@@ -4,3 +4,15 @@
  */
 export const quantile = (sorted: readonly number[], q: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+
+/**
+ * The middle value, or the mean of the two middle values for an even count (of four rounds, the
+ * mean of the second and third, not the third); 0 for no values. `values` in any order.
+ */
+export const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+};

@@ -1,7 +1,7 @@
 // Where the API's slow calls of `bench:api --stages` lost their time. A p99 is decided by the
 // slowest 1% of calls, and a table of per-stage percentiles cannot say whether those calls were
 // slow in SQL, in Redis, or outside any stage: each call's own stage totals can.
-import { quantile } from './quantile.ts';
+import { median } from './quantile.ts';
 import { RATE_LIMIT_STAGE, SERVER_TOTAL_STAGE, STORAGE_STAGE_PREFIX } from './tray-api-stages.ts';
 
 /** Why one slow call was slow. */
@@ -33,12 +33,6 @@ export interface SlowCalls {
   slow: number;
   byCause: Map<SlowCallCause, number>;
 }
-
-const median = (values: readonly number[]) =>
-  quantile(
-    [...values].sort((x, y) => x - y),
-    0.5,
-  );
 
 /**
  * Counts each call slower than its `slowOverMs` under the cause its stage totals show, comparing

@@ -23,4 +23,21 @@ describe('npm run bench:receiver-backlog, in a small mode', () => {
     }
     expect(result.stdout).to.match(/CPU per request with 500 queued \/ empty: receiver median \d/);
   });
+
+  it('refuses a count that is not a whole number, naming the variable, before starting anything', async () => {
+    const refused: [string, string][] = [
+      ['BACKLOG_JOBS', '1e5'],
+      ['BACKLOG_ROUNDS', 'three'],
+    ];
+    for (const [name, value] of refused) {
+      const result = await runScript(
+        'scripts/bench-receiver-backlog.ts',
+        [],
+        cleanEnv({ [name]: value }),
+        20_000,
+      );
+      expect(result.code, `${name}=${value}`).to.equal(1);
+      expect(result.stderr).to.include(`${name}: expected a whole number`);
+    }
+  });
 });

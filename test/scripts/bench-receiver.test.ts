@@ -68,4 +68,20 @@ describe('npm run bench:receiver, in a small mode', () => {
     expect(rowsOf(result.stdout, 'receiver')[0]?.[11]).to.equal(checks?.[11]);
     expect(result.stdout).to.match(/checks\/bare throughput: median \d+(\.\d)?% \(no store, no target;/);
   });
+
+  // Number() of "eight" is NaN: no round ran, the tables were empty, and the bench exited 0.
+  it('refuses a count that is not a whole number, naming the variable, before starting anything', async () => {
+    const refused: [string, string][] = [
+      ['BENCH_ROUNDS', 'eight'],
+      ['BENCH_DURATION', '0'],
+      ['BENCH_CONNECTIONS', '1e2'],
+      ['BENCH_BODIES_PER_SECOND', '-5'],
+    ];
+    for (const [name, value] of refused) {
+      const result = await runScript('scripts/bench-receiver.ts', [], cleanEnv({ [name]: value }), 20_000);
+      expect(result.code, `${name}=${value}`).to.equal(1);
+      expect(result.stderr).to.include(`${name}: expected a whole number`);
+      expect(result.stdout).to.equal('');
+    }
+  });
 });
