@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
   closeSync,
+  linkSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -59,7 +60,13 @@ export function shownPath(path: string): string {
 }
 
 function parse(path: string, names: readonly (keyof DevSecrets)[]): Record<string, unknown> {
-  const parsed = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    throw new Error(`${path}: not valid JSON (${error.message}); delete the file to make new ones`);
+  }
   for (const name of names) {
     const value = parsed[name];
     if (typeof value !== 'string' || value.length < 32) {
@@ -83,13 +90,33 @@ export function readDevSecrets(dataDir: string): ToolSecrets | undefined {
   return Object.fromEntries(TOOL_NAMES.map((name) => [name, parsed[name]])) as unknown as ToolSecrets;
 }
 
-/** Writes the file whole, 0600 from its creation; `wx`: never over secrets another run made. */
-function write(path: string, secrets: DevSecrets, flags: 'wx' | 'w'): void {
-  const fd = openSync(path, flags, 0o600);
+/** Writes a new file whole, 0600 from its creation (`wx`: never over another). */
+function write(path: string, secrets: DevSecrets): void {
+  const fd = openSync(path, 'wx', 0o600);
   try {
     writeSync(fd, `${JSON.stringify(secrets, null, 2)}\n`);
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * Creates `path` holding `secrets`, whole or not at all, and never over secrets another run made:
+ * written under a temporary name, then linked to `path` (which fails when it exists). A start cut
+ * off while writing (disk full, power) leaves no half-written file for every later start to trip on.
+ */
+function createWhole(path: string, secrets: DevSecrets): boolean {
+  const temporary = `${path}.${process.pid}.new`;
+  rmSync(temporary, { force: true });
+  write(temporary, secrets);
+  try {
+    linkSync(temporary, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    rmSync(temporary, { force: true });
   }
 }
 
@@ -106,12 +133,7 @@ export function loadOrCreateDevSecrets(dataDir: string): {
   const path = devSecretsPath(dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const fresh = Object.fromEntries(NAMES.map((name) => [name, newSecret()])) as unknown as DevSecrets;
-  try {
-    write(path, fresh, 'wx');
-    return { secrets: fresh, created: true, added: [] };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
+  if (createWhole(path, fresh)) return { secrets: fresh, created: true, added: [] };
   // Someone widened the file's mode: put it back to the owner only.
   if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
   const existing = parse(path, TOOL_NAMES);
@@ -123,7 +145,7 @@ export function loadOrCreateDevSecrets(dataDir: string): {
   // A new file renamed over the old: a crash leaves one whole file or the other, never half of one.
   const next = `${path}.new`;
   rmSync(next, { force: true });
-  write(next, secrets, 'wx');
+  write(next, secrets);
   renameSync(next, path);
   return { secrets, created: false, added };
 }

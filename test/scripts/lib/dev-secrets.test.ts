@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -73,6 +73,24 @@ describe('the development stack’s secrets (scripts/lib/dev-secrets.ts)', () =>
       mode: 0o600,
     });
     expect(() => loadOrCreateDevSecrets(dir)).to.throw('JWT_SECRET is missing or shorter than 32 characters');
+  });
+
+  // A first start cut off between creating the file and writing it (disk full, power) left it
+  // empty, and every later start and tool failed with "Unexpected end of JSON input".
+  it('refuse a file that is not whole JSON, naming it and saying to delete it', () => {
+    for (const content of ['', '{"JWT_SECRET": "abc']) {
+      writeFileSync(devSecretsPath(dir), content, { mode: 0o600 });
+      for (const read of [() => loadOrCreateDevSecrets(dir), () => readDevSecrets(dir)])
+        expect(read)
+          .to.throw(`${devSecretsPath(dir)}: not valid JSON`)
+          .with.property('message')
+          .that.matches(/delete the file/);
+    }
+  });
+
+  it('are created whole or not at all: no file is ever seen half-written', () => {
+    loadOrCreateDevSecrets(dir);
+    expect(readdirSync(dir)).to.deep.equal(['dev-secrets.json']);
   });
 
   describe('devSecretOr (the tools’ fallback)', () => {
