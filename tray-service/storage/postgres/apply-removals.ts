@@ -25,10 +25,25 @@ interface ActionRow {
 
 const groupKey = (row: Pick<ActionRow, 'verb' | 'target_id'>) => JSON.stringify([row.verb, row.target_id]);
 
+const ACTION_COLUMNS = `t.target_id, t.verb, t.action_id, t.recipient, t.actor_id, t.parent_target_id,
+  t.mention_in, t.community_id`;
+
+/**
+ * A deleted community post's kept copy, as the action of its community's `post` group. The fan-out
+ * keeps a post (in a transaction of its own) before it writes the group's actions, so a deletion
+ * that commits in between finds no group action of the post; the kept copy alone says that the
+ * exact counts of the community's `post` records (exact-actors-sql.ts) may have counted it.
+ */
+const KEPT_POST = `SELECT t.community_id, 'post' COLLATE "C", t.action_id, '' COLLATE "C", t.actor_id,
+         NULL COLLATE "C", NULL, t.community_id
+       FROM tray_community_posts t
+       WHERE r.kind = 'post' AND t.community_id = r.community_id AND t.action_id = r.id`;
+
 /**
  * The kept actions each removal may void, with what removalVoids reads of each: a deleted post's
  * every action (by its post), and of a comment or reaction only the actions it is (by its id, the
- * post's index) or that are on it (by their target, the primary key). A superset of what
+ * post's index) or that are on it (by their target, the primary key), and a deleted community post's
+ * kept copy (KEPT_POST). A superset of what
  * removalVoids takes: it decides. A comment deletion so reads its own few actions, never the post's.
  */
 async function candidateActions(
@@ -46,11 +61,15 @@ async function candidateActions(
      SELECT DISTINCT t.target_id, t.verb, t.action_id, t.recipient, t.actor_id, t.parent_target_id, t.mention_in,
        t.community_id
      FROM r CROSS JOIN LATERAL (
-       SELECT * FROM tray_group_actions t WHERE r.kind = 'post' AND t.post_id = r.id
+       SELECT ${ACTION_COLUMNS} FROM tray_group_actions t WHERE r.kind = 'post' AND t.post_id = r.id
        UNION ALL
-       SELECT * FROM tray_group_actions t WHERE r.kind <> 'post' AND t.post_id = r.post_id AND t.action_id = r.id
+       SELECT ${ACTION_COLUMNS} FROM tray_group_actions t
+       WHERE r.kind <> 'post' AND t.post_id = r.post_id AND t.action_id = r.id
        UNION ALL
-       SELECT * FROM tray_group_actions t WHERE r.kind = 'comment' AND t.target_id = r.id AND t.post_id = r.post_id
+       SELECT ${ACTION_COLUMNS} FROM tray_group_actions t
+       WHERE r.kind = 'comment' AND t.target_id = r.id AND t.post_id = r.post_id
+       UNION ALL
+       ${KEPT_POST}
      ) AS t`,
     [
       removals.map((removal) => removal.kind),

@@ -11,6 +11,7 @@ import {
 import { spanOfJoin } from '../../domain/membership-intervals.ts';
 import type { InboxRecord } from '../../domain/inbox-record.ts';
 import type { TrayWritesPort, WriteContext } from '../port.ts';
+import type { Removal } from '../../domain/removal.ts';
 import { applyRemovals } from './apply-removals.ts';
 import { recordRemovalOutcome } from './postgres-removal-outcomes.ts';
 import { inTransaction } from './in-transaction.ts';
@@ -330,12 +331,43 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
     return folded;
   }
 
-  /** The kept copies of a community's voided posts, gone (none: no statement). */
-  async function dropKept(communityId: string, voided: readonly Activity[]): Promise<void> {
-    if (voided.length === 0) return;
-    await pool.query(
-      'DELETE FROM tray_community_posts WHERE community_id = $1 AND action_id = ANY($2::text[])',
-      [communityId, voided.map((post) => post.lastActionId)],
+  /**
+   * Removals in one transaction, the records they change told; what they changed recorded under
+   * `eventKey` when given (in the same transaction: what is recorded is exactly what committed).
+   */
+  async function remove(
+    removals: readonly Removal[],
+    context: WriteContext,
+    eventKey?: string,
+  ): Promise<void> {
+    if (removals.length === 0) return;
+    const retentionMs = retentionMsOf(context);
+    const { written, removed } = await inTransaction(pool, async (client) => {
+      const applied = await applyRemovals(client, removals, { now: context.now, retentionMs });
+      if (eventKey !== undefined)
+        await recordRemovalOutcome(client, eventKey, applied, context.now + retentionMs);
+      return applied;
+    });
+    await tell(context, written);
+    if (removed.length > 0 && context.onRemoved) await context.onRemoved(removed);
+  }
+
+  /**
+   * A community's voided posts that a fan-out may have kept: their deletions applied once more,
+   * which now find the kept copies (apply-removals.ts, KEPT_POST), so the copies go and every
+   * `post` record of the community that an exact count may have counted them in is computed again
+   * (none voided: no statement). Not recorded under the fan-out's event: these are the deletions'.
+   */
+  async function removeKept(communityId: string, voided: readonly Activity[], context: WriteContext) {
+    await remove(
+      voided.map((post) => ({
+        kind: 'post' as const,
+        id: post.lastActionId,
+        postId: post.lastActionId,
+        at: context.now,
+        communityId,
+      })),
+      context,
     );
   }
 
@@ -363,9 +395,10 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
       // (a deletion committed in between found no action of the post to void).
       const given = storable(posts);
       const live = await withoutVoided(pool, given);
-      await dropKept(
+      await removeKept(
         communityId,
         given.filter((post) => !live.includes(post)),
+        context,
       );
       const kept = distinctActions(live);
       if (kept.length === 0) return;
@@ -378,15 +411,16 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
         [communityId, JSON.stringify(kept), retentionMs],
       );
       await tell(context, await fanOut(communityId, kept, context));
-      // A deletion that committed between the check above and the insert found no action of the
-      // post to void (the fan-out had written none yet), so it left the kept post, which the exact
-      // counts and late joins read. The fan-out saw its tombstone under the post's lock and wrote
-      // nothing; the kept post goes now. A deletion after the fan-out finds its actions and removes
-      // the kept post itself.
+      // A deletion that committed between the check above and the insert found neither an action
+      // of the post nor its kept copy, so it left the copy, which late joins read and which another
+      // post's fan-out may have counted exactly meanwhile. The fan-out saw its tombstone under the
+      // post's lock and wrote nothing; the deletion is applied again now, which finds the copy. A
+      // deletion after the insert finds the copy (and any action) itself.
       const after = await withoutVoided(pool, kept);
-      await dropKept(
+      await removeKept(
         communityId,
         kept.filter((post) => !after.includes(post)),
+        context,
       );
     },
 
@@ -405,17 +439,7 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
     },
 
     async applyRemovals(removals, context) {
-      if (removals.length === 0) return;
-      const retentionMs = retentionMsOf(context);
-      const { written, removed } = await inTransaction(pool, async (client) => {
-        const applied = await applyRemovals(client, removals, { now: context.now, retentionMs });
-        // In the same transaction: what is recorded is exactly what committed.
-        if (context.eventKey !== undefined)
-          await recordRemovalOutcome(client, context.eventKey, applied, context.now + retentionMs);
-        return applied;
-      });
-      await tell(context, written);
-      if (removed.length > 0 && context.onRemoved) await context.onRemoved(removed);
+      await remove(removals, context, context.eventKey);
     },
 
     async applyProfiles(changes, context) {

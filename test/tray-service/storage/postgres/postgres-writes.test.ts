@@ -424,9 +424,9 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
   });
 
   describe('a post deleted while its fan-out was retried', () => {
-    // The kept copy is stored in a transaction of its own before the fan-out. A try that kept it and
-    // failed before its fan-out wrote any action leaves it to a deletion committed meanwhile, which
-    // finds no action to void and so leaves the copy: exact counts and late joins read it.
+    // The kept copy is stored in a transaction of its own before the fan-out. A try that checked the
+    // tombstones before a deletion committed, kept the post after it, and failed before its fan-out
+    // leaves a copy no deletion will find again: late joins would read it.
     it('drops the kept copy an earlier try left, though the retry fans out nothing', async () => {
       const deleted = post('c-hike', 'u-cid', 1, 'p-retried');
       const next = post('c-hike', 'u-dee', 3, 'p-after-retried');
@@ -436,12 +436,6 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
             "SELECT action_id FROM tray_community_posts WHERE action_id LIKE '%retried' ORDER BY 1",
           )
         ).rows.map((row: { action_id: string }) => row.action_id);
-      // What the failed try kept.
-      await tray.pg.pool.query(
-        `INSERT INTO tray_community_posts (community_id, action_id, at, activity, expires_at)
-         VALUES ('c-hike', $1, $2, $3, $4)`,
-        [deleted.lastActionId, deleted.at, JSON.stringify(deleted), deleted.at + RETENTION_MS],
-      );
       await tray.writes.applyRemovals?.(
         [
           {
@@ -453,6 +447,13 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
           },
         ],
         tray.context(),
+      );
+      // What the failed try kept, after the deletion committed (a deletion that finds the kept copy
+      // takes it itself).
+      await tray.pg.pool.query(
+        `INSERT INTO tray_community_posts (community_id, action_id, at, activity, expires_at)
+         VALUES ('c-hike', $1, $2, $3, $4)`,
+        [deleted.lastActionId, deleted.at, JSON.stringify(deleted), deleted.at + RETENTION_MS],
       );
       expect(await keptCopies()).to.deep.equal([deleted.lastActionId]);
       await tray.writes.fanOutPosts('c-hike', [deleted, next], tray.context());
@@ -715,18 +716,21 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
 
     /**
      * The writes of the tray on a pool that, once the fan-out's keep of the posts has committed
-     * (their places taken), runs `between` to its end before anything else of the fan-out: the
-     * interleaving made certain.
+     * (their places taken), runs `between` to its end before anything else of the fan-out, and
+     * `beforeKeep` (if any) just before that keep: the interleaving made certain.
      */
-    function writesWithStepAfterKeep(between: () => Promise<void>) {
+    function writesWithStepAfterKeep(between: () => Promise<void>, beforeKeep?: () => Promise<void>) {
       let ran = false;
       const pool = new Proxy(tray.pg.pool, {
         get(target, property, receiver) {
           if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
           return async (...args: Parameters<typeof target.query>) => {
-            const result = await (target.query as (...a: unknown[]) => Promise<unknown>).apply(target, args);
             const [text] = args;
-            if (!ran && typeof text === 'string' && text.includes('INSERT INTO tray_community_posts')) {
+            const keep =
+              !ran && typeof text === 'string' && text.includes('INSERT INTO tray_community_posts');
+            if (keep) await beforeKeep?.();
+            const result = await (target.query as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+            if (keep) {
               ran = true;
               await between();
             }
@@ -766,6 +770,61 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
         await tray.writes.fanOutPosts(community, [post(community, 'u-eve', 4)], context);
         expect((await tray.record('u-ana', 'post', community))?.actorsCount).to.equal(expected.length);
         expect((await tray.record('u-bob', 'post', community))?.actorsCount).to.equal(expected.length + 1);
+      });
+
+    // A post kept before its own fan-out, then deleted while that fan-out waits: another post's
+    // fan-out counts the kept copy exactly (for a member who left and came back), before or after
+    // the deletion committed; nothing took it out again, for as long as the community stayed quiet.
+    const orders = [
+      'another post, then the deletion',
+      'the deletion, then another post',
+      'the deletion before the keep, another post after it',
+    ];
+    for (const [index, order] of orders.entries())
+      it(`counts no post deleted while its own fan-out waits after its keep (${order})`, async () => {
+        const community = `c-kept-del-${index}`;
+        const member = 'u-rj';
+        const context = tray.context();
+        await tray.writes.applyMemberships([join(community, member, 0)], context);
+        await tray.writes.fanOutPosts(community, [post(community, 'u-a', 1, `${community}-p1`)], context);
+        await tray.writes.applyMemberships([leave(community, member, 2)], context);
+        await tray.writes.applyMemberships([join(community, member, 3)], context);
+        const deleted = `${community}-p2`;
+        const removal = () => {
+          if (!tray.writes.applyRemovals) throw new Error('the PostgreSQL writes apply removals');
+          return tray.writes.applyRemovals(
+            [{ kind: 'post', id: deleted, postId: deleted, at: at(6), communityId: community }],
+            context,
+          );
+        };
+        const another = () =>
+          tray.writes.fanOutPosts(community, [post(community, 'u-d', 5, `${community}-p3`)], context);
+        const racing =
+          index === 2
+            ? writesWithStepAfterKeep(another, async () => {
+                await removal();
+              })
+            : writesWithStepAfterKeep(async () => {
+                if (index === 0) {
+                  await another();
+                  await removal();
+                } else {
+                  await removal();
+                  await another();
+                }
+              });
+        await racing.writes.fanOutPosts(community, [post(community, 'u-b', 4, deleted)], context);
+        expect(racing.ran(), 'the steps ran between the keep and the fan-out').to.equal(true);
+        const record = await tray.record(member, 'post', community);
+        expect({ actors: names(record), count: record?.actorsCount }).to.deep.equal({
+          actors: ['u-d', 'u-a'],
+          count: 2,
+        });
+        const kept = await tray.pg.pool.query<{ action_id: string }>(
+          'SELECT action_id FROM tray_community_posts WHERE community_id = $1 ORDER BY action_id',
+          [community],
+        );
+        expect(kept.rows.map((row) => row.action_id)).to.deep.equal([`${community}-p1`, `${community}-p3`]);
       });
 
     it('reaches, on redelivery, a member whose leave was processed after the post’s keep and before the fan-out that failed', async () => {
