@@ -245,6 +245,7 @@ describe('hot queries are served by an index (explain)', function () {
     const events = createEventsQueries(db!);
     await expectServed(() => events.list({ event: 'post.didCreate' }, 10));
     await expectServed(() => events.list({ webhook: 'main', status: 'applied' }, 10));
+    await expectServed(() => events.list({ status: 'invalid' }, 10));
   });
   it('the admin event list filtered by acting user, community or one moderation action', async () => {
     const events = createEventsQueries(db!);

@@ -60,6 +60,11 @@ export const eventsCollection: CollectionSpec = {
       serves: 'admin list/export filtered by webhook',
     },
     {
+      name: 'admin_status_received_desc',
+      key: { status: 1, receivedAt: -1, _id: -1 },
+      serves: 'admin list/export filtered by status (?status=invalid among millions applied)',
+    },
+    {
       name: 'admin_user_received_desc',
       key: { userId: 1, receivedAt: -1, _id: -1 },
       serves: 'admin list/export filtered by the acting user (?userId=)',
