@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { nextChangedAt } from '../../../domain/next-changed-at.ts';
-import { TRAY_RECORDS } from '../collection-names.ts';
+import { TRAY_RECORD_CLAIMS, TRAY_RECORDS } from '../collection-names.ts';
 import { type TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { claimVersions } from './claim-versions.ts';
 import { bulkWriteCoalesced, insertCoalesced, MAX_BULK_OPERATIONS } from './coalesced-writes.ts';
 import { firstVersion } from './first-version.ts';
 import { readByIds } from './read-by-ids.ts';
 import { StalledRounds, type StallOptions } from './stalled-rounds.ts';
+import type { RecordClaimDoc } from './tray-record-claims-collection.ts';
 
 /**
  * Computes a record's next state from its current one (undefined: no record yet). Must be pure. A
@@ -76,8 +77,8 @@ export interface CasResult {
  *   each at a first version of its own (firstVersion);
  * - changed records: one unordered claim insert of `record#nextVersion` (claimVersions), then
  *   single-record updates filtered on `{_id, version}`, a thousand per bulkWrite.
- * Keys that lost a race are read again and recomputed; `compute` is idempotent, so a record whose
- * write did land comes out 'unchanged' and nothing is applied twice. It gives up (the job retries)
+ * Keys that lost a race are read again and recomputed, but for those whose write is found to have
+ * landed (its state, or a later version of the same life), so nothing is applied twice. It gives up (the job retries)
  * only after rounds in a row in which none of them moved and nothing was written (StalledRounds):
  * a record a concurrent writer keeps moving is writers taking turns, not a stall.
  */
@@ -117,13 +118,26 @@ export async function casUpdateRecords(
     /** Records of an earlier round's missed chunk that did land: written by this call after all. */
     const landed: TrayRecordDoc[] = [];
     const changedAt = now();
+    const heldPast = await stillHeld(
+      db,
+      pending.flatMap((key) => {
+        const before = current.get(key);
+        const tried = attempted.get(key);
+        return before && tried && movedPast(before, tried) ? [tried] : [];
+      }),
+      options.owner,
+    );
     for (const key of pending) {
       const before = current.get(key);
       const tried = attempted.get(key);
       // Recognised by its whole state, not its version and changedAt: a concurrent writer on the
       // same clock (a pinned one, or the same millisecond) writes those same two values with other
-      // content, and taking its write for ours would drop this call's change.
-      if (before && tried && sameState(before, tried)) {
+      // content, and taking its write for ours would drop this call's change. Or by a later version
+      // of the same life whose claim this call still holds for the state it tried: only its write
+      // could have made that version, and the writers after it computed from it; computing this
+      // call's change again over theirs would apply it twice (a mark-read over a delivery that came
+      // after it). A claim taken over (a call stalled past the takeover) proves nothing.
+      if (before && tried && (sameState(before, tried) || heldPast.has(key))) {
         landed.push(before);
         continue;
       }
@@ -184,6 +198,38 @@ export async function casUpdateRecords(
     readAt = new Map(pending.map((key) => [key, current.get(key)?.version]));
   }
   return { written, rounds };
+}
+
+/**
+ * Versions a record's one life reaches between two reads of it, at most: a record created again
+ * after a deletion starts at a random version among 2^48 (firstVersion), so a later version this
+ * close to the one tried is, but for one chance in 2^28, the same life's.
+ */
+const SAME_LIFE_SPAN = 1_000_000;
+
+/** Whether `current` is a later version of the same life as `tried`. */
+const movedPast = (current: TrayRecordDoc, tried: TrayRecordDoc) =>
+  current.version > tried.version && current.version - tried.version <= SAME_LIFE_SPAN;
+
+/** Claims read at once when telling whether writes landed (the rare path after a missed bulk). */
+const CLAIM_READS = 16;
+
+/**
+ * The keys of `tried` whose claim of the tried version still names `owner` and the tried state:
+ * point reads of the claims (FerretDB filters an `$in` over the whole collection, read-by-ids.ts).
+ */
+async function stillHeld(db: Db, tried: readonly TrayRecordDoc[], owner: string): Promise<Set<string>> {
+  const held = new Set<string>();
+  const claims = db.collection<RecordClaimDoc>(TRAY_RECORD_CLAIMS);
+  for (let start = 0; start < tried.length; start += CLAIM_READS) {
+    const chunk = tried.slice(start, start + CLAIM_READS);
+    const found = await Promise.all(chunk.map((doc) => claims.findOne({ _id: `${doc._id}#${doc.version}` })));
+    chunk.forEach((doc, index) => {
+      const claim = found[index];
+      if (claim?.owner === owner && claim.state === stateFingerprint(doc)) held.add(doc._id);
+    });
+  }
+  return held;
 }
 
 /** The records a stalled call names in its error: the first few keys, and how many more. */

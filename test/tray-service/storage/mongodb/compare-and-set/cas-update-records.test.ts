@@ -112,6 +112,64 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
     expect(await records().findOne({ _id: record._id })).to.include({ actorsCount: 2 });
   });
 
+  // A bulk shared with other callers reports only its total: one caller's miss (its record just
+  // deleted) sends every caller of the bulk to read its records again. A record another writer
+  // moved past this call's write by then must not have this call's change applied once more: a
+  // mark-read computed again over a delivery that came after it marked the new activity read.
+  for (const claim of ['held', 'taken over'] as const)
+    it(`takes its own write for landed when the record moved past it before the read again, its claim ${claim}`, async () => {
+      const record = aTrayRecord({ userId: `u-5-${claim}`, hasRead: false, actorsCount: 1 });
+      await records().insertOne(record);
+      const delivery: ComputeRecord = (_key, current) =>
+        current
+          ? { ...current, hasRead: false, actorsCount: current.actorsCount + 1, version: current.version + 1 }
+          : 'unchanged';
+      const markRead: ComputeRecord = (_key, current) =>
+        current && !current.hasRead
+          ? { ...current, hasRead: true, version: current.version + 1 }
+          : 'unchanged';
+      let missed = false;
+      const sharedBulkMissed = new Proxy(mongo.db, {
+        get(target, key) {
+          if (key !== 'collection') return Reflect.get(target, key, target) as unknown;
+          return (name: string) => {
+            const collection = target.collection(name);
+            if (name !== TRAY_RECORDS) return collection;
+            return new Proxy(collection, {
+              get(found, property) {
+                if (property !== 'bulkWrite') return Reflect.get(found, property, found) as unknown;
+                return async (...args: Parameters<typeof found.bulkWrite>) => {
+                  const result = await found.bulkWrite(...args);
+                  if (missed) return result;
+                  missed = true;
+                  // The delivery lands after the mark, then the bulk answers as if another caller's
+                  // update had missed.
+                  await casUpdateRecords(mongo.db, [record._id], delivery, { owner: 'delivery' });
+                  // A claim another writer took over (this call stalled past the takeover) proves
+                  // nothing: the change is computed again, as when nothing says it landed.
+                  if (claim === 'taken over')
+                    await mongo.db
+                      .collection<{ _id: string }>(TRAY_RECORD_CLAIMS)
+                      .updateOne(
+                        { _id: `${record._id}#${record.version + 1}` },
+                        { $set: { owner: 'another' } },
+                      );
+                  return { matchedCount: result.matchedCount - 1 };
+                };
+              },
+            });
+          };
+        },
+      });
+      await casUpdateRecords(sharedBulkMissed, [record._id], markRead, { owner: 'mark' });
+      expect(missed).to.equal(true);
+      expect(await records().findOne({ _id: record._id })).to.include(
+        claim === 'held'
+          ? { hasRead: false, actorsCount: 2, version: record.version + 2 }
+          : { hasRead: true, actorsCount: 2, version: record.version + 3 },
+      );
+    });
+
   describe('under contention', () => {
     /** Waits that return at once, each recorded with the round it was told; `between` runs in each. */
     function recordedWaits(between: (wait: number) => Promise<void> = () => Promise.resolve()) {
