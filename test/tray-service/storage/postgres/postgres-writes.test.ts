@@ -665,16 +665,35 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
   });
 
   describe('under concurrency', () => {
-    it('counts no post deleted while its fan-out starts: the deletion commits between the fan-out reading the tombstones and keeping the post', async () => {
-      // u-rj left and rejoined, so their `post` record counts its actors exactly, from the kept
-      // posts; the post p-race-2 is deleted by another process just before it is kept.
-      const community = 'c-race';
-      const member = 'u-rj';
+    /**
+     * A community whose member u-rj left and came back, so their `post` record counts its actors
+     * exactly, from the kept posts; its first post is u-a's, `firstPost`, at minute 1.
+     */
+    async function withRejoinedMember(community: string, firstPost: string): Promise<void> {
       const context = tray.context();
-      await tray.writes.applyMemberships([join(community, member, 0)], context);
-      await tray.writes.fanOutPosts(community, [post(community, 'u-a', 1, 'p-race-1')], context);
-      await tray.writes.applyMemberships([leave(community, member, 2)], context);
-      await tray.writes.applyMemberships([join(community, member, 3)], context);
+      await tray.writes.applyMemberships([join(community, 'u-rj', 0)], context);
+      await tray.writes.fanOutPosts(community, [post(community, 'u-a', 1, firstPost)], context);
+      await tray.writes.applyMemberships([leave(community, 'u-rj', 2)], context);
+      await tray.writes.applyMemberships([join(community, 'u-rj', 3)], context);
+    }
+    /** u-rj's `post` record of the community (actors newest first, count), and its kept posts. */
+    async function rejoinedOutcome(community: string) {
+      const record = await tray.record('u-rj', 'post', community);
+      const kept = await tray.pg.pool.query<{ action_id: string }>(
+        'SELECT action_id FROM tray_community_posts WHERE community_id = $1 ORDER BY action_id',
+        [community],
+      );
+      return {
+        record: { actors: names(record), count: record?.actorsCount },
+        kept: kept.rows.map((row) => row.action_id),
+      };
+    }
+
+    it('counts no post deleted while its fan-out starts: the deletion commits between the fan-out reading the tombstones and keeping the post', async () => {
+      // The post p-race-2 is deleted by another process just before it is kept.
+      const community = 'c-race';
+      const context = tray.context();
+      await withRejoinedMember(community, 'p-race-1');
       const deleter = createPostgresWrites(tray.pg.pool);
       let deleted = false;
       // The fan-out's pool: before it keeps the post, the deletion runs to its commit.
@@ -702,16 +721,10 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       );
       expect(deleted, 'the deletion ran inside the fan-out').to.equal(true);
       await tray.writes.fanOutPosts(community, [post(community, 'u-d', 5, 'p-race-3')], context);
-      const record = await tray.record(member, 'post', community);
-      expect({ actors: names(record), count: record?.actorsCount }).to.deep.equal({
-        actors: ['u-d', 'u-a'],
-        count: 2,
+      expect(await rejoinedOutcome(community)).to.deep.equal({
+        record: { actors: ['u-d', 'u-a'], count: 2 },
+        kept: ['p-race-1', 'p-race-3'],
       });
-      const kept = await tray.pg.pool.query<{ action_id: string }>(
-        'SELECT action_id FROM tray_community_posts WHERE community_id = $1 ORDER BY action_id',
-        [community],
-      );
-      expect(kept.rows.map((row) => row.action_id)).to.deep.equal(['p-race-1', 'p-race-3']);
     });
 
     /**
@@ -783,12 +796,8 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
     for (const [index, order] of orders.entries())
       it(`counts no post deleted while its own fan-out waits after its keep (${order})`, async () => {
         const community = `c-kept-del-${index}`;
-        const member = 'u-rj';
         const context = tray.context();
-        await tray.writes.applyMemberships([join(community, member, 0)], context);
-        await tray.writes.fanOutPosts(community, [post(community, 'u-a', 1, `${community}-p1`)], context);
-        await tray.writes.applyMemberships([leave(community, member, 2)], context);
-        await tray.writes.applyMemberships([join(community, member, 3)], context);
+        await withRejoinedMember(community, `${community}-p1`);
         const deleted = `${community}-p2`;
         const removal = () => {
           if (!tray.writes.applyRemovals) throw new Error('the PostgreSQL writes apply removals');
@@ -815,16 +824,10 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
               });
         await racing.writes.fanOutPosts(community, [post(community, 'u-b', 4, deleted)], context);
         expect(racing.ran(), 'the steps ran between the keep and the fan-out').to.equal(true);
-        const record = await tray.record(member, 'post', community);
-        expect({ actors: names(record), count: record?.actorsCount }).to.deep.equal({
-          actors: ['u-d', 'u-a'],
-          count: 2,
+        expect(await rejoinedOutcome(community)).to.deep.equal({
+          record: { actors: ['u-d', 'u-a'], count: 2 },
+          kept: [`${community}-p1`, `${community}-p3`],
         });
-        const kept = await tray.pg.pool.query<{ action_id: string }>(
-          'SELECT action_id FROM tray_community_posts WHERE community_id = $1 ORDER BY action_id',
-          [community],
-        );
-        expect(kept.rows.map((row) => row.action_id)).to.deep.equal([`${community}-p1`, `${community}-p3`]);
       });
 
     it('reaches, on redelivery, a member whose leave was processed after the post’s keep and before the fan-out that failed', async () => {

@@ -14,6 +14,7 @@ import { useMongo } from '../../../../support/suite-resources.ts';
 import { trayCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
 import { aTrayRecord } from '../../../../support/tray-record-builder.ts';
 import { claimFor } from '../support/claim-for.ts';
+import { withCollectionMethod } from '../../../../support/with-collection-method.ts';
 
 describe('casUpdateRecords: changedAt and onWritten (what live streams are told)', () => {
   const mongo = useMongo();
@@ -129,38 +130,29 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
           ? { ...current, hasRead: true, version: current.version + 1 }
           : 'unchanged';
       let missed = false;
-      const sharedBulkMissed = new Proxy(mongo.db, {
-        get(target, key) {
-          if (key !== 'collection') return Reflect.get(target, key, target) as unknown;
-          return (name: string) => {
-            const collection = target.collection(name);
-            if (name !== TRAY_RECORDS) return collection;
-            return new Proxy(collection, {
-              get(found, property) {
-                if (property !== 'bulkWrite') return Reflect.get(found, property, found) as unknown;
-                return async (...args: Parameters<typeof found.bulkWrite>) => {
-                  const result = await found.bulkWrite(...args);
-                  if (missed) return result;
-                  missed = true;
-                  // The delivery lands after the mark, then the bulk answers as if another caller's
-                  // update had missed.
-                  await casUpdateRecords(mongo.db, [record._id], delivery, { owner: 'delivery' });
-                  // A claim another writer took over (this call stalled past the takeover) proves
-                  // nothing: the change is computed again, as when nothing says it landed.
-                  if (claim === 'taken over')
-                    await mongo.db
-                      .collection<{ _id: string }>(TRAY_RECORD_CLAIMS)
-                      .updateOne(
-                        { _id: `${record._id}#${record.version + 1}` },
-                        { $set: { owner: 'another' } },
-                      );
-                  return { matchedCount: result.matchedCount - 1 };
-                };
-              },
+      const sharedBulkMissed = withCollectionMethod(
+        mongo.db,
+        TRAY_RECORDS,
+        'bulkWrite',
+        (bulkWrite) =>
+          async (...args: Parameters<typeof bulkWrite>) => {
+            const result = await bulkWrite(...args);
+            if (missed) return result;
+            missed = true;
+            // The delivery lands after the mark, then the bulk answers as if another caller's
+            // update had missed.
+            await casUpdateRecords(mongo.db, [record._id], delivery, { owner: 'delivery' });
+            // A claim another writer took over (this call stalled past the takeover) proves
+            // nothing: the change is computed again, as when nothing says it landed.
+            if (claim === 'taken over')
+              await mongo.db
+                .collection<{ _id: string }>(TRAY_RECORD_CLAIMS)
+                .updateOne({ _id: `${record._id}#${record.version + 1}` }, { $set: { owner: 'another' } });
+            return Object.assign(Object.create(result) as typeof result, {
+              matchedCount: result.matchedCount - 1,
             });
-          };
-        },
-      });
+          },
+      );
       await casUpdateRecords(sharedBulkMissed, [record._id], markRead, { owner: 'mark' });
       expect(missed).to.equal(true);
       expect(await records().findOne({ _id: record._id })).to.include(

@@ -8,40 +8,34 @@ import {
 import { nextProcessed } from '../../../../../tray-service/storage/mongodb/memberships/processing-order.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
+import { withCollectionMethod } from '../../../../support/with-collection-method.ts';
 
 /**
- * `db`, whose first `find` (the allocator's read of the highest block) returns only after `gate`:
- * an allocator slowed down between its read and its insert, on the real server.
+ * `db`, whose first `find` on the processing order (the allocator's read of the highest block)
+ * returns only after `gate`: an allocator slowed down between its read and its insert, on the real
+ * server.
  */
 function slowAfterFirstRead(db: Db, gate: Promise<void>, onRead: () => void): Db {
   let slowed = false;
-  const bound = (target: object, key: string | symbol) => {
-    const value: unknown = Reflect.get(target, key);
-    return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-  };
-  return new Proxy(db, {
-    get(target, key) {
-      if (key !== 'collection') return bound(target, key);
-      return (name: string) =>
-        new Proxy(target.collection(name), {
-          get(collection, property) {
-            if (property !== 'find' || slowed) return bound(collection, property);
-            slowed = true;
-            return (...args: Parameters<typeof collection.find>) => {
-              const cursor = collection.find(...args);
-              return {
-                toArray: async () => {
-                  const docs = await cursor.toArray();
-                  onRead();
-                  await gate;
-                  return docs;
-                },
-              };
-            };
+  return withCollectionMethod(
+    db,
+    TRAY_PROCESSING_ORDER,
+    'find',
+    (find) =>
+      ((...args: Parameters<typeof find>) => {
+        const cursor = find(...args);
+        if (slowed) return cursor;
+        slowed = true;
+        return Object.assign(Object.create(cursor) as typeof cursor, {
+          toArray: async () => {
+            const docs = await cursor.toArray();
+            onRead();
+            await gate;
+            return docs;
           },
         });
-    },
-  });
+      }) as typeof find,
+  );
 }
 
 describe('the processing order of joins, leaves and kept actions (MongoDB-compatible server)', () => {

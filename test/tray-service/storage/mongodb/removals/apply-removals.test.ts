@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import type { Db } from 'mongodb';
 import { recordKey } from '../../../../../tray-service/domain/activity.ts';
 import type { Removal } from '../../../../../tray-service/domain/removal.ts';
 import {
@@ -30,6 +29,7 @@ import type { Activity } from '../../../../../tray-service/domain/activity.ts';
 import { aComment, aPost } from '../../../../support/activity-builder.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
+import { withCollectionMethod } from '../../../../support/with-collection-method.ts';
 
 const NOW = Date.parse('2026-11-21T12:00:00.000Z');
 const at = (minute: number) => NOW - 86_400_000 + minute * 60_000;
@@ -249,8 +249,19 @@ describe('applyRemovals (MongoDB-compatible server)', function () {
         })),
       );
       // The reader read both and is about to prune the older; the removal of the newer runs first.
-      const removalFirst = beforeEachDeleteMany(mongo.db, TRAY_TARGET_ACTORS, () =>
-        applyRemovals(mongo.db, [removalOf('cm-10b2', 'p-10')], options),
+      let ran = false;
+      const removalFirst = withCollectionMethod(
+        mongo.db,
+        TRAY_TARGET_ACTORS,
+        'deleteMany',
+        (deleteMany) =>
+          async (...args: Parameters<typeof deleteMany>) => {
+            if (!ran) {
+              ran = true;
+              await applyRemovals(mongo.db, [removalOf('cm-10b2', 'p-10')], options);
+            }
+            return deleteMany(...args);
+          },
       );
       await readGroupActors(removalFirst, group);
       expect(await actorsOf(group)).to.deep.equal(['u-ben@cm-10b1']);
@@ -298,30 +309,3 @@ describe('applyRemovals (MongoDB-compatible server)', function () {
     });
   });
 });
-
-/** `db`, where every deleteMany on `collection` runs only after `first` has run (once). */
-function beforeEachDeleteMany(db: Db, collection: string, first: () => Promise<unknown>): Db {
-  let ran = false;
-  const bound = (target: object, key: string | symbol) => {
-    const value: unknown = Reflect.get(target, key);
-    return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-  };
-  return new Proxy(db, {
-    get(target, key) {
-      if (key !== 'collection') return bound(target, key);
-      return (name: string) =>
-        new Proxy(target.collection(name), {
-          get(found, property) {
-            if (name !== collection || property !== 'deleteMany') return bound(found, property);
-            return async (...args: Parameters<typeof found.deleteMany>) => {
-              if (!ran) {
-                ran = true;
-                await first();
-              }
-              return found.deleteMany(...args);
-            };
-          },
-        });
-    },
-  });
-}
