@@ -149,8 +149,12 @@ export function createTrayRouter(deps: TrayRouterDeps): Router {
     .route('/v3/delete-all')
     .delete(...deps.guard, ...noInput(), async (_req, res) => {
       const userId = callerId(res);
-      await deleteAll(storage, changes, userId, now());
-      pages.forget(userId);
+      try {
+        await deleteAll(storage, changes, userId, now());
+      } finally {
+        // Also after a failure: the records may be gone already (the clear's time is written after).
+        pages.forget(userId);
+      }
       res.json({ data: 'success' } satisfies DataStringBody);
     })
     .all(methodNotAllowed(['DELETE']));

@@ -498,6 +498,24 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
       expect(after.body).to.deep.equal({ totalPages: 0, nextPage: 0, data: [] });
     });
 
+    // The records go first; a failure recording the clear after them (the database dropping the
+    // connection) answered an error with the page count of the records already gone kept.
+    it('resets totalPages at once also when it fails after deleting the records', async () => {
+      const user = 'delete-fail-user';
+      await seedRecords(api.storage, [{ userId: user, targetId: 'a', lastUpdate: NOW - MIN }]);
+      const clears = Object.assign(Object.create(api.storage.clears) as typeof api.storage.clears, {
+        record: () => Promise.reject(new Error('connection terminated unexpectedly')),
+      });
+      const same = api.app({ now: () => NOW, storage: { ...api.storage, clears } });
+      const auth = await bearer(user);
+      const before = await request(same).get('/notifications/v3/history').set('Authorization', auth);
+      expect(before.body.totalPages).to.equal(1);
+      const failed = await request(same).delete('/notifications/v3/delete-all').set('Authorization', auth);
+      expect(failed.status).to.be.at.least(500);
+      const after = await request(same).get('/notifications/v3/history').set('Authorization', auth);
+      expect(after.body).to.deep.equal({ totalPages: 0, nextPage: 0, data: [] });
+    });
+
     it('removes every record of the caller and only theirs', async () => {
       const user = 'delete-user';
       await seedRecords(api.storage, [
