@@ -22,21 +22,30 @@ describe('the client suite against npm start’s services (npm run test:client:l
   before(async function () {
     this.timeout(120_000);
     dataDir = mkdtempSync(join(tmpdir(), 'client-live-'));
-    ports = { receiver: await freePort(), tray: await freePort(), admin: await freePort() };
-    stack = await startCommand(
-      'npm',
-      ['start'],
-      cleanEnv({
-        STACK_DATA_DIR: dataDir,
-        RECEIVER_PORT: String(ports.receiver),
-        TRAY_PORT: String(ports.tray),
-        ADMIN_PORT: String(ports.admin),
-      }),
-      /ready\. Press Ctrl-C/,
-      110_000,
-      // A process group of its own, as a terminal gives a command: Ctrl-C below signals all of it.
-      { detached: true },
-    );
+    // A port found free can be taken by another suite running beside this one before the stack
+    // binds it (npm start then refuses to start, naming it): started again on other ports.
+    for (let attempt = 1; ; attempt += 1) {
+      ports = { receiver: await freePort(), tray: await freePort(), admin: await freePort() };
+      try {
+        stack = await startCommand(
+          'npm',
+          ['start'],
+          cleanEnv({
+            STACK_DATA_DIR: dataDir,
+            RECEIVER_PORT: String(ports.receiver),
+            TRAY_PORT: String(ports.tray),
+            ADMIN_PORT: String(ports.admin),
+          }),
+          /ready\. Press Ctrl-C/,
+          110_000,
+          // A process group of its own, as a terminal gives a command: Ctrl-C below signals all of it.
+          { detached: true },
+        );
+        return;
+      } catch (error) {
+        if (attempt >= 3 || !/is in use by another program/.test((error as Error).message)) throw error;
+      }
+    }
   });
 
   after(async function () {
