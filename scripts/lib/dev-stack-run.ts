@@ -1,10 +1,12 @@
 // The development stack behind `npm start` (scripts/dev-stack.ts runs it in a process group of its
 // own): Redis, PostgreSQL, the receiver and the tray service (on the PostgreSQL storage adapter).
-// The first SIGINT or SIGTERM drains and stops every child; a second makes the services exit at once.
+// The first SIGINT or SIGTERM drains and stops every child; a second makes the services exit at once;
+// a service still running some seconds after its signal (its event loop blocked) is killed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { devDataDir, devSecretsPath, loadOrCreateDevSecrets, shownPath } from './dev-secrets.ts';
+import { FORCED_STOP_MS, SERVICE_STOP_MS } from './dev-stack-stop.ts';
 import { ensureDatabase } from './ensure-database.ts';
 import { hostPort } from '../../shared/http/host-port.ts';
 import { checkNoLeftoverServers } from './leftover-servers.ts';
@@ -31,7 +33,12 @@ process.stdout.on('error', () => undefined);
 process.stderr.on('error', () => undefined);
 /** Every server process, from the moment it is spawned: a start interrupted midway stops them too. */
 const servers: SpawnedServer[] = [];
-const children: ChildProcess[] = [];
+/** The services (receiver, tray service), by name. */
+const children: { name: string; process: ChildProcess }[] = [];
+/** A service's pending SIGKILL, replaced when a second Ctrl-C shortens its wait. */
+const killTimers = new Map<ChildProcess, NodeJS.Timeout>();
+/** A service had to be killed: the stop was not clean, and the stack exits with 1. */
+let killedAny = false;
 let stopping: Promise<never> | undefined;
 let releaseLock: (() => void) | undefined;
 let wroteStackEnv = false;
@@ -51,9 +58,12 @@ async function stopEverything(code: number): Promise<never> {
     children.map(
       (child) =>
         new Promise<void>((done) => {
-          if (child.exitCode !== null || child.signalCode !== null) return done();
-          child.once('exit', () => done());
-          child.kill('SIGTERM');
+          if (hasExited(child.process)) return done();
+          child.process.once('exit', () => {
+            clearTimeout(killTimers.get(child.process));
+            done();
+          });
+          signalService(child, SERVICE_STOP_MS);
         }),
     ),
   );
@@ -65,7 +75,27 @@ async function stopEverything(code: number): Promise<never> {
   if (wroteStackEnv) rmSync(stackEnvPath(dataDir), { force: true });
   releaseLock?.();
   if (started) say('stopped');
-  process.exit(code);
+  process.exit(killedAny ? 1 : code);
+}
+
+const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+
+/**
+ * SIGTERM, then SIGKILL if the service still runs `killAfterMs` later. A service whose event loop
+ * is blocked cannot run its own shutdown deadline, and the stack would wait for it for ever.
+ */
+function signalService(child: { name: string; process: ChildProcess }, killAfterMs: number): void {
+  child.process.kill('SIGTERM');
+  clearTimeout(killTimers.get(child.process));
+  killTimers.set(
+    child.process,
+    setTimeout(() => {
+      if (hasExited(child.process)) return;
+      say(`${child.name} did not exit within ${killAfterMs / 1000} s of SIGTERM; killing it`);
+      killedAny = true;
+      child.process.kill('SIGKILL');
+    }, killAfterMs),
+  );
 }
 
 function run(name: string, script: string, env: NodeJS.ProcessEnv): void {
@@ -79,7 +109,7 @@ function run(name: string, script: string, env: NodeJS.ProcessEnv): void {
     say(`${name} exited (${signal ?? code}); stopping the stack`);
     void stopAll(1);
   });
-  children.push(child);
+  children.push({ name, process: child });
 }
 
 async function waitHealthy(url: string, timeoutMs: number): Promise<void> {
@@ -130,8 +160,7 @@ function onSignal(): void {
   } else if (signals === 2) {
     // Each service takes a second signal as "exit now"; the stack then stops its servers.
     say('second signal: the services exit at once');
-    for (const child of children)
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    for (const child of children) if (!hasExited(child.process)) signalService(child, FORCED_STOP_MS);
   } else {
     process.exit(1);
   }

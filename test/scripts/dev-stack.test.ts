@@ -18,11 +18,12 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { ensureDatabase } from '../../scripts/lib/ensure-database.ts';
 import { hs256Token } from '../../scripts/lib/hs256-token.ts';
+import { FORCED_STOP_MS, SERVICE_STOP_MS } from '../../scripts/lib/dev-stack-stop.ts';
 import { freePort, startPostgres, type PostgresServer } from '../../scripts/lib/local-servers.ts';
 import { testPostgres, testStack } from '../support/test-stack.ts';
 import { sign, channelDidCreate } from '../receiver/support/signed-request.ts';
 import { accepts, externalAddress } from '../support/external-address.ts';
-import { processesIn } from '../support/processes-in.ts';
+import { childrenOf, commandOf, isRunning, processesIn, resume } from '../support/processes-in.ts';
 import { cleanEnv, repoRoot, runScript, startScript } from '../support/run-script.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -470,7 +471,8 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       const child = spawn(process.execPath, ['scripts/dev-stack.ts'], {
         cwd: repoRoot,
         detached: true,
-        stdio: ['ignore', 'pipe', 'ignore'],
+        // stderr is read to the end: a run that hangs says where (it once did, on a loaded machine).
+        stdio: ['ignore', 'pipe', 'pipe'],
         env: cleanEnv({
           STACK_DATA_DIR: dataDir,
           RECEIVER_PORT: String(ports.receiver),
@@ -478,23 +480,94 @@ describe('npm start (scripts/dev-stack.ts)', function () {
           ADMIN_PORT: String(ports.admin),
         }),
       });
-      stack = { child, output: () => '' };
+      let output = '';
+      let errors = '';
+      child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+      const shown = () => `${output}\n--- stderr ---\n${errors}`;
+      stack = { child, output: () => output };
       const exited = exitOf(child);
       await new Promise<void>((resolve, reject) => {
-        let output = '';
+        const timer = setTimeout(() => reject(new Error(`not ready within 120 s:\n${shown()}`)), 120_000);
         child.stdout!.on('data', (chunk: Buffer) => {
           output += chunk.toString();
-          if (output.includes('ready. Press Ctrl-C')) resolve();
+          if (output.includes('ready. Press Ctrl-C')) {
+            clearTimeout(timer);
+            resolve();
+          }
         });
-        child.once('exit', () => reject(new Error(`the stack exited before ready: ${output}`)));
+        child.once('exit', () => {
+          clearTimeout(timer);
+          reject(new Error(`the stack exited before ready:\n${shown()}`));
+        });
       });
       // The reader quits: the read end of the pipe closes.
       child.stdout!.destroy();
       ctrlC(child);
-      await exited;
+      const code = await Promise.race([
+        exited,
+        new Promise((resolve) => setTimeout(resolve, 60_000, 'running')),
+      ]);
+      expect(code, shown()).not.to.equal('running');
       await waitFor(() => processesIn(dataDir).length === 0, 30_000, 'every process of the stack to end');
       expect(existsSync(join(dataDir, 'stack.env'))).to.equal(false);
       expect(existsSync(join(dataDir, 'stack.pid'))).to.equal(false);
+    });
+  });
+
+  // A service whose event loop never comes back (here: stopped with SIGSTOP) cannot run its own
+  // shutdown deadline: the stack waited for it without end, and a second Ctrl-C did not help.
+  describe('with a service that does not answer its signal', () => {
+    let frozen: number[] = [];
+    beforeEach(async () => {
+      await stopRunning();
+      dataDir = mkdtempSync(join(tmpdir(), 'stack-test-frozen-'));
+      await start();
+    });
+    afterEach(async () => {
+      for (const pid of frozen) resume(pid);
+      frozen = [];
+      await stopAndRemove();
+    });
+
+    /** Stops `script`'s process (as a blocked event loop would be) and returns its pid. */
+    const freeze = (script: string) => {
+      const inner = Number(readFileSync(join(dataDir, 'stack.pid'), 'utf8').trim());
+      const [pid] = childrenOf(inner).filter((child) => commandOf(child).includes(script));
+      expect(pid, script).to.be.a('number');
+      process.kill(pid!, 'SIGSTOP');
+      frozen.push(pid!);
+      return pid!;
+    };
+
+    it('kills it some seconds after Ctrl-C, says so, and stops everything else', async () => {
+      const { child, output } = stack!;
+      const exited = exitOf(child);
+      const receiver = freeze('receiver/main.ts');
+      ctrlC(child);
+      expect(await exited).to.equal(1);
+      expect(output()).to.include(
+        `[stack] receiver did not exit within ${SERVICE_STOP_MS / 1000} s of SIGTERM; killing it`,
+      );
+      expect(output()).to.include('[stack] stopped');
+      expect(isRunning(receiver)).to.equal(false);
+      await waitFor(() => processesIn(dataDir).length === 0, 30_000, 'every process of the stack to end');
+      expect(existsSync(join(dataDir, 'stack.pid'))).to.equal(false);
+    });
+
+    it('kills it at once after a second Ctrl-C', async () => {
+      const { child, output } = stack!;
+      const exited = exitOf(child);
+      const tray = freeze('tray-service/main.ts');
+      ctrlC(child);
+      await waitFor(() => output().includes('[stack] stopping'), 10_000, 'the stack to start stopping');
+      ctrlC(child);
+      expect(await exited).to.equal(1);
+      expect(output()).to.include(
+        `[stack] tray-service did not exit within ${FORCED_STOP_MS / 1000} s of SIGTERM; killing it`,
+      );
+      expect(output()).not.to.include(`within ${SERVICE_STOP_MS / 1000} s`);
+      expect(isRunning(tray)).to.equal(false);
+      await waitFor(() => processesIn(dataDir).length === 0, 30_000, 'every process of the stack to end');
     });
   });
 

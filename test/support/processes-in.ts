@@ -1,4 +1,4 @@
-import { readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /**
  * The processes working in `dir` or below it (Linux's /proc): Redis and PostgreSQL change into
@@ -18,4 +18,45 @@ export function processesIn(dir: string): number[] {
     if (cwd === dir || cwd.startsWith(`${dir}/`)) pids.push(Number(entry));
   }
   return pids;
+}
+
+/** The fields of /proc/<pid>/stat after the command's name (which may hold spaces), or undefined once gone. */
+function statOf(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The processes whose parent is `pid`. */
+export function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry) && statOf(Number(entry))?.[1] === String(pid))
+    .map(Number);
+}
+
+/** A process's command line, its arguments joined by spaces ('' once it is gone). */
+export function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
+}
+
+/** Whether `pid` still runs (a zombie, dead but not yet reaped, does not). */
+export function isRunning(pid: number): boolean {
+  const state = statOf(pid)?.[0];
+  return state !== undefined && state !== 'Z';
+}
+
+/** Lets a process stopped with SIGSTOP run again; one already gone is left alone. */
+export function resume(pid: number): void {
+  try {
+    process.kill(pid, 'SIGCONT');
+  } catch {
+    // gone
+  }
 }
