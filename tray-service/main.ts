@@ -35,7 +35,7 @@ import { createTrayApi } from './api/create-tray-api.ts';
 import { createChangePublisher } from './live/change-publisher.ts';
 import { createEventAnnouncer } from './admin/event-announcer.ts';
 import { createRedisEventsFeed } from './admin/redis-events-feed.ts';
-import { publishBans } from './bans/publish-bans.ts';
+import { publishAllBans, publishBans } from './bans/publish-bans.ts';
 import { createLiveTray } from './live/create-live-tray.ts';
 import { liveRoutes } from './live/live-routes.ts';
 import { demoRoutes } from './demo/demo-routes.ts';
@@ -207,7 +207,11 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
       eventsRetentionDays: config.EVENTS_RETENTION_DAYS,
       trayRetentionDays: config.TRAY_RETENTION_DAYS,
       networkId: config.NETWORK_ID,
-      publishBans: (changed) => publishBans(redis, config.BAN_REDIS_PREFIX, changed),
+      publishBans: async (changed) => {
+        // A Redis that lost the published set gets every stored ban, as the worker does.
+        if ((await publishBans(redis, config.BAN_REDIS_PREFIX, changed)).setLost)
+          await publishAllBans(redis, config.BAN_REDIS_PREFIX, await storage.bans.all());
+      },
       platformWebhooks,
       onStored: moderation.step,
       onApplied: announce,

@@ -5,24 +5,44 @@ import { banKeys } from './ban-keys.ts';
 /**
  * Compare and set in one script, because two workers may publish changes of one user at once:
  * a change is kept only when its rank beats the published one, so Redis ends at the newest
- * change whatever order the workers finish in (the same rule as the durable store). A version
- * counter that is gone (a Redis that lost the set) starts again from the clock's milliseconds,
- * never from 0: counting from 0 again could land on the very number an API instance last loaded,
- * which would then not load the set again.
+ * change whatever order the workers finish in (the same rule as the durable store).
+ *
+ * The version counter is what API instances watch, and only a whole set may create it. A Redis
+ * that lost the set (restarted without its data, failed over to a replica that lacks it) has no
+ * version: a change is still written then, but the counter stays absent and the script answers
+ * -1, so instances keep their last loaded set (tray-service/http/auth/ban-cache.ts) until every
+ * stored ban is published again. Creating it here let instances load a set of the newest ban
+ * alone, every earlier ban lifted.
  */
 const PUBLISH = `
+local lost = redis.call('EXISTS', KEYS[3]) == 0
 local current = redis.call('HGET', KEYS[1], ARGV[1])
-if current and tonumber(current) >= tonumber(ARGV[2]) then return 0 end
+if current and tonumber(current) >= tonumber(ARGV[2]) then
+  if lost then return -1 end
+  return 0
+end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 if tonumber(ARGV[2]) % 2 == 1 then
   redis.call('SADD', KEYS[2], ARGV[1])
 else
   redis.call('SREM', KEYS[2], ARGV[1])
 end
-redis.call('SET', KEYS[3], ARGV[3], 'NX')
+if lost then return -1 end
 redis.call('INCR', KEYS[3])
 return 1
 `;
+
+/**
+ * Once every stored ban is written: a version that is gone starts again from the clock's
+ * milliseconds, never from 0 (counting from 0 again could land on the very number an API instance
+ * last loaded, which would then not load the set again).
+ */
+const COMPLETE = `redis.call('SET', KEYS[1], ARGV[1], 'NX')`;
+
+export interface PublishedBans {
+  /** Redis had lost the set: every stored ban must be published again (publishAllBans). */
+  setLost: boolean;
+}
 
 /**
  * Publishes ban changes for the API's hot path (the set every API instance caches). Run after the
@@ -32,10 +52,11 @@ export async function publishBans(
   redis: RedisClient,
   prefix: string,
   changes: readonly BanChange[],
-): Promise<void> {
+): Promise<PublishedBans> {
   const keys = banKeys(prefix);
+  let setLost = false;
   for (const change of changes) {
-    await redis.eval(
+    const answer = await redis.eval(
       PUBLISH,
       3,
       keys.rank,
@@ -43,7 +64,22 @@ export async function publishBans(
       keys.version,
       change.userId,
       String(banRank(change)),
-      String(Date.now()),
     );
+    if (answer === -1) setLost = true;
   }
+  return { setLost };
+}
+
+/**
+ * Publishes every stored ban (`all`, read from storage) and only then lets API instances load the
+ * set: the whole set, at start-up and whenever Redis may have lost it.
+ */
+export async function publishAllBans(
+  redis: RedisClient,
+  prefix: string,
+  all: readonly BanChange[],
+): Promise<void> {
+  await publishBans(redis, prefix, all);
+  const keys = banKeys(prefix);
+  await redis.eval(COMPLETE, 1, keys.version, String(Date.now()));
 }

@@ -6,7 +6,8 @@ import type { Logger } from '../../shared/logging/create-logger.ts';
 import { isStalledOut } from '../../shared/queue/stalled-out.ts';
 import { WEBHOOK_MAX_STALLED_COUNT, type WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
-import { publishBans } from '../bans/publish-bans.ts';
+import { createBanRepublisher } from '../bans/ban-republisher.ts';
+import { publishAllBans, publishBans } from '../bans/publish-bans.ts';
 import type { Activity } from '../domain/activity.ts';
 import type { BanChange } from '../domain/ban-change.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
@@ -84,16 +85,10 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   // Redis may have lost the published set (a restart without persistence, a new instance): storage
   // holds every ban, and republishing keeps whatever newer change Redis has. Again after each
   // reconnect: a Redis that came back empty would otherwise serve no ban until the next start.
-  const republishBans = async () => publishBans(bans.redis, bans.prefix, await deps.storage.bans.all());
+  const republishBans = async () => publishAllBans(bans.redis, bans.prefix, await deps.storage.bans.all());
   await republishBans();
-  const onReconnected = () => {
-    republishBans().catch((error: unknown) =>
-      deps.logger.warn(
-        { err: (error as Error).message },
-        'stored bans not published again after a reconnect',
-      ),
-    );
-  };
+  const republisher = createBanRepublisher({ republish: republishBans, logger: deps.logger });
+  const onReconnected = () => republisher.request();
   bans.redis.on('ready', onReconnected);
   const metrics = createWorkerMetrics(deps.registry);
   const fanOuts = pLimit(deps.fanOutConcurrency ?? 4);
@@ -108,7 +103,10 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     eventsRetentionDays: deps.eventsRetentionDays ?? 30,
     trayRetentionDays: deps.trayRetentionDays ?? 90,
     networkId: deps.networkId,
-    publishBans: (changed: readonly BanChange[]) => publishBans(bans.redis, bans.prefix, changed),
+    publishBans: async (changed: readonly BanChange[]) => {
+      // A Redis that lost the set (no reconnect seen: a cluster failover) gets every stored ban.
+      if ((await publishBans(bans.redis, bans.prefix, changed)).setLost) republisher.request();
+    },
     scheduleFanOut,
     ...(deps.platformWebhooks ? { platformWebhooks: deps.platformWebhooks } : {}),
     ...(deps.onStored ? { onStored: deps.onStored } : {}),
@@ -257,6 +255,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     close: async () => {
       clearInterval(timer);
       bans.redis.off('ready', onReconnected);
+      republisher.close();
       const waiting = !gate.isOpen;
       gate.stop();
       // Waits for in-flight jobs, unless they wait for the storage: then they stay active and are

@@ -6,7 +6,7 @@ import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { createWebhookQueue, type WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
 import type { RedisClient } from '../../../shared/redis/create-redis.ts';
 import { withTimeout } from '../../../shared/time/with-timeout.ts';
-import { publishBans } from '../../../tray-service/bans/publish-bans.ts';
+import { publishAllBans, publishBans } from '../../../tray-service/bans/publish-bans.ts';
 import { startBanCache, type BanCache } from '../../../tray-service/http/auth/ban-cache.ts';
 import { createRateLimiter } from '../../../tray-service/http/rate-limit/create-rate-limiter.ts';
 import { useRedisCluster } from '../../support/use-redis-cluster.ts';
@@ -82,6 +82,8 @@ describe('createRedis on a Redis Cluster whose master hangs (SIGSTOP) and fails 
     const redis = connect();
     const limiter = createRateLimiter({ redis, points: 100, windowMs: 60_000, keyPrefix: rateLimitPrefix });
     await limiter.consume('u-1');
+    // The whole stored set first (none), as a worker publishes it when it starts.
+    await publishAllBans(redis, tag, []);
     bans = await startBanCache(redis, { prefix: tag, refreshMs: 200, logger: silent });
 
     // The live streams' subscriber, on the hanging master: ioredis picks its node at random.

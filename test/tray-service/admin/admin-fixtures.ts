@@ -158,7 +158,7 @@ export function adminApp(
       eventsRetentionDays: EVENTS_RETENTION_DAYS,
       trayRetentionDays: 90,
       networkId: 'default',
-      publishBans: (changed) => publishBans(redis, 'tray-bans-admin-tests', changed),
+      publishBans: async (changed) => void (await publishBans(redis, 'tray-bans-admin-tests', changed)),
       ...options.apply,
     },
     blockedWords: options.blockedWords ?? [],

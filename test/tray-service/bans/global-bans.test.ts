@@ -258,6 +258,77 @@ describe('global bans: queue -> worker -> storage and Redis -> two API instances
     });
   });
 
+  // A Redis that lost the set without the worker's connection dropping (a cluster failover to a
+  // replica that lacks it): the next ban published only itself, and every instance loaded that
+  // set, every earlier ban lifted.
+  describe('a ban published while Redis has lost the set, with no reconnect', () => {
+    it('publishes every stored ban again, and no instance ever loads the new ban alone', async () => {
+      await worker.deliver(banEvent('ban', ['u-max'], minute(100)));
+      await bothWithinBound('u-max', 401);
+      const keys = banKeys(api.banPrefix);
+      await api.redis.del(keys.rank, keys.banned, keys.version);
+      await worker.deliver(banEvent('ban', ['u-ned'], minute(101)));
+      await bothWithinBound('u-ned', 401);
+      await bothStill('u-max', 401);
+      expect(
+        (await api.redis.smembers(keys.banned)).filter((user) => /^u-(max|ned)$/.test(user)).sort(),
+      ).to.deep.equal(['u-max', 'u-ned']);
+    });
+  });
+
+  // The reconnect's republish found the storage not answering (restarted with Redis): it was
+  // logged and never tried again, so the set stayed empty until the next ban published it alone.
+  describe('a republish after a reconnect that fails while the storage does not answer', () => {
+    it('is tried again until it lands', async () => {
+      await worker.deliver(banEvent('ban', ['u-oli'], minute(110)));
+      await bothWithinBound('u-oli', 401);
+      let failures = 0;
+      const storage = new Proxy(worker.storage, {
+        get(target, key) {
+          const value: unknown = Reflect.get(target, key);
+          if (key !== 'bans')
+            return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+          const bans = target.bans;
+          return {
+            apply: bans.apply.bind(bans),
+            all: async () => {
+              if (failures > 0) {
+                failures -= 1;
+                throw new Error('connect ECONNREFUSED (the test: storage down)');
+              }
+              return bans.all();
+            },
+          };
+        },
+      });
+      const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix: useQueuePrefix() });
+      const another = await startWorker({
+        queue,
+        networkId: 'default',
+        storage,
+        logger: createLogger({ name: 'test', level: 'silent' }),
+        registry: createMetricsRegistry('test', false),
+        purgeIntervalMs: 0,
+        bans: { prefix: api.banPrefix },
+      });
+      try {
+        const keys = banKeys(api.banPrefix);
+        await api.redis.del(keys.rank, keys.banned, keys.version);
+        failures = 2;
+        queue.client.disconnect(true);
+        const started = Date.now();
+        while ((await api.redis.sismember(keys.banned, 'u-oli')) === 0 && Date.now() - started < 10_000)
+          await sleep(100);
+        expect(failures).to.equal(0);
+        expect(await api.redis.sismember(keys.banned, 'u-oli')).to.equal(1);
+        await bothStill('u-oli', 401);
+      } finally {
+        await another.close();
+        await queue.close();
+      }
+    });
+  });
+
   describe('Redis losing the published set', () => {
     it('is repaired by the next worker start from the stored bans, within 2 s on both instances', async () => {
       await worker.deliver(banEvent('ban', ['u-kim'], minute(80)));

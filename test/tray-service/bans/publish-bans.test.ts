@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
 import { banKeys } from '../../../tray-service/bans/ban-keys.ts';
-import { publishBans } from '../../../tray-service/bans/publish-bans.ts';
+import { publishAllBans, publishBans } from '../../../tray-service/bans/publish-bans.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 
@@ -10,9 +10,10 @@ const at = Date.parse('2026-11-20T11:00:00.000Z');
 describe('publishBans (real Redis)', () => {
   let redis: RedisClient;
   let prefix: string;
-  beforeEach(() => {
+  beforeEach(async () => {
     redis = createRedis(testStack().redisUrl);
     prefix = uniqueName('bans');
+    await publishAllBans(redis, prefix, []);
   });
   afterEach(() => redis.disconnect());
 
@@ -20,11 +21,14 @@ describe('publishBans (real Redis)', () => {
   const version = async () => Number(await redis.get(banKeys(prefix).version));
 
   it('keeps the newest change whatever order the changes come in, bumping the version per change kept', async () => {
-    const before = Date.now();
-    await publishBans(redis, prefix, [{ userId: 'u-eve', banned: true, at: at + 60_000 }]);
-    // A counter that did not exist starts from the clock's milliseconds, not from 0.
+    const empty = await version();
+    expect(
+      await publishBans(redis, prefix, [{ userId: 'u-eve', banned: true, at: at + 60_000 }]),
+    ).to.deep.equal({
+      setLost: false,
+    });
     const first = await version();
-    expect(first).to.be.within(before + 1, Date.now() + 1);
+    expect(first).to.equal(empty + 1);
     await publishBans(redis, prefix, [{ userId: 'u-eve', banned: false, at }]);
     expect(await banned()).to.deep.equal(['u-eve']);
     expect(await version()).to.equal(first);
@@ -58,5 +62,40 @@ describe('publishBans (real Redis)', () => {
     } finally {
       for (const connection of connections) connection.disconnect();
     }
+  });
+
+  describe('into a Redis that lost the set', () => {
+    const keys = () => banKeys(prefix);
+    beforeEach(async () => {
+      await publishBans(redis, prefix, [{ userId: 'u-hal', banned: true, at }]);
+      await redis.del(keys().rank, keys().banned, keys().version);
+    });
+
+    it('writes the change but creates no version, and says the set is lost', async () => {
+      expect(await publishBans(redis, prefix, [{ userId: 'u-ida', banned: true, at }])).to.deep.equal({
+        setLost: true,
+      });
+      expect(await banned()).to.deep.equal(['u-ida']);
+      expect(await redis.exists(keys().version)).to.equal(0);
+      // An older change than the one written says so too.
+      expect(
+        await publishBans(redis, prefix, [{ userId: 'u-ida', banned: false, at: at - 1 }]),
+      ).to.deep.equal({
+        setLost: true,
+      });
+    });
+
+    it('gets its version back from the whole set, counted from the clock, not from 0', async () => {
+      const before = Date.now();
+      await publishAllBans(redis, prefix, [
+        { userId: 'u-hal', banned: true, at },
+        { userId: 'u-jo', banned: false, at },
+      ]);
+      expect(await banned()).to.deep.equal(['u-hal']);
+      expect(await version()).to.be.within(before, Date.now());
+      expect(await publishBans(redis, prefix, [{ userId: 'u-jo', banned: true, at: at + 1 }])).to.deep.equal({
+        setLost: false,
+      });
+    });
   });
 });

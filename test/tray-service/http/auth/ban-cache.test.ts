@@ -8,7 +8,7 @@ import { createLogger } from '../../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
 import { createBanCache, startBanCache } from '../../../../tray-service/http/auth/ban-cache.ts';
 import { banKeys } from '../../../../tray-service/bans/ban-keys.ts';
-import { publishBans } from '../../../../tray-service/bans/publish-bans.ts';
+import { publishAllBans, publishBans } from '../../../../tray-service/bans/publish-bans.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
 import { testStack } from '../../../support/test-stack.ts';
 
@@ -18,9 +18,11 @@ const at = Date.parse('2026-11-20T11:00:00.000Z');
 describe('the API ban cache (real Redis)', () => {
   let redis: RedisClient;
   let prefix: string;
-  beforeEach(() => {
+  beforeEach(async () => {
     redis = createRedis(testStack().redisUrl);
     prefix = uniqueName('bans');
+    // As a worker does when it starts: the whole stored set (none yet), then changes one by one.
+    await publishAllBans(redis, prefix, []);
   });
   afterEach(() => redis.disconnect());
 
@@ -47,7 +49,7 @@ describe('the API ban cache (real Redis)', () => {
   });
 
   // A Redis restarted without its data, or a replica promoted without the set: the bans are
-  // still stored, and the worker publishes them again when it reconnects (publishBans).
+  // still stored, and the worker publishes them all again (publishAllBans).
   it('keeps the last loaded set when the published one is gone from Redis, then loads it once published again', async () => {
     const lines: string[] = [];
     const recorded = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
@@ -60,8 +62,16 @@ describe('the API ban cache (real Redis)', () => {
     await cache.refresh();
     expect(cache.isBanned('u-kay')).to.equal(true);
     expect(lines.filter((line) => line.includes('gone from Redis'))).to.have.lengthOf(1);
+    // A change published before the whole set: it says the set is lost, and no instance loads a
+    // set of that change alone (every earlier ban lifted).
+    expect(await publishBans(redis, prefix, [{ userId: 'u-lou', banned: true, at }])).to.deep.equal({
+      setLost: true,
+    });
+    await cache.refresh();
+    expect(cache.isBanned('u-kay')).to.equal(true);
+    expect(cache.isBanned('u-lou')).to.equal(false);
     // Published again from the store, without the ban lifted meanwhile: the new set loads.
-    await publishBans(redis, prefix, [
+    await publishAllBans(redis, prefix, [
       { userId: 'u-kay', banned: false, at: at + 1 },
       { userId: 'u-lou', banned: true, at },
     ]);
@@ -79,8 +89,8 @@ describe('the API ban cache (real Redis)', () => {
     await cache.refresh();
     expect(cache.isBanned('u-max')).to.equal(true);
     await redis.del(keys.rank, keys.banned, keys.version);
-    // One change published into the emptied Redis: counted from 0, it would end at 1 again.
-    await publishBans(redis, prefix, [{ userId: 'u-ned', banned: true, at }]);
+    // The set published into the emptied Redis: counted from 0, it would end at 1 again.
+    await publishAllBans(redis, prefix, [{ userId: 'u-ned', banned: true, at }]);
     await cache.refresh();
     expect(cache.isBanned('u-ned')).to.equal(true);
     expect(cache.isBanned('u-max')).to.equal(false);
@@ -115,6 +125,7 @@ describe('the API ban cache (real Redis)', () => {
     own.on('error', () => undefined);
     const warnings: string[] = [];
     const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) });
+    await publishAllBans(own, prefix, []);
     const cache = await startBanCache(own, { prefix, refreshMs: 50, logger });
     try {
       // Stopped, not closed: the connection stays open and the GET waits for an answer.
