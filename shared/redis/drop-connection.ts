@@ -18,6 +18,10 @@ export function dropConnection(redis: RedisClient): void {
     for (const node of redis.nodes()) socketOf(node)?.destroy();
     return;
   }
+  // Its connection closed by itself already: ioredis connects again on its own timer and sends
+  // what the closed connection held again once ready. disconnect() now would cancel that timer and
+  // emit no 'end' (the socket has no close left to emit), leaving the client unconnected for good.
+  if (redis.status === 'reconnecting') return;
   redis.once('end', () => void redis.connect().catch(() => undefined));
   redis.disconnect();
   socketOf(redis)?.destroy();

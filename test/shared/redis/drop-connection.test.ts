@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
 import { dropConnection } from '../../../shared/redis/drop-connection.ts';
+import { socketOf } from '../../../shared/redis/redis-socket.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 describe('shared/redis drop-connection', function () {
@@ -42,6 +43,22 @@ describe('shared/redis drop-connection', function () {
     expect(performance.now() - started, 'ms until the waiting commands failed').to.be.below(1_000);
     redis.process.kill('SIGCONT');
     await waitFor(() => client?.status === 'ready', 10_000, 'the connection made again');
+    expect(await client.ping()).to.equal('PONG');
+  });
+
+  // The connection closed by itself just before the drop (a hung Redis killed, a proxy closing it):
+  // ioredis waits to connect again, and its disconnect() then cancelled that wait and emitted no
+  // 'end', so nothing ever connected again and the receiver spooled every event until a restart.
+  it('leaves a client that is about to connect again to do so, and it works again', async () => {
+    client = createRedis(redis.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    client.on('error', () => undefined);
+    await waitFor(() => client?.status === 'ready', 5_000, 'the first connection');
+    const reconnecting = new Promise((resolve) => client!.once('reconnecting', resolve));
+    socketOf(client)!.destroy();
+    await reconnecting;
+    expect(client.status).to.equal('reconnecting');
+    dropConnection(client);
+    await waitFor(() => client?.status === 'ready', 5_000, 'the connection made again');
     expect(await client.ping()).to.equal('PONG');
   });
 });
