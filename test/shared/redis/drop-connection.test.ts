@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { Redis } from 'ioredis';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,7 +55,8 @@ describe('shared/redis drop-connection', function () {
     client.on('error', () => undefined);
     await waitFor(() => client?.status === 'ready', 5_000, 'the first connection');
     const reconnecting = new Promise((resolve) => client!.once('reconnecting', resolve));
-    socketOf(client)!.destroy();
+    // A single server's client (createRedis gives a Cluster only for a cluster's nodes).
+    socketOf(client as Redis)!.destroy();
     await reconnecting;
     expect(client.status).to.equal('reconnecting');
     dropConnection(client);
