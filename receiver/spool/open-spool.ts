@@ -222,6 +222,10 @@ async function openInstance(
     const batch = pending;
     pending = [];
     try {
+      // Its file removed from disk (the folder deleted by hand): appends would go on into a file
+      // no drain can find, acknowledged and then gone when it closes. A new segment takes them.
+      // One fstat per flush, and flushes happen only while Redis is not taking events.
+      if (active && (await active.handle.stat()).nlink === 0) await closeActive();
       if (!active) {
         await ensureFolder();
         const seq = nextSeq++;
@@ -294,7 +298,9 @@ async function openInstance(
     signal: AbortSignal | undefined,
   ): Promise<number> => {
     let handled = 0;
-    const segments = (await listSegments(dir)).filter((segment) => segment.seq < below);
+    // A folder removed by hand holds nothing to drain: its counted lines are let go below, instead
+    // of a drain that fails on it every pass with depth never reaching 0.
+    const segments = (await listSegments(dir).catch(ifGone([]))).filter((segment) => segment.seq < below);
     // Counted lines of a segment that is not there (removed by hand, say) will never be drained.
     const present = new Set(segments.map((segment) => segment.seq));
     for (const [seq, lines] of counted) {

@@ -595,6 +595,36 @@ describe('the spool', () => {
     });
   });
 
+  // The folder removed (and made again) by hand while a segment was open: appends went on into
+  // the deleted file and were acknowledged, to vanish when it closed.
+  describe('when its folder is removed while a segment is open', () => {
+    it('keeps what it acknowledges afterwards in a new segment, and drains it', async () => {
+      const sub = join(dir, 'sub');
+      const spool = await openSpool(sub);
+      await spool.append(job(1));
+      rmSync(sub, { recursive: true });
+      mkdirSync(sub, { mode: 0o700 });
+      await spool.append(job(2));
+      await spool.append(job(3));
+      expect(segmentsIn(spool.dir)).to.have.lengthOf(1);
+      const seen: string[] = [];
+      await spool.drain(async (event) => void seen.push(event.dedupeKey));
+      expect(seen).to.deep.equal(['key-2', 'key-3']);
+      expect(spool.depth()).to.equal(0);
+      await spool.close();
+    });
+
+    it('drains nothing and counts nothing once the folder is gone and nothing came after', async () => {
+      const sub = join(dir, 'sub');
+      const spool = await openSpool(sub);
+      await spool.append(job(1));
+      rmSync(sub, { recursive: true });
+      expect(await spool.drain(async () => undefined)).to.equal(0);
+      expect(spool.depth()).to.equal(0);
+      await spool.close();
+    });
+  });
+
   describe('when SPOOL_DIR cannot be used as a folder (a file is in the way)', () => {
     it('refuses to open with a SpoolDirError naming the folder, what failed and why', async () => {
       const file = join(dir, 'file');
