@@ -2,17 +2,15 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
-import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
 import { createWebhookQueue } from '../../../shared/queue/webhook-queue.ts';
 import { startBanCache, type BanCache } from '../../../tray-service/http/auth/ban-cache.ts';
 import { banKeys } from '../../../tray-service/bans/ban-keys.ts';
 import { encodeRecordKey } from '../../../tray-service/domain/record-key.ts';
-import { startWorker } from '../../../tray-service/worker/start-worker.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { bearer, useTrayApi } from '../api/support/api-harness.ts';
 import { commentEvent, membershipEvent, minute, postEvent } from '../worker/event-builder.ts';
-import { useWorker } from '../worker/worker-harness.ts';
+import { quietWorker, useWorker, withMethod } from '../worker/worker-harness.ts';
 import { banEvent } from './ban-events.ts';
 
 /** The bound the tray promises between a stored ban (or unban) and every instance enforcing it. */
@@ -283,34 +281,18 @@ describe('global bans: queue -> worker -> storage and Redis -> two API instances
       await worker.deliver(banEvent('ban', ['u-oli'], minute(110)));
       await bothWithinBound('u-oli', 401);
       let failures = 0;
-      const storage = new Proxy(worker.storage, {
-        get(target, key) {
-          const value: unknown = Reflect.get(target, key);
-          if (key !== 'bans')
-            return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
-          const bans = target.bans;
-          return {
-            apply: bans.apply.bind(bans),
-            all: async () => {
-              if (failures > 0) {
-                failures -= 1;
-                throw new Error('connect ECONNREFUSED (the test: storage down)');
-              }
-              return bans.all();
-            },
-          };
-        },
-      });
+      const storage = {
+        ...worker.storage,
+        bans: withMethod(worker.storage.bans, 'all', (all) => async () => {
+          if (failures > 0) {
+            failures -= 1;
+            throw new Error('connect ECONNREFUSED (the test: storage down)');
+          }
+          return all();
+        }),
+      };
       const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix: useQueuePrefix() });
-      const another = await startWorker({
-        queue,
-        networkId: 'default',
-        storage,
-        logger: createLogger({ name: 'test', level: 'silent' }),
-        registry: createMetricsRegistry('test', false),
-        purgeIntervalMs: 0,
-        bans: { prefix: api.banPrefix },
-      });
+      const another = await quietWorker(queue, storage, { bans: { prefix: api.banPrefix } });
       try {
         const keys = banKeys(api.banPrefix);
         await api.redis.del(keys.rank, keys.banned, keys.version);
@@ -339,15 +321,7 @@ describe('global bans: queue -> worker -> storage and Redis -> two API instances
       await bothWithinBound('u-kim', 200);
 
       const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix: useQueuePrefix() });
-      const restarted = await startWorker({
-        queue,
-        networkId: 'default',
-        storage: worker.storage,
-        logger: createLogger({ name: 'test', level: 'silent' }),
-        registry: createMetricsRegistry('test', false),
-        purgeIntervalMs: 0,
-        bans: { prefix: api.banPrefix },
-      });
+      const restarted = await quietWorker(queue, worker.storage, { bans: { prefix: api.banPrefix } });
       await restarted.close();
       await bothWithinBound('u-kim', 401);
     });

@@ -3,7 +3,6 @@ import type Bull from 'bull';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createMetricsRegistry } from '../../../shared/http/metrics-router.ts';
-import { createLogger } from '../../../shared/logging/create-logger.ts';
 import {
   createWebhookQueue,
   WEBHOOK_MAX_STALLED_COUNT,
@@ -11,11 +10,7 @@ import {
   webhookJobOptions,
   type WebhookJobData,
 } from '../../../shared/queue/webhook-queue.ts';
-import {
-  startWorker,
-  type RunningWorker,
-  type WorkerDeps,
-} from '../../../tray-service/worker/start-worker.ts';
+import { startWorker, type RunningWorker } from '../../../tray-service/worker/start-worker.ts';
 import { recordingLogger } from '../../support/recording-logger.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
@@ -25,38 +20,7 @@ import { usePostgres } from '../../support/use-postgres.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { commentEvent, membershipEvent, minute, postEvent } from './event-builder.ts';
-import { jobDataOf, readAll } from './worker-harness.ts';
-
-/**
- * A worker on `queue` over `storage`, logging nothing and never purging (tests purge themselves),
- * with any other setting of `more`.
- */
-const quietWorker = (
-  queue: Bull.Queue<WebhookJobData>,
-  storage: WorkerDeps['storage'],
-  more: Partial<WorkerDeps> = {},
-) =>
-  startWorker({
-    queue,
-    networkId: 'default',
-    storage,
-    logger: createLogger({ name: 'test', level: 'silent' }),
-    registry: createMetricsRegistry('test', false),
-    purgeIntervalMs: 0,
-    ...more,
-  });
-
-/**
- * `part` of a storage with its method `name` replaced by what `replace` makes of the real one
- * (bound to `part`); every other member is the part's own.
- */
-function withMethod<T extends object, K extends keyof T>(part: T, name: K, replace: (real: T[K]) => T[K]): T {
-  const real = (part[name] as (...args: never[]) => unknown).bind(part) as T[K];
-  const replaced = replace(real);
-  return new Proxy(part, {
-    get: (target, prop, receiver) => (prop === name ? replaced : Reflect.get(target, prop, receiver)),
-  });
-}
+import { jobDataOf, quietWorker, readAll, withMethod } from './worker-harness.ts';
 
 /** Resolves once the job reached a final state (completed, or failed with no attempt left). */
 async function settled(job: Bull.Job<WebhookJobData>): Promise<string> {

@@ -157,3 +157,38 @@ export async function readAll(storage: TrayStorage, userId: string, now = Date.n
   }
   return all.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
+
+/**
+ * A worker on `queue` over `storage`, logging nothing and never purging (tests purge themselves),
+ * with any other setting of `more`.
+ */
+export const quietWorker = (
+  queue: Bull.Queue<WebhookJobData>,
+  storage: WorkerDeps['storage'],
+  more: Partial<WorkerDeps> = {},
+): Promise<RunningWorker> =>
+  startWorker({
+    queue,
+    networkId: 'default',
+    storage,
+    logger: createLogger({ name: 'test', level: 'silent' }),
+    registry: createMetricsRegistry('test', false),
+    purgeIntervalMs: 0,
+    ...more,
+  });
+
+/**
+ * `part` of a storage with its method `name` replaced by what `replace` makes of the real one
+ * (bound to `part`); every other member is the part's own.
+ */
+export function withMethod<T extends object, K extends keyof T>(
+  part: T,
+  name: K,
+  replace: (real: T[K]) => T[K],
+): T {
+  const real = (part[name] as (...args: never[]) => unknown).bind(part) as T[K];
+  const replaced = replace(real);
+  return new Proxy(part, {
+    get: (target, prop, receiver) => (prop === name ? replaced : Reflect.get(target, prop, receiver)),
+  });
+}
