@@ -68,7 +68,21 @@ function clusterAccess(redisUrl: string): Pick<RedisClusterTarget, 'auth' | 'tls
   const tls = url.protocol === 'rediss:' ? { tls: {} } : {};
   // A user with no password sends no AUTH, as for a single server.
   if (url.password === '') return tls;
-  const password = decodeURIComponent(url.password);
-  const username = decodeURIComponent(url.username);
+  const password = decoded(url.password, 'password');
+  const username = decoded(url.username, 'user name');
   return { ...tls, auth: username === '' ? { password } : { username, password } };
+}
+
+/** A URL part, percent-decoded; a lone `%` (a password written as it is) is named, not a URIError. */
+function decoded(text: string, part: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new ConfigError([
+      {
+        variable: 'REDIS_URL',
+        message: `its ${part} holds a "%" that starts no escape: write each "%" in it as %25`,
+      },
+    ]);
+  }
 }

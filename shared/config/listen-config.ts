@@ -7,11 +7,24 @@ export const LOOPBACK = '127.0.0.1';
 const HOSTNAME =
   /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
+/**
+ * Numbers the system's resolver reads as an IPv4 address in a short form (inet_aton): `0` and
+ * `0x0` are 0.0.0.0, every interface, `127.1` is 127.0.0.1. No host name ends in a label of digits.
+ */
+const NUMERIC_SHORT_FORM = /^(?:0x[0-9a-f]*|\d+)(?:\.(?:0x[0-9a-f]*|\d+)){0,3}$/i;
+
 /** An address to listen on: an IPv4 or IPv6 literal, or a host name of this machine. */
-export const listenHost = z.string().refine((value) => isIP(value) !== 0 || HOSTNAME.test(value), {
-  error:
-    'expected an address to listen on: 127.0.0.1 (this machine only), 0.0.0.0 or :: (every interface), or one interface address',
-});
+export const listenHost = z
+  .string()
+  .refine((value) => isIP(value) !== 0 || HOSTNAME.test(value), {
+    error:
+      'expected an address to listen on: 127.0.0.1 (this machine only), 0.0.0.0 or :: (every interface), or one interface address',
+  })
+  // HOST=0 meant "off" to whoever wrote it (TRUST_PROXY=0 does), and listened on every interface.
+  .refine((value) => isIP(value) !== 0 || !NUMERIC_SHORT_FORM.test(value), {
+    error: (issue) =>
+      `expected an address written in full: "${String(issue.input)}" is a short form the system reads as an IPv4 address (0 is 0.0.0.0, every interface); write 127.0.0.1, 0.0.0.0 or the interface address`,
+  });
 
 /**
  * Both services listen on loopback unless told otherwise, so a service started on a machine with a

@@ -48,6 +48,23 @@ describe('the Redis target (REDIS_URL or REDIS_CLUSTER_NODES)', () => {
     });
   });
 
+  // new URL() takes a password with a lone "%"; decoding it threw a URIError, a stack trace
+  // naming no variable.
+  it('names REDIS_URL, not its password, when the password holds a "%" that starts no escape', () => {
+    const env = {
+      REDIS_CLUSTER_NODES: 'a:7000',
+      QUEUE_PREFIX: '{bull}',
+      REDIS_URL: 'redis://:50%off@ignored:1',
+    };
+    expect(() => loadTrayConfig(env))
+      .to.throw(
+        ConfigError,
+        'REDIS_URL: its password holds a "%" that starts no escape: write each "%" in it as %25',
+      )
+      .with.property('message')
+      .that.does.not.include('50%off');
+  });
+
   it('reaches every node of a cluster over TLS when REDIS_URL is rediss://, with its credentials', () => {
     const env = { REDIS_CLUSTER_NODES: 'a:7000', QUEUE_PREFIX: '{bull}' };
     expect(loadTrayConfig({ ...env, REDIS_URL: 'rediss://:pw@ignored:6380' }).redis).to.deep.equal({

@@ -37,5 +37,13 @@ describe('listen addresses (HOST, RECEIVER_HOST, TRAY_HOST)', () => {
     it(`fail naming ${variable} when it is not an address`, () => {
       expect(() => load('http://0.0.0.0')).to.throw(`${variable}: expected an address to listen on`);
     });
+    // The resolver reads "0" as 0.0.0.0: HOST=0 listened on every interface.
+    for (const short of ['0', '0x0', '0.0', '127.1', '2130706433']) {
+      it(`fail naming ${variable}=${short}, a short form of an IPv4 address`, () => {
+        expect(() => load(short)).to.throw(
+          `${variable}: expected an address written in full: "${short}" is a short form the system reads as an IPv4 address`,
+        );
+      });
+    }
   }
 });
