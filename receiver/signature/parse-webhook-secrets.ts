@@ -48,8 +48,19 @@ const maxWebhooks = 10;
  * secret with its padding, not webhook `abc` keyed with `=` (which would fail every delivery and
  * show the secret as the webhook's name in the start-up log).
  */
-const namedEntry = /^([A-Za-z0-9_.-]{1,64})=(?=.*[^\s=])(.+)$/s;
+const namedEntry = /^([A-Za-z0-9_.-]{1,64})\s*=(?=.*[^\s=])(.+)$/s;
 const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/**
+ * A name and `=` with nothing after but more `=`: `eu=` is what `eu=${EU_SECRET}` gives with the
+ * variable unset. Read as a bare secret, it keyed webhook `default` with the text `eu=`, a key
+ * anyone could guess. Only a padded Base64 secret of some length is taken whole in this form.
+ */
+const nameAndPadding = /^[A-Za-z0-9_.-]{1,64}\s*=[\s=]*$/;
+const MIN_BARE_PADDED = 16;
+const isPaddedBase64 = (entry: string) => {
+  const encoded = entry.startsWith('whsec_') ? entry.slice('whsec_'.length) : entry;
+  return encoded.length >= MIN_BARE_PADDED && encoded.endsWith('=') && base64.test(encoded);
+};
 
 /**
  * Parses WEBHOOK_SECRETS: comma-separated `name=secret` entries or bare secrets (named `default`).
@@ -71,6 +82,12 @@ export function parseWebhookSecrets(text: string, options: WebhookOptions = {}):
   text.split(',').forEach((raw, index) => {
     const entry = raw.trim();
     if (entry === '') throw new Error(`entry ${index + 1} is empty`);
+    if (nameAndPadding.test(entry) && !isPaddedBase64(entry)) {
+      throw new Error(
+        `entry ${index + 1} is a name and "=" with no secret after it (a variable left unset?); ` +
+          `a bare secret ending in "=" is read whole only as Base64 of at least ${MIN_BARE_PADDED} characters: write it default=<secret>`,
+      );
+    }
     const match = namedEntry.exec(entry);
     const name = match?.[1] ?? 'default';
     // Never empty: a bare entry is not (checked above), a named one holds more than `=` and spaces.

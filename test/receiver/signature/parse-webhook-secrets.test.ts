@@ -16,7 +16,28 @@ describe('parseWebhookSecrets', () => {
   });
 
   it('keeps a bare Base64 secret with padding whole', () => {
-    expect(names('c2VjcmV0=')).to.deep.equal(['default:c2VjcmV0=']);
+    expect(names('c2VjcmV0LXZhbHVlMTI=')).to.deep.equal(['default:c2VjcmV0LXZhbHVlMTI=']);
+  });
+
+  // `eu=${EU_SECRET}` with the variable unset: read as a bare secret, webhook `default` was keyed
+  // with the text "eu=", which anyone could guess, and webhook `eu` was silently missing.
+  for (const [text, entry] of [
+    ['eu=,us=s3cret', 1],
+    ['us=s3cret, eu= ', 2],
+    ['eu==', 1],
+    ['frankfurt-1=', 1],
+    ['c2VjcmV0=', 1],
+  ] as const) {
+    it(`refuses ${JSON.stringify(text)}: a name and "=" with no secret after it`, () => {
+      expect(() => parseWebhookSecrets(text))
+        .to.throw(`entry ${entry} is a name and "=" with no secret after it (a variable left unset?)`)
+        .with.property('message')
+        .that.does.not.include('s3cret');
+    });
+  }
+
+  it('reads spaces around the "=" of a named entry as part of neither', () => {
+    expect(names('eu = s3cret')).to.deep.equal(['eu:s3cret']);
   });
 
   // A Base64 secret pasted as it is: its padding is not a `name=secret` split (the name would be
