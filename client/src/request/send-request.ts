@@ -50,12 +50,15 @@ export interface TrayRequest {
  */
 export async function sendRequest<T>(connection: TrayConnection, request: TrayRequest): Promise<T> {
   const url = requestUrl(connection.baseUrl, request);
+  // Before the first token: retryWithinMs counts from when the app made the call (an `until`
+  // measured then), not from when getToken answered.
+  const began = performance.now();
+  const timeLeft = () => (request.retryWithinMs ?? Infinity) - (performance.now() - began);
   // Raced with the signal: an abort ends the call at once, also while the app finds a token.
   let token = await untilAborted(connection.getToken({}), request.signal);
   /** Since the last wait: a token given before a wait may have expired during it. */
   let tokenAskedAgain = false;
   let retried = 0;
-  const began = performance.now();
   for (;;) {
     const response = await connection.fetch(url, {
       method: request.method,
@@ -76,22 +79,25 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
     if (error.status === 401 && error.code !== unauthorizedCodes.banned && !tokenAskedAgain) {
       tokenAskedAgain = true;
       token = await untilAborted(connection.getToken({ refused: token }), request.signal);
+      // A sign-in that took longer than the call may wait (a call on every record, an `until`):
+      // sent now, it would take what arrived meanwhile, or come after its `until`.
+      if (timeLeft() < 0) throw error;
       continue;
     }
     if ((error.status === 429 || error.status === 503) && retried < connection.retries) {
-      const left = (request.retryWithinMs ?? Infinity) - (performance.now() - began);
       const delay = retryDelay(
         retried,
         response.headers.get('Retry-After'),
         Date.now(),
         Math.random,
-        Math.min(connection.maxRetryWaitMs, left),
+        Math.min(connection.maxRetryWaitMs, timeLeft()),
       );
       if (delay !== undefined) {
         retried += 1;
         await wait(delay, request.signal);
         // Waits add up to minutes (three of up to maxRetryWaitMs): longer than some tokens live.
         token = await untilAborted(connection.getToken({}), request.signal);
+        if (timeLeft() < 0) throw error;
         tokenAskedAgain = false;
         continue;
       }

@@ -69,6 +69,32 @@ describe('sendRequest (through the client) against the tray API', () => {
       expect(asks).to.deep.equal([{}, { refused: await tokens[0] }]);
     });
 
+    // An interactive sign-in of 20 s, then the call sent again: it marked read what arrived in
+    // those 20 s, records the user never saw, where a 429 or 503 is never waited out past 2 s.
+    it('sends a call on every record again only while getToken answers within 2 s of the call', async function () {
+      this.timeout(10_000);
+      const expired = tokenFor('t-slow', {}, 'a-secret-the-service-does-not-know-32-chars');
+      const { fetch, sent } = recordingFetch();
+      let slow = true;
+      const client = createTrayClient({
+        baseUrl: api.baseUrl,
+        fetch,
+        getToken: async (request) => {
+          if (request.refused === undefined) return expired;
+          if (slow) await new Promise((resolve) => setTimeout(resolve, 2_100));
+          return tokenFor('t-slow');
+        },
+      });
+      await expect(client.markAllAsRead()).to.be.rejectedWith(TrayApiError).and.eventually.include({
+        status: 401,
+      });
+      expect(sent.map((one) => one.status)).to.deep.equal([401]);
+      slow = false;
+      sent.length = 0;
+      await client.markAllAsRead();
+      expect(sent.map((one) => one.status)).to.deep.equal([401, 200]);
+    });
+
     it('throws a TrayApiError 401 when the new token is refused too, after asking only once more', async () => {
       let asked = 0;
       const { fetch, sent } = recordingFetch();
