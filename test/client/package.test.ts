@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -51,8 +51,13 @@ describe('the client package (client/package.json) packed and installed into an 
     dir = mkdtempSync(join(tmpdir(), 'tray-client-pack-'));
     app = join(dir, 'app');
     mkdirSync(app);
-    await tsc(['-p', clientDir]);
-    const packed = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: clientDir });
+    // Built and packed from a copy of its sources: building into client/dist itself emptied each
+    // file for a moment while tray services started beside this suite read them (the demo page).
+    const copy = join(dir, 'client');
+    for (const part of ['package.json', 'tsconfig.json', 'src'])
+      cpSync(join(clientDir, part), join(copy, part), { recursive: true });
+    await tsc(['-p', copy]);
+    const packed = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: copy });
     const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
     await run(
