@@ -1,7 +1,7 @@
 import type { ActorAction } from './actor-action.ts';
 import type { ActorSnapshot } from './actor-snapshot.ts';
 import type { Activity } from './activity.ts';
-import { awayFor, type MembershipEdge } from './membership-intervals.ts';
+import { awayForAction, type MembershipEdge } from './membership-intervals.ts';
 import { processedOf, type KeptActivity } from './kept-activity.ts';
 import { compareCodePoints } from './code-point-order.ts';
 
@@ -94,7 +94,7 @@ export function exactActors(
   for (const action of actions) {
     if (action.at < countFrom || action.actor.userId === recipientId) continue;
     if (action.audience.kind === 'user' && action.audience.userId !== recipientId) continue;
-    if (awayFor(edges, action.at, processedOf(action))) continue;
+    if (awayForAction(edges, action, processedOf(action))) continue;
     const seen = latest.get(action.actor.userId);
     if (!seen || compareActions(asAction(action), asAction(seen)) > 0)
       latest.set(action.actor.userId, action);

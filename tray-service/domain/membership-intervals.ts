@@ -175,13 +175,40 @@ export function memberFor(edges: readonly MembershipEdge[], at: number, processe
 }
 
 /**
- * Away for such an action: not a member for it, and the tray knew, when the action was processed,
- * a change of the user at or before it (any join, or a leave processed before the action). A subset
- * of isAwayAt(awaySpans(edges), at), so an action outside every away span needs no look at the order.
+ * Away for an action on a community's target other than a post (a comment, a reaction, a reply or
+ * a mention addressed to the member): not a member for it, and the tray knew, when the action was
+ * processed, a change of the user at or before it (one processed before the action). A change
+ * processed after it takes nothing back, a join included: a join processed after a late leave
+ * once made every later computation count the action away, which the late leave itself never did
+ * (docs/tray-rules.md#leaving-and-rejoining-a-community). A subset of isAwayAt(awaySpans(edges),
+ * at), so an action outside every away span needs no look at the order.
  */
 export function awayFor(edges: readonly MembershipEdge[], at: number, processed: number): boolean {
   return (
     !memberFor(edges, at, processed) &&
+    edges.some((edge) => edge.at <= at && (edge.processed ?? 0) < processed)
+  );
+}
+
+/**
+ * Away for a community's post: not a member for it, and some join of the user at or before it
+ * (whenever processed) or a leave processed before it. A post reaches members only: one the
+ * fan-out did not give the user when it was processed (no join of theirs known before it) is
+ * added by a late join only within that join's span (memberFor), never by the join's mere
+ * existence. Also a subset of isAwayAt(awaySpans(edges), at).
+ */
+export function awayForPost(edges: readonly MembershipEdge[], at: number, processed: number): boolean {
+  return (
+    !memberFor(edges, at, processed) &&
     edges.some((edge) => edge.at <= at && (edge.joined || (edge.processed ?? 0) < processed))
   );
+}
+
+/** The away rule of an action by its verb: a community post's (awayForPost) or any other's (awayFor). */
+export function awayForAction(
+  edges: readonly MembershipEdge[],
+  action: { verb: string; at: number },
+  processed: number,
+): boolean {
+  return (action.verb === 'post' ? awayForPost : awayFor)(edges, action.at, processed);
 }

@@ -141,11 +141,23 @@ export function memberFor(edges: readonly Edge[], at: number, processed: number)
 }
 
 /**
- * Away for such an action: no join lets it in, and the tray knew, when the action was processed,
- * a change of the user at or before it (any join, or a leave processed before the action). A
- * recipient the tray knew nothing of then is not away: a leave processed later takes nothing back.
+ * Away for an action other than a community post: no join lets it in, and the tray knew, when the action was processed,
+ * a change of the user at or before it (one processed before the action). A recipient the tray
+ * knew nothing of then is not away: a leave processed later takes nothing back, nor does a join
+ * processed after that leave.
  */
 export function awayFor(edges: readonly Edge[], at: number, processed: number): boolean {
+  return (
+    !memberFor(edges, at, processed) && edges.some((edge) => edge.at <= at && edge.processed < processed)
+  );
+}
+
+/**
+ * Away for a community's post: no join lets it in, and some join of the user at or before it
+ * (whenever processed) or a leave processed before it. A post reaches members only: a late join
+ * adds it only within the join's span (memberFor).
+ */
+export function awayForPost(edges: readonly Edge[], at: number, processed: number): boolean {
   return (
     !memberFor(edges, at, processed) &&
     edges.some((edge) => edge.at <= at && (edge.joined || edge.processed < processed))
@@ -465,7 +477,8 @@ export class ReferenceTray {
 
   /** Away at the action's time for the recipient, by the changes known when it was processed (awayFor). */
   private awayFor(activity: Activity, recipientId: string): boolean {
-    return awayFor(this.edges(activity.communityId, recipientId), activity.at, this.processedOf(activity));
+    const rule = activity.verb === 'post' ? awayForPost : awayFor;
+    return rule(this.edges(activity.communityId, recipientId), activity.at, this.processedOf(activity));
   }
 
   /** A member for the action (memberFor): whom a community's post reaches. */

@@ -3,6 +3,8 @@ import fc from 'fast-check';
 import { DAY_MS } from '../../../shared/time/durations.ts';
 import {
   awayFor,
+  awayForAction,
+  awayForPost,
   awaySpans,
   isAwayAt,
   isMemberAt,
@@ -207,6 +209,24 @@ describe('awayFor and memberFor (a leave stops only what is processed after it)'
     // The join processed before the leave: it added both, and the leave takes neither back.
     const joinFirst = [change(true, 0, 3), change(false, 20, 4)];
     expect([memberFor(joinFirst, 10, 1), memberFor(joinFirst, 30, 2)]).to.deep.equal([true, true]);
+  });
+
+  // Leave at 20 processed after the action at 30 (late: takes nothing back), then a join at 0
+  // processed after both: the action stays counted, as the late leave left it.
+  it('lets no join processed after a late leave take back the action the leave left counted', () => {
+    const edges = [change(false, 20, 2), change(true, 0, 3)];
+    expect([awayFor(edges, 30, 1), memberFor(edges, 30, 1)]).to.deep.equal([false, false]);
+    // An action processed after both is away: the leave was known by then.
+    expect(awayFor(edges, 30, 4)).to.equal(true);
+  });
+
+  // A post reaches members only: the fan-out gave it to nobody it knew no join of, and a late join
+  // adds only what falls in its span, so a join beyond that span still leaves the post out.
+  it('keeps a community post out that a late join does not reach (awayForPost), where another action stays', () => {
+    const edges = [change(true, 25, 1), change(false, 15, 3), change(true, 0, 4)];
+    expect([awayForPost(edges, 20, 2), awayFor(edges, 20, 2)]).to.deep.equal([true, false]);
+    expect(awayForAction(edges, { verb: 'post', at: 20 }, 2)).to.equal(true);
+    expect(awayForAction(edges, { verb: 'comment', at: 20 }, 2)).to.equal(false);
   });
 
   it('holds nothing back from a user the tray knew no change of when the action was processed', () => {

@@ -14,9 +14,10 @@ export interface RecordRef {
  * A scalar subquery: what one recipient's record counts, exactly
  * (docs/tray-rules.md#leaving-and-rejoining-a-community, docs/tray-rules.md#inbox). The record
  * group's actions at or after the record's countFrom, by others than the recipient, that the
- * recipient was not away for (tray_away_for: inside an away span, and the leave that opened it
- * processed before the action and before the join that let it in; a leave processed late takes
- * nothing back) and that none of the recipient's mutes held back
+ * recipient was not away for (inside an away span, and the leave that opened it processed before
+ * the action and before the join that let it in; a leave processed late takes nothing back, nor
+ * does a join processed after it: tray_away_for for a post, tray_away_for_action for any other
+ * action) and that none of the recipient's mutes held back
  * (held-back-sql.ts); each actor at their latest such action, as that action shows them. Read from
  * the community's kept posts (`post` records), the recipient's kept actions (every other verb on a
  * community's target) or the group's kept actions (a user feed's targets, which no away span
@@ -67,7 +68,8 @@ export function exactActorsSql(ref: RecordRef): string {
                   AND NOT (EXISTS (SELECT 1 FROM tray_member_away a
                                    WHERE a.community_id = ${community} AND a.user_id = ${user}
                                      AND a.from_at <= s.at AND s.at < a.to_at)
-                           AND tray_away_for(${community}, ${user}, s.at, s.processed))
+                           AND CASE WHEN ${verb} = 'post' THEN tray_away_for(${community}, ${user}, s.at, s.processed)
+                                    ELSE tray_away_for_action(${community}, ${user}, s.at, s.processed) END)
                   AND NOT ${heldBackSql({ user, actor: 's.actor_id', verb, post: 's.post_id', community, at: 's.at' })}
                 ORDER BY s.actor_id, s.at DESC, s.action_id DESC) AS l) AS c)`;
 }

@@ -269,7 +269,7 @@ function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; 
       // An action on a community's target reaches no one who was away from it at its time, an
       // action a mute of its recipient held back reaches them in no way, and nothing reaches a
       // deleted user (docs/tray-rules.md#deleted-users). Away is judged as of the action's first
-      // processing: a redelivered one kept before a leave covering it still counts (tray_away_for
+      // processing: a redelivered one kept before a leave covering it still counts (tray_away_for_action
       // with the kept row's place; a new one takes the largest, after every stored change; the
       // statement's own insert into tray_personal_actions is not visible here).
       sql: `SELECT p.recipient AS user_id, p.verb, p.target_id, min(p.community_id) AS community_id,
@@ -279,7 +279,7 @@ function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; 
               AND NOT (EXISTS (SELECT 1 FROM tray_member_away a
                                WHERE a.community_id = p.community_id AND a.user_id = p.recipient
                                  AND a.from_at <= p.at AND p.at < a.to_at)
-                       AND tray_away_for(p.community_id, p.recipient, p.at, coalesce(
+                       AND tray_away_for_action(p.community_id, p.recipient, p.at, coalesce(
                          (SELECT k.processed FROM tray_personal_actions k
                           WHERE k.user_id = p.recipient AND k.community_id = p.community_id AND k.verb = p.verb
                             AND k.target_id = p.target_id AND k.actor_id = p.actor_id

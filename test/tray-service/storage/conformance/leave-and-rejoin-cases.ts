@@ -356,3 +356,31 @@ for (const [index, kind] of KINDS.entries()) {
     },
   );
 }
+
+// A late leave takes nothing back, and no later computation may either: a join arriving after it
+// (a platform's retry of an old join) made every later computation of the record count the
+// action as away, so an older comment arriving next dropped Ben from the record.
+conformanceCase(
+  'leave and rejoin: a join arriving after a late leave takes back none of what the leave left counted',
+  async (context) => {
+    const c = modelledStorage(context);
+    const feed = { communityId: c.communityId };
+    const comment = (actor: string, minute: number) =>
+      aComment(context.id(actor), ownPost(context), {
+        id: context.id(`cm-${actor}-${minute}`),
+        at: at(minute),
+        ...feed,
+      });
+    // Nothing is known of Ana's membership yet: Ben's comment counts.
+    await c.personal([comment('ben', 6)]);
+    // Her leave, dated before the comment, arrives after it.
+    await c.membership('ana', false, 5, NOW + 1);
+    // Her join, dated before both, arrives last; then Dee's comment, dated while she was a member.
+    await c.membership('ana', true, 0, NOW + 2);
+    await c.personal([comment('dee', 4)]);
+    const record = (await c.records('ana', NOW + 2)).find((one) => one.verb === 'comment');
+    expect(actorIdsOf(record)).to.deep.equal(['ben', 'dee'].map(context.id));
+    expect(record).to.include({ actorsCount: 2, lastActionId: context.id('cm-ben-6') });
+    await c.expectModel('ana', NOW + 2);
+  },
+);

@@ -11,7 +11,7 @@ import {
   type GroupActors,
 } from '../../../domain/group-actors.ts';
 import {
-  awayFor,
+  awayForAction,
   isAwaySince,
   type MembershipEdge,
   type MembershipInterval,
@@ -62,7 +62,7 @@ export function applyActivity(
 ): TrayRecordDoc | 'unchanged' {
   // An action on a community's target reaches no one who was away from it at its time, judged as
   // when it was first processed (a leave processed after it takes nothing back).
-  if (awayFor(context.edges ?? [], activity.at, processedOf(activity))) return 'unchanged';
+  if (awayForAction(context.edges ?? [], activity, processedOf(activity))) return 'unchanged';
   // An older action delivered late widens what the record counts; nothing narrows it.
   const countFrom = record ? Math.min(record.countFrom, activity.at) : activity.at;
   const { named, count } = counted(context, countFrom, recipientId);
@@ -158,7 +158,7 @@ export function recomputeRecord(
     (action) => action.lastActionId === shown.actionId && action.at === shown.at,
   );
   const moved =
-    (shownAction !== undefined && awayFor(edges, shownAction.at, processedOf(shownAction))) ||
+    (shownAction !== undefined && awayForAction(edges, shownAction, processedOf(shownAction))) ||
     (context.namesNewer === true &&
       compareActions({ at: newest.at, actionId: newest.lastActionId }, shown) > 0);
   const latest = moved ? describe(newest) : describeRecord(record);
