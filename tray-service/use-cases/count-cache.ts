@@ -12,11 +12,27 @@ export interface CountCache {
 
 export function createCountCache(ttlMs: number, maxEntries = 10_000): CountCache {
   const entries = new Map<string, { value: number; expires: number }>();
+  // A count loaded while its key was forgotten (a delete-all committing while a history page of
+  // the same user counted) is answered but not kept: kept, it outlived the delete-all by the TTL.
+  // Forgets are remembered only while some load runs, by the order they came in.
+  let sequence = 0;
+  let loading = 0;
+  const forgotten = new Map<string, number>();
   return {
     async get(key, now, load) {
       const hit = entries.get(key);
       if (hit && hit.expires > now) return hit.value;
-      const value = await load();
+      const started = sequence;
+      loading += 1;
+      let value: number;
+      try {
+        value = await load();
+      } finally {
+        loading -= 1;
+      }
+      const stale = [...forgotten].some(([prefix, at]) => at > started && key.startsWith(prefix));
+      if (loading === 0) forgotten.clear();
+      if (stale) return value;
       entries.delete(key);
       // Map keeps insertion order: the first key is the oldest, dropped when full.
       if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
@@ -24,6 +40,8 @@ export function createCountCache(ttlMs: number, maxEntries = 10_000): CountCache
       return value;
     },
     forget(prefix) {
+      sequence += 1;
+      if (loading > 0) forgotten.set(prefix, sequence);
       for (const key of entries.keys()) if (key.startsWith(prefix)) entries.delete(key);
     },
   };

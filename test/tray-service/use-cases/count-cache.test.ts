@@ -22,6 +22,29 @@ describe('createCountCache', () => {
     expect(await cache.get('["ab","v2"]', 1, load)).to.equal(2);
   });
 
+  // A history page counting while a delete-all of the same user committed: the count it loaded
+  // was kept, and every page for the TTL answered totalPages of the records deleted.
+  it('keeps no count whose load ran while its key was forgotten', async () => {
+    const cache = createCountCache(5_000);
+    let release: (count: number) => void = () => undefined;
+    const counting = cache.get('["a","v3"]', 0, () => new Promise<number>((resolve) => (release = resolve)));
+    cache.forget('["a"');
+    release(40);
+    expect(await counting).to.equal(40);
+    expect(await cache.get('["a","v3"]', 1, async () => 0)).to.equal(0);
+    // A load of another user's key beside it is kept.
+    let releaseOther: (count: number) => void = () => undefined;
+    const other = cache.get(
+      '["b","v3"]',
+      2,
+      () => new Promise<number>((resolve) => (releaseOther = resolve)),
+    );
+    cache.forget('["a"');
+    releaseOther(7);
+    expect(await other).to.equal(7);
+    expect(await cache.get('["b","v3"]', 3, async () => 99)).to.equal(7);
+  });
+
   it('drops the oldest entry when full', async () => {
     const cache = createCountCache(5_000, 2);
     let loads = 0;
