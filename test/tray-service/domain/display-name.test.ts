@@ -22,6 +22,16 @@ describe('nameOrId', () => {
     expect(nameOrId(blank, 'u-ana')).to.equal('u-ana');
   });
 
+  // Zero-width and other format characters are no controls and stay in a name (a ZWJ joins an
+  // emoji, a ZWNJ shapes Persian), but a name of nothing else shows as nothing.
+  it('gives the id for a name of invisible format characters only (zero-width space, joiners, marks)', () => {
+    for (const blank of ['\u200b', '\u200c\u200d', ' \u2060\ufeff ', '\u200e\u200f', '\u00ad'])
+      expect(nameOrId(blank, 'u-ana'), JSON.stringify(blank)).to.equal('u-ana');
+    expect(nameOrId('\u{1F468}\u200d\u{1F469}', 'u-ana'), 'an emoji joined by a ZWJ').to.equal(
+      '\u{1F468}\u200d\u{1F469}',
+    );
+  });
+
   it('keeps a name of one visible character among controls (the messages show that character)', () => {
     expect(nameOrId('\u202e.\u0007', 'u-ana')).to.equal('\u202e.\u0007');
   });
