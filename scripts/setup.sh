@@ -9,6 +9,18 @@ FERRETDB_MODULE="github.com/FerretDB/FerretDB"
 
 say() { printf '[setup] %s\n' "$*" >&2; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+# Installs Debian packages. dpkg --configure -a first: a run cut off during an install leaves dpkg
+# "interrupted", and every later apt-get would refuse until it is finished.
+apt_install() {
+  as_root dpkg --configure -a
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "$@" >/dev/null
+}
+# Whether dpkg has a package fully installed (an interrupted install may have unpacked its files).
+dpkg_installed() {
+  local status; status="$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" || return 1
+  [ "$status" = "install ok installed" ]
+}
 # Stops a service a Debian package just started, and keeps it from starting at boot.
 stop_system_service() {
   as_root service "$1" stop >/dev/null 2>&1 || true
@@ -29,8 +41,7 @@ fi
 # 2. redis-server from Debian.
 if ! command -v redis-server >/dev/null 2>&1; then
   say "installing redis-server (apt)"
-  as_root apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq redis-server >/dev/null
+  apt_install redis-server
   # Debian's package starts a system instance on 6379 (and at every boot); the project starts its own.
   stop_system_service redis-server
 fi
@@ -39,8 +50,7 @@ fi
 # ca-certificates). Not needed by the product.
 if [ "${1:-}" != "--product" ] && ! command -v openssl >/dev/null 2>&1; then
   say "installing openssl (apt)"
-  as_root apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq openssl >/dev/null
+  apt_install openssl
 fi
 
 # 3. FerretDB (MongoDB wire protocol over PostgreSQL), built from source with Go: the MongoDB
@@ -81,10 +91,9 @@ fi
 
 # 4. chromium from Debian, for the queue dashboard's browser test (driven by playwright-core with
 #    executablePath; `npx playwright install` is not used: it downloads browsers from the internet).
-if [ ! -x /usr/bin/chromium ]; then
+if [ ! -x /usr/bin/chromium ] || ! dpkg_installed chromium; then
   say "installing chromium (apt)"
-  as_root apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium >/dev/null
+  apt_install chromium
 fi
 
 # 5. PostgreSQL server from Debian: FerretDB's storage everywhere the project starts servers
@@ -92,8 +101,7 @@ fi
 #    of the project's own under its data directory or a temp dir).
 if ! compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null; then
   say "installing postgresql (apt)"
-  as_root apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq postgresql >/dev/null
+  apt_install postgresql
   # Debian's package starts a cluster on 5432 (and at every boot); the project starts its own.
   stop_system_service postgresql
 fi
