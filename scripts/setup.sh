@@ -16,10 +16,12 @@ apt_install() {
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "$@" >/dev/null
 }
-# Whether dpkg has a package fully installed (an interrupted install may have unpacked its files).
-dpkg_installed() {
+# Whether dpkg knows a package but has not finished installing it (an interrupted install may have
+# unpacked its files). One dpkg does not know (installed another way, no dpkg) is not half installed.
+dpkg_half_installed() {
+  command -v dpkg-query >/dev/null 2>&1 || return 1
   local status; status="$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" || return 1
-  [ "$status" = "install ok installed" ]
+  [ -n "$status" ] && [ "$status" != "install ok installed" ] && [ "${status##* }" != "not-installed" ]
 }
 # Stops a service a Debian package just started, and keeps it from starting at boot.
 stop_system_service() {
@@ -91,7 +93,7 @@ fi
 
 # 4. chromium from Debian, for the queue dashboard's browser test (driven by playwright-core with
 #    executablePath; `npx playwright install` is not used: it downloads browsers from the internet).
-if [ ! -x /usr/bin/chromium ] || ! dpkg_installed chromium; then
+if [ ! -x /usr/bin/chromium ] || dpkg_half_installed chromium; then
   say "installing chromium (apt)"
   apt_install chromium
 fi
