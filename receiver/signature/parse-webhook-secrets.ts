@@ -53,14 +53,14 @@ const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 /**
  * A name and `=` with nothing after but more `=`: `eu=` is what `eu=${EU_SECRET}` gives with the
  * variable unset. Read as a bare secret, it keyed webhook `default` with the text `eu=`, a key
- * anyone could guess. Only a padded Base64 secret of some length is taken whole in this form.
+ * anyone could guess. Refused, whatever its length: `communityevents=` is also valid Base64, so no
+ * rule on the text tells a padded secret from a name. A padded bare secret is written
+ * `default=<secret>`; only a `whsec_` one (a Standard Webhooks secret, no webhook's name) is
+ * taken whole.
  */
 const nameAndPadding = /^[A-Za-z0-9_.-]{1,64}\s*=[\s=]*$/;
-const MIN_BARE_PADDED = 16;
-const isPaddedBase64 = (entry: string) => {
-  const encoded = entry.startsWith('whsec_') ? entry.slice('whsec_'.length) : entry;
-  return encoded.length >= MIN_BARE_PADDED && encoded.endsWith('=') && base64.test(encoded);
-};
+const isStandardSecret = (entry: string) =>
+  entry.startsWith('whsec_') && base64.test(entry.slice('whsec_'.length));
 
 /**
  * Parses WEBHOOK_SECRETS: comma-separated `name=secret` entries or bare secrets (named `default`).
@@ -82,10 +82,10 @@ export function parseWebhookSecrets(text: string, options: WebhookOptions = {}):
   text.split(',').forEach((raw, index) => {
     const entry = raw.trim();
     if (entry === '') throw new Error(`entry ${index + 1} is empty`);
-    if (nameAndPadding.test(entry) && !isPaddedBase64(entry)) {
+    if (nameAndPadding.test(entry) && !isStandardSecret(entry)) {
       throw new Error(
         `entry ${index + 1} is a name and "=" with no secret after it (a variable left unset?); ` +
-          `a bare secret ending in "=" is read whole only as Base64 of at least ${MIN_BARE_PADDED} characters: write it default=<secret>`,
+          'a bare secret ending in "=" is written default=<secret>',
       );
     }
     const match = namedEntry.exec(entry);

@@ -113,10 +113,10 @@ describe('receiver configuration', () => {
 
   describe('with a bare Base64 secret ending in "=="', () => {
     it('reads it whole as the secret of webhook "default", so its text is never a webhook name', () => {
-      const config = loadReceiverConfig({ WEBHOOK_SECRETS: 'c2VjcmV0LXZhbHVlLTEyMzQ1Ng==' });
+      const config = loadReceiverConfig({ WEBHOOK_SECRETS: 'c2VjcmV0LXZhbHVl/TEyMzQ1Ng==' });
       expect(config.WEBHOOK_SECRETS.map(({ name }) => name)).to.deep.equal(['default']);
       expect(config.WEBHOOK_SECRETS[0]?.keys[0]?.export().toString('utf8')).to.equal(
-        'c2VjcmV0LXZhbHVlLTEyMzQ1Ng==',
+        'c2VjcmV0LXZhbHVl/TEyMzQ1Ng==',
       );
     });
 

@@ -15,8 +15,17 @@ describe('parseWebhookSecrets', () => {
     expect(names('eu=old, eu=new ,us=x')).to.deep.equal(['eu:old|new', 'us:x']);
   });
 
-  it('keeps a bare Base64 secret with padding whole', () => {
-    expect(names('c2VjcmV0LXZhbHVlMTI=')).to.deep.equal(['default:c2VjcmV0LXZhbHVlMTI=']);
+  it('keeps a bare Base64 secret with padding whole when its text is no name (it holds + or /)', () => {
+    expect(names('c2VjcmV0/LXZhbHVl+MTI=')).to.deep.equal(['default:c2VjcmV0/LXZhbHVl+MTI=']);
+  });
+
+  // `communityevents=` is a name and "=" as much as 16 characters of padded Base64: no rule on the
+  // text tells them apart, so the padded secret is written with its name.
+  it('takes a padded bare secret whose text reads as a name when written default=<secret>', () => {
+    expect(() => parseWebhookSecrets('c2VjcmV0LXZhbHVlMTI=')).to.throw(
+      'entry 1 is a name and "=" with no secret after it (a variable left unset?); a bare secret ending in "=" is written default=<secret>',
+    );
+    expect(names('default=c2VjcmV0LXZhbHVlMTI=')).to.deep.equal(['default:c2VjcmV0LXZhbHVlMTI=']);
   });
 
   // `eu=${EU_SECRET}` with the variable unset: read as a bare secret, webhook `default` was keyed
@@ -27,6 +36,8 @@ describe('parseWebhookSecrets', () => {
     ['eu==', 1],
     ['frankfurt-1=', 1],
     ['c2VjcmV0=', 1],
+    ['communityevents=', 1],
+    ['partnerwebhook1=', 1],
   ] as const) {
     it(`refuses ${JSON.stringify(text)}: a name and "=" with no secret after it`, () => {
       expect(() => parseWebhookSecrets(text))
@@ -40,10 +51,11 @@ describe('parseWebhookSecrets', () => {
     expect(names('eu = s3cret')).to.deep.equal(['eu:s3cret']);
   });
 
-  // A Base64 secret pasted as it is: its padding is not a `name=secret` split (the name would be
-  // the secret's text, shown in the start-up log, and the key a lone "=").
-  it('keeps a bare Base64 secret ending in "==" whole', () => {
-    expect(names('c2VjcmV0LXZhbHVlLTEyMzQ1Ng==')).to.deep.equal(['default:c2VjcmV0LXZhbHVlLTEyMzQ1Ng==']);
+  // A Base64 secret pasted as it is: its padding is never a `name=secret` split (the name would be
+  // the secret's text, shown in the start-up log, and the key a lone "="); one whose text is no
+  // name is read whole, one whose text could be a name is refused (above).
+  it('keeps a bare Base64 secret ending in "==" whole when its text is no name', () => {
+    expect(names('c2VjcmV0LXZhbHVl/TEyMzQ1Ng==')).to.deep.equal(['default:c2VjcmV0LXZhbHVl/TEyMzQ1Ng==']);
   });
 
   it('keeps a named Base64 secret ending in "==" whole', () => {
