@@ -8,30 +8,45 @@
 export interface CountCache {
   get(key: string, now: number, load: () => Promise<number>): Promise<number>;
   forget(prefix: string): void;
+  /** How many forgets it keeps for loads still running: none once no load runs. */
+  remembered(): number;
 }
 
 export function createCountCache(ttlMs: number, maxEntries = 10_000): CountCache {
   const entries = new Map<string, { value: number; expires: number }>();
   // A count loaded while its key was forgotten (a delete-all committing while a history page of
   // the same user counted) is answered but not kept: kept, it outlived the delete-all by the TTL.
-  // Forgets are remembered only while some load runs, by the order they came in.
+  // Forgets are numbered, and remembered (oldest first) only as long as a load that started
+  // before them still runs, so under steady load the list holds the last moments' forgets only.
   let sequence = 0;
-  let loading = 0;
+  /** Loads in flight, by the number of the last forget before they started (oldest first). */
+  const loads = new Map<number, number>();
   const forgotten = new Map<string, number>();
+  const settle = (started: number) => {
+    const left = (loads.get(started) ?? 1) - 1;
+    if (left > 0) loads.set(started, left);
+    else loads.delete(started);
+    const oldest = loads.keys().next().value;
+    for (const [prefix, at] of forgotten) {
+      if (oldest !== undefined && at > oldest) break;
+      forgotten.delete(prefix);
+    }
+  };
   return {
     async get(key, now, load) {
       const hit = entries.get(key);
       if (hit && hit.expires > now) return hit.value;
       const started = sequence;
-      loading += 1;
+      loads.set(started, (loads.get(started) ?? 0) + 1);
       let value: number;
       try {
         value = await load();
-      } finally {
-        loading -= 1;
+      } catch (error) {
+        settle(started);
+        throw error;
       }
       const stale = [...forgotten].some(([prefix, at]) => at > started && key.startsWith(prefix));
-      if (loading === 0) forgotten.clear();
+      settle(started);
       if (stale) return value;
       entries.delete(key);
       // Map keeps insertion order: the first key is the oldest, dropped when full.
@@ -41,8 +56,13 @@ export function createCountCache(ttlMs: number, maxEntries = 10_000): CountCache
     },
     forget(prefix) {
       sequence += 1;
-      if (loading > 0) forgotten.set(prefix, sequence);
+      if (loads.size > 0) {
+        // Moved to the end: the list stays in the order of the forgets.
+        forgotten.delete(prefix);
+        forgotten.set(prefix, sequence);
+      }
       for (const key of entries.keys()) if (key.startsWith(prefix)) entries.delete(key);
     },
+    remembered: () => forgotten.size,
   };
 }

@@ -45,6 +45,27 @@ describe('createCountCache', () => {
     expect(await cache.get('["b","v3"]', 3, async () => 99)).to.equal(7);
   });
 
+  // Loads overlapping without a pause (a busy instance) never let the list of forgets empty at
+  // once: it holds only the forgets some running load started before.
+  it('remembers a forget no longer than a load that started before it runs', async () => {
+    const cache = createCountCache(5_000);
+    const releases: Array<(count: number) => void> = [];
+    const pending = (key: string) =>
+      cache.get(key, 0, () => new Promise<number>((resolve) => releases.push(resolve)));
+    let running = pending('["u0","v3"]');
+    for (let n = 1; n <= 50; n += 1) {
+      cache.forget(`["f${n}"`);
+      const next = pending(`["u${n}","v3"]`);
+      releases.shift()!(n);
+      await running;
+      running = next;
+    }
+    expect(cache.remembered()).to.be.at.most(1);
+    releases.shift()!(0);
+    await running;
+    expect(cache.remembered()).to.equal(0);
+  });
+
   it('drops the oldest entry when full', async () => {
     const cache = createCountCache(5_000, 2);
     let loads = 0;
