@@ -7,6 +7,7 @@ import { isStalledOut } from '../../shared/queue/stalled-out.ts';
 import { WEBHOOK_MAX_STALLED_COUNT, type WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import { createBanRepublisher } from '../bans/ban-republisher.ts';
+import { banKeys } from '../bans/ban-keys.ts';
 import { publishAllBans, publishBans } from '../bans/publish-bans.ts';
 import type { Activity } from '../domain/activity.ts';
 import type { BanChange } from '../domain/ban-change.ts';
@@ -61,7 +62,7 @@ export interface WorkerDeps {
    * Where stored ban changes are published for the API: BAN_REDIS_PREFIX on the queue's Redis
    * unless a connection is given. Default prefix `tray-bans`.
    */
-  bans?: { prefix: string; redis?: RedisClient };
+  bans?: { prefix: string; redis?: RedisClient; checkMs?: number };
   /** Whose events are applied (TRAY_PLATFORM_WEBHOOKS); unset: deliveries of the platform's scheme. */
   platformWebhooks?: ApplyJobDeps['platformWebhooks'];
   /** The moderation step plugs in here: called once per processed job, after the event is stored. */
@@ -79,6 +80,9 @@ export interface RunningWorker {
   close(): Promise<void>;
 }
 
+/** How often the worker checks that the published ban set's version is still in Redis. */
+export const BAN_VERSION_CHECK_MS = 10_000;
+
 /** The bull adapter of the tray: each job of the webhook queue goes to the apply-job use case. */
 export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const bans = { redis: deps.bans?.redis ?? deps.queue.client, prefix: deps.bans?.prefix ?? 'tray-bans' };
@@ -90,6 +94,20 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const republisher = createBanRepublisher({ republish: republishBans, logger: deps.logger });
   const onReconnected = () => republisher.request();
   bans.redis.on('ready', onReconnected);
+  // A Redis that lost the set with no reconnect seen and no ban event coming (a failover to an
+  // empty replica, a FLUSHDB, an eviction): the version stays gone, and an API instance starting
+  // meanwhile would load whatever set is left. One EXISTS per interval finds it.
+  const versionKey = banKeys(bans.prefix).version;
+  const banCheck = setInterval(() => {
+    bans.redis.exists(versionKey).then(
+      (exists) => {
+        if (exists === 0) republisher.request();
+      },
+      // Redis unreachable: its reconnect republishes.
+      () => undefined,
+    );
+  }, deps.bans?.checkMs ?? BAN_VERSION_CHECK_MS);
+  banCheck.unref();
   const metrics = createWorkerMetrics(deps.registry);
   const fanOuts = pLimit(deps.fanOutConcurrency ?? 4);
   // A fan-out costs about the same for one post as for many: posts to a community that arrive
@@ -255,6 +273,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     close: async () => {
       clearInterval(timer);
       bans.redis.off('ready', onReconnected);
+      clearInterval(banCheck);
       republisher.close();
       const waiting = !gate.isOpen;
       gate.stop();

@@ -274,6 +274,35 @@ describe('global bans: queue -> worker -> storage and Redis -> two API instances
     });
   });
 
+  // Lost with nothing to tell the worker: no reconnect, no ban event. An API instance starting
+  // then loaded what was left of the set (here nothing).
+  describe('Redis losing the published set with no reconnect and no ban event', () => {
+    it('is republished by the worker’s check, and an instance starting after it enforces every ban', async () => {
+      await worker.deliver(banEvent('ban', ['u-pia'], minute(120)));
+      await bothWithinBound('u-pia', 401);
+      const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix: useQueuePrefix() });
+      const checking = await quietWorker(queue, worker.storage, {
+        bans: { prefix: api.banPrefix, checkMs: 100 },
+      });
+      try {
+        const keys = banKeys(api.banPrefix);
+        await api.redis.del(keys.rank, keys.banned, keys.version);
+        const started = Date.now();
+        while ((await api.redis.exists(keys.version)) === 0 && Date.now() - started < 5_000) await sleep(50);
+        const fresh = await startBanCache(api.redis, {
+          prefix: api.banPrefix,
+          refreshMs: 60_000,
+          logger: createLogger({ name: 'test', level: 'silent' }),
+        });
+        fresh.stop();
+        expect(fresh.isBanned('u-pia')).to.equal(true);
+      } finally {
+        await checking.close();
+        await queue.close();
+      }
+    });
+  });
+
   // The reconnect's republish found the storage not answering (restarted with Redis): it was
   // logged and never tried again, so the set stayed empty until the next ban published it alone.
   describe('a republish after a reconnect that fails while the storage does not answer', () => {
