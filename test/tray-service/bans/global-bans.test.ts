@@ -1,13 +1,16 @@
 import { expect } from 'chai';
+import type Bull from 'bull';
 import type { Express } from 'express';
 import request from 'supertest';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
-import { createWebhookQueue } from '../../../shared/queue/webhook-queue.ts';
+import { createWebhookQueue, type WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
 import { startBanCache, type BanCache } from '../../../tray-service/http/auth/ban-cache.ts';
 import { banKeys } from '../../../tray-service/bans/ban-keys.ts';
 import { encodeRecordKey } from '../../../tray-service/domain/record-key.ts';
+import type { WorkerDeps } from '../../../tray-service/worker/start-worker.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
+import { waitFor } from '../../support/wait-for.ts';
 import { bearer, useTrayApi } from '../api/support/api-harness.ts';
 import { commentEvent, membershipEvent, minute, postEvent } from '../worker/event-builder.ts';
 import { quietWorker, useWorker, withMethod } from '../worker/worker-harness.ts';
@@ -119,6 +122,31 @@ describe('global bans: queue -> worker -> storage and Redis -> two API instances
     await sleep(700);
     for (const [, app] of instances) expect(await status(app(), user)).to.equal(expected);
   }
+
+  /**
+   * Runs `body` beside another worker process's worker (its own queue, the suite's ban prefix) on
+   * `storage`, and closes both after it.
+   */
+  async function withAnotherWorker(
+    storage: WorkerDeps['storage'],
+    bans: Partial<NonNullable<WorkerDeps['bans']>>,
+    body: (queue: Bull.Queue<WebhookJobData>) => Promise<void>,
+  ): Promise<void> {
+    const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix: useQueuePrefix() });
+    const another = await quietWorker(queue, storage, { bans: { prefix: api.banPrefix, ...bans } });
+    try {
+      await body(queue);
+    } finally {
+      await another.close();
+      await queue.close();
+    }
+  }
+
+  /** Redis loses the published set, as a restart without its data does. */
+  const loseTheSet = () => {
+    const keys = banKeys(api.banPrefix);
+    return api.redis.del(keys.rank, keys.banned, keys.version);
+  };
 
   const storedBan = async (userId: string) =>
     (await worker.storage.bans.all()).find((change) => change.userId === userId) ?? null;
@@ -280,15 +308,10 @@ describe('global bans: queue -> worker -> storage and Redis -> two API instances
     it('is republished by the worker’s check, and an instance starting after it enforces every ban', async () => {
       await worker.deliver(banEvent('ban', ['u-pia'], minute(120)));
       await bothWithinBound('u-pia', 401);
-      const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix: useQueuePrefix() });
-      const checking = await quietWorker(queue, worker.storage, {
-        bans: { prefix: api.banPrefix, checkMs: 100 },
-      });
-      try {
-        const keys = banKeys(api.banPrefix);
-        await api.redis.del(keys.rank, keys.banned, keys.version);
-        const started = Date.now();
-        while ((await api.redis.exists(keys.version)) === 0 && Date.now() - started < 5_000) await sleep(50);
+      await withAnotherWorker(worker.storage, { checkMs: 100 }, async () => {
+        await loseTheSet();
+        const version = banKeys(api.banPrefix).version;
+        await waitFor(async () => (await api.redis.exists(version)) === 1, 5_000, 'the version back');
         const fresh = await startBanCache(api.redis, {
           prefix: api.banPrefix,
           refreshMs: 60_000,
@@ -296,10 +319,7 @@ describe('global bans: queue -> worker -> storage and Redis -> two API instances
         });
         fresh.stop();
         expect(fresh.isBanned('u-pia')).to.equal(true);
-      } finally {
-        await checking.close();
-        await queue.close();
-      }
+      });
     });
   });
 
@@ -320,23 +340,19 @@ describe('global bans: queue -> worker -> storage and Redis -> two API instances
           return all();
         }),
       };
-      const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix: useQueuePrefix() });
-      const another = await quietWorker(queue, storage, { bans: { prefix: api.banPrefix } });
-      try {
-        const keys = banKeys(api.banPrefix);
-        await api.redis.del(keys.rank, keys.banned, keys.version);
+      await withAnotherWorker(storage, {}, async (queue) => {
+        await loseTheSet();
         failures = 2;
         queue.client.disconnect(true);
-        const started = Date.now();
-        while ((await api.redis.sismember(keys.banned, 'u-oli')) === 0 && Date.now() - started < 10_000)
-          await sleep(100);
+        const banned = banKeys(api.banPrefix).banned;
+        await waitFor(
+          async () => (await api.redis.sismember(banned, 'u-oli')) === 1,
+          10_000,
+          'u-oli published',
+        );
         expect(failures).to.equal(0);
-        expect(await api.redis.sismember(keys.banned, 'u-oli')).to.equal(1);
         await bothStill('u-oli', 401);
-      } finally {
-        await another.close();
-        await queue.close();
-      }
+      });
     });
   });
 
@@ -349,9 +365,8 @@ describe('global bans: queue -> worker -> storage and Redis -> two API instances
       await api.redis.incr(keys.version);
       await bothWithinBound('u-kim', 200);
 
-      const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix: useQueuePrefix() });
-      const restarted = await quietWorker(queue, worker.storage, { bans: { prefix: api.banPrefix } });
-      await restarted.close();
+      // Another worker's start, and its close.
+      await withAnotherWorker(worker.storage, {}, async () => undefined);
       await bothWithinBound('u-kim', 401);
     });
   });
