@@ -272,7 +272,7 @@ describe('global bans: queue -> worker -> storage and Redis -> two API instances
       await worker.deliver(banEvent('ban', ['u-lex'], minute(90)));
       await bothWithinBound('u-lex', 401);
       const keys = banKeys(api.banPrefix);
-      await api.redis.del(keys.rank, keys.banned, keys.version);
+      await loseTheSet();
       await bothStill('u-lex', 401);
       // The worker's connection drops and comes back, as after a Redis restart.
       worker.queue.client.disconnect(true);
@@ -292,7 +292,7 @@ describe('global bans: queue -> worker -> storage and Redis -> two API instances
       await worker.deliver(banEvent('ban', ['u-max'], minute(100)));
       await bothWithinBound('u-max', 401);
       const keys = banKeys(api.banPrefix);
-      await api.redis.del(keys.rank, keys.banned, keys.version);
+      await loseTheSet();
       await worker.deliver(banEvent('ban', ['u-ned'], minute(101)));
       await bothWithinBound('u-ned', 401);
       await bothStill('u-max', 401);
