@@ -3,17 +3,16 @@
 // time and request count, and loading it at a fixed rate.
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SignedBenchRequest } from './bench-body.ts';
+import { procStatFields } from './proc-stat.ts';
 
 /** Linux reports process CPU in clock ticks of 10 ms (USER_HZ = 100 on every mainstream build). */
 export const tickMicros = 10_000;
 
 /** A process's CPU time so far, in clock ticks, from /proc (Linux). */
 export function processTicks(pid: number): { user: number; system: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = procStatFields(pid);
   return { user: Number(fields[11]), system: Number(fields[12]) };
 }
 

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { devDataDir, devSecretsPath, loadOrCreateDevSecrets, shownPath } from './dev-secrets.ts';
 import { FORCED_STOP_MS, SERVICE_STOP_MS } from './dev-stack-stop.ts';
 import { ensureDatabase } from './ensure-database.ts';
+import { hasExited } from './has-exited.ts';
 import { hostPort } from '../../shared/http/host-port.ts';
 import { checkNoLeftoverServers } from './leftover-servers.ts';
 import { listenError } from './listen-error.ts';
@@ -77,8 +78,6 @@ async function stopEverything(code: number): Promise<never> {
   if (started) say('stopped');
   process.exit(killedAny ? 1 : code);
 }
-
-const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
 /**
  * SIGTERM, then SIGKILL if the service still runs `killAfterMs` later. A service whose event loop
@@ -187,7 +186,7 @@ function supervise(server: LocalServer): void {
     );
     void stopAll(1);
   };
-  if (server.process.exitCode !== null || server.process.signalCode !== null) ended();
+  if (hasExited(server.process)) ended();
   else server.process.once('exit', ended);
 }
 

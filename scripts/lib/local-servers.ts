@@ -17,6 +17,7 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
+import { hasExited } from './has-exited.ts';
 import { logFailureLine, markLog, type LogMark } from './log-failure-line.ts';
 
 /**
@@ -93,8 +94,6 @@ function exitedDuringStartUp(name: string, child: ChildProcess, log: LogMark): E
   return new Error(`${name} exited ${how} during start-up${reason ? `: ${reason}` : ''} (log: ${log.path})`);
 }
 
-const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
-
 async function waitForPort(
   name: string,
   port: number,
@@ -113,7 +112,7 @@ async function waitForPort(
 
 function stopper(child: ChildProcess, graceMs = 5_000) {
   return async (signal: NodeJS.Signals = 'SIGTERM'): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (hasExited(child)) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill(signal);
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { procStatFields } from '../../scripts/lib/proc-stat.ts';
 
 /**
  * The processes working in `dir` or below it (Linux's /proc): Redis and PostgreSQL change into
@@ -20,11 +21,10 @@ export function processesIn(dir: string): number[] {
   return pids;
 }
 
-/** The fields of /proc/<pid>/stat after the command's name (which may hold spaces), or undefined once gone. */
+/** The fields of /proc/<pid>/stat after the command's name (procStatFields), or undefined once gone. */
 function statOf(pid: number): string[] | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return procStatFields(pid);
   } catch {
     return undefined;
   }

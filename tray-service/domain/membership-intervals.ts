@@ -184,10 +184,7 @@ export function memberFor(edges: readonly MembershipEdge[], at: number, processe
  * at), so an action outside every away span needs no look at the order.
  */
 export function awayFor(edges: readonly MembershipEdge[], at: number, processed: number): boolean {
-  return (
-    !memberFor(edges, at, processed) &&
-    edges.some((edge) => edge.at <= at && (edge.processed ?? 0) < processed)
-  );
+  return awayKnowing(edges, at, processed, false);
 }
 
 /**
@@ -198,9 +195,17 @@ export function awayFor(edges: readonly MembershipEdge[], at: number, processed:
  * existence. Also a subset of isAwayAt(awaySpans(edges), at).
  */
 export function awayForPost(edges: readonly MembershipEdge[], at: number, processed: number): boolean {
+  return awayKnowing(edges, at, processed, true);
+}
+
+/**
+ * Not a member for the action, and a change at or before it known when it was processed: one
+ * processed before it, or (`anyJoin`, a post's rule) any join whenever processed.
+ */
+function awayKnowing(edges: readonly MembershipEdge[], at: number, processed: number, anyJoin: boolean) {
   return (
     !memberFor(edges, at, processed) &&
-    edges.some((edge) => edge.at <= at && (edge.joined || (edge.processed ?? 0) < processed))
+    edges.some((edge) => edge.at <= at && ((anyJoin && edge.joined) || (edge.processed ?? 0) < processed))
   );
 }
 
