@@ -12,7 +12,7 @@ import { banKeys } from './ban-keys.ts';
  * version: a change is still written then, but the counter stays absent and the script answers
  * -1, so instances keep their last loaded set (tray-service/http/auth/ban-cache.ts) until every
  * stored ban is published again. Creating it here let instances load a set of the newest ban
- * alone, every earlier ban lifted.
+ * alone, every earlier ban lifted. A change kept answers the version it made.
  */
 const PUBLISH = `
 local lost = redis.call('EXISTS', KEYS[3]) == 0
@@ -28,20 +28,30 @@ else
   redis.call('SREM', KEYS[2], ARGV[1])
 end
 if lost then return -1 end
-redis.call('INCR', KEYS[3])
-return 1
+return redis.call('INCR', KEYS[3])
 `;
 
 /**
- * Once every stored ban is written: a version that is gone starts again from the clock's
- * milliseconds, never from 0 (counting from 0 again could land on the very number an API instance
- * last loaded, which would then not load the set again).
+ * Once every stored ban is written: a version that is gone, or that had gone back (ARGV[2] = '1'),
+ * is set to ARGV[1] (above every version the publisher saw, at least the clock's milliseconds) or
+ * past its own count, whichever is more. Never counted from 0 again: that could land on the very
+ * number an API instance last loaded, holding another set, which would then not load this one.
+ * Answers the version.
  */
-const COMPLETE = `redis.call('SET', KEYS[1], ARGV[1], 'NX')`;
+const COMPLETE = `
+local version = tonumber(redis.call('GET', KEYS[1]))
+if ARGV[2] == '1' or not version then
+  version = math.max(tonumber(ARGV[1]), (version or 0) + 1)
+  redis.call('SET', KEYS[1], string.format('%d', version))
+end
+return version
+`;
 
 export interface PublishedBans {
   /** Redis had lost the set: every stored ban must be published again (publishAllBans). */
   setLost: boolean;
+  /** The newest version these changes made, when one was kept into a set Redis still had. */
+  version?: number;
 }
 
 /**
@@ -55,6 +65,7 @@ export async function publishBans(
 ): Promise<PublishedBans> {
   const keys = banKeys(prefix);
   let setLost = false;
+  let version: number | undefined;
   for (const change of changes) {
     const answer = await redis.eval(
       PUBLISH,
@@ -66,20 +77,28 @@ export async function publishBans(
       String(banRank(change)),
     );
     if (answer === -1) setLost = true;
+    else if (typeof answer === 'number' && answer > 0) version = Math.max(version ?? 0, answer);
   }
-  return { setLost };
+  return version === undefined ? { setLost } : { setLost, version };
 }
 
 /**
  * Publishes every stored ban (`all`, read from storage) and only then lets API instances load the
- * set: the whole set, at start-up and whenever Redis may have lost it.
+ * set: the whole set, at start-up and whenever Redis may have lost it. `seen` is the newest version
+ * the caller saw: a version below it is a Redis gone back to an older set (a failover to a replica
+ * that lagged), which the republish restores and then marks with a version above `seen`, so every
+ * instance loads it. Answers the version the set has now.
  */
 export async function publishAllBans(
   redis: RedisClient,
   prefix: string,
   all: readonly BanChange[],
-): Promise<void> {
-  await publishBans(redis, prefix, all);
+  seen = 0,
+): Promise<number> {
   const keys = banKeys(prefix);
-  await redis.eval(COMPLETE, 1, keys.version, String(Date.now()));
+  const before = await redis.get(keys.version);
+  const wentBack = before !== null && Number(before) < seen;
+  await publishBans(redis, prefix, all);
+  const fresh = Math.max(Date.now(), seen + 1);
+  return Number(await redis.eval(COMPLETE, 1, keys.version, String(fresh), wentBack ? '1' : '0'));
 }

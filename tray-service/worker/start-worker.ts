@@ -7,7 +7,7 @@ import { isStalledOut } from '../../shared/queue/stalled-out.ts';
 import { WEBHOOK_MAX_STALLED_COUNT, type WebhookJobData } from '../../shared/queue/webhook-queue.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import { createBanRepublisher } from '../bans/ban-republisher.ts';
-import { banKeys } from '../bans/ban-keys.ts';
+import { watchBanVersion } from '../bans/watch-ban-version.ts';
 import { publishAllBans, publishBans } from '../bans/publish-bans.ts';
 import type { Activity } from '../domain/activity.ts';
 import type { BanChange } from '../domain/ban-change.ts';
@@ -89,25 +89,27 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   // Redis may have lost the published set (a restart without persistence, a new instance): storage
   // holds every ban, and republishing keeps whatever newer change Redis has. Again after each
   // reconnect: a Redis that came back empty would otherwise serve no ban until the next start.
-  const republishBans = async () => publishAllBans(bans.redis, bans.prefix, await deps.storage.bans.all());
-  await republishBans();
+  // A set gone, or gone back to an older one, with no reconnect seen and no ban event coming: one
+  // GET per interval finds it (watchBanVersion).
+  const watch = watchBanVersion({
+    redis: bans.redis,
+    prefix: bans.prefix,
+    everyMs: deps.bans?.checkMs ?? BAN_VERSION_CHECK_MS,
+    onStale: () => republisher.request(),
+    logger: deps.logger,
+  });
+  const republishBans = async () =>
+    watch.observe(await publishAllBans(bans.redis, bans.prefix, await deps.storage.bans.all(), watch.seen()));
   const republisher = createBanRepublisher({ republish: republishBans, logger: deps.logger });
+  try {
+    await republishBans();
+  } catch (error) {
+    watch.stop();
+    republisher.close();
+    throw error;
+  }
   const onReconnected = () => republisher.request();
   bans.redis.on('ready', onReconnected);
-  // A Redis that lost the set with no reconnect seen and no ban event coming (a failover to an
-  // empty replica, a FLUSHDB, an eviction): the version stays gone, and an API instance starting
-  // meanwhile would load whatever set is left. One EXISTS per interval finds it.
-  const versionKey = banKeys(bans.prefix).version;
-  const banCheck = setInterval(() => {
-    bans.redis.exists(versionKey).then(
-      (exists) => {
-        if (exists === 0) republisher.request();
-      },
-      // Redis unreachable: its reconnect republishes.
-      () => undefined,
-    );
-  }, deps.bans?.checkMs ?? BAN_VERSION_CHECK_MS);
-  banCheck.unref();
   const metrics = createWorkerMetrics(deps.registry);
   const fanOuts = pLimit(deps.fanOutConcurrency ?? 4);
   // A fan-out costs about the same for one post as for many: posts to a community that arrive
@@ -123,7 +125,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     networkId: deps.networkId,
     publishBans: async (changed: readonly BanChange[]) => {
       // A Redis that lost the set (no reconnect seen: a cluster failover) gets every stored ban.
-      if ((await publishBans(bans.redis, bans.prefix, changed)).setLost) republisher.request();
+      const published = await publishBans(bans.redis, bans.prefix, changed);
+      if (published.version !== undefined) watch.observe(published.version);
+      if (published.setLost) republisher.request();
     },
     scheduleFanOut,
     ...(deps.platformWebhooks ? { platformWebhooks: deps.platformWebhooks } : {}),
@@ -273,7 +277,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     close: async () => {
       clearInterval(timer);
       bans.redis.off('ready', onReconnected);
-      clearInterval(banCheck);
+      watch.stop();
       republisher.close();
       const waiting = !gate.isOpen;
       gate.stop();

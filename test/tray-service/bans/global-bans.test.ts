@@ -325,6 +325,39 @@ describe('global bans: queue -> worker -> storage and Redis -> two API instances
     });
   });
 
+  // A failover to a replica that had not yet received the newest ban (replication is
+  // asynchronous): the version is there, only older, so nothing looked lost; every instance loaded
+  // the older set, and the ban stayed lifted for good.
+  describe('Redis going back to an older published set (a failover to a lagging replica)', () => {
+    it('is republished by the worker’s check under a new version, and both instances refuse the user again', async () => {
+      const keys = banKeys(api.banPrefix);
+      await withAnotherWorker(worker.storage, { checkMs: 100 }, async () => {
+        const older = await Promise.all(
+          [keys.rank, keys.banned, keys.version].map(
+            async (key) => [key, await api.redis.dumpBuffer(key)] as const,
+          ),
+        );
+        await worker.deliver(banEvent('ban', ['u-quin'], minute(130)));
+        await bothWithinBound('u-quin', 401);
+        const newer = Number(await api.redis.get(keys.version));
+        // Seen by the other worker's check, which runs every 100 ms.
+        await sleep(300);
+        for (const [key, dump] of older) {
+          if (dump) await api.redis.restore(key, 0, dump, 'REPLACE');
+        }
+        expect(await api.redis.sismember(keys.banned, 'u-quin')).to.equal(0);
+        await waitFor(
+          async () => (await api.redis.sismember(keys.banned, 'u-quin')) === 1,
+          5_000,
+          'u-quin published again',
+        );
+        expect(Number(await api.redis.get(keys.version))).to.be.above(newer);
+        await bothWithinBound('u-quin', 401);
+        await bothStill('u-quin', 401);
+      });
+    });
+  });
+
   // The reconnect's republish found the storage not answering (restarted with Redis): it was
   // logged and never tried again, so the set stayed empty until the next ban published it alone.
   describe('a republish after a reconnect that fails while the storage does not answer', () => {

@@ -26,6 +26,7 @@ describe('publishBans (real Redis)', () => {
       await publishBans(redis, prefix, [{ userId: 'u-eve', banned: true, at: at + 60_000 }]),
     ).to.deep.equal({
       setLost: false,
+      version: empty + 1,
     });
     const first = await version();
     expect(first).to.equal(empty + 1);
@@ -93,9 +94,33 @@ describe('publishBans (real Redis)', () => {
       ]);
       expect(await banned()).to.deep.equal(['u-hal']);
       expect(await version()).to.be.within(before, Date.now());
-      expect(await publishBans(redis, prefix, [{ userId: 'u-jo', banned: true, at: at + 1 }])).to.deep.equal({
-        setLost: false,
-      });
+      expect(
+        (await publishBans(redis, prefix, [{ userId: 'u-jo', banned: true, at: at + 1 }])).setLost,
+      ).to.equal(false);
+    });
+  });
+
+  // A failover to a replica that lagged: the version is there, only older than one seen.
+  describe('into a Redis gone back to an older set', () => {
+    it('restores the stored bans and marks the set with a version above the newest seen', async () => {
+      const older = await version();
+      const { version: seen } = await publishBans(redis, prefix, [{ userId: 'u-kit', banned: true, at }]);
+      expect(seen).to.equal(older + 1);
+      await redis.hdel(banKeys(prefix).rank, 'u-kit');
+      await redis.srem(banKeys(prefix).banned, 'u-kit');
+      await redis.set(banKeys(prefix).version, String(older));
+      const answered = await publishAllBans(redis, prefix, [{ userId: 'u-kit', banned: true, at }], seen);
+      expect(await banned()).to.deep.equal(['u-kit']);
+      expect(answered).to.equal(await version());
+      expect(answered).to.be.above(older + 1);
+    });
+
+    it('leaves a version that did not go back as it is when nothing changed', async () => {
+      const { version: seen } = await publishBans(redis, prefix, [{ userId: 'u-lin', banned: true, at }]);
+      expect(await publishAllBans(redis, prefix, [{ userId: 'u-lin', banned: true, at }], seen)).to.equal(
+        seen,
+      );
+      expect(await version()).to.equal(seen);
     });
   });
 });
