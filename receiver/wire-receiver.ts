@@ -6,6 +6,7 @@ import { isCluster, type RedisTarget } from '../shared/redis/redis-target.ts';
 import type { EncodedWebhookJob } from '../shared/queue/webhook-queue.ts';
 import { createReceiverApp } from './create-receiver-app.ts';
 import { createReceiverMetrics } from './receiver-metrics.ts';
+import { queueGaugeNames, registerQueueDepthGauge } from '../shared/queue/queue-depth-gauge.ts';
 import type { WebhookSettings } from './http/create-webhook-handler.ts';
 import { openSpool, type Spool } from './spool/open-spool.ts';
 import { startSpoolDrainer, type SpoolDrainer } from './spool/start-spool-drainer.ts';
@@ -137,6 +138,7 @@ export async function wireReceiver(wiring: ReceiverWiring): Promise<Receiver> {
     () => spool.depth(),
     () => spool.foreignEntries(),
   );
+  registerQueueDepthGauge(wiring.registry, queueGaugeNames.receiver, [queue.queue]);
   const app = createReceiverApp({
     logger,
     redis: writes.check,

@@ -11,6 +11,7 @@ import { exitOnUncaught } from '../shared/process/exit-on-uncaught.ts';
 import { onShutdown } from '../shared/process/on-shutdown.ts';
 import { dependencyOrExit } from '../shared/process/wait-for-dependency.ts';
 import { createWebhookQueue } from '../shared/queue/webhook-queue.ts';
+import { queueGaugeNames, registerQueueDepthGauge } from '../shared/queue/queue-depth-gauge.ts';
 import { createRedis, pingRedis } from '../shared/redis/create-redis.ts';
 import { logRedisOutage } from '../shared/redis/log-redis-outage.ts';
 import { isRedisAuthError } from '../shared/redis/redis-failure.ts';
@@ -132,6 +133,13 @@ const moderation = await setupModeration(config, {
   words,
   deliver: runsWorker,
 });
+
+// Backlogs and dead letters for operators' alerts (docs/operations.md#health-metrics-and-shutdown).
+registerQueueDepthGauge(
+  registry,
+  queueGaugeNames.tray,
+  moderation.queue ? [queue, moderation.queue] : [queue],
+);
 
 // The events console's live tail: each event once applied, by the worker or by a replay that
 // finished it first (its job still retrying or dead-lettered).

@@ -187,6 +187,7 @@ describe('receiver app', () => {
           acked200: value('webhook_ack_duration_seconds_count', 'status="200"'),
           answered401: value('webhook_ack_duration_seconds_count', 'status="401"'),
           enqueuedQueued: value('webhook_enqueue_duration_seconds_count', 'outcome="queued"'),
+          waiting: value('webhook_queue_jobs', 'state="waiting"'),
         };
       };
       const before = await series();
@@ -207,6 +208,7 @@ describe('receiver app', () => {
         acked200: after.acked200 - before.acked200,
         answered401: after.answered401 - before.answered401,
         enqueuedQueued: after.enqueuedQueued - before.enqueuedQueued,
+        waiting: after.waiting - before.waiting,
       }).to.deep.equal({
         received: 3,
         queued: 1,
@@ -215,6 +217,7 @@ describe('receiver app', () => {
         acked200: 2,
         answered401: 1,
         enqueuedQueued: 1,
+        waiting: 1,
       });
       for (const name of ['webhook_enqueue_duration_seconds_bucket', 'webhook_spool_depth']) {
         expect(after.text).to.include(name);

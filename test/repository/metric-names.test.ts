@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { Registry } from 'prom-client';
 import { createReceiverMetrics } from '../../receiver/receiver-metrics.ts';
 import { createMetricsRegistry } from '../../shared/http/metrics-router.ts';
+import { queueGaugeNames, registerQueueDepthGauge } from '../../shared/queue/queue-depth-gauge.ts';
 import { requestMetrics } from '../../tray-service/http/request-metrics.ts';
 import { createStreamMetrics } from '../../tray-service/live/stream-metrics.ts';
 import { createWorkerMetrics } from '../../tray-service/worker/worker-metrics.ts';
@@ -18,6 +19,9 @@ const registrations: Readonly<Record<string, (registry: Registry) => unknown>> =
   'tray-service/http/request-metrics.ts': (registry) => requestMetrics(registry, new Set()),
   'tray-service/worker/worker-metrics.ts': (registry) => createWorkerMetrics(registry),
   'tray-service/live/stream-metrics.ts': (registry) => createStreamMetrics(registry, () => 0),
+  'shared/queue/queue-depth-gauge.ts': (registry) => {
+    for (const name of Object.values(queueGaugeNames)) registerQueueDepthGauge(registry, name, []);
+  },
 };
 
 /** The names a scrape shows: each metric's, and a histogram's or summary's series. */

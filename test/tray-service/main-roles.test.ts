@@ -97,6 +97,8 @@ describe('tray-service/main.ts roles (TRAY_ROLE)', function () {
     const metricsAuth = { Authorization: `Bearer ${trayMetricsToken}` };
     const metrics = await (await fetch(`${base}/metrics`, { headers: metricsAuth })).text();
     expect(metrics).to.match(/^tray_worker_jobs_total\{[^}]*outcome="completed"[^}]*\} 1$/m);
+    // The queue's depth, read from Redis at the scrape: the one job is done, none waits.
+    expect(metrics).to.match(/^tray_queue_jobs\{[^}]*state="waiting"[^}]*\} 0$/m);
     const tray = await fetch(`${base}/notifications/v3`, {
       headers: { Authorization: `Bearer ${await token('u-role')}` },
     });

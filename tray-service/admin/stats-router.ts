@@ -1,6 +1,7 @@
 import type Bull from 'bull';
 import { Router } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
+import { jobCounts } from '../../shared/queue/job-counts.ts';
 import { DAY_MS } from '../../shared/time/durations.ts';
 import { chartRange, type EventCharts } from '../use-cases/event-charts.ts';
 import { queueStats } from '../use-cases/queue-stats.ts';
@@ -84,18 +85,7 @@ export function createStatsRouter(deps: StatsRouterDeps): Router {
     const stats: QueueStatsBody = await queueStats(
       deps.queues.map((queue) => ({
         name: queue.name,
-        counts: async () => {
-          // bull counts paused jobs too (in the same MULTI as the others); its typings leave it out.
-          const counts: Bull.JobCounts & { paused?: number } = await queue.getJobCounts();
-          return {
-            waiting: counts.waiting,
-            active: counts.active,
-            delayed: counts.delayed,
-            paused: counts.paused ?? 0,
-            failed: counts.failed,
-            completed: counts.completed,
-          };
-        },
+        counts: () => jobCounts(queue),
       })),
     );
     res.json(stats);
