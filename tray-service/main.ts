@@ -9,6 +9,7 @@ import { createMetricsRegistry } from '../shared/http/metrics-router.ts';
 import { createLogger } from '../shared/logging/create-logger.ts';
 import { exitOnUncaught } from '../shared/process/exit-on-uncaught.ts';
 import { onShutdown } from '../shared/process/on-shutdown.ts';
+import { shutdownSteps } from '../shared/process/shutdown-steps.ts';
 import { dependencyOrExit } from '../shared/process/wait-for-dependency.ts';
 import { createWebhookQueue } from '../shared/queue/webhook-queue.ts';
 import { queueGaugeNames, registerQueueDepthGauge } from '../shared/queue/queue-depth-gauge.ts';
@@ -339,21 +340,26 @@ if (adminServer) {
 logger.info({ host, port: config.TRAY_PORT, role: config.TRAY_ROLE }, 'tray service listening');
 
 onShutdown(logger, async () => {
+  const steps = shutdownSteps();
   // Stop accepting first (closeServer does at once, then drains): a stream opening later would
   // miss the streams' close below and hold the drain. One still being authorised now opens on a
   // closed hub, which ends it at once with a retry hint.
   const drained = Promise.all([
-    closeServer(server),
-    adminServer && closeServer(adminServer),
-    metricsServer && closeServer(metricsServer),
+    steps.run(() => closeServer(server)),
+    adminServer && steps.run(() => closeServer(adminServer)),
+    metricsServer && steps.run(() => closeServer(metricsServer)),
   ]);
   // The worker stops alongside the HTTP drain, not after it: a slow client holding the drain must
   // not keep the worker taking jobs until the deadline kills it mid-job.
-  const stopped = Promise.all([wakeLoop.stop(), worker?.close()]);
-  await Promise.all([drained, stopped, api?.closeStreams()]);
-  api?.stop();
-  await moderation.close();
-  await queue.close();
-  redis.disconnect();
-  await storage.close();
+  const stopped = Promise.all([steps.run(() => wakeLoop.stop()), worker && steps.run(() => worker.close())]);
+  await Promise.all([drained, stopped, api && steps.run(() => api.closeStreams())]);
+  await steps.run(() => api?.stop());
+  await steps.run(() => moderation.close());
+  // A worker closes its queue itself, or leaves it when its jobs wait on a storage that went away
+  // (they stall, and another worker runs them): closing it again here would wait for those very
+  // jobs, for ever.
+  if (!worker) await steps.run(() => queue.close());
+  await steps.run(() => redis.disconnect());
+  await steps.run(() => storage.close());
+  steps.finish();
 });

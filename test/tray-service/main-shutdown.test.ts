@@ -9,6 +9,7 @@ import {
 } from '../../shared/queue/webhook-queue.ts';
 import { SHUTDOWN_DEADLINE_MS } from '../../shared/process/on-shutdown.ts';
 import { startTrayProcess, type TrayProcess } from '../reliability/support/tray-process.ts';
+import { startBlackholeProxy } from '../support/blackhole-proxy.ts';
 import { useQueuePrefix } from '../support/suite-resources.ts';
 import { testStack } from '../support/test-stack.ts';
 import { useTrayStorage } from '../support/use-tray-storage.ts';
@@ -21,6 +22,19 @@ const shutdownLines = (output: string) =>
     .split('\n')
     .filter((line) => /shutting down|stopped|did not finish|"level":(40|50|60)/.test(line))
     .join('\n');
+
+/** The port of the storage `env` names (DATABASE_URL or MONGODB_URI). */
+const storageUrlVariable = (env: Record<string, string>) =>
+  env['DATABASE_URL'] !== undefined ? 'DATABASE_URL' : 'MONGODB_URI';
+const storagePort = (env: Record<string, string>) => Number(new URL(env[storageUrlVariable(env)] ?? '').port);
+/** `env` with its storage reached through `port` on loopback instead. */
+function throughPort(env: Record<string, string>, port: number): Record<string, string> {
+  const variable = storageUrlVariable(env);
+  const url = new URL(env[variable] ?? '');
+  url.hostname = '127.0.0.1';
+  url.port = String(port);
+  return { ...env, [variable]: url.toString() };
+}
 
 /** The exit code once `child` exits, or null when it is still running `withinMs` later. */
 function exitCode(child: ChildProcess, withinMs: number): Promise<number | null> {
@@ -149,5 +163,35 @@ describe('tray-service/main.ts shutdown', function () {
     }
     expect(later).to.not.include('completed');
     expect(later.length).to.be.above(0);
+  });
+
+  // The storage going away while the worker finishes its jobs (a whole stack stopped at once):
+  // the worker leaves its parked jobs to stall, and the shutdown must not then wait on the
+  // queue's close again, which waits for those very jobs for ever. Last: the jobs it leaves stay
+  // locked for a while, which the cases above would count.
+  it('with the storage gone while jobs are in hand, exits 0 before the deadline', async () => {
+    const proxy = await startBlackholeProxy(storagePort(suite.env));
+    try {
+      tray = await startTrayProcess({
+        redisUrl: testStack().redisUrl,
+        prefix,
+        env: throughPort(suite.env, proxy.port),
+      });
+      startFeed();
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // Jobs in hand wait on the storage, then it goes: their statements fail, new connections
+      // are refused.
+      proxy.blackhole();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      tray.child.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await proxy.close();
+      const code = await exitCode(tray.child, SHUTDOWN_DEADLINE_MS + 2_000);
+      clearInterval(feed);
+      expect(tray.output(), shutdownLines(tray.output())).not.to.include('shutdown did not finish in time');
+      expect(code, shutdownLines(tray.output())).to.equal(0);
+    } finally {
+      await proxy.close();
+    }
   });
 });
