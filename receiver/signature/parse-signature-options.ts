@@ -6,7 +6,8 @@ export function parseSignatureScheme(value: string): SignatureScheme {
   if (scheme !== undefined) return scheme;
   const near = signatureSchemes.find((known) => value !== '' && known.includes(value.toLowerCase()));
   const hint = near === undefined ? '' : ` (did you mean "${near}"?)`;
-  throw new Error(`"${value}" is not a scheme; expected ${signatureSchemes.join(' or ')}${hint}`);
+  // The value is not repeated: WEBHOOK_SECRETS pasted here by mistake would put a secret in the log.
+  throw new Error(`not a scheme; expected ${signatureSchemes.join(' or ')}${hint}`);
 }
 
 /** An HTTP header name (RFC 9110 token), compared in lowercase as Node gives header names. */
@@ -23,7 +24,10 @@ const reserved: Readonly<Record<string, string>> = {
 /** A value of WEBHOOK_SIGNATURE_HEADER: the header a platform-scheme signature comes in. */
 export function parseSignatureHeader(value: string): string {
   const name = value.toLowerCase();
-  if (!token.test(name)) throw new Error(`"${value}" is not an HTTP header name`);
+  // Not repeated, as above: the value may be a secret pasted into the wrong variable.
+  if (!token.test(name)) {
+    throw new Error("not an HTTP header name (letters, digits and !#$%&'*+.^_`|~-, at most 100)");
+  }
   const why = reserved[name];
   if (why !== undefined) throw new Error(`"${name}" cannot carry the signature: ${why}`);
   return name;

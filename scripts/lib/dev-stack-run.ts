@@ -299,7 +299,7 @@ async function start(): Promise<void> {
       `postgres ${shownUrl(env.DATABASE_URL)}${postgres ? ` (${passwordIn('POSTGRES_PASSWORD')}data in ${postgres.dir})` : ''}`,
     );
   } else {
-    say(`mongodb  ${(env.MONGODB_URI ?? '').replace(/\/\/[^@]*@/, '//')}`);
+    say(`mongodb  ${shownUrl(env.MONGODB_URI ?? '')}`);
   }
   if (stackEnv) {
     say(

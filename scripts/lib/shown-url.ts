@@ -1,17 +1,24 @@
 /**
- * A URL as the stack prints it: its password, if any, replaced (the operator's own URLs included).
- * One the URL parser refuses (a password with an unencoded `/`, say) has everything from its scheme
- * to its last `@` replaced: a password may hold any character but the `@` that ends it.
+ * A URL as the stack prints it (the operator's own URLs included): its password, if any, replaced,
+ * and its query shown as `?…`, since a query may carry a password too (node-postgres reads
+ * `password` there, ioredis merges the query into its options, MongoDB's options hold key
+ * passwords and session tokens). One the URL parser refuses (a password with an unencoded `/`, a
+ * MongoDB URI listing several hosts) has everything from its scheme to its last `@` replaced: a
+ * password may hold any character but the `@` that ends it.
  */
 export function shownUrl(url: string): string {
+  // After the last `@`: a password may hold a `?`.
+  const query = url.indexOf('?', url.lastIndexOf('@') + 1);
+  const [base, shownQuery] = query < 0 ? [url, ''] : [url.slice(0, query), '?…'];
   try {
-    const parsed = new URL(url);
+    const parsed = new URL(base);
     if (parsed.password !== '') parsed.password = '****';
-    return parsed.toString();
+    return `${parsed.toString()}${shownQuery}`;
   } catch {
-    return url.replace(
+    const shown = base.replace(
       /^([a-z][a-z0-9+.-]*:\/\/)?.*@/is,
       (_match, scheme: string | undefined) => `${scheme ?? ''}****@`,
     );
+    return `${shown}${shownQuery}`;
   }
 }

@@ -2,7 +2,7 @@ import type { RedisNodeAddress } from '../redis/redis-target.ts';
 
 /**
  * REDIS_CLUSTER_NODES: comma-separated `host:port` seed nodes (IPv6 hosts in brackets). Throws an
- * Error whose message names the bad entry; duplicates are refused because they usually mean a
+ * Error whose message names the bad entry by its place; duplicates are refused because they usually mean a
  * copy-paste mistake that leaves fewer seeds than intended.
  */
 export function parseClusterNodes(text: string): RedisNodeAddress[] {
@@ -14,7 +14,12 @@ export function parseClusterNodes(text: string): RedisNodeAddress[] {
     const port = Number(match?.[2]);
     const hostText = match?.[1];
     if (hostText === undefined || port < 1 || port > 65535) {
-      throw new Error(`"${entry}" is not host:port (a host name or IP address and a port from 1 to 65535)`);
+      // The entry is not repeated: a seed written as a URL may hold the password (which goes in
+      // REDIS_URL), and this message goes to the log.
+      const credentials = entry.includes('@') ? '; user and password go in REDIS_URL' : '';
+      throw new Error(
+        `entry ${index + 1} is not host:port (a host name or IP address and a port from 1 to 65535${credentials})`,
+      );
     }
     const host = hostText.replace(/^\[(.*)\]$/, '$1');
     if (nodes.some((node) => node.host === host && node.port === port)) {

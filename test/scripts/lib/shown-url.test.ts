@@ -17,4 +17,21 @@ describe('shownUrl (the URLs npm start prints)', () => {
       expect(shownUrl(url), url).to.equal(shown);
     }
   });
+
+  // node-postgres reads `password` from the query, ioredis merges the query into its options, and
+  // MongoDB's options carry key passwords and session tokens.
+  it('shows no query, which may carry a password or a token', () => {
+    for (const [url, shown] of [
+      ['postgres://tray@db.internal/tray?password=hunter2', 'postgres://tray@db.internal/tray?…'],
+      ['redis://127.0.0.1:6379/?password=hunter2', 'redis://127.0.0.1:6379/?…'],
+      [
+        'mongodb://u:pw@h1:27017,h2:27017/tray?authMechanismProperties=AWS_SESSION_TOKEN:hunter2',
+        'mongodb://****@h1:27017,h2:27017/tray?…',
+      ],
+      ['mongodb://127.0.0.1:27017/', 'mongodb://127.0.0.1:27017/'],
+      ['postgres://u:ab?cd@db/tray?sslmode=require', 'postgres://****@db/tray?…'],
+    ] as const) {
+      expect(shownUrl(url), url).to.equal(shown);
+    }
+  });
 });

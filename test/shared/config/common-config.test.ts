@@ -98,7 +98,7 @@ describe('the Redis target (REDIS_URL or REDIS_CLUSTER_NODES)', () => {
     expect(() => loadTrayConfig({ REDIS_CLUSTER_NODES: 'a:7000,b', QUEUE_PREFIX: '{bull}' }))
       .to.throw(ConfigError)
       .with.property('message')
-      .that.includes('REDIS_CLUSTER_NODES: "b" is not host:port');
+      .that.includes('REDIS_CLUSTER_NODES: entry 2 is not host:port');
   });
   for (const script of ['receiver/main.ts', 'tray-service/main.ts']) {
     it(`${script} refuses to start on a cluster with an untagged QUEUE_PREFIX, in one line naming it`, async () => {

@@ -11,10 +11,10 @@ describe('parseClusterNodes', () => {
   });
 
   for (const [text, message] of [
-    ['10.0.0.1', '"10.0.0.1" is not host:port'],
-    ['10.0.0.1:0', '"10.0.0.1:0" is not host:port'],
-    ['10.0.0.1:70000', '"10.0.0.1:70000" is not host:port'],
-    ['redis://10.0.0.1:7000', '"redis://10.0.0.1:7000" is not host:port'],
+    ['10.0.0.1', 'entry 1 is not host:port'],
+    ['a:1,10.0.0.1:0', 'entry 2 is not host:port'],
+    ['10.0.0.1:70000', 'entry 1 is not host:port'],
+    ['redis://10.0.0.1:7000', 'entry 1 is not host:port'],
     ['a:1,,b:2', 'entry 2 is empty'],
     ['a:1,a:1', '"a:1" is listed twice'],
   ] as const) {
@@ -22,4 +22,19 @@ describe('parseClusterNodes', () => {
       expect(() => parseClusterNodes(text)).to.throw(message);
     });
   }
+
+  // Seeds written as URLs with the password in them (as other cluster clients take them): the
+  // error goes to the log, so it must not repeat the entry.
+  it('refuses a seed holding a password without repeating it, and says where credentials go', () => {
+    for (const text of ['redis://:p4ss-w0rd@10.0.0.1:6379', ':p4ss-w0rd@10.0.0.1:6379']) {
+      let message = '';
+      try {
+        parseClusterNodes(text);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message, text).to.include('entry 1 is not host:port').and.include('REDIS_URL');
+      expect(message, text).not.to.include('p4ss');
+    }
+  });
 });
