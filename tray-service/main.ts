@@ -351,7 +351,13 @@ onShutdown(logger, async () => {
   ]);
   // The worker stops alongside the HTTP drain, not after it: a slow client holding the drain must
   // not keep the worker taking jobs until the deadline kills it mid-job.
-  const stopped = Promise.all([steps.run(() => wakeLoop.stop()), worker && steps.run(() => worker.close())]);
+  // So do the moderation decisions' deliveries: each taken during the drain would hold the
+  // shutdown for up to MODERATION_WEBHOOK_TIMEOUT_MS after it.
+  const stopped = Promise.all([
+    steps.run(() => wakeLoop.stop()),
+    worker && steps.run(() => worker.close()),
+    steps.run(() => moderation.stopTaking()),
+  ]);
   await Promise.all([drained, stopped, api && steps.run(() => api.closeStreams())]);
   await steps.run(() => api?.stop());
   await steps.run(() => moderation.close());

@@ -140,7 +140,19 @@ export interface DecisionDeliveryDeps {
  * repeats by `Idempotency-Key`.
  * Each attempt is signed afresh, with its own timestamp, so a retry hours later still verifies.
  */
-export function startDecisionDelivery(deps: DecisionDeliveryDeps): { close(): Promise<void> } {
+/** A running delivery consumer. */
+export interface DecisionDelivery {
+  /**
+   * Takes no more deliveries (bull's local pause, not waiting for those in hand): at shutdown,
+   * alongside the HTTP drain, so deliveries taken during the drain do not hold the shutdown past
+   * its deadline.
+   */
+  stopTaking(): Promise<void>;
+  /** Waits for the deliveries in hand (each bounded by MODERATION_WEBHOOK_TIMEOUT_MS), then closes. */
+  close(): Promise<void>;
+}
+
+export function startDecisionDelivery(deps: DecisionDeliveryDeps): DecisionDelivery {
   const clock = deps.clock ?? (() => new Date());
   void deps.queue.process(deps.concurrency ?? 2, async (job) => {
     const doc = await deps.decisions.get(job.data.decisionId);
@@ -193,5 +205,5 @@ export function startDecisionDelivery(deps: DecisionDeliveryDeps): { close(): Pr
     deps.logger[final ? 'error' : 'warn']({ decisionId, attempts, err: reason }, 'decision delivery failed');
     await deps.decisions.markAttemptFailed(decisionId, attempts, reason, final);
   };
-  return { close: () => deps.queue.close() };
+  return { stopTaking: () => deps.queue.pause(true, true), close: () => deps.queue.close() };
 }

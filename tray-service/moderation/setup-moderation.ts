@@ -18,6 +18,8 @@ export interface Moderation {
   decisions: DecisionsPort;
   /** The delivery queue, when MODERATION_WEBHOOK_URL is set (shown on the dashboard). */
   queue?: Bull.Queue<DecisionJobData>;
+  /** Takes no more deliveries (at shutdown, alongside the HTTP drain); close() follows. */
+  stopTaking(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -45,6 +47,7 @@ export async function setupModeration(
     return {
       step: createModerationStep({ rules, decisions, logger: deps.logger }),
       decisions,
+      stopTaking: async () => {},
       close: async () => {},
     };
   }
@@ -55,7 +58,7 @@ export async function setupModeration(
   const queue = createDecisionsQueue({ redis: config.redis, prefix: config.QUEUE_PREFIX });
   const delivery =
     deps.deliver === false
-      ? { close: () => queue.close() }
+      ? { stopTaking: async () => {}, close: () => queue.close() }
       : startDecisionDelivery({
           queue,
           decisions,
@@ -72,6 +75,7 @@ export async function setupModeration(
     step: createModerationStep({ rules, decisions, enqueue, logger: deps.logger }),
     decisions,
     queue,
+    stopTaking: () => delivery.stopTaking(),
     close: () => delivery.close(),
   };
 }

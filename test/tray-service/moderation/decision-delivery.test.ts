@@ -82,7 +82,7 @@ describe('moderation decision delivery', () => {
       await delivery.close();
       await server.close();
     };
-    return { server, decisions, step, close, queue };
+    return { server, decisions, step, close, queue, delivery };
   }
 
   describe('to an endpoint that fails twice, then succeeds', () => {
@@ -111,6 +111,26 @@ describe('moderation decision delivery', () => {
             userId: 'u-x',
           });
         }
+      } finally {
+        await close();
+      }
+    });
+  });
+
+  // At shutdown the HTTP drain may take seconds: deliveries taken meanwhile held the shutdown past
+  // its deadline, each for up to MODERATION_WEBHOOK_TIMEOUT_MS.
+  describe('stopped from taking deliveries (a shutdown)', () => {
+    it('takes no delivery after it, and its close waits only for the one in hand', async () => {
+      const { server, step, close, delivery } = await setup(['hang'], 1, { concurrency: 1, timeoutMs: 500 });
+      try {
+        for (const n of [1, 2, 3]) {
+          await step(eventDoc({ data: { post: { postId: `p-stop-${n}`, text: 'spam' } } }));
+        }
+        await eventually(async () => (server.requests.length >= 1 ? true : undefined));
+        await delivery.stopTaking();
+        // Past the first delivery's timeout: a consumer still taking jobs would send the next.
+        await new Promise((resolve) => setTimeout(resolve, 1_200));
+        expect(server.requests).to.have.lengthOf(1);
       } finally {
         await close();
       }
