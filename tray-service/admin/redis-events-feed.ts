@@ -24,6 +24,7 @@ export function createRedisEventsFeed(options: {
   const listeners = new Set<FeedListener>();
   let subscriber: RedisClient | undefined;
   let subscribed: Promise<unknown> | undefined;
+  let closed = false;
 
   const connection = () => {
     if (subscriber) return subscriber;
@@ -44,6 +45,12 @@ export function createRedisEventsFeed(options: {
       return listeners.size;
     },
     async subscribe(listener) {
+      // A tail still being authorised when the shutdown closed the feed: ended at once, and no new
+      // connection, which nothing would close and whose tail would hold the listener's drain.
+      if (closed) {
+        listener.end();
+        return () => undefined;
+      }
       listeners.add(listener);
       subscribed ??= connection().subscribe(channel);
       try {
@@ -64,6 +71,7 @@ export function createRedisEventsFeed(options: {
       };
     },
     async close() {
+      closed = true;
       for (const listener of [...listeners]) listener.end();
       listeners.clear();
       subscriber?.disconnect();
