@@ -27,10 +27,10 @@ export function signInPage(mountPath: string, next: string, error?: string): str
 }
 
 /** Signing out is a POST (a link cannot end a session by being prefetched); this page offers it. */
-export function signOutPage(mountPath: string): string {
+export function signOutPage(mountPath: string, error?: string): string {
   return page(
     'Admin: sign out',
-    `<form method="post" action="${mountPath}/logout"><p><button type="submit">Sign out</button></p></form>
+    `${error === undefined ? '' : `<p class="error" role="alert">${escapeHtml(error)}</p>\n`}<form method="post" action="${mountPath}/logout"><p><button type="submit">Sign out</button></p></form>
 <p><a href="${mountPath}/console">Back to the console</a> · <a href="${mountPath}/queues">Queue dashboard</a></p>`,
   );
 }

@@ -92,9 +92,19 @@ export function createSignInRouter(deps: SignInRouterDeps): Router {
   });
 
   router.get('/logout', (_req, res) => html(res, 200, signOutPage(mountPath)));
-  // No CSRF token needed: another site can at most end a session (and SameSite=Strict keeps the
-  // cookie from its requests anyway).
+  // No CSRF token: the page has none to give before it signs out. A form sent from another site is
+  // refused instead: SameSite=Strict keeps the cookie from its post, but the answer's cleared
+  // cookie would still reach the browser (a top-level navigation may set cookies), so any page
+  // could sign an admin out, cutting their open tails and exports.
   router.post('/logout', async (req, res) => {
+    if (isCrossOrigin(req)) {
+      html(
+        res,
+        403,
+        signOutPage(mountPath, 'Sign out from this page: a form sent from another site is refused.'),
+      );
+      return;
+    }
     const id = readCookie(req.get('cookie'), ADMIN_SESSION_COOKIE);
     if (id !== undefined) await deps.sessions.close(id);
     res.clearCookie(ADMIN_SESSION_COOKIE, sessionCookieOptions(req, mountPath, deps.behindTls));

@@ -123,6 +123,19 @@ describe('admin sign-in (/admin/login, /admin/logout, /admin/session)', function
       await request(app).get('/admin/events').set('Cookie', cookie).expect(401);
       await request(app).get('/admin/session').set('Cookie', cookie).expect(401);
     });
+
+    // SameSite=Strict keeps the cookie from another site's post, but the answer's clearCookie
+    // still reached the browser (a top-level navigation may set cookies): any page could sign an
+    // admin out, cutting open tails and exports.
+    it('refuses a form sent from another site (403): the session and its cookie stay', async () => {
+      const { cookie } = await signIn();
+      for (const headers of [{ 'Sec-Fetch-Site': 'cross-site' }, { Origin: 'https://elsewhere.example' }]) {
+        const res = await request(app).post('/admin/logout').set(headers).set('Cookie', cookie).expect(403);
+        expect(res.headers['set-cookie'], JSON.stringify(headers)).to.equal(undefined);
+        expect(res.text).to.include('Sign out from this page');
+      }
+      await request(app).get('/admin/events').set('Cookie', cookie).expect(200);
+    });
   });
 
   describe('safeNext', () => {
