@@ -17,7 +17,8 @@ export interface VerifiedToken {
   userId: string;
   claims: JWTPayload;
   /**
-   * With a maximum token age: when the token becomes too old (`iat` plus the maximum, epoch ms),
+   * With a maximum token age: when the token becomes too old (`iat` plus the maximum plus the
+   * last second the verifier still counts, epoch ms),
    * which may be long before its `exp`.
    */
   ageEndsAt?: number;
@@ -191,9 +192,11 @@ export function createTokenVerifier(config: JwtConfig, options: TokenVerifierOpt
     return {
       userId,
       claims,
-      // jose required an `iat` when there is a maximum age.
+      // jose required an `iat` when there is a maximum age. It counts whole seconds and refuses
+      // only once the age exceeds the maximum, so it takes the token through the last second:
+      // ending a second earlier would open a stream in that second and end it at once.
       ...(maxTokenAge !== undefined && typeof claims.iat === 'number'
-        ? { ageEndsAt: (claims.iat + maxTokenAge) * 1000 }
+        ? { ageEndsAt: (claims.iat + maxTokenAge + 1) * 1000 }
         : {}),
       ...(clockTolerance === undefined ? {} : { toleranceMs: clockTolerance * 1000 }),
     };

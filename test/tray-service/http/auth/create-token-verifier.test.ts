@@ -199,10 +199,22 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
     it('says the token is accepted until iat plus the maximum age, not its exp, so a stream ends then', async () => {
       const iat = now() - 60;
       const token = await sign({ sub: 'u' }).setIssuedAt(iat).setExpirationTime(farFuture).sign(secret);
-      expect(verifiedUntil(await verify(token))).to.equal((iat + 3600) * 1000);
+      // The verifier counts whole seconds: it takes the token through the last second of its age.
+      expect(verifiedUntil(await verify(token))).to.equal((iat + 3600 + 1) * 1000);
       const soon = now() + 120;
       const shortLived = await sign({ sub: 'u' }).setIssuedAt(iat).setExpirationTime(soon).sign(secret);
       expect(verifiedUntil(await verify(shortLived))).to.equal(soon * 1000);
+    });
+
+    // It ended a second before the verifier stopped taking the token: a stream opened in that
+    // second was told `expired` at once, and reconnected with the same token, again and again.
+    it('says a token in the last second of its age is accepted for the rest of that second', async () => {
+      const token = await sign({ sub: 'u' })
+        .setIssuedAt(now() - 3600)
+        .setExpirationTime(farFuture)
+        .sign(secret);
+      const verified = await verify(token);
+      expect(verifiedUntil(verified)).to.be.above(Date.now());
     });
 
     it('refuses a token issued longer ago than the maximum age, though its exp is far away', async () => {
