@@ -14,7 +14,7 @@ import { createReceiverQueue, type ReceiverQueue } from './store/create-receiver
 import { batchPerTick } from './store/batch-per-tick.ts';
 import { enqueueMany, enqueueOnce, ReplicaFence } from './store/enqueue-once.ts';
 import { dropConnection } from '../shared/redis/drop-connection.ts';
-import { createHungRedisBreaker } from './store/hung-redis-breaker.ts';
+import { createHungRedisBreaker } from '../shared/redis/hung-redis-breaker.ts';
 import { createRedisWriteHealth } from './store/redis-write-health.ts';
 
 export interface ReceiverWiring {

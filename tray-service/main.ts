@@ -183,6 +183,7 @@ const failedAuth = createFailedAuthLimit({
   windowMs: config.AUTH_FAILURE_WINDOW_MS,
   keyPrefix: `${config.RATE_LIMIT_PREFIX}-auth`,
   exempt: config.AUTH_FAILURE_EXEMPT,
+  logger,
 });
 
 /** The tray API with its live streams: token verifier, bans, per-user rate limit, messages. */
@@ -264,6 +265,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
       points: config.RATE_LIMIT_CALLS,
       windowMs: config.RATE_LIMIT_WINDOW_MS,
       keyPrefix: config.RATE_LIMIT_PREFIX,
+      logger,
     }),
     failedAuth,
     trustProxy: config.TRUST_PROXY,

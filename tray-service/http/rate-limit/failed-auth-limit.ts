@@ -1,4 +1,6 @@
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
+import type { Logger } from '../../../shared/logging/create-logger.ts';
+import { GuardedRedisLimiter } from './guarded-redis-limiter.ts';
 import { addressKey, type FailedAuthLimit } from '../../../shared/http/failed-auth-limit.ts';
 import type { RedisClient } from '../../../shared/redis/create-redis.ts';
 import { cidrContains, type Cidr } from '../../../shared/address/parse-cidr.ts';
@@ -18,6 +20,8 @@ export interface FailedAuthLimitOptions {
   exempt?: readonly Cidr[];
   /** Epoch ms; tests pin it. */
   now?: () => number;
+  /** Told when a hung Redis has its connection dropped. */
+  logger?: Logger;
 }
 
 /**
@@ -28,21 +32,15 @@ export interface FailedAuthLimitOptions {
 export function createFailedAuthLimit(options: FailedAuthLimitOptions): FailedAuthLimit {
   const now = options.now ?? Date.now;
   const duration = Math.max(1, Math.round(options.windowMs / 1000));
-  const limiter = new RateLimiterRedis({
-    storeClient: options.redis,
+  // Over the limit: refused for a whole window from the last counted failure. Redis down or
+  // hanging: each instance counts on its own until it is back (the limit still holds per instance).
+  const limiter = new GuardedRedisLimiter({
+    redis: options.redis,
     keyPrefix: options.keyPrefix,
     points: options.points,
     duration,
-    // Over the limit: refused for a whole window from the last counted failure.
     blockDuration: duration,
-    rejectIfRedisNotReady: true,
-    // Redis down: each instance counts on its own until it is back (the limit still holds per instance).
-    insuranceLimiter: new RateLimiterMemory({
-      keyPrefix: options.keyPrefix,
-      points: options.points,
-      duration,
-      blockDuration: duration,
-    }),
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   const blockedUntil = new Map<string, number>();
   const exempt = options.exempt ?? [];

@@ -6,10 +6,13 @@ import { join } from 'node:path';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import request from 'supertest';
 import { createRateLimiter } from '../../../../tray-service/http/rate-limit/create-rate-limiter.ts';
+import { LIMITER_BUDGET_MS } from '../../../../tray-service/http/rate-limit/guarded-redis-limiter.ts';
 import { freePort, startRedis, type LocalServer } from '../../../../scripts/lib/local-servers.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
 import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
+import { startBlackholeProxy, type BlackholeProxy } from '../../../support/blackhole-proxy.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
+import { testStack } from '../../../support/test-stack.ts';
 import { waitFor } from '../../../support/wait-for.ts';
 import { seedRecords } from '../../../support/seed-tray.ts';
 import { bearer, useTrayApi } from '../../api/support/api-harness.ts';
@@ -231,6 +234,47 @@ describe('per-user rate limit while its Redis is unreachable', function () {
       await request(app).get('/notifications/v3').set('Authorization', auth).expect(200);
     }
     const res = await request(app).get('/notifications/v3').set('Authorization', auth).expect(429);
+    expect(res.body).to.deep.equal({ status: 'error', code: 400311, message: 'RateLimit Exceed' });
+  });
+});
+
+// A Redis that stops answering but keeps its connection (a stopped server, a route that died
+// without a reset) stays `ready`: every count waited on it, and with it every tray call, for as
+// long as it hung.
+describe('per-user rate limit while its Redis hangs', function () {
+  this.timeout(30_000);
+  const api = useTrayApi();
+  let proxy: BlackholeProxy | undefined;
+  let redis: RedisClient | undefined;
+  afterEach(async () => {
+    redis?.disconnect();
+    await proxy?.close();
+  });
+
+  it('answers each call within the count’s budget, counting in memory, and refuses the one over the limit', async () => {
+    proxy = await startBlackholeProxy(Number(new URL(testStack().redisUrl).port));
+    redis = createRedis(`redis://127.0.0.1:${proxy.port}`);
+    redis.on('error', () => undefined);
+    const keyPrefix = uniqueName('rl');
+    const app = api.app({
+      rateLimiter: createRateLimiter({ redis, points: 3, windowMs: 60_000, keyPrefix }),
+    });
+    const auth = await bearer('limited-while-hung');
+    if (redis.status !== 'ready') await once(redis, 'ready');
+    await request(app).get('/notifications/v3').set('Authorization', auth).expect(200);
+    expect(await api.redis.get(`${keyPrefix}:limited-while-hung`)).to.equal('1');
+    proxy.blackhole();
+    // Memory has not heard of the call Redis counted: three more are answered, the fourth refused.
+    for (let i = 0; i < 3; i++) {
+      const started = Date.now();
+      await request(app).get('/notifications/v3').set('Authorization', auth).timeout(4_000).expect(200);
+      expect(Date.now() - started, `call ${i + 2}`).to.be.below(LIMITER_BUDGET_MS + 1_000);
+    }
+    const res = await request(app)
+      .get('/notifications/v3')
+      .set('Authorization', auth)
+      .timeout(4_000)
+      .expect(429);
     expect(res.body).to.deep.equal({ status: 'error', code: 400311, message: 'RateLimit Exceed' });
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createHungRedisBreaker, RedisUnansweredError } from '../../../receiver/store/hung-redis-breaker.ts';
+import { createHungRedisBreaker, RedisUnansweredError } from '../../../shared/redis/hung-redis-breaker.ts';
 import { TimeoutError } from '../../../shared/errors/timeout-error.ts';
 
 /** A call the test answers (or fails) when it chooses. */
@@ -14,7 +14,7 @@ function heldCall() {
   return { promise, answer, fail };
 }
 
-describe('receiver/store hung-redis-breaker', () => {
+describe('shared/redis hung-redis-breaker', () => {
   const events: string[] = [];
   const breaker = (reconnectAfterMs = 10_000) =>
     createHungRedisBreaker({

@@ -1,5 +1,5 @@
-import { TimeoutError } from '../../shared/errors/timeout-error.ts';
-import { withTimeout } from '../../shared/time/with-timeout.ts';
+import { TimeoutError } from '../errors/timeout-error.ts';
+import { withTimeout } from '../time/with-timeout.ts';
 
 /** Refused at once: an earlier call to Redis ran out of its budget and is still unanswered. */
 export class RedisUnansweredError extends Error {
