@@ -1,5 +1,8 @@
 import { TimeoutError } from '../errors/timeout-error.ts';
+import type { Logger } from '../logging/create-logger.ts';
 import { withTimeout } from '../time/with-timeout.ts';
+import type { RedisClient } from './create-redis.ts';
+import { dropConnection } from './drop-connection.ts';
 
 /** Refused at once: an earlier call to Redis ran out of its budget and is still unanswered. */
 export class RedisUnansweredError extends Error {
@@ -84,4 +87,34 @@ export function createHungRedisBreaker(options: HungRedisBreakerOptions): HungRe
       }
     },
   };
+}
+
+/** How long a call through connectionBreaker may wait for Redis. */
+export const REDIS_CALL_BUDGET_MS = 1_000;
+/** How long such a call may stay unanswered before the connection is dropped and made again. */
+export const REDIS_RECONNECT_AFTER_MS = 5_000;
+
+/** Whether `error` is the breaker's: the call ran out of its budget, or one before it did. */
+export const isUnanswered = (error: unknown): boolean =>
+  error instanceof TimeoutError || error instanceof RedisUnansweredError;
+
+const breakers = new WeakMap<RedisClient, HungRedisBreaker>();
+
+/**
+ * The breaker of one connection, shared by everything that calls Redis on it (the tray's rate
+ * limits and its live changes): they all see the same hang, and the connection is dropped once.
+ */
+export function connectionBreaker(redis: RedisClient, logger?: Logger): HungRedisBreaker {
+  let breaker = breakers.get(redis);
+  if (!breaker) {
+    breaker = createHungRedisBreaker({
+      reconnectAfterMs: REDIS_RECONNECT_AFTER_MS,
+      reconnect: () => {
+        logger?.warn('Redis left a call unanswered too long; dropping the connection and connecting again');
+        dropConnection(redis);
+      },
+    });
+    breakers.set(redis, breaker);
+  }
+  return breaker;
 }

@@ -1,5 +1,6 @@
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
+import { connectionBreaker, REDIS_CALL_BUDGET_MS } from '../../shared/redis/hung-redis-breaker.ts';
 import { changeChannel, shardOf } from './change-channels.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
 import { changesOf, lostSince, marksChanges, removalsOf, type LiveChange } from './live-change.ts';
@@ -20,15 +21,28 @@ export type AnnounceChanges = (changes: readonly LiveChange[]) => Promise<void>;
  * cases' changes go through createChangePublisher, which makes up for a lost one.
  */
 export function createChangeAnnouncer(redis: RedisClient, prefix: string, logger: Logger): AnnounceChanges {
+  const guarded = guardedCalls(redis, logger);
   return async function publish(changes) {
     await Promise.all(
       [...byShard(changes)].map(([shard, list]) =>
-        redis.publish(changeChannel(prefix, shard), JSON.stringify(list)).catch((error: unknown) => {
-          logger.warn({ err: (error as Error).message, shard }, 'live change not published');
-        }),
+        guarded(() => redis.publish(changeChannel(prefix, shard), JSON.stringify(list))).catch(
+          (error: unknown) => {
+            logger.warn({ err: (error as Error).message, shard }, 'live change not published');
+          },
+        ),
       ),
     );
   };
+}
+
+/**
+ * Redis calls within REDIS_CALL_BUDGET_MS, through the connection's breaker: a Redis that hangs
+ * (its connection open, nothing answered) held each announcing API call, a mark-read say, for as
+ * long as it hung. Past the budget the call fails as a refused one does, and its changes are owed.
+ */
+function guardedCalls(redis: RedisClient, logger: Logger) {
+  const breaker = connectionBreaker(redis, logger);
+  return <T>(call: () => Promise<T>): Promise<T> => breaker.call(call, REDIS_CALL_BUDGET_MS);
 }
 
 /** The changes by the shard channel of their users. */
@@ -84,6 +98,7 @@ export function createChangePublisher(
   const now = options.now ?? Date.now;
   const lost = createLostChanges(redis, prefix);
   const removals = createRemovalLog(redis, prefix);
+  const guarded = guardedCalls(redis, logger);
   /**
    * Removed records not kept in the removal log yet (Redis out of reach), with their removal time,
    * oldest first: kept with the resync, at that time, which the resync's `since` is not after.
@@ -146,9 +161,11 @@ export function createChangePublisher(
     retryMs = Math.min(retryMs * 2, MAX_RESYNC_RETRY_MS);
     try {
       // Stored first: a stream resuming once the resync has gone out finds it, and the removals.
-      for (const batch of removed) await removals.record(batch.records, batch.at);
+      for (const batch of removed) await guarded(() => removals.record(batch.records, batch.at));
       const at = now();
-      await Promise.all(due.map((change) => lost.record(change.userId, lostSince(change, at), at)));
+      await Promise.all(
+        due.map((change) => guarded(() => lost.record(change.userId, lostSince(change, at), at))),
+      );
     } catch (error) {
       logger.warn({ err: (error as Error).message, users: due.length }, 'lost live changes not resynced yet');
       // Logged again in full next time, before what failed since: a removal logged twice keeps
@@ -169,7 +186,7 @@ export function createChangePublisher(
   async function publish(changes: readonly LiveChange[], at?: number): Promise<boolean> {
     const published = await Promise.all(
       [...byShard(changes)].map(([shard, list]) =>
-        redis.publish(changeChannel(prefix, shard), JSON.stringify(list)).then(
+        guarded(() => redis.publish(changeChannel(prefix, shard), JSON.stringify(list))).then(
           () => true,
           (error: unknown) => {
             logger.warn(
@@ -194,7 +211,7 @@ export function createChangePublisher(
       const at = now();
       const changes = removalsOf(records);
       try {
-        await removals.record(records, at);
+        await guarded(() => removals.record(records, at));
       } catch (error) {
         logger.warn(
           { err: (error as Error).message, records: records.length },

@@ -1,38 +1,12 @@
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterRes } from 'rate-limiter-flexible';
-import { TimeoutError } from '../../../shared/errors/timeout-error.ts';
 import type { Logger } from '../../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../../shared/redis/create-redis.ts';
-import { dropConnection } from '../../../shared/redis/drop-connection.ts';
 import {
-  createHungRedisBreaker,
-  RedisUnansweredError,
+  connectionBreaker,
+  isUnanswered,
+  REDIS_CALL_BUDGET_MS,
   type HungRedisBreaker,
 } from '../../../shared/redis/hung-redis-breaker.ts';
-
-/** How long a count may wait for Redis before the call is counted in memory instead. */
-export const LIMITER_BUDGET_MS = 1_000;
-/** How long a count may stay unanswered before the connection is dropped and made again. */
-export const LIMITER_RECONNECT_AFTER_MS = 5_000;
-
-/** One breaker per connection: every limiter on it sees the same hang. */
-const breakers = new WeakMap<RedisClient, HungRedisBreaker>();
-
-function breakerFor(redis: RedisClient, logger: Logger | undefined): HungRedisBreaker {
-  let breaker = breakers.get(redis);
-  if (!breaker) {
-    breaker = createHungRedisBreaker({
-      reconnectAfterMs: LIMITER_RECONNECT_AFTER_MS,
-      reconnect: () => {
-        logger?.warn(
-          'Redis left a rate-limit count unanswered too long; dropping the connection and connecting again',
-        );
-        dropConnection(redis);
-      },
-    });
-    breakers.set(redis, breaker);
-  }
-  return breaker;
-}
 
 export interface GuardedRedisLimiterOptions {
   redis: RedisClient;
@@ -50,11 +24,11 @@ export interface GuardedRedisLimiterOptions {
  * process's memory while Redis is not there: not ready (rate-limiter-flexible's own insurance),
  * and also hanging. A Redis that stops answering but keeps its connection (a stopped server, a
  * route that died without a reset) stays `ready`, so every count waited on it for as long as it
- * hung, and with it every tray call, piling up in memory. A count is now given LIMITER_BUDGET_MS;
- * past it, and while any count is still unanswered, calls count in memory at once; a count
- * unanswered for LIMITER_RECONNECT_AFTER_MS has the connection dropped (the receiver's breaker,
- * shared/redis/hung-redis-breaker.ts), after which the limiter counts in memory until the new
- * connection is ready.
+ * hung, and with it every tray call, piling up in memory. A count is now given REDIS_CALL_BUDGET_MS;
+ * past it, and while any call on the connection is still unanswered, calls count in memory at
+ * once; a call unanswered for REDIS_RECONNECT_AFTER_MS has the connection dropped (the
+ * connection's breaker, shared/redis/hung-redis-breaker.ts), after which the limiter counts in
+ * memory until the new connection is ready.
  */
 export class GuardedRedisLimiter extends RateLimiterRedis {
   readonly #memory: RateLimiterMemory;
@@ -78,7 +52,7 @@ export class GuardedRedisLimiter extends RateLimiterRedis {
       insuranceLimiter: memory,
     });
     this.#memory = memory;
-    this.#breaker = breakerFor(redis, options.logger);
+    this.#breaker = connectionBreaker(redis, options.logger);
   }
 
   override consume(
@@ -87,9 +61,9 @@ export class GuardedRedisLimiter extends RateLimiterRedis {
     options?: Record<string, unknown>,
   ): Promise<RateLimiterRes> {
     return this.#breaker
-      .call(() => super.consume(key, pointsToConsume, options), LIMITER_BUDGET_MS)
+      .call(() => super.consume(key, pointsToConsume, options), REDIS_CALL_BUDGET_MS)
       .catch((error: unknown) => {
-        if (error instanceof TimeoutError || error instanceof RedisUnansweredError) {
+        if (isUnanswered(error)) {
           return this.#memory.consume(key, pointsToConsume, options);
         }
         throw error;

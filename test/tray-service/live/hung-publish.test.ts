@@ -1,0 +1,58 @@
+import { expect } from 'chai';
+import { createLogger } from '../../../shared/logging/create-logger.ts';
+import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
+import { REDIS_CALL_BUDGET_MS } from '../../../shared/redis/hung-redis-breaker.ts';
+import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
+import { createChangePublisher, type ChangePublisher } from '../../../tray-service/live/change-publisher.ts';
+import { startBlackholeProxy, type BlackholeProxy } from '../../support/blackhole-proxy.ts';
+import { seedActivities } from '../../support/seed-tray.ts';
+import { testStack } from '../../support/test-stack.ts';
+import { useLiveTray } from './support/live-harness.ts';
+import { dataOf, named } from './support/sse-client.ts';
+
+const silent = createLogger({ name: 'test', level: 'silent' });
+
+// A Redis that stops answering but keeps the publisher's connection open (a stopped server, a
+// route that died without a reset): each announcement waited on it for as long as it hung, and
+// with it the API call that announced (a mark-read) or the job.
+describe('a change announced while the publisher’s Redis hangs', function () {
+  this.timeout(60_000);
+  const tray = useLiveTray({ instances: 1 });
+  let proxy: BlackholeProxy;
+  let redis: RedisClient;
+  let publisher: ChangePublisher;
+  before(async () => {
+    proxy = await startBlackholeProxy(Number(new URL(testStack().redisUrl).port));
+    redis = createRedis(`redis://127.0.0.1:${proxy.port}`);
+    redis.on('error', () => undefined);
+    publisher = createChangePublisher(redis, tray.prefix, silent, { retryMs: 100 });
+  });
+  after(async () => {
+    redis.disconnect();
+    await proxy.close();
+  });
+
+  it('is stored and answered within the call’s budget, and reaches the open stream once Redis answers again', async () => {
+    const user = 'u-hung-publish';
+    const live = await tray.stream(user);
+    await redis.ping();
+    proxy.blackhole();
+    const now = Date.now();
+    const started = Date.now();
+    await tray.worker.storage.writes.applyPersonal(
+      seedActivities({ userId: user, targetId: 'p-hung', lastUpdate: now }),
+      {
+        now,
+        retentionDays: 90,
+        onWritten: (records) => publisher.recordsWritten(records),
+      },
+    );
+    expect(Date.now() - started).to.be.below(REDIS_CALL_BUDGET_MS + 1_000);
+    // The connection is dropped once a call stays unanswered, made again (the proxy carries new
+    // connections), and the owed change goes out as a resync the stream catches up from.
+    await live.next(
+      (event) => named('record')(event) && dataOf<NotificationRecord>(event).targetId === 'p-hung',
+      { timeoutMs: 20_000 },
+    );
+  });
+});
