@@ -4,6 +4,15 @@ import { withTimeout } from '../time/with-timeout.ts';
 import type { RedisClient } from './create-redis.ts';
 import { dropConnection } from './drop-connection.ts';
 
+/** A call to Redis that ran out of its budget: Redis is there but does not answer. */
+export class RedisTimeoutError extends TimeoutError {
+  readonly code = 'REDIS_TIMEOUT';
+  constructor(ms: number) {
+    super(ms, `Redis did not answer within ${ms} ms`);
+    this.name = 'RedisTimeoutError';
+  }
+}
+
 /** Refused at once: an earlier call to Redis ran out of its budget and is still unanswered. */
 export class RedisUnansweredError extends Error {
   readonly code = 'REDIS_UNANSWERED';
@@ -82,8 +91,9 @@ export function createHungRedisBreaker(options: HungRedisBreakerOptions): HungRe
       try {
         return await withTimeout(call, budgetMs);
       } catch (error) {
-        if (error instanceof TimeoutError) overrun(call);
-        throw error;
+        if (!(error instanceof TimeoutError)) throw error;
+        overrun(call);
+        throw new RedisTimeoutError(budgetMs);
       }
     },
   };
@@ -99,6 +109,15 @@ export const isUnanswered = (error: unknown): boolean =>
   error instanceof TimeoutError || error instanceof RedisUnansweredError;
 
 const breakers = new WeakMap<RedisClient, HungRedisBreaker>();
+
+/**
+ * Runs one call on `redis` within REDIS_CALL_BUDGET_MS through the connection's breaker. Its
+ * failures (RedisTimeoutError, RedisUnansweredError) are, to isRedisUnavailable, Redis not there.
+ */
+export function guardedRedis(redis: RedisClient, logger?: Logger) {
+  const breaker = connectionBreaker(redis, logger);
+  return <T>(call: () => Promise<T>): Promise<T> => breaker.call(call, REDIS_CALL_BUDGET_MS);
+}
 
 /**
  * The breaker of one connection, shared by everything that calls Redis on it (the tray's rate

@@ -53,6 +53,9 @@ const UNREACHABLE_CODES = new Set([
   'MASTERDOWN',
   'CLUSTERDOWN',
   'TRYAGAIN',
+  // A call the hung-Redis breaker cut short, or refused while an earlier one is unanswered.
+  'REDIS_TIMEOUT',
+  'REDIS_UNANSWERED',
 ]);
 
 /**

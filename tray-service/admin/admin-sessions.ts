@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { AppError } from '../../shared/errors/app-error.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
+import { guardedRedis } from '../../shared/redis/hung-redis-breaker.ts';
 import type { AdminPrincipal } from './admin-principal.ts';
 
 /**
@@ -64,6 +65,8 @@ const fingerprintOf = (token: string) =>
 
 export function createAdminSessions(options: AdminSessionOptions): AdminSessions {
   const { redis } = options;
+  // A Redis that hangs fails the call within the budget, as an unreachable one does (503).
+  const guarded = guardedRedis(redis);
   const keyOf = (id: string) =>
     `${options.prefix}:admin-session:${createHash('sha256').update(id).digest('base64url')}`;
   const current = options.adminToken === undefined ? undefined : fingerprintOf(options.adminToken);
@@ -90,12 +93,12 @@ export function createAdminSessions(options: AdminSessionOptions): AdminSessions
               csrfToken,
               expiresAt,
             };
-      await redis.set(keyOf(id), JSON.stringify(record), 'PX', maxAgeMs);
+      await guarded(() => redis.set(keyOf(id), JSON.stringify(record), 'PX', maxAgeMs));
       return { id, maxAgeMs, principal, csrfToken, expiresAt };
     },
     async find(id, now) {
       if (!ID.test(id)) return undefined;
-      const raw = await redis.get(keyOf(id));
+      const raw = await guarded(() => redis.get(keyOf(id)));
       if (raw === null) return undefined;
       const record = JSON.parse(raw) as SessionRecord;
       if (record.expiresAt <= now) return undefined;
@@ -116,7 +119,7 @@ export function createAdminSessions(options: AdminSessionOptions): AdminSessions
         : undefined;
     },
     async close(id) {
-      if (ID.test(id)) await redis.del(keyOf(id));
+      if (ID.test(id)) await guarded(() => redis.del(keyOf(id)));
     },
   };
 }

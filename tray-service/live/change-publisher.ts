@@ -1,6 +1,6 @@
 import type { Logger } from '../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
-import { connectionBreaker, REDIS_CALL_BUDGET_MS } from '../../shared/redis/hung-redis-breaker.ts';
+import { guardedRedis } from '../../shared/redis/hung-redis-breaker.ts';
 import { changeChannel, shardOf } from './change-channels.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
 import { changesOf, lostSince, marksChanges, removalsOf, type LiveChange } from './live-change.ts';
@@ -21,7 +21,9 @@ export type AnnounceChanges = (changes: readonly LiveChange[]) => Promise<void>;
  * cases' changes go through createChangePublisher, which makes up for a lost one.
  */
 export function createChangeAnnouncer(redis: RedisClient, prefix: string, logger: Logger): AnnounceChanges {
-  const guarded = guardedCalls(redis, logger);
+  // A Redis that hangs (its connection open, nothing answered) held each announcing API call, a
+  // mark-read say, for as long as it hung: past the budget a call fails as a refused one does.
+  const guarded = guardedRedis(redis, logger);
   return async function publish(changes) {
     await Promise.all(
       [...byShard(changes)].map(([shard, list]) =>
@@ -33,16 +35,6 @@ export function createChangeAnnouncer(redis: RedisClient, prefix: string, logger
       ),
     );
   };
-}
-
-/**
- * Redis calls within REDIS_CALL_BUDGET_MS, through the connection's breaker: a Redis that hangs
- * (its connection open, nothing answered) held each announcing API call, a mark-read say, for as
- * long as it hung. Past the budget the call fails as a refused one does, and its changes are owed.
- */
-function guardedCalls(redis: RedisClient, logger: Logger) {
-  const breaker = connectionBreaker(redis, logger);
-  return <T>(call: () => Promise<T>): Promise<T> => breaker.call(call, REDIS_CALL_BUDGET_MS);
 }
 
 /** The changes by the shard channel of their users. */
@@ -98,7 +90,8 @@ export function createChangePublisher(
   const now = options.now ?? Date.now;
   const lost = createLostChanges(redis, prefix);
   const removals = createRemovalLog(redis, prefix);
-  const guarded = guardedCalls(redis, logger);
+  // As createChangeAnnouncer's: what a hung Redis cuts short is owed.
+  const guarded = guardedRedis(redis, logger);
   /**
    * Removed records not kept in the removal log yet (Redis out of reach), with their removal time,
    * oldest first: kept with the resync, at that time, which the resync's `since` is not after.

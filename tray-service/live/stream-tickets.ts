@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
+import { guardedRedis } from '../../shared/redis/hung-redis-breaker.ts';
 
 /** How long a ticket can wait to be used. */
 export const TICKET_TTL_SECONDS = 30;
@@ -46,18 +47,20 @@ export function createStreamTickets(
   ttlSeconds = TICKET_TTL_SECONDS,
 ): StreamTickets {
   const key = (ticket: string) => `${prefix}:ticket:${ticket}`;
+  // A Redis that hangs fails the call within the budget, as an unreachable one does (503).
+  const guarded = guardedRedis(redis);
   return {
     ttlSeconds,
     async issue(holder) {
       const ticket = randomBytes(32).toString('base64url');
-      const set = await redis.set(key(ticket), JSON.stringify(holder), 'EX', ttlSeconds, 'NX');
+      const set = await guarded(() => redis.set(key(ticket), JSON.stringify(holder), 'EX', ttlSeconds, 'NX'));
       // 256 random bits never collide in practice; refusing one is still better than sharing one.
       if (set !== 'OK') throw new Error('stream ticket collided');
       return ticket;
     },
     async redeem(ticket) {
       if (!TICKET.test(ticket)) return undefined;
-      return decodeHolder(await redis.getdel(key(ticket)));
+      return decodeHolder(await guarded(() => redis.getdel(key(ticket))));
     },
   };
 }

@@ -1,12 +1,10 @@
 import { expect } from 'chai';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
-import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
 import { REDIS_CALL_BUDGET_MS } from '../../../shared/redis/hung-redis-breaker.ts';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
-import { createChangePublisher, type ChangePublisher } from '../../../tray-service/live/change-publisher.ts';
-import { startBlackholeProxy, type BlackholeProxy } from '../../support/blackhole-proxy.ts';
+import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
+import { useHungRedis } from '../../support/hung-redis.ts';
 import { seedActivities } from '../../support/seed-tray.ts';
-import { testStack } from '../../support/test-stack.ts';
 import { useLiveTray } from './support/live-harness.ts';
 import { dataOf, named } from './support/sse-client.ts';
 
@@ -18,25 +16,14 @@ const silent = createLogger({ name: 'test', level: 'silent' });
 describe('a change announced while the publisher’s Redis hangs', function () {
   this.timeout(60_000);
   const tray = useLiveTray({ instances: 1 });
-  let proxy: BlackholeProxy;
-  let redis: RedisClient;
-  let publisher: ChangePublisher;
-  before(async () => {
-    proxy = await startBlackholeProxy(Number(new URL(testStack().redisUrl).port));
-    redis = createRedis(`redis://127.0.0.1:${proxy.port}`);
-    redis.on('error', () => undefined);
-    publisher = createChangePublisher(redis, tray.prefix, silent, { retryMs: 100 });
-  });
-  after(async () => {
-    redis.disconnect();
-    await proxy.close();
-  });
+  const hung = useHungRedis();
 
   it('is stored and answered within the call’s budget, and reaches the open stream once Redis answers again', async () => {
+    const { redis, hang } = hung();
+    const publisher = createChangePublisher(redis, tray.prefix, silent, { retryMs: 100 });
     const user = 'u-hung-publish';
     const live = await tray.stream(user);
-    await redis.ping();
-    proxy.blackhole();
+    hang();
     const now = Date.now();
     const started = Date.now();
     await tray.worker.storage.writes.applyPersonal(

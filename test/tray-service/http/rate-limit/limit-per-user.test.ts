@@ -10,9 +10,8 @@ import { REDIS_CALL_BUDGET_MS } from '../../../../shared/redis/hung-redis-breake
 import { freePort, startRedis, type LocalServer } from '../../../../scripts/lib/local-servers.ts';
 import { createRedis, type RedisClient } from '../../../../shared/redis/create-redis.ts';
 import type { TrayStorage } from '../../../../tray-service/storage/port.ts';
-import { startBlackholeProxy, type BlackholeProxy } from '../../../support/blackhole-proxy.ts';
+import { useHungRedis } from '../../../support/hung-redis.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
-import { testStack } from '../../../support/test-stack.ts';
 import { waitFor } from '../../../support/wait-for.ts';
 import { seedRecords } from '../../../support/seed-tray.ts';
 import { bearer, useTrayApi } from '../../api/support/api-harness.ts';
@@ -244,26 +243,18 @@ describe('per-user rate limit while its Redis is unreachable', function () {
 describe('per-user rate limit while its Redis hangs', function () {
   this.timeout(30_000);
   const api = useTrayApi();
-  let proxy: BlackholeProxy | undefined;
-  let redis: RedisClient | undefined;
-  afterEach(async () => {
-    redis?.disconnect();
-    await proxy?.close();
-  });
+  const hung = useHungRedis();
 
   it('answers each call within the count’s budget, counting in memory, and refuses the one over the limit', async () => {
-    proxy = await startBlackholeProxy(Number(new URL(testStack().redisUrl).port));
-    redis = createRedis(`redis://127.0.0.1:${proxy.port}`);
-    redis.on('error', () => undefined);
+    const { redis, hang } = hung();
     const keyPrefix = uniqueName('rl');
     const app = api.app({
       rateLimiter: createRateLimiter({ redis, points: 3, windowMs: 60_000, keyPrefix }),
     });
     const auth = await bearer('limited-while-hung');
-    if (redis.status !== 'ready') await once(redis, 'ready');
     await request(app).get('/notifications/v3').set('Authorization', auth).expect(200);
     expect(await api.redis.get(`${keyPrefix}:limited-while-hung`)).to.equal('1');
-    proxy.blackhole();
+    hang();
     // Memory has not heard of the call Redis counted: three more are answered, the fourth refused.
     for (let i = 0; i < 3; i++) {
       const started = Date.now();
