@@ -36,25 +36,32 @@ export function watchBanVersion(options: BanVersionWatchOptions): BanVersionWatc
   const observe = (version: number) => {
     if (Number.isFinite(version)) seen = Math.max(seen, version);
   };
+  // One check at a time: against a Redis that hangs they would pile up, one per interval.
+  let checking = false;
   const timer = setInterval(() => {
-    redis.get(versionKey).then(
-      (text) => {
-        const version = text === null ? null : Number(text);
-        if (version !== null && version >= seen) {
-          observe(version);
-          return;
-        }
-        if (version !== null) {
-          logger.warn(
-            { version, seen },
-            'the published ban list went back to an older version; publishing it again',
-          );
-        }
-        onStale();
-      },
-      // Redis unreachable: its reconnect republishes.
-      () => undefined,
-    );
+    if (checking) return;
+    checking = true;
+    redis
+      .get(versionKey)
+      .finally(() => (checking = false))
+      .then(
+        (text) => {
+          const version = text === null ? null : Number(text);
+          if (version !== null && version >= seen) {
+            observe(version);
+            return;
+          }
+          if (version !== null) {
+            logger.warn(
+              { version, seen },
+              'the published ban list went back to an older version; publishing it again',
+            );
+          }
+          onStale();
+        },
+        // Redis unreachable: its reconnect republishes.
+        () => undefined,
+      );
   }, options.everyMs);
   timer.unref();
   return { seen: () => seen, observe, stop: () => clearInterval(timer) };

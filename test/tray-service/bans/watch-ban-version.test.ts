@@ -3,6 +3,7 @@ import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
 import { banKeys } from '../../../tray-service/bans/ban-keys.ts';
 import { watchBanVersion, type BanVersionWatch } from '../../../tray-service/bans/watch-ban-version.ts';
+import { useHungRedis } from '../../support/hung-redis.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 import { waitFor } from '../../support/wait-for.ts';
@@ -52,5 +53,42 @@ describe('watchBanVersion (real Redis)', () => {
     watch.observe(1005);
     await waitFor(async () => stale > 0, 2_000, 'a republish asked for');
     expect(watch.seen()).to.equal(1005);
+  });
+});
+
+describe('watchBanVersion while Redis hangs', function () {
+  this.timeout(10_000);
+  const hung = useHungRedis();
+
+  it('sends one check at a time, not one per interval', async () => {
+    const { redis, hang } = hung();
+    let gets = 0;
+    // The real connection, its GETs counted.
+    const counted = new Proxy(redis, {
+      get(target, property) {
+        const value: unknown = Reflect.get(target, property, target);
+        if (property === 'get') {
+          return (...args: Parameters<RedisClient['get']>) => {
+            gets += 1;
+            return target.get(...args);
+          };
+        }
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    hang();
+    const watch = watchBanVersion({
+      redis: counted,
+      prefix: uniqueName('bans'),
+      everyMs: 20,
+      onStale: () => undefined,
+      logger: createLogger({ name: 'test', level: 'silent' }),
+    });
+    try {
+      await sleep(300);
+      expect(gets).to.equal(1);
+    } finally {
+      watch.stop();
+    }
   });
 });
