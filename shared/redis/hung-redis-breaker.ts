@@ -111,12 +111,24 @@ export const isUnanswered = (error: unknown): boolean =>
 const breakers = new WeakMap<RedisClient, HungRedisBreaker>();
 
 /**
- * Runs one call on `redis` within REDIS_CALL_BUDGET_MS through the connection's breaker. Its
- * failures (RedisTimeoutError, RedisUnansweredError) are, to isRedisUnavailable, Redis not there.
+ * Runs one call on `redis` within REDIS_CALL_BUDGET_MS. Its failures (RedisTimeoutError,
+ * RedisUnansweredError) are, to isRedisUnavailable, Redis not there. On a ready connection the
+ * call goes through the connection's breaker: a ready connection that leaves a call unanswered is
+ * a Redis that hangs. On one that is not ready (Redis down, the client reconnecting) the call waits
+ * in ioredis's offline queue for the connection, which is no hang: it only gets the budget, and
+ * the breaker is left closed, so the calls made once Redis is back (a stream's catch-up) are not
+ * refused for those that waited.
  */
 export function guardedRedis(redis: RedisClient, logger?: Logger) {
   const breaker = connectionBreaker(redis, logger);
-  return <T>(call: () => Promise<T>): Promise<T> => breaker.call(call, REDIS_CALL_BUDGET_MS);
+  return async <T>(call: () => Promise<T>): Promise<T> => {
+    if (redis.status === 'ready') return breaker.call(call, REDIS_CALL_BUDGET_MS);
+    try {
+      return await withTimeout(call(), REDIS_CALL_BUDGET_MS);
+    } catch (error) {
+      throw error instanceof TimeoutError ? new RedisTimeoutError(REDIS_CALL_BUDGET_MS) : error;
+    }
+  };
 }
 
 /**

@@ -154,11 +154,9 @@ export function createChangePublisher(
     retryMs = Math.min(retryMs * 2, MAX_RESYNC_RETRY_MS);
     try {
       // Stored first: a stream resuming once the resync has gone out finds it, and the removals.
-      for (const batch of removed) await guarded(() => removals.record(batch.records, batch.at));
+      for (const batch of removed) await removals.record(batch.records, batch.at);
       const at = now();
-      await Promise.all(
-        due.map((change) => guarded(() => lost.record(change.userId, lostSince(change, at), at))),
-      );
+      await Promise.all(due.map((change) => lost.record(change.userId, lostSince(change, at), at)));
     } catch (error) {
       logger.warn({ err: (error as Error).message, users: due.length }, 'lost live changes not resynced yet');
       // Logged again in full next time, before what failed since: a removal logged twice keeps
@@ -204,7 +202,7 @@ export function createChangePublisher(
       const at = now();
       const changes = removalsOf(records);
       try {
-        await guarded(() => removals.record(records, at));
+        await removals.record(records, at);
       } catch (error) {
         logger.warn(
           { err: (error as Error).message, records: records.length },

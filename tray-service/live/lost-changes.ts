@@ -1,4 +1,5 @@
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
+import { guardedRedis } from '../../shared/redis/hung-redis-breaker.ts';
 import { DAY_MS } from '../../shared/time/durations.ts';
 
 /** A user's changes whose announcement was lost: from `since` on, resynced at `at` (epoch ms). */
@@ -37,12 +38,14 @@ return 1`;
 
 export function createLostChanges(redis: RedisClient, prefix: string): LostChanges {
   const key = (userId: string) => `${prefix}:lost:${userId}`;
+  // A Redis that hangs fails each call within the budget, as an unreachable one does.
+  const guarded = guardedRedis(redis);
   return {
     async record(userId, since, at) {
-      await redis.eval(RECORD, 1, key(userId), String(since), String(at), String(KEEP_MS));
+      await guarded(() => redis.eval(RECORD, 1, key(userId), String(since), String(at), String(KEEP_MS)));
     },
     async of(userId) {
-      const { since, at } = await redis.hgetall(key(userId));
+      const { since, at } = await guarded(() => redis.hgetall(key(userId)));
       return since === undefined || at === undefined ? undefined : { since: Number(since), at: Number(at) };
     },
   };

@@ -1,4 +1,5 @@
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
+import { guardedRedis } from '../../shared/redis/hung-redis-breaker.ts';
 import { DAY_MS } from '../../shared/time/durations.ts';
 import type { RemovedRecord } from '../storage/port.ts';
 import { shardOf } from './change-channels.ts';
@@ -54,6 +55,8 @@ return #KEYS`;
 const logKey = (prefix: string, userId: string) => `${prefix}:removed:{${shardOf(userId)}}:${userId}`;
 
 export function createRemovalLog(redis: RedisClient, prefix: string): RemovalLog {
+  // A Redis that hangs fails each call within the budget, as an unreachable one does.
+  const guarded = guardedRedis(redis);
   return {
     async record(removed, at) {
       const byShard = new Map<number, RemovedChange[]>();
@@ -65,20 +68,22 @@ export function createRemovalLog(redis: RedisClient, prefix: string): RemovalLog
       }
       await Promise.all(
         [...byShard.values()].map((users) =>
-          redis.eval(
-            RECORD,
-            users.length,
-            ...users.map((change) => logKey(prefix, change.userId)),
-            String(at),
-            String(REMOVAL_KEEP_MS),
-            String(REMOVALS_PER_USER),
-            JSON.stringify(users.map((change) => change.ids)),
+          guarded(() =>
+            redis.eval(
+              RECORD,
+              users.length,
+              ...users.map((change) => logKey(prefix, change.userId)),
+              String(at),
+              String(REMOVAL_KEEP_MS),
+              String(REMOVALS_PER_USER),
+              JSON.stringify(users.map((change) => change.ids)),
+            ),
           ),
         ),
       );
     },
     async since(userId, since) {
-      return redis.zrangebyscore(logKey(prefix, userId), since, '+inf');
+      return guarded(() => redis.zrangebyscore(logKey(prefix, userId), since, '+inf'));
     },
   };
 }

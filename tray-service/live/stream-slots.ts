@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
+import { guardedRedis } from '../../shared/redis/hung-redis-breaker.ts';
 
 /**
  * An open stream holds a lease in its user's sorted set (member: stream id, score: lease end).
@@ -95,38 +96,37 @@ export function newStreamId(openedAt: number): string {
 export function createStreamSlots(redis: RedisClient, options: StreamSlotOptions): StreamSlots {
   const now = options.now ?? Date.now;
   const key = (userId: string) => `${options.prefix}:streams:${userId}`;
+  // A Redis that hangs fails each call within the budget, as an unreachable one does.
+  const guarded = guardedRedis(redis);
   return {
     limit: options.limit,
     async acquire(userId, streamId, replaces) {
       const at = now();
-      const replaced = await redis.eval(
-        ACQUIRE,
-        1,
-        key(userId),
-        String(at),
-        String(at + options.leaseMs),
-        String(options.limit),
-        streamId,
-        String(options.leaseMs),
-        // A lease from now: the replaced stream's holder renews within a heartbeat.
-        String(-(at + options.leaseMs)),
-        replaces ?? '',
+      const replaced = await guarded(() =>
+        redis.eval(
+          ACQUIRE,
+          1,
+          key(userId),
+          String(at),
+          String(at + options.leaseMs),
+          String(options.limit),
+          streamId,
+          String(options.leaseMs),
+          // A lease from now: the replaced stream's holder renews within a heartbeat.
+          String(-(at + options.leaseMs)),
+          replaces ?? '',
+        ),
       );
       return Array.isArray(replaced) ? replaced.filter((id): id is string => typeof id === 'string') : [];
     },
     async renew(userId, streamId) {
-      const kept = await redis.eval(
-        RENEW,
-        1,
-        key(userId),
-        String(now() + options.leaseMs),
-        streamId,
-        String(options.leaseMs),
+      const kept = await guarded(() =>
+        redis.eval(RENEW, 1, key(userId), String(now() + options.leaseMs), streamId, String(options.leaseMs)),
       );
       return kept === 1;
     },
     async release(userId, streamId) {
-      await redis.zrem(key(userId), streamId);
+      await guarded(() => redis.zrem(key(userId), streamId));
     },
   };
 }

@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import { createRedis } from '../../../shared/redis/create-redis.ts';
+import { REDIS_CALL_BUDGET_MS } from '../../../shared/redis/hung-redis-breaker.ts';
+import { isRedisUnavailable } from '../../../shared/redis/redis-failure.ts';
 import { createStreamSlots, newStreamId } from '../../../tray-service/live/stream-slots.ts';
+import { failureOf, useHungRedis } from '../../support/hung-redis.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
 
@@ -96,6 +99,30 @@ describe('live/stream-slots', () => {
       expect(await one.acquire('u', eighth, newStreamId(9_000)), 'unknown').to.deep.equal([sixth]);
     } finally {
       redis.disconnect();
+    }
+  });
+});
+
+// A Redis that hangs with its connection open: a stream's opening waited on it for as long as it
+// hung, and each open stream's heartbeat sent one more renewal every interval.
+describe('live/stream-slots while Redis hangs', function () {
+  this.timeout(20_000);
+  const hung = useHungRedis();
+
+  it('fails an acquire, a renewal and a release within the budget, as Redis unavailable', async () => {
+    const { redis, hang } = hung();
+    const slots = createStreamSlots(redis, { prefix: uniqueName('slots'), limit: 2, leaseMs: 5_000 });
+    const stream = newStreamId(Date.now());
+    await slots.acquire('u-hung', stream);
+    hang();
+    for (const call of [
+      slots.acquire('u-hung', newStreamId(Date.now())),
+      slots.renew('u-hung', stream),
+      slots.release('u-hung', stream),
+    ]) {
+      const { error, ms } = await failureOf(call);
+      expect(isRedisUnavailable(error), String(error)).to.equal(true);
+      expect(ms).to.be.below(REDIS_CALL_BUDGET_MS + 1_000);
     }
   });
 });

@@ -1,12 +1,7 @@
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../../../shared/logging/create-logger.ts';
 import type { RedisClient } from '../../../shared/redis/create-redis.ts';
-import {
-  connectionBreaker,
-  isUnanswered,
-  REDIS_CALL_BUDGET_MS,
-  type HungRedisBreaker,
-} from '../../../shared/redis/hung-redis-breaker.ts';
+import { guardedRedis, isUnanswered } from '../../../shared/redis/hung-redis-breaker.ts';
 
 export interface GuardedRedisLimiterOptions {
   redis: RedisClient;
@@ -32,7 +27,7 @@ export interface GuardedRedisLimiterOptions {
  */
 export class GuardedRedisLimiter extends RateLimiterRedis {
   readonly #memory: RateLimiterMemory;
-  readonly #breaker: HungRedisBreaker;
+  readonly #guarded: ReturnType<typeof guardedRedis>;
 
   constructor(options: GuardedRedisLimiterOptions) {
     const { redis, keyPrefix, points, duration, blockDuration } = options;
@@ -52,7 +47,7 @@ export class GuardedRedisLimiter extends RateLimiterRedis {
       insuranceLimiter: memory,
     });
     this.#memory = memory;
-    this.#breaker = connectionBreaker(redis, options.logger);
+    this.#guarded = guardedRedis(redis, options.logger);
   }
 
   override consume(
@@ -60,13 +55,11 @@ export class GuardedRedisLimiter extends RateLimiterRedis {
     pointsToConsume?: number,
     options?: Record<string, unknown>,
   ): Promise<RateLimiterRes> {
-    return this.#breaker
-      .call(() => super.consume(key, pointsToConsume, options), REDIS_CALL_BUDGET_MS)
-      .catch((error: unknown) => {
-        if (isUnanswered(error)) {
-          return this.#memory.consume(key, pointsToConsume, options);
-        }
-        throw error;
-      });
+    return this.#guarded(() => super.consume(key, pointsToConsume, options)).catch((error: unknown) => {
+      if (isUnanswered(error)) {
+        return this.#memory.consume(key, pointsToConsume, options);
+      }
+      throw error;
+    });
   }
 }
