@@ -131,17 +131,24 @@ export function guardedRedis(redis: RedisClient, logger?: Logger) {
   };
 }
 
+/** Who hears of a dropped connection: the latest logger given for it. */
+const loggers = new WeakMap<RedisClient, Logger>();
+
 /**
  * The breaker of one connection, shared by everything that calls Redis on it (the tray's rate
- * limits and its live changes): they all see the same hang, and the connection is dropped once.
+ * limits, live changes, stream places and tickets, admin sessions): they all see the same hang,
+ * and the connection is dropped once.
  */
 export function connectionBreaker(redis: RedisClient, logger?: Logger): HungRedisBreaker {
+  if (logger) loggers.set(redis, logger);
   let breaker = breakers.get(redis);
   if (!breaker) {
     breaker = createHungRedisBreaker({
       reconnectAfterMs: REDIS_RECONNECT_AFTER_MS,
       reconnect: () => {
-        logger?.warn('Redis left a call unanswered too long; dropping the connection and connecting again');
+        loggers
+          .get(redis)
+          ?.warn('Redis left a call unanswered too long; dropping the connection and connecting again');
         dropConnection(redis);
       },
     });
