@@ -1,14 +1,12 @@
 import { expect } from 'chai';
-import { createLogger } from '../../../shared/logging/create-logger.ts';
 import { REDIS_CALL_BUDGET_MS } from '../../../shared/redis/hung-redis-breaker.ts';
 import type { NotificationRecord } from '../../../tray-service/http/to-notification-record.ts';
 import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
 import { useHungRedis } from '../../support/hung-redis.ts';
+import { recordingLogger } from '../../support/recording-logger.ts';
 import { seedActivities } from '../../support/seed-tray.ts';
 import { useLiveTray } from './support/live-harness.ts';
 import { dataOf, named } from './support/sse-client.ts';
-
-const silent = createLogger({ name: 'test', level: 'silent' });
 
 // A Redis that stops answering but keeps the publisher's connection open (a stopped server, a
 // route that died without a reset): each announcement waited on it for as long as it hung, and
@@ -20,7 +18,8 @@ describe('a change announced while the publisher’s Redis hangs', function () {
 
   it('is stored and answered within the call’s budget, and reaches the open stream once Redis answers again', async () => {
     const { redis, hang } = hung();
-    const publisher = createChangePublisher(redis, tray.prefix, silent, { retryMs: 100 });
+    const { logger, messages } = recordingLogger();
+    const publisher = createChangePublisher(redis, tray.prefix, logger, { retryMs: 100 });
     const user = 'u-hung-publish';
     const live = await tray.stream(user);
     hang();
@@ -41,5 +40,9 @@ describe('a change announced while the publisher’s Redis hangs', function () {
       (event) => named('record')(event) && dataOf<NotificationRecord>(event).targetId === 'p-hung',
       { timeoutMs: 20_000 },
     );
+    // Said once, in words an operator can search for.
+    expect(
+      messages.filter((message) => message.startsWith('Redis left a call unanswered too long')),
+    ).to.have.lengthOf(1);
   });
 });
