@@ -7,14 +7,18 @@
  * password may hold any character but the `@` that ends it.
  */
 export function shownUrl(url: string): string {
-  // After the last `@`: a password may hold a `?`.
-  const query = url.indexOf('?', url.lastIndexOf('@') + 1);
-  const [base, shownQuery] = query < 0 ? [url, ''] : [url.slice(0, query), '?…'];
   try {
-    const parsed = new URL(base);
+    const parsed = new URL(url);
     if (parsed.password !== '') parsed.password = '****';
-    return `${parsed.toString()}${shownQuery}`;
+    const query = parsed.search === '' ? '' : '?…';
+    parsed.search = '';
+    parsed.hash = '';
+    return `${parsed.toString()}${query}`;
   } catch {
+    // After the last `@`: a password may hold a `?` (a query holding an `@` is cut with it).
+    const at = url.lastIndexOf('@');
+    const query = url.indexOf('?', at < 0 ? 0 : at + 1);
+    const [base, shownQuery] = query < 0 ? [url, ''] : [url.slice(0, query), '?…'];
     const shown = base.replace(
       /^([a-z][a-z0-9+.-]*:\/\/)?.*@/is,
       (_match, scheme: string | undefined) => `${scheme ?? ''}****@`,

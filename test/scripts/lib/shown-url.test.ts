@@ -30,6 +30,7 @@ describe('shownUrl (the URLs npm start prints)', () => {
       ],
       ['mongodb://127.0.0.1:27017/', 'mongodb://127.0.0.1:27017/'],
       ['postgres://u:ab?cd@db/tray?sslmode=require', 'postgres://****@db/tray?…'],
+      ['postgres://tray@db/tray?password=hunter2&application_name=me@host', 'postgres://tray@db/tray?…'],
     ] as const) {
       expect(shownUrl(url), url).to.equal(shown);
     }
