@@ -1,6 +1,7 @@
 import { TimeoutError } from '../errors/timeout-error.ts';
 import type { Logger } from '../logging/create-logger.ts';
 import { withTimeout } from '../time/with-timeout.ts';
+import { Cluster } from 'ioredis';
 import type { RedisClient } from './create-redis.ts';
 import { dropConnection } from './drop-connection.ts';
 
@@ -121,8 +122,12 @@ const breakers = new WeakMap<RedisClient, HungRedisBreaker>();
  */
 export function guardedRedis(redis: RedisClient, logger?: Logger) {
   const breaker = connectionBreaker(redis, logger);
+  // A cluster's one client covers every master: one hung master would have the breaker refuse
+  // calls to the healthy ones too, and ioredis sends a dropped node's commands to the same node
+  // again. There calls only get the budget; the slot map's refresh drops a hung master.
+  const breakable = !(redis instanceof Cluster);
   return async <T>(call: () => Promise<T>): Promise<T> => {
-    if (redis.status === 'ready') return breaker.call(call, REDIS_CALL_BUDGET_MS);
+    if (breakable && redis.status === 'ready') return breaker.call(call, REDIS_CALL_BUDGET_MS);
     try {
       return await withTimeout(call(), REDIS_CALL_BUDGET_MS);
     } catch (error) {

@@ -41,19 +41,22 @@ export function watchBanVersion(options: BanVersionWatchOptions): BanVersionWatc
   const timer = setInterval(() => {
     if (checking) return;
     checking = true;
+    // What was seen when the GET went out: a publish answered just after it (on the same
+    // connection, its newer version observed before this callback runs) is no rollback.
+    const floor = seen;
     redis
       .get(versionKey)
       .finally(() => (checking = false))
       .then(
         (text) => {
           const version = text === null ? null : Number(text);
-          if (version !== null && version >= seen) {
+          if (version !== null && version >= floor) {
             observe(version);
             return;
           }
           if (version !== null) {
             logger.warn(
-              { version, seen },
+              { version, seen: floor },
               'the published ban list went back to an older version; publishing it again',
             );
           }

@@ -102,20 +102,20 @@ export function createStreamSlots(redis: RedisClient, options: StreamSlotOptions
     limit: options.limit,
     async acquire(userId, streamId, replaces) {
       const at = now();
-      const replaced = await guarded(() =>
-        redis.eval(
-          ACQUIRE,
-          1,
-          key(userId),
-          String(at),
-          String(at + options.leaseMs),
-          String(options.limit),
-          streamId,
-          String(options.leaseMs),
-          // A lease from now: the replaced stream's holder renews within a heartbeat.
-          String(-(at + options.leaseMs)),
-          replaces ?? '',
-        ),
+      // Not given the budget: a script given up on still runs once Redis answers, and would hold a
+      // place for a stream that never opened (and mark the user's oldest stream replaced).
+      const replaced = await redis.eval(
+        ACQUIRE,
+        1,
+        key(userId),
+        String(at),
+        String(at + options.leaseMs),
+        String(options.limit),
+        streamId,
+        String(options.leaseMs),
+        // A lease from now: the replaced stream's holder renews within a heartbeat.
+        String(-(at + options.leaseMs)),
+        replaces ?? '',
       );
       return Array.isArray(replaced) ? replaced.filter((id): id is string => typeof id === 'string') : [];
     },

@@ -109,17 +109,15 @@ describe('live/stream-slots while Redis hangs', function () {
   this.timeout(20_000);
   const hung = useHungRedis();
 
-  it('fails an acquire, a renewal and a release within the budget, as Redis unavailable', async () => {
+  // An acquire is not given the budget: a script given up on would still run, holding a place
+  // for a stream that never opened.
+  it('fails a renewal and a release within the budget, as Redis unavailable', async () => {
     const { redis, hang } = hung();
     const slots = createStreamSlots(redis, { prefix: uniqueName('slots'), limit: 2, leaseMs: 5_000 });
     const stream = newStreamId(Date.now());
     await slots.acquire('u-hung', stream);
     hang();
-    for (const call of [
-      slots.acquire('u-hung', newStreamId(Date.now())),
-      slots.renew('u-hung', stream),
-      slots.release('u-hung', stream),
-    ]) {
+    for (const call of [slots.renew('u-hung', stream), slots.release('u-hung', stream)]) {
       const { error, ms } = await failureOf(call);
       expect(isRedisUnavailable(error), String(error)).to.equal(true);
       expect(ms).to.be.below(REDIS_CALL_BUDGET_MS + 1_000);
