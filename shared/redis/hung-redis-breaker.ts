@@ -90,24 +90,32 @@ export function createHungRedisBreaker(options: HungRedisBreakerOptions): HungRe
       if (unanswered.size > 0) throw new RedisUnansweredError();
       const call = operation();
       try {
-        return await withTimeout(call, budgetMs);
+        return await answeredWithin(call, budgetMs);
       } catch (error) {
-        if (!(error instanceof TimeoutError)) throw error;
-        overrun(call);
-        throw new RedisTimeoutError(budgetMs);
+        if (error instanceof RedisTimeoutError) overrun(call);
+        throw error;
       }
     },
   };
 }
 
-/** How long a call through connectionBreaker may wait for Redis. */
+/** How long a call through guardedRedis may wait for Redis. */
 export const REDIS_CALL_BUDGET_MS = 1_000;
 /** How long such a call may stay unanswered before the connection is dropped and made again. */
 export const REDIS_RECONNECT_AFTER_MS = 5_000;
 
 /** Whether `error` is the breaker's: the call ran out of its budget, or one before it did. */
 export const isUnanswered = (error: unknown): boolean =>
-  error instanceof TimeoutError || error instanceof RedisUnansweredError;
+  error instanceof RedisTimeoutError || error instanceof RedisUnansweredError;
+
+/** `call` within `ms`, or a RedisTimeoutError. */
+async function answeredWithin<T>(call: Promise<T>, ms: number): Promise<T> {
+  try {
+    return await withTimeout(call, ms);
+  } catch (error) {
+    throw error instanceof TimeoutError ? new RedisTimeoutError(ms) : error;
+  }
+}
 
 const breakers = new WeakMap<RedisClient, HungRedisBreaker>();
 
@@ -126,14 +134,10 @@ export function guardedRedis(redis: RedisClient, logger?: Logger) {
   // calls to the healthy ones too, and ioredis sends a dropped node's commands to the same node
   // again. There calls only get the budget; the slot map's refresh drops a hung master.
   const breakable = !(redis instanceof Cluster);
-  return async <T>(call: () => Promise<T>): Promise<T> => {
-    if (breakable && redis.status === 'ready') return breaker.call(call, REDIS_CALL_BUDGET_MS);
-    try {
-      return await withTimeout(call(), REDIS_CALL_BUDGET_MS);
-    } catch (error) {
-      throw error instanceof TimeoutError ? new RedisTimeoutError(REDIS_CALL_BUDGET_MS) : error;
-    }
-  };
+  return async <T>(call: () => Promise<T>): Promise<T> =>
+    breakable && redis.status === 'ready'
+      ? breaker.call(call, REDIS_CALL_BUDGET_MS)
+      : answeredWithin(call(), REDIS_CALL_BUDGET_MS);
 }
 
 /** Who hears of a dropped connection: the latest logger given for it. */
@@ -144,7 +148,7 @@ const loggers = new WeakMap<RedisClient, Logger>();
  * limits, live changes, stream places and tickets, admin sessions): they all see the same hang,
  * and the connection is dropped once.
  */
-export function connectionBreaker(redis: RedisClient, logger?: Logger): HungRedisBreaker {
+function connectionBreaker(redis: RedisClient, logger?: Logger): HungRedisBreaker {
   if (logger) loggers.set(redis, logger);
   let breaker = breakers.get(redis);
   if (!breaker) {
