@@ -63,6 +63,6 @@ export async function warnVolatileRedis(
         { err: error.message, node: where },
         'could not read the Redis persistence settings; make sure Redis runs appendonly yes and appendfsync always',
       ),
-    options.startupWaitMs,
+    { startupWaitMs: options.startupWaitMs },
   );
 }

@@ -109,7 +109,7 @@ export const isUnanswered = (error: unknown): boolean =>
   error instanceof RedisTimeoutError || error instanceof RedisUnansweredError;
 
 /** `call` within `ms`, or a RedisTimeoutError. */
-async function answeredWithin<T>(call: Promise<T>, ms: number): Promise<T> {
+export async function answeredWithin<T>(call: Promise<T>, ms: number): Promise<T> {
   try {
     return await withTimeout(call, ms);
   } catch (error) {

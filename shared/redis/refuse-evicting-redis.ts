@@ -55,6 +55,6 @@ export async function refuseEvictingRedis(
     },
     (error, where) =>
       options.logger?.warn({ err: error.message, node: where }, 'could not read the Redis eviction policy'),
-    options.startupWaitMs,
+    { startupWaitMs: options.startupWaitMs },
   );
 }

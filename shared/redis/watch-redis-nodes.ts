@@ -1,5 +1,6 @@
 import { Cluster, type Redis } from 'ioredis';
 import type { RedisClient } from './create-redis.ts';
+import { answeredWithin } from './hung-redis-breaker.ts';
 
 /**
  * Checks one server: `where` is `host:port` on a cluster, '' for a single server. Rejects when the
@@ -20,6 +21,13 @@ export function askAgain(error: Error): boolean {
   return !(error.name === 'ReplyError' && /^(NOPERM|ERR unknown command)/.test(error.message));
 }
 
+export interface WatchRedisNodesOptions {
+  /** How long start-up waits for a first connection; 3 s unless given. */
+  readonly startupWaitMs?: number;
+  /** How long one check may wait for its server's answer; 5 s unless given. */
+  readonly checkBudgetMs?: number;
+}
+
 /**
  * Runs `check` whenever `redis` (re)connects: at start-up (waiting at most `startupWaitMs` for a
  * first connection, since a receiver must start while Redis is down) and after every reconnect,
@@ -30,13 +38,19 @@ export function askAgain(error: Error): boolean {
  * node only), and again whenever the slot map changes: a promoted replica is a new master with a
  * config of its own. A master that could not be read is told to `onUnreadable` and asked again at
  * the next chance, unless it refused for good (askAgain).
+ *
+ * A check that gets no answer within `checkBudgetMs` (a server that keeps its connection open and
+ * answers nothing) is told as a RedisTimeoutError and asked again at the next chance: without the
+ * budget, one hung master held start-up for good, and every later slot-map refresh chained one
+ * more wait behind it for as long as the process ran.
  */
 export async function watchRedisNodes(
   redis: RedisClient,
   check: CheckRedisNode,
   onUnreadable: OnUnreadableRedisNode,
-  startupWaitMs = 3_000,
+  options: WatchRedisNodesOptions = {},
 ): Promise<void> {
+  const { startupWaitMs = 3_000, checkBudgetMs = 5_000 } = options;
   let latest: Promise<void> | undefined;
   // Masters already checked; forgotten when the cluster drops a node, so a node that comes back
   // (possibly restarted with another config) is checked again.
@@ -44,7 +58,7 @@ export async function watchRedisNodes(
   /** Resolves false when the server could not be read and should be asked again. */
   const checkOne = async (node: Redis, where: string): Promise<boolean> => {
     try {
-      await check(node, where);
+      await answeredWithin(check(node, where), checkBudgetMs);
       return true;
     } catch (error) {
       onUnreadable(error as Error, where);
@@ -66,9 +80,12 @@ export async function watchRedisNodes(
       }),
     );
   };
-  // Start-up waits for every check started so far, not only the newest one.
+  // Start-up waits for every check started so far, not only the newest one; later checks are
+  // waited for by nobody.
+  let starting = true;
   const recheck = () => {
-    latest = Promise.all([latest, checkAll()]).then(() => undefined);
+    const run = checkAll();
+    if (starting) latest = Promise.all([latest, run]).then(() => undefined);
   };
   redis.on('ready', recheck);
   if (redis instanceof Cluster) {
@@ -88,4 +105,6 @@ export async function watchRedisNodes(
     });
   }
   await latest;
+  starting = false;
+  latest = undefined;
 }

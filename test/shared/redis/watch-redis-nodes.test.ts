@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { askAgain } from '../../../shared/redis/watch-redis-nodes.ts';
+import { askAgain, watchRedisNodes } from '../../../shared/redis/watch-redis-nodes.ts';
+import { useHungRedis } from '../../support/hung-redis.ts';
 
 /** A server's error reply, as ioredis gives it (redis-errors' ReplyError). */
 const reply = (message: string) => Object.assign(new Error(message), { name: 'ReplyError' });
@@ -20,5 +21,50 @@ describe('watchRedisNodes: which failures to read a node are asked again', () =>
       Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' }),
     ])
       expect(askAgain(error), error.message).to.equal(true);
+  });
+});
+
+describe('watchRedisNodes: a server that stops answering', () => {
+  const hungRedis = useHungRedis();
+
+  it('gives a check up after its budget: start-up goes on and the failure is told', async () => {
+    const { redis, hang } = hungRedis();
+    const told: Error[] = [];
+    hang();
+    const started = Date.now();
+    await watchRedisNodes(
+      redis,
+      async (node) => {
+        await node.info('memory');
+      },
+      (error) => told.push(error),
+      { checkBudgetMs: 300 },
+    );
+    expect(Date.now() - started).to.be.lessThan(2_000);
+    expect(told.map((error) => error.name)).to.deep.equal(['RedisTimeoutError']);
+  });
+
+  it('asks again when the connection is made again, and that check passes', async () => {
+    const { redis, hang } = hungRedis();
+    const told: Error[] = [];
+    let answered = 0;
+    hang();
+    await watchRedisNodes(
+      redis,
+      async (node) => {
+        await node.info('memory');
+        answered += 1;
+      },
+      (error) => told.push(error),
+      { checkBudgetMs: 300 },
+    );
+    expect(answered).to.equal(0);
+    // A new connection through the proxy is carried: the check at its 'ready' is answered.
+    redis.disconnect(true);
+    const until = Date.now() + 5_000;
+    while (answered === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+    // ioredis also sends the given-up INFO again on the new connection, so it may answer too.
+    expect(answered).to.be.at.least(1);
+    expect(told).to.have.length(1);
   });
 });
