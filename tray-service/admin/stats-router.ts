@@ -2,7 +2,7 @@ import type Bull from 'bull';
 import { Router } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { jobCounts } from '../../shared/queue/job-counts.ts';
-import { DAY_MS } from '../../shared/time/durations.ts';
+import { DAY_MS, MINUTE_MS } from '../../shared/time/durations.ts';
 import { chartRange, type EventCharts } from '../use-cases/event-charts.ts';
 import { queueStats } from '../use-cases/queue-stats.ts';
 import { chartRangeQuery, nothing } from './api-schema/admin-inputs.ts';
@@ -32,7 +32,7 @@ export function createStatsRouter(deps: StatsRouterDeps): Router {
   const clock = deps.clock ?? Date.now;
 
   /**
-   * since/until, defaulting to the last 24 hours (not before 1970), as whole minutes. The defaults
+   * since/until, defaulting to the last 1,440 minutes (not before 1970), as whole minutes. The defaults
    * are filled in before the checks, and a refusal names a parameter the caller sent: `since`
    * alone is judged against now, the default `until`.
    */
@@ -40,7 +40,10 @@ export function createStatsRouter(deps: StatsRouterDeps): Router {
     const given = parseQuery(chartRangeQuery, query);
     requireOrderedRange(given);
     const until = given.until ?? new Date(clock());
-    const since = given.since ?? new Date(Math.max(EARLIEST_TIME.getTime(), until.getTime() - MAX_CHART_MS));
+    // The default is the 1,440 minutes that end with now's: 24 hours before `until` itself would
+    // widen to 1,441 whenever now is part-way through a minute.
+    const lastMinuteEnd = Math.ceil(until.getTime() / MINUTE_MS) * MINUTE_MS;
+    const since = given.since ?? new Date(Math.max(EARLIEST_TIME.getTime(), lastMinuteEnd - MAX_CHART_MS));
     if (since >= until) {
       throw new AppError(
         'VALIDATION',

@@ -1,8 +1,7 @@
+import { MINUTE_MS } from '../../shared/time/durations.ts';
 import { addLagBuckets, emptyLagBuckets, lagQuantile } from '../domain/lag-histogram.ts';
 import { byteOrder } from '../domain/event-recipients.ts';
 import type { EventsPort } from '../storage/port.ts';
-
-const MINUTE_MS = 60_000;
 
 /** The minutes a chart covers: whole minutes from `since`'s to the one `until` falls in. */
 export interface ChartRange {

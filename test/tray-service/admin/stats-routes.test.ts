@@ -101,6 +101,20 @@ describe('GET /admin/stats/* (the events console’s traffic charts)', function 
       expect(res.body.to).to.equal(iso(NOW));
       expect(res.body.from).to.equal(iso(NOW - 1_440 * MINUTE));
     });
+    it('covers 1,440 minutes by default when now is part-way through a minute, now’s minute last', async () => {
+      const { app: later, close: closeLater } = adminApp(suite.storage, {
+        queues: [queue],
+        clock: () => NOW + 30_000,
+      });
+      try {
+        const res = await request(later).get('/admin/stats/events-per-minute').set(admin).expect(200);
+        expect(res.body.minutes).to.have.lengthOf(1_440);
+        expect(res.body.to).to.equal(iso(NOW + MINUTE));
+        expect(res.body.from).to.equal(iso(NOW + MINUTE - 1_440 * MINUTE));
+      } finally {
+        closeLater();
+      }
+    });
     it('refuses a range over 24 hours, a reversed one, and unknown parameters with 400 naming the field', async () => {
       const cases: [string, string][] = [
         [`?since=${iso(NOW - 25 * 60 * MINUTE)}&until=${iso(NOW)}`, 'until: at most 24 hours after since'],

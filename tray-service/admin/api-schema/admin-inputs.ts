@@ -122,7 +122,7 @@ export const decisionsQuery = (limits: AdminLimits) =>
 /** GET /admin/stats/events-per-minute and /lag: at most 24 hours. */
 export const chartRangeQuery = z
   .object({
-    since: isoTimeQuery('First minute (default: until minus 24 hours, not before 1970)'),
+    since: isoTimeQuery('First minute (default: 24 hours before the end of until’s minute, not before 1970)'),
     until: isoTimeQuery(
       'End, exclusive (default: now); at most 24 hours after since, and at most 9999-12-31T23:59:00Z',
     ),

@@ -1,3 +1,4 @@
+import { MINUTE_MS } from '../../../shared/time/durations.ts';
 import type pg from 'pg';
 import { groupCommit } from '../../../shared/async/group-commit.ts';
 import { emptyLagBuckets, LAG_BUCKETS, lagBucket } from '../../domain/lag-histogram.ts';
@@ -14,8 +15,6 @@ interface Applied {
   receivedAt: Date;
   appliedAt: Date;
 }
-
-const MINUTE_MS = 60_000;
 
 /**
  * Marks a batch applied and counts each first mark into its minute's lag histogram (the non-empty

@@ -1,11 +1,10 @@
+import { MINUTE_MS } from '../../../../shared/time/durations.ts';
 import type { AnyBulkWriteOperation, Db, Document, UpdateFilter } from 'mongodb';
 import { groupCommit } from '../../../../shared/async/group-commit.ts';
 import { LAG_BUCKETS, lagBucket } from '../../../domain/lag-histogram.ts';
 import type { EventMinute, LagMinute } from '../../port.ts';
 import { EVENT_LAG_MINUTES, EVENT_MINUTES } from '../collection-names.ts';
 import { writeErrorsOf, isDuplicateKey } from '../compare-and-set/is-duplicate-key.ts';
-
-const MINUTE_MS = 60_000;
 
 /** One minute's count of one event name (event_minutes). */
 export interface EventMinuteDoc {
