@@ -308,11 +308,10 @@ describe('receiver/main.ts', function () {
   describe('where it listens', () => {
     it('is loopback only when no HOST is set: the machine’s other addresses refuse connections', async function () {
       const external = externalAddress();
-      if (external === undefined) this.skip();
       const { port, child, output } = await start({});
       try {
         expect(await accepts('127.0.0.1', port)).to.equal(true);
-        expect(await accepts(external!, port)).to.equal(false);
+        expect(await accepts(external, port)).to.equal(false);
         expect(output()).to.include('"host":"127.0.0.1"');
       } finally {
         await stop(child);
@@ -321,10 +320,9 @@ describe('receiver/main.ts', function () {
 
     it('is every interface with RECEIVER_HOST=0.0.0.0', async function () {
       const external = externalAddress();
-      if (external === undefined) this.skip();
       const { port, child } = await start({ HOST: '127.0.0.1', RECEIVER_HOST: '0.0.0.0' });
       try {
-        expect(await accepts(external!, port)).to.equal(true);
+        expect(await accepts(external, port)).to.equal(true);
       } finally {
         await stop(child);
       }

@@ -223,7 +223,6 @@ describe('npm start (scripts/dev-stack.ts)', function () {
       expect(stack!.output()).to.include(`receiver http://127.0.0.1:${ports.receiver}`);
       expect(stack!.output()).to.include('listening on 127.0.0.1 only');
       const external = externalAddress();
-      if (external === undefined) this.skip();
       for (const port of Object.values(ports)) expect(await accepts(external, port)).to.equal(false);
     });
 
