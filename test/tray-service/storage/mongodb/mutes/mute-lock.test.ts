@@ -26,12 +26,24 @@ describe('withMuteLock (MongoDB adapter: one PUT or DELETE of a user’s mutes a
 
   it('does not hold one user up behind another', async () => {
     let released = false;
+    let entered!: () => void;
+    const slowHolds = new Promise<void>((resolve) => (entered = resolve));
     const other = withMuteLock(mongo.db, 'u-slow', async () => {
+      entered();
       while (!released) await sleep(5);
     });
-    await withMuteLock(mongo.db, 'u-quick', () => Promise.resolve());
-    released = true;
-    await other;
+    try {
+      await slowHolds;
+      // Both locks held at once, each under its own user's id.
+      const quick = withMuteLock(mongo.db, 'u-quick', async () =>
+        (await locks().find({}).toArray()).map((lock) => lock._id).sort(),
+      );
+      const held = await Promise.race([quick, sleep(2_000).then(() => 'waited behind u-slow')]);
+      expect(held).to.deep.equal([muteLockId('u-quick'), muteLockId('u-slow')].sort());
+    } finally {
+      released = true;
+      await other;
+    }
   });
 
   it('releases the lock when the work fails', async () => {
