@@ -10,7 +10,7 @@ import {
 import { leadingProcessed } from '../support/leading-processed.ts';
 import { queueCounts } from '../support/queue-counts.ts';
 import { outageAfterAcks } from '../support/outage-after-acks.ts';
-import { faultSecret, waitUntilDrained } from '../support/receiver-process.ts';
+import { faultSecret, metricValue, waitUntilDrained } from '../support/receiver-process.ts';
 import { latencySummary, reportFigures, tally } from '../support/report-figures.ts';
 import { socialBurstBodies } from '../support/social-burst.ts';
 import { openTargetStorage, type StorageTarget } from '../support/storage-target.ts';
@@ -136,12 +136,15 @@ describe('faults end to end: receiver -> queue -> worker -> events and tray (rea
           sent: deliveries.length,
           statuses: tally(deliveries.map((d) => d.status)),
           ...ledger,
+          acceptedViaSpool: await metricValue(receiver.port, 'webhook_accepted_total', 'stored_in="spool"'),
           failedJobs: (await queueCounts(stage.redis.url, prefix)).failed,
           recoveredStalledJobs: await recoveredStalledJobs(stage.redis.url, prefix),
           ackLatencyMs: latencySummary(deliveries.filter((d) => d.status === 200).map((d) => d.ms)),
           endToEndMs: Math.round(endToEndMs),
         };
         reportFigures('e2e redis SIGKILL with the worker running', figures);
+        // The outage was felt: the receiver took part of the burst through its spool.
+        expect(figures.acceptedViaSpool, 'events that went through the spool').to.be.above(0);
         expect(firstMismatches, 'tray records differing from the model').to.deep.equal([]);
         expect(figures).to.deep.include({
           lost: 0,

@@ -117,7 +117,11 @@ describe('two receivers and two workers at once, the database server stopped dur
       requests: deliveries.length,
       statuses: tally(deliveries.map((d) => d.status)),
       ...ledger,
-      // Attempts the workers logged as failed (bull retries them): shows the outage was felt.
+      // Tray processes that saw the outage: their storage gate stopped taking jobs until it answered.
+      workersThatSawTheOutage: workers.filter((worker) => worker.output().includes('storage does not answer'))
+        .length,
+      // Attempts the workers logged as failed (bull retries them): the gate parks jobs instead, so
+      // this stays 0 unless a job fails for another reason.
       failedAttempts: workers.reduce(
         (sum, worker) => sum + (worker.output().match(/job failed/g) ?? []).length,
         0,
@@ -138,6 +142,7 @@ describe('two receivers and two workers at once, the database server stopped dur
     if (ledger.trayMismatches > 0 || ledger.unreadMismatches > 0) workers.forEach(printTail);
     if (firstMismatches.length > 0) await printMismatchEvidence(database.target(), firstMismatches);
     expect(firstMismatches, 'tray records differing from the model').to.deep.equal([]);
+    expect(figures.workersThatSawTheOutage, 'tray processes that saw the outage').to.be.above(0);
     expect(figures).to.deep.include({
       acknowledged: count,
       lost: 0,
