@@ -55,6 +55,13 @@ describe("the scripts' local servers (scripts/lib/local-servers.ts)", () => {
       let pendingAtKill = false;
       try {
         await new Promise((resolve) => writer.once('ready', resolve));
+        // The settings themselves, beside the kill below: on a fast or memory-backed disk the
+        // moment `everysec` loses writes may never come, and the kill alone would pass.
+        const settings = (await probe.config('GET', 'append*')) as string[];
+        const byName = Object.fromEntries(
+          settings.flatMap((value, index) => (index % 2 === 0 ? [[value, settings[index + 1]]] : [])),
+        );
+        expect(byName).to.deep.include({ appendonly: 'yes', appendfsync: 'always' });
         const writers = Array.from({ length: 16 }, async () => {
           for (;;) {
             const id = next++;
