@@ -318,6 +318,14 @@ describe('admin events API', () => {
         'e1',
       ]);
     });
+    it('streams more events than a page holds: the app’s page limit is 3, the export gives all 5', async () => {
+      const res = await request(app).get('/admin/events/export').set(admin).expect(200);
+      const keys = res.text
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { key: string }).key);
+      expect(keys).to.deep.equal(['e5', 'e4', 'e3', 'e2', 'e1']);
+    });
     it('applies since/until like the list', async () => {
       const res = await request(app)
         .get('/admin/events/export?since=2026-11-20T11:00:00Z&until=2026-11-20T13:00:00Z')

@@ -87,11 +87,15 @@ describe('GET /admin/events/tail (live tail, through the real receiver and worke
 
   it('sends only the events that pass its filters', async () => {
     const comments = await tail('?event=comment.didCreate&userId=u-cid');
+    // One event failing each filter, then one passing both: announced in this order.
     const post = await send(postEvent({ postId: 'p-tail-2', author: 'u-cid' }));
+    const otherUsers = await send(commentEvent({ commentId: 'cm-tail-dee', author: 'u-dee' }));
     const comment = await send(commentEvent({ commentId: 'cm-tail-2', author: 'u-cid' }));
     const got = await comments.next((e) => e.event === 'stored', { timeoutMs: 5_000 });
     expect(got.id).to.equal(comment.key);
-    expect(comments.events.filter((e) => e.event === 'stored').map((e) => e.id)).to.not.include(post.key);
+    const stored = comments.events.filter((e) => e.event === 'stored').map((e) => e.id);
+    expect(stored).to.not.include(post.key);
+    expect(stored).to.not.include(otherUsers.key);
   });
 
   it('does not announce an event again when its job runs again (a redelivery or a replay)', async () => {

@@ -37,8 +37,15 @@ describe('per-user rate limit (docs/contract.md#limits)', () => {
     });
 
     it('keeps a separate budget for each user', async () => {
-      const auth = await bearer('calm-user');
-      await request(api.app()).get('/notifications/v3').set('Authorization', auth).expect(200);
+      const app = api.app();
+      const [spent, calm] = [await bearer('spent-user'), await bearer('calm-user')];
+      for (let i = 0; i < 5; i++)
+        await request(app).get('/notifications/v3').set('Authorization', spent).expect(200);
+      await request(app).get('/notifications/v3').set('Authorization', spent).expect(429);
+      // Another user's first call of the window: a whole budget of its own, less this call.
+      const res = await request(app).get('/notifications/v3').set('Authorization', calm).expect(200);
+      expect(res.headers['x-ratelimit-remaining']).to.equal('4');
+      await request(app).get('/notifications/v3').set('Authorization', spent).expect(429);
     });
   });
 
