@@ -256,6 +256,13 @@ describe('global bans: queue -> worker -> storage and Redis -> two API instances
       await worker.deliver(banEvent('ban', ['u-ivy'], minute(70)));
       await bothWithinBound('u-hal', 401);
       await bothWithinBound('u-ivy', 401);
+      // Not a cache that had not caught up yet: stored, published and answered alike.
+      for (const user of ['u-hal', 'u-ivy']) {
+        expect(await storedBan(user)).to.include({ banned: true, at: Date.parse(minute(70)) });
+        expect(await api.redis.sismember(banKeys(api.banPrefix).banned, user), user).to.equal(1);
+      }
+      await bothStill('u-hal', 401);
+      await bothStill('u-ivy', 401);
     });
   });
 

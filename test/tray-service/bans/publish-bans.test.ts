@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
 import { banKeys } from '../../../tray-service/bans/ban-keys.ts';
+import { banRank } from '../../../tray-service/domain/ban-change.ts';
 import { publishAllBans, publishBans } from '../../../tray-service/bans/publish-bans.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { testStack } from '../../support/test-stack.ts';
@@ -52,14 +53,17 @@ describe('publishBans (real Redis)', () => {
     try {
       const changes = Array.from({ length: 40 }, (_, n) => ({
         userId: 'u-gus',
-        banned: n % 2 === 0,
+        banned: n % 2 === 1,
         at: at + ((n * 7919) % 40) * 1_000,
       }));
       const newest = changes.reduce((a, b) => (b.at > a.at ? b : a));
+      // The newest is a ban: an empty set, where the test starts, would not pass for it.
+      expect(newest.banned).to.equal(true);
       await Promise.all(
         changes.map((change, n) => publishBans(connections[n % connections.length]!, prefix, [change])),
       );
-      expect(await banned()).to.deep.equal(newest.banned ? ['u-gus'] : []);
+      expect(await banned()).to.deep.equal(['u-gus']);
+      expect(Number(await redis.hget(banKeys(prefix).rank, 'u-gus'))).to.equal(banRank(newest));
     } finally {
       for (const connection of connections) connection.disconnect();
     }

@@ -37,6 +37,8 @@ describe('moderation decision delivery', () => {
       /** The queue's job lock and stalled check (bull's 30 s when not given). */
       lockMs?: number;
       timeoutMs?: number;
+      /** The first retry's wait (20 ms when not given), doubling per attempt. */
+      backoffMs?: number;
       concurrency?: number;
       /** Those of the real decisions' calls that fail first, once each (the database answering no). */
       failFirst?: readonly ('markDelivered' | 'markAttemptFailed')[];
@@ -75,7 +77,7 @@ describe('moderation decision delivery', () => {
     const step = createModerationStep({
       rules: [rule],
       decisions,
-      enqueue: createDecisionEnqueuer(queue, { attempts, backoffMs: 20 }),
+      enqueue: createDecisionEnqueuer(queue, { attempts, backoffMs: options.backoffMs ?? 20 }),
       logger,
     });
     const close = async () => {
@@ -87,7 +89,7 @@ describe('moderation decision delivery', () => {
 
   describe('to an endpoint that fails twice, then succeeds', () => {
     it('retries with backoff and records the delivery after the third attempt', async () => {
-      const { server, decisions, step, close } = await setup([500, 503, 200], 5);
+      const { server, decisions, step, close } = await setup([500, 503, 200], 5, { backoffMs: 200 });
       try {
         const event = eventDoc({ data: { post: { postId: 'p-1', postedUserId: 'u-x', text: 'spam' } } });
         await step(event);
@@ -99,6 +101,10 @@ describe('moderation decision delivery', () => {
         expect(delivered.deliveryAttempts).to.equal(3);
         expect(delivered.lastError).to.equal(undefined);
         expect(server.requests).to.have.lengthOf(3);
+        // 200 ms, then 400 ms, less their jitter (at most a fifth).
+        const [first, second, third] = server.requests.map((req) => req.at);
+        expect(second! - first!, 'the first retry’s wait').to.be.at.least(160);
+        expect(third! - second!, 'the second retry’s wait').to.be.at.least(320);
         for (const req of server.requests) {
           expect(req.headers['idempotency-key']).to.equal(pending!.id);
           expect(req.headers['content-type']).to.equal('application/json');
@@ -130,6 +136,12 @@ describe('moderation decision delivery', () => {
         await delivery.stopTaking();
         // Past the first delivery's timeout: a consumer still taking jobs would send the next.
         await new Promise((resolve) => setTimeout(resolve, 1_200));
+        expect(server.requests).to.have.lengthOf(1);
+        // The one in hand has timed out: a close that drained the two queued behind it would send
+        // them and wait for their timeouts (500 ms each).
+        const started = performance.now();
+        await delivery.close();
+        expect(performance.now() - started, 'the close’s wait').to.be.below(500);
         expect(server.requests).to.have.lengthOf(1);
       } finally {
         await close();

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 export interface RecordedRequest {
   headers: IncomingMessage['headers'];
   body: string;
+  /** performance.now() when the request's body had arrived. */
+  at: number;
 }
 
 /** A real HTTP server on 127.0.0.1 answering each request with the next status of `statuses` (the last repeats). */
@@ -15,7 +17,7 @@ export async function startStatusServer(
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
-      requests.push({ headers: req.headers, body });
+      requests.push({ headers: req.headers, body, at: performance.now() });
       const status = statuses[Math.min(requests.length - 1, statuses.length - 1)]!;
       if (status === 'hang') return;
       res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
