@@ -34,9 +34,13 @@ describe('tray worker with concurrency 8', () => {
 
   describe('with a second worker instance consuming the same queue (compare-and-set across processes)', () => {
     let second: RunningWorker | undefined;
+    /** Jobs the second worker completed: the two did share the work. */
+    let secondCompleted = 0;
     before(async () => {
+      const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix: worker.prefix });
+      queue.on('completed', () => (secondCompleted += 1));
       second = await startWorker({
-        queue: createWebhookQueue({ redis: testStack().redisUrl, prefix: worker.prefix }),
+        queue,
         networkId: 'default',
         storage: await worker.another(),
         logger: createLogger({ name: 'test', level: 'silent' }),
@@ -49,8 +53,10 @@ describe('tray worker with concurrency 8', () => {
 
     it('loses no commenter either (100 at once)', async function () {
       this.timeout(300_000);
+      const before = secondCompleted;
       await worker.deliverAll(busyPost('p-busy2', 100));
       await expectAllCommenters(worker, 'p-busy2', 100);
+      expect(secondCompleted - before, 'jobs the second worker ran').to.be.above(0);
     });
 
     it('loses no actor when posts fan out to the same members at once', async function () {

@@ -314,19 +314,18 @@ describe('tray worker when one post of a community cannot be fanned out', () => 
   const suite = useTrayStorage();
   let queue: Bull.Queue<WebhookJobData> | undefined;
   let worker: RunningWorker | undefined;
+  /** The posts of each fan-out call, by their action ids. */
+  const fanOuts: string[][] = [];
 
   before(async () => {
     queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
     const { storage } = suite;
-    const writes = withMethod(
-      storage.writes,
-      'fanOutPosts',
-      (fanOutPosts) =>
-        (...args) =>
-          args[1].some((post) => post.lastActionId === 'p-poison')
-            ? Promise.reject(new Error('this post cannot be fanned out'))
-            : fanOutPosts(...args),
-    );
+    const writes = withMethod(storage.writes, 'fanOutPosts', (fanOutPosts) => (...args) => {
+      fanOuts.push(args[1].map((post) => post.lastActionId));
+      return args[1].some((post) => post.lastActionId === 'p-poison')
+        ? Promise.reject(new Error('this post cannot be fanned out'))
+        : fanOutPosts(...args);
+    });
     worker = await quietWorker(queue, { ...storage, writes, ping: () => storage.ping() });
   });
   after(async function () {
@@ -342,12 +341,18 @@ describe('tray worker when one post of a community cannot be fanned out', () => 
       options,
     );
     expect(await settled(join)).to.equal('completed');
+    // Both queued before this worker takes either, so they reach it within one gathering window.
+    await queue!.pause(true);
     const [good, poison] = await Promise.all(
       ['p-good', 'p-poison'].map((postId) =>
         queue!.add(jobDataOf(postEvent({ postId, communityId: 'c-fan' })), options),
       ),
     );
+    await queue!.resume(true);
     expect(await Promise.all([settled(good!), settled(poison!)])).to.deep.equal(['completed', 'failed']);
+    // They were fanned out together first, and the good one again on its own.
+    expect(fanOuts.map((ids) => [...ids].sort())).to.deep.include(['p-good', 'p-poison']);
+    expect(fanOuts).to.deep.include(['p-good']);
     const records = await readAll(suite.storage, 'u-ben');
     expect(records.map((record) => [record.verb, record.lastActionId])).to.deep.equal([['post', 'p-good']]);
   });

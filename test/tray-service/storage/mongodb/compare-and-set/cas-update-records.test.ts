@@ -67,7 +67,7 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
     await records().insertOne(record);
     const told: TrayRecordDoc[] = [];
     const writers = 8;
-    await Promise.all(
+    const results = await Promise.all(
       Array.from({ length: writers }, (_, i) =>
         casUpdateRecords(mongo.db, [record._id], oneMoreActor, {
           owner: `writer-${i}`,
@@ -75,6 +75,8 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
         }),
       ),
     );
+    // They did collide: at least one writer had to read and compute again.
+    expect(Math.max(...results.map((result) => result.rounds))).to.be.above(1);
     const stored = await records().findOne({ _id: record._id });
     expect(stored?.actorsCount).to.equal(writers);
     expect(told.map((state) => state.version).sort((a, b) => a - b)).to.deep.equal(
