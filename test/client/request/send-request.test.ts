@@ -179,8 +179,14 @@ describe('sendRequest (through the client) against the tray API', () => {
       const controller = new AbortController();
       const call = client.counts({ signal: controller.signal });
       const reason = new Error('the user left the page');
-      setTimeout(() => controller.abort(reason), 100);
+      let abortedAt = 0;
+      setTimeout(() => {
+        abortedAt = performance.now();
+        controller.abort(reason);
+      }, 100);
       await expect(call).to.be.rejectedWith(reason);
+      // At the abort, not once the Retry-After (a second or more) is waited out.
+      expect(performance.now() - abortedAt, 'from the abort to the rejection').to.be.below(200);
       expect(sent.map((one) => one.status)).to.deep.equal([200, 200, 429]);
     });
   });
@@ -305,6 +311,7 @@ describe('sendRequest (through the client) against the tray API', () => {
         });
         await call(client);
         expect(sent.map((one) => one.status)).to.deep.equal([503, 200]);
+        expect(sent[1]!.sentAt - sent[0]!.answeredAt, 'the wait').to.be.at.least(3_000 - TIMER_GRAIN_MS);
       }
     });
   });
@@ -454,6 +461,7 @@ describe('sendRequest (through the client) against the tray API', () => {
         });
         await call(client, Date.now() + 60_000);
         expect(sent.map((one) => one.status)).to.deep.equal([503, 200]);
+        expect(sent[1]!.sentAt - sent[0]!.answeredAt, 'the wait').to.be.at.least(1_000 - TIMER_GRAIN_MS);
       });
     }
   });

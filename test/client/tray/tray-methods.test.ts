@@ -74,11 +74,14 @@ describe('the client’s tray methods against the tray API (real PostgreSQL and 
 
     it('fetches no further page once the loop stops', async () => {
       let calls = 0;
+      let taken = 0;
       const counting: typeof fetch = (input, init) => ((calls += 1), fetch(input, init));
       for await (const record of clientOf(user, { fetch: counting }).history()) {
+        taken += 1;
         expect(record.targetId).to.equal('new-0');
         break;
       }
+      expect(taken, 'records the loop took').to.equal(1);
       expect(calls).to.equal(1);
     });
 

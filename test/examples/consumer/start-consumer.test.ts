@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { RETRY_JITTER } from '../../../shared/queue/capped-exponential-backoff.ts';
+import { webhookRetryDelays } from '../../../shared/queue/webhook-queue.ts';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,14 +58,20 @@ describe('the example consumer (examples/consumer) on the receiver’s real queu
   describe('when the user function throws', () => {
     it('the job is retried with backoff and the event comes again, as attempt 2', async () => {
       const attempts: number[] = [];
+      const times: number[] = [];
       consumer = startConsumer({ redisUrl: testStack().redisUrl, prefix: receiver().prefix }, (event) => {
         attempts.push(event.attempt);
+        times.push(performance.now());
         if (event.attempt === 1) throw new Error('downstream unavailable');
       });
       const completedBefore = await consumer.queue.getCompletedCount();
       await deliver(channelDidCreate('consumer-retry'));
       await waitFor(() => attempts.length >= 2, 10_000, 'the retry');
       expect(attempts).to.deep.equal([1, 2]);
+      // The first retry's wait: a second, less its jitter (at most a fifth).
+      expect(times[1]! - times[0]!, 'the wait before attempt 2').to.be.at.least(
+        webhookRetryDelays.firstMs * (1 - RETRY_JITTER),
+      );
       const queue = consumer.queue;
       await waitFor(async () => (await queue.getCompletedCount()) > completedBefore, 5_000, 'the completion');
       expect(await queue.getCompletedCount()).to.equal(completedBefore + 1);
