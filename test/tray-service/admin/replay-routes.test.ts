@@ -127,6 +127,22 @@ describe('replaying stored events into the tray (POST /admin/events/:key/replay,
       }
       expect(await trays()).to.deep.equal(before);
     });
+    it('puts back what trays lost: every matching event applied again', async () => {
+      const before = await trays();
+      for (const user of USERS) await worker.storage.records.deleteAll(user);
+      expect((await trays())['u-ana']!.records).to.deep.equal([]);
+      const res = await request(app)
+        .post('/admin/events/replay')
+        .set(admin)
+        .send({ communityId: 'c-hike' })
+        .expect(202);
+      expect(await waitDone(res.body.id)).to.include({ state: 'done', done: 4, failed: 0 });
+      const keysOf = (records: TrayRecord[]) =>
+        records.map((record) => [record.key, record.lastActionId, record.actorsCount]);
+      const after = await trays();
+      for (const user of USERS)
+        expect(keysOf(after[user]!.records), user).to.deep.equal(keysOf(before[user]!.records));
+    });
     it('refuses a filter matching more than the most one replay may take, naming the count', async () => {
       const res = await request(app).post('/admin/events/replay').set(admin).send({}).expect(400);
       expect(res.body.message).to.match(/^filter: matches \d+ events, at most 4 per replay/);
