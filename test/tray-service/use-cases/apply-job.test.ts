@@ -302,6 +302,22 @@ for (const engine of REQUIRED_ENGINES) {
           string,
         ];
         const onPost = { postId: post, postOwner: ana, communityId: community };
+        const targets = { post, feedPost, comment, reply, community };
+        const nameOf = (id: string) => Object.entries(targets).find(([, value]) => value === id)?.[0] ?? id;
+        const held = async () => {
+          const users = { ana, ben, dee, eve, fay };
+          const byUser: Record<string, string[]> = {};
+          for (const [name, user] of Object.entries(users)) {
+            const { records } = await suite.storage.records.pageAfter(
+              user,
+              undefined,
+              50,
+              START + 60 * 60_000,
+            );
+            byUser[name] = records.map((record) => `${record.verb} ${nameOf(record.targetId)}`).sort();
+          }
+          return byUser;
+        };
         const events: TestEnvelope[] = [
           membershipEvent('join', [ana, ben, dee, eve, fay], community, new Date(START).toISOString()),
           postEvent({
@@ -347,9 +363,19 @@ for (const engine of REQUIRED_ENGINES) {
         for (const [index, envelope] of events.entries()) {
           const { event: stored } = await applyJob(delivered(envelope, START + (index + 3) * 60_000), deps());
           expect(stored.status, `${envelope.event}: ${stored.error ?? ''}`).to.equal('applied');
+          // Once every action is in: each user's records, named by verb and target.
+          if (envelope.event === 'user.didUpdate') {
+            expect(await held()).to.deep.equal({
+              ana: ['comment post', 'reaction post'],
+              ben: ['mentreact comment', 'mentreply comment', 'post community'],
+              dee: ['mention comment', 'post community'],
+              eve: ['mention comment', 'mention feedPost', 'mention post', 'post community'],
+              fay: ['post community'],
+            });
+          }
         }
-        for (const user of [ana, ben, dee, eve])
-          await suite.storage.records.pageAfter(user, undefined, 10, START + 60 * 60_000);
+        // The post deleted takes everything on it; the mention in the post on Ana's feed stays.
+        expect(await held()).to.deep.equal({ ana: [], ben: [], dee: [], eve: ['mention feedPost'], fay: [] });
         expect((await suite.storage.events.list({ userId: ben }, 10)).items).to.have.length.above(0);
       });
     }
