@@ -51,21 +51,19 @@ describe('a mark announced before the record state it changed', function () {
     return written;
   };
   const stream = tray.stream;
+  let markers = 0;
   /**
-   * Waits until the client shows `key` as `expected` after `before` (the events of an earlier
-   * stream) and those of `on`, or a while; returns what it shows.
+   * What the client shows for `key` once everything announced so far reached it: a marker record of
+   * the same user is written and announced last, and a user's changes reach a stream in order, so
+   * when the marker is shown every earlier announcement (a late one above all) has been handled.
+   * `before`: the events of an earlier stream of the user.
    */
-  const settle = async (
-    on: SseStream,
-    key: string,
-    expected: { actors: string; hasRead: boolean },
-    before: readonly SseEvent[] = [],
-  ) => {
-    const shown = () => shownBy([...before, ...on.events]).get(key);
-    await on
-      .next(() => JSON.stringify(shown()) === JSON.stringify(expected), { timeoutMs: 2_000 })
-      .catch(() => undefined);
-    return shown();
+  const settle = async (on: SseStream, user: string, key: string, before: readonly SseEvent[] = []) => {
+    const marker = await write(user, `p-marker-${(markers += 1)}`);
+    await tray.changes.recordsWritten(marker);
+    const markerKey = marker[0]?.key ?? '';
+    await on.next(() => shownBy(on.events).has(markerKey), { timeoutMs: 5_000 });
+    return shownBy([...before, ...on.events]).get(key);
   };
 
   it('a new record marked read (mark-all-as-read) before its own announcement arrives: shown, read', async () => {
@@ -81,11 +79,11 @@ describe('a mark announced before the record state it changed', function () {
     await live.next((event) => event.event === 'read' || event.event === 'record');
     await tray.changes.recordsWritten(written);
     const expected = { actors: 'Ana', hasRead: true };
-    expect(await settle(live, key, expected), 'live').to.deep.equal(expected);
+    expect(await settle(live, user, key), 'live').to.deep.equal(expected);
 
     live.close();
     const again = await stream(user, { 'Last-Event-ID': lastId(live.events) });
-    expect(await settle(again, key, expected, live.events), 'after a reconnect').to.deep.equal(expected);
+    expect(await settle(again, user, key, live.events), 'after a reconnect').to.deep.equal(expected);
   });
 
   it('a record the stream shows, changed by the worker and marked read, the mark announced first: the new state, read', async () => {
@@ -106,7 +104,7 @@ describe('a mark announced before the record state it changed', function () {
     });
     await tray.changes.recordsWritten(second);
     const expected = { actors: 'Ana,Bob', hasRead: true };
-    expect(await settle(live, key, expected)).to.deep.equal(expected);
+    expect(await settle(live, user, key)).to.deep.equal(expected);
   });
 
   it('a read mark stamped before a concurrent write of the record but landing after it: read, live and on reconnect', async () => {
@@ -129,7 +127,7 @@ describe('a mark announced before the record state it changed', function () {
       now: markedAt,
     });
     const expected = { actors: 'Ana,Bob', hasRead: true };
-    expect(await settle(live, key, expected), 'live').to.deep.equal(expected);
+    expect(await settle(live, user, key), 'live').to.deep.equal(expected);
 
     const [stored] = await tray.worker.storage.records.changedSince(user, 0, Date.now());
     expect(stored?.changedAt, 'the mark is a later state than the write').to.be.above(
@@ -139,6 +137,6 @@ describe('a mark announced before the record state it changed', function () {
     const beforeMark = live.events.slice(0, live.events.findLastIndex(named('record')) + 1);
     live.close();
     const again = await stream(user, { 'Last-Event-ID': lastId(beforeMark) });
-    expect(await settle(again, key, expected, beforeMark), 'after a reconnect').to.deep.equal(expected);
+    expect(await settle(again, user, key, beforeMark), 'after a reconnect').to.deep.equal(expected);
   });
 });
