@@ -101,15 +101,15 @@ describe('a stream that resumes after a record was removed', function () {
 
   /**
    * Reads a resumed stream up to the new state of `user`'s record, which it sends as stored in
-   * place of the logged removal (docs/live-tray.md), and checks no removal of it came after.
+   * place of the logged removal (docs/live-tray.md), and checks no removal of it came after: up to
+   * a marker record announced after everything else, so a late `removed` would be in by then.
    */
   async function backAfterRemoval(stream: SseStream, user: string): Promise<void> {
-    const back = stream.events.indexOf(
-      await stream.next(
-        (event) =>
-          event.event === 'record' && dataOf<NotificationRecord>(event).lastActionId === `cm-${user}-3`,
-      ),
-    );
+    const recordOf = (actionId: string) => (event: SseEvent) =>
+      event.event === 'record' && dataOf<NotificationRecord>(event).lastActionId === actionId;
+    const back = stream.events.indexOf(await stream.next(recordOf(`cm-${user}-3`)));
+    await tray.worker.deliver(commentOn(user, `p-${user}-marker`, 9));
+    await stream.next(recordOf(`cm-${user}-9`));
     const removedAfter = stream.events
       .slice(back)
       .filter((event) => event.event === 'removed')
