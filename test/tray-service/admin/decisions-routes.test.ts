@@ -13,6 +13,8 @@ describe('GET /admin/moderation/decisions', () => {
   let close: () => void;
   const at = (hour: number) => new Date(Date.UTC(2026, 10, 20, hour));
   const ids: Record<string, string> = {};
+  /** Each decision's event's receivedAt, as the API writes it. */
+  const received: Record<string, string> = {};
 
   before(async () => {
     const make = (
@@ -23,8 +25,10 @@ describe('GET /admin/moderation/decisions', () => {
       userId: string,
       delivery: 'off' | 'pending',
     ) => {
+      const event = eventDoc({ key: `ev-${name}` });
+      received[name] = event.receivedAt.toISOString();
       const doc = toDecisionDoc(
-        eventDoc({ key: `ev-${name}` }),
+        event,
         rule,
         {
           action,
@@ -78,7 +82,7 @@ describe('GET /admin/moderation/decisions', () => {
         id: ids.c,
         eventKey: 'ev-c',
         event: 'post.didCreate',
-        eventReceivedAt: res.body.items[0].eventReceivedAt,
+        eventReceivedAt: received.c,
         rule: 'repeat-offender',
         action: 'ban-request',
         reason: 'reason c',

@@ -40,7 +40,8 @@ describe('history paging (property)', () => {
         offset: fc.integer({ min: 0, max: 6 }),
         verb: fc.constantFrom('post', 'comment', 'mention' as const),
       }),
-      { maxLength: 40 },
+      // size 'max': without it fast-check draws at most about ten, whatever maxLength says.
+      { maxLength: 40, size: 'max' },
     );
     const spacings = fc.constantFrom(1_000, 40 * 60_000, 7 * 3_600_000);
     await fc.assert(

@@ -52,6 +52,11 @@ describe('a record written while a delete-all is under way', function () {
     };
     await deleteAll({ records: storage.records, clears }, tray.instance(0).live.publisher, user, Date.now());
     await stream.next(named('cleared'), { from: 0 });
+    // The race took place: p-new reached the stream before the clear that would hide it.
+    expect(
+      shownBy(stream.events.slice(0, stream.events.findIndex(named('cleared')))),
+      'before the clear',
+    ).to.include('p-new');
     await stream
       .next((event) => event.event === 'record', {
         from: stream.events.findIndex(named('cleared')) + 1,

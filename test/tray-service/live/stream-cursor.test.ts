@@ -132,11 +132,11 @@ describe('stream cursor (live stream event ids)', () => {
         fc.property(
           fc.array(
             fc.record({
-              id: fc.string({ minLength: 1, maxLength: 40 }),
+              id: fc.string({ minLength: 1, maxLength: 40, size: 'max' }),
               version: fc.integer({ min: 0, max: 2 ** 50 }),
               offset: fc.integer({ min: 0, max: 20_000 }),
             }),
-            { maxLength: 80 },
+            { maxLength: 80, size: 'max' },
           ),
           (states) => {
             const cursor = freshCursor(T);
