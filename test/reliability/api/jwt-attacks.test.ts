@@ -195,11 +195,20 @@ describe('tray API under JWT attacks', function () {
     let app: Express;
     let publicPem: string;
     let publicJwk: JWK;
+    let privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
     before(async () => {
       const pair = await generateKeyPair('RS256', { extractable: true });
+      privateKey = pair.privateKey;
       publicPem = await exportSPKI(pair.publicKey);
       publicJwk = await exportJWK(pair.publicKey);
       app = api.app({ verifyToken: createTokenVerifier(resolveJwtConfig({ JWT_PUBLIC_KEY: publicPem })) });
+    });
+    it('accepts a token signed with the matching private key (control: the attacks below fail for their flaw alone)', async () => {
+      const token = await new SignJWT({ sub: 'user-a', exp: nowSeconds() + 3600 })
+        .setProtectedHeader({ alg: 'RS256' })
+        .sign(privateKey);
+      const res = await request(app).get('/notifications/v3').set('Authorization', `Bearer ${token}`);
+      expect(res.status).to.equal(200);
     });
     it('answers 401 to HS256 tokens signed with the public key (PEM, its DER body, or its JWK) as the HMAC secret', async () => {
       const claims = { sub: 'user-a', exp: nowSeconds() + 3600 };
