@@ -2,7 +2,15 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
 import { encodeRecordKey } from '../../../tray-service/domain/record-key.ts';
-import { commentDeleteEvent, commentEvent, dedupeKeyOf, minute } from '../worker/event-builder.ts';
+import {
+  commentDeleteEvent,
+  commentEvent,
+  dedupeKeyOf,
+  membershipEvent,
+  minute,
+  postDeleteEvent,
+  postEvent,
+} from '../worker/event-builder.ts';
 import { useWorker } from '../worker/worker-harness.ts';
 import { ADMIN_TOKEN, adminApp } from './admin-fixtures.ts';
 
@@ -84,6 +92,32 @@ describe('admin events API: which trays a removal changed', function () {
       expect(page.body).to.deep.include({ nextCursor: null });
       expect(page.body.items).to.have.length(1);
       expect(page.body.items[0]).to.deep.include({ userId: 'u-ana', change: 'shrunk' });
+    });
+
+    it('walks every change of a removal, page after page, each once', async () => {
+      const members = Array.from({ length: 25 }, (_, i) => `u-p${String(i).padStart(2, '0')}`);
+      const removal = postDeleteEvent({ postId: 'p-paged', author: 'u-zed' });
+      for (const envelope of [
+        membershipEvent('join', members, 'c-hike', minute(0)),
+        postEvent({ postId: 'p-paged', author: 'u-zed', createdAt: minute(10) }),
+        removal,
+      ])
+        await worker.deliver(envelope);
+      const users: string[] = [];
+      let cursor: string | null = '';
+      let pages = 0;
+      while (cursor !== null) {
+        const query: string = cursor === '' ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+        const page = await request(app)
+          .get(`/admin/events/${dedupeKeyOf(removal)}/tray-changes?limit=10${query}`)
+          .set(admin)
+          .expect(200);
+        pages += 1;
+        users.push(...(page.body.items as { userId: string }[]).map((item) => item.userId));
+        cursor = page.body.nextCursor as string | null;
+      }
+      expect(pages).to.equal(3);
+      expect([...users].sort()).to.deep.equal(members);
     });
 
     it('answers 404 for an unknown event and 400 for a cursor no page handed out', async () => {

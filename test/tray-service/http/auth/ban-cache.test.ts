@@ -104,6 +104,8 @@ describe('the API ban cache (real Redis)', () => {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     expect(cache.isBanned('u-ivy')).to.equal(true);
+    // One interval and its read, with room for a busy machine: well short of a ten times longer one.
+    expect(Date.now() - started, 'ms until it saw the change').to.be.below(400);
     cache.stop();
   });
 
