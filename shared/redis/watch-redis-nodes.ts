@@ -40,7 +40,8 @@ export interface WatchRedisNodesOptions {
  * the next chance, unless it refused for good (askAgain).
  *
  * A check that gets no answer within `checkBudgetMs` (a server that keeps its connection open and
- * answers nothing) is told as a RedisTimeoutError and asked again at the next chance: without the
+ * answers nothing) is told as a RedisTimeoutError, and the server is asked again at the first
+ * chance after that call ends (answered late, or failed as its connection dropped): without the
  * budget, one hung master held start-up for good, and every later slot-map refresh chained one
  * more wait behind it for as long as the process ran.
  */
@@ -55,10 +56,19 @@ export async function watchRedisNodes(
   // Masters already checked; forgotten when the cluster drops a node, so a node that comes back
   // (possibly restarted with another config) is checked again.
   const checked = new Set<string>();
+  // Servers whose check is still unanswered, past its budget or not: none is asked again until it
+  // ends (answered, or failed with its connection), so a server that hangs for good costs one
+  // unanswered call and one warning, not one more of each at every slot-map refresh.
+  const unanswered = new Set<string>();
   /** Resolves false when the server could not be read and should be asked again. */
   const checkOne = async (node: Redis, where: string): Promise<boolean> => {
+    if (unanswered.has(where)) return false;
+    unanswered.add(where);
+    const call = check(node, where);
+    const ended = () => unanswered.delete(where);
+    void call.then(ended, ended);
     try {
-      await answeredWithin(check(node, where), checkBudgetMs);
+      await answeredWithin(call, checkBudgetMs);
       return true;
     } catch (error) {
       onUnreadable(error as Error, where);
