@@ -32,7 +32,8 @@ const byOrder = (a: Seeded, b: Seeded) =>
 describe('history paging (property)', () => {
   const api = useTrayApi();
 
-  it('walks every record exactly once, in order, through v3 and v2, with many equal timestamps, across hours and days', async () => {
+  it('walks every record exactly once, in order, through v3 and v2, with many equal timestamps, across hours and days', async function () {
+    this.timeout(120_000);
     // Few distinct timestamps for up to 40 records: large groups of equal lastUpdate, a second,
     // 40 minutes or 7 hours apart.
     const recordSets = fc.array(

@@ -316,15 +316,18 @@ describe('tray worker when one post of a community cannot be fanned out', () => 
   let worker: RunningWorker | undefined;
   /** The posts of each fan-out call, by their action ids. */
   const fanOuts: string[][] = [];
+  /** Holds the fan-out of the post p-block until released: posts arriving meanwhile wait together. */
+  const blocker = Promise.withResolvers<undefined>();
 
   before(async () => {
     queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
     const { storage } = suite;
-    const writes = withMethod(storage.writes, 'fanOutPosts', (fanOutPosts) => (...args) => {
+    const writes = withMethod(storage.writes, 'fanOutPosts', (fanOutPosts) => async (...args) => {
       fanOuts.push(args[1].map((post) => post.lastActionId));
-      return args[1].some((post) => post.lastActionId === 'p-poison')
-        ? Promise.reject(new Error('this post cannot be fanned out'))
-        : fanOutPosts(...args);
+      if (args[1].some((post) => post.lastActionId === 'p-block')) await blocker.promise;
+      if (args[1].some((post) => post.lastActionId === 'p-poison'))
+        throw new Error('this post cannot be fanned out');
+      return fanOutPosts(...args);
     });
     worker = await quietWorker(queue, { ...storage, writes, ping: () => storage.ping() });
   });
@@ -341,19 +344,38 @@ describe('tray worker when one post of a community cannot be fanned out', () => 
       options,
     );
     expect(await settled(join)).to.equal('completed');
-    // Both queued before this worker takes either, so they reach it within one gathering window.
-    await queue!.pause(true);
+    // A community's fan-outs run one at a time, and posts that arrive while one runs go together in
+    // the next: held behind p-block's, the two posts are fanned out together, however busy the
+    // machine (a gathering window alone is 25 ms).
+    const block = await queue!.add(
+      jobDataOf(postEvent({ postId: 'p-block', communityId: 'c-fan' })),
+      options,
+    );
+    await waitFor(() => fanOuts.some((ids) => ids.includes('p-block')), 10_000, 'p-block’s fan-out');
     const [good, poison] = await Promise.all(
       ['p-good', 'p-poison'].map((postId) =>
         queue!.add(jobDataOf(postEvent({ postId, communityId: 'c-fan' })), options),
       ),
     );
-    await queue!.resume(true);
+    try {
+      await waitFor(
+        async () =>
+          (await Promise.all([good!.getState(), poison!.getState()])).every((state) => state === 'active'),
+        10_000,
+        'both posts taken',
+      );
+      // Taken, then each stores its event before it reaches the fan-out: time for both.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    } finally {
+      blocker.resolve(undefined);
+    }
+    expect(await settled(block)).to.equal('completed');
     expect(await Promise.all([settled(good!), settled(poison!)])).to.deep.equal(['completed', 'failed']);
     // They were fanned out together first, and the good one again on its own.
     expect(fanOuts.map((ids) => [...ids].sort())).to.deep.include(['p-good', 'p-poison']);
     expect(fanOuts).to.deep.include(['p-good']);
     const records = await readAll(suite.storage, 'u-ben');
+    // One post record of c-fan; the poison post, newest by its id, is not in it.
     expect(records.map((record) => [record.verb, record.lastActionId])).to.deep.equal([['post', 'p-good']]);
   });
 });

@@ -38,7 +38,7 @@ describe('withMuteLock (MongoDB adapter: one PUT or DELETE of a user’s mutes a
       const quick = withMuteLock(mongo.db, 'u-quick', async () =>
         (await locks().find({}).toArray()).map((lock) => lock._id).sort(),
       );
-      const held = await Promise.race([quick, sleep(2_000).then(() => 'waited behind u-slow')]);
+      const held = await Promise.race([quick, sleep(5_000).then(() => 'waited behind u-slow')]);
       expect(held).to.deep.equal([muteLockId('u-quick'), muteLockId('u-slow')].sort());
     } finally {
       released = true;
