@@ -10,6 +10,19 @@ describe('tray configuration', () => {
       expect(config.TRAY_FANOUT_CONCURRENCY).to.equal(4);
     });
 
+    it('take their bounds themselves: 1 and 64 fan-outs, 1 and 256 jobs', () => {
+      for (const value of [1, 64]) {
+        expect(loadTrayConfig({ TRAY_FANOUT_CONCURRENCY: String(value) }).TRAY_FANOUT_CONCURRENCY).to.equal(
+          value,
+        );
+      }
+      for (const value of [1, 256]) {
+        expect(loadTrayConfig({ TRAY_WORKER_CONCURRENCY: String(value) }).TRAY_WORKER_CONCURRENCY).to.equal(
+          value,
+        );
+      }
+    });
+
     it('refuse 0 and values above their bound, naming the variable', () => {
       for (const [name, value] of [
         ['TRAY_FANOUT_CONCURRENCY', '0'],
@@ -60,6 +73,11 @@ describe('tray configuration', () => {
     it("defaults to bull's 30 s lock and stalled-job check", () => {
       expect(loadTrayConfig({}).TRAY_JOB_LOCK_MS).to.equal(30_000);
       expect(loadTrayConfig({ TRAY_JOB_LOCK_MS: '5000' }).TRAY_JOB_LOCK_MS).to.equal(5_000);
+    });
+
+    it('takes its bounds themselves: 1 s and 10 minutes', () => {
+      for (const value of [1_000, 600_000])
+        expect(loadTrayConfig({ TRAY_JOB_LOCK_MS: String(value) }).TRAY_JOB_LOCK_MS).to.equal(value);
     });
 
     it('refuses less than 1 s, more than 10 minutes and fractions, naming the variable', () => {

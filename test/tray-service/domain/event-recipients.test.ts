@@ -86,8 +86,9 @@ describe('an event’s recipients (pure part)', () => {
   it('pages the union of personal recipients and members exactly as paging the whole union would', () => {
     fc.assert(
       fc.property(
-        fc.uniqueArray(fc.string({ minLength: 1, maxLength: 3 }), { maxLength: 12 }),
-        fc.uniqueArray(fc.string({ minLength: 1, maxLength: 3 }), { maxLength: 12 }),
+        // Ids from a small set, so a personal recipient who is also a member is common.
+        fc.uniqueArray(fc.constantFrom(...'abcdefghij'), { maxLength: 8, size: 'max' }),
+        fc.uniqueArray(fc.constantFrom(...'abcdefghij'), { maxLength: 8, size: 'max' }),
         fc.integer({ min: 1, max: 5 }),
         (personalIds, memberIds, limit) => {
           const personal = [...personalIds].sort(byteOrder);

@@ -63,6 +63,8 @@ describe('inbox marks (docs/tray-rules.md#inbox)', () => {
   it('the wake-up brings a due record back unread and unseen, changed at its until', () => {
     const due = record({ snoozedUntil: 50, hasRead: true, isSeen: true });
     expect(wake(due, 49)).to.equal(undefined);
+    // At its until exactly: a snooze is over when its time has come.
+    expect(wake(due, 50)).to.deep.equal({ snoozedUntil: null, hasRead: false, isSeen: false, unreadAt: 50 });
     expect(wake(due, 51)).to.deep.equal({ snoozedUntil: null, hasRead: false, isSeen: false, unreadAt: 50 });
     expect(wake(record(), 51)).to.equal(undefined);
   });
