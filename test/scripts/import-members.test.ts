@@ -170,6 +170,15 @@ describe('scripts/import-members.ts', function () {
       );
       expect(result.code, result.stderr).to.equal(3);
       expect(result.stdout).to.include(duplicatesSummary);
+      // What was stored, not only what the summary says: the two members, once each, as of --as-of.
+      const asOf = Date.parse('2026-11-20T00:00:00Z');
+      const stored = await postgres.pool.query<{ user_id: string; since: string; as_of: string }>(
+        "SELECT user_id, since, as_of FROM tray_imported_members WHERE community_id = 'c-dup' ORDER BY user_id",
+      );
+      expect(stored.rows.map((row) => [row.user_id, Number(row.since), Number(row.as_of)])).to.deep.equal([
+        ['u-1', asOf, asOf],
+        ['u-2', asOf, asOf],
+      ]);
     });
   });
 
