@@ -80,6 +80,19 @@ describe('admin events API', () => {
 
   const keys = (body: { items: { key: string }[] }) => body.items.map((item) => item.key);
   const list = (query: string) => request(app).get(`/admin/events${query}`).set(admin);
+  /** Every event's key, following the list's cursors `limit` at a time. */
+  const walk = async (limit: number) => {
+    const seen: string[] = [];
+    let cursor: string | null = '';
+    while (cursor !== null) {
+      const res: request.Response = await list(`?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`).expect(
+        200,
+      );
+      seen.push(...keys(res.body));
+      cursor = res.body.nextCursor as string | null;
+    }
+    return seen;
+  };
 
   describe('authentication (every admin route)', () => {
     for (const path of [
@@ -174,14 +187,7 @@ describe('admin events API', () => {
     });
 
     it('pages one at a time through every event exactly once', async () => {
-      const seen: string[] = [];
-      let cursor: string | null = '';
-      while (cursor !== null) {
-        const res: request.Response = await list(`?limit=1${cursor ? `&cursor=${cursor}` : ''}`).expect(200);
-        seen.push(...keys(res.body));
-        cursor = res.body.nextCursor as string | null;
-      }
-      expect(seen).to.deep.equal(['e5', 'e4', 'e3', 'e2', 'e1']);
+      expect(await walk(1)).to.deep.equal(['e5', 'e4', 'e3', 'e2', 'e1']);
     });
 
     describe('filters', () => {
@@ -319,13 +325,7 @@ describe('admin events API', () => {
       ]);
     });
     it('streams more events than a page holds: every event the list pages through (page limit 3)', async () => {
-      const listed: string[] = [];
-      let cursor: string | null = '';
-      while (cursor !== null) {
-        const res: request.Response = await list(`?limit=3${cursor ? `&cursor=${cursor}` : ''}`).expect(200);
-        listed.push(...keys(res.body));
-        cursor = res.body.nextCursor as string | null;
-      }
+      const listed = await walk(3);
       expect(listed.length, 'events stored').to.be.above(3);
       const res = await request(app).get('/admin/events/export').set(admin).expect(200);
       const exported = res.text
