@@ -2,8 +2,8 @@ import type Bull from 'bull';
 import { Router } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { jobCounts } from '../../shared/queue/job-counts.ts';
-import { DAY_MS, MINUTE_MS } from '../../shared/time/durations.ts';
-import { chartRange, type EventCharts } from '../use-cases/event-charts.ts';
+import { DAY_MS } from '../../shared/time/durations.ts';
+import { chartEnd, chartRange, type EventCharts } from '../use-cases/event-charts.ts';
 import { queueStats } from '../use-cases/queue-stats.ts';
 import { chartRangeQuery, nothing } from './api-schema/admin-inputs.ts';
 import type { EventsPerMinuteBody, LagChartBody, QueueStatsBody } from './api-schema/console-outputs.ts';
@@ -42,8 +42,7 @@ export function createStatsRouter(deps: StatsRouterDeps): Router {
     const until = given.until ?? new Date(clock());
     // The default is the 1,440 minutes that end with now's: 24 hours before `until` itself would
     // widen to 1,441 whenever now is part-way through a minute.
-    const lastMinuteEnd = Math.ceil(until.getTime() / MINUTE_MS) * MINUTE_MS;
-    const since = given.since ?? new Date(Math.max(EARLIEST_TIME.getTime(), lastMinuteEnd - MAX_CHART_MS));
+    const since = given.since ?? new Date(Math.max(EARLIEST_TIME.getTime(), chartEnd(until) - MAX_CHART_MS));
     if (since >= until) {
       throw new AppError(
         'VALIDATION',

@@ -11,10 +11,15 @@ export interface ChartRange {
   to: number;
 }
 
+/** Where a chart ending at `until` ends: `until` widened to a whole minute (epoch ms). */
+export function chartEnd(until: Date): number {
+  return Math.ceil(until.getTime() / MINUTE_MS) * MINUTE_MS;
+}
+
 /** [since, until) widened to whole minutes. */
 export function chartRange(since: Date, until: Date): ChartRange {
   const from = Math.floor(since.getTime() / MINUTE_MS) * MINUTE_MS;
-  return { from, to: Math.max(from + MINUTE_MS, Math.ceil(until.getTime() / MINUTE_MS) * MINUTE_MS) };
+  return { from, to: Math.max(from + MINUTE_MS, chartEnd(until)) };
 }
 
 const minutesOf = (range: ChartRange) =>

@@ -27,67 +27,54 @@ describe('watchRedisNodes: which failures to read a node are asked again', () =>
 describe('watchRedisNodes: a server that stops answering', () => {
   const hungRedis = useHungRedis();
 
-  it('gives a check up after its budget: start-up goes on and the failure is told', async () => {
+  /**
+   * Watches a connection whose server hangs from the start, with a check that reads INFO: what the
+   * watch told, how many checks it sent and how many were answered.
+   */
+  async function watchHung(checkBudgetMs: number) {
     const { redis, hang } = hungRedis();
-    const told: Error[] = [];
+    const seen = { told: [] as Error[], asked: 0, answered: 0 };
     hang();
     const started = Date.now();
     await watchRedisNodes(
       redis,
       async (node) => {
+        seen.asked += 1;
         await node.info('memory');
+        seen.answered += 1;
       },
-      (error) => told.push(error),
-      { checkBudgetMs: 300 },
+      (error) => seen.told.push(error),
+      { checkBudgetMs },
     );
-    expect(Date.now() - started).to.be.lessThan(5_000);
-    expect(told.map((error) => error.name)).to.deep.equal(['RedisTimeoutError']);
+    return { redis, seen, startupMs: Date.now() - started };
+  }
+
+  it('gives a check up after its budget: start-up goes on and the failure is told', async () => {
+    const { seen, startupMs } = await watchHung(300);
+    expect(startupMs).to.be.lessThan(5_000);
+    expect(seen.told.map((error) => error.name)).to.deep.equal(['RedisTimeoutError']);
   });
 
   it('asks a server whose check is still unanswered nothing more, however often it is told to', async () => {
-    const { redis, hang } = hungRedis();
-    const told: Error[] = [];
-    let asked = 0;
-    hang();
-    await watchRedisNodes(
-      redis,
-      async (node) => {
-        asked += 1;
-        await node.info('memory');
-      },
-      (error) => told.push(error),
-      { checkBudgetMs: 200 },
-    );
+    const { redis, seen } = await watchHung(200);
     // What a cluster's slot-map refreshes do every few seconds: the watch is told to check again.
     for (let n = 0; n < 3; n++) {
       redis.emit('ready');
       await new Promise((resolve) => setTimeout(resolve, 300));
     }
-    expect(asked, 'checks sent').to.equal(1);
-    expect(told).to.have.length(1);
+    expect(seen.asked, 'checks sent').to.equal(1);
+    expect(seen.told).to.have.length(1);
   });
 
   it('asks again when the connection is made again, and that check passes', async () => {
-    const { redis, hang } = hungRedis();
-    const told: Error[] = [];
-    let answered = 0;
-    hang();
-    await watchRedisNodes(
-      redis,
-      async (node) => {
-        await node.info('memory');
-        answered += 1;
-      },
-      (error) => told.push(error),
-      { checkBudgetMs: 1_000 },
-    );
-    expect(answered).to.equal(0);
+    const { redis, seen } = await watchHung(1_000);
+    expect(seen.answered).to.equal(0);
     // A new connection through the proxy is carried: the check at its 'ready' is answered.
     redis.disconnect(true);
     const until = Date.now() + 5_000;
-    while (answered === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (seen.answered === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
     // ioredis also sends the given-up INFO again on the new connection, so it may answer too.
-    expect(answered).to.be.at.least(1);
-    expect(told).to.have.length(1);
+    expect(seen.answered).to.be.at.least(1);
+    expect(seen.told).to.have.length(1);
   });
 });
