@@ -183,6 +183,32 @@ describe('referenceTray: the inbox (docs/tray-rules.md#inbox)', () => {
         unreadAt: NOW + 3,
       });
     });
+
+    it('moves a record to an action a removal named before it was delivered again', () => {
+      const tray = referenceTray(
+        [
+          personal([comment('u-ben', 1), comment('u-cy', 5)]),
+          { kind: 'deleteAll', userId: 'u-ana', now: NOW + 1 },
+          // Made again by Ben's older comment: it names that one and counts Cy's too.
+          personal([comment('u-ben', 1)], NOW + 2),
+          { kind: 'markAllRead', userId: 'u-ana', now: NOW + 3 },
+          removal('comment', 'cm-u-ben-1', NOW + 4),
+        ],
+        RETENTION,
+      );
+      expect(only(tray)[0]).to.deep.include({
+        lastActionId: 'cm-u-cy-5',
+        lastUpdate: minute(1),
+        hasRead: true,
+      });
+      tray.apply(personal([comment('u-cy', 5)], NOW + 5));
+      expect(only(tray)[0]).to.deep.include({
+        lastActionId: 'cm-u-cy-5',
+        lastUpdate: minute(5),
+        hasRead: false,
+        unreadAt: NOW + 5,
+      });
+    });
   });
 
   describe('seen, archive, snooze', () => {

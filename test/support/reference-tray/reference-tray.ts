@@ -528,20 +528,19 @@ export class ReferenceTray {
     const tray = this.tray(recipientId);
     const current = tray.get(key);
     const countFrom = current ? Math.min(current.countFrom, activity.at) : activity.at;
-    // Fields of the latest action come from the newest one: late delivery never moves them back,
-    // and lastUpdate never goes below where a removal left it.
+    // Fields of the latest action come from the newest one: late delivery never moves them back.
+    // lastUpdate is the newest delivered action's time, never below where a removal left it: an
+    // action a removal already named (newer than lastUpdate, counted but never delivered to this
+    // record since it was made) still moves the record when it is delivered.
+    const lastUpdate = Math.max(activity.at, current?.lastUpdate ?? activity.at);
     const source =
       !current ||
       newer(
         { at: activity.at, actionId: activity.lastActionId },
         { at: current.lastActionAt, actionId: current.lastActionId },
       )
-        ? {
-            ...activity,
-            lastUpdate: Math.max(activity.at, current?.lastUpdate ?? activity.at),
-            lastActionAt: activity.at,
-          }
-        : current;
+        ? { ...activity, lastUpdate, lastActionAt: activity.at }
+        : { ...current, lastUpdate };
     const seen = this.seen(recipientId, activity, source, countFrom);
     if (current && sameSeen(seen, current)) return;
     // New activity makes a read record unread and unseen again and brings it back to the inbox; a

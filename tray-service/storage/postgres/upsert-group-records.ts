@@ -536,9 +536,12 @@ export async function upsertGroupRecords(
          CASE WHEN j.newer THEN j.n_seg ELSE j.c_seg END AS last_action_segment_no,
          CASE WHEN j.newer THEN j.n_feed ELSE j.c_feed END AS feed,
          CASE WHEN j.newer THEN j.n_mention_in ELSE j.c_mention_in END AS mention_in,
-         -- lastUpdate never moves back (a removal may have left it above the action named).
-         CASE WHEN j.newer THEN greatest(j.n_at, j.c_at) ELSE j.c_at END AS last_update,
-         CASE WHEN j.newer THEN nullif(j.n_at, greatest(j.n_at, j.c_at)) ELSE j.c_action_at END AS last_action_at,
+         -- lastUpdate never moves back (a removal may have left it above the action named), and
+         -- reaches every action delivered: one a removal named before it came (newer than
+         -- lastUpdate, not newer than the action named) moves the record all the same.
+         greatest(j.n_at, j.c_at) AS last_update,
+         CASE WHEN j.newer THEN nullif(j.n_at, greatest(j.n_at, j.c_at))
+              ELSE nullif(coalesce(j.c_action_at, j.c_at), greatest(j.n_at, j.c_at)) END AS last_action_at,
          -- Common case first: every actor counts and the recipient is not among the newest three.
          CASE WHEN j.exact IS NOT NULL THEN j.exact->'actors'
               WHEN j.cf <= g.min_at AND NOT (j.user_id = ANY(g.top3_ids)) THEN g.top3

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { Activity } from '../../../../tray-service/domain/activity.ts';
 import type { Removal } from '../../../../tray-service/domain/removal.ts';
 import {
   aComment,
@@ -70,6 +71,48 @@ conformanceCase(
     await tray.apply(removal(context, 'comment', 'cm-u-ben-1', NOW + 4));
     expect(await tray.records('u-ana', NOW + 4)).to.deep.equal([]);
     await tray.expectModel('u-ana', NOW + 4);
+  },
+  { needs: 'removals' },
+);
+
+conformanceCase(
+  'removals: an action a removal named before it was delivered again moves the record when it comes',
+  async (context) => {
+    const tray = modelledStorage(context);
+    const ana = context.id('u-ana');
+    const [ben, cy] = comments(context, [
+      ['u-ben', 1],
+      ['u-cy', 5],
+    ]) as [Activity, Activity];
+    await tray.personal([ben, cy]);
+    // After delete-all, a redelivery of Ben's older comment makes the record again: it names
+    // Ben's comment at minute 1 and counts Cy's too (its group's actors).
+    await tray.apply({ kind: 'deleteAll', userId: ana, now: NOW + 1 });
+    await tray.personal([ben], NOW + 2);
+    await tray.apply({
+      kind: 'markRead',
+      userId: ana,
+      verb: 'comment',
+      targetId: context.id('p-1'),
+      now: NOW + 3,
+    });
+    // Deleting Ben's comment leaves it naming Cy's, newer than its lastUpdate: nothing new happened.
+    await tray.apply(removal(context, 'comment', 'cm-u-ben-1', NOW + 4));
+    expect(await tray.record('u-ana', 'comment', NOW + 4)).to.deep.include({
+      lastActionId: context.id('cm-u-cy-5'),
+      lastUpdate: at(1),
+      hasRead: true,
+    });
+    // Cy's comment delivered again is new activity for this record, as it would be had the
+    // removal not come first: the record moves to its time, unread.
+    await tray.personal([cy], NOW + 5);
+    expect(await tray.record('u-ana', 'comment', NOW + 5)).to.deep.include({
+      lastActionId: context.id('cm-u-cy-5'),
+      actorsCount: 1,
+      lastUpdate: at(5),
+      hasRead: false,
+    });
+    await tray.expectModel('u-ana', NOW + 5);
   },
   { needs: 'removals' },
 );

@@ -75,7 +75,8 @@ export function applyActivity(
     ) > 0;
   // Fields that describe "the latest action" come from the newest activity; an older one delivered
   // late only adds its actor (out-of-order delivery never moves lastUpdate backwards, nor below
-  // where a removal left it).
+  // where a removal left it). lastUpdate reaches every action delivered, even one a removal named
+  // before it came (docs/tray-rules.md#inbox).
   const latest = newest ? describe(activity) : describeRecord(record);
   const lastUpdate = Math.max(activity.at, record?.lastUpdate ?? activity.at);
   const actionAt = newest ? activity.at : lastActionTime(record ?? { lastUpdate });
