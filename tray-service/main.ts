@@ -189,7 +189,7 @@ const failedAuth = createFailedAuthLimit({
 /** The tray API with its live streams: token verifier, bans, per-user rate limit, messages. */
 async function startApi(keys: NonNullable<typeof jwtConfig>) {
   // Each client sends the same token with every call: its verification is reused until its exp.
-  const verifyToken = cacheVerifiedTokens(createTokenVerifier(userJwtKeys(keys, adminJwt)));
+  const verifyToken = cacheVerifiedTokens(createTokenVerifier(userJwtKeys(keys, adminJwt), { logger }));
   const changes = createChangePublisher(redis, config.STREAM_REDIS_PREFIX, logger);
   // The events console's live tail: a subscriber connection of its own, made when a tail opens.
   const eventsFeed = createRedisEventsFeed({
@@ -210,7 +210,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
     communityMembers: storage.communityMembers,
     removalOutcomes: storage.removalOutcomes,
     queues: moderation.queue ? [queue, moderation.queue] : [queue],
-    verifyAdminJwt: adminJwt ? createAdminJwtVerifier(adminJwtKeys(adminJwt, keys)) : undefined,
+    verifyAdminJwt: adminJwt ? createAdminJwtVerifier(adminJwtKeys(adminJwt, keys), { logger }) : undefined,
     // Replays run the worker's own apply path, with what the worker tells (bans, live changes).
     apply: {
       storage,

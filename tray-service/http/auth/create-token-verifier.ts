@@ -1,14 +1,20 @@
 import {
+  createLocalJWKSet,
   createRemoteJWKSet,
   customFetch,
   errors,
+  jwksCache,
   jwtVerify,
   type JWTPayload,
+  type ExportedJWKSCache,
+  type JWKSCacheInput,
   type JWTVerifyGetKey,
   type RemoteJWKSetOptions,
 } from 'jose';
 import type { KeyObject } from 'node:crypto';
 import type { JwtConfig } from '../../../shared/config/tray-api-config.ts';
+import type { Logger } from '../../../shared/logging/create-logger.ts';
+import { redactUrlCredentials } from '../../../shared/logging/redact-url-credentials.ts';
 import { AppError } from '../../../shared/errors/app-error.ts';
 import { isUsableUserId } from '../../domain/user-id.ts';
 
@@ -85,10 +91,17 @@ function reason(error: unknown): string {
 }
 
 /**
- * How long a fetched JWKS is used before it is fetched again (jose's default, named): longer keeps
- * the API verifying through a longer key-server outage, shorter drops a withdrawn key sooner.
+ * How long a fetched JWKS is used before it is fetched again (jose's default, named): shorter
+ * drops a withdrawn key sooner.
  */
 export const JWKS_CACHE_MAX_AGE_MS = 600_000;
+
+/**
+ * How long after its fetch a JWKS still verifies when every refresh since has failed: a key-server
+ * outage of up to a day leaves the API serving, while a key withdrawn meanwhile keeps verifying
+ * until the server answers again (at most this long).
+ */
+export const STALE_KEYS_MAX_MS = 86_400_000;
 
 /** How long a failed key fetch is remembered before the key server is asked again. */
 export const DEFAULT_KEY_RETRY_MS = 5_000;
@@ -96,10 +109,19 @@ export const DEFAULT_KEY_RETRY_MS = 5_000;
 export interface TokenVerifierOptions {
   /** JWT_JWKS_URL only: ms after a failed key fetch during which no new fetch is tried. */
   keyRetryMs?: number;
+  /** JWT_JWKS_URL only: ms a fetched key set is used before it is fetched again (JWKS_CACHE_MAX_AGE_MS). */
+  keyMaxAgeMs?: number;
+  /** JWT_JWKS_URL only: ms after its fetch a key set still verifies while refreshes fail (STALE_KEYS_MAX_MS). */
+  staleKeysMaxMs?: number;
+  /** JWT_JWKS_URL only: told of each failed fetch (at most one per keyRetryMs), stale keys serving or not. */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 const keysUnavailable = (cause: unknown) =>
   new AppError('UNAVAILABLE', 'token keys are unavailable', { cause });
+
+/** Whether jose has written a fetched key set into the cache object yet. */
+const wasFetched = (cache: JWKSCacheInput): cache is ExportedJWKSCache => 'uat' in cache && 'jwks' in cache;
 
 /**
  * The JWKS key lookup, telling a token the keys do not cover from keys that could not be had.
@@ -110,21 +132,37 @@ const keysUnavailable = (cause: unknown) =>
  *
  * A failure is remembered for `retryMs`: until then a lookup that needs a fetch fails at once
  * instead of asking the key server again, so an outage costs it one request per interval per
- * instance, not one per API call. Keys already fetched keep serving meanwhile, as the interval
- * only stops fetches (jose's fetch hook), not lookups.
+ * instance, not one per API call. Keys already fetched keep serving meanwhile: within their max
+ * age jose needs no fetch, and past it (jose then fails the lookup with the refresh) the last set
+ * fetched verifies for up to `staleMaxMs` after its fetch.
  */
-function remoteKeys(url: URL, retryMs: number): JWTVerifyGetKey {
+function remoteKeys(
+  url: URL,
+  options: { retryMs: number; maxAgeMs: number; staleMaxMs: number; logger?: Pick<Logger, 'warn'> },
+): JWTVerifyGetKey {
+  const { retryMs, maxAgeMs, staleMaxMs, logger } = options;
   let failedAt = Number.NEGATIVE_INFINITY;
   let lastFailure: unknown;
+  // jose writes each fetched set and its time here; `stale` is the lookup over the set kept.
+  const fetched: JWKSCacheInput = {};
+  let stale: { uat: number; keys: JWTVerifyGetKey } | undefined;
+  const staleKeys = (): JWTVerifyGetKey | undefined => {
+    if (!wasFetched(fetched) || Date.now() - fetched.uat > staleMaxMs) return undefined;
+    const { uat, jwks } = fetched;
+    if (stale?.uat !== uat) stale = { uat, keys: createLocalJWKSet(jwks) };
+    return stale.keys;
+  };
   const fetchUnlessFailing: NonNullable<RemoteJWKSetOptions[typeof customFetch]> = (input, init) => {
     if (Date.now() - failedAt < retryMs) return Promise.reject(keysUnavailable(lastFailure));
     return fetch(input, init);
   };
   // The key set is fetched again once it is JWKS_CACHE_MAX_AGE_MS old, or at once for a token of
-  // an unknown `kid`: a key withdrawn from the set stops verifying within that time.
+  // an unknown `kid`: a key withdrawn from the set stops verifying within that time (while the key
+  // server answers; see staleMaxMs).
   const keys = createRemoteJWKSet(url, {
     [customFetch]: fetchUnlessFailing,
-    cacheMaxAge: JWKS_CACHE_MAX_AGE_MS,
+    [jwksCache]: fetched,
+    cacheMaxAge: maxAgeMs,
   });
   return async (protectedHeader, token) => {
     try {
@@ -134,10 +172,17 @@ function remoteKeys(url: URL, retryMs: number): JWTVerifyGetKey {
         throw error;
       }
       // The hook's refusal during the interval: the failure it stands for is already remembered.
-      if (error instanceof AppError) throw error;
-      failedAt = Date.now();
-      lastFailure = error;
-      throw keysUnavailable(error);
+      const kept = staleKeys();
+      if (!(error instanceof AppError)) {
+        failedAt = Date.now();
+        lastFailure = error;
+        logger?.warn(
+          { err: error, url: redactUrlCredentials(url.href), staleKeys: kept !== undefined },
+          'token key fetch failed',
+        );
+      }
+      if (kept) return kept(protectedHeader, token);
+      throw error instanceof AppError ? error : keysUnavailable(error);
     }
   };
 }
@@ -155,7 +200,12 @@ export function createTokenVerifier(config: JwtConfig, options: TokenVerifierOpt
       ? source.secret
       : source.kind === 'publicKey'
         ? source.key
-        : remoteKeys(source.url, options.keyRetryMs ?? DEFAULT_KEY_RETRY_MS);
+        : remoteKeys(source.url, {
+            retryMs: options.keyRetryMs ?? DEFAULT_KEY_RETRY_MS,
+            maxAgeMs: options.keyMaxAgeMs ?? JWKS_CACHE_MAX_AGE_MS,
+            staleMaxMs: options.staleKeysMaxMs ?? STALE_KEYS_MAX_MS,
+            ...(options.logger ? { logger: options.logger } : {}),
+          });
   const checks = {
     algorithms: source.algorithms,
     requiredClaims: ['exp'],

@@ -15,6 +15,7 @@ import {
 import { MAX_TARGET_ID_LENGTH, MAX_USER_ID_LENGTH } from '../../../../tray-service/domain/id-limits.ts';
 import { createFailedAuthLimit } from '../../../../tray-service/http/rate-limit/failed-auth-limit.ts';
 import { startKeyServer, type KeyServer } from '../../../support/key-server.ts';
+import { recordingLogger } from '../../../support/recording-logger.ts';
 import { seedRecords } from '../../../support/seed-tray.ts';
 import { uniqueName } from '../../../support/suite-resources.ts';
 import { TEST_SECRET, tokenFor, useTrayApi } from '../../api/support/api-harness.ts';
@@ -450,6 +451,36 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
         'UNAUTHORIZED',
       );
       expect(keyServer.requests).to.equal(1);
+    });
+
+    it('keeps serving the keys it last fetched once they are due for a refresh the key server cannot answer, for as long as STALE_KEYS_MAX_MS', async () => {
+      // Keys due for a refresh after 300 ms, served while stale for 1.5 s at most.
+      const { logger, lines } = recordingLogger();
+      const verify = createTokenVerifier(
+        resolveJwtConfig({ JWT_JWKS_URL: keyServer.url, JWT_AUDIENCE: keyServer.audience }),
+        { keyRetryMs, keyMaxAgeMs: 300, staleKeysMaxMs: 1_500, logger },
+      );
+      expect((await verify(await keyServer.sign('a'))).userId).to.equal('a');
+      keyServer.mode = '503';
+      await sleep(400);
+      // Due for a refresh, which fails: the keys fetched before still verify.
+      expect((await verify(await keyServer.sign('b'))).userId).to.equal('b');
+      expect(keyServer.requests).to.equal(2);
+      expect(lines.map((line) => [line.msg, line.staleKeys])).to.deep.equal([
+        ['token key fetch failed', true],
+      ]);
+      // A token of a key they do not hold is still refused as such.
+      expect((await failureOf(verify(await keyServer.sign('c', { kid: 'k9' })))).kind).to.equal(
+        'UNAUTHORIZED',
+      );
+      // Past the bound, stale keys are not trusted any more.
+      await sleep(1_300);
+      expect((await failureOf(verify(await keyServer.sign('d')))).kind).to.equal('UNAVAILABLE');
+      expect(lines.at(-1)).to.include({ msg: 'token key fetch failed', staleKeys: false });
+      // And a key server back serves again, keys fresh.
+      keyServer.mode = 'ok';
+      await sleep(keyRetryMs + 50);
+      expect((await verify(await keyServer.sign('e'))).userId).to.equal('e');
     });
 
     it('still refuses a token whose key the server does not list, as an invalid token', async () => {
