@@ -11,7 +11,10 @@ export interface WebhookEvent {
   readonly event: string;
   /** The event's payload (docs/contract.md, "Event catalogue"). */
   readonly data: Record<string, unknown>;
-  /** SHA-256 of the delivery's body: the same event delivered twice has the same key. */
+  /**
+   * SHA-256 of the delivery's body: the same event delivered twice has the same key, except a join,
+   * leave or profile update without `data.createdAt`, keyed once per delivery (docs/starter-kit.md).
+   */
   readonly key: string;
   /** The configured webhook whose secret signed the delivery. */
   readonly webhook: string;
