@@ -21,6 +21,8 @@ export interface RedisWriteHealth {
  * follows), and reports the reply error the last write failed with, until a write succeeds again.
  * While that is so, the check itself tries a small write (a key of `markPrefix` expiring in a
  * minute), so readiness comes back once Redis takes writes even when no event is left to retry.
+ * The write is made by a script, as every enqueue and drain is: a user whose ACL allows plain
+ * writes but not scripts (NOPERM) must not read as ready while no event can be queued.
  * Only the error's code word (READONLY, OOM) is published, never its text, which may carry
  * arguments.
  */
@@ -44,7 +46,7 @@ export function createRedisWriteHealth(redis: RedisClient, markPrefix: string): 
       // The last write's refusal first: while a demoted server's READONLY keeps dropping the
       // connection, a PING may find it closed, which would hide the reason.
       if (refused !== undefined) {
-        await observe(redis.set(`${markPrefix}:receiver-write-probe`, '1', 'PX', 60_000)).catch(
+        await observe(redis.eval(WRITE_PROBE, 1, `${markPrefix}:receiver-write-probe`)).catch(
           () => undefined,
         );
         if (refused !== undefined) {
@@ -66,6 +68,9 @@ export function createRedisWriteHealth(redis: RedisClient, markPrefix: string): 
     },
   };
 }
+
+/** The readiness check's write, as a script like the enqueue's. */
+const WRITE_PROBE = "return redis.call('SET', KEYS[1], '1', 'PX', 60000)";
 
 /** ROLE's first word (master, slave); undefined where a managed Redis does not offer ROLE. */
 async function roleOf(redis: RedisClient): Promise<string | undefined> {

@@ -105,6 +105,37 @@ describe('receiver while Redis refuses writes', function () {
     );
   });
 
+  it('is not ready while its user may write keys but not run scripts (NOPERM), and ready again once it may', async () => {
+    // An ACL user the receiver connects as; then scripts, which every enqueue and drain runs, are
+    // taken from it while plain writes stay allowed.
+    await admin.call('ACL', 'SETUSER', 'receiver', 'on', '>receiver-pw', '~*', '&*', '+@all');
+    const url = new URL(server.url);
+    url.username = 'receiver';
+    url.password = 'receiver-pw';
+    receiver = await startTestReceiver(`${prefix}-noperm`, { redisUrl: url.href, drainIntervalMs: 50 });
+    const current = receiver;
+    expect((await readiness(current)).status).to.equal(200);
+    await admin.call('ACL', 'SETUSER', 'receiver', '-@scripting');
+    try {
+      const report = await refusalReported(current, 'noperm-1');
+      expect(report.redis.detail).to.deep.include({ refused: 'NOPERM' });
+      // Later checks still say so: a plain write succeeding is not the scripts succeeding.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const again = await readiness(current);
+      expect(again.status).to.equal(503);
+      expect(again.redis.detail).to.deep.include({ refused: 'NOPERM' });
+    } finally {
+      await admin.call('ACL', 'SETUSER', 'receiver', '+@scripting');
+    }
+    await waitFor(() => current.spool.depth() === 0, 10_000, 'the spool to drain');
+    await waitFor(
+      async () => (await readiness(current)).status === 200,
+      5_000,
+      '/readyz to answer 200 again',
+    );
+    await admin.call('ACL', 'DELUSER', 'receiver');
+  });
+
   it('is not ready while the server is out of memory under noeviction, and ready again once writes succeed', async () => {
     receiver = await startTestReceiver(`${prefix}-oom`, { redisUrl: server.url, drainIntervalMs: 50 });
     const current = receiver;
