@@ -43,7 +43,7 @@ export function withRedisTarget<C extends { REDIS_URL: string; QUEUE_PREFIX: str
   config: C & { REDIS_CLUSTER_NODES?: readonly { host: string; port: number }[] | undefined },
 ): C & { redis: RedisTarget } {
   const nodes = config.REDIS_CLUSTER_NODES;
-  if (nodes === undefined) return { ...config, redis: config.REDIS_URL };
+  if (nodes === undefined) return { ...config, redis: checkedServerUrl(config.REDIS_URL) };
   if (hashTagOf(config.QUEUE_PREFIX) === undefined) {
     throw new ConfigError([
       {
@@ -71,6 +71,26 @@ function clusterAccess(redisUrl: string): Pick<RedisClusterTarget, 'auth' | 'tls
   const password = decoded(url.password, 'password');
   const username = decoded(url.username, 'user name');
   return { ...tls, auth: username === '' ? { password } : { username, password } };
+}
+
+/**
+ * A single server's REDIS_URL, as ioredis will read it when it connects: its credentials must
+ * decode (a lone `%` would throw there, uncaught, naming nothing) and its path, when any, must be a
+ * database index (ioredis takes one that is not, such as `/abc`, as database 0).
+ */
+function checkedServerUrl(redisUrl: string): string {
+  const url = new URL(redisUrl);
+  decoded(url.password, 'password');
+  decoded(url.username, 'user name');
+  if (!/^\/?(\d{1,5})?$/.test(url.pathname)) {
+    throw new ConfigError([
+      {
+        variable: 'REDIS_URL',
+        message: `its path names no database index ("${url.pathname}"): write /0, /1, ... or none`,
+      },
+    ]);
+  }
+  return redisUrl;
 }
 
 /** A URL part, percent-decoded; a lone `%` (a password written as it is) is named, not a URIError. */

@@ -65,6 +65,28 @@ describe('the Redis target (REDIS_URL or REDIS_CLUSTER_NODES)', () => {
       .that.does.not.include('50%off');
   });
 
+  // ioredis decodes a single server's password at connect time: a lone "%" threw an uncaught
+  // URIError there, and a database path that is no number was taken as database 0.
+  it('checks a single server\'s REDIS_URL too: a lone "%" in its password, a database path that is no index', () => {
+    expect(() => loadTrayConfig({ REDIS_URL: 'redis://:50%off@127.0.0.1:6379' }))
+      .to.throw(ConfigError, 'REDIS_URL: its password holds a "%" that starts no escape')
+      .with.property('message')
+      .that.does.not.include('50%off');
+    expect(() => loadReceiverConfig({ ...secrets, REDIS_URL: 'redis://svc%zz:pw@127.0.0.1:6379' })).to.throw(
+      ConfigError,
+      'REDIS_URL: its user name holds a "%"',
+    );
+    for (const path of ['/abc', '/1x', '/-1', '/0/1'])
+      expect(() => loadTrayConfig({ REDIS_URL: `redis://127.0.0.1:6379${path}` }), path).to.throw(
+        ConfigError,
+        /REDIS_URL: its path names no database index/,
+      );
+    for (const path of ['', '/', '/0', '/15'])
+      expect(loadTrayConfig({ REDIS_URL: `redis://:p%25@127.0.0.1:6379${path}` }).redis).to.equal(
+        `redis://:p%25@127.0.0.1:6379${path}`,
+      );
+  });
+
   it('reaches every node of a cluster over TLS when REDIS_URL is rediss://, with its credentials', () => {
     const env = { REDIS_CLUSTER_NODES: 'a:7000', QUEUE_PREFIX: '{bull}' };
     expect(loadTrayConfig({ ...env, REDIS_URL: 'rediss://:pw@ignored:6380' }).redis).to.deep.equal({
