@@ -20,6 +20,10 @@ export const port = (fallback: number) =>
 export const positiveInt = (fallback: number, max = Number.MAX_SAFE_INTEGER) =>
   wholeNumber(`expected a whole number from 1 to ${max}`, 1, max).default(fallback);
 
+/** A whole number from `min` to `max`: for a duration whose smallest values only do harm. */
+export const intInRange = (fallback: number, min: number, max: number) =>
+  wholeNumber(`expected a whole number from ${min} to ${max}`, min, max).default(fallback);
+
 export const url = (protocols: readonly string[], fallback?: string) => {
   const schema = z.string().refine(
     (value) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { positiveInt } from './env-types.ts';
+import { intInRange, positiveInt } from './env-types.ts';
 import { secureUrl } from './secure-url.ts';
 
 const optionalText = (what: string, min = 1) =>
@@ -37,5 +37,5 @@ export const trayAdminShape = {
    */
   MODERATION_WEBHOOK_ATTEMPTS: positiveInt(10, 100),
   MODERATION_WEBHOOK_BACKOFF_MS: positiveInt(1_000, 3_600_000),
-  MODERATION_WEBHOOK_TIMEOUT_MS: positiveInt(5_000, 60_000),
+  MODERATION_WEBHOOK_TIMEOUT_MS: intInRange(5_000, 100, 60_000),
 };

@@ -1,4 +1,4 @@
-import { identifier, positiveInt } from './env-types.ts';
+import { identifier, intInRange } from './env-types.ts';
 
 /** Variables of global bans, read by both the worker (publishes) and the API (caches). */
 export const trayBanShape = {
@@ -8,5 +8,5 @@ export const trayBanShape = {
    * Milliseconds between an API instance's checks for ban changes: the most a stored ban or
    * unban can go unseen by that instance. Capped so a ban always takes effect within 2 seconds.
    */
-  BAN_REFRESH_MS: positiveInt(500, 1_500),
+  BAN_REFRESH_MS: intInRange(500, 100, 1_500),
 };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors/config-error.ts';
-import { identifier, positiveInt, url } from './env-types.ts';
+import { identifier, intInRange, positiveInt, url } from './env-types.ts';
 import { mongoUri } from './common-config.ts';
 
 /** Variables choosing and tuning the tray's storage (docs/storage.md, docs/configuration.md). */
@@ -12,7 +12,7 @@ export const trayStorageShape = {
   /** Connections of each tray process to PostgreSQL. */
   PG_POOL_SIZE: positiveInt(10, 1_000),
   /** Longest a PostgreSQL statement may run before the server cancels it. */
-  PG_STATEMENT_TIMEOUT_MS: positiveInt(10_000, 3_600_000),
+  PG_STATEMENT_TIMEOUT_MS: intInRange(10_000, 100, 3_600_000),
   /** The MongoDB deployment of the tray, when it runs on MongoDB (the receiver never reads it). */
   MONGODB_URI: mongoUri.optional(),
   MONGODB_DB: identifier('tray'),

@@ -1,4 +1,4 @@
-import { positiveInt, wholeNumber } from './env-types.ts';
+import { intInRange, positiveInt, wholeNumber } from './env-types.ts';
 
 /**
  * The longest pause between two rounds of the snooze wake-up: a snooze is back on its user's
@@ -27,7 +27,7 @@ export const trayWorkerShape = {
   /** Days a tray record is kept after its lastUpdate (docs/contract.md#tray-records: 90). */
   TRAY_RETENTION_DAYS: positiveInt(90, 3650),
   /** Milliseconds between purges of expired records and events (servers without TTL indexes need them). */
-  TRAY_PURGE_INTERVAL_MS: positiveInt(3_600_000, 7 * 24 * 3_600_000),
+  TRAY_PURGE_INTERVAL_MS: intInRange(3_600_000, 1_000, 7 * 24 * 3_600_000),
   /**
    * Wait before a failed job's second attempt, doubling per attempt up to TRAY_RETRY_MAX_DELAY_MS,
    * each wait less up to a fifth at random (RETRY_JITTER): with the 20 attempts the receiver gives

@@ -11,7 +11,7 @@ describe('global ban configuration', () => {
     expect(() => loadTrayConfig({ BAN_REFRESH_MS: '5000' }))
       .to.throw(ConfigError)
       .with.property('message')
-      .that.includes('BAN_REFRESH_MS: expected a whole number from 1 to 1500');
+      .that.includes('BAN_REFRESH_MS: expected a whole number from 100 to 1500');
   });
 
   it('refuses a prefix with characters unsafe in a key, naming the variable', () => {

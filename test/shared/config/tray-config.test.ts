@@ -37,6 +37,33 @@ describe('tray configuration', () => {
     });
   });
 
+  // Seconds written where milliseconds are meant (a timeout of "5") made PostgreSQL cancel every
+  // real statement, every moderation call time out, a ban poll run back to back and the purge warn
+  // each millisecond: such values are refused, naming the variable.
+  describe('millisecond settings with a floor', () => {
+    const floors = [
+      ['PG_STATEMENT_TIMEOUT_MS', 100],
+      ['TRAY_PURGE_INTERVAL_MS', 1_000],
+      ['BAN_REFRESH_MS', 100],
+      ['MODERATION_WEBHOOK_TIMEOUT_MS', 100],
+    ] as const;
+
+    it('refuse a value below the floor, naming the variable and the range', () => {
+      for (const [name, floor] of floors) {
+        expect(() => loadTrayConfig({ [name]: String(floor - 1) }), name)
+          .to.throw(ConfigError)
+          .with.property('message')
+          .that.contains(`${name}: expected a whole number from ${floor} to`);
+      }
+    });
+
+    it('take the floor itself', () => {
+      for (const [name, floor] of floors) {
+        expect(loadTrayConfig({ [name]: String(floor) })[name], name).to.equal(floor);
+      }
+    });
+  });
+
   describe('TRAY_RETRY_FIRST_DELAY_MS and TRAY_RETRY_MAX_DELAY_MS', () => {
     it('default to the product retry policy: 1 s doubling up to 30 s', () => {
       const config = loadTrayConfig({});

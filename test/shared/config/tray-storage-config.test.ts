@@ -93,7 +93,7 @@ describe('tray storage configuration', () => {
       for (const [name, value, message] of [
         ['DATABASE_URL', 'mysql://db/tray', 'expected a URL starting with postgres:// or postgresql://'],
         ['PG_POOL_SIZE', '0', 'expected a whole number from 1 to 1000'],
-        ['PG_STATEMENT_TIMEOUT_MS', 'soon', 'expected a whole number from 1 to 3600000'],
+        ['PG_STATEMENT_TIMEOUT_MS', 'soon', 'expected a whole number from 100 to 3600000'],
       ] as const) {
         expect(() => loadTrayConfig({ [name]: value }))
           .to.throw(ConfigError)
