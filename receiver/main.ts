@@ -12,6 +12,7 @@ import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
 import { warnVolatileRedis } from './store/warn-volatile-redis.ts';
 import { createAllowlist } from './allowlist/create-allowlist.ts';
 import { describeWebhooks } from './signature/describe-webhooks.ts';
+import { MIN_SECRET_BYTES, shortSecretWebhooks } from './signature/short-secrets.ts';
 import { SpoolDirError } from './spool/spool-dir-error.ts';
 import { wireReceiver } from './wire-receiver.ts';
 
@@ -27,6 +28,13 @@ logger.info(
   { webhooks: describeWebhooks(config.WEBHOOK_SECRETS, config.WEBHOOK_TOLERANCE_SECONDS) },
   'webhook signatures',
 );
+const short = shortSecretWebhooks(config.WEBHOOK_SECRETS);
+if (short.length > 0) {
+  logger.warn(
+    { webhooks: short, minBytes: MIN_SECRET_BYTES },
+    'webhook secrets shorter than 16 bytes: whoever guesses one can forge deliveries',
+  );
+}
 
 const registry = createMetricsRegistry('receiver');
 const receiver = await spoolOpenedOrExit(

@@ -152,6 +152,26 @@ describe('receiver/main.ts', function () {
     });
   });
 
+  describe('with a placeholder for a secret', () => {
+    it('warns at start-up naming the webhook, never the secret, and still starts', async () => {
+      const { child, output } = await start({
+        WEBHOOK_SECRETS: `eu=${secret},us=pw-1,us=${secret}`,
+        WEBHOOK_ALLOWLIST: 'off',
+      });
+      try {
+        const warnings = output()
+          .split('\n')
+          .filter((line) => line.includes('webhook secrets shorter than 16 bytes'))
+          .map((line) => JSON.parse(line) as { level: number; webhooks: unknown });
+        expect(warnings).to.have.lengthOf(1);
+        expect(warnings[0]).to.deep.include({ level: 40, webhooks: ['us'] });
+        expect(output()).not.to.include('pw-1');
+      } finally {
+        await stop(child);
+      }
+    });
+  });
+
   describe('with a platform webhook on its own header and a Standard Webhooks webhook', () => {
     it('logs one line saying how each webhook is verified (never a secret), and takes both from scripts/sign-and-send', async () => {
       const standardSecret = testStandardSecret;
@@ -168,6 +188,8 @@ describe('receiver/main.ts', function () {
           .filter((line) => line.includes('"webhook signatures"'))
           .map((line) => JSON.parse(line) as { webhooks: unknown });
         expect(lines).to.have.lengthOf(1);
+        // Both secrets are long enough: no warning about them.
+        expect(output()).not.to.include('webhook secrets shorter than');
         expect(lines[0]?.webhooks).to.deep.equal([
           { name: 'eu', scheme: 'platform', headers: 'x-eu-signature', secrets: 1 },
           {
