@@ -4,9 +4,6 @@ import { logLevel, url } from './env-types.ts';
 import { parseClusterNodes } from './parse-cluster-nodes.ts';
 import { ConfigError } from '../errors/config-error.ts';
 
-/** A MongoDB connection string; required by the tools that only work on MongoDB. */
-export const mongoUri = url(['mongodb', 'mongodb+srv']);
-
 /** Variables both services read. */
 export const commonShape = {
   REDIS_URL: url(['redis', 'rediss'], 'redis://127.0.0.1:6379'),

@@ -48,11 +48,15 @@ export const logLevel = z
   .default('info');
 
 /** A name safe to use as a MongoDB database name or a Redis key prefix. */
-export const identifier = (fallback: string) =>
-  z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,63}$/, { error: 'expected 1-63 letters, digits, "_" or "-"' })
-    .default(fallback);
+/** 1-63 letters, digits, `_` or `-`: a name safe in keys, collection and database names. */
+export const IDENTIFIER = /^[A-Za-z0-9_-]{1,63}$/;
+
+export const optionalIdentifier = z
+  .string()
+  .regex(IDENTIFIER, { error: 'expected 1-63 letters, digits, "_" or "-"' })
+  .optional();
+
+export const identifier = (fallback: string) => optionalIdentifier.default(fallback);
 
 const SECONDS_PER_UNIT = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
 const LONGEST_DURATION_S = 366 * 86_400;

@@ -1,7 +1,26 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors/config-error.ts';
-import { identifier, intInRange, positiveInt, url } from './env-types.ts';
-import { mongoUri } from './common-config.ts';
+import { ConnectionString } from 'mongodb-connection-string-url';
+import { IDENTIFIER, intInRange, optionalIdentifier, positiveInt, url } from './env-types.ts';
+
+/**
+ * A MongoDB connection string, read by the driver's own parser: a replica set's list of hosts
+ * (`mongodb://a:27017,b:27017/?replicaSet=rs0`) is no WHATWG URL, which refused it. The parser's
+ * message is not repeated: it may quote the string, credentials and all.
+ */
+const mongoUri = z.string().refine(
+  (value) => {
+    try {
+      return new ConnectionString(value).hosts.length > 0;
+    } catch {
+      return false;
+    }
+  },
+  {
+    error:
+      'expected a MongoDB connection string: mongodb://host[:port][,host...][/database][?options] or mongodb+srv://',
+  },
+);
 
 /** Variables choosing and tuning the tray's storage (docs/storage.md, docs/configuration.md). */
 export const trayStorageShape = {
@@ -15,7 +34,8 @@ export const trayStorageShape = {
   PG_STATEMENT_TIMEOUT_MS: intInRange(10_000, 100, 3_600_000),
   /** The MongoDB deployment of the tray, when it runs on MongoDB (the receiver never reads it). */
   MONGODB_URI: mongoUri.optional(),
-  MONGODB_DB: identifier('tray'),
+  /** The tray's database; when unset, the one MONGODB_URI names, else `tray` (mongodbDatabase). */
+  MONGODB_DB: optionalIdentifier,
 };
 
 export type TrayStorageConfig =
@@ -29,7 +49,7 @@ export interface TrayStorageVariables {
   PG_POOL_SIZE: number;
   PG_STATEMENT_TIMEOUT_MS: number;
   MONGODB_URI?: string | undefined;
-  MONGODB_DB: string;
+  MONGODB_DB?: string | undefined;
 }
 
 function fail(variable: string, message: string): never {
@@ -46,7 +66,36 @@ function postgres(vars: TrayStorageVariables, url: string): TrayStorageConfig {
 }
 
 function mongodb(vars: TrayStorageVariables, uri: string): TrayStorageConfig {
-  return { engine: 'mongodb', uri, dbName: vars.MONGODB_DB };
+  return { engine: 'mongodb', uri, dbName: vars.MONGODB_DB ?? mongodbDatabase(uri) };
+}
+
+/** MongoDB's own databases: a URI often names `admin` only to sign in there. */
+const SYSTEM_DATABASES = new Set(['admin', 'local', 'config']);
+
+/**
+ * The database a MongoDB URI names (the driver's default database), else `tray`. One of MongoDB's
+ * own, or a name this product does not take, is refused: MONGODB_DB must then say which.
+ */
+function mongodbDatabase(uri: string): string {
+  const path = new ConnectionString(uri).pathname.replace(/^\//, '');
+  if (path === '') return 'tray';
+  let name = path;
+  try {
+    name = decodeURIComponent(path);
+  } catch {
+    // A lone "%": not a name this product takes, which the check below says.
+  }
+  if (SYSTEM_DATABASES.has(name))
+    fail(
+      'MONGODB_DB',
+      `MONGODB_URI names the "${name}" database, MongoDB's own: set MONGODB_DB to the tray's`,
+    );
+  if (!IDENTIFIER.test(name))
+    fail(
+      'MONGODB_DB',
+      `MONGODB_URI names the database "${name}", not 1-63 letters, digits, "_" or "-": set MONGODB_DB`,
+    );
+  return name;
 }
 
 /**

@@ -15,7 +15,8 @@ describe('configuration', () => {
       expect(tray.TRAY_PORT).to.equal(8081);
       expect(receiver.REDIS_URL).to.equal('redis://127.0.0.1:6379');
       expect(tray.MONGODB_URI).to.equal(undefined);
-      expect(tray.MONGODB_DB).to.equal('tray');
+      // Unset: the database MONGODB_URI names, else `tray` (resolveTrayStorage).
+      expect(tray.MONGODB_DB).to.equal(undefined);
       expect(tray.LOG_LEVEL).to.equal('info');
     });
   });

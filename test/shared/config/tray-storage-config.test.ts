@@ -36,6 +36,44 @@ describe('tray storage configuration', () => {
       });
     });
 
+    // A list of host:port pairs is no WHATWG URL: the URL check refused every such string.
+    it("accepts a replica set's connection string with several hosts, and refuses what the driver would", () => {
+      const replicaSet = 'mongodb://a:27017,b:27018,c:27019/?replicaSet=rs0&w=majority';
+      expect(storage({ MONGODB_URI: replicaSet })).to.deep.equal({
+        engine: 'mongodb',
+        uri: replicaSet,
+        dbName: 'tray',
+      });
+      for (const bad of ['mongodb://', 'http://a:27017', 'a:27017'])
+        failure({ MONGODB_URI: bad }).that.matches(/MONGODB_URI: expected a MongoDB connection string/);
+    });
+
+    // The driver's convention: the URI's path names the database. It used to be ignored for `tray`.
+    it('takes the database the URI names when MONGODB_DB is unset; MONGODB_DB wins when set', () => {
+      const named = 'mongodb://app:p%2Fw@a:27017,b:27017/myapp?replicaSet=rs0&authSource=admin';
+      expect(storage({ MONGODB_URI: named })).to.deep.include({ dbName: 'myapp' });
+      expect(storage({ MONGODB_URI: 'mongodb+srv://app:pw@cluster0.example.net/myapp' })).to.deep.include({
+        dbName: 'myapp',
+      });
+      expect(storage({ MONGODB_URI: named, MONGODB_DB: 'other' })).to.deep.include({ dbName: 'other' });
+      expect(storage({ MONGODB_URI: 'mongodb://a:27017/?replicaSet=rs0' })).to.deep.include({
+        dbName: 'tray',
+      });
+    });
+
+    it('refuses to write the tray into admin, local or config when only the URI names it, naming MONGODB_DB', () => {
+      for (const db of ['admin', 'local', 'config'])
+        failure({ MONGODB_URI: `mongodb://app:pw@a:27017/${db}` }).that.matches(
+          new RegExp(`MONGODB_DB: MONGODB_URI names the "${db}" database`),
+        );
+      expect(storage({ MONGODB_URI: 'mongodb://app:pw@a:27017/admin', MONGODB_DB: 'tray' })).to.deep.include({
+        dbName: 'tray',
+      });
+      failure({ MONGODB_URI: 'mongodb://a:27017/my.app' }).that.matches(
+        /MONGODB_DB: MONGODB_URI names the database "my.app"/,
+      );
+    });
+
     it('refuses to guess when both are set, in one line naming both', () => {
       failure({ DATABASE_URL: databaseUrl, MONGODB_URI: mongoUri }).that.matches(
         /^Invalid configuration: DATABASE_URL, MONGODB_URI: both are set: set TRAY_STORAGE to "postgres" or "mongodb"[^\n]*$/,
