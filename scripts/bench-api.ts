@@ -181,6 +181,7 @@ runCli(async () => {
         logger: silent,
         storage: stages ? timedStorage(storage, stages) : storage,
         redis,
+        redisProbeKey: 'bench-write-probe',
         registry: createMetricsRegistry('bench', false),
         metrics: { kind: 'open' },
         // As main.ts wires it: verifications reused until the token's exp.

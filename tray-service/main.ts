@@ -14,6 +14,7 @@ import { dependencyOrExit } from '../shared/process/wait-for-dependency.ts';
 import { createWebhookQueue } from '../shared/queue/webhook-queue.ts';
 import { queueGaugeNames, registerQueueDepthGauge } from '../shared/queue/queue-depth-gauge.ts';
 import { createRedis, pingRedis } from '../shared/redis/create-redis.ts';
+import { redisTakesWrites } from '../shared/redis/redis-takes-writes.ts';
 import { logRedisOutage } from '../shared/redis/log-redis-outage.ts';
 import { isRedisAuthError } from '../shared/redis/redis-failure.ts';
 import { refuseEvictingRedis } from '../shared/redis/refuse-evicting-redis.ts';
@@ -100,6 +101,8 @@ const storage = await dependencyOrExit(logger, {
   waitMs: config.TRAY_STARTUP_WAIT_MS,
 });
 const redis = createRedis(config.redis);
+// What /readyz writes to see that Redis takes writes: under the queue's prefix (one slot on a cluster).
+const redisProbeKey = `${config.QUEUE_PREFIX}:tray-write-probe`;
 logRedisOutage(redis, logger, 'commands');
 // Start-up reads and writes Redis (the eviction check, the ban set): it waits for it first.
 await dependencyOrExit(logger, {
@@ -256,6 +259,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
     logger,
     storage,
     redis,
+    redisProbeKey,
     registry,
     metrics: metricsAccessFor(config.METRICS_TOKEN),
     verifyToken,
@@ -308,7 +312,7 @@ const app =
     failedAuth: { limit: failedAuth, trustProxy: config.TRUST_PROXY },
     checks: {
       storage: async () => (await storage.ping(), { ok: true, detail: { engine: storage.engine } }),
-      redis: async () => (await pingRedis(redis), { ok: true }),
+      redis: () => redisTakesWrites(redis, redisProbeKey),
     },
   });
 const host = listenHostOf(config, config.TRAY_HOST);

@@ -2,6 +2,7 @@ import { Cluster, ReplyError } from 'ioredis';
 import type { RedisClient } from '../../shared/redis/create-redis.ts';
 import { pingRedis } from '../../shared/redis/create-redis.ts';
 import { redisErrorCode } from '../../shared/redis/redis-failure.ts';
+import { probeWrite } from '../../shared/redis/redis-takes-writes.ts';
 
 /** What the readiness check reports; the shape of shared/http's CheckResult. */
 export type WriteHealthResult = { ok: true } | { ok: false; error: string; detail: Record<string, unknown> };
@@ -46,9 +47,7 @@ export function createRedisWriteHealth(redis: RedisClient, markPrefix: string): 
       // The last write's refusal first: while a demoted server's READONLY keeps dropping the
       // connection, a PING may find it closed, which would hide the reason.
       if (refused !== undefined) {
-        await observe(redis.eval(WRITE_PROBE, 1, `${markPrefix}:receiver-write-probe`)).catch(
-          () => undefined,
-        );
+        await observe(probeWrite(redis, `${markPrefix}:receiver-write-probe`)).catch(() => undefined);
         if (refused !== undefined) {
           return { ok: false, error: `Redis refuses writes: ${refused}`, detail: { refused } };
         }
@@ -68,9 +67,6 @@ export function createRedisWriteHealth(redis: RedisClient, markPrefix: string): 
     },
   };
 }
-
-/** The readiness check's write, as a script like the enqueue's. */
-const WRITE_PROBE = "return redis.call('SET', KEYS[1], '1', 'PX', 60000)";
 
 /** ROLE's first word (master, slave); undefined where a managed Redis does not offer ROLE. */
 async function roleOf(redis: RedisClient): Promise<string | undefined> {

@@ -9,7 +9,8 @@ import { pageSecurityHeaders } from '../../shared/http/security-headers.ts';
 import { createMetricsRouter } from '../../shared/http/metrics-router.ts';
 import type { CorsOrigins } from '../../shared/config/cors-origins.ts';
 import type { Logger } from '../../shared/logging/create-logger.ts';
-import { pingRedis, type RedisClient } from '../../shared/redis/create-redis.ts';
+import type { RedisClient } from '../../shared/redis/create-redis.ts';
+import { redisTakesWrites } from '../../shared/redis/redis-takes-writes.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import type { TrayStorage } from '../storage/port.ts';
 import { createBlockList } from '../use-cases/block-list.ts';
@@ -59,6 +60,8 @@ export interface TrayApiDeps {
   /** The tray's storage (openStorage): records, read state, block list, stored events. */
   storage: TrayStorage;
   redis: RedisClient;
+  /** The key /readyz writes (for a minute) to see that Redis takes writes (redisTakesWrites). */
+  redisProbeKey: string;
   registry: Registry;
   /** Who may read /metrics on this app (METRICS_TOKEN; off by default). */
   metrics: MetricsAccess;
@@ -110,7 +113,7 @@ export function createTrayApi(deps: TrayApiDeps): Express {
           await deps.storage.ping(),
           { ok: true, detail: { engine: deps.storage.engine } }
         ),
-        redis: async () => (await pingRedis(deps.redis), { ok: true }),
+        redis: () => redisTakesWrites(deps.redis, deps.redisProbeKey),
       },
       { logger: deps.logger },
     ),

@@ -106,6 +106,7 @@ export function useTrayApi(options: { rateLimit?: number; engine?: StorageEngine
         logger: createLogger({ name: 'test', level: 'silent' }),
         storage: suite.storage,
         redis: harness.redis,
+        redisProbeKey: `${keyPrefix}:write-probe`,
         registry: createMetricsRegistry('tray-service', false),
         metrics: { kind: 'open' },
         verifyToken,

@@ -65,6 +65,7 @@ export async function startLiveInstance(options: {
     logger: silent,
     storage,
     redis,
+    redisProbeKey: 'live-write-probe',
     registry,
     metrics: { kind: 'open' },
     verifyToken,
