@@ -143,6 +143,7 @@ function remoteKeys(
   const { retryMs, maxAgeMs, staleMaxMs, logger } = options;
   let failedAt = Number.NEGATIVE_INFINITY;
   let lastFailure: unknown;
+  let warnedAt = Number.NEGATIVE_INFINITY;
   // jose writes each fetched set and its time here; `stale` is the lookup over the set kept.
   const fetched: JWKSCacheInput = {};
   let stale: { uat: number; keys: JWTVerifyGetKey } | undefined;
@@ -173,16 +174,28 @@ function remoteKeys(
       }
       // The hook's refusal during the interval: the failure it stands for is already remembered.
       const kept = staleKeys();
-      if (!(error instanceof AppError)) {
+      // Every lookup waiting on one failed fetch gets the same error: it is remembered, and
+      // logged, once (at most once per interval whatever fails).
+      if (!(error instanceof AppError) && error !== lastFailure) {
         failedAt = Date.now();
         lastFailure = error;
-        logger?.warn(
-          { err: error, url: redactUrlCredentials(url.href), staleKeys: kept !== undefined },
-          'token key fetch failed',
-        );
+        if (failedAt - warnedAt >= retryMs) {
+          warnedAt = failedAt;
+          logger?.warn(
+            { err: error, url: redactUrlCredentials(url.href), staleKeys: kept !== undefined },
+            'token key fetch failed',
+          );
+        }
       }
-      if (kept) return kept(protectedHeader, token);
-      throw error instanceof AppError ? error : keysUnavailable(error);
+      const unavailable = error instanceof AppError ? error : keysUnavailable(error);
+      if (!kept) throw unavailable;
+      try {
+        return await kept(protectedHeader, token);
+      } catch (staleError) {
+        // A key the kept set lacks may be one the server added since: unknown is not known yet.
+        if (staleError instanceof errors.JWKSNoMatchingKey) throw unavailable;
+        throw staleError;
+      }
     }
   };
 }

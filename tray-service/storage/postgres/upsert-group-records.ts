@@ -430,7 +430,8 @@ function writeRecords(returning: boolean): string {
  * groups is recomputed from the group's actors and written, rows in key order, by an UPDATE of the
  * records the statement read and an INSERT ... ON CONFLICT DO UPDATE of the others (writeRecords). Per record (docs/tray-engine.md#records): countFrom
  * widens to the earliest action delivered (an expired record counts as none); the "latest action"
- * fields and lastUpdate move only to a newer action (time, then action id); actors are the 3
+ * fields move only to a newer action (time, then action id), and lastUpdate to the newest action
+ * delivered (never back; docs/tray-rules.md#inbox for one a removal named first); actors are the 3
  * newest of the group's actors at or after countFrom, the recipient excluded, and actorsCount
  * counts them all. A record that would not change is not written, so a redelivery leaves it (and
  * its read flag) as it is; one that changes turns unread at `now`. Nor is one that would be expired
