@@ -73,18 +73,22 @@ function clusterAccess(redisUrl: string): Pick<RedisClusterTarget, 'auth' | 'tls
 /**
  * A single server's REDIS_URL, as ioredis will read it when it connects: its credentials must
  * decode (a lone `%` would throw there, uncaught, naming nothing) and its path, when any, must be a
- * database index (ioredis takes one that is not, such as `/abc`, as database 0).
+ * database index, and so must its `db` option (ioredis takes one that is not, such as `/abc` or
+ * `?db=abc`, as database 0).
  */
 function checkedServerUrl(redisUrl: string): string {
   const url = new URL(redisUrl);
   decoded(url.password, 'password');
   decoded(url.username, 'user name');
-  if (!/^\/?(\d{1,5})?$/.test(url.pathname)) {
+  const db = url.searchParams.get('db');
+  const where = !/^\/?(\d{1,5})?$/.test(url.pathname)
+    ? `its path ("${url.pathname}")`
+    : db !== null && !/^\d{1,5}$/.test(db)
+      ? `its db option ("${db}")`
+      : undefined;
+  if (where !== undefined) {
     throw new ConfigError([
-      {
-        variable: 'REDIS_URL',
-        message: `its path names no database index ("${url.pathname}"): write /0, /1, ... or none`,
-      },
+      { variable: 'REDIS_URL', message: `${where} names no database index: write /0, /1, ... or none` },
     ]);
   }
   return redisUrl;

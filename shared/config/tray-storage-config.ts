@@ -69,33 +69,30 @@ function mongodb(vars: TrayStorageVariables, uri: string): TrayStorageConfig {
   return { engine: 'mongodb', uri, dbName: vars.MONGODB_DB ?? mongodbDatabase(uri) };
 }
 
-/** MongoDB's own databases: a URI often names `admin` only to sign in there. */
+/** MongoDB's own databases: a URI names one (`admin`, mostly) only to sign in there. */
 const SYSTEM_DATABASES = new Set(['admin', 'local', 'config']);
 
 /**
- * The database a MongoDB URI names (the driver's default database), else `tray`. One of MongoDB's
- * own, or a name this product does not take, is refused: MONGODB_DB must then say which.
+ * The tray's database when MONGODB_DB is unset: `tray`, as always. A URI that names another
+ * database (the driver's default database) is ambiguous: the operator may mean it, while a tray
+ * that has run on `tray` until now keeps its records there. Neither is guessed (taking the URI's
+ * would open an empty database and show every inbox empty): start-up stops and says to set
+ * MONGODB_DB. One of MongoDB's own databases is named to sign in, and means nothing here.
  */
 function mongodbDatabase(uri: string): string {
   const path = new ConnectionString(uri).pathname.replace(/^\//, '');
-  if (path === '') return 'tray';
   let name = path;
   try {
     name = decodeURIComponent(path);
   } catch {
-    // A lone "%": not a name this product takes, which the check below says.
+    // A lone "%": named as it is written.
   }
-  if (SYSTEM_DATABASES.has(name))
-    fail(
-      'MONGODB_DB',
-      `MONGODB_URI names the "${name}" database, MongoDB's own: set MONGODB_DB to the tray's`,
-    );
-  if (!IDENTIFIER.test(name))
-    fail(
-      'MONGODB_DB',
-      `MONGODB_URI names the database "${name}", not 1-63 letters, digits, "_" or "-": set MONGODB_DB`,
-    );
-  return name;
+  if (name === '' || name === 'tray' || SYSTEM_DATABASES.has(name)) return 'tray';
+  return fail(
+    'MONGODB_DB',
+    `unset, while MONGODB_URI names the database "${name}": set MONGODB_DB=${IDENTIFIER.test(name) ? name : '<name>'} ` +
+      'to use it, or MONGODB_DB=tray to keep the database the tray has used by default',
+  );
 }
 
 /**

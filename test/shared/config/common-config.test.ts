@@ -76,12 +76,12 @@ describe('the Redis target (REDIS_URL or REDIS_CLUSTER_NODES)', () => {
       ConfigError,
       'REDIS_URL: its user name holds a "%"',
     );
-    for (const path of ['/abc', '/1x', '/-1', '/0/1'])
+    for (const path of ['/abc', '/1x', '/-1', '/0/1', '?db=abc', '/?db=', '/1?db=x'])
       expect(() => loadTrayConfig({ REDIS_URL: `redis://127.0.0.1:6379${path}` }), path).to.throw(
         ConfigError,
-        /REDIS_URL: its path names no database index/,
+        /REDIS_URL: its (path|db option) \("[^"]*"\) names no database index/,
       );
-    for (const path of ['', '/', '/0', '/15'])
+    for (const path of ['', '/', '/0', '/15', '?db=2', '/?family=6', '/3?db=3'])
       expect(loadTrayConfig({ REDIS_URL: `redis://:p%25@127.0.0.1:6379${path}` }).redis).to.equal(
         `redis://:p%25@127.0.0.1:6379${path}`,
       );

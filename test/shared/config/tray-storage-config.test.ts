@@ -48,30 +48,25 @@ describe('tray storage configuration', () => {
         failure({ MONGODB_URI: bad }).that.matches(/MONGODB_URI: expected a MongoDB connection string/);
     });
 
-    // The driver's convention: the URI's path names the database. It used to be ignored for `tray`.
-    it('takes the database the URI names when MONGODB_DB is unset; MONGODB_DB wins when set', () => {
+    // The URI's path names the driver's default database; it was ignored for `tray` silently.
+    // Taking it instead would move an existing tray to an empty database: neither is guessed.
+    it('stops start-up naming MONGODB_DB when it is unset and the URI names another database', () => {
       const named = 'mongodb://app:p%2Fw@a:27017,b:27017/myapp?replicaSet=rs0&authSource=admin';
-      expect(storage({ MONGODB_URI: named })).to.deep.include({ dbName: 'myapp' });
-      expect(storage({ MONGODB_URI: 'mongodb+srv://app:pw@cluster0.example.net/myapp' })).to.deep.include({
-        dbName: 'myapp',
-      });
-      expect(storage({ MONGODB_URI: named, MONGODB_DB: 'other' })).to.deep.include({ dbName: 'other' });
-      expect(storage({ MONGODB_URI: 'mongodb://a:27017/?replicaSet=rs0' })).to.deep.include({
-        dbName: 'tray',
-      });
+      failure({ MONGODB_URI: named }).that.matches(
+        /MONGODB_DB: unset, while MONGODB_URI names the database "myapp": set MONGODB_DB=myapp to use it, or MONGODB_DB=tray/,
+      );
+      failure({ MONGODB_URI: 'mongodb+srv://app:pw@cluster0.example.net/my.app' }).that.matches(
+        /MONGODB_URI names the database "my.app": set MONGODB_DB=<name>/,
+      );
+      expect(storage({ MONGODB_URI: named, MONGODB_DB: 'myapp' })).to.deep.include({ dbName: 'myapp' });
+      expect(storage({ MONGODB_URI: named, MONGODB_DB: 'tray' })).to.deep.include({ dbName: 'tray' });
     });
 
-    it('refuses to write the tray into admin, local or config when only the URI names it, naming MONGODB_DB', () => {
-      for (const db of ['admin', 'local', 'config'])
-        failure({ MONGODB_URI: `mongodb://app:pw@a:27017/${db}` }).that.matches(
-          new RegExp(`MONGODB_DB: MONGODB_URI names the "${db}" database`),
-        );
-      expect(storage({ MONGODB_URI: 'mongodb://app:pw@a:27017/admin', MONGODB_DB: 'tray' })).to.deep.include({
-        dbName: 'tray',
-      });
-      failure({ MONGODB_URI: 'mongodb://a:27017/my.app' }).that.matches(
-        /MONGODB_DB: MONGODB_URI names the database "my.app"/,
-      );
+    it("keeps `tray` when the URI names none, `tray`, or a database of MongoDB's own (to sign in there)", () => {
+      for (const path of ['', '/', '/tray', '/admin', '/local', '/config'])
+        expect(storage({ MONGODB_URI: `mongodb://app:pw@a:27017${path}` }), path).to.deep.include({
+          dbName: 'tray',
+        });
     });
 
     it('refuses to guess when both are set, in one line naming both', () => {
