@@ -74,8 +74,11 @@ export function createBanCache(redis: RedisClient, options: BanCacheOptions): Ba
       lost = true;
       return;
     }
+    // A set published after one went missing is loaded whatever its number: a republish numbers
+    // it from the clock, which can land on the very version last loaded.
+    const republished = lost;
     lost = false;
-    if (version !== undefined && latest === version) return;
+    if (version !== undefined && latest === version && !republished) return;
     // The version is read before the set: a change landing in between is loaded now and its
     // version bump triggers one more (harmless) load next time, never a missed change.
     const members = await redis.smembers(keys.banned);
