@@ -144,13 +144,14 @@ runCli(async () => {
   ] as const)
     process.once(signal, () => void stopAll().finally(() => process.exit(code)));
   try {
-    const { redisUrl, databaseUrl } = await startBenchStores(dir, 'bench_soak', servers);
+    const { redisUrl, databaseUrl, redisPrefixes } = await startBenchStores(dir, 'bench_soak', servers);
     const trayPorts = [await freePort(), await freePort()];
     const receiverPort = await freePort();
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       LOG_LEVEL: 'warn',
       REDIS_URL: redisUrl,
+      ...redisPrefixes,
       DATABASE_URL: databaseUrl,
       JWT_SECRET: SECRET,
       METRICS_TOKEN,

@@ -105,13 +105,14 @@ runCli(async () => {
   const children: ChildProcess[] = [];
   const streams: Stream[] = [];
   try {
-    const { redisUrl, databaseUrl } = await startBenchStores(dir, 'bench_stream', servers);
+    const { redisUrl, databaseUrl, redisPrefixes } = await startBenchStores(dir, 'bench_stream', servers);
     const trayPorts = [await freePort(), await freePort()];
     const receiverPort = await freePort();
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       LOG_LEVEL: 'warn',
       REDIS_URL: redisUrl,
+      ...redisPrefixes,
       DATABASE_URL: databaseUrl,
       JWT_SECRET: SECRET,
       RATE_LIMIT_CALLS: '1000000',

@@ -5,13 +5,15 @@ import { startPostgres, startRedis, type LocalServer } from './local-servers.ts'
 /**
  * Redis and a PostgreSQL database of the bench's own: the operator's servers when REDIS_URL or
  * DATABASE_URL are set, otherwise servers started under `dir` and pushed onto `servers` (the caller
- * stops them, also on Ctrl-C).
+ * stops them, also on Ctrl-C). `redisPrefixes` are the services' Redis key prefixes, unique to this
+ * run: on the operator's Redis the default ones are a running stack's, whose queue the bench's
+ * workers would take jobs from (and whose tray would apply the bench's events).
  */
 export async function startBenchStores(
   dir: string,
   databasePrefix: string,
   servers: LocalServer[],
-): Promise<{ redisUrl: string; databaseUrl: string }> {
+): Promise<{ redisUrl: string; databaseUrl: string; redisPrefixes: NodeJS.ProcessEnv }> {
   const redis = process.env.REDIS_URL ? undefined : await startRedis({ dir: join(dir, 'redis') });
   if (redis) servers.push(redis);
   const postgres = process.env.DATABASE_URL
@@ -22,5 +24,12 @@ export async function startBenchStores(
     postgres?.url ?? process.env.DATABASE_URL ?? '',
     databasePrefix,
   );
-  return { redisUrl: redis?.url ?? process.env.REDIS_URL ?? '', databaseUrl };
+  const run = `${databasePrefix}-${Date.now()}`;
+  const redisPrefixes = {
+    QUEUE_PREFIX: run,
+    STREAM_REDIS_PREFIX: `${run}-live`,
+    RATE_LIMIT_PREFIX: `${run}-rl`,
+    BAN_REDIS_PREFIX: `${run}-bans`,
+  };
+  return { redisUrl: redis?.url ?? process.env.REDIS_URL ?? '', databaseUrl, redisPrefixes };
 }
