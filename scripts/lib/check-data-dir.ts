@@ -18,6 +18,11 @@ const STACK_ENTRIES = new Set([
   'stack.env.new',
 ]);
 
+/** dev-secrets.json's temporary name while it is written (createWhole): `dev-secrets.json.<pid>.new`. */
+const SECRETS_BEING_WRITTEN = /^dev-secrets\.json\.\d+\.new$/;
+
+const isStackEntry = (entry: string) => STACK_ENTRIES.has(entry) || SECRETS_BEING_WRITTEN.test(entry);
+
 /**
  * Refuses a data directory that holds files not the stack's: the stack closes its directory to its
  * owner (0700, then 0710 for PostgreSQL's account), so `STACK_DATA_DIR=/tmp` would shut every other
@@ -25,7 +30,9 @@ const STACK_ENTRIES = new Set([
  */
 export function checkDataDir(dataDir: string, variable = 'STACK_DATA_DIR'): void {
   if (!existsSync(dataDir)) return;
-  const foreign = readdirSync(dataDir).filter((entry) => !STACK_ENTRIES.has(entry));
+  const foreign = readdirSync(dataDir)
+    .filter((entry) => !isStackEntry(entry))
+    .sort();
   if (foreign.length === 0) return;
   const shown = foreign.slice(0, 3).join(', ') + (foreign.length > 3 ? ', ...' : '');
   throw new Error(
