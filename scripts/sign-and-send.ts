@@ -54,6 +54,7 @@ async function main(): Promise<number> {
   if (positionals.length > 1) throw new UsageError(`one file at a time; got ${positionals.length}`);
   // An empty RECEIVER_PORT is unset, as npm start reads it.
   const url = values.url ?? `http://127.0.0.1:${process.env.RECEIVER_PORT || '8080'}/webhooks`;
+  checkUrl(url);
   let body: Buffer;
   try {
     body = readFileSync(file);
@@ -100,3 +101,20 @@ async function main(): Promise<number> {
 }
 
 runCli(main);
+
+/**
+ * `--url` as fetch can send it. One with a user or password is refused here: fetch's own refusal
+ * repeats the URL, password and all, on the terminal.
+ */
+function checkUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError('--url: expected an http:// or https:// URL');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new UsageError('--url: expected an http:// or https:// URL');
+  if (parsed.username !== '' || parsed.password !== '')
+    throw new UsageError('--url: expected a URL without a user or password');
+}

@@ -56,7 +56,14 @@ const sendTo = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
 process.stdout.write(`listening on http://${hostPort(sendTo, server.port)}${config.WEBHOOK_PATH}\n`);
 
 const stop = () => {
-  void server.close().then(() => process.exit(0));
+  // A close that fails (Redis gone) still ends the process, with one line, not a stack trace.
+  server.close().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      process.stderr.write(`stopped without closing cleanly: ${(error as Error).message}\n`);
+      process.exit(1);
+    },
+  );
 };
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);

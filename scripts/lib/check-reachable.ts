@@ -1,4 +1,5 @@
 import { fetchFailureCause } from '../../shared/http/fetch-failure-cause.ts';
+import { redactUrlCredentials } from '../../shared/logging/redact-url-credentials.ts';
 
 /**
  * Throws one line naming `what` is not reachable at `url`, and why (ECONNREFUSED, ...), when no
@@ -10,9 +11,10 @@ export async function checkReachable(what: string, url: string, where: string): 
     const answer = await fetch(url, { signal: AbortSignal.timeout(10_000) });
     await answer.body?.cancel();
   } catch (error) {
-    const cause = fetchFailureCause(error) ?? (error as Error).message;
+    // fetch's refusal of a URL with credentials repeats it: neither is shown with its password.
+    const cause = redactUrlCredentials(fetchFailureCause(error) ?? (error as Error).message);
     throw new Error(
-      `cannot reach the ${what} at ${url} (${cause}): is npm start running? ${where} say where it is`,
+      `cannot reach the ${what} at ${redactUrlCredentials(url)} (${cause}): is npm start running? ${where} say where it is`,
     );
   }
 }

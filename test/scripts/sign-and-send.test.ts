@@ -34,10 +34,18 @@ describe('scripts/sign-and-send.ts', () => {
         // One file a call: a second would silently not be sent.
         [[file, file], 2, 'one file at a time; got 2'],
         [[file, '--url', 'http://127.0.0.1:9/webhooks'], 1, 'cannot reach http://127.0.0.1:9/webhooks'],
+        // fetch refuses a URL with credentials in a message that repeats it, password and all.
+        [
+          [file, '--url', 'http://ops:hunter2@127.0.0.1:9/webhooks'],
+          2,
+          '--url: expected a URL without a user or password',
+        ],
+        [[file, '--url', 'not a url'], 2, '--url: expected an http:// or https:// URL'],
       ] as const) {
         const result = await runScript('scripts/sign-and-send.ts', [...args], env);
         expect(result.code, args.join(' ')).to.equal(code);
         expect(result.stderr, args.join(' ')).to.include(says);
+        expect(result.stderr, args.join(' ')).not.to.include('hunter2');
         expect(result.stderr, args.join(' ')).to.not.match(/^\s+at /m);
       }
     } finally {
