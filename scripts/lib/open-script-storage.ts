@@ -1,4 +1,5 @@
 import { resolveTrayStorage, trayStorageShape } from '../../shared/config/tray-storage-config.ts';
+import { trayWorkerShape } from '../../shared/config/tray-worker-config.ts';
 import { createLogger } from '../../shared/logging/create-logger.ts';
 import { openStorage } from '../../tray-service/storage/open-storage.ts';
 import type { TrayStorage } from '../../tray-service/storage/port.ts';
@@ -14,6 +15,15 @@ export const storageVariables =
  * does. A missing or ambiguous choice is a ConfigError (exit 2, one line naming the variables).
  */
 export async function openScriptStorage(appName: string): Promise<TrayStorage> {
-  const env = scriptEnv(trayStorageShape);
-  return openStorage(resolveTrayStorage(env), createLogger({ name: appName, level: 'warn' }), { appName });
+  // The adapter may bring older records into shape at open (MongoDB): with the service's retention.
+  const env = scriptEnv({
+    ...trayStorageShape,
+    TRAY_RETENTION_DAYS: trayWorkerShape.TRAY_RETENTION_DAYS,
+    TRAY_FANOUT_BATCH: trayWorkerShape.TRAY_FANOUT_BATCH,
+  });
+  return openStorage(resolveTrayStorage(env), createLogger({ name: appName, level: 'warn' }), {
+    appName,
+    retentionDays: env.TRAY_RETENTION_DAYS,
+    fanOutBatch: env.TRAY_FANOUT_BATCH,
+  });
 }
