@@ -19,6 +19,7 @@ import { stackExposure } from './stack-exposure.ts';
 import { lockDataDir } from './stack-lock.ts';
 import { shownUrl } from './shown-url.ts';
 import { checkDataDir } from './check-data-dir.ts';
+import { staleStackUrls } from './stale-stack-urls.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const dataDir = devDataDir();
@@ -224,9 +225,19 @@ async function start(): Promise<void> {
     // The live tray demo page at /demo (docs/live-tray.md); off by default everywhere else.
     TRAY_DEMO: 'on',
   };
+  // A shell that read .data/stack.env of an earlier run still names that run's servers, stopped
+  // with it: those are started again, not taken for servers of the operator's own.
+  const stale = staleStackUrls(process.env, secrets);
+  const operatorEnv: NodeJS.ProcessEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([variable]) => !stale.includes(variable)),
+  );
+  if (stale.length > 0)
+    say(
+      `${stale.join(' and ')}: this stack's own servers of an earlier run (from .data/stack.env); started again`,
+    );
   const configured: NodeJS.ProcessEnv = {
     ...devDefaults,
-    ...process.env,
+    ...operatorEnv,
     RECEIVER_PORT: receiverPort,
     TRAY_PORT: trayPort,
     ADMIN_PORT: adminPort,
@@ -244,12 +255,12 @@ async function start(): Promise<void> {
 
   // The operator's own storage when they name one (DATABASE_URL, or MONGODB_URI for MongoDB);
   // otherwise a PostgreSQL of the stack's own.
-  const ownStorage = Boolean(process.env.DATABASE_URL || process.env.MONGODB_URI);
+  const ownStorage = Boolean(operatorEnv.DATABASE_URL || operatorEnv.MONGODB_URI);
   const onSpawn = (server: SpawnedServer) => servers.push(server);
   const [redis, postgres] = await Promise.all([
     // Both with a password from the secrets file: another local account can neither queue jobs
     // nor connect as PostgreSQL's superuser (docs/operations.md#security-model).
-    process.env.REDIS_URL
+    operatorEnv.REDIS_URL
       ? undefined
       : startRedis({
           dir: join(dataDir, 'redis'),
@@ -270,7 +281,7 @@ async function start(): Promise<void> {
   for (const server of [redis, postgres]) if (server) supervise(server);
   const env: NodeJS.ProcessEnv = {
     ...configured,
-    REDIS_URL: redis?.url ?? process.env.REDIS_URL,
+    REDIS_URL: redis?.url ?? operatorEnv.REDIS_URL,
     // The tray's tables live in a database of their own on the stack's server.
     ...(postgres ? { DATABASE_URL: await ensureDatabase(postgres.url, 'tray') } : {}),
   };
