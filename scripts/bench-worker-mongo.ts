@@ -38,6 +38,13 @@ const posts = Number(args.posts);
 const joins = Number(args.joins);
 const members = Number(args.members);
 const concurrency = Number(args.concurrency);
+for (const [name, value] of Object.entries({ events, posts, joins, members, concurrency })) {
+  // `--events abc` ran with NaN and printed a table of nonsense, exit 0.
+  if (!Number.isInteger(value) || value < 1) {
+    process.stderr.write(`--${name} expects a whole number >= 1\n`);
+    process.exit(2);
+  }
+}
 
 const req = createRequire(join(ROOT, 'package.json'));
 const { MongoClient } = req('mongodb') as typeof MongoDriver;
