@@ -206,11 +206,25 @@ function startServer(mode: string, port: number, redisUrl: string, spoolDir: str
   });
 }
 
-/** Asks a server child for its CPU time and request count. */
+/**
+ * Asks a server child for its CPU time and request count. A child that has died fails the round
+ * with its exit, rather than throwing from `send` or waiting for an answer that never comes.
+ */
 function sample(child: ChildProcess): Promise<Sample> {
-  return new Promise((resolve) => {
-    child.once('message', (message) => resolve(message as Sample));
-    child.send('sample');
+  return new Promise((resolve, reject) => {
+    const died = (code: number | null) => reject(new Error(`a server exited during the run (${code})`));
+    if (child.exitCode !== null || child.signalCode !== null) return died(child.exitCode);
+    child.once('exit', died);
+    child.once('message', (message) => {
+      child.off('exit', died);
+      resolve(message as Sample);
+    });
+    child.send('sample', (error) => {
+      if (error) {
+        child.off('exit', died);
+        reject(error);
+      }
+    });
   });
 }
 
@@ -410,6 +424,7 @@ async function main(): Promise<void> {
     if (receiver) process.stdout.write(`${await spoolDepth(receiver.port)}\n`);
   } finally {
     for (const { child } of servers) {
+      if (child.exitCode !== null || child.signalCode !== null) continue;
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
     }
