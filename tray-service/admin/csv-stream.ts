@@ -10,11 +10,12 @@ import { Transform } from 'node:stream';
 const formulaStart = /^[ "]*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 
 /**
- * The same after a semicolon inside a cell: a spreadsheet whose locale separates lists with `;`
- * (German, French, ...) splits the line there, quotes or not (the line does not start with one),
- * and what follows starts a cell of its own (OWASP: the separators must be handled too).
+ * The same after a semicolon or a line break inside a cell: a spreadsheet whose locale separates
+ * lists with `;` (German, French, ...) splits the line there, quotes or not (the line does not
+ * start with one), and starts a row at a line break the same way; what follows starts a cell of
+ * its own (OWASP: the separators must be handled too).
  */
-const formulaAfterSemicolon = /;(?=[ "]*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20])/g;
+const formulaAfterSeparator = /([;\r\n])(?=[ "]*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20])/g;
 
 /**
  * One CSV cell (RFC 4180), safe to open in a spreadsheet: a cell that could start a formula gets a
@@ -22,7 +23,7 @@ const formulaAfterSemicolon = /;(?=[ "]*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20])/g;
  * is quoted, its quotes doubled.
  */
 export function csvCell(value: string): string {
-  const safe = (formulaStart.test(value) ? `'${value}` : value).replace(formulaAfterSemicolon, ";'");
+  const safe = (formulaStart.test(value) ? `'${value}` : value).replace(formulaAfterSeparator, "$1'");
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 

@@ -11,7 +11,8 @@ describe('CSV export cells', () => {
       ['-2+3', "'-2+3"],
       ['@SUM(A1)', "'@SUM(A1)"],
       ['\t=1', "'\t=1"],
-      ['\r=1', `"'\r=1"`],
+      // And after the carriage return, where a row may start.
+      ['\r=1', `"'\r'=1"`],
       // Spaces before the sign (some spreadsheets trim them), and the full-width signs (some read
       // them as the ASCII ones).
       [' =1+1', "' =1+1"],
@@ -40,6 +41,19 @@ describe('CSV export cells', () => {
         expect(piece.replaceAll('"', ''), JSON.stringify(value)).to.not.match(/^[ ]*[=+\-@\t\r]/);
     }
     expect(csvCell('a;b')).to.equal('a;b');
+  });
+  // Such a spreadsheet also starts a row at a line break inside a quoted cell.
+  it('start what follows a line break inside a cell with a quote too', () => {
+    for (const [value, safe] of [
+      ['c-1\r\n=1+1;x', '"c-1\r\n\'=1+1;x"'],
+      ['c-1\n @SUM(A1)', '"c-1\n\' @SUM(A1)"'],
+      ['c-1\r+1', '"c-1\r\'+1"'],
+    ] as const) {
+      expect(csvCell(value), JSON.stringify(value)).to.equal(safe);
+      for (const piece of csvCell(value).split(/[;\r\n]/))
+        expect(piece.replaceAll('"', ''), JSON.stringify(value)).to.not.match(/^[ ]*[=+\-@\t]/);
+    }
+    expect(csvCell('two\nlines')).to.equal('"two\nlines"');
   });
   it('leave other cells as they are, quoting those with a quote, comma or line break (RFC 4180)', () => {
     expect(csvCell('post.didCreate')).to.equal('post.didCreate');
