@@ -37,6 +37,9 @@ export type TrayClient = TrayMethods &
     stream(options: TrayClientStreamOptions): AsyncGenerator<TrayStreamEvent, void, undefined>;
   };
 
+/** The longest wait a client may be set to accept before a retry: a day. */
+const MAX_RETRY_WAIT_MS = 86_400_000;
+
 /**
  * A client of the tray API for one user (the one `getToken`'s tokens name). No state but its
  * options: create one per user, or per request in a back end.
@@ -59,9 +62,15 @@ export function createTrayClient(options: TrayClientOptions): TrayClient {
   if (!Number.isSafeInteger(retries) || retries < 0)
     throw new TypeError(`createTrayClient: retries must be a whole number from 0, got ${String(retries)}`);
   const maxRetryWaitMs = options.maxRetryWaitMs ?? 30_000;
-  if (typeof maxRetryWaitMs !== 'number' || Number.isNaN(maxRetryWaitMs) || maxRetryWaitMs < 0)
+  // At most a day: Infinity would wait out any Retry-After, a 400-digit one's too, for ever.
+  if (
+    typeof maxRetryWaitMs !== 'number' ||
+    Number.isNaN(maxRetryWaitMs) ||
+    maxRetryWaitMs < 0 ||
+    maxRetryWaitMs > MAX_RETRY_WAIT_MS
+  )
     throw new TypeError(
-      `createTrayClient: maxRetryWaitMs must be a number from 0, got ${String(maxRetryWaitMs)}`,
+      `createTrayClient: maxRetryWaitMs must be a number from 0 to ${MAX_RETRY_WAIT_MS}, got ${String(maxRetryWaitMs)}`,
     );
   const given = options.fetch;
   const connection: TrayConnection = {

@@ -20,9 +20,14 @@ describe('createTrayClient', function () {
       createTrayClient({ baseUrl: 'http://127.0.0.1:1', getToken: () => 't', ...more });
     expect(make({ maxRetryWaitMs: Number.NaN })).to.throw(
       TypeError,
-      'maxRetryWaitMs must be a number from 0, got NaN',
+      'maxRetryWaitMs must be a number from 0 to 86400000, got NaN',
     );
     expect(make({ maxRetryWaitMs: -1 })).to.throw(TypeError, 'maxRetryWaitMs must be a number from 0');
+    // Infinity would wait out any Retry-After, a day's or a 400-digit one's, for ever.
+    expect(make({ maxRetryWaitMs: Number.POSITIVE_INFINITY })).to.throw(
+      TypeError,
+      'maxRetryWaitMs must be a number from 0 to 86400000, got Infinity',
+    );
     expect(make({ retries: Number.NaN })).to.throw(
       TypeError,
       'retries must be a whole number from 0, got NaN',

@@ -23,6 +23,7 @@ function parseJson(text: string): unknown {
 
 function isErrorBody(body: unknown): body is { code: number; message: string } {
   if (typeof body !== 'object' || body === null) return false;
-  const { code, message } = body as Record<string, unknown>;
-  return typeof code === 'number' && typeof message === 'string';
+  // The service's shape, `status: 'error'` included: a gateway's own {code, message} is not it.
+  const { status, code, message } = body as Record<string, unknown>;
+  return status === 'error' && typeof code === 'number' && typeof message === 'string';
 }

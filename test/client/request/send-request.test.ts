@@ -498,6 +498,23 @@ describe('sendRequest (through the client) against the tray API', () => {
     });
   });
 
+  // A gateway's own JSON error ({code, message}, grpc-gateway or Kubernetes style) is not the
+  // service's: its code means nothing here.
+  describe("answered 502 with a gateway's JSON error, from a scripted server", () => {
+    const servers = useScriptedServers();
+
+    it("throws a TrayApiError with code 0 and the status, not the gateway's code", async () => {
+      const baseUrl = await servers.serve((_req, res) => {
+        res.writeHead(502, { 'Content-Type': 'application/json' });
+        res.end('{"code":14,"message":"upstream connect error"}');
+      });
+      const client = createTrayClient({ baseUrl, getToken: () => 'a-token', retries: 0 });
+      await expect(client.counts())
+        .to.be.rejectedWith(TrayApiError)
+        .and.eventually.include({ status: 502, code: 0 });
+    });
+  });
+
   describe('while the storage is down (503 with Retry-After: 5)', () => {
     const postgres = useStoppablePostgres();
     let downUrl: string;
