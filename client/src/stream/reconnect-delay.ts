@@ -27,7 +27,10 @@ export function reconnectDelay(attempt: number, policy: ReconnectPolicy, random 
  * `retry: 0`) would otherwise bring the stream back at once, over and over. Up to a fifth longer
  * than the named one at random (as calls' retries are), so clients told the same wait do not come
  * back in the same instant. Never longer than `maxMs`: a `Retry-After` of a month (a proxy's, a
- * misconfiguration) would otherwise stop the stream for good without telling the app.
+ * misconfiguration) would otherwise stop the stream for good without telling the app. Where the cap
+ * cuts it, the random part goes below `maxMs` instead (never below the named wait when that is
+ * shorter than `maxMs`): every client told `Retry-After: 120` by one proxy would otherwise come
+ * back at exactly `maxMs`, together, round after round.
  */
 export function reconnectWait(
   attempt: number,
@@ -37,5 +40,9 @@ export function reconnectWait(
 ): number {
   const backoff = reconnectDelay(attempt, policy, random);
   if (namedMs === undefined) return backoff;
-  return Math.min(policy.maxMs, Math.max(backoff, namedMs + namedMs * JITTER * random()));
+  const share = random();
+  const wanted = Math.max(backoff, namedMs + namedMs * JITTER * share);
+  if (wanted <= policy.maxMs) return wanted;
+  const floor = namedMs < policy.maxMs ? Math.max(backoff, namedMs) : policy.maxMs * (1 - JITTER);
+  return Math.max(floor, policy.maxMs - policy.maxMs * JITTER * share);
 }

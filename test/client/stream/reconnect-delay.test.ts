@@ -35,8 +35,18 @@ describe('reconnectWait', () => {
   it('waits the backoff where a named wait is shorter (0 included), and maxMs where it is longer', () => {
     expect(reconnectWait(2, policy, 0, () => 0)).to.equal(2_000);
     expect(reconnectWait(2, policy, 1_500, () => 0)).to.equal(2_000);
-    expect(reconnectWait(0, policy, 7_000, () => 0.999)).to.equal(8_000);
     expect(reconnectWait(0, policy, 30 * 86_400_000, () => 0)).to.equal(8_000);
+  });
+
+  // Clients told the same long wait by one proxy all came back at exactly maxMs, together.
+  it('spreads a wait the cap cuts below maxMs, never below a named wait shorter than maxMs', () => {
+    expect(reconnectWait(0, policy, 120_000, () => 0.5)).to.equal(7_200);
+    expect(reconnectWait(0, policy, 120_000, () => 0.999)).to.be.closeTo(6_401.6, 0.01);
+    const spread = new Set(Array.from({ length: 50 }, () => reconnectWait(0, policy, 120_000)));
+    expect(spread.size).to.be.above(40);
+    for (const wait of spread) expect(wait).to.be.within(6_400, 8_000);
+    expect(reconnectWait(0, policy, 7_000, () => 0.999)).to.equal(7_000);
+    expect(reconnectWait(0, policy, 7_000, () => 0.5)).to.equal(7_700);
   });
 });
 
