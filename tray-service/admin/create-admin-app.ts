@@ -9,6 +9,7 @@ import { createAdminOpenApiDocument } from './api-schema/admin-api-schema.ts';
 import { createAdminRouter, type AdminRouterDeps } from './create-admin-router.ts';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { isTokenGuess } from '../http/auth/is-token-guess.ts';
+import { bearerToken as adminBearerToken } from './require-admin.ts';
 
 export interface AdminAppDeps extends AdminRouterDeps {
   /**
@@ -51,7 +52,8 @@ export function createAdminApp(deps: AdminAppDeps): Express {
   if (deps.failedAuth)
     app.use(
       countFailedAuth(deps.failedAuth, deps.logger, {
-        guessed: (req, error) => isTokenGuess(req, error.cause instanceof AppError ? error.cause : error),
+        guessed: (req, error) =>
+          isTokenGuess(req, error.cause instanceof AppError ? error.cause : error, adminBearerToken),
       }),
     );
   app.use(mapDomainErrors);

@@ -250,6 +250,20 @@ describe('AUTH_FAILURE_LIMIT on the admin API', function () {
       close();
     }
   });
+
+  // ADMIN_TOKEN may hold any character but a space; the counter read only the token68 alphabet,
+  // so guesses like `guess!` were refused for ever, never counted.
+  it('counts a wrong bearer token with characters beyond the token68 alphabet', async () => {
+    const limit = 3;
+    const { app, close } = limited(limit);
+    try {
+      for (let i = 0; i <= limit; i++)
+        await request(app).get('/admin/events').set('Authorization', `Bearer guess!${i}:x`).expect(401);
+      await request(app).get('/admin/login').expect(429);
+    } finally {
+      close();
+    }
+  });
 });
 
 describe('authenticateAdmin', () => {
