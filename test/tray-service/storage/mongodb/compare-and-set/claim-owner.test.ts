@@ -29,7 +29,10 @@ describe('claimOwner: whose version claims a write takes', () => {
     const mongo = useMongo();
     let storage: TrayStorage;
     const members = ['u-m1', 'u-m2', 'u-m3'];
-    const batches = keyedBatches<Activity>({ maxBatch: 32, gatherMs: 50 });
+    // A window wide enough that two jobs started together always share one batch: with 50 ms, a
+    // loaded CI machine once brought the second post after the first batch had left, and each
+    // fanned out in its own job (two owners, each right for its own fan-out).
+    const batches = keyedBatches<Activity>({ maxBatch: 32, gatherMs: 2_000 });
     const scheduleFanOut: ScheduleFanOut = (key, post, fanOut) => batches(key, post, fanOut);
     const run = (envelope: TestEnvelope) =>
       applyJob(jobDataOf(envelope), {
