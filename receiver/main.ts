@@ -32,7 +32,7 @@ const short = shortSecretWebhooks(config.WEBHOOK_SECRETS);
 if (short.length > 0) {
   logger.warn(
     { webhooks: short, minBytes: MIN_SECRET_BYTES },
-    'webhook secrets shorter than 16 bytes: whoever guesses one can forge deliveries',
+    `webhook secrets shorter than ${MIN_SECRET_BYTES} bytes: whoever guesses one can forge deliveries`,
   );
 }
 

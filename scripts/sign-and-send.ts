@@ -107,13 +107,8 @@ runCli(main);
  * repeats the URL, password and all, on the terminal.
  */
 function checkUrl(url: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new UsageError('--url: expected an http:// or https:// URL');
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+  const parsed = URL.parse(url);
+  if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:')
     throw new UsageError('--url: expected an http:// or https:// URL');
   if (parsed.username !== '' || parsed.password !== '')
     throw new UsageError('--url: expected a URL without a user or password');

@@ -80,17 +80,13 @@ function checkedServerUrl(redisUrl: string): string {
   const url = new URL(redisUrl);
   decoded(url.password, 'password');
   decoded(url.username, 'user name');
-  const db = url.searchParams.get('db');
-  const where = !/^\/?(\d{1,5})?$/.test(url.pathname)
-    ? `its path ("${url.pathname}")`
-    : db !== null && !/^\d{1,5}$/.test(db)
-      ? `its db option ("${db}")`
-      : undefined;
-  if (where !== undefined) {
-    throw new ConfigError([
+  const noIndex = (where: string) =>
+    new ConfigError([
       { variable: 'REDIS_URL', message: `${where} names no database index: write /0, /1, ... or none` },
     ]);
-  }
+  if (!/^\/?(\d{1,5})?$/.test(url.pathname)) throw noIndex(`its path ("${url.pathname}")`);
+  const db = url.searchParams.get('db');
+  if (db !== null && !/^\d{1,5}$/.test(db)) throw noIndex(`its db option ("${db}")`);
   return redisUrl;
 }
 

@@ -47,8 +47,7 @@ export const logLevel = z
   })
   .default('info');
 
-/** A name safe to use as a MongoDB database name or a Redis key prefix. */
-/** 1-63 letters, digits, `_` or `-`: a name safe in keys, collection and database names. */
+/** 1-63 letters, digits, `_` or `-`: a name safe as a MongoDB database name or a Redis key prefix. */
 export const IDENTIFIER = /^[A-Za-z0-9_-]{1,63}$/;
 
 export const optionalIdentifier = z

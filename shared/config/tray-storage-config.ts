@@ -34,7 +34,7 @@ export const trayStorageShape = {
   PG_STATEMENT_TIMEOUT_MS: intInRange(10_000, 100, 3_600_000),
   /** The MongoDB deployment of the tray, when it runs on MongoDB (the receiver never reads it). */
   MONGODB_URI: mongoUri.optional(),
-  /** The tray's database; when unset, the one MONGODB_URI names, else `tray` (mongodbDatabase). */
+  /** The tray's database; when unset, `tray`, unless MONGODB_URI names another (mongodbDatabase). */
   MONGODB_DB: optionalIdentifier,
 };
 

@@ -1,11 +1,7 @@
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import request from 'supertest';
-import { startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
 import { createRedis, type RedisClient } from '../../../shared/redis/create-redis.ts';
+import { useRefusableRedis } from '../../support/use-refusable-redis.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { useTrayApi } from './support/api-harness.ts';
 
@@ -22,31 +18,13 @@ interface RedisCheck {
 describe('tray API readiness while Redis refuses writes', function () {
   this.timeout(30_000);
   const api = useTrayApi();
-  let dir: string;
-  let primary: LocalServer;
-  let server: LocalServer;
-  let admin: Redis;
+  const refusable = useRefusableRedis();
   let redis: RedisClient;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'tray-refusing-redis-'));
-    [primary, server] = await Promise.all([
-      startRedis({ dir: join(dir, 'primary') }),
-      startRedis({ dir: join(dir, 'server') }),
-    ]);
-    admin = new Redis(server.url, { maxRetriesPerRequest: 1 });
-    await admin.call('ACL', 'SETUSER', 'tray', 'on', '>tray-pw', '~*', '&*', '+@all');
-    const url = new URL(server.url);
-    url.username = 'tray';
-    url.password = 'tray-pw';
-    redis = createRedis(url.href);
+    redis = createRedis(await refusable.userUrl('tray', 'tray-pw'));
   });
-  after(async () => {
-    redis.disconnect();
-    admin.disconnect();
-    await Promise.all([primary.stop(), server.stop()]);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => redis.disconnect());
 
   const readiness = async () => {
     const res = await request(api.app({ redis })).get('/readyz');
@@ -77,25 +55,21 @@ describe('tray API readiness while Redis refuses writes', function () {
   }
 
   it('is not ready while the server is a read-only replica', async () => {
-    await notReadyWhile(
-      () => admin.call('REPLICAOF', '127.0.0.1', String(new URL(primary.url).port)),
-      () => admin.call('REPLICAOF', 'NO', 'ONE'),
-      'READONLY',
-    );
+    await notReadyWhile(refusable.demote, refusable.promote, 'READONLY');
   });
 
   it('is not ready while the server is out of memory under noeviction', async () => {
     await notReadyWhile(
-      () => admin.config('SET', 'maxmemory', '1'),
-      () => admin.config('SET', 'maxmemory', '0'),
+      () => refusable.admin.config('SET', 'maxmemory', '1'),
+      () => refusable.admin.config('SET', 'maxmemory', '0'),
       'OOM',
     );
   });
 
   it('is not ready while its user may not run scripts', async () => {
     await notReadyWhile(
-      () => admin.call('ACL', 'SETUSER', 'tray', '-@scripting'),
-      () => admin.call('ACL', 'SETUSER', 'tray', '+@scripting'),
+      () => refusable.admin.call('ACL', 'SETUSER', 'tray', '-@scripting'),
+      () => refusable.admin.call('ACL', 'SETUSER', 'tray', '+@scripting'),
       'NOPERM',
     );
   });
