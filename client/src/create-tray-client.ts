@@ -24,6 +24,12 @@ export interface TrayClientOptions {
   retries?: number;
   /** A refusal asking for a longer wait than this (ms, default 30 s; 0 or more) is thrown at once. */
   maxRetryWaitMs?: number;
+  /**
+   * How long one sending of a call may take to be answered in full (ms, default 30 s, above 0 and at
+   * most a day); past it the call rejects with a DOMException named `TimeoutError`. Not the
+   * stream's (`idleTimeoutMs`).
+   */
+  timeoutMs?: number;
 }
 
 /** What `stream()` takes beyond the client's own options. */
@@ -37,7 +43,7 @@ export type TrayClient = TrayMethods &
     stream(options: TrayClientStreamOptions): AsyncGenerator<TrayStreamEvent, void, undefined>;
   };
 
-/** The longest wait a client may be set to accept before a retry: a day. */
+/** The longest wait a client may be set to accept before a retry, or for an answer: a day. */
 const MAX_RETRY_WAIT_MS = 86_400_000;
 
 /**
@@ -72,6 +78,13 @@ export function createTrayClient(options: TrayClientOptions): TrayClient {
     throw new TypeError(
       `createTrayClient: maxRetryWaitMs must be a number from 0 to ${MAX_RETRY_WAIT_MS}, got ${String(maxRetryWaitMs)}`,
     );
+  // Without one a service that accepts the connection and never answers holds the call, and the
+  // back end's request behind it, for ever.
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || timeoutMs > MAX_RETRY_WAIT_MS)
+    throw new TypeError(
+      `createTrayClient: timeoutMs must be a number above 0 and at most ${MAX_RETRY_WAIT_MS}, got ${String(timeoutMs)}`,
+    );
   const given = options.fetch;
   const connection: TrayConnection = {
     baseUrl: options.baseUrl,
@@ -81,6 +94,7 @@ export function createTrayClient(options: TrayClientOptions): TrayClient {
     fetch: given ? (input, init) => given(input, init) : (input, init) => globalThis.fetch(input, init),
     retries,
     maxRetryWaitMs,
+    timeoutMs,
   };
   const send = <T>(request: TrayRequest) => sendRequest<T>(connection, request);
   return {

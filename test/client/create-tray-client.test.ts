@@ -36,6 +36,17 @@ describe('createTrayClient', function () {
     expect(make({ retries: 0, maxRetryWaitMs: 0 })).not.to.throw();
   });
 
+  it('refuses a call timeout that is no wait, or never ends, naming it', () => {
+    const make = (timeoutMs: number) => () =>
+      createTrayClient({ baseUrl: 'http://127.0.0.1:1', getToken: () => 't', timeoutMs });
+    for (const bad of [Number.NaN, 0, -5, Number.POSITIVE_INFINITY, 86_400_001])
+      expect(make(bad)).to.throw(
+        TypeError,
+        `timeoutMs must be a number above 0 and at most 86400000, got ${bad}`,
+      );
+    expect(make(1)).not.to.throw();
+  });
+
   it('refuses at once a runtime without AbortSignal.any (Safari before 17.4), which the stream needs', () => {
     const any = Object.getOwnPropertyDescriptor(AbortSignal, 'any');
     Reflect.deleteProperty(AbortSignal, 'any');

@@ -20,6 +20,8 @@ export interface TrayConnection {
   retries: number;
   /** A refusal that asks for a longer wait than this is thrown at once instead of waited out. */
   maxRetryWaitMs: number;
+  /** How long one sending of a call may take, answer read in full, before it is abandoned (ms). */
+  timeoutMs: number;
 }
 
 export interface TrayRequest {
@@ -46,7 +48,9 @@ export interface TrayRequest {
  * service's code. 429 and 503 are sent again after the wait the service names (`Retry-After`),
  * at most `retries` times, each with a token asked for after the wait; a 401 asks `getToken` once
  * more, for a token that expired meanwhile, unless its code says the user is banned. A 401 is thrown
- * only for a token asked for right after a 401, with no wait between.
+ * only for a token asked for right after a 401, with no wait between. Each sending that takes longer
+ * than `timeoutMs` to answer in full is abandoned and the call rejects with a DOMException named
+ * `TimeoutError`, not sent again: like a dropped connection, the service may have applied it.
  */
 export async function sendRequest<T>(connection: TrayConnection, request: TrayRequest): Promise<T> {
   const url = requestUrl(connection.baseUrl, request);
@@ -60,21 +64,15 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
   let tokenAskedAgain = false;
   let retried = 0;
   for (;;) {
-    const response = await connection.fetch(url, {
-      method: request.method,
-      headers: {
-        Accept: 'application/json',
-        Authorization: `Bearer ${token}`,
-        ...(request.body === undefined ? {} : { 'Content-Type': 'application/json' }),
-      },
-      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
-      ...(request.signal ? { signal: request.signal } : {}),
-    });
-    if (response.ok) return readJson<T>(response);
-    const error = await readTrayApiError(response);
-    // An abort while the refusal's body was read ends that read, which readTrayApiError takes for
-    // a body it could not use: the call rejects with the signal's reason, as every abort does.
-    request.signal?.throwIfAborted();
+    const attempt = attemptSignal(connection.timeoutMs, request.signal);
+    let result: Sent<T>;
+    try {
+      result = await sendOnce<T>(connection, url, request, token, attempt.signal);
+    } finally {
+      attempt.done();
+    }
+    if (result.ok) return result.value;
+    const { error, retryAfter } = result;
     // A banned user's tokens are all refused: asking for another would only be refused again.
     if (error.status === 401 && error.code !== unauthorizedCodes.banned && !tokenAskedAgain) {
       tokenAskedAgain = true;
@@ -87,7 +85,7 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
     if ((error.status === 429 || error.status === 503) && retried < connection.retries) {
       const delay = retryDelay(
         retried,
-        response.headers.get('Retry-After'),
+        retryAfter,
         Date.now(),
         Math.random,
         Math.min(connection.maxRetryWaitMs, timeLeft()),
@@ -104,6 +102,58 @@ export async function sendRequest<T>(connection: TrayConnection, request: TrayRe
     }
     throw error;
   }
+}
+
+type Sent<T> = { ok: true; value: T } | { ok: false; error: TrayApiError; retryAfter: string | null };
+
+/** One sending of a call, its answer read in full (what the attempt's timeout covers). */
+async function sendOnce<T>(
+  connection: TrayConnection,
+  url: string,
+  request: TrayRequest,
+  token: string,
+  signal: AbortSignal,
+): Promise<Sent<T>> {
+  const response = await connection.fetch(url, {
+    method: request.method,
+    headers: {
+      Accept: 'application/json',
+      Authorization: `Bearer ${token}`,
+      ...(request.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
+    ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+    signal,
+  });
+  if (response.ok) {
+    const value = await readJson<T>(response);
+    return { ok: true, value };
+  }
+  const error = await readTrayApiError(response);
+  // An abort or a timeout while the refusal's body was read ends that read, which
+  // readTrayApiError takes for a body it could not use: the call rejects with the signal's
+  // reason, as every abort does.
+  signal.throwIfAborted();
+  return { ok: false, error, retryAfter: response.headers.get('Retry-After') };
+}
+
+/**
+ * The signal of one sending: the caller's, and a timer of its own cleared when the sending ends
+ * (AbortSignal.timeout's would outlive every call by `timeoutMs`, thousands of them in a busy back
+ * end).
+ */
+function attemptSignal(timeoutMs: number, caller: AbortSignal | undefined) {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () =>
+      controller.abort(
+        new DOMException(`the tray service did not answer within ${timeoutMs} ms`, 'TimeoutError'),
+      ),
+    timeoutMs,
+  );
+  return {
+    signal: caller ? AbortSignal.any([caller, controller.signal]) : controller.signal,
+    done: () => clearTimeout(timer),
+  };
 }
 
 function requestUrl(baseUrl: string, request: TrayRequest): string {

@@ -483,6 +483,66 @@ describe('sendRequest (through the client) against the tray API', () => {
     });
   });
 
+  describe('a service that does not answer within timeoutMs, from a scripted server', () => {
+    const servers = useScriptedServers();
+    const isTimeout = (error: unknown) => error instanceof DOMException && error.name === 'TimeoutError';
+
+    it('rejects with a TimeoutError when no answer comes, and sends the call once', async () => {
+      let calls = 0;
+      const baseUrl = await servers.serve(() => {
+        calls += 1; // holds the connection, never answers
+      });
+      const client = createTrayClient({ baseUrl, getToken: () => 'a-token', timeoutMs: 300 });
+      const began = performance.now();
+      const error: unknown = await client.counts().then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(isTimeout(error), String(error)).to.equal(true);
+      expect(performance.now() - began).to.be.within(300 - TIMER_GRAIN_MS, 2_000);
+      expect(calls).to.equal(1);
+    });
+
+    it('rejects with a TimeoutError when the answer stops halfway through its body', async () => {
+      const baseUrl = await servers.serve((_req, res) => {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.write('{"data": {"totalUnreadCount": 2,');
+      });
+      const client = createTrayClient({ baseUrl, getToken: () => 'a-token', timeoutMs: 300 });
+      const error: unknown = await client.counts().then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(isTimeout(error), String(error)).to.equal(true);
+    });
+
+    it('gives each sending its own time: a Retry-After wait longer than timeoutMs is waited out', async () => {
+      let calls = 0;
+      const baseUrl = await servers.serve((_req, res) => {
+        calls += 1;
+        if (calls === 1) {
+          res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' });
+          res.end(JSON.stringify({ status: 'error', code: 503000, message: 'storage unavailable' }));
+          return;
+        }
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ data: { totalUnreadCount: 4, totalUnseenCount: 4 } }));
+      });
+      const client = createTrayClient({ baseUrl, getToken: () => 'a-token', timeoutMs: 300 });
+      expect((await client.counts()).totalUnreadCount).to.equal(4);
+      expect(calls).to.equal(2);
+    });
+
+    it('rejects with the caller’s own reason when its signal aborts first', async () => {
+      const baseUrl = await servers.serve(() => undefined);
+      const client = createTrayClient({ baseUrl, getToken: () => 'a-token', timeoutMs: 5_000 });
+      const reason = new Error('the user left the page');
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(reason), 100);
+      await expect(client.counts({ signal: controller.signal })).to.be.rejectedWith(reason);
+    });
+  });
+
   describe('answered 200 with a JSON body that does not parse, from a scripted server', () => {
     const servers = useScriptedServers();
 
