@@ -53,6 +53,7 @@ import {
 import { parseCli, runCli } from './lib/cli.ts';
 import { hs256Token } from './lib/hs256-token.ts';
 import type { LocalServer } from './lib/local-servers.ts';
+import { stopOnSignal } from './lib/stop-on-signal.ts';
 import { forkBenchClient } from './lib/fork-bench-client.ts';
 import { dirtyMegabytes } from './lib/dirty-pages.ts';
 import { gcTable, startGcTally } from './lib/gc-during-requests.ts';
@@ -148,13 +149,10 @@ runCli(async () => {
 
   const dir = mkdtempSync(join(tmpdir(), 'bench-api-'));
   const servers: LocalServer[] = [];
-  const stopServers = async () => {
+  const stopServers = stopOnSignal(async () => {
     for (const server of servers.splice(0).reverse()) await server.stop();
     rmSync(dir, { recursive: true, force: true });
-  };
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => void stopServers().then(() => process.exit(130)));
-  }
+  });
   try {
     // A database of the bench's own: dropped at the end on a server of the operator's.
     const { redisUrl, databaseUrl: url } = await startBenchStores(dir, 'bench_api', servers);

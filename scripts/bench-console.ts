@@ -27,6 +27,7 @@ import { createEventsQuery } from '../tray-service/use-cases/events-query.ts';
 import { parseCli, progressBar, runCli } from './lib/cli.ts';
 import { createBenchDatabase } from './lib/create-bench-database.ts';
 import { startPostgres, type LocalServer } from './lib/local-servers.ts';
+import { stopOnSignal } from './lib/stop-on-signal.ts';
 import { POSTGRES_SESSION_OPTIONS } from '../tray-service/storage/postgres/connect-postgres.ts';
 import { quantile } from './lib/quantile.ts';
 
@@ -94,12 +95,10 @@ async function main(): Promise<number> {
 
   const dir = mkdtempSync(join(tmpdir(), 'bench-console-'));
   const servers: LocalServer[] = [];
-  const cleanup = async () => {
+  const cleanup = stopOnSignal(async () => {
     for (const server of servers.splice(0).reverse()) await server.stop();
     rmSync(dir, { recursive: true, force: true });
-  };
-  for (const signal of ['SIGINT', 'SIGTERM'] as const)
-    process.once(signal, () => void cleanup().then(() => process.exit(130)));
+  });
   try {
     const serverUrl =
       process.env.DATABASE_URL ??

@@ -27,6 +27,8 @@ import {
 } from './lib/bench-receiver-child.ts';
 import { benchSchemes, signedBenchRequest, type SignedBenchRequest } from './lib/bench-body.ts';
 import { freePort, startRedis, type LocalServer } from './lib/local-servers.ts';
+import { stopOnSignal } from './lib/stop-on-signal.ts';
+import { stopChild } from './lib/stop-child.ts';
 import { scriptEnv } from './lib/cli.ts';
 import { loadOrExit } from '../shared/config/load-or-exit.ts';
 import { positiveInt } from '../shared/config/env-types.ts';
@@ -103,6 +105,13 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-receiver-ab-'));
   const sides: Side[] = [];
   const ratios: number[] = [];
+  const stop = stopOnSignal(async () => {
+    for (const side of sides) {
+      await stopChild(side.child);
+      await side.redis.stop();
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
   try {
     sides.push(await startSide('A', resolve(other), dir));
     sides.push(await startSide('B', here, dir));
@@ -138,11 +147,7 @@ async function main(): Promise<void> {
         `CPU per request (server + redis-server), B/A: median ${median(ratios).toFixed(3)} (rounds ${ratios.map((r) => r.toFixed(3)).join(', ')})\n`,
     );
   } finally {
-    for (const side of sides) {
-      side.child.kill('SIGTERM');
-      await side.redis.stop();
-    }
-    rmSync(dir, { recursive: true, force: true });
+    await stop();
   }
 }
 

@@ -31,6 +31,8 @@ import {
   tickMicros,
 } from './lib/bench-receiver-child.ts';
 import { freePort, startRedis } from './lib/local-servers.ts';
+import { stopOnSignal } from './lib/stop-on-signal.ts';
+import { stopChild } from './lib/stop-child.ts';
 import { scriptEnv } from './lib/cli.ts';
 import { loadOrExit } from '../shared/config/load-or-exit.ts';
 import { positiveInt } from '../shared/config/env-types.ts';
@@ -83,6 +85,13 @@ async function main(): Promise<void> {
   const writer = createReceiverQueue(redis.url, prefix);
   const port = await freePort();
   const child = await startBenchReceiver(here, port, redis.url, join(dir, 'spool'));
+  const stop = stopOnSignal(async () => {
+    await stopChild(child);
+    await writer.close();
+    admin.disconnect();
+    await redis.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
   const pid = child.pid ?? 0;
   const target = { queue: writer.queue, redis: writer.client, markPrefix: prefix, dedupeSeconds: 86_400 };
 
@@ -177,11 +186,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    child.kill('SIGTERM');
-    await writer.close();
-    admin.disconnect();
-    await redis.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await stop();
   }
   const ratios = { receiver: [] as number[], redis: [] as number[] };
   for (let k = 0; k + 1 < rows.length; k += 2) {

@@ -37,7 +37,9 @@ import type { Logger } from '../shared/logging/create-logger.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort, startRedis } from './lib/local-servers.ts';
+import { freePort, startRedis, type LocalServer } from './lib/local-servers.ts';
+import { stopOnSignal } from './lib/stop-on-signal.ts';
+import { stopChild } from './lib/stop-child.ts';
 import { scriptEnv } from './lib/cli.ts';
 import { loadOrExit } from '../shared/config/load-or-exit.ts';
 import { positiveInt } from '../shared/config/env-types.ts';
@@ -392,10 +394,17 @@ async function spoolDepth(port: number): Promise<string> {
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-receiver-'));
-  const redis = await startRedis({ dir: join(dir, 'redis'), persistent: durableRedis });
-  const results: Figures[] = [];
   const servers: { mode: string; port: number; child: ChildProcess }[] = [];
+  let started: LocalServer | undefined;
+  const stop = stopOnSignal(async () => {
+    await Promise.all(servers.map(({ child }) => stopChild(child)));
+    await started?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const results: Figures[] = [];
   try {
+    const redis = await startRedis({ dir: join(dir, 'redis'), persistent: durableRedis });
+    started = redis;
     for (const mode of [
       'bare',
       ...(baseline ? ['baseline'] : []),
@@ -423,13 +432,7 @@ async function main(): Promise<void> {
     const receiver = servers.find((server) => server.mode === 'receiver');
     if (receiver) process.stdout.write(`${await spoolDepth(receiver.port)}\n`);
   } finally {
-    for (const { child } of servers) {
-      if (child.exitCode !== null || child.signalCode !== null) continue;
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
-    }
-    await redis.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await stop();
   }
   process.stdout.write(receiverBenchReport(results));
 }

@@ -21,6 +21,8 @@ import { startBenchStores } from './lib/start-bench-stores.ts';
 import { hs256Token } from './lib/hs256-token.ts';
 import { freePort, type LocalServer } from './lib/local-servers.ts';
 import { median } from './lib/quantile.ts';
+import { stopOnSignal } from './lib/stop-on-signal.ts';
+import { stopChild } from './lib/stop-child.ts';
 
 const usage = `Usage: npm run bench:soak -- [--minutes 30] [--rate 500] [--streams 1000] [--readers 20] [--window 10]
 
@@ -126,23 +128,13 @@ runCli(async () => {
   const servers: LocalServer[] = [];
   const children: ChildProcess[] = [];
   const streams: Stream[] = [];
-  // Once, whoever asks first (the end of the run, a failure, a signal): the services before the
-  // servers they use, each waited for.
-  let stopping: Promise<void> | undefined;
-  const stopAll = () =>
-    (stopping ??= (async () => {
-      for (const stream of streams) stream.close();
-      await Promise.all(children.map((child) => stopChild(child)));
-      for (const server of servers) await server.stop();
-      rmSync(dir, { recursive: true, force: true });
-    })());
-  // Ctrl-C, or SIGTERM from a supervisor or `timeout`, during a long run: stop what the bench
-  // started instead of leaving it running (either signal ends a Node process at once by default).
-  for (const [signal, code] of [
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
-  ] as const)
-    process.once(signal, () => void stopAll().finally(() => process.exit(code)));
+  // The services before the servers they use, each waited for.
+  const stopAll = stopOnSignal(async () => {
+    for (const stream of streams) stream.close();
+    await Promise.all(children.map((child) => stopChild(child)));
+    for (const server of servers) await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
   try {
     const { redisUrl, databaseUrl, redisPrefixes } = await startBenchStores(dir, 'bench_soak', servers);
     const trayPorts = [await freePort(), await freePort()];
@@ -347,16 +339,3 @@ runCli(async () => {
     await stopAll();
   }
 });
-
-/** SIGTERM, SIGKILL if it is still running 10 s later; resolves once it has exited (at once if it had). */
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((done) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      done();
-    });
-    child.kill('SIGTERM');
-  });
-}

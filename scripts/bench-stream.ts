@@ -25,6 +25,8 @@ import { parseCli, runCli } from './lib/cli.ts';
 import { openPostgresStorage } from '../tray-service/storage/postgres/open-postgres-storage.ts';
 import { startBenchStores } from './lib/start-bench-stores.ts';
 import { freePort, type LocalServer } from './lib/local-servers.ts';
+import { stopOnSignal } from './lib/stop-on-signal.ts';
+import { stopChild } from './lib/stop-child.ts';
 import { hs256Token } from './lib/hs256-token.ts';
 import { residentMb, waitHealthy } from './lib/bench-process.ts';
 import { commentBody } from './lib/comment-body.ts';
@@ -104,6 +106,12 @@ runCli(async () => {
   const servers: LocalServer[] = [];
   const children: ChildProcess[] = [];
   const streams: Stream[] = [];
+  const stop = stopOnSignal(async () => {
+    for (const stream of streams) stream.close();
+    await Promise.all(children.map((child) => stopChild(child)));
+    for (const server of servers.reverse()) await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
   try {
     const { redisUrl, databaseUrl, redisPrefixes } = await startBenchStores(dir, 'bench_stream', servers);
     const trayPorts = [await freePort(), await freePort()];
@@ -332,18 +340,6 @@ runCli(async () => {
     }
     return failedTargets ? 1 : 0;
   } finally {
-    for (const stream of streams) stream.close();
-    await Promise.all(
-      children.map(
-        (child) =>
-          new Promise<void>((done) => {
-            if (child.exitCode !== null) return done();
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
-    for (const server of servers.reverse()) await server.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await stop();
   }
 });

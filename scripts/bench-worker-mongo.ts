@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type * as MongoDriver from 'mongodb';
 import { workerBenchEnvelopes } from './lib/worker-bench-envelopes.ts';
+import { stopOnSignal } from './lib/stop-on-signal.ts';
 
 // The checkout measured: this one, or ROOT=<another worktree> (to measure a commit before a change).
 const ROOT = process.env.ROOT ?? join(import.meta.dirname, '..');
@@ -65,12 +66,10 @@ const logger = createLogger({ name: 'bench', level: 'warn' });
 const storage = await openMongoStorage(uri, dbName, { appName: 'bench-worker-mongo', logger });
 const client = await MongoClient.connect(uri);
 const db = client.db(dbName);
-process.on('SIGTERM', () => {
-  say('SIGTERM: stopping the servers');
-  void servers
-    .stop()
-    .then(() => redis.stop())
-    .then(() => (rmSync(dir, { recursive: true, force: true }), process.exit(124)));
+const stopServers = stopOnSignal(async () => {
+  await servers.stop();
+  await redis.stop();
+  rmSync(dir, { recursive: true, force: true });
 });
 try {
   const queue = createWebhookQueue({ redis: redis.url, prefix: `bench${Date.now()}` });
@@ -273,8 +272,6 @@ try {
     .catch(() => undefined);
   await client.close();
   await storage.close();
-  await servers.stop();
-  await redis.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await stopServers();
 }
 process.exit(0);

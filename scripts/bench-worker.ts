@@ -34,6 +34,7 @@ import { countRecords } from './lib/count-records.ts';
 import { createBenchDatabase } from './lib/create-bench-database.ts';
 import { deletedPostScenario, type BenchEnvelope, type RecordRef } from './lib/deleted-post-scenario.ts';
 import { startPostgres, startRedis, type LocalServer } from './lib/local-servers.ts';
+import { stopOnSignal } from './lib/stop-on-signal.ts';
 import { POSTGRES_SESSION_OPTIONS } from '../tray-service/storage/postgres/connect-postgres.ts';
 import { workerBenchEnvelopes } from './lib/worker-bench-envelopes.ts';
 
@@ -73,12 +74,10 @@ if (!Number.isInteger(comments) || comments < 2) throw new Error('--comments exp
 const say = (line: string) => process.stderr.write(`[bench:worker] ${line}\n`);
 const dir = mkdtempSync(join(tmpdir(), 'bench-worker-'));
 const servers: LocalServer[] = [];
-const cleanup = async () => {
+const cleanup = stopOnSignal(async () => {
   for (const server of servers.splice(0).reverse()) await server.stop();
   rmSync(dir, { recursive: true, force: true });
-};
-for (const signal of ['SIGINT', 'SIGTERM'] as const)
-  process.on(signal, () => void cleanup().then(() => process.exit(130)));
+});
 const keep = (server: LocalServer) => (servers.push(server), server);
 
 try {

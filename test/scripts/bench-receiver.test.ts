@@ -1,5 +1,9 @@
 import { expect } from 'chai';
-import { cleanEnv, runScript } from '../support/run-script.ts';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { descendants, running, untilEnded } from '../support/process-tree.ts';
+import { cleanEnv, runScript, startScript } from '../support/run-script.ts';
 
 /** The cells of every row of `mode` in round 1, in table order (cells from 1: a row starts with `|`). */
 const rowsOf = (stdout: string, mode: string) =>
@@ -68,6 +72,38 @@ describe('npm run bench:receiver, in a small mode', () => {
     expect(rowsOf(result.stdout, 'receiver')[0]?.[11]).to.equal(checks?.[11]);
     expect(result.stdout).to.match(/checks\/bare throughput: median \d+(\.\d)?% \(no store, no target;/);
   });
+
+  // Ctrl-C, or a supervisor's SIGTERM, used to end the bench at once and leave its redis-server,
+  // its two server processes and its scratch folder behind.
+  for (const [signal, code] of [
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const) {
+    it(`stopped by ${signal} mid-run, stops its servers and removes its folder before it exits ${code}`, async function () {
+      this.timeout(60_000);
+      const scratch = mkdtempSync(join(tmpdir(), 'bench-receiver-signal-'));
+      let started: number[] = [];
+      try {
+        const { child } = await startScript(
+          'scripts/bench-receiver.ts',
+          cleanEnv({ TMPDIR: scratch, BENCH_DURATION: '30', BENCH_ROUNDS: '1', BENCH_CONNECTIONS: '10' }),
+          /^\[bench\] 1 rounds/m,
+          50_000,
+        );
+        started = descendants(child.pid ?? 0);
+        // redis-server and the two server processes
+        expect(started.length).to.be.at.least(3);
+        const exited = new Promise<number | null>((done) => child.once('exit', (exit) => done(exit)));
+        child.kill(signal);
+        expect(await exited).to.equal(code);
+        expect(await untilEnded(started)).to.deep.equal([]);
+        expect(readdirSync(scratch)).to.deep.equal([]);
+      } finally {
+        for (const pid of started.filter(running)) process.kill(pid, 'SIGKILL');
+        rmSync(scratch, { recursive: true, force: true });
+      }
+    });
+  }
 
   // Number() of "eight" is NaN: no round ran, the tables were empty, and the bench exited 0.
   it('refuses a count that is not a whole number, naming the variable, before starting anything', async () => {

@@ -1,47 +1,7 @@
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { descendants, running, untilEnded } from '../support/process-tree.ts';
 import { cleanEnv, startScript } from '../support/run-script.ts';
-
-/** A process's state and parent from /proc/<pid>/stat; undefined once it is gone. */
-function stat(pid: number): { state: string; parent: number } | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // The command name may hold spaces and parentheses: the fields follow its last ')'.
-  const [state = '', parent = ''] = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { state, parent: Number(parent) };
-}
-
-/** Whether the process still runs (a zombie has ended: only its parent has not collected it). */
-const running = (pid: number) => {
-  const found = stat(pid);
-  return found !== undefined && found.state !== 'Z';
-};
-
-/** Every running process descended from `root`. */
-function descendants(root: number): number[] {
-  const pids = readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number);
-  const childrenOf = new Map<number, number[]>();
-  for (const pid of pids) {
-    const found = stat(pid);
-    if (!found || found.state === 'Z') continue;
-    childrenOf.set(found.parent, [...(childrenOf.get(found.parent) ?? []), pid]);
-  }
-  const result: number[] = [];
-  const next = [root];
-  for (let pid = next.pop(); pid !== undefined; pid = next.pop()) {
-    const children = childrenOf.get(pid) ?? [];
-    result.push(...children);
-    next.push(...children);
-  }
-  return result;
-}
 
 describe('scripts/bench-soak.ts', () => {
   describe('stopped by SIGTERM while it runs', function () {
@@ -72,9 +32,7 @@ describe('scripts/bench-soak.ts', () => {
       const code = await exited;
       // Its children were waited for before it exited; their own children (PostgreSQL's backends)
       // may take a moment more.
-      for (let waited = 0; started.some(running) && waited < 10_000; waited += 100)
-        await new Promise((done) => setTimeout(done, 100));
-      expect(started.filter(running)).to.deep.equal([]);
+      expect(await untilEnded(started)).to.deep.equal([]);
       expect(code).to.equal(143);
     });
   });

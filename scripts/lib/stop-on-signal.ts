@@ -1,0 +1,17 @@
+/**
+ * Ctrl-C, or SIGTERM from a supervisor or `timeout`, during a long-running tool: runs `stop` and
+ * then exits with 130 or 143, instead of Node's default of exiting at once, which leaves the
+ * servers and processes the tool started running and its scratch folder behind. Answers `stop`
+ * made to run once, whoever asks first (the end of the run, a failure, a signal): call it in the
+ * tool's own `finally`.
+ */
+export function stopOnSignal(stop: () => Promise<void>): () => Promise<void> {
+  let stopping: Promise<void> | undefined;
+  const once = () => (stopping ??= stop());
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)
+    process.once(signal, () => void once().finally(() => process.exit(code)));
+  return once;
+}
