@@ -115,6 +115,21 @@ describe('layering: the tray service stands domain, use cases, then adapters (do
     expect(importsInto('tray-service/live', ['tray-service/http'])).to.not.be.empty;
   });
 
+  // Which errors of an engine mean "not now" is its adapter's to say: a list above the adapters
+  // (it was in http/) drifted, PostgreSQL's failover codes there, MongoDB's missing.
+  it('only storage/ speaks to an engine: no pg or mongodb import anywhere else in the tray service', () => {
+    const found = repositoryFiles('tray-service')
+      .filter((path) => /\.(ts|js)$/.test(path) && !path.startsWith('tray-service/storage/'))
+      .flatMap((file) =>
+        importSpecifiers(readRepositoryFile(file))
+          .filter(
+            (specifier) => specifier === 'pg' || specifier === 'mongodb' || specifier.startsWith('mongodb/'),
+          )
+          .map((specifier) => `${file} imports ${specifier}`),
+      );
+    expect(found).to.deep.equal([]);
+  });
+
   it('http/ (the HTTP pieces the transports share) imports no transport', () => {
     expect(importsInto('tray-service/http', [...transports, 'tray-service/main.ts'])).to.deep.equal([]);
   });

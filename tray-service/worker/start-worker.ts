@@ -14,7 +14,7 @@ import type { BanChange } from '../domain/ban-change.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { InboxRecord } from '../domain/inbox-record.ts';
 import type { RemovedRecord, TrayStorage } from '../storage/port.ts';
-import { isStorageConnectionLost } from '../http/map-store-errors.ts';
+import { isStorageConnectionLost } from '../storage/storage-unavailable.ts';
 import { PurgeError } from '../storage/purge-error.ts';
 import { applyJob, type ApplyJobDeps, type ScheduleFanOut } from '../use-cases/apply-job.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';

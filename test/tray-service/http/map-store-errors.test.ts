@@ -1,14 +1,20 @@
 import { expect } from 'chai';
 import express, { type Express } from 'express';
+import { MongoClient } from 'mongodb';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import request from 'supertest';
 import { errorMiddleware } from '../../../shared/http/error-middleware.ts';
 import { createLogger } from '../../../shared/logging/create-logger.ts';
+import { mapStoreErrors } from '../../../tray-service/http/map-store-errors.ts';
+import { StorageBusyError } from '../../../tray-service/storage/storage-busy-error.ts';
 import {
   isStorageConnectionLost,
   isStorageUnavailable,
-  mapStoreErrors,
-} from '../../../tray-service/http/map-store-errors.ts';
+} from '../../../tray-service/storage/storage-unavailable.ts';
+import { startFerretOnPostgres, type FerretOnPostgres } from '../../../scripts/lib/local-servers.ts';
 import { uniqueName } from '../../support/suite-resources.ts';
 import { usePostgres } from '../../support/use-postgres.ts';
 import { useStoppablePostgres } from '../../support/use-stoppable-postgres.ts';
@@ -151,5 +157,55 @@ describe('mapStoreErrors: PostgreSQL that cannot serve answers 503 in the JSON e
     const res = await request(appRunning(() => Promise.reject(wrong))).get('/query');
     expect(res.status).to.equal(500);
     expect(res.body).to.deep.equal({ status: 'error', code: 500000, message: 'internal error' });
+  });
+});
+
+describe('mapStoreErrors: MongoDB (FerretDB) that cannot serve answers 503 in the JSON error shape', function () {
+  this.timeout(120_000);
+  let dir = '';
+  let servers: FerretOnPostgres | undefined;
+  let client: MongoClient | undefined;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tray-ferret-outage-'));
+    servers = await startFerretOnPostgres({ dir });
+    client = await MongoClient.connect(servers.ferret.url, { serverSelectionTimeoutMS: 1_000 });
+    await client.db('outage').collection('probe').insertOne({ n: 1 });
+  });
+  after(async () => {
+    await client?.close().catch(() => undefined);
+    await servers?.ferret.stop().catch(() => undefined);
+    await servers?.postgres.stop().catch(() => undefined);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  const probe = () => (client as MongoClient).db('outage').collection('probe');
+
+  it('but hands a wrong query on unchanged (500, never 503)', async () => {
+    const wrong = await failureOf(() => probe().findOne({ $frobnicate: 1 }));
+    const res = await request(appRunning(() => Promise.reject(wrong))).get('/query');
+    expect(res.status, wrong.message).to.equal(500);
+  });
+
+  // It was a 500: FerretDB answers InternalError (code 1) naming its backend's failure, which the
+  // driver does not know for "not now", so a client's retry of 503s never came.
+  it('when FerretDB’s own PostgreSQL is stopped: reads and writes alike', async () => {
+    await servers?.postgres.stop();
+    const read = await failureOf(() => probe().findOne({ n: 1 }));
+    const write = await failureOf(() => probe().insertOne({ n: 2 }));
+    for (const error of [read, write]) {
+      expect((error as { code?: unknown }).code, error.message).to.equal(1);
+      await expect503(error);
+    }
+  });
+
+  it('when FerretDB itself is stopped (no server to select)', async () => {
+    await servers?.ferret.stop();
+    const unreachable = await failureOf(() => probe().findOne({ n: 1 }));
+    await expect503(unreachable);
+  });
+});
+
+describe('mapStoreErrors: a write kept waiting by others (StorageBusyError)', () => {
+  it('answers 503 with Retry-After, as PostgreSQL’s statement timeout does in the same place', async () => {
+    await expect503(new StorageBusyError('mute lock of u-1: still held after 30000 ms'));
   });
 });

@@ -1,4 +1,5 @@
 import { backOff } from './back-off.ts';
+import { StorageBusyError } from '../../storage-busy-error.ts';
 
 /**
  * Rounds in a row without progress before a writer waiting on records a concurrent writer holds
@@ -43,6 +44,6 @@ export class StalledRounds {
     this.#stalled = moved ? 0 : this.#stalled + 1;
     if (this.#stalled < STALLED_ROUNDS) return;
     const what = typeof this.#what === 'string' ? this.#what : this.#what();
-    throw new Error(`${what} still contended after ${STALLED_ROUNDS} rounds without progress`);
+    throw new StorageBusyError(`${what} still contended after ${STALLED_ROUNDS} rounds without progress`);
   }
 }

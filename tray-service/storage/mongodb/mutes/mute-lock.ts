@@ -4,6 +4,7 @@ import { backOff } from '../compare-and-set/back-off.ts';
 import { isDuplicateKey } from '../compare-and-set/is-duplicate-key.ts';
 import { TRAY_MUTE_LOCKS } from '../collection-names.ts';
 import type { MuteLockDoc } from './tray-mute-locks-collection.ts';
+import { StorageBusyError } from '../../storage-busy-error.ts';
 
 /**
  * How long a holder keeps the lock before another PUT or DELETE may take it over: a holder that
@@ -42,7 +43,7 @@ export async function withMuteLock<T>(db: Db, userId: string, work: () => Promis
     // Deleted by its token: only this stale holding goes, never a lock taken since.
     if (held && held.expiresAt.getTime() <= Date.now()) await locks.deleteOne({ _id, token: held.token });
     else if (Date.now() > giveUpAt)
-      throw new Error(`mute lock of ${userId}: still held after ${MUTE_LOCK_WAIT_MS} ms`);
+      throw new StorageBusyError(`mute lock of ${userId}: still held after ${MUTE_LOCK_WAIT_MS} ms`);
     else await backOff(round);
   }
   try {

@@ -1,0 +1,64 @@
+import {
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  MongoWriteConcernError,
+} from 'mongodb';
+
+/**
+ * Server error codes with which MongoDB says "not now", never "this query is wrong": the codes the
+ * driver itself retries a read or write on once (its RETRYABLE_READ_ERROR_CODES, which it does not
+ * export), plus a time limit run out. The driver's one retry covers a quick election; a longer one
+ * (a replica set without a majority, a primary shutting down) reaches the app with these.
+ */
+const MONGO_UNAVAILABLE_CODES = new Set([
+  6, // HostUnreachable
+  7, // HostNotFound
+  50, // MaxTimeMSExpired
+  64, // WriteConcernTimeout (WriteConcernFailed before 8.1): no majority took the write in time
+  89, // NetworkTimeout
+  91, // ShutdownInProgress
+  133, // FailedToSatisfyReadPreference
+  189, // PrimarySteppedDown
+  262, // ExceededTimeLimit
+  9001, // SocketException
+  10107, // NotWritablePrimary
+  11600, // InterruptedAtShutdown
+  11602, // InterruptedDueToReplStateChange
+  13435, // NotPrimaryNoSecondaryOk
+  13436, // NotPrimaryOrSecondary
+]);
+
+/**
+ * FerretDB (1.x, on PostgreSQL) answers every command with InternalError (code 1) while its own
+ * PostgreSQL is down or restarting, the backend's failure in the message: a SQLSTATE of a lost or
+ * refused connection, or its driver's failure to connect. Only those: any other InternalError may
+ * be the command's own.
+ */
+const FERRETDB_BACKEND_DOWN =
+  /\(SQLSTATE (?:08\w{3}|57P0[123]|53300|57014)\)|failed to connect to `|\bdial error\b/;
+const FERRETDB_INTERNAL_ERROR = 1;
+
+/** True for driver errors that mean "MongoDB cannot serve this now", as opposed to a bad query. */
+export function isMongoUnavailable(error: unknown): boolean {
+  if (
+    error instanceof MongoServerSelectionError ||
+    error instanceof MongoNetworkError ||
+    error instanceof MongoTopologyClosedError ||
+    error instanceof MongoNotConnectedError
+  )
+    return true;
+  if (!(error instanceof MongoServerError)) return false;
+  // A write the server applied but no majority confirmed in time names its cause apart.
+  const code = error instanceof MongoWriteConcernError ? error.result.writeConcernError.code : error.code;
+  if (typeof code === 'number' && MONGO_UNAVAILABLE_CODES.has(code)) return true;
+  return error.code === FERRETDB_INTERNAL_ERROR && FERRETDB_BACKEND_DOWN.test(error.message);
+}
+
+/**
+ * True for the driver's "the connection this ran on failed" (a subset of the above): the same
+ * command on another connection may pass at once.
+ */
+export const isMongoConnectionLost = (error: unknown): boolean => error instanceof MongoNetworkError;
