@@ -173,11 +173,10 @@ export interface TrayWritesPort {
    * every record that counted them, which is computed again from what it still counts (actors,
    * actorsCount, the last action), keeping its lastUpdate, read, seen, archive and snooze state,
    * or removed when nothing is left. A voided action arriving later is a no-op; a redelivered
-   * removal changes nothing. Optional until every adapter has it: without it removals are stored
-   * and change nothing. With `eventKey`, what it changed is recorded under it (RemovalOutcomesPort):
+   * removal changes nothing. With `eventKey`, what it changed is recorded under it (RemovalOutcomesPort):
    * counts added to any an earlier try recorded, and the first changes listed.
    */
-  applyRemovals?(removals: readonly Removal[], context: RemovalContext): Promise<void>;
+  applyRemovals(removals: readonly Removal[], context: RemovalContext): Promise<void>;
 }
 
 /** One latest time per user, never moving backwards (last read, delete-all). */
@@ -438,10 +437,9 @@ export interface InboxPort {
   /**
    * Both inbox counts (countUnread with the recorded last-read time, and countUnseen) of each of
    * `userIds` (each once; users with no record count 0), in a bounded number of round trips
-   * whatever their number: the live streams recount every user a snooze wake-up touched. Both
-   * adapters have it; without it, the counts are taken user by user.
+   * whatever their number: the live streams recount every user a snooze wake-up touched.
    */
-  countInboxes?(userIds: readonly string[], now: number): Promise<Map<string, InboxCountPair>>;
+  countInboxes(userIds: readonly string[], now: number): Promise<Map<string, InboxCountPair>>;
   /** Unexpired records of `view` (a history page's `totalPages`). */
   countView(userId: string, view: InboxView, now: number): Promise<number>;
   /** Applies the mark at `now`; returns the records it changed (their count is `updated`). */
@@ -513,12 +511,13 @@ export interface TrayStorage {
   readonly members: MembersImportPort;
   readonly communityMembers: CommunityMembersPort;
   /**
-   * The inbox extensions; absent on an adapter that does not have them yet (the MongoDB adapter:
-   * pending). Use cases answer 501 without it.
+   * The inbox extensions (docs/tray-rules.md#inbox). Both adapters have them; an adapter without
+   * them (a new engine's first steps) still serves the platform's tray, and the use cases answer
+   * 501 to the inbox calls.
    */
   readonly inbox?: InboxPort;
-  /** What removal events changed; absent on an adapter without removals. */
-  readonly removalOutcomes?: RemovalOutcomesPort;
+  /** What removal events changed. */
+  readonly removalOutcomes: RemovalOutcomesPort;
   /**
    * Deletes expired records and events now (readers already skip them); returns how many went.
    * The events' moderation decisions go with them (each carries its event's expiry), except those

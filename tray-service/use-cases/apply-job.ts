@@ -219,8 +219,8 @@ async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise
     await schedule(key, post, fanOut);
   }
   // Removals after the event's own activities (it has none today): what they void goes whenever
-  // it arrived. An adapter without removals yet stores the event and changes nothing.
-  if (mapped.removals && mapped.removals.length > 0 && writes.applyRemovals)
+  // it arrived.
+  if (mapped.removals && mapped.removals.length > 0)
     await writes.applyRemovals(mapped.removals, { ...context(), eventKey: job.dedupeKey });
   // Moderation before the mark (it is idempotent, so a retry or replay runs it again harmlessly):
   // the mark is the job's last durable step, so only a job that finished every step makes the

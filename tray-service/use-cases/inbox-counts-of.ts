@@ -18,7 +18,7 @@ export async function inboxCountsOf(
   userIds: readonly string[],
   now: number,
 ): Promise<Map<string, CountedInbox>> {
-  if (storage.inbox?.countInboxes) {
+  if (storage.inbox) {
     const pairs = await storage.inbox.countInboxes(userIds, now);
     return new Map(
       [...pairs].map(([userId, { unread, unseen, nextExpiry }]) => [

@@ -104,7 +104,6 @@ export async function applyOperation(
       return storage.clears.record(operation.userId, now);
     case 'removal':
       // Only cases that need the removals capability make removals (conformance-adapters.ts).
-      if (!storage.writes.applyRemovals) throw new Error('applyOperation: this adapter has no removals yet');
       return storage.writes.applyRemovals(operation.removals, write(now));
     default:
       await applyInboxOperation(storage, operation);

@@ -465,7 +465,7 @@ conformanceCase(
     const found = await manyUsersCountDifferences(context.storage, tray.model, users, NOW + 6);
     if (found.length > 0) expect.fail(`countInboxes:\n${found.join('\n')}`);
     // Not all alike: what each user's last-read time and marks leave differs.
-    const counts = await inboxOf(context.storage).countInboxes?.(users, NOW + 6);
+    const counts = await inboxOf(context.storage).countInboxes(users, NOW + 6);
     expect(
       Object.fromEntries(
         [...(counts ?? [])].map(([userId, { unread, unseen }]) => [userId.split('_')[0], { unread, unseen }]),
@@ -500,9 +500,10 @@ conformanceCase(
     await both(tray, context, { kind: 'lastRead', userId: ben, now: NOW + 1 });
     const named = async (now: number) =>
       Object.fromEntries(
-        [...((await inbox.countInboxes?.([ana, ben, context.id('u-nobody')], now)) ?? [])].map(
-          ([userId, pair]) => [userId.split('_')[0], pair.nextExpiry],
-        ),
+        [...(await inbox.countInboxes([ana, ben, context.id('u-nobody')], now))].map(([userId, pair]) => [
+          userId.split('_')[0],
+          pair.nextExpiry,
+        ]),
       );
     // Long before it: a time after `now` and not after the reaction's expiry (an adapter may name
     // an earlier one, when it does not read that far ahead; the streams then count again and find

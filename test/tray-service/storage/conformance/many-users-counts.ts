@@ -19,7 +19,6 @@ export async function manyUsersCountDifferences(
   now: number,
 ): Promise<string[]> {
   const inbox = inboxOf(storage);
-  if (!inbox.countInboxes) return ['the inbox port has no countInboxes'];
   const many = await inbox.countInboxes(userIds, now);
   const distinct = [...new Set(userIds)];
   const found: string[] = [];

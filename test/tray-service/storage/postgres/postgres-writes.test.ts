@@ -436,7 +436,7 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
             "SELECT action_id FROM tray_community_posts WHERE action_id LIKE '%retried' ORDER BY 1",
           )
         ).rows.map((row: { action_id: string }) => row.action_id);
-      await tray.writes.applyRemovals?.(
+      await tray.writes.applyRemovals(
         [
           {
             kind: 'post',
@@ -704,7 +704,6 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
             const [text] = args;
             if (!deleted && typeof text === 'string' && text.includes('INSERT INTO tray_community_posts')) {
               deleted = true;
-              if (!deleter.applyRemovals) throw new Error('the PostgreSQL writes apply removals');
               await deleter.applyRemovals(
                 [{ kind: 'post', id: 'p-race-2', postId: 'p-race-2', at: at(4) + 1 }],
                 context,
@@ -800,7 +799,6 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
         await withRejoinedMember(community, `${community}-p1`);
         const deleted = `${community}-p2`;
         const removal = () => {
-          if (!tray.writes.applyRemovals) throw new Error('the PostgreSQL writes apply removals');
           return tray.writes.applyRemovals(
             [{ kind: 'post', id: deleted, postId: deleted, at: at(6), communityId: community }],
             context,

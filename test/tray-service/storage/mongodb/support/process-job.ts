@@ -87,7 +87,7 @@ export async function processJob(
       );
     }
     if (mapped.removals && mapped.removals.length > 0)
-      await writes.applyRemovals?.(mapped.removals, { ...context(), eventKey: job.dedupeKey });
+      await writes.applyRemovals(mapped.removals, { ...context(), eventKey: job.dedupeKey });
   });
   return stored;
 }
