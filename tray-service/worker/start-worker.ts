@@ -20,6 +20,7 @@ import { applyJob, type ApplyJobDeps, type ScheduleFanOut } from '../use-cases/a
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
 import { createStorageGate, type StorageGateOptions } from './storage-gate.ts';
 import { createWorkerMetrics } from './worker-metrics.ts';
+import { logQueueErrors } from './log-queue-errors.ts';
 
 /**
  * Posts of one community in one fan-out at most: the adapter writes every member's record for all
@@ -237,6 +238,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   };
   deps.queue.on('failed', onFailed);
   deps.queue.on('stalled', onStalled);
+  const stopLoggingQueueErrors = logQueueErrors(deps.queue, deps.logger);
 
   const purgeIntervalMs = deps.purgeIntervalMs ?? 3_600_000;
   let purging = false;
@@ -294,6 +296,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       ]);
       deps.queue.off('failed', onFailed);
       deps.queue.off('stalled', onStalled);
+      stopLoggingQueueErrors();
     },
   };
 }
