@@ -30,17 +30,23 @@ export function requestMetrics(registry: Registry, routes: ReadonlySet<string>):
     const started = process.hrtime.bigint();
     // Read now: mounted routers rewrite req.url while they handle the request.
     const route = routes.has(req.path) ? req.path : 'unmatched';
-    res.once('finish', () => {
-      const labels = {
-        method: req.method,
-        route,
-        status: String(res.statusCode),
-      };
+    // 'finish' when the answer was written out; only 'close' when the client went first, which is
+    // how most live streams end (a tab closed, a phone asleep): counted either way, once.
+    let counted = false;
+    const record = () => {
+      if (counted) return;
+      counted = true;
+      // Nothing answered yet: the client gave up waiting (nginx's 499), not a 200.
+      const labels = { method: req.method, route, status: res.headersSent ? String(res.statusCode) : '499' };
       count.inc(labels);
-      // A live stream lasts minutes or hours: its duration is not a request latency.
+      // A live stream lasts minutes or hours: its duration is not a request latency; nor is the
+      // time a client waited before it left.
+      if (!res.headersSent) return;
       if (String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')) return;
       latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
-    });
+    };
+    res.once('finish', record);
+    res.once('close', record);
     next();
   };
 }

@@ -1,0 +1,72 @@
+import { expect } from 'chai';
+import express from 'express';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Registry } from 'prom-client';
+import { requestMetrics } from '../../../tray-service/http/request-metrics.ts';
+
+describe('requestMetrics', () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    server?.closeAllConnections();
+    await new Promise((done) => server?.close(done));
+    server = undefined;
+  });
+
+  /** An app with a stream that never ends by itself and a call that never answers, on loopback. */
+  const serve = async (registry: Registry) => {
+    const app = express();
+    app.use(requestMetrics(registry, new Set(['/stream', '/hang', '/ok'])));
+    app.get('/stream', (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.write(': open\n\n');
+    });
+    app.get('/hang', () => undefined);
+    app.get('/ok', (_req, res) => res.json({ ok: true }));
+    server = createServer(app);
+    await new Promise<void>((done) => server?.listen(0, '127.0.0.1', done));
+    return (server.address() as AddressInfo).port;
+  };
+
+  /** GETs `path` and goes away after `ms`, as a closed tab does. */
+  const leaveAfter = (port: number, path: string, ms: number) =>
+    new Promise<void>((done) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path });
+      req.on('error', () => undefined);
+      req.end();
+      setTimeout(() => {
+        req.destroy();
+        done();
+      }, ms);
+    });
+
+  const counted = async (registry: Registry, route: string, status: string) => {
+    const metric = await registry.getSingleMetric('tray_api_requests_total')?.get();
+    return (
+      metric?.values.find((value) => value.labels.route === route && value.labels.status === status)?.value ??
+      0
+    );
+  };
+
+  // A stream the client ends emits no 'finish': such streams were never counted, most of them.
+  it('counts a stream its client left, once, as the 200 it was, with no latency', async () => {
+    const registry = new Registry();
+    const port = await serve(registry);
+    await leaveAfter(port, '/stream', 200);
+    await new Promise((done) => setTimeout(done, 100));
+    expect(await counted(registry, '/stream', '200')).to.equal(1);
+    const latency = await registry.getSingleMetric('tray_api_request_duration_seconds')?.get();
+    expect(latency?.values.filter((value) => value.labels.route === '/stream')).to.deep.equal([]);
+  });
+
+  it('counts a call its client left before any answer as 499, and an answered one once', async () => {
+    const registry = new Registry();
+    const port = await serve(registry);
+    await leaveAfter(port, '/hang', 100);
+    await fetch(`http://127.0.0.1:${port}/ok`).then((res) => res.text());
+    await new Promise((done) => setTimeout(done, 100));
+    expect(await counted(registry, '/hang', '499')).to.equal(1);
+    expect(await counted(registry, '/hang', '200')).to.equal(0);
+    expect(await counted(registry, '/ok', '200')).to.equal(1);
+  });
+});
