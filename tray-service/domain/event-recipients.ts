@@ -1,6 +1,7 @@
 import type { Activity, MappedEvent } from './activity.ts';
 import { heldBackByMutes, muteTargetsCovering, type Mute } from './mute.ts';
 import type { MuteTarget } from './mute-changes.ts';
+import { compareCodePoints } from './code-point-order.ts';
 
 /**
  * Whose tray records an event changed, from what the mapping made of it (docs/operations.md#events-console-api):
@@ -22,9 +23,6 @@ export interface RecipientSources {
   /** A community post: `post` is its activity (what a member's mute is judged against). */
   community?: { communityId: string; at: number; authorId: string; post: Activity };
 }
-
-/** Byte order of UTF-8, the order PostgreSQL's COLLATE "C" gives ids (and the pages use). */
-export const byteOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 /** The targets a mute of which could hold back one of the event's activities (muteTargetsCovering). Pure. */
 export function recipientMuteTargets(mapped: Pick<MappedEvent, 'activities'>): MuteTarget[] {
@@ -69,7 +67,7 @@ export function recipientSources(
       };
   }
   return {
-    personal: [...personal].sort(byteOrder),
+    personal: [...personal].sort(compareCodePoints),
     ...(personalIn ? { personalIn } : {}),
     ...(community ? { community } : {}),
   };
@@ -87,8 +85,8 @@ export function recipientsPage(
   after: string | undefined,
   limit: number,
 ): { userIds: string[]; next?: string } {
-  const later = (userId: string) => after === undefined || byteOrder(userId, after) > 0;
-  const union = [...new Set([...personal.filter(later), ...members.userIds])].sort(byteOrder);
+  const later = (userId: string) => after === undefined || compareCodePoints(userId, after) > 0;
+  const union = [...new Set([...personal.filter(later), ...members.userIds])].sort(compareCodePoints);
   const userIds = union.slice(0, limit);
   const last = userIds.at(-1);
   const more = union.length > limit || (members.more && userIds.length === limit);

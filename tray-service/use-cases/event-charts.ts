@@ -1,6 +1,6 @@
 import { MINUTE_MS } from '../../shared/time/durations.ts';
 import { addLagBuckets, emptyLagBuckets, lagQuantile } from '../domain/lag-histogram.ts';
-import { byteOrder } from '../domain/event-recipients.ts';
+import { compareCodePoints } from '../domain/code-point-order.ts';
 import type { EventsPort } from '../storage/port.ts';
 
 /** The minutes a chart covers: whole minutes from `since`'s to the one `until` falls in. */
@@ -62,7 +62,9 @@ export function createEventCharts(events: Pick<EventsPort, 'perMinute' | 'lagPer
       return {
         ...range,
         minutes,
-        series: [...series].sort(([a], [b]) => byteOrder(a, b)).map(([event, counts]) => ({ event, counts })),
+        series: [...series]
+          .sort(([a], [b]) => compareCodePoints(a, b))
+          .map(([event, counts]) => ({ event, counts })),
       };
     },
 

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { mapEvent } from '../../../tray-service/domain/map-event.ts';
+import { compareCodePoints } from '../../../tray-service/domain/code-point-order.ts';
+import { byteOrder } from '../../support/reference-tray/byte-order.ts';
 import {
-  byteOrder,
   mutesByOwner,
   recipientMuteTargets,
   recipientSources,
@@ -74,7 +75,7 @@ describe('an event’s recipients (pure part)', () => {
   });
 
   it('sorts ids in UTF-8 byte order, as PostgreSQL’s COLLATE "C" does', () => {
-    expect(['b', 'B', '\u{1F600}', '\uFFFD', 'a'].sort(byteOrder)).to.deep.equal([
+    expect(['b', 'B', '\u{1F600}', '\uFFFD', 'a'].sort(compareCodePoints)).to.deep.equal([
       'B',
       'a',
       'b',

@@ -3,18 +3,18 @@ import type { CommunityMembersPort } from '../../port.ts';
 import type { Activity } from '../../../domain/activity.ts';
 import { isAwayAt } from '../../../domain/membership-intervals.ts';
 import { heldBackByMutes } from '../../../domain/mute.ts';
+import { compareCodePoints } from '../../../domain/code-point-order.ts';
 import { TRAY_MUTES } from '../collection-names.ts';
 import { spansCovering } from '../mutes/muted-deliveries.ts';
 import { muteTargetKey, type MuteDoc } from '../mutes/tray-mutes-collection.ts';
 import { memberSpans, postRecipients } from './membership-changes.ts';
 
-/** Byte order, as PostgreSQL's COLLATE "C" sorts ids (the conformance suite compares both). */
-const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
-
 /** The page of `users` after `after`, in id order. */
 function pageOf(users: readonly string[], page: { limit: number; after?: string }) {
   const after = page.after;
-  const all = users.filter((userId) => after === undefined || byteOrder(userId, after) > 0).sort(byteOrder);
+  const all = users
+    .filter((userId) => after === undefined || compareCodePoints(userId, after) > 0)
+    .sort(compareCodePoints);
   const userIds = all.slice(0, page.limit);
   const last = userIds.at(-1);
   return all.length > page.limit && last !== undefined ? { userIds, next: last } : { userIds };
