@@ -9,44 +9,69 @@ export interface LostSince {
 }
 
 /**
- * Changes whose announcement was lost (a failed publish), kept per user in Redis: the earliest
- * change time lost, and when the resync that makes up for them went out. Streams open then catch
- * up from that resync itself; a stream that was away resumes later from an id older than it, and
- * catches up from `since` then (docs/live-tray.md, "How changes travel").
+ * Changes whose announcement was lost (a failed publish), kept per user in Redis: each resync that
+ * made up for some, with the earliest change time it covered. Streams open then catch up from that
+ * resync itself; a stream that was away resumes later from an id older than it, and catches up
+ * from its `since` then (docs/live-tray.md, "How changes travel").
  */
 export interface LostChanges {
   /** `userId`'s changes from `since` on were not announced; their resync goes out at `at`. */
   record(userId: string, since: number, at: number): Promise<void>;
-  /** The user's lost changes, or undefined when none were in the last day. */
-  of(userId: string): Promise<LostSince | undefined>;
+  /** The user's resyncs of the last day, oldest first (none when there were none). */
+  of(userId: string): Promise<LostSince[]>;
 }
 
-/**
- * Kept as long as a stream resumes from an id (an older one gets `reset`, and reloads). The
- * earliest `since` is kept, the latest `at`: a stream that missed an earlier resync may have missed
- * the later one too, and repeating a record is harmless where losing one is not.
- */
+/** Kept as long as a stream resumes from an id (an older one gets `reset`, and reloads). */
 const KEEP_MS = DAY_MS;
 
+/**
+ * Resyncs kept per user. Each is kept apart (it was one pair, the earliest `since` and the latest
+ * `at`, whose expiry every loss renewed: a user losing a publish once a day kept the first loss's
+ * `since` for good, and every later resync sent their whole tray since then again). Past this
+ * many in a day the two oldest become one, the earlier `since` and the later `at`: a stream may
+ * get records again, never miss one.
+ */
+const MAX_KEPT = 32;
+
+// A sorted set by `at`, each member `since@at`.
 const RECORD = `
-local since = tonumber(redis.call('HGET', KEYS[1], 'since'))
-if not since or tonumber(ARGV[1]) < since then redis.call('HSET', KEYS[1], 'since', ARGV[1]) end
-local at = tonumber(redis.call('HGET', KEYS[1], 'at'))
-if not at or tonumber(ARGV[2]) > at then redis.call('HSET', KEYS[1], 'at', ARGV[2]) end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1] .. '@' .. ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. (tonumber(ARGV[2]) - tonumber(ARGV[3])))
+while redis.call('ZCARD', KEYS[1]) > tonumber(ARGV[4]) do
+  local two = redis.call('ZRANGE', KEYS[1], 0, 1)
+  local since1 = tonumber(string.match(two[1], '^([^@]+)@'))
+  local since2, at2 = string.match(two[2], '^([^@]+)@(.+)$')
+  redis.call('ZREM', KEYS[1], two[1], two[2])
+  redis.call('ZADD', KEYS[1], at2, string.format('%d', math.min(since1, tonumber(since2))) .. '@' .. at2)
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1`;
 
 export function createLostChanges(redis: RedisClient, prefix: string): LostChanges {
-  const key = (userId: string) => `${prefix}:lost:${userId}`;
+  const key = (userId: string) => `${prefix}:lost-resyncs:${userId}`;
+  // The one pair an earlier version kept (a hash of `since` and `at`), read for the day it lives
+  // on after an upgrade, never written.
+  const earlierKey = (userId: string) => `${prefix}:lost:${userId}`;
   // A Redis that hangs fails each call within the budget, as an unreachable one does.
   const guarded = guardedRedis(redis);
   return {
     async record(userId, since, at) {
-      await guarded(() => redis.eval(RECORD, 1, key(userId), String(since), String(at), String(KEEP_MS)));
+      await guarded(() =>
+        redis.eval(RECORD, 1, key(userId), String(since), String(at), String(KEEP_MS), String(MAX_KEPT)),
+      );
     },
     async of(userId) {
-      const { since, at } = await guarded(() => redis.hgetall(key(userId)));
-      return since === undefined || at === undefined ? undefined : { since: Number(since), at: Number(at) };
+      const [members, earlier] = await Promise.all([
+        guarded(() => redis.zrange(key(userId), 0, -1)),
+        guarded(() => redis.hgetall(earlierKey(userId))),
+      ]);
+      const kept = members.map((member) => {
+        const [since = '', at = ''] = member.split('@');
+        return { since: Number(since), at: Number(at) };
+      });
+      return earlier.since === undefined || earlier.at === undefined
+        ? kept
+        : [{ since: Number(earlier.since), at: Number(earlier.at) }, ...kept];
     },
   };
 }

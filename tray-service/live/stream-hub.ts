@@ -231,12 +231,16 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     const starts = new Map(sessions.map((session) => [session, copyCursor(session.stream.cursor)]));
     try {
       const lost = await deps.lost.of(userId);
-      // Where each stream's changes may have gone unannounced. A stream that delivered a change
-      // written after the last resync went out (less the clocks' SETTLE_MS) was open and got it.
+      // Where each stream's changes may have gone unannounced: from the earliest change of each
+      // resync it may have been away for. A stream that delivered a change written after a resync
+      // went out (less the clocks' SETTLE_MS) was open and got that one.
       const lostFrom = new Map(
         [...starts].map(([session, start]) => [
           session,
-          lost && start.at < lost.at + SETTLE_MS ? Math.min(resyncFrom, lost.since) : resyncFrom,
+          Math.min(
+            resyncFrom,
+            ...lost.filter((resync) => start.at < resync.at + SETTLE_MS).map((resync) => resync.since),
+          ),
         ]),
       );
       const clearedAt = await lastClear(deps.storage, userId);

@@ -58,6 +58,33 @@ describe('a change whose publish failed', function () {
     return live;
   };
 
+  // Each loss used to renew one pair kept per user, its earliest `since` kept: a user losing a
+  // publish once a day kept the first one's for good, and every stream resuming after a later
+  // resync was sent their whole tray since the first loss again.
+  it('resends, to a stream resuming after one resync, nothing from before that resync’s own losses', async () => {
+    const user = 'u-lost-twice';
+    const now = Date.now();
+    const hour = 3_600_000;
+    const own = createRedis(testStack().redisUrl);
+    try {
+      const lost = createLostChanges(own, tray.prefix);
+      // A loss from 20 h ago made up for then; one from 10 s ago, made up for now.
+      await lost.record(user, now - 20 * hour - 60_000, now - 20 * hour);
+      await write(user, 'p-had', now - 19 * hour, tray.changes);
+      await lost.record(user, now - 10_000, now);
+      await write(user, 'p-new', now - 5_000, tray.changes);
+      // A stream that delivered up to 18 h ago, after the first resync: it had p-had.
+      const resumed = await stream(user, {
+        'Last-Event-ID': encodeStreamCursor({ at: now - 18 * hour, floor: now - 22 * hour, seen: new Map() }),
+      });
+      await resumed.next((event) => shown([event]).includes('p-new'), { timeoutMs: 5_000 });
+      await new Promise((done) => setTimeout(done, 300));
+      expect(shown(resumed.events)).to.deep.equal(['p-new']);
+    } finally {
+      own.disconnect();
+    }
+  });
+
   it('reaches a stream that stayed open once the publisher reaches Redis again', async () => {
     const live = await loseOne('u-lost-open');
     await redis.connect();
@@ -74,7 +101,7 @@ describe('a change whose publish failed', function () {
     await redis.connect();
     // The resync has gone out (to no stream of the user) once it is kept for later ones.
     const lost = createLostChanges(redis, tray.prefix);
-    await waitFor(async () => (await lost.of(user)) !== undefined, 5_000, 'the resync kept').catch(
+    await waitFor(async () => (await lost.of(user)).length > 0, 5_000, 'the resync kept').catch(
       () => undefined,
     );
     const again = await stream(user, { 'Last-Event-ID': lastId(live.events) });
