@@ -112,6 +112,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const onReconnected = () => republisher.request();
   bans.redis.on('ready', onReconnected);
   const metrics = createWorkerMetrics(deps.registry);
+  metrics.gateOpen.set(1);
   const fanOuts = pLimit(deps.fanOutConcurrency ?? 4);
   // A fan-out costs about the same for one post as for many: posts to a community that arrive
   // within the gather or while its fan-out runs go together.
@@ -149,6 +150,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     ping: () => deps.storage.ping(),
     logger: deps.logger,
     onChange: (open) => {
+      metrics.gateOpen.set(open ? 1 : 0);
       const change = open ? deps.queue.resume(true) : deps.queue.pause(true, true);
       // Redis may be down too: the local pause holds anyway, and resuming needs no server.
       change.catch(() => undefined);

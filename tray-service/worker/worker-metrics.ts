@@ -1,9 +1,10 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export interface WorkerMetrics {
   jobs: Counter<'outcome'>;
   events: Counter<'status'>;
   duration: Histogram;
+  gateOpen: Gauge;
 }
 
 /** Worker metrics on the service's registry (served at /metrics). Safe to call once per registry. */
@@ -14,6 +15,7 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
       jobs: existing as Counter<'outcome'>,
       events: registry.getSingleMetric('tray_worker_events_total') as Counter<'status'>,
       duration: registry.getSingleMetric('tray_worker_job_duration_seconds') as Histogram,
+      gateOpen: registry.getSingleMetric('tray_worker_storage_gate_open') as Gauge,
     };
   }
   return {
@@ -33,6 +35,14 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
       name: 'tray_worker_job_duration_seconds',
       help: 'Time to process one queue job (store, map, apply)',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    // The jobs this worker holds during its outage stay active here, their locks renewed, until
+    // its own probe reaches the storage again: a worker whose path alone is broken (a sidecar
+    // proxy down) holds them while the others are idle. This says so without reading the logs.
+    gateOpen: new Gauge({
+      name: 'tray_worker_storage_gate_open',
+      help: '1 while this worker takes jobs; 0 while its storage does not answer it (it takes none, and the jobs it holds wait here for the storage)',
       registers: [registry],
     }),
   };

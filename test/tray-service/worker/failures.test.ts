@@ -56,12 +56,15 @@ describe('tray worker when its database is unavailable', () => {
   let storage: TrayStorage | undefined;
   let queue: Bull.Queue<WebhookJobData> | undefined;
   let worker: RunningWorker | undefined;
+  const registry = createMetricsRegistry('test', false);
+  const gateOpen = async () =>
+    (await registry.getSingleMetric('tray_worker_storage_gate_open')?.get())?.values[0]?.value;
 
   before(async function () {
     this.timeout(60_000);
     storage = await postgres.openStorage();
     queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
-    worker = await quietWorker(queue, storage);
+    worker = await quietWorker(queue, storage, { registry });
   });
   after(async function () {
     this.timeout(30_000);
@@ -70,11 +73,15 @@ describe('tray worker when its database is unavailable', () => {
 
   it('holds the job without spending an attempt while the database is down, and applies it once it answers', async function () {
     this.timeout(120_000);
+    expect(await gateOpen()).to.equal(1);
     await postgres.stop();
     const job = await addHeldJob(queue!, 'cm-down');
+    // Held here, and said on /metrics: an operator sees which worker holds jobs it cannot run.
+    expect(await gateOpen()).to.equal(0);
 
     await postgres.start();
     expect(await settled(job)).to.equal('completed');
+    expect(await gateOpen()).to.equal(1);
     expect((await queue!.getJob(job.id))?.attemptsMade).to.equal(0);
     const records = await readAll(storage!, 'u-ana');
     expect(records.map((record) => [record.verb, record.targetId])).to.deep.equal([['comment', 'p-100']]);
