@@ -159,30 +159,24 @@ function onNewClusterSubscriber(cluster: Cluster, use: (connection: Redis) => vo
 }
 
 /**
- * Calls `replaced` each time `redis`'s subscriber connection is connected again after it had been
- * connected before: then whatever was published meanwhile reached nobody here, and subscriptions
- * made meanwhile may be missing, so its user subscribes again and catches up. A single server's
- * connection reconnects itself (its `ready` again). A cluster's opens a new connection to some
- * node instead and subscribes it to the same channels, never emitting `ready` again; here the new
- * connection's own `ready` counts.
+ * Calls `replaced` each time `redis`'s subscriber connection becomes ready after it was called
+ * (connected again, or connected at last): then whatever was published meanwhile reached nobody
+ * here, and subscriptions made meanwhile may be missing, so its user subscribes again and catches
+ * up. Its first connection counts too when it comes after the call: a SUBSCRIBE sent before it
+ * and failed (maxRetriesPerRequest, two failed connects at start-up) is restored by nobody else,
+ * and the streams waiting for it would get no change ever. A single server's connection
+ * reconnects itself (its `ready` again). A cluster's opens a new connection to some node instead
+ * and subscribes it to the same channels, never emitting `ready` again; here the new connection's
+ * own `ready` counts.
  */
 export function onSubscriberReplaced(redis: RedisClient, replaced: () => void): void {
   if (!(redis instanceof Cluster)) {
-    let connectedBefore = redis.status === 'ready';
-    redis.on('ready', () => {
-      if (connectedBefore) replaced();
-      connectedBefore = true;
-    });
+    redis.on('ready', replaced);
     return;
   }
+  const watch = (connection: Redis) => connection.on('ready', replaced);
   const current = (redis as unknown as ClusterInternals).subscriber?.getInstance?.() ?? null;
-  let connectedBefore = current?.status === 'ready';
-  const watch = (connection: Redis) =>
-    connection.on('ready', () => {
-      if (connectedBefore) replaced();
-      connectedBefore = true;
-    });
-  if (current && !connectedBefore) watch(current);
+  if (current) watch(current);
   onNewClusterSubscriber(redis, watch);
 }
 

@@ -3,8 +3,13 @@ import { Redis } from 'ioredis';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
-import { createRedis, SLOTS_REFRESH_INTERVAL_MS } from '../../../shared/redis/create-redis.ts';
+import { freePort, startRedis, type LocalServer } from '../../../scripts/lib/local-servers.ts';
+import {
+  createRedis,
+  onSubscriberReplaced,
+  SLOTS_REFRESH_INTERVAL_MS,
+  type RedisClient,
+} from '../../../shared/redis/create-redis.ts';
 import { useRedisCluster } from '../../support/use-redis-cluster.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
@@ -90,4 +95,36 @@ describe('shared/redis createRedis on a server demoted to a replica', function (
       }
     });
   }
+});
+
+// At start-up the subscriber may not reach Redis yet: a SUBSCRIBE sent then fails after two
+// connects (maxRetriesPerRequest), and ioredis restores only what Redis confirmed. Its first
+// `ready` used to count for nothing, so the streams waiting on that subscription got no change.
+describe('shared/redis onSubscriberReplaced before the first connection', function () {
+  this.timeout(30_000);
+  let dir = '';
+  let server: LocalServer | undefined;
+  let subscriber: RedisClient | undefined;
+  after(async () => {
+    subscriber?.disconnect();
+    await server?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('says the subscriber was replaced at its first ready too, after a SUBSCRIBE failed', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'first-ready-'));
+    const port = await freePort();
+    subscriber = createRedis(`redis://127.0.0.1:${port}`, { retryStrategy: () => 200 });
+    subscriber.on('error', () => undefined);
+    let replaced = 0;
+    onSubscriberReplaced(subscriber, () => (replaced += 1));
+    const failed = await subscriber.subscribe('changes').then(
+      () => false,
+      () => true,
+    );
+    expect(failed, 'the SUBSCRIBE failed while nothing listened').to.equal(true);
+    server = await startRedis({ dir, port });
+    await waitFor(() => replaced === 1, 10_000, 'the first ready told');
+    expect(subscriber.status).to.equal('ready');
+  });
 });
