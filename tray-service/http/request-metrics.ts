@@ -36,7 +36,8 @@ export function requestMetrics(registry: Registry, routes: ReadonlySet<string>):
     const record = () => {
       if (counted) return;
       counted = true;
-      // Nothing answered yet: the client gave up waiting (nginx's 499), not a 200.
+      // Nothing answered yet: the connection closed first (the client gave up waiting, or a
+      // shutdown's grace ran out): nginx's 499, not a 200.
       const labels = { method: req.method, route, status: res.headersSent ? String(res.statusCode) : '499' };
       count.inc(labels);
       // A live stream lasts minutes or hours: its duration is not a request latency; nor is the

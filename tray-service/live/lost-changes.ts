@@ -17,7 +17,10 @@ export interface LostSince {
 export interface LostChanges {
   /** `userId`'s changes from `since` on were not announced; their resync goes out at `at`. */
   record(userId: string, since: number, at: number): Promise<void>;
-  /** The user's resyncs of the last day, oldest first (none when there were none). */
+  /**
+   * The user's resyncs, oldest first (none when there were none): those of the day before the
+   * latest, which may reach two days back; a stream away that long is `reset` anyway.
+   */
   of(userId: string): Promise<LostSince[]>;
 }
 

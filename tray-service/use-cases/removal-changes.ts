@@ -21,7 +21,8 @@ export interface RemovalChanges {
 
 /**
  * Which trays a removal event changed, as the worker recorded when it applied it (docs/operations.md#what-a-removal-changed).
- * Storage without removals records none: every summary is undefined, every page empty.
+ * Without the port (an admin app wired without it) none is shown: every summary is undefined,
+ * every page empty.
  */
 export function createRemovalChanges(port: RemovalOutcomesPort | undefined): RemovalChanges {
   return {

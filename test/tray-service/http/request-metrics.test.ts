@@ -4,19 +4,29 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { requestMetrics } from '../../../tray-service/http/request-metrics.ts';
+import { waitFor } from '../../support/wait-for.ts';
 
 describe('requestMetrics', () => {
   let server: Server | undefined;
+  /** Each request as the handlers see it arrive, by path. */
+  let arrived: string[] = [];
   afterEach(async () => {
-    server?.closeAllConnections();
-    await new Promise((done) => server?.close(done));
+    const running = server;
     server = undefined;
+    arrived = [];
+    if (!running) return;
+    running.closeAllConnections();
+    await new Promise((done) => running.close(done));
   });
 
   /** An app with a stream that never ends by itself and a call that never answers, on loopback. */
   const serve = async (registry: Registry) => {
     const app = express();
     app.use(requestMetrics(registry, new Set(['/stream', '/hang', '/ok'])));
+    app.use((req, _res, next) => {
+      arrived.push(req.path);
+      next();
+    });
     app.get('/stream', (_req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/event-stream' });
       res.write(': open\n\n');
@@ -28,17 +38,14 @@ describe('requestMetrics', () => {
     return (server.address() as AddressInfo).port;
   };
 
-  /** GETs `path` and goes away after `ms`, as a closed tab does. */
-  const leaveAfter = (port: number, path: string, ms: number) =>
-    new Promise<void>((done) => {
-      const req = httpRequest({ host: '127.0.0.1', port, path });
-      req.on('error', () => undefined);
-      req.end();
-      setTimeout(() => {
-        req.destroy();
-        done();
-      }, ms);
-    });
+  /** GETs `path` and goes away once the server has it, as a closed tab does. */
+  const leaveOnceArrived = async (port: number, path: string) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path });
+    req.on('error', () => undefined);
+    req.end();
+    await waitFor(() => arrived.includes(path), 5_000, `${path} arrived`);
+    req.destroy();
+  };
 
   const counted = async (registry: Registry, route: string, status: string) => {
     const metric = await registry.getSingleMetric('tray_api_requests_total')?.get();
@@ -52,7 +59,9 @@ describe('requestMetrics', () => {
   it('counts a stream its client left, once, as the 200 it was, with no latency', async () => {
     const registry = new Registry();
     const port = await serve(registry);
-    await leaveAfter(port, '/stream', 200);
+    await leaveOnceArrived(port, '/stream');
+    await waitFor(async () => (await counted(registry, '/stream', '200')) > 0, 5_000, 'the stream counted');
+    // Counted once: 'finish' never follows, and 'close' does not count it again.
     await new Promise((done) => setTimeout(done, 100));
     expect(await counted(registry, '/stream', '200')).to.equal(1);
     const latency = await registry.getSingleMetric('tray_api_request_duration_seconds')?.get();
@@ -62,8 +71,14 @@ describe('requestMetrics', () => {
   it('counts a call its client left before any answer as 499, and an answered one once', async () => {
     const registry = new Registry();
     const port = await serve(registry);
-    await leaveAfter(port, '/hang', 100);
+    await leaveOnceArrived(port, '/hang');
     await fetch(`http://127.0.0.1:${port}/ok`).then((res) => res.text());
+    await waitFor(async () => (await counted(registry, '/hang', '499')) > 0, 5_000, 'the call left counted');
+    await waitFor(
+      async () => (await counted(registry, '/ok', '200')) > 0,
+      5_000,
+      'the answered call counted',
+    );
     await new Promise((done) => setTimeout(done, 100));
     expect(await counted(registry, '/hang', '499')).to.equal(1);
     expect(await counted(registry, '/hang', '200')).to.equal(0);

@@ -10,8 +10,9 @@ import {
 /**
  * Server error codes with which MongoDB says "not now", never "this query is wrong": the codes the
  * driver itself retries a read or write on once (its RETRYABLE_READ_ERROR_CODES, which it does not
- * export), plus a time limit run out. The driver's one retry covers a quick election; a longer one
- * (a replica set without a majority, a primary shutting down) reaches the app with these.
+ * export), plus a time limit run out (50), a write concern timed out (64) and no member matching
+ * the read preference (133). The driver's one retry covers a quick election; a longer one (a
+ * replica set without a majority, a primary shutting down) reaches the app with these.
  */
 const MONGO_UNAVAILABLE_CODES = new Set([
   6, // HostUnreachable
@@ -21,6 +22,7 @@ const MONGO_UNAVAILABLE_CODES = new Set([
   89, // NetworkTimeout
   91, // ShutdownInProgress
   133, // FailedToSatisfyReadPreference
+  134, // ReadConcernMajorityNotAvailableYet
   189, // PrimarySteppedDown
   262, // ExceededTimeLimit
   9001, // SocketException
@@ -34,11 +36,12 @@ const MONGO_UNAVAILABLE_CODES = new Set([
 /**
  * FerretDB (1.x, on PostgreSQL) answers every command with InternalError (code 1) while its own
  * PostgreSQL is down or restarting, the backend's failure in the message: a SQLSTATE of a lost or
- * refused connection, or its driver's failure to connect. Only those: any other InternalError may
- * be the command's own.
+ * refused connection (the ones postgres-unavailable.ts takes; not 08P01, a protocol violation, a
+ * bug), or its driver's failure to connect. Only those: any other InternalError may be the
+ * command's own.
  */
 const FERRETDB_BACKEND_DOWN =
-  /\(SQLSTATE (?:08\w{3}|57P0[123]|53300|57014)\)|failed to connect to `|\bdial error\b/;
+  /\(SQLSTATE (?:08(?:000|001|003|004|006)|57P0[123]|53300|57014)\)|failed to connect to `|\bdial error\b/;
 const FERRETDB_INTERNAL_ERROR = 1;
 
 /** True for driver errors that mean "MongoDB cannot serve this now", as opposed to a bad query. */

@@ -39,6 +39,8 @@ describe('isMongoUnavailable', () => {
       true,
     ]);
     expect(isMongoUnavailable(serverError(1, 'unexpected operator $frobnicate'))).to.equal(false);
+    // A protocol violation is a bug, not an outage, as on PostgreSQL itself.
+    expect(isMongoUnavailable(serverError(1, 'ERROR: bad message (SQLSTATE 08P01)'))).to.equal(false);
   });
 
   it('hands a wrong command on as its own (duplicate key, bad value, unauthorised)', () => {
