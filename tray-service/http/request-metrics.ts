@@ -30,12 +30,9 @@ export function requestMetrics(registry: Registry, routes: ReadonlySet<string>):
     const started = process.hrtime.bigint();
     // Read now: mounted routers rewrite req.url while they handle the request.
     const route = routes.has(req.path) ? req.path : 'unmatched';
-    // 'finish' when the answer was written out; only 'close' when the client went first, which is
-    // how most live streams end (a tab closed, a phone asleep): counted either way, once.
-    let counted = false;
-    const record = () => {
-      if (counted) return;
-      counted = true;
+    // 'close' ends every response (Node emits it after 'finish' too), also one whose client went
+    // first, which is how most live streams end (a tab closed, a phone asleep): counted there, once.
+    res.once('close', () => {
       // Nothing answered yet: the connection closed first (the client gave up waiting, or a
       // shutdown's grace ran out): nginx's 499, not a 200.
       const labels = { method: req.method, route, status: res.headersSent ? String(res.statusCode) : '499' };
@@ -45,9 +42,7 @@ export function requestMetrics(registry: Registry, routes: ReadonlySet<string>):
       if (!res.headersSent) return;
       if (String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')) return;
       latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
-    };
-    res.once('finish', record);
-    res.once('close', record);
+    });
     next();
   };
 }
