@@ -50,6 +50,9 @@ const MAX_RETRY_WAIT_MS = 86_400_000;
  * A client of the tray API for one user (the one `getToken`'s tokens name). No state but its
  * options: create one per user, or per request in a back end.
  */
+/** How long one sending waits for an answer unless `timeoutMs` says otherwise. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
 export function createTrayClient(options: TrayClientOptions): TrayClient {
   // The stream needs it (the caller's signal with its own); an older browser would otherwise fail
   // only at the stream's first event, long after every other call worked.
@@ -80,7 +83,7 @@ export function createTrayClient(options: TrayClientOptions): TrayClient {
     );
   // Without one a service that accepts the connection and never answers holds the call, and the
   // back end's request behind it, for ever.
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || timeoutMs > MAX_RETRY_WAIT_MS)
     throw new TypeError(
       `createTrayClient: timeoutMs must be a number above 0 and at most ${MAX_RETRY_WAIT_MS}, got ${String(timeoutMs)}`,

@@ -13,8 +13,12 @@ import { StorageBusyError } from '../../storage-busy-error.ts';
  */
 export const MUTE_LOCK_TAKEOVER_MS = 10_000;
 
-/** A waiter gives up after this long (the holder is then stuck beyond its takeover too). */
-const MUTE_LOCK_WAIT_MS = 3 * MUTE_LOCK_TAKEOVER_MS;
+/**
+ * A waiter gives up after this long with a StorageBusyError (503, which clients retry): past a
+ * dead holder's takeover, so that case still gets through, and well inside the tray client's
+ * default 30 s timeout, so the caller hears the 503 instead of timing out and not retrying.
+ */
+export const MUTE_LOCK_WAIT_MS = 15_000;
 
 export const muteLockId = (userId: string) => JSON.stringify(['mutes', userId]);
 
@@ -27,11 +31,16 @@ export const muteLockId = (userId: string) => JSON.stringify(['mutes', userId]);
  * DELETE. A waiter retries with the write protocol's back-off; a lock past its `expiresAt` (its
  * holder died) is deleted and taken again.
  */
-export async function withMuteLock<T>(db: Db, userId: string, work: () => Promise<T>): Promise<T> {
+export async function withMuteLock<T>(
+  db: Db,
+  userId: string,
+  work: () => Promise<T>,
+  waitMs = MUTE_LOCK_WAIT_MS,
+): Promise<T> {
   const locks = db.collection<MuteLockDoc>(TRAY_MUTE_LOCKS);
   const _id = muteLockId(userId);
   const token = randomUUID();
-  const giveUpAt = Date.now() + MUTE_LOCK_WAIT_MS;
+  const giveUpAt = Date.now() + waitMs;
   for (let round = 1; ; round += 1) {
     try {
       await locks.insertOne({ _id, token, expiresAt: new Date(Date.now() + MUTE_LOCK_TAKEOVER_MS) });
@@ -43,7 +52,7 @@ export async function withMuteLock<T>(db: Db, userId: string, work: () => Promis
     // Deleted by its token: only this stale holding goes, never a lock taken since.
     if (held && held.expiresAt.getTime() <= Date.now()) await locks.deleteOne({ _id, token: held.token });
     else if (Date.now() > giveUpAt)
-      throw new StorageBusyError(`mute lock of ${userId}: still held after ${MUTE_LOCK_WAIT_MS} ms`);
+      throw new StorageBusyError(`mute lock of ${userId}: still held after ${waitMs} ms`);
     else await backOff(round);
   }
   try {

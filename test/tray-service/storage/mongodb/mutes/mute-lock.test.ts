@@ -1,7 +1,14 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TRAY_MUTE_LOCKS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
-import { muteLockId, withMuteLock } from '../../../../../tray-service/storage/mongodb/mutes/mute-lock.ts';
+import { DEFAULT_TIMEOUT_MS } from '../../../../../client/src/create-tray-client.ts';
+import {
+  MUTE_LOCK_TAKEOVER_MS,
+  MUTE_LOCK_WAIT_MS,
+  muteLockId,
+  withMuteLock,
+} from '../../../../../tray-service/storage/mongodb/mutes/mute-lock.ts';
+import { StorageBusyError } from '../../../../../tray-service/storage/storage-busy-error.ts';
 import type { MuteLockDoc } from '../../../../../tray-service/storage/mongodb/mutes/tray-mute-locks-collection.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 
@@ -51,6 +58,31 @@ describe('withMuteLock (MongoDB adapter: one PUT or DELETE of a user’s mutes a
       withMuteLock(mongo.db, 'u-fails', () => Promise.reject(new Error('boom'))),
     ).to.be.rejectedWith('boom');
     expect(await locks().countDocuments({ _id: muteLockId('u-fails') })).to.equal(0);
+  });
+
+  it('gives up with StorageBusyError (a 503) when the holder keeps it, and leaves its lock alone', async () => {
+    const expiresAt = new Date(Date.now() + 60_000);
+    await locks().insertOne({ _id: muteLockId('u-held'), token: 'alive', expiresAt });
+    let ran = false;
+    await expect(
+      withMuteLock(
+        mongo.db,
+        'u-held',
+        async () => {
+          ran = true;
+        },
+        200,
+      ),
+    ).to.be.rejectedWith(StorageBusyError, 'u-held');
+    expect(ran).to.equal(false);
+    expect(await locks().findOne({ _id: muteLockId('u-held') })).to.deep.include({ token: 'alive' });
+  });
+
+  it('gives up before the client stops waiting, and not before a dead holder can be taken over', () => {
+    // A waiter past the client's own timeout would answer 503, which the client retries, to a
+    // caller already gone with a TimeoutError, which it does not.
+    expect(MUTE_LOCK_WAIT_MS).to.be.below(DEFAULT_TIMEOUT_MS);
+    expect(MUTE_LOCK_WAIT_MS).to.be.above(MUTE_LOCK_TAKEOVER_MS);
   });
 
   it('takes over a lock whose holder died (past its expiresAt)', async () => {
