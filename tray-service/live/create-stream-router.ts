@@ -107,21 +107,17 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
         // hour), and must not lock the user out that long. A reconnect's own previous stream, when it
         // names it, gives its place first: the oldest may be another tab's healthy stream. Opening
         // counts as a call of the per-user rate limit (and a ticket as another), which bounds a client
-        // opening streams in a loop.
+        // opening streams in a loop. The hub ends the streams replaced once this one is open, or gives
+        // them their places back when it is not (its client gone meanwhile, or shutdown begun).
         const replaced = await deps.slots.acquire(userId, streamId, input.replaces);
         const locale = deps.messages.negotiate(input.locale, req.get('accept-language'));
         res.vary('Accept-Language');
         const expiresAt = callerExpiresAt(res);
-        deps.hub.open(res, {
-          userId,
-          streamId,
-          locale,
-          cursor,
-          start,
-          ...(expiresAt === undefined ? {} : { expiresAt }),
-        });
-        // After the new stream is open: the user's subscription on this instance stays in place.
-        deps.hub.replace(userId, replaced);
+        deps.hub.open(
+          res,
+          { userId, streamId, locale, cursor, start, ...(expiresAt === undefined ? {} : { expiresAt }) },
+          replaced,
+        );
         // A stream stays open for hours, and Express leaves its router's continuation on the request
         // (req.next): closures and saved state of every layer passed, 1.6 kB a stream. Nothing calls
         // it once the stream has begun.

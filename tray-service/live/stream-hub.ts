@@ -63,13 +63,13 @@ export interface StreamHubDeps {
 }
 
 export interface StreamHub {
-  /** Starts the event stream on `res` (its slot is already held); after close(), ends it at once. */
-  open(res: Response, stream: OpenStream): void;
   /**
-   * Ends these streams of the user, whose places newer streams took (StreamSlots.acquire), with a
-   * last `replaced` event: here when this instance holds them, else on the one that does.
+   * Starts the event stream on `res` (its slot is already held); after close(), or when its client
+   * has gone already, ends it at once. `replaced`: the streams of the user whose places it took
+   * (StreamSlots.acquire), ended with a last `replaced` event (here when this instance holds them,
+   * else on the one that does) once it is open, or given their places back when it is not.
    */
-  replace(userId: string, streamIds: readonly string[]): void;
+  open(res: Response, stream: OpenStream, replaced?: readonly string[]): void;
   /** Streams open on this instance. */
   readonly size: number;
   /**
@@ -439,6 +439,31 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     return undefined;
   }
 
+  /**
+   * Ends these streams of the user, whose places a newer stream took, with a last `replaced` event:
+   * here when this instance holds them, else on the one that does.
+   */
+  function replace(userId: string, streamIds: readonly string[]): void {
+    const elsewhere: LiveChange[] = [];
+    for (const streamId of streamIds) {
+      const session = sessionOf(userId, streamId);
+      if (session) endReplaced(session);
+      else elsewhere.push({ kind: 'replaced', userId, streamId });
+    }
+    if (elsewhere.length > 0) void deps.announce(elsewhere);
+  }
+
+  /** A stream that took these places never opened: they are theirs again. */
+  function giveBack(userId: string, streamIds: readonly string[]): void {
+    if (streamIds.length === 0) return;
+    deps.slots.restore(userId, streamIds).catch((error: unknown) => {
+      logger.warn(
+        { err: (error as Error).message },
+        'streams not given back the places of one that never opened; they end at their next renewal',
+      );
+    });
+  }
+
   /** A newer stream of the user took this one's place: the last event, with an id to resume from. */
   function endReplaced(session: StreamSession): void {
     if (session.closed) return;
@@ -571,7 +596,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     get size() {
       return size;
     },
-    open(res, stream) {
+    open(res, stream, replaced = []) {
       const session = createStreamSession(res, stream, hooks);
       // A stream still being authorised when shutdown began arrives after close(): ended at once
       // with the shutdown's retry hint, as the streams close() ended, instead of staying open with
@@ -580,6 +605,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
         deps.slots.release(stream.userId, stream.streamId).catch((error: unknown) => {
           logger.warn({ err: (error as Error).message }, 'stream slot not released; its lease lapses');
         });
+        giveBack(stream.userId, replaced);
         session.close(closedWith * (1 + Math.random() * 4));
         return;
       }
@@ -592,8 +618,11 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
       // The client may have gone while the stream was being authorised: its 'close' has passed.
       if (!res.socket || res.socket.destroyed) {
         end(session);
+        giveBack(stream.userId, replaced);
         return;
       }
+      // After the new stream is open: the user's subscription on this instance stays in place.
+      replace(stream.userId, replaced);
       if (stream.expiresAt !== undefined) armExpiry(session, stream.expiresAt);
       held.set(session, []);
       void run(stream.userId, async () => {
@@ -610,15 +639,6 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
           await release(session);
         }
       });
-    },
-    replace(userId, streamIds) {
-      const elsewhere: LiveChange[] = [];
-      for (const streamId of streamIds) {
-        const session = sessionOf(userId, streamId);
-        if (session) endReplaced(session);
-        else elsewhere.push({ kind: 'replaced', userId, streamId });
-      }
-      if (elsewhere.length > 0) void deps.announce(elsewhere);
     },
     async close(retryMs) {
       closedWith = retryMs;

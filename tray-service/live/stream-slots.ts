@@ -61,6 +61,20 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `;
 
+/**
+ * Gives streams back the places an acquire marked as taken, when the stream that took them never
+ * opened (its client gone while it was authorised, or the instance shutting down): only a mark
+ * still standing is lifted, so a stream since ended or released stays gone. ARGV: the lease's end,
+ * then the stream ids.
+ */
+const RESTORE = `
+for i = 2, #ARGV do
+  local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if score and tonumber(score) < 0 then redis.call('ZADD', KEYS[1], ARGV[1], ARGV[i]) end
+end
+return 0
+`;
+
 export interface StreamSlots {
   readonly limit: number;
   /**
@@ -74,6 +88,11 @@ export interface StreamSlots {
    * a newer stream took its place (the holder ends it).
    */
   renew(userId: string, streamId: string): Promise<boolean>;
+  /**
+   * The streams an acquire replaced keep their places after all: the stream that took them never
+   * opened. A holder whose renewal read the mark in between has ended its stream already.
+   */
+  restore(userId: string, streamIds: readonly string[]): Promise<void>;
   release(userId: string, streamId: string): Promise<void>;
 }
 
@@ -124,6 +143,10 @@ export function createStreamSlots(redis: RedisClient, options: StreamSlotOptions
         redis.eval(RENEW, 1, key(userId), String(now() + options.leaseMs), streamId, String(options.leaseMs)),
       );
       return kept === 1;
+    },
+    async restore(userId, streamIds) {
+      if (streamIds.length === 0) return;
+      await guarded(() => redis.eval(RESTORE, 1, key(userId), String(now() + options.leaseMs), ...streamIds));
     },
     async release(userId, streamId) {
       await guarded(() => redis.zrem(key(userId), streamId));

@@ -8,6 +8,15 @@ import { dataOf, named, openSse, type SseStream } from './support/sse-client.ts'
 const STREAM = '/notifications/v3/stream';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The stream ended with `replaced` (with an id to resume from), and a reconnect hint after it. */
+async function expectReplaced(replaced: SseStream): Promise<void> {
+  const event = await replaced.next(named('replaced'), { timeoutMs: 5_000 });
+  expect(dataOf(event)).to.deep.equal({ reason: 'stream-limit', reconnect: false });
+  expect(event.id).to.be.a('string').and.not.equal('');
+  await replaced.ended;
+  expect(replaced.events.at(-1)).to.deep.include({ event: 'retry', retry: 30_000 });
+}
+
 // A user's streams beyond STREAMS_PER_USER: the newest takes the place of the oldest, whichever
 // instance holds it, so a stream whose client vanished without closing it (its server side open
 // until TCP gives up, a quarter of an hour) never locks its user out.
@@ -29,15 +38,6 @@ describe('live streams at the per-user limit', function () {
     expect(opened.status).to.equal(200);
     await opened.next(named('unread'));
     return opened;
-  }
-
-  /** The stream ended with `replaced` (with an id to resume from), and a reconnect hint after it. */
-  async function expectReplaced(replaced: SseStream): Promise<void> {
-    const event = await replaced.next(named('replaced'), { timeoutMs: 5_000 });
-    expect(dataOf(event)).to.deep.equal({ reason: 'stream-limit', reconnect: false });
-    expect(event.id).to.be.a('string').and.not.equal('');
-    await replaced.ended;
-    expect(replaced.events.at(-1)).to.deep.include({ event: 'retry', retry: 30_000 });
   }
 
   it('end the oldest with `replaced` when a new one opens, on the same or another instance', async () => {
@@ -97,5 +97,85 @@ describe('live streams at the per-user limit', function () {
     const replaced = await live.slots.acquire(user, newStreamId(Date.now()));
     expect(replaced).to.have.length(1);
     await expectReplaced(held);
+  });
+});
+
+// A stream that took other streams' places but never opened gives them back. The heartbeat is
+// long here: a renewal that read the mark in the moment between the acquire and the give-back
+// ends its stream (each renewal is asked directly below instead).
+describe('live streams at the per-user limit, a stream that never opens', function () {
+  this.timeout(60_000);
+  const tray = useLiveTray({ instances: 2, streamsPerUser: 2, heartbeatMs: 60_000 });
+  const open: SseStream[] = [];
+  const sockets: Socket[] = [];
+  afterEach(() => {
+    for (const stream of open.splice(0)) stream.close();
+    for (const socket of sockets.splice(0)) socket.destroy();
+  });
+
+  async function stream(instance: number, user: string): Promise<{ sse: SseStream; id: string }> {
+    const sse = await openSse(`${tray.instance(instance).base}${STREAM}`, {
+      Authorization: await bearer(user),
+    });
+    open.push(sse);
+    const { streamId } = dataOf(await sse.next(named('opened'))) as { streamId: string };
+    await sse.next(named('unread'));
+    return { sse, id: streamId };
+  }
+
+  /** Neither told it was replaced, nor told so at its next renewal, on whichever instance. */
+  async function expectKept(user: string, kept: { sse: SseStream; id: string }[]): Promise<void> {
+    await sleep(300);
+    for (const { sse, id } of kept) {
+      expect(sse.events.filter(named('replaced'))).to.deep.equal([]);
+      expect(await tray.instance(0).live.slots.renew(user, id), `the renewal of ${id}`).to.equal(true);
+    }
+  }
+
+  it('keeps the others in their places when its client left while it was authorised', async () => {
+    const user = 'u-gone-first';
+    const kept = [await stream(0, user), await stream(1, user)];
+    const { live, base } = tray.instance(1);
+    const socket = connect(Number(new URL(base).port), '127.0.0.1');
+    sockets.push(socket);
+    const gone = new Promise((resolve) => socket.once('close', resolve));
+    // The aborted request's slot is taken, then held back until its client has gone (a socket
+    // closed on loopback is seen at once); `handed` resolves once the hub has had it.
+    const acquire = live.slots.acquire.bind(live.slots);
+    const open = live.hub.open.bind(live.hub);
+    const handed = new Promise<void>((resolve) => {
+      live.slots.acquire = async (...args) => {
+        live.slots.acquire = acquire;
+        const replaced = await acquire(...args);
+        await gone;
+        await sleep(50);
+        return replaced;
+      };
+      live.hub.open = (...args) => {
+        live.hub.open = open;
+        open(...args);
+        resolve();
+      };
+    });
+    socket.write(`GET ${STREAM} HTTP/1.1\r\nHost: x\r\nAuthorization: ${await bearer(user)}\r\n\r\n`, () =>
+      socket.destroy(),
+    );
+    await handed;
+    await expectKept(user, kept);
+    expect(tray.instance(0).live.hub.size + tray.instance(1).live.hub.size).to.equal(2);
+    // And the two still count: a third stream takes the oldest's place.
+    await stream(0, user);
+    await expectReplaced((kept[0] as { sse: SseStream }).sse);
+  });
+
+  it('keeps the others in their places when it arrives after shutdown began', async () => {
+    const user = 'u-late';
+    const kept = [await stream(0, user), await stream(0, user)];
+    await tray.instance(1).live.hub.close(1_000);
+    const late = await openSse(`${tray.instance(1).base}${STREAM}`, { Authorization: await bearer(user) });
+    await late.ended;
+    expect(late.events.filter(named('unread')), 'ended at once, with nothing to tell').to.deep.equal([]);
+    await expectKept(user, kept);
+    expect(tray.instance(0).live.hub.size).to.equal(2);
   });
 });

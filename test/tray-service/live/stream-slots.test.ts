@@ -28,6 +28,32 @@ describe('live/stream-slots', () => {
     }
   });
 
+  it('gives streams back the places a stream that never opened took, but not to one since gone', async () => {
+    const redis = createRedis(testStack().redisUrl);
+    const prefix = uniqueName('slots');
+    const slots = createStreamSlots(redis, { prefix, limit: 2, leaseMs: 5_000 });
+    try {
+      const [first, second, never, closed, next] = [1, 2, 3, 4, 5].map((at) => newStreamId(at * 1_000));
+      await slots.acquire('u', first ?? '');
+      await slots.acquire('u', second ?? '');
+      expect(await slots.acquire('u', never ?? '', second)).to.deep.equal([second]);
+      // The stream that took second's place never opened: it releases its own, second gets it back.
+      await slots.release('u', never ?? '');
+      await slots.restore('u', [second ?? '']);
+      expect(await slots.renew('u', second ?? '')).to.equal(true);
+      expect(await slots.renew('u', first ?? '')).to.equal(true);
+      // Its holder closed it in between: a place given back to nobody would count for ever.
+      expect(await slots.acquire('u', closed ?? '')).to.deep.equal([first]);
+      await slots.release('u', first ?? '');
+      await slots.restore('u', [first ?? '']);
+      expect(await redis.zrange(`${prefix}:streams:u`, 0, -1)).to.deep.equal([second, closed]);
+      // And both count: the next stream takes the oldest's place.
+      expect(await slots.acquire('u', next ?? '')).to.deep.equal([second]);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
   it("at the limit, gives a new stream the place of the user's oldest, whose renewal then says so, on any instance", async () => {
     const redis = createRedis(testStack().redisUrl);
     const prefix = uniqueName('slots');
