@@ -166,6 +166,11 @@ async function openInstance(
    * a spooled event (the drainer skips an empty spool) nor goes below zero.
    */
   const counted = new Map<number, number>();
+  /**
+   * Segments taken over whose count in `counted` is a stand-in (one event) until their lines are
+   * counted, outside the appends' turn; a drain that reads one first sets the real count.
+   */
+  const estimated = new Set<number>();
   for (const segment of existing) {
     const path = segmentPath(dir, segment.name);
     const content = await spoolDirStep(root, `read ${instance}/${segment.name}`, () => readSegment(path));
@@ -307,6 +312,7 @@ async function openInstance(
       if (seq >= below || present.has(seq)) continue;
       depth -= lines - (progress.get(segmentName(seq)) ?? 0);
       counted.delete(seq);
+      estimated.delete(seq);
       progress.delete(segmentName(seq));
     }
     for (const segment of segments) {
@@ -321,6 +327,7 @@ async function openInstance(
       // What the appends counted may be on disk; what is there is what this drain hands over.
       depth += lines.length - (counted.get(segment.seq) ?? 0);
       counted.set(segment.seq, lines.length);
+      estimated.delete(segment.seq);
       let done = progress.get(segment.name) ?? 0;
       for (const line of lines.slice(done)) {
         // The segment stays, with its progress, for the next drain (or the next start's).
@@ -403,37 +410,48 @@ async function openInstance(
         throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
       await access(dir, constants.W_OK | constants.X_OK);
     },
-    adoptOrphans: () =>
-      // In turn with the appends: the segments taken over are numbered after every one here.
-      exclusive(async () => {
+    async adoptOrphans() {
+      // In turn with the appends (the segments taken over are numbered after every one here), but
+      // only the renames: their lines are counted after, since reading a long outage's segments
+      // (seconds for a gigabyte) in turn would hold every append behind it past its deadline.
+      const { taken, failure } = await exclusive(async () => {
         await owner.ensure();
         const first = nextSeq;
-        let adopted = 0;
-        try {
-          await adoptOrphanedSegments(root, dir, instance, onForeign, {
-            firstSeq: first,
-            deadChecks,
-            quietMs: options.adoptQuietMs ?? ADOPT_QUIET_MS,
-          });
-        } finally {
-          // What is in the folder now, also after a take-over that failed part-way: every segment
-          // moved in is counted, and the next segment this spool opens comes after them.
-          const taken = (await listSegments(dir)).filter((segment) => segment.seq >= first);
-          nextSeq = Math.max(nextSeq, (taken.at(-1)?.seq ?? 0) + 1);
-          for (const segment of taken) {
-            if (counted.has(segment.seq)) continue;
-            // Unreadable now, counted as one event: the drainer visits it, and its drain counts it.
-            const lines = await readSegment(segmentPath(dir, segment.name)).then(
-              (content) => splitLines(content).lines.length,
-              () => 1,
-            );
-            counted.set(segment.seq, lines);
-            depth += lines;
-            adopted += lines;
-          }
+        const outcome = await adoptOrphanedSegments(root, dir, instance, onForeign, {
+          firstSeq: first,
+          deadChecks,
+          quietMs: options.adoptQuietMs ?? ADOPT_QUIET_MS,
+        }).then(
+          () => ({ failed: false as const }),
+          (error: unknown) => ({ failed: true as const, error }),
+        );
+        // What is in the folder now, also after a take-over that failed part-way: every segment
+        // moved in is counted, and the next segment this spool opens comes after them.
+        const inFolder = (await listSegments(dir)).filter((segment) => segment.seq >= first);
+        nextSeq = Math.max(nextSeq, (inFolder.at(-1)?.seq ?? 0) + 1);
+        const moved = inFolder.filter((segment) => !counted.has(segment.seq));
+        for (const segment of moved) {
+          counted.set(segment.seq, 1);
+          estimated.add(segment.seq);
+          depth += 1;
         }
-        return adopted;
-      }),
+        return { taken: moved, failure: outcome };
+      });
+      let adopted = 0;
+      for (const segment of taken) {
+        // Unreadable now, it stays counted as one event: the drainer visits it, and its drain counts it.
+        const lines = await readSegment(segmentPath(dir, segment.name)).then(
+          (content) => splitLines(content).lines.length,
+          () => 1,
+        );
+        adopted += lines;
+        if (!estimated.delete(segment.seq)) continue;
+        depth += lines - (counted.get(segment.seq) ?? 0);
+        counted.set(segment.seq, lines);
+      }
+      if (failure.failed) throw failure.error;
+      return adopted;
+    },
     async close() {
       clearInterval(keeper);
       await draining?.catch(() => undefined);

@@ -157,6 +157,27 @@ describe('the spool', () => {
       expect(readdirSync(dir), 'what the two left').to.deep.equal([]);
     });
 
+    it('keeps taking appends while it counts the events of a large spool it took over', async () => {
+      const staying = await openSpool(dir, { adoptQuietMs: 0 });
+      const stopping = await openSpool(dir);
+      await stopping.append(job(10));
+      await stopping.close();
+      // A long outage's worth behind the stopped receiver: 160 MB of events in its segment.
+      const [segment] = segmentsIn(stopping.dir);
+      const lines = 160_000;
+      appendFileSync(join(stopping.dir, segment ?? ''), `${job(11).json.padEnd(1_000)}\n`.repeat(lines));
+      for (let check = 1; check < DEAD_CHECKS; check += 1) expect(await staying.adoptOrphans()).to.equal(0);
+      const adoption = staying.adoptOrphans();
+      const appended = staying.append(job(1));
+      const first = await Promise.race([appended.then(() => 'append'), adoption.then(() => 'take-over')]);
+      expect(first, 'the first to settle').to.equal('append');
+      expect(await adoption).to.equal(lines + 1);
+      expect(staying.depth()).to.equal(lines + 2);
+      await staying.drain(async () => undefined);
+      expect(staying.depth()).to.equal(0);
+      await staying.close();
+    });
+
     it('never takes over a live receiver whose socket file was removed: it makes it again at its next check', async () => {
       // Only the socket keeps b's folder: no wait for its segments to go quiet.
       const a = await openSpool(dir, { adoptQuietMs: 0 });
