@@ -13,13 +13,14 @@
 // of cost, not of speed (CPU time is read from /proc for the receiver and from INFO for Redis).
 // BACKLOG_JOBS (default 300000), BACKLOG_RATE (requests/s, default 1500), BACKLOG_SECONDS (default
 // 15) and BACKLOG_ROUNDS (pairs of rounds, default 3) tune it; BENCH_SCHEMES as in bench-receiver.ts.
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { dedupeKey } from '../receiver/dedupe-key.ts';
-import { createReceiverQueue } from '../receiver/store/create-receiver-queue.ts';
+import { createReceiverQueue, type ReceiverQueue } from '../receiver/store/create-receiver-queue.ts';
 import { enqueueMany } from '../receiver/store/enqueue-once.ts';
 import { encodeWebhookJob } from '../shared/queue/webhook-queue.ts';
 import { benchBody, benchSchemes, signedBenchRequest } from './lib/bench-body.ts';
@@ -30,7 +31,7 @@ import {
   startBenchReceiver,
   tickMicros,
 } from './lib/bench-receiver-child.ts';
-import { freePort, startRedis } from './lib/local-servers.ts';
+import { freePort, startRedis, type LocalServer } from './lib/local-servers.ts';
 import { stopOnSignal } from './lib/stop-on-signal.ts';
 import { stopChild } from './lib/stop-child.ts';
 import { scriptEnv } from './lib/cli.ts';
@@ -80,18 +81,22 @@ const loadAverage = async () =>
 async function main(): Promise<void> {
   const here = resolve(dirname(import.meta.filename), '..');
   const dir = mkdtempSync(join(tmpdir(), 'bench-receiver-backlog-'));
+  // Before anything starts: a signal during the start-up stops what was started so far.
+  const held: { redis?: LocalServer; admin?: Redis; writer?: ReceiverQueue; child?: ChildProcess } = {};
+  const stop = stopOnSignal(async () => {
+    if (held.child) await stopChild(held.child);
+    await held.writer?.close();
+    held.admin?.disconnect();
+    await held.redis?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
   const redis = await startRedis({ dir: join(dir, 'redis') });
   const admin = new Redis(redis.url);
   const writer = createReceiverQueue(redis.url, prefix);
+  Object.assign(held, { redis, admin, writer });
   const port = await freePort();
   const child = await startBenchReceiver(here, port, redis.url, join(dir, 'spool'));
-  const stop = stopOnSignal(async () => {
-    await stopChild(child);
-    await writer.close();
-    admin.disconnect();
-    await redis.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  held.child = child;
   const pid = child.pid ?? 0;
   const target = { queue: writer.queue, redis: writer.client, markPrefix: prefix, dedupeSeconds: 86_400 };
 

@@ -38,6 +38,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort, startRedis, type LocalServer } from './lib/local-servers.ts';
+import { trackStarted } from './lib/started-processes.ts';
 import { stopOnSignal } from './lib/stop-on-signal.ts';
 import { stopChild } from './lib/stop-child.ts';
 import { scriptEnv } from './lib/cli.ts';
@@ -200,6 +201,7 @@ function startServer(mode: string, port: number, redisUrl: string, spoolDir: str
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     },
   );
+  trackStarted(child);
   return new Promise((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('listening')) resolve(child);

@@ -58,19 +58,24 @@ const { startRedis, startFerretOnPostgres } = await import(join(ROOT, 'scripts/l
 
 const say = (line: string) => process.stderr.write(`[bench:worker-mongo] ${line}\n`);
 const dir = mkdtempSync(join(tmpdir(), 'bench-worker-mongo-'));
+// Before anything starts: a signal during the start-up stops what was started so far (the servers
+// still starting included, stopOnSignal).
+let started: { stop: () => Promise<void> }[] = [];
+const stopServers = stopOnSignal(async () => {
+  for (const server of started.reverse()) await server.stop();
+  started = [];
+  rmSync(dir, { recursive: true, force: true });
+});
 const redis = await startRedis({ dir: join(dir, 'redis') });
+started.push(redis);
 const servers = await startFerretOnPostgres({ dir, durability: 'persistent' });
+started.push(servers);
 const uri: string = servers.ferret.url;
 const dbName = `bench_worker_mongo_${Date.now()}`;
 const logger = createLogger({ name: 'bench', level: 'warn' });
 const storage = await openMongoStorage(uri, dbName, { appName: 'bench-worker-mongo', logger });
 const client = await MongoClient.connect(uri);
 const db = client.db(dbName);
-const stopServers = stopOnSignal(async () => {
-  await servers.stop();
-  await redis.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
 try {
   const queue = createWebhookQueue({ redis: redis.url, prefix: `bench${Date.now()}` });
   const completed = new Set<string>();

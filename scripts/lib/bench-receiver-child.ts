@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { SignedBenchRequest } from './bench-body.ts';
 import { procStatFields } from './proc-stat.ts';
+import { trackStarted } from './started-processes.ts';
 
 /** Linux reports process CPU in clock ticks of 10 ms (USER_HZ = 100 on every mainstream build). */
 export const tickMicros = 10_000;
@@ -39,6 +40,7 @@ export async function startBenchReceiver(
     [join(tree, 'scripts/bench-receiver.ts'), 'serve', 'receiver', String(port), redisUrl, spoolDir],
     { cwd: tree, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] },
   );
+  trackStarted(child);
   await new Promise<void>((ready, fail) => {
     child.stdout?.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('listening')) ready();

@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { hasExited } from './has-exited.ts';
+import { trackStarted } from './started-processes.ts';
 import { logFailureLine, markLog, type LogMark } from './log-failure-line.ts';
 
 /**
@@ -212,6 +213,7 @@ export async function startRedis(options: RedisOptions): Promise<LocalServer> {
   ];
   const { child, log } = launch('redis', 'redis-server', args, options.dir);
   const stop = stopper(child);
+  trackStarted(child, () => stop());
   options.onSpawn?.({ name: 'redis', stop: () => stop() });
   await waitForPort('redis-server', port, child, 10_000, log);
   return {
@@ -266,6 +268,8 @@ export async function startFerret(options: FerretOptions): Promise<LocalServer> 
   ];
   mkdirSync(options.dir, { recursive: true });
   const { child, log } = launch('ferretdb', ferretdbBinary(), args, options.dir);
+  const stop = stopper(child);
+  trackStarted(child, () => stop());
   await waitForPort('ferretdb', port, child, 20_000, log);
   return {
     name: 'ferretdb',
@@ -274,7 +278,7 @@ export async function startFerret(options: FerretOptions): Promise<LocalServer> 
     dir: options.dir,
     log: log.path,
     process: child,
-    stop: stopper(child),
+    stop,
   };
 }
 
@@ -441,6 +445,7 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
   const { child, log } = launch('postgres', postgresBin('postgres'), args, options.dir, user);
   // SIGINT is PostgreSQL's fast shutdown; SIGTERM would wait for FerretDB's connections to end.
   const stop = (signal: NodeJS.Signals = 'SIGINT') => stopper(child, 30_000)(signal);
+  trackStarted(child, () => stop());
   options.onSpawn?.({ name: 'postgres', stop: () => stop() });
   await waitForPort('postgres', port, child, 20_000, log);
   const bare = `postgres://postgres@127.0.0.1:${port}/postgres`;

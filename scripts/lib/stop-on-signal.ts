@@ -1,3 +1,5 @@
+import { stopStarted } from './started-processes.ts';
+
 /**
  * Ctrl-C, or SIGTERM from a supervisor or `timeout`, during a long-running tool: runs `stop` and
  * then exits with 130 or 143, instead of Node's default of exiting at once, which leaves the
@@ -7,7 +9,8 @@
  */
 export function stopOnSignal(stop: () => Promise<void>): () => Promise<void> {
   let stopping: Promise<void> | undefined;
-  const once = () => (stopping ??= stop());
+  // Then whatever it started and did not know of yet (a server still starting when the signal came).
+  const once = () => (stopping ??= stop().finally(stopStarted));
   for (const [signal, code] of [
     ['SIGINT', 130],
     ['SIGTERM', 143],

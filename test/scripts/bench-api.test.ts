@@ -1,5 +1,17 @@
 import { expect } from 'chai';
-import { cleanEnv, runScript } from '../support/run-script.ts';
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  commandName,
+  descendants,
+  parentOf,
+  processesMentioning,
+  running,
+  untilEnded,
+} from '../support/process-tree.ts';
+import { cleanEnv, repoRoot, runScript } from '../support/run-script.ts';
 import { testPostgres } from '../support/test-stack.ts';
 
 // The full run (10,000,000 records) is recorded in BENCHMARKS.md. Here: a small run on the test
@@ -13,6 +25,45 @@ describe('scripts/bench-api.ts', () => {
     const settle = await runScript('scripts/bench-api.ts', ['--settle', 'soon'], cleanEnv());
     expect(settle.code).to.equal(2);
     expect(settle.stderr).to.include('--settle: expected a whole number >= 0');
+  });
+
+  // A signal while PostgreSQL was starting (initdb done, the server not yet listening): the bench
+  // held no handle to it yet, stopped only Redis, and PostgreSQL ran on.
+  it('stopped by SIGTERM while its PostgreSQL starts, stops it too and removes its folder', async function () {
+    this.timeout(60_000);
+    const scratch = mkdtempSync(join(tmpdir(), 'bench-api-start-'));
+    // PostgreSQL runs as its own account, which must reach its folder in here.
+    chmodSync(scratch, 0o755);
+    const child = spawn(process.execPath, [join(repoRoot, 'scripts/bench-api.ts')], {
+      cwd: repoRoot,
+      env: cleanEnv({ TMPDIR: scratch }),
+      stdio: 'ignore',
+    });
+    let started: number[] = [];
+    try {
+      const deadline = Date.now() + 30_000;
+      // The server itself, the bench's child (initdb's single-user postgres comes before it).
+      const server = (pid: number) => commandName(pid) === 'postgres' && parentOf(pid) === child.pid;
+      while (!started.some(server) && Date.now() < deadline) {
+        await new Promise((done) => setTimeout(done, 10));
+        started = descendants(child.pid ?? 0);
+      }
+      expect(started.map(commandName), 'Redis and PostgreSQL started').to.include.members([
+        'redis-server',
+        'postgres',
+      ]);
+      const exited = new Promise<number | null>((done) => child.once('exit', (exit) => done(exit)));
+      child.kill('SIGTERM');
+      expect(await exited).to.equal(143);
+      expect(await untilEnded(started)).to.deep.equal([]);
+      expect(await untilEnded(processesMentioning(scratch)), 'any process of its folder').to.deep.equal([]);
+      expect(readdirSync(scratch)).to.deep.equal([]);
+    } finally {
+      child.kill('SIGKILL');
+      for (const pid of [...started, ...processesMentioning(scratch)].filter(running))
+        process.kill(pid, 'SIGKILL');
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 
   describe('a small run', () => {

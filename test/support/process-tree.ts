@@ -19,6 +19,35 @@ export const running = (pid: number) => {
   return found !== undefined && found.state !== 'Z';
 };
 
+/** The process's command name (its `comm`), or undefined once it is gone. */
+export function commandName(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The parent of a running process, or undefined once it is gone. */
+export const parentOf = (pid: number) => stat(pid)?.parent;
+
+/**
+ * Every running process whose command line holds `text` (a scratch folder's path, say): finds
+ * what a tool started even after the tool has exited and its children were handed to init.
+ */
+export function processesMentioning(text: string): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return running(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
+      } catch {
+        return false;
+      }
+    });
+}
+
 /** Every running process descended from `root`. */
 export function descendants(root: number): number[] {
   const pids = readdirSync('/proc')
