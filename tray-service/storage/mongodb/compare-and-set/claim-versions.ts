@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
-import { TRAY_RECORD_CLAIMS } from '../collection-names.ts';
+import { TRAY_RECORD_CLAIMS, TRAY_RECORDS } from '../collection-names.ts';
+import type { TrayRecordDoc } from '../records/tray-records-collection.ts';
 import { insertCoalesced } from './coalesced-writes.ts';
 import type { RecordClaimDoc } from './tray-record-claims-collection.ts';
 
@@ -19,6 +20,24 @@ export interface ClaimOptions {
   /** Who claims: the job's dedupe key. */
   owner: string;
   now?: Date;
+}
+
+/**
+ * Whether the record is at `version` or past it: its claim's writer wrote it. Such a claim is never
+ * taken over, however old: its claimant read the record before that write (a fan-out's snapshot
+ * may be minutes old) and reads it again next round. Freed, the version could be claimed by a
+ * second such claimant, whose update then misses and whose check later takes the record's newer
+ * version for its own write, dropping its change.
+ */
+async function versionWritten(
+  db: Db,
+  wanted: { recordId: string; version: number } | undefined,
+): Promise<boolean> {
+  if (!wanted) return false;
+  const record = await db
+    .collection<Pick<TrayRecordDoc, '_id' | 'version'>>(TRAY_RECORDS)
+    .findOne({ _id: wanted.recordId }, { projection: { version: 1 } });
+  return record !== null && record.version >= wanted.version;
 }
 
 /**
@@ -64,7 +83,11 @@ export async function claimVersions(
       claim.claimedAt.getTime() <= reusableBefore
     )
       lost.delete(index);
-    else if (claim && claim.claimedAt.getTime() < now.getTime() - options.takeoverMs)
+    else if (
+      claim &&
+      claim.claimedAt.getTime() < now.getTime() - options.takeoverMs &&
+      !(await versionWritten(db, wanted[index]))
+    )
       await claims.deleteOne({ _id, claimedAt: claim.claimedAt });
   }
   return new Set(wanted.filter((_, index) => !lost.has(index)).map((claim) => claim.recordId));

@@ -9,6 +9,7 @@ import {
   type ComputeRecord,
 } from '../../../../../tray-service/storage/mongodb/compare-and-set/cas-update-records.ts';
 import { claimVersions } from '../../../../../tray-service/storage/mongodb/compare-and-set/claim-versions.ts';
+import type { RecordClaimDoc } from '../../../../../tray-service/storage/mongodb/compare-and-set/tray-record-claims-collection.ts';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 import { trayCollections } from '../../../../../tray-service/storage/mongodb/tray-collections.ts';
@@ -163,6 +164,38 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
           : { hasRead: true, actorsCount: 2, version: record.version + 3 },
       );
     });
+
+  // A fan-out works from the group's records read once, minutes before it reaches a member's batch
+  // on a slow server. Its claim of the version after its snapshot then meets the claim of a write
+  // that landed long ago: taking that over freed the version for a second stale writer, whose
+  // update missed, and whose later check took the record's newer version for its own write.
+  it('never takes over the claim of a version that was written: writers on a stale snapshot read again, and each change lands', async () => {
+    const record = aTrayRecord({ userId: 'u-stale', hasRead: false, actorsCount: 1 });
+    await records().insertOne(record);
+    const delivery: ComputeRecord = (_key, current) =>
+      current
+        ? { ...current, hasRead: false, actorsCount: current.actorsCount + 1, version: current.version + 1 }
+        : 'unchanged';
+    const markRead: ComputeRecord = (_key, current) =>
+      current ? { ...current, hasRead: true, version: current.version + 1 } : 'unchanged';
+    await casUpdateRecords(mongo.db, [record._id], markRead, { owner: 'mark' });
+    // The mark's claim is older than the takeover by the time the fan-outs reach this member.
+    await mongo.db
+      .collection<RecordClaimDoc>(TRAY_RECORD_CLAIMS)
+      .updateOne(
+        { _id: `${record._id}#${record.version + 1}` },
+        { $set: { claimedAt: new Date(Date.now() - 61_000) } },
+      );
+    const stale = new Map([[record._id, record]]);
+    const backOff = () => Promise.resolve();
+    for (const owner of ['fan-out-a', 'fan-out-b'])
+      await casUpdateRecords(mongo.db, [record._id], delivery, { owner, first: stale, backOff });
+    expect(await records().findOne({ _id: record._id })).to.include({
+      hasRead: false,
+      actorsCount: 3,
+      version: record.version + 3,
+    });
+  });
 
   describe('under contention', () => {
     /** Waits that return at once, each recorded with the round it was told; `between` runs in each. */
