@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import type { ModerationDecisionDoc } from '../../../domain/decision-doc.ts';
 import { MODERATION_DECISIONS } from '../collection-names.ts';
+import { giveDecisionsExpiry } from './migrate-decision-expiry.ts';
 
 /** Decisions deleted per round: short deletes, as the PostgreSQL adapter's batches. */
 export const PURGE_DECISIONS_BATCH = 1_000;
@@ -10,7 +11,8 @@ export const PURGE_DECISIONS_BATCH = 1_000;
  * oldest expiry first, a batch at a time from the `expiry` index, until none is left; returns how
  * many went. A decision still `pending` delivery stays until it is delivered or given up: a retry
  * may be hours away, and the delivery reads the decision it sends. The delete repeats the
- * conditions, so a decision whose expiry a save moved on since the read stays.
+ * conditions, so a decision whose expiry a save moved on since the read stays. Decisions saved
+ * without an expiry (by a worker of before it, in a rolling upgrade) get theirs first.
  */
 export async function purgeExpiredDecisions(
   db: Db,
@@ -20,6 +22,7 @@ export async function purgeExpiredDecisions(
   const decisions = db.collection<Pick<ModerationDecisionDoc, 'expiresAt' | 'delivery'> & { _id: string }>(
     MODERATION_DECISIONS,
   );
+  await giveDecisionsExpiry(db);
   const expired = { expiresAt: { $lte: now }, delivery: { $ne: 'pending' as const } };
   let purged = 0;
   for (;;) {

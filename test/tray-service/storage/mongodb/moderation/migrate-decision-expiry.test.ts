@@ -70,4 +70,17 @@ describe('migrateDecisionExpiry (decisions of before their expiry)', () => {
     expect(await decisions.get('d-stored')).to.equal(undefined);
     expect(await decisions.get('d-gone')).to.not.equal(undefined);
   });
+
+  // A worker of before the expiry, still running in a rolling upgrade after the pass ran, saves
+  // decisions without one: the purge gives them theirs, instead of keeping them for ever.
+  it('and the purge gives one saved without an expiry after the pass its expiry too, then takes it once that passed', async () => {
+    await mongo.db
+      .collection<PreExpiryDecisionDoc>(MODERATION_DECISIONS)
+      .insertOne(preExpiry('d-late', 'ev-gone-too'));
+    await purgeExpired(mongo.db, new Date(t0 + 10 * DAY_MS));
+    const decisions = createMongoDecisions(mongo.db);
+    expect((await decisions.get('d-late'))?.expiresAt).to.deep.equal(new Date(t0 + 30 * DAY_MS));
+    await purgeExpired(mongo.db, new Date(t0 + 31 * DAY_MS));
+    expect(await decisions.get('d-late')).to.equal(undefined);
+  });
 });
