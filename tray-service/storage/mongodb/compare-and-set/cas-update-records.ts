@@ -118,12 +118,15 @@ export async function casUpdateRecords(
     /** Records of an earlier round's missed chunk that did land: written by this call after all. */
     const landed: TrayRecordDoc[] = [];
     const changedAt = now();
+    // Also asked of an update tried whose record is gone now: still holding that version's claim,
+    // this call's write came first and a deletion (a delete-all, say) after it, which stands.
     const heldPast = await stillHeld(
       db,
       pending.flatMap((key) => {
         const before = current.get(key);
         const tried = attempted.get(key);
-        return before && tried && movedPast(before, tried) ? [tried] : [];
+        if (!tried) return [];
+        return before ? (movedPast(before, tried) ? [tried] : []) : replaced.has(key) ? [tried] : [];
       }),
       options.owner,
     );
@@ -141,6 +144,8 @@ export async function casUpdateRecords(
         landed.push(before);
         continue;
       }
+      // Written, then deleted: neither counted nor told again, and not created again from nothing.
+      if (!before && heldPast.has(key)) continue;
       const computed = compute(key, before);
       if (computed === 'unchanged') continue;
       const next =

@@ -165,6 +165,42 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
       );
     });
 
+  // The same shared-bulk miss, and the user's delete-all before the read again: the record is gone
+  // because the delete came after this call's write (its claim of that version still names it),
+  // and creating it again from nothing would bring the cleared tray's record back.
+  it('leaves a record deleted after its write landed (a delete-all between the bulk and the read again) deleted', async () => {
+    const record = aTrayRecord({ userId: 'u-cleared', hasRead: true, actorsCount: 1 });
+    await records().insertOne(record);
+    const delivery: ComputeRecord = (_key, current) =>
+      current
+        ? { ...current, hasRead: false, actorsCount: current.actorsCount + 1, version: current.version + 1 }
+        : { ...record, hasRead: false, actorsCount: 1 };
+    let missed = false;
+    const sharedBulkMissed = withCollectionMethod(
+      mongo.db,
+      TRAY_RECORDS,
+      'bulkWrite',
+      (bulkWrite) =>
+        async (...args: Parameters<typeof bulkWrite>) => {
+          const result = await bulkWrite(...args);
+          if (missed) return result;
+          missed = true;
+          return Object.assign(Object.create(result) as typeof result, {
+            matchedCount: result.matchedCount - 1,
+          });
+        },
+    );
+    const clearBeforeReadingAgain = async () => {
+      await records().deleteMany({ userId: record.userId });
+    };
+    await casUpdateRecords(sharedBulkMissed, [record._id], delivery, {
+      owner: 'delivery',
+      backOff: clearBeforeReadingAgain,
+    });
+    expect(missed).to.equal(true);
+    expect(await records().countDocuments({ userId: record.userId })).to.equal(0);
+  });
+
   // A fan-out works from the group's records read once, minutes before it reaches a member's batch
   // on a slow server. Its claim of the version after its snapshot then meets the claim of a write
   // that landed long ago: taking that over freed the version for a second stale writer, whose
