@@ -94,6 +94,8 @@ export async function casUpdateRecords(
   const attempted = new Map<string, TrayRecordDoc>();
   /** The changedAt of the state each update of `attempted` was computed from. */
   const replaced = new Map<string, number>();
+  /** The expiresAt of the state each update of `attempted` was computed from. */
+  const expiredAt = new Map<string, number>();
   let pending = [...new Set(keys)];
   let snapshot = options.first;
   let written = 0;
@@ -118,15 +120,21 @@ export async function casUpdateRecords(
     /** Records of an earlier round's missed chunk that did land: written by this call after all. */
     const landed: TrayRecordDoc[] = [];
     const changedAt = now();
-    // Also asked of an update tried whose record is gone now: still holding that version's claim,
-    // this call's write came first and a deletion (a delete-all, say) after it, which stands.
+    // Also asked of an update tried whose record is gone now, though it had not expired: only a
+    // delete-all or a deleted user's removal deletes a live record without a claim, and either may
+    // stand after this call's write, which its claim may have been (the update may also have
+    // missed: the two overlapped, and either order is theirs). An expired record is deleted by
+    // the TTL index or the purge, maybe before the update: its activity starts a new life.
+    const deletedLive = (key: string, tried: TrayRecordDoc) =>
+      replaced.has(key) && Math.min(expiredAt.get(key) ?? 0, tried.expiresAt.getTime()) > Date.now();
     const heldPast = await stillHeld(
       db,
       pending.flatMap((key) => {
         const before = current.get(key);
         const tried = attempted.get(key);
         if (!tried) return [];
-        return before ? (movedPast(before, tried) ? [tried] : []) : replaced.has(key) ? [tried] : [];
+        if (before) return movedPast(before, tried) ? [tried] : [];
+        return deletedLive(key, tried) ? [tried] : [];
       }),
       options.owner,
     );
@@ -144,7 +152,8 @@ export async function casUpdateRecords(
         landed.push(before);
         continue;
       }
-      // Written, then deleted: neither counted nor told again, and not created again from nothing.
+      // Deleted while (or after) this call wrote it: neither counted nor told again, and not
+      // created again from nothing (a cleared tray's record would come back).
       if (!before && heldPast.has(key)) continue;
       const computed = compute(key, before);
       if (computed === 'unchanged') continue;
@@ -170,6 +179,7 @@ export async function casUpdateRecords(
       if (!won.has(before._id)) continue;
       attempted.set(before._id, next);
       replaced.set(before._id, before.changedAt ?? 0);
+      expiredAt.set(before._id, before.expiresAt.getTime());
     }
     const retry = new Set(
       updates.filter(({ before }) => !won.has(before._id)).map(({ before }) => before._id),
@@ -183,6 +193,7 @@ export async function casUpdateRecords(
       if (lost.has(next._id)) continue;
       attempted.set(next._id, next);
       replaced.delete(next._id);
+      expiredAt.delete(next._id);
     }
     const confirmed = [...landed, ...inserts.filter((doc) => !lost.has(doc._id))];
     const wonUpdates = updates.filter(({ before }) => won.has(before._id));

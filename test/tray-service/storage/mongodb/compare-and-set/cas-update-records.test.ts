@@ -201,6 +201,43 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
     expect(await records().countDocuments({ userId: record.userId })).to.equal(0);
   });
 
+  // The other order: a record past its expiry deleted (the TTL index, the purge) before this call's
+  // update, which then missed. The claim it holds proves nothing landed: its activity starts the
+  // record's new life instead of being dropped.
+  it('creates a record again whose expiry had passed and which was deleted before its update landed', async () => {
+    const record = aTrayRecord({
+      userId: 'u-expired',
+      actorsCount: 1,
+      expiresAt: new Date(Date.now() - 1_000),
+    });
+    await records().insertOne(record);
+    const renewed = new Date(Date.now() + 86_400_000);
+    const delivery: ComputeRecord = (_key, current) =>
+      current
+        ? {
+            ...current,
+            actorsCount: current.actorsCount + 1,
+            expiresAt: renewed,
+            version: current.version + 1,
+          }
+        : { ...record, actorsCount: 1, expiresAt: renewed };
+    const deletedFirst = withCollectionMethod(
+      mongo.db,
+      TRAY_RECORDS,
+      'bulkWrite',
+      (bulkWrite) =>
+        async (...args: Parameters<typeof bulkWrite>) => {
+          await records().deleteOne({ _id: record._id });
+          return bulkWrite(...args);
+        },
+    );
+    await casUpdateRecords(deletedFirst, [record._id], delivery, {
+      owner: 'delivery',
+      backOff: () => Promise.resolve(),
+    });
+    expect(await records().findOne({ _id: record._id })).to.include({ actorsCount: 1 });
+  });
+
   // A fan-out works from the group's records read once, minutes before it reaches a member's batch
   // on a slow server. Its claim of the version after its snapshot then meets the claim of a write
   // that landed long ago: taking that over freed the version for a second stale writer, whose
