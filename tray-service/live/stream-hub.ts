@@ -453,13 +453,19 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     if (elsewhere.length > 0) void deps.announce(elsewhere);
   }
 
-  /** A stream that took these places never opened: they are theirs again. */
-  function giveBack(userId: string, streamIds: readonly string[]): void {
-    if (streamIds.length === 0) return;
-    deps.slots.restore(userId, streamIds).catch((error: unknown) => {
+  /** A stream that never opened: its slot goes, and the places it took are theirs again. */
+  function giveBack(stream: OpenStream, replaced: readonly string[]): void {
+    const { userId, streamId } = stream;
+    if (replaced.length === 0) {
+      deps.slots.release(userId, streamId).catch((error: unknown) => {
+        logger.warn({ err: (error as Error).message }, 'stream slot not released; its lease lapses');
+      });
+      return;
+    }
+    deps.slots.restore(userId, streamId, replaced).catch((error: unknown) => {
       logger.warn(
         { err: (error as Error).message },
-        'streams not given back the places of one that never opened; they end at their next renewal',
+        'a stream that never opened kept its slot and the places it took; they lapse, or end at their next renewal',
       );
     });
   }
@@ -602,10 +608,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
       // with the shutdown's retry hint, as the streams close() ended, instead of staying open with
       // nothing to tell and holding the listener's drain.
       if (closedWith !== undefined) {
-        deps.slots.release(stream.userId, stream.streamId).catch((error: unknown) => {
-          logger.warn({ err: (error as Error).message }, 'stream slot not released; its lease lapses');
-        });
-        giveBack(stream.userId, replaced);
+        giveBack(stream, replaced);
         session.close(closedWith * (1 + Math.random() * 4));
         return;
       }
@@ -617,8 +620,9 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
       res.on('close', () => end(session));
       // The client may have gone while the stream was being authorised: its 'close' has passed.
       if (!res.socket || res.socket.destroyed) {
+        // First: its own lease goes in the same step (end's release after it finds nothing).
+        if (replaced.length > 0) giveBack(stream, replaced);
         end(session);
-        giveBack(stream.userId, replaced);
         return;
       }
       // After the new stream is open: the user's subscription on this instance stays in place.

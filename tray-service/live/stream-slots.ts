@@ -63,12 +63,15 @@ return 1
 
 /**
  * Gives streams back the places an acquire marked as taken, when the stream that took them never
- * opened (its client gone while it was authorised, or the instance shutting down): only a mark
- * still standing is lifted, so a stream since ended or released stays gone. ARGV: the lease's end,
+ * opened (its client gone while it was authorised, or the instance shutting down), and removes
+ * that stream's own lease in the same step: apart, another stream opening in between would count
+ * neither and the user would end up above the limit. Only a mark still standing is lifted, so a
+ * stream since ended or released stays gone. ARGV: the lease's end, the stream that never opened,
  * then the stream ids.
  */
 const RESTORE = `
-for i = 2, #ARGV do
+redis.call('ZREM', KEYS[1], ARGV[2])
+for i = 3, #ARGV do
   local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
   if score and tonumber(score) < 0 then redis.call('ZADD', KEYS[1], ARGV[1], ARGV[i]) end
 end
@@ -89,10 +92,11 @@ export interface StreamSlots {
    */
   renew(userId: string, streamId: string): Promise<boolean>;
   /**
-   * The streams an acquire replaced keep their places after all: the stream that took them never
-   * opened. A holder whose renewal read the mark in between has ended its stream already.
+   * `never` took the places of `streamIds` (acquire) and never opened: its own place goes, and they
+   * keep theirs after all. A holder whose renewal read the mark in between has ended its stream
+   * already.
    */
-  restore(userId: string, streamIds: readonly string[]): Promise<void>;
+  restore(userId: string, never: string, streamIds: readonly string[]): Promise<void>;
   release(userId: string, streamId: string): Promise<void>;
 }
 
@@ -144,9 +148,10 @@ export function createStreamSlots(redis: RedisClient, options: StreamSlotOptions
       );
       return kept === 1;
     },
-    async restore(userId, streamIds) {
-      if (streamIds.length === 0) return;
-      await guarded(() => redis.eval(RESTORE, 1, key(userId), String(now() + options.leaseMs), ...streamIds));
+    async restore(userId, never, streamIds) {
+      await guarded(() =>
+        redis.eval(RESTORE, 1, key(userId), String(now() + options.leaseMs), never, ...streamIds),
+      );
     },
     async release(userId, streamId) {
       await guarded(() => redis.zrem(key(userId), streamId));

@@ -37,16 +37,17 @@ describe('live/stream-slots', () => {
       await slots.acquire('u', first ?? '');
       await slots.acquire('u', second ?? '');
       expect(await slots.acquire('u', never ?? '', second)).to.deep.equal([second]);
-      // The stream that took second's place never opened: it releases its own, second gets it back.
-      await slots.release('u', never ?? '');
-      await slots.restore('u', [second ?? '']);
+      // The stream that took second's place never opened: its own goes, second gets its back.
+      await slots.restore('u', never ?? '', [second ?? '']);
       expect(await slots.renew('u', second ?? '')).to.equal(true);
       expect(await slots.renew('u', first ?? '')).to.equal(true);
       // Its holder closed it in between: a place given back to nobody would count for ever.
-      expect(await slots.acquire('u', closed ?? '')).to.deep.equal([first]);
+      const gone = newStreamId(4_500);
+      expect(await slots.acquire('u', gone)).to.deep.equal([first]);
       await slots.release('u', first ?? '');
-      await slots.restore('u', [first ?? '']);
-      expect(await redis.zrange(`${prefix}:streams:u`, 0, -1)).to.deep.equal([second, closed]);
+      await slots.restore('u', gone, [first ?? '']);
+      expect(await redis.zrange(`${prefix}:streams:u`, 0, -1)).to.deep.equal([second]);
+      expect(await slots.acquire('u', closed ?? '')).to.deep.equal([]);
       // And both count: the next stream takes the oldest's place.
       expect(await slots.acquire('u', next ?? '')).to.deep.equal([second]);
     } finally {
