@@ -43,6 +43,9 @@ export type TrayClient = TrayMethods &
     stream(options: TrayClientStreamOptions): AsyncGenerator<TrayStreamEvent, void, undefined>;
   };
 
+/** How long one sending waits for an answer unless `timeoutMs` says otherwise. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
 /** The longest wait a client may be set to accept before a retry, or for an answer: a day. */
 const MAX_RETRY_WAIT_MS = 86_400_000;
 
@@ -50,9 +53,6 @@ const MAX_RETRY_WAIT_MS = 86_400_000;
  * A client of the tray API for one user (the one `getToken`'s tokens name). No state but its
  * options: create one per user, or per request in a back end.
  */
-/** How long one sending waits for an answer unless `timeoutMs` says otherwise. */
-export const DEFAULT_TIMEOUT_MS = 30_000;
-
 export function createTrayClient(options: TrayClientOptions): TrayClient {
   // The stream needs it (the caller's signal with its own); an older browser would otherwise fail
   // only at the stream's first event, long after every other call worked.
