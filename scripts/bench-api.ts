@@ -13,7 +13,7 @@
 // --gc, the garbage collections that ran during the API's requests and during the floor's.
 // Starts its own redis-server and a throwaway PostgreSQL cluster unless REDIS_URL / DATABASE_URL
 // point elsewhere. BENCHMARKS.md records the latest run.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -151,8 +151,7 @@ runCli(async () => {
   const servers: LocalServer[] = [];
   const stopServers = stopOnSignal(async () => {
     for (const server of servers.splice(0).reverse()) await server.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  }, dir);
   try {
     // A database of the bench's own: dropped at the end on a server of the operator's.
     const { redisUrl, databaseUrl: url } = await startBenchStores(dir, 'bench_api', servers);

@@ -10,7 +10,7 @@
 // by; then --through-port more events (10,000) stored and marked applied through the storage port,
 // as the worker does, so the rollups' maintenance runs on the full table too.
 // Starts a throwaway PostgreSQL cluster unless DATABASE_URL points elsewhere.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -97,8 +97,7 @@ async function main(): Promise<number> {
   const servers: LocalServer[] = [];
   const cleanup = stopOnSignal(async () => {
     for (const server of servers.splice(0).reverse()) await server.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  }, dir);
   try {
     const serverUrl =
       process.env.DATABASE_URL ??

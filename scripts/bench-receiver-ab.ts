@@ -15,7 +15,7 @@
 // (the default) sends every other request signed the Standard Webhooks way to both sides, whose
 // serve mode configures that webhook too; `platform` sends only the platform's signature.
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import {
@@ -110,8 +110,7 @@ async function main(): Promise<void> {
       await stopChild(side.child);
       await side.redis.stop();
     }
-    rmSync(dir, { recursive: true, force: true });
-  });
+  }, dir);
   try {
     sides.push(await startSide('A', resolve(other), dir));
     sides.push(await startSide('B', here, dir));

@@ -14,7 +14,7 @@
 // BACKLOG_JOBS (default 300000), BACKLOG_RATE (requests/s, default 1500), BACKLOG_SECONDS (default
 // 15) and BACKLOG_ROUNDS (pairs of rounds, default 3) tune it; BENCH_SCHEMES as in bench-receiver.ts.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -88,8 +88,7 @@ async function main(): Promise<void> {
     await held.writer?.close();
     held.admin?.disconnect();
     await held.redis?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  }, dir);
   const redis = await startRedis({ dir: join(dir, 'redis') });
   const admin = new Redis(redis.url);
   const writer = createReceiverQueue(redis.url, prefix);

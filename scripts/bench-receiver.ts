@@ -34,7 +34,7 @@ import type { RequestListener, Server } from 'node:http';
 import type { WebhookSettings } from '../receiver/http/create-webhook-handler.ts';
 import type { Receiver } from '../receiver/wire-receiver.ts';
 import type { Logger } from '../shared/logging/create-logger.ts';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort, startRedis, type LocalServer } from './lib/local-servers.ts';
@@ -401,8 +401,7 @@ async function main(): Promise<void> {
   const stop = stopOnSignal(async () => {
     await Promise.all(servers.map(({ child }) => stopChild(child)));
     await started?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  }, dir);
   const results: Figures[] = [];
   try {
     const redis = await startRedis({ dir: join(dir, 'redis'), persistent: durableRedis });

@@ -7,7 +7,7 @@
 // `trendRule` below. Starts its own redis-server and PostgreSQL (unless REDIS_URL / DATABASE_URL
 // point elsewhere). Not part of CI: the default run lasts 30 minutes.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sendSignedWebhook } from './lib/send-signed-webhook.ts';
@@ -133,8 +133,7 @@ runCli(async () => {
     for (const stream of streams) stream.close();
     await Promise.all(children.map((child) => stopChild(child)));
     for (const server of servers) await server.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  }, dir);
   try {
     const { redisUrl, databaseUrl, redisPrefixes } = await startBenchStores(dir, 'bench_soak', servers);
     const trayPorts = [await freePort(), await freePort()];

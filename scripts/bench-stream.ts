@@ -16,7 +16,7 @@
 // Starts its own redis-server and a throwaway PostgreSQL cluster (unless REDIS_URL / DATABASE_URL
 // point elsewhere) and its own receiver and tray processes. Needs a quiet machine.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sendSignedWebhook } from './lib/send-signed-webhook.ts';
@@ -110,8 +110,7 @@ runCli(async () => {
     for (const stream of streams) stream.close();
     await Promise.all(children.map((child) => stopChild(child)));
     for (const server of servers.reverse()) await server.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  }, dir);
   try {
     const { redisUrl, databaseUrl, redisPrefixes } = await startBenchStores(dir, 'bench_stream', servers);
     const trayPorts = [await freePort(), await freePort()];

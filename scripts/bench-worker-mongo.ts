@@ -14,7 +14,7 @@
 // A phase with no completion for 45 s is reported as STALLED, with what PostgreSQL under FerretDB
 // and bull were doing, and the run stops.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,8 +64,7 @@ let started: { stop: () => Promise<void> }[] = [];
 const stopServers = stopOnSignal(async () => {
   for (const server of started.reverse()) await server.stop();
   started = [];
-  rmSync(dir, { recursive: true, force: true });
-});
+}, dir);
 const redis = await startRedis({ dir: join(dir, 'redis') });
 started.push(redis);
 const servers = await startFerretOnPostgres({ dir, durability: 'persistent' });

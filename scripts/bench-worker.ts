@@ -20,7 +20,7 @@
 // Starts its own redis-server and a throwaway PostgreSQL cluster unless REDIS_URL / DATABASE_URL
 // point elsewhere.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -76,8 +76,7 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-worker-'));
 const servers: LocalServer[] = [];
 const cleanup = stopOnSignal(async () => {
   for (const server of servers.splice(0).reverse()) await server.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+}, dir);
 const keep = (server: LocalServer) => (servers.push(server), server);
 
 try {

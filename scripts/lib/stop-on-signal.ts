@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { stopStarted } from './started-processes.ts';
 
 /**
@@ -5,12 +6,18 @@ import { stopStarted } from './started-processes.ts';
  * then exits with 130 or 143, instead of Node's default of exiting at once, which leaves the
  * servers and processes the tool started running and its scratch folder behind. Answers `stop`
  * made to run once, whoever asks first (the end of the run, a failure, a signal): call it in the
- * tool's own `finally`.
+ * tool's own `finally`. After `stop`, whatever the tool started and held no handle to yet (a
+ * server still starting when the signal came) is stopped, and only then is `scratch`, the tool's
+ * folder, removed: a server still writing in it would leave it behind.
  */
-export function stopOnSignal(stop: () => Promise<void>): () => Promise<void> {
+export function stopOnSignal(stop: () => Promise<void>, scratch?: string): () => Promise<void> {
   let stopping: Promise<void> | undefined;
-  // Then whatever it started and did not know of yet (a server still starting when the signal came).
-  const once = () => (stopping ??= stop().finally(stopStarted));
+  const once = () =>
+    (stopping ??= stop()
+      .finally(stopStarted)
+      .finally(() => {
+        if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true, maxRetries: 3 });
+      }));
   for (const [signal, code] of [
     ['SIGINT', 130],
     ['SIGTERM', 143],
