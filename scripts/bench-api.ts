@@ -75,6 +75,7 @@ import {
   timeRequests,
 } from './lib/tray-api-stages.ts';
 import { POSTGRES_SESSION_OPTIONS } from '../tray-service/storage/postgres/connect-postgres.ts';
+import { pgAdminClient } from './lib/pg-admin-client.ts';
 
 const usage = `Usage: npm run bench:api -- [--total 10000000] [--user-records 1000] [--dense-records 1200] [--archived 1000] [--snoozed 100] [--deep 500] [--rounds 1000] [--settle 30] [--batch 500000] [--stages] [--explain]
 
@@ -390,7 +391,7 @@ async function dropDatabase(url: string): Promise<void> {
   const database = new URL(url).pathname.slice(1);
   const admin = new URL(url);
   admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
+  const client = pgAdminClient(admin.toString());
   await client.connect();
   try {
     await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { pgAdminClient } from './pg-admin-client.ts';
 
 /**
  * A fresh database of a bench's own on the server `serverUrl` names, so its tables (and the bare
@@ -6,7 +6,7 @@ import pg from 'pg';
  */
 export async function createBenchDatabase(serverUrl: string, prefix: string): Promise<string> {
   const database = `${prefix}_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
+  const admin = pgAdminClient(serverUrl);
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE ${database}`);

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { pgAdminClient } from './pg-admin-client.ts';
 
 /**
  * The URL of database `name` on the server at `serverUrl`, created when missing (the dev stack's
@@ -6,7 +6,7 @@ import pg from 'pg';
  */
 export async function ensureDatabase(serverUrl: string, name: string): Promise<string> {
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
-  const client = new pg.Client({ connectionString: serverUrl });
+  const client = pgAdminClient(serverUrl);
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);

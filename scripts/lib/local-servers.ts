@@ -16,10 +16,10 @@ import {
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import pg from 'pg';
 import { hasExited } from './has-exited.ts';
 import { trackStarted } from './started-processes.ts';
 import { logFailureLine, markLog, type LogMark } from './log-failure-line.ts';
+import { pgAdminClient } from './pg-admin-client.ts';
 
 /**
  * A server process as soon as it is spawned, before it is ready: what a caller needs to stop it if
@@ -347,7 +347,7 @@ function initdbAuth(dir: string, password: string | undefined, user: { uid?: num
 async function requirePassword(data: string, url: string, password: string): Promise<void> {
   const hba = join(data, 'pg_hba.conf');
   if (!/^\s*(?:local|host)\S*\s.*\btrust\b/m.test(readFileSync(hba, 'utf8'))) return;
-  const client = new pg.Client({ connectionString: url });
+  const client = pgAdminClient(url);
   await client.connect();
   try {
     await client.query("SET password_encryption = 'scram-sha-256'");
@@ -500,7 +500,7 @@ async function waitForQueries(
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const client = new pg.Client({ connectionString: url });
+    const client = pgAdminClient(url);
     try {
       await client.connect();
       await client.query('SELECT 1');

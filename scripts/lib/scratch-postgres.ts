@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startPostgres, type LocalServer } from './local-servers.ts';
+import { pgAdminClient } from './pg-admin-client.ts';
 
 /** A database of a timing script's own, and how to drop it (and its server) afterwards. */
 export interface ScratchPostgres {
@@ -24,7 +25,7 @@ export async function openScratchPostgres(prefix: string, max = 4): Promise<Scra
     url = server.url;
   }
   const database = `${prefix}_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: url });
+  const admin = pgAdminClient(url);
   await admin.connect();
   await admin.query(`CREATE DATABASE ${database}`);
   const dbUrl = new URL(url);

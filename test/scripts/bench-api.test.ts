@@ -37,7 +37,7 @@ describe('scripts/bench-api.ts', () => {
     const child = spawn(process.execPath, [join(repoRoot, 'scripts/bench-api.ts')], {
       cwd: repoRoot,
       env: cleanEnv({ TMPDIR: scratch }),
-      stdio: 'ignore',
+      stdio: ['ignore', 'ignore', 'inherit'],
     });
     let started: number[] = [];
     try {
