@@ -1,7 +1,7 @@
-import { firstOf } from '../../shared/async/first-of.ts';
 import type { PageKey } from '../domain/page-cursor.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { EventsFilter, EventsPage, EventsPort } from '../storage/port.ts';
+import { ExportOverflowError } from './export-overflow-error.ts';
 
 export type { EventsFilter, EventsPage };
 
@@ -11,9 +11,10 @@ export interface EventsQuery {
   list(filter: EventsFilter, limit: number, after?: PageKey): Promise<EventsPage>;
   get(key: string): Promise<StoredEvent | undefined>;
   /**
-   * Every match, newest first, in batches: memory stays bounded however many match. At most
-   * `atMost`: a count made before cannot bound it, since events stored since with an earlier
-   * receivedAt (a queue's backlog) join the stream.
+   * Every match, newest first, in batches: memory stays bounded however many match. A match past
+   * `atMost` throws ExportOverflowError: a count made before cannot bound the export, since events
+   * stored since with an earlier receivedAt (a queue's backlog) join the stream, and stopping
+   * quietly at the bound would look like the whole export.
    */
   export(filter: EventsFilter, atMost?: number): AsyncIterable<StoredEvent>;
   count(filter: EventsFilter): Promise<number>;
@@ -23,7 +24,17 @@ export function createEventsQuery(events: EventsPort): EventsQuery {
   return {
     list: (filter, limit, after) => events.list(filter, limit, after),
     get: (key) => events.get(key),
-    export: (filter, atMost = Number.POSITIVE_INFINITY) => firstOf(events.stream(filter), atMost),
+    export: (filter, atMost = Number.POSITIVE_INFINITY) => atMostOrThrow(events.stream(filter), atMost),
     count: (filter) => events.count(filter),
   };
+}
+
+/** The items of `items`, throwing ExportOverflowError at the first past `atMost`. */
+async function* atMostOrThrow<T>(items: AsyncIterable<T>, atMost: number): AsyncGenerator<T> {
+  let taken = 0;
+  for await (const item of items) {
+    if (taken >= atMost) throw new ExportOverflowError(atMost);
+    yield item;
+    taken += 1;
+  }
 }

@@ -669,7 +669,9 @@ function eventsWith(events: EventsPort, replaced: Partial<EventsPort>): EventsPo
 describe('admin events export while events are being stored', () => {
   const suite = useTrayStorage();
 
-  it('sends at most ADMIN_EXPORT_MAX_ROWS rows, also when events stored after its count join the stream', async () => {
+  // Stopped quietly at the bound, the download ended as a complete one does: 200, a final newline,
+  // nothing logged, its oldest matching events missing unseen.
+  it('cuts the download short past ADMIN_EXPORT_MAX_ROWS when events stored after its count join the stream, and says so in the log', async () => {
     await storeEvents(suite.storage, [
       eventDoc({ webhook: 'busy', receivedAt: t('2026-11-20T10:00:00Z') }),
       eventDoc({ webhook: 'busy', receivedAt: t('2026-11-20T11:00:00Z') }),
@@ -686,12 +688,22 @@ describe('admin events export while events are being stored', () => {
         return counted;
       },
     });
-    const capped = adminApp(suite.storage, { deps: { exportMaxRows: 2, events: backlogged } });
+    const { logger, lines } = recordingLogger();
+    const capped = adminApp(suite.storage, { deps: { exportMaxRows: 2, events: backlogged, logger } });
     try {
-      const res = await request(capped.app).get('/admin/events/export?webhook=busy').set(admin).expect(200);
-      const lines = res.text.trim().split('\n');
-      expect(lines, 'rows sent').to.have.length(2);
+      const cut = await request(capped.app)
+        .get('/admin/events/export?webhook=busy')
+        .set(admin)
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(cut, 'a download that ended short').to.be.an('error');
       expect(await events.count({ webhook: 'busy' })).to.equal(3);
+      const warning = lines.find((line) => line.msg === 'events export interrupted');
+      expect(JSON.stringify(warning?.err), 'the warning, naming the bound').to.include(
+        'ADMIN_EXPORT_MAX_ROWS',
+      );
     } finally {
       capped.close();
     }
