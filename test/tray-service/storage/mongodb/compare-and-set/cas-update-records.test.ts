@@ -26,6 +26,36 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
     current
       ? { ...current, actorsCount: current.actorsCount + 1, version: current.version + 1 }
       : 'unchanged';
+  /** A delivery: one more actor, the record unread again; `fresh` where there is no record. */
+  const deliveryOf =
+    (fresh?: TrayRecordDoc): ComputeRecord =>
+    (_key, current) =>
+      current
+        ? { ...current, hasRead: false, actorsCount: current.actorsCount + 1, version: current.version + 1 }
+        : (fresh ?? 'unchanged');
+  /**
+   * The database with a records bulk that answers its first call, after `meanwhile`, as if another
+   * caller's update in the shared bulk had missed; `missed()` tells whether it did.
+   */
+  function bulkMissingOnce(meanwhile: () => Promise<void> = () => Promise.resolve()) {
+    let missed = false;
+    const db = withCollectionMethod(
+      mongo.db,
+      TRAY_RECORDS,
+      'bulkWrite',
+      (bulkWrite) =>
+        async (...args: Parameters<typeof bulkWrite>) => {
+          const result = await bulkWrite(...args);
+          if (missed) return result;
+          missed = true;
+          await meanwhile();
+          return Object.assign(Object.create(result) as typeof result, {
+            matchedCount: result.matchedCount - 1,
+          });
+        },
+    );
+    return { db, missed: () => missed };
+  }
 
   it('stamps every inserted and updated state with the writer’s clock and reports it as stored', async () => {
     const existing = aTrayRecord({ userId: 'u-1', targetId: 'p-old' });
@@ -124,40 +154,23 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
     it(`takes its own write for landed when the record moved past it before the read again, its claim ${claim}`, async () => {
       const record = aTrayRecord({ userId: `u-5-${claim}`, hasRead: false, actorsCount: 1 });
       await records().insertOne(record);
-      const delivery: ComputeRecord = (_key, current) =>
-        current
-          ? { ...current, hasRead: false, actorsCount: current.actorsCount + 1, version: current.version + 1 }
-          : 'unchanged';
+      const delivery = deliveryOf();
       const markRead: ComputeRecord = (_key, current) =>
         current && !current.hasRead
           ? { ...current, hasRead: true, version: current.version + 1 }
           : 'unchanged';
-      let missed = false;
-      const sharedBulkMissed = withCollectionMethod(
-        mongo.db,
-        TRAY_RECORDS,
-        'bulkWrite',
-        (bulkWrite) =>
-          async (...args: Parameters<typeof bulkWrite>) => {
-            const result = await bulkWrite(...args);
-            if (missed) return result;
-            missed = true;
-            // The delivery lands after the mark, then the bulk answers as if another caller's
-            // update had missed.
-            await casUpdateRecords(mongo.db, [record._id], delivery, { owner: 'delivery' });
-            // A claim another writer took over (this call stalled past the takeover) proves
-            // nothing: the change is computed again, as when nothing says it landed.
-            if (claim === 'taken over')
-              await mongo.db
-                .collection<{ _id: string }>(TRAY_RECORD_CLAIMS)
-                .updateOne({ _id: `${record._id}#${record.version + 1}` }, { $set: { owner: 'another' } });
-            return Object.assign(Object.create(result) as typeof result, {
-              matchedCount: result.matchedCount - 1,
-            });
-          },
-      );
-      await casUpdateRecords(sharedBulkMissed, [record._id], markRead, { owner: 'mark' });
-      expect(missed).to.equal(true);
+      // The delivery lands after the mark, then the bulk answers as if another caller's update
+      // had missed. A claim another writer took over (this call stalled past the takeover) proves
+      // nothing: the change is computed again, as when nothing says it landed.
+      const shared = bulkMissingOnce(async () => {
+        await casUpdateRecords(mongo.db, [record._id], delivery, { owner: 'delivery' });
+        if (claim === 'taken over')
+          await mongo.db
+            .collection<{ _id: string }>(TRAY_RECORD_CLAIMS)
+            .updateOne({ _id: `${record._id}#${record.version + 1}` }, { $set: { owner: 'another' } });
+      });
+      await casUpdateRecords(shared.db, [record._id], markRead, { owner: 'mark' });
+      expect(shared.missed()).to.equal(true);
       expect(await records().findOne({ _id: record._id })).to.include(
         claim === 'held'
           ? { hasRead: false, actorsCount: 2, version: record.version + 2 }
@@ -171,33 +184,20 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
   it('leaves a record deleted after its write landed (a delete-all between the bulk and the read again) deleted', async () => {
     const record = aTrayRecord({ userId: 'u-cleared', hasRead: true, actorsCount: 1 });
     await records().insertOne(record);
-    const delivery: ComputeRecord = (_key, current) =>
-      current
-        ? { ...current, hasRead: false, actorsCount: current.actorsCount + 1, version: current.version + 1 }
-        : { ...record, hasRead: false, actorsCount: 1 };
-    let missed = false;
-    const sharedBulkMissed = withCollectionMethod(
-      mongo.db,
-      TRAY_RECORDS,
-      'bulkWrite',
-      (bulkWrite) =>
-        async (...args: Parameters<typeof bulkWrite>) => {
-          const result = await bulkWrite(...args);
-          if (missed) return result;
-          missed = true;
-          return Object.assign(Object.create(result) as typeof result, {
-            matchedCount: result.matchedCount - 1,
-          });
-        },
-    );
+    const shared = bulkMissingOnce();
     const clearBeforeReadingAgain = async () => {
       await records().deleteMany({ userId: record.userId });
     };
-    await casUpdateRecords(sharedBulkMissed, [record._id], delivery, {
-      owner: 'delivery',
-      backOff: clearBeforeReadingAgain,
-    });
-    expect(missed).to.equal(true);
+    await casUpdateRecords(
+      shared.db,
+      [record._id],
+      deliveryOf({ ...record, hasRead: false, actorsCount: 1 }),
+      {
+        owner: 'delivery',
+        backOff: clearBeforeReadingAgain,
+      },
+    );
+    expect(shared.missed()).to.equal(true);
     expect(await records().countDocuments({ userId: record.userId })).to.equal(0);
   });
 
@@ -245,10 +245,7 @@ describe('casUpdateRecords: changedAt and onWritten (what live streams are told)
   it('never takes over the claim of a version that was written: writers on a stale snapshot read again, and each change lands', async () => {
     const record = aTrayRecord({ userId: 'u-stale', hasRead: false, actorsCount: 1 });
     await records().insertOne(record);
-    const delivery: ComputeRecord = (_key, current) =>
-      current
-        ? { ...current, hasRead: false, actorsCount: current.actorsCount + 1, version: current.version + 1 }
-        : 'unchanged';
+    const delivery = deliveryOf();
     const markRead: ComputeRecord = (_key, current) =>
       current ? { ...current, hasRead: true, version: current.version + 1 } : 'unchanged';
     await casUpdateRecords(mongo.db, [record._id], markRead, { owner: 'mark' });
