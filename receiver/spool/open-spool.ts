@@ -417,14 +417,13 @@ async function openInstance(
       const { taken, failure } = await exclusive(async () => {
         await owner.ensure();
         const first = nextSeq;
-        const outcome = await adoptOrphanedSegments(root, dir, instance, onForeign, {
-          firstSeq: first,
-          deadChecks,
-          quietMs: options.adoptQuietMs ?? ADOPT_QUIET_MS,
-        }).then(
-          () => ({ failed: false as const }),
-          (error: unknown) => ({ failed: true as const, error }),
-        );
+        const [outcome] = await Promise.allSettled([
+          adoptOrphanedSegments(root, dir, instance, onForeign, {
+            firstSeq: first,
+            deadChecks,
+            quietMs: options.adoptQuietMs ?? ADOPT_QUIET_MS,
+          }),
+        ]);
         // What is in the folder now, also after a take-over that failed part-way: every segment
         // moved in is counted, and the next segment this spool opens comes after them.
         const inFolder = (await listSegments(dir)).filter((segment) => segment.seq >= first);
@@ -449,7 +448,7 @@ async function openInstance(
         depth += lines - (counted.get(segment.seq) ?? 0);
         counted.set(segment.seq, lines);
       }
-      if (failure.failed) throw failure.error;
+      if (failure.status === 'rejected') throw failure.reason;
       return adopted;
     },
     async close() {

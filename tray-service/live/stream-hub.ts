@@ -428,6 +428,11 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
       recounts.set(userId, undefined);
     }
     size -= 1;
+    releaseSlot(userId, streamId);
+  }
+
+  /** Frees the stream's slot; one not freed (Redis out of reach) lapses with its lease. */
+  function releaseSlot(userId: string, streamId: string): void {
     deps.slots.release(userId, streamId).catch((error: unknown) => {
       logger.warn({ err: (error as Error).message }, 'stream slot not released; its lease lapses');
     });
@@ -457,9 +462,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
   function giveBack(stream: OpenStream, replaced: readonly string[]): void {
     const { userId, streamId } = stream;
     if (replaced.length === 0) {
-      deps.slots.release(userId, streamId).catch((error: unknown) => {
-        logger.warn({ err: (error as Error).message }, 'stream slot not released; its lease lapses');
-      });
+      releaseSlot(userId, streamId);
       return;
     }
     deps.slots.restore(userId, streamId, replaced).catch((error: unknown) => {
