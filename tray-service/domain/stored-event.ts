@@ -8,6 +8,13 @@ import type { ModerationAction } from './moderation-action.ts';
 export const storedEventStatuses = ['applied', 'stored', 'unknown', 'invalid', 'foreign'] as const;
 export type StoredEventStatus = (typeof storedEventStatuses)[number];
 
+/**
+ * Verdicts under which nothing of an event was applied. A replay whose mapping judges the event
+ * otherwise (a name it has learned since, a check it has mended) stores its verdict in their place;
+ * `applied` stays (the tray holds what was applied then), and `foreign` is never mapped.
+ */
+export const RESTATABLE_STATUSES: readonly StoredEventStatus[] = ['stored', 'unknown', 'invalid'];
+
 /** A verified delivery as stored for moderation and analytics (the admin API reads it). */
 export interface StoredEvent {
   /** The receiver's dedupe key (lowercase hex SHA-256 of the raw body). */

@@ -276,6 +276,13 @@ export interface EventsPort {
     outcome: EventOutcome,
     options: { retentionDays: number; now: Date },
   ): Promise<StoredEvent>;
+  /**
+   * Stores a replay's verdict of an event stored under one that applied nothing
+   * (RESTATABLE_STATUSES): its status, error, acting user and community, and what a late join looks
+   * up. Changes only an unexpired event still stored under such a verdict, so of replays racing one
+   * verdict stands (they agree). Resolves the event as stored then; undefined when none is.
+   */
+  restate(key: string, outcome: EventOutcome, now: Date): Promise<StoredEvent | undefined>;
   /** Newest first (receivedAt, then key), unexpired only. */
   list(filter: EventsFilter, limit: number, after?: PageKey): Promise<EventsPage>;
   get(key: string): Promise<StoredEvent | undefined>;

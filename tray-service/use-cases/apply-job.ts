@@ -11,7 +11,8 @@ import {
   type DeliveryScheme,
   type PlatformWebhooks,
 } from '../domain/platform-webhooks.ts';
-import type { StoredEvent } from '../domain/stored-event.ts';
+import { RESTATABLE_STATUSES, type StoredEvent } from '../domain/stored-event.ts';
+import { idWithinLimit } from '../domain/event-id.ts';
 import type { InboxRecord } from '../domain/inbox-record.ts';
 import { unexpired } from '../domain/unexpired.ts';
 import { storableJson } from '../domain/storable-json.ts';
@@ -135,6 +136,20 @@ function outcomeOf(mapped: JudgedEvent): EventOutcome {
 }
 
 /**
+ * Whether `outcome` is a new verdict on an event stored under one that applied nothing: a replay
+ * whose mapping changed since. The ids are compared as storage keeps them (idWithinLimit).
+ */
+function restates(stored: StoredEvent, outcome: EventOutcome): boolean {
+  return (
+    RESTATABLE_STATUSES.includes(stored.status) &&
+    (stored.status !== outcome.status ||
+      stored.error !== outcome.error ||
+      stored.userId !== idWithinLimit(outcome.userId) ||
+      stored.communityId !== idWithinLimit(outcome.communityId))
+  );
+}
+
+/**
  * One queue job (docs/tray-engine.md): store the raw event, map it if it is the platform's (another
  * sender's is stored as `foreign` and applied never, not by a retry or a replay either), apply it
  * (bans, memberships, profiles, personal activities, community posts), hand it to the moderation
@@ -158,11 +173,18 @@ async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise
   const judged = platform
     ? mapEvent({ event: job.event, data: job.data, receivedAt: receivedAt.getTime() })
     : FOREIGN;
-  const stored = await deps.storage.events.store(
+  const outcome = outcomeOf(judged);
+  const first = await deps.storage.events.store(
     { key: job.dedupeKey, event: job.event, data: job.data, webhook: job.webhook, receivedAt },
-    outcomeOf(judged),
+    outcome,
     { retentionDays: deps.eventsRetentionDays, now: new Date(now()) },
   );
+  // A replay whose mapping learned what an older one stored as applying nothing applies it below,
+  // so the stored verdict says so too (the admin filters by status, user and community).
+  const stored =
+    platform && restates(first, outcome)
+      ? ((await deps.storage.events.restate(first.key, outcome, new Date(now()))) ?? first)
+      : first;
   // The verdict stored first stands: a replay carries no scheme, and a stored event is judged by
   // the name alone then; one first found another sender's stays so, whatever the setting says now.
   const mapped = stored.status === 'foreign' ? FOREIGN : judged;
@@ -226,12 +248,12 @@ async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise
   // the mark is the job's last durable step, so only a job that finished every step makes the
   // first one. A job failing before it leaves the event unmarked, and its retry is then the first
   // to finish it: counted (its lag, receipt to here, into the minute's histogram) and announced once.
-  const outcome = deps.onStored ? await deps.onStored(stored) : undefined;
+  const decided = deps.onStored ? await deps.onStored(stored) : undefined;
   const appliedAt = new Date(now());
-  const first = await deps.storage.events.markApplied(stored, appliedAt);
-  if (first && deps.onApplied) {
-    const moderation = mostSevere(stored.moderation, outcome);
+  const marked = await deps.storage.events.markApplied(stored, appliedAt);
+  if (marked && deps.onApplied) {
+    const moderation = mostSevere(stored.moderation, decided);
     await deps.onApplied({ ...stored, appliedAt, ...(moderation ? { moderation } : {}) });
   }
-  return { event: stored, first };
+  return { event: stored, first: marked };
 }

@@ -640,7 +640,6 @@ describe('admin events API after EVENTS_RETENTION_DAYS changes', () => {
   });
 });
 
-/** The stored events, with some of their operations replaced. */
 /** The events, with webhook=endless streaming 64 KB events without end, as fast as a reader takes them. */
 function endlessEvents(events: EventsPort): EventsPort {
   const payload = 'x'.repeat(64 * 1024);
@@ -652,9 +651,11 @@ function endlessEvents(events: EventsPort): EventsPort {
   });
 }
 
+/** The stored events, with some of their operations replaced. */
 function eventsWith(events: EventsPort, replaced: Partial<EventsPort>): EventsPort {
   return {
     store: (...args) => events.store(...args),
+    restate: (...args) => events.restate(...args),
     list: (...args) => events.list(...args),
     get: (key) => events.get(key),
     count: (filter) => events.count(filter),

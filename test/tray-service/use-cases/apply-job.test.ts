@@ -157,6 +157,87 @@ for (const engine of REQUIRED_ENGINES) {
     });
   });
 
+  // An older version stored the event as `unknown` (a name its mapping did not know); a replay
+  // with the mapping that knows it applies it, and the admin filters must then find it too.
+  describe(`applyJob on ${engine}: a replay once the mapping knows the event`, () => {
+    const suite = useTrayStorage(engine);
+
+    it('stores the new verdict with its user and community, counts nothing twice, and a late join finds the post', async () => {
+      const apply = (envelope: TestEnvelope, at: number) =>
+        applyJob(delivered(envelope, at), {
+          storage: suite.storage,
+          eventsRetentionDays: 30,
+          trayRetentionDays: RETENTION_DAYS,
+          networkId: 'default',
+          now: () => at + 1_000,
+        });
+      await apply(membershipEvent('join', ['u-m1'], 'c-rp', new Date(START - 600_000).toISOString()), START);
+      const post = postEvent({
+        postId: 'p-rp',
+        communityId: 'c-rp',
+        author: 'u-au',
+        createdAt: new Date(START + 60_000).toISOString(),
+      });
+      const key = dedupeKeyOf(post);
+      const receivedAt = new Date(START + 120_000);
+      await suite.storage.events.store(
+        { key, event: post.event, data: post.data, webhook: 'test-hook', receivedAt },
+        { status: 'unknown' },
+        { retentionDays: 30, now: receivedAt },
+      );
+      const firstApplied = new Date(receivedAt.getTime() + 1_000);
+      expect(await suite.storage.events.markApplied({ key, receivedAt }, firstApplied)).to.equal(true);
+
+      const replayed = await apply(post, receivedAt.getTime() + 3_600_000);
+      expect(replayed.first, 'finished before').to.equal(false);
+      const expected = { status: 'applied', userId: 'u-au', communityId: 'c-rp', appliedAt: firstApplied };
+      expect(replayed.event).to.deep.include(expected);
+      const stored = await suite.storage.events.get(key);
+      expect(stored).to.deep.include(expected);
+      expect(stored).not.to.have.property('error');
+      expect(
+        (await suite.storage.events.list({ status: 'applied', userId: 'u-au' }, 10)).items,
+      ).to.have.length(1);
+      expect((await suite.storage.events.list({ status: 'unknown' }, 10)).items).to.deep.equal([]);
+
+      // The charts count the event once: one receipt, one finish.
+      const minute = new Date(Math.floor(receivedAt.getTime() / 60_000) * 60_000);
+      const until = new Date(minute.getTime() + 60_000);
+      expect((await suite.storage.events.perMinute(minute, until)).map((m) => m.counts)).to.deep.equal([
+        { 'post.didCreate': 1 },
+      ]);
+      expect((await suite.storage.events.lagPerMinute(minute, until)).map((m) => m.count)).to.deep.equal([1]);
+
+      // The member got the post, and a join before it, processed after the replay, backfills it.
+      const now = receivedAt.getTime() + 7_200_000;
+      expect(await suite.storage.records.count('u-m1', now)).to.equal(1);
+      await apply(membershipEvent('join', ['u-m2'], 'c-rp', new Date(START).toISOString()), now);
+      expect(await suite.storage.records.count('u-m2', now + 2_000)).to.equal(1);
+    });
+
+    it('keeps a verdict the mapping gives again, and a stored `applied` one whatever the mapping says now', async () => {
+      const comment = commentEvent({ commentId: 'cm-kept', postId: 'p-kept', author: 'u-cid' });
+      const key = dedupeKeyOf(comment);
+      const receivedAt = new Date(START + 180_000);
+      // Stored `applied` with no user: a replay finds the verdict standing and writes nothing.
+      await suite.storage.events.store(
+        { key, event: comment.event, data: comment.data, webhook: 'test-hook', receivedAt },
+        { status: 'applied' },
+        { retentionDays: 30, now: receivedAt },
+      );
+      const replayed = await applyJob(delivered(comment, receivedAt.getTime()), {
+        storage: suite.storage,
+        eventsRetentionDays: 30,
+        trayRetentionDays: RETENTION_DAYS,
+        networkId: 'default',
+        now: () => receivedAt.getTime() + 60_000,
+      });
+      expect(replayed.event.status).to.equal('applied');
+      expect(replayed.event).not.to.have.property('userId');
+      expect(await suite.storage.events.get(key)).not.to.have.property('userId');
+    });
+  });
+
   describe(`applyJob on ${engine}: an event larger than a document may be`, () => {
     const suite = useTrayStorage(engine);
 

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { PageKey } from '../../domain/page-cursor.ts';
-import type { StoredEvent, StoredEventStatus } from '../../domain/stored-event.ts';
+import { RESTATABLE_STATUSES, type StoredEvent, type StoredEventStatus } from '../../domain/stored-event.ts';
 import type { ModerationAction } from '../../domain/moderation-action.ts';
 import type { EventOutcome, EventsFilter, EventsPage, EventsPort } from '../port.ts';
 import { createPostgresEventRollups } from './postgres-event-rollups.ts';
@@ -209,6 +209,15 @@ export function createPostgresEvents(pool: pg.Pool, clock: () => Date = () => ne
   }
 
   const rollups = createPostgresEventRollups(pool);
+  async function get(key: string): Promise<StoredEvent | undefined> {
+    const { rows } = await pool.query<EventRow>(
+      `SELECT ${COLUMNS} FROM stored_events WHERE key = $1 AND expires_at > $2`,
+      // Keys are stored without U+0000 (without-nul.ts): one asked with it is looked up as stored,
+      // instead of failing the statement (a 500 the admin API's fuzzing found).
+      [withoutNul(key), clock()],
+    );
+    return rows[0] && toEvent(rows[0]);
+  }
   return {
     ...rollups,
     store: (event, outcome, options) =>
@@ -216,14 +225,27 @@ export function createPostgresEvents(pool: pg.Pool, clock: () => Date = () => ne
 
     list,
 
-    async get(key) {
-      const { rows } = await pool.query<EventRow>(
-        `SELECT ${COLUMNS} FROM stored_events WHERE key = $1 AND expires_at > $2`,
-        // Keys are stored without U+0000 (without-nul.ts): one asked with it is looked up as stored,
-        // instead of failing the statement (a 500 the admin API's fuzzing found).
-        [withoutNul(key), clock()],
-      );
-      return rows[0] && toEvent(rows[0]);
+    get,
+
+    async restate(key, outcome, now) {
+      const nullable = (text: string | undefined) => (text === undefined ? null : withoutNul(text));
+      const { rows } = await pool.query<EventRow>({
+        name: 'tray_restate_event',
+        text: `UPDATE stored_events SET status = $2, error = $3, user_id = $4, community_id = $5
+               WHERE key = $1 AND expires_at > $6 AND status = ANY($7::text[])
+               RETURNING ${COLUMNS}`,
+        values: [
+          withoutNul(key),
+          outcome.status,
+          nullable(outcome.error),
+          nullable(idWithinLimit(outcome.userId)),
+          nullable(idWithinLimit(outcome.communityId)),
+          now,
+          RESTATABLE_STATUSES,
+        ],
+      });
+      // None changed: another replay restated it first, or it expired.
+      return rows[0] ? toEvent(rows[0]) : get(key);
     },
 
     stream: (filter) => streamEvents(list, filter),

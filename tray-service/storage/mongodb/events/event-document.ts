@@ -22,10 +22,6 @@ export function eventDocument(
   now: Date,
 ): EventDoc {
   const expiresAt = new Date(event.receivedAt.getTime() + retentionDays * DAY_MS);
-  // A longer id (which no valid event names) would not fit its index on FerretDB: left out.
-  const userId = idWithinLimit(outcome.userId);
-  const communityId = idWithinLimit(outcome.communityId);
-  const post = idWithinLimit(outcome.communityPost?.communityId) ? outcome.communityPost : undefined;
   const keysEscaped = hasRefusedKey(event.data);
   return withinDocumentLimit(
     storableJson<EventDoc>({
@@ -37,20 +33,45 @@ export function eventDocument(
       receivedAt: event.receivedAt,
       storedAt: now,
       expiresAt,
-      status: outcome.status,
-      ...(outcome.error === undefined ? {} : { error: outcome.error }),
-      ...(userId === undefined ? {} : { userId }),
-      ...(communityId === undefined ? {} : { communityId }),
+      ...outcomeFields(outcome),
       moderation: 'none',
       // Until its count in the events-per-minute chart is made (mongo-events.ts).
       countPending: true,
-      ...(post
-        ? {
-            communityDay: communityDay(post.communityId, dayOf(post.at)),
-            activityAt: post.at,
-            ...(post.activity ? { postActivity: post.activity } : {}),
-          }
-        : {}),
     }),
   );
+}
+
+/** The fields an outcome sets in an event's document, each absent when it has none. */
+export const OUTCOME_FIELDS = [
+  'status',
+  'error',
+  'userId',
+  'communityId',
+  'communityDay',
+  'activityAt',
+  'postActivity',
+] as const satisfies readonly (keyof EventDoc)[];
+
+/**
+ * What an outcome sets in an event's document: its verdict, the acting user and the community, and
+ * a community post's day, time and activity (what a late join looks up). Pure.
+ */
+export function outcomeFields(outcome: EventOutcome): Pick<EventDoc, (typeof OUTCOME_FIELDS)[number]> {
+  // A longer id (which no valid event names) would not fit its index on FerretDB: left out.
+  const userId = idWithinLimit(outcome.userId);
+  const communityId = idWithinLimit(outcome.communityId);
+  const post = idWithinLimit(outcome.communityPost?.communityId) ? outcome.communityPost : undefined;
+  return {
+    status: outcome.status,
+    ...(outcome.error === undefined ? {} : { error: outcome.error }),
+    ...(userId === undefined ? {} : { userId }),
+    ...(communityId === undefined ? {} : { communityId }),
+    ...(post
+      ? {
+          communityDay: communityDay(post.communityId, dayOf(post.at)),
+          activityAt: post.at,
+          ...(post.activity ? { postActivity: post.activity } : {}),
+        }
+      : {}),
+  };
 }

@@ -1,12 +1,14 @@
 import type { Db } from 'mongodb';
 import { EVENTS } from '../collection-names.ts';
 import { type StoredEventDoc, type EventDoc } from './events-collection.ts';
-import type { StoredEvent } from '../../../domain/stored-event.ts';
+import { RESTATABLE_STATUSES, type StoredEvent } from '../../../domain/stored-event.ts';
 import type { EventsPort } from '../../port.ts';
 import { insertCoalesced } from '../compare-and-set/coalesced-writes.ts';
 import { createEventRollups } from './event-rollups.ts';
 import { createEventsQueries } from './event-reads.ts';
-import { eventDocument } from './event-document.ts';
+import { eventDocument, OUTCOME_FIELDS, outcomeFields } from './event-document.ts';
+import { fitsDocument, payloadKept } from './within-document-limit.ts';
+import { storableJson } from '../../../domain/storable-json.ts';
 import { payloadOf } from './escaped-keys.ts';
 import { streamEvents } from '../../stream-events.ts';
 
@@ -54,6 +56,10 @@ export function createMongoEvents(db: Db, clock: () => Date = () => new Date()):
     return { items: page.items.map(toStoredEvent), ...(page.next ? { next: page.next } : {}) };
   };
   const events = db.collection<EventDoc>(EVENTS);
+  async function get(key: string): Promise<StoredEvent | undefined> {
+    const doc = await queries.get(key);
+    return doc ? toStoredEvent(doc) : undefined;
+  }
   /**
    * Counts a stored event into its minute's chart, then takes its `countPending` mark off: a step
    * that failed leaves the mark, and the job's retry (storing it again) takes them again; the
@@ -93,9 +99,36 @@ export function createMongoEvents(db: Db, clock: () => Date = () => new Date()):
       return toStoredEvent(held.countPending ? await counted(held, false) : held);
     },
     list,
-    async get(key) {
-      const doc = await queries.get(key);
-      return doc ? toStoredEvent(doc) : undefined;
+    get,
+    async restate(key, outcome, now) {
+      const restatable = { $in: [...RESTATABLE_STATUSES] };
+      const held = await events.findOne({ _id: key, status: restatable, expiresAt: { $gt: now } });
+      // A payload replaced by its marker was judged from the payload: a replay reads the marker.
+      if (!held || !payloadKept(held)) return get(key);
+      const fields = storableJson(outcomeFields(outcome));
+      const {
+        status: _status,
+        error: _error,
+        userId: _userId,
+        communityId: _communityId,
+        communityDay: _day,
+        activityAt: _at,
+        postActivity: _activity,
+        ...kept
+      } = held;
+      // As withinDocumentLimit does when a post's activity is that large: stored without it, so
+      // only a member joining late misses the post.
+      const { communityDay: _d, activityAt: _a, postActivity: _p, ...withoutPost } = fields;
+      const set: Partial<EventDoc> = fitsDocument({ ...kept, ...fields }) ? fields : withoutPost;
+      const unset = OUTCOME_FIELDS.filter((name) => set[name] === undefined);
+      await events.updateOne(
+        { _id: key, status: restatable, expiresAt: { $gt: now } },
+        {
+          $set: set,
+          ...(unset.length > 0 ? { $unset: Object.fromEntries(unset.map((name) => [name, ''])) } : {}),
+        },
+      );
+      return get(key);
     },
     stream: (filter) => streamEvents(list, filter),
     count: (filter) => queries.count(filter),

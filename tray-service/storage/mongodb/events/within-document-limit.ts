@@ -16,10 +16,23 @@ export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
  */
 export const LATER_FIELDS_BYTES = 1024;
 
-const fits = (value: object) => BSON.calculateObjectSize(value) + LATER_FIELDS_BYTES < MAX_DOCUMENT_BYTES;
+/** Whether a document leaves its later fields room under the limit. */
+export const fitsDocument = (value: object) =>
+  BSON.calculateObjectSize(value) + LATER_FIELDS_BYTES < MAX_DOCUMENT_BYTES;
 
 /** Why `data` holds a marker (docs/storage.md#events-too-large-for-a-document). */
 export const PAYLOAD_NOT_KEPT = 'larger than a MongoDB document may be';
+
+/** Whether a stored event holds its payload, not the marker withinDocumentLimit put in its place. */
+export function payloadKept(doc: Pick<EventDoc, 'data'>): boolean {
+  const marker = doc.data.payloadNotKept;
+  return !(
+    typeof marker === 'object' &&
+    marker !== null &&
+    'reason' in marker &&
+    marker.reason === PAYLOAD_NOT_KEPT
+  );
+}
 
 /**
  * `doc` as MongoDB can hold it. A webhook body may be up to WEBHOOK_MAX_BODY_BYTES (64 MB at most),
@@ -31,7 +44,7 @@ export const PAYLOAD_NOT_KEPT = 'larger than a MongoDB document may be';
  * activity for a late join (docs/storage.md#events-too-large-for-a-document). Pure.
  */
 export function withinDocumentLimit(doc: EventDoc): EventDoc {
-  if (fits(doc)) return doc;
+  if (fitsDocument(doc)) return doc;
   const bsonBytes = BSON.calculateObjectSize(doc.data);
   const why = `payload not kept: ${bsonBytes} bytes of BSON, too large for a MongoDB document (under ${MAX_DOCUMENT_BYTES} bytes)`;
   // The marker is not escaped: it is read as it is.
@@ -41,7 +54,7 @@ export function withinDocumentLimit(doc: EventDoc): EventDoc {
     data: { payloadNotKept: { reason: PAYLOAD_NOT_KEPT, bsonBytes } },
     error: doc.error === undefined ? why : `${doc.error}; ${why}`,
   };
-  if (fits(marked)) return marked;
+  if (fitsDocument(marked)) return marked;
   // Its post's activity is that large as well (a name of many megabytes): the event is still
   // stored, and only a member joining late misses that post.
   const bare: EventDoc = { ...marked, error: `${marked.error}; nor its post's activity, for a late join` };
