@@ -2,13 +2,24 @@
  * Operator tool: writes stored events to an NDJSON file, the same lines as
  * GET /admin/events/export, straight from the tray's storage (no running tray service needed).
  */
-import { createWriteStream, renameSync, rmSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { StoredEvent } from '../tray-service/domain/stored-event.ts';
 import { toEventView } from '../tray-service/admin/event-view.ts';
 import { ndjsonStream } from '../tray-service/admin/ndjson-stream.ts';
 import type { EventsFilter } from '../tray-service/storage/port.ts';
+import type { PageKey } from '../tray-service/domain/page-cursor.ts';
+import { createEventsQuery } from '../tray-service/use-cases/events-query.ts';
+import { lastCompleteLine } from './lib/last-complete-line.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { parseCli, progressBar, runCli } from './lib/cli.ts';
 import { openScriptStorage, storageVariables } from './lib/open-script-storage.ts';
@@ -19,7 +30,8 @@ const usage = `
 Usage: npm run export-events -- --out <file> [filters]
 
 Writes every stored event matching the filters to <file>, one JSON object per line, newest first
-(the shape of GET /admin/events/export). The file appears only when the export is complete.
+(the shape of GET /admin/events/export). The file appears only when the export is complete;
+until then the events go to <file>.partial, which an interrupted run leaves for --resume.
 
 Filters (those of GET /admin/events, with its rules and messages):
   --event <name>          e.g. post.didCreate
@@ -35,6 +47,9 @@ Filters (those of GET /admin/events, with its rules and messages):
 
 Options:
   --out <file>            output file (required)
+  --resume                go on with <file>.partial, left by an interrupted run with the same
+                          filters, after its last complete line (without it, an old
+                          <file>.partial is removed and the export starts again)
   -h, --help              show this help
 
 Environment: ${storageVariables}.
@@ -69,25 +84,26 @@ async function main(): Promise<number> {
         moderation: { type: 'string' },
         since: { type: 'string' },
         until: { type: 'string' },
+        resume: { type: 'boolean' },
       },
       allowPositionals: true,
     },
     usage,
   );
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}\n${usage}`);
-  const { out, ...filters } = values;
+  const { out, resume, ...filters } = values;
   if (!out) throw new UsageError(`--out: the output file is required\n${usage}`);
   const filter = filterOf(filters);
+  const partial = `${out}.partial`;
+  const after = resume === true ? resumedAfter(partial, filter) : startAfresh(partial, filter);
 
   const storage = await openScriptStorage('export-events');
-  const partial = `${out}.partial`;
   const started = Date.now();
-  const events = storage.events;
+  const events = createEventsQuery(storage.events);
   const bar = progressBar('exporting', 'events');
   let written = 0;
   try {
-    rmSync(partial, { force: true });
-    bar.start(await events.count(filter), 0);
+    bar.start(await events.count(filter, after), 0);
     const counter = new Transform({
       objectMode: true,
       transform(event: StoredEvent, _encoding, callback) {
@@ -97,26 +113,65 @@ async function main(): Promise<number> {
       },
     });
     await pipeline(
-      events.stream(filter),
+      events.export(filter, Number.POSITIVE_INFINITY, after),
       counter,
       ndjsonStream((event: StoredEvent) => toEventView(event)),
-      // Raw payloads: readable by the owner only, whatever the umask. `wx` creates the file anew
-      // (an old partial file is removed first), so the mode applies.
-      createWriteStream(partial, { flags: 'wx', mode: 0o600 }),
+      // Raw payloads: readable by the owner only, whatever the umask (startAfresh made the file).
+      createWriteStream(partial, { flags: 'a', mode: 0o600 }),
     );
     bar.update(written);
     renameSync(partial, out);
+    rmSync(filterFileOf(partial), { force: true });
   } catch (error) {
-    rmSync(partial, { force: true });
+    bar.stop();
+    process.stderr.write(
+      `stopped after ${written} events${after ? ' more' : ''}; ${partial} keeps them: run the same command with --resume to go on\n`,
+    );
     throw error;
   } finally {
     bar.stop();
     await storage.close();
   }
   process.stdout.write(
-    `exported ${written} events to ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+    `exported ${written} events${after ? ' more' : ''} to ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
   );
   return 0;
+}
+
+/** Beside a partial export: the filters it was started with, so --resume cannot mix two exports. */
+const filterFileOf = (partial: string) => `${partial}.filters.json`;
+
+/** The filter as its file keeps it: keys in order, times as ISO text. */
+const filterText = (filter: EventsFilter) =>
+  JSON.stringify(Object.fromEntries(Object.entries(filter).sort(([a], [b]) => a.localeCompare(b))));
+
+/** A new, empty partial file readable by its owner only, and its filters beside it; nothing to skip. */
+function startAfresh(partial: string, filter: EventsFilter): undefined {
+  rmSync(partial, { force: true });
+  // `wx` creates the file anew (an old one is removed first), so the mode applies.
+  writeFileSync(partial, '', { flag: 'wx', mode: 0o600 });
+  writeFileSync(filterFileOf(partial), `${filterText(filter)}\n`, { mode: 0o600 });
+  return undefined;
+}
+
+/**
+ * Where an interrupted export goes on: after the event of the partial file's last complete line (a
+ * line cut short after it is cut off). Its own time and key place it, so an event that expired
+ * since still does.
+ */
+function resumedAfter(partial: string, filter: EventsFilter): PageKey | undefined {
+  if (!existsSync(partial) || !existsSync(filterFileOf(partial)))
+    throw new UsageError(`--resume: no ${partial} to go on with; run without --resume`);
+  const kept = readFileSync(filterFileOf(partial), 'utf8').trim();
+  if (kept !== filterText(filter))
+    throw new UsageError(
+      `--resume: ${partial} was started with other filters (${kept}); give the same ones, or run without --resume`,
+    );
+  const { end, line } = lastCompleteLine(partial);
+  truncateSync(partial, end);
+  if (line === undefined) return undefined;
+  const { key, receivedAt } = JSON.parse(line) as { key: string; receivedAt: string };
+  return { at: new Date(receivedAt), id: key };
 }
 
 runCli(main);

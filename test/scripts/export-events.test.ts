@@ -1,5 +1,14 @@
 import { expect } from 'chai';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanEnv, runScript } from '../support/run-script.ts';
@@ -59,6 +68,60 @@ describe('scripts/export-events.ts', function () {
     const result = await runScript('scripts/export-events.ts', ['--out', out], env);
     expect(result.code).to.equal(0);
     expect((statSync(out).mode & 0o777).toString(8)).to.equal('600');
+  });
+
+  describe('--resume', () => {
+    // A run stopped at its very end: its output path is a directory that is not empty, so the
+    // finished partial file cannot take its place. Its partial file is then cut to what an
+    // interrupted run leaves: `keep` complete lines and part of the next.
+    const interrupted = async (name: string, filters: string[], keep: number) => {
+      const out = join(dir, name);
+      mkdirSync(join(out, 'in-the-way'), { recursive: true });
+      const stopped = await runScript('scripts/export-events.ts', ['--out', out, ...filters], env);
+      expect(stopped.code, stopped.stderr).to.equal(1);
+      expect(stopped.stderr).to.include(
+        `${out}.partial keeps them: run the same command with --resume to go on`,
+      );
+      rmSync(out, { recursive: true });
+      const lines = readFileSync(`${out}.partial`, 'utf8').split('\n');
+      expect(lines.length, 'lines written').to.be.above(keep + 1);
+      writeFileSync(`${out}.partial`, `${lines.slice(0, keep).join('\n')}\n${lines[keep]?.slice(0, 40)}`);
+      return out;
+    };
+
+    it('goes on after the last complete line: the file is the whole export, every event once', async () => {
+      const whole = join(dir, 'whole.ndjson');
+      expect((await runScript('scripts/export-events.ts', ['--out', whole], env)).code).to.equal(0);
+      const out = await interrupted('resumed.ndjson', [], 500);
+      const result = await runScript('scripts/export-events.ts', ['--out', out, '--resume'], env);
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stdout).to.match(new RegExp(`^exported 700 events more to ${out} in \\d+\\.\\d s\\n$`));
+      expect(readFileSync(out, 'utf8')).to.equal(readFileSync(whole, 'utf8'));
+      expect((statSync(out).mode & 0o777).toString(8)).to.equal('600');
+      expect(readdirSync(dir).filter((name) => name.startsWith('resumed.ndjson.'))).to.deep.equal([]);
+    });
+
+    it('refuses other filters than the interrupted run had, and a file with nothing to go on with', async () => {
+      const out = await interrupted('resumed-comments.ndjson', ['--event', 'comment.didCreate'], 150);
+      const other = await runScript('scripts/export-events.ts', ['--out', out, '--resume'], env);
+      expect(other.code).to.equal(2);
+      expect(other.stderr).to.include(`--resume: ${out}.partial was started with other filters`);
+      const none = await runScript(
+        'scripts/export-events.ts',
+        ['--out', join(dir, 'never.ndjson'), '--resume'],
+        env,
+      );
+      expect(none.code).to.equal(2);
+      expect(none.stderr).to.include(`--resume: no ${join(dir, 'never.ndjson')}.partial to go on with`);
+      const same = await runScript(
+        'scripts/export-events.ts',
+        ['--out', out, '--resume', '--event', 'comment.didCreate'],
+        env,
+      );
+      expect(same.code, same.stderr).to.equal(0);
+      expect(readLines(out).map((line) => line.key)).to.have.lengthOf(400);
+      expect(new Set(readLines(out).map((line) => line.key)).size).to.equal(400);
+    });
   });
 
   it('applies the filters', async () => {

@@ -31,22 +31,26 @@ export function csvCell(value: string): string {
 export const csvLine = (cells: readonly string[]): string => `${cells.map(csvCell).join(',')}\r\n`;
 
 /**
- * Objects in, CSV text out: the header line first, then one line per object. Like ndjsonStream, a
- * `pipeline` stage, so a slow reader holds back storage's batches.
+ * Objects in, CSV text out: the header line first (none when `header` is undefined: the rest of a
+ * file that has it), then one line per object. Like ndjsonStream, a `pipeline` stage, so a slow
+ * reader holds back storage's batches.
  */
-export function csvStream<T>(header: readonly string[], toCells: (item: T) => readonly string[]): Transform {
-  let started = false;
+export function csvStream<T>(
+  header: readonly string[] | undefined,
+  toCells: (item: T) => readonly string[],
+): Transform {
+  let started = header === undefined;
   return new Transform({
     writableObjectMode: true,
     writableHighWaterMark: 64,
     transform(item: T, _encoding, callback) {
-      const head = started ? '' : csvLine(header);
+      const head = started || header === undefined ? '' : csvLine(header);
       started = true;
       callback(null, head + csvLine(toCells(item)));
     },
     flush(callback) {
       // An export with no match is its header alone.
-      callback(null, started ? '' : csvLine(header));
+      callback(null, started || header === undefined ? '' : csvLine(header));
     },
   });
 }

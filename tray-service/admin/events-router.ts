@@ -21,6 +21,7 @@ import {
   encodeCursor,
   encodeRecordCursor,
   encodeUserCursor,
+  type PageKey,
 } from '../domain/page-cursor.ts';
 import { toFilter } from './parse-events-filter.ts';
 import { parseQuery } from './parse-query.ts';
@@ -101,8 +102,9 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
    * until `res` closes and the rows are counted) and the row cap. A refusal throws as the export would answer it.
    */
   const admitExport = async (query: unknown, res: Response) => {
-    const { format, ...filterQuery } = parseQuery(eventsExportQuery, query);
+    const { format, after: afterKey, ...filterQuery } = parseQuery(eventsExportQuery, query);
     const filter = toFilter(filterQuery);
+    const after = afterKey === undefined ? undefined : await resumedAfter(afterKey);
     // Each export holds a storage cursor and a connection for as long as its client reads.
     const release = deps.exports.take();
     if (release === undefined) {
@@ -129,7 +131,7 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
     });
     let rows: number;
     try {
-      rows = await deps.events.count(filter);
+      rows = await deps.events.count(filter, after);
     } finally {
       counted = true;
       releaseWhenBoth();
@@ -140,7 +142,19 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
         `filter: matches ${rows} events, at most ${deps.exportMaxRows} per export; narrow it (since/until), or use npm run export-events`,
       );
     }
-    return { format, filter, rows };
+    return { format, filter, rows, after };
+  };
+
+  /** Where an export resumed after the event `key` goes on: that event's place in the order. */
+  const resumedAfter = async (key: string): Promise<PageKey> => {
+    const event = await deps.events.get(key);
+    if (!event) {
+      throw new AppError(
+        'VALIDATION',
+        'after: no stored event has this key (expired, or never stored); start the export again',
+      );
+    }
+    return { at: event.receivedAt, id: event.key };
   };
 
   // A download link cannot show why it failed: the console asks here first, and shows a refusal.
@@ -151,7 +165,7 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
 
   // Before /events/:key, or "export" would be taken for a key.
   router.get('/events/export', async (req, res) => {
-    const { format, filter } = await admitExport(req.query, res);
+    const { format, filter, after } = await admitExport(req.query, res);
     const csv = format === 'csv';
     res.status(200).type(csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson');
     res.set('Content-Disposition', `attachment; filename="events.${csv ? 'csv' : 'ndjson'}"`);
@@ -182,8 +196,10 @@ export function createEventsRouter(deps: EventsRouterDeps): Router {
       // pipeline propagates backpressure to storage's pages, and ends the iteration (storage
       // reads no further page) when the client goes away.
       await pipeline(
-        Readable.from(deps.events.export(filter, deps.exportMaxRows)),
-        csv ? csvStream(CSV_COLUMNS, (event: StoredEvent) => csvCells(view(event))) : ndjsonStream(view),
+        Readable.from(deps.events.export(filter, deps.exportMaxRows, after)),
+        csv
+          ? csvStream(after ? undefined : CSV_COLUMNS, (event: StoredEvent) => csvCells(view(event)))
+          : ndjsonStream(view),
         res,
       );
     } catch (error) {

@@ -286,8 +286,11 @@ export interface EventsPort {
   /** Newest first (receivedAt, then key), unexpired only. */
   list(filter: EventsFilter, limit: number, after?: PageKey): Promise<EventsPage>;
   get(key: string): Promise<StoredEvent | undefined>;
-  /** Every match, newest first, read in batches: memory stays bounded however many match. */
-  stream(filter: EventsFilter): AsyncIterable<StoredEvent>;
+  /**
+   * Every match, newest first (strictly after `after`, when given), read in batches: memory stays
+   * bounded however many match.
+   */
+  stream(filter: EventsFilter, after?: PageKey): AsyncIterable<StoredEvent>;
   count(filter: EventsFilter): Promise<number>;
   /**
    * Records when the worker finished applying a stored event. The first call per event counts its

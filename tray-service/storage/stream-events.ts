@@ -6,7 +6,7 @@ import type { EventsFilter, EventsPage } from './port.ts';
 export const STREAM_BATCH = 500;
 
 /**
- * Every event of `filter`, newest first, as keyset pages of `list` (EventsPort.stream, on both
+ * Every event of `filter`, newest first (after `from`, when given), as keyset pages of `list` (EventsPort.stream, on both
  * engines). Each page is one short query, so a slow consumer (an export's reader, a replay that
  * applies every event) holds no connection, snapshot or server cursor between pages: PostgreSQL
  * would keep the snapshot's old row versions from being cleaned up, and MongoDB closes a cursor
@@ -15,8 +15,9 @@ export const STREAM_BATCH = 500;
 export async function* streamEvents(
   list: (filter: EventsFilter, limit: number, after?: PageKey) => Promise<EventsPage>,
   filter: EventsFilter,
+  from?: PageKey,
 ): AsyncGenerator<StoredEvent> {
-  let after: PageKey | undefined;
+  let after = from;
   do {
     const page = await list(filter, STREAM_BATCH, after);
     yield* page.items;

@@ -14,18 +14,39 @@ export interface EventsQuery {
    * Every match, newest first, in batches: memory stays bounded however many match. A match past
    * `atMost` throws ExportOverflowError: a count made before cannot bound the export, since events
    * stored since with an earlier receivedAt (a queue's backlog) join the stream, and stopping
-   * quietly at the bound would look like the whole export.
+   * quietly at the bound would look like the whole export. From `after` on, when given: an export
+   * resumed after the last event it sent.
    */
-  export(filter: EventsFilter, atMost?: number): AsyncIterable<StoredEvent>;
-  count(filter: EventsFilter): Promise<number>;
+  export(filter: EventsFilter, atMost?: number, after?: PageKey): AsyncIterable<StoredEvent>;
+  /** The matches (after `after`, when given: what a resumed export would send now). */
+  count(filter: EventsFilter, after?: PageKey): Promise<number>;
 }
+
+/** Events of one millisecond a count after a key lists (rather than counts) at most. */
+const MAX_TIES = 1_000;
+
+const earlier = (bound: Date | undefined, at: Date) => (bound !== undefined && bound < at ? bound : at);
+const later = (bound: Date | undefined, at: Date) => (bound !== undefined && bound > at ? bound : at);
 
 export function createEventsQuery(events: EventsPort): EventsQuery {
   return {
     list: (filter, limit, after) => events.list(filter, limit, after),
     get: (key) => events.get(key),
-    export: (filter, atMost = Number.POSITIVE_INFINITY) => atMostOrThrow(events.stream(filter), atMost),
-    count: (filter) => events.count(filter),
+    export: (filter, atMost = Number.POSITIVE_INFINITY, after) =>
+      atMostOrThrow(events.stream(filter, after), atMost),
+    async count(filter, after) {
+      if (!after) return events.count(filter);
+      // The older events counted; those of `after`'s own millisecond, which the key orders, listed
+      // (a handful: events share a millisecond by chance).
+      const older = await events.count({ ...filter, until: earlier(filter.until, after.at) });
+      const sameTime = {
+        ...filter,
+        since: later(filter.since, after.at),
+        until: earlier(filter.until, new Date(after.at.getTime() + 1)),
+      };
+      if (sameTime.since >= sameTime.until) return older;
+      return older + (await events.list(sameTime, MAX_TIES, after)).items.length;
+    },
   };
 }
 

@@ -349,6 +349,74 @@ describe('admin events API', () => {
       const res = await request(app).get('/admin/events/export?webhook=none').set(admin).expect(200);
       expect(res.text).to.equal('');
     });
+
+    describe('resumed after the last event received (?after=)', () => {
+      const exported = async (query: string) => {
+        const res = await request(app).get(`/admin/events/export?${query}`).set(admin).expect(200);
+        return res.text === ''
+          ? []
+          : res.text
+              .trim()
+              .split('\n')
+              .map((line) => (JSON.parse(line) as { key: string }).key);
+      };
+
+      it('sends the rest in the same order, from any line, across events of the same millisecond', async () => {
+        const whole = await exported('');
+        // e4 and e3 were received in the same millisecond.
+        expect(whole.filter((key) => /^e[1-5]$/.test(key))).to.deep.equal(['e5', 'e4', 'e3', 'e2', 'e1']);
+        for (const [index, key] of whole.entries())
+          expect(await exported(`after=${key}`), `after ${key}`).to.deep.equal(whole.slice(index + 1));
+      });
+
+      it('keeps the filters, and the key may be of an event they leave out', async () => {
+        expect(await exported('event=post.didCreate&after=e5')).to.deep.equal(['e3', 'e1']);
+        expect(await exported('event=post.didCreate&after=e4')).to.deep.equal(['e3', 'e1']);
+        expect(await exported('event=post.didCreate&until=2026-11-20T11:30:00Z&after=e3')).to.deep.equal([
+          'e1',
+        ]);
+      });
+
+      it('continues a CSV file without its header line', async () => {
+        const whole = await request(app).get('/admin/events/export?format=csv').set(admin).expect(200);
+        const resumed = await request(app)
+          .get('/admin/events/export?format=csv&after=e4')
+          .set(admin)
+          .expect(200);
+        const [header, ...rows] = whole.text.split('\r\n');
+        expect(header).to.match(/^key,event,/);
+        expect(resumed.text.split('\r\n')).to.deep.equal(rows.slice(2));
+      });
+
+      it('counts in the check what the export would send', async () => {
+        const rows = async (query: string) =>
+          (
+            (await request(app).get(`/admin/events/export/check?${query}`).set(admin).expect(200)).body as {
+              rows: number;
+            }
+          ).rows;
+        const queries = [
+          '',
+          'event=post.didCreate',
+          'since=2026-11-20T12:00:00Z',
+          'until=2026-11-20T12:00:00Z',
+        ];
+        for (const filter of queries)
+          for (const key of await exported(filter)) {
+            const query = `${filter}&after=${key}`;
+            expect(await rows(query), query).to.equal((await exported(query)).length);
+          }
+        expect(await rows('after=e4')).to.be.above(0);
+      });
+
+      for (const key of ['nope', 'expired'])
+        it(`responds 400 naming after for a key no unexpired event has (${key}), sending nothing`, async () => {
+          const res = await request(app).get(`/admin/events/export?after=${key}`).set(admin).expect(400);
+          expect(res.body.message).to.equal(
+            'after: no stored event has this key (expired, or never stored); start the export again',
+          );
+        });
+    });
   });
 
   describe('GET /admin/events/export/check', () => {
@@ -662,7 +730,7 @@ function eventsWith(events: EventsPort, replaced: Partial<EventsPort>): EventsPo
     markApplied: (...args) => events.markApplied(...args),
     perMinute: (...args) => events.perMinute(...args),
     lagPerMinute: (...args) => events.lagPerMinute(...args),
-    stream: (filter) => events.stream(filter),
+    stream: (...args) => events.stream(...args),
     ...replaced,
   };
 }

@@ -92,6 +92,11 @@ export const eventsExportQuery = z
       description:
         'ndjson: one AdminEvent a line; csv: a header line, then one event a line (payload as a JSON cell; cells that a spreadsheet would run as formulas start with a quote)',
     }),
+    after: text(
+      'the key of a stored event',
+      'Resumes an export that was cut short: the key of the last event received, with the same filters. The export goes on with the events after it, in the same order (a CSV export without its header line, as the rest of a file that has it). 400 when no unexpired event has this key.',
+      exampleEventKey,
+    ),
   })
   .strict();
 

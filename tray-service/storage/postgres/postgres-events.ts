@@ -248,7 +248,7 @@ export function createPostgresEvents(pool: pg.Pool, clock: () => Date = () => ne
       return rows[0] ? toEvent(rows[0]) : get(key);
     },
 
-    stream: (filter) => streamEvents(list, filter),
+    stream: (filter, after) => streamEvents(list, filter, after),
 
     async count(filter) {
       const where = filterConditions(filter, clock());

@@ -130,7 +130,7 @@ export function createMongoEvents(db: Db, clock: () => Date = () => new Date()):
       );
       return get(key);
     },
-    stream: (filter) => streamEvents(list, filter),
+    stream: (filter, after) => streamEvents(list, filter, after),
     count: (filter) => queries.count(filter),
     async markApplied(event, appliedAt) {
       // Only the first mark matches (`appliedAt` absent), so only it counts into the histogram.
