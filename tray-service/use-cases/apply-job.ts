@@ -92,7 +92,7 @@ export interface ApplyJobDeps {
 
 /** What one job did with its event. */
 export interface AppliedJob {
-  /** The event as first stored. */
+  /** The event as first stored (with a replay's new verdict, when it stored one: see restates). */
   event: StoredEvent;
   /**
    * Whether this job first finished the event (made its first applied mark): true for one job per
@@ -179,15 +179,9 @@ async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise
     outcome,
     { retentionDays: deps.eventsRetentionDays, now: new Date(now()) },
   );
-  // A replay whose mapping learned what an older one stored as applying nothing applies it below,
-  // so the stored verdict says so too (the admin filters by status, user and community).
-  const stored =
-    platform && restates(first, outcome)
-      ? ((await deps.storage.events.restate(first.key, outcome, new Date(now()))) ?? first)
-      : first;
-  // The verdict stored first stands: a replay carries no scheme, and a stored event is judged by
-  // the name alone then; one first found another sender's stays so, whatever the setting says now.
-  const mapped = stored.status === 'foreign' ? FOREIGN : judged;
+  // A sender's verdict stored first stands: a replay carries no scheme, and a stored event is judged
+  // by the name alone then; one first found another sender's stays so, whatever the setting says now.
+  const mapped = first.status === 'foreign' ? FOREIGN : judged;
   if (mapped.bans) {
     if (!deps.publishBans) throw new Error('applyJob: a ban event needs publishBans to publish it');
     // Durable first: a crash between the two leaves the job to be retried, and both steps keep
@@ -248,6 +242,14 @@ async function applyInScope(delivered: JobDelivery, deps: ApplyJobDeps): Promise
   // the mark is the job's last durable step, so only a job that finished every step makes the
   // first one. A job failing before it leaves the event unmarked, and its retry is then the first
   // to finish it: counted (its lag, receipt to here, into the minute's histogram) and announced once.
+  // A replay whose mapping learned what an older release stored as applying nothing has applied
+  // it now, so the stored verdict says so (the admin filters by status, user and community). Only
+  // once every write is done: a replay that failed on the way keeps the old verdict, and replaying
+  // the same filter again finds it.
+  const stored =
+    platform && restates(first, outcome)
+      ? ((await deps.storage.events.restate(first.key, outcome, new Date(now()))) ?? first)
+      : first;
   const decided = deps.onStored ? await deps.onStored(stored) : undefined;
   const appliedAt = new Date(now());
   const marked = await deps.storage.events.markApplied(stored, appliedAt);

@@ -236,6 +236,70 @@ for (const engine of REQUIRED_ENGINES) {
       expect(replayed.event).not.to.have.property('userId');
       expect(await suite.storage.events.get(key)).not.to.have.property('userId');
     });
+
+    it('keeps the old verdict of a replay that failed on the way, so replaying the same filter again finds it', async () => {
+      const comment = commentEvent({ commentId: 'cm-fails', postId: 'p-fails', author: 'u-dee' });
+      const key = dedupeKeyOf(comment);
+      const receivedAt = new Date(START + 240_000);
+      await suite.storage.events.store(
+        { key, event: comment.event, data: comment.data, webhook: 'test-hook', receivedAt },
+        { status: 'invalid', error: 'comment.userId: expected an id' },
+        { retentionDays: 30, now: receivedAt },
+      );
+      const replay = (storage: typeof suite.storage) =>
+        applyJob(delivered(comment, receivedAt.getTime()), {
+          storage,
+          eventsRetentionDays: 30,
+          trayRetentionDays: RETENTION_DAYS,
+          networkId: 'default',
+          now: () => receivedAt.getTime() + 60_000,
+        });
+      // Its personal write fails (storage lost for a moment): a replay is not retried.
+      const failing = {
+        ...suite.storage,
+        writes: {
+          ...suite.storage.writes,
+          applyPersonal: () => Promise.reject(new Error('storage lost for a moment')),
+        },
+      };
+      await replay(failing).then(
+        () => expect.fail('the replay fails'),
+        (error: Error) => expect(error.message).to.equal('storage lost for a moment'),
+      );
+      expect(await suite.storage.events.get(key)).to.deep.include({ status: 'invalid' });
+      expect((await suite.storage.events.list({ status: 'invalid' }, 10)).items.map((e) => e.key)).to.include(
+        key,
+      );
+
+      // Replayed again: applied, its old error gone.
+      const replayed = await replay(suite.storage);
+      expect(replayed.event).to.deep.include({ status: 'applied', userId: 'u-dee' });
+      const stored = await suite.storage.events.get(key);
+      expect(stored).to.deep.include({ status: 'applied', userId: 'u-dee' });
+      expect(stored).not.to.have.property('error');
+      expect(await suite.storage.records.count('u-ana', receivedAt.getTime() + 120_000)).to.be.above(0);
+    });
+
+    it('leaves an event the mapping still does not know as it was', async () => {
+      const unknown = { event: 'widget.didSpin', data: { widget: { userId: 'u-eve' } } };
+      const key = dedupeKeyOf(unknown);
+      const receivedAt = new Date(START + 300_000);
+      await suite.storage.events.store(
+        { key, event: unknown.event, data: unknown.data, webhook: 'test-hook', receivedAt },
+        { status: 'unknown' },
+        { retentionDays: 30, now: receivedAt },
+      );
+      const before = await suite.storage.events.get(key);
+      const replayed = await applyJob(delivered(unknown, receivedAt.getTime()), {
+        storage: suite.storage,
+        eventsRetentionDays: 30,
+        trayRetentionDays: RETENTION_DAYS,
+        networkId: 'default',
+        now: () => receivedAt.getTime() + 60_000,
+      });
+      expect(replayed.event).to.deep.equal(before);
+      expect(await suite.storage.events.get(key)).to.deep.include({ status: 'unknown' });
+    });
   });
 
   describe(`applyJob on ${engine}: an event larger than a document may be`, () => {

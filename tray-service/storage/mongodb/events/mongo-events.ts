@@ -12,6 +12,10 @@ import { storableJson } from '../../../domain/storable-json.ts';
 import { payloadOf } from './escaped-keys.ts';
 import { streamEvents } from '../../stream-events.ts';
 
+/** Said in `error` of an event restated without its post's activity, which would not fit. */
+const POST_ACTIVITY_TOO_LARGE =
+  "post's activity not kept, for a late join: too large for a MongoDB document beside the payload";
+
 /** A stored event as the admin API sees it: the dedupe key as `key`, none of the storage fields. */
 export function toStoredEvent(doc: StoredEventDoc | EventDoc): StoredEvent {
   const extra: Partial<EventDoc> = doc;
@@ -117,9 +121,11 @@ export function createMongoEvents(db: Db, clock: () => Date = () => new Date()):
         ...kept
       } = held;
       // As withinDocumentLimit does when a post's activity is that large: stored without it, so
-      // only a member joining late misses the post.
+      // only a member joining late misses the post, and `error` says why.
       const { communityDay: _d, activityAt: _a, postActivity: _p, ...withoutPost } = fields;
-      const set: Partial<EventDoc> = fitsDocument({ ...kept, ...fields }) ? fields : withoutPost;
+      const set: Partial<EventDoc> = fitsDocument({ ...kept, ...fields })
+        ? fields
+        : { ...withoutPost, error: [fields.error, POST_ACTIVITY_TOO_LARGE].filter(Boolean).join('; ') };
       const unset = OUTCOME_FIELDS.filter((name) => set[name] === undefined);
       await events.updateOne(
         { _id: key, status: restatable, expiresAt: { $gt: now } },
@@ -131,7 +137,7 @@ export function createMongoEvents(db: Db, clock: () => Date = () => new Date()):
       return get(key);
     },
     stream: (filter, after) => streamEvents(list, filter, after),
-    count: (filter) => queries.count(filter),
+    count: (filter, after) => queries.count(filter, after),
     async markApplied(event, appliedAt) {
       // Only the first mark matches (`appliedAt` absent), so only it counts into the histogram.
       // No projection: FerretDB 1.24's findAndModify refuses one.

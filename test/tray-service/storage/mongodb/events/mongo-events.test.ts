@@ -117,6 +117,52 @@ describe('storage/mongodb events', () => {
     const over = fitting('at-limit', -LATER_FIELDS_BYTES);
     expect((await events().store(over, { status: 'stored' }, keep)).data).to.have.property('payloadNotKept');
   });
+  describe("a replay's new verdict (restate)", () => {
+    const post = (id: string) => {
+      const activity = aPost('u-ana', { id, at: receivedAt.getTime() - 1_000 });
+      return {
+        status: 'applied' as const,
+        userId: 'u-ana',
+        communityId: 'c-hike',
+        communityPost: { communityId: 'c-hike', at: activity.at, activity },
+      };
+    };
+
+    it('leaves an event whose payload was replaced by its marker as it is: the replay read the marker', async function () {
+      this.timeout(60_000);
+      const data = { list: new Array<number>(1_500_000).fill(2) };
+      const stored = await events().store(delivery('big-unknown', data), { status: 'unknown' }, keep);
+      expect(stored.data).to.have.property('payloadNotKept');
+      expect(await events().restate('big-unknown', post('p-marker'), keep.now)).to.deep.equal(stored);
+    });
+
+    it("stores it without its post's activity when the document would pass its limit, and says why", async function () {
+      this.timeout(60_000);
+      // Fits as stored (`unknown`, no post), with under 300 bytes to spare: the post's fields do not.
+      const base = BSON.calculateObjectSize(
+        eventDocument(delivery('near-limit', { pad: '' }), { status: 'unknown' }, 7, keep.now),
+      );
+      const padded = delivery('near-limit', {
+        pad: 'x'.repeat(MAX_BSON_BYTES - LATER_FIELDS_BYTES - base - 300),
+      });
+      expect((await events().store(padded, { status: 'unknown' }, keep)).data).to.deep.equal(padded.data);
+      const restated = await events().restate('near-limit', post('p-near'), keep.now);
+      expect(restated).to.deep.include({ status: 'applied', userId: 'u-ana', communityId: 'c-hike' });
+      expect(restated?.error).to.equal(
+        "post's activity not kept, for a late join: too large for a MongoDB document beside the payload",
+      );
+      const doc = await mongo.db.collection<EventDoc>(EVENTS).findOne({ _id: 'near-limit' });
+      expect(doc).not.to.have.property('postActivity');
+      expect(doc).not.to.have.property('communityDay');
+      // A small one gets them.
+      await events().store(delivery('small', { post: { postId: 'p-small' } }), { status: 'unknown' }, keep);
+      await events().restate('small', post('p-small'), keep.now);
+      const small = await mongo.db.collection<EventDoc>(EVENTS).findOne({ _id: 'small' });
+      expect(small?.postActivity?.lastActionId).to.equal('p-small');
+      expect(small).not.to.have.property('error');
+    });
+  });
+
   // FerretDB refuses a field name starting with `$` or holding a `.` anywhere in a document.
   it('stores a payload with keys no field name may be with its keys escaped, and says so; any other as received', async () => {
     const data = { post: { postId: 'p-keys', metadata: { $type: 'x', 'a.b': [{ '%': 1 }] } } };
