@@ -95,8 +95,22 @@ async function main(): Promise<number> {
   if (!out) throw new UsageError(`--out: the output file is required\n${usage}`);
   const filter = filterOf(filters);
   const partial = `${out}.partial`;
-  const after = resume === true ? resumedAfter(partial, filter) : startAfresh(partial, filter);
+  const unlock = lockPartial(partial);
+  try {
+    return await exportTo(out, partial, filter, resume === true);
+  } finally {
+    unlock();
+  }
+}
 
+/** The export into `partial` (from scratch, or resumed after its last line), renamed `out` once whole. */
+async function exportTo(
+  out: string,
+  partial: string,
+  filter: EventsFilter,
+  resume: boolean,
+): Promise<number> {
+  const after = resume ? resumedAfter(partial, filter) : startAfresh(partial, filter);
   const storage = await openScriptStorage('export-events');
   const started = Date.now();
   const events = createEventsQuery(storage.events);
@@ -138,6 +152,39 @@ async function main(): Promise<number> {
   return 0;
 }
 
+/**
+ * Holds `partial` for this run: a second run on the same --out (a --resume while the first still
+ * runs) would cut the file under it and interleave their lines. A lock left by a run that was
+ * killed (its process gone) is taken over. Returns its release.
+ */
+function lockPartial(partial: string): () => void {
+  const lock = `${partial}.lock`;
+  const take = () => writeFileSync(lock, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
+  try {
+    take();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const holder = Number(readFileSync(lock, 'utf8').trim());
+    if (Number.isInteger(holder) && holder > 0 && running(holder))
+      throw new UsageError(
+        `another run (process ${holder}) is writing ${partial}; wait for it to end, or stop it`,
+      );
+    rmSync(lock, { force: true });
+    take();
+  }
+  return () => rmSync(lock, { force: true });
+}
+
+/** Whether a process of this id runs (one of another user's answers EPERM: it runs). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** Beside a partial export: the filters it was started with, so --resume cannot mix two exports. */
 const filterFileOf = (partial: string) => `${partial}.filters.json`;
 
@@ -160,8 +207,13 @@ function startAfresh(partial: string, filter: EventsFilter): undefined {
  * since still does.
  */
 function resumedAfter(partial: string, filter: EventsFilter): PageKey | undefined {
-  if (!existsSync(partial) || !existsSync(filterFileOf(partial)))
+  if (!existsSync(partial))
     throw new UsageError(`--resume: no ${partial} to go on with; run without --resume`);
+  // Without --resume the partial file would be removed: the operator moves it away first.
+  if (!existsSync(filterFileOf(partial)))
+    throw new UsageError(
+      `--resume: ${partial} has no ${filterFileOf(partial)} beside it, so the filters it was started with are not known; move it away to keep it, then run without --resume`,
+    );
   const kept = readFileSync(filterFileOf(partial), 'utf8').trim();
   if (kept !== filterText(filter))
     throw new UsageError(

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -99,6 +100,35 @@ describe('scripts/export-events.ts', function () {
       expect(readFileSync(out, 'utf8')).to.equal(readFileSync(whole, 'utf8'));
       expect((statSync(out).mode & 0o777).toString(8)).to.equal('600');
       expect(readdirSync(dir).filter((name) => name.startsWith('resumed.ndjson.'))).to.deep.equal([]);
+    });
+
+    it('refuses a second run on the same file while one runs, and takes over the lock of one that was killed', async () => {
+      const out = await interrupted('locked.ndjson', [], 500);
+      const lock = `${out}.partial.lock`;
+      // The test's own process stands for a run still going.
+      writeFileSync(lock, `${process.pid}\n`);
+      const refused = await runScript('scripts/export-events.ts', ['--out', out, '--resume'], env);
+      expect(refused.code).to.equal(2);
+      expect(refused.stderr).to.include(`another run (process ${process.pid}) is writing ${out}.partial`);
+      expect(readFileSync(`${out}.partial`, 'utf8').split('\n')).to.have.lengthOf(501);
+      // A run killed: its process is gone.
+      const gone = spawnSync('true').pid;
+      writeFileSync(lock, `${gone}\n`);
+      const resumed = await runScript('scripts/export-events.ts', ['--out', out, '--resume'], env);
+      expect(resumed.code, resumed.stderr).to.equal(0);
+      expect(readLines(out)).to.have.lengthOf(1200);
+      expect(existsSync(lock)).to.equal(false);
+    });
+
+    it('refuses a partial file whose filters are not known, without removing it', async () => {
+      const out = await interrupted('no-filters.ndjson', [], 500);
+      rmSync(`${out}.partial.filters.json`);
+      const refused = await runScript('scripts/export-events.ts', ['--out', out, '--resume'], env);
+      expect(refused.code).to.equal(2);
+      expect(refused.stderr).to.include(
+        'so the filters it was started with are not known; move it away to keep it',
+      );
+      expect(existsSync(`${out}.partial`)).to.equal(true);
     });
 
     it('refuses other filters than the interrupted run had, and a file with nothing to go on with', async () => {

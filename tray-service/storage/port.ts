@@ -291,7 +291,8 @@ export interface EventsPort {
    * bounded however many match.
    */
   stream(filter: EventsFilter, after?: PageKey): AsyncIterable<StoredEvent>;
-  count(filter: EventsFilter): Promise<number>;
+  /** The matches (strictly after `after`, when given: what is left of a resumed export). */
+  count(filter: EventsFilter, after?: PageKey): Promise<number>;
   /**
    * Records when the worker finished applying a stored event. The first call per event counts its
    * lag (appliedAt - receivedAt) into its minute's histogram and resolves true; later calls (a

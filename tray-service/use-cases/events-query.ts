@@ -22,31 +22,13 @@ export interface EventsQuery {
   count(filter: EventsFilter, after?: PageKey): Promise<number>;
 }
 
-/** Events of one millisecond a count after a key lists (rather than counts) at most. */
-const MAX_TIES = 1_000;
-
-const earlier = (bound: Date | undefined, at: Date) => (bound !== undefined && bound < at ? bound : at);
-const later = (bound: Date | undefined, at: Date) => (bound !== undefined && bound > at ? bound : at);
-
 export function createEventsQuery(events: EventsPort): EventsQuery {
   return {
     list: (filter, limit, after) => events.list(filter, limit, after),
     get: (key) => events.get(key),
     export: (filter, atMost = Number.POSITIVE_INFINITY, after) =>
       atMostOrThrow(events.stream(filter, after), atMost),
-    async count(filter, after) {
-      if (!after) return events.count(filter);
-      // The older events counted; those of `after`'s own millisecond, which the key orders, listed
-      // (a handful: events share a millisecond by chance).
-      const older = await events.count({ ...filter, until: earlier(filter.until, after.at) });
-      const sameTime = {
-        ...filter,
-        since: later(filter.since, after.at),
-        until: earlier(filter.until, new Date(after.at.getTime() + 1)),
-      };
-      if (sameTime.since >= sameTime.until) return older;
-      return older + (await events.list(sameTime, MAX_TIES, after)).items.length;
-    },
+    count: (filter, after) => events.count(filter, after),
   };
 }
 

@@ -726,7 +726,7 @@ function eventsWith(events: EventsPort, replaced: Partial<EventsPort>): EventsPo
     restate: (...args) => events.restate(...args),
     list: (...args) => events.list(...args),
     get: (key) => events.get(key),
-    count: (filter) => events.count(filter),
+    count: (...args) => events.count(...args),
     markApplied: (...args) => events.markApplied(...args),
     perMinute: (...args) => events.perMinute(...args),
     lagPerMinute: (...args) => events.lagPerMinute(...args),

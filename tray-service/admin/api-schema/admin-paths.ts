@@ -64,7 +64,7 @@ export function adminPaths(s: AdminApiSchemas): ZodOpenApiPathsObject {
         responses: {
           200: {
             description:
-              'ndjson: one AdminEvent JSON object per line, each ending with a newline; csv: RFC 4180 lines (CRLF), a header first',
+              'ndjson: one AdminEvent JSON object per line, each ending with a newline; csv: RFC 4180 records (CRLF; a quoted cell may hold a line break), a header first (none with `after`)',
             headers: {
               'Content-Disposition': {
                 description: 'attachment; filename="events.ndjson"',

@@ -70,6 +70,10 @@ function filterConditions(filter: EventsFilter, now: Date): SqlConditions {
   return where;
 }
 
+/** Strictly after `after` in (received_at DESC, key DESC) order. */
+const afterCondition = (p: (value: unknown) => string, after: PageKey) =>
+  `(received_at, key) < (${p(after.at)}, ${p(after.id)})`;
+
 /**
  * One page, newest first, strictly after `after` in (received_at DESC, key DESC) order: a keyset
  * page, read from one of the stored_events indexes whatever the filter, and one row more than
@@ -77,7 +81,7 @@ function filterConditions(filter: EventsFilter, now: Date): SqlConditions {
  */
 export function eventsPageQuery(filter: EventsFilter, now: Date, limit: number, after?: PageKey): SqlQuery {
   const where = filterConditions(filter, now);
-  if (after) where.and((p) => `(received_at, key) < (${p(after.at)}, ${p(after.id)})`);
+  if (after) where.and((p) => afterCondition(p, after));
   return {
     text: `SELECT ${COLUMNS} FROM stored_events ${where.where()}
            ORDER BY received_at DESC, key DESC LIMIT ${where.param(limit + 1)}`,
@@ -250,8 +254,9 @@ export function createPostgresEvents(pool: pg.Pool, clock: () => Date = () => ne
 
     stream: (filter, after) => streamEvents(list, filter, after),
 
-    async count(filter) {
+    async count(filter, after) {
       const where = filterConditions(filter, clock());
+      if (after) where.and((p) => afterCondition(p, after));
       const { rows } = await pool.query<{ count: string }>(
         `SELECT count(*) FROM stored_events ${where.where()}`,
         where.values,

@@ -59,8 +59,8 @@ export function createEventsQueries(db: Db, clock: () => Date = () => new Date()
       return events.findOne({ _id: storableJson(key), expiresAt: { $gt: clock() } });
     },
 
-    count(filter: EventsFilter): Promise<number> {
-      return events.countDocuments(eventsQuery(filter, clock()));
+    count(filter: EventsFilter, after?: PageKey): Promise<number> {
+      return events.countDocuments(eventsQuery(filter, clock(), after));
     },
   };
 }
