@@ -4,6 +4,7 @@ import { DAY_MS } from '../../../shared/time/durations.ts';
 import type { InboxRecord } from '../../../tray-service/domain/inbox-record.ts';
 import { encodeRecordKey } from '../../../tray-service/domain/record-key.ts';
 import { applyJob, type JobDelivery } from '../../../tray-service/use-cases/apply-job.ts';
+import type { EventOutcome } from '../../../tray-service/storage/port.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { REQUIRED_ENGINES } from '../storage/conformance/conformance-adapters.ts';
 import {
@@ -161,34 +162,44 @@ for (const engine of REQUIRED_ENGINES) {
   // with the mapping that knows it applies it, and the admin filters must then find it too.
   describe(`applyJob on ${engine}: a replay once the mapping knows the event`, () => {
     const suite = useTrayStorage(engine);
+    /** `envelope` as an older release stored it, received at `receivedAt`, with its verdict. */
+    const storedAs = async (envelope: TestEnvelope, receivedAt: Date, outcome: EventOutcome) => {
+      const key = dedupeKeyOf(envelope);
+      await suite.storage.events.store(
+        { key, event: envelope.event, data: envelope.data, webhook: 'test-hook', receivedAt },
+        outcome,
+        { retentionDays: 30, now: receivedAt },
+      );
+      return key;
+    };
+    /** `envelope` applied (received at `receivedAt`) with the tray's clock at `at`. */
+    const apply = (envelope: TestEnvelope, receivedAt: number, at: number, storage = suite.storage) =>
+      applyJob(delivered(envelope, receivedAt), {
+        storage,
+        eventsRetentionDays: 30,
+        trayRetentionDays: RETENTION_DAYS,
+        networkId: 'default',
+        now: () => at,
+      });
 
     it('stores the new verdict with its user and community, counts nothing twice, and a late join finds the post', async () => {
-      const apply = (envelope: TestEnvelope, at: number) =>
-        applyJob(delivered(envelope, at), {
-          storage: suite.storage,
-          eventsRetentionDays: 30,
-          trayRetentionDays: RETENTION_DAYS,
-          networkId: 'default',
-          now: () => at + 1_000,
-        });
-      await apply(membershipEvent('join', ['u-m1'], 'c-rp', new Date(START - 600_000).toISOString()), START);
+      await apply(
+        membershipEvent('join', ['u-m1'], 'c-rp', new Date(START - 600_000).toISOString()),
+        START,
+        START + 1_000,
+      );
       const post = postEvent({
         postId: 'p-rp',
         communityId: 'c-rp',
         author: 'u-au',
         createdAt: new Date(START + 60_000).toISOString(),
       });
-      const key = dedupeKeyOf(post);
       const receivedAt = new Date(START + 120_000);
-      await suite.storage.events.store(
-        { key, event: post.event, data: post.data, webhook: 'test-hook', receivedAt },
-        { status: 'unknown' },
-        { retentionDays: 30, now: receivedAt },
-      );
+      const key = await storedAs(post, receivedAt, { status: 'unknown' });
       const firstApplied = new Date(receivedAt.getTime() + 1_000);
       expect(await suite.storage.events.markApplied({ key, receivedAt }, firstApplied)).to.equal(true);
 
-      const replayed = await apply(post, receivedAt.getTime() + 3_600_000);
+      const replayed = await apply(post, receivedAt.getTime(), receivedAt.getTime() + 3_600_000);
       expect(replayed.first, 'finished before').to.equal(false);
       const expected = { status: 'applied', userId: 'u-au', communityId: 'c-rp', appliedAt: firstApplied };
       expect(replayed.event).to.deep.include(expected);
@@ -211,27 +222,16 @@ for (const engine of REQUIRED_ENGINES) {
       // The member got the post, and a join before it, processed after the replay, backfills it.
       const now = receivedAt.getTime() + 7_200_000;
       expect(await suite.storage.records.count('u-m1', now)).to.equal(1);
-      await apply(membershipEvent('join', ['u-m2'], 'c-rp', new Date(START).toISOString()), now);
+      await apply(membershipEvent('join', ['u-m2'], 'c-rp', new Date(START).toISOString()), now, now + 1_000);
       expect(await suite.storage.records.count('u-m2', now + 2_000)).to.equal(1);
     });
 
-    it('keeps a verdict the mapping gives again, and a stored `applied` one whatever the mapping says now', async () => {
+    it('keeps a stored `applied` verdict whatever the mapping says now', async () => {
       const comment = commentEvent({ commentId: 'cm-kept', postId: 'p-kept', author: 'u-cid' });
-      const key = dedupeKeyOf(comment);
       const receivedAt = new Date(START + 180_000);
       // Stored `applied` with no user: a replay finds the verdict standing and writes nothing.
-      await suite.storage.events.store(
-        { key, event: comment.event, data: comment.data, webhook: 'test-hook', receivedAt },
-        { status: 'applied' },
-        { retentionDays: 30, now: receivedAt },
-      );
-      const replayed = await applyJob(delivered(comment, receivedAt.getTime()), {
-        storage: suite.storage,
-        eventsRetentionDays: 30,
-        trayRetentionDays: RETENTION_DAYS,
-        networkId: 'default',
-        now: () => receivedAt.getTime() + 60_000,
-      });
+      const key = await storedAs(comment, receivedAt, { status: 'applied' });
+      const replayed = await apply(comment, receivedAt.getTime(), receivedAt.getTime() + 60_000);
       expect(replayed.event.status).to.equal('applied');
       expect(replayed.event).not.to.have.property('userId');
       expect(await suite.storage.events.get(key)).not.to.have.property('userId');
@@ -239,21 +239,12 @@ for (const engine of REQUIRED_ENGINES) {
 
     it('keeps the old verdict of a replay that failed on the way, so replaying the same filter again finds it', async () => {
       const comment = commentEvent({ commentId: 'cm-fails', postId: 'p-fails', author: 'u-dee' });
-      const key = dedupeKeyOf(comment);
       const receivedAt = new Date(START + 240_000);
-      await suite.storage.events.store(
-        { key, event: comment.event, data: comment.data, webhook: 'test-hook', receivedAt },
-        { status: 'invalid', error: 'comment.userId: expected an id' },
-        { retentionDays: 30, now: receivedAt },
-      );
-      const replay = (storage: typeof suite.storage) =>
-        applyJob(delivered(comment, receivedAt.getTime()), {
-          storage,
-          eventsRetentionDays: 30,
-          trayRetentionDays: RETENTION_DAYS,
-          networkId: 'default',
-          now: () => receivedAt.getTime() + 60_000,
-        });
+      const key = await storedAs(comment, receivedAt, {
+        status: 'invalid',
+        error: 'comment.userId: expected an id',
+      });
+      const at = receivedAt.getTime() + 60_000;
       // Its personal write fails (storage lost for a moment): a replay is not retried.
       const failing = {
         ...suite.storage,
@@ -262,7 +253,7 @@ for (const engine of REQUIRED_ENGINES) {
           applyPersonal: () => Promise.reject(new Error('storage lost for a moment')),
         },
       };
-      await replay(failing).then(
+      await apply(comment, receivedAt.getTime(), at, failing).then(
         () => expect.fail('the replay fails'),
         (error: Error) => expect(error.message).to.equal('storage lost for a moment'),
       );
@@ -272,31 +263,20 @@ for (const engine of REQUIRED_ENGINES) {
       );
 
       // Replayed again: applied, its old error gone.
-      const replayed = await replay(suite.storage);
+      const replayed = await apply(comment, receivedAt.getTime(), at);
       expect(replayed.event).to.deep.include({ status: 'applied', userId: 'u-dee' });
       const stored = await suite.storage.events.get(key);
       expect(stored).to.deep.include({ status: 'applied', userId: 'u-dee' });
       expect(stored).not.to.have.property('error');
-      expect(await suite.storage.records.count('u-ana', receivedAt.getTime() + 120_000)).to.be.above(0);
+      expect(await suite.storage.records.count('u-ana', at + 60_000)).to.be.above(0);
     });
 
     it('leaves an event the mapping still does not know as it was', async () => {
       const unknown = { event: 'widget.didSpin', data: { widget: { userId: 'u-eve' } } };
-      const key = dedupeKeyOf(unknown);
       const receivedAt = new Date(START + 300_000);
-      await suite.storage.events.store(
-        { key, event: unknown.event, data: unknown.data, webhook: 'test-hook', receivedAt },
-        { status: 'unknown' },
-        { retentionDays: 30, now: receivedAt },
-      );
+      const key = await storedAs(unknown, receivedAt, { status: 'unknown' });
       const before = await suite.storage.events.get(key);
-      const replayed = await applyJob(delivered(unknown, receivedAt.getTime()), {
-        storage: suite.storage,
-        eventsRetentionDays: 30,
-        trayRetentionDays: RETENTION_DAYS,
-        networkId: 'default',
-        now: () => receivedAt.getTime() + 60_000,
-      });
+      const replayed = await apply(unknown, receivedAt.getTime(), receivedAt.getTime() + 60_000);
       expect(replayed.event).to.deep.equal(before);
       expect(await suite.storage.events.get(key)).to.deep.include({ status: 'unknown' });
     });
