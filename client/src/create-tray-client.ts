@@ -61,9 +61,11 @@ export function createTrayClient(options: TrayClientOptions): TrayClient {
       'createTrayClient: this runtime has no AbortSignal.any (docs/client.md lists the browsers)',
     );
   }
-  if (!URL.canParse(options.baseUrl)) {
+  // 'localhost:8081' (the scheme forgotten) parses, as a URL of scheme `localhost:`: every call
+  // would then fail with fetch's own error, which names no option.
+  if (!URL.canParse(options.baseUrl) || !/^https?:$/.test(new URL(options.baseUrl).protocol)) {
     throw new TypeError(
-      `createTrayClient: baseUrl must be an absolute URL, got ${JSON.stringify(options.baseUrl)}`,
+      `createTrayClient: baseUrl must be an absolute http(s) URL, got ${JSON.stringify(options.baseUrl)}`,
     );
   }
   // NaN (a Number() of a variable left unset) would send every retry at once, ignoring Retry-After.

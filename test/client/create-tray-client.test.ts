@@ -8,11 +8,16 @@ import { useScriptedServers } from './support/scripted-servers.ts';
 describe('createTrayClient', function () {
   this.timeout(30_000);
 
-  it('refuses a baseUrl that is not an absolute URL, naming it', () => {
-    expect(() => createTrayClient({ baseUrl: 'tray.example.org', getToken: () => 't' })).to.throw(
-      TypeError,
-      'createTrayClient: baseUrl must be an absolute URL, got "tray.example.org"',
-    );
+  it('refuses a baseUrl that is not an absolute http(s) URL, naming it', () => {
+    // 'localhost:8081' parses as a URL whose scheme is `localhost:`.
+    for (const baseUrl of ['tray.example.org', 'localhost:8081', 'ftp://tray.example.org'])
+      expect(() => createTrayClient({ baseUrl, getToken: () => 't' }), baseUrl).to.throw(
+        TypeError,
+        `createTrayClient: baseUrl must be an absolute http(s) URL, got ${JSON.stringify(baseUrl)}`,
+      );
+    expect(() =>
+      createTrayClient({ baseUrl: 'HTTPS://tray.example.org/api', getToken: () => 't' }),
+    ).not.to.throw();
   });
 
   it('refuses retry settings that are no count or no wait (NaN would retry at once), naming them', () => {

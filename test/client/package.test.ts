@@ -56,8 +56,12 @@ describe('the client package (client/package.json) packed and installed into an 
     const copy = join(dir, 'client');
     for (const part of ['package.json', 'tsconfig.json', 'src'])
       cpSync(join(clientDir, part), join(copy, part), { recursive: true });
-    await tsc(['-p', copy]);
-    const packed = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: copy });
+    // Nothing built beforehand: `npm pack` builds dist itself (prepack), as a publish from a fresh
+    // clone must, with the repository's compiler.
+    const packed = await run('npm', ['pack', '--json', '--pack-destination', dir], {
+      cwd: copy,
+      env: { ...process.env, PATH: `${resolve(repoRoot, 'node_modules/.bin')}:${process.env.PATH ?? ''}` },
+    });
     const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
     await run(

@@ -35,7 +35,10 @@ export interface InboxMethods {
   archive(records: readonly string[] | 'all' | 'all-read', options?: CallOptions): Promise<number>;
   /** Brings archived records back to the inbox as they were. */
   unarchive(ids: readonly string[], options?: CallOptions): Promise<number>;
-  /** Takes records out of the inbox until `until` (later than now, at most 90 days on); they come back unread. */
+  /**
+   * Takes records out of the inbox until `until` (later than now, at most 90 days on, nor past the
+   * service's TRAY_RETENTION_DAYS); they come back unread.
+   */
   snooze(ids: readonly string[], until: TrayTime, options?: CallOptions): Promise<number>;
   /** Brings snoozed records back now. */
   unsnooze(ids: readonly string[], options?: CallOptions): Promise<number>;

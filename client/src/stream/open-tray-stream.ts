@@ -73,7 +73,13 @@ export interface TrayStreamOptions {
  */
 export function openTrayStream(options: TrayStreamOptions): AsyncGenerator<TrayStreamEvent, void, undefined> {
   // Checked here, not in the generator, whose body runs only at the first next(): a mistake is
-  // thrown where the stream is opened.
+  // thrown where the stream is opened. So is a runtime without AbortSignal.any (Safari before
+  // 17.4), which would otherwise fail at the first next() without telling onState.
+  if (typeof AbortSignal.any !== 'function') {
+    throw new TypeError(
+      'openTrayStream: this runtime has no AbortSignal.any (docs/client.md lists the browsers)',
+    );
+  }
   return streamEvents(options, streamSettings(options));
 }
 
