@@ -2,15 +2,20 @@ import { DAY_MS } from '../../shared/time/durations.ts';
 import { TIME_INPUT_EXPECTED } from './iso-date-time.ts';
 import type { InboxChange, MarkableRecord } from './inbox-state.ts';
 
-/** The furthest a snooze may reach: the records' retention, so a snoozed record can still come back. */
+/** The furthest a snooze may reach: the default retention of records (TRAY_RETENTION_DAYS). */
 export const MAX_SNOOZE_DAYS = 90;
 
-/** Why `until` cannot end a snooze put at `now`, or undefined when it can. Pure. */
-export function snoozeUntilProblem(until: number, now: number): string | undefined {
+/**
+ * Why `until` cannot end a snooze put at `now`, or undefined when it can. A snooze reaches at most
+ * MAX_SNOOZE_DAYS, and never past the records' retention (`retentionDays`): a record snoozed for
+ * longer than records are kept would always expire snoozed, never to come back. Pure.
+ */
+export function snoozeUntilProblem(until: number, now: number, retentionDays: number): string | undefined {
   if (!Number.isSafeInteger(until)) return `until: ${TIME_INPUT_EXPECTED}`;
   if (until <= now) return 'until: expected a time later than now';
-  if (until > now + MAX_SNOOZE_DAYS * DAY_MS)
-    return `until: expected at most ${MAX_SNOOZE_DAYS} days from now`;
+  const days = Math.min(MAX_SNOOZE_DAYS, retentionDays);
+  if (until > now + days * DAY_MS)
+    return `until: expected at most ${days} ${days === 1 ? 'day' : 'days'} from now${days < MAX_SNOOZE_DAYS ? " (the records' retention)" : ''}`;
   return undefined;
 }
 

@@ -10,8 +10,9 @@ const PREFLIGHT_MAX_AGE_S = 600;
  * and read the answers; every other origin is left as without CORS (no header: the browser keeps
  * the answer from the page, and a preflight meets the route's own 405). What a page may send is
  * what the client package sends: the token (Authorization), a JSON body, a stream's resume id and
- * the language; what it may read beyond the safelisted headers is Retry-After, which the client's
- * retries of 429 and 503 honour. No credentials: the token is a header, never a cookie.
+ * the language; what it may read beyond the safelisted headers is what the service tells it:
+ * Retry-After (the client's retries of 429 and 503 honour it), the rate limit's X-RateLimit-Limit
+ * and X-RateLimit-Remaining, and the block list's Deprecation and Sunset. No credentials: the token is a header, never a cookie.
  */
 export function crossOrigin(origins: CorsOrigins): RequestHandler {
   const allowed = origins === '*' ? undefined : new Set(origins);
@@ -21,7 +22,7 @@ export function crossOrigin(origins: CorsOrigins): RequestHandler {
     origin: origins === '*' ? '*' : true,
     methods: ['GET', 'POST', 'PUT', 'DELETE'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'Accept-Language'],
-    exposedHeaders: ['Retry-After'],
+    exposedHeaders: ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Deprecation', 'Sunset'],
     maxAge: PREFLIGHT_MAX_AGE_S,
   });
   return (req, res, next) => {

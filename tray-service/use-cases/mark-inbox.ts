@@ -7,7 +7,8 @@ import type { TrayChanges } from './tray-changes.ts';
 
 /**
  * POST v3/records/{seen,archive,unarchive,snooze,unsnooze}: one mark of the caller's records. A
- * snooze's `until` is judged against `now` first (InvalidUntilError: nothing changes). The
+ * snooze's `until` is judged against `now` and the retention first (InvalidUntilError: nothing
+ * changes). The
  * storage looks only among the caller's own records, so ids of another user's, unknown or expired
  * records change nothing. Returns how many records changed (`updated`); those are announced to the
  * caller's streams.
@@ -15,10 +16,17 @@ import type { TrayChanges } from './tray-changes.ts';
 export async function markInbox(
   storage: Pick<TrayStorage, 'inbox' | 'engine'>,
   changes: Pick<TrayChanges, 'inboxMarked'> | undefined,
-  request: { userId: string; mark: InboxMark; now: number },
+  request: {
+    userId: string;
+    mark: InboxMark;
+    now: number;
+    /** TRAY_RETENTION_DAYS: no snooze reaches past it. */
+    retentionDays: number;
+  },
 ): Promise<number> {
   const { mark, now } = request;
-  const problem = mark.kind === 'snooze' ? snoozeUntilProblem(mark.until, now) : undefined;
+  const problem =
+    mark.kind === 'snooze' ? snoozeUntilProblem(mark.until, now, request.retentionDays) : undefined;
   if (problem !== undefined) throw new InvalidUntilError(problem);
   const changed = await writeAndAnnounce(
     () => requireInbox(storage).mark(request.userId, mark, now),

@@ -70,10 +70,22 @@ describe('inbox marks (docs/tray-rules.md#inbox)', () => {
   });
 
   it('a snooze ends later than now and at most 90 days on', () => {
-    expect(snoozeUntilProblem(11, 10)).to.equal(undefined);
-    expect(snoozeUntilProblem(10 + 90 * DAY_MS, 10)).to.equal(undefined);
-    expect(snoozeUntilProblem(10, 10)).to.equal('until: expected a time later than now');
-    expect(snoozeUntilProblem(11 + 90 * DAY_MS, 10)).to.equal('until: expected at most 90 days from now');
-    expect(snoozeUntilProblem(1.5, 0)).to.match(/^until: expected an integer/);
+    expect(snoozeUntilProblem(11, 10, 90)).to.equal(undefined);
+    expect(snoozeUntilProblem(10 + 90 * DAY_MS, 10, 90)).to.equal(undefined);
+    expect(snoozeUntilProblem(10, 10, 90)).to.equal('until: expected a time later than now');
+    expect(snoozeUntilProblem(11 + 90 * DAY_MS, 10, 90)).to.equal('until: expected at most 90 days from now');
+    expect(snoozeUntilProblem(1.5, 0, 90)).to.match(/^until: expected an integer/);
+    // A shorter retention than 90 days bounds it: a longer snooze would always outlive its record.
+    expect(snoozeUntilProblem(10 + 7 * DAY_MS, 10, 7)).to.equal(undefined);
+    expect(snoozeUntilProblem(11 + 7 * DAY_MS, 10, 7)).to.equal(
+      "until: expected at most 7 days from now (the records' retention)",
+    );
+    expect(snoozeUntilProblem(11 + DAY_MS, 10, 1)).to.equal(
+      "until: expected at most 1 day from now (the records' retention)",
+    );
+    expect(snoozeUntilProblem(10 + 90 * DAY_MS, 10, 365)).to.equal(undefined);
+    expect(snoozeUntilProblem(11 + 90 * DAY_MS, 10, 365)).to.equal(
+      'until: expected at most 90 days from now',
+    );
   });
 });

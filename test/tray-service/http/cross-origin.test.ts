@@ -55,7 +55,9 @@ describe('the tray API called from web pages of other origins (TRAY_CORS_ORIGINS
     for (const path of ['/notifications/v3', '/block', '/openapi.json']) {
       const res = await get(app, PAGE, path);
       expect(res.headers['access-control-allow-origin'], path).to.equal(PAGE);
-      expect(res.headers['access-control-expose-headers'], path).to.equal('Retry-After');
+      expect(res.headers['access-control-expose-headers'], path).to.equal(
+        'Retry-After,X-RateLimit-Limit,X-RateLimit-Remaining,Deprecation,Sunset',
+      );
       expect(res.headers.vary, path).to.match(/Origin/);
     }
     // A refusal too: the page reads why its call failed.

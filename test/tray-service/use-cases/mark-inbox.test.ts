@@ -39,7 +39,9 @@ describe('markInbox (POST v3/records/*, every transport)', () => {
         const [record] = await seedRecords(suite.storage, [{ userId: 'u-snooze', lastUpdate: NOW - 60_000 }]);
         const changes = announced();
         const mark: InboxMark = { kind: 'snooze', ids: [record!], until };
-        await expect(markInbox(suite.storage, changes, { userId: 'u-snooze', mark, now: NOW }))
+        await expect(
+          markInbox(suite.storage, changes, { userId: 'u-snooze', mark, now: NOW, retentionDays: 90 }),
+        )
           .to.be.rejectedWith(InvalidUntilError, message)
           .and.eventually.include({ code: 'INVALID_UNTIL' });
         const page = await suite.storage.inbox!.page('u-snooze', 'snoozed', undefined, 10, NOW);
@@ -55,7 +57,9 @@ describe('markInbox (POST v3/records/*, every transport)', () => {
       const changes = announced();
       const until = NOW + 90 * DAY_MS;
       const mark: InboxMark = { kind: 'snooze', ids: [record!], until };
-      expect(await markInbox(suite.storage, changes, { userId: 'u-snooze-90', mark, now: NOW })).to.equal(1);
+      expect(
+        await markInbox(suite.storage, changes, { userId: 'u-snooze-90', mark, now: NOW, retentionDays: 90 }),
+      ).to.equal(1);
       const page = await suite.storage.inbox!.page('u-snooze-90', 'snoozed', undefined, 10, NOW);
       expect(page.records.map((one) => one.snoozedUntil)).to.deep.equal([until]);
       expect(changes.marks).to.have.length(1);
@@ -93,7 +97,12 @@ describe('markInbox and markAll on MongoDB, failing part-way', function () {
     const readChanges: (readonly TrayRecord[])[] = [];
     const archive: InboxMark = { kind: 'archive', ids: [free!, held!] };
     const [archived, read] = await Promise.allSettled([
-      markInbox(suite.storage, inboxChanges, { userId: 'u-part-archive', mark: archive, now: NOW }),
+      markInbox(suite.storage, inboxChanges, {
+        userId: 'u-part-archive',
+        mark: archive,
+        now: NOW,
+        retentionDays: 90,
+      }),
       markAll(
         suite.storage,
         { markedRead: async (records) => void readChanges.push(records) },

@@ -40,7 +40,7 @@ export interface InboxRouterDeps {
   readGuard: RequestHandler[];
   /** Where marks are announced (live streams, docs/live-tray.md). */
   changes?: Pick<TrayChanges, 'inboxMarked'>;
-  /** TRAY_RETENTION_DAYS: ended mute spans are kept as long (put-mute.ts). */
+  /** TRAY_RETENTION_DAYS: ended mute spans are kept as long (put-mute.ts), and no snooze reaches past it. */
   retentionDays: number;
 }
 
@@ -92,7 +92,17 @@ export function createInboxRouter(deps: InboxRouterDeps): Router {
         const at = now();
         const userId = callerId(res);
         const mark = toMark(req.body ?? {});
-        const updated = await markInbox(storage, changes, { userId, mark, now: at });
+        const updated = await markInbox(storage, changes, {
+          userId,
+          mark,
+          now: at,
+          retentionDays: deps.retentionDays,
+        }).catch((error: unknown) => {
+          // A mark that failed part-way (MongoDB writes record by record) may have moved records
+          // between views already.
+          deps.pages.forget(userId);
+          throw error;
+        });
         if (updated > 0) deps.pages.forget(userId);
         res.json({ data: { updated } } satisfies UpdatedBody);
       })

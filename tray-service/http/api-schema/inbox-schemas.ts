@@ -98,7 +98,10 @@ export const archiveBody = z
 /** POST records/unarchive and records/unsnooze. */
 export const idsBody = z.strictObject({ ids: recordIds }, bodyError);
 
-/** POST records/snooze: `until` later than now and at most 90 days on (markInbox checks it against the clock). */
+/**
+ * POST records/snooze: `until` later than now and at most 90 days on, nor past TRAY_RETENTION_DAYS
+ * (markInbox checks it against the clock).
+ */
 export const snoozeBody = z.strictObject({ ids: recordIds, until: timeInput }, bodyError);
 
 /** GET v3/history's `view`. */

@@ -152,6 +152,53 @@ function inboxSuite(engine?: StorageEngine) {
       expect(await counts('u-ben')).to.deep.equal({ totalUnreadCount: 1, totalUnseenCount: 1 });
     });
 
+    // A MongoDB mark that stops part-way (storage lost after some records changed) fails the call
+    // with what it changed already: the page counts of the views must not keep the old figures.
+    if (full)
+      it('resets totalPages at once also when a mark fails after changing records', async () => {
+        const keys = await seed('u-partial', 'u-partial-other');
+        const inbox = api.storage.inbox!;
+        const failing = Object.assign(Object.create(inbox) as typeof inbox, {
+          mark: async (...args: Parameters<typeof inbox.mark>) => {
+            await inbox.mark(...args);
+            throw new Error('connection lost after the first writes');
+          },
+        });
+        const same = api.app({ now: () => clock, storage: { ...api.storage, inbox: failing } });
+        const auth = await bearer('u-partial');
+        const archived = () =>
+          request(same).get('/notifications/v3/history?view=archived').set('Authorization', auth);
+        expect((await archived()).body.totalPages).to.equal(0);
+        const failed = await request(same)
+          .post('/notifications/v3/records/archive')
+          .set('Authorization', auth)
+          .send({ ids: [keys.a] });
+        expect(failed.status).to.be.at.least(500);
+        expect((await archived()).body).to.deep.include({ totalPages: 1 });
+      });
+
+    if (full)
+      it('refuses a snooze longer than TRAY_RETENTION_DAYS when that is under 90 days: the record would never come back', async () => {
+        const keys = await seed('u-short', 'u-short-other');
+        const short = api.app({
+          now: () => clock,
+          settings: { pageSize: 10, networkId: 'net1', blockApi: true, retentionDays: 7 },
+        });
+        const auth = await bearer('u-short');
+        const snooze = (until: number) =>
+          request(short)
+            .post('/notifications/v3/records/snooze')
+            .set('Authorization', auth)
+            .send({ ids: [keys.a], until });
+        const refused = await snooze(NOW + 7 * DAY_MS + 1).expect(400);
+        expect(refused.body).to.deep.include({
+          code: 400001,
+          message: "until: expected at most 7 days from now (the records' retention)",
+        });
+        expect(await ids('u-short', 'snoozed')).to.deep.equal([]);
+        expect((await snooze(NOW + 7 * DAY_MS).expect(200)).body).to.deep.equal({ data: { updated: 1 } });
+      });
+
     it('counts duplicate ids once against the 100: 101 entries holding 100 ids are one call', async () => {
       const keys = await seed('u-dups', 'u-dups-other');
       const unknown = Array.from({ length: 98 }, (_, i) => `comment_none${i}_u-dups`);
