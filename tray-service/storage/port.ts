@@ -283,8 +283,18 @@ export interface EventsPort {
    * verdict stands (they agree). Resolves the event as stored then; undefined when none is.
    */
   restate(key: string, outcome: EventOutcome, now: Date): Promise<StoredEvent | undefined>;
-  /** Newest first (receivedAt, then key), unexpired only. */
-  list(filter: EventsFilter, limit: number, after?: PageKey): Promise<EventsPage>;
+  /**
+   * Newest first (receivedAt, then key), unexpired only, `limit` at most; with `maxBytes`, also no
+   * more events than their payloads' stored sizes fit in it (one at least), so a page of large
+   * payloads stays within it. Events stored by a release that kept no size count as the adapter
+   * can tell (docs/storage.md).
+   */
+  list(
+    filter: EventsFilter,
+    limit: number,
+    after?: PageKey,
+    options?: { maxBytes?: number },
+  ): Promise<EventsPage>;
   get(key: string): Promise<StoredEvent | undefined>;
   /**
    * Every match, newest first (strictly after `after`, when given), read in batches: memory stays

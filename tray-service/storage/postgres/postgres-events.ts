@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { PageKey } from '../../domain/page-cursor.ts';
 import { RESTATABLE_STATUSES, type StoredEvent, type StoredEventStatus } from '../../domain/stored-event.ts';
 import type { ModerationAction } from '../../domain/moderation-action.ts';
-import type { EventOutcome, EventsFilter, EventsPage, EventsPort } from '../port.ts';
+import type { EventOutcome, EventsFilter, EventsPort } from '../port.ts';
 import { createPostgresEventRollups } from './postgres-event-rollups.ts';
 import { ADD_COUNTS, MINUTE_OF } from './rollup-sql.ts';
 import { groupCommit } from '../../../shared/async/group-commit.ts';
@@ -79,12 +79,30 @@ const afterCondition = (p: (value: unknown) => string, after: PageKey) =>
  * page, read from one of the stored_events indexes whatever the filter, and one row more than
  * the page to tell whether another follows.
  */
-export function eventsPageQuery(filter: EventsFilter, now: Date, limit: number, after?: PageKey): SqlQuery {
+export function eventsPageQuery(
+  filter: EventsFilter,
+  now: Date,
+  limit: number,
+  after?: PageKey,
+  maxBytes?: number,
+): SqlQuery {
   const where = filterConditions(filter, now);
   if (after) where.and((p) => afterCondition(p, after));
+  const order = `ORDER BY received_at DESC, key DESC`;
+  const limited = `${where.where()} ${order} LIMIT ${where.param(limit + 1)}`;
+  if (maxBytes === undefined)
+    return { text: `SELECT ${COLUMNS} FROM stored_events ${limited}`, values: where.values };
+  // The page's rows in order with the bytes up to each; those past maxBytes (but the first) stay
+  // in the database: only the rows sent are read whole (a payload stored out of line is fetched
+  // when sent). `fetched` says how many the page had, so the caller knows more follow. A row
+  // without data_bytes (stored before 0021) counts its stored size.
   return {
-    text: `SELECT ${COLUMNS} FROM stored_events ${where.where()}
-           ORDER BY received_at DESC, key DESC LIMIT ${where.param(limit + 1)}`,
+    text: `SELECT ${COLUMNS}, fetched FROM (
+             SELECT p.*, sum(p.bytes) OVER (${order}) AS running, count(*) OVER () AS fetched
+             FROM (SELECT ${COLUMNS}, coalesce(data_bytes, pg_column_size(data)) AS bytes
+                   FROM stored_events ${limited}) p) q
+           WHERE q.running <= ${where.param(maxBytes)} OR q.running = q.bytes
+           ${order}`,
     values: where.values,
   };
 }
@@ -149,8 +167,8 @@ async function storeEvents(pool: pg.Pool, calls: readonly StoreCall[]): Promise<
   const inserted = await pool.query<{ key: string }>({
     name: 'tray_store_events',
     text: `WITH stored AS (
-             INSERT INTO stored_events (${INSERTED}, expires_at)
-             SELECT ${INSERTED}, expires_at FROM jsonb_to_recordset($1::jsonb) AS x(key text, event text,
+             INSERT INTO stored_events (${INSERTED}, expires_at, data_bytes)
+             SELECT ${INSERTED}, expires_at, pg_column_size(data) FROM jsonb_to_recordset($1::jsonb) AS x(key text, event text,
                webhook text, data jsonb, received_at timestamptz, stored_at timestamptz, status text,
                error text, user_id text, community_id text, expires_at timestamptz)
              ORDER BY key COLLATE "C"
@@ -159,7 +177,7 @@ async function storeEvents(pool: pg.Pool, calls: readonly StoreCall[]): Promise<
                received_at = excluded.received_at, stored_at = excluded.stored_at,
                expires_at = excluded.expires_at, status = excluded.status, error = excluded.error,
                user_id = excluded.user_id, community_id = excluded.community_id,
-               moderation = 'none', applied_at = NULL
+               moderation = 'none', applied_at = NULL, data_bytes = excluded.data_bytes
              WHERE stored_events.expires_at <= excluded.stored_at
              RETURNING key, event, received_at, expires_at),
            per_name AS (
@@ -205,12 +223,19 @@ export function createPostgresEvents(pool: pg.Pool, clock: () => Date = () => ne
     isolateFailures: true,
   });
 
-  async function list(filter: EventsFilter, limit: number, after?: PageKey): Promise<EventsPage> {
-    const rows = (await pool.query<EventRow>(eventsPageQuery(filter, clock(), limit, after))).rows;
+  const list: EventsPort['list'] = async (filter, limit, after, options) => {
+    const maxBytes = options?.maxBytes;
+    const rows = (
+      await pool.query<EventRow & { fetched?: string }>(
+        eventsPageQuery(filter, clock(), limit, after, maxBytes),
+      )
+    ).rows;
     const items = rows.slice(0, limit).map(toEvent);
     const last = items.at(-1);
-    return rows.length > limit && last ? { items, next: { at: last.receivedAt, id: last.key } } : { items };
-  }
+    // More follow: the page had a row past `limit`, or rows past maxBytes left behind.
+    const more = rows.length > limit || Number(rows[0]?.fetched ?? 0) > rows.length;
+    return more && last ? { items, next: { at: last.receivedAt, id: last.key } } : { items };
+  };
 
   const rollups = createPostgresEventRollups(pool);
   async function get(key: string): Promise<StoredEvent | undefined> {

@@ -1,3 +1,4 @@
+import { BSON } from 'mongodb';
 import { communityDay } from './events-collection.ts';
 import { DAY_MS } from '../../../../shared/time/durations.ts';
 import { dayOf } from '../records/storage-keys.ts';
@@ -12,7 +13,8 @@ import { escapeKeys, hasRefusedKey } from './escaped-keys.ts';
  * The stored document of a delivery and its outcome, as MongoDB can hold it: U+0000 and lone
  * surrogates replaced (domain/storable-json.ts), keys no field name may be escaped
  * (escaped-keys.ts), and a payload too large for a document replaced by a marker
- * (within-document-limit.ts), and marked as not yet counted in the chart (`countPending`). Pure.
+ * (within-document-limit.ts), and marked as not yet counted in the chart (`countPending`), with
+ * the size of its payload as stored (`bytes`). Pure.
  */
 export function eventDocument(
   /** A delivery as the storage port hands it over (the receiver's dedupe key as `key`). */
@@ -23,7 +25,7 @@ export function eventDocument(
 ): EventDoc {
   const expiresAt = new Date(event.receivedAt.getTime() + retentionDays * DAY_MS);
   const keysEscaped = hasRefusedKey(event.data);
-  return withinDocumentLimit(
+  const doc = withinDocumentLimit(
     storableJson<EventDoc>({
       _id: event.key,
       event: event.event,
@@ -39,6 +41,7 @@ export function eventDocument(
       countPending: true,
     }),
   );
+  return { ...doc, bytes: BSON.calculateObjectSize(doc.data) };
 }
 
 /** The fields an outcome sets in an event's document, each absent when it has none. */

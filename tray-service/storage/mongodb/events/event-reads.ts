@@ -1,6 +1,6 @@
 import type { Db, Filter } from 'mongodb';
 import { EVENTS } from '../collection-names.ts';
-import { type StoredEventDoc } from './events-collection.ts';
+import { type EventDoc, type StoredEventDoc } from './events-collection.ts';
 import { moderationActions } from '../../../domain/moderation-action.ts';
 import type { PageKey } from '../../../domain/page-cursor.ts';
 import type { EventsFilter, EventsPage } from '../../port.ts';
@@ -30,19 +30,61 @@ export function eventsQuery(filter: EventsFilter, now: Date, after?: PageKey): F
 }
 
 export function createEventsQueries(db: Db, clock: () => Date = () => new Date()) {
-  const events = db.collection<StoredEventDoc>(EVENTS);
+  const events = db.collection<EventDoc>(EVENTS);
+
+  /**
+   * A page of at most `limit` events whose payloads fit in `maxBytes` together (one at least): the
+   * page's keys and sizes first, without the payloads, then the documents of those that fit. An
+   * event stored without a size (before sizes were kept) counts as none.
+   */
+  async function boundedPage(
+    filter: EventsFilter,
+    limit: number,
+    now: Date,
+    maxBytes: number,
+    after?: PageKey,
+  ): Promise<Omit<EventsPage, 'items'> & { items: StoredEventDoc[] }> {
+    const heads = await events
+      .find(eventsQuery(filter, now, after), { projection: { _id: 1, receivedAt: 1, bytes: 1 } })
+      .sort(newestFirst)
+      .limit(limit + 1)
+      .batchSize(limit + 1)
+      .toArray();
+    const taken: typeof heads = [];
+    let bytes = 0;
+    for (const head of heads.slice(0, limit)) {
+      bytes += head.bytes ?? 0;
+      if (taken.length > 0 && bytes > maxBytes) break;
+      taken.push(head);
+    }
+    const docs = await events
+      .find({ _id: { $in: taken.map((head) => head._id) }, expiresAt: { $gt: now } })
+      .batchSize(taken.length + 1)
+      .toArray();
+    const byKey = new Map(docs.map((doc) => [doc._id, doc]));
+    // One purged between the two reads is left out; the page still ends where its keys did.
+    const items = taken.flatMap((head) => byKey.get(head._id) ?? []);
+    const last = taken.at(-1);
+    return heads.length > taken.length && last
+      ? { items, next: { at: last.receivedAt, id: last._id } }
+      : { items };
+  }
+
   return {
     /** A page as stored (mongo-events.ts hands its items out as StoredEvents). */
     async list(
       filter: EventsFilter,
       limit: number,
       after?: PageKey,
+      options?: { maxBytes?: number },
     ): Promise<Omit<EventsPage, 'items'> & { items: StoredEventDoc[] }> {
+      const now = clock();
+      if (options?.maxBytes !== undefined) return boundedPage(filter, limit, now, options.maxBytes, after);
       // One extra document tells whether another page exists without a count.
       // The whole page in the find's reply (the driver's first batch is 101 documents otherwise):
       // a page is one round trip, and its cursor is closed with the reply.
       const docs = await events
-        .find(eventsQuery(filter, clock(), after))
+        .find(eventsQuery(filter, now, after))
         .sort(newestFirst)
         .limit(limit + 1)
         .batchSize(limit + 1)

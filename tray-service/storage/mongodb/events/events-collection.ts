@@ -111,4 +111,9 @@ export interface EventDoc extends StoredEventDoc {
   countPending?: true;
   /** The same for its applied mark's lag (`appliedAt`) in the lag chart. */
   lagPending?: true;
+  /**
+   * The BSON size of `data` as stored: a page read for an export or a replay stops at a number of
+   * bytes (event-reads.ts). Absent on events stored by releases before it: they count as none.
+   */
+  bytes?: number;
 }

@@ -55,8 +55,8 @@ async function released(release: () => Promise<void>): Promise<void> {
 export function createMongoEvents(db: Db, clock: () => Date = () => new Date()): EventsPort {
   const queries = createEventsQueries(db, clock);
   const rollups = createEventRollups(db, clock);
-  const list: EventsPort['list'] = async (filter, limit, after) => {
-    const page = await queries.list(filter, limit, after);
+  const list: EventsPort['list'] = async (filter, limit, after, options) => {
+    const page = await queries.list(filter, limit, after, options);
     return { items: page.items.map(toStoredEvent), ...(page.next ? { next: page.next } : {}) };
   };
   const events = db.collection<EventDoc>(EVENTS);
