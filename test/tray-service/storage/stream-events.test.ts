@@ -1,12 +1,62 @@
 import { expect } from 'chai';
 import type { StoredEvent } from '../../../tray-service/domain/stored-event.ts';
 import type { PageKey } from '../../../tray-service/domain/page-cursor.ts';
-import { STREAM_PAGE_BYTES } from '../../../tray-service/storage/stream-events.ts';
-import { useTrayStorage } from '../../support/use-tray-storage.ts';
+import { MongoClient } from 'mongodb';
+import pg from 'pg';
+import { EVENTS } from '../../../tray-service/storage/mongodb/collection-names.ts';
+import {
+  STREAM_BATCH,
+  STREAM_PAGE_BYTES,
+  streamEvents,
+} from '../../../tray-service/storage/stream-events.ts';
+import { useTrayStorage, type SuiteStorage } from '../../support/use-tray-storage.ts';
 import { REQUIRED_ENGINES } from './conformance/conformance-adapters.ts';
 
 const MINUTE = 60_000;
 const receivedAt = (n: number) => new Date(Math.floor(Date.now() / MINUTE) * MINUTE - (n + 1) * 1_000);
+
+describe('storage/stream-events', () => {
+  it('asks every page for STREAM_BATCH events at most and STREAM_PAGE_BYTES of payloads, after the last one', async () => {
+    const asked: unknown[] = [];
+    const event = (key: string) => ({ key, receivedAt: new Date(0) }) as StoredEvent;
+    const list = async (_filter: object, limit: number, after?: PageKey, options?: { maxBytes?: number }) => {
+      asked.push([limit, after?.id, options]);
+      return asked.length === 1
+        ? { items: [event('a')], next: { at: new Date(0), id: 'a' } }
+        : { items: [event('b')] };
+    };
+    const keys: string[] = [];
+    for await (const one of streamEvents(list, {}, { at: new Date(0), id: 'from' })) keys.push(one.key);
+    expect(keys).to.deep.equal(['a', 'b']);
+    expect(asked).to.deep.equal([
+      [STREAM_BATCH, 'from', { maxBytes: STREAM_PAGE_BYTES }],
+      [STREAM_BATCH, 'a', { maxBytes: STREAM_PAGE_BYTES }],
+    ]);
+  });
+});
+
+/** Drops the stored payload sizes of `keys`, as events stored before sizes were kept have none. */
+async function forgetSizes(suite: SuiteStorage, keys: string[]): Promise<void> {
+  if (suite.engine === 'postgres') {
+    const client = new pg.Client({ connectionString: suite.env.DATABASE_URL });
+    await client.connect();
+    try {
+      await client.query('UPDATE stored_events SET data_bytes = NULL WHERE key = ANY($1::text[])', [keys]);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const client = await MongoClient.connect(suite.env.MONGODB_URI ?? '');
+  try {
+    await client
+      .db(suite.env.MONGODB_DB)
+      .collection<{ _id: string }>(EVENTS)
+      .updateMany({ _id: { $in: keys } }, { $unset: { bytes: '' } });
+  } finally {
+    await client.close();
+  }
+}
 
 // An export or a replay holds one page of events at a time: 500 of them, or fewer when their
 // payloads are large, so a page of megabyte payloads does not take half a gigabyte.
@@ -64,6 +114,15 @@ for (const engine of REQUIRED_ENGINES) {
       expect(await pages(STREAM_PAGE_BYTES)).to.deep.equal([every]);
       expect((await pages(STREAM_PAGE_BYTES, 4)).map((page) => page.length)).to.deep.equal([4, 4, 3]);
       expect(await pages(undefined)).to.deep.equal([every]);
+    });
+
+    it('pages events stored before sizes were kept: every event once, in order', async () => {
+      // As a release before sizes stored them: PostgreSQL then counts the stored size (compressed),
+      // MongoDB none.
+      await forgetSizes(suite, ['big-0', 'big-1', 'big-2', 'big-3']);
+      const bounded = await pages(500 * KB);
+      expect(bounded.flat()).to.deep.equal(every);
+      expect(bounded.length, 'pages').to.be.below(6);
     });
 
     it('streams every event once, newest first', async () => {

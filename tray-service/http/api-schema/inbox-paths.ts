@@ -54,7 +54,7 @@ export const inboxPaths: ZodOpenApiPathsObject = {
     idsBody,
   ),
   '/notifications/v3/records/snooze': mark(
-    'Snooze records until `until` (later than now, at most 90 days on): they come back unread and unseen then',
+    'Snooze records until `until` (later than now, at most 90 days on, nor past TRAY_RETENTION_DAYS): they come back unread and unseen then, unless their retention ended first',
     snoozeBody,
   ),
   '/notifications/v3/records/unsnooze': mark('Bring snoozed records back now, as they were', idsBody),

@@ -34,8 +34,9 @@ export function createEventsQueries(db: Db, clock: () => Date = () => new Date()
 
   /**
    * A page of at most `limit` events whose payloads fit in `maxBytes` together (one at least): the
-   * page's keys and sizes first, without the payloads, then the documents of those that fit. An
-   * event stored without a size (before sizes were kept) counts as none.
+   * page's keys and sizes first, without the payloads, then as many whole documents by the same
+   * query (not by `$in`, which FerretDB filters over the whole collection). An event stored without
+   * a size (before sizes were kept) counts as none.
    */
   async function boundedPage(
     filter: EventsFilter,
@@ -50,24 +51,25 @@ export function createEventsQueries(db: Db, clock: () => Date = () => new Date()
       .limit(limit + 1)
       .batchSize(limit + 1)
       .toArray();
-    const taken: typeof heads = [];
+    let taken = 0;
     let bytes = 0;
     for (const head of heads.slice(0, limit)) {
       bytes += head.bytes ?? 0;
-      if (taken.length > 0 && bytes > maxBytes) break;
-      taken.push(head);
+      if (taken > 0 && bytes > maxBytes) break;
+      taken += 1;
     }
-    const docs = await events
-      .find({ _id: { $in: taken.map((head) => head._id) }, expiresAt: { $gt: now } })
-      .batchSize(taken.length + 1)
+    if (taken === 0) return { items: [] };
+    const items = await events
+      .find(eventsQuery(filter, now, after))
+      .sort(newestFirst)
+      .limit(taken)
+      .batchSize(taken)
       .toArray();
-    const byKey = new Map(docs.map((doc) => [doc._id, doc]));
-    // One purged between the two reads is left out; the page still ends where its keys did.
-    const items = taken.flatMap((head) => byKey.get(head._id) ?? []);
-    const last = taken.at(-1);
-    return heads.length > taken.length && last
-      ? { items, next: { at: last.receivedAt, id: last._id } }
-      : { items };
+    // An event stored between the two reads inside the page (a queue's backlog) may have taken the
+    // last one's place: the page ends at what it holds, and the next page goes on from there.
+    const last = items.at(-1);
+    const more = heads.length > taken || last?._id !== heads[taken - 1]?._id;
+    return more && last ? { items, next: { at: last.receivedAt, id: last._id } } : { items };
   }
 
   return {
