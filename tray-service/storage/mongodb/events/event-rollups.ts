@@ -41,8 +41,9 @@ type RollupDoc = { _id: string } & Document;
 const pendingOps = {
   push: (tokens: readonly string[]) =>
     ({ pending: { $each: [...tokens] } }) as unknown as UpdateFilter<RollupDoc>['$push'],
-  pull: (tokens: readonly string[]) =>
-    ({ pending: { $in: [...tokens] } }) as unknown as UpdateFilter<RollupDoc>['$pull'],
+  // `$pullAll`, not `$pull` with `$in`: FerretDB 1.24 ignores the latter (no error, nothing taken).
+  pullAll: (tokens: readonly string[]) =>
+    ({ pending: [...tokens] }) as unknown as UpdateFilter<RollupDoc>['$pullAll'],
 };
 
 /** One event's increment of one rollup document, made once: `token` names it. */
@@ -171,7 +172,7 @@ async function applyReleases(db: Db, releases: readonly Release[]): Promise<void
     for (const release of list)
       tokens.set(release._id, (tokens.get(release._id) ?? new Set()).add(release.token));
     const operations: AnyBulkWriteOperation<RollupDoc>[] = [...tokens].map(([_id, held]) => ({
-      updateMany: { filter: { _id }, update: { $pull: pendingOps.pull([...held]) } },
+      updateMany: { filter: { _id }, update: { $pullAll: pendingOps.pullAll([...held]) } },
     }));
     await db.collection<RollupDoc>(name).bulkWrite(operations, { ordered: false });
   }

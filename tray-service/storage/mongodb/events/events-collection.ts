@@ -106,11 +106,13 @@ export interface EventDoc extends StoredEventDoc {
   appliedAt?: Date;
   /**
    * Set while the event's count into the events-per-minute chart is not known to be made: the
-   * job's retry, storing it again, makes it (once: event-rollups.ts). Absent once counted.
+   * job's retry, storing it again, makes it (once: event-rollups.ts). Absent once counted. Its
+   * value is the mark of the call making the count (a random id; `true` from releases before): a
+   * call finishing another's count takes the mark over first (mongo-events.ts finishedCount).
    */
-  countPending?: true;
+  countPending?: true | string;
   /** The same for its applied mark's lag (`appliedAt`) in the lag chart. */
-  lagPending?: true;
+  lagPending?: true | string;
   /**
    * The BSON size of `data` as stored: a page read for an export or a replay stops at a number of
    * bytes (event-reads.ts). Absent on events stored by releases before it: they count as none.

@@ -11,6 +11,7 @@ import { fitsDocument, payloadKept } from './within-document-limit.ts';
 import { storableJson } from '../../../domain/storable-json.ts';
 import { payloadOf } from './escaped-keys.ts';
 import { streamEvents } from '../../stream-events.ts';
+import { randomUUID } from 'node:crypto';
 
 /** Said in `error` of an event restated without its post's activity, which would not fit. */
 const POST_ACTIVITY_TOO_LARGE =
@@ -66,27 +67,53 @@ export function createMongoEvents(db: Db, clock: () => Date = () => new Date()):
   }
   /**
    * Counts a stored event into its minute's chart, then takes its `countPending` mark off: a step
-   * that failed leaves the mark, and the job's retry (storing it again) takes them again; the
-   * count is made once whatever is repeated (event-rollups.ts). `stored`: this call stored it.
+   * that failed leaves the mark, and the job's retry (storing it again) takes it over and finishes
+   * the count; the count is made once whatever is repeated (event-rollups.ts). `mark`: the mark this
+   * call holds. `stored`: this call stored the event: its token is released only then, and only
+   * when its own mark came off (no one took it over), so a token goes only once nobody can still
+   * make the count.
    */
-  async function counted(doc: EventDoc, stored: boolean): Promise<EventDoc> {
+  async function counted(doc: EventDoc, mark: string | true, stored: boolean): Promise<EventDoc> {
     await rollups.countStored(doc);
-    await events.updateOne(
-      { _id: doc._id, storedAt: doc.storedAt, countPending: true },
+    const cleared = await events.updateOne(
+      { _id: doc._id, storedAt: doc.storedAt, countPending: mark },
       { $unset: { countPending: '' } },
     );
-    if (stored) await released(() => rollups.releaseStored(doc));
+    if (stored && cleared.modifiedCount === 1) await released(() => rollups.releaseStored(doc));
     const { countPending: _done, ...kept } = doc;
+    return kept;
+  }
+
+  /**
+   * Finishes a count another call's mark says is pending, by taking the mark over first: a call
+   * that read the mark just before its maker took it off and released its token (a replay while
+   * the event's job ran) finds it gone and counts nothing, where counting on would count twice.
+   */
+  async function finishedCount(held: EventDoc): Promise<EventDoc> {
+    const seen = held.countPending;
+    if (seen === undefined) return held;
+    const mine = randomUUID();
+    const taken = await events.updateOne(
+      { _id: held._id, storedAt: held.storedAt, countPending: seen },
+      { $set: { countPending: mine } },
+    );
+    if (taken.modifiedCount === 1) return counted(held, mine, false);
+    // Taken off (counted) or over (being counted) by another call meanwhile.
+    const { countPending: _other, ...kept } = held;
     return kept;
   }
 
   return {
     async store(event, outcome, options) {
-      const doc = eventDocument(event, outcome, options.retentionDays, options.now);
+      const mark = randomUUID();
+      const doc = {
+        ...eventDocument(event, outcome, options.retentionDays, options.now),
+        countPending: mark,
+      };
       // An insert, not an upsert (FerretDB runs an upsert as a read and then a write): a duplicate
       // key says the event is stored already, and the first stored version is the one returned.
       const [duplicate] = await insertCoalesced<EventDoc>(db, EVENTS, [doc]);
-      if (duplicate === undefined) return toStoredEvent(await counted(doc, true));
+      if (duplicate === undefined) return toStoredEvent(await counted(doc, mark, true));
       const held = await events.findOne({ _id: doc._id });
       // Gone between the two (the purge took it expired): the job's retry stores it anew.
       if (!held) throw new Error(`stored event ${doc._id} vanished while it was being stored`);
@@ -94,13 +121,13 @@ export function createMongoEvents(db: Db, clock: () => Date = () => new Date()):
         // Expired, not yet purged: it counts as gone, and this delivery replaces it (as PostgreSQL's
         // upsert does), only while it is still expired, so of two replacing it at once one does.
         const replaced = await events.replaceOne({ _id: doc._id, expiresAt: { $lte: options.now } }, doc);
-        if (replaced.matchedCount === 1) return toStoredEvent(await counted(doc, true));
+        if (replaced.matchedCount === 1) return toStoredEvent(await counted(doc, mark, true));
         const current = await events.findOne({ _id: doc._id });
         if (!current) throw new Error(`stored event ${doc._id} vanished while it was being stored`);
-        return toStoredEvent(current.countPending ? await counted(current, false) : current);
+        return toStoredEvent(await finishedCount(current));
       }
       // A count an earlier attempt left unfinished is finished by this one (a retry of its job).
-      return toStoredEvent(held.countPending ? await counted(held, false) : held);
+      return toStoredEvent(await finishedCount(held));
     },
     list,
     get,
@@ -141,24 +168,42 @@ export function createMongoEvents(db: Db, clock: () => Date = () => new Date()):
     async markApplied(event, appliedAt) {
       // Only the first mark matches (`appliedAt` absent), so only it counts into the histogram.
       // No projection: FerretDB 1.24's findAndModify refuses one.
+      let mark = randomUUID();
       const before = await events.findOneAndUpdate(
         { _id: event.key, appliedAt: { $exists: false }, expiresAt: { $gt: appliedAt } },
-        { $set: { appliedAt, lagPending: true } },
+        { $set: { appliedAt, lagPending: mark } },
       );
       // A mark whose count an earlier attempt left unfinished is finished by this one, with the
-      // time that attempt stored: it is still the first, and its job announces it.
-      const marked = before
-        ? { ...before, appliedAt }
-        : await events.findOne({ _id: event.key, lagPending: true, expiresAt: { $gt: appliedAt } });
-      if (!marked?.appliedAt) return false;
-      const at = marked.appliedAt;
-      await rollups.countApplied(marked, at);
+      // time that attempt stored: it is still the first, and its job announces it. Taken over
+      // first, as a stored event's count is (finishedCount): a call that read the mark just before
+      // its maker took it off and released its token finds it gone.
+      let marked: EventDoc | null = before ? { ...before, appliedAt } : null;
+      if (!marked) {
+        const pending = await events.findOne({
+          _id: event.key,
+          lagPending: { $exists: true },
+          expiresAt: { $gt: appliedAt },
+        });
+        if (!pending?.appliedAt || pending.lagPending === undefined) return false;
+        mark = randomUUID();
+        const taken = await events.updateOne(
+          { _id: pending._id, appliedAt: pending.appliedAt, lagPending: pending.lagPending },
+          { $set: { lagPending: mark } },
+        );
+        if (taken.modifiedCount !== 1) return false;
+        marked = pending;
+      }
+      const counting = marked;
+      const at = counting.appliedAt;
+      if (!at) return false;
+      await rollups.countApplied(counting, at);
       // Whoever takes the pending mark off made the first mark: one call per event says true.
       const settled = await events.updateOne(
-        { _id: marked._id, appliedAt: at, lagPending: true },
+        { _id: counting._id, appliedAt: at, lagPending: mark },
         { $unset: { lagPending: '' } },
       );
-      if (before) await released(() => rollups.releaseApplied(marked, at));
+      // The token goes only with the maker's own mark: once that is off, nobody can count again.
+      if (before && settled.modifiedCount === 1) await released(() => rollups.releaseApplied(counting, at));
       return settled.modifiedCount === 1;
     },
     perMinute: (since, until) => rollups.perMinute(since, until),

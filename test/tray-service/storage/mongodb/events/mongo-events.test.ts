@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { BSON, MongoClient } from 'mongodb';
+import { BSON, MongoClient, type Db } from 'mongodb';
 import { DAY_MS } from '../../../../../shared/time/durations.ts';
 import type { StoredEvent } from '../../../../../tray-service/domain/stored-event.ts';
 import {
@@ -32,6 +32,37 @@ const delivery = (key: string, data: Record<string, unknown>): NewEvent => ({
   webhook: 'wh-main',
   receivedAt,
 });
+
+/**
+ * `db`, whose `events` run `meanwhile` once, right after their next findOne has read: another
+ * process's steps between two of this one's, on the real server.
+ */
+function afterNextRead(db: Db, meanwhile: () => Promise<void>): Db {
+  let step: (() => Promise<void>) | undefined = meanwhile;
+  const events = db.collection<EventDoc>(EVENTS);
+  const readThenStep = new Proxy(events, {
+    get(target, property) {
+      if (property === 'findOne')
+        return async (...args: Parameters<typeof target.findOne>) => {
+          const found = await target.findOne(...args);
+          const now = step;
+          step = undefined;
+          await now?.();
+          return found;
+        };
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'collection')
+        return (name: string) => (name === EVENTS ? readThenStep : target.collection(name));
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
 
 describe('storage/mongodb events', () => {
   const mongo = useMongo();
@@ -243,6 +274,29 @@ describe('storage/mongodb events', () => {
     const minuteOf = (at: Date) => new Date(Math.floor(at.getTime() / MINUTE) * MINUTE);
     const chartRange = [receivedAt, new Date(receivedAt.getTime() + MINUTE)] as const;
 
+    // FerretDB 1.24 ignores a `$pull` with `$in` without an error: every token stayed, and a
+    // minute's document grew by one with each event counted into it, each increment checking
+    // them all.
+    it("takes each count's token off its minute once its event is marked counted", async () => {
+      const event = 'tokens.released';
+      // A minute of its own: the other cases count this one's lags.
+      const at = new Date(receivedAt.getTime() - 10 * MINUTE);
+      const stored = await events().store(
+        { ...delivery('tokens-released', {}), event, receivedAt: at },
+        { status: 'applied' },
+        keep,
+      );
+      expect(await events().markApplied(stored, new Date(at.getTime() + 1_000))).to.equal(true);
+      const minute = await mongo.db
+        .collection<{ _id: string; pending?: string[] }>(EVENT_MINUTES)
+        .findOne({ _id: `${minuteOf(at).toISOString()}|${event}` });
+      expect(minute?.pending ?? []).to.deep.equal([]);
+      const lag = await mongo.db
+        .collection<{ _id: string; pending?: string[] }>(EVENT_LAG_MINUTES)
+        .findOne({ _id: minuteOf(at).toISOString() });
+      expect((lag?.pending ?? []).filter((token) => token.startsWith('tokens-released|'))).to.deep.equal([]);
+    });
+
     it('counts the stored event into its minute once, at the retry', async () => {
       const event = 'fault.stored';
       const blocking = { _id: `${minuteOf(receivedAt).toISOString()}|${event}`, count: 'not a number' };
@@ -292,6 +346,72 @@ describe('storage/mongodb events', () => {
       expect(await events().markApplied(stored, new Date(appliedAt.getTime() + MINUTE))).to.equal(false);
       const lag = await events().lagPerMinute(...chartRange);
       expect(lag.map((minute) => [minute.count, minute.maxMs])).to.deep.equal([[1, 3_000]]);
+    });
+
+    // A replay of an event while its job runs (an admin replaying the last minutes): it read the
+    // event's pending mark, then the job took the mark off and released its count's token, and
+    // finishing that count counted the event twice. A call finishing another's count takes the
+    // mark over first, and finds it gone.
+    it("counts nothing twice when the maker takes its mark off and releases its token between another call's read and its count", async () => {
+      const event = 'race.replay';
+      const key = 'race-replay';
+      const rollups = createEventRollups(mongo.db);
+      const collection = mongo.db.collection<EventDoc>(EVENTS);
+      // The job's state when the replay reads the event: stored, its count made, its mark still on.
+      const job = eventDocument({ ...delivery(key, {}), event }, { status: 'applied' }, 7, keep.now);
+      await collection.insertOne(job);
+      await rollups.countStored(job);
+      const replay = createMongoEvents(
+        afterNextRead(mongo.db, async () => {
+          // Then the job finishes: its mark off, its token released.
+          await collection.updateOne({ _id: key }, { $unset: { countPending: '' } });
+          await rollups.releaseStored(job);
+        }),
+      );
+      const stored = await replay.store({ ...delivery(key, {}), event }, { status: 'applied' }, keep);
+      expect((await events().perMinute(...chartRange)).map((minute) => minute.counts[event])).to.deep.equal([
+        1,
+      ]);
+
+      // The same for the applied mark's lag (its minute holds other tests' lags too).
+      const lagTotal = async () =>
+        (await events().lagPerMinute(...chartRange)).map((minute) => minute.count).reduce((a, b) => a + b, 0);
+      const lagBefore = await lagTotal();
+      const appliedAt = new Date(receivedAt.getTime() + 2_000);
+      await collection.updateOne({ _id: key }, { $set: { appliedAt, lagPending: true } });
+      await rollups.countApplied(job, appliedAt);
+      const replayMark = createMongoEvents(
+        afterNextRead(mongo.db, async () => {
+          await collection.updateOne({ _id: key }, { $unset: { lagPending: '' } });
+          await rollups.releaseApplied(job, appliedAt);
+        }),
+      );
+      expect(await replayMark.markApplied(stored, new Date(appliedAt.getTime() + MINUTE))).to.equal(false);
+      expect(await lagTotal()).to.equal(lagBefore + 1);
+    });
+
+    // A mark whose maker stopped (its process gone, its job out of attempts) is finished by the
+    // next call, whoever it is: a replay from the console too.
+    it('finishes a count whose maker stopped, and its lag, once, whoever calls next', async () => {
+      const event = 'stuck.mark';
+      const key = 'stuck-mark';
+      const doc = eventDocument({ ...delivery(key, {}), event }, { status: 'applied' }, 7, keep.now);
+      await mongo.db.collection<EventDoc>(EVENTS).insertOne({ ...doc, countPending: 'a-stopped-call' });
+      const stored = await events().store({ ...delivery(key, {}), event }, { status: 'applied' }, keep);
+      await events().store({ ...delivery(key, {}), event }, { status: 'applied' }, keep);
+      expect((await events().perMinute(...chartRange)).map((minute) => minute.counts[event])).to.deep.equal([
+        1,
+      ]);
+      const lagTotal = async () =>
+        (await events().lagPerMinute(...chartRange)).map((minute) => minute.count).reduce((a, b) => a + b, 0);
+      const lagBefore = await lagTotal();
+      const appliedAt = new Date(receivedAt.getTime() + 4_000);
+      await mongo.db
+        .collection<EventDoc>(EVENTS)
+        .updateOne({ _id: key }, { $set: { appliedAt, lagPending: 'another-stopped-call' } });
+      expect(await events().markApplied(stored, new Date(appliedAt.getTime() + MINUTE))).to.equal(true);
+      expect(await events().markApplied(stored, new Date(appliedAt.getTime() + MINUTE))).to.equal(false);
+      expect(await lagTotal()).to.equal(lagBefore + 1);
     });
 
     it('counts the lag once and makes the retry’s mark the first (the one the live tail announces)', async () => {
