@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -40,6 +40,20 @@ const compilerOptions = {
   // The package's own .d.ts files are checked too.
   skipLibCheck: false,
 };
+
+describe('the client package (client/package.json)', () => {
+  // Packing builds dist (prepack) with the TypeScript it names; the repository's own compiler
+  // builds and tests it, so the two must be the same.
+  it('names the TypeScript the repository builds it with', () => {
+    const versionOf = (file: string) =>
+      (
+        JSON.parse(readFileSync(resolve(repoRoot, file), 'utf8')) as {
+          devDependencies?: Record<string, string>;
+        }
+      ).devDependencies?.typescript;
+    expect(versionOf('client/package.json')).to.be.a('string').and.equal(versionOf('package.json'));
+  });
+});
 
 describe('the client package (client/package.json) packed and installed into an empty project', function () {
   this.timeout(180_000);
