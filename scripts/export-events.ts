@@ -20,6 +20,7 @@ import type { EventsFilter } from '../tray-service/storage/port.ts';
 import type { PageKey } from '../tray-service/domain/page-cursor.ts';
 import { createEventsQuery } from '../tray-service/use-cases/events-query.ts';
 import { lastCompleteLine } from './lib/last-complete-line.ts';
+import { takePidLock } from './lib/pid-lock.ts';
 import { UsageError } from '../shared/errors/usage-error.ts';
 import { parseCli, progressBar, runCli } from './lib/cli.ts';
 import { openScriptStorage, storageVariables } from './lib/open-script-storage.ts';
@@ -158,31 +159,12 @@ async function exportTo(
  * killed (its process gone) is taken over. Returns its release.
  */
 function lockPartial(partial: string): () => void {
-  const lock = `${partial}.lock`;
-  const take = () => writeFileSync(lock, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
-  try {
-    take();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    const holder = Number(readFileSync(lock, 'utf8').trim());
-    if (Number.isInteger(holder) && holder > 0 && running(holder))
-      throw new UsageError(
-        `another run (process ${holder}) is writing ${partial}; wait for it to end, or stop it`,
-      );
-    rmSync(lock, { force: true });
-    take();
-  }
-  return () => rmSync(lock, { force: true });
-}
-
-/** Whether a process of this id runs (one of another user's answers EPERM: it runs). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return takePidLock(
+    `${partial}.lock`,
+    'node',
+    (holder) =>
+      new UsageError(`another run (process ${holder}) is writing ${partial}; wait for it to end, or stop it`),
+  );
 }
 
 /** Beside a partial export: the filters it was started with, so --resume cannot mix two exports. */

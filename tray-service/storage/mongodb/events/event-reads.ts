@@ -1,4 +1,4 @@
-import type { Db, Filter } from 'mongodb';
+import type { Db, Document, Filter } from 'mongodb';
 import { EVENTS } from '../collection-names.ts';
 import { type EventDoc, type StoredEventDoc } from './events-collection.ts';
 import { moderationActions } from '../../../domain/moderation-action.ts';
@@ -33,6 +33,19 @@ export function createEventsQueries(db: Db, clock: () => Date = () => new Date()
   const events = db.collection<EventDoc>(EVENTS);
 
   /**
+   * The first `count` events of a query, newest first, whole (or as `projection` keeps them), in
+   * the find's reply (the driver's first batch is 101 documents otherwise): one round trip, and
+   * its cursor closed with the reply.
+   */
+  const firstOf = (query: Filter<StoredEventDoc>, count: number, projection?: Document) =>
+    events
+      .find(query, projection ? { projection } : {})
+      .sort(newestFirst)
+      .limit(count)
+      .batchSize(count)
+      .toArray();
+
+  /**
    * A page of at most `limit` events whose payloads fit in `maxBytes` together (one at least): the
    * page's keys and sizes first, without the payloads, then as many whole documents by the same
    * query (not by `$in`, which FerretDB filters over the whole collection). An event stored without
@@ -45,12 +58,11 @@ export function createEventsQueries(db: Db, clock: () => Date = () => new Date()
     maxBytes: number,
     after?: PageKey,
   ): Promise<Omit<EventsPage, 'items'> & { items: StoredEventDoc[] }> {
-    const heads = await events
-      .find(eventsQuery(filter, now, after), { projection: { _id: 1, receivedAt: 1, bytes: 1 } })
-      .sort(newestFirst)
-      .limit(limit + 1)
-      .batchSize(limit + 1)
-      .toArray();
+    const heads = await firstOf(eventsQuery(filter, now, after), limit + 1, {
+      _id: 1,
+      receivedAt: 1,
+      bytes: 1,
+    });
     let taken = 0;
     let bytes = 0;
     for (const head of heads.slice(0, limit)) {
@@ -59,12 +71,7 @@ export function createEventsQueries(db: Db, clock: () => Date = () => new Date()
       taken += 1;
     }
     if (taken === 0) return { items: [] };
-    const items = await events
-      .find(eventsQuery(filter, now, after))
-      .sort(newestFirst)
-      .limit(taken)
-      .batchSize(taken)
-      .toArray();
+    const items = await firstOf(eventsQuery(filter, now, after), taken);
     // An event stored between the two reads inside the page (a queue's backlog) may have taken the
     // last one's place: the page ends at what it holds, and the next page goes on from there.
     const last = items.at(-1);
@@ -83,14 +90,7 @@ export function createEventsQueries(db: Db, clock: () => Date = () => new Date()
       const now = clock();
       if (options?.maxBytes !== undefined) return boundedPage(filter, limit, now, options.maxBytes, after);
       // One extra document tells whether another page exists without a count.
-      // The whole page in the find's reply (the driver's first batch is 101 documents otherwise):
-      // a page is one round trip, and its cursor is closed with the reply.
-      const docs = await events
-        .find(eventsQuery(filter, now, after))
-        .sort(newestFirst)
-        .limit(limit + 1)
-        .batchSize(limit + 1)
-        .toArray();
+      const docs = await firstOf(eventsQuery(filter, now, after), limit + 1);
       const items = docs.slice(0, limit);
       const last = items.at(-1);
       return docs.length > limit && last ? { items, next: { at: last.receivedAt, id: last._id } } : { items };

@@ -92,20 +92,55 @@ export function createMongoEvents(db: Db, clock: () => Date = () => new Date()):
   async function finishedCount(held: EventDoc): Promise<EventDoc> {
     const seen = held.countPending;
     if (seen === undefined) return held;
-    const mine = randomUUID();
-    const taken = await events.updateOne(
-      { _id: held._id, storedAt: held.storedAt, countPending: seen },
-      { $set: { countPending: mine } },
-    );
-    if (taken.modifiedCount === 1) return counted(held, mine, false);
+    const mine = await takenOver({ _id: held._id, storedAt: held.storedAt }, 'countPending', seen);
+    if (mine !== undefined) return counted(held, mine, false);
     // Taken off (counted) or over (being counted) by another call meanwhile.
     const { countPending: _other, ...kept } = held;
     return kept;
   }
 
+  /**
+   * Moves the pending mark `field` of the event `filter` names from `seen` to a new one of this
+   * call's, which then finishes the count; undefined when another call took it off or over first.
+   */
+  async function takenOver(
+    filter: Pick<EventDoc, '_id'> & Partial<Pick<EventDoc, 'storedAt' | 'appliedAt'>>,
+    field: 'countPending' | 'lagPending',
+    seen: string | true,
+  ): Promise<string | undefined> {
+    const mine = randomUUID();
+    const taken = await events.updateOne({ ...filter, [field]: seen }, { $set: { [field]: mine } });
+    return taken.modifiedCount === 1 ? mine : undefined;
+  }
+
+  /**
+   * The applied mark an earlier call left with its lag uncounted, taken over by this one (as a
+   * stored event's count is: finishedCount), with the time that call stored; undefined when none
+   * is pending, or another call took it first.
+   */
+  async function resumedLag(
+    key: string,
+    appliedAt: Date,
+  ): Promise<{ doc: EventDoc; mark: string } | undefined> {
+    const pending = await events.findOne({
+      _id: key,
+      lagPending: { $exists: true },
+      expiresAt: { $gt: appliedAt },
+    });
+    if (!pending?.appliedAt || pending.lagPending === undefined) return undefined;
+    const mark = await takenOver(
+      { _id: key, appliedAt: pending.appliedAt },
+      'lagPending',
+      pending.lagPending,
+    );
+    return mark === undefined ? undefined : { doc: pending, mark };
+  }
+
   return {
     async store(event, outcome, options) {
       const mark = randomUUID();
+      // The call's own mark in place of `true`, outside the size check's sum (the later fields' room
+      // holds it).
       const doc = {
         ...eventDocument(event, outcome, options.retentionDays, options.now),
         countPending: mark,
@@ -137,16 +172,8 @@ export function createMongoEvents(db: Db, clock: () => Date = () => new Date()):
       // A payload replaced by its marker was judged from the payload: a replay reads the marker.
       if (!held || !payloadKept(held)) return get(key);
       const fields = storableJson(outcomeFields(outcome));
-      const {
-        status: _status,
-        error: _error,
-        userId: _userId,
-        communityId: _communityId,
-        communityDay: _day,
-        activityAt: _at,
-        postActivity: _activity,
-        ...kept
-      } = held;
+      const outcomeField = (name: string) => (OUTCOME_FIELDS as readonly string[]).includes(name);
+      const kept = Object.fromEntries(Object.entries(held).filter(([name]) => !outcomeField(name)));
       // As withinDocumentLimit does when a post's activity is that large: stored without it, so
       // only a member joining late misses the post, and `error` says why.
       const { communityDay: _d, activityAt: _a, postActivity: _p, ...withoutPost } = fields;
@@ -168,42 +195,27 @@ export function createMongoEvents(db: Db, clock: () => Date = () => new Date()):
     async markApplied(event, appliedAt) {
       // Only the first mark matches (`appliedAt` absent), so only it counts into the histogram.
       // No projection: FerretDB 1.24's findAndModify refuses one.
-      let mark = randomUUID();
+      const mark = randomUUID();
       const before = await events.findOneAndUpdate(
         { _id: event.key, appliedAt: { $exists: false }, expiresAt: { $gt: appliedAt } },
         { $set: { appliedAt, lagPending: mark } },
       );
-      // A mark whose count an earlier attempt left unfinished is finished by this one, with the
-      // time that attempt stored: it is still the first, and its job announces it. Taken over
-      // first, as a stored event's count is (finishedCount): a call that read the mark just before
+      // A mark whose count an earlier call left unfinished is finished by this one: it is still the
+      // first, and its job announces it. Taken over first: a call that read the mark just before
       // its maker took it off and released its token finds it gone.
-      let marked: EventDoc | null = before ? { ...before, appliedAt } : null;
-      if (!marked) {
-        const pending = await events.findOne({
-          _id: event.key,
-          lagPending: { $exists: true },
-          expiresAt: { $gt: appliedAt },
-        });
-        if (!pending?.appliedAt || pending.lagPending === undefined) return false;
-        mark = randomUUID();
-        const taken = await events.updateOne(
-          { _id: pending._id, appliedAt: pending.appliedAt, lagPending: pending.lagPending },
-          { $set: { lagPending: mark } },
-        );
-        if (taken.modifiedCount !== 1) return false;
-        marked = pending;
-      }
-      const counting = marked;
-      const at = counting.appliedAt;
-      if (!at) return false;
-      await rollups.countApplied(counting, at);
+      const marked = before
+        ? { doc: { ...before, appliedAt }, mark }
+        : await resumedLag(event.key, appliedAt);
+      const at = marked?.doc.appliedAt;
+      if (!marked || !at) return false;
+      await rollups.countApplied(marked.doc, at);
       // Whoever takes the pending mark off made the first mark: one call per event says true.
       const settled = await events.updateOne(
-        { _id: counting._id, appliedAt: at, lagPending: mark },
+        { _id: marked.doc._id, appliedAt: at, lagPending: marked.mark },
         { $unset: { lagPending: '' } },
       );
       // The token goes only with the maker's own mark: once that is off, nobody can count again.
-      if (before && settled.modifiedCount === 1) await released(() => rollups.releaseApplied(counting, at));
+      if (before && settled.modifiedCount === 1) await released(() => rollups.releaseApplied(marked.doc, at));
       return settled.modifiedCount === 1;
     },
     perMinute: (since, until) => rollups.perMinute(since, until),
