@@ -10,6 +10,7 @@ import { MUTE_END } from './held-back-sql.ts';
 import { groupLock, lockKeys, postLock } from './lock-keys.ts';
 import { toInboxRecord, type InboxRow } from './inbox-row.ts';
 import { deletedMarkSql } from './deleted-actor-sql.ts';
+import { postHoldersSql } from './postgres-memberships.ts';
 
 /** A kept action on one of the removals' posts (tray_group_actions). */
 interface ActionRow {
@@ -151,7 +152,7 @@ const SNAPSHOT = `jsonb_strip_nulls(jsonb_build_object('userId', t.actor_id, 'na
 
 /**
  * Every unexpired record of the groups computed again from what it still counts: the members'
- * `post` records of a community (anyone who had a membership there), and the recipients' records of
+ * `post` records of a community (postHoldersSql: anyone with a membership interval or an away span there), and the recipients' records of
  * every other group. A record whose recipient was away since its countFrom, or has a mute that
  * may have held back some of its group's actions since then, counts exactly (exact-actors-sql.ts);
  * every other counts its group's actors from countFrom on. Only actors,
@@ -162,8 +163,8 @@ function recomputeSql(members: boolean): string {
   const exact = exactActorsOfRow('r');
   // Without a `post` group the members' branch finds nobody, but the planner cannot know that: it
   // estimates a community's worth of records and reads tray_records whole for one comment's record.
-  const ofMembers = `SELECT DISTINCT mb.user_id, grp.verb, grp.target_id, grp.community_id
-           FROM grp JOIN tray_memberships mb ON grp.verb = 'post' AND mb.community_id = grp.target_id
+  const ofMembers = `SELECT mb.user_id, grp.verb, grp.target_id, grp.community_id
+           FROM grp CROSS JOIN LATERAL (${postHoldersSql('grp.target_id')}) AS mb WHERE grp.verb = 'post'
            UNION`;
   return `WITH grp AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS g(verb, target_id, community_id)),
      d AS (${members ? ofMembers : ''}

@@ -3,6 +3,7 @@ import type { InboxRecord } from '../../domain/inbox-record.ts';
 import { DELETED_USER_NAME } from '../../domain/activity.ts';
 import { deletedActorSql } from './deleted-actor-sql.ts';
 import { INBOX_COLUMNS_OF_T, toInboxRecord, type InboxRow } from './inbox-row.ts';
+import { postHoldersSql } from './postgres-memberships.ts';
 
 /** Members of a community read per page, and so records rewritten per statement. */
 export const DELETED_USER_PAGE = 5_000;
@@ -119,7 +120,7 @@ async function renameLegacyRecords(
  * rewritten records to `told`. A record names a user only while it counts an action of theirs,
  * and every counted action is kept (tray_group_actions, by tray_group_actions_actor): one addressed
  * to one user is that user's record of its group; a community post, every member's `post` record
- * of the community (tray_memberships by its primary key, a page at a time). So the statements read the records named, never the whole table, which the statement
+ * of the community (postHoldersSql, by the primary keys, a page at a time). So the statements read the records named, never the whole table, which the statement
  * timeout would stop at a few million records. A record expired with its whole group (its kept
  * actions purged) keeps the name until the purge deletes it; no reader returns it meanwhile.
  */
@@ -146,13 +147,13 @@ export async function renameInRecords(
      WHERE actor_id = ANY($1::text[]) AND verb = 'post' AND recipient = ''`,
     [ids],
   );
-  // The members a fan-out reaches: tray_memberships holds every member's folded intervals,
-  // imported ones included (an import refolds its members).
+  // The members a fan-out reaches and those a join or leave processed after a post left holding it
+  // (postHoldersSql), imported ones included (an import refolds its members).
   for (const { community_id: communityId } of communities.rows) {
     let after = '';
     for (;;) {
       const members = await pool.query<{ user_id: string }>(
-        `SELECT DISTINCT user_id FROM tray_memberships WHERE community_id = $1 AND user_id > $2 ORDER BY user_id LIMIT $3`,
+        postHoldersSql('$1', { after: '$2', limit: '$3' }),
         [communityId, after, page],
       );
       const users = members.rows.map((row) => row.user_id);

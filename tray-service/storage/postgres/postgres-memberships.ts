@@ -12,6 +12,25 @@ import {
 /** to_at of a membership interval or away span still open (tray_memberships, tray_member_away). */
 export const OPEN_END = '9223372036854775807';
 
+/**
+ * The users of the community `community` (an SQL expression) who may hold its `post` record, each
+ * once: everyone with a membership interval or an away span there. The intervals alone miss a
+ * member whose joins and leaves fold into none (a join and a leave in one millisecond) yet who
+ * holds posts by the processing order: a join processed after a post adds it, a leave processed
+ * after one takes nothing back (memberFor). Every user with a change has an interval or a span.
+ * With `after` and `limit` (SQL expressions), the page of them after that user id, in id order:
+ * each table is read by its primary key, a page at most.
+ */
+export function postHoldersSql(community: string, page?: { after: string; limit: string }): string {
+  const of = (table: string) =>
+    page
+      ? `(SELECT DISTINCT user_id FROM ${table} WHERE community_id = ${community} AND user_id > ${page.after}
+          ORDER BY user_id LIMIT ${page.limit})`
+      : `SELECT user_id FROM ${table} WHERE community_id = ${community}`;
+  const both = `${of('tray_memberships')} UNION ${of('tray_member_away')}`;
+  return page ? `${both} ORDER BY user_id LIMIT ${page.limit}` : both;
+}
+
 export interface Member {
   communityId: string;
   userId: string;

@@ -179,6 +179,30 @@ conformanceCase(
 );
 
 conformanceCase(
+  'deleted users: the deletion renames them in the post records of members whose join and leave fall in one millisecond',
+  async (context) => {
+    const { id } = context;
+    const c = modelledStorage(context);
+    const xena = id('xena');
+    // As the removal case of the same members: Dee's leave and Cid's join and leave, all processed
+    // after the post, leave both holding it without a membership interval.
+    await c.membership('ben', true, 0);
+    await c.membership('dee', true, 1);
+    await c.posts([aPost(xena, { id: id('p-x'), at: at(2), ...XENA, communityId: c.communityId })]);
+    await c.membership('dee', false, 1, NOW + 1);
+    await c.membership('cid', true, 2, NOW + 2);
+    await c.membership('cid', false, 2, NOW + 3);
+    await c.apply({ kind: 'deleteProfile', userId: xena, at: at(10), now: NOW + 4 });
+    for (const user of ['ben', 'cid', 'dee']) {
+      expect(namesOf(await c.record(user, 'post', NOW + 4)), user).to.deep.equal([
+        ['Deleted user', null, true],
+      ]);
+      await c.expectModel(user, NOW + 4);
+    }
+  },
+);
+
+conformanceCase(
   'deleted users: a deletion is final: one older than a stored update counts, and no later update brings the user back',
   async (context) => {
     const { storage, id, write } = context;

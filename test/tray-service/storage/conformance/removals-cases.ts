@@ -205,6 +205,32 @@ conformanceCase(
 );
 
 conformanceCase(
+  "removals: a deleted post leaves no member's post record, also of members whose join and leave fall in one millisecond",
+  async (context) => {
+    const tray = modelledStorage(context);
+    const id = context.id;
+    await tray.membership('u-ben', true, 0);
+    // Dee joins before the post and leaves at her join's own millisecond after the post was
+    // delivered: the leave takes nothing back. Cid joins and leaves at the post's millisecond,
+    // both after it was delivered: the join adds the post, the leave takes nothing back. Neither
+    // is a member at any time, yet both hold the post.
+    await tray.membership('u-dee', true, 1);
+    await tray.posts([aPost(id('u-ana'), { id: id('p-1'), at: at(2), communityId: tray.communityId })]);
+    await tray.membership('u-dee', false, 1, NOW + 1);
+    await tray.membership('u-cid', true, 2, NOW + 2);
+    await tray.membership('u-cid', false, 2, NOW + 3);
+    const users = ['u-ana', 'u-ben', 'u-cid', 'u-dee'];
+    for (const user of ['u-ben', 'u-cid', 'u-dee'])
+      expect(await tray.record(user, 'post', NOW + 3), user).to.include({ actorsCount: 1 });
+    await expectAll(tray, users, NOW + 3);
+    await tray.apply(removalOperation(context, { kind: 'post', id: 'p-1', post: 'p-1', at: NOW + 4 }));
+    for (const user of users) expect(await tray.records(user, NOW + 4), user).to.deep.equal([]);
+    await expectAll(tray, users, NOW + 4);
+  },
+  { needs: 'removals' },
+);
+
+conformanceCase(
   'removals: a deleted comment takes its replies record and the mentions in it; replies keep their own records',
   async (context) => {
     const tray = modelledStorage(context);
