@@ -83,15 +83,27 @@ export function isAwaySince(spans: readonly MembershipInterval[], at: number): b
 }
 
 /**
- * The span a join at `joinAt` opened or belongs to, from `joinAt` on: the posts a join processed
- * late must add. Undefined when the join counts for nothing (a later-stored leave at or before it).
+ * The span a join at `joinAt` opened, from `joinAt` on, by the processing order: the posts a join
+ * processed late must add (each still judged by memberFor). It ends at the first leave at or
+ * after the join that was processed before it: a leave processed after the join takes nothing
+ * back, so it ends nothing here, even when it is stored by the time the join's backfill runs (a
+ * retried job's, a concurrent leave's). `edges` are the member's changes, the join among them as
+ * stored (its first place; a join and an import at one time: the place). A join without a place
+ * (stored before the tray kept the order) ends at every later leave, as the intervals do.
+ * Undefined when the join is not among the edges, or a leave processed before it falls at its time.
  */
-export function spanOfJoin(
-  intervals: readonly MembershipInterval[],
-  joinAt: number,
-): MembershipInterval | undefined {
-  const interval = intervals.find((candidate) => candidate.from <= joinAt && joinAt < candidate.to);
-  return interval ? { from: joinAt, to: interval.to } : undefined;
+export function spanOfJoin(edges: readonly MembershipEdge[], joinAt: number): MembershipInterval | undefined {
+  const joins = edges.filter((edge) => edge.joined && edge.at === joinAt);
+  if (joins.length === 0) return undefined;
+  const placed = joins.filter((edge) => edge.processed !== undefined);
+  const place = placed.length > 0 ? Math.max(...placed.map((edge) => edge.processed ?? 0)) : undefined;
+  const to = Math.min(
+    ...edges
+      .filter((edge) => !edge.joined && edge.at >= joinAt)
+      .filter((edge) => place === undefined || (edge.processed ?? 0) < place)
+      .map((edge) => edge.at),
+  );
+  return to > joinAt ? { from: joinAt, to } : undefined;
 }
 
 /**

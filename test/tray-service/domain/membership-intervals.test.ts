@@ -66,21 +66,59 @@ describe('membershipIntervals', () => {
 });
 
 describe('spanOfJoin', () => {
-  it('is the span from the join until the next leave', () => {
-    const spans = membershipIntervals([join(10), leave(20), join(30)]);
-    expect(spanOfJoin(spans, 10)).to.deep.equal({ from: 10, to: 20 });
-    expect(spanOfJoin(spans, 30)).to.deep.equal({ from: 30, to: Infinity });
-  });
+  const placed = (edge: MembershipEdge, processed: number): MembershipEdge => ({ ...edge, processed });
 
-  it('starts at the join even inside an earlier membership (what was before is already there)', () => {
-    expect(spanOfJoin(membershipIntervals([join(10), join(15), leave(20)]), 15)).to.deep.equal({
-      from: 15,
-      to: 20,
+  it('is the span from the join until the next leave processed before it', () => {
+    // The leave is dated after the join and processed before it (the platform's events out of order).
+    const edges = [placed(join(10), 2), placed(leave(20), 1), placed(join(30), 3)];
+    expect(spanOfJoin(edges, 10)).to.deep.equal({ from: 10, to: 20 });
+    expect(spanOfJoin(edges, 30)).to.deep.equal({ from: 30, to: Infinity });
+    // The same leave processed after the join: it takes nothing back, so it ends nothing.
+    expect(spanOfJoin([placed(join(10), 2), placed(leave(20), 3)], 10)).to.deep.equal({
+      from: 10,
+      to: Infinity,
     });
   });
 
-  it('is undefined for a join that a leave at the same time cancels', () => {
-    expect(spanOfJoin(membershipIntervals([join(10), leave(10)]), 10)).to.equal(undefined);
+  it('starts at the join even inside an earlier membership (what was before is already there)', () => {
+    const edges = [placed(join(10), 1), placed(join(15), 2), placed(leave(20), 1.5)];
+    expect(spanOfJoin(edges, 15)).to.deep.equal({ from: 15, to: 20 });
+  });
+
+  it('is undefined for a join that a leave at its time processed before it cancels, and whole when the leave came after', () => {
+    expect(spanOfJoin([placed(join(10), 2), placed(leave(10), 1)], 10)).to.equal(undefined);
+    expect(spanOfJoin([placed(join(10), 1), placed(leave(10), 2)], 10)).to.deep.equal({
+      from: 10,
+      to: Infinity,
+    });
+  });
+
+  it('agrees with memberFor on every post processed before the join, whatever the leaves around it', () => {
+    // A post at `at` processed before the join (place 0) is in the span exactly when the join lets it in.
+    const join10 = placed(join(10), 5);
+    for (const leaves of [
+      [],
+      [placed(leave(10), 3)],
+      [placed(leave(10), 7)],
+      [placed(leave(20), 3), placed(leave(30), 7)],
+    ]) {
+      const edges = [join10, ...leaves];
+      const span = spanOfJoin(edges, 10);
+      for (const at of [9, 10, 15, 20, 25, 30, 35])
+        expect(
+          span !== undefined && span.from <= at && at < span.to,
+          `${JSON.stringify(leaves)} at ${at}`,
+        ).to.equal(memberFor(edges, at, 0));
+    }
+  });
+
+  it('ends a join stored before the order was kept at every later leave, as its intervals do', () => {
+    expect(spanOfJoin([join(10), leave(20)], 10)).to.deep.equal({ from: 10, to: 20 });
+    expect(spanOfJoin([join(10), leave(10)], 10)).to.equal(undefined);
+  });
+
+  it('is undefined for a join that is not among the edges', () => {
+    expect(spanOfJoin([placed(join(10), 1)], 11)).to.equal(undefined);
   });
 });
 

@@ -6,7 +6,6 @@ import {
   prunableChanges,
   pruneCutoff,
   type MembershipEdge,
-  type MembershipInterval,
 } from '../../domain/membership-intervals.ts';
 
 /** to_at of a membership interval or away span still open (tray_memberships, tray_member_away). */
@@ -78,14 +77,15 @@ export async function insertChanges(
  * tray_member_away, which the records of the community's targets leave out. Prunes each member's
  * changes at or before `retentionCutoff` and every countFrom of the user's records (pruneCutoff)
  * that decide nothing any more (prunableChanges): posts that old make no record, and no record
- * counts them. The caller holds the members' locks. Returns each member's intervals, by memberId.
+ * counts them. The caller holds the members' locks. Returns each member's changes (imported ones
+ * included, pruned ones too) with their places, by memberId: what a join's backfill reads (spanOfJoin).
  */
 export async function refoldMemberships(
   client: pg.PoolClient,
   members: readonly Member[],
   retentionCutoff: number,
-): Promise<Map<string, MembershipInterval[]>> {
-  const folded = new Map<string, MembershipInterval[]>();
+): Promise<Map<string, MembershipEdge[]>> {
+  const folded = new Map<string, MembershipEdge[]>();
   if (members.length === 0) return folded;
   const sorted = sortedMembers(members);
   const communities = sorted.map((member) => member.communityId);
@@ -134,7 +134,7 @@ export async function refoldMemberships(
   for (const member of sorted) {
     const entry = byMember.get(memberId(member)) ?? { all: [], logged: [] };
     const intervals = membershipIntervals(entry.all);
-    folded.set(memberId(member), intervals);
+    folded.set(memberId(member), entry.all);
     for (const interval of intervals) {
       rows.community.push(member.communityId);
       rows.user.push(member.userId);

@@ -8,7 +8,7 @@ import {
   type MembershipChange,
   type ProfileChange,
 } from '../../domain/activity.ts';
-import { spanOfJoin } from '../../domain/membership-intervals.ts';
+import { spanOfJoin, type MembershipEdge } from '../../domain/membership-intervals.ts';
 import type { InboxRecord } from '../../domain/inbox-record.ts';
 import type { TrayWritesPort, WriteContext } from '../port.ts';
 import type { Removal } from '../../domain/removal.ts';
@@ -208,19 +208,20 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
   /**
    * A join stored after what falls inside the membership it opened gives the member that
    * (docs/tray-rules.md#leaving-and-rejoining-a-community): the community's kept posts in the span
-   * (from the join, no further back than retention, no more than a day ahead), applied to that
+   * (spanOfJoin, by the processing order: a leave stored since the join, as by a retry of this job,
+   * does not shorten it; no further back than retention, no more than a day ahead), applied to that
    * member alone by the same fan-out statement, and the kept actions on the community's targets
    * addressed to the member (held back while they were away), applied as personal activities.
    * Both are no-ops for what the member already has.
    */
   async function backfill(
     joins: readonly MembershipChange[],
-    folded: ReadonlyMap<string, { from: number; to: number }[]>,
+    edges: ReadonlyMap<string, readonly MembershipEdge[]>,
     context: WriteContext,
   ): Promise<void> {
     const oldest = context.now - retentionMsOf(context);
     for (const join of joins) {
-      const span = spanOfJoin(folded.get(memberId(join)) ?? [], join.at);
+      const span = spanOfJoin(edges.get(memberId(join)) ?? [], join.at);
       if (!span) continue;
       const from = Math.max(span.from, oldest);
       const to = Math.min(span.to, context.now + DAY_MS);
@@ -307,8 +308,8 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
   async function applyMembershipChanges(
     changes: readonly MembershipChange[],
     context: WriteContext,
-  ): Promise<Map<string, { from: number; to: number }[]>> {
-    const folded = new Map<string, { from: number; to: number }[]>();
+  ): Promise<Map<string, MembershipEdge[]>> {
+    const folded = new Map<string, MembershipEdge[]>();
     for (const part of memberParts(changes)) {
       const members: Member[] = part.map(({ communityId, userId }) => ({ communityId, userId }));
       const partFolded = await inTransaction(pool, async (client) => {
@@ -426,14 +427,14 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
 
     async applyMemberships(changes, context) {
       if (changes.length === 0) return;
-      const folded = await applyMembershipChanges(changes, context);
+      const edges = await applyMembershipChanges(changes, context);
       // A join adds the time it opens (its span), for every join, a redelivered one too: a job
       // that stored its change and failed before this step does it when retried. A leave changes
       // no record: it only stops what is processed after it (its place in tray_processed), so a
       // leave processed late takes nothing back (docs/tray-rules.md#leaving-and-rejoining-a-community).
       await backfill(
         changes.filter((change) => change.active),
-        folded,
+        edges,
         context,
       );
     },

@@ -309,6 +309,49 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       expect(tray.told.filter((told) => told.userId === 'u-ana')).to.have.length(1);
     });
 
+    it('backfills a retried join by the order it was processed in: a leave stored after its first attempt takes nothing back', async () => {
+      // The post is kept before either change. Each join (minute 1) is stored and its job fails
+      // before its backfill; then the member's leave is stored (Ana's in the join's own
+      // millisecond, Bob's at minute 2, both before the post); then the job is retried. A leave
+      // processed after the join takes nothing back (docs/tray-rules.md), so the retry must add
+      // the post, as the first attempt would have; the retry's fold, which has the leave, has no
+      // membership over the post.
+      await fanOut([post('c-hike', 'u-cid', 3)]);
+      for (const [user, leftAt] of [
+        ['u-ana', 1],
+        ['u-bob', 2],
+      ] as const) {
+        let failed = false;
+        const failing = new Proxy(tray.pg.pool, {
+          get(target, property, receiver) {
+            if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
+            return (...args: Parameters<typeof target.query>) => {
+              const [text] = args;
+              if (!failed && typeof text === 'string' && text.includes('FROM tray_community_posts')) {
+                failed = true;
+                return Promise.reject(new Error('connection lost before the backfill'));
+              }
+              return (target.query as (...a: unknown[]) => unknown).apply(target, args);
+            };
+          },
+        });
+        const attempt = createPostgresWrites(failing).applyMemberships(
+          [join('c-hike', user, 1)],
+          tray.context(),
+        );
+        await attempt.then(
+          () => expect.fail('the first attempt should fail at its backfill'),
+          (error: Error) => expect(error.message).to.equal('connection lost before the backfill'),
+        );
+        await memberships([leave('c-hike', user, leftAt)]);
+        await memberships([join('c-hike', user, 1)]);
+        expect(await tray.record(user, 'post', 'c-hike'), user).to.deep.include({
+          actorsCount: 1,
+          lastActionId: 'p-u-cid-3',
+        });
+      }
+    });
+
     it('backfills a span of more posts than a statement reads, ties on the time included, a page at a time', async () => {
       // 130 posts, 60 of them at one time: a late join reads them BACKFILL_BATCH at a time, not the
       // span whole (a busy community's 90 days would be held in memory per join).

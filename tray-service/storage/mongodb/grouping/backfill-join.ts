@@ -8,7 +8,7 @@ import type { Activity, MembershipChange } from '../../../domain/activity.ts';
 import { mapEvent } from '../../../domain/map-event.ts';
 import { applyPersonalActivities } from './apply-personal-activities.ts';
 import type { GroupingOptions } from './write-deliveries.ts';
-import { communityIntervals } from '../memberships/membership-changes.ts';
+import { communityMembers } from '../memberships/membership-changes.ts';
 import type { EventDoc } from '../events/events-collection.ts';
 import { payloadOf } from '../events/escaped-keys.ts';
 import { readMembersActions } from './target-actions.ts';
@@ -24,7 +24,9 @@ export const BACKFILL_BATCH = 1_000;
  * A join processed after posts that it precedes adds those posts to the member's tray
  * (docs/tray-engine.md#membership-by-time): the community's stored post events whose createdAt
  * falls in the membership span the join opened, applied to that member alone through
- * applyPersonalActivities, the path of a comment to one user, computed as a live fan-out would; then the kept actions on the community's
+ * applyPersonalActivities, the path of a comment to one user, computed as a live fan-out would; the
+ * span is the processing order's (spanOfJoin), so a leave stored since the join with a later place
+ * (a concurrent leave job's) does not shorten it; then the kept actions on the community's
  * targets addressed to the member in that span, held back while they were away
  * (docs/tray-rules.md#leaving-and-rejoining-a-community). The events are read one UTC day at a time by
  * equality (`communityDay`), from the join's day to the span's end or tomorrow, so a join
@@ -43,7 +45,7 @@ export async function backfillJoins(
   const now = (options.now ?? Date.now)();
   const oldest = now - Math.min(options.retentionDays, options.eventsRetentionDays) * DAY_MS;
   for (const communityId of new Set(joins.map((join) => join.communityId))) {
-    const intervals = await communityIntervals(db, communityId);
+    const members = await communityMembers(db, communityId);
     // One event's joins share the days read and the events fetched (a join of many users at once).
     const posts = new CommunityPosts(db, communityId);
     const ofCommunity = joins.filter((change) => change.communityId === communityId);
@@ -67,7 +69,7 @@ export async function backfillJoins(
       await applyPersonalActivities(db, full, options);
     };
     for (const join of ofCommunity) {
-      const span = spanOfJoin(intervals.get(join.userId) ?? [], join.at);
+      const span = spanOfJoin(members.get(join.userId)?.edges ?? [], join.at);
       if (!span) continue;
       const from = Math.max(span.from, oldest);
       // Tomorrow: a post dated a little ahead of the tray's clock (the platform's clock) still counts.

@@ -8,7 +8,7 @@ export const membershipChangesCollection: CollectionSpec = {
     {
       name: 'change_community',
       key: { communityId: 1 },
-      serves: 'post fan-out and late-join backfill: find({communityId}) in communityIntervals',
+      serves: 'post fan-out and late-join backfill: find({communityId}) in communityMembers',
     },
     {
       name: 'change_member',

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { TRAY_RECORDS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import { EVENTS, TRAY_RECORDS } from '../../../../../tray-service/storage/mongodb/collection-names.ts';
+import { eventDocument } from '../../../../../tray-service/storage/mongodb/events/event-document.ts';
+import type { EventDoc } from '../../../../../tray-service/storage/mongodb/events/events-collection.ts';
 import { type TrayRecordDoc } from '../../../../../tray-service/storage/mongodb/records/tray-records-collection.ts';
 import { recordKey } from '../../../../../tray-service/domain/activity.ts';
 import type { RemovedRecord } from '../../../../../tray-service/storage/port.ts';
@@ -88,6 +90,44 @@ describe('applyMemberships (MongoDB-compatible server)', () => {
     });
     expect(await records().findOne({ _id: postKey })).to.equal(null);
     expect(removed).to.deep.equal([{ userId: 'u-ana', key: postKey }]);
+  });
+
+  // A join job takes its place, then stalls before storing the join; the member's leave (in the
+  // join's own millisecond, or later but before the post) is stored meanwhile with a later place.
+  // By places the join came first and the leave takes nothing back, so the join's backfill must add
+  // the post kept before both, as the reference tray fed in that order does; the fold of the stored
+  // changes, which has the leave, has no membership over the post.
+  it('a join stored after its member’s leave whose place is after its own (taken before the leave’s) adds what it lets in', async () => {
+    for (const [userId, leftAt] of [
+      ['u-ana', 1],
+      ['u-bob', 2],
+    ] as const) {
+      const communityId = `c-backfill-${userId}`;
+      const post = aPost('u-cid', { id: `p-${userId}`, at: at(3), communityId });
+      await mongo.db.collection<EventDoc>(EVENTS).insertOne(
+        eventDocument(
+          {
+            key: `e-${userId}`,
+            event: 'post.created',
+            data: {},
+            webhook: 'test',
+            receivedAt: new Date(NOW),
+          },
+          { status: 'applied', communityPost: { communityId, at: post.at, activity: post } },
+          90,
+          new Date(NOW),
+        ),
+      );
+      await fanOutCommunityPosts(mongo.db, communityId, [post], options);
+      // The join's place, taken before the leave's (the job stalls here).
+      const first = await nextProcessed(mongo.db, 1);
+      await applyMemberships(mongo.db, [change(communityId, userId, false, leftAt)], options);
+      await applyMemberships(mongo.db, [change(communityId, userId, true, 1)], { ...options, first });
+      expect(await records().findOne({ _id: recordKey('post', communityId, userId) }), userId).to.include({
+        actorsCount: 1,
+        lastActionId: `p-${userId}`,
+      });
+    }
   });
 
   it('a leave whose place is after every action changes no record (a late leave takes nothing back)', async () => {
