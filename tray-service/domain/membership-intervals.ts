@@ -84,25 +84,32 @@ export function isAwaySince(spans: readonly MembershipInterval[], at: number): b
 
 /**
  * The span a join at `joinAt` opened, from `joinAt` on, by the processing order: the posts a join
- * processed late must add (each still judged by memberFor). It ends at the first leave at or
- * after the join that was processed before it: a leave processed after the join takes nothing
- * back, so it ends nothing here, even when it is stored by the time the join's backfill runs (a
- * retried job's, a concurrent leave's). `edges` are the member's changes, the join among them as
- * stored (its first place; a join and an import at one time: the place). A join without a place
- * (stored before the tray kept the order) ends at every later leave, as the intervals do.
+ * processed late must add (each still judged by memberFor). `edges` are the member's changes, the
+ * join among them as stored (its first place; beside an import at the same time, the place).
+ * - A leave at or after the join processed before it ends the span there.
+ * - A leave processed after the join takes nothing back (one stored since the join, by a retried
+ *   job or a concurrent one, included), so it ends nothing at its own time: the posts dated from it
+ *   on that were processed before it are let in. Those are dated at most PROCESSING_SKEW_MS past
+ *   its processing time, so the span ends there (where the leave has one), not at tomorrow: a join
+ *   replayed long after its member left reads no more than that.
+ * - A join without a place (0: stored before the tray kept the order, before every action) ends at
+ *   every later leave, as the intervals do.
  * Undefined when the join is not among the edges, or a leave processed before it falls at its time.
  */
 export function spanOfJoin(edges: readonly MembershipEdge[], joinAt: number): MembershipInterval | undefined {
   const joins = edges.filter((edge) => edge.joined && edge.at === joinAt);
   if (joins.length === 0) return undefined;
-  const placed = joins.filter((edge) => edge.processed !== undefined);
-  const place = placed.length > 0 ? Math.max(...placed.map((edge) => edge.processed ?? 0)) : undefined;
-  const to = Math.min(
-    ...edges
-      .filter((edge) => !edge.joined && edge.at >= joinAt)
-      .filter((edge) => place === undefined || (edge.processed ?? 0) < place)
-      .map((edge) => edge.at),
-  );
+  const place = Math.max(0, ...joins.map((edge) => edge.processed ?? 0));
+  const ends = edges
+    .filter((edge) => !edge.joined && edge.at >= joinAt)
+    .map((leave) =>
+      place === 0 || (leave.processed ?? 0) < place
+        ? leave.at
+        : leave.processedAt === undefined
+          ? Infinity
+          : Math.max(leave.at, leave.processedAt + PROCESSING_SKEW_MS),
+    );
+  const to = Math.min(...ends);
   return to > joinAt ? { from: joinAt, to } : undefined;
 }
 

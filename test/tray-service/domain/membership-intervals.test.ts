@@ -112,9 +112,24 @@ describe('spanOfJoin', () => {
     }
   });
 
-  it('ends a join stored before the order was kept at every later leave, as its intervals do', () => {
-    expect(spanOfJoin([join(10), leave(20)], 10)).to.deep.equal({ from: 10, to: 20 });
-    expect(spanOfJoin([join(10), leave(10)], 10)).to.equal(undefined);
+  it('ends a join stored before the order was kept (place 0, or none) at every later leave, as its intervals do', () => {
+    for (const old of [0, undefined]) {
+      const stored = old === undefined ? join(10) : placed(join(10), old);
+      expect(spanOfJoin([stored, placed(leave(20), 3)], 10), String(old)).to.deep.equal({ from: 10, to: 20 });
+      expect(spanOfJoin([stored, placed(leave(10), 3)], 10), String(old)).to.equal(undefined);
+    }
+  });
+
+  it('ends at a leave processed after the join a day past that leave’s processing: no post processed before it is dated later', () => {
+    const leftAt = 20 * DAY_MS;
+    const edges = [placed(join(DAY_MS), 5), { ...placed(leave(leftAt), 7), processedAt: leftAt + 3_600_000 }];
+    expect(spanOfJoin(edges, DAY_MS)).to.deep.equal({ from: DAY_MS, to: leftAt + 3_600_000 + DAY_MS });
+    // Processed before its own time (the platform's clock behind): the span still reaches the leave.
+    const early = [
+      placed(join(DAY_MS), 5),
+      { ...placed(leave(leftAt), 7), processedAt: leftAt - 2 * DAY_MS },
+    ];
+    expect(spanOfJoin(early, DAY_MS)).to.deep.equal({ from: DAY_MS, to: leftAt });
   });
 
   it('is undefined for a join that is not among the edges', () => {

@@ -352,6 +352,50 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       }
     });
 
+    it('reads no post dated more than a day past the processing of a leave that came after it, when a join is replayed long after', async () => {
+      const day = 24 * 60;
+      await memberships([join('c-replay', 'u-ana', -20 * day)], at(-20 * day));
+      await tray.writes.fanOutPosts(
+        'c-replay',
+        [post('c-replay', 'u-cid', -19 * day)],
+        tray.context(at(-19 * day)),
+      );
+      await memberships([leave('c-replay', 'u-ana', -18 * day)], at(-18 * day));
+      for (const minute of [-10 * day, -day])
+        await tray.writes.fanOutPosts(
+          'c-replay',
+          [post('c-replay', 'u-cid', minute)],
+          tray.context(at(minute)),
+        );
+      const read: number[] = [];
+      const observed = new Proxy(tray.pg.pool, {
+        get: (target, prop, receiver) =>
+          prop === 'query'
+            ? async (...args: Parameters<typeof target.query>) => {
+                const result = await (
+                  target.query as (...a: unknown[]) => Promise<{ rows: { at?: string }[] }>
+                )(...args);
+                if (
+                  typeof args[0] === 'string' &&
+                  /FROM tray_community_posts\s+WHERE community_id = \$1 AND at >= \$2/.test(args[0])
+                )
+                  read.push(...result.rows.map((row) => Number(row.at)));
+                return result;
+              }
+            : Reflect.get(target, prop, receiver),
+      });
+      // The join's event replayed now: it keeps its place, before the leave's.
+      await createPostgresWrites(observed).applyMemberships(
+        [join('c-replay', 'u-ana', -20 * day)],
+        tray.context(),
+      );
+      expect(read, 'the posts the backfill read').to.deep.equal([at(-19 * day)]);
+      expect(await tray.record('u-ana', 'post', 'c-replay')).to.deep.include({
+        actorsCount: 1,
+        lastActionId: `p-u-cid-${-19 * day}`,
+      });
+    });
+
     it('backfills a span of more posts than a statement reads, ties on the time included, a page at a time', async () => {
       // 130 posts, 60 of them at one time: a late join reads them BACKFILL_BATCH at a time, not the
       // span whole (a busy community's 90 days would be held in memory per join).

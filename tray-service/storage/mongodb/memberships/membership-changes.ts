@@ -177,7 +177,10 @@ export async function communityMembers(db: Db, communityId: string): Promise<Map
       .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
       .find(
         { communityId },
-        { projection: { _id: 1, userId: 1, joined: 1, at: 1, processed: 1 }, batchSize: WHOLE_GROUP },
+        {
+          projection: { _id: 1, userId: 1, joined: 1, at: 1, processed: 1, processedAt: 1 },
+          batchSize: WHOLE_GROUP,
+        },
       )
       .toArray(),
     db
@@ -240,7 +243,7 @@ export async function memberSpans(db: Db, communityId: string, userId: string): 
       .collection<MembershipChangeDoc>(MEMBERSHIP_CHANGES)
       .find(
         { member: memberKey(communityId, userId) },
-        { projection: { _id: 1, joined: 1, at: 1, processed: 1 } },
+        { projection: { _id: 1, joined: 1, at: 1, processed: 1, processedAt: 1 } },
       )
       .toArray(),
     db.collection<MembershipDoc>(MEMBERSHIPS).findOne({ _id: membershipId(communityId, userId) }),
