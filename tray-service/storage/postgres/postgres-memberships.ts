@@ -85,8 +85,8 @@ export async function refoldMemberships(
   members: readonly Member[],
   retentionCutoff: number,
 ): Promise<Map<string, MembershipEdge[]>> {
-  const folded = new Map<string, MembershipEdge[]>();
-  if (members.length === 0) return folded;
+  const changesOf = new Map<string, MembershipEdge[]>();
+  if (members.length === 0) return changesOf;
   const sorted = sortedMembers(members);
   const communities = sorted.map((member) => member.communityId);
   const users = sorted.map((member) => member.userId);
@@ -134,7 +134,7 @@ export async function refoldMemberships(
   for (const member of sorted) {
     const entry = byMember.get(memberId(member)) ?? { all: [], logged: [] };
     const intervals = membershipIntervals(entry.all);
-    folded.set(memberId(member), entry.all);
+    changesOf.set(memberId(member), entry.all);
     for (const interval of intervals) {
       rows.community.push(member.communityId);
       rows.user.push(member.userId);
@@ -183,7 +183,7 @@ export async function refoldMemberships(
        WHERE (c.community_id, c.user_id, c.at, c.joined) = (m.community_id, m.user_id, m.at, m.joined)`,
       [prune.community, prune.user, prune.at, prune.joined],
     );
-  return folded;
+  return changesOf;
 }
 
 /**

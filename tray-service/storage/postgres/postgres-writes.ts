@@ -309,10 +309,10 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
     changes: readonly MembershipChange[],
     context: WriteContext,
   ): Promise<Map<string, MembershipEdge[]>> {
-    const folded = new Map<string, MembershipEdge[]>();
+    const edges = new Map<string, MembershipEdge[]>();
     for (const part of memberParts(changes)) {
       const members: Member[] = part.map(({ communityId, userId }) => ({ communityId, userId }));
-      const partFolded = await inTransaction(pool, async (client) => {
+      const partEdges = await inTransaction(pool, async (client) => {
         // A leave takes its place (the sequence) when inserted and is seen when it commits; a post
         // kept in between has a later place yet its fan-out would not see the leave. So a leave holds
         // its community's `post` group lock, shared, until it commits: a fan-out (exclusive) of a
@@ -327,9 +327,9 @@ export function createPostgresWrites(pool: pg.Pool): TrayWritesPort {
         await insertChanges(client, part, context.now);
         return refoldMemberships(client, members, context.now - retentionMsOf(context));
       });
-      for (const [id, intervals] of partFolded) folded.set(id, intervals);
+      for (const [id, changes] of partEdges) edges.set(id, changes);
     }
-    return folded;
+    return edges;
   }
 
   /**

@@ -9,18 +9,14 @@ import {
 import { aPost } from '../../../support/activity-builder.ts';
 import { usePostgres } from '../../../support/use-postgres.ts';
 import { planOf } from './plan-of.ts';
+import { aroundQueries } from './around-queries.ts';
 
 /** A pool whose `query` calls are counted: the statements one read costs. */
 function countingPool(pool: pg.Pool): { pool: pg.Pool; statements: () => number } {
   let statements = 0;
-  const counted = new Proxy(pool, {
-    get(target, property, receiver) {
-      if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
-      return (...args: Parameters<pg.Pool['query']>) => {
-        statements++;
-        return (target.query as (...a: unknown[]) => unknown)(...args);
-      };
-    },
+  const counted = aroundQueries(pool, (_text, run) => {
+    statements++;
+    return run();
   });
   return { pool: counted, statements: () => statements };
 }

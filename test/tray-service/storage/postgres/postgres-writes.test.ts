@@ -14,6 +14,7 @@ import {
   PERSONAL_ACTIVITIES_PER_WRITE,
 } from '../../../../tray-service/storage/postgres/postgres-writes.ts';
 import { at, comment, join, leave, NOW, post, RETENTION_MS, useTray } from './tray-fixture.ts';
+import { aroundQueries } from './around-queries.ts';
 import { NEW_INBOX_STATE } from '../../../../tray-service/domain/inbox-state.ts';
 import { useStoppablePostgres } from '../../../support/use-stoppable-postgres.ts';
 import { waitFor } from '../../../support/wait-for.ts';
@@ -322,18 +323,12 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
         ['u-bob', 2],
       ] as const) {
         let failed = false;
-        const failing = new Proxy(tray.pg.pool, {
-          get(target, property, receiver) {
-            if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
-            return (...args: Parameters<typeof target.query>) => {
-              const [text] = args;
-              if (!failed && typeof text === 'string' && text.includes('FROM tray_community_posts')) {
-                failed = true;
-                return Promise.reject(new Error('connection lost before the backfill'));
-              }
-              return (target.query as (...a: unknown[]) => unknown).apply(target, args);
-            };
-          },
+        const failing = aroundQueries(tray.pg.pool, (text, run) => {
+          if (!failed && typeof text === 'string' && text.includes('FROM tray_community_posts')) {
+            failed = true;
+            return Promise.reject(new Error('connection lost before the backfill'));
+          }
+          return run();
         });
         const attempt = createPostgresWrites(failing).applyMemberships(
           [join('c-hike', user, 1)],
@@ -368,21 +363,14 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
           tray.context(at(minute)),
         );
       const read: number[] = [];
-      const observed = new Proxy(tray.pg.pool, {
-        get: (target, prop, receiver) =>
-          prop === 'query'
-            ? async (...args: Parameters<typeof target.query>) => {
-                const result = await (
-                  target.query as (...a: unknown[]) => Promise<{ rows: { at?: string }[] }>
-                )(...args);
-                if (
-                  typeof args[0] === 'string' &&
-                  /FROM tray_community_posts\s+WHERE community_id = \$1 AND at >= \$2/.test(args[0])
-                )
-                  read.push(...result.rows.map((row) => Number(row.at)));
-                return result;
-              }
-            : Reflect.get(target, prop, receiver),
+      const observed = aroundQueries(tray.pg.pool, async (text, run) => {
+        const result = await run();
+        if (
+          typeof text === 'string' &&
+          /FROM tray_community_posts\s+WHERE community_id = \$1 AND at >= \$2/.test(text)
+        )
+          read.push(...result.rows.map((row: { at?: string }) => Number(row.at)));
+        return result;
       });
       // The join's event replayed now: it keeps its place, before the leave's.
       await createPostgresWrites(observed).applyMemberships(
@@ -402,18 +390,11 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       const posts = Array.from({ length: 130 }, (_, n) => post('c-hike', `u-p${n}`, n < 60 ? 1 : n));
       for (let start = 0; start < posts.length; start += 40) await fanOut(posts.slice(start, start + 40));
       const largest: number[] = [];
-      const observed = new Proxy(tray.pg.pool, {
-        get: (target, prop, receiver) =>
-          prop === 'query'
-            ? async (...args: Parameters<typeof target.query>) => {
-                const result = await (
-                  target.query as (...a: unknown[]) => Promise<{ rowCount: number | null }>
-                )(...args);
-                if (typeof args[0] === 'string' && /FROM tray_community_posts/.test(args[0]))
-                  largest.push(result.rowCount ?? 0);
-                return result;
-              }
-            : Reflect.get(target, prop, receiver),
+      const observed = aroundQueries(tray.pg.pool, async (text, run) => {
+        const result = await run();
+        if (typeof text === 'string' && /FROM tray_community_posts/.test(text))
+          largest.push(result.rowCount ?? 0);
+        return result;
       });
       await createPostgresWrites(observed).applyMemberships([join('c-hike', 'u-ana', 0)], tray.context());
       const record = await tray.record('u-ana', 'post', 'c-hike');
@@ -784,21 +765,15 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
       const deleter = createPostgresWrites(tray.pg.pool);
       let deleted = false;
       // The fan-out's pool: before it keeps the post, the deletion runs to its commit.
-      const racing = new Proxy(tray.pg.pool, {
-        get(target, property, receiver) {
-          if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
-          return async (...args: Parameters<typeof target.query>) => {
-            const [text] = args;
-            if (!deleted && typeof text === 'string' && text.includes('INSERT INTO tray_community_posts')) {
-              deleted = true;
-              await deleter.applyRemovals(
-                [{ kind: 'post', id: 'p-race-2', postId: 'p-race-2', at: at(4) + 1 }],
-                context,
-              );
-            }
-            return (target.query as (...a: unknown[]) => unknown).apply(target, args);
-          };
-        },
+      const racing = aroundQueries(tray.pg.pool, async (text, run) => {
+        if (!deleted && typeof text === 'string' && text.includes('INSERT INTO tray_community_posts')) {
+          deleted = true;
+          await deleter.applyRemovals(
+            [{ kind: 'post', id: 'p-race-2', postId: 'p-race-2', at: at(4) + 1 }],
+            context,
+          );
+        }
+        return run();
       });
       await createPostgresWrites(racing).fanOutPosts(
         community,
@@ -820,22 +795,15 @@ describe('storage/postgres writes (TrayWritesPort)', () => {
      */
     function writesWithStepAfterKeep(between: () => Promise<void>, beforeKeep?: () => Promise<void>) {
       let ran = false;
-      const pool = new Proxy(tray.pg.pool, {
-        get(target, property, receiver) {
-          if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
-          return async (...args: Parameters<typeof target.query>) => {
-            const [text] = args;
-            const keep =
-              !ran && typeof text === 'string' && text.includes('INSERT INTO tray_community_posts');
-            if (keep) await beforeKeep?.();
-            const result = await (target.query as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-            if (keep) {
-              ran = true;
-              await between();
-            }
-            return result;
-          };
-        },
+      const pool = aroundQueries(tray.pg.pool, async (text, run) => {
+        const keep = !ran && typeof text === 'string' && text.includes('INSERT INTO tray_community_posts');
+        if (keep) await beforeKeep?.();
+        const result = await run();
+        if (keep) {
+          ran = true;
+          await between();
+        }
+        return result;
       });
       return { writes: createPostgresWrites(pool), ran: () => ran };
     }
