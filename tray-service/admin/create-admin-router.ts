@@ -41,7 +41,7 @@ export interface AdminRouterDeps {
   logger: Logger;
   auth: AdminAuthOptions;
   decisions: DecisionsPort;
-  /** Who a community had as members at a time (an event's recipients). */
+  /** Whom a community's actions reached by membership (an event's recipients). */
   communityMembers: CommunityMembersPort;
   /** What removal events changed in the trays (storage.removalOutcomes); without it none is shown. */
   removalOutcomes?: RemovalOutcomesPort;

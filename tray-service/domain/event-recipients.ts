@@ -7,19 +7,14 @@ import { compareCodePoints } from './code-point-order.ts';
  * Whose tray records an event changed, from what the mapping made of it (docs/operations.md#events-console-api):
  * the users of its personal activities (post or comment owners, mentioned users), the actor's own
  * left out as the tray leaves it out, so are those whose mute held the activity back (a mention
- * passes a post or community mute), and on a community's target those away from it then left out
- * by the caller (personalIn); and for a community post, the community's members at the
- * post's time, its author and those whose mute held it back left out by the store (membership and
- * mutes by time, as the fan-out reads them).
+ * passes a post or community mute) and those away from the community of its target (as the store
+ * judged it by the processing order); and for a community post, the members it reached, its
+ * author and those whose mute held it back left out by the store (membership by the processing
+ * order and mutes by time, as the fan-out reads them).
  */
 export interface RecipientSources {
   /** Distinct, in byte order. */
   personal: string[];
-  /**
-   * The community whose target the personal activities are on, and their time: those of the
-   * personal recipients who were away from it then got nothing (the tray held it back).
-   */
-  personalIn?: { communityId: string; at: number };
   /** A community post: `post` is its activity (what a member's mute is judged against). */
   community?: { communityId: string; at: number; authorId: string; post: Activity };
 }
@@ -42,22 +37,25 @@ export function mutesByOwner(spans: readonly Mute[]): Map<string, Mute[]> {
 
 /**
  * The event's sources; `mutes` (the personal recipients' spans on recipientMuteTargets, by owner)
- * leaves out a personal recipient all of whose activities a mute held back.
+ * and `away` (for each of the activities, whether its recipient was away from its community then)
+ * leave out a personal recipient none of whose activities reached them.
  */
 export function recipientSources(
   mapped: Pick<MappedEvent, 'activities'>,
   mutes: ReadonlyMap<string, readonly Mute[]> = new Map(),
+  away: readonly boolean[] = [],
 ): RecipientSources {
   const personal = new Set<string>();
   let community: RecipientSources['community'];
-  let personalIn: RecipientSources['personalIn'];
-  for (const activity of mapped.activities) {
+  for (const [index, activity] of mapped.activities.entries()) {
     const { audience } = activity;
-    if (audience.kind === 'user' && audience.userId !== activity.actor.userId) {
-      if (!heldBackByMutes(mutes.get(audience.userId) ?? [], activity)) personal.add(audience.userId);
-      if (activity.communityId !== undefined && personalIn === undefined)
-        personalIn = { communityId: activity.communityId, at: activity.at };
-    }
+    if (
+      audience.kind === 'user' &&
+      audience.userId !== activity.actor.userId &&
+      away[index] !== true &&
+      !heldBackByMutes(mutes.get(audience.userId) ?? [], activity)
+    )
+      personal.add(audience.userId);
     if (audience.kind === 'community' && community === undefined)
       community = {
         communityId: audience.communityId,
@@ -68,7 +66,6 @@ export function recipientSources(
   }
   return {
     personal: [...personal].sort(compareCodePoints),
-    ...(personalIn ? { personalIn } : {}),
     ...(community ? { community } : {}),
   };
 }

@@ -370,26 +370,28 @@ export interface MembersImportPort {
   ): Promise<{ inserted: number; updated: number; unchanged: number }>;
 }
 
-/** Who a community had as members at a time: the users a community post created then reached. */
+/**
+ * Whom an event's actions reached by membership, as the tray judged it: by the order it processed
+ * joins, leaves and kept actions in (docs/tray-rules.md#leaving-and-rejoining-a-community), each
+ * action at the place it took when first kept (one no longer kept, as processed after every
+ * change: its members by the dates alone).
+ */
 export interface CommunityMembersPort {
-  /** Members at `at` (epoch ms) but `exclude` (the post's author), in id order (byte order), after `after`. */
-  membersAt(
-    communityId: string,
-    at: number,
-    page: { limit: number; after?: string; exclude?: string },
-  ): Promise<{ userIds: string[]; next?: string }>;
-  countMembersAt(communityId: string, at: number, exclude?: string): Promise<number>;
-  /** Which of `userIds` were members at `at`. */
-  membersAmong(communityId: string, at: number, userIds: readonly string[]): Promise<Set<string>>;
   /**
-   * Which of `userIds` were away from the community at `at`: they had left and not joined again
-   * (docs/tray-rules.md#leaving-and-rejoining-a-community). An action on the community's targets
-   * does not reach them; a user the tray knows no join or leave of is never away.
+   * Which of `userIds` the community post `post` of `communityId` reached as members (memberFor
+   * at its place; never its author; mutes are not judged here).
    */
-  awayAmong(communityId: string, at: number, userIds: readonly string[]): Promise<Set<string>>;
+  reachedAmong(communityId: string, post: Activity, userIds: readonly string[]): Promise<Set<string>>;
   /**
-   * The users the community post's `post` record reached: members of `communityId` at the post's
-   * time but its author and those whose mute in force then covered it (domain/mute.ts
+   * For each of `activities`, whether it is an action addressed to one user on a community's
+   * target that the user was away from when it was processed (awayFor at its place: they had left
+   * and not joined again, by the changes processed before it), so it reached them in no way; false
+   * for every other activity. A user the tray knows no join or leave of is never away.
+   */
+  awayFor(activities: readonly Activity[]): Promise<boolean[]>;
+  /**
+   * The users the community post's `post` record reached: members of `communityId` for the post
+   * (reachedAmong) but its author and those whose mute in force then covered it (domain/mute.ts
    * heldBackByMutes: of the community, the post or its author), in id order (byte order), after
    * `after`. Members and mutes are read in whole statements, never one per member.
    */

@@ -33,20 +33,18 @@ interface Sources {
 
 export function createEventRecipients(members: CommunityMembersPort): EventRecipients {
   /**
-   * The event's sources: its personal recipients whose mutes held back all they would have got,
-   * and those who were away from the community, left out.
+   * The event's sources: its personal recipients whom none of their activities reached (each held
+   * back by a mute, or the recipient away from its community then) left out.
    */
   async function sourcesOf(event: StoredEvent): Promise<Sources> {
     const mapped = judgeStoredEvent(event);
     const candidates = recipientSources(mapped).personal;
-    const mutes = mutesByOwner(await members.muteSpansOn(candidates, recipientMuteTargets(mapped)));
-    const sources = recipientSources(mapped, mutes);
-    const { personalIn } = sources;
-    if (!personalIn) return { sources, mutes };
-    const away = await members.awayAmong(personalIn.communityId, personalIn.at, sources.personal);
-    return away.size === 0
-      ? { sources, mutes }
-      : { sources: { ...sources, personal: sources.personal.filter((id) => !away.has(id)) }, mutes };
+    const [spans, away] = await Promise.all([
+      members.muteSpansOn(candidates, recipientMuteTargets(mapped)),
+      members.awayFor(mapped.activities),
+    ]);
+    const mutes = mutesByOwner(spans);
+    return { sources: recipientSources(mapped, mutes, away), mutes };
   }
 
   async function page({ sources }: Sources, limit: number, after?: string) {
@@ -73,7 +71,7 @@ export function createEventRecipients(members: CommunityMembersPort): EventRecip
       if (!community) return { users: userIds, total: sources.personal.length };
       const [count, alsoMembers] = await Promise.all([
         members.countPostRecipients(community.communityId, community.post),
-        members.membersAmong(community.communityId, community.at, sources.personal),
+        members.reachedAmong(community.communityId, community.post, sources.personal),
       ]);
       // A mentioned member the post reached got two records (the post and the mention) but is one
       // user; one whose mute held the post back is counted by the mention alone.

@@ -22,8 +22,6 @@ describe('an event’s recipients (pure part)', () => {
     });
     expect(recipientSources(post)).to.deep.equal({
       personal: ['u-ben', 'u-eve'],
-      // The mentions are on the community's post: whoever was away from it then got none.
-      personalIn: { communityId: 'c-hike', at: Date.parse(minute(5)) },
       community: {
         communityId: 'c-hike',
         at: Date.parse(minute(5)),
@@ -37,10 +35,51 @@ describe('an event’s recipients (pure part)', () => {
     const onFeed = mapEvent({ ...commentEvent({ feed: 'user', createdAt: minute(6) }), receivedAt });
     expect(recipientSources(onFeed)).to.deep.equal({ personal: ['u-ana'] });
     const inCommunity = mapEvent({ ...commentEvent({ createdAt: minute(6) }), receivedAt });
-    expect(recipientSources(inCommunity)).to.deep.equal({
-      personal: ['u-ana'],
-      personalIn: { communityId: 'c-hike', at: Date.parse(minute(6)) },
+    expect(recipientSources(inCommunity)).to.deep.equal({ personal: ['u-ana'] });
+  });
+
+  it('leaves out a personal recipient away from the community for every activity addressed to them', () => {
+    const comment = mapEvent({
+      ...commentEvent({
+        author: 'u-cid',
+        postOwner: 'u-ana',
+        createdAt: minute(5),
+        mentions: ['u-ana', 'u-ben'],
+      }),
+      receivedAt,
     });
+    const addressed = comment.activities.map((activity) =>
+      activity.audience.kind === 'user' ? activity.audience.userId : undefined,
+    );
+    // Away for the comment on her post alone, Ana still got the mention; Ben, away for his, got nothing.
+    const awayFor = (pairs: readonly [string, string][]) =>
+      comment.activities.map((activity, index) =>
+        pairs.some(([userId, verb]) => addressed[index] === userId && activity.verb === verb),
+      );
+    expect(recipientSources(comment, new Map(), awayFor([['u-ana', 'comment']])).personal).to.deep.equal([
+      'u-ana',
+      'u-ben',
+    ]);
+    expect(
+      recipientSources(
+        comment,
+        new Map(),
+        awayFor([
+          ['u-ana', 'comment'],
+          ['u-ben', 'mention'],
+        ]),
+      ).personal,
+    ).to.deep.equal(['u-ana']);
+    expect(
+      recipientSources(
+        comment,
+        new Map(),
+        awayFor([
+          ['u-ana', 'comment'],
+          ['u-ana', 'mention'],
+        ]),
+      ).personal,
+    ).to.deep.equal(['u-ben']);
   });
 
   it('leaves out a personal recipient whose mute in force at the action’s time held back all they would get', () => {

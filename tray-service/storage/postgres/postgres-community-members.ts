@@ -7,19 +7,50 @@ import type { CommunityMembersPort } from '../port.ts';
 import { heldBackSql } from './held-back-sql.ts';
 import type { SqlQuery } from './sql-conditions.ts';
 import { MUTE_COLUMNS, toMute, type MuteRow } from './postgres-mutes.ts';
+import { OPEN_END } from './postgres-memberships.ts';
 
-/** Members of $1 at $2 but $3 (the author), by the interval the fan-out joins. */
-const MEMBERS_AT = `FROM tray_memberships ms
-  WHERE ms.community_id = $1 AND ms.from_at <= $2 AND $2 < ms.to_at AND ms.user_id IS DISTINCT FROM $3`;
+/** Whether user `user` (an SQL expression) has a membership interval of $1 holding $2. */
+const memberAt = (user: string) => `EXISTS (SELECT 1 FROM tray_memberships mb
+  WHERE mb.community_id = $1 AND mb.user_id = ${user} AND mb.from_at <= $2 AND $2 < mb.to_at)`;
 
 /**
- * `held`: the users whose mute held the post back, to be left out of MEMBERS_AT. Its candidates are
+ * The place of $1's community post whose action id is `actionId` (an SQL expression;
+ * tray_community_posts by its primary key): one no longer kept takes the largest, after every
+ * change, as a redelivery's fan-out does.
+ */
+const postPlace = (actionId: string) => `coalesce((SELECT cp.processed FROM tray_community_posts cp
+  WHERE cp.community_id = $1 AND cp.action_id = ${actionId}), ${OPEN_END})`;
+
+/**
+ * `late`: those the post at $2 (its author $3) reached although the intervals leave them out at its
+ * time, the fan-out's `lateLeavers` deliveries: a leave of theirs covering it was processed after
+ * the post took its place (the index of leaves by place: none for most posts, for an old one the
+ * community's leaves since), and they are members for it by the processing order (tray_member_for,
+ * which a join processed after the post and its backfill satisfy too). Materialized once, few rows.
+ */
+const LATE = `late AS MATERIALIZED (
+    SELECT c.user_id FROM (SELECT ${postPlace('$9')} AS place) AS k
+    CROSS JOIN LATERAL (SELECT DISTINCT l.user_id FROM tray_membership_changes l
+      WHERE l.community_id = $1 AND NOT l.joined AND l.processed > k.place AND l.at <= $2) AS c
+    WHERE c.user_id IS DISTINCT FROM $3 AND NOT ${memberAt('c.user_id')}
+      AND tray_member_for($1, c.user_id, $2, k.place))`;
+
+/**
+ * The users the post reached as members ($1-$3, $9), each once: the intervals' members at its time
+ * (the primary key, in user id order) and the late ones, which the intervals leave out.
+ */
+const REACHED = `(SELECT ms.user_id FROM tray_memberships ms
+    WHERE ms.community_id = $1 AND ms.from_at <= $2 AND $2 < ms.to_at AND ms.user_id IS DISTINCT FROM $3
+  UNION ALL SELECT user_id FROM late) AS r`;
+
+/**
+ * `held`: the users whose mute held the post back, to be left out of REACHED. Its candidates are
  * the owners of the spans on the post's targets ($4, $5: types and ids), read by target
  * (tray_mutes_target, the read the fan-out makes: as many rows as there are mutes on them); each is
  * judged by the fan-out's own expression (the post's verb $6, post $7 and community $8) on the
  * primary key. Materialized once, it is a hashed `NOT IN` on each member, in the primary key's order.
  */
-const HELD = `WITH held AS MATERIALIZED (
+const HELD = `WITH ${LATE}, held AS MATERIALIZED (
     SELECT u.user_id FROM (
       SELECT DISTINCT user_id FROM tray_mutes
       WHERE (target_type, target_id) IN (SELECT * FROM unnest($4::text[], $5::text[]))) AS u
@@ -31,9 +62,9 @@ const HELD = `WITH held AS MATERIALIZED (
       community: '$8::text',
       at: '$2::bigint',
     })})`;
-const NOT_HELD_BACK = 'ms.user_id NOT IN (SELECT user_id FROM held)';
+const NOT_HELD_BACK = 'r.user_id NOT IN (SELECT user_id FROM held)';
 
-/** The values of $1-$8 of a post's recipients (HELD). */
+/** The values of $1-$9 of a post's recipients (HELD, LATE). */
 function postValues(communityId: string, post: Activity): unknown[] {
   const targets = muteTargetsCovering(post);
   return [
@@ -45,18 +76,30 @@ function postValues(communityId: string, post: Activity): unknown[] {
     post.verb,
     activityPost(post) ?? null,
     post.communityId ?? null,
+    post.lastActionId,
   ];
 }
 
-/** A page of the post's recipients (postRecipients): one statement, `limit` + 1 rows. */
+/**
+ * A page of the post's recipients (postRecipients): one statement, `limit` + 1 rows. Each side is
+ * limited on its own, the intervals' members read in the primary key's order up to the page (a
+ * union's order is not pushed into its sides: it read and sorted the whole community), and only
+ * the page's rows and the few late ones are sorted together.
+ */
 export function postRecipientsQuery(
   communityId: string,
   post: Activity,
   page: { limit: number; after?: string },
 ): SqlQuery {
   return {
-    text: `${HELD} SELECT ms.user_id ${MEMBERS_AT} AND ${NOT_HELD_BACK}
-           AND ms.user_id > $9 ORDER BY ms.user_id LIMIT $10`,
+    text: `${HELD} SELECT r.user_id FROM (
+             (SELECT ms.user_id FROM tray_memberships ms
+              WHERE ms.community_id = $1 AND ms.from_at <= $2 AND $2 < ms.to_at AND ms.user_id IS DISTINCT FROM $3
+                AND ms.user_id > $10 AND ms.user_id NOT IN (SELECT user_id FROM held)
+              ORDER BY ms.user_id LIMIT $11)
+             UNION ALL SELECT late.user_id FROM late
+              WHERE late.user_id > $10 AND late.user_id NOT IN (SELECT user_id FROM held)) AS r
+           ORDER BY r.user_id LIMIT $11`,
     values: [...postValues(communityId, post), page.after ?? '', page.limit + 1],
   };
 }
@@ -64,8 +107,57 @@ export function postRecipientsQuery(
 /** How many recipients the post has (countPostRecipients): one statement. */
 export function countPostRecipientsQuery(communityId: string, post: Activity): SqlQuery {
   return {
-    text: `${HELD} SELECT count(*)::int AS n ${MEMBERS_AT} AND ${NOT_HELD_BACK}`,
+    text: `${HELD} SELECT count(*)::int AS n FROM ${REACHED} WHERE ${NOT_HELD_BACK}`,
     values: postValues(communityId, post),
+  };
+}
+
+/** Which of `userIds` the post reached as members (reachedAmong): each by the primary keys. */
+export function reachedAmongQuery(communityId: string, post: Activity, userIds: readonly string[]): SqlQuery {
+  return {
+    // The intervals first, the processing order's rule where they say no.
+    text: `SELECT u.user_id FROM unnest($3::text[]) AS u(user_id)
+           WHERE u.user_id <> $5
+             AND (${memberAt('u.user_id')} OR tray_member_for($1, u.user_id, $2, ${postPlace('$4')}))`,
+    values: [communityId, post.at, [...userIds], post.lastActionId, post.actor.userId],
+  };
+}
+
+/**
+ * The indexes (`i`) of the activities addressed to one user on a community's target whose user was
+ * away for them (awayFor), or undefined when there are none such. The personal write's own check
+ * (upsert-group-records.ts): inside an away span, then by the place the action took when first
+ * kept (tray_personal_actions by its primary key; one no longer kept, after every change).
+ */
+export function awayForQuery(activities: readonly Activity[]): SqlQuery | undefined {
+  const personal = activities.flatMap((activity, i) =>
+    activity.audience.kind === 'user' && activity.communityId !== undefined
+      ? [{ i, userId: activity.audience.userId, communityId: activity.communityId, activity }]
+      : [],
+  );
+  if (personal.length === 0) return undefined;
+  const column = <T>(pick: (row: (typeof personal)[number]) => T) => personal.map(pick);
+  return {
+    text: `SELECT d.i FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+             $7::text[], $8::bigint[]) AS d(i, user_id, community_id, verb, target_id, actor_id, action_id, at)
+           WHERE EXISTS (SELECT 1 FROM tray_member_away a
+                         WHERE a.community_id = d.community_id AND a.user_id = d.user_id
+                           AND a.from_at <= d.at AND d.at < a.to_at)
+             AND tray_away_for_action(d.community_id, d.user_id, d.at, coalesce(
+               (SELECT k.processed FROM tray_personal_actions k
+                WHERE k.user_id = d.user_id AND k.community_id = d.community_id AND k.verb = d.verb
+                  AND k.target_id = d.target_id AND k.actor_id = d.actor_id
+                  AND k.action_id = d.action_id), ${OPEN_END}))`,
+    values: [
+      column((row) => row.i),
+      column((row) => row.userId),
+      column((row) => row.communityId),
+      column((row) => row.activity.verb),
+      column((row) => row.activity.targetId),
+      column((row) => row.activity.actor.userId),
+      column((row) => row.activity.lastActionId),
+      column((row) => row.activity.at),
+    ],
   };
 }
 
@@ -77,29 +169,28 @@ function pageOf(rows: { user_id: string }[], limit: number): { userIds: string[]
 }
 
 /**
- * Who was a member of a community at a time, from the folded membership intervals a fan-out joins
- * (tray_memberships, [from_at, to_at)): the same rule, so the list is the users a post created at
- * that time reached. The primary key (community_id, user_id, from_at) serves every query here (in
- * user id order); a member has at most one interval holding any instant.
+ * Whom a community's actions reached by membership, by the rules the writes apply: a post's fan-out
+ * (the intervals it joins, the late leavers it adds) and a personal write's away check
+ * (tray_away_for_action at the kept action's place). Pages read the memberships' primary key in
+ * user id order.
  */
 export function createPostgresCommunityMembers(pool: pg.Pool): CommunityMembersPort {
   return {
-    async membersAt(communityId, at, page) {
+    async reachedAmong(communityId, post, userIds) {
+      if (userIds.length === 0) return new Set();
       const { rows } = await pool.query<{ user_id: string }>({
-        name: 'tray_community_members_at',
-        text: `SELECT ms.user_id ${MEMBERS_AT} AND ms.user_id > $4 ORDER BY ms.user_id LIMIT $5`,
-        values: [communityId, at, page.exclude ?? null, page.after ?? '', page.limit + 1],
+        name: 'tray_post_reached_among',
+        ...reachedAmongQuery(communityId, post, userIds),
       });
-      return pageOf(rows, page.limit);
+      return new Set(rows.map((row) => row.user_id));
     },
 
-    async countMembersAt(communityId, at, exclude) {
-      const { rows } = await pool.query<{ n: number }>({
-        name: 'tray_community_members_at_count',
-        text: `SELECT count(*)::int AS n ${MEMBERS_AT}`,
-        values: [communityId, at, exclude ?? null],
-      });
-      return rows[0]?.n ?? 0;
+    async awayFor(activities) {
+      const query = awayForQuery(activities);
+      if (!query) return activities.map(() => false);
+      const { rows } = await pool.query<{ i: number }>({ name: 'tray_personal_away_for', ...query });
+      const away = new Set(rows.map((row) => row.i));
+      return activities.map((_, index) => away.has(index));
     },
 
     async postRecipients(communityId, post, page) {
@@ -118,12 +209,6 @@ export function createPostgresCommunityMembers(pool: pg.Pool): CommunityMembersP
       return rows[0]?.n ?? 0;
     },
 
-    membersAmong: (communityId, at, userIds) =>
-      usersAmong(pool, 'tray_memberships', communityId, at, userIds),
-
-    // The away spans a personal write checks (tray_member_away, [from_at, to_at)).
-    awayAmong: (communityId, at, userIds) => usersAmong(pool, 'tray_member_away', communityId, at, userIds),
-
     // The primary key (user_id, target_type, target_id, ...), as a personal write reads its recipients' spans.
     async muteSpansOn(userIds, targets: readonly MuteTarget[]) {
       if (userIds.length === 0 || targets.length === 0) return [];
@@ -137,22 +222,4 @@ export function createPostgresCommunityMembers(pool: pg.Pool): CommunityMembersP
       return rows.map(toMute);
     },
   };
-}
-
-/** Which of `userIds` have a span of `table` ([from_at, to_at) per community and user) holding `at`. */
-async function usersAmong(
-  pool: pg.Pool,
-  table: 'tray_memberships' | 'tray_member_away',
-  communityId: string,
-  at: number,
-  userIds: readonly string[],
-): Promise<Set<string>> {
-  if (userIds.length === 0) return new Set();
-  const { rows } = await pool.query<{ user_id: string }>({
-    name: `${table}_among`,
-    text: `SELECT user_id FROM ${table}
-           WHERE community_id = $1 AND user_id = ANY($3::text[]) AND from_at <= $2 AND $2 < to_at`,
-    values: [communityId, at, [...userIds]],
-  });
-  return new Set(rows.map((row) => row.user_id));
 }

@@ -205,3 +205,80 @@ conformanceCase(
   },
   { needs: 'inbox' },
 );
+
+conformanceCase(
+  'event recipients: a community post lists by the processing order the members whose leave came after it, a late join and leave, and counts a mentioned one once',
+  async (context) => {
+    const { id, storage, write } = context;
+    const tray = consoleOf(context);
+    const change = (user: string, active: boolean, minute: number) =>
+      storage.writes.applyMemberships(
+        [{ communityId: tray.communityId, userId: id(user), active, at: at(minute) }],
+        write(NOW),
+      );
+    await tray.join(['u-ana', 'u-ben', 'u-eve', 'u-fay'], 0);
+    // Dee joins and leaves at the post's minute before it: never a member for it. Fay's leave
+    // before the post was processed before it.
+    await change('u-dee', true, 5);
+    await change('u-dee', false, 5);
+    await change('u-fay', false, 4);
+    const post = await tray.deliver(
+      postEvent({
+        postId: id('p-1'),
+        author: id('u-ana'),
+        communityId: tray.communityId,
+        createdAt: iso(5),
+        mentions: [id('u-cid')],
+      }),
+    );
+    // All processed after the post: Ben's leave takes nothing back; Cid joins and leaves at its
+    // minute (the join adds it, the leave takes nothing back); Gus joins before its time and
+    // leaves after his join was processed.
+    await change('u-ben', false, 3);
+    await change('u-cid', true, 5);
+    await change('u-cid', false, 5);
+    await change('u-gus', true, 1);
+    await change('u-gus', false, 2);
+
+    const expected = [id('u-ben'), id('u-cid'), id('u-eve'), id('u-gus')];
+    expect(
+      await tray.reached(['u-ana', 'u-ben', 'u-cid', 'u-dee', 'u-eve', 'u-fay', 'u-gus'], 'p-1'),
+    ).to.deep.equal(expected);
+    await tray.expectPostSummary(post, expected, 5);
+    expect(await tray.pages(post, 2)).to.deep.equal([expected.slice(0, 2), expected.slice(2)]);
+    expect(await tray.pages(post, 3)).to.deep.equal([expected.slice(0, 3), expected.slice(3)]);
+  },
+  { needs: 'inbox' },
+);
+
+conformanceCase(
+  'event recipients: a comment lists its post’s owner whose leave was processed after it, not a mentioned user whose leave came first',
+  async (context) => {
+    const { id, storage, write } = context;
+    const tray = consoleOf(context);
+    const leave = (user: string, minute: number) =>
+      storage.writes.applyMemberships(
+        [{ communityId: tray.communityId, userId: id(user), active: false, at: at(minute) }],
+        write(NOW),
+      );
+    await tray.join(['u-ana', 'u-ben', 'u-cid'], 0);
+    await leave('u-ben', 4);
+    const comment = await tray.deliver(
+      commentEvent({
+        commentId: id('cm-1'),
+        postId: id('p-1'),
+        author: id('u-cid'),
+        postOwner: id('u-ana'),
+        communityId: tray.communityId,
+        createdAt: iso(5),
+        mentions: [id('u-ben')],
+      }),
+    );
+    await leave('u-ana', 4);
+
+    expect(await tray.reached(['u-ana', 'u-ben'], 'cm-1')).to.deep.equal([id('u-ana')]);
+    expect(await tray.recipients.summary(comment, 50)).to.deep.equal({ users: [id('u-ana')], total: 1 });
+    expect(await tray.pages(comment, 1)).to.deep.equal([[id('u-ana')]]);
+  },
+  { needs: 'inbox' },
+);

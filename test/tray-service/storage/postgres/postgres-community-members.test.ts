@@ -2,11 +2,13 @@ import { expect } from 'chai';
 import type pg from 'pg';
 import { migrate } from '../../../../tray-service/storage/postgres/migrate.ts';
 import {
+  awayForQuery,
   countPostRecipientsQuery,
   createPostgresCommunityMembers,
   postRecipientsQuery,
+  reachedAmongQuery,
 } from '../../../../tray-service/storage/postgres/postgres-community-members.ts';
-import { aPost } from '../../../support/activity-builder.ts';
+import { aComment, aPost } from '../../../support/activity-builder.ts';
 import { usePostgres } from '../../../support/use-postgres.ts';
 import { planOf } from './plan-of.ts';
 import { aroundQueries } from './around-queries.ts';
@@ -39,34 +41,43 @@ describe('storage/postgres community members at a time', () => {
         FROM generate_series(11, 9999, 100) n
       UNION ALL SELECT 'u-' || lpad(n::text, 5, '0'), 'user', 'u-00000', 1000, NULL, 9223372036854775807
         FROM generate_series(12, 9999, 100) n`);
-    await pg.pool.query('ANALYZE tray_memberships, tray_mutes');
+    // Their joins, and 2,000 leaves after the post (processed after every post): no late leaver,
+    // yet the leaves a post's late ones are looked for among.
+    await pg.pool.query(`INSERT INTO tray_membership_changes (community_id, user_id, at, joined, processed)
+      SELECT 'c-big', 'u-' || lpad(n::text, 5, '0'), 0, true, 2 + n FROM generate_series(0, 9999) n
+      UNION ALL SELECT 'c-big', 'u-' || lpad(n::text, 5, '0'), 9000, false, 20000 + n FROM generate_series(0, 9999, 5) n`);
+    await pg.pool.query('ANALYZE tray_memberships, tray_mutes, tray_membership_changes');
   });
 
-  it('reads a page of members in user id order from the memberships’ primary key, without sorting', async () => {
-    const plan = await planOf(pg.pool, {
-      text: `SELECT user_id FROM tray_memberships
-             WHERE community_id = $1 AND from_at <= $2 AND $2 < to_at AND user_id > $3 AND user_id IS DISTINCT FROM $4
-             ORDER BY user_id LIMIT $5`,
-      values: ['c-hike', 1, '', null, 51],
-    });
-    expect(plan.indexes).to.deep.equal(['tray_memberships_pkey']);
-    expect(plan.nodes).to.not.include('Sort');
+  it('checks a list of users against the memberships’ and the kept posts’ primary keys', async () => {
+    const plan = await planOf(pg.pool, reachedAmongQuery('c-big', post, ['u-00001', 'u-00002']));
+    expect(plan.indexes).to.include('tray_memberships_pkey');
+    expect(plan.indexes).to.include('tray_community_posts_pkey');
+    expect(plan.readWhole).to.deep.equal([]);
   });
 
-  it('checks a list of users against the memberships’ primary key', async () => {
-    const plan = await planOf(pg.pool, {
-      text: `SELECT user_id FROM tray_memberships
-             WHERE community_id = $1 AND user_id = ANY($3::text[]) AND from_at <= $2 AND $2 < to_at`,
-      values: ['c-hike', 1, ['u-a', 'u-b']],
-    });
-    expect(plan.indexes).to.deep.equal(['tray_memberships_pkey']);
+  it('judges personal recipients away by the away spans’ and the kept actions’ primary keys', async () => {
+    const comment = aComment(
+      'u-00001',
+      { postId: 'p-big', owner: 'u-00002' },
+      { id: 'cm-1', at: 5_000, communityId: 'c-big' },
+    );
+    const plan = await planOf(pg.pool, awayForQuery([comment])!);
+    expect(plan.indexes).to.include('tray_member_away_pkey');
+    expect(plan.indexes).to.include('tray_personal_actions_pkey');
+    expect(plan.readWhole).to.deep.equal([]);
+    expect(awayForQuery([post])).to.equal(undefined);
   });
 
-  it('pages a post’s recipients from the memberships’ primary key and the mutes on its targets, without sorting', async () => {
+  it('pages a post’s recipients from the memberships’ primary key, the mutes on its targets and the leaves after its place, sorting only the late ones', async () => {
     const plan = await planOf(pg.pool, postRecipientsQuery('c-big', post, { limit: 50, after: 'u-05000' }));
     expect(plan.indexes).to.include('tray_memberships_pkey');
     expect(plan.indexes).to.include('tray_mutes_target');
-    expect(plan.nodes).to.not.include('Sort');
+    expect(plan.indexes).to.include('tray_membership_changes_late_leaves');
+    expect(plan.readWhole).to.not.include('tray_memberships');
+    // The members merged in the primary key's order with the late ones, the only rows sorted.
+    expect(plan.nodes).to.include('Merge Append');
+    expect(plan.nodes.filter((node) => node === 'Sort')).to.have.lengthOf(1);
     const count = await planOf(pg.pool, countPostRecipientsQuery('c-big', post));
     expect(count.indexes).to.include('tray_mutes_target');
   });

@@ -105,6 +105,18 @@ export async function keepTargetActions(
 /** The place of an action kept before the processing order existed: after every change then (0). */
 const KEPT_BEFORE_ORDER = 1;
 
+/**
+ * The activities with the places their actions took when first kept (by `_id`, one read each: an
+ * event's few); one no longer kept has none, as processed now, after every change.
+ */
+export async function keptPlaces(db: Db, activities: readonly Activity[]): Promise<KeptActivity[]> {
+  const stored = await storedPlaces(db, TRAY_TARGET_ACTIONS, [...new Set(activities.map(targetActionId))]);
+  return activities.map((activity) => {
+    const id = targetActionId(activity);
+    return stored.has(id) ? { ...activity, processed: stored.get(id) ?? KEPT_BEFORE_ORDER } : activity;
+  });
+}
+
 const withPlace = (doc: Pick<TargetActionDoc, 'activity' | 'processed'>): KeptActivity => ({
   ...doc.activity,
   processed: doc.processed ?? KEPT_BEFORE_ORDER,

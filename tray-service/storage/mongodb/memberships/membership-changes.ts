@@ -4,7 +4,6 @@ import { MEMBERSHIPS, MEMBERSHIP_CHANGES } from '../collection-names.ts';
 import { membershipId, type MembershipDoc } from './memberships-collection.ts';
 import {
   awaySpans,
-  isMemberAt,
   membershipIntervals,
   prunableChanges,
   pruneCutoff,
@@ -337,12 +336,6 @@ function importedEdges(member: Pick<MembershipDoc, 'since' | 'active' | 'updated
 
 function spansOf(edges: readonly MembershipEdge[]): MemberSpans {
   return { intervals: membershipIntervals(edges), away: awaySpans(edges), edges: [...edges] };
-}
-
-/** Members a community post reaches: those who were members at the post's createdAt. */
-export async function postRecipients(db: Db, communityId: string, createdAt: number): Promise<string[]> {
-  const intervals = await communityIntervals(db, communityId);
-  return [...intervals].filter(([, spans]) => isMemberAt(spans, createdAt)).map(([userId]) => userId);
 }
 
 /** A deleted user leaves every community they belong to, so post fan-outs stop at `at`. */

@@ -1,13 +1,15 @@
 import type { Db } from 'mongodb';
 import type { CommunityMembersPort } from '../../port.ts';
 import type { Activity } from '../../../domain/activity.ts';
-import { isAwayAt } from '../../../domain/membership-intervals.ts';
+import { awayForAction, memberFor } from '../../../domain/membership-intervals.ts';
+import { processedOf } from '../../../domain/kept-activity.ts';
+import { keptPlaces } from '../grouping/target-actions.ts';
 import { heldBackByMutes } from '../../../domain/mute.ts';
 import { compareCodePoints } from '../../../domain/code-point-order.ts';
 import { TRAY_MUTES } from '../collection-names.ts';
 import { spansCovering } from '../mutes/muted-deliveries.ts';
 import { muteTargetKey, type MuteDoc } from '../mutes/tray-mutes-collection.ts';
-import { memberSpans, postRecipients } from './membership-changes.ts';
+import { communityMembers, memberSpans } from './membership-changes.ts';
 
 /** The page of `users` after `after`, in id order. */
 function pageOf(users: readonly string[], page: { limit: number; after?: string }) {
@@ -21,41 +23,59 @@ function pageOf(users: readonly string[], page: { limit: number; after?: string 
 }
 
 /**
- * Who was a member of a community at a time, by the rule a fan-out uses (postRecipients: the
- * community's membership changes and imported members, read by equality on communityId and folded
- * in memory), then paged here in id order.
+ * Whom a community's actions reached by membership, by the rules the writes apply to the same reads:
+ * a post's fan-out (the community's changes and imported members, read by equality on communityId,
+ * each member judged by memberFor at the post's kept place) and a personal write's (the
+ * recipient's changes, awayForAction at the action's kept place). Paged here in id order.
  */
 export function createMongoCommunityMembers(db: Db): CommunityMembersPort {
-  const members = async (communityId: string, at: number, exclude: string | undefined) =>
-    (await postRecipients(db, communityId, at)).filter((userId) => userId !== exclude);
+  /** The members the post reached, its author left out, at its kept place. */
+  const members = async (communityId: string, post: Activity, among?: ReadonlySet<string>) => {
+    const [[kept], community] = await Promise.all([
+      keptPlaces(db, [post]),
+      communityMembers(db, communityId),
+    ]);
+    const place = processedOf(kept ?? post);
+    return [...community]
+      .filter(
+        ([userId, spans]) =>
+          userId !== post.actor.userId &&
+          (among === undefined || among.has(userId)) &&
+          memberFor(spans.edges, post.at, place),
+      )
+      .map(([userId]) => userId);
+  };
   /**
-   * The members the post reached: the fan-out's reads (the members, then one `$in` of the spans on
-   * the post's targets, mute_target) and the domain's judgement of each member's spans.
+   * The members the post reached, those whose mute held it back left out: the fan-out's reads
+   * (the members, then one `$in` of the spans on the post's targets, mute_target) and the domain's
+   * judgement of each member's spans.
    */
   const reached = async (communityId: string, post: Activity) => {
-    const users = await members(communityId, post.at, post.actor.userId);
+    const users = await members(communityId, post);
     const spans = await spansCovering(db, [post], new Set(users));
     return spans.size === 0
       ? users
       : users.filter((userId) => !heldBackByMutes(spans.get(userId) ?? [], post));
   };
   return {
-    membersAt: async (communityId, at, page) => pageOf(await members(communityId, at, page.exclude), page),
-    countMembersAt: async (communityId, at, exclude) => (await members(communityId, at, exclude)).length,
-    postRecipients: async (communityId, post, page) => pageOf(await reached(communityId, post), page),
-    countPostRecipients: async (communityId, post) => (await reached(communityId, post)).length,
-    async membersAmong(communityId, at, userIds) {
-      if (userIds.length === 0) return new Set();
-      const wanted = new Set(userIds);
-      return new Set((await members(communityId, at, undefined)).filter((userId) => wanted.has(userId)));
-    },
-    // The away spans a personal write checks (memberSpans): one read per user, and they are few.
-    async awayAmong(communityId, at, userIds) {
-      const away = new Set<string>();
-      for (const userId of new Set(userIds))
-        if (isAwayAt((await memberSpans(db, communityId, userId)).away, at)) away.add(userId);
+    reachedAmong: async (communityId, post, userIds) =>
+      userIds.length === 0 ? new Set() : new Set(await members(communityId, post, new Set(userIds))),
+    // The recipient's changes (memberSpans) and the kept place: one read each, and they are few.
+    async awayFor(activities) {
+      const kept = await keptPlaces(db, activities);
+      const away: boolean[] = [];
+      for (const activity of kept) {
+        const { audience, communityId } = activity;
+        const edges =
+          audience.kind === 'user' && communityId !== undefined
+            ? (await memberSpans(db, communityId, audience.userId)).edges
+            : [];
+        away.push(edges.length > 0 && awayForAction(edges, activity, processedOf(activity)));
+      }
       return away;
     },
+    postRecipients: async (communityId, post, page) => pageOf(await reached(communityId, post), page),
+    countPostRecipients: async (communityId, post) => (await reached(communityId, post)).length,
     // One `$in` on mute_target (target, userId).
     async muteSpansOn(userIds, targets) {
       if (userIds.length === 0 || targets.length === 0) return [];

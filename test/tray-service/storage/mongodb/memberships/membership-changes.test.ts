@@ -19,12 +19,19 @@ import {
   memberSpans,
   membersChangesFingerprints,
   membersSpans,
-  postRecipients,
 } from '../../../../../tray-service/storage/mongodb/memberships/membership-changes.ts';
+import { isMemberAt } from '../../../../../tray-service/domain/membership-intervals.ts';
+import type { Db } from 'mongodb';
 import { ensureTestCollections } from '../../../../support/ensure-test-collections.ts';
 import { useMongo } from '../../../../support/suite-resources.ts';
 
 const DAY = 86_400_000;
+
+/** The users whose folded intervals make them members at `at`. */
+async function postRecipients(db: Db, communityId: string, at: number): Promise<string[]> {
+  const intervals = await communityIntervals(db, communityId);
+  return [...intervals].filter(([, spans]) => isMemberAt(spans, at)).map(([userId]) => userId);
+}
 const now = Date.parse('2026-11-20T12:00:00.000Z');
 const retention = { retentionDays: 90, now };
 
