@@ -310,6 +310,19 @@ export class ReferenceTray {
     }
   }
 
+  /**
+   * Whether the community post reached the user as a member, by the order it was first processed
+   * in (memberFor; mutes aside): its author never.
+   */
+  reachedByPost(post: Activity, userId: string): boolean {
+    return post.actor.userId !== userId && this.memberFor(post, userId);
+  }
+
+  /** Whether the recipient of an action on a community's target was away for it (awayFor): it reached them in no way. */
+  awayFromAction(activity: Activity, recipientId: string): boolean {
+    return this.awayFor(activity, recipientId);
+  }
+
   /** Every span of the user's mutes (in force or ended), oldest first. */
   mutesOf(userId: string): Mute[] {
     return [...(this.mutes.get(userId) ?? [])];

@@ -17,6 +17,8 @@ import {
 } from '../../../support/activity-builder.ts';
 import { applyOperation, RETENTION_DAYS } from './apply-operation.ts';
 import { conformanceCase } from './conformance-case.ts';
+import type { CommunityMembersPort } from '../../../../tray-service/storage/port.ts';
+import { compareCodePoints } from '../../../../tray-service/domain/code-point-order.ts';
 import { differences, modelSnapshot, plain, sinceBefore, storageSnapshot } from './tray-snapshot.ts';
 
 /**
@@ -236,19 +238,48 @@ function operationsOf(run: Scenario, tag: string, start: number) {
     ];
     return isAwayAt(awaySpans(edges), activity.at);
   }).length;
-  return { operations, userIds, readAt: now, away };
+  return { operations, userIds, readAt: now, away, activities, communityId };
+}
+
+/**
+ * The events console's reads (CommunityMembersPort) against the model: each community post's
+ * recipients are the users it reached, and each action addressed to one user on the community's
+ * target is away exactly when the model holds it back for that.
+ */
+async function expectRecipientsOfModel(
+  members: CommunityMembersPort,
+  model: ReferenceTray,
+  run: { userIds: readonly string[]; activities: readonly Activity[]; communityId: string },
+) {
+  const posts = run.activities.filter((activity) => activity.audience.kind === 'community');
+  for (const post of posts) {
+    const reached = run.userIds.filter((userId) => model.reachedByPost(post, userId)).sort(compareCodePoints);
+    const page = await members.postRecipients(run.communityId, post, { limit: 50 });
+    expect(page.userIds, `recipients of ${post.lastActionId}`).to.deep.equal(reached);
+    expect(await members.countPostRecipients(run.communityId, post)).to.equal(reached.length);
+    expect(await members.reachedAmong(run.communityId, post, run.userIds)).to.deep.equal(new Set(reached));
+  }
+  const personal = run.activities.filter(
+    (activity) => activity.audience.kind === 'user' && activity.audience.userId !== activity.actor.userId,
+  );
+  const away = personal.map(
+    (activity) =>
+      activity.audience.kind === 'user' && model.awayFromAction(activity, activity.audience.userId),
+  );
+  expect(await members.awayFor(personal), 'away for the personal actions').to.deep.equal(away);
+  return { posts: posts.length, away: away.filter(Boolean).length };
 }
 
 conformanceCase(
   'model: joins and leaves in any order with posts, comments, reactions and mentions leave every tray the reference tray',
   async ({ storage, id, write }) => {
     let runs = 0;
-    const seen = { records: 0, away: 0 };
+    const seen = { records: 0, away: 0, posts: 0, awayRead: 0 };
     const start = Math.floor(Date.now() / DAY_MS) * DAY_MS;
     await fc.assert(
       fc.asyncProperty(scenario, async (run) => {
         const tag = id(`m${runs++}`);
-        const { operations, userIds, readAt, away } = operationsOf(run, tag, start);
+        const { operations, userIds, readAt, away, activities, communityId } = operationsOf(run, tag, start);
         const since = sinceBefore((operations[Math.floor(operations.length / 2)] as TrayOperation).now);
         const model = new ReferenceTray({ retentionDays: RETENTION_DAYS });
         for (const operation of operations) {
@@ -262,11 +293,20 @@ conformanceCase(
           const found = differences(await storageSnapshot(storage, userId, readAt, since), expected);
           if (found.length > 0) expect.fail(`${userId}'s tray at ${readAt}:\n${found.join('\n')}`);
         }
+        const read = await expectRecipientsOfModel(storage.communityMembers, model, {
+          userIds,
+          activities,
+          communityId,
+        });
+        seen.posts += read.posts;
+        seen.awayRead += read.away;
       }),
       { numRuns: RUNS, interruptAfterTimeLimit: 240_000, markInterruptAsFailure: true },
     );
     expect(seen.records, 'records compared').to.be.above(RUNS * 3);
     expect(seen.away, 'actions addressed to a member while away').to.be.above(0);
+    expect(seen.posts, 'posts whose recipients were read').to.be.above(RUNS);
+    expect(seen.awayRead, 'personal actions read as away').to.be.above(0);
   },
   { timeout: 300_000, ownDatabase: true },
 );
