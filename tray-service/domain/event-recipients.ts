@@ -7,8 +7,8 @@ import { compareCodePoints } from './code-point-order.ts';
  * Whose tray records an event changed, from what the mapping made of it (docs/operations.md#events-console-api):
  * the users of its personal activities (post or comment owners, mentioned users), the actor's own
  * left out as the tray leaves it out, so are those whose mute held the activity back (a mention
- * passes a post or community mute) and those away from the community of its target (as the store
- * judged it by the processing order); and for a community post, the members it reached, its
+ * passes a post or community mute) and those it reached in no way (away from the community of its
+ * target as the store judged it by the processing order, or deleted); and for a community post, the members it reached, its
  * author and those whose mute held it back left out by the store (membership by the processing
  * order and mutes by time, as the fan-out reads them).
  */
@@ -37,13 +37,14 @@ export function mutesByOwner(spans: readonly Mute[]): Map<string, Mute[]> {
 
 /**
  * The event's sources; `mutes` (the personal recipients' spans on recipientMuteTargets, by owner)
- * and `away` (for each of the activities, whether its recipient was away from its community then)
+ * and `missed` (for each of the activities, whether it reached its recipient in no way: away from
+ * its community then, or deleted)
  * leave out a personal recipient none of whose activities reached them.
  */
 export function recipientSources(
   mapped: Pick<MappedEvent, 'activities'>,
   mutes: ReadonlyMap<string, readonly Mute[]> = new Map(),
-  away: readonly boolean[] = [],
+  missed: readonly boolean[] = [],
 ): RecipientSources {
   const personal = new Set<string>();
   let community: RecipientSources['community'];
@@ -52,7 +53,7 @@ export function recipientSources(
     if (
       audience.kind === 'user' &&
       audience.userId !== activity.actor.userId &&
-      away[index] !== true &&
+      missed[index] !== true &&
       !heldBackByMutes(mutes.get(audience.userId) ?? [], activity)
     )
       personal.add(audience.userId);

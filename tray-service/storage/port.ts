@@ -379,19 +379,20 @@ export interface MembersImportPort {
 export interface CommunityMembersPort {
   /**
    * Which of `userIds` the community post `post` of `communityId` reached as members (memberFor
-   * at its place; never its author; mutes are not judged here).
+   * at its place; never its author, nor a user whose profile is deleted; mutes are not judged here).
    */
   reachedAmong(communityId: string, post: Activity, userIds: readonly string[]): Promise<Set<string>>;
   /**
-   * For each of `activities`, whether it is an action addressed to one user on a community's
-   * target that the user was away from when it was processed (awayFor at its place: they had left
-   * and not joined again, by the changes processed before it), so it reached them in no way; false
-   * for every other activity. A user the tray knows no join or leave of is never away.
+   * For each of `activities`, whether it is an action addressed to one user that reached them in
+   * no way whatever their mutes: their profile is deleted, or it is on a community's target that
+   * they were away from when it was processed (awayFor at its place: they had left and not joined
+   * again, by the changes processed before it). False for every other activity. A user the tray
+   * knows no join or leave of is never away.
    */
-  awayFor(activities: readonly Activity[]): Promise<boolean[]>;
+  notReached(activities: readonly Activity[]): Promise<boolean[]>;
   /**
    * The users the community post's `post` record reached: members of `communityId` for the post
-   * (reachedAmong) but its author and those whose mute in force then covered it (domain/mute.ts
+   * (reachedAmong: never its author, nor a deleted user) and those whose mute in force then covered it (domain/mute.ts
    * heldBackByMutes: of the community, the post or its author), in id order (byte order), after
    * `after`. Members and mutes are read in whole statements, never one per member.
    */

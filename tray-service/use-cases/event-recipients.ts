@@ -34,17 +34,17 @@ interface Sources {
 export function createEventRecipients(members: CommunityMembersPort): EventRecipients {
   /**
    * The event's sources: its personal recipients whom none of their activities reached (each held
-   * back by a mute, or the recipient away from its community then) left out.
+   * back by a mute, the recipient away from its community then, or deleted) left out.
    */
   async function sourcesOf(event: StoredEvent): Promise<Sources> {
     const mapped = judgeStoredEvent(event);
     const candidates = recipientSources(mapped).personal;
-    const [spans, away] = await Promise.all([
+    const [spans, missed] = await Promise.all([
       members.muteSpansOn(candidates, recipientMuteTargets(mapped)),
-      members.awayFor(mapped.activities),
+      members.notReached(mapped.activities),
     ]);
     const mutes = mutesByOwner(spans);
-    return { sources: recipientSources(mapped, mutes, away), mutes };
+    return { sources: recipientSources(mapped, mutes, missed), mutes };
   }
 
   async function page({ sources }: Sources, limit: number, after?: string) {

@@ -16,6 +16,10 @@ export const DELETED_NAME = `'${DELETED_USER_NAME.replaceAll("'", "''")}'`;
  */
 export const deletedMarkSql = (column: string): string => `CASE WHEN ${column} THEN true END`;
 
+/** Whether the stored profile of the user `column` names is deleted: such a user receives nothing. */
+export const deletedUserSql = (column: string): string =>
+  `EXISTS (SELECT 1 FROM tray_profiles AS gone WHERE gone.user_id = ${column} AND gone.deleted)`;
+
 /** A kept activity's actor as deletedActor makes it (deleted-user.ts), for the user `column`. */
 export const deletedActorSql = (column: string): string =>
   `jsonb_build_object('userId', ${column}, 'name', ${DELETED_NAME}::text, 'deleted', true)`;

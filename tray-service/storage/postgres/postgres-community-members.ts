@@ -8,6 +8,7 @@ import { heldBackSql } from './held-back-sql.ts';
 import type { SqlQuery } from './sql-conditions.ts';
 import { MUTE_COLUMNS, toMute, type MuteRow } from './postgres-mutes.ts';
 import { OPEN_END } from './postgres-memberships.ts';
+import { deletedUserSql } from './deleted-actor-sql.ts';
 
 /** Whether user `user` (an SQL expression) has a membership interval of $1 holding $2. */
 const memberAt = (user: string) => `EXISTS (SELECT 1 FROM tray_memberships mb
@@ -33,18 +34,18 @@ const LATE = `late AS MATERIALIZED (
     CROSS JOIN LATERAL (SELECT DISTINCT l.user_id FROM tray_membership_changes l
       WHERE l.community_id = $1 AND NOT l.joined AND l.processed > k.place AND l.at <= $2) AS c
     WHERE c.user_id IS DISTINCT FROM $3 AND NOT ${memberAt('c.user_id')}
-      AND tray_member_for($1, c.user_id, $2, k.place))`;
+      AND tray_member_for($1, c.user_id, $2, k.place) AND NOT ${deletedUserSql('c.user_id')})`;
 
 /**
- * The users the post reached as members ($1-$3, $9), each once: the intervals' members at its time
- * (the primary key, in user id order) and the late ones, which the intervals leave out.
+ * The intervals' members of $1 at the post's time $2 but its author $3 and deleted users (nothing
+ * reaches them), read by the primary key in user id order.
  */
-const REACHED = `(SELECT ms.user_id FROM tray_memberships ms
+const MEMBERS = `FROM tray_memberships ms
     WHERE ms.community_id = $1 AND ms.from_at <= $2 AND $2 < ms.to_at AND ms.user_id IS DISTINCT FROM $3
-  UNION ALL SELECT user_id FROM late) AS r`;
+      AND NOT ${deletedUserSql('ms.user_id')}`;
 
 /**
- * `held`: the users whose mute held the post back, to be left out of REACHED. Its candidates are
+ * `held`: the users whose mute held the post back, to be left out of MEMBERS and `late`. Its candidates are
  * the owners of the spans on the post's targets ($4, $5: types and ids), read by target
  * (tray_mutes_target, the read the fan-out makes: as many rows as there are mutes on them); each is
  * judged by the fan-out's own expression (the post's verb $6, post $7 and community $8) on the
@@ -62,7 +63,6 @@ const HELD = `WITH ${LATE}, held AS MATERIALIZED (
       community: '$8::text',
       at: '$2::bigint',
     })})`;
-const NOT_HELD_BACK = 'r.user_id NOT IN (SELECT user_id FROM held)';
 
 /** The values of $1-$9 of a post's recipients (HELD, LATE). */
 function postValues(communityId: string, post: Activity): unknown[] {
@@ -81,10 +81,10 @@ function postValues(communityId: string, post: Activity): unknown[] {
 }
 
 /**
- * A page of the post's recipients (postRecipients): one statement, `limit` + 1 rows. Each side is
- * limited on its own, the intervals' members read in the primary key's order up to the page (a
- * union's order is not pushed into its sides: it read and sorted the whole community), and only
- * the page's rows and the few late ones are sorted together.
+ * A page of the post's recipients (postRecipients): one statement, `limit` + 1 rows. The
+ * intervals' members are limited to the page on their own, read in the primary key's order (a
+ * union's order is not pushed into its sides: it read and sorted the whole community), then merged
+ * with the few late ones, the only rows sorted.
  */
 export function postRecipientsQuery(
   communityId: string,
@@ -93,9 +93,7 @@ export function postRecipientsQuery(
 ): SqlQuery {
   return {
     text: `${HELD} SELECT r.user_id FROM (
-             (SELECT ms.user_id FROM tray_memberships ms
-              WHERE ms.community_id = $1 AND ms.from_at <= $2 AND $2 < ms.to_at AND ms.user_id IS DISTINCT FROM $3
-                AND ms.user_id > $10 AND ms.user_id NOT IN (SELECT user_id FROM held)
+             (SELECT ms.user_id ${MEMBERS} AND ms.user_id > $10 AND ms.user_id NOT IN (SELECT user_id FROM held)
               ORDER BY ms.user_id LIMIT $11)
              UNION ALL SELECT late.user_id FROM late
               WHERE late.user_id > $10 AND late.user_id NOT IN (SELECT user_id FROM held)) AS r
@@ -107,7 +105,9 @@ export function postRecipientsQuery(
 /** How many recipients the post has (countPostRecipients): one statement. */
 export function countPostRecipientsQuery(communityId: string, post: Activity): SqlQuery {
   return {
-    text: `${HELD} SELECT count(*)::int AS n FROM ${REACHED} WHERE ${NOT_HELD_BACK}`,
+    text: `${HELD} SELECT count(*)::int AS n FROM (SELECT ms.user_id ${MEMBERS}
+             UNION ALL SELECT late.user_id FROM late) AS r
+           WHERE r.user_id NOT IN (SELECT user_id FROM held)`,
     values: postValues(communityId, post),
   };
 }
@@ -117,41 +117,43 @@ export function reachedAmongQuery(communityId: string, post: Activity, userIds: 
   return {
     // The intervals first, the processing order's rule where they say no.
     text: `SELECT u.user_id FROM unnest($3::text[]) AS u(user_id)
-           WHERE u.user_id <> $5
+           WHERE u.user_id <> $5 AND NOT ${deletedUserSql('u.user_id')}
              AND (${memberAt('u.user_id')} OR tray_member_for($1, u.user_id, $2, ${postPlace('$4')}))`,
     values: [communityId, post.at, [...userIds], post.lastActionId, post.actor.userId],
   };
 }
 
 /**
- * The indexes (`i`) of the activities addressed to one user on a community's target whose user was
- * away for them (awayFor), or undefined when there are none such. The personal write's own check
- * (upsert-group-records.ts): inside an away span, then by the place the action took when first
- * kept (tray_personal_actions by its primary key; one no longer kept, after every change).
+ * The indexes (`i`) of the activities addressed to one user that reached them in no way
+ * (notReached), or undefined when none is addressed to one user. The personal write's own checks
+ * (upsert-group-records.ts): a deleted recipient; on a community's target, inside an away span,
+ * then by the place the action took when first kept (tray_personal_actions by its primary key; one
+ * no longer kept, after every change).
  */
-export function awayForQuery(activities: readonly Activity[]): SqlQuery | undefined {
+export function notReachedQuery(activities: readonly Activity[]): SqlQuery | undefined {
   const personal = activities.flatMap((activity, i) =>
-    activity.audience.kind === 'user' && activity.communityId !== undefined
-      ? [{ i, userId: activity.audience.userId, communityId: activity.communityId, activity }]
-      : [],
+    activity.audience.kind === 'user' ? [{ i, userId: activity.audience.userId, activity }] : [],
   );
   if (personal.length === 0) return undefined;
   const column = <T>(pick: (row: (typeof personal)[number]) => T) => personal.map(pick);
   return {
     text: `SELECT d.i FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
              $7::text[], $8::bigint[]) AS d(i, user_id, community_id, verb, target_id, actor_id, action_id, at)
-           WHERE EXISTS (SELECT 1 FROM tray_member_away a
+           -- The profile by its primary key, a scalar read per recipient: an EXISTS beside the OR
+           -- may become a hashed read of every deleted profile.
+           WHERE coalesce((SELECT gone.deleted FROM tray_profiles gone WHERE gone.user_id = d.user_id), false)
+             OR (EXISTS (SELECT 1 FROM tray_member_away a
                          WHERE a.community_id = d.community_id AND a.user_id = d.user_id
                            AND a.from_at <= d.at AND d.at < a.to_at)
-             AND tray_away_for_action(d.community_id, d.user_id, d.at, coalesce(
-               (SELECT k.processed FROM tray_personal_actions k
-                WHERE k.user_id = d.user_id AND k.community_id = d.community_id AND k.verb = d.verb
-                  AND k.target_id = d.target_id AND k.actor_id = d.actor_id
-                  AND k.action_id = d.action_id), ${OPEN_END}))`,
+                 AND tray_away_for_action(d.community_id, d.user_id, d.at, coalesce(
+                   (SELECT k.processed FROM tray_personal_actions k
+                    WHERE k.user_id = d.user_id AND k.community_id = d.community_id AND k.verb = d.verb
+                      AND k.target_id = d.target_id AND k.actor_id = d.actor_id
+                      AND k.action_id = d.action_id), ${OPEN_END})))`,
     values: [
       column((row) => row.i),
       column((row) => row.userId),
-      column((row) => row.communityId),
+      column((row) => row.activity.communityId ?? null),
       column((row) => row.activity.verb),
       column((row) => row.activity.targetId),
       column((row) => row.activity.actor.userId),
@@ -169,9 +171,9 @@ function pageOf(rows: { user_id: string }[], limit: number): { userIds: string[]
 }
 
 /**
- * Whom a community's actions reached by membership, by the rules the writes apply: a post's fan-out
- * (the intervals it joins, the late leavers it adds) and a personal write's away check
- * (tray_away_for_action at the kept action's place). Pages read the memberships' primary key in
+ * Whom a community's actions reached, by the rules the writes apply: a post's fan-out (the
+ * intervals it joins, the late leavers it adds) and a personal write's away check
+ * (tray_away_for_action at the kept action's place), a deleted user never. Pages read the memberships' primary key in
  * user id order.
  */
 export function createPostgresCommunityMembers(pool: pg.Pool): CommunityMembersPort {
@@ -185,12 +187,12 @@ export function createPostgresCommunityMembers(pool: pg.Pool): CommunityMembersP
       return new Set(rows.map((row) => row.user_id));
     },
 
-    async awayFor(activities) {
-      const query = awayForQuery(activities);
+    async notReached(activities) {
+      const query = notReachedQuery(activities);
       if (!query) return activities.map(() => false);
-      const { rows } = await pool.query<{ i: number }>({ name: 'tray_personal_away_for', ...query });
-      const away = new Set(rows.map((row) => row.i));
-      return activities.map((_, index) => away.has(index));
+      const { rows } = await pool.query<{ i: number }>({ name: 'tray_personal_not_reached', ...query });
+      const missed = new Set(rows.map((row) => row.i));
+      return activities.map((_, index) => missed.has(index));
     },
 
     async postRecipients(communityId, post, page) {

@@ -4,7 +4,7 @@ import { activityPost } from '../../domain/activity-post.ts';
 import { compareActions } from '../../domain/group-actors.ts';
 import type { InboxRecord } from '../../domain/inbox-record.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
-import { DELETED_NAME, deletedActorSql, deletedMarkSql } from './deleted-actor-sql.ts';
+import { DELETED_NAME, deletedActorSql, deletedMarkSql, deletedUserSql } from './deleted-actor-sql.ts';
 import { exactActorsSql } from './exact-actors-sql.ts';
 import { heldBackSql, MUTE_END, MUTES_OF_RECIPIENTS, MUTES_ON_TARGETS } from './held-back-sql.ts';
 import { KEEP_PERSONAL_ACTIONS } from './personal-actions.ts';
@@ -83,10 +83,6 @@ const ACTIVITIES = `SELECT x.i, x.recipient, x.verb, x.target_id, x.target_type,
     feed json, mention_in text, actor_id text, name text, image_url text, avatar_custom_url text, at bigint,
     community_id text, post_id text)
   LEFT JOIN tray_profiles AS gone ON gone.user_id = x.actor_id AND gone.deleted`;
-
-/** Whether the stored profile of the user `column` names is deleted: such a user receives nothing. */
-const deletedUser = (column: string) =>
-  `EXISTS (SELECT 1 FROM tray_profiles AS gone WHERE gone.user_id = ${column} AND gone.deleted)`;
 
 /**
  * A data-modifying CTE over the activities `p`: a community post whose author's profile is deleted
@@ -275,7 +271,7 @@ function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; 
       sql: `SELECT p.recipient AS user_id, p.verb, p.target_id, min(p.community_id) AS community_id,
               NULL::bigint AS open_from, min(p.at) AS first_at, max(p.i) AS newest_i
             FROM p WHERE p.recipient IS NOT NULL AND p.recipient <> p.actor_id
-              AND NOT ${deletedUser('p.recipient')}
+              AND NOT ${deletedUserSql('p.recipient')}
               AND NOT (EXISTS (SELECT 1 FROM tray_member_away a
                                WHERE a.community_id = p.community_id AND a.user_id = p.recipient
                                  AND a.from_at <= p.at AND p.at < a.to_at)
@@ -306,7 +302,7 @@ function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; 
                                 AND mb.from_at <= p.at AND p.at < mb.to_at)
               AND tray_member_for($4, u.user_id, p.at, k.processed)
               AND NOT ${heldBackOf('u.user_id')}
-              AND NOT ${deletedUser('u.user_id')}`;
+              AND NOT ${deletedUserSql('u.user_id')}`;
     return {
       sql: single
         ? late
@@ -325,7 +321,7 @@ function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; 
           LEFT JOIN mk ON mk.user_id = mb.user_id
           WHERE mb.user_id <> p.actor_id AND ($5::text[] IS NULL OR mb.user_id = ANY($5::text[]))
             AND (mk.user_id IS NULL OR NOT ${heldBackOf('mb.user_id')})
-            AND NOT ${deletedUser('mb.user_id')}`;
+            AND NOT ${deletedUserSql('mb.user_id')}`;
   const only = deliveries.only ? [...deliveries.only] : null;
   // One post: a member's intervals never overlap, so each member meets it once; nothing to fold.
   if (single)
@@ -362,7 +358,7 @@ function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; 
                          AND mb.user_id <> ALL (b.authors) AND mk.user_id IS NULL AS whole) AS x
           ) AS f
           WHERE f.newest_i IS NOT NULL AND ($5::text[] IS NULL OR mb.user_id = ANY($5::text[]))
-            AND NOT ${deletedUser('mb.user_id')}
+            AND NOT ${deletedUserSql('mb.user_id')}
           GROUP BY mb.user_id, b.verb, b.target_id`,
     params: [deliveries.communityId, only],
   };

@@ -89,7 +89,7 @@ conformanceCase(
       );
     const away = async (minute: number) => {
       const activities = ['ana', 'ben', 'zed'].map((owner) => comment(owner, minute));
-      const flags = await storage.communityMembers.awayFor(activities);
+      const flags = await storage.communityMembers.notReached(activities);
       return new Set(activities.flatMap((activity, index) => (flags[index] ? [activity.audience] : [])));
     };
     const audience = (user: string) => ({ kind: 'user', userId: id(user) });
@@ -99,7 +99,7 @@ conformanceCase(
     expect(await away(4)).to.deep.equal(new Set([audience('ben')]));
     // A post's own audience is the community: never away by this rule; nor is anything on a user's feed.
     expect(
-      await storage.communityMembers.awayFor([
+      await storage.communityMembers.notReached([
         aPost(id('zed'), { id: id('p-2'), at: at(3), communityId }),
         aComment(
           id('zed'),
@@ -108,6 +108,6 @@ conformanceCase(
         ),
       ]),
     ).to.deep.equal([false, false]);
-    expect(await storage.communityMembers.awayFor([])).to.deep.equal([]);
+    expect(await storage.communityMembers.notReached([])).to.deep.equal([]);
   },
 );

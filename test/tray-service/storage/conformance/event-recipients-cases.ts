@@ -59,12 +59,17 @@ function consoleOf(context: ConformanceContext) {
       ),
     unmute: (user: string, targetType: MuteTargetType, target: string, minute: number) =>
       inbox.removeMute(id(user), { targetType, targetId: id(target) }, at(minute), RETENTION_DAYS),
-    /** Of `users`, those holding a record whose latest action is `actionId`: whose tray it changed. */
-    async reached(users: readonly string[], actionId: string): Promise<string[]> {
+    /**
+     * Of `users`, those holding a record whose latest action is `actionId` (of `verb`, when
+     * given): whose tray it changed.
+     */
+    async reached(users: readonly string[], actionId: string, verb?: string): Promise<string[]> {
       const found: string[] = [];
       for (const user of users) {
         const { records } = await storage.records.pageAfter(id(user), undefined, 50, NOW);
-        if (records.some((record) => record.lastActionId === id(actionId))) found.push(id(user));
+        const holds = (record: (typeof records)[number]) =>
+          record.lastActionId === id(actionId) && (verb === undefined || record.verb === verb);
+        if (records.some(holds)) found.push(id(user));
       }
       return found;
     },
@@ -207,7 +212,7 @@ conformanceCase(
 );
 
 conformanceCase(
-  'event recipients: a community post lists by the processing order the members whose leave came after it, a late join and leave, and counts a mentioned one once',
+  'event recipients: a community post lists by the processing order the members whose leave came after it, a late join and leave, and counts a mentioned late one once',
   async (context) => {
     const { id, storage, write } = context;
     const tray = consoleOf(context);
@@ -228,7 +233,7 @@ conformanceCase(
         author: id('u-ana'),
         communityId: tray.communityId,
         createdAt: iso(5),
-        mentions: [id('u-cid')],
+        mentions: [id('u-ben')],
       }),
     );
     // All processed after the post: Ben's leave takes nothing back; Cid joins and leaves at its
@@ -241,9 +246,10 @@ conformanceCase(
     await change('u-gus', false, 2);
 
     const expected = [id('u-ben'), id('u-cid'), id('u-eve'), id('u-gus')];
-    expect(
-      await tray.reached(['u-ana', 'u-ben', 'u-cid', 'u-dee', 'u-eve', 'u-fay', 'u-gus'], 'p-1'),
-    ).to.deep.equal(expected);
+    const users = ['u-ana', 'u-ben', 'u-cid', 'u-dee', 'u-eve', 'u-fay', 'u-gus'];
+    expect(await tray.reached(users, 'p-1', 'post')).to.deep.equal(expected);
+    // Ben, mentioned, holds the mention too: one user, counted once.
+    expect(await tray.reached(users, 'p-1', 'mention')).to.deep.equal([id('u-ben')]);
     await tray.expectPostSummary(post, expected, 5);
     expect(await tray.pages(post, 2)).to.deep.equal([expected.slice(0, 2), expected.slice(2)]);
     expect(await tray.pages(post, 3)).to.deep.equal([expected.slice(0, 3), expected.slice(3)]);
@@ -279,6 +285,45 @@ conformanceCase(
     expect(await tray.reached(['u-ana', 'u-ben'], 'cm-1')).to.deep.equal([id('u-ana')]);
     expect(await tray.recipients.summary(comment, 50)).to.deep.equal({ users: [id('u-ana')], total: 1 });
     expect(await tray.pages(comment, 1)).to.deep.equal([[id('u-ana')]]);
+  },
+  { needs: 'inbox' },
+);
+
+conformanceCase(
+  'event recipients: a deleted user is never listed, as a member of the community or as the owner of a post commented on',
+  async (context) => {
+    const { id, storage, write } = context;
+    const tray = consoleOf(context);
+    await tray.join(['u-ana', 'u-ben', 'u-cid', 'u-dee'], 0);
+    const post = await tray.deliver(
+      postEvent({ postId: id('p-1'), author: id('u-ana'), communityId: tray.communityId, createdAt: iso(5) }),
+    );
+    const comment = await tray.deliver(
+      commentEvent({
+        commentId: id('cm-1'),
+        postId: id('p-2'),
+        author: id('u-cid'),
+        postOwner: id('u-dee'),
+        communityId: tray.communityId,
+        createdAt: iso(6),
+        mentions: [id('u-ben')],
+      }),
+    );
+    // Dee's deletion removes her tray and leaves nothing to reach her (docs/tray-rules.md#deleted-users).
+    await storage.writes.applyProfiles(
+      [{ userId: id('u-dee'), displayName: 'Deleted user', deleted: true, at: at(7) }],
+      write(NOW),
+    );
+
+    expect(await tray.reached(['u-ben', 'u-cid', 'u-dee'], 'p-1', 'post')).to.deep.equal([
+      id('u-ben'),
+      id('u-cid'),
+    ]);
+    await tray.expectPostSummary(post, [id('u-ben'), id('u-cid')], 5);
+    expect(await tray.pages(post, 1)).to.deep.equal([[id('u-ben')], [id('u-cid')]]);
+    expect(await tray.reached(['u-ben', 'u-dee'], 'cm-1')).to.deep.equal([id('u-ben')]);
+    expect(await tray.recipients.summary(comment, 50)).to.deep.equal({ users: [id('u-ben')], total: 1 });
+    expect(await tray.pages(comment, 1)).to.deep.equal([[id('u-ben')]]);
   },
   { needs: 'inbox' },
 );

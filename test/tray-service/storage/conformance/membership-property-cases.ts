@@ -266,7 +266,7 @@ async function expectRecipientsOfModel(
     (activity) =>
       activity.audience.kind === 'user' && model.awayFromAction(activity, activity.audience.userId),
   );
-  expect(await members.awayFor(personal), 'away for the personal actions').to.deep.equal(away);
+  expect(await members.notReached(personal), 'away for the personal actions').to.deep.equal(away);
   return { posts: posts.length, away: away.filter(Boolean).length };
 }
 

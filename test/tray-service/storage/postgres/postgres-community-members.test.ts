@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type pg from 'pg';
 import { migrate } from '../../../../tray-service/storage/postgres/migrate.ts';
 import {
-  awayForQuery,
+  notReachedQuery,
   countPostRecipientsQuery,
   createPostgresCommunityMembers,
   postRecipientsQuery,
@@ -41,12 +41,28 @@ describe('storage/postgres community members at a time', () => {
         FROM generate_series(11, 9999, 100) n
       UNION ALL SELECT 'u-' || lpad(n::text, 5, '0'), 'user', 'u-00000', 1000, NULL, 9223372036854775807
         FROM generate_series(12, 9999, 100) n`);
-    // Their joins, and 2,000 leaves after the post (processed after every post): no late leaver,
-    // yet the leaves a post's late ones are looked for among.
+    // Their joins (processed before the post, kept at place 15,000), and 2,000 leaves dated after
+    // it but processed after it: looked at by the late ones' read, none of them late.
     await pg.pool.query(`INSERT INTO tray_membership_changes (community_id, user_id, at, joined, processed)
       SELECT 'c-big', 'u-' || lpad(n::text, 5, '0'), 0, true, 2 + n FROM generate_series(0, 9999) n
       UNION ALL SELECT 'c-big', 'u-' || lpad(n::text, 5, '0'), 9000, false, 20000 + n FROM generate_series(0, 9999, 5) n`);
-    await pg.pool.query('ANALYZE tray_memberships, tray_mutes, tray_membership_changes');
+    await pg.pool.query(
+      `INSERT INTO tray_community_posts (community_id, action_id, at, activity, expires_at, processed)
+       VALUES ('c-big', 'p-big', 5000, $1, 9223372036854775807, 15000)`,
+      [JSON.stringify(post)],
+    );
+    // Late: u-10000 to u-10002 left at 4,000, their leaves processed after the post (the intervals
+    // leave them out, the post reached them); u-10003's leave came before it; u-10004 is late but
+    // deleted, and so is the member u-00003: nothing reaches a deleted user.
+    await pg.pool.query(`INSERT INTO tray_membership_changes (community_id, user_id, at, joined, processed)
+      SELECT 'c-big', 'u-' || n, 0, true, 10 + n - 10000 FROM generate_series(10000, 10004) n
+      UNION ALL SELECT 'c-big', 'u-' || n, 4000, false, CASE WHEN n = 10003 THEN 100 ELSE 30000 + n END
+        FROM generate_series(10000, 10004) n`);
+    await pg.pool.query(`INSERT INTO tray_memberships (community_id, user_id, from_at, to_at)
+      SELECT 'c-big', 'u-' || n, 0, 4000 FROM generate_series(10000, 10004) n`);
+    await pg.pool.query(`INSERT INTO tray_profiles (user_id, display_name, deleted, updated_at)
+      VALUES ('u-00003', 'Deleted user', true, 1), ('u-10004', 'Deleted user', true, 1)`);
+    await pg.pool.query('ANALYZE tray_memberships, tray_mutes, tray_membership_changes, tray_profiles');
   });
 
   it('checks a list of users against the memberships’ and the kept posts’ primary keys', async () => {
@@ -56,17 +72,18 @@ describe('storage/postgres community members at a time', () => {
     expect(plan.readWhole).to.deep.equal([]);
   });
 
-  it('judges personal recipients away by the away spans’ and the kept actions’ primary keys', async () => {
+  it('judges personal recipients deleted or away by the profiles’, the away spans’ and the kept actions’ primary keys', async () => {
     const comment = aComment(
       'u-00001',
       { postId: 'p-big', owner: 'u-00002' },
       { id: 'cm-1', at: 5_000, communityId: 'c-big' },
     );
-    const plan = await planOf(pg.pool, awayForQuery([comment])!);
+    const plan = await planOf(pg.pool, notReachedQuery([comment])!);
     expect(plan.indexes).to.include('tray_member_away_pkey');
     expect(plan.indexes).to.include('tray_personal_actions_pkey');
+    expect(plan.indexes.some((index) => index.startsWith('tray_profiles'))).to.equal(true);
     expect(plan.readWhole).to.deep.equal([]);
-    expect(awayForQuery([post])).to.equal(undefined);
+    expect(notReachedQuery([post])).to.equal(undefined);
   });
 
   it('pages a post’s recipients from the memberships’ primary key, the mutes on its targets and the leaves after its place, sorting only the late ones', async () => {
@@ -86,11 +103,17 @@ describe('storage/postgres community members at a time', () => {
     this.timeout(60_000);
     const { pool, statements } = countingPool(pg.pool);
     const members = createPostgresCommunityMembers(pool);
-    // Every tenth muting the community, every hundredth (+2) its author; the author left out.
-    const muted = (n: number) => n === 0 || n % 10 === 0 || n % 100 === 12;
-    const expected = Array.from({ length: 10_000 }, (_, n) => n)
-      .filter((n) => !muted(n))
-      .map((n) => `u-${String(n).padStart(5, '0')}`);
+    // Every tenth muting the community, every hundredth (+2) its author; the author and the
+    // deleted u-00003 left out; the three late ones in.
+    const muted = (n: number) => n === 0 || n === 3 || n % 10 === 0 || n % 100 === 12;
+    const expected = [
+      ...Array.from({ length: 10_000 }, (_, n) => n)
+        .filter((n) => !muted(n))
+        .map((n) => `u-${String(n).padStart(5, '0')}`),
+      'u-10000',
+      'u-10001',
+      'u-10002',
+    ];
     expect(await members.countPostRecipients('c-big', post)).to.equal(expected.length);
     expect(statements()).to.equal(1);
     const seen: string[] = [];
@@ -106,5 +129,18 @@ describe('storage/postgres community members at a time', () => {
     }
     expect(seen).to.deep.equal(expected);
     expect(statements()).to.equal(1 + 9);
+    // A member, the deleted member, a late one, one whose leave came first, the deleted late one,
+    // the author: mutes are not judged here.
+    expect(
+      await members.reachedAmong('c-big', post, [
+        'u-00001',
+        'u-00003',
+        'u-10000',
+        'u-10003',
+        'u-10004',
+        'u-00000',
+        'u-00010',
+      ]),
+    ).to.deep.equal(new Set(['u-00001', 'u-10000', 'u-00010']));
   });
 });

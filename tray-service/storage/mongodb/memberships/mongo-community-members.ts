@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import type { CommunityMembersPort } from '../../port.ts';
 import type { Activity } from '../../../domain/activity.ts';
-import { awayForAction, memberFor } from '../../../domain/membership-intervals.ts';
+import { awayForAction, isAwayAt, memberFor } from '../../../domain/membership-intervals.ts';
 import { processedOf } from '../../../domain/kept-activity.ts';
 import { keptPlaces } from '../grouping/target-actions.ts';
 import { heldBackByMutes } from '../../../domain/mute.ts';
@@ -9,7 +9,8 @@ import { compareCodePoints } from '../../../domain/code-point-order.ts';
 import { TRAY_MUTES } from '../collection-names.ts';
 import { spansCovering } from '../mutes/muted-deliveries.ts';
 import { muteTargetKey, type MuteDoc } from '../mutes/tray-mutes-collection.ts';
-import { communityMembers, memberSpans } from './membership-changes.ts';
+import { communityMembers, membersSpans } from './membership-changes.ts';
+import { deletedAmong } from '../grouping/deleted-users.ts';
 
 /** The page of `users` after `after`, in id order. */
 function pageOf(users: readonly string[], page: { limit: number; after?: string }) {
@@ -23,20 +24,21 @@ function pageOf(users: readonly string[], page: { limit: number; after?: string 
 }
 
 /**
- * Whom a community's actions reached by membership, by the rules the writes apply to the same reads:
- * a post's fan-out (the community's changes and imported members, read by equality on communityId,
- * each member judged by memberFor at the post's kept place) and a personal write's (the
- * recipient's changes, awayForAction at the action's kept place). Paged here in id order.
+ * Whom a community's actions reached, by the rules the writes apply to the same reads: a post's
+ * fan-out (the community's changes and imported members, read by equality on communityId, each
+ * member judged by memberFor at the post's kept place; deleted members left out, deletedAmong) and
+ * a personal write's (the recipients' changes, awayForAction at the action's kept place; a deleted
+ * recipient gets nothing). Paged here in id order.
  */
 export function createMongoCommunityMembers(db: Db): CommunityMembersPort {
-  /** The members the post reached, its author left out, at its kept place. */
+  /** The members the post reached at its kept place, its author and deleted users left out. */
   const members = async (communityId: string, post: Activity, among?: ReadonlySet<string>) => {
     const [[kept], community] = await Promise.all([
       keptPlaces(db, [post]),
       communityMembers(db, communityId),
     ]);
     const place = processedOf(kept ?? post);
-    return [...community]
+    const reached = [...community]
       .filter(
         ([userId, spans]) =>
           userId !== post.actor.userId &&
@@ -44,6 +46,8 @@ export function createMongoCommunityMembers(db: Db): CommunityMembersPort {
           memberFor(spans.edges, post.at, place),
       )
       .map(([userId]) => userId);
+    const deleted = await deletedAmong(db, reached);
+    return deleted.size === 0 ? reached : reached.filter((userId) => !deleted.has(userId));
   };
   /**
    * The members the post reached, those whose mute held it back left out: the fan-out's reads
@@ -60,19 +64,43 @@ export function createMongoCommunityMembers(db: Db): CommunityMembersPort {
   return {
     reachedAmong: async (communityId, post, userIds) =>
       userIds.length === 0 ? new Set() : new Set(await members(communityId, post, new Set(userIds))),
-    // The recipient's changes (memberSpans) and the kept place: one read each, and they are few.
-    async awayFor(activities) {
-      const kept = await keptPlaces(db, activities);
-      const away: boolean[] = [];
-      for (const activity of kept) {
-        const { audience, communityId } = activity;
-        const edges =
-          audience.kind === 'user' && communityId !== undefined
-            ? (await memberSpans(db, communityId, audience.userId)).edges
-            : [];
-        away.push(edges.length > 0 && awayForAction(edges, activity, processedOf(activity)));
+    /**
+     * The recipients' deleted profiles in one query, their spans per community (membersSpans: a
+     * few read one by one, more with the community), and the kept place of only the actions that
+     * fall in one of their recipient's away spans (away is a subset of those: a read by `_id` each).
+     */
+    async notReached(activities) {
+      const personal = activities.flatMap((activity, index) =>
+        activity.audience.kind === 'user' ? [{ index, userId: activity.audience.userId, activity }] : [],
+      );
+      const missed = activities.map(() => false);
+      if (personal.length === 0) return missed;
+      const deleted = await deletedAmong(
+        db,
+        personal.map(({ userId }) => userId),
+      );
+      const byCommunity = new Map<string, typeof personal>();
+      for (const entry of personal) {
+        if (deleted.has(entry.userId)) missed[entry.index] = true;
+        const { communityId } = entry.activity;
+        if (communityId === undefined || deleted.has(entry.userId)) continue;
+        byCommunity.set(communityId, [...(byCommunity.get(communityId) ?? []), entry]);
       }
-      return away;
+      for (const [communityId, entries] of byCommunity) {
+        const spans = await membersSpans(db, communityId, new Set(entries.map(({ userId }) => userId)));
+        const inAwaySpan = entries.filter(({ userId, activity }) =>
+          isAwayAt(spans.get(userId)?.away ?? [], activity.at),
+        );
+        const kept = await keptPlaces(
+          db,
+          inAwaySpan.map(({ activity }) => activity),
+        );
+        for (const [n, { index, userId }] of inAwaySpan.entries()) {
+          const activity = kept[n] as (typeof kept)[number];
+          missed[index] = awayForAction(spans.get(userId)?.edges ?? [], activity, processedOf(activity));
+        }
+      }
+      return missed;
     },
     postRecipients: async (communityId, post, page) => pageOf(await reached(communityId, post), page),
     countPostRecipients: async (communityId, post) => (await reached(communityId, post)).length,
