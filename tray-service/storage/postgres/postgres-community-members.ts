@@ -9,6 +9,7 @@ import type { SqlQuery } from './sql-conditions.ts';
 import { MUTE_COLUMNS, toMute, type MuteRow } from './postgres-mutes.ts';
 import { OPEN_END } from './postgres-memberships.ts';
 import { deletedUserSql } from './deleted-actor-sql.ts';
+import { personalAwaySql } from './personal-away-sql.ts';
 
 /** Whether user `user` (an SQL expression) has a membership interval of $1 holding $2. */
 const memberAt = (user: string) => `EXISTS (SELECT 1 FROM tray_memberships mb
@@ -126,9 +127,7 @@ export function reachedAmongQuery(communityId: string, post: Activity, userIds: 
 /**
  * The indexes (`i`) of the activities addressed to one user that reached them in no way
  * (notReached), or undefined when none is addressed to one user. The personal write's own checks
- * (upsert-group-records.ts): a deleted recipient; on a community's target, inside an away span,
- * then by the place the action took when first kept (tray_personal_actions by its primary key; one
- * no longer kept, after every change).
+ * (upsert-group-records.ts): a deleted recipient, or one away for it (personalAwaySql).
  */
 export function notReachedQuery(activities: readonly Activity[]): SqlQuery | undefined {
   const personal = activities.flatMap((activity, i) =>
@@ -142,14 +141,15 @@ export function notReachedQuery(activities: readonly Activity[]): SqlQuery | und
            -- The profile by its primary key, a scalar read per recipient: an EXISTS beside the OR
            -- may become a hashed read of every deleted profile.
            WHERE coalesce((SELECT gone.deleted FROM tray_profiles gone WHERE gone.user_id = d.user_id), false)
-             OR (EXISTS (SELECT 1 FROM tray_member_away a
-                         WHERE a.community_id = d.community_id AND a.user_id = d.user_id
-                           AND a.from_at <= d.at AND d.at < a.to_at)
-                 AND tray_away_for_action(d.community_id, d.user_id, d.at, coalesce(
-                   (SELECT k.processed FROM tray_personal_actions k
-                    WHERE k.user_id = d.user_id AND k.community_id = d.community_id AND k.verb = d.verb
-                      AND k.target_id = d.target_id AND k.actor_id = d.actor_id
-                      AND k.action_id = d.action_id), ${OPEN_END})))`,
+             OR ${personalAwaySql({
+               user: 'd.user_id',
+               community: 'd.community_id',
+               verb: 'd.verb',
+               target: 'd.target_id',
+               actor: 'd.actor_id',
+               action: 'd.action_id',
+               at: 'd.at',
+             })}`,
     values: [
       column((row) => row.i),
       column((row) => row.userId),

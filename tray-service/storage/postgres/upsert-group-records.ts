@@ -5,6 +5,7 @@ import { compareActions } from '../../domain/group-actors.ts';
 import type { InboxRecord } from '../../domain/inbox-record.ts';
 import type { TrayRecord } from '../../domain/tray-record.ts';
 import { DELETED_NAME, deletedActorSql, deletedMarkSql, deletedUserSql } from './deleted-actor-sql.ts';
+import { personalAwaySql } from './personal-away-sql.ts';
 import { exactActorsSql } from './exact-actors-sql.ts';
 import { heldBackSql, MUTE_END, MUTES_OF_RECIPIENTS, MUTES_ON_TARGETS } from './held-back-sql.ts';
 import { KEEP_PERSONAL_ACTIONS } from './personal-actions.ts';
@@ -272,14 +273,15 @@ function deliveriesSql(deliveries: Deliveries, single: boolean): { sql: string; 
               NULL::bigint AS open_from, min(p.at) AS first_at, max(p.i) AS newest_i
             FROM p WHERE p.recipient IS NOT NULL AND p.recipient <> p.actor_id
               AND NOT ${deletedUserSql('p.recipient')}
-              AND NOT (EXISTS (SELECT 1 FROM tray_member_away a
-                               WHERE a.community_id = p.community_id AND a.user_id = p.recipient
-                                 AND a.from_at <= p.at AND p.at < a.to_at)
-                       AND tray_away_for_action(p.community_id, p.recipient, p.at, coalesce(
-                         (SELECT k.processed FROM tray_personal_actions k
-                          WHERE k.user_id = p.recipient AND k.community_id = p.community_id AND k.verb = p.verb
-                            AND k.target_id = p.target_id AND k.actor_id = p.actor_id
-                            AND k.action_id = p.action_id), ${OPEN_END})))
+              AND NOT ${personalAwaySql({
+                user: 'p.recipient',
+                community: 'p.community_id',
+                verb: 'p.verb',
+                target: 'p.target_id',
+                actor: 'p.actor_id',
+                action: 'p.action_id',
+                at: 'p.at',
+              })}
               AND NOT ${heldBackOf('p.recipient')}
             GROUP BY p.recipient, p.verb, p.target_id`,
       params: [],
