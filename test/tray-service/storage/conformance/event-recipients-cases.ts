@@ -290,7 +290,7 @@ conformanceCase(
 );
 
 conformanceCase(
-  'event recipients: a deleted user is never listed, as a member of the community or as the owner of a post commented on',
+  'event recipients: a deleted user is never listed, as a member of the community or as the owner of a post commented on, in a community or on their feed',
   async (context) => {
     const { id, storage, write } = context;
     const tray = consoleOf(context);
@@ -309,6 +309,17 @@ conformanceCase(
         mentions: [id('u-ben')],
       }),
     );
+    const onFeed = await tray.deliver(
+      commentEvent({
+        commentId: id('cm-2'),
+        postId: id('p-3'),
+        author: id('u-cid'),
+        postOwner: id('u-dee'),
+        feed: 'user',
+        createdAt: iso(6),
+      }),
+    );
+    expect(await tray.recipients.summary(onFeed, 50)).to.deep.equal({ users: [id('u-dee')], total: 1 });
     // Dee's deletion removes her tray and leaves nothing to reach her (docs/tray-rules.md#deleted-users).
     await storage.writes.applyProfiles(
       [{ userId: id('u-dee'), displayName: 'Deleted user', deleted: true, at: at(7) }],
@@ -324,6 +335,7 @@ conformanceCase(
     expect(await tray.reached(['u-ben', 'u-dee'], 'cm-1')).to.deep.equal([id('u-ben')]);
     expect(await tray.recipients.summary(comment, 50)).to.deep.equal({ users: [id('u-ben')], total: 1 });
     expect(await tray.pages(comment, 1)).to.deep.equal([[id('u-ben')]]);
+    expect(await tray.recipients.summary(onFeed, 50)).to.deep.equal({ users: [], total: 0 });
   },
   { needs: 'inbox' },
 );

@@ -32,7 +32,8 @@ describe('storage/postgres community members at a time', () => {
     // 10,000 members from t=0; 1,000 of them mute the community from t=1,000 (every tenth),
     // 100 more muted it only from t=1,000 to t=2,000, and 100 mute the post's author.
     await pg.pool.query(`INSERT INTO tray_memberships (community_id, user_id, from_at, to_at)
-      SELECT 'c-big', 'u-' || lpad(n::text, 5, '0'), 0, 9223372036854775807 FROM generate_series(0, 9999) n`);
+      SELECT 'c-big', 'u-' || lpad(n::text, 5, '0'), 0,
+        CASE WHEN n % 5 = 0 THEN 9000 ELSE 9223372036854775807 END FROM generate_series(0, 9999) n`);
     await pg.pool
       .query(`INSERT INTO tray_mutes (user_id, target_type, target_id, created_at, until_at, expires_at)
       SELECT 'u-' || lpad(n::text, 5, '0'), 'community', 'c-big', 1000, NULL, 9223372036854775807

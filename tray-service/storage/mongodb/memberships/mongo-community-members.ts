@@ -12,15 +12,24 @@ import { muteTargetKey, type MuteDoc } from '../mutes/tray-mutes-collection.ts';
 import { communityMembers, membersSpans } from './membership-changes.ts';
 import { deletedAmong } from '../grouping/deleted-users.ts';
 
-/** The page of `users` after `after`, in id order. */
-function pageOf(users: readonly string[], page: { limit: number; after?: string }) {
+/**
+ * The page of `users` after `after`, in id order, deleted users left out: only the candidates
+ * the page needs are looked up (deletedAmong, `limit` + 1 at a time), not every member.
+ */
+async function pageOf(db: Db, users: readonly string[], page: { limit: number; after?: string }) {
   const after = page.after;
   const all = users
     .filter((userId) => after === undefined || compareCodePoints(userId, after) > 0)
     .sort(compareCodePoints);
-  const userIds = all.slice(0, page.limit);
+  const kept: string[] = [];
+  for (let start = 0; start < all.length && kept.length <= page.limit; start += page.limit + 1) {
+    const candidates = all.slice(start, start + page.limit + 1);
+    const deleted = await deletedAmong(db, candidates);
+    kept.push(...candidates.filter((userId) => !deleted.has(userId)));
+  }
+  const userIds = kept.slice(0, page.limit);
   const last = userIds.at(-1);
-  return all.length > page.limit && last !== undefined ? { userIds, next: last } : { userIds };
+  return kept.length > page.limit && last !== undefined ? { userIds, next: last } : { userIds };
 }
 
 /**
@@ -31,14 +40,14 @@ function pageOf(users: readonly string[], page: { limit: number; after?: string 
  * recipient gets nothing). Paged here in id order.
  */
 export function createMongoCommunityMembers(db: Db): CommunityMembersPort {
-  /** The members the post reached at its kept place, its author and deleted users left out. */
+  /** The members the post reached at its kept place, its author left out (deleted ones not yet). */
   const members = async (communityId: string, post: Activity, among?: ReadonlySet<string>) => {
     const [[kept], community] = await Promise.all([
       keptPlaces(db, [post]),
       communityMembers(db, communityId),
     ]);
     const place = processedOf(kept ?? post);
-    const reached = [...community]
+    return [...community]
       .filter(
         ([userId, spans]) =>
           userId !== post.actor.userId &&
@@ -46,8 +55,11 @@ export function createMongoCommunityMembers(db: Db): CommunityMembersPort {
           memberFor(spans.edges, post.at, place),
       )
       .map(([userId]) => userId);
-    const deleted = await deletedAmong(db, reached);
-    return deleted.size === 0 ? reached : reached.filter((userId) => !deleted.has(userId));
+  };
+  /** `users` but the deleted ones (deletedAmong: an `$in` per 1,000, as a fan-out's batches read them). */
+  const withoutDeleted = async (users: readonly string[]) => {
+    const deleted = await deletedAmong(db, users);
+    return deleted.size === 0 ? users : users.filter((userId) => !deleted.has(userId));
   };
   /**
    * The members the post reached, those whose mute held it back left out: the fan-out's reads
@@ -63,7 +75,9 @@ export function createMongoCommunityMembers(db: Db): CommunityMembersPort {
   };
   return {
     reachedAmong: async (communityId, post, userIds) =>
-      userIds.length === 0 ? new Set() : new Set(await members(communityId, post, new Set(userIds))),
+      userIds.length === 0
+        ? new Set()
+        : new Set(await withoutDeleted(await members(communityId, post, new Set(userIds)))),
     /**
      * The recipients' deleted profiles in one query, their spans per community (membersSpans: a
      * few read one by one, more with the community), and the kept place of only the actions that
@@ -102,8 +116,9 @@ export function createMongoCommunityMembers(db: Db): CommunityMembersPort {
       }
       return missed;
     },
-    postRecipients: async (communityId, post, page) => pageOf(await reached(communityId, post), page),
-    countPostRecipients: async (communityId, post) => (await reached(communityId, post)).length,
+    postRecipients: async (communityId, post, page) => pageOf(db, await reached(communityId, post), page),
+    countPostRecipients: async (communityId, post) =>
+      (await withoutDeleted(await reached(communityId, post))).length,
     // One `$in` on mute_target (target, userId).
     async muteSpansOn(userIds, targets) {
       if (userIds.length === 0 || targets.length === 0) return [];
