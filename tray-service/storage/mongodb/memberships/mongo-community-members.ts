@@ -40,20 +40,18 @@ async function pageOf(db: Db, users: readonly string[], page: { limit: number; a
  * recipient gets nothing). Paged here in id order.
  */
 export function createMongoCommunityMembers(db: Db): CommunityMembersPort {
-  /** The members the post reached at its kept place, its author left out (deleted ones not yet). */
+  /**
+   * The members the post reached at its kept place, its author left out (deleted ones not yet):
+   * of the whole community, or only of `among` (membersSpans: a few read one by one).
+   */
   const members = async (communityId: string, post: Activity, among?: ReadonlySet<string>) => {
-    const [[kept], community] = await Promise.all([
+    const [[kept], candidates] = await Promise.all([
       keptPlaces(db, [post]),
-      communityMembers(db, communityId),
+      among === undefined ? communityMembers(db, communityId) : membersSpans(db, communityId, among),
     ]);
     const place = processedOf(kept ?? post);
-    return [...community]
-      .filter(
-        ([userId, spans]) =>
-          userId !== post.actor.userId &&
-          (among === undefined || among.has(userId)) &&
-          memberFor(spans.edges, post.at, place),
-      )
+    return [...candidates]
+      .filter(([userId, spans]) => userId !== post.actor.userId && memberFor(spans.edges, post.at, place))
       .map(([userId]) => userId);
   };
   /** `users` but the deleted ones (deletedAmong: an `$in` per 1,000, as a fan-out's batches read them). */
@@ -95,10 +93,13 @@ export function createMongoCommunityMembers(db: Db): CommunityMembersPort {
       );
       const byCommunity = new Map<string, typeof personal>();
       for (const entry of personal) {
-        if (deleted.has(entry.userId)) missed[entry.index] = true;
         const { communityId } = entry.activity;
-        if (communityId === undefined || deleted.has(entry.userId)) continue;
-        byCommunity.set(communityId, [...(byCommunity.get(communityId) ?? []), entry]);
+        if (deleted.has(entry.userId)) missed[entry.index] = true;
+        else if (communityId !== undefined) {
+          const entries = byCommunity.get(communityId);
+          if (entries) entries.push(entry);
+          else byCommunity.set(communityId, [entry]);
+        }
       }
       for (const [communityId, entries] of byCommunity) {
         const spans = await membersSpans(db, communityId, new Set(entries.map(({ userId }) => userId)));
