@@ -124,6 +124,13 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
    * it held for the next.
    */
   const owedResyncs = new Map<StreamSession, number>();
+  /**
+   * Streams whose opening has not written its own counts yet. Counts read for the user's other
+   * streams skip them: a count queued before such a stream came (its user's earlier stream, just
+   * closed by a page reload) would reach it before it is subscribed, and before its `reset`; its
+   * own count, the same, would then be skipped as sent already.
+   */
+  const opening = new Set<StreamSession>();
   let size = 0;
   const metrics = createStreamMetrics(deps.registry, () => size);
   const hooks = {
@@ -155,24 +162,33 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     },
   });
 
-  /** The user's counts, written to each stream whose last counts differ; recounted at their expiry. */
-  function writeCounts(userId: string, { counts, nextExpiry }: CountedInbox): void {
+  /**
+   * The user's counts, written to each stream whose last counts differ (not to one still opening
+   * but the one whose opening this is); recounted at their expiry.
+   */
+  function writeCounts(
+    userId: string,
+    { counts, nextExpiry }: CountedInbox,
+    openingOf?: StreamSession,
+  ): void {
     if (!byUser.has(userId)) return;
     recounts.set(userId, nextExpiry);
     // One key for both, so a change of either is sent (a seen mark changes the unseen count alone).
     const sent = `${counts.totalUnreadCount}/${counts.totalUnseenCount ?? ''}`;
+    if (openingOf) opening.delete(openingOf);
     for (const session of byUser.get(userId) ?? []) {
-      if (session.unread === sent) continue;
+      if (session.unread === sent || opening.has(session)) continue;
       session.unread = sent;
       session.write('unread', counts);
     }
   }
 
-  /** The user's unread and unseen counts, written to each stream whose last counts differ. */
-  async function sendUnread(userId: string): Promise<void> {
+  /** The opening's unread and unseen counts, also written to the user's other streams whose last counts differ. */
+  async function sendUnread(session: StreamSession): Promise<void> {
+    const { userId } = session.stream;
     if (!byUser.has(userId)) return;
     const counted = (await inboxCountsOf(deps.storage, [userId], now())).get(userId);
-    if (counted) writeCounts(userId, counted);
+    if (counted) writeCounts(userId, counted, session);
   }
 
   /**
@@ -421,6 +437,7 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     const sessions = byUser.get(userId);
     held.delete(session);
     owedResyncs.delete(session);
+    opening.delete(session);
     if (!sessions?.delete(session)) return;
     if (sessions.size === 0) {
       byUser.delete(userId);
@@ -632,17 +649,19 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
       replace(stream.userId, replaced);
       if (stream.expiresAt !== undefined) armExpiry(session, stream.expiresAt);
       held.set(session, []);
+      opening.add(session);
       void run(stream.userId, async () => {
         try {
           // Subscribed before anything is read, so no change falls between the read and the feed
           // (the client's reload after `reset` included).
           await ready;
           if (stream.start === 'reset') session.write('reset', {});
-          await sendUnread(stream.userId);
+          await sendUnread(session);
           if (stream.start === 'resume') await catchUp(stream.userId, [session]);
         } catch (error) {
           endToResume([session], 'opening', error);
         } finally {
+          opening.delete(session);
           await release(session);
         }
       });

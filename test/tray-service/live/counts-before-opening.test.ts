@@ -1,0 +1,90 @@
+import { expect } from 'chai';
+import { createLogger } from '../../../shared/logging/create-logger.ts';
+import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
+import type { TrayStorage } from '../../../tray-service/storage/port.ts';
+import { useTrayStorage } from '../../support/use-tray-storage.ts';
+import { waitFor } from '../../support/wait-for.ts';
+import { bearer } from '../api/support/api-harness.ts';
+import { named, openSse } from './support/sse-client.ts';
+import { useLiveOnOwnRedis } from './support/use-live-on-own-redis.ts';
+import { writeRecord } from './support/write-record.ts';
+
+const silent = createLogger({ name: 'test', level: 'silent' });
+const STREAM = '/notifications/v3/stream';
+
+type CountInboxes = NonNullable<TrayStorage['inbox']>['countInboxes'];
+
+/** The storage with every count of the live streams (`inbox.countInboxes`) going through `count`. */
+function withCounts(
+  storage: TrayStorage,
+  count: (real: CountInboxes, ...args: Parameters<CountInboxes>) => ReturnType<CountInboxes>,
+): TrayStorage {
+  const inbox = storage.inbox;
+  if (!inbox) throw new Error('the storage has no inbox counts');
+  const real: CountInboxes = (...args) => inbox.countInboxes(...args);
+  const gated = new Proxy(inbox, {
+    get: (target, prop, receiver) =>
+      prop === 'countInboxes'
+        ? (...args: Parameters<CountInboxes>) => count(real, ...args)
+        : Reflect.get(target, prop, receiver),
+  });
+  return new Proxy(storage, {
+    get: (target, prop, receiver) => (prop === 'inbox' ? gated : Reflect.get(target, prop, receiver)),
+  });
+}
+
+// A count queued for the user's earlier stream (a record announced just before a page reload)
+// may answer after the user's next stream was added and before that stream's opening has run:
+// its `unread` must not reach the new stream first, which is not subscribed yet (a client that
+// reads the tray once `unread` came would miss what is written before the subscription), and
+// which owes a `reset` before anything else when it is told to reload.
+describe('a count answering while a stream of the same user is still opening', function () {
+  this.timeout(60_000);
+  const suite = useTrayStorage();
+  /** While set, the next count waits until `until` (after saying it started). */
+  let gate: { started: () => void; until: Promise<void> } | undefined;
+  const live = useLiveOnOwnRedis('live-counts-opening', () =>
+    withCounts(suite.storage, async (real, ...args) => {
+      const held = gate;
+      gate = undefined;
+      if (held) {
+        held.started();
+        await held.until;
+      }
+      return real(...args);
+    }),
+  );
+
+  it('reaches the new stream only after its `reset`, which its own opening sends first', async () => {
+    const user = 'u-counts-opening';
+    const a = await openSse(`${live.instance.base}${STREAM}`, { Authorization: await bearer(user) });
+    await a.next(named('unread'));
+
+    let started: () => void = () => undefined;
+    const counting = new Promise<void>((resolve) => (started = resolve));
+    let answer: () => void = () => undefined;
+    gate = { started, until: new Promise<void>((resolve) => (answer = resolve)) };
+    const announced = await writeRecord(suite.storage, user, 'p-reload', Date.now());
+    await createChangePublisher(live.redis, 'live', silent).recordsWritten(announced);
+    await a.next(named('record'));
+    await counting;
+
+    // The page reloads: A goes, B comes with an id too old to resume from.
+    a.close();
+    await waitFor(() => live.instance.live.hub.size === 0, 5_000, 'the first stream to end');
+    const old = (Date.now() - 2 * 86_400_000).toString(36);
+    const b = await openSse(`${live.instance.base}${STREAM}`, {
+      Authorization: await bearer(user),
+      'Last-Event-ID': old,
+    });
+    await waitFor(() => live.instance.live.hub.size === 1, 5_000, 'the second stream to open');
+    answer();
+    await b.next(named('reset'));
+    await b.next(named('unread'));
+    b.close();
+    const order = b.events
+      .map((event) => event.event)
+      .filter((event) => event === 'reset' || event === 'unread');
+    expect(order).to.deep.equal(['reset', 'unread']);
+  });
+});
