@@ -21,6 +21,10 @@ import { guardedRedis } from '../../shared/redis/hung-redis-breaker.ts';
  * other tabs' later streams, a healthy one would be replaced in its stead. Only a member of this
  * user's set that is still open counts; any other id changes nothing.
  *
+ * The same acquire run again (ioredis sends a command again when its connection dropped before the
+ * answer came) finds its stream counted already: it changes nothing and answers the streams the
+ * first run marked (their marks carry this acquire's score), instead of replacing one more.
+ *
  * ARGV: now, the new lease's end, the limit, the new stream's id, the lease, the mark's score, the
  * stream the new one replaces ('' for none). Returns the ids of the streams replaced (the named
  * one, then as many as take the user back under the limit, which may have been lowered since they
@@ -28,6 +32,9 @@ import { guardedRedis } from '../../shared/redis/hung-redis-breaker.ts';
  */
 const ACQUIRE = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-' .. ARGV[1], ARGV[1])
+if redis.call('ZSCORE', KEYS[1], ARGV[4]) then
+  return redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[6], ARGV[6])
+end
 local replaced = {}
 if ARGV[7] ~= '' then
   local score = redis.call('ZSCORE', KEYS[1], ARGV[7])

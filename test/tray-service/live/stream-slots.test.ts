@@ -28,6 +28,30 @@ describe('live/stream-slots', () => {
     }
   });
 
+  // ioredis sends a command again when its connection dropped before the answer came
+  // (autoResendUnfulfilledCommands): the script may then run twice, with the same arguments.
+  it('takes one place for a stream however often its acquire runs, replacing no further stream', async () => {
+    const redis = createRedis(testStack().redisUrl);
+    const at = Date.now();
+    const slots = createStreamSlots(redis, {
+      prefix: uniqueName('slots'),
+      limit: 2,
+      leaseMs: 5_000,
+      now: () => at,
+    });
+    try {
+      const [first, second, third] = [1, 2, 3].map((n) => newStreamId(at - 10_000 + n));
+      await slots.acquire('u', first ?? '');
+      await slots.acquire('u', second ?? '');
+      expect(await slots.acquire('u', third ?? '')).to.deep.equal([first]);
+      expect(await slots.acquire('u', third ?? ''), 'the same acquire again').to.deep.equal([first]);
+      expect(await slots.renew('u', second ?? ''), 'the second stream keeps its place').to.equal(true);
+      expect(await slots.renew('u', first ?? '')).to.equal(false);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
   it('gives streams back the places a stream that never opened took, but not to one since gone', async () => {
     const redis = createRedis(testStack().redisUrl);
     const prefix = uniqueName('slots');
