@@ -4,7 +4,7 @@ import { DAY_MS } from '../../shared/time/durations.ts';
 import { methodNotAllowed, refuseHead } from '../../shared/http/error-middleware.ts';
 import { callerExpiresAt, callerId } from '../http/auth/require-user.ts';
 import type { TokenVerifier } from '../http/auth/create-token-verifier.ts';
-import { noInput } from '../http/no-input.ts';
+import { noBody, noInput } from '../http/no-input.ts';
 import { parseInput } from '../http/parse-input.ts';
 import type { MessageRenderer } from '../messages/message-renderer.ts';
 import { streamCaller } from './stream-caller.ts';
@@ -80,11 +80,13 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
     next();
   };
 
-  // A HEAD would spend the ticket and take a slot (refuseHead).
+  // A HEAD would spend the ticket and take a slot (refuseHead). Its input is the query and
+  // Last-Event-ID: a body, which an EventSource never sends, is refused, not ignored.
   router
     .route('/v3/stream')
     .get(
       refuseHead,
+      ...noBody(),
       checkInput,
       streamCaller(deps.verifyToken, deps.tickets),
       ...deps.afterCaller,

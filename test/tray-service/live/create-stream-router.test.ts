@@ -403,6 +403,31 @@ describe('GET /notifications/v3/stream (live tray)', function () {
       }
     });
 
+    it('refuses a body (a resume id sent there would be ignored), 400 or 415, opening nothing', async () => {
+      const base = tray.instance(0).base;
+      const user = 'u-stream-body';
+      const json = await request(base)
+        .get(STREAM)
+        .set('Authorization', await bearer(user))
+        .set('Content-Type', 'application/json')
+        .send('{"lastEventId":"x"}')
+        .timeout(5_000)
+        .expect(400);
+      expect(json.body).to.deep.equal({
+        status: 'error',
+        code: 400001,
+        message: 'body: unknown field lastEventId',
+      });
+      await request(base)
+        .get(STREAM)
+        .set('Authorization', await bearer(user))
+        .set('Content-Type', 'text/plain')
+        .send('lastEventId=x')
+        .timeout(5_000)
+        .expect(415);
+      expect(tray.instance(0).live.hub.size).to.equal(0);
+    });
+
     it('refuses a ?replaces= that is not a stream id with 400, naming it', async () => {
       const refused = await stream(0, 'u-lim-bad', '?replaces=not-a-stream-id');
       expect(refused.status).to.equal(400);

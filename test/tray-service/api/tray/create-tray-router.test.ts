@@ -411,6 +411,22 @@ describe('tray endpoints (docs/contract.md#tray)', () => {
       expect(await readAll(api.storage, user, NOW)).to.deep.equal(before);
     });
 
+    it('names a misspelt field by the name sent, not the one it stands for as missing', async () => {
+      await seedRecords(api.storage, [{ userId: user, verb: 'post', targetId: 'x4', lastUpdate: NOW - MIN }]);
+      const before = await readAll(api.storage, user, NOW);
+      const res = await request(app())
+        .post('/notifications/v2/read')
+        .set('Authorization', await bearer(user))
+        .send({ verb: 'post', targetID: 'x4' })
+        .expect(400);
+      expect(res.body).to.deep.equal({
+        status: 'error',
+        code: 400001,
+        message: 'body: unknown field targetID',
+      });
+      expect(await readAll(api.storage, user, NOW)).to.deep.equal(before);
+    });
+
     // The body names the record; a parameter beside it (another user's id) would be ignored.
     it('answers a query parameter with 400 naming it, marking nothing', async () => {
       await seedRecords(api.storage, [{ userId: user, verb: 'post', targetId: 'x4', lastUpdate: NOW - MIN }]);
