@@ -13,8 +13,13 @@ export interface KeyServer {
   readonly url: string;
   /** The `aud` its tokens carry unless `claims` says otherwise: JWT_JWKS_URL needs JWT_AUDIENCE. */
   readonly audience: string;
-  /** An RS256 token for `sub` and `audience`, valid for an hour, naming `kid` (default the served key's). */
+  /**
+   * An RS256 token for `sub` and `audience`, valid for an hour, naming `kid` (default the served
+   * key's), signed by that key when the server has one of that id (addKey), else by `k1`'s.
+   */
   sign(sub: string, options?: { kid?: string; claims?: JWTPayload }): Promise<string>;
+  /** Serves one more key, of id `kid`, beside those served already (a provider's key rotation). */
+  addKey(kid: string): Promise<void>;
   stop(): Promise<void>;
   start(): Promise<void>;
 }
@@ -23,9 +28,9 @@ const KEY_SERVER_AUDIENCE = 'tray';
 
 export async function startKeyServer(): Promise<KeyServer> {
   const keys = await generateKeyPair('RS256', { extractable: true });
-  const jwks = JSON.stringify({
-    keys: [{ ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }],
-  });
+  const signers = new Map([['k1', keys.privateKey]]);
+  const served = [{ ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }];
+  let jwks = JSON.stringify({ keys: served });
   const counters = { mode: 'ok' as KeyServer['mode'], requests: 0 };
   const server = createServer((_req, res) => {
     counters.requests += 1;
@@ -59,7 +64,13 @@ export async function startKeyServer(): Promise<KeyServer> {
       new SignJWT({ aud: KEY_SERVER_AUDIENCE, ...claims, sub })
         .setProtectedHeader({ alg: 'RS256', kid })
         .setExpirationTime('1h')
-        .sign(keys.privateKey),
+        .sign(signers.get(kid) ?? keys.privateKey),
+    async addKey(kid) {
+      const added = await generateKeyPair('RS256', { extractable: true });
+      signers.set(kid, added.privateKey);
+      served.push({ ...(await exportJWK(added.publicKey)), kid, alg: 'RS256', use: 'sig' });
+      jwks = JSON.stringify({ keys: served });
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -446,11 +446,30 @@ describe('createTokenVerifier (docs/contract.md#api-served)', () => {
       expect((await verify(await keyServer.sign('a'))).userId).to.equal('a');
       keyServer.mode = '503';
       expect((await verify(await keyServer.sign('b'))).userId).to.equal('b');
-      // Within jose's cooldown an unknown key id asks no one: still a token the keys do not cover.
+      // Within the cooldown after a fetch an unknown key id asks no one: not known yet (503).
       expect((await failureOf(verify(await keyServer.sign('c', { kid: 'k9' })))).kind).to.equal(
-        'UNAUTHORIZED',
+        'UNAVAILABLE',
       );
       expect(keyServer.requests).to.equal(1);
+    });
+
+    it('answers a token of a key added since the last fetch 503 with Retry-After within the cooldown, then verifies it', async () => {
+      const verify = createTokenVerifier(
+        resolveJwtConfig({ JWT_JWKS_URL: keyServer.url, JWT_AUDIENCE: keyServer.audience }),
+        { keyRetryMs, keyCooldownMs: 1_500 },
+      );
+      expect((await verify(await keyServer.sign('a'))).userId).to.equal('a');
+      await keyServer.addKey('k-new');
+      const early = await failureOf(verify(await keyServer.sign('b', { kid: 'k-new' })));
+      // Not a 401, which would refuse a valid token and count it against its caller's address.
+      expect(early.kind).to.equal('UNAVAILABLE');
+      expect(early.status).to.equal(503);
+      expect(early.message).to.equal('token key is not known yet');
+      expect(early.headers).to.deep.equal({ 'Retry-After': '2' });
+      expect(keyServer.requests).to.equal(1);
+      await sleep(1_600);
+      expect((await verify(await keyServer.sign('b', { kid: 'k-new' }))).userId).to.equal('b');
+      expect(keyServer.requests).to.equal(2);
     });
 
     it('keeps serving the keys it last fetched once they are due for a refresh the key server cannot answer, for as long as STALE_KEYS_MAX_MS', async () => {
