@@ -63,9 +63,14 @@ export function createTrayClient(options: TrayClientOptions): TrayClient {
   }
   // 'localhost:8081' (the scheme forgotten) parses, as a URL of scheme `localhost:`: every call
   // would then fail with fetch's own error, which names no option.
-  if (!URL.canParse(options.baseUrl) || !/^https?:$/.test(new URL(options.baseUrl).protocol)) {
+  // A query or a fragment: every path is joined after it, so every call would miss the service.
+  if (
+    !URL.canParse(options.baseUrl) ||
+    !/^https?:$/.test(new URL(options.baseUrl).protocol) ||
+    /[?#]/.test(options.baseUrl)
+  ) {
     throw new TypeError(
-      `createTrayClient: baseUrl must be an absolute http(s) URL, got ${JSON.stringify(options.baseUrl)}`,
+      `createTrayClient: baseUrl must be an absolute http(s) URL without a query or fragment, got ${JSON.stringify(options.baseUrl)}`,
     );
   }
   // NaN (a Number() of a variable left unset) would send every retry at once, ignoring Retry-After.

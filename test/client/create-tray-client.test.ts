@@ -10,10 +10,18 @@ describe('createTrayClient', function () {
 
   it('refuses a baseUrl that is not an absolute http(s) URL, naming it', () => {
     // 'localhost:8081' parses as a URL whose scheme is `localhost:`.
-    for (const baseUrl of ['tray.example.org', 'localhost:8081', 'ftp://tray.example.org'])
+    // A query or a fragment: every path would be joined after it (`/tray?key=a/notifications/v3`).
+    for (const baseUrl of [
+      'tray.example.org',
+      'localhost:8081',
+      'ftp://tray.example.org',
+      'https://gw.example.org/tray?key=abc',
+      'https://gw.example.org/tray#x',
+      'https://gw.example.org/tray?',
+    ])
       expect(() => createTrayClient({ baseUrl, getToken: () => 't' }), baseUrl).to.throw(
         TypeError,
-        `createTrayClient: baseUrl must be an absolute http(s) URL, got ${JSON.stringify(baseUrl)}`,
+        `createTrayClient: baseUrl must be an absolute http(s) URL without a query or fragment, got ${JSON.stringify(baseUrl)}`,
       );
     expect(() =>
       createTrayClient({ baseUrl: 'HTTPS://tray.example.org/api', getToken: () => 't' }),

@@ -109,9 +109,12 @@ export function inboxMethods(send: Send): InboxMethods {
         await send<MutesBody>({ method: 'GET', path: '/notifications/v3/mutes', signal: options.signal })
       ).data;
     },
-    async mute({ until, ...target }, options = {}) {
+    async mute({ targetType, targetId, until }, options = {}) {
+      // Only the fields the service takes: a Mute from mutes() (its createdAt too) is the
+      // natural thing to extend, and the service refuses any field it does not take.
       const body: PutMuteBody = {
-        ...target,
+        targetType,
+        targetId,
         ...(until === undefined ? {} : { until: until === null ? null : timeOf(until) }),
       };
       return (

@@ -133,7 +133,15 @@ async function* streamEvents(
     token = undefined;
     refused = undefined;
     refusals = 0;
+    askingAfterWait = true;
   };
+  /**
+   * The token asked for is the one after a wait: getToken may fail for the reason the stream
+   * waited (the network is down, and the app's own token endpoint with it), which would end the
+   * stream in the very outage it was to outlast. Such a failure is waited out as a connection's
+   * is; only the first token's failure, or one asked for after a 401, ends the iteration.
+   */
+  let askingAfterWait = false;
   /** Connection attempts since a stream was last served and did not end on a damaged event, for the backoff. */
   let attempt = 0;
   try {
@@ -147,8 +155,13 @@ async function* streamEvents(
           token = await untilAborted(options.getToken(refused === undefined ? {} : { refused }), signal);
         } catch (error) {
           if (signal.aborted) return;
-          throw error;
+          if (!askingAfterWait) throw error;
+          state('waiting');
+          await pause(reconnectWait(attempt, policy, undefined), signal);
+          attempt += 1;
+          continue;
         }
+        askingAfterWait = false;
       }
       const connection = await openConnection({
         base,

@@ -52,9 +52,10 @@ function absoluteBase(baseUrl: string): string {
   const page = (globalThis as { location?: { href?: unknown } }).location?.href;
   const against = typeof page === 'string' ? page : undefined;
   const resolved = URL.canParse(root, against) ? new URL(root, against) : undefined;
-  if (resolved === undefined || !/^https?:$/.test(resolved.protocol))
+  // A query or a fragment: the stream's path is joined after it, and would miss the service.
+  if (resolved === undefined || !/^https?:$/.test(resolved.protocol) || /[?#]/.test(baseUrl))
     throw new TypeError(
-      `openTrayStream: baseUrl must be an http(s) URL (in a browser, it may be relative to the page), got ${JSON.stringify(baseUrl)}`,
+      `openTrayStream: baseUrl must be an http(s) URL without a query or fragment (in a browser, it may be relative to the page), got ${JSON.stringify(baseUrl)}`,
     );
   return resolved.href.replace(/\/+$/, '');
 }

@@ -83,5 +83,18 @@ describe('the client’s inbox methods against the tray API (real PostgreSQL and
       expect(await client.unmute({ targetType: 'post', targetId: 'p-1' })).to.equal(false);
       expect((await client.mutes()).map((one) => one.targetId)).to.deep.equal(['u-loud']);
     });
+
+    it('mute() extends a mute mutes() gave, sending only the fields the service takes', async () => {
+      const client = clientOf(target.user('extending-user'));
+      await client.mute({ targetType: 'post', targetId: 'p-2', until: new Date(Date.now() + 60 * MIN) });
+      const [listed] = await client.mutes();
+      if (!listed) throw new Error('the mute is not listed');
+      const later = Date.now() + 120 * MIN;
+      expect(await client.mute({ ...listed, until: new Date(later) })).to.include({
+        targetId: 'p-2',
+        until: later,
+      });
+      expect(await client.mute(listed)).to.include({ targetId: 'p-2' });
+    });
   });
 });

@@ -417,6 +417,34 @@ describe('openTrayStream against a scripted event stream', function () {
     });
   });
 
+  describe('when getToken fails after a wait (its own endpoint is down in the same outage)', () => {
+    it('waits it out with the backoff and opens once getToken answers; a failure of the first token ends it', async () => {
+      let streams = 0;
+      const script = scriptedStream((res) => {
+        res.writeHead(200, eventStreamHead);
+        res.write(sseEvent('unread', String((streams += 1)), unread(streams)));
+        if (streams === 1) res.end();
+      });
+      let asked = 0;
+      const { stream } = await open(script, {
+        getToken: () => {
+          asked += 1;
+          if (asked === 2 || asked === 3) return Promise.reject(new TypeError('fetch failed'));
+          return `token-${asked}`;
+        },
+      });
+      expect((await stream.next('unread')).data).to.deep.equal(unread(1));
+      await stream.next('unread', { match: (event) => event.data.totalUnreadCount === 2 });
+      expect(asked).to.equal(4);
+      expect(stream.events.map((event) => event.event)).to.deep.equal(['unread', 'unread']);
+
+      const failing = scriptedStream(() => expect.fail('no stream was opened'));
+      const first = await open(failing, { getToken: () => Promise.reject(new Error('signed out')) });
+      expect(((await first.stream.ended) as Error).message).to.equal('signed out');
+      expect(failing.tickets).to.deep.equal([]);
+    });
+  });
+
   describe('when a request of a connection gets no answer (a server or proxy that hangs)', () => {
     const idleTimeoutMs = 500;
 

@@ -31,10 +31,12 @@ describe('openTrayStream’s options', function () {
         '/tray',
         'tray.example.org:8080',
         'ws://tray.example.org',
+        'https://gw.example.org/tray?key=abc',
+        'https://gw.example.org/tray#x',
       ])
         expect(call({ baseUrl }), baseUrl).to.throw(
           TypeError,
-          `openTrayStream: baseUrl must be an http(s) URL (in a browser, it may be relative to the page), got ${JSON.stringify(baseUrl)}`,
+          `openTrayStream: baseUrl must be an http(s) URL without a query or fragment (in a browser, it may be relative to the page), got ${JSON.stringify(baseUrl)}`,
         );
     });
 
