@@ -22,7 +22,11 @@ export function parsePerWebhook<T>(text: string, parseValue: (value: string) => 
     if (entry === '') throw new Error(`entry ${index + 1} is empty`);
     const match = namedEntry.exec(entry);
     const value = (match?.[2] ?? entry).trim();
-    const where = match?.[1] === undefined ? `entry ${index + 1}` : `entry ${index + 1} (${match[1]})`;
+    // Base64 ends in "=" or "==": a secret pasted into the wrong variable reads as a name with
+    // nothing (or "=") after it, and that name is most of the secret. Named by place only then.
+    const padding = /^=*$/.test(value);
+    const where =
+      match?.[1] === undefined || padding ? `entry ${index + 1}` : `entry ${index + 1} (${match[1]})`;
     let parsed: T;
     try {
       parsed = parseValue(value);

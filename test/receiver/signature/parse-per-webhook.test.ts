@@ -52,6 +52,19 @@ describe('parsePerWebhook', () => {
         .that.does.not.include(secret);
     }
   });
+
+  // A Base64 secret's padding reads as "name=" with nothing after it: the name is the secret.
+  it('does not repeat a name with nothing or only "=" after it, which may be a padded secret', () => {
+    const secret = 'q1w2e3r4t5y6u7i8o9p0AsDfGhJkLzXcVbNm';
+    for (const parse of [parseSignatureScheme, parseSignatureHeader]) {
+      for (const text of [`${secret}=`, `${secret}==`, `eu=platform,${secret}=`]) {
+        expect(() => parsePerWebhook(text, parse), text)
+          .to.throw(/^entry \d+: /)
+          .with.property('message')
+          .that.does.not.include(secret.slice(0, 8));
+      }
+    }
+  });
 });
 
 describe('parseSignatureHeader', () => {
