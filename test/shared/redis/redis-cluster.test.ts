@@ -453,6 +453,38 @@ describe('on a Redis Cluster (3 masters, 3 replicas on loopback)', function () {
       }
       await local.cluster.waitUntilOk();
     });
+
+    // A receiver's long-lived connection whose own writes were confirmed, finding the mark another
+    // connection just wrote, writes nothing. Its WAIT must still cover the repeated event: Redis
+    // counts from the master's offset at the connection's last command, read-only ones included,
+    // not from its last write. Should that change, a duplicate would be acknowledged while its
+    // first copy is on the master only.
+    it('does not count a duplicate as confirmed on a connection whose own writes were confirmed before', async () => {
+      const prefix = taggedPrefix();
+      const first = createReceiverQueue(local.target, prefix);
+      const other = createReceiverQueue(local.target, prefix);
+      for (const queue of [first, other]) queue.client.on('error', () => undefined);
+      const replica = await local.cluster.replicaOf(await local.cluster.masterOf(`${prefix}:x`));
+      const target = (queue: ReceiverQueue) => fencedTarget(queue, prefix, new ReplicaFence(100));
+      const patient = (queue: ReceiverQueue) => fencedTarget(queue, prefix, new ReplicaFence(patientWaitMs));
+      try {
+        await Promise.all([ready(first.client), ready(other.client)]);
+        expect(await enqueueMany(patient(other), [encodeWebhookJob(job('v0'))])).to.deep.equal(['queued']);
+        replica.process.kill('SIGSTOP');
+        await expect(enqueueMany(target(first), [encodeWebhookJob(job('v1'))])).to.be.rejectedWith(
+          NotReplicatedError,
+        );
+        await expect(enqueueMany(target(other), [encodeWebhookJob(job('v1'))])).to.be.rejectedWith(
+          NotReplicatedError,
+        );
+        replica.process.kill('SIGCONT');
+        expect(await enqueueMany(patient(other), [encodeWebhookJob(job('v1'))])).to.deep.equal(['duplicate']);
+      } finally {
+        replica.process.kill('SIGCONT');
+        await Promise.all([first.close(), other.close()]);
+      }
+      await local.cluster.waitUntilOk();
+    });
   });
 
   describe('a subscriber connection closed under it (CLIENT KILL TYPE pubsub)', () => {
