@@ -293,7 +293,7 @@ describe('tray API under JWT attacks', function () {
       );
     });
     it('does not fetch the JWKS once per bad token (unknown kids cannot turn the API into a request amplifier)', () => {
-      // jose refetches on an unknown kid at most once per cooldown (30 s by default).
+      // An unknown kid fetches the key set at most once per cooldown (JWKS_COOLDOWN_MS, 5 s).
       expect(jwksRequests).to.be.below(10);
     });
   });

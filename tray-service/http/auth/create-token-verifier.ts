@@ -104,10 +104,13 @@ export const JWKS_CACHE_MAX_AGE_MS = 600_000;
 export const STALE_KEYS_MAX_MS = 86_400_000;
 
 /**
- * After a fetch, how long a token of an unknown `kid` does not fetch the key set again (jose's
- * default, named): at most one fetch per this interval however many such tokens come.
+ * After a fetch, how long a token of an unknown `kid` does not fetch the key set again: at most
+ * one fetch per this interval however many such tokens come. Within it such a token is refused
+ * (401) without asking, so a key the provider has just added is refused for this long at most
+ * after a fetch made before it was added. jose's default, 30 s, was that long; a made-up `kid`
+ * can start one at any time.
  */
-export const JWKS_COOLDOWN_MS = 30_000;
+export const JWKS_COOLDOWN_MS = 5_000;
 
 /** How long a failed key fetch is remembered before the key server is asked again. */
 export const DEFAULT_KEY_RETRY_MS = 5_000;
@@ -117,8 +120,6 @@ export interface TokenVerifierOptions {
   keyRetryMs?: number;
   /** JWT_JWKS_URL only: ms a fetched key set is used before it is fetched again (JWKS_CACHE_MAX_AGE_MS). */
   keyMaxAgeMs?: number;
-  /** JWT_JWKS_URL only: ms after a fetch during which an unknown `kid` fetches nothing (JWKS_COOLDOWN_MS). */
-  keyCooldownMs?: number;
   /** JWT_JWKS_URL only: ms after its fetch a key set still verifies while refreshes fail (STALE_KEYS_MAX_MS). */
   staleKeysMaxMs?: number;
   /** JWT_JWKS_URL only: told of each failed fetch (at most one per keyRetryMs), stale keys serving or not. */
@@ -127,9 +128,6 @@ export interface TokenVerifierOptions {
 
 const keysUnavailable = (cause: unknown) =>
   new AppError('UNAVAILABLE', 'token keys are unavailable', { cause });
-
-/** When jose fetched the key set it holds (epoch ms), if it has fetched one. */
-const fetchedAt = (cache: JWKSCacheInput): number | undefined => (wasFetched(cache) ? cache.uat : undefined);
 
 /** Whether jose has written a fetched key set into the cache object yet. */
 const wasFetched = (cache: JWKSCacheInput): cache is ExportedJWKSCache => 'uat' in cache && 'jwks' in cache;
@@ -152,12 +150,11 @@ function remoteKeys(
   options: {
     retryMs: number;
     maxAgeMs: number;
-    cooldownMs: number;
     staleMaxMs: number;
     logger?: Pick<Logger, 'warn'>;
   },
 ): JWTVerifyGetKey {
-  const { retryMs, maxAgeMs, cooldownMs, staleMaxMs, logger } = options;
+  const { retryMs, maxAgeMs, staleMaxMs, logger } = options;
   let failedAt = Number.NEGATIVE_INFINITY;
   let lastFailure: unknown;
   let warnedAt = Number.NEGATIVE_INFINITY;
@@ -181,31 +178,12 @@ function remoteKeys(
     [customFetch]: fetchUnlessFailing,
     [jwksCache]: fetched,
     cacheMaxAge: maxAgeMs,
-    cooldownDuration: cooldownMs,
+    cooldownDuration: JWKS_COOLDOWN_MS,
   });
   return async (protectedHeader, token) => {
-    const fetchedBefore = fetchedAt(fetched);
     try {
       return await keys(protectedHeader, token);
     } catch (error) {
-      // A key the set lacks, when the set was fetched shortly before this lookup (jose fetches
-      // again for an unknown key only once its cooldown has passed): the key may be one the server
-      // added since, so not known yet rather than unknown. A 401 would refuse a valid token for up
-      // to the cooldown after every fetch (one a made-up `kid` can start), counted against its
-      // caller's address; 503 with Retry-After until the next fetch may be made is retried instead.
-      // A lookup that fetched the set itself and still found no key gets the 401.
-      if (
-        error instanceof errors.JWKSNoMatchingKey &&
-        keys.coolingDown &&
-        fetchedBefore !== undefined &&
-        fetchedAt(fetched) === fetchedBefore
-      ) {
-        const waitMs = fetchedBefore + cooldownMs - Date.now();
-        throw new AppError('UNAVAILABLE', 'token key is not known yet', {
-          cause: error,
-          headers: { 'Retry-After': String(Math.max(1, Math.ceil(waitMs / 1000))) },
-        });
-      }
       if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) {
         throw error;
       }
@@ -253,7 +231,6 @@ export function createTokenVerifier(config: JwtConfig, options: TokenVerifierOpt
         : remoteKeys(source.url, {
             retryMs: options.keyRetryMs ?? DEFAULT_KEY_RETRY_MS,
             maxAgeMs: options.keyMaxAgeMs ?? JWKS_CACHE_MAX_AGE_MS,
-            cooldownMs: options.keyCooldownMs ?? JWKS_COOLDOWN_MS,
             staleMaxMs: options.staleKeysMaxMs ?? STALE_KEYS_MAX_MS,
             ...(options.logger ? { logger: options.logger } : {}),
           });
