@@ -544,11 +544,14 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     await shards.renew();
     // A pool, not batches: a user whose catch-up is slow (a long backlog read slowly, a client
     // that stopped reading) holds one place, and the users after it go on through the others.
+    // The place is taken in the user's order, once the user's earlier work is done: a user whose
+    // stream is still opening (its own catch-up, maybe as slow) waits for it without holding one.
     const limit = pLimit(RESYNC_PARALLEL);
     await Promise.all(
       [...owed.keys()].map((userId) =>
-        limit(() => {
-          const done = run(userId, async () => {
+        run(userId, () =>
+          limit(async () => {
+            queueCount(userId);
             const sessions = (owed.get(userId) ?? []).filter((session) => !session.closed);
             try {
               await catchUp(userId, sessions);
@@ -563,10 +566,8 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
                 await release(session);
               }
             }
-          });
-          queueCount(userId);
-          return done;
-        }),
+          }),
+        ),
       ),
     );
   }

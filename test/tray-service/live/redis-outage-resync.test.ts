@@ -6,7 +6,7 @@ import { changeChannel, shardOf } from '../../../tray-service/live/change-channe
 import { createChangePublisher } from '../../../tray-service/live/change-publisher.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
 import { bearer } from '../api/support/api-harness.ts';
-import { dataOf, named, openSse, type SseStream } from './support/sse-client.ts';
+import { dataOf, lastId, named, openSse, type SseStream } from './support/sse-client.ts';
 import { useLiveOnOwnRedis } from './support/use-live-on-own-redis.ts';
 import { withCatchUpRead } from './support/with-catch-up-read.ts';
 import { writeRecord } from './support/write-record.ts';
@@ -125,6 +125,76 @@ describe('live streams caught up after a Redis outage, one catch-up slow', funct
       release();
       slow = undefined;
       for (const stream of streams.values()) stream.close();
+    }
+  });
+});
+
+// Users whose streams are still opening (a catch-up of a long backlog, read slowly) are owed a
+// resync too, which runs after their opening. Waiting for that, they must not hold the places of
+// the pool that catches users up after the subscription comes back: every other user's live
+// changes would be held until those openings end.
+describe('live streams caught up after the subscription is replaced, many users still opening', function () {
+  this.timeout(60_000);
+  const suite = useTrayStorage();
+  /** While set, the catch-up reads of the users named `u-opening-*` wait for it. */
+  let opening: Promise<void> | undefined;
+  const live = useLiveOnOwnRedis('live-resync-opening', () =>
+    withCatchUpRead(suite.storage, async (userId, real) => {
+      if (userId.startsWith('u-opening-')) await opening;
+      return real(userId);
+    }),
+  );
+
+  it('the other users get their live changes while those openings last', async () => {
+    const base = live.instance.base;
+    const openingUsers = Array.from({ length: BUSY }, (_, i) => `u-opening-${i}`);
+    // Each resumes from an id of its own, so its opening catches up (and waits).
+    const resumeFrom = new Map<string, string>();
+    for (const [user, stream] of await openStreams(base, openingUsers)) {
+      resumeFrom.set(user, lastId(stream.events) ?? '');
+      stream.close();
+    }
+    let release: () => void = () => undefined;
+    opening = new Promise<void>((resolve) => (release = resolve));
+    const probe = createRedis(live.redisServer.url);
+    const streams: SseStream[] = [];
+    try {
+      for (const user of openingUsers) {
+        const stream = await openSse(`${base}/notifications/v3/stream`, {
+          Authorization: await bearer(user),
+          'Last-Event-ID': resumeFrom.get(user) ?? '',
+        });
+        await stream.next(named('unread'));
+        streams.push(stream);
+      }
+      const free = (await openStreams(base, ['u-free'])).get('u-free')!;
+      streams.push(free);
+      // The subscription's connection is replaced while the openings wait.
+      await probe.client('KILL', 'TYPE', 'pubsub');
+      const channel = changeChannel('live', shardOf('u-free'));
+      for (;;) {
+        const [, subscribed] = (await probe.pubsub('NUMSUB', channel)) as [string, number];
+        if (Number(subscribed) > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      const announced = await writeRecord(suite.storage, 'u-free', 'p-while-opening', Date.now());
+      await createChangePublisher(probe, 'live', silent).recordsWritten(announced);
+      const got = await free
+        .next(
+          (event) =>
+            named('record')(event) && dataOf<NotificationRecord>(event).targetId === 'p-while-opening',
+          { timeoutMs: 5_000 },
+        )
+        .then(
+          () => true,
+          () => false,
+        );
+      expect(got, 'u-free got its record while the other users were still opening').to.equal(true);
+    } finally {
+      opening = undefined;
+      release();
+      probe.disconnect();
+      for (const stream of streams) stream.close();
     }
   });
 });
