@@ -250,6 +250,7 @@ async function startApi(keys: NonNullable<typeof jwtConfig>) {
     subscriber,
     prefix: config.STREAM_REDIS_PREFIX,
     streamsPerUser: config.STREAMS_PER_USER,
+    streamsPerInstance: config.STREAMS_PER_INSTANCE,
     messages,
     bans,
     logger,

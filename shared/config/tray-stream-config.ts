@@ -4,6 +4,12 @@ import { identifier, onOff, positiveInt } from './env-types.ts';
 export const trayStreamShape = {
   /** Open live streams per user, across every API instance; the next takes the oldest one's place. */
   STREAMS_PER_USER: positiveInt(5, 100),
+  /**
+   * Open live streams one API instance holds at most; the next is refused with 503 and Retry-After
+   * (a client retries, a load balancer may send it elsewhere). Each costs 15-26 kB and a file
+   * descriptor (BENCHMARKS.md, "Live tray").
+   */
+  STREAMS_PER_INSTANCE: positiveInt(20_000, 1_000_000),
   /** Prefix of the live tray's Redis keys and pub/sub channels (changes, tickets, stream slots). */
   STREAM_REDIS_PREFIX: identifier('tray-live'),
   /** The demo page at /demo; `npm start` turns it on. */

@@ -22,6 +22,8 @@ export interface LiveTrayDeps {
   prefix: string;
   /** STREAMS_PER_USER. */
   streamsPerUser: number;
+  /** STREAMS_PER_INSTANCE (DEFAULT_STREAMS_PER_INSTANCE when left out). */
+  streamsPerInstance?: number;
   messages: MessageRenderer;
   bans: BanView;
   logger: Logger;
@@ -40,11 +42,16 @@ export interface LiveTrayDeps {
 /** The live tray of one API instance: its streams, and how its own writes are announced. */
 export interface LiveTray {
   hub: StreamHub;
+  /** The streams this instance holds at most; one more is refused (503). */
+  streamsPerInstance: number;
   slots: StreamSlots;
   tickets: StreamTickets;
   /** Announces this instance's own writes (read marks, delete-all, last-read) to every instance. */
   publisher: ChangePublisher;
 }
+
+/** STREAMS_PER_INSTANCE's default (shared/config/tray-stream-config.ts). */
+export const DEFAULT_STREAMS_PER_INSTANCE = 20_000;
 
 export function createLiveTray(deps: LiveTrayDeps): LiveTray {
   const now = deps.now ?? Date.now;
@@ -78,6 +85,7 @@ export function createLiveTray(deps: LiveTrayDeps): LiveTray {
   });
   return {
     hub,
+    streamsPerInstance: deps.streamsPerInstance ?? DEFAULT_STREAMS_PER_INSTANCE,
     slots,
     tickets: createStreamTickets(deps.redis, deps.prefix, deps.ticketTtlSeconds),
     publisher: createChangePublisher(deps.redis, deps.prefix, deps.logger),

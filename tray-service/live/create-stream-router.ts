@@ -16,6 +16,8 @@ import type { StreamTickets } from './stream-tickets.ts';
 
 export interface StreamRouterDeps {
   hub: StreamHub;
+  /** STREAMS_PER_INSTANCE: with this many open, the next stream is refused. */
+  streamsPerInstance: number;
   slots: StreamSlots;
   tickets: StreamTickets;
   messages: MessageRenderer;
@@ -80,6 +82,20 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
     next();
   };
 
+  // Before the ticket is redeemed, which leaves it to the retry. A soft bound: streams being
+  // authorised at the same moment may each take the last place.
+  const refuseWhenFull: RequestHandler = (_req, _res, next) => {
+    if (deps.hub.size < deps.streamsPerInstance) {
+      next();
+      return;
+    }
+    // Spread over 5-15 s, so refused clients do not all come back together.
+    const retryAfter = 5 + Math.floor(Math.random() * 11);
+    throw new AppError('UNAVAILABLE', 'this instance holds as many live streams as it may; try again later', {
+      headers: { 'Retry-After': String(retryAfter) },
+    });
+  };
+
   // A HEAD would spend the ticket and take a slot (refuseHead). Its input is the query and
   // Last-Event-ID: a body, which an EventSource never sends, is refused, not ignored.
   router
@@ -88,6 +104,7 @@ export function createStreamRouter(deps: StreamRouterDeps): Router {
       refuseHead,
       ...noBody(),
       checkInput,
+      refuseWhenFull,
       streamCaller(deps.verifyToken, deps.tickets),
       ...deps.afterCaller,
       async (req, res) => {

@@ -15,6 +15,7 @@ export function liveRoutes(
     router: ({ afterCaller, guard }, now) =>
       createStreamRouter({
         hub: live.hub,
+        streamsPerInstance: live.streamsPerInstance,
         slots: live.slots,
         tickets: live.tickets,
         messages: deps.messages,

@@ -7,7 +7,7 @@ import {
   streamQuery,
   streamTicketBody,
 } from './stream-schemas.ts';
-import { trayBodyErrors, trayErrors } from './tray-errors.ts';
+import { trayBodyErrors } from './tray-errors.ts';
 import { noBody, noInputDescription } from './tray-paths.ts';
 
 const streamDescription = [
@@ -34,6 +34,7 @@ export const streamPaths: ZodOpenApiPathsObject = {
       summary: 'Live tray: server-sent events for the caller (text/event-stream)',
       description: streamDescription,
       requestParams: { query: streamQuery, header: streamHeaders },
+      requestBody: noBody,
       responses: {
         200: {
           description: 'The event stream; it stays open until the client, a ban or a shutdown closes it',
@@ -50,13 +51,17 @@ export const streamPaths: ZodOpenApiPathsObject = {
             },
           },
         },
-        ...trayErrors,
+        ...trayBodyErrors,
         401: unauthorizedResponse(
           'Missing, expired or invalid bearer token or an unknown, expired or used ticket (code 401000), or the user is globally banned (code 401001)',
         ),
         429: errorResponse('Over the per-user rate limit (code 400311)', {
           'Retry-After': header('Seconds to wait before trying again', 'integer'),
         }),
+        503: errorResponse(
+          'The storage (or the token key set) is unavailable, or this instance holds STREAMS_PER_INSTANCE streams (code 503000); a ticket sent is not spent',
+          { 'Retry-After': header('Seconds to wait before trying again', 'integer') },
+        ),
       },
     },
   },

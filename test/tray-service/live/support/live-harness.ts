@@ -49,6 +49,8 @@ export interface LiveHarness {
 export interface LiveHarnessOptions {
   instances?: number;
   streamsPerUser?: number;
+  /** STREAMS_PER_INSTANCE of every instance; its default otherwise. */
+  streamsPerInstance?: number;
   heartbeatMs?: number;
   ticketTtlSeconds?: number;
   demo?: boolean;
@@ -103,6 +105,9 @@ export function useLiveTray(options: LiveHarnessOptions = {}): LiveHarness {
         subscriber: createRedis(testStack().redisUrl),
         prefix,
         streamsPerUser: options.streamsPerUser ?? 5,
+        ...(options.streamsPerInstance === undefined
+          ? {}
+          : { streamsPerInstance: options.streamsPerInstance }),
         messages,
         bans,
         logger: silent,
