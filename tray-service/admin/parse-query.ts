@@ -23,7 +23,10 @@ export function parseQuery<S extends z.ZodType>(
 ): z.infer<S> {
   const result = schema.safeParse(query);
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
+  // An unknown member first: zod reports the required ones it lacks before it, and a misspelt
+  // member is better named as sent than as the one it stands for, missing.
+  const { issues } = result.error;
+  const issue = issues.find((one) => one.code === 'unrecognized_keys') ?? issues[0];
   if (issue?.code === 'unrecognized_keys') {
     throw new AppError('VALIDATION', `${issue.keys.join(', ')}: unknown ${what}`);
   }

@@ -63,6 +63,8 @@ describe('POST /admin/moderation/test (the blocked-words rule tester)', function
     expect((await test({ text: 'x', words: ['y'] }).expect(400)).body.message).to.equal(
       'words: unknown field',
     );
+    // Misspelt: named as sent, not as the field it stands for, missing.
+    expect((await test({ texT: 'x' }).expect(400)).body.message).to.equal('texT: unknown field');
     expect((await test({ text: 'x'.repeat(MAX_TEST_TEXT + 1) }).expect(400)).body.message).to.equal(
       `text: expected a text of at most ${MAX_TEST_TEXT} characters`,
     );
