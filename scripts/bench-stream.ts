@@ -12,7 +12,10 @@
 //      --snooze-window seconds, each user with a stream open on one of the two tray processes: the
 //      time from each record's end to its `record` event (target: p99 <= 1 s), none announced twice
 //      (lib/snooze-wake-scenario.ts; its baseline is the claim statement run by hand).
-// --scenarios picks some of them (latency,fanout,snooze,memory: all by default).
+//   5. renewals: --renewals counts of stream leases, each renewed all at once as one instance's
+//      heartbeat does; the time and failures per round, against bare ZADDs
+//      (lib/lease-renewal-scenario.ts).
+// --scenarios picks some of them (latency,fanout,snooze,memory,renewals: all by default).
 // Starts its own redis-server and a throwaway PostgreSQL cluster (unless REDIS_URL / DATABASE_URL
 // point elsewhere) and its own receiver and tray processes. Needs a quiet machine.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -31,9 +34,10 @@ import { hs256Token } from './lib/hs256-token.ts';
 import { residentMb, waitHealthy } from './lib/bench-process.ts';
 import { commentBody } from './lib/comment-body.ts';
 import { snoozeWakeScenario } from './lib/snooze-wake-scenario.ts';
+import { leaseRenewalScenario } from './lib/lease-renewal-scenario.ts';
 import { openStream, type Stream } from './lib/sse-client.ts';
 
-const SCENARIOS = ['latency', 'fanout', 'snooze', 'memory'] as const;
+const SCENARIOS = ['latency', 'fanout', 'snooze', 'memory', 'renewals'] as const;
 
 const usage = `Usage: npm run bench:stream -- [--rate 200] [--seconds 30] [--recipients 100] [--idle 10000] [--warmup 5] [--members 10000]
          [--snoozes 100000] [--snooze-users 1000] [--snooze-window 60] [--snooze-lead 15] [--scenarios ${SCENARIOS.join(',')}]
@@ -48,6 +52,7 @@ const usage = `Usage: npm run bench:stream -- [--rate 200] [--seconds 30] [--rec
   --snooze-users   users those records belong to, each with a stream open (default 1000)
   --snooze-window  seconds within which the snoozes end, evenly (default 60)
   --snooze-lead    seconds from the streams being open to the first end; seeding must fit in it (default 15)
+  --renewals      lease counts renewed at once, comma-separated (default 20000,40000,60000)
   --scenarios      which to run, comma-separated (default ${SCENARIOS.join(',')})`;
 
 const root = resolve(import.meta.dirname, '..');
@@ -75,6 +80,7 @@ runCli(async () => {
         'snooze-users': { type: 'string', default: '1000' },
         'snooze-window': { type: 'string', default: '60' },
         'snooze-lead': { type: 'string', default: '15' },
+        renewals: { type: 'string', default: '20000,40000,60000' },
         scenarios: { type: 'string', default: SCENARIOS.join(',') },
       },
     },
@@ -97,6 +103,9 @@ runCli(async () => {
     if (!Number.isInteger(value) || value < least)
       throw new UsageError(`--${name} expects a whole number >= ${least}`);
   }
+  const renewalCounts = values.renewals.split(',').map(Number);
+  if (renewalCounts.some((count) => !Number.isInteger(count) || count < 1))
+    throw new UsageError(`--renewals expects whole numbers >= 1, comma-separated, got ${values.renewals}`);
   const scenarios = new Set(values.scenarios.split(',').filter(Boolean));
   const unknown = [...scenarios].filter((name) => !(SCENARIOS as readonly string[]).includes(name));
   if (unknown.length > 0 || scenarios.size === 0)
@@ -336,6 +345,12 @@ runCli(async () => {
       const apiOnly = start('tray-service/main.ts', { TRAY_PORT: String(apiPort), TRAY_ROLE: 'api' });
       await waitHealthy(`http://127.0.0.1:${apiPort}/healthz`, 120_000);
       await holdIdle('a stream server (TRAY_ROLE=api)', apiOnly.pid ?? 0, apiPort, 'u-api');
+    }
+
+    // 5. Lease renewals: one instance's heartbeat with that many streams, against Redis alone.
+    if (scenarios.has('renewals')) {
+      const lines = await leaseRenewalScenario(redisUrl, 'bench-stream', renewalCounts);
+      process.stdout.write(`${lines.join('\n')}\n`);
     }
     return failedTargets ? 1 : 0;
   } finally {

@@ -22,6 +22,7 @@ import type { LostChanges } from './lost-changes.ts';
 import type { RemovalLog } from './removal-log.ts';
 import { CLEARED_ID, copyCursor, hasSeen, mayOwe, QUIET_MS, SETTLE_MS } from './stream-cursor.ts';
 import { createStreamMetrics } from './stream-metrics.ts';
+import { renewLeases } from './renew-leases.ts';
 import { createStreamSession, type OpenStream, type StreamSession } from './stream-session.ts';
 import type { StreamSlots } from './stream-slots.ts';
 
@@ -586,21 +587,31 @@ export function createStreamHub(deps: StreamHubDeps): StreamHub {
     });
   }
 
+  /** A heartbeat's renewals still under way (a slow Redis): the next heartbeat renews none. */
+  let renewing = false;
   const heartbeat = setInterval(() => {
+    const open: StreamSession[] = [];
     for (const sessions of byUser.values()) {
       for (const session of sessions) {
         session.comment('heartbeat');
         if (session.stream.cursor.at < now() - quietMs) moveQuiet(session);
-        // A stream whose place was taken and whose holder was not told (the announcement is
-        // published at most once) learns it here.
-        deps.slots.renew(session.stream.userId, session.stream.streamId).then(
-          (kept) => {
-            if (!kept) endReplaced(session);
-          },
-          () => undefined,
-        );
+        open.push(session);
       }
     }
+    if (renewing) return;
+    renewing = true;
+    // A stream whose place was taken and whose holder was not told (the announcement is
+    // published at most once) learns it here.
+    void renewLeases(
+      deps.slots,
+      open.map((session) => session.stream),
+      (index) => {
+        const session = open[index];
+        if (session) endReplaced(session);
+      },
+    ).finally(() => {
+      renewing = false;
+    });
   }, deps.heartbeatMs ?? 15_000);
   heartbeat.unref();
   // A subscription that died without a word is found within a heartbeat and the timeout.
