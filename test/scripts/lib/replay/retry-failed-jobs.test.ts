@@ -33,4 +33,34 @@ describe('retryFailedJobs (npm run replay -- failed)', function () {
       await queue.close();
     }
   });
+
+  // bull's retry() leaves attemptsMade as it was: a dead letter replayed had its last attempt
+  // spent already, and any failure sent it straight back to the failed set, with no backoff.
+  it('gives a replayed job its attempts again', async () => {
+    const queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    try {
+      let runs = 0;
+      const settled: string[] = [];
+      queue.on('failed', () => settled.push('failed'));
+      queue.on('completed', () => settled.push('completed'));
+      void queue.process(async () => {
+        runs += 1;
+        // Fails both attempts, then once more after the replay, then succeeds.
+        if (runs <= 3) throw new Error('not yet');
+        return 'done';
+      });
+      await queue.add(job('again'), { jobId: 'again', attempts: 2, backoff: 10 });
+      while (settled.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await (await queue.getJob('again'))?.getState()).to.equal('failed');
+      const counts = await retryFailedJobs(queue, ['again'], () => undefined);
+      expect(counts).to.deep.equal({ moved: 1, skipped: 0, errors: 0 });
+      const deadline = Date.now() + 5_000;
+      while (!settled.includes('completed') && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(runs).to.equal(4);
+      expect(await (await queue.getJob('again'))?.getState()).to.equal('completed');
+    } finally {
+      await queue.close();
+    }
+  });
 });
