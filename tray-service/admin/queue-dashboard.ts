@@ -70,6 +70,28 @@ function writeGate(write: boolean): RequestHandler {
   };
 }
 
+/** The most jobs one dashboard page reads (bull-board's `jobsPerPage`, which it does not bound). */
+export const MAX_JOBS_PER_PAGE = 100;
+
+/**
+ * Lowers a page's `jobsPerPage` to MAX_JOBS_PER_PAGE. bull-board reads that many jobs, each whole
+ * (payload, stack traces), into the process that also serves the tray API, and the failed set and
+ * the backlog are largest when operators look: one request could run the process out of memory.
+ * Lowered, not refused: the dashboard's own settings may ask for more, and a shorter page works.
+ */
+const boundPage: RequestHandler = (req, _res, next) => {
+  const at = req.url.indexOf('?');
+  if (at >= 0) {
+    const query = new URLSearchParams(req.url.slice(at + 1));
+    const asked = query.get('jobsPerPage');
+    if (asked !== null && !(Number(asked) <= MAX_JOBS_PER_PAGE)) {
+      query.set('jobsPerPage', String(MAX_JOBS_PER_PAGE));
+      req.url = `${req.url.slice(0, at)}?${query.toString()}`;
+    }
+  }
+  next();
+};
+
 /** @bull-board at `basePath`, behind admin auth; read-only unless `write`. */
 export function createQueueDashboard(deps: QueueDashboardDeps): Router {
   const write = deps.write ?? false;
@@ -85,6 +107,7 @@ export function createQueueDashboard(deps: QueueDashboardDeps): Router {
   const router = Router();
   router.use(deps.guard);
   router.use(writeGate(write));
+  router.use(boundPage);
   router.use(serverAdapter.getRouter() as Router);
   return router;
 }

@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
 import { createWebhookQueue, type WebhookJobData } from '../../../shared/queue/webhook-queue.ts';
+import { MAX_JOBS_PER_PAGE } from '../../../tray-service/admin/queue-dashboard.ts';
 import { ADMIN_SESSION_COOKIE } from '../../../tray-service/admin/session-cookie.ts';
 import { useQueuePrefix } from '../../support/suite-resources.ts';
 import { useTrayStorage } from '../../support/use-tray-storage.ts';
@@ -99,6 +100,30 @@ describe('/admin/queues (queue dashboard)', function () {
         .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
         .expect(200);
       expect(res.headers['cache-control']).to.equal('no-store');
+    });
+    // bull-board reads as many jobs as a page asks for, each whole, into the process that also
+    // serves the tray API: a failed set or a backlog is largest when operators look at it.
+    it(`reads at most ${MAX_JOBS_PER_PAGE} jobs for a page, however many it asks for`, async () => {
+      const big = createWebhookQueue({ redis: testStack().redisUrl, prefix: `${prefix}-big` });
+      try {
+        const count = MAX_JOBS_PER_PAGE + 5;
+        await big.addBulk(
+          Array.from({ length: count }, (_, i) => ({ data: job(`b${i}`), opts: { jobId: `b${i}` } })),
+        );
+        const page = (jobsPerPage: string) =>
+          request(another({ queues: [big] }))
+            .get(
+              `/admin/queues/api/queues?activeQueue=${big.name}&status=waiting&page=1&jobsPerPage=${jobsPerPage}`,
+            )
+            .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+            .expect(200);
+        const jobsOf = (body: { queues: { jobs: unknown[] }[] }) => body.queues[0]?.jobs.length;
+        expect(jobsOf((await page('100000000')).body)).to.equal(MAX_JOBS_PER_PAGE);
+        expect(jobsOf((await page('7')).body)).to.equal(7);
+      } finally {
+        await big.obliterate({ force: true });
+        await big.close();
+      }
     });
     it('then serves the page and its API with the cookie alone', async () => {
       const cookie = await signIn(ADMIN_TOKEN);
