@@ -14,7 +14,7 @@ import type { BanChange } from '../domain/ban-change.ts';
 import type { StoredEvent } from '../domain/stored-event.ts';
 import type { InboxRecord } from '../domain/inbox-record.ts';
 import type { RemovedRecord, TrayStorage } from '../storage/port.ts';
-import { isStorageConnectionLost } from '../storage/storage-unavailable.ts';
+import { isStorageConnectionLost, isStorageUnavailable } from '../storage/storage-unavailable.ts';
 import { PurgeError } from '../storage/purge-error.ts';
 import { applyJob, type ApplyJobDeps, type ScheduleFanOut } from '../use-cases/apply-job.ts';
 import type { TrayChanges } from '../use-cases/tray-changes.ts';
@@ -43,6 +43,19 @@ const FAN_OUT_GATHER_MS = 25;
  * (PG_POOL_SIZE), so a job meeting all of them still keeps its attempts.
  */
 const LOST_CONNECTION_RETRIES = 10;
+
+/**
+ * A storage that answers its ping but says "not now" to a job's statements (a statement timeout in
+ * a lock storm, out of connections, a full disk or out of memory: isStorageUnavailable) is not the
+ * job's fault: the job waits and runs again, STORAGE_BUSY_WAITS times, the waits doubling from
+ * STORAGE_BUSY_FIRST_WAIT_MS up to 30 s (about a minute in all), before it spends an attempt.
+ * Spent at once, every job in the backlog used its 20 attempts within minutes and went to the
+ * failed set while the ping, a read, still passed. Bounded, so that a job whose own statement
+ * always runs out of time still spends its attempts.
+ */
+const STORAGE_BUSY_WAITS = 6;
+const STORAGE_BUSY_FIRST_WAIT_MS = 1_000;
+const STORAGE_BUSY_MAX_WAIT_MS = 30_000;
 
 export interface WorkerDeps {
   queue: Bull.Queue<WebhookJobData>;
@@ -75,6 +88,8 @@ export interface WorkerDeps {
 
   /** How the worker probes the storage during an outage (tests shorten it). */
   storageProbe?: Pick<StorageGateOptions, 'firstProbeMs' | 'maxProbeMs' | 'probeTimeoutMs'>;
+  /** The first wait after the storage said "not now" to a job (STORAGE_BUSY_FIRST_WAIT_MS; tests shorten it). */
+  storageBusyFirstWaitMs?: number;
 }
 
 export interface RunningWorker {
@@ -158,8 +173,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     ...deps.storageProbe,
   });
 
+  const busyFirstWaitMs = deps.storageBusyFirstWaitMs ?? STORAGE_BUSY_FIRST_WAIT_MS;
   const apply = async (data: WebhookJobData) => {
-    for (let lostConnections = 0; ;) {
+    for (let lostConnections = 0, busyWaits = 0; ;) {
       await gate.whenOpen();
       try {
         return await applyJob(data, applyDeps);
@@ -170,7 +186,16 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         // still reaches the former primary (dropped now), or one the server ended. Not the job's
         // fault either: it runs again on another connection. Bounded, so that a job which itself
         // breaks its connection still spends its attempts.
-        if (isStorageConnectionLost(error) && ++lostConnections <= LOST_CONNECTION_RETRIES) continue;
+        if (isStorageConnectionLost(error)) {
+          if (++lostConnections <= LOST_CONNECTION_RETRIES) continue;
+          throw error;
+        }
+        if (isStorageUnavailable(error) && busyWaits < STORAGE_BUSY_WAITS) {
+          const waitMs = Math.min(busyFirstWaitMs * 2 ** busyWaits, STORAGE_BUSY_MAX_WAIT_MS);
+          busyWaits += 1;
+          await new Promise((resolve) => setTimeout(resolve, waitMs));
+          continue;
+        }
         throw error;
       }
     }

@@ -262,6 +262,81 @@ describe('tray worker when its connection alone fails while the database answers
   });
 });
 
+// A database that answers its ping (a read) but says "not now" to a job's statements: a statement
+// timeout in a lock storm, a full disk. Each job spent an attempt at once and the whole backlog
+// went to the failed set within minutes.
+describe('tray worker when the database answers but says "not now" to a job (a statement timeout)', () => {
+  const prefix = useQueuePrefix();
+  const suite = useTrayStorage('postgres');
+  const shared = usePostgres();
+  let queue: Bull.Queue<WebhookJobData> | undefined;
+  let worker: RunningWorker | undefined;
+  let timedOut: Error | undefined;
+  let failuresLeft = 0;
+  let stores = 0;
+
+  before(async () => {
+    const client = new pg.Client({ connectionString: shared.url });
+    await client.connect();
+    try {
+      await client.query('SET statement_timeout = 1');
+      timedOut = await client.query('SELECT pg_sleep(1)').then(
+        () => undefined,
+        (error: unknown) => error as Error,
+      );
+    } finally {
+      await client.end();
+    }
+    expect((timedOut as { code?: string } | undefined)?.code).to.equal('57014');
+    queue = createWebhookQueue({ redis: testStack().redisUrl, prefix });
+    const { storage } = suite;
+    const events = withMethod(storage.events, 'store', (store) => (...args) => {
+      stores += 1;
+      if (failuresLeft <= 0) return store(...args);
+      failuresLeft -= 1;
+      return Promise.reject(timedOut!);
+    });
+    worker = await quietWorker(
+      queue,
+      { ...storage, events, ping: () => storage.ping() },
+      { storageBusyFirstWaitMs: 10 },
+    );
+  });
+  after(async function () {
+    this.timeout(30_000);
+    await worker?.close();
+  });
+
+  it('waits and runs the job again without spending an attempt', async function () {
+    this.timeout(30_000);
+    failuresLeft = 4;
+    stores = 0;
+    const job = await queue!.add(jobDataOf(commentEvent({ commentId: 'cm-busy' })), {
+      ...webhookJobOptions,
+      attempts: 3,
+      backoff: { type: 'fixed', delay: 10 },
+    });
+    expect(await settled(job)).to.equal('completed');
+    expect((await queue!.getJob(job.id))?.attemptsMade).to.equal(0);
+    expect(stores).to.equal(5);
+  });
+
+  it('but spends attempts on a job whose statements always run out of time, so it cannot wait for ever', async function () {
+    this.timeout(30_000);
+    failuresLeft = Number.POSITIVE_INFINITY;
+    stores = 0;
+    const job = await queue!.add(jobDataOf(commentEvent({ commentId: 'cm-always-busy' })), {
+      ...webhookJobOptions,
+      attempts: 2,
+      backoff: { type: 'fixed', delay: 10 },
+    });
+    expect(await settled(job)).to.equal('failed');
+    // Each attempt: the first run and 6 more after waits.
+    expect(stores).to.equal(14);
+    failuresLeft = 0;
+  });
+});
+
 // `docker compose down`: the worker is told to stop while it applies a job, and the database stops
 // at the same moment. The job meets the outage after the stop: it stays active, to stall and run
 // again elsewhere, and the close does not wait for it until the shutdown's deadline.

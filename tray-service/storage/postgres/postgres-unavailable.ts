@@ -21,6 +21,10 @@ const POSTGRES_UNAVAILABLE = new Set([
   '57P03', // cannot_connect_now: starting up, shutting down or recovering
   '53300', // too_many_connections (the server's or the role's limit)
   '57014', // query_canceled: PG_STATEMENT_TIMEOUT_MS ran out
+  '53000', // insufficient_resources
+  '53100', // disk_full
+  '53200', // out_of_memory
+  '55P03', // lock_not_available: lock_timeout ran out
   '08001', // sqlclient_unable_to_establish_sqlconnection
   '08004', // sqlserver_rejected_establishment_of_sqlconnection
 ]);
