@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { AppError } from '../../shared/errors/app-error.ts';
 import { jsonBody } from '../http/require-json.ts';
+import { createConcurrencySlots } from './concurrency-slots.ts';
 import type { ReplayProgress, Replays } from '../use-cases/replay-events.ts';
 import { nothing } from './api-schema/admin-inputs.ts';
 import type { ReplayedBody, ReplayProgressBody, ReplayStartedBody } from './api-schema/console-outputs.ts';
@@ -14,6 +15,13 @@ export interface ReplayRouterDeps {
   /** The most events one replay of a filter may take (create-admin-router.ts: 100,000). */
   maxEvents: number;
 }
+
+/**
+ * Replays of one event running at once on this instance. Each runs the worker's whole apply path
+ * inline (a community post: a write to every member's tray), outside the worker's own concurrency:
+ * uncapped, a script sending hundreds at once would load the database as hundreds of workers.
+ */
+export const SINGLE_REPLAYS_AT_ONCE = 4;
 
 const iso = (at: Date | undefined) => (at === undefined ? undefined : at.toISOString());
 
@@ -67,9 +75,23 @@ export function createReplayRouter(deps: ReplayRouterDeps): Router {
       .json({ id: started.id, total: started.total } satisfies ReplayStartedBody);
   });
 
+  const singles = createConcurrencySlots(SINGLE_REPLAYS_AT_ONCE);
   router.post('/events/:key/replay', ...jsonBody(), async (req, res) => {
     parseQuery(nothing, req.body ?? {}, 'field');
-    const replayed = await deps.replays.one(String(req.params.key));
+    const release = singles.take();
+    if (!release) {
+      throw new AppError(
+        'TOO_MANY_REPLAYS',
+        `${SINGLE_REPLAYS_AT_ONCE} replays of one event are running on this instance, the most at once; try again once one is done`,
+        { headers: { 'Retry-After': '1' } },
+      );
+    }
+    let replayed: Awaited<ReturnType<Replays['one']>>;
+    try {
+      replayed = await deps.replays.one(String(req.params.key));
+    } finally {
+      release();
+    }
     if (!replayed) throw new AppError('NOT_FOUND', 'no stored event with this key');
     res.json({ key: replayed.key, replayed: true, status: replayed.status } satisfies ReplayedBody);
   });

@@ -12,6 +12,8 @@ import {
   userUpdateEvent,
 } from '../worker/event-builder.ts';
 import { useWorker } from '../worker/worker-harness.ts';
+import { SINGLE_REPLAYS_AT_ONCE } from '../../../tray-service/admin/replay-router.ts';
+import { expectMatchesOpenApi } from '../api/support/openapi-validator.ts';
 import { ADMIN_TOKEN, adminApp, sessionCookie } from './admin-fixtures.ts';
 
 const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -106,6 +108,39 @@ describe('replaying stored events into the tray (POST /admin/events/:key/replay,
     });
     it('answers 404 for an unknown key', async () => {
       await request(app).post('/admin/events/no-such-key/replay').set(admin).expect(404);
+    });
+    // Each runs the worker's whole apply path inline, outside the worker's own concurrency.
+    it(`runs at most ${SINGLE_REPLAYS_AT_ONCE} at once on an instance, answering one more 429 with Retry-After`, async () => {
+      let open: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (open = resolve));
+      let running = 0;
+      const holding = adminApp(worker.storage, {
+        apply: {
+          onStored: async () => {
+            running += 1;
+            await held;
+            return undefined;
+          },
+        },
+      });
+      try {
+        const key = dedupeKeyOf(post);
+        const replay = () => request(holding.app).post(`/admin/events/${key}/replay`).set(admin);
+        const first = Array.from({ length: SINGLE_REPLAYS_AT_ONCE }, () => replay().then((res) => res));
+        while (running < SINGLE_REPLAYS_AT_ONCE) await sleep(10);
+        const refused = await replay().expect(429);
+        expect(refused.body).to.include({ status: 'error', code: 429003 });
+        expect(refused.headers['retry-after']).to.equal('1');
+        expectMatchesOpenApi(refused, 'POST', '/admin/events/{key}/replay');
+        open();
+        expect((await Promise.all(first)).map((res) => res.status)).to.deep.equal(
+          Array.from({ length: SINGLE_REPLAYS_AT_ONCE }, () => 200),
+        );
+        await replay().expect(200);
+      } finally {
+        open();
+        holding.close();
+      }
     });
   });
 

@@ -111,6 +111,7 @@ export function consolePaths(s: AdminApiSchemas): ZodOpenApiPathsObject {
           413: bodyTooLarge,
           415: errorResponse('A body that is not JSON'),
           ...adminErrors,
+          429: busy('4 replays of one event are running on this instance (code 429003)'),
         },
       },
     },
